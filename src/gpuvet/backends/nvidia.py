@@ -1,0 +1,204 @@
+"""NVIDIA modules through NVML: identity, memory, PCIe, NVLink, topology, settings.
+
+Modules are keyed by UUID and PCI bus id; they are named gpu0… in bus-id order (the order
+``CUDA_DEVICE_ORDER=PCI_BUS_ID`` gives), never by NVML's enumeration index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpuvet import __version__
+from gpuvet.backends.base import Backend
+from gpuvet.backends.host import read_host_info
+from gpuvet.backends.nvml import ModuleLost, Nvml
+from gpuvet.backends.readings import Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.node.catalog import find_model, unknown_model
+from gpuvet.node.infer import infer_pcie_tree
+from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
+from gpuvet.node.relations import PcieRelation
+
+# NVML_NVLINK_VERSION_* -> GB/s per link per direction
+NVLINK_LANE_GBPS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0}
+NVSWITCH = "nvswitch0"
+
+
+def _text(value: Any) -> Any:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def normalise_bus_id(bus_id: str) -> str:
+    """NVML gives 00000000:18:00.0, lspci 0000:18:00.0: compare on the last 12 characters."""
+    return bus_id.strip().upper()[-12:]
+
+
+@dataclass
+class _Device:
+    handle: Any
+    bus_id: str
+    uuid: str
+    name: str
+    id: str = ""
+
+
+class NvidiaBackend(Backend):
+    name = "nvidia"
+    simulated = False
+
+    def __init__(self, nvml: Nvml | None = None) -> None:
+        self.nvml = nvml or Nvml()
+        self.nvml.init()
+        self._devices = self._enumerate()
+
+    def _enumerate(self) -> list[_Device]:
+        q = self.nvml.query
+        count = q("nvmlDeviceGetCount")
+        devices = []
+        for index in range(count if isinstance(count, int) else 0):
+            handle = q("nvmlDeviceGetHandleByIndex", index)
+            if isinstance(handle, Unavailable):
+                continue
+            pci = q("nvmlDeviceGetPciInfo", handle)
+            bus = normalise_bus_id(_text(pci.busId)) if not isinstance(pci, Unavailable) else f"index{index}"
+            uuid = _text(q("nvmlDeviceGetUUID", handle))
+            name = _text(q("nvmlDeviceGetName", handle))
+            devices.append(_Device(handle, bus, uuid if isinstance(uuid, str) else "",
+                                   name if isinstance(name, str) else "unknown"))
+        devices.sort(key=lambda d: d.bus_id)
+        for i, d in enumerate(devices):
+            d.id = f"gpu{i}"
+        return devices
+
+    def count(self) -> int:
+        return len(self._devices)
+
+    def close(self) -> None:
+        self.nvml.shutdown()
+
+    # --- inventory -------------------------------------------------------------------------
+    def _module_info(self, d: _Device) -> ModuleInfo:
+        q = lambda fn, *a: self.nvml.query(fn, d.handle, *a, module=d.id)  # noqa: E731
+        mem = q("nvmlDeviceGetMemoryInfo")
+        ecc = q("nvmlDeviceGetEccMode")
+        constraints = q("nvmlDeviceGetPowerManagementLimitConstraints")
+        err = self.nvml._errors
+        return ModuleInfo(
+            id=d.id, model=d.name, in_catalog=find_model(d.name) is not None, uuid=d.uuid,
+            bus_id=d.bus_id, memory_bytes=mem if isinstance(mem, Unavailable) else int(mem.total),
+            pcie_gen_current=q("nvmlDeviceGetCurrPcieLinkGeneration"),
+            pcie_gen_max=q("nvmlDeviceGetMaxPcieLinkGeneration"),
+            pcie_width_current=q("nvmlDeviceGetCurrPcieLinkWidth"),
+            pcie_width_max=q("nvmlDeviceGetMaxPcieLinkWidth"),
+            power_limit_w=_watts(q("nvmlDeviceGetPowerManagementLimit")),
+            power_limit_default_w=_watts(q("nvmlDeviceGetPowerManagementDefaultLimit")),
+            power_limit_max_w=constraints if isinstance(constraints, Unavailable) else constraints[1] / 1000,
+            ecc_enabled=ecc if isinstance(ecc, Unavailable) else bool(ecc[0]),
+            sm_clock_mhz=q("nvmlDeviceGetClockInfo", err.NVML_CLOCK_SM),
+            mem_clock_mhz=q("nvmlDeviceGetClockInfo", err.NVML_CLOCK_MEM),
+            sm_clock_max_mhz=q("nvmlDeviceGetMaxClockInfo", err.NVML_CLOCK_SM),
+            mem_clock_max_mhz=q("nvmlDeviceGetMaxClockInfo", err.NVML_CLOCK_MEM),
+            numa_node=q("nvmlDeviceGetNumaNodeId"),
+        )
+
+    def _software(self) -> SoftwareInfo:
+        q = self.nvml.query
+        cuda = q("nvmlSystemGetCudaDriverVersion_v2")
+        if isinstance(cuda, Unavailable):
+            cuda = q("nvmlSystemGetCudaDriverVersion")
+        cuda_text = cuda if isinstance(cuda, Unavailable) else f"{cuda // 1000}.{cuda % 1000 // 10}"
+        return SoftwareInfo(__version__, _text(q("nvmlSystemGetDriverVersion")), cuda_text,
+                            _text(q("nvmlSystemGetNVMLVersion")))
+
+    def inventory(self) -> Inventory:
+        modules, notes = [], []
+        for d in self._devices:
+            try:
+                modules.append(self._module_info(d))
+            except ModuleLost as exc:
+                notes.append(f"{d.id} ({d.bus_id}, {d.uuid}) was lost while being read: {exc.what}.")
+        return Inventory(self.name, False, tuple(modules), read_host_info(), self._software(), tuple(notes))
+
+    # --- topology --------------------------------------------------------------------------
+    def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[Any]]:
+        """Remote endpoint -> [link versions] for active links; key '?' collects inactive ones."""
+        err = self.nvml._errors
+        out: dict[str, list[Any]] = {}
+        for link in range(err.NVML_NVLINK_MAX_LINKS):
+            state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
+            if isinstance(state, Unavailable):
+                if "not supported" in state.reason or "invalid" in state.reason:
+                    break
+                continue
+            if state != err.NVML_FEATURE_ENABLED:
+                out.setdefault("?", []).append(None)
+                continue
+            version = self.nvml.query("nvmlDeviceGetNvLinkVersion", d.handle, link, module=d.id)
+            remote = self.nvml.query("nvmlDeviceGetNvLinkRemotePciInfo", d.handle, link, module=d.id)
+            bus = normalise_bus_id(_text(remote.busId)) if not isinstance(remote, Unavailable) else ""
+            out.setdefault(by_bus.get(bus, NVSWITCH), []).append(version)
+        return out
+
+    def _fabric_links(self) -> tuple[list[Link], bool]:
+        by_bus = {d.bus_id: d.id for d in self._devices}
+        remotes = {d.id: self._nvlinks(d, by_bus) for d in self._devices}
+        switched = any(NVSWITCH in r for r in remotes.values())
+        links: dict[frozenset[str], Link] = {}
+        for module, found in remotes.items():
+            inactive = len(found.pop("?", []))
+            for remote, versions in found.items():
+                key = frozenset((module, remote))
+                if key not in links:
+                    version = versions[0] if isinstance(versions[0], int) else None
+                    lane = NVLINK_LANE_GBPS.get(version) if version else None
+                    links[key] = Link(module, remote, LinkKind.NVLINK, len(versions), lane)
+            if inactive and not found and switched:  # every link down: the module is cut off
+                links[frozenset((module, NVSWITCH))] = Link(module, NVSWITCH, LinkKind.NVLINK, inactive,
+                                                            None, up=False)
+        return list(links.values()), switched
+
+    def _relations(self) -> dict[frozenset[str], PcieRelation | None]:
+        err = self.nvml._errors
+        level = {
+            err.NVML_TOPOLOGY_INTERNAL: PcieRelation.PIX, err.NVML_TOPOLOGY_SINGLE: PcieRelation.PIX,
+            err.NVML_TOPOLOGY_MULTIPLE: PcieRelation.PXB, err.NVML_TOPOLOGY_HOSTBRIDGE: PcieRelation.PHB,
+            err.NVML_TOPOLOGY_NODE: PcieRelation.NODE, err.NVML_TOPOLOGY_SYSTEM: PcieRelation.SYS,
+        }
+        rel: dict[frozenset[str], PcieRelation | None] = {}
+        for i, a in enumerate(self._devices):
+            for b in self._devices[i + 1:]:
+                got = self.nvml.query("nvmlDeviceGetTopologyCommonAncestor", a.handle, b.handle, module=a.id)
+                rel[frozenset((a.id, b.id))] = None if isinstance(got, Unavailable) else level.get(got)
+        return rel
+
+    def _own_pcie_link(self, d: _Device) -> Link:
+        q = lambda fn: self.nvml.query(fn, d.handle, module=d.id)  # noqa: E731
+        gen, width = q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")
+        # The current generation drops at idle to save power, so the link's capability is the
+        # maximum generation; width does not drop at idle, so a narrow width is a real finding.
+        gen_i = gen if isinstance(gen, int) else None
+        width_i = width if isinstance(width, int) else 16
+        return Link(d.id, "?", LinkKind.PCIE, width_i, PCIE_LANE_GBPS.get(gen_i) if gen_i else None, gen_i)
+
+    def node(self) -> Node:
+        info = read_host_info()
+        modules = []
+        for d in self._devices:
+            mem = self.nvml.query("nvmlDeviceGetMemoryInfo", d.handle, module=d.id)
+            model = find_model(d.name) or unknown_model(d.name, None if isinstance(mem, Unavailable) else mem.total)
+            modules.append(Module(d.id, model, d.bus_id, d.uuid))
+        numa = {d.id: self.nvml.query("nvmlDeviceGetNumaNodeId", d.handle, module=d.id) for d in self._devices}
+        sockets = {k: (v if isinstance(v, int) and v >= 0 else None) for k, v in numa.items()}
+        own = {d.id: self._own_pcie_link(d) for d in self._devices}
+        endpoints, pcie_links, n_sockets = infer_pcie_tree([d.id for d in self._devices], self._relations(),
+                                                          sockets, own)
+        fabric, switched = self._fabric_links()
+        if switched:
+            endpoints.append(Endpoint(NVSWITCH, EndpointKind.FABRIC_SWITCH))
+        host = Host(n_sockets, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
+                    info.cpu_model if isinstance(info.cpu_model, str) else None)
+        return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric), host)
+
+
+def _watts(milliwatts: Any) -> float | Unavailable:
+    return milliwatts if isinstance(milliwatts, Unavailable) else milliwatts / 1000.0

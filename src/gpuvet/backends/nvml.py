@@ -1,0 +1,90 @@
+"""The one gateway to NVML (the nvidia-ml-py binding, module ``pynvml``).
+
+Every NVML call in gpuvet goes through ``Nvml.query``: it initialises lazily, tolerates
+functions missing from older bindings or drivers, and turns NVML's error classes into
+outcomes — "not supported", "no permission" and "driver too old" become ``Unavailable``
+readings; a lost GPU raises ``ModuleLost``; a missing library raises ``NvmlUnavailable``.
+Tests pass a fake binding with the same function names (``lib=``).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Callable
+
+from gpuvet.backends.readings import Unavailable
+from gpuvet.errors import BackendError
+
+
+class NvmlUnavailable(BackendError):
+    """NVML cannot be used on this machine (no library, no driver)."""
+
+
+class ModuleLost(BackendError):
+    """A module stopped answering (NVML_ERROR_GPU_IS_LOST): fallen off the bus, XID 79."""
+
+
+def _binding() -> ModuleType:
+    import pynvml  # the official binding; cheap to import, loads libnvidia-ml only on init
+
+    return pynvml
+
+
+class Nvml:
+    def __init__(self, lib: Any = None) -> None:
+        self._lib = lib if lib is not None else _binding()
+        self._errors = _binding()  # error codes and the NVMLError class come from the binding
+        self._initialised = False
+
+    @property
+    def lib(self) -> Any:
+        return self._lib
+
+    def init(self) -> None:
+        """Load and initialise NVML. Raises NvmlUnavailable saying why it cannot."""
+        if self._initialised:
+            return
+        err = self._errors
+        try:
+            self._lib.nvmlInit()
+        except err.NVMLError as exc:
+            code = getattr(exc, "value", None)
+            reasons = {
+                err.NVML_ERROR_LIBRARY_NOT_FOUND: "the NVML library (libnvidia-ml.so) is not installed",
+                err.NVML_ERROR_DRIVER_NOT_LOADED: "the NVIDIA driver is not loaded",
+                err.NVML_ERROR_NO_PERMISSION: "no permission to open the NVIDIA device files",
+            }
+            raise NvmlUnavailable(reasons.get(code, f"NVML failed to initialise: {exc}")) from None
+        except OSError as exc:
+            raise NvmlUnavailable(f"NVML could not be loaded: {exc}") from None
+        self._initialised = True
+
+    def shutdown(self) -> None:
+        if self._initialised:
+            try:
+                self._lib.nvmlShutdown()
+            except self._errors.NVMLError:
+                pass
+            self._initialised = False
+
+    def query(self, function: str, *args: Any, module: str | None = None) -> Any:
+        """Call ``function(*args)``; see the module docstring for what errors become."""
+        self.init()
+        fn: Callable[..., Any] | None = getattr(self._lib, function, None)
+        if fn is None:
+            return Unavailable(f"{function} is not in this NVML binding")
+        err = self._errors
+        try:
+            return fn(*args)
+        except err.NVMLError as exc:
+            code = getattr(exc, "value", None)
+            if code == err.NVML_ERROR_GPU_IS_LOST:
+                raise ModuleLost(f"{function} reports the GPU is lost", where=module,
+                                 fix="check the kernel log for XID 79; reseat or replace the module.") from None
+            outcomes = {
+                err.NVML_ERROR_NOT_SUPPORTED: "not supported on this module",
+                err.NVML_ERROR_FUNCTION_NOT_FOUND: "not in this driver (too old)",
+                err.NVML_ERROR_NO_PERMISSION: "no permission (try as root)",
+                err.NVML_ERROR_INVALID_ARGUMENT: "invalid argument (no such link or index)",
+            }
+            return Unavailable(outcomes.get(code, f"{function} failed: {exc}"))

@@ -1,0 +1,83 @@
+"""Typed readings every backend returns. Units are in field names; a value a backend cannot
+read is an explicit ``Unavailable`` with the reason, never 0 or NaN."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A reading that could not be taken, and why ("not supported", "driver too old")."""
+
+    reason: str
+
+    def __bool__(self) -> bool:  # so `if reading:` never mistakes it for a value
+        return False
+
+
+Maybe = T | Unavailable
+
+
+def value_or_none(reading: object) -> object:
+    return None if isinstance(reading, Unavailable) else reading
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    id: str
+    model: str
+    in_catalog: bool
+    uuid: str | Unavailable
+    bus_id: str | Unavailable
+    memory_bytes: int | Unavailable
+    pcie_gen_current: int | Unavailable
+    pcie_gen_max: int | Unavailable
+    pcie_width_current: int | Unavailable
+    pcie_width_max: int | Unavailable
+    power_limit_w: float | Unavailable
+    power_limit_default_w: float | Unavailable
+    power_limit_max_w: float | Unavailable
+    ecc_enabled: bool | Unavailable
+    sm_clock_mhz: int | Unavailable
+    mem_clock_mhz: int | Unavailable
+    sm_clock_max_mhz: int | Unavailable
+    mem_clock_max_mhz: int | Unavailable
+    numa_node: int | Unavailable
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    hostname: str
+    cpu_model: str | Unavailable
+    sockets: int | Unavailable
+    cores_physical: int | Unavailable
+    threads_logical: int | Unavailable
+    numa_nodes: int | Unavailable
+    memory_bytes: int | Unavailable
+    os: str
+    kernel: str
+    python: str
+
+
+@dataclass(frozen=True)
+class SoftwareInfo:
+    gpuvet_version: str
+    driver_version: str | Unavailable
+    cuda_driver_version: str | Unavailable
+    nvml_version: str | Unavailable
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """Everything a backend found: modules, host, software, and notes a person should read."""
+
+    backend: str
+    simulated: bool
+    modules: tuple[ModuleInfo, ...]
+    host: HostInfo
+    software: SoftwareInfo
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,93 @@
+"""A simulated node built from a spec, its faults applied.
+
+Time is a ``SimClock`` the caller owns, so later telemetry can run faster than real time and
+tests drive it by hand. Everything this backend returns is labelled simulated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuvet import __version__
+from gpuvet.backends.base import Backend
+from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.node.build import build_node
+from gpuvet.node.catalog import find_model
+from gpuvet.node.faults import apply_faults, check_faults
+from gpuvet.node.model import Module, Node
+from gpuvet.node.spec import NodeSpec, load_spec
+
+_NOT_MODELLED = Unavailable("not modelled by the simulated node")
+
+
+@dataclass
+class SimClock:
+    """Simulated seconds since the start; advanced only by whoever drives the simulation."""
+
+    now_s: float = 0.0
+
+    def advance(self, seconds: float) -> float:
+        if seconds < 0:
+            raise ValueError("simulated time cannot run backwards")
+        self.now_s += seconds
+        return self.now_s
+
+
+@dataclass
+class SimBackend(Backend):
+    spec: NodeSpec
+    where: str = "spec"
+    clock: SimClock = field(default_factory=SimClock)
+
+    name = "sim"
+    simulated = True
+
+    def __post_init__(self) -> None:
+        self.declared = build_node(self.spec, self.where)
+        check_faults(self.declared, self.spec.faults, self.where)
+        self._found = apply_faults(self.declared, self.spec.faults)
+
+    @classmethod
+    def from_ref(cls, ref: str, clock: SimClock | None = None) -> SimBackend:
+        """From a preset name or spec path. Raises SpecError/CatalogError on bad input."""
+        spec, where = load_spec(ref)
+        return cls(spec, where, clock or SimClock())
+
+    def node(self) -> Node:
+        return self._found
+
+    def _module_info(self, module: Module) -> ModuleInfo:
+        model = module.model
+        link = self._found.pcie_link(module.id)
+        gen = link.gen if link and link.gen else _NOT_MODELLED
+        width = link.width if link else _NOT_MODELLED
+        tdp = model.tdp_w if model.tdp_w is not None else _NOT_MODELLED
+        return ModuleInfo(
+            id=module.id, model=model.name, in_catalog=find_model(model.name) is not None,
+            uuid=module.uuid or f"GPU-sim-{self.spec.name}-{module.id}",
+            bus_id=module.bus_id or _NOT_MODELLED,
+            memory_bytes=model.memory_bytes if model.memory_bytes is not None else _NOT_MODELLED,
+            pcie_gen_current=gen, pcie_gen_max=model.pcie_gen or _NOT_MODELLED,
+            pcie_width_current=width, pcie_width_max=model.pcie_width or _NOT_MODELLED,
+            power_limit_w=tdp, power_limit_default_w=tdp, power_limit_max_w=tdp,
+            ecc_enabled=True, sm_clock_mhz=_NOT_MODELLED, mem_clock_mhz=_NOT_MODELLED,
+            sm_clock_max_mhz=_NOT_MODELLED, mem_clock_max_mhz=_NOT_MODELLED,
+            numa_node=_NOT_MODELLED,
+        )
+
+    def inventory(self) -> Inventory:
+        host = self.declared.host
+        info = HostInfo(
+            hostname=self.spec.name, cpu_model=host.cpu_model or _NOT_MODELLED,
+            sockets=host.sockets, cores_physical=(host.cores_per_socket or 0) * host.sockets or _NOT_MODELLED,
+            threads_logical=_NOT_MODELLED, numa_nodes=host.sockets,
+            memory_bytes=host.memory_bytes or _NOT_MODELLED, os="simulated", kernel="simulated",
+            python="simulated",
+        )
+        software = SoftwareInfo(__version__, "simulated", "simulated", "simulated")
+        faults = ", ".join(f.kind for f in self.spec.faults)
+        notes = [f"Simulated node {self.spec.name!r} from {self.where}."]
+        if faults:
+            notes.append(f"Injected faults: {faults}.")
+        modules = tuple(self._module_info(m) for m in self._found.modules)
+        return Inventory(self.name, True, modules, info, software, tuple(notes))

@@ -1,0 +1,246 @@
+"""`gpuvet`: the command line. Thin: each command parses, calls the library, renders.
+
+Exit codes: 0 fine, 1 a finding (e.g. topology differences), 2 bad input or error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from gpuvet import __version__
+
+app = typer.Typer(
+    help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
+    "--sim PRESET_OR_SPEC runs it on a simulated node (try: gpuvet topo --sim hgx-h200-8).",
+    no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+)
+spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting the detected node.",
+                       no_args_is_help=True)
+app.add_typer(spec_app, name="spec")
+
+SimOpt = Annotated[Optional[str], typer.Option(
+    "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
+FromOpt = Annotated[Optional[list[str]], typer.Option(
+    "--from", help="Read captured `nvidia-smi topo -m` text and/or `nvidia-smi -q -x` XML instead of "
+    "this machine (repeat for both).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+def _print_json(data: Any) -> None:
+    from gpuvet.report.jsonable import to_jsonable
+
+    sys.stdout.write(json.dumps(to_jsonable(data), indent=2) + "\n")
+
+
+def _backend(sim: str | None, from_files: list[str] | None) -> Any:
+    from gpuvet.backends.select import open_backend
+
+    if sim and from_files:
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError("--sim and --from both given", fix="use one source at a time.")
+    return open_backend(sim=sim, from_files=from_files)
+
+
+@app.command()
+def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = False) -> None:
+    """List the modules, the host and the software versions.
+
+    Without GPU modules this shows the host and says why no module was found.
+    """
+    backend = _backend(sim, from_)
+    try:
+        inv = backend.inventory()
+    finally:
+        backend.close()
+    if as_json:
+        _print_json({"simulated": inv.simulated, "backend": inv.backend, "modules": inv.modules,
+                     "host": inv.host, "software": inv.software, "notes": inv.notes})
+        return
+    from gpuvet.cli import render
+
+    render.inventory(_console(), inv)
+
+
+@app.command()
+def topo(sim: SimOpt = None, from_: FromOpt = None,
+         expect: Annotated[Optional[str], typer.Option(
+             "--expect", help="Compare with this declared node (preset or spec file); exit 1 on differences.")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Show how modules connect (link matrix with bandwidths) and, with --expect, what differs
+    from the declared node: missing_module, extra_module, link_down, link_degraded,
+    wiring_mismatch."""
+    from gpuvet.node.matrix import link_matrix
+
+    backend = _backend(sim, from_)
+    try:
+        found = backend.node()
+    finally:
+        backend.close()
+    diffs = None
+    if expect:
+        from gpuvet.node.build import build_node
+        from gpuvet.node.diff import diff_nodes
+        from gpuvet.node.spec import load_spec
+
+        spec, where = load_spec(expect)
+        diffs = diff_nodes(build_node(spec, where), found)
+    mat = link_matrix(found)
+    if as_json:
+        _print_json(_topo_json(backend, found, mat, diffs))
+    else:
+        from gpuvet.cli import render
+
+        console = _console()
+        render.banner(console, backend.simulated, backend.name, found.name)
+        render.matrix(console, mat, backend.simulated)
+        if diffs is not None:
+            render.differences(console, diffs)
+    if diffs:
+        raise typer.Exit(1)
+
+
+def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
+    from gpuvet.report.jsonable import drop_none, to_jsonable
+
+    out: dict[str, Any] = {
+        "simulated": backend.simulated, "backend": backend.name, "node": node.name,
+        "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
+        "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "gen": lk.gen,
+                   "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
+        "matrix": {a: {b: to_jsonable(mat.cells[(a, b)]) for b in mat.modules if b != a} for a in mat.modules},
+        "host_paths": to_jsonable(mat.host),
+    }
+    if diffs is not None:
+        out["differences"] = [drop_none(to_jsonable(d)) for d in diffs]
+    return out
+
+
+@spec_app.command("presets")
+def spec_presets(as_json: JsonOpt = False) -> None:
+    """List the built-in presets (usable wherever a spec is accepted)."""
+    from gpuvet.node.build import build_node
+    from gpuvet.node.spec import load_spec, preset_names
+
+    rows = []
+    for name in preset_names():
+        spec, where = load_spec(name)
+        node = build_node(spec, where)
+        rows.append({"name": name, "modules": len(node.modules), "model": node.modules[0].model.name,
+                     "fabric": spec.fabric.kind if spec.fabric else "pcie", "description": spec.description})
+    if as_json:
+        _print_json(rows)
+        return
+    from rich.table import Table
+
+    t = Table(title="Presets")
+    for col in ("name", "modules", "model", "fabric", "description"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["name"], str(r["modules"]), r["model"], r["fabric"], r["description"] or "")
+    _console().print(t)
+
+
+@spec_app.command("show")
+def spec_show(ref: Annotated[str, typer.Argument(help="Preset name or spec file.")]) -> None:
+    """Print a spec with its base merged in (what gpuvet will use)."""
+    from gpuvet.node.spec import dump_spec, load_spec
+
+    spec, _ = load_spec(ref)
+    sys.stdout.write(dump_spec(spec))
+
+
+@spec_app.command("check")
+def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file.")],
+               as_json: JsonOpt = False) -> None:
+    """Validate a spec: fields, module models, link names, fault targets. Exit 2 if invalid."""
+    from gpuvet.backends.sim import SimBackend
+
+    backend = SimBackend.from_ref(ref)
+    node = backend.declared
+    summary = {"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
+               "faults": [f.kind for f in backend.spec.faults]}
+    if as_json:
+        _print_json(summary)
+    else:
+        _console().print(f"[green]valid[/]: {node.name}, {len(node.modules)} modules, {len(node.links)} links, "
+                         f"faults: {', '.join(summary['faults']) or 'none'}")
+
+
+@spec_app.command("export")
+def spec_export(sim: SimOpt = None, from_: FromOpt = None,
+                output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here (default: stdout).")] = None
+                ) -> None:
+    """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
+    from gpuvet.node.export import export_yaml
+
+    backend = _backend(sim, from_)
+    try:
+        text = export_yaml(backend.node())
+    finally:
+        backend.close()
+    if output:
+        output.write_text(text, encoding="utf-8")
+        _console().print(f"wrote {output}")
+    else:
+        sys.stdout.write(text)
+
+
+@app.command()
+def catalog(as_json: JsonOpt = False) -> None:
+    """Module models gpuvet knows, with datasheet figures (dense TFLOPS, per-direction GB/s)."""
+    from gpuvet.node.catalog import CATALOG, DTYPES
+
+    if as_json:
+        _print_json(list(CATALOG.values()))
+        return
+    from rich.table import Table
+
+    t = Table(title="Catalog (dense TFLOPS; GB/s per direction)")
+    for col in ("model", "memory GB", "mem GB/s", *DTYPES, "fabric GB/s", "PCIe", "TDP W"):
+        t.add_column(col)
+    for m in CATALOG.values():
+        t.add_row(m.name, f"{(m.memory_bytes or 0) / 1e9:.0f}", f"{m.memory_bw_gbps:g}",
+                  *[f"{m.tflops[d]:g}" if d in m.tflops else "-" for d in DTYPES],
+                  f"{m.fabric_gbps:g}" if m.fabric_gbps else "-", f"gen{m.pcie_gen} x{m.pcie_width}", f"{m.tdp_w:g}")
+    _console().print(t)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"gpuvet {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
+                                                help="Print the version.")] = False) -> None:
+    """gpuvet: vet GPU modules, links and drivers with evidence."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 finding, 2 error)."""
+    from gpuvet.errors import GpuvetError
+
+    try:
+        app(args=argv, prog_name="gpuvet")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    except GpuvetError as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0

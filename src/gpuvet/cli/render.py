@@ -1,0 +1,95 @@
+"""Rich renderings of inventories, link matrices and differences. Only the CLI imports this."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from gpuvet.backends.readings import Inventory, Unavailable
+from gpuvet.node.diff import Difference
+from gpuvet.node.matrix import LinkMatrix
+
+
+def _v(value: Any, fmt: str = "{}") -> str:
+    if isinstance(value, Unavailable) or value is None:
+        return "[dim]n/a[/dim]"
+    return fmt.format(value)
+
+
+def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
+    if simulated:
+        console.print(Panel(f"[bold yellow]SIMULATED[/] node [bold]{name}[/] — figures come from a model, "
+                            "not from hardware", style="yellow"))
+    else:
+        console.print(f"[bold]{name}[/]  backend: {backend}")
+
+
+def inventory(console: Console, inv: Inventory) -> None:
+    banner(console, inv.simulated, inv.backend, inv.host.hostname)
+    if inv.modules:
+        t = Table(title=f"Modules ({len(inv.modules)})", title_justify="left")
+        for col in ("id", "model", "memory", "PCIe cur/max", "power limit", "ECC", "bus id", "uuid"):
+            t.add_column(col)
+        for m in inv.modules:
+            mem = _v(m.memory_bytes / 2**30 if isinstance(m.memory_bytes, int) else m.memory_bytes, "{:.1f} GiB")
+            pcie = f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)} / gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}"
+            model = m.model if m.in_catalog else f"{m.model} [dim](not in catalog)[/]"
+            t.add_row(m.id, model, mem, pcie, _v(m.power_limit_w, "{:.0f} W"),
+                      _v({True: "on", False: "off"}.get(m.ecc_enabled) if isinstance(m.ecc_enabled, bool) else m.ecc_enabled),
+                      _v(m.bus_id), _v(m.uuid))
+        console.print(t)
+    h, s = inv.host, inv.software
+    mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
+    console.print(f"[bold]Host[/] {h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
+                  f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes {_v(h.numa_nodes)}, "
+                  f"memory {_v(mem, '{:.1f} GiB')}, {h.os}")
+    console.print(f"[bold]Software[/] driver {_v(s.driver_version)}, CUDA driver API {_v(s.cuda_driver_version)}, "
+                  f"NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}")
+    for note in inv.notes:
+        console.print(f"[cyan]note:[/] {note}")
+
+
+def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
+    if not mat.modules:
+        console.print("No modules: no link matrix to show.")
+        return
+    big = len(mat.modules) > 16
+    t = Table(title="Link matrix (label, GB/s per direction for one transfer)" +
+              (" [simulated]" if simulated else ""), title_justify="left")
+    t.add_column("")
+    cols = mat.modules if not big else mat.modules[:16]
+    for m in cols:
+        t.add_column(m, justify="center")
+    t.add_column("host", justify="center")
+    for a in mat.modules:
+        row = [f"[bold]{a}[/]"]
+        for b in cols:
+            if a == b:
+                row.append("X")
+                continue
+            c = mat.cells[(a, b)]
+            row.append(c.label + (f"\n{c.gbps:.0f}" if c.gbps is not None else ""))
+        hp = mat.host[a]
+        row.append(f"{hp.socket or '-'}\n{hp.gbps:.0f}" if hp.gbps is not None else (hp.socket or "-"))
+        t.add_row(*row)
+    console.print(t)
+    if big:
+        console.print(f"[dim]{len(mat.modules) - 16} more columns left out; use --json for all.[/]")
+    console.print("[dim]NV#/XG#/SD# = # bonded fabric links; SW# = through a fabric switch; PIX/PXB/PHB/NODE/SYS "
+                  "as in nvidia-smi topo -m.[/]")
+
+
+def differences(console: Console, diffs: list[Difference]) -> None:
+    if not diffs:
+        console.print("[bold green]No differences[/] between the declared node and what was found.")
+        return
+    t = Table(title=f"Differences ({len(diffs)})", title_justify="left")
+    for col in ("kind", "where", "expected", "found", "detail"):
+        t.add_column(col)
+    for d in diffs:
+        where = d.module or ("-".join(d.between) if d.between else "")
+        t.add_row(f"[red]{d.kind}[/]", where, d.expected or "", d.found or "", d.detail)
+    console.print(t)

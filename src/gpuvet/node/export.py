@@ -1,0 +1,50 @@
+"""Write a node as a spec that loads back to the same node (explicit modules, endpoints and
+links; no generators)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuvet.node.catalog import ModuleModel, find_model
+from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.spec import NodeSpec, dump_spec, parse_spec
+
+
+def _model_entry(model: ModuleModel) -> dict[str, Any]:
+    if find_model(model.name) == model:
+        return {"model": model.name}
+    custom = {
+        "name": model.name, "memory_bytes": model.memory_bytes, "memory_bw_gbps": model.memory_bw_gbps,
+        "tflops": dict(model.tflops) or None, "fabric": model.fabric, "fabric_links": model.fabric_links,
+        "fabric_lane_gbps": model.fabric_lane_gbps, "pcie_gen": model.pcie_gen,
+        "pcie_width": model.pcie_width, "tdp_w": model.tdp_w, "slowdown_c": model.slowdown_c,
+        "shutdown_c": model.shutdown_c,
+    }
+    return {"custom": {k: v for k, v in custom.items() if v is not None}}
+
+
+def node_to_spec(node: Node) -> NodeSpec:
+    modules = [{"id": m.id, **_model_entry(m.model), "bus_id": m.bus_id, "uuid": m.uuid}
+               for m in node.modules]
+    sockets = {f"cpu{s}" for s in range(node.host.sockets)}
+    endpoints = [{"id": e.id, "kind": str(e.kind), "label": e.label} for e in node.endpoints
+                 if not (e.kind is EndpointKind.SOCKET and e.id in sockets)]
+    links = [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "lane_gbps": lk.lane_gbps,
+              "gen": lk.gen, "up": lk.up} for lk in node.links]
+    host = {"sockets": node.host.sockets, "cores_per_socket": node.host.cores_per_socket,
+            "memory_bytes": node.host.memory_bytes, "cpu_model": node.host.cpu_model}
+    data = {
+        "name": node.name, "modules": [_clean(m) for m in modules], "host": _clean(host),
+        "endpoints": [_clean(e) for e in endpoints], "links": [_clean(lk) for lk in links],
+        "pcie_known": node.pcie_known, "fabric_known": node.fabric_known,
+    }
+    return parse_spec(data, "export")
+
+
+def export_yaml(node: Node) -> str:
+    header = "# gpuvet node spec, exported from the detected node. Load with --sim or --expect.\n"
+    return header + dump_spec(node_to_spec(node))
+
+
+def _clean(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}

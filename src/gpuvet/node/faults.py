@@ -1,0 +1,90 @@
+"""Faults declared in a spec, checked against the node and applied to it.
+
+Applying a fault gives the node a simulated backend *finds*; the declared node stays as it
+is, so ``diff(declared, found)`` must name exactly the injected faults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from gpuvet.errors import SpecError
+from gpuvet.node.model import Link, Node
+from gpuvet.node.spec import (
+    FaultSpec, LinkDegradedFault, LinkDownFault, MissingModuleFault, WiringSwapFault,
+)
+
+
+def _fault_where(where: str, index: int, fault: FaultSpec) -> str:
+    return f"{where}, faults[{index}] ({fault.kind})"
+
+
+def _require_module(node: Node, module_id: str, where: str) -> None:
+    if module_id not in node.module_ids:
+        shown = ", ".join(node.module_ids[:8]) + (" …" if len(node.modules) > 8 else "")
+        raise SpecError(f"names module {module_id!r}, which the node does not have", where=where,
+                        fix=f"use one of its modules: {shown}.")
+
+
+def find_link(node: Node, a: str, b: str, where: str) -> Link:
+    """The link between ``a`` and ``b``; a fabric link is preferred over PCIe if both exist."""
+    for end in (a, b):
+        if end not in node.endpoint_ids():
+            raise SpecError(f"names {end!r}, which is not a module or endpoint of the node",
+                            where=where, fix="check the name against `gpuvet topo --sim …`.")
+    candidates = [link for link in node.links if link.ends == frozenset((a, b))]
+    if not candidates:
+        theirs = ", ".join(f"{link.a}-{link.b}" for link in node.links_of(a)[:6])
+        raise SpecError(f"there is no link between {a} and {b}", where=where,
+                        fix=f"name a link that exists; {a}'s links are: {theirs}.")
+    return sorted(candidates, key=lambda link: not link.kind.is_fabric)[0]
+
+
+def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
+    """Raise SpecError for a fault that names something the node does not have."""
+    for i, fault in enumerate(faults):
+        at = _fault_where(where, i, fault)
+        if isinstance(fault, MissingModuleFault):
+            _require_module(node, fault.module, at)
+        elif isinstance(fault, (LinkDownFault, LinkDegradedFault)):
+            find_link(node, fault.between[0], fault.between[1], at)
+        elif isinstance(fault, WiringSwapFault):
+            for m in fault.modules:
+                _require_module(node, m, at)
+            if fault.modules[0] == fault.modules[1]:
+                raise SpecError("swaps a module with itself", where=at, fix="name two modules.")
+
+
+def _swap_wiring(node: Node, x: str, y: str) -> Node:
+    """Exchange where two modules are cabled into the module fabric (the PCIe tree when the
+    node has no fabric): their slots stay, their fabric cables are crossed."""
+    fabric = [link for link in node.links if link.kind.is_fabric]
+    moved = set(map(id, fabric)) if fabric else {id(node.pcie_link(x)), id(node.pcie_link(y))}
+    mapping = {x: y, y: x}
+    links = tuple(link.relabel(mapping) if id(link) in moved else link for link in node.links)
+    return replace(node, links=links)
+
+
+def apply_fault(node: Node, fault: FaultSpec) -> Node:
+    if isinstance(fault, MissingModuleFault):
+        links = tuple(link for link in node.links if fault.module not in link.ends)
+        modules = tuple(m for m in node.modules if m.id != fault.module)
+        return replace(node, modules=modules, links=links)
+    if isinstance(fault, (LinkDownFault, LinkDegradedFault)):
+        target = find_link(node, fault.between[0], fault.between[1], "fault")
+        if isinstance(fault, LinkDownFault):
+            changed = replace(target, up=False)
+        else:
+            assert target.lane_gbps is not None
+            changed = replace(target, lane_gbps=target.lane_gbps * fault.factor)
+        return replace(node, links=tuple(changed if link is target else link for link in node.links))
+    if isinstance(fault, WiringSwapFault):
+        return _swap_wiring(node, *fault.modules)
+    return node  # kinds that act on behaviour over time (later steps) leave the topology alone
+
+
+def apply_faults(node: Node, faults: Sequence[FaultSpec]) -> Node:
+    for fault in faults:
+        node = apply_fault(node, fault)
+    return node

@@ -1,0 +1,108 @@
+"""Rebuild a PCIe tree from pairwise relations (``nvidia-smi topo -m`` cells or NVML's
+common-ancestor levels), so a detected or captured node has the same shape as a declared one.
+
+Switch and bridge names are made up (``pcisw0``, ``hb0``); what matters is that the tree
+reproduces every known relation, which ``tests/test_infer.py`` checks.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind
+from gpuvet.node.relations import PcieRelation
+
+Relations = Mapping[frozenset[str], PcieRelation | None]
+
+
+def _components(ids: list[str], rel: Relations, allowed: set[PcieRelation]) -> list[list[str]]:
+    parent = {i: i for i in ids}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            r = rel.get(frozenset((a, b)))
+            if r is not None and r in allowed:
+                parent[find(a)] = find(b)
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _has(ids: list[str], rel: Relations, wanted: PcieRelation) -> bool:
+    return any(rel.get(frozenset((a, b))) == wanted for i, a in enumerate(ids) for b in ids[i + 1:])
+
+
+class _TreeBuilder:
+    def __init__(self, links_of: Mapping[str, Link] | None) -> None:
+        self.endpoints: list[Endpoint] = []
+        self.links: list[Link] = []
+        self.own_link = links_of or {}
+        self._n = {"pcisw": 0, "hb": 0}
+
+    def new(self, prefix: str, kind: EndpointKind, parent: str) -> str:
+        name = f"{prefix}{self._n[prefix]}"
+        self._n[prefix] += 1
+        self.endpoints.append(Endpoint(name, kind))
+        self.links.append(Link(name, parent, LinkKind.PCIE, 16, None))
+        return name
+
+    def attach(self, device: str, parent: str) -> None:
+        known = self.own_link.get(device)
+        if known is not None:
+            self.links.append(Link(device, parent, LinkKind.PCIE, known.width, known.lane_gbps, known.gen, known.up))
+        else:
+            self.links.append(Link(device, parent, LinkKind.PCIE, 16, None))
+
+    def switch_tree(self, ids: list[str], rel: Relations, parent: str) -> None:
+        if len(ids) == 1:
+            self.attach(ids[0], parent)
+            return
+        if _has(ids, rel, PcieRelation.PXB):
+            upper = self.new("pcisw", EndpointKind.PCIE_SWITCH, parent)
+            for leaf in _components(ids, rel, {PcieRelation.PIX}):
+                sw = self.new("pcisw", EndpointKind.PCIE_SWITCH, upper)
+                for dev in leaf:
+                    self.attach(dev, sw)
+            return
+        sw = self.new("pcisw", EndpointKind.PCIE_SWITCH, parent)
+        for dev in ids:
+            self.attach(dev, sw)
+
+
+def infer_pcie_tree(devices: list[str], rel: Relations, socket_of: Mapping[str, int | None],
+                    own_links: Mapping[str, Link] | None = None
+                    ) -> tuple[list[Endpoint], list[Link], int]:
+    """Endpoints (sockets, bridges, switches) and PCIe/SMP links that reproduce ``rel``.
+
+    Returns the endpoints, the links and the number of sockets.
+    """
+    socket_groups = _socket_groups(devices, rel, socket_of)
+    builder = _TreeBuilder(own_links)
+    sockets = [Endpoint(f"cpu{s}", EndpointKind.SOCKET) for s in range(len(socket_groups))]
+    builder.endpoints.extend(sockets)
+    for s, group in enumerate(socket_groups):
+        for hb_group in _components(group, rel, {PcieRelation.PIX, PcieRelation.PXB, PcieRelation.PHB}):
+            parent = f"cpu{s}"
+            if _has(hb_group, rel, PcieRelation.PHB):
+                parent = builder.new("hb", EndpointKind.HOST_BRIDGE, parent)
+            for tree in _components(hb_group, rel, {PcieRelation.PIX, PcieRelation.PXB}):
+                builder.switch_tree(tree, rel, parent)
+    for i, a in enumerate(sockets):
+        for b in sockets[i + 1:]:
+            builder.links.append(Link(a.id, b.id, LinkKind.SMP, 1, None))
+    return builder.endpoints, builder.links, len(sockets)
+
+
+def _socket_groups(devices: list[str], rel: Relations, socket_of: Mapping[str, int | None]) -> list[list[str]]:
+    if devices and all(socket_of.get(d) is not None for d in devices):
+        numbers = sorted({socket_of[d] for d in devices if socket_of[d] is not None})
+        return [[d for d in devices if socket_of[d] == n] for n in numbers]
+    same_socket = {PcieRelation.PIX, PcieRelation.PXB, PcieRelation.PHB, PcieRelation.NODE}
+    return _components(devices, rel, same_socket) if devices else [[]]

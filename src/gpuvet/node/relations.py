@@ -1,0 +1,79 @@
+"""How two modules relate: the direct fabric link between them, and their PCIe relation in
+``nvidia-smi topo -m`` terms (PIX, PXB, PHB, NODE, SYS)."""
+
+from __future__ import annotations
+
+from collections import deque
+from enum import StrEnum
+
+from gpuvet.node.model import EndpointKind, Link, LinkKind, Node
+
+
+class PcieRelation(StrEnum):
+    PIX = "PIX"  # at most one PCIe switch between them
+    PXB = "PXB"  # several PCIe switches, no host bridge
+    PHB = "PHB"  # through a PCIe host bridge
+    NODE = "NODE"  # between host bridges of one socket (NUMA node)
+    SYS = "SYS"  # across the inter-socket link
+
+    @property
+    def rank(self) -> int:
+        return list(PcieRelation).index(self)
+
+
+def _tree_adjacency(node: Node) -> dict[str, list[str]]:
+    adj: dict[str, list[str]] = {e: [] for e in node.endpoint_ids()}
+    for link in node.links:
+        if link.kind in (LinkKind.PCIE, LinkKind.SMP):
+            adj[link.a].append(link.b)
+            adj[link.b].append(link.a)
+    return adj
+
+
+def _path(adj: dict[str, list[str]], src: str, dst: str) -> list[str] | None:
+    prev: dict[str, str | None] = {src: None}
+    queue = deque([src])
+    while queue:
+        cur = queue.popleft()
+        if cur == dst:
+            out = [cur]
+            while (p := prev[out[-1]]) is not None:
+                out.append(p)
+            return out[::-1]
+        for nxt in adj[cur]:
+            if nxt not in prev:
+                prev[nxt] = cur
+                queue.append(nxt)
+    return None
+
+
+def classify(node: Node, path: list[str]) -> PcieRelation:
+    """Relation of the two ends of a PCIe/SMP path from what lies between them."""
+    inner = [node.kind_of(e) for e in path[1:-1]]
+    sockets = inner.count(EndpointKind.SOCKET)
+    if sockets >= 2:
+        return PcieRelation.SYS
+    if sockets == 1:
+        return PcieRelation.NODE
+    if EndpointKind.HOST_BRIDGE in inner:
+        return PcieRelation.PHB
+    if inner.count(EndpointKind.PCIE_SWITCH) >= 2:
+        return PcieRelation.PXB
+    return PcieRelation.PIX
+
+
+def pcie_relations(node: Node, ids: list[str] | None = None) -> dict[frozenset[str], PcieRelation | None]:
+    """Relation of every pair among ``ids`` (default: the modules); None if not connected."""
+    ids = ids if ids is not None else node.module_ids
+    adj = _tree_adjacency(node)
+    out: dict[frozenset[str], PcieRelation | None] = {}
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            path = _path(adj, a, b)
+            out[frozenset((a, b))] = classify(node, path) if path else None
+    return out
+
+
+def direct_fabric_links(node: Node) -> dict[frozenset[str], Link]:
+    """Fabric links keyed by their two ends (module-module or module-switch)."""
+    return {link.ends: link for link in node.links if link.kind.is_fabric}

@@ -1,0 +1,102 @@
+"""Routes through the link graph: which links a transfer between two endpoints crosses.
+
+A route minimises the sum over its hops of 1/bandwidth (time per byte if each hop were
+store-and-forward), so wide fabric links win over PCIe and short routes over long ones —
+the path a communication library would take when the topology is read correctly.
+Links that are down carry nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from gpuvet.node.model import Link, LinkKind, Node
+
+# Used only to route over links whose lane speed a source could not see (e.g. topo -m).
+ASSUMED_LANE_GBPS = {
+    LinkKind.NVLINK: 25.0, LinkKind.XGMI: 64.0, LinkKind.SERDES: 64.0,
+    LinkKind.PCIE: 1.969, LinkKind.SMP: 16.0,
+}
+
+
+def link_capacity_gbps(link: Link) -> float:
+    bw = link.bandwidth_gbps
+    return bw if bw is not None else link.width * ASSUMED_LANE_GBPS[link.kind]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One direction of a link."""
+
+    src: str
+    dst: str
+    link: Link
+    capacity_gbps: float
+
+
+class Router:
+    """Shortest routes on a node's directed link graph; build once, query many."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.ids = node.endpoint_ids()
+        self.index = {e: i for i, e in enumerate(self.ids)}
+        n = len(self.ids)
+        best: dict[tuple[int, int], Edge] = {}
+        for link in node.links:
+            if not link.up:
+                continue
+            cap = link_capacity_gbps(link)
+            for s, d in ((link.a, link.b), (link.b, link.a)):
+                key = (self.index[s], self.index[d])
+                if key not in best or best[key].capacity_gbps < cap:
+                    best[key] = Edge(s, d, link, cap)
+        self.edges: list[Edge] = list(best.values())
+        self.capacity = np.array([e.capacity_gbps for e in self.edges], dtype=float)
+        rows = np.array([k[0] for k in best], dtype=np.int64)
+        cols = np.array([k[1] for k in best], dtype=np.int64)
+        self._edge_id = {k: i for i, k in enumerate(best)}
+        self._graph = csr_matrix((1.0 / self.capacity, (rows, cols)), shape=(n, n))
+        self._pred: dict[int, np.ndarray] = {}
+
+    def _predecessors(self, sources: Sequence[int]) -> None:
+        todo = sorted({s for s in sources if s not in self._pred})
+        if not todo:
+            return
+        _, pred = dijkstra(self._graph, directed=True, indices=todo, return_predecessors=True)
+        for row, s in enumerate(todo):
+            self._pred[s] = pred[row]
+
+    def route_edges(self, src: str, dst: str) -> list[int] | None:
+        """Edge indices from src to dst, [] when src == dst, None when unreachable."""
+        s, d = self.index[src], self.index[dst]
+        self._predecessors([s])
+        pred = self._pred[s]
+        path: list[int] = []
+        node = d
+        while node != s:
+            prev = pred[node]
+            if prev < 0:
+                return None
+            path.append(self._edge_id[(int(prev), node)])
+            node = int(prev)
+        path.reverse()
+        return path
+
+    def routes(self, pairs: Sequence[tuple[str, str]]) -> list[list[int] | None]:
+        self._predecessors([self.index[s] for s, _ in pairs])
+        return [self.route_edges(s, d) for s, d in pairs]
+
+    def hops(self, edge_ids: Sequence[int]) -> list[str]:
+        """Endpoint ids along a route."""
+        if not edge_ids:
+            return []
+        return [self.edges[edge_ids[0]].src] + [self.edges[e].dst for e in edge_ids]
+
+    def bottleneck_gbps(self, edge_ids: Sequence[int]) -> float:
+        return float(self.capacity[list(edge_ids)].min()) if edge_ids else float("inf")

@@ -1,0 +1,293 @@
+"""The node spec: one YAML format that declares a node (``--expect``) and defines a simulated
+one (``--sim``). Parsing and validation live here; turning a spec into a ``Node`` lives in
+``node.build``.
+
+A spec may start from a preset (``base: hgx-h200-8``) and add to it; lists in the child
+replace the base's, except ``faults``, which are appended.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gpuvet.errors import SpecError
+from gpuvet.node.catalog import DTYPES
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CustomModelSpec(_Strict):
+    """Figures of a module that is not in the catalog (same units as the catalog)."""
+
+    name: str
+    memory_bytes: int | None = Field(default=None, gt=0)
+    memory_bw_gbps: float | None = Field(default=None, gt=0)
+    tflops: dict[str, float] = Field(default_factory=dict)
+    fabric: Literal["nvlink", "xgmi", "serdes"] | None = None
+    fabric_links: int | None = Field(default=None, gt=0)
+    fabric_lane_gbps: float | None = Field(default=None, gt=0)
+    pcie_gen: int | None = Field(default=None, ge=1, le=6)
+    pcie_width: int | None = Field(default=None, ge=1, le=32)
+    tdp_w: float | None = Field(default=None, gt=0)
+    slowdown_c: float | None = None
+    shutdown_c: float | None = None
+
+    @field_validator("tflops")
+    @classmethod
+    def _known_dtypes(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(DTYPES))
+        if unknown:
+            raise ValueError(f"unknown dtype(s) {unknown}; allowed: {list(DTYPES)}")
+        return value
+
+
+class ModuleSpec(_Strict):
+    id: str = Field(min_length=1)
+    model: str | None = None
+    custom: CustomModelSpec | None = None
+    bus_id: str | None = None
+    uuid: str | None = None
+    socket: int | None = Field(default=None, ge=0)
+    attach: str | None = None  # PCIe parent: a switch, host bridge or socket id
+
+
+class ModuleGroupSpec(_Strict):
+    """``count`` modules of one ``model``, named ``{prefix}0`` … ``{prefix}{count-1}``."""
+
+    count: int = Field(gt=0, le=100_000)
+    model: str | None = None
+    custom: CustomModelSpec | None = None
+    prefix: str = "gpu"
+
+
+LinkKindName = Literal["nvlink", "xgmi", "serdes", "pcie", "smp"]
+
+
+class LinkClassSpec(_Strict):
+    """How wide and fast a link is: ``width`` lanes (or bonded links) of ``lane_gbps`` each,
+    per direction. For PCIe, ``gen`` alone gives the lane speed."""
+
+    kind: LinkKindName
+    width: int = Field(gt=0)
+    lane_gbps: float | None = Field(default=None, gt=0)
+    gen: int | None = Field(default=None, ge=1, le=6)
+
+
+class LinkSpec(LinkClassSpec):
+    between: tuple[str, str]
+    up: bool = True
+
+
+class SwitchedFabricSpec(_Strict):
+    """Every module has one (bonded) link to a fabric switch (NVSwitch-like)."""
+
+    kind: Literal["switched"]
+    switch: str = "nvswitch0"
+    link: LinkClassSpec
+
+
+class FullMeshFabricSpec(_Strict):
+    """A direct link between every pair of modules."""
+
+    kind: Literal["full_mesh"]
+    link: LinkClassSpec
+
+
+class GroupedFabricSpec(_Strict):
+    """Groups of equal size, full mesh inside a group; module k of group g has an uplink to
+    module k of group g+1 (a ring of groups)."""
+
+    kind: Literal["grouped"]
+    groups: int = Field(ge=2)
+    link: LinkClassSpec
+    uplink: LinkClassSpec
+
+
+FabricSpec = Annotated[
+    Union[SwitchedFabricSpec, FullMeshFabricSpec, GroupedFabricSpec], Field(discriminator="kind")
+]
+
+
+class PcieTreeSpec(_Strict):
+    """Modules spread in order over ``switches_per_socket`` switches on each socket (0: the
+    modules sit on the sockets' root ports directly)."""
+
+    gen: int = Field(default=5, ge=1, le=6)
+    switches_per_socket: int = Field(default=0, ge=0)
+    uplink_width: int = Field(default=16, gt=0)
+    nics_per_switch: int = Field(default=0, ge=0)
+    nic_width: int = Field(default=16, gt=0)
+
+
+class HostSpec(_Strict):
+    sockets: int = Field(default=1, ge=1)
+    cores_per_socket: int | None = Field(default=None, gt=0)
+    memory_bytes: int | None = Field(default=None, gt=0)
+    cpu_model: str | None = None
+    socket_link: LinkClassSpec | None = None  # between every two sockets (UPI, xGMI)
+
+
+class EndpointSpec(_Strict):
+    id: str
+    kind: Literal["fabric_switch", "pcie_switch", "host_bridge", "socket", "nic"]
+    label: str | None = None
+
+
+class _FaultBase(_Strict):
+    at: str | float | None = None  # simulated time it appears (later steps); None: from start
+
+
+class MissingModuleFault(_FaultBase):
+    kind: Literal["missing_module"]
+    module: str
+
+
+class LinkDownFault(_FaultBase):
+    kind: Literal["link_down"]
+    between: tuple[str, str]
+
+
+class LinkDegradedFault(_FaultBase):
+    kind: Literal["link_degraded"]
+    between: tuple[str, str]
+    factor: float = Field(gt=0, lt=1)
+
+
+class WiringSwapFault(_FaultBase):
+    kind: Literal["wiring_swap"]
+    modules: tuple[str, str]
+
+
+FaultSpec = Annotated[
+    Union[MissingModuleFault, LinkDownFault, LinkDegradedFault, WiringSwapFault],
+    Field(discriminator="kind"),
+]
+
+
+class NodeSpec(_Strict):
+    name: str = "node"
+    base: str | None = None
+    description: str | None = None
+    modules: list[ModuleSpec] | ModuleGroupSpec
+    host: HostSpec = HostSpec()
+    pcie: PcieTreeSpec | None = None
+    fabric: FabricSpec | None = None
+    endpoints: list[EndpointSpec] = Field(default_factory=list)
+    links: list[LinkSpec] = Field(default_factory=list)
+    faults: list[FaultSpec] = Field(default_factory=list)
+    pcie_known: bool = True
+    fabric_known: bool = True
+
+
+# --- loading -----------------------------------------------------------------------------
+
+_PRESET_DIR = "presets"
+
+
+def preset_names() -> list[str]:
+    files = resources.files("gpuvet.node").joinpath(_PRESET_DIR).iterdir()
+    return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
+
+
+def _preset_text(name: str) -> str | None:
+    path = resources.files("gpuvet.node").joinpath(_PRESET_DIR, f"{name}.yaml")
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _parse_yaml(text: str, where: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(f"not valid YAML{at}: {problem}", where=where,
+                        fix="check indentation and quoting on that line.") from None
+    if not isinstance(data, dict):
+        raise SpecError("a node spec must be a YAML mapping (keys like name:, modules:)",
+                        where=where, fix="see `gpuvet spec show hgx-h200-8` for an example.")
+    return data
+
+
+def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in child.items():
+        if key == "faults":
+            merged[key] = list(base.get("faults", [])) + list(value or [])
+        elif isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = _merge(base[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _format_validation(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        lines.append(f"field `{loc}`: {err['msg']}")
+    more = len(exc.errors()) - 5
+    if more > 0:
+        lines.append(f"and {more} more")
+    return "; ".join(lines)
+
+
+def _resolve_raw(ref: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
+    """Raw dict of a preset name or YAML file path, with ``base:`` merged in."""
+    if ref in seen:
+        raise SpecError(f"`base:` chain loops: {' -> '.join(seen + (ref,))}", where=seen[0],
+                        fix="remove one of the `base:` lines.")
+    text = _preset_text(ref)
+    where = f"preset {ref}"
+    if text is None:
+        path = Path(ref)
+        if not path.is_file():
+            raise SpecError(
+                f"{ref!r} is neither a preset nor a readable file",
+                fix=f"give a spec file path or one of the presets: {', '.join(preset_names())}.",
+            )
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SpecError(f"cannot read the file ({exc})", where=where,
+                            fix="check the path and permissions.") from None
+    raw = _parse_yaml(text, where)
+    base = raw.get("base")
+    if base is not None:
+        if not isinstance(base, str):
+            raise SpecError("field `base` must be a preset name or a file path", where=where)
+        base_raw, _ = _resolve_raw(base, seen + (where,))
+        base_raw.pop("name", None) if "name" in raw else None
+        raw = _merge(base_raw, raw)
+    return raw, where
+
+
+def parse_spec(data: dict[str, Any], where: str) -> NodeSpec:
+    try:
+        return NodeSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(_format_validation(exc), where=where,
+                        fix="see docs/spec.md for the fields and what they allow.") from None
+
+
+def load_spec(ref: str) -> tuple[NodeSpec, str]:
+    """Load a spec from a preset name or a YAML path; returns the spec and where it came from.
+
+    Raises SpecError with the file, field path and what is allowed.
+    """
+    raw, where = _resolve_raw(ref)
+    return parse_spec(raw, where), where
+
+
+def dump_spec(spec: NodeSpec) -> str:
+    data = spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    data = {"name": spec.name, **data}
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)

@@ -1,0 +1,1 @@
+"""Showing results: JSON-ready records (and, in later steps, HTML and JUnit reports)."""

@@ -1,0 +1,39 @@
+"""Turn typed records into JSON-ready data. ``Unavailable`` readings become null, with the
+reason under the record's ``unavailable`` key, so scripts never read a fake number."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Mapping
+
+from gpuvet.backends.readings import Unavailable
+
+
+def to_jsonable(obj: Any) -> Any:
+    if isinstance(obj, Unavailable):
+        return None
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out: dict[str, Any] = {}
+        missing: dict[str, str] = {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if isinstance(value, Unavailable):
+                missing[f.name] = value.reason
+            out[f.name] = to_jsonable(value)
+        if missing:
+            out["unavailable"] = missing
+        return out
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
+def drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
