@@ -20,12 +20,19 @@ from gpuvet.node.routing import Router
 _REL_EPS = 1e-9
 
 
-def max_min_fair(paths: Sequence[Sequence[int]], capacity: np.ndarray) -> np.ndarray:
-    """Rate of each flow; ``paths`` are edge indices into ``capacity``. An empty path gets inf."""
+@dataclass(frozen=True)
+class FairShare:
+    rates: np.ndarray  # per flow; inf for an empty path
+    limiting_edge: np.ndarray  # per flow: the full edge that stopped it (-1 for an empty path)
+
+
+def max_min_fair(paths: Sequence[Sequence[int]], capacity: np.ndarray) -> FairShare:
+    """Max-min fair rates of flows whose ``paths`` are edge indices into ``capacity``."""
     n_flows = len(paths)
     rates = np.zeros(n_flows)
+    limit = np.full(n_flows, -1, dtype=np.int64)
     if n_flows == 0:
-        return rates
+        return FairShare(rates, limit)
     lengths = np.fromiter((len(p) for p in paths), dtype=np.int64, count=n_flows)
     cols = np.fromiter((e for p in paths for e in p), dtype=np.int64, count=int(lengths.sum()))
     rows = np.repeat(np.arange(n_flows), lengths)
@@ -41,9 +48,13 @@ def max_min_fair(paths: Sequence[Sequence[int]], capacity: np.ndarray) -> np.nda
         rates[active] += step
         residual[used] -= step * users[used]
         full = used & (residual <= _REL_EPS * np.maximum(capacity, 1.0))
-        frozen = (incidence @ full.astype(float)) > 0
+        frozen = active & ((incidence @ full.astype(float)) > 0)
+        idx = np.flatnonzero(frozen)
+        on_full = incidence[idx].multiply(full.astype(float)).tocsr()
+        on_full.eliminate_zeros()
+        limit[idx] = on_full.indices[on_full.indptr[:-1]]
         active &= ~frozen
-    return rates
+    return FairShare(rates, limit)
 
 
 @dataclass(frozen=True)
@@ -52,7 +63,7 @@ class TransferRate:
     dst: str
     gbps: float  # 0.0 when there is no route
     route: tuple[str, ...]
-    bottleneck: tuple[str, str] | None  # the directed hop with least capacity on the route
+    bottleneck: tuple[str, str] | None  # the full directed hop that limits this transfer
 
 
 def solve_transfers(node: Node, pairs: Sequence[tuple[str, str]],
@@ -61,16 +72,16 @@ def solve_transfers(node: Node, pairs: Sequence[tuple[str, str]],
     router = router or Router(node)
     routes = router.routes(pairs)
     reachable = [i for i, r in enumerate(routes) if r]
-    rates = max_min_fair([routes[i] or [] for i in reachable], router.capacity)
+    share = max_min_fair([routes[i] or [] for i in reachable], router.capacity)
     out: list[TransferRate] = []
-    rate_of = dict(zip(reachable, rates))
+    rate_of = dict(zip(reachable, share.rates))
+    limit_of = dict(zip(reachable, share.limiting_edge))
     for i, (src, dst) in enumerate(pairs):
         route = routes[i]
         if not route:
             out.append(TransferRate(src, dst, 0.0, (), None))
             continue
-        narrow = min(route, key=lambda e: router.capacity[e])
-        edge = router.edges[narrow]
+        edge = router.edges[int(limit_of[i])]
         out.append(TransferRate(src, dst, float(rate_of[i]), tuple(router.hops(route)),
                                 (edge.src, edge.dst)))
     return out

@@ -1,0 +1,33 @@
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gpuvet.backends.sim import SimBackend
+from gpuvet.node.build import build_node
+from gpuvet.node.spec import load_spec
+
+
+@pytest.fixture
+def write_spec(tmp_path: Path):
+    """Write a YAML spec and return its path."""
+
+    def _write(text: str, name: str = "spec.yaml") -> str:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return str(path)
+
+    return _write
+
+
+def declared(ref: str):
+    spec, where = load_spec(ref)
+    return build_node(spec, where)
+
+
+def sim_with_faults(tmp_path: Path, base: str, faults: list[dict]) -> SimBackend:
+    import yaml
+
+    path = tmp_path / "faulty.yaml"
+    path.write_text(yaml.safe_dump({"base": base, "faults": faults}), encoding="utf-8")
+    return SimBackend.from_ref(str(path))

@@ -1,0 +1,180 @@
+"""A fake of the nvidia-ml-py binding at its function boundary.
+
+Same function names and return shapes as ``pynvml``; errors are the binding's real
+``NVMLError`` classes, raised with the codes a driver returns. Handles are GPU indices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pynvml
+
+
+def nvml_error(code: int) -> pynvml.NVMLError:
+    return pynvml.NVMLError(code)
+
+
+@dataclass
+class FakeGpu:
+    name: str = "NVIDIA H200"
+    bus_id: str = "00000000:18:00.0"
+    uuid: str = "GPU-00000000-0000-0000-0000-000000000000"
+    memory_total: int = 150_754_820_096  # 143771 MiB, what an H200 reports
+    pcie: tuple[int, int, int, int] = (1, 5, 16, 16)  # current gen (idle), max gen, cur width, max width
+    nvlinks: list[tuple[int, int, str]] = field(default_factory=list)  # (state, version, remote bus id)
+    numa: int = 0
+    power_mw: tuple[int, int, int, int] = (700_000, 700_000, 200_000, 700_000)  # limit, default, min, max
+    ecc: tuple[int, int] = (1, 1)
+    clocks: dict[int, int] = field(default_factory=lambda: {1: 345, 2: 2619})
+    max_clocks: dict[int, int] = field(default_factory=lambda: {1: 1980, 2: 3201})
+    lost: bool = False
+    unsupported: set[str] = field(default_factory=set)
+
+
+class FakeNvml:
+    """Drop-in for ``pynvml`` in ``Nvml(lib=FakeNvml(...))``."""
+
+    def __init__(self, gpus: list[FakeGpu], topology: dict[tuple[int, int], int] | None = None,
+                 init_error: int | None = None, missing: set[str] | None = None,
+                 driver: str = "570.86.15", cuda: int = 12080) -> None:
+        self.gpus = gpus
+        self.topology = topology or {}
+        self.init_error = init_error
+        self.missing = missing or set()
+        self.driver, self.cuda = driver, cuda
+        self.calls: list[str] = []
+
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("nvml") and name in object.__getattribute__(self, "missing"):
+            raise AttributeError(name)
+        if name.startswith("nvml"):
+            object.__getattribute__(self, "calls").append(name)
+        return object.__getattribute__(self, name)
+
+    def _gpu(self, handle: int, fn: str) -> FakeGpu:
+        gpu = self.gpus[handle]
+        if gpu.lost:
+            raise nvml_error(pynvml.NVML_ERROR_GPU_IS_LOST)
+        if fn in gpu.unsupported:
+            raise nvml_error(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return gpu
+
+    def nvmlInit(self) -> None:
+        if self.init_error is not None:
+            raise nvml_error(self.init_error)
+
+    def nvmlShutdown(self) -> None:
+        return None
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        return self.driver
+
+    def nvmlSystemGetCudaDriverVersion_v2(self) -> int:
+        return self.cuda
+
+    def nvmlSystemGetCudaDriverVersion(self) -> int:
+        return self.cuda
+
+    def nvmlSystemGetNVMLVersion(self) -> str:
+        return "12." + self.driver
+
+    def nvmlDeviceGetCount(self) -> int:
+        return len(self.gpus)
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
+        if index >= len(self.gpus):
+            raise nvml_error(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        return index
+
+    def nvmlDeviceGetName(self, h: int) -> str:
+        return self._gpu(h, "nvmlDeviceGetName").name
+
+    def nvmlDeviceGetUUID(self, h: int) -> str:
+        return self._gpu(h, "nvmlDeviceGetUUID").uuid
+
+    def nvmlDeviceGetPciInfo(self, h: int) -> Any:
+        return SimpleNamespace(busId=self._gpu(h, "nvmlDeviceGetPciInfo").bus_id)
+
+    def nvmlDeviceGetMemoryInfo(self, h: int) -> Any:
+        total = self._gpu(h, "nvmlDeviceGetMemoryInfo").memory_total
+        return SimpleNamespace(total=total, used=0, free=total)
+
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetCurrPcieLinkGeneration").pcie[0]
+
+    def nvmlDeviceGetMaxPcieLinkGeneration(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetMaxPcieLinkGeneration").pcie[1]
+
+    def nvmlDeviceGetCurrPcieLinkWidth(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetCurrPcieLinkWidth").pcie[2]
+
+    def nvmlDeviceGetMaxPcieLinkWidth(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetMaxPcieLinkWidth").pcie[3]
+
+    def nvmlDeviceGetPowerManagementLimit(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetPowerManagementLimit").power_mw[0]
+
+    def nvmlDeviceGetPowerManagementDefaultLimit(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetPowerManagementDefaultLimit").power_mw[1]
+
+    def nvmlDeviceGetPowerManagementLimitConstraints(self, h: int) -> list[int]:
+        g = self._gpu(h, "nvmlDeviceGetPowerManagementLimitConstraints")
+        return [g.power_mw[2], g.power_mw[3]]
+
+    def nvmlDeviceGetEccMode(self, h: int) -> list[int]:
+        return list(self._gpu(h, "nvmlDeviceGetEccMode").ecc)
+
+    def nvmlDeviceGetClockInfo(self, h: int, clock: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetClockInfo").clocks[clock]
+
+    def nvmlDeviceGetMaxClockInfo(self, h: int, clock: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetMaxClockInfo").max_clocks[clock]
+
+    def nvmlDeviceGetNumaNodeId(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetNumaNodeId").numa
+
+    def _link(self, h: int, link: int, fn: str) -> tuple[int, int, str]:
+        g = self._gpu(h, fn)
+        if not g.nvlinks:
+            raise nvml_error(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        if link >= len(g.nvlinks):
+            raise nvml_error(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        return g.nvlinks[link]
+
+    def nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
+        return self._link(h, link, "nvmlDeviceGetNvLinkState")[0]
+
+    def nvmlDeviceGetNvLinkVersion(self, h: int, link: int) -> int:
+        return self._link(h, link, "nvmlDeviceGetNvLinkVersion")[1]
+
+    def nvmlDeviceGetNvLinkRemotePciInfo(self, h: int, link: int) -> Any:
+        return SimpleNamespace(busId=self._link(h, link, "nvmlDeviceGetNvLinkRemotePciInfo")[2])
+
+    def nvmlDeviceGetTopologyCommonAncestor(self, h1: int, h2: int) -> int:
+        self._gpu(h1, "nvmlDeviceGetTopologyCommonAncestor")
+        self._gpu(h2, "nvmlDeviceGetTopologyCommonAncestor")
+        return self.topology.get((min(h1, h2), max(h1, h2)), pynvml.NVML_TOPOLOGY_SYSTEM)
+
+
+def hgx_h200(n: int = 8) -> FakeNvml:
+    """An 8x H200 NVSwitch board as NVML reports it: 18 active NVLink 4 links per GPU to the
+    switches, two GPUs per PCIe switch, four per socket."""
+    gpus = []
+    for i in range(n):
+        bus = f"00000000:{0x18 + 0x10 * i:02X}:00.0"
+        links = [(pynvml.NVML_FEATURE_ENABLED, 6, f"00000000:{0xA0 + k % 4:02X}:00.0") for k in range(18)]
+        gpus.append(FakeGpu(bus_id=bus, uuid=f"GPU-{i:08d}-aaaa-bbbb-cccc-dddddddddddd", nvlinks=links,
+                            numa=i // 4))
+    topo = {}
+    for a in range(n):
+        for b in range(a + 1, n):
+            if a // 2 == b // 2:
+                topo[(a, b)] = pynvml.NVML_TOPOLOGY_SINGLE
+            elif a // 4 == b // 4:
+                topo[(a, b)] = pynvml.NVML_TOPOLOGY_NODE
+            else:
+                topo[(a, b)] = pynvml.NVML_TOPOLOGY_SYSTEM
+    return FakeNvml(gpus, topo)
