@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from gpuvet.node.catalog import CATALOG
 from gpuvet.node.flow import max_min_fair, solve_transfers
 from gpuvet.node.model import Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
-from gpuvet.node.catalog import CATALOG
 from tests.conftest import declared
 
 

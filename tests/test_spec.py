@@ -74,7 +74,8 @@ def test_malformed_yaml_names_file_and_line(write_spec):
 
 
 def test_unknown_field_names_the_field_path(write_spec):
-    msg = _error(write_spec("modules: {count: 2, model: H100-SXM}\nfabric: {kind: switched, link: {kind: nvlink, widht: 4}}\n"))
+    spec = "modules: {count: 2, model: H100-SXM}\nfabric: {kind: switched, link: {kind: nvlink, widht: 4}}\n"
+    msg = _error(write_spec(spec))
     assert "fabric.switched.link" in msg and "widht" in msg
 
 

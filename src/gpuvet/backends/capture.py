@@ -24,6 +24,7 @@ from gpuvet.node.relations import PcieRelation
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _CELL_ALIASES = {"SOC": "SYS", "CPU": "NODE"}  # names used by older drivers
+_CELL = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
 _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a switch
 _NOT_IN_CAPTURE = Unavailable("not in the captured file")
 
@@ -39,8 +40,9 @@ class TopoMatrix:
 def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
     """Parse ``nvidia-smi topo -m`` text. Raises CaptureError if it is not one."""
     lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    # the header is the first line naming GPU0 that starts blank (rows start with their name)
     header_at = next((i for i, line in enumerate(lines) if re.search(r"\bGPU0\b", line)
-                      and not line.lstrip().startswith("GPU0")), None)
+                      and line[:1].isspace()), None)
     if header_at is None:
         raise CaptureError("no `nvidia-smi topo -m` matrix found (expected a header line with GPU0 …)",
                            where=where, fix="capture it with `nvidia-smi topo -m > topo.txt`.")
@@ -59,8 +61,12 @@ def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
         if len(values) < len(devices):
             raise CaptureError(f"row {name} has {len(values)} cells for {len(devices)} devices",
                                where=where, fix="capture the whole output, unwrapped.")
-        for other, cell in zip(devices, values):
+        for other, cell in zip(devices, values, strict=False):
             cell = _CELL_ALIASES.get(cell, cell)
+            if not _CELL.fullmatch(cell):
+                raise CaptureError(f"row {name}, column {other}: {cell!r} is not a topo -m cell "
+                                   "(X, NV#, PIX, PXB, PHB, NODE, SYS)", where=where,
+                                   fix="capture the whole output, unwrapped and unedited.")
             if other != name:
                 cells[frozenset((name, other))] = cell
         numa[name] = _numa(values[len(devices):], extra)
@@ -71,7 +77,7 @@ def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
 
 
 def _numa(values: list[str], headers: list[str]) -> int | None:
-    for header, value in zip(headers, values):
+    for header, value in zip(headers, values, strict=False):
         if header.lower().startswith("numa") and value.isdigit():
             return int(value)
     return None
@@ -101,7 +107,8 @@ def topo_to_node(topo: TopoMatrix, name: str) -> Node:
     if any(link.b == "nvswitch0" for link in links):
         endpoints.append(Endpoint("nvswitch0", EndpointKind.FABRIC_SWITCH))
     modules = tuple(Module(_id(g), unknown_model("unknown (topo -m)")) for g in gpus)
-    return Node(name, modules, tuple(endpoints), tuple(links), Host(sockets))
+    unseen = frozenset(k for k, r in rel.items() if r is None)
+    return Node(name, modules, tuple(endpoints), tuple(links), Host(sockets), unseen_relations=unseen)
 
 
 def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:

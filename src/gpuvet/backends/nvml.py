@@ -9,8 +9,9 @@ Tests pass a fake binding with the same function names (``lib=``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError

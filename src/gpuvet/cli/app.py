@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -23,9 +23,9 @@ spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting t
                        no_args_is_help=True)
 app.add_typer(spec_app, name="spec")
 
-SimOpt = Annotated[Optional[str], typer.Option(
+SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
-FromOpt = Annotated[Optional[list[str]], typer.Option(
+FromOpt = Annotated[list[str] | None, typer.Option(
     "--from", help="Read captured `nvidia-smi topo -m` text and/or `nvidia-smi -q -x` XML instead of "
     "this machine (repeat for both).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
@@ -75,7 +75,7 @@ def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = Fals
 
 @app.command()
 def topo(sim: SimOpt = None, from_: FromOpt = None,
-         expect: Annotated[Optional[str], typer.Option(
+         expect: Annotated[str | None, typer.Option(
              "--expect", help="Compare with this declared node (preset or spec file); exit 1 on differences.")] = None,
          as_json: JsonOpt = False) -> None:
     """Show how modules connect (link matrix with bandwidths) and, with --expect, what differs
@@ -180,7 +180,7 @@ def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file
 
 @spec_app.command("export")
 def spec_export(sim: SimOpt = None, from_: FromOpt = None,
-                output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here (default: stdout).")] = None
+                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")] = None
                 ) -> None:
     """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
     from gpuvet.node.export import export_yaml

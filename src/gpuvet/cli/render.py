@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
 from gpuvet.backends.readings import Inventory, Unavailable
-from gpuvet.node.diff import Difference
-from gpuvet.node.matrix import LinkMatrix
+
+if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
+    from gpuvet.node.diff import Difference
+    from gpuvet.node.matrix import LinkMatrix
 
 
 def _v(value: Any, fmt: str = "{}") -> str:
@@ -35,11 +37,11 @@ def inventory(console: Console, inv: Inventory) -> None:
             t.add_column(col)
         for m in inv.modules:
             mem = _v(m.memory_bytes / 2**30 if isinstance(m.memory_bytes, int) else m.memory_bytes, "{:.1f} GiB")
-            pcie = f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)} / gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}"
+            pcie = (f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)} / "
+                    f"gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}")
             model = m.model if m.in_catalog else f"{m.model} [dim](not in catalog)[/]"
-            t.add_row(m.id, model, mem, pcie, _v(m.power_limit_w, "{:.0f} W"),
-                      _v({True: "on", False: "off"}.get(m.ecc_enabled) if isinstance(m.ecc_enabled, bool) else m.ecc_enabled),
-                      _v(m.bus_id), _v(m.uuid))
+            ecc = ("on" if m.ecc_enabled else "off") if isinstance(m.ecc_enabled, bool) else m.ecc_enabled
+            t.add_row(m.id, model, mem, pcie, _v(m.power_limit_w, "{:.0f} W"), _v(ecc), _v(m.bus_id), _v(m.uuid))
         console.print(t)
     h, s = inv.host, inv.software
     mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes

@@ -9,11 +9,25 @@ from dataclasses import dataclass
 from gpuvet.errors import SpecError
 from gpuvet.node.catalog import ModuleModel, get_model
 from gpuvet.node.model import (
-    PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node,
+    PCIE_LANE_GBPS,
+    Endpoint,
+    EndpointKind,
+    Host,
+    Link,
+    LinkKind,
+    Module,
+    Node,
 )
 from gpuvet.node.spec import (
-    CustomModelSpec, FullMeshFabricSpec, GroupedFabricSpec, LinkClassSpec, ModuleGroupSpec,
-    ModuleSpec, NodeSpec, PcieTreeSpec, SwitchedFabricSpec,
+    CustomModelSpec,
+    FullMeshFabricSpec,
+    GroupedFabricSpec,
+    LinkClassSpec,
+    ModuleGroupSpec,
+    ModuleSpec,
+    NodeSpec,
+    PcieTreeSpec,
+    SwitchedFabricSpec,
 )
 
 
@@ -60,8 +74,7 @@ def _modules(spec: NodeSpec, where: str) -> list[_Placed]:
                             fix="give every module its own id.")
         seen.add(item.id)
         model = _model_of(item.model, item.custom, f"{where}, modules[{i}] ({item.id})")
-        bus_id = item.bus_id or f"00000000:{0x18 + 0x10 * i:02X}:00.0"
-        placed.append(_Placed(Module(item.id, model, bus_id, item.uuid), item.socket, item.attach))
+        placed.append(_Placed(Module(item.id, model, item.bus_id, item.uuid), item.socket, item.attach))
     return placed
 
 

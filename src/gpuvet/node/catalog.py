@@ -10,9 +10,9 @@ Conventions (they differ between vendors' sheets, so we fix them here):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Mapping
 
 from gpuvet.errors import CatalogError
 

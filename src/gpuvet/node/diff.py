@@ -92,6 +92,7 @@ class _Comparison:
     def mismatches(self, node: Node) -> tuple[list[Link], list[Link], list[frozenset[str]]]:
         missing, unexpected = _fabric_mismatches(self.declared, node, self.present)
         rel = _relation_mismatches(self.want_rel, pcie_relations(node, self.common)) if self.want_rel else []
+        rel = [k for k in rel if k not in node.unseen_relations]
         return missing, unexpected, rel
 
     def score(self, node: Node) -> int:

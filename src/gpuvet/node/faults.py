@@ -6,13 +6,17 @@ is, so ``diff(declared, found)`` must name exactly the injected faults.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from gpuvet.errors import SpecError
 from gpuvet.node.model import Link, Node
 from gpuvet.node.spec import (
-    FaultSpec, LinkDegradedFault, LinkDownFault, MissingModuleFault, WiringSwapFault,
+    FaultSpec,
+    LinkDegradedFault,
+    LinkDownFault,
+    MissingModuleFault,
+    WiringSwapFault,
 )
 
 

@@ -8,8 +8,8 @@ simulated benchmarks and the planner share.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -74,8 +74,8 @@ def solve_transfers(node: Node, pairs: Sequence[tuple[str, str]],
     reachable = [i for i, r in enumerate(routes) if r]
     share = max_min_fair([routes[i] or [] for i in reachable], router.capacity)
     out: list[TransferRate] = []
-    rate_of = dict(zip(reachable, share.rates))
-    limit_of = dict(zip(reachable, share.limiting_edge))
+    rate_of = dict(zip(reachable, share.rates, strict=False))
+    limit_of = dict(zip(reachable, share.limiting_edge, strict=False))
     for i, (src, dst) in enumerate(pairs):
         route = routes[i]
         if not route:

@@ -7,7 +7,7 @@ reproduces every known relation, which ``tests/test_infer.py`` checks.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind
 from gpuvet.node.relations import PcieRelation

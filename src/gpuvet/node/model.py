@@ -95,6 +95,7 @@ class Host:
 class Node:
     """A node; ``pcie_known``/``fabric_known`` are False when a source could not see them."""
 
+
     name: str
     modules: tuple[Module, ...]
     endpoints: tuple[Endpoint, ...]
@@ -102,6 +103,8 @@ class Node:
     host: Host
     pcie_known: bool = True
     fabric_known: bool = True
+    # pairs whose PCIe relation the source could not see (topo -m prints NV# instead)
+    unseen_relations: frozenset[frozenset[str]] = frozenset()
 
     @property
     def module_ids(self) -> list[str]:

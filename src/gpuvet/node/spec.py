@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -111,7 +111,7 @@ class GroupedFabricSpec(_Strict):
 
 
 FabricSpec = Annotated[
-    Union[SwitchedFabricSpec, FullMeshFabricSpec, GroupedFabricSpec], Field(discriminator="kind")
+    SwitchedFabricSpec | FullMeshFabricSpec | GroupedFabricSpec, Field(discriminator="kind")
 ]
 
 
@@ -166,7 +166,7 @@ class WiringSwapFault(_FaultBase):
 
 
 FaultSpec = Annotated[
-    Union[MissingModuleFault, LinkDownFault, LinkDegradedFault, WiringSwapFault],
+    MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault,
     Field(discriminator="kind"),
 ]
 
