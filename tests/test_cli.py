@@ -79,13 +79,15 @@ def test_topo_reports_faults_with_exit_1(capsys, tmp_path):
 def test_topo_matrix_json_has_bandwidths(capsys):
     code, out, _ = call(capsys, "topo", "--sim", "hgx-h200-8", "--json")
     data = json.loads(out)
-    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "SW18", "gbps": 450.0}
+    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "SW18", "gbps": 450.0, "assumed": False}
     assert data["host_paths"]["gpu0"]["socket"] == "cpu0"
 
 
 def test_topo_from_capture_with_expect(capsys):
     code, out, _ = call(capsys, "topo", "--from", str(DATA / "topo_pcie_8gpu.txt"), "--expect", "pcie-8", "--json")
-    assert code == 0 and json.loads(out)["differences"] == []
+    data = json.loads(out)
+    assert code == 0 and data["differences"] == [] and data["simulated"] is False
+    assert data["matrix"]["gpu0"]["gpu1"]["label"] == "PIX" and data["matrix"]["gpu0"]["gpu1"]["assumed"] is True
 
 
 def test_topo_on_this_machine(capsys):

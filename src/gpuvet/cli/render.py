@@ -73,15 +73,16 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
                 row.append("X")
                 continue
             c = mat.cells[(a, b)]
-            row.append(c.label + (f"\n{c.gbps:.0f}" if c.gbps is not None else ""))
+            row.append(c.label + (f"\n{'~' if c.assumed else ''}{c.gbps:.0f}" if c.gbps is not None else ""))
         hp = mat.host[a]
-        row.append(f"{hp.socket or '-'}\n{hp.gbps:.0f}" if hp.gbps is not None else (hp.socket or "-"))
+        row.append(f"{hp.socket or '-'}\n{'~' if hp.assumed else ''}{hp.gbps:.0f}" if hp.gbps is not None
+                   else (hp.socket or "-"))
         t.add_row(*row)
     console.print(t)
     if big:
         console.print(f"[dim]{len(mat.modules) - 16} more columns left out; use --json for all.[/]")
     console.print("[dim]NV#/XG#/SD# = # bonded fabric links; SW# = through a fabric switch; PIX/PXB/PHB/NODE/SYS "
-                  "as in nvidia-smi topo -m.[/]")
+                  "as in nvidia-smi topo -m. ~ = a link on the path has no known speed (a typical one is assumed).[/]")
 
 
 def differences(console: Console, diffs: list[Difference]) -> None:

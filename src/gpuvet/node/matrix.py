@@ -17,12 +17,14 @@ _ABBREV = {LinkKind.NVLINK: "NV", LinkKind.XGMI: "XG", LinkKind.SERDES: "SD"}
 class Cell:
     label: str  # NV18, SW18 (through a fabric switch), PIX, PXB, PHB, NODE, SYS, "-" (no route)
     gbps: float | None  # one transfer's bottleneck bandwidth, per direction
+    assumed: bool = False  # a link on the route has no known speed (e.g. from topo -m): gbps is a guess
 
 
 @dataclass(frozen=True)
 class HostPath:
     socket: str | None
     gbps: float | None
+    assumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,10 +79,14 @@ def link_matrix(node: Node) -> LinkMatrix:
             r = rel.get(frozenset((a, b)))
             label = _label(node, a, b, str(r) if r else None)
             cells[(a, b)] = Cell(label if route is not None else "-",
-                                 router.bottleneck_gbps(route) if route else None)
+                                 router.bottleneck_gbps(route) if route else None, _assumed(router, route))
     host = {}
     for m in ids:
         socket = _socket_of(node, m)
         route = router.route_edges(m, socket) if socket else None
-        host[m] = HostPath(socket, router.bottleneck_gbps(route) if route else None)
+        host[m] = HostPath(socket, router.bottleneck_gbps(route) if route else None, _assumed(router, route))
     return LinkMatrix(tuple(ids), cells, host)
+
+
+def _assumed(router: Router, route: list[int] | None) -> bool:
+    return bool(route) and any(router.edges[e].link.lane_gbps is None for e in route or [])
