@@ -171,8 +171,16 @@ def _xml_module(module_id: str, g: ET.Element) -> ModuleInfo:
     name = _find(g, "product_name") or "unknown"
     mib = _number(_find(g, "fb_memory_usage/total"))
     link = "pci/pci_gpu_link_info"
-    power = g.find("gpu_power_readings") or g.find("power_readings")
-    pw = (lambda tag: _float_or(_find(power, tag))) if power is not None else (lambda tag: _NOT_IN_CAPTURE)
+    power = g.find("gpu_power_readings")  # drivers >= 535; older ones say power_readings
+    if power is None:
+        power = g.find("power_readings")
+
+    def pw(*tags: str) -> float | Unavailable:
+        for tag in tags:
+            if power is not None and _find(power, tag) is not None:
+                return _float_or(_find(power, tag))
+        return _NOT_IN_CAPTURE
+
     ecc = _find(g, "ecc_mode/current_ecc")
     return ModuleInfo(
         id=module_id, model=name, in_catalog=find_model(name) is not None,
@@ -183,8 +191,7 @@ def _xml_module(module_id: str, g: ET.Element) -> ModuleInfo:
         pcie_gen_max=_int_or(_find(g, f"{link}/pcie_gen/max_link_gen")),
         pcie_width_current=_int_or(_find(g, f"{link}/link_widths/current_link_width")),
         pcie_width_max=_int_or(_find(g, f"{link}/link_widths/max_link_width")),
-        power_limit_w=pw("current_power_limit") if power is not None and _find(power, "current_power_limit")
-        else (pw("power_limit") if power is not None else _NOT_IN_CAPTURE),
+        power_limit_w=pw("current_power_limit", "power_limit"),
         power_limit_default_w=pw("default_power_limit"), power_limit_max_w=pw("max_power_limit"),
         ecc_enabled=(ecc == "Enabled") if ecc else _NOT_IN_CAPTURE,
         sm_clock_mhz=_int_or(_find(g, "clocks/sm_clock")), mem_clock_mhz=_int_or(_find(g, "clocks/mem_clock")),

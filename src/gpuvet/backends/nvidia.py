@@ -78,7 +78,9 @@ class NvidiaBackend(Backend):
 
     # --- inventory -------------------------------------------------------------------------
     def _module_info(self, d: _Device) -> ModuleInfo:
-        q = lambda fn, *a: self.nvml.query(fn, d.handle, *a, module=d.id)  # noqa: E731
+        def q(fn: str, *args: Any) -> Any:
+            return self.nvml.query(fn, d.handle, *args, module=d.id)
+
         mem = q("nvmlDeviceGetMemoryInfo")
         ecc = q("nvmlDeviceGetEccMode")
         constraints = q("nvmlDeviceGetPowerManagementLimitConstraints")
@@ -172,7 +174,9 @@ class NvidiaBackend(Backend):
         return rel
 
     def _own_pcie_link(self, d: _Device) -> Link:
-        q = lambda fn: self.nvml.query(fn, d.handle, module=d.id)  # noqa: E731
+        def q(fn: str) -> Any:
+            return self.nvml.query(fn, d.handle, module=d.id)
+
         gen, width = q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")
         # The current generation drops at idle to save power, so the link's capability is the
         # maximum generation; width does not drop at idle, so a narrow width is a real finding.

@@ -28,7 +28,7 @@ class ModuleLost(BackendError):
 def _binding() -> ModuleType:
     import pynvml  # the official binding; cheap to import, loads libnvidia-ml only on init
 
-    return pynvml
+    return pynvml  # type: ignore[no-any-return]
 
 
 class Nvml:

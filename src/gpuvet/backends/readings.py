@@ -4,9 +4,6 @@ read is an explicit ``Unavailable`` with the reason, never 0 or NaN."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -17,9 +14,6 @@ class Unavailable:
 
     def __bool__(self) -> bool:  # so `if reading:` never mistakes it for a value
         return False
-
-
-Maybe = T | Unavailable
 
 
 def value_or_none(reading: object) -> object:

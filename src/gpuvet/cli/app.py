@@ -133,7 +133,7 @@ def spec_presets(as_json: JsonOpt = False) -> None:
     from gpuvet.node.build import build_node
     from gpuvet.node.spec import load_spec, preset_names
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in preset_names():
         spec, where = load_spec(name)
         node = build_node(spec, where)
@@ -169,7 +169,7 @@ def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file
 
     backend = SimBackend.from_ref(ref)
     node = backend.declared
-    summary = {"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
+    summary: dict[str, Any] = {"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
                "faults": [f.kind for f in backend.spec.faults]}
     if as_json:
         _print_json(summary)

@@ -44,10 +44,10 @@ def inventory(console: Console, inv: Inventory) -> None:
             t.add_row(m.id, model, mem, pcie, _v(m.power_limit_w, "{:.0f} W"), _v(ecc), _v(m.bus_id), _v(m.uuid))
         console.print(t)
     h, s = inv.host, inv.software
-    mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
+    host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
     console.print(f"[bold]Host[/] {h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
                   f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes {_v(h.numa_nodes)}, "
-                  f"memory {_v(mem, '{:.1f} GiB')}, {h.os}")
+                  f"memory {_v(host_mem, '{:.1f} GiB')}, {h.os}")
     console.print(f"[bold]Software[/] driver {_v(s.driver_version)}, CUDA driver API {_v(s.cuda_driver_version)}, "
                   f"NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}")
     for note in inv.notes:

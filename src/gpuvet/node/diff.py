@@ -148,9 +148,10 @@ def _link_differences(declared: Node, found: Node, common: set[str]) -> list[Dif
             continue
         out += _compare_link(want, have_fabric.get(key))
     for module in sorted(common):
-        want = declared.pcie_link(module)
-        have = found.pcie_link(module)
-        if want is not None and have is not None:
+        declared_pcie = declared.pcie_link(module)
+        found_pcie = found.pcie_link(module)
+        if declared_pcie is not None and found_pcie is not None:
+            want, have = declared_pcie, found_pcie
             out += _compare_link(want, have,
                                  between=(module, want.other(module)))
     return out

@@ -30,8 +30,8 @@ def _components(ids: list[str], rel: Relations, allowed: set[PcieRelation]) -> l
             if r is not None and r in allowed:
                 parent[find(a)] = find(b)
     groups: dict[str, list[str]] = {}
-    for i in ids:
-        groups.setdefault(find(i), []).append(i)
+    for device in ids:
+        groups.setdefault(find(device), []).append(device)
     return list(groups.values())
 
 
@@ -102,7 +102,7 @@ def infer_pcie_tree(devices: list[str], rel: Relations, socket_of: Mapping[str, 
 
 def _socket_groups(devices: list[str], rel: Relations, socket_of: Mapping[str, int | None]) -> list[list[str]]:
     if devices and all(socket_of.get(d) is not None for d in devices):
-        numbers = sorted({socket_of[d] for d in devices if socket_of[d] is not None})
+        numbers = sorted({n for d in devices if (n := socket_of[d]) is not None})
         return [[d for d in devices if socket_of[d] == n] for n in numbers]
     same_socket = {PcieRelation.PIX, PcieRelation.PXB, PcieRelation.PHB, PcieRelation.NODE}
     return _components(devices, rel, same_socket) if devices else [[]]
