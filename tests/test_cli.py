@@ -81,6 +81,7 @@ def test_topo_matrix_json_has_bandwidths(capsys):
     data = json.loads(out)
     assert data["matrix"]["gpu0"]["gpu1"] == {"label": "SW18", "gbps": 450.0, "assumed": False}
     assert data["host_paths"]["gpu0"]["socket"] == "cpu0"
+    assert data["matrix_basis"].startswith("modelled")
 
 
 def test_topo_from_capture_with_expect(capsys):

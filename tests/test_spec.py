@@ -47,6 +47,11 @@ def test_base_then_faults(write_spec):
     assert len(backend.declared.modules) == 8 and len(backend.node().modules) == 7
 
 
+def test_child_without_name_keeps_the_base_name(write_spec):
+    path = write_spec("base: mesh-4\nfaults: [{kind: missing_module, module: gpu1}]\n")
+    assert SimBackend.from_ref(path).spec.name == "mesh-4"
+
+
 def test_custom_module(write_spec):
     path = write_spec("""
         name: lab

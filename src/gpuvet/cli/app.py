@@ -121,6 +121,7 @@ def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
         "matrix": {a: {b: to_jsonable(mat.cells[(a, b)]) for b in mat.modules if b != a} for a in mat.modules},
         "host_paths": to_jsonable(mat.host),
+        "matrix_basis": "modelled: bottleneck of the declared or detected link capacities, not a measurement",
     }
     if diffs is not None:
         out["differences"] = [drop_none(to_jsonable(d)) for d in diffs]

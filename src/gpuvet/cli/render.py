@@ -59,7 +59,8 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
         console.print("No modules: no link matrix to show.")
         return
     big = len(mat.modules) > 16
-    t = Table(title="Link matrix (label, GB/s per direction for one transfer)" +
+    t = Table(title="Link matrix (label; GB/s per direction for one transfer, "
+              "modelled from link widths and speeds, not measured)" +
               (" [simulated]" if simulated else ""), title_justify="left")
     t.add_column("")
     cols = mat.modules if not big else mat.modules[:16]

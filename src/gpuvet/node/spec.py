@@ -265,7 +265,6 @@ def _resolve_raw(ref: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], 
         if not isinstance(base, str):
             raise SpecError("field `base` must be a preset name or a file path", where=where)
         base_raw, _ = _resolve_raw(base, seen + (where,))
-        base_raw.pop("name", None) if "name" in raw else None
         raw = _merge(base_raw, raw)
     return raw, where
 
