@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import Inventory
+from gpuvet.errors import BackendError
 from gpuvet.node.model import Node
+
+if TYPE_CHECKING:
+    from gpuvet.backends.engine import BenchEngine
 
 
 class Backend(ABC):
@@ -21,6 +26,11 @@ class Backend(ABC):
     @abstractmethod
     def node(self) -> Node:
         """The detected node: modules, endpoints, links."""
+
+    def engine(self) -> BenchEngine:
+        """What runs benchmarks on this backend's modules."""
+        raise BackendError(f"the {self.name} backend cannot run benchmarks",
+                           fix="run on the machine itself, or on a simulated node with --sim PRESET.")
 
     def close(self) -> None:
         """Release whatever the backend holds (library handles)."""

@@ -5,14 +5,20 @@ from __future__ import annotations
 import platform
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import HostInfo, Inventory, SoftwareInfo, Unavailable
+from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.model import Endpoint, EndpointKind, Host, Link, LinkKind, Node
+
+if TYPE_CHECKING:
+    from gpuvet.backends.engine import BenchEngine
 
 
 def _cpuinfo() -> list[str]:
@@ -87,3 +93,101 @@ class HostBackend(Backend):
     def node(self) -> Node:
         return host_node(self._info)
 
+    def engine(self) -> BenchEngine:
+        """Benchmarks on the CPU through PyTorch: real measurements of the host."""
+        from gpuvet.backends.torch_engine import TorchEngine
+
+        return TorchEngine.for_host(host_module_model(self._info, cpu_peak()))
+
+
+
+@dataclass(frozen=True)
+class CpuPeak:
+    """The CPU's theoretical peak: cores × clock × SIMD lanes × 2 (FMA) × FMA pipes."""
+
+    cores: int
+    ghz: float
+    clock_basis: str  # where the clock came from
+    vector_bits: int
+    fma_pipes: int
+    bf16_dot: bool  # AVX-512 BF16 dot products (twice the fp32 rate)
+
+    def gflops(self, dtype: str) -> float | None:
+        bits = {"fp64": 64, "fp32": 32}.get(dtype)
+        if dtype == "bf16" and self.bf16_dot:
+            bits = 16
+        if bits is None:
+            return None
+        return self.cores * self.ghz * (self.vector_bits // bits) * 2 * self.fma_pipes
+
+
+def _flags(lines: list[str]) -> set[str]:
+    for line in lines:
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def _field(lines: list[str], name: str) -> str | None:
+    for line in lines:
+        if line.startswith(name):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def cpu_peak(lines: list[str] | None = None, cores: int | None = None,
+             freq_mhz: tuple[float, float] | None = None) -> CpuPeak | None:
+    """From /proc/cpuinfo and psutil; None when the clock or the SIMD width cannot be read.
+
+    AVX-512 on AMD before Zen 5 (family 0x1a) runs on 256-bit pipes, so it counts as 256.
+    Two FMA pipes per core is what every x86 server core since Haswell/Zen has.
+    """
+    lines = _cpuinfo() if lines is None else lines
+    flags = _flags(lines)
+    cores = cores or psutil.cpu_count(logical=False)
+    if not flags or not cores:
+        return None
+    vendor = _field(lines, "vendor_id") or ""
+    family = int(_field(lines, "cpu family") or 0)
+    if "avx512f" in flags:
+        bits = 256 if vendor == "AuthenticAMD" and family < 0x1A else 512
+    elif "avx2" in flags or "avx" in flags:
+        bits = 256
+    elif "sse2" in flags or "asimd" in flags:
+        bits = 128
+    else:
+        return None
+    pipes = 2 if "fma" in flags or "asimd" in flags else 1
+    if freq_mhz is None:
+        f = psutil.cpu_freq()
+        freq_mhz = (f.max, f.current) if f else (0.0, 0.0)
+    max_mhz, current_mhz = freq_mhz
+    model = str(_cpu_model(lines))
+    if max_mhz > 0:
+        ghz, basis = max_mhz / 1000, "maximum frequency (cpufreq)"
+    elif "GHz" in model:
+        ghz, basis = float(model.rsplit("@", 1)[-1].replace("GHz", "").strip()), "frequency in the model name"
+    elif current_mhz > 0:
+        ghz, basis = current_mhz / 1000, "current frequency (no maximum exposed, e.g. in a VM)"
+    else:
+        return None
+    return CpuPeak(cores, ghz, basis, bits, pipes, "avx512_bf16" in flags)
+
+
+def host_module_model(info: HostInfo, peak: CpuPeak | None) -> ModuleModel:
+    """The host CPU described like a module, so benchmarks can report % of its peak."""
+    tflops = {}
+    sources = {}
+    if peak is not None:
+        for dtype in ("fp64", "fp32", "bf16"):
+            g = peak.gflops(dtype)
+            if g is not None:
+                tflops[dtype] = g / 1000
+                sources[f"tflops.{dtype}"] = (
+                    f"computed: {peak.cores} cores × {peak.ghz:.2f} GHz ({peak.clock_basis}) × "
+                    f"{peak.vector_bits}-bit SIMD × FMA × {peak.fma_pipes} pipes")
+    name = info.cpu_model if isinstance(info.cpu_model, str) else "host CPU"
+    memory = info.memory_bytes if isinstance(info.memory_bytes, int) else None
+    return ModuleModel(name=name, vendor="cpu", memory_bytes=memory, memory_bw_gbps=None, tflops=tflops,
+                       fabric=None, fabric_links=None, fabric_lane_gbps=None, pcie_gen=None, pcie_width=None,
+                       tdp_w=None, sources=sources)

@@ -7,17 +7,21 @@ Modules are keyed by UUID and PCI bus id; they are named gpu0… in bus-id order
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
 from gpuvet.backends.nvml import ModuleLost, Nvml
 from gpuvet.backends.readings import Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.errors import BackendError
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
 from gpuvet.node.relations import PcieRelation
+
+if TYPE_CHECKING:
+    from gpuvet.backends.engine import BenchEngine
 
 # NVML_NVLINK_VERSION_* -> GB/s per link per direction
 NVLINK_LANE_GBPS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0}
@@ -72,6 +76,36 @@ class NvidiaBackend(Backend):
 
     def count(self) -> int:
         return len(self._devices)
+
+    def engine(self) -> BenchEngine:
+        """Benchmarks through PyTorch on CUDA; modules matched to CUDA devices by UUID (bus id
+        as a fallback), never by enumeration order."""
+        from gpuvet.backends.engine import BenchModule
+        from gpuvet.backends.nvml_monitor import NvmlMonitor
+        from gpuvet.backends.torch_engine import TorchEngine, import_torch
+
+        torch = import_torch()
+        if not torch.cuda.is_available():
+            raise BackendError("PyTorch cannot use CUDA on this machine", where=f"torch {torch.__version__}",
+                               fix="install a CUDA build of PyTorch that matches the driver (pip install 'gpuvet[torch]').")
+        devices: dict[str, str] = {}
+        for index in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(index)
+            uuid = str(getattr(props, "uuid", "")).lower()
+            bus = normalise_bus_id(f"{getattr(props, 'pci_domain_id', 0):04X}:{getattr(props, 'pci_bus_id', 0):02X}:"
+                                   f"{getattr(props, 'pci_device_id', 0):02X}.0")
+            for d in self._devices:
+                if (uuid and d.uuid.lower().removeprefix("gpu-") == uuid) or normalise_bus_id(d.bus_id) == bus:
+                    devices[d.id] = f"cuda:{index}"
+        modules = []
+        for d in self._devices:
+            if d.id in devices:
+                free, _ = torch.cuda.mem_get_info(devices[d.id])
+                modules.append(BenchModule(d.id, find_model(d.name) or unknown_model(d.name), free_memory_bytes=free))
+        handles = {d.id: d.handle for d in self._devices}
+        driver = self.nvml.query("nvmlSystemGetDriverVersion")
+        return TorchEngine(modules, devices, monitor_factory=lambda ids: NvmlMonitor(self.nvml, handles, ids),
+                           driver_version=None if isinstance(driver, Unavailable) else str(_text(driver)))
 
     def close(self) -> None:
         self.nvml.shutdown()

@@ -75,3 +75,24 @@ class Inventory:
     host: HostInfo
     software: SoftwareInfo
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TelemetrySummary:
+    """What one module did while a benchmark ran: so a low or jittery figure has its reason
+    beside it. None where the backend cannot read that sensor."""
+
+    samples: int
+    # core clock: the SM clock on a GPU, the core frequency on a CPU
+    core_clock_mhz_median: float | None = None
+    core_clock_mhz_min: float | None = None
+    core_clock_mhz_max: float | None = None
+    mem_clock_mhz_median: float | None = None
+    mem_clock_mhz_min: float | None = None
+    mem_clock_mhz_max: float | None = None
+    power_w_median: float | None = None
+    power_w_max: float | None = None
+    power_limit_w: float | None = None
+    temp_c_max: float | None = None
+    throttle_reasons: tuple[str, ...] = ()  # every reason seen in any sample
+    simulated: bool = False

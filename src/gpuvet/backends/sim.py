@@ -7,6 +7,7 @@ tests drive it by hand. Everything this backend returns is labelled simulated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
@@ -16,6 +17,9 @@ from gpuvet.node.catalog import find_model
 from gpuvet.node.faults import apply_faults, check_faults
 from gpuvet.node.model import Module, Node
 from gpuvet.node.spec import NodeSpec, load_spec
+
+if TYPE_CHECKING:
+    from gpuvet.backends.sim_engine import SimEngine
 
 _NOT_MODELLED = Unavailable("not modelled by the simulated node")
 
@@ -38,6 +42,7 @@ class SimBackend(Backend):
     spec: NodeSpec
     where: str = "spec"
     clock: SimClock = field(default_factory=SimClock)
+    seed: int = 0  # of the simulated noise: same seed, same figures
 
     name = "sim"
     simulated = True
@@ -55,6 +60,11 @@ class SimBackend(Backend):
 
     def node(self) -> Node:
         return self._found
+
+    def engine(self) -> SimEngine:
+        from gpuvet.backends.sim_engine import SimEngine
+
+        return SimEngine(self._found, self.spec.faults, self.clock.advance, seed=self.seed)
 
     def _module_info(self, module: Module) -> ModuleInfo:
         model = module.model

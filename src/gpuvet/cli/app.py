@@ -23,6 +23,15 @@ spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting t
                        no_args_is_help=True)
 app.add_typer(spec_app, name="spec")
 
+
+def _add_bench() -> None:
+    from gpuvet.cli.bench import bench_app  # typer only: the benchmarks load when a command runs
+
+    app.add_typer(bench_app, name="bench")
+
+
+_add_bench()
+
 SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
 FromOpt = Annotated[list[str] | None, typer.Option(

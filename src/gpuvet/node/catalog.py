@@ -36,6 +36,9 @@ class ModuleModel:
     tdp_w: float | None
     slowdown_c: float | None = None
     shutdown_c: float | None = None
+    sm_clock_max_mhz: float | None = None
+    mem_clock_max_mhz: float | None = None
+    switch_reduction: bool = False  # the fabric switch reduces in the network (NVLink SHARP)
     sources: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
 
@@ -51,7 +54,7 @@ class ModuleModel:
 
     def figure_names(self) -> list[str]:
         """Names of the published figures (those that need a source)."""
-        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric"}
+        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric", "switch_reduction"}
         named = [f.name for f in fields(self) if f.name not in skip and getattr(self, f.name) is not None]
         return named + [f"tflops.{d}" for d in self.tflops]
 
@@ -64,6 +67,7 @@ _B200_SHEET = "NVIDIA HGX B200 datasheet (8-GPU figures divided by 8)"
 _MI300X_SHEET = "AMD Instinct MI300X accelerator datasheet"
 _SMI_TEMPS = "nvidia-smi -q 'GPU Slowdown/Shutdown Temp' as reported on this model"
 _NVLINK4 = "NVLink 4: 18 links x 25 GB/s per direction (900 GB/s bidirectional)"
+_SMI_CLOCKS = "nvidia-smi -q 'Max Clocks' (SM, Memory) as reported on this model"
 _NVLINK5 = "NVLink 5: 18 links x 50 GB/s per direction (1.8 TB/s bidirectional)"
 
 
@@ -71,7 +75,7 @@ def _src(sheet: str, **overrides: str) -> Mapping[str, str]:
     """Every figure from ``sheet`` except those overridden."""
     keys = [
         "memory_bytes", "memory_bw_gbps", "fabric_links", "fabric_lane_gbps", "pcie_gen",
-        "pcie_width", "tdp_w", "slowdown_c", "shutdown_c",
+        "pcie_width", "tdp_w", "slowdown_c", "shutdown_c", "sm_clock_max_mhz", "mem_clock_max_mhz",
     ] + [f"tflops.{d}" for d in DTYPES]
     return MappingProxyType({k: overrides.get(k.replace(".", "_"), sheet) for k in keys})
 
@@ -83,18 +87,22 @@ _MODELS = [
         name="H100-SXM", vendor="nvidia", memory_bytes=80 * _GiB, memory_bw_gbps=3350,
         tflops={"fp64": 67, "fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=25, pcie_gen=5, pcie_width=16,
-        tdp_w=700, slowdown_c=89, shutdown_c=92,
+        tdp_w=700, slowdown_c=89, shutdown_c=92, sm_clock_max_mhz=1980, mem_clock_max_mhz=2619,
+        switch_reduction=True,
         sources=_src(_H100_SHEET, fabric_links=_NVLINK4, fabric_lane_gbps=_NVLINK4,
-                     slowdown_c=_SMI_TEMPS, shutdown_c=_SMI_TEMPS),
+                     slowdown_c=_SMI_TEMPS, shutdown_c=_SMI_TEMPS,
+                     sm_clock_max_mhz=_SMI_CLOCKS, mem_clock_max_mhz=_SMI_CLOCKS),
         aliases=("NVIDIA H100 80GB HBM3", "H100 SXM5", "H100"),
     ),
     ModuleModel(
         name="H200-SXM", vendor="nvidia", memory_bytes=141 * 10**9, memory_bw_gbps=4800,
         tflops={"fp64": 67, "fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=25, pcie_gen=5, pcie_width=16,
-        tdp_w=700, slowdown_c=89, shutdown_c=92,
+        tdp_w=700, slowdown_c=89, shutdown_c=92, sm_clock_max_mhz=1980, mem_clock_max_mhz=3201,
+        switch_reduction=True,
         sources=_src(_H200_SHEET, fabric_links=_NVLINK4, fabric_lane_gbps=_NVLINK4,
-                     slowdown_c=_SMI_TEMPS, shutdown_c=_SMI_TEMPS),
+                     slowdown_c=_SMI_TEMPS, shutdown_c=_SMI_TEMPS,
+                     sm_clock_max_mhz=_SMI_CLOCKS, mem_clock_max_mhz=_SMI_CLOCKS),
         aliases=("NVIDIA H200", "H200"),
     ),
     ModuleModel(
@@ -119,7 +127,7 @@ _MODELS = [
         name="B200", vendor="nvidia", memory_bytes=180 * 10**9, memory_bw_gbps=8000,
         tflops={"fp64": 37, "tf32": 1100, "fp16": 2250, "bf16": 2250, "fp8": 4500},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=50, pcie_gen=5, pcie_width=16,
-        tdp_w=1000,
+        tdp_w=1000, switch_reduction=True,
         sources=_src(_B200_SHEET, fabric_links=_NVLINK5, fabric_lane_gbps=_NVLINK5),
         aliases=("NVIDIA B200",),
     ),

@@ -15,7 +15,10 @@ from gpuvet.node.spec import (
     FaultSpec,
     LinkDegradedFault,
     LinkDownFault,
+    MemClockFlappingFault,
     MissingModuleFault,
+    PowerCapLowFault,
+    SilentCorruptionFault,
     WiringSwapFault,
 )
 
@@ -49,7 +52,7 @@ def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
     """Raise SpecError for a fault that names something the node does not have."""
     for i, fault in enumerate(faults):
         at = _fault_where(where, i, fault)
-        if isinstance(fault, MissingModuleFault):
+        if isinstance(fault, (MissingModuleFault, MemClockFlappingFault, PowerCapLowFault, SilentCorruptionFault)):
             _require_module(node, fault.module, at)
         elif isinstance(fault, (LinkDownFault, LinkDegradedFault)):
             find_link(node, fault.between[0], fault.between[1], at)
@@ -85,7 +88,7 @@ def apply_fault(node: Node, fault: FaultSpec) -> Node:
         return replace(node, links=tuple(changed if link is target else link for link in node.links))
     if isinstance(fault, WiringSwapFault):
         return _swap_wiring(node, *fault.modules)
-    return node  # kinds that act on behaviour over time (later steps) leave the topology alone
+    return node  # behavioural kinds (clocks, power, p2p) leave the topology alone; backends act on them
 
 
 def apply_faults(node: Node, faults: Sequence[FaultSpec]) -> Node:

@@ -165,8 +165,38 @@ class WiringSwapFault(_FaultBase):
     modules: tuple[str, str]
 
 
+class MemClockFlappingFault(_FaultBase):
+    """The memory clock drops and recovers while the module works: lower, jittery membw."""
+
+    kind: Literal["mem_clock_flapping"]
+    module: str
+
+
+class PowerCapLowFault(_FaultBase):
+    """The module's power limit is set below its rating: compute-bound work throttles."""
+
+    kind: Literal["power_cap_low"]
+    module: str
+    watts: float = Field(gt=0)
+
+
+class P2pDisabledFault(_FaultBase):
+    """Peer-to-peer between modules is off (ACS, IOMMU, driver): module traffic goes through
+    host memory."""
+
+    kind: Literal["p2p_disabled"]
+
+
+class SilentCorruptionFault(_FaultBase):
+    """The module computes wrong bits without raising an error (a failing SM, bad HBM)."""
+
+    kind: Literal["silent_corruption"]
+    module: str
+
+
 FaultSpec = Annotated[
-    MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault,
+    MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault | MemClockFlappingFault
+    | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault,
     Field(discriminator="kind"),
 ]
 

@@ -1,0 +1,166 @@
+"""What a backend must offer to be benchmarked: workloads it can run and time, telemetry it
+can sample while they run. The benchmarks (``gpuvet.bench``) decide what to run, how often and
+what the numbers mean; an engine only runs and times, synchronised as its device requires.
+
+A ``Workload`` has ``timed(k) -> seconds`` (run the operation k times back to back) and
+``close()``. Engines: ``TorchEngine`` (NVIDIA GPUs through CUDA, or the host CPU), ``SimEngine``
+(the simulated node).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from gpuvet.backends.readings import TelemetrySummary
+from gpuvet.node.catalog import ModuleModel
+
+HOST = "host"  # the transfer endpoint meaning host memory
+StreamKind = Literal["copy", "triad"]
+TrainModel = Literal["resnet50", "gpt"]
+
+
+class Workload(Protocol):
+    def timed(self, repeats: int) -> float: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BenchModule:
+    """A module as benchmarks see it. ``is_host``: the CPU itself stands in (host backend)."""
+
+    id: str
+    model: ModuleModel
+    is_host: bool = False
+    free_memory_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Transfer:
+    src: str  # HOST or a module id
+    dst: str
+    nbytes: int
+    pinned: bool = True  # host memory pinned (page-locked); ignored between modules
+
+
+@dataclass(frozen=True)
+class GemmCheck:
+    """A seeded product: the bits it produced (digest) and its error against a float64 reference."""
+
+    digest: str
+    max_rel_error: float
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    model: TrainModel
+    batch: int
+    amp: bool
+    flops_per_step: float  # analytic, computed by the benchmark; the simulator derives time from it
+    image_size: int = 224
+    seq_len: int = 512
+    d_model: int = 1024
+    layers: int = 4
+    heads: int = 16
+    vocab: int = 32000
+
+
+class Unsupported(Exception):
+    """The engine cannot run this (dtype on this module, size that does not fit); the message
+    says why and becomes a ``skipped`` result."""
+
+
+class Monitor(ABC):
+    """Samples telemetry between ``start`` and ``stop``; ``summary`` per module."""
+
+    @abstractmethod
+    def start(self) -> None: ...
+
+    @abstractmethod
+    def stop(self) -> dict[str, TelemetrySummary]: ...
+
+
+class NoMonitor(Monitor):
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> dict[str, TelemetrySummary]:
+        return {}
+
+
+@dataclass
+class CollectiveSession(ABC):
+    """A group of ranks, one per module, that stays up for a whole size sweep."""
+
+    nranks: int
+    members: tuple[str, ...] = field(default=())
+
+    @abstractmethod
+    def workload(self, op: str, size_bytes: int, dtype: str) -> Workload: ...
+
+    @abstractmethod
+    def check(self, op: str, size_bytes: int, dtype: str, corrupt_rank: int | None = None) -> bool:
+        """Run ``op`` once on known data and verify every rank's result exactly.
+        ``corrupt_rank`` plants a wrong element on that rank first (to test the check)."""
+
+    @property
+    def algorithm(self) -> str | None:
+        """The algorithm the last workload used, when the engine knows it."""
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class BenchEngine(ABC):
+    simulated: bool = False
+    device_name: str = "unknown"
+    collective_backend: str = "unknown"  # "nccl", "gloo", "simulated"
+
+    @abstractmethod
+    def modules(self) -> list[BenchModule]: ...
+
+    @abstractmethod
+    def gemm(self, module: str, dtype: str, n: int) -> Workload: ...
+
+    @abstractmethod
+    def gemm_check(self, module: str, dtype: str, n: int, seed: int) -> GemmCheck: ...
+
+    @abstractmethod
+    def stream(self, module: str, kind: StreamKind, nbytes: int) -> Workload:
+        """``copy``: b = a; ``triad``: a = b + s·c. ``nbytes`` is the size of one array."""
+
+    @abstractmethod
+    def copy(self, transfers: Sequence[Transfer]) -> Workload:
+        """All ``transfers`` at once, each on its own stream; timed until the last finishes."""
+
+    @abstractmethod
+    def collectives(self, modules: Sequence[str]) -> CollectiveSession: ...
+
+    @abstractmethod
+    def train(self, module: str, spec: TrainSpec) -> Workload: ...
+
+    def monitor(self, modules: Sequence[str]) -> Monitor:
+        return NoMonitor()
+
+    def versions(self) -> dict[str, str | None]:
+        """torch_version, cuda_version, driver_version where they apply."""
+        return {}
+
+    def close(self) -> None:
+        pass
+
+    @contextmanager
+    def monitoring(self, modules: Sequence[str]) -> Iterator[dict[str, TelemetrySummary]]:
+        """``with engine.monitoring(ids) as telemetry:`` — filled in when the block ends."""
+        monitor = self.monitor(modules)
+        out: dict[str, TelemetrySummary] = {}
+        monitor.start()
+        try:
+            yield out
+        finally:
+            out.update(monitor.stop())

@@ -1,0 +1,121 @@
+"""Collectives through the backend's communication library (NCCL on GPUs, gloo on CPU, the
+α–β model on a simulated node): a size sweep with nccl-tests' algbw/busbw conventions, every
+result checked against known data, and a fit of t = α + S/β per collective."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+from gpuvet.backends.engine import Unsupported
+from gpuvet.bench.context import BenchContext
+from gpuvet.bench.records import BenchResult, Status, rate_stats
+from gpuvet.errors import GpuvetError
+from gpuvet.node.collectives import COLLECTIVES, bus_factor, fit_alpha_beta
+
+NAME = "collective"
+DEFAULT_OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+ELEM_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+
+
+@dataclass(frozen=True)
+class CollectiveOptions:
+    modules: tuple[str, ...] | None = None
+    ops: tuple[str, ...] = DEFAULT_OPS
+    min_bytes: int = 8
+    max_bytes: int | None = None  # default: 256 MiB on GPUs, 1 MiB on CPU
+    factor: int = 2
+    dtype: str = "fp32"
+    nprocs: int = 2  # ranks on the host backend (one process each)
+    check: bool = True
+
+
+def sweep(min_bytes: int, max_bytes: int, factor: int) -> list[int]:
+    sizes, size = [], min_bytes
+    while size <= max_bytes:
+        sizes.append(size)
+        size *= factor
+    return sizes
+
+
+def _validate(opts: CollectiveOptions) -> None:
+    bad = [o for o in opts.ops if o not in COLLECTIVES]
+    if bad:
+        raise GpuvetError(f"unknown collective {', '.join(bad)}", where="--ops",
+                          fix=f"use some of {', '.join(COLLECTIVES)}.")
+    if opts.dtype not in ELEM_BYTES:
+        raise GpuvetError(f"dtype {opts.dtype} is not checked exactly by collectives", where="--dtype",
+                          fix=f"use one of {', '.join(ELEM_BYTES)}.")
+    if opts.factor < 2:
+        raise GpuvetError("factor must be at least 2", where="--factor", fix="use 2 (nccl-tests' -f 2) or more.")
+    if opts.min_bytes < 1 or (opts.max_bytes is not None and opts.max_bytes < opts.min_bytes):
+        raise GpuvetError("the size range is empty", where="--min-bytes/--max-bytes", fix="give 1 <= min <= max.")
+    if opts.nprocs < 2:
+        raise GpuvetError("a collective needs at least 2 ranks", where="--nprocs", fix="use 2 or more.")
+
+
+def run(ctx: BenchContext, opts: CollectiveOptions = CollectiveOptions()) -> list[BenchResult]:
+    _validate(opts)
+    modules = ctx.select(opts.modules)
+    sim = ctx.simulated
+    host = any(m.is_host for m in modules)
+    members = [f"{modules[0].id}:{r}" for r in range(opts.nprocs)] if host else [m.id for m in modules]
+    if len(members) < 2:
+        return [BenchResult.skipped(NAME, "busbw", "GB/s", "a collective needs at least two modules", simulated=sim)]
+    max_bytes = opts.max_bytes or (2**20 if host else 256 * 2**20)
+    sizes = sweep(opts.min_bytes, max_bytes, opts.factor)
+    n = len(members)
+    results: list[BenchResult] = []
+    total, done = len(opts.ops) * len(sizes), 0
+    session = ctx.engine.collectives(members)
+    try:
+        for op in opts.ops:
+            fit_sizes: list[int] = []
+            fit_times: list[float] = []
+            for size in sizes:
+                ctx.progress(done, total, f"{op} {size} B on {n} ranks")
+                done += 1
+                where = {"size_bytes": size, "dtype": opts.dtype, "detail": {"op": op, "ranks": n}}
+                try:
+                    timing, telemetry = ctx.run(partial(session.workload, op, size, opts.dtype),
+                                                [] if host else members)
+                    correct = session.check(op, size, opts.dtype) if opts.check else None
+                except Unsupported as exc:
+                    for metric in ("algbw", "busbw"):
+                        results.append(BenchResult.skipped(NAME, metric, "GB/s", str(exc), simulated=sim, **where))
+                    continue
+                except Exception as exc:
+                    for metric in ("algbw", "busbw"):
+                        results.append(BenchResult.failed(NAME, metric, "GB/s", f"{type(exc).__name__}: {exc}",
+                                                          simulated=sim, **where))
+                    continue
+                algbw = rate_stats(timing, size / 1e9)
+                factor = bus_factor(op, n)
+                busbw = rate_stats(timing, size * factor / 1e9)
+                detail = {"op": op, "ranks": n, "time_us": timing.stats.median * 1e6, "bus_factor": factor,
+                          "algorithm": session.algorithm, "backend": ctx.engine.collective_backend}
+                for metric, stats in (("algbw", algbw), ("busbw", busbw)):
+                    record = BenchResult.measured(NAME, metric, "GB/s", stats, simulated=sim, size_bytes=size,
+                                                  dtype=opts.dtype, detail=detail)
+                    reason = None if correct is not False else f"{op} at {size} B returned wrong data on some rank"
+                    results.append(replace(record, correct=correct, reason=reason, telemetry=telemetry))
+                fit_sizes.append(size)
+                fit_times.append(timing.stats.median)
+            results.extend(_fit_records(op, n, fit_sizes, fit_times, sim))
+    finally:
+        session.close()
+    ctx.progress(total, total, "collective")
+    return results
+
+
+def _fit_records(op: str, n: int, sizes: list[int], times: list[float], sim: bool) -> list[BenchResult]:
+    fit = fit_alpha_beta(sizes, times)
+    if fit is None:
+        return [BenchResult.skipped(NAME, "latency", "us", "needs at least two sizes with rising time", simulated=sim,
+                                    detail={"op": op})]
+    detail = {"op": op, "ranks": n, "fit": "t = alpha + S/beta", "r_squared": fit.r_squared,
+              "sizes": len(sizes), "beta_busbw_gbps": fit.beta_gbps * bus_factor(op, n)}
+    return [
+        BenchResult(NAME, "latency", fit.alpha_s * 1e6, "us", Status.OK, sim, median=fit.alpha_s * 1e6, detail=detail),
+        BenchResult(NAME, "bandwidth", fit.beta_gbps, "GB/s", Status.OK, sim, median=fit.beta_gbps, detail=detail),
+    ]

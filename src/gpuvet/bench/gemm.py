@@ -1,0 +1,123 @@
+"""GEMM per dtype on every module, against the module's dense peak; and a seeded product
+compared across modules (different bits on one module than on its peers: silent data
+corruption) and against a float64 reference."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import partial
+
+from gpuvet.backends.engine import BenchModule, Unsupported
+from gpuvet.bench.context import BenchContext
+from gpuvet.bench.records import BenchResult, Status, rate_stats
+from gpuvet.node.catalog import DTYPES
+
+NAME = "gemm"
+# Largest relative error against float64 a correct product of that dtype stays under
+# (unit roundoff × a margin for K-long accumulation; fp8 and bf16 carry 3 and 8 mantissa bits).
+TOLERANCE = {"fp64": 1e-10, "fp32": 1e-3, "tf32": 2e-2, "fp16": 2e-2, "bf16": 6e-2, "fp8": 0.5}
+CHECK_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class GemmOptions:
+    modules: tuple[str, ...] | None = None
+    dtypes: tuple[str, ...] = DTYPES
+    size: int | None = None  # side of the square product; default fills the device
+    check: bool = True
+    seed: int = 20261202
+
+
+def default_size(module: BenchModule, dtype: str) -> int:
+    """Big enough to keep every compute unit busy: 8192 (fp64/fp32) or 16384 on a GPU; on a
+    CPU, about 50 ms per product at peak."""
+    if module.is_host:
+        peak = module.model.peak_tflops(dtype) or module.model.peak_tflops("fp32") or 0.05
+        side = (0.05 * peak * 1e12 / 2) ** (1 / 3)
+        return int(min(4096, max(256, round(side / 256) * 256)))
+    return 8192 if dtype in ("fp64", "fp32") else 16384
+
+
+def _validate(opts: GemmOptions) -> None:
+    from gpuvet.errors import GpuvetError
+
+    bad = [d for d in opts.dtypes if d not in DTYPES]
+    if bad:
+        raise GpuvetError(f"unknown dtype {', '.join(bad)}", where="--dtypes",
+                          fix=f"use some of {', '.join(DTYPES)}.")
+    if opts.size is not None and opts.size < 16:
+        raise GpuvetError(f"size {opts.size} is too small to time", where="--size",
+                          fix="use 16 or more (default fills the device).")
+
+
+def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResult]:
+    _validate(opts)
+    modules = ctx.select(opts.modules)
+    sim = ctx.simulated
+    results: list[BenchResult] = []
+    total = len(modules) * len(opts.dtypes)
+    done = 0
+    for module in modules:
+        for dtype in opts.dtypes:
+            ctx.progress(done, total, f"gemm {dtype} on {module.id}")
+            done += 1
+            n = opts.size or default_size(module, dtype)
+            where = {"module": module.id, "dtype": dtype}
+            try:
+                timing, telemetry = ctx.run(partial(ctx.engine.gemm, module.id, dtype, n), [module.id])
+            except Unsupported as exc:
+                results.append(BenchResult.skipped(NAME, "tflops", "TFLOPS", str(exc), simulated=sim, **where))
+                continue
+            except Exception as exc:  # a driver/runtime error on one module must not lose the others
+                results.append(BenchResult.failed(NAME, "tflops", "TFLOPS", f"{type(exc).__name__}: {exc}",
+                                                  simulated=sim, **where))
+                continue
+            stats = rate_stats(timing, 2.0 * n**3 / 1e12)
+            record = BenchResult.measured(NAME, "tflops", "TFLOPS", stats, simulated=sim,
+                                          peak=module.model.peak_tflops(dtype), detail={"n": n}, **where)
+            results.append(replace(record, telemetry=telemetry))
+    ctx.progress(total, total, "gemm")
+    if opts.check:
+        ran = {(r.module, r.dtype) for r in results if r.status == "ok"}
+        for dtype in opts.dtypes:
+            checked = [m for m in modules if (m.id, dtype) in ran]
+            results.extend(cross_module_check(ctx, checked, dtype, opts.seed))
+    return results
+
+
+def cross_module_check(ctx: BenchContext, modules: list[BenchModule], dtype: str, seed: int) -> list[BenchResult]:
+    """The same seeded product on every module: error against float64, and whether each
+    module's bits agree with the majority of its peers of the same model."""
+    if not modules:
+        return []
+    sim = ctx.simulated
+    checks = {}
+    out: list[BenchResult] = []
+    for m in modules:
+        try:
+            checks[m.id] = ctx.engine.gemm_check(m.id, dtype, CHECK_SIZE, seed)
+        except Unsupported as exc:
+            out.append(BenchResult.skipped(NAME, "check", "rel_error", str(exc), simulated=sim, module=m.id, dtype=dtype))
+    models = {m.id: m.model.name for m in modules}
+    for model_name in sorted(set(models.values())):
+        peers = [mid for mid in checks if models[mid] == model_name]
+        majority, votes = Counter(checks[p].digest for p in peers).most_common(1)[0]
+        for mid in peers:
+            check = checks[mid]
+            reasons = []
+            if not math.isfinite(check.max_rel_error) or check.max_rel_error > TOLERANCE[dtype]:
+                reasons.append(f"error {check.max_rel_error:.2e} against float64 exceeds {TOLERANCE[dtype]:.0e}")
+            agrees = check.digest == majority
+            if len(peers) > 1 and not agrees:
+                reasons.append(f"computes different bits from its {votes} {model_name} peers "
+                               "for the same seeded input (silent data corruption?)")
+            out.append(BenchResult(
+                NAME, "check", check.max_rel_error, "rel_error", Status.OK, sim, module=mid, dtype=dtype,
+                size_bytes=None, correct=not reasons, reason="; ".join(reasons) or None,
+                detail={"digest": check.digest, "agrees_with_peers": agrees, "peers": len(peers),
+                        "n": CHECK_SIZE, "tolerance": TOLERANCE[dtype]},
+            ))
+    return out
+

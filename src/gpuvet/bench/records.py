@@ -1,0 +1,108 @@
+"""Typed benchmark results. One record per figure; a figure that could not be produced is a
+record too (``skipped`` with the reason, ``failed`` with the error), never a missing row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from gpuvet.backends.readings import TelemetrySummary
+from gpuvet.bench.timing import Timing, summarize
+
+
+class Status(StrEnum):
+    OK = "ok"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class FigureStats:
+    """Statistics of a figure across samples, in the figure's own unit."""
+
+    n: int
+    median: float
+    q1: float
+    q3: float
+    iqr: float
+    min: float
+    max: float
+    cv: float
+    ops_per_sample: int
+    seconds_per_op_median: float
+
+
+def rate_stats(timing: Timing, work_per_op: float) -> FigureStats:
+    """Turn seconds per operation into a rate (work/s) and summarise the rates."""
+    rates = summarize([work_per_op / s for s in timing.per_op_s])
+    return FigureStats(rates.n, rates.median, rates.q1, rates.q3, rates.iqr, rates.min, rates.max, rates.cv,
+                       timing.ops_per_sample, timing.stats.median)
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    benchmark: str
+    metric: str
+    value: float | None
+    unit: str
+    status: Status
+    simulated: bool
+    module: str | None = None
+    between: tuple[str, str] | None = None
+    dtype: str | None = None
+    size_bytes: int | None = None
+    peak: float | None = None
+    pct_of_peak: float | None = None
+    median: float | None = None
+    cv: float | None = None
+    stats: FigureStats | None = None
+    correct: bool | None = None
+    reason: str | None = None  # why skipped / failed
+    detail: dict[str, Any] = field(default_factory=dict)
+    telemetry: dict[str, TelemetrySummary] = field(default_factory=dict)
+
+    @classmethod
+    def measured(cls, benchmark: str, metric: str, unit: str, stats: FigureStats, *, simulated: bool,
+                 peak: float | None = None, **where: Any) -> BenchResult:
+        pct = 100.0 * stats.median / peak if peak else None
+        return cls(benchmark, metric, stats.median, unit, Status.OK, simulated, peak=peak, pct_of_peak=pct,
+                   median=stats.median, cv=stats.cv, stats=stats, **where)
+
+    @classmethod
+    def skipped(cls, benchmark: str, metric: str, unit: str, reason: str, *, simulated: bool,
+                **where: Any) -> BenchResult:
+        return cls(benchmark, metric, None, unit, Status.SKIPPED, simulated, reason=reason, **where)
+
+    @classmethod
+    def failed(cls, benchmark: str, metric: str, unit: str, error: str, *, simulated: bool,
+               **where: Any) -> BenchResult:
+        return cls(benchmark, metric, None, unit, Status.FAILED, simulated, reason=error, **where)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where the figures were taken: enough to tell two runs apart."""
+
+    backend: str
+    device: str
+    node: str
+    gpuvet_version: str
+    torch_version: str | None = None
+    cuda_version: str | None = None
+    driver_version: str | None = None
+    collective_backend: str | None = None
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    benchmark: str
+    simulated: bool
+    environment: Environment
+    results: Sequence[BenchResult]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status is not Status.FAILED and r.correct is not False for r in self.results)

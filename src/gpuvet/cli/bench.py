@@ -1,0 +1,134 @@
+"""`gpuvet bench NAME`: one command per benchmark, the same options where they mean the same."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+bench_app = typer.Typer(
+    help="Benchmarks that measure: compute (gemm), device memory (membw), every copy channel (copy), "
+    "collectives (collective), training throughput (model). Each figure comes with its unit, % of peak, "
+    "median and spread, and the telemetry sampled while it ran. On a machine without GPUs they run on the "
+    "CPU; with --sim on a simulated node (labelled simulated).",
+    no_args_is_help=True,
+)
+
+SimOpt = Annotated[str | None, typer.Option(
+    "--sim", help="Run on a simulated node: a preset name (gpuvet spec presets) or a spec YAML file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+ModulesOpt = Annotated[str | None, typer.Option(
+    "--modules", help="Comma-separated module ids (default: all), e.g. gpu0,gpu3.")]
+QuickOpt = Annotated[bool, typer.Option(
+    "--quick", help="Fewer, shorter samples: a smoke test, not a figure to quote.")]
+
+
+def _split(text: str | None) -> tuple[str, ...] | None:
+    return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
+
+
+def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any) -> None:
+    from gpuvet.backends.select import open_backend
+    from gpuvet.bench.runner import options_for, run_benchmark
+    from gpuvet.bench.timing import QUICK, TimingPlan
+    from gpuvet.cli import render_bench
+
+    opts = options_for(name, **options)
+    backend = open_backend(sim=sim)
+    try:
+        with render_bench.progress(enabled=sys.stderr.isatty()) as progress:
+            report = run_benchmark(name, backend, opts, plan=QUICK if quick else TimingPlan(), progress=progress)
+    finally:
+        backend.close()
+    if as_json:
+        sys.stdout.write(render_bench.to_json(report) + "\n")
+    else:
+        from rich.console import Console
+
+        render_bench.report(Console(), report)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@bench_app.command()
+def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
+         dtypes: Annotated[str | None, typer.Option(
+             "--dtypes", help="Comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default: all; unsupported ones are "
+             "skipped with the reason).")] = None,
+         size: Annotated[int | None, typer.Option("--size", help="Side n of the n×n product (default fills the "
+                                                  "device: 8192/16384 on GPUs, ~50 ms per product on a CPU).")] = None,
+         check: Annotated[bool, typer.Option("--check/--no-check", help="Compare a seeded product across modules "
+                                             "and with a float64 reference (silent data corruption).")] = True,
+         quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """Matrix products per dtype on every module: TFLOPS and % of the module's dense peak.
+
+    Exit 1 when a module computes different bits from its peers or misses the float64 reference.
+    """
+    _run("gemm", sim, as_json, quick, modules=_split(modules), dtypes=_split(dtypes), size=size, check=check)
+
+
+@bench_app.command()
+def membw(sim: SimOpt = None, modules: ModulesOpt = None,
+          kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).")] = None,
+          size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
+                                                         "GPUs, 256 MiB on a CPU).")] = None,
+          quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """Device memory bandwidth, STREAM copy and triad (bytes read + written), % of peak."""
+    _run("membw", sim, as_json, quick, modules=_split(modules), kinds=_split(kinds), size_bytes=size_bytes)
+
+
+@bench_app.command()
+def copy(sim: SimOpt = None, modules: ModulesOpt = None,
+         size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per transfer (default 256 MiB; "
+                                                        "64 MiB on a CPU).")] = None,
+         tests: Annotated[str | None, typer.Option(
+             "--tests", help="Comma-separated: h2d,d2h,pageable,p2p,concurrent (default all).")] = None,
+         quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """Every copy channel: host↔module (pinned, pageable), module→module one way and both ways
+    per pair, and concurrent sets (all to host, host to all, every module to the one n/2 away)
+    with their contention ratio: aggregate ÷ sum of the same transfers alone. GB = 1e9 bytes.
+    """
+    _run("copy", sim, as_json, quick, modules=_split(modules), size_bytes=size_bytes, tests=_split(tests))
+
+
+@bench_app.command()
+def collective(sim: SimOpt = None, modules: ModulesOpt = None,
+               ops: Annotated[str | None, typer.Option(
+                   "--ops", help="Comma-separated: all_reduce,all_gather,reduce_scatter,all_to_all,broadcast,reduce "
+                   "(default: all but reduce).")] = None,
+               min_bytes: Annotated[int | None, typer.Option("--min-bytes", help="Smallest size (nccl-tests -b; "
+                                                             "default 8).")] = None,
+               max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Largest size (nccl-tests -e; "
+                                                             "default 256 MiB on GPUs, 1 MiB on a CPU).")] = None,
+               factor: Annotated[int | None, typer.Option("--factor", help="Size multiplier (nccl-tests -f; "
+                                                          "default 2).")] = None,
+               dtype: Annotated[str | None, typer.Option("--dtype", help="fp32 (default), fp16 or bf16.")] = None,
+               nprocs: Annotated[int | None, typer.Option("--nprocs", help="Ranks on a CPU-only machine "
+                                                          "(default 2).")] = None,
+               quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """Collectives over a size sweep: time, algbw and busbw (nccl-tests' conventions), every result
+    checked, and a fit of t = α + S/β per collective (latency and bandwidth apart).
+
+    One process per module, started by gpuvet (NCCL on GPUs, gloo on CPU). Exit 1 on a wrong result.
+    """
+    _run("collective", sim, as_json, quick, modules=_split(modules), ops=_split(ops), min_bytes=min_bytes,
+         max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs)
+
+
+@bench_app.command()
+def model(sim: SimOpt = None, modules: ModulesOpt = None,
+          models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).")] = None,
+          batch: Annotated[int | None, typer.Option("--batch", help="Per module (default 256 images / 8 sequences "
+                                                    "on GPUs; 4 / 2 on a CPU).")] = None,
+          image_size: Annotated[int | None, typer.Option("--image-size", help="ResNet-50 input side "
+                                                         "(default 224).")] = None,
+          seq_len: Annotated[int | None, typer.Option("--seq-len", help="GPT sequence length.")] = None,
+          d_model: Annotated[int | None, typer.Option("--d-model", help="GPT width.")] = None,
+          layers: Annotated[int | None, typer.Option("--layers", help="GPT blocks.")] = None,
+          amp: Annotated[bool | None, typer.Option("--amp/--no-amp", help="bf16 autocast (default: on for GPUs, "
+                                                   "off on a CPU).")] = None,
+          quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """Training throughput on synthetic data: ResNet-50 images/s and GPT-style tokens/s with MFU."""
+    _run("model", sim, as_json, quick, modules=_split(modules), models=_split(models), batch=batch,
+         image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)

@@ -1,0 +1,140 @@
+"""Collectives: nccl-tests' size and bus-bandwidth conventions, and an α–β cost model.
+
+Conventions (nccl-tests, doc/PERFORMANCE.md): ``size`` is the per-rank buffer the test names
+(the full buffer for all_reduce, broadcast and all_to_all; the gathered output for all_gather;
+the scattered input for reduce_scatter); ``algbw = size / time``; ``busbw = algbw × factor``
+with the factor below, so that busbw compares with the link speed whatever the rank count.
+
+The cost model is the textbook α–β (latency–bandwidth) one per algorithm, as NCCL chooses
+among them: a ring (n-1 steps per phase), a double binary tree (log₂ n steps, full bandwidth
+for large messages) and in-switch reduction (NVLink SHARP: each rank sends its data to the
+switch once and receives the result once). ``link_gbps`` is what one rank can push per
+direction while every rank does the same; the simulated backend gets it from the flow solver,
+the planner will too, so the model lives here once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Collective(StrEnum):
+    ALL_REDUCE = "all_reduce"
+    ALL_GATHER = "all_gather"
+    REDUCE_SCATTER = "reduce_scatter"
+    ALL_TO_ALL = "all_to_all"
+    BROADCAST = "broadcast"
+    REDUCE = "reduce"
+
+
+COLLECTIVES = tuple(c.value for c in Collective)
+
+
+def bus_factor(op: Collective | str, nranks: int) -> float:
+    """nccl-tests' busbw/algbw factor for ``op`` on ``nranks`` ranks."""
+    op = Collective(op)
+    if nranks < 1:
+        raise ValueError("a collective needs at least one rank")
+    n = nranks
+    if op is Collective.ALL_REDUCE:
+        return 2 * (n - 1) / n
+    if op in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL):
+        return (n - 1) / n
+    return 1.0  # broadcast, reduce
+
+
+def algbw_gbps(size_bytes: int, seconds: float) -> float:
+    return size_bytes / seconds / 1e9
+
+
+def busbw_gbps(op: Collective | str, nranks: int, size_bytes: int, seconds: float) -> float:
+    return algbw_gbps(size_bytes, seconds) * bus_factor(op, nranks)
+
+
+class Algorithm(StrEnum):
+    RING = "ring"
+    TREE = "tree"
+    IN_SWITCH = "in_switch"
+
+
+@dataclass(frozen=True)
+class CollectiveCost:
+    algorithm: Algorithm
+    seconds: float
+
+
+def _steps_and_traffic(op: Collective, algo: Algorithm, n: int) -> tuple[float, float] | None:
+    """(latency steps, bytes each rank sends per byte of ``size``) or None if ``algo`` cannot do ``op``."""
+    log_n = math.ceil(math.log2(n)) if n > 1 else 0
+    if algo is Algorithm.RING:
+        return {
+            Collective.ALL_REDUCE: (2 * (n - 1), 2 * (n - 1) / n),
+            Collective.ALL_GATHER: (n - 1, (n - 1) / n),
+            Collective.REDUCE_SCATTER: (n - 1, (n - 1) / n),
+            Collective.ALL_TO_ALL: (n - 1, (n - 1) / n),  # pairwise exchange, n-1 rounds
+            Collective.BROADCAST: (n - 1, 1.0),  # pipelined chain
+            Collective.REDUCE: (n - 1, 1.0),
+        }[op]
+    if algo is Algorithm.TREE:
+        # double binary tree: log-depth, both trees together keep every link busy
+        return {
+            Collective.ALL_REDUCE: (2 * log_n, 2 * (n - 1) / n),
+            Collective.BROADCAST: (log_n, 1.0),
+            Collective.REDUCE: (log_n, 1.0),
+        }.get(op)
+    # in-switch: push once, the switch reduces/multicasts, pull once
+    return {
+        Collective.ALL_REDUCE: (2, 1.0),
+        Collective.ALL_GATHER: (2, (n - 1) / n),
+        Collective.REDUCE_SCATTER: (2, (n - 1) / n),
+    }.get(op)
+
+
+def collective_cost(op: Collective | str, nranks: int, size_bytes: int, *, link_gbps: float,
+                    alpha_s: float, base_s: float = 0.0, algorithm: Algorithm | str = Algorithm.RING,
+                    efficiency: float = 1.0) -> CollectiveCost | None:
+    """Time of one collective: ``base + steps·α + traffic·size / (link·efficiency)``; None when
+    ``algorithm`` does not implement ``op``."""
+    op, algo = Collective(op), Algorithm(algorithm)
+    if nranks == 1:
+        return CollectiveCost(algo, base_s)
+    shape = _steps_and_traffic(op, algo, nranks)
+    if shape is None:
+        return None
+    steps, traffic = shape
+    seconds = base_s + steps * alpha_s + traffic * size_bytes / (link_gbps * 1e9 * efficiency)
+    return CollectiveCost(algo, seconds)
+
+
+@dataclass(frozen=True)
+class AlphaBetaFit:
+    """t = α + S/β fitted over a size sweep: latency and bandwidth, separately."""
+
+    alpha_s: float
+    beta_gbps: float
+    r_squared: float
+
+
+def fit_alpha_beta(sizes_bytes: list[int], seconds: list[float]) -> AlphaBetaFit | None:
+    """Fit t = α + S/β minimising *relative* residuals (weights 1/t²), so that the small,
+    latency-bound sizes count as much as the large, bandwidth-bound ones. None with fewer
+    than two distinct sizes or a time that does not grow with size."""
+    pairs = sorted(zip(sizes_bytes, seconds, strict=True))
+    if len({s for s, _ in pairs}) < 2 or any(t <= 0 for _, t in pairs):
+        return None
+    w = [1.0 / t**2 for _, t in pairs]
+    sw = sum(w)
+    mean_s = sum(wi * s for wi, (s, _) in zip(w, pairs, strict=True)) / sw
+    mean_t = sum(wi * t for wi, (_, t) in zip(w, pairs, strict=True)) / sw
+    sxx = sum(wi * (s - mean_s) ** 2 for wi, (s, _) in zip(w, pairs, strict=True))
+    sxy = sum(wi * (s - mean_s) * (t - mean_t) for wi, (s, t) in zip(w, pairs, strict=True))
+    slope = sxy / sxx
+    if slope <= 0:
+        return None
+    alpha = mean_t - slope * mean_s
+    ss_tot = sum(wi * (t - mean_t) ** 2 for wi, (_, t) in zip(w, pairs, strict=True))
+    ss_res = sum(wi * (t - (alpha + slope * s)) ** 2 for wi, (s, t) in zip(w, pairs, strict=True))
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
+    return AlphaBetaFit(alpha, 1.0 / slope / 1e9, r2)
