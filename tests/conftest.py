@@ -31,3 +31,20 @@ def sim_with_faults(tmp_path: Path, base: str, faults: list[dict]) -> SimBackend
     path = tmp_path / "faulty.yaml"
     path.write_text(yaml.safe_dump({"base": base, "faults": faults}), encoding="utf-8")
     return SimBackend.from_ref(str(path))
+
+
+@pytest.fixture
+def faulty():
+    """``faulty(base, faults)``: a simulated node from a preset with faults injected."""
+    import tempfile
+
+    made = []
+
+    def _make(base: str, faults: list[dict]) -> SimBackend:
+        folder = tempfile.TemporaryDirectory()
+        made.append(folder)
+        return sim_with_faults(Path(folder.name), base, faults)
+
+    yield _make
+    for folder in made:
+        folder.cleanup()

@@ -31,6 +31,9 @@ class FakeGpu:
     clocks: dict[int, int] = field(default_factory=lambda: {1: 345, 2: 2619})
     max_clocks: dict[int, int] = field(default_factory=lambda: {1: 1980, 2: 3201})
     lost: bool = False
+    power_draw_mw: int = 650_000
+    temperature_c: int = 61
+    clock_event_mask: int = 0x1  # gpu_idle
     unsupported: set[str] = field(default_factory=set)
 
 
@@ -132,6 +135,18 @@ class FakeNvml:
 
     def nvmlDeviceGetMaxClockInfo(self, h: int, clock: int) -> int:
         return self._gpu(h, "nvmlDeviceGetMaxClockInfo").max_clocks[clock]
+
+    def nvmlDeviceGetPowerUsage(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetPowerUsage").power_draw_mw
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetEnforcedPowerLimit").power_mw[0]
+
+    def nvmlDeviceGetTemperature(self, h: int, sensor: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetTemperature").temperature_c
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetCurrentClocksEventReasons").clock_event_mask
 
     def nvmlDeviceGetNumaNodeId(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetNumaNodeId").numa

@@ -38,10 +38,10 @@ def _buffers(torch: Any, op: str, count: int, n: int, rank: int, dtype: Any, dev
 def _run_op(dist: Any, op: str, inp: Any, out: Any) -> None:
     if op == "all_reduce":
         dist.all_reduce(inp)
-    elif op == "all_gather":
-        dist.all_gather_into_tensor(out, inp)
+    elif op == "all_gather":  # the *_single names replace *_tensor in newer torch
+        getattr(dist, "all_gather_single", dist.all_gather_into_tensor)(out, inp)
     elif op == "reduce_scatter":
-        dist.reduce_scatter_tensor(out, inp)
+        getattr(dist, "reduce_scatter_single", dist.reduce_scatter_tensor)(out, inp)
     elif op == "all_to_all":
         dist.all_to_all_single(out, inp)
     elif op == "broadcast":

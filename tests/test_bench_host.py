@@ -1,0 +1,146 @@
+"""Benchmarks measured for real on this machine's CPU through PyTorch (what CI can run)."""
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the torch extra is installed by CI; real CPU measurements need it")
+
+from gpuvet.backends.engine import BenchModule  # noqa: E402
+from gpuvet.backends.host import HostBackend, cpu_peak, host_module_model, read_host_info  # noqa: E402
+from gpuvet.backends.torch_engine import TorchEngine  # noqa: E402
+from gpuvet.bench.collective import CollectiveOptions  # noqa: E402
+from gpuvet.bench.context import BenchContext  # noqa: E402
+from gpuvet.bench.copy import CopyOptions  # noqa: E402
+from gpuvet.bench.copy import run as run_copy  # noqa: E402
+from gpuvet.bench.gemm import GemmOptions  # noqa: E402
+from gpuvet.bench.gemm import run as run_gemm  # noqa: E402
+from gpuvet.bench.membw import MembwOptions  # noqa: E402
+from gpuvet.bench.model import ModelOptions  # noqa: E402
+from gpuvet.bench.runner import run_benchmark  # noqa: E402
+from gpuvet.bench.timing import QUICK  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def host():
+    return HostBackend("no GPU in the test machine")
+
+
+def ok(report_or_results, metric):
+    results = getattr(report_or_results, "results", report_or_results)
+    return [r for r in results if r.metric == metric and r.status == "ok"]
+
+
+def test_cpu_gemm_is_measured_against_the_computed_peak(host):
+    rep = run_benchmark("gemm", host, GemmOptions(dtypes=("fp32", "fp64", "tf32"), size=256), plan=QUICK)
+    assert not rep.simulated and rep.environment.torch_version == torch.__version__
+    fp32, fp64 = ok(rep, "tflops")
+    assert fp32.unit == "TFLOPS" and fp32.module == "cpu"
+    assert 1e-4 < fp32.value < 50  # a real, finite rate in a CPU's range
+    if fp32.peak is not None:
+        assert 0 < fp32.pct_of_peak < 150
+    assert fp32.stats.n >= 3 and fp32.stats.min <= fp32.median <= fp32.stats.max and fp32.cv >= 0
+    assert fp32.telemetry["cpu"].samples >= 1
+    tf32 = next(r for r in rep.results if r.dtype == "tf32" and r.metric == "tflops")
+    assert tf32.status == "skipped" and "tensor-core" in tf32.reason
+    checks = [r for r in rep.results if r.metric == "check"]
+    assert {c.dtype for c in checks} == {"fp32", "fp64"} and all(c.correct for c in checks)
+    assert next(c for c in checks if c.dtype == "fp64").value < 1e-12
+
+
+class DivergentEngine(TorchEngine):
+    """Two CPU 'modules'; m1's products are off by one unit in the last place of one element."""
+
+    def _matmul(self, dtype, device):
+        mm = super()._matmul(dtype, device)
+        if not getattr(self, "_diverge", False):
+            return mm
+
+        def off(a, b):
+            c = mm(a, b)
+            c[0, 0] = torch.nextafter(c[0, 0], torch.tensor(float("inf"), dtype=c.dtype))
+            return c
+
+        return off
+
+    def gemm_check(self, module, dtype, n, seed):
+        self._diverge = module == "m1"
+        try:
+            return super().gemm_check(module, dtype, n, seed)
+        finally:
+            self._diverge = False
+
+
+def test_a_module_computing_different_bits_is_caught():
+    engine = DivergentEngine(*_modules_and_devices())
+    results = run_gemm(BenchContext(engine, QUICK), GemmOptions(dtypes=("fp32",), size=64))
+    checks = {r.module: r for r in results if r.metric == "check"}
+    # within float tolerance, yet not the same bits as its peer: named, not passed
+    assert checks["m1"].value < 1e-3
+    assert checks["m0"].detail["digest"] != checks["m1"].detail["digest"]
+    flagged = [m for m, c in checks.items() if c.correct is False]
+    assert flagged and "different bits" in checks[flagged[0]].reason
+
+
+def _modules_and_devices():
+    model = host_module_model(read_host_info(), cpu_peak())
+    return [BenchModule("m0", model), BenchModule("m1", model)], {"m0": "cpu", "m1": "cpu"}
+
+
+def test_cpu_membw_copy_and_triad(host):
+    rep = run_benchmark("membw", host, MembwOptions(size_bytes=16 * 2**20), plan=QUICK)
+    copy, triad = ok(rep, "copy")[0], ok(rep, "triad")[0]
+    for r in (copy, triad):
+        assert r.unit == "GB/s" and 0.1 < r.value < 2000 and r.size_bytes == 16 * 2**20
+    assert copy.detail["bytes_moved_per_op"] == 2 * 16 * 2**20
+
+
+def test_host_copy_alone_and_all_cores_at_once(host):
+    rep = run_benchmark("copy", host, CopyOptions(size_bytes=8 * 2**20), plan=QUICK)
+    alone = ok(rep, "host_copy")[0]
+    assert 0.1 < alone.value < 1000
+    ratio = ok(rep, "contention_ratio")[0]
+    assert 0 < ratio.value <= 1.5 and ratio.detail["set"] == "host_copies"
+
+
+def test_copy_channels_between_two_modules_run_the_pair_paths():
+    engine = TorchEngine(*_modules_and_devices())
+    results = run_copy(BenchContext(engine, QUICK), CopyOptions(size_bytes=4 * 2**20, tests=("h2d", "p2p", "concurrent")))
+    assert {r.metric for r in results} >= {"h2d", "d2h", "p2p_one_way", "p2p_two_way", "aggregate", "contention_ratio"}
+    assert all(r.status == "ok" and r.value > 0 for r in results)
+    assert {r.between for r in ok(results, "p2p_one_way")} == {("m0", "m1"), ("m1", "m0")}
+
+
+@pytest.mark.slow
+def test_gloo_collectives_are_timed_and_checked(host):
+    ops = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+    rep = run_benchmark("collective", host, CollectiveOptions(ops=ops, max_bytes=2**16, factor=16, nprocs=2), plan=QUICK)
+    busbw = ok(rep, "busbw")
+    assert {r.detail["op"] for r in busbw} == set(ops)
+    assert all(r.correct is True and r.value > 0 and r.detail["backend"] == "gloo" for r in busbw)
+    assert {r.size_bytes for r in busbw} == {8, 128, 2048, 32768}
+    fits = [r for r in rep.results if r.metric == "latency"]
+    assert len(fits) == len(ops)  # one per collective: fitted, or skipped saying why (tiny sizes can be flat)
+    assert all(r.value > 0 if r.status == "ok" else r.reason for r in fits)
+
+
+@pytest.mark.slow
+def test_a_planted_wrong_collective_result_is_caught():
+    engine = TorchEngine(*_modules_and_devices())
+    session = engine.collectives(["m0", "m1", "m0", "m1"])  # four ranks on the CPU
+    try:
+        assert session.check("all_reduce", 1024, "fp32")
+        assert not session.check("all_reduce", 1024, "fp32", corrupt_rank=3)
+        assert not session.check("all_gather", 1024, "fp32", corrupt_rank=0)
+    finally:
+        session.close()
+
+
+@pytest.mark.slow
+def test_training_throughput_on_cpu(host):
+    opts = ModelOptions(batch=2, image_size=32, seq_len=16, d_model=64, layers=1, heads=4, vocab=128)
+    rep = run_benchmark("model", host, opts, plan=QUICK)
+    images = ok(rep, "images_per_s")[0]
+    tokens = ok(rep, "tokens_per_s")[0]
+    assert images.unit == "images/s" and images.value > 0.5
+    assert tokens.unit == "tokens/s" and tokens.value > 10
+    for mfu in ok(rep, "mfu"):
+        assert 0 < mfu.value < 100

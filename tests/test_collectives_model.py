@@ -1,0 +1,105 @@
+"""nccl-tests' conventions, the α–β model, and the known data collectives are checked against."""
+
+import numpy as np
+import pytest
+
+from gpuvet.backends.collective_data import (
+    element_count,
+    expected_output,
+    outputs_correct,
+    rank_input,
+    reference_collective,
+)
+from gpuvet.node.collectives import (
+    COLLECTIVES,
+    Algorithm,
+    algbw_gbps,
+    bus_factor,
+    busbw_gbps,
+    collective_cost,
+    fit_alpha_beta,
+)
+
+# Hand-computed from nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, allgather/reducescatter/
+# alltoall (n-1)/n, broadcast/reduce 1.
+HAND = {
+    ("all_reduce", 8): 1.75, ("all_reduce", 2): 1.0, ("all_reduce", 4): 1.5,
+    ("all_gather", 8): 0.875, ("reduce_scatter", 8): 0.875, ("all_to_all", 8): 0.875,
+    ("all_gather", 2): 0.5, ("broadcast", 8): 1.0, ("reduce", 8): 1.0, ("all_reduce", 1): 0.0,
+}
+
+
+@pytest.mark.parametrize(("op", "n"), list(HAND))
+def test_bus_factor_matches_nccl_tests(op, n):
+    assert bus_factor(op, n) == pytest.approx(HAND[(op, n)])
+
+
+def test_busbw_from_size_and_time():
+    # 1 GiB all_reduce on 8 ranks in 10 ms: algbw 107.37 GB/s, busbw 1.75x that
+    assert algbw_gbps(2**30, 0.01) == pytest.approx(107.374, rel=1e-4)
+    assert busbw_gbps("all_reduce", 8, 2**30, 0.01) == pytest.approx(187.905, rel=1e-4)
+
+
+def test_unknown_collective_is_rejected():
+    with pytest.raises(ValueError):
+        bus_factor("all_scatter", 4)
+
+
+def test_ring_all_reduce_cost_by_hand():
+    # 8 ranks, 1 GB, 100 GB/s per rank, alpha 1 us: 14 steps + 1.75 GB / 100 GB/s
+    cost = collective_cost("all_reduce", 8, 10**9, link_gbps=100, alpha_s=1e-6)
+    assert cost.seconds == pytest.approx(14e-6 + 0.0175)
+
+
+def test_in_switch_beats_ring_bandwidth_but_not_every_op():
+    ring = collective_cost("all_reduce", 8, 10**9, link_gbps=100, alpha_s=1e-6)
+    switch = collective_cost("all_reduce", 8, 10**9, link_gbps=100, alpha_s=1e-6, algorithm=Algorithm.IN_SWITCH)
+    assert switch.seconds < ring.seconds
+    assert collective_cost("all_to_all", 8, 10**9, link_gbps=100, alpha_s=1e-6, algorithm="in_switch") is None
+    # tree: log2(8)=3 steps each way, so small messages are faster than on the ring
+    tree = collective_cost("all_reduce", 8, 8, link_gbps=100, alpha_s=1e-6, algorithm="tree")
+    assert tree.seconds < collective_cost("all_reduce", 8, 8, link_gbps=100, alpha_s=1e-6).seconds
+
+
+def test_alpha_beta_fit_recovers_latency_and_bandwidth():
+    sizes = [2**k for k in range(3, 28, 2)]
+    alpha, beta = 20e-6, 150.0
+    rng = np.random.default_rng(0)
+    times = [(alpha + s / (beta * 1e9)) * rng.lognormal(0, 0.01) for s in sizes]
+    fit = fit_alpha_beta(sizes, times)
+    assert fit.alpha_s == pytest.approx(alpha, rel=0.05)
+    assert fit.beta_gbps == pytest.approx(beta, rel=0.05)
+    assert fit.r_squared > 0.99
+
+
+def test_alpha_beta_fit_refuses_what_it_cannot_fit():
+    assert fit_alpha_beta([1024, 1024], [1e-3, 1e-3]) is None
+    assert fit_alpha_beta([8, 1024], [2e-3, 1e-3]) is None  # time falling with size
+
+
+@pytest.mark.parametrize("op", COLLECTIVES)
+@pytest.mark.parametrize("n", [2, 3, 4, 8])
+def test_closed_form_matches_the_collective_itself(op, n):
+    count = element_count(op, 4 * 1000, 4, n)
+    inputs = [rank_input(op, r, n, count) for r in range(n)]
+    assert all((x != 0).all() for x in inputs)  # never zeros: a no-op collective cannot pass
+    outputs = reference_collective(op, inputs)
+    assert outputs_correct(op, outputs, n, count)
+
+
+@pytest.mark.parametrize("op", COLLECTIVES)
+def test_a_wrong_element_on_any_rank_is_caught(op):
+    n, count = 4, 64
+    outputs = reference_collective(op, [rank_input(op, r, n, count) for r in range(n)])
+    for rank in range(n):
+        if expected_output(op, rank, n, count) is None:
+            continue
+        bad = [None if o is None else o.copy() for o in outputs]
+        bad[rank][-1] += 1.0
+        assert not outputs_correct(op, bad, n, count)
+
+
+def test_a_collective_that_did_nothing_is_caught():
+    n, count = 4, 64
+    untouched = [rank_input("all_reduce", r, n, count) for r in range(n)]
+    assert not outputs_correct("all_reduce", untouched, n, count)
