@@ -144,3 +144,30 @@ def test_training_throughput_on_cpu(host):
     assert tokens.unit == "tokens/s" and tokens.value > 10
     for mfu in ok(rep, "mfu"):
         assert 0 < mfu.value < 100
+
+
+@pytest.mark.slow
+def test_the_same_command_runs_as_ranks_of_a_torchrun_job(tmp_path):
+    """Several nodes use torchrun; here two ranks on this machine, the same command line."""
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29517",
+           "-m", "gpuvet", "bench", "collective", "--torchrun", "--json", "--quick",
+           "--ops", "all_reduce,all_gather", "--max-bytes", "4096", "--factor", "8"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout)  # one report: only rank 0 prints
+    busbw = [r for r in data["results"] if r["metric"] == "busbw"]
+    assert {r["detail"]["ranks"] for r in busbw} == {2}
+    assert all(r["correct"] is True for r in busbw) and len(busbw) == 2 * 4
+
+
+def test_torchrun_flag_outside_torchrun_says_how_to_start_it(host, monkeypatch):
+    from gpuvet.errors import GpuvetError
+
+    for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(GpuvetError, match="torchrun --nproc-per-node"):
+        run_benchmark("collective", host, CollectiveOptions(torchrun=True), plan=QUICK)

@@ -141,6 +141,10 @@ class BenchEngine(ABC):
     @abstractmethod
     def collectives(self, modules: Sequence[str]) -> CollectiveSession: ...
 
+    def joined_collectives(self) -> CollectiveSession:
+        """This process as one rank of a job ``torchrun`` started (several nodes)."""
+        raise Unsupported("this backend cannot join a torchrun job")
+
     @abstractmethod
     def train(self, module: str, spec: TrainSpec) -> Workload: ...
 

@@ -52,8 +52,56 @@ def _run_op(dist: Any, op: str, inp: Any, out: Any) -> None:
         raise ValueError(op)
 
 
+class _Rank:
+    """What one rank does, whoever started it: time k collectives, check one on known data."""
+
+    def __init__(self, torch: Any, dist: Any, device: Any, rank: int, world: int) -> None:
+        self.torch, self.dist, self.device, self.rank, self.world = torch, dist, device, rank, world
+        self.dtypes = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+        self.cache: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+
+    def sync(self) -> None:
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+
+    def time(self, op: str, size: int, dtype: str, repeats: int) -> float:
+        """Seconds this rank took for ``repeats`` back-to-back collectives, from a common start.
+        Timing data may grow (repeated sums) — the cost does not depend on the values, and
+        correctness is checked separately on fresh data."""
+        key = (op, size, dtype)
+        if key not in self.cache:
+            self.cache.clear()
+            count = element_count(op, size, ELEM_BYTES[dtype], self.world)
+            self.cache[key] = _buffers(self.torch, op, count, self.world, self.rank, self.dtypes[dtype], self.device)
+        inp, out = self.cache[key]
+        self.dist.barrier()
+        self.sync()
+        begin = time.perf_counter()
+        for _ in range(repeats):
+            _run_op(self.dist, op, inp, out)
+        self.sync()
+        return time.perf_counter() - begin
+
+    def check(self, op: str, size: int, dtype: str, corrupt_rank: int | None) -> bool:
+        count = element_count(op, size, ELEM_BYTES[dtype], self.world)
+        inp, out = _buffers(self.torch, op, count, self.world, self.rank, self.dtypes[dtype], self.device)
+        _run_op(self.dist, op, inp, out)
+        self.sync()
+        got = out.float().cpu().numpy()
+        if corrupt_rank == self.rank:
+            got[0] += 1.0  # planted by a test: the check must catch it
+        want = expected_output(op, self.rank, self.world, count)
+        return want is None or (got.shape == want.shape and bool((got == want).all()))
+
+
+def _is_unsupported(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "not supported" in text or "does not support" in text
+
+
 def _worker(rank: int, world: int, store_path: str, device_name: str, backend: str, conn: Any) -> None:
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo") if backend == "gloo" else None
+    if backend == "gloo":
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # every rank is on this machine
     import torch
     import torch.distributed as dist
 
@@ -62,53 +110,24 @@ def _worker(rank: int, world: int, store_path: str, device_name: str, backend: s
     device = torch.device(device_name)
     if device.type == "cuda":
         torch.cuda.set_device(device)
-    dtypes = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-
-    def sync() -> None:
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-
     try:
         dist.init_process_group(backend, init_method=f"file://{store_path}", rank=rank, world_size=world)
         conn.send(("ready", None))
     except Exception as exc:
         conn.send(("error", f"rank {rank} could not join: {exc}"))
         return
-    cache: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+    me = _Rank(torch, dist, device, rank, world)
     while True:
         cmd = conn.recv()
         if cmd[0] == "stop":
             break
         try:
             if cmd[0] == "time":
-                _, op, size, dtype, repeats = cmd
-                key = (op, size, dtype)
-                if key not in cache:
-                    cache.clear()
-                    count = element_count(op, size, ELEM_BYTES[dtype], world)
-                    cache[key] = _buffers(torch, op, count, world, rank, dtypes[dtype], device)
-                inp, out = cache[key]
-                dist.barrier()
-                sync()
-                begin = time.perf_counter()
-                for _ in range(repeats):
-                    _run_op(dist, op, inp, out)
-                sync()
-                conn.send(("ok", time.perf_counter() - begin))
+                conn.send(("ok", me.time(*cmd[1:])))
             elif cmd[0] == "check":
-                _, op, size, dtype, corrupt = cmd
-                count = element_count(op, size, ELEM_BYTES[dtype], world)
-                inp, out = _buffers(torch, op, count, world, rank, dtypes[dtype], device)
-                _run_op(dist, op, inp, out)
-                sync()
-                got = out.float().cpu().numpy()
-                if corrupt == rank:
-                    got[0] += 1.0  # planted by a test: the check must catch it
-                want = expected_output(op, rank, world, count)
-                conn.send(("ok", want is None or (got.shape == want.shape and bool((got == want).all()))))
+                conn.send(("ok", me.check(*cmd[1:])))
         except RuntimeError as exc:
-            unsupported = "not supported" in str(exc).lower() or "does not support" in str(exc).lower()
-            conn.send(("unsupported" if unsupported else "error", f"rank {rank}: {exc}"))
+            conn.send(("unsupported" if _is_unsupported(exc) else "error", f"rank {rank}: {exc}"))
         except Exception:
             conn.send(("error", f"rank {rank}: {traceback.format_exc(limit=3)}"))
     dist.destroy_process_group()
@@ -202,3 +221,64 @@ class TorchCollectives(CollectiveSession):
         if self.store_dir is not None:
             self.store_dir.cleanup()
             self.store_dir = None
+
+
+@dataclass
+class _JoinedWorkload:
+    session: JoinedCollectives
+    op: str
+    size: int
+    dtype: str
+
+    def timed(self, repeats: int) -> float:
+        return self.session.slowest(self.session.me.time(self.op, self.size, self.dtype, repeats))
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class JoinedCollectives(CollectiveSession):
+    """This process is one rank of a job ``torchrun`` started (``env://`` rendezvous), on one
+    node or many. Every rank runs the same sweep; the reduced times are identical everywhere,
+    so every rank's timing loop takes the same decisions."""
+
+    me: Any = None
+
+    @classmethod
+    def join(cls, backend: str) -> JoinedCollectives:
+        import torch
+        import torch.distributed as dist
+
+        missing = [v for v in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR") if v not in os.environ]
+        if missing:
+            raise Unsupported(f"--torchrun needs the variables torchrun sets ({', '.join(missing)} missing); "
+                              "start it as: torchrun --nproc-per-node=N -m gpuvet bench collective --torchrun")
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        device = torch.device(f"cuda:{os.environ['LOCAL_RANK']}") if backend == "nccl" else torch.device("cpu")
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
+        dist.init_process_group(backend, init_method="env://")
+        return cls(world, tuple(f"rank{r}" for r in range(world)), me=_Rank(torch, dist, device, rank, world))
+
+    @property
+    def rank(self) -> int:
+        return int(self.me.rank)
+
+    def slowest(self, seconds: float) -> float:
+        t = self.me.torch.tensor([seconds], dtype=self.me.torch.float64, device=self.me.device)
+        self.me.dist.all_reduce(t, op=self.me.dist.ReduceOp.MAX)
+        return float(t.item())
+
+    def workload(self, op: str, size_bytes: int, dtype: str) -> Workload:
+        return _JoinedWorkload(self, op, size_bytes, dtype)
+
+    def check(self, op: str, size_bytes: int, dtype: str, corrupt_rank: int | None = None) -> bool:
+        local = 1.0 if self.me.check(op, size_bytes, dtype, corrupt_rank) else 0.0
+        flag = self.me.torch.tensor([local], device=self.me.device)
+        self.me.dist.all_reduce(flag, op=self.me.dist.ReduceOp.MIN)
+        return bool(flag.item() == 1.0)
+
+    def close(self) -> None:
+        if self.me is not None and self.me.dist.is_initialized():
+            self.me.dist.destroy_process_group()

@@ -249,6 +249,11 @@ class TorchEngine(BenchEngine):
         devices = [str(self._device(m.split(":")[0])) for m in modules]
         return TorchCollectives.start(tuple(modules), devices, self.collective_backend)
 
+    def joined_collectives(self) -> CollectiveSession:
+        from gpuvet.backends.torch_collectives import JoinedCollectives
+
+        return JoinedCollectives.join(self.collective_backend)
+
 
 @dataclass
 class _CudaCopies:

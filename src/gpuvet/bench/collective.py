@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gpuvet.backends.engine import Unsupported
+from gpuvet.backends.engine import CollectiveSession, Unsupported
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status, rate_stats
 from gpuvet.errors import GpuvetError
@@ -28,6 +28,7 @@ class CollectiveOptions:
     dtype: str = "fp32"
     nprocs: int = 2  # ranks on the host backend (one process each)
     check: bool = True
+    torchrun: bool = False  # this process is one rank of a torchrun job (several nodes)
 
 
 def sweep(min_bytes: int, max_bytes: int, factor: int) -> list[int]:
@@ -56,18 +57,38 @@ def _validate(opts: CollectiveOptions) -> None:
 
 def run(ctx: BenchContext, opts: CollectiveOptions = CollectiveOptions()) -> list[BenchResult]:
     _validate(opts)
-    modules = ctx.select(opts.modules)
     sim = ctx.simulated
+    if opts.torchrun:
+        try:
+            joined = ctx.engine.joined_collectives()
+        except Unsupported as exc:
+            raise GpuvetError(str(exc), where="--torchrun",
+                              fix="start every rank with torchrun (docs/benchmarks.md), or drop --torchrun.") from None
+        return _run_sweep(_deterministic(ctx), opts, joined, host=ctx.engine.collective_backend == "gloo")
+    modules = ctx.select(opts.modules)
     host = any(m.is_host for m in modules)
     members = [f"{modules[0].id}:{r}" for r in range(opts.nprocs)] if host else [m.id for m in modules]
     if len(members) < 2:
         return [BenchResult.skipped(NAME, "busbw", "GB/s", "a collective needs at least two modules", simulated=sim)]
+    return _run_sweep(ctx, opts, ctx.engine.collectives(members), host)
+
+
+def _deterministic(ctx: BenchContext) -> BenchContext:
+    """Ranks of a torchrun job must take the same timing decisions: a fixed sample count, no
+    wall-clock budget (each rank's clock differs; the reduced times do not)."""
+    plan = replace(ctx.plan, max_samples=ctx.plan.min_samples, budget_s=float("inf"))
+    return BenchContext(ctx.engine, plan, ctx.progress)
+
+
+def _run_sweep(ctx: BenchContext, opts: CollectiveOptions, session: CollectiveSession, host: bool) -> list[BenchResult]:
+    sim = ctx.simulated
+    known = {m.id for m in ctx.engine.modules()}
+    watched = [m for m in session.members if m in known]  # telemetry for the modules that are ours
     max_bytes = opts.max_bytes or (2**20 if host else 256 * 2**20)
     sizes = sweep(opts.min_bytes, max_bytes, opts.factor)
-    n = len(members)
+    n = session.nranks
     results: list[BenchResult] = []
     total, done = len(opts.ops) * len(sizes), 0
-    session = ctx.engine.collectives(members)
     try:
         for op in opts.ops:
             fit_sizes: list[int] = []
@@ -78,7 +99,7 @@ def run(ctx: BenchContext, opts: CollectiveOptions = CollectiveOptions()) -> lis
                 where = {"size_bytes": size, "dtype": opts.dtype, "detail": {"op": op, "ranks": n}}
                 try:
                     timing, telemetry = ctx.run(partial(session.workload, op, size, opts.dtype),
-                                                [] if host else members)
+                                                watched)
                     correct = session.check(op, size, opts.dtype) if opts.check else None
                 except Unsupported as exc:
                     for metric in ("algbw", "busbw"):

@@ -30,14 +30,21 @@ class GemmOptions:
     seed: int = 20261202
 
 
-def default_size(module: BenchModule, dtype: str) -> int:
-    """Big enough to keep every compute unit busy: 8192 (fp64/fp32) or 16384 on a GPU; on a
-    CPU, about 50 ms per product at peak."""
-    if module.is_host:
-        peak = module.model.peak_tflops(dtype) or module.model.peak_tflops("fp32") or 0.05
-        side = (0.05 * peak * 1e12 / 2) ** (1 / 3)
-        return int(min(4096, max(256, round(side / 256) * 256)))
-    return 8192 if dtype in ("fp64", "fp32") else 16384
+def default_size(ctx: BenchContext, module: BenchModule, dtype: str) -> int:
+    """Big enough to keep every compute unit busy: 8192 (fp64/fp32) or 16384 on a GPU. On a
+    CPU, about 50 ms per product at the rate a 256-side probe reaches (CPUs without native
+    fp16 arithmetic run it a hundred times slower than bf16, so no fixed size suits all)."""
+    if not module.is_host:
+        return 8192 if dtype in ("fp64", "fp32") else 16384
+    probe = ctx.engine.gemm(module.id, dtype, 256)
+    try:
+        probe.timed(1)
+        seconds = probe.timed(1)
+    finally:
+        probe.close()
+    rate = 2 * 256**3 / max(seconds, 1e-9)
+    side = (0.05 * rate / 2) ** (1 / 3)
+    return int(min(4096, max(128, round(side / 128) * 128)))
 
 
 def _validate(opts: GemmOptions) -> None:
@@ -63,9 +70,9 @@ def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResul
         for dtype in opts.dtypes:
             ctx.progress(done, total, f"gemm {dtype} on {module.id}")
             done += 1
-            n = opts.size or default_size(module, dtype)
             where = {"module": module.id, "dtype": dtype}
             try:
+                n = opts.size or default_size(ctx, module, dtype)
                 timing, telemetry = ctx.run(partial(ctx.engine.gemm, module.id, dtype, n), [module.id])
             except Unsupported as exc:
                 results.append(BenchResult.skipped(NAME, "tflops", "TFLOPS", str(exc), simulated=sim, **where))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Any
 
@@ -41,6 +42,8 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any)
             report = run_benchmark(name, backend, opts, plan=QUICK if quick else TimingPlan(), progress=progress)
     finally:
         backend.close()
+    if os.environ.get("RANK", "0") != "0" and options.get("torchrun"):
+        return  # under torchrun every rank measures; rank 0 reports
     if as_json:
         sys.stdout.write(render_bench.to_json(report) + "\n")
     else:
@@ -106,6 +109,10 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                dtype: Annotated[str | None, typer.Option("--dtype", help="fp32 (default), fp16 or bf16.")] = None,
                nprocs: Annotated[int | None, typer.Option("--nprocs", help="Ranks on a CPU-only machine "
                                                           "(default 2).")] = None,
+               torchrun: Annotated[bool, typer.Option(
+                   "--torchrun", help="Be one rank of a job torchrun started (several nodes): "
+                   "torchrun --nnodes=N --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=HOST:29500 "
+                   "-m gpuvet bench collective --torchrun --json")] = False,
                quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Collectives over a size sweep: time, algbw and busbw (nccl-tests' conventions), every result
     checked, and a fit of t = α + S/β per collective (latency and bandwidth apart).
@@ -113,7 +120,7 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
     One process per module, started by gpuvet (NCCL on GPUs, gloo on CPU). Exit 1 on a wrong result.
     """
     _run("collective", sim, as_json, quick, modules=_split(modules), ops=_split(ops), min_bytes=min_bytes,
-         max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs)
+         max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs, torchrun=torchrun or None)
 
 
 @bench_app.command()

@@ -52,15 +52,39 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}" if abs(value) >= 1 else f"{value:.3g}"
 
 
-def _status(r: BenchResult) -> str:
+def _value(r: BenchResult) -> str:
+    if r.value is None:
+        return "-"
+    if r.unit == "rel_error":
+        return f"{r.value:.0e}"
+    return f"{_fmt(r.value, 3 if r.unit == 'ratio' else 1)} {r.unit if r.unit != 'ratio' else ''}".rstrip()
+
+
+class _Notes:
+    """Long reasons as numbered notes under the table, so the table stays narrow."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def ref(self, text: str) -> str:
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"[{self.texts.index(text) + 1}]"
+
+    def print(self, console: Console) -> None:
+        for i, text in enumerate(self.texts, 1):
+            console.print(f"[dim][{i}][/dim] {text}")
+
+
+def _status(r: BenchResult, notes: _Notes) -> str:
     if r.status is Status.SKIPPED:
-        return f"[yellow]skipped[/]: {r.reason}"
+        return f"[yellow]skipped[/] {notes.ref(r.reason or '')}"
     if r.status is Status.FAILED:
-        return f"[red]failed[/]: {r.reason}"
+        return f"[red]failed[/] {notes.ref(r.reason or '')}"
     if r.correct is False:
-        return f"[red]WRONG[/]: {r.reason}"
+        return f"[red]WRONG[/] {notes.ref(r.reason or '')}"
     reasons = sorted({why for t in r.telemetry.values() for why in t.throttle_reasons})
-    return f"[yellow]throttled: {', '.join(reasons)}[/]" if reasons else "[green]ok[/]"
+    return f"[yellow]throttled[/] {notes.ref('throttle reasons seen: ' + ', '.join(reasons))}" if reasons else "[green]ok[/]"
 
 
 def _where(r: BenchResult) -> str:
@@ -91,15 +115,16 @@ def report(console: Console, rep: BenchReport) -> None:
 
 def _generic_table(console: Console, rep: BenchReport) -> None:
     rows = [r for r in rep.results if r.metric not in ("p2p_one_way", "p2p_two_way")]
+    notes = _Notes()
     t = Table(title=f"{rep.benchmark}" + (" (SIMULATED)" if rep.simulated else ""), title_justify="left")
-    for col in ("metric", "where", "dtype", "value", "unit", "% peak", "IQR", "CV %", "n", "status"):
-        t.add_column(col, justify="right" if col in ("value", "% peak", "IQR", "CV %", "n") else "left")
+    for col in ("metric", "where", "dtype", "value", "% peak", "CV %", "n", "status"):
+        t.add_column(col, justify="right" if col in ("value", "% peak", "CV %", "n") else "left", no_wrap=True)
     for r in rows:
         s = r.stats
-        t.add_row(r.metric, _where(r), r.dtype or "", _fmt(r.value, 3 if r.unit in ("ratio", "rel_error") else 1),
-                  r.unit, _fmt(r.pct_of_peak), _fmt(s.iqr) if s else "", _fmt(100 * r.cv) if r.cv is not None else "",
-                  str(s.n) if s else "", _status(r))
+        t.add_row(r.metric, _where(r), r.dtype or "", _value(r), _fmt(r.pct_of_peak),
+                  _fmt(100 * r.cv) if r.cv is not None else "", str(s.n) if s else "", _status(r, notes))
     console.print(t)
+    notes.print(console)
 
 
 def _pair_matrix(console: Console, rep: BenchReport, metric: str) -> None:
@@ -130,18 +155,20 @@ def _collective_table(console: Console, rep: BenchReport) -> None:
     for col in ("op", "size B", "time us", "algbw GB/s", "busbw GB/s", "CV %", "algorithm", "correct"):
         t.add_column(col, justify="left" if col in ("op", "algorithm", "correct") else "right")
     bus = {(r.detail.get("op"), r.size_bytes): r for r in rep.results if r.metric == "busbw"}
+    notes = _Notes()
     for r in rep.results:
         if r.metric != "algbw":
             continue
         b = bus.get((r.detail.get("op"), r.size_bytes))
         if r.status is not Status.OK:
-            t.add_row(str(r.detail.get("op")), str(r.size_bytes), "", "", "", "", "", _status(r))
+            t.add_row(str(r.detail.get("op")), str(r.size_bytes), "", "", "", "", "", _status(r, notes))
             continue
         correct = {True: "[green]yes[/]", False: "[red]NO[/]", None: "-"}[r.correct]
         t.add_row(str(r.detail.get("op")), f"{r.size_bytes:,}", _fmt(r.detail.get("time_us")), _fmt(r.value, 2),
                   _fmt(b.value if b else None, 2), _fmt(100 * r.cv) if r.cv is not None else "",
                   str(r.detail.get("algorithm") or "-"), correct)
     console.print(t)
+    notes.print(console)
     fits = [r for r in rep.results if r.metric in ("latency", "bandwidth")]
     for r in fits:
         if r.status is Status.OK:
