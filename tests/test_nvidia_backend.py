@@ -144,3 +144,38 @@ def test_pcie_only_gpus_have_no_fabric():
     from gpuvet.node.relations import pcie_relations
 
     assert list(pcie_relations(node).values()) == ["PIX"]
+
+
+def _fake_cuda(monkeypatch, torch, uuids_in_cuda_order):
+    """torch.cuda as a machine whose CUDA order differs from the bus order (no CUDA_DEVICE_ORDER)."""
+    from types import SimpleNamespace
+
+    props = [SimpleNamespace(uuid=u.removeprefix("GPU-"), pci_domain_id=0, pci_bus_id=0, pci_device_id=0)
+             for u in uuids_in_cuda_order]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: len(props))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: props[i])
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (100 * 10**9, 141 * 10**9))
+
+
+def test_engine_matches_cuda_devices_to_modules_by_uuid(monkeypatch):
+    torch = pytest.importorskip("torch")
+    fake = hgx_h200(4)
+    uuids = [g.uuid for g in fake.gpus]
+    _fake_cuda(monkeypatch, torch, [uuids[2], uuids[0], uuids[3], uuids[1]])
+    engine = _backend(fake).engine()
+    assert {m: str(d) for m, d in engine._devices.items()} == {
+        "gpu0": "cuda:1", "gpu1": "cuda:3", "gpu2": "cuda:0", "gpu3": "cuda:2"}
+    modules = engine.modules()
+    assert [m.id for m in modules] == ["gpu0", "gpu1", "gpu2", "gpu3"]
+    assert modules[0].model.name == "H200-SXM" and modules[0].free_memory_bytes == 100 * 10**9
+    assert engine.collective_backend == "nccl" and engine.versions()["driver_version"] == "570.86.15"
+
+
+def test_engine_without_cuda_in_torch_says_what_to_install(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from gpuvet.errors import BackendError
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(BackendError, match="CUDA build of PyTorch"):
+        _backend(hgx_h200(2)).engine()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,7 +106,8 @@ class SimEngine(BenchEngine):
     simulated = True
     collective_backend = "simulated"
 
-    def __init__(self, node: Node, faults: Sequence[FaultSpec], clock_advance: object, seed: int = 0) -> None:
+    def __init__(self, node: Node, faults: Sequence[FaultSpec], clock_advance: Callable[[float], float] | None = None,
+                 seed: int = 0) -> None:
         self.node = node
         self.device_name = f"simulated {node.name}"
         self.rng = np.random.default_rng(seed)
@@ -121,7 +122,7 @@ class SimEngine(BenchEngine):
 
     def clock_advance(self, seconds: float) -> None:
         self.now_s += seconds
-        if callable(self._advance):
+        if self._advance is not None:
             self._advance(seconds)
 
     def modules(self) -> list[BenchModule]:

@@ -255,24 +255,23 @@ class TorchEngine(BenchEngine):
         return JoinedCollectives.join(self.collective_backend)
 
 
-@dataclass
 class _CudaCopies:
     """Each transfer on its own stream of the device that issues it; timed by events on that
     stream. The set's time is the slowest transfer's."""
 
-    torch: Any
-    buffers: list[tuple[Any, Any]]
+    def __init__(self, torch: Any, buffers: list[tuple[Any, Any]]) -> None:
+        self.torch = torch
+        self.plans = []
+        for src, dst in buffers:
+            device = src.device if src.device.type == "cuda" else dst.device
+            self.plans.append((src, dst, device, torch.cuda.Stream(device)))
 
     def timed(self, repeats: int) -> float:
         torch = self.torch
-        plans = []
-        for src, dst in self.buffers:
-            device = src.device if src.device.type == "cuda" else dst.device
-            plans.append((src, dst, device, torch.cuda.Stream(device)))
-        for _, _, device, _ in plans:
+        for _, _, device, _ in self.plans:
             torch.cuda.synchronize(device)
         events = []
-        for src, dst, device, stream in plans:
+        for src, dst, device, stream in self.plans:
             with torch.cuda.device(device), torch.cuda.stream(stream):
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record(stream)
@@ -285,7 +284,7 @@ class _CudaCopies:
         return max(float(s.elapsed_time(e)) for s, e in events) / 1e3
 
     def close(self) -> None:
-        self.buffers = []
+        self.plans = []
 
 
 @dataclass
