@@ -34,6 +34,9 @@ class FakeGpu:
     power_draw_mw: int = 650_000
     temperature_c: int = 61
     clock_event_mask: int = 0x1  # gpu_idle
+    persistence: int = 1
+    app_clocks: tuple[int, int] = (1980, 1980)  # current, default (SM)
+    pids: tuple[int, ...] = ()
     unsupported: set[str] = field(default_factory=set)
 
 
@@ -147,6 +150,20 @@ class FakeNvml:
 
     def nvmlDeviceGetCurrentClocksEventReasons(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetCurrentClocksEventReasons").clock_event_mask
+
+    def nvmlDeviceGetPersistenceMode(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetPersistenceMode").persistence
+
+    def nvmlDeviceGetApplicationsClock(self, h: int, clock: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetApplicationsClock").app_clocks[0]
+
+    def nvmlDeviceGetDefaultApplicationsClock(self, h: int, clock: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetDefaultApplicationsClock").app_clocks[1]
+
+    def nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list:
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(pid=p, usedGpuMemory=1 << 30) for p in self._gpu(h, "nvmlDeviceGetComputeRunningProcesses").pids]
 
     def nvmlDeviceGetNumaNodeId(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetNumaNodeId").numa

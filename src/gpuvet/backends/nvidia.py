@@ -135,6 +135,10 @@ class NvidiaBackend(Backend):
             sm_clock_max_mhz=q("nvmlDeviceGetMaxClockInfo", err.NVML_CLOCK_SM),
             mem_clock_max_mhz=q("nvmlDeviceGetMaxClockInfo", err.NVML_CLOCK_MEM),
             numa_node=q("nvmlDeviceGetNumaNodeId"),
+            persistence_mode=_flag(q("nvmlDeviceGetPersistenceMode")),
+            clocks_locked=_locked(q("nvmlDeviceGetApplicationsClock", err.NVML_CLOCK_SM),
+                                  q("nvmlDeviceGetDefaultApplicationsClock", err.NVML_CLOCK_SM)),
+            processes=_pids(q("nvmlDeviceGetComputeRunningProcesses")),
         )
 
     def _software(self) -> SoftwareInfo:
@@ -236,6 +240,23 @@ class NvidiaBackend(Backend):
         host = Host(n_sockets, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
                     info.cpu_model if isinstance(info.cpu_model, str) else None)
         return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric), host)
+
+
+def _flag(value: Any) -> bool | Unavailable:
+    return value if isinstance(value, Unavailable) else bool(value)
+
+
+def _locked(current: Any, default: Any) -> bool | Unavailable:
+    for v in (current, default):
+        if isinstance(v, Unavailable):
+            return v
+    return bool(current != default)
+
+
+def _pids(procs: Any) -> tuple[int, ...] | Unavailable:
+    if isinstance(procs, Unavailable):
+        return procs
+    return tuple(int(p.pid) for p in procs)
 
 
 def _watts(milliwatts: Any) -> float | Unavailable:

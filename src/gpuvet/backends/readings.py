@@ -41,6 +41,9 @@ class ModuleInfo:
     sm_clock_max_mhz: int | Unavailable
     mem_clock_max_mhz: int | Unavailable
     numa_node: int | Unavailable
+    persistence_mode: bool | Unavailable = Unavailable("not read")
+    clocks_locked: bool | Unavailable = Unavailable("not read")  # application clocks moved off their default
+    processes: tuple[int, ...] | Unavailable = Unavailable("not read")  # pids of compute processes on it
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from gpuvet.node.build import build_node
 from gpuvet.node.catalog import find_model
 from gpuvet.node.faults import apply_faults, check_faults
 from gpuvet.node.model import Module, Node
-from gpuvet.node.spec import NodeSpec, load_spec
+from gpuvet.node.spec import NodeSpec, PowerCapLowFault, load_spec
 
 if TYPE_CHECKING:
     from gpuvet.backends.sim_engine import SimEngine
@@ -72,6 +72,8 @@ class SimBackend(Backend):
         gen = link.gen if link and link.gen else _NOT_MODELLED
         width = link.width if link else _NOT_MODELLED
         tdp = model.tdp_w if model.tdp_w is not None else _NOT_MODELLED
+        cap = next((f.watts for f in self.spec.faults if isinstance(f, PowerCapLowFault) and f.module == module.id),
+                   None)
         return ModuleInfo(
             id=module.id, model=model.name, in_catalog=find_model(model.name) is not None,
             uuid=module.uuid or f"GPU-sim-{self.spec.name}-{module.id}",
@@ -79,10 +81,10 @@ class SimBackend(Backend):
             memory_bytes=model.memory_bytes if model.memory_bytes is not None else _NOT_MODELLED,
             pcie_gen_current=gen, pcie_gen_max=model.pcie_gen or _NOT_MODELLED,
             pcie_width_current=width, pcie_width_max=model.pcie_width or _NOT_MODELLED,
-            power_limit_w=tdp, power_limit_default_w=tdp, power_limit_max_w=tdp,
+            power_limit_w=cap if cap is not None else tdp, power_limit_default_w=tdp, power_limit_max_w=tdp,
             ecc_enabled=True, sm_clock_mhz=_NOT_MODELLED, mem_clock_mhz=_NOT_MODELLED,
             sm_clock_max_mhz=_NOT_MODELLED, mem_clock_max_mhz=_NOT_MODELLED,
-            numa_node=_NOT_MODELLED,
+            numa_node=_NOT_MODELLED, persistence_mode=True, clocks_locked=False, processes=(),
         )
 
     def inventory(self) -> Inventory:

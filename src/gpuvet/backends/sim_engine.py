@@ -80,8 +80,9 @@ def _power_factor(model: ModuleModel, watts: float | None) -> float:
 
 
 @dataclass
-class _SimWorkload:
-    """Runs nothing: reports ``k`` operations of a modelled duration with noise."""
+class ModelledWorkload:
+    """Runs nothing: reports ``k`` operations of a modelled duration with noise. ``seconds`` is
+    the noise-free modelled time of one operation (what validate expects)."""
 
     engine: SimEngine
     seconds: float
@@ -146,7 +147,7 @@ class SimEngine(BenchEngine):
             raise Unsupported(f"{model.name} has no published {dtype} rate (not supported or unknown)")
         self._fits(module, 3 * n * n * _dtype_bytes(dtype))
         eff = GEMM_EFFICIENCY[dtype] * n / (n + GEMM_HALF_N) * _power_factor(model, self.power_cap.get(module))
-        return _SimWorkload(self, 2.0 * n**3 / (peak * 1e12 * eff))
+        return ModelledWorkload(self, 2.0 * n**3 / (peak * 1e12 * eff))
 
     def gemm_check(self, module: str, dtype: str, n: int, seed: int) -> GemmCheck:
         # Modelled: modules of one model compute identical bits for one input (the digest of
@@ -166,7 +167,7 @@ class SimEngine(BenchEngine):
         moved = arrays * nbytes
         seconds = moved / (model.memory_bw_gbps * 1e9 * STREAM_EFFICIENCY[kind])
         jitter = (0.6, 0.5) if module in self.flapping else None
-        return _SimWorkload(self, seconds, jitter)
+        return ModelledWorkload(self, seconds, jitter)
 
     def train(self, module: str, spec: TrainSpec) -> Workload:
         model = self._model(module)
@@ -175,7 +176,7 @@ class SimEngine(BenchEngine):
         if peak is None:
             raise Unsupported(f"{model.name} has no published {dtype} rate")
         eff = TRAIN_EFFICIENCY[spec.model] * _power_factor(model, self.power_cap.get(module))
-        return _SimWorkload(self, spec.flops_per_step / (peak * 1e12 * eff))
+        return ModelledWorkload(self, spec.flops_per_step / (peak * 1e12 * eff))
 
     # --- transfers ---------------------------------------------------------------------
     def _socket_of(self, module: str) -> str:
@@ -225,7 +226,7 @@ class SimEngine(BenchEngine):
     def copy(self, transfers: Sequence[Transfer]) -> Workload:
         rates = self.transfer_rates(transfers)
         seconds = max(t.nbytes / (r * 1e9) for t, r in zip(transfers, rates, strict=True))
-        return _SimWorkload(self, seconds)
+        return ModelledWorkload(self, seconds)
 
     # --- collectives -------------------------------------------------------------------
     def collectives(self, modules: Sequence[str]) -> CollectiveSession:
@@ -311,7 +312,7 @@ class _SimCollectives(CollectiveSession):
     def workload(self, op: str, size_bytes: int, dtype: str) -> Workload:
         assert self.engine is not None
         seconds, self._last_algorithm = self.seconds(op, size_bytes)
-        return _SimWorkload(self.engine, seconds)
+        return ModelledWorkload(self.engine, seconds)
 
     def check(self, op: str, size_bytes: int, dtype: str, corrupt_rank: int | None = None) -> bool:
         count = min(element_count(op, size_bytes, 4, self.nranks), 4096 * self.nranks)

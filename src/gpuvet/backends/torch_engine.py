@@ -124,8 +124,14 @@ class TorchEngine(BenchEngine):
                    monitor_factory=lambda ids: HostMonitor())
 
     def versions(self) -> dict[str, str | None]:
+        nccl = None
+        if self.collective_backend == "nccl":
+            try:
+                nccl = ".".join(map(str, self.torch.cuda.nccl.version()))
+            except (AttributeError, RuntimeError):
+                nccl = None
         return {"torch_version": self.torch.__version__, "cuda_version": self.torch.version.cuda,
-                "driver_version": self._driver_version}
+                "driver_version": self._driver_version, "nccl_version": nccl}
 
     def modules(self) -> list[BenchModule]:
         return list(self._modules)

@@ -43,7 +43,7 @@ def run_benchmark(name: str, backend: Backend, options: Any = None, plan: Timing
         results = run(ctx, options if options is not None else cls())
         env = Environment(backend=backend.name, device=engine.device_name, node=backend.node().name,
                           gpuvet_version=__version__, collective_backend=engine.collective_backend,
-                          **engine.versions())
+                          **{k: v for k, v in engine.versions().items() if k != "nccl_version"})
     finally:
         engine.close()
     notes = ("simulated: every figure is modelled from the spec, not measured",) if engine.simulated else ()

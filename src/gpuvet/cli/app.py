@@ -24,13 +24,19 @@ spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting t
 app.add_typer(spec_app, name="spec")
 
 
-def _add_bench() -> None:
-    from gpuvet.cli.bench import bench_app  # typer only: the benchmarks load when a command runs
+def _add_commands() -> None:
+    """Commands defined in their own modules (typer only: the work loads when a command runs)."""
+    from gpuvet.cli import validate
+    from gpuvet.cli.bench import bench_app
 
     app.add_typer(bench_app, name="bench")
+    app.command("validate")(validate.validate)
+    app.command("report")(validate.report)
+    app.add_typer(validate.baseline_app, name="baseline")
+    app.add_typer(validate.log_app, name="log")
 
 
-_add_bench()
+_add_commands()
 
 SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]

@@ -1,0 +1,218 @@
+"""`gpuvet validate`, `gpuvet baseline`, `gpuvet log`, `gpuvet report`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+LogbookOpt = Annotated[Path | None, typer.Option(
+    "--logbook", help="The logbook file (default: $GPUVET_HOME/logbook.db, else the user's data directory).")]
+
+baseline_app = typer.Typer(help="Baselines: reference figures from good runs of one node type.", no_args_is_help=True)
+log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
+
+
+def _logbook(path: Path | None) -> Any:
+    from gpuvet.logbook.store import Logbook
+
+    return Logbook(path)
+
+
+def _print_json(data: Any) -> None:
+    from gpuvet.report.jsonable import to_jsonable
+
+    sys.stdout.write(json.dumps(to_jsonable(data), indent=2) + "\n")
+
+
+def validate(
+    sim: Annotated[str | None, typer.Option("--sim", help="Validate a simulated node (preset or spec file).")] = None,
+    expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec file): module "
+                                               "count and links must match.")] = None,
+    level: Annotated[str, typer.Option("--level", help="quick (≤ 60 s on 8 GPUs), standard, or long (adds memory, "
+                                       "models, cross-module GEMM agreement and every collective).")] = "standard",
+    baseline: Annotated[Path | None, typer.Option("--baseline", help="Judge against this baseline too "
+                                                  "(gpuvet baseline make).")] = None,
+    rules: Annotated[Path | None, typer.Option("--rules", help="A rules file overriding the defaults "
+                                               "(see docs/validate.md).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Write a self-contained HTML report here.")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here (for CI systems).")] = None,
+    logbook: LogbookOpt = None,
+    no_log: Annotated[bool, typer.Option("--no-log", help="Do not keep this run in the logbook.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The three-layer baseline: inventory and software, compute, module↔host and module↔module
+    links, collectives — each check PASS/WARN/FAIL/SKIP with the measured value, the expected value
+    derived from what was found, % of peak and the evidence. Kept in the logbook.
+
+    Exit 0 on pass or warn, 1 on fail, 2 when nothing could be measured or the input is bad.
+    """
+    from gpuvet.backends.select import open_backend
+    from gpuvet.cli import render_validate
+    from gpuvet.errors import GpuvetError
+    from gpuvet.validate.baseline import load_baseline
+    from gpuvet.validate.rules import load_rules
+    from gpuvet.validate.run import Level, Validator
+
+    try:
+        chosen = Level(level)
+    except ValueError:
+        raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
+    ruleset = load_rules(rules)
+    base = load_baseline(baseline) if baseline else None
+    declared = None
+    if expect:
+        from gpuvet.node.build import build_node
+        from gpuvet.node.spec import load_spec
+
+        spec, where = load_spec(expect)
+        declared = build_node(spec, where)
+    book = None if no_log else _logbook(logbook)
+    backend = open_backend(sim=sim)
+    try:
+        with render_validate.progress(sys.stderr.isatty()) as (progress, on_layer):
+            result = Validator(backend, chosen, ruleset, declared, base, book, progress, on_layer).run()
+    finally:
+        backend.close()
+        if book:
+            book.close()
+    doc = result.to_json()
+    if report:
+        from gpuvet.report.html import render
+
+        report.write_text(render(doc), encoding="utf-8")
+    if junit:
+        from gpuvet.report.junit import render as render_junit
+
+        junit.write_text(render_junit(doc), encoding="utf-8")
+    if as_json:
+        _print_json(doc)
+    else:
+        from rich.console import Console
+
+        render_validate.run(Console(), doc, report, junit)
+    if result.verdict.value == "fail":
+        raise typer.Exit(1)
+
+
+@baseline_app.command("make")
+def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or unique prefixes) of good runs.")],
+                  output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.")],
+                  tolerance: Annotated[float, typer.Option("--tolerance", help="A run more than this fraction worse "
+                                                           "than the median is excluded (default 0.05).")] = 0.05,
+                  logbook: LogbookOpt = None) -> None:
+    """Build per-check baselines from good runs: the median, after excluding runs that break the
+    rule against it, repeated until stable."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.validate.baseline import make_baseline, save_baseline
+
+    book = _logbook(logbook)
+    try:
+        picked = []
+        for ref in runs:
+            row = book.run(ref)
+            if row.status != "complete":
+                raise GpuvetError(f"run {row.run_id} is {row.status}", where="RUN", fix="use complete runs only.")
+            picked.append((row.run_id, row.envelope.get("node_type", "?"), book.checks(row.run_id)))
+    finally:
+        book.close()
+    made = make_baseline(picked, datetime.now(UTC).isoformat(timespec="seconds"), tolerance)
+    save_baseline(made, output)
+    excluded = sum(len(m.excluded) for m in made.metrics.values())
+    print(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
+          f" ({excluded} outlying figures excluded)")
+
+
+@log_app.command("list")
+def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.")] = 20,
+             logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
+    """The runs kept, newest first."""
+    book = _logbook(logbook)
+    try:
+        rows = book.runs(limit)
+    finally:
+        book.close()
+    if as_json:
+        _print_json([{"run_id": r.run_id, "status": r.status, "verdict": r.verdict, "kind": r.kind,
+                      "started_utc": r.started_utc, "ended_utc": r.ended_utc, "host": r.host, "node": r.node,
+                      "simulated": r.simulated, "level": r.envelope.get("level")} for r in rows])
+        return
+    from rich.console import Console
+
+    from gpuvet.cli import render_validate
+
+    render_validate.runs(Console(), rows)
+
+
+@log_app.command("show")
+def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")], logbook: LogbookOpt = None,
+             as_json: JsonOpt = False) -> None:
+    """One run: its environment, checks and events."""
+    book = _logbook(logbook)
+    try:
+        doc = run_document(book, run)
+    finally:
+        book.close()
+    if as_json:
+        _print_json(doc)
+        return
+    from rich.console import Console
+
+    from gpuvet.cli import render_validate
+
+    render_validate.run(Console(), doc, None, None)
+
+
+@log_app.command("compare")
+def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
+                run_b: Annotated[str, typer.Argument(help="The later run.")],
+                logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
+    """What changed between two runs: environment, and every check's % change (regressions marked:
+    a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
+    from gpuvet.validate.compare import compare
+
+    book = _logbook(logbook)
+    try:
+        a, b = book.run(run_a), book.run(run_b)
+        env, results = compare(a.envelope, book.checks(a.run_id), b.envelope, book.checks(b.run_id))
+    finally:
+        book.close()
+    if as_json:
+        _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
+                     "regressions": sum(r.regression for r in results)})
+    else:
+        from rich.console import Console
+
+        from gpuvet.cli import render_validate
+
+        render_validate.comparison(Console(), a.run_id, b.run_id, env, results)
+    if any(r.regression for r in results):
+        raise typer.Exit(1)
+
+
+def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
+           output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")],
+           logbook: LogbookOpt = None) -> None:
+    """Write a kept run as a self-contained HTML report (opens offline)."""
+    from gpuvet.report.html import render
+
+    book = _logbook(logbook)
+    try:
+        doc = run_document(book, run)
+    finally:
+        book.close()
+    output.write_text(render(doc), encoding="utf-8")
+    print(f"wrote {output}")
+
+
+def run_document(book: Any, ref: str) -> dict[str, Any]:
+    """A kept run in the shape `validate --json` prints."""
+    row = book.run(ref)
+    return {"run_id": row.run_id, "simulated": row.simulated, "verdict": row.verdict, "status": row.status,
+            "level": row.envelope.get("level"), "environment": row.envelope, "checks": book.checks(row.run_id),
+            "events": book.events(row.run_id), "notes": []}

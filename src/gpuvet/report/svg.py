@@ -1,0 +1,125 @@
+"""Small SVG charts, written out directly so a report is one self-contained file that opens
+offline: bars, a heatmap matrix, a line on a log axis."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from html import escape
+
+PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"]
+
+
+def _tick(v: float) -> str:
+    return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+
+
+def _svg(width: int, height: int, body: list[str], title: str) -> str:
+    return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">'
+            f'<title>{escape(title)}</title>{"".join(body)}</svg>')
+
+
+def grouped_bars(title: str, groups: Sequence[str], series: dict[str, Sequence[float | None]], unit: str,
+                 reference: float | None = None) -> str:
+    """Bars per group (e.g. module) for each series (e.g. dtype); an optional reference line."""
+    width, height, left, bottom, top = max(360, 40 + len(groups) * (12 * len(series) + 16)), 260, 48, 40, 28
+    values: list[float] = [v for vs in series.values() for v in vs if v is not None]
+    refs: list[float] = [reference] if reference is not None else []
+    top_value = max(values + refs + [1e-9]) * 1.1
+    plot_h = height - bottom - top
+    slot = (width - left - 10) / max(len(groups), 1)
+    bar = max(2.0, (slot - 8) / max(len(series), 1))
+    body = [f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{escape(title)}</text>',
+            f'<line x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}" stroke="#333"/>']
+    for k in range(5):
+        v = top_value * k / 4
+        y = top + plot_h - plot_h * k / 4
+        body.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{_tick(v)}</text>'
+                    f'<line x1="{left}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" stroke="#ddd"/>')
+    for gi, g in enumerate(groups):
+        x0 = left + gi * slot + 4
+        body.append(f'<text x="{x0 + slot / 2 - 4:.1f}" y="{height - bottom + 14}" text-anchor="middle" '
+                    f'font-size="10">{escape(g)}</text>')
+        for si, (name, vs) in enumerate(series.items()):
+            value = vs[gi]
+            if value is None:
+                continue
+            h = plot_h * value / top_value
+            body.append(f'<rect x="{x0 + si * bar:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 1:.1f}" '
+                        f'height="{h:.1f}" fill="{PALETTE[si % len(PALETTE)]}"><title>{escape(g)} {escape(name)}: '
+                        f'{value:.4g} {escape(unit)}</title></rect>')
+    if reference:
+        y = top + plot_h - plot_h * reference / top_value
+        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" stroke="#e15759" '
+                    f'stroke-dasharray="4 3"/>')
+    for si, name in enumerate(series):
+        body.append(f'<rect x="{left + si * 70}" y="{height - 16}" width="10" height="10" '
+                    f'fill="{PALETTE[si % len(PALETTE)]}"/><text x="{left + si * 70 + 14}" y="{height - 7}" '
+                    f'font-size="10">{escape(name)}</text>')
+    return _svg(width, height, body, title)
+
+
+def heatmap(title: str, labels: Sequence[str], cells: dict[tuple[str, str], float], unit: str) -> str:
+    """Row → column matrix; darker is more; empty cells are blank."""
+    n = len(labels)
+    size = 46 if n <= 10 else max(12, 460 // n)
+    left, top = 60, 40
+    width, height = left + n * size + 10, top + n * size + 10
+    values = list(cells.values()) or [1.0]
+    lo, hi = 0.0, max(values)  # from zero: noise between equal links must not look like a difference
+    body = [f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{escape(title)}</text>']
+    for i, a in enumerate(labels):
+        body.append(f'<text x="{left - 4}" y="{top + i * size + size / 2 + 4}" text-anchor="end" '
+                    f'font-size="10">{escape(a)}</text>')
+        body.append(f'<text x="{left + i * size + size / 2}" y="{top - 6}" text-anchor="middle" '
+                    f'font-size="10">{escape(a)}</text>')
+        for j, b in enumerate(labels):
+            v = cells.get((a, b))
+            if v is None:
+                continue
+            share = (v - lo) / (hi - lo) if hi > lo else 1.0
+            light = int(235 - 160 * share)
+            fill = f"rgb({light},{light + 10 if light < 245 else 245},255)"
+            text = f"{v:.0f}" if v >= 10 else f"{v:.2g}"
+            body.append(f'<rect x="{left + j * size}" y="{top + i * size}" width="{size - 1}" height="{size - 1}" '
+                        f'fill="{fill}"><title>{escape(a)} → {escape(b)}: {v:.4g} {escape(unit)}</title></rect>')
+            if size >= 30:
+                body.append(f'<text x="{left + j * size + size / 2}" y="{top + i * size + size / 2 + 4}" '
+                            f'text-anchor="middle" font-size="10">{text}</text>')
+    return _svg(width, height, body, title)
+
+
+def log_lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str) -> str:
+    """y against x on a log2 x axis (message sizes), one line per series."""
+    width, height, left, bottom, top = 560, 280, 56, 44, 28
+    points = [p for ps in series.values() for p in ps if p[0] > 0]
+    if not points:
+        return ""
+    xs = [math.log2(p[0]) for p in points]
+    x_lo, x_hi = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y_hi = max(p[1] for p in points) * 1.1 or 1.0
+    plot_w, plot_h = width - left - 16, height - bottom - top
+
+    def xy(x: float, y: float) -> tuple[float, float]:
+        return left + plot_w * (math.log2(x) - x_lo) / (x_hi - x_lo), top + plot_h - plot_h * y / y_hi
+
+    body = [f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{escape(title)}</text>',
+            f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#333"/>',
+            f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle" font-size="10">{escape(x_unit)}</text>',
+            f'<text x="12" y="{top + plot_h / 2}" font-size="10" transform="rotate(-90 12 {top + plot_h / 2})">'
+            f'{escape(y_unit)}</text>']
+    for k in range(5):
+        y = top + plot_h - plot_h * k / 4
+        body.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{y_hi * k / 4:.3g}</text>'
+                    f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>')
+    for e in range(math.ceil(x_lo), math.floor(x_hi) + 1, 4):
+        x, _ = xy(2.0**e, 0)
+        label = f"{2**e // 2**20}M" if e >= 20 else (f"{2**e // 1024}K" if e >= 10 else str(2**e))
+        body.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle" font-size="10">{label}</text>')
+    for si, (name, ps) in enumerate(series.items()):
+        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in (xy(x, y) for x, y in ps if x > 0))
+        color = PALETTE[si % len(PALETTE)]
+        body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
+        body.append(f'<text x="{left + 8 + si * 110}" y="{top + 12}" font-size="10" fill="{color}">{escape(name)}</text>')
+    return _svg(width, height, body, title)

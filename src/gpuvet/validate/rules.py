@@ -1,0 +1,132 @@
+"""Rules: typed thresholds read from a YAML file — a field, an operator from a fixed set and a
+threshold; never an evaluated string. The defaults ship in ``rules/default.yaml``."""
+
+from __future__ import annotations
+
+import fnmatch
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuvet.errors import GpuvetError
+from gpuvet.validate.checks import Check, Verdict, worse
+
+
+class Op(StrEnum):
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+    EQ = "eq"
+    NE = "ne"
+
+
+OPERATORS: dict[Op, Callable[[float, float], bool]] = {
+    Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge, Op.EQ: operator.eq,
+    Op.NE: operator.ne,
+}
+Field_ = Literal["value", "pct_of_peak", "pct_of_expected", "pct_of_baseline", "cv"]
+
+
+class Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check: str = Field(description="glob on the check name, e.g. gemm_* or *")
+    field: Field_
+    op: Op
+    threshold: float
+    verdict: Literal["warn", "fail"]
+    device: Literal["gpu", "cpu"] | None = None
+    fix: str | None = None
+
+    def applies_to(self, check: Check) -> bool:
+        return fnmatch.fnmatchcase(check.name, self.check) and (self.device is None or self.device == check.device)
+
+    def broken_by(self, check: Check) -> bool:
+        value = getattr(check, self.field)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and OPERATORS[self.op](value, self.threshold)
+
+    def describe(self, check: Check) -> str:
+        value = getattr(check, self.field)
+        return f"{self.field} {value:.4g} {self.op.value} {self.threshold:g}"
+
+
+class RuleSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    extends: Literal["default"] | None = None
+    rules: list[Rule]
+
+    def judge(self, check: Check) -> Check:
+        """The check with the most severe verdict its rules give (skips stay skips)."""
+        if check.verdict is Verdict.SKIP:
+            return check
+        verdict: Verdict = check.verdict
+        broken: list[Rule] = []
+        for rule in self.rules:
+            if rule.applies_to(check) and rule.broken_by(check):
+                verdict = worse(verdict, Verdict(rule.verdict))
+                broken.append(rule)
+        if not broken or verdict is check.verdict and check.reason:
+            return check
+        worst = [r for r in broken if r.verdict == verdict.value] or broken
+        reason = "; ".join(r.describe(check) for r in worst)
+        return replace(check, verdict=verdict, reason=reason, fix=check.fix or worst[0].fix)
+
+    def marginal(self, check: Check) -> bool:
+        """Within its own spread of a threshold it is judged by: worth measuring again."""
+        if check.cv is None:
+            return False
+        for rule in self.rules:
+            if not rule.applies_to(check) or rule.field == "cv":
+                continue
+            value = getattr(check, rule.field)
+            if isinstance(value, (int, float)) and abs(value - rule.threshold) <= abs(value) * check.cv:
+                return True
+        return False
+
+
+def default_rules() -> RuleSet:
+    text = resources.files("gpuvet.validate").joinpath("rules", "default.yaml").read_text(encoding="utf-8")
+    return _parse(text, "the default rules")
+
+
+def _parse(text: str, where: str) -> RuleSet:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise GpuvetError(f"not valid YAML: {exc}", where=where, fix="fix the syntax.") from None
+    try:
+        return RuleSet.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        allowed = ", ".join(o.value for o in Op)
+        raise GpuvetError(f"{loc}: {first['msg']}", where=where,
+                          fix=f"operators are {allowed}; fields are value, pct_of_peak, pct_of_expected, "
+                              "pct_of_baseline, cv; verdicts warn or fail.") from None
+
+
+def load_rules(path: str | Path | None) -> RuleSet:
+    """The default rules, or a user's file (``extends: default`` adds to the defaults)."""
+    if path is None:
+        return default_rules()
+    p = Path(path)
+    if not p.is_file():
+        raise GpuvetError(f"no rules file {p}", where="--rules", fix="give the path of a YAML rules file.")
+    rules = _parse(p.read_text(encoding="utf-8"), str(p))
+    if rules.extends == "default":
+        return RuleSet(rules=list(rules.rules) + list(default_rules().rules))
+    return rules
+
+
+def apply_all(rules: RuleSet, checks: Sequence[Check]) -> list[Check]:
+    return [rules.judge(c) for c in checks]
