@@ -163,7 +163,8 @@ class FakeNvml:
     def nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list:
         from types import SimpleNamespace
 
-        return [SimpleNamespace(pid=p, usedGpuMemory=1 << 30) for p in self._gpu(h, "nvmlDeviceGetComputeRunningProcesses").pids]
+        gpu = self._gpu(h, "nvmlDeviceGetComputeRunningProcesses")
+        return [SimpleNamespace(pid=p, usedGpuMemory=1 << 30) for p in gpu.pids]
 
     def nvmlDeviceGetNumaNodeId(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetNumaNodeId").numa
