@@ -220,3 +220,38 @@ def test_baseline_cli_and_compare_mark_regressions(tmp_path, capsys, faulty):
 def test_check_json_keeps_the_contract_keys_even_when_empty():
     data = check_json(Check(Layer.SOFTWARE, "driver", Verdict.SKIP, reason="no GPU"))
     assert {"layer", "name", "verdict", "value", "unit", "expected"} <= set(data) and data["reason"] == "no GPU"
+
+
+def test_settings_read_through_nvml_become_software_warnings():
+    from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import Nvml
+    from gpuvet.validate.software import software_checks
+    from tests.fakes.fake_nvml import hgx_h200
+
+    fake = hgx_h200(4)
+    fake.gpus[1].persistence = 0
+    fake.gpus[2].pids = (4242,)
+    fake.gpus[3].app_clocks = (1410, 1980)
+    fake.gpus[0].power_mw = (500_000, 700_000, 200_000, 700_000)
+    inv = NvidiaBackend(Nvml(lib=fake)).inventory()
+    checks = software_checks(inv, {"cuda_version": "12.4", "torch_version": "2.14.1", "nccl_version": "2.21.5"}, None)
+    warned = {(c.name, c.module) for c in checks if c.verdict is Verdict.WARN}
+    assert warned == {("persistence_mode", "gpu1"), ("other_processes", "gpu2"), ("clocks_locked", "gpu3"),
+                      ("power_limit", "gpu0")}
+    procs = next(c for c in checks if c.name == "other_processes" and c.module == "gpu2")
+    assert "4242" in procs.reason
+    compat = next(c for c in checks if c.name == "cuda_compatibility")
+    assert compat.verdict is Verdict.PASS  # driver 12.8 runs a 12.4 runtime
+
+
+@pytest.mark.parametrize(("driver", "runtime", "verdict"), [
+    ("12.8", "12.4", Verdict.PASS), ("12.2", "12.4", Verdict.WARN), ("11.8", "12.1", Verdict.FAIL),
+    ("13.0", "12.9", Verdict.PASS), (None, "12.4", Verdict.SKIP),
+])
+def test_cuda_driver_and_runtime_compatibility(driver, runtime, verdict):
+    from gpuvet.validate.software import cuda_compatibility
+
+    check = cuda_compatibility(driver, runtime)
+    assert check.verdict is verdict
+    if verdict is not Verdict.PASS:
+        assert check.reason
