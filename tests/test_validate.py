@@ -255,3 +255,18 @@ def test_cuda_driver_and_runtime_compatibility(driver, runtime, verdict):
     assert check.verdict is verdict
     if verdict is not Verdict.PASS:
         assert check.reason
+
+
+def test_nothing_measurable_exits_2_but_keeps_the_run(tmp_path, capsys, monkeypatch):
+    from gpuvet.backends import host
+    from gpuvet.errors import BackendError
+
+    def no_torch(self):
+        raise BackendError("PyTorch is not installed, and real benchmarks run through it", fix="pip install")
+
+    monkeypatch.setattr(host.HostBackend, "engine", no_torch)
+    db = str(tmp_path / "lb.db")
+    code, out, err = call(capsys, "validate", "--level", "quick", "--logbook", db)
+    assert code == 2 and "nothing could be measured" in err and "PyTorch is not installed" in err
+    code, out, _ = call(capsys, "log", "list", "--json", "--logbook", db)
+    assert json.loads(out)[0]["status"] == "complete"

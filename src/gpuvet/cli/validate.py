@@ -96,6 +96,10 @@ def validate(
         from rich.console import Console
 
         render_validate.run(Console(), doc, report, junit)
+    if not result.measured:
+        reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
+        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
+                          fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
     if result.verdict.value == "fail":
         raise typer.Exit(1)
 

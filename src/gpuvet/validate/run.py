@@ -78,6 +78,12 @@ class ValidationRun:
     envelope: dict[str, Any]
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def measured(self) -> bool:
+        """Whether any benchmark layer produced a figure (not only skips)."""
+        bench_layers = {Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE, Layer.MEMORY, Layer.MODEL}
+        return any(c.layer in bench_layers and c.verdict is not Verdict.SKIP for c in self.checks)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": JSON_SCHEMA_VERSION, "run_id": self.run_id, "simulated": self.simulated,
