@@ -11,6 +11,7 @@ from gpuvet.node.model import Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.telemetry import TelemetrySource
 
 
 class Backend(ABC):
@@ -31,6 +32,11 @@ class Backend(ABC):
         """What runs benchmarks on this backend's modules."""
         raise BackendError(f"the {self.name} backend cannot run benchmarks",
                            fix="run on the machine itself, or on a simulated node with --sim PRESET.")
+
+    def telemetry(self) -> TelemetrySource:
+        """What `watch` samples."""
+        raise BackendError(f"the {self.name} backend has no live telemetry",
+                           fix="watch the machine itself, or a simulated node with --sim PRESET.")
 
     def close(self) -> None:
         """Release whatever the backend holds (library handles)."""

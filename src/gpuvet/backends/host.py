@@ -13,12 +13,13 @@ import psutil
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
-from gpuvet.backends.readings import HostInfo, Inventory, SoftwareInfo, Unavailable
+from gpuvet.backends.readings import HostInfo, Inventory, ModuleIdentity, Sample, SoftwareInfo, Unavailable
 from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.model import Endpoint, EndpointKind, Host, Link, LinkKind, Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.telemetry import TelemetrySource
 
 
 def _cpuinfo() -> list[str]:
@@ -92,6 +93,22 @@ class HostBackend(Backend):
 
     def node(self) -> Node:
         return host_node(self._info)
+
+    def telemetry(self) -> TelemetrySource:
+        """No module to sample: host metrics only."""
+        from gpuvet.backends.telemetry import TelemetrySource
+
+        class HostOnly(TelemetrySource):
+            def present(self, t: float) -> list[ModuleIdentity]:
+                return []
+
+            def sample(self, t: float, slow: bool) -> list[Sample]:
+                return []
+
+            def slowdown_c(self) -> dict[str, float]:
+                return {}
+
+        return HostOnly()
 
     def engine(self) -> BenchEngine:
         """Benchmarks on the CPU through PyTorch: real measurements of the host."""

@@ -22,6 +22,7 @@ from gpuvet.node.relations import PcieRelation
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.telemetry import TelemetrySource
 
 # NVML_NVLINK_VERSION_* -> GB/s per link per direction
 NVLINK_LANE_GBPS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0}
@@ -76,6 +77,17 @@ class NvidiaBackend(Backend):
 
     def count(self) -> int:
         return len(self._devices)
+
+    def rescan(self) -> None:
+        """Re-enumerate after a hot-plug: NVML only sees a new module after re-initialising."""
+        self.nvml.shutdown()
+        self.nvml.init()
+        self._devices = self._enumerate()
+
+    def telemetry(self) -> TelemetrySource:
+        from gpuvet.backends.nvml_telemetry import NvmlTelemetry
+
+        return NvmlTelemetry(self)
 
     def engine(self) -> BenchEngine:
         """Benchmarks through PyTorch on CUDA; modules matched to CUDA devices by UUID (bus id

@@ -99,3 +99,39 @@ class TelemetrySummary:
     temp_c_max: float | None = None
     throttle_reasons: tuple[str, ...] = ()  # every reason seen in any sample
     simulated: bool = False
+
+
+@dataclass(slots=True)
+class Sample:
+    """One module's telemetry at time ``t`` (seconds since the watch began; simulated seconds on
+    a simulated node). Fast fields every interval; slow fields (ECC, PCIe, NVLink) only on slow
+    ticks, None otherwise. None: not readable, never a fake 0."""
+
+    t: float
+    module: str
+    uuid: str
+    temp_c: float | None
+    power_w: float | None
+    sm_clock_mhz: float | None
+    mem_clock_mhz: float | None
+    util: float | None  # 0..1
+    throttle: int = 0  # NVML clocks-event reason bits
+    ambient_c: float | None = None  # inlet/coolant, where a source has it
+    ecc_corrected: int | None = None  # volatile counters, cumulative
+    ecc_uncorrected: int | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    nvlink_up: int | None = None  # active links
+    nvlink_expected: int | None = None
+    nvlink_errors: int | None = None  # CRC/replay counters, cumulative
+    xids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModuleIdentity:
+    id: str
+    uuid: str
+    bus_id: str | None
+    model: str

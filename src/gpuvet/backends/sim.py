@@ -20,6 +20,7 @@ from gpuvet.node.spec import NodeSpec, PowerCapLowFault, load_spec
 
 if TYPE_CHECKING:
     from gpuvet.backends.sim_engine import SimEngine
+    from gpuvet.backends.sim_telemetry import SimTelemetrySource
 
 _NOT_MODELLED = Unavailable("not modelled by the simulated node")
 
@@ -60,6 +61,18 @@ class SimBackend(Backend):
 
     def node(self) -> Node:
         return self._found
+
+    def advance_to(self, t: float) -> None:
+        """Move the simulated node to time ``t``: faults with ``at <= t`` now apply."""
+        if t < self.clock.now_s:
+            raise ValueError("simulated time cannot run backwards")
+        self.clock.now_s = t
+        self._found = apply_faults(self.declared, self.spec.faults, t)
+
+    def telemetry(self) -> SimTelemetrySource:
+        from gpuvet.backends.sim_telemetry import SimTelemetrySource
+
+        return SimTelemetrySource(self)
 
     def engine(self) -> SimEngine:
         from gpuvet.backends.sim_engine import SimEngine

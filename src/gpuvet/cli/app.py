@@ -26,7 +26,7 @@ app.add_typer(spec_app, name="spec")
 
 def _add_commands() -> None:
     """Commands defined in their own modules (typer only: the work loads when a command runs)."""
-    from gpuvet.cli import validate
+    from gpuvet.cli import validate, watch
     from gpuvet.cli.bench import bench_app
 
     app.add_typer(bench_app, name="bench")
@@ -34,6 +34,8 @@ def _add_commands() -> None:
     app.command("report")(validate.report)
     app.add_typer(validate.baseline_app, name="baseline")
     app.add_typer(validate.log_app, name="log")
+    app.command("watch")(watch.watch)
+    app.command("events")(watch.events)
 
 
 _add_commands()

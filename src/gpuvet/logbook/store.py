@@ -61,7 +61,52 @@ CREATE TABLE IF NOT EXISTS events (
     message TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs(started_utc);
+CREATE TABLE IF NOT EXISTS modules (
+    mkey INTEGER PRIMARY KEY,
+    uuid TEXT UNIQUE NOT NULL,
+    module TEXT NOT NULL,
+    bus_id TEXT,
+    model TEXT,
+    first_seen_utc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_key INTEGER NOT NULL,
+    mkey INTEGER NOT NULL,
+    t REAL NOT NULL,
+    temp REAL, power REAL, sm REAL, mem REAL, util REAL, throttle INTEGER,
+    PRIMARY KEY (run_key, mkey, t)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS samples_1m (
+    run_key INTEGER NOT NULL,
+    mkey INTEGER NOT NULL,
+    minute INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    temp_mean REAL, temp_max REAL, power_mean REAL, power_max REAL,
+    sm_min REAL, sm_max REAL, mem_min REAL, mem_max REAL, util_mean REAL, throttle INTEGER,
+    PRIMARY KEY (run_key, mkey, minute)
+) WITHOUT ROWID;
 """
+
+# columns added to ``events`` after schema 1 (added in place when an older logbook is opened)
+_EVENT_COLUMNS = {"module": "TEXT", "uuid": "TEXT", "sim_time": "REAL", "severity": "TEXT", "data": "TEXT"}
+
+_ROLLUP = """
+INSERT INTO samples_1m (run_key, mkey, minute, n, temp_mean, temp_max, power_mean, power_max, sm_min, sm_max,
+                        mem_min, mem_max, util_mean, throttle)
+SELECT run_key, mkey, CAST(t / 60 AS INTEGER), COUNT(*), AVG(temp), MAX(temp), AVG(power), MAX(power), MIN(sm), MAX(sm),
+       MIN(mem), MAX(mem), AVG(util), MAX(throttle)
+FROM samples WHERE run_key = ? AND t >= ? AND t <= ? GROUP BY mkey, CAST(t / 60 AS INTEGER)
+ON CONFLICT (run_key, mkey, minute) DO UPDATE SET
+    temp_mean = (temp_mean * n + excluded.temp_mean * excluded.n) / (n + excluded.n),
+    power_mean = (power_mean * n + excluded.power_mean * excluded.n) / (n + excluded.n),
+    util_mean = (util_mean * n + excluded.util_mean * excluded.n) / (n + excluded.n),
+    temp_max = max(temp_max, excluded.temp_max), power_max = max(power_max, excluded.power_max),
+    sm_min = min(sm_min, excluded.sm_min), sm_max = max(sm_max, excluded.sm_max),
+    mem_min = min(mem_min, excluded.mem_min), mem_max = max(mem_max, excluded.mem_max),
+    throttle = max(throttle, excluded.throttle), n = n + excluded.n
+"""
+
+SampleRow = tuple[int, float, float | None, float | None, float | None, float | None, float | None, int]
 
 
 def default_path() -> Path:
@@ -124,6 +169,10 @@ class Logbook:
             for statement in _SCHEMA.strip().split(";"):
                 if statement.strip():
                     cur.execute(statement)
+            have = {r[1] for r in cur.execute("PRAGMA table_info(events)").fetchall()}
+            for column, kind in _EVENT_COLUMNS.items():
+                if column not in have:
+                    cur.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
             cur.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if int(row[0]) > SCHEMA_VERSION:
@@ -168,10 +217,86 @@ class Logbook:
             )
         return run_id
 
-    def event(self, run_id: str, kind: str, message: str) -> None:
+    def event(self, run_id: str, kind: str, message: str, module: str | None = None, uuid: str | None = None,
+              sim_time: float | None = None, severity: str | None = None, data: dict[str, Any] | None = None) -> None:
         with self._tx() as cur:
-            cur.execute("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, ?, ?)",
-                        (run_id, utc_now(), kind, message))
+            cur.execute("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (run_id, utc_now(), kind, message, module, uuid, sim_time, severity,
+                         json.dumps(data) if data is not None else None))
+
+    # --- telemetry ---------------------------------------------------------------------
+    def run_key(self, run_id: str) -> int:
+        return int(self.db.execute("SELECT rowid FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0])
+
+    def module_key(self, uuid: str, module: str, bus_id: str | None, model: str | None) -> int:
+        """A module's key by UUID: its history follows it whatever it is called next time."""
+        with self._tx() as cur:
+            cur.execute("INSERT OR IGNORE INTO modules(uuid, module, bus_id, model, first_seen_utc) VALUES (?, ?, ?, ?, ?)",
+                        (uuid, module, bus_id, model, utc_now()))
+            return int(cur.execute("SELECT mkey FROM modules WHERE uuid = ?", (uuid,)).fetchone()[0])
+
+    def add_samples(self, run_key: int, rows: Sequence[SampleRow]) -> None:
+        """Raw samples and their one-minute roll-ups, in one transaction."""
+        if not rows:
+            return
+        t_lo = min(r[1] for r in rows)
+        t_hi = max(r[1] for r in rows)
+        with self._tx() as cur:
+            cur.executemany("INSERT OR REPLACE INTO samples(run_key, mkey, t, temp, power, sm, mem, util, throttle) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(run_key, *r) for r in rows])
+            cur.execute(_ROLLUP, (run_key, t_lo, t_hi))
+
+    def series(self, run_key: int, mkey: int, t0: float, t1: float, step_s: float) -> list[tuple[float, ...]]:
+        """(t, temp mean, temp max, power mean, util mean, sm min, throttle) per ``step_s`` bucket;
+        from the one-minute roll-ups when the step is a minute or more."""
+        if step_s >= 60:
+            per = max(int(step_s // 60), 1)
+            sql = ("SELECT (minute / ?) * ? * 60, SUM(temp_mean * n) / SUM(n), MAX(temp_max), SUM(power_mean * n) / SUM(n), "
+                   "SUM(util_mean * n) / SUM(n), MIN(sm_min), MAX(throttle) FROM samples_1m "
+                   "WHERE run_key = ? AND mkey = ? AND minute >= ? AND minute <= ? GROUP BY minute / ? ORDER BY 1")
+            args: tuple[Any, ...] = (per, per, run_key, mkey, int(t0 // 60), int(t1 // 60), per)
+        else:
+            sql = ("SELECT CAST(t / ? AS INTEGER) * ?, AVG(temp), MAX(temp), AVG(power), AVG(util), MIN(sm), MAX(throttle) "
+                   "FROM samples WHERE run_key = ? AND mkey = ? AND t >= ? AND t <= ? GROUP BY CAST(t / ? AS INTEGER) "
+                   "ORDER BY 1")
+            args = (step_s, step_s, run_key, mkey, t0, t1, step_s)
+        return [tuple(r) for r in self.db.execute(sql, args).fetchall()]
+
+    def prune(self, run_key: int, keep_raw_s: float, now: float) -> int:
+        """Drop raw samples older than ``keep_raw_s`` (roll-ups stay). Returns rows removed."""
+        with self._tx() as cur:
+            cur.execute("DELETE FROM samples WHERE run_key = ? AND t < ?", (run_key, now - keep_raw_s))
+            return int(cur.rowcount)
+
+    def sample_count(self, run_id: str) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM samples WHERE run_key = ?", (self.run_key(run_id),)).fetchone()[0])
+
+    def last_sample_time(self, run_id: str) -> float | None:
+        row = self.db.execute("SELECT MAX(t) FROM samples WHERE run_key = ?", (self.run_key(run_id),)).fetchone()
+        return None if row[0] is None else float(row[0])
+
+    def module_events(self, since_utc: str | None = None, module: str | None = None, kinds: Sequence[str] = (),
+                      limit: int = 1000) -> list[dict[str, Any]]:
+        sql = ("SELECT run_id, time_utc, kind, message, module, uuid, sim_time, severity, data FROM events "
+               "WHERE kind != 'layer'")
+        args: list[Any] = []
+        if since_utc:
+            sql += " AND time_utc >= ?"
+            args.append(since_utc)
+        if module:
+            sql += " AND (module = ? OR uuid = ?)"
+            args += [module, module]
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            args += list(kinds)
+        sql += " ORDER BY rowid DESC LIMIT ?"
+        args.append(limit)
+        keys = ("run_id", "time_utc", "kind", "message", "module", "uuid", "time", "severity", "data")
+        rows = [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, args).fetchall()]
+        for r in rows:
+            r["data"] = json.loads(r["data"]) if r["data"] else {}
+        return rows[::-1]
 
     def finish(self, run_id: str, verdict: str, checks: Sequence[dict[str, Any]],
                envelope: dict[str, Any] | None = None) -> None:

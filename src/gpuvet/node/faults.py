@@ -12,14 +12,19 @@ from dataclasses import replace
 from gpuvet.errors import SpecError
 from gpuvet.node.model import Link, Node
 from gpuvet.node.spec import (
+    EccRisingFault,
     FaultSpec,
     LinkDegradedFault,
     LinkDownFault,
     MemClockFlappingFault,
     MissingModuleFault,
+    ModuleAddedFault,
+    ModuleLostFault,
     PowerCapLowFault,
     SilentCorruptionFault,
+    ThermalCreepFault,
     WiringSwapFault,
+    XidFault,
 )
 
 
@@ -52,7 +57,8 @@ def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
     """Raise SpecError for a fault that names something the node does not have."""
     for i, fault in enumerate(faults):
         at = _fault_where(where, i, fault)
-        if isinstance(fault, (MissingModuleFault, MemClockFlappingFault, PowerCapLowFault, SilentCorruptionFault)):
+        if isinstance(fault, (MissingModuleFault, MemClockFlappingFault, PowerCapLowFault, SilentCorruptionFault,
+                              ThermalCreepFault, ModuleLostFault, ModuleAddedFault, EccRisingFault, XidFault)):
             _require_module(node, fault.module, at)
         elif isinstance(fault, (LinkDownFault, LinkDegradedFault)):
             find_link(node, fault.between[0], fault.between[1], at)
@@ -73,7 +79,30 @@ def _swap_wiring(node: Node, x: str, y: str) -> Node:
     return replace(node, links=links)
 
 
-def apply_fault(node: Node, fault: FaultSpec) -> Node:
+def _without(node: Node, module: str) -> Node:
+    links = tuple(link for link in node.links if module not in link.ends)
+    return replace(node, modules=tuple(m for m in node.modules if m.id != module), links=links)
+
+
+def present_at(module: str, faults: Sequence[FaultSpec], now_s: float) -> bool:
+    """Whether a module is there at ``now_s``, after its module_lost/module_added events in time
+    order; a module whose first such event is ``module_added`` is absent until then."""
+    moves = sorted((f.at_s, isinstance(f, ModuleAddedFault)) for f in faults
+                   if isinstance(f, (ModuleLostFault, ModuleAddedFault)) and f.module == module)
+    if not moves:
+        return True
+    present = not moves[0][1]
+    for at, added in moves:
+        if at <= now_s:
+            present = added
+    return present
+
+
+def apply_fault(node: Node, fault: FaultSpec, now_s: float = 0.0) -> Node:
+    """The node as found at simulated time ``now_s``: a fault applies once its ``at`` is reached
+    (presence after module_lost/module_added is settled by ``apply_faults``)."""
+    if isinstance(fault, (ModuleAddedFault, ModuleLostFault)) or fault.at_s > now_s:
+        return node
     if isinstance(fault, MissingModuleFault):
         links = tuple(link for link in node.links if fault.module not in link.ends)
         modules = tuple(m for m in node.modules if m.id != fault.module)
@@ -91,7 +120,10 @@ def apply_fault(node: Node, fault: FaultSpec) -> Node:
     return node  # behavioural kinds (clocks, power, p2p) leave the topology alone; backends act on them
 
 
-def apply_faults(node: Node, faults: Sequence[FaultSpec]) -> Node:
+def apply_faults(node: Node, faults: Sequence[FaultSpec], now_s: float = 0.0) -> Node:
+    for module in {f.module for f in faults if isinstance(f, (ModuleLostFault, ModuleAddedFault))}:
+        if not present_at(module, faults, now_s):
+            node = _without(node, module)
     for fault in faults:
-        node = apply_fault(node, fault)
+        node = apply_fault(node, fault, now_s)
     return node

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuvet.errors import SpecError
 from gpuvet.node.catalog import DTYPES
+from gpuvet.node.timeunits import parse_duration
 
 
 class _Strict(BaseModel):
@@ -141,7 +142,17 @@ class EndpointSpec(_Strict):
 
 
 class _FaultBase(_Strict):
-    at: str | float | None = None  # simulated time it appears (later steps); None: from start
+    at: str | float | None = None  # simulated time it appears ("12h", seconds); None: from the start
+
+    @field_validator("at")
+    @classmethod
+    def _duration(cls, value: str | float | None) -> str | float | None:
+        parse_duration(value, "at")  # raises ValueError with a readable message
+        return value
+
+    @property
+    def at_s(self) -> float:
+        return parse_duration(self.at)
 
 
 class MissingModuleFault(_FaultBase):
@@ -187,6 +198,50 @@ class P2pDisabledFault(_FaultBase):
     kind: Literal["p2p_disabled"]
 
 
+class ThermalCreepFault(_FaultBase):
+    """The thermal interface ages: thermal resistance grows by ``c_per_watt_per_day`` °C/W per
+    simulated day from ``start`` — the same load runs hotter every day."""
+
+    kind: Literal["thermal_creep"]
+    module: str
+    c_per_watt_per_day: float = Field(default=0.002, gt=0)
+    start: str | float = 0.0
+
+    @property
+    def start_s(self) -> float:
+        return parse_duration(self.start)
+
+
+class ModuleLostFault(_FaultBase):
+    """The module stops answering at ``at`` (fell off the bus): no telemetry, gone from NVML."""
+
+    kind: Literal["module_lost"]
+    module: str
+
+
+class ModuleAddedFault(_FaultBase):
+    """The module is absent until ``at``, then appears (hot-plug, or a replacement)."""
+
+    kind: Literal["module_added"]
+    module: str
+
+
+class EccRisingFault(_FaultBase):
+    """Correctable ECC errors start rising at ``at`` (``per_hour`` at first, growing)."""
+
+    kind: Literal["ecc_rising"]
+    module: str
+    per_hour: float = Field(default=30.0, gt=0)
+
+
+class XidFault(_FaultBase):
+    """The driver reports Xid ``code`` for the module at ``at`` (79: fallen off the bus)."""
+
+    kind: Literal["xid"]
+    module: str
+    code: int = Field(default=79, gt=0)
+
+
 class SilentCorruptionFault(_FaultBase):
     """The module computes wrong bits without raising an error (a failing SM, bad HBM)."""
 
@@ -196,7 +251,8 @@ class SilentCorruptionFault(_FaultBase):
 
 FaultSpec = Annotated[
     MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault | MemClockFlappingFault
-    | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault,
+    | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault | ThermalCreepFault | ModuleLostFault
+    | ModuleAddedFault | EccRisingFault | XidFault,
     Field(discriminator="kind"),
 ]
 

@@ -1,0 +1,108 @@
+"""Live telemetry from NVIDIA modules through the NVML gateway, in two tiers: fast fields
+(temperature, power, clocks, utilisation, throttle reasons) every interval; slow ones (ECC
+counters, PCIe link, NVLink state) on slow ticks. Modules are re-enumerated when the number of
+NVIDIA PCI functions and NVML's count disagree (hot-plug); identity is the UUID."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpuvet.backends.nvml import ModuleLost, Nvml
+from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
+from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
+from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.node.catalog import find_model
+
+NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC = 0, 1, 0
+NVML_NVLINK_MAX_LINKS = 18
+
+
+def nvidia_pci_functions(root: Path = Path("/sys/bus/pci/devices")) -> int | None:
+    """NVIDIA 3D/display controllers the kernel sees (vendor 0x10de, class 0x03xx)."""
+    if not root.is_dir():
+        return None
+    count = 0
+    for dev in root.iterdir():
+        try:
+            if (dev / "vendor").read_text().strip() == "0x10de" and (dev / "class").read_text().startswith("0x03"):
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+class NvmlTelemetry(TelemetrySource):
+    simulated = False
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.nvml: Nvml = backend.nvml
+        self._expected_links: dict[str, int] = {}
+
+    def present(self, t: float) -> list[ModuleIdentity]:
+        pci = nvidia_pci_functions()
+        if pci is not None and pci != len(self.backend._devices):
+            self.backend.rescan()
+        return [ModuleIdentity(d.id, d.uuid, d.bus_id, d.name) for d in self.backend._devices]
+
+    def slowdown_c(self) -> dict[str, float]:
+        out = {}
+        for d in self.backend._devices:
+            model = find_model(d.name)
+            out[d.id] = (model.slowdown_c if model and model.slowdown_c else 89.0)
+        return out
+
+    def sample(self, t: float, slow: bool) -> list[Sample]:
+        out = []
+        for d in self.backend._devices:
+            try:
+                out.append(self._sample(d, t, slow))
+            except ModuleLost:
+                continue  # no answer: absence is the signal, watch turns it into module_lost
+        return out
+
+    def _sample(self, d: Any, t: float, slow: bool) -> Sample:
+        def q(fn: str, *args: Any) -> Any:
+            value = self.nvml.query(fn, d.handle, *args, module=d.id)
+            return None if isinstance(value, Unavailable) else value
+
+        power = q("nvmlDeviceGetPowerUsage")
+        util = q("nvmlDeviceGetUtilizationRates")
+        busy = getattr(util, "gpu", None) if util is not None else None
+        reasons = q("nvmlDeviceGetCurrentClocksEventReasons")
+        if reasons is None:
+            reasons = q("nvmlDeviceGetCurrentClocksThrottleReasons")
+        s = Sample(t, d.id, d.uuid, _num(q("nvmlDeviceGetTemperature", NVML_TEMPERATURE_GPU)),
+                   power / 1000 if isinstance(power, (int, float)) else None,
+                   _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM)), _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_MEM)),
+                   busy / 100 if isinstance(busy, (int, float)) else None,
+                   int(reasons) if isinstance(reasons, int) else 0)
+        if slow:
+            s.ecc_corrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC))
+            s.ecc_uncorrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                       NVML_VOLATILE_ECC))
+            s.pcie_gen, s.pcie_gen_max = _int(q("nvmlDeviceGetCurrPcieLinkGeneration")), _int(
+                q("nvmlDeviceGetMaxPcieLinkGeneration"))
+            s.pcie_width, s.pcie_width_max = _int(q("nvmlDeviceGetCurrPcieLinkWidth")), _int(
+                q("nvmlDeviceGetMaxPcieLinkWidth"))
+            up = 0
+            for link in range(NVML_NVLINK_MAX_LINKS):
+                state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
+                if isinstance(state, Unavailable):
+                    if "not supported" in state.reason or "invalid" in state.reason:
+                        break
+                    continue
+                up += int(bool(state))
+            expected = self._expected_links.setdefault(d.id, up)
+            if expected:
+                s.nvlink_up, s.nvlink_expected = up, expected
+        return s
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) else None

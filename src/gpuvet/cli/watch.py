@@ -1,0 +1,141 @@
+"""`gpuvet watch` and `gpuvet events`."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gpuvet.cli.validate import LogbookOpt, _logbook
+
+
+def _seconds(text: str | None, where: str) -> float | None:
+    from gpuvet.errors import GpuvetError
+    from gpuvet.node.timeunits import parse_duration
+
+    if text is None:
+        return None
+    try:
+        return parse_duration(text, where)
+    except ValueError as exc:
+        raise GpuvetError(str(exc), where=where, fix="write e.g. 1s, 500ms, 10m, 12h, 3d.") from None
+
+
+def watch(
+    sim: Annotated[str | None, typer.Option("--sim", help="Watch a simulated node (preset or spec with faults).")] = None,
+    interval: Annotated[str, typer.Option("--interval", help="Fast sampling interval (temperature, power, clocks, "
+                                          "utilisation, throttle).")] = "1s",
+    slow_every: Annotated[str, typer.Option("--slow-every", help="Slow fields (ECC, PCIe, NVLink) interval.")] = "30s",
+    duration: Annotated[str | None, typer.Option("--duration", help="Stop after this long (simulated time on a "
+                                                 "simulated node), e.g. 10m, 200h. Default: until Ctrl-C.")] = None,
+    speedup: Annotated[str, typer.Option("--speedup", help="Simulated seconds per wall second, or 'max' to run as "
+                                         "fast as possible (simulated nodes only).")] = "1",
+    horizon: Annotated[str, typer.Option("--horizon", help="Overheating forecast horizon.")] = "72h",
+    retention: Annotated[str, typer.Option("--retention", help="Keep raw samples this long (one-minute roll-ups "
+                                           "stay).")] = "8d",
+    prometheus: Annotated[str | None, typer.Option("--prometheus", help="Serve Prometheus metrics at HOST:PORT "
+                                                   "(e.g. 127.0.0.1:9400; loopback unless you name another address).")
+                          ] = None,
+    no_admission: Annotated[bool, typer.Option("--no-admission", help="Do not benchmark modules that appear.")] = False,
+    logbook: LogbookOpt = None,
+    no_log: Annotated[bool, typer.Option("--no-log", help="Keep nothing in the logbook.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="No live table; print the run (events included) as JSON at "
+                                          "the end.")] = False,
+) -> None:
+    """Watch the modules: a live table, events as they happen (throttling, clock flapping, link
+    downgrades, ECC, Xid, modules lost or added, overheating forecasts), everything kept in the
+    logbook, optionally served to Prometheus.
+
+    Exit 1 if a critical event happened (module lost, uncorrectable ECC, fatal Xid).
+    """
+    from gpuvet.backends.select import open_backend
+    from gpuvet.errors import GpuvetError
+    from gpuvet.watch.loop import WatchConfig, Watcher
+    from gpuvet.watch.prometheus import ExportState, serve
+
+    if speedup != "max" and not sim and speedup not in ("1", "1.0"):
+        raise GpuvetError("--speedup applies to simulated nodes only", where="--speedup",
+                          fix="drop it, or add --sim PRESET.")
+    try:
+        speed = None if speedup == "max" else float(speedup)
+    except ValueError:
+        raise GpuvetError(f"--speedup {speedup!r} is not a number", where="--speedup",
+                          fix="give a factor like 60, or max.") from None
+    if speed is not None and speed <= 0:
+        raise GpuvetError("--speedup must be positive", where="--speedup", fix="give a factor like 60, or max.")
+    config = WatchConfig(interval_s=_seconds(interval, "--interval") or 1.0,
+                         slow_every_s=_seconds(slow_every, "--slow-every") or 30.0,
+                         duration_s=_seconds(duration, "--duration"), speedup=speed,
+                         horizon_s=_seconds(horizon, "--horizon") or 72 * 3600.0,
+                         keep_raw_s=_seconds(retention, "--retention") or 8 * 86400.0, admission=not no_admission)
+    if config.interval_s <= 0:
+        raise GpuvetError("--interval must be above zero", where="--interval", fix="e.g. 1s.")
+    backend = open_backend(sim=sim)
+    book = None if no_log else _logbook(logbook)
+    export = ExportState() if prometheus else None
+    server = None
+    if prometheus and export is not None:
+        try:
+            server, _ = serve(export, prometheus)
+        except (OSError, ValueError) as exc:
+            raise GpuvetError(f"cannot serve Prometheus metrics at {prometheus}: {exc}", where="--prometheus",
+                              fix="pick a free HOST:PORT, e.g. 127.0.0.1:9400.") from None
+    from gpuvet.cli import render_watch
+
+    watcher = Watcher(backend, config, book, export=export)
+
+    def stop(signum: int, frame: Any) -> None:
+        watcher.stop_requested = True
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if as_json:
+            result = watcher.run()
+        else:
+            result = render_watch.live(watcher, prometheus)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if server is not None:
+            server.shutdown()
+        backend.close()
+        if book:
+            book.close()
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json(), indent=1) + "\n")
+    if any(e.severity.value == "critical" for e in result.events):
+        raise typer.Exit(1)
+
+
+def events(since: Annotated[str | None, typer.Option("--since", help="Only events newer than this (e.g. 2h, 7d; "
+                                                     "wall-clock time).")] = None,
+           module: Annotated[str | None, typer.Option("--module", help="Only this module (id or UUID).")] = None,
+           kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds (repeat).")] = None,
+           limit: Annotated[int, typer.Option("--limit")] = 200,
+           logbook: LogbookOpt = None,
+           as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False) -> None:
+    """What happened: events from watch runs (and validate aborts), oldest first."""
+    from datetime import UTC, datetime, timedelta
+
+    since_utc = None
+    if since:
+        seconds = _seconds(since, "--since") or 0.0
+        since_utc = (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    book = _logbook(logbook)
+    try:
+        rows = book.module_events(since_utc, module, tuple(kind or ()), limit)
+    finally:
+        book.close()
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return
+    from rich.console import Console
+
+    from gpuvet.cli import render_watch
+
+    render_watch.events_table(Console(), rows)
+
+

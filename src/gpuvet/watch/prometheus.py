@@ -1,0 +1,128 @@
+"""The Prometheus endpoint: metrics named by Prometheus conventions (prefix ``gpuvet_``, base
+units, ``_total`` for counters, an ``_info`` metric for identity), labelled by module UUID,
+bus id and model. A collector reads the watcher's latest state at each scrape."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.registry import Collector
+
+from gpuvet.backends.nvml_monitor import THROTTLE_REASONS
+from gpuvet.backends.readings import ModuleIdentity, Sample
+
+LABELS = ["uuid", "bus_id", "model", "module"]
+Reader = Callable[[Sample], float | int | None]
+
+
+@dataclass
+class ExportState:
+    identities: dict[str, ModuleIdentity] = field(default_factory=dict)  # by uuid
+    latest: dict[str, Sample] = field(default_factory=dict)  # by uuid
+    slow: dict[str, Sample] = field(default_factory=dict)  # last sample with slow fields, by uuid
+    events: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, uuid) -> count
+    forecast_s: dict[str, float] = field(default_factory=dict)  # uuid -> seconds until predicted crossing
+    host: dict[str, float] = field(default_factory=dict)
+    sampler_seconds: float = 0.0
+    simulated: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class WatchCollector(Collector):
+    def __init__(self, state: ExportState) -> None:
+        self.state = state
+
+    def _labels(self, uuid: str) -> list[str]:
+        ident = self.state.identities.get(uuid)
+        return [uuid, (ident.bus_id or "") if ident else "", ident.model if ident else "", ident.id if ident else ""]
+
+    def collect(self) -> Iterator[Any]:
+        st = self.state
+        with st.lock:
+            gauges: dict[str, tuple[str, Reader]] = {
+                "temperature_celsius": ("Module temperature.", lambda s: s.temp_c),
+                "power_watts": ("Module power draw.", lambda s: s.power_w),
+                "sm_clock_hertz": ("SM clock.", lambda s: s.sm_clock_mhz * 1e6 if s.sm_clock_mhz is not None else None),
+                "memory_clock_hertz": ("Memory clock.",
+                                       lambda s: s.mem_clock_mhz * 1e6 if s.mem_clock_mhz is not None else None),
+                "utilization_ratio": ("Share of time a kernel ran (0-1).", lambda s: s.util),
+            }
+            for name, (doc, get) in gauges.items():
+                g = GaugeMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
+                for uuid, s in st.latest.items():
+                    value = get(s)
+                    if value is not None:
+                        g.add_metric(self._labels(uuid), float(value))
+                yield g
+            throttle = GaugeMetricFamily("gpuvet_module_throttle", "1 while a clock-event (throttle) reason is active.",
+                                         labels=[*LABELS, "reason"])
+            for uuid, s in st.latest.items():
+                for bit, reason in THROTTLE_REASONS.items():
+                    throttle.add_metric([*self._labels(uuid), reason], float(bool(s.throttle & bit)))
+            yield throttle
+            slow_gauges: dict[str, tuple[str, Reader]] = {
+                "pcie_link_generation": ("PCIe link generation now.", lambda s: s.pcie_gen),
+                "pcie_link_width": ("PCIe link width now (lanes).", lambda s: s.pcie_width),
+                "nvlink_up_links": ("Fabric links active.", lambda s: s.nvlink_up),
+            }
+            for name, (doc, get) in slow_gauges.items():
+                g = GaugeMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
+                for uuid, s in st.slow.items():
+                    value = get(s)
+                    if value is not None:
+                        g.add_metric(self._labels(uuid), float(value))
+                yield g
+            counters: list[tuple[str, str, Reader]] = [
+                ("ecc_corrected_errors", "Correctable ECC errors (volatile).", lambda s: s.ecc_corrected),
+                ("ecc_uncorrected_errors", "Uncorrectable ECC errors (volatile).", lambda s: s.ecc_uncorrected)]
+            for name, doc, get in counters:
+                c = CounterMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
+                for uuid, s in st.slow.items():
+                    value = get(s)
+                    if value is not None:
+                        c.add_metric(self._labels(uuid), float(value))
+                yield c
+            events = CounterMetricFamily("gpuvet_events", "Events raised by gpuvet's detectors.",
+                                         labels=[*LABELS, "kind"])
+            for (kind, uuid), count in st.events.items():
+                events.add_metric([*self._labels(uuid), kind], float(count))
+            yield events
+            fc = GaugeMetricFamily("gpuvet_module_overheat_forecast_seconds",
+                                   "Predicted time until the module reaches its slowdown temperature.", labels=LABELS)
+            for uuid, seconds in st.forecast_s.items():
+                fc.add_metric(self._labels(uuid), seconds)
+            yield fc
+            info = InfoMetricFamily("gpuvet_module", "Module identity.", labels=LABELS)
+            for uuid in st.identities:
+                info.add_metric(self._labels(uuid), {"simulated": str(st.simulated).lower()})
+            yield info
+            cost = GaugeMetricFamily("gpuvet_sampler_seconds", "Time to sample one module once.")
+            cost.add_metric([], st.sampler_seconds)
+            yield cost
+            if "cpu_load_ratio" in st.host:
+                yield GaugeMetricFamily("gpuvet_host_cpu_load_ratio", "Host CPU load (0-1).",
+                                        value=st.host["cpu_load_ratio"])
+            if "memory_used_bytes" in st.host:
+                yield GaugeMetricFamily("gpuvet_host_memory_used_bytes", "Host memory in use.",
+                                        value=st.host["memory_used_bytes"])
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """'127.0.0.1:9400', ':9400' (loopback) or '9400'."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit():
+        raise ValueError(f"{text!r} is not host:port")
+    return (host or "127.0.0.1"), int(port)
+
+
+def serve(state: ExportState, address: str) -> tuple[Any, CollectorRegistry]:
+    host, port = parse_address(address)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(WatchCollector(state))
+    server, _thread = start_http_server(port, addr=host, registry=registry)
+    return server, registry
