@@ -1,0 +1,196 @@
+"""`gpuvet watch`: hot-plug with admission, the JSON contract, Prometheus over loopback, the
+logbook under SIGKILL, downsampled queries, NVML telemetry through the fake."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from gpuvet.backends.nvidia import NvidiaBackend
+from gpuvet.backends.nvml import Nvml
+from gpuvet.cli.app import main
+from gpuvet.logbook.store import Logbook
+from gpuvet.watch.loop import WatchConfig, Watcher
+from gpuvet.watch.prometheus import ExportState, serve
+from tests.fakes.fake_nvml import hgx_h200
+
+
+def call(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_hot_plug_removal_and_insertion_with_admission(faulty, tmp_path):
+    sim = faulty("hgx-h200-8", [{"kind": "module_lost", "module": "gpu3", "at": "1h"},
+                                {"kind": "module_added", "module": "gpu3", "at": "2h"},
+                                {"kind": "module_added", "module": "gpu6", "at": "90m"},
+                                {"kind": "power_cap_low", "module": "gpu6", "watts": 250}])
+    book = Logbook(tmp_path / "lb.db")
+    result = Watcher(sim, WatchConfig(interval_s=10, duration_s=3 * 3600, speedup=None), book).run()
+    plug = [(e.kind, e.module, e.time) for e in result.events if e.kind.startswith("module_")]
+    assert plug == [("module_lost", "gpu3", 3600.0), ("module_added", "gpu6", 5400.0),
+                    ("module_quarantined", "gpu6", 5400.0), ("module_added", "gpu3", 7200.0),
+                    ("module_ready", "gpu3", 7200.0)]
+    quarantined = next(e for e in result.events if e.kind == "module_quarantined")
+    assert "gemm_bf16" in quarantined.message and quarantined.evidence["gemm_bf16"]["pct_of_expected"] < 85
+    states = {m["uuid"]: m["state"] for m in result.modules.values()}
+    assert states["GPU-sim-hgx-h200-8-gpu3"] == "lost" and states["GPU-sim-hgx-h200-8-gpu3-r1"] == "ready"
+    # identities survive: the old module's history stays under its UUID, the replacement has its own
+    rows = book.db.execute("SELECT uuid, module FROM modules WHERE module = 'gpu3' ORDER BY mkey").fetchall()
+    assert rows == [("GPU-sim-hgx-h200-8-gpu3", "gpu3"), ("GPU-sim-hgx-h200-8-gpu3-r1", "gpu3")]
+    others = {m["uuid"] for m in result.modules.values() if m["id"] not in ("gpu3", "gpu6")}
+    assert len(others) == 6 and all(states[u] == "present" for u in others)
+
+
+def test_watch_json_contract_with_forecast(capsys, tmp_path):
+    spec = tmp_path / "creep.yaml"
+    spec.write_text("base: hgx-h200-8\nfaults:\n"
+                    "  - {kind: thermal_creep, module: gpu2, c_per_watt_per_day: 0.006, start: 0h}\n"
+                    "  - {kind: xid, module: gpu5, code: 79, at: 3h}\n")
+    code, out, _ = call(capsys, "watch", "--sim", str(spec), "--duration", "60h", "--interval", "60s",
+                        "--speedup", "max", "--json", "--logbook", str(tmp_path / "lb.db"))
+    data = json.loads(out)
+    assert code == 1  # a fatal Xid is critical
+    assert data["simulated"] is True and data["samples"] > 0
+    for e in data["events"]:
+        assert {"kind", "module", "time"} <= set(e)
+    forecast = [e for e in data["events"] if e["kind"] == "overheat_forecast"]
+    assert [e["module"] for e in forecast] == ["gpu2"]
+    assert forecast[0]["predicted_crossing"] > forecast[0]["time"]
+    assert [(e["module"], e["time"]) for e in data["events"] if e["kind"] == "xid"] == [("gpu5", 3 * 3600.0)]
+    code, out, _ = call(capsys, "events", "--json", "--module", "gpu2", "--logbook", str(tmp_path / "lb.db"))
+    assert code == 0 and {e["kind"] for e in json.loads(out)} >= {"overheat_forecast"}
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_prometheus_endpoint_over_loopback_names_and_units(faulty):
+    sim = faulty("hgx-h200-8", [{"kind": "ecc_rising", "module": "gpu1", "at": "0s"}])
+    state = ExportState()
+    port = _free_port()
+    server, _ = serve(state, f"127.0.0.1:{port}")
+    try:
+        Watcher(sim, WatchConfig(interval_s=1, duration_s=120, speedup=None), None, export=state).run()
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    finally:
+        server.shutdown()
+    families = {f.name: f for f in text_string_to_metric_families(body)}
+    for name in ("gpuvet_module_temperature_celsius", "gpuvet_module_power_watts", "gpuvet_module_sm_clock_hertz",
+                 "gpuvet_module_utilization_ratio", "gpuvet_module_ecc_corrected_errors", "gpuvet_module_info",
+                 "gpuvet_module_throttle", "gpuvet_sampler_seconds"):
+        assert name in families, name
+    assert families["gpuvet_module_ecc_corrected_errors"].type == "counter"
+    info = families["gpuvet_module_info"].samples  # the identity, value 1 (text format shows info as a gauge)
+    assert len(info) == 8 and all(s.value == 1 and s.labels["uuid"].startswith("GPU-") for s in info)
+    temps = families["gpuvet_module_temperature_celsius"].samples
+    assert len(temps) == 8 and all(set(s.labels) == {"uuid", "bus_id", "model", "module"} for s in temps)
+    assert all(s.labels["model"] == "H200-SXM" and 40 < s.value < 100 for s in temps)
+    clocks = families["gpuvet_module_sm_clock_hertz"].samples
+    assert all(3e8 < s.value < 3e9 for s in clocks)  # base unit: hertz, not MHz
+    util = families["gpuvet_module_utilization_ratio"].samples
+    assert all(0 <= s.value <= 1 for s in util)  # a ratio, not a percentage
+    assert all(name.startswith("gpuvet_") for name in families)
+    assert "gpuvet_module_ecc_corrected_errors_total" in body
+
+
+def test_prometheus_binds_to_loopback_by_default():
+    from gpuvet.watch.prometheus import parse_address
+
+    assert parse_address(":9400") == ("127.0.0.1", 9400)
+    assert parse_address("9400") == ("127.0.0.1", 9400)
+    with pytest.raises(ValueError):
+        parse_address("localhost:http")
+
+
+def test_sigkill_loses_at_most_the_last_second(tmp_path):
+    db = tmp_path / "lb.db"
+    Logbook(db).close()
+    child = subprocess.Popen([sys.executable, "-m", "gpuvet", "watch", "--sim", "hgx-h200-8", "--interval", "100ms",
+                              "--speedup", "1", "--logbook", str(db), "--json", "--no-admission"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        run_id = None
+        while time.monotonic() < deadline and run_id is None:
+            time.sleep(0.1)
+            book = Logbook(db)
+            rows = book.runs()
+            run_id = rows[0].run_id if rows else None
+            book.close()
+        assert run_id, "watch never started"
+        time.sleep(3.0)
+        killed_wall = time.time()
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    book = Logbook(db)
+    assert book.integrity() == "ok"
+    run = book.run(run_id)
+    assert run.status == "aborted"
+    last = book.last_sample_time(run_id)
+    elapsed = killed_wall - run.envelope["started_wall"]
+    assert last is not None and last >= elapsed - 1.0 - 0.3  # at speedup 1, t tracks the wall clock
+    assert book.sample_count(run_id) >= 8 * 10 * 2
+
+
+def test_downsampled_queries_agree_with_the_raw_samples(tmp_path):
+    book = Logbook(tmp_path / "lb.db")
+    run_id = book.begin("watch", {}, simulated=True, node="n")
+    key = book.run_key(run_id)
+    m = book.module_key("GPU-x", "gpu0", None, "H200-SXM")
+    rows = [(m, float(t), 50.0 + (t // 600) % 3, 500.0, 1980.0, 3201.0, 1.0, 0) for t in range(0, 7200)]
+    for i in range(0, len(rows), 1000):  # flushed in pieces, as watch does
+        book.add_samples(key, rows[i:i + 1000])
+    hourly = book.series(key, m, 0, 7200, 3600)
+    assert [r[0] for r in hourly] == [0, 3600]
+    raw_mean = sum(r[2] for r in rows if r[1] < 3600) / 3600
+    assert hourly[0][1] == pytest.approx(raw_mean)
+    assert hourly[0][2] == 52.0
+    fine = book.series(key, m, 0, 599, 10)
+    assert len(fine) == 60 and fine[0][1] == 50.0
+    assert book.prune(key, keep_raw_s=3600, now=7200) == 3600
+    assert book.series(key, m, 0, 7200, 3600)[0][1] == pytest.approx(raw_mean)  # roll-ups outlive raw samples
+
+
+def test_nvml_telemetry_reads_fast_and_slow_tiers_through_the_fake(monkeypatch):
+    from gpuvet.backends import nvml_telemetry
+
+    fake = hgx_h200(2)
+    fake.gpus[1].clock_event_mask = 0x4
+    backend = NvidiaBackend(Nvml(lib=fake))
+    source = backend.telemetry()
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 2)
+    assert [i.id for i in source.present(0)] == ["gpu0", "gpu1"]
+    fast = source.sample(0.0, slow=False)
+    assert fast[0].temp_c == 61 and fast[0].power_w == 650 and fast[0].ecc_corrected is None
+    assert fast[1].throttle == 0x4
+    slow = source.sample(1.0, slow=True)
+    assert slow[0].pcie_gen_max == 5 and slow[0].nvlink_up == 18 and slow[0].nvlink_expected == 18
+    fake.gpus[0].lost = True
+    assert [s.module for s in source.sample(2.0, slow=False)] == ["gpu1"]  # absence, not a fake reading
+
+
+def test_nvml_rescan_when_the_pci_count_changes(monkeypatch):
+    from gpuvet.backends import nvml_telemetry
+
+    fake = hgx_h200(2)
+    backend = NvidiaBackend(Nvml(lib=fake))
+    source = backend.telemetry()
+    extra = hgx_h200(3).gpus[2]
+    fake.gpus.append(extra)
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 3)
+    assert [i.uuid for i in source.present(5.0)][-1] == extra.uuid
