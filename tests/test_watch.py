@@ -194,3 +194,18 @@ def test_nvml_rescan_when_the_pci_count_changes(monkeypatch):
     fake.gpus.append(extra)
     monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 3)
     assert [i.uuid for i in source.present(5.0)][-1] == extra.uuid
+
+
+def test_grafana_dashboard_reads_metrics_gpuvet_exports():
+    import re
+    from pathlib import Path
+
+    dash = json.loads((Path(__file__).parents[1] / "docs" / "grafana" / "gpuvet-modules.json").read_text())
+    exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    names = {n for e in exprs for n in re.findall(r"gpuvet_[a-z_]+", e)}
+    exported = {"gpuvet_module_temperature_celsius", "gpuvet_module_power_watts", "gpuvet_module_sm_clock_hertz",
+                "gpuvet_module_memory_clock_hertz", "gpuvet_module_utilization_ratio", "gpuvet_module_throttle",
+                "gpuvet_module_ecc_corrected_errors_total", "gpuvet_module_overheat_forecast_seconds",
+                "gpuvet_events_total", "gpuvet_module_pcie_link_width", "gpuvet_module_nvlink_up_links",
+                "gpuvet_module_info"}
+    assert names <= exported and len(dash["panels"]) >= 8

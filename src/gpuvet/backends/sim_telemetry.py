@@ -9,6 +9,7 @@ over simulated months (steady-state temperature; the lag is far below a minute's
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,11 @@ class _Schedule:
             self.ends.append(start + float(np.clip(self.rng.exponential(mean), low, high)))
             self.busy.append(now_busy)
             self.level.append(float(self.rng.uniform(0.88, 0.97)) if now_busy else IDLE_POWER_SHARE)
+
+    def at_one(self, t: float) -> tuple[bool, float]:
+        self.extend_to(t)
+        i = bisect.bisect_right(self.ends, t)
+        return self.busy[i], self.level[i]
 
     def at(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.extend_to(float(np.max(times)))
@@ -126,6 +132,10 @@ class SimTelemetry:
         self._state = {m.id: _State() for m in declared.modules}
         self._node_cache: dict[tuple[int, ...], Node] = {}
         self._rngs = {m.id: np.random.default_rng([seed, self.index[m.id], 5]) for m in declared.modules}
+        self._creep: dict[str, list[ThermalCreepFault]] = {}
+        for f in faults:
+            if isinstance(f, ThermalCreepFault):
+                self._creep.setdefault(f.module, []).append(f)
         self._lost_before: set[str] = set()
 
     # --- who is there ------------------------------------------------------------------
@@ -154,6 +164,17 @@ class SimTelemetry:
         p = self._phases
         return np.asarray(SEED_REFERENCE_C + 1.5 * np.sin(2 * np.pi * times / DAY + p[0])
                 + 0.6 * np.sin(2 * np.pi * times / (3.7 * 3600) + p[1]) + 0.3 * np.sin(2 * np.pi * times / 1020 + p[2]))
+
+    def reference_one(self, t: float) -> float:
+        p = self._phases
+        return (SEED_REFERENCE_C + 1.5 * math.sin(2 * math.pi * t / DAY + p[0])
+                + 0.6 * math.sin(2 * math.pi * t / (3.7 * 3600) + p[1]) + 0.3 * math.sin(2 * math.pi * t / 1020 + p[2]))
+
+    def resistance_one(self, module: str, t: float) -> float:
+        r = self._r0[module]
+        for f in self._creep.get(module, ()):
+            r += f.c_per_watt_per_day * max(t - f.start_s, 0.0) / DAY
+        return r
 
     def resistance(self, module: str, times: np.ndarray) -> np.ndarray:
         r = np.full(times.shape, self._r0[module])
@@ -202,14 +223,12 @@ class SimTelemetry:
         rng = self._rngs[m]
         model = self.declared.module(m).model
         tdp = model.tdp_w or 700.0
-        times = np.array([t])
-        busy, level = self._schedules[m].at(times)
-        is_busy = bool(busy[0])
+        is_busy, share = self._schedules[m].at_one(t)
         thermal = self.thermal_model(m)
-        reference = float(self.reference_c(times)[0]) + self._offset[m]
-        r = float(self.resistance(m, times)[0])
+        reference = self.reference_one(t) + self._offset[m]
+        r = self.resistance_one(m, t)
         dt = 1.0 if st.last_t is None else max(t - st.last_t, 1e-3)
-        power = tdp * float(level[0]) * (1 + float(rng.normal(0, 0.01))) * (0.5 + 0.5 * clock_factor(st.level))
+        power = tdp * share * (1 + float(rng.normal(0, 0.01))) * (0.5 + 0.5 * clock_factor(st.level))
         temp = thermal.steady(reference, power, r) if st.temp is None else thermal.step(st.temp, reference, power, dt, r)
         st.level = throttle_level(temp, st.level, thermal)
         st.temp = temp

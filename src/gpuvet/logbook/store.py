@@ -95,7 +95,7 @@ INSERT INTO samples_1m (run_key, mkey, minute, n, temp_mean, temp_max, power_mea
                         mem_min, mem_max, util_mean, throttle)
 SELECT run_key, mkey, CAST(t / 60 AS INTEGER), COUNT(*), AVG(temp), MAX(temp), AVG(power), MAX(power), MIN(sm), MAX(sm),
        MIN(mem), MAX(mem), AVG(util), MAX(throttle)
-FROM samples WHERE run_key = ? AND t >= ? AND t <= ? GROUP BY mkey, CAST(t / 60 AS INTEGER)
+FROM samples WHERE run_key = ? AND mkey = ? AND t >= ? AND t <= ? GROUP BY mkey, CAST(t / 60 AS INTEGER)
 ON CONFLICT (run_key, mkey, minute) DO UPDATE SET
     temp_mean = (temp_mean * n + excluded.temp_mean * excluded.n) / (n + excluded.n),
     power_mean = (power_mean * n + excluded.power_mean * excluded.n) / (n + excluded.n),
@@ -240,17 +240,26 @@ class Logbook:
         """Raw samples and their one-minute roll-ups, in one transaction."""
         if not rows:
             return
-        t_lo = min(r[1] for r in rows)
-        t_hi = max(r[1] for r in rows)
+        spans: dict[int, list[float]] = {}
+        for r in rows:
+            span = spans.get(r[0])
+            if span is None:
+                spans[r[0]] = [r[1], r[1]]
+            elif r[1] < span[0]:
+                span[0] = r[1]
+            elif r[1] > span[1]:
+                span[1] = r[1]
         with self._tx() as cur:
             cur.executemany("INSERT OR REPLACE INTO samples(run_key, mkey, t, temp, power, sm, mem, util, throttle) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(run_key, *r) for r in rows])
-            cur.execute(_ROLLUP, (run_key, t_lo, t_hi))
+            for mkey, (lo, hi) in spans.items():  # by the primary key: only this batch's rows are read back
+                cur.execute(_ROLLUP, (run_key, mkey, lo, hi))
 
-    def series(self, run_key: int, mkey: int, t0: float, t1: float, step_s: float) -> list[tuple[float, ...]]:
+    def series(self, run_key: int, mkey: int, t0: float, t1: float, step_s: float,
+               raw: bool = False) -> list[tuple[float, ...]]:
         """(t, temp mean, temp max, power mean, util mean, sm min, throttle) per ``step_s`` bucket;
-        from the one-minute roll-ups when the step is a minute or more."""
-        if step_s >= 60:
+        from the one-minute roll-ups when the step is a minute or more (unless ``raw``)."""
+        if step_s >= 60 and not raw:
             per = max(int(step_s // 60), 1)
             sql = ("SELECT (minute / ?) * ? * 60, SUM(temp_mean * n) / SUM(n), MAX(temp_max), SUM(power_mean * n) / SUM(n), "
                    "SUM(util_mean * n) / SUM(n), MIN(sm_min), MAX(throttle) FROM samples_1m "

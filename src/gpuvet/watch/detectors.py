@@ -55,38 +55,57 @@ class ThrottleDetector(Detector):
 
 
 @dataclass
+class _FlapWindow:
+    powers: deque[float]
+    last: tuple[float, float] | None = None
+    flags: deque[tuple[int, int]] = field(default_factory=deque)  # (memory switched, sm switched) per step
+    switches: list[int] = field(default_factory=lambda: [0, 0])
+
+
+@dataclass
 class ClockFlappingDetector(Detector):
-    """A clock switching between states under steady load (not idle, not a load change)."""
+    """A clock switching between states under steady load (not idle, not a load change).
+    Switches are counted incrementally over the last ``window`` samples."""
 
     window: int = 60
     min_switches: int = 6
     step: float = 0.05  # a switch: a change of more than 5 %
     cooldown_s: float = 3600.0
-    _hist: dict[str, deque[tuple[float, float, float]]] = field(default_factory=dict)
+    _win: dict[str, _FlapWindow] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)
     kind = "clock_flapping"
 
     def observe(self, s: Sample) -> list[Event]:
-        hist = self._hist.setdefault(s.module, deque(maxlen=self.window))
+        w = self._win.get(s.module)
+        if w is None:
+            w = self._win[s.module] = _FlapWindow(deque(maxlen=self.window))
         if (s.util or 0) < 0.8 or s.mem_clock_mhz is None or s.sm_clock_mhz is None or s.power_w is None:
-            hist.clear()  # idle or unreadable: nothing steady to judge
+            self._win[s.module] = _FlapWindow(deque(maxlen=self.window))  # idle or unreadable: start again
             return []
-        hist.append((s.mem_clock_mhz, s.sm_clock_mhz, s.power_w))
-        if len(hist) < self.window // 2:
+        now = (s.mem_clock_mhz, s.sm_clock_mhz)
+        if w.last is not None:
+            flag = tuple(int(abs(b - a) > self.step * max(a, b)) for a, b in zip(w.last, now, strict=True))
+            w.flags.append(flag)  # type: ignore[arg-type]
+            w.switches[0] += flag[0]
+            w.switches[1] += flag[1]
+            if len(w.flags) > self.window - 1:
+                old = w.flags.popleft()
+                w.switches[0] -= old[0]
+                w.switches[1] -= old[1]
+        w.last = now
+        w.powers.append(s.power_w)
+        if len(w.powers) < self.window // 2 or max(w.switches) < self.min_switches:
             return []
-        powers = [p for _, _, p in hist]
-        if max(powers) > 1.3 * statistics.median(powers):
+        if max(w.powers) > 1.3 * statistics.median(w.powers):
             return []  # the load changed; clocks follow it legitimately
-        for name, idx in (("memory", 0), ("sm", 1)):
-            values = [h[idx] for h in hist]
-            switches = sum(1 for a, b in zip(values, values[1:], strict=False) if abs(b - a) > self.step * max(a, b))
-            if switches >= self.min_switches and s.t - self._last.get(s.module, -1e18) >= self.cooldown_s:
-                self._last[s.module] = s.t
-                return [Event("clock_flapping", Severity.WARN, s.module, s.t,
-                              f"{name} clock switched {switches} times in {len(values)} samples under steady load",
-                              {"clock": name, "switches": switches, "min_mhz": min(values), "max_mhz": max(values)},
-                              uuid=s.uuid)]
-        return []
+        if s.t - self._last.get(s.module, -1e18) < self.cooldown_s:
+            return []
+        self._last[s.module] = s.t
+        which = 0 if w.switches[0] >= w.switches[1] else 1
+        name = ("memory", "sm")[which]
+        return [Event("clock_flapping", Severity.WARN, s.module, s.t,
+                      f"{name} clock switched {w.switches[which]} times in {len(w.powers)} samples under steady load",
+                      {"clock": name, "switches": w.switches[which], "now_mhz": now[which]}, uuid=s.uuid)]
 
 
 @dataclass
