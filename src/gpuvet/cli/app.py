@@ -26,7 +26,7 @@ app.add_typer(spec_app, name="spec")
 
 def _add_commands() -> None:
     """Commands defined in their own modules (typer only: the work loads when a command runs)."""
-    from gpuvet.cli import validate, watch
+    from gpuvet.cli import doctor, validate, watch
     from gpuvet.cli.bench import bench_app
 
     app.add_typer(bench_app, name="bench")
@@ -36,6 +36,7 @@ def _add_commands() -> None:
     app.add_typer(validate.log_app, name="log")
     app.command("watch")(watch.watch)
     app.command("events")(watch.events)
+    app.command("doctor")(doctor.doctor)
 
 
 _add_commands()

@@ -75,11 +75,12 @@ class Watcher:
     on_event: Callable[[Event], None] | None = None
     on_tick: Callable[[float, list[Sample]], None] | None = None
     stop_requested: bool = False
+    forecaster: ThermalForecaster | None = None  # after run(): its trends, for doctor
 
     def run(self) -> WatchResult:
         source = self.backend.telemetry()
         cfg = self.config
-        forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
+        forecaster = self.forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
         events: list[Event] = []
         known: dict[str, ModuleIdentity] = {}  # uuid -> identity of modules seen and not lost
         modules: dict[str, dict[str, Any]] = {}

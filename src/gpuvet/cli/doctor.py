@@ -1,0 +1,97 @@
+"""`gpuvet doctor`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+
+def doctor(
+    symptom: Annotated[str | None, typer.Argument(help="interconnect-slow, module-missing, compute-errors, overheating, "
+                                                  "results-fluctuate or compute-below-peak; none: triage across all.")]
+    = None,
+    sim: Annotated[str | None, typer.Option("--sim", help="Diagnose a simulated node (preset or spec with faults).")] = None,
+    expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec) to compare "
+                                               "with; on --sim the spec's own node by default.")] = None,
+    from_: Annotated[list[str] | None, typer.Option("--from", help="Captured evidence from another machine: "
+                     "nvidia-smi -q (text or -x XML), nvidia-smi topo -m, nccl-tests output, nvbandwidth output, "
+                     "kernel log lines with Xid errors (repeat).")] = None,
+    window: Annotated[str | None, typer.Option("--window", help="Telemetry window to observe (default: 4 simulated "
+                                               "days on --sim, 10 s on a real node).")] = None,
+    all_steps: Annotated[bool, typer.Option("--all", help="Run every step, not only up to the first cause.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: findings and steps.")] = False,
+) -> None:
+    """Ordered troubleshooting: each playbook runs its checks in the order an experienced engineer
+    would (for a slow interconnect: the physical link, then driver and runtime configuration, then
+    the application's pattern, and the host) and names the cause with its evidence, fix and
+    confidence. Exit 1 when a cause is found, 2 on bad input."""
+    from gpuvet.cli.render_doctor import render
+    from gpuvet.cli.watch import _seconds
+    from gpuvet.doctor.captures import read_captures
+    from gpuvet.doctor.evidence import Evidence
+    from gpuvet.doctor.model import playbook
+    from gpuvet.doctor.run import diagnose
+    from gpuvet.errors import GpuvetError
+
+    if symptom:
+        playbook(symptom)  # an unknown symptom lists the known ones before anything runs
+    if sim and from_:
+        raise GpuvetError("--sim and --from both given", fix="diagnose one source at a time.")
+    captures = read_captures(list(from_)) if from_ else None
+    backend: Any = None
+    if sim:
+        from gpuvet.backends.sim import SimBackend
+
+        backend = SimBackend.from_ref(sim)
+    elif captures is not None:
+        if captures.topo_and_xml:
+            from gpuvet.backends.capture import CaptureBackend
+
+            backend = CaptureBackend(captures.topo_and_xml)
+    else:
+        from gpuvet.backends.select import open_backend
+
+        backend = open_backend()
+    declared = None
+    if expect:
+        from gpuvet.node.build import build_node
+        from gpuvet.node.spec import load_spec
+
+        spec, where = load_spec(expect)
+        declared = build_node(spec, where)
+    elif sim:
+        declared = backend.declared
+    ev = Evidence(backend, declared, captures or Evidence(None).captures,
+                  window_s=_seconds(window, "--window"))
+    if captures is not None and not sim:
+        ev.__dict__["window"] = None  # captured evidence: nothing to watch
+    try:
+        result = diagnose(ev, symptom, all_steps)
+    finally:
+        if backend is not None:
+            backend.close()
+    if as_json:
+        from gpuvet.report.jsonable import to_jsonable
+
+        data = {"symptom": symptom, "simulated": result.simulated, "notes": result.notes,
+                "findings": [_finding_json(to_jsonable(f)) for f in result.findings],
+                "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
+                          | {"findings": len(s.findings)} for s in result.steps]}
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+    else:
+        from rich.console import Console
+
+        render(Console(), result)
+    if result.findings and any(f.severity != "info" for f in result.findings):
+        raise typer.Exit(1)
+
+
+def _finding_json(d: dict[str, Any]) -> dict[str, Any]:
+    if d.get("between") is None:
+        d.pop("between", None)
+    if d.get("module") is None:
+        d.pop("module", None)
+    return d

@@ -1,0 +1,447 @@
+"""The checks playbooks name. Each looks at typed evidence and returns whether it confirmed a
+cause (with findings), found nothing wrong, or could not tell (saying what it lacked)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuvet.backends.readings import Unavailable
+from gpuvet.doctor.captures import XID_MEANINGS
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Finding, finding
+from gpuvet.validate.software import cuda_compatibility
+
+HIGH, MEDIUM, LOW = 0.9, 0.7, 0.5
+THERMAL_BITS = 0x20 | 0x40
+SLOW_NCCL_VARS = {
+    "NCCL_P2P_DISABLE": ("1", "P2P between modules is disabled"),
+    "NCCL_SHM_DISABLE": ("1", "shared-memory transport disabled"),
+    "NCCL_NVLS_ENABLE": ("0", "NVLink SHARP (in-switch reduction) disabled"),
+    "NCCL_P2P_LEVEL": ("LOC", "P2P restricted to the same PCIe switch"),
+    "NCCL_PROTO": ("Simple", "protocol forced to Simple (no LL/LL128 for small messages)"),
+    "NCCL_MAX_NCHANNELS": ("1", "one channel only"),
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # confirmed, clear, inconclusive
+    summary: str
+    findings: tuple[Finding, ...] = ()
+
+
+def confirmed(summary: str, *found: Finding) -> Outcome:
+    return Outcome("confirmed", summary, tuple(found))
+
+
+def clear(summary: str) -> Outcome:
+    return Outcome("clear", summary)
+
+
+def unknown(summary: str) -> Outcome:
+    return Outcome("inconclusive", summary)
+
+
+def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
+    """Module id -> Xid codes, from the telemetry window and from a captured kernel log."""
+    out: dict[str, list[int]] = {}
+    for e in ev.events("xid"):
+        out.setdefault(e.module or "?", []).append(int(e.evidence.get("code", 0)))
+    by_bus = {}
+    if ev.inventory is not None:
+        by_bus = {str(m.bus_id)[-12:].upper(): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+    for x in ev.captures.xids:
+        out.setdefault(by_bus.get(x.bus_id[-12:], x.bus_id), []).append(x.code)
+    return out
+
+
+# --- presence and links --------------------------------------------------------------------
+def module_presence(ev: Evidence) -> Outcome:
+    lost = {e.module for e in ev.events("module_lost")}
+    xids = _xid_modules(ev)
+    found: list[Finding] = []
+    if ev.differences is not None:
+        for d in ev.differences:
+            if d.kind == "missing_module" and d.module:
+                if d.module in lost or 79 in xids.get(d.module, []):
+                    found.append(finding("module_fell_off_bus", HIGH, module=d.module, detail=d.detail,
+                                         xid=xids.get(d.module, [])))
+                else:
+                    found.append(finding("module_missing", HIGH, module=d.module, detail=d.detail))
+    for m in sorted(x for x in lost - {f.module for f in found} if x):
+        found.append(finding("module_fell_off_bus", HIGH, module=m, seen="disappeared during the telemetry window"))
+    if ev.inventory is not None:
+        for note in ev.inventory.notes:
+            if "was lost while being read" in note:
+                found.append(finding("module_fell_off_bus", MEDIUM, note=note))
+    if found:
+        return confirmed(f"{len(found)} module(s) missing", *found)
+    if ev.declared is None and not ev.events("module_lost"):
+        return unknown("no declared node to count against (give --expect); no module was seen to leave")
+    return clear("every declared module is there")
+
+
+def link_state(ev: Evidence) -> Outcome:
+    found: list[Finding] = []
+    for d in ev.differences or []:
+        if d.kind in ("link_down", "link_degraded") and d.between:
+            found.append(finding(d.kind, HIGH, between=d.between, detail=d.detail, expected=str(d.expected),
+                                 measured=str(d.found)))
+    seen = {f.between for f in found}
+    for e in ev.events("link_degraded"):
+        if e.evidence.get("link") == "pcie" and e.module:
+            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, **e.evidence))
+        elif e.module and not any(e.module in (b or ()) for b in seen):
+            found.append(finding("link_degraded", MEDIUM, module=e.module, **e.evidence))
+    for s in ev.captures.smi_text:
+        cur = s.fields.get("PCI/GPU Link Info/Link Width/Current", "").rstrip("x")
+        top = s.fields.get("PCI/GPU Link Info/Link Width/Max", "").rstrip("x")
+        if cur.isdigit() and top.isdigit() and int(cur) < int(top):
+            found.append(finding("pcie_link_downgraded", HIGH, module=s.bus_id, width=int(cur), max_width=int(top)))
+    if ev.inventory is not None and ev.differences is None:
+        for mi in ev.inventory.modules:
+            w, wmax = mi.pcie_width_current, mi.pcie_width_max
+            if isinstance(w, int) and isinstance(wmax, int) and w < wmax:
+                found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
+    if found:
+        return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
+    if ev.differences is None and ev.window is None and not ev.captures.smi_text:
+        return unknown("no declared node, telemetry or capture to compare links with")
+    return clear("every link is up at its width and speed")
+
+
+def wiring(ev: Evidence) -> Outcome:
+    swaps = [d for d in ev.differences or [] if d.kind == "wiring_mismatch"]
+    if swaps:
+        return confirmed("modules are cabled in each other's place", *[
+            finding("wiring_swapped", HIGH, between=(d.modules[0], d.modules[1]) if d.modules else d.between,
+                    detail=d.detail) for d in swaps])
+    return clear("wiring as declared") if ev.differences is not None else unknown("no declared node to compare with")
+
+
+def p2p_path(ev: Evidence) -> Outcome:
+    if ev.env.get("NCCL_P2P_DISABLE") == "1":
+        return confirmed("NCCL_P2P_DISABLE=1 is set", finding("p2p_disabled", HIGH, variable="NCCL_P2P_DISABLE=1"))
+    d2d = ev.captures.nvbandwidth.get("device_to_device_memcpy_read_ce") or \
+        ev.captures.nvbandwidth.get("device_to_device_memcpy_write_ce")
+    if d2d:
+        values = [v for row in d2d for v in row if v]
+        if values and statistics.median(values) < 60:  # PCIe-class figures between modules
+            return confirmed("module-to-module copies run at PCIe speed", finding(
+                "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
+                source="nvbandwidth device_to_device"))
+    pairs = ev.pairs
+    if pairs is None or ev.expectations is None:
+        return unknown("no pair measurements (one module, or no benchmark engine)")
+    from gpuvet.validate.layers import copy_checks
+
+    checks = [c for c in copy_checks(pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
+    ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
+    fabric_pairs = [c for c in checks if isinstance(c.expected, float) and c.expected > 100]
+    if ratios and fabric_pairs and all(c.pct_of_expected is not None and c.pct_of_expected < 40 for c in fabric_pairs):
+        slow = statistics.median(c.value for c in fabric_pairs if isinstance(c.value, float))
+        return confirmed("every pair runs at host-staged speed though fabric links are up", finding(
+            "p2p_disabled", MEDIUM, median_gbps=slow, expected_gbps=statistics.median(c.expected for c in fabric_pairs
+                                                                                        if isinstance(c.expected, float))))
+    return clear("pairs use their direct paths")
+
+
+def nccl_environment(ev: Evidence) -> Outcome:
+    found = []
+    for var, (bad, meaning) in SLOW_NCCL_VARS.items():
+        if var != "NCCL_P2P_DISABLE" and ev.env.get(var) == bad:
+            found.append(finding("nccl_env_slow_transport", HIGH, variable=f"{var}={bad}", meaning=meaning,
+                                 fix=f"unset {var} and measure again"))
+    topo_file = ev.env.get("NCCL_TOPO_FILE")
+    if topo_file:
+        path = Path(topo_file)
+        if not path.is_file():
+            found.append(finding("nccl_topo_file_stale", HIGH, variable=f"NCCL_TOPO_FILE={topo_file}",
+                                 problem="the file does not exist"))
+        elif ev.inventory is not None:
+            text = path.read_text(errors="replace")
+            ids = [str(m.bus_id).lower()[-7:] for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)]
+            missing = [b for b in ids if b and b not in text.lower()]
+            if missing:
+                found.append(finding("nccl_topo_file_stale", MEDIUM, variable=f"NCCL_TOPO_FILE={topo_file}",
+                                     problem=f"it does not mention bus ids {', '.join(missing)}"))
+    if found:
+        return confirmed("NCCL is told to use a slower path", *found)
+    return clear("no NCCL variable forces a slower transport")
+
+
+def pair_bandwidth(ev: Evidence) -> Outcome:
+    if ev.pairs is None or ev.expectations is None:
+        return unknown("no pair measurements")
+    from gpuvet.validate.layers import copy_checks
+
+    checks = [c for c in copy_checks(ev.pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
+    slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
+    if slow and len(slow) < len(checks):
+        return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[
+            finding("topology_misidentified", MEDIUM, between=c.between, measured_gbps=c.value,
+                    expected_gbps=c.expected) for c in slow])
+    return clear("every pair carries what its links allow")
+
+
+def collective_results(ev: Evidence) -> Outcome:
+    if not ev.captures.nccl:
+        return unknown("no collective results (give nccl-tests output with --from)")
+    found = []
+    for r in ev.captures.nccl:
+        wrong = [row for row in r.rows if row.wrong]
+        if wrong:
+            found.append(finding("data_corruption_in_transfer", HIGH, op=r.op, sizes=[w.size_bytes for w in wrong],
+                                 source=r.where))
+    if found:
+        return confirmed("a collective returned wrong data", *found)
+    from gpuvet.node.collectives import fit_alpha_beta
+
+    for r in ev.captures.nccl:
+        fit = fit_alpha_beta([row.size_bytes for row in r.rows], [row.time_us * 1e-6 for row in r.rows])
+        if fit and fit.alpha_s > 0:
+            knee = fit.alpha_s * fit.beta_gbps * 1e9  # bytes where latency and bandwidth cost the same
+            largest = max(row.size_bytes for row in r.rows)
+            if largest < knee:
+                found.append(finding("latency_bound_messages", MEDIUM, op=r.op, largest_bytes=largest,
+                                     half_bandwidth_bytes=knee))
+    if found:
+        return confirmed("the messages are latency-bound", *found)
+    return clear("collectives return correct data and reach bandwidth-bound sizes")
+
+
+def host_bottleneck(ev: Evidence) -> Outcome:
+    if ev.backend is None or ev.backend.simulated:
+        return unknown("the host is not measured (simulated node or captures)")
+    import psutil
+
+    load = psutil.cpu_percent(interval=0.5)
+    found = []
+    if load > 90:
+        found.append(finding("cpu_saturated", MEDIUM, cpu_percent=load))
+    if ev.inventory is not None:
+        try:
+            cpus = psutil.Process().cpu_affinity() or []
+        except (AttributeError, psutil.Error):
+            cpus = []
+        numa_of_cpu = _cpu_numa()
+        mine = {numa_of_cpu.get(c) for c in cpus} - {None}
+        for m in ev.inventory.modules:
+            if isinstance(m.numa_node, int) and m.numa_node >= 0 and mine and m.numa_node not in mine:
+                found.append(finding("numa_misplaced", MEDIUM, module=m.id, module_numa=m.numa_node,
+                                     process_numa=sorted(mine)))
+    if found:
+        return confirmed("the host holds the modules back", *found)
+    return clear(f"host CPU at {load:.0f} %, process on its modules' NUMA nodes")
+
+
+def _cpu_numa() -> dict[int, int]:
+    out = {}
+    for node in Path("/sys/devices/system/node").glob("node[0-9]*"):
+        try:
+            text = (node / "cpulist").read_text().strip()
+        except OSError:
+            continue
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            if lo.isdigit():
+                for c in range(int(lo), int(hi or lo) + 1):
+                    out[c] = int(node.name[4:])
+    return out
+
+
+# --- presence, history, visibility --------------------------------------------------------
+def xid_log(ev: Evidence) -> Outcome:
+    xids = _xid_modules(ev)
+    if not xids:
+        if ev.window is None and not ev.captures.xids:
+            return unknown("no telemetry or kernel log (give `dmesg | grep Xid` output with --from)")
+        return clear("no Xid errors")
+    found = []
+    for module, codes in xids.items():
+        for code in sorted(set(codes)):
+            if code == 79:
+                found.append(finding("module_fell_off_bus", HIGH, module=module, xid=79, meaning=XID_MEANINGS[79]))
+            else:
+                found.append(finding("xid", HIGH, module=module, xid=code,
+                                     meaning=XID_MEANINGS.get(code, "see NVIDIA's Xid catalogue")))
+    return confirmed("the driver reported Xid errors", *found)
+
+
+def hotplug_history(ev: Evidence) -> Outcome:
+    added = ev.events("module_added")
+    lost = ev.events("module_lost")
+    if not added and not lost:
+        return clear("no module left or joined") if ev.window else unknown("no telemetry window")
+    found = [finding("module_fell_off_bus", MEDIUM, module=e.module, time_s=e.time) for e in lost]
+    states = {e.module: e.kind for e in ev.events("module_ready", "module_quarantined")}
+    found += [finding("module_hot_added", HIGH, module=e.module, time_s=e.time, admission=states.get(e.module))
+              for e in added if e.module not in {f.module for f in found}]
+    return confirmed("modules left or joined while watched", *found)
+
+
+def visibility(ev: Evidence) -> Outcome:
+    found = []
+    visible = ev.env.get("CUDA_VISIBLE_DEVICES")
+    count = len(ev.inventory.modules) if ev.inventory is not None else None
+    if visible is not None and count:
+        listed = [v for v in visible.split(",") if v.strip()]
+        if len(listed) < count:
+            found.append(finding("modules_hidden", HIGH, variable=f"CUDA_VISIBLE_DEVICES={visible}", visible=len(listed),
+                                 present=count))
+    ctl = Path("/dev/nvidiactl")
+    if ctl.exists() and not os.access(ctl, os.R_OK | os.W_OK):
+        found.append(finding("device_permissions", HIGH, device=str(ctl)))
+    if found:
+        return confirmed("modules are hidden from the runtime", *found)
+    return clear("the runtime can see and open every module")
+
+
+def driver_runtime(ev: Evidence) -> Outcome:
+    if ev.inventory is None:
+        return unknown("no inventory")
+    drv = ev.inventory.software.cuda_driver_version
+    runtime = ev.versions().get("cuda_version")
+    check = cuda_compatibility(None if isinstance(drv, Unavailable) else str(drv), runtime)
+    if check.verdict.value == "fail":
+        return confirmed(check.reason or "", finding("driver_runtime_mismatch", HIGH, driver=str(drv), runtime=runtime))
+    if check.verdict.value == "skip":
+        return unknown(check.reason or "versions unknown")
+    return clear(f"driver CUDA {drv} runs runtime {runtime}")
+
+
+# --- settings, health --------------------------------------------------------------------
+def ecc_health(ev: Evidence) -> Outcome:
+    found = []
+    for e in ev.events("ecc_rising", "ecc_uncorrectable"):
+        found.append(finding("ecc_errors_rising", HIGH if e.kind == "ecc_uncorrectable" else MEDIUM, module=e.module,
+                             **e.evidence))
+    if ev.inventory is not None:
+        for m in ev.inventory.modules:
+            if m.ecc_enabled is False:
+                found.append(finding("ecc_disabled", HIGH, module=m.id))
+    for s in ev.captures.smi_text:
+        if s.fields.get("ECC Mode/Current") == "Disabled":
+            found.append(finding("ecc_disabled", HIGH, module=s.bus_id))
+    if found:
+        return confirmed("ECC needs attention", *found)
+    return clear("ECC on and quiet")
+
+
+def gemm_agreement(ev: Evidence) -> Outcome:
+    if ev.compute is None:
+        return unknown("no compute measurement (no benchmark engine)")
+    bad = [r for r in ev.compute if r.metric == "check" and r.correct is False]
+    if bad:
+        return confirmed("a module computes different bits", *[
+            finding("silent_data_corruption", HIGH, module=r.module, reason=r.reason, rel_error=r.value) for r in bad])
+    return clear("every module computes the same bits as its peers")
+
+
+def thermal_state(ev: Evidence) -> Outcome:
+    found = []
+    for e in ev.events("throttle"):
+        if any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in e.evidence.get("reasons", [])):
+            found.append(finding("thermal_throttling", HIGH, module=e.module, **e.evidence))
+    for m in ev.captures.smi_text:
+        if m.fields.get("Clocks Event Reasons/SW Thermal Slowdown") == "Active" or \
+                m.fields.get("Clocks Event Reasons/HW Thermal Slowdown") == "Active":
+            found.append(finding("thermal_throttling", HIGH, module=m.bus_id, temperature=m.fields.get(
+                "Temperature/GPU Current Temp")))
+    if found:
+        return confirmed("modules throttle on temperature", *found)
+    return clear("no thermal throttling") if ev.window or ev.captures.smi_text else unknown("no telemetry")
+
+
+def thermal_trend(ev: Evidence) -> Outcome:
+    w = ev.window
+    if w is None or w.forecaster is None:
+        return unknown("no telemetry history (run gpuvet watch for a day or more)")
+    found = []
+    end = w.duration_s
+    for module in sorted(w.forecaster.slowdown_c):
+        f = w.forecaster.forecast(module, end)
+        if f is None:
+            continue
+        rise_c_per_day = f.slope_per_day * (w.forecaster._hist[module].powers[-1] if w.forecaster._hist[module].powers
+                                            else 0.0)
+        if f.slope_low > 0 and rise_c_per_day >= 0.3:
+            found.append(finding("thermal_interface_ageing", MEDIUM, module=module,
+                                 rise_c_per_day_at_load=round(rise_c_per_day, 2),
+                                 predicted_crossing_s=f.crossing, earliest_s=f.earliest))
+    if found:
+        return confirmed("temperature creeps up at the same load", *found)
+    if all(w.forecaster.forecast(m, end) is None for m in w.forecaster.slowdown_c):
+        return unknown("not enough steady-load history for a trend")
+    return clear("temperature at comparable load is flat")
+
+
+def other_processes(ev: Evidence) -> Outcome:
+    if ev.inventory is None:
+        return unknown("no inventory")
+    found = [finding("other_processes", HIGH, module=m.id, pids=list(m.processes)) for m in ev.inventory.modules
+             if isinstance(m.processes, tuple) and m.processes]
+    if found:
+        return confirmed("other processes hold modules", *found)
+    return clear("no other process on the modules")
+
+
+def clock_stability(ev: Evidence) -> Outcome:
+    flaps = ev.events("clock_flapping")
+    if flaps:
+        return confirmed("clocks switch states under load", *[
+            finding("memory_clock_flapping", HIGH if e.evidence.get("clock") == "memory" else MEDIUM, module=e.module,
+                    **e.evidence) for e in {e.module: e for e in flaps}.values()])
+    return clear("clocks steady under load") if ev.window else unknown("no telemetry window")
+
+
+def power_limit(ev: Evidence) -> Outcome:
+    if ev.inventory is None:
+        return unknown("no inventory")
+    found = []
+    for m in ev.inventory.modules:
+        limit, top = m.power_limit_w, m.power_limit_max_w
+        if isinstance(limit, (int, float)) and isinstance(top, (int, float)) and limit < 0.99 * top:
+            found.append(finding("power_cap_low", HIGH, module=m.id, limit_w=limit, max_w=top,
+                                 fix=f"nvidia-smi -i <index> -pl {top:g} (gpuvet never changes it for you)"))
+    if found:
+        return confirmed("power limits below the modules' maximum", *found)
+    return clear("power limits at their maximum")
+
+
+def clocks(ev: Evidence) -> Outcome:
+    if ev.inventory is None:
+        return unknown("no inventory")
+    found = [finding("clocks_locked_low", HIGH, module=m.id) for m in ev.inventory.modules if m.clocks_locked is True]
+    if found:
+        return confirmed("clocks set away from their default", *found)
+    return clear("clocks at their defaults")
+
+
+def compute_rate(ev: Evidence) -> Outcome:
+    if ev.compute is None or ev.expectations is None:
+        return unknown("no compute measurement")
+    from gpuvet.validate.layers import compute_checks
+
+    slow = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
+            if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None and c.pct_of_expected < 85]
+    if slow:
+        return confirmed("compute below what the modules should give", *[
+            finding("compute_below_peak_unexplained", MEDIUM, module=c.module, measured_tflops=c.value,
+                    expected_tflops=c.expected) for c in slow])
+    return clear("compute as expected")
+
+
+CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
+    "module_presence": module_presence, "link_state": link_state, "wiring": wiring, "p2p_path": p2p_path,
+    "nccl_environment": nccl_environment, "pair_bandwidth": pair_bandwidth, "collective_results": collective_results,
+    "host_bottleneck": host_bottleneck, "xid_log": xid_log, "hotplug_history": hotplug_history,
+    "visibility": visibility, "driver_runtime": driver_runtime, "ecc_health": ecc_health,
+    "gemm_agreement": gemm_agreement, "thermal_state": thermal_state, "thermal_trend": thermal_trend,
+    "other_processes": other_processes, "clock_stability": clock_stability, "power_limit": power_limit,
+    "clocks": clocks, "compute_rate": compute_rate,
+}

@@ -1,0 +1,129 @@
+"""Evidence doctor's checks draw on, gathered once and only when a check asks: inventory and
+topology, the declared node, a short benchmark of pairs and compute, a telemetry window (on a
+simulated node, days of simulated time in a second), environment variables, the logbook, and
+captured files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from gpuvet.backends.base import Backend
+from gpuvet.backends.engine import BenchEngine
+from gpuvet.backends.readings import Inventory
+from gpuvet.bench import copy, gemm
+from gpuvet.bench.context import BenchContext
+from gpuvet.bench.records import BenchResult
+from gpuvet.bench.timing import QUICK
+from gpuvet.doctor.captures import Captures
+from gpuvet.errors import GpuvetError
+from gpuvet.node.diff import Difference, diff_nodes
+from gpuvet.node.model import Node
+from gpuvet.validate.expected import Expectations
+from gpuvet.watch.events import Event
+from gpuvet.watch.forecast import ThermalForecaster
+
+SIM_WINDOW_S = 4 * 86400.0
+SIM_WINDOW_INTERVAL_S = 60.0
+LIVE_WINDOW_S = 10.0
+LIVE_WINDOW_INTERVAL_S = 0.5
+
+
+@dataclass
+class Window:
+    events: list[Event]
+    forecaster: ThermalForecaster | None
+    duration_s: float
+    simulated: bool
+
+
+@dataclass
+class Evidence:
+    backend: Backend | None
+    declared: Node | None = None
+    captures: Captures = field(default_factory=Captures)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    window_s: float | None = None  # telemetry window; None: the default for the backend
+
+    @cached_property
+    def window(self) -> Window | None:
+        """Telemetry over a window; run first so the node below is the node at its end."""
+        if self.backend is None:
+            return None
+        from gpuvet.watch.loop import WatchConfig, Watcher
+
+        simulated = self.backend.simulated
+        span = self.window_s if self.window_s is not None else (SIM_WINDOW_S if simulated else LIVE_WINDOW_S)
+        step = SIM_WINDOW_INTERVAL_S if simulated else LIVE_WINDOW_INTERVAL_S
+        try:
+            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=max(step, 30.0), duration_s=span,
+                                                        speedup=None if simulated else 1.0))
+            result = watcher.run()
+        except GpuvetError:
+            return None
+        return Window(result.events, watcher.forecaster, span, simulated)
+
+    @cached_property
+    def inventory(self) -> Inventory | None:
+        if self.backend is None:
+            return None
+        _ = self.window  # the node as it is after the window
+        return self.backend.inventory()
+
+    @cached_property
+    def node(self) -> Node | None:
+        if self.backend is None:
+            return None
+        _ = self.window
+        return self.backend.node()
+
+    @cached_property
+    def differences(self) -> list[Difference] | None:
+        if self.declared is None or self.node is None:
+            return None
+        return diff_nodes(self.declared, self.node)
+
+    @cached_property
+    def engine(self) -> BenchEngine | None:
+        if self.backend is None:
+            return None
+        _ = self.window
+        try:
+            return self.backend.engine()
+        except GpuvetError:
+            return None
+
+    @cached_property
+    def expectations(self) -> Expectations | None:
+        return Expectations(self.node) if self.node is not None else None
+
+    def _ctx(self) -> BenchContext | None:
+        return BenchContext(self.engine, QUICK) if self.engine is not None else None
+
+    @cached_property
+    def pairs(self) -> list[BenchResult] | None:
+        ctx = self._ctx()
+        if ctx is None or any(m.is_host for m in ctx.engine.modules()) or len(ctx.engine.modules()) < 2:
+            return None
+        return copy.run(ctx, copy.CopyOptions(tests=("p2p",), size_bytes=64 * 2**20))
+
+    @cached_property
+    def compute(self) -> list[BenchResult] | None:
+        ctx = self._ctx()
+        if ctx is None or any(m.is_host for m in ctx.engine.modules()):
+            return None
+        return gemm.run(ctx, gemm.GemmOptions(dtypes=("bf16",), check=True))
+
+    def events(self, *kinds: str) -> list[Event]:
+        w = self.window
+        return [e for e in (w.events if w else []) if e.kind in kinds]
+
+    def close(self) -> None:
+        if "engine" in self.__dict__ and self.engine is not None:
+            self.engine.close()
+
+    def versions(self) -> dict[str, Any]:
+        return self.engine.versions() if self.engine is not None else {}

@@ -1,0 +1,98 @@
+"""Playbooks and causes (data files) as typed objects, and what a doctor run produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from gpuvet.errors import GpuvetError
+
+
+class Cause(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str
+    fix: str
+    severity: Literal["info", "warn", "critical"]
+
+
+class Step(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check: str
+    why: str
+
+
+class Playbook(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    title: str
+    order: str
+    steps: list[Step]
+
+
+@cache
+def causes() -> dict[str, Cause]:
+    text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
+    return {k: Cause.model_validate(v) for k, v in yaml.safe_load(text)["causes"].items()}
+
+
+@cache
+def playbooks() -> dict[str, Playbook]:
+    folder = resources.files("gpuvet.doctor").joinpath("playbooks")
+    books = [Playbook.model_validate(yaml.safe_load(f.read_text(encoding="utf-8")))
+             for f in folder.iterdir() if f.name.endswith(".yaml")]
+    return {b.id: b for b in sorted(books, key=lambda b: b.id)}
+
+
+def playbook(symptom: str) -> Playbook:
+    books = playbooks()
+    if symptom not in books:
+        raise GpuvetError(f"unknown symptom {symptom!r}", where="SYMPTOM",
+                          fix=f"use one of {', '.join(books)}, or none for a triage across all of them.")
+    return books[symptom]
+
+
+@dataclass(frozen=True)
+class Finding:
+    cause: str
+    title: str
+    fix: str
+    confidence: float  # 0..1
+    severity: str
+    module: str | None = None
+    between: tuple[str, str] | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    playbook: str | None = None
+    check: str | None = None
+
+
+def finding(cause: str, confidence: float, module: str | None = None, between: tuple[str, str] | None = None,
+            fix: str | None = None, **evidence: Any) -> Finding:
+    c = causes()[cause]
+    return Finding(cause, c.title, fix or c.fix, confidence, c.severity, module, between, evidence)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    check: str
+    why: str
+    status: Literal["confirmed", "clear", "inconclusive"]
+    summary: str
+    findings: tuple[Finding, ...] = ()
+    playbook: str | None = None
+
+
+@dataclass
+class DoctorRun:
+    symptom: str | None
+    simulated: bool
+    steps: list[StepResult]
+    findings: list[Finding]
+    notes: list[str] = field(default_factory=list)

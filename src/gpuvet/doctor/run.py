@@ -1,0 +1,63 @@
+"""Run playbooks in order: each step's check confirms a cause, rules it out, or cannot tell.
+A playbook stops at the first confirmed cause (all steps with ``all_steps``); without a
+symptom, every playbook runs (triage) and findings are merged."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpuvet.doctor.checks import CHECKS
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
+
+
+def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple[list[StepResult], list[Finding]]:
+    steps: list[StepResult] = []
+    findings: list[Finding] = []
+    for step in book.steps:
+        outcome = CHECKS[step.check](ev)
+        found = tuple(replace(f, playbook=book.id, check=step.check) for f in outcome.findings)
+        steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id))  # type: ignore[arg-type]
+        findings.extend(found)
+        if outcome.status == "confirmed" and not all_steps:
+            break
+    return steps, findings
+
+
+def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None]:
+    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None)  # type: ignore[return-value]
+
+
+# Triage order: the most specific symptoms first, so a cause is credited to the playbook
+# that names it most directly (a missing module also slows the interconnect).
+TRIAGE_ORDER = ("module-missing", "compute-errors", "overheating", "compute-below-peak", "results-fluctuate",
+                "interconnect-slow")
+
+
+def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) -> DoctorRun:
+    books = [playbook(symptom)] if symptom else sorted(
+        playbooks().values(), key=lambda b: TRIAGE_ORDER.index(b.id) if b.id in TRIAGE_ORDER else len(TRIAGE_ORDER))
+    steps: list[StepResult] = []
+    findings: dict[tuple[str, str | None, tuple[str, str] | None], Finding] = {}
+    try:
+        for book in books:
+            s, f = run_playbook(book, ev, all_steps)
+            steps += s
+            for x in f:
+                findings.setdefault(_key(x), x)
+    finally:
+        ev.close()
+    simulated = bool(ev.backend and ev.backend.simulated)
+    notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
+    if ev.window is not None and simulated:
+        notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
+    ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
+    return DoctorRun(symptom, simulated, steps, ordered, notes)
+
+
+def validate_playbooks() -> None:
+    """Every step names a check that exists (run by the tests)."""
+    for book in playbooks().values():
+        for step in book.steps:
+            if step.check not in CHECKS:
+                raise ValueError(f"playbook {book.id} names unknown check {step.check}")

@@ -1,0 +1,145 @@
+"""Doctor: the fault matrix (one case per fault kind, healthy nodes clean), playbooks as data,
+captured evidence from machines without gpuvet, and bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.cli.app import main
+from gpuvet.doctor.captures import parse_nccl_tests, parse_nvbandwidth, parse_smi_text, parse_xid_log
+from gpuvet.doctor.evaluate import evaluate
+from gpuvet.doctor.matrix import cases
+from gpuvet.doctor.model import causes, playbooks
+from gpuvet.doctor.run import validate_playbooks
+
+DATA = Path(__file__).parent / "data" / "captures"
+
+
+def call(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_playbooks_are_data_and_name_real_checks_and_causes():
+    validate_playbooks()
+    assert set(playbooks()) == {"interconnect-slow", "module-missing", "compute-errors", "overheating",
+                                "results-fluctuate", "compute-below-peak"}
+    order = [s.check for s in playbooks()["interconnect-slow"].steps]
+    # the seed's order: physical link, then driver/runtime configuration, then the pattern, and the host
+    assert order.index("link_state") < order.index("nccl_environment") < order.index("collective_results") \
+        < order.index("host_bottleneck")
+    assert {"p2p_disabled", "module_fell_off_bus", "thermal_interface_ageing"} <= set(causes())
+
+
+@pytest.mark.slow
+def test_fault_matrix_one_case_per_kind_and_healthy_nodes_clean():
+    outcomes = evaluate(cases(quick=True))
+    wrong = [(o.case.name, [(f.cause, f.module, f.between, f.playbook) for f in o.findings])
+             for o in outcomes if o.verdict != "correct"]
+    assert wrong == []
+    assert all(o.triage_ok for o in outcomes)  # triage (no symptom) finds it too
+    kinds = {o.case.fault["kind"] for o in outcomes if o.case.fault}
+    assert kinds == {"missing_module", "module_lost", "module_added", "mem_clock_flapping", "power_cap_low",
+                     "silent_corruption", "thermal_creep", "ecc_rising", "xid", "link_down", "link_degraded",
+                     "wiring_swap", "p2p_disabled"}
+
+
+def test_doctor_json_findings_match_the_spec_form(capsys, tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("base: hgx-h200-8\nfaults:\n  - {kind: link_degraded, between: [gpu1, nvswitch0], factor: 0.5}\n")
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--sim", str(spec), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["simulated"] is True
+    (f,) = data["findings"]
+    assert f["cause"] == "link_degraded" and f["between"] == ["gpu1", "nvswitch0"]
+    assert f["fix"] and 0 < f["confidence"] <= 1 and f["evidence"]
+    steps = [s["check"] for s in data["steps"]]
+    assert steps[:2] == ["module_presence", "link_state"] and data["steps"][1]["status"] == "confirmed"
+    assert len(steps) == 2  # stops at the first confirmed cause
+
+
+def test_all_runs_every_step(capsys):
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--sim", "mesh-4", "--json", "--all", "--window", "2h")
+    data = json.loads(out)
+    assert code == 0 and data["findings"] == []
+    assert len(data["steps"]) == 8 and {s["status"] for s in data["steps"]} <= {"clear", "inconclusive"}
+
+
+def test_nccl_environment_forcing_a_slow_transport(capsys, monkeypatch):
+    monkeypatch.setenv("NCCL_P2P_DISABLE", "1")
+    monkeypatch.setenv("NCCL_TOPO_FILE", "/nonexistent/topo.xml")
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--sim", "mesh-4", "--json", "--all", "--window", "1h")
+    causes_found = {f["cause"] for f in json.loads(out)["findings"]}
+    assert code == 1 and {"p2p_disabled", "nccl_topo_file_stale"} <= causes_found
+
+
+def test_captured_smi_text_shows_width_downgrade_throttling_and_ecc(capsys):
+    code, out, _ = call(capsys, "doctor", "--from", str(DATA / "smi_q_h100_2gpu.txt"), "--json")
+    found = {(f["cause"], f.get("module")) for f in json.loads(out)["findings"]}
+    assert code == 1
+    assert ("pcie_link_downgraded", "0000:18:00.0") in found
+    assert ("thermal_throttling", "0000:2A:00.0") in found
+    assert ("ecc_disabled", "0000:2A:00.0") in found
+
+
+def test_captured_nccl_tests_wrong_results_and_latency_bound_sizes(capsys):
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--from", str(DATA / "nccl_all_reduce_8gpu_wrong.txt"),
+                        "--json")
+    data = json.loads(out)
+    assert code == 1 and [f["cause"] for f in data["findings"]] == ["data_corruption_in_transfer"]
+    assert data["findings"][0]["evidence"]["sizes"] == [16777216]
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--from", str(DATA / "nccl_all_reduce_small_sizes.txt"),
+                        "--json")
+    assert [f["cause"] for f in json.loads(out)["findings"]] == ["latency_bound_messages"]
+
+
+def test_captured_nvbandwidth_at_pcie_speed_means_p2p_off(capsys):
+    code, out, _ = call(capsys, "doctor", "interconnect-slow", "--from", str(DATA / "nvbandwidth_d2d_p2p_off.txt"),
+                        "--json")
+    (f,) = json.loads(out)["findings"]
+    assert f["cause"] == "p2p_disabled" and f["evidence"]["median_gbps"] < 30
+
+
+def test_captured_kernel_log_xids_with_their_meaning(capsys):
+    code, out, _ = call(capsys, "doctor", "module-missing", "--from", str(DATA / "dmesg_xid.txt"), "--json", "--all")
+    found = {(f["cause"], f["evidence"].get("xid")) for f in json.loads(out)["findings"]}
+    assert ("module_fell_off_bus", 79) in found and ("xid", 48) in found
+    meaning = next(f for f in json.loads(out)["findings"] if f["evidence"].get("xid") == 48)["evidence"]["meaning"]
+    assert "double-bit ECC" in meaning
+
+
+def test_captured_topology_and_xml_load(capsys):
+    code, out, _ = call(capsys, "doctor", "--from", str(DATA / "topo_nvswitch_8gpu.txt"), "--from",
+                        str(DATA / "smi_q_x_h100_8gpu.xml"), "--json")
+    data = json.loads(out)
+    assert code in (0, 1) and data["simulated"] is False and data["steps"]
+
+
+def test_parsers_read_the_fixtures():
+    path = DATA / "nccl_all_reduce_8gpu_wrong.txt"
+    r = parse_nccl_tests(path.read_text(), str(path))
+    assert r.op == "all_reduce" and r.ranks == 8 and len(r.rows) == 6 and r.avg_busbw == pytest.approx(96.04)
+    assert r.rows[-1].busbw == pytest.approx(321.14)
+    m = parse_nvbandwidth((DATA / "nvbandwidth_d2d_p2p_off.txt").read_text(), "x")
+    assert m["device_to_device_memcpy_read_ce"][0] == [None, 24.81, 24.77, 22.10]
+    smi = parse_smi_text((DATA / "smi_q_h100_2gpu.txt").read_text(), "x")
+    assert [s.bus_id for s in smi] == ["0000:18:00.0", "0000:2A:00.0"]
+    assert smi[0].fields["PCI/GPU Link Info/Link Width/Current"] == "8x"
+    xids = parse_xid_log((DATA / "dmesg_xid.txt").read_text(), "x")
+    assert [(x.bus_id, x.code) for x in xids] == [("0000:3A:00", 48), ("0000:5D:00", 79)]
+
+
+def test_unknown_symptom_lists_the_known_ones(capsys):
+    code, _, err = call(capsys, "doctor", "gpu-slow", "--sim", "mesh-4")
+    assert code == 2 and "interconnect-slow" in err and "overheating" in err and "Traceback" not in err
+
+
+def test_unreadable_capture_names_the_file_and_what_was_expected(capsys, tmp_path):
+    junk = tmp_path / "notes.txt"
+    junk.write_text("some unrelated text\n")
+    code, _, err = call(capsys, "doctor", "--from", str(junk))
+    assert code == 2 and "notes.txt" in err and "nvidia-smi" in err and "nccl-tests" in err
+    code, _, err = call(capsys, "doctor", "--from", str(tmp_path / "missing.txt"))
+    assert code == 2 and "missing.txt" in err
