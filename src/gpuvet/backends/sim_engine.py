@@ -196,8 +196,10 @@ class SimEngine(BenchEngine):
             return [(t.src, self._socket_of(t.src)), (self._socket_of(t.dst), t.dst)]
         return [(src, dst)]
 
-    def transfer_rates(self, transfers: Sequence[Transfer]) -> list[float]:
-        """GB/s each transfer gets with all of them running at once."""
+    def transfer_rates(self, transfers: Sequence[Transfer], raw: bool = False) -> list[float]:
+        """GB/s each transfer gets with all of them running at once; ``raw``: the flow solver's
+        share of the links, before what a copy engine achieves on them (collectives apply their
+        own protocol efficiency)."""
         for t in transfers:
             for end in (t.src, t.dst):
                 if end != HOST:
@@ -212,6 +214,9 @@ class SimEngine(BenchEngine):
             if any(p.gbps <= 0 for p in parts):
                 raise Unsupported(f"no route from {t.src} to {t.dst} in the simulated node")
             rate = min(p.gbps for p in parts)
+            if raw:
+                rates.append(rate)
+                continue
             on_fabric = all(self._on_fabric(p.route) for p in parts)
             rate *= COPY_EFFICIENCY["fabric" if on_fabric else "pcie"]
             if HOST in (t.src, t.dst) and not t.pinned:
@@ -257,12 +262,12 @@ class _SimCollectives(CollectiveSession):
     def _ring_gbps(self) -> float:
         ring = [(self.members[i], self.members[(i + 1) % self.nranks]) for i in range(self.nranks)]
         assert self.engine is not None
-        return min(self.engine.transfer_rates([Transfer(a, b, 1) for a, b in ring]))
+        return min(self.engine.transfer_rates([Transfer(a, b, 1) for a, b in ring], raw=True))
 
     def _all_to_all_gbps(self) -> float:
         assert self.engine is not None
         pairs = [(a, b) for a in self.members for b in self.members if a != b]
-        rates = self.engine.transfer_rates([Transfer(a, b, 1) for a, b in pairs])
+        rates = self.engine.transfer_rates([Transfer(a, b, 1) for a, b in pairs], raw=True)
         egress = {m: 0.0 for m in self.members}
         for (a, _), r in zip(pairs, rates, strict=True):
             egress[a] += r

@@ -37,6 +37,9 @@ def _add_commands() -> None:
     app.command("watch")(watch.watch)
     app.command("events")(watch.events)
     app.command("doctor")(doctor.doctor)
+    from gpuvet.cli.plan import plan_app
+
+    app.add_typer(plan_app, name="plan")
 
 
 _add_commands()

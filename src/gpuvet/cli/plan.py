@@ -1,0 +1,269 @@
+"""`gpuvet plan memory|collective|step|power`."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict
+from typing import Annotated, Any
+
+import typer
+
+plan_app = typer.Typer(help="Plan jobs and nodes: memory per module, collective times, step time and communication "
+                       "share on a topology, power caps under a budget. Arithmetic from the node model; every "
+                       "assumption is printed.", no_args_is_help=True)
+
+_SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_BYTES = {"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30,
+          "tib": 2**40}
+
+
+def parse_count(text: str, param: str) -> float:
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbgt]?)\s*", text.lower())
+    if not m:
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError(f"{text!r} is not a count", where=param, fix="write e.g. 7.5B, 175e9 or 350M.")
+    return float(m.group(1)) * _SCALE[m.group(2)]
+
+
+def parse_bytes(text: str, param: str) -> int:
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?i?b?)\s*", text.lower())
+    if not m or m.group(2) not in _BYTES:
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError(f"{text!r} is not a size", where=param, fix="write e.g. 1GiB, 64MiB or 1048576.")
+    return int(float(m.group(1)) * _BYTES[m.group(2)])
+
+
+def _errors(fn: Any) -> Any:
+    """PlanError (a bad parameter) becomes the CLI's clear error naming it."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from gpuvet.errors import GpuvetError
+        from gpuvet.node.memory import PlanError
+
+        try:
+            return fn(*args, **kwargs)
+        except PlanError as exc:
+            raise GpuvetError(exc.message, where=exc.param, fix=exc.fix) from None
+
+    return wrapper
+
+
+def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int, tp: int, pp: int, cp: int,
+         recompute: str, sequence_parallel: bool, fp32_grads: bool, offload: bool, layers: int | None,
+         hidden: int | None, heads: int | None, kv_heads: int | None, ffn: int | None, vocab: int, seq_len: int,
+         micro_batch: int, experts: int, gated: bool) -> Any:
+    from gpuvet.node.memory import Architecture, Job, PlanError
+
+    if precision not in ("fp32", "bf16", "fp16", "fp8"):
+        raise PlanError("--precision", f"unknown precision {precision!r}", "use fp32, bf16, fp16 or fp8")
+    if optimizer not in ("adam", "adamw", "adam8bit", "sgd", "adafactor"):
+        raise PlanError("--optimizer", f"unknown optimizer {optimizer!r}", "use adam, adamw, adam8bit, sgd or adafactor")
+    if recompute not in ("none", "selective", "full"):
+        raise PlanError("--recompute", f"unknown mode {recompute!r}", "use none, selective or full")
+    arch = None
+    if layers or hidden or heads:
+        if not (layers and hidden and heads):
+            raise PlanError("--layers/--hidden/--heads", "give all three to describe the architecture", "add the rest")
+        arch = Architecture(layers, hidden, heads, kv_heads, ffn, vocab, gated, experts)
+    count = parse_count(params, "--params") if params else (float(arch.parameters()) if arch else 0.0)
+    if not count:
+        raise PlanError("--params", "give the parameter count or the architecture", "e.g. --params 7B")
+    return Job(count, precision, optimizer, zero, dp, tp, pp, cp, sequence_parallel, recompute, fp32_grads,  # type: ignore[arg-type]
+               offload, arch, seq_len, micro_batch)
+
+
+@plan_app.command("memory")
+@_errors
+def memory(
+    params: Annotated[str | None, typer.Option("--params", help="Parameter count (7.5B, 175e9); or the architecture.")]
+    = None,
+    precision: Annotated[str, typer.Option("--precision", help="fp32, bf16, fp16 (mixed) or fp8.")] = "bf16",
+    optimizer: Annotated[str, typer.Option("--optimizer", help="adam, adamw, adam8bit, sgd, adafactor.")] = "adamw",
+    zero: Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 (FSDP full sharding = 3).")] = 0,
+    dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree.")] = 1,
+    tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.")] = 1,
+    pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.")] = 1,
+    cp: Annotated[int, typer.Option("--cp", help="Context-parallel degree.")] = 1,
+    recompute: Annotated[str, typer.Option("--recompute", help="none, selective or full.")] = "none",
+    sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="Megatron sequence parallelism.")]
+    = False,
+    fp32_grads: Annotated[bool, typer.Option("--fp32-grads", help="fp32 main gradients (Megatron: 18 bytes/param).")]
+    = False,
+    offload: Annotated[bool, typer.Option("--offload-optimizer", help="Optimizer states in host memory.")] = False,
+    layers: Annotated[int | None, typer.Option("--layers")] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden")] = None,
+    heads: Annotated[int | None, typer.Option("--heads")] = None,
+    kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.")] = None,
+    ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).")] = None,
+    vocab: Annotated[int, typer.Option("--vocab")] = 32000,
+    seq_len: Annotated[int, typer.Option("--seq-len")] = 2048,
+    micro_batch: Annotated[int, typer.Option("--micro-batch")] = 1,
+    experts: Annotated[int, typer.Option("--experts", help="MoE experts per layer.")] = 1,
+    gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
+    module: Annotated[str | None, typer.Option("--module", help="Check the fit on this catalog model "
+                                               "(e.g. H200-SXM) and find the fewest modules that fit.")] = None,
+    headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free.")] = 0.1,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
+    runtime overhead; whether it fits a module; the fewest modules that fit."""
+    from gpuvet.node.catalog import get_model
+    from gpuvet.node.memory import fewest_modules, fits, memory_per_module
+
+    job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
+               layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, experts, gated)
+    b = memory_per_module(job)
+    out: dict[str, Any] = {"params": job.params, "modules": job.modules, "breakdown": {
+        "weights_bytes": b.weights_bytes, "gradients_bytes": b.gradients_bytes, "optimizer_bytes": b.optimizer_bytes,
+        "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
+        "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions}
+    if module:
+        m = get_model(module, "--module")
+        if m.memory_bytes:
+            out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "headroom": headroom,
+                           "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
+            best = fewest_modules(job, m.memory_bytes, headroom)
+            out["fewest_modules"] = None if best is None else {"modules": best.modules, "dp": best.dp, "tp": best.tp,
+                                                               "pp": best.pp, "zero": best.zero}
+    if as_json:
+        sys.stdout.write(json.dumps(out, indent=1) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"memory per module — {job.params / 1e9:.3g}B parameters, {job.modules} modules "
+              f"(dp {job.dp} tp {job.tp} pp {job.pp})", title_justify="left")
+    t.add_column("part")
+    t.add_column("GB", justify="right")
+    t.add_column("GiB", justify="right")
+    for k, v in out["breakdown"].items():
+        t.add_row(k.removesuffix("_bytes"), f"{v / 1e9:,.2f}", f"{v / 2**30:,.2f}")
+    c = Console()
+    c.print(t)
+    if "fits" in out:
+        f = out["fits"]
+        c.print(f"fits {f['module']} ({f['memory_bytes'] / 1e9:.0f} GB, {headroom:.0%} headroom): "
+                + ("[green]yes[/]" if f["fits"] else "[red]no[/]"))
+        best = out.get("fewest_modules")
+        c.print("fewest modules that fit: " + (f"{best['modules']} (dp {best['dp']} tp {best['tp']} pp {best['pp']})"
+                                               if best else "none up to 4096"))
+    for note in b.assumptions:
+        c.print(f"[dim]- {note}[/]")
+
+
+def _node(sim: str) -> tuple[Any, Any]:
+    from gpuvet.backends.sim import SimBackend
+
+    backend = SimBackend.from_ref(sim)
+    return backend.node(), backend.spec.faults
+
+
+@plan_app.command("collective")
+@_errors
+def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
+               op: Annotated[str, typer.Option("--op", help="all_reduce, all_gather, reduce_scatter, all_to_all, "
+                                               "broadcast, reduce.")] = "all_reduce",
+               size: Annotated[str, typer.Option("--bytes", help="Size in nccl-tests' convention, e.g. 1GiB.")] = "1GiB",
+               modules: Annotated[int | None, typer.Option("--modules", help="Ranks (default: every module).")] = None,
+               as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Predicted time, algbw and busbw of one collective, and the algorithm a library would pick
+    (ring, tree, in-switch reduction) — the model the simulated benchmarks use."""
+    from gpuvet.plan.collective import CollectiveModel
+
+    node, faults = _node(sim)
+    model = CollectiveModel(node, faults)
+    p = model.predict(op, parse_bytes(size, "--bytes"), model.members(modules))
+    data = {**asdict(p), "simulated": True, "node": node.name, "model": "alpha-beta per algorithm, flow-solver bandwidth"}
+    if as_json:
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+    else:
+        print(f"{op} of {p.size_bytes:,} B on {p.modules} modules of {node.name} (modelled): {p.time_s * 1e6:,.1f} us, "
+              f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm}")
+
+
+@plan_app.command("step")
+@_errors
+def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
+         params: Annotated[str | None, typer.Option("--params")] = None,
+         layers: Annotated[int, typer.Option("--layers")] = 32,
+         hidden: Annotated[int, typer.Option("--hidden")] = 4096,
+         heads: Annotated[int, typer.Option("--heads")] = 32,
+         seq_len: Annotated[int, typer.Option("--seq-len")] = 4096,
+         micro_batch: Annotated[int, typer.Option("--micro-batch")] = 1,
+         micro_batches: Annotated[int, typer.Option("--micro-batches", help="Per step (gradient accumulation).")] = 8,
+         auto_batch: Annotated[bool, typer.Option("--auto-batch", help="Largest micro-batch that fits memory.")] = False,
+         zero: Annotated[int, typer.Option("--zero")] = 1,
+         dp: Annotated[int | None, typer.Option("--dp", help="Default: the modules left after tp × pp.")] = None,
+         tp: Annotated[int, typer.Option("--tp")] = 1,
+         pp: Annotated[int, typer.Option("--pp")] = 1,
+         recompute: Annotated[str, typer.Option("--recompute")] = "selective",
+         mfu: Annotated[float, typer.Option("--mfu", help="Share of the dense bf16 peak compute reaches.")] = 0.45,
+         compare: Annotated[str | None, typer.Option("--compare", help="A second node to compare with.")] = None,
+         as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Step time, communication share (all of it, and the exposed part) of a training job on a
+    node; --compare puts two topologies side by side (e.g. full mesh vs grouped)."""
+    from gpuvet.plan.step import plan_step
+
+    results = []
+    for ref in [sim] + ([compare] if compare else []):
+        node, faults = _node(ref)
+        degree = dp or max(len(node.modules) // (tp * pp), 1)
+        job = _job(params, "bf16", "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers, hidden,
+                   heads, None, None, 32000, seq_len, micro_batch, 1, False)
+        from gpuvet.plan.collective import CollectiveModel
+
+        results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))
+    if as_json:
+        sys.stdout.write(json.dumps({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="step plan (modelled)", title_justify="left")
+    t.add_column("")
+    for r in results:
+        t.add_column(r.node, justify="right")
+    for label, key, scale, fmt in (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
+                                   ("compute ms", "compute_s", 1e3, "{:,.1f}"), ("DP comm ms", "dp_comm_s", 1e3, "{:,.1f}"),
+                                   ("TP comm ms", "tp_comm_s", 1e3, "{:,.1f}"), ("PP comm ms", "pp_comm_s", 1e3, "{:,.1f}"),
+                                   ("bubble ms", "bubble_s", 1e3, "{:,.1f}"), ("step ms", "step_s", 1e3, "{:,.1f}"),
+                                   ("communication share", "comm_share", 100, "{:.1f} %"),
+                                   ("exposed share", "exposed_share", 100, "{:.1f} %")):
+        t.add_row(label, *[fmt.format(getattr(r, key) * scale) for r in results])
+    c = Console()
+    c.print(t)
+    for note in results[0].assumptions:
+        c.print(f"[dim]- {note}[/]")
+
+
+@plan_app.command("power")
+@_errors
+def power(budget: Annotated[float, typer.Option("--budget", help="Node power budget for the modules, W.")],
+          loads: Annotated[str, typer.Option("--loads", help="Each module's busy share, e.g. 1,1,0.3,0.")],
+          tdp: Annotated[float, typer.Option("--tdp", help="Each module's maximum, W.")] = 700.0,
+          floor: Annotated[float, typer.Option("--floor", help="Least a module keeps, W.")] = 100.0,
+          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """How to split power caps so busy modules get more, and what it buys. Advice only: gpuvet
+    changes no setting."""
+    from gpuvet.node.memory import PlanError
+    from gpuvet.plan.power import split_power
+
+    try:
+        shares = [float(x) for x in loads.split(",") if x.strip()]
+    except ValueError:
+        raise PlanError("--loads", f"{loads!r} is not a list of numbers", "e.g. --loads 1,1,0.3,0") from None
+    s = split_power(budget, shares, tdp, floor)
+    if as_json:
+        sys.stdout.write(json.dumps(asdict(s), indent=1) + "\n")
+        return
+    print("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w))
+    print(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
+          f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
+          f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %")
+    print("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing")

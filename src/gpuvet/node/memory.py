@@ -1,0 +1,235 @@
+"""Memory per module for training a transformer: weights, gradients, optimizer states,
+activations, communication buffers and runtime overhead. Pure arithmetic, every convention
+stated.
+
+Sources:
+- Model states and ZeRO: Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training
+  Trillion Parameter Models" (SC'20), §3 and Fig. 1: mixed precision with Adam keeps 2Ψ bytes
+  of fp16 weights, 2Ψ of fp16 gradients and KΨ of optimizer states (K = 12: fp32 weights,
+  momentum, variance) = 16Ψ; stage 1 divides the optimizer states by the data-parallel degree,
+  stage 2 the gradients too, stage 3 the weights too.
+- Megatron-LM keeps fp32 main gradients (4 bytes), giving 18 bytes per parameter
+  (``fp32_grads=True``); this is where "16 vs 18 bytes" comes from.
+- Activations: Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
+  Models" (2022), Eq. 1–5, per layer in bytes with 16-bit activations:
+  no parallelism sbh(34 + 5as/h); tensor parallel t: sbh(10 + 24/t + 5as/(ht)); with sequence
+  parallel: sbh/t (34 + 5as/h); selective recomputation (with sequence parallel): 34 sbh/t;
+  full recomputation: 2sbh (the layer input only). With 1F1B pipelining the first stage holds
+  p microbatches of L/p layers: L layers' worth, whatever p (ibid. §4.2.3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+Precision = Literal["fp32", "bf16", "fp16", "fp8"]
+Optimizer = Literal["adam", "adamw", "adam8bit", "sgd", "adafactor"]
+Recompute = Literal["none", "selective", "full"]
+GiB = 2**30
+
+
+class PlanError(ValueError):
+    """An impossible or unknown input; ``param`` names the flag."""
+
+    def __init__(self, param: str, message: str, fix: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param, self.message, self.fix = param, message, fix
+
+
+@dataclass(frozen=True)
+class Architecture:
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int | None = None  # grouped-query attention; None: = heads
+    ffn: int | None = None  # None: 4 × hidden
+    vocab: int = 32000
+    gated_mlp: bool = False  # SwiGLU-style: three FFN matrices instead of two
+    experts: int = 1  # MoE experts per layer (every layer)
+
+    def parameters(self) -> int:
+        """Weights of the blocks, their norms and the (tied) embedding."""
+        h, kv = self.hidden, (self.kv_heads or self.heads)
+        head_dim = h // self.heads
+        attention = h * h + 2 * h * kv * head_dim + h * h  # q, k and v, o
+        ffn = self.ffn or 4 * h
+        mlp = (3 if self.gated_mlp else 2) * h * ffn * self.experts
+        norms = 4 * h
+        return self.layers * (attention + mlp + norms) + self.vocab * h
+
+
+@dataclass(frozen=True)
+class Job:
+    params: float  # total parameters
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    zero: int = 0  # 0..3; FSDP full sharding = 3
+    dp: int = 1
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1  # context parallel: the sequence split across modules
+    sequence_parallel: bool = False
+    recompute: Recompute = "none"
+    fp32_grads: bool = False  # Megatron's fp32 main gradients (18 bytes/param instead of 16)
+    offload_optimizer: bool = False
+    arch: Architecture | None = None
+    seq_len: int = 2048
+    micro_batch: int = 1
+    bucket_mb: float = 25.0  # gradient/all-gather buckets (DDP default 25 MB)
+    runtime_overhead_bytes: int = int(1.5 * GiB)  # CUDA context, NCCL, cuBLAS workspaces
+
+    def validate(self) -> None:
+        if self.params <= 0:
+            raise PlanError("--params", f"{self.params:g} is not a positive parameter count", "e.g. --params 7.5B")
+        for name, value in (("--dp", self.dp), ("--tp", self.tp), ("--pp", self.pp), ("--cp", self.cp),
+                            ("--micro-batch", self.micro_batch), ("--seq-len", self.seq_len)):
+            if value < 1:
+                raise PlanError(name, f"{value} must be at least 1", "give a positive integer")
+        if self.zero not in (0, 1, 2, 3):
+            raise PlanError("--zero", f"stage {self.zero} does not exist", "use 0, 1, 2 or 3")
+        if self.arch is not None:
+            a = self.arch
+            if a.hidden % a.heads:
+                raise PlanError("--heads", f"{a.heads} heads do not divide hidden size {a.hidden}", "pick a divisor")
+            if a.heads % self.tp:
+                raise PlanError("--tp", f"tensor parallel {self.tp} does not divide {a.heads} heads",
+                                "use a divisor of the head count")
+            if (a.kv_heads or a.heads) % self.tp and self.tp % (a.kv_heads or a.heads):
+                raise PlanError("--tp", f"tensor parallel {self.tp} and {a.kv_heads} KV heads do not divide",
+                                "use a TP degree that divides or is a multiple of the KV heads")
+            if a.layers % self.pp:
+                raise PlanError("--pp", f"pipeline parallel {self.pp} does not divide {a.layers} layers",
+                                "use a divisor of the layer count")
+        if self.sequence_parallel and self.tp == 1:
+            raise PlanError("--sequence-parallel", "needs tensor parallelism", "add --tp 2 or more")
+
+    @property
+    def modules(self) -> int:
+        return self.dp * self.tp * self.pp * self.cp
+
+
+OPTIMIZER_BYTES = {  # optimizer-state bytes per parameter, mixed precision (includes the fp32 master weights)
+    "adam": 12.0, "adamw": 12.0,  # fp32 master + momentum + variance (ZeRO paper K = 12)
+    "adam8bit": 6.0,  # fp32 master 4 + 8-bit momentum and variance (Dettmers et al. 2022)
+    "sgd": 8.0,  # fp32 master 4 + momentum 4
+    "adafactor": 4.0,  # fp32 master; factored second moments are O(rows + cols), left out
+}
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    weights_bytes: float
+    gradients_bytes: float
+    optimizer_bytes: float
+    activations_bytes: float
+    communication_bytes: float
+    runtime_bytes: float
+    assumptions: list[str] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> float:
+        return (self.weights_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes
+                + self.communication_bytes + self.runtime_bytes)
+
+
+def state_bytes_per_param(job: Job) -> tuple[float, float, float, list[str]]:
+    """(weights, gradients, optimizer) bytes per parameter before sharding."""
+    notes = []
+    if job.precision == "fp32":
+        weights, grads = 4.0, 4.0
+        optim = {"adam": 8.0, "adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}[job.optimizer]
+        notes.append("fp32 training: weights and gradients 4 bytes, no master copy")
+    else:
+        weights = 2.0  # fp8 training keeps 16-bit weights and casts per GEMM (Transformer Engine)
+        grads = 4.0 if job.fp32_grads else 2.0
+        optim = OPTIMIZER_BYTES[job.optimizer]
+        notes.append(f"mixed precision ({job.precision}): 2-byte weights, {grads:g}-byte gradients"
+                     + (" (fp32 main gradients, Megatron's convention: 18 bytes/param with Adam)" if job.fp32_grads
+                        else " (ZeRO paper's convention: 16 bytes/param with Adam)")
+                     + f", {optim:g} bytes of {job.optimizer} state including the fp32 master weights")
+        if job.precision == "fp8":
+            notes.append("fp8: weights kept in 16 bits and cast for each GEMM, so states are as bf16")
+    return weights, grads, optim, notes
+
+
+def activation_bytes_per_layer(s: int, b: int, h: int, a: int, t: int, sequence_parallel: bool,
+                               recompute: Recompute) -> float:
+    """Korthikanti et al. Eq. 1–5 (16-bit activations, dropout masks included)."""
+    if recompute == "full":
+        return 2.0 * s * b * h / (t if sequence_parallel else 1)
+    if recompute == "selective":
+        return 34.0 * s * b * h / t if sequence_parallel or t == 1 else s * b * h * (10 + 24 / t)
+    if t == 1:
+        return s * b * h * (34 + 5 * a * s / h)
+    if sequence_parallel:
+        return s * b * h / t * (34 + 5 * a * s / h)
+    return s * b * h * (10 + 24 / t + 5 * a * s / (h * t))
+
+
+def memory_per_module(job: Job) -> Breakdown:
+    job.validate()
+    notes: list[str] = []
+    shard = job.tp * job.pp  # model parallel split of the weights
+    psi = job.params / shard
+    w, g, o, state_notes = state_bytes_per_param(job)
+    notes += state_notes
+    dp = job.dp * job.cp  # ZeRO shards over the data-parallel (and context-parallel) group
+    weights = psi * w / (dp if job.zero >= 3 else 1)
+    grads = psi * g / (dp if job.zero >= 2 else 1)
+    optim = psi * o / (dp if job.zero >= 1 else 1)
+    if job.zero:
+        notes.append(f"ZeRO stage {job.zero} over {dp} data-parallel ranks (Rajbhandari et al. 2020)")
+    if job.offload_optimizer:
+        notes.append("optimizer states offloaded to host memory")
+        optim = 0.0
+    if job.arch is not None:
+        a = job.arch
+        s = math.ceil(job.seq_len / job.cp)
+        per_layer = activation_bytes_per_layer(s, job.micro_batch, a.hidden, a.heads, job.tp, job.sequence_parallel,
+                                               job.recompute)
+        activations = per_layer * a.layers  # 1F1B: L/p layers for p microbatches in flight on the first stage
+        logits = 4.0 * s * job.micro_batch * a.vocab / job.tp  # fp32 logits of the last stage
+        activations += logits
+        notes.append(f"activations: Korthikanti et al. per-layer formula ({job.recompute} recomputation"
+                     + (", sequence parallel" if job.sequence_parallel else "") + f"), {a.layers} layers' worth on "
+                     "the first pipeline stage (1F1B), plus fp32 logits")
+    else:
+        activations = 0.0
+        notes.append("activations not counted: give the architecture (--layers, --hidden, --heads) to include them")
+    comm = 2 * job.bucket_mb * 1e6 * (2 if job.zero >= 3 else 1)
+    notes.append(f"communication buffers: two {job.bucket_mb:g} MB buckets" + (" for reduce-scatter and two for "
+                                                                               "all-gather" if job.zero >= 3 else ""))
+    notes.append(f"runtime overhead {job.runtime_overhead_bytes / GiB:g} GiB (CUDA context, NCCL, workspaces)")
+    return Breakdown(weights, grads, optim, activations, comm, float(job.runtime_overhead_bytes), notes)
+
+
+def fits(total_bytes: float, module_bytes: int, headroom: float = 0.1) -> bool:
+    """Within the module's memory less a headroom share (allocator fragmentation)."""
+    return total_bytes <= module_bytes * (1 - headroom)
+
+
+def fewest_modules(job: Job, module_bytes: int, headroom: float = 0.1, max_modules: int = 4096) -> Job | None:
+    """The smallest dp × tp × pp (ZeRO stage as given; TP within powers of two up to 8) that fits."""
+    best: Job | None = None
+    heads = job.arch.heads if job.arch else None
+    layers = job.arch.layers if job.arch else None
+    for tp in (1, 2, 4, 8):
+        if heads is not None and heads % tp:
+            continue
+        for pp in [p for p in range(1, 65) if layers is None or layers % p == 0]:
+            for dp in range(1, max_modules // (tp * pp) + 1):
+                if job.zero == 0 and dp > 1:
+                    break  # without ZeRO, more data parallelism does not shrink a module's share
+                trial = Job(**{**job.__dict__, "tp": tp, "pp": pp, "dp": dp,
+                               "sequence_parallel": job.sequence_parallel and tp > 1})
+                try:
+                    need = memory_per_module(trial).total_bytes
+                except PlanError:
+                    break
+                if fits(need, module_bytes, headroom):
+                    if best is None or trial.modules < best.modules:
+                        best = trial
+                    break
+    return best
