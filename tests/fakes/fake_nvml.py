@@ -37,6 +37,8 @@ class FakeGpu:
     persistence: int = 1
     app_clocks: tuple[int, int] = (1980, 1980)  # current, default (SM)
     pids: tuple[int, ...] = ()
+    energy_mj: int = 123_456_789
+    util_pct: int = 0
     unsupported: set[str] = field(default_factory=set)
 
 
@@ -165,6 +167,26 @@ class FakeNvml:
 
         gpu = self._gpu(h, "nvmlDeviceGetComputeRunningProcesses")
         return [SimpleNamespace(pid=p, usedGpuMemory=1 << 30) for p in gpu.pids]
+
+    def nvmlDeviceSetPowerManagementLimit(self, h: int, milliwatts: int) -> None:
+        g = self._gpu(h, "nvmlDeviceSetPowerManagementLimit")
+        if not g.power_mw[2] <= milliwatts <= g.power_mw[3]:
+            raise nvml_error(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        g.power_mw = (milliwatts, *g.power_mw[1:])
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetTotalEnergyConsumption").energy_mj
+
+    def nvmlDeviceGetHandleByUUID(self, uuid: str) -> int:
+        for i, g in enumerate(self.gpus):
+            if g.uuid == uuid:
+                return i
+        raise nvml_error(pynvml.NVML_ERROR_NOT_FOUND)
+
+    def nvmlDeviceGetUtilizationRates(self, h: int) -> Any:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(gpu=self._gpu(h, "nvmlDeviceGetUtilizationRates").util_pct, memory=0)
 
     def nvmlDeviceGetNumaNodeId(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetNumaNodeId").numa

@@ -11,6 +11,7 @@ from gpuvet.node.model import Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.power_control import PowerControl
     from gpuvet.backends.telemetry import TelemetrySource
 
 
@@ -37,6 +38,11 @@ class Backend(ABC):
         """What `watch` samples."""
         raise BackendError(f"the {self.name} backend has no live telemetry",
                            fix="watch the machine itself, or a simulated node with --sim PRESET.")
+
+    def power_control(self, engine: BenchEngine) -> PowerControl:
+        """Reading and (with --apply) setting power limits."""
+        raise BackendError(f"the {self.name} backend has no power limits to sweep",
+                           fix="run on an NVIDIA machine, or on a simulated node with --sim PRESET.")
 
     def close(self) -> None:
         """Release whatever the backend holds (library handles)."""

@@ -78,6 +78,11 @@ class NvidiaBackend(Backend):
     def count(self) -> int:
         return len(self._devices)
 
+    def power_control(self, engine: Any) -> Any:
+        from gpuvet.backends.power_control import NvmlPowerControl
+
+        return NvmlPowerControl(self.nvml, {d.id: d for d in self._devices})
+
     def rescan(self) -> None:
         """Re-enumerate after a hot-plug: NVML only sees a new module after re-initialising."""
         self.nvml.shutdown()

@@ -68,6 +68,22 @@ class Nvml:
                 pass
             self._initialised = False
 
+    def set_power_limit(self, handle: Any, watts: float, module: str) -> None:
+        """The one NVML setter gpuvet has; called only under ``settings_journal.guarded``."""
+        self.init()
+        err = self._errors
+        try:
+            self._lib.nvmlDeviceSetPowerManagementLimit(handle, int(round(watts * 1000)))
+        except err.NVMLError as exc:
+            code = getattr(exc, "value", None)
+            if code == err.NVML_ERROR_NO_PERMISSION:
+                raise BackendError("no permission to change the power limit", where=module,
+                                   fix="run as root (or with the needed capability), or drop --apply.") from None
+            if code == err.NVML_ERROR_INVALID_ARGUMENT:
+                raise BackendError(f"{watts:g} W is outside the allowed range", where=module,
+                                   fix="see `nvidia-smi -q -d POWER` for Min/Max Power Limit.") from None
+            raise BackendError(f"NVML refused the power limit: {exc}", where=module, fix="check the driver.") from None
+
     def query(self, function: str, *args: Any, module: str | None = None) -> Any:
         """Call ``function(*args)``; see the module docstring for what errors become."""
         self.init()

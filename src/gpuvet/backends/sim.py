@@ -7,7 +7,7 @@ tests drive it by hand. Everything this backend returns is labelled simulated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
@@ -73,6 +73,11 @@ class SimBackend(Backend):
         from gpuvet.backends.sim_telemetry import SimTelemetrySource
 
         return SimTelemetrySource(self)
+
+    def power_control(self, engine: Any) -> Any:
+        from gpuvet.backends.power_control import SimPowerControl
+
+        return SimPowerControl(engine)
 
     def engine(self) -> SimEngine:
         from gpuvet.backends.sim_engine import SimEngine

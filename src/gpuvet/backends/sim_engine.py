@@ -43,6 +43,7 @@ from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.collectives import Algorithm, Collective, collective_cost
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.power_model import PowerModel
 from gpuvet.node.routing import Router, link_capacity_gbps
 from gpuvet.node.spec import (
     FaultSpec,
@@ -72,11 +73,10 @@ TELEMETRY_PERIOD_S = 0.1
 
 
 def _power_factor(model: ModuleModel, watts: float | None) -> float:
-    """Speed of compute-bound work under a power cap: dynamic power rises faster than clock,
-    so halving the power costs about 30 %, not 50 % (≈ (cap/TDP)^0.5)."""
-    if watts is None or model.tdp_w is None or watts >= model.tdp_w:
+    """Speed of compute-bound work under a power cap (``gpuvet.node.power_model``)."""
+    if watts is None or model.tdp_w is None:
         return 1.0
-    return float((watts / model.tdp_w) ** 0.5)
+    return PowerModel(model.tdp_w).speed(watts)
 
 
 @dataclass
@@ -87,6 +87,7 @@ class ModelledWorkload:
     engine: SimEngine
     seconds: float
     jitter: tuple[float, float] | None = None  # (low-state speed, share of samples there)
+    module: str | None = None  # whose energy counter runs while it computes
 
     def timed(self, repeats: int) -> float:
         rng = self.engine.rng
@@ -97,6 +98,8 @@ class ModelledWorkload:
             share_low = float(rng.uniform(0.15, 0.85))  # how long the clock sat low in this sample
             total *= (1 - share_low) + share_low / low_speed
         self.engine.clock_advance(total)
+        if self.module is not None:
+            self.engine.add_energy(self.module, total)
         return total
 
     def close(self) -> None:
@@ -120,11 +123,17 @@ class SimEngine(BenchEngine):
         self.corrupt = {f.module for f in faults if isinstance(f, SilentCorruptionFault)}
         self.router = Router(node)
         self.now_s = 0.0
+        self.energy_j: dict[str, float] = {}  # what each module's energy counter would read
 
     def clock_advance(self, seconds: float) -> None:
         self.now_s += seconds
         if self._advance is not None:
             self._advance(seconds)
+
+    def add_energy(self, module: str, seconds: float) -> None:
+        model = self.node.module(module).model
+        power = PowerModel(model.tdp_w or 700.0).power(self.power_cap.get(module))
+        self.energy_j[module] = self.energy_j.get(module, 0.0) + power * seconds
 
     def modules(self) -> list[BenchModule]:
         return [BenchModule(m.id, m.model, free_memory_bytes=m.model.memory_bytes) for m in self.node.modules]
@@ -147,7 +156,7 @@ class SimEngine(BenchEngine):
             raise Unsupported(f"{model.name} has no published {dtype} rate (not supported or unknown)")
         self._fits(module, 3 * n * n * _dtype_bytes(dtype))
         eff = GEMM_EFFICIENCY[dtype] * n / (n + GEMM_HALF_N) * _power_factor(model, self.power_cap.get(module))
-        return ModelledWorkload(self, 2.0 * n**3 / (peak * 1e12 * eff))
+        return ModelledWorkload(self, 2.0 * n**3 / (peak * 1e12 * eff), module=module)
 
     def gemm_check(self, module: str, dtype: str, n: int, seed: int) -> GemmCheck:
         # Modelled: modules of one model compute identical bits for one input (the digest of

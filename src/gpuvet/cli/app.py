@@ -251,10 +251,23 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version_c
     """gpuvet: vet GPU modules, links and drivers with evidence."""
 
 
+def _restore_interrupted_changes() -> None:
+    """If a gpuvet that changed a device setting was killed, put the setting back now and say so."""
+    from gpuvet.backends.settings_journal import recover_stale
+
+    try:
+        messages = recover_stale()
+    except Exception as exc:  # never block the command the user asked for
+        messages = [f"could not check for interrupted setting changes: {exc}"]
+    for message in messages:
+        sys.stderr.write(f"gpuvet: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 finding, 2 error)."""
     from gpuvet.errors import GpuvetError
 
+    _restore_interrupted_changes()
     try:
         app(args=argv, prog_name="gpuvet")
     except SystemExit as exc:

@@ -139,3 +139,70 @@ def model(sim: SimOpt = None, modules: ModulesOpt = None,
     """Training throughput on synthetic data: ResNet-50 images/s and GPT-style tokens/s with MFU."""
     _run("model", sim, as_json, quick, modules=_split(modules), models=_split(models), batch=batch,
          image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)
+
+
+@bench_app.command()
+def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
+               caps: Annotated[str | None, typer.Option("--caps", help="Power caps in watts: from:to:step "
+                                                        "(300:700:50) or a list (default: the allowed range, 50 W "
+                                                        "steps).")] = None,
+               apply: Annotated[bool, typer.Option("--apply", help="Really change power limits on this machine "
+                                                   "(root). The originals are journalled first and restored after, "
+                                                   "on error, on Ctrl-C, or by the next gpuvet command if killed.")]
+               = False,
+               force: Annotated[bool, typer.Option("--force", help="Sweep even modules other processes use.")] = False,
+               fraction: Annotated[float, typer.Option("--fraction", help="Knee: where an extra watt buys less than "
+                                                       "this share of the average TFLOPS per watt.")] = 0.5,
+               size: Annotated[int | None, typer.Option("--size", help="GEMM side (default 8192).")] = None,
+               quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
+    """GEMM throughput, power (from the energy counter over each run) and temperature at each power
+    cap; the TFLOPS-per-watt curve and its knee. A simulated node sweeps its model; a real one only
+    with --apply, and is always put back."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.bench.context import BenchContext
+    from gpuvet.bench.efficiency import EfficiencyOptions, parse_caps, run
+    from gpuvet.bench.timing import QUICK, TimingPlan
+    from gpuvet.cli import render_bench
+
+    opts = EfficiencyOptions(_split(modules), parse_caps(caps) if caps else None, apply, force, fraction, size=size)
+    backend = open_backend(sim=sim)
+    try:
+        engine = backend.engine()
+        try:
+            control = backend.power_control(engine)
+            with render_bench.progress(enabled=sys.stderr.isatty()) as progress:
+                curves = run(BenchContext(engine, QUICK if quick else TimingPlan(budget_s=1.0), progress), control, opts)
+        finally:
+            engine.close()
+    finally:
+        backend.close()
+    simulated = backend.simulated
+    knees = {c.module: c.knee_w for c in curves}
+    found = sorted(k for k in knees.values() if k is not None)
+    data = {"simulated": simulated, "knee_w": found[len(found) // 2] if found else None, "knees": knees,
+            "points": [vars(p) for c in curves for p in c.points],
+            "modules": [{"module": c.module, "original_cap_w": c.original_cap_w, "knee_w": c.knee_w, "notes": c.notes}
+                        for c in curves]}
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for c in curves:
+        t = Table(title=f"{c.module}: performance per watt" + (" (SIMULATED)" if simulated else ""),
+                  title_justify="left")
+        for col in ("cap W", "TFLOPS", "power W", "TFLOPS/W", "°C"):
+            t.add_column(col, justify="right")
+        for p in c.points:
+            t.add_row(f"{p.cap_w:g}", f"{p.tflops:,.1f}", f"{p.power_w:,.0f}", f"{p.tflops_per_w:.3f}",
+                      f"{p.temp_c:.0f}" if p.temp_c is not None else "")
+        console.print(t)
+        console.print(f"knee: {c.knee_w:.0f} W" if c.knee_w else "knee: not within the swept caps")
+        for note in c.notes:
+            console.print(f"[dim]{note}[/]")
+    console.print(f"[dim]power limits put back to {', '.join(f'{c.module} {c.original_cap_w:g} W' for c in curves)}[/]"
+                  if simulated or apply else "")
