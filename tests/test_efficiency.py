@@ -179,3 +179,11 @@ def test_real_hardware_without_apply_measures_the_current_setting_only(monkeypat
     assert len(curves[0].points) == 1 and curves[0].points[0].cap_w == 700
     assert "--apply" in curves[0].notes[0]
     assert not [c for c in fake.calls if c.startswith("nvmlDeviceSet")]
+
+
+def test_efficiency_report_has_the_curve_as_a_plot(capsys, tmp_path):
+    page = tmp_path / "eff.html"
+    code, _, _ = call(capsys, "bench", "efficiency", "--sim", "mesh-4", "--modules", "gpu0", "--quick", "--report",
+                      str(page))
+    html = page.read_text()
+    assert code == 0 and html.count('<svg class="plot"') == 2 and "knee gpu0" in html and "SIMULATED" in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -154,6 +155,8 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
                fraction: Annotated[float, typer.Option("--fraction", help="Knee: where an extra watt buys less than "
                                                        "this share of the average TFLOPS per watt.")] = 0.5,
                size: Annotated[int | None, typer.Option("--size", help="GEMM side (default 8192).")] = None,
+               report: Annotated[Path | None, typer.Option("--report", help="Write the curves as a self-contained "
+                                                           "HTML page with plots.")] = None,
                quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """GEMM throughput, power (from the energy counter over each run) and temperature at each power
     cap; the TFLOPS-per-watt curve and its knee. A simulated node sweeps its model; a real one only
@@ -183,6 +186,10 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
             "points": [vars(p) for c in curves for p in c.points],
             "modules": [{"module": c.module, "original_cap_w": c.original_cap_w, "knee_w": c.knee_w, "notes": c.notes}
                         for c in curves]}
+    if report:
+        from gpuvet.report.html import efficiency_page
+
+        report.write_text(efficiency_page(data), encoding="utf-8")
     if as_json:
         import json
 

@@ -140,3 +140,31 @@ def _plots(checks: list[dict[str, Any]]) -> list[str]:
             if any(v is not None for v in vals):
                 out.append(svg.grouped_bars(title, modules, {unit: vals}, unit))
     return out
+
+
+def efficiency_page(data: dict[str, Any]) -> str:
+    """`bench efficiency` as one page: TFLOPS and TFLOPS per watt against the cap, knee marked."""
+    by_module: dict[str, list[dict[str, Any]]] = {}
+    for p in data.get("points", []):
+        by_module.setdefault(p["module"], []).append(p)
+    knees = {m: k for m, k in data.get("knees", {}).items() if k}
+    title = "gpuvet bench efficiency" + (" — SIMULATED" if data.get("simulated") else "")
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+             f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"]
+    if data.get("simulated"):
+        parts.append("<div class='banner'><b>SIMULATED</b> — the curve comes from the node's power model.</div>")
+    marks = {f"knee {m}": k for m, k in knees.items()}
+    parts.append("<div class='plots'>")
+    parts.append(svg.lines("GEMM TFLOPS against the power cap",
+                           {m: [(p["cap_w"], p["tflops"]) for p in ps] for m, ps in by_module.items()}, "cap (W)",
+                           "TFLOPS", marks))
+    parts.append(svg.lines("TFLOPS per watt against the power cap",
+                           {m: [(p["cap_w"], p["tflops_per_w"]) for p in ps] for m, ps in by_module.items()},
+                           "cap (W)", "TFLOPS/W", marks))
+    parts.append("</div><table><tr><th>module</th><th>cap W</th><th>TFLOPS</th><th>power W</th><th>TFLOPS/W</th></tr>")
+    for m, ps in by_module.items():
+        for p in ps:
+            parts.append(f"<tr><td>{escape(m)}</td><td class='num'>{p['cap_w']:g}</td><td class='num'>{p['tflops']:.1f}"
+                         f"</td><td class='num'>{p['power_w']:.0f}</td><td class='num'>{p['tflops_per_w']:.3f}</td></tr>")
+    parts.append("</table></body></html>")
+    return "\n".join(parts)

@@ -123,3 +123,45 @@ def log_lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_un
         body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
         body.append(f'<text x="{left + 8 + si * 110}" y="{top + 12}" font-size="10" fill="{color}">{escape(name)}</text>')
     return _svg(width, height, body, title)
+
+
+def lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str,
+          marks: dict[str, float] | None = None) -> str:
+    """y against x on linear axes, one line per series; ``marks``: vertical lines (e.g. a knee)."""
+    width, height, left, bottom, top = 560, 300, 56, 44, 28
+    points = [p for ps in series.values() for p in ps]
+    if not points:
+        return ""
+    x_lo, x_hi = min(p[0] for p in points), max(p[0] for p in points)
+    x_hi = x_hi if x_hi > x_lo else x_lo + 1
+    y_hi = max(p[1] for p in points) * 1.1 or 1.0
+    plot_w, plot_h = width - left - 16, height - bottom - top
+
+    def xy(x: float, y: float) -> tuple[float, float]:
+        return left + plot_w * (x - x_lo) / (x_hi - x_lo), top + plot_h - plot_h * y / y_hi
+
+    body = [f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{escape(title)}</text>',
+            f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#333"/>',
+            f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle" font-size="10">{escape(x_unit)}</text>',
+            f'<text x="12" y="{top + plot_h / 2}" font-size="10" transform="rotate(-90 12 {top + plot_h / 2})">'
+            f'{escape(y_unit)}</text>']
+    for k in range(5):
+        y = top + plot_h - plot_h * k / 4
+        x = left + plot_w * k / 4
+        body.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{_tick(y_hi * k / 4)}</text>'
+                    f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
+                    f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle" font-size="10">'
+                    f'{_tick(x_lo + (x_hi - x_lo) * k / 4)}</text>')
+    for si, (name, ps) in enumerate(series.items()):
+        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in (xy(x, y) for x, y in ps))
+        color = PALETTE[si % len(PALETTE)]
+        body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
+        body.append(f'<text x="{left + 8 + si * 110}" y="{top + 12}" font-size="10" fill="{color}">{escape(name)}</text>')
+    for mi, (name, x) in enumerate((marks or {}).items()):
+        px, _ = xy(x, 0)
+        anchor = "end" if px > left + plot_w * 0.6 else "start"
+        body.append(f'<line x1="{px:.1f}" y1="{top}" x2="{px:.1f}" y2="{top + plot_h}" stroke="#e15759" '
+                    f'stroke-dasharray="4 3"/><text x="{px - 3 if anchor == "end" else px + 3:.1f}" '
+                    f'y="{top + 60 + 12 * mi}" font-size="10" fill="#e15759" text-anchor="{anchor}">'
+                    f'{escape(name)} {x:.0f} W</text>')
+    return _svg(width, height, body, title)
