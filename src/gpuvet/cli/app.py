@@ -40,6 +40,9 @@ def _add_commands() -> None:
     from gpuvet.cli.plan import plan_app
 
     app.add_typer(plan_app, name="plan")
+    from gpuvet.cli.fleet import fleet_app
+
+    app.add_typer(fleet_app, name="fleet")
 
 
 _add_commands()

@@ -168,3 +168,55 @@ def efficiency_page(data: dict[str, Any]) -> str:
                          f"</td><td class='num'>{p['power_w']:.0f}</td><td class='num'>{p['tflops_per_w']:.3f}</td></tr>")
     parts.append("</table></body></html>")
     return "\n".join(parts)
+
+
+def fleet_page(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses: list[dict[str, Any]]) -> str:
+    """The fleet as one page: node status, outliers, each flagged metric's distribution with the
+    outliers marked, and a node × metric heatmap (% of the fleet median)."""
+    import statistics
+
+    title = "gpuvet fleet"
+    simulated = any(e.get("simulated") for _, e in envelopes)
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
+             f"<style>{_CSS}</style></head><body><h1>{title}" + (" — SIMULATED" if simulated else "") + "</h1>"]
+    if statuses:
+        parts.append("<h2>Nodes</h2><table><tr><th>node</th><th>status</th><th>verdict</th><th>detail</th></tr>")
+        for s in statuses:
+            parts.append(f"<tr><td>{escape(str(s.get('node')))}</td><td class='{'pass' if s['status'] == 'ok' else 'fail'}'>"
+                         f"{escape(s['status'])}</td><td>{escape(str(s.get('verdict') or ''))}</td>"
+                         f"<td>{escape(str(s.get('error') or ''))}</td></tr>")
+        parts.append("</table>")
+    parts.append(f"<h2>Outliers ({len(analysis.outliers)})</h2><table><tr><th>node</th><th>where</th><th>metric</th>"
+                 "<th>value</th><th>fleet median</th><th>deviation</th><th>score</th></tr>")
+    for o in analysis.outliers:
+        where = o.module or (" → ".join(o.between) if o.between else "node")
+        parts.append(f"<tr><td>{escape(o.node)}</td><td>{escape(where)}</td><td>{escape(o.metric)}</td>"
+                     f"<td class='num'>{o.value:.4g}</td><td class='num'>{o.fleet_median:.4g}</td>"
+                     f"<td class='num'>{o.deviation_pct:+.1f} %</td><td class='num'>{o.score:.1f}</td></tr>")
+    parts.append("</table><h2>Distributions</h2><div class='plots'>")
+    flagged = {o.metric for o in analysis.outliers}
+    per_node: dict[tuple[str, str], list[float]] = {}
+    for _, env in envelopes:
+        node = str(env.get("environment", {}).get("node"))
+        for c in env.get("checks", []):
+            v = c.get("value")
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and c.get("verdict") != "skip":
+                per_node.setdefault((node, c["name"]), []).append(float(v))
+    metrics = sorted({m for _, m in per_node})
+    for metric in sorted(flagged):
+        bad_nodes = {o.node for o in analysis.outliers if o.metric == metric}
+        dots = [(n, statistics.median(v), n in bad_nodes) for (n, m), v in per_node.items() if m == metric]
+        parts.append(svg.strip(f"{metric} (node medians)", dots, ""))
+    nodes = sorted({n for n, _ in per_node})
+    shown = [m for m in metrics if len({n for n, mm in per_node if mm == m}) >= 3][:40]
+    cells = {}
+    for m in shown:
+        medians = {n: statistics.median(v) for (n, mm), v in per_node.items() if mm == m}
+        fleet = statistics.median(medians.values())
+        for n, v in medians.items():
+            if fleet:
+                cells[(n, m)] = 100 * v / fleet
+    parts.append("</div><h2>Node × metric (% of the fleet median)</h2>")
+    parts.append(svg.grid("node × metric", nodes, shown, cells))
+    parts.append("</body></html>")
+    return "\n".join(parts)

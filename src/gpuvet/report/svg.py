@@ -165,3 +165,50 @@ def lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_unit: 
                     f'y="{top + 60 + 12 * mi}" font-size="10" fill="#e15759" text-anchor="{anchor}">'
                     f'{escape(name)} {x:.0f} W</text>')
     return _svg(width, height, body, title)
+
+
+def strip(title: str, values: Sequence[tuple[str, float, bool]], unit: str) -> str:
+    """One dot per node (label, value, outlier?) on a horizontal axis; outliers in red."""
+    width, height, left = 560, 90, 20
+    if not values:
+        return ""
+    lo, hi = min(v for _, v, _ in values), max(v for _, v, _ in values)
+    span = hi - lo or abs(hi) or 1.0
+    lo, hi = lo - 0.05 * span, hi + 0.05 * span
+    body = [f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="12">{escape(title)}</text>',
+            f'<line x1="{left}" y1="50" x2="{width - left}" y2="50" stroke="#999"/>',
+            f'<text x="{left}" y="76" font-size="10">{_tick(lo)} {escape(unit)}</text>',
+            f'<text x="{width - left}" y="76" font-size="10" text-anchor="end">{_tick(hi)} {escape(unit)}</text>']
+    for label, v, bad in values:
+        x = left + (width - 2 * left) * (v - lo) / (hi - lo)
+        color = "#e15759" if bad else "#4e79a7"
+        body.append(f'<circle cx="{x:.1f}" cy="50" r="{5 if bad else 3}" fill="{color}" fill-opacity="0.7">'
+                    f'<title>{escape(label)}: {v:.4g} {escape(unit)}</title></circle>')
+        if bad:
+            body.append(f'<text x="{x:.1f}" y="38" font-size="10" text-anchor="middle" fill="#e15759">'
+                        f'{escape(label)}</text>')
+    return _svg(width, height, body, title)
+
+
+def grid(title: str, rows: Sequence[str], cols: Sequence[str], cells: dict[tuple[str, str], float]) -> str:
+    """Rows × columns of values around 100 (% of the fleet median): blue above, red below."""
+    cw, ch, left, top = 34, 16, 110, 120
+    width, height = left + cw * len(cols) + 10, top + ch * len(rows) + 10
+    body = [f'<text x="10" y="16" font-size="13">{escape(title)}</text>']
+    for j, c in enumerate(cols):
+        x = left + j * cw + cw / 2
+        body.append(f'<text x="{x}" y="{top - 6}" font-size="9" transform="rotate(-60 {x} {top - 6})">{escape(c)}</text>')
+    for i, r in enumerate(rows):
+        y = top + i * ch
+        body.append(f'<text x="{left - 4}" y="{y + ch - 4}" font-size="10" text-anchor="end">{escape(r)}</text>')
+        for j, c in enumerate(cols):
+            v = cells.get((r, c))
+            if v is None:
+                continue
+            d = max(min((v - 100) / 10, 1.0), -1.0)  # ±10 % saturates
+            red = 255 if d < 0 else int(255 - 150 * d)
+            blue = 255 if d > 0 else int(255 + 150 * d)
+            fill = f"rgb({red},{int(255 - 150 * abs(d))},{blue})"
+            body.append(f'<rect x="{left + j * cw}" y="{y}" width="{cw - 1}" height="{ch - 1}" fill="{fill}">'
+                        f'<title>{escape(r)} {escape(c)}: {v:.1f} % of the fleet median</title></rect>')
+    return _svg(width, height, body, title)

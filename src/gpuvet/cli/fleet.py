@@ -1,0 +1,132 @@
+"""`gpuvet fleet validate` (Ray) and `gpuvet fleet merge` (envelopes from anywhere)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+fleet_app = typer.Typer(help="Vet many nodes: fan validate out over a Ray cluster, or merge validate --json files from "
+                        "anywhere (Slurm, SSH); peer analysis finds the node, module or link that deviates from its "
+                        "peers.", no_args_is_help=True)
+
+
+def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses: list[dict[str, Any]],
+            as_json: bool, report: Path | None, baseline_out: Path | None) -> None:
+    if report:
+        from gpuvet.report.html import fleet_page
+
+        report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
+    if baseline_out:
+        _fleet_baseline(analysis, envelopes, baseline_out)
+    data = {"simulated": any(e.get("simulated") for _, e in envelopes), "node_types": analysis.node_types,
+            "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
+            "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
+    if as_json:
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    c = Console()
+    for node_type, nodes in analysis.node_types.items():
+        c.print(f"{node_type}: {len(nodes)} nodes")
+    if statuses:
+        t = Table(title="nodes", title_justify="left")
+        for col in ("node", "status", "verdict", "detail"):
+            t.add_column(col)
+        for s in statuses:
+            t.add_row(str(s.get("node")), s["status"], str(s.get("verdict") or ""), str(s.get("error") or "")[:80])
+        c.print(t)
+    t = Table(title=f"outliers among peers ({len(analysis.outliers)})", title_justify="left")
+    for col in ("node", "where", "metric", "value", "fleet median", "deviation", "score"):
+        t.add_column(col, justify="right" if col in ("value", "fleet median", "deviation", "score") else "left")
+    for o in analysis.outliers:
+        t.add_row(o.node, o.module or ("→".join(o.between) if o.between else "node"), o.metric, f"{o.value:.4g}",
+                  f"{o.fleet_median:.4g}", f"{o.deviation_pct:+.1f} %", f"{o.score:.1f}")
+    c.print(t)
+    for path in (report, baseline_out):
+        if path:
+            c.print(f"wrote {path}")
+
+
+def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from gpuvet.errors import GpuvetError
+    from gpuvet.fleet.peers import envelope_node, healthy_envelopes
+    from gpuvet.validate.baseline import make_baseline, save_baseline
+
+    if len(analysis.node_types) != 1:
+        raise GpuvetError(f"{len(analysis.node_types)} node types in one merge", where="--baseline-out",
+                          fix="make one baseline per node type (merge each type's envelopes separately).")
+    node_type = next(iter(analysis.node_types))
+    healthy = healthy_envelopes(envelopes, analysis, node_type)
+    runs = [(envelope_node(e, w)[0], node_type, e.get("checks", [])) for w, e in healthy]
+    save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
+
+
+@fleet_app.command("merge")
+def merge(files: Annotated[list[Path], typer.Argument(help="validate --json outputs, one per node.")],
+          report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).")] = None,
+          baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from the "
+                                                            "healthy majority (for validate --baseline).")] = None,
+          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.fleet.peers import analyse
+
+    envelopes = []
+    for f in files:
+        try:
+            envelopes.append((str(f), json.loads(f.read_text(encoding="utf-8"))))
+        except (OSError, ValueError) as exc:
+            raise GpuvetError(f"cannot read it as JSON ({exc})", where=str(f),
+                              fix="give the output of `gpuvet validate --json`.") from None
+    _report(analyse(envelopes), envelopes, [], as_json, report, baseline_out)
+
+
+@fleet_app.command("validate")
+def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray cluster (e.g. 10.0.0.1:6379 or auto).")],
+             level: Annotated[str, typer.Option("--level", help="quick, standard or long.")] = "quick",
+             sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
+                                                           "(those with the gpuvet_sim resource), one per node.")] = None,
+             timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes.")] = 600.0,
+             report: Annotated[Path | None, typer.Option("--report")] = None,
+             baseline_out: Annotated[Path | None, typer.Option("--baseline-out")] = None,
+             logbook: Annotated[Path | None, typer.Option("--logbook")] = None,
+             as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Run validate on every node of a Ray cluster that has modules (one task per node, pinned to it,
+    its GPUs as Ray resources), with a timeout; gather the envelopes into the logbook as one fleet
+    run; analyse the peers. Exit 1 if a node failed, timed out or stands out."""
+    from gpuvet.fleet.peers import analyse
+    from gpuvet.fleet.ray_runner import run_fleet
+    from gpuvet.logbook.store import Logbook
+
+    results = run_fleet(ray_address, level, sim, timeout)
+    envelopes = [(r.host, r.envelope) for r in results if r.envelope is not None]
+    statuses = [{"node": (r.envelope or {}).get("environment", {}).get("node") or (Path(r.sim).stem if r.sim else r.host),
+                 "ray_node": r.ray_node, "sim": r.sim,
+                 "host": r.host, "status": r.status, "verdict": (r.envelope or {}).get("verdict"), "error": r.error,
+                 "seconds": round(r.seconds, 2)} for r in results]
+    analysis = analyse(envelopes)
+    book = Logbook(logbook)
+    try:
+        run_id = book.begin("fleet", {"ray": ray_address, "level": level, "nodes": statuses},
+                            any(e.get("simulated") for _, e in envelopes), f"fleet of {len(results)}")
+        for s in statuses:
+            book.event(run_id, "node", f"{s['node']}: {s['status']}", module=str(s["node"]), data=s)
+        checks = [{"layer": "fleet", "name": o.metric, "verdict": "fail", "value": o.value, "unit": o.unit,
+                   "expected": o.fleet_median, "module": o.module, "between": list(o.between) if o.between else None,
+                   "node": o.node, "score": o.score} for o in analysis.outliers]
+        bad = analysis.outliers or any(s["status"] != "ok" for s in statuses)
+        book.finish(run_id, "fail" if bad else "pass", checks)
+    finally:
+        book.close()
+    _report(analysis, envelopes, statuses, as_json, report, baseline_out)
+    if bad:
+        raise typer.Exit(1)

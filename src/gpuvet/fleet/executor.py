@@ -1,0 +1,18 @@
+"""The executor: `validate` on one node, returning its result envelope (the same JSON `gpuvet
+validate --json` prints). Runs wherever the runner puts it: a Ray task, a Slurm step, a shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def validate_envelope(sim: str | None = None, level: str = "quick") -> dict[str, Any]:
+    from gpuvet.backends.select import open_backend
+    from gpuvet.validate.run import Level, Validator
+
+    backend = open_backend(sim=sim)
+    try:
+        declared = getattr(backend, "declared", None)
+        return Validator(backend, Level(level), declared=declared).run().to_json()
+    finally:
+        backend.close()

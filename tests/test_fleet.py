@@ -1,0 +1,155 @@
+"""Fleet: peer analysis over envelopes, merge from files, a real local Ray cluster of simulated
+nodes, and a 2-node × 2-process gloo all_reduce through torchrun-style rendezvous."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from gpuvet.cli.app import main
+from gpuvet.errors import GpuvetError
+from gpuvet.fleet.executor import validate_envelope
+from gpuvet.fleet.peers import analyse
+
+DEGRADED = [{"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.5}]
+SLOW_MODULE = [{"kind": "power_cap_low", "module": "gpu5", "watts": 450}]
+
+
+def call(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_specs(folder, count=6, base="hgx-h200-8", faults_at=None):
+    faults_at = faults_at if faults_at is not None else {2: DEGRADED, 4: SLOW_MODULE}
+    paths = []
+    for i in range(count):
+        p = folder / f"node{i:02d}.yaml"
+        p.write_text(yaml.safe_dump({"base": base, "name": f"node{i:02d}", "faults": faults_at.get(i, [])}))
+        paths.append(p)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def envelope_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fleet")
+    files = []
+    for spec in write_specs(folder):
+        out = folder / f"{spec.stem}.json"
+        out.write_text(json.dumps(validate_envelope(str(spec), "quick")))
+        files.append(out)
+    return files
+
+
+def test_merge_names_exactly_the_outlying_nodes(capsys, envelope_files, tmp_path):
+    code, out, _ = call(capsys, "fleet", "merge", *map(str, envelope_files), "--json", "--report",
+                        str(tmp_path / "fleet.html"), "--baseline-out", str(tmp_path / "fleet-baseline.json"))
+    data = json.loads(out)
+    assert code == 0
+    assert {o["node"] for o in data["outliers"]} == {"node02", "node04"}
+    for o in data["outliers"]:
+        assert {"node", "metric", "value", "fleet_median", "score"} <= set(o)
+    slow = [o for o in data["outliers"] if o["node"] == "node04" and o["metric"] == "gemm_bf16"]
+    assert [o["module"] for o in slow] == ["gpu5"] and slow[0]["score"] < -5
+    links = {tuple(o["between"]) for o in data["outliers"] if o["node"] == "node02" and o["metric"] == "p2p_one_way"}
+    assert links and all("gpu1" in pair for pair in links)  # every slow pair crosses gpu1's degraded link
+    html = (tmp_path / "fleet.html").read_text()
+    assert "node02" in html and '<svg class="plot"' in html
+    base = json.loads((tmp_path / "fleet-baseline.json").read_text())
+    assert sorted(set(base["runs"])) == ["node00", "node01", "node03", "node05"]  # the healthy majority
+
+
+def test_node_types_are_analysed_apart_and_schemas_never_mixed(tmp_path, envelope_files):
+    envs = [(str(f), json.loads(f.read_text())) for f in envelope_files]
+    mesh = [(f"m{i}", validate_envelope("mesh-4", "quick")) for i in range(3)]
+    for i, (_, e) in enumerate(mesh):
+        e["environment"]["node"] = f"mesh{i}"
+    analysis = analyse(envs + mesh)
+    assert set(analysis.node_types) == {"H200-SXM", "H100-SXM"}
+    assert {o.node for o in analysis.outliers} == {"node02", "node04"}
+    old = json.loads(envelope_files[0].read_text())
+    old["schema_version"] = 0
+    with pytest.raises(GpuvetError, match="different schema versions"):
+        analyse(envs + [("old.json", old)])
+
+
+def test_merge_bad_files_are_clear_errors(capsys, tmp_path):
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    code, _, err = call(capsys, "fleet", "merge", str(junk))
+    assert code == 2 and "junk.json" in err
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": 1}))
+    code, _, err = call(capsys, "fleet", "merge", str(other))
+    assert code == 2 and "validate --json" in err
+
+
+def test_unreachable_ray_address_is_a_clear_error(capsys):
+    pytest.importorskip("ray")
+    code, _, err = call(capsys, "fleet", "validate", "--ray", "127.0.0.1:1", "--timeout", "5")
+    assert code == 2 and "cannot reach the Ray cluster at 127.0.0.1:1" in err
+
+
+@pytest.mark.slow
+def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+
+    specs = write_specs(tmp_path, count=5)
+    huge = tmp_path / "node-hangs.yaml"  # 144 switched modules: validation takes minutes, the timeout is seconds
+    huge.write_text(yaml.safe_dump({"name": "node-hangs", "modules": {"count": 144, "model": "B200"},
+                                    "fabric": {"kind": "switched", "link": {"kind": "nvlink", "width": 18,
+                                                                             "lane_gbps": 50}},
+                                    "host": {"sockets": 2}}))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 * 2**20})
+    try:
+        for _ in range(6):
+            cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
+        cluster.wait_for_nodes()
+        code, out, _ = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "20",
+                            *[a for s in [*specs, huge] for a in ("--sim", str(s))], "--json",
+                            "--logbook", str(tmp_path / "lb.db"))
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    data = json.loads(out)
+    status = {n["node"]: n["status"] for n in data["nodes"]}
+    assert code == 1
+    timed_out = [n for n, s in status.items() if s == "timed_out"]
+    assert timed_out == ["node-hangs"] and sum(s == "ok" for s in status.values()) == 5  # the rest not held up
+    assert {o["node"] for o in data["outliers"]} == {"node02", "node04"}
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_two_nodes_by_two_processes_gloo_all_reduce_through_rendezvous(tmp_path):
+    port = _free_port()
+    procs = []
+    for rank in range(4):
+        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "4", "LOCAL_RANK": str(rank % 2),
+               "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": str(rank // 2), "MASTER_ADDR": "127.0.0.1",
+               "MASTER_PORT": str(port), "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1"}
+        procs.append(subprocess.Popen([sys.executable, "-m", "gpuvet", "bench", "collective", "--torchrun", "--json",
+                                       "--quick", "--ops", "all_reduce", "--min-bytes", "1024", "--max-bytes",
+                                       "262144", "--factor", "16"],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path))
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e[-1500:] for _, e in outs]
+    data = json.loads(outs[0][0])  # rank 0 reports
+    assert all(not o.strip() for o, _ in outs[1:])
+    busbw = [r for r in data["results"] if r["metric"] == "busbw"]
+    assert {r["detail"]["ranks"] for r in busbw} == {4} and {r["size_bytes"] for r in busbw} == {1024, 16384, 262144}
+    assert all(r["correct"] is True and r["value"] > 0 for r in busbw)
+    # busbw = algbw × 2(n-1)/n with n = 4
+    algbw = {r["size_bytes"]: r["value"] for r in data["results"] if r["metric"] == "algbw"}
+    assert all(r["value"] == pytest.approx(algbw[r["size_bytes"]] * 1.5) for r in busbw)
