@@ -172,3 +172,17 @@ def test_power_split_gives_busy_modules_more():
     assert s.throughput_split > s.throughput_equal and s.utilisation_split > s.utilisation_equal
     with pytest.raises(PlanError):
         split_power(2400, [1.5], 700)
+
+
+def test_collective_prediction_calibrated_from_a_logbook_run(capsys, tmp_path):
+    db = str(tmp_path / "lb.db")
+    code, out, _ = call(capsys, "validate", "--sim", "hgx-h200-8", "--level", "quick", "--json", "--logbook", db)
+    run_id = json.loads(out)["run_id"]
+    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--bytes", "32MiB", "--calibrate", run_id,
+                        "--logbook", db, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["calibrated"]["algorithm"].startswith("calibrated")
+    # measured and modelled agree on a simulated node (the sweep was made by the same model, plus noise)
+    assert data["calibrated"]["busbw"] == pytest.approx(data["busbw"], rel=0.15)
+    code, _, err = call(capsys, "plan", "collective", "--sim", "mesh-4", "--calibrate", run_id, "--logbook", db)
+    assert code == 2 and "not mesh-4" in err

@@ -171,6 +171,10 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
                                                "broadcast, reduce.")] = "all_reduce",
                size: Annotated[str, typer.Option("--bytes", help="Size in nccl-tests' convention, e.g. 1GiB.")] = "1GiB",
                modules: Annotated[int | None, typer.Option("--modules", help="Ranks (default: every module).")] = None,
+               calibrate: Annotated[str | None, typer.Option("--calibrate", help="A validate run of this node in the "
+                                                             "logbook: price the size with its measured α and β.")]
+               = None,
+               logbook: Annotated[str | None, typer.Option("--logbook")] = None,
                as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Predicted time, algbw and busbw of one collective, and the algorithm a library would pick
     (ring, tree, in-switch reduction) — the model the simulated benchmarks use."""
@@ -180,6 +184,24 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
     model = CollectiveModel(node, faults)
     p = model.predict(op, parse_bytes(size, "--bytes"), model.members(modules))
     data = {**asdict(p), "simulated": True, "node": node.name, "model": "alpha-beta per algorithm, flow-solver bandwidth"}
+    if calibrate:
+        from gpuvet.errors import GpuvetError
+        from gpuvet.logbook.store import Logbook
+        from gpuvet.plan.collective import calibrated
+
+        book = Logbook(logbook)
+        try:
+            row = book.run(calibrate)
+            if row.node != node.name:
+                raise GpuvetError(f"run {row.run_id} is of node {row.node}, not {node.name}", where="--calibrate",
+                                  fix="calibrate with a run of the same node.")
+            cal = calibrated(op, p.size_bytes, book.checks(row.run_id), p.modules)
+        finally:
+            book.close()
+        if cal is None:
+            raise GpuvetError(f"run {calibrate} has no {op} sweep to calibrate with", where="--calibrate",
+                              fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
+        data["calibrated"] = asdict(cal)
     if as_json:
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gpuvet.backends.sim_engine import SimEngine
 from gpuvet.node.collectives import Collective, bus_factor
@@ -57,3 +58,26 @@ class CollectiveModel:
         from gpuvet.backends.engine import Transfer
 
         return self.engine.transfer_rates([Transfer(src, dst, 1)])[0]
+
+
+def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: int) -> CollectivePrediction | None:
+    """The same prediction from a measured sweep: fit t = α + S/β to the ``<op>_busbw`` check's
+    sweep kept in a logbook run of this node, and price ``size_bytes`` with the fitted α and β.
+    None when the run has no such sweep."""
+    from gpuvet.node.collectives import fit_alpha_beta
+
+    for c in checks:
+        if c.get("name") == f"{op}_busbw" and c.get("evidence", {}).get("sweep"):
+            sweep = c["evidence"]["sweep"]
+            ranks = int(c.get("evidence", {}).get("ranks") or modules)
+            factor = bus_factor(op, ranks)
+            sizes = [int(s) for s, _ in sweep]
+            times = [s * factor / (bw * 1e9) for s, bw in sweep if bw]
+            fit = fit_alpha_beta(sizes[: len(times)], times)
+            if fit is None:
+                return None
+            seconds = fit.alpha_s + size_bytes / (fit.beta_gbps * 1e9)
+            algbw = size_bytes / seconds / 1e9
+            return CollectivePrediction(op, size_bytes, ranks, seconds, algbw, algbw * factor,
+                                        f"calibrated (alpha {fit.alpha_s * 1e6:.1f} us, beta {fit.beta_gbps:.0f} GB/s)")
+    return None

@@ -138,7 +138,8 @@ def collective_checks(results: Sequence[BenchResult], exp: Expectations, members
         model = exp.collective(op, members, largest.size_bytes or 0)
         check = from_result(Layer.COLLECTIVE, f"{op}_busbw", largest, model[1] if model else None, device)
         sweep = [[r.size_bytes, r.value] for r in sorted(ok, key=lambda r: r.size_bytes or 0)]
-        check = _with_detail(check, sweep=sweep, algorithm=largest.detail.get("algorithm"))
+        check = _with_detail(check, sweep=sweep, algorithm=largest.detail.get("algorithm"),
+                             ranks=largest.detail.get("ranks"))
         out.append(check if not model else _with_detail(check, algorithm_expected=model[2]))
         smallest = min(ok, key=lambda r: r.size_bytes or 0)
         time_us = smallest.detail.get("time_us")
