@@ -30,13 +30,13 @@ def _add_commands() -> None:
     from gpuvet.cli.bench import bench_app
 
     app.add_typer(bench_app, name="bench")
-    app.command("validate")(validate.validate)
-    app.command("report")(validate.report)
+    app.command("validate", short_help="The three-layer baseline with verdicts, kept in the logbook.")(validate.validate)
+    app.command("report", short_help="Write a kept run as one self-contained HTML file.")(validate.report)
     app.add_typer(validate.baseline_app, name="baseline")
     app.add_typer(validate.log_app, name="log")
-    app.command("watch")(watch.watch)
-    app.command("events")(watch.events)
-    app.command("doctor")(doctor.doctor)
+    app.command("watch", short_help="Telemetry, detectors, overheating forecast, hot-plug, Prometheus.")(watch.watch)
+    app.command("events", short_help="What happened: events kept in the logbook.")(watch.events)
+    app.command("doctor", short_help="Ordered troubleshooting that names the cause.")(doctor.doctor)
     from gpuvet.cli.plan import plan_app
 
     app.add_typer(plan_app, name="plan")
@@ -97,7 +97,7 @@ def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = Fals
     render.inventory(_console(), inv)
 
 
-@app.command()
+@app.command(short_help="How modules connect, and what differs from the declared node.")
 def topo(sim: SimOpt = None, from_: FromOpt = None,
          expect: Annotated[str | None, typer.Option(
              "--expect", help="Compare with this declared node (preset or spec file); exit 1 on differences.")] = None,

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 bench_app = typer.Typer(
+    short_help="Benchmarks that measure: gemm, membw, copy, collective, model, efficiency.",
     help="Benchmarks that measure: compute (gemm), device memory (membw), every copy channel (copy), "
     "collectives (collective), training throughput (model). Each figure comes with its unit, % of peak, "
     "median and spread, and the telemetry sampled while it ran. On a machine without GPUs they run on the "
@@ -55,7 +56,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any)
         raise typer.Exit(1)
 
 
-@bench_app.command()
+@bench_app.command(short_help="Matrix products per dtype: TFLOPS and % of peak; cross-module bit check.")
 def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
          dtypes: Annotated[str | None, typer.Option(
              "--dtypes", help="Comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default: all; unsupported ones are "
@@ -72,7 +73,7 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
     _run("gemm", sim, as_json, quick, modules=_split(modules), dtypes=_split(dtypes), size=size, check=check)
 
 
-@bench_app.command()
+@bench_app.command(short_help="Device memory bandwidth (STREAM copy and triad), % of peak.")
 def membw(sim: SimOpt = None, modules: ModulesOpt = None,
           kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).")] = None,
           size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
@@ -82,7 +83,7 @@ def membw(sim: SimOpt = None, modules: ModulesOpt = None,
     _run("membw", sim, as_json, quick, modules=_split(modules), kinds=_split(kinds), size_bytes=size_bytes)
 
 
-@bench_app.command()
+@bench_app.command(short_help="Every copy channel, per-pair matrices, contention ratios.")
 def copy(sim: SimOpt = None, modules: ModulesOpt = None,
          size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per transfer (default 256 MiB; "
                                                         "64 MiB on a CPU).")] = None,
@@ -96,7 +97,7 @@ def copy(sim: SimOpt = None, modules: ModulesOpt = None,
     _run("copy", sim, as_json, quick, modules=_split(modules), size_bytes=size_bytes, tests=_split(tests))
 
 
-@bench_app.command()
+@bench_app.command(short_help="Collectives over a size sweep: algbw/busbw, checked, alpha-beta fit.")
 def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                ops: Annotated[str | None, typer.Option(
                    "--ops", help="Comma-separated: all_reduce,all_gather,reduce_scatter,all_to_all,broadcast,reduce "
@@ -124,7 +125,7 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
          max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs, torchrun=torchrun or None)
 
 
-@bench_app.command()
+@bench_app.command(short_help="Training throughput: ResNet-50 images/s, GPT tokens/s and MFU.")
 def model(sim: SimOpt = None, modules: ModulesOpt = None,
           models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).")] = None,
           batch: Annotated[int | None, typer.Option("--batch", help="Per module (default 256 images / 8 sequences "
@@ -142,7 +143,7 @@ def model(sim: SimOpt = None, modules: ModulesOpt = None,
          image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)
 
 
-@bench_app.command()
+@bench_app.command(short_help="TFLOPS per watt across power caps, and the knee.")
 def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
                caps: Annotated[str | None, typer.Option("--caps", help="Power caps in watts: from:to:step "
                                                         "(300:700:50) or a list (default: the allowed range, 50 W "

@@ -10,7 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-fleet_app = typer.Typer(help="Vet many nodes: fan validate out over a Ray cluster, or merge validate --json files from "
+fleet_app = typer.Typer(
+    short_help="Validate many nodes (Ray or merged files); outliers among peers.",
+    help="Vet many nodes: fan validate out over a Ray cluster, or merge validate --json files from "
                         "anywhere (Slurm, SSH); peer analysis finds the node, module or link that deviates from its "
                         "peers.", no_args_is_help=True)
 
@@ -70,7 +72,7 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
     save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
 
 
-@fleet_app.command("merge")
+@fleet_app.command("merge", short_help="Peer analysis over validate --json files from anywhere.")
 def merge(files: Annotated[list[Path], typer.Argument(help="validate --json outputs, one per node.")],
           report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).")] = None,
           baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from the "
@@ -90,7 +92,7 @@ def merge(files: Annotated[list[Path], typer.Argument(help="validate --json outp
     _report(analyse(envelopes), envelopes, [], as_json, report, baseline_out)
 
 
-@fleet_app.command("validate")
+@fleet_app.command("validate", short_help="Validate every node of a Ray cluster, then compare peers.")
 def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray cluster (e.g. 10.0.0.1:6379 or auto).")],
              level: Annotated[str, typer.Option("--level", help="quick, standard or long.")] = "quick",
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "

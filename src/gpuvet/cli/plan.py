@@ -10,7 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-plan_app = typer.Typer(help="Plan jobs and nodes: memory per module, collective times, step time and communication "
+plan_app = typer.Typer(
+    short_help="Memory, collectives, step time and power, from the node model.",
+    help="Plan jobs and nodes: memory per module, collective times, step time and communication "
                        "share on a topology, power caps under a budget. Arithmetic from the node model; every "
                        "assumption is printed.", no_args_is_help=True)
 
@@ -78,7 +80,7 @@ def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int,
                offload, arch, seq_len, micro_batch)
 
 
-@plan_app.command("memory")
+@plan_app.command("memory", short_help="Bytes per module: weights, gradients, optimizer, activations; fit.")
 @_errors
 def memory(
     params: Annotated[str | None, typer.Option("--params", help="Parameter count (7.5B, 175e9); or the architecture.")]
@@ -164,7 +166,7 @@ def _node(sim: str) -> tuple[Any, Any]:
     return backend.node(), backend.spec.faults
 
 
-@plan_app.command("collective")
+@plan_app.command("collective", short_help="Predicted time, algbw, busbw and algorithm of one collective.")
 @_errors
 def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
                op: Annotated[str, typer.Option("--op", help="all_reduce, all_gather, reduce_scatter, all_to_all, "
@@ -209,7 +211,7 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
               f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm}")
 
 
-@plan_app.command("step")
+@plan_app.command("step", short_help="Step time and communication share of a training job on a node.")
 @_errors
 def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
          params: Annotated[str | None, typer.Option("--params")] = None,
@@ -264,7 +266,7 @@ def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spe
         c.print(f"[dim]- {note}[/]")
 
 
-@plan_app.command("power")
+@plan_app.command("power", short_help="Split a power budget so busy modules get more (advice only).")
 @_errors
 def power(budget: Annotated[float, typer.Option("--budget", help="Node power budget for the modules, W.")],
           loads: Annotated[str, typer.Option("--loads", help="Each module's busy share, e.g. 1,1,0.3,0.")],
