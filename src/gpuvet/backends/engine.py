@@ -9,6 +9,7 @@ A ``Workload`` has ``timed(k) -> seconds`` (run the operation k times back to ba
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -82,6 +83,39 @@ class Monitor(ABC):
 
     @abstractmethod
     def stop(self) -> dict[str, TelemetrySummary]: ...
+
+
+class PeriodicMonitor(Monitor):
+    """A monitor that calls ``sample()`` every ``PERIOD_S`` on a thread between start and stop,
+    once more at each end (so even a short run has two samples), then ``summary()``."""
+
+    PERIOD_S = 0.1
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @abstractmethod
+    def sample(self) -> None: ...
+
+    @abstractmethod
+    def summary(self) -> dict[str, TelemetrySummary]: ...
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.PERIOD_S):
+            self.sample()
+
+    def start(self) -> None:
+        self.sample()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name=f"gpuvet-{type(self).__name__}")
+        self._thread.start()
+
+    def stop(self) -> dict[str, TelemetrySummary]:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.sample()
+        return self.summary()
 
 
 class NoMonitor(Monitor):

@@ -5,12 +5,11 @@ beside it. Read-only: nothing here changes a device setting."""
 from __future__ import annotations
 
 import statistics
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuvet.backends.engine import Monitor
+from gpuvet.backends.engine import PeriodicMonitor
 from gpuvet.backends.nvml import Nvml
 from gpuvet.backends.readings import TelemetrySummary, Unavailable
 
@@ -38,15 +37,12 @@ class _Series:
     samples: int = 0
 
 
-class NvmlMonitor(Monitor):
-    PERIOD_S = 0.1
-
+class NvmlMonitor(PeriodicMonitor):
     def __init__(self, nvml: Nvml, handles: dict[str, Any], modules: Sequence[str]) -> None:
+        super().__init__()
         self.nvml = nvml
         self.handles = {m: handles[m] for m in modules if m in handles}
         self.series = {m: _Series() for m in self.handles}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def sample(self) -> None:
         for module, handle in self.handles.items():
@@ -72,20 +68,7 @@ class NvmlMonitor(Monitor):
             if isinstance(mask, int):
                 s.reasons.update(reason_names(mask))
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self.PERIOD_S):
-            self.sample()
-
-    def start(self) -> None:
-        self.sample()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="gpuvet-nvml-monitor")
-        self._thread.start()
-
-    def stop(self) -> dict[str, TelemetrySummary]:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.sample()
+    def summary(self) -> dict[str, TelemetrySummary]:
         return {m: summarize_series(s) for m, s in self.series.items()}
 
 

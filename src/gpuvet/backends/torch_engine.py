@@ -28,12 +28,14 @@ from gpuvet.backends.engine import (
     GemmCheck,
     Monitor,
     NoMonitor,
+    PeriodicMonitor,
     StreamKind,
     TrainSpec,
     Transfer,
     Unsupported,
     Workload,
 )
+from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.errors import BackendError
 
 _ELEM = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
@@ -335,18 +337,15 @@ def _available_host_memory() -> int | None:
     return int(psutil.virtual_memory().available)
 
 
-class HostMonitor(Monitor):
+class HostMonitor(PeriodicMonitor):
     """CPU frequency and temperature (where the kernel exposes them), sampled every 0.1 s."""
 
-    PERIOD_S = 0.1
-
     def __init__(self) -> None:
+        super().__init__()
         self._freqs: list[float] = []
         self._temps: list[float] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def _sample(self) -> None:
+    def sample(self) -> None:
         import psutil
 
         f = psutil.cpu_freq()
@@ -358,28 +357,12 @@ class HostMonitor(Monitor):
         if values:
             self._temps.append(max(values))
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self.PERIOD_S):
-            self._sample()
-
-    def start(self) -> None:
-        self._sample()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, TelemetrySummary]:
         from statistics import median
 
-        from gpuvet.backends.readings import TelemetrySummary
-
-        self._stop.set()
-        if self._thread:
-            self._thread.join()
-        self._sample()
         f = self._freqs
-        summary = TelemetrySummary(
+        return {"cpu": TelemetrySummary(
             samples=max(len(f), len(self._temps)),
             core_clock_mhz_median=median(f) if f else None, core_clock_mhz_min=min(f) if f else None,
             core_clock_mhz_max=max(f) if f else None, temp_c_max=max(self._temps) if self._temps else None,
-        )
-        return {"cpu": summary}
+        )}

@@ -5,6 +5,7 @@ and treat a counter that goes down as a reset, not as a negative rate."""
 from __future__ import annotations
 
 import statistics
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,11 +18,14 @@ THROTTLE_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80  # power cap, hw slowdown, therma
 FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP
 
 
-class Detector:
+class Detector(ABC):
+    """One rule over one module's samples; keeps its own per-module state."""
+
     kind = "detector"
 
+    @abstractmethod
     def observe(self, s: Sample) -> list[Event]:
-        raise NotImplementedError
+        """The events this sample raises (usually none)."""
 
 
 @dataclass
