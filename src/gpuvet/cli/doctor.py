@@ -30,7 +30,7 @@ def doctor(
     confidence. Exit 1 when a cause is found, 2 on bad input."""
     from gpuvet.cli.render_doctor import render
     from gpuvet.cli.watch import _seconds
-    from gpuvet.doctor.captures import read_captures
+    from gpuvet.doctor.captures import Captures, read_captures
     from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.model import playbook
     from gpuvet.doctor.run import diagnose
@@ -64,10 +64,8 @@ def doctor(
         declared = build_node(spec, where)
     elif sim:
         declared = backend.declared
-    ev = Evidence(backend, declared, captures or Evidence(None).captures,
-                  window_s=_seconds(window, "--window"))
-    if captures is not None and not sim:
-        ev.__dict__["window"] = None  # captured evidence: nothing to watch
+    ev = Evidence(backend, declared, captures or Captures(), window_s=_seconds(window, "--window"),
+                  watch=captures is None or bool(sim))
     try:
         result = diagnose(ev, symptom, all_steps)
     finally:

@@ -12,6 +12,8 @@ from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from gpuvet.report.format import value as format_value
+
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
@@ -30,14 +32,7 @@ def progress(enabled: bool) -> Iterator[tuple[Any, Any]]:
                lambda layer: bar.update(task, layer=layer))
 
 
-def _fmt(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:,.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
-    return str(v)
+
 
 
 def _where(c: dict[str, Any]) -> str:
@@ -71,8 +66,8 @@ def run(console: Console, doc: dict[str, Any], report: Path | None, junit: Path 
         if reason and v != "pass":
             notes.append(f"{c['name']} {_where(c)}: {reason}" + (f" — fix: {c['fix']}" if c.get("fix") else ""))
             mark = f" [{len(notes)}]"
-        t.add_row(c["layer"], c["name"], _where(c), f"[{_STYLE[v]}]{v}[/]{mark}", _fmt(c.get("value")),
-                  _fmt(c.get("unit")), _fmt(c.get("expected")), _fmt(c.get("pct_of_expected")), _fmt(c.get("pct_of_peak")))
+        figures = [format_value(c.get(k)) for k in ("value", "unit", "expected", "pct_of_expected", "pct_of_peak")]
+        t.add_row(c["layer"], c["name"], _where(c), f"[{_STYLE[v]}]{v}[/]{mark}", *figures)
     if shown:
         console.print(t)
     if len(shown) < len(checks):
@@ -108,12 +103,13 @@ def comparison(console: Console, a: str, b: str, env: list[Any], results: list[A
         for col in ("what", a, b):
             t.add_column(col)
         for e in env:
-            t.add_row(e.key, _fmt(e.a), _fmt(e.b))
+            t.add_row(e.key, format_value(e.a), format_value(e.b))
         console.print(t)
     t = Table(title="results", title_justify="left")
     for col in ("check", a, b, "unit", "change %", ""):
         t.add_column(col, justify="right" if col not in ("check", "unit", "") else "left")
     for r in results:
         change = f"{r.change_pct:+.1f}" if r.change_pct is not None else ""
-        t.add_row(r.key, _fmt(r.a), _fmt(r.b), _fmt(r.unit), change, "[bold red]REGRESSION[/]" if r.regression else "")
+        t.add_row(r.key, format_value(r.a), format_value(r.b), format_value(r.unit), change,
+                  "[bold red]REGRESSION[/]" if r.regression else "")
     console.print(t)

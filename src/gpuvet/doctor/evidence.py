@@ -47,11 +47,12 @@ class Evidence:
     captures: Captures = field(default_factory=Captures)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     window_s: float | None = None  # telemetry window; None: the default for the backend
+    watch: bool = True  # False for captured evidence: there is no live node to watch
 
     @cached_property
     def window(self) -> Window | None:
         """Telemetry over a window; run first so the node below is the node at its end."""
-        if self.backend is None:
+        if self.backend is None or not self.watch:
             return None
         from gpuvet.watch.loop import WatchConfig, Watcher
 

@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from gpuvet.report import svg
+from gpuvet.report.format import value as format_value
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
@@ -21,13 +22,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 
 
 def _fmt(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:,.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
-    return escape(str(v))
+    return escape(format_value(v))
 
 
 def _where(c: dict[str, Any]) -> str:
