@@ -189,3 +189,22 @@ def test_same_seed_same_figures():
     a = bench(SimBackend.from_ref("mesh-4"), "membw")
     b = bench(SimBackend.from_ref("mesh-4"), "membw")
     assert [r.value for r in a.results] == [r.value for r in b.results]
+
+
+def test_a_driver_error_on_one_module_is_a_failed_record_and_the_others_still_measure(hgx):
+    from gpuvet.bench.context import BenchContext
+    from gpuvet.bench.membw import run as run_membw
+
+    engine = hgx.engine()
+    healthy = engine.stream
+
+    def broken(module, kind, nbytes):
+        if module == "gpu3":
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return healthy(module, kind, nbytes)
+
+    engine.stream = broken
+    results = run_membw(BenchContext(engine, QUICK), MembwOptions(modules=("gpu2", "gpu3"), kinds=("copy",)))
+    by_module = {r.module: r for r in results}
+    assert by_module["gpu3"].status == "failed" and "illegal memory access" in by_module["gpu3"].reason
+    assert by_module["gpu2"].status == "ok" and by_module["gpu2"].value > 0

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuvet.backends.engine import BenchEngine, BenchModule, Unsupported, Workload
 from gpuvet.backends.readings import TelemetrySummary
+from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import Timing, TimingPlan, measure
 from gpuvet.errors import GpuvetError
 
@@ -50,6 +52,20 @@ class BenchContext:
         finally:
             workload.close()
         return timing, telemetry
+
+
+    def attempt(self, benchmark: str, metric: str, unit: str, make: Callable[[], Workload], modules: Sequence[str],
+                **where: Any) -> tuple[Timing, dict[str, TelemetrySummary]] | BenchResult:
+        """``run``, or the record saying why not: ``skipped`` when the engine cannot do it
+        (Unsupported), ``failed`` for any other error — one module's driver error must not lose
+        the others' figures."""
+        try:
+            return self.run(make, modules)
+        except Unsupported as exc:
+            return BenchResult.skipped(benchmark, metric, unit, str(exc), simulated=self.simulated, **where)
+        except Exception as exc:
+            return BenchResult.failed(benchmark, metric, unit, f"{type(exc).__name__}: {exc}", simulated=self.simulated,
+                                      **where)
 
 
 __all__ = ["BenchContext", "Progress", "Unsupported"]

@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gpuvet.backends.engine import HOST, BenchModule, Transfer, Unsupported
+from gpuvet.backends.engine import HOST, BenchModule, Transfer
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, rate_stats
 from gpuvet.errors import GpuvetError
@@ -44,14 +44,12 @@ class _Run:
     def one(self, metric: str, transfers: list[Transfer], involved: list[str], peak: float | None = None,
             **where: object) -> BenchResult:
         sim = self.ctx.simulated
-        try:
-            timing, telemetry = self.ctx.run(lambda: self.ctx.engine.copy(transfers), involved)
-        except Unsupported as exc:
-            record = BenchResult.skipped(NAME, metric, "GB/s", str(exc), simulated=sim, size_bytes=self.size, **where)
-        except Exception as exc:
-            record = BenchResult.failed(NAME, metric, "GB/s", f"{type(exc).__name__}: {exc}", simulated=sim,
-                                        size_bytes=self.size, **where)
+        got = self.ctx.attempt(NAME, metric, "GB/s", lambda: self.ctx.engine.copy(transfers), involved,
+                               size_bytes=self.size, **where)
+        if isinstance(got, BenchResult):
+            record = got
         else:
+            timing, telemetry = got
             moved = sum(t.nbytes for t in transfers)
             record = BenchResult.measured(NAME, metric, "GB/s", rate_stats(timing, moved / 1e9), simulated=sim,
                                           size_bytes=self.size, peak=peak, **where)

@@ -7,9 +7,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from functools import partial
 
-from gpuvet.backends.engine import BenchModule, Unsupported
+from gpuvet.backends.engine import BenchModule, Unsupported, Workload
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status, rate_stats
 from gpuvet.node.catalog import DTYPES
@@ -71,16 +70,18 @@ def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResul
             ctx.progress(done, total, f"gemm {dtype} on {module.id}")
             done += 1
             where = {"module": module.id, "dtype": dtype}
-            try:
-                n = opts.size or default_size(ctx, module, dtype)
-                timing, telemetry = ctx.run(partial(ctx.engine.gemm, module.id, dtype, n), [module.id])
-            except Unsupported as exc:
-                results.append(BenchResult.skipped(NAME, "tflops", "TFLOPS", str(exc), simulated=sim, **where))
+            side: list[int] = []
+
+            def make(m: BenchModule = module, d: str = dtype, side: list[int] = side) -> Workload:
+                side.append(opts.size or default_size(ctx, m, d))
+                return ctx.engine.gemm(m.id, d, side[0])
+
+            got = ctx.attempt(NAME, "tflops", "TFLOPS", make, [module.id], **where)
+            if isinstance(got, BenchResult):
+                results.append(got)
                 continue
-            except Exception as exc:  # a driver/runtime error on one module must not lose the others
-                results.append(BenchResult.failed(NAME, "tflops", "TFLOPS", f"{type(exc).__name__}: {exc}",
-                                                  simulated=sim, **where))
-                continue
+            timing, telemetry = got
+            n = side[0]
             stats = rate_stats(timing, 2.0 * n**3 / 1e12)
             record = BenchResult.measured(NAME, "tflops", "TFLOPS", stats, simulated=sim,
                                           peak=module.model.peak_tflops(dtype), detail={"n": n}, **where)

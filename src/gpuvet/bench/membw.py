@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gpuvet.backends.engine import BenchModule, StreamKind, Unsupported
+from gpuvet.backends.engine import BenchModule, StreamKind
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, rate_stats
 from gpuvet.errors import GpuvetError
@@ -48,15 +48,12 @@ def run(ctx: BenchContext, opts: MembwOptions = MembwOptions()) -> list[BenchRes
             ctx.progress(done, total, f"membw {kind} on {module.id}")
             done += 1
             where = {"module": module.id, "size_bytes": size}
-            try:
-                timing, telemetry = ctx.run(partial(ctx.engine.stream, module.id, kind, size), [module.id])  # type: ignore[arg-type]
-            except Unsupported as exc:
-                results.append(BenchResult.skipped(NAME, kind, "GB/s", str(exc), simulated=ctx.simulated, **where))
+            got = ctx.attempt(NAME, kind, "GB/s", partial(ctx.engine.stream, module.id, kind, size),  # type: ignore[arg-type]
+                              [module.id], **where)
+            if isinstance(got, BenchResult):
+                results.append(got)
                 continue
-            except Exception as exc:
-                results.append(BenchResult.failed(NAME, kind, "GB/s", f"{type(exc).__name__}: {exc}",
-                                                  simulated=ctx.simulated, **where))
-                continue
+            timing, telemetry = got
             moved = _ARRAYS[kind] * size
             record = BenchResult.measured(NAME, kind, "GB/s", rate_stats(timing, moved / 1e9), simulated=ctx.simulated,
                                           peak=module.model.memory_bw_gbps, detail={"bytes_moved_per_op": moved},

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gpuvet.backends.engine import BenchModule, TrainSpec, Unsupported
+from gpuvet.backends.engine import BenchModule, TrainSpec
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, rate_stats
 from gpuvet.errors import GpuvetError
@@ -93,15 +93,11 @@ def run(ctx: BenchContext, opts: ModelOptions = ModelOptions()) -> list[BenchRes
             items = spec.batch * (1 if model == "resnet50" else spec.seq_len)
             where = {"module": module.id, "dtype": dtype,
                      "detail": {"model": model, "batch": spec.batch, "amp": spec.amp}}
-            try:
-                timing, telemetry = ctx.run(partial(ctx.engine.train, module.id, spec), [module.id])
-            except Unsupported as exc:
-                results.append(BenchResult.skipped(NAME, metric, unit, str(exc), simulated=sim, **where))
+            got = ctx.attempt(NAME, metric, unit, partial(ctx.engine.train, module.id, spec), [module.id], **where)
+            if isinstance(got, BenchResult):
+                results.append(got)
                 continue
-            except Exception as exc:
-                results.append(BenchResult.failed(NAME, metric, unit, f"{type(exc).__name__}: {exc}", simulated=sim,
-                                                  **where))
-                continue
+            timing, telemetry = got
             throughput = rate_stats(timing, items)
             tflops = rate_stats(timing, spec.flops_per_step / 1e12)
             detail = {"model": model, "batch": spec.batch, "amp": spec.amp, "step_ms": timing.stats.median * 1e3,
