@@ -209,3 +209,10 @@ def test_grafana_dashboard_reads_metrics_gpuvet_exports():
                 "gpuvet_events_total", "gpuvet_module_pcie_link_width", "gpuvet_module_nvlink_up_links",
                 "gpuvet_module_info"}
     assert names <= exported and len(dash["panels"]) >= 8
+
+
+def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path):
+    code, out, _ = call(capsys, "watch", "--duration", "1s", "--interval", "0.5s", "--json", "--no-log")
+    data = json.loads(out)
+    assert code == 0 and data["samples"] == 0 and data["modules"] == []
+    assert any("No GPU module to watch" in n and "--sim" in n for n in data["notes"])

@@ -75,6 +75,8 @@ def live(watcher: Any, prometheus: str | None) -> Any:
     console.print(f"{result.samples} samples, {len(result.events)} events; sampling cost "
                   f"{result.sampler_seconds_per_module * 1e6:.0f} µs per module" +
                   (f"; run {result.run_id}" if result.run_id else ""))
+    for note in result.notes:
+        console.print(f"[dim]{note}[/]")
     return result
 
 

@@ -47,12 +47,13 @@ class WatchResult:
     sampler_seconds_per_module: float
     events: list[Event]
     modules: dict[str, dict[str, Any]]  # uuid -> identity and state (ready, quarantined, lost)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "simulated": self.simulated, "run_id": self.run_id, "duration_s": self.duration_s, "samples": self.samples,
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
-            "modules": list(self.modules.values()),
+            "modules": list(self.modules.values()), "notes": self.notes,
             "events": [event_json(e) for e in self.events],
         }
 
@@ -214,5 +215,12 @@ class Watcher:
                         default=Severity.INFO)
             verdict = {"info": "pass", "warn": "warn", "critical": "fail"}[worst.value]
             self.logbook.finish(run_id, verdict, [])
+        notes = []
+        if not modules:
+            why = getattr(self.backend, "why_no_modules", None)
+            notes.append("No GPU module to watch" + (f" ({why})" if why else "")
+                         + "; only host metrics were sampled. Try a simulated node: gpuvet watch --sim hgx-h200-8")
+        if source.simulated:
+            notes.append("simulated: every sample comes from a model of the node")
         return WatchResult(run_id, source.simulated, t - cfg.interval_s, total, cost / cost_n if cost_n else 0.0,
-                           events, modules)
+                           events, modules, notes)
