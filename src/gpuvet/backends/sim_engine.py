@@ -40,7 +40,7 @@ from gpuvet.backends.engine import (
 )
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.node.catalog import ModuleModel
-from gpuvet.node.collectives import Algorithm, Collective, collective_cost
+from gpuvet.node.collectives import Algorithm, Collective, CollectiveChoice, Protocol, Tuning, choose
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.power_model import PowerModel
@@ -65,9 +65,29 @@ TRAIN_EFFICIENCY = {  # share of the dense fp16/bf16 peak (AMP) a training step 
     "resnet50": 0.075,  # MLPerf Training ResNet-50: ~3,000 images/s per H100
     "gpt": 0.45,  # Megatron-style GPT blocks: 40–50 % MFU on H100
 }
-COLLECTIVE_EFFICIENCY = {Algorithm.RING: 0.82, Algorithm.TREE: 0.78, Algorithm.IN_SWITCH: 0.62}
-ALPHA_S = {"fabric": 1.0e-6, "pcie": 3.0e-6}  # per algorithm step
-BASE_S = 8.0e-6  # launch and completion of one collective
+# The collective model's constants (gpuvet.node.collectives.Tuning), per medium.
+# Bandwidth: NVLink rings deliver ~370 of 450 GB/s and NVLink SHARP peaks at busbw ~480 (algbw
+# ~275) on 8 H100s (NCCL maintainer, NVIDIA/nccl-tests#212). PCIe rings: 0.66 of the link, fitted
+# to all_reduce busbw ~40 GB/s on Gen5 x16 (63 GB/s) of 8 RTX PRO 6000 on four switches
+# (voipmonitor/rtx6kpro hardware/pcie-bandwidth.md).
+# Latency: 8 us to launch and complete a collective (a stated assumption), plus one step latency
+# per (algorithm, protocol). NVLink's are fitted (rms error 6.5 %) to the complete 1 KiB - 16 GiB
+# all_reduce_perf table of an 8x H100 DGX in NVIDIA/dgxc-benchmarking nccl/README.md. PCIe's LL
+# step is fitted to NCCL's 28.6 us all-reduce of 256 B on 8 PCIe RTX PRO 6000 (p2pmark, same
+# rtx6kpro source); PCIe's Simple step is a stated guess: no published PCIe table below 8 MiB
+# was found to check it.
+# Refit with `python benchmarks/collective_vs_published.py --fit`; the same script checks every
+# constant against published runs it was not fitted to (tests/test_plan.py holds it there).
+_R, _S = Algorithm.RING, Algorithm.IN_SWITCH
+_LL, _LL128, _SIMPLE = Protocol.LL, Protocol.LL128, Protocol.SIMPLE
+COLLECTIVE_TUNING = {
+    "fabric": Tuning(base_s=8.0e-6,
+                     alpha_s={(_R, _LL): 0.74e-6, (_R, _LL128): 2.0e-6, (_R, _SIMPLE): 2.4e-6, (_S, _SIMPLE): 41e-6},
+                     efficiency={_R: 0.82, _S: 0.61}),
+    "pcie": Tuning(base_s=8.0e-6,
+                   alpha_s={(_R, _LL): 1.5e-6, (_R, _SIMPLE): 4.0e-6},
+                   efficiency={_R: 0.66}),
+}
 NOISE = 0.006  # lognormal sigma of one operation's time
 TELEMETRY_PERIOD_S = 0.1
 
@@ -122,6 +142,7 @@ class SimEngine(BenchEngine):
         self.flapping = {f.module for f in faults if isinstance(f, MemClockFlappingFault)}
         self.corrupt = {f.module for f in faults if isinstance(f, SilentCorruptionFault)}
         self.router = Router(node)
+        self.collective_tuning = dict(COLLECTIVE_TUNING)  # per medium; the published-data fit swaps it
         self.now_s = 0.0
         self.energy_j: dict[str, float] = {}  # what each module's energy counter would read
 
@@ -263,6 +284,8 @@ _REL_ERROR = {"fp64": 1e-15, "fp32": 1e-6, "tf32": 1e-3, "fp16": 1e-3, "bf16": 8
 class _SimCollectives(CollectiveSession):
     engine: SimEngine | None = None
     _last_algorithm: str | None = None
+    # bandwidths solved once per op class; only for a node that does not change under the session
+    memo: dict[str, tuple[str, dict[Algorithm, float]]] | None = None
 
     @property
     def algorithm(self) -> str | None:
@@ -306,22 +329,40 @@ class _SimCollectives(CollectiveSession):
         return not self.engine.p2p_disabled and all(
             any(link.kind.is_fabric and link.up for link in node.links_of(m)) for m in self.members)
 
-    def seconds(self, op: str, size_bytes: int) -> tuple[float, str]:
-        """Fastest algorithm's modelled time, as NCCL's tuner would pick it."""
-        alpha = ALPHA_S["fabric" if self._uses_fabric() else "pcie"]
-        bandwidth = {Algorithm.RING: self._all_to_all_gbps() if op == Collective.ALL_TO_ALL else self._ring_gbps()}
-        bandwidth[Algorithm.TREE] = bandwidth[Algorithm.RING]
+    def choice(self, op: str, size_bytes: int, algorithm: str | None = None) -> CollectiveChoice:
+        """Fastest (algorithm, protocol) and its modelled time, as NCCL's tuner would pick them;
+        ``algorithm`` forces one, as ``NCCL_ALGO`` does (ValueError when it cannot run ``op`` on
+        these modules)."""
+        assert self.engine is not None
+        medium, bandwidth = self._bandwidths(op)
+        tuning = self.engine.collective_tuning[medium]
+        if algorithm is not None and Algorithm(algorithm) is Algorithm.TREE:
+            raise ValueError("inside one node NCCL's tree is a chain, no faster than the ring; its double binary "
+                             "tree spans nodes, which this model does not")
+        if algorithm is not None and Algorithm(algorithm) not in bandwidth:
+            raise ValueError(f"{algorithm} needs modules and a switch that reduce in the fabric")
+        best = choose(op, self.nranks, size_bytes, bandwidth, tuning, algorithm)
+        if best is None:
+            raise ValueError(f"{algorithm} does not implement {op}")
+        return best
+
+    def _bandwidths(self, op: str) -> tuple[str, dict[Algorithm, float]]:
+        """The medium (fabric or pcie) and the per-rank bandwidth each available algorithm sees."""
+        key = "all_to_all" if op == Collective.ALL_TO_ALL else "other"
+        if self.memo is not None and key in self.memo:
+            return self.memo[key]
+        bandwidth = {Algorithm.RING: self._all_to_all_gbps() if key == "all_to_all" else self._ring_gbps()}
         switch = self._in_switch_gbps()
         if switch is not None:
             bandwidth[Algorithm.IN_SWITCH] = switch
-        best: tuple[float, str] | None = None
-        for algo, gbps in bandwidth.items():
-            cost = collective_cost(op, self.nranks, size_bytes, link_gbps=gbps, alpha_s=alpha, base_s=BASE_S,
-                                   algorithm=algo, efficiency=COLLECTIVE_EFFICIENCY[algo])
-            if cost is not None and (best is None or cost.seconds < best[0]):
-                best = (cost.seconds, algo.value)
-        assert best is not None  # the ring implements every collective
-        return best
+        result = ("fabric" if self._uses_fabric() else "pcie", bandwidth)
+        if self.memo is not None:
+            self.memo[key] = result
+        return result
+
+    def seconds(self, op: str, size_bytes: int, algorithm: str | None = None) -> tuple[float, str]:
+        c = self.choice(op, size_bytes, algorithm)
+        return c.seconds, c.algorithm.value
 
     def workload(self, op: str, size_bytes: int, dtype: str) -> Workload:
         assert self.engine is not None

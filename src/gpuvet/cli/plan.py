@@ -3,41 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
 
+from gpuvet.quantities import parse_bytes, parse_count
+
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
     help="Plan jobs and nodes: memory per module, collective times, step time and communication "
                        "share on a topology, power caps under a budget. Arithmetic from the node model; every "
                        "assumption is printed.", no_args_is_help=True)
-
-_SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-_BYTES = {"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30,
-          "tib": 2**40}
-
-
-def parse_count(text: str, param: str) -> float:
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbgt]?)\s*", text.lower())
-    if not m:
-        from gpuvet.errors import GpuvetError
-
-        raise GpuvetError(f"{text!r} is not a count", where=param, fix="write e.g. 7.5B, 175e9 or 350M.")
-    return float(m.group(1)) * _SCALE[m.group(2)]
-
-
-def parse_bytes(text: str, param: str) -> int:
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?i?b?)\s*", text.lower())
-    if not m or m.group(2) not in _BYTES:
-        from gpuvet.errors import GpuvetError
-
-        raise GpuvetError(f"{text!r} is not a size", where=param, fix="write e.g. 1GiB, 64MiB or 1048576.")
-    return int(float(m.group(1)) * _BYTES[m.group(2)])
-
 
 def _errors(fn: Any) -> Any:
     """PlanError (a bad parameter) becomes the CLI's clear error naming it."""
@@ -173,6 +151,9 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
                                                "broadcast, reduce.")] = "all_reduce",
                size: Annotated[str, typer.Option("--bytes", help="Size in nccl-tests' convention, e.g. 1GiB.")] = "1GiB",
                modules: Annotated[int | None, typer.Option("--modules", help="Ranks (default: every module).")] = None,
+               algorithm: Annotated[str | None, typer.Option("--algorithm", help="Force ring or in_switch (NVLink "
+                                                             "SHARP), as NCCL_ALGO does (default: the fastest).")]
+               = None,
                calibrate: Annotated[str | None, typer.Option("--calibrate", help="A validate run of this node in the "
                                                              "logbook: price the size with its measured α and β.")]
                = None,
@@ -184,8 +165,9 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
 
     node, faults = _node(sim)
     model = CollectiveModel(node, faults)
-    p = model.predict(op, parse_bytes(size, "--bytes"), model.members(modules))
-    data = {**asdict(p), "simulated": True, "node": node.name, "model": "alpha-beta per algorithm, flow-solver bandwidth"}
+    p = model.predict(op, parse_bytes(size, "--bytes"), model.members(modules), algorithm)
+    data = {**asdict(p), "simulated": True, "node": node.name,
+            "model": "alpha-beta per algorithm and protocol, flow-solver bandwidth, constants fitted to published runs"}
     if calibrate:
         from gpuvet.errors import GpuvetError
         from gpuvet.logbook.store import Logbook
@@ -208,7 +190,7 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
         print(f"{op} of {p.size_bytes:,} B on {p.modules} modules of {node.name} (modelled): {p.time_s * 1e6:,.1f} us, "
-              f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm}")
+              f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm} ({p.protocol} protocol)")
 
 
 @plan_app.command("step", short_help="Step time and communication share of a training job on a node.")

@@ -5,12 +5,13 @@ Conventions (nccl-tests, doc/PERFORMANCE.md): ``size`` is the per-rank buffer th
 the scattered input for reduce_scatter); ``algbw = size / time``; ``busbw = algbw × factor``
 with the factor below, so that busbw compares with the link speed whatever the rank count.
 
-The cost model is the textbook α–β (latency–bandwidth) one per algorithm, as NCCL chooses
-among them: a ring (n-1 steps per phase), a double binary tree (log₂ n steps, full bandwidth
-for large messages) and in-switch reduction (NVLink SHARP: each rank sends its data to the
-switch once and receives the result once). ``link_gbps`` is what one rank can push per
-direction while every rank does the same; the simulated backend gets it from the flow solver,
-the planner will too, so the model lives here once.
+The cost model is the textbook α–β (latency–bandwidth) one per algorithm and wire protocol,
+and ``choose`` picks the fastest pair as NCCL's tuner does: a ring (n-1 steps per phase), a
+double binary tree (log₂ n steps; NCCL runs it across nodes) and in-switch reduction (NVLink
+SHARP: each rank sends its data to the switch once and receives the result once), each with the
+LL, LL128 or Simple protocol. ``link_gbps`` is what one rank can push per direction while every
+rank does the same; the simulated backend and the planner get it from the flow solver, and the
+constants (``Tuning``) are fitted to published runs, so the model lives here once.
 """
 
 from __future__ import annotations
@@ -106,6 +107,58 @@ def collective_cost(op: Collective | str, nranks: int, size_bytes: int, *, link_
     steps, traffic = shape
     seconds = base_s + steps * alpha_s + traffic * size_bytes / (link_gbps * 1e9 * efficiency)
     return CollectiveCost(algo, seconds)
+
+
+class Protocol(StrEnum):
+    """NCCL's wire protocols: LL and LL128 trade bandwidth for latency (flags travel with the
+    data, no separate synchronisation); Simple has the full bandwidth and the longest latency."""
+
+    LL = "ll"
+    LL128 = "ll128"
+    SIMPLE = "simple"
+
+
+# Share of Simple's bandwidth a protocol delivers, from its wire format: LL carries 4 bytes of
+# data with a 4-byte flag in every 8-byte store, LL128 120 bytes of data in every 128-byte line.
+PROTOCOL_PAYLOAD = {Protocol.LL: 0.5, Protocol.LL128: 120 / 128, Protocol.SIMPLE: 1.0}
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The constants of one medium (NVLink fabric, PCIe): a fixed launch-and-completion time,
+    the latency of one algorithm step per (algorithm, protocol) the library runs there, and the
+    share of the link bandwidth each algorithm's Simple protocol delivers. A (algorithm,
+    protocol) pair not in ``alpha_s`` is not run on this medium (NCCL runs LL128 on NVLink only,
+    NVLink SHARP with Simple only)."""
+
+    base_s: float
+    alpha_s: dict[tuple[Algorithm, Protocol], float]
+    efficiency: dict[Algorithm, float]
+
+
+@dataclass(frozen=True)
+class CollectiveChoice:
+    seconds: float
+    algorithm: Algorithm
+    protocol: Protocol
+
+
+def choose(op: Collective | str, nranks: int, size_bytes: int, link_gbps: dict[Algorithm, float], tuning: Tuning,
+           algorithm: Algorithm | str | None = None) -> CollectiveChoice | None:
+    """The fastest (algorithm, protocol) for ``op`` of ``size_bytes`` on ``nranks`` ranks, as NCCL's
+    tuner picks it: ``link_gbps`` is the per-rank bandwidth each available algorithm sees;
+    ``algorithm`` forces one, as ``NCCL_ALGO`` does. None when nothing available implements ``op``."""
+    forced = Algorithm(algorithm) if algorithm is not None else None
+    best: CollectiveChoice | None = None
+    for (algo, proto), alpha in tuning.alpha_s.items():
+        if algo not in link_gbps or (forced is not None and algo is not forced):
+            continue
+        cost = collective_cost(op, nranks, size_bytes, link_gbps=link_gbps[algo], alpha_s=alpha,
+                               base_s=tuning.base_s, algorithm=algo,
+                               efficiency=tuning.efficiency[algo] * PROTOCOL_PAYLOAD[proto])
+        if cost is not None and (best is None or cost.seconds < best.seconds):
+            best = CollectiveChoice(cost.seconds, algo, proto)
+    return best
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,16 @@
-"""Predicted collective times on a node: the α–β model per algorithm with per-rank bandwidth
-from the flow solver, the fastest algorithm chosen — the same model the simulated benchmarks
+"""Predicted collective times on a node: the α–β model per algorithm and protocol with per-rank
+bandwidth from the flow solver, the fastest pair chosen — the same model the simulated benchmarks
 run (``gpuvet.backends.sim_engine``), not a second one."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpuvet.backends.sim_engine import SimEngine
-from gpuvet.node.collectives import Collective, bus_factor
+from gpuvet.node.collectives import Algorithm, Collective, bus_factor
 from gpuvet.node.memory import PlanError
 from gpuvet.node.model import Node
 from gpuvet.node.spec import FaultSpec
@@ -24,12 +25,14 @@ class CollectivePrediction:
     algbw: float  # GB/s
     busbw: float  # GB/s
     algorithm: str
+    protocol: str = "none"  # NCCL's ll, ll128 or simple, as the model picks it
 
 
 class CollectiveModel:
     def __init__(self, node: Node, faults: Sequence[FaultSpec] = ()) -> None:
         self.node = node
         self.engine = SimEngine(node, list(faults))
+        self._memo: dict[tuple[str, ...], dict[str, Any]] = {}  # solved bandwidths per set of members
 
     def members(self, count: int | None) -> list[str]:
         ids = self.node.module_ids
@@ -38,7 +41,10 @@ class CollectiveModel:
             raise PlanError("--modules", f"{count} modules asked, the node has {len(ids)}", f"use 1 to {len(ids)}")
         return ids[:count]
 
-    def predict(self, op: str, size_bytes: int, members: Sequence[str]) -> CollectivePrediction:
+    def predict(self, op: str, size_bytes: int, members: Sequence[str],
+                algorithm: str | None = None) -> CollectivePrediction:
+        """``algorithm`` (ring, tree, in_switch) forces one as ``NCCL_ALGO`` does; None lets the
+        model pick the fastest, as NCCL's tuner does."""
         if size_bytes <= 0:
             raise PlanError("--bytes", f"{size_bytes} is not a positive size", "e.g. --bytes 1GiB")
         try:
@@ -46,13 +52,21 @@ class CollectiveModel:
         except ValueError:
             raise PlanError("--op", f"unknown collective {op!r}",
                             f"use one of {', '.join(c.value for c in Collective)}") from None
+        if algorithm is not None and algorithm not in {a.value for a in Algorithm}:
+            raise PlanError("--algorithm", f"unknown algorithm {algorithm!r}",
+                            f"use one of {', '.join(a.value for a in Algorithm)}, or leave it out")
         if len(members) == 1:
             return CollectivePrediction(op, size_bytes, 1, 0.0, float("inf"), 0.0, "none")
         session = self.engine.collectives(list(members))
-        seconds, algorithm = session.seconds(op, size_bytes)  # type: ignore[attr-defined]
-        algbw = size_bytes / seconds / 1e9
-        return CollectivePrediction(op, size_bytes, len(members), seconds, algbw,
-                                    algbw * bus_factor(op, len(members)), algorithm)
+        session.memo = self._memo.setdefault(tuple(members), {})  # type: ignore[attr-defined]
+        try:
+            choice = session.choice(op, size_bytes, algorithm)  # type: ignore[attr-defined]
+        except ValueError as e:
+            raise PlanError("--algorithm", str(e), "leave --algorithm out to let the model choose") from None
+        algbw = size_bytes / choice.seconds / 1e9
+        return CollectivePrediction(op, size_bytes, len(members), choice.seconds, algbw,
+                                    algbw * bus_factor(op, len(members)), choice.algorithm.value,
+                                    choice.protocol.value)
 
     def transfer_gbps(self, src: str, dst: str) -> float:
         from gpuvet.backends.engine import Transfer
@@ -61,23 +75,34 @@ class CollectiveModel:
 
 
 def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: int) -> CollectivePrediction | None:
-    """The same prediction from a measured sweep: fit t = α + S/β to the ``<op>_busbw`` check's
-    sweep kept in a logbook run of this node, and price ``size_bytes`` with the fitted α and β.
+    """The same prediction from a measured sweep kept in a logbook run of this node (the
+    ``<op>_busbw`` check): inside the sweep, the time interpolated between the two measured sizes
+    around ``size_bytes`` (log-log: the library switches protocols along the way, which one α and
+    β cannot follow); outside it, t = α + S/β fitted to the three measured sizes nearest that end.
     None when the run has no such sweep."""
     from gpuvet.node.collectives import fit_alpha_beta
 
     for c in checks:
         if c.get("name") == f"{op}_busbw" and c.get("evidence", {}).get("sweep"):
-            sweep = c["evidence"]["sweep"]
             ranks = int(c.get("evidence", {}).get("ranks") or modules)
             factor = bus_factor(op, ranks)
-            sizes = [int(s) for s, _ in sweep]
-            times = [s * factor / (bw * 1e9) for s, bw in sweep if bw]
-            fit = fit_alpha_beta(sizes[: len(times)], times)
-            if fit is None:
+            measured = sorted((int(s), int(s) * factor / (bw * 1e9)) for s, bw in c["evidence"]["sweep"] if bw)
+            if len(measured) < 2:
                 return None
-            seconds = fit.alpha_s + size_bytes / (fit.beta_gbps * 1e9)
+            sizes = [s for s, _ in measured]
+            if sizes[0] <= size_bytes <= sizes[-1]:
+                i = max(k for k, s in enumerate(sizes) if s <= size_bytes)
+                (s0, t0), (s1, t1) = measured[i], measured[min(i + 1, len(measured) - 1)]
+                w = 0.0 if s1 == s0 else math.log(size_bytes / s0) / math.log(s1 / s0)
+                seconds = math.exp(math.log(t0) + w * (math.log(t1) - math.log(t0)))
+                how = f"calibrated (interpolated in the measured sweep, {sizes[0]:,} to {sizes[-1]:,} B)"
+            else:
+                end = measured[-3:] if size_bytes > sizes[-1] else measured[:3]
+                fit = fit_alpha_beta([s for s, _ in end], [t for _, t in end])
+                if fit is None:
+                    return None
+                seconds = fit.alpha_s + size_bytes / (fit.beta_gbps * 1e9)
+                how = f"calibrated (extrapolated: alpha {fit.alpha_s * 1e6:.1f} us, beta {fit.beta_gbps:.0f} GB/s)"
             algbw = size_bytes / seconds / 1e9
-            return CollectivePrediction(op, size_bytes, ranks, seconds, algbw, algbw * factor,
-                                        f"calibrated (alpha {fit.alpha_s * 1e6:.1f} us, beta {fit.beta_gbps:.0f} GB/s)")
+            return CollectivePrediction(op, size_bytes, ranks, seconds, algbw, algbw * factor, how)
     return None

@@ -1,0 +1,75 @@
+"""The collective model against published single-node measurements (8-GPU NVSwitch and 8-GPU
+PCIe nodes): each cited figure, the model's prediction on the node spec it names, the error, and
+the median error for sizes >= 1 MiB. Data and citations: benchmarks/data/published_collectives.yaml.
+Target: median |error| <= 10 % for sizes >= 1 MiB on the figures the model was not fitted to.
+
+    python benchmarks/collective_vs_published.py [--data FILE] [--fit]
+
+--fit refits the model's constants to the figures marked `calibration` and prints them (to be
+copied into COLLECTIVE_TUNING in src/gpuvet/backends/sim_engine.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpuvet.plan.reference import compare, fit, median_abs_error
+
+DATA = Path(__file__).parent / "data" / "published_collectives.yaml"
+MiB = 2**20
+
+
+def _fmt(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} B"
+
+
+def _size(sizes: tuple[int, ...]) -> str:
+    return _fmt(sizes[0]) if len(sizes) == 1 else f"{_fmt(min(sizes))}..{_fmt(max(sizes))} avg"
+
+
+def _refit(data: str) -> None:
+    fabric = fit(data, "nvswitch", "fabric", ["ring/ll", "ring/ll128", "ring/simple", "in_switch/simple"])
+    pcie = fit(data, "pcie", "pcie", ["eff:ring", "ring/ll"])
+    for name, f in (("fabric", fabric), ("pcie", pcie)):
+        print(f"{name}: fitted to {f.figures} calibration figures, rms ln-error {f.rms_log_error:.3f}")
+        print(f"  base_s={f.tuning.base_s:.3g}")
+        for (algo, proto), a in f.tuning.alpha_s.items():
+            print(f"  alpha {algo.value}/{proto.value} = {a * 1e6:.3g} us")
+        for algo, e in f.tuning.efficiency.items():
+            print(f"  efficiency {algo.value} = {e:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
+    args = parser.parse_args()
+    if args.fit:
+        _refit(args.data)
+        return
+    rows = compare(args.data)
+    print("Collective model (modelled, not measured) against published measurements; busbw in GB/s")
+    print(f"{'family':8} {'role':11} {'op':10} {'forced':6} {'size':20} {'published':>9} {'model':>7} {'error':>7}  "
+          f"{'model picks':22} source")
+    for r in rows:
+        p = r.point
+        print(f"{p.family:8} {p.role:11} {p.op:10} {p.algorithm or '-':6} {_size(p.sizes):20} {p.published_busbw:9.2f} "
+              f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {r.predicted_algorithm:22} {p.source}")
+    print()
+    for family in sorted({r.point.family for r in rows}):
+        for role in ("calibration", "check"):
+            for lo, hi, label in ((0, 2**20 - 1, "< 1 MiB"), (MiB, None, ">= 1 MiB")):
+                med = median_abs_error(rows, min_bytes=lo, max_bytes=hi, role=role, family=family)
+                if med is not None:
+                    print(f"{family:8} {role:11} sizes {label:8}: median |error| {med:5.1%}")
+    overall = median_abs_error(rows, min_bytes=MiB, role="check")
+    print(f"all checks, sizes >= 1 MiB: median |error| {overall:.1%} (target <= 10%)" if overall is not None
+          else "no check figures >= 1 MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The collective model against published measurements: load a file of cited figures (stated
+busbw, rows of an all_reduce_perf table, or nccl-tests' average over a sweep), predict each on the
+node spec it names, and report the error; fit the model's latency and efficiency constants to the
+figures marked ``calibration``. ``benchmarks/collective_vs_published.py`` prints the table; the
+tests hold the model to it."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from scipy.optimize import minimize
+
+from gpuvet.backends.sim import SimBackend
+from gpuvet.errors import GpuvetError
+from gpuvet.node.collectives import Algorithm, Protocol, Tuning, bus_factor
+from gpuvet.plan.collective import CollectiveModel
+from gpuvet.quantities import parse_bytes
+
+
+@dataclass(frozen=True)
+class ReferencePoint:
+    family: str  # nvswitch | pcie
+    source: str
+    node_ref: str
+    role: str  # calibration | check
+    op: str
+    algorithm: str | None  # forced by the run, None for the library's own choice
+    sizes: tuple[int, ...]  # one size, or a sweep's sizes
+    published_busbw: float
+    note: str
+
+
+@dataclass(frozen=True)
+class ReferenceComparison:
+    point: ReferencePoint
+    node: str
+    predicted_busbw: float
+    predicted_algorithm: str  # algorithm/protocol, several joined by "+" over a sweep
+
+    @property
+    def error(self) -> float:
+        """Relative error of the predicted busbw, signed (positive: the model is optimistic)."""
+        return self.predicted_busbw / self.point.published_busbw - 1.0
+
+    @property
+    def smallest(self) -> int:
+        return min(self.point.sizes)
+
+
+def _sweep(lo: int, hi: int) -> tuple[int, ...]:
+    sizes, s = [], lo
+    while s <= hi:
+        sizes.append(s)
+        s *= 2
+    return tuple(sizes)
+
+
+def load(path: str | Path) -> list[ReferencePoint]:
+    """Every figure of a reference file (format: benchmarks/data/published_collectives.yaml)."""
+    path = Path(path)
+    fix = "see benchmarks/data/published_collectives.yaml for the format"
+    try:
+        data: dict[str, list[dict[str, Any]]] = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise GpuvetError(f"cannot read {path}: {e.strerror}", where=str(path), fix="give an existing file") from None
+    except yaml.YAMLError as e:
+        raise GpuvetError(f"{path} is not valid YAML: {e}", where=str(path), fix=fix) from None
+    points = []
+    for family, entries in (data or {}).items():
+        for i, entry in enumerate(entries):
+            where = f"{path}: {family}[{i}]"
+            try:
+                ref = entry["node"]
+                if ref.endswith(".yaml"):
+                    ref = str(path.parent / ref)
+                for p in entry["points"]:
+                    if "sweep" in p:
+                        lo, hi = (parse_bytes(str(s), "sweep") for s in p["sweep"])
+                        sizes = _sweep(lo, hi)
+                    else:
+                        sizes = (parse_bytes(str(p["size"]), "size"),)
+                    if "time_us" in p:
+                        busbw = sizes[0] / (float(p["time_us"]) * 1e-6) / 1e9 * bus_factor(p["op"], 8)
+                    else:
+                        busbw = float(p["busbw"])
+                    points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
+                                                 p.get("algorithm"), sizes, busbw, p.get("note", "")))
+            except (KeyError, TypeError, ValueError) as e:
+                raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
+    return points
+
+
+class _Models:
+    """One collective model per node spec, shared by every figure of that node."""
+
+    def __init__(self) -> None:
+        self._models: dict[str, CollectiveModel] = {}
+
+    def __call__(self, ref: str) -> CollectiveModel:
+        if ref not in self._models:
+            backend = SimBackend.from_ref(ref)
+            self._models[ref] = CollectiveModel(backend.node(), backend.spec.faults)
+        return self._models[ref]
+
+    def set_tuning(self, medium: str, tuning: Tuning) -> None:
+        for m in self._models.values():
+            m.engine.collective_tuning[medium] = tuning
+
+
+def _predict(models: _Models, p: ReferencePoint) -> ReferenceComparison:
+    model = models(p.node_ref)
+    members = model.members(8 if len(model.node.module_ids) >= 8 else None)
+    preds = [model.predict(p.op, s, members, p.algorithm) for s in p.sizes]
+    chosen = "+".join(sorted({f"{x.algorithm}/{x.protocol}" for x in preds}))
+    return ReferenceComparison(p, model.node.name, statistics.fmean(x.busbw for x in preds), chosen)
+
+
+def compare(path: str | Path) -> list[ReferenceComparison]:
+    """Every figure in the reference file next to the model's prediction for it."""
+    models = _Models()
+    return [_predict(models, p) for p in load(path)]
+
+
+def median_abs_error(rows: Sequence[ReferenceComparison], *, min_bytes: int = 0, max_bytes: int | None = None,
+                     role: str | None = None, family: str | None = None) -> float | None:
+    """Median |error| of the rows whose sizes lie in [min_bytes, max_bytes], of ``role`` and ``family``."""
+    errors = [abs(r.error) for r in rows
+              if r.smallest >= min_bytes and (max_bytes is None or max(r.point.sizes) <= max_bytes)
+              and (role is None or r.point.role == role) and (family is None or r.point.family == family)]
+    return statistics.median(errors) if errors else None
+
+
+# --- fitting the constants ----------------------------------------------------------------------
+
+def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:
+    out = []
+    for name in free:
+        if name == "base":
+            out.append(tuning.base_s)
+        elif name.startswith("eff:"):
+            out.append(tuning.efficiency[Algorithm(name[4:])])
+        else:
+            algo, proto = name.split("/")
+            out.append(tuning.alpha_s[(Algorithm(algo), Protocol(proto))])
+    return out
+
+
+def _with(tuning: Tuning, free: Sequence[str], values: Sequence[float]) -> Tuning:
+    alpha, eff, base = dict(tuning.alpha_s), dict(tuning.efficiency), tuning.base_s
+    for name, v in zip(free, values, strict=True):
+        if name == "base":
+            base = v
+        elif name.startswith("eff:"):
+            eff[Algorithm(name[4:])] = v
+        else:
+            algo, proto = name.split("/")
+            alpha[(Algorithm(algo), Protocol(proto))] = v
+    return replace(tuning, base_s=base, alpha_s=alpha, efficiency=eff)
+
+
+@dataclass(frozen=True)
+class TuningFit:
+    tuning: Tuning
+    free: tuple[str, ...]
+    rms_log_error: float  # root mean square of ln(predicted / published) over the calibration figures
+    figures: int
+
+
+def calibration_error(path: str | Path, family: str) -> float:
+    """Root mean square of ln(predicted / published) over the ``calibration`` figures of
+    ``family``, with the model's committed constants."""
+    rows = [r for r in compare(path) if r.point.family == family and r.point.role == "calibration"]
+    return math.sqrt(statistics.fmean(math.log(r.predicted_busbw / r.point.published_busbw) ** 2 for r in rows))
+
+
+def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> TuningFit:
+    """Fit the ``free`` constants of ``medium`` ("base", "eff:<algorithm>", "<algorithm>/<protocol>")
+    so that the model's busbw matches the ``calibration`` figures of ``family`` in ratio (least
+    squares on the logarithm, so small and large sizes count alike)."""
+    points = [p for p in load(path) if p.family == family and p.role == "calibration"]
+    if not points:
+        raise ValueError(f"no calibration figures for {family} in {path}")
+    models = _Models()
+    for p in points:
+        models(p.node_ref)
+    start = next(iter(models._models.values())).engine.collective_tuning[medium]
+    x0 = np.log(_parameters(start, free))
+
+    def loss(x: np.ndarray) -> float:
+        models.set_tuning(medium, _with(start, free, [math.exp(v) for v in x]))
+        return sum(math.log(_predict(models, p).predicted_busbw / p.published_busbw) ** 2 for p in points)
+
+    result = minimize(loss, x0, method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-8, "maxiter": 4000})
+    best = _with(start, free, [math.exp(v) for v in result.x])
+    return TuningFit(best, tuple(free), math.sqrt(float(result.fun) / len(points)), len(points))
