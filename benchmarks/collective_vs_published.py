@@ -12,8 +12,10 @@ copied into COLLECTIVE_TUNING in src/gpuvet/backends/sim_engine.py).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from gpuvet.errors import GpuvetError
 from gpuvet.plan.reference import compare, fit, median_abs_error
 
 DATA = Path(__file__).parent / "data" / "published_collectives.yaml"
@@ -72,4 +74,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except GpuvetError as e:
+        sys.exit(f"error: {e}")

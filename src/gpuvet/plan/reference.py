@@ -69,9 +69,9 @@ def load(path: str | Path) -> list[ReferencePoint]:
     try:
         data: dict[str, list[dict[str, Any]]] = yaml.safe_load(path.read_text())
     except OSError as e:
-        raise GpuvetError(f"cannot read {path}: {e.strerror}", where=str(path), fix="give an existing file") from None
+        raise GpuvetError(f"cannot read it ({e.strerror})", where=str(path), fix="give an existing file") from None
     except yaml.YAMLError as e:
-        raise GpuvetError(f"{path} is not valid YAML: {e}", where=str(path), fix=fix) from None
+        raise GpuvetError(f"not valid YAML: {e}", where=str(path), fix=fix) from None
     points = []
     for family, entries in (data or {}).items():
         for i, entry in enumerate(entries):
