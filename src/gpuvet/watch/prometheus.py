@@ -41,6 +41,16 @@ class WatchCollector(Collector):
         ident = self.state.identities.get(uuid)
         return [uuid, (ident.bus_id or "") if ident else "", ident.model if ident else "", ident.id if ident else ""]
 
+    def _per_module(self, family: type[GaugeMetricFamily] | type[CounterMetricFamily], name: str, doc: str,
+                    get: Reader, samples: dict[str, Sample]) -> Any:
+        """One metric family with a value per module whose sample has the field."""
+        metric = family(f"gpuvet_module_{name}", doc, labels=LABELS)
+        for uuid, s in samples.items():
+            value = get(s)
+            if value is not None:
+                metric.add_metric(self._labels(uuid), float(value))
+        return metric
+
     def collect(self) -> Iterator[Any]:
         st = self.state
         with st.lock:
@@ -53,12 +63,7 @@ class WatchCollector(Collector):
                 "utilization_ratio": ("Share of time a kernel ran (0-1).", lambda s: s.util),
             }
             for name, (doc, get) in gauges.items():
-                g = GaugeMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
-                for uuid, s in st.latest.items():
-                    value = get(s)
-                    if value is not None:
-                        g.add_metric(self._labels(uuid), float(value))
-                yield g
+                yield self._per_module(GaugeMetricFamily, name, doc, get, st.latest)
             throttle = GaugeMetricFamily("gpuvet_module_throttle", "1 while a clock-event (throttle) reason is active.",
                                          labels=[*LABELS, "reason"])
             for uuid, s in st.latest.items():
@@ -71,22 +76,12 @@ class WatchCollector(Collector):
                 "nvlink_up_links": ("Fabric links active.", lambda s: s.nvlink_up),
             }
             for name, (doc, get) in slow_gauges.items():
-                g = GaugeMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
-                for uuid, s in st.slow.items():
-                    value = get(s)
-                    if value is not None:
-                        g.add_metric(self._labels(uuid), float(value))
-                yield g
+                yield self._per_module(GaugeMetricFamily, name, doc, get, st.slow)
             counters: list[tuple[str, str, Reader]] = [
                 ("ecc_corrected_errors", "Correctable ECC errors (volatile).", lambda s: s.ecc_corrected),
                 ("ecc_uncorrected_errors", "Uncorrectable ECC errors (volatile).", lambda s: s.ecc_uncorrected)]
             for name, doc, get in counters:
-                c = CounterMetricFamily(f"gpuvet_module_{name}", doc, labels=LABELS)
-                for uuid, s in st.slow.items():
-                    value = get(s)
-                    if value is not None:
-                        c.add_metric(self._labels(uuid), float(value))
-                yield c
+                yield self._per_module(CounterMetricFamily, name, doc, get, st.slow)
             events = CounterMetricFamily("gpuvet_events", "Events raised by gpuvet's detectors.",
                                          labels=[*LABELS, "kind"])
             for (kind, uuid), count in st.events.items():
