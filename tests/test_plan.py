@@ -12,6 +12,7 @@ from gpuvet.node.build import build_node
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.memory import Architecture, Job, PlanError, activation_bytes_per_layer, fewest_modules, memory_per_module
 from gpuvet.node.spec import load_spec
+from gpuvet.plan.collective import calibrated
 from gpuvet.plan.power import split_power
 from gpuvet.plan.reference import calibration_error, compare, fit, median_abs_error
 from gpuvet.plan.step import plan_step
@@ -286,3 +287,21 @@ def test_plan_collective_algorithm_is_forced_like_nccl_algo(capsys):
     assert code == 2 and "--algorithm" in err and "switch" in err
     code, _, err = call(capsys, "plan", "collective", "--sim", "pcie-8", "--algorithm", "bogus")
     assert code == 2 and "unknown algorithm" in err
+
+
+def test_calibration_follows_a_measured_sweep_that_one_alpha_beta_cannot():
+    # a sweep with a protocol switch: latency-bound to 1 MiB, then a jump to a bandwidth-bound regime
+    times = {2**10: 20e-6, 2**15: 21e-6, 2**20: 30e-6, 2**25: 200e-6, 2**30: 4000e-6}
+    factor = 2 * 7 / 8
+    sweep = [[s, s * factor / t / 1e9] for s, t in times.items()]
+    checks = [{"name": "all_reduce_busbw", "evidence": {"sweep": sweep, "ranks": 8}}]
+    at = calibrated("all_reduce", 2**20, checks, 8)
+    assert at is not None and at.time_s == pytest.approx(30e-6) and "interpolated" in at.algorithm
+    between = calibrated("all_reduce", 2**22, checks, 8)
+    assert 30e-6 < between.time_s < 200e-6
+    # log-log: 2^22 is 2/5 of the way from 2^20 to 2^25
+    assert between.time_s == pytest.approx(30e-6 * (200 / 30) ** 0.4, rel=1e-6)
+    beyond = calibrated("all_reduce", 2**32, checks, 8)
+    # beyond the sweep: bandwidth-bound, 4x the size takes about 4x the largest measured time
+    assert "extrapolated" in beyond.algorithm and 16000e-6 <= beyond.time_s <= 16000e-6 * 1.15
+    assert calibrated("all_gather", 2**20, checks, 8) is None  # no sweep of that collective

@@ -88,6 +88,7 @@ COLLECTIVE_TUNING = {
                    alpha_s={(_R, _LL): 1.5e-6, (_R, _SIMPLE): 4.0e-6},
                    efficiency={_R: 0.66}),
 }
+Bandwidths = tuple[str, dict[Algorithm, float]]  # the medium (fabric, pcie) and each algorithm's per-rank GB/s
 NOISE = 0.006  # lognormal sigma of one operation's time
 TELEMETRY_PERIOD_S = 0.1
 
@@ -264,10 +265,12 @@ class SimEngine(BenchEngine):
         return ModelledWorkload(self, seconds)
 
     # --- collectives -------------------------------------------------------------------
-    def collectives(self, modules: Sequence[str]) -> CollectiveSession:
+    def collectives(self, modules: Sequence[str], memo: dict[str, Bandwidths] | None = None) -> SimCollectives:
+        """``memo`` keeps the solved bandwidths across sessions of the same members, for callers
+        whose node does not change (the planner)."""
         for m in modules:
             self._model(m)
-        return _SimCollectives(len(modules), tuple(modules), engine=self)
+        return SimCollectives(len(modules), tuple(modules), engine=self, memo=memo)
 
     def monitor(self, modules: Sequence[str]) -> Monitor:
         return _SimMonitor(self, list(modules))
@@ -281,11 +284,10 @@ _REL_ERROR = {"fp64": 1e-15, "fp32": 1e-6, "tf32": 1e-3, "fp16": 1e-3, "bf16": 8
 
 
 @dataclass
-class _SimCollectives(CollectiveSession):
+class SimCollectives(CollectiveSession):
     engine: SimEngine | None = None
     _last_algorithm: str | None = None
-    # bandwidths solved once per op class; only for a node that does not change under the session
-    memo: dict[str, tuple[str, dict[Algorithm, float]]] | None = None
+    memo: dict[str, Bandwidths] | None = None  # solved bandwidths by op class (see SimEngine.collectives)
 
     @property
     def algorithm(self) -> str | None:
@@ -346,7 +348,7 @@ class _SimCollectives(CollectiveSession):
             raise ValueError(f"{algorithm} does not implement {op}")
         return best
 
-    def _bandwidths(self, op: str) -> tuple[str, dict[Algorithm, float]]:
+    def _bandwidths(self, op: str) -> Bandwidths:
         """The medium (fabric or pcie) and the per-rank bandwidth each available algorithm sees."""
         key = "all_to_all" if op == Collective.ALL_TO_ALL else "other"
         if self.memo is not None and key in self.memo:

@@ -4,12 +4,13 @@ run (``gpuvet.backends.sim_engine``), not a second one."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuvet.backends.sim_engine import SimEngine
+import numpy as np
+
+from gpuvet.backends.sim_engine import Bandwidths, SimEngine
 from gpuvet.node.collectives import Algorithm, Collective, bus_factor
 from gpuvet.node.memory import PlanError
 from gpuvet.node.model import Node
@@ -32,7 +33,7 @@ class CollectiveModel:
     def __init__(self, node: Node, faults: Sequence[FaultSpec] = ()) -> None:
         self.node = node
         self.engine = SimEngine(node, list(faults))
-        self._memo: dict[tuple[str, ...], dict[str, Any]] = {}  # solved bandwidths per set of members
+        self._memo: dict[tuple[str, ...], dict[str, Bandwidths]] = {}  # solved bandwidths per set of members
 
     def members(self, count: int | None) -> list[str]:
         ids = self.node.module_ids
@@ -43,8 +44,8 @@ class CollectiveModel:
 
     def predict(self, op: str, size_bytes: int, members: Sequence[str],
                 algorithm: str | None = None) -> CollectivePrediction:
-        """``algorithm`` (ring, tree, in_switch) forces one as ``NCCL_ALGO`` does; None lets the
-        model pick the fastest, as NCCL's tuner does."""
+        """``algorithm`` (ring, in_switch) forces one as ``NCCL_ALGO`` does; None lets the model
+        pick the fastest, as NCCL's tuner does."""
         if size_bytes <= 0:
             raise PlanError("--bytes", f"{size_bytes} is not a positive size", "e.g. --bytes 1GiB")
         try:
@@ -57,10 +58,9 @@ class CollectiveModel:
                             f"use one of {', '.join(a.value for a in Algorithm)}, or leave it out")
         if len(members) == 1:
             return CollectivePrediction(op, size_bytes, 1, 0.0, float("inf"), 0.0, "none")
-        session = self.engine.collectives(list(members))
-        session.memo = self._memo.setdefault(tuple(members), {})  # type: ignore[attr-defined]
+        session = self.engine.collectives(list(members), memo=self._memo.setdefault(tuple(members), {}))
         try:
-            choice = session.choice(op, size_bytes, algorithm)  # type: ignore[attr-defined]
+            choice = session.choice(op, size_bytes, algorithm)
         except ValueError as e:
             raise PlanError("--algorithm", str(e), "leave --algorithm out to let the model choose") from None
         algbw = size_bytes / choice.seconds / 1e9
@@ -91,10 +91,8 @@ def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: 
                 return None
             sizes = [s for s, _ in measured]
             if sizes[0] <= size_bytes <= sizes[-1]:
-                i = max(k for k, s in enumerate(sizes) if s <= size_bytes)
-                (s0, t0), (s1, t1) = measured[i], measured[min(i + 1, len(measured) - 1)]
-                w = 0.0 if s1 == s0 else math.log(size_bytes / s0) / math.log(s1 / s0)
-                seconds = math.exp(math.log(t0) + w * (math.log(t1) - math.log(t0)))
+                log_t = np.interp(np.log(size_bytes), np.log(sizes), np.log([t for _, t in measured]))
+                seconds = float(np.exp(log_t))
                 how = f"calibrated (interpolated in the measured sweep, {sizes[0]:,} to {sizes[-1]:,} B)"
             else:
                 end = measured[-3:] if size_bytes > sizes[-1] else measured[:3]

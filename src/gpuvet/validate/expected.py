@@ -50,5 +50,5 @@ class Expectations:
         if self.engine is None or any(m not in self.engine.node.module_ids for m in members):
             return None
         session = self.engine.collectives(members)
-        seconds, algorithm = session.seconds(op, size_bytes)  # type: ignore[attr-defined]
+        seconds, algorithm = session.seconds(op, size_bytes)
         return seconds, size_bytes / seconds / 1e9 * bus_factor(op, len(members)), algorithm
