@@ -35,6 +35,7 @@ class ReferencePoint:
     sizes: tuple[int, ...]  # one size, or a sweep's sizes
     published_busbw: float
     note: str
+    ranks: int = 8
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ def load(path: str | Path) -> list[ReferencePoint]:
         for i, entry in enumerate(entries):
             where = f"{path}: {family}[{i}]"
             try:
+                ranks = int(entry.get("ranks", 8))
                 ref = entry["node"]
                 if ref.endswith(".yaml"):
                     ref = str(path.parent / ref)
@@ -87,11 +89,11 @@ def load(path: str | Path) -> list[ReferencePoint]:
                     else:
                         sizes = (parse_bytes(str(p["size"]), "size"),)
                     if "time_us" in p:
-                        busbw = sizes[0] / (float(p["time_us"]) * 1e-6) / 1e9 * bus_factor(p["op"], 8)
+                        busbw = sizes[0] / (float(p["time_us"]) * 1e-6) / 1e9 * bus_factor(p["op"], ranks)
                     else:
                         busbw = float(p["busbw"])
                     points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
-                                                 p.get("algorithm"), sizes, busbw, p.get("note", "")))
+                                                 p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
     return points
@@ -116,7 +118,7 @@ class _Models:
 
 def _predict(models: _Models, p: ReferencePoint) -> ReferenceComparison:
     model = models(p.node_ref)
-    members = model.members(8 if len(model.node.module_ids) >= 8 else None)
+    members = model.members(p.ranks)
     preds = [model.predict(p.op, s, members, p.algorithm) for s in p.sizes]
     chosen = "+".join(sorted({f"{x.algorithm}/{x.protocol}" for x in preds}))
     return ReferenceComparison(p, model.node.name, statistics.fmean(x.busbw for x in preds), chosen)
