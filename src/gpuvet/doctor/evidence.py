@@ -28,6 +28,7 @@ from gpuvet.watch.forecast import ThermalForecaster
 
 SIM_WINDOW_S = 4 * 86400.0
 SIM_WINDOW_INTERVAL_S = 60.0
+SIM_WINDOW_SLOW_EVERY_S = 300.0  # counters, link states: a 5-minute grain is plenty over 4 days
 LIVE_WINDOW_S = 10.0
 LIVE_WINDOW_INTERVAL_S = 0.5
 
@@ -60,7 +61,8 @@ class Evidence:
         span = self.window_s if self.window_s is not None else (SIM_WINDOW_S if simulated else LIVE_WINDOW_S)
         step = SIM_WINDOW_INTERVAL_S if simulated else LIVE_WINDOW_INTERVAL_S
         try:
-            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=max(step, 30.0), duration_s=span,
+            slow = SIM_WINDOW_SLOW_EVERY_S if simulated else max(step, 30.0)
+            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=slow, duration_s=span,
                                                         speedup=None if simulated else 1.0))
             result = watcher.run()
         except GpuvetError:
@@ -125,6 +127,7 @@ class Evidence:
     def close(self) -> None:
         if "engine" in self.__dict__ and self.engine is not None:
             self.engine.close()
+            del self.__dict__["engine"]  # opened again if another diagnosis needs it
 
     def versions(self) -> dict[str, Any]:
         return self.engine.versions() if self.engine is not None else {}

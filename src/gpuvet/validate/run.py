@@ -27,7 +27,7 @@ from gpuvet.validate.baseline import Baseline, apply_baseline
 from gpuvet.validate.checks import Check, Layer, Verdict, overall
 from gpuvet.validate.expected import Expectations
 from gpuvet.validate.rules import RuleSet, default_rules
-from gpuvet.validate.software import software_checks
+from gpuvet.validate.software import host_load_check, software_checks
 
 JSON_SCHEMA_VERSION = 1
 
@@ -229,6 +229,8 @@ class Validator:
         ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
         modules = engine.modules()
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
+        load = host_load_check(engine.host_load, engine.cpu_threads) if device == "cpu" else None
+        checks += [load] if load else []
         exp = Expectations(found)
         ids = [m.id for m in modules]
 
