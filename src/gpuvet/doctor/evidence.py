@@ -101,7 +101,12 @@ class Evidence:
 
     @cached_property
     def expectations(self) -> Expectations | None:
-        return Expectations(self.node) if self.node is not None else None
+        """Against what the node should be: the declared spec, else its inferred nominal design."""
+        if self.node is None:
+            return None
+        from gpuvet.node.design import infer_design
+
+        return Expectations(self.declared if self.declared is not None else infer_design(self.node).node)
 
     def _ctx(self) -> BenchContext | None:
         return BenchContext(self.engine, QUICK) if self.engine is not None else None
@@ -119,6 +124,18 @@ class Evidence:
         if ctx is None or any(m.is_host for m in ctx.engine.modules()):
             return None
         return gemm.run(ctx, gemm.GemmOptions(dtypes=("bf16",), check=True))
+
+    @property
+    def local(self) -> bool:
+        """Whether the evidence is of this machine (live or simulated here), not a captured one."""
+        return self.backend is not None and not self.backend.captured
+
+    @property
+    def no_modules(self) -> str | None:
+        """Why no module is visible on a live machine without any (None when there are modules)."""
+        if self.backend is None or self.inventory is None or self.inventory.modules:
+            return None
+        return self.backend.why_no_modules or "the backend found no module"
 
     def events(self, *kinds: str) -> list[Event]:
         w = self.window

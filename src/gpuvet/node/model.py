@@ -106,6 +106,8 @@ class Node:
     fabric_known: bool = True
     # pairs whose PCIe relation the source could not see (topo -m prints NV# instead)
     unseen_relations: frozenset[frozenset[str]] = frozenset()
+    # modules pass on traffic between other modules (a torus of SerDes links); never NVLink/xGMI
+    modules_forward: bool = False
 
     @property
     def module_ids(self) -> list[str]:
