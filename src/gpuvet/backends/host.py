@@ -82,12 +82,12 @@ class HostBackend(Backend):
 
     def __init__(self, why_no_modules: str) -> None:
         self.why_no_modules = why_no_modules
+        self._why = why_no_modules
         self._info = read_host_info()
 
     def inventory(self) -> Inventory:
-        software = SoftwareInfo(__version__, Unavailable(self.why_no_modules),
-                                Unavailable(self.why_no_modules), Unavailable(self.why_no_modules))
-        note = f"No GPU module found ({self.why_no_modules}); showing the host only."
+        software = SoftwareInfo(__version__, Unavailable(self._why), Unavailable(self._why), Unavailable(self._why))
+        note = f"No GPU module found ({self._why}); showing the host only."
         hint = "Try the simulated supernode: gpuvet inventory --sim hgx-h200-8"
         return Inventory(self.name, False, (), self._info, software, (note, hint))
 

@@ -149,8 +149,9 @@ def _missing_from_mesh(node: Node) -> list[MissingSlot]:
         return []
     count = short // bond
     gaps = _numbering_gaps(node.module_ids)
+    full = mods[0].model.fabric_links or 0
     return [MissingSlot("fabric", count, gaps[0] if len(gaps) == 1 == count else None,
-                        f"every module has {mods[0].model.fabric_links - short} of its {mods[0].model.fabric_links} "
+                        f"every module has {full - short} of its {full} "
                         f"fabric links in use: the mesh implies {len(mods) + count} modules, {len(mods)} found")]
 
 

@@ -22,7 +22,7 @@ PAIR_FIGURES = ("p2p_one_way", "p2p_two_way")
 
 def _value(c: Check) -> float | None:
     ok = c.verdict is not Verdict.SKIP and isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
-    return float(c.value) if ok and c.value is not None else None  # type: ignore[arg-type]
+    return float(c.value) if ok and isinstance(c.value, (int, float)) else None
 
 
 def _verdict(ratio: float) -> Verdict | None:
