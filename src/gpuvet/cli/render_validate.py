@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from gpuvet.report.format import value as format_value
 
@@ -97,7 +98,7 @@ def runs(console: Console, rows: list[Any]) -> None:
     console.print(t)
 
 
-def comparison(console: Console, a: str, b: str, env: list[Any], results: list[Any]) -> None:
+def comparison(console: Console, a: str, b: str, env: list[Any], results: list[Any], note: str | None = None) -> None:
     if env:
         t = Table(title="environment changes", title_justify="left")
         for col in ("what", a, b):
@@ -113,3 +114,5 @@ def comparison(console: Console, a: str, b: str, env: list[Any], results: list[A
         t.add_row(r.key, format_value(r.a), format_value(r.b), format_value(r.unit), change,
                   "[bold red]REGRESSION[/]" if r.regression else "")
     console.print(t)
+    if note:
+        console.print(Text(note, style="yellow"))

@@ -81,13 +81,17 @@ class Logbook:
         rows = self._db.query("SELECT run_id, pid, pid_started FROM runs WHERE status = 'running' AND host = ?",
                               (socket.gethostname(),))
         gone = [run_id for run_id, pid, started in rows if not _alive(pid, started)]
-        if gone:
+        if not gone:
+            return
+        try:
             with self._db.tx() as tx:
                 for run_id in gone:
                     tx.run("UPDATE runs SET status = 'aborted', ended_utc = ? WHERE run_id = ? AND status = 'running'",
                            (utc_now(), run_id))
                     tx.run("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, 'aborted', ?)",
                            (run_id, utc_now(), "the process ended before the run completed"))
+        except LogbookFull:  # a full disk must not stop anyone reading what is kept
+            self._warn(f"no room to mark {len(gone)} ended run(s) aborted ({', '.join(gone[:3])}); left as running")
 
     # --- writing -----------------------------------------------------------------------
     def begin(self, kind: str, envelope: dict[str, Any], simulated: bool, node: str | None) -> str:
@@ -219,6 +223,30 @@ class Logbook:
         recent = ", ".join(r.run_id for r in self.runs(limit=5)) or "(none yet)"
         what = f"run id prefix {run_id!r} matches {len(rows)} runs" if rows else f"no run {run_id!r} in {self.path}"
         raise GpuvetError(what, where="RUN", fix=f"use `gpuvet log list`; the latest are: {recent}.")
+
+    def latest_runs(self, kind: str = "validate", since_utc: str | None = None) -> list[RunRow]:
+        """The newest complete run of each (host, node) of this kind, newest first: what a fleet
+        merge reads from a shared logbook."""
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE kind = ? AND status = 'complete'"
+        args: list[Any] = [kind]
+        if since_utc:
+            sql += " AND started_utc >= ?"
+            args.append(since_utc)
+        seen: set[tuple[str, str | None]] = set()
+        out = []
+        for run in map(self._run_row, self._db.query(sql + " ORDER BY started_utc DESC", args)):
+            if run is not None and (run.host, run.node) not in seen:
+                seen.add((run.host, run.node))
+                out.append(run)
+        return out
+
+    def document(self, run: RunRow) -> dict[str, Any]:
+        """A kept run in the shape `validate --json` prints (what report, compare and fleet read)."""
+        version = run.envelope.get("json_schema_version", 1)
+        return {"schema_version": version if isinstance(version, int) else 1, "run_id": run.run_id,
+                "simulated": run.simulated, "verdict": run.verdict, "status": run.status,
+                "level": run.envelope.get("level"), "environment": run.envelope, "checks": self.checks(run.run_id),
+                "events": self.events(run.run_id), "notes": []}
 
     def checks(self, run_id: str) -> list[dict[str, Any]]:
         out = []
