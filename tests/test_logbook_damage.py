@@ -164,6 +164,8 @@ def test_compare_with_an_aborted_watch_run_compares_only_what_both_have(target, 
     assert "aborted watch run" in data["note"] and "not counted as regressions" in data["note"]
     code, out, _ = call(capsys, "log", "compare", full, watch, "--logbook", target)
     assert code == 0 and "only the 0 checks both have are compared" in " ".join(out.split())
+    code, out, err = call(capsys, "log", "list", "--logbook", target)  # a run without a verdict, as a table
+    assert code == 0 and watch[:12] in out and "aborted" in out and "Traceback" not in err
 
 
 def test_compare_of_two_complete_runs_still_flags_a_vanished_check(target, capsys):
@@ -286,6 +288,9 @@ def test_a_full_disk_during_watch_is_one_clear_message_and_keeps_the_samples(tin
     (run,) = book.runs()
     assert book.sample_count(run.run_id) > 0
     book.close()
+    listed = subprocess.run([sys.executable, "-m", "gpuvet", "log", "list", "--logbook", str(db)], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and run.run_id[:12] in listed.stdout and "Traceback" not in listed.stderr
 
 
 def test_a_logbook_error_is_a_gpuvet_error():

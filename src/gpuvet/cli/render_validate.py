@@ -92,9 +92,10 @@ def runs(console: Console, rows: list[Any]) -> None:
     t = Table(title="logbook", title_justify="left")
     for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
         t.add_column(col)
-    for r in rows:
-        t.add_row(r.run_id, r.started_utc, r.status, f"[{_STYLE.get(r.verdict or '', '')}]{r.verdict or ''}[/]",
-                  r.node or "", str(r.envelope.get("level") or ""), "yes" if r.simulated else "")
+    for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
+        t.add_row(Text(r.run_id), Text(r.started_utc), Text(r.status),
+                  Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
+                  Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
     console.print(t)
 
 

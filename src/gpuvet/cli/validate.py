@@ -226,7 +226,5 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
 
 def run_document(book: Any, ref: str) -> dict[str, Any]:
     """A kept run in the shape `validate --json` prints."""
-    row = book.run(ref)
-    return {"run_id": row.run_id, "simulated": row.simulated, "verdict": row.verdict, "status": row.status,
-            "level": row.envelope.get("level"), "environment": row.envelope, "checks": book.checks(row.run_id),
-            "events": book.events(row.run_id), "notes": []}
+    result: dict[str, Any] = book.document(book.run(ref))
+    return result

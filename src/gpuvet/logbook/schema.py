@@ -142,6 +142,15 @@ def _version(raw: object, where: str) -> int:
     return number
 
 
+def needs_update(db: Db) -> bool:
+    """Something to create or migrate (else opening writes nothing: a read-only user, a full
+    disk and a busy shared database can all still be read)."""
+    tables = db.tables()
+    if set(COLUMNS) - set(tables) or set(EVENT_COLUMNS) - tables["events"]:
+        return True
+    return not db.query("SELECT 1 FROM meta WHERE key = 'application'")
+
+
 def create(db: Db) -> None:
     """Create what is missing and bring an older schema up to date, in one transaction."""
     with db.tx() as tx:

@@ -56,7 +56,8 @@ class Logbook:
         try:
             schema.verify(self._db)
             self._db.prepare()
-            schema.create(self._db)
+            if schema.needs_update(self._db):
+                schema.create(self._db)
             self._mark_orphans()
         except BaseException:
             self._db.close()
@@ -73,8 +74,9 @@ class Logbook:
         return self._db.dialect.name
 
     def _warn(self, message: str) -> None:
-        self.warnings.append(message)
-        log.warning("warning: %s", message)
+        if message not in self.warnings:  # once per open logbook, however often the row is read
+            self.warnings.append(message)
+            log.warning("warning: %s", message)
 
     def _mark_orphans(self) -> None:
         """Runs left ``running`` by a process of this host that no longer exists become ``aborted``."""

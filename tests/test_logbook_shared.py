@@ -1,0 +1,44 @@
+"""A logbook a fleet shares: every node's validate runs in one place, and `fleet merge` reading
+the newest run of each node straight from it (both backends)."""
+
+import json
+
+import yaml
+
+from gpuvet.cli.app import main
+from gpuvet.logbook.store import Logbook
+from tests.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures)
+
+DEGRADED = [{"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.5}]
+
+
+def call(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target, tmp_path, capsys):
+    for i in range(5):
+        spec = tmp_path / f"node{i:02d}.yaml"
+        spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "name": f"node{i:02d}",
+                                        "faults": DEGRADED if i == 2 else []}))
+        code, _, _ = call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--logbook", target, "--json")
+        assert code in (0, 1)
+    # node02 was repaired and validated again: only its newest run counts
+    (tmp_path / "node02.yaml").write_text(yaml.safe_dump({"base": "hgx-h200-8", "name": "node02"}))
+    book = Logbook(target)
+    before = len(book.runs())
+    book.close()
+    code, out, _ = call(capsys, "fleet", "merge", "--logbook", target, "--json")
+    data = json.loads(out)
+    assert code == 0 and before == 5
+    assert data["node_types"] and sorted(next(iter(data["node_types"].values()))) == [f"node{i:02d}" for i in range(5)]
+    assert {o["node"] for o in data["outliers"]} == {"node02"}
+    call(capsys, "validate", "--sim", str(tmp_path / "node02.yaml"), "--level", "quick", "--logbook", target)
+    code, out, _ = call(capsys, "fleet", "merge", "--logbook", target, "--since", "1h", "--json")
+    assert json.loads(out)["outliers"] == []
+    code, _, err = call(capsys, "fleet", "merge", "--since", "1h")
+    assert code == 2 and "--since without --logbook" in err
+    code, _, err = call(capsys, "fleet", "merge")
+    assert code == 2 and "nothing to merge" in err
