@@ -19,7 +19,7 @@ from gpuvet.backends.sim import SimBackend
 from gpuvet.cli.app import main
 from gpuvet.logbook.db import LogbookError, LogbookFull
 from gpuvet.logbook.store import Logbook
-from gpuvet.watch.loop import Watcher, WatchConfig
+from gpuvet.watch.loop import WatchConfig, Watcher
 from tests.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures, raw)
 from tests.logbook_fixtures import raw
 
