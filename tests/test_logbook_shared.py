@@ -42,3 +42,27 @@ def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target,
     assert code == 2 and "--since without --logbook" in err
     code, _, err = call(capsys, "fleet", "merge")
     assert code == 2 and "nothing to merge" in err
+
+
+def test_a_postgresql_url_without_psycopg_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if the extra were not installed
+    code, _, err = call(capsys, "log", "list", "--logbook", "postgresql://gpuvet@127.0.0.1:1/gpuvet")
+    assert code == 2 and "pip install 'gpuvet[postgres]'" in err and "Traceback" not in err
+
+
+def test_gpuvet_logbook_may_name_a_file_and_the_flag_wins(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GPUVET_LOGBOOK", str(tmp_path / "env.db"))
+    monkeypatch.setenv("GPUVET_HOME", str(tmp_path / "home"))
+    call(capsys, "validate", "--sim", "mesh-4", "--level", "quick")
+    call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook", str(tmp_path / "flag.db"))
+    assert (tmp_path / "env.db").is_file() and (tmp_path / "flag.db").is_file()
+    assert not (tmp_path / "home").exists()
+
+
+def test_a_password_never_appears_in_messages():
+    from gpuvet.logbook.postgres import redact
+
+    assert redact("postgresql://ops:s3cret@db:5432/gpuvet") == "postgresql://ops:***@db:5432/gpuvet"
+    assert redact("postgresql://ops@db/gpuvet") == "postgresql://ops@db/gpuvet"
