@@ -3,7 +3,7 @@ connection interface both backends give the store (so that store.py holds the qu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -91,7 +91,3 @@ class Db(Protocol):
     def close(self) -> None:
         """Release the connection."""
 
-
-def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(rows), size):
-        yield rows[i:i + size]
