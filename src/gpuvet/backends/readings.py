@@ -127,6 +127,9 @@ class Sample:
     nvlink_expected: int | None = None
     nvlink_errors: int | None = None  # CRC/replay counters, cumulative
     xids: tuple[int, ...] = ()
+    fb_used_bytes: int | None = None  # device memory in use / free, fast ticks
+    fb_free_bytes: int | None = None
+    energy_mj: int | None = None  # energy counter since the driver loaded (millijoules), fast ticks
 
 
 @dataclass(frozen=True)
