@@ -41,8 +41,12 @@ def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list
     return [Finding("driver", Status.OK, f"driver {version} answered in {seconds:.2f} s")]
 
 
+_FIXES = {"presence": "reseat or replace the module; check the kernel log for Xid 79",
+          "fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it"}
+
+
 def _from_shortfalls(items: Sequence[Shortfall]) -> list[Finding]:
-    return [Finding(s.check, Status.FAIL, s.reason, s.module) for s in items]
+    return [Finding(s.check, Status.FAIL, s.reason, s.module, fix=_FIXES.get(s.check)) for s in items]
 
 
 def presence(inv: Inventory, found: Node, diffs: list[Difference] | None) -> list[Finding]:
@@ -69,7 +73,7 @@ def _link_kind(d: Difference) -> str:
 def fabric(found: Node, diffs: list[Difference] | None, presence_failed: bool) -> list[Finding]:
     if diffs is not None:
         wiring = "fabric" if found.fabric_links() else "pcie"
-        out = [Finding("fabric", Status.FAIL, d.detail, d.module) for d in diffs
+        out = [Finding("fabric", Status.FAIL, d.detail, d.module, fix=_FIXES["fabric"]) for d in diffs
                if (d.kind == "wiring_mismatch" and wiring == "fabric")
                or (d.kind in ("link_down", "link_degraded") and _link_kind(d) != "pcie")]
     else:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-CHECKS = ("driver", "presence", "fabric", "pcie", "ecc", "row_remap", "xid", "throttle", "processes",
+# in the order a drain reason names them: the gravest first
+CHECKS = ("driver", "presence", "xid", "ecc", "row_remap", "fabric", "pcie", "throttle", "processes",
           "power_limit")
 
 
