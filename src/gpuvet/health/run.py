@@ -109,31 +109,32 @@ def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[
     findings = checks.driver(inv, expected, got.seconds)
     if isinstance(inv.software.driver_version, str) or inv.modules:
         presence = checks.presence(inv, node, diffs)
-        findings += presence
         failed = any(f.status is Status.FAIL for f in presence)
-        findings += checks.fabric(node, diffs, failed) + checks.pcie(inv, node, diffs)
+        findings += presence + checks.fabric(node, diffs, failed) + checks.pcie(inv, node, diffs)
         findings += checks.processes(inv) + checks.power_limit(inv)
     elif diffs:
         findings += checks.presence(inv, node, diffs)
-    notes: list[str] = []
-    mark = None
-    xids: tuple[XidRecord, ...] = ()
-    readings = got.readings
-    if isinstance(readings, ModuleLost):
-        findings.append(Finding("presence", Status.FAIL, f"{readings.where or 'a module'}: {readings.message}"))
-    elif isinstance(readings, BackendError):
-        findings += [Finding(c, Status.UNKNOWN, f"cannot read: {readings.message}") for c in READ_CHECKS
-                     if inv.modules or expected]
-    elif readings is not None:
-        findings += checks.ecc(readings.modules) + checks.row_remap(readings.modules)
-        start = since_seq(options.last_mark, readings.boot_id)
-        window = "since boot" if start is None else "since the last check"
-        xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window)
-        findings += xid_findings + checks.throttle(readings.modules)
-        if isinstance(readings.xids, tuple):
-            xids = readings.xids
-            top = max((x.seq for x in xids), default=start if start is not None else -1)
-            mark = XidMark(readings.boot_id, top)
+    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected))
     order = {c: i for i, c in enumerate(CHECKS)}
-    findings.sort(key=lambda f: order.get(f.check, len(order)))
-    return findings, notes, mark, xids
+    return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
+
+
+def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool
+              ) -> tuple[list[Finding], list[str], XidMark | None, tuple[XidRecord, ...]]:
+    """Findings from the health readings, notes, the new Xid mark and the Xids seen."""
+    if isinstance(readings, ModuleLost):
+        return [Finding("presence", Status.FAIL, f"{readings.where or 'a module'}: {readings.message}")], [], None, ()
+    if isinstance(readings, BackendError):
+        return ([Finding(c, Status.UNKNOWN, f"cannot read: {readings.message}") for c in READ_CHECKS]
+                if modules_expected else []), [], None, ()
+    if readings is None:
+        return [], [], None, ()
+    start = since_seq(options.last_mark, readings.boot_id)
+    window = "since boot" if start is None else "since the last check"
+    xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window)
+    findings = checks.ecc(readings.modules) + checks.row_remap(readings.modules) + xid_findings
+    findings += checks.throttle(readings.modules)
+    if not isinstance(readings.xids, tuple):
+        return findings, notes, None, ()
+    top = max((x.seq for x in readings.xids), default=start if start is not None else -1)
+    return findings, notes, XidMark(readings.boot_id, top), readings.xids
