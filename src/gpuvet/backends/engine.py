@@ -14,10 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.node.catalog import ModuleModel
+
+if TYPE_CHECKING:
+    from gpuvet.backends.host_load import HostLoad
 
 HOST = "host"  # the transfer endpoint meaning host memory
 StreamKind = Literal["copy", "triad"]
@@ -154,6 +157,8 @@ class BenchEngine(ABC):
     simulated: bool = False
     device_name: str = "unknown"
     collective_backend: str = "unknown"  # "nccl", "gloo", "simulated"
+    cpu_threads: int | None = None  # the threads a CPU engine chose for itself
+    host_load: HostLoad | None = None  # how busy the host was when the engine started
 
     @abstractmethod
     def modules(self) -> list[BenchModule]: ...
