@@ -25,14 +25,14 @@ FORMATS = ("text", "json", "nhc", "npd")
 
 # (base, fault, check that fails, words the reason carries)
 VISIBLE = [
-    ("hgx-h200-8", {"kind": "missing_module", "module": "gpu3"}, "presence", "switched boards hold 8"),
-    ("mesh-4", {"kind": "missing_module", "module": "gpu3"}, "presence", "mesh peer"),
+    ("hgx-h200-8", {"kind": "missing_module", "module": "gpu3"}, "presence", "switched domains hold 8"),
+    ("mesh-4", {"kind": "missing_module", "module": "gpu3"}, "presence", "pcisw1 holds 1"),
     ("pcie-8", {"kind": "missing_module", "module": "gpu3"}, "presence", "pcisw1 holds 1"),
     ("nvl72", {"kind": "missing_module", "module": "gpu40"}, "presence", "hold 72"),
     ("hgx-h200-8", {"kind": "link_down", "between": ["gpu1", "nvswitch0"]}, "fabric", "gpu1-nvswitch0"),
     ("mesh-4", {"kind": "link_down", "between": ["gpu0", "gpu1"]}, "fabric", "gpu0-gpu1"),
     ("hgx-h200-8", {"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.33}, "fabric",
-     "gpu1: nvlink carries 148 of 450"),
+     "gpu1-nvswitch0: 148.5 GB/s < 450.0 GB/s"),
     ("pcie-8", {"kind": "link_degraded", "between": ["gpu3", "pcisw1"], "factor": 0.5}, "pcie",
      "gpu3: PCIe link carries 15.8 of 31.5"),
     ("pcie-8", {"kind": "link_down", "between": ["gpu3", "pcisw1"]}, "pcie", "gpu3: PCIe link down"),
@@ -217,7 +217,7 @@ def test_nvidia_fabric_links_short_of_the_catalog(tmp_path):
     links = backend.nvml.lib.gpus[2].nvlinks
     links[:2] = [(pynvml.NVML_FEATURE_DISABLED, 4, "")] * 2
     fails = _fails(run_health(backend, HealthOptions()).report)
-    assert fails == {("fabric", "gpu2"): "gpu2: 16 of 18 nvlink links up (H200-SXM has 18)"}
+    assert fails == {("fabric", "gpu2"): "gpu2-nvswitch0: width x16 < x18"}  # against the catalog's 18 links
 
 
 def test_unreadable_kernel_log_is_could_not_tell(tmp_path):

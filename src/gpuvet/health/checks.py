@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from gpuvet.backends.nvml_monitor import reason_names
 from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable, XidRecord
-from gpuvet.health.design import Shortfall, fabric_shortfalls, presence_shortfalls
+from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
+from gpuvet.node.design import Design
 from gpuvet.node.diff import Difference
 from gpuvet.node.model import PCIE_LANE_GBPS, Node
 
@@ -42,48 +43,56 @@ def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list
 
 
 _FIXES = {"presence": "reseat or replace the module; check the kernel log for Xid 79",
-          "fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it"}
+          "fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it",
+          "pcie": "reseat the module or its riser; check the slot, the cable and `lspci -vv` (LnkSta)"}
 
 
-def _from_shortfalls(items: Sequence[Shortfall]) -> list[Finding]:
-    return [Finding(s.check, Status.FAIL, s.reason, s.module, fix=_FIXES.get(s.check)) for s in items]
-
-
-def presence(inv: Inventory, found: Node, diffs: list[Difference] | None) -> list[Finding]:
-    out = [Finding("presence", Status.FAIL, note, fix="check the kernel log for Xid 79; reseat or replace")
+def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Difference] | None) -> list[Finding]:
+    """Against the declared node: its missing and extra modules. Against the inferred design: the
+    places in the topology whose module is not there, and a switched domain short of its size."""
+    out = [Finding("presence", Status.FAIL, note, fix=_FIXES["presence"])
            for note in inv.notes if "lost while being read" in note]
-    if diffs is not None:
-        for d in diffs:
-            if d.kind in ("missing_module", "extra_module"):
-                out.append(Finding("presence", Status.FAIL, d.detail, d.module,
-                                   fix="reseat or replace the module; check the kernel log for Xid 79"
-                                   if d.kind == "missing_module" else "update the spec given to --expect"))
-        return summarise("presence", out, f"{len(found.modules)} modules, as declared")
-    if not found.modules:
+    if design is None:
         return [Finding("presence", Status.UNKNOWN, "no module found and nothing to count against",
                         fix="give --expect SPEC with the modules this node should have")]
-    out += _from_shortfalls(presence_shortfalls(found))
+    if not design.inferred:
+        for d in diffs or []:
+            if d.kind in ("missing_module", "extra_module"):
+                out.append(Finding("presence", Status.FAIL, d.detail, d.module,
+                                   fix=_FIXES["presence"] if d.kind == "missing_module" else
+                                   "update the spec given to --expect"))
+        return summarise("presence", out, f"{len(found.modules)} modules, as declared")
+    for slot in design.missing:
+        guess = f" (likely {slot.guess})" if slot.guess else ""
+        out.append(Finding("presence", Status.FAIL, f"{slot.reason}: {slot.count} missing{guess}", slot.guess,
+                           fix=_FIXES["presence"]))
+    gap = switched_domain_gap(found)
+    if gap:
+        out.append(Finding("presence", Status.FAIL, gap, fix=_FIXES["presence"]))
     return summarise("presence", out, f"{len(found.modules)} modules, filling the design inferred from them")
+
+
+def _module_of(d: Difference, found: Node) -> str | None:
+    return d.module or next((end for end in d.between or () if end in found.module_ids), None)
 
 
 def _link_kind(d: Difference) -> str:
     return (d.expected or d.found or "").split(" ")[0]
 
 
-def fabric(found: Node, diffs: list[Difference] | None, presence_failed: bool) -> list[Finding]:
-    if diffs is not None:
-        wiring = "fabric" if found.fabric_links() else "pcie"
-        out = [Finding("fabric", Status.FAIL, d.detail, d.module, fix=_FIXES["fabric"]) for d in diffs
-               if (d.kind == "wiring_mismatch" and wiring == "fabric")
-               or (d.kind in ("link_down", "link_degraded") and _link_kind(d) != "pcie")]
-    else:
-        out = _from_shortfalls(fabric_shortfalls(found, explained_by_presence=presence_failed))
-    if not found.fabric_links() and not out:
+def fabric(found: Node, diffs: list[Difference]) -> list[Finding]:
+    """Fabric links down or below the design (its width and lane speed), and modules cabled in
+    each other's place (against a declared node)."""
+    has_fabric = bool(found.fabric_links())
+    out = [Finding("fabric", Status.FAIL, d.detail, _module_of(d, found), fix=_FIXES["fabric"]) for d in diffs
+           if (d.kind == "wiring_mismatch" and has_fabric)
+           or (d.kind in ("link_down", "link_degraded") and _link_kind(d) not in ("pcie", "smp"))]
+    if not has_fabric and not out:
         return [Finding("fabric", Status.SKIP, "no module fabric on this node (PCIe only)")]
     return summarise("fabric", out, f"{len(found.fabric_links())} fabric connections up at full width and speed")
 
 
-def pcie(inv: Inventory, found: Node, diffs: list[Difference] | None) -> list[Finding]:
+def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
     """Width now against the module's maximum (width does not drop at idle; the generation does,
     so it is judged on the link's capability, never on the idle reading)."""
     out: list[Finding] = []
@@ -92,7 +101,7 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference] | None) -> list[Fi
         link = found.pcie_link(m.id)
         if isinstance(width, int) and isinstance(top, int) and width < top:
             out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link at x{width} of x{top}", m.id,
-                               fix="reseat the module or its riser; check the slot and cable"))
+                               fix=_FIXES["pcie"]))
         elif link is not None and not link.up:
             out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link down", m.id))
         elif link is not None and link.gen and link.lane_gbps and link.lane_gbps < 0.98 * PCIE_LANE_GBPS[link.gen]:
@@ -102,12 +111,12 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference] | None) -> list[Fi
         elif isinstance(width, Unavailable):
             out.append(unavailable("pcie", width, m.id))
     named = {f.module for f in out}
-    for d in diffs or []:
+    for d in diffs:
         if d.kind == "wiring_mismatch" and not found.fabric_links():
             out.append(Finding("pcie", Status.FAIL, d.detail))
-        if d.kind in ("link_down", "link_degraded") and _link_kind(d) == "pcie" and \
+        if d.kind in ("link_down", "link_degraded") and _link_kind(d) in ("pcie", "smp") and \
                 not (d.between and set(d.between) & named):
-            out.append(Finding("pcie", Status.FAIL, d.detail))
+            out.append(Finding("pcie", Status.FAIL, d.detail, fix=_FIXES["pcie"]))
     return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width")
 
 

@@ -16,7 +16,8 @@ from gpuvet.health import checks
 from gpuvet.health.model import CHECKS, Finding, HealthReport, Status
 from gpuvet.health.state import XidMark, since_seq
 from gpuvet.health.xids import xid_policy
-from gpuvet.node.diff import Difference, diff_nodes
+from gpuvet.node.design import Design, declared_design, infer_design
+from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import Node
 
 READ_CHECKS = ("ecc", "row_remap", "xid", "throttle")
@@ -104,19 +105,29 @@ def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[
                                                             tuple[XidRecord, ...]]:
     inv, node = got.inventory, got.node
     assert inv is not None and node is not None
-    diffs: list[Difference] | None = diff_nodes(options.declared, node) if options.declared is not None else None
+    design = _design(inv, node, options)
+    diffs = diff_nodes(design.node, node) if design is not None else []
     expected = len(options.declared.modules) if options.declared is not None else None
     findings = checks.driver(inv, expected, got.seconds)
     if isinstance(inv.software.driver_version, str) or inv.modules:
-        presence = checks.presence(inv, node, diffs)
-        failed = any(f.status is Status.FAIL for f in presence)
-        findings += presence + checks.fabric(node, diffs, failed) + checks.pcie(inv, node, diffs)
-        findings += checks.processes(inv) + checks.power_limit(inv)
-    elif diffs:
-        findings += checks.presence(inv, node, diffs)
+        findings += checks.presence(inv, node, design, diffs) + checks.fabric(node, diffs)
+        findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv)
+    elif options.declared is not None:
+        findings += checks.presence(inv, node, design, diffs)
     read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected))
     order = {c: i for i, c in enumerate(CHECKS)}
     return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
+
+
+def _design(inv: Inventory, node: Node, options: HealthOptions) -> Design | None:
+    """The declared node, else the nominal design inferred from the modules found (node/design.py,
+    the same inference validate uses); None when there is nothing to infer from."""
+    if options.declared is not None:
+        return declared_design(options.declared, options.declared_name or options.declared.name)
+    if not node.modules:
+        return None
+    widths = {m.id: m.pcie_width_max for m in inv.modules if isinstance(m.pcie_width_max, int)}
+    return infer_design(node, widths)
 
 
 def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool
