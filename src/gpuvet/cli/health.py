@@ -55,13 +55,13 @@ def health(
     state: Annotated[Path | None, typer.Option("--state", help="Where --xid-since last keeps its mark (default: "
                                                "$GPUVET_HOME/health-xid-mark.json).")] = None,
     ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Leave this check out (repeat): driver, "
-                                                     "presence, fabric, pcie, ecc, row_remap, xid, throttle, "
+                                                     "presence, xid, ecc, row_remap, fabric, pcie, throttle, "
                                                      "processes, power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
                                          "failure.")] = "30s",
 ) -> None:
-    """The fast check to run before and after every job (no benchmark): modules present, driver
-    answering, uncorrectable ECC, row remapping, Xids, fabric and PCIe links at their width,
+    """The fast check to run before and after every job (no benchmark): driver answering, modules
+    present, Xids, uncorrectable ECC, row remapping, fabric and PCIe links at their width,
     throttling now, leftover processes, power limits.
 
     Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node

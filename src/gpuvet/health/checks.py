@@ -53,8 +53,8 @@ def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Dif
     out = [Finding("presence", Status.FAIL, note, fix=_FIXES["presence"])
            for note in inv.notes if "lost while being read" in note]
     if design is None:
-        return [Finding("presence", Status.UNKNOWN, "no module found and nothing to count against",
-                        fix="give --expect SPEC with the modules this node should have")]
+        return out or [Finding("presence", Status.UNKNOWN, "no module found and nothing to count against",
+                               fix="give --expect SPEC with the modules this node should have")]
     if not design.inferred:
         for d in diffs or []:
             if d.kind in ("missing_module", "extra_module"):
