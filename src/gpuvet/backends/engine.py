@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.node.catalog import ModuleModel
+from gpuvet.node.model import HOST as HOST  # re-exported: benchmarks name transfers with them
+from gpuvet.node.model import Transfer as Transfer
 
 if TYPE_CHECKING:
     from gpuvet.backends.host_load import HostLoad
 
-HOST = "host"  # the transfer endpoint meaning host memory
 StreamKind = Literal["copy", "triad"]
 TrainModel = Literal["resnet50", "gpt"]
 
@@ -41,14 +42,6 @@ class BenchModule:
     model: ModuleModel
     is_host: bool = False
     free_memory_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class Transfer:
-    src: str  # HOST or a module id
-    dst: str
-    nbytes: int
-    pinned: bool = True  # host memory pinned (page-locked); ignored between modules
 
 
 @dataclass(frozen=True)

@@ -155,3 +155,16 @@ class Node:
 
     def sockets(self) -> list[str]:
         return [e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET]
+
+
+HOST = "host"  # a transfer endpoint meaning host memory
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Bytes from one endpoint to another: a module id, or HOST."""
+
+    src: str
+    dst: str
+    nbytes: int
+    pinned: bool = True  # host memory pinned (page-locked); ignored between modules

@@ -50,8 +50,11 @@ class Router:
     a fabric whose modules forward (``Node.modules_forward``: some torus and SerDes designs).
     """
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, forwarding: bool | None = None) -> None:
+        """``forwarding=True`` lets routes pass through modules whatever the fabric: what a
+        collective's ring does (NCCL forwards through the ranks); copies never do."""
         self.node = node
+        forwards = node.modules_forward if forwarding is None else forwarding
         self.ids = node.endpoint_ids()
         self.index = {e: i for i, e in enumerate(self.ids)}  # where routes start (a module's sending side)
         modules = node.module_ids
@@ -75,7 +78,7 @@ class Router:
         cols = [k[1] for k in best]
         weights = list(1.0 / self.capacity)
         self._transit: set[tuple[int, int]] = set()
-        if node.modules_forward:
+        if forwards:
             for m in modules:  # arriving at a module may go on from it, at no cost
                 key = (self._arrive[m], self.index[m])
                 self._transit.add(key)

@@ -121,9 +121,9 @@ class Watcher:
 
         def flush() -> None:
             nonlocal buffer
-            if self.logbook and run_key is not None and buffer:
-                self.logbook.add_samples(run_key, buffer)
-            buffer = []
+            pending, buffer = buffer, []  # taken before writing: a failed write is never retried twice
+            if self.logbook and run_key is not None and pending:
+                self.logbook.add_samples(run_key, pending)  # on a full disk: keeps what fits, then says so
 
         try:
             while not self.stop_requested and (cfg.duration_s is None or t <= cfg.duration_s):
