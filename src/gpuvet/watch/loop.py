@@ -188,6 +188,8 @@ class Watcher:
                     with self.export.lock:
                         for s in samples:
                             self.export.latest[s.uuid] = s
+                            if s.xids:
+                                self.export.last_xid[s.uuid] = s.xids[-1]
                             if slow:
                                 self.export.slow[s.uuid] = s
                         self.export.sampler_seconds = cost / cost_n if cost_n else 0.0
