@@ -51,6 +51,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
     if ev.window is not None and simulated:
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
+    notes += ev.captures.notes  # what each captured file was read as, and what was skipped
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
     return DoctorRun(symptom, simulated, steps, ordered, notes)
 
