@@ -259,7 +259,7 @@ class CaptureBackend(Backend):
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = paths
-        self.notes: list[str] = []
+        self._notes: list[str] = []
         topo_node: Node | None = None
         self._modules: list[ModuleInfo] = []
         self._software = SoftwareInfo(__version__, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
@@ -268,12 +268,11 @@ class CaptureBackend(Backend):
         for path in paths:
             fc = capture_read.read(path)
             label = Path(path).name
-            self.notes += [f"{label}: {n}" for n in fc.notes]
+            self._notes += [f"{label}: {n}" for n in fc.notes]
             if fc.topo is not None:
                 topo_node = topo_node or topo_to_node(fc.topo, Path(path).stem)
-            self._take_modules(fc, path, label)
-            if fc.topo is None and fc.xml is None and fc.smi is None:
-                self.notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
+            if not self._take_modules(fc, path, label) and fc.topo is None:
+                self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
         xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
         if topo_node and xml_node:
             self._node = _merge(topo_node, xml_node)
@@ -281,7 +280,8 @@ class CaptureBackend(Backend):
             self._node = topo_node or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
                                                        fabric_known=False)
 
-    def _take_modules(self, fc: capture_read.FileCapture, path: str, label: str) -> None:
+    def _take_modules(self, fc: capture_read.FileCapture, path: str, label: str) -> int:
+        """Modules listed in the file (XML before text); returns how many it lists."""
         notes: list[str] = []
         if fc.xml is not None:
             modules, software, notes = xml_modules(fc.xml.root, path)
@@ -290,22 +290,26 @@ class CaptureBackend(Backend):
             software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
                                     _NOT_IN_CAPTURE)
         else:
-            return
-        self.notes += [f"{label}: {n}" for n in notes]
-        if self._modules:
-            self.notes.append(f"{label}: a second module list; the first one given is used")
-            return
-        self._modules, self._software = modules, software
+            return 0
+        self._notes += [f"{label}: {n}" for n in notes]
+        if self._modules and modules:
+            self._notes.append(f"{label}: a second module list; the first one given is used")
+        elif modules:
+            self._modules, self._software = modules, software
+        return len(modules)
 
     def node(self) -> Node:
         return self._node
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes)
 
     def inventory(self) -> Inventory:
         modules = self._modules or [_bare_module(m) for m in self._node.modules]
         host = HostInfo(self._node.name, _NOT_IN_CAPTURE, self._node.host.sockets, _NOT_IN_CAPTURE,
                         _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, "captured", "captured", "captured")
         return Inventory(self.name, False, tuple(modules), host, self._software,
-                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self.notes))
+                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes))
 
 
 def _bare_module(m: Module) -> ModuleInfo:

@@ -42,14 +42,16 @@ def _figure(text: str) -> float | None:
     return v if math.isfinite(v) and v >= 0 else None
 
 
-def _op(lines: list[Line], where: str) -> str:
-    """nccl-tests does not print its own name: the command line or the file name may."""
-    blob = " ".join(ln.text for ln in lines if "_perf" in ln.text) + " " + Path(where).name
+def _op(lines: list[Line], where: str, first_row: int | None) -> str:
+    """nccl-tests does not print its own name: a command line before the table, or the file name, may."""
+    before = [ln.text for ln in lines if "_perf" in ln.text and (first_row is None or ln.no < first_row)]
+    blob = (before[-1] if before else "")
     for name in _OPS:
         if f"{name}_perf" in blob:
             return name
+    stem = Path(where).name
     for name in _OPS:
-        if name in Path(where).name or name.replace("_", "") in Path(where).name:
+        if name in stem or name.replace("_", "") in stem:
             return name
     return "unknown"
 
@@ -59,10 +61,12 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     header = [ln for ln in lines if _NCCL_HEADER.match(ln.text.strip()) or _RANK.match(ln.text.strip())]
     rows: list[NcclRow] = []
     bad: list[int] = []
+    first_row: int | None = None
     for ln in lines:
         row = _row(ln.text)
         if row is None:
             continue
+        first_row = first_row or ln.no
         out.claimed.add(ln.no)
         rows.append(row)
         if row.time_us is None or row.busbw is None or row.algbw is None:
@@ -81,7 +85,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
     if len({r for r, _ in ranks}) < len(ranks):
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
-    out.results.append(NcclResult(_op(lines, where), len({r for r, _ in ranks}) or None, rows,
+    out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
                                   avg[0] if avg else None, where, nodes))
     return out
 
@@ -154,15 +158,18 @@ def _matrix(lines: list[Line], i: int, test: str | None, out: NvbParse) -> int:
     title = lines[i]
     out.claimed.add(title.no)
     i += 1
+    columns = None
     if i < len(lines) and re.fullmatch(r"\s*\d+(\s+\d+)*\s*", lines[i].text):
+        columns = len(lines[i].text.split())
         out.claimed.add(lines[i].no)
         i += 1
     rows: list[list[float | None]] = []
     cut: list[int] = []
     while i < len(lines) and re.match(r"^\s*\d+\s+\S", lines[i].text):
         cells = lines[i].text.split()[1:]
-        values = [None if c in ("N/A", "-") else _figure(c) for c in cells]
-        if any(v is None and c not in ("N/A", "-") for v, c in zip(values, cells, strict=True)):
+        values = [None if c in ("N/A", "-") or c.endswith(".") else _figure(c) for c in cells]
+        if any(v is None and c not in ("N/A", "-") for v, c in zip(values, cells, strict=True)) or \
+                (columns is not None and len(cells) < columns):
             cut.append(lines[i].no)
         rows.append(values)
         out.claimed.add(lines[i].no)

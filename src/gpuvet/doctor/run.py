@@ -24,8 +24,10 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
     return steps, findings
 
 
-def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None]:
-    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None)  # type: ignore[return-value]
+def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
+    # one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts
+    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None,  # type: ignore[return-value]
+            f.evidence.get("xid"))
 
 
 # Triage order: the most specific symptoms first, so a cause is credited to the playbook
@@ -38,7 +40,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     books = [playbook(symptom)] if symptom else sorted(
         playbooks().values(), key=lambda b: TRIAGE_ORDER.index(b.id) if b.id in TRIAGE_ORDER else len(TRIAGE_ORDER))
     steps: list[StepResult] = []
-    findings: dict[tuple[str, str | None, tuple[str, str] | None], Finding] = {}
+    findings: dict[tuple[str, str | None, tuple[str, str] | None, object], Finding] = {}
     try:
         for book in books:
             s, f = run_playbook(book, ev, all_steps)
