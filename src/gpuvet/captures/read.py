@@ -17,9 +17,9 @@ from gpuvet.errors import CaptureError
 
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
 MAX_TEXT_BYTES = 512 * 2**20  # after decompression
-EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a GPU0 … header), nvidia-smi nvlink -s/-e, "
-            "nccl-tests output, nvbandwidth output, kernel log lines with Xid errors, lspci -vvv, dcgmi diag "
-            "(text or -j JSON), or an nvidia-bug-report.log(.gz) holding them")
+EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a "
+            "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
+            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them")
 
 
 @dataclass
@@ -91,7 +91,8 @@ def parse_text(text: str, where: str) -> FileCapture:
     _dcgm_json(fc, text, lines, claimed)
     if not claimed:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
-    fc.notes = cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
+    bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
+    fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
     return fc
 
 
@@ -141,8 +142,6 @@ def _notes(fc: FileCapture) -> list[str]:
     for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm):
         if part is not None:
             notes += part.notes
-    if fc.bug_report:
-        notes.insert(0, f"nvidia-bug-report: read {', '.join(fc.kinds) or 'nothing'} inside it")
     return notes
 
 

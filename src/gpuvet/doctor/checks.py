@@ -10,8 +10,8 @@ from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
 from gpuvet.doctor import xids as xid_catalogue
-from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
+from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.validate.software import cuda_compatibility
