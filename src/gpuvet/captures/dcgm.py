@@ -50,37 +50,35 @@ def parse_text(lines: list[Line]) -> DcgmParse:
         if (c := _CATEGORY.match(s)) is not None:
             category = c.group(1).strip()
         elif (r := _ROW.match(s)) is not None:
-            _row(out, category, r.group(1), r.group(2), test_ref := [test])
-            test = test_ref[0]
+            test = _row(out, category, r.group(1), r.group(2), test)
         elif not s.startswith(("+", "|")):
             in_table = False
             continue
         out.claimed.add(ln.no)
-    if out.results and not any(ln.text.strip().startswith("+") for ln in lines[-3:]):
-        pass
     return out
 
 
-def _row(out: DcgmParse, category: str, name: str, value: str, test_ref: list[str]) -> None:
+def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str:
+    """Read one table row; returns the test later continuation rows belong to."""
     if category == "Metadata":
         if name == "DCGM Version":
             out.version = value
-        return
-    if name:
-        test_ref[0] = name
-    test = test_ref[0]
+        return test
+    test = name or test
     if not test or name == "Diagnostic":
-        return
+        return test
     per_gpu = _GPU_RESULT.match(value)
     if per_gpu and _status(per_gpu.group(2)):
         out.results.append(DcgmResult(category, test, per_gpu.group(1), _status(per_gpu.group(2)) or "",
                                       per_gpu.group(3) or None))
     elif name and _status(value):
         out.results.append(DcgmResult(category, test, None, _status(value) or "", None))
-    elif value and out.results and out.results[-1].test == test:  # a warning/error text continues the row
+    elif value and out.results:  # warning/error text continues the last result
         last = out.results[-1]
         out.results[-1] = DcgmResult(last.category, last.test, last.gpu, last.status,
                                      ((last.detail or "") + " " + value).strip())
+        return last.test
+    return test
 
 
 def parse_json(text: str) -> DcgmParse | None:

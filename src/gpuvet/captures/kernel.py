@@ -11,7 +11,7 @@ from gpuvet.captures.text import Line
 
 _XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),")
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})")
-_NVRM = re.compile(r"NVRM:")
+_NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
 
 
 @dataclass
@@ -30,13 +30,15 @@ def parse(lines: list[Line]) -> KernelParse:
     fallen: str | None = None
     for ln in lines:
         s = ln.text
+        if "NVRM" not in s and "nvidia" not in s:
+            continue
         if (m := _XID.search(s)) is not None:
             out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip()))
             out.claimed.add(ln.no)
         elif (m := _FALLEN.search(s)) is not None:
             fallen = m.group(1)
             out.claimed.add(ln.no)
-        elif _NVRM.search(s) or re.search(r"\bnvidia\b.*(kernel|module|probe)", s, re.I):
+        elif "NVRM:" in s or _NVIDIA_MODULE.search(s):
             out.claimed.add(ln.no)
             if fallen and "fallen off the bus" in s:
                 out.xids.append(XidLine(bus(fallen), 79, f"GPU {fallen} has fallen off the bus (no Xid line)"))

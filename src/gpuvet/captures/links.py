@@ -27,20 +27,21 @@ class NvLinkParse:
 def parse_nvlink(lines: list[Line]) -> NvLinkParse:
     out = NvLinkParse()
     gpu: str | None = None
+    gpu_line = -1
     dcgm_gpu: str | None = None
     for ln in lines:
         s = ln.text.strip()
         if (g := _GPU.match(s)) is not None:
-            gpu, dcgm_gpu = f"GPU {g.group(1)}", None
+            gpu, gpu_line, dcgm_gpu = f"GPU {g.group(1)}", ln.no, None
             continue  # claimed only if links follow
         if gpu and (e := _LINK_E.match(s)) is not None:
             out.errors.append(NvLinkErrors(gpu, int(e.group(1)), e.group(2).strip(), int(e.group(3))))
-            out.claimed.update({ln.no, _prev_gpu_line(lines, ln)})
+            out.claimed.update({ln.no, gpu_line})
         elif gpu and (m := _LINK_S.match(s)) is not None:
             speed = number(m.group(2)) if m.group(2) else None
             out.states.append(NvLinkState(gpu, int(m.group(1)), speed is not None and speed > 0, speed,
                                           "" if speed else (m.group(3) or "0 GB/s").strip()))
-            out.claimed.update({ln.no, _prev_gpu_line(lines, ln)})
+            out.claimed.update({ln.no, gpu_line})
         elif (d := _DCGM_GPU.match(s)) is not None:
             dcgm_gpu, gpu = f"gpuId {d.group(1)}", None
             out.claimed.add(ln.no)
@@ -50,9 +51,28 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
                     out.states.append(NvLinkState(dcgm_gpu, k, c == "U", None, "" if c == "U" else c))
             out.claimed.add(ln.no)
             dcgm_gpu = None
-    out.claimed.discard(-1)
     _dcgm_box(lines, out)
     return out
+
+
+_BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwitches", "Key: Up=U")
+
+
+def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
+    """The frame around `dcgmi nvlink --link-status` belongs to it."""
+    ids = [i for i, ln in enumerate(lines) if _DCGM_GPU.match(ln.text.strip())]
+    if not ids:
+        return
+    i = ids[0] - 1
+    while i >= 0 and lines[i].text.strip().startswith(_BOX):
+        out.claimed.add(lines[i].no)
+        i -= 1
+    for ln in lines[ids[-1] + 1:]:
+        s = ln.text.strip()
+        if s and not s.startswith(_BOX) and ln.no not in out.claimed:
+            break
+        if s:
+            out.claimed.add(ln.no)
 
 
 _BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwitches", "Key: Up=U")
@@ -121,11 +141,12 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             devs.append(cur)
             cur.lines.append(ln.no)
             continue
-        if not s[:1].isspace() and s.strip() and cur is not None and not s.strip().startswith(("Lnk", "UESta", "CESta")):
-            cur = None
-            continue
         body = s.strip()
-        if body.startswith(("LnkCap:", "LnkSta:", "UESta:", "CESta:")) and cur is None:
+        known = body.startswith(("LnkCap:", "LnkSta:", "UESta:", "CESta:"))
+        if cur is not None and (not body or not s.startswith("\t") and not known):
+            cur = None  # lspci indents its fields with tabs and ends a device with a blank line
+            continue
+        if known and cur is None:
             cur = _Dev(NO_DEVICE_LINE, None, True)
             devs.append(cur)
         if cur is None:

@@ -75,17 +75,17 @@ def parse(lines: list[Line]) -> SmiText:
             if run:
                 run.append(ln.no)
             continue
-        kv_in_run = _close(out, run, kv_in_run)
-        run, current, stack = [], None, []
+        _close(out, run, kv_in_run)
+        run, current, stack, kv_in_run = [], None, [], 0
     _close(out, run, kv_in_run)
     out.modules = [m for m in out.modules if m.fields]
     return out
 
 
-def _close(out: SmiText, run: list[int], kv_count: int) -> int:
+def _close(out: SmiText, run: list[int], kv_count: int) -> None:
+    """A block counts as nvidia-smi output when it holds at least two `Key : value` lines."""
     if kv_count >= 2:
         out.claimed.update(run)
-    return 0
 
 
 def _unnamed(out: SmiText) -> str:

@@ -19,6 +19,7 @@ from gpuvet.captures.text import Line, integer, number
 from gpuvet.errors import CaptureError
 
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]*)([^<>]*?)(/?)>")
+_MARK = re.compile(r"<gpu id=|</?(clocks_(throttle|event)_reasons|fb_memory_usage|pci_gpu_link_info)>")
 _NA = ("", "N/A", "[N/A]", "Not Supported", "[Not Supported]")
 MAX_GPUS = 4096  # more <gpu> elements than any node has: refused before they are read
 
@@ -32,11 +33,12 @@ class SmiXml:
 
 def find_span(lines: list[Line]) -> tuple[int, int] | None:
     """Indexes of the first and last line of XML in the lines, if they hold nvidia-smi XML."""
-    marks = [i for i, ln in enumerate(lines) if "<nvidia_smi_log" in ln.text or "<?xml" in ln.text
-             or re.search(r"<gpu id=|</?(clocks_(throttle|event)_reasons|fb_memory_usage|pci_gpu_link_info)>", ln.text)]
+    marks = [i for i, ln in enumerate(lines) if "<" in ln.text and ("<nvidia_smi_log" in ln.text or "<?xml" in ln.text
+             or _MARK.search(ln.text))]
     if not marks:
         return None
-    tagged = [i for i, ln in enumerate(lines) if _TAG.search(ln.text) or ln.text.strip().startswith("<")]
+    tagged = [i for i, ln in enumerate(lines) if "<" in ln.text and (_TAG.search(ln.text) or
+                                                                      ln.text.strip().startswith("<"))]
     first = min(i for i in tagged if i >= 0)
     return first, max(tagged)
 

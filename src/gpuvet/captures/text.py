@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
 _ELISION = re.compile(r"^\s*(\.\.\.+|…)\s*$")
 _PREFIXES = (
     ("Slurm srun --label", re.compile(r"^\s*\d{1,5}: ")),
@@ -51,12 +51,13 @@ def clean(text: str) -> Cleaned:
     lines: list[Line] = []
     quoted = fences = 0
     for n, s in numbered:
-        if _FENCE.match(s):
+        head = s.lstrip()[:3]
+        if head in ("```", "~~~"):
             fences += 1
             continue
-        unquoted = re.sub(r"^\s{0,3}(>\s?)+", "", s) if s.lstrip().startswith(">") else s
+        unquoted = _QUOTE.sub("", s) if head.startswith(">") else s
         quoted += unquoted != s
-        lines.append(Line(n, unquoted, bool(_ELISION.match(unquoted))))
+        lines.append(Line(n, unquoted, head.startswith((".", "…")) and bool(_ELISION.match(unquoted))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if quoted:
@@ -69,7 +70,7 @@ def clean(text: str) -> Cleaned:
 
 def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
     """Remove a launcher prefix when most non-blank lines carry the same kind."""
-    body = [s for _, s in numbered if s.strip()]
+    body = [s for _, s in numbered[:4000] if s.strip()]  # a launcher prefixes every line: a sample decides
     for label, rx in _PREFIXES:
         hits = [m.group(0) for s in body if (m := rx.match(s))]
         if body and len(hits) >= max(2, 0.6 * len(body)):

@@ -17,6 +17,7 @@ from gpuvet.errors import CaptureError
 CELL_ALIASES = {"SOC": "SYS", "CPU": "NODE"}  # names used by older drivers
 _CELL = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
 _DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_\d+|\w+_\d+")
+_AFFINITY = re.compile(r"affinity|numa", re.I)
 MAX_NV_PER_PAIR = 36  # twice the most links any module has (18): more is not a real capture
 MAX_DEVICES = 4096
 
@@ -38,9 +39,15 @@ def _split(text: str) -> list[str]:
 def header_index(lines: list[Line]) -> int | None:
     """The header is a line that starts blank and names GPU0 (rows start with their own name)."""
     for i, ln in enumerate(lines):
-        if re.search(r"\bGPU0\b", ln.text) and ln.text[:1].isspace():
+        if "GPU0" in ln.text and ln.text[:1].isspace() and _is_header(ln.text):
             return i
     return None
+
+
+def _is_header(text: str) -> bool:
+    """Every token names a device or an affinity column (so a line of prose that mentions GPU0 is not)."""
+    tokens = _split(text)
+    return "GPU0" in tokens and all(_DEVICE.fullmatch(t) or _AFFINITY.search(t) for t in tokens)
 
 
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
@@ -49,8 +56,8 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     if at is None:
         return None
     tokens = _split(lines[at].text)
-    header = [t for t in tokens if not re.search(r"affinity|numa", t, re.I)]
-    extra = [t for t in tokens if re.search(r"affinity|numa", t, re.I)]
+    header = [t for t in tokens if not _AFFINITY.search(t)]
+    extra = [t for t in tokens if _AFFINITY.search(t)]
     dupes = sorted({d for d in header if header.count(d) > 1})
     if dupes:
         raise CaptureError(f"the header names {', '.join(dupes)} more than once", where=where,
