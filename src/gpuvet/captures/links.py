@@ -75,35 +75,6 @@ def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
             out.claimed.add(ln.no)
 
 
-_BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwitches", "Key: Up=U")
-
-
-def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
-    """The frame around `dcgmi nvlink --link-status` belongs to it."""
-    ids = [i for i, ln in enumerate(lines) if _DCGM_GPU.match(ln.text.strip())]
-    if not ids:
-        return
-    i = ids[0] - 1
-    while i >= 0 and lines[i].text.strip().startswith(_BOX):
-        out.claimed.add(lines[i].no)
-        i -= 1
-    for ln in lines[ids[-1] + 1:]:
-        s = ln.text.strip()
-        if s and not s.startswith(_BOX) and ln.no not in out.claimed:
-            break
-        if s:
-            out.claimed.add(ln.no)
-
-
-def _prev_gpu_line(lines: list[Line], at: Line) -> int:
-    """The GPU header a link line belongs to (so that it is counted as read)."""
-    idx = lines.index(at)
-    for ln in reversed(lines[:idx]):
-        if _GPU.match(ln.text.strip()):
-            return ln.no
-    return -1
-
-
 # --- lspci -vvv -----------------------------------------------------------------------------
 _DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (.+)$")
 _GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
