@@ -203,7 +203,8 @@ def _body(name: str) -> str:
 def test_bug_report_bundle_is_read_section_by_section(capsys, tmp_path):
     """A bundle laid out like nvidia-bug-report.log, assembled from corpus captures (synthetic)."""
     sep = "\n____________________________________________\n\n"
-    sections = ["nvidia-bug-report.sh will now collect information about your system",
+    sections = ["Start of NVIDIA bug report log file.  Please include this file, along\nwith a detailed description "
+                "of your problem, when reporting a graphics\ndriver bug.\n\nnvidia-bug-report.sh Version: 34082325",
                 "/usr/bin/nvidia-smi --query\n\n" + _body("smi_q_gpud80_remapped_pending.txt"),
                 "/bin/dmesg\n\n" + _body("xid_nvdocker849_48_63.txt"),
                 "/sbin/lspci -nnDvvvxxxx\n\n" + _body("lspci_geerling480_rtx8000_x1.txt"),

@@ -265,6 +265,12 @@ def _nvdocker816(fc: FileCapture, data: dict[str, Any]) -> None:
     assert CaptureBackend([fc.path]).inventory().modules[0].uuid == "GPU-daade63e-6b82-4c36-32c5-8929377b9e2b"
 
 
+def _nvdocker925(fc: FileCapture, data: dict[str, Any]) -> None:
+    # every line quoted with '> ': read as if unquoted, and the removal is noted
+    _smi_identity("Quadro M2200", "0000:01:00.0", "415.27")(fc, data)
+    assert any("33 line(s) had markdown quote marks" in n for n in fc.notes)
+
+
 def _openclip703(fc: FileCapture, data: dict[str, Any]) -> None:
     # maintainer: SW power cap is okay; HW slowdowns would be a hardware problem — and none is active
     assert fc.smi is not None and health(fc.smi.modules[0]).clock_events == {"sw_power_cap"}
@@ -318,6 +324,12 @@ def _nvdocker849(fc: FileCapture, data: dict[str, Any]) -> None:
     assert "reset" in fixes[48] and "reboot" in fixes[63]
 
 
+def _akash209(fc: FileCapture, data: dict[str, Any]) -> None:
+    # the node's nvidia-smi fails; dmesg: "Xid ... 79 ... GPU has fallen off the bus"; lsmod and prompts skipped
+    assert ("module_fell_off_bus", "0000:A1:00") in _found(data)
+    assert not fc.bug_report and any("skipped" in n for n in fc.notes)  # it only mentions nvidia-bug-report.sh
+
+
 def _nvsentinel155(fc: FileCapture, data: dict[str, Any]) -> None:
     # "this should duplicate Xid 79, GPU has fallen off the bus"
     assert ("module_fell_off_bus", "0000:B3:00") in _found(data)
@@ -357,6 +369,7 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "smi_q_netdata4892_960m.txt": _smi_identity("GeForce GTX 960M", "0000:01:00.0", "410.72"),
     "smi_q_nvdocker1090_excerpt.txt": _nvdocker1090,
     "smi_q_nvdocker816_k80.txt": _nvdocker816,
+    "smi_q_nvdocker925_quoted_m2200.txt": _nvdocker925,
     "smi_q_nvdocker954_1080.txt": _smi_identity("GeForce GTX 1080", "0000:01:00.0", "396.54"),
     "smi_q_openclip703_event_reasons.txt": _openclip703,
     "smi_x_1panel9504_410m.xml": _xml_identity("GeForce 410M", "0000:01:00.0", "390.157"),
@@ -368,6 +381,7 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "topo_nccl1617_4h100_nv6.txt": _topo(4, ("mesh", 6)),
     "topo_nccl933_nv8_cut.txt": _topo(8, ("nvswitch0", 8), "GPU7 (4 of 17 cells)"),
     "topo_nccltests78_16gpu.txt": _topo(5, ("nvswitch0", 6), "GPU15"),
+    "xid_akash209_79_fallen_mixed.txt": _akash209,
     "xid_akash244_43_31_94.txt": _xids((43, "0000:00:05"), (31, "0000:00:07"), (94, "0000:00:08")),
     "xid_bumblebee677_old_format.txt": _xids((32, "0000:01:00"), (31, "0000:01:00")),
     "xid_gpud1174_nvlink_145_149_94.txt": _xids((149, "0019:01:00"), (145, "0018:01:00"), (94, "0000:9B:00")),

@@ -7,6 +7,7 @@ A file may be gzip-compressed (nvidia-bug-report.log.gz); it is read up to MAX_T
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from gpuvet.captures import bench, dcgm, kernel, links, smi_text, smi_xml, topo
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 
+_BUNDLE = re.compile(r"Start of NVIDIA bug report log file|nvidia-bug-report\.sh Version:")  # the bundle's header
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
 MAX_TEXT_BYTES = 512 * 2**20  # after decompression
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a "
@@ -79,7 +81,7 @@ def parse_text(text: str, where: str) -> FileCapture:
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")
-    fc = FileCapture(where, bug_report="nvidia-bug-report" in text[:20000])
+    fc = FileCapture(where, bug_report=bool(_BUNDLE.search(text[:20000])))
     lines = cleaned.lines
     claimed: set[int] = set()
     fc.xml = smi_xml.parse(lines, where)
