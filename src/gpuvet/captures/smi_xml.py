@@ -65,6 +65,9 @@ def parse(lines: list[Line], where: str) -> SmiXml | None:
         except ET.ParseError as exc:
             raise CaptureError(f"not well-formed XML, even when closed where it stops ({exc})",
                                where=where, fix="capture it again with `nvidia-smi -q -x > smi.xml`.") from None
+    if not any((el.text or "").strip() or el.attrib for el in root.iter()):
+        raise CaptureError("the XML ends before any field could be read (cut right after its start?)", where=where,
+                           fix="capture it again with `nvidia-smi -q -x > smi.xml`.")
     if root.tag == "gpuvet_fragment":
         notes.append("an XML fragment without <nvidia_smi_log>: read what it holds")
     return SmiXml(root, {ln.no for ln in chosen}, notes)

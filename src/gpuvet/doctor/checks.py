@@ -34,10 +34,15 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
         out.setdefault(e.module or "?", []).append(int(e.evidence.get("code", 0)))
     by_bus = {}
     if ev.inventory is not None:
-        by_bus = {str(m.bus_id)[-12:].upper(): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+        by_bus = {_bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
     for x in ev.captures.xids:
-        out.setdefault(by_bus.get(x.bus_id[-12:], x.bus_id), []).append(x.code)
+        out.setdefault(by_bus.get(_bus_key(x.bus_id), x.bus_id), []).append(x.code)
     return out
+
+
+def _bus_key(bus: str) -> str:
+    """'00000000:8A:00.0' and the Xid's '0000:8a:00' name the same device: domain tail, bus, device."""
+    return bus.upper().rsplit(".", 1)[0][-10:]
 
 
 # --- presence and links --------------------------------------------------------------------
