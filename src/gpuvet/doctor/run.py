@@ -26,8 +26,9 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
 
 def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
     # one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts
+    xid = f.evidence.get("xid")
     return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None,  # type: ignore[return-value]
-            f.evidence.get("xid"))
+            xid if isinstance(xid, int) else None)
 
 
 # Triage order: the most specific symptoms first, so a cause is credited to the playbook
