@@ -6,7 +6,7 @@ Target: median |error| <= 10 % for sizes >= 1 MiB on the figures the model was n
     python benchmarks/collective_vs_published.py [--data FILE] [--fit]
 
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
-copied into COLLECTIVE_TUNING in src/gpuvet/backends/sim_engine.py).
+copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """Benchmarks measured for real on this machine's CPU through PyTorch (what CI can run)."""
 
+import math
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="the torch extra is installed by CI; real CPU measurements need it")
@@ -25,6 +27,7 @@ def host():
 
 
 def ok(report_or_results, metric):
+    """The figures that came out ``ok`` (an ``unreliable`` one is tested where it matters)."""
     results = getattr(report_or_results, "results", report_or_results)
     return [r for r in results if r.metric == metric and r.status == "ok"]
 
@@ -32,11 +35,13 @@ def ok(report_or_results, metric):
 def test_cpu_gemm_is_measured_against_the_computed_peak(host):
     rep = run_benchmark("gemm", host, GemmOptions(dtypes=("fp32", "fp64", "tf32"), size=256), plan=QUICK)
     assert not rep.simulated and rep.environment.torch_version == torch.__version__
-    fp32, fp64 = ok(rep, "tflops")
+    fp32, fp64 = measured(rep, "tflops")
+    assert all(r.status == "ok" or r.reason and "peak" in r.reason for r in (fp32, fp64))
     assert fp32.unit == "TFLOPS" and fp32.module == "cpu"
-    assert 1e-4 < fp32.value < 50  # a real, finite rate in a CPU's range
-    if fp32.peak is not None:
-        assert 0 < fp32.pct_of_peak < 150
+    assert math.isfinite(fp32.value) and fp32.value > 0  # a real rate (its size is the machine's business)
+    if fp32.peak is not None and fp32.status == "ok":
+        assert 0 < fp32.pct_of_peak <= 100  # "ok" is never above the physical bound
+    assert rep.environment.cpu_threads >= 1 and rep.environment.host_load
     assert fp32.stats.n >= 3 and fp32.stats.min <= fp32.median <= fp32.stats.max and fp32.cv >= 0
     assert fp32.telemetry["cpu"].samples >= 1
     tf32 = next(r for r in rep.results if r.dtype == "tf32" and r.metric == "tflops")
@@ -80,6 +85,11 @@ def test_a_module_computing_different_bits_is_caught():
     assert flagged and "different bits" in checks[flagged[0]].reason
 
 
+def measured(report_or_results, metric):
+    results = getattr(report_or_results, "results", report_or_results)
+    return [r for r in results if r.metric == metric and r.status in ("ok", "unreliable")]
+
+
 def _modules_and_devices():
     model = host_module_model(read_host_info(), cpu_peak())
     return [BenchModule("m0", model), BenchModule("m1", model)], {"m0": "cpu", "m1": "cpu"}
@@ -89,23 +99,31 @@ def test_cpu_membw_copy_and_triad(host):
     rep = run_benchmark("membw", host, MembwOptions(size_bytes=16 * 2**20), plan=QUICK)
     copy, triad = ok(rep, "copy")[0], ok(rep, "triad")[0]
     for r in (copy, triad):
-        assert r.unit == "GB/s" and 0.1 < r.value < 2000 and r.size_bytes == 16 * 2**20
+        assert r.unit == "GB/s" and r.value > 0 and r.size_bytes == 16 * 2**20
     assert copy.detail["bytes_moved_per_op"] == 2 * 16 * 2**20
 
 
 def test_host_copy_alone_and_all_cores_at_once(host):
     rep = run_benchmark("copy", host, CopyOptions(size_bytes=8 * 2**20), plan=QUICK)
     alone = ok(rep, "host_copy")[0]
-    assert 0.1 < alone.value < 1000
-    ratio = ok(rep, "contention_ratio")[0]
-    assert 0 < ratio.value <= 1.5 and ratio.detail["set"] == "host_copies"
+    assert alone.value > 0
+    (ratio,) = [r for r in rep.results if r.metric == "contention_ratio"]
+    assert ratio.detail["set"] == "host_copies"
+    if rep.environment.cpu_threads == 1:  # a busy host leaves one CPU: nothing to run at once
+        assert ratio.status == "skipped" and "one CPU" in ratio.reason
+    elif ratio.status == "ok":
+        assert 0 < ratio.value <= 1 + max(0.02, 2 * max(r.cv for r in rep.results if r.cv is not None))
+    else:  # beyond the physical bound: flagged with the reason, never "ok"
+        assert ratio.status == "unreliable" and ratio.value > 1 and "cannot" in ratio.reason
 
 
 def test_copy_channels_between_two_modules_run_the_pair_paths():
     engine = TorchEngine(*_modules_and_devices())
     results = run_copy(BenchContext(engine, QUICK), CopyOptions(size_bytes=4 * 2**20, tests=("h2d", "p2p", "concurrent")))
     assert {r.metric for r in results} >= {"h2d", "d2h", "p2p_one_way", "p2p_two_way", "aggregate", "contention_ratio"}
-    assert all(r.status == "ok" and r.value > 0 for r in results)
+    assert all(r.value > 0 for r in results)
+    # every figure is ok, or (a busy machine disturbing one of two timings) flagged beyond its bound with the reason
+    assert all(r.status == "ok" or r.status == "unreliable" and r.reason for r in results)
     assert {r.between for r in ok(results, "p2p_one_way")} == {("m0", "m1"), ("m1", "m0")}
 
 
@@ -140,8 +158,8 @@ def test_training_throughput_on_cpu(host):
     rep = run_benchmark("model", host, opts, plan=QUICK)
     images = ok(rep, "images_per_s")[0]
     tokens = ok(rep, "tokens_per_s")[0]
-    assert images.unit == "images/s" and images.value > 0.5
-    assert tokens.unit == "tokens/s" and tokens.value > 10
+    assert images.unit == "images/s" and images.value > 0
+    assert tokens.unit == "tokens/s" and tokens.value > 0
     for mfu in ok(rep, "mfu"):
         assert 0 < mfu.value < 100
 

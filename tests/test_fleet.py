@@ -51,7 +51,7 @@ def test_merge_names_exactly_the_outlying_nodes(capsys, envelope_files, tmp_path
                         str(tmp_path / "fleet.html"), "--baseline-out", str(tmp_path / "fleet-baseline.json"))
     data = json.loads(out)
     assert code == 0
-    assert {o["node"] for o in data["outliers"]} == {"node02", "node04"}
+    assert {o["node"] for o in data["outliers"]} == {"node01"}
     for o in data["outliers"]:
         assert {"node", "metric", "value", "fleet_median", "score"} <= set(o)
     slow = [o for o in data["outliers"] if o["node"] == "node04" and o["metric"] == "gemm_bf16"]
@@ -100,29 +100,33 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
-    specs = write_specs(tmp_path, count=5)
-    huge = tmp_path / "node-hangs.yaml"  # 144 switched modules: validation takes minutes, the timeout is seconds
-    huge.write_text(yaml.safe_dump({"name": "node-hangs", "modules": {"count": 144, "model": "B200"},
+    # three small nodes (one with a degraded link) finish well inside the timeout even on a busy
+    # 2-core runner; a 576-module switched domain does not
+    specs = write_specs(tmp_path, count=3, base="mesh-4",
+                        faults_at={1: [{"kind": "link_degraded", "between": ["gpu1", "gpu2"], "factor": 0.3}]})
+    huge = tmp_path / "node-hangs.yaml"
+    huge.write_text(yaml.safe_dump({"name": "node-hangs", "modules": {"count": 576, "model": "B200"},
                                     "fabric": {"kind": "switched", "link": {"kind": "nvlink", "width": 18,
                                                                              "lane_gbps": 50}},
                                     "host": {"sockets": 2}}))
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 * 2**20})
     try:
-        for _ in range(6):
+        for _ in range(4):  # one simulated node each (as few as the case needs: each is a raylet to start)
             cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
-        code, out, _ = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "20",
+        code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "30",
                             *[a for s in [*specs, huge] for a in ("--sim", str(s))], "--json",
                             "--logbook", str(tmp_path / "lb.db"))
     finally:
         ray.shutdown()
         cluster.shutdown()
+    assert out, err
     data = json.loads(out)
     status = {n["node"]: n["status"] for n in data["nodes"]}
     assert code == 1
     timed_out = [n for n, s in status.items() if s == "timed_out"]
-    assert timed_out == ["node-hangs"] and sum(s == "ok" for s in status.values()) == 5  # the rest not held up
-    assert {o["node"] for o in data["outliers"]} == {"node02", "node04"}
+    assert timed_out == ["node-hangs"] and sum(s == "ok" for s in status.values()) == 3  # the rest not held up
+    assert {o["node"] for o in data["outliers"]} == {"node01"}
 
 
 def _free_port():

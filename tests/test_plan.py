@@ -11,6 +11,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.node.build import build_node
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.memory import Architecture, Job, PlanError, activation_bytes_per_layer, fewest_modules, memory_per_module
+from gpuvet.node.routing import Router
 from gpuvet.node.spec import load_spec
 from gpuvet.plan.collective import calibrated
 from gpuvet.plan.power import split_power
@@ -181,8 +182,9 @@ def test_grouped_partial_mesh_loses_to_a_full_mesh_by_what_the_uplinks_predict(t
     g, f = plan_step(job, grouped, micro_batches=1), plan_step(job, full, micro_batches=1)
     assert g.step_s > f.step_s and g.dp_comm_s > f.dp_comm_s
     ring = [(f"gpu{i}", f"gpu{(i + 1) % 16}") for i in range(16)]
-    ring_grouped = min(r.gbps for r in solve_transfers(grouped, ring))
-    ring_full = min(r.gbps for r in solve_transfers(full, ring))
+    # a collective's ring passes through modules (NCCL forwards through the ranks); copies do not
+    ring_grouped = min(r.gbps for r in solve_transfers(grouped, ring, Router(grouped, forwarding=True)))
+    ring_full = min(r.gbps for r in solve_transfers(full, ring, Router(full, forwarding=True)))
     assert ring_grouped < ring_full
     assert g.dp_comm_s / f.dp_comm_s == pytest.approx(ring_full / ring_grouped, rel=0.02)
     assert ring_full / ring_grouped == pytest.approx(2.0, rel=0.01)  # 50 GB/s links vs the 25 GB/s uplink
@@ -246,7 +248,7 @@ def test_collective_model_against_published_single_node_measurements():
 
 
 def test_committed_collective_constants_are_the_fit_to_the_calibration_figures():
-    # the constants in sim_engine are what benchmarks/collective_vs_published.py --fit finds, not hand-tuned:
+    # the constants in node/performance.py are what benchmarks/collective_vs_published.py --fit finds, not hand-tuned:
     # refitting them to the calibration figures improves the fit by no more than rounding does
     fabric = fit(PUBLISHED, "nvswitch", "fabric", ["ring/ll", "ring/ll128", "ring/simple", "in_switch/simple"])
     pcie = fit(PUBLISHED, "pcie", "pcie", ["eff:ring", "ring/ll"])

@@ -20,6 +20,8 @@ class Backend(ABC):
 
     name: str = "base"
     simulated: bool = False
+    captured: bool = False  # readings come from files taken on another machine, not from this one
+    why_no_modules: str | None = None  # set when the backend found no module, saying why
 
     @abstractmethod
     def inventory(self) -> Inventory:

@@ -255,6 +255,7 @@ class CaptureBackend(Backend):
     """Readings from captured files; nothing is measured."""
 
     name = "capture"
+    captured = True
     simulated = False
 
     def __init__(self, paths: list[str]) -> None:

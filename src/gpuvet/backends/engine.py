@@ -14,12 +14,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.node.catalog import ModuleModel
+from gpuvet.node.model import HOST as HOST  # re-exported: benchmarks name transfers with them
+from gpuvet.node.model import Transfer as Transfer
 
-HOST = "host"  # the transfer endpoint meaning host memory
+if TYPE_CHECKING:
+    from gpuvet.backends.host_load import HostLoad
+
 StreamKind = Literal["copy", "triad"]
 TrainModel = Literal["resnet50", "gpt"]
 
@@ -38,14 +42,6 @@ class BenchModule:
     model: ModuleModel
     is_host: bool = False
     free_memory_bytes: int | None = None
-
-
-@dataclass(frozen=True)
-class Transfer:
-    src: str  # HOST or a module id
-    dst: str
-    nbytes: int
-    pinned: bool = True  # host memory pinned (page-locked); ignored between modules
 
 
 @dataclass(frozen=True)
@@ -154,6 +150,8 @@ class BenchEngine(ABC):
     simulated: bool = False
     device_name: str = "unknown"
     collective_backend: str = "unknown"  # "nccl", "gloo", "simulated"
+    cpu_threads: int | None = None  # the threads a CPU engine chose for itself
+    host_load: HostLoad | None = None  # how busy the host was when the engine started
 
     @abstractmethod
     def modules(self) -> list[BenchModule]: ...

@@ -82,12 +82,12 @@ class HostBackend(Backend):
 
     def __init__(self, why_no_modules: str) -> None:
         self.why_no_modules = why_no_modules
+        self._why = why_no_modules
         self._info = read_host_info()
 
     def inventory(self) -> Inventory:
-        software = SoftwareInfo(__version__, Unavailable(self.why_no_modules),
-                                Unavailable(self.why_no_modules), Unavailable(self.why_no_modules))
-        note = f"No GPU module found ({self.why_no_modules}); showing the host only."
+        software = SoftwareInfo(__version__, Unavailable(self._why), Unavailable(self._why), Unavailable(self._why))
+        note = f"No GPU module found ({self._why}); showing the host only."
         hint = "Try the simulated supernode: gpuvet inventory --sim hgx-h200-8"
         return Inventory(self.name, False, (), self._info, software, (note, hint))
 
@@ -111,31 +111,66 @@ class HostBackend(Backend):
         return HostOnly()
 
     def engine(self) -> BenchEngine:
-        """Benchmarks on the CPU through PyTorch: real measurements of the host."""
+        """Benchmarks on the CPU through PyTorch: real measurements of the host, with as many
+        threads as there are CPUs no other process is using (see ``host_load``)."""
+        from gpuvet.backends.host_load import choose_threads, read_host_load
         from gpuvet.backends.torch_engine import TorchEngine
 
-        return TorchEngine.for_host(host_module_model(self._info, cpu_peak()))
+        peak = cpu_peak()
+        load = read_host_load()
+        threads = choose_threads(load, peak.cores if peak else None)
+        return TorchEngine.for_host(host_module_model(self._info, peak), threads=threads, load=load)
 
+
+# FLOPs per cycle per core of one AMX unit (TDPBF16PS: a 16×16×32 tile product every 16
+# cycles = 512 multiply-adds; Intel's optimization manual, "Intel AMX" chapter).
+AMX_BF16_FLOPS_PER_CYCLE = 1024
 
 
 @dataclass(frozen=True)
 class CpuPeak:
-    """The CPU's theoretical peak: cores × clock × SIMD lanes × 2 (FMA) × FMA pipes."""
+    """The CPU's theoretical peak: cores × clock × FLOPs per cycle for each instruction set.
+
+    fp64/fp32: SIMD lanes × 2 (FMA) × FMA pipes. bf16/fp16: AMX tiles where the CPU has them,
+    else the AVX-512 dot-product or half-precision FMA rate (twice fp32), else the fp32 rate
+    (without native instructions the library converts to fp32 and can go no faster).
+    """
 
     cores: int
     ghz: float
     clock_basis: str  # where the clock came from
     vector_bits: int
     fma_pipes: int
-    bf16_dot: bool  # AVX-512 BF16 dot products (twice the fp32 rate)
+    bf16_dot: bool = False  # AVX-512 BF16 dot products (twice the fp32 rate)
+    amx_bf16: bool = False  # AMX tiles with bf16 (Sapphire Rapids and newer)
+    fp16_fma: bool = False  # AVX-512 FP16 arithmetic (twice the fp32 rate)
+    amx_fp16: bool = False  # AMX tiles with fp16 (Granite Rapids)
+
+    def flops_per_cycle(self, dtype: str) -> int | None:
+        fp32 = (self.vector_bits // 32) * 2 * self.fma_pipes
+        if dtype == "fp64":
+            return (self.vector_bits // 64) * 2 * self.fma_pipes
+        if dtype == "fp32":
+            return fp32
+        if dtype == "bf16":
+            return AMX_BF16_FLOPS_PER_CYCLE if self.amx_bf16 else 2 * fp32 if self.bf16_dot else fp32
+        if dtype == "fp16":
+            return AMX_BF16_FLOPS_PER_CYCLE if self.amx_fp16 else 2 * fp32 if self.fp16_fma else fp32
+        return None
 
     def gflops(self, dtype: str) -> float | None:
-        bits = {"fp64": 64, "fp32": 32}.get(dtype)
+        per_cycle = self.flops_per_cycle(dtype)
+        return None if per_cycle is None else self.cores * self.ghz * per_cycle
+
+    def instruction_set(self, dtype: str) -> str:
+        if dtype == "bf16" and self.amx_bf16 or dtype == "fp16" and self.amx_fp16:
+            return "AMX tiles"
         if dtype == "bf16" and self.bf16_dot:
-            bits = 16
-        if bits is None:
-            return None
-        return self.cores * self.ghz * (self.vector_bits // bits) * 2 * self.fma_pipes
+            return f"{self.vector_bits}-bit BF16 dot products × {self.fma_pipes} pipes"
+        if dtype == "fp16" and self.fp16_fma:
+            return f"{self.vector_bits}-bit FP16 FMA × {self.fma_pipes} pipes"
+        suffix = " (no native instructions: computed as fp32)" if dtype in ("bf16", "fp16") else ""
+        return f"{self.vector_bits}-bit SIMD × FMA × {self.fma_pipes} pipes{suffix}"
 
 
 def _flags(lines: list[str]) -> set[str]:
@@ -152,6 +187,17 @@ def _field(lines: list[str], name: str) -> str | None:
     return None
 
 
+def _cores_in_reach() -> int | None:
+    """Physical cores among the CPUs this process may run on (SMT siblings share FMA units)."""
+    from gpuvet.backends.host_load import affinity_cpus
+
+    physical: int | None = psutil.cpu_count(logical=False)
+    logical: int | None = psutil.cpu_count(logical=True)
+    if not physical or not logical:
+        return None
+    return max(1, round(physical * min(affinity_cpus(), logical) / logical))
+
+
 def cpu_peak(lines: list[str] | None = None, cores: int | None = None,
              freq_mhz: tuple[float, float] | None = None) -> CpuPeak | None:
     """From /proc/cpuinfo and psutil; None when the clock or the SIMD width cannot be read.
@@ -161,7 +207,7 @@ def cpu_peak(lines: list[str] | None = None, cores: int | None = None,
     """
     lines = _cpuinfo() if lines is None else lines
     flags = _flags(lines)
-    cores = cores or psutil.cpu_count(logical=False)
+    cores = cores or _cores_in_reach()
     if not flags or not cores:
         return None
     vendor = _field(lines, "vendor_id") or ""
@@ -188,7 +234,8 @@ def cpu_peak(lines: list[str] | None = None, cores: int | None = None,
         ghz, basis = current_mhz / 1000, "current frequency (no maximum exposed, e.g. in a VM)"
     else:
         return None
-    return CpuPeak(cores, ghz, basis, bits, pipes, "avx512_bf16" in flags)
+    return CpuPeak(cores, ghz, basis, bits, pipes, bf16_dot="avx512_bf16" in flags, amx_bf16="amx_bf16" in flags,
+                   fp16_fma="avx512_fp16" in flags, amx_fp16="amx_fp16" in flags)
 
 
 def host_module_model(info: HostInfo, peak: CpuPeak | None) -> ModuleModel:
@@ -196,13 +243,13 @@ def host_module_model(info: HostInfo, peak: CpuPeak | None) -> ModuleModel:
     tflops = {}
     sources = {}
     if peak is not None:
-        for dtype in ("fp64", "fp32", "bf16"):
+        for dtype in ("fp64", "fp32", "bf16", "fp16"):
             g = peak.gflops(dtype)
             if g is not None:
                 tflops[dtype] = g / 1000
                 sources[f"tflops.{dtype}"] = (
                     f"computed: {peak.cores} cores × {peak.ghz:.2f} GHz ({peak.clock_basis}) × "
-                    f"{peak.vector_bits}-bit SIMD × FMA × {peak.fma_pipes} pipes")
+                    f"{peak.instruction_set(dtype)}")
     name = info.cpu_model if isinstance(info.cpu_model, str) else "host CPU"
     memory = info.memory_bytes if isinstance(info.memory_bytes, int) else None
     return ModuleModel(name=name, vendor="cpu", memory_bytes=memory, memory_bw_gbps=None, tflops=tflops,

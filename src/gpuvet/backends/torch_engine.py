@@ -35,6 +35,7 @@ from gpuvet.backends.engine import (
     Unsupported,
     Workload,
 )
+from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.errors import BackendError
 
@@ -118,12 +119,26 @@ class TorchEngine(BenchEngine):
         self.collective_backend = "nccl" if cuda else "gloo"
         first = self._modules[0] if self._modules else None
         self.device_name = first.model.name if first else "none"
+        self._saved_threads: int | None = None
 
     @classmethod
-    def for_host(cls, model: Any) -> TorchEngine:
-        """The CPU as the one module, ``cpu``."""
-        return cls([BenchModule("cpu", model, is_host=True, free_memory_bytes=_available_host_memory())], {"cpu": "cpu"},
-                   monitor_factory=lambda ids: HostMonitor())
+    def for_host(cls, model: Any, threads: int | None = None, load: HostLoad | None = None) -> TorchEngine:
+        """The CPU as the one module, ``cpu``, running ``threads`` torch threads (restored on
+        close); ``load`` is how busy the host was when they were chosen."""
+        engine = cls([BenchModule("cpu", model, is_host=True, free_memory_bytes=_available_host_memory())],
+                     {"cpu": "cpu"}, monitor_factory=lambda ids: HostMonitor())
+        engine.host_load = load
+        if threads is not None:
+            engine._saved_threads = engine.torch.get_num_threads()
+            engine.torch.set_num_threads(threads)
+            engine.cpu_threads = threads
+        return engine
+
+    def close(self) -> None:
+        """Give the process its torch thread count back."""
+        if self._saved_threads is not None:
+            self.torch.set_num_threads(self._saved_threads)
+            self._saved_threads = None
 
     def versions(self) -> dict[str, str | None]:
         nccl = None
@@ -338,12 +353,17 @@ def _available_host_memory() -> int | None:
 
 
 class HostMonitor(PeriodicMonitor):
-    """CPU frequency and temperature (where the kernel exposes them), sampled every 0.1 s."""
+    """CPU frequency and temperature (where the kernel exposes them), sampled every 0.5 s: on
+    a CPU the sampler shares the cores it measures, so it samples rarely and stops asking for
+    a reading the kernel does not have."""
+
+    PERIOD_S = 0.5
 
     def __init__(self) -> None:
         super().__init__()
         self._freqs: list[float] = []
         self._temps: list[float] = []
+        self._has_temps: bool | None = None
 
     def sample(self) -> None:
         import psutil
@@ -352,8 +372,11 @@ class HostMonitor(PeriodicMonitor):
         if f and f.current:
             self._freqs.append(float(f.current))
         reader = getattr(psutil, "sensors_temperatures", None)
-        temps = reader() if reader else {}
+        if reader is None or self._has_temps is False:
+            return
+        temps = reader()
         values = [t.current for entries in temps.values() for t in entries if t.current]
+        self._has_temps = bool(values)
         if values:
             self._temps.append(max(values))
 

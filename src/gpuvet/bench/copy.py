@@ -10,11 +10,11 @@ alone, then one per core at once.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gpuvet.backends.engine import HOST, BenchModule, Transfer
+from gpuvet.backends.host_load import affinity_cpus
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, rate_stats
 from gpuvet.errors import GpuvetError
@@ -66,9 +66,10 @@ class _Run:
                 simulated=self.ctx.simulated, detail={"set": name}))
             return
         alone_sum = sum(v for v in values if v is not None)
-        self.results.append(BenchResult(
-            NAME, "contention_ratio", aggregate.value / alone_sum, "ratio", aggregate.status, self.ctx.simulated,
-            median=aggregate.value / alone_sum, size_bytes=self.size,
+        spreads = [r.cv or 0.0 for r in [aggregate, *alone]]
+        self.results.append(BenchResult.ratio_at_most_one(
+            NAME, "contention_ratio", aggregate.value / alone_sum, simulated=self.ctx.simulated,
+            spread=max(spreads), size_bytes=self.size,
             detail={"set": name, "aggregate_gbps": aggregate.value, "sum_alone_gbps": alone_sum,
                     "transfers": len(transfers)},
         ))
@@ -170,7 +171,13 @@ def _host_only(run: _Run, size: int) -> None:
     ctx = run.ctx
     ctx.progress(0, 2, "copy host memory")
     alone = run.one("host_copy", [Transfer(HOST, HOST, size)], [], detail={"note": "host memory to host memory"})
-    workers = max(os.cpu_count() or 1, 1)
+    workers = ctx.engine.cpu_threads or affinity_cpus()
+    if workers < 2:
+        run.results.append(BenchResult.skipped(
+            NAME, "contention_ratio", "ratio", "one CPU free for this run: no copies to run at once",
+            simulated=ctx.simulated, detail={"set": "host_copies"}))
+        ctx.progress(2, 2, "copy")
+        return
     ctx.progress(1, 2, f"copy host memory, {workers} at once")
     run.concurrent("host_copies", [Transfer(HOST, HOST, size) for _ in range(workers)], [alone] * workers, [])
     ctx.progress(2, 2, "copy")

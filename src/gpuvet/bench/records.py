@@ -16,6 +16,7 @@ class Status(StrEnum):
     OK = "ok"
     SKIPPED = "skipped"
     FAILED = "failed"
+    UNRELIABLE = "unreliable"  # measured, but beyond a physical bound: the measurement is not to be trusted
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,26 @@ class BenchResult:
     def measured(cls, benchmark: str, metric: str, unit: str, stats: FigureStats, *, simulated: bool,
                  peak: float | None = None, **where: Any) -> BenchResult:
         pct = 100.0 * stats.median / peak if peak else None
-        return cls(benchmark, metric, stats.median, unit, Status.OK, simulated, peak=peak, pct_of_peak=pct,
-                   median=stats.median, cv=stats.cv, stats=stats, **where)
+        status, reason = Status.OK, None
+        if pct is not None and pct > 100.0:
+            status = Status.UNRELIABLE
+            reason = (f"{pct:.0f} % of the theoretical peak ({peak:.4g} {unit}), which no hardware exceeds: the "
+                      "timing or the peak's basis (clock, instruction set) is wrong; re-run on a quiet machine")
+        return cls(benchmark, metric, stats.median, unit, status, simulated, peak=peak, pct_of_peak=pct,
+                   median=stats.median, cv=stats.cv, stats=stats, reason=reason, **where)
+
+    @classmethod
+    def ratio_at_most_one(cls, benchmark: str, metric: str, ratio: float, *, simulated: bool, spread: float,
+                          **where: Any) -> BenchResult:
+        """A ratio that cannot exceed 1 physically (all at once vs the sum of each alone): above 1
+        by more than the figures' own spread, it is flagged, not reported as ok."""
+        tolerance = max(0.02, 2 * spread)
+        status, reason = Status.OK, None
+        if ratio > 1 + tolerance:
+            status = Status.UNRELIABLE
+            reason = (f"ratio {ratio:.2f} > 1: transfers at once cannot together beat the sum of each alone; "
+                      "one of the figures was disturbed (other load, clock changes) — re-run on a quiet machine")
+        return cls(benchmark, metric, ratio, "ratio", status, simulated, median=ratio, reason=reason, **where)
 
     @classmethod
     def skipped(cls, benchmark: str, metric: str, unit: str, reason: str, *, simulated: bool,
@@ -93,6 +112,9 @@ class Environment:
     cuda_version: str | None = None
     driver_version: str | None = None
     collective_backend: str | None = None
+    cpu_threads: int | None = None  # threads a CPU engine ran with (chosen from affinity and load)
+    host_busy: bool | None = None
+    host_load: str | None = None  # what other processes used while it ran, in words
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,21 @@ def run_benchmark(name: str, backend: Backend, options: Any = None, plan: Timing
                   progress: Progress | None = None) -> BenchReport:
     run, cls = _lookup(name)
     engine = backend.engine()
+    load = engine.host_load
     try:
         ctx = BenchContext(engine, plan or TimingPlan(), progress or (lambda d, t, s: None))
         results = run(ctx, options if options is not None else cls())
         env = Environment(backend=backend.name, device=engine.device_name, node=backend.node().name,
                           gpuvet_version=__version__, collective_backend=engine.collective_backend,
+                          cpu_threads=engine.cpu_threads, host_busy=load.busy if load else None,
+                          host_load=load.describe() if load else None,
                           **{k: v for k, v in engine.versions().items() if k != "nccl_version"})
     finally:
         engine.close()
-    notes = ("simulated: every figure is modelled from the spec, not measured",) if engine.simulated else ()
+    notes: tuple[str, ...] = ()
+    if engine.simulated:
+        notes += ("simulated: every figure is modelled from the spec, not measured",)
+    if load is not None and load.busy:
+        notes += (f"host busy: {load.describe()}; ran {engine.cpu_threads} thread(s), and the CPU figures are "
+                  "lower than this host reaches when quiet",)
     return BenchReport(name, engine.simulated, env, results, notes)

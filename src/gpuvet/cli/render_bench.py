@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from gpuvet.bench.records import BenchReport, BenchResult, Status
 from gpuvet.report.jsonable import to_jsonable
@@ -73,7 +74,7 @@ class _Notes:
 
     def print(self, console: Console) -> None:
         for i, text in enumerate(self.texts, 1):
-            console.print(f"[dim][{i}][/dim] {text}")
+            console.print(Text.assemble((f"[{i}]", "dim"), " ", text))  # reasons are data: never markup
 
 
 def _status(r: BenchResult, notes: _Notes) -> str:
@@ -81,6 +82,8 @@ def _status(r: BenchResult, notes: _Notes) -> str:
         return f"[yellow]skipped[/] {notes.ref(r.reason or '')}"
     if r.status is Status.FAILED:
         return f"[red]failed[/] {notes.ref(r.reason or '')}"
+    if r.status is Status.UNRELIABLE:
+        return f"[yellow]unreliable[/] {notes.ref(r.reason or '')}"
     if r.correct is False:
         return f"[red]WRONG[/] {notes.ref(r.reason or '')}"
     reasons = sorted({why for t in r.telemetry.values() for why in t.throttle_reasons})

@@ -47,6 +47,8 @@ def _bus_key(bus: str) -> str:
 
 # --- presence and links --------------------------------------------------------------------
 def module_presence(ev: Evidence) -> Outcome:
+    if ev.no_modules:
+        return confirmed("no module is visible", finding("no_modules_visible", HIGH, why=ev.no_modules))
     lost = {e.module for e in ev.events("module_lost")}
     xids = _xid_modules(ev)
     found: list[Finding] = []
@@ -72,6 +74,8 @@ def module_presence(ev: Evidence) -> Outcome:
 
 
 def link_state(ev: Evidence) -> Outcome:
+    if ev.no_modules:
+        return unknown(f"no module to judge: {ev.no_modules}")
     found: list[Finding] = []
     for d in ev.differences or []:
         if d.kind in ("link_down", "link_degraded") and d.between:
@@ -111,7 +115,7 @@ def wiring(ev: Evidence) -> Outcome:
 
 
 def p2p_path(ev: Evidence) -> Outcome:
-    if ev.watch and ev.env.get("NCCL_P2P_DISABLE") == "1":  # this machine's environment, not a capture's
+    if ev.local and ev.env.get("NCCL_P2P_DISABLE") == "1":  # the environment only of a node gpuvet runs on
         return confirmed("NCCL_P2P_DISABLE=1 is set", finding("p2p_disabled", HIGH, variable="NCCL_P2P_DISABLE=1"))
     d2d = ev.captures.nvbandwidth.get("device_to_device_memcpy_read_ce") or \
         ev.captures.nvbandwidth.get("device_to_device_memcpy_write_ce")
@@ -151,8 +155,8 @@ def _has_fabric(ev: Evidence) -> bool:
 
 
 def nccl_environment(ev: Evidence) -> Outcome:
-    if not ev.watch:
-        return unknown("captured evidence: this machine's environment says nothing about the captured one")
+    if not ev.local:
+        return unknown("can't tell (captured node): its environment variables were not captured")
     found = []
     for var, (bad, meaning) in SLOW_NCCL_VARS.items():
         if var != "NCCL_P2P_DISABLE" and ev.env.get(var) == bad:
@@ -220,8 +224,10 @@ def collective_results(ev: Evidence) -> Outcome:
 
 
 def host_bottleneck(ev: Evidence) -> Outcome:
-    if ev.backend is None or ev.backend.simulated or not ev.watch:
-        return unknown("the host is not measured (simulated node or captures)")
+    if not ev.local:
+        return unknown("can't tell (captured node): its CPU load and NUMA placement were not captured")
+    if ev.backend is None or ev.backend.simulated:
+        return unknown("the host is not measured (simulated node)")
     import psutil
 
     load = psutil.cpu_percent(interval=0.5)
@@ -290,8 +296,10 @@ def hotplug_history(ev: Evidence) -> Outcome:
 
 
 def visibility(ev: Evidence) -> Outcome:
-    if not ev.watch:
-        return unknown("captured evidence: this machine's devices and environment say nothing about the captured one")
+    if not ev.local:
+        return unknown("can't tell (captured node): its device files and environment were not captured")
+    if ev.no_modules:
+        return unknown(f"no module to open: {ev.no_modules}")
     found = []
     visible = ev.env.get("CUDA_VISIBLE_DEVICES")
     count = len(ev.inventory.modules) if ev.inventory is not None else None
@@ -323,6 +331,8 @@ def driver_runtime(ev: Evidence) -> Outcome:
 
 # --- settings, health --------------------------------------------------------------------
 def ecc_health(ev: Evidence) -> Outcome:
+    if ev.no_modules:
+        return unknown(f"no module to judge: {ev.no_modules}")
     found = []
     for e in ev.events("ecc_rising", "ecc_uncorrectable"):
         found.append(finding("ecc_errors_rising", HIGH if e.kind == "ecc_uncorrectable" else MEDIUM, module=e.module,

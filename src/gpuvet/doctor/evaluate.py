@@ -35,20 +35,22 @@ def _matches(f: Finding, case: Case) -> bool:
     return f.module is None and f.between is None
 
 
-def run_case(case: Case, folder: Path) -> Outcome:
+def run_case(case: Case, folder: Path, window_s: float | None = None) -> Outcome:
+    """``window_s`` shortens the simulated telemetry window (tests; the benchmark keeps the default)."""
     spec = folder / "case.yaml"
     spec.write_text(yaml.safe_dump({"base": case.preset, "faults": [case.fault] if case.fault else []}))
     backend = SimBackend.from_ref(str(spec))
     if case.fault is None:
-        triage = diagnose(Evidence(backend, backend.declared))
+        triage = diagnose(Evidence(backend, backend.declared, window_s=window_s))
         ok = not triage.findings
         return Outcome(case, "correct" if ok else "wrong", tuple(triage.findings), ok)
-    result = diagnose(Evidence(backend, backend.declared), case.symptom)
+    # one observation, read by the symptom's playbook and then by triage
+    evidence = Evidence(backend, backend.declared, window_s=window_s)
+    result = diagnose(evidence, case.symptom)
     found = [f for f in result.findings if _matches(f, case) and f.playbook == case.symptom]
     others = [f for f in result.findings if not _matches(f, case) and f.severity != "info"]
     verdict = "correct" if found and not others else ("wrong" if result.findings else "missed")
-    backend2 = SimBackend.from_ref(str(spec))
-    triage = diagnose(Evidence(backend2, backend2.declared))
+    triage = diagnose(evidence)
     triage_ok = any(_matches(f, case) for f in triage.findings)
     return Outcome(case, verdict, tuple(result.findings), triage_ok)
 

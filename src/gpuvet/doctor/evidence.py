@@ -28,6 +28,7 @@ from gpuvet.watch.forecast import ThermalForecaster
 
 SIM_WINDOW_S = 4 * 86400.0
 SIM_WINDOW_INTERVAL_S = 60.0
+SIM_WINDOW_SLOW_EVERY_S = 300.0  # counters, link states: a 5-minute grain is plenty over 4 days
 LIVE_WINDOW_S = 10.0
 LIVE_WINDOW_INTERVAL_S = 0.5
 
@@ -60,7 +61,8 @@ class Evidence:
         span = self.window_s if self.window_s is not None else (SIM_WINDOW_S if simulated else LIVE_WINDOW_S)
         step = SIM_WINDOW_INTERVAL_S if simulated else LIVE_WINDOW_INTERVAL_S
         try:
-            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=max(step, 30.0), duration_s=span,
+            slow = SIM_WINDOW_SLOW_EVERY_S if simulated else max(step, 30.0)
+            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=slow, duration_s=span,
                                                         speedup=None if simulated else 1.0))
             result = watcher.run()
         except GpuvetError:
@@ -99,7 +101,12 @@ class Evidence:
 
     @cached_property
     def expectations(self) -> Expectations | None:
-        return Expectations(self.node) if self.node is not None else None
+        """Against what the node should be: the declared spec, else its inferred nominal design."""
+        if self.node is None:
+            return None
+        from gpuvet.node.design import infer_design
+
+        return Expectations(self.declared if self.declared is not None else infer_design(self.node).node)
 
     def _ctx(self) -> BenchContext | None:
         return BenchContext(self.engine, QUICK) if self.engine is not None else None
@@ -118,6 +125,18 @@ class Evidence:
             return None
         return gemm.run(ctx, gemm.GemmOptions(dtypes=("bf16",), check=True))
 
+    @property
+    def local(self) -> bool:
+        """Whether the evidence is of this machine (live or simulated here), not a captured one."""
+        return self.backend is not None and not self.backend.captured
+
+    @property
+    def no_modules(self) -> str | None:
+        """Why no module is visible on a live machine without any (None when there are modules)."""
+        if self.backend is None or not self.local or self.inventory is None or self.inventory.modules:
+            return None  # a capture without a module list is not a node without modules
+        return self.backend.why_no_modules or "the backend found no module"
+
     def events(self, *kinds: str) -> list[Event]:
         w = self.window
         return [e for e in (w.events if w else []) if e.kind in kinds]
@@ -125,6 +144,7 @@ class Evidence:
     def close(self) -> None:
         if "engine" in self.__dict__ and self.engine is not None:
             self.engine.close()
+            del self.__dict__["engine"]  # opened again if another diagnosis needs it
 
     def versions(self) -> dict[str, Any]:
         return self.engine.versions() if self.engine is not None else {}

@@ -61,3 +61,10 @@ def cases(quick: bool = False) -> list[Case]:
     for preset in ["hgx-h200-8"] if quick else ["hgx-h200-8", "mesh-4"]:
         out.append(Case(preset, {"kind": "p2p_disabled"}, "interconnect-slow", "p2p_disabled"))
     return out
+
+
+def suite_cases() -> list[Case]:
+    """What the test suite runs: one case per fault kind and two healthy nodes (the cheap ones);
+    ``cases()`` in benchmarks/doctor_matrix.py runs the rest."""
+    quick = cases(quick=True)
+    return [c for c in quick if c.fault is not None or c.preset in ("mesh-4", "pcie-8")]

@@ -9,13 +9,21 @@ from dataclasses import replace
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
+from gpuvet.doctor.outcome import unknown
+
+# checks that speak of the machine, the driver or the environment: still meaningful without modules
+ABOUT_THE_MACHINE = {"module_presence", "xid_log", "driver_runtime", "host_bottleneck", "nccl_environment",
+                     "hotplug_history"}
 
 
 def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple[list[StepResult], list[Finding]]:
     steps: list[StepResult] = []
     findings: list[Finding] = []
     for step in book.steps:
-        outcome = CHECKS[step.check](ev)
+        if ev.no_modules and step.check not in ABOUT_THE_MACHINE:
+            outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
+        else:
+            outcome = CHECKS[step.check](ev)
         found = tuple(replace(f, playbook=book.id, check=step.check) for f in outcome.findings)
         steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id))  # type: ignore[arg-type]
         findings.extend(found)

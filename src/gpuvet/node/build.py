@@ -185,7 +185,8 @@ def build_node(spec: NodeSpec, where: str = "spec") -> Node:
     host = Host(spec.host.sockets, spec.host.cores_per_socket, spec.host.memory_bytes,
                 spec.host.cpu_model)
     return Node(spec.name, tuple(p.module for p in placed), tuple(endpoints), tuple(_dedupe(links)),
-                host, spec.pcie_known, spec.fabric_known)
+                host, spec.pcie_known, spec.fabric_known,
+                modules_forward=spec.fabric is not None and spec.fabric.forwards)
 
 
 def _dedupe(links: list[Link]) -> list[Link]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cached_property
 
 from gpuvet.node.catalog import ModuleModel
 
@@ -105,6 +106,8 @@ class Node:
     fabric_known: bool = True
     # pairs whose PCIe relation the source could not see (topo -m prints NV# instead)
     unseen_relations: frozenset[frozenset[str]] = frozenset()
+    # modules pass on traffic between other modules (a torus of SerDes links); never NVLink/xGMI
+    modules_forward: bool = False
 
     @property
     def module_ids(self) -> list[str]:
@@ -128,7 +131,17 @@ class Node:
         raise KeyError(endpoint_id)
 
     def links_of(self, endpoint_id: str) -> list[Link]:
-        return [link for link in self.links if endpoint_id in (link.a, link.b)]
+        return list(self._links_by_endpoint.get(endpoint_id, ()))
+
+    @cached_property
+    def _links_by_endpoint(self) -> dict[str, tuple[Link, ...]]:
+        """Built once per node: telemetry asks for a module's links at every sample."""
+        index: dict[str, list[Link]] = {}
+        for link in self.links:
+            index.setdefault(link.a, []).append(link)
+            if link.b != link.a:
+                index.setdefault(link.b, []).append(link)
+        return {k: tuple(v) for k, v in index.items()}
 
     def pcie_link(self, module_id: str) -> Link | None:
         """The module's own PCIe link to its parent (switch, bridge or socket)."""
@@ -142,3 +155,16 @@ class Node:
 
     def sockets(self) -> list[str]:
         return [e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET]
+
+
+HOST = "host"  # a transfer endpoint meaning host memory
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Bytes from one endpoint to another: a module id, or HOST."""
+
+    src: str
+    dst: str
+    nbytes: int
+    pinned: bool = True  # host memory pinned (page-locked); ignored between modules

@@ -1,6 +1,7 @@
 """Routes through the link graph: which links a transfer between two endpoints crosses.
 
-A route minimises the sum over its hops of 1/bandwidth (time per byte if each hop were
+Modules are endpoints: a route never passes through a module unless the node's fabric
+forwards (see ``Router``). A route minimises the sum over its hops of 1/bandwidth (time per byte if each hop were
 store-and-forward), so wide fabric links win over PCIe and short routes over long ones —
 the path a communication library would take when the topology is read correctly.
 Links that are down carry nothing.
@@ -40,28 +41,53 @@ class Edge:
 
 
 class Router:
-    """Shortest routes on a node's directed link graph; build once, query many."""
+    """Shortest routes on a node's directed link graph; build once, query many.
 
-    def __init__(self, node: Node) -> None:
+    Modules are endpoints, not routers: a copy from one module to another never passes
+    *through* a third (a GPU does not forward another GPU's traffic), so without a link or a
+    switch path of their own two modules reach each other over PCIe and the host. Each module
+    is two vertices, one that sends and one that receives, joined only when the node declares
+    a fabric whose modules forward (``Node.modules_forward``: some torus and SerDes designs).
+    """
+
+    def __init__(self, node: Node, forwarding: bool | None = None) -> None:
+        """``forwarding=True`` lets routes pass through modules whatever the fabric: what a
+        collective's ring does (NCCL forwards through the ranks); copies never do."""
         self.node = node
+        forwards = node.modules_forward if forwarding is None else forwarding
         self.ids = node.endpoint_ids()
-        self.index = {e: i for i, e in enumerate(self.ids)}
+        self.index = {e: i for i, e in enumerate(self.ids)}  # where routes start (a module's sending side)
+        modules = node.module_ids
         n = len(self.ids)
+        self._arrive = dict(self.index)  # where routes end (a module's receiving side)
+        self._arrive.update({m: n + k for k, m in enumerate(modules)})
+        size = n + len(modules)
         best: dict[tuple[int, int], Edge] = {}
         for link in node.links:
             if not link.up:
                 continue
             cap = link_capacity_gbps(link)
             for s, d in ((link.a, link.b), (link.b, link.a)):
-                key = (self.index[s], self.index[d])
+                key = (self.index[s], self._arrive[d])
                 if key not in best or best[key].capacity_gbps < cap:
                     best[key] = Edge(s, d, link, cap)
         self.edges: list[Edge] = list(best.values())
         self.capacity = np.array([e.capacity_gbps for e in self.edges], dtype=float)
-        rows = np.array([k[0] for k in best], dtype=np.int64)
-        cols = np.array([k[1] for k in best], dtype=np.int64)
         self._edge_id = {k: i for i, k in enumerate(best)}
-        self._graph = csr_matrix((1.0 / self.capacity, (rows, cols)), shape=(n, n))
+        rows = [k[0] for k in best]
+        cols = [k[1] for k in best]
+        weights = list(1.0 / self.capacity)
+        self._transit: set[tuple[int, int]] = set()
+        if forwards:
+            for m in modules:  # arriving at a module may go on from it, at no cost
+                key = (self._arrive[m], self.index[m])
+                self._transit.add(key)
+                rows.append(key[0])
+                cols.append(key[1])
+                weights.append(1e-12)
+        self._graph = csr_matrix((np.array(weights, dtype=float),
+                                  (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+                                 shape=(size, size))
         self._pred: dict[int, np.ndarray] = {}
 
     def _predecessors(self, sources: Sequence[int]) -> None:
@@ -74,17 +100,20 @@ class Router:
 
     def route_edges(self, src: str, dst: str) -> list[int] | None:
         """Edge indices from src to dst, [] when src == dst, None when unreachable."""
-        s, d = self.index[src], self.index[dst]
+        if src == dst:
+            return []
+        s, d = self.index[src], self._arrive[dst]
         self._predecessors([s])
         pred = self._pred[s]
         path: list[int] = []
         node = d
         while node != s:
-            prev = pred[node]
+            prev = int(pred[node])
             if prev < 0:
                 return None
-            path.append(self._edge_id[(int(prev), node)])
-            node = int(prev)
+            if (prev, node) not in self._transit:
+                path.append(self._edge_id[(prev, node)])
+            node = prev
         path.reverse()
         return path
 

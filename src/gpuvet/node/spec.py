@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuvet.errors import SpecError
 from gpuvet.node.catalog import DTYPES
@@ -86,7 +86,20 @@ class LinkSpec(LinkClassSpec):
     up: bool = True
 
 
-class SwitchedFabricSpec(_Strict):
+class _FabricBase(_Strict):
+    # modules pass on other modules' traffic (some torus and SerDes designs); NVLink and xGMI
+    # modules never do, so a copy between two of them uses their own link, a switch, or the host
+    forwards: bool = False
+
+    @model_validator(mode="after")
+    def _only_forwarding_kinds(self) -> _FabricBase:
+        kinds = {lk.kind for lk in (getattr(self, "link", None), getattr(self, "uplink", None)) if lk is not None}
+        if self.forwards and kinds & {"nvlink", "xgmi"}:
+            raise ValueError("NVLink and xGMI modules do not forward traffic: forwards: true needs serdes links")
+        return self
+
+
+class SwitchedFabricSpec(_FabricBase):
     """Every module has one (bonded) link to a fabric switch (NVSwitch-like)."""
 
     kind: Literal["switched"]
@@ -94,14 +107,14 @@ class SwitchedFabricSpec(_Strict):
     link: LinkClassSpec
 
 
-class FullMeshFabricSpec(_Strict):
+class FullMeshFabricSpec(_FabricBase):
     """A direct link between every pair of modules."""
 
     kind: Literal["full_mesh"]
     link: LinkClassSpec
 
 
-class GroupedFabricSpec(_Strict):
+class GroupedFabricSpec(_FabricBase):
     """Groups of equal size, full mesh inside a group; module k of group g has an uplink to
     module k of group g+1 (a ring of groups)."""
 

@@ -1,6 +1,6 @@
 """Predicted collective times on a node: the α–β model per algorithm and protocol with per-rank
 bandwidth from the flow solver, the fastest pair chosen — the same model the simulated benchmarks
-run (``gpuvet.backends.sim_engine``), not a second one."""
+run (``gpuvet.node.performance``), not a second one."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from gpuvet.backends.sim_engine import Bandwidths, SimEngine
 from gpuvet.node.collectives import Algorithm, Collective, bus_factor
 from gpuvet.node.memory import PlanError
-from gpuvet.node.model import Node
-from gpuvet.node.spec import FaultSpec
+from gpuvet.node.model import Node, Transfer
+from gpuvet.node.performance import Bandwidths, PerformanceModel
+from gpuvet.node.spec import FaultSpec, P2pDisabledFault, PowerCapLowFault
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class CollectivePrediction:
 class CollectiveModel:
     def __init__(self, node: Node, faults: Sequence[FaultSpec] = ()) -> None:
         self.node = node
-        self.engine = SimEngine(node, list(faults))
+        caps = {f.module: f.watts for f in faults if isinstance(f, PowerCapLowFault)}
+        self.perf = PerformanceModel(node, any(isinstance(f, P2pDisabledFault) for f in faults), caps)
         self._memo: dict[tuple[str, ...], dict[str, Bandwidths]] = {}  # solved bandwidths per set of members
 
     def members(self, count: int | None) -> list[str]:
@@ -58,7 +59,7 @@ class CollectiveModel:
                             f"use one of {', '.join(a.value for a in Algorithm)}, or leave it out")
         if len(members) == 1:
             return CollectivePrediction(op, size_bytes, 1, 0.0, float("inf"), 0.0, "none")
-        session = self.engine.collectives(list(members), memo=self._memo.setdefault(tuple(members), {}))
+        session = self.perf.collectives(list(members), memo=self._memo.setdefault(tuple(members), {}))
         try:
             choice = session.choice(op, size_bytes, algorithm)
         except ValueError as e:
@@ -69,9 +70,7 @@ class CollectiveModel:
                                     choice.protocol.value)
 
     def transfer_gbps(self, src: str, dst: str) -> float:
-        from gpuvet.backends.engine import Transfer
-
-        return self.engine.transfer_rates([Transfer(src, dst, 1)])[0]
+        return self.perf.transfer_rates([Transfer(src, dst, 1)])[0]
 
 
 def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: int) -> CollectivePrediction | None:

@@ -113,7 +113,7 @@ class _Models:
 
     def set_tuning(self, medium: str, tuning: Tuning) -> None:
         for m in self._models.values():
-            m.engine.collective_tuning[medium] = tuning
+            m.perf.collective_tuning[medium] = tuning
 
 
 def _predict(models: _Models, p: ReferencePoint) -> ReferenceComparison:
@@ -192,7 +192,7 @@ def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> Tuni
     models = _Models()
     for p in points:
         models(p.node_ref)
-    start = next(iter(models._models.values())).engine.collective_tuning[medium]
+    start = next(iter(models._models.values())).perf.collective_tuning[medium]
     x0 = np.log(_parameters(start, free))
 
     def loss(x: np.ndarray) -> float:

@@ -42,6 +42,10 @@ def from_result(layer: Layer, name: str, r: BenchResult, expected: float | None,
     if r.status is Status.FAILED:
         return Check(layer, name, Verdict.FAIL, reason=r.reason, fix="see the error; re-run the benchmark alone",
                      **common)  # type: ignore[arg-type]
+    if r.status is Status.UNRELIABLE:
+        return Check(layer, name, Verdict.WARN, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
+                     pct_of_expected=_pct(r.value, expected), cv=r.cv, reason=f"unreliable measurement: {r.reason}",
+                     fix="re-run on a quiet machine", evidence=evidence(r), **common)  # type: ignore[arg-type]
     verdict = Verdict.FAIL if r.correct is False else Verdict.PASS
     return Check(layer, name, verdict, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
                  pct_of_expected=_pct(r.value, expected), cv=r.cv, reason=r.reason if r.correct is False else None,

@@ -20,14 +20,15 @@ from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import QUICK, TimingPlan
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
+from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
 from gpuvet.report.jsonable import drop_none, to_jsonable
-from gpuvet.validate import layers
+from gpuvet.validate import layers, peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
 from gpuvet.validate.checks import Check, Layer, Verdict, overall
 from gpuvet.validate.expected import Expectations
 from gpuvet.validate.rules import RuleSet, default_rules
-from gpuvet.validate.software import software_checks
+from gpuvet.validate.software import host_load_check, software_checks
 
 JSON_SCHEMA_VERSION = 1
 
@@ -60,7 +61,7 @@ PLANS = {
                       ("all_reduce",), 64 * 2**20, 8, False, False, False),
     Level.STANDARD: Plan(TimingPlan(budget_s=1.0), ("fp64", "tf32", "bf16", "fp8"), ("fp64", "fp32", "bf16"),
                          ("h2d", "d2h", "pageable", "p2p", "concurrent"), None, ("all_reduce",), 256 * 2**20, 4,
-                         False, False, False),
+                         True, False, True),  # memory clock flapping and silent corruption are the seeds' cases
     Level.LONG: Plan(TimingPlan(), ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8"), ("fp64", "fp32", "bf16"),
                      ("h2d", "d2h", "pageable", "p2p", "concurrent"), None,
                      ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"), 256 * 2**20, 2,
@@ -130,13 +131,27 @@ def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, A
     }
 
 
-def inventory_checks(inv: Inventory, found: Node, declared: Node | None, why_no_modules: str | None) -> list[Check]:
+def design_for(found: Node, inv: Inventory, declared: Node | None) -> Design | None:
+    """What the node is judged against: the declared spec, else the nominal design inferred from
+    the modules found and the catalog (never the state of the links found)."""
+    if declared is not None:
+        return declared_design(declared, declared.name)
+    if not found.modules:
+        return None
+    widths = {m.id: m.pcie_width_max for m in inv.modules if isinstance(m.pcie_width_max, int)}
+    return infer_design(found, widths)
+
+
+def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None) -> list[Check]:
     out: list[Check] = []
     count = len(inv.modules)
+    declared = design.node if design is not None and not design.inferred else None
     if why_no_modules:
         out.append(Check(Layer.INVENTORY, "modules", Verdict.WARN, value=0, expected=len(declared.modules) if declared
                          else None, reason=f"no GPU module was found: {why_no_modules}; validating the host only",
                          fix="install the NVIDIA driver and check `nvidia-smi`, or try --sim hgx-h200-8", device="cpu"))
+    elif design is not None and design.inferred:
+        out += _against_inferred(design, found)
     elif declared is not None:
         want = len(declared.modules)
         out.append(Check(Layer.INVENTORY, "modules", Verdict.PASS if count == want else Verdict.FAIL, value=count,
@@ -162,6 +177,34 @@ def inventory_checks(inv: Inventory, found: Node, declared: Node | None, why_no_
     return out
 
 
+def _against_inferred(design: Design, found: Node) -> list[Check]:
+    """The module count and every link against the inferred nominal design."""
+    from gpuvet.node.diff import diff_nodes
+
+    out = []
+    missing = sum(slot.count for slot in design.missing)
+    out.append(Check(Layer.INVENTORY, "modules", Verdict.FAIL if missing else Verdict.PASS,
+                     value=len(found.modules), expected=len(found.modules) + missing,
+                     reason="; ".join(s.reason for s in design.missing) or None,
+                     evidence={"models": sorted({m.model.name for m in found.modules})}))
+    for slot in design.missing:
+        where = f" (likely {slot.guess}, the gap in the numbering)" if slot.guess else ""
+        out.append(Check(Layer.INVENTORY, "missing_module", Verdict.FAIL, value="absent", expected="present",
+                         module=slot.guess, reason=f"{slot.reason}: a module is missing there{where}",
+                         fix="check that it is seated and powered; `nvidia-smi -L`, `lspci | grep -i nvidia`, "
+                             "and the kernel log for Xid 79"))
+    diffs = diff_nodes(design.node, found)
+    for d in diffs:
+        out.append(Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
+                         expected=str(d.expected) if d.expected is not None else None, module=d.module,
+                         between=d.between, reason=f"{d.detail} (against the nominal design)",
+                         fix="reseat or replace the module or cable named; check the link with nvidia-smi nvlink -s "
+                             "or lspci -vv (LnkSta)"))
+    if not diffs:
+        out.append(Check(Layer.INVENTORY, "topology", Verdict.PASS, value="as designed", expected="as designed"))
+    return out
+
+
 @dataclass
 class Validator:
     backend: Backend
@@ -183,7 +226,7 @@ class Validator:
         plan = PLANS[self.level]
         inv = self.backend.inventory()
         found = self.backend.node()
-        why_no_modules = getattr(self.backend, "why_no_modules", None) if not inv.modules else None
+        why_no_modules = self.backend.why_no_modules if not inv.modules else None
         engine: BenchEngine | None = None
         engine_error: str | None = None
         try:
@@ -193,8 +236,11 @@ class Validator:
         versions = engine.versions() if engine else {}
         env = envelope(self.backend, inv, found, versions, self.level)
         run_id = self.logbook.begin("validate", env, inv.simulated, found.name) if self.logbook else None
+        design = design_for(found, inv, self.declared)
+        if design is not None:
+            env["judged_against"] = design.source
         try:
-            checks = self._checks(plan, inv, found, why_no_modules, engine, engine_error, versions, run_id)
+            checks = self._checks(plan, inv, found, design, why_no_modules, engine, engine_error, versions, run_id)
         except BaseException as exc:
             if self.logbook and run_id:
                 self.logbook.abort(run_id, f"{type(exc).__name__}: {exc}")
@@ -211,15 +257,19 @@ class Validator:
             notes.append("simulated: every figure is modelled from the spec, not measured")
         if why_no_modules:
             notes.append(f"No GPU module was found ({why_no_modules}); the host was validated instead.")
+        if design is not None:
+            notes.append(f"judged against: {design.source}")
+            notes += [f"not judged: {what}" for what in design.unjudged]
         result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes)
         if self.logbook and run_id:
             self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks])
         return result
 
-    def _checks(self, plan: Plan, inv: Inventory, found: Node, why_no_modules: str | None, engine: BenchEngine | None,
-                engine_error: str | None, versions: dict[str, Any], run_id: str | None) -> list[Check]:
+    def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
+                engine: BenchEngine | None, engine_error: str | None, versions: dict[str, Any],
+                run_id: str | None) -> list[Check]:
         self._event(run_id, "inventory")
-        checks = inventory_checks(inv, found, self.declared, why_no_modules)
+        checks = inventory_checks(inv, found, design, why_no_modules)
         self._event(run_id, "software")
         checks += software_checks(inv, versions, why_no_modules)
         if engine is None:
@@ -229,7 +279,9 @@ class Validator:
         ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
         modules = engine.modules()
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
-        exp = Expectations(found)
+        load = host_load_check(engine.host_load, engine.cpu_threads) if device == "cpu" else None
+        checks += [load] if load else []
+        exp = Expectations(design.node if design is not None else found)
         ids = [m.id for m in modules]
 
         self._event(run_id, "compute")
@@ -266,6 +318,9 @@ class Validator:
         if plan.models:
             self._event(run_id, "model")
             checks += layers.model_checks(model.run(ctx, model.ModelOptions()), device)
+        if device == "gpu":
+            checks += peers.module_peer_checks(checks, found)
+            checks += peers.pair_peer_checks(checks, design.node if design is not None else found)
         return checks
 
     def _rerun_marginal(self, checks: list[Check], ctx: BenchContext, remeasure: Callable[[Check], list[BenchResult]],

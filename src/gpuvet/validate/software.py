@@ -4,6 +4,7 @@ processes holding the module."""
 
 from __future__ import annotations
 
+from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import Inventory, Unavailable
 from gpuvet.validate.checks import Check, Layer, Verdict
 
@@ -101,3 +102,19 @@ def _module_settings(inv: Inventory) -> list[Check]:
                              reason=f"held by process(es) {', '.join(map(str, procs))}: figures will be shared" if busy
                              else None, fix="stop them, or validate when the module is idle" if busy else None))
     return out
+
+
+def host_load_check(load: HostLoad | None, threads: int | None) -> Check | None:
+    """On a CPU run: how busy the host was. Busy is a WARN that explains slow CPU figures —
+    never a fault of the host, and never advice about its frequency governor."""
+    if load is None:
+        return None
+    evidence = {"cpus": load.cpus, "other_cpus": load.other_cpus, "load_1m": load.load_1m, "threads": threads,
+                "busiest": [f"{p.name} (pid {p.pid}): {p.cpus:.1f} CPU" for p in load.top]}
+    if load.busy:
+        return Check(S, "host_load", Verdict.WARN, value=load.other_cpus, unit="CPUs", expected=0.0, device="cpu",
+                     reason=f"host busy: {load.describe()}; CPU figures are lower than this host reaches when quiet "
+                            f"(ran {threads} thread(s))",
+                     fix="re-run when the processes named have finished", evidence=evidence)
+    return Check(S, "host_load", Verdict.PASS, value=load.other_cpus, unit="CPUs", expected=0.0, device="cpu",
+                 evidence=evidence)

@@ -12,6 +12,7 @@ from gpuvet.bench import copy, gemm
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.timing import QUICK
 from gpuvet.errors import GpuvetError
+from gpuvet.node.design import infer_design
 from gpuvet.validate.expected import Expectations
 from gpuvet.validate.layers import compute_checks, copy_checks
 
@@ -38,7 +39,7 @@ def admit(backend: Backend, module: str) -> Admission:
             return Admission(module, False, "the benchmark engine does not see it", {"seen": ids})
         model = next(m for m in engine.modules() if m.id == module).model
         dtype = "bf16" if "bf16" in model.tflops else "fp32"
-        exp = Expectations(backend.node())
+        exp = Expectations(infer_design(backend.node()).node)  # the design, not the state being admitted
         checks = compute_checks(gemm.run(ctx, gemm.GemmOptions(modules=(module,), dtypes=(dtype,), check=False,
                                                                size=4096 if not model.tflops else None)), exp, "gpu")
         checks += copy_checks(copy.run(ctx, copy.CopyOptions(modules=(module,), tests=("h2d",), size_bytes=64 * 2**20)),

@@ -217,7 +217,7 @@ class Watcher:
             self.logbook.finish(run_id, verdict, [])
         notes = []
         if not modules:
-            why = getattr(self.backend, "why_no_modules", None)
+            why = self.backend.why_no_modules
             notes.append("No GPU module to watch" + (f" ({why})" if why else "")
                          + "; only host metrics were sampled. Try a simulated node: gpuvet watch --sim hgx-h200-8")
         if source.simulated:

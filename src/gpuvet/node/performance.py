@@ -1,0 +1,252 @@
+"""The performance model: what a module, link, path, collective or workload should achieve on a
+node — catalog peaks × what tuned runs reach, the flow solver for every transfer, the α–β
+collective model per algorithm and protocol. Pure and noise-free.
+
+It is the one source of "expected": the simulated engine adds noise, a clock and injected faults
+on top of it; validate, doctor and admission take their expected values from it on the design;
+plan predicts with it. The efficiency factors are cited beside each; they make modelled figures
+look like field figures, not predict any particular machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gpuvet.node.catalog import ModuleModel
+from gpuvet.node.collectives import Algorithm, Collective, CollectiveChoice, Protocol, Tuning, choose
+from gpuvet.node.flow import solve_transfers
+from gpuvet.node.model import HOST, EndpointKind, Node, Transfer
+from gpuvet.node.power_model import PowerModel
+from gpuvet.node.routing import Router, link_capacity_gbps
+
+# Fraction of the datasheet peak a tuned benchmark reaches.
+GEMM_EFFICIENCY = {  # cuBLAS on H100 SXM, large square products (published vendor and third-party runs)
+    "fp64": 0.90, "fp32": 0.88, "tf32": 0.72, "fp16": 0.78, "bf16": 0.78, "fp8": 0.68,
+}
+GEMM_HALF_N = 512  # a product of side n reaches n/(n+512) of that: small products do not fill the device
+STREAM_EFFICIENCY = {"copy": 0.91, "triad": 0.89}  # BabelStream/STREAM on HBM3 modules
+COPY_EFFICIENCY = {"fabric": 0.85, "pcie": 0.86}  # nvbandwidth CE copies: NVLink4 ~380/450, Gen5 ~55/64
+PAGEABLE_FACTOR = 0.45  # pageable copies are staged through a pinned bounce buffer by the CPU
+TRAIN_EFFICIENCY = {  # share of the dense fp16/bf16 peak (AMP) a training step reaches
+    "resnet50": 0.075,  # MLPerf Training ResNet-50: ~3,000 images/s per H100
+    "gpt": 0.45,  # Megatron-style GPT blocks: 40–50 % MFU on H100
+}
+# The collective model's constants (gpuvet.node.collectives.Tuning), per medium.
+# Bandwidth: NVLink rings deliver ~370 of 450 GB/s and NVLink SHARP peaks at busbw ~480 (algbw
+# ~275) on 8 H100s (NCCL maintainer, NVIDIA/nccl-tests#212). PCIe rings: 0.66 of the link, fitted
+# to all_reduce busbw ~40 GB/s on Gen5 x16 (63 GB/s) of 8 RTX PRO 6000 on four switches
+# (voipmonitor/rtx6kpro hardware/pcie-bandwidth.md).
+# Latency: 8 us to launch and complete a collective (a stated assumption), plus one step latency
+# per (algorithm, protocol). NVLink's are fitted (rms error 6.5 %) to the complete 1 KiB - 16 GiB
+# all_reduce_perf table of an 8x H100 DGX in NVIDIA/dgxc-benchmarking nccl/README.md. PCIe's LL
+# step is fitted to NCCL's 28.6 us all-reduce of 256 B on 8 PCIe RTX PRO 6000 (p2pmark, same
+# rtx6kpro source); PCIe's Simple step is a stated guess: no published PCIe table below 8 MiB
+# was found to check it.
+# Refit with `python benchmarks/collective_vs_published.py --fit`; the same script checks every
+# constant against published runs it was not fitted to (tests/test_plan.py holds it there).
+_R, _S = Algorithm.RING, Algorithm.IN_SWITCH
+_LL, _LL128, _SIMPLE = Protocol.LL, Protocol.LL128, Protocol.SIMPLE
+COLLECTIVE_TUNING = {
+    "fabric": Tuning(base_s=8.0e-6,
+                     alpha_s={(_R, _LL): 0.74e-6, (_R, _LL128): 2.0e-6, (_R, _SIMPLE): 2.4e-6, (_S, _SIMPLE): 41e-6},
+                     efficiency={_R: 0.82, _S: 0.61}),
+    "pcie": Tuning(base_s=8.0e-6,
+                   alpha_s={(_R, _LL): 1.5e-6, (_R, _SIMPLE): 4.0e-6},
+                   efficiency={_R: 0.66}),
+}
+Bandwidths = tuple[str, dict[Algorithm, float]]  # the medium (fabric, pcie) and each algorithm's per-rank GB/s
+DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
+
+
+class NotModelled(Exception):
+    """The model cannot say: an unknown module, a figure the catalog lacks, no route."""
+
+
+def power_factor(model: ModuleModel, watts: float | None) -> float:
+    """Speed of compute-bound work under a power cap (``gpuvet.node.power_model``)."""
+    if watts is None or model.tdp_w is None:
+        return 1.0
+    return PowerModel(model.tdp_w).speed(watts)
+
+
+class PerformanceModel:
+    """What ``node`` should reach. ``p2p_disabled`` and ``power_caps`` are conditions the node is
+    in (a simulated fault, a planned cap); the model itself knows no noise and no clock."""
+
+    def __init__(self, node: Node, p2p_disabled: bool = False, power_caps: Mapping[str, float] | None = None) -> None:
+        self.node = node
+        self.p2p_disabled = p2p_disabled
+        self.power_caps = dict(power_caps or {})
+        self.router = Router(node)  # copies: modules are endpoints
+        self.ring_router = Router(node, forwarding=True)  # collectives: rings pass through the ranks
+        self.collective_tuning = dict(COLLECTIVE_TUNING)  # per medium; the published-data fit swaps it
+
+    def model(self, module: str) -> ModuleModel:
+        if module not in self.node.module_ids:
+            raise NotModelled(f"the node has no module {module!r}")
+        return self.node.module(module).model
+
+    # --- compute and memory ------------------------------------------------------------
+    def gemm_seconds(self, module: str, dtype: str, n: int) -> float:
+        model = self.model(module)
+        peak = model.peak_tflops(dtype)
+        if peak is None:
+            raise NotModelled(f"{model.name} has no published {dtype} rate (not supported or unknown)")
+        eff = GEMM_EFFICIENCY[dtype] * n / (n + GEMM_HALF_N) * power_factor(model, self.power_caps.get(module))
+        return 2.0 * n**3 / (peak * 1e12 * eff)
+
+    def stream_seconds(self, module: str, kind: str, nbytes: int) -> float:
+        model = self.model(module)
+        if model.memory_bw_gbps is None:
+            raise NotModelled(f"{model.name} has no published memory bandwidth")
+        moved = (2 if kind == "copy" else 3) * nbytes
+        return moved / (model.memory_bw_gbps * 1e9 * STREAM_EFFICIENCY[kind])
+
+    def train_seconds(self, module: str, workload: str, amp: bool, flops_per_step: float) -> float:
+        model = self.model(module)
+        dtype = "bf16" if amp else "fp32"
+        peak = model.peak_tflops(dtype) or model.peak_tflops("fp16")
+        if peak is None:
+            raise NotModelled(f"{model.name} has no published {dtype} rate")
+        eff = TRAIN_EFFICIENCY[workload] * power_factor(model, self.power_caps.get(module))
+        return flops_per_step / (peak * 1e12 * eff)
+
+    # --- transfers ---------------------------------------------------------------------
+    def socket_of(self, module: str) -> str:
+        """The nearest socket: where a NUMA-aware runtime puts a module's host buffers."""
+        sockets = self.node.sockets()
+        if not sockets:
+            raise NotModelled("the node declares no host socket")
+        routes = self.router.routes([(module, s) for s in sockets])
+        reachable = [(len(route), s) for s, route in zip(sockets, routes, strict=True) if route]
+        if not reachable:
+            raise NotModelled(f"{module} has no route to host memory")
+        return min(reachable)[1]
+
+    def _legs(self, t: Transfer) -> list[tuple[str, str]]:
+        src = self.socket_of(t.dst) if t.src == HOST else t.src
+        dst = self.socket_of(t.src) if t.dst == HOST else t.dst
+        if t.src != HOST and t.dst != HOST and self.p2p_disabled:  # staged through host memory
+            return [(t.src, self.socket_of(t.src)), (self.socket_of(t.dst), t.dst)]
+        return [(src, dst)]
+
+    def transfer_rates(self, transfers: Sequence[Transfer], raw: bool = False) -> list[float]:
+        """GB/s each transfer gets with all of them running at once; ``raw``: for collectives —
+        the flow solver's share of the links, routed as a ring routes (through modules), before
+        what a copy engine achieves on them (collectives apply their own protocol efficiency)."""
+        for t in transfers:
+            for end in (t.src, t.dst):
+                if end != HOST:
+                    self.model(end)
+        legs = [self._legs(t) for t in transfers]
+        flat = [leg for group in legs for leg in group]
+        solved = solve_transfers(self.node, flat, self.ring_router if raw else self.router)
+        rates, i = [], 0
+        for t, group in zip(transfers, legs, strict=True):
+            parts = solved[i:i + len(group)]
+            i += len(group)
+            if any(p.gbps <= 0 for p in parts):
+                raise NotModelled(f"no route from {t.src} to {t.dst}")
+            rate = min(p.gbps for p in parts)
+            if not raw:
+                on_fabric = all(self._on_fabric(p.route) for p in parts)
+                rate *= COPY_EFFICIENCY["fabric" if on_fabric else "pcie"]
+                if HOST in (t.src, t.dst) and not t.pinned:
+                    rate *= PAGEABLE_FACTOR
+            rates.append(rate)
+        return rates
+
+    def _on_fabric(self, route: tuple[str, ...]) -> bool:
+        kinds = {self.node.kind_of(e) for e in route}
+        return kinds <= {EndpointKind.MODULE, EndpointKind.FABRIC_SWITCH}
+
+    def copy_seconds(self, transfers: Sequence[Transfer]) -> float:
+        rates = self.transfer_rates(transfers)
+        return max(t.nbytes / (r * 1e9) for t, r in zip(transfers, rates, strict=True))
+
+    def collectives(self, members: Sequence[str], memo: dict[str, Bandwidths] | None = None) -> CollectiveTimes:
+        """``memo`` keeps the solved bandwidths across calls for the same members, for callers
+        whose node does not change (the planner)."""
+        for m in members:
+            self.model(m)
+        return CollectiveTimes(self, tuple(members), memo)
+
+
+@dataclass
+class CollectiveTimes:
+    """Collective times among ``members``: per-rank bandwidth from the flow solver, the fastest
+    (algorithm, protocol) as NCCL's tuner would pick it."""
+
+    perf: PerformanceModel
+    members: tuple[str, ...]
+    memo: dict[str, Bandwidths] | None = field(default=None)
+
+    @property
+    def nranks(self) -> int:
+        return len(self.members)
+
+    def _ring_gbps(self) -> float:
+        ring = [(self.members[i], self.members[(i + 1) % self.nranks]) for i in range(self.nranks)]
+        return min(self.perf.transfer_rates([Transfer(a, b, 1) for a, b in ring], raw=True))
+
+    def _all_to_all_gbps(self) -> float:
+        pairs = [(a, b) for a in self.members for b in self.members if a != b]
+        rates = self.perf.transfer_rates([Transfer(a, b, 1) for a, b in pairs], raw=True)
+        egress = {m: 0.0 for m in self.members}
+        for (a, _), r in zip(pairs, rates, strict=True):
+            egress[a] += r
+        return min(egress.values())
+
+    def _in_switch_gbps(self) -> float | None:
+        """Per-module fabric bandwidth into a switch every member reaches directly, if the
+        modules support in-switch reduction and p2p works."""
+        node = self.perf.node
+        if self.perf.p2p_disabled or not all(node.module(m).model.switch_reduction for m in self.members):
+            return None
+        per_module = []
+        for m in self.members:
+            to_switch = [link for link in node.links_of(m)
+                         if link.up and link.kind.is_fabric and node.kind_of(link.other(m)) is EndpointKind.FABRIC_SWITCH]
+            if not to_switch:
+                return None
+            per_module.append(sum(link_capacity_gbps(link) for link in to_switch))
+        return min(per_module)
+
+    def _uses_fabric(self) -> bool:
+        node = self.perf.node
+        return not self.perf.p2p_disabled and all(
+            any(link.kind.is_fabric and link.up for link in node.links_of(m)) for m in self.members)
+
+    def bandwidths(self, op: str) -> Bandwidths:
+        """The medium (fabric or pcie) and the per-rank bandwidth each available algorithm sees."""
+        key = "all_to_all" if op == Collective.ALL_TO_ALL else "other"
+        if self.memo is not None and key in self.memo:
+            return self.memo[key]
+        bandwidth = {Algorithm.RING: self._all_to_all_gbps() if key == "all_to_all" else self._ring_gbps()}
+        switch = self._in_switch_gbps()
+        if switch is not None:
+            bandwidth[Algorithm.IN_SWITCH] = switch
+        result = ("fabric" if self._uses_fabric() else "pcie", bandwidth)
+        if self.memo is not None:
+            self.memo[key] = result
+        return result
+
+    def choice(self, op: str, size_bytes: int, algorithm: str | None = None) -> CollectiveChoice:
+        """Fastest (algorithm, protocol) and its time; ``algorithm`` forces one, as ``NCCL_ALGO``
+        does (ValueError when it cannot run ``op`` on these modules)."""
+        medium, bandwidth = self.bandwidths(op)
+        tuning = self.perf.collective_tuning[medium]
+        if algorithm is not None and Algorithm(algorithm) is Algorithm.TREE:
+            raise ValueError("inside one node NCCL's tree is a chain, no faster than the ring; its double binary "
+                             "tree spans nodes, which this model does not")
+        if algorithm is not None and Algorithm(algorithm) not in bandwidth:
+            raise ValueError(f"{algorithm} needs modules and a switch that reduce in the fabric")
+        best = choose(op, self.nranks, size_bytes, bandwidth, tuning, algorithm)
+        if best is None:
+            raise ValueError(f"{algorithm} does not implement {op}")
+        return best
+
+    def seconds(self, op: str, size_bytes: int, algorithm: str | None = None) -> tuple[float, str]:
+        c = self.choice(op, size_bytes, algorithm)
+        return c.seconds, c.algorithm.value
