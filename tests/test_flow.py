@@ -85,11 +85,15 @@ def test_unreachable_gets_zero():
     assert rate.gbps == 0.0 and rate.route == () and rate.bottleneck is None
 
 
-def test_a_module_cut_off_its_fabric_is_relayed_over_pcie(tmp_path):
-    """Routes may pass through another module (a software relay, as NCCL's rings and PXN do):
-    with its NVLink down, gpu0 still reaches gpu9, at PCIe speed."""
+def test_a_module_cut_off_its_fabric_is_relayed_over_pcie_by_a_ring_never_by_a_copy(tmp_path):
+    """A collective's ring may pass through another module (NCCL's rings and PXN relay): with its
+    NVLink down, gpu0 still reaches gpu9 at PCIe speed. A copy never passes through a module, and
+    on nvl72 the trays share no host link: no route."""
+    from gpuvet.node.routing import Router
     from tests.conftest import sim_with_faults
 
     node = sim_with_faults(tmp_path, "nvl72", [{"kind": "link_down", "between": ["gpu0", "nvswitch0"]}]).node()
-    (rate,) = solve_transfers(node, [("gpu0", "gpu9")])
+    (copy,) = solve_transfers(node, [("gpu0", "gpu9")])
+    assert copy.gbps == 0.0
+    (rate,) = solve_transfers(node, [("gpu0", "gpu9")], Router(node, forwarding=True))
     assert rate.gbps == pytest.approx(16 * 3.938) and rate.bottleneck == ("gpu0", "cpu0")

@@ -1,10 +1,11 @@
-"""The logbook survives a killed run and concurrent writers; bad input loses nothing."""
+"""The logbook survives a killed run and concurrent writers; bad input loses nothing. The tests
+that make sense on both run against the SQLite file and a PostgreSQL server (started from
+Debian's package by a fixture, skipped with the reason when it is not installed)."""
 
 import json
 import multiprocessing
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
+from tests.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures)
 
 
 def call(capsys, *args):
@@ -22,17 +24,22 @@ def call(capsys, *args):
     return code, out, err
 
 
-def test_a_run_killed_midway_is_marked_aborted_and_the_file_stays_intact(tmp_path, capsys):
-    db = tmp_path / "lb.db"
-    Logbook(db).close()  # exists before the child starts, so we can watch it
-    child = subprocess.Popen([sys.executable, "-m", "gpuvet", "validate", "--level", "standard", "--logbook", str(db),
+def _layers(target):
+    book = Logbook(target)
+    try:
+        return [e["message"] for r in book.runs() for e in book.events(r.run_id) if e["kind"] == "layer"]
+    finally:
+        book.close()
+
+
+def test_a_run_killed_midway_is_marked_aborted_and_the_file_stays_intact(target, capsys):
+    Logbook(target).close()  # exists before the child starts, so we can watch it
+    child = subprocess.Popen([sys.executable, "-m", "gpuvet", "validate", "--level", "standard", "--logbook", target,
                               "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # wait until it is past inventory and measuring
-            with sqlite3.connect(db, timeout=5) as watch:
-                layers = [m for (m,) in watch.execute("SELECT message FROM events WHERE kind = 'layer'")]
-            if "compute" in layers:
+            if "compute" in _layers(target):
                 break
             assert child.poll() is None, "validate ended before it could be killed"
             time.sleep(0.05)
@@ -43,22 +50,24 @@ def test_a_run_killed_midway_is_marked_aborted_and_the_file_stays_intact(tmp_pat
     finally:
         if child.poll() is None:
             child.kill()
-    book = Logbook(db)
+    book = Logbook(target)
     assert book.integrity() == "ok"
     (run,) = book.runs()
     assert run.status == "aborted" and run.verdict is None
     assert book.checks(run.run_id) == []  # never half-written
     assert any(e["kind"] == "aborted" for e in book.events(run.run_id))
     book.close()
-    code, out, _ = call(capsys, "log", "list", "--json", "--logbook", str(db))
+    code, out, _ = call(capsys, "log", "list", "--json", "--logbook", target)
     assert code == 0 and json.loads(out)[0]["status"] == "aborted"
 
 
-def test_a_running_run_of_a_live_process_is_left_alone(tmp_path):
-    book = Logbook(tmp_path / "lb.db")
+def test_a_running_run_of_a_live_process_is_left_alone(target):
+    book = Logbook(target)
     run_id = book.begin("validate", {"level": "quick"}, simulated=True, node="n")
-    again = Logbook(tmp_path / "lb.db")  # this process is alive: not an orphan
+    again = Logbook(target)  # this process is alive: not an orphan
     assert again.run(run_id).status == "running"
+    again.close()
+    book.close()
 
 
 def _write_runs(path: str, n: int, tag: str) -> None:
@@ -70,22 +79,22 @@ def _write_runs(path: str, n: int, tag: str) -> None:
     book.close()
 
 
-def test_two_concurrent_writers_lose_nothing(tmp_path):
-    db = str(tmp_path / "lb.db")
-    Logbook(db).close()
+def test_two_concurrent_writers_lose_nothing(target):
+    Logbook(target).close()
     ctx = multiprocessing.get_context("spawn")
-    writers = [ctx.Process(target=_write_runs, args=(db, 25, tag)) for tag in ("a", "b")]
+    writers = [ctx.Process(target=_write_runs, args=(target, 25, tag)) for tag in ("a", "b")]
     for w in writers:
         w.start()
     for w in writers:
         w.join(120)
         assert w.exitcode == 0
-    book = Logbook(db)
+    book = Logbook(target)
     runs = book.runs()
     assert len(runs) == 50 and all(r.status == "complete" for r in runs)
     assert {r.node for r in runs} == {"a", "b"}
     assert sum(len(book.checks(r.run_id)) for r in runs) == 50
     assert book.integrity() == "ok"
+    book.close()
 
 
 def test_a_corrupt_logbook_is_a_clear_error_and_is_not_touched(tmp_path, capsys):
@@ -104,37 +113,54 @@ def test_a_damaged_sqlite_file_is_a_clear_error(tmp_path):
     book = Logbook(db)
     book.begin("validate", {}, simulated=True, node="n")
     book.close()
-    raw = bytearray(db.read_bytes())
-    raw[100:4096] = b"\xff" * (4096 - 100)  # keep the header, wreck the schema page
-    db.write_bytes(bytes(raw))
+    data = bytearray(db.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # keep the header, wreck the schema page
+    db.write_bytes(bytes(data))
     for suffix in ("-wal", "-shm"):
         (tmp_path / f"lb.db{suffix}").unlink(missing_ok=True)
     with pytest.raises(GpuvetError, match="not a usable gpuvet logbook"):
         Logbook(db)
 
 
-def test_unknown_run_id_says_what_exists(tmp_path, capsys):
-    db = str(tmp_path / "lb.db")
-    call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook", db)
-    code, _, err = call(capsys, "log", "show", "nope", "--logbook", db)
+def test_unknown_run_id_says_what_exists(target, capsys):
+    call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook", target)
+    code, _, err = call(capsys, "log", "show", "nope", "--logbook", target)
     assert code == 2 and "no run 'nope'" in err and "gpuvet log list" in err
 
 
-def test_show_and_list_read_back_what_validate_wrote(tmp_path, capsys):
-    db = str(tmp_path / "lb.db")
-    code, out, _ = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--json", "--logbook", db)
+def test_show_and_list_read_back_what_validate_wrote(target, capsys):
+    code, out, _ = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--json", "--logbook", target)
     written = json.loads(out)
-    code, out, _ = call(capsys, "log", "show", written["run_id"][:15], "--json", "--logbook", db)
+    code, out, _ = call(capsys, "log", "show", written["run_id"][:15], "--json", "--logbook", target)
     shown = json.loads(out)
     assert shown["run_id"] == written["run_id"] and shown["verdict"] == written["verdict"]
     assert len(shown["checks"]) == len(written["checks"])
+    assert shown["checks"] == json.loads(json.dumps(written["checks"]))
     assert shown["environment"]["tool_version"] and shown["environment"]["topology_fingerprint"]
-    code, out, _ = call(capsys, "log", "list", "--json", "--logbook", db)
+    code, out, _ = call(capsys, "log", "list", "--json", "--logbook", target)
     (row,) = json.loads(out)
     assert {"run_id", "status", "verdict"} <= set(row) and row["status"] == "complete"
 
 
 def test_gpuvet_home_sets_the_default_place(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("GPUVET_LOGBOOK", raising=False)
     monkeypatch.setenv("GPUVET_HOME", str(tmp_path / "home"))
     code, _, _ = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick")
     assert code == 0 and (tmp_path / "home" / "logbook.db").is_file()
+
+
+def test_gpuvet_logbook_names_a_shared_database(pg_server, monkeypatch, capsys):
+    url = pg_server.new_database()
+    monkeypatch.setenv("GPUVET_LOGBOOK", url)
+    code, out, _ = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--json")
+    run_id = json.loads(out)["run_id"]
+    book = Logbook(url)
+    assert book.backend == "postgresql" and [r.run_id for r in book.runs()] == [run_id]
+    book.close()
+    code, out, _ = call(capsys, "log", "list", "--json")
+    assert code == 0 and json.loads(out)[0]["run_id"] == run_id
+
+
+def test_an_unreachable_database_is_one_clear_error(pg_server, capsys):
+    code, _, err = call(capsys, "log", "list", "--logbook", f"postgresql://gpuvet@127.0.0.1:{pg_server.port}/nope")
+    assert code == 2 and "cannot reach the PostgreSQL logbook" in err and "Traceback" not in err

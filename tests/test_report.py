@@ -76,7 +76,7 @@ def test_junit_marks_failures(tmp_path, faulty):
     run = Validator(faulty("mesh-4", [{"kind": "power_cap_low", "module": "gpu1", "watts": 300}]), Level.QUICK).run()
     root = ET.fromstring(render(run.to_json()).split("?>", 1)[1])
     failures = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
-    assert failures == ["gemm_bf16[gpu1]"]
+    assert failures == ["gemm_bf16[gpu1]", "peers_gemm_bf16[gpu1]"]  # against the catalog, and against its peers
 
 
 def test_report_command_rebuilds_from_the_logbook(reports, tmp_path, capsys):

@@ -39,6 +39,8 @@ class FakeGpu:
     pids: tuple[int, ...] = ()
     energy_mj: int = 123_456_789
     util_pct: int = 0
+    ecc_uncorrected: tuple[int, int] = (0, 0)  # volatile, aggregate
+    remapped_rows: tuple[int, int, int, int] = (0, 0, 0, 0)  # correctable, uncorrectable, pending, failed
     unsupported: set[str] = field(default_factory=set)
 
 
@@ -176,6 +178,13 @@ class FakeNvml:
 
     def nvmlDeviceGetTotalEnergyConsumption(self, h: int) -> int:
         return self._gpu(h, "nvmlDeviceGetTotalEnergyConsumption").energy_mj
+
+    def nvmlDeviceGetTotalEccErrors(self, h: int, error_type: int, counter_type: int) -> int:
+        g = self._gpu(h, "nvmlDeviceGetTotalEccErrors")
+        return g.ecc_uncorrected[counter_type] if error_type == 1 else 0
+
+    def nvmlDeviceGetRemappedRows(self, h: int) -> tuple[int, int, int, int]:
+        return self._gpu(h, "nvmlDeviceGetRemappedRows").remapped_rows
 
     def nvmlDeviceGetHandleByUUID(self, uuid: str) -> int:
         for i, g in enumerate(self.gpus):

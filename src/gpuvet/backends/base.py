@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from gpuvet.backends.readings import Inventory
+from gpuvet.backends.readings import HealthReadings, Inventory
 from gpuvet.errors import BackendError
 from gpuvet.node.model import Node
 
@@ -49,6 +49,11 @@ class Backend(ABC):
     def notes(self) -> tuple[str, ...]:
         """What a reader of this backend's node should know (what a capture left out or skipped)."""
         return ()
+
+    def health(self) -> HealthReadings:
+        """ECC, row remapping, throttle reasons now, and the Xids since boot (for `health`)."""
+        raise BackendError(f"the {self.name} backend cannot read module health",
+                           fix="run on the machine itself, or on a simulated node with --sim PRESET.")
 
     def close(self) -> None:
         """Release whatever the backend holds (library handles)."""

@@ -7,13 +7,14 @@ Modules are keyed by UUID and PCI bus id; they are named gpu0… in bus-id order
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
 from gpuvet.backends.nvml import ModuleLost, Nvml
-from gpuvet.backends.readings import Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 # NVML_NVLINK_VERSION_* -> GB/s per link per direction
 NVLINK_LANE_GBPS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0}
 NVSWITCH = "nvswitch0"
+NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, NVML_AGGREGATE_ECC = 1, 0, 1
 
 
 def _text(value: Any) -> Any:
@@ -51,8 +53,9 @@ class NvidiaBackend(Backend):
     name = "nvidia"
     simulated = False
 
-    def __init__(self, nvml: Nvml | None = None) -> None:
+    def __init__(self, nvml: Nvml | None = None, kernel_log: Path | None = None) -> None:
         self.nvml = nvml or Nvml()
+        self.kernel_log = kernel_log  # where Xids are read (default /dev/kmsg); tests give a file
         self.nvml.init()
         self._devices = self._enumerate()
 
@@ -175,6 +178,31 @@ class NvidiaBackend(Backend):
             except ModuleLost as exc:
                 notes.append(f"{d.id} ({d.bus_id}, {d.uuid}) was lost while being read: {exc.what}.")
         return Inventory(self.name, False, tuple(modules), read_host_info(), self._software(), tuple(notes))
+
+    # --- health ----------------------------------------------------------------------------
+    def _module_health(self, d: _Device) -> ModuleHealth:
+        def q(fn: str, *args: Any) -> Any:
+            return self.nvml.query(fn, d.handle, *args, module=d.id)
+
+        remap = q("nvmlDeviceGetRemappedRows")  # (correctable rows, uncorrectable rows, pending, failed)
+        mask = q("nvmlDeviceGetCurrentClocksEventReasons")
+        if isinstance(mask, Unavailable):
+            mask = q("nvmlDeviceGetCurrentClocksThrottleReasons")
+        return ModuleHealth(
+            d.id, q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC),
+            q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC),
+            remap if isinstance(remap, Unavailable) else bool(remap[2]),
+            remap if isinstance(remap, Unavailable) else bool(remap[3]),
+            mask if isinstance(mask, Unavailable) else int(mask))
+
+    def health(self) -> HealthReadings:
+        """Raises ModuleLost when a module stops answering while being read."""
+        from gpuvet.backends.kernel_log import KMSG, boot_id, kernel_xids
+
+        by_bus = {d.bus_id.rsplit(".", 1)[0]: d.id for d in self._devices}
+        modules = tuple(self._module_health(d) for d in self._devices)
+        return HealthReadings(modules, kernel_xids(lambda bus: by_bus.get(bus[-10:]), self.kernel_log or KMSG),
+                              boot_id())
 
     # --- topology --------------------------------------------------------------------------
     def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[Any]]:

@@ -78,6 +78,10 @@ class NvmlTelemetry(TelemetrySource):
                    _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM)), _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_MEM)),
                    busy / 100 if isinstance(busy, (int, float)) else None,
                    int(reasons) if isinstance(reasons, int) else 0)
+        memory = q("nvmlDeviceGetMemoryInfo")
+        if memory is not None:
+            s.fb_used_bytes, s.fb_free_bytes = int(memory.used), int(memory.free)
+        s.energy_mj = _int(q("nvmlDeviceGetTotalEnergyConsumption"))
         if slow:
             s.ecc_corrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC))
             s.ecc_uncorrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED,

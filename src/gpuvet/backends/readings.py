@@ -127,6 +127,9 @@ class Sample:
     nvlink_expected: int | None = None
     nvlink_errors: int | None = None  # CRC/replay counters, cumulative
     xids: tuple[int, ...] = ()
+    fb_used_bytes: int | None = None  # device memory in use / free, fast ticks
+    fb_free_bytes: int | None = None
+    energy_mj: int | None = None  # energy counter since the driver loaded (millijoules), fast ticks
 
 
 @dataclass(frozen=True)
@@ -135,3 +138,36 @@ class ModuleIdentity:
     uuid: str
     bus_id: str | None
     model: str
+
+
+@dataclass(frozen=True)
+class XidRecord:
+    """One Xid the driver logged since boot. ``seq`` orders records within a boot (the kernel
+    log's sequence number), so a later check can ask for those after the last one it saw."""
+
+    seq: int
+    bus_id: str
+    module: str | None  # the module at that bus id, None when no found module matches
+    code: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ModuleHealth:
+    """What a pre/post-job health check reads for one module, in one pass and without load."""
+
+    id: str
+    ecc_uncorrected_volatile: int | Unavailable
+    ecc_uncorrected_aggregate: int | Unavailable
+    remap_pending: bool | Unavailable  # a row remap waits for a module reset
+    remap_failed: bool | Unavailable  # the module ran out of spare rows
+    clock_event_mask: int | Unavailable  # NVML clocks-event (throttle) reason bits now
+
+
+@dataclass(frozen=True)
+class HealthReadings:
+    """Per-module health readings, the Xids since boot, and the boot they belong to."""
+
+    modules: tuple[ModuleHealth, ...]
+    xids: tuple[XidRecord, ...] | Unavailable
+    boot_id: str

@@ -11,12 +11,21 @@ from typing import TYPE_CHECKING, Any
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
-from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.backends.readings import (
+    HealthReadings,
+    HostInfo,
+    Inventory,
+    ModuleHealth,
+    ModuleInfo,
+    SoftwareInfo,
+    Unavailable,
+    XidRecord,
+)
 from gpuvet.node.build import build_node
 from gpuvet.node.catalog import find_model
 from gpuvet.node.faults import apply_faults, check_faults
 from gpuvet.node.model import Module, Node
-from gpuvet.node.spec import NodeSpec, PowerCapLowFault, load_spec
+from gpuvet.node.spec import NodeSpec, PowerCapLowFault, XidFault, load_spec
 
 if TYPE_CHECKING:
     from gpuvet.backends.sim_engine import SimEngine
@@ -83,6 +92,21 @@ class SimBackend(Backend):
         from gpuvet.backends.sim_engine import SimEngine
 
         return SimEngine(self._found, self.spec.faults, self.clock.advance, seed=self.seed)
+
+    def health(self) -> HealthReadings:
+        """The node now: throttle reasons from its thermal model, the Xid faults that have fired
+        (as the driver would have logged them), no ECC or row-remap faults (none are modelled)."""
+        from gpuvet.backends.sim_telemetry import SimTelemetry
+
+        now = self.clock.now_s
+        telemetry = SimTelemetry(self.declared, list(self.spec.faults), seed=self.seed, node_name=self.spec.name)
+        masks = {s.module: s.throttle for s in telemetry.sample(now, slow=False)}
+        modules = tuple(ModuleHealth(m.id, 0, 0, False, False, masks.get(m.id, 0)) for m in self._found.modules)
+        buses = {m.id: m.bus_id or f"sim:{m.id}" for m in self.declared.modules}
+        xids = tuple(XidRecord(i, buses[f.module], f.module, f.code,
+                               f"NVRM: Xid (PCI:{buses[f.module]}): {f.code}, simulated")
+                     for i, f in enumerate(self.spec.faults) if isinstance(f, XidFault) and f.at_s <= now)
+        return HealthReadings(modules, xids, f"sim:{self.spec.name}")
 
     def _module_info(self, module: Module) -> ModuleInfo:
         model = module.model

@@ -41,6 +41,7 @@ DAY = 86400.0
 IDLE_POWER_SHARE = 0.13
 IDLE_SM_MHZ = 345.0
 BASE_ECC_PER_HOUR = 0.02
+BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE = 0.85, 0.004
 
 
 @dataclass
@@ -80,6 +81,7 @@ class _State:
     ecc: int = 0
     ecc_uncorrected: int = 0
     nvlink_errors: int = 0
+    energy_j: float = 0.0
     last_t: float | None = None
     uuid: str | None = None
 
@@ -240,6 +242,11 @@ class SimTelemetry:
             mem = mem_max * (0.6 if rng.random() < 0.5 else 1.0)
         sample = Sample(t, m, ident.uuid, temp + float(rng.normal(0, 0.15)), power, sm, mem,
                         float(rng.uniform(0.93, 1.0)) if is_busy else 0.0, throttle_bits(st.level), reference)
+        st.energy_j += power * (dt if st.last_t is not None else 0.0)
+        sample.energy_mj = int(st.energy_j * 1000)
+        if model.memory_bytes:  # a job holds most of the memory; an idle module only the driver's share
+            used = int(model.memory_bytes * (BUSY_MEMORY_SHARE if is_busy else IDLE_MEMORY_SHARE))
+            sample.fb_used_bytes, sample.fb_free_bytes = used, model.memory_bytes - used
         ecc_rate = BASE_ECC_PER_HOUR
         for f in self.faults:
             if isinstance(f, EccRisingFault) and f.module == m and f.at_s <= t:

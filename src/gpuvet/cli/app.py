@@ -26,7 +26,7 @@ app.add_typer(spec_app, name="spec")
 
 def _add_commands() -> None:
     """Commands defined in their own modules (typer only: the work loads when a command runs)."""
-    from gpuvet.cli import doctor, validate, watch
+    from gpuvet.cli import doctor, health, validate, watch
     from gpuvet.cli.bench import bench_app
 
     app.add_typer(bench_app, name="bench")
@@ -37,6 +37,7 @@ def _add_commands() -> None:
     app.command("watch", short_help="Telemetry, detectors, overheating forecast, hot-plug, Prometheus.")(watch.watch)
     app.command("events", short_help="What happened: events kept in the logbook.")(watch.events)
     app.command("doctor", short_help="Ordered troubleshooting that names the cause.")(doctor.doctor)
+    app.command("health", short_help="The fast pre/post-job check for Slurm, NHC and node-problem-detector.")(health.health)
     from gpuvet.cli.plan import plan_app
 
     app.add_typer(plan_app, name="plan")

@@ -72,24 +72,54 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
     save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
 
 
-@fleet_app.command("merge", short_help="Peer analysis over validate --json files from anywhere.")
-def merge(files: Annotated[list[Path], typer.Argument(help="validate --json outputs, one per node.")],
+@fleet_app.command("merge", short_help="Peer analysis over validate --json files, or runs kept in a logbook.")
+def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --json outputs, one per node.")] = None,
           report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).")] = None,
           baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from the "
                                                             "healthy majority (for validate --baseline).")] = None,
+          logbook: Annotated[str | None, typer.Option("--logbook", help="Also read the newest complete validate run "
+                                                      "of every node kept in this logbook (a file or a shared "
+                                                      "postgresql:// URL).")] = None,
+          since: Annotated[str | None, typer.Option("--since", help="With --logbook: only runs newer than this "
+                                                    "(e.g. 2h, 7d).")] = None,
           as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`."""
+    """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
+    or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`)."""
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.peers import analyse
 
     envelopes = []
-    for f in files:
+    for f in files or []:
         try:
             envelopes.append((str(f), json.loads(f.read_text(encoding="utf-8"))))
         except (OSError, ValueError) as exc:
             raise GpuvetError(f"cannot read it as JSON ({exc})", where=str(f),
                               fix="give the output of `gpuvet validate --json`.") from None
+    if logbook:
+        envelopes += _from_logbook(logbook, since)
+    elif since:
+        raise GpuvetError("--since without --logbook", where="--since", fix="add --logbook FILE_OR_URL.")
+    if not envelopes:
+        raise GpuvetError("nothing to merge", where="fleet merge",
+                          fix="give validate --json files, or --logbook with complete validate runs in it.")
     _report(analyse(envelopes), envelopes, [], as_json, report, baseline_out)
+
+
+def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, Any]]]:
+    from datetime import UTC, datetime, timedelta
+
+    from gpuvet.cli.watch import _seconds
+    from gpuvet.logbook.store import Logbook
+
+    since_utc = None
+    if since:
+        since_utc = (datetime.now(UTC) - timedelta(seconds=_seconds(since, "--since") or 0.0)).isoformat(
+            timespec="seconds")
+    book = Logbook(target)
+    try:
+        return [(f"{run.host}:{run.run_id}", book.document(run)) for run in book.latest_runs("validate", since_utc)]
+    finally:
+        book.close()
 
 
 @fleet_app.command("validate", short_help="Validate every node of a Ray cluster, then compare peers.")
@@ -100,7 +130,7 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
              timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes.")] = 600.0,
              report: Annotated[Path | None, typer.Option("--report")] = None,
              baseline_out: Annotated[Path | None, typer.Option("--baseline-out")] = None,
-             logbook: Annotated[Path | None, typer.Option("--logbook")] = None,
+             logbook: Annotated[str | None, typer.Option("--logbook")] = None,
              as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Run validate on every node of a Ray cluster that has modules (one task per node, pinned to it,
     its GPUs as Ray resources), with a timeout; gather the envelopes into the logbook as one fleet

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from gpuvet.report.format import value as format_value
 
@@ -91,13 +92,14 @@ def runs(console: Console, rows: list[Any]) -> None:
     t = Table(title="logbook", title_justify="left")
     for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
         t.add_column(col)
-    for r in rows:
-        t.add_row(r.run_id, r.started_utc, r.status, f"[{_STYLE.get(r.verdict or '', '')}]{r.verdict or ''}[/]",
-                  r.node or "", str(r.envelope.get("level") or ""), "yes" if r.simulated else "")
+    for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
+        t.add_row(Text(r.run_id), Text(r.started_utc), Text(r.status),
+                  Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
+                  Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
     console.print(t)
 
 
-def comparison(console: Console, a: str, b: str, env: list[Any], results: list[Any]) -> None:
+def comparison(console: Console, a: str, b: str, env: list[Any], results: list[Any], note: str | None = None) -> None:
     if env:
         t = Table(title="environment changes", title_justify="left")
         for col in ("what", a, b):
@@ -113,3 +115,5 @@ def comparison(console: Console, a: str, b: str, env: list[Any], results: list[A
         t.add_row(r.key, format_value(r.a), format_value(r.b), format_value(r.unit), change,
                   "[bold red]REGRESSION[/]" if r.regression else "")
     console.print(t)
+    if note:
+        console.print(Text(note, style="yellow"))

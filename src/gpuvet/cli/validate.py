@@ -11,14 +11,15 @@ from typing import Annotated, Any
 import typer
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
-LogbookOpt = Annotated[Path | None, typer.Option(
-    "--logbook", help="The logbook file (default: $GPUVET_HOME/logbook.db, else the user's data directory).")]
+LogbookOpt = Annotated[str | None, typer.Option(
+    "--logbook", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, else "
+    "$GPUVET_HOME/logbook.db, else the user's data directory).")]
 
 baseline_app = typer.Typer(help="Baselines: reference figures from good runs of one node type.", no_args_is_help=True)
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
 
 
-def _logbook(path: Path | None) -> Any:
+def _logbook(path: str | None) -> Any:
     from gpuvet.logbook.store import Logbook
 
     return Logbook(path)
@@ -178,23 +179,32 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
                 logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """What changed between two runs: environment, and every check's % change (regressions marked:
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
-    from gpuvet.validate.compare import compare
+    from gpuvet.validate.compare import compare, missing_checks
 
     book = _logbook(logbook)
     try:
         a, b = book.run(run_a), book.run(run_b)
-        env, results = compare(a.envelope, book.checks(a.run_id), b.envelope, book.checks(b.run_id))
+        checks_a, checks_b = book.checks(a.run_id), book.checks(b.run_id)
     finally:
         book.close()
+    whole = a.status == b.status == "complete" and a.kind == b.kind
+    env, results = compare(a.envelope, checks_a, b.envelope, checks_b, judge_missing=whole)
+    only_a, only_b = missing_checks(checks_a, checks_b)
+    note = None
+    if not whole and (only_a or only_b):
+        note = (f"{a.run_id} is a {a.status} {a.kind} run and {b.run_id} a {b.status} {b.kind} run: only the "
+                f"{len(results)} checks both have are compared; {len(only_a)} checks are only in {a.run_id} and "
+                f"{len(only_b)} only in {b.run_id} (not counted as regressions)")
     if as_json:
         _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
-                     "regressions": sum(r.regression for r in results)})
+                     "regressions": sum(r.regression for r in results), "only_in_a": only_a, "only_in_b": only_b,
+                     "note": note})
     else:
         from rich.console import Console
 
         from gpuvet.cli import render_validate
 
-        render_validate.comparison(Console(), a.run_id, b.run_id, env, results)
+        render_validate.comparison(Console(), a.run_id, b.run_id, env, results, note)
     if any(r.regression for r in results):
         raise typer.Exit(1)
 
@@ -216,7 +226,5 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
 
 def run_document(book: Any, ref: str) -> dict[str, Any]:
     """A kept run in the shape `validate --json` prints."""
-    row = book.run(ref)
-    return {"run_id": row.run_id, "simulated": row.simulated, "verdict": row.verdict, "status": row.status,
-            "level": row.envelope.get("level"), "environment": row.envelope, "checks": book.checks(row.run_id),
-            "events": book.events(row.run_id), "notes": []}
+    result: dict[str, Any] = book.document(book.run(ref))
+    return result

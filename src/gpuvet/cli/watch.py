@@ -39,6 +39,9 @@ def watch(
     prometheus: Annotated[str | None, typer.Option("--prometheus", help="Serve Prometheus metrics at HOST:PORT "
                                                    "(e.g. 127.0.0.1:9400; loopback unless you name another address).")
                           ] = None,
+    names: Annotated[str, typer.Option("--names", help="Prometheus metric names: gpuvet (its own), dcgm "
+                                       "(dcgm-exporter's names, units and labels, for its dashboards) or both.")
+                     ] = "gpuvet",
     no_admission: Annotated[bool, typer.Option("--no-admission", help="Do not benchmark modules that appear.")] = False,
     logbook: LogbookOpt = None,
     no_log: Annotated[bool, typer.Option("--no-log", help="Keep nothing in the logbook.")] = False,
@@ -75,7 +78,10 @@ def watch(
         raise GpuvetError("--interval must be above zero", where="--interval", fix="e.g. 1s.")
     backend = open_backend(sim=sim)
     book = None if no_log else _logbook(logbook)
-    export = ExportState() if prometheus else None
+    if names not in ("gpuvet", "dcgm", "both"):
+        raise GpuvetError(f"--names {names!r} is not gpuvet, dcgm or both", where="--names",
+                          fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own.")
+    export = ExportState(names=names, hostname=backend.node().name) if prometheus else None
     server = None
     if prometheus and export is not None:
         try:

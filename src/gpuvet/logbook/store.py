@@ -1,23 +1,24 @@
-"""The logbook: every run, its envelope, checks and events, in one SQLite file. The only code
-in gpuvet that speaks SQL.
+"""The logbook: every run, its envelope, checks and events, in one SQLite file or a shared
+PostgreSQL database. The only code in gpuvet that speaks SQL (the queries are here once; db.py
+holds what the two dialects spell differently).
 
-Durability: WAL journal, a busy timeout so two gpuvet processes can write at once, every
-write in a transaction. A run is inserted as ``running`` with its process id and start time;
-its checks land in one transaction with the ``complete`` status, so a run is never
-half-written. A ``running`` run whose process is gone (killed, crashed, machine rebooted) is
-marked ``aborted`` the next time the logbook is opened.
+Durability: every write in a transaction (SQLite: WAL journal and a busy timeout so that two
+gpuvet processes can write at once). A run is inserted as ``running`` with its process id and
+start time; its checks land in one transaction with the ``complete`` status, so a run is never
+half-written. A ``running`` run of this host whose process is gone (killed, crashed, machine
+rebooted) is marked ``aborted`` the next time the logbook is opened.
+
+Reading never crashes on a damaged row: it is skipped, with a warning naming it (logged on
+``gpuvet.logbook`` and kept in ``Logbook.warnings``).
 """
 
 from __future__ import annotations
 
 import json
-import os
+import logging
 import socket
-import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,268 +26,158 @@ from typing import Any
 import psutil
 
 from gpuvet.errors import GpuvetError
+from gpuvet.logbook import schema
+from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row
+from gpuvet.logbook.location import connect, default_path
+from gpuvet.logbook.records import ModuleEvent, RunEvent, RunRow, SampleRow, SeriesRow
+from gpuvet.logbook.samples import SampleWriter
 
-SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 30_000
+SCHEMA_VERSION = schema.SCHEMA_VERSION
+__all__ = ["SCHEMA_VERSION", "Logbook", "LogbookError", "LogbookFull", "RunRow", "SampleRow", "default_path",
+           "utc_now"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'aborted')),
-    verdict TEXT,
-    started_utc TEXT NOT NULL,
-    ended_utc TEXT,
-    host TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    pid_started REAL NOT NULL,
-    simulated INTEGER NOT NULL,
-    node TEXT,
-    envelope TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS checks (
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    seq INTEGER NOT NULL,
-    layer TEXT NOT NULL,
-    name TEXT NOT NULL,
-    verdict TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS events (
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    time_utc TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    message TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_started ON runs(started_utc);
-CREATE TABLE IF NOT EXISTS modules (
-    mkey INTEGER PRIMARY KEY,
-    uuid TEXT UNIQUE NOT NULL,
-    module TEXT NOT NULL,
-    bus_id TEXT,
-    model TEXT,
-    first_seen_utc TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS samples (
-    run_key INTEGER NOT NULL,
-    mkey INTEGER NOT NULL,
-    t REAL NOT NULL,
-    temp REAL, power REAL, sm REAL, mem REAL, util REAL, throttle INTEGER,
-    PRIMARY KEY (run_key, mkey, t)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS samples_1m (
-    run_key INTEGER NOT NULL,
-    mkey INTEGER NOT NULL,
-    minute INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    temp_mean REAL, temp_max REAL, power_mean REAL, power_max REAL,
-    sm_min REAL, sm_max REAL, mem_min REAL, mem_max REAL, util_mean REAL, throttle INTEGER,
-    PRIMARY KEY (run_key, mkey, minute)
-) WITHOUT ROWID;
-"""
-
-# columns added to ``events`` after schema 1 (added in place when an older logbook is opened)
-_EVENT_COLUMNS = {"module": "TEXT", "uuid": "TEXT", "sim_time": "REAL", "severity": "TEXT", "data": "TEXT"}
-
-_ROLLUP = """
-INSERT INTO samples_1m (run_key, mkey, minute, n, temp_mean, temp_max, power_mean, power_max, sm_min, sm_max,
-                        mem_min, mem_max, util_mean, throttle)
-SELECT run_key, mkey, CAST(t / 60 AS INTEGER), COUNT(*), AVG(temp), MAX(temp), AVG(power), MAX(power), MIN(sm), MAX(sm),
-       MIN(mem), MAX(mem), AVG(util), MAX(throttle)
-FROM samples WHERE run_key = ? AND mkey = ? AND t >= ? AND t <= ? GROUP BY mkey, CAST(t / 60 AS INTEGER)
-ON CONFLICT (run_key, mkey, minute) DO UPDATE SET
-    temp_mean = (temp_mean * n + excluded.temp_mean * excluded.n) / (n + excluded.n),
-    power_mean = (power_mean * n + excluded.power_mean * excluded.n) / (n + excluded.n),
-    util_mean = (util_mean * n + excluded.util_mean * excluded.n) / (n + excluded.n),
-    temp_max = max(temp_max, excluded.temp_max), power_max = max(power_max, excluded.power_max),
-    sm_min = min(sm_min, excluded.sm_min), sm_max = max(sm_max, excluded.sm_max),
-    mem_min = min(mem_min, excluded.mem_min), mem_max = max(mem_max, excluded.mem_max),
-    throttle = max(throttle, excluded.throttle), n = n + excluded.n
-"""
-
-SampleRow = tuple[int, float, float | None, float | None, float | None, float | None, float | None, int]
-
-
-def default_path() -> Path:
-    """``$GPUVET_HOME/logbook.db``, else the user's data directory."""
-    home = os.environ.get("GPUVET_HOME")
-    if home:
-        return Path(home) / "logbook.db"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("gpuvet", appauthor=False)) / "logbook.db"
+log = logging.getLogger("gpuvet.logbook")
+_RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope"
 
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class RunRow:
-    run_id: str
-    kind: str
-    status: str
-    verdict: str | None
-    started_utc: str
-    ended_utc: str | None
-    host: str
-    simulated: bool
-    node: str | None
-    envelope: dict[str, Any]
-
-
 class Logbook:
+    """Open (creating if new) the logbook at ``path``: a file, a ``postgresql://`` URL, or None
+    for ``GPUVET_LOGBOOK`` / ``$GPUVET_HOME/logbook.db``. Raises LogbookError (a GpuvetError)
+    for anything that is not a usable gpuvet logbook, having written nothing to it."""
+
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else default_path()
-        if self.path.exists() and not self.path.is_file():
-            raise GpuvetError(f"{self.path} is not a file", where="--logbook", fix="give a file path for the logbook.")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._check_header()
+        self._db: Db = connect(path)
+        self.path: str | Path = getattr(self._db, "path", self._db.where)
+        self.warnings: list[str] = []
         try:
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self._create()
+            schema.verify(self._db)
+            self._db.prepare()
+            if schema.needs_update(self._db):
+                schema.create(self._db)
             self._mark_orphans()
-        except sqlite3.DatabaseError as exc:
-            raise GpuvetError(f"{self.path} is not a usable gpuvet logbook ({exc})", where="--logbook",
-                              fix="point --logbook (or GPUVET_HOME) at another file; the file was left as it is.") from None
-
-    def _check_header(self) -> None:
-        """Refuse a file that is not SQLite before SQLite touches it (it would not write, but
-        say it plainly)."""
-        if self.path.is_file() and self.path.stat().st_size > 0:
-            with self.path.open("rb") as f:
-                if f.read(16) != b"SQLite format 3\x00":
-                    raise GpuvetError(f"{self.path} is not a gpuvet logbook (not an SQLite file)", where="--logbook",
-                                      fix="point --logbook (or GPUVET_HOME) at another file; this one was left untouched.")
-
-    def _create(self) -> None:
-        with self._tx() as cur:
-            for statement in _SCHEMA.strip().split(";"):
-                if statement.strip():
-                    cur.execute(statement)
-            have = {r[1] for r in cur.execute("PRAGMA table_info(events)").fetchall()}
-            for column, kind in _EVENT_COLUMNS.items():
-                if column not in have:
-                    cur.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
-            cur.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            row = cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if int(row[0]) > SCHEMA_VERSION:
-            raise GpuvetError(f"{self.path} was written by a newer gpuvet (schema {row[0]})", where="--logbook",
-                              fix="upgrade gpuvet, or use another logbook file.")
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Cursor]:
-        cur = self.db.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            yield cur
         except BaseException:
-            cur.execute("ROLLBACK")
+            self._db.close()
             raise
-        cur.execute("COMMIT")
+        self._samples = SampleWriter(self._db)
+
+    @property
+    def db(self) -> Any:
+        """The DB-API connection underneath (tests and one-off inspection only)."""
+        return self._db.raw
+
+    @property
+    def backend(self) -> str:
+        return self._db.dialect.name
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:  # once per open logbook, however often the row is read
+            self.warnings.append(message)
+            log.warning("warning: %s", message)
 
     def _mark_orphans(self) -> None:
-        """Runs left ``running`` by a process that no longer exists become ``aborted``."""
-        here = socket.gethostname()
-        rows = self.db.execute("SELECT run_id, pid, pid_started FROM runs WHERE status = 'running' AND host = ?",
-                               (here,)).fetchall()
+        """Runs left ``running`` by a process of this host that no longer exists become ``aborted``."""
+        rows = self._db.query("SELECT run_id, pid, pid_started FROM runs WHERE status = 'running' AND host = ?",
+                              (socket.gethostname(),))
         gone = [run_id for run_id, pid, started in rows if not _alive(pid, started)]
-        if gone:
-            with self._tx() as cur:
+        if not gone:
+            return
+        try:
+            with self._db.tx() as tx:
                 for run_id in gone:
-                    cur.execute("UPDATE runs SET status = 'aborted', ended_utc = ? WHERE run_id = ? AND status = 'running'",
-                                (utc_now(), run_id))
-                    cur.execute("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, 'aborted', ?)",
-                                (run_id, utc_now(), "the process ended before the run completed"))
+                    tx.run("UPDATE runs SET status = 'aborted', ended_utc = ? WHERE run_id = ? AND status = 'running'",
+                           (utc_now(), run_id))
+                    tx.run("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, 'aborted', ?)",
+                           (run_id, utc_now(), "the process ended before the run completed"))
+        except LogbookFull:  # a full disk must not stop anyone reading what is kept
+            self._warn(f"no room to mark {len(gone)} ended run(s) aborted ({', '.join(gone[:3])}); left as running")
 
     # --- writing -----------------------------------------------------------------------
     def begin(self, kind: str, envelope: dict[str, Any], simulated: bool, node: str | None) -> str:
         run_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         me = psutil.Process()
-        with self._tx() as cur:
-            cur.execute(
-                "INSERT INTO runs(run_id, kind, status, started_utc, host, pid, pid_started, simulated, node, envelope) "
-                "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, kind, utc_now(), socket.gethostname(), me.pid, me.create_time(), int(simulated), node,
-                 json.dumps(envelope)),
-            )
+        with self._db.tx() as tx:
+            tx.run("INSERT INTO runs(run_id, kind, status, started_utc, host, pid, pid_started, simulated, node, "
+                   "envelope) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                   (run_id, kind, utc_now(), socket.gethostname(), me.pid, me.create_time(), int(simulated), node,
+                    json.dumps(envelope)))
         return run_id
 
     def event(self, run_id: str, kind: str, message: str, module: str | None = None, uuid: str | None = None,
               sim_time: float | None = None, severity: str | None = None, data: dict[str, Any] | None = None) -> None:
-        with self._tx() as cur:
-            cur.execute("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (run_id, utc_now(), kind, message, module, uuid, sim_time, severity,
-                         json.dumps(data) if data is not None else None))
+        with self._db.tx() as tx:
+            tx.run("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (run_id, utc_now(), kind, message, module, uuid, sim_time, severity,
+                    json.dumps(data) if data is not None else None))
+
+    def finish(self, run_id: str, verdict: str, checks: Sequence[dict[str, Any]],
+               envelope: dict[str, Any] | None = None) -> None:
+        """Checks and the complete status in one transaction: all of it or none."""
+        rows = [(run_id, i, c["layer"], c["name"], c["verdict"], json.dumps(c)) for i, c in enumerate(checks)]
+        with self._db.tx() as tx:
+            if rows:
+                tx.many("INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
+            if envelope is not None:
+                tx.run("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
+            tx.run("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
+                   (verdict, utc_now(), run_id))
+
+    def abort(self, run_id: str, why: str) -> None:
+        """Mark a run aborted. On a full disk this is left undone (the run is marked aborted by the
+        next gpuvet that opens the logbook, once this process has ended)."""
+        try:
+            with self._db.tx() as tx:
+                tx.run("UPDATE runs SET status = 'aborted', ended_utc = ? WHERE run_id = ? AND status = 'running'",
+                       (utc_now(), run_id))
+                tx.run("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, 'aborted', ?)",
+                       (run_id, utc_now(), why))
+        except LogbookFull:
+            self._warn(f"run {run_id}: no room to mark it aborted; the next gpuvet to open the logbook will")
 
     # --- telemetry ---------------------------------------------------------------------
     def run_key(self, run_id: str) -> int:
-        return int(self.db.execute("SELECT rowid FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0])
+        rows = self._db.query(f"SELECT {self._db.dialect.runs_key} FROM runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            raise LogbookError(f"no run {run_id!r}", where=self._db.where, fix="begin the run first.")
+        return int(rows[0][0])
 
     def module_key(self, uuid: str, module: str, bus_id: str | None, model: str | None) -> int:
         """A module's key by UUID: its history follows it whatever it is called next time."""
-        with self._tx() as cur:
-            cur.execute("INSERT OR IGNORE INTO modules(uuid, module, bus_id, model, first_seen_utc) VALUES (?, ?, ?, ?, ?)",
-                        (uuid, module, bus_id, model, utc_now()))
-            return int(cur.execute("SELECT mkey FROM modules WHERE uuid = ?", (uuid,)).fetchone()[0])
+        with self._db.tx() as tx:
+            tx.run("INSERT INTO modules(uuid, module, bus_id, model, first_seen_utc) VALUES (?, ?, ?, ?, ?) "
+                   "ON CONFLICT DO NOTHING", (uuid, module, bus_id, model, utc_now()))
+            return int(tx.rows("SELECT mkey FROM modules WHERE uuid = ?", (uuid,))[0][0])
 
     def add_samples(self, run_key: int, rows: Sequence[SampleRow]) -> None:
-        """Raw samples and their one-minute roll-ups, in one transaction."""
-        if not rows:
-            return
-        spans: dict[int, list[float]] = {}
-        for r in rows:
-            span = spans.get(r[0])
-            if span is None:
-                spans[r[0]] = [r[1], r[1]]
-            elif r[1] < span[0]:
-                span[0] = r[1]
-            elif r[1] > span[1]:
-                span[1] = r[1]
-        with self._tx() as cur:
-            cur.executemany("INSERT OR REPLACE INTO samples(run_key, mkey, t, temp, power, sm, mem, util, throttle) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(run_key, *r) for r in rows])
-            for mkey, (lo, hi) in spans.items():  # by the primary key: only this batch's rows are read back
-                cur.execute(_ROLLUP, (run_key, mkey, lo, hi))
+        """Raw samples and their one-minute roll-ups. On a full disk, as much of the batch as fits
+        is kept (in smaller transactions) before LogbookFull says how much was lost."""
+        self._samples.add(run_key, rows)
 
     def series(self, run_key: int, mkey: int, t0: float, t1: float, step_s: float,
-               raw: bool = False) -> list[tuple[float, ...]]:
+               raw: bool = False) -> list[SeriesRow]:
         """(t, temp mean, temp max, power mean, util mean, sm min, throttle) per ``step_s`` bucket;
         from the one-minute roll-ups when the step is a minute or more (unless ``raw``)."""
-        if step_s >= 60 and not raw:
-            per = max(int(step_s // 60), 1)
-            sql = ("SELECT (minute / ?) * ? * 60, SUM(temp_mean * n) / SUM(n), MAX(temp_max), SUM(power_mean * n) / SUM(n), "
-                   "SUM(util_mean * n) / SUM(n), MIN(sm_min), MAX(throttle) FROM samples_1m "
-                   "WHERE run_key = ? AND mkey = ? AND minute >= ? AND minute <= ? GROUP BY minute / ? ORDER BY 1")
-            args: tuple[Any, ...] = (per, per, run_key, mkey, int(t0 // 60), int(t1 // 60), per)
-        else:
-            sql = ("SELECT CAST(t / ? AS INTEGER) * ?, AVG(temp), MAX(temp), AVG(power), AVG(util), MIN(sm), MAX(throttle) "
-                   "FROM samples WHERE run_key = ? AND mkey = ? AND t >= ? AND t <= ? GROUP BY CAST(t / ? AS INTEGER) "
-                   "ORDER BY 1")
-            args = (step_s, step_s, run_key, mkey, t0, t1, step_s)
-        return [tuple(r) for r in self.db.execute(sql, args).fetchall()]
+        return self._samples.series(run_key, mkey, t0, t1, step_s, raw)
 
     def prune(self, run_key: int, keep_raw_s: float, now: float) -> int:
         """Drop raw samples older than ``keep_raw_s`` (roll-ups stay). Returns rows removed."""
-        with self._tx() as cur:
-            cur.execute("DELETE FROM samples WHERE run_key = ? AND t < ?", (run_key, now - keep_raw_s))
-            return int(cur.rowcount)
+        with self._db.tx() as tx:
+            return tx.run("DELETE FROM samples WHERE run_key = ? AND t < ?", (run_key, now - keep_raw_s))
 
     def sample_count(self, run_id: str) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM samples WHERE run_key = ?", (self.run_key(run_id),)).fetchone()[0])
+        return int(self._db.query("SELECT COUNT(*) FROM samples WHERE run_key = ?", (self.run_key(run_id),))[0][0])
 
     def last_sample_time(self, run_id: str) -> float | None:
-        row = self.db.execute("SELECT MAX(t) FROM samples WHERE run_key = ?", (self.run_key(run_id),)).fetchone()
-        return None if row[0] is None else float(row[0])
+        value = self._db.query("SELECT MAX(t) FROM samples WHERE run_key = ?", (self.run_key(run_id),))[0][0]
+        return None if value is None else float(value)
 
+    # --- reading -----------------------------------------------------------------------
     def module_events(self, since_utc: str | None = None, module: str | None = None, kinds: Sequence[str] = (),
-                      limit: int = 1000) -> list[dict[str, Any]]:
+                      limit: int = 1000) -> list[ModuleEvent]:
         sql = ("SELECT run_id, time_utc, kind, message, module, uuid, sim_time, severity, data FROM events "
                "WHERE kind != 'layer'")
         args: list[Any] = []
@@ -299,79 +190,109 @@ class Logbook:
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             args += list(kinds)
-        sql += " ORDER BY rowid DESC LIMIT ?"
-        args.append(limit)
-        keys = ("run_id", "time_utc", "kind", "message", "module", "uuid", "time", "severity", "data")
-        rows = [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, args).fetchall()]
-        for r in rows:
-            r["data"] = json.loads(r["data"]) if r["data"] else {}
-        return rows[::-1]
+        sql += f" ORDER BY {self._db.dialect.events_order} DESC LIMIT ?"
+        args.append(int(limit))
+        out: list[ModuleEvent] = []
+        for r in self._db.query(sql, args)[::-1]:
+            data = _json_object(r[8]) if r[8] else {}
+            if data is None:
+                self._warn(f"run {r[0]}: event {r[2]!r} at {r[1]} is damaged (its data is not JSON); skipped")
+                continue
+            out.append(ModuleEvent(run_id=str(r[0]), time_utc=str(r[1]), kind=str(r[2]), message=str(r[3]),
+                                   module=r[4], uuid=r[5], time=r[6], severity=r[7], data=data))
+        return out
 
-    def finish(self, run_id: str, verdict: str, checks: Sequence[dict[str, Any]],
-               envelope: dict[str, Any] | None = None) -> None:
-        """Checks and the complete status in one transaction: all of it or none."""
-        with self._tx() as cur:
-            cur.executemany(
-                "INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, i, c["layer"], c["name"], c["verdict"], json.dumps(c)) for i, c in enumerate(checks)],
-            )
-            if envelope is not None:
-                cur.execute("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
-            cur.execute("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
-                        (verdict, utc_now(), run_id))
-
-    def abort(self, run_id: str, why: str) -> None:
-        with self._tx() as cur:
-            cur.execute("UPDATE runs SET status = 'aborted', ended_utc = ? WHERE run_id = ? AND status = 'running'",
-                        (utc_now(), run_id))
-            cur.execute("INSERT INTO events(run_id, time_utc, kind, message) VALUES (?, ?, 'aborted', ?)",
-                        (run_id, utc_now(), why))
-
-    # --- reading -----------------------------------------------------------------------
     def runs(self, limit: int | None = None) -> list[RunRow]:
-        sql = ("SELECT run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope "
-               "FROM runs ORDER BY started_utc DESC, rowid DESC")
-        rows = self.db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
-        return [_row(r) for r in rows]
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_utc DESC, {self._db.dialect.runs_key} DESC"
+        rows = self._db.query(sql + (" LIMIT ?" if limit else ""), (int(limit),) if limit else ())
+        return [run for run in map(self._run_row, rows) if run is not None]
 
     def run(self, run_id: str) -> RunRow:
-        rows = self.db.execute(
-            "SELECT run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope "
-            "FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY started_utc DESC", (run_id, f"{run_id}%")).fetchall()
+        """A run by its id, or by a unique prefix of one (matched literally: ``_`` and ``%`` are
+        characters of the id, not patterns)."""
+        if not run_id.strip():
+            raise GpuvetError("an empty run id", where="RUN", fix="use `gpuvet log list` to see the run ids.")
+        prefix = run_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self._db.query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ? OR run_id LIKE ? ESCAPE '\\' "
+                              "ORDER BY started_utc DESC", (run_id, prefix))
         exact = [r for r in rows if r[0] == run_id]
-        if exact:
-            return _row(exact[0])
-        if len(rows) == 1:
-            return _row(rows[0])
+        if exact or len(rows) == 1:
+            found = self._run_row((exact or rows)[0])
+            if found is None:
+                raise LogbookError(f"run {rows[0][0]} is damaged in the logbook (its envelope is not JSON)",
+                                   where=self._db.where, fix="the other runs are intact; pick another run.")
+            return found
         recent = ", ".join(r.run_id for r in self.runs(limit=5)) or "(none yet)"
         what = f"run id prefix {run_id!r} matches {len(rows)} runs" if rows else f"no run {run_id!r} in {self.path}"
         raise GpuvetError(what, where="RUN", fix=f"use `gpuvet log list`; the latest are: {recent}.")
 
-    def checks(self, run_id: str) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT data FROM checks WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
+    def latest_runs(self, kind: str = "validate", since_utc: str | None = None) -> list[RunRow]:
+        """The newest complete run of each (host, node) of this kind, newest first: what a fleet
+        merge reads from a shared logbook."""
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE kind = ? AND status = 'complete'"
+        args: list[Any] = [kind]
+        if since_utc:
+            sql += " AND started_utc >= ?"
+            args.append(since_utc)
+        seen: set[tuple[str, str | None]] = set()
+        out = []
+        for run in map(self._run_row, self._db.query(sql + " ORDER BY started_utc DESC", args)):
+            if run is not None and (run.host, run.node) not in seen:
+                seen.add((run.host, run.node))
+                out.append(run)
+        return out
 
-    def events(self, run_id: str) -> list[dict[str, str]]:
-        rows = self.db.execute("SELECT time_utc, kind, message FROM events WHERE run_id = ? ORDER BY rowid",
-                               (run_id,)).fetchall()
-        return [{"time_utc": t, "kind": k, "message": m} for t, k, m in rows]
+    def document(self, run: RunRow) -> dict[str, Any]:
+        """A kept run in the shape `validate --json` prints (what report, compare and fleet read)."""
+        version = run.envelope.get("json_schema_version", 1)
+        return {"schema_version": version if isinstance(version, int) else 1, "run_id": run.run_id,
+                "simulated": run.simulated, "verdict": run.verdict, "status": run.status,
+                "level": run.envelope.get("level"), "environment": run.envelope, "checks": self.checks(run.run_id),
+                "events": self.events(run.run_id), "notes": []}
+
+    def checks(self, run_id: str) -> list[dict[str, Any]]:
+        out = []
+        for seq, data in self._db.query("SELECT seq, data FROM checks WHERE run_id = ? ORDER BY seq", (run_id,)):
+            check = _json_object(data)
+            if check is None:
+                self._warn(f"run {run_id}: check #{seq} is damaged (not a JSON object); skipped")
+                continue
+            out.append(check)
+        return out
+
+    def events(self, run_id: str) -> list[RunEvent]:
+        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? "
+                              f"ORDER BY {self._db.dialect.events_order}", (run_id,))
+        return [RunEvent(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
 
     def integrity(self) -> str:
-        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+        return self._db.integrity()
 
     def close(self) -> None:
-        self.db.close()
+        self._db.close()
+
+    def _run_row(self, r: Row) -> RunRow | None:
+        envelope = _json_object(r[9])
+        if envelope is None:
+            self._warn(f"run {r[0]} is damaged (its envelope is not a JSON object); skipped")
+            return None
+        text = [None if v is None else str(v) for v in r[:9]]
+        return RunRow(str(r[0]), str(text[1]), str(text[2]), text[3], str(text[4]), text[5], str(text[6]),
+                      bool(r[7]), text[8], envelope)
 
 
-def _row(r: Sequence[Any]) -> RunRow:
-    return RunRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], json.loads(r[9]))
+def _json_object(text: Any) -> dict[str, Any] | None:
+    """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _alive(pid: int, started: float) -> bool:
     """The process that began the run still exists (same pid and the same start time)."""
     try:
-        return bool(abs(psutil.Process(pid).create_time() - started) < 1.0)
-    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+        return bool(abs(psutil.Process(int(pid)).create_time() - float(started)) < 1.0)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError, TypeError):
         return False
-
-

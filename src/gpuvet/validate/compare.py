@@ -40,14 +40,23 @@ def _flatten(env: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def missing_checks(checks_a: list[dict[str, Any]], checks_b: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The check keys only run A has, and those only run B has."""
+    a = {check_key(c) for c in checks_a}
+    b = {check_key(c) for c in checks_b}
+    return sorted(a - b), sorted(b - a)
+
+
 def compare(env_a: dict[str, Any], checks_a: list[dict[str, Any]], env_b: dict[str, Any],
-            checks_b: list[dict[str, Any]]) -> tuple[list[EnvChange], list[ResultChange]]:
+            checks_b: list[dict[str, Any]], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
+    """``judge_missing``: a check that B lacks is a regression (two complete runs of one kind);
+    otherwise (an aborted run, a watch run) only the checks both runs have are compared."""
     fa, fb = _flatten(env_a), _flatten(env_b)
     env = [EnvChange(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
     a = {check_key(c): c for c in checks_a}
     b = {check_key(c): c for c in checks_b}
     results = []
-    for key in sorted(set(a) | set(b)):
+    for key in sorted(set(a) | set(b) if judge_missing else set(a) & set(b)):
         ca, cb = a.get(key, {}), b.get(key, {})
         va, vb = ca.get("value"), cb.get("value")
         change = None

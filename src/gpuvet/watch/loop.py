@@ -121,9 +121,9 @@ class Watcher:
 
         def flush() -> None:
             nonlocal buffer
-            if self.logbook and run_key is not None and buffer:
-                self.logbook.add_samples(run_key, buffer)
-            buffer = []
+            pending, buffer = buffer, []  # taken before writing: a failed write is never retried twice
+            if self.logbook and run_key is not None and pending:
+                self.logbook.add_samples(run_key, pending)  # on a full disk: keeps what fits, then says so
 
         try:
             while not self.stop_requested and (cfg.duration_s is None or t <= cfg.duration_s):
@@ -188,6 +188,8 @@ class Watcher:
                     with self.export.lock:
                         for s in samples:
                             self.export.latest[s.uuid] = s
+                            if s.xids:
+                                self.export.last_xid[s.uuid] = s.xids[-1]
                             if slow:
                                 self.export.slow[s.uuid] = s
                         self.export.sampler_seconds = cost / cost_n if cost_n else 0.0

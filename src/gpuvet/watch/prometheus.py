@@ -1,22 +1,28 @@
 """The Prometheus endpoint: metrics named by Prometheus conventions (prefix ``gpuvet_``, base
 units, ``_total`` for counters, an ``_info`` metric for identity), labelled by module UUID,
-bus id and model. A collector reads the watcher's latest state at each scrape."""
+bus id and model; with ``names`` dcgm or both, also (or only) dcgm-exporter's names (watch/dcgm.py).
+A collector reads the watcher's latest state at each scrape."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
 from gpuvet.backends.nvml_monitor import THROTTLE_REASONS
 from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.watch.dcgm import DcgmView, dcgm_text
 
 LABELS = ["uuid", "bus_id", "model", "module"]
+NAMES = ("gpuvet", "dcgm", "both")  # which metric names the endpoint serves
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # the classic text format, as dcgm-exporter serves
 Reader = Callable[[Sample], float | int | None]
 
 
@@ -30,6 +36,9 @@ class ExportState:
     host: dict[str, float] = field(default_factory=dict)
     sampler_seconds: float = 0.0
     simulated: bool = False
+    last_xid: dict[str, int] = field(default_factory=dict)  # uuid -> last Xid code (DCGM_FI_DEV_XID_ERRORS)
+    hostname: str = ""  # the Hostname label of dcgm-exporter's names
+    names: str = "gpuvet"  # one of NAMES
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -115,9 +124,54 @@ def parse_address(text: str) -> tuple[str, int]:
     return (host or "127.0.0.1"), int(port)
 
 
+def exposition(state: ExportState, registry: CollectorRegistry) -> bytes:
+    """One scrape in text format 0.0.4: gpuvet's names, dcgm-exporter's, or both."""
+    parts = []
+    if state.names in ("gpuvet", "both"):
+        parts.append(generate_latest(registry))
+    if state.names in ("dcgm", "both"):
+        with state.lock:
+            view = DcgmView(dict(state.identities), dict(state.latest), dict(state.slow), dict(state.last_xid),
+                            state.hostname)
+        parts.append(dcgm_text(view).encode("utf-8"))
+    return b"".join(parts)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _MetricsServer
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        if self.path.split("?")[0] not in ("/metrics", "/"):
+            self.send_error(404, "metrics are at /metrics")
+            return
+        body = self.server.render()
+        self.send_response(200)
+        self.send_header("Content-Type", CONTENT_TYPE)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - scrapes are not news
+        return
+
+
+class _MetricsServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], render: Callable[[], bytes]) -> None:
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.render = render
+        super().__init__(address, _Handler)
+
+
 def serve(state: ExportState, address: str) -> tuple[Any, CollectorRegistry]:
+    """Serve ``state`` at ``address`` from a daemon thread; ``server.shutdown()`` stops it.
+    Raises OSError when the address cannot be bound, ValueError when it is not host:port."""
+    if state.names not in NAMES:
+        raise ValueError(f"names {state.names!r} is not one of {', '.join(NAMES)}")
     host, port = parse_address(address)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(WatchCollector(state))
-    server, _thread = start_http_server(port, addr=host, registry=registry)
+    server = _MetricsServer((host.strip("[]"), port), lambda: exposition(state, registry))
+    threading.Thread(target=server.serve_forever, daemon=True, name="gpuvet-prometheus").start()
     return server, registry

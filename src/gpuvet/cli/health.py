@@ -1,0 +1,149 @@
+"""`gpuvet health`: the fast pre/post-job check, in the forms schedulers read."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+FORMATS = ("text", "json", "nhc", "npd")
+
+
+def _mark_path(state: Path | None) -> Path:
+    if state is not None:
+        return state
+    home = os.environ.get("GPUVET_HOME")
+    if home:
+        return Path(home) / "health-xid-mark.json"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("gpuvet", appauthor=False)) / "health-xid-mark.json"
+
+
+def _check_args(fmt: str, xid_since: str, ignore: list[str]) -> None:
+    from gpuvet.errors import GpuvetError
+    from gpuvet.health.model import CHECKS
+
+    if fmt not in FORMATS:
+        raise GpuvetError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}", where="--format",
+                          fix="use text, json, nhc (Slurm/NHC) or npd (node-problem-detector).")
+    if xid_since not in ("boot", "last"):
+        raise GpuvetError(f"--xid-since {xid_since!r} is not boot or last", where="--xid-since",
+                          fix="use boot (every Xid the kernel log holds) or last (only those after the last check).")
+    for name in ignore:
+        if name not in CHECKS:
+            raise GpuvetError(f"--ignore {name!r} is not a check", where="--ignore",
+                              fix=f"name one of: {', '.join(CHECKS)}.")
+
+
+def health(
+    sim: Annotated[str | None, typer.Option("--sim", help="Check a simulated node (preset or spec with faults).")] = None,
+    expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec): modules and "
+                                               "links are counted against it. Default: the design inferred from "
+                                               "the modules found and the catalog.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text, json, nhc (one line per failure and a drain "
+                                     "reason) or npd (node-problem-detector: one line, at most 80 characters).")
+                   ] = "text",
+    as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
+    xid_since: Annotated[str, typer.Option("--xid-since", help="boot: every Xid the kernel log holds; last: only "
+                                           "those after the previous `--xid-since last` check (its mark is kept "
+                                           "in --state).")] = "boot",
+    state: Annotated[Path | None, typer.Option("--state", help="Where --xid-since last keeps its mark (default: "
+                                               "$GPUVET_HOME/health-xid-mark.json).")] = None,
+    ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Leave this check out (repeat): driver, "
+                                                     "presence, xid, ecc, row_remap, fabric, pcie, throttle, "
+                                                     "processes, power_limit.")] = None,
+    timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
+                                         "failure.")] = "30s",
+) -> None:
+    """The fast check to run before and after every job (no benchmark): driver answering, modules
+    present, Xids, uncorrectable ECC, row remapping, fabric and PCIe links at their width,
+    throttling now, leftover processes, power limits.
+
+    Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node
+    itself: --format nhc prints the reason for the script that does."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.cli.watch import _seconds
+    from gpuvet.health.run import HealthOptions, run_health
+    from gpuvet.health.state import load_mark, save_mark
+
+    fmt = "json" if as_json else fmt
+    _check_args(fmt, xid_since, list(ignore or ()))
+    declared, declared_name = None, None
+    if expect:
+        from gpuvet.node.build import build_node
+        from gpuvet.node.spec import load_spec
+
+        spec, where = load_spec(expect)
+        declared, declared_name = build_node(spec, where), expect
+    path = _mark_path(state)
+    mark = load_mark(path) if xid_since == "last" else None
+    options = HealthOptions(declared, declared_name, mark, frozenset(ignore or ()),
+                            _seconds(timeout, "--timeout") or 30.0)
+    backend = open_backend(sim=sim)
+    try:
+        result = run_health(backend, options)
+    finally:
+        backend.close()
+    if xid_since == "last" and result.mark is not None:
+        save_mark(path, result.mark)
+    _render(result.report, fmt)
+    raise typer.Exit(result.report.status.exit_code)
+
+
+def _render(report: Any, fmt: str) -> None:
+    from gpuvet.health import formats
+
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report_json(report), indent=1) + "\n")
+    elif fmt == "nhc":
+        for line in formats.nhc_lines(report):
+            sys.stdout.write(line + "\n")
+    elif fmt == "npd":
+        sys.stdout.write(formats.npd_message(report) + "\n")
+    else:
+        _text(report)
+
+
+def report_json(report: Any) -> dict[str, Any]:
+    from gpuvet.health import formats
+    from gpuvet.report.jsonable import drop_none
+
+    return {"simulated": report.simulated, "node": report.node, "backend": report.backend,
+            "status": report.status.value, "exit_code": report.status.exit_code,
+            "elapsed_s": round(report.elapsed_s, 4), "modules": report.modules, "expected": report.expected,
+            "reason": formats.drain_reason(report),
+            "findings": [drop_none({"check": f.check, "status": f.status.value, "module": f.module,
+                                    "reason": f.reason, "fix": f.fix}) for f in report.findings],
+            "notes": report.notes}
+
+
+def _text(report: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    style = {"ok": "green", "fail": "bold red", "unknown": "yellow", "skip": "dim"}
+    head = Text()
+    if report.simulated:
+        head.append("SIMULATED ", style="bold yellow")
+    head.append(f"{report.node}", style="bold")
+    head.append(f"  {report.modules} modules, {report.expected}; {report.elapsed_s:.2f} s")
+    console.print(head)
+    t = Table(show_header=True, header_style="bold")
+    for col in ("check", "status", "finding"):
+        t.add_column(col)
+    for f in report.findings:
+        t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
+                  Text(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else "")))
+    console.print(t)
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="dim"))
+    verdict = {"ok": ("HEALTHY", "bold green"), "fail": ("UNHEALTHY", "bold red"),
+               "unknown": ("COULD NOT TELL", "bold yellow")}[report.status.value]
+    console.print(Text(verdict[0], style=verdict[1]))

@@ -1,0 +1,207 @@
+"""Each health check: typed readings in, findings out. Pure, so each is tested on recorded or
+fake readings. A check that finds nothing wrong returns one OK finding saying what it saw."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from gpuvet.backends.nvml_monitor import reason_names
+from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable, XidRecord
+from gpuvet.health.design import switched_domain_gap
+from gpuvet.health.model import Finding, Status
+from gpuvet.health.xids import XidPolicy
+from gpuvet.node.design import Design
+from gpuvet.node.diff import Difference
+from gpuvet.node.model import PCIE_LANE_GBPS, Node
+
+# clocks-event reasons that mean the hardware is holding the clocks down: slowdown, thermal
+# (hardware and the driver's thermal), power brake; sw_power_cap under load is normal
+HW_THROTTLE_BITS = 0x8 | 0x20 | 0x40 | 0x80
+_NOT_APPLICABLE = ("not supported", "not in this", "not modelled")
+
+
+def unavailable(check: str, reading: Unavailable, module: str | None) -> Finding:
+    """Not supported here: skip. Failed or not permitted: could not tell."""
+    status = Status.SKIP if any(k in reading.reason for k in _NOT_APPLICABLE) else Status.UNKNOWN
+    return Finding(check, status, f"{module}: {reading.reason}" if module else reading.reason, module)
+
+
+def summarise(check: str, found: list[Finding], ok_reason: str) -> list[Finding]:
+    """The findings, or one OK saying what was seen when none failed or could not tell."""
+    bad = [f for f in found if f.status in (Status.FAIL, Status.UNKNOWN)]
+    return found if bad else [*found, Finding(check, Status.OK, ok_reason)]
+
+
+def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list[Finding]:
+    version = inv.software.driver_version
+    if isinstance(version, Unavailable):
+        status = Status.FAIL if expected_modules else Status.UNKNOWN
+        return [Finding("driver", status, f"driver/NVML not usable: {version.reason}",
+                        fix="check `nvidia-smi` and the kernel log; reload the driver or reboot")]
+    return [Finding("driver", Status.OK, f"driver {version} answered in {seconds:.2f} s")]
+
+
+_FIXES = {"presence": "reseat or replace the module; check the kernel log for Xid 79",
+          "fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it",
+          "pcie": "reseat the module or its riser; check the slot, the cable and `lspci -vv` (LnkSta)"}
+
+
+def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Difference] | None) -> list[Finding]:
+    """Against the declared node: its missing and extra modules. Against the inferred design: the
+    places in the topology whose module is not there, and a switched domain short of its size."""
+    out = [Finding("presence", Status.FAIL, note, fix=_FIXES["presence"])
+           for note in inv.notes if "lost while being read" in note]
+    if design is None:
+        return out or [Finding("presence", Status.UNKNOWN, "no module found and nothing to count against",
+                               fix="give --expect SPEC with the modules this node should have")]
+    if not design.inferred:
+        for d in diffs or []:
+            if d.kind in ("missing_module", "extra_module"):
+                out.append(Finding("presence", Status.FAIL, d.detail, d.module,
+                                   fix=_FIXES["presence"] if d.kind == "missing_module" else
+                                   "update the spec given to --expect"))
+        return summarise("presence", out, f"{len(found.modules)} modules, as declared")
+    for slot in design.missing:
+        guess = f" (likely {slot.guess})" if slot.guess else ""
+        out.append(Finding("presence", Status.FAIL, f"{slot.reason}: {slot.count} missing{guess}", slot.guess,
+                           fix=_FIXES["presence"]))
+    gap = switched_domain_gap(found)
+    if gap:
+        out.append(Finding("presence", Status.FAIL, gap, fix=_FIXES["presence"]))
+    return summarise("presence", out, f"{len(found.modules)} modules, filling the design inferred from them")
+
+
+def _module_of(d: Difference, found: Node) -> str | None:
+    return d.module or next((end for end in d.between or () if end in found.module_ids), None)
+
+
+def _link_kind(d: Difference) -> str:
+    return (d.expected or d.found or "").split(" ")[0]
+
+
+def fabric(found: Node, diffs: list[Difference]) -> list[Finding]:
+    """Fabric links down or below the design (its width and lane speed), and modules cabled in
+    each other's place (against a declared node)."""
+    has_fabric = bool(found.fabric_links())
+    out = [Finding("fabric", Status.FAIL, d.detail, _module_of(d, found), fix=_FIXES["fabric"]) for d in diffs
+           if (d.kind == "wiring_mismatch" and has_fabric)
+           or (d.kind in ("link_down", "link_degraded") and _link_kind(d) not in ("pcie", "smp"))]
+    if not has_fabric and not out:
+        return [Finding("fabric", Status.SKIP, "no module fabric on this node (PCIe only)")]
+    return summarise("fabric", out, f"{len(found.fabric_links())} fabric connections up at full width and speed")
+
+
+def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
+    """Width now against the module's maximum (width does not drop at idle; the generation does,
+    so it is judged on the link's capability, never on the idle reading)."""
+    out: list[Finding] = []
+    for m in inv.modules:
+        width, top = m.pcie_width_current, m.pcie_width_max
+        link = found.pcie_link(m.id)
+        if isinstance(width, int) and isinstance(top, int) and width < top:
+            out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link at x{width} of x{top}", m.id,
+                               fix=_FIXES["pcie"]))
+        elif link is not None and not link.up:
+            out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link down", m.id))
+        elif link is not None and link.gen and link.lane_gbps and link.lane_gbps < 0.98 * PCIE_LANE_GBPS[link.gen]:
+            bw, nominal = link.width * link.lane_gbps, link.width * PCIE_LANE_GBPS[link.gen]
+            out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link carries {bw:.1f} of {nominal:.1f} GB/s "
+                                                    f"(gen{link.gen} x{link.width})", m.id))
+        elif isinstance(width, Unavailable):
+            out.append(unavailable("pcie", width, m.id))
+    named = {f.module for f in out}
+    for d in diffs:
+        if d.kind == "wiring_mismatch" and not found.fabric_links():
+            out.append(Finding("pcie", Status.FAIL, d.detail))
+        if d.kind in ("link_down", "link_degraded") and _link_kind(d) in ("pcie", "smp") and \
+                not (d.between and set(d.between) & named):
+            out.append(Finding("pcie", Status.FAIL, d.detail, fix=_FIXES["pcie"]))
+    return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width")
+
+
+def ecc(readings: Sequence[ModuleHealth]) -> list[Finding]:
+    out: list[Finding] = []
+    for r in readings:
+        count = r.ecc_uncorrected_volatile
+        if isinstance(count, Unavailable):
+            out.append(unavailable("ecc", count, r.id))
+        elif count > 0:
+            out.append(Finding("ecc", Status.FAIL, f"{r.id}: {count} uncorrectable ECC error(s) since the last reset",
+                               r.id, fix="drain; reset the module (row remapping applies on reset); replace if it "
+                                         "recurs"))
+    return summarise("ecc", out, f"no uncorrectable ECC error on {len(readings)} modules")
+
+
+def row_remap(readings: Sequence[ModuleHealth]) -> list[Finding]:
+    out: list[Finding] = []
+    for r in readings:
+        if isinstance(r.remap_failed, Unavailable):
+            out.append(unavailable("row_remap", r.remap_failed, r.id))
+            continue
+        if r.remap_failed:
+            out.append(Finding("row_remap", Status.FAIL, f"{r.id}: row remapping failed (no spare rows)", r.id,
+                               fix="replace the module"))
+        if r.remap_pending is True:
+            out.append(Finding("row_remap", Status.FAIL, f"{r.id}: row remapping pending", r.id,
+                               fix="reset the module (nvidia-smi -r) when it is idle, or reboot"))
+    return summarise("row_remap", out, f"no row remapping pending or failed on {len(readings)} modules")
+
+
+def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy: XidPolicy,
+        window: str) -> tuple[list[Finding], list[str]]:
+    """(findings, notes): Xids of the drain class fail; the job's own are noted."""
+    if isinstance(xids, Unavailable):
+        return [Finding("xid", Status.UNKNOWN, xids.reason, fix="run as root, or pass --ignore xid")], []
+    fresh = [x for x in xids if since_seq is None or x.seq > since_seq]
+    counts = Counter((x.module or x.bus_id, x.code) for x in fresh)
+    out: list[Finding] = []
+    notes: list[str] = []
+    for (where, code), n in sorted(counts.items()):
+        text = f"{where}: Xid {code} ({policy.meaning(code)})" + (f" x{n}" if n > 1 else "")
+        if code in policy.drain:
+            out.append(Finding("xid", Status.FAIL, text, where, fix="drain; see the kernel log and NVIDIA's Xid "
+                                                                    "catalog for the action"))
+        else:
+            notes.append(f"{text} {window}: reported, not failed")
+    return summarise("xid", out, f"no Xid needing action {window}"), notes
+
+
+def throttle(readings: Sequence[ModuleHealth]) -> list[Finding]:
+    out: list[Finding] = []
+    for r in readings:
+        mask = r.clock_event_mask
+        if isinstance(mask, Unavailable):
+            out.append(unavailable("throttle", mask, r.id))
+        elif mask & HW_THROTTLE_BITS:
+            out.append(Finding("throttle", Status.FAIL, f"{r.id}: clocks held down now: "
+                                                        f"{', '.join(reason_names(mask & HW_THROTTLE_BITS))}", r.id,
+                               fix="check cooling, inlet temperature and the power supply"))
+    return summarise("throttle", out, f"no hardware or thermal clock slowdown on {len(readings)} modules")
+
+
+def processes(inv: Inventory) -> list[Finding]:
+    out: list[Finding] = []
+    for m in inv.modules:
+        pids = m.processes
+        if isinstance(pids, Unavailable):
+            out.append(unavailable("processes", pids, m.id))
+        elif pids:
+            out.append(Finding("processes", Status.FAIL, f"{m.id}: held by process(es) "
+                                                         f"{', '.join(map(str, pids[:8]))}", m.id,
+                               fix="stop the leftover processes, or pass --ignore processes while a job runs"))
+    return summarise("processes", out, "no compute process on any module")
+
+
+def power_limit(inv: Inventory) -> list[Finding]:
+    out: list[Finding] = []
+    for m in inv.modules:
+        limit, default = m.power_limit_w, m.power_limit_default_w
+        if isinstance(limit, Unavailable):
+            out.append(unavailable("power_limit", limit, m.id))
+        elif not isinstance(default, Unavailable) and limit < 0.99 * default:
+            out.append(Finding("power_limit", Status.FAIL, f"{m.id}: power limit {limit:g} W below its default "
+                                                           f"{default:g} W", m.id,
+                               fix=f"nvidia-smi -i <index> -pl {default:g}, or pass --ignore power_limit where "
+                                   "caps are deliberate"))
+    return summarise("power_limit", out, "every power limit at its default")

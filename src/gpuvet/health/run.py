@@ -1,0 +1,151 @@
+"""One health check: read the node once (inventory, topology, health readings) under a
+deadline, judge each check, and return the report. A driver that does not answer within the
+deadline is itself the finding."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from gpuvet.backends.base import Backend
+from gpuvet.backends.nvml import ModuleLost
+from gpuvet.backends.readings import HealthReadings, Inventory, XidRecord
+from gpuvet.errors import BackendError
+from gpuvet.health import checks
+from gpuvet.health.model import CHECKS, Finding, HealthReport, Status
+from gpuvet.health.state import XidMark, since_seq
+from gpuvet.health.xids import xid_policy
+from gpuvet.node.design import Design, declared_design, infer_design
+from gpuvet.node.diff import diff_nodes
+from gpuvet.node.model import Node
+
+READ_CHECKS = ("ecc", "row_remap", "xid", "throttle")
+
+
+@dataclass(frozen=True)
+class HealthOptions:
+    declared: Node | None = None  # --expect; None: the design inferred from what was found
+    declared_name: str | None = None
+    last_mark: XidMark | None = None  # None: Xids since boot
+    ignore: frozenset[str] = frozenset()
+    timeout_s: float = 30.0
+
+
+@dataclass
+class _Gathered:
+    inventory: Inventory | None = None
+    node: Node | None = None
+    readings: HealthReadings | BackendError | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class HealthResult:
+    report: HealthReport
+    mark: XidMark | None = None  # where the next `--xid-since last` check should start
+    xids_seen: tuple[XidRecord, ...] = field(default_factory=tuple)
+
+
+def _gather(backend: Backend, out: _Gathered) -> None:
+    started = time.perf_counter()
+    try:
+        out.inventory = backend.inventory()
+        out.node = backend.node()
+        try:
+            out.readings = backend.health()
+        except BackendError as exc:  # ModuleLost included: judged below
+            out.readings = exc
+    except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread and judged there
+        out.error = exc
+    out.seconds = time.perf_counter() - started
+
+
+def gather(backend: Backend, timeout_s: float) -> _Gathered | None:
+    """The readings, or None when the backend did not answer within ``timeout_s``."""
+    got = _Gathered()
+    worker = threading.Thread(target=_gather, args=(backend, got), daemon=True, name="gpuvet-health")
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        return None
+    if got.error is not None:
+        raise got.error
+    return got
+
+
+def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
+    """Raises GpuvetError for what the backend reports as bad input (a broken spec)."""
+    started = time.perf_counter()
+    got = gather(backend, options.timeout_s)
+    if got is None or got.inventory is None or got.node is None:
+        finding = Finding("driver", Status.FAIL, f"the driver did not answer within {options.timeout_s:g} s "
+                                                 "(hung driver or a wedged module)",
+                          fix="check the kernel log; reset the module or reboot")
+        report = HealthReport("node", backend.name, backend.simulated, [finding], time.perf_counter() - started, 0,
+                              _expected_text(options))
+        return HealthResult(report)
+    findings, notes, mark, xids = _judge(got, options)
+    findings = [f for f in findings if f.check not in options.ignore]
+    if options.ignore:
+        notes.append(f"ignored: {', '.join(sorted(options.ignore))}")
+    report = HealthReport(got.node.name, backend.name, backend.simulated, findings, time.perf_counter() - started,
+                          len(got.inventory.modules), _expected_text(options), notes)
+    return HealthResult(report, mark, xids)
+
+
+def _expected_text(options: HealthOptions) -> str:
+    if options.declared is not None:
+        return f"declared: {options.declared_name or options.declared.name} ({len(options.declared.modules)} modules)"
+    return "inferred from the modules found and the catalog"
+
+
+def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[str], XidMark | None,
+                                                            tuple[XidRecord, ...]]:
+    inv, node = got.inventory, got.node
+    assert inv is not None and node is not None
+    design = _design(inv, node, options)
+    diffs = diff_nodes(design.node, node) if design is not None else []
+    expected = len(options.declared.modules) if options.declared is not None else None
+    findings = checks.driver(inv, expected, got.seconds)
+    if isinstance(inv.software.driver_version, str) or inv.modules:
+        findings += checks.presence(inv, node, design, diffs) + checks.fabric(node, diffs)
+        findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv)
+    elif options.declared is not None:
+        findings += checks.presence(inv, node, design, diffs)
+    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected))
+    order = {c: i for i, c in enumerate(CHECKS)}
+    return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
+
+
+def _design(inv: Inventory, node: Node, options: HealthOptions) -> Design | None:
+    """The declared node, else the nominal design inferred from the modules found (node/design.py,
+    the same inference validate uses); None when there is nothing to infer from."""
+    if options.declared is not None:
+        return declared_design(options.declared, options.declared_name or options.declared.name)
+    if not node.modules:
+        return None
+    widths = {m.id: m.pcie_width_max for m in inv.modules if isinstance(m.pcie_width_max, int)}
+    return infer_design(node, widths)
+
+
+def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool
+              ) -> tuple[list[Finding], list[str], XidMark | None, tuple[XidRecord, ...]]:
+    """Findings from the health readings, notes, the new Xid mark and the Xids seen."""
+    if isinstance(readings, ModuleLost):
+        return [Finding("presence", Status.FAIL, f"{readings.where or 'a module'}: {readings.message}")], [], None, ()
+    if isinstance(readings, BackendError):
+        return ([Finding(c, Status.UNKNOWN, f"cannot read: {readings.message}") for c in READ_CHECKS]
+                if modules_expected else []), [], None, ()
+    if readings is None:
+        return [], [], None, ()
+    start = since_seq(options.last_mark, readings.boot_id)
+    window = "since boot" if start is None else "since the last check"
+    xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window)
+    findings = checks.ecc(readings.modules) + checks.row_remap(readings.modules) + xid_findings
+    findings += checks.throttle(readings.modules)
+    if not isinstance(readings.xids, tuple):
+        return findings, notes, None, ()
+    top = max((x.seq for x in readings.xids), default=start if start is not None else -1)
+    return findings, notes, XidMark(readings.boot_id, top), readings.xids

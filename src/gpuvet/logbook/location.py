@@ -1,0 +1,38 @@
+"""Where the logbook is: ``--logbook`` (a file or a ``postgresql://`` URL), else
+``GPUVET_LOGBOOK`` (the same), else ``$GPUVET_HOME/logbook.db``, else the user's data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gpuvet.logbook.db import Db
+from gpuvet.logbook.postgres import PostgresDb, is_url
+from gpuvet.logbook.sqlite_db import SqliteDb
+
+
+def default_path() -> Path:
+    """``$GPUVET_HOME/logbook.db``, else the user's data directory."""
+    home = os.environ.get("GPUVET_HOME")
+    if home:
+        return Path(home) / "logbook.db"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("gpuvet", appauthor=False)) / "logbook.db"
+
+
+def locate(target: str | Path | None) -> str | Path:
+    """A URL (str) or a file (Path)."""
+    if target is None or str(target) == "":
+        target = os.environ.get("GPUVET_LOGBOOK") or default_path()
+    if isinstance(target, str):
+        return target if is_url(target) else Path(target).expanduser()
+    return target
+
+
+def connect(target: str | Path | None) -> Db:
+    """Open (not yet verify) the database the target names."""
+    where = locate(target)
+    if isinstance(where, str):
+        return PostgresDb(where)
+    return SqliteDb(where)

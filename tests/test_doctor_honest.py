@@ -1,0 +1,37 @@
+"""doctor speaks only of what it knows: no modules is a finding with its reason (never "every
+module opens" about zero modules), and a captured node's local evidence is "can't tell"."""
+
+import json
+from pathlib import Path
+
+from gpuvet.backends.host import HostBackend
+from gpuvet.cli.app import main
+
+DATA = Path(__file__).parent / "data" / "captures"
+
+
+def test_a_host_without_modules_is_a_finding_with_the_reason(capsys, monkeypatch):
+    from gpuvet.backends import select
+
+    monkeypatch.setattr(select, "open_backend", lambda **_: HostBackend("the NVIDIA driver is not loaded"))
+    code = main(["doctor", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (missing,) = [f for f in data["findings"] if f["cause"] == "no_modules_visible"]
+    assert "driver is not loaded" in json.dumps(missing["evidence"])
+    said = {s["summary"] for s in data["steps"]}
+    assert not {"ECC on and quiet", "every link is up at its width and speed",
+                "the runtime can see and open every module"} & said
+    module_steps = [s for s in data["steps"] if s["check"] in ("ecc_health", "visibility", "power_limit", "clocks")]
+    assert module_steps and all(s["status"] != "clear" for s in module_steps)
+
+
+def test_a_captured_node_shows_no_local_evidence(capsys, monkeypatch):
+    monkeypatch.setenv("NCCL_P2P_LEVEL", "LOC")  # this machine's environment must not be blamed on the capture
+    code = main(["doctor", "--from", str(DATA / "smi_q_x_h100_8gpu.xml"), "--all", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    local = {s["check"]: s for s in data["steps"] if s["check"] in ("host_bottleneck", "nccl_environment", "visibility")}
+    assert local and all(s["status"] != "confirmed" and "captured node" in s["summary"] for s in local.values())
+    assert not [f for f in data["findings"] if f["cause"] in ("cpu_saturated", "nccl_env_slow_transport",
+                                                                "device_permissions", "modules_hidden")]
