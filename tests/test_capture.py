@@ -112,7 +112,7 @@ def test_not_a_topo_matrix(tmp_path):
 def test_broken_xml(tmp_path):
     path = tmp_path / "smi.xml"
     path.write_text("<nvidia_smi_log><gpu>")
-    with pytest.raises(CaptureError, match="well-formed"):
+    with pytest.raises(CaptureError, match="before any field could be read"):
         CaptureBackend([str(path)])
 
 

@@ -46,6 +46,10 @@ class Backend(ABC):
         raise BackendError(f"the {self.name} backend has no power limits to sweep",
                            fix="run on an NVIDIA machine, or on a simulated node with --sim PRESET.")
 
+    def notes(self) -> tuple[str, ...]:
+        """What a reader of this backend's node should know (what a capture left out or skipped)."""
+        return ()
+
     def health(self) -> HealthReadings:
         """ECC, row remapping, throttle reasons now, and the Xids since boot (for `health`)."""
         raise BackendError(f"the {self.name} backend cannot read module health",

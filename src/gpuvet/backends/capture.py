@@ -1,86 +1,48 @@
-"""Captured ``nvidia-smi`` output from a machine where gpuvet is not installed.
+"""Captured tool output from a machine where gpuvet is not installed.
 
-- ``nvidia-smi topo -m`` (text): the device matrix -> fabric links and the PCIe tree.
-- ``nvidia-smi -q -x`` (XML): modules with name, UUID, bus id, memory, PCIe, settings.
-Both may be given; the XML then names the modules that the matrix connects.
-Parsing is separate from reading files so it is tested on recorded text.
+Any file `gpuvet.captures` reads may be given: the matrix of ``nvidia-smi topo -m`` gives fabric
+links and the PCIe tree; ``nvidia-smi -q -x`` XML or ``nvidia-smi -q`` text (also inside an
+nvidia-bug-report.log) names the modules. A file with neither (nccl-tests output, a kernel log)
+gives an empty node and a note saying so, never an invented one. Both may be given; the module
+list then names the modules that the matrix connects.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
+from gpuvet.captures import read as capture_read
+from gpuvet.captures import smi_text, smi_xml
+from gpuvet.captures.records import SmiTextModule
+from gpuvet.captures.text import clean, integer, number
+from gpuvet.captures.topo import TopoMatrix
+from gpuvet.captures.topo import parse as _parse_topo
 from gpuvet.errors import CaptureError
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
 from gpuvet.node.relations import PcieRelation
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_CELL_ALIASES = {"SOC": "SYS", "CPU": "NODE"}  # names used by older drivers
-_CELL = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
 _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a switch
 _NOT_IN_CAPTURE = Unavailable("not in the captured file")
+_WIDTHS = (1, 2, 4, 8, 12, 16, 32)
 
-
-@dataclass
-class TopoMatrix:
-    devices: list[str]  # as printed: GPU0, NIC0, mlx5_0 …
-    cells: dict[frozenset[str], str]
-    numa: dict[str, int | None]
-    nic_names: dict[str, str] = field(default_factory=dict)
+__all__ = ["CaptureBackend", "TopoMatrix", "parse_smi_xml", "parse_topo_matrix", "topo_to_node"]
 
 
 def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
-    """Parse ``nvidia-smi topo -m`` text. Raises CaptureError if it is not one."""
-    lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
-    # the header is the first line naming GPU0 that starts blank (rows start with their name)
-    header_at = next((i for i, line in enumerate(lines) if re.search(r"\bGPU0\b", line)
-                      and line[:1].isspace()), None)
-    if header_at is None:
+    """Parse ``nvidia-smi topo -m`` text. Raises CaptureError if it is not one, or cannot be trusted."""
+    topo = _parse_topo(clean(text).lines, where)
+    if topo is None:
         raise CaptureError("no `nvidia-smi topo -m` matrix found (expected a header line with GPU0 …)",
                            where=where, fix="capture it with `nvidia-smi topo -m > topo.txt`.")
-    tokens = [t for t in re.split(r"\t+| {2,}", lines[header_at].strip()) if t]
-    devices = [t for t in tokens if not re.search(r"affinity|numa", t, re.I)]
-    extra = [t for t in tokens if re.search(r"affinity|numa", t, re.I)]
-    cells: dict[frozenset[str], str] = {}
-    numa: dict[str, int | None] = {}
-    for line in lines[header_at + 1:]:
-        row = [t.strip() for t in re.split(r"\t+| {2,}", line.strip()) if t.strip()]
-        if not row or row[0] not in devices:
-            if row and row[0].lower().startswith("legend"):
-                break
-            continue
-        name, values = row[0], row[1:]
-        if len(values) < len(devices):
-            raise CaptureError(f"row {name} has {len(values)} cells for {len(devices)} devices",
-                               where=where, fix="capture the whole output, unwrapped.")
-        for other, cell in zip(devices, values, strict=False):
-            cell = _CELL_ALIASES.get(cell, cell)
-            if not _CELL.fullmatch(cell):
-                raise CaptureError(f"row {name}, column {other}: {cell!r} is not a topo -m cell "
-                                   "(X, NV#, PIX, PXB, PHB, NODE, SYS)", where=where,
-                                   fix="capture the whole output, unwrapped and unedited.")
-            if other != name:
-                cells[frozenset((name, other))] = cell
-        numa[name] = _numa(values[len(devices):], extra)
-    if not any(d.startswith("GPU") for d in numa):
-        raise CaptureError("the matrix has no GPU rows", where=where, fix="capture the whole output.")
-    nic_names = dict(re.findall(r"^\s*(NIC\d+):\s*(\S+)", "\n".join(lines), re.M))
-    return TopoMatrix(devices, cells, numa, nic_names)
-
-
-def _numa(values: list[str], headers: list[str]) -> int | None:
-    for header, value in zip(headers, values, strict=False):
-        if header.lower().startswith("numa") and value.isdigit():
-            return int(value)
-    return None
+    return topo
 
 
 def _id(device: str) -> str:
@@ -95,8 +57,9 @@ def _relation(cell: str) -> PcieRelation | None:
 def topo_to_node(topo: TopoMatrix, name: str) -> Node:
     gpus = [d for d in topo.devices if d.startswith("GPU")]
     ids = [_id(d) for d in topo.devices]
+    rows = set(topo.devices)
     rel = {frozenset((_id(a), _id(b))): _relation(c) for (a, b), c in
-           ((tuple(k), v) for k, v in topo.cells.items())}
+           ((tuple(k), v) for k, v in topo.cells.items()) if {a, b} <= rows}
     socket_of = {_id(d): topo.numa.get(d) for d in topo.devices}
     if not all(socket_of.get(_id(g)) is not None for g in gpus):
         socket_of = {}
@@ -125,51 +88,66 @@ def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
     return [Link(_id(a), _id(b), LinkKind.NVLINK, n, None) for (a, b), n in counts.items()]
 
 
-# --- nvidia-smi -q -x --------------------------------------------------------------------
+# --- module lists: nvidia-smi -q -x (XML) and nvidia-smi -q (text) -------------------------
 
-def _find(el: ET.Element, path: str) -> str | None:
-    found = el.find(path)
-    if found is None or found.text is None:
-        return None
-    text = found.text.strip()
-    return None if text in ("", "N/A", "[N/A]", "Not Supported", "[Not Supported]") else text
-
-
-def _number(text: str | None) -> float | None:
-    m = re.match(r"[-+]?\d+(\.\d+)?", text or "")
-    return float(m.group(0)) if m else None
+def _plausible(value: float | None, what: str, ok: bool, notes: list[str], module: str) -> float | Unavailable:
+    """A figure from the capture, or Unavailable with the reason when it is not physical."""
+    if value is None:
+        return _NOT_IN_CAPTURE
+    if not ok:
+        notes.append(f"{module}: {what} {value:g} is not physical: ignored")
+        return Unavailable(f"implausible value in the capture ({value:g})")
+    return value
 
 
-def _int_or(text: str | None) -> int | Unavailable:
-    n = _number(text)
-    return int(n) if n is not None else _NOT_IN_CAPTURE
-
-
-def _float_or(text: str | None) -> float | Unavailable:
-    n = _number(text)
-    return n if n is not None else _NOT_IN_CAPTURE
+def _int(v: float | Unavailable) -> int | Unavailable:
+    return int(v) if isinstance(v, float) else v
 
 
 def parse_smi_xml(text: str, where: str = "nvidia-smi -q -x") -> tuple[list[ModuleInfo], SoftwareInfo]:
     """Modules and software from ``nvidia-smi -q -x``. Raises CaptureError if it is not one."""
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise CaptureError(f"not well-formed XML ({exc})", where=where,
-                           fix="capture it with `nvidia-smi -q -x > smi.xml`.") from None
-    if root.tag != "nvidia_smi_log":
-        raise CaptureError(f"root element is <{root.tag}>, expected <nvidia_smi_log>", where=where,
-                           fix="capture it with `nvidia-smi -q -x > smi.xml`.")
-    gpus = sorted(root.findall("gpu"), key=lambda g: (g.get("id") or "").upper()[-12:])
-    modules = [_xml_module(f"gpu{i}", g) for i, g in enumerate(gpus)]
-    software = SoftwareInfo(__version__, _find(root, "driver_version") or _NOT_IN_CAPTURE,
-                            _find(root, "cuda_version") or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
+    modules, software, _ = read_smi_xml(text, where)
     return modules, software
 
 
-def _xml_module(module_id: str, g: ET.Element) -> ModuleInfo:
-    name = _find(g, "product_name") or "unknown"
-    mib = _number(_find(g, "fb_memory_usage/total"))
+def read_smi_xml(text: str, where: str) -> tuple[list[ModuleInfo], SoftwareInfo, list[str]]:
+    xml = smi_xml.parse(clean(text).lines, where)
+    if xml is None:
+        raise CaptureError("no nvidia-smi XML found (expected <nvidia_smi_log> …)", where=where,
+                           fix="capture it with `nvidia-smi -q -x > smi.xml`.")
+    modules, software, notes = xml_modules(xml.root, where)
+    return modules, software, xml.notes + notes
+
+
+def xml_modules(root: ET.Element, where: str) -> tuple[list[ModuleInfo], SoftwareInfo, list[str]]:
+    if root.tag not in ("nvidia_smi_log", "gpuvet_fragment"):
+        raise CaptureError(f"root element is <{root.tag}>, expected <nvidia_smi_log>", where=where,
+                           fix="capture it with `nvidia-smi -q -x > smi.xml`.")
+    gpus = root.findall("gpu") if root.tag == "nvidia_smi_log" else root.findall(".//gpu")
+    if len(gpus) > smi_xml.MAX_GPUS:
+        raise CaptureError(f"{len(gpus)} <gpu> elements (at most {smi_xml.MAX_GPUS})", where=where,
+                           fix="give the capture of one node.")
+    uuids = [u for g in gpus if (u := smi_xml.text_of(g, "uuid"))]
+    twice = sorted({u for u in uuids if uuids.count(u) > 1})
+    if twice:
+        raise CaptureError(f"two <gpu> elements have the same UUID {twice[0]}", where=where,
+                           fix="give one unedited `nvidia-smi -q -x` per file.")
+    notes: list[str] = []
+    readable = [g for g in gpus if g.get("id") or smi_xml.text_of(g, "product_name") or smi_xml.text_of(g, "uuid")]
+    if len(readable) < len(gpus):
+        if not readable:
+            raise CaptureError(f"{len(gpus)} <gpu> element(s) without an id, a name or a UUID (cut before its "
+                               "first field?)", where=where, fix="capture it again with `nvidia-smi -q -x > smi.xml`.")
+        notes.append(f"{len(gpus) - len(readable)} <gpu> element(s) without an id, a name or a UUID: left out")
+    gpus = sorted(readable, key=lambda g: (g.get("id") or "").upper()[-12:])
+    modules = [_xml_module(f"gpu{i}", g, notes) for i, g in enumerate(gpus)]
+    software = SoftwareInfo(__version__, smi_xml.text_of(root, "driver_version") or _NOT_IN_CAPTURE,
+                            smi_xml.text_of(root, "cuda_version") or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
+    return modules, software, notes
+
+
+def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
+    t = smi_xml.text_of
     link = "pci/pci_gpu_link_info"
     power = g.find("gpu_power_readings")  # drivers >= 535; older ones say power_readings
     if power is None:
@@ -177,31 +155,77 @@ def _xml_module(module_id: str, g: ET.Element) -> ModuleInfo:
 
     def pw(*tags: str) -> float | Unavailable:
         for tag in tags:
-            if power is not None and _find(power, tag) is not None:
-                return _float_or(_find(power, tag))
+            if power is not None and t(power, tag) is not None:
+                v = number(t(power, tag))
+                return _plausible(v, f"power {tag}", v is not None and 0 < v < 5000, notes, module_id)
         return _NOT_IN_CAPTURE
 
-    ecc = _find(g, "ecc_mode/current_ecc")
+    return _module(module_id, t(g, "product_name"), t(g, "uuid"), (t(g, "pci/pci_bus_id") or g.get("id") or ""),
+                   number(t(g, "fb_memory_usage/total")),
+                   (number(t(g, f"{link}/pcie_gen/current_link_gen")), number(t(g, f"{link}/pcie_gen/max_link_gen"))),
+                   (number(t(g, f"{link}/link_widths/current_link_width")),
+                    number(t(g, f"{link}/link_widths/max_link_width"))),
+                   (pw("current_power_limit", "power_limit"), pw("default_power_limit"), pw("max_power_limit")),
+                   t(g, "ecc_mode/current_ecc"),
+                   (t(g, "clocks/sm_clock"), t(g, "clocks/mem_clock"), t(g, "max_clocks/sm_clock"),
+                    t(g, "max_clocks/mem_clock")), t(g, "numa_node_id"), notes)
+
+
+def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:
+    f = m.fields
+
+    def get(*keys: str) -> str | None:
+        return smi_text.get(f, *keys)
+
+    def pw(*keys: str) -> float | Unavailable:
+        v = number(get(*keys))
+        return _plausible(v, f"power {keys[0]}", v is not None and 0 < v < 5000, notes, module_id)
+
+    return _module(module_id, m.product or None, get("GPU UUID"), "" if m.bus_id.startswith("GPU") else m.bus_id,
+                   number(get("FB Memory Usage/Total")),
+                   (number(get("PCIe Generation/Current")), number(get("PCIe Generation/Device Max",
+                                                                           "PCIe Generation/Max"))),
+                   (number(get("Link Width/Current")), number(get("Link Width/Max"))),
+                   (pw("Power Readings/Current Power Limit", "Power Readings/Power Limit"),
+                    pw("Power Readings/Default Power Limit"), pw("Power Readings/Max Power Limit")),
+                   get("ECC Mode/Current"),
+                   (get("Clocks/SM"), get("Clocks/Memory"), get("Max Clocks/SM"), get("Max Clocks/Memory")), None,
+                   notes)
+
+
+def _module(module_id: str, name: str | None, uuid: str | None, bus_id: str, mib: float | None,
+            gen: tuple[float | None, float | None], width: tuple[float | None, float | None],
+            power: tuple[float | Unavailable, float | Unavailable, float | Unavailable], ecc: str | None,
+            clocks: tuple[str | None, str | None, str | None, str | None], numa: str | None,
+            notes: list[str]) -> ModuleInfo:
+    name = name or "unknown"
+    mem = _plausible(mib, "memory (MiB)", mib is not None and 0 < mib < 2**24, notes, module_id)
+
+    def gen_of(v: float | None, what: str) -> int | Unavailable:
+        return _int(_plausible(v, what, v is not None and v in (1, 2, 3, 4, 5, 6, 7), notes, module_id))
+
+    def width_of(v: float | None, what: str) -> int | Unavailable:
+        return _int(_plausible(v, what, v is not None and v in _WIDTHS, notes, module_id))
+
+    def clock(v: str | None, what: str) -> int | Unavailable:
+        n = number(v)
+        return _int(_plausible(n, what, n is not None and 0 <= n < 100_000, notes, module_id))
+
     return ModuleInfo(
         id=module_id, model=name, in_catalog=find_model(name) is not None,
-        uuid=_find(g, "uuid") or _NOT_IN_CAPTURE,
-        bus_id=(_find(g, "pci/pci_bus_id") or g.get("id") or "").upper()[-12:] or _NOT_IN_CAPTURE,
-        memory_bytes=int(mib * 2**20) if mib is not None else _NOT_IN_CAPTURE,
-        pcie_gen_current=_int_or(_find(g, f"{link}/pcie_gen/current_link_gen")),
-        pcie_gen_max=_int_or(_find(g, f"{link}/pcie_gen/max_link_gen")),
-        pcie_width_current=_int_or(_find(g, f"{link}/link_widths/current_link_width")),
-        pcie_width_max=_int_or(_find(g, f"{link}/link_widths/max_link_width")),
-        power_limit_w=pw("current_power_limit", "power_limit"),
-        power_limit_default_w=pw("default_power_limit"), power_limit_max_w=pw("max_power_limit"),
+        uuid=uuid or _NOT_IN_CAPTURE, bus_id=bus_id.upper()[-12:] or _NOT_IN_CAPTURE,
+        memory_bytes=int(mem * 2**20) if isinstance(mem, float) else mem,
+        pcie_gen_current=gen_of(gen[0], "PCIe generation"), pcie_gen_max=gen_of(gen[1], "PCIe generation (max)"),
+        pcie_width_current=width_of(width[0], "PCIe width"), pcie_width_max=width_of(width[1], "PCIe width (max)"),
+        power_limit_w=power[0], power_limit_default_w=power[1], power_limit_max_w=power[2],
         ecc_enabled=(ecc == "Enabled") if ecc else _NOT_IN_CAPTURE,
-        sm_clock_mhz=_int_or(_find(g, "clocks/sm_clock")), mem_clock_mhz=_int_or(_find(g, "clocks/mem_clock")),
-        sm_clock_max_mhz=_int_or(_find(g, "max_clocks/sm_clock")),
-        mem_clock_max_mhz=_int_or(_find(g, "max_clocks/mem_clock")),
-        numa_node=_int_or(_find(g, "numa_node_id")),
+        sm_clock_mhz=clock(clocks[0], "SM clock"), mem_clock_mhz=clock(clocks[1], "memory clock"),
+        sm_clock_max_mhz=clock(clocks[2], "max SM clock"), mem_clock_max_mhz=clock(clocks[3], "max memory clock"),
+        numa_node=integer(numa) if integer(numa) is not None else _NOT_IN_CAPTURE,  # type: ignore[arg-type]
     )
 
 
-def _xml_node(modules: list[ModuleInfo], name: str) -> Node:
+def _modules_node(modules: list[ModuleInfo], name: str) -> Node:
     mods, links = [], []
     for m in modules:
         mem = m.memory_bytes if isinstance(m.memory_bytes, int) else None
@@ -216,7 +240,7 @@ def _xml_node(modules: list[ModuleInfo], name: str) -> Node:
 
 
 def _merge(topo_node: Node, xml_node: Node) -> Node:
-    """Structure from the matrix, identity and PCIe link figures from the XML."""
+    """Structure from the matrix, identity and PCIe link figures from the module list."""
     by_id = {m.id: m for m in xml_node.modules}
     modules = tuple(by_id.get(m.id, m) for m in topo_node.modules)
     own = {m.id: xml_node.pcie_link(m.id) for m in xml_node.modules}
@@ -225,14 +249,6 @@ def _merge(topo_node: Node, xml_node: Node) -> Node:
         mine = own.get(link.a) if link.kind is LinkKind.PCIE else None
         links.append(replace(link, width=mine.width, lane_gbps=mine.lane_gbps, gen=mine.gen) if mine else link)
     return replace(topo_node, modules=modules, links=tuple(links))
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise CaptureError(f"cannot read the file ({exc.strerror})", where=path,
-                           fix="check the path; capture with `nvidia-smi topo -m` or `nvidia-smi -q -x`.") from None
 
 
 class CaptureBackend(Backend):
@@ -244,32 +260,57 @@ class CaptureBackend(Backend):
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = paths
-        topo_node = xml_node = None
+        self._notes: list[str] = []
+        topo_node: Node | None = None
         self._modules: list[ModuleInfo] = []
         self._software = SoftwareInfo(__version__, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
+        if not paths:
+            raise CaptureError("no capture file given", fix="pass --from FILE.")
         for path in paths:
-            text = _read(path)
-            if text.lstrip().startswith("<"):
-                self._modules, self._software = parse_smi_xml(text, path)
-                xml_node = _xml_node(self._modules, Path(path).stem)
-            else:
-                topo_node = topo_to_node(parse_topo_matrix(text, path), Path(path).stem)
+            fc = capture_read.read(path)
+            label = Path(path).name
+            self._notes += [f"{label}: {n}" for n in fc.notes]
+            if fc.topo is not None:
+                topo_node = topo_node or topo_to_node(fc.topo, Path(path).stem)
+            if not self._take_modules(fc, path, label) and fc.topo is None:
+                self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
+        xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
         if topo_node and xml_node:
             self._node = _merge(topo_node, xml_node)
         else:
-            self._node = topo_node or xml_node  # type: ignore[assignment]
-        if self._node is None:
-            raise CaptureError("no capture file given", fix="pass --from FILE.")
+            self._node = topo_node or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
+                                                       fabric_known=False)
+
+    def _take_modules(self, fc: capture_read.FileCapture, path: str, label: str) -> int:
+        """Modules listed in the file (XML before text); returns how many it lists."""
+        notes: list[str] = []
+        if fc.xml is not None:
+            modules, software, notes = xml_modules(fc.xml.root, path)
+        elif fc.smi is not None:
+            modules = [_text_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.smi.modules)]
+            software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
+                                    _NOT_IN_CAPTURE)
+        else:
+            return 0
+        self._notes += [f"{label}: {n}" for n in notes]
+        if self._modules and modules:
+            self._notes.append(f"{label}: a second module list; the first one given is used")
+        elif modules:
+            self._modules, self._software = modules, software
+        return len(modules)
 
     def node(self) -> Node:
         return self._node
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes)
 
     def inventory(self) -> Inventory:
         modules = self._modules or [_bare_module(m) for m in self._node.modules]
         host = HostInfo(self._node.name, _NOT_IN_CAPTURE, self._node.host.sockets, _NOT_IN_CAPTURE,
                         _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, "captured", "captured", "captured")
         return Inventory(self.name, False, tuple(modules), host, self._software,
-                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.",))
+                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes))
 
 
 def _bare_module(m: Module) -> ModuleInfo:

@@ -51,8 +51,8 @@ _add_commands()
 SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
 FromOpt = Annotated[list[str] | None, typer.Option(
-    "--from", help="Read captured `nvidia-smi topo -m` text and/or `nvidia-smi -q -x` XML instead of "
-    "this machine (repeat for both).")]
+    "--from", help="Read captured files instead of this machine: `nvidia-smi topo -m`, `nvidia-smi -q` (text or "
+    "-x XML), or any capture doctor reads (see docs/doctor.md); repeat to combine.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 
@@ -130,6 +130,10 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         console = _console()
         render.banner(console, backend.simulated, backend.name, found.name)
         render.matrix(console, mat, backend.simulated)
+        from rich.text import Text
+
+        for note in backend.notes():  # what a capture left out or skipped, printed literally
+            console.print(Text(note, style="dim"))
         if diffs is not None:
             render.differences(console, diffs)
     if diffs:
@@ -147,6 +151,7 @@ def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
         "matrix": {a: {b: to_jsonable(mat.cells[(a, b)]) for b in mat.modules if b != a} for a in mat.modules},
         "host_paths": to_jsonable(mat.host),
         "matrix_basis": "modelled: bottleneck of the declared or detected link capacities, not a measurement",
+        "notes": list(backend.notes()),
     }
     if diffs is not None:
         out["differences"] = [drop_none(to_jsonable(d)) for d in diffs]

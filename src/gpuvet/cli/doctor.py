@@ -17,8 +17,9 @@ def doctor(
     expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec) to compare "
                                                "with; on --sim the spec's own node by default.")] = None,
     from_: Annotated[list[str] | None, typer.Option("--from", help="Captured evidence from another machine: "
-                     "nvidia-smi -q (text or -x XML), nvidia-smi topo -m, nccl-tests output, nvbandwidth output, "
-                     "kernel log lines with Xid errors (repeat).")] = None,
+                     "nvidia-smi -q (text or -x XML, whole or excerpts), topo -m, nvlink -s/-e, lspci -vvv, dcgmi diag "
+                     "(text or JSON), nccl-tests, nvbandwidth, kernel logs with Xids, nvidia-bug-report.log(.gz); "
+                     "detected by content (repeat).")] = None,
     window: Annotated[str | None, typer.Option("--window", help="Telemetry window to observe (default: 4 simulated "
                                                "days on --sim, 10 s on a real node).")] = None,
     all_steps: Annotated[bool, typer.Option("--all", help="Run every step, not only up to the first cause.")] = False,

@@ -6,16 +6,16 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
-from gpuvet.doctor.captures import XID_MEANINGS
+from gpuvet.doctor import xids as xid_catalogue
+from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.validate.software import cuda_compatibility
 
-HIGH, MEDIUM, LOW = 0.9, 0.7, 0.5
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
     "NCCL_P2P_DISABLE": ("1", "P2P between modules is disabled"),
@@ -27,25 +27,6 @@ SLOW_NCCL_VARS = {
 }
 
 
-@dataclass(frozen=True)
-class Outcome:
-    status: str  # confirmed, clear, inconclusive
-    summary: str
-    findings: tuple[Finding, ...] = ()
-
-
-def confirmed(summary: str, *found: Finding) -> Outcome:
-    return Outcome("confirmed", summary, tuple(found))
-
-
-def clear(summary: str) -> Outcome:
-    return Outcome("clear", summary)
-
-
-def unknown(summary: str) -> Outcome:
-    return Outcome("inconclusive", summary)
-
-
 def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
     """Module id -> Xid codes, from the telemetry window and from a captured kernel log."""
     out: dict[str, list[int]] = {}
@@ -53,10 +34,15 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
         out.setdefault(e.module or "?", []).append(int(e.evidence.get("code", 0)))
     by_bus = {}
     if ev.inventory is not None:
-        by_bus = {str(m.bus_id)[-12:].upper(): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+        by_bus = {_bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
     for x in ev.captures.xids:
-        out.setdefault(by_bus.get(x.bus_id[-12:], x.bus_id), []).append(x.code)
+        out.setdefault(by_bus.get(_bus_key(x.bus_id), x.bus_id), []).append(x.code)
     return out
+
+
+def _bus_key(bus: str) -> str:
+    """'00000000:8A:00.0' and the Xid's '0000:8a:00' name the same device: domain tail, bus, device."""
+    return bus.upper().rsplit(".", 1)[0][-10:]
 
 
 # --- presence and links --------------------------------------------------------------------
@@ -103,11 +89,10 @@ def link_state(ev: Evidence) -> Outcome:
             found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, **e.evidence))
         else:
             found.append(finding("link_degraded", MEDIUM, module=e.module, **e.evidence))
-    for s in ev.captures.smi_text:
-        cur = s.fields.get("PCI/GPU Link Info/Link Width/Current", "").rstrip("x")
-        top = s.fields.get("PCI/GPU Link Info/Link Width/Max", "").rstrip("x")
-        if cur.isdigit() and top.isdigit() and int(cur) < int(top):
-            found.append(finding("pcie_link_downgraded", HIGH, module=s.bus_id, width=int(cur), max_width=int(top)))
+    for h in ev.captures.health:  # captured nvidia-smi -q / -x (a narrower link is never a power state)
+        if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max:
+            found.append(finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width,
+                                 max_width=h.pcie_width_max))
     if ev.inventory is not None and ev.differences is None:
         for mi in ev.inventory.modules:
             w, wmax = mi.pcie_width_current, mi.pcie_width_max
@@ -115,7 +100,7 @@ def link_state(ev: Evidence) -> Outcome:
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
-    if ev.differences is None and ev.window is None and not ev.captures.smi_text:
+    if ev.differences is None and ev.window is None and not ev.captures.health:
         return unknown("no declared node, telemetry or capture to compare links with")
     return clear("every link is up at its width and speed")
 
@@ -130,16 +115,19 @@ def wiring(ev: Evidence) -> Outcome:
 
 
 def p2p_path(ev: Evidence) -> Outcome:
-    if ev.env.get("NCCL_P2P_DISABLE") == "1":
+    if ev.local and ev.env.get("NCCL_P2P_DISABLE") == "1":  # the environment only of a node gpuvet runs on
         return confirmed("NCCL_P2P_DISABLE=1 is set", finding("p2p_disabled", HIGH, variable="NCCL_P2P_DISABLE=1"))
     d2d = ev.captures.nvbandwidth.get("device_to_device_memcpy_read_ce") or \
         ev.captures.nvbandwidth.get("device_to_device_memcpy_write_ce")
     if d2d:
         values = [v for row in d2d for v in row if v]
         if values and statistics.median(values) < 60:  # PCIe-class figures between modules
-            return confirmed("module-to-module copies run at PCIe speed", finding(
-                "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
-                source="nvbandwidth device_to_device"))
+            if _has_fabric(ev):
+                return confirmed("module-to-module copies run at PCIe speed", finding(
+                    "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
+                    source="nvbandwidth device_to_device"))
+            return clear(f"module-to-module copies at {statistics.median(values):.1f} GB/s: PCIe speed, and no "
+                         "NVLink is known on these modules (PCIe-only cards reach about this)")
     pairs = ev.pairs
     if pairs is None or ev.expectations is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
@@ -154,6 +142,16 @@ def p2p_path(ev: Evidence) -> Outcome:
             "p2p_disabled", MEDIUM, median_gbps=slow, expected_gbps=statistics.median(c.expected for c in fabric_pairs
                                                                                         if isinstance(c.expected, float))))
     return clear("pairs use their direct paths")
+
+
+def _has_fabric(ev: Evidence) -> bool:
+    """NVLink known on these modules: from the topology, or from the model nvbandwidth names."""
+    from gpuvet.node.catalog import find_model
+
+    if ev.node is not None and ev.node.fabric_links():
+        return True
+    models = [find_model(d.name) for d in ev.captures.nvb_devices]
+    return bool(models) and all(m is not None and m.fabric == "nvlink" for m in models)
 
 
 def nccl_environment(ev: Evidence) -> Outcome:
@@ -197,7 +195,7 @@ def pair_bandwidth(ev: Evidence) -> Outcome:
 
 
 def collective_results(ev: Evidence) -> Outcome:
-    if not ev.captures.nccl:
+    if not any(r.rows for r in ev.captures.nccl):
         return unknown("no collective results (give nccl-tests output with --from)")
     found = []
     for r in ev.captures.nccl:
@@ -210,10 +208,13 @@ def collective_results(ev: Evidence) -> Outcome:
     from gpuvet.node.collectives import fit_alpha_beta
 
     for r in ev.captures.nccl:
-        fit = fit_alpha_beta([row.size_bytes for row in r.rows], [row.time_us * 1e-6 for row in r.rows])
+        timed = [(row.size_bytes, row.time_us) for row in r.rows if row.time_us is not None and row.size_bytes > 0]
+        if len(timed) < 2:
+            continue
+        fit = fit_alpha_beta([b for b, _ in timed], [t * 1e-6 for _, t in timed])
         if fit and fit.alpha_s > 0:
             knee = fit.alpha_s * fit.beta_gbps * 1e9  # bytes where latency and bandwidth cost the same
-            largest = max(row.size_bytes for row in r.rows)
+            largest = max(b for b, _ in timed)
             if largest < knee:
                 found.append(finding("latency_bound_messages", MEDIUM, op=r.op, largest_bytes=largest,
                                      half_bandwidth_bytes=knee))
@@ -275,10 +276,10 @@ def xid_log(ev: Evidence) -> Outcome:
     for module, codes in xids.items():
         for code in sorted(set(codes)):
             if code == 79:
-                found.append(finding("module_fell_off_bus", HIGH, module=module, xid=79, meaning=XID_MEANINGS[79]))
+                found.append(finding("module_fell_off_bus", HIGH, module=module, xid=79, meaning=xid_catalogue.meaning(79)))
             else:
-                found.append(finding("xid", HIGH, module=module, xid=code,
-                                     meaning=XID_MEANINGS.get(code, "see NVIDIA's Xid catalogue")))
+                found.append(finding("xid", HIGH, module=module, fix=xid_catalogue.action(code), xid=code,
+                                     meaning=xid_catalogue.meaning(code)))
     return confirmed("the driver reported Xid errors", *found)
 
 
@@ -340,9 +341,9 @@ def ecc_health(ev: Evidence) -> Outcome:
         for m in ev.inventory.modules:
             if m.ecc_enabled is False:
                 found.append(finding("ecc_disabled", HIGH, module=m.id))
-    for s in ev.captures.smi_text:
-        if s.fields.get("ECC Mode/Current") == "Disabled":
-            found.append(finding("ecc_disabled", HIGH, module=s.bus_id))
+    for h in ev.captures.health:
+        if h.ecc_mode == "Disabled":
+            found.append(finding("ecc_disabled", HIGH, module=h.module))
     if found:
         return confirmed("ECC needs attention", *found)
     return clear("ECC on and quiet")
@@ -363,14 +364,14 @@ def thermal_state(ev: Evidence) -> Outcome:
     for e in ev.events("throttle"):
         if any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in e.evidence.get("reasons", [])):
             found.append(finding("thermal_throttling", HIGH, module=e.module, **e.evidence))
-    for m in ev.captures.smi_text:
-        if m.fields.get("Clocks Event Reasons/SW Thermal Slowdown") == "Active" or \
-                m.fields.get("Clocks Event Reasons/HW Thermal Slowdown") == "Active":
-            found.append(finding("thermal_throttling", HIGH, module=m.bus_id, temperature=m.fields.get(
-                "Temperature/GPU Current Temp")))
+    for h in ev.captures.health:  # old 'Clocks Throttle Reasons' and new 'Clocks Event Reasons' alike
+        thermal = sorted(h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"})
+        if thermal:
+            found.append(finding("thermal_throttling", HIGH, module=h.module, reasons=thermal,
+                                 temperature=h.temperature_c))
     if found:
         return confirmed("modules throttle on temperature", *found)
-    return clear("no thermal throttling") if ev.window or ev.captures.smi_text else unknown("no telemetry")
+    return clear("no thermal throttling") if ev.window or ev.captures.health else unknown("no telemetry")
 
 
 def thermal_trend(ev: Evidence) -> Outcome:
@@ -461,3 +462,4 @@ CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "other_processes": other_processes, "clock_stability": clock_stability, "power_limit": power_limit,
     "clocks": clocks, "compute_rate": compute_rate,
 }
+CHECKS.update(CAPTURE_CHECKS)

@@ -133,8 +133,8 @@ class Evidence:
     @property
     def no_modules(self) -> str | None:
         """Why no module is visible on a live machine without any (None when there are modules)."""
-        if self.backend is None or self.inventory is None or self.inventory.modules:
-            return None
+        if self.backend is None or not self.local or self.inventory is None or self.inventory.modules:
+            return None  # a capture without a module list is not a node without modules
         return self.backend.why_no_modules or "the backend found no module"
 
     def events(self, *kinds: str) -> list[Event]:

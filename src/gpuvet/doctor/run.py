@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpuvet.doctor.checks import CHECKS, unknown
+from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
+from gpuvet.doctor.outcome import unknown
 
 # checks that speak of the machine, the driver or the environment: still meaningful without modules
 ABOUT_THE_MACHINE = {"module_presence", "xid_log", "driver_runtime", "host_bottleneck", "nccl_environment",
@@ -31,8 +32,11 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
     return steps, findings
 
 
-def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None]:
-    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None)  # type: ignore[return-value]
+def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
+    # one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts
+    xid = f.evidence.get("xid")
+    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None,  # type: ignore[return-value]
+            xid if isinstance(xid, int) else None)
 
 
 # Triage order: the most specific symptoms first, so a cause is credited to the playbook
@@ -45,7 +49,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     books = [playbook(symptom)] if symptom else sorted(
         playbooks().values(), key=lambda b: TRIAGE_ORDER.index(b.id) if b.id in TRIAGE_ORDER else len(TRIAGE_ORDER))
     steps: list[StepResult] = []
-    findings: dict[tuple[str, str | None, tuple[str, str] | None], Finding] = {}
+    findings: dict[tuple[str, str | None, tuple[str, str] | None, object], Finding] = {}
     try:
         for book in books:
             s, f = run_playbook(book, ev, all_steps)
@@ -58,6 +62,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
     if ev.window is not None and simulated:
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
+    notes += ev.captures.notes  # what each captured file was read as, and what was skipped
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
     return DoctorRun(symptom, simulated, steps, ordered, notes)
 

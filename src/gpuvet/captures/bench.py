@@ -1,0 +1,188 @@
+"""nccl-tests and nvbandwidth output, as printed by every version people still run.
+
+nccl-tests: the table since 2.x (size count type redop root time algbw busbw #wrong …) and the
+older one without redop/root whose error column is a float (``0e+00``); `#wrong` may be ``N/A``
+when validation is off. A row whose figures are negative, NaN or unreadable is kept with those
+figures as None and named in a note; its `#wrong` still counts.
+nvbandwidth: with or without its version header and ``Running <test>.`` lines (the test is then
+named by the ``SUM <test>`` line), flush-left or indented matrices, ``N/A`` cells, cut rows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
+from gpuvet.captures.text import Line, ranges
+
+_OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather",
+        "scatter", "hypercube")
+_FIELD = r"(\S+)"
+_NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+|-)\s+(-?\d+)\s+" + r"\s+".join([_FIELD] * 4))
+_OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
+_RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
+_NCCL_HEADER = re.compile(r"^#\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
+
+
+@dataclass
+class NcclParse:
+    results: list[NcclResult] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _figure(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and v >= 0 else None
+
+
+def _op(lines: list[Line], where: str, first_row: int | None) -> str:
+    """nccl-tests does not print its own name: a command line before the table, or the file name, may."""
+    before = [ln.text for ln in lines if "_perf" in ln.text and (first_row is None or ln.no < first_row)]
+    blob = (before[-1] if before else "")
+    for name in _OPS:
+        if f"{name}_perf" in blob:
+            return name
+    stem = Path(where).name
+    for name in _OPS:
+        if name in stem or name.replace("_", "") in stem:
+            return name
+    return "unknown"
+
+
+def parse_nccl(lines: list[Line], where: str) -> NcclParse:
+    out = NcclParse()
+    header = [ln for ln in lines if _NCCL_HEADER.match(ln.text.strip()) or _RANK.match(ln.text.strip())]
+    rows: list[NcclRow] = []
+    bad: list[int] = []
+    first_row: int | None = None
+    for ln in lines:
+        row = _row(ln.text)
+        if row is None:
+            continue
+        first_row = first_row or ln.no
+        out.claimed.add(ln.no)
+        rows.append(row)
+        if row.time_us is None or row.busbw is None or row.algbw is None:
+            bad.append(ln.no)
+    if not rows and not header:
+        return out
+    out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith("#") and
+                       (header or rows))
+    ranks = [m.groups() for ln in lines if (m := _RANK.match(ln.text.strip()))]
+    nodes = tuple(dict.fromkeys(host for _, host in ranks))
+    avg = [float(m.group(1)) for ln in lines if (m := re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", ln.text))]
+    if bad:
+        out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
+                         "not used for bandwidth (their #wrong still counts)")
+    if not rows:
+        out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
+    if len({r for r, _ in ranks}) < len(ranks):
+        out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
+    out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
+                                  avg[0] if avg else None, where, nodes))
+    return out
+
+
+def _row(text: str) -> NcclRow | None:
+    if text.lstrip().startswith("#"):
+        return None
+    m = _NEW_ROW.match(text)
+    if m:
+        t, alg, bus, wrong = m.group(6), m.group(7), m.group(8), m.group(9)
+        return NcclRow(int(m.group(1)), _figure(t), _figure(alg), _figure(bus), int(wrong) if wrong.isdigit() else None)
+    m = _OLD_ROW.match(text)
+    if m and re.fullmatch(r"[a-z]+\d*|float|double|half|bfloat16|int8|uint8", m.group(3)):
+        err = _figure(m.group(7))
+        return NcclRow(int(m.group(1)), _figure(m.group(4)), _figure(m.group(5)), _figure(m.group(6)),
+                       None if err is None else int(err > 1e-3))
+    return None
+
+
+# --- nvbandwidth -----------------------------------------------------------------------------
+_RUNNING = re.compile(r"^Running (\w+)\.?\s*$")
+_TITLE = re.compile(r"^(memcpy|memory latency|latency)\b.*\((GB/s|ns|us)\)\s*$", re.I)
+_SUM = re.compile(r"^SUM (\w+) ")
+_DEVICE = re.compile(r"^Device (\d+): (.+?)(?: \(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
+_NVB_META = re.compile(r"^(nvbandwidth Version|Built from Git version|CUDA Runtime Version|CUDA Driver Version|"
+                       r"Driver Version|NOTE:|Additional system-specific|Performance can vary|Waived|SUM )")
+
+
+@dataclass
+class NvbParse:
+    matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)
+    devices: list[NvbDevice] = field(default_factory=list)
+    failures: list[CopyCheckFailure] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
+    out = NvbParse()
+    if not any(_RUNNING.match(ln.text.strip()) or _TITLE.match(ln.text.strip()) or "nvbandwidth" in ln.text
+               for ln in lines):
+        return out
+    test: str | None = None
+    i = 0
+    while i < len(lines):
+        s = lines[i].text.strip()
+        if (m := _RUNNING.match(s)) is not None:
+            test = m.group(1)
+            out.claimed.add(lines[i].no)
+        elif (d := _DEVICE.match(s)) is not None:
+            out.devices.append(NvbDevice(int(d.group(1)), d.group(2).strip(), d.group(3)))
+            out.claimed.add(lines[i].no)
+        elif _TITLE.match(s):
+            i = _matrix(lines, i, test, out)
+            test = None
+            continue
+        elif _NVB_META.match(s) or s.startswith("nvbandwidth"):
+            out.claimed.add(lines[i].no)
+        elif "checking the pattern" in s or s.startswith("ASSERT") and "memcmp" in s:
+            out.failures.append(CopyCheckFailure(test, s))
+            out.claimed.add(lines[i].no)
+        elif s.startswith("Current offset"):
+            out.claimed.add(lines[i].no)
+        i += 1
+    return out
+
+
+def _matrix(lines: list[Line], i: int, test: str | None, out: NvbParse) -> int:
+    """Read the matrix under a title line; return the index after it."""
+    title = lines[i]
+    out.claimed.add(title.no)
+    i += 1
+    columns = None
+    if i < len(lines) and re.fullmatch(r"\s*\d+(\s+\d+)*\s*", lines[i].text):
+        columns = len(lines[i].text.split())
+        out.claimed.add(lines[i].no)
+        i += 1
+    rows: list[list[float | None]] = []
+    cut: list[int] = []
+    while i < len(lines) and re.match(r"^\s*\d+\s+\S", lines[i].text):
+        cells = lines[i].text.split()[1:]
+        values = [None if c in ("N/A", "-") or c.endswith(".") else _figure(c) for c in cells]
+        if any(v is None and c not in ("N/A", "-") for v, c in zip(values, cells, strict=True)) or \
+                (columns is not None and len(cells) < columns):
+            cut.append(lines[i].no)
+        rows.append(values)
+        out.claimed.add(lines[i].no)
+        i += 1
+    name = test
+    for j in range(i, min(i + 3, len(lines))):  # the SUM line names the test when 'Running' was cut
+        if (m := _SUM.match(lines[j].text.strip())) is not None:
+            name = name or m.group(1)
+    if name is None:
+        name = f"unnamed test at line {title.no}"
+        out.notes.append(f"nvbandwidth matrix at line {title.no} has no test name ('Running …' cut): kept as '{name}'")
+    if cut:
+        out.notes.append(f"nvbandwidth {name}: cell(s) at line(s) {ranges(cut)} unreadable or cut, left empty")
+    if rows:
+        out.matrices[name] = rows
+    return i

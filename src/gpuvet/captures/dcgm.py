@@ -1,0 +1,117 @@
+"""`dcgmi diag -r N` as text (the boxed table, DCGM 2.x-4.x) and as `-j` JSON (DCGM 3.x
+"DCGM GPU Diagnostic" and 4.x "DCGM Diagnostic" shapes). Each test's result per GPU is evidence."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuvet.captures.records import DcgmResult
+from gpuvet.captures.text import Line
+
+_CATEGORY = re.compile(r"^[|+]-+\s+(\w[\w ]*?)\s+-+\+")
+_ROW = re.compile(r"^\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
+_GPU_RESULT = re.compile(r"^GPU\s*(\d+)\s*:\s*(\w+)\b\s*(.*)$")
+_STATUSES = ("pass", "fail", "warn", "skip", "not run", "error")
+
+
+@dataclass
+class DcgmParse:
+    results: list[DcgmResult] = field(default_factory=list)
+    version: str | None = None
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _status(text: str) -> str | None:
+    t = text.strip().lower()
+    for s in _STATUSES:
+        if t.startswith(s):
+            return "warn" if s == "warn" else s
+    return None
+
+
+def parse_text(lines: list[Line]) -> DcgmParse:
+    out = DcgmParse()
+    if not any("Diagnostic" in ln.text and "Result" in ln.text and ln.text.lstrip().startswith("|") for ln in lines):
+        return out
+    category, test = "", ""
+    in_table = False
+    for ln in lines:
+        s = ln.text.strip()
+        if s.startswith("| Diagnostic") and "Result" in s:
+            in_table = True
+        if not in_table:
+            if s.startswith("Successfully ran diagnostic"):
+                out.claimed.add(ln.no)
+            continue
+        if (c := _CATEGORY.match(s)) is not None:
+            category = c.group(1).strip()
+        elif (r := _ROW.match(s)) is not None:
+            test = _row(out, category, r.group(1), r.group(2), test)
+        elif not s.startswith(("+", "|")):
+            in_table = False
+            continue
+        out.claimed.add(ln.no)
+    return out
+
+
+def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str:
+    """Read one table row; returns the test later continuation rows belong to."""
+    if category == "Metadata":
+        if name == "DCGM Version":
+            out.version = value
+        return test
+    test = name or test
+    if not test or name == "Diagnostic":
+        return test
+    per_gpu = _GPU_RESULT.match(value)
+    if per_gpu and _status(per_gpu.group(2)):
+        out.results.append(DcgmResult(category, test, per_gpu.group(1), _status(per_gpu.group(2)) or "",
+                                      per_gpu.group(3) or None))
+    elif name and _status(value):
+        out.results.append(DcgmResult(category, test, None, _status(value) or "", None))
+    elif value and out.results:  # warning/error text continues the last result
+        last = out.results[-1]
+        out.results[-1] = DcgmResult(last.category, last.test, last.gpu, last.status,
+                                     ((last.detail or "") + " " + value).strip())
+        return last.test
+    return test
+
+
+def parse_json(text: str) -> DcgmParse | None:
+    """The JSON object of `dcgmi diag -j`, with anything printed before it ignored."""
+    start = text.find("{")
+    if start < 0 or "test_categories" not in text and '"tests"' not in text:
+        return None
+    try:
+        doc = json.loads(text[start:text.rfind("}") + 1])
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    body = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or doc
+    if not isinstance(body, dict):
+        return None
+    out = DcgmParse(version=str(body.get("version")) if body.get("version") is not None else None)
+    for cat in body.get("test_categories") or []:
+        if not isinstance(cat, dict):
+            continue
+        for test in cat.get("tests") or []:
+            if isinstance(test, dict):
+                _json_test(out, str(cat.get("category", "")), test)
+    return out if out.results else None
+
+
+def _json_test(out: DcgmParse, category: str, test: dict[str, Any]) -> None:
+    for res in test.get("results") or []:
+        if not isinstance(res, dict):
+            continue
+        gpu = res.get("gpu_ids", res.get("gpu_id", res.get("entity_id")))
+        warnings = res.get("warnings") or []
+        detail = "; ".join(str(w.get("warning", w)) if isinstance(w, dict) else str(w) for w in warnings) or None
+        out.results.append(DcgmResult(category, str(test.get("name", "?")), None if gpu is None else str(gpu),
+                                      _status(str(res.get("status", ""))) or str(res.get("status", "")).lower(),
+                                      detail or (str(res["info"]) if res.get("info") else None)))

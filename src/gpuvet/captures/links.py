@@ -1,0 +1,148 @@
+"""Link state captures: `nvidia-smi nvlink -s` / `-e`, `dcgmi nvlink --link-status`, and the
+NVIDIA devices of `lspci -vvv` (LnkCap against LnkSta, AER status bits)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
+from gpuvet.captures.text import Line, number
+
+_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]*)\))?\s*$")
+_LINK_S = re.compile(r"^Link (\d+): (?:([\d.]+) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
+_LINK_E = re.compile(r"^Link (\d+): ([A-Za-z ]+?) Errors?: (-?\d+)\s*$")
+_DCGM_GPU = re.compile(r"^gpuId (\d+):\s*$")
+_DCGM_STATES = re.compile(r"^([UDX_](?:\s+[UDX_])*)\s*$")
+
+
+@dataclass
+class NvLinkParse:
+    states: list[NvLinkState] = field(default_factory=list)
+    errors: list[NvLinkErrors] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_nvlink(lines: list[Line]) -> NvLinkParse:
+    out = NvLinkParse()
+    gpu: str | None = None
+    gpu_line = -1
+    dcgm_gpu: str | None = None
+    for ln in lines:
+        s = ln.text.strip()
+        if (g := _GPU.match(s)) is not None:
+            gpu, gpu_line, dcgm_gpu = f"GPU {g.group(1)}", ln.no, None
+            continue  # claimed only if links follow
+        if gpu and (e := _LINK_E.match(s)) is not None:
+            out.errors.append(NvLinkErrors(gpu, int(e.group(1)), e.group(2).strip(), int(e.group(3))))
+            out.claimed.update({ln.no, gpu_line})
+        elif gpu and (m := _LINK_S.match(s)) is not None:
+            speed = number(m.group(2)) if m.group(2) else None
+            out.states.append(NvLinkState(gpu, int(m.group(1)), speed is not None and speed > 0, speed,
+                                          "" if speed else (m.group(3) or "0 GB/s").strip()))
+            out.claimed.update({ln.no, gpu_line})
+        elif (d := _DCGM_GPU.match(s)) is not None:
+            dcgm_gpu, gpu = f"gpuId {d.group(1)}", None
+            out.claimed.add(ln.no)
+        elif dcgm_gpu and (st := _DCGM_STATES.match(s)) is not None:
+            for k, c in enumerate(st.group(1).split()):
+                if c != "_":
+                    out.states.append(NvLinkState(dcgm_gpu, k, c == "U", None, "" if c == "U" else c))
+            out.claimed.add(ln.no)
+            dcgm_gpu = None
+    _dcgm_box(lines, out)
+    return out
+
+
+_BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwitches", "Key: Up=U")
+
+
+def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
+    """The frame around `dcgmi nvlink --link-status` belongs to it."""
+    ids = [i for i, ln in enumerate(lines) if _DCGM_GPU.match(ln.text.strip())]
+    if not ids:
+        return
+    i = ids[0] - 1
+    while i >= 0 and lines[i].text.strip().startswith(_BOX):
+        out.claimed.add(lines[i].no)
+        i -= 1
+    for ln in lines[ids[-1] + 1:]:
+        s = ln.text.strip()
+        if s and not s.startswith(_BOX) and ln.no not in out.claimed:
+            break
+        if s:
+            out.claimed.add(ln.no)
+
+
+# --- lspci -vvv -----------------------------------------------------------------------------
+_DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (.+)$")
+_GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
+_LNK = re.compile(r"Speed ([\d.]+)GT/s( \(downgraded\))?, Width x(\d+)( \(downgraded\))?")
+NO_DEVICE_LINE = "device line not in the excerpt"
+
+
+@dataclass
+class LspciParse:
+    links: list[PcieLink] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Dev:
+    device: str
+    name: str | None
+    nvidia: bool
+    cap: tuple[float | None, int | None] = (None, None)
+    sta: tuple[float | None, int | None, bool, bool] | None = None
+    ue: tuple[str, ...] = ()
+    ce: tuple[str, ...] = ()
+    lines: list[int] = field(default_factory=list)
+
+
+def parse_lspci(lines: list[Line]) -> LspciParse:
+    out = LspciParse()
+    devs: list[_Dev] = []
+    cur: _Dev | None = None
+    for ln in lines:
+        s = ln.text
+        if (d := _DEV.match(s)) is not None and not s[:1].isspace():
+            cur = _Dev(d.group(1).upper(), d.group(2), "NVIDIA" in d.group(2) and bool(_GPU_CLASS.search(d.group(2))))
+            devs.append(cur)
+            cur.lines.append(ln.no)
+            continue
+        body = s.strip()
+        known = body.startswith(("LnkCap:", "LnkSta:", "UESta:", "CESta:"))
+        if cur is not None and (not body or not s.startswith("\t") and not known):
+            cur = None  # lspci indents its fields with tabs and ends a device with a blank line
+            continue
+        if known and cur is None:
+            cur = _Dev(NO_DEVICE_LINE, None, True)
+            devs.append(cur)
+        if cur is None:
+            continue
+        cur.lines.append(ln.no)
+        _field(cur, body)
+    for dev in devs:
+        if dev.nvidia and (dev.sta is not None or dev.cap != (None, None) or dev.ue or dev.ce):
+            out.claimed.update(dev.lines)
+            sta = dev.sta or (None, None, False, False)
+            out.links.append(PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3],
+                                      dev.ue, dev.ce))
+        elif dev.nvidia and dev.lines:
+            out.claimed.update(dev.lines)
+            out.notes.append(f"lspci: NVIDIA device {dev.device} has no LnkCap/LnkSta lines (cut, or lspci run "
+                             "without root): its link cannot be judged")
+    return out
+
+
+def _field(dev: _Dev, body: str) -> None:
+    if body.startswith("LnkCap:") and (m := _LNK.search(body)) is not None:
+        dev.cap = (float(m.group(1)), int(m.group(3)))
+    elif body.startswith("LnkSta:") and (m := _LNK.search(body)) is not None:
+        dev.sta = (float(m.group(1)), int(m.group(3)), bool(m.group(2)), bool(m.group(4)))
+    elif body.startswith("UESta:"):
+        dev.ue = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))
+    elif body.startswith("CESta:"):
+        dev.ce = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))

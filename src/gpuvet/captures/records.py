@@ -1,0 +1,119 @@
+"""Typed records of what captured files say; every figure read from text, none invented."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+UNNAMED = "GPU (bus id not in the excerpt)"
+
+
+@dataclass(frozen=True)
+class ModuleHealth:
+    """Health-relevant state of one module, from `nvidia-smi -q` text or `-q -x` XML."""
+
+    module: str  # bus id as printed (upper case), or UNNAMED for an excerpt without the GPU line
+    product: str | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    clock_events: frozenset[str] = frozenset()  # active reasons: hw_slowdown, hw_thermal_slowdown, …
+    ecc_mode: str | None = None
+    ecc_uncorrectable_volatile: int | None = None
+    ecc_uncorrectable_aggregate: int | None = None
+    retired_pages_pending: bool | None = None
+    retired_pages: int | None = None
+    remap_pending: bool | None = None
+    remap_failure: bool | None = None
+    remap_uncorrectable: int | None = None
+    temperature_c: float | None = None
+
+
+@dataclass(frozen=True)
+class NvLinkState:
+    gpu: str  # "GPU 3" as nvidia-smi prints it, or "gpuId 0" (dcgmi)
+    link: int
+    up: bool
+    speed_gbps: float | None = None
+    state: str = ""  # as printed when the link is not up: <inactive>, D, X
+
+
+@dataclass(frozen=True)
+class NvLinkErrors:
+    gpu: str
+    link: int
+    counter: str  # Replay, Recovery, CRC, Data CRC, Flit CRC …
+    count: int
+
+
+@dataclass(frozen=True)
+class PcieLink:
+    """One NVIDIA device in `lspci -vvv`: its link capability and status, AER bits set."""
+
+    device: str  # bus id, or "device line not in the excerpt"
+    name: str | None
+    cap_speed_gts: float | None
+    cap_width: int | None
+    speed_gts: float | None
+    width: int | None
+    speed_downgraded: bool  # lspci's own "(downgraded)" mark
+    width_downgraded: bool
+    aer_uncorrectable: tuple[str, ...] = ()
+    aer_correctable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DcgmResult:
+    category: str
+    test: str
+    gpu: str | None  # "0", "0,1,2,3" or None for the whole group
+    status: str  # pass, fail, warn, skip, …
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class XidLine:
+    bus_id: str
+    code: int
+    text: str
+
+
+@dataclass(frozen=True)
+class NcclRow:
+    size_bytes: int
+    time_us: float | None  # None: the row's figure was negative, NaN or unreadable (see notes)
+    algbw: float | None
+    busbw: float | None
+    wrong: int | None  # None: validation off (N/A) or an old table without the column
+
+
+@dataclass
+class NcclResult:
+    op: str
+    ranks: int | None
+    rows: list[NcclRow]
+    avg_busbw: float | None
+    where: str
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass
+class CopyCheckFailure:
+    """nvbandwidth stopped because a copy's contents did not match (its own pattern check)."""
+
+    test: str | None
+    text: str
+
+
+@dataclass
+class NvbDevice:
+    index: int
+    name: str
+    bus_id: str | None = None
+
+
+@dataclass
+class SmiTextModule:
+    bus_id: str
+    product: str
+    fields: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,182 @@
+"""`nvidia-smi -q` text, whole or in excerpts, from drivers 340 to 580.
+
+Nested ``Key : value`` lines are flattened to ``Section/Sub/Key``. An excerpt that starts inside a
+section keeps the path it can see, so fields are matched on the end of their path. Section names
+that changed between drivers (``Clocks Throttle Reasons`` → ``Clocks Event Reasons``, ``Pending Page
+Blacklist`` → ``Pending Page Retirement``) are read under either name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiTextModule
+from gpuvet.captures.text import Line, integer, number
+
+_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
+_SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
+_TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
+_EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
+
+
+@dataclass
+class SmiText:
+    modules: list[SmiTextModule] = field(default_factory=list)
+    driver: str | None = None
+    cuda: str | None = None
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def bus(text: str) -> str:
+    return text.upper()[-12:]
+
+
+def parse(lines: list[Line]) -> SmiText:
+    """Every `nvidia-smi -q` block in the lines (possibly none)."""
+    out = SmiText()
+    current: SmiTextModule | None = None
+    stack: list[tuple[int, str]] = []
+    run: list[int] = []  # line numbers of the block being read
+    kv_in_run = 0
+    for ln in lines:
+        s = ln.text
+        gpu = _GPU.match(s)
+        kv = _KV.match(s)
+        if gpu:
+            current = SmiTextModule(bus(gpu.group(1)), "", {})
+            out.modules.append(current)
+            stack, run = [], run + [ln.no]
+            continue
+        if _TOP.match(s.strip()) or s.strip().startswith("=="):
+            _top_field(out, s)
+            run.append(ln.no)
+            kv_in_run += 1
+            continue
+        if kv and (kv.group(1) or current is not None):
+            if current is None or (current.bus_id.startswith(UNNAMED) and _repeats(current, stack, kv)):
+                current = SmiTextModule(_unnamed(out), "", {})
+                out.modules.append(current)
+            _add(current, stack, len(kv.group(1)), kv.group(2).strip(), (kv.group(3) or "").strip())
+            run.append(ln.no)
+            kv_in_run += 1
+            continue
+        sec = _SECTION.match(s)
+        if sec:  # a section name: part of the block if key/value lines follow it
+            indent = len(sec.group(1))
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            stack.append((indent, sec.group(2).strip()))
+            run.append(ln.no)
+            continue
+        if not s.strip() or ln.elision:
+            if run:
+                run.append(ln.no)
+            continue
+        _close(out, run, kv_in_run)
+        run, current, stack, kv_in_run = [], None, [], 0
+    _close(out, run, kv_in_run)
+    out.modules = [m for m in out.modules if m.fields]
+    return out
+
+
+def _close(out: SmiText, run: list[int], kv_count: int) -> None:
+    """A block counts as nvidia-smi output when it holds at least two `Key : value` lines."""
+    if kv_count >= 2:
+        out.claimed.update(run)
+
+
+def _unnamed(out: SmiText) -> str:
+    k = sum(m.bus_id.startswith(UNNAMED) for m in out.modules)
+    return UNNAMED if k == 0 else f"{UNNAMED} #{k + 1}"
+
+
+def _repeats(m: SmiTextModule, stack: list[tuple[int, str]], kv: re.Match[str]) -> bool:
+    """A key seen again in an unnamed excerpt: the next GPU's excerpt (grep -A of several GPUs)."""
+    indent = len(kv.group(1))
+    path = "/".join([s for i, s in stack if i < indent] + [kv.group(2).strip()])
+    return path in m.fields
+
+
+def _add(m: SmiTextModule, stack: list[tuple[int, str]], indent: int, key: str, value: str) -> None:
+    while stack and stack[-1][0] >= indent:
+        stack.pop()
+    if value:
+        m.fields["/".join([s for _, s in stack] + [key])] = value
+        if key == "Product Name":
+            m.product = value
+    else:
+        stack.append((indent, key))
+
+
+def _top_field(out: SmiText, s: str) -> None:
+    key, _, value = s.partition(":")
+    if key.strip() == "Driver Version":
+        out.driver = value.strip() or None
+    elif key.strip() == "CUDA Version":
+        out.cuda = value.strip() or None
+
+
+# --- health --------------------------------------------------------------------------------
+def get(fields: dict[str, str], *suffixes: str) -> str | None:
+    for suffix in suffixes:
+        for path, value in fields.items():
+            if path == suffix or path.endswith("/" + suffix):
+                return value
+    return None
+
+
+def _yes(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    v = value.strip().lower()
+    return True if v in ("yes", "true", "active") else False if v in ("no", "false", "not active") else None
+
+
+def _sum_uncorrectable(fields: dict[str, str], scope: str) -> int | None:
+    total, seen = 0, False
+    for path, value in fields.items():
+        parts = path.split("/")
+        if "ECC Errors" not in parts or scope not in parts:
+            continue
+        leaf = "/".join(parts[parts.index(scope) + 1:])
+        if "Uncorrectable" in leaf or leaf in ("Double Bit/Device Memory", "Double Bit/Total"):
+            n = integer(value)
+            if n is not None and n >= 0:
+                total, seen = total + n, True
+            if leaf == "Double Bit/Total":
+                return n if n is not None and n >= 0 else None
+    return total if seen else None
+
+
+def events(fields: dict[str, str]) -> frozenset[str]:
+    active = set()
+    for path, value in fields.items():
+        parts = path.split("/")
+        if any(sec in parts for sec in _EVENT_SECTIONS) and not any("Counters" in p for p in parts) \
+                and value.strip() == "Active":
+            active.add(re.sub(r"\W+", "_", parts[-1].strip().lower()).strip("_"))
+    return frozenset(active)
+
+
+def health(m: SmiTextModule) -> ModuleHealth:
+    f = m.fields
+    retired = [integer(get(f, f"Retired Pages/{k}")) for k in ("Single Bit ECC", "Double Bit ECC")]
+    return ModuleHealth(
+        module=m.bus_id, product=m.product or None,
+        pcie_gen=integer(get(f, "PCIe Generation/Current")),
+        pcie_gen_max=integer(get(f, "PCIe Generation/Device Max", "PCIe Generation/Max")),
+        pcie_width=integer(get(f, "Link Width/Current")), pcie_width_max=integer(get(f, "Link Width/Max")),
+        clock_events=events(f), ecc_mode=get(f, "ECC Mode/Current"),
+        ecc_uncorrectable_volatile=_sum_uncorrectable(f, "Volatile"),
+        ecc_uncorrectable_aggregate=_sum_uncorrectable(f, "Aggregate"),
+        retired_pages_pending=_yes(get(f, "Retired Pages/Pending Page Retirement", "Retired Pages/Pending Page Blacklist",
+                                        "Retired Pages/Pending")),
+        retired_pages=sum(r for r in retired if r is not None) if any(r is not None for r in retired) else None,
+        remap_pending=_yes(get(f, "Remapped Rows/Pending")),
+        remap_failure=_yes(get(f, "Remapped Rows/Remapping Failure Occurred")),
+        remap_uncorrectable=integer(get(f, "Remapped Rows/Uncorrectable Error")),
+        temperature_c=number(get(f, "Temperature/GPU Current Temp")),
+    )

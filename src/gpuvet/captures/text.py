@@ -1,0 +1,119 @@
+"""Cleaning pasted text: what a launcher, a forum or an editor put around a tool's own output.
+
+A capture may start with one header line ``# source: …`` (the test corpus names its source that
+way); it is skipped. Launcher prefixes (Slurm ``srun --label`` ``0: ``, Open MPI ``--tag-output``
+``[1,0]<stdout>:``, pdsh/clush ``node07: ``), markdown quote marks and code fences are removed;
+a line of dots (``...``) marks a cut made by the poster and is kept as an elision.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
+_ELISION = re.compile(r"^\s*(\.\.\.+|…)\s*$")
+_PREFIXES = (
+    ("Slurm srun --label", re.compile(r"^\s*\d{1,5}: ")),
+    ("Open MPI --tag-output", re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:\s?")),
+    ("pdsh/clush host", re.compile(r"^[A-Za-z][\w.-]{0,62}: ")),
+)
+_NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error"}
+_HEADER = re.compile(r"^#\s*source:", re.I)
+MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
+
+
+@dataclass(frozen=True)
+class Line:
+    no: int  # 1-based line number in the file as given
+    text: str  # what is left after the launcher prefix and quote marks
+    elision: bool = False  # the poster cut lines here (`...`)
+
+
+@dataclass
+class Cleaned:
+    lines: list[Line]
+    notes: list[str] = field(default_factory=list)
+    hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
+
+
+def clean(text: str) -> Cleaned:
+    """The tool output inside a pasted text, each line with its number in the file."""
+    raw = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    notes: list[str] = []
+    numbered = [(i + 1, s.rstrip()) for i, s in enumerate(raw)]
+    if numbered and numbered[0][1].lstrip().startswith("\ufeff"):
+        numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
+    numbered = [(n, s) for n, s in numbered if not (n <= 3 and _HEADER.match(s))]
+    numbered, hosts = _strip_prefix(numbered, notes)
+    lines: list[Line] = []
+    quoted = fences = 0
+    for n, s in numbered:
+        head = s.lstrip()[:3]
+        if head in ("```", "~~~"):
+            fences += 1
+            continue
+        unquoted = _QUOTE.sub("", s) if head.startswith(">") else s
+        quoted += unquoted != s
+        lines.append(Line(n, unquoted, head.startswith((".", "…")) and bool(_ELISION.match(unquoted))))
+    if fences:
+        notes.append(f"{fences} code-fence line(s) skipped")
+    if quoted:
+        notes.append(f"{quoted} line(s) had markdown quote marks (>), removed")
+    cuts = [ln.no for ln in lines if ln.elision]
+    if cuts:
+        notes.append(f"the poster cut lines at line(s) {_ranges(cuts)} ('...'): what was cut is not known")
+    return Cleaned(lines, notes, hosts)
+
+
+def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
+    """Remove a launcher prefix when most non-blank lines carry the same kind."""
+    body = [s for _, s in numbered[:4000] if s.strip()]  # a launcher prefixes every line: a sample decides
+    for label, rx in _PREFIXES:
+        hits = [m.group(0) for s in body if (m := rx.match(s))]
+        if body and len(hits) >= max(2, 0.6 * len(body)):
+            tags = list(dict.fromkeys(h.strip().rstrip(":").strip() for h in hits))
+            if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or set(tags) <= _NOT_HOSTS):
+                continue  # ordinary words before a colon (or a journal's 'kernel:'), not host names
+            notes.append(f"{len(hits)} line(s) carried a {label} prefix, removed ({_list(tags)})")
+            return [(n, rx.sub("", s, count=1)) for n, s in numbered], tuple(tags)
+    return numbered, ()
+
+
+def _list(items: list[str], most: int = 6) -> str:
+    return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def _ranges(numbers: list[int], most: int = 6) -> str:
+    """1,2,3,7 -> '1–3, 7' (at most `most` ranges, then a count)."""
+    spans: list[tuple[int, int]] = []
+    for n in sorted(set(numbers)):
+        if spans and n == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], n)
+        else:
+            spans.append((n, n))
+    text = ", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans[:most])
+    return text + (f" and {len(spans) - most} more range(s)" if len(spans) > most else "")
+
+
+def ranges(numbers: list[int]) -> str:
+    return _ranges(numbers)
+
+
+def number(text: str | None) -> float | None:
+    """The leading number of a field ('80 GiB', '16x', '2.5GT/s'); None for N/A, '7.3.1', 'abc',
+    NaN or infinity, so a malformed figure never becomes a value."""
+    if text is None:
+        return None
+    m = re.match(r"\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\d.]*\.\d)", text)
+    if not m:
+        return None
+    value = float(m.group(1))
+    return value if math.isfinite(value) else None
+
+
+def integer(text: str | None) -> int | None:
+    v = number(text)
+    return int(v) if v is not None and v == int(v) else None

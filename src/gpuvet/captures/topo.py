@@ -1,0 +1,140 @@
+"""`nvidia-smi topo -m`: the device matrix, checked before it is believed.
+
+Refused (CaptureError): a header naming a device twice, a row given twice, a cell that is not a
+topo -m cell, an NV# count no module has, a matrix whose two halves disagree. Noted, never
+invented: devices named in the header without a row (a cut capture) are left out; a row cut short
+keeps the cells it has, the rest come from the other rows' columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+from gpuvet.errors import CaptureError
+
+CELL_ALIASES = {"SOC": "SYS", "CPU": "NODE"}  # names used by older drivers
+_CELL = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
+_DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_\d+|\w+_\d+")
+_AFFINITY = re.compile(r"affinity|numa", re.I)
+MAX_NV_PER_PAIR = 36  # twice the most links any module has (18): more is not a real capture
+MAX_DEVICES = 4096
+
+
+@dataclass
+class TopoMatrix:
+    devices: list[str]  # as printed, with a row: GPU0, NIC0, mlx5_0 …
+    cells: dict[frozenset[str], str]
+    numa: dict[str, int | None]
+    nic_names: dict[str, str] = field(default_factory=dict)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in re.split(r"\t+| {2,}|\t", text.strip()) if t.strip()]
+
+
+def header_index(lines: list[Line]) -> int | None:
+    """The header is a line that starts blank and names GPU0 (rows start with their own name)."""
+    for i, ln in enumerate(lines):
+        if "GPU0" in ln.text and ln.text[:1].isspace() and _is_header(ln.text):
+            return i
+    return None
+
+
+def _is_header(text: str) -> bool:
+    """Every token names a device or an affinity column (so a line of prose that mentions GPU0 is not)."""
+    tokens = _split(text)
+    return "GPU0" in tokens and all(_DEVICE.fullmatch(t) or _AFFINITY.search(t) for t in tokens)
+
+
+def parse(lines: list[Line], where: str) -> TopoMatrix | None:
+    """The matrix in the lines, or None when there is none. Raises CaptureError when it cannot be trusted."""
+    at = header_index(lines)
+    if at is None:
+        return None
+    tokens = _split(lines[at].text)
+    header = [t for t in tokens if not _AFFINITY.search(t)]
+    extra = [t for t in tokens if _AFFINITY.search(t)]
+    dupes = sorted({d for d in header if header.count(d) > 1})
+    if dupes:
+        raise CaptureError(f"the header names {', '.join(dupes)} more than once", where=where,
+                           fix="capture it again with `nvidia-smi topo -m`; do not edit the matrix.")
+    if len(header) > MAX_DEVICES:
+        raise CaptureError(f"{len(header)} devices in the header (at most {MAX_DEVICES})", where=where,
+                           fix="give the capture of one node.")
+    topo = TopoMatrix([], {}, {}, claimed={lines[at].no})
+    rows_cut: list[str] = []
+    for ln in lines[at + 1:]:
+        row = _split(ln.text)
+        if not row or row[0] not in header:
+            if row and row[0].lower().startswith("legend"):
+                break
+            if row and not ln.elision:
+                break
+            continue
+        name, values = row[0], row[1:]
+        if name in topo.devices:
+            raise CaptureError(f"row {name} appears twice", where=where, fix="give one `nvidia-smi topo -m` per file.")
+        topo.devices.append(name)
+        topo.claimed.add(ln.no)
+        if len(values) < len(header):
+            rows_cut.append(f"{name} ({len(values)} of {len(header)} cells)")
+        for other, cell in zip(header, values, strict=False):
+            _set(topo, name, other, CELL_ALIASES.get(cell, cell), where)
+        topo.numa[name] = _numa(values[len(header):], extra)
+    if not any(d.startswith("GPU") for d in topo.devices):
+        raise CaptureError("the matrix has no GPU rows", where=where, fix="capture the whole output.")
+    _legend(lines, at, topo)
+    missing = [d for d in header if d not in topo.devices]
+    if missing:
+        topo.notes.append(f"topo -m: {', '.join(missing)} named in the header have no row (the capture is cut): "
+                          "left out of the node, not guessed")
+    if rows_cut:
+        topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
+                          "other rows' columns where those exist")
+    return topo
+
+
+def _set(topo: TopoMatrix, a: str, b: str, cell: str, where: str) -> None:
+    if not _CELL.fullmatch(cell):
+        raise CaptureError(f"row {a}, column {b}: {cell!r} is not a topo -m cell (X, NV#, PIX, PXB, PHB, NODE, SYS)",
+                           where=where, fix="capture the whole output, unwrapped and unedited.")
+    m = re.fullmatch(r"NV(\d+)", cell)
+    if m and not 0 < int(m.group(1)) <= MAX_NV_PER_PAIR:
+        raise CaptureError(f"row {a}, column {b}: {cell} — no module has that many NVLinks (at most "
+                           f"{MAX_NV_PER_PAIR} between two)", where=where, fix="capture it again; do not edit the matrix.")
+    if (cell == "X") != (a == b):
+        raise CaptureError(f"row {a}, column {b}: {cell!r} — X belongs on the diagonal only", where=where,
+                           fix="capture the whole output, unwrapped and unedited.")
+    if a == b:
+        return
+    key = frozenset((a, b))
+    seen = topo.cells.get(key)
+    if seen is not None and seen != cell:
+        raise CaptureError(f"the matrix disagrees with itself: {b}→{a} is {seen} but {a}→{b} is {cell}",
+                           where=where, fix="capture it again with `nvidia-smi topo -m`; do not edit the matrix.")
+    topo.cells[key] = cell
+
+
+def _legend(lines: list[Line], at: int, topo: TopoMatrix) -> None:
+    """Legend lines and NIC names are part of the capture."""
+    in_legend = False
+    for ln in lines[at + 1:]:
+        s = ln.text.strip()
+        if s.lower().startswith("legend"):
+            in_legend = True
+        if in_legend and (not s or "=" in s or s.lower().startswith(("legend", "nic legend"))):
+            topo.claimed.add(ln.no)
+        if (m := re.match(r"^(NIC\d+):\s*(\S+)$", s)) is not None:
+            topo.nic_names[m.group(1)] = m.group(2)
+            topo.claimed.add(ln.no)
+
+
+def _numa(values: list[str], headers: list[str]) -> int | None:
+    for header, value in zip(headers, values, strict=False):
+        if header.lower().startswith("numa") and value.isdigit():
+            return int(value)
+    return None

@@ -1,0 +1,129 @@
+"""Checks on what captured files show and no live reading can: memory repair state, clock-event
+reasons, NVLink and PCIe link state from nvidia-smi/dcgmi/lspci, nvbandwidth's copy check, DCGM
+diagnostics. Each names the module as the capture names it (bus id, "GPU 3", "gpuId 0")."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+
+RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
+_NVLINK_COUNTERS = ("crc", "replay", "recovery")
+
+
+def captured_memory(ev: Evidence) -> Outcome:
+    """Row remapping, page retirement and uncorrectable ECC, as nvidia-smi -q / -x show them."""
+    found: list[Finding] = []
+    for h in ev.captures.health:
+        if h.remap_failure:
+            found.append(finding("row_remap_failure", HIGH, module=h.module, remapped_uncorrectable=h.remap_uncorrectable))
+        elif h.remap_pending:
+            found.append(finding("row_remap_pending", HIGH, module=h.module, remapped_uncorrectable=h.remap_uncorrectable))
+        if h.retired_pages is not None and h.retired_pages >= RMA_RETIRED_PAGES:
+            found.append(finding("retired_pages_exhausted", HIGH, module=h.module, retired_pages=h.retired_pages,
+                                 threshold=RMA_RETIRED_PAGES))
+        elif h.retired_pages_pending:
+            found.append(finding("page_retirement_pending", HIGH, module=h.module, retired_pages=h.retired_pages))
+        if h.ecc_uncorrectable_volatile:
+            found.append(finding("ecc_uncorrectable_since_boot", HIGH, module=h.module,
+                                 uncorrectable_volatile=h.ecc_uncorrectable_volatile,
+                                 uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
+    if found:
+        return confirmed("the modules' memory needs a reset or a replacement", *found)
+    if not any(_has_memory_fields(h) for h in ev.captures.health):
+        return unknown("no captured memory state (give nvidia-smi -q or -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC)")
+    return clear("no pending or failed row remapping, no retired-page backlog, no uncorrectable ECC error")
+
+
+def _has_memory_fields(h: object) -> bool:
+    return any(getattr(h, k) is not None for k in ("remap_pending", "remap_failure", "retired_pages_pending",
+                                                   "retired_pages", "ecc_uncorrectable_volatile"))
+
+
+def captured_clock_events(ev: Evidence) -> Outcome:
+    """The hardware slowdowns nvidia-smi reports (old 'Clocks Throttle Reasons', new 'Clocks Event Reasons')."""
+    found: list[Finding] = []
+    for h in ev.captures.health:
+        if "hw_power_brake_slowdown" in h.clock_events:
+            found.append(finding("hw_power_brake", HIGH, module=h.module, active=sorted(h.clock_events)))
+        elif "hw_slowdown" in h.clock_events and "hw_thermal_slowdown" not in h.clock_events:
+            found.append(finding("hw_slowdown", MEDIUM, module=h.module, active=sorted(h.clock_events),
+                                 temperature_c=h.temperature_c))
+    if found:
+        return confirmed("the hardware slows the modules down", *found)
+    if not any(h.clock_events for h in ev.captures.health) and not ev.captures.health:
+        return unknown("no captured clock-event reasons (give nvidia-smi -q or -q -d PERFORMANCE)")
+    return clear("no hardware slowdown or power brake active in the capture")
+
+
+def captured_links(ev: Evidence) -> Outcome:
+    """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
+    c = ev.captures
+    found = _nvlink_findings(ev) + _lspci_findings(ev)
+    for f in c.copy_failures:
+        found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
+    if found:
+        return confirmed("links are down, degraded or corrupt data", *found)
+    if not (c.nvlink_states or c.nvlink_errors or c.pcie_links or c.nvbandwidth):
+        return unknown("no captured link state (give nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output)")
+    return clear("every captured link is up at its capability, no error counter set")
+
+
+def _nvlink_findings(ev: Evidence) -> list[Finding]:
+    out: list[Finding] = []
+    down: dict[str, list[int]] = defaultdict(list)
+    for s in ev.captures.nvlink_states:
+        if not s.up:
+            down[s.gpu].append(s.link)
+    for gpu, links in down.items():
+        total = sum(1 for s in ev.captures.nvlink_states if s.gpu == gpu)
+        out.append(finding("nvlink_down", HIGH, module=gpu, links_down=links, links_seen=total))
+    errors: dict[str, dict[str, int]] = defaultdict(dict)
+    for e in ev.captures.nvlink_errors:
+        if e.count > 0 and any(k in e.counter.lower() for k in _NVLINK_COUNTERS):
+            errors[e.gpu][f"link {e.link} {e.counter}"] = e.count
+    for gpu, counters in errors.items():
+        out.append(finding("nvlink_errors", MEDIUM, module=gpu, counters=counters))
+    return out
+
+
+def _lspci_findings(ev: Evidence) -> list[Finding]:
+    out: list[Finding] = []
+    for p in ev.captures.pcie_links:
+        narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
+        slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
+                                      and p.speed_gts < p.cap_speed_gts)
+        if narrow or slow:
+            # an idle GPU lowers its link speed to save power; a narrower link is never a power state
+            out.append(finding("pcie_link_downgraded", HIGH if narrow else LOW, module=p.device, source="lspci",
+                               width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
+                               max_speed_gts=p.cap_speed_gts,
+                               note=None if narrow else "speed only: idle GPUs drop the link speed; read it under load"))
+        if p.aer_uncorrectable or p.aer_correctable:
+            out.append(finding("pcie_aer_errors", HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
+                               uncorrectable=list(p.aer_uncorrectable), correctable=list(p.aer_correctable)))
+    return out
+
+
+def dcgm_diag(ev: Evidence) -> Outcome:
+    """Each dcgmi diag test result is evidence; a failure or warning names its test and GPU."""
+    results = ev.captures.dcgm
+    if not results:
+        return unknown("no dcgmi diag output (give `dcgmi diag -r 3` text or -j JSON)")
+    found = [finding("dcgm_diag_failed" if r.status in ("fail", "error") else "dcgm_diag_warning",
+                     HIGH if r.status in ("fail", "error") else MEDIUM,
+                     module=f"GPU{r.gpu}" if r.gpu and "," not in r.gpu else None, test=r.test, category=r.category,
+                     gpus=r.gpu, detail=r.detail) for r in results if r.status in ("fail", "error", "warn")]
+    if found:
+        return confirmed("DCGM diagnostics failed or warned", *found)
+    return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip")
+
+
+CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
+    "captured_memory": captured_memory, "captured_clock_events": captured_clock_events,
+    "captured_links": captured_links, "dcgm_diag": dcgm_diag,
+}
