@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from gpuvet.cli.jsonout import write_json
 
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",
@@ -29,7 +30,7 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
             "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
             "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
     if as_json:
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        write_json(data, indent=1)
         return
     from rich.console import Console
     from rich.table import Table

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +23,9 @@ def result_json(r: BenchResult) -> dict[str, Any]:
 
 
 def to_json(report: BenchReport) -> str:
-    return json.dumps({
+    from gpuvet.cli.jsonout import dumps
+
+    return dumps({
         "simulated": report.simulated, "benchmark": report.benchmark, "ok": report.ok,
         "environment": to_jsonable(report.environment), "notes": list(report.notes),
         "results": [result_json(r) for r in report.results],

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from gpuvet.cli.jsonout import write_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 LogbookOpt = Annotated[Path | None, typer.Option(
@@ -27,7 +28,7 @@ def _logbook(path: Path | None) -> Any:
 def _print_json(data: Any) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
-    sys.stdout.write(json.dumps(to_jsonable(data), indent=2) + "\n")
+    write_json(to_jsonable(data), indent=2)
 
 
 def validate(
