@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuvet import __version__
+from gpuvet.cli.checks import output_file
 from gpuvet.cli.jsonout import write_json
 
 app = typer.Typer(
@@ -200,13 +201,16 @@ def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file
     if as_json:
         _print_json(summary)
     else:
-        _console().print(f"[green]valid[/]: {node.name}, {len(node.modules)} modules, {len(node.links)} links, "
+        from rich.markup import escape
+
+        _console().print(f"[green]valid[/]: {escape(node.name)}, {len(node.modules)} modules, {len(node.links)} links, "
                          f"faults: {', '.join(summary['faults']) or 'none'}")
 
 
 @spec_app.command("export")
 def spec_export(sim: SimOpt = None, from_: FromOpt = None,
-                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")] = None
+                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).",
+                                                                    callback=output_file)] = None
                 ) -> None:
     """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
     from gpuvet.node.export import export_yaml
@@ -218,7 +222,7 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
         backend.close()
     if output:
         output.write_text(text, encoding="utf-8")
-        _console().print(f"wrote {output}")
+        print(f"wrote {output}")
     else:
         sys.stdout.write(text)
 

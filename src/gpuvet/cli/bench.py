@@ -228,6 +228,7 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
         write_json(data, indent=1)
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -242,6 +243,6 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
         console.print(t)
         console.print(f"knee: {c.knee_w:.0f} W" if c.knee_w else "knee: not within the swept caps")
         for note in c.notes:
-            console.print(f"[dim]{note}[/]")
+            console.print(f"[dim]{escape(note)}[/]")
     console.print(f"[dim]power limits put back to {', '.join(f'{c.module} {c.original_cap_w:g} W' for c in curves)}[/]"
                   if simulated or apply else "")

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -74,7 +75,7 @@ class _Notes:
 
     def print(self, console: Console) -> None:
         for i, text in enumerate(self.texts, 1):
-            console.print(f"[dim][{i}][/dim] {text}")
+            console.print(f"[dim]\\[{i}][/dim] {escape(text)}")
 
 
 def _status(r: BenchResult, notes: _Notes) -> str:
@@ -111,7 +112,7 @@ def report(console: Console, rep: BenchReport) -> None:
         for metric in ("p2p_one_way", "p2p_two_way"):
             _pair_matrix(console, rep, metric)
     for note in rep.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]")
 
 
 def _generic_table(console: Console, rep: BenchReport) -> None:

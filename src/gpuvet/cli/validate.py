@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuvet.cli.checks import output_file
 from gpuvet.cli.jsonout import write_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
@@ -41,8 +42,10 @@ def validate(
                                                   "(gpuvet baseline make).")] = None,
     rules: Annotated[Path | None, typer.Option("--rules", help="A rules file overriding the defaults "
                                                "(see docs/validate.md).")] = None,
-    report: Annotated[Path | None, typer.Option("--report", help="Write a self-contained HTML report here.")] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here (for CI systems).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Write a self-contained HTML report here.",
+                                                callback=output_file)] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here (for CI systems).",
+                                               callback=output_file)] = None,
     logbook: LogbookOpt = None,
     no_log: Annotated[bool, typer.Option("--no-log", help="Do not keep this run in the logbook.")] = False,
     as_json: JsonOpt = False,
@@ -107,7 +110,8 @@ def validate(
 
 @baseline_app.command("make")
 def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or unique prefixes) of good runs.")],
-                  output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.")],
+                  output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.",
+                                                                    callback=output_file)],
                   tolerance: Annotated[float, typer.Option("--tolerance", help="A run more than this fraction worse "
                                                            "than the median is excluded (default 0.05).")] = 0.05,
                   logbook: LogbookOpt = None) -> None:
@@ -201,7 +205,8 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
 
 
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
-           output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")],
+           output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.",
+                                                         callback=output_file)],
            logbook: LogbookOpt = None) -> None:
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render
