@@ -175,7 +175,7 @@ def recover_stale(path: Path | None = None, nvml: Any = None, apply: bool = Fals
 
 def _owner_alive(data: dict[str, Any]) -> bool:
     try:
-        return abs(psutil.Process(int(data["pid"])).create_time() - float(data["pid_started"])) < 1.0
+        return bool(abs(psutil.Process(int(data["pid"])).create_time() - float(data["pid_started"])) < 1.0)
     except (psutil.Error, KeyError, ValueError, TypeError, OverflowError):
         return False
 

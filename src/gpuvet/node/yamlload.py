@@ -1,0 +1,91 @@
+"""YAML read with bounds, for files a user (or someone else) hands gpuvet: specs, rules.
+
+PyYAML's safe loader builds no objects, but it still follows aliases: nine levels of ten
+aliases ("billion laughs") is a 1 KB file that expands to 10^9 nodes once anything walks it,
+and a deeply nested file exhausts the interpreter's stack. So the document is composed first,
+counting aliases and depth as it goes, its expanded size is computed without expanding it
+(each node's size once, memoised), and only then is it turned into Python data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from gpuvet.errors import GpuvetError
+
+MAX_FILE_BYTES = 1 << 20  # 1 MiB: a 1,024-module spec written out in full is under 100 KB
+MAX_DEPTH = 32  # a spec nests 5 levels deep; rules 3
+MAX_ALIASES = 1000  # anchors are handy for repeated faults; a bomb needs few, so expansion is bounded too
+MAX_EXPANDED_NODES = 500_000  # scalars + collections after every alias is followed
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    def __init__(self, stream: str, where: str, error: type[GpuvetError]) -> None:
+        super().__init__(stream)
+        self._where, self._error = where, error
+        self._depth = 0
+        self._aliases = 0
+
+    def _refuse(self, what: str, fix: str) -> GpuvetError:
+        return self._error(what, where=self._where, fix=fix)
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        if self.check_event(AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise self._refuse(f"more than {MAX_ALIASES} YAML aliases (*name)", "write the repeated parts out.")
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise self._refuse(f"nested more than {MAX_DEPTH} levels deep", "flatten the document.")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def expanded_size(root: Node) -> int:
+    """How many nodes the document has once every alias is followed (memoised: linear time)."""
+    sizes: dict[int, int] = {}
+    order: list[Node] = []
+    stack: list[Node] = [root]
+    while stack:  # iterative post-order: no recursion on hostile depth
+        node = stack.pop()
+        if id(node) in sizes:
+            continue
+        sizes[id(node)] = -1
+        order.append(node)
+        stack.extend(_children(node))
+    total: dict[int, int] = {}
+    for node in reversed(order):
+        total[id(node)] = min(1 + sum(total.get(id(c), 0) for c in _children(node)), MAX_EXPANDED_NODES + 1)
+    return total[id(root)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def load_bounded(text: str, where: str, error: type[GpuvetError] = GpuvetError) -> Any:
+    """``yaml.safe_load`` within the limits above; a breach raises ``error`` naming the limit.
+    Raises yaml.YAMLError for malformed YAML, as safe_load does."""
+    if len(text) > MAX_FILE_BYTES:
+        raise error(f"{len(text):,} characters; the limit is {MAX_FILE_BYTES:,}", where=where,
+                    fix="a spec or rules file this large is not hand-written: check that it is the right file.")
+    loader = _BoundedLoader(text, where, error)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        if expanded_size(root) > MAX_EXPANDED_NODES:
+            raise error(f"expands to more than {MAX_EXPANDED_NODES:,} values once its aliases are followed",
+                        where=where, fix="write repeated parts out, or use fewer nested aliases.")
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
