@@ -8,6 +8,7 @@ replace the base's, except ``faults``, which are appended.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -349,10 +350,16 @@ def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _loc_part(part: Any) -> str:
+    """pydantic names union branches by their validators (``function-after[_one_model(), ModuleSpec]``)."""
+    text = str(part)
+    return re.sub(r"function-after\[[^,]*, ([A-Za-z]+)\]", r"\1", text)
+
+
 def _format_validation(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        loc = ".".join(_loc_part(p) for p in err["loc"]) or "(top level)"
         lines.append(f"field `{loc}`: {err['msg']}")
     more = len(exc.errors()) - 5
     if more > 0:
@@ -403,13 +410,24 @@ def _resolve_raw(ref: str, seen: tuple[str, ...] = (), chain: tuple[str, ...] = 
     if base is not None:
         if not isinstance(base, str):
             raise SpecError("field `base` must be a preset name or a file path", where=where)
-        base_raw, _ = _resolve_raw(base, seen + (key,), chain + (where,))
+        base_raw, _ = _resolve_raw(_beside(base, where, key), seen + (key,), chain + (where,))
         raw = _merge(base_raw, raw)
     return raw, where
 
 
+def _beside(base: str, where: str, key: str) -> str:
+    """A relative `base:` path is looked for beside the spec that names it, then where gpuvet runs."""
+    if key.startswith("preset:") or Path(base).is_absolute() or _preset_text(base) is not None:
+        return base
+    beside = Path(key).parent / base
+    return str(beside) if beside.is_file() else base
+
+
 def _check_raw_sizes(data: dict[str, Any], where: str) -> None:
     """Before validation: lists longer than any limit are refused without reading them."""
+    group = data.get("modules")
+    if isinstance(group, dict) and isinstance(group.get("count"), int) and group["count"] > MAX_MODULES:
+        raise _limit_error(f"{group['count']:,} modules", MAX_MODULES, "modules", where)
     limits = {"modules": MAX_MODULES, "endpoints": MAX_ENDPOINTS, "links": MAX_LINKS, "faults": MAX_FAULTS}
     for key, most in limits.items():
         value = data.get(key)

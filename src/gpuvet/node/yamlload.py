@@ -10,21 +10,39 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.resolver import Resolver
+
+try:  # libyaml's event parser (C, no recursion) when present; composing stays in Python, bounded
+    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Parser(Reader, Scanner, Parser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
 
 from gpuvet.errors import GpuvetError
 
-MAX_FILE_BYTES = 1 << 20  # 1 MiB: a 1,024-module spec written out in full is under 100 KB
+MAX_FILE_BYTES = 256 << 10  # 256 KiB: a 1,024-module spec with every bus id and UUID written out is ~110 KB
 MAX_DEPTH = 32  # a spec nests 5 levels deep; rules 3
 MAX_ALIASES = 1000  # anchors are handy for repeated faults; a bomb needs few, so expansion is bounded too
-MAX_EXPANDED_NODES = 500_000  # scalars + collections after every alias is followed
+MAX_EXPANDED_NODES = 200_000  # scalars + collections after every alias is followed
 
 
-class _BoundedLoader(yaml.SafeLoader):
+class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
     def __init__(self, stream: str, where: str, error: type[GpuvetError]) -> None:
-        super().__init__(stream)
+        _Parser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
         self._where, self._error = where, error
         self._depth = 0
         self._aliases = 0
