@@ -114,8 +114,8 @@ def guarded(control: PowerControl, modules: list[str],
     on the way out whatever happens (SIGTERM becomes an exception so this still runs)."""
     path = path or journal_path()
     if os.path.lexists(path):
-        raise GpuvetError(f"a settings journal already exists at {path}: another sweep is running or was killed",
-                          where="--apply", fix="run `gpuvet bench efficiency --restore` to put its settings back first.")
+        raise GpuvetError("a settings journal already exists: another sweep is running or was killed", where=str(path),
+                          fix="run `gpuvet bench efficiency --restore` to put its settings back first.")
     me = psutil.Process()
     entries = [{"module": m, "uuid": control.uuid(m), "setting": "power_limit_w", "original": control.limit_w(m)}
                for m in modules]

@@ -451,7 +451,8 @@ def check_limits(spec: NodeSpec, where: str) -> None:
     endpoints = sockets + switches + nics + 1 + len(spec.endpoints)
     if endpoints > MAX_ENDPOINTS:
         raise _limit_error(f"{endpoints:,} endpoints (sockets, switches, NICs)", MAX_ENDPOINTS, "endpoints", where)
-    links = n + switches + nics + len(spec.links) + sockets * (sockets - 1) // 2 + _fabric_links(spec.fabric, n)
+    socket_links = sockets * (sockets - 1) // 2 if spec.host.socket_link else 0
+    links = n + switches + nics + len(spec.links) + socket_links + _fabric_links(spec.fabric, n)
     if links > MAX_LINKS:
         raise _limit_error(f"{links:,} links (declared and generated)", MAX_LINKS, "links", where)
     if len(spec.faults) > MAX_FAULTS:
