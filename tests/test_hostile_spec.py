@@ -39,7 +39,7 @@ def test_100000_modules_are_refused_naming_the_limit(write_spec):
 
 def test_a_long_module_list_is_refused_before_validation(write_spec):
     rows = "".join(f"  - {{id: g{i}, model: H200-SXM}}\n" for i in range(2000))
-    refused(write_spec("name: big\nmodules:\n" + rows), "2,000 modules", "1,024")
+    refused(write_spec("name: big\nmodules:\n" + rows), "more than 1,024 modules", "the limit is 1,024")
 
 
 def test_576_modules_in_one_switched_fabric_are_allowed(write_spec):
@@ -80,7 +80,7 @@ def test_50_faults_through_aliases_load_and_300_are_refused(write_spec):
     spec, _ = load_spec(write_spec(f"base: hgx-h200-8\nfaults: [{fault}, " + ", ".join(["*f"] * 49) + "]\n"))
     assert len(spec.faults) == 50
     refused(write_spec(f"base: hgx-h200-8\nfaults: [{fault}, " + ", ".join(["*f"] * 299) + "]\n", "f300.yaml"),
-            "300 faults", "256")
+            "more than 256 faults", "the limit is 256")
 
 
 def test_deep_nesting_is_refused_not_a_recursion_error(write_spec):

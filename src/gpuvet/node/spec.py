@@ -325,7 +325,8 @@ def _preset_text(name: str) -> str | None:
 
 def _parse_yaml(text: str, where: str) -> dict[str, Any]:
     try:
-        data = load_bounded(text, where, SpecError)
+        data = load_bounded(text, where, SpecError, {"modules": MAX_MODULES, "endpoints": MAX_ENDPOINTS,
+                                                     "links": MAX_LINKS, "faults": MAX_FAULTS})
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

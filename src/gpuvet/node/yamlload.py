@@ -38,7 +38,7 @@ MAX_EXPANDED_NODES = 200_000  # scalars + collections after every alias is follo
 
 
 class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
-    def __init__(self, stream: str, where: str, error: type[GpuvetError]) -> None:
+    def __init__(self, stream: str, where: str, error: type[GpuvetError], lists: dict[str, int]) -> None:
         _Parser.__init__(self, stream)
         Composer.__init__(self)
         SafeConstructor.__init__(self)
@@ -46,6 +46,8 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
         self._where, self._error = where, error
         self._depth = 0
         self._aliases = 0
+        self._lists = lists
+        self._top_key: Any = None
 
     def _refuse(self, what: str, fix: str) -> GpuvetError:
         return self._error(what, where=self._where, fix=fix)
@@ -55,6 +57,13 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
                 raise self._refuse(f"more than {MAX_ALIASES} YAML aliases (*name)", "write the repeated parts out.")
+        if self._depth == 1:  # a value of the top-level mapping: remember its key
+            self._top_key = getattr(index, "value", None)
+        elif self._depth == 2 and isinstance(parent, SequenceNode) and isinstance(index, int):
+            most = self._lists.get(self._top_key) if isinstance(self._top_key, str) else None
+            if most is not None and index >= most:  # refused while reading, not after
+                raise self._refuse(f"more than {most:,} {self._top_key}; the limit is {most:,}",
+                                   "split it, or see docs/limits.md for why the limit is there.")
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
@@ -90,13 +99,15 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-def load_bounded(text: str, where: str, error: type[GpuvetError] = GpuvetError) -> Any:
+def load_bounded(text: str, where: str, error: type[GpuvetError] = GpuvetError,
+                 lists: dict[str, int] | None = None) -> Any:
     """``yaml.safe_load`` within the limits above; a breach raises ``error`` naming the limit.
-    Raises yaml.YAMLError for malformed YAML, as safe_load does."""
+    ``lists`` caps the length of top-level lists by key (``{"modules": 1024}``), checked while
+    the list is read. Raises yaml.YAMLError for malformed YAML, as safe_load does."""
     if len(text) > MAX_FILE_BYTES:
         raise error(f"{len(text):,} characters; the limit is {MAX_FILE_BYTES:,}", where=where,
                     fix="a spec or rules file this large is not hand-written: check that it is the right file.")
-    loader = _BoundedLoader(text, where, error)
+    loader = _BoundedLoader(text, where, error, lists or {})
     try:
         root = loader.get_single_node()
         if root is None:

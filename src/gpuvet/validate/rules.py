@@ -106,7 +106,7 @@ def _parse(text: str, where: str) -> RuleSet:
     from gpuvet.node.yamlload import load_bounded
 
     try:
-        data = load_bounded(text, where)
+        data = load_bounded(text, where, lists={"rules": MAX_RULES})
     except yaml.YAMLError as exc:
         raise GpuvetError(f"not valid YAML: {exc}", where=where, fix="fix the syntax.") from None
     try:
