@@ -23,7 +23,8 @@ from gpuvet.errors import GpuvetError
 
 EXAMPLES = int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "25"))
 CALL_LIMIT_S = 25.0  # a hang, not a speed target: a refusal takes well under a second
-CI = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+RANDOM = os.environ.get("GPUVET_FUZZ_RANDOM") == "1"  # benchmarks/fuzz_long.py: a fresh seed each run
+CI = settings(max_examples=EXAMPLES, derandomize=not RANDOM, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 HOSTILE = ["nan", "-nan", "inf", "-inf", "Infinity", "1e400", "-1e400", "1e-9", "0", "-0", "-1", "1.5", "",
