@@ -103,6 +103,9 @@ def _preset(name: str) -> str:
     return resources.files("gpuvet.node").joinpath("presets", f"{name}.yaml").read_text(encoding="utf-8")
 
 
+YAML_JUNK = ["&a x", "*a", "*zz", "{", "[", "- ", ":", "!!python/object:os.system", "<<: *a", "? "]
+
+
 @st.composite
 def damaged_yaml(draw: st.DrawFn) -> str:
     text = draw(st.sampled_from([_preset(n) for n in ("mesh-4", "hgx-h200-8", "pcie-8", "grouped-16", "nvl72")]))
@@ -114,8 +117,7 @@ def damaged_yaml(draw: st.DrawFn) -> str:
         elif action == "insert":
             text = text[:at] + draw(st.text(max_size=8)) + text[at:]
         else:
-            text = text[:at] + draw(st.sampled_from(HOSTILE + ["&a x", "*a", "*zz", "{", "[", "- ", ":", "!!python/object:os.system"])) \
-                + text[at:]
+            text = text[:at] + draw(st.sampled_from(HOSTILE + YAML_JUNK)) + text[at:]
     return text
 
 
