@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuvet.cli.checks import output_file
+from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
@@ -138,7 +138,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
 
 
 @log_app.command("list")
-def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.")] = 20,
+def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.", callback=ints(1, 1_000_000))] = 20,
              logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """The runs kept, newest first."""
     book = _logbook(logbook)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuvet.cli.checks import ints
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
 from gpuvet.quantities import is_loopback, parse_float, parse_host_port, parse_seconds
@@ -117,7 +118,7 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
                                                      "wall-clock time).")] = None,
            module: Annotated[str | None, typer.Option("--module", help="Only this module (id or UUID).")] = None,
            kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds (repeat).")] = None,
-           limit: Annotated[int, typer.Option("--limit")] = 200,
+           limit: Annotated[int, typer.Option("--limit", callback=ints(1, 1_000_000))] = 200,
            logbook: LogbookOpt = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False) -> None:
     """What happened: events from watch runs (and validate aborts), oldest first."""
