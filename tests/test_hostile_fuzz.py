@@ -44,8 +44,8 @@ COMMANDS = [
     (["plan", "power"], ["--budget", "--loads", "--tdp", "--floor"], ["--budget", "4000", "--loads", "1,1,0.5"]),
     (["plan", "collective", "--sim", "mesh-4"], ["--modules", "--bytes", "--op", "--algorithm"], ["--json"]),
     (["watch", "--sim", "mesh-4", "--no-log", "--json", "--no-admission", "--speedup", "max"],
-     ["--interval", "--slow-every", "--duration", "--horizon", "--retention", "--prometheus", "--speedup"],
-     ["--duration", "2s"]),
+     ["--interval", "--slow-every", "--horizon", "--retention", "--prometheus", "--speedup"],
+     ["--duration", "1s"]),  # --duration itself is not fuzzed: "5w" at max speed is a legitimate long run
     (["bench", "efficiency", "--sim", "mesh-4", "--quick", "--modules", "gpu0", "--json"],
      ["--caps", "--size", "--fraction"], ["--caps", "300,700"]),
     (["events", "--logbook", "{home}/lb.db"], ["--since", "--limit", "--kind", "--module"], []),

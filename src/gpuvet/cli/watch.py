@@ -66,7 +66,7 @@ def watch(
     if speedup != "max" and not sim and speedup not in ("1", "1.0"):
         raise GpuvetError("--speedup applies to simulated nodes only", where="--speedup",
                           fix="drop it, or add --sim PRESET.")
-    speed = None if speedup == "max" else parse_float(speedup, "--speedup", 0, 1e9, lo_open=True)
+    speed = None if speedup == "max" else parse_float(speedup, "--speedup", 1, 1e9)  # below 1: a 1 h watch takes days
     config = WatchConfig(interval_s=parse_seconds(interval, "--interval", *INTERVAL_S),
                          slow_every_s=parse_seconds(slow_every, "--slow-every", *INTERVAL_S[:1], 86400.0),
                          duration_s=None if duration is None else parse_seconds(duration, "--duration", *DURATION_S),
