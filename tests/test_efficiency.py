@@ -124,7 +124,7 @@ def _sweep_then_hang(state: str, home: str, ready: str) -> None:
         time.sleep(60)  # ...killed before the next one
 
 
-def test_a_sweep_killed_between_caps_is_restored_by_the_next_command(tmp_path, home, capsys, monkeypatch):
+def test_a_sweep_killed_between_caps_is_restored_by_the_next_restore(tmp_path, home, capsys, monkeypatch):
     state, ready = tmp_path / "limits.json", tmp_path / "ready"
     FileFakeNvml(state)
     child = multiprocessing.get_context("spawn").Process(target=_sweep_then_hang,
@@ -144,7 +144,11 @@ def test_a_sweep_killed_between_caps_is_restored_by_the_next_command(tmp_path, h
     assert sorted(limits.values()) == [300_000, 700_000]  # left changed by the killed sweep
     assert settings_journal.journal_path().exists()
     monkeypatch.setattr(settings_journal, "NVML_FACTORY", lambda: Nvml(lib=FileFakeNvml(state)))
-    code, _, err = call(capsys, "catalog", "--json")  # any command
+    code, _, err = call(capsys, "catalog", "--json")  # a command that changes nothing does not read the journal
+    assert code == 0 and err == "" and settings_journal.journal_path().exists()
+    code, _, err = call(capsys, "bench", "efficiency", "--sim", "mesh-4", "--quick")  # no consent: reported only
+    assert "--restore" in err and sorted(json.loads(state.read_text()).values()) == [300_000, 700_000]
+    code, _, err = call(capsys, "bench", "efficiency", "--restore")
     assert code == 0 and "restored gpu0" in err and "700 W" in err
     assert set(json.loads(state.read_text()).values()) == {700_000}
     assert not settings_journal.journal_path().exists()

@@ -48,18 +48,10 @@ class Curve:
 
 
 def parse_caps(text: str) -> tuple[float, ...]:
-    """'300:700:50' (from:to:step) or '300,450,700'."""
-    try:
-        if ":" in text:
-            lo, hi, step = (float(x) for x in text.split(":"))
-            if step <= 0 or hi < lo:
-                raise ValueError
-            n = int((hi - lo) // step) + 1
-            return tuple(lo + i * step for i in range(n))
-        return tuple(float(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise GpuvetError(f"{text!r} is not a list of caps", where="--caps",
-                          fix="write from:to:step in watts (300:700:50) or a list (300,500,700).") from None
+    """'300:700:50' (from:to:step) or '300,450,700': finite watts from 1 to 10,000, at most 1,000 caps."""
+    from gpuvet.quantities import parse_float_range
+
+    return parse_float_range(text, "--caps", 1.0, 10_000.0, most=1000, unit="W")
 
 
 def knee(points: list[Point], fraction: float) -> float | None:

@@ -5,7 +5,7 @@ Exit codes: 0 fine, 1 a finding (e.g. topology differences), 2 bad input or erro
 
 from __future__ import annotations
 
-import json
+import errno
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from gpuvet import __version__
+from gpuvet.cli.checks import output_file
+from gpuvet.cli.jsonout import write_json
 
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
@@ -65,7 +67,7 @@ def _console() -> Any:
 def _print_json(data: Any) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
-    sys.stdout.write(json.dumps(to_jsonable(data), indent=2) + "\n")
+    write_json(to_jsonable(data), indent=2)
 
 
 def _backend(sim: str | None, from_files: list[str] | None) -> Any:
@@ -205,13 +207,16 @@ def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file
     if as_json:
         _print_json(summary)
     else:
-        _console().print(f"[green]valid[/]: {node.name}, {len(node.modules)} modules, {len(node.links)} links, "
+        from rich.markup import escape
+
+        _console().print(f"[green]valid[/]: {escape(node.name)}, {len(node.modules)} modules, {len(node.links)} links, "
                          f"faults: {', '.join(summary['faults']) or 'none'}")
 
 
 @spec_app.command("export")
 def spec_export(sim: SimOpt = None, from_: FromOpt = None,
-                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")] = None
+                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).",
+                                                                    callback=output_file)] = None
                 ) -> None:
     """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
     from gpuvet.node.export import export_yaml
@@ -223,7 +228,7 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
         backend.close()
     if output:
         output.write_text(text, encoding="utf-8")
-        _console().print(f"wrote {output}")
+        print(f"wrote {output}")
     else:
         sys.stdout.write(text)
 
@@ -260,31 +265,45 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version_c
     """gpuvet: vet GPU modules, links and drivers with evidence."""
 
 
-def _restore_interrupted_changes() -> None:
-    """If a gpuvet that changed a device setting was killed, put the setting back now and say so."""
-    from gpuvet.backends.settings_journal import recover_stale
-
+def _say(text: str) -> None:
+    """Print a message on stderr literally (no markup), whatever it holds; this cannot fail."""
     try:
-        messages = recover_stale()
-    except Exception as exc:  # never block the command the user asked for
-        messages = [f"could not check for interrupted setting changes: {exc}"]
-    for message in messages:
-        sys.stderr.write(f"gpuvet: {message}\n")
+        sys.stderr.write(text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed or full: nothing more can be said
+        pass
+
+
+_OS_FIXES = {errno.ENOSPC: "free space on that disk (gpuvet kept what it had written).",
+             errno.EDQUOT: "free space or raise the quota.",
+             errno.EACCES: "check the permissions of the path, or point GPUVET_HOME / the flag elsewhere.",
+             errno.EPERM: "check the permissions of the path, or point GPUVET_HOME / the flag elsewhere.",
+             errno.EROFS: "the file system is read-only: write somewhere else.",
+             errno.ENOENT: "check the path."}
+
+
+def _os_error(exc: OSError) -> str:
+    where = f" ({exc.filename})" if exc.filename else ""
+    fix = _OS_FIXES.get(exc.errno or 0, "check the path and the disk.")
+    return f"error: {exc.strerror or exc}{where}. Fix: {fix}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 finding, 2 error)."""
+    """Run the CLI; returns the exit code (0 ok, 1 finding, 2 error). Errors are printed as one
+    literal paragraph: never through markup, never a traceback for bad input or a full disk."""
     from gpuvet.errors import GpuvetError
 
-    _restore_interrupted_changes()
     try:
         app(args=argv, prog_name="gpuvet")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
     except GpuvetError as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
+        _say(f"error: {exc.message}")
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full disk, a read-only or missing folder: the environment, not a bug
+        _say(_os_error(exc))
+        return 2
     return 0

@@ -9,6 +9,12 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuvet.cli.checks import floats, ints, output_file
+from gpuvet.cli.jsonout import write_json
+
+MAX_SIDE = 131_072  # a GEMM side: 2^17 squared bf16 is 32 GiB per matrix, above any module's share
+MAX_BYTES = 2**40  # one TiB per buffer
+
 bench_app = typer.Typer(
     short_help="Benchmarks that measure: gemm, membw, copy, collective, model, efficiency.",
     help="Benchmarks that measure: compute (gemm), device memory (membw), every copy channel (copy), "
@@ -62,7 +68,8 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
              "--dtypes", help="Comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default: all; unsupported ones are "
              "skipped with the reason).")] = None,
          size: Annotated[int | None, typer.Option("--size", help="Side n of the n×n product (default fills the "
-                                                  "device: 8192/16384 on GPUs, ~50 ms per product on a CPU).")] = None,
+                                                  "device: 8192/16384 on GPUs, ~50 ms per product on a CPU).",
+                                                  callback=ints(1, MAX_SIDE))] = None,
          check: Annotated[bool, typer.Option("--check/--no-check", help="Compare a seeded product across modules "
                                              "and with a float64 reference (silent data corruption).")] = True,
          quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
@@ -77,7 +84,7 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
 def membw(sim: SimOpt = None, modules: ModulesOpt = None,
           kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).")] = None,
           size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
-                                                         "GPUs, 256 MiB on a CPU).")] = None,
+                                                         "GPUs, 256 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Device memory bandwidth, STREAM copy and triad (bytes read + written), % of peak."""
     _run("membw", sim, as_json, quick, modules=_split(modules), kinds=_split(kinds), size_bytes=size_bytes)
@@ -86,7 +93,7 @@ def membw(sim: SimOpt = None, modules: ModulesOpt = None,
 @bench_app.command(short_help="Every copy channel, per-pair matrices, contention ratios.")
 def copy(sim: SimOpt = None, modules: ModulesOpt = None,
          size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per transfer (default 256 MiB; "
-                                                        "64 MiB on a CPU).")] = None,
+                                                        "64 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
          tests: Annotated[str | None, typer.Option(
              "--tests", help="Comma-separated: h2d,d2h,pageable,p2p,concurrent (default all).")] = None,
          quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
@@ -103,14 +110,15 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                    "--ops", help="Comma-separated: all_reduce,all_gather,reduce_scatter,all_to_all,broadcast,reduce "
                    "(default: all but reduce).")] = None,
                min_bytes: Annotated[int | None, typer.Option("--min-bytes", help="Smallest size (nccl-tests -b; "
-                                                             "default 8).")] = None,
+                                                             "default 8).", callback=ints(1, MAX_BYTES))] = None,
                max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Largest size (nccl-tests -e; "
-                                                             "default 256 MiB on GPUs, 1 MiB on a CPU).")] = None,
+                                                             "default 256 MiB on GPUs, 1 MiB on a CPU).",
+                                                             callback=ints(1, MAX_BYTES))] = None,
                factor: Annotated[int | None, typer.Option("--factor", help="Size multiplier (nccl-tests -f; "
-                                                          "default 2).")] = None,
+                                                          "default 2).", callback=ints(2, 1024))] = None,
                dtype: Annotated[str | None, typer.Option("--dtype", help="fp32 (default), fp16 or bf16.")] = None,
                nprocs: Annotated[int | None, typer.Option("--nprocs", help="Ranks on a CPU-only machine "
-                                                          "(default 2).")] = None,
+                                                          "(default 2).", callback=ints(1, 1024))] = None,
                torchrun: Annotated[bool, typer.Option(
                    "--torchrun", help="Be one rank of a job torchrun started (several nodes): "
                    "torchrun --nnodes=N --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=HOST:29500 "
@@ -129,18 +137,30 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
 def model(sim: SimOpt = None, modules: ModulesOpt = None,
           models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).")] = None,
           batch: Annotated[int | None, typer.Option("--batch", help="Per module (default 256 images / 8 sequences "
-                                                    "on GPUs; 4 / 2 on a CPU).")] = None,
+                                                    "on GPUs; 4 / 2 on a CPU).", callback=ints(1, 1_000_000))] = None,
           image_size: Annotated[int | None, typer.Option("--image-size", help="ResNet-50 input side "
-                                                         "(default 224).")] = None,
-          seq_len: Annotated[int | None, typer.Option("--seq-len", help="GPT sequence length.")] = None,
-          d_model: Annotated[int | None, typer.Option("--d-model", help="GPT width.")] = None,
-          layers: Annotated[int | None, typer.Option("--layers", help="GPT blocks.")] = None,
+                                                         "(default 224).", callback=ints(32, 8192))] = None,
+          seq_len: Annotated[int | None, typer.Option("--seq-len", help="GPT sequence length.",
+                                                     callback=ints(1, 1_000_000))] = None,
+          d_model: Annotated[int | None, typer.Option("--d-model", help="GPT width.", callback=ints(1, 1_000_000))] = None,
+          layers: Annotated[int | None, typer.Option("--layers", help="GPT blocks.", callback=ints(1, 10_000))] = None,
           amp: Annotated[bool | None, typer.Option("--amp/--no-amp", help="bf16 autocast (default: on for GPUs, "
                                                    "off on a CPU).")] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Training throughput on synthetic data: ResNet-50 images/s and GPT-style tokens/s with MFU."""
     _run("model", sim, as_json, quick, modules=_split(modules), models=_split(models), batch=batch,
          image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)
+
+
+def _restore_interrupted_sweep(consent: bool) -> bool:
+    """An --apply sweep that was killed left its journal: put the originals back only with consent
+    (--apply or --restore); otherwise say what is pending. True when no journal is left."""
+    from gpuvet.backends.settings_journal import recover_stale
+
+    messages, done = recover_stale(apply=consent)
+    for message in messages:
+        sys.stderr.write(f"gpuvet: {message}\n")
+    return done
 
 
 @bench_app.command(short_help="TFLOPS per watt across power caps, and the knee.")
@@ -150,14 +170,20 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
                                                         "steps).")] = None,
                apply: Annotated[bool, typer.Option("--apply", help="Really change power limits on this machine "
                                                    "(root). The originals are journalled first and restored after, "
-                                                   "on error, on Ctrl-C, or by the next gpuvet command if killed.")]
+                                                   "on error, on Ctrl-C; if gpuvet was killed, by the next run "
+                                                   "with --apply or --restore.")]
+               = False,
+               restore: Annotated[bool, typer.Option("--restore", help="Only put back the power limits an interrupted "
+                                                     "--apply sweep left changed (from its journal), then stop.")]
                = False,
                force: Annotated[bool, typer.Option("--force", help="Sweep even modules other processes use.")] = False,
                fraction: Annotated[float, typer.Option("--fraction", help="Knee: where an extra watt buys less than "
-                                                       "this share of the average TFLOPS per watt.")] = 0.5,
-               size: Annotated[int | None, typer.Option("--size", help="GEMM side (default 8192).")] = None,
+                                                       "this share of the average TFLOPS per watt (0 to 1).",
+                                                       callback=floats(0, 1, lo_open=True, hi_open=True))] = 0.5,
+               size: Annotated[int | None, typer.Option("--size", help="GEMM side (default 8192).",
+                                                            callback=ints(1, MAX_SIDE))] = None,
                report: Annotated[Path | None, typer.Option("--report", help="Write the curves as a self-contained "
-                                                           "HTML page with plots.")] = None,
+                                                           "HTML page with plots.", callback=output_file)] = None,
                quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """GEMM throughput, power (from the energy counter over each run) and temperature at each power
     cap; the TFLOPS-per-watt curve and its knee. A simulated node sweeps its model; a real one only
@@ -168,7 +194,13 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
     from gpuvet.bench.timing import QUICK, TimingPlan
     from gpuvet.cli import render_bench
 
-    opts = EfficiencyOptions(_split(modules), parse_caps(caps) if caps else None, apply, force, fraction, size=size)
+    opts = EfficiencyOptions(_split(modules), parse_caps(caps) if caps is not None else None, apply, force, fraction,
+                             size=size)
+    done = _restore_interrupted_sweep(apply or restore)
+    if restore:
+        if not done:
+            raise typer.Exit(1)
+        return
     backend = open_backend(sim=sim)
     try:
         engine = backend.engine()
@@ -192,11 +224,11 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
 
         report.write_text(efficiency_page(data), encoding="utf-8")
     if as_json:
-        import json
 
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        write_json(data, indent=1)
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -211,6 +243,6 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
         console.print(t)
         console.print(f"knee: {c.knee_w:.0f} W" if c.knee_w else "knee: not within the swept caps")
         for note in c.notes:
-            console.print(f"[dim]{note}[/]")
+            console.print(f"[dim]{escape(note)}[/]")
     console.print(f"[dim]power limits put back to {', '.join(f'{c.module} {c.original_cap_w:g} W' for c in curves)}[/]"
                   if simulated or apply else "")

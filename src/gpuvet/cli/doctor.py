@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Annotated, Any
 
 import typer
+
+from gpuvet.cli.jsonout import write_json
 
 
 def doctor(
@@ -79,7 +79,7 @@ def doctor(
                 "findings": [_finding_json(to_jsonable(f)) for f in result.findings],
                 "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
                           | {"findings": len(s.findings)} for s in result.steps]}
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        write_json(data, indent=1)
     else:
         from rich.console import Console
 

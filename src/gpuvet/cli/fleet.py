@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from gpuvet.cli.checks import output_file
+from gpuvet.cli.jsonout import write_json
 
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",
@@ -29,14 +31,14 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
             "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
             "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
     if as_json:
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        write_json(data, indent=1)
         return
     from rich.console import Console
     from rich.table import Table
 
     c = Console()
     for node_type, nodes in analysis.node_types.items():
-        c.print(f"{node_type}: {len(nodes)} nodes")
+        c.print(f"{node_type}: {len(nodes)} nodes", markup=False)
     if statuses:
         t = Table(title="nodes", title_justify="left")
         for col in ("node", "status", "verdict", "detail"):
@@ -53,7 +55,7 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
     c.print(t)
     for path in (report, baseline_out):
         if path:
-            c.print(f"wrote {path}")
+            c.print(f"wrote {path}", markup=False)
 
 
 def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], path: Path) -> None:
@@ -74,7 +76,8 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
 
 @fleet_app.command("merge", short_help="Peer analysis over validate --json files, or runs kept in a logbook.")
 def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --json outputs, one per node.")] = None,
-          report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).")] = None,
+          report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).",
+                                                                     callback=output_file)] = None,
           baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from the "
                                                             "healthy majority (for validate --baseline).")] = None,
           logbook: Annotated[str | None, typer.Option("--logbook", help="Also read the newest complete validate run "
@@ -128,7 +131,7 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
                                                            "(those with the gpuvet_sim resource), one per node.")] = None,
              timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes.")] = 600.0,
-             report: Annotated[Path | None, typer.Option("--report")] = None,
+             report: Annotated[Path | None, typer.Option("--report", callback=output_file)] = None,
              baseline_out: Annotated[Path | None, typer.Option("--baseline-out")] = None,
              logbook: Annotated[str | None, typer.Option("--logbook")] = None,
              as_json: Annotated[bool, typer.Option("--json")] = False) -> None:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
 
+from gpuvet.cli.checks import floats, ints
+from gpuvet.cli.jsonout import write_json
 from gpuvet.quantities import parse_bytes, parse_count
+
+MAX_DEGREE = 1_000_000  # modules in one job: far above any cluster built
+MAX_LAYERS = 100_000
+MAX_WIDTH = 100_000_000  # hidden, heads, FFN, vocabulary
+MAX_TOKENS = 100_000_000  # sequence length, micro-batches
+MAX_WATTS = 1_000_000.0  # a node budget: well above any rack
 
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
@@ -50,6 +56,11 @@ def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int,
     if layers or hidden or heads:
         if not (layers and hidden and heads):
             raise PlanError("--layers/--hidden/--heads", "give all three to describe the architecture", "add the rest")
+        if heads > hidden:
+            raise PlanError("--heads", f"{heads} heads exceed --hidden {hidden}", "give at most one head per unit")
+        if kv_heads is not None and (kv_heads > heads or heads % kv_heads):
+            raise PlanError("--kv-heads", f"{kv_heads} does not divide --heads {heads}",
+                            "grouped-query attention shares each KV head among heads/kv_heads query heads")
         arch = Architecture(layers, hidden, heads, kv_heads, ffn, vocab, gated, experts)
     count = parse_count(params, "--params") if params else (float(arch.parameters()) if arch else 0.0)
     if not count:
@@ -65,30 +76,33 @@ def memory(
     = None,
     precision: Annotated[str, typer.Option("--precision", help="fp32, bf16, fp16 (mixed) or fp8.")] = "bf16",
     optimizer: Annotated[str, typer.Option("--optimizer", help="adam, adamw, adam8bit, sgd, adafactor.")] = "adamw",
-    zero: Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 (FSDP full sharding = 3).")] = 0,
-    dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree.")] = 1,
-    tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.")] = 1,
-    pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.")] = 1,
-    cp: Annotated[int, typer.Option("--cp", help="Context-parallel degree.")] = 1,
+    zero: Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 (FSDP full sharding = 3).", callback=ints(0, 3))] = 0,
+    dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
+    tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
+    pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
+    cp: Annotated[int, typer.Option("--cp", help="Context-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     recompute: Annotated[str, typer.Option("--recompute", help="none, selective or full.")] = "none",
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="Megatron sequence parallelism.")]
     = False,
     fp32_grads: Annotated[bool, typer.Option("--fp32-grads", help="fp32 main gradients (Megatron: 18 bytes/param).")]
     = False,
     offload: Annotated[bool, typer.Option("--offload-optimizer", help="Optimizer states in host memory.")] = False,
-    layers: Annotated[int | None, typer.Option("--layers")] = None,
-    hidden: Annotated[int | None, typer.Option("--hidden")] = None,
-    heads: Annotated[int | None, typer.Option("--heads")] = None,
-    kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.")] = None,
-    ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).")] = None,
-    vocab: Annotated[int, typer.Option("--vocab")] = 32000,
-    seq_len: Annotated[int, typer.Option("--seq-len")] = 2048,
-    micro_batch: Annotated[int, typer.Option("--micro-batch")] = 1,
-    experts: Annotated[int, typer.Option("--experts", help="MoE experts per layer.")] = 1,
+    layers: Annotated[int | None, typer.Option("--layers", callback=ints(1, MAX_LAYERS))] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", callback=ints(1, MAX_WIDTH))] = None,
+    heads: Annotated[int | None, typer.Option("--heads", callback=ints(1, MAX_WIDTH))] = None,
+    kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.",
+                                                          callback=ints(1, MAX_WIDTH))] = None,
+    ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).",
+                                                     callback=ints(1, MAX_WIDTH))] = None,
+    vocab: Annotated[int, typer.Option("--vocab", callback=ints(1, MAX_WIDTH))] = 32000,
+    seq_len: Annotated[int, typer.Option("--seq-len", callback=ints(1, MAX_TOKENS))] = 2048,
+    micro_batch: Annotated[int, typer.Option("--micro-batch", callback=ints(1, MAX_TOKENS))] = 1,
+    experts: Annotated[int, typer.Option("--experts", help="MoE experts per layer.", callback=ints(1, MAX_LAYERS))] = 1,
     gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
     module: Annotated[str | None, typer.Option("--module", help="Check the fit on this catalog model "
                                                "(e.g. H200-SXM) and find the fewest modules that fit.")] = None,
-    headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free.")] = 0.1,
+    headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free (0 to under 1).",
+                                                   callback=floats(0, 1, hi_open=True))] = 0.1,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
@@ -112,7 +126,7 @@ def memory(
             out["fewest_modules"] = None if best is None else {"modules": best.modules, "dp": best.dp, "tp": best.tp,
                                                                "pp": best.pp, "zero": best.zero}
     if as_json:
-        sys.stdout.write(json.dumps(out, indent=1) + "\n")
+        write_json(out, indent=1)
         return
     from rich.console import Console
     from rich.table import Table
@@ -150,7 +164,8 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
                op: Annotated[str, typer.Option("--op", help="all_reduce, all_gather, reduce_scatter, all_to_all, "
                                                "broadcast, reduce.")] = "all_reduce",
                size: Annotated[str, typer.Option("--bytes", help="Size in nccl-tests' convention, e.g. 1GiB.")] = "1GiB",
-               modules: Annotated[int | None, typer.Option("--modules", help="Ranks (default: every module).")] = None,
+               modules: Annotated[int | None, typer.Option("--modules", help="Ranks, at least 2 (default: every module).",
+                                                                  callback=ints(2, MAX_DEGREE))] = None,
                algorithm: Annotated[str | None, typer.Option("--algorithm", help="Force ring or in_switch (NVLink "
                                                              "SHARP), as NCCL_ALGO does (default: the fastest).")]
                = None,
@@ -187,7 +202,7 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
                               fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
         data["calibrated"] = asdict(cal)
     if as_json:
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        write_json(data, indent=1)
     else:
         print(f"{op} of {p.size_bytes:,} B on {p.modules} modules of {node.name} (modelled): {p.time_s * 1e6:,.1f} us, "
               f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm} ({p.protocol} protocol)")
@@ -197,28 +212,35 @@ def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset 
 @_errors
 def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
          params: Annotated[str | None, typer.Option("--params")] = None,
-         layers: Annotated[int, typer.Option("--layers")] = 32,
-         hidden: Annotated[int, typer.Option("--hidden")] = 4096,
-         heads: Annotated[int, typer.Option("--heads")] = 32,
-         seq_len: Annotated[int, typer.Option("--seq-len")] = 4096,
-         micro_batch: Annotated[int, typer.Option("--micro-batch")] = 1,
-         micro_batches: Annotated[int, typer.Option("--micro-batches", help="Per step (gradient accumulation).")] = 8,
+         layers: Annotated[int, typer.Option("--layers", callback=ints(1, MAX_LAYERS))] = 32,
+         hidden: Annotated[int, typer.Option("--hidden", callback=ints(1, MAX_WIDTH))] = 4096,
+         heads: Annotated[int, typer.Option("--heads", callback=ints(1, MAX_WIDTH))] = 32,
+         seq_len: Annotated[int, typer.Option("--seq-len", callback=ints(1, MAX_TOKENS))] = 4096,
+         micro_batch: Annotated[int, typer.Option("--micro-batch", callback=ints(1, MAX_TOKENS))] = 1,
+         micro_batches: Annotated[int, typer.Option("--micro-batches", help="Per step (gradient accumulation).",
+                                                                    callback=ints(1, MAX_TOKENS))] = 8,
          auto_batch: Annotated[bool, typer.Option("--auto-batch", help="Largest micro-batch that fits memory.")] = False,
-         zero: Annotated[int, typer.Option("--zero")] = 1,
-         dp: Annotated[int | None, typer.Option("--dp", help="Default: the modules left after tp × pp.")] = None,
-         tp: Annotated[int, typer.Option("--tp")] = 1,
-         pp: Annotated[int, typer.Option("--pp")] = 1,
+         zero: Annotated[int, typer.Option("--zero", callback=ints(0, 3))] = 1,
+         dp: Annotated[int | None, typer.Option("--dp", help="Default: the modules left after tp × pp.",
+                                                         callback=ints(1, MAX_DEGREE))] = None,
+         tp: Annotated[int, typer.Option("--tp", callback=ints(1, MAX_DEGREE))] = 1,
+         pp: Annotated[int, typer.Option("--pp", callback=ints(1, MAX_DEGREE))] = 1,
          recompute: Annotated[str, typer.Option("--recompute")] = "selective",
-         mfu: Annotated[float, typer.Option("--mfu", help="Share of the dense bf16 peak compute reaches.")] = 0.45,
+         mfu: Annotated[float, typer.Option("--mfu", help="Share of the dense bf16 peak compute reaches "
+                                           "(above 0, at most 1).", callback=floats(0, 1, lo_open=True))] = 0.45,
          compare: Annotated[str | None, typer.Option("--compare", help="A second node to compare with.")] = None,
          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
     node; --compare puts two topologies side by side (e.g. full mesh vs grouped)."""
+    from gpuvet.node.memory import PlanError
     from gpuvet.plan.step import plan_step
 
     results = []
     for ref in [sim] + ([compare] if compare else []):
         node, faults = _node(ref)
+        if tp * pp > len(node.modules):
+            raise PlanError("--tp/--pp", f"tp × pp = {tp * pp} is more than the {len(node.modules)} modules of "
+                            f"{node.name}", "give tp × pp at most the module count")
         degree = dp or max(len(node.modules) // (tp * pp), 1)
         job = _job(params, "bf16", "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers, hidden,
                    heads, None, None, 32000, seq_len, micro_batch, 1, False)
@@ -226,7 +248,7 @@ def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spe
 
         results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))
     if as_json:
-        sys.stdout.write(json.dumps({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1) + "\n")
+        write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
         return
     from rich.console import Console
     from rich.table import Table
@@ -250,23 +272,26 @@ def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spe
 
 @plan_app.command("power", short_help="Split a power budget so busy modules get more (advice only).")
 @_errors
-def power(budget: Annotated[float, typer.Option("--budget", help="Node power budget for the modules, W.")],
+def power(budget: Annotated[float, typer.Option("--budget", help="Node power budget for the modules, W.",
+                                                   callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))],
           loads: Annotated[str, typer.Option("--loads", help="Each module's busy share, e.g. 1,1,0.3,0.")],
-          tdp: Annotated[float, typer.Option("--tdp", help="Each module's maximum, W.")] = 700.0,
-          floor: Annotated[float, typer.Option("--floor", help="Least a module keeps, W.")] = 100.0,
+          tdp: Annotated[float, typer.Option("--tdp", help="Each module's maximum, W.",
+                                             callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))] = 700.0,
+          floor: Annotated[float, typer.Option("--floor", help="Least a module keeps, W.",
+                                               callback=floats(0, MAX_WATTS, unit="W"))] = 100.0,
           as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """How to split power caps so busy modules get more, and what it buys. Advice only: gpuvet
     changes no setting."""
     from gpuvet.node.memory import PlanError
     from gpuvet.plan.power import split_power
+    from gpuvet.quantities import parse_float_list
 
-    try:
-        shares = [float(x) for x in loads.split(",") if x.strip()]
-    except ValueError:
-        raise PlanError("--loads", f"{loads!r} is not a list of numbers", "e.g. --loads 1,1,0.3,0") from None
+    shares = list(parse_float_list(loads, "--loads", 0, 1, example="1,1,0.3,0"))
+    if floor > tdp:
+        raise PlanError("--floor", f"{floor:g} W is above --tdp {tdp:g} W", "give a floor at most the TDP")
     s = split_power(budget, shares, tdp, floor)
     if as_json:
-        sys.stdout.write(json.dumps(asdict(s), indent=1) + "\n")
+        write_json(asdict(s), indent=1)
         return
     print("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w))
     print(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -23,10 +24,10 @@ def _v(value: Any, fmt: str = "{}") -> str:
 
 def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
     if simulated:
-        console.print(Panel(f"[bold yellow]SIMULATED[/] node [bold]{name}[/] — figures come from a model, "
+        console.print(Panel(f"[bold yellow]SIMULATED[/] node [bold]{escape(name)}[/] — figures come from a model, "
                             "not from hardware", style="yellow"))
     else:
-        console.print(f"[bold]{name}[/]  backend: {backend}")
+        console.print(f"[bold]{escape(name)}[/]  backend: {escape(backend)}")
 
 
 def inventory(console: Console, inv: Inventory) -> None:
@@ -45,13 +46,13 @@ def inventory(console: Console, inv: Inventory) -> None:
         console.print(t)
     h, s = inv.host, inv.software
     host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
-    console.print(f"[bold]Host[/] {h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
+    console.print(f"[bold]Host[/] {escape(h.hostname)}: {escape(_v(h.cpu_model))}, sockets {_v(h.sockets)}, "
                   f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes {_v(h.numa_nodes)}, "
                   f"memory {_v(host_mem, '{:.1f} GiB')}, {h.os}")
     console.print(f"[bold]Software[/] driver {_v(s.driver_version)}, CUDA driver API {_v(s.cuda_driver_version)}, "
                   f"NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}")
     for note in inv.notes:
-        console.print(f"[cyan]note:[/] {note}")
+        console.print(f"[cyan]note:[/] {escape(note)}")
 
 
 def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:

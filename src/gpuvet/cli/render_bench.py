@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -25,7 +25,9 @@ def result_json(r: BenchResult) -> dict[str, Any]:
 
 
 def to_json(report: BenchReport) -> str:
-    return json.dumps({
+    from gpuvet.cli.jsonout import dumps
+
+    return dumps({
         "simulated": report.simulated, "benchmark": report.benchmark, "ok": report.ok,
         "environment": to_jsonable(report.environment), "notes": list(report.notes),
         "results": [result_json(r) for r in report.results],
@@ -113,7 +115,7 @@ def report(console: Console, rep: BenchReport) -> None:
         for metric in ("p2p_one_way", "p2p_two_way"):
             _pair_matrix(console, rep, metric)
     for note in rep.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]")
 
 
 def _generic_table(console: Console, rep: BenchReport) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -26,9 +27,9 @@ def render(console: Console, run: DoctorRun) -> None:
     for f in run.findings:
         where = f.module or ("↔".join(f.between) if f.between else "node")
         evidence = ", ".join(f"{k}={v}" for k, v in list(f.evidence.items())[:6])
-        console.print(f"[{_SEV[f.severity]}]{f.severity.upper()}[/] [bold]{f.title}[/] on {where} "
+        console.print(f"[{_SEV[f.severity]}]{f.severity.upper()}[/] [bold]{escape(f.title)}[/] on {escape(where)} "
                       f"(confidence {f.confidence:.0%}, {f.playbook}/{f.check})")
-        console.print(f"    evidence: {evidence}")
-        console.print(f"    fix: {f.fix}")
+        console.print(f"    evidence: {evidence}", markup=False)
+        console.print(f"    fix: {f.fix}", markup=False)
     for note in run.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -74,7 +75,7 @@ def run(console: Console, doc: dict[str, Any], report: Path | None, junit: Path 
     if len(shown) < len(checks):
         console.print(f"[dim]{len(checks) - len(shown)} passing checks not shown (--json or --report for all)[/]")
     for i, n in enumerate(notes, 1):
-        console.print(f"[dim][{i}][/] {n}")
+        console.print(f"[dim]\\[{i}][/] {escape(n)}")
     counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "warn", "fail", "skip")}
     verdict = doc.get("verdict", "")
     console.print(f"[{_STYLE.get(verdict, 'bold')}]verdict: {verdict}[/]  "
@@ -82,10 +83,10 @@ def run(console: Console, doc: dict[str, Any], report: Path | None, junit: Path 
                   + (f"   run {doc.get('run_id')}" if doc.get("run_id") else "")
                   + f"   status {doc.get('status', 'complete')}")
     for note in doc.get("notes", []):
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]")
     for path in (report, junit):
         if path:
-            console.print(f"wrote {path}")
+            console.print(f"wrote {path}", markup=False)
 
 
 def runs(console: Console, rows: list[Any]) -> None:

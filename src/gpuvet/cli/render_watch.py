@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from gpuvet.backends.nvml_monitor import reason_names
@@ -67,7 +68,7 @@ def live(watcher: Any, prometheus: str | None) -> Any:
 
     watcher.on_tick, watcher.on_event = on_tick, on_event
     header = "watching; Ctrl-C stops" + (f"; Prometheus metrics at http://{prometheus}/metrics" if prometheus else "")
-    console.print(f"[dim]{header}[/]")
+    console.print(f"[dim]{escape(header)}[/]")
     with Live(Group(module_table(0.0, {}, watcher.backend.simulated)), console=console, refresh_per_second=4) as live_view:
         result = watcher.run()
         live_view.update(module_table(state["t"], latest, watcher.backend.simulated))
@@ -76,7 +77,7 @@ def live(watcher: Any, prometheus: str | None) -> Any:
                   f"{result.sampler_seconds_per_module * 1e6:.0f} µs per module" +
                   (f"; run {result.run_id}" if result.run_id else ""))
     for note in result.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(f"[dim]{escape(note)}[/]")
     return result
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from gpuvet.cli.checks import ints, output_file
+from gpuvet.cli.jsonout import write_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 LogbookOpt = Annotated[str | None, typer.Option(
@@ -28,7 +30,7 @@ def _logbook(path: str | None) -> Any:
 def _print_json(data: Any) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
-    sys.stdout.write(json.dumps(to_jsonable(data), indent=2) + "\n")
+    write_json(to_jsonable(data), indent=2)
 
 
 def validate(
@@ -41,8 +43,10 @@ def validate(
                                                   "(gpuvet baseline make).")] = None,
     rules: Annotated[Path | None, typer.Option("--rules", help="A rules file overriding the defaults "
                                                "(see docs/validate.md).")] = None,
-    report: Annotated[Path | None, typer.Option("--report", help="Write a self-contained HTML report here.")] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here (for CI systems).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Write a self-contained HTML report here.",
+                                                callback=output_file)] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here (for CI systems).",
+                                               callback=output_file)] = None,
     logbook: LogbookOpt = None,
     no_log: Annotated[bool, typer.Option("--no-log", help="Do not keep this run in the logbook.")] = False,
     as_json: JsonOpt = False,
@@ -107,7 +111,8 @@ def validate(
 
 @baseline_app.command("make")
 def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or unique prefixes) of good runs.")],
-                  output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.")],
+                  output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.",
+                                                                    callback=output_file)],
                   tolerance: Annotated[float, typer.Option("--tolerance", help="A run more than this fraction worse "
                                                            "than the median is excluded (default 0.05).")] = 0.05,
                   logbook: LogbookOpt = None) -> None:
@@ -134,7 +139,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
 
 
 @log_app.command("list")
-def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.")] = 20,
+def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.", callback=ints(1, 1_000_000))] = 20,
              logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """The runs kept, newest first."""
     book = _logbook(logbook)
@@ -210,7 +215,8 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
 
 
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
-           output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")],
+           output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.",
+                                                         callback=output_file)],
            logbook: LogbookOpt = None) -> None:
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render

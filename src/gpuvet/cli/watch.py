@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from typing import Annotated, Any
 
 import typer
 
+from gpuvet.cli.checks import ints
+from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
+from gpuvet.quantities import is_loopback, parse_float, parse_host_port, parse_seconds
+
+INTERVAL_S = (0.01, 3600.0)  # 10 ms: below it the sampling itself is the load; 1 h: above it nothing is watched
+DURATION_S = (0.01, 10 * 365 * 86400.0)
+HORIZON_S = (60.0, 365 * 86400.0)  # forecasts further than a year out are not forecasts
+RETENTION_S = (60.0, 10 * 365 * 86400.0)
 
 
 def _seconds(text: str | None, where: str) -> float | None:
@@ -62,20 +69,17 @@ def watch(
     if speedup != "max" and not sim and speedup not in ("1", "1.0"):
         raise GpuvetError("--speedup applies to simulated nodes only", where="--speedup",
                           fix="drop it, or add --sim PRESET.")
-    try:
-        speed = None if speedup == "max" else float(speedup)
-    except ValueError:
-        raise GpuvetError(f"--speedup {speedup!r} is not a number", where="--speedup",
-                          fix="give a factor like 60, or max.") from None
-    if speed is not None and speed <= 0:
-        raise GpuvetError("--speedup must be positive", where="--speedup", fix="give a factor like 60, or max.")
-    config = WatchConfig(interval_s=_seconds(interval, "--interval") or 1.0,
-                         slow_every_s=_seconds(slow_every, "--slow-every") or 30.0,
-                         duration_s=_seconds(duration, "--duration"), speedup=speed,
-                         horizon_s=_seconds(horizon, "--horizon") or 72 * 3600.0,
-                         keep_raw_s=_seconds(retention, "--retention") or 8 * 86400.0, admission=not no_admission)
-    if config.interval_s <= 0:
-        raise GpuvetError("--interval must be above zero", where="--interval", fix="e.g. 1s.")
+    speed = None if speedup == "max" else parse_float(speedup, "--speedup", 1, 1e9)  # below 1: a 1 h watch takes days
+    config = WatchConfig(interval_s=parse_seconds(interval, "--interval", *INTERVAL_S),
+                         slow_every_s=parse_seconds(slow_every, "--slow-every", *INTERVAL_S[:1], 86400.0),
+                         duration_s=None if duration is None else parse_seconds(duration, "--duration", *DURATION_S),
+                         speedup=speed, horizon_s=parse_seconds(horizon, "--horizon", *HORIZON_S),
+                         keep_raw_s=parse_seconds(retention, "--retention", *RETENTION_S), admission=not no_admission)
+    address = parse_host_port(prometheus, "--prometheus") if prometheus else None
+    if address and not is_loopback(address[0]):
+        sys.stderr.write(f"gpuvet: warning: --prometheus {prometheus} serves host names, module UUIDs and events "
+                         "to every machine that can reach this address, not only this one; use 127.0.0.1 unless "
+                         "a firewall or the scraper's network is private\n")
     backend = open_backend(sim=sim)
     book = None if no_log else _logbook(logbook)
     if names not in ("gpuvet", "dcgm", "both"):
@@ -111,7 +115,7 @@ def watch(
         if book:
             book.close()
     if as_json:
-        sys.stdout.write(json.dumps(result.to_json(), indent=1) + "\n")
+        write_json(result.to_json(), indent=1)
     if any(e.severity.value == "critical" for e in result.events):
         raise typer.Exit(1)
 
@@ -120,7 +124,7 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
                                                      "wall-clock time).")] = None,
            module: Annotated[str | None, typer.Option("--module", help="Only this module (id or UUID).")] = None,
            kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds (repeat).")] = None,
-           limit: Annotated[int, typer.Option("--limit")] = 200,
+           limit: Annotated[int, typer.Option("--limit", callback=ints(1, 1_000_000))] = 200,
            logbook: LogbookOpt = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False) -> None:
     """What happened: events from watch runs (and validate aborts), oldest first."""
@@ -136,7 +140,7 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
     finally:
         book.close()
     if as_json:
-        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        write_json(rows, indent=1)
         return
     from rich.console import Console
 

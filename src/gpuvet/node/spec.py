@@ -8,6 +8,7 @@ replace the base's, except ``faults``, which are appended.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -18,27 +19,38 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from gpuvet.errors import SpecError
 from gpuvet.node.catalog import DTYPES
 from gpuvet.node.timeunits import parse_duration
+from gpuvet.node.yamlload import load_bounded
+
+# Limits (docs/limits.md says why each is where it is). Checked before a node is built.
+MAX_MODULES = 1024  # NVL576, the largest switched NVLink domain announced, with room to spare
+MAX_SOCKETS = MAX_MODULES  # a rack-scale domain has a CPU per one or two modules (NVL72: 36)
+MAX_ENDPOINTS = 8192  # switches, bridges, sockets and NICs, declared and generated
+MAX_LINKS = 20_000  # declared and generated; a full mesh of 200 modules is 19,900
+MAX_FAULTS = 256
+MAX_BASE_CHAIN = 8  # spec -> base -> base ...
+MAX_LANE_GBPS = 1000.0  # per lane or bonded link, per direction: 20x NVLink 5
+MAX_WIDTH = 1024  # lanes or bonded links in one link
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class CustomModelSpec(_Strict):
     """Figures of a module that is not in the catalog (same units as the catalog)."""
 
     name: str
-    memory_bytes: int | None = Field(default=None, gt=0)
-    memory_bw_gbps: float | None = Field(default=None, gt=0)
-    tflops: dict[str, float] = Field(default_factory=dict)
+    memory_bytes: int | None = Field(default=None, gt=0, le=2**50)
+    memory_bw_gbps: float | None = Field(default=None, gt=0, le=1e6)
+    tflops: dict[str, Annotated[float, Field(gt=0, le=1e7)]] = Field(default_factory=dict)
     fabric: Literal["nvlink", "xgmi", "serdes"] | None = None
-    fabric_links: int | None = Field(default=None, gt=0)
-    fabric_lane_gbps: float | None = Field(default=None, gt=0)
+    fabric_links: int | None = Field(default=None, gt=0, le=MAX_WIDTH)
+    fabric_lane_gbps: float | None = Field(default=None, gt=0, le=MAX_LANE_GBPS)
     pcie_gen: int | None = Field(default=None, ge=1, le=6)
     pcie_width: int | None = Field(default=None, ge=1, le=32)
-    tdp_w: float | None = Field(default=None, gt=0)
-    slowdown_c: float | None = None
-    shutdown_c: float | None = None
+    tdp_w: float | None = Field(default=None, gt=0, le=100_000)
+    slowdown_c: float | None = Field(default=None, ge=-50, le=250)
+    shutdown_c: float | None = Field(default=None, ge=-50, le=250)
 
     @field_validator("tflops")
     @classmethod
@@ -55,17 +67,32 @@ class ModuleSpec(_Strict):
     custom: CustomModelSpec | None = None
     bus_id: str | None = None
     uuid: str | None = None
-    socket: int | None = Field(default=None, ge=0)
+    socket: int | None = Field(default=None, ge=0, lt=MAX_SOCKETS)
     attach: str | None = None  # PCIe parent: a switch, host bridge or socket id
+
+    @model_validator(mode="after")
+    def _one_model(self) -> ModuleSpec:
+        _one_model_source(self)
+        return self
+
+
+def _one_model_source(item: ModuleSpec | ModuleGroupSpec) -> None:
+    if item.model is not None and item.custom is not None:
+        raise ValueError("give either `model:` (a catalog name) or `custom:` (figures), not both")
 
 
 class ModuleGroupSpec(_Strict):
     """``count`` modules of one ``model``, named ``{prefix}0`` … ``{prefix}{count-1}``."""
 
-    count: int = Field(gt=0, le=100_000)
+    count: int = Field(gt=0, le=MAX_MODULES)
     model: str | None = None
     custom: CustomModelSpec | None = None
     prefix: str = "gpu"
+
+    @model_validator(mode="after")
+    def _one_model(self) -> ModuleGroupSpec:
+        _one_model_source(self)
+        return self
 
 
 LinkKindName = Literal["nvlink", "xgmi", "serdes", "pcie", "smp"]
@@ -76,8 +103,8 @@ class LinkClassSpec(_Strict):
     per direction. For PCIe, ``gen`` alone gives the lane speed."""
 
     kind: LinkKindName
-    width: int = Field(gt=0)
-    lane_gbps: float | None = Field(default=None, gt=0)
+    width: int = Field(gt=0, le=MAX_WIDTH)
+    lane_gbps: float | None = Field(default=None, gt=0, le=MAX_LANE_GBPS)
     gen: int | None = Field(default=None, ge=1, le=6)
 
 
@@ -119,7 +146,7 @@ class GroupedFabricSpec(_FabricBase):
     module k of group g+1 (a ring of groups)."""
 
     kind: Literal["grouped"]
-    groups: int = Field(ge=2)
+    groups: int = Field(ge=2, le=MAX_MODULES)
     link: LinkClassSpec
     uplink: LinkClassSpec
 
@@ -134,16 +161,16 @@ class PcieTreeSpec(_Strict):
     modules sit on the sockets' root ports directly)."""
 
     gen: int = Field(default=5, ge=1, le=6)
-    switches_per_socket: int = Field(default=0, ge=0)
-    uplink_width: int = Field(default=16, gt=0)
-    nics_per_switch: int = Field(default=0, ge=0)
-    nic_width: int = Field(default=16, gt=0)
+    switches_per_socket: int = Field(default=0, ge=0, le=64)
+    uplink_width: int = Field(default=16, gt=0, le=32)
+    nics_per_switch: int = Field(default=0, ge=0, le=16)
+    nic_width: int = Field(default=16, gt=0, le=32)
 
 
 class HostSpec(_Strict):
-    sockets: int = Field(default=1, ge=1)
-    cores_per_socket: int | None = Field(default=None, gt=0)
-    memory_bytes: int | None = Field(default=None, gt=0)
+    sockets: int = Field(default=1, ge=1, le=MAX_SOCKETS)
+    cores_per_socket: int | None = Field(default=None, gt=0, le=4096)
+    memory_bytes: int | None = Field(default=None, gt=0, le=2**60)
     cpu_model: str | None = None
     socket_link: LinkClassSpec | None = None  # between every two sockets (UPI, xGMI)
 
@@ -201,7 +228,7 @@ class PowerCapLowFault(_FaultBase):
 
     kind: Literal["power_cap_low"]
     module: str
-    watts: float = Field(gt=0)
+    watts: float = Field(gt=0, le=100_000)
 
 
 class P2pDisabledFault(_FaultBase):
@@ -217,7 +244,7 @@ class ThermalCreepFault(_FaultBase):
 
     kind: Literal["thermal_creep"]
     module: str
-    c_per_watt_per_day: float = Field(default=0.002, gt=0)
+    c_per_watt_per_day: float = Field(default=0.002, gt=0, le=10)
     start: str | float = 0.0
 
     @property
@@ -244,7 +271,7 @@ class EccRisingFault(_FaultBase):
 
     kind: Literal["ecc_rising"]
     module: str
-    per_hour: float = Field(default=30.0, gt=0)
+    per_hour: float = Field(default=30.0, gt=0, le=1e9)
 
 
 class XidFault(_FaultBase):
@@ -252,7 +279,7 @@ class XidFault(_FaultBase):
 
     kind: Literal["xid"]
     module: str
-    code: int = Field(default=79, gt=0)
+    code: int = Field(default=79, gt=0, le=100_000)
 
 
 class SilentCorruptionFault(_FaultBase):
@@ -284,6 +311,15 @@ class NodeSpec(_Strict):
     pcie_known: bool = True
     fabric_known: bool = True
 
+    @model_validator(mode="after")
+    def _sockets_exist(self) -> NodeSpec:
+        items = self.modules if isinstance(self.modules, list) else []
+        for m in items:
+            if m.socket is not None and m.socket >= self.host.sockets:
+                raise ValueError(f"module {m.id} is on socket {m.socket}, but the host has {self.host.sockets} "
+                                 f"socket(s), numbered 0 to {self.host.sockets - 1}")
+        return self
+
 
 # --- loading -----------------------------------------------------------------------------
 
@@ -302,7 +338,8 @@ def _preset_text(name: str) -> str | None:
 
 def _parse_yaml(text: str, where: str) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(text)
+        data = load_bounded(text, where, SpecError, {"modules": MAX_MODULES, "endpoints": MAX_ENDPOINTS,
+                                                     "links": MAX_LINKS, "faults": MAX_FAULTS})
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -327,10 +364,16 @@ def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _loc_part(part: Any) -> str:
+    """pydantic names union branches by their validators (``function-after[_one_model(), ModuleSpec]``)."""
+    text = str(part)
+    return re.sub(r"function-after\[[^,]*, ([A-Za-z]+)\]", r"\1", text)
+
+
 def _format_validation(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        loc = ".".join(_loc_part(p) for p in err["loc"]) or "(top level)"
         lines.append(f"field `{loc}`: {err['msg']}")
     more = len(exc.errors()) - 5
     if more > 0:
@@ -338,42 +381,116 @@ def _format_validation(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def _resolve_raw(ref: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
+def _read_spec_file(ref: str) -> tuple[str, str, str]:
+    """(text, where, key) of a spec file; the key is its resolved path, so `./a.yaml`, `a.yaml`
+    and a symlink to it are one file when looking for `base:` loops."""
+    from gpuvet.node.yamlload import MAX_FILE_BYTES
+
+    path = Path(ref)
+    if not path.is_file():
+        raise SpecError(
+            f"{ref!r} is neither a preset nor a readable file",
+            fix=f"give a spec file path or one of the presets: {', '.join(preset_names())}.",
+        )
+    where = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SpecError(f"the file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", where=where,
+                            fix="a spec this large is not hand-written: check that it is the right file.")
+        text = path.read_text(encoding="utf-8")
+        key = str(path.resolve())
+    except (OSError, UnicodeDecodeError, RuntimeError) as exc:
+        raise SpecError(f"cannot read the file ({exc})", where=where,
+                        fix="check the path and permissions; a spec is UTF-8 text.") from None
+    return text, where, key
+
+
+def _resolve_raw(ref: str, seen: tuple[str, ...] = (), chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     """Raw dict of a preset name or YAML file path, with ``base:`` merged in."""
-    if ref in seen:
-        raise SpecError(f"`base:` chain loops: {' -> '.join(seen + (ref,))}", where=seen[0],
-                        fix="remove one of the `base:` lines.")
     text = _preset_text(ref)
-    where = f"preset {ref}"
-    if text is None:
-        path = Path(ref)
-        if not path.is_file():
-            raise SpecError(
-                f"{ref!r} is neither a preset nor a readable file",
-                fix=f"give a spec file path or one of the presets: {', '.join(preset_names())}.",
-            )
-        where = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SpecError(f"cannot read the file ({exc})", where=where,
-                            fix="check the path and permissions.") from None
+    if text is not None:
+        where, key = f"preset {ref}", f"preset:{ref}"
+    else:
+        text, where, key = _read_spec_file(ref)
+    if key in seen:
+        raise SpecError(f"`base:` chain loops: {' -> '.join(chain + (where,))}", where=chain[0],
+                        fix="remove one of the `base:` lines.")
+    if len(chain) >= MAX_BASE_CHAIN:
+        raise SpecError(f"`base:` chain longer than {MAX_BASE_CHAIN} specs: {' -> '.join(chain + (where,))}",
+                        where=chain[0], fix="start from a preset or a spec nearer the root.")
     raw = _parse_yaml(text, where)
     base = raw.get("base")
     if base is not None:
         if not isinstance(base, str):
             raise SpecError("field `base` must be a preset name or a file path", where=where)
-        base_raw, _ = _resolve_raw(base, seen + (where,))
+        base_raw, _ = _resolve_raw(_beside(base, where, key), seen + (key,), chain + (where,))
         raw = _merge(base_raw, raw)
     return raw, where
 
 
+def _beside(base: str, where: str, key: str) -> str:
+    """A relative `base:` path is looked for beside the spec that names it, then where gpuvet runs."""
+    if key.startswith("preset:") or Path(base).is_absolute() or _preset_text(base) is not None:
+        return base
+    beside = Path(key).parent / base
+    return str(beside) if beside.is_file() else base
+
+
+def _check_raw_sizes(data: dict[str, Any], where: str) -> None:
+    """Before validation: lists longer than any limit are refused without reading them."""
+    group = data.get("modules")
+    if isinstance(group, dict) and isinstance(group.get("count"), int) and group["count"] > MAX_MODULES:
+        raise _limit_error(f"{group['count']:,} modules", MAX_MODULES, "modules", where)
+    limits = {"modules": MAX_MODULES, "endpoints": MAX_ENDPOINTS, "links": MAX_LINKS, "faults": MAX_FAULTS}
+    for key, most in limits.items():
+        value = data.get(key)
+        if isinstance(value, list) and len(value) > most:
+            raise _limit_error(f"{len(value):,} {key}", most, key, where)
+
+
+def _limit_error(what: str, most: int, key: str, where: str) -> SpecError:
+    return SpecError(f"{what}; the limit is {most:,} {key} per node", where=where,
+                     fix="split the node, or see docs/limits.md for why the limit is there.")
+
+
+def check_limits(spec: NodeSpec, where: str) -> None:
+    """After validation: what building the node would generate stays inside the limits."""
+    n = spec.modules.count if isinstance(spec.modules, ModuleGroupSpec) else len(spec.modules)
+    if n > MAX_MODULES:
+        raise _limit_error(f"{n:,} modules", MAX_MODULES, "modules", where)
+    sockets = spec.host.sockets
+    switches = sockets * (spec.pcie.switches_per_socket if spec.pcie else 0)
+    nics = switches * (spec.pcie.nics_per_switch if spec.pcie else 0)
+    endpoints = sockets + switches + nics + 1 + len(spec.endpoints)
+    if endpoints > MAX_ENDPOINTS:
+        raise _limit_error(f"{endpoints:,} endpoints (sockets, switches, NICs)", MAX_ENDPOINTS, "endpoints", where)
+    socket_links = sockets * (sockets - 1) // 2 if spec.host.socket_link else 0
+    links = n + switches + nics + len(spec.links) + socket_links + _fabric_links(spec.fabric, n)
+    if links > MAX_LINKS:
+        raise _limit_error(f"{links:,} links (declared and generated)", MAX_LINKS, "links", where)
+    if len(spec.faults) > MAX_FAULTS:
+        raise _limit_error(f"{len(spec.faults):,} faults", MAX_FAULTS, "faults", where)
+
+
+def _fabric_links(fabric: Any, n: int) -> int:
+    if isinstance(fabric, FullMeshFabricSpec):
+        return n * (n - 1) // 2
+    if isinstance(fabric, GroupedFabricSpec):
+        size = max(n // fabric.groups, 1)
+        return fabric.groups * size * (size - 1) // 2 + n
+    return n if fabric is not None else 0
+
+
 def parse_spec(data: dict[str, Any], where: str) -> NodeSpec:
+    _check_raw_sizes(data, where)
     try:
-        return NodeSpec.model_validate(data)
+        spec = NodeSpec.model_validate(data)
     except ValidationError as exc:
         raise SpecError(_format_validation(exc), where=where,
-                        fix="see docs/spec.md for the fields and what they allow.") from None
+                        fix="see docs/spec.md (limits: docs/limits.md) for the fields and what they allow.") from None
+    check_limits(spec, where)
+    return spec
 
 
 def load_spec(ref: str) -> tuple[NodeSpec, str]:

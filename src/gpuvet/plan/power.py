@@ -27,6 +27,9 @@ def split_power(budget_w: float, loads: list[float], tdp_w: float, floor_w: floa
         raise PlanError("--budget", f"{budget_w:g} W is not a positive budget", "e.g. --budget 4000")
     if not loads or any(not 0 <= x <= 1 for x in loads):
         raise PlanError("--loads", "loads are shares of time busy, each between 0 and 1", "e.g. --loads 1,1,0.2,0")
+    if not any(loads):
+        raise PlanError("--loads", "every module is idle: there is no work to split the budget for",
+                        "give at least one load above 0")
     n = len(loads)
     if budget_w < floor_w * n:
         raise PlanError("--budget", f"{budget_w:g} W is under the floor of {floor_w:g} W per module", "raise it")

@@ -36,9 +36,9 @@ Field_ = Literal["value", "pct_of_peak", "pct_of_expected", "pct_of_baseline", "
 
 
 class Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # a NaN threshold never fires
 
-    check: str = Field(description="glob on the check name, e.g. gemm_* or *")
+    check: str = Field(description="glob on the check name, e.g. gemm_* or *", max_length=200)
     field: Field_
     op: Op
     threshold: float
@@ -58,12 +58,15 @@ class Rule(BaseModel):
         return f"{self.field} {value:.4g} {self.op.value} {self.threshold:g}"
 
 
+MAX_RULES = 1000  # every check of a long run, a few rules each
+
+
 class RuleSet(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = 1
     extends: Literal["default"] | None = None
-    rules: list[Rule]
+    rules: list[Rule] = Field(max_length=MAX_RULES)
 
     def judge(self, check: Check) -> Check:
         """The check with the most severe verdict its rules give (skips stay skips)."""
@@ -100,8 +103,10 @@ def default_rules() -> RuleSet:
 
 
 def _parse(text: str, where: str) -> RuleSet:
+    from gpuvet.node.yamlload import load_bounded
+
     try:
-        data = yaml.safe_load(text)
+        data = load_bounded(text, where, lists={"rules": MAX_RULES})
     except yaml.YAMLError as exc:
         raise GpuvetError(f"not valid YAML: {exc}", where=where, fix="fix the syntax.") from None
     try:
@@ -122,10 +127,27 @@ def load_rules(path: str | Path | None) -> RuleSet:
     p = Path(path)
     if not p.is_file():
         raise GpuvetError(f"no rules file {p}", where="--rules", fix="give the path of a YAML rules file.")
-    rules = _parse(p.read_text(encoding="utf-8"), str(p))
+    rules = _parse(_read_text(p), str(p))
     if rules.extends == "default":
         return RuleSet(rules=list(rules.rules) + list(default_rules().rules))
     return rules
+
+
+def _read_text(path: Path) -> str:
+    """The file as UTF-8 text, or a clear error (a binary file, an unreadable one, a huge one)."""
+    from gpuvet.node.yamlload import MAX_FILE_BYTES
+
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise GpuvetError(f"the file is larger than {MAX_FILE_BYTES:,} bytes", where=str(path),
+                              fix="give a YAML rules file (see docs/validate.md).")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GpuvetError(f"not UTF-8 text (byte {exc.start} cannot be decoded): is this a binary file?",
+                          where=str(path), fix="give a YAML rules file (see docs/validate.md).") from None
+    except OSError as exc:
+        raise GpuvetError(f"cannot read the file ({exc.strerror})", where=str(path),
+                          fix="check the path and permissions.") from None
 
 
 def apply_all(rules: RuleSet, checks: Sequence[Check]) -> list[Check]:

@@ -117,11 +117,14 @@ class WatchCollector(Collector):
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """'127.0.0.1:9400', ':9400' (loopback) or '9400'."""
-    host, _, port = text.rpartition(":")
-    if not port.isdigit():
-        raise ValueError(f"{text!r} is not host:port")
-    return (host or "127.0.0.1"), int(port)
+    """'127.0.0.1:9400', '[::1]:9400', ':9400' or '9400' (loopback); port 1-65535."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.quantities import parse_host_port
+
+    try:
+        return parse_host_port(text, "address")
+    except GpuvetError as exc:
+        raise ValueError(exc.message) from None
 
 
 def exposition(state: ExportState, registry: CollectorRegistry) -> bytes:

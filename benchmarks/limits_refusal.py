@@ -1,0 +1,89 @@
+"""Time to refuse each input limit (docs/limits.md): the hostile input is written to a file and
+loaded in-process the way the CLI loads it; the figure is the median of 5 refusals, without the
+interpreter's start. Reference measured in the same run: loading the 8-module preset
+``hgx-h200-8`` from a file (what accepting a normal spec costs), so the ratio says how a refusal
+compares with ordinary work on this machine. Target (issue 17): every refusal under 1 s.
+
+    python benchmarks/limits_refusal.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from gpuvet.errors import GpuvetError
+from gpuvet.node.spec import load_spec
+from gpuvet.node.yamlload import MAX_FILE_BYTES
+from gpuvet.validate.rules import load_rules
+
+
+def _bomb() -> str:
+    text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for i in range(8):
+        text += f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+    return text + "name: n\nmodules: {count: 8, model: H100-SXM}\n"
+
+
+FAULT = "&f {kind: link_degraded, between: [gpu1, nvswitch0], factor: 0.5}"
+CASES: dict[str, str] = {
+    "modules: count 100,000": "name: big\nmodules: {count: 100000, model: H200-SXM}\n",
+    "modules: a list of 5,000": "name: big\nmodules:\n" + "".join(f"  - {{id: g{i}, model: H200-SXM}}\n"
+                                                                for i in range(5000)),
+    "links: 1,000-module full mesh": "name: m\nmodules: {count: 1000, model: H100-SXM}\n"
+                                     "fabric: {kind: full_mesh, link: {kind: nvlink, width: 4, lane_gbps: 25}}\n",
+    "endpoints: 1,000 sockets x 64 switches x 16 NICs": "name: m\nmodules: {count: 8, model: H100-SXM}\n"
+                                                        "host: {sockets: 1000}\n"
+                                                        "pcie: {switches_per_socket: 64, nics_per_switch: 16}\n",
+    "sockets: 1,000,000": "name: m\nmodules: {count: 8, model: H100-SXM}\nhost: {sockets: 1000000}\n",
+    "faults: 1,000 through aliases": f"base: hgx-h200-8\nfaults: [{FAULT}, " + ", ".join(["*f"] * 999) + "]\n",
+    "YAML: alias bomb (10^9 nodes)": _bomb(),
+    "YAML: 1,500 aliases": "x: &x 1\ny: [" + ", ".join(["*x"] * 1500) + "]\n",
+    "YAML: nested 100,000 deep": "name: " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "file: twice the size limit": "name: x\n#" + "a" * (2 * MAX_FILE_BYTES) + "\n",
+    "lane_gbps: 1e308": "base: mesh-4\nfabric: {kind: full_mesh, link: {kind: nvlink, width: 4, lane_gbps: 1e308}}\n",
+}
+
+
+def _time(fn: Callable[[], object], repeat: int = 5) -> tuple[float, str]:
+    times, outcome = [], ""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        try:
+            fn()
+            outcome = "accepted"
+        except GpuvetError as exc:
+            outcome = exc.what
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), outcome
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        reference = folder / "reference.yaml"
+        reference.write_text("base: hgx-h200-8\nname: ref\n")
+        ref_s, _ = _time(lambda: load_spec(str(reference)))
+        print(f"reference: load hgx-h200-8 through a file  {ref_s * 1e3:8.1f} ms")
+        worst = 0.0
+        for name, text in CASES.items():
+            path = folder / "case.yaml"
+            path.write_text(text)
+            seconds, outcome = _time(lambda p=path: load_spec(str(p)))  # type: ignore[misc]
+            worst = max(worst, seconds)
+            print(f"{name:52s} {seconds * 1e3:8.1f} ms  ({seconds / ref_s:5.1f}x ref)  {outcome[:70]}")
+        rules = folder / "rules.yaml"
+        rules.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff" * 1000)
+        seconds, outcome = _time(lambda: load_rules(rules))
+        worst = max(worst, seconds)
+        print(f"{'rules: a binary file':52s} {seconds * 1e3:8.1f} ms  ({seconds / ref_s:5.1f}x ref)  {outcome[:70]}")
+    print(f"slowest refusal {worst * 1e3:.1f} ms: target < 1000 ms {'met' if worst < 1.0 else 'MISSED'}")
+    return 0 if worst < 1.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Flag checks run where typer parses the flag (``callback=ints(1, 4096)``): the range is stated
+once, next to the flag, and a bad value is a GpuvetError (exit 2, the range in the message)
+before any work starts. The checks themselves live in ``gpuvet.quantities``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+
+from gpuvet import quantities
+
+T = TypeVar("T")
+
+
+def _flag(param: typer.CallbackParam) -> str:
+    return max(param.opts, key=len) if param.opts else f"--{param.name}"
+
+
+def ints(lo: int | None = None, hi: int | None = None) -> Callable[..., Any]:
+    """An integer flag from ``lo`` to ``hi`` (None passes: the flag was not given)."""
+
+    def check(param: typer.CallbackParam, value: int | None) -> int | None:
+        return None if value is None else quantities.check_int(value, _flag(param), lo, hi)
+
+    return check
+
+
+def floats(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
+           unit: str = "") -> Callable[..., Any]:
+    """A finite float flag inside the range (open ends exclude the bound itself)."""
+
+    def check(param: typer.CallbackParam, value: float | None) -> float | None:
+        if value is None:
+            return None
+        return quantities.check_float(value, _flag(param), lo, hi, lo_open=lo_open, hi_open=hi_open, unit=unit)
+
+    return check
+
+
+def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """An output path: its folder exists and is writable, and it is not a folder itself."""
+    if value is not None:
+        check_output(value, _flag(param))
+    return value
+
+
+def check_output(path: Path, flag: str) -> None:
+    """Checked before the work: a run of minutes must not end in "no such folder"."""
+    import os
+
+    from gpuvet.errors import GpuvetError
+
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise GpuvetError(f"{str(path)!r} is a folder, not a file", where=flag, fix="give a file name inside it.")
+    if not parent.is_dir():
+        raise GpuvetError(f"the folder {str(parent)!r} does not exist", where=flag,
+                          fix=f"create it first (mkdir -p {parent}) or write somewhere else.")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise GpuvetError(f"cannot write {str(path)!r} (no permission)", where=flag,
+                          fix="choose a path you can write to.")
