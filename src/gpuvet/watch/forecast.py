@@ -21,14 +21,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import theilslopes
+from scipy.special import ndtri
 
 from gpuvet.backends.readings import Sample
 from gpuvet.watch.events import Event, Severity
 
 HOUR = 3600.0
 STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
-PAIRS_FOR_SLOPE = 20  # module pairs at different loads before the node's dT/dP is trusted
+RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
+STEP_MIN_C = 1.0  # °C at the module's usual load
+MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
+PEER_POWER_BAND = 0.15  # peers within 15 % of the module's power are under comparable load
 
 
 @dataclass
@@ -75,6 +78,7 @@ class Forecast:
     crossing: float | None  # seconds since start (central estimate)
     earliest: float | None
     latest: float | None
+    span_days: float = 0.0  # of the history the trend was fitted on
 
 
 @dataclass(frozen=True)
@@ -105,8 +109,6 @@ class ThermalForecaster:
         self._hist: dict[str, _History] = defaultdict(_History)
         self._last_eval: dict[str, float] = {}
         self._peak_w: dict[str, float] = {}
-        self._pair_slopes: dict[str, list[float]] = defaultdict(list)
-        self._slope: dict[str, float] = {}
         self.uuids: dict[str, str] = {}
 
     # --- feeding -----------------------------------------------------------------------
@@ -142,8 +144,9 @@ class ThermalForecaster:
         for module, w in windows.items():
             if not w.powers:
                 continue
-            power = statistics.fmean(w.powers)
-            spread = statistics.pstdev(w.powers) / power if power > 0 else 1.0
+            power = math.fsum(w.powers) / len(w.powers)
+            var = math.fsum((p - power) ** 2 for p in w.powers) / len(w.powers)  # statistics.pstdev is exact, slow
+            spread = math.sqrt(var) / power if power > 0 else 1.0
             peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
             busy = statistics.fmean(w.utils) >= self.min_util if w.utils else power >= 0.5 * peak
             steady = (busy and spread <= self.max_power_cv and len(w.powers) >= self.min_window_samples
@@ -157,7 +160,6 @@ class ThermalForecaster:
         """One aligned window for each module (all at the same time)."""
         if not stats:
             return []
-        self._learn_slope(stats)
         out: list[Event] = []
         for module, w in stats.items():
             h = self._hist[module]
@@ -193,55 +195,42 @@ class ThermalForecaster:
                     out.append(event)
         return out
 
-    def _learn_slope(self, stats: dict[str, WindowStat]) -> None:
-        """dT/dP of each model on this node, from pairs of modules at clearly different loads in
-        the same window (inlet and fixed offsets cancel in the difference)."""
-        busy = [(m, w) for m, w in stats.items() if w.steady]
-        for i, (m1, a) in enumerate(busy):
-            for m2, b in busy[i + 1:]:
-                if a.model != b.model or abs(a.power - b.power) < 0.15 * max(a.power, b.power):
-                    continue
-                key = a.model or ""
-                slopes = self._pair_slopes[key]
-                slopes.append((a.temp - b.temp) / (a.power - b.power))
-                if len(slopes) >= PAIRS_FOR_SLOPE and len(slopes) % 10 == 0:
-                    del slopes[:-2000]
-                    self._slope[key] = statistics.median(slopes)
-
     def _peer_reference(self, module: str, w: WindowStat, stats: dict[str, WindowStat]) -> float | None:
-        """Median temperature of the same-model peers, each moved to this module's power along
-        the node's dT/dP; None with fewer than two peers or, before dT/dP is known, peers at
-        other loads."""
-        peers = [x for m, x in stats.items() if m != module and x.steady and x.model == w.model]
+        """Median temperature of the same-model peers under comparable load (power within
+        ``PEER_POWER_BAND``) in the same window; None with fewer than two. No dT/dP is learnt to
+        move peers to this module's load: such a slope drifts as modules age, and every drift
+        would shift all references at once."""
+        band = PEER_POWER_BAND * w.power
+        peers = [x.temp for m, x in stats.items()
+                 if m != module and x.steady and x.model == w.model and abs(x.power - w.power) <= band]
         if len(peers) < 2:
             return None
-        slope = self._slope.get(w.model or "")
-        if slope is None:
-            peers = [x for x in peers if abs(x.power - w.power) <= 0.15 * max(x.power, w.power)]
-            if len(peers) < 2:
-                return None
-            slope = 0.0
-        self._hist[module].reference = (f"median of {len(peers)} peers of the same model on the node"
-                                        + (", moved to this module's load" if slope else ""))
-        return statistics.median(x.temp + slope * (w.power - x.power) for x in peers)
+        self._hist[module].reference = f"median of the same-model peers on the node at comparable load ({len(peers)} now)"
+        return statistics.median(peers)
 
     def _step(self, module: str, h: _History, now: float) -> Event | None:
-        """A level step in R between the last STEP_HOURS and the ones before (a re-seated
-        module, new thermal paste, a fixed fan) restarts the trend from the step."""
+        """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
+        trend from the step. A step: the last STEP_HOURS all sit on one side of the line fitted
+        to the day before them, by more than six times the hour-to-hour noise and more than
+        STEP_MIN_C at load; a creep moves along its line and is not a step."""
         k = STEP_HOURS
-        if len(h.r) < 4 * k:
+        if len(h.r) < 24 + k:
             return None
-        before, after = h.r[-2 * k:-k], h.r[-k:]
-        diffs = np.diff(np.asarray(h.r[:-k]))
-        drift = float(np.median(diffs)) * k if len(diffs) else 0.0  # what the trend alone moves in k hours
-        jump = statistics.median(after) - statistics.median(before) - drift
-        noise = 1.4826 * float(np.median(np.abs(diffs))) / math.sqrt(2) if len(diffs) else 0.0
-        level = statistics.median(h.r[:-k])
-        if abs(jump) <= max(6 * noise, 0.02 * abs(level) + 1e-4):
+        x, y = h.hours[-24 - k:], h.r[-24 - k:]
+        # the line through the medians of the day's two halves (cheap, robust; this runs every hour)
+        x1, x2 = statistics.median(x[:12]), statistics.median(x[12:24])
+        y1, y2 = statistics.median(y[:12]), statistics.median(y[12:24])
+        slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
+        residual = [b - (y1 + slope * (a - x1)) for a, b in zip(x, y, strict=True)]
+        noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(residual[:23], residual[1:24], strict=True)) \
+            / math.sqrt(2)
+        after = residual[24:]
+        jump = statistics.median(after)
+        floor = STEP_MIN_C / statistics.median(h.powers[-200:])  # a step worth a maintenance note: a degree at load
+        if abs(jump) <= max(6 * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
             return None
-        inside = [abs(b - a) for a, b in zip(h.r[-k - 2:-k + 1], h.r[-k - 1:-k + 2], strict=False)]
-        if max(inside, default=0.0) < 0.5 * abs(jump):  # gradual: that is a trend, not a step
-            return None
+        if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
+            return None  # still moving after the supposed step: a ramp (creep, drift), not a step
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
         withdrawn = h.warned and jump < 0
@@ -284,14 +273,28 @@ class ThermalForecaster:
 
     # --- judging -----------------------------------------------------------------------
     def forecast(self, module: str, now: float) -> Forecast | None:
+        """The trend over the whole history, or over the last two days when that predicts an
+        earlier crossing (a creep that began inside the history is steeper than the average)."""
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
-        days = np.asarray(h.hours) / 24.0
-        slope, intercept, low, high = theilslopes(np.asarray(h.r), days, alpha=self.alpha)
+        whole = self._fit(module, h, now, 0)
+        recent = self._fit(module, h, now, RECENT_HOURS) if len(h.r) >= RECENT_HOURS + 24 else None
+        if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
+                whole.earliest is None or recent.earliest < whole.earliest):
+            return recent
+        return whole
+
+    def _fit(self, module: str, h: _History, now: float, last_hours: int) -> Forecast:
+        hours = h.hours[-last_hours:] if last_hours else h.hours
+        r = h.r[-last_hours:] if last_hours else h.r
+        days = np.asarray(hours) / 24.0
+        slope, intercept, low, high = theil_sen(days, np.asarray(r), self.alpha)
         r_now = intercept + slope * now / 86400.0
-        power = float(np.percentile(h.powers, 95))  # a heavy job on a warm day: when the crossing comes first
-        ref = float(np.percentile(h.refs, 95))
+        # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
+        # a node whose inlet or load has risen lately brings the crossing forward at once
+        power = max(float(np.percentile(h.powers, 95)), float(np.percentile(h.powers[-144:], 95)))
+        ref = max(float(np.percentile(h.refs, 95)), float(np.percentile(h.refs[-144:], 95)))
         r_crit = (self.slowdown_c[module] - ref) / power
 
         def at(rate: float) -> float | None:
@@ -300,14 +303,15 @@ class ThermalForecaster:
             return float(now + max(r_crit - r_now, 0.0) / rate * 86400.0)
 
         return Forecast(module, float(slope), float(low), float(high), float(r_now), float(r_crit),
-                        at(slope), at(high), at(low))
+                        at(slope), at(high), at(low), (hours[-1] - hours[0]) / 24.0)
 
     def _evaluate(self, module: str, now: float) -> Event | None:
         f = self.forecast(module, now)
         h = self._hist[module]
         if f is None:
             return None
-        rising = f.slope_low > 0 and f.earliest is not None
+        shown_c = f.slope_low * f.span_days * float(np.percentile(h.powers, 95))
+        rising = f.slope_low > 0 and f.earliest is not None and shown_c >= MIN_RISE_C
         if rising and not h.warned and f.earliest is not None and f.earliest - now <= self.horizon_s + self.margin_s:
             h.warned = True
             return Event("overheat_forecast", Severity.WARN, module, now,
@@ -326,6 +330,33 @@ class ThermalForecaster:
                          {"slope_c_per_w_per_day": f.slope_per_day, "reference": h.reference},
                          uuid=self.uuids.get(module))
         return None
+
+
+_PAIRS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
+    """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
+    scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
+    forecast fits every module every two hours of a replay)."""
+    n = len(x)
+    pairs = _PAIRS.get(n)
+    if pairs is None:
+        pairs = _PAIRS[n] = np.triu_indices(n, 1)
+    i, j = pairs
+    dx = x[j] - x[i]
+    keep = dx != 0
+    slopes = np.sort((y[j] - y[i])[keep] / dx[keep])
+    m = len(slopes)
+    slope = float(slopes[m // 2] if m % 2 else (slopes[m // 2 - 1] + slopes[m // 2]) / 2)
+    intercept = float(np.median(y) - slope * np.median(x))
+    _, counts = np.unique(y, return_counts=True)
+    ties = counts[counts > 1]
+    var = (n * (n - 1) * (2 * n + 5) - float(np.sum(ties * (ties - 1) * (2 * ties + 5)))) / 18.0
+    z = float(ndtri((1 - alpha) / 2))
+    upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
+    lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
+    return slope, intercept, float(slopes[lower]), float(slopes[upper])
 
 
 def _hours(t: float | None, now: float) -> str:

@@ -82,13 +82,15 @@ class SeriesSink:
             self._names[key] = name
         return name
 
-    def add(self, metric: str, labels: dict[str, str], t: float, value: float) -> None:
+    def add(self, metric: str, labels: dict[str, str], t: float, value: float, module: str | None = None) -> None:
+        """One reading; ``module`` when the caller has already resolved ``labels``."""
         spec = METRICS.get(metric)
         if spec is None or not math.isfinite(value):
             return
-        module = self.module_of(labels)
         if module is None:
-            return
+            module = self.module_of(labels)
+            if module is None:
+                return
         if spec.field == "throttle":
             self.merger.add_throttle(module, t, int(value))
         elif spec.field == "throttle_reason":
@@ -130,6 +132,7 @@ def read_exposition(lines: Iterable[str], where: str) -> Recording:
     axis to replay."""
     sink = SeriesSink("Prometheus exposition text")
     known = untimed = 0
+    series: dict[str, tuple[dict[str, str], str | None]] = {}
     for raw in lines:
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -149,8 +152,13 @@ def read_exposition(lines: Iterable[str], where: str) -> Recording:
         except ValueError:
             continue
         t = stamp / 1000.0 if stamp > 1e11 else stamp  # text format: ms; OpenMetrics: s
-        labels = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _LABEL.findall(m.group(3) or "")}
-        sink.add(metric, labels, t, value)
+        text = m.group(3) or ""
+        seen = series.get(text)
+        if seen is None:
+            labels = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _LABEL.findall(text)}
+            seen = series[text] = (labels, sink.module_of(labels))
+        if seen[1] is not None:
+            sink.add(metric, seen[0], t, value, seen[1])
     if known == 0:
         raise GpuvetError("no dcgm-exporter (DCGM_FI_DEV_…) or gpuvet (gpuvet_module_…) series in this "
                           "Prometheus text", where=where,
@@ -191,9 +199,12 @@ def add_range_json(sink: SeriesSink, text: str | Any, where: str) -> int:
         for series in result:
             labels = {str(k): str(v) for k, v in series.get("metric", {}).items()}
             metric = labels.pop("__name__", "")
+            module = sink.module_of(labels)
+            if module is None or metric not in METRICS:
+                continue
             for stamp, value in series.get("values", []):
                 try:
-                    sink.add(metric, labels, float(stamp), float(value))
+                    sink.add(metric, labels, float(stamp), float(value), module)
                 except (TypeError, ValueError):
                     continue
             count += 1

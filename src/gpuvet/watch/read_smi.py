@@ -47,14 +47,22 @@ def is_query_header(line: str) -> bool:
 
 
 def _num(cell: str) -> float | None:
-    text = cell.strip()
-    if text.lower() in UNAVAILABLE or text.startswith("["):
+    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None."""
+    head = cell.strip().split(" ", 1)[0]
+    if not head:
         return None
-    head = text.split(" ", 1)[0]
-    try:
-        return float(int(head, 16)) if head.startswith("0x") else float(head)
-    except ValueError:
-        return None
+    first = head[0]
+    if first == "0" and head[1:2] == "x":
+        try:
+            return float(int(head, 16))
+        except ValueError:
+            return None
+    if first.isdigit() or (first in "-." and len(head) > 1):
+        try:
+            return float(head)
+        except ValueError:
+            return None
+    return None
 
 
 class _Clock:
@@ -84,11 +92,12 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     rec = Recording("nvidia-smi --query-gpu csv")
     clock = _Clock()
     cols: dict[str, int] = {}
-    tick, seen, last_t = 0, set[str](), None
+    metas: dict[str, tuple[str, str]] = {}
+    tick, seen, rows = 0, set[str](), 0
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
-        if not row or not "".join(row).strip():
+        if not row or not row[0].strip():
             continue
-        if is_query_header(",".join(row)):
+        if not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
             cols = {}
             for i, cell in enumerate(row):
                 name = QUERY_FIELDS.get(_canon(cell))
@@ -100,10 +109,9 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
                               fix="log with --format=csv (not noheader), e.g. nvidia-smi --query-gpu=timestamp,index,"
                                   "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
                                   "clocks_event_reasons.active --format=csv -l 60.")
-        cell = {k: row[i] if i < len(row) else "" for k, i in cols.items()}
-        key = cell.get("index") or cell.get("bus_id") or cell.get("uuid") or str(len(seen))
+        key = _key(row, cols, len(seen))
         if "time" in cols:
-            t = clock(cell["time"])
+            t = clock(row[cols["time"]])
             if t is None:
                 continue
         else:
@@ -111,13 +119,16 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
                 tick, seen = tick + 1, set()
             t = tick * interval_s
         seen.add(key)
-        meta = rec.module(node, key.strip(), (cell.get("uuid") or "").strip() or None,
-                          (cell.get("model") or "").strip() or None, (cell.get("bus_id") or "").strip() or None)
-        rec.samples.append(_query_sample(t, meta.name, meta.uuid, cell))
-        last_t = t
-        if len(rec.samples) > MAX_SAMPLES:
+        ident = metas.get(key)
+        if ident is None:
+            meta = rec.module(node, key, _text(row, cols, "uuid"), _text(row, cols, "model"),
+                              _text(row, cols, "bus_id"))
+            ident = metas[key] = (meta.name, meta.uuid)
+        rec.samples.append(_query_sample(t, ident[0], ident[1], row, cols))
+        rows += 1
+        if rows > MAX_SAMPLES:
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
-    if last_t is None:
+    if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
     if not {"temp_c", "power_w", "power_w_instant", "power_w_average"} & set(cols):
@@ -128,12 +139,32 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     return rec
 
 
-def _query_sample(t: float, module: str, uuid: str, cell: dict[str, str]) -> Sample:
+def _text(row: list[str], cols: dict[str, int], name: str) -> str | None:
+    i = cols.get(name)
+    if i is None or i >= len(row):
+        return None
+    text = row[i].strip()
+    return None if text.lower() in UNAVAILABLE or text.startswith("[") else text
+
+
+def _key(row: list[str], cols: dict[str, int], position: int) -> str:
+    """The module's key in its node: index, else bus id, else UUID, else its place in the tick."""
+    for name in ("index", "bus_id", "uuid"):
+        text = _text(row, cols, name)
+        if text:
+            return text
+    return str(position)
+
+
+def _query_sample(t: float, module: str, uuid: str, row: list[str], cols: dict[str, int]) -> Sample:
+    n = len(row)
+
     def get(name: str) -> float | None:
-        return _num(cell[name]) if name in cell else None
+        i = cols.get(name)
+        return _num(row[i]) if i is not None and i < n else None
 
     def geti(name: str) -> int | None:
-        value = get(name)
+        value = get(name) if name in cols else None
         return None if value is None else int(value)
 
     power = get("power_w")
