@@ -1,7 +1,7 @@
 """`gpuvet watch --prometheus-url` against a real Prometheus server (Debian's `prometheus`
 package): 30 days of dcgm-exporter series for 64 modules on 8 nodes, four of them creeping,
 written as OpenMetrics, loaded with `promtool tsdb create-blocks-from openmetrics`, served on
-loopback. The data is at a 30-minute resolution so that the whole test stays well under 30 s."""
+loopback. The data is at a one-hour resolution so that the whole test stays well under 30 s."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 
 from gpuvet.cli.app import main
 
-DAYS, STEP_S, NODES, GPUS = 30, 1800, 8, 8
+DAYS, STEP_S, NODES, GPUS = 30, 3600, 8, 8
 CREEPING = {"rack1/gpu3", "rack3/gpu0", "rack3/gpu6", "rack6/gpu2"}
 METRICS = ("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL")
 
@@ -72,13 +72,14 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     end = float(int(time.time() // STEP_S) * STEP_S)
     write_openmetrics(root / "dcgm.om", end)
     data = root / "data"
-    subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", "-q", "--max-block-duration=744h", str(root / "dcgm.om"), str(data)],
-                   check=True, capture_output=True, timeout=60)
+    # one block for the month (the flag is hidden in 2.42's help, but there): 2 h blocks would be 360
+    subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", "-q", "--max-block-duration=744h",
+                    str(root / "dcgm.om"), str(data)], check=True, capture_output=True, timeout=60)
     (root / "prometheus.yml").write_text("global:\n  scrape_interval: 1h\n")
     port = _free_port()
     proc = subprocess.Popen(["prometheus", f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={data}",
                              f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=3650d",
-                             "--query.lookback-delta=35m"],
+                             "--query.lookback-delta=65m"],
                             stdout=subprocess.DEVNULL, stderr=(root / "prometheus.log").open("w"))
     url = f"http://127.0.0.1:{port}"
     try:
@@ -101,7 +102,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_prometheus_history_names_exactly_the_creeping_modules(prometheus, capsys):
-    code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "30m",
+    code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "1h",
                  "--match", '{Hostname=~"rack.*"}', "--json", "--no-log"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -116,7 +117,7 @@ def test_prometheus_history_names_exactly_the_creeping_modules(prometheus, capsy
 
 
 def test_prometheus_match_narrows_to_one_rack(prometheus, capsys):
-    code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "30m",
+    code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "1h",
                  "--match", '{Hostname="rack3"}', "--json", "--no-log"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0

@@ -231,6 +231,8 @@ class ThermalForecaster:
             return None
         if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
             return None  # still moving after the supposed step: a ramp (creep, drift), not a step
+        if jump > 0 and slope > 0:
+            return None  # up on top of a rising trend: the creep going on, never a reason to forget it
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
         withdrawn = h.warned and jump < 0
@@ -278,24 +280,24 @@ class ThermalForecaster:
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
-        whole = self._fit(module, h, now, 0)
-        recent = self._fit(module, h, now, RECENT_HOURS) if len(h.r) >= RECENT_HOURS + 24 else None
+        # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
+        # a node whose inlet or load has risen lately brings the crossing forward at once
+        power = max(_p95(h.powers), _p95(h.powers[-144:]))
+        ref = max(_p95(h.refs), _p95(h.refs[-144:]))
+        r_crit = (self.slowdown_c[module] - ref) / power
+        whole = self._fit(module, h, now, 0, r_crit)
+        recent = self._fit(module, h, now, RECENT_HOURS, r_crit) if len(h.r) >= RECENT_HOURS + 24 else None
         if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
                 whole.earliest is None or recent.earliest < whole.earliest):
             return recent
         return whole
 
-    def _fit(self, module: str, h: _History, now: float, last_hours: int) -> Forecast:
+    def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float) -> Forecast:
         hours = h.hours[-last_hours:] if last_hours else h.hours
         r = h.r[-last_hours:] if last_hours else h.r
         days = np.asarray(hours) / 24.0
         slope, intercept, low, high = theil_sen(days, np.asarray(r), self.alpha)
         r_now = intercept + slope * now / 86400.0
-        # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
-        # a node whose inlet or load has risen lately brings the crossing forward at once
-        power = max(float(np.percentile(h.powers, 95)), float(np.percentile(h.powers[-144:], 95)))
-        ref = max(float(np.percentile(h.refs, 95)), float(np.percentile(h.refs[-144:], 95)))
-        r_crit = (self.slowdown_c[module] - ref) / power
 
         def at(rate: float) -> float | None:
             if rate <= 0:
@@ -310,7 +312,7 @@ class ThermalForecaster:
         h = self._hist[module]
         if f is None:
             return None
-        shown_c = f.slope_low * f.span_days * float(np.percentile(h.powers, 95))
+        shown_c = f.slope_low * f.span_days * _p95(h.powers)
         rising = f.slope_low > 0 and f.earliest is not None and shown_c >= MIN_RISE_C
         if rising and not h.warned and f.earliest is not None and f.earliest - now <= self.horizon_s + self.margin_s:
             h.warned = True
@@ -333,6 +335,12 @@ class ThermalForecaster:
 
 
 _PAIRS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _p95(values: list[float]) -> float:
+    """The 95th percentile by nearest rank (numpy's percentile costs more than the sort here)."""
+    ordered = sorted(values)
+    return ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)]
 
 
 def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
