@@ -179,7 +179,7 @@ def write_csv(node: NodeTrace, models: list[Model], times: np.ndarray, cols: lis
             continue
         if node.difficulty == "counters" and k % 2880 == 1440:
             ecc[:] = 0  # driver reload
-        ts = time.strftime("%Y/%m/%d %H:%M:%S", stamp(t + skew)) + ".%03d" % (k % 1000)
+        ts = time.strftime("%Y/%m/%d %H:%M:%S", stamp(t + skew)) + f".{k % 1000:03d}"
         for g, model in enumerate(models):
             c = cols[g]
             ecc[g] += int(rng.random() < 0.01)

@@ -66,14 +66,17 @@ def test_dmon_with_date_and_time_and_without(tmp_path):
     assert rec.source == "nvidia-smi dmon" and not rec.relative_time
     s = rec.samples[1]
     assert (s.module, s.power_w, s.temp_c, s.util, s.sm_clock_mhz, s.throttle) == ("h1/gpu1", 380, 60, 0.97, 1755, 0x20)
-    plain = "# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n# Idx     W     C     C     %     %     %     %   MHz   MHz\n" \
-            "    0    43    28     -     0     0     0     0   877   135\n    0    44    29     -     0     0     0     0   877   135\n"
+    plain = ("# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+             "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
+             "    0    43    28     -     0     0     0     0   877   135\n"
+             "    0    44    29     -     0     0     0     0   877   135\n")
     rec = read_file(write(tmp_path, "h2.log", plain), 5.0)
     assert rec.relative_time and [s.t for s in rec.samples] == [0.0, 5.0]
 
 
 def test_pmon_sums_process_shares_and_says_it_cannot_forecast(tmp_path):
-    text = ("# gpu        pid  type    sm   mem   enc   dec   command\n# Idx          #   C/G     %     %     %     %   name\n"
+    text = ("# gpu        pid  type    sm   mem   enc   dec   command\n"
+            "# Idx          #   C/G     %     %     %     %   name\n"
             "    0      12345     C    45    10     -     -   python train.py\n"
             "    0      12346     C    30     5     -     -   python\n    1          -     -     -     -     -     -   -\n")
     rec = read_file(write(tmp_path, "p.txt", text), 1.0)
