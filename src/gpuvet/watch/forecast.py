@@ -27,6 +27,7 @@ from gpuvet.backends.readings import Sample
 from gpuvet.watch.events import Event, Severity
 
 HOUR = 3600.0
+THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
 STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
 RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
 STEP_MIN_C = 1.0  # °C at the module's usual load
@@ -40,6 +41,7 @@ class _Window:
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)
     utils: list[float] = field(default_factory=list)
+    hot: bool = False  # thermally throttled at some point: the temperature is held, R means nothing
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,8 @@ class ThermalForecaster:
             w.utils.append(s.util)
         if s.ambient_c is not None:
             w.refs.append(s.ambient_c)
+        if s.throttle & THERMAL_BITS:
+            w.hot = True
         out: list[Event] = []
         for old in [i for i in self._windows if i < index]:
             out += self._close(old)
@@ -149,7 +153,7 @@ class ThermalForecaster:
             spread = math.sqrt(var) / power if power > 0 else 1.0
             peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
             busy = statistics.fmean(w.utils) >= self.min_util if w.utils else power >= 0.5 * peak
-            steady = (busy and spread <= self.max_power_cv and len(w.powers) >= self.min_window_samples
+            steady = (busy and not w.hot and spread <= self.max_power_cv and len(w.powers) >= self.min_window_samples
                       and power >= 0.3 * peak)
             stats[module] = WindowStat(t, statistics.fmean(w.temps), power,
                                        statistics.fmean(w.refs) if w.refs else None, steady,
@@ -238,11 +242,11 @@ class ThermalForecaster:
         withdrawn = h.warned and jump < 0
         if withdrawn:
             h.warned = False
-        return Event("forecast_reset", Severity.INFO, module, now,
+        return Event("overheat_forecast_withdrawn" if withdrawn else "forecast_reset", Severity.INFO, module, now,
                      f"thermal resistance stepped {'down' if jump < 0 else 'up'} by {abs(jump):.4f} °C/W "
                      "(maintenance, re-seating, a fan change?): the trend restarts from here"
                      + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
-                     {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference},
+                     {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
                      uuid=self.uuids.get(module))
 
     def status(self, module: str, now: float) -> ForecastStatus:
