@@ -167,8 +167,8 @@ def test_a_step_after_maintenance_resets_the_trend_instead_of_forecasting():
     fc = ThermalForecaster({f"g{i}": 89.0 for i in range(4)}, evaluate_every_s=3600)
     rng = np.random.default_rng(2)
 
-    def stat(m: str, h: float) -> WindowStat:  # g1 re-seated on day 5: 2.5 °C warmer at load from then on
-        step = 2.5 if m == "g1" and h >= 120 else 0.0
+    def stat(m: str, h: float) -> WindowStat:  # g1 re-seated on day 5: 4 °C warmer at load from then on
+        step = 4.0 if m == "g1" and h >= 120 else 0.0
         return WindowStat(h * 3600 + 600, 63 + step + rng.normal(0, 0.2), 650.0, None, True, "H200")
     events = _feed(fc, 24 * 10, stat)
     assert [e.module for e in events if e.kind == "forecast_reset"] == ["g1"]

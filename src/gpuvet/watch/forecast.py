@@ -30,7 +30,7 @@ HOUR = 3600.0
 THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
 STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
 RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
-STEP_MIN_C = 1.0  # °C at the module's usual load
+STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
 MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
 PEER_POWER_BAND = 0.15  # peers within 15 % of the module's power are under comparable load
 
