@@ -12,6 +12,7 @@ from rich.text import Text
 from gpuvet.watch.events import Event
 from gpuvet.watch.replay import ReplayResult
 
+MAX_ROWS = 40  # a fleet of 512 modules without inlet sensors should not scroll the warnings away
 _STYLE = {"info": "cyan", "warn": "yellow", "critical": "bold red"}
 
 
@@ -50,8 +51,11 @@ def summary(console: Console, result: ReplayResult) -> None:
         table = Table(title_justify="left")
         for col in ("module", "forecast", "why", "reference", "hours"):
             table.add_column(col)
-        for f in warned + insufficient:
+        rows = warned + insufficient
+        for f in rows[:MAX_ROWS]:
             table.add_row(Text(f.module), Text(f.state), Text(f.reason), Text(f.reference), str(f.hours))
         console.print(table)
+        if len(rows) > MAX_ROWS:
+            console.print(Text(f"… and {len(rows) - MAX_ROWS} more modules (all of them in --json's forecast list)"))
     if result.run_id:
         console.print(Text(f"logbook run {result.run_id}: gpuvet events --kind overheat_forecast"))
