@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -54,6 +55,24 @@ def watch(
     no_log: Annotated[bool, typer.Option("--no-log", help="Keep nothing in the logbook.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="No live table; print the run (events included) as JSON at "
                                           "the end.")] = False,
+    replay: Annotated[bool, typer.Option("--replay", help="Replay the telemetry FILES (nvidia-smi --query-gpu CSV, "
+                                         "dmon/pmon logs, Prometheus text dumps or query_range JSON) through the "
+                                         "detectors and the forecast, as fast as possible, with the recorded times.")
+                      ] = False,
+    files: Annotated[list[Path] | None, typer.Argument(help="Telemetry files for --replay (one node per nvidia-smi "
+                                                       "log, named after the file).", show_default=False)] = None,
+    prometheus_url: Annotated[str | None, typer.Option("--prometheus-url", help="Read dcgm-exporter (or gpuvet) "
+                                                       "history from this Prometheus server, e.g. http://prom:9090.")
+                              ] = None,
+    since: Annotated[str, typer.Option("--since", help="With --prometheus-url: how far back to read.")] = "30d",
+    match: Annotated[str, typer.Option("--match", help="With --prometheus-url: a label selector, e.g. "
+                                       "'{Hostname=~\"rack3.*\"}'.")] = "",
+    step: Annotated[str | None, typer.Option("--step", help="With --prometheus-url: the query step (default: from "
+                                             "the span, at most 10,000 points per series).")] = None,
+    follow: Annotated[bool, typer.Option("--follow", help="With --prometheus-url: after the history, keep reading "
+                                         "new samples every step until Ctrl-C.")] = False,
+    slowdown: Annotated[float | None, typer.Option("--slowdown-c", help="Replay: slowdown temperature for modules "
+                                                   "whose model neither the catalog nor the data knows.")] = None,
 ) -> None:
     """Watch the modules: a live table, events as they happen (throttling, clock flapping, link
     downgrades, ECC, Xid, modules lost or added, overheating forecasts), everything kept in the
@@ -61,6 +80,10 @@ def watch(
 
     Exit 1 if a critical event happened (module lost, uncorrectable ECC, fatal Xid).
     """
+    if replay or files or prometheus_url:
+        _history(replay, files or [], prometheus_url, since, match, step, follow, interval, horizon, slowdown, no_log,
+                 logbook, as_json)
+        return
     from gpuvet.backends.select import open_backend
     from gpuvet.errors import GpuvetError
     from gpuvet.watch.loop import WatchConfig, Watcher
@@ -116,6 +139,48 @@ def watch(
             book.close()
     if as_json:
         write_json(result.to_json(), indent=1)
+    if any(e.severity.value == "critical" for e in result.events):
+        raise typer.Exit(1)
+
+
+def _history(replay: bool, files: list[Path], url: str | None, since: str, match: str, step: str | None,
+             follow: bool, interval: str, horizon: str, slowdown: float | None, no_log: bool, logbook: str | None,
+             as_json: bool) -> None:
+    """--replay FILE… or --prometheus-url: recorded telemetry instead of live sampling."""
+    from gpuvet.cli import watch_history
+    from gpuvet.errors import GpuvetError
+
+    if files and not replay:
+        raise GpuvetError(f"{files[0]}: files are read only with --replay", where="watch",
+                          fix="write gpuvet watch --replay FILE…")
+    if replay and not files:
+        raise GpuvetError("--replay needs one or more telemetry files", where="--replay",
+                          fix="e.g. gpuvet watch --replay node1.csv node2.csv")
+    if replay and url:
+        raise GpuvetError("--replay and --prometheus-url are two sources; give one", where="--prometheus-url",
+                          fix="replay the files, or read the server, in two runs.")
+    if follow and not url:
+        raise GpuvetError("--follow applies to --prometheus-url", where="--follow", fix="drop it.")
+    flags = watch_history.HistoryFlags(files, url, _seconds(since, "--since") or 30 * 86400.0, match,
+                                       _seconds(step, "--step"), follow, _seconds(interval, "--interval") or 1.0,
+                                       _seconds(horizon, "--horizon") or 72 * 3600.0, slowdown, as_json)
+    if flags.step_s is not None and flags.step_s <= 0:
+        raise GpuvetError("--step must be above zero", where="--step", fix="e.g. 60s.")
+    book = None if no_log else _logbook(logbook)
+    stop = {"now": False}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop["now"] = True
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        result = watch_history.run(flags, book, lambda: stop["now"])
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if book:
+            book.close()
+    watch_history.render(result, as_json)
     if any(e.severity.value == "critical" for e in result.events):
         raise typer.Exit(1)
 

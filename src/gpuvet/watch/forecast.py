@@ -21,12 +21,18 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import theilslopes
+from scipy.special import ndtri
 
 from gpuvet.backends.readings import Sample
 from gpuvet.watch.events import Event, Severity
 
 HOUR = 3600.0
+THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
+STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
+RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
+STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
+MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
+PEER_POWER_BAND = 0.15  # peers within 15 % of the module's power are under comparable load
 
 
 @dataclass
@@ -35,6 +41,7 @@ class _Window:
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)
     utils: list[float] = field(default_factory=list)
+    hot: bool = False  # thermally throttled at some point: the temperature is held, R means nothing
 
 
 @dataclass(frozen=True)
@@ -42,8 +49,9 @@ class WindowStat:
     t: float
     temp: float
     power: float
-    ref: float | None
-    steady: bool
+    ref: float | None  # inlet/coolant, where the source has it
+    steady: bool  # usable: busy enough and power steady enough for R to mean something
+    model: str | None = None
 
 
 @dataclass
@@ -54,6 +62,11 @@ class _History:
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)
     warned: bool = False
+    windows: int = 0  # windows seen
+    usable: int = 0  # of which busy and steady enough
+    no_reference: int = 0  # usable, but no inlet reading and too few comparable peers
+    reference: str = ""  # what the last R was measured against
+    resets: int = 0
 
 
 @dataclass
@@ -67,18 +80,37 @@ class Forecast:
     crossing: float | None  # seconds since start (central estimate)
     earliest: float | None
     latest: float | None
+    span_days: float = 0.0  # of the history the trend was fitted on
+
+
+@dataclass(frozen=True)
+class ForecastStatus:
+    """Where the forecast stands for one module, and what it lacked if it has none."""
+
+    module: str
+    state: str  # "warned", "watching" (a trend, no crossing in sight), "insufficient"
+    reason: str
+    reference: str
+    hours: int
 
 
 class ThermalForecaster:
+    """One node's modules. Peers are the other modules of the same model in the same window,
+    so a node-wide inlet rise cancels and mixed models never compare against each other."""
+
     def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float = 24 * HOUR,
                  window_s: float = 600.0, history_s: float = 4 * 86400.0, min_hours: int = 24, alpha: float = 0.90,
-                 evaluate_every_s: float = 2 * HOUR) -> None:
+                 evaluate_every_s: float = 2 * HOUR, min_util: float = 0.35, max_power_cv: float = 0.15,
+                 min_window_samples: int = 3, models: dict[str, str] | None = None) -> None:
         self.slowdown_c = slowdown_c
         self.horizon_s, self.margin_s, self.window_s, self.history_s = horizon_s, margin_s, window_s, history_s
         self.min_hours, self.alpha, self.evaluate_every_s = min_hours, alpha, evaluate_every_s
+        self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples
+        self.models = models or {}
         self._windows: dict[int, dict[str, _Window]] = defaultdict(dict)
         self._hist: dict[str, _History] = defaultdict(_History)
         self._last_eval: dict[str, float] = {}
+        self._peak_w: dict[str, float] = {}
         self.uuids: dict[str, str] = {}
 
     # --- feeding -----------------------------------------------------------------------
@@ -91,12 +123,22 @@ class ThermalForecaster:
         w = self._windows[index].setdefault(s.module, _Window())
         w.temps.append(s.temp_c)
         w.powers.append(s.power_w)
-        w.utils.append(s.util or 0.0)
+        if s.util is not None:
+            w.utils.append(s.util)
         if s.ambient_c is not None:
             w.refs.append(s.ambient_c)
+        if s.throttle & THERMAL_BITS:
+            w.hot = True
         out: list[Event] = []
         for old in [i for i in self._windows if i < index]:
             out += self._close(old)
+        return out
+
+    def flush(self) -> list[Event]:
+        """Close the windows still open (end of a replay)."""
+        out: list[Event] = []
+        for index in sorted(self._windows):
+            out += self._close(index)
         return out
 
     def _close(self, index: int) -> list[Event]:
@@ -106,11 +148,16 @@ class ThermalForecaster:
         for module, w in windows.items():
             if not w.powers:
                 continue
-            power = statistics.fmean(w.powers)
-            spread = statistics.pstdev(w.powers) / power if power > 0 else 1.0
-            steady = min(w.utils) >= 0.8 and spread <= 0.05 and len(w.powers) >= 3
+            power = math.fsum(w.powers) / len(w.powers)
+            var = math.fsum((p - power) ** 2 for p in w.powers) / len(w.powers)  # statistics.pstdev is exact, slow
+            spread = math.sqrt(var) / power if power > 0 else 1.0
+            peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
+            busy = statistics.fmean(w.utils) >= self.min_util if w.utils else power >= 0.5 * peak
+            steady = (busy and not w.hot and spread <= self.max_power_cv and len(w.powers) >= self.min_window_samples
+                      and power >= 0.3 * peak)
             stats[module] = WindowStat(t, statistics.fmean(w.temps), power,
-                                       statistics.fmean(w.refs) if w.refs else None, steady)
+                                       statistics.fmean(w.refs) if w.refs else None, steady,
+                                       self.models.get(module))
         return self.observe_windows(stats)
 
     def observe_windows(self, stats: dict[str, WindowStat]) -> list[Event]:
@@ -119,15 +166,19 @@ class ThermalForecaster:
             return []
         out: list[Event] = []
         for module, w in stats.items():
+            h = self._hist[module]
+            h.windows += 1
             if not w.steady:
                 continue
+            h.usable += 1
             ref = w.ref
-            if ref is None:  # no inlet sensor: the peers are the reference
-                peers = [x.temp for m, x in stats.items() if m != module and x.steady]
-                if not peers:
+            if ref is not None:
+                h.reference = "inlet/coolant reading"
+            else:  # no inlet sensor: the peers at this module's load are the reference
+                ref = self._peer_reference(module, w, stats)
+                if ref is None:
+                    h.no_reference += 1
                     continue
-                ref = statistics.median(peers)
-            h = self._hist[module]
             h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power)
             h.powers.append(w.power)
             h.refs.append(ref)
@@ -136,6 +187,9 @@ class ThermalForecaster:
             for k in sorted(done):
                 h.hours.append(float(k))
                 h.r.append(statistics.median(h.pending.pop(k)))
+                reset = self._step(module, h, w.t)
+                if reset:
+                    out.append(reset)
             keep = int(self.history_s // HOUR)
             del h.hours[:-keep], h.r[:-keep]
             if w.t - self._last_eval.get(module, -1e18) >= self.evaluate_every_s:
@@ -145,17 +199,109 @@ class ThermalForecaster:
                     out.append(event)
         return out
 
+    def _peer_reference(self, module: str, w: WindowStat, stats: dict[str, WindowStat]) -> float | None:
+        """Median temperature of the same-model peers under comparable load (power within
+        ``PEER_POWER_BAND``) in the same window; None with fewer than two. No dT/dP is learnt to
+        move peers to this module's load: such a slope drifts as modules age, and every drift
+        would shift all references at once."""
+        band = PEER_POWER_BAND * w.power
+        peers = [x.temp for m, x in stats.items()
+                 if m != module and x.steady and x.model == w.model and abs(x.power - w.power) <= band]
+        if len(peers) < 2:
+            return None
+        self._hist[module].reference = f"median of the same-model peers on the node at comparable load ({len(peers)} now)"
+        return statistics.median(peers)
+
+    def _step(self, module: str, h: _History, now: float) -> Event | None:
+        """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
+        trend from the step. A step: the last STEP_HOURS all sit on one side of the line fitted
+        to the day before them, by more than six times the hour-to-hour noise and more than
+        STEP_MIN_C at load; a creep moves along its line and is not a step."""
+        k = STEP_HOURS
+        if len(h.r) < 24 + k:
+            return None
+        x, y = h.hours[-24 - k:], h.r[-24 - k:]
+        # the line through the medians of the day's two halves (cheap, robust; this runs every hour)
+        x1, x2 = statistics.median(x[:12]), statistics.median(x[12:24])
+        y1, y2 = statistics.median(y[:12]), statistics.median(y[12:24])
+        slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
+        residual = [b - (y1 + slope * (a - x1)) for a, b in zip(x, y, strict=True)]
+        noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(residual[:23], residual[1:24], strict=True)) \
+            / math.sqrt(2)
+        after = residual[24:]
+        jump = statistics.median(after)
+        floor = STEP_MIN_C / statistics.median(h.powers[-200:])  # a step worth a maintenance note: a degree at load
+        if abs(jump) <= max(6 * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
+            return None
+        if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
+            return None  # still moving after the supposed step: a ramp (creep, drift), not a step
+        if jump > 0 and slope > 0:
+            return None  # up on top of a rising trend: the creep going on, never a reason to forget it
+        del h.hours[:-k], h.r[:-k]
+        h.resets += 1
+        withdrawn = h.warned and jump < 0
+        if withdrawn:
+            h.warned = False
+        return Event("overheat_forecast_withdrawn" if withdrawn else "forecast_reset", Severity.INFO, module, now,
+                     f"thermal resistance stepped {'down' if jump < 0 else 'up'} by {abs(jump):.4f} °C/W "
+                     "(maintenance, re-seating, a fan change?): the trend restarts from here"
+                     + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
+                     {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
+                     uuid=self.uuids.get(module))
+
+    def status(self, module: str, now: float) -> ForecastStatus:
+        """What the forecast knows of ``module``, or what it needed and did not get."""
+        h = self._hist.get(module, _History())
+        hours = len(h.r)
+        if module not in self.slowdown_c:
+            return ForecastStatus(module, "insufficient", "no slowdown temperature for its model (not in the catalog, "
+                                  "not in the data)", h.reference, hours)
+        recorded_h = h.windows * self.window_s / HOUR
+        if recorded_h < self.min_hours:
+            return ForecastStatus(module, "insufficient", f"too short a history: {recorded_h:.1f} h recorded, needs "
+                                  f"{self.min_hours} h", h.reference, hours)
+        if h.windows and not h.usable:
+            return ForecastStatus(module, "insufficient", f"no steady-load windows: none of {h.windows} windows had "
+                                  f"utilisation >= {self.min_util:.0%} with power steady within "
+                                  f"{self.max_power_cv:.0%}", h.reference, hours)
+        if h.usable and h.no_reference == h.usable:
+            return ForecastStatus(module, "insufficient", "no inlet/coolant reading and fewer than two peers of the "
+                                  "same model under comparable load at the same time", h.reference, hours)
+        if hours < self.min_hours:
+            return ForecastStatus(module, "insufficient", f"too short a history: {hours} h of steady-load windows"
+                                  + (" since the last step change" if h.resets else "")
+                                  + f", needs {self.min_hours} h", h.reference, hours)
+        if h.warned:
+            return ForecastStatus(module, "warned", "overheat_forecast raised", h.reference, hours)
+        f = self.forecast(module, now)
+        trend = f"trend {f.slope_per_day:+.5f} °C/W per day" if f else "no trend"
+        return ForecastStatus(module, "watching", f"{trend}; no crossing within the horizon", h.reference, hours)
+
     # --- judging -----------------------------------------------------------------------
     def forecast(self, module: str, now: float) -> Forecast | None:
+        """The trend over the whole history, or over the last two days when that predicts an
+        earlier crossing (a creep that began inside the history is steeper than the average)."""
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
-        days = np.asarray(h.hours) / 24.0
-        slope, intercept, low, high = theilslopes(np.asarray(h.r), days, alpha=self.alpha)
-        r_now = intercept + slope * now / 86400.0
-        power = float(np.percentile(h.powers, 95))  # a heavy job on a warm day: when the crossing comes first
-        ref = float(np.percentile(h.refs, 95))
+        # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
+        # a node whose inlet or load has risen lately brings the crossing forward at once
+        power = max(_p95(h.powers), _p95(h.powers[-144:]))
+        ref = max(_p95(h.refs), _p95(h.refs[-144:]))
         r_crit = (self.slowdown_c[module] - ref) / power
+        whole = self._fit(module, h, now, 0, r_crit)
+        recent = self._fit(module, h, now, RECENT_HOURS, r_crit) if len(h.r) >= RECENT_HOURS + 24 else None
+        if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
+                whole.earliest is None or recent.earliest < whole.earliest):
+            return recent
+        return whole
+
+    def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float) -> Forecast:
+        hours = h.hours[-last_hours:] if last_hours else h.hours
+        r = h.r[-last_hours:] if last_hours else h.r
+        days = np.asarray(hours) / 24.0
+        slope, intercept, low, high = theil_sen(days, np.asarray(r), self.alpha)
+        r_now = intercept + slope * now / 86400.0
 
         def at(rate: float) -> float | None:
             if rate <= 0:
@@ -163,29 +309,66 @@ class ThermalForecaster:
             return float(now + max(r_crit - r_now, 0.0) / rate * 86400.0)
 
         return Forecast(module, float(slope), float(low), float(high), float(r_now), float(r_crit),
-                        at(slope), at(high), at(low))
+                        at(slope), at(high), at(low), (hours[-1] - hours[0]) / 24.0)
 
     def _evaluate(self, module: str, now: float) -> Event | None:
         f = self.forecast(module, now)
         h = self._hist[module]
         if f is None:
             return None
-        rising = f.slope_low > 0 and f.earliest is not None
+        shown_c = f.slope_low * f.span_days * _p95(h.powers)
+        rising = f.slope_low > 0 and f.earliest is not None and shown_c >= MIN_RISE_C
         if rising and not h.warned and f.earliest is not None and f.earliest - now <= self.horizon_s + self.margin_s:
             h.warned = True
             return Event("overheat_forecast", Severity.WARN, module, now,
                          f"at its usual load it reaches {self.slowdown_c[module]:.1f} °C in about "
                          f"{_hours(f.crossing, now)} (between {_hours(f.earliest, now)} and {_hours(f.latest, now)})",
                          {"slope_c_per_w_per_day": f.slope_per_day, "slope_interval": [f.slope_low, f.slope_high],
-                          "r_now": f.r_now, "r_crit": f.r_crit, "earliest": f.earliest, "latest": f.latest},
+                          "r_now": f.r_now, "r_crit": f.r_crit, "earliest": f.earliest, "latest": f.latest,
+                          "reference": h.reference, "reference_c": h.refs[-1] if h.refs else None,
+                          "hours": len(h.r)},
                          predicted_crossing=f.crossing if f.crossing is not None else f.earliest,
                          uuid=self.uuids.get(module))
         if h.warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (self.horizon_s + self.margin_s)):
             h.warned = False
             return Event("overheat_forecast_withdrawn", Severity.INFO, module, now,
                          "the temperature trend no longer points at the slowdown point",
-                         {"slope_c_per_w_per_day": f.slope_per_day}, uuid=self.uuids.get(module))
+                         {"slope_c_per_w_per_day": f.slope_per_day, "reference": h.reference},
+                         uuid=self.uuids.get(module))
         return None
+
+
+_PAIRS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _p95(values: list[float]) -> float:
+    """The 95th percentile by nearest rank (numpy's percentile costs more than the sort here)."""
+    ordered = sorted(values)
+    return ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)]
+
+
+def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
+    """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
+    scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
+    forecast fits every module every two hours of a replay)."""
+    n = len(x)
+    pairs = _PAIRS.get(n)
+    if pairs is None:
+        pairs = _PAIRS[n] = np.triu_indices(n, 1)
+    i, j = pairs
+    dx = x[j] - x[i]
+    keep = dx != 0
+    slopes = np.sort((y[j] - y[i])[keep] / dx[keep])
+    m = len(slopes)
+    slope = float(slopes[m // 2] if m % 2 else (slopes[m // 2 - 1] + slopes[m // 2]) / 2)
+    intercept = float(np.median(y) - slope * np.median(x))
+    _, counts = np.unique(y, return_counts=True)
+    ties = counts[counts > 1]
+    var = (n * (n - 1) * (2 * n + 5) - float(np.sum(ties * (ties - 1) * (2 * ties + 5)))) / 18.0
+    z = float(ndtri((1 - alpha) / 2))
+    upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
+    lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
+    return slope, intercept, float(slopes[lower]), float(slopes[upper])
 
 
 def _hours(t: float | None, now: float) -> str:

@@ -1,0 +1,287 @@
+"""nvidia-smi logs: ``--query-gpu=… --format=csv[,nounits]`` (any column order, units in the
+header or not, ``[N/A]`` / ``[Not Supported]`` cells, one header or one per restart, with or
+without ``-l`` repetitions and a timestamp column) and ``dmon`` / ``pmon`` (with or without
+``-o DT``). One file is one node; the node is named after the file.
+
+Times without a zone are read as UTC. Without a time column, samples are spaced by the
+interval the caller gives (``-l`` / ``-d``) and the recording says its times are relative."""
+
+from __future__ import annotations
+
+import calendar
+import csv
+import re
+import time
+from collections.abc import Iterable, Iterator
+
+from gpuvet.backends.readings import Sample
+from gpuvet.errors import GpuvetError
+from gpuvet.watch.recording import MAX_SAMPLES, Recording
+
+# --query-gpu field (as the header prints it, units stripped) -> our field
+QUERY_FIELDS = {
+    "timestamp": "time", "index": "index", "name": "model", "gpu_name": "model", "uuid": "uuid", "gpu_uuid": "uuid",
+    "pci.bus_id": "bus_id", "gpu_bus_id": "bus_id", "temperature.gpu": "temp_c", "power.draw": "power_w",
+    "power.draw.instant": "power_w_instant", "power.draw.average": "power_w_average", "utilization.gpu": "util",
+    "clocks.current.sm": "sm_clock_mhz", "clocks.sm": "sm_clock_mhz", "clocks.current.graphics": "gr_clock_mhz",
+    "clocks.gr": "gr_clock_mhz", "clocks.current.memory": "mem_clock_mhz", "clocks.mem": "mem_clock_mhz",
+    "clocks_event_reasons.active": "throttle", "clocks_throttle_reasons.active": "throttle",
+    "clocks_event_reasons": "throttle", "ecc.errors.corrected.volatile.total": "ecc_corrected",
+    "ecc.errors.uncorrected.volatile.total": "ecc_uncorrected", "pcie.link.gen.current": "pcie_gen",
+    "pcie.link.gen.gpucurrent": "pcie_gen", "pcie.link.gen.max": "pcie_gen_max", "pcie.link.gen.gpumax": "pcie_gen_max",
+    "pcie.link.width.current": "pcie_width", "pcie.link.width.max": "pcie_width_max",
+}
+UNAVAILABLE = {"[n/a]", "n/a", "[not supported]", "[unknown error]", "[gpu requires reset]", "[insufficient permissions]",
+               "-", ""}
+_UNITS = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+def _canon(cell: str) -> str:
+    return _UNITS.sub("", cell.strip()).lower()
+
+
+def is_query_header(line: str) -> bool:
+    cells = [_canon(c) for c in line.split(",")]
+    return sum(c in QUERY_FIELDS for c in cells) >= 2 and any(
+        QUERY_FIELDS.get(c) in ("temp_c", "power_w", "power_w_instant", "util", "time") for c in cells)
+
+
+def _num(cell: str) -> float | None:
+    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None."""
+    head = cell.strip().split(" ", 1)[0]
+    if not head:
+        return None
+    first = head[0]
+    if first == "0" and head[1:2] == "x":
+        try:
+            return float(int(head, 16))
+        except ValueError:
+            return None
+    if first.isdigit() or (first in "-." and len(head) > 1):
+        try:
+            return float(head)
+        except ValueError:
+            return None
+    return None
+
+
+class _Clock:
+    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds, cached per second."""
+
+    def __init__(self) -> None:
+        self._key = ""
+        self._base = 0.0
+
+    def __call__(self, text: str) -> float | None:
+        text = text.strip()
+        whole, _, frac = text.partition(".")
+        if whole != self._key:
+            digits = re.sub(r"\D", "", whole)
+            if len(digits) < 14:
+                return None
+            try:
+                st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
+            except ValueError:
+                return None
+            self._key, self._base = whole, float(calendar.timegm(st))
+        return self._base + (float("0." + frac) if frac.isdigit() else 0.0)
+
+
+def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
+    """Raises GpuvetError for a file with no header, or one without temperature and power."""
+    rec = Recording("nvidia-smi --query-gpu csv")
+    clock = _Clock()
+    cols: dict[str, int] = {}
+    metas: dict[str, tuple[str, str]] = {}
+    tick, seen, rows = 0, set[str](), 0
+    for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
+        if not row or not row[0].strip():
+            continue
+        if not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
+            cols = {}
+            for i, cell in enumerate(row):
+                name = QUERY_FIELDS.get(_canon(cell))
+                if name and name not in cols:
+                    cols[name] = i
+            continue
+        if not cols:
+            raise GpuvetError("this nvidia-smi CSV has no header line", where=f"{where}:{number}",
+                              fix="log with --format=csv (not noheader), e.g. nvidia-smi --query-gpu=timestamp,index,"
+                                  "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
+                                  "clocks_event_reasons.active --format=csv -l 60.")
+        key = _key(row, cols, len(seen))
+        if "time" in cols:
+            t = clock(row[cols["time"]])
+            if t is None:
+                continue
+        else:
+            if key in seen:
+                tick, seen = tick + 1, set()
+            t = tick * interval_s
+        seen.add(key)
+        ident = metas.get(key)
+        if ident is None:
+            meta = rec.module(node, key, _text(row, cols, "uuid"), _text(row, cols, "model"),
+                              _text(row, cols, "bus_id"))
+            ident = metas[key] = (meta.name, meta.uuid)
+        rec.samples.append(_query_sample(t, ident[0], ident[1], row, cols))
+        rows += 1
+        if rows > MAX_SAMPLES:
+            raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
+    if not rows:
+        raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
+                          fix="check the file is a --query-gpu log with at least one reading.")
+    if not {"temp_c", "power_w", "power_w_instant", "power_w_average"} & set(cols):
+        rec.notes.append(f"{where}: no temperature.gpu or power.draw column: the forecast needs both")
+    if "time" not in cols:
+        rec.relative_time = True
+        rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval)")
+    return rec
+
+
+def _text(row: list[str], cols: dict[str, int], name: str) -> str | None:
+    i = cols.get(name)
+    if i is None or i >= len(row):
+        return None
+    text = row[i].strip()
+    return None if text.lower() in UNAVAILABLE or text.startswith("[") else text
+
+
+def _key(row: list[str], cols: dict[str, int], position: int) -> str:
+    """The module's key in its node: index, else bus id, else UUID, else its place in the tick."""
+    for name in ("index", "bus_id", "uuid"):
+        text = _text(row, cols, name)
+        if text:
+            return text
+    return str(position)
+
+
+def _query_sample(t: float, module: str, uuid: str, row: list[str], cols: dict[str, int]) -> Sample:
+    n = len(row)
+
+    def get(name: str) -> float | None:
+        i = cols.get(name)
+        return _num(row[i]) if i is not None and i < n else None
+
+    def geti(name: str) -> int | None:
+        value = get(name) if name in cols else None
+        return None if value is None else int(value)
+
+    power = get("power_w")
+    if power is None:
+        power = get("power_w_instant") or get("power_w_average")
+    util = get("util")
+    sm = get("sm_clock_mhz")
+    return Sample(t, module, uuid, get("temp_c"), power, sm if sm is not None else get("gr_clock_mhz"),
+                  get("mem_clock_mhz"), util / 100.0 if util is not None else None, geti("throttle") or 0,
+                  ecc_corrected=geti("ecc_corrected"), ecc_uncorrected=geti("ecc_uncorrected"),
+                  pcie_gen=geti("pcie_gen"), pcie_gen_max=geti("pcie_gen_max"), pcie_width=geti("pcie_width"),
+                  pcie_width_max=geti("pcie_width_max"))
+
+
+# --- dmon / pmon --------------------------------------------------------------------------
+DMON_FIELDS = {"pwr": "power_w", "gtemp": "temp_c", "sm": "util", "mclk": "mem_clock_mhz", "pclk": "sm_clock_mhz",
+               "pviol": "pviol", "tviol": "tviol"}
+
+
+def _header_tokens(line: str) -> list[str]:
+    return line.lstrip("#").split()
+
+
+def is_dmon_header(line: str) -> bool:
+    tokens = [t.lower() for t in _header_tokens(line)] if line.startswith("#") else []
+    return "gpu" in tokens and "pid" not in tokens and bool({"pwr", "gtemp", "sm", "pclk"} & set(tokens))
+
+
+def is_pmon_header(line: str) -> bool:
+    tokens = [t.lower() for t in _header_tokens(line)] if line.startswith("#") else []
+    return "gpu" in tokens and "pid" in tokens
+
+
+def _rows(lines: Iterable[str], where: str, kind: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, column -> cell) for each data row under the latest header."""
+    header: list[str] = []
+    for number, raw in enumerate(lines, 1):
+        line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            tokens = [t.lower() for t in _header_tokens(line)]
+            if "gpu" in tokens:
+                header = tokens
+            continue
+        if not header:
+            raise GpuvetError(f"a data row before any nvidia-smi {kind} header", where=f"{where}:{number}",
+                              fix=f"keep the '# gpu …' header lines nvidia-smi {kind} prints.")
+        cells = line.split()
+        if kind == "pmon" and len(cells) > len(header):  # the command column may hold spaces
+            cells = cells[:len(header) - 1] + [" ".join(cells[len(header) - 1:])]
+        yield number, dict(zip(header, cells, strict=False))
+
+
+def _row_time(row: dict[str, str], clock: _Clock) -> float | None:
+    if "date" in row and "time" in row:
+        return clock(row["date"] + row["time"])
+    return None
+
+
+def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
+    rec = Recording("nvidia-smi dmon")
+    clock = _Clock()
+    tick, seen, timed = 0, set[str](), False
+    for _number, row in _rows(lines, where, "dmon"):
+        gpu = row.get("gpu", "")
+        t = _row_time(row, clock)
+        if t is None:
+            if gpu in seen:
+                tick, seen = tick + 1, set()
+            t = tick * interval_s
+        else:
+            timed = True
+        seen.add(gpu)
+        meta = rec.module(node, gpu)
+        v = {DMON_FIELDS[k]: _num(c) for k, c in row.items() if k in DMON_FIELDS}
+        util = v.get("util")
+        throttle = (0x4 if (v.get("pviol") or 0) > 0 else 0) | (0x20 if (v.get("tviol") or 0) > 0 else 0)
+        rec.samples.append(Sample(t, meta.name, meta.uuid, v.get("temp_c"), v.get("power_w"), v.get("sm_clock_mhz"),
+                                  v.get("mem_clock_mhz"), util / 100.0 if util is not None else None, throttle))
+    _finish(rec, where, "dmon", interval_s, timed)
+    return rec
+
+
+def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
+    """Per-process SM shares summed per module: utilisation only (pmon has no temperature or power)."""
+    rec = Recording("nvidia-smi pmon")
+    clock = _Clock()
+    ticks: dict[tuple[float, str], float] = {}
+    tick, seen, timed = 0, set[tuple[str, str]](), False
+    for _number, row in _rows(lines, where, "pmon"):
+        gpu, pid = row.get("gpu", ""), row.get("pid", "-")
+        t = _row_time(row, clock)
+        if t is None:
+            if (gpu, pid) in seen:
+                tick, seen = tick + 1, set()
+            t = tick * interval_s
+        else:
+            timed = True
+        seen.add((gpu, pid))
+        share = _num(row.get("sm", "-")) or 0.0
+        ticks[(t, gpu)] = min(ticks.get((t, gpu), 0.0) + share, 100.0)
+    for (t, gpu), share in sorted(ticks.items()):
+        meta = rec.module(node, gpu)
+        rec.samples.append(Sample(t, meta.name, meta.uuid, None, None, None, None, share / 100.0))
+    rec.notes.append(f"{where}: pmon has utilisation only (no temperature or power): no forecast from it")
+    _finish(rec, where, "pmon", interval_s, timed)
+    return rec
+
+
+def _finish(rec: Recording, where: str, kind: str, interval_s: float, timed: bool) -> None:
+    if not rec.samples:
+        raise GpuvetError(f"no sample rows under the nvidia-smi {kind} header", where=where,
+                          fix=f"check the file is an nvidia-smi {kind} log with at least one reading.")
+    if len(rec.samples) > MAX_SAMPLES:
+        raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
+    if not timed:
+        rec.relative_time = True
+        rec.notes.append(f"{where}: no Date/Time columns (log with -o DT); samples spaced {interval_s:g} s apart "
+                         "(--interval)")

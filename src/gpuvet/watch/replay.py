@@ -1,0 +1,266 @@
+"""Replay recorded telemetry through the detectors and the overheating forecast, as fast as the
+machine allows, with the recorded times.
+
+Each node gets its own forecaster and its own time line: nodes' clocks may disagree (skew),
+so windows and peers are never formed across nodes, and samples are ordered per node."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from operator import attrgetter
+from typing import Any
+
+from gpuvet.backends.readings import Sample
+from gpuvet.logbook.store import Logbook, SampleRow
+from gpuvet.node.catalog import find_model
+from gpuvet.report.jsonable import to_jsonable
+from gpuvet.watch.detectors import Detector, default_detectors
+from gpuvet.watch.events import Event, Severity
+from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
+from gpuvet.watch.loop import event_json
+from gpuvet.watch.recording import ModuleMeta, Recording
+
+BATCH = 100_000
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    horizon_s: float = 72 * 3600.0
+    slowdown_c: float | None = None  # for models neither the catalog nor the data knows
+
+
+@dataclass
+class ReplayResult:
+    run_id: str | None
+    source: str
+    relative_time: bool
+    samples: int
+    first_t: float | None
+    last_t: float | None
+    wall_s: float
+    modules: list[ModuleMeta]
+    events: list[Event]
+    forecast: list[ForecastStatus]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def samples_per_s(self) -> float:
+        return self.samples / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "simulated": False, "replay": True, "run_id": self.run_id, "source": self.source,
+            "relative_time": self.relative_time, "samples": self.samples, "first": self._when(self.first_t),
+            "last": self._when(self.last_t), "wall_s": round(self.wall_s, 3),
+            "samples_per_s": round(self.samples_per_s), "notes": self.notes,
+            "modules": [{"module": m.name, "node": m.node, "uuid": m.uuid, "model": m.model, "bus_id": m.bus_id}
+                        for m in self.modules],
+            "forecast": [{"module": f.module, "state": f.state, "reason": f.reason, "reference": f.reference,
+                          "hours": f.hours} for f in self.forecast],
+            "events": [self.event_json(e) for e in self.events],
+        }
+
+    def event_json(self, e: Event) -> dict[str, Any]:
+        out = event_json(e)
+        out["time_utc"] = self._when(e.time)
+        if e.predicted_crossing is not None:
+            out["predicted_crossing_utc"] = self._when(e.predicted_crossing)
+        return out
+
+    def _when(self, t: float | None) -> str | None:
+        if t is None or self.relative_time:
+            return None
+        return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
+
+
+def slowdown_of(meta: ModuleMeta, fallback: float | None) -> float | None:
+    """The data's own figure, else the catalog's for the model, else the user's."""
+    if meta.slowdown_c:
+        return meta.slowdown_c
+    model = find_model(meta.model) if meta.model else None
+    if model is not None and model.slowdown_c:
+        return float(model.slowdown_c)
+    return fallback
+
+
+def interval_of(samples: Sequence[Sample]) -> float:
+    """The median spacing of one module's samples: the sampling interval of the log."""
+    if not samples:
+        return 60.0
+    first = samples[0].module
+    times = [s.t for s in samples[:20000] if s.module == first]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
+    return statistics.median(gaps) if gaps else 60.0
+
+
+def forecaster_for(modules: Sequence[ModuleMeta], samples: Sequence[Sample], cfg: ReplayConfig) -> ThermalForecaster:
+    interval = interval_of(samples)
+    slowdown = {m.name: s for m in modules if (s := slowdown_of(m, cfg.slowdown_c)) is not None}
+    return ThermalForecaster(slowdown, horizon_s=cfg.horizon_s, window_s=max(600.0, 3 * interval),
+                             models={m.name: m.model or "" for m in modules})
+
+
+@dataclass
+class _Sink:
+    """Where replayed samples and events go: the logbook (if any) and the caller."""
+
+    book: Logbook | None
+    run_id: str | None
+    on_event: Callable[[Event], None] | None
+    events: list[Event] = field(default_factory=list)
+    rows: list[SampleRow] = field(default_factory=list)
+    keys: dict[str, int] = field(default_factory=dict)
+
+    def event(self, e: Event) -> None:
+        self.events.append(e)
+        if self.on_event:
+            self.on_event(e)
+
+    def sample(self, s: Sample, meta: ModuleMeta) -> None:
+        if self.book is None or self.run_id is None:
+            return
+        key = self.keys.get(s.module)
+        if key is None:
+            key = self.keys[s.module] = self.book.module_key(s.uuid, s.module, meta.bus_id, meta.model)
+        self.rows.append((key, s.t, s.temp_c, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz, s.util, s.throttle))
+        if len(self.rows) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.book is not None and self.run_id is not None and self.rows:
+            self.book.add_samples(self.book.run_key(self.run_id), self.rows)
+        self.rows = []
+
+
+@dataclass
+class _Node:
+    forecaster: ThermalForecaster
+    detectors: list[Detector]
+    last: dict[str, float] = field(default_factory=dict)  # module -> time of its last sample
+
+
+class Replayer:
+    """Feeds recordings, in one go or chunk after chunk (``--follow``), keeping each node's
+    detector and forecaster state between feeds."""
+
+    def __init__(self, cfg: ReplayConfig | None = None, book: Logbook | None = None,
+                 on_event: Callable[[Event], None] | None = None) -> None:
+        self.cfg = cfg or ReplayConfig()
+        self.book = book
+        self.on_event = on_event
+        self.nodes: dict[str, _Node] = {}
+        self.modules: dict[str, ModuleMeta] = {}
+        self.sink: _Sink | None = None
+        self.samples = 0
+        self.first_t: float | None = None
+        self.last_t: float | None = None
+        self.wall_s = 0.0
+        self.notes: list[str] = []
+        self.source = ""
+        self.relative = False
+
+    def begin(self, source: str, nodes: Sequence[str], envelope: dict[str, Any] | None = None) -> None:
+        run_id = None
+        if self.book is not None:
+            run_id = self.book.begin("watch", {"kind": "watch", "replay": True, "source": source, **(envelope or {})},
+                                     False, nodes[0] if len(nodes) == 1 else f"{len(nodes)} nodes (replay)")
+        self.sink = _Sink(self.book, run_id, self.on_event)
+        self.source = source
+
+    def feed(self, rec: Recording) -> None:
+        """Replay ``rec``'s samples (each node in time order)."""
+        if self.sink is None:
+            self.begin(rec.source, sorted({m.node for m in rec.modules.values()}))
+        started = time.perf_counter()
+        self.modules.update(rec.modules)
+        self.notes += [n for n in rec.notes if n not in self.notes]
+        self.relative = self.relative or rec.relative_time
+        per_node: dict[str, list[Sample]] = defaultdict(list)
+        for s in rec.samples:
+            per_node[rec.modules[s.module].node].append(s)
+        try:
+            for node, samples in sorted(per_node.items()):
+                samples.sort(key=attrgetter("t"))
+                self._feed_node(node, samples)
+        except BaseException as exc:
+            self._abort(exc)
+            raise
+        if rec.samples:
+            times = [s.t for s in rec.samples]
+            lo, hi = min(times), max(times)
+            self.first_t = lo if self.first_t is None else min(self.first_t, lo)
+            self.last_t = hi if self.last_t is None else max(self.last_t, hi)
+        self.wall_s += time.perf_counter() - started
+
+    def _feed_node(self, node: str, samples: list[Sample]) -> None:
+        assert self.sink is not None
+        state = self.nodes.get(node)
+        if state is None:
+            metas = sorted((m for m in self.modules.values() if m.node == node), key=attrgetter("name"))
+            state = self.nodes[node] = _Node(forecaster_for(metas, samples, self.cfg), default_detectors())
+        sink, last = self.sink, state.last
+        for s in samples:
+            if last.get(s.module, -1e300) >= s.t:  # the same reading twice (overlapping logs, a restart)
+                continue
+            last[s.module] = s.t
+            self.samples += 1
+            sink.sample(s, self.modules[s.module])
+            for d in state.detectors:
+                for e in d.observe(s):
+                    sink.event(e)
+            for e in state.forecaster.observe(s):
+                sink.event(e)
+        sink.flush()
+
+    def _abort(self, exc: BaseException) -> None:
+        if self.sink is not None:
+            self.sink.flush()
+            if self.book is not None and self.sink.run_id is not None:
+                self.book.abort(self.sink.run_id, f"{type(exc).__name__}: {exc}")
+
+    def finish(self) -> ReplayResult:
+        """Close the open windows, log the events with their recorded times, and sum up."""
+        if self.sink is None:
+            self.begin(self.source or "nothing", [])
+        assert self.sink is not None
+        statuses: list[ForecastStatus] = []
+        for _node, state in sorted(self.nodes.items()):
+            for e in state.forecaster.flush():
+                self.sink.event(e)
+            end = max(state.last.values(), default=0.0)
+            statuses += [state.forecaster.status(m, end) for m in sorted(state.last)]
+        events = sorted(self.sink.events, key=attrgetter("time"))
+        _log_events(self.book, self.sink.run_id, events, self.relative)
+        return ReplayResult(self.sink.run_id, self.source, self.relative, self.samples, self.first_t, self.last_t,
+                            self.wall_s, sorted(self.modules.values(), key=attrgetter("name")), events, statuses,
+                            list(self.notes))
+
+
+def replay(rec: Recording, cfg: ReplayConfig | None = None, book: Logbook | None = None,
+           on_event: Callable[[Event], None] | None = None, envelope: dict[str, Any] | None = None) -> ReplayResult:
+    """Run the detectors and the forecast over ``rec``; events and samples go to ``book``."""
+    r = Replayer(cfg, book, on_event)
+    r.begin(rec.source, sorted({m.node for m in rec.modules.values()}), envelope)
+    r.feed(rec)
+    return r.finish()
+
+
+def _log_events(book: Logbook | None, run_id: str | None, events: list[Event], relative: bool) -> None:
+    """Events with their recorded time: ``sim_time`` holds it (Unix seconds) and the data its UTC
+    form; the logbook's own ``time_utc`` column is when the replay wrote it."""
+    if book is None or run_id is None:
+        return
+    for e in events:
+        data = {**to_jsonable(e.evidence), "replayed": True}
+        if e.predicted_crossing is not None:
+            data["predicted_crossing"] = e.predicted_crossing
+        if not relative:
+            data["recorded_utc"] = datetime.fromtimestamp(e.time, UTC).isoformat(timespec="seconds")
+        book.event(run_id, e.kind, e.message, e.module, e.uuid, e.time, e.severity.value, data)
+    worst = max((e.severity for e in events), key=lambda s: list(Severity).index(s), default=Severity.INFO)
+    book.finish(run_id, {"info": "pass", "warn": "warn", "critical": "fail"}[worst.value], [])
