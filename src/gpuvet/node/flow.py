@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuvet.node.flow_reference import max_min_fair_reference
 from gpuvet.node.model import Node
 from gpuvet.node.routing import Router, RouteTable
 
@@ -94,15 +95,22 @@ class TransferRate:
     bottleneck: tuple[str, str] | None  # the full directed hop that limits this transfer
 
 
+# Up to this many transfers, plain Python beats the array set-up (a simulated benchmark asks
+# for one to a few hundred transfers, thousands of times).
+_SMALL = 16
+
+
 def solve_transfers(node: Node, pairs: Sequence[tuple[str, str]],
                     router: Router | None = None) -> list[TransferRate]:
     """Bandwidth each transfer gets when all of ``pairs`` run at once."""
     router = router or Router(node)
+    if len(pairs) <= _SMALL:
+        return _solve_few(router, pairs)
     index = router.index
     src = np.fromiter((index[s] for s, _ in pairs), dtype=np.int64, count=len(pairs))
     dst = np.fromiter((index[d] for _, d in pairs), dtype=np.int64, count=len(pairs))
     solved = solve_flows(router, src, dst)
-    edges, hop_to = router.edges, [e.dst for e in router.edges]
+    edges = router.edges
     bounds, route_edges = solved.routes.indptr.tolist(), solved.routes.edges.tolist()
     out: list[TransferRate] = []
     for i, (s, d) in enumerate(pairs):
@@ -111,6 +119,21 @@ def solve_transfers(node: Node, pairs: Sequence[tuple[str, str]],
             out.append(TransferRate(s, d, 0.0, (), None))
             continue
         route = route_edges[bounds[i]:bounds[i + 1]]
-        hops = (edges[route[0]].src, *(hop_to[e] for e in route))
+        hops = (edges[route[0]].src, *(edges[e].dst for e in route))
         out.append(TransferRate(s, d, float(solved.gbps[i]), hops, (edges[limit].src, edges[limit].dst)))
+    return out
+
+
+def _solve_few(router: Router, pairs: Sequence[tuple[str, str]]) -> list[TransferRate]:
+    """``solve_transfers`` for a handful: cached routes and the plain-Python solver (same
+    arithmetic as the array solver, so the same rates to the bit)."""
+    routes = router.routes(pairs)
+    moving = [i for i, r in enumerate(routes) if r]
+    rates, limits = max_min_fair_reference([routes[i] or [] for i in moving], router.capacity.tolist())
+    edges = router.edges
+    out = [TransferRate(s, d, 0.0, (), None) for s, d in pairs]
+    for i, rate, limit in zip(moving, rates, limits, strict=True):
+        route = routes[i] or []
+        hops = (edges[route[0]].src, *(edges[e].dst for e in route))
+        out[i] = TransferRate(pairs[i][0], pairs[i][1], rate, hops, (edges[limit].src, edges[limit].dst))
     return out

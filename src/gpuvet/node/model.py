@@ -99,6 +99,8 @@ class _Index:
     kind: dict[str, EndpointKind]
     module: dict[str, Module]
     links_of: dict[str, tuple[Link, ...]]
+    module_ids: tuple[str, ...]
+    sockets: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -138,14 +140,15 @@ class Node:
             links.setdefault(link.a, []).append(link)
             if link.b != link.a:
                 links.setdefault(link.b, []).append(link)
-        return _Index(kind, module, {k: tuple(v) for k, v in links.items()})
+        return _Index(kind, module, {k: tuple(v) for k, v in links.items()}, tuple(m.id for m in self.modules),
+                      tuple(e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET))
 
     def __getstate__(self) -> dict[str, object]:
         return {k: v for k, v in self.__dict__.items() if k not in ("memo", "_index")}
 
     @property
     def module_ids(self) -> list[str]:
-        return [m.id for m in self.modules]
+        return list(self._index.module_ids)
 
     def module(self, module_id: str) -> Module:
         return self._index.module[module_id]  # KeyError(module_id) when absent
@@ -170,4 +173,4 @@ class Node:
         return [link for link in self.links if link.kind.is_fabric]
 
     def sockets(self) -> list[str]:
-        return [e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET]
+        return list(self._index.sockets)

@@ -49,6 +49,7 @@ class _Graph:
     src: np.ndarray  # per edge: endpoint index it leaves
     dst: np.ndarray  # per edge: endpoint index it enters
     pred: dict[int, np.ndarray] = field(default_factory=dict)  # source -> per endpoint: edge into it (-1 none)
+    walked: dict[tuple[str, str], tuple[int, ...] | None] = field(default_factory=dict)  # routes asked before
 
 
 def _graph(node: Node) -> _Graph:
@@ -68,8 +69,11 @@ def _graph(node: Node) -> _Graph:
                   np.array([k[0] for k in keys], dtype=np.int64), np.array([k[1] for k in keys], dtype=np.int64))
 
 
-# Sources relaxed together: bounds the (sources x edges) work arrays to ~32 MB.
+# Sources relaxed together: bounds the (sources x edges) work arrays to ~32 MB. A graph whose
+# every source fits in one batch is solved for all sources at the first ask (one pass is
+# cheaper than hundreds of one-source passes when a simulated run asks module by module).
 _BATCH_CELLS = 4_000_000
+_MISS: tuple[int, ...] = (-1,)  # not asked yet (a route is never this)
 
 
 def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray,
@@ -136,6 +140,8 @@ class Router:
         if todo.size == 0:
             return
         batch = max(1, _BATCH_CELLS // max(len(g.edges), len(g.ids), 1))
+        if not g.pred and len(g.ids) <= batch:
+            todo = np.arange(len(g.ids), dtype=np.int64)
         for at in range(0, len(todo), batch):
             part = todo[at:at + batch]
             pred = shortest_predecessors(len(g.ids), g.src, g.dst, 1.0 / g.capacity, part)
@@ -144,28 +150,20 @@ class Router:
 
     def route_edges(self, src: str, dst: str) -> list[int] | None:
         """Edge indices from src to dst, [] when src == dst, None when unreachable."""
-        s, d = self.index[src], self.index[dst]
-        self._predecessors([s])
-        pred = self._g.pred[s]
-        path: list[int] = []
-        node = d
-        while node != s:
-            e = int(pred[node])
-            if e < 0:
-                return None
-            path.append(e)
-            node = int(self._g.src[e])
-        path.reverse()
-        return path
+        return self.routes([(src, dst)])[0]
 
     def routes(self, pairs: Sequence[tuple[str, str]]) -> list[list[int] | None]:
-        table = self.route_table(pairs)
-        out: list[list[int] | None] = []
-        bounds = table.indptr.tolist()
-        edges = table.edges.tolist()
-        for i, ok in enumerate(table.reachable.tolist()):
-            out.append(edges[bounds[i]:bounds[i + 1]] if ok else None)
-        return out
+        """Like ``route_edges`` for each pair; every route solved is kept for the next ask."""
+        walked = self._g.walked
+        found = [walked.get(p, _MISS) for p in pairs]
+        if any(r is _MISS for r in found):
+            todo = list(dict.fromkeys(p for p, r in zip(pairs, found, strict=True) if r is _MISS))
+            table = self.route_table(todo)
+            bounds, edges = table.indptr.tolist(), table.edges.tolist()
+            for i, (pair, ok) in enumerate(zip(todo, table.reachable.tolist(), strict=True)):
+                walked[pair] = tuple(edges[bounds[i]:bounds[i + 1]]) if ok else None
+            found = [walked[p] for p in pairs]
+        return [list(r) if r is not None else None for r in found]
 
     def route_table(self, pairs: Sequence[tuple[str, str]]) -> RouteTable:
         """The routes of ``pairs`` as arrays (what the flow solver and the matrix consume)."""
