@@ -25,7 +25,8 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
         report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
     if baseline_out:
         _fleet_baseline(analysis, envelopes, baseline_out)
-    data = {"simulated": any(e.get("simulated") for _, e in envelopes), "node_types": analysis.node_types,
+    data = {"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
+            "node_types": analysis.node_types,
             "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
             "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
     if as_json:
@@ -80,16 +81,21 @@ def merge(files: Annotated[list[Path], typer.Argument(help="validate --json outp
           as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`."""
     from gpuvet.errors import GpuvetError
-    from gpuvet.fleet.peers import analyse
+    from gpuvet.fleet.peers import PeerTable
 
+    table = PeerTable()
+    keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
     envelopes = []
     for f in files:
         try:
-            envelopes.append((str(f), json.loads(f.read_text(encoding="utf-8"))))
+            env = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise GpuvetError(f"cannot read it as JSON ({exc})", where=str(f),
                               fix="give the output of `gpuvet validate --json`.") from None
-    _report(analyse(envelopes), envelopes, [], as_json, report, baseline_out)
+        table.add(str(f), env)  # folded in and let go: 10,000 envelopes never sit in memory at once
+        if keep:
+            envelopes.append((str(f), env))
+    _report(table.analyse(), envelopes, [], as_json, report, baseline_out)
 
 
 @fleet_app.command("validate", short_help="Validate every node of a Ray cluster, then compare peers.")
