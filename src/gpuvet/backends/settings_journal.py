@@ -11,11 +11,10 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psutil
-
-from gpuvet.backends.power_control import PowerControl
+if TYPE_CHECKING:  # every command checks the journal at start: import only what a stale one needs
+    from gpuvet.backends.power_control import PowerControl
 
 
 def _nvml() -> Any:
@@ -59,6 +58,8 @@ def guarded(control: PowerControl, modules: list[str],
     if path.exists():
         raise RuntimeError(f"a settings journal already exists at {path}: another sweep is running or was killed; "
                            "run any gpuvet command to restore it first")
+    import psutil
+
     me = psutil.Process()
     entries = [{"module": m, "uuid": control.uuid(m), "setting": "power_limit_w", "original": control.limit_w(m)}
                for m in modules]
@@ -99,6 +100,8 @@ def recover_stale(path: Path | None = None, nvml: Any = None) -> list[str]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return [f"unreadable settings journal at {path}; left in place — check the power limits by hand"]
+    import psutil
+
     try:
         alive = abs(psutil.Process(int(data["pid"])).create_time() - float(data["pid_started"])) < 1.0
     except (psutil.Error, KeyError, ValueError):
