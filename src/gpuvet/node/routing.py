@@ -96,12 +96,29 @@ def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.n
     dist = np.full((n, len(sources)), np.inf)
     dist[sources, np.arange(len(sources))] = 0.0
     for _ in range(n):
-        best = np.minimum.reduceat(dist[src_o] + w_o, starts, axis=0)
+        best = _segment_min(dist[src_o] + w_o, starts)
         improved = best < dist[targets]
         if not improved.any():
             break
         dist[targets] = np.where(improved, best, dist[targets])
     return _predecessor_edges(dist, src_o, dst_o, w_o, order, starts, targets).T
+
+
+_WIDE = 8  # groups of more rows than this (a switch's in-edges) are reduced block by block
+
+
+def _segment_min(rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``np.minimum.reduceat(rows, starts, axis=0)`` for non-empty groups, faster: narrow groups
+    (an endpoint with a link or two) take a few whole-array minimums, wide ones (a switch with
+    hundreds) a contiguous block each; reduceat walks them element by element."""
+    sizes = np.diff(np.r_[starts, len(rows)])
+    narrow = np.minimum(sizes, _WIDE)
+    out = rows[starts].copy()
+    for k in range(1, int(narrow.max(initial=1))):
+        np.minimum(out, rows[starts + np.minimum(k, narrow - 1)], out=out)
+    for g in np.flatnonzero(sizes > _WIDE).tolist():
+        out[g] = rows[starts[g]:starts[g] + sizes[g]].min(axis=0)
+    return out
 
 
 def _predecessor_edges(dist: np.ndarray, src_o: np.ndarray, dst_o: np.ndarray, w_o: np.ndarray,
@@ -110,13 +127,13 @@ def _predecessor_edges(dist: np.ndarray, src_o: np.ndarray, dst_o: np.ndarray, w
     leave = dist[src_o]
     hit = (leave + w_o == dist[dst_o]) & np.isfinite(leave)
     near = np.where(hit, leave, np.inf)
-    nearest = np.minimum.reduceat(near, starts, axis=0)
+    nearest = _segment_min(near, starts)
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(dst_o)]))
     chosen = hit & (near == nearest[group])
     m = len(order) + 1
     none = np.iinfo(np.int64).max
     code = np.where(chosen, ((len(dist) - src_o) * m + order)[:, None], none)
-    won = np.minimum.reduceat(code, starts, axis=0)
+    won = _segment_min(code, starts)
     pred = np.full(dist.shape, -1, dtype=np.int64)
     pred[targets] = np.where(won == none, -1, won % m)
     return pred
