@@ -10,6 +10,7 @@ noise."""
 
 from __future__ import annotations
 
+import gc
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -187,7 +188,13 @@ class PeerTable:
         node, node_type, schema = envelope_node(env, where)
         self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or bool(env.get("simulated"))
-        self.types.setdefault(node_type, _Columns()).add(node, env.get("checks", []))
+        paused = gc.isenabled()
+        gc.disable()  # a tuple per figure creates no cycle, but would set off full collections by the hundred
+        try:
+            self.types.setdefault(node_type, _Columns()).add(node, env.get("checks", []))
+        finally:
+            if paused:
+                gc.enable()
 
     def analyse(self, z_limit: float = Z_LIMIT, min_deviation: float = MIN_DEVIATION) -> FleetAnalysis:
         if len(self.schemas) > 1:
