@@ -27,7 +27,8 @@ FAULTY = {
               {"kind": "link_degraded", "between": ["gpu5", "nvswitch0"], "factor": 0.5}],
     "grouped-16": [{"kind": "link_down", "between": ["gpu0", "gpu8"]}, {"kind": "missing_module", "module": "gpu3"}],
     "pcie-8": [{"kind": "link_degraded", "between": ["pcisw0", "cpu0"], "factor": 0.5}],
-    "hgx-h200-8": [{"kind": "wiring_swap", "modules": ["gpu1", "gpu6"]}, {"kind": "link_down", "between": ["gpu2", "nvswitch0"]}],
+    "hgx-h200-8": [{"kind": "wiring_swap", "modules": ["gpu1", "gpu6"]},
+                   {"kind": "link_down", "between": ["gpu2", "nvswitch0"]}],
     "mesh-4": [{"kind": "link_degraded", "between": ["gpu1", "gpu2"], "factor": 0.5}],
 }
 SMALL = ["mesh-4", "pcie-8", "hgx-h200-8", "grouped-16", "nvl72"]

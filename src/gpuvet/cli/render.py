@@ -101,8 +101,8 @@ def _pair_summary(console: Console, mat: LinkMatrix) -> None:
     for col in ("label", "GB/s", "pairs"):
         t.add_column(col, justify="right" if col != "label" else "left")
     for cell, count in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0].label)):
-        gbps = "-" if cell.gbps is None else f"{'~' if cell.assumed else ''}{cell.gbps:.0f}"
-        t.add_row(Text(cell.label), gbps, f"{count:,}")
+        shown = "-" if cell.gbps is None else f"{'~' if cell.assumed else ''}{cell.gbps:.0f}"
+        t.add_row(Text(cell.label), shown, f"{count:,}")
     console.print(t)
     hosts = Counter((hp.gbps, hp.assumed, hp.socket is None) for hp in mat.host.values())
     h = Table(title=f"All {len(mat.host):,} host paths by bandwidth", title_justify="left")

@@ -171,7 +171,8 @@ def _distinct_nodes(sid: np.ndarray, nid: np.ndarray, n_nodes: int, n_series: in
     cell = sid.astype(np.int64) * max(n_nodes, 1) + nid
     if n_series * n_nodes <= 50_000_000:
         seen = np.bincount(cell, minlength=n_series * n_nodes).reshape(n_series, max(n_nodes, 1)) > 0
-        return seen.sum(axis=1)
+        per_series: np.ndarray = seen.sum(axis=1)
+        return per_series
     return np.bincount(np.unique(cell) // max(n_nodes, 1), minlength=n_series)
 
 

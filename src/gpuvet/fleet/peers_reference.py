@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from gpuvet.fleet.peers import MIN_DEVIATION, Z_LIMIT, FleetAnalysis, Outlier, envelope_node
 from gpuvet.errors import GpuvetError
+from gpuvet.fleet.peers import MIN_DEVIATION, Z_LIMIT, FleetAnalysis, Outlier, envelope_node
 from gpuvet.validate.baseline import lower_is_better
 
 

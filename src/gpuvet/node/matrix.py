@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuvet.node.memo import per_node
-from gpuvet.node.model import EndpointKind, Link, LinkKind, Node
+from gpuvet.node.model import EndpointKind, LinkKind, Node
 from gpuvet.node.relations import relations_from
 from gpuvet.node.routing import Router
 
@@ -134,10 +134,11 @@ def _link_matrix(node: Node) -> LinkMatrix:
     gbps, assumed, reachable = _route_figures(router, at[a_pos], at[b_pos])
     label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))[a_pos, b_pos]
     label = np.where(reachable, label, dash)
-    key = np.stack([label, np.where(np.isnan(gbps), -1.0, gbps).view(np.int64), assumed.astype(np.int64)], axis=1)
-    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-    made = [Cell(codes.names[k[0]], None if k[1] == np.float64(-1.0).view(np.int64) else float(np.int64(k[1]).view(np.float64)),
-                 bool(k[2])) for k in uniq.tolist()]
+    speeds, speed = np.unique(np.where(np.isnan(gbps), -1.0, gbps), return_inverse=True)  # -1: no route
+    uniq, inverse = np.unique(np.stack([label, speed.reshape(-1), assumed.astype(np.int64)], axis=1), axis=0,
+                              return_inverse=True)
+    made = [Cell(codes.names[lab], None if speeds[sp] < 0 else float(speeds[sp]), bool(guess))
+            for lab, sp, guess in uniq.tolist()]
     pairs = [(ids[a], ids[b]) for a, b in zip(a_pos.tolist(), b_pos.tolist(), strict=True)]
     cells = dict(zip(pairs, map(made.__getitem__, inverse.reshape(-1).tolist()), strict=True))
     return LinkMatrix(tuple(ids), cells, _host_paths(node, router))

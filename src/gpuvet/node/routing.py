@@ -113,7 +113,7 @@ def _segment_min(rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
     hundreds) a contiguous block each; reduceat walks them element by element."""
     sizes = np.diff(np.r_[starts, len(rows)])
     narrow = np.minimum(sizes, _WIDE)
-    out = rows[starts].copy()
+    out: np.ndarray = rows[starts].copy()
     for k in range(1, int(narrow.max(initial=1))):
         np.minimum(out, rows[starts + np.minimum(k, narrow - 1)], out=out)
     for g in np.flatnonzero(sizes > _WIDE).tolist():
