@@ -101,7 +101,7 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
     from ray.cluster_utils import Cluster
 
     specs = write_specs(tmp_path, count=5)
-    huge = tmp_path / "node-hangs.yaml"  # 144 switched modules: validation takes minutes, the timeout is seconds
+    huge = tmp_path / "node-hangs.yaml"  # 144 switched modules at standard (every pair): minutes; the timeout is seconds
     huge.write_text(yaml.safe_dump({"name": "node-hangs", "modules": {"count": 144, "model": "B200"},
                                     "fabric": {"kind": "switched", "link": {"kind": "nvlink", "width": 18,
                                                                              "lane_gbps": 50}},
@@ -111,7 +111,7 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
         for _ in range(6):
             cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
-        code, out, _ = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "20",
+        code, out, _ = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "20", "--level", "standard",
                             *[a for s in [*specs, huge] for a in ("--sim", str(s))], "--json",
                             "--logbook", str(tmp_path / "lb.db"))
     finally:
