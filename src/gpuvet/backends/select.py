@@ -3,9 +3,12 @@ loads and finds modules, otherwise the host alone (with the reason)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpuvet.backends.base import Backend
-from gpuvet.backends.host import HostBackend
-from gpuvet.backends.nvml import Nvml, NvmlUnavailable
+
+if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
+    from gpuvet.backends.nvml import Nvml
 
 
 def open_backend(sim: str | None = None, from_files: list[str] | None = None,
@@ -19,7 +22,9 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
         from gpuvet.backends.capture import CaptureBackend
 
         return CaptureBackend(from_files)
+    from gpuvet.backends.host import HostBackend
     from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import NvmlUnavailable
 
     try:
         backend = NvidiaBackend(nvml)

@@ -125,7 +125,7 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         diffs = diff_nodes(build_node(spec, where), found)
     mat = link_matrix(found)
     if as_json:
-        _print_json(_topo_json(backend, found, mat, diffs))
+        _print_topo_json(_topo_json(backend, found, mat, diffs))
     else:
         from gpuvet.cli import render
 
@@ -142,6 +142,34 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         raise typer.Exit(1)
 
 
+def _matrix_rows(mat: Any) -> dict[str, dict[str, Any]]:
+    """Cells are shared objects (one per distinct connection): convert each once."""
+    from gpuvet.report.jsonable import to_jsonable
+
+    done: dict[int, Any] = {}
+    rows: dict[str, dict[str, Any]] = {a: {} for a in mat.modules}
+    for (a, b), cell in mat.cells.items():
+        key = id(cell)
+        if key not in done:
+            done[key] = to_jsonable(cell)
+        rows[a][b] = done[key]
+    return rows
+
+
+def _print_topo_json(data: dict[str, Any]) -> None:
+    """Like ``_print_json``, with one matrix row per line: json's indenting encoder is pure
+    Python, and a 576-module matrix has 331,200 cells."""
+    import json
+
+    from gpuvet.report.jsonable import to_jsonable
+
+    rows, data["matrix"] = data["matrix"], "\0matrix"  # keeps its place among the keys
+    text = json.dumps(to_jsonable(data), indent=2)
+    body = ",\n".join(f"    {json.dumps(a)}: {json.dumps(row)}" for a, row in rows.items())
+    text = text.replace('"\\u0000matrix"', "{\n" + body + "\n  }" if rows else "{}", 1)
+    sys.stdout.write(text + "\n")
+
+
 def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
@@ -150,7 +178,7 @@ def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
         "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
         "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "gen": lk.gen,
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
-        "matrix": {a: {b: to_jsonable(mat.cells[(a, b)]) for b in mat.modules if b != a} for a in mat.modules},
+        "matrix": _matrix_rows(mat),
         "host_paths": to_jsonable(mat.host),
         "matrix_basis": "modelled: bottleneck of the declared or detected link capacities, not a measurement",
         "notes": list(backend.notes()),

@@ -27,7 +27,8 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
         report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
     if baseline_out:
         _fleet_baseline(analysis, envelopes, baseline_out)
-    data = {"simulated": any(e.get("simulated") for _, e in envelopes), "node_types": analysis.node_types,
+    data = {"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
+            "node_types": analysis.node_types,
             "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
             "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
     if as_json:
@@ -89,23 +90,33 @@ def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --js
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
     or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`)."""
     from gpuvet.errors import GpuvetError
-    from gpuvet.fleet.peers import analyse
+    from gpuvet.fleet.peers import PeerTable
 
+    table = PeerTable()
+    keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
     envelopes = []
     for f in files or []:
         try:
-            envelopes.append((str(f), json.loads(f.read_text(encoding="utf-8"))))
+            env = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise GpuvetError(f"cannot read it as JSON ({exc})", where=str(f),
                               fix="give the output of `gpuvet validate --json`.") from None
+        table.add(str(f), env)  # folded in and let go: 10,000 envelopes never sit in memory at once
+        if keep:
+            envelopes.append((str(f), env))
+    count = len(files or [])
     if logbook:
-        envelopes += _from_logbook(logbook, since)
+        for name, env in _from_logbook(logbook, since):
+            table.add(name, env)
+            count += 1
+            if keep:
+                envelopes.append((name, env))
     elif since:
         raise GpuvetError("--since without --logbook", where="--since", fix="add --logbook FILE_OR_URL.")
-    if not envelopes:
+    if not count:
         raise GpuvetError("nothing to merge", where="fleet merge",
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
-    _report(analyse(envelopes), envelopes, [], as_json, report, baseline_out)
+    _report(table.analyse(), envelopes, [], as_json, report, baseline_out)
 
 
 def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, Any]]]:

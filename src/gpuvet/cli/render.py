@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from gpuvet.backends.readings import Inventory, Unavailable
 
@@ -55,36 +57,62 @@ def inventory(console: Console, inv: Inventory) -> None:
         console.print(f"[cyan]note:[/] {escape(note)}")
 
 
+_SHOWN = 16  # rows and columns of the matrix drawn; a bigger node also gets a summary of every pair
+
+
 def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
     if not mat.modules:
         console.print("No modules: no link matrix to show.")
         return
-    big = len(mat.modules) > 16
+    big = len(mat.modules) > _SHOWN
     t = Table(title="Link matrix (label; GB/s per direction for one transfer, "
               "modelled from link widths and speeds, not measured)" +
               (" [simulated]" if simulated else ""), title_justify="left")
     t.add_column("")
-    cols = mat.modules if not big else mat.modules[:16]
-    for m in cols:
-        t.add_column(m, justify="center")
+    shown = mat.modules[:_SHOWN]
+    for m in shown:
+        t.add_column(Text(m), justify="center")
     t.add_column("host", justify="center")
-    for a in mat.modules:
-        row = [f"[bold]{a}[/]"]
-        for b in cols:
+    for a in shown:
+        row = [Text(a, style="bold")]
+        for b in shown:
             if a == b:
-                row.append("X")
+                row.append(Text("X"))
                 continue
             c = mat.cells[(a, b)]
-            row.append(c.label + (f"\n{'~' if c.assumed else ''}{c.gbps:.0f}" if c.gbps is not None else ""))
+            row.append(Text(c.label + (f"\n{'~' if c.assumed else ''}{c.gbps:.0f}" if c.gbps is not None else "")))
         hp = mat.host[a]
-        row.append(f"{hp.socket or '-'}\n{'~' if hp.assumed else ''}{hp.gbps:.0f}" if hp.gbps is not None
-                   else (hp.socket or "-"))
+        row.append(Text(f"{hp.socket or '-'}\n{'~' if hp.assumed else ''}{hp.gbps:.0f}" if hp.gbps is not None
+                        else (hp.socket or "-")))
         t.add_row(*row)
     console.print(t)
     if big:
-        console.print(f"[dim]{len(mat.modules) - 16} more columns left out; use --json for all.[/]")
+        left = len(mat.modules) - _SHOWN
+        console.print(f"[dim]{left} more rows and columns left out; every pair is counted below; use --json for all.[/]")
+        _pair_summary(console, mat)
     console.print("[dim]NV#/XG#/SD# = # bonded fabric links; SW# = through a fabric switch; PIX/PXB/PHB/NODE/SYS "
                   "as in nvidia-smi topo -m. ~ = a link on the path has no known speed (a typical one is assumed).[/]")
+
+
+def _pair_summary(console: Console, mat: LinkMatrix) -> None:
+    """Every ordered pair counted by its cell, and every module by its host path: on a node too
+    big to draw, an odd pair shows up as a small count."""
+    pairs = Counter(mat.cells.values())
+    t = Table(title=f"All {len(mat.cells):,} module pairs by connection", title_justify="left")
+    for col in ("label", "GB/s", "pairs"):
+        t.add_column(col, justify="right" if col != "label" else "left")
+    for cell, count in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0].label)):
+        shown = "-" if cell.gbps is None else f"{'~' if cell.assumed else ''}{cell.gbps:.0f}"
+        t.add_row(Text(cell.label), shown, f"{count:,}")
+    console.print(t)
+    hosts = Counter((hp.gbps, hp.assumed, hp.socket is None) for hp in mat.host.values())
+    h = Table(title=f"All {len(mat.host):,} host paths by bandwidth", title_justify="left")
+    for col in ("GB/s to host memory", "modules"):
+        h.add_column(col, justify="right")
+    for (gbps, assumed, no_socket), count in sorted(hosts.items(), key=lambda kv: -kv[1]):
+        label = "no socket" if no_socket else ("-" if gbps is None else f"{'~' if assumed else ''}{gbps:.0f}")
+        h.add_row(label, f"{count:,}")
+    console.print(h)
 
 
 def differences(console: Console, diffs: list[Difference]) -> None:

@@ -116,7 +116,7 @@ class Evidence:
         ctx = self._ctx()
         if ctx is None or any(m.is_host for m in ctx.engine.modules()) or len(ctx.engine.modules()) < 2:
             return None
-        return copy.run(ctx, copy.CopyOptions(tests=("p2p",), size_bytes=64 * 2**20))
+        return copy.run(ctx, copy.CopyOptions(tests=("p2p",), size_bytes=64 * 2**20, pairs="sampled"))
 
     @cached_property
     def compute(self) -> list[BenchResult] | None:

@@ -10,8 +10,9 @@ noise."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+import gc
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ class FleetAnalysis:
     outliers: list[Outlier]
     metrics: int
     values: int
+    simulated: bool = False  # any envelope was simulated
 
 
 def envelope_node(env: dict[str, Any], where: str) -> tuple[str, str, int]:
@@ -57,55 +59,157 @@ def envelope_node(env: dict[str, Any], where: str) -> tuple[str, str, int]:
                           fix="give the output of `gpuvet validate --json` for each node.") from None
 
 
-def analyse(envelopes: Sequence[tuple[str, dict[str, Any]]], z_limit: float = Z_LIMIT,
+def analyse(envelopes: Iterable[tuple[str, dict[str, Any]]], z_limit: float = Z_LIMIT,
             min_deviation: float = MIN_DEVIATION) -> FleetAnalysis:
     """``envelopes``: (where it came from, envelope). Groups by node type; refuses mixed schemas."""
-    schemas: dict[int, str] = {}
-    by_type: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    table = PeerTable()
     for where, env in envelopes:
+        table.add(where, env)
+    return table.analyse(z_limit, min_deviation)
+
+
+_PLAIN_NUMBERS = (float, int)
+
+
+class _Columns:
+    """One node type's figures as flat columns (about 20 bytes a figure, not a dict each)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, int] = {}
+        self.series: dict[str, int] = {}  # "layer/name" -> series id, in order of first sight
+        self.refs: dict[tuple[Any, ...], int] = {}  # (unit, module, between, layer) -> ref id
+        self._seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # a check's (layer, name, unit, module, between)
+        self.series_of, self.node_of, self.ref_of = array("i"), array("i"), array("i")
+        self.value = array("d")
+
+    def add(self, node: str, checks: list[dict[str, Any]]) -> None:
+        nid = self.nodes.setdefault(node, len(self.nodes))
+        seen, before = self._seen, len(self.value)
+        for c in checks:
+            value = c.get("value")
+            if value.__class__ not in _PLAIN_NUMBERS and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+                continue
+            if c.get("verdict") == "skip":
+                continue
+            between = c.get("between")
+            shape = (c.get("layer"), c.get("name"), c.get("unit"), c.get("module"),
+                     tuple(between) if between else None)
+            ids = seen.get(shape)
+            if ids is None:
+                ids = seen[shape] = self._ids(shape)
+            self.series_of.append(ids[0])
+            self.ref_of.append(ids[1])
+            self.value.append(value)
+        self.node_of.extend(array("i", [nid]) * (len(self.value) - before))
+
+    def _ids(self, shape: tuple[Any, ...]) -> tuple[int, int]:
+        """(series id, ref id) of a check's shape, the first time that shape is seen."""
+        layer, name, unit, module, between = shape
+        sid = self.series.setdefault(f"{layer}/{name}", len(self.series))
+        rid = self.refs.setdefault((unit, module, between, layer), len(self.refs))
+        return sid, rid
+
+    def outliers(self, node_type: str, z_limit: float, min_deviation: float) -> list[Outlier]:
+        n_series = len(self.series)
+        if not self.value:
+            return []
+        sid = np.frombuffer(self.series_of, dtype=np.int32)
+        x = np.frombuffer(self.value, dtype=np.float64)
+        order = np.argsort(sid, kind="stable")  # each series together, in the order its figures came
+        counts = np.bincount(sid, minlength=n_series)
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        peers = _distinct_nodes(sid, np.frombuffer(self.node_of, dtype=np.int32), len(self.nodes), n_series)
+        median, mad = _median_and_mad(sid, x, order, starts, counts)
+        scale = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
+        z = 0.6745 * (x - median[sid]) / scale[sid]
+        names = [key.split("/", 1)[1] for key in self.series]
+        lower = np.array([lower_is_better(n) for n in names], dtype=bool)
+        worse = np.where(lower[sid], z > 0, z < 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            deviation = np.where(median[sid] != 0, (x - median[sid]) / np.abs(median[sid]), 0.0)
+        flagged = worse & (np.abs(z) > z_limit) & (np.abs(deviation) > min_deviation) & (peers[sid] >= 3)
+        return self._named(order[flagged[order]], node_type, names, median, z, deviation)
+
+    def _named(self, hits: np.ndarray, node_type: str, names: list[str], median: np.ndarray, z: np.ndarray,
+               deviation: np.ndarray) -> list[Outlier]:
+        node_names, ref_list = list(self.nodes), list(self.refs)
+        out = []
+        for i in hits.tolist():
+            sid, unit_module_between_layer = self.series_of[i], ref_list[self.ref_of[i]]
+            unit, module, between, layer = unit_module_between_layer
+            out.append(Outlier(node_names[self.node_of[i]], node_type, names[sid], self.value[i], float(median[sid]),
+                               float(z[i]), 100.0 * float(deviation[i]), unit, module, between, layer))
+        return out
+
+
+def _median_and_mad(sid: np.ndarray, x: np.ndarray, order: np.ndarray, starts: np.ndarray, counts: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per series: median, and median absolute deviation from it. When every series has as many
+    figures (every node reports every metric), one 2-D ``np.median`` (a partition, no sort)."""
+    if counts.size and counts.min() == counts.max() > 0:
+        grid = x[order].reshape(len(counts), int(counts[0]))
+        median = np.median(grid, axis=1)
+        return median, np.median(np.abs(grid - median[:, None]), axis=1)
+    median = _group_median(sid, x, starts, counts)
+    return median, _group_median(sid, np.abs(x - median[sid]), starts, counts)
+
+
+def _group_median(group: np.ndarray, x: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Median of ``x`` within each group, as ``np.median`` computes it (mean of the middle two)."""
+    by_value = np.argsort(x)
+    ordered = x[by_value][np.argsort(group[by_value], kind="stable")]  # by group, then value: two sorts beat lexsort
+    ok = counts > 0
+    lo = ordered[(starts + (counts - 1) // 2)[ok]]
+    hi = ordered[(starts + counts // 2)[ok]]
+    out = np.full(len(counts), np.nan)
+    out[ok] = np.where(lo == hi, lo, (lo + hi) / 2)
+    return out
+
+
+def _distinct_nodes(sid: np.ndarray, nid: np.ndarray, n_nodes: int, n_series: int) -> np.ndarray:
+    """Per series, how many different nodes gave it a figure."""
+    cell = sid.astype(np.int64) * max(n_nodes, 1) + nid
+    if n_series * n_nodes <= 50_000_000:
+        seen = np.bincount(cell, minlength=n_series * n_nodes).reshape(n_series, max(n_nodes, 1)) > 0
+        per_series: np.ndarray = seen.sum(axis=1)
+        return per_series
+    return np.bincount(np.unique(cell) // max(n_nodes, 1), minlength=n_series)
+
+
+class PeerTable:
+    """Envelopes folded in one at a time, so a merge of 10,000 files never holds them all: only
+    their figures, as columns per node type."""
+
+    def __init__(self) -> None:
+        self.schemas: dict[int, str] = {}
+        self.types: dict[str, _Columns] = {}
+        self.simulated = False
+
+    def add(self, where: str, env: dict[str, Any]) -> None:
         node, node_type, schema = envelope_node(env, where)
-        schemas.setdefault(schema, where)
-        by_type[node_type].append((node, env))
-    if len(schemas) > 1:
-        listed = "; ".join(f"schema {s} ({w})" for s, w in sorted(schemas.items()))
-        raise GpuvetError(f"envelopes of different schema versions: {listed}", where="fleet merge",
-                          fix="re-run validate with one gpuvet version on every node, or merge them separately.")
-    outliers: list[Outlier] = []
-    metrics = values = 0
-    for node_type, group in by_type.items():
-        series: dict[str, tuple[list[float], list[tuple[str, dict[str, Any]]]]] = defaultdict(lambda: ([], []))
-        for node, env in group:
-            for c in env.get("checks", []):
-                value = c.get("value")
-                if c.get("verdict") == "skip" or not isinstance(value, (int, float)) or isinstance(value, bool):
-                    continue
-                key = f"{c.get('layer')}/{c.get('name')}"
-                vals, refs = series[key]
-                vals.append(float(value))
-                refs.append((node, c))
-        for key, (vals, refs) in series.items():
-            metrics += 1
-            values += len(vals)
-            if len({n for n, _ in refs}) < 3:
-                continue  # fewer than three nodes: no majority to compare with
-            x = np.asarray(vals)
-            median = float(np.median(x))
-            mad = float(np.median(np.abs(x - median)))
-            scale = mad if mad > 0 else max(abs(median) * 1e-3, 1e-12)
-            z = 0.6745 * (x - median) / scale
-            name = key.split("/", 1)[1]
-            worse = z > 0 if lower_is_better(name) else z < 0
-            deviation = (x - median) / abs(median) if median else np.zeros_like(x)
-            flagged = np.flatnonzero(worse & (np.abs(z) > z_limit) & (np.abs(deviation) > min_deviation))
-            for i in flagged:
-                node, c = refs[i]
-                between = tuple(c["between"]) if c.get("between") else None
-                outliers.append(Outlier(node, node_type, name, vals[i], median, float(z[i]),
-                                        100.0 * float(deviation[i]), c.get("unit"), c.get("module"), between,
-                                        c.get("layer")))
-    outliers.sort(key=lambda o: abs(o.score), reverse=True)
-    types = {t: sorted({n for n, _ in g}) for t, g in by_type.items()}
-    return FleetAnalysis(types, outliers, metrics, values)
+        self.schemas.setdefault(schema, where)
+        self.simulated = self.simulated or bool(env.get("simulated"))
+        paused = gc.isenabled()
+        gc.disable()  # a tuple per figure creates no cycle, but would set off full collections by the hundred
+        try:
+            self.types.setdefault(node_type, _Columns()).add(node, env.get("checks", []))
+        finally:
+            if paused:
+                gc.enable()
+
+    def analyse(self, z_limit: float = Z_LIMIT, min_deviation: float = MIN_DEVIATION) -> FleetAnalysis:
+        if len(self.schemas) > 1:
+            listed = "; ".join(f"schema {s} ({w})" for s, w in sorted(self.schemas.items()))
+            raise GpuvetError(f"envelopes of different schema versions: {listed}", where="fleet merge",
+                              fix="re-run validate with one gpuvet version on every node, or merge them separately.")
+        outliers: list[Outlier] = []
+        for node_type, cols in self.types.items():
+            outliers += cols.outliers(node_type, z_limit, min_deviation)
+        outliers.sort(key=lambda o: abs(o.score), reverse=True)
+        types = {t: sorted(c.nodes) for t, c in self.types.items()}
+        metrics = sum(len(c.series) for c in self.types.values())
+        values = sum(len(c.value) for c in self.types.values())
+        return FleetAnalysis(types, outliers, metrics, values, self.simulated)
 
 
 def healthy_envelopes(envelopes: Sequence[tuple[str, dict[str, Any]]], analysis: FleetAnalysis,

@@ -93,9 +93,23 @@ class Host:
 
 
 @dataclass(frozen=True)
-class Node:
-    """A node; ``pcie_known``/``fabric_known`` are False when a source could not see them."""
+class _Index:
+    """Lookups by id, built once per node: a node of 576 modules asks them millions of times."""
 
+    kind: dict[str, EndpointKind]
+    module: dict[str, Module]
+    links_of: dict[str, tuple[Link, ...]]
+    module_ids: tuple[str, ...]
+    sockets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node; ``pcie_known``/``fabric_known`` are False when a source could not see them.
+
+    A node never changes (faults make a new one), so what is derived from it — the id index,
+    routes, the link matrix — is computed once and kept in ``memo`` (not part of equality, not
+    pickled)."""
 
     name: str
     modules: tuple[Module, ...]
@@ -109,39 +123,46 @@ class Node:
     # modules pass on traffic between other modules (a torus of SerDes links); never NVLink/xGMI
     modules_forward: bool = False
 
+    @cached_property
+    def memo(self) -> dict[str, object]:
+        """Derived data keyed by who derives it (see ``node.memo.per_node``)."""
+        return {}
+
+    @cached_property
+    def _index(self) -> _Index:
+        kind: dict[str, EndpointKind] = {}
+        module: dict[str, Module] = {}
+        for m in self.modules:
+            module.setdefault(m.id, m)
+            kind.setdefault(m.id, EndpointKind.MODULE)
+        for e in self.endpoints:
+            kind.setdefault(e.id, e.kind)
+        links: dict[str, list[Link]] = {}
+        for link in self.links:
+            links.setdefault(link.a, []).append(link)
+            if link.b != link.a:
+                links.setdefault(link.b, []).append(link)
+        return _Index(kind, module, {k: tuple(v) for k, v in links.items()}, tuple(m.id for m in self.modules),
+                      tuple(e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET))
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("memo", "_index")}
+
     @property
     def module_ids(self) -> list[str]:
-        return [m.id for m in self.modules]
+        return list(self._index.module_ids)
 
     def module(self, module_id: str) -> Module:
-        for m in self.modules:
-            if m.id == module_id:
-                return m
-        raise KeyError(module_id)
+        return self._index.module[module_id]  # KeyError(module_id) when absent
 
     def endpoint_ids(self) -> list[str]:
         return self.module_ids + [e.id for e in self.endpoints]
 
     def kind_of(self, endpoint_id: str) -> EndpointKind:
-        if any(m.id == endpoint_id for m in self.modules):
-            return EndpointKind.MODULE
-        for e in self.endpoints:
-            if e.id == endpoint_id:
-                return e.kind
-        raise KeyError(endpoint_id)
+        return self._index.kind[endpoint_id]  # KeyError(endpoint_id) when absent
 
     def links_of(self, endpoint_id: str) -> list[Link]:
-        return list(self._links_by_endpoint.get(endpoint_id, ()))
-
-    @cached_property
-    def _links_by_endpoint(self) -> dict[str, tuple[Link, ...]]:
-        """Built once per node: telemetry asks for a module's links at every sample."""
-        index: dict[str, list[Link]] = {}
-        for link in self.links:
-            index.setdefault(link.a, []).append(link)
-            if link.b != link.a:
-                index.setdefault(link.b, []).append(link)
-        return {k: tuple(v) for k, v in index.items()}
+        return list(self._index.links_of.get(endpoint_id, ()))
 
     def pcie_link(self, module_id: str) -> Link | None:
         """The module's own PCIe link to its parent (switch, bridge or socket)."""
@@ -154,7 +175,7 @@ class Node:
         return [link for link in self.links if link.kind.is_fabric]
 
     def sockets(self) -> list[str]:
-        return [e.id for e in self.endpoints if e.kind is EndpointKind.SOCKET]
+        return list(self._index.sockets)
 
 
 HOST = "host"  # a transfer endpoint meaning host memory

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from enum import StrEnum
 
+from gpuvet.node.memo import per_node
 from gpuvet.node.model import EndpointKind, Link, LinkKind, Node
 
 
@@ -65,13 +66,57 @@ def classify(node: Node, path: list[str]) -> PcieRelation:
 def pcie_relations(node: Node, ids: list[str] | None = None) -> dict[frozenset[str], PcieRelation | None]:
     """Relation of every pair among ``ids`` (default: the modules); None if not connected."""
     ids = ids if ids is not None else node.module_ids
-    adj = _tree_adjacency(node)
     out: dict[frozenset[str], PcieRelation | None] = {}
     for i, a in enumerate(ids):
+        seen = relations_from(node, a)
         for b in ids[i + 1:]:
-            path = _path(adj, a, b)
-            out[frozenset((a, b))] = classify(node, path) if path else None
+            out[frozenset((a, b))] = seen.get(b)
     return out
+
+
+def relations_from(node: Node, src: str) -> dict[str, PcieRelation]:
+    """Relation of ``src`` to every endpoint its PCIe/SMP tree reaches (itself excluded).
+
+    One breadth-first search, kept on the node, in place of one search per pair: the route to
+    each endpoint is the one ``_path`` finds (same search, same order), and what lies between
+    is counted on the way instead of walking the path again.
+    """
+    cache = per_node(node, "relations.from", dict[str, dict[str, PcieRelation]])
+    if src not in cache:
+        cache[src] = _bfs_relations(node, per_node(node, "relations.adjacency", lambda: _tree_adjacency(node)), src)
+    return cache[src]
+
+
+def _bfs_relations(node: Node, adj: dict[str, list[str]], src: str) -> dict[str, PcieRelation]:
+    # inner[v]: (sockets, host bridges, PCIe switches) strictly between src and v
+    inner: dict[str, tuple[int, int, int]] = {src: (0, 0, 0)}
+    out: dict[str, PcieRelation] = {}
+    queue = deque([src])
+    while queue:
+        cur = queue.popleft()
+        s, h, p = inner[cur]
+        if cur != src:
+            kind = node.kind_of(cur)
+            out[cur] = _relation(s, h, p)
+            s += kind is EndpointKind.SOCKET
+            h += kind is EndpointKind.HOST_BRIDGE
+            p += kind is EndpointKind.PCIE_SWITCH
+        for nxt in adj[cur]:
+            if nxt not in inner:
+                inner[nxt] = (s, h, p)
+                queue.append(nxt)
+    return out
+
+
+def _relation(sockets: int, bridges: int, switches: int) -> PcieRelation:
+    """``classify`` from counts of what lies between."""
+    if sockets >= 2:
+        return PcieRelation.SYS
+    if sockets == 1:
+        return PcieRelation.NODE
+    if bridges:
+        return PcieRelation.PHB
+    return PcieRelation.PXB if switches >= 2 else PcieRelation.PIX
 
 
 def direct_fabric_links(node: Node) -> dict[frozenset[str], Link]:

@@ -8,7 +8,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
@@ -54,11 +54,12 @@ class Plan:
     memory: bool
     models: bool
     agreement: bool
+    p2p_pairs: Literal["all", "sampled"] = "all"  # quick samples pairs on big nodes (bench.copy.p2p_pairs)
 
 
 PLANS = {
     Level.QUICK: Plan(QUICK, ("bf16",), ("fp32",), ("h2d", "d2h", "p2p", "concurrent"), 64 * 2**20,
-                      ("all_reduce",), 64 * 2**20, 8, False, False, False),
+                      ("all_reduce",), 64 * 2**20, 8, False, False, False, p2p_pairs="sampled"),
     Level.STANDARD: Plan(TimingPlan(budget_s=1.0), ("fp64", "tf32", "bf16", "fp8"), ("fp64", "fp32", "bf16"),
                          ("h2d", "d2h", "pageable", "p2p", "concurrent"), None, ("all_reduce",), 256 * 2**20, 4,
                          True, False, True),  # memory clock flapping and silent corruption are the seeds' cases
@@ -295,7 +296,8 @@ class Validator:
                                        lambda rs: layers.compute_checks(rs, exp, device))
 
         self._event(run_id, "host_link and module_link")
-        copy_results = copy.run(ctx, copy.CopyOptions(tests=plan.copy_tests, size_bytes=plan.copy_bytes))
+        copy_results = copy.run(ctx, copy.CopyOptions(tests=plan.copy_tests, size_bytes=plan.copy_bytes,
+                                                      pairs=plan.p2p_pairs))
         checks += self._rerun_marginal(
             layers.copy_checks(copy_results, exp, ids, device), ctx,
             lambda c: copy.run(ctx, copy.CopyOptions(modules=_involved(c), size_bytes=plan.copy_bytes,

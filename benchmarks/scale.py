@@ -1,0 +1,159 @@
+"""Scale: switched domains of 72/144/288/576 modules and fleets of 1,000/10,000 nodes, each time
+beside the bare reference that bounds it, measured in the same run.
+
+  domain rows  all-pairs routes + max-min flows (solve_flows), and the same flows from the first
+               8 sources by the array solver and by the plain-Python reference solver (the
+               oracle; the subset keeps it short); the link matrix; `gpuvet topo --sim` wall
+               beside the wall of bare `python -c "import numpy, pydantic, typer, rich, yaml"`.
+  fleet rows   peer analysis of N nodes x 8 modules x 100 metrics, fed one envelope at a time,
+               beside numpy's median over the same array; peak memory of the process.
+
+Targets (issue 22): flows at 576 <= 1 s; topo <= 10 s at 576 and <= 0.5 s for a preset;
+1,000 nodes <= 0.5 s and 10,000 nodes <= 5 s within 2 GiB. A 2-core machine shared with other
+work: read the ratios, not only the seconds.
+
+    python benchmarks/scale.py [--nodes 1000 10000] [--modules 72 144 288 576] [--validate]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from gpuvet.fleet.peers import PeerTable
+from gpuvet.node.build import build_node
+from gpuvet.node.flow import max_min_fair_csr, solve_flows
+from gpuvet.node.flow_reference import max_min_fair_reference
+from gpuvet.node.matrix import link_matrix
+from gpuvet.node.routing import Router
+from gpuvet.node.spec import load_spec
+
+
+def _best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def _fresh(preset: str) -> Any:
+    spec, where = load_spec(preset)
+    return build_node(spec, where)  # a new node: nothing memoised yet
+
+
+def _all_pairs(router: Router, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    at = np.array([router.index[m] for m in ids], dtype=np.int64)
+    src, dst = np.repeat(at, len(at)), np.tile(at, len(at))
+    keep = src != dst
+    return src[keep], dst[keep]
+
+
+def _wall(args: list[str], timeout: float = 300.0) -> float | None:
+    t0 = time.perf_counter()
+    try:
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False,
+                       env={**os.environ, "GPUVET_HOME": os.environ.get("GPUVET_HOME", "/tmp/gpuvet-scale")})
+    except subprocess.TimeoutExpired:
+        return None
+    return time.perf_counter() - t0
+
+
+def domain_row(modules: int) -> dict[str, Any]:
+    preset = f"nvl{modules}"
+    def flows() -> Any:
+        node = _fresh(preset)
+        router = Router(node)
+        return solve_flows(router, *_all_pairs(router, node.module_ids))
+    flows_s, solved = _best(flows, 3)
+    node = _fresh(preset)
+    router = Router(node)
+    src, dst = _all_pairs(router, node.module_ids)
+    subset = src < router.index[node.module_ids[8]] if len(node.module_ids) > 8 else src >= 0
+    table = router.route_table_idx(src[subset], dst[subset])
+    paths = [table.edges[table.indptr[i]:table.indptr[i + 1]].tolist() for i in range(len(table.indptr) - 1)]
+    array_s, fast = _best(lambda: max_min_fair_csr(table.indptr, table.edges, router.capacity), 5)
+    ref_s, (slow, _) = _best(lambda: max_min_fair_reference(paths, router.capacity.tolist()), 3)
+    matrix_s, _ = _best(lambda: link_matrix(_fresh(preset)), 1)
+    topo_s = _wall([sys.executable, "-m", "gpuvet", "topo", "--sim", preset])
+    return {"modules": modules, "flows": len(solved.gbps), "flows_s": flows_s, "subset": int(subset.sum()),
+            "array_s": array_s, "reference_s": ref_s, "agree": bool(np.array_equal(fast.rates, slow)),
+            "matrix_s": matrix_s, "topo_s": topo_s}
+
+
+def envelopes(nodes: int, values: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Validate envelopes made one at a time from a (nodes, 8, 100) array (never all at once)."""
+    modules, metrics = values.shape[1], values.shape[2]
+    for n in range(nodes):
+        checks = [{"layer": "compute", "name": f"metric_{k:03d}", "verdict": "pass", "value": float(values[n, m, k]),
+                   "unit": "x", "module": f"gpu{m}"} for m in range(modules) for k in range(metrics)]
+        yield f"node{n}", {"schema_version": 1, "simulated": True,
+                           "environment": {"node": f"node{n:05d}", "node_type": "H200-SXM"}, "checks": checks}
+
+
+def fleet_row(nodes: int) -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    values = rng.normal(100.0, 1.0, (nodes, 8, 100))
+    values[7, 3, 5] *= 0.90
+    values[nodes // 2, :, 42] *= 0.92
+    table, fold_s = PeerTable(), 0.0
+    for where, env in envelopes(nodes, values):
+        t0 = time.perf_counter()
+        table.add(where, env)
+        fold_s += time.perf_counter() - t0
+    analyse_s, result = _best(table.analyse, 1)
+    grid = values.reshape(nodes * 8, 100)
+    median_s, _ = _best(lambda: np.median(grid, axis=0), 3)
+    return {"nodes": nodes, "figures": result.values, "fold_s": fold_s, "analyse_s": analyse_s,
+            "median_s": median_s, "outliers": len(result.outliers),
+            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _s(x: float | None) -> str:
+    return "timeout" if x is None else (f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--modules", type=int, nargs="*", default=[72, 144, 288, 576])
+    parser.add_argument("--nodes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--validate", action="store_true", help="also time `validate --level quick` (slow)")
+    args = parser.parse_args()
+    bare = _wall([sys.executable, "-c", "import numpy, pydantic, typer, rich, yaml"])
+    small = _wall([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8"])
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"topo --sim hgx-h200-8: {_s(small)} wall (target 0.5 s); bare python + numpy/pydantic/typer/rich/yaml "
+          f"imports: {_s(bare)}\n")
+    print(f"{'modules':>7} {'flows':>8} {'all-pairs flows':>15} {'subset':>7} {'array':>9} {'plain Python':>12} "
+          f"{'ratio':>6} {'same':>5} {'matrix':>9} {'topo wall':>9}")
+    for m in args.modules:
+        r = domain_row(m)
+        print(f"{m:>7} {r['flows']:>8,} {_s(r['flows_s']):>15} {r['subset']:>7,} {_s(r['array_s']):>9} "
+              f"{_s(r['reference_s']):>12} {r['reference_s'] / r['array_s']:>5.1f}x {str(r['agree']):>5} "
+              f"{_s(r['matrix_s']):>9} {_s(r['topo_s']):>9}")
+        if args.validate:
+            print(f"        validate --level quick --sim nvl{m}: "
+                  f"{_s(_wall([sys.executable, '-m', 'gpuvet', 'validate', '--sim', f'nvl{m}', '--level', 'quick']))}")
+    print("targets: all-pairs flows at 576 <= 1 s; topo at 576 <= 10 s\n")
+    print(f"{'nodes':>6} {'figures':>11} {'fold in':>9} {'analyse':>9} {'total':>9} {'numpy median':>12} "
+          f"{'outliers':>8} {'peak RSS':>9}")
+    for n in args.nodes:
+        r = fleet_row(n)
+        print(f"{n:>6} {r['figures']:>11,} {_s(r['fold_s']):>9} {_s(r['analyse_s']):>9} "
+              f"{_s(r['fold_s'] + r['analyse_s']):>9} {_s(r['median_s']):>12} {r['outliers']:>8} "
+              f"{r['peak_mib']:>6.0f} MiB")
+    print("targets: 1,000 nodes <= 0.5 s; 10,000 nodes <= 5 s within 2 GiB (peak RSS is the whole process)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""The fast paths for large nodes and fleets give what the slow ones give: the same routes as
+scipy's Dijkstra, the same rates as the plain-Python solver, the same link matrix as the
+pair-by-pair labelling, the same outliers as the one-series-at-a-time peer analysis."""
+
+import copy as copy_module
+
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from gpuvet.backends.sim import SimBackend
+from gpuvet.bench.copy import SAMPLE_ABOVE, p2p_pairs
+from gpuvet.fleet.peers import analyse
+from gpuvet.fleet.peers_reference import analyse_reference
+from gpuvet.node.build import build_node
+from gpuvet.node.flow import _solve_few, max_min_fair, max_min_fair_csr, solve_flows, solve_transfers
+from gpuvet.node.flow_reference import max_min_fair_reference
+from gpuvet.node.matrix import _ABBREV, _socket_of, link_matrix
+from gpuvet.node.model import EndpointKind
+from gpuvet.node.relations import _path, _tree_adjacency, classify, pcie_relations
+from gpuvet.node.routing import Router
+from gpuvet.node.spec import load_spec
+
+FAULTY = {
+    "nvl72": [{"kind": "link_down", "between": ["gpu0", "nvswitch0"]},
+              {"kind": "link_degraded", "between": ["gpu5", "nvswitch0"], "factor": 0.5}],
+    "grouped-16": [{"kind": "link_down", "between": ["gpu0", "gpu8"]}, {"kind": "missing_module", "module": "gpu3"}],
+    "pcie-8": [{"kind": "link_degraded", "between": ["pcisw0", "cpu0"], "factor": 0.5}],
+    "hgx-h200-8": [{"kind": "wiring_swap", "modules": ["gpu1", "gpu6"]},
+                   {"kind": "link_down", "between": ["gpu2", "nvswitch0"]}],
+    "mesh-4": [{"kind": "link_degraded", "between": ["gpu1", "gpu2"], "factor": 0.5}],
+}
+SMALL = ["mesh-4", "pcie-8", "hgx-h200-8", "grouped-16", "nvl72"]
+
+
+def _nodes(tmp_path, preset):
+    from tests.conftest import sim_with_faults
+
+    return [SimBackend.from_ref(preset).declared, sim_with_faults(tmp_path, preset, FAULTY[preset]).node()]
+
+
+def _scipy_routes(router):
+    g = router._g
+    n = len(g.ids)
+    graph = csr_matrix((1.0 / g.capacity, (g.src, g.dst)), shape=(n, n))
+    _, pred = dijkstra(graph, directed=True, return_predecessors=True)
+    edge = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(g.src, g.dst, strict=True))}
+    out = {}
+    for s in range(n):
+        for d in range(n):
+            path, cur = [], d
+            while cur != s and pred[s, cur] >= 0:
+                path.append(edge[(int(pred[s, cur]), cur)])
+                cur = int(pred[s, cur])
+            out[(g.ids[s], g.ids[d])] = path[::-1] if cur == s else None
+    return out
+
+
+@pytest.mark.parametrize("preset", SMALL)
+def test_routes_are_scipy_dijkstra_routes(tmp_path, preset):
+    for node in _nodes(tmp_path, preset):
+        router = Router(node)
+        want = _scipy_routes(router)
+        pairs = list(want)
+        assert dict(zip(pairs, router.routes(pairs), strict=True)) == want
+
+
+def _random_paths(rng, n_flows, n_edges):
+    return [sorted(set(rng.integers(0, n_edges, rng.integers(0, 4)).tolist())) for _ in range(n_flows)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_array_solver_matches_the_plain_python_reference_to_the_bit(seed):
+    rng = np.random.default_rng(seed)
+    capacity = rng.choice([25.0, 50.0, 100.0, 63.0, 7.5], size=12)
+    paths = _random_paths(rng, 200, len(capacity))
+    rates, limits = max_min_fair_reference(paths, capacity.tolist())
+    share = max_min_fair(paths, capacity)
+    assert share.rates.tolist() == rates
+    assert share.limiting_edge.tolist() == limits
+
+
+def test_csr_solver_on_no_flows_and_empty_paths():
+    empty = max_min_fair_csr(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.array([1.0]))
+    assert empty.rates.size == 0
+    assert max_min_fair_reference([[]], [1.0]) == ([float("inf")], [-1])
+
+
+@pytest.mark.parametrize("preset", SMALL)
+def test_few_transfers_and_many_transfers_solve_alike(tmp_path, preset):
+    for node in _nodes(tmp_path, preset):
+        router = Router(node)
+        ids = node.module_ids + node.sockets()
+        pairs = [(a, b) for a in ids for b in ids][:: max(1, len(ids) // 3)]
+        many = solve_transfers(node, pairs, router)  # more than 16: the array path
+        for start in range(0, len(pairs), 7):
+            chunk = pairs[start:start + 7]
+            few = _solve_few(router, chunk)
+            assert few == solve_transfers(node, chunk, router)
+            full = solve_flows(router, np.array([router.index[a] for a, _ in chunk]),
+                               np.array([router.index[b] for _, b in chunk]))
+            assert [r.gbps for r in few] == full.gbps.tolist()
+        assert len(many) == len(pairs)
+
+
+def _slow_matrix(node):
+    """The link matrix as first written: every pair scans every link."""
+    router = Router(node)
+    ids = node.module_ids
+    adj = _tree_adjacency(node)
+    rel = {}
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            path = _path(adj, a, b)
+            rel[frozenset((a, b))] = classify(node, path) if path else None
+    cells = {}
+    for a in ids:
+        for b in ids:
+            if a == b:
+                continue
+            route = router.route_edges(a, b)
+            r = rel.get(frozenset((a, b))) if node.pcie_known else None
+            label = None
+            for link in node.links:
+                if link.kind.is_fabric and link.ends == frozenset((a, b)) and link.up:
+                    label = f"{_ABBREV[link.kind]}{link.width}"
+                    break
+            if label is None:
+                sw_a = {lk.other(a): lk for lk in node.links_of(a) if lk.kind.is_fabric and lk.up}
+                for lk in node.links_of(b):
+                    o = lk.other(b)
+                    if lk.kind.is_fabric and lk.up and o in sw_a and node.kind_of(o) is EndpointKind.FABRIC_SWITCH:
+                        label = f"SW{min(lk.width, sw_a[o].width)}"
+                        break
+            label = label or (str(r) if r else "-")
+            gbps = router.bottleneck_gbps(route) if route else None
+            guess = bool(route) and any(router.edges[e].link.lane_gbps is None for e in route)
+            cells[(a, b)] = (label if route is not None else "-", gbps, guess)
+    host = {}
+    for m in ids:
+        socket = _socket_of(node, m)
+        route = router.route_edges(m, socket) if socket else None
+        host[m] = (socket, router.bottleneck_gbps(route) if route else None,
+                   bool(route) and any(router.edges[e].link.lane_gbps is None for e in route))
+    return cells, host, rel
+
+
+WIRING = """
+name: odd-wiring
+modules: [{id: g0, model: H100-SXM}, {id: g1, model: H100-SXM}, {id: g2, model: H100-SXM}, {id: g3, model: H100-SXM}]
+endpoints: [{id: swA, kind: fabric_switch}, {id: swB, kind: fabric_switch}, {id: cpu0, kind: socket}]
+links:
+  - {between: [g0, swA], kind: nvlink, width: 4, lane_gbps: 25}
+  - {between: [g0, swB], kind: nvlink, width: 8, lane_gbps: 25}
+  - {between: [g1, swB], kind: nvlink, width: 6, lane_gbps: 25}
+  - {between: [g1, swA], kind: nvlink, width: 2, lane_gbps: 25}
+  - {between: [g2, swA], kind: xgmi, width: 3}
+  - {between: [g2, g3], kind: nvlink, width: 1, lane_gbps: 25}
+  - {between: [g0, g3], kind: nvlink, width: 5, up: false}
+  - {between: [g0, cpu0], kind: pcie, width: 16, gen: 5}
+  - {between: [g3, cpu0], kind: pcie, width: 16}
+"""
+
+
+def _check_matrix(node):
+    cells, host, rel = _slow_matrix(node)
+    mat = link_matrix(node)
+    assert {k: (c.label, c.gbps, c.assumed) for k, c in mat.cells.items()} == cells
+    assert {k: (h.socket, h.gbps, h.assumed) for k, h in mat.host.items()} == host
+    assert pcie_relations(node) == rel
+
+
+@pytest.mark.parametrize("preset", SMALL[:-1])
+def test_link_matrix_matches_pair_by_pair_labelling(tmp_path, preset):
+    for node in _nodes(tmp_path, preset):
+        _check_matrix(node)
+
+
+def test_link_matrix_of_a_switched_domain_with_faults_matches(tmp_path):
+    """nvl72 cut to 24 modules (the pair-by-pair oracle is cubic)."""
+    path = tmp_path / "sw24.yaml"
+    path.write_text("base: nvl72\nmodules: {count: 24}\nhost: {sockets: 12}\nfaults:\n"
+                    "  - {kind: link_down, between: [gpu0, nvswitch0]}\n"
+                    "  - {kind: link_degraded, between: [gpu5, nvswitch0], factor: 0.5}\n")
+    backend = SimBackend.from_ref(str(path))
+    _check_matrix(backend.declared)
+    _check_matrix(backend.node())
+
+
+def test_link_matrix_with_two_switches_assumed_speeds_and_a_down_link(tmp_path):
+    path = tmp_path / "wiring.yaml"
+    path.write_text(WIRING)
+    node = SimBackend.from_ref(str(path)).declared
+    _check_matrix(node)
+    labels = {k: c.label for k, c in link_matrix(node).cells.items()}
+    assert labels[("g0", "g1")] == "SW6" and labels[("g1", "g0")] == "SW2"  # the first switch on b's list
+    assert labels[("g2", "g3")] == "NV1" and link_matrix(node).cells[("g2", "g0")].assumed
+
+
+def test_derived_data_is_computed_once_per_node_and_not_pickled():
+    node = SimBackend.from_ref("hgx-h200-8").declared
+    assert link_matrix(node) is link_matrix(node)
+    assert Router(node)._g is Router(node)._g
+    copy = copy_module.copy(node)  # copy and pickle take the state without the memo
+    assert copy == node and "memo" not in copy.__dict__
+    assert link_matrix(copy) is not link_matrix(node)
+
+
+@pytest.mark.parametrize("size", [144, 288, 576])
+def test_bigger_switched_presets_load_and_build(size):
+    spec, where = load_spec(f"nvl{size}")
+    node = build_node(spec, where)
+    assert len(node.modules) == size and len(node.sockets()) == size // 2
+    assert {m.model.name for m in node.modules} == {"B200"}
+    assert "Hypothetical" in (spec.description or "")
+    if size == 144:
+        cells = link_matrix(node).cells
+        assert len(cells) == size * (size - 1) and {(c.label, c.gbps) for c in cells.values()} == {("SW18", 900.0)}
+
+
+def test_p2p_pairs_are_all_pairs_on_small_nodes_and_cover_every_module_on_big_ones():
+    small = [f"gpu{i}" for i in range(SAMPLE_ABOVE)]
+    one, two = p2p_pairs(small, "sampled")
+    assert len(one) == SAMPLE_ABOVE * (SAMPLE_ABOVE - 1) and len(two) == SAMPLE_ABOVE * (SAMPLE_ABOVE - 1) // 2
+    big = [f"gpu{i}" for i in range(72)]
+    one, two = p2p_pairs(big, "sampled")
+    assert len(one) == 2 * 72 and len(two) == 72 and len(set(one)) == len(one)
+    assert {a for a, _ in one} == set(big) == {b for _, b in one}
+    assert p2p_pairs(big, "all")[0] == [(a, b) for a in big for b in big if a != b]
+
+
+def _envelopes(nodes, rng, ragged):
+    values = rng.normal(100.0, 1.0, (nodes, 4, 6))
+    values[2, 1, 3] *= 0.85
+    values[5, :, 4] *= 0.9
+    out = []
+    for n in range(nodes):
+        checks = [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "value": float(values[n, m, k]),
+                   "unit": "x", "module": f"gpu{m}"} for m in range(4) for k in range(6)]
+        checks.append({"layer": "module_link", "name": "p2p_one_way", "value": 50.0 - (n == 1) * 9,
+                       "between": ["gpu0", "gpu1"], "unit": "GB/s"})
+        checks.append({"layer": "compute", "name": "p2p_latency", "value": 1.0 + (n == 3) * 0.5, "unit": "us"})
+        if ragged:
+            checks += [{"layer": "compute", "name": "m0", "verdict": "skip", "value": 1.0},
+                       {"layer": "x", "name": "flag", "value": True}, {"layer": "x", "name": "int", "value": 7 + n % 2}]
+            if n % 3 == 0:
+                checks.append({"layer": "x", "name": "sparse", "value": 10.0 + (n == 9) * 5})
+        kind = "other" if ragged and n == 0 else "H200"
+        out.append((f"f{n}", {"schema_version": 1, "environment": {"node": f"n{n:02d}", "node_type": kind},
+                              "checks": checks}))
+    return out
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_peer_analysis_names_the_same_outliers_as_the_reference(ragged, seed):
+    envs = _envelopes(24, np.random.default_rng(seed), ragged)
+    fast, slow = analyse(envs), analyse_reference(envs)
+    assert fast.outliers == slow.outliers and fast.outliers
+    assert (fast.metrics, fast.values, fast.node_types) == (slow.metrics, slow.values, slow.node_types)
+    named = {(o.node, o.module, o.metric) for o in fast.outliers}
+    assert ("n02", "gpu1", "m3") in named and ("n01", None, "p2p_one_way") in named
+    assert ("n03", None, "p2p_latency") in named  # lower is better: a higher latency is worse
