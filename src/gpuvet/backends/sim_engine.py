@@ -225,7 +225,10 @@ class SimCollectives(CollectiveSession):
         return ModelledWorkload(self.engine, seconds)
 
     def check(self, op: str, size_bytes: int, dtype: str, corrupt_rank: int | None = None) -> bool:
-        count = min(element_count(op, size_bytes, 4, self.nranks), 4096 * self.nranks)
+        # every rank holds count elements and an all_gather's output is count × ranks: bound the
+        # whole check (at 576 ranks the old 4096 × ranks per rank was gigabytes), never below one per rank
+        count = min(element_count(op, size_bytes, 4, self.nranks), 4096 * self.nranks,
+                    max(self.nranks, 2**22 // self.nranks))
         count = element_count(op, count * 4, 4, self.nranks)
         inputs = [rank_input(op, r, self.nranks, count) for r in range(self.nranks)]
         outputs = reference_collective(op, inputs)
