@@ -40,16 +40,25 @@ def _nodes(tmp_path, preset):
     return [SimBackend.from_ref(preset).declared, sim_with_faults(tmp_path, preset, FAULTY[preset]).node()]
 
 
-def _scipy_routes(router):
+def _scipy_routes(router, endpoints_only):
+    """scipy's Dijkstra on the same graph; with ``endpoints_only`` each module is split in a
+    sending and a receiving vertex with no edge between them, so no route passes through one."""
     g = router._g
     n = len(g.ids)
-    graph = csr_matrix((1.0 / g.capacity, (g.src, g.dst)), shape=(n, n))
-    _, pred = dijkstra(graph, directed=True, return_predecessors=True)
-    edge = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(g.src, g.dst, strict=True))}
+    modules = [i for i, e in enumerate(g.ids) if e in set(router.node.module_ids)] if endpoints_only else []
+    arrive = {m: n + k for k, m in enumerate(modules)}
+    cols = np.array([arrive.get(int(d), int(d)) for d in g.dst], dtype=np.int64)
+    size = n + len(modules)
+    graph = csr_matrix((1.0 / g.capacity, (g.src, cols)), shape=(size, size))
+    _, pred = dijkstra(graph, directed=True, indices=list(range(n)), return_predecessors=True)
+    edge = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(g.src, cols, strict=True))}
     out = {}
     for s in range(n):
         for d in range(n):
-            path, cur = [], d
+            if s == d:
+                out[(g.ids[s], g.ids[d])] = []
+                continue
+            path, cur = [], arrive.get(d, d)
             while cur != s and pred[s, cur] >= 0:
                 path.append(edge[(int(pred[s, cur]), cur)])
                 cur = int(pred[s, cur])
@@ -59,11 +68,14 @@ def _scipy_routes(router):
 
 @pytest.mark.parametrize("preset", SMALL)
 def test_routes_are_scipy_dijkstra_routes(tmp_path, preset):
+    """Copies (modules are endpoints) and collectives' rings (through modules) alike."""
     for node in _nodes(tmp_path, preset):
-        router = Router(node)
-        want = _scipy_routes(router)
-        pairs = list(want)
-        assert dict(zip(pairs, router.routes(pairs), strict=True)) == want
+        for forwarding in (False, True):
+            router = Router(node, forwarding=forwarding)
+            want = _scipy_routes(router, endpoints_only=not forwarding)
+            pairs = list(want)
+            got = dict(zip(pairs, router.routes(pairs), strict=True))
+            assert got == want
 
 
 def _random_paths(rng, n_flows, n_edges):

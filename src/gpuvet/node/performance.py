@@ -10,7 +10,7 @@ look like field figures, not predict any particular machine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuvet.node.catalog import ModuleModel
@@ -74,10 +74,10 @@ class PerformanceModel:
     """What ``node`` should reach. ``p2p_disabled`` and ``power_caps`` are conditions the node is
     in (a simulated fault, a planned cap); the model itself knows no noise and no clock."""
 
-    def __init__(self, node: Node, p2p_disabled: bool = False, power_caps: Mapping[str, float] | None = None) -> None:
+    def __init__(self, node: Node, p2p_disabled: bool = False, power_caps: dict[str, float] | None = None) -> None:
         self.node = node
         self.p2p_disabled = p2p_disabled
-        self.power_caps = dict(power_caps or {})
+        self.power_caps = power_caps if power_caps is not None else {}  # shared: a power sweep changes it live
         self.router = Router(node)  # copies: modules are endpoints
         self.ring_router = Router(node, forwarding=True)  # collectives: rings pass through the ranks
         self.collective_tuning = dict(COLLECTIVE_TUNING)  # per medium; the published-data fit swaps it

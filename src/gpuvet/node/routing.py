@@ -135,7 +135,7 @@ def _predecessor_edges(dist: np.ndarray, src_o: np.ndarray, dst_o: np.ndarray, w
                        order: np.ndarray, starts: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """The tie-broken edge into every endpoint (endpoints x sources), from converged distances."""
     leave = dist[src_o]
-    hit = (leave + w_o == dist[dst_o]) & np.isfinite(leave)
+    hit = (leave + w_o == dist[dst_o]) & np.isfinite(leave) & np.isfinite(w_o)  # a blocked edge is no way in
     near = np.where(hit, leave, np.inf)
     nearest = _segment_min(near, starts)
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(dst_o)]))
