@@ -53,8 +53,8 @@ class Evidence:
     @cached_property
     def window(self) -> Window | None:
         """Telemetry over a window; run first so the node below is the node at its end."""
-        if self.backend is None or not self.watch:
-            return None
+        if self.backend is None or not self.watch or self.backend.why_no_modules:
+            return None  # nothing to watch: no live node, or a machine without modules (no 10 s wait for nothing)
         from gpuvet.watch.loop import WatchConfig, Watcher
 
         simulated = self.backend.simulated
