@@ -114,7 +114,7 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
         for _ in range(4):  # one simulated node each (as few as the case needs: each is a raylet to start)
             cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
-        code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "20",
+        code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "30",
                               "--level", "standard",
                             *[a for s in [*specs, huge] for a in ("--sim", str(s))], "--json",
                             "--logbook", str(tmp_path / "lb.db"))

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 
-EXAMPLES = int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "12"))  # CI; benchmarks/fuzz_long.py runs thousands
 CALL_LIMIT_S = 25.0  # a hang, not a speed target: a refusal takes well under a second
 RANDOM = os.environ.get("GPUVET_FUZZ_RANDOM") == "1"  # benchmarks/fuzz_long.py: a fresh seed each run
 CI = settings(max_examples=EXAMPLES, derandomize=not RANDOM, deadline=None, database=None,
