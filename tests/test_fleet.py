@@ -100,35 +100,33 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
-    # three small nodes (one with a degraded link) finish well inside the timeout even on a busy
-    # 2-core runner; a 576-module switched domain does not
-    specs = write_specs(tmp_path, count=3, base="mesh-4",
-                        faults_at={1: [{"kind": "link_degraded", "between": ["gpu1", "gpu2"], "factor": 0.3}]})
+    # a small node finishes well inside the timeout even on a busy 2-core runner; a 576-module
+    # switched domain validated at standard (every pair) does not. Two raylets only (the head is
+    # one): starting each costs seconds, and outliers are tested on merged files above.
+    (small,) = write_specs(tmp_path, count=1, base="mesh-4")
     huge = tmp_path / "node-hangs.yaml"
     huge.write_text(yaml.safe_dump({"name": "node-hangs", "modules": {"count": 576, "model": "B200"},
                                     "fabric": {"kind": "switched", "link": {"kind": "nvlink", "width": 18,
                                                                              "lane_gbps": 50}},
                                     "host": {"sockets": 2}}))
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 * 2**20})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"gpuvet_sim": 1},
+                                                            "object_store_memory": 80 * 2**20})
     try:
-        for _ in range(4):  # one simulated node each (as few as the case needs: each is a raylet to start)
-            cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
+        cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
         code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "30",
-                              "--level", "standard",
-                            *[a for s in [*specs, huge] for a in ("--sim", str(s))], "--json",
-                            "--logbook", str(tmp_path / "lb.db"))
+                              "--level", "standard", "--sim", str(small), "--sim", str(huge), "--json",
+                              "--logbook", str(tmp_path / "lb.db"))
     finally:
         ray.shutdown()
         cluster.shutdown()
     assert out, err
     data = json.loads(out)
     status = {n["node"]: n["status"] for n in data["nodes"]}
-    assert code == 1
-    timed_out = [n for n, s in status.items() if s == "timed_out"]
-    assert timed_out == ["node-hangs"] and sum(s == "ok" for s in status.values()) == 3  # the rest not held up
-    assert {o["node"] for o in data["outliers"]} == {"node01"}
-
+    assert code == 1  # a node that gave no result is a finding
+    assert status == {"node00": "ok", "node-hangs": "timed_out"}  # the small one is not held up
+    (late,) = [n for n in data["nodes"] if n["status"] == "timed_out"]
+    assert "30 s" in json.dumps(late)
 
 def _free_port():
     with socket.socket() as s:
