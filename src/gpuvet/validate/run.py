@@ -161,16 +161,8 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
         out.append(Check(Layer.INVENTORY, "modules", Verdict.PASS, value=count,
                          evidence={"models": sorted({m.model for m in inv.modules})}))
     if declared is not None and not why_no_modules:
-        from gpuvet.node.diff import diff_nodes
-
-        diffs = diff_nodes(declared, found)
-        for d in diffs:
-            out.append(Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
-                             expected=str(d.expected) if d.expected is not None else None, module=d.module,
-                             between=d.between, reason=d.detail,
-                             fix="reseat or replace the module/cable named; compare with `gpuvet topo --expect`"))
-        if not diffs:
-            out.append(Check(Layer.INVENTORY, "topology", Verdict.PASS, value="as declared", expected="as declared"))
+        out += _difference_checks(declared, found, "declared", "",
+                                  "reseat or replace the module/cable named; compare with `gpuvet topo --expect`")
     for note in inv.notes:
         if "lost" in note:
             out.append(Check(Layer.INVENTORY, "module_lost", Verdict.FAIL, reason=note,
@@ -180,8 +172,6 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
 
 def _against_inferred(design: Design, found: Node) -> list[Check]:
     """The module count and every link against the inferred nominal design."""
-    from gpuvet.node.diff import diff_nodes
-
     out = []
     missing = sum(slot.count for slot in design.missing)
     out.append(Check(Layer.INVENTORY, "modules", Verdict.FAIL if missing else Verdict.PASS,
@@ -194,16 +184,21 @@ def _against_inferred(design: Design, found: Node) -> list[Check]:
                          module=slot.guess, reason=f"{slot.reason}: a module is missing there{where}",
                          fix="check that it is seated and powered; `nvidia-smi -L`, `lspci | grep -i nvidia`, "
                              "and the kernel log for Xid 79"))
-    diffs = diff_nodes(design.node, found)
-    for d in diffs:
-        out.append(Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
-                         expected=str(d.expected) if d.expected is not None else None, module=d.module,
-                         between=d.between, reason=f"{d.detail} (against the nominal design)",
-                         fix="reseat or replace the module or cable named; check the link with nvidia-smi nvlink -s "
-                             "or lspci -vv (LnkSta)"))
+    return out + _difference_checks(design.node, found, "designed", " (against the nominal design)",
+                                    "reseat or replace the module or cable named; check the link with "
+                                    "nvidia-smi nvlink -s or lspci -vv (LnkSta)")
+
+
+def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str) -> list[Check]:
+    """One FAIL per difference between what the node should be and what was found, or one PASS."""
+    from gpuvet.node.diff import diff_nodes
+
+    diffs = diff_nodes(want, found)
     if not diffs:
-        out.append(Check(Layer.INVENTORY, "topology", Verdict.PASS, value="as designed", expected="as designed"))
-    return out
+        return [Check(Layer.INVENTORY, "topology", Verdict.PASS, value=f"as {as_}", expected=f"as {as_}")]
+    return [Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
+                  expected=str(d.expected) if d.expected is not None else None, module=d.module, between=d.between,
+                  reason=d.detail + suffix, fix=fix) for d in diffs]
 
 
 @dataclass
