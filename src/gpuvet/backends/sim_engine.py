@@ -49,15 +49,8 @@ from gpuvet.node.spec import (
     SilentCorruptionFault,
 )
 
-# The model (efficiencies, collective constants) lives in gpuvet.node.performance; these names
-# stay importable from here for scripts that used them.
-GEMM_EFFICIENCY, COLLECTIVE_TUNING = performance.GEMM_EFFICIENCY, performance.COLLECTIVE_TUNING
-Bandwidths = performance.Bandwidths
 NOISE = 0.006  # lognormal sigma of one operation's time
 TELEMETRY_PERIOD_S = 0.1
-
-
-_power_factor = performance.power_factor
 
 
 @contextmanager
@@ -184,7 +177,7 @@ class SimEngine(BenchEngine):
             return ModelledWorkload(self, self.perf.copy_seconds(transfers))
 
     # --- collectives -------------------------------------------------------------------
-    def collectives(self, modules: Sequence[str], memo: dict[str, Bandwidths] | None = None) -> SimCollectives:
+    def collectives(self, modules: Sequence[str], memo: dict[str, performance.Bandwidths] | None = None) -> SimCollectives:
         """``memo`` keeps the solved bandwidths across sessions of the same members, for callers
         whose node does not change (the planner)."""
         with _unsupported():
@@ -260,7 +253,7 @@ class _SimMonitor(Monitor):
             model = self.engine.node.module(m).model
             cap = self.engine.power_cap.get(m)
             sm = model.sm_clock_max_mhz
-            sm_now = sm * _power_factor(model, cap) if sm is not None else None
+            sm_now = sm * performance.power_factor(model, cap) if sm is not None else None
             mem = model.mem_clock_max_mhz
             mem_low = mem * 0.6 if (mem is not None and m in self.engine.flapping) else mem
             limit = cap if cap is not None else model.tdp_w
