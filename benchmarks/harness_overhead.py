@@ -190,12 +190,12 @@ def allreduce_case(engine: TorchEngine, harness_first: bool) -> tuple[float, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=4, help="whole comparisons per case (median ratio)")
+    parser.add_argument("--repeats", type=int, default=7, help="whole comparisons per case (median ratio)")
     args = parser.parse_args()
     engine, device, module = engine_and_device()
     print(f"device: {device} ({torch.cuda.get_device_name(0) if device.type == 'cuda' else 'CPU'}), "
           f"torch {torch.__version__}")
-    print(f"{'case':<12}{'gpuvet':>16}{'bare':>16}{'ratio':>8}  target >= 0.98")
+    print(f"{'case':<12}{'gpuvet':>16}{'bare':>16}{'ratio':>8}{'ratio IQR':>18}  target >= 0.98")
     cases = {
         "gemm": (lambda first: gemm_case(engine, device, module, first), 1e12, "TFLOPS"),
         "copy": (lambda first: copy_case(engine, device, module, first), 1e9, "GB/s"),
@@ -204,11 +204,15 @@ def main() -> None:
     worst = float("inf")
     for name, (run, scale, unit) in cases.items():
         pairs = [run(i % 2 == 0) for i in range(args.repeats)]
-        ratio = statistics.median(h / b for h, b in pairs)
+        ratios = [h / b for h, b in pairs]
+        ratio = statistics.median(ratios)
+        q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else (ratio, 0, ratio)
         harness = statistics.median(h for h, _ in pairs) / scale
         bare = statistics.median(b for _, b in pairs) / scale
         worst = min(worst, ratio)
-        print(f"{name:<12}{harness:>12.3f} {unit:<4}{bare:>12.3f}{'':4}{ratio:>8.3f}  {'ok' if ratio >= 0.98 else 'BELOW'}")
+        spread = f"{q1:.3f}-{q3:.3f}"
+        verdict = "ok" if ratio >= 0.98 else "BELOW"
+        print(f"{name:<12}{harness:>12.3f} {unit:<4}{bare:>12.3f}{'':4}{ratio:>8.3f}{spread:>18}  {verdict}")
     print(f"worst ratio {worst:.3f}")
 
 
