@@ -70,11 +70,12 @@ def test_junit_parses_and_counts(reports):
 
 
 def test_junit_marks_failures(tmp_path, faulty):
+    from gpuvet.logbook.document import as_document
     from gpuvet.report.junit import render
     from gpuvet.validate.run import Level, Validator
 
     run = Validator(faulty("mesh-4", [{"kind": "power_cap_low", "module": "gpu1", "watts": 300}]), Level.QUICK).run()
-    root = ET.fromstring(render(run.to_json()).split("?>", 1)[1])
+    root = ET.fromstring(render(as_document(run.to_json())).split("?>", 1)[1])
     failures = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert failures == ["gemm_bf16[gpu1]", "peers_gemm_bf16[gpu1]"]  # against the catalog, and against its peers
 
