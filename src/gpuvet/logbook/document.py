@@ -241,3 +241,9 @@ def write_schema(folder: Path) -> Path:
     path = folder / SCHEMA_FILE
     path.write_text(json.dumps(json_schema(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+
+if __name__ == "__main__":  # python -m gpuvet.logbook.document [docs/schema]: regenerate the committed file
+    import sys
+
+    sys.stdout.write(f"wrote {write_schema(Path(sys.argv[1] if len(sys.argv) > 1 else 'docs/schema'))}\n")
