@@ -15,7 +15,7 @@ from gpuvet.backends.readings import Unavailable
 V = TypeVar("V")
 
 
-def to_jsonable(obj: object) -> Any:  # noqa: ANN401  # the shape is the caller's: it gave the object
+def to_jsonable(obj: object) -> Any:  # Any: the shape is the caller's, who gave the object
     """``obj`` as JSON-ready data (a pydantic record as the keys it was made from)."""
     if isinstance(obj, Unavailable):
         return None
