@@ -139,3 +139,13 @@ def test_a_check_that_is_not_a_documents_check_is_refused_before_anything_is_wri
         assert book.run(run_id).status == "running" and book.checks(run_id) == []
     finally:
         book.close()
+
+
+def test_a_run_whose_verdict_is_not_a_verdict_is_reported_damaged_not_a_traceback(tmp_path, capsys):
+    book = Logbook(tmp_path / "lb.db")
+    run_id = book.begin("validate", {"level": "quick"}, simulated=True, node="n")
+    book.finish(run_id, "pass", [])
+    book.db.execute(f"UPDATE runs SET verdict = 'great' WHERE run_id = '{run_id}'")
+    book.close()
+    code, _, err = call(capsys, "log", "show", run_id, "--json", "--logbook", str(tmp_path / "lb.db"))
+    assert code == 2 and f"run {run_id} is damaged" in err and "Traceback" not in err

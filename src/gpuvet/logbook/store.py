@@ -250,11 +250,16 @@ class Logbook:
 
     def document(self, run: RunRow) -> RunDocument:
         """A kept run as the run document `validate --json` prints (what report, compare and fleet read)."""
-        return RunDocument.model_validate({
-            "schema_version": run.envelope.json_schema_version or DOCUMENT_VERSION, "run_id": run.run_id,
-            "simulated": run.simulated, "verdict": run.verdict, "status": run.status, "level": run.envelope.level,
-            "environment": run.envelope, "checks": self.checks(run.run_id), "events": self.events(run.run_id),
-            "notes": []})
+        try:
+            return RunDocument.model_validate({
+                "schema_version": run.envelope.json_schema_version or DOCUMENT_VERSION, "run_id": run.run_id,
+                "simulated": run.simulated, "verdict": run.verdict, "status": run.status, "level": run.envelope.level,
+                "environment": run.envelope, "checks": self.checks(run.run_id), "events": self.events(run.run_id),
+                "notes": []})
+        except ValidationError:
+            raise LogbookError(f"run {run.run_id} is damaged in the logbook (its verdict {str(run.verdict)[:20]!r} or "
+                               f"status {run.status[:20]!r} is not one gpuvet writes)", where=self._db.where,
+                               fix="the other runs are intact; pick another run.") from None
 
     def checks(self, run_id: str) -> list[CheckRecord]:
         """A run's checks in the order they were judged; a damaged one is skipped with a warning."""
