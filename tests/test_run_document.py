@@ -128,7 +128,7 @@ def test_a_logbook_of_the_first_schema_opens_migrates_and_reads_as_run_documents
     assert meta == {"schema_version": "1", "application": "gpuvet"}
 
 
-def test_a_check_that_is_not_a_documents_check_is_refused_before_anything_is_written(tmp_path):
+def test_a_check_or_envelope_that_is_not_the_documents_is_refused_before_anything_is_written(tmp_path):
     from pydantic import ValidationError
 
     book = Logbook(tmp_path / "lb.db")
@@ -136,7 +136,12 @@ def test_a_check_that_is_not_a_documents_check_is_refused_before_anything_is_wri
         run_id = book.begin("validate", {"level": "quick"}, simulated=True, node="n")
         with pytest.raises(ValidationError):
             book.finish(run_id, "pass", [{"layer": "compute", "name": "x", "verdict": "pass", "value": [1, 2]}])
+        with pytest.raises(ValidationError):
+            book.finish(run_id, "pass", [], envelope={"modules": ["gpu0"]})
         assert book.run(run_id).status == "running" and book.checks(run_id) == []
+        with pytest.raises(ValidationError):
+            book.begin("validate", {"node": 3}, simulated=True, node="n")
+        assert len(book.runs()) == 1
     finally:
         book.close()
 

@@ -100,6 +100,9 @@ class Logbook:
 
     # --- writing -----------------------------------------------------------------------
     def begin(self, kind: str, envelope: Mapping[str, object], simulated: bool, node: str | None) -> str:
+        """A new ``running`` run. The envelope must read back as the run document's environment
+        (pydantic's ValidationError names the field otherwise), so what is kept can be handed back."""
+        Environment.model_validate(envelope)
         run_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         me = psutil.Process()
         with self._db.tx() as tx:
@@ -128,6 +131,7 @@ class Logbook:
             if rows:
                 tx.many("INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
             if envelope is not None:
+                Environment.model_validate(envelope)
                 tx.run("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
             tx.run("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
                    (verdict, utc_now(), run_id))
