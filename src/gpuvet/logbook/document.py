@@ -93,8 +93,8 @@ class Evidence(_Record):
     throttle_reasons: list[str] = Field(default_factory=list)
     size_bytes: int | None = None
     sweep: list[tuple[Number, Number | None]] = Field(default_factory=list)  # (message bytes, busbw GB/s)
-    ranks: int | None = None
     algorithm: str | None = None
+    ranks: int | None = None
     algorithm_expected: str | None = None
     models: list[str] = Field(default_factory=list)
     baseline: Number | None = None
@@ -172,8 +172,8 @@ class Environment(_Record):
     torch_version: str | None = None
     cuda_version: str | None = None
     nccl_version: str | None = None
-    judged_against: str | None = None
     modules: list[ModuleEnvironment] = Field(default_factory=list)
+    judged_against: str | None = None  # the design the run was judged against
 
     def flat(self) -> dict[str, JsonValue]:
         """Every key with its value, each module's as ``<id>.<key>`` (time left out: it always differs)."""
