@@ -125,8 +125,11 @@ class Logbook:
                envelope: Mapping[str, object] | None = None) -> None:
         """Checks and the complete status in one transaction: all of it or none. A check that is
         not a run document's check is refused (pydantic's ValidationError names the field)."""
-        records = [c if isinstance(c, CheckRecord) else CheckRecord.model_validate(c) for c in checks]
-        rows = [(run_id, i, c.layer, c.name, c.verdict.value, json.dumps(c.to_json())) for i, c in enumerate(records)]
+        rows = []
+        for i, c in enumerate(checks):  # a mapping is kept as written (its keys in its order) once it reads back
+            record = c if isinstance(c, CheckRecord) else CheckRecord.model_validate(c)
+            rows.append((run_id, i, record.layer, record.name, record.verdict.value,
+                         json.dumps(record.to_json() if isinstance(c, CheckRecord) else c)))
         with self._db.tx() as tx:
             if rows:
                 tx.many("INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
