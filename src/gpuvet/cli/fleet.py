@@ -64,6 +64,7 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
 
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.peers import envelope_node, healthy_envelopes
+    from gpuvet.logbook.document import as_document
     from gpuvet.validate.baseline import make_baseline, save_baseline
 
     if len(analysis.node_types) != 1:
@@ -71,7 +72,7 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
                           fix="make one baseline per node type (merge each type's envelopes separately).")
     node_type = next(iter(analysis.node_types))
     healthy = healthy_envelopes(envelopes, analysis, node_type)
-    runs = [(envelope_node(e, w)[0], node_type, e.get("checks", [])) for w, e in healthy]
+    runs = [(envelope_node(e, w)[0], node_type, as_document(e, w).checks) for w, e in healthy]
     save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
 
 
@@ -131,7 +132,8 @@ def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, A
             timespec="seconds")
     book = Logbook(target)
     try:
-        return [(f"{run.host}:{run.run_id}", book.document(run)) for run in book.latest_runs("validate", since_utc)]
+        return [(f"{run.host}:{run.run_id}", book.document(run).to_json())
+                for run in book.latest_runs("validate", since_utc)]
     finally:
         book.close()
 

@@ -96,7 +96,7 @@ def runs(console: Console, rows: list[Any]) -> None:
     for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
         t.add_row(Text(r.run_id), Text(r.started_utc), Text(r.status),
                   Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
-                  Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
+                  Text(r.envelope.level or ""), "yes" if r.simulated else "")
     console.print(t)
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from gpuvet.logbook.document import RunDocument
+    from gpuvet.logbook.store import Logbook
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 LogbookOpt = Annotated[str | None, typer.Option(
@@ -88,13 +92,15 @@ def validate(
             book.close()
     doc = result.to_json()
     if report:
+        from gpuvet.logbook.document import as_document
         from gpuvet.report.html import render
 
-        report.write_text(render(doc), encoding="utf-8")
+        report.write_text(render(as_document(doc)), encoding="utf-8")
     if junit:
+        from gpuvet.logbook.document import as_document
         from gpuvet.report.junit import render as render_junit
 
-        junit.write_text(render_junit(doc), encoding="utf-8")
+        junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
     if as_json:
         _print_json(doc)
     else:
@@ -128,7 +134,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
             row = book.run(ref)
             if row.status != "complete":
                 raise GpuvetError(f"run {row.run_id} is {row.status}", where="RUN", fix="use complete runs only.")
-            picked.append((row.run_id, row.envelope.get("node_type", "?"), book.checks(row.run_id)))
+            picked.append((row.run_id, row.envelope.node_type or "?", book.checks(row.run_id)))
     finally:
         book.close()
     made = make_baseline(picked, datetime.now(UTC).isoformat(timespec="seconds"), tolerance)
@@ -150,7 +156,7 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
     if as_json:
         _print_json([{"run_id": r.run_id, "status": r.status, "verdict": r.verdict, "kind": r.kind,
                       "started_utc": r.started_utc, "ended_utc": r.ended_utc, "host": r.host, "node": r.node,
-                      "simulated": r.simulated, "level": r.envelope.get("level")} for r in rows])
+                      "simulated": r.simulated, "level": r.envelope.level} for r in rows])
         return
     from rich.console import Console
 
@@ -175,7 +181,7 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
 
     from gpuvet.cli import render_validate
 
-    render_validate.run(Console(), doc, None, None)
+    render_validate.run(Console(), doc.to_json(), None, None)
 
 
 @log_app.command("compare")
@@ -230,7 +236,6 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     print(f"wrote {output}")
 
 
-def run_document(book: Any, ref: str) -> dict[str, Any]:
-    """A kept run in the shape `validate --json` prints."""
-    result: dict[str, Any] = book.document(book.run(ref))
-    return result
+def run_document(book: Logbook, ref: str) -> RunDocument:
+    """A kept run: the run document `validate --json` prints."""
+    return book.document(book.run(ref))
