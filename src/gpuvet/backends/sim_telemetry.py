@@ -96,6 +96,7 @@ class _Roster:
     identities: list[ModuleIdentity]
     idx: IntArray
     slow: list[_Slow]
+    position: dict[int, int]  # declared index -> position in this roster
 
 
 class _States:
@@ -167,6 +168,7 @@ class SimTelemetry:
         self._mem_max = np.array([m.mem_clock_max_mhz or DEFAULT_MEM_MHZ for m in models])
         self._fb_total = np.array([m.memory_bytes or 0 for m in models], dtype=np.int64)
         self._rosters: dict[tuple[int, ...], _Roster] = {}
+        self._admitted: _Roster | None = None
         self._fired: set[int] = set()  # Xid faults (by index) already reported: one-time events fire once
         self._xids = [(j, self.index[f.module], f) for j, f in enumerate(faults)
                       if isinstance(f, XidFault) and f.module in self.index]
@@ -197,7 +199,8 @@ class SimTelemetry:
             node = apply_faults(self.declared, self.faults, t)
             idents = [ModuleIdentity(m.id, self.uuid(m.id, t), m.bus_id, m.model.name) for m in node.modules]
             idx = np.array([self.index[m.id] for m in node.modules], dtype=np.int64)
-            roster = self._rosters[key] = _Roster(node, idents, idx, [self._slow_static(node, m.id) for m in node.modules])
+            slow = [self._slow_static(node, m.id) for m in node.modules]
+            roster = self._rosters[key] = _Roster(node, idents, idx, slow, {i: n for n, i in enumerate(idx.tolist())})
         return roster
 
     def _slow_static(self, node: Node, m: str) -> _Slow:
@@ -263,6 +266,9 @@ class SimTelemetry:
         return seg[2, idx] > 0.5, seg[3, idx]
 
     def _admit(self, roster: _Roster) -> None:
+        if roster is self._admitted:
+            return  # nobody came or went since the last sample
+        self._admitted = roster
         st = self._state
         for ident, i in zip(roster.identities, roster.idx.tolist(), strict=True):
             if st.uuid[i] is not None and st.uuid[i] != ident.uuid:
@@ -296,17 +302,22 @@ class SimTelemetry:
         st.last_t[idx] = t
         bits = STEP_BITS[level] | np.where(capped & busy, POWER_CAP_BIT, 0)
         xids = self._fire_xids(idx, t)
+        energy = (st.energy_j[idx] * 1000).astype(np.int64)
+        total = self._fb_total[idx]
         out = []
-        columns = zip(roster.identities, idx.tolist(), shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(),
-                      util.tolist(), bits.tolist(), reference.tolist(), used.tolist(), busy.tolist(), strict=True)
-        for n, (ident, i, tc, pw, smc, memc, u, b, ref, fb, is_busy) in enumerate(columns):
-            s = Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, int(b), ref,
-                       energy_mj=int(st.energy_j[i] * 1000), xids=xids.get(i, ()))
-            if self._fb_total[i]:  # a job holds most of the memory; an idle module only the driver's share
-                s.fb_used_bytes, s.fb_free_bytes = fb, int(self._fb_total[i]) - fb
-            if slow:
-                self._slow_fields(s, roster.slow[n], bool(is_busy), i)
+        columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
+                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(), strict=True)
+        for ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total in columns:
+            s = Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref)
+            s.energy_mj = mj
+            if fb_total:  # a job holds most of the memory; an idle module only the driver's share
+                s.fb_used_bytes, s.fb_free_bytes = fb, fb_total - fb
             out.append(s)
+        for i, codes in xids.items():
+            out[roster.position[i]].xids = codes
+        if slow:
+            for n, (s, i, is_busy) in enumerate(zip(out, idx.tolist(), busy.tolist(), strict=True)):
+                self._slow_fields(s, roster.slow[n], is_busy, i)
         return out
 
     def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:

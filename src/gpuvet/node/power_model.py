@@ -46,10 +46,9 @@ class PowerModel:
         cap): 1 where the cap does not bind, else the f where P(f) = cap, never below the floor."""
         s = self.static_w
         dynamic = np.maximum(demand_w - s, 1e-9)
-        with np.errstate(invalid="ignore"):
-            f = np.cbrt(np.clip((cap_w - s) / dynamic, 0.0, None)) if self.exponent == 3.0 else \
-                np.clip((cap_w - s) / dynamic, 0.0, None) ** (1 / self.exponent)
-        binds = ~np.isnan(cap_w) & (cap_w < demand_w)
+        share = np.clip((cap_w - s) / dynamic, 0.0, None)  # NaN (no cap) stays NaN, quietly
+        f = np.cbrt(share) if self.exponent == 3.0 else share ** (1 / self.exponent)
+        binds = cap_w < demand_w  # False for NaN
         return np.where(binds, np.maximum(f, self.floor_clock), 1.0)
 
     def draw(self, demand_w: FloatArray, clock: FloatArray, slowdown: FloatArray | float = 1.0) -> FloatArray:
