@@ -243,7 +243,8 @@ class SimCollectives(CollectiveSession):
         return outputs_correct(op, outputs, self.nranks, count)
 
 
-_THERMAL_REASONS: tuple[tuple[str, ...], ...] = ((), ("sw_thermal_slowdown",), ("sw_thermal_slowdown", "hw_thermal_slowdown"))
+_THERMAL_REASONS: tuple[tuple[str, ...], ...] = ((), ("sw_thermal_slowdown",),
+                                                 ("sw_thermal_slowdown", "hw_thermal_slowdown"))
 
 
 class _SimMonitor(Monitor):

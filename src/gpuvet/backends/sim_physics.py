@@ -7,7 +7,8 @@ Per module: the power a load draws follows its power cap (``node.power_model``: 
 continuously as the cap drops); the temperature is the coolant/inlet temperature plus the thermal
 resistance × power (``node.thermal``), with the seed's throttle steps. The coolant drifts through
 the day; each module has its own resistance (±5 %) and offset, and thermal_creep faults raise the
-resistance over time. Everything is seeded: same seed, same node."""
+resistance over time. Cooling is sized for each module's TDP (R ∝ 1/TDP around the seed's
+700 W figure). Everything is seeded: same seed, same node."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ IntArray = npt.NDArray[np.int64]
 DAY = 86400.0
 DEFAULT_TDP_W = 700.0
 DEFAULT_SLOWDOWN_C = 89.2
-SEED_R_MEAN = 0.0234  # °C/W, the seed's bring-up figure
+SEED_R_MEAN = 0.0234  # °C/W, the seed's bring-up figure, on its 700 W modules
+SEED_TDP_W = 700.0
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,10 @@ class SimPhysics:
         self.index = {m: i for i, m in enumerate(self.ids)}
         self.tdp = np.array([m.model.tdp_w or DEFAULT_TDP_W for m in modules], dtype=np.float64)
         self.first_point = np.array([m.model.slowdown_c or DEFAULT_SLOWDOWN_C for m in modules], dtype=np.float64)
-        self.r0 = np.array([SEED_R_MEAN * float(np.random.default_rng([seed, i, 2]).uniform(0.95, 1.05))
-                            for i in range(len(modules))])
+        # cooling is sized for the module's TDP: a 1000 W module at full load runs as warm as the
+        # seed's 700 W one (~78 °C), not 20 °C hotter into its slowdown point
+        spread = [float(np.random.default_rng([seed, i, 2]).uniform(0.95, 1.05)) for i in range(len(modules))]
+        self.r0: FloatArray = SEED_R_MEAN * SEED_TDP_W / self.tdp * np.array(spread)
         self.offset = np.array([float(np.random.default_rng([seed, i, 3]).normal(0, 0.4)) for i in range(len(modules))])
         self._phases = np.random.default_rng([seed, 999]).uniform(0, 2 * math.pi, 3)
         self.caps = np.full(len(modules), np.nan)  # power caps the spec sets (NaN: none)
