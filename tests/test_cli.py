@@ -45,7 +45,7 @@ def test_inventory_sim_json(capsys):
     data = json.loads(out)
     assert code == 0 and data["simulated"] is True and data["backend"] == "sim"
     assert [m["id"] for m in data["modules"]] == [f"gpu{i}" for i in range(8)]
-    assert all(m["model"] == "H200-SXM" and m["memory_bytes"] == 141 * 10**9 for m in data["modules"])
+    assert all(m["model"] == "H200-SXM" and m["memory_bytes"] == 143_771 * 2**20 for m in data["modules"])
     # what the simulation does not model is null with its reason, never a made-up number
     assert data["modules"][0]["sm_clock_mhz"] is None
     assert "sm_clock_mhz" in data["modules"][0]["unavailable"]

@@ -272,10 +272,10 @@ def catalog(as_json: JsonOpt = False) -> None:
     from rich.table import Table
 
     t = Table(title="Catalog (dense TFLOPS; GB/s per direction)")
-    for col in ("model", "memory GB", "mem GB/s", *DTYPES, "fabric GB/s", "PCIe", "TDP W"):
+    for col in ("model", "memory GiB", "mem GB/s", *DTYPES, "fabric GB/s", "PCIe", "TDP W"):
         t.add_column(col)
-    for m in CATALOG.values():
-        t.add_row(m.name, f"{(m.memory_bytes or 0) / 1e9:.0f}", f"{m.memory_bw_gbps:g}",
+    for m in CATALOG.values():  # memory: the driver's total (nvidia-smi's MiB) in GiB
+        t.add_row(m.name, f"{m.memory_gib:.1f}" if m.memory_gib else "-", f"{m.memory_bw_gbps:g}",
                   *[f"{m.tflops[d]:g}" if d in m.tflops else "-" for d in DTYPES],
                   f"{m.fabric_gbps:g}" if m.fabric_gbps else "-", f"gen{m.pcie_gen} x{m.pcie_width}", f"{m.tdp_w:g}")
     _console().print(t)

@@ -120,8 +120,8 @@ def memory(
     if module:
         m = get_model(module, "--module")
         if m.memory_bytes:
-            out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "headroom": headroom,
-                           "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
+            out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "memory_mib": m.memory_mib,
+                           "headroom": headroom, "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
             best = fewest_modules(job, m.memory_bytes, headroom)
             out["fewest_modules"] = None if best is None else {"modules": best.modules, "dp": best.dp, "tp": best.tp,
                                                                "pp": best.pp, "zero": best.zero}
@@ -142,7 +142,8 @@ def memory(
     c.print(t)
     if "fits" in out:
         f = out["fits"]
-        c.print(f"fits {f['module']} ({f['memory_bytes'] / 1e9:.0f} GB, {headroom:.0%} headroom): "
+        c.print(f"fits {f['module']} ({f['memory_bytes'] / 2**30:.1f} GiB = {f['memory_bytes'] / 1e9:.1f} GB, "
+                f"{headroom:.0%} headroom): "
                 + ("[green]yes[/]" if f["fits"] else "[red]no[/]"))
         best = out.get("fewest_modules")
         c.print("fewest modules that fit: " + (f"{best['modules']} (dp {best['dp']} tp {best['tp']} pp {best['pp']})"
