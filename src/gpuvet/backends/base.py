@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from gpuvet.backends.readings import HealthReadings, Inventory
 from gpuvet.errors import BackendError
 from gpuvet.node.model import Node
+from gpuvet.node.spec import NodeSpec
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
@@ -22,6 +23,8 @@ class Backend(ABC):
     simulated: bool = False
     captured: bool = False  # readings come from files taken on another machine, not from this one
     why_no_modules: str | None = None  # set when the backend found no module, saying why
+    declared: Node | None = None  # the node as designed, where the backend knows it (a simulated node's spec)
+    spec: NodeSpec | None = None  # the spec it was built from (faults included), where there is one
 
     @abstractmethod
     def inventory(self) -> Inventory:

@@ -12,8 +12,8 @@ from rich.table import Table
 
 from gpuvet.backends.nvml_monitor import reason_names
 from gpuvet.backends.readings import Sample
+from gpuvet.checks.events import Event
 from gpuvet.node.timeunits import format_duration
-from gpuvet.watch.events import Event
 
 _SEVERITY = {"info": "cyan", "warn": "yellow", "critical": "bold red"}
 

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
+from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
-from gpuvet.validate.software import cuda_compatibility
 
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
@@ -131,7 +131,7 @@ def p2p_path(ev: Evidence) -> Outcome:
     pairs = ev.pairs
     if pairs is None or ev.expectations is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
-    from gpuvet.validate.layers import copy_checks
+    from gpuvet.checks.measured import copy_checks
 
     checks = [c for c in copy_checks(pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
@@ -183,7 +183,7 @@ def nccl_environment(ev: Evidence) -> Outcome:
 def pair_bandwidth(ev: Evidence) -> Outcome:
     if ev.pairs is None or ev.expectations is None:
         return unknown("no pair measurements")
-    from gpuvet.validate.layers import copy_checks
+    from gpuvet.checks.measured import copy_checks
 
     checks = [c for c in copy_checks(ev.pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
@@ -442,7 +442,7 @@ def clocks(ev: Evidence) -> Outcome:
 def compute_rate(ev: Evidence) -> Outcome:
     if ev.compute is None or ev.expectations is None:
         return unknown("no compute measurement")
-    from gpuvet.validate.layers import compute_checks
+    from gpuvet.checks.measured import compute_checks
 
     slow = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
             if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None and c.pct_of_expected < 85]

@@ -18,12 +18,12 @@ from gpuvet.bench import copy, gemm
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import QUICK
+from gpuvet.checks.events import Event
+from gpuvet.checks.expected import Expectations
 from gpuvet.doctor.captures import Captures
 from gpuvet.errors import GpuvetError
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
-from gpuvet.validate.expected import Expectations
-from gpuvet.watch.events import Event
 from gpuvet.watch.forecast import ThermalForecaster
 
 SIM_WINDOW_S = 4 * 86400.0

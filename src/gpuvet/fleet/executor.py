@@ -12,7 +12,6 @@ def validate_envelope(sim: str | None = None, level: str = "quick") -> dict[str,
 
     backend = open_backend(sim=sim)
     try:
-        declared = getattr(backend, "declared", None)
-        return Validator(backend, Level(level), declared=declared).run().to_json()
+        return Validator(backend, Level(level), declared=backend.declared).run().to_json()
     finally:
         backend.close()

@@ -18,17 +18,18 @@ from gpuvet.bench import collective, copy, gemm, membw, model
 from gpuvet.bench.context import BenchContext, Progress
 from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import QUICK, TimingPlan
+from gpuvet.checks import measured as layers
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.model import Check, Layer, Verdict, overall
+from gpuvet.checks.software import host_load_check, software_checks
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
 from gpuvet.report.jsonable import drop_none, to_jsonable
-from gpuvet.validate import layers, peers
+from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
-from gpuvet.validate.checks import Check, Layer, Verdict, overall
-from gpuvet.validate.expected import Expectations
 from gpuvet.validate.rules import RuleSet, default_rules
-from gpuvet.validate.software import host_load_check, software_checks
 
 JSON_SCHEMA_VERSION = 1
 

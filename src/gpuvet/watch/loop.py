@@ -14,11 +14,11 @@ from typing import Any
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.checks.admission import admit
+from gpuvet.checks.detectors import Detector, default_detectors
+from gpuvet.checks.events import Event, Severity
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.admission import admit
-from gpuvet.watch.detectors import Detector, default_detectors
-from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ThermalForecaster
 from gpuvet.watch.prometheus import ExportState
 

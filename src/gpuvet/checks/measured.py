@@ -10,9 +10,9 @@ from typing import Any
 from gpuvet.backends.engine import HOST, Transfer
 from gpuvet.bench.copy import bisection_partner
 from gpuvet.bench.records import BenchResult, Status
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.validate.checks import Check, Layer, Verdict
-from gpuvet.validate.expected import Expectations
 
 
 def evidence(r: BenchResult) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import Inventory, Unavailable
-from gpuvet.validate.checks import Check, Layer, Verdict
+from gpuvet.checks.model import Check, Layer, Verdict
 
 S = Layer.SOFTWARE
 

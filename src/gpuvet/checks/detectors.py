@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.backends.nvml_monitor import reason_names
 from gpuvet.backends.readings import Sample
-from gpuvet.watch.events import Event, Severity
+from gpuvet.checks.events import Event, Severity
 
 THROTTLE_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80  # power cap, hw slowdown, thermal (sw/hw), power brake
 FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP

@@ -11,10 +11,10 @@ from gpuvet.backends.base import Backend
 from gpuvet.bench import copy, gemm
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.timing import QUICK
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.measured import compute_checks, copy_checks
 from gpuvet.errors import GpuvetError
 from gpuvet.node.design import infer_design
-from gpuvet.validate.expected import Expectations
-from gpuvet.validate.layers import compute_checks, copy_checks
 
 MIN_PCT_OF_EXPECTED = 85.0
 
