@@ -12,6 +12,7 @@ from gpuvet.doctor.evaluate import run_case
 from gpuvet.doctor.matrix import suite_cases
 from gpuvet.doctor.model import causes, playbooks
 from gpuvet.doctor.run import validate_playbooks
+from gpuvet.watch.trend import thermal_trend
 
 DATA = Path(__file__).parent / "data" / "captures"
 
@@ -49,7 +50,7 @@ def test_fault_matrix_names_the_cause_and_healthy_nodes_stay_clean(case, tmp_pat
     """One simulated day of telemetry (four for the slow thermal creep); the full matrix with
     the default four-day window is benchmarks/doctor_matrix.py."""
     window = None if case.fault and case.fault["kind"] == "thermal_creep" else 86400.0
-    outcome = run_case(case, tmp_path, window_s=window)
+    outcome = run_case(case, tmp_path, thermal_trend, window_s=window)
     assert outcome.verdict == "correct", [(f.cause, f.module, f.between, f.playbook) for f in outcome.findings]
     assert outcome.triage_ok  # triage (no symptom) finds it too
 

@@ -10,11 +10,11 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpuvet.backends.nvml_monitor import reason_names
-from gpuvet.backends.readings import Sample
+from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels
 from gpuvet.checks.events import Event, Severity
 
-THROTTLE_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80  # power cap, hw slowdown, thermal (sw/hw), power brake
+THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
+                 | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)
 FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP
 
 
@@ -46,7 +46,7 @@ class ThrottleDetector(Detector):
             self._clean[s.module] = 0
             if self._run[s.module] >= self.min_samples and s.module not in self._active:
                 self._active.add(s.module)
-                reasons = list(reason_names(bits))
+                reasons = list(throttle_labels(bits))
                 return [Event("throttle", Severity.WARN, s.module, s.t, f"throttling under load: {', '.join(reasons)}",
                               {"reasons": reasons, "temp_c": s.temp_c, "power_w": s.power_w,
                                "sm_clock_mhz": s.sm_clock_mhz}, uuid=s.uuid)]

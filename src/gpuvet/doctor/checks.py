@@ -224,23 +224,17 @@ def collective_results(ev: Evidence) -> Outcome:
 
 
 def host_bottleneck(ev: Evidence) -> Outcome:
-    if not ev.local:
+    if not ev.local or ev.backend is None:
         return unknown("can't tell (captured node): its CPU load and NUMA placement were not captured")
-    if ev.backend is None or ev.backend.simulated:
-        return unknown("the host is not measured (simulated node)")
-    import psutil
-
-    load = psutil.cpu_percent(interval=0.5)
+    placement = ev.backend.host_placement()
+    if isinstance(placement, Unavailable):
+        return unknown(placement.reason)
+    load = placement.cpu_percent
     found = []
     if load > 90:
         found.append(finding("cpu_saturated", MEDIUM, cpu_percent=load))
     if ev.inventory is not None:
-        try:
-            cpus = psutil.Process().cpu_affinity() or []
-        except (AttributeError, psutil.Error):
-            cpus = []
-        numa_of_cpu = _cpu_numa()
-        mine = {numa_of_cpu.get(c) for c in cpus} - {None}
+        mine = set(placement.process_numa)
         for m in ev.inventory.modules:
             if isinstance(m.numa_node, int) and m.numa_node >= 0 and mine and m.numa_node not in mine:
                 found.append(finding("numa_misplaced", MEDIUM, module=m.id, module_numa=m.numa_node,
@@ -248,21 +242,6 @@ def host_bottleneck(ev: Evidence) -> Outcome:
     if found:
         return confirmed("the host holds the modules back", *found)
     return clear(f"host CPU at {load:.0f} %, process on its modules' NUMA nodes")
-
-
-def _cpu_numa() -> dict[int, int]:
-    out = {}
-    for node in Path("/sys/devices/system/node").glob("node[0-9]*"):
-        try:
-            text = (node / "cpulist").read_text().strip()
-        except OSError:
-            continue
-        for part in text.split(","):
-            lo, _, hi = part.partition("-")
-            if lo.isdigit():
-                for c in range(int(lo), int(hi or lo) + 1):
-                    out[c] = int(node.name[4:])
-    return out
 
 
 # --- presence, history, visibility --------------------------------------------------------
@@ -376,23 +355,22 @@ def thermal_state(ev: Evidence) -> Outcome:
 
 def thermal_trend(ev: Evidence) -> Outcome:
     w = ev.window
-    if w is None or w.forecaster is None:
+    if w is None or w.trend is None:
         return unknown("no telemetry history (run gpuvet watch for a day or more)")
     found = []
     end = w.duration_s
-    for module in sorted(w.forecaster.slowdown_c):
-        f = w.forecaster.forecast(module, end)
+    for module in w.trend.modules():
+        f = w.trend.fit(module, end)
         if f is None:
             continue
-        rise_c_per_day = f.slope_per_day * (w.forecaster._hist[module].powers[-1] if w.forecaster._hist[module].powers
-                                            else 0.0)
+        rise_c_per_day = f.slope_per_day * f.load_power_w
         if f.slope_low > 0 and rise_c_per_day >= 0.3:
             found.append(finding("thermal_interface_ageing", MEDIUM, module=module,
                                  rise_c_per_day_at_load=round(rise_c_per_day, 2),
                                  predicted_crossing_s=f.crossing, earliest_s=f.earliest))
     if found:
         return confirmed("temperature creeps up at the same load", *found)
-    if all(w.forecaster.forecast(m, end) is None for m in w.forecaster.slowdown_c):
+    if all(w.trend.fit(m, end) is None for m in w.trend.modules()):
         return unknown("not enough steady-load history for a trend")
     return clear("temperature at comparable load is flat")
 

@@ -16,8 +16,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
-from gpuvet.backends.nvml_monitor import THROTTLE_REASONS
-from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason
 from gpuvet.watch.dcgm import DcgmView, dcgm_text
 
 LABELS = ["uuid", "bus_id", "model", "module"]
@@ -76,8 +75,8 @@ class WatchCollector(Collector):
             throttle = GaugeMetricFamily("gpuvet_module_throttle", "1 while a clock-event (throttle) reason is active.",
                                          labels=[*LABELS, "reason"])
             for uuid, s in st.latest.items():
-                for bit, reason in THROTTLE_REASONS.items():
-                    throttle.add_metric([*self._labels(uuid), reason], float(bool(s.throttle & bit)))
+                for reason in ThrottleReason:
+                    throttle.add_metric([*self._labels(uuid), reason.label], float(bool(s.throttle & reason)))
             yield throttle
             slow_gauges: dict[str, tuple[str, Reader]] = {
                 "pcie_link_generation": ("PCIe link generation now.", lambda s: s.pcie_gen),
