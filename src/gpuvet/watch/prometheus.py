@@ -166,7 +166,7 @@ class _MetricsServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
 
-def serve(state: ExportState, address: str) -> tuple[Any, CollectorRegistry]:
+def serve(state: ExportState, address: str) -> tuple[_MetricsServer, CollectorRegistry]:
     """Serve ``state`` at ``address`` from a daemon thread; ``server.shutdown()`` stops it.
     Raises OSError when the address cannot be bound, ValueError when it is not host:port."""
     if state.names not in NAMES:
