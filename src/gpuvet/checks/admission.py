@@ -5,7 +5,6 @@ otherwise quarantined (no work should land on it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gpuvet.backends.base import Backend
 from gpuvet.bench import copy, gemm
@@ -13,6 +12,7 @@ from gpuvet.bench.context import BenchContext
 from gpuvet.bench.timing import QUICK
 from gpuvet.checks.expected import Expectations
 from gpuvet.checks.measured import compute_checks, copy_checks
+from gpuvet.checks.model import Evidence
 from gpuvet.errors import GpuvetError
 from gpuvet.node.design import infer_design
 
@@ -24,7 +24,7 @@ class Admission:
     module: str
     ready: bool
     reason: str
-    evidence: dict[str, Any]
+    evidence: Evidence
 
 
 def admit(backend: Backend, module: str) -> Admission:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+
+from gpuvet.checks.model import Evidence
 
 
 class Severity(StrEnum):
@@ -21,6 +22,6 @@ class Event:
     module: str | None
     time: float  # seconds since the watch began (simulated on a simulated node)
     message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=dict)
     predicted_crossing: float | None = None  # overheat_forecast: seconds since the watch began
     uuid: str | None = None

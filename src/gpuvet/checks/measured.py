@@ -5,18 +5,17 @@ thresholds come from the rules."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gpuvet.backends.engine import HOST, Transfer
 from gpuvet.bench.copy import bisection_partner
 from gpuvet.bench.records import BenchResult, Status
 from gpuvet.checks.expected import Expectations
-from gpuvet.checks.model import Check, Layer, Verdict
+from gpuvet.checks.model import Check, Json, Layer, Verdict
 from gpuvet.report.jsonable import to_jsonable
 
 
-def evidence(r: BenchResult) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def evidence(r: BenchResult) -> dict[str, Json]:
+    out: dict[str, Json] = {}
     if r.stats is not None:
         out["stats"] = {"n": r.stats.n, "median": r.stats.median, "iqr": r.stats.iqr, "min": r.stats.min,
                         "max": r.stats.max}
@@ -155,7 +154,7 @@ def collective_checks(results: Sequence[BenchResult], exp: Expectations, members
     return out
 
 
-def _with_detail(check: Check, **extra: Any) -> Check:
+def _with_detail(check: Check, **extra: Json) -> Check:
     from dataclasses import replace
 
     return replace(check, evidence={**check.evidence, **extra})

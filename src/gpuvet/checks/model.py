@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+
+# what evidence holds: JSON-ready values (read-only views, so a dict of lists of str fits)
+Json = str | int | float | bool | None | Sequence["Json"] | Mapping[str, "Json"]
+Evidence = Mapping[str, Json]
 
 
 class Verdict(StrEnum):
@@ -54,7 +57,7 @@ class Check:
     reason: str | None = None  # always given for warn, fail and skip
     fix: str | None = None
     device: str = "gpu"  # "gpu" or "cpu": rules may differ
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=dict)
 
     @property
     def key(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -17,6 +17,7 @@ from gpuvet.backends.readings import Sample
 from gpuvet.checks.events import Event
 
 if TYPE_CHECKING:
+    from gpuvet.logbook.records import ModuleEvent
     from gpuvet.watch.loop import Watcher, WatchResult
 from gpuvet.node.timeunits import format_duration
 
@@ -120,7 +121,7 @@ def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
     return result
 
 
-def events_table(console: Console, rows: list[dict[str, Any]]) -> None:
+def events_table(console: Console, rows: list[ModuleEvent]) -> None:
     table = Table(title="events", title_justify="left")
     for col in ("time (UTC)", "t", "severity", "kind", "module", "message"):
         table.add_column(col)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -138,7 +139,7 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
     server = _serve(export, prometheus) if prometheus and export is not None else None
     watcher = Watcher(backend, config, book, export=export)
 
-    def stop(signum: int, frame: Any) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
         watcher.stop_requested = True
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -195,7 +196,7 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
     book = None if no_log else _logbook(logbook)
     stop = {"now": False}
 
-    def on_signal(signum: int, frame: Any) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         stop["now"] = True
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}

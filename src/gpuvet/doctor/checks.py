@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
@@ -31,7 +31,8 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
     """Module id -> Xid codes, from the telemetry window and from a captured kernel log."""
     out: dict[str, list[int]] = {}
     for e in ev.events("xid"):
-        out.setdefault(e.module or "?", []).append(int(e.evidence.get("code", 0)))
+        code = e.evidence.get("code", 0)
+        out.setdefault(e.module or "?", []).append(int(code) if isinstance(code, (int, float, str)) else 0)
     by_bus = {}
     if ev.inventory is not None:
         by_bus = {_bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
@@ -86,9 +87,9 @@ def link_state(ev: Evidence) -> Outcome:
         if not e.module or e.module in covered:
             continue
         if e.evidence.get("link") == "pcie":
-            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, **e.evidence))
+            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, carried=e.evidence))
         else:
-            found.append(finding("link_degraded", MEDIUM, module=e.module, **e.evidence))
+            found.append(finding("link_degraded", MEDIUM, module=e.module, carried=e.evidence))
     for h in ev.captures.health:  # captured nvidia-smi -q / -x (a narrower link is never a power state)
         if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max:
             found.append(finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width,
@@ -315,7 +316,7 @@ def ecc_health(ev: Evidence) -> Outcome:
     found = []
     for e in ev.events("ecc_rising", "ecc_uncorrectable"):
         found.append(finding("ecc_errors_rising", HIGH if e.kind == "ecc_uncorrectable" else MEDIUM, module=e.module,
-                             **e.evidence))
+                             carried=e.evidence))
     if ev.inventory is not None:
         for m in ev.inventory.modules:
             if m.ecc_enabled is False:
@@ -341,8 +342,9 @@ def gemm_agreement(ev: Evidence) -> Outcome:
 def thermal_state(ev: Evidence) -> Outcome:
     found = []
     for e in ev.events("throttle"):
-        if any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in e.evidence.get("reasons", [])):
-            found.append(finding("thermal_throttling", HIGH, module=e.module, **e.evidence))
+        reasons = e.evidence.get("reasons", [])
+        if isinstance(reasons, Sequence) and any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in reasons):
+            found.append(finding("thermal_throttling", HIGH, module=e.module, carried=e.evidence))
     for h in ev.captures.health:  # old 'Clocks Throttle Reasons' and new 'Clocks Event Reasons' alike
         thermal = sorted(h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"})
         if thermal:
@@ -390,7 +392,7 @@ def clock_stability(ev: Evidence) -> Outcome:
     if flaps:
         return confirmed("clocks switch states under load", *[
             finding("memory_clock_flapping", HIGH if e.evidence.get("clock") == "memory" else MEDIUM, module=e.module,
-                    **e.evidence) for e in {e.module: e for e in flaps}.values()])
+                    carried=e.evidence) for e in {e.module: e for e in flaps}.values()])
     return clear("clocks steady under load") if ev.window else unknown("no telemetry window")
 
 

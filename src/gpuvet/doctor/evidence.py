@@ -9,7 +9,6 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
@@ -141,5 +140,5 @@ class Evidence:
             self.engine.close()
             del self.__dict__["engine"]  # opened again if another diagnosis needs it
 
-    def versions(self) -> dict[str, Any]:
+    def versions(self) -> dict[str, str | None]:
         return self.engine.versions() if self.engine is not None else {}

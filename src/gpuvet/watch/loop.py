@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import Sample
@@ -19,6 +18,7 @@ from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.admission import Admission, admit
 from gpuvet.checks.detectors import Detector, default_detectors
 from gpuvet.checks.events import Event
+from gpuvet.checks.model import Json
 from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResult
 from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
@@ -50,10 +50,10 @@ class WatchResult:
     samples: int
     sampler_seconds_per_module: float
     events: list[Event]
-    modules: dict[str, dict[str, Any]]  # uuid -> identity and state (ready, quarantined, lost)
+    modules: dict[str, dict[str, str | None]]  # uuid -> identity and state (ready, quarantined, lost)
     notes: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Json]:
         return {
             "simulated": self.simulated, "run_id": self.run_id, "duration_s": self.duration_s, "samples": self.samples,
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
@@ -62,8 +62,8 @@ class WatchResult:
         }
 
 
-def event_json(e: Event) -> dict[str, Any]:
-    out = {"kind": e.kind, "severity": e.severity.value, "module": e.module, "uuid": e.uuid, "time": e.time,
+def event_json(e: Event) -> dict[str, Json]:
+    out: dict[str, Json] = {"kind": e.kind, "severity": e.severity.value, "module": e.module, "uuid": e.uuid, "time": e.time,
            "message": e.message, "evidence": to_jsonable(e.evidence)}
     if e.predicted_crossing is not None:
         out["predicted_crossing"] = e.predicted_crossing

@@ -10,10 +10,9 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason
@@ -50,7 +49,7 @@ class WatchCollector(Collector):
         return [uuid, (ident.bus_id or "") if ident else "", ident.model if ident else "", ident.id if ident else ""]
 
     def _per_module(self, family: type[GaugeMetricFamily] | type[CounterMetricFamily], name: str, doc: str,
-                    get: Reader, samples: dict[str, Sample]) -> Any:
+                    get: Reader, samples: dict[str, Sample]) -> Metric:
         """One metric family with a value per module whose sample has the field."""
         metric = family(f"gpuvet_module_{name}", doc, labels=LABELS)
         for uuid, s in samples.items():
@@ -59,7 +58,7 @@ class WatchCollector(Collector):
                 metric.add_metric(self._labels(uuid), float(value))
         return metric
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         st = self.state
         with st.lock:
             gauges: dict[str, tuple[str, Reader]] = {
@@ -153,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - scrapes are not news
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - scrapes are not news
         return
 
 
