@@ -27,10 +27,15 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports_of(path: Path) -> Iterator[tuple[int, str]]:
+@cache
+def trees() -> tuple[tuple[str, Path, ast.Module], ...]:
+    """(module name, path, syntax tree) of every module of the package, parsed once."""
+    return tuple((_module_name(p), p, ast.parse(p.read_text(), str(p))) for p in sorted((SRC / "gpuvet").rglob("*.py")))
+
+
+def imports_of(module: str, path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
     """(line, imported name) for every import, at any depth (lazy imports inside functions count)."""
-    module = _module_name(path)
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -44,10 +49,7 @@ def imports_of(path: Path) -> Iterator[tuple[int, str]]:
 @cache
 def edges() -> tuple[tuple[str, int, str], ...]:
     """(importing module, line, imported name) over the whole package."""
-    out = []
-    for path in sorted((SRC / "gpuvet").rglob("*.py")):
-        out += [(_module_name(path), line, name) for line, name in imports_of(path)]
-    return tuple(out)
+    return tuple((module, line, name) for module, path, tree in trees() for line, name in imports_of(module, path, tree))
 
 
 def _package(name: str) -> str | None:
@@ -68,15 +70,22 @@ def test_the_scan_sees_the_imports_it_judges() -> None:
     assert ("gpuvet.cli.render_watch", "rich.table.Table") in seen
 
 
-def test_no_job_imports_another_job() -> None:
+def test_no_job_imports_another_job_or_a_face() -> None:
     bad = [(m, line, n) for m, line, n in edges()
-           if _package(m) in JOBS and _package(n) in JOBS and _package(n) != _package(m)]
-    assert not bad, _violations("a job imports another job (move what both need to gpuvet.checks)", bad)
+           if _package(m) in JOBS and _package(n) in JOBS + FACES and _package(n) != _package(m)]
+    assert not bad, _violations("a job imports another job or a face (move what both need to gpuvet.checks)", bad)
 
 
 def test_nothing_below_the_jobs_imports_a_job_or_a_face() -> None:
     bad = [(m, line, n) for m, line, n in edges() if _package(m) in BELOW_JOBS and _package(n) in JOBS + FACES]
     assert not bad, _violations("a lower layer imports a job or a face", bad)
+
+
+def test_measuring_and_reading_layers_do_not_import_the_shared_checks() -> None:
+    """checks/ sits above bench/, logbook/, report/ and backends/: they hand it records, it judges them."""
+    bad = [(m, line, n) for m, line, n in edges() if _package(m) in BELOW_JOBS and _package(m) != "checks"
+           and _package(n) == "checks"]
+    assert not bad, _violations("a layer below checks/ imports it", bad)
 
 
 def test_jobs_and_node_never_import_the_simulator_or_a_vendor_gateway() -> None:
@@ -108,11 +117,11 @@ def test_only_backends_read_the_host_around_them() -> None:
 def test_no_job_probes_the_backend_with_getattr() -> None:
     """What a backend can answer is on its interface (backends/base.py), so no job guesses."""
     bad = []
-    for path in sorted((SRC / "gpuvet").rglob("*.py")):
-        if _package(_module_name(path)) not in JOBS + ("checks", "fleet"):
+    for module, _, tree in trees():
+        if _package(module) not in JOBS + ("checks", "fleet"):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
                     and node.args and isinstance(node.args[0], ast.Name) and "backend" in node.args[0].id):
-                bad.append((_module_name(path), node.lineno, f"{node.func.id}({node.args[0].id}, …)"))
+                bad.append((module, node.lineno, f"{node.func.id}({node.args[0].id}, …)"))
     assert not bad, _violations("getattr/hasattr on a backend", bad)
