@@ -107,6 +107,27 @@ def test_a_module_listed_but_silent_is_lost_after_three_misses() -> None:
     assert "stopped answering" in result.events[0].message
 
 
+def test_a_lost_modules_last_reading_is_no_longer_served_to_prometheus() -> None:
+    from gpuvet.watch.prometheus import ExportState, exposition
+    from gpuvet.watch.sinks import ExportSink
+
+    source = FakeSource(silent_from=30.0)
+    state = ExportState()
+    TelemetryWindow(source, WindowConfig(interval_s=10.0, slow_every_s=20.0, duration_s=60.0, speedup=None),
+                    sinks=[ExportSink(state, source)]).run()
+    assert set(state.latest) == set(state.identities) == {"GPU-0"}
+    assert state.events[("module_lost", "GPU-1")] == 1  # the loss itself stays counted
+    from prometheus_client import CollectorRegistry
+
+    from gpuvet.watch.prometheus import WatchCollector
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(WatchCollector(state))
+    body = exposition(state, registry).decode()
+    assert 'uuid="GPU-0"' in body and "gpuvet_module_temperature_celsius{" in body
+    assert not [line for line in body.splitlines() if "GPU-1" in line and "event" not in line]
+
+
 def test_window_stops_when_asked() -> None:
     source = FakeSource()
     seen: list[float] = []

@@ -90,6 +90,10 @@ class ExportSink:
                 self.export.forecast_s[e.uuid] = max(e.predicted_crossing - e.time, 0.0)
             elif e.kind == "overheat_forecast_withdrawn" and e.uuid:
                 self.export.forecast_s.pop(e.uuid, None)
+            elif e.kind == "module_lost" and e.uuid:  # its last reading is not a live one: no longer served
+                for per_module in (self.export.identities, self.export.latest, self.export.slow, self.export.last_xid,
+                                   self.export.forecast_s):
+                    per_module.pop(e.uuid, None)
 
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         with self.export.lock:
