@@ -5,6 +5,7 @@ thresholds come from the rules."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from gpuvet.backends.engine import HOST, Transfer
 from gpuvet.bench.copy import bisection_partner
@@ -35,20 +36,20 @@ def _pct(value: float | None, ref: float | None) -> float | None:
 
 def from_result(layer: Layer, name: str, r: BenchResult, expected: float | None, device: str) -> Check:
     """One record as a check: skipped/failed/wrong become SKIP/FAIL with the record's reason."""
-    common = {"module": r.module, "between": r.between, "dtype": r.dtype, "unit": r.unit, "device": device}
+    where = Check(layer, name, Verdict.PASS, module=r.module, between=r.between, dtype=r.dtype, unit=r.unit,
+                  device=device)
     if r.status is Status.SKIPPED:
-        return Check(layer, name, Verdict.SKIP, reason=r.reason, **common)  # type: ignore[arg-type]
+        return replace(where, verdict=Verdict.SKIP, reason=r.reason)
     if r.status is Status.FAILED:
-        return Check(layer, name, Verdict.FAIL, reason=r.reason, fix="see the error; re-run the benchmark alone",
-                     **common)  # type: ignore[arg-type]
+        return replace(where, verdict=Verdict.FAIL, reason=r.reason, fix="see the error; re-run the benchmark alone")
+    figures = replace(where, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
+                      pct_of_expected=_pct(r.value, expected), cv=r.cv, evidence=evidence(r))
     if r.status is Status.UNRELIABLE:
-        return Check(layer, name, Verdict.WARN, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
-                     pct_of_expected=_pct(r.value, expected), cv=r.cv, reason=f"unreliable measurement: {r.reason}",
-                     fix="re-run on a quiet machine", evidence=evidence(r), **common)  # type: ignore[arg-type]
-    verdict = Verdict.FAIL if r.correct is False else Verdict.PASS
-    return Check(layer, name, verdict, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
-                 pct_of_expected=_pct(r.value, expected), cv=r.cv, reason=r.reason if r.correct is False else None,
-                 evidence=evidence(r), **common)  # type: ignore[arg-type]
+        return replace(figures, verdict=Verdict.WARN, reason=f"unreliable measurement: {r.reason}",
+                       fix="re-run on a quiet machine")
+    if r.correct is False:
+        return replace(figures, verdict=Verdict.FAIL, reason=r.reason)
+    return figures
 
 
 def compute_checks(results: Sequence[BenchResult], exp: Expectations, device: str) -> list[Check]:
@@ -155,8 +156,6 @@ def collective_checks(results: Sequence[BenchResult], exp: Expectations, members
 
 
 def _with_detail(check: Check, **extra: Json) -> Check:
-    from dataclasses import replace
-
     return replace(check, evidence={**check.evidence, **extra})
 
 

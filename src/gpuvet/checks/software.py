@@ -66,14 +66,14 @@ def software_checks(inv: Inventory, versions: dict[str, str | None], no_modules_
 def _module_settings(inv: Inventory) -> list[Check]:
     out: list[Check] = []
     for m in inv.modules:
-        def check(name: str, reading: object, bad: bool, reason: str, fix: str, expected: object = None,
-                  module: str = m.id) -> None:
+        def check(name: str, reading: bool | float | Unavailable, bad: bool, reason: str, fix: str,
+                  expected: bool | None = None, module: str = m.id) -> None:
             if isinstance(reading, Unavailable):
                 out.append(Check(S, name, Verdict.SKIP, module=module, reason=reading.reason))
             else:
-                out.append(Check(S, name, Verdict.WARN if bad else Verdict.PASS, value=reading,  # type: ignore[arg-type]
+                out.append(Check(S, name, Verdict.WARN if bad else Verdict.PASS, value=reading,
                                  module=module, reason=reason if bad else None, fix=fix if bad else None,
-                                 expected=expected))  # type: ignore[arg-type]
+                                 expected=expected))
 
         check("persistence_mode", m.persistence_mode, m.persistence_mode is False,
               "persistence mode off: the driver reinitialises the module on every first use (seconds of latency)",
