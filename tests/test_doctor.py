@@ -152,3 +152,13 @@ def test_unreadable_capture_names_the_file_and_what_was_expected(capsys, tmp_pat
     assert code == 2 and "notes.txt" in err and "nvidia-smi" in err and "nccl-tests" in err
     code, _, err = call(capsys, "doctor", "--from", str(tmp_path / "missing.txt"))
     assert code == 2 and "missing.txt" in err
+
+
+def test_the_command_gives_doctor_the_thermal_trend(capsys, tmp_path):
+    """Doctor does not import watch: the face hands it watch's forecaster. Without it the trend
+    check could only say "unknown", so the command must find a creeping module's ageing."""
+    spec = tmp_path / "creep.yaml"
+    spec.write_text("base: mesh-4\nfaults:\n  - {kind: thermal_creep, module: gpu1, c_per_watt_per_day: 0.002}\n")
+    code, out, _ = call(capsys, "doctor", "overheating", "--sim", str(spec), "--json", "--window", "2d")
+    found = [(f["cause"], f["module"]) for f in json.loads(out)["findings"]]
+    assert code == 1 and ("thermal_interface_ageing", "gpu1") in found
