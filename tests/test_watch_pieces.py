@@ -182,3 +182,15 @@ def test_the_backend_says_why_it_cannot_measure_the_host() -> None:
     placement, load = sim.host_placement(), sim.host_load()
     assert isinstance(placement, Unavailable) and "simulated" in placement.reason
     assert isinstance(load, Unavailable) and sim.declared is not None and sim.spec is not None
+
+
+def test_numa_placement_is_read_from_the_kernels_cpu_lists(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gpuvet.backends.host_load import cpu_numa
+
+    for node, cpus in (("node0", "0-3,8-9\n"), ("node1", "4-7,10-11\n")):
+        (tmp_path / node).mkdir()
+        (tmp_path / node / "cpulist").write_text(cpus)
+    (tmp_path / "node2").mkdir()  # a node without a cpulist is skipped, not a crash
+    numa = cpu_numa(tmp_path)
+    assert [c for c, n in sorted(numa.items()) if n == 0] == [0, 1, 2, 3, 8, 9]
+    assert [c for c, n in sorted(numa.items()) if n == 1] == [4, 5, 6, 7, 10, 11]
