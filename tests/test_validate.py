@@ -7,11 +7,11 @@ import pytest
 import yaml
 
 from gpuvet.backends.sim import SimBackend
+from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
 from gpuvet.validate.baseline import apply_baseline, load_baseline, make_baseline, save_baseline
-from gpuvet.validate.checks import Check, Layer, Verdict
 from gpuvet.validate.rules import RuleSet, load_rules
 from gpuvet.validate.run import Level, Validator, check_json, node_type
 from tests.conftest import declared
@@ -240,7 +240,7 @@ def test_check_json_keeps_the_contract_keys_even_when_empty():
 def test_settings_read_through_nvml_become_software_warnings():
     from gpuvet.backends.nvidia import NvidiaBackend
     from gpuvet.backends.nvml import Nvml
-    from gpuvet.validate.software import software_checks
+    from gpuvet.checks.software import software_checks
     from tests.fakes.fake_nvml import hgx_h200
 
     fake = hgx_h200(4)
@@ -264,7 +264,7 @@ def test_settings_read_through_nvml_become_software_warnings():
     ("13.0", "12.9", Verdict.PASS), (None, "12.4", Verdict.SKIP),
 ])
 def test_cuda_driver_and_runtime_compatibility(driver, runtime, verdict):
-    from gpuvet.validate.software import cuda_compatibility
+    from gpuvet.checks.software import cuda_compatibility
 
     check = cuda_compatibility(driver, runtime)
     assert check.verdict is verdict

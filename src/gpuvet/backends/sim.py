@@ -61,7 +61,7 @@ class SimBackend(Backend):
     simulated = True
 
     def __post_init__(self) -> None:
-        self.declared = build_node(self.spec, self.where)
+        self.declared: Node = build_node(self.spec, self.where)
         check_faults(self.declared, self.spec.faults, self.where)
         self._found = apply_faults(self.declared, self.spec.faults)
         self.physics = SimPhysics(self.declared, self.spec.faults, self.seed)  # one thermal/power model for all

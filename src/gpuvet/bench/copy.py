@@ -120,13 +120,17 @@ def bisection_partner(index: int, count: int) -> int:
     return (index + max(count // 2, 1)) % count
 
 
-def run(ctx: BenchContext, opts: CopyOptions = CopyOptions()) -> list[BenchResult]:
+def _check_options(opts: CopyOptions) -> None:
     bad = [t for t in opts.tests if t not in TESTS]
     if bad:
         raise GpuvetError(f"unknown copy test {', '.join(bad)}", where="--tests", fix=f"use some of {', '.join(TESTS)}.")
     if opts.size_bytes is not None and opts.size_bytes < 4096:
         raise GpuvetError("transfers under 4 KiB measure latency, not bandwidth", where="--size-bytes",
                           fix="use at least 4096.")
+
+
+def run(ctx: BenchContext, opts: CopyOptions = CopyOptions()) -> list[BenchResult]:
+    _check_options(opts)
     modules = ctx.select(opts.modules)
     size = opts.size_bytes or default_size(modules)
     run = _Run(ctx, size, [])

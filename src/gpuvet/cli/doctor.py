@@ -65,8 +65,10 @@ def doctor(
         declared = build_node(spec, where)
     elif sim:
         declared = backend.declared
+    from gpuvet.watch.trend import thermal_trend
+
     ev = Evidence(backend, declared, captures or Captures(), window_s=_seconds(window, "--window"),
-                  watch=captures is None or bool(sim))
+                  watch=captures is None or bool(sim), trend=thermal_trend)
     try:
         result = diagnose(ev, symptom, all_steps)
     finally:

@@ -15,8 +15,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gpuvet.checks.model import Check, Verdict, worse
 from gpuvet.errors import GpuvetError
-from gpuvet.validate.checks import Check, Verdict, worse
 
 
 class Op(StrEnum):
