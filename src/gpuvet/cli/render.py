@@ -90,7 +90,7 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
         left = len(mat.modules) - _SHOWN
         console.print(f"[dim]{left} more rows and columns left out; every pair is counted below; use --json for all.[/]")
         _pair_summary(console, mat)
-    console.print("[dim]NV#/XG#/SD# = # bonded fabric links; SW# = through a fabric switch; PIX/PXB/PHB/NODE/SYS "
+    console.print("[dim]NV#/XG#/SD# = # bonded fabric links (direct or through a switch); PIX/PXB/PHB/NODE/SYS "
                   "as in nvidia-smi topo -m. ~ = a link on the path has no known speed (a typical one is assumed).[/]")
 
 
