@@ -108,9 +108,10 @@ def evidence_words(evidence: Mapping[str, object], limit: int = 8) -> str:
 
 
 @contextlib.contextmanager
-def progress(what: str, bar: bool | None = None) -> Iterator[Progress]:
-    """A progress callback (done, total, label): a bar on a terminal; otherwise one plain line on
-    stderr each time the step changes, so a piped run is never silent for long."""
+def progress(what: str, bar: bool | None = None, every_s: float = 2.0) -> Iterator[Progress]:
+    """A progress callback (done, total, label): a bar on a terminal; otherwise a plain line on
+    stderr at the first step, then at most every ``every_s`` seconds and at the end, so a piped
+    run is never silent for long and never floods a log."""
     if bar is None:
         bar = sys.stderr.isatty()
     if bar:
@@ -124,11 +125,14 @@ def progress(what: str, bar: bool | None = None) -> Iterator[Progress]:
         with shown:
             yield lambda done, total, label: shown.update(task, completed=done, total=max(total, 1), description=label)
         return
-    last = [""]
+    import time
+
+    last: list[float] = [-math.inf]
 
     def line(done: int, total: int, label: str) -> None:
-        if label != last[0]:
-            last[0] = label
+        now = time.monotonic()
+        if now - last[0] >= every_s or done >= total:
+            last[0] = now
             step(f"{what}: {label} ({done}/{total})")
 
     yield line
@@ -148,7 +152,7 @@ def table(title: str | None = None) -> Table:
     from rich import box
 
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                 title_style="bold")
+                 title_style="bold", collapse_padding=True)
 
 
 def column(t: Table, header: str, *, right: bool = False, key: bool = False) -> None:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuvet.cli import term
 from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.validate.run import Level, ValidationRun
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 LogbookOpt = Annotated[str | None, typer.Option(
@@ -57,35 +62,14 @@ def validate(
 
     Exit 0 on pass or warn, 1 on fail, 2 when nothing could be measured or the input is bad.
     """
-    from gpuvet.backends.select import open_backend
-    from gpuvet.cli import render_validate
     from gpuvet.errors import GpuvetError
-    from gpuvet.validate.baseline import load_baseline
-    from gpuvet.validate.rules import load_rules
-    from gpuvet.validate.run import Level, Validator
+    from gpuvet.validate.run import Level
 
     try:
         chosen = Level(level)
     except ValueError:
         raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
-    ruleset = load_rules(rules)
-    base = load_baseline(baseline) if baseline else None
-    declared = None
-    if expect:
-        from gpuvet.node.build import build_node
-        from gpuvet.node.spec import load_spec
-
-        spec, where = load_spec(expect)
-        declared = build_node(spec, where)
-    book = None if no_log else _logbook(logbook)
-    backend = open_backend(sim=sim)
-    try:
-        with render_validate.progress(sys.stderr.isatty()) as (progress, on_layer):
-            result = Validator(backend, chosen, ruleset, declared, base, book, progress, on_layer).run()
-    finally:
-        backend.close()
-        if book:
-            book.close()
+    result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log)
     doc = result.to_json()
     if report:
         from gpuvet.report.html import render
@@ -98,15 +82,50 @@ def validate(
     if as_json:
         _print_json(doc)
     else:
-        from rich.console import Console
+        from gpuvet.cli import render_validate
 
-        render_validate.run(Console(), doc, report, junit)
+        render_validate.run(term.console(), doc, report, junit)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
                           fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
     if result.verdict.value == "fail":
         raise typer.Exit(1)
+
+
+def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
+                  logbook: str | None, no_log: bool) -> ValidationRun:
+    """Load what the run is judged against, open the node and the logbook, run the layers."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.validate.baseline import load_baseline
+    from gpuvet.validate.rules import load_rules
+    from gpuvet.validate.run import Validator
+
+    ruleset = load_rules(rules)
+    base = load_baseline(baseline) if baseline else None
+    declared = None
+    if expect:
+        from gpuvet.node.build import build_node
+        from gpuvet.node.spec import load_spec
+
+        spec, where = load_spec(expect)
+        declared = build_node(spec, where)
+    book = None if no_log else _logbook(logbook)
+    backend = open_backend(sim=sim)
+    layer = ["starting"]
+    try:
+        with term.progress("validate") as progress:
+            def step(done: int, total: int, label: str) -> None:
+                progress(done, total, f"{layer[0]}: {label}")
+
+            def on_layer(name: str) -> None:
+                layer[0] = name
+
+            return Validator(backend, level, ruleset, declared, base, book, step, on_layer).run()
+    finally:
+        backend.close()
+        if book:
+            book.close()
 
 
 @baseline_app.command("make")
