@@ -62,3 +62,18 @@ def check_output(path: Path, flag: str) -> None:
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise GpuvetError(f"cannot write {str(path)!r} (no permission)", where=flag,
                           fix="choose a path you can write to.")
+
+
+def renamed(new_value: T | None, old_value: T | None, old: str, new: str) -> T | None:
+    """A flag renamed for one meaning per name: the old spelling still works, with a note on
+    stderr; both given with different values is an error."""
+    if old_value is None:
+        return new_value
+    import sys
+
+    from gpuvet.errors import GpuvetError
+
+    if new_value is not None and new_value != old_value:
+        raise GpuvetError(f"{old} and {new} both given", where=old, fix=f"{old} is the old name of {new}: give {new} only.")
+    sys.stderr.write(f"gpuvet: note: {old} is deprecated here; use {new} (it means the same).\n")
+    return old_value

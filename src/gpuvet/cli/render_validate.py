@@ -15,7 +15,7 @@ from gpuvet.report.format import value as format_value
 
 if TYPE_CHECKING:
     from gpuvet.logbook.store import RunRow
-    from gpuvet.validate.compare import ResultChange, EnvChange
+    from gpuvet.validate.compare import EnvChange, ResultChange
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 

@@ -159,3 +159,31 @@ def column(t: Table, header: str, *, right: bool = False, key: bool = False) -> 
     """``key``: a verdict or a place (module, link) — never wrapped, never cut; the other columns
     wrap (and fold a word longer than the column) rather than cut with an ellipsis."""
     t.add_column(header, justify="right" if right else "left", no_wrap=key, overflow="fold")
+
+
+@contextlib.contextmanager
+def heartbeat(what: str, every_s: float = 5.0) -> Iterator[None]:
+    """For work that reports no steps: a spinner on a terminal; otherwise a plain line on stderr
+    when it starts and every ``every_s`` seconds after, so a piped run is never silent."""
+    if sys.stderr.isatty():
+        with console(stderr=True).status(Text(what)):
+            yield
+        return
+    import threading
+    import time
+
+    step(f"{what} …")
+    done = threading.Event()
+    start = time.monotonic()
+
+    def beat() -> None:
+        while not done.wait(every_s):
+            step(f"{what}: still working, {time.monotonic() - start:.0f} s")
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,13 +25,13 @@ baseline_app = typer.Typer(help="Baselines: reference figures from good runs of 
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
 
 
-def _logbook(path: str | None) -> Any:
+def _logbook(path: str | None) -> Any:  # Any: watch.py's event rows are typed for its renderer
     from gpuvet.logbook.store import Logbook
 
     return Logbook(path)
 
 
-def _print_json(data: Any) -> None:
+def _print_json(data: object) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
     write_json(to_jsonable(data), indent=2)
@@ -132,9 +131,10 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
 def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or unique prefixes) of good runs.")],
                   output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.",
                                                                     callback=output_file)],
-                  tolerance: Annotated[float, typer.Option("--tolerance", help="A run more than this fraction worse "
-                                                           "than the median is excluded (default 0.05).")] = 0.05,
-                  logbook: LogbookOpt = None) -> None:
+                  tolerance: Annotated[float, typer.Option("--tolerance", metavar="FRACTION",
+                                                           help="A run more than this fraction worse than the median "
+                                                           "is excluded (default 0.05).")] = 0.05,
+                  logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """Build per-check baselines from good runs: the median, after excluding runs that break the
     rule against it, repeated until stable."""
     from gpuvet.errors import GpuvetError
@@ -153,6 +153,10 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
     made = make_baseline(picked, datetime.now(UTC).isoformat(timespec="seconds"), tolerance)
     save_baseline(made, output)
     excluded = sum(len(m.excluded) for m in made.metrics.values())
+    if as_json:
+        _print_json({"wrote": str(output), "node_type": made.node_type, "checks": len(made.metrics),
+                     "runs": [run_id for run_id, _, _ in picked], "excluded": excluded})
+        return
     print(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
           f" ({excluded} outlying figures excluded)")
 
@@ -171,11 +175,9 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
                       "started_utc": r.started_utc, "ended_utc": r.ended_utc, "host": r.host, "node": r.node,
                       "simulated": r.simulated, "level": r.envelope.get("level")} for r in rows])
         return
-    from rich.console import Console
-
     from gpuvet.cli import render_validate
 
-    render_validate.runs(Console(), rows)
+    render_validate.runs(term.console(), rows)
 
 
 @log_app.command("show")
@@ -190,11 +192,9 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
     if as_json:
         _print_json(doc)
         return
-    from rich.console import Console
-
     from gpuvet.cli import render_validate
 
-    render_validate.run(Console(), doc, None, None)
+    render_validate.run(term.console(), doc, None, None)
 
 
 @log_app.command("compare")
@@ -224,11 +224,9 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
                      "regressions": sum(r.regression for r in results), "only_in_a": only_a, "only_in_b": only_b,
                      "note": note})
     else:
-        from rich.console import Console
-
         from gpuvet.cli import render_validate
 
-        render_validate.comparison(Console(), a.run_id, b.run_id, env, results, note)
+        render_validate.comparison(term.console(), a.run_id, b.run_id, env, results, note)
     if any(r.regression for r in results):
         raise typer.Exit(1)
 
@@ -236,7 +234,9 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
            output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.",
                                                          callback=output_file)],
-           logbook: LogbookOpt = None) -> None:
+           logbook: LogbookOpt = None, as_json: Annotated[bool, typer.Option(
+               "--json", help="Print {\"wrote\": FILE, \"run_id\": RUN, \"verdict\": ...} instead of the note.")]
+           = False) -> None:
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render
 
@@ -246,10 +246,13 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     finally:
         book.close()
     output.write_text(render(doc), encoding="utf-8")
+    if as_json:
+        _print_json({"wrote": str(output), "run_id": doc.get("run_id"), "verdict": doc.get("verdict")})
+        return
     print(f"wrote {output}")
 
 
-def run_document(book: Any, ref: str) -> dict[str, Any]:
+def run_document(book: Logbook, ref: str) -> dict[str, Any]:
     """A kept run in the shape `validate --json` prints."""
     result: dict[str, Any] = book.document(book.run(ref))
     return result
