@@ -356,7 +356,7 @@ _METAVARS = {"sim": "SPEC", "expect": "SPEC", "compare": "SPEC", "node_ref": "SP
              "prometheus_url": "URL", "match": "SELECTOR", "kind": "KIND", "symptom": "SYMPTOM", "speedup": "N|max",
              "ray_address": "ADDRESS", "caps": "WATTS", "dtypes": "DTYPES", "ops": "OPS", "kinds": "KINDS",
              "tests": "TESTS", "models": "MODELS", "size_bytes": "BYTES", "min_bytes": "BYTES", "max_bytes": "BYTES",
-             "names": "gpuvet|dcgm", "level": "quick|standard|long", "fmt": "text|json|nhc|npd",
+             "names": "gpuvet|dcgm|both", "level": "quick|standard|long", "fmt": "text|json|nhc|npd",
              "xid_since": "boot|last", "ignore": "CHECK", "dtype": "fp32|fp16|bf16"}
 
 
@@ -376,6 +376,15 @@ def _with_metavars(command: Any) -> Any:
     does not already; a flag shows none."""
     for sub in getattr(command, "commands", {}).values():
         _with_metavars(sub)
+    shown_help = command.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        option = shown_help(ctx)
+        if option is not None:
+            option.metavar = ""  # --help is a flag: no <bool>
+        return option
+
+    command.get_help_option = help_option
     for param in command.params:
         if param.metavar is None:
             param.metavar = _metavar(param)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gpuvet.cli import term
-from gpuvet.cli.checks import floats, ints, output_file
+from gpuvet.cli.checks import floats, ints, output_file, renamed
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -118,9 +118,12 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                                                              callback=ints(1, MAX_BYTES))] = None,
                factor: Annotated[int | None, typer.Option("--factor", help="Size multiplier (nccl-tests -f; "
                                                           "default 2).", callback=ints(2, 1024))] = None,
-               dtype: Annotated[str | None, typer.Option("--dtype", help="fp32 (default), fp16 or bf16.")] = None,
-               nprocs: Annotated[int | None, typer.Option("--nprocs", help="Ranks on a CPU-only machine "
-                                                          "(default 2).", callback=ints(1, 1024))] = None,
+               dtype: Annotated[str | None, typer.Option("--dtype", help="Element type: fp32 (default), fp16 or bf16.")] = None,
+               ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many ranks on a "
+                                                         "CPU-only machine (default 2).", callback=ints(1, 1024))]
+               = None,
+               nprocs: Annotated[int | None, typer.Option("--nprocs", hidden=True, help="Old name of --ranks.",
+                                                          callback=ints(1, 1024))] = None,
                torchrun: Annotated[bool, typer.Option(
                    "--torchrun", help="Be one rank of a job torchrun started (several nodes): "
                    "torchrun --nnodes=N --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=HOST:29500 "
@@ -132,7 +135,8 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
     One process per module, started by gpuvet (NCCL on GPUs, gloo on CPU). Exit 1 on a wrong result.
     """
     _run("collective", sim, as_json, quick, modules=_split(modules), ops=_split(ops), min_bytes=min_bytes,
-         max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs, torchrun=torchrun or None)
+         max_bytes=max_bytes, factor=factor, dtype=dtype,
+         nprocs=renamed(ranks, nprocs, "--nprocs", "--ranks"), torchrun=torchrun or None)
 
 
 @bench_app.command(short_help="Training throughput: ResNet-50 images/s, GPT tokens/s and MFU.")

@@ -258,9 +258,12 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
     if as_json:
         write_json(data, indent=1)
     else:
-        print(f"{op} of {term.size(p.size_bytes)} on {p.modules} modules of {node.name} (modelled): "
-              f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
-              f"algorithm {p.algorithm} ({p.protocol} protocol)")
+        from rich.text import Text
+
+        term.console().print(Text(
+            f"{op} of {term.size(p.size_bytes)} on {p.modules} modules of {node.name} (modelled): "
+            f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
+            f"algorithm {p.algorithm} ({p.protocol} protocol)"))
 
 
 @plan_app.command("step", short_help="Step time and communication share of a training job on a node.")
@@ -353,8 +356,11 @@ def power(budget: Annotated[float, typer.Option("--budget", metavar="WATTS", hel
     if as_json:
         write_json(asdict(s), indent=1)
         return
-    print("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w))
-    print(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
-          f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
-          f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %")
-    print("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing")
+    from rich.text import Text
+
+    c = term.console()
+    c.print(Text("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w)))
+    c.print(Text(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
+                 f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
+                 f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %"))
+    c.print(Text("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing"))

@@ -201,8 +201,9 @@ def _collective_matrix(console: Console, rep: BenchReport, notes: _Notes) -> Non
     cell = {(str(r.detail.get("op")), r.size_bytes or 0): r for r in bus}
     t = term.table("collective busbw GB/s (size × op)" + (" SIMULATED" if rep.simulated else ""))
     term.column(t, "size", right=True, key=True)
-    for op in ops:  # at 80 columns a long name takes two lines in the header
-        t.add_column(op.replace("_", "_\n") if console.width < 100 else op, justify="right", overflow="fold")
+    split = console.width < 100 and len(ops) > 3  # at 80 columns a long name takes two lines in the header
+    for op in ops:
+        t.add_column(op.replace("_", "_\n") if split else op, justify="right", overflow="fold")
     term.column(t, "status", key=True)
     for size in sizes:
         row = [cell.get((op, size)) for op in ops]
