@@ -118,7 +118,8 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                                                              callback=ints(1, MAX_BYTES))] = None,
                factor: Annotated[int | None, typer.Option("--factor", help="Size multiplier (nccl-tests -f; "
                                                           "default 2).", callback=ints(2, 1024))] = None,
-               dtype: Annotated[str | None, typer.Option("--dtype", help="Element type: fp32 (default), fp16 or bf16.")] = None,
+               dtype: Annotated[str | None, typer.Option("--dtype", help="Element type: fp32 (default), fp16 or "
+                                                                      "bf16.")] = None,
                ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many ranks on a "
                                                          "CPU-only machine (default 2).", callback=ints(1, 1024))]
                = None,
