@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import errno
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +19,12 @@ from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer._click.core import Command, Context, Parameter
+
+    from gpuvet.backends.base import Backend
+    from gpuvet.node.diff import Difference
+    from gpuvet.node.matrix import LinkMatrix
+    from gpuvet.node.model import Node
 
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
@@ -73,7 +80,7 @@ def _print_json(data: object) -> None:
     write_json(to_jsonable(data), indent=2)
 
 
-def _backend(sim: str | None, from_files: list[str] | None) -> Any:
+def _backend(sim: str | None, from_files: list[str] | None) -> Backend:
     from gpuvet.backends.select import open_backend
 
     if sim and from_files:
@@ -128,7 +135,8 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         diffs = diff_nodes(build_node(spec, where), found)
     mat = link_matrix(found)
     if as_json:
-        _print_topo_json(_topo_json(backend, found, mat, diffs))
+        doc = _topo_json(backend, found, mat, diffs)
+        _print_topo_json(doc, _matrix_rows(mat))
     else:
         from gpuvet.cli import render
 
@@ -145,12 +153,12 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         raise typer.Exit(1)
 
 
-def _matrix_rows(mat: Any) -> dict[str, dict[str, Any]]:
+def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:
     """Cells are shared objects (one per distinct connection): convert each once."""
     from gpuvet.report.jsonable import to_jsonable
 
-    done: dict[int, Any] = {}
-    rows: dict[str, dict[str, Any]] = {a: {} for a in mat.modules}
+    done: dict[int, object] = {}
+    rows: dict[str, dict[str, object]] = {a: {} for a in mat.modules}
     for (a, b), cell in mat.cells.items():
         key = id(cell)
         if key not in done:
@@ -159,29 +167,29 @@ def _matrix_rows(mat: Any) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _print_topo_json(data: dict[str, Any]) -> None:
+def _print_topo_json(data: dict[str, object], rows: dict[str, dict[str, object]]) -> None:
     """Like ``_print_json``, with one matrix row per line: json's indenting encoder is pure
     Python, and a 576-module matrix has 331,200 cells."""
     import json
 
     from gpuvet.report.jsonable import to_jsonable
 
-    rows, data["matrix"] = data["matrix"], "\0matrix"  # keeps its place among the keys
+    data["matrix"] = "\0matrix"  # keeps its place among the keys
     text = json.dumps(to_jsonable(data), indent=2)
     body = ",\n".join(f"    {json.dumps(a)}: {json.dumps(row)}" for a, row in rows.items())
     text = text.replace('"\\u0000matrix"', "{\n" + body + "\n  }" if rows else "{}", 1)
     sys.stdout.write(text + "\n")
 
 
-def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
+def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None) -> dict[str, object]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "simulated": backend.simulated, "backend": backend.name, "node": node.name,
         "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
         "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "gen": lk.gen,
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
-        "matrix": _matrix_rows(mat),
+        "matrix": None,  # the rows are written apart, one line each (_print_topo_json)
         "host_paths": to_jsonable(mat.host),
         "matrix_basis": "modelled: bottleneck of the declared or detected link capacities, not a measurement",
         "notes": list(backend.notes()),
@@ -191,18 +199,29 @@ def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class Preset:
+    """One row of spec presets (its JSON keys: name, modules, model, fabric, description)."""
+
+    name: str
+    modules: int
+    model: str
+    fabric: str
+    description: str | None
+
+
 @spec_app.command("presets")
 def spec_presets(as_json: JsonOpt = False) -> None:
     """List the built-in presets (usable wherever a spec is accepted)."""
     from gpuvet.node.build import build_node
     from gpuvet.node.spec import load_spec, preset_names
 
-    rows: list[dict[str, Any]] = []
+    rows: list[Preset] = []
     for name in preset_names():
         spec, where = load_spec(name)
         node = build_node(spec, where)
-        rows.append({"name": name, "modules": len(node.modules), "model": node.modules[0].model.name,
-                     "fabric": spec.fabric.kind if spec.fabric else "pcie", "description": spec.description})
+        rows.append(Preset(name, len(node.modules), node.modules[0].model.name,
+                           spec.fabric.kind if spec.fabric else "pcie", spec.description))
     if as_json:
         _print_json(rows)
         return
@@ -214,7 +233,7 @@ def spec_presets(as_json: JsonOpt = False) -> None:
     for col in ("name", "modules", "model", "fabric", "description"):
         term.column(t, col, key=col == "name", right=col == "modules")
     for r in rows:
-        t.add_row(Text(r["name"]), str(r["modules"]), Text(r["model"]), Text(r["fabric"]), Text(r["description"] or ""))
+        t.add_row(Text(r.name), str(r.modules), Text(r.model), Text(r.fabric), Text(r.description or ""))
     _console().print(t)
 
 
@@ -360,7 +379,7 @@ _METAVARS = {"sim": "SPEC", "expect": "SPEC", "compare": "SPEC", "node_ref": "SP
              "xid_since": "boot|last", "ignore": "CHECK", "dtype": "fp32|fp16|bf16"}
 
 
-def _metavar(param: Any) -> str:
+def _metavar(param: Parameter) -> str:
     if getattr(param, "is_flag", False):
         return ""
     name = param.name or ""
@@ -371,30 +390,30 @@ def _metavar(param: Any) -> str:
         kind, name.upper().rstrip("_") or "VALUE")
 
 
-def _with_metavars(command: Any) -> Any:
+def _with_metavars(command: Command) -> Command:
     """Name every option's value for people (``SPEC``, ``FILE``, ``RUN``, ``N``) where the option
     does not already; a flag shows none."""
     for sub in getattr(command, "commands", {}).values():
         _with_metavars(sub)
     shown_help = command.get_help_option
 
-    def help_option(ctx: Any) -> Any:
+    def help_option(ctx: Context) -> Parameter | None:
         option = shown_help(ctx)
         if option is not None:
             option.metavar = ""  # --help is a flag: no <bool>
         return option
 
-    command.get_help_option = help_option
+    command.get_help_option = help_option  # type: ignore[method-assign,assignment]
     for param in command.params:
         if param.metavar is None:
             param.metavar = _metavar(param)
         if not hasattr(param, "opts") or not any(o.startswith("-") for o in param.opts):  # an argument
             shown = param.metavar + ("..." if param.nargs != 1 else "")
-            param.display_type_rich = lambda ctx, shown=shown: shown  # typer shows its type, not the metavar
+            param.display_type_rich = lambda ctx, shown=shown: shown  # type: ignore[attr-defined]  # not its type
     return command
 
 
-def command() -> Any:
+def command() -> Command:
     """The click command behind ``gpuvet``, with people's metavars (what main and the tests run)."""
     return _with_metavars(typer.main.get_command(app))
 

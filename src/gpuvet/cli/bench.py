@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -41,7 +41,7 @@ def _split(text: str | None) -> tuple[str, ...] | None:
     return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
 
 
-def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any) -> None:
+def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: object) -> None:
     from gpuvet.backends.select import open_backend
     from gpuvet.bench.runner import options_for, run_benchmark
     from gpuvet.bench.timing import QUICK, TimingPlan

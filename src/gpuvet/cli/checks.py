@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import typer
 
@@ -19,7 +19,7 @@ def _flag(param: typer.CallbackParam) -> str:
     return max(param.opts, key=len) if param.opts else f"--{param.name}"
 
 
-def ints(lo: int | None = None, hi: int | None = None) -> Callable[..., Any]:
+def ints(lo: int | None = None, hi: int | None = None) -> Callable[[typer.CallbackParam, int | None], int | None]:
     """An integer flag from ``lo`` to ``hi`` (None passes: the flag was not given)."""
 
     def check(param: typer.CallbackParam, value: int | None) -> int | None:
@@ -29,7 +29,7 @@ def ints(lo: int | None = None, hi: int | None = None) -> Callable[..., Any]:
 
 
 def floats(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
-           unit: str = "") -> Callable[..., Any]:
+           unit: str = "") -> Callable[[typer.CallbackParam, float | None], float | None]:
     """A finite float flag inside the range (open ends exclude the bound itself)."""
 
     def check(param: typer.CallbackParam, value: float | None) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from gpuvet.fleet.peers import FleetAnalysis
 from gpuvet.cli.jsonout import write_json
 
-NodeStatus = dict[str, Any]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
+Envelope = dict[str, object]  # a validate --json document read back: JSON, typed by its schema (docs/schema)
+NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 fleet_app = typer.Typer(
@@ -36,7 +37,7 @@ def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
             for node_type, nodes in analysis.node_types.items() if len(nodes) < MIN_PEERS]
 
 
-def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, dict[str, Any]]], statuses: list[NodeStatus],
+def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], statuses: list[NodeStatus],
             as_json: bool, report: Path | None, baseline_out: Path | None) -> None:
     if report:
         from gpuvet.report.html import fleet_page
@@ -83,7 +84,7 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
         c.print(Text(f"wrote {path}"))
 
 
-def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, dict[str, Any]]], path: Path) -> None:
+def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], path: Path) -> None:
     from datetime import UTC, datetime
 
     from gpuvet.errors import GpuvetError
@@ -149,7 +150,7 @@ def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --js
         raise typer.Exit(1)
 
 
-def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, Any]]]:
+def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
     from datetime import UTC, datetime, timedelta
 
     from gpuvet.cli.watch import _seconds

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, ParamSpec, TypedDict, TypeVar
 
 import typer
 
@@ -22,6 +23,36 @@ if TYPE_CHECKING:
     from gpuvet.node.memory import Job
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Fit(TypedDict):
+    module: str
+    memory_bytes: int
+    headroom: float
+    fits: bool
+
+
+class Fewest(TypedDict):
+    modules: int
+    dp: int
+    tp: int
+    pp: int
+    zero: int
+
+
+class MemoryPlan(TypedDict, total=False):
+    """plan memory --json: the breakdown; with --model, the fit and the fewest modules that fit."""
+
+    params: float
+    modules: int
+    breakdown: dict[str, float]
+    assumptions: list[str]
+    fits: Fit
+    fewest_modules: Fewest | None
+
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 NodeOpt = Annotated[str | None, typer.Option("--node", metavar="SPEC", help="The node to plan for: a preset name "
@@ -42,12 +73,12 @@ plan_app = typer.Typer(
                        "share on a topology, power caps under a budget. Arithmetic from the node model; every "
                        "assumption is printed.", no_args_is_help=True)
 
-def _errors(fn: Any) -> Any:
+def _errors(fn: Callable[P, R]) -> Callable[P, R]:
     """PlanError (a bad parameter) becomes the CLI's clear error naming it."""
     import functools
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from gpuvet.errors import GpuvetError
         from gpuvet.node.memory import PlanError
 
@@ -62,7 +93,7 @@ def _errors(fn: Any) -> Any:
 def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int, tp: int, pp: int, cp: int,
          recompute: str, sequence_parallel: bool, fp32_grads: bool, offload: bool, layers: int | None,
          hidden: int | None, heads: int | None, kv_heads: int | None, ffn: int | None, vocab: int, seq_len: int,
-         micro_batch: int, experts: int, gated: bool) -> Any:
+         micro_batch: int, experts: int, gated: bool) -> Job:
     from gpuvet.node.memory import Architecture, Job, PlanError
 
     if precision not in ("fp32", "bf16", "fp16", "fp8"):
@@ -140,13 +171,13 @@ def memory(
     _memory_text(job, out, headroom)
 
 
-def _memory_plan(job: Job, model: str | None, headroom: float) -> dict[str, Any]:
+def _memory_plan(job: Job, model: str | None, headroom: float) -> MemoryPlan:
     """plan memory --json: the breakdown, and with a catalog model the fit and the fewest modules."""
     from gpuvet.node.catalog import get_model
     from gpuvet.node.memory import fewest_modules, fits, memory_per_module
 
     b = memory_per_module(job)
-    out: dict[str, Any] = {"params": job.params, "modules": job.modules, "breakdown": {
+    out: MemoryPlan = {"params": job.params, "modules": job.modules, "breakdown": {
         "weights_bytes": b.weights_bytes, "gradients_bytes": b.gradients_bytes, "optimizer_bytes": b.optimizer_bytes,
         "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
         "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions}
@@ -161,7 +192,7 @@ def _memory_plan(job: Job, model: str | None, headroom: float) -> dict[str, Any]
     return out
 
 
-def _memory_text(job: Job, out: dict[str, Any], headroom: float) -> None:
+def _memory_text(job: Job, out: MemoryPlan, headroom: float) -> None:
     from rich.text import Text
 
     t = term.table(f"memory per module — {job.params / 1e9:.3g}B parameters, {job.modules} modules "

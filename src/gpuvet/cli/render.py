@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from gpuvet.backends.readings import Inventory, Unavailable
+from gpuvet.backends.readings import Inventory, ModuleInfo, Unavailable
 from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that d
     from gpuvet.node.matrix import LinkMatrix
 
 
-def _v(value: Any, fmt: str = "{}") -> str:
+def _v(value: object, fmt: str = "{}") -> str:
     if isinstance(value, Unavailable) or value is None:
         return "n/a"
     return fmt.format(value)
@@ -31,7 +31,7 @@ def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
         console.print(Text.assemble((name, "bold"), f"  backend: {backend}"))
 
 
-def _pcie(m: Any) -> str:
+def _pcie(m: ModuleInfo) -> str:
     now = f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)}"
     top = f"gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}"
     return now if now == top else f"{now} (max {top})"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
@@ -15,7 +13,7 @@ from gpuvet.report.jsonable import to_jsonable
 _ALWAYS = {"benchmark", "metric", "value", "unit", "status", "simulated"}
 
 
-def result_json(r: BenchResult) -> dict[str, Any]:
+def result_json(r: BenchResult) -> dict[str, object]:
     data = to_jsonable(r)
     return {k: v for k, v in data.items() if k in _ALWAYS or v not in (None, {}, [])}
 

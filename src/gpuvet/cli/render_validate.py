@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from rich.console import Console
 from rich.panel import Panel
@@ -17,13 +17,40 @@ if TYPE_CHECKING:
     from gpuvet.logbook.store import RunRow
     from gpuvet.validate.compare import EnvChange, ResultChange
 
+class CheckDoc(TypedDict, total=False):
+    """One check of validate --json (the keys the terminal shows)."""
+
+    layer: str
+    name: str
+    verdict: str
+    module: str | None
+    between: list[str] | None
+    value: object
+    unit: str | None
+    expected: object
+    pct_of_expected: float | None
+    reason: str | None
+    fix: str | None
+
+
+class RunDoc(TypedDict, total=False):
+    """validate --json, or a kept run (log show): the parts the terminal shows."""
+
+    simulated: bool
+    level: str
+    checks: list[CheckDoc]
+    verdict: str
+    run_id: str | None
+    status: str
+    notes: list[str]
+
+
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
-def _where(c: Mapping[str, Any]) -> str:
-    if c.get("between"):
-        return "→".join(c["between"])
-    return c.get("module") or ""
+def _where(c: CheckDoc) -> str:
+    between = c.get("between")
+    return "→".join(between) if between else c.get("module") or ""
 
 
 def _figure(v: object, unit: object = None) -> str:
@@ -38,7 +65,7 @@ class _Notes:
     def __init__(self) -> None:
         self.lines: list[tuple[str, str | None]] = []
 
-    def add(self, c: Mapping[str, Any]) -> str:
+    def add(self, c: CheckDoc) -> str:
         self.lines.append((f"{c['name']} {_where(c)}: {c.get('reason')}", c.get("fix")))
         return f" [{len(self.lines)}]"
 
@@ -54,7 +81,7 @@ class _Notes:
             console.print(line)
 
 
-def _summary(console: Console, checks: list[dict[str, Any]]) -> None:
+def _summary(console: Console, checks: list[CheckDoc]) -> None:
     summary = term.table("by layer")
     for col in ("layer", "pass", "warn", "fail", "skip"):
         term.column(summary, col, right=col != "layer", key=col == "layer")
@@ -65,7 +92,7 @@ def _summary(console: Console, checks: list[dict[str, Any]]) -> None:
     console.print(summary)
 
 
-def _checks_table(console: Console, doc: Mapping[str, Any], shown: list[dict[str, Any]], notes: _Notes) -> None:
+def _checks_table(console: Console, doc: RunDoc, shown: list[CheckDoc], notes: _Notes) -> None:
     """One row per check, grouped by layer; the verdict and the place are never cut."""
     t = term.table(f"validate ({doc.get('level')})")
     for col in ("check", "where", "verdict", "value", "expected", "% exp"):
@@ -84,7 +111,7 @@ def _checks_table(console: Console, doc: Mapping[str, Any], shown: list[dict[str
     console.print(t)
 
 
-def run(console: Console, doc: Mapping[str, Any], report: Path | None, junit: Path | None) -> None:
+def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None) -> None:
     if doc.get("simulated"):
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
                                           "node, not from hardware"), style="yellow"))

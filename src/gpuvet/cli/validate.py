@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -13,6 +13,7 @@ from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
+    from gpuvet.cli.render_validate import RunDoc
     from gpuvet.logbook.store import Logbook
     from gpuvet.validate.run import Level, ValidationRun
 
@@ -83,7 +84,7 @@ def validate(
     else:
         from gpuvet.cli import render_validate
 
-        render_validate.run(term.console(), doc, report, junit)
+        render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
@@ -194,7 +195,7 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
         return
     from gpuvet.cli import render_validate
 
-    render_validate.run(term.console(), doc, None, None)
+    render_validate.run(term.console(), cast("RunDoc", doc), None, None)
 
 
 @log_app.command("compare")
@@ -252,7 +253,6 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     print(f"wrote {output}")
 
 
-def run_document(book: Logbook, ref: str) -> dict[str, Any]:
+def run_document(book: Logbook, ref: str) -> dict[str, object]:
     """A kept run in the shape `validate --json` prints."""
-    result: dict[str, Any] = book.document(book.run(ref))
-    return result
+    return book.document(book.run(ref))
