@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gpuvet.node.memory import Job
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
+    from gpuvet.plan.step import StepPlan
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -269,23 +270,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
     data = {**asdict(p), "simulated": True, "node": node.name,
             "model": "alpha-beta per algorithm and protocol, flow-solver bandwidth, constants fitted to published runs"}
     if calibrate:
-        from gpuvet.errors import GpuvetError
-        from gpuvet.logbook.store import Logbook
-        from gpuvet.plan.collective import calibrated
-
-        book = Logbook(logbook)
-        try:
-            row = book.run(calibrate)
-            if row.node != node.name:
-                raise GpuvetError(f"run {row.run_id} is of node {row.node}, not {node.name}", where="--calibrate",
-                                  fix="calibrate with a run of the same node.")
-            cal = calibrated(op, p.size_bytes, book.checks(row.run_id), p.modules)
-        finally:
-            book.close()
-        if cal is None:
-            raise GpuvetError(f"run {calibrate} has no {op} sweep to calibrate with", where="--calibrate",
-                              fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
-        data["calibrated"] = asdict(cal)
+        data["calibrated"] = _calibrated(calibrate, logbook, node.name, op, p.size_bytes, p.modules)
     if as_json:
         write_json(data, indent=1)
     else:
@@ -329,7 +314,7 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
     from gpuvet.node.memory import PlanError
     from gpuvet.plan.step import plan_step
 
-    results = []
+    results: list[StepPlan] = []
     for ref in [_node_ref(node_ref, sim)] + ([compare] if compare else []):
         node, faults = _node(ref)
         if tp * pp > len(node.modules):
@@ -344,19 +329,47 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
     if as_json:
         write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
         return
+    _step_text(results)
+
+
+_STEP_ROWS = (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
+              ("compute", "compute_s", 1e3, "ms"), ("DP communication", "dp_comm_s", 1e3, "ms"),
+              ("TP communication", "tp_comm_s", 1e3, "ms"), ("PP communication", "pp_comm_s", 1e3, "ms"),
+              ("pipeline bubble", "bubble_s", 1e3, "ms"), ("step", "step_s", 1e3, "ms"),
+              ("communication share", "comm_share", 100, "%"), ("exposed share", "exposed_share", 100, "%"))
+
+
+def _calibrated(run: str, logbook: str | None, node: str, op: str, size_bytes: int, modules: int) -> dict[str, object]:
+    """The prediction priced with a kept validate run's measured α and β for this op."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.plan.collective import calibrated
+
+    book = Logbook(logbook)
+    try:
+        row = book.run(run)
+        if row.node != node:
+            raise GpuvetError(f"run {row.run_id} is of node {row.node}, not {node}", where="--calibrate",
+                              fix="calibrate with a run of the same node.")
+        cal = calibrated(op, size_bytes, book.checks(row.run_id), modules)
+    finally:
+        book.close()
+    if cal is None:
+        raise GpuvetError(f"run {run} has no {op} sweep to calibrate with", where="--calibrate",
+                          fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
+    return asdict(cal)
+
+
+def _step_text(results: list[StepPlan]) -> None:
     from rich.text import Text
 
     t = term.table("step plan (modelled)")
     term.column(t, "", key=True)
     for r in results:
         term.column(t, r.node, right=True)
-    for label, key, scale, fmt in (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
-                                   ("compute ms", "compute_s", 1e3, "{:,.1f}"), ("DP comm ms", "dp_comm_s", 1e3, "{:,.1f}"),
-                                   ("TP comm ms", "tp_comm_s", 1e3, "{:,.1f}"), ("PP comm ms", "pp_comm_s", 1e3, "{:,.1f}"),
-                                   ("bubble ms", "bubble_s", 1e3, "{:,.1f}"), ("step ms", "step_s", 1e3, "{:,.1f}"),
-                                   ("communication share", "comm_share", 100, "{:.1f} %"),
-                                   ("exposed share", "exposed_share", 100, "{:.1f} %")):
-        t.add_row(label, *[fmt.format(getattr(r, key) * scale) for r in results])
+    for label, key, scale, unit in _STEP_ROWS:
+        values = [float(getattr(r, key)) * scale for r in results]
+        t.add_row(label, *[unit.format(v) if "{" in unit else term.sig(v, unit) for v in values])
     c = term.console()
     c.print(t)
     for note in results[0].assumptions:
