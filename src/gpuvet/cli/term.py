@@ -9,7 +9,7 @@ import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -147,12 +147,26 @@ def step(text: str) -> None:
         pass
 
 
+class _Titled(Table):
+    """A table whose title is a line of its own, wrapped at the terminal's width (rich wraps a
+    title at the table's width, which for a narrow table makes four lines of one)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title, self.title = self.title, None
+        try:
+            if title:
+                yield Text(str(title), style="bold")
+            yield from super().__rich_console__(console, options)
+        finally:
+            self.title = title
+
+
 def table(title: str | None = None) -> Table:
     """A table drawn for 80 columns first: a rule under the header, no outer box."""
     from rich import box
 
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                 title_style="bold", collapse_padding=True)
+    return _Titled(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                   collapse_padding=True)
 
 
 def column(t: Table, header: str, *, right: bool = False, key: bool = False) -> None:
