@@ -141,9 +141,10 @@ def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None) 
 def runs(console: Console, rows: Sequence[RunRow]) -> None:
     t = term.table("logbook")
     for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
-        term.column(t, col, key=col in ("run", "verdict"))
+        term.column(t, col, key=col in ("run", "started (UTC)", "verdict"))
     for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
-        t.add_row(Text(r.run_id), Text(r.started_utc), Text(r.status),
+        started = r.started_utc[:16].replace("T", " ")  # to the minute; --json has it whole
+        t.add_row(Text(r.run_id), Text(started), Text(r.status),
                   Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
                   Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
     console.print(t)
@@ -158,14 +159,22 @@ def comparison(console: Console, a: str, b: str, env: Sequence[EnvChange], resul
         for e in env:
             t.add_row(Text(e.key), Text(format_value(e.a)), Text(format_value(e.b)))
         console.print(t)
+    console.print(Text(f"A = run {a}, B = run {b}"))
     t = term.table("results")
-    for col in ("check", a, b, "change", ""):
-        term.column(t, col, right=col not in ("check", ""), key=col == "")
+    for col in ("check", "where", "A", "B", "change"):
+        term.column(t, col, right=col in ("A", "B", "change"), key=col in ("check", "where", "change"))
+    layer = None
     for r in results:
-        change = f"{r.change_pct:+.1f} %" if r.change_pct is not None else ""
-        unit = str(r.unit) if r.unit else ""
-        t.add_row(Text(r.key), Text(_figure(r.a, unit)), Text(_figure(r.b, unit)), change,
-                  Text("REGRESSION", style="bold red") if r.regression else "")
+        part, name, where = (r.key.split("/", 2) + ["", ""])[:3]
+        if part != layer:
+            layer = part
+            t.add_row(Text(layer, style="bold"))
+        change = Text(f"{r.change_pct:+.1f} %" if r.change_pct is not None else "")
+        if r.regression:
+            change.append(" REGRESSION", style="bold red")
+        unit = str(r.unit) if r.unit and r.unit != "ratio" else ""
+        t.add_row(Text(name), Text("" if where == "node" else where), Text(_figure(r.a, unit)),
+                  Text(_figure(r.b, unit)), change)
     console.print(t)
     if note:
         console.print(Text(note, style="yellow"))

@@ -31,6 +31,8 @@ def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
     1303.2 → "1,300", 72.83 → "72.8", 0.01234 → "0.0123"; None or NaN → "-"."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
+    if isinstance(value, int) and abs(value) < 10**digits:  # a count: as it is
+        return f"{value:,} {unit}" if unit else f"{value:,}"
     v = float(value)
     if v == 0:
         text = "0"
