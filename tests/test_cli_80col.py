@@ -85,7 +85,7 @@ def test_validate_rows_keep_verdict_and_place(capsys, env):
     code, out = text(capsys, "validate", "--sim", spec, "--level", "quick", "--no-log")
     assert code == 1
     assert rows(out, "power_limit", "gpu2", "warn")
-    assert rows(out, "p2p_one_way", "gpu0→gpu1", "fail") and rows(out, "p2p_one_way", "gpu1→gpu0", "fail")
+    assert rows(out, "p2p_one_way", "gpu0→gpu1", "fail") and rows(out, "p2p_two_way", "gpu0↔gpu1", "fail")
     assert "% of expected, below" in out and "pct_of_expected" not in out  # evidence in words
 
 

@@ -50,7 +50,8 @@ _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 def _where(c: CheckDoc) -> str:
     between = c.get("between")
-    return "→".join(between) if between else c.get("module") or ""
+    arrow = "↔" if "two_way" in c.get("name", "") else "→"  # both directions at once
+    return arrow.join(between) if between else c.get("module") or ""
 
 
 def _figure(v: object, unit: object = None) -> str:
