@@ -8,6 +8,7 @@ import pytest
 
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
+from gpuvet.logbook.document import CheckRecord
 from gpuvet.node.build import build_node
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.memory import Architecture, Job, PlanError, activation_bytes_per_layer, fewest_modules, memory_per_module
@@ -296,7 +297,8 @@ def test_calibration_follows_a_measured_sweep_that_one_alpha_beta_cannot():
     times = {2**10: 20e-6, 2**15: 21e-6, 2**20: 30e-6, 2**25: 200e-6, 2**30: 4000e-6}
     factor = 2 * 7 / 8
     sweep = [[s, s * factor / t / 1e9] for s, t in times.items()]
-    checks = [{"name": "all_reduce_busbw", "evidence": {"sweep": sweep, "ranks": 8}}]
+    checks = [CheckRecord.model_validate({"layer": "collective", "name": "all_reduce_busbw", "verdict": "pass",
+                                          "evidence": {"sweep": sweep, "ranks": 8}})]
     at = calibrated("all_reduce", 2**20, checks, 8)
     assert at is not None and at.time_s == pytest.approx(30e-6) and "interpolated" in at.algorithm
     between = calibrated("all_reduce", 2**22, checks, 8)

@@ -184,7 +184,7 @@ def test_baseline_is_robust_to_a_bad_run_and_catches_a_regression(tmp_path, faul
     book = Logbook(tmp_path / "lb.db")
     capped = [{"kind": "power_cap_low", "module": "gpu0", "watts": 300}]
     ids = _runs_for_baseline(book, [[], [], capped, []], faulty)
-    runs = [(r, book.run(r).envelope["node_type"], book.checks(r)) for r in ids]
+    runs = [(r, book.run(r).envelope.node_type, book.checks(r)) for r in ids]
     made = make_baseline(runs, "now")
     gemm0 = made.metrics["compute/gemm_bf16/gpu0"]
     assert ids[2] in gemm0.excluded  # the capped run does not drag the reference down
@@ -202,7 +202,7 @@ def test_baseline_is_robust_to_a_bad_run_and_catches_a_regression(tmp_path, faul
 def test_baseline_from_another_node_type_is_refused(tmp_path):
     book = Logbook(tmp_path / "lb.db")
     run_id = Validator(SimBackend.from_ref("mesh-4"), Level.QUICK, logbook=book).run().run_id
-    made = make_baseline([(run_id, book.run(run_id).envelope["node_type"], book.checks(run_id))], "now")
+    made = make_baseline([(run_id, book.run(run_id).envelope.node_type, book.checks(run_id))], "now")
     assert made.node_type == "H100-SXM"
     with pytest.raises(GpuvetError, match="baseline is for H100-SXM"):
         apply_baseline([], made, node_type(SimBackend.from_ref("hgx-h200-8").node()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
 
@@ -14,9 +14,10 @@ from gpuvet.cli.checks import output_file
 
 if TYPE_CHECKING:
     from gpuvet.fleet.peers import FleetAnalysis
+    from gpuvet.logbook.document import JsonObject
 from gpuvet.cli.jsonout import write_json
 
-Envelope = dict[str, object]  # a validate --json document read back: JSON, typed by its schema (docs/schema)
+Envelope: TypeAlias = "JsonObject"  # a validate --json document read back: JSON, typed by its schema (docs/schema)
 NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
@@ -89,6 +90,7 @@ def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope
 
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.peers import envelope_node, healthy_envelopes
+    from gpuvet.logbook.document import as_document
     from gpuvet.validate.baseline import make_baseline, save_baseline
 
     if len(analysis.node_types) != 1:
@@ -96,7 +98,7 @@ def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope
                           fix="make one baseline per node type (merge each type's envelopes separately).")
     node_type = next(iter(analysis.node_types))
     healthy = healthy_envelopes(envelopes, analysis, node_type)
-    runs = [(envelope_node(e, w)[0], node_type, e.get("checks", [])) for w, e in healthy]
+    runs = [(envelope_node(e, w)[0], node_type, as_document(e, w).checks) for w, e in healthy]
     save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
 
 
@@ -162,7 +164,8 @@ def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
             timespec="seconds")
     book = Logbook(target)
     try:
-        return [(f"{run.host}:{run.run_id}", book.document(run)) for run in book.latest_runs("validate", since_utc)]
+        return [(f"{run.host}:{run.run_id}", book.document(run).to_json())
+                for run in book.latest_runs("validate", since_utc)]
     finally:
         book.close()
 

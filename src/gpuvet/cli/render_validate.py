@@ -147,7 +147,7 @@ def runs(console: Console, rows: Sequence[RunRow]) -> None:
         started = r.started_utc[:16].replace("T", " ")  # to the minute; --json has it whole
         t.add_row(Text(r.run_id), Text(started), Text(r.status),
                   Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
-                  Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
+                  Text(r.envelope.level or ""), "yes" if r.simulated else "")
     console.print(t)
 
 

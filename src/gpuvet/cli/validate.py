@@ -14,6 +14,7 @@ from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
     from gpuvet.cli.render_validate import RunDoc
+    from gpuvet.logbook.document import RunDocument
     from gpuvet.logbook.store import Logbook
     from gpuvet.validate.run import Level, ValidationRun
 
@@ -72,13 +73,15 @@ def validate(
     result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log)
     doc = result.to_json()
     if report:
+        from gpuvet.logbook.document import as_document
         from gpuvet.report.html import render
 
-        report.write_text(render(doc), encoding="utf-8")
+        report.write_text(render(as_document(doc)), encoding="utf-8")
     if junit:
+        from gpuvet.logbook.document import as_document
         from gpuvet.report.junit import render as render_junit
 
-        junit.write_text(render_junit(doc), encoding="utf-8")
+        junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
     if as_json:
         _print_json(doc)
     else:
@@ -148,7 +151,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
             row = book.run(ref)
             if row.status != "complete":
                 raise GpuvetError(f"run {row.run_id} is {row.status}", where="RUN", fix="use complete runs only.")
-            picked.append((row.run_id, row.envelope.get("node_type", "?"), book.checks(row.run_id)))
+            picked.append((row.run_id, row.envelope.node_type or "?", book.checks(row.run_id)))
     finally:
         book.close()
     made = make_baseline(picked, datetime.now(UTC).isoformat(timespec="seconds"), tolerance)
@@ -174,7 +177,7 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
     if as_json:
         _print_json([{"run_id": r.run_id, "status": r.status, "verdict": r.verdict, "kind": r.kind,
                       "started_utc": r.started_utc, "ended_utc": r.ended_utc, "host": r.host, "node": r.node,
-                      "simulated": r.simulated, "level": r.envelope.get("level")} for r in rows])
+                      "simulated": r.simulated, "level": r.envelope.level} for r in rows])
         return
     from gpuvet.cli import render_validate
 
@@ -195,7 +198,7 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
         return
     from gpuvet.cli import render_validate
 
-    render_validate.run(term.console(), cast("RunDoc", doc), None, None)
+    render_validate.run(term.console(), cast("RunDoc", doc.to_json()), None, None)
 
 
 @log_app.command("compare")
@@ -248,11 +251,12 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
         book.close()
     output.write_text(render(doc), encoding="utf-8")
     if as_json:
-        _print_json({"wrote": str(output), "run_id": doc.get("run_id"), "verdict": doc.get("verdict")})
+        _print_json({"wrote": str(output), "run_id": doc.run_id,
+                     "verdict": doc.verdict.value if doc.verdict is not None else None})
         return
     print(f"wrote {output}")
 
 
-def run_document(book: Logbook, ref: str) -> dict[str, object]:
-    """A kept run in the shape `validate --json` prints."""
+def run_document(book: Logbook, ref: str) -> RunDocument:
+    """A kept run: the run document `validate --json` prints."""
     return book.document(book.run(ref))

@@ -7,22 +7,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from gpuvet.logbook.document import Verdict, check_key
 
-class Verdict(StrEnum):
-    PASS = "pass"
-    WARN = "warn"
-    FAIL = "fail"
-    SKIP = "skip"
-
-
-_RANK = {Verdict.PASS: 0, Verdict.SKIP: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
+__all__ = ["Check", "Layer", "Verdict", "overall", "worse"]
 
 
 def worse(a: Verdict, b: Verdict) -> Verdict:
     """The more severe of two verdicts; a skip (nothing measured) stays a skip."""
     if Verdict.SKIP in (a, b):
         return Verdict.SKIP
-    return a if _RANK[a] >= _RANK[b] else b
+    return a if a.rank >= b.rank else b
 
 
 class Layer(StrEnum):
@@ -59,8 +53,7 @@ class Check:
     @property
     def key(self) -> str:
         """Identifies the same check across runs (for baselines and comparisons)."""
-        where = self.module or ("-".join(self.between) if self.between else "node")
-        return f"{self.layer}/{self.name}/{where}"
+        return check_key(self.layer, self.name, self.module, self.between)
 
 
 def overall(checks: Iterable[Check]) -> Verdict:

@@ -258,7 +258,7 @@ class Validator:
             notes += [f"not judged: {what}" for what in design.unjudged]
         result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes)
         if self.logbook and run_id:
-            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks])
+            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env)  # with judged_against
         return result
 
     def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
