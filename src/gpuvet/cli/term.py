@@ -21,11 +21,6 @@ def console(stderr: bool = False) -> Console:
     return Console(emoji=False, highlight=False, stderr=stderr)
 
 
-def literal(value: object, style: str = "") -> Text:
-    """A data string as it is: never markup, never an emoji code."""
-    return Text("" if value is None else str(value), style=style)
-
-
 def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
     """``value`` to ``digits`` significant figures with thousands separators and its unit:
     1303.2 → "1,300", 72.83 → "72.8", 0.01234 → "0.0123"; None or NaN → "-"."""
@@ -74,15 +69,15 @@ def throttled(reasons: Sequence[str]) -> str:
     return "throttled: " + ", ".join(reason_words(r) for r in reasons) if reasons else "not throttled"
 
 
-# evidence keys by their unit suffix: (suffix, unit, label before the figure or "")
-_UNITS = (("_c", "°C", ""), ("_w", "W", ""), ("_mhz", "MHz", ""), ("_gbps", "GB/s", ""), ("_pct", "%", ""),
-          ("_s", "s", ""), ("_ms", "ms", ""), ("_us", "µs", ""), ("_tflops", "TFLOPS", ""))
+# evidence keys by their unit suffix: (suffix, unit)
+_UNITS = (("_c", "°C"), ("_w", "W"), ("_mhz", "MHz"), ("_gbps", "GB/s"), ("_pct", "%"), ("_ms", "ms"),
+          ("_us", "µs"), ("_s", "s"), ("_tflops", "TFLOPS"))
 _LABELS = {"temp_c": "", "power_w": "", "sm_clock_mhz": "SM clock", "mem_clock_mhz": "memory clock",
            "limit_w": "limit", "max_w": "maximum"}
 
 
 def _figure(key: str, value: float) -> str:
-    for suffix, unit, _ in _UNITS:
+    for suffix, unit in _UNITS:
         if key.endswith(suffix):
             label = _LABELS.get(key, key.removesuffix(suffix).replace("_", " "))
             return f"{label} {sig(value, unit)}".strip()
