@@ -79,7 +79,7 @@ def test_topo_reports_faults_with_exit_1(capsys, tmp_path):
 def test_topo_matrix_json_has_bandwidths(capsys):
     code, out, _ = call(capsys, "topo", "--sim", "hgx-h200-8", "--json")
     data = json.loads(out)
-    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "SW18", "gbps": 450.0, "assumed": False}
+    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "NV18", "gbps": 450.0, "assumed": False}
     assert data["host_paths"]["gpu0"]["socket"] == "cpu0"
     assert data["matrix_basis"].startswith("modelled")
 

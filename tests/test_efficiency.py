@@ -166,7 +166,7 @@ def test_no_command_changes_a_setting_without_apply(capsys, monkeypatch, tmp_pat
         ["bench", "copy", "--quick"], ["validate", "--level", "quick", "--logbook", db],
         ["watch", "--duration", "1s", "--interval", "0.5s", "--logbook", db, "--json", "--no-admission"],
         ["doctor", "--window", "1s"], ["events", "--logbook", db], ["log", "list", "--logbook", db],
-        ["plan", "collective", "--sim", "hgx-h200-8"],
+        ["plan", "collective", "--node", "hgx-h200-8"],
     ]
     for args in commands:
         call(capsys, *args)

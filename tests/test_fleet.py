@@ -50,7 +50,7 @@ def test_merge_names_exactly_the_outlying_nodes(capsys, envelope_files, tmp_path
     code, out, _ = call(capsys, "fleet", "merge", *map(str, envelope_files), "--json", "--report",
                         str(tmp_path / "fleet.html"), "--baseline-out", str(tmp_path / "fleet-baseline.json"))
     data = json.loads(out)
-    assert code == 0
+    assert code == 1  # nodes stand out
     assert {o["node"] for o in data["outliers"]} == {"node02", "node04"}
     for o in data["outliers"]:
         assert {"node", "metric", "value", "fleet_median", "score"} <= set(o)

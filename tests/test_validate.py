@@ -158,7 +158,7 @@ def test_users_rules_override_and_extend_the_defaults(tmp_path):
     run = validate(SimBackend.from_ref("mesh-4"), Level.QUICK, rules=load_rules(strict))
     failed = {(c.name, c.module) for c in run.checks if c.verdict is Verdict.FAIL}
     assert failed == {("gemm_bf16", f"gpu{i}") for i in range(4)}
-    assert all("pct_of_peak" in c.reason and c.fix == "buy" for c in run.checks if c.verdict is Verdict.FAIL)
+    assert all("% of peak" in c.reason and c.fix == "buy" for c in run.checks if c.verdict is Verdict.FAIL)
 
 
 def test_a_marginal_result_is_measured_again():

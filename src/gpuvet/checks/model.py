@@ -8,6 +8,8 @@ from enum import StrEnum
 
 from gpuvet.logbook.document import Verdict, check_key
 
+__all__ = ["Check", "Evidence", "Json", "Layer", "Verdict", "overall", "worse"]
+
 # what evidence holds: JSON-ready values (read-only views, so a dict of lists of str fits)
 Json = str | int | float | bool | None | Sequence["Json"] | Mapping[str, "Json"]
 Evidence = Mapping[str, Json]
