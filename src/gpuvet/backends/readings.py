@@ -36,6 +36,11 @@ class ThrottleReason(IntFlag):
         """'sw_thermal_slowdown': the name in events, JSON and metrics."""
         return (self.name or "").lower()
 
+    @property
+    def words(self) -> str:
+        """'software thermal slowdown': the reason as a person reads it in a message."""
+        return self.label.replace("sw_", "software ").replace("hw_", "hardware ").replace("_", " ")
+
 
 THERMAL_SLOWDOWN = ThrottleReason.SW_THERMAL_SLOWDOWN | ThrottleReason.HW_THERMAL_SLOWDOWN
 HW_SLOWDOWNS = ThrottleReason.HW_SLOWDOWN | THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN

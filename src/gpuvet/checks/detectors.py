@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels
+from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels, throttle_reasons
 from gpuvet.checks.events import Event, Severity
 
 THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
@@ -47,7 +47,8 @@ class ThrottleDetector(Detector):
             if self._run[s.module] >= self.min_samples and s.module not in self._active:
                 self._active.add(s.module)
                 reasons = list(throttle_labels(bits))
-                return [Event("throttle", Severity.WARN, s.module, s.t, f"throttling under load: {', '.join(reasons)}",
+                words = ", ".join(r.words for r in throttle_reasons(bits))
+                return [Event("throttle", Severity.WARN, s.module, s.t, f"throttled under load: {words}",
                               {"reasons": reasons, "temp_c": s.temp_c, "power_w": s.power_w,
                                "sm_clock_mhz": s.sm_clock_mhz}, uuid=s.uuid)]
         else:

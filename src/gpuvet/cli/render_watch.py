@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.live import Live
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.events import Event
+from gpuvet.cli import term
 
 if TYPE_CHECKING:
     from gpuvet.logbook.records import ModuleEvent
@@ -29,27 +29,32 @@ def _f(v: float | int | None, fmt: str = "{:.0f}") -> str:
 
 
 def module_table(t: float, samples: dict[str, Sample], simulated: bool, lost: Sequence[Event] = ()) -> Table:
-    """The live modules, one row each; modules lost are listed under the table, not as rows."""
+    """The live modules, one row each, drawn for 80 columns (clocks as SM/memory MHz in one cell;
+    the throttle reasons wrap); modules lost are listed under the table, not as rows."""
     title = f"gpuvet watch — t = {format_duration(t)}" + (" — SIMULATED" if simulated else "")
-    caption = Text("lost: " + ", ".join(f"{e.module} ({e.uuid}) at {format_duration(e.time)}" for e in lost),
-                   style="red") if lost else None
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
-    for col in ("module", "°C", "W", "SM MHz", "mem MHz", "util %", "throttle", "PCIe", "NVLink", "ECC corr."):
-        table.add_column(col, justify="left" if col in ("module", "throttle") else "right", no_wrap=col != "throttle")
+    table = term.table(title)
+    if lost:
+        table.caption = Text("lost: " + ", ".join(f"{e.module} ({e.uuid}) at {format_duration(e.time)}"
+                                                  for e in lost), style="red")
+        table.caption_justify = "left"
+    for col in ("module", "°C", "W", "SM/mem MHz", "util %", "PCIe", "NVLink", "ECC corr.", "throttle"):
+        term.column(table, col, key=col == "module", right=col not in ("module", "throttle", "PCIe"))
     for s in sorted(samples.values(), key=lambda x: (len(x.module), x.module)):
-        pcie = f"gen{s.pcie_gen} x{s.pcie_width}" if s.pcie_gen is not None else ""
+        pcie = f"gen{s.pcie_gen}x{s.pcie_width}" if s.pcie_gen is not None else ""
         nvl = f"{s.nvlink_up}/{s.nvlink_expected}" if s.nvlink_up is not None else ""
-        table.add_row(s.module, _f(s.temp_c, "{:.1f}"), _f(s.power_w), _f(s.sm_clock_mhz), _f(s.mem_clock_mhz),
-                      _f(None if s.util is None else 100 * s.util), ", ".join(r.label for r in s.reasons), pcie, nvl,
-                      _f(s.ecc_corrected, "{}"))
+        clocks = f"{_f(s.sm_clock_mhz)}/{_f(s.mem_clock_mhz)}" if s.sm_clock_mhz is not None else ""
+        reasons = ", ".join(term.reason_words(r.label) for r in s.reasons)
+        table.add_row(Text(s.module), _f(s.temp_c, "{:.1f}"), _f(s.power_w), clocks,
+                      _f(None if s.util is None else 100 * s.util), pcie, nvl, _f(s.ecc_corrected, "{}"), Text(reasons))
     return table
 
 
-def event_line(e: Event) -> str:
+def event_line(e: Event) -> Text:
+    """One event as plain text in its severity's colour (the message is data: never markup)."""
     color = _SEVERITY.get(e.severity.value, "")
     extra = f" → crossing at {format_duration(e.predicted_crossing)}" if e.predicted_crossing else ""
-    head = f"[{color}]{format_duration(e.time):>8} {e.severity.value:<8} {e.kind:<20}[/]"
-    return f"{head} {e.module or '':<6} {e.message}{extra}"
+    return Text.assemble((f"{format_duration(e.time):>8} {e.severity.value:<8} {e.kind:<20}", color),
+                         f" {e.module or '':<6} {e.message}{extra}")
 
 
 def with_slow_fields(s: Sample, previous: Sample | None) -> Sample:
@@ -90,7 +95,7 @@ class LiveTable:
 
 
 def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
-    console = Console()
+    console = term.console()
     view = LiveTable(watcher.backend.simulated)
     last = 0.0
 
@@ -108,26 +113,29 @@ def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
 
     watcher.on_tick, watcher.on_event = on_tick, on_event
     header = "watching; Ctrl-C stops" + (f"; Prometheus metrics at http://{prometheus}/metrics" if prometheus else "")
-    console.print(f"[dim]{escape(header)}[/]")
+    console.print(Text(header, style="dim"))
     with Live(Group(view.table()), console=console, refresh_per_second=4) as live_view:
         result = watcher.run()
         live_view.update(view.table())
     console.print()
-    console.print(f"{result.samples} samples, {len(result.events)} events; sampling cost "
-                  f"{result.sampler_seconds_per_module * 1e6:.0f} µs per module" +
-                  (f"; run {result.run_id}" if result.run_id else ""))
+    console.print(Text(f"{result.samples} samples, {len(result.events)} events; sampling cost "
+                       f"{result.sampler_seconds_per_module * 1e6:.0f} µs per module" +
+                       (f"; run {result.run_id}" if result.run_id else "")))
     for note in result.notes:
-        console.print(f"[dim]{escape(note)}[/]")
+        console.print(Text(note, style="dim"))
     return result
 
 
 def events_table(console: Console, rows: list[ModuleEvent]) -> None:
-    table = Table(title="events", title_justify="left")
+    """Kept events, oldest first: the time, severity and place never cut; the message wraps."""
+    table = term.table("events")
     for col in ("time (UTC)", "t", "severity", "kind", "module", "message"):
-        table.add_column(col)
+        term.column(table, col, key=col in ("time (UTC)", "severity", "module"))
     for r in rows:
-        color = _SEVERITY.get(r.get("severity") or "", "")
+        severity = r.get("severity") or ""
         t = r.get("time")
-        table.add_row(r["time_utc"], format_duration(t) if t is not None else "", f"[{color}]{r.get('severity') or ''}[/]",
-                      r["kind"], r.get("module") or "", r["message"])
+        when = r["time_utc"].replace("T", " ").removesuffix("+00:00")
+        table.add_row(Text(when), format_duration(t) if t is not None else "",
+                      Text(severity, style=_SEVERITY.get(severity, "")), Text(r["kind"]), Text(r.get("module") or ""),
+                      Text(r["message"]))
     console.print(table)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuvet.cli import term
 from gpuvet.cli.checks import ints
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
@@ -216,7 +217,8 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
                                                      "wall-clock time).")] = None,
            module: Annotated[str | None, typer.Option("--module", help="Only this module (id or UUID).")] = None,
            kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds (repeat).")] = None,
-           limit: Annotated[int, typer.Option("--limit", callback=ints(1, 1_000_000))] = 200,
+           limit: Annotated[int, typer.Option("--limit", callback=ints(1, 1_000_000), metavar="N",
+                                                         help="Show at most N events, the newest.")] = 200,
            logbook: LogbookOpt = None,
            as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False) -> None:
     """What happened: events from watch runs (and validate aborts), oldest first."""
@@ -234,10 +236,8 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
     if as_json:
         write_json(rows, indent=1)
         return
-    from rich.console import Console
-
     from gpuvet.cli import render_watch
 
-    render_watch.events_table(Console(), rows)
+    render_watch.events_table(term.console(), rows)
 
 

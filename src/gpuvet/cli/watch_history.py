@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuvet.cli import term
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch.events import Event
@@ -75,11 +76,10 @@ def _sleep(seconds: float, stopped: Callable[[], bool]) -> None:
 
 
 def _printer() -> Callable[[Event], None]:
-    from rich.console import Console
 
     from gpuvet.cli.render_history import event_text
 
-    console = Console()
+    console = term.console()
 
     def show(e: Event) -> None:
         console.print(event_text(e))
@@ -91,8 +91,7 @@ def render(result: ReplayResult, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), indent=1) + "\n")
         return
-    from rich.console import Console
 
     from gpuvet.cli.render_history import summary
 
-    summary(Console(), result)
+    summary(term.console(), result)
