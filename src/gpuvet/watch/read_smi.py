@@ -47,44 +47,75 @@ def is_query_header(line: str) -> bool:
 
 
 def _num(cell: str) -> float | None:
-    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None."""
-    head = cell.strip().split(" ", 1)[0]
-    if not head:
-        return None
-    first = head[0]
-    if first == "0" and head[1:2] == "x":
+    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-', 'nan' -> None."""
+    head = cell.split(None, 1)[0] if cell else ""
+    if head[1:2] == "x":
         try:
             return float(int(head, 16))
         except ValueError:
             return None
-    if first.isdigit() or (first in "-." and len(head) > 1):
-        try:
-            return float(head)
-        except ValueError:
-            return None
-    return None
+    try:
+        value = float(head)
+    except ValueError:
+        return None
+    return value if value - value == 0 else None  # nan and inf are no readings
 
 
 class _Clock:
-    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds, cached per second."""
+    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds. The day is
+    parsed once per day; the time of day from fixed positions where the layout allows."""
 
     def __init__(self) -> None:
-        self._key = ""
-        self._base = 0.0
+        self._days: dict[str, float] = {}
+        self._whole, self._base = "", 0.0  # the last second seen: the modules of one tick share it
 
     def __call__(self, text: str) -> float | None:
         text = text.strip()
         whole, _, frac = text.partition(".")
-        if whole != self._key:
-            digits = re.sub(r"\D", "", whole)
-            if len(digits) < 14:
+        extra = float("0." + frac) if frac.isdigit() else 0.0
+        if whole == self._whole:
+            return self._base + extra
+        base = self._seconds(whole)
+        if base is not None:
+            self._whole, self._base = whole, base
+            return base + extra
+        return None
+
+    def _seconds(self, whole: str) -> float | None:
+        if len(whole) == 19 and whole[10] == " " and whole[13] == ":" and whole[16] == ":":
+            base = self._day(whole[:10])
+            hms = whole[11:13] + whole[14:16] + whole[17:19]
+            if base is not None and hms.isdigit():
+                h, m, sec = int(hms[:2]), int(hms[2:4]), int(hms[4:])
+                if h < 24 and m < 60 and sec < 62:
+                    return base + h * 3600 + m * 60 + sec
+        return self._general(whole)
+
+    def _day(self, date: str) -> float | None:
+        base = self._days.get(date)
+        if base is None:
+            digits = re.sub(r"\D", "", date)
+            if len(digits) != 8:
                 return None
             try:
-                st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
+                base = float(calendar.timegm(time.strptime(digits, "%Y%m%d")))
             except ValueError:
                 return None
-            self._key, self._base = whole, float(calendar.timegm(st))
-        return self._base + (float("0." + frac) if frac.isdigit() else 0.0)
+            if len(self._days) > 100_000:
+                self._days.clear()
+            self._days[date] = base
+        return base
+
+    @staticmethod
+    def _general(whole: str) -> float | None:
+        digits = re.sub(r"\D", "", whole)
+        if len(digits) < 14:
+            return None
+        try:
+            st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
+        except ValueError:
+            return None
+        return float(calendar.timegm(st))
 
 
 def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
@@ -92,7 +123,7 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     rec = Recording("nvidia-smi --query-gpu csv")
     clock = _Clock()
     cols: dict[str, int] = {}
-    metas: dict[str, tuple[str, str]] = {}
+    reader: _RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
         if not row or not row[0].strip():
@@ -103,28 +134,24 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
                 name = QUERY_FIELDS.get(_canon(cell))
                 if name and name not in cols:
                     cols[name] = i
+            reader = _RowReader(cols, node, rec)
             continue
-        if not cols:
+        if reader is None:
             raise GpuvetError("this nvidia-smi CSV has no header line", where=f"{where}:{number}",
                               fix="log with --format=csv (not noheader), e.g. nvidia-smi --query-gpu=timestamp,index,"
                                   "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
                                   "clocks_event_reasons.active --format=csv -l 60.")
-        key = _key(row, cols, len(seen))
-        if "time" in cols:
-            t = clock(row[cols["time"]])
+        if reader.time >= 0:
+            t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
                 continue
+            rec.samples.append(reader.sample(t, row, len(seen)))
         else:
+            key = _key(row, cols, len(seen))
             if key in seen:
                 tick, seen = tick + 1, set()
-            t = tick * interval_s
-        seen.add(key)
-        ident = metas.get(key)
-        if ident is None:
-            meta = rec.module(node, key, _text(row, cols, "uuid"), _text(row, cols, "model"),
-                              _text(row, cols, "bus_id"))
-            ident = metas[key] = (meta.name, meta.uuid)
-        rec.samples.append(_query_sample(t, ident[0], ident[1], row, cols))
+            seen.add(key)
+            rec.samples.append(reader.sample(tick * interval_s, row, len(seen) - 1))
         rows += 1
         if rows > MAX_SAMPLES:
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
@@ -156,27 +183,51 @@ def _key(row: list[str], cols: dict[str, int], position: int) -> str:
     return str(position)
 
 
-def _query_sample(t: float, module: str, uuid: str, row: list[str], cols: dict[str, int]) -> Sample:
-    n = len(row)
+_NUMBERS = ("temp_c", "power_w", "power_w_instant", "power_w_average", "util", "sm_clock_mhz", "gr_clock_mhz",
+            "mem_clock_mhz")
+_COUNTS = ("throttle", "ecc_corrected", "ecc_uncorrected", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max")
 
-    def get(name: str) -> float | None:
-        i = cols.get(name)
-        return _num(row[i]) if i is not None and i < n else None
 
-    def geti(name: str) -> int | None:
-        value = get(name) if name in cols else None
-        return None if value is None else int(value)
+class _RowReader:
+    """Rows under one header -> samples. The column positions are looked up once per header, and
+    a module's identity once per distinct key cell, so a row costs a few float() calls."""
 
-    power = get("power_w")
-    if power is None:
-        power = get("power_w_instant") or get("power_w_average")
-    util = get("util")
-    sm = get("sm_clock_mhz")
-    return Sample(t, module, uuid, get("temp_c"), power, sm if sm is not None else get("gr_clock_mhz"),
-                  get("mem_clock_mhz"), util / 100.0 if util is not None else None, geti("throttle") or 0,
-                  ecc_corrected=geti("ecc_corrected"), ecc_uncorrected=geti("ecc_uncorrected"),
-                  pcie_gen=geti("pcie_gen"), pcie_gen_max=geti("pcie_gen_max"), pcie_width=geti("pcie_width"),
-                  pcie_width_max=geti("pcie_width_max"))
+    def __init__(self, cols: dict[str, int], node: str, rec: Recording) -> None:
+        self.cols, self.node, self.rec = cols, node, rec
+        self.time = cols.get("time", -1)
+        self.width = max(cols.values(), default=-1) + 1
+        self.numbers = [cols.get(name, -1) for name in _NUMBERS]
+        self.counts = [cols.get(name, -1) for name in _COUNTS]
+        self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
+        self.idents: dict[str, tuple[str, str]] = {}
+
+    def _ident(self, row: list[str], position: int) -> tuple[str, str]:
+        cell = row[self.key_col] if self.key_col >= 0 else None
+        ident = self.idents.get(cell) if cell is not None else None
+        if ident is None:
+            cols = self.cols
+            key, uuid = _key(row, cols, position), _text(row, cols, "uuid")
+            meta = self.rec.module(self.node, key, uuid, _text(row, cols, "model"), _text(row, cols, "bus_id"))
+            ident = (meta.name, meta.uuid)
+            # a shortcut only from a row whose key cell named the module and which had its UUID
+            if cell is not None and key == cell.strip() and (uuid or "uuid" not in cols):
+                self.idents[cell] = ident
+        return ident
+
+    def sample(self, t: float, row: list[str], position: int) -> Sample:
+        if len(row) < self.width:
+            row = row + [""] * (self.width - len(row))
+        module, uuid = self._ident(row, position)
+        num = _num
+        temp, power, instant, average, util, sm, gr, mem = [num(row[i]) if i >= 0 else None for i in self.numbers]
+        throttle, ecc_c, ecc_u, gen, gen_max, width, width_max = [
+            None if i < 0 or (v := num(row[i])) is None else int(v) for i in self.counts]
+        if power is None:
+            power = instant or average
+        return Sample(t, module, uuid, temp, power, sm if sm is not None else gr, mem,
+                      util / 100.0 if util is not None else None, throttle or 0, ecc_corrected=ecc_c,
+                      ecc_uncorrected=ecc_u, pcie_gen=gen, pcie_gen_max=gen_max, pcie_width=width,
+                      pcie_width_max=width_max)
 
 
 # --- dmon / pmon --------------------------------------------------------------------------
