@@ -237,7 +237,8 @@ class ThermalForecaster:
                  if m != module and x.steady and x.model == w.model and abs(x.power - w.power) <= band]
         if len(peers) < 2:
             return None
-        self._hist[module].reference = f"median of the same-model peers on the node at comparable load ({len(peers)} now)"
+        self._hist[module].reference = (f"no inlet/coolant reading: median of the same-model peers on the node at "
+                                        f"comparable load, each less its usual offset ({len(peers)} now)")
         return statistics.median(peers)
 
     def _learn_offsets(self, stats: dict[str, WindowStat]) -> None:
