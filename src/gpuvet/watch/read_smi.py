@@ -128,12 +128,14 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
         if not row or not row[0].strip():
             continue
-        if not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
+        if not row[0][:1].isdigit() and not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
             cols = {}
             for i, cell in enumerate(row):
                 name = QUERY_FIELDS.get(_canon(cell))
                 if name and name not in cols:
                     cols[name] = i
+            if reader is not None:
+                reader.flush()
             reader = _RowReader(cols, node, rec)
             continue
         if reader is None:
@@ -145,16 +147,18 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
             t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
                 continue
-            rec.samples.append(reader.sample(t, row, len(seen)))
+            reader.add(t, row, 0)
         else:
             key = _key(row, cols, len(seen))
             if key in seen:
                 tick, seen = tick + 1, set()
             seen.add(key)
-            rec.samples.append(reader.sample(tick * interval_s, row, len(seen) - 1))
+            reader.add(tick * interval_s, row, len(seen) - 1)
         rows += 1
         if rows > MAX_SAMPLES:
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
+    if reader is not None:
+        reader.flush()
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
@@ -183,23 +187,25 @@ def _key(row: list[str], cols: dict[str, int], position: int) -> str:
     return str(position)
 
 
-_NUMBERS = ("temp_c", "power_w", "power_w_instant", "power_w_average", "util", "sm_clock_mhz", "gr_clock_mhz",
-            "mem_clock_mhz")
 _COUNTS = ("throttle", "ecc_corrected", "ecc_uncorrected", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max")
 
 
 class _RowReader:
-    """Rows under one header -> samples. The column positions are looked up once per header, and
-    a module's identity once per distinct key cell, so a row costs a few float() calls."""
+    """Rows under one header -> samples, converted column by column in blocks: the positions are
+    looked up once per header, a module's identity once per distinct key cell, and a column of
+    plain numbers is one list comprehension (cell by cell only where one is not)."""
+
+    BLOCK = 20_000
 
     def __init__(self, cols: dict[str, int], node: str, rec: Recording) -> None:
         self.cols, self.node, self.rec = cols, node, rec
         self.time = cols.get("time", -1)
         self.width = max(cols.values(), default=-1) + 1
-        self.numbers = [cols.get(name, -1) for name in _NUMBERS]
-        self.counts = [cols.get(name, -1) for name in _COUNTS]
         self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
         self.idents: dict[str, tuple[str, str]] = {}
+        self.rows: list[list[str]] = []
+        self.times: list[float] = []
+        self.who: list[tuple[str, str]] = []
 
     def _ident(self, row: list[str], position: int) -> tuple[str, str]:
         cell = row[self.key_col] if self.key_col >= 0 else None
@@ -214,20 +220,54 @@ class _RowReader:
                 self.idents[cell] = ident
         return ident
 
-    def sample(self, t: float, row: list[str], position: int) -> Sample:
+    def add(self, t: float, row: list[str], position: int) -> None:
         if len(row) < self.width:
             row = row + [""] * (self.width - len(row))
-        module, uuid = self._ident(row, position)
-        num = _num
-        temp, power, instant, average, util, sm, gr, mem = [num(row[i]) if i >= 0 else None for i in self.numbers]
-        throttle, ecc_c, ecc_u, gen, gen_max, width, width_max = [
-            None if i < 0 or (v := num(row[i])) is None else int(v) for i in self.counts]
-        if power is None:
-            power = instant or average
-        return Sample(t, module, uuid, temp, power, sm if sm is not None else gr, mem,
-                      util / 100.0 if util is not None else None, throttle or 0, ecc_corrected=ecc_c,
-                      ecc_uncorrected=ecc_u, pcie_gen=gen, pcie_gen_max=gen_max, pcie_width=width,
-                      pcie_width_max=width_max)
+        self.who.append(self._ident(row, position))
+        self.rows.append(row)
+        self.times.append(t)
+        if len(self.rows) >= self.BLOCK:
+            self.flush()
+
+    def _column(self, name: str) -> list[float | None]:
+        i = self.cols.get(name, -1)
+        if i < 0:
+            return [None] * len(self.rows)
+        cells = [row[i] for row in self.rows]
+        try:
+            if cells[0][:2] == "0x":
+                values: list[float | None] = [float(int(c, 16)) for c in cells]
+            else:
+                values = [float(c.partition(" ")[0]) for c in cells]
+            if all(v - v == 0 for v in values if v is not None):  # nan and inf are no readings
+                return values
+        except ValueError:
+            pass
+        return [_num(c) for c in cells]
+
+    def _counts(self, name: str) -> list[int | None]:
+        if name not in self.cols:
+            return [None] * len(self.rows)
+        return [None if v is None else int(v) for v in self._column(name)]
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        temp, util = self._column("temp_c"), self._column("util")
+        power = self._column("power_w")
+        if any(p is None for p in power):
+            instant, average = self._column("power_w_instant"), self._column("power_w_average")
+            power = [p if p is not None else (a or b) for p, a, b in zip(power, instant, average, strict=True)]
+        sm, gr, mem = self._column("sm_clock_mhz"), self._column("gr_clock_mhz"), self._column("mem_clock_mhz")
+        if any(x is None for x in sm):
+            sm = [a if a is not None else b for a, b in zip(sm, gr, strict=True)]
+        counts = [self._counts(name) for name in _COUNTS]
+        self.rec.samples.extend(
+            Sample(t, who[0], who[1], tc, pw, sc, mc, None if u is None else u / 100.0, th or 0, ecc_corrected=ec,
+                   ecc_uncorrected=eu, pcie_gen=g, pcie_gen_max=gm, pcie_width=w, pcie_width_max=wm)
+            for t, who, tc, pw, sc, mc, u, th, ec, eu, g, gm, w, wm in zip(
+                self.times, self.who, temp, power, sm, mem, util, *counts, strict=True))
+        self.rows, self.times, self.who = [], [], []
 
 
 # --- dmon / pmon --------------------------------------------------------------------------
