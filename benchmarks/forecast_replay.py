@@ -28,7 +28,7 @@ module-days (target <= 1), and replay speed in samples/s (target >= 10,000), par
 logbook included: by the wall clock, and by this process's CPU time (what a free core gives; on
 a shared machine the wall figure falls with the load average, printed beside it).
 
-    python benchmarks/forecast_replay.py [--seed 901 902 903] [--nodes 8] [--days 20] [--keep DIR]
+    python benchmarks/forecast_replay.py [--seed 904 905 906] [--nodes 8] [--days 20] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ TAU_S = 90.0
 DIFFICULTIES = ("steady", "gaps", "counters", "skew", "inlet", "maintenance", "inference", "mixed")
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
 TUNING_SEEDS = (1, 2)  # the seeds looked at while choosing the forecaster's constants
-EVALUATION_SEEDS = (901, 902, 903)  # never looked at while tuning
+# never looked at while tuning. 901-903 were the first evaluation seeds (100 %, 0 false alarms); the
+# step guard was changed after that run (a spurious reset on the Prometheus test's data), so the
+# evaluation moved to seeds nothing had seen.
+EVALUATION_SEEDS = (904, 905, 906)
 SKEW_S = 660.0  # the skewed node's clock is 11 minutes ahead ...
 NTP_STEP_DAY = 10.0  # ... until NTP steps it back
 

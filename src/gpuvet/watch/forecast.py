@@ -285,8 +285,8 @@ class ThermalForecaster:
             return None
         if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
             return None  # still moving after the supposed step: a ramp (creep, drift), not a step
-        if jump > 0 and y2 - y1 > 2 * noise:
-            return None  # up on top of a clearly rising day: the creep going on, never a reason to forget it
+        if jump > 0 and y2 - y1 > 0.5 * noise:
+            return None  # up on top of a rising day: the creep going on, never a reason to forget it
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
         withdrawn = h.warned and jump < 0
