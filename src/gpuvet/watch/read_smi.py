@@ -129,13 +129,9 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
         if not row or not row[0].strip():
             continue
         if not row[0][:1].isdigit() and not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
-            cols = {}
-            for i, cell in enumerate(row):
-                name = QUERY_FIELDS.get(_canon(cell))
-                if name and name not in cols:
-                    cols[name] = i
             if reader is not None:
                 reader.flush()
+            cols = _header_columns(row)
             reader = _RowReader(cols, node, rec)
             continue
         if reader is None:
@@ -168,6 +164,16 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
         rec.relative_time = True
         rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval)")
     return rec
+
+
+def _header_columns(row: list[str]) -> dict[str, int]:
+    """Our field -> its column, the first column of that name winning."""
+    cols: dict[str, int] = {}
+    for i, cell in enumerate(row):
+        name = QUERY_FIELDS.get(_canon(cell))
+        if name and name not in cols:
+            cols[name] = i
+    return cols
 
 
 def _text(row: list[str], cols: dict[str, int], name: str) -> str | None:
