@@ -237,6 +237,18 @@ def test_the_forecast_says_what_it_lacked():
     assert "no slowdown temperature" in short.status("unknown", 5 * 3600).reason
 
 
+def test_theil_sen_is_scipys_with_its_interval_ties_included():
+    from scipy.stats import theilslopes
+
+    from gpuvet.watch.forecast import theil_sen
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 25, 48, 96):
+        x = np.sort(rng.choice(np.arange(200), n, replace=False)) / 24.0
+        y = np.round(rng.normal(0, 1, n), 1)  # rounded: ties in y, as whole degrees give
+        expected = theilslopes(y, x, 0.9)
+        assert theil_sen(x, y, 0.9) == pytest.approx((expected[0], expected[1], expected[2], expected[3]))
+
+
 # --- end to end -----------------------------------------------------------------------------
 def _fleet_csv(path: Path, days: float, creeping: int) -> float:
     """One node, 4 H200, a 5-minute nvidia-smi log; module ``creeping`` warms by R from day 1."""
