@@ -1,12 +1,14 @@
 """The overheating forecast on logs it did not write: a fleet's `nvidia-smi --query-gpu … --format=csv
 -l 60` logs from this script's own generator (not gpuvet's simulated node: its own thermal model,
-loads and faults), replayed through `gpuvet watch --replay`'s code path, file by file.
+loads and faults; nothing from gpuvet.node is imported), replayed through `gpuvet watch --replay`'s
+code path (the same reader, replayer and logbook), file by file.
 
 Each node carries one difficulty real telemetry has:
   steady      training jobs of 1-12 h with idle gaps (the easy case)
   gaps        the log stops for 2-14 h now and then; nvidia-smi restarts with a new column order
-  counters    ECC counters reset to zero (driver reloads) and [N/A] cells
-  skew        the node's clock is 11 minutes ahead of the others
+  counters    ECC counters reset to zero (driver reloads) and [N/A] / [Not Supported] cells
+  skew        the node's clock runs 11 minutes ahead of the others, then NTP steps it back on day 10
+              (eleven minutes of timestamps repeat)
   inlet       the whole node's inlet rises 7 °C over three days (cooling loop), then recovers
   maintenance one module's thermal resistance steps down (new paste), another's steps up (re-seat)
   inference   loads never steady: utilisation wandering between 40 and 70 %
@@ -15,17 +17,25 @@ The temperature follows T = inlet + offset + R·P through a first-order lag (tau
 reported in whole degrees, and thermal throttling (-15 % clock and power) starts at the
 model's slowdown point. Creeping modules gain R linearly from a random day.
 
-It prints the share of creeping modules warned >= 72 h before their first 10-minute mean at
-the slowdown point (target >= 90 %), false alarms per 1,000 healthy module-days (target <= 1),
-and replay speed in samples/s (target >= 10,000), parsing included.
+Honest evaluation: the forecaster's constants were chosen looking at TUNING_SEEDS only. The
+figures that count are those of the evaluation seeds (default EVALUATION_SEEDS, never looked at
+while tuning): each seed's row, then the pooled figures. A tuning seed given to --seed is marked
+as such and left out of the pooled figures.
 
-    python benchmarks/forecast_replay.py [--nodes 8] [--days 20] [--seed 1] [--keep DIR]
+It prints, per seed and pooled: the share of creeping modules warned >= 72 h before their first
+10-minute mean at the slowdown point (target >= 90 %), false alarms per 1,000 healthy
+module-days (target <= 1), and replay speed in samples/s (target >= 10,000), parsing and the
+logbook included: by the wall clock, and by this process's CPU time (what a free core gives; on
+a shared machine the wall figure falls with the load average, printed beside it).
+
+    python benchmarks/forecast_replay.py [--seed 904 905 906] [--nodes 8] [--days 20] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -37,12 +47,19 @@ from scipy.signal import lfilter
 
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch.readers import read_file
-from gpuvet.watch.replay import ReplayConfig, Replayer
+from gpuvet.watch.replay import ReplayConfig, Replayer, ReplayResult
 
 STEP_S = 60.0
 TAU_S = 90.0
 DIFFICULTIES = ("steady", "gaps", "counters", "skew", "inlet", "maintenance", "inference", "mixed")
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
+TUNING_SEEDS = (1, 2)  # the seeds looked at while choosing the forecaster's constants
+# never looked at while tuning. 901-903 were the first evaluation seeds (100 %, 0 false alarms); the
+# step guard was changed after that run (a spurious reset on the Prometheus test's data), so the
+# evaluation moved to seeds nothing had seen.
+EVALUATION_SEEDS = (904, 905, 906)
+SKEW_S = 660.0  # the skewed node's clock is 11 minutes ahead ...
+NTP_STEP_DAY = 10.0  # ... until NTP steps it back
 
 
 @dataclass(frozen=True)
@@ -64,7 +81,7 @@ A100 = Model("NVIDIA A100-SXM4-80GB", 400, 55, 0.095, 3.0, 89.0)
 class Truth:
     module: str
     creeping: bool
-    crossing: float | None  # first 10-minute mean at or above slowdown (recorded time)
+    crossing: float | None  # first 10-minute mean at or above slowdown, in the log's (recorded) time
 
 
 @dataclass
@@ -117,27 +134,35 @@ def module_trace(rng: np.random.Generator, model: Model, util: np.ndarray, inlet
     return np.round(temp + rng.normal(0, 0.3, len(temp))), power, clock, throttle
 
 
-def crossing_of(times: np.ndarray, temp: np.ndarray, slowdown: float) -> float | None:
+def crossing_of(recorded: np.ndarray, temp: np.ndarray, slowdown: float) -> float | None:
     n = len(temp) // 10
     means = temp[:n * 10].reshape(n, 10).mean(1)
     hot = np.flatnonzero(means >= slowdown)
-    return float(times[hot[0] * 10 + 9]) if len(hot) else None
+    return float(recorded[hot[0] * 10 + 9]) if len(hot) else None
+
+
+def recorded_times(n: int, difficulty: str) -> np.ndarray:
+    """What the node's clock wrote: true time, or 11 minutes ahead until NTP steps it back."""
+    times = START + np.arange(n) * STEP_S
+    if difficulty == "skew":
+        times += SKEW_S * (np.arange(n) * STEP_S < NTP_STEP_DAY * 86400.0)
+    return times
 
 
 def make_node(index: int, difficulty: str, days: float, rng: np.random.Generator, out: Path) -> NodeTrace:
     n = int(days * 86400 / STEP_S)
-    times = START + np.arange(n) * STEP_S
+    recorded = recorded_times(n, difficulty)
     node = NodeTrace(f"node{index:02d}", difficulty, out / f"node{index:02d}.csv")
     models = [H100] * 4 + [A100] * 4 if difficulty == "mixed" else [H200] * 8
     inlet = inlet_trace(rng, n, difficulty == "inlet")
     shared = loads(rng, n, difficulty == "inference")  # data-parallel jobs: the modules share the load
     creep = set(rng.choice(8, size=int(rng.integers(1, 3)), replace=False).tolist())
     columns: list[dict[str, np.ndarray]] = []
+    day = np.arange(n) * STEP_S / 86400.0
     for g, model in enumerate(models):
         util = np.clip(shared + rng.normal(0, 0.01, n), 0, 1) if difficulty != "inference" else \
             np.clip(shared + rng.normal(0, 0.05, n), 0.3, 0.8)
         r = np.full(n, model.r_c_per_w * rng.uniform(0.95, 1.05))
-        day = np.arange(n) * STEP_S / 86400.0
         if g in creep:
             start = rng.uniform(1.0, 6.0)
             # reach slowdown at full load somewhere between day 8 and the end
@@ -149,138 +174,236 @@ def make_node(index: int, difficulty: str, days: float, rng: np.random.Generator
         if difficulty == "maintenance" and g == 1 and g not in creep:
             r += 0.006 * (day >= 12.5)  # re-seated, slightly worse, then stable
         temp, power, clock, throttle = module_trace(rng, model, util, inlet, r)
-        truth = Truth(f"{node.name}/gpu{g}", g in creep, crossing_of(times, temp, model.slowdown_c))
-        node.truths.append(truth)
+        node.truths.append(Truth(f"{node.name}/gpu{g}", g in creep, crossing_of(recorded, temp, model.slowdown_c)))
         columns.append({"temp": temp, "power": power, "util": util, "clock": clock, "throttle": throttle})
-    write_csv(node, models, times, columns, rng)
+    write_csv(node, models, recorded, columns, rng)
     return node
 
 
-def write_csv(node: NodeTrace, models: list[Model], times: np.ndarray, cols: list[dict[str, np.ndarray]],
+HEADER_A = ["timestamp", "index", "name", "uuid", "temperature.gpu", "power.draw [W]", "utilization.gpu [%]",
+            "clocks.current.sm [MHz]", "clocks_event_reasons.active", "ecc.errors.corrected.volatile.total"]
+HEADER_B = [HEADER_A[i] for i in (0, 1, 3, 2, 5, 4, 6, 8, 7, 9)]  # after a restart: another column order
+
+
+def _ecc(rng: np.random.Generator, n: int, resets: bool) -> np.ndarray:
+    """A cumulative corrected-error counter; a driver reload every second day sets it to zero."""
+    total = np.cumsum(rng.random(n) < 0.01)
+    if not resets:
+        return total
+    k = np.arange(n)
+    start = np.where(k % 2880 == 1440, k, 0)
+    start = np.maximum.accumulate(start)
+    before = np.where(start > 0, total[np.maximum(start - 1, 0)], 0)
+    return total - before
+
+
+def _cells(node: NodeTrace, g: int, model: Model, stamps: list[str], c: dict[str, np.ndarray],
+           rng: np.random.Generator) -> dict[str, list[str]]:
+    """One module's cells, column by column, as nvidia-smi prints them."""
+    n = len(stamps)
+    na = (rng.random(n) < 0.002) if node.difficulty == "counters" else np.zeros(n, dtype=bool)
+    ecc = _ecc(rng, n, node.difficulty == "counters")
+    return {
+        "timestamp": stamps, "index": [str(g)] * n, "name": [model.name] * n, "uuid": [f"GPU-{node.name}-{g:04d}"] * n,
+        "temperature.gpu": ["[N/A]" if x else f"{v:.0f}" for v, x in zip(c["temp"], na, strict=True)],
+        "power.draw [W]": [f"{v:.2f} W" for v in c["power"]],
+        "utilization.gpu [%]": [f"{100 * v:.0f} %" for v in c["util"]],
+        "clocks.current.sm [MHz]": [f"{v:.0f} MHz" for v in c["clock"]],
+        "clocks_event_reasons.active": [f"0x{int(v):016x}" for v in c["throttle"]],
+        "ecc.errors.corrected.volatile.total": ["[Not Supported]" if x else str(v) for v, x in zip(ecc, na, strict=True)],
+    }
+
+
+def write_csv(node: NodeTrace, models: list[Model], recorded: np.ndarray, cols: list[dict[str, np.ndarray]],
               rng: np.random.Generator) -> None:
     """nvidia-smi's layout: a header with units, values with units, [N/A] where a read failed."""
-    skew = 660.0 if node.difficulty == "skew" else 0.0
-    header_a = ["timestamp", "index", "name", "uuid", "temperature.gpu", "power.draw [W]", "utilization.gpu [%]",
-                "clocks.current.sm [MHz]", "clocks_event_reasons.active", "ecc.errors.corrected.volatile.total"]
-    header_b = [header_a[i] for i in (0, 1, 3, 2, 5, 4, 6, 8, 7, 9)]
-    gaps = set()
+    n = len(recorded)
+    present = np.ones(n, dtype=bool)
     if node.difficulty == "gaps":
-        for start in rng.uniform(0, len(times) - 900, 5):
-            gaps.update(range(int(start), int(start + rng.uniform(120, 840))))
-    ecc = np.zeros(len(models), dtype=int)
-    header = header_a
-    lines = [", ".join(header)]
-    stamp = time.gmtime
-    for k, t in enumerate(times):
-        if k in gaps:
-            if k + 1 not in gaps:  # nvidia-smi comes back with another column order
-                header = header_b if header is header_a else header_a
-                lines.append(", ".join(header))
+        for start in rng.uniform(0, n - 900, 5):
+            present[int(start):int(start + rng.uniform(120, 840))] = False
+    stamps = [time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(t)) + f".{k % 1000:03d}" for k, t in enumerate(recorded)]
+    cells = [_cells(node, g, m, stamps, cols[g], rng) for g, m in enumerate(models)]
+    layouts = {}
+    for name, header in (("a", HEADER_A), ("b", HEADER_B)):
+        layouts[name] = [[", ".join(row) for row in zip(*(c[h] for h in header), strict=True)] for c in cells]
+        if node.difficulty != "gaps":
+            break
+    lines = [", ".join(HEADER_A)]
+    which = "a"
+    for k in range(n):
+        if not present[k]:
+            if k + 1 < n and present[k + 1]:  # nvidia-smi comes back with another column order
+                which = "b" if which == "a" else "a"
+                lines.append(", ".join(HEADER_A if which == "a" else HEADER_B))
             continue
-        if node.difficulty == "counters" and k % 2880 == 1440:
-            ecc[:] = 0  # driver reload
-        ts = time.strftime("%Y/%m/%d %H:%M:%S", stamp(t + skew)) + f".{k % 1000:03d}"
-        for g, model in enumerate(models):
-            c = cols[g]
-            ecc[g] += int(rng.random() < 0.01)
-            na = node.difficulty == "counters" and rng.random() < 0.002
-            cells = {"timestamp": ts, "index": str(g), "name": model.name, "uuid": f"GPU-{node.name}-{g:04d}",
-                     "temperature.gpu": "[N/A]" if na else f"{c['temp'][k]:.0f}",
-                     "power.draw [W]": f"{c['power'][k]:.2f} W", "utilization.gpu [%]": f"{100 * c['util'][k]:.0f} %",
-                     "clocks.current.sm [MHz]": f"{c['clock'][k]:.0f} MHz",
-                     "clocks_event_reasons.active": f"0x{int(c['throttle'][k]):016x}",
-                     "ecc.errors.corrected.volatile.total": "[Not Supported]" if na else str(ecc[g])}
-            lines.append(", ".join(cells[h] for h in header))
-            node.rows += 1
+        lines += [per_module[k] for per_module in layouts[which]]
+        node.rows += len(models)
     node.path.write_text("\n".join(lines) + "\n")
 
 
-def evaluate(nodes: list[NodeTrace], warnings: dict[str, float], days: float) -> dict[str, float]:
-    warned_ahead, missed, not_reached, false_alarms, healthy = 0, [], 0, 0, 0
-    leads = []
+@dataclass
+class Score:
+    seed: int
+    reached: int = 0
+    warned: int = 0
+    not_reached: int = 0
+    healthy_days: float = 0.0
+    false_alarms: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    leads_h: list[float] = field(default_factory=list)
+    samples: int = 0
+    wall_s: float = 0.0
+    cpu_s: float = 0.0  # this process's CPU time over the same span: what one free core would take
+    parse_s: float = 0.0
+    load: list[float] = field(default_factory=list)  # the machine's 1-minute load average before and after
+    resets: list[str] = field(default_factory=list)
+    lacking: list[str] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return self.warned / self.reached if self.reached else 0.0
+
+    @property
+    def per_1000(self) -> float:
+        return 1000 * len(self.false_alarms) / self.healthy_days if self.healthy_days else 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.samples / self.wall_s if self.wall_s else 0.0
+
+    @property
+    def cpu_rate(self) -> float:
+        return self.samples / self.cpu_s if self.cpu_s else 0.0
+
+
+def evaluate(score: Score, nodes: list[NodeTrace], result: ReplayResult, days: float) -> None:
+    warnings: dict[str, float] = {}
+    for e in result.events:
+        if e.kind == "overheat_forecast" and e.module and e.module not in warnings:
+            warnings[e.module] = e.time
     for node in nodes:
         for tr in node.truths:
             w = warnings.get(tr.module)
             if not tr.creeping:
-                healthy += 1
-                false_alarms += w is not None
-                continue
-            if tr.crossing is None:
-                not_reached += 1
-                continue
-            skew = 660.0 if node.difficulty == "skew" else 0.0
-            if w is not None and (tr.crossing + skew) - w >= 72 * 3600:
-                warned_ahead += 1
-                leads.append(((tr.crossing + skew) - w) / 3600)
+                score.healthy_days += days
+                if w is not None:
+                    score.false_alarms.append(f"{tr.module} ({node.difficulty}) at day {(w - START) / 86400:.1f}")
+            elif tr.crossing is None:
+                score.not_reached += 1
+            elif w is not None and tr.crossing - w >= 72 * 3600:
+                score.warned += 1
+                score.leads_h.append((tr.crossing - w) / 3600)
             else:
-                missed.append(f"{tr.module} ({node.difficulty}, "
-                              + (f"warned {((tr.crossing + skew) - w) / 3600:.0f} h ahead)" if w else "not warned)"))
-    reached = warned_ahead + len(missed)
-    return {"reached": reached, "warned": warned_ahead, "share": warned_ahead / reached if reached else 0.0,
-            "missed": missed, "not_reached": not_reached, "false_alarms": false_alarms,
-            "healthy_days": healthy * days, "per_1000": 1000 * false_alarms / (healthy * days) if healthy else 0.0,
-            "median_lead_h": statistics.median(leads) if leads else 0.0}  # type: ignore[dict-item]
+                score.missed.append(f"{tr.module} ({node.difficulty}, " + (
+                    f"warned {(tr.crossing - w) / 3600:.0f} h ahead)" if w is not None else "not warned)"))
+    score.reached = score.warned + len(score.missed)
+    score.resets = [f"{e.module} day {(e.time - START) / 86400:.1f}" for e in result.events if e.kind == "forecast_reset"]
+    score.lacking = [f"{f.module}: {f.reason}" for f in result.forecast if f.state == "insufficient"]
+
+
+def run_seed(seed: int, nodes_n: int, days: float, keep: Path | None, again: Path | None) -> tuple[Score, list[NodeTrace]]:
+    """Generate (or reload) one seed's logs and replay them, node file by node file."""
+    rng = np.random.default_rng(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = keep / f"seed{seed}" if keep else Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        if again:
+            saved = json.loads((again / f"seed{seed}" / "truth.json").read_text())
+            nodes = [NodeTrace(n["name"], n["difficulty"], Path(n["path"]), [Truth(**t) for t in n["truths"]], n["rows"])
+                     for n in saved]
+        else:
+            nodes = [make_node(i, DIFFICULTIES[i % len(DIFFICULTIES)], days, rng, out) for i in range(nodes_n)]
+            (out / "truth.json").write_text(json.dumps([{**asdict(n), "path": str(n.path)} for n in nodes]))
+        book = Logbook(Path(tmp) / "logbook.db")
+        replayer = Replayer(ReplayConfig(), book)
+        score = Score(seed, load=[os.getloadavg()[0]])
+        t0, c0 = time.perf_counter(), time.process_time()
+        for node in nodes:
+            p0 = time.perf_counter()
+            rec = read_file(node.path, 60.0)
+            score.parse_s += time.perf_counter() - p0
+            replayer.feed(rec)
+        result = replayer.finish()
+        score.wall_s, score.cpu_s = time.perf_counter() - t0, time.process_time() - c0
+        score.load.append(os.getloadavg()[0])
+        book.close()
+    score.samples = sum(n.rows for n in nodes)
+    evaluate(score, nodes, result, days)
+    return score, nodes
+
+
+def pooled(scores: list[Score]) -> Score:
+    out = Score(-1)
+    for s in scores:
+        out.reached += s.reached
+        out.warned += s.warned
+        out.not_reached += s.not_reached
+        out.healthy_days += s.healthy_days
+        out.false_alarms += s.false_alarms
+        out.missed += s.missed
+        out.leads_h += s.leads_h
+        out.samples += s.samples
+        out.wall_s += s.wall_s
+        out.cpu_s += s.cpu_s
+        out.load += s.load
+        out.parse_s += s.parse_s
+    return out
+
+
+def row(label: str, s: Score) -> str:
+    lead = f"{statistics.median(s.leads_h):.0f}" if s.leads_h else "-"
+    return (f"| {label} | {s.reached} (+{s.not_reached}) | {s.warned} | {100 * s.share:.1f} % | {lead} | "
+            f"{len(s.false_alarms)} / {s.healthy_days:,.0f} | {s.per_1000:.2f} | {s.samples:,} | {s.rate:,.0f} | "
+            f"{s.cpu_rate:,.0f} | {max(s.load, default=0):.1f} |")
+
+
+def report(scores: list[Score], args: argparse.Namespace) -> None:
+    evaluation = [s for s in scores if s.seed not in TUNING_SEEDS]
+    print(f"independently generated nvidia-smi CSV logs: {args.nodes} nodes x 8 modules, {args.days:g} days at 1/min; "
+          f"difficulties: " + ", ".join(f"node{i:02d}={DIFFICULTIES[i % len(DIFFICULTIES)]}" for i in range(args.nodes)))
+    print(f"evaluation seeds: {' '.join(str(s.seed) for s in evaluation) or 'none'}; tuning seeds (the forecaster was "
+          f"tuned on these, never on an evaluation seed): {' '.join(map(str, TUNING_SEEDS))}")
+    print()
+    print("| seed | creeping reached slowdown (+ still below) | warned >= 72 h ahead | share (target >= 90 %) | "
+          "median lead h | false alarms / healthy module-days | per 1,000 (target <= 1) | samples | "
+          "samples/s wall (target >= 10,000) | samples/s CPU | load avg |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in scores:
+        print(row(f"{s.seed}" + (" (tuning)" if s.seed in TUNING_SEEDS else ""), s))
+    if evaluation:
+        print(row("**pooled evaluation**", pooled(evaluation)))
+    print()
+    for s in scores:
+        for m in s.missed:
+            print(f"seed {s.seed} missed: {m}")
+        for f in s.false_alarms:
+            print(f"seed {s.seed} false alarm: {f}")
+        print(f"seed {s.seed} trend resets (step changes): {len(s.resets)}: {', '.join(s.resets)}")
+        print(f"seed {s.seed} modules without a forecast: {len(s.lacking)}" + "".join(f"\n  {x}" for x in s.lacking[:8]))
+        print(f"seed {s.seed} replay: parse {s.parse_s:.1f} s, detectors + forecast + logbook {s.wall_s - s.parse_s:.1f} s "
+              f"of {s.wall_s:.1f} s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, nargs="+", default=list(EVALUATION_SEEDS),
+                    help=f"seeds to generate and score (default the evaluation seeds {EVALUATION_SEEDS}; "
+                         f"{TUNING_SEEDS} are the tuning seeds)")
     ap.add_argument("--nodes", type=int, default=8)
     ap.add_argument("--days", type=float, default=20.0)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--keep", type=Path, help="write the logs here and keep them (with truth.json)")
-    ap.add_argument("--again", type=Path, help="replay the logs kept in this folder instead of generating")
+    ap.add_argument("--keep", type=Path, help="write the logs here (DIR/seedN/) and keep them, with truth.json")
+    ap.add_argument("--again", type=Path, help="replay the logs kept in this folder (DIR/seedN/) instead of generating")
     args = ap.parse_args()
-    rng = np.random.default_rng(args.seed)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = args.keep or Path(tmp)
-        out.mkdir(parents=True, exist_ok=True)
+    if args.days < 12:
+        ap.error("--days must be at least 12 (creeping modules reach slowdown from day 8; the inlet recovers on day 12)")
+    scores = []
+    for seed in args.seed:
         t0 = time.perf_counter()
-        if args.again:
-            nodes = [NodeTrace(n["name"], n["difficulty"], Path(n["path"]), [Truth(**t) for t in n["truths"]], n["rows"])
-                     for n in json.loads((args.again / "truth.json").read_text())]
-        else:
-            nodes = [make_node(i, DIFFICULTIES[i % len(DIFFICULTIES)], args.days, rng, out) for i in range(args.nodes)]
-            (out / "truth.json").write_text(json.dumps([{**asdict(n), "path": str(n.path)} for n in nodes]))
-        gen_s = time.perf_counter() - t0
-        warnings: dict[str, float] = {}
-        book = Logbook(Path(tmp) / "logbook.db")
-        replayer = Replayer(ReplayConfig(), book)
-        t0 = time.perf_counter()
-        parse_s = 0.0
-        for node in nodes:
-            p0 = time.perf_counter()
-            rec = read_file(node.path, 60.0)
-            parse_s += time.perf_counter() - p0
-            replayer.feed(rec)
-        result = replayer.finish()
-        total_s = time.perf_counter() - t0
-        book.close()
-    for e in result.events:
-        if e.kind == "overheat_forecast" and e.module and e.module not in warnings:
-            warnings[e.module] = e.time
-    score = evaluate(nodes, warnings, args.days)
-    rows = sum(n.rows for n in nodes)
-    print(f"independently generated nvidia-smi CSV logs: {args.nodes} nodes x 8 modules, {args.days:g} days at "
-          f"1/min, seed {args.seed} ({rows:,} samples, generated in {gen_s:.0f} s)")
-    print("difficulties: " + ", ".join(f"{n.name}={n.difficulty}" for n in nodes))
-    print(f"creeping modules that reached slowdown: {score['reached']} (+{score['not_reached']} still below it)")
-    print(f"warned >= 72 h ahead: {100 * score['share']:.1f} %   (target >= 90 %)   "
-          f"median lead {score['median_lead_h']:.0f} h")
-    for m in score["missed"]:  # type: ignore[attr-defined]
-        print(f"  missed: {m}")
-    print(f"false alarms: {score['false_alarms']} = {score['per_1000']:.2f} per 1000 healthy module-days "
-          f"(target <= 1) over {score['healthy_days']:.0f} module-days")
-    fa = [e for e in result.events if e.kind == "overheat_forecast" and e.module in
-          {t.module for n in nodes for t in n.truths if not t.creeping}]
-    for e in fa:
-        print(f"  false alarm: {e.module} at day {(e.time - START) / 86400:.1f}")
-    resets = [e for e in result.events if e.kind == "forecast_reset"]
-    print(f"trend resets (step changes): {len(resets)}: " + ", ".join(f"{e.module} day {(e.time - START) / 86400:.1f}"
-                                                                       for e in resets))
-    lacking = [f for f in result.forecast if f.state == "insufficient"]
-    print(f"modules without a forecast: {len(lacking)}" + "".join(f"\n  {f.module}: {f.reason}" for f in lacking[:8]))
-    print(f"replay speed: {rows / total_s:,.0f} samples/s end to end (parse {parse_s:.1f} s, detectors + forecast + "
-          f"logbook {total_s - parse_s:.1f} s of {total_s:.1f} s)   (target >= 10,000)")
+        score, _ = run_seed(seed, args.nodes, args.days, args.keep, args.again)
+        print(f"seed {seed}: generated and replayed in {time.perf_counter() - t0:.0f} s", flush=True)
+        scores.append(score)
+    report(scores, args)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,17 @@ def test_query_csv_any_order_units_na_and_a_restart_with_other_columns(tmp_path)
     assert a0.t == pytest.approx(1705416256.981)
 
 
+def test_query_csv_dashed_dates_midnight_and_cells_that_are_no_reading(tmp_path):
+    text = ("timestamp, index, temperature.gpu, power.draw [W]\n"
+            "2024-01-16 23:59:30.500, 0, 61, 300.5 W\n"
+            "2024-01-17 00:00:30.500, 0, nan, inf W\n"
+            "2024-01-17 00:01:30, 0, [Unknown Error], -\n")
+    a, b, c = read_file(write(tmp_path, "n.csv", text), 60.0).samples
+    assert (a.temp_c, a.power_w) == (61.0, 300.5) and a.t == pytest.approx(1705449570.5)
+    assert b.t - a.t == pytest.approx(60.0) and c.t - b.t == pytest.approx(59.5)
+    assert (b.temp_c, b.power_w, c.temp_c, c.power_w) == (None, None, None, None)
+
+
 def test_query_csv_nounits_without_timestamps_uses_the_interval(tmp_path):
     text = "index, temperature.gpu, power.draw\n0, 40, 100.5\n1, 41, 101\n0, 42, 102\n1, 43, 103\n"
     rec = read_file(write(tmp_path, "n.csv", text), 60.0)
@@ -189,6 +200,22 @@ def test_loads_never_steady_still_forecast_a_creep_against_peers_at_comparable_l
     assert "peers" in warning.evidence["reference"] and warning.evidence["hours"] >= 24
 
 
+def test_a_peer_dropping_out_moves_no_one_elses_reference():
+    """Peers enter the reference less their usual offset: when the warmest stops being steady
+    (throttled, idle) on day 4, the others' excess must not jump (no step, no forecast)."""
+    fc = ThermalForecaster({f"g{i}": 89.0 for i in range(4)}, evaluate_every_s=3600)
+    rng = np.random.default_rng(4)
+    base = {"g0": 60.0, "g1": 63.0, "g2": 66.0, "g3": 69.0}
+
+    def stat(m: str, h: float) -> WindowStat:
+        steady = not (m == "g3" and h >= 96)
+        return WindowStat(h * 3600 + 600, base[m] + rng.normal(0, 0.2), 650.0, None, steady, "H200")
+    events = _feed(fc, 24 * 8, stat)
+    others = [e for e in events if e.module != "g3" and e.kind in ("forecast_reset", "overheat_forecast")]
+    assert others == []
+    assert fc.status("g1", 8 * 86400).state == "watching"
+
+
 def test_mixed_models_compare_only_with_their_own_and_say_so():
     models = {"a0": "H100", "a1": "H100", "a2": "H100", "b0": "A100"}
     fc = ThermalForecaster({m: 89.0 for m in models}, evaluate_every_s=3600)
@@ -208,6 +235,18 @@ def test_the_forecast_says_what_it_lacked():
     _feed(short, 5, lambda m, h: WindowStat(h * 3600 + 600, 60.0, 650.0, 25.0, True, "H200"))
     assert "too short a history" in short.status("g0", 5 * 3600).reason
     assert "no slowdown temperature" in short.status("unknown", 5 * 3600).reason
+
+
+def test_theil_sen_is_scipys_with_its_interval_ties_included():
+    from scipy.stats import theilslopes
+
+    from gpuvet.watch.forecast import theil_sen
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 25, 48, 96):
+        x = np.sort(rng.choice(np.arange(200), n, replace=False)) / 24.0
+        y = np.round(rng.normal(0, 1, n), 1)  # rounded: ties in y, as whole degrees give
+        expected = theilslopes(y, x, 0.9)
+        assert theil_sen(x, y, 0.9) == pytest.approx((expected[0], expected[1], expected[2], expected[3]))
 
 
 # --- end to end -----------------------------------------------------------------------------

@@ -6,12 +6,16 @@ inlet/coolant temperature where the source has it, otherwise the median of the p
 temperatures in the same window (R is then the excess over the peers). Hourly medians of R
 get a Theil–Sen trend with its confidence interval; the crossing is when R reaches
 (slowdown − warm reference) / typical power. An ``overheat_forecast`` is raised when the
-earliest plausible crossing (the upper slope bound) is within the horizon and the rise is
+predicted crossing (the central slope) is within the horizon plus a margin and the rise is
 significant (the lower slope bound above zero); it is withdrawn if the trend reverses.
 
-The alarm fires when the earliest crossing is within the horizon plus a margin (24 h by
-default), so that despite forecast error it lands at least ``horizon`` ahead: the measured
-lead times are in docs/watch.md (benchmarks/forecast_eval.py)."""
+The margin (48 h by default) is there so that despite forecast error (a node's inlet may
+still rise; the first crossing comes in the hottest window, not the typical one) the warning
+lands at least ``horizon`` ahead: the measured lead times are in docs/watch.md
+(benchmarks/forecast_eval.py, benchmarks/forecast_replay.py).
+
+Without an inlet reading the reference is the same-model peers, each less its own usual offset
+over the others (learnt over days), so a peer dropping out or stepping moves nobody else's R."""
 
 from __future__ import annotations
 
@@ -33,15 +37,19 @@ RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the hist
 STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
 MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
 PEER_POWER_BAND = 0.15  # peers within 15 % of the module's power are under comparable load
+OFFSET_TAU_S = 2 * 86400.0  # how slowly a module's usual offset over its peers is learnt
 
 
-@dataclass
 class _Window:
-    temps: list[float] = field(default_factory=list)
-    powers: list[float] = field(default_factory=list)
-    refs: list[float] = field(default_factory=list)
-    utils: list[float] = field(default_factory=list)
-    hot: bool = False  # thermally throttled at some point: the temperature is held, R means nothing
+    """Running sums of one module's samples in one window (no per-sample lists: a replay feeds
+    millions of samples)."""
+
+    __slots__ = ("n", "temp", "power", "power_sq", "util", "n_util", "ref", "n_ref", "hot")
+
+    def __init__(self) -> None:
+        self.n = self.n_util = self.n_ref = 0
+        self.temp = self.power = self.power_sq = self.util = self.ref = 0.0
+        self.hot = False  # thermally throttled at some point: the temperature is held, R means nothing
 
 
 @dataclass(frozen=True)
@@ -98,7 +106,7 @@ class ThermalForecaster:
     """One node's modules. Peers are the other modules of the same model in the same window,
     so a node-wide inlet rise cancels and mixed models never compare against each other."""
 
-    def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float = 24 * HOUR,
+    def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float = 48 * HOUR,
                  window_s: float = 600.0, history_s: float = 4 * 86400.0, min_hours: int = 24, alpha: float = 0.90,
                  evaluate_every_s: float = 2 * HOUR, min_util: float = 0.35, max_power_cv: float = 0.15,
                  min_window_samples: int = 3, models: dict[str, str] | None = None) -> None:
@@ -107,31 +115,49 @@ class ThermalForecaster:
         self.min_hours, self.alpha, self.evaluate_every_s = min_hours, alpha, evaluate_every_s
         self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples
         self.models = models or {}
-        self._windows: dict[int, dict[str, _Window]] = defaultdict(dict)
+        self._windows: dict[int, dict[str, _Window]] = {}
+        self._lowest: float = math.inf  # the earliest window still open
         self._hist: dict[str, _History] = defaultdict(_History)
         self._last_eval: dict[str, float] = {}
         self._peak_w: dict[str, float] = {}
+        self._offset: dict[str, float] = {}  # °C over the same-model peers, learnt slowly
         self.uuids: dict[str, str] = {}
 
     # --- feeding -----------------------------------------------------------------------
     def observe(self, s: Sample) -> list[Event]:
         """Samples as they come; closes windows as time passes. Returns events."""
-        if s.temp_c is None or s.power_w is None:
+        temp, power = s.temp_c, s.power_w
+        if temp is None or power is None:
             return []
-        self.uuids[s.module] = s.uuid
+        module = s.module
+        if module not in self.uuids:
+            self.uuids[module] = s.uuid
         index = int(s.t // self.window_s)
-        w = self._windows[index].setdefault(s.module, _Window())
-        w.temps.append(s.temp_c)
-        w.powers.append(s.power_w)
+        windows = self._windows.get(index)
+        if windows is None:
+            windows = self._windows[index] = {}
+            self._lowest = min(self._lowest, index)
+        w = windows.get(module)
+        if w is None:
+            w = windows[module] = _Window()
+        w.n += 1
+        w.temp += temp
+        w.power += power
+        w.power_sq += power * power
         if s.util is not None:
-            w.utils.append(s.util)
+            w.util += s.util
+            w.n_util += 1
         if s.ambient_c is not None:
-            w.refs.append(s.ambient_c)
+            w.ref += s.ambient_c
+            w.n_ref += 1
         if s.throttle & THERMAL_BITS:
             w.hot = True
+        if self._lowest >= index:
+            return []
         out: list[Event] = []
-        for old in [i for i in self._windows if i < index]:
+        for old in sorted(i for i in self._windows if i < index):
             out += self._close(old)
+        self._lowest = index
         return out
 
     def flush(self) -> list[Event]:
@@ -139,6 +165,7 @@ class ThermalForecaster:
         out: list[Event] = []
         for index in sorted(self._windows):
             out += self._close(index)
+        self._lowest = math.inf
         return out
 
     def _close(self, index: int) -> list[Event]:
@@ -146,17 +173,15 @@ class ThermalForecaster:
         t = (index + 1) * self.window_s
         stats = {}
         for module, w in windows.items():
-            if not w.powers:
-                continue
-            power = math.fsum(w.powers) / len(w.powers)
-            var = math.fsum((p - power) ** 2 for p in w.powers) / len(w.powers)  # statistics.pstdev is exact, slow
+            n = w.n
+            power = w.power / n
+            var = max(w.power_sq / n - power * power, 0.0)
             spread = math.sqrt(var) / power if power > 0 else 1.0
             peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
-            busy = statistics.fmean(w.utils) >= self.min_util if w.utils else power >= 0.5 * peak
-            steady = (busy and not w.hot and spread <= self.max_power_cv and len(w.powers) >= self.min_window_samples
+            busy = w.util / w.n_util >= self.min_util if w.n_util else power >= 0.5 * peak
+            steady = (busy and not w.hot and spread <= self.max_power_cv and n >= self.min_window_samples
                       and power >= 0.3 * peak)
-            stats[module] = WindowStat(t, statistics.fmean(w.temps), power,
-                                       statistics.fmean(w.refs) if w.refs else None, steady,
+            stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
                                        self.models.get(module))
         return self.observe_windows(stats)
 
@@ -197,20 +222,45 @@ class ThermalForecaster:
                 event = self._evaluate(module, w.t)
                 if event:
                     out.append(event)
+        self._learn_offsets(stats)
         return out
 
     def _peer_reference(self, module: str, w: WindowStat, stats: dict[str, WindowStat]) -> float | None:
-        """Median temperature of the same-model peers under comparable load (power within
-        ``PEER_POWER_BAND``) in the same window; None with fewer than two. No dT/dP is learnt to
-        move peers to this module's load: such a slope drifts as modules age, and every drift
-        would shift all references at once."""
+        """Median of the same-model peers under comparable load (power within ``PEER_POWER_BAND``)
+        in the same window, each peer's temperature less its usual offset over the others (see
+        ``_learn_offsets``); None with fewer than two. No dT/dP is learnt to move peers to this
+        module's load: such a slope drifts as modules age, and every drift would shift all
+        references at once."""
         band = PEER_POWER_BAND * w.power
-        peers = [x.temp for m, x in stats.items()
+        offsets = self._offset
+        peers = [x.temp - offsets.get(m, 0.0) for m, x in stats.items()
                  if m != module and x.steady and x.model == w.model and abs(x.power - w.power) <= band]
         if len(peers) < 2:
             return None
-        self._hist[module].reference = f"median of the same-model peers on the node at comparable load ({len(peers)} now)"
+        self._hist[module].reference = (f"no inlet/coolant reading: median of the same-model peers on the node at "
+                                        f"comparable load, each less its usual offset ({len(peers)} now)")
         return statistics.median(peers)
+
+    def _learn_offsets(self, stats: dict[str, WindowStat]) -> None:
+        """Each module's usual excess over its same-model peers, learnt slowly (``OFFSET_TAU_S``).
+        Peers enter a reference as temperature less offset, so a peer that drops out (throttled,
+        idle) or steps (maintenance) moves the others' reference by noise, not by the gap
+        between it and the rest; a creeping peer is one outlier the median ignores."""
+        groups: dict[str | None, list[str]] = defaultdict(list)
+        for m, x in stats.items():
+            if x.steady and x.ref is None:
+                groups[x.model].append(m)
+        rate = min(self.window_s / OFFSET_TAU_S, 1.0)
+        offsets = self._offset
+        for members in groups.values():
+            if len(members) < 3:
+                continue
+            known = [stats[m].temp - offsets[m] for m in members if m in offsets]
+            common = statistics.median(known) if len(known) >= 3 else statistics.median(stats[m].temp for m in members)
+            for m in members:
+                deviation = stats[m].temp - common
+                old = offsets.get(m)
+                offsets[m] = deviation if old is None else old + rate * (deviation - old)
 
     def _step(self, module: str, h: _History, now: float) -> Event | None:
         """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
@@ -235,8 +285,8 @@ class ThermalForecaster:
             return None
         if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
             return None  # still moving after the supposed step: a ramp (creep, drift), not a step
-        if jump > 0 and slope > 0:
-            return None  # up on top of a rising trend: the creep going on, never a reason to forget it
+        if jump > 0 and y2 - y1 > 0.5 * noise:
+            return None  # up on top of a rising day: the creep going on, never a reason to forget it
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
         withdrawn = h.warned and jump < 0
@@ -318,7 +368,7 @@ class ThermalForecaster:
             return None
         shown_c = f.slope_low * f.span_days * _p95(h.powers)
         rising = f.slope_low > 0 and f.earliest is not None and shown_c >= MIN_RISE_C
-        if rising and not h.warned and f.earliest is not None and f.earliest - now <= self.horizon_s + self.margin_s:
+        if rising and not h.warned and f.crossing is not None and f.crossing - now <= self.horizon_s + self.margin_s:
             h.warned = True
             return Event("overheat_forecast", Severity.WARN, module, now,
                          f"at its usual load it reaches {self.slowdown_c[module]:.1f} °C in about "
@@ -350,25 +400,33 @@ def _p95(values: list[float]) -> float:
 def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
     """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
     scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
-    forecast fits every module every two hours of a replay)."""
+    forecast fits every module every two hours of a replay): the three ranks it needs come from
+    one partition of the pairwise slopes, not a sort."""
     n = len(x)
     pairs = _PAIRS.get(n)
     if pairs is None:
         pairs = _PAIRS[n] = np.triu_indices(n, 1)
     i, j = pairs
     dx = x[j] - x[i]
+    dy = y[j] - y[i]
     keep = dx != 0
-    slopes = np.sort((y[j] - y[i])[keep] / dx[keep])
+    slopes = dy / dx if keep.all() else dy[keep] / dx[keep]
     m = len(slopes)
-    slope = float(slopes[m // 2] if m % 2 else (slopes[m // 2 - 1] + slopes[m // 2]) / 2)
-    intercept = float(np.median(y) - slope * np.median(x))
-    _, counts = np.unique(y, return_counts=True)
-    ties = counts[counts > 1]
-    var = (n * (n - 1) * (2 * n + 5) - float(np.sum(ties * (ties - 1) * (2 * ties + 5)))) / 18.0
+    ys = np.sort(y)
+    tie_term = 0.0
+    if (ys[1:] == ys[:-1]).any():
+        _, counts = np.unique(ys, return_counts=True)
+        ties = counts[counts > 1]
+        tie_term = float(np.sum(ties * (ties - 1) * (2 * ties + 5)))
+    var = (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
     z = float(ndtri((1 - alpha) / 2))
     upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
     lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
-    return slope, intercept, float(slopes[lower]), float(slopes[upper])
+    part = np.partition(slopes, sorted({lower, upper, m // 2, max(m // 2 - 1, 0)}))
+    slope = float(part[m // 2] if m % 2 else (part[m // 2 - 1] + part[m // 2]) / 2)
+    y_median = float(ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2)
+    intercept = y_median - slope * float(np.median(x))
+    return slope, intercept, float(part[lower]), float(part[upper])
 
 
 def _hours(t: float | None, now: float) -> str:

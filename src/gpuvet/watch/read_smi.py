@@ -47,44 +47,75 @@ def is_query_header(line: str) -> bool:
 
 
 def _num(cell: str) -> float | None:
-    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None."""
-    head = cell.strip().split(" ", 1)[0]
-    if not head:
-        return None
-    first = head[0]
-    if first == "0" and head[1:2] == "x":
+    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-', 'nan' -> None."""
+    head = cell.split(None, 1)[0] if cell else ""
+    if head[1:2] == "x":
         try:
             return float(int(head, 16))
         except ValueError:
             return None
-    if first.isdigit() or (first in "-." and len(head) > 1):
-        try:
-            return float(head)
-        except ValueError:
-            return None
-    return None
+    try:
+        value = float(head)
+    except ValueError:
+        return None
+    return value if value - value == 0 else None  # nan and inf are no readings
 
 
 class _Clock:
-    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds, cached per second."""
+    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds. The day is
+    parsed once per day; the time of day from fixed positions where the layout allows."""
 
     def __init__(self) -> None:
-        self._key = ""
-        self._base = 0.0
+        self._days: dict[str, float] = {}
+        self._whole, self._base = "", 0.0  # the last second seen: the modules of one tick share it
 
     def __call__(self, text: str) -> float | None:
         text = text.strip()
         whole, _, frac = text.partition(".")
-        if whole != self._key:
-            digits = re.sub(r"\D", "", whole)
-            if len(digits) < 14:
+        extra = float("0." + frac) if frac.isdigit() else 0.0
+        if whole == self._whole:
+            return self._base + extra
+        base = self._seconds(whole)
+        if base is not None:
+            self._whole, self._base = whole, base
+            return base + extra
+        return None
+
+    def _seconds(self, whole: str) -> float | None:
+        if len(whole) == 19 and whole[10] == " " and whole[13] == ":" and whole[16] == ":":
+            base = self._day(whole[:10])
+            hms = whole[11:13] + whole[14:16] + whole[17:19]
+            if base is not None and hms.isdigit():
+                h, m, sec = int(hms[:2]), int(hms[2:4]), int(hms[4:])
+                if h < 24 and m < 60 and sec < 62:
+                    return base + h * 3600 + m * 60 + sec
+        return self._general(whole)
+
+    def _day(self, date: str) -> float | None:
+        base = self._days.get(date)
+        if base is None:
+            digits = re.sub(r"\D", "", date)
+            if len(digits) != 8:
                 return None
             try:
-                st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
+                base = float(calendar.timegm(time.strptime(digits, "%Y%m%d")))
             except ValueError:
                 return None
-            self._key, self._base = whole, float(calendar.timegm(st))
-        return self._base + (float("0." + frac) if frac.isdigit() else 0.0)
+            if len(self._days) > 100_000:
+                self._days.clear()
+            self._days[date] = base
+        return base
+
+    @staticmethod
+    def _general(whole: str) -> float | None:
+        digits = re.sub(r"\D", "", whole)
+        if len(digits) < 14:
+            return None
+        try:
+            st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
+        except ValueError:
+            return None
+        return float(calendar.timegm(st))
 
 
 def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
@@ -92,42 +123,38 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     rec = Recording("nvidia-smi --query-gpu csv")
     clock = _Clock()
     cols: dict[str, int] = {}
-    metas: dict[str, tuple[str, str]] = {}
+    reader: _RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
         if not row or not row[0].strip():
             continue
-        if not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
-            cols = {}
-            for i, cell in enumerate(row):
-                name = QUERY_FIELDS.get(_canon(cell))
-                if name and name not in cols:
-                    cols[name] = i
+        if not row[0][:1].isdigit() and not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
+            if reader is not None:
+                reader.flush()
+            cols = _header_columns(row)
+            reader = _RowReader(cols, node, rec)
             continue
-        if not cols:
+        if reader is None:
             raise GpuvetError("this nvidia-smi CSV has no header line", where=f"{where}:{number}",
                               fix="log with --format=csv (not noheader), e.g. nvidia-smi --query-gpu=timestamp,index,"
                                   "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
                                   "clocks_event_reasons.active --format=csv -l 60.")
-        key = _key(row, cols, len(seen))
-        if "time" in cols:
-            t = clock(row[cols["time"]])
+        if reader.time >= 0:
+            t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
                 continue
+            reader.add(t, row, 0)
         else:
+            key = _key(row, cols, len(seen))
             if key in seen:
                 tick, seen = tick + 1, set()
-            t = tick * interval_s
-        seen.add(key)
-        ident = metas.get(key)
-        if ident is None:
-            meta = rec.module(node, key, _text(row, cols, "uuid"), _text(row, cols, "model"),
-                              _text(row, cols, "bus_id"))
-            ident = metas[key] = (meta.name, meta.uuid)
-        rec.samples.append(_query_sample(t, ident[0], ident[1], row, cols))
+            seen.add(key)
+            reader.add(tick * interval_s, row, len(seen) - 1)
         rows += 1
         if rows > MAX_SAMPLES:
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
+    if reader is not None:
+        reader.flush()
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
@@ -137,6 +164,16 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
         rec.relative_time = True
         rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval)")
     return rec
+
+
+def _header_columns(row: list[str]) -> dict[str, int]:
+    """Our field -> its column, the first column of that name winning."""
+    cols: dict[str, int] = {}
+    for i, cell in enumerate(row):
+        name = QUERY_FIELDS.get(_canon(cell))
+        if name and name not in cols:
+            cols[name] = i
+    return cols
 
 
 def _text(row: list[str], cols: dict[str, int], name: str) -> str | None:
@@ -156,27 +193,87 @@ def _key(row: list[str], cols: dict[str, int], position: int) -> str:
     return str(position)
 
 
-def _query_sample(t: float, module: str, uuid: str, row: list[str], cols: dict[str, int]) -> Sample:
-    n = len(row)
+_COUNTS = ("throttle", "ecc_corrected", "ecc_uncorrected", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max")
 
-    def get(name: str) -> float | None:
-        i = cols.get(name)
-        return _num(row[i]) if i is not None and i < n else None
 
-    def geti(name: str) -> int | None:
-        value = get(name) if name in cols else None
-        return None if value is None else int(value)
+class _RowReader:
+    """Rows under one header -> samples, converted column by column in blocks: the positions are
+    looked up once per header, a module's identity once per distinct key cell, and a column of
+    plain numbers is one list comprehension (cell by cell only where one is not)."""
 
-    power = get("power_w")
-    if power is None:
-        power = get("power_w_instant") or get("power_w_average")
-    util = get("util")
-    sm = get("sm_clock_mhz")
-    return Sample(t, module, uuid, get("temp_c"), power, sm if sm is not None else get("gr_clock_mhz"),
-                  get("mem_clock_mhz"), util / 100.0 if util is not None else None, geti("throttle") or 0,
-                  ecc_corrected=geti("ecc_corrected"), ecc_uncorrected=geti("ecc_uncorrected"),
-                  pcie_gen=geti("pcie_gen"), pcie_gen_max=geti("pcie_gen_max"), pcie_width=geti("pcie_width"),
-                  pcie_width_max=geti("pcie_width_max"))
+    BLOCK = 20_000
+
+    def __init__(self, cols: dict[str, int], node: str, rec: Recording) -> None:
+        self.cols, self.node, self.rec = cols, node, rec
+        self.time = cols.get("time", -1)
+        self.width = max(cols.values(), default=-1) + 1
+        self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
+        self.idents: dict[str, tuple[str, str]] = {}
+        self.rows: list[list[str]] = []
+        self.times: list[float] = []
+        self.who: list[tuple[str, str]] = []
+
+    def _ident(self, row: list[str], position: int) -> tuple[str, str]:
+        cell = row[self.key_col] if self.key_col >= 0 else None
+        ident = self.idents.get(cell) if cell is not None else None
+        if ident is None:
+            cols = self.cols
+            key, uuid = _key(row, cols, position), _text(row, cols, "uuid")
+            meta = self.rec.module(self.node, key, uuid, _text(row, cols, "model"), _text(row, cols, "bus_id"))
+            ident = (meta.name, meta.uuid)
+            # a shortcut only from a row whose key cell named the module and which had its UUID
+            if cell is not None and key == cell.strip() and (uuid or "uuid" not in cols):
+                self.idents[cell] = ident
+        return ident
+
+    def add(self, t: float, row: list[str], position: int) -> None:
+        if len(row) < self.width:
+            row = row + [""] * (self.width - len(row))
+        self.who.append(self._ident(row, position))
+        self.rows.append(row)
+        self.times.append(t)
+        if len(self.rows) >= self.BLOCK:
+            self.flush()
+
+    def _column(self, name: str) -> list[float | None]:
+        i = self.cols.get(name, -1)
+        if i < 0:
+            return [None] * len(self.rows)
+        cells = [row[i] for row in self.rows]
+        try:
+            if cells[0][:2] == "0x":
+                values: list[float | None] = [float(int(c, 16)) for c in cells]
+            else:
+                values = [float(c.partition(" ")[0]) for c in cells]
+            if all(v - v == 0 for v in values if v is not None):  # nan and inf are no readings
+                return values
+        except ValueError:
+            pass
+        return [_num(c) for c in cells]
+
+    def _counts(self, name: str) -> list[int | None]:
+        if name not in self.cols:
+            return [None] * len(self.rows)
+        return [None if v is None else int(v) for v in self._column(name)]
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        temp, util = self._column("temp_c"), self._column("util")
+        power = self._column("power_w")
+        if any(p is None for p in power):
+            instant, average = self._column("power_w_instant"), self._column("power_w_average")
+            power = [p if p is not None else (a or b) for p, a, b in zip(power, instant, average, strict=True)]
+        sm, gr, mem = self._column("sm_clock_mhz"), self._column("gr_clock_mhz"), self._column("mem_clock_mhz")
+        if any(x is None for x in sm):
+            sm = [a if a is not None else b for a, b in zip(sm, gr, strict=True)]
+        counts = [self._counts(name) for name in _COUNTS]
+        self.rec.samples.extend(
+            Sample(t, who[0], who[1], tc, pw, sc, mc, None if u is None else u / 100.0, th or 0, ecc_corrected=ec,
+                   ecc_uncorrected=eu, pcie_gen=g, pcie_gen_max=gm, pcie_width=w, pcie_width_max=wm)
+            for t, who, tc, pw, sc, mc, u, th, ec, eu, g, gm, w, wm in zip(
+                self.times, self.who, temp, power, sm, mem, util, *counts, strict=True))
+        self.rows, self.times, self.who = [], [], []
 
 
 # --- dmon / pmon --------------------------------------------------------------------------

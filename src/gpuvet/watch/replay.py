@@ -203,18 +203,20 @@ class Replayer:
         if state is None:
             metas = sorted((m for m in self.modules.values() if m.node == node), key=attrgetter("name"))
             state = self.nodes[node] = _Node(forecaster_for(metas, samples, self.cfg), default_detectors())
-        sink, last = self.sink, state.last
+        sink, last, modules = self.sink, state.last, self.modules
+        detectors, forecaster, count = state.detectors, state.forecaster, 0
         for s in samples:
             if last.get(s.module, -1e300) >= s.t:  # the same reading twice (overlapping logs, a restart)
                 continue
             last[s.module] = s.t
-            self.samples += 1
-            sink.sample(s, self.modules[s.module])
-            for d in state.detectors:
+            count += 1
+            sink.sample(s, modules[s.module])
+            for d in detectors:
                 for e in d.observe(s):
                     sink.event(e)
-            for e in state.forecaster.observe(s):
+            for e in forecaster.observe(s):
                 sink.event(e)
+        self.samples += count
         sink.flush()
 
     def _abort(self, exc: BaseException) -> None:
