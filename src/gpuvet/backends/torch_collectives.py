@@ -19,9 +19,6 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -29,6 +26,10 @@ from gpuvet.backends.collective_data import element_count, expected_output, rank
 from gpuvet.backends.engine import CollectiveSession, Unsupported, Workload
 
 if TYPE_CHECKING:  # torch is imported in the ranks, never with this module
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import ForkServerContext, SpawnContext
+    from multiprocessing.process import BaseProcess
+
     from torch import Tensor
     from torch import device as TorchDevice
     from torch import dtype as TorchDtype
