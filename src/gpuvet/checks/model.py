@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gpuvet.jsontypes import Json as Json  # what evidence holds; defined below every layer
-from gpuvet.logbook.document import Verdict as Verdict
+from gpuvet.logbook.document import Verdict as Verdict  # re-exported: the checks layer's verdict
 from gpuvet.logbook.document import check_key
 
+# what evidence holds: JSON-ready values (read-only views, so a dict of lists of str fits)
+Json = str | int | float | bool | None | Sequence["Json"] | Mapping[str, "Json"]
 Evidence = Mapping[str, Json]
 
 
