@@ -1,6 +1,6 @@
 """Captured tool output from a machine where gpuvet is not installed.
 
-Any file `gpuvet.captures` reads may be given: the matrix of ``nvidia-smi topo -m`` gives fabric
+Each file `gpuvet.captures` reads may be given: the matrix of ``nvidia-smi topo -m`` gives fabric
 links and the PCIe tree; ``nvidia-smi -q -x`` XML or ``nvidia-smi -q`` text (also inside an
 nvidia-bug-report.log) names the modules. A file with neither (nccl-tests output, a kernel log)
 gives an empty node and a note saying so, never an invented one. Both may be given; the module

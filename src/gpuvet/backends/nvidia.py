@@ -6,14 +6,15 @@ Modules are keyed by UUID and PCI bus id; they are named gpu0… in bus-id order
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
-from gpuvet.backends.nvml import ModuleLost, Nvml
+from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml, NvmlHandle
 from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.catalog import find_model, unknown_model
@@ -23,6 +24,7 @@ from gpuvet.node.relations import PcieRelation
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.power_control import NvmlPowerControl
     from gpuvet.backends.telemetry import TelemetrySource
 
 # NVML_NVLINK_VERSION_* -> GB/s per link per direction
@@ -31,7 +33,16 @@ NVSWITCH = "nvswitch0"
 NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, NVML_AGGREGATE_ECC = 1, 0, 1
 
 
-def _text(value: Any) -> Any:
+_T = TypeVar("_T")
+
+
+class _Process(Protocol):
+    """An entry of nvmlDeviceGetComputeRunningProcesses."""
+
+    pid: int
+
+
+def _text(value: _T) -> _T | str:
     return value.decode() if isinstance(value, bytes) else value
 
 
@@ -42,7 +53,7 @@ def normalise_bus_id(bus_id: str) -> str:
 
 @dataclass
 class _Device:
-    handle: Any
+    handle: NvmlHandle
     bus_id: str
     uuid: str
     name: str
@@ -81,7 +92,7 @@ class NvidiaBackend(Backend):
     def count(self) -> int:
         return len(self._devices)
 
-    def power_control(self, engine: Any) -> Any:
+    def power_control(self, engine: BenchEngine) -> NvmlPowerControl:
         from gpuvet.backends.power_control import NvmlPowerControl
 
         return NvmlPowerControl(self.nvml, {d.id: d for d in self._devices})
@@ -132,8 +143,7 @@ class NvidiaBackend(Backend):
 
     # --- inventory -------------------------------------------------------------------------
     def _module_info(self, d: _Device) -> ModuleInfo:
-        def q(fn: str, *args: Any) -> Any:
-            return self.nvml.query(fn, d.handle, *args, module=d.id)
+        q = DeviceQuery(self.nvml, d.handle, d.id)
 
         mem = q("nvmlDeviceGetMemoryInfo")
         ecc = q("nvmlDeviceGetEccMode")
@@ -181,8 +191,7 @@ class NvidiaBackend(Backend):
 
     # --- health ----------------------------------------------------------------------------
     def _module_health(self, d: _Device) -> ModuleHealth:
-        def q(fn: str, *args: Any) -> Any:
-            return self.nvml.query(fn, d.handle, *args, module=d.id)
+        q = DeviceQuery(self.nvml, d.handle, d.id)
 
         remap = q("nvmlDeviceGetRemappedRows")  # (correctable rows, uncorrectable rows, pending, failed)
         mask = q("nvmlDeviceGetCurrentClocksEventReasons")
@@ -205,10 +214,10 @@ class NvidiaBackend(Backend):
                               boot_id())
 
     # --- topology --------------------------------------------------------------------------
-    def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[Any]]:
+    def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[object]]:
         """Remote endpoint -> [link versions] for active links; key '?' collects inactive ones."""
         err = self.nvml._errors
-        out: dict[str, list[Any]] = {}
+        out: dict[str, list[object]] = {}
         for link in range(err.NVML_NVLINK_MAX_LINKS):
             state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
             if isinstance(state, Unavailable):
@@ -257,8 +266,7 @@ class NvidiaBackend(Backend):
         return rel
 
     def _own_pcie_link(self, d: _Device) -> Link:
-        def q(fn: str) -> Any:
-            return self.nvml.query(fn, d.handle, module=d.id)
+        q = DeviceQuery(self.nvml, d.handle, d.id)
 
         gen, width = q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")
         # The current generation drops at idle to save power, so the link's capability is the
@@ -287,22 +295,22 @@ class NvidiaBackend(Backend):
         return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric), host)
 
 
-def _flag(value: Any) -> bool | Unavailable:
+def _flag(value: object) -> bool | Unavailable:
     return value if isinstance(value, Unavailable) else bool(value)
 
 
-def _locked(current: Any, default: Any) -> bool | Unavailable:
+def _locked(current: object, default: object) -> bool | Unavailable:
     for v in (current, default):
         if isinstance(v, Unavailable):
             return v
     return bool(current != default)
 
 
-def _pids(procs: Any) -> tuple[int, ...] | Unavailable:
+def _pids(procs: Sequence[_Process] | Unavailable) -> tuple[int, ...] | Unavailable:
     if isinstance(procs, Unavailable):
         return procs
     return tuple(int(p.pid) for p in procs)
 
 
-def _watts(milliwatts: Any) -> float | Unavailable:
+def _watts(milliwatts: float | Unavailable) -> float | Unavailable:
     return milliwatts if isinstance(milliwatts, Unavailable) else milliwatts / 1000.0

@@ -10,12 +10,25 @@ Tests pass a fake binding with the same function names (``lib=``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NewType, Protocol, cast
 
 from gpuvet.backends.base import ModuleLost as ModuleLost  # NVML_ERROR_GPU_IS_LOST becomes the interface's ModuleLost
 from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError
+
+NvmlHandle = NewType("NvmlHandle", object)  # an nvmlDevice_t: opaque, only passed back to NVML
+
+
+class NvmlBinding(Protocol):
+    """What gpuvet calls on the binding by name in code; every reading goes through ``query``."""
+
+    def nvmlInit(self) -> None: ...
+
+    def nvmlShutdown(self) -> None: ...
+
+    def nvmlDeviceSetPowerManagementLimit(self, handle: NvmlHandle, milliwatts: int) -> None: ...
 
 
 class NvmlUnavailable(BackendError):
@@ -29,13 +42,13 @@ def _binding() -> ModuleType:
 
 
 class Nvml:
-    def __init__(self, lib: Any = None) -> None:
-        self._lib = lib if lib is not None else _binding()
+    def __init__(self, lib: NvmlBinding | None = None) -> None:
+        self._lib = lib if lib is not None else cast(NvmlBinding, _binding())
         self._errors = _binding()  # error codes and the NVMLError class come from the binding
         self._initialised = False
 
     @property
-    def lib(self) -> Any:
+    def lib(self) -> NvmlBinding:
         return self._lib
 
     def init(self) -> None:
@@ -65,7 +78,7 @@ class Nvml:
                 pass
             self._initialised = False
 
-    def set_power_limit(self, handle: Any, watts: float, module: str) -> None:
+    def set_power_limit(self, handle: NvmlHandle, watts: float, module: str) -> None:
         """The one NVML setter gpuvet has; called only under ``settings_journal.guarded``."""
         self.init()
         err = self._errors
@@ -81,10 +94,13 @@ class Nvml:
                                    fix="see `nvidia-smi -q -d POWER` for Min/Max Power Limit.") from None
             raise BackendError(f"NVML refused the power limit: {exc}", where=module, fix="check the driver.") from None
 
-    def query(self, function: str, *args: Any, module: str | None = None) -> Any:
-        """Call ``function(*args)``; see the module docstring for what errors become."""
+    def query(self, function: str, *args: NvmlHandle | int | str, module: str | None = None) -> Any:
+        """Call ``function(*args)``; see the module docstring for what errors become. The result is
+        whatever that NVML function returns (a number, bytes, a ctypes structure, a tuple), or
+        ``Unavailable``: the binding is untyped and the function is named at run time, so its
+        callers narrow it (isinstance) where they read it."""
         self.init()
-        fn: Callable[..., Any] | None = getattr(self._lib, function, None)
+        fn: Callable[..., object] | None = getattr(self._lib, function, None)
         if fn is None:
             return Unavailable(f"{function} is not in this NVML binding")
         err = self._errors
@@ -102,3 +118,19 @@ class Nvml:
                 err.NVML_ERROR_INVALID_ARGUMENT: "invalid argument (no such link or index)",
             }
             return Unavailable(outcomes.get(code, f"{function} failed: {exc}"))
+
+
+@dataclass(frozen=True)
+class DeviceQuery:
+    """``Nvml.query`` bound to one module's handle: ``q("nvmlDeviceGetPowerUsage")``."""
+
+    nvml: Nvml
+    handle: NvmlHandle
+    module: str
+
+    def __call__(self, function: str, *args: int) -> Any:  # query's result, as it is
+        return self.nvml.query(function, self.handle, *args, module=self.module)
+
+    def or_none(self, function: str, *args: int) -> Any:  # query's result, None for Unavailable
+        value = self.nvml.query(function, self.handle, *args, module=self.module)
+        return None if isinstance(value, Unavailable) else value

@@ -7,11 +7,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuvet.backends.engine import PeriodicMonitor
-from gpuvet.backends.nvml import Nvml
-from gpuvet.backends.readings import TelemetrySummary, Unavailable
+from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
+from gpuvet.backends.readings import TelemetrySummary
 
 NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_TEMPERATURE_GPU = 1, 2, 0
 # nvmlClocksEventReasons bits (nvml.h); gpu_idle is not a throttle and is left out
@@ -38,7 +37,7 @@ class _Series:
 
 
 class NvmlMonitor(PeriodicMonitor):
-    def __init__(self, nvml: Nvml, handles: dict[str, Any], modules: Sequence[str]) -> None:
+    def __init__(self, nvml: Nvml, handles: dict[str, NvmlHandle], modules: Sequence[str]) -> None:
         super().__init__()
         self.nvml = nvml
         self.handles = {m: handles[m] for m in modules if m in handles}
@@ -47,11 +46,7 @@ class NvmlMonitor(PeriodicMonitor):
     def sample(self) -> None:
         for module, handle in self.handles.items():
             s = self.series[module]
-
-            def q(fn: str, *args: Any, m: str = module, h: Any = handle) -> Any:
-                value = self.nvml.query(fn, h, *args, module=m)
-                return None if isinstance(value, Unavailable) else value
-
+            q = DeviceQuery(self.nvml, handle, module).or_none
             s.samples += 1
             for target, value, scale in (
                 (s.sm, q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM), 1.0),

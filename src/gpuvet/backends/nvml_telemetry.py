@@ -8,13 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from gpuvet.backends.nvml import ModuleLost, Nvml
+from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml
 from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.node.catalog import find_model
+
+if TYPE_CHECKING:
+    from gpuvet.backends.nvidia import NvidiaBackend, _Device
 
 NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC = 0, 1, 0
 NVML_NVLINK_MAX_LINKS = 18
@@ -37,7 +40,7 @@ def nvidia_pci_functions(root: Path = Path("/sys/bus/pci/devices")) -> int | Non
 class NvmlTelemetry(TelemetrySource):
     simulated = False
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: NvidiaBackend) -> None:
         self.backend = backend
         self.nvml: Nvml = backend.nvml
         self._expected_links: dict[str, int] = {}
@@ -64,10 +67,8 @@ class NvmlTelemetry(TelemetrySource):
                 continue  # no answer: absence is the signal, watch turns it into module_lost
         return out
 
-    def _sample(self, d: Any, t: float, slow: bool) -> Sample:
-        def q(fn: str, *args: Any) -> Any:
-            value = self.nvml.query(fn, d.handle, *args, module=d.id)
-            return None if isinstance(value, Unavailable) else value
+    def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
+        q = DeviceQuery(self.nvml, d.handle, d.id).or_none
 
         power = q("nvmlDeviceGetPowerUsage")
         util = q("nvmlDeviceGetUtilizationRates")
@@ -89,7 +90,7 @@ class NvmlTelemetry(TelemetrySource):
                       fb_used_bytes=int(memory.used) if memory is not None else None,
                       fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy)
 
-    def _slow_fields(self, d: Any, q: Callable[..., Any]) -> _Slow:
+    def _slow_fields(self, d: _Device, q: Callable[..., object]) -> _Slow:
         """ECC counters, PCIe generation and width, NVLink links up (read on slow ticks only)."""
         ecc = (_int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC)),
                _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)))
@@ -121,9 +122,9 @@ class _Slow:
     nvlink_expected: int | None = None
 
 
-def _num(v: Any) -> float | None:
+def _num(v: object) -> float | None:
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def _int(v: Any) -> int | None:
+def _int(v: object) -> int | None:
     return int(v) if isinstance(v, (int, float)) else None

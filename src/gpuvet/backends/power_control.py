@@ -7,11 +7,25 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
 from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError
+
+if TYPE_CHECKING:
+    from gpuvet.backends.sim_engine import SimEngine
+
+
+class NvmlDevice(Protocol):
+    """A module as the NVIDIA backend enumerated it."""
+
+    @property
+    def handle(self) -> NvmlHandle: ...
+
+    @property
+    def uuid(self) -> str: ...
 
 
 class PowerControl(ABC):
@@ -47,7 +61,7 @@ class SimPowerControl(PowerControl):
     simulated = True
     backend_name = "sim"
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: SimEngine) -> None:
         self.engine = engine
 
     def uuid(self, module: str) -> str:
@@ -75,25 +89,25 @@ class SimPowerControl(PowerControl):
 class NvmlPowerControl(PowerControl):
     backend_name = "nvidia"
 
-    def __init__(self, nvml: Nvml, devices: dict[str, Any]) -> None:
+    def __init__(self, nvml: Nvml, devices: Mapping[str, NvmlDevice]) -> None:
         self.nvml = nvml
         self.devices = devices  # module id -> device (handle, uuid)
 
-    def _q(self, fn: str, module: str, *args: Any) -> Any:
-        return self.nvml.query(fn, self.devices[module].handle, *args, module=module)
+    def _on(self, module: str) -> DeviceQuery:
+        return DeviceQuery(self.nvml, self.devices[module].handle, module)
 
     def uuid(self, module: str) -> str:
         return str(self.devices[module].uuid)
 
     def limit_w(self, module: str) -> float:
-        mw = self._q("nvmlDeviceGetPowerManagementLimit", module)
+        mw = self._on(module)("nvmlDeviceGetPowerManagementLimit")
         if isinstance(mw, Unavailable):
             raise BackendError(f"cannot read {module}'s power limit: {mw.reason}", where=module,
                                fix="a power sweep needs a module whose limit NVML can read and set.")
         return float(mw) / 1000
 
     def range_w(self, module: str) -> tuple[float, float]:
-        c = self._q("nvmlDeviceGetPowerManagementLimitConstraints", module)
+        c = self._on(module)("nvmlDeviceGetPowerManagementLimitConstraints")
         if isinstance(c, Unavailable):
             raise BackendError(f"cannot read {module}'s allowed power range: {c.reason}", where=module,
                                fix="a power sweep needs the module's limit constraints.")
@@ -103,12 +117,12 @@ class NvmlPowerControl(PowerControl):
         self.nvml.set_power_limit(self.devices[module].handle, watts, module)
 
     def energy_j(self, module: str) -> float | None:
-        mj = self._q("nvmlDeviceGetTotalEnergyConsumption", module)
+        mj = self._on(module)("nvmlDeviceGetTotalEnergyConsumption")
         return None if isinstance(mj, Unavailable) else float(mj) / 1000
 
     def now_s(self) -> float:
         return time.monotonic()
 
     def busy(self, module: str) -> list[int]:
-        procs = self._q("nvmlDeviceGetComputeRunningProcesses", module)
+        procs = self._on(module)("nvmlDeviceGetComputeRunningProcesses")
         return [] if isinstance(procs, Unavailable) else [int(p.pid) for p in procs]

@@ -16,15 +16,38 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Required, TypedDict, cast
 
 import psutil
 
 from gpuvet.backends.power_control import PowerControl
 from gpuvet.errors import GpuvetError
 
+if TYPE_CHECKING:
+    from gpuvet.backends.nvml import Nvml
 
-def _nvml() -> Any:
+
+class JournalEntry(TypedDict):
+    module: str
+    uuid: str
+    setting: str  # always "power_limit_w"
+    original: float
+
+
+class Journal(TypedDict, total=False):
+    """The file as gpuvet writes it; read back, only ``entries`` is checked (``_check_shape``):
+    the other fields are read defensively."""
+
+    pid: int
+    pid_started: float
+    backend: str
+    simulated: bool
+    created: float
+    entries: Required[list[JournalEntry]]
+
+
+def _nvml() -> Nvml:
     from gpuvet.backends.nvml import Nvml
 
     return Nvml()
@@ -49,7 +72,7 @@ class JournalRefused(Exception):
     """The journal cannot be trusted (owner, mode, link, shape); reported, never applied."""
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
+def _write(path: Path, data: Journal) -> None:
     """Atomic and private: a temporary file with an unpredictable name in the same folder,
     created with O_EXCL (mkstemp, mode 0600, never through a planted symlink), fsync'd, renamed."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -70,7 +93,7 @@ def _write(path: Path, data: dict[str, Any]) -> None:
         os.close(dfd)
 
 
-def _read_trusted(path: Path) -> dict[str, Any]:
+def _read_trusted(path: Path) -> Journal:
     """The journal's data, if this user wrote it: a regular file (not a symlink), owned by the
     invoking user, writable by no one else, small, and of the expected shape."""
     try:
@@ -93,12 +116,13 @@ def _read_trusted(path: Path) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError):
         raise JournalRefused("it is not valid JSON") from None
     _check_shape(data)
-    return data  # type: ignore[no-any-return]
+    return cast(Journal, data)  # its entries were just checked
 
 
-def _check_shape(data: Any) -> None:
-    ok = isinstance(data, dict) and isinstance(data.get("entries"), list) and len(data["entries"]) <= 1024
-    for e in data.get("entries", []) if ok else []:
+def _check_shape(data: object) -> None:
+    entries = data.get("entries") if isinstance(data, dict) else None
+    ok = isinstance(entries, list) and len(entries) <= 1024
+    for e in entries if isinstance(entries, list) and ok else []:
         original = e.get("original") if isinstance(e, dict) else None
         ok = ok and isinstance(e, dict) and isinstance(e.get("module"), str) and isinstance(e.get("uuid"), str) \
             and e.get("setting") == "power_limit_w" and isinstance(original, (int, float)) \
@@ -117,12 +141,13 @@ def guarded(control: PowerControl, modules: list[str],
         raise GpuvetError("a settings journal already exists: another sweep is running or was killed", where=str(path),
                           fix="run `gpuvet bench efficiency --restore` to put its settings back first.")
     me = psutil.Process()
-    entries = [{"module": m, "uuid": control.uuid(m), "setting": "power_limit_w", "original": control.limit_w(m)}
-               for m in modules]
+    entries: list[JournalEntry] = [
+        {"module": m, "uuid": control.uuid(m), "setting": "power_limit_w", "original": control.limit_w(m)}
+        for m in modules]
     _write(path, {"pid": me.pid, "pid_started": me.create_time(), "backend": control.backend_name,
                   "simulated": control.simulated, "created": time.time(), "entries": entries})
 
-    def on_term(signum: int, frame: Any) -> None:
+    def on_term(signum: int, frame: FrameType | None) -> None:
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, on_term)
@@ -139,7 +164,7 @@ def guarded(control: PowerControl, modules: list[str],
         for e in entries:
             if e["module"] in changed:
                 try:
-                    control.set_limit_w(str(e["module"]), float(e["original"]))  # type: ignore[arg-type]
+                    control.set_limit_w(str(e["module"]), float(e["original"]))
                 except Exception as exc:  # keep the journal so the next command retries
                     failures.append(f"{e['module']}: {exc}")
         signal.signal(signal.SIGTERM, previous)
@@ -147,7 +172,7 @@ def guarded(control: PowerControl, modules: list[str],
             path.unlink(missing_ok=True)
 
 
-def recover_stale(path: Path | None = None, nvml: Any = None, apply: bool = False) -> tuple[list[str], bool]:
+def recover_stale(path: Path | None = None, nvml: Nvml | None = None, apply: bool = False) -> tuple[list[str], bool]:
     """What a killed gpuvet left changed: put back with ``apply`` (the user's consent), only for
     modules of this machine and only values within each module's limits, only from a journal
     this user wrote; anything else is reported and left alone. Returns the messages and whether
@@ -173,14 +198,14 @@ def recover_stale(path: Path | None = None, nvml: Any = None, apply: bool = Fals
     return _restore(path, entries, nvml or NVML_FACTORY())
 
 
-def _owner_alive(data: dict[str, Any]) -> bool:
+def _owner_alive(data: Journal) -> bool:
     try:
         return bool(abs(psutil.Process(int(data["pid"])).create_time() - float(data["pid_started"])) < 1.0)
     except (psutil.Error, KeyError, ValueError, TypeError, OverflowError):
         return False
 
 
-def _restore(path: Path, entries: list[dict[str, Any]], nvml: Any) -> tuple[list[str], bool]:
+def _restore(path: Path, entries: list[JournalEntry], nvml: Nvml) -> tuple[list[str], bool]:
     messages: list[str] = []
     refused = 0
     for e in entries:
@@ -201,7 +226,7 @@ def _restore(path: Path, entries: list[dict[str, Any]], nvml: Any) -> tuple[list
     return messages, True
 
 
-def _why_not(nvml: Any, uuid: str, watts: float) -> str | None:
+def _why_not(nvml: Nvml, uuid: str, watts: float) -> str | None:
     """None when ``uuid`` is a module of this machine and ``watts`` is within its limits."""
     from gpuvet.backends.readings import Unavailable
 

@@ -19,16 +19,28 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.collective_data import element_count, expected_output, rank_input
 from gpuvet.backends.engine import CollectiveSession, Unsupported, Workload
 
+if TYPE_CHECKING:  # torch is imported in the ranks, never with this module
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import ForkServerContext, SpawnContext
+    from multiprocessing.process import BaseProcess
+
+    from torch import Tensor
+    from torch import device as TorchDevice
+    from torch import dtype as TorchDtype
+
 REPLY_TIMEOUT_S = 600.0
 ELEM_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+Command = tuple[str | int | None, ...]  # ("time" | "check" | "stop", arguments of _Rank.time / _Rank.check)
 
 
-def _buffers(torch: Any, op: str, count: int, n: int, rank: int, dtype: Any, device: Any) -> tuple[Any, Any]:
+def _buffers(torch: ModuleType, op: str, count: int, n: int, rank: int, dtype: TorchDtype,
+             device: TorchDevice) -> tuple[Tensor, Tensor]:
     """(input, output) of ``op`` filled with the rank's known data."""
     data = torch.from_numpy(rank_input(op, rank, n, count)).to(device=device, dtype=dtype)
     if op in ("all_reduce", "broadcast", "reduce"):
@@ -37,7 +49,7 @@ def _buffers(torch: Any, op: str, count: int, n: int, rank: int, dtype: Any, dev
     return data, torch.full((out_count,), -1.0, device=device, dtype=dtype)
 
 
-def _run_op(dist: Any, op: str, inp: Any, out: Any) -> None:
+def _run_op(dist: ModuleType, op: str, inp: Tensor, out: Tensor) -> None:
     if op == "all_reduce":
         dist.all_reduce(inp)
     elif op == "all_gather":  # the *_single names replace *_tensor in newer torch
@@ -57,10 +69,10 @@ def _run_op(dist: Any, op: str, inp: Any, out: Any) -> None:
 class _Rank:
     """What one rank does, whoever started it: time k collectives, check one on known data."""
 
-    def __init__(self, torch: Any, dist: Any, device: Any, rank: int, world: int) -> None:
+    def __init__(self, torch: ModuleType, dist: ModuleType, device: TorchDevice, rank: int, world: int) -> None:
         self.torch, self.dist, self.device, self.rank, self.world = torch, dist, device, rank, world
-        self.dtypes = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-        self.cache: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+        self.dtypes: dict[str, TorchDtype] = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+        self.cache: dict[tuple[str, int, str], tuple[Tensor, Tensor]] = {}
 
     def sync(self) -> None:
         if self.device.type == "cuda":
@@ -101,7 +113,7 @@ def _is_unsupported(exc: Exception) -> bool:
     return "not supported" in text or "does not support" in text
 
 
-def _worker(rank: int, world: int, store_path: str, device_name: str, backend: str, conn: Any) -> None:
+def _worker(rank: int, world: int, store_path: str, device_name: str, backend: str, conn: Connection) -> None:
     if backend == "gloo":
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # every rank is on this machine
     import torch
@@ -143,13 +155,20 @@ class _CollectiveWorkload:
     dtype: str
 
     def timed(self, repeats: int) -> float:
-        return float(max(self.session.ask(("time", self.op, self.size, self.dtype, repeats))))
+        return max(_seconds(v) for v in self.session.ask(("time", self.op, self.size, self.dtype, repeats)))
 
     def close(self) -> None:
         pass
 
 
-def _start_context() -> Any:
+def _seconds(value: object) -> float:
+    """A rank's answer to "time": its seconds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RuntimeError(f"a rank answered {value!r} where seconds were due")
+    return float(value)
+
+
+def _start_context() -> SpawnContext | ForkServerContext:
     """The fork server imports torch and this module once; the CUDA runtime is never touched
     there, so its forked ranks may use a GPU. The environment is the one at its first start."""
     import multiprocessing
@@ -165,9 +184,9 @@ def _start_context() -> Any:
 
 @dataclass
 class TorchCollectives(CollectiveSession):
-    processes: list[Any] = field(default_factory=list)
-    conns: list[Any] = field(default_factory=list)
-    store_dir: Any = None
+    processes: list[BaseProcess] = field(default_factory=list)
+    conns: list[Connection] = field(default_factory=list)
+    store_dir: tempfile.TemporaryDirectory[str] | None = None
 
     @classmethod
     def start(cls, members: tuple[str, ...], devices: list[str], backend: str) -> TorchCollectives:
@@ -188,8 +207,10 @@ class TorchCollectives(CollectiveSession):
             raise
         return session
 
-    def _collect(self) -> list[Any]:
-        answers, errors, unsupported = [], [], []
+    def _collect(self) -> list[object]:
+        answers: list[object] = []
+        errors: list[str] = []
+        unsupported: list[str] = []
         deadline = time.monotonic() + REPLY_TIMEOUT_S
         for rank, conn in enumerate(self.conns):
             if not conn.poll(max(deadline - time.monotonic(), 0.1)):
@@ -210,7 +231,7 @@ class TorchCollectives(CollectiveSession):
             raise RuntimeError("; ".join(errors))
         return answers
 
-    def ask(self, command: tuple[Any, ...]) -> list[Any]:
+    def ask(self, command: Command) -> list[object]:
         for conn in self.conns:
             conn.send(command)
         return self._collect()
@@ -257,7 +278,7 @@ class JoinedCollectives(CollectiveSession):
     node or many. Every rank runs the same sweep; the reduced times are identical everywhere,
     so every rank's timing loop takes the same decisions."""
 
-    me: Any = None
+    me: _Rank = field(kw_only=True)
 
     @classmethod
     def join(cls, backend: str) -> JoinedCollectives:
@@ -277,7 +298,7 @@ class JoinedCollectives(CollectiveSession):
 
     @property
     def rank(self) -> int:
-        return int(self.me.rank)
+        return self.me.rank
 
     def slowest(self, seconds: float) -> float:
         t = self.me.torch.tensor([seconds], dtype=self.me.torch.float64, device=self.me.device)

@@ -18,7 +18,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.engine import (
     HOST,
@@ -39,10 +40,18 @@ from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.errors import BackendError
 
+if TYPE_CHECKING:  # torch is imported when a benchmark runs, never with this module
+    from torch import Tensor
+    from torch import device as TorchDevice
+    from torch import dtype as TorchDtype
+    from torch.cuda import Stream
+
+    from gpuvet.node.catalog import ModuleModel
+
 _ELEM = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
 
 
-def import_torch() -> Any:
+def import_torch() -> ModuleType:
     try:
         import torch
     except ImportError:
@@ -51,13 +60,14 @@ def import_torch() -> Any:
     return torch
 
 
-def _torch_dtype(torch: Any, dtype: str) -> Any:
-    return {"fp64": torch.float64, "fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
+def _torch_dtype(torch: ModuleType, dtype: str) -> TorchDtype | None:
+    found: TorchDtype | None = {"fp64": torch.float64, "fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
             "bf16": torch.bfloat16, "fp8": getattr(torch, "float8_e4m3fn", None)}[dtype]
+    return found
 
 
 @contextlib.contextmanager
-def _tf32(torch: Any, enabled: bool) -> Iterator[None]:
+def _tf32(torch: ModuleType, enabled: bool) -> Iterator[None]:
     """TF32 matmuls on for the tf32 dtype only, off for fp32; restored afterwards."""
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = enabled
@@ -71,11 +81,11 @@ def _tf32(torch: Any, enabled: bool) -> Iterator[None]:
 class _Timed:
     """A workload: ``step(i)`` runs operation i; timing synchronised for ``device``."""
 
-    torch: Any
-    device: Any
+    torch: ModuleType
+    device: TorchDevice
     step: Callable[[int], None]
     around: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
-    keep: Any = None  # buffers the workload owns until closed
+    keep: object = None  # buffers the workload owns until closed
     counter: int = 0
 
     def timed(self, repeats: int) -> float:
@@ -112,7 +122,7 @@ class TorchEngine(BenchEngine):
                  driver_version: str | None = None) -> None:
         self.torch = import_torch()
         self._modules = list(modules)
-        self._devices = {m: self.torch.device(d) for m, d in devices.items()}
+        self._devices: dict[str, TorchDevice] = {m: self.torch.device(d) for m, d in devices.items()}
         self._monitor_factory = monitor_factory
         self._driver_version = driver_version
         cuda = any(d.type == "cuda" for d in self._devices.values())
@@ -122,7 +132,7 @@ class TorchEngine(BenchEngine):
         self._saved_threads: int | None = None
 
     @classmethod
-    def for_host(cls, model: Any, threads: int | None = None, load: HostLoad | None = None) -> TorchEngine:
+    def for_host(cls, model: ModuleModel, threads: int | None = None, load: HostLoad | None = None) -> TorchEngine:
         """The CPU as the one module, ``cpu``, running ``threads`` torch threads (restored on
         close); ``load`` is how busy the host was when they were chosen."""
         engine = cls([BenchModule("cpu", model, is_host=True, free_memory_bytes=_available_host_memory())],
@@ -156,14 +166,15 @@ class TorchEngine(BenchEngine):
     def monitor(self, modules: Sequence[str]) -> Monitor:
         return self._monitor_factory(modules) if self._monitor_factory else NoMonitor()
 
-    def _device(self, module: str) -> Any:
+    def _device(self, module: str) -> TorchDevice:
         if module == HOST:
-            return self.torch.device("cpu")
+            cpu: TorchDevice = self.torch.device("cpu")
+            return cpu
         if module not in self._devices:
             raise Unsupported(f"no module {module!r} on this machine")
         return self._devices[module]
 
-    def _alloc_check(self, device: Any, nbytes: int) -> None:
+    def _alloc_check(self, device: TorchDevice, nbytes: int) -> None:
         """Refuse sizes that cannot fit, before the allocator fails halfway."""
         if device.type == "cuda":
             free, _ = self.torch.cuda.mem_get_info(device)
@@ -174,14 +185,14 @@ class TorchEngine(BenchEngine):
             if available and nbytes > available * 0.8:
                 raise Unsupported(f"needs {nbytes / 1e9:.1f} GB; the host has {available / 1e9:.1f} GB available")
 
-    def _random(self, shape: tuple[int, ...], dtype: str, device: Any) -> Any:
+    def _random(self, shape: tuple[int, ...], dtype: str, device: TorchDevice) -> Tensor:
         """Random data in [0.5, 1.5) — never zeros — in ``dtype`` (fp8 is made in fp32 and cast)."""
         torch = self.torch
-        x = torch.rand(shape, dtype=torch.float32, device=device) + 0.5
+        x: Tensor = torch.rand(shape, dtype=torch.float32, device=device) + 0.5
         return x.to(_torch_dtype(torch, dtype))
 
     # --- compute -----------------------------------------------------------------------
-    def _matmul(self, dtype: str, device: Any) -> Callable[[Any, Any], Any]:
+    def _matmul(self, dtype: str, device: TorchDevice) -> Callable[[Tensor, Tensor], Tensor]:
         torch = self.torch
         if dtype == "fp8":
             if device.type != "cuda" or not hasattr(torch, "_scaled_mm"):
@@ -192,7 +203,7 @@ class TorchEngine(BenchEngine):
             return lambda a, b: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
         if dtype == "tf32" and device.type != "cuda":
             raise Unsupported("tf32 is a tensor-core format; the CPU has none")
-        matmul: Callable[[Any, Any], Any] = torch.matmul
+        matmul: Callable[[Tensor, Tensor], Tensor] = torch.matmul
         return matmul
 
     def gemm(self, module: str, dtype: str, n: int) -> Workload:
@@ -201,7 +212,7 @@ class TorchEngine(BenchEngine):
         mm = self._matmul(dtype, device)
         self._alloc_check(device, 5 * n * n * _ELEM[dtype] + n * n * 2)
         operands = [(self._random((n, n), dtype, device), self._random((n, n), dtype, device)) for _ in range(2)]
-        out: list[Any] = [None]
+        out: list[Tensor | None] = [None]
 
         def step(i: int) -> None:
             a, b = operands[i % 2]
@@ -250,7 +261,7 @@ class TorchEngine(BenchEngine):
     # --- transfers ---------------------------------------------------------------------
     def copy(self, transfers: Sequence[Transfer]) -> Workload:
         torch = self.torch
-        buffers = []
+        buffers: list[tuple[Tensor, Tensor]] = []
         for t in transfers:
             src_dev, dst_dev = self._device(t.src), self._device(t.dst)
             for dev in {src_dev, dst_dev}:
@@ -282,9 +293,9 @@ class _CudaCopies:
     """Each transfer on its own stream of the device that issues it; timed by events on that
     stream. The set's time is the slowest transfer's."""
 
-    def __init__(self, torch: Any, buffers: list[tuple[Any, Any]]) -> None:
+    def __init__(self, torch: ModuleType, buffers: list[tuple[Tensor, Tensor]]) -> None:
         self.torch = torch
-        self.plans = []
+        self.plans: list[tuple[Tensor, Tensor, TorchDevice, Stream]] = []
         for src, dst in buffers:
             device = src.device if src.device.type == "cuda" else dst.device
             self.plans.append((src, dst, device, torch.cuda.Stream(device)))
@@ -315,7 +326,7 @@ class _ThreadCopies:
     """Host memory copies, one thread each (torch releases the GIL while copying); the set's
     time runs from the common start to the last finish."""
 
-    buffers: list[tuple[Any, Any]]
+    buffers: list[tuple[Tensor, Tensor]]
 
     def timed(self, repeats: int) -> float:
         if len(self.buffers) == 1:
@@ -327,7 +338,7 @@ class _ThreadCopies:
         barrier = threading.Barrier(len(self.buffers) + 1)
         ends = [0.0] * len(self.buffers)
 
-        def work(i: int, src: Any, dst: Any) -> None:
+        def work(i: int, src: Tensor, dst: Tensor) -> None:
             barrier.wait()
             for _ in range(repeats):
                 dst.copy_(src)

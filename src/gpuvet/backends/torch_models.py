@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.engine import TrainSpec, Unsupported
 
+if TYPE_CHECKING:  # torch is the module the caller imported; never imported here
+    from torch import Tensor
+    from torch import device as TorchDevice
+    from torch.nn import Module
 
-def _gpt(torch: Any, spec: TrainSpec) -> Any:
+
+def _gpt(torch: ModuleType, spec: TrainSpec) -> Module:
     nn = torch.nn
 
-    class Gpt(nn.Module):  # type: ignore[misc,name-defined]
+    class Gpt(nn.Module):  # type: ignore[misc,name-defined]  # nn: the lazily imported module's
         def __init__(self) -> None:
             super().__init__()
             self.embed = nn.Embedding(spec.vocab, spec.d_model)
@@ -26,15 +32,16 @@ def _gpt(torch: Any, spec: TrainSpec) -> Any:
             self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(spec.seq_len),
                                  persistent=False)
 
-        def forward(self, tokens: Any) -> Any:
+        def forward(self, tokens: Tensor) -> Tensor:
             x = self.embed(tokens) + self.pos
             x = self.blocks(x, mask=self.mask, is_causal=True)
-            return self.norm(x) @ self.embed.weight.t()  # output layer tied to the embedding
+            logits: Tensor = self.norm(x) @ self.embed.weight.t()  # output layer tied to the embedding
+            return logits
 
     return Gpt()
 
 
-def training_step(torch: Any, device: Any, spec: TrainSpec) -> tuple[Callable[[int], None], Any]:
+def training_step(torch: ModuleType, device: TorchDevice, spec: TrainSpec) -> tuple[Callable[[int], None], object]:
     """A function running training step i, and the objects it needs kept alive."""
     amp_dtype = torch.bfloat16 if spec.amp else None
     if spec.model == "resnet50":
@@ -56,10 +63,11 @@ def training_step(torch: Any, device: Any, spec: TrainSpec) -> tuple[Callable[[i
     loss_fn = torch.nn.CrossEntropyLoss()
     model.train()
 
-    def autocast() -> Any:
+    def autocast() -> contextlib.AbstractContextManager[object]:
         if amp_dtype is None:
             return contextlib.nullcontext()
-        return torch.autocast(device_type=device.type, dtype=amp_dtype)
+        mixed: contextlib.AbstractContextManager[object] = torch.autocast(device_type=device.type, dtype=amp_dtype)
+        return mixed
 
     def step(i: int) -> None:
         x, y = inputs[i % 2], targets[i % 2]

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gpuvet.logbook.document import Verdict, check_key
+from gpuvet.logbook.document import Verdict as Verdict  # re-exported: the checks layer's verdict
+from gpuvet.logbook.document import check_key
 
 __all__ = ["Check", "Evidence", "Json", "Layer", "Verdict", "overall", "worse"]
 

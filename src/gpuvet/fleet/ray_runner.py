@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from gpuvet.errors import GpuvetError
@@ -29,14 +30,15 @@ class NodeResult:
     sim: str | None = None  # the spec a simulated node ran
 
 
-def _ray() -> Any:
+def _ray() -> ModuleType:
     try:
         import ray
     except ImportError:
         raise GpuvetError("Ray is not installed", where="--ray",
                           fix="pip install 'gpuvet[fleet]', or run validate on each node and use `gpuvet fleet merge`.") \
             from None
-    return ray
+    module: ModuleType = ray
+    return module
 
 
 def _reachable(address: str, timeout_s: float = 3.0) -> str | None:
@@ -54,7 +56,7 @@ def _reachable(address: str, timeout_s: float = 3.0) -> str | None:
         return str(exc) or type(exc).__name__
 
 
-def connect(address: str) -> Any:
+def connect(address: str) -> ModuleType:
     ray = _ray()
     why = _reachable(address)
     if why is not None:
@@ -83,7 +85,7 @@ def run_fleet(address: str, level: str = "quick", sims: list[str] | None = None,
         raise GpuvetError(f"{len(sims)} specs for {len(sim_nodes)} nodes with the {SIM_RESOURCE} resource",
                           where="--sim", fix="start as many simulated Ray nodes as specs.")
     remote = ray.remote(validate_envelope)
-    pending: dict[Any, tuple[dict[str, Any], float, str | None]] = {}
+    pending: dict[object, tuple[dict[str, Any], float, str | None]] = {}  # Ray's object refs: node dicts of ray.nodes()
     plan: list[tuple[dict[str, Any], str | None]] = (
         [(n, sims[i]) for i, n in enumerate(sim_nodes[: len(sims)])] if sims else [])
     plan += [(n, None) for n in gpu_nodes]

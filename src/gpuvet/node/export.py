@@ -3,17 +3,17 @@ links; no generators)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from gpuvet.node.catalog import ModuleModel, find_model
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.spec import NodeSpec, dump_spec, parse_spec
 
 
-def _model_entry(model: ModuleModel) -> dict[str, Any]:
+def _model_entry(model: ModuleModel) -> dict[str, object]:
     if find_model(model.name) == model:
         return {"model": model.name}
-    custom = {
+    custom: dict[str, object] = {
         "name": model.name, "memory_bytes": model.memory_bytes, "memory_bw_gbps": model.memory_bw_gbps,
         "tflops": dict(model.tflops) or None, "fabric": model.fabric, "fabric_links": model.fabric_links,
         "fabric_lane_gbps": model.fabric_lane_gbps, "pcie_gen": model.pcie_gen,
@@ -46,5 +46,5 @@ def export_yaml(node: Node) -> str:
     return header + dump_spec(node_to_spec(node))
 
 
-def _clean(d: dict[str, Any]) -> dict[str, Any]:
+def _clean(d: Mapping[str, object]) -> dict[str, object]:
     return {k: v for k, v in d.items() if v is not None}

@@ -9,9 +9,10 @@ replace the base's, except ``faults``, which are appended.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -336,7 +337,7 @@ def _preset_text(name: str) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def _parse_yaml(text: str, where: str) -> dict[str, Any]:
+def _parse_yaml(text: str, where: str) -> dict[str, object]:
     try:
         data = load_bounded(text, where, SpecError, {"modules": MAX_MODULES, "endpoints": MAX_ENDPOINTS,
                                                      "links": MAX_LINKS, "faults": MAX_FAULTS})
@@ -352,19 +353,27 @@ def _parse_yaml(text: str, where: str) -> dict[str, Any]:
     return data
 
 
-def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: dict[str, object], child: dict[str, object]) -> dict[str, object]:
     merged = dict(base)
     for key, value in child.items():
+        prior = base.get(key)
         if key == "faults":
-            merged[key] = list(base.get("faults", [])) + list(value or [])
-        elif isinstance(value, dict) and isinstance(base.get(key), dict):
-            merged[key] = _merge(base[key], value)
+            merged[key] = _items(base.get("faults", [])) + _items(value or [])
+        elif isinstance(value, dict) and isinstance(prior, dict):
+            merged[key] = _merge(prior, value)
         else:
             merged[key] = value
     return merged
 
 
-def _loc_part(part: Any) -> str:
+def _items(value: object) -> list[object]:
+    """``list(value)`` of a YAML value, which may be anything (a wrong one fails validation after)."""
+    if not isinstance(value, Iterable):
+        raise TypeError(f"'{type(value).__name__}' object is not iterable")
+    return list(value)
+
+
+def _loc_part(part: int | str) -> str:
     """pydantic names union branches by their validators (``function-after[_one_model(), ModuleSpec]``)."""
     text = str(part)
     return re.sub(r"function-after\[[^,]*, ([A-Za-z]+)\]", r"\1", text)
@@ -406,7 +415,7 @@ def _read_spec_file(ref: str) -> tuple[str, str, str]:
     return text, where, key
 
 
-def _resolve_raw(ref: str, seen: tuple[str, ...] = (), chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
+def _resolve_raw(ref: str, seen: tuple[str, ...] = (), chain: tuple[str, ...] = ()) -> tuple[dict[str, object], str]:
     """Raw dict of a preset name or YAML file path, with ``base:`` merged in."""
     text = _preset_text(ref)
     if text is not None:
@@ -437,7 +446,7 @@ def _beside(base: str, where: str, key: str) -> str:
     return str(beside) if beside.is_file() else base
 
 
-def _check_raw_sizes(data: dict[str, Any], where: str) -> None:
+def _check_raw_sizes(data: dict[str, object], where: str) -> None:
     """Before validation: lists longer than any limit are refused without reading them."""
     group = data.get("modules")
     if isinstance(group, dict) and isinstance(group.get("count"), int) and group["count"] > MAX_MODULES:
@@ -473,7 +482,7 @@ def check_limits(spec: NodeSpec, where: str) -> None:
         raise _limit_error(f"{len(spec.faults):,} faults", MAX_FAULTS, "faults", where)
 
 
-def _fabric_links(fabric: Any, n: int) -> int:
+def _fabric_links(fabric: FabricSpec | None, n: int) -> int:
     if isinstance(fabric, FullMeshFabricSpec):
         return n * (n - 1) // 2
     if isinstance(fabric, GroupedFabricSpec):
@@ -482,7 +491,7 @@ def _fabric_links(fabric: Any, n: int) -> int:
     return n if fabric is not None else 0
 
 
-def parse_spec(data: dict[str, Any], where: str) -> NodeSpec:
+def parse_spec(data: dict[str, object], where: str) -> NodeSpec:
     _check_raw_sizes(data, where)
     try:
         spec = NodeSpec.model_validate(data)

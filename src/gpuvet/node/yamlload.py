@@ -8,8 +8,6 @@ counting aliases and depth as it goes, its expanded size is computed without exp
 
 from __future__ import annotations
 
-from typing import Any
-
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent
@@ -47,12 +45,12 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
         self._depth = 0
         self._aliases = 0
         self._lists = lists
-        self._top_key: Any = None
+        self._top_key: object = None
 
     def _refuse(self, what: str, fix: str) -> GpuvetError:
         return self._error(what, where=self._where, fix=fix)
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+    def compose_node(self, parent: Node | None, index: int | Node) -> Node | None:
         if self.check_event(AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
@@ -68,7 +66,7 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
         try:
             if self._depth > MAX_DEPTH:
                 raise self._refuse(f"nested more than {MAX_DEPTH} levels deep", "flatten the document.")
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[arg-type]  # the stubs say int; a mapping passes its key node
         finally:
             self._depth -= 1
 
@@ -100,8 +98,9 @@ def _children(node: Node) -> list[Node]:
 
 
 def load_bounded(text: str, where: str, error: type[GpuvetError] = GpuvetError,
-                 lists: dict[str, int] | None = None) -> Any:
-    """``yaml.safe_load`` within the limits above; a breach raises ``error`` naming the limit.
+                 lists: dict[str, int] | None = None) -> object:
+    """``yaml.safe_load`` within the limits above (what it returns: JSON-like data, plus the
+    dates, bytes and sets YAML's safe tags make — the caller narrows it); a breach raises ``error`` naming the limit.
     ``lists`` caps the length of top-level lists by key (``{"modules": 1024}``), checked while
     the list is read. Raises yaml.YAMLError for malformed YAML, as safe_load does."""
     if len(text) > MAX_FILE_BYTES:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 from gpuvet.logbook.document import CheckRecord, Environment, ModuleTelemetry, RunDocument, Verdict, as_document
 from gpuvet.report import svg
@@ -187,13 +187,26 @@ def _telemetry_plots(gemm: Sequence[CheckRecord]) -> list[str]:
     return out
 
 
-def efficiency_page(data: Mapping[str, Any]) -> str:
+class _EfficiencyPoint(TypedDict):
+    """A point of `bench efficiency --json` (gpuvet.bench.efficiency.Point's fields)."""
+
+    module: str
+    cap_w: float
+    tflops: float
+    power_w: float
+    tflops_per_w: float
+    temp_c: float | None
+
+
+def efficiency_page(data: Mapping[str, object]) -> str:
     """`bench efficiency` as one page (its --json data): TFLOPS and TFLOPS per watt against the
     cap, knee marked."""
-    by_module: dict[str, list[Mapping[str, Any]]] = {}
-    for p in data.get("points", []):
+    by_module: dict[str, list[_EfficiencyPoint]] = {}
+    points = data.get("points", [])
+    for p in points if isinstance(points, list) else []:
         by_module.setdefault(p["module"], []).append(p)
-    knees = {m: k for m, k in data.get("knees", {}).items() if k}
+    found = data.get("knees", {})
+    knees = {m: k for m, k in found.items() if k} if isinstance(found, dict) else {}
     title = "gpuvet bench efficiency" + (" — SIMULATED" if data.get("simulated") else "")
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style></head><body><h1>{escape(title)}</h1>"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import yaml
 
@@ -20,10 +20,20 @@ LINKS = {"hgx-h200-8": ("gpu1", "nvswitch0"), "mesh-4": ("gpu1", "gpu2"), "pcie-
          "grouped-16": ("gpu1", "gpu9"), "nvl72": ("gpu1", "nvswitch0")}
 
 
+class Fault(TypedDict, total=False):
+    """A fault as a spec's ``faults:`` entry writes it."""
+
+    kind: str
+    module: str
+    between: list[str]
+    factor: float
+    watts: int
+
+
 @dataclass(frozen=True)
 class Case:
     preset: str
-    fault: dict[str, Any] | None
+    fault: Fault | None
 
     @property
     def name(self) -> str:
