@@ -140,7 +140,7 @@ class TelemetrySummary:
     simulated: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Sample:
     """One module's telemetry at time ``t`` (seconds since the watch began; simulated seconds on
     a simulated node). Fast fields every interval; slow fields (ECC, PCIe, NVLink) only on slow

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +73,23 @@ class _Schedule:
         self.extend_to(float(np.max(times)))
         idx = np.searchsorted(np.asarray(self.ends), times, side="right")
         return np.asarray(self.busy)[idx], np.asarray(self.level)[idx]
+
+
+class _SlowFields(TypedDict, total=False):
+    pcie_gen_max: int | None
+    pcie_width_max: int | None
+    pcie_width: int | None
+    pcie_gen: int | None
+    nvlink_up: int | None
+    nvlink_expected: int | None
+    ecc_corrected: int
+    ecc_uncorrected: int
+    nvlink_errors: int
+
+
+class _Memory(TypedDict, total=False):
+    fb_used_bytes: int
+    fb_free_bytes: int
 
 
 @dataclass(frozen=True)
@@ -306,18 +323,14 @@ class SimTelemetry:
         total = self._fb_total[idx]
         out = []
         columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
-                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(), strict=True)
-        for ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total in columns:
-            s = Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref)
-            s.energy_mj = mj
-            if fb_total:  # a job holds most of the memory; an idle module only the driver's share
-                s.fb_used_bytes, s.fb_free_bytes = fb, fb_total - fb
-            out.append(s)
-        for i, codes in xids.items():
-            out[roster.position[i]].xids = codes
-        if slow:
-            for n, (s, i, is_busy) in enumerate(zip(out, idx.tolist(), busy.tolist(), strict=True)):
-                self._slow_fields(s, roster.slow[n], is_busy, i)
+                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(),
+                      idx.tolist(), busy.tolist(), strict=True)
+        for n, (ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total, i, is_busy) in enumerate(columns):
+            # a job holds most of the memory; an idle module only the driver's share
+            memory = _Memory(fb_used_bytes=fb, fb_free_bytes=fb_total - fb) if fb_total else _Memory()
+            slow_fields = self._slow_fields(roster.slow[n], is_busy, i) if slow else _SlowFields()
+            out.append(Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref, energy_mj=mj,
+                              xids=xids.get(i, ()), **memory, **slow_fields))
         return out
 
     def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:
@@ -344,11 +357,11 @@ class SimTelemetry:
                 out[i] = out.get(i, ()) + (f.code,)
         return out
 
-    def _slow_fields(self, sample: Sample, slow: _Slow, busy: bool, i: int) -> None:
+    def _slow_fields(self, slow: _Slow, busy: bool, i: int) -> _SlowFields:
+        """The fields read on slow ticks only (PCIe, NVLink, ECC), for the sample's constructor."""
         st = self._state
-        sample.pcie_gen_max, sample.pcie_width_max, sample.pcie_width = slow.pcie_gen_max, slow.pcie_width_max, \
-            slow.pcie_width
-        sample.pcie_gen = slow.pcie_gen_busy if busy else slow.pcie_gen_idle
-        sample.nvlink_up, sample.nvlink_expected = slow.nvlink_up, slow.nvlink_expected
-        sample.ecc_corrected, sample.ecc_uncorrected = int(st.ecc[i]), int(st.ecc_uncorrected[i])
-        sample.nvlink_errors = int(st.nvlink_errors[i])
+        return _SlowFields(pcie_gen_max=slow.pcie_gen_max, pcie_width_max=slow.pcie_width_max,
+                           pcie_width=slow.pcie_width, pcie_gen=slow.pcie_gen_busy if busy else slow.pcie_gen_idle,
+                           nvlink_up=slow.nvlink_up, nvlink_expected=slow.nvlink_expected,
+                           ecc_corrected=int(st.ecc[i]), ecc_uncorrected=int(st.ecc_uncorrected[i]),
+                           nvlink_errors=int(st.nvlink_errors[i]))
