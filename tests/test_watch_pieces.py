@@ -194,3 +194,20 @@ def test_numa_placement_is_read_from_the_kernels_cpu_lists(tmp_path) -> None:  #
     numa = cpu_numa(tmp_path)
     assert [c for c, n in sorted(numa.items()) if n == 0] == [0, 1, 2, 3, 8, 9]
     assert [c for c, n in sorted(numa.items()) if n == 1] == [4, 5, 6, 7, 10, 11]
+
+
+def test_a_sample_cannot_be_changed_after_it_is_read() -> None:
+    import dataclasses
+
+    import pytest
+
+    from gpuvet.backends.sim import SimBackend
+
+    backend = SimBackend.from_ref("mesh-4")
+    try:
+        (first, *_) = backend.telemetry().sample(0.0, slow=True)
+    finally:
+        backend.close()
+    assert first.pcie_gen is not None  # a slow tick fills the slow fields in the constructor
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.temp_c = 20.0  # type: ignore[misc]
