@@ -81,6 +81,7 @@ class PerformanceModel:
         self.router = Router(node)  # copies: modules are endpoints
         self.ring_router = Router(node, forwarding=True)  # collectives: rings pass through the ranks
         self.collective_tuning = dict(COLLECTIVE_TUNING)  # per medium; the published-data fit swaps it
+        self._socket: dict[str, str] = {}  # module -> nearest socket
 
     def model(self, module: str) -> ModuleModel:
         if module not in self.node.module_ids:
@@ -114,7 +115,10 @@ class PerformanceModel:
 
     # --- transfers ---------------------------------------------------------------------
     def socket_of(self, module: str) -> str:
-        """The nearest socket: where a NUMA-aware runtime puts a module's host buffers."""
+        """The nearest socket: where a NUMA-aware runtime puts a module's host buffers (found
+        once per module: a big domain has a socket per tray, and every copy asks)."""
+        if module in self._socket:
+            return self._socket[module]
         sockets = self.node.sockets()
         if not sockets:
             raise NotModelled("the node declares no host socket")
@@ -122,7 +126,8 @@ class PerformanceModel:
         reachable = [(len(route), s) for s, route in zip(sockets, routes, strict=True) if route]
         if not reachable:
             raise NotModelled(f"{module} has no route to host memory")
-        return min(reachable)[1]
+        self._socket[module] = min(reachable)[1]
+        return self._socket[module]
 
     def _legs(self, t: Transfer) -> list[tuple[str, str]]:
         src = self.socket_of(t.dst) if t.src == HOST else t.src
