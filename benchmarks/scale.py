@@ -142,11 +142,14 @@ def command_rows(modules: list[int], timeout: float) -> None:
     """Wall of each command beside bare python with the libraries every command loads."""
     bare = min(t for t in (_wall([sys.executable, "-c", "import numpy, pydantic, typer, rich, yaml"]) for _ in range(3))
                if t is not None)
-    print(f"bare python + numpy/pydantic/typer/rich/yaml imports: {_s(bare)} wall (the floor of any command)")
+    cli = min(t or float("inf") for t in (_gpuvet("--help") for _ in range(3)))
+    print(f"bare python + numpy/pydantic/typer/rich/yaml imports: {_s(bare)} wall; `gpuvet --help` {_s(cli)} "
+          f"(typer building every command: the floor of any command)")
     topo = {p: min(t or float("inf") for t in (_gpuvet("topo", "--sim", p) for _ in range(3))) for p in preset_names()}
     print("topo --sim (best of 3): " + ", ".join(f"{p} {_s(t)}" for p, t in topo.items()))
     worst = max(topo, key=lambda p: topo[p])
-    print(f"  slowest preset {worst}: {_s(topo[worst])} = {topo[worst] / bare:.1f}x bare (target <= 0.5 s)\n")
+    print(f"  slowest preset {worst}: {_s(topo[worst])} = {topo[worst] / bare:.1f}x bare imports, "
+          f"{topo[worst] / cli:.1f}x --help (target <= 0.5 s; nvl576 <= 10 s)\n")
     print(f"{'preset':>8} {'topo':>9} {'validate quick':>15} {'doctor':>9}   (wall; bare {_s(bare)})")
     for m in modules:
         p = f"nvl{m}"
