@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,8 @@ def analyse(envelopes: Iterable[tuple[str, dict[str, Any]]], z_limit: float = Z_
 
 
 _PLAIN_NUMBERS = (float, int)
-_PLACE = ("layer", "name", "unit", "module", "between")  # what names a check's figure (validate --json omits None)
+_ALWAYS_KEYS = ("layer", "name", "unit", "value", "verdict")
+_ALWAYS = itemgetter(*_ALWAYS_KEYS)
 
 
 @dataclass(frozen=True)
@@ -78,22 +80,29 @@ class _Layout:
     """The checks of a node whose every figure was kept, in order: the next node with the same
     checks in the same order (every node of a fleet, usually) reuses its ids without a loop."""
 
-    shapes: list[tuple[Any, ...]]
+    shapes: Any  # as ``_plain_checks`` gives it
     series_of: array  # type: ignore[type-arg]
     ref_of: array  # type: ignore[type-arg]
 
 
-def _plain_checks(checks: list[dict[str, Any]]) -> tuple[list[tuple[Any, ...]], list[Any]] | None:
-    """(shapes, values) of ``checks`` when every check names its place and verdict, none is
-    skipped and every value is a plain number (a bool is not); else None. C-level maps: a
-    fraction of the per-check Python loop's cost."""
+def _plain_checks(checks: list[dict[str, Any]]) -> tuple[Any, list[Any]] | None:
+    """(shape, values) of ``checks`` when none is skipped and every value is a plain number (a
+    bool is not); else None. The shape is what names each figure, column by column: two nodes
+    with equal shapes have the same checks in the same order. C-level maps: a fraction of the
+    per-check Python loop's cost."""
+    if not checks:
+        return None
     try:
-        values = list(map(dict.get, checks, repeat("value")))
-        if not values or "skip" in map(dict.get, checks, repeat("verdict")) or not set(map(type, values)) <= {float, int}:
+        try:  # validate --json always writes these five; module and between only when set
+            layer, name, unit, values, verdicts = zip(*map(_ALWAYS, checks), strict=True)
+        except KeyError:
+            layer, name, unit, values, verdicts = (tuple(map(dict.get, checks, repeat(k))) for k in _ALWAYS_KEYS)
+        if "skip" in verdicts or not set(map(type, values)) <= {float, int}:
             return None
-        return list(zip(*[map(dict.get, checks, repeat(key)) for key in _PLACE], strict=True)), values
+        where = [list(map(dict.get, checks, repeat(key))) for key in ("module", "between")]
     except TypeError:  # not a list of dicts: the loop says what to skip
         return None
+    return (layer, name, unit, *where), list(values)
 
 
 class _Columns:
