@@ -31,6 +31,14 @@ def _fmt(n: int) -> str:
     return f"{n} B"
 
 
+def _short(source: str) -> str:
+    """owner/repo and the issue number or file name of a GitHub address (the data file has it whole)."""
+    parts = source.removeprefix("https://github.com/").split("/")
+    if len(parts) < 3:
+        return source
+    return f"{parts[0]}/{parts[1]}#{parts[3]}" if parts[2] == "issues" else f"{parts[0]}/{parts[1]} {parts[-1]}"
+
+
 def _size(sizes: tuple[int, ...]) -> str:
     return _fmt(sizes[0]) if len(sizes) == 1 else f"{_fmt(min(sizes))}..{_fmt(max(sizes))} avg"
 
@@ -64,7 +72,7 @@ def main() -> None:
     for r in rows:
         p = r.point
         print(f"{p.family:8} {p.role:11} {p.op:10} {p.algorithm or '-':6} {_size(p.sizes):20} {p.published_busbw:9.2f} "
-              f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {r.predicted_algorithm:22} {p.source}")
+              f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {r.predicted_algorithm:22} {_short(p.source)}")
     print()
     for family in sorted({r.point.family for r in rows}):
         for role in ("calibration", "check"):
