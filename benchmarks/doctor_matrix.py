@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from gpuvet.doctor.evaluate import evaluate
 from gpuvet.doctor.matrix import cases
+from gpuvet.watch.trend import thermal_trend
 
 
 def main() -> None:
@@ -20,7 +21,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one case per fault kind")
     args = parser.parse_args()
     started = time.perf_counter()
-    outcomes = evaluate(cases(quick=args.quick))
+    outcomes = evaluate(cases(quick=args.quick), thermal_trend)
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for o in outcomes:
         kind = o.case.fault["kind"] if o.case.fault else "healthy"

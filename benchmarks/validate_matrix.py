@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from gpuvet.validate.checks import Verdict
+from gpuvet.checks.model import Verdict
 from gpuvet.validate.fault_matrix import PRESETS, cases, run_case
 
 

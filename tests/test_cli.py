@@ -45,7 +45,7 @@ def test_inventory_sim_json(capsys):
     data = json.loads(out)
     assert code == 0 and data["simulated"] is True and data["backend"] == "sim"
     assert [m["id"] for m in data["modules"]] == [f"gpu{i}" for i in range(8)]
-    assert all(m["model"] == "H200-SXM" and m["memory_bytes"] == 141 * 10**9 for m in data["modules"])
+    assert all(m["model"] == "H200-SXM" and m["memory_bytes"] == 143_771 * 2**20 for m in data["modules"])
     # what the simulation does not model is null with its reason, never a made-up number
     assert data["modules"][0]["sm_clock_mhz"] is None
     assert "sm_clock_mhz" in data["modules"][0]["unavailable"]
@@ -79,7 +79,7 @@ def test_topo_reports_faults_with_exit_1(capsys, tmp_path):
 def test_topo_matrix_json_has_bandwidths(capsys):
     code, out, _ = call(capsys, "topo", "--sim", "hgx-h200-8", "--json")
     data = json.loads(out)
-    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "SW18", "gbps": 450.0, "assumed": False}
+    assert data["matrix"]["gpu0"]["gpu1"] == {"label": "NV18", "gbps": 450.0, "assumed": False}
     assert data["host_paths"]["gpu0"]["socket"] == "cpu0"
     assert data["matrix_basis"].startswith("modelled")
 

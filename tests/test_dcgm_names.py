@@ -69,7 +69,7 @@ def test_dcgm_names_types_help_and_labels_over_loopback(faulty):
     assert all(0 <= s.value <= 100 for s in families["DCGM_FI_DEV_GPU_UTIL"].samples)  # %, not a ratio
     fb = {s.labels["gpu"]: s.value for s in families["DCGM_FI_DEV_FB_USED"].samples}
     free = {s.labels["gpu"]: s.value for s in families["DCGM_FI_DEV_FB_FREE"].samples}
-    assert all(abs(fb[g] + free[g] - 141e9 / 2**20) < 1 for g in fb)  # MiB of the H200's 141 GB
+    assert all(abs(fb[g] + free[g] - 143_771) < 1 for g in fb)  # the H200's 143,771 MiB, as nvidia-smi shows
     energy = families["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"].samples
     assert all(s.value > 120 * 50 * 1000 for s in energy)  # mJ over two simulated minutes at >= 50 W
     xid = {s.labels["gpu"]: s.value for s in families["DCGM_FI_DEV_XID_ERRORS"].samples}

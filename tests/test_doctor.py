@@ -12,6 +12,7 @@ from gpuvet.doctor.evaluate import run_case
 from gpuvet.doctor.matrix import suite_cases
 from gpuvet.doctor.model import causes, playbooks
 from gpuvet.doctor.run import validate_playbooks
+from gpuvet.watch.trend import thermal_trend
 
 DATA = Path(__file__).parent / "data" / "captures"
 
@@ -49,7 +50,7 @@ def test_fault_matrix_names_the_cause_and_healthy_nodes_stay_clean(case, tmp_pat
     """One simulated day of telemetry (four for the slow thermal creep); the full matrix with
     the default four-day window is benchmarks/doctor_matrix.py."""
     window = None if case.fault and case.fault["kind"] == "thermal_creep" else 86400.0
-    outcome = run_case(case, tmp_path, window_s=window)
+    outcome = run_case(case, tmp_path, thermal_trend, window_s=window)
     assert outcome.verdict == "correct", [(f.cause, f.module, f.between, f.playbook) for f in outcome.findings]
     assert outcome.triage_ok  # triage (no symptom) finds it too
 
@@ -151,3 +152,13 @@ def test_unreadable_capture_names_the_file_and_what_was_expected(capsys, tmp_pat
     assert code == 2 and "notes.txt" in err and "nvidia-smi" in err and "nccl-tests" in err
     code, _, err = call(capsys, "doctor", "--from", str(tmp_path / "missing.txt"))
     assert code == 2 and "missing.txt" in err
+
+
+def test_the_command_gives_doctor_the_thermal_trend(capsys, tmp_path):
+    """Doctor does not import watch: the face hands it watch's forecaster. Without it the trend
+    check could only say "unknown", so the command must find a creeping module's ageing."""
+    spec = tmp_path / "creep.yaml"
+    spec.write_text("base: mesh-4\nfaults:\n  - {kind: thermal_creep, module: gpu1, c_per_watt_per_day: 0.002}\n")
+    code, out, _ = call(capsys, "doctor", "overheating", "--sim", str(spec), "--json", "--window", "2d")
+    found = [(f["cause"], f["module"]) for f in json.loads(out)["findings"]]
+    assert code == 1 and ("thermal_interface_ageing", "gpu1") in found

@@ -45,7 +45,7 @@ def test_simulated_curve_has_its_knee_where_the_model_puts_it(capsys):
     assert [p["cap_w"] for p in points] == list(range(200, 701, 50))
     assert all(b["tflops"] > a["tflops"] for a, b in zip(points[1:], points[2:], strict=False))  # more watts, more work
     assert all(p["power_w"] == pytest.approx(p["cap_w"], rel=0.01) for p in points)  # from the energy counter
-    assert data["knee_w"] == pytest.approx(PowerModel(700).knee_w(0.5), abs=30)  # the model's knee: 630 W
+    assert data["knee_w"] == pytest.approx(PowerModel(700).knee_w(0.5), abs=30)  # the model's knee: 420 W
     assert data["modules"][0]["original_cap_w"] == 700
 
 
@@ -166,7 +166,7 @@ def test_no_command_changes_a_setting_without_apply(capsys, monkeypatch, tmp_pat
         ["bench", "copy", "--quick"], ["validate", "--level", "quick", "--logbook", db],
         ["watch", "--duration", "1s", "--interval", "0.5s", "--logbook", db, "--json", "--no-admission"],
         ["doctor", "--window", "1s"], ["events", "--logbook", db], ["log", "list", "--logbook", db],
-        ["plan", "collective", "--sim", "hgx-h200-8"],
+        ["plan", "collective", "--node", "hgx-h200-8"],
     ]
     for args in commands:
         call(capsys, *args)

@@ -8,9 +8,9 @@ import pytest
 from gpuvet.backends.host import CpuPeak, cpu_peak
 from gpuvet.backends.host_load import BusyProcess, HostLoad, choose_threads, read_host_load
 from gpuvet.bench.records import BenchResult, FigureStats, Status
-from gpuvet.validate.checks import Check, Layer, Verdict
+from gpuvet.checks.model import Check, Layer, Verdict
+from gpuvet.checks.software import host_load_check
 from gpuvet.validate.rules import default_rules
-from gpuvet.validate.software import host_load_check
 
 SPR_FLAGS = "fpu sse2 avx avx2 fma avx512f avx512_bf16 avx512_fp16 amx_tile amx_bf16 amx_int8"
 

@@ -26,12 +26,12 @@ def call(capsys, *args):
 
 REFUSED = [
     # (argv, the flag named, a word of the allowed range)
-    (["plan", "step", "--sim", "mesh-4", "--tp", "0"], "--tp", "from 1"),
-    (["plan", "step", "--sim", "mesh-4", "--pp", "0"], "--pp", "from 1"),
-    (["plan", "step", "--sim", "mesh-4", "--mfu", "0"], "--mfu", "above 0"),
-    (["plan", "step", "--sim", "mesh-4", "--mfu", "-1"], "--mfu", "above 0"),
-    (["plan", "step", "--sim", "mesh-4", "--mfu", "nan"], "--mfu", "above 0"),
-    (["plan", "step", "--sim", "mesh-4", "--tp", "8"], "--tp/--pp", "module count"),
+    (["plan", "step", "--node", "mesh-4", "--tp", "0"], "--tp", "from 1"),
+    (["plan", "step", "--node", "mesh-4", "--pp", "0"], "--pp", "from 1"),
+    (["plan", "step", "--node", "mesh-4", "--mfu", "0"], "--mfu", "above 0"),
+    (["plan", "step", "--node", "mesh-4", "--mfu", "-1"], "--mfu", "above 0"),
+    (["plan", "step", "--node", "mesh-4", "--mfu", "nan"], "--mfu", "above 0"),
+    (["plan", "step", "--node", "mesh-4", "--tp", "8"], "--tp/--pp", "module count"),
     (["plan", "power", "--budget", "4000", "--loads", "1,1", "--tdp", "0"], "--tdp", "above 0"),
     (["plan", "power", "--budget", "4000", "--loads", "1,1", "--tdp", "-700"], "--tdp", "above 0"),
     (["plan", "power", "--budget", "nan", "--loads", "1,1"], "--budget", "above 0"),
@@ -45,8 +45,8 @@ REFUSED = [
      "divide"),
     (["plan", "memory", "--layers", "2", "--hidden", "64", "--heads", "4", "--experts", "0"], "--experts", "from 1"),
     (["plan", "memory", "--params", "7B", "--zero", "4"], "--zero", "from 0 to 3"),
-    (["plan", "collective", "--sim", "mesh-4", "--modules", "0"], "--modules", "from 2"),
-    (["plan", "collective", "--sim", "mesh-4", "--modules", "1", "--json"], "--modules", "from 2"),
+    (["plan", "collective", "--node", "mesh-4", "--ranks", "0"], "--ranks", "from 2"),
+    (["plan", "collective", "--node", "mesh-4", "--ranks", "1", "--json"], "--ranks", "from 2"),
     (["bench", "efficiency", "--sim", "mesh-4", "--caps", "nan"], "--caps", "from 1 to 10,000"),
     (["bench", "efficiency", "--sim", "mesh-4", "--caps", ""], "--caps", "no empty items"),
     (["bench", "efficiency", "--sim", "mesh-4", "--caps", "300:700:0"], "--caps", "above 0"),
@@ -96,7 +96,7 @@ def test_json_output_never_holds_nan_or_infinity():
 
 
 def test_plan_collective_on_two_modules_is_valid_json(capsys):
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "mesh-4", "--modules", "2", "--json")
+    code, out, _ = call(capsys, "plan", "collective", "--node", "mesh-4", "--ranks", "2", "--json")
     data = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in JSON output"))
     assert code == 0 and data["modules"] == 2 and data["algbw"] > 0
 
@@ -201,7 +201,10 @@ def test_an_os_error_is_one_clear_message(capsys, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", "/data/logbook.db")
 
-    monkeypatch.setattr(app_module, "app", full)
+    class Full:
+        main = staticmethod(full)
+
+    monkeypatch.setattr(app_module, "command", Full)
     code, _, err = call(capsys, "catalog")
     assert code == 2 and err.startswith("error: No space left on device (/data/logbook.db)") and "free space" in err
     assert "Traceback" not in err

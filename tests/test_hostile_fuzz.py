@@ -38,11 +38,11 @@ values = st.one_of(st.sampled_from(HOSTILE), st.text(max_size=12), st.floats().m
 COMMANDS = [
     (["plan", "memory"], ["--params", "--zero", "--dp", "--tp", "--pp", "--cp", "--layers", "--hidden", "--heads",
                           "--kv-heads", "--ffn", "--vocab", "--seq-len", "--micro-batch", "--experts", "--headroom",
-                          "--precision", "--optimizer", "--recompute", "--module"], ["--params", "7B", "--json"]),
-    (["plan", "step", "--sim", "mesh-4"], ["--tp", "--pp", "--dp", "--mfu", "--zero", "--micro-batches",
+                          "--precision", "--optimizer", "--recompute", "--model"], ["--params", "7B", "--json"]),
+    (["plan", "step", "--node", "mesh-4"], ["--tp", "--pp", "--dp", "--mfu", "--zero", "--micro-batches",
                                            "--seq-len", "--layers", "--hidden", "--heads", "--params"], ["--json"]),
     (["plan", "power"], ["--budget", "--loads", "--tdp", "--floor"], ["--budget", "4000", "--loads", "1,1,0.5"]),
-    (["plan", "collective", "--sim", "mesh-4"], ["--modules", "--bytes", "--op", "--algorithm"], ["--json"]),
+    (["plan", "collective", "--node", "mesh-4"], ["--ranks", "--bytes", "--op", "--algorithm"], ["--json"]),
     (["watch", "--sim", "mesh-4", "--no-log", "--json", "--no-admission", "--speedup", "max"],
      ["--interval", "--slow-every", "--horizon", "--retention", "--prometheus", "--speedup"],
      ["--duration", "1s"]),  # --duration itself is not fuzzed: "5w" at max speed is a legitimate long run

@@ -139,7 +139,7 @@ def test_a_custom_model_with_infinite_figures_is_refused(write_spec):
 
 def test_refusals_through_the_cli_exit_2_naming_the_limit(capsys, write_spec):
     path = write_spec("name: big\nmodules: {count: 100000, model: H200-SXM}\n")
-    for argv in (["spec", "check", path], ["topo", "--sim", path], ["plan", "collective", "--sim", path]):
+    for argv in (["spec", "check", path], ["topo", "--sim", path], ["plan", "collective", "--node", path]):
         code = main(argv)
         _, err = capsys.readouterr()
         assert code == 2 and "the limit is 1,024 modules" in err and "Traceback" not in err

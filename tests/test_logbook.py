@@ -27,7 +27,7 @@ def call(capsys, *args):
 def _layers(target):
     book = Logbook(target)
     try:
-        return [e["message"] for r in book.runs() for e in book.events(r.run_id) if e["kind"] == "layer"]
+        return [e.message for r in book.runs() for e in book.events(r.run_id) if e.kind == "layer"]
     finally:
         book.close()
 
@@ -55,7 +55,7 @@ def test_a_run_killed_midway_is_marked_aborted_and_the_file_stays_intact(target,
     (run,) = book.runs()
     assert run.status == "aborted" and run.verdict is None
     assert book.checks(run.run_id) == []  # never half-written
-    assert any(e["kind"] == "aborted" for e in book.events(run.run_id))
+    assert any(e.kind == "aborted" for e in book.events(run.run_id))
     book.close()
     code, out, _ = call(capsys, "log", "list", "--json", "--logbook", target)
     assert code == 0 and json.loads(out)[0]["status"] == "aborted"

@@ -47,7 +47,7 @@ def test_a_damaged_row_is_skipped_with_a_warning_naming_it(target, capsys, caplo
     book.event(good, "throttle", "hot", module="gpu0", data={"c": 90})
     raw(book, "UPDATE events SET data = '[1,' WHERE kind = 'throttle'")
     assert [r.run_id for r in book.runs()] == [good]
-    assert [c["name"] for c in book.checks(good)] == ["gemm_bf16"]
+    assert [c.name for c in book.checks(good)] == ["gemm_bf16"]
     assert book.module_events(kinds=("throttle",)) == []
     assert any(bad in w for w in book.warnings) and any("check #1" in w for w in book.warnings)
     book.close()
@@ -129,7 +129,7 @@ def test_an_old_logbook_is_migrated_in_place(tmp_path):
         "INSERT INTO events VALUES ('20250101T000000-abcdef', '2025-01-01T00:00:30+00:00', 'layer', 'compute')")
     book = Logbook(path)
     assert [r.run_id for r in book.runs()] == ["20250101T000000-abcdef"]
-    assert book.events("20250101T000000-abcdef")[0]["message"] == "compute"
+    assert book.events("20250101T000000-abcdef")[0].message == "compute"
     book.event("20250101T000000-abcdef", "xid", "Xid 79", module="gpu1", severity="critical", data={"code": 79})
     assert book.module_events(kinds=("xid",))[0]["data"] == {"code": 79}
     columns = {r[1] for r in book.db.execute("PRAGMA table_info(events)")}

@@ -33,7 +33,7 @@ def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target,
     book.close()
     code, out, _ = call(capsys, "fleet", "merge", "--logbook", target, "--json")
     data = json.loads(out)
-    assert code == 0 and before == 5
+    assert code == 1 and before == 5  # node02 stands out
     assert data["node_types"] and sorted(next(iter(data["node_types"].values()))) == [f"node{i:02d}" for i in range(5)]
     assert {o["node"] for o in data["outliers"]} == {"node02"}
     call(capsys, "validate", "--sim", str(tmp_path / "node02.yaml"), "--level", "quick", "--logbook", target)

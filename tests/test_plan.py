@@ -8,6 +8,7 @@ import pytest
 
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
+from gpuvet.logbook.document import CheckRecord
 from gpuvet.node.build import build_node
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.memory import Architecture, Job, PlanError, activation_bytes_per_layer, fewest_modules, memory_per_module
@@ -103,7 +104,7 @@ def test_fewest_modules_for_a_70b_model_on_h200():
 
 
 def test_plan_memory_json_contract(capsys):
-    code, out, _ = call(capsys, "plan", "memory", "--params", "7.5B", "--zero", "2", "--dp", "64", "--module",
+    code, out, _ = call(capsys, "plan", "memory", "--params", "7.5B", "--zero", "2", "--dp", "64", "--model",
                         "H200-SXM", "--json")
     data = json.loads(out)
     b = data["breakdown"]
@@ -127,7 +128,7 @@ def test_bad_plan_input_names_the_parameter(capsys, args, param):
 
 
 def test_plan_collective_contract_and_nvidia_figures_for_h100_nvswitch(capsys):
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--op", "all_reduce", "--bytes", "8GiB",
+    code, out, _ = call(capsys, "plan", "collective", "--node", "hgx-h200-8", "--op", "all_reduce", "--bytes", "8GiB",
                         "--json")
     data = json.loads(out)
     assert code == 0 and {"time_s", "algbw", "busbw", "algorithm"} <= set(data) and data["simulated"] is True
@@ -135,16 +136,16 @@ def test_plan_collective_contract_and_nvidia_figures_for_h100_nvswitch(capsys):
     # ring algorithms ~370 GB/s (line rate 450 minus ~20 % protocol overhead)
     assert data["algorithm"] == "in_switch"
     assert data["busbw"] == pytest.approx(480, rel=0.10) and data["algbw"] == pytest.approx(275, rel=0.10)
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--op", "all_gather", "--bytes", "8GiB",
+    code, out, _ = call(capsys, "plan", "collective", "--node", "hgx-h200-8", "--op", "all_gather", "--bytes", "8GiB",
                         "--json")
     assert json.loads(out)["busbw"] == pytest.approx(370, rel=0.10)
 
 
 def test_plan_collective_bad_op_and_module_count(capsys):
-    code, _, err = call(capsys, "plan", "collective", "--sim", "mesh-4", "--op", "all_scatter")
+    code, _, err = call(capsys, "plan", "collective", "--node", "mesh-4", "--op", "all_scatter")
     assert code == 2 and "--op" in err
-    code, _, err = call(capsys, "plan", "collective", "--sim", "mesh-4", "--modules", "9")
-    assert code == 2 and "--modules" in err
+    code, _, err = call(capsys, "plan", "collective", "--node", "mesh-4", "--ranks", "9")
+    assert code == 2 and "--ranks" in err
 
 
 def _node(ref):
@@ -195,7 +196,7 @@ def test_grouped_partial_mesh_loses_to_a_full_mesh_by_what_the_uplinks_predict(t
 
 
 def test_plan_step_compare_cli(capsys):
-    code, out, _ = call(capsys, "plan", "step", "--sim", "hgx-h200-8", "--compare", "pcie-8", "--json")
+    code, out, _ = call(capsys, "plan", "step", "--node", "hgx-h200-8", "--compare", "pcie-8", "--json")
     plans = json.loads(out)["plans"]
     assert code == 0 and [p["node"] for p in plans] == ["hgx-h200-8", "pcie-8"]
     assert plans[1]["dp_comm_s"] > plans[0]["dp_comm_s"]
@@ -214,7 +215,7 @@ def test_collective_prediction_calibrated_from_a_logbook_run(capsys, tmp_path):
     db = str(tmp_path / "lb.db")
     code, out, _ = call(capsys, "validate", "--sim", "hgx-h200-8", "--level", "quick", "--json", "--logbook", db)
     run_id = json.loads(out)["run_id"]
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--bytes", "8MiB", "--calibrate", run_id,
+    code, out, _ = call(capsys, "plan", "collective", "--node", "hgx-h200-8", "--bytes", "8MiB", "--calibrate", run_id,
                         "--logbook", db, "--json")
     data = json.loads(out)
     assert code == 0 and data["calibrated"]["algorithm"].startswith("calibrated (interpolated")
@@ -222,7 +223,7 @@ def test_collective_prediction_calibrated_from_a_logbook_run(capsys, tmp_path):
     # (the sweep was made by the same model, plus noise); beyond it one alpha-beta line extrapolates
     # across the protocol changes, which the model does not
     assert data["calibrated"]["busbw"] == pytest.approx(data["busbw"], rel=0.15)
-    code, _, err = call(capsys, "plan", "collective", "--sim", "mesh-4", "--calibrate", run_id, "--logbook", db)
+    code, _, err = call(capsys, "plan", "collective", "--node", "mesh-4", "--calibrate", run_id, "--logbook", db)
     assert code == 2 and "not mesh-4" in err
 
 
@@ -282,16 +283,16 @@ def test_a_broken_reference_file_names_the_entry(tmp_path):
 
 
 def test_plan_collective_algorithm_is_forced_like_nccl_algo(capsys):
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--bytes", "8GiB", "--algorithm", "ring",
+    code, out, _ = call(capsys, "plan", "collective", "--node", "hgx-h200-8", "--bytes", "8GiB", "--algorithm", "ring",
                         "--json")
     assert code == 0
     ring = json.loads(out)
     assert ring["algorithm"] == "ring" and ring["busbw"] == pytest.approx(369, abs=2)
-    code, out, _ = call(capsys, "plan", "collective", "--sim", "hgx-h200-8", "--bytes", "8GiB", "--json")
+    code, out, _ = call(capsys, "plan", "collective", "--node", "hgx-h200-8", "--bytes", "8GiB", "--json")
     assert json.loads(out)["algorithm"] == "in_switch" and json.loads(out)["time_s"] < ring["time_s"]
-    code, _, err = call(capsys, "plan", "collective", "--sim", "pcie-8", "--algorithm", "in_switch")
+    code, _, err = call(capsys, "plan", "collective", "--node", "pcie-8", "--algorithm", "in_switch")
     assert code == 2 and "--algorithm" in err and "switch" in err
-    code, _, err = call(capsys, "plan", "collective", "--sim", "pcie-8", "--algorithm", "bogus")
+    code, _, err = call(capsys, "plan", "collective", "--node", "pcie-8", "--algorithm", "bogus")
     assert code == 2 and "unknown algorithm" in err
 
 
@@ -300,7 +301,8 @@ def test_calibration_follows_a_measured_sweep_that_one_alpha_beta_cannot():
     times = {2**10: 20e-6, 2**15: 21e-6, 2**20: 30e-6, 2**25: 200e-6, 2**30: 4000e-6}
     factor = 2 * 7 / 8
     sweep = [[s, s * factor / t / 1e9] for s, t in times.items()]
-    checks = [{"name": "all_reduce_busbw", "evidence": {"sweep": sweep, "ranks": 8}}]
+    checks = [CheckRecord.model_validate({"layer": "collective", "name": "all_reduce_busbw", "verdict": "pass",
+                                          "evidence": {"sweep": sweep, "ranks": 8}})]
     at = calibrated("all_reduce", 2**20, checks, 8)
     assert at is not None and at.time_s == pytest.approx(30e-6) and "interpolated" in at.algorithm
     between = calibrated("all_reduce", 2**22, checks, 8)

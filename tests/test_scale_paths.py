@@ -147,7 +147,7 @@ def _slow_matrix(node):
                 for lk in node.links_of(b):
                     o = lk.other(b)
                     if lk.kind.is_fabric and lk.up and o in sw_a and node.kind_of(o) is EndpointKind.FABRIC_SWITCH:
-                        label = f"SW{min(lk.width, sw_a[o].width)}"
+                        label = f"{_switch_prefix(node, o)}{min(lk.width, sw_a[o].width)}"
                         break
             label = label or (str(r) if r else "-")
             gbps = router.bottleneck_gbps(route) if route else None
@@ -177,6 +177,15 @@ links:
   - {between: [g0, cpu0], kind: pcie, width: 16, gen: 5}
   - {between: [g3, cpu0], kind: pcie, width: 16}
 """
+
+
+def _switch_prefix(node, switch):
+    """The label of pairs through a switch, as nvidia-smi prints it (NV18): its first module link's kind."""
+    for m in node.module_ids:
+        for lk in node.links_of(m):
+            if lk.kind.is_fabric and lk.up and lk.other(m) == switch:
+                return _ABBREV[lk.kind]
+    raise AssertionError(switch)
 
 
 def _check_matrix(node):
@@ -210,7 +219,7 @@ def test_link_matrix_with_two_switches_assumed_speeds_and_a_down_link(tmp_path):
     node = SimBackend.from_ref(str(path)).declared
     _check_matrix(node)
     labels = {k: c.label for k, c in link_matrix(node).cells.items()}
-    assert labels[("g0", "g1")] == "SW6" and labels[("g1", "g0")] == "SW2"  # the first switch on b's list
+    assert labels[("g0", "g1")] == "NV6" and labels[("g1", "g0")] == "NV2"  # the first switch on b's list
     assert labels[("g2", "g3")] == "NV1" and link_matrix(node).cells[("g2", "g0")].assumed
 
 
@@ -232,7 +241,7 @@ def test_bigger_switched_presets_load_and_build(size):
     assert "Hypothetical" in (spec.description or "")
     if size == 144:
         cells = link_matrix(node).cells
-        assert len(cells) == size * (size - 1) and {(c.label, c.gbps) for c in cells.values()} == {("SW18", 900.0)}
+        assert len(cells) == size * (size - 1) and {(c.label, c.gbps) for c in cells.values()} == {("NV18", 900.0)}
 
 
 def test_p2p_pairs_are_all_pairs_on_small_nodes_and_cover_every_module_on_big_ones():

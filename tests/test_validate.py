@@ -7,11 +7,11 @@ import pytest
 import yaml
 
 from gpuvet.backends.sim import SimBackend
+from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
 from gpuvet.validate.baseline import apply_baseline, load_baseline, make_baseline, save_baseline
-from gpuvet.validate.checks import Check, Layer, Verdict
 from gpuvet.validate.rules import RuleSet, load_rules
 from gpuvet.validate.run import Level, Validator, check_json, node_type
 from tests.conftest import declared
@@ -158,7 +158,7 @@ def test_users_rules_override_and_extend_the_defaults(tmp_path):
     run = validate(SimBackend.from_ref("mesh-4"), Level.QUICK, rules=load_rules(strict))
     failed = {(c.name, c.module) for c in run.checks if c.verdict is Verdict.FAIL}
     assert failed == {("gemm_bf16", f"gpu{i}") for i in range(4)}
-    assert all("pct_of_peak" in c.reason and c.fix == "buy" for c in run.checks if c.verdict is Verdict.FAIL)
+    assert all("% of peak" in c.reason and c.fix == "buy" for c in run.checks if c.verdict is Verdict.FAIL)
 
 
 def test_a_marginal_result_is_measured_again():
@@ -184,7 +184,7 @@ def test_baseline_is_robust_to_a_bad_run_and_catches_a_regression(tmp_path, faul
     book = Logbook(tmp_path / "lb.db")
     capped = [{"kind": "power_cap_low", "module": "gpu0", "watts": 300}]
     ids = _runs_for_baseline(book, [[], [], capped, []], faulty)
-    runs = [(r, book.run(r).envelope["node_type"], book.checks(r)) for r in ids]
+    runs = [(r, book.run(r).envelope.node_type, book.checks(r)) for r in ids]
     made = make_baseline(runs, "now")
     gemm0 = made.metrics["compute/gemm_bf16/gpu0"]
     assert ids[2] in gemm0.excluded  # the capped run does not drag the reference down
@@ -202,7 +202,7 @@ def test_baseline_is_robust_to_a_bad_run_and_catches_a_regression(tmp_path, faul
 def test_baseline_from_another_node_type_is_refused(tmp_path):
     book = Logbook(tmp_path / "lb.db")
     run_id = Validator(SimBackend.from_ref("mesh-4"), Level.QUICK, logbook=book).run().run_id
-    made = make_baseline([(run_id, book.run(run_id).envelope["node_type"], book.checks(run_id))], "now")
+    made = make_baseline([(run_id, book.run(run_id).envelope.node_type, book.checks(run_id))], "now")
     assert made.node_type == "H100-SXM"
     with pytest.raises(GpuvetError, match="baseline is for H100-SXM"):
         apply_baseline([], made, node_type(SimBackend.from_ref("hgx-h200-8").node()))
@@ -240,7 +240,7 @@ def test_check_json_keeps_the_contract_keys_even_when_empty():
 def test_settings_read_through_nvml_become_software_warnings():
     from gpuvet.backends.nvidia import NvidiaBackend
     from gpuvet.backends.nvml import Nvml
-    from gpuvet.validate.software import software_checks
+    from gpuvet.checks.software import software_checks
     from tests.fakes.fake_nvml import hgx_h200
 
     fake = hgx_h200(4)
@@ -264,7 +264,7 @@ def test_settings_read_through_nvml_become_software_warnings():
     ("13.0", "12.9", Verdict.PASS), (None, "12.4", Verdict.SKIP),
 ])
 def test_cuda_driver_and_runtime_compatibility(driver, runtime, verdict):
-    from gpuvet.validate.software import cuda_compatibility
+    from gpuvet.checks.software import cuda_compatibility
 
     check = cuda_compatibility(driver, runtime)
     assert check.verdict is verdict

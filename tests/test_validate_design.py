@@ -8,9 +8,9 @@ from gpuvet.bench.context import BenchContext
 from gpuvet.bench.copy import CopyOptions
 from gpuvet.bench.copy import run as run_copy
 from gpuvet.bench.timing import QUICK
+from gpuvet.checks.model import Layer, Verdict
 from gpuvet.node.design import infer_design
 from gpuvet.node.matrix import link_matrix
-from gpuvet.validate.checks import Layer, Verdict
 from gpuvet.validate.fault_matrix import Case, cases, caught, run_case
 from gpuvet.validate.run import Level, Validator
 

@@ -142,7 +142,7 @@ def test_sigkill_loses_at_most_the_last_second(tmp_path):
     run = book.run(run_id)
     assert run.status == "aborted"
     last = book.last_sample_time(run_id)
-    elapsed = killed_wall - run.envelope["started_wall"]
+    elapsed = killed_wall - run.envelope.started_wall
     assert last is not None and last >= elapsed - 1.0 - 0.3  # at speedup 1, t tracks the wall clock
     assert book.sample_count(run_id) >= 8 * 10 * 2
 

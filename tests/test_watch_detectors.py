@@ -6,9 +6,7 @@ import pytest
 
 from gpuvet.backends.readings import Sample
 from gpuvet.backends.sim_telemetry import SimTelemetry
-from gpuvet.node.build import build_node
-from gpuvet.node.spec import load_spec
-from gpuvet.watch.detectors import (
+from gpuvet.checks.detectors import (
     ClockFlappingDetector,
     EccDetector,
     NvlinkDetector,
@@ -18,6 +16,8 @@ from gpuvet.watch.detectors import (
     default_detectors,
     run_all,
 )
+from gpuvet.node.build import build_node
+from gpuvet.node.spec import load_spec
 from gpuvet.watch.forecast import ThermalForecaster, WindowStat
 
 

@@ -5,14 +5,20 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from gpuvet.backends.readings import HealthReadings, Inventory
+from gpuvet.backends.readings import HealthReadings, Inventory, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.model import Node
+from gpuvet.node.spec import NodeSpec
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.host_load import HostLoad, HostPlacement
     from gpuvet.backends.power_control import PowerControl
     from gpuvet.backends.telemetry import TelemetrySource
+
+
+class ModuleLost(BackendError):
+    """A module stopped answering while being read (fallen off the bus, XID 79)."""
 
 
 class Backend(ABC):
@@ -22,6 +28,8 @@ class Backend(ABC):
     simulated: bool = False
     captured: bool = False  # readings come from files taken on another machine, not from this one
     why_no_modules: str | None = None  # set when the backend found no module, saying why
+    declared: Node | None = None  # the node as designed, where the backend knows it (a simulated node's spec)
+    spec: NodeSpec | None = None  # the spec it was built from (faults included), where there is one
 
     @abstractmethod
     def inventory(self) -> Inventory:
@@ -54,6 +62,33 @@ class Backend(ABC):
         """ECC, row remapping, throttle reasons now, and the Xids since boot (for `health`)."""
         raise BackendError(f"the {self.name} backend cannot read module health",
                            fix="run on the machine itself, or on a simulated node with --sim PRESET.")
+
+    def host_load(self) -> HostLoad | Unavailable:
+        """What other processes use of this process's CPUs now (a busy host explains slow CPU figures)."""
+        if not self.local_host:
+            return Unavailable(self._host_unmeasured)
+        from gpuvet.backends.host_load import read_host_load
+
+        return read_host_load()
+
+    def host_placement(self) -> HostPlacement | Unavailable:
+        """The host's CPU use and the NUMA nodes this process runs on, to set beside the modules'."""
+        if not self.local_host:
+            return Unavailable(self._host_unmeasured)
+        from gpuvet.backends.host_load import read_host_placement
+
+        return read_host_placement()
+
+    @property
+    def local_host(self) -> bool:
+        """Whether the modules sit in the machine this process runs on (not simulated, not captured)."""
+        return not self.simulated and not self.captured
+
+    @property
+    def _host_unmeasured(self) -> str:
+        if self.captured:
+            return "can't tell (captured node): its CPU load and NUMA placement were not captured"
+        return "the host is not measured (simulated node)"
 
     def close(self) -> None:
         """Release whatever the backend holds (library handles)."""

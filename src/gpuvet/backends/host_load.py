@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
@@ -102,3 +103,38 @@ def choose_threads(load: HostLoad, physical_cores: int | None = None) -> int:
     in reach (SMT siblings share the FMA units), at least one."""
     ceiling = load.cpus if not physical_cores else min(load.cpus, physical_cores)
     return max(1, min(ceiling, int(load.free_cpus + 0.5)))
+
+
+@dataclass(frozen=True)
+class HostPlacement:
+    """Whether the host holds the modules back: its CPU use, and the NUMA nodes of the CPUs this
+    process may run on (empty when the host does not say)."""
+
+    cpu_percent: float  # whole host, over a short window
+    process_numa: frozenset[int]
+
+
+def read_host_placement(window_s: float = 0.5, sys_node: Path = Path("/sys/devices/system/node")) -> HostPlacement:
+    load = float(psutil.cpu_percent(interval=window_s))
+    try:
+        cpus = psutil.Process().cpu_affinity() or []
+    except (AttributeError, psutil.Error):
+        cpus = []
+    numa_of_cpu = cpu_numa(sys_node)
+    return HostPlacement(load, frozenset(n for c in cpus if (n := numa_of_cpu.get(c)) is not None))
+
+
+def cpu_numa(sys_node: Path = Path("/sys/devices/system/node")) -> dict[int, int]:
+    """CPU -> NUMA node, from the kernel's cpulist of each node ('0-3,8-11')."""
+    out = {}
+    for node in sys_node.glob("node[0-9]*"):
+        try:
+            text = (node / "cpulist").read_text().strip()
+        except OSError:
+            continue
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            if lo.isdigit():
+                for c in range(int(lo), int(hi or lo) + 1):
+                    out[c] = int(node.name[4:])
+    return out

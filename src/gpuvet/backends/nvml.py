@@ -13,16 +13,13 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from gpuvet.backends.base import ModuleLost as ModuleLost  # NVML_ERROR_GPU_IS_LOST becomes the interface's ModuleLost
 from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError
 
 
 class NvmlUnavailable(BackendError):
     """NVML cannot be used on this machine (no library, no driver)."""
-
-
-class ModuleLost(BackendError):
-    """A module stopped answering (NVML_ERROR_GPU_IS_LOST): fallen off the bus, XID 79."""
 
 
 def _binding() -> ModuleType:

@@ -5,6 +5,8 @@ NVIDIA PCI functions and NVML's count disagree (hot-plug); identity is the UUID.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,35 +75,50 @@ class NvmlTelemetry(TelemetrySource):
         reasons = q("nvmlDeviceGetCurrentClocksEventReasons")
         if reasons is None:
             reasons = q("nvmlDeviceGetCurrentClocksThrottleReasons")
-        s = Sample(t, d.id, d.uuid, _num(q("nvmlDeviceGetTemperature", NVML_TEMPERATURE_GPU)),
-                   power / 1000 if isinstance(power, (int, float)) else None,
-                   _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM)), _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_MEM)),
-                   busy / 100 if isinstance(busy, (int, float)) else None,
-                   int(reasons) if isinstance(reasons, int) else 0)
+        temp = _num(q("nvmlDeviceGetTemperature", NVML_TEMPERATURE_GPU))
+        sm, mem = _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM)), _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_MEM))
         memory = q("nvmlDeviceGetMemoryInfo")
-        if memory is not None:
-            s.fb_used_bytes, s.fb_free_bytes = int(memory.used), int(memory.free)
-        s.energy_mj = _int(q("nvmlDeviceGetTotalEnergyConsumption"))
-        if slow:
-            s.ecc_corrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC))
-            s.ecc_uncorrected = _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
-                                       NVML_VOLATILE_ECC))
-            s.pcie_gen, s.pcie_gen_max = _int(q("nvmlDeviceGetCurrPcieLinkGeneration")), _int(
-                q("nvmlDeviceGetMaxPcieLinkGeneration"))
-            s.pcie_width, s.pcie_width_max = _int(q("nvmlDeviceGetCurrPcieLinkWidth")), _int(
-                q("nvmlDeviceGetMaxPcieLinkWidth"))
-            up = 0
-            for link in range(NVML_NVLINK_MAX_LINKS):
-                state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
-                if isinstance(state, Unavailable):
-                    if "not supported" in state.reason or "invalid" in state.reason:
-                        break
-                    continue
-                up += int(bool(state))
-            expected = self._expected_links.setdefault(d.id, up)
-            if expected:
-                s.nvlink_up, s.nvlink_expected = up, expected
-        return s
+        energy = _int(q("nvmlDeviceGetTotalEnergyConsumption"))
+        f = self._slow_fields(d, q) if slow else _Slow()
+        return Sample(t, d.id, d.uuid, temp, power / 1000 if isinstance(power, (int, float)) else None, sm, mem,
+                      busy / 100 if isinstance(busy, (int, float)) else None,
+                      int(reasons) if isinstance(reasons, int) else 0,
+                      ecc_corrected=f.ecc_corrected, ecc_uncorrected=f.ecc_uncorrected, pcie_gen=f.pcie_gen,
+                      pcie_gen_max=f.pcie_gen_max, pcie_width=f.pcie_width, pcie_width_max=f.pcie_width_max,
+                      nvlink_up=f.nvlink_up, nvlink_expected=f.nvlink_expected,
+                      fb_used_bytes=int(memory.used) if memory is not None else None,
+                      fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy)
+
+    def _slow_fields(self, d: Any, q: Callable[..., Any]) -> _Slow:
+        """ECC counters, PCIe generation and width, NVLink links up (read on slow ticks only)."""
+        ecc = (_int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC)),
+               _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)))
+        pcie = (_int(q("nvmlDeviceGetCurrPcieLinkGeneration")), _int(q("nvmlDeviceGetMaxPcieLinkGeneration")),
+                _int(q("nvmlDeviceGetCurrPcieLinkWidth")), _int(q("nvmlDeviceGetMaxPcieLinkWidth")))
+        up = 0
+        for link in range(NVML_NVLINK_MAX_LINKS):
+            state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
+            if isinstance(state, Unavailable):
+                if "not supported" in state.reason or "invalid" in state.reason:
+                    break
+                continue
+            up += int(bool(state))
+        expected = self._expected_links.setdefault(d.id, up)
+        return _Slow(*ecc, *pcie, *((up, expected) if expected else (None, None)))
+
+
+@dataclass(frozen=True)
+class _Slow:
+    """The fields of a slow tick; all None on a fast one."""
+
+    ecc_corrected: int | None = None
+    ecc_uncorrected: int | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    nvlink_up: int | None = None
+    nvlink_expected: int | None = None
 
 
 def _num(v: Any) -> float | None:

@@ -4,6 +4,7 @@ read is an explicit ``Unavailable`` with the reason, never 0 or NaN."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntFlag
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,39 @@ class Unavailable:
 
     def __bool__(self) -> bool:  # so `if reading:` never mistakes it for a value
         return False
+
+
+class ThrottleReason(IntFlag):
+    """Why a module's clocks are held down, in gpuvet's own words. The values are the bits NVML
+    and DCGM give the same reasons, so the integer a sample stores keeps one meaning in the
+    logbook, in replayed captures and in exported metrics; only backends/nvml* read NVML's."""
+
+    APPLICATIONS_CLOCKS_SETTING = 0x2
+    SW_POWER_CAP = 0x4
+    HW_SLOWDOWN = 0x8
+    SYNC_BOOST = 0x10
+    SW_THERMAL_SLOWDOWN = 0x20
+    HW_THERMAL_SLOWDOWN = 0x40
+    HW_POWER_BRAKE_SLOWDOWN = 0x80
+    DISPLAY_CLOCK_SETTING = 0x100
+
+    @property
+    def label(self) -> str:
+        """'sw_thermal_slowdown': the name in events, JSON and metrics."""
+        return (self.name or "").lower()
+
+
+THERMAL_SLOWDOWN = ThrottleReason.SW_THERMAL_SLOWDOWN | ThrottleReason.HW_THERMAL_SLOWDOWN
+HW_SLOWDOWNS = ThrottleReason.HW_SLOWDOWN | THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN
+
+
+def throttle_reasons(mask: int) -> tuple[ThrottleReason, ...]:
+    """The named reasons set in ``mask``, in a fixed order (bits gpuvet does not name are left out)."""
+    return tuple(r for r in ThrottleReason if mask & r)
+
+
+def throttle_labels(mask: int) -> tuple[str, ...]:
+    return tuple(r.label for r in throttle_reasons(mask))
 
 
 def value_or_none(reading: object) -> object:
@@ -115,7 +149,7 @@ class Sample:
     sm_clock_mhz: float | None
     mem_clock_mhz: float | None
     util: float | None  # 0..1
-    throttle: int = 0  # NVML clocks-event reason bits
+    throttle: int = 0  # ThrottleReason bits (see ``reasons``)
     ambient_c: float | None = None  # inlet/coolant, where a source has it
     ecc_corrected: int | None = None  # volatile counters, cumulative
     ecc_uncorrected: int | None = None
@@ -130,6 +164,11 @@ class Sample:
     fb_used_bytes: int | None = None  # device memory in use / free, fast ticks
     fb_free_bytes: int | None = None
     energy_mj: int | None = None  # energy counter since the driver loaded (millijoules), fast ticks
+
+    @property
+    def reasons(self) -> tuple[ThrottleReason, ...]:
+        """Why the clocks were held down at ``t`` (none: running free)."""
+        return throttle_reasons(self.throttle)
 
 
 @dataclass(frozen=True)
@@ -161,7 +200,7 @@ class ModuleHealth:
     ecc_uncorrected_aggregate: int | Unavailable
     remap_pending: bool | Unavailable  # a row remap waits for a module reset
     remap_failed: bool | Unavailable  # the module ran out of spare rows
-    clock_event_mask: int | Unavailable  # NVML clocks-event (throttle) reason bits now
+    clock_event_mask: int | Unavailable  # ThrottleReason bits now
 
 
 @dataclass(frozen=True)

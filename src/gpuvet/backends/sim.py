@@ -7,10 +7,11 @@ tests drive it by hand. Everything this backend returns is labelled simulated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
+from gpuvet.backends.engine import BenchEngine
 from gpuvet.backends.readings import (
     HealthReadings,
     HostInfo,
@@ -21,6 +22,7 @@ from gpuvet.backends.readings import (
     Unavailable,
     XidRecord,
 )
+from gpuvet.backends.sim_physics import SimPhysics
 from gpuvet.node.build import build_node
 from gpuvet.node.catalog import find_model
 from gpuvet.node.faults import apply_faults, check_faults
@@ -28,6 +30,7 @@ from gpuvet.node.model import Module, Node
 from gpuvet.node.spec import NodeSpec, PowerCapLowFault, XidFault, load_spec
 
 if TYPE_CHECKING:
+    from gpuvet.backends.power_control import SimPowerControl
     from gpuvet.backends.sim_engine import SimEngine
     from gpuvet.backends.sim_telemetry import SimTelemetrySource
 
@@ -58,9 +61,10 @@ class SimBackend(Backend):
     simulated = True
 
     def __post_init__(self) -> None:
-        self.declared = build_node(self.spec, self.where)
+        self.declared: Node = build_node(self.spec, self.where)
         check_faults(self.declared, self.spec.faults, self.where)
         self._found = apply_faults(self.declared, self.spec.faults)
+        self.physics = SimPhysics(self.declared, self.spec.faults, self.seed)  # one thermal/power model for all
 
     @classmethod
     def from_ref(cls, ref: str, clock: SimClock | None = None) -> SimBackend:
@@ -83,15 +87,19 @@ class SimBackend(Backend):
 
         return SimTelemetrySource(self)
 
-    def power_control(self, engine: Any) -> Any:
+    def power_control(self, engine: BenchEngine) -> SimPowerControl:
         from gpuvet.backends.power_control import SimPowerControl
+        from gpuvet.backends.sim_engine import SimEngine
 
+        if not isinstance(engine, SimEngine):
+            raise TypeError("a simulated node's power limits belong to its simulated engine")
         return SimPowerControl(engine)
 
     def engine(self) -> SimEngine:
         from gpuvet.backends.sim_engine import SimEngine
 
-        return SimEngine(self._found, self.spec.faults, self.clock.advance, seed=self.seed)
+        return SimEngine(self._found, self.spec.faults, self.clock.advance, seed=self.seed, physics=self.physics,
+                         now=lambda: self.clock.now_s)
 
     def health(self) -> HealthReadings:
         """The node now: throttle reasons from its thermal model, the Xid faults that have fired
@@ -99,7 +107,8 @@ class SimBackend(Backend):
         from gpuvet.backends.sim_telemetry import SimTelemetry
 
         now = self.clock.now_s
-        telemetry = SimTelemetry(self.declared, list(self.spec.faults), seed=self.seed, node_name=self.spec.name)
+        telemetry = SimTelemetry(self.declared, list(self.spec.faults), seed=self.seed, node_name=self.spec.name,
+                                 physics=self.physics)
         masks = {s.module: s.throttle for s in telemetry.sample(now, slow=False)}
         modules = tuple(ModuleHealth(m.id, 0, 0, False, False, masks.get(m.id, 0)) for m in self._found.modules)
         buses = {m.id: m.bus_id or f"sim:{m.id}" for m in self.declared.modules}

@@ -36,11 +36,11 @@ from gpuvet.backends.engine import (
     Workload,
 )
 from gpuvet.backends.readings import TelemetrySummary
+from gpuvet.backends.sim_physics import OperatingPoint, SimPhysics
 from gpuvet.node import performance
 from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.collectives import CollectiveChoice, Tuning
 from gpuvet.node.model import Node
-from gpuvet.node.power_model import PowerModel
 from gpuvet.node.spec import (
     FaultSpec,
     MemClockFlappingFault,
@@ -97,7 +97,9 @@ class SimEngine(BenchEngine):
     collective_backend = "simulated"
 
     def __init__(self, node: Node, faults: Sequence[FaultSpec], clock_advance: Callable[[float], float] | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, physics: SimPhysics | None = None, now: Callable[[], float] | None = None) -> None:
+        """``physics``: the node's thermal/power model (the backend shares its own with watch and
+        health); ``now``: the node's clock, for the coolant's drift (default: this engine's)."""
         self.node = node
         self.device_name = f"simulated {node.name}"
         self.rng = np.random.default_rng(seed)
@@ -111,6 +113,9 @@ class SimEngine(BenchEngine):
         self.router = self.perf.router
         self.now_s = 0.0
         self.energy_j: dict[str, float] = {}  # what each module's energy counter would read
+        self.physics = physics or SimPhysics(node, self.faults, seed)
+        self._now = now or (lambda: self.now_s)
+        self.telemetry_rng = np.random.default_rng([seed, 7])  # its own: the figures' noise stays as it was
 
     @property
     def collective_tuning(self) -> dict[str, Tuning]:
@@ -122,9 +127,15 @@ class SimEngine(BenchEngine):
         if self._advance is not None:
             self._advance(seconds)
 
+    def operating_point(self, module: str) -> OperatingPoint:
+        """``module`` running compute-bound work (drawing its TDP at full clock) now, under its
+        power cap: power, clock share, temperature, throttle — from the node's one model."""
+        i = np.array([self.physics.index[module]])
+        cap = np.array([self.power_cap.get(module, np.nan)], dtype=np.float64)
+        return self.physics.steady(i, self._now(), np.ones(1), cap)
+
     def add_energy(self, module: str, seconds: float) -> None:
-        model = self.node.module(module).model
-        power = PowerModel(model.tdp_w or 700.0).power(self.power_cap.get(module))
+        power = float(self.operating_point(module).power_w[0])
         self.energy_j[module] = self.energy_j.get(module, 0.0) + power * seconds
 
     def modules(self) -> list[BenchModule]:
@@ -232,9 +243,14 @@ class SimCollectives(CollectiveSession):
         return outputs_correct(op, outputs, self.nranks, count)
 
 
+_THERMAL_REASONS: tuple[tuple[str, ...], ...] = ((), ("sw_thermal_slowdown",),
+                                                 ("sw_thermal_slowdown", "hw_thermal_slowdown"))
+
+
 class _SimMonitor(Monitor):
-    """Telemetry consistent with the faults: a capped module sits at its cap with the power
-    throttle reason; a flapping module's memory clock swings."""
+    """Telemetry from the node's one thermal/power model (``SimPhysics``, as `watch` sees it): a
+    capped module sits at its cap with the power throttle reason and a lower clock, and is cooler;
+    a flapping module's memory clock swings."""
 
     def __init__(self, engine: SimEngine, modules: list[str]) -> None:
         self.engine, self.modules = engine, modules
@@ -250,19 +266,24 @@ class _SimMonitor(Monitor):
         for m in self.modules:
             if m not in self.engine.node.module_ids:
                 continue
-            model = self.engine.node.module(m).model
-            cap = self.engine.power_cap.get(m)
-            sm = model.sm_clock_max_mhz
-            sm_now = sm * performance.power_factor(model, cap) if sm is not None else None
-            mem = model.mem_clock_max_mhz
-            mem_low = mem * 0.6 if (mem is not None and m in self.engine.flapping) else mem
-            limit = cap if cap is not None else model.tdp_w
-            power = limit * (0.99 if cap is not None else 0.85) if limit is not None else None
-            out[m] = TelemetrySummary(
-                samples=samples, core_clock_mhz_median=sm_now, core_clock_mhz_min=sm_now, core_clock_mhz_max=sm_now,
-                mem_clock_mhz_median=mem, mem_clock_mhz_min=mem_low, mem_clock_mhz_max=mem,
-                power_w_median=power, power_w_max=power, power_limit_w=limit, temp_c_max=62.0,
-                throttle_reasons=("sw_power_cap",) if cap is not None else (), simulated=True,
-            )
+            out[m] = self._summary(m, samples)
         return out
 
+    def _summary(self, m: str, samples: int) -> TelemetrySummary:
+        model = self.engine.node.module(m).model
+        op = self.engine.operating_point(m)
+        cap = self.engine.power_cap.get(m)
+        sm = model.sm_clock_max_mhz
+        sm_now = sm * float(op.clock[0]) if sm is not None else None
+        mem = model.mem_clock_max_mhz
+        mem_low = mem * 0.6 if (mem is not None and m in self.engine.flapping) else mem
+        limit = cap if cap is not None else model.tdp_w
+        power = float(op.power_w[0]) if limit is not None else None
+        hottest = float(op.temp_c[0]) + abs(float(self.engine.telemetry_rng.normal(0, 0.15)))  # the sensor's noise
+        reasons = (("sw_power_cap",) if bool(op.capped[0]) else ()) + _THERMAL_REASONS[int(op.level[0])]
+        return TelemetrySummary(
+            samples=samples, core_clock_mhz_median=sm_now, core_clock_mhz_min=sm_now, core_clock_mhz_max=sm_now,
+            mem_clock_mhz_median=mem, mem_clock_mhz_min=mem_low, mem_clock_mhz_max=mem,
+            power_w_median=power, power_w_max=power, power_limit_w=limit, temp_c_max=round(hottest, 1),
+            throttle_reasons=reasons, simulated=True,
+        )

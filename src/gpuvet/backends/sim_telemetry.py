@@ -3,20 +3,23 @@ leave them idle between, a coolant/inlet temperature that drifts through the day
 first-order thermal model with the seed's throttle steps, ECC counters, Xids, links that fail
 at a given time, modules that fall off the bus or appear — everything a detector must see.
 
-Two ways in: ``sample(t)`` steps the node (stateful: thermal lag, throttle hysteresis,
-counters), and ``series(module, times)`` computes a whole trace with numpy for evaluations
-over simulated months (steady-state temperature; the lag is far below a minute's sample)."""
+The physics (power under a cap, temperature, throttle) is ``SimPhysics``, the same model the
+simulated engine reports during benchmarks. Two ways in: ``sample(t)`` steps the whole node at
+once with numpy (stateful: thermal lag, throttle hysteresis, counters), and
+``series(module, times)`` computes a whole trace for evaluations over simulated months
+(steady-state temperature; the lag is far below a minute's sample)."""
 
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.sim_physics import FloatArray, IntArray, SimPhysics
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.node.faults import apply_faults
 from gpuvet.node.model import Node
@@ -26,22 +29,19 @@ from gpuvet.node.spec import (
     MemClockFlappingFault,
     ModuleAddedFault,
     ModuleLostFault,
-    ThermalCreepFault,
     XidFault,
 )
-from gpuvet.node.thermal import (
-    SEED_REFERENCE_C,
-    ThermalModel,
-    clock_factor,
-    throttle_bits,
-    throttle_level,
-)
+from gpuvet.node.thermal import SEED_TAU_S, STEP_BITS, STEP_FACTORS, ThermalModel, throttle_levels
 
-DAY = 86400.0
+if TYPE_CHECKING:
+    from gpuvet.backends.sim import SimBackend
+
 IDLE_POWER_SHARE = 0.13
 IDLE_SM_MHZ = 345.0
 BASE_ECC_PER_HOUR = 0.02
 BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE = 0.85, 0.004
+POWER_CAP_BIT = 0x4  # sw_power_cap
+DEFAULT_SM_MHZ, DEFAULT_MEM_MHZ = 1980.0, 2619.0
 
 
 @dataclass
@@ -63,27 +63,59 @@ class _Schedule:
             self.busy.append(now_busy)
             self.level.append(float(self.rng.uniform(0.88, 0.97)) if now_busy else IDLE_POWER_SHARE)
 
-    def at_one(self, t: float) -> tuple[bool, float]:
+    def segment(self, t: float) -> tuple[float, float, bool, float]:
+        """(start, end, busy, power share) of the segment holding ``t``."""
         self.extend_to(t)
         i = bisect.bisect_right(self.ends, t)
-        return self.busy[i], self.level[i]
+        return (self.ends[i - 1] if i else 0.0), self.ends[i], self.busy[i], self.level[i]
 
-    def at(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def at(self, times: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
         self.extend_to(float(np.max(times)))
         idx = np.searchsorted(np.asarray(self.ends), times, side="right")
         return np.asarray(self.busy)[idx], np.asarray(self.level)[idx]
 
 
-@dataclass
-class _State:
-    temp: float | None = None
-    level: int = 0
-    ecc: int = 0
-    ecc_uncorrected: int = 0
-    nvlink_errors: int = 0
-    energy_j: float = 0.0
-    last_t: float | None = None
-    uuid: str | None = None
+@dataclass(frozen=True)
+class _Slow:
+    """A module's slow fields while one set of faults is active (gen: busy, idle)."""
+
+    pcie_gen_max: int | None = None
+    pcie_width_max: int | None = None
+    pcie_width: int | None = None
+    pcie_gen_busy: int | None = None
+    pcie_gen_idle: int | None = None
+    nvlink_up: int | None = None
+    nvlink_expected: int | None = None
+
+
+@dataclass(frozen=True)
+class _Roster:
+    """Who is there while one set of faults is active: identities, declared indexes, slow fields."""
+
+    node: Node
+    identities: list[ModuleIdentity]
+    idx: IntArray
+    slow: list[_Slow]
+    position: dict[int, int]  # declared index -> position in this roster
+
+
+class _States:
+    """Every declared module's running state, as arrays (NaN: no sample yet)."""
+
+    def __init__(self, n: int) -> None:
+        self.temp = np.full(n, np.nan)
+        self.level = np.zeros(n, dtype=np.int64)
+        self.ecc = np.zeros(n, dtype=np.int64)
+        self.ecc_uncorrected = np.zeros(n, dtype=np.int64)
+        self.nvlink_errors = np.zeros(n, dtype=np.int64)
+        self.energy_j = np.zeros(n)
+        self.last_t = np.full(n, np.nan)
+        self.uuid: list[str | None] = [None] * n
+
+    def reset(self, i: int) -> None:
+        """A replacement module starts cold, with its own counters."""
+        self.temp[i], self.level[i], self.ecc[i], self.ecc_uncorrected[i] = np.nan, 0, 0, 0
+        self.nvlink_errors[i], self.energy_j[i], self.last_t[i] = 0, 0.0, np.nan
 
 
 class SimTelemetrySource(TelemetrySource):
@@ -92,10 +124,10 @@ class SimTelemetrySource(TelemetrySource):
 
     simulated = True
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: SimBackend) -> None:
         self.backend = backend
         self.model = SimTelemetry(backend.declared, list(backend.spec.faults), seed=backend.seed,
-                                  node_name=backend.spec.name)
+                                  node_name=backend.spec.name, physics=backend.physics)
 
     def _advance(self, t: float) -> None:
         if t > self.backend.clock.now_s:
@@ -117,38 +149,39 @@ class SimTelemetrySource(TelemetrySource):
 
 
 class SimTelemetry:
-    def __init__(self, declared: Node, faults: list[FaultSpec], seed: int = 0, node_name: str = "sim") -> None:
+    def __init__(self, declared: Node, faults: list[FaultSpec], seed: int = 0, node_name: str = "sim",
+                 physics: SimPhysics | None = None) -> None:
         self.declared = declared
         self.faults = faults
         self.seed = seed
         self.node_name = node_name
-        self.index = {m.id: i for i, m in enumerate(declared.modules)}
-        self._schedules = {m.id: _Schedule(np.random.default_rng([seed, i, 1])) for m, i in
-                           ((m, self.index[m.id]) for m in declared.modules)}
-        rng = np.random.default_rng([seed, 999])
-        self._phases = rng.uniform(0, 2 * math.pi, 3)
-        self._r0 = {m.id: 0.0234 * float(np.random.default_rng([seed, self.index[m.id], 2]).uniform(0.95, 1.05))
-                    for m in declared.modules}
-        self._offset = {m.id: float(np.random.default_rng([seed, self.index[m.id], 3]).normal(0, 0.4))
-                        for m in declared.modules}
-        self._state = {m.id: _State() for m in declared.modules}
-        self._node_cache: dict[tuple[int, ...], Node] = {}
-        self._rngs = {m.id: np.random.default_rng([seed, self.index[m.id], 5]) for m in declared.modules}
-        self._creep: dict[str, list[ThermalCreepFault]] = {}
-        for f in faults:
-            if isinstance(f, ThermalCreepFault):
-                self._creep.setdefault(f.module, []).append(f)
-        self._lost_before: set[str] = set()
+        self.physics = physics or SimPhysics(declared, faults, seed)
+        self.index = dict(self.physics.index)
+        n = len(self.index)
+        self._schedules = [_Schedule(np.random.default_rng([seed, i, 1])) for i in range(n)]
+        self._segment = np.zeros((4, n))  # start, end, busy, share of the cached segment per module
+        self._segment[0] = np.inf  # nothing cached yet
+        self._state = _States(n)
+        self._rng = np.random.default_rng([seed, 5])
+        models = [m.model for m in declared.modules]
+        self._sm_max = np.array([m.sm_clock_max_mhz or DEFAULT_SM_MHZ for m in models])
+        self._mem_max = np.array([m.mem_clock_max_mhz or DEFAULT_MEM_MHZ for m in models])
+        self._fb_total = np.array([m.memory_bytes or 0 for m in models], dtype=np.int64)
+        self._rosters: dict[tuple[int, ...], _Roster] = {}
+        self._admitted: _Roster | None = None
+        self._fired: set[int] = set()  # Xid faults (by index) already reported: one-time events fire once
+        self._xids = [(j, self.index[f.module], f) for j, f in enumerate(faults)
+                      if isinstance(f, XidFault) and f.module in self.index]
+        self._ecc = [(self.index[f.module], f) for f in faults if isinstance(f, EccRisingFault) and f.module in self.index]
+        self._flapping = [(self.index[f.module], f.at_s) for f in faults
+                          if isinstance(f, MemClockFlappingFault) and f.module in self.index]
 
     # --- who is there ------------------------------------------------------------------
     def _active(self, t: float) -> tuple[int, ...]:
         return tuple(i for i, f in enumerate(self.faults) if f.at_s <= t)
 
     def node_at(self, t: float) -> Node:
-        key = self._active(t)
-        if key not in self._node_cache:
-            self._node_cache[key] = apply_faults(self.declared, self.faults, t)
-        return self._node_cache[key]
+        return self._roster(t).node
 
     def uuid(self, module: str, t: float) -> str:
         """A module added after one of the same name was lost is a replacement: a new UUID."""
@@ -157,131 +190,165 @@ class SimTelemetry:
         return f"GPU-sim-{self.node_name}-{module}" + ("-r1" if replaced else "")
 
     def present(self, t: float) -> list[ModuleIdentity]:
-        node = self.node_at(t)
-        return [ModuleIdentity(m.id, self.uuid(m.id, t), m.bus_id, m.model.name) for m in node.modules]
+        return list(self._roster(t).identities)
 
-    # --- the physics -------------------------------------------------------------------
-    def reference_c(self, times: np.ndarray) -> np.ndarray:
-        """Coolant/inlet temperature: a daily swing, a few-hour drift, a quarter-hour wobble."""
-        p = self._phases
-        return np.asarray(SEED_REFERENCE_C + 1.5 * np.sin(2 * np.pi * times / DAY + p[0])
-                + 0.6 * np.sin(2 * np.pi * times / (3.7 * 3600) + p[1]) + 0.3 * np.sin(2 * np.pi * times / 1020 + p[2]))
+    def _roster(self, t: float) -> _Roster:
+        key = self._active(t)
+        roster = self._rosters.get(key)
+        if roster is None:
+            node = apply_faults(self.declared, self.faults, t)
+            idents = [ModuleIdentity(m.id, self.uuid(m.id, t), m.bus_id, m.model.name) for m in node.modules]
+            idx = np.array([self.index[m.id] for m in node.modules], dtype=np.int64)
+            slow = [self._slow_static(node, m.id) for m in node.modules]
+            roster = self._rosters[key] = _Roster(node, idents, idx, slow, {i: n for n, i in enumerate(idx.tolist())})
+        return roster
 
-    def reference_one(self, t: float) -> float:
-        p = self._phases
-        return (SEED_REFERENCE_C + 1.5 * math.sin(2 * math.pi * t / DAY + p[0])
-                + 0.6 * math.sin(2 * math.pi * t / (3.7 * 3600) + p[1]) + 0.3 * math.sin(2 * math.pi * t / 1020 + p[2]))
-
-    def resistance_one(self, module: str, t: float) -> float:
-        r = self._r0[module]
-        for f in self._creep.get(module, ()):
-            r += f.c_per_watt_per_day * max(t - f.start_s, 0.0) / DAY
-        return r
-
-    def resistance(self, module: str, times: np.ndarray) -> np.ndarray:
-        r = np.full(times.shape, self._r0[module])
-        for f in self.faults:
-            if isinstance(f, ThermalCreepFault) and f.module == module:
-                r = r + f.c_per_watt_per_day * np.maximum(times - f.start_s, 0.0) / DAY
-        return r
-
-    def thermal_model(self, module: str) -> ThermalModel:
-        model = self.declared.module(module).model
-        return ThermalModel(first_point_c=model.slowdown_c or 89.2)
-
-    def series(self, module: str, times: np.ndarray, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
-        """The whole trace at ``times`` (steady-state temperature; throttle without hysteresis)."""
-        rng = rng or np.random.default_rng([self.seed, self.index[module], 4])
-        model = self.declared.module(module).model
-        tdp = model.tdp_w or 700.0
-        busy, level = self._schedules[module].at(times)
-        power = tdp * level * (1 + rng.normal(0, 0.01, times.shape))
-        reference = self.reference_c(times) + self._offset[module]
-        r = self.resistance(module, times)
-        thermal = self.thermal_model(module)
-        temp = reference + r * power
-        lvl = np.where(temp >= thermal.second_point_c, 2, np.where(temp >= thermal.first_point_c, 1, 0))
-        factor = np.choose(lvl, [1.0, 0.85, 0.70])
-        power = power * (0.5 + 0.5 * factor)  # a slower clock draws less
-        temp = reference + r * power + rng.normal(0, 0.15, times.shape)
-        sm = np.where(busy, (model.sm_clock_max_mhz or 1980.0) * factor, IDLE_SM_MHZ)
-        return {"t": times, "busy": busy, "util": np.where(busy, rng.uniform(0.93, 1.0, times.shape), 0.0),
-                "power_w": power, "temp_c": temp, "reference_c": reference, "sm_clock_mhz": sm,
-                "throttle": np.choose(lvl, [0, 0x20, 0x60])}
-
-    # --- stepping ----------------------------------------------------------------------
-    def sample(self, t: float, slow: bool) -> list[Sample]:
-        out = []
-        for ident in self.present(t):
-            out.append(self._sample_module(ident, t, slow))
-        return out
-
-    def _sample_module(self, ident: ModuleIdentity, t: float, slow: bool) -> Sample:
-        m = ident.id
-        st = self._state[m]
-        if st.uuid is not None and ident.uuid != st.uuid:
-            st = self._state[m] = _State()  # a replacement starts cold, with its own counters
-        st.uuid = ident.uuid
-        rng = self._rngs[m]
+    def _slow_static(self, node: Node, m: str) -> _Slow:
         model = self.declared.module(m).model
-        tdp = model.tdp_w or 700.0
-        is_busy, share = self._schedules[m].at_one(t)
-        thermal = self.thermal_model(m)
-        reference = self.reference_one(t) + self._offset[m]
-        r = self.resistance_one(m, t)
-        dt = 1.0 if st.last_t is None else max(t - st.last_t, 1e-3)
-        power = tdp * share * (1 + float(rng.normal(0, 0.01))) * (0.5 + 0.5 * clock_factor(st.level))
-        temp = thermal.steady(reference, power, r) if st.temp is None else thermal.step(st.temp, reference, power, dt, r)
-        st.level = throttle_level(temp, st.level, thermal)
-        st.temp = temp
-        sm_max = model.sm_clock_max_mhz or 1980.0
-        mem_max = model.mem_clock_max_mhz or 2619.0
-        sm = sm_max * clock_factor(st.level) if is_busy else IDLE_SM_MHZ
-        mem = mem_max
-        if is_busy and any(isinstance(f, MemClockFlappingFault) and f.module == m and f.at_s <= t for f in self.faults):
-            mem = mem_max * (0.6 if rng.random() < 0.5 else 1.0)
-        sample = Sample(t, m, ident.uuid, temp + float(rng.normal(0, 0.15)), power, sm, mem,
-                        float(rng.uniform(0.93, 1.0)) if is_busy else 0.0, throttle_bits(st.level), reference)
-        st.energy_j += power * (dt if st.last_t is not None else 0.0)
-        sample.energy_mj = int(st.energy_j * 1000)
-        if model.memory_bytes:  # a job holds most of the memory; an idle module only the driver's share
-            used = int(model.memory_bytes * (BUSY_MEMORY_SHARE if is_busy else IDLE_MEMORY_SHARE))
-            sample.fb_used_bytes, sample.fb_free_bytes = used, model.memory_bytes - used
-        ecc_rate = BASE_ECC_PER_HOUR
-        for f in self.faults:
-            if isinstance(f, EccRisingFault) and f.module == m and f.at_s <= t:
-                ecc_rate += f.per_hour * (1 + (t - f.at_s) / (6 * 3600))
-        st.ecc += int(rng.poisson(ecc_rate * dt / 3600))
-        xids = tuple(f.code for f in self.faults if isinstance(f, XidFault) and f.module == m
-                     and (st.last_t if st.last_t is not None else -1.0) < f.at_s <= t)
-        st.last_t = t
-        if slow:
-            self._slow_fields(sample, t, is_busy)
-            sample.ecc_corrected, sample.ecc_uncorrected, sample.nvlink_errors = st.ecc, st.ecc_uncorrected, st.nvlink_errors
-        sample.xids = xids
-        return sample
-
-    def _slow_fields(self, sample: Sample, t: float, busy: bool) -> None:
-        m = sample.module
-        model = self.declared.module(m).model
-        node = self.node_at(t)
         link = node.pcie_link(m)
+        pcie = {}
         if link is not None:
-            sample.pcie_gen_max, sample.pcie_width_max = model.pcie_gen or link.gen, model.pcie_width or link.width
-            sample.pcie_width = link.width if link.up else 0
             declared_link = self.declared.pcie_link(m)
             lane = declared_link.lane_gbps if declared_link else None
             slower = link.lane_gbps is not None and lane is not None and link.lane_gbps < lane * 0.99
             gen = (link.gen or model.pcie_gen or 5)
-            sample.pcie_gen = (gen - 1 if slower else gen) if busy else 1  # an idle link downshifts, as real ones do
+            pcie = {"pcie_gen_max": model.pcie_gen or link.gen, "pcie_width_max": model.pcie_width or link.width,
+                    "pcie_width": link.width if link.up else 0,
+                    "pcie_gen_busy": gen - 1 if slower else gen, "pcie_gen_idle": 1}  # an idle link downshifts
         expected = sum(lk.width for lk in self.declared.links_of(m) if lk.kind.is_fabric)
-        if expected:
-            up = 0
-            for lk in node.links_of(m):
-                if not lk.kind.is_fabric or not lk.up:
-                    continue
-                declared_lane = next((d.lane_gbps for d in self.declared.links_of(m) if d.ends == lk.ends
-                                      and d.kind == lk.kind), lk.lane_gbps)
-                share = (lk.lane_gbps / declared_lane) if lk.lane_gbps and declared_lane else 1.0
-                up += round(lk.width * share)
-            sample.nvlink_up, sample.nvlink_expected = up, expected
+        if not expected:
+            return _Slow(**pcie)
+        up = 0
+        for lk in node.links_of(m):
+            if not lk.kind.is_fabric or not lk.up:
+                continue
+            declared_lane = next((d.lane_gbps for d in self.declared.links_of(m) if d.ends == lk.ends
+                                  and d.kind == lk.kind), lk.lane_gbps)
+            share = (lk.lane_gbps / declared_lane) if lk.lane_gbps and declared_lane else 1.0
+            up += round(lk.width * share)
+        return _Slow(**pcie, nvlink_up=up, nvlink_expected=expected)
+
+    # --- the physics -------------------------------------------------------------------
+    def reference_c(self, times: FloatArray) -> FloatArray:
+        """Coolant/inlet temperature (``SimPhysics.reference_c``)."""
+        return self.physics.reference_c(times)
+
+    def thermal_model(self, module: str) -> ThermalModel:
+        return self.physics.thermal_model(module)
+
+    def series(self, module: str, times: FloatArray, rng: np.random.Generator | None = None) -> dict[str, FloatArray]:
+        """The whole trace at ``times`` (steady-state temperature; throttle without hysteresis)."""
+        i = self.index[module]
+        rng = rng or np.random.default_rng([self.seed, i, 4])
+        ph = self.physics
+        busy, share = self._schedules[i].at(times)
+        demand = share * (1 + rng.normal(0, 0.01, times.shape))
+        idx, caps = np.full(times.shape, i), np.full(times.shape, ph.caps[i])
+        reference = ph.reference_c(times) + ph.offset[i]
+        r = ph.resistance_series(i, times)
+        power, cap_clock, capped = ph.draw(idx, demand, caps, np.zeros(times.shape, dtype=np.int64))
+        hot, thermal = reference + r * power, ph.thermal_model(module)
+        lvl = np.where(hot >= thermal.second_point_c, 2, np.where(hot >= thermal.first_point_c, 1, 0))
+        power, _, _ = ph.draw(idx, demand, caps, lvl)  # a slower clock draws less
+        temp = reference + r * power + rng.normal(0, 0.15, times.shape)
+        sm = np.where(busy, self._sm_max[i] * cap_clock * STEP_FACTORS[lvl], IDLE_SM_MHZ)
+        return {"t": times, "busy": busy, "util": np.where(busy, rng.uniform(0.93, 1.0, times.shape), 0.0),
+                "power_w": power, "temp_c": temp, "reference_c": reference, "sm_clock_mhz": sm,
+                "throttle": STEP_BITS[lvl] | np.where(capped & busy, POWER_CAP_BIT, 0)}
+
+    # --- stepping ----------------------------------------------------------------------
+    def _segments(self, idx: IntArray, t: float) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+        """Busy flag and power share of modules ``idx`` at ``t`` (cached per schedule segment)."""
+        seg = self._segment
+        stale = idx[(t < seg[0, idx]) | (t >= seg[1, idx])]
+        for i in stale.tolist():
+            seg[:, i] = self._schedules[i].segment(t)
+        return seg[2, idx] > 0.5, seg[3, idx]
+
+    def _admit(self, roster: _Roster) -> None:
+        if roster is self._admitted:
+            return  # nobody came or went since the last sample
+        self._admitted = roster
+        st = self._state
+        for ident, i in zip(roster.identities, roster.idx.tolist(), strict=True):
+            if st.uuid[i] is not None and st.uuid[i] != ident.uuid:
+                st.reset(i)
+            st.uuid[i] = ident.uuid
+
+    def sample(self, t: float, slow: bool) -> list[Sample]:
+        roster = self._roster(t)
+        idx = roster.idx
+        if not len(idx):
+            return []
+        self._admit(roster)
+        st, ph, rng, k = self._state, self.physics, self._rng, len(idx)
+        busy, share = self._segments(idx, t)
+        first = np.isnan(st.last_t[idx])
+        dt = np.where(first, 1.0, np.maximum(t - st.last_t[idx], 1e-3))
+        power, cap_clock, capped = ph.draw(idx, share * (1 + rng.normal(0, 0.01, k)), ph.caps[idx], st.level[idx])
+        reference = ph.reference_c(t) + ph.offset[idx]
+        target = reference + ph.resistance(t)[idx] * power
+        previous = st.temp[idx]
+        temp = np.where(np.isnan(previous), target, target + (previous - target) * np.exp(-dt / SEED_TAU_S))
+        level = throttle_levels(temp, st.level[idx], ph.first_point[idx])
+        st.temp[idx], st.level[idx] = temp, level
+        sm = np.where(busy, self._sm_max[idx] * cap_clock * STEP_FACTORS[level], IDLE_SM_MHZ)
+        mem = self._mem_max[idx] * np.where(busy & self._flapping_mask(idx, t) & (rng.random(k) < 0.5), 0.6, 1.0)
+        shown = temp + rng.normal(0, 0.15, k)
+        util = np.where(busy, rng.uniform(0.93, 1.0, k), 0.0)
+        st.energy_j[idx] += power * np.where(first, 0.0, dt)
+        used = (self._fb_total[idx] * np.where(busy, BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE)).astype(np.int64)
+        st.ecc[idx] += rng.poisson(self._ecc_rate(idx, t) * dt / 3600)
+        st.last_t[idx] = t
+        bits = STEP_BITS[level] | np.where(capped & busy, POWER_CAP_BIT, 0)
+        xids = self._fire_xids(idx, t)
+        energy = (st.energy_j[idx] * 1000).astype(np.int64)
+        total = self._fb_total[idx]
+        out = []
+        columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
+                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(), strict=True)
+        for ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total in columns:
+            s = Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref)
+            s.energy_mj = mj
+            if fb_total:  # a job holds most of the memory; an idle module only the driver's share
+                s.fb_used_bytes, s.fb_free_bytes = fb, fb_total - fb
+            out.append(s)
+        for i, codes in xids.items():
+            out[roster.position[i]].xids = codes
+        if slow:
+            for n, (s, i, is_busy) in enumerate(zip(out, idx.tolist(), busy.tolist(), strict=True)):
+                self._slow_fields(s, roster.slow[n], is_busy, i)
+        return out
+
+    def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:
+        on = np.zeros(len(self.index), dtype=bool)
+        for i, at in self._flapping:
+            on[i] |= at <= t
+        return on[idx]
+
+    def _ecc_rate(self, idx: IntArray, t: float) -> FloatArray:
+        rate = np.full(len(self.index), BASE_ECC_PER_HOUR)
+        for i, f in self._ecc:
+            if f.at_s <= t:
+                rate[i] += f.per_hour * (1 + (t - f.at_s) / (6 * 3600))
+        return rate[idx]
+
+    def _fire_xids(self, idx: IntArray, t: float) -> dict[int, tuple[int, ...]]:
+        """Xid faults due by ``t`` on a present module, each reported once — a replacement module
+        does not inherit its predecessor's events."""
+        present = set(idx.tolist())
+        out: dict[int, tuple[int, ...]] = {}
+        for j, i, f in self._xids:
+            if j not in self._fired and f.at_s <= t and i in present:
+                self._fired.add(j)
+                out[i] = out.get(i, ()) + (f.code,)
+        return out
+
+    def _slow_fields(self, sample: Sample, slow: _Slow, busy: bool, i: int) -> None:
+        st = self._state
+        sample.pcie_gen_max, sample.pcie_width_max, sample.pcie_width = slow.pcie_gen_max, slow.pcie_width_max, \
+            slow.pcie_width
+        sample.pcie_gen = slow.pcie_gen_busy if busy else slow.pcie_gen_idle
+        sample.nvlink_up, sample.nvlink_expected = slow.nvlink_up, slow.nvlink_expected
+        sample.ecc_corrected, sample.ecc_uncorrected = int(st.ecc[i]), int(st.ecc_uncorrected[i])
+        sample.nvlink_errors = int(st.nvlink_errors[i])

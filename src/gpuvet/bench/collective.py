@@ -9,7 +9,7 @@ from functools import partial
 
 from gpuvet.backends.engine import CollectiveSession, Unsupported
 from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult, Status, rate_stats
+from gpuvet.bench.records import BenchResult, Status, Where, rate_stats
 from gpuvet.errors import GpuvetError
 from gpuvet.node.collectives import COLLECTIVES, bus_factor, fit_alpha_beta
 
@@ -96,7 +96,7 @@ def _run_sweep(ctx: BenchContext, opts: CollectiveOptions, session: CollectiveSe
             for size in sizes:
                 ctx.progress(done, total, f"{op} {size} B on {n} ranks")
                 done += 1
-                where = {"size_bytes": size, "dtype": opts.dtype, "detail": {"op": op, "ranks": n}}
+                where: Where = {"size_bytes": size, "dtype": opts.dtype, "detail": {"op": op, "ranks": n}}
                 try:
                     timing, telemetry = ctx.run(partial(session.workload, op, size, opts.dtype),
                                                 watched)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Unpack
 
 from gpuvet.backends.engine import BenchEngine, BenchModule, Unsupported, Workload
 from gpuvet.backends.readings import TelemetrySummary
-from gpuvet.bench.records import BenchResult
+from gpuvet.bench.records import BenchResult, Where
 from gpuvet.bench.timing import Timing, TimingPlan, measure
 from gpuvet.errors import GpuvetError
 
@@ -55,7 +55,7 @@ class BenchContext:
 
 
     def attempt(self, benchmark: str, metric: str, unit: str, make: Callable[[], Workload], modules: Sequence[str],
-                **where: Any) -> tuple[Timing, dict[str, TelemetrySummary]] | BenchResult:
+                **where: Unpack[Where]) -> tuple[Timing, dict[str, TelemetrySummary]] | BenchResult:
         """``run``, or the record saying why not: ``skipped`` when the engine cannot do it
         (Unsupported), ``failed`` for any other error — one module's driver error must not lose
         the others' figures."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, Unpack
 
 from gpuvet.backends.engine import HOST, BenchModule, Transfer
 from gpuvet.backends.host_load import affinity_cpus
 from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult, rate_stats
+from gpuvet.bench.records import BenchResult, Where, rate_stats
 from gpuvet.errors import GpuvetError
 from gpuvet.node.model import PCIE_LANE_GBPS
 
@@ -64,17 +64,17 @@ class _Run:
     results: list[BenchResult]
 
     def one(self, metric: str, transfers: list[Transfer], involved: list[str], peak: float | None = None,
-            **where: object) -> BenchResult:
+            **where: Unpack[Where]) -> BenchResult:
         sim = self.ctx.simulated
-        got = self.ctx.attempt(NAME, metric, "GB/s", lambda: self.ctx.engine.copy(transfers), involved,
-                               size_bytes=self.size, **where)
+        sized: Where = {**where, "size_bytes": self.size}
+        got = self.ctx.attempt(NAME, metric, "GB/s", lambda: self.ctx.engine.copy(transfers), involved, **sized)
         if isinstance(got, BenchResult):
             record = got
         else:
             timing, telemetry = got
             moved = sum(t.nbytes for t in transfers)
             record = BenchResult.measured(NAME, metric, "GB/s", rate_stats(timing, moved / 1e9), simulated=sim,
-                                          size_bytes=self.size, peak=peak, **where)
+                                          peak=peak, **sized)
             record = replace(record, telemetry=telemetry)
         self.results.append(record)
         return record
@@ -120,13 +120,17 @@ def bisection_partner(index: int, count: int) -> int:
     return (index + max(count // 2, 1)) % count
 
 
-def run(ctx: BenchContext, opts: CopyOptions = CopyOptions()) -> list[BenchResult]:
+def _check_options(opts: CopyOptions) -> None:
     bad = [t for t in opts.tests if t not in TESTS]
     if bad:
         raise GpuvetError(f"unknown copy test {', '.join(bad)}", where="--tests", fix=f"use some of {', '.join(TESTS)}.")
     if opts.size_bytes is not None and opts.size_bytes < 4096:
         raise GpuvetError("transfers under 4 KiB measure latency, not bandwidth", where="--size-bytes",
                           fix="use at least 4096.")
+
+
+def run(ctx: BenchContext, opts: CopyOptions = CopyOptions()) -> list[BenchResult]:
+    _check_options(opts)
     modules = ctx.select(opts.modules)
     size = opts.size_bytes or default_size(modules)
     run = _Run(ctx, size, [])

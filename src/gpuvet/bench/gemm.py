@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from gpuvet.backends.engine import BenchModule, Unsupported, Workload
 from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult, Status, rate_stats
+from gpuvet.bench.records import BenchResult, Status, Where, rate_stats
 from gpuvet.node.catalog import DTYPES
 
 NAME = "gemm"
@@ -69,7 +69,7 @@ def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResul
         for dtype in opts.dtypes:
             ctx.progress(done, total, f"gemm {dtype} on {module.id}")
             done += 1
-            where = {"module": module.id, "dtype": dtype}
+            where: Where = {"module": module.id, "dtype": dtype}
             side: list[int] = []
 
             def make(m: BenchModule = module, d: str = dtype, side: list[int] = side) -> Workload:
@@ -83,8 +83,9 @@ def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResul
             timing, telemetry = got
             n = side[0]
             stats = rate_stats(timing, 2.0 * n**3 / 1e12)
+            sized: Where = {**where, "detail": {"n": n}}
             record = BenchResult.measured(NAME, "tflops", "TFLOPS", stats, simulated=sim,
-                                          peak=module.model.peak_tflops(dtype), detail={"n": n}, **where)
+                                          peak=module.model.peak_tflops(dtype), **sized)
             results.append(replace(record, telemetry=telemetry))
     ctx.progress(total, total, "gemm")
     if opts.check:

@@ -8,7 +8,7 @@ from functools import partial
 
 from gpuvet.backends.engine import BenchModule, StreamKind
 from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult, rate_stats
+from gpuvet.bench.records import BenchResult, Where, rate_stats
 from gpuvet.errors import GpuvetError
 
 NAME = "membw"
@@ -47,7 +47,7 @@ def run(ctx: BenchContext, opts: MembwOptions = MembwOptions()) -> list[BenchRes
         for kind in opts.kinds:
             ctx.progress(done, total, f"membw {kind} on {module.id}")
             done += 1
-            where = {"module": module.id, "size_bytes": size}
+            where: Where = {"module": module.id, "size_bytes": size}
             got = ctx.attempt(NAME, kind, "GB/s", partial(ctx.engine.stream, module.id, kind, size),  # type: ignore[arg-type]
                               [module.id], **where)
             if isinstance(got, BenchResult):
@@ -55,9 +55,9 @@ def run(ctx: BenchContext, opts: MembwOptions = MembwOptions()) -> list[BenchRes
                 continue
             timing, telemetry = got
             moved = _ARRAYS[kind] * size
+            described: Where = {**where, "detail": {"bytes_moved_per_op": moved}}
             record = BenchResult.measured(NAME, kind, "GB/s", rate_stats(timing, moved / 1e9), simulated=ctx.simulated,
-                                          peak=module.model.memory_bw_gbps, detail={"bytes_moved_per_op": moved},
-                                          **where)
+                                          peak=module.model.memory_bw_gbps, **described)
             results.append(replace(record, telemetry=telemetry))
     ctx.progress(total, total, "membw")
     return results

@@ -15,7 +15,7 @@ from functools import partial
 
 from gpuvet.backends.engine import BenchModule, TrainSpec
 from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult, rate_stats
+from gpuvet.bench.records import BenchResult, Where, rate_stats
 from gpuvet.errors import GpuvetError
 
 NAME = "model"
@@ -91,7 +91,7 @@ def run(ctx: BenchContext, opts: ModelOptions = ModelOptions()) -> list[BenchRes
             peak = module.model.peak_tflops(dtype)
             metric, unit = ("images_per_s", "images/s") if model == "resnet50" else ("tokens_per_s", "tokens/s")
             items = spec.batch * (1 if model == "resnet50" else spec.seq_len)
-            where = {"module": module.id, "dtype": dtype,
+            where: Where = {"module": module.id, "dtype": dtype,
                      "detail": {"model": model, "batch": spec.batch, "amp": spec.amp}}
             got = ctx.attempt(NAME, metric, unit, partial(ctx.engine.train, module.id, spec), [module.id], **where)
             if isinstance(got, BenchResult):

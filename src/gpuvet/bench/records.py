@@ -6,10 +6,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from gpuvet.backends.readings import TelemetrySummary
 from gpuvet.bench.timing import Timing, summarize
+
+Detail = dict[str, Any]  # per-benchmark figures beside the value (op, ranks, set, digest, …), JSON-ready
+
+
+class Where(TypedDict, total=False):
+    """What a figure is about: the optional fields of ``BenchResult`` a benchmark passes along."""
+
+    module: str | None
+    between: tuple[str, str] | None
+    dtype: str | None
+    size_bytes: int | None
+    detail: Detail
 
 
 class Status(StrEnum):
@@ -61,12 +73,12 @@ class BenchResult:
     stats: FigureStats | None = None
     correct: bool | None = None
     reason: str | None = None  # why skipped / failed
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: Detail = field(default_factory=dict)
     telemetry: dict[str, TelemetrySummary] = field(default_factory=dict)
 
     @classmethod
     def measured(cls, benchmark: str, metric: str, unit: str, stats: FigureStats, *, simulated: bool,
-                 peak: float | None = None, **where: Any) -> BenchResult:
+                 peak: float | None = None, **where: Unpack[Where]) -> BenchResult:
         pct = 100.0 * stats.median / peak if peak else None
         status, reason = Status.OK, None
         if pct is not None and pct > 100.0:
@@ -78,7 +90,7 @@ class BenchResult:
 
     @classmethod
     def ratio_at_most_one(cls, benchmark: str, metric: str, ratio: float, *, simulated: bool, spread: float,
-                          **where: Any) -> BenchResult:
+                          **where: Unpack[Where]) -> BenchResult:
         """A ratio that cannot exceed 1 physically (all at once vs the sum of each alone): above 1
         by more than the figures' own spread, it is flagged, not reported as ok."""
         tolerance = max(0.02, 2 * spread)
@@ -91,12 +103,12 @@ class BenchResult:
 
     @classmethod
     def skipped(cls, benchmark: str, metric: str, unit: str, reason: str, *, simulated: bool,
-                **where: Any) -> BenchResult:
+                **where: Unpack[Where]) -> BenchResult:
         return cls(benchmark, metric, None, unit, Status.SKIPPED, simulated, reason=reason, **where)
 
     @classmethod
     def failed(cls, benchmark: str, metric: str, unit: str, error: str, *, simulated: bool,
-               **where: Any) -> BenchResult:
+               **where: Unpack[Where]) -> BenchResult:
         return cls(benchmark, metric, None, unit, Status.FAILED, simulated, reason=error, **where)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from gpuvet import __version__
@@ -13,35 +12,56 @@ from gpuvet.bench.records import BenchReport, BenchResult, Environment
 from gpuvet.bench.timing import TimingPlan
 from gpuvet.errors import GpuvetError
 
-BENCHMARKS: dict[str, tuple[Callable[[BenchContext, Any], list[BenchResult]], type]] = {
-    "gemm": (gemm.run, gemm.GemmOptions),
-    "membw": (membw.run, membw.MembwOptions),
-    "copy": (copy.run, copy.CopyOptions),
-    "collective": (collective.run, collective.CollectiveOptions),
-    "model": (model.run, model.ModelOptions),
+BenchOptions = gemm.GemmOptions | membw.MembwOptions | copy.CopyOptions | collective.CollectiveOptions \
+    | model.ModelOptions
+OPTIONS: dict[str, type[BenchOptions]] = {
+    "gemm": gemm.GemmOptions,
+    "membw": membw.MembwOptions,
+    "copy": copy.CopyOptions,
+    "collective": collective.CollectiveOptions,
+    "model": model.ModelOptions,
 }
+BENCHMARKS = tuple(OPTIONS)  # the names, in the order the CLI lists them
 
 
-def options_for(name: str, **values: Any) -> Any:
-    """The options object of benchmark ``name`` from keyword values (None means default)."""
-    _, cls = _lookup(name)
+def _dispatch(ctx: BenchContext, options: BenchOptions) -> list[BenchResult]:
+    """Each benchmark with its own options: their type names the benchmark."""
+    if isinstance(options, gemm.GemmOptions):
+        return gemm.run(ctx, options)
+    if isinstance(options, membw.MembwOptions):
+        return membw.run(ctx, options)
+    if isinstance(options, copy.CopyOptions):
+        return copy.run(ctx, options)
+    if isinstance(options, collective.CollectiveOptions):
+        return collective.run(ctx, options)
+    return model.run(ctx, options)
+
+
+def options_for(name: str, **values: Any) -> BenchOptions:
+    """The options object of benchmark ``name`` from keyword values (None means default); the
+    values come untyped from the command line and the options' constructor checks their names."""
+    cls = _lookup(name)
     return cls(**{k: v for k, v in values.items() if v is not None})
 
 
-def _lookup(name: str) -> tuple[Callable[[BenchContext, Any], list[BenchResult]], type]:
-    if name not in BENCHMARKS:
-        raise GpuvetError(f"unknown benchmark {name!r}", fix=f"use one of {', '.join(BENCHMARKS)}.")
-    return BENCHMARKS[name]
+def _lookup(name: str) -> type[BenchOptions]:
+    if name not in OPTIONS:
+        raise GpuvetError(f"unknown benchmark {name!r}", fix=f"use one of {', '.join(OPTIONS)}.")
+    return OPTIONS[name]
 
 
-def run_benchmark(name: str, backend: Backend, options: Any = None, plan: TimingPlan | None = None,
+def run_benchmark(name: str, backend: Backend, options: BenchOptions | None = None, plan: TimingPlan | None = None,
                   progress: Progress | None = None) -> BenchReport:
-    run, cls = _lookup(name)
+    cls = _lookup(name)
+    opts = options if options is not None else cls()
+    if not isinstance(opts, cls):
+        raise GpuvetError(f"{type(opts).__name__} are not the options of benchmark {name!r}",
+                          fix=f"pass {cls.__name__}.")
     engine = backend.engine()
     load = engine.host_load
     try:
         ctx = BenchContext(engine, plan or TimingPlan(), progress or (lambda d, t, s: None))
-        results = run(ctx, options if options is not None else cls())
+        results = _dispatch(ctx, opts)
         env = Environment(backend=backend.name, device=engine.device_name, node=backend.node().name,
                           gpuvet_version=__version__, collective_backend=engine.collective_backend,
                           cpu_threads=engine.cpu_threads, host_busy=load.busy if load else None,

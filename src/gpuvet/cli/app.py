@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import errno
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gpuvet import __version__
 from gpuvet.cli.checks import output_file
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from typer._click.core import Command, Context, Parameter
+
+    from gpuvet.backends.base import Backend
+    from gpuvet.node.diff import Difference
+    from gpuvet.node.matrix import LinkMatrix
+    from gpuvet.node.model import Node
 
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
@@ -58,19 +68,19 @@ FromOpt = Annotated[list[str] | None, typer.Option(
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 
-def _console() -> Any:
-    from rich.console import Console
+def _console() -> Console:
+    from gpuvet.cli import term
 
-    return Console()
+    return term.console()
 
 
-def _print_json(data: Any) -> None:
+def _print_json(data: object) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
     write_json(to_jsonable(data), indent=2)
 
 
-def _backend(sim: str | None, from_files: list[str] | None) -> Any:
+def _backend(sim: str | None, from_files: list[str] | None) -> Backend:
     from gpuvet.backends.select import open_backend
 
     if sim and from_files:
@@ -125,7 +135,8 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         diffs = diff_nodes(build_node(spec, where), found)
     mat = link_matrix(found)
     if as_json:
-        _print_topo_json(_topo_json(backend, found, mat, diffs))
+        doc = _topo_json(backend, found, mat, diffs)
+        _print_topo_json(doc, _matrix_rows(mat))
     else:
         from gpuvet.cli import render
 
@@ -142,12 +153,12 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         raise typer.Exit(1)
 
 
-def _matrix_rows(mat: Any) -> dict[str, dict[str, Any]]:
+def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:
     """Cells are shared objects (one per distinct connection): convert each once."""
     from gpuvet.report.jsonable import to_jsonable
 
-    done: dict[int, Any] = {}
-    rows: dict[str, dict[str, Any]] = {a: {} for a in mat.modules}
+    done: dict[int, object] = {}
+    rows: dict[str, dict[str, object]] = {a: {} for a in mat.modules}
     for (a, b), cell in mat.cells.items():
         key = id(cell)
         if key not in done:
@@ -156,29 +167,29 @@ def _matrix_rows(mat: Any) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _print_topo_json(data: dict[str, Any]) -> None:
+def _print_topo_json(data: dict[str, object], rows: dict[str, dict[str, object]]) -> None:
     """Like ``_print_json``, with one matrix row per line: json's indenting encoder is pure
     Python, and a 576-module matrix has 331,200 cells."""
     import json
 
     from gpuvet.report.jsonable import to_jsonable
 
-    rows, data["matrix"] = data["matrix"], "\0matrix"  # keeps its place among the keys
+    data["matrix"] = "\0matrix"  # keeps its place among the keys
     text = json.dumps(to_jsonable(data), indent=2)
     body = ",\n".join(f"    {json.dumps(a)}: {json.dumps(row)}" for a, row in rows.items())
     text = text.replace('"\\u0000matrix"', "{\n" + body + "\n  }" if rows else "{}", 1)
     sys.stdout.write(text + "\n")
 
 
-def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
+def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None) -> dict[str, object]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "simulated": backend.simulated, "backend": backend.name, "node": node.name,
         "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
         "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "gen": lk.gen,
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
-        "matrix": _matrix_rows(mat),
+        "matrix": None,  # the rows are written apart, one line each (_print_topo_json)
         "host_paths": to_jsonable(mat.host),
         "matrix_basis": "modelled: bottleneck of the declared or detected link capacities, not a measurement",
         "notes": list(backend.notes()),
@@ -188,77 +199,105 @@ def _topo_json(backend: Any, node: Any, mat: Any, diffs: Any) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class Preset:
+    """One row of spec presets (its JSON keys: name, modules, model, fabric, description)."""
+
+    name: str
+    modules: int
+    model: str
+    fabric: str
+    description: str | None
+
+
 @spec_app.command("presets")
 def spec_presets(as_json: JsonOpt = False) -> None:
     """List the built-in presets (usable wherever a spec is accepted)."""
     from gpuvet.node.build import build_node
     from gpuvet.node.spec import load_spec, preset_names
 
-    rows: list[dict[str, Any]] = []
+    rows: list[Preset] = []
     for name in preset_names():
         spec, where = load_spec(name)
         node = build_node(spec, where)
-        rows.append({"name": name, "modules": len(node.modules), "model": node.modules[0].model.name,
-                     "fabric": spec.fabric.kind if spec.fabric else "pcie", "description": spec.description})
+        rows.append(Preset(name, len(node.modules), node.modules[0].model.name,
+                           spec.fabric.kind if spec.fabric else "pcie", spec.description))
     if as_json:
         _print_json(rows)
         return
-    from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title="Presets")
+    from gpuvet.cli import term
+
+    t = term.table("Presets")
     for col in ("name", "modules", "model", "fabric", "description"):
-        t.add_column(col)
+        term.column(t, col, key=col == "name", right=col == "modules")
     for r in rows:
-        t.add_row(r["name"], str(r["modules"]), r["model"], r["fabric"], r["description"] or "")
+        t.add_row(Text(r.name), str(r.modules), Text(r.model), Text(r.fabric), Text(r.description or ""))
     _console().print(t)
 
 
+SpecArg = Annotated[str, typer.Argument(metavar="SPEC", help="A preset name (gpuvet spec presets) or a spec "
+                                        "YAML file.")]
+
+
 @spec_app.command("show")
-def spec_show(ref: Annotated[str, typer.Argument(help="Preset name or spec file.")]) -> None:
-    """Print a spec with its base merged in (what gpuvet will use)."""
+def spec_show(ref: SpecArg, as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the spec as JSON (the same fields as the YAML) instead of YAML.")] = False) -> None:
+    """Print a spec with its base merged in (what gpuvet will use), as YAML or JSON."""
     from gpuvet.node.spec import dump_spec, load_spec
 
     spec, _ = load_spec(ref)
+    if as_json:
+        _print_json({"name": spec.name, **spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)})
+        return
     sys.stdout.write(dump_spec(spec))
 
 
 @spec_app.command("check")
-def spec_check(ref: Annotated[str, typer.Argument(help="Preset name or spec file.")],
-               as_json: JsonOpt = False) -> None:
+def spec_check(ref: SpecArg, as_json: JsonOpt = False) -> None:
     """Validate a spec: fields, module models, link names, fault targets. Exit 2 if invalid."""
     from gpuvet.backends.sim import SimBackend
 
     backend = SimBackend.from_ref(ref)
     node = backend.declared
-    summary: dict[str, Any] = {"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
-               "faults": [f.kind for f in backend.spec.faults]}
+    faults = [f.kind for f in backend.spec.faults]
     if as_json:
-        _print_json(summary)
+        _print_json({"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
+                     "faults": faults})
     else:
-        from rich.markup import escape
+        from rich.text import Text
 
-        _console().print(f"[green]valid[/]: {escape(node.name)}, {len(node.modules)} modules, {len(node.links)} links, "
-                         f"faults: {', '.join(summary['faults']) or 'none'}")
+        _console().print(Text.assemble(("valid", "green"), f": {node.name}, {len(node.modules)} modules, "
+                                       f"{len(node.links)} links, faults: {', '.join(faults) or 'none'}"))
 
 
 @spec_app.command("export")
 def spec_export(sim: SimOpt = None, from_: FromOpt = None,
-                output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).",
-                                                                    callback=output_file)] = None
-                ) -> None:
+                output: Annotated[Path | None, typer.Option("-o", "--output", metavar="FILE",
+                                                            help="Write the YAML spec to FILE (default: stdout).",
+                                                            callback=output_file)] = None,
+                as_json: Annotated[bool, typer.Option("--json", help="Print the spec as JSON on stdout; with -o, "
+                                                      "{\"wrote\": FILE} instead of the note.")] = False) -> None:
     """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
-    from gpuvet.node.export import export_yaml
+    from gpuvet.node.export import export_yaml, node_to_spec
 
     backend = _backend(sim, from_)
     try:
-        text = export_yaml(backend.node())
+        node = backend.node()
     finally:
         backend.close()
     if output:
-        output.write_text(text, encoding="utf-8")
-        print(f"wrote {output}")
+        output.write_text(export_yaml(node), encoding="utf-8")
+        if as_json:
+            _print_json({"wrote": str(output)})
+        else:
+            print(f"wrote {output}")
+    elif as_json:
+        spec = node_to_spec(node)
+        _print_json({"name": spec.name, **spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)})
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(export_yaml(node))
 
 
 @app.command()
@@ -269,16 +308,26 @@ def catalog(as_json: JsonOpt = False) -> None:
     if as_json:
         _print_json(list(CATALOG.values()))
         return
-    from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title="Catalog (dense TFLOPS; GB/s per direction)")
-    for col in ("model", "memory GB", "mem GB/s", *DTYPES, "fabric GB/s", "PCIe", "TDP W"):
-        t.add_column(col)
+    from gpuvet.cli import term
+
+    console = _console()
+    t = term.table("Catalog (GB/s per direction; memory: the driver's total, nvidia-smi's MiB, in GiB)")
+    for col in ("model", "memory", "memory GB/s", "fabric GB/s", "PCIe", "TDP"):
+        term.column(t, col, key=col == "model", right=col not in ("model", "PCIe"))
     for m in CATALOG.values():
-        t.add_row(m.name, f"{(m.memory_bytes or 0) / 1e9:.0f}", f"{m.memory_bw_gbps:g}",
-                  *[f"{m.tflops[d]:g}" if d in m.tflops else "-" for d in DTYPES],
-                  f"{m.fabric_gbps:g}" if m.fabric_gbps else "-", f"gen{m.pcie_gen} x{m.pcie_width}", f"{m.tdp_w:g}")
-    _console().print(t)
+        t.add_row(Text(m.name), f"{m.memory_gib:.1f} GiB" if m.memory_gib else "-", term.sig(m.memory_bw_gbps),
+                  term.sig(m.fabric_gbps) if m.fabric_gbps else "-", f"gen{m.pcie_gen} x{m.pcie_width}",
+                  term.sig(m.tdp_w, "W"))
+    console.print(t)
+    f = term.table("Dense TFLOPS (datasheet, without sparsity)")
+    term.column(f, "model", key=True)
+    for d in DTYPES:
+        term.column(f, d, right=True)
+    for m in CATALOG.values():
+        f.add_row(Text(m.name), *[term.sig(m.tflops[d]) if d in m.tflops else "-" for d in DTYPES])
+    console.print(f)
 
 
 def _version_callback(value: bool) -> None:
@@ -316,13 +365,66 @@ def _os_error(exc: OSError) -> str:
     return f"error: {exc.strerror or exc}{where}. Fix: {fix}"
 
 
+# metavars by parameter name, for every option that does not name its own: what to give, not a
+# Python type (help never shows <str>, <bool> or <list[str]>)
+_METAVARS = {"sim": "SPEC", "expect": "SPEC", "compare": "SPEC", "node_ref": "SPEC", "ref": "SPEC",
+             "logbook": "FILE_OR_URL", "from_": "FILE", "files": "FILE", "run": "RUN", "run_a": "RUN", "run_b": "RUN",
+             "runs": "RUN", "modules": "IDS", "module": "ID", "since": "DURATION", "window": "DURATION",
+             "timeout": "DURATION", "interval": "DURATION", "slow_every": "DURATION", "duration": "DURATION",
+             "horizon": "DURATION", "retention": "DURATION", "step": "DURATION", "prometheus": "HOST:PORT",
+             "prometheus_url": "URL", "match": "SELECTOR", "kind": "KIND", "symptom": "SYMPTOM", "speedup": "N|max",
+             "ray_address": "ADDRESS", "caps": "WATTS", "dtypes": "DTYPES", "ops": "OPS", "kinds": "KINDS",
+             "tests": "TESTS", "models": "MODELS", "size_bytes": "BYTES", "min_bytes": "BYTES", "max_bytes": "BYTES",
+             "names": "gpuvet|dcgm|both", "level": "quick|standard|long", "fmt": "text|json|nhc|npd",
+             "xid_since": "boot|last", "ignore": "CHECK", "dtype": "fp32|fp16|bf16"}
+
+
+def _metavar(param: Parameter) -> str:
+    if getattr(param, "is_flag", False):
+        return ""
+    name = param.name or ""
+    if name in _METAVARS:
+        return _METAVARS[name]
+    kind = param.bare_type() if hasattr(param, "bare_type") else ""
+    return {"int": "N", "float": "NUMBER", "Path": "FILE", "list[Path]": "FILE"}.get(
+        kind, name.upper().rstrip("_") or "VALUE")
+
+
+def _with_metavars(command: Command) -> Command:
+    """Name every option's value for people (``SPEC``, ``FILE``, ``RUN``, ``N``) where the option
+    does not already; a flag shows none."""
+    for sub in getattr(command, "commands", {}).values():
+        _with_metavars(sub)
+    shown_help = command.get_help_option
+
+    def help_option(ctx: Context) -> Parameter | None:
+        option = shown_help(ctx)
+        if option is not None:
+            option.metavar = ""  # --help is a flag: no <bool>
+        return option
+
+    command.get_help_option = help_option  # type: ignore[method-assign,assignment]
+    for param in command.params:
+        if param.metavar is None:
+            param.metavar = _metavar(param)
+        if not hasattr(param, "opts") or not any(o.startswith("-") for o in param.opts):  # an argument
+            shown = param.metavar + ("..." if param.nargs != 1 else "")
+            param.display_type_rich = lambda ctx, shown=shown: shown  # type: ignore[attr-defined]  # not its type
+    return command
+
+
+def command() -> Command:
+    """The click command behind ``gpuvet``, with people's metavars (what main and the tests run)."""
+    return _with_metavars(typer.main.get_command(app))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 finding, 2 error). Errors are printed as one
     literal paragraph: never through markup, never a traceback for bad input or a full disk."""
     from gpuvet.errors import GpuvetError
 
     try:
-        app(args=argv, prog_name="gpuvet")
+        command().main(args=argv, prog_name="gpuvet")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)

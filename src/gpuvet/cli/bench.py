@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli.checks import floats, ints, output_file
+from gpuvet.cli import term
+from gpuvet.cli.checks import floats, ints, output_file, renamed
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from gpuvet.bench.efficiency import Curve, EfficiencyOptions
 
 MAX_SIDE = 131_072  # a GEMM side: 2^17 squared bf16 is 32 GiB per matrix, above any module's share
 MAX_BYTES = 2**40  # one TiB per buffer
@@ -37,7 +41,7 @@ def _split(text: str | None) -> tuple[str, ...] | None:
     return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
 
 
-def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any) -> None:
+def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: object) -> None:
     from gpuvet.backends.select import open_backend
     from gpuvet.bench.runner import options_for, run_benchmark
     from gpuvet.bench.timing import QUICK, TimingPlan
@@ -46,7 +50,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any)
     opts = options_for(name, **options)
     backend = open_backend(sim=sim)
     try:
-        with render_bench.progress(enabled=sys.stderr.isatty()) as progress:
+        with term.progress(f"bench {name}") as progress:
             report = run_benchmark(name, backend, opts, plan=QUICK if quick else TimingPlan(), progress=progress)
     finally:
         backend.close()
@@ -55,9 +59,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: Any)
     if as_json:
         sys.stdout.write(render_bench.to_json(report) + "\n")
     else:
-        from rich.console import Console
-
-        render_bench.report(Console(), report)
+        render_bench.report(term.console(), report)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -116,9 +118,13 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                                                              callback=ints(1, MAX_BYTES))] = None,
                factor: Annotated[int | None, typer.Option("--factor", help="Size multiplier (nccl-tests -f; "
                                                           "default 2).", callback=ints(2, 1024))] = None,
-               dtype: Annotated[str | None, typer.Option("--dtype", help="fp32 (default), fp16 or bf16.")] = None,
-               nprocs: Annotated[int | None, typer.Option("--nprocs", help="Ranks on a CPU-only machine "
-                                                          "(default 2).", callback=ints(1, 1024))] = None,
+               dtype: Annotated[str | None, typer.Option("--dtype", help="Element type: fp32 (default), fp16 or "
+                                                                      "bf16.")] = None,
+               ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many ranks on a "
+                                                         "CPU-only machine (default 2).", callback=ints(1, 1024))]
+               = None,
+               nprocs: Annotated[int | None, typer.Option("--nprocs", hidden=True, help="Old name of --ranks.",
+                                                          callback=ints(1, 1024))] = None,
                torchrun: Annotated[bool, typer.Option(
                    "--torchrun", help="Be one rank of a job torchrun started (several nodes): "
                    "torchrun --nnodes=N --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=HOST:29500 "
@@ -130,7 +136,8 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
     One process per module, started by gpuvet (NCCL on GPUs, gloo on CPU). Exit 1 on a wrong result.
     """
     _run("collective", sim, as_json, quick, modules=_split(modules), ops=_split(ops), min_bytes=min_bytes,
-         max_bytes=max_bytes, factor=factor, dtype=dtype, nprocs=nprocs, torchrun=torchrun or None)
+         max_bytes=max_bytes, factor=factor, dtype=dtype,
+         nprocs=renamed(ranks, nprocs, "--nprocs", "--ranks"), torchrun=torchrun or None)
 
 
 @bench_app.command(short_help="Training throughput: ResNet-50 images/s, GPT tokens/s and MFU.")
@@ -188,11 +195,7 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
     """GEMM throughput, power (from the energy counter over each run) and temperature at each power
     cap; the TFLOPS-per-watt curve and its knee. A simulated node sweeps its model; a real one only
     with --apply, and is always put back."""
-    from gpuvet.backends.select import open_backend
-    from gpuvet.bench.context import BenchContext
-    from gpuvet.bench.efficiency import EfficiencyOptions, parse_caps, run
-    from gpuvet.bench.timing import QUICK, TimingPlan
-    from gpuvet.cli import render_bench
+    from gpuvet.bench.efficiency import EfficiencyOptions, parse_caps
 
     opts = EfficiencyOptions(_split(modules), parse_caps(caps) if caps is not None else None, apply, force, fraction,
                              size=size)
@@ -201,48 +204,64 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
         if not done:
             raise typer.Exit(1)
         return
-    backend = open_backend(sim=sim)
-    try:
-        engine = backend.engine()
-        try:
-            control = backend.power_control(engine)
-            with render_bench.progress(enabled=sys.stderr.isatty()) as progress:
-                curves = run(BenchContext(engine, QUICK if quick else TimingPlan(budget_s=1.0), progress), control, opts)
-        finally:
-            engine.close()
-    finally:
-        backend.close()
-    simulated = backend.simulated
-    knees = {c.module: c.knee_w for c in curves}
-    found = sorted(k for k in knees.values() if k is not None)
-    data = {"simulated": simulated, "knee_w": found[len(found) // 2] if found else None, "knees": knees,
-            "points": [vars(p) for c in curves for p in c.points],
-            "modules": [{"module": c.module, "original_cap_w": c.original_cap_w, "knee_w": c.knee_w, "notes": c.notes}
-                        for c in curves]}
+    curves, simulated = _sweep(sim, opts, quick)
+    data = _efficiency_data(curves, simulated)
     if report:
         from gpuvet.report.html import efficiency_page
 
         report.write_text(efficiency_page(data), encoding="utf-8")
     if as_json:
-
         write_json(data, indent=1)
         return
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    _efficiency_text(curves, simulated, apply)
 
-    console = Console()
+
+def _sweep(sim: str | None, opts: EfficiencyOptions, quick: bool) -> tuple[list[Curve], bool]:
+    """The power-cap sweep on the chosen node; (curves, simulated)."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.bench.context import BenchContext
+    from gpuvet.bench.efficiency import run
+    from gpuvet.bench.timing import QUICK, TimingPlan
+
+    backend = open_backend(sim=sim)
+    try:
+        engine = backend.engine()
+        try:
+            control = backend.power_control(engine)
+            with term.progress("bench efficiency") as progress:
+                curves = run(BenchContext(engine, QUICK if quick else TimingPlan(budget_s=1.0), progress), control,
+                             opts)
+        finally:
+            engine.close()
+    finally:
+        backend.close()
+    return curves, backend.simulated
+
+
+def _efficiency_data(curves: list[Curve], simulated: bool) -> dict[str, object]:
+    knees = {c.module: c.knee_w for c in curves}
+    found = sorted(k for k in knees.values() if k is not None)
+    return {"simulated": simulated, "knee_w": found[len(found) // 2] if found else None, "knees": knees,
+            "points": [vars(p) for c in curves for p in c.points],
+            "modules": [{"module": c.module, "original_cap_w": c.original_cap_w, "knee_w": c.knee_w, "notes": c.notes}
+                        for c in curves]}
+
+
+def _efficiency_text(curves: list[Curve], simulated: bool, applied: bool) -> None:
+    from rich.text import Text
+
+    console = term.console()
     for c in curves:
-        t = Table(title=f"{c.module}: performance per watt" + (" (SIMULATED)" if simulated else ""),
-                  title_justify="left")
-        for col in ("cap W", "TFLOPS", "power W", "TFLOPS/W", "°C"):
-            t.add_column(col, justify="right")
+        t = term.table(f"{c.module}: performance per watt" + (" SIMULATED" if simulated else ""))
+        for col in ("cap", "TFLOPS", "power", "TFLOPS/W", "temperature"):
+            term.column(t, col, right=True, key=col == "cap")
         for p in c.points:
-            t.add_row(f"{p.cap_w:g}", f"{p.tflops:,.1f}", f"{p.power_w:,.0f}", f"{p.tflops_per_w:.3f}",
-                      f"{p.temp_c:.0f}" if p.temp_c is not None else "")
+            t.add_row(term.sig(p.cap_w, "W"), term.sig(p.tflops), term.sig(p.power_w, "W"), term.sig(p.tflops_per_w),
+                      term.sig(p.temp_c, "°C") if p.temp_c is not None else "")
         console.print(t)
-        console.print(f"knee: {c.knee_w:.0f} W" if c.knee_w else "knee: not within the swept caps")
+        console.print(Text(f"knee: {term.sig(c.knee_w, 'W')}" if c.knee_w else "knee: not within the swept caps"))
         for note in c.notes:
-            console.print(f"[dim]{escape(note)}[/]")
-    console.print(f"[dim]power limits put back to {', '.join(f'{c.module} {c.original_cap_w:g} W' for c in curves)}[/]"
-                  if simulated or apply else "")
+            console.print(Text(note, style="dim"))
+    if simulated or applied:
+        console.print(Text("power limits put back to " + ", ".join(f"{c.module} {term.sig(c.original_cap_w, 'W')}"
+                                                                   for c in curves), style="dim"))

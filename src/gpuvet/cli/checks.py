@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import typer
 
@@ -19,7 +19,7 @@ def _flag(param: typer.CallbackParam) -> str:
     return max(param.opts, key=len) if param.opts else f"--{param.name}"
 
 
-def ints(lo: int | None = None, hi: int | None = None) -> Callable[..., Any]:
+def ints(lo: int | None = None, hi: int | None = None) -> Callable[[typer.CallbackParam, int | None], int | None]:
     """An integer flag from ``lo`` to ``hi`` (None passes: the flag was not given)."""
 
     def check(param: typer.CallbackParam, value: int | None) -> int | None:
@@ -29,7 +29,7 @@ def ints(lo: int | None = None, hi: int | None = None) -> Callable[..., Any]:
 
 
 def floats(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
-           unit: str = "") -> Callable[..., Any]:
+           unit: str = "") -> Callable[[typer.CallbackParam, float | None], float | None]:
     """A finite float flag inside the range (open ends exclude the bound itself)."""
 
     def check(param: typer.CallbackParam, value: float | None) -> float | None:
@@ -62,3 +62,18 @@ def check_output(path: Path, flag: str) -> None:
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise GpuvetError(f"cannot write {str(path)!r} (no permission)", where=flag,
                           fix="choose a path you can write to.")
+
+
+def renamed(new_value: T | None, old_value: T | None, old: str, new: str) -> T | None:
+    """A flag renamed for one meaning per name: the old spelling still works, with a note on
+    stderr; both given with different values is an error."""
+    if old_value is None:
+        return new_value
+    import sys
+
+    from gpuvet.errors import GpuvetError
+
+    if new_value is not None and new_value != old_value:
+        raise GpuvetError(f"{old} and {new} both given", where=old, fix=f"{old} is the old name of {new}: give {new} only.")
+    sys.stderr.write(f"gpuvet: note: {old} is deprecated here; use {new} (it means the same).\n")
+    return old_value

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuvet.cli import term
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from gpuvet.backends.base import Backend
+    from gpuvet.doctor.captures import Captures
+    from gpuvet.doctor.model import DoctorRun
 
 
 def doctor(
@@ -29,33 +35,50 @@ def doctor(
     would (for a slow interconnect: the physical link, then driver and runtime configuration, then
     the application's pattern, and the host) and names the cause with its evidence, fix and
     confidence. Exit 1 when a cause is found, 2 on bad input."""
-    from gpuvet.cli.render_doctor import render
-    from gpuvet.cli.watch import _seconds
-    from gpuvet.doctor.captures import Captures, read_captures
-    from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.model import playbook
-    from gpuvet.doctor.run import diagnose
     from gpuvet.errors import GpuvetError
 
     if symptom:
         playbook(symptom)  # an unknown symptom lists the known ones before anything runs
     if sim and from_:
         raise GpuvetError("--sim and --from both given", fix="diagnose one source at a time.")
-    captures = read_captures(list(from_)) if from_ else None
-    backend: Any = None
+    result = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps)
+    if as_json:
+        write_json(doctor_json(symptom, result), indent=1)
+    else:
+        from gpuvet.cli.render_doctor import render
+
+        render(term.console(), result)
+    if result.findings and any(f.severity != "info" for f in result.findings):
+        raise typer.Exit(1)
+
+
+def _backend(sim: str | None, captures: Captures | None) -> Backend | None:
+    """The node to examine: simulated, rebuilt from captures (None when they hold no node), or this one."""
     if sim:
         from gpuvet.backends.sim import SimBackend
 
-        backend = SimBackend.from_ref(sim)
-    elif captures is not None:
-        if captures.topo_and_xml:
-            from gpuvet.backends.capture import CaptureBackend
+        return SimBackend.from_ref(sim)
+    if captures is not None:
+        if not captures.topo_and_xml:
+            return None
+        from gpuvet.backends.capture import CaptureBackend
 
-            backend = CaptureBackend(captures.topo_and_xml)
-    else:
-        from gpuvet.backends.select import open_backend
+        return CaptureBackend(captures.topo_and_xml)
+    from gpuvet.backends.select import open_backend
 
-        backend = open_backend()
+    return open_backend()
+
+
+def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: list[str] | None,
+              window: str | None, all_steps: bool) -> DoctorRun:
+    from gpuvet.cli.watch import _seconds
+    from gpuvet.doctor.captures import Captures, read_captures
+    from gpuvet.doctor.evidence import Evidence
+    from gpuvet.doctor.run import diagnose
+
+    captures = read_captures(from_) if from_ else None
+    backend = _backend(sim, captures)
     declared = None
     if expect:
         from gpuvet.node.build import build_node
@@ -63,32 +86,31 @@ def doctor(
 
         spec, where = load_spec(expect)
         declared = build_node(spec, where)
-    elif sim:
+    elif sim and backend is not None:
         declared = backend.declared
+    from gpuvet.watch.trend import thermal_trend
+
     ev = Evidence(backend, declared, captures or Captures(), window_s=_seconds(window, "--window"),
-                  watch=captures is None or bool(sim))
+                  watch=captures is None or bool(sim), trend=thermal_trend)
     try:
-        result = diagnose(ev, symptom, all_steps)
+        with term.heartbeat("doctor: gathering evidence and running the playbooks"):
+            return diagnose(ev, symptom, all_steps)
     finally:
         if backend is not None:
             backend.close()
-    if as_json:
-        from gpuvet.report.jsonable import to_jsonable
-
-        data = {"symptom": symptom, "simulated": result.simulated, "notes": result.notes,
-                "findings": [_finding_json(to_jsonable(f)) for f in result.findings],
-                "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
-                          | {"findings": len(s.findings)} for s in result.steps]}
-        write_json(data, indent=1)
-    else:
-        from rich.console import Console
-
-        render(Console(), result)
-    if result.findings and any(f.severity != "info" for f in result.findings):
-        raise typer.Exit(1)
 
 
-def _finding_json(d: dict[str, Any]) -> dict[str, Any]:
+def doctor_json(symptom: str | None, result: DoctorRun) -> dict[str, object]:
+    """doctor --json: the symptom, the findings (place keys only when known) and every step."""
+    from gpuvet.report.jsonable import to_jsonable
+
+    return {"symptom": symptom, "simulated": result.simulated, "notes": result.notes,
+            "findings": [_finding_json(to_jsonable(f)) for f in result.findings],
+            "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
+                      | {"findings": len(s.findings)} for s in result.steps]}
+
+
+def _finding_json(d: dict[str, object]) -> dict[str, object]:
     if d.get("between") is None:
         d.pop("between", None)
     if d.get("module") is None:

@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
 
+from gpuvet.cli import term
 from gpuvet.cli.checks import output_file
+
+if TYPE_CHECKING:
+    from gpuvet.fleet.peers import FleetAnalysis
+    from gpuvet.logbook.document import JsonObject
 from gpuvet.cli.jsonout import write_json
+
+Envelope: TypeAlias = "JsonObject"  # a validate --json document read back: JSON, typed by its schema (docs/schema)
+NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",
@@ -19,7 +28,17 @@ fleet_app = typer.Typer(
                         "peers.", no_args_is_help=True)
 
 
-def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses: list[dict[str, Any]],
+MIN_PEERS = 3  # the peer analysis compares a figure only among at least this many nodes of one type
+
+
+def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
+    """Say so when a node type has too few nodes to find anyone standing out."""
+    return [f"{node_type}: {len(nodes)} node{'s' if len(nodes) != 1 else ''} — peers are compared only among at "
+            f"least {MIN_PEERS} nodes of one type, so nothing could stand out; merge more nodes of this type"
+            for node_type, nodes in analysis.node_types.items() if len(nodes) < MIN_PEERS]
+
+
+def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], statuses: list[NodeStatus],
             as_json: bool, report: Path | None, baseline_out: Path | None) -> None:
     if report:
         from gpuvet.report.html import fleet_page
@@ -27,43 +46,51 @@ def _report(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses
         report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
     if baseline_out:
         _fleet_baseline(analysis, envelopes, baseline_out)
-    data = {"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
-            "node_types": analysis.node_types,
-            "nodes": statuses, "metrics": analysis.metrics, "values": analysis.values,
-            "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers]}
+    notes = few_peers_notes(analysis)
     if as_json:
-        write_json(data, indent=1)
+        write_json({"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
+                    "node_types": analysis.node_types, "nodes": statuses, "metrics": analysis.metrics,
+                    "values": analysis.values,
+                    "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers],
+                    "notes": notes}, indent=1)
         return
-    from rich.console import Console
-    from rich.table import Table
+    _text(analysis, statuses, notes, [p for p in (report, baseline_out) if p])
 
-    c = Console()
+
+def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str], wrote: list[Path]) -> None:
+    from rich.text import Text
+
+    c = term.console()
     for node_type, nodes in analysis.node_types.items():
-        c.print(f"{node_type}: {len(nodes)} nodes", markup=False)
+        c.print(Text(f"{node_type}: {len(nodes)} nodes"))
     if statuses:
-        t = Table(title="nodes", title_justify="left")
+        t = term.table("nodes")
         for col in ("node", "status", "verdict", "detail"):
-            t.add_column(col)
+            term.column(t, col, key=col != "detail")
         for s in statuses:
-            t.add_row(str(s.get("node")), s["status"], str(s.get("verdict") or ""), str(s.get("error") or "")[:80])
+            t.add_row(Text(str(s.get("node"))), Text(str(s["status"])), Text(str(s.get("verdict") or "")),
+                      Text(str(s.get("error") or "")))
         c.print(t)
-    t = Table(title=f"outliers among peers ({len(analysis.outliers)})", title_justify="left")
-    for col in ("node", "where", "metric", "value", "fleet median", "deviation", "score"):
-        t.add_column(col, justify="right" if col in ("value", "fleet median", "deviation", "score") else "left")
+    t = term.table(f"outliers among peers ({len(analysis.outliers)})")
+    for col in ("node", "where", "metric", "value", "peers' median", "off by"):
+        term.column(t, col, right=col in ("value", "peers' median", "off by"), key=col in ("node", "where"))
     for o in analysis.outliers:
-        t.add_row(o.node, o.module or ("→".join(o.between) if o.between else "node"), o.metric, f"{o.value:.4g}",
-                  f"{o.fleet_median:.4g}", f"{o.deviation_pct:+.1f} %", f"{o.score:.1f}")
+        t.add_row(Text(o.node), Text(o.module or ("→".join(o.between) if o.between else "node")), Text(o.metric),
+                  term.sig(o.value, o.unit or ""), term.sig(o.fleet_median, o.unit or ""),
+                  f"{o.deviation_pct:+.1f} %")
     c.print(t)
-    for path in (report, baseline_out):
-        if path:
-            c.print(f"wrote {path}", markup=False)
+    for note in notes:
+        c.print(Text(f"note: {note}", style="yellow"))
+    for path in wrote:
+        c.print(Text(f"wrote {path}"))
 
 
-def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], path: Path) -> None:
+def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], path: Path) -> None:
     from datetime import UTC, datetime
 
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.peers import envelope_node, healthy_envelopes
+    from gpuvet.logbook.document import as_document
     from gpuvet.validate.baseline import make_baseline, save_baseline
 
     if len(analysis.node_types) != 1:
@@ -71,7 +98,7 @@ def _fleet_baseline(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], 
                           fix="make one baseline per node type (merge each type's envelopes separately).")
     node_type = next(iter(analysis.node_types))
     healthy = healthy_envelopes(envelopes, analysis, node_type)
-    runs = [(envelope_node(e, w)[0], node_type, e.get("checks", [])) for w, e in healthy]
+    runs = [(envelope_node(e, w)[0], node_type, as_document(e, w).checks) for w, e in healthy]
     save_baseline(make_baseline(runs, datetime.now(UTC).isoformat(timespec="seconds")), path)
 
 
@@ -86,9 +113,12 @@ def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --js
                                                       "postgresql:// URL).")] = None,
           since: Annotated[str | None, typer.Option("--since", help="With --logbook: only runs newer than this "
                                                     "(e.g. 2h, 7d).")] = None,
-          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+          as_json: JsonOpt = False) -> None:
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
-    or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`)."""
+    or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`).
+
+    Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type
+    are needed to compare; fewer gives a note), 2 on bad input."""
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.peers import PeerTable
 
@@ -116,10 +146,13 @@ def merge(files: Annotated[list[Path] | None, typer.Argument(help="validate --js
     if not count:
         raise GpuvetError("nothing to merge", where="fleet merge",
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
-    _report(table.analyse(), envelopes, [], as_json, report, baseline_out)
+    analysis = table.analyse()
+    _report(analysis, envelopes, [], as_json, report, baseline_out)
+    if analysis.outliers:
+        raise typer.Exit(1)
 
 
-def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, Any]]]:
+def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
     from datetime import UTC, datetime, timedelta
 
     from gpuvet.cli.watch import _seconds
@@ -131,7 +164,8 @@ def _from_logbook(target: str, since: str | None) -> list[tuple[str, dict[str, A
             timespec="seconds")
     book = Logbook(target)
     try:
-        return [(f"{run.host}:{run.run_id}", book.document(run)) for run in book.latest_runs("validate", since_utc)]
+        return [(f"{run.host}:{run.run_id}", book.document(run).to_json())
+                for run in book.latest_runs("validate", since_utc)]
     finally:
         book.close()
 
@@ -142,10 +176,15 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
                                                            "(those with the gpuvet_sim resource), one per node.")] = None,
              timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes.")] = 600.0,
-             report: Annotated[Path | None, typer.Option("--report", callback=output_file)] = None,
-             baseline_out: Annotated[Path | None, typer.Option("--baseline-out")] = None,
-             logbook: Annotated[str | None, typer.Option("--logbook")] = None,
-             as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+             report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML) to FILE.",
+                                                         callback=output_file)] = None,
+             baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from "
+                                                               "the healthy majority (for validate --baseline).",
+                                                               callback=output_file)] = None,
+             logbook: Annotated[str | None, typer.Option("--logbook", help="Keep the fleet run in this logbook (a "
+                                                         "file or a postgresql:// URL; default: $GPUVET_LOGBOOK).")]
+             = None,
+             as_json: JsonOpt = False) -> None:
     """Run validate on every node of a Ray cluster that has modules (one task per node, pinned to it,
     its GPUs as Ray resources), with a timeout; gather the envelopes into the logbook as one fleet
     run; analyse the peers. Exit 1 if a node failed, timed out or stands out."""

@@ -6,7 +6,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
+
+if TYPE_CHECKING:
+    from gpuvet.health.model import HealthReport
 
 import typer
 
@@ -95,7 +98,7 @@ def health(
     raise typer.Exit(result.report.status.exit_code)
 
 
-def _render(report: Any, fmt: str) -> None:
+def _render(report: HealthReport, fmt: str) -> None:
     from gpuvet.health import formats
 
     if fmt == "json":
@@ -109,7 +112,7 @@ def _render(report: Any, fmt: str) -> None:
         _text(report)
 
 
-def report_json(report: Any) -> dict[str, Any]:
+def report_json(report: HealthReport) -> dict[str, object]:
     from gpuvet.health import formats
     from gpuvet.report.jsonable import drop_none
 
@@ -122,12 +125,12 @@ def report_json(report: Any) -> dict[str, Any]:
             "notes": report.notes}
 
 
-def _text(report: Any) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def _text(report: HealthReport) -> None:
     from rich.text import Text
 
-    console = Console()
+    from gpuvet.cli import term
+
+    console = term.console()
     style = {"ok": "green", "fail": "bold red", "unknown": "yellow", "skip": "dim"}
     head = Text()
     if report.simulated:
@@ -135,9 +138,9 @@ def _text(report: Any) -> None:
     head.append(f"{report.node}", style="bold")
     head.append(f"  {report.modules} modules, {report.expected}; {report.elapsed_s:.2f} s")
     console.print(head)
-    t = Table(show_header=True, header_style="bold")
+    t = term.table()
     for col in ("check", "status", "finding"):
-        t.add_column(col)
+        term.column(t, col, key=col != "finding")
     for f in report.findings:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
                   Text(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else "")))

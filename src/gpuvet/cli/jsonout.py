@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
 
 
-def finite(data: Any) -> Any:
+def finite(data: object) -> object:
     """``data`` with every NaN/Infinity float replaced by None (typed records made plain first)."""
     from gpuvet.report.jsonable import to_jsonable
 
     return _finite(to_jsonable(data))
 
 
-def _finite(obj: Any) -> Any:
+def _finite(obj: object) -> object:
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -27,9 +26,9 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
-def dumps(data: Any, indent: int = 1) -> str:
+def dumps(data: object, indent: int = 1) -> str:
     return json.dumps(finite(data), indent=indent, allow_nan=False)
 
 
-def write_json(data: Any, indent: int = 1) -> None:
+def write_json(data: object, indent: int = 1) -> None:
     sys.stdout.write(dumps(data, indent) + "\n")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, ParamSpec, TypedDict, TypeVar
 
 import typer
 
-from gpuvet.cli.checks import floats, ints
+from gpuvet.cli import term
+from gpuvet.cli.checks import floats, ints, renamed
 from gpuvet.cli.jsonout import write_json
 from gpuvet.quantities import parse_bytes, parse_count
 
@@ -17,18 +19,68 @@ MAX_WIDTH = 100_000_000  # hidden, heads, FFN, vocabulary
 MAX_TOKENS = 100_000_000  # sequence length, micro-batches
 MAX_WATTS = 1_000_000.0  # a node budget: well above any rack
 
+if TYPE_CHECKING:
+    from gpuvet.node.memory import Job
+    from gpuvet.node.model import Node
+    from gpuvet.node.spec import FaultSpec
+    from gpuvet.plan.step import StepPlan
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Fit(TypedDict):
+    module: str
+    memory_bytes: int
+    memory_mib: int | None
+    headroom: float
+    fits: bool
+
+
+class Fewest(TypedDict):
+    modules: int
+    dp: int
+    tp: int
+    pp: int
+    zero: int
+
+
+class MemoryPlan(TypedDict, total=False):
+    """plan memory --json: the breakdown; with --model, the fit and the fewest modules that fit."""
+
+    params: float
+    modules: int
+    breakdown: dict[str, float]
+    assumptions: list[str]
+    fits: Fit
+    fewest_modules: Fewest | None
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+NodeOpt = Annotated[str | None, typer.Option("--node", metavar="SPEC", help="The node to plan for: a preset name "
+                                             "(gpuvet spec presets) or a spec YAML file.")]
+SimOldOpt = Annotated[str | None, typer.Option("--sim", metavar="SPEC", hidden=True, help="Old name of --node.")]
+LogbookOpt = Annotated[str | None, typer.Option(
+    "--logbook", metavar="FILE_OR_URL", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, "
+    "else $GPUVET_HOME/logbook.db).")]
+ParamsOpt = Annotated[str | None, typer.Option("--params", metavar="COUNT", help="Parameter count (7.5B, 175e9); or "
+                                               "give the architecture (--layers, --hidden, --heads).")]
+RecomputeHelp = "Activation recomputation: none|selective|full."
+PrecisionHelp = "Training precision: fp32|bf16|fp16|fp8 (fp16 and bf16 are mixed precision)."
+OptimizerHelp = "Optimizer: adam|adamw|adam8bit|sgd|adafactor."
+
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
     help="Plan jobs and nodes: memory per module, collective times, step time and communication "
                        "share on a topology, power caps under a budget. Arithmetic from the node model; every "
                        "assumption is printed.", no_args_is_help=True)
 
-def _errors(fn: Any) -> Any:
+def _errors(fn: Callable[P, R]) -> Callable[P, R]:
     """PlanError (a bad parameter) becomes the CLI's clear error naming it."""
     import functools
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from gpuvet.errors import GpuvetError
         from gpuvet.node.memory import PlanError
 
@@ -43,7 +95,7 @@ def _errors(fn: Any) -> Any:
 def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int, tp: int, pp: int, cp: int,
          recompute: str, sequence_parallel: bool, fp32_grads: bool, offload: bool, layers: int | None,
          hidden: int | None, heads: int | None, kv_heads: int | None, ffn: int | None, vocab: int, seq_len: int,
-         micro_batch: int, experts: int, gated: bool) -> Any:
+         micro_batch: int, experts: int, gated: bool) -> Job:
     from gpuvet.node.memory import Architecture, Job, PlanError
 
     if precision not in ("fp32", "bf16", "fp16", "fp8"):
@@ -72,171 +124,200 @@ def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int,
 @plan_app.command("memory", short_help="Bytes per module: weights, gradients, optimizer, activations; fit.")
 @_errors
 def memory(
-    params: Annotated[str | None, typer.Option("--params", help="Parameter count (7.5B, 175e9); or the architecture.")]
-    = None,
-    precision: Annotated[str, typer.Option("--precision", help="fp32, bf16, fp16 (mixed) or fp8.")] = "bf16",
-    optimizer: Annotated[str, typer.Option("--optimizer", help="adam, adamw, adam8bit, sgd, adafactor.")] = "adamw",
-    zero: Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 (FSDP full sharding = 3).", callback=ints(0, 3))] = 0,
+    params: ParamsOpt = None,
+    precision: Annotated[str, typer.Option("--precision", metavar="fp32|bf16|fp16|fp8", help=PrecisionHelp)] = "bf16",
+    optimizer: Annotated[str, typer.Option("--optimizer", metavar="NAME", help=OptimizerHelp)] = "adamw",
+    zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3 (FSDP full sharding = 3).",
+                                         callback=ints(0, 3))] = 0,
     dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     cp: Annotated[int, typer.Option("--cp", help="Context-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
-    recompute: Annotated[str, typer.Option("--recompute", help="none, selective or full.")] = "none",
+    recompute: Annotated[str, typer.Option("--recompute", metavar="none|selective|full", help=RecomputeHelp)] = "none",
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="Megatron sequence parallelism.")]
     = False,
     fp32_grads: Annotated[bool, typer.Option("--fp32-grads", help="fp32 main gradients (Megatron: 18 bytes/param).")]
     = False,
     offload: Annotated[bool, typer.Option("--offload-optimizer", help="Optimizer states in host memory.")] = False,
-    layers: Annotated[int | None, typer.Option("--layers", callback=ints(1, MAX_LAYERS))] = None,
-    hidden: Annotated[int | None, typer.Option("--hidden", callback=ints(1, MAX_WIDTH))] = None,
-    heads: Annotated[int | None, typer.Option("--heads", callback=ints(1, MAX_WIDTH))] = None,
+    layers: Annotated[int | None, typer.Option("--layers", help="Transformer blocks.", callback=ints(1, MAX_LAYERS))] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", help="Hidden (model) width.",
+                                                   callback=ints(1, MAX_WIDTH))] = None,
+    heads: Annotated[int | None, typer.Option("--heads", help="Attention heads.", callback=ints(1, MAX_WIDTH))] = None,
     kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.",
                                                           callback=ints(1, MAX_WIDTH))] = None,
     ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).",
                                                      callback=ints(1, MAX_WIDTH))] = None,
-    vocab: Annotated[int, typer.Option("--vocab", callback=ints(1, MAX_WIDTH))] = 32000,
-    seq_len: Annotated[int, typer.Option("--seq-len", callback=ints(1, MAX_TOKENS))] = 2048,
-    micro_batch: Annotated[int, typer.Option("--micro-batch", callback=ints(1, MAX_TOKENS))] = 1,
+    vocab: Annotated[int, typer.Option("--vocab", help="Vocabulary size.", callback=ints(1, MAX_WIDTH))] = 32000,
+    seq_len: Annotated[int, typer.Option("--seq-len", help="Sequence length in tokens.",
+                                                callback=ints(1, MAX_TOKENS))] = 2048,
+    micro_batch: Annotated[int, typer.Option("--micro-batch", help="Sequences per micro-batch per module.",
+                                                    callback=ints(1, MAX_TOKENS))] = 1,
     experts: Annotated[int, typer.Option("--experts", help="MoE experts per layer.", callback=ints(1, MAX_LAYERS))] = 1,
     gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
-    module: Annotated[str | None, typer.Option("--module", help="Check the fit on this catalog model "
-                                               "(e.g. H200-SXM) and find the fewest modules that fit.")] = None,
+    model: Annotated[str | None, typer.Option("--model", metavar="MODEL", help="Check the fit on this catalog "
+                                              "model (gpuvet catalog, e.g. H200-SXM) and find the fewest modules "
+                                              "that fit.")] = None,
+    module_old: Annotated[str | None, typer.Option("--module", hidden=True, help="Old name of --model.")] = None,
     headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free (0 to under 1).",
                                                    callback=floats(0, 1, hi_open=True))] = 0.1,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
     runtime overhead; whether it fits a module; the fewest modules that fit."""
-    from gpuvet.node.catalog import get_model
-    from gpuvet.node.memory import fewest_modules, fits, memory_per_module
-
     job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
                layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, experts, gated)
-    b = memory_per_module(job)
-    out: dict[str, Any] = {"params": job.params, "modules": job.modules, "breakdown": {
-        "weights_bytes": b.weights_bytes, "gradients_bytes": b.gradients_bytes, "optimizer_bytes": b.optimizer_bytes,
-        "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
-        "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions}
-    if module:
-        m = get_model(module, "--module")
-        if m.memory_bytes:
-            out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "headroom": headroom,
-                           "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
-            best = fewest_modules(job, m.memory_bytes, headroom)
-            out["fewest_modules"] = None if best is None else {"modules": best.modules, "dp": best.dp, "tp": best.tp,
-                                                               "pp": best.pp, "zero": best.zero}
+    out = _memory_plan(job, renamed(model, module_old, "--module", "--model"), headroom)
     if as_json:
         write_json(out, indent=1)
         return
-    from rich.console import Console
-    from rich.table import Table
+    _memory_text(job, out, headroom)
 
-    t = Table(title=f"memory per module — {job.params / 1e9:.3g}B parameters, {job.modules} modules "
-              f"(dp {job.dp} tp {job.tp} pp {job.pp})", title_justify="left")
-    t.add_column("part")
-    t.add_column("GB", justify="right")
-    t.add_column("GiB", justify="right")
+
+def _memory_plan(job: Job, model: str | None, headroom: float) -> MemoryPlan:
+    """plan memory --json: the breakdown, and with a catalog model the fit and the fewest modules."""
+    from gpuvet.node.catalog import get_model
+    from gpuvet.node.memory import fewest_modules, fits, memory_per_module
+
+    b = memory_per_module(job)
+    out: MemoryPlan = {"params": job.params, "modules": job.modules, "breakdown": {
+        "weights_bytes": b.weights_bytes, "gradients_bytes": b.gradients_bytes, "optimizer_bytes": b.optimizer_bytes,
+        "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
+        "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions}
+    if model:
+        m = get_model(model, "--model")
+        if m.memory_bytes:
+            out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "memory_mib": m.memory_mib,
+                           "headroom": headroom, "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
+            best = fewest_modules(job, m.memory_bytes, headroom)
+            out["fewest_modules"] = None if best is None else {"modules": best.modules, "dp": best.dp, "tp": best.tp,
+                                                               "pp": best.pp, "zero": best.zero}
+    return out
+
+
+def _memory_text(job: Job, out: MemoryPlan, headroom: float) -> None:
+    from rich.text import Text
+
+    t = term.table(f"memory per module — {job.params / 1e9:.3g}B parameters, {job.modules} modules "
+                   f"(dp {job.dp} tp {job.tp} pp {job.pp})")
+    term.column(t, "part", key=True)
+    term.column(t, "GiB", right=True)
+    term.column(t, "GB", right=True)
     for k, v in out["breakdown"].items():
-        t.add_row(k.removesuffix("_bytes"), f"{v / 1e9:,.2f}", f"{v / 2**30:,.2f}")
-    c = Console()
+        t.add_row(k.removesuffix("_bytes"), term.sig(v / 2**30), term.sig(v / 1e9))
+    c = term.console()
     c.print(t)
     if "fits" in out:
         f = out["fits"]
-        c.print(f"fits {f['module']} ({f['memory_bytes'] / 1e9:.0f} GB, {headroom:.0%} headroom): "
-                + ("[green]yes[/]" if f["fits"] else "[red]no[/]"))
+        c.print(Text.assemble(f"fits {f['module']} ({f['memory_bytes'] / 2**30:.1f} GiB = "
+                              f"{f['memory_bytes'] / 1e9:.1f} GB, {headroom:.0%} headroom): ",
+                              ("yes", "green") if f["fits"] else ("no", "red")))
         best = out.get("fewest_modules")
-        c.print("fewest modules that fit: " + (f"{best['modules']} (dp {best['dp']} tp {best['tp']} pp {best['pp']})"
-                                               if best else "none up to 4096"))
-    for note in b.assumptions:
-        c.print(f"[dim]- {note}[/]")
+        c.print(Text("fewest modules that fit: " + (f"{best['modules']} (dp {best['dp']} tp {best['tp']} pp "
+                                                    f"{best['pp']})" if best else "none up to 4096")))
+    for note in out["assumptions"]:
+        c.print(Text(f"- {note}", style="dim"))
 
 
-def _node(sim: str) -> tuple[Any, Any]:
+def _node_ref(node: str | None, sim: str | None) -> str:
+    """--node (or its old name --sim), required."""
+    from gpuvet.errors import GpuvetError
+
+    ref = renamed(node, sim, "--sim", "--node")
+    if ref is None:
+        raise GpuvetError("no node given", where="--node", fix="give --node PRESET_OR_SPEC, e.g. --node hgx-h200-8.")
+    return ref
+
+
+def _node(ref: str) -> tuple[Node, list[FaultSpec]]:
     from gpuvet.backends.sim import SimBackend
 
-    backend = SimBackend.from_ref(sim)
-    return backend.node(), backend.spec.faults
+    backend = SimBackend.from_ref(ref)
+    return backend.node(), list(backend.spec.faults)
 
 
 @plan_app.command("collective", short_help="Predicted time, algbw, busbw and algorithm of one collective.")
 @_errors
-def collective(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
-               op: Annotated[str, typer.Option("--op", help="all_reduce, all_gather, reduce_scatter, all_to_all, "
-                                               "broadcast, reduce.")] = "all_reduce",
-               size: Annotated[str, typer.Option("--bytes", help="Size in nccl-tests' convention, e.g. 1GiB.")] = "1GiB",
-               modules: Annotated[int | None, typer.Option("--modules", help="Ranks, at least 2 (default: every module).",
-                                                                  callback=ints(2, MAX_DEGREE))] = None,
-               algorithm: Annotated[str | None, typer.Option("--algorithm", help="Force ring or in_switch (NVLink "
-                                                             "SHARP), as NCCL_ALGO does (default: the fastest).")]
+def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
+               op: Annotated[str, typer.Option("--op", metavar="OP", help="The collective: all_reduce|all_gather|"
+                                               "reduce_scatter|all_to_all|broadcast|reduce.")] = "all_reduce",
+               size: Annotated[str, typer.Option("--bytes", metavar="SIZE", help="Size in nccl-tests' convention, "
+                                                 "e.g. 1GiB, 256MB, 4096.")] = "1GiB",
+               ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many modules take "
+                                                         "part, at least 2 (default: every module).",
+                                                         callback=ints(2, MAX_DEGREE))] = None,
+               ranks_old: Annotated[int | None, typer.Option("--modules", hidden=True, help="Old name of --ranks.",
+                                                             callback=ints(2, MAX_DEGREE))] = None,
+               algorithm: Annotated[str | None, typer.Option("--algorithm", metavar="ring|in_switch", help="Force ring "
+                                                             "or in_switch (NVLink SHARP), as NCCL_ALGO does "
+                                                             "(default: the fastest).")]
                = None,
-               calibrate: Annotated[str | None, typer.Option("--calibrate", help="A validate run of this node in the "
+               calibrate: Annotated[str | None, typer.Option("--calibrate", metavar="RUN",
+                                                             help="A validate run of this node in the "
                                                              "logbook: price the size with its measured α and β.")]
                = None,
-               logbook: Annotated[str | None, typer.Option("--logbook")] = None,
-               as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+               logbook: LogbookOpt = None,
+               as_json: JsonOpt = False) -> None:
     """Predicted time, algbw and busbw of one collective, and the algorithm a library would pick
     (ring, tree, in-switch reduction) — the model the simulated benchmarks use."""
+    from gpuvet.node.memory import PlanError
     from gpuvet.plan.collective import CollectiveModel
 
-    node, faults = _node(sim)
+    node, faults = _node(_node_ref(node_ref, sim))
     model = CollectiveModel(node, faults)
-    p = model.predict(op, parse_bytes(size, "--bytes"), model.members(modules), algorithm)
+    try:
+        members = model.members(renamed(ranks, ranks_old, "--modules", "--ranks"))
+    except PlanError as exc:  # the model names its count --modules; here it is --ranks
+        raise PlanError("--ranks", exc.message.replace("modules asked", "ranks asked"), exc.fix) from None
+    p = model.predict(op, parse_bytes(size, "--bytes"), members, algorithm)
     data = {**asdict(p), "simulated": True, "node": node.name,
             "model": "alpha-beta per algorithm and protocol, flow-solver bandwidth, constants fitted to published runs"}
     if calibrate:
-        from gpuvet.errors import GpuvetError
-        from gpuvet.logbook.store import Logbook
-        from gpuvet.plan.collective import calibrated
-
-        book = Logbook(logbook)
-        try:
-            row = book.run(calibrate)
-            if row.node != node.name:
-                raise GpuvetError(f"run {row.run_id} is of node {row.node}, not {node.name}", where="--calibrate",
-                                  fix="calibrate with a run of the same node.")
-            cal = calibrated(op, p.size_bytes, book.checks(row.run_id), p.modules)
-        finally:
-            book.close()
-        if cal is None:
-            raise GpuvetError(f"run {calibrate} has no {op} sweep to calibrate with", where="--calibrate",
-                              fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
-        data["calibrated"] = asdict(cal)
+        data["calibrated"] = _calibrated(calibrate, logbook, node.name, op, p.size_bytes, p.modules)
     if as_json:
         write_json(data, indent=1)
     else:
-        print(f"{op} of {p.size_bytes:,} B on {p.modules} modules of {node.name} (modelled): {p.time_s * 1e6:,.1f} us, "
-              f"algbw {p.algbw:.1f} GB/s, busbw {p.busbw:.1f} GB/s, algorithm {p.algorithm} ({p.protocol} protocol)")
+        from rich.text import Text
+
+        term.console().print(Text(
+            f"{op} of {term.size(p.size_bytes)} on {p.modules} modules of {node.name} (modelled): "
+            f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
+            f"algorithm {p.algorithm} ({p.protocol} protocol)"))
 
 
 @plan_app.command("step", short_help="Step time and communication share of a training job on a node.")
 @_errors
-def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spec file).")],
-         params: Annotated[str | None, typer.Option("--params")] = None,
-         layers: Annotated[int, typer.Option("--layers", callback=ints(1, MAX_LAYERS))] = 32,
-         hidden: Annotated[int, typer.Option("--hidden", callback=ints(1, MAX_WIDTH))] = 4096,
-         heads: Annotated[int, typer.Option("--heads", callback=ints(1, MAX_WIDTH))] = 32,
-         seq_len: Annotated[int, typer.Option("--seq-len", callback=ints(1, MAX_TOKENS))] = 4096,
-         micro_batch: Annotated[int, typer.Option("--micro-batch", callback=ints(1, MAX_TOKENS))] = 1,
+def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
+         params: ParamsOpt = None,
+         layers: Annotated[int, typer.Option("--layers", help="Transformer blocks.", callback=ints(1, MAX_LAYERS))] = 32,
+         hidden: Annotated[int, typer.Option("--hidden", help="Hidden (model) width.",
+                                                   callback=ints(1, MAX_WIDTH))] = 4096,
+         heads: Annotated[int, typer.Option("--heads", help="Attention heads.", callback=ints(1, MAX_WIDTH))] = 32,
+         seq_len: Annotated[int, typer.Option("--seq-len", help="Sequence length in tokens.",
+                                                callback=ints(1, MAX_TOKENS))] = 4096,
+         micro_batch: Annotated[int, typer.Option("--micro-batch", help="Sequences per micro-batch per module.",
+                                                    callback=ints(1, MAX_TOKENS))] = 1,
          micro_batches: Annotated[int, typer.Option("--micro-batches", help="Per step (gradient accumulation).",
                                                                     callback=ints(1, MAX_TOKENS))] = 8,
          auto_batch: Annotated[bool, typer.Option("--auto-batch", help="Largest micro-batch that fits memory.")] = False,
-         zero: Annotated[int, typer.Option("--zero", callback=ints(0, 3))] = 1,
+         zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3.", callback=ints(0, 3))] = 1,
          dp: Annotated[int | None, typer.Option("--dp", help="Default: the modules left after tp × pp.",
                                                          callback=ints(1, MAX_DEGREE))] = None,
-         tp: Annotated[int, typer.Option("--tp", callback=ints(1, MAX_DEGREE))] = 1,
-         pp: Annotated[int, typer.Option("--pp", callback=ints(1, MAX_DEGREE))] = 1,
-         recompute: Annotated[str, typer.Option("--recompute")] = "selective",
+         tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
+         pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
+         recompute: Annotated[str, typer.Option("--recompute", metavar="none|selective|full",
+                                                         help=RecomputeHelp)] = "selective",
          mfu: Annotated[float, typer.Option("--mfu", help="Share of the dense bf16 peak compute reaches "
                                            "(above 0, at most 1).", callback=floats(0, 1, lo_open=True))] = 0.45,
-         compare: Annotated[str | None, typer.Option("--compare", help="A second node to compare with.")] = None,
-         as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+         compare: Annotated[str | None, typer.Option("--compare", metavar="SPEC", help="A second node (preset or "
+                                                     "spec file) to compare with.")] = None,
+         as_json: JsonOpt = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
     node; --compare puts two topologies side by side (e.g. full mesh vs grouped)."""
     from gpuvet.node.memory import PlanError
     from gpuvet.plan.step import plan_step
 
-    results = []
-    for ref in [sim] + ([compare] if compare else []):
+    results: list[StepPlan] = []
+    for ref in [_node_ref(node_ref, sim)] + ([compare] if compare else []):
         node, faults = _node(ref)
         if tp * pp > len(node.modules):
             raise PlanError("--tp/--pp", f"tp × pp = {tp * pp} is more than the {len(node.modules)} modules of "
@@ -250,36 +331,64 @@ def step(sim: Annotated[str, typer.Option("--sim", help="The node (preset or spe
     if as_json:
         write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
         return
-    from rich.console import Console
-    from rich.table import Table
+    _step_text(results)
 
-    t = Table(title="step plan (modelled)", title_justify="left")
-    t.add_column("")
+
+_STEP_ROWS = (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
+              ("compute", "compute_s", 1e3, "ms"), ("DP communication", "dp_comm_s", 1e3, "ms"),
+              ("TP communication", "tp_comm_s", 1e3, "ms"), ("PP communication", "pp_comm_s", 1e3, "ms"),
+              ("pipeline bubble", "bubble_s", 1e3, "ms"), ("step", "step_s", 1e3, "ms"),
+              ("communication share", "comm_share", 100, "%"), ("exposed share", "exposed_share", 100, "%"))
+
+
+def _calibrated(run: str, logbook: str | None, node: str, op: str, size_bytes: int, modules: int) -> dict[str, object]:
+    """The prediction priced with a kept validate run's measured α and β for this op."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.plan.collective import calibrated
+
+    book = Logbook(logbook)
+    try:
+        row = book.run(run)
+        if row.node != node:
+            raise GpuvetError(f"run {row.run_id} is of node {row.node}, not {node}", where="--calibrate",
+                              fix="calibrate with a run of the same node.")
+        cal = calibrated(op, size_bytes, book.checks(row.run_id), modules)
+    finally:
+        book.close()
+    if cal is None:
+        raise GpuvetError(f"run {run} has no {op} sweep to calibrate with", where="--calibrate",
+                          fix=f"run `gpuvet validate` (its collective layer measures {op}) and use that run.")
+    return asdict(cal)
+
+
+def _step_text(results: list[StepPlan]) -> None:
+    from rich.text import Text
+
+    t = term.table("step plan (modelled)")
+    term.column(t, "", key=True)
     for r in results:
-        t.add_column(r.node, justify="right")
-    for label, key, scale, fmt in (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
-                                   ("compute ms", "compute_s", 1e3, "{:,.1f}"), ("DP comm ms", "dp_comm_s", 1e3, "{:,.1f}"),
-                                   ("TP comm ms", "tp_comm_s", 1e3, "{:,.1f}"), ("PP comm ms", "pp_comm_s", 1e3, "{:,.1f}"),
-                                   ("bubble ms", "bubble_s", 1e3, "{:,.1f}"), ("step ms", "step_s", 1e3, "{:,.1f}"),
-                                   ("communication share", "comm_share", 100, "{:.1f} %"),
-                                   ("exposed share", "exposed_share", 100, "{:.1f} %")):
-        t.add_row(label, *[fmt.format(getattr(r, key) * scale) for r in results])
-    c = Console()
+        term.column(t, r.node, right=True)
+    for label, key, scale, unit in _STEP_ROWS:
+        values = [float(getattr(r, key)) * scale for r in results]
+        t.add_row(label, *[unit.format(v) if "{" in unit else term.sig(v, unit) for v in values])
+    c = term.console()
     c.print(t)
     for note in results[0].assumptions:
-        c.print(f"[dim]- {note}[/]")
+        c.print(Text(f"- {note}", style="dim"))
 
 
 @plan_app.command("power", short_help="Split a power budget so busy modules get more (advice only).")
 @_errors
-def power(budget: Annotated[float, typer.Option("--budget", help="Node power budget for the modules, W.",
+def power(budget: Annotated[float, typer.Option("--budget", metavar="WATTS", help="Node power budget for the modules, W.",
                                                    callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))],
-          loads: Annotated[str, typer.Option("--loads", help="Each module's busy share, e.g. 1,1,0.3,0.")],
-          tdp: Annotated[float, typer.Option("--tdp", help="Each module's maximum, W.",
+          loads: Annotated[str, typer.Option("--loads", metavar="SHARES", help="Each module's busy share from 0 "
+                                             "to 1, comma-separated, e.g. 1,1,0.3,0.")],
+          tdp: Annotated[float, typer.Option("--tdp", metavar="WATTS", help="Each module's maximum, W.",
                                              callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))] = 700.0,
-          floor: Annotated[float, typer.Option("--floor", help="Least a module keeps, W.",
+          floor: Annotated[float, typer.Option("--floor", metavar="WATTS", help="Least a module keeps, W.",
                                                callback=floats(0, MAX_WATTS, unit="W"))] = 100.0,
-          as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+          as_json: JsonOpt = False) -> None:
     """How to split power caps so busy modules get more, and what it buys. Advice only: gpuvet
     changes no setting."""
     from gpuvet.node.memory import PlanError
@@ -293,8 +402,11 @@ def power(budget: Annotated[float, typer.Option("--budget", help="Node power bud
     if as_json:
         write_json(asdict(s), indent=1)
         return
-    print("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w))
-    print(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
-          f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
-          f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %")
-    print("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing")
+    from rich.text import Text
+
+    c = term.console()
+    c.print(Text("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w)))
+    c.print(Text(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
+                 f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
+                 f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %"))
+    c.print(Text("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing"))

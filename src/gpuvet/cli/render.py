@@ -3,58 +3,75 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from gpuvet.backends.readings import Inventory, Unavailable
+from gpuvet.backends.readings import Inventory, ModuleInfo, Unavailable
+from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
     from gpuvet.node.diff import Difference
     from gpuvet.node.matrix import LinkMatrix
 
 
-def _v(value: Any, fmt: str = "{}") -> str:
+def _v(value: object, fmt: str = "{}") -> str:
     if isinstance(value, Unavailable) or value is None:
-        return "[dim]n/a[/dim]"
+        return "n/a"
     return fmt.format(value)
 
 
 def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
     if simulated:
-        console.print(Panel(f"[bold yellow]SIMULATED[/] node [bold]{escape(name)}[/] — figures come from a model, "
-                            "not from hardware", style="yellow"))
+        console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " node ", (name, "bold"),
+                                          " — figures come from a model, not from hardware"), style="yellow"))
     else:
-        console.print(f"[bold]{escape(name)}[/]  backend: {escape(backend)}")
+        console.print(Text.assemble((name, "bold"), f"  backend: {backend}"))
+
+
+def _pcie(m: ModuleInfo) -> str:
+    now = f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)}"
+    top = f"gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}"
+    return now if now == top else f"{now} (max {top})"
 
 
 def inventory(console: Console, inv: Inventory) -> None:
     banner(console, inv.simulated, inv.backend, inv.host.hostname)
     if inv.modules:
-        t = Table(title=f"Modules ({len(inv.modules)})", title_justify="left")
-        for col in ("id", "model", "memory", "PCIe cur/max", "power limit", "ECC", "bus id", "uuid"):
-            t.add_column(col)
+        wide = console.width >= 140  # room for the uuid beside the rest
+        t = term.table(f"Modules ({len(inv.modules)})")
+        term.column(t, "id", key=True)
+        for col in ("model", "memory", "PCIe", "power limit", "ECC"):
+            term.column(t, col, right=col in ("memory", "power limit"))
+        term.column(t, "bus id", key=True)
+        if wide:
+            term.column(t, "uuid", key=True)
         for m in inv.modules:
             mem = _v(m.memory_bytes / 2**30 if isinstance(m.memory_bytes, int) else m.memory_bytes, "{:.1f} GiB")
-            pcie = (f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)} / "
-                    f"gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}")
-            model = m.model if m.in_catalog else f"{m.model} [dim](not in catalog)[/]"
+            model = Text(str(m.model)) if m.in_catalog else Text.assemble(str(m.model), (" (not in catalog)", "dim"))
             ecc = ("on" if m.ecc_enabled else "off") if isinstance(m.ecc_enabled, bool) else m.ecc_enabled
-            t.add_row(m.id, model, mem, pcie, _v(m.power_limit_w, "{:.0f} W"), _v(ecc), _v(m.bus_id), _v(m.uuid))
+            cells = [Text(m.id), model, Text(mem), Text(_pcie(m)), Text(_v(m.power_limit_w, "{:.0f} W")),
+                     Text(_v(ecc)), Text(_v(m.bus_id))]
+            t.add_row(*cells, *([Text(_v(m.uuid))] if wide else []))
         console.print(t)
+        if not wide and any(not isinstance(m.uuid, Unavailable) and m.uuid for m in inv.modules):
+            u = term.table("UUIDs")
+            term.column(u, "id", key=True)
+            term.column(u, "uuid", key=True)
+            for m in inv.modules:
+                u.add_row(Text(m.id), Text(_v(m.uuid)))
+            console.print(u)
     h, s = inv.host, inv.software
     host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
-    console.print(f"[bold]Host[/] {escape(h.hostname)}: {escape(_v(h.cpu_model))}, sockets {_v(h.sockets)}, "
-                  f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes {_v(h.numa_nodes)}, "
-                  f"memory {_v(host_mem, '{:.1f} GiB')}, {h.os}")
-    console.print(f"[bold]Software[/] driver {_v(s.driver_version)}, CUDA driver API {_v(s.cuda_driver_version)}, "
-                  f"NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}")
+    console.print(Text.assemble(("Host ", "bold"), f"{h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
+                                f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes "
+                                f"{_v(h.numa_nodes)}, memory {_v(host_mem, '{:.1f} GiB')}, {h.os}"))
+    console.print(Text.assemble(("Software ", "bold"), f"driver {_v(s.driver_version)}, CUDA driver API "
+                                f"{_v(s.cuda_driver_version)}, NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}"))
     for note in inv.notes:
-        console.print(f"[cyan]note:[/] {escape(note)}")
+        console.print(Text.assemble(("note: ", "cyan"), note))
 
 
 _SHOWN = 16  # rows and columns of the matrix drawn; a bigger node also gets a summary of every pair
@@ -64,15 +81,16 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
     if not mat.modules:
         console.print("No modules: no link matrix to show.")
         return
-    big = len(mat.modules) > _SHOWN
-    t = Table(title="Link matrix (label; GB/s per direction for one transfer, "
-              "modelled from link widths and speeds, not measured)" +
-              (" [simulated]" if simulated else ""), title_justify="left")
-    t.add_column("")
-    shown = mat.modules[:_SHOWN]
+    width = max(max(len(m) for m in mat.modules), 4) + 2
+    fits = max((console.width - width) // width - 1, 2)  # columns that fit beside the row labels and host
+    big = len(mat.modules) > min(_SHOWN, fits)
+    t = term.table("Link matrix (label; GB/s per direction for one transfer, modelled from link widths and "
+                   "speeds, not measured)" + (" (simulated)" if simulated else ""))
+    term.column(t, "", key=True)
+    shown = mat.modules[:min(_SHOWN, fits)]
     for m in shown:
-        t.add_column(Text(m), justify="center")
-    t.add_column("host", justify="center")
+        t.add_column(Text(m), justify="center", no_wrap=True)
+    t.add_column("host", justify="center", no_wrap=True)
     for a in shown:
         row = [Text(a, style="bold")]
         for b in shown:
@@ -87,28 +105,30 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
         t.add_row(*row)
     console.print(t)
     if big:
-        left = len(mat.modules) - _SHOWN
-        console.print(f"[dim]{left} more rows and columns left out; every pair is counted below; use --json for all.[/]")
+        left = len(mat.modules) - len(shown)
+        console.print(Text(f"{left} more rows and columns left out; every pair is counted below; use --json for "
+                           "all.", style="dim"))
         _pair_summary(console, mat)
-    console.print("[dim]NV#/XG#/SD# = # bonded fabric links; SW# = through a fabric switch; PIX/PXB/PHB/NODE/SYS "
-                  "as in nvidia-smi topo -m. ~ = a link on the path has no known speed (a typical one is assumed).[/]")
+    console.print(Text("NV#/XG#/SD# = # bonded fabric links (direct or through a switch); PIX/PXB/PHB/NODE/SYS "
+                       "as in nvidia-smi topo -m. ~ = a link on the path has no known speed (a typical one is "
+                       "assumed).", style="dim"))
 
 
 def _pair_summary(console: Console, mat: LinkMatrix) -> None:
     """Every ordered pair counted by its cell, and every module by its host path: on a node too
     big to draw, an odd pair shows up as a small count."""
     pairs = Counter(mat.cells.values())
-    t = Table(title=f"All {len(mat.cells):,} module pairs by connection", title_justify="left")
+    t = term.table(f"All {len(mat.cells):,} module pairs by connection")
     for col in ("label", "GB/s", "pairs"):
-        t.add_column(col, justify="right" if col != "label" else "left")
+        term.column(t, col, right=col != "label", key=col == "label")
     for cell, count in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0].label)):
         shown = "-" if cell.gbps is None else f"{'~' if cell.assumed else ''}{cell.gbps:.0f}"
         t.add_row(Text(cell.label), shown, f"{count:,}")
     console.print(t)
     hosts = Counter((hp.gbps, hp.assumed, hp.socket is None) for hp in mat.host.values())
-    h = Table(title=f"All {len(mat.host):,} host paths by bandwidth", title_justify="left")
+    h = term.table(f"All {len(mat.host):,} host paths by bandwidth")
     for col in ("GB/s to host memory", "modules"):
-        h.add_column(col, justify="right")
+        term.column(h, col, right=True)
     for (gbps, assumed, no_socket), count in sorted(hosts.items(), key=lambda kv: -kv[1]):
         label = "no socket" if no_socket else ("-" if gbps is None else f"{'~' if assumed else ''}{gbps:.0f}")
         h.add_row(label, f"{count:,}")
@@ -117,12 +137,14 @@ def _pair_summary(console: Console, mat: LinkMatrix) -> None:
 
 def differences(console: Console, diffs: list[Difference]) -> None:
     if not diffs:
-        console.print("[bold green]No differences[/] between the declared node and what was found.")
+        console.print(Text.assemble(("No differences", "bold green"),
+                                    " between the declared node and what was found."))
         return
-    t = Table(title=f"Differences ({len(diffs)})", title_justify="left")
+    t = term.table(f"Differences ({len(diffs)})")
     for col in ("kind", "where", "expected", "found", "detail"):
-        t.add_column(col)
+        term.column(t, col, key=col in ("kind", "where"))
     for d in diffs:
         where = d.module or ("-".join(d.between) if d.between else "")
-        t.add_row(f"[red]{d.kind}[/]", where, d.expected or "", d.found or "", d.detail)
+        t.add_row(Text(str(d.kind), style="red"), Text(where), Text(d.expected or ""), Text(d.found or ""),
+                  Text(d.detail))
     console.print(t)

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from typing import Any
-
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from gpuvet.bench.records import BenchReport, BenchResult, Status
+from gpuvet.cli import term
 from gpuvet.report.jsonable import to_jsonable
 
 _ALWAYS = {"benchmark", "metric", "value", "unit", "status", "simulated"}
 
 
-def result_json(r: BenchResult) -> dict[str, Any]:
+def result_json(r: BenchResult) -> dict[str, object]:
     data = to_jsonable(r)
     return {k: v for k, v in data.items() if k in _ALWAYS or v not in (None, {}, [])}
 
@@ -34,25 +28,8 @@ def to_json(report: BenchReport) -> str:
     }, indent=2)
 
 
-@contextlib.contextmanager
-def progress(enabled: bool) -> Iterator[Any]:
-    """A progress callback (done, total, label) drawing a bar on stderr while it runs."""
-    if not enabled:
-        yield lambda done, total, label: None
-        return
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    task = bar.add_task("starting", total=1)
-    with bar:
-        yield lambda done, total, label: bar.update(task, completed=done, total=max(total, 1), description=label)
-
-
-def _fmt(value: float | None, digits: int = 1) -> str:
-    if value is None:
-        return "-"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}f}" if abs(value) >= 1 else f"{value:.3g}"
+def _fmt(value: float | None) -> str:
+    return term.sig(value)
 
 
 def _value(r: BenchResult) -> str:
@@ -60,7 +37,7 @@ def _value(r: BenchResult) -> str:
         return "-"
     if r.unit == "rel_error":
         return f"{r.value:.0e}"
-    return f"{_fmt(r.value, 3 if r.unit == 'ratio' else 1)} {r.unit if r.unit != 'ratio' else ''}".rstrip()
+    return term.sig(r.value, r.unit if r.unit != "ratio" else "")
 
 
 class _Notes:
@@ -79,17 +56,26 @@ class _Notes:
             console.print(Text.assemble((f"[{i}]", "dim"), " ", text))  # reasons are data: never markup
 
 
-def _status(r: BenchResult, notes: _Notes) -> str:
-    if r.status is Status.SKIPPED:
-        return f"[yellow]skipped[/] {notes.ref(r.reason or '')}"
-    if r.status is Status.FAILED:
-        return f"[red]failed[/] {notes.ref(r.reason or '')}"
-    if r.status is Status.UNRELIABLE:
-        return f"[yellow]unreliable[/] {notes.ref(r.reason or '')}"
+_STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "unreliable": "yellow", "WRONG": "red",
+                 "throttled": "yellow"}
+
+
+def _status_word(r: BenchResult) -> tuple[str, str | None]:
+    """(word, note) of one result: ok, or what went wrong with the reason in words."""
+    if r.status is not Status.OK:
+        return str(r.status), r.reason or ""
     if r.correct is False:
-        return f"[red]WRONG[/] {notes.ref(r.reason or '')}"
+        return "WRONG", r.reason or ""
     reasons = sorted({why for t in r.telemetry.values() for why in t.throttle_reasons})
-    return f"[yellow]throttled[/] {notes.ref('throttle reasons seen: ' + ', '.join(reasons))}" if reasons else "[green]ok[/]"
+    return ("throttled", term.throttled(reasons)) if reasons else ("ok", None)
+
+
+def _status(results: list[BenchResult], notes: _Notes) -> Text:
+    """The worst status of the results in one row, with its note number."""
+    order = ("WRONG", "failed", "unreliable", "skipped", "throttled", "ok")
+    words = [_status_word(r) for r in results] or [("ok", None)]
+    word, note = min(words, key=lambda w: order.index(w[0]))
+    return Text.assemble((word, _STATUS_STYLE[word]), f" {notes.ref(note)}" if note else "")
 
 
 def _where(r: BenchResult) -> str:
@@ -101,35 +87,80 @@ def _where(r: BenchResult) -> str:
 def report(console: Console, rep: BenchReport) -> None:
     env = rep.environment
     if rep.simulated:
-        console.print(Panel(f"[bold yellow]SIMULATED[/] {rep.benchmark} on {env.node} — figures come from a model, "
-                            "not from hardware", style="yellow"))
+        console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), f" {rep.benchmark} on {env.node} — figures "
+                                          "come from a model, not from hardware"), style="yellow"))
     else:
         extras = ", ".join(f"{k} {v}" for k, v in (("torch", env.torch_version), ("CUDA", env.cuda_version),
                                                     ("driver", env.driver_version)) if v)
-        console.print(f"[bold]{rep.benchmark}[/] on {env.node} ({env.device}; {extras})")
+        console.print(Text.assemble((rep.benchmark, "bold"), f" on {env.node} ({env.device}; {extras})"))
+    notes = _Notes()
     if rep.benchmark == "collective":
-        _collective_table(console, rep)
+        _collective_matrix(console, rep, notes)
     else:
-        _generic_table(console, rep)
+        rest = _module_matrix(console, rep, notes)
+        if rest:
+            _generic_table(console, rep, rest, notes)
     if rep.benchmark == "copy":
         for metric in ("p2p_one_way", "p2p_two_way"):
             _pair_matrix(console, rep, metric)
-    for note in rep.notes:
-        console.print(f"[dim]{escape(note)}[/]")
-
-
-def _generic_table(console: Console, rep: BenchReport) -> None:
-    rows = [r for r in rep.results if r.metric not in ("p2p_one_way", "p2p_two_way")]
-    notes = _Notes()
-    t = Table(title=f"{rep.benchmark}" + (" (SIMULATED)" if rep.simulated else ""), title_justify="left")
-    for col in ("metric", "where", "dtype", "value", "% peak", "CV %", "n", "status"):
-        t.add_column(col, justify="right" if col in ("value", "% peak", "CV %", "n") else "left", no_wrap=True)
-    for r in rows:
-        s = r.stats
-        t.add_row(r.metric, _where(r), r.dtype or "", _value(r), _fmt(r.pct_of_peak),
-                  _fmt(100 * r.cv) if r.cv is not None else "", str(s.n) if s else "", _status(r, notes))
-    console.print(t)
     notes.print(console)
+    for note in rep.notes:
+        console.print(Text(note, style="dim"))
+
+
+def _column_of(r: BenchResult) -> str:
+    """The matrix column of a per-module figure: the dtype for gemm, else the metric (and dtype)."""
+    if r.benchmark == "gemm":
+        return r.dtype or r.metric
+    return r.metric + (f" {r.dtype}" if r.dtype and r.benchmark != "model" else "")
+
+
+def _module_matrix(console: Console, rep: BenchReport, notes: _Notes) -> list[BenchResult]:
+    """Per-module figures as a module × (dtype or metric) matrix; returns the results left over.
+    gemm's bit checks fold into each module's status instead of a row each."""
+    per_module = [r for r in rep.results if r.module and not r.between and r.metric != "check"]
+    checks = [r for r in rep.results if r.metric == "check"]
+    rest = [r for r in rep.results if r not in per_module and r not in checks
+            and r.metric not in ("p2p_one_way", "p2p_two_way")]
+    if not per_module:
+        return rest + checks
+    units = {r.unit for r in per_module}
+    cols = list(dict.fromkeys(_column_of(r) for r in per_module))
+    modules = list(dict.fromkeys(r.module or "" for r in per_module))
+    cells = {(r.module, _column_of(r)): r for r in per_module}
+    unit = next(iter(units)) if len(units) == 1 else ""
+    t = term.table(f"{rep.benchmark}" + (f" ({unit})" if unit else "") + (" SIMULATED" if rep.simulated else ""))
+    term.column(t, "module", key=True)
+    for c in cols:
+        term.column(t, c, right=True)
+    term.column(t, "status", key=True)
+    for m in modules:
+        row = [cells.get((m, c)) for c in cols]
+        shown = [("-" if r is None else (_fmt(r.value) if unit else _value(r))) for r in row]
+        mine = [r for r in row if r is not None] + [r for r in checks if r.module == m]
+        t.add_row(Text(m), *shown, _status(mine, notes))
+    peaks = [next((r.pct_of_peak for r in per_module if _column_of(r) == c and r.pct_of_peak is not None), None)
+             for c in cols]
+    if any(p is not None for p in peaks):
+        t.add_section()
+        medians = []
+        for c in cols:
+            pct = sorted(r.pct_of_peak for r in per_module if _column_of(r) == c and r.pct_of_peak is not None)
+            medians.append(f"{term.sig(pct[len(pct) // 2])} %" if pct else "-")
+        t.add_row(Text("% of peak", style="dim"), *medians, Text("median", style="dim"))
+    console.print(t)
+    return rest
+
+
+def _generic_table(console: Console, rep: BenchReport, rows: list[BenchResult], notes: _Notes) -> None:
+    t = term.table(f"{rep.benchmark}" + (" SIMULATED" if rep.simulated else ""))
+    for col in ("figure", "where", "value", "% peak", "CV %", "status"):
+        term.column(t, col, right=col in ("value", "% peak", "CV %"), key=col in ("where", "status"))
+    for r in rows:
+        what = r.metric + (f" {r.dtype}" if r.dtype else "")
+        t.add_row(Text(what), Text(_where(r)), _value(r), _fmt(r.pct_of_peak),
+                  _fmt(100 * r.cv) if r.cv is not None else "", _status([r], notes))
+    console.print(t)
 
 
 def _pair_matrix(console: Console, rep: BenchReport, metric: str) -> None:
@@ -138,44 +169,51 @@ def _pair_matrix(console: Console, rep: BenchReport, metric: str) -> None:
         return
     ids = sorted({m for pair in cells for m in pair}, key=lambda m: (len(m), m))
     both = metric == "p2p_two_way"
-    title = f"{metric} GB/s" + (" (both directions summed)" if both else " (row → column)")
-    t = Table(title=title + (" SIMULATED" if rep.simulated else ""), title_justify="left")
-    t.add_column("")
+    title = f"{metric} GB/s" + (" (both directions summed; each pair shown twice)" if both else " (row → column)")
+    t = term.table(title + (" SIMULATED" if rep.simulated else ""))
+    term.column(t, "", key=True)
     for m in ids:
-        t.add_column(m, justify="right")
+        term.column(t, m, right=True)
     for a in ids:
-        row = []
+        row: list[str | Text] = []
         for b in ids:
             r = cells.get((a, b)) or (cells.get((b, a)) if both else None)
-            row.append("-" if a == b or r is None else (_fmt(r.value) if r.value is not None else "[yellow]skip[/]"))
-        t.add_row(a, *row)
+            row.append("-" if a == b or r is None else (_fmt(r.value) if r.value is not None
+                                                          else Text("skip", style="yellow")))
+        t.add_row(Text(a), *row)
     console.print(t)
     values = [r.value for r in cells.values() if r.value is not None]
     if values:
-        console.print(f"sum {sum(values):,.0f} GB/s, min {min(values):,.1f}, max {max(values):,.1f}")
+        what = f"{len(values)} pairs (each counted once)" if both else f"{len(values)} ordered pairs"
+        console.print(Text(f"over {what}: sum {term.sig(sum(values), 'GB/s')}, min {term.sig(min(values))}, "
+                           f"max {term.sig(max(values))}"))
 
 
-def _collective_table(console: Console, rep: BenchReport) -> None:
-    t = Table(title="collective" + (" (SIMULATED)" if rep.simulated else ""), title_justify="left")
-    for col in ("op", "size B", "time us", "algbw GB/s", "busbw GB/s", "CV %", "algorithm", "correct"):
-        t.add_column(col, justify="left" if col in ("op", "algorithm", "correct") else "right")
-    bus = {(r.detail.get("op"), r.size_bytes): r for r in rep.results if r.metric == "busbw"}
-    notes = _Notes()
-    for r in rep.results:
-        if r.metric != "algbw":
-            continue
-        b = bus.get((r.detail.get("op"), r.size_bytes))
-        if r.status is not Status.OK:
-            t.add_row(str(r.detail.get("op")), str(r.size_bytes), "", "", "", "", "", _status(r, notes))
-            continue
-        correct = {True: "[green]yes[/]", False: "[red]NO[/]", None: "-"}[r.correct]
-        t.add_row(str(r.detail.get("op")), f"{r.size_bytes:,}", _fmt(r.detail.get("time_us")), _fmt(r.value, 2),
-                  _fmt(b.value if b else None, 2), _fmt(100 * r.cv) if r.cv is not None else "",
-                  str(r.detail.get("algorithm") or "-"), correct)
+def _collective_matrix(console: Console, rep: BenchReport, notes: _Notes) -> None:
+    """busbw as a size × op matrix (nccl-tests' sizes down, collectives across), then each op's
+    fitted latency and bandwidth and the algorithms it used."""
+    bus = [r for r in rep.results if r.metric == "busbw"]
+    alg = [r for r in rep.results if r.metric == "algbw"]
+    ops = list(dict.fromkeys(str(r.detail.get("op")) for r in bus + alg))
+    sizes = sorted({r.size_bytes or 0 for r in bus + alg})
+    cell = {(str(r.detail.get("op")), r.size_bytes or 0): r for r in bus}
+    t = term.table("collective busbw GB/s (size × op)" + (" SIMULATED" if rep.simulated else ""))
+    term.column(t, "size", right=True, key=True)
+    split = console.width < 100 and len(ops) > 3  # at 80 columns a long name takes two lines in the header
+    for op in ops:
+        t.add_column(op.replace("_", "_\n") if split else op, justify="right", overflow="fold")
+    term.column(t, "status", key=True)
+    for size in sizes:
+        row = [cell.get((op, size)) for op in ops]
+        failed = [r for r in alg if (r.size_bytes or 0) == size and r.status is not Status.OK]
+        t.add_row(term.size(size), *["-" if r is None or r.value is None else _fmt(r.value) for r in row],
+                  _status([r for r in row if r is not None] + failed, notes))
     console.print(t)
-    notes.print(console)
-    fits = [r for r in rep.results if r.metric in ("latency", "bandwidth")]
-    for r in fits:
-        if r.status is Status.OK:
-            console.print(f"{r.detail.get('op')}: fitted {r.metric} {_fmt(r.value, 2)} {r.unit} "
-                          f"(t = α + S/β, R² {r.detail.get('r_squared', 0):.3f})")
+    fits = {(str(r.detail.get("op")), r.metric): r for r in rep.results
+            if r.metric in ("latency", "bandwidth") and r.status is Status.OK}
+    for op in ops:
+        used = list(dict.fromkeys(str(r.detail.get("algorithm") or "-") for r in alg if r.detail.get("op") == op))
+        lat, bw = fits.get((op, "latency")), fits.get((op, "bandwidth"))
+        fit = (f"fitted α {term.sig(lat.value, 'µs')}, β {term.sig(bw.value, 'GB/s')} "
+               f"(R² {float(lat.detail.get('r_squared', 0)):.3f})" if lat and bw else "no fit")
+        console.print(Text(f"{op}: {fit}; algorithm {', '.join(used)}"))

@@ -2,119 +2,180 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
+from gpuvet.cli import term
 from gpuvet.report.format import value as format_value
+
+if TYPE_CHECKING:
+    from gpuvet.logbook.store import RunRow
+    from gpuvet.validate.compare import EnvChange, ResultChange
+
+class CheckDoc(TypedDict, total=False):
+    """One check of validate --json (the keys the terminal shows)."""
+
+    layer: str
+    name: str
+    verdict: str
+    module: str | None
+    between: list[str] | None
+    value: object
+    unit: str | None
+    expected: object
+    pct_of_expected: float | None
+    reason: str | None
+    fix: str | None
+
+
+class RunDoc(TypedDict, total=False):
+    """validate --json, or a kept run (log show): the parts the terminal shows."""
+
+    simulated: bool
+    level: str
+    checks: list[CheckDoc]
+    verdict: str
+    run_id: str | None
+    status: str
+    notes: list[str]
+
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
-@contextlib.contextmanager
-def progress(enabled: bool) -> Iterator[tuple[Any, Any]]:
-    """(progress callback, layer callback) drawing on stderr while validate runs."""
-    if not enabled:
-        yield (lambda d, t, s: None), (lambda layer: None)
-        return
-    bar = Progress(TextColumn("[bold]{task.fields[layer]}[/] {task.description}"), BarColumn(),
-                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), console=Console(stderr=True),
-                   transient=True)
-    task = bar.add_task("", total=1, layer="starting")
-    with bar:
-        yield (lambda done, total, label: bar.update(task, completed=done, total=max(total, 1), description=label),
-               lambda layer: bar.update(task, layer=layer))
+def _where(c: CheckDoc) -> str:
+    between = c.get("between")
+    arrow = "↔" if "two_way" in c.get("name", "") else "→"  # both directions at once
+    return arrow.join(between) if between else c.get("module") or ""
 
 
+def _figure(v: object, unit: object = None) -> str:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return term.sig(v, str(unit) if unit else "")
+    return format_value(v) + (f" {unit}" if unit and v is not None else "")
 
 
+class _Notes:
+    """Reasons as numbered notes under the table; a fix shared by many checks is printed once."""
 
-def _where(c: dict[str, Any]) -> str:
-    if c.get("between"):
-        return "→".join(c["between"])
-    return c.get("module") or ""
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str | None]] = []
+
+    def add(self, c: CheckDoc) -> str:
+        self.lines.append((f"{c['name']} {_where(c)}: {c.get('reason')}", c.get("fix")))
+        return f" [{len(self.lines)}]"
+
+    def print(self, console: Console) -> None:
+        first: dict[str, int] = {}
+        for i, (text, fix) in enumerate(self.lines, 1):
+            line = Text.assemble((f"[{i}]", "dim"), " ", text)
+            if fix and fix in first:
+                line.append(f" — fix: as [{first[fix]}]", style="dim")
+            elif fix:
+                first[fix] = i
+                line.append(f" — fix: {fix}")
+            console.print(line)
 
 
-def run(console: Console, doc: dict[str, Any], report: Path | None, junit: Path | None) -> None:
-    if doc.get("simulated"):
-        console.print(Panel("[bold yellow]SIMULATED[/] — every figure comes from a model of the node, not from hardware",
-                            style="yellow"))
-    checks = doc.get("checks", [])
-    summary = Table(title="by layer", title_justify="left")
+def _summary(console: Console, checks: list[CheckDoc]) -> None:
+    summary = term.table("by layer")
     for col in ("layer", "pass", "warn", "fail", "skip"):
-        summary.add_column(col, justify="left" if col == "layer" else "right")
+        term.column(summary, col, right=col != "layer", key=col == "layer")
     for layer in dict.fromkeys(c["layer"] for c in checks):
         rows = [c for c in checks if c["layer"] == layer]
-        summary.add_row(layer, *[f"[{_STYLE[v]}]{n}[/]" if (n := sum(c["verdict"] == v for c in rows)) else "0"
-                                 for v in ("pass", "warn", "fail", "skip")])
+        counts = [(v, sum(c["verdict"] == v for c in rows)) for v in ("pass", "warn", "fail", "skip")]
+        summary.add_row(Text(layer), *[Text(str(n), style=_STYLE[v] if n else "") for v, n in counts])
     console.print(summary)
-    t = Table(title=f"validate ({doc.get('level')})", title_justify="left")
-    for col in ("layer", "check", "where", "verdict", "value", "unit", "expected", "% exp", "% peak"):
-        t.add_column(col, justify="right" if col in ("value", "expected", "% exp", "% peak") else "left")
-    notes: list[str] = []
-    shown = [c for c in checks if c["verdict"] != "pass"] if len(checks) > 60 else checks
+
+
+def _checks_table(console: Console, doc: RunDoc, shown: list[CheckDoc], notes: _Notes) -> None:
+    """One row per check, grouped by layer; the verdict and the place are never cut."""
+    t = term.table(f"validate ({doc.get('level')})")
+    for col in ("check", "where", "verdict", "value", "expected", "% exp"):
+        term.column(t, col, right=col in ("value", "expected", "% exp"), key=col in ("check", "where", "verdict"))
+    layer = None
     for c in shown:
+        if c["layer"] != layer:
+            layer = c["layer"]
+            t.add_row(Text(layer, style="bold"))
         v = c["verdict"]
-        reason = c.get("reason")
-        mark = ""
-        if reason and v != "pass":
-            notes.append(f"{c['name']} {_where(c)}: {reason}" + (f" — fix: {c['fix']}" if c.get("fix") else ""))
-            mark = f" [{len(notes)}]"
-        figures = [format_value(c.get(k)) for k in ("value", "unit", "expected", "pct_of_expected", "pct_of_peak")]
-        t.add_row(c["layer"], c["name"], _where(c), f"[{_STYLE[v]}]{v}[/]{mark}", *figures)
-    if shown:
-        console.print(t)
-    if len(shown) < len(checks):
-        console.print(f"[dim]{len(checks) - len(shown)} passing checks not shown (--json or --report for all)[/]")
-    for i, n in enumerate(notes, 1):
-        console.print(f"[dim]\\[{i}][/] {escape(n)}")
-    counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "warn", "fail", "skip")}
-    verdict = doc.get("verdict", "")
-    console.print(f"[{_STYLE.get(verdict, 'bold')}]verdict: {verdict}[/]  "
-                  + "  ".join(f"{k} {n}" for k, n in counts.items())
-                  + (f"   run {doc.get('run_id')}" if doc.get("run_id") else "")
-                  + f"   status {doc.get('status', 'complete')}")
-    for note in doc.get("notes", []):
-        console.print(f"[dim]{escape(note)}[/]")
-    for path in (report, junit):
-        if path:
-            console.print(f"wrote {path}", markup=False)
-
-
-def runs(console: Console, rows: list[Any]) -> None:
-    t = Table(title="logbook", title_justify="left")
-    for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
-        t.add_column(col)
-    for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
-        t.add_row(Text(r.run_id), Text(r.started_utc), Text(r.status),
-                  Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
-                  Text(str(r.envelope.get("level") or "")), "yes" if r.simulated else "")
+        mark = notes.add(c) if c.get("reason") and v != "pass" else ""
+        pct = c.get("pct_of_expected")
+        t.add_row(Text(c["name"]), Text(_where(c)), Text.assemble((v, _STYLE[v]), mark),
+                  Text(_figure(c.get("value"), c.get("unit"))), Text(_figure(c.get("expected"))),
+                  term.sig(pct) if isinstance(pct, (int, float)) else "")
     console.print(t)
 
 
-def comparison(console: Console, a: str, b: str, env: list[Any], results: list[Any], note: str | None = None) -> None:
+def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None) -> None:
+    if doc.get("simulated"):
+        console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
+                                          "node, not from hardware"), style="yellow"))
+    checks = list(doc.get("checks", []))
+    _summary(console, checks)
+    notes = _Notes()
+    shown = [c for c in checks if c["verdict"] != "pass"] if len(checks) > 60 else checks
+    if shown:
+        _checks_table(console, doc, shown, notes)
+    if len(shown) < len(checks):
+        console.print(Text(f"{len(checks) - len(shown)} passing checks not shown (--json or --report for all)",
+                           style="dim"))
+    notes.print(console)
+    counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "warn", "fail", "skip")}
+    verdict = str(doc.get("verdict", ""))
+    console.print(Text.assemble((f"verdict: {verdict}", _STYLE.get(verdict, "bold")), "  "
+                                + "  ".join(f"{k} {n}" for k, n in counts.items())
+                                + (f"   run {doc.get('run_id')}" if doc.get("run_id") else "")
+                                + f"   status {doc.get('status', 'complete')}"))
+    for note in doc.get("notes", []):
+        console.print(Text(str(note), style="dim"))
+    for path in (report, junit):
+        if path:
+            console.print(Text(f"wrote {path}"))
+
+
+def runs(console: Console, rows: Sequence[RunRow]) -> None:
+    t = term.table("logbook")
+    for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
+        term.column(t, col, key=col in ("run", "started (UTC)", "verdict"))
+    for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
+        started = r.started_utc[:16].replace("T", " ")  # to the minute; --json has it whole
+        t.add_row(Text(r.run_id), Text(started), Text(r.status),
+                  Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
+                  Text(r.envelope.level or ""), "yes" if r.simulated else "")
+    console.print(t)
+
+
+def comparison(console: Console, a: str, b: str, env: Sequence[EnvChange], results: Sequence[ResultChange],
+               note: str | None = None) -> None:
     if env:
-        t = Table(title="environment changes", title_justify="left")
+        t = term.table("environment changes")
         for col in ("what", a, b):
-            t.add_column(col)
+            term.column(t, col)
         for e in env:
-            t.add_row(e.key, format_value(e.a), format_value(e.b))
+            t.add_row(Text(e.key), Text(format_value(e.a)), Text(format_value(e.b)))
         console.print(t)
-    t = Table(title="results", title_justify="left")
-    for col in ("check", a, b, "unit", "change %", ""):
-        t.add_column(col, justify="right" if col not in ("check", "unit", "") else "left")
+    console.print(Text(f"A = run {a}, B = run {b}"))
+    t = term.table("results")
+    for col in ("check", "where", "A", "B", "change"):
+        term.column(t, col, right=col in ("A", "B", "change"), key=col in ("check", "where", "change"))
+    layer = None
     for r in results:
-        change = f"{r.change_pct:+.1f}" if r.change_pct is not None else ""
-        t.add_row(r.key, format_value(r.a), format_value(r.b), format_value(r.unit), change,
-                  "[bold red]REGRESSION[/]" if r.regression else "")
+        part, name, where = (r.key.split("/", 2) + ["", ""])[:3]
+        if part != layer:
+            layer = part
+            t.add_row(Text(layer, style="bold"))
+        change = Text(f"{r.change_pct:+.1f} %" if r.change_pct is not None else "")
+        if r.regression:
+            change.append(" REGRESSION", style="bold red")
+        unit = str(r.unit) if r.unit and r.unit != "ratio" else ""
+        t.add_row(Text(name), Text("" if where == "node" else where), Text(_figure(r.a, unit)),
+                  Text(_figure(r.b, unit)), change)
     console.print(t)
     if note:
         console.print(Text(note, style="yellow"))

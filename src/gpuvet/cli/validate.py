@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from gpuvet.cli import term
 from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
+
+if TYPE_CHECKING:
+    from gpuvet.cli.render_validate import RunDoc
+    from gpuvet.logbook.document import RunDocument
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.validate.run import Level, ValidationRun
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 LogbookOpt = Annotated[str | None, typer.Option(
@@ -21,13 +27,13 @@ baseline_app = typer.Typer(help="Baselines: reference figures from good runs of 
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
 
 
-def _logbook(path: str | None) -> Any:
+def _logbook(path: str | None) -> Any:  # Any: watch.py's event rows are typed for its renderer
     from gpuvet.logbook.store import Logbook
 
     return Logbook(path)
 
 
-def _print_json(data: Any) -> None:
+def _print_json(data: object) -> None:
     from gpuvet.report.jsonable import to_jsonable
 
     write_json(to_jsonable(data), indent=2)
@@ -57,17 +63,47 @@ def validate(
 
     Exit 0 on pass or warn, 1 on fail, 2 when nothing could be measured or the input is bad.
     """
-    from gpuvet.backends.select import open_backend
-    from gpuvet.cli import render_validate
     from gpuvet.errors import GpuvetError
-    from gpuvet.validate.baseline import load_baseline
-    from gpuvet.validate.rules import load_rules
-    from gpuvet.validate.run import Level, Validator
+    from gpuvet.validate.run import Level
 
     try:
         chosen = Level(level)
     except ValueError:
         raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
+    result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log)
+    doc = result.to_json()
+    if report:
+        from gpuvet.logbook.document import as_document
+        from gpuvet.report.html import render
+
+        report.write_text(render(as_document(doc)), encoding="utf-8")
+    if junit:
+        from gpuvet.logbook.document import as_document
+        from gpuvet.report.junit import render as render_junit
+
+        junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
+    if as_json:
+        _print_json(doc)
+    else:
+        from gpuvet.cli import render_validate
+
+        render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
+    if not result.measured:
+        reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
+        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
+                          fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
+    if result.verdict.value == "fail":
+        raise typer.Exit(1)
+
+
+def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
+                  logbook: str | None, no_log: bool) -> ValidationRun:
+    """Load what the run is judged against, open the node and the logbook, run the layers."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.validate.baseline import load_baseline
+    from gpuvet.validate.rules import load_rules
+    from gpuvet.validate.run import Validator
+
     ruleset = load_rules(rules)
     base = load_baseline(baseline) if baseline else None
     declared = None
@@ -79,43 +115,30 @@ def validate(
         declared = build_node(spec, where)
     book = None if no_log else _logbook(logbook)
     backend = open_backend(sim=sim)
+    layer = ["starting"]
     try:
-        with render_validate.progress(sys.stderr.isatty()) as (progress, on_layer):
-            result = Validator(backend, chosen, ruleset, declared, base, book, progress, on_layer).run()
+        with term.progress("validate") as progress:
+            def step(done: int, total: int, label: str) -> None:
+                progress(done, total, f"{layer[0]}: {label}")
+
+            def on_layer(name: str) -> None:
+                layer[0] = name
+
+            return Validator(backend, level, ruleset, declared, base, book, step, on_layer).run()
     finally:
         backend.close()
         if book:
             book.close()
-    doc = result.to_json()
-    if report:
-        from gpuvet.report.html import render
-
-        report.write_text(render(doc), encoding="utf-8")
-    if junit:
-        from gpuvet.report.junit import render as render_junit
-
-        junit.write_text(render_junit(doc), encoding="utf-8")
-    if as_json:
-        _print_json(doc)
-    else:
-        from rich.console import Console
-
-        render_validate.run(Console(), doc, report, junit)
-    if not result.measured:
-        reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
-        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
-                          fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
-    if result.verdict.value == "fail":
-        raise typer.Exit(1)
 
 
 @baseline_app.command("make")
 def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or unique prefixes) of good runs.")],
                   output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the baseline.",
                                                                     callback=output_file)],
-                  tolerance: Annotated[float, typer.Option("--tolerance", help="A run more than this fraction worse "
-                                                           "than the median is excluded (default 0.05).")] = 0.05,
-                  logbook: LogbookOpt = None) -> None:
+                  tolerance: Annotated[float, typer.Option("--tolerance", metavar="FRACTION",
+                                                           help="A run more than this fraction worse than the median "
+                                                           "is excluded (default 0.05).")] = 0.05,
+                  logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """Build per-check baselines from good runs: the median, after excluding runs that break the
     rule against it, repeated until stable."""
     from gpuvet.errors import GpuvetError
@@ -128,12 +151,16 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
             row = book.run(ref)
             if row.status != "complete":
                 raise GpuvetError(f"run {row.run_id} is {row.status}", where="RUN", fix="use complete runs only.")
-            picked.append((row.run_id, row.envelope.get("node_type", "?"), book.checks(row.run_id)))
+            picked.append((row.run_id, row.envelope.node_type or "?", book.checks(row.run_id)))
     finally:
         book.close()
     made = make_baseline(picked, datetime.now(UTC).isoformat(timespec="seconds"), tolerance)
     save_baseline(made, output)
     excluded = sum(len(m.excluded) for m in made.metrics.values())
+    if as_json:
+        _print_json({"wrote": str(output), "node_type": made.node_type, "checks": len(made.metrics),
+                     "runs": [run_id for run_id, _, _ in picked], "excluded": excluded})
+        return
     print(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
           f" ({excluded} outlying figures excluded)")
 
@@ -150,13 +177,11 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
     if as_json:
         _print_json([{"run_id": r.run_id, "status": r.status, "verdict": r.verdict, "kind": r.kind,
                       "started_utc": r.started_utc, "ended_utc": r.ended_utc, "host": r.host, "node": r.node,
-                      "simulated": r.simulated, "level": r.envelope.get("level")} for r in rows])
+                      "simulated": r.simulated, "level": r.envelope.level} for r in rows])
         return
-    from rich.console import Console
-
     from gpuvet.cli import render_validate
 
-    render_validate.runs(Console(), rows)
+    render_validate.runs(term.console(), rows)
 
 
 @log_app.command("show")
@@ -171,11 +196,9 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
     if as_json:
         _print_json(doc)
         return
-    from rich.console import Console
-
     from gpuvet.cli import render_validate
 
-    render_validate.run(Console(), doc, None, None)
+    render_validate.run(term.console(), cast("RunDoc", doc.to_json()), None, None)
 
 
 @log_app.command("compare")
@@ -205,11 +228,9 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
                      "regressions": sum(r.regression for r in results), "only_in_a": only_a, "only_in_b": only_b,
                      "note": note})
     else:
-        from rich.console import Console
-
         from gpuvet.cli import render_validate
 
-        render_validate.comparison(Console(), a.run_id, b.run_id, env, results, note)
+        render_validate.comparison(term.console(), a.run_id, b.run_id, env, results, note)
     if any(r.regression for r in results):
         raise typer.Exit(1)
 
@@ -217,7 +238,9 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],
            output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.",
                                                          callback=output_file)],
-           logbook: LogbookOpt = None) -> None:
+           logbook: LogbookOpt = None, as_json: Annotated[bool, typer.Option(
+               "--json", help="Print {\"wrote\": FILE, \"run_id\": RUN, \"verdict\": ...} instead of the note.")]
+           = False) -> None:
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render
 
@@ -227,10 +250,13 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     finally:
         book.close()
     output.write_text(render(doc), encoding="utf-8")
+    if as_json:
+        _print_json({"wrote": str(output), "run_id": doc.run_id,
+                     "verdict": doc.verdict.value if doc.verdict is not None else None})
+        return
     print(f"wrote {output}")
 
 
-def run_document(book: Any, ref: str) -> dict[str, Any]:
-    """A kept run in the shape `validate --json` prints."""
-    result: dict[str, Any] = book.document(book.run(ref))
-    return result
+def run_document(book: Logbook, ref: str) -> RunDocument:
+    """A kept run: the run document `validate --json` prints."""
+    return book.document(book.run(ref))

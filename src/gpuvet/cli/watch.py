@@ -5,7 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +14,12 @@ from gpuvet.cli.checks import ints
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
 from gpuvet.quantities import is_loopback, parse_float, parse_host_port, parse_seconds
+
+if TYPE_CHECKING:
+    from gpuvet.checks.events import Event
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.watch.loop import WatchConfig
+    from gpuvet.watch.prometheus import ExportState, _MetricsServer
 
 INTERVAL_S = (0.01, 3600.0)  # 10 ms: below it the sampling itself is the load; 1 h: above it nothing is watched
 DURATION_S = (0.01, 10 * 365 * 86400.0)
@@ -84,10 +91,17 @@ def watch(
         _history(replay, files or [], prometheus_url, since, match, step, follow, interval, horizon, slowdown, no_log,
                  logbook, as_json)
         return
-    from gpuvet.backends.select import open_backend
+    config = _config(sim, interval, slow_every, duration, speedup, horizon, retention, no_admission)
+    events = _live(sim, config, prometheus, names, None if no_log else logbook, not no_log, as_json)
+    if any(e.severity.value == "critical" for e in events):
+        raise typer.Exit(1)
+
+
+def _config(sim: str | None, interval: str, slow_every: str, duration: str | None, speedup: str, horizon: str,
+            retention: str, no_admission: bool) -> WatchConfig:
+    """The flags of a live watch, checked, as its configuration."""
     from gpuvet.errors import GpuvetError
-    from gpuvet.watch.loop import WatchConfig, Watcher
-    from gpuvet.watch.prometheus import ExportState, serve
+    from gpuvet.watch.loop import WatchConfig
 
     if speedup != "max" and not sim and speedup not in ("1", "1.0"):
         raise GpuvetError("--speedup applies to simulated nodes only", where="--speedup",
@@ -98,37 +112,39 @@ def watch(
                          duration_s=None if duration is None else parse_seconds(duration, "--duration", *DURATION_S),
                          speedup=speed, horizon_s=parse_seconds(horizon, "--horizon", *HORIZON_S),
                          keep_raw_s=parse_seconds(retention, "--retention", *RETENTION_S), admission=not no_admission)
+    return config
+
+
+def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: str, logbook: str | None,
+          keep: bool, as_json: bool) -> list[Event]:
+    """Watch the node until the duration ends or a signal stops it; prints the run; returns its events.
+    ``keep``: whether to keep the run in the logbook (``logbook``; None: the default one)."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.cli import render_watch
+    from gpuvet.errors import GpuvetError
+    from gpuvet.watch.loop import Watcher
+    from gpuvet.watch.prometheus import ExportState
+
     address = parse_host_port(prometheus, "--prometheus") if prometheus else None
     if address and not is_loopback(address[0]):
         sys.stderr.write(f"gpuvet: warning: --prometheus {prometheus} serves host names, module UUIDs and events "
                          "to every machine that can reach this address, not only this one; use 127.0.0.1 unless "
                          "a firewall or the scraper's network is private\n")
     backend = open_backend(sim=sim)
-    book = None if no_log else _logbook(logbook)
+    book: Logbook | None = _logbook(logbook) if keep else None
     if names not in ("gpuvet", "dcgm", "both"):
         raise GpuvetError(f"--names {names!r} is not gpuvet, dcgm or both", where="--names",
                           fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own.")
     export = ExportState(names=names, hostname=backend.node().name) if prometheus else None
-    server = None
-    if prometheus and export is not None:
-        try:
-            server, _ = serve(export, prometheus)
-        except (OSError, ValueError) as exc:
-            raise GpuvetError(f"cannot serve Prometheus metrics at {prometheus}: {exc}", where="--prometheus",
-                              fix="pick a free HOST:PORT, e.g. 127.0.0.1:9400.") from None
-    from gpuvet.cli import render_watch
-
+    server = _serve(export, prometheus) if prometheus and export is not None else None
     watcher = Watcher(backend, config, book, export=export)
 
-    def stop(signum: int, frame: Any) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
         watcher.stop_requested = True
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        if as_json:
-            result = watcher.run()
-        else:
-            result = render_watch.live(watcher, prometheus)
+        result = watcher.run() if as_json else render_watch.live(watcher, prometheus)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -139,8 +155,19 @@ def watch(
             book.close()
     if as_json:
         write_json(result.to_json(), indent=1)
-    if any(e.severity.value == "critical" for e in result.events):
-        raise typer.Exit(1)
+    return result.events
+
+
+def _serve(export: ExportState, prometheus: str) -> _MetricsServer:
+    from gpuvet.errors import GpuvetError
+    from gpuvet.watch.prometheus import serve
+
+    try:
+        server, _ = serve(export, prometheus)
+    except (OSError, ValueError) as exc:
+        raise GpuvetError(f"cannot serve Prometheus metrics at {prometheus}: {exc}", where="--prometheus",
+                          fix="pick a free HOST:PORT, e.g. 127.0.0.1:9400.") from None
+    return server
 
 
 def _history(replay: bool, files: list[Path], url: str | None, since: str, match: str, step: str | None,
@@ -169,7 +196,7 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
     book = None if no_log else _logbook(logbook)
     stop = {"now": False}
 
-    def on_signal(signum: int, frame: Any) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         stop["now"] = True
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}

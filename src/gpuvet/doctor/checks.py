@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
+from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
-from gpuvet.validate.software import cuda_compatibility
 
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
@@ -31,7 +31,8 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
     """Module id -> Xid codes, from the telemetry window and from a captured kernel log."""
     out: dict[str, list[int]] = {}
     for e in ev.events("xid"):
-        out.setdefault(e.module or "?", []).append(int(e.evidence.get("code", 0)))
+        code = e.evidence.get("code", 0)
+        out.setdefault(e.module or "?", []).append(int(code) if isinstance(code, (int, float, str)) else 0)
     by_bus = {}
     if ev.inventory is not None:
         by_bus = {_bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
@@ -86,9 +87,9 @@ def link_state(ev: Evidence) -> Outcome:
         if not e.module or e.module in covered:
             continue
         if e.evidence.get("link") == "pcie":
-            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, **e.evidence))
+            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, carried=e.evidence))
         else:
-            found.append(finding("link_degraded", MEDIUM, module=e.module, **e.evidence))
+            found.append(finding("link_degraded", MEDIUM, module=e.module, carried=e.evidence))
     for h in ev.captures.health:  # captured nvidia-smi -q / -x (a narrower link is never a power state)
         if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max:
             found.append(finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width,
@@ -131,7 +132,7 @@ def p2p_path(ev: Evidence) -> Outcome:
     pairs = ev.pairs
     if pairs is None or ev.expectations is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
-    from gpuvet.validate.layers import copy_checks
+    from gpuvet.checks.measured import copy_checks
 
     checks = [c for c in copy_checks(pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
@@ -183,7 +184,7 @@ def nccl_environment(ev: Evidence) -> Outcome:
 def pair_bandwidth(ev: Evidence) -> Outcome:
     if ev.pairs is None or ev.expectations is None:
         return unknown("no pair measurements")
-    from gpuvet.validate.layers import copy_checks
+    from gpuvet.checks.measured import copy_checks
 
     checks = [c for c in copy_checks(ev.pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
@@ -224,23 +225,17 @@ def collective_results(ev: Evidence) -> Outcome:
 
 
 def host_bottleneck(ev: Evidence) -> Outcome:
-    if not ev.local:
+    if not ev.local or ev.backend is None:
         return unknown("can't tell (captured node): its CPU load and NUMA placement were not captured")
-    if ev.backend is None or ev.backend.simulated:
-        return unknown("the host is not measured (simulated node)")
-    import psutil
-
-    load = psutil.cpu_percent(interval=0.5)
+    placement = ev.backend.host_placement()
+    if isinstance(placement, Unavailable):
+        return unknown(placement.reason)
+    load = placement.cpu_percent
     found = []
     if load > 90:
         found.append(finding("cpu_saturated", MEDIUM, cpu_percent=load))
     if ev.inventory is not None:
-        try:
-            cpus = psutil.Process().cpu_affinity() or []
-        except (AttributeError, psutil.Error):
-            cpus = []
-        numa_of_cpu = _cpu_numa()
-        mine = {numa_of_cpu.get(c) for c in cpus} - {None}
+        mine = set(placement.process_numa)
         for m in ev.inventory.modules:
             if isinstance(m.numa_node, int) and m.numa_node >= 0 and mine and m.numa_node not in mine:
                 found.append(finding("numa_misplaced", MEDIUM, module=m.id, module_numa=m.numa_node,
@@ -248,21 +243,6 @@ def host_bottleneck(ev: Evidence) -> Outcome:
     if found:
         return confirmed("the host holds the modules back", *found)
     return clear(f"host CPU at {load:.0f} %, process on its modules' NUMA nodes")
-
-
-def _cpu_numa() -> dict[int, int]:
-    out = {}
-    for node in Path("/sys/devices/system/node").glob("node[0-9]*"):
-        try:
-            text = (node / "cpulist").read_text().strip()
-        except OSError:
-            continue
-        for part in text.split(","):
-            lo, _, hi = part.partition("-")
-            if lo.isdigit():
-                for c in range(int(lo), int(hi or lo) + 1):
-                    out[c] = int(node.name[4:])
-    return out
 
 
 # --- presence, history, visibility --------------------------------------------------------
@@ -336,7 +316,7 @@ def ecc_health(ev: Evidence) -> Outcome:
     found = []
     for e in ev.events("ecc_rising", "ecc_uncorrectable"):
         found.append(finding("ecc_errors_rising", HIGH if e.kind == "ecc_uncorrectable" else MEDIUM, module=e.module,
-                             **e.evidence))
+                             carried=e.evidence))
     if ev.inventory is not None:
         for m in ev.inventory.modules:
             if m.ecc_enabled is False:
@@ -362,8 +342,9 @@ def gemm_agreement(ev: Evidence) -> Outcome:
 def thermal_state(ev: Evidence) -> Outcome:
     found = []
     for e in ev.events("throttle"):
-        if any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in e.evidence.get("reasons", [])):
-            found.append(finding("thermal_throttling", HIGH, module=e.module, **e.evidence))
+        reasons = e.evidence.get("reasons", [])
+        if isinstance(reasons, Sequence) and any(r in ("sw_thermal_slowdown", "hw_thermal_slowdown") for r in reasons):
+            found.append(finding("thermal_throttling", HIGH, module=e.module, carried=e.evidence))
     for h in ev.captures.health:  # old 'Clocks Throttle Reasons' and new 'Clocks Event Reasons' alike
         thermal = sorted(h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"})
         if thermal:
@@ -376,23 +357,22 @@ def thermal_state(ev: Evidence) -> Outcome:
 
 def thermal_trend(ev: Evidence) -> Outcome:
     w = ev.window
-    if w is None or w.forecaster is None:
+    if w is None or w.trend is None:
         return unknown("no telemetry history (run gpuvet watch for a day or more)")
     found = []
     end = w.duration_s
-    for module in sorted(w.forecaster.slowdown_c):
-        f = w.forecaster.forecast(module, end)
+    for module in w.trend.modules():
+        f = w.trend.fit(module, end)
         if f is None:
             continue
-        rise_c_per_day = f.slope_per_day * (w.forecaster._hist[module].powers[-1] if w.forecaster._hist[module].powers
-                                            else 0.0)
+        rise_c_per_day = f.slope_per_day * f.load_power_w
         if f.slope_low > 0 and rise_c_per_day >= 0.3:
             found.append(finding("thermal_interface_ageing", MEDIUM, module=module,
                                  rise_c_per_day_at_load=round(rise_c_per_day, 2),
                                  predicted_crossing_s=f.crossing, earliest_s=f.earliest))
     if found:
         return confirmed("temperature creeps up at the same load", *found)
-    if all(w.forecaster.forecast(m, end) is None for m in w.forecaster.slowdown_c):
+    if all(w.trend.fit(m, end) is None for m in w.trend.modules()):
         return unknown("not enough steady-load history for a trend")
     return clear("temperature at comparable load is flat")
 
@@ -412,7 +392,7 @@ def clock_stability(ev: Evidence) -> Outcome:
     if flaps:
         return confirmed("clocks switch states under load", *[
             finding("memory_clock_flapping", HIGH if e.evidence.get("clock") == "memory" else MEDIUM, module=e.module,
-                    **e.evidence) for e in {e.module: e for e in flaps}.values()])
+                    carried=e.evidence) for e in {e.module: e for e in flaps}.values()])
     return clear("clocks steady under load") if ev.window else unknown("no telemetry window")
 
 
@@ -442,7 +422,7 @@ def clocks(ev: Evidence) -> Outcome:
 def compute_rate(ev: Evidence) -> Outcome:
     if ev.compute is None or ev.expectations is None:
         return unknown("no compute measurement")
-    from gpuvet.validate.layers import compute_checks
+    from gpuvet.checks.measured import compute_checks
 
     slow = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
             if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None and c.pct_of_expected < 85]

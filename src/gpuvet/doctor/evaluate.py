@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from gpuvet.backends.sim import SimBackend
-from gpuvet.doctor.evidence import Evidence
+from gpuvet.backends.select import open_backend
+from gpuvet.doctor.evidence import Evidence, TrendFactory
 from gpuvet.doctor.matrix import Case
 from gpuvet.doctor.model import Finding
 from gpuvet.doctor.run import diagnose
@@ -35,17 +35,18 @@ def _matches(f: Finding, case: Case) -> bool:
     return f.module is None and f.between is None
 
 
-def run_case(case: Case, folder: Path, window_s: float | None = None) -> Outcome:
-    """``window_s`` shortens the simulated telemetry window (tests; the benchmark keeps the default)."""
+def run_case(case: Case, folder: Path, trend: TrendFactory | None, window_s: float | None = None) -> Outcome:
+    """``trend``: the thermal trend model the face gives doctor (watch's forecaster). ``window_s``
+    shortens the simulated telemetry window (tests; the benchmark keeps the default)."""
     spec = folder / "case.yaml"
     spec.write_text(yaml.safe_dump({"base": case.preset, "faults": [case.fault] if case.fault else []}))
-    backend = SimBackend.from_ref(str(spec))
+    backend = open_backend(sim=str(spec))
     if case.fault is None:
-        triage = diagnose(Evidence(backend, backend.declared, window_s=window_s))
+        triage = diagnose(Evidence(backend, backend.declared, window_s=window_s, trend=trend))
         ok = not triage.findings
         return Outcome(case, "correct" if ok else "wrong", tuple(triage.findings), ok)
     # one observation, read by the symptom's playbook and then by triage
-    evidence = Evidence(backend, backend.declared, window_s=window_s)
+    evidence = Evidence(backend, backend.declared, window_s=window_s, trend=trend)
     result = diagnose(evidence, case.symptom)
     found = [f for f in result.findings if _matches(f, case) and f.playbook == case.symptom]
     others = [f for f in result.findings if not _matches(f, case) and f.severity != "info"]
@@ -55,6 +56,6 @@ def run_case(case: Case, folder: Path, window_s: float | None = None) -> Outcome
     return Outcome(case, verdict, tuple(result.findings), triage_ok)
 
 
-def evaluate(cases: list[Case]) -> list[Outcome]:
+def evaluate(cases: list[Case], trend: TrendFactory | None) -> list[Outcome]:
     with tempfile.TemporaryDirectory() as folder:
-        return [run_case(c, Path(folder)) for c in cases]
+        return [run_case(c, Path(folder), trend) for c in cases]

@@ -6,10 +6,9 @@ captured files."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
@@ -18,27 +17,24 @@ from gpuvet.bench import copy, gemm
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import QUICK
+from gpuvet.checks.admission import admit
+from gpuvet.checks.detectors import default_detectors
+from gpuvet.checks.events import Event
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.captures import Captures
 from gpuvet.errors import GpuvetError
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
-from gpuvet.validate.expected import Expectations
-from gpuvet.watch.events import Event
-from gpuvet.watch.forecast import ThermalForecaster
 
-SIM_WINDOW_S = 4 * 86400.0
-SIM_WINDOW_INTERVAL_S = 60.0
-SIM_WINDOW_SLOW_EVERY_S = 300.0  # counters, link states: a 5-minute grain is plenty over 4 days
-LIVE_WINDOW_S = 10.0
-LIVE_WINDOW_INTERVAL_S = 0.5
+TrendFactory = Callable[[dict[str, float]], TrendModel]  # slowdown °C per module -> a fresh trend model
 
 
 @dataclass
 class Window:
     events: list[Event]
-    forecaster: ThermalForecaster | None
+    trend: TrendModel | None
     duration_s: float
-    simulated: bool
 
 
 @dataclass
@@ -49,25 +45,23 @@ class Evidence:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     window_s: float | None = None  # telemetry window; None: the default for the backend
     watch: bool = True  # False for captured evidence: there is no live node to watch
+    trend: TrendFactory | None = None  # the thermal trend model (watch's forecaster), given by the face
 
     @cached_property
     def window(self) -> Window | None:
         """Telemetry over a window; run first so the node below is the node at its end."""
         if self.backend is None or not self.watch or self.backend.why_no_modules:
             return None  # nothing to watch: no live node, or a machine without modules (no 10 s wait for nothing)
-        from gpuvet.watch.loop import WatchConfig, Watcher
-
-        simulated = self.backend.simulated
-        span = self.window_s if self.window_s is not None else (SIM_WINDOW_S if simulated else LIVE_WINDOW_S)
-        step = SIM_WINDOW_INTERVAL_S if simulated else LIVE_WINDOW_INTERVAL_S
+        backend = self.backend
         try:
-            slow = SIM_WINDOW_SLOW_EVERY_S if simulated else max(step, 30.0)
-            watcher = Watcher(self.backend, WatchConfig(interval_s=step, slow_every_s=slow, duration_s=span,
-                                                        speedup=None if simulated else 1.0))
-            result = watcher.run()
+            source = backend.telemetry()
+            config = evidence_window(source, self.window_s)
+            trend = self.trend(source.slowdown_c()) if self.trend is not None else None
+            observers: list[Observer] = [*default_detectors(), *([trend] if trend is not None else [])]
+            result = TelemetryWindow(source, config, observers, admit=lambda module: admit(backend, module)).run()
         except GpuvetError:
             return None
-        return Window(result.events, watcher.forecaster, span, simulated)
+        return Window(result.events, trend, config.duration_s or 0.0)
 
     @cached_property
     def inventory(self) -> Inventory | None:
@@ -146,5 +140,5 @@ class Evidence:
             self.engine.close()
             del self.__dict__["engine"]  # opened again if another diagnosis needs it
 
-    def versions(self) -> dict[str, Any]:
+    def versions(self) -> dict[str, str | None]:
         return self.engine.versions() if self.engine is not None else {}

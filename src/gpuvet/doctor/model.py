@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from gpuvet.checks.model import Evidence, Json
 from gpuvet.errors import GpuvetError
 
 
@@ -68,15 +69,16 @@ class Finding:
     severity: str
     module: str | None = None
     between: tuple[str, str] | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=dict)
     playbook: str | None = None
     check: str | None = None
 
 
 def finding(cause: str, confidence: float, module: str | None = None, between: tuple[str, str] | None = None,
-            fix: str | None = None, **evidence: Any) -> Finding:
+            fix: str | None = None, carried: Evidence | None = None, **evidence: Json) -> Finding:
+    """``carried``: evidence an event or reading already carries, kept as it is (before ``evidence``)."""
     c = causes()[cause]
-    return Finding(cause, c.title, fix or c.fix, confidence, c.severity, module, between, evidence)
+    return Finding(cause, c.title, fix or c.fix, confidence, c.severity, module, between, {**(carried or {}), **evidence})
 
 
 @dataclass(frozen=True)

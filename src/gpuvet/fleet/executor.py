@@ -3,16 +3,18 @@ validate --json` prints). Runs wherever the runner puts it: a Ray task, a Slurm 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuvet.checks.model import Json
 
 
-def validate_envelope(sim: str | None = None, level: str = "quick") -> dict[str, Any]:
+def validate_envelope(sim: str | None = None, level: str = "quick") -> dict[str, Json]:
     from gpuvet.backends.select import open_backend
     from gpuvet.validate.run import Level, Validator
 
     backend = open_backend(sim=sim)
     try:
-        declared = getattr(backend, "declared", None)
-        return Validator(backend, Level(level), declared=declared).run().to_json()
+        return Validator(backend, Level(level), declared=backend.declared).run().to_json()
     finally:
         backend.close()

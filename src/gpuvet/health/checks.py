@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from gpuvet.backends.nvml_monitor import reason_names
-from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable, XidRecord
+from gpuvet.backends.readings import HW_SLOWDOWNS, Inventory, ModuleHealth, Unavailable, XidRecord, throttle_labels
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
@@ -17,7 +16,7 @@ from gpuvet.node.model import PCIE_LANE_GBPS, Node
 
 # clocks-event reasons that mean the hardware is holding the clocks down: slowdown, thermal
 # (hardware and the driver's thermal), power brake; sw_power_cap under load is normal
-HW_THROTTLE_BITS = 0x8 | 0x20 | 0x40 | 0x80
+HW_THROTTLE_BITS = HW_SLOWDOWNS  # hardware, thermal and power-brake slowdowns: not a setting
 _NOT_APPLICABLE = ("not supported", "not in this", "not modelled")
 
 
@@ -175,7 +174,7 @@ def throttle(readings: Sequence[ModuleHealth]) -> list[Finding]:
             out.append(unavailable("throttle", mask, r.id))
         elif mask & HW_THROTTLE_BITS:
             out.append(Finding("throttle", Status.FAIL, f"{r.id}: clocks held down now: "
-                                                        f"{', '.join(reason_names(mask & HW_THROTTLE_BITS))}", r.id,
+                                                        f"{', '.join(throttle_labels(mask & HW_THROTTLE_BITS))}", r.id,
                                fix="check cooling, inlet temperature and the power supply"))
     return summarise("throttle", out, f"no hardware or thermal clock slowdown on {len(readings)} modules")
 

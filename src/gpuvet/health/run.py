@@ -8,8 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from gpuvet.backends.base import Backend
-from gpuvet.backends.nvml import ModuleLost
+from gpuvet.backends.base import Backend, ModuleLost
 from gpuvet.backends.readings import HealthReadings, Inventory, XidRecord
 from gpuvet.errors import BackendError
 from gpuvet.health import checks

@@ -50,19 +50,21 @@ class Dialect:
 SQLITE = Dialect("sqlite", runs_key="rowid", events_order="rowid", greatest="max", least="min")
 POSTGRES = Dialect("postgresql", runs_key="run_key", events_order="id", greatest="GREATEST", least="LEAST")
 
-Row = tuple[Any, ...]
+SqlValue = None | int | float | str | bytes  # what a statement's ``?`` takes
+Row = tuple[Any, ...]  # what the driver hands back (its types are the driver's)
+Args = Sequence[SqlValue]
 
 
 class Tx(Protocol):
     """Statements inside one transaction (``?`` placeholders in both dialects)."""
 
-    def run(self, sql: str, args: Sequence[Any] = ()) -> int:
+    def run(self, sql: str, args: Args = ()) -> int:
         """Execute; the number of rows changed."""
 
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    def rows(self, sql: str, args: Args = ()) -> list[Row]:
         """Execute and fetch every row."""
 
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def many(self, sql: str, rows: Sequence[Args]) -> None:
         """Execute once per row (the driver's batch path)."""
 
 
@@ -71,9 +73,12 @@ class Db(Protocol):
 
     dialect: Dialect
     where: str  # for messages: the file, or the URL without its password
-    raw: Any  # the DB-API connection, for tests and one-off inspection
 
-    def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    @property
+    def raw(self) -> object:
+        """The DB-API connection, for tests and one-off inspection."""
+
+    def query(self, sql: str, args: Args = ()) -> list[Row]:
         """A read outside any explicit transaction."""
 
     def tx(self) -> AbstractContextManager[Tx]:

@@ -11,9 +11,13 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from gpuvet.logbook.db import POSTGRES, Dialect, LogbookError, LogbookFull, Row
+from gpuvet.logbook.db import POSTGRES, Args, Dialect, LogbookError, LogbookFull, Row
+
+if TYPE_CHECKING:
+    from psycopg import Cursor
 
 SCHEMA = "gpuvet"
 CONNECT_TIMEOUT_S = 10
@@ -35,7 +39,7 @@ def _pg(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
-def _psycopg() -> Any:
+def _psycopg() -> ModuleType:
     try:
         import psycopg
     except ImportError:
@@ -69,18 +73,18 @@ def _first_line(exc: BaseException) -> str:
 
 
 class _Tx:
-    def __init__(self, cur: Any) -> None:
+    def __init__(self, cur: Cursor[Row]) -> None:
         self.cur = cur
 
-    def run(self, sql: str, args: Sequence[Any] = ()) -> int:
+    def run(self, sql: str, args: Args = ()) -> int:
         self.cur.execute(_pg(sql), args)
         return int(self.cur.rowcount)
 
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    def rows(self, sql: str, args: Args = ()) -> list[Row]:
         self.cur.execute(_pg(sql), args)
         return list(self.cur.fetchall())
 
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def many(self, sql: str, rows: Sequence[Args]) -> None:
         self.cur.executemany(_pg(sql), rows)  # psycopg pipelines these: one round trip per batch
 
 
@@ -104,7 +108,7 @@ class PostgresDb:
                     pass  # another gpuvet made it at the same moment
             self.raw.execute(f"SET search_path TO {SCHEMA}")
 
-    def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    def query(self, sql: str, args: Args = ()) -> list[Row]:
         with guard(self.where, "reading"):
             return list(self.raw.execute(_pg(sql), args).fetchall())
 

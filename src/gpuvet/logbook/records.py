@@ -1,19 +1,25 @@
 """What the logbook hands back: typed records, so that callers read fields, not string keys.
 
-Checks and envelopes stay JSON objects (they are the run document `validate --json` prints);
+A run's environment, checks and events are the run document's types (logbook/document.py);
 the rows around them are typed here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from pydantic import JsonValue
+
+from gpuvet.logbook.document import Environment, EventRecord
 
 # (mkey, t, temp_c, power_w, sm_clock_mhz, mem_clock_mhz, util, throttle): one module's sample
 SampleRow = tuple[int, float, float | None, float | None, float | None, float | None, float | None, int]
 
 # (bucket start s, temp mean, temp max, power mean, util mean, sm clock min, throttle max)
 SeriesRow = tuple[float | None, ...]
+
+RunEvent = EventRecord  # an event of one run, as `log show` prints it (the older name)
 
 
 @dataclass(frozen=True)
@@ -29,15 +35,7 @@ class RunRow:
     host: str
     simulated: bool
     node: str | None
-    envelope: dict[str, Any]
-
-
-class RunEvent(TypedDict):
-    """An event of one run, as `log show` prints it."""
-
-    time_utc: str
-    kind: str
-    message: str
+    envelope: Environment
 
 
 class ModuleEvent(TypedDict):
@@ -51,4 +49,4 @@ class ModuleEvent(TypedDict):
     uuid: str | None
     time: float | None
     severity: str | None
-    data: dict[str, Any]
+    data: dict[str, JsonValue]

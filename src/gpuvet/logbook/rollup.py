@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpuvet.logbook.db import Dialect
 from gpuvet.logbook.records import SampleRow
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 COLUMNS = ("run_key, mkey, minute, n, temp_mean, temp_max, power_mean, power_max, sm_min, sm_max, mem_min, mem_max, "
            "util_mean, throttle")
-MinuteRow = tuple[Any, ...]
+MinuteRow = tuple[int | float | None, ...]
 
 
 def upsert_sql(d: Dialect) -> str:

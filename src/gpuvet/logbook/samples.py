@@ -5,9 +5,8 @@ the roll-ups computed from the rows in hand, not read back) and kept as far as t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from gpuvet.logbook.db import Db, LogbookFull
+from gpuvet.logbook.db import Args, Db, LogbookFull
 from gpuvet.logbook.records import SampleRow, SeriesRow
 from gpuvet.logbook.rollup import minutes, upsert_sql
 
@@ -54,7 +53,7 @@ class SampleWriter:
                    "SUM(power_mean * n) / SUM(n), SUM(util_mean * n) / SUM(n), MIN(sm_min), MAX(throttle) "
                    "FROM samples_1m WHERE run_key = ? AND mkey = ? AND minute >= ? AND minute <= ? "
                    "GROUP BY 1 ORDER BY 1")
-            args: tuple[Any, ...] = (per, per, run_key, mkey, int(t0 // 60), int(t1 // 60))
+            args: Args = (per, per, run_key, mkey, int(t0 // 60), int(t1 // 60))
         else:
             sql = (f"SELECT {d.floor_div('t', '?')} * ?, AVG(temp), MAX(temp), AVG(power), AVG(util), MIN(sm), "
                    "MAX(throttle) FROM samples WHERE run_key = ? AND mkey = ? AND t >= ? AND t <= ? "

@@ -12,9 +12,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from gpuvet.logbook.db import SQLITE, Dialect, LogbookError, LogbookFull, Row
+from gpuvet.logbook.db import SQLITE, Args, Dialect, LogbookError, LogbookFull, Row
 
 BUSY_TIMEOUT_MS = 30_000
 APPLICATION_ID = 0x67707674  # "gpvt" in the file header: this file is a gpuvet logbook
@@ -72,13 +71,13 @@ class _Tx:
     def __init__(self, cur: sqlite3.Cursor) -> None:
         self.cur = cur
 
-    def run(self, sql: str, args: Sequence[Any] = ()) -> int:
+    def run(self, sql: str, args: Args = ()) -> int:
         return int(self.cur.execute(sql, args).rowcount)
 
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    def rows(self, sql: str, args: Args = ()) -> list[Row]:
         return list(self.cur.execute(sql, args).fetchall())
 
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def many(self, sql: str, rows: Sequence[Args]) -> None:
         self.cur.executemany(sql, rows)
 
 
@@ -96,7 +95,7 @@ class SqliteDb:
             self.raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             self.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
-    def query(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+    def query(self, sql: str, args: Args = ()) -> list[Row]:
         with guard(self.where, "reading"):
             return list(self.raw.execute(sql, args).fetchall())
 

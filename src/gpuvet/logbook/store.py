@@ -18,18 +18,20 @@ import json
 import logging
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import psutil
+from pydantic import JsonValue, ValidationError
 
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook import schema
-from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row
+from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
+from gpuvet.logbook.document import DOCUMENT_VERSION, CheckRecord, Environment, EventRecord, RunDocument
 from gpuvet.logbook.location import connect, default_path
-from gpuvet.logbook.records import ModuleEvent, RunEvent, RunRow, SampleRow, SeriesRow
+from gpuvet.logbook.records import ModuleEvent, RunRow, SampleRow, SeriesRow
 from gpuvet.logbook.samples import SampleWriter
 
 SCHEMA_VERSION = schema.SCHEMA_VERSION
@@ -37,6 +39,7 @@ __all__ = ["SCHEMA_VERSION", "Logbook", "LogbookError", "LogbookFull", "RunRow",
            "utc_now"]
 
 log = logging.getLogger("gpuvet.logbook")
+_R = TypeVar("_R", CheckRecord, Environment)
 _RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope"
 
 
@@ -65,7 +68,7 @@ class Logbook:
         self._samples = SampleWriter(self._db)
 
     @property
-    def db(self) -> Any:
+    def db(self) -> object:
         """The DB-API connection underneath (tests and one-off inspection only)."""
         return self._db.raw
 
@@ -96,7 +99,10 @@ class Logbook:
             self._warn(f"no room to mark {len(gone)} ended run(s) aborted ({', '.join(gone[:3])}); left as running")
 
     # --- writing -----------------------------------------------------------------------
-    def begin(self, kind: str, envelope: dict[str, Any], simulated: bool, node: str | None) -> str:
+    def begin(self, kind: str, envelope: Mapping[str, object], simulated: bool, node: str | None) -> str:
+        """A new ``running`` run. The envelope must read back as the run document's environment
+        (pydantic's ValidationError names the field otherwise), so what is kept can be handed back."""
+        Environment.model_validate(envelope)
         run_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         me = psutil.Process()
         with self._db.tx() as tx:
@@ -107,21 +113,28 @@ class Logbook:
         return run_id
 
     def event(self, run_id: str, kind: str, message: str, module: str | None = None, uuid: str | None = None,
-              sim_time: float | None = None, severity: str | None = None, data: dict[str, Any] | None = None) -> None:
+              sim_time: float | None = None, severity: str | None = None,
+              data: Mapping[str, object] | None = None) -> None:
         with self._db.tx() as tx:
             tx.run("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (run_id, utc_now(), kind, message, module, uuid, sim_time, severity,
                     json.dumps(data) if data is not None else None))
 
-    def finish(self, run_id: str, verdict: str, checks: Sequence[dict[str, Any]],
-               envelope: dict[str, Any] | None = None) -> None:
-        """Checks and the complete status in one transaction: all of it or none."""
-        rows = [(run_id, i, c["layer"], c["name"], c["verdict"], json.dumps(c)) for i, c in enumerate(checks)]
+    def finish(self, run_id: str, verdict: str, checks: Sequence[CheckRecord | Mapping[str, object]],
+               envelope: Mapping[str, object] | None = None) -> None:
+        """Checks and the complete status in one transaction: all of it or none. A check that is
+        not a run document's check is refused (pydantic's ValidationError names the field)."""
+        rows = []
+        for i, c in enumerate(checks):  # a mapping is kept as written (its keys in its order) once it reads back
+            record = c if isinstance(c, CheckRecord) else CheckRecord.model_validate(c)
+            rows.append((run_id, i, record.layer, record.name, record.verdict.value,
+                         json.dumps(record.to_json() if isinstance(c, CheckRecord) else c)))
         with self._db.tx() as tx:
             if rows:
                 tx.many("INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
             if envelope is not None:
+                Environment.model_validate(envelope)
                 tx.run("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
             tx.run("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
                    (verdict, utc_now(), run_id))
@@ -180,7 +193,7 @@ class Logbook:
                       limit: int = 1000) -> list[ModuleEvent]:
         sql = ("SELECT run_id, time_utc, kind, message, module, uuid, sim_time, severity, data FROM events "
                "WHERE kind != 'layer'")
-        args: list[Any] = []
+        args: list[SqlValue] = []
         if since_utc:
             sql += " AND time_utc >= ?"
             args.append(since_utc)
@@ -230,7 +243,7 @@ class Logbook:
         """The newest complete run of each (host, node) of this kind, newest first: what a fleet
         merge reads from a shared logbook."""
         sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE kind = ? AND status = 'complete'"
-        args: list[Any] = [kind]
+        args: list[SqlValue] = [kind]
         if since_utc:
             sql += " AND started_utc >= ?"
             args.append(since_utc)
@@ -242,28 +255,34 @@ class Logbook:
                 out.append(run)
         return out
 
-    def document(self, run: RunRow) -> dict[str, Any]:
-        """A kept run in the shape `validate --json` prints (what report, compare and fleet read)."""
-        version = run.envelope.get("json_schema_version", 1)
-        return {"schema_version": version if isinstance(version, int) else 1, "run_id": run.run_id,
-                "simulated": run.simulated, "verdict": run.verdict, "status": run.status,
-                "level": run.envelope.get("level"), "environment": run.envelope, "checks": self.checks(run.run_id),
-                "events": self.events(run.run_id), "notes": []}
+    def document(self, run: RunRow) -> RunDocument:
+        """A kept run as the run document `validate --json` prints (what report, compare and fleet read)."""
+        try:
+            return RunDocument.model_validate({
+                "schema_version": run.envelope.json_schema_version or DOCUMENT_VERSION, "run_id": run.run_id,
+                "simulated": run.simulated, "verdict": run.verdict, "status": run.status, "level": run.envelope.level,
+                "environment": run.envelope, "checks": self.checks(run.run_id), "events": self.events(run.run_id),
+                "notes": []})
+        except ValidationError:
+            raise LogbookError(f"run {run.run_id} is damaged in the logbook (its verdict {str(run.verdict)[:20]!r} or "
+                               f"status {run.status[:20]!r} is not one gpuvet writes)", where=self._db.where,
+                               fix="the other runs are intact; pick another run.") from None
 
-    def checks(self, run_id: str) -> list[dict[str, Any]]:
+    def checks(self, run_id: str) -> list[CheckRecord]:
+        """A run's checks in the order they were judged; a damaged one is skipped with a warning."""
         out = []
         for seq, data in self._db.query("SELECT seq, data FROM checks WHERE run_id = ? ORDER BY seq", (run_id,)):
-            check = _json_object(data)
+            check = _record(CheckRecord, data)
             if check is None:
-                self._warn(f"run {run_id}: check #{seq} is damaged (not a JSON object); skipped")
+                self._warn(f"run {run_id}: check #{seq} is damaged (not a check's JSON object); skipped")
                 continue
             out.append(check)
         return out
 
-    def events(self, run_id: str) -> list[RunEvent]:
+    def events(self, run_id: str) -> list[EventRecord]:
         rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? "
                               f"ORDER BY {self._db.dialect.events_order}", (run_id,))
-        return [RunEvent(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
+        return [EventRecord(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
 
     def integrity(self) -> str:
         return self._db.integrity()
@@ -272,7 +291,7 @@ class Logbook:
         self._db.close()
 
     def _run_row(self, r: Row) -> RunRow | None:
-        envelope = _json_object(r[9])
+        envelope = _record(Environment, r[9])
         if envelope is None:
             self._warn(f"run {r[0]} is damaged (its envelope is not a JSON object); skipped")
             return None
@@ -281,13 +300,27 @@ class Logbook:
                       bool(r[7]), text[8], envelope)
 
 
-def _json_object(text: Any) -> dict[str, Any] | None:
+def _json_object(text: object) -> dict[str, JsonValue] | None:
     """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object)."""
+    if not isinstance(text, (str, bytes)):
+        return None
     try:
         value = json.loads(text)
     except (TypeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def _record(kind: type[_R], text: object) -> _R | None:
+    """The record kept as JSON in ``text``, or None when it is damaged (not JSON, not an object,
+    or a field of the wrong type)."""
+    data = _json_object(text)
+    if data is None:
+        return None
+    try:
+        return kind.model_validate(data)
+    except ValidationError:
+        return None
 
 
 def _alive(pid: int, started: float) -> bool:

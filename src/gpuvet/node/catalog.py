@@ -5,6 +5,9 @@ Conventions (they differ between vendors' sheets, so we fix them here):
 - ``fp64`` is the best dense FP64 rate a GEMM can reach (FP64 tensor/matrix cores where the
   module has them); ``fp32`` is plain FP32 (no TF32); ``tf32`` is the tensor-core TF32 rate.
 - Link and memory bandwidths are GB/s (1e9 bytes/s), per direction for links.
+- Memory is the total the driver reports (``memory_mib``, as nvidia-smi prints it: "FB Memory
+  Usage / Total", MiB), not the marketing figure: an "80GB" H100 shows 81,559 MiB (79.6 GiB,
+  85.5 GB); a "141GB" H200 shows 143,771 MiB. ``memory_bytes`` is that total in bytes.
 - A figure a vendor does not publish is absent (None), never guessed.
 """
 
@@ -17,6 +20,7 @@ from types import MappingProxyType
 from gpuvet.errors import CatalogError
 
 DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
+MIB = 2**20
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,15 @@ class ModuleModel:
     switch_reduction: bool = False  # the fabric switch reduces in the network (NVLink SHARP)
     sources: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    memory_mib: int | None = None  # the driver's total (nvidia-smi's MiB); memory_bytes = memory_mib × 2^20
+
+    def __post_init__(self) -> None:
+        if self.memory_mib is not None and self.memory_bytes != self.memory_mib * MIB:
+            raise ValueError(f"{self.name}: memory_bytes must be memory_mib × 2^20")
+
+    @property
+    def memory_gib(self) -> float | None:
+        return None if self.memory_bytes is None else self.memory_bytes / 2**30
 
     @property
     def fabric_gbps(self) -> float | None:
@@ -54,7 +67,7 @@ class ModuleModel:
 
     def figure_names(self) -> list[str]:
         """Names of the published figures (those that need a source)."""
-        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric", "switch_reduction"}
+        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric", "switch_reduction", "memory_mib"}
         named = [f.name for f in fields(self) if f.name not in skip and getattr(self, f.name) is not None]
         return named + [f"tflops.{d}" for d in self.tflops]
 
@@ -77,14 +90,27 @@ def _src(sheet: str, **overrides: str) -> Mapping[str, str]:
         "memory_bytes", "memory_bw_gbps", "fabric_links", "fabric_lane_gbps", "pcie_gen",
         "pcie_width", "tdp_w", "slowdown_c", "shutdown_c", "sm_clock_max_mhz", "mem_clock_max_mhz",
     ] + [f"tflops.{d}" for d in DTYPES]
+    overrides.setdefault("memory_bytes", _SMI_MEMORY)  # the driver's total, not the sheet's round figure
     return MappingProxyType({k: overrides.get(k.replace(".", "_"), sheet) for k in keys})
 
 
-_GiB = 1024**3
+# The driver's memory totals, as nvidia-smi prints them (MiB), and where each was read:
+_SMI_MEMORY = "nvidia-smi 'FB Memory Usage / Total' (MiB) as reported on this model"
+_H100_MIB = 81_559  # nvidia-smi -q -x of an 8x H100 SXM5 (tests/data/captures/smi_q_x_h100_8gpu.xml)
+_H200_MIB = 143_771  # nvidia-smi on H200 SXM (the figure gpuvet issue 19 quotes; tests/fakes/fake_nvml.py)
+# A100 80GB: nvidia-smi shows 81920MiB on the A800-SXM4-80GB (the A100 80GB's export variant, same
+# HBM2e), driver 535 (github.com/dexmal/dexbotic/issues/41); driver 450 showed 81252MiB for an
+# A100-SXM-80GB (github.com/keyu-tian/SparK/issues/8): current drivers are taken.
+_A100_80_MIB = 81_920
+_L40S_MIB = 46_068  # nvidia-smi --query-gpu=memory.total: "46068 MiB" (github.com/akash-network/provider-configs/pull/99)
+_B200_MIB = 183_359  # nvidia-smi: "166593MiB / 183359MiB" (github.com/NVIDIA/TensorRT-LLM/issues/10278)
+# MI300X: AMD has no nvidia-smi; 8 CPX partitions of size_in_bytes 25,767,706,624 each (KFD sysfs,
+# github.com/ROCm/legacy-rocm-build/issues/4750) make 206,141,652,992 B = 196,592 MiB for the module.
+_MI300X_MIB = 196_592
 
 _MODELS = [
     ModuleModel(
-        name="H100-SXM", vendor="nvidia", memory_bytes=80 * _GiB, memory_bw_gbps=3350,
+        name="H100-SXM", vendor="nvidia", memory_bytes=_H100_MIB * MIB, memory_mib=_H100_MIB, memory_bw_gbps=3350,
         tflops={"fp64": 67, "fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=25, pcie_gen=5, pcie_width=16,
         tdp_w=700, slowdown_c=89, shutdown_c=92, sm_clock_max_mhz=1980, mem_clock_max_mhz=2619,
@@ -95,7 +121,7 @@ _MODELS = [
         aliases=("NVIDIA H100 80GB HBM3", "H100 SXM5", "H100"),
     ),
     ModuleModel(
-        name="H200-SXM", vendor="nvidia", memory_bytes=141 * 10**9, memory_bw_gbps=4800,
+        name="H200-SXM", vendor="nvidia", memory_bytes=_H200_MIB * MIB, memory_mib=_H200_MIB, memory_bw_gbps=4800,
         tflops={"fp64": 67, "fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=25, pcie_gen=5, pcie_width=16,
         tdp_w=700, slowdown_c=89, shutdown_c=92, sm_clock_max_mhz=1980, mem_clock_max_mhz=3201,
@@ -106,7 +132,8 @@ _MODELS = [
         aliases=("NVIDIA H200", "H200"),
     ),
     ModuleModel(
-        name="A100-SXM-80GB", vendor="nvidia", memory_bytes=80 * _GiB, memory_bw_gbps=2039,
+        name="A100-SXM-80GB", vendor="nvidia", memory_bytes=_A100_80_MIB * MIB, memory_mib=_A100_80_MIB,
+        memory_bw_gbps=2039,
         tflops={"fp64": 19.5, "fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312},
         fabric="nvlink", fabric_links=12, fabric_lane_gbps=25, pcie_gen=4, pcie_width=16,
         tdp_w=400, slowdown_c=89, shutdown_c=92,
@@ -116,7 +143,7 @@ _MODELS = [
         aliases=("NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB", "A100"),
     ),
     ModuleModel(
-        name="L40S", vendor="nvidia", memory_bytes=48 * _GiB, memory_bw_gbps=864,
+        name="L40S", vendor="nvidia", memory_bytes=_L40S_MIB * MIB, memory_mib=_L40S_MIB, memory_bw_gbps=864,
         tflops={"fp32": 91.6, "tf32": 183, "fp16": 362, "bf16": 362, "fp8": 733},
         fabric=None, fabric_links=None, fabric_lane_gbps=None, pcie_gen=4, pcie_width=16,
         tdp_w=350,
@@ -124,7 +151,7 @@ _MODELS = [
         aliases=("NVIDIA L40S",),
     ),
     ModuleModel(
-        name="B200", vendor="nvidia", memory_bytes=180 * 10**9, memory_bw_gbps=8000,
+        name="B200", vendor="nvidia", memory_bytes=_B200_MIB * MIB, memory_mib=_B200_MIB, memory_bw_gbps=8000,
         tflops={"fp64": 37, "tf32": 1100, "fp16": 2250, "bf16": 2250, "fp8": 4500},
         fabric="nvlink", fabric_links=18, fabric_lane_gbps=50, pcie_gen=5, pcie_width=16,
         tdp_w=1000, switch_reduction=True,
@@ -132,13 +159,14 @@ _MODELS = [
         aliases=("NVIDIA B200",),
     ),
     ModuleModel(
-        name="MI300X", vendor="amd", memory_bytes=192 * 10**9, memory_bw_gbps=5300,
+        name="MI300X", vendor="amd", memory_bytes=_MI300X_MIB * MIB, memory_mib=_MI300X_MIB, memory_bw_gbps=5300,
         tflops={"fp64": 163.4, "fp32": 163.4, "tf32": 653.7, "fp16": 1307.4, "bf16": 1307.4,
                 "fp8": 2614.9},
         fabric="xgmi", fabric_links=7, fabric_lane_gbps=64, pcie_gen=5, pcie_width=16,
         tdp_w=750,
         sources=_src(_MI300X_SHEET,
-                     fabric_links="MI300X datasheet: 7 Infinity Fabric links, 128 GB/s each (64 per direction)"),
+                     fabric_links="MI300X datasheet: 7 Infinity Fabric links, 128 GB/s each (64 per direction)",
+                     memory_bytes="KFD sysfs mem_banks size_in_bytes, 8 CPX partitions summed"),
         aliases=("AMD Instinct MI300X",),
     ),
 ]

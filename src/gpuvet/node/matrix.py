@@ -18,7 +18,7 @@ _ABBREV = {LinkKind.NVLINK: "NV", LinkKind.XGMI: "XG", LinkKind.SERDES: "SD"}
 
 @dataclass(frozen=True)
 class Cell:
-    label: str  # NV18, SW18 (through a fabric switch), PIX, PXB, PHB, NODE, SYS, "-" (no route)
+    label: str  # NV18 (direct or through a fabric switch, as nvidia-smi topo -m), PIX, PXB, PHB, NODE, SYS, "-"
     gbps: float | None  # one transfer's bottleneck bandwidth, per direction
     assumed: bool = False  # a link on the route has no known speed (e.g. from topo -m): gbps is a guess
 
@@ -74,16 +74,19 @@ class _Codes:
 def _fabric_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
     """Per ordered module pair (a, b), the code of its fabric label (-1: none): a direct up
     fabric link (the first listed) gives NV#/XG#/SD#; else the first fabric switch on b's list
-    that a also reaches gives SW#, the narrower of the two links."""
+    that a also reaches gives the same NV#/XG#/SD# label (nvidia-smi topo -m prints NV18 through
+    NVSwitches too), the narrower of the two links."""
     pos = {m: i for i, m in enumerate(ids)}
     labels = np.full((len(ids), len(ids)), -1, dtype=np.int64)
     members: dict[str, dict[int, int]] = {}  # switch -> module position -> width of its link (last wins)
+    prefix: dict[str, str] = {}  # switch -> label prefix of its links' kind
     ranked: dict[tuple[int, str], list[tuple[int, int]]] = {}  # (rank on b's list, switch) -> [(b, width)]
     for m in ids:
         mine = [(lk.other(m), lk) for lk in node.links_of(m) if lk.kind.is_fabric and lk.up]
         on = [(o, lk) for o, lk in mine if node.kind_of(o) is EndpointKind.FABRIC_SWITCH]
         for o, lk in on:
             members.setdefault(o, {})[pos[m]] = lk.width
+            prefix.setdefault(o, _ABBREV[lk.kind])
         for rank, (o, lk) in enumerate(on):
             ranked.setdefault((rank, o), []).append((pos[m], lk.width))
     for (_, switch), bs in sorted(ranked.items(), key=lambda kv: -kv[0][0]):  # the first rank is written last
@@ -92,7 +95,7 @@ def _fabric_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
         b_pos, b_width = (np.array(v, dtype=np.int64) for v in zip(*bs, strict=True))
         width = np.minimum.outer(a_width, b_width)
         uniq, inverse = np.unique(width, return_inverse=True)
-        sw = np.array([codes(f"SW{w}") for w in uniq.tolist()], dtype=np.int64)
+        sw = np.array([codes(f"{prefix[switch]}{w}") for w in uniq.tolist()], dtype=np.int64)
         labels[np.ix_(a_pos, b_pos)] = sw[inverse.reshape(width.shape)]
     for link in reversed(node.links):  # the first listed link is written last
         if link.kind.is_fabric and link.up and link.a in pos and link.b in pos:

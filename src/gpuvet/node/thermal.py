@@ -9,6 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 SEED_R_C_PER_W = 12.4 / 530.0
 SEED_TAU_S = 0.07
 SEED_FULL_LOAD_C = 78.3
@@ -60,3 +63,17 @@ def clock_factor(level: int) -> float:
 
 def throttle_bits(level: int) -> int:
     return (0, THERMAL_SLOWDOWN_BITS, THERMAL_SLOWDOWN_BITS | THERMAL_HARD_BITS)[level]
+
+
+STEP_FACTORS = np.array([1.0, FIRST_STEP, SECOND_STEP])
+STEP_BITS = np.array([0, THERMAL_SLOWDOWN_BITS, THERMAL_SLOWDOWN_BITS | THERMAL_HARD_BITS])
+
+
+def throttle_levels(temp_c: npt.NDArray[np.float64], level: npt.NDArray[np.int64],
+                    first_point_c: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """``throttle_level`` for many modules at once (same steps, same hysteresis)."""
+    second = first_point_c + SECOND_POINT_OFFSET_C
+    hot = np.where(temp_c >= second - RECOVERY_HYSTERESIS_C, np.maximum(level, 1), 1)
+    cooling = np.where((level > 0) & (temp_c >= first_point_c - RECOVERY_HYSTERESIS_C), 1, 0)
+    out = np.where(temp_c >= second, 2, np.where(temp_c >= first_point_c, hot, cooling))
+    return np.asarray(out, dtype=np.int64)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +15,9 @@ from gpuvet.node.memory import PlanError
 from gpuvet.node.model import Node, Transfer
 from gpuvet.node.performance import Bandwidths, PerformanceModel
 from gpuvet.node.spec import FaultSpec, P2pDisabledFault, PowerCapLowFault
+
+if TYPE_CHECKING:
+    from gpuvet.logbook.document import CheckRecord
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ class CollectiveModel:
         return self.perf.transfer_rates([Transfer(src, dst, 1)])[0]
 
 
-def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: int) -> CollectivePrediction | None:
+def calibrated(op: str, size_bytes: int, checks: Sequence[CheckRecord], modules: int) -> CollectivePrediction | None:
     """The same prediction from a measured sweep kept in a logbook run of this node (the
     ``<op>_busbw`` check): inside the sweep, the time interpolated between the two measured sizes
     around ``size_bytes`` (log-log: the library switches protocols along the way, which one α and
@@ -82,10 +85,10 @@ def calibrated(op: str, size_bytes: int, checks: list[dict[str, Any]], modules: 
     from gpuvet.node.collectives import fit_alpha_beta
 
     for c in checks:
-        if c.get("name") == f"{op}_busbw" and c.get("evidence", {}).get("sweep"):
-            ranks = int(c.get("evidence", {}).get("ranks") or modules)
+        if c.name == f"{op}_busbw" and c.evidence.sweep:
+            ranks = c.evidence.ranks or modules
             factor = bus_factor(op, ranks)
-            measured = sorted((int(s), int(s) * factor / (bw * 1e9)) for s, bw in c["evidence"]["sweep"] if bw)
+            measured = sorted((int(s), int(s) * factor / (bw * 1e9)) for s, bw in c.evidence.sweep if bw)
             if len(measured) < 2:
                 return None
             sizes = [s for s, _ in measured]

@@ -17,7 +17,7 @@ import numpy as np
 import yaml
 from scipy.optimize import least_squares
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.select import open_backend
 from gpuvet.errors import GpuvetError
 from gpuvet.node.collectives import Algorithm, Protocol, Tuning, bus_factor
 from gpuvet.plan.collective import CollectiveModel
@@ -109,8 +109,8 @@ class _Models:
 
     def __call__(self, ref: str) -> CollectiveModel:
         if ref not in self._models:
-            backend = SimBackend.from_ref(ref)
-            self._models[ref] = CollectiveModel(backend.node(), backend.spec.faults)
+            backend = open_backend(sim=ref)
+            self._models[ref] = CollectiveModel(backend.node(), backend.spec.faults if backend.spec else ())
         return self._models[ref]
 
     def set_tuning(self, medium: str, tuning: Tuning) -> None:

@@ -71,7 +71,7 @@ def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: f
         if module_model.memory_bytes is None:
             raise PlanError("--auto-batch", "the module's memory is unknown", "give --micro-batch")
         job = replace(job, micro_batch=auto_micro_batch(job, module_model.memory_bytes))
-        notes.append(f"micro-batch {job.micro_batch}: the largest that fits {module_model.memory_bytes / 1e9:.0f} GB")
+        notes.append(f"micro-batch {job.micro_batch}: the largest that fits {module_model.memory_bytes / 2**30:.1f} GiB")
     model = model or CollectiveModel(node)
     ids = node.module_ids[: job.modules]
     a = job.arch

@@ -3,10 +3,8 @@ reads the same in both."""
 
 from __future__ import annotations
 
-from typing import Any
 
-
-def value(v: Any) -> str:
+def value(v: object) -> str:
     """None → empty, booleans → yes/no, floats to four significant digits (thousands grouped)."""
     if v is None:
         return ""

@@ -4,9 +4,11 @@ offline and prints."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import Any, Protocol
 
+from gpuvet.logbook.document import CheckRecord, Environment, ModuleTelemetry, RunDocument, Verdict, as_document
 from gpuvet.report import svg
 from gpuvet.report.format import value as format_value
 
@@ -18,73 +20,114 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#2e7d32}.warn{color:#b26a00}.fail{color:#c62828;font-weight:bold}.skip{color:#777}
 .banner{background:#fff3cd;border:1px solid #e0c060;padding:8px;margin:8px 0}
 .verdict{font-size:18px;font-weight:bold}.plots svg{margin:8px 16px 8px 0;vertical-align:top}
+.counts span{margin-right:14px}
 """
+_ORDER = (Verdict.FAIL, Verdict.WARN, Verdict.PASS, Verdict.SKIP)  # the summary's order: worst first
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     return escape(format_value(v))
 
 
-def _where(c: dict[str, Any]) -> str:
-    if c.get("between"):
-        return " → ".join(c["between"])
-    return c.get("module") or ""
-
-
-def render(doc: dict[str, Any]) -> str:
-    """``doc``: a validation run as ``validate --json`` prints it (or as the logbook keeps it)."""
-    checks: list[dict[str, Any]] = doc.get("checks", [])
-    env = doc.get("environment", {})
-    title = f"gpuvet validate — {env.get('node', '')} — {doc.get('verdict', '').upper()}"
+def render(doc: RunDocument) -> str:
+    """A validation run as one page: the summary of what failed and why first, then the
+    environment, the plots and every check."""
+    env = doc.environment
+    verdict = doc.verdict.value if doc.verdict else ""
+    title = f"gpuvet validate — {env.node or ''} — {verdict.upper()}"
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style></head><body>", f"<h1>{escape(title)}</h1>"]
-    if doc.get("simulated"):
+    if doc.simulated:
         parts.append("<div class='banner'><b>SIMULATED</b> — every figure comes from a model of the node, not from "
                      "hardware.</div>")
-    verdict = doc.get("verdict", "")
     parts.append(f"<p class='verdict {escape(verdict)}'>verdict: {escape(verdict)}</p>")
-    parts.append(f"<p>run {escape(str(doc.get('run_id')))} · status {escape(str(doc.get('status', 'complete')))} · "
-                 f"level {escape(str(doc.get('level', '')))} · {escape(str(env.get('time_utc', '')))} · "
-                 f"host {escape(str(env.get('host', '')))} · gpuvet {escape(str(env.get('tool_version', '')))}</p>")
+    parts.append(f"<p>run {escape(str(doc.run_id))} · status {escape(doc.status or 'complete')} · "
+                 f"level {escape(doc.level or '')} · {escape(env.time_utc or '')} · "
+                 f"host {escape(env.host or '')} · gpuvet {escape(env.tool_version or '')}</p>")
+    parts.append(summary(doc))
     parts.append(_environment(env))
-    parts.append("<h2>Plots</h2><div class='plots'>" + "".join(_plots(checks)) + "</div>")
-    parts.append(_table(checks))
-    for note in doc.get("notes", []):
+    parts.append("<h2>Plots</h2><div class='plots'>" + "".join(_plots(doc.checks)) + "</div>")
+    parts.append(_table(doc.checks))
+    for note in doc.notes:
         parts.append(f"<p>{escape(note)}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def _environment(env: dict[str, Any]) -> str:
-    keys = ["backend", "node", "node_type", "driver_version", "cuda_driver_version", "torch_version", "cuda_version",
-            "nccl_version", "topology_fingerprint"]
-    rows = "".join(f"<tr><th>{escape(k)}</th><td>{_fmt(env.get(k))}</td></tr>" for k in keys if env.get(k) is not None)
-    mods = env.get("modules", [])
-    if mods:
-        cols = ["id", "model", "power_limit_w", "ecc", "sm_clock_mhz", "mem_clock_mhz", "pcie", "bus_id"]
+def summary(doc: RunDocument) -> str:
+    """Counts by verdict, then each failing and warning check (worst first): where, the figure
+    against what was expected, the reason and the fix; then why checks were skipped."""
+    counts = doc.counts()
+    spans = "".join(f"<span class='{v.value}'>{counts[v]} {v.value}</span>" for v in _ORDER)
+    parts = [f"<h2>Summary</h2><p class='counts' id='counts'>{len(doc.checks)} checks: {spans}</p>"]
+    problems = [c for v in (Verdict.FAIL, Verdict.WARN) for c in doc.checks if c.verdict is v]
+    if problems:
+        head = "".join(f"<th>{h}</th>" for h in ("verdict", "where", "check", "figure", "why", "fix"))
+        rows = "".join(
+            f"<tr><td class='{c.verdict.value}'>{c.verdict.value}</td><td>{escape(c.where or 'node')}</td>"
+            f"<td>{escape(c.layer)} / {escape(c.name)}</td><td>{escape(_figure(c))}</td>"
+            f"<td>{escape(_why(c))}</td><td>{escape(c.fix or '')}</td></tr>" for c in problems)
+        parts.append(f"<table id='problems'><tr>{head}</tr>{rows}</table>")
+    else:
+        parts.append("<p id='problems'>Nothing failed or warned.</p>")
+    skipped: dict[str, int] = {}
+    for c in doc.checks:
+        if c.verdict is Verdict.SKIP:
+            skipped[c.reason or "no reason given"] = skipped.get(c.reason or "no reason given", 0) + 1
+    if skipped:
+        items = "".join(f"<li>{n} × {escape(why)}</li>" for why, n in skipped.items())
+        parts.append(f"<p>Not measured:</p><ul id='skipped'>{items}</ul>")
+    return "\n".join(parts)
+
+
+def _figure(c: CheckRecord) -> str:
+    """``72.8 TFLOPS of 85 expected (85.6 %)``: the figure in words, as far as it is known."""
+    if c.value is None:
+        return ""
+    text = f"{format_value(c.value)} {c.unit or ''}".strip()
+    if c.expected is not None:
+        text += f" of {format_value(c.expected)} expected"
+    if c.pct_of_expected is not None:
+        text += f" ({c.pct_of_expected:.1f} %)"
+    return text
+
+
+def _why(c: CheckRecord) -> str:
+    reason = c.reason or ""
+    throttle = c.evidence.throttle_reasons
+    return reason + (f" [throttled: {', '.join(throttle)}]" if throttle else "")
+
+
+def _environment(env: Environment) -> str:
+    fields = (("backend", env.backend), ("node", env.node), ("node_type", env.node_type),
+              ("driver_version", env.driver_version), ("cuda_driver_version", env.cuda_driver_version),
+              ("torch_version", env.torch_version), ("cuda_version", env.cuda_version),
+              ("nccl_version", env.nccl_version), ("topology_fingerprint", env.topology_fingerprint))
+    rows = "".join(f"<tr><th>{escape(k)}</th><td>{_fmt(v)}</td></tr>" for k, v in fields if v is not None)
+    if env.modules:
+        cols = ("id", "model", "power_limit_w", "ecc", "sm_clock_mhz", "mem_clock_mhz", "pcie", "bus_id")
         head = "".join(f"<th>{c}</th>" for c in cols)
-        body = "".join("<tr>" + "".join(f"<td>{_fmt(m.get(c))}</td>" for c in cols) + "</tr>" for m in mods)
+        body = "".join("<tr>" + "".join(f"<td>{_fmt(getattr(m, c))}</td>" for c in cols) + "</tr>"
+                       for m in env.modules)
         rows += f"</table><table><tr>{head}</tr>{body}"
     return f"<h2>Environment</h2><table>{rows}</table>"
 
 
-def _table(checks: list[dict[str, Any]]) -> str:
+def _table(checks: Sequence[CheckRecord]) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("layer", "check", "where", "verdict", "value", "unit", "expected",
                                               "% of peak", "% of expected", "CV %", "reason / fix"))
     rows = []
     for c in checks:
-        v = c["verdict"]
-        cv = c.get("cv")
-        note = " — ".join(x for x in (c.get("reason"), c.get("fix")) if x)
-        throttle = c.get("evidence", {}).get("throttle_reasons")
-        if throttle:
-            note += f" [throttle: {', '.join(throttle)}]"
+        v = c.verdict.value
+        note = " — ".join(x for x in (c.reason, c.fix) if x)
+        if c.evidence.throttle_reasons:
+            note += f" [throttle: {', '.join(c.evidence.throttle_reasons)}]"
         rows.append(
-            f"<tr><td>{escape(c['layer'])}</td><td>{escape(c['name'])}</td><td>{escape(_where(c))}</td>"
-            f"<td class='{escape(v)}'>{escape(v)}</td><td class='num'>{_fmt(c.get('value'))}</td>"
-            f"<td>{_fmt(c.get('unit'))}</td><td class='num'>{_fmt(c.get('expected'))}</td>"
-            f"<td class='num'>{_fmt(c.get('pct_of_peak'))}</td><td class='num'>{_fmt(c.get('pct_of_expected'))}</td>"
-            f"<td class='num'>{_fmt(100 * cv if isinstance(cv, (int, float)) else None)}</td><td>{escape(note)}</td></tr>")
+            f"<tr><td>{escape(c.layer)}</td><td>{escape(c.name)}</td><td>{escape(c.where)}</td>"
+            f"<td class='{v}'>{v}</td><td class='num'>{_fmt(c.value)}</td>"
+            f"<td>{_fmt(c.unit)}</td><td class='num'>{_fmt(c.expected)}</td>"
+            f"<td class='num'>{_fmt(c.pct_of_peak)}</td><td class='num'>{_fmt(c.pct_of_expected)}</td>"
+            f"<td class='num'>{_fmt(100 * c.cv if c.cv is not None else None)}</td><td>{escape(note)}</td></tr>")
     return f"<h2>Checks ({len(checks)})</h2><table id='checks'><tr>{head}</tr>{''.join(rows)}</table>"
 
 
@@ -92,54 +135,62 @@ def _modules_order(ids: set[str]) -> list[str]:
     return sorted(ids, key=lambda m: (len(m), m))
 
 
-def _plots(checks: list[dict[str, Any]]) -> list[str]:
-    out = []
-    gemm = [c for c in checks if c["name"].startswith("gemm_") and "agreement" not in c["name"]
-            and c.get("pct_of_peak") is not None]
-    if gemm:
-        modules = _modules_order({c["module"] for c in gemm})
-        dtypes = sorted({c["dtype"] for c in gemm}, key=lambda d: ["fp64", "fp32", "tf32", "fp16", "bf16", "fp8"].index(d)
-                        if d in ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8") else 9)
-        pct = {(c["module"], c["dtype"]): c["pct_of_peak"] for c in gemm}
-        out.append(svg.grouped_bars("GEMM, % of dense peak", modules,
-                                    {d: [pct.get((m, d)) for m in modules] for d in dtypes}, "% of peak", reference=60))
+_DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
+
+
+def _plots(checks: Sequence[CheckRecord]) -> list[str]:
+    gemm = [c for c in checks if c.name.startswith("gemm_") and "agreement" not in c.name
+            and c.pct_of_peak is not None and c.module and c.dtype]
+    out = [_gemm_plot(gemm)] if gemm else []
     for name in ("p2p_one_way", "p2p_two_way"):
-        cells: dict[tuple[str, str], float] = {(c["between"][0], c["between"][1]): c["value"] for c in checks
-                                               if c["name"] == name and c.get("value") is not None}
+        cells: dict[tuple[str, str], float] = {c.between: n for c in checks
+                                               if c.name == name and c.between and (n := c.number) is not None}
         if cells:
             labels = _modules_order({m for pair in cells for m in pair})
             if name == "p2p_two_way":
                 cells |= {(b, a): v for (a, b), v in list(cells.items())}
             out.append(svg.heatmap(f"{name} GB/s (row → column)", labels, cells, "GB/s"))
-    host = [c for c in checks if c["name"] in ("h2d", "d2h") and c.get("value") is not None]
+    host = {(c.module, c.name): n for c in checks
+            if c.name in ("h2d", "d2h") and c.module and (n := c.number) is not None}
     if host:
-        modules = _modules_order({c["module"] for c in host})
-        by_kind = {(c["module"], c["name"]): c["value"] for c in host}
+        modules = _modules_order({m for m, _ in host})
         out.append(svg.grouped_bars("host ↔ module, GB/s", modules,
-                                    {n: [by_kind.get((m, n)) for m in modules] for n in ("h2d", "d2h")}, "GB/s"))
-    sweeps = {c["name"].removesuffix("_busbw"): c["evidence"]["sweep"] for c in checks
-              if c["name"].endswith("_busbw") and c.get("evidence", {}).get("sweep")}
+                                    {n: [host.get((m, n)) for m in modules] for n in ("h2d", "d2h")}, "GB/s"))
+    sweeps = {c.name.removesuffix("_busbw"): [(float(s), float(bw)) for s, bw in c.evidence.sweep if bw is not None]
+              for c in checks if c.name.endswith("_busbw") and c.evidence.sweep}
     if sweeps:
-        out.append(svg.log_lines("busbw vs message size", {k: [tuple(p) for p in v] for k, v in sweeps.items()},
-                                 "message size (bytes)", "busbw GB/s"))
-    telemetry: dict[str, dict[str, Any]] = {}
+        out.append(svg.log_lines("busbw vs message size", sweeps, "message size (bytes)", "busbw GB/s"))
+    return out + _telemetry_plots(gemm)
+
+
+def _gemm_plot(gemm: Sequence[CheckRecord]) -> str:
+    modules = _modules_order({str(c.module) for c in gemm})
+    dtypes = sorted({str(c.dtype) for c in gemm}, key=lambda d: _DTYPES.index(d) if d in _DTYPES else 9)
+    pct = {(c.module, c.dtype): c.pct_of_peak for c in gemm}
+    return svg.grouped_bars("GEMM, % of dense peak", modules,
+                            {d: [pct.get((m, d)) for m in modules] for d in dtypes}, "% of peak", reference=60)
+
+
+def _telemetry_plots(gemm: Sequence[CheckRecord]) -> list[str]:
+    telemetry: dict[str, ModuleTelemetry] = {}
     for c in gemm:
-        for m, t in c.get("evidence", {}).get("telemetry", {}).items():
+        for m, t in c.evidence.telemetry.items():
             telemetry.setdefault(m, t)
-    if telemetry:
-        modules = _modules_order(set(telemetry))
-        for key, title, unit in (("core_clock_mhz_median", "SM clock during GEMM (median)", "MHz"),
-                                 ("power_w_median", "power during GEMM (median)", "W"),
-                                 ("temp_c_max", "temperature during GEMM (max)", "°C")):
-            vals = [telemetry[m].get(key) for m in modules]
-            if any(v is not None for v in vals):
-                out.append(svg.grouped_bars(title, modules, {unit: vals}, unit))
+    out = []
+    modules = _modules_order(set(telemetry))
+    for key, title, unit in (("core_clock_mhz_median", "SM clock during GEMM (median)", "MHz"),
+                             ("power_w_median", "power during GEMM (median)", "W"),
+                             ("temp_c_max", "temperature during GEMM (max)", "°C")):
+        vals: list[float | None] = [getattr(telemetry[m], key) for m in modules]
+        if any(v is not None for v in vals):
+            out.append(svg.grouped_bars(title, modules, {unit: vals}, unit))
     return out
 
 
-def efficiency_page(data: dict[str, Any]) -> str:
-    """`bench efficiency` as one page: TFLOPS and TFLOPS per watt against the cap, knee marked."""
-    by_module: dict[str, list[dict[str, Any]]] = {}
+def efficiency_page(data: Mapping[str, Any]) -> str:
+    """`bench efficiency` as one page (its --json data): TFLOPS and TFLOPS per watt against the
+    cap, knee marked."""
+    by_module: dict[str, list[Mapping[str, Any]]] = {}
     for p in data.get("points", []):
         by_module.setdefault(p["module"], []).append(p)
     knees = {m: k for m, k in data.get("knees", {}).items() if k}
@@ -165,20 +216,48 @@ def efficiency_page(data: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def fleet_page(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statuses: list[dict[str, Any]]) -> str:
+class _Outlier(Protocol):
+    @property
+    def node(self) -> str: ...
+    @property
+    def module(self) -> str | None: ...
+    @property
+    def between(self) -> tuple[str, str] | None: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def fleet_median(self) -> float: ...
+    @property
+    def deviation_pct(self) -> float: ...
+    @property
+    def score(self) -> float: ...
+
+
+class _Analysis(Protocol):
+    """What the fleet page shows of a peer analysis (fleet.peers.FleetAnalysis)."""
+
+    @property
+    def outliers(self) -> Sequence[_Outlier]: ...
+
+
+def fleet_page(analysis: _Analysis, envelopes: Sequence[tuple[str, RunDocument | Mapping[str, object]]],
+               statuses: Sequence[Mapping[str, object]]) -> str:
     """The fleet as one page: node status, outliers, each flagged metric's distribution with the
     outliers marked, and a node × metric heatmap (% of the fleet median)."""
     import statistics
 
     title = "gpuvet fleet"
-    simulated = any(e.get("simulated") for _, e in envelopes)
+    docs = [as_document(e, where) for where, e in envelopes]
+    simulated = any(d.simulated for d in docs)
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
              f"<style>{_CSS}</style></head><body><h1>{title}" + (" — SIMULATED" if simulated else "") + "</h1>"]
     if statuses:
         parts.append("<h2>Nodes</h2><table><tr><th>node</th><th>status</th><th>verdict</th><th>detail</th></tr>")
         for s in statuses:
             parts.append(f"<tr><td>{escape(str(s.get('node')))}</td><td class='{'pass' if s['status'] == 'ok' else 'fail'}'>"
-                         f"{escape(s['status'])}</td><td>{escape(str(s.get('verdict') or ''))}</td>"
+                         f"{escape(str(s['status']))}</td><td>{escape(str(s.get('verdict') or ''))}</td>"
                          f"<td>{escape(str(s.get('error') or ''))}</td></tr>")
         parts.append("</table>")
     parts.append(f"<h2>Outliers ({len(analysis.outliers)})</h2><table><tr><th>node</th><th>where</th><th>metric</th>"
@@ -191,12 +270,12 @@ def fleet_page(analysis: Any, envelopes: list[tuple[str, dict[str, Any]]], statu
     parts.append("</table><h2>Distributions</h2><div class='plots'>")
     flagged = {o.metric for o in analysis.outliers}
     per_node: dict[tuple[str, str], list[float]] = {}
-    for _, env in envelopes:
-        node = str(env.get("environment", {}).get("node"))
-        for c in env.get("checks", []):
-            v = c.get("value")
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and c.get("verdict") != "skip":
-                per_node.setdefault((node, c["name"]), []).append(float(v))
+    for doc in docs:
+        node = str(doc.environment.node)
+        for c in doc.checks:
+            v = c.number
+            if v is not None and c.verdict is not Verdict.SKIP:
+                per_node.setdefault((node, c.name), []).append(v)
     metrics = sorted({m for _, m in per_node})
     for metric in sorted(flagged):
         bad_nodes = {o.node for o in analysis.outliers if o.metric == metric}

@@ -6,16 +6,23 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from gpuvet.backends.readings import Unavailable
 
+V = TypeVar("V")
 
-def to_jsonable(obj: Any) -> Any:
+
+def to_jsonable(obj: object) -> Any:  # Any: the shape is the caller's, who gave the object
+    """``obj`` as JSON-ready data (a pydantic record as the keys it was made from)."""
     if isinstance(obj, Unavailable):
         return None
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json", exclude_unset=True)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         missing: dict[str, str] = {}
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
@@ -36,5 +43,5 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
-def drop_none(data: dict[str, Any]) -> dict[str, Any]:
+def drop_none(data: Mapping[str, V | None]) -> dict[str, V]:
     return {k: v for k, v in data.items() if v is not None}

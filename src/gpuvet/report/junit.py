@@ -4,33 +4,33 @@ skip → skipped, warn → passed with the warning in system-out (JUnit has no w
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+
+from gpuvet.logbook.document import CheckRecord, RunDocument, Verdict
 
 
-def render(doc: dict[str, Any]) -> str:
-    checks: list[dict[str, Any]] = doc.get("checks", [])
+def render(doc: RunDocument) -> str:
+    checks = doc.checks
     root = ET.Element("testsuites", name="gpuvet validate", tests=str(len(checks)),
-                      failures=str(sum(c["verdict"] == "fail" for c in checks)))
-    by_layer: dict[str, list[dict[str, Any]]] = {}
+                      failures=str(sum(c.verdict is Verdict.FAIL for c in checks)))
+    by_layer: dict[str, list[CheckRecord]] = {}
     for c in checks:
-        by_layer.setdefault(c["layer"], []).append(c)
+        by_layer.setdefault(c.layer, []).append(c)
     for layer, rows in by_layer.items():
         suite = ET.SubElement(root, "testsuite", name=f"gpuvet.{layer}", tests=str(len(rows)),
-                              failures=str(sum(c["verdict"] == "fail" for c in rows)),
-                              skipped=str(sum(c["verdict"] == "skip" for c in rows)))
+                              failures=str(sum(c.verdict is Verdict.FAIL for c in rows)),
+                              skipped=str(sum(c.verdict is Verdict.SKIP for c in rows)))
         props = ET.SubElement(suite, "properties")
-        ET.SubElement(props, "property", name="simulated", value=str(bool(doc.get("simulated"))).lower())
-        ET.SubElement(props, "property", name="run_id", value=str(doc.get("run_id")))
+        ET.SubElement(props, "property", name="simulated", value=str(doc.simulated).lower())
+        ET.SubElement(props, "property", name="run_id", value=str(doc.run_id))
         for c in rows:
-            where = " → ".join(c["between"]) if c.get("between") else c.get("module")
             case = ET.SubElement(suite, "testcase", classname=f"gpuvet.{layer}",
-                                 name=c["name"] + (f"[{where}]" if where else ""))
-            text = f"value {c.get('value')} {c.get('unit') or ''}, expected {c.get('expected')}"
-            message = c.get("reason") or ""
-            if c["verdict"] == "fail":
-                ET.SubElement(case, "failure", message=message).text = f"{text}\n{c.get('fix') or ''}"
-            elif c["verdict"] == "skip":
+                                 name=c.name + (f"[{c.where}]" if c.where else ""))
+            text = f"value {c.value} {c.unit or ''}, expected {c.expected}"
+            message = c.reason or ""
+            if c.verdict is Verdict.FAIL:
+                ET.SubElement(case, "failure", message=message).text = f"{text}\n{c.fix or ''}"
+            elif c.verdict is Verdict.SKIP:
                 ET.SubElement(case, "skipped", message=message)
-            elif c["verdict"] == "warn":
+            elif c.verdict is Verdict.WARN:
                 ET.SubElement(case, "system-out").text = f"WARN: {message}; {text}"
     return ET.tostring(root, encoding="unicode", xml_declaration=True)

@@ -4,7 +4,7 @@ offline: bars, a heatmap matrix, a line on a log axis."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"]
@@ -20,7 +20,7 @@ def _svg(width: int, height: int, body: list[str], title: str) -> str:
             f'<title>{escape(title)}</title>{"".join(body)}</svg>')
 
 
-def grouped_bars(title: str, groups: Sequence[str], series: dict[str, Sequence[float | None]], unit: str,
+def grouped_bars(title: str, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], unit: str,
                  reference: float | None = None) -> str:
     """Bars per group (e.g. module) for each series (e.g. dtype); an optional reference line."""
     width, height, left, bottom, top = max(360, 40 + len(groups) * (12 * len(series) + 16)), 260, 48, 40, 28
@@ -60,7 +60,7 @@ def grouped_bars(title: str, groups: Sequence[str], series: dict[str, Sequence[f
     return _svg(width, height, body, title)
 
 
-def heatmap(title: str, labels: Sequence[str], cells: dict[tuple[str, str], float], unit: str) -> str:
+def heatmap(title: str, labels: Sequence[str], cells: Mapping[tuple[str, str], float], unit: str) -> str:
     """Row → column matrix; darker is more; empty cells are blank."""
     n = len(labels)
     size = 46 if n <= 10 else max(12, 460 // n)
@@ -90,7 +90,7 @@ def heatmap(title: str, labels: Sequence[str], cells: dict[tuple[str, str], floa
     return _svg(width, height, body, title)
 
 
-def log_lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str) -> str:
+def log_lines(title: str, series: Mapping[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str) -> str:
     """y against x on a log2 x axis (message sizes), one line per series."""
     width, height, left, bottom, top = 560, 280, 56, 44, 28
     points = [p for ps in series.values() for p in ps if p[0] > 0]
@@ -125,8 +125,8 @@ def log_lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_un
     return _svg(width, height, body, title)
 
 
-def lines(title: str, series: dict[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str,
-          marks: dict[str, float] | None = None) -> str:
+def lines(title: str, series: Mapping[str, Sequence[tuple[float, float]]], x_unit: str, y_unit: str,
+          marks: Mapping[str, float] | None = None) -> str:
     """y against x on linear axes, one line per series; ``marks``: vertical lines (e.g. a knee)."""
     width, height, left, bottom, top = 560, 300, 56, 44, 28
     points = [p for ps in series.values() for p in ps]
@@ -190,7 +190,7 @@ def strip(title: str, values: Sequence[tuple[str, float, bool]], unit: str) -> s
     return _svg(width, height, body, title)
 
 
-def grid(title: str, rows: Sequence[str], cols: Sequence[str], cells: dict[tuple[str, str], float]) -> str:
+def grid(title: str, rows: Sequence[str], cols: Sequence[str], cells: Mapping[tuple[str, str], float]) -> str:
     """Rows × columns of values around 100 (% of the fleet median): blue above, red below."""
     cw, ch, left, top = 34, 16, 110, 120
     width, height = left + cw * len(cols) + 10, top + ch * len(rows) + 10

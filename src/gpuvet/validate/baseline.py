@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from gpuvet.errors import GpuvetError
+from gpuvet.logbook.document import CheckRecord, Verdict
 from gpuvet.validate.checks import Check
 
 BASELINE_SCHEMA = 1
@@ -56,7 +57,7 @@ def robust_reference(values: dict[str, float], lower_better: bool, tolerance: fl
             del kept[run]
 
 
-def make_baseline(runs: list[tuple[str, str, list[dict[str, Any]]]], created_utc: str,
+def make_baseline(runs: Sequence[tuple[str, str, Sequence[CheckRecord]]], created_utc: str,
                   tolerance: float = 0.05) -> Baseline:
     """From (run_id, node_type, checks) of good runs of one node type."""
     if not runs:
@@ -69,23 +70,16 @@ def make_baseline(runs: list[tuple[str, str, list[dict[str, Any]]]], created_utc
     units: dict[str, str | None] = {}
     for run_id, _, checks in runs:
         for c in checks:
-            value = c.get("value")
-            if c.get("verdict") == "skip" or not isinstance(value, (int, float)) or isinstance(value, bool):
+            value = c.number
+            if c.verdict is Verdict.SKIP or value is None:
                 continue
-            key = check_key(c)
-            by_key.setdefault(key, {})[run_id] = float(value)
-            units[key] = c.get("unit")
+            by_key.setdefault(c.key, {})[run_id] = value
+            units[c.key] = c.unit
     metrics = {}
     for key, values in by_key.items():
         ref, excluded = robust_reference(values, lower_is_better(key.split("/")[1]), tolerance)
         metrics[key] = BaselineMetric(ref, units[key], sorted(values), excluded)
     return Baseline(types.pop(), created_utc, [r for r, _, _ in runs], metrics, tolerance=tolerance)
-
-
-def check_key(c: dict[str, Any]) -> str:
-    between = c.get("between")
-    where = c.get("module") or ("-".join(between) if between else "node")
-    return f"{c['layer']}/{c['name']}/{where}"
 
 
 def save_baseline(baseline: Baseline, path: Path) -> None:

@@ -3,70 +3,66 @@ regressions marked."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from gpuvet.validate.baseline import check_key, lower_is_better
+from pydantic import JsonValue
+
+from gpuvet.logbook.document import CheckRecord, Environment, Scalar, Verdict
+from gpuvet.validate.baseline import lower_is_better
 
 REGRESSION_PCT = 5.0
-_SEVERITY = {"pass": 0, "skip": 0, "warn": 1, "fail": 2}
 
 
 @dataclass(frozen=True)
 class EnvChange:
     key: str
-    a: Any
-    b: Any
+    a: JsonValue
+    b: JsonValue
 
 
 @dataclass(frozen=True)
 class ResultChange:
     key: str
     unit: str | None
-    a: Any
-    b: Any
+    a: Scalar
+    b: Scalar
     change_pct: float | None  # positive: better
     verdict_a: str | None
     verdict_b: str | None
     regression: bool
 
 
-def _flatten(env: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in env.items() if k not in ("modules", "time_utc")}
-    for m in env.get("modules", []):
-        for k, v in m.items():
-            if k != "id":
-                out[f"{m.get('id')}.{k}"] = v
-    return out
-
-
-def missing_checks(checks_a: list[dict[str, Any]], checks_b: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def missing_checks(checks_a: Sequence[CheckRecord], checks_b: Sequence[CheckRecord]) -> tuple[list[str], list[str]]:
     """The check keys only run A has, and those only run B has."""
-    a = {check_key(c) for c in checks_a}
-    b = {check_key(c) for c in checks_b}
+    a = {c.key for c in checks_a}
+    b = {c.key for c in checks_b}
     return sorted(a - b), sorted(b - a)
 
 
-def compare(env_a: dict[str, Any], checks_a: list[dict[str, Any]], env_b: dict[str, Any],
-            checks_b: list[dict[str, Any]], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
+def compare(env_a: Environment, checks_a: Sequence[CheckRecord], env_b: Environment,
+            checks_b: Sequence[CheckRecord], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
     """``judge_missing``: a check that B lacks is a regression (two complete runs of one kind);
     otherwise (an aborted run, a watch run) only the checks both runs have are compared."""
-    fa, fb = _flatten(env_a), _flatten(env_b)
+    fa, fb = env_a.flat(), env_b.flat()
     env = [EnvChange(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
-    a = {check_key(c): c for c in checks_a}
-    b = {check_key(c): c for c in checks_b}
-    results = []
-    for key in sorted(set(a) | set(b) if judge_missing else set(a) & set(b)):
-        ca, cb = a.get(key, {}), b.get(key, {})
-        va, vb = ca.get("value"), cb.get("value")
-        change = None
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
-        if numeric and va:
-            change = 100.0 * (vb - va) / abs(va)
-            if lower_is_better(key.split("/")[1]):
-                change = -change
-        worse_verdict = _SEVERITY.get(cb.get("verdict", "pass"), 0) > _SEVERITY.get(ca.get("verdict", "pass"), 0)
-        regression = worse_verdict or (change is not None and change < -REGRESSION_PCT) or (bool(ca) and not cb)
-        results.append(ResultChange(key, ca.get("unit") or cb.get("unit"), va, vb, change, ca.get("verdict"),
-                                    cb.get("verdict"), regression))
-    return env, results
+    a = {c.key: c for c in checks_a}
+    b = {c.key: c for c in checks_b}
+    keys = set(a) | set(b) if judge_missing else set(a) & set(b)
+    return env, [_change(key, a.get(key), b.get(key)) for key in sorted(keys)]
+
+
+def _change(key: str, ca: CheckRecord | None, cb: CheckRecord | None) -> ResultChange:
+    """One check in both runs (or in one of them): its % change, and whether B regressed."""
+    va, vb = ca.number if ca else None, cb.number if cb else None
+    change = None
+    if va and vb is not None:
+        change = 100.0 * (vb - va) / abs(va)
+        if lower_is_better(key.split("/")[1]):
+            change = -change
+    rank_a = ca.verdict.rank if ca else Verdict.PASS.rank
+    rank_b = cb.verdict.rank if cb else Verdict.PASS.rank
+    regression = rank_b > rank_a or (change is not None and change < -REGRESSION_PCT) or (ca is not None and cb is None)
+    return ResultChange(key, (ca.unit if ca else None) or (cb.unit if cb else None), ca.value if ca else None,
+                        cb.value if cb else None, change, ca.verdict.value if ca else None,
+                        cb.verdict.value if cb else None, regression)

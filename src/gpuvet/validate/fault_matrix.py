@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from gpuvet.validate.checks import Check, Verdict
+from gpuvet.checks.model import Check, Verdict
 
 PRESETS = ("hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72")
 # the link each preset's link faults hit: gpu1's own fabric link, or its PCIe link
@@ -71,10 +71,10 @@ def caught(case: Case, checks: list[Check]) -> bool:
 
 
 def run_case(case: Case) -> tuple[bool, list[Check]]:
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.select import open_backend
     from gpuvet.validate.run import Validator
 
     with tempfile.TemporaryDirectory() as folder:
-        backend = SimBackend.from_ref(spec_file(case, Path(folder)))
+        backend = open_backend(sim=spec_file(case, Path(folder)))
         checks = Validator(backend).run().checks
     return caught(case, checks), checks

@@ -11,8 +11,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from statistics import median
 
+from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.node.model import Node
-from gpuvet.validate.checks import Check, Layer, Verdict
 
 WARN_BELOW = 0.90  # of the peers' median
 FAIL_BELOW = 0.75

@@ -15,8 +15,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gpuvet.checks.model import Check, Verdict, worse
 from gpuvet.errors import GpuvetError
-from gpuvet.validate.checks import Check, Verdict, worse
 
 
 class Op(StrEnum):
@@ -54,8 +54,18 @@ class Rule(BaseModel):
         return isinstance(value, (int, float)) and not isinstance(value, bool) and OPERATORS[self.op](value, self.threshold)
 
     def describe(self, check: Check) -> str:
+        """The broken rule in words a person reads: "72.8 % of expected, below 85 %"."""
         value = getattr(check, self.field)
-        return f"{self.field} {value:.4g} {self.op.value} {self.threshold:g}"
+        word = _WORDS[self.op]
+        if self.field.startswith("pct_of_"):
+            what = self.field.removeprefix("pct_of_")
+            return f"{value:.3g} % of {what}, {word} {self.threshold:g} %"
+        if self.field == "cv":
+            return f"spread (CV) {100 * value:.3g} %, {word} {100 * self.threshold:g} %"
+        return f"{value:.3g}{' ' + check.unit if check.unit else ''}, {word} {self.threshold:g}"
+
+
+_WORDS = {Op.LT: "below", Op.LE: "at most", Op.GT: "above", Op.GE: "at least", Op.EQ: "equal to", Op.NE: "not"}
 
 
 MAX_RULES = 1000  # every check of a long run, a few rules each

@@ -8,7 +8,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal, cast
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
@@ -18,17 +18,18 @@ from gpuvet.bench import collective, copy, gemm, membw, model
 from gpuvet.bench.context import BenchContext, Progress
 from gpuvet.bench.records import BenchResult
 from gpuvet.bench.timing import QUICK, TimingPlan
+from gpuvet.checks import measured as layers
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.model import Check, Json, Layer, Verdict, overall
+from gpuvet.checks.software import host_load_check, software_checks
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
 from gpuvet.report.jsonable import drop_none, to_jsonable
-from gpuvet.validate import layers, peers
+from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
-from gpuvet.validate.checks import Check, Layer, Verdict, overall
-from gpuvet.validate.expected import Expectations
 from gpuvet.validate.rules import RuleSet, default_rules
-from gpuvet.validate.software import host_load_check, software_checks
 
 JSON_SCHEMA_VERSION = 1
 
@@ -77,7 +78,7 @@ class ValidationRun:
     verdict: Verdict
     level: Level
     checks: list[Check]
-    envelope: dict[str, Any]
+    envelope: dict[str, Json]
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -86,7 +87,7 @@ class ValidationRun:
         bench_layers = {Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE, Layer.MEMORY, Layer.MODEL}
         return any(c.layer in bench_layers and c.verdict is not Verdict.SKIP for c in self.checks)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Json]:
         return {
             "schema_version": JSON_SCHEMA_VERSION, "run_id": self.run_id, "simulated": self.simulated,
             "verdict": self.verdict.value, "level": self.level.value, "environment": self.envelope,
@@ -94,8 +95,8 @@ class ValidationRun:
         }
 
 
-def check_json(c: Check) -> dict[str, Any]:
-    data = to_jsonable(c)
+def check_json(c: Check) -> dict[str, Json]:
+    data: dict[str, Json] = to_jsonable(c)
     keep = {"layer", "name", "verdict", "value", "unit", "expected"}
     return {k: v for k, v in data.items() if k in keep or v not in (None, {}, [])}
 
@@ -113,9 +114,9 @@ def topology_fingerprint(node: Node) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, Any], level: Level) -> dict[str, Any]:
-    def v(x: Any) -> Any:
-        return None if isinstance(x, Unavailable) else x
+def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, str | None], level: Level) -> dict[str, Json]:
+    def v(x: object) -> Json:
+        return None if isinstance(x, Unavailable) else cast(Json, x)  # readings are JSON-ready values
 
     return {
         "tool": "gpuvet", "tool_version": __version__, "schema_version": SCHEMA_VERSION,
@@ -258,11 +259,11 @@ class Validator:
             notes += [f"not judged: {what}" for what in design.unjudged]
         result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes)
         if self.logbook and run_id:
-            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks])
+            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env)  # with judged_against
         return result
 
     def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
-                engine: BenchEngine | None, engine_error: str | None, versions: dict[str, Any],
+                engine: BenchEngine | None, engine_error: str | None, versions: dict[str, str | None],
                 run_id: str | None) -> list[Check]:
         self._event(run_id, "inventory")
         checks = inventory_checks(inv, found, design, why_no_modules)

@@ -1,26 +1,6 @@
-"""An event: something that happened to a module, when, how bad, and the evidence."""
+"""Events now live in the shared layer (``gpuvet.checks.events``); this name stays for the
+watch modules and faces that import it from here."""
 
-from __future__ import annotations
+from gpuvet.checks.events import Event, Severity
 
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
-
-
-class Severity(StrEnum):
-    INFO = "info"
-    WARN = "warn"
-    CRITICAL = "critical"
-
-
-@dataclass(frozen=True)
-class Event:
-    kind: str  # throttle, clock_flapping, link_degraded, nvlink_errors, ecc_rising, ecc_uncorrectable, xid,
-    #            module_lost, module_added, module_ready, module_quarantined, overheat_forecast, ...
-    severity: Severity
-    module: str | None
-    time: float  # seconds since the watch began (simulated on a simulated node)
-    message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
-    predicted_crossing: float | None = None  # overheat_forecast: seconds since the watch began
-    uuid: str | None = None
+__all__ = ["Event", "Severity"]

@@ -1,30 +1,30 @@
-"""The watch loop: sample, store, detect, forecast, follow hot-plug, export.
+"""The watch loop: a telemetry window (``gpuvet.checks.window``: presence, pacing, detectors)
+with the thermal forecast, its events and samples sent to the logbook, the Prometheus endpoint
+and the live table.
 
 Time is the source's: wall seconds on a real node, simulated seconds on a simulated one
 (``speedup`` sets how many simulated seconds pass per wall second; None runs as fast as it
-can). Samples are flushed to the logbook at least once per wall second, so a killed watch
-loses at most the last second."""
+can)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuvet.backends.base import Backend
-from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.logbook.store import Logbook, SampleRow
+from gpuvet.backends.readings import Sample
+from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.checks.admission import Admission, admit
+from gpuvet.checks.detectors import Detector, default_detectors
+from gpuvet.checks.events import Event
+from gpuvet.checks.model import Json
+from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResult
+from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.admission import admit
-from gpuvet.watch.detectors import Detector, default_detectors
-from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ThermalForecaster
 from gpuvet.watch.prometheus import ExportState
-
-FLUSH_WALL_S = 1.0
-MAX_BUFFER = 200_000
-LOST_AFTER_MISSES = 3
+from gpuvet.watch.sinks import CallbackSink, ExportSink, LogbookSink
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,10 @@ class WatchConfig:
     keep_raw_s: float = 8 * 86400.0
     admission: bool = True
 
+    @property
+    def window(self) -> WindowConfig:
+        return WindowConfig(self.interval_s, self.slow_every_s, self.duration_s, self.speedup)
+
 
 @dataclass
 class WatchResult:
@@ -46,10 +50,10 @@ class WatchResult:
     samples: int
     sampler_seconds_per_module: float
     events: list[Event]
-    modules: dict[str, dict[str, Any]]  # uuid -> identity and state (ready, quarantined, lost)
+    modules: dict[str, dict[str, str | None]]  # uuid -> identity and state (ready, quarantined, lost)
     notes: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Json]:
         return {
             "simulated": self.simulated, "run_id": self.run_id, "duration_s": self.duration_s, "samples": self.samples,
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
@@ -58,8 +62,8 @@ class WatchResult:
         }
 
 
-def event_json(e: Event) -> dict[str, Any]:
-    out = {"kind": e.kind, "severity": e.severity.value, "module": e.module, "uuid": e.uuid, "time": e.time,
+def event_json(e: Event) -> dict[str, Json]:
+    out: dict[str, Json] = {"kind": e.kind, "severity": e.severity.value, "module": e.module, "uuid": e.uuid, "time": e.time,
            "message": e.message, "evidence": to_jsonable(e.evidence)}
     if e.predicted_crossing is not None:
         out["predicted_crossing"] = e.predicted_crossing
@@ -76,153 +80,47 @@ class Watcher:
     on_event: Callable[[Event], None] | None = None
     on_tick: Callable[[float, list[Sample]], None] | None = None
     stop_requested: bool = False
-    forecaster: ThermalForecaster | None = None  # after run(): its trends, for doctor
+    forecaster: ThermalForecaster | None = None  # after run(): its trends
 
     def run(self) -> WatchResult:
         source = self.backend.telemetry()
         cfg = self.config
-        forecaster = self.forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
-        events: list[Event] = []
-        known: dict[str, ModuleIdentity] = {}  # uuid -> identity of modules seen and not lost
-        modules: dict[str, dict[str, Any]] = {}
-        misses: dict[str, int] = {}
-        run_id = run_key = None
-        if self.logbook:
-            env = {"kind": "watch", "backend": self.backend.name, "simulated": source.simulated,
-                   "node": self.backend.node().name, "interval_s": cfg.interval_s, "speedup": cfg.speedup,
-                   "started_wall": time.time()}
-            run_id = self.logbook.begin("watch", env, source.simulated, self.backend.node().name)
-            run_key = self.logbook.run_key(run_id)
-        mkeys: dict[str, int] = {}
-        buffer: list[SampleRow] = []
-        total = 0
-        cost = 0.0
-        cost_n = 0
-        t = 0.0
-        last_slow = -1e18
-        wall0 = last_flush = time.monotonic()
-
-        def emit(e: Event) -> None:
-            events.append(e)
-            if self.logbook and run_id:
-                self.logbook.event(run_id, e.kind, e.message, e.module, e.uuid, e.time, e.severity.value,
-                                   {**to_jsonable(e.evidence),
-                                    **({"predicted_crossing": e.predicted_crossing} if e.predicted_crossing else {})})
-            if self.export is not None:
-                with self.export.lock:
-                    key = (e.kind, e.uuid or "")
-                    self.export.events[key] = self.export.events.get(key, 0) + 1
-                    if e.kind == "overheat_forecast" and e.uuid and e.predicted_crossing is not None:
-                        self.export.forecast_s[e.uuid] = max(e.predicted_crossing - e.time, 0.0)
-                    elif e.kind == "overheat_forecast_withdrawn" and e.uuid:
-                        self.export.forecast_s.pop(e.uuid, None)
-            if self.on_event:
-                self.on_event(e)
-
-        def flush() -> None:
-            nonlocal buffer
-            pending, buffer = buffer, []  # taken before writing: a failed write is never retried twice
-            if self.logbook and run_key is not None and pending:
-                self.logbook.add_samples(run_key, pending)  # on a full disk: keeps what fits, then says so
-
+        self.forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
+        book = self._begin(source)
+        sinks: list[Sink] = [s for s in (book, ExportSink(self.export, source) if self.export else None) if s]
+        window = TelemetryWindow(source, cfg.window, [*self.detectors, self.forecaster],
+                                 [*sinks, CallbackSink(self.on_event, self.on_tick)],
+                                 self._admit if cfg.admission else None, lambda: self.stop_requested)
         try:
-            while not self.stop_requested and (cfg.duration_s is None or t <= cfg.duration_s):
-                slow = t - last_slow >= cfg.slow_every_s
-                if slow:
-                    last_slow = t
-                    present = {i.uuid: i for i in source.present(t)}
-                    for uuid, ident in present.items():
-                        if uuid not in known:
-                            known[uuid] = ident
-                            first = t == 0.0
-                            modules[uuid] = {"id": ident.id, "uuid": uuid, "bus_id": ident.bus_id,
-                                             "model": ident.model, "state": "present" if first else "added"}
-                            if not first:
-                                emit(Event("module_added", Severity.INFO, ident.id, t,
-                                           f"{ident.id} ({uuid}) appeared", {"bus_id": ident.bus_id}, uuid=uuid))
-                                if cfg.admission:
-                                    a = admit(self.backend, ident.id)
-                                    modules[uuid]["state"] = "ready" if a.ready else "quarantined"
-                                    emit(Event("module_ready" if a.ready else "module_quarantined",
-                                               Severity.INFO if a.ready else Severity.WARN, ident.id, t,
-                                               a.reason, a.evidence, uuid=uuid))
-                    for uuid in [u for u in known if u not in present]:
-                        ident = known.pop(uuid)
-                        modules[uuid]["state"] = "lost"
-                        emit(Event("module_lost", Severity.CRITICAL, ident.id, t,
-                                   f"{ident.id} ({uuid}) is gone from the bus; its history stays in the logbook",
-                                   {"bus_id": ident.bus_id}, uuid=uuid))
-                    if self.export is not None:
-                        with self.export.lock:
-                            self.export.identities = {u: known[u] for u in known}
-                            self.export.host = source.host()
-                started = time.perf_counter()
-                samples = source.sample(t, slow)
-                elapsed = time.perf_counter() - started
-                if samples:
-                    cost += elapsed
-                    cost_n += len(samples)
-                answered = {s.uuid for s in samples}
-                for uuid in list(known):
-                    misses[uuid] = 0 if uuid in answered else misses.get(uuid, 0) + 1
-                    if misses[uuid] == LOST_AFTER_MISSES:
-                        ident = known.pop(uuid)
-                        modules[uuid]["state"] = "lost"
-                        emit(Event("module_lost", Severity.CRITICAL, ident.id, t,
-                                   f"{ident.id} stopped answering ({LOST_AFTER_MISSES} samples missed)", {}, uuid=uuid))
-                for s in samples:
-                    if s.uuid not in mkeys and self.logbook:
-                        seen = known.get(s.uuid)
-                        mkeys[s.uuid] = self.logbook.module_key(s.uuid, s.module, seen.bus_id if seen else None,
-                                                                seen.model if seen else None)
-                    if self.logbook:
-                        buffer.append((mkeys[s.uuid], s.t, s.temp_c, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz,
-                                       s.util, s.throttle))
-                    for d in self.detectors:
-                        for e in d.observe(s):
-                            emit(e)
-                    for e in forecaster.observe(s):
-                        emit(e)
-                total += len(samples)
-                if self.export is not None:
-                    with self.export.lock:
-                        for s in samples:
-                            self.export.latest[s.uuid] = s
-                            if s.xids:
-                                self.export.last_xid[s.uuid] = s.xids[-1]
-                            if slow:
-                                self.export.slow[s.uuid] = s
-                        self.export.sampler_seconds = cost / cost_n if cost_n else 0.0
-                        self.export.simulated = source.simulated
-                if self.on_tick:
-                    self.on_tick(t, samples)
-                now = time.monotonic()
-                if now - last_flush >= FLUSH_WALL_S or len(buffer) >= MAX_BUFFER:
-                    flush()
-                    last_flush = now
-                t += cfg.interval_s
-                if cfg.speedup is not None:
-                    delay = wall0 + t / cfg.speedup - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
+            result = window.run()
         except BaseException as exc:
-            flush()
-            if self.logbook and run_id:
-                self.logbook.abort(run_id, f"{type(exc).__name__}: {exc}")
+            if book:
+                book.abort(exc)
             raise
-        flush()
-        if self.logbook and run_id and run_key is not None:
-            self.logbook.prune(run_key, cfg.keep_raw_s, t)
-            worst = max((e.severity for e in events), key=lambda s: ["info", "warn", "critical"].index(s.value),
-                        default=Severity.INFO)
-            verdict = {"info": "pass", "warn": "warn", "critical": "fail"}[worst.value]
-            self.logbook.finish(run_id, verdict, [])
+        if book:
+            book.finish(result.end_t, cfg.keep_raw_s, result.events)
+        return self._result(result, book, source.simulated)
+
+    def _admit(self, module: str) -> Admission:
+        return admit(self.backend, module)
+
+    def _begin(self, source: TelemetrySource) -> LogbookSink | None:
+        if not self.logbook:
+            return None
+        node = self.backend.node().name
+        env: dict[str, object] = {"kind": "watch", "backend": self.backend.name, "simulated": source.simulated,
+                                  "node": node, "interval_s": self.config.interval_s, "speedup": self.config.speedup,
+                                  "started_wall": time.time()}
+        return LogbookSink.begin(self.logbook, env, source.simulated, node)
+
+    def _result(self, result: WindowResult, book: LogbookSink | None, simulated: bool) -> WatchResult:
         notes = []
-        if not modules:
+        if not result.modules:
             why = self.backend.why_no_modules
             notes.append("No GPU module to watch" + (f" ({why})" if why else "")
                          + "; only host metrics were sampled. Try a simulated node: gpuvet watch --sim hgx-h200-8")
-        if source.simulated:
+        if simulated:
             notes.append("simulated: every sample comes from a model of the node")
-        return WatchResult(run_id, source.simulated, t - cfg.interval_s, total, cost / cost_n if cost_n else 0.0,
-                           events, modules, notes)
+        modules = {uuid: m.to_json() for uuid, m in result.modules.items()}
+        return WatchResult(book.run_id if book else None, simulated, result.end_t - self.config.interval_s,
+                           result.samples, result.sampler_seconds_per_module, result.events, modules, notes)

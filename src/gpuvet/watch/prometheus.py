@@ -10,14 +10,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from gpuvet.backends.nvml_monitor import THROTTLE_REASONS
-from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason
 from gpuvet.watch.dcgm import DcgmView, dcgm_text
 
 LABELS = ["uuid", "bus_id", "model", "module"]
@@ -51,7 +49,7 @@ class WatchCollector(Collector):
         return [uuid, (ident.bus_id or "") if ident else "", ident.model if ident else "", ident.id if ident else ""]
 
     def _per_module(self, family: type[GaugeMetricFamily] | type[CounterMetricFamily], name: str, doc: str,
-                    get: Reader, samples: dict[str, Sample]) -> Any:
+                    get: Reader, samples: dict[str, Sample]) -> Metric:
         """One metric family with a value per module whose sample has the field."""
         metric = family(f"gpuvet_module_{name}", doc, labels=LABELS)
         for uuid, s in samples.items():
@@ -60,7 +58,7 @@ class WatchCollector(Collector):
                 metric.add_metric(self._labels(uuid), float(value))
         return metric
 
-    def collect(self) -> Iterator[Any]:
+    def collect(self) -> Iterator[Metric]:
         st = self.state
         with st.lock:
             gauges: dict[str, tuple[str, Reader]] = {
@@ -76,8 +74,8 @@ class WatchCollector(Collector):
             throttle = GaugeMetricFamily("gpuvet_module_throttle", "1 while a clock-event (throttle) reason is active.",
                                          labels=[*LABELS, "reason"])
             for uuid, s in st.latest.items():
-                for bit, reason in THROTTLE_REASONS.items():
-                    throttle.add_metric([*self._labels(uuid), reason], float(bool(s.throttle & bit)))
+                for reason in ThrottleReason:
+                    throttle.add_metric([*self._labels(uuid), reason.label], float(bool(s.throttle & reason)))
             yield throttle
             slow_gauges: dict[str, tuple[str, Reader]] = {
                 "pcie_link_generation": ("PCIe link generation now.", lambda s: s.pcie_gen),
@@ -154,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - scrapes are not news
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - scrapes are not news
         return
 
 
@@ -167,7 +165,7 @@ class _MetricsServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
 
-def serve(state: ExportState, address: str) -> tuple[Any, CollectorRegistry]:
+def serve(state: ExportState, address: str) -> tuple[_MetricsServer, CollectorRegistry]:
     """Serve ``state`` at ``address`` from a daemon thread; ``server.shutdown()`` stops it.
     Raises OSError when the address cannot be bound, ValueError when it is not host:port."""
     if state.names not in NAMES:

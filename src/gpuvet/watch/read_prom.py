@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuvet.backends.nvml_monitor import THROTTLE_REASONS
+from gpuvet.backends.readings import ThrottleReason
 from gpuvet.errors import GpuvetError
 from gpuvet.watch.recording import MAX_SAMPLES, Recording, SeriesMerger
 
@@ -46,7 +46,7 @@ GPUVET = {
     "gpuvet_module_nvlink_up_links": Metric("nvlink_up"),
 }
 METRICS = {**DCGM, **GPUVET}
-REASON_BITS = {name: bit for bit, name in THROTTLE_REASONS.items()}
+REASON_BITS = {r.label: int(r) for r in ThrottleReason}
 # the series the history reader asks for, per naming; temperature first (it decides the naming)
 QUERY_SETS = {"dcgm-exporter": ["DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL",
                                 "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",

@@ -1,0 +1,89 @@
+"""Run the test gate (or any command) several times in a row beside busy loops, as on a shared
+2-core CI runner, and say whether it stayed green and within its budget each time.
+
+    python benchmarks/beside_hog.py                       # the README's test command, 3 times
+    python benchmarks/beside_hog.py --times 1 -- .ci/run  # CI's own script once
+
+The hogs are plain ``while True: pass`` processes at normal priority, one per core by default,
+started here and stopped when the runs end (the test suite never starts them itself). For the
+pytest command, the slowest tests of each run are listed (``--durations``) and any test over the
+per-test budget is named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE_BUDGET_S = 300.0
+TEST_BUDGET_S = 30.0
+DURATION_LINE = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s+(call|setup|teardown)\s+(\S+)")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int
+    wall_s: float
+    slowest: tuple[tuple[float, str], ...]
+
+
+def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def stop(hogs: list[subprocess.Popen[bytes]]) -> None:
+    for hog in hogs:
+        hog.kill()
+        hog.wait()
+
+
+def run_once(command: list[str]) -> Outcome:
+    started = time.monotonic()
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    slowest = []
+    for line in proc.stdout.splitlines():
+        match = DURATION_LINE.match(line)
+        if match:
+            slowest.append((float(match.group(1)), f"{match.group(2)} {match.group(3)}"))
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-2000:])
+    return Outcome(proc.returncode, wall, tuple(sorted(slowest, reverse=True)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--times", type=int, default=3, help="runs in a row (default 3)")
+    parser.add_argument("--hogs", type=int, default=os.cpu_count() or 2, help="busy loops beside it (default: one per core)")
+    parser.add_argument("command", nargs="*", help="the command (default: the README's pytest command)")
+    args = parser.parse_args()
+    command = args.command or [str(ROOT / ".venv/bin/python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "--durations=5"]
+    hogs = start_hogs(args.hogs)
+    print(f"{args.hogs} busy loops beside: {' '.join(command)}", flush=True)
+    green = True
+    try:
+        for i in range(1, args.times + 1):
+            out = run_once(command)
+            over = [f"{s:.1f} s {name}" for s, name in out.slowest if s > TEST_BUDGET_S]
+            ok = out.exit_code == 0 and out.wall_s <= SUITE_BUDGET_S and not over
+            green &= ok
+            top = f"; slowest {out.slowest[0][0]:.1f} s {out.slowest[0][1]}" if out.slowest else ""
+            print(f"run {i}: exit {out.exit_code}, {out.wall_s:.0f} s (budget {SUITE_BUDGET_S:.0f} s){top}"
+                  f" -> {'ok' if ok else 'NOT OK'}", flush=True)
+            for line in over:
+                print(f"  over {TEST_BUDGET_S:.0f} s: {line}")
+    finally:
+        stop(hogs)
+    return 0 if green else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

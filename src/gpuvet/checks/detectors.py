@@ -1,0 +1,242 @@
+"""Detectors: each a small typed rule over one module's samples that emits events with a
+severity and its evidence. They skip missing readings (None) rather than read them as zeros,
+and treat a counter that goes down as a reset, not as a negative rate."""
+
+from __future__ import annotations
+
+import statistics
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels
+from gpuvet.checks.events import Event, Severity
+
+THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
+                 | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)
+FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP
+
+
+class Detector(ABC):
+    """One rule over one module's samples; keeps its own per-module state."""
+
+    kind = "detector"
+
+    @abstractmethod
+    def observe(self, s: Sample) -> list[Event]:
+        """The events this sample raises (usually none)."""
+
+
+@dataclass
+class ThrottleDetector(Detector):
+    """Throttling while busy, for ``min_samples`` in a row; one event per episode."""
+
+    min_samples: int = 3
+    clear_samples: int = 10
+    _run: dict[str, int] = field(default_factory=dict)
+    _clean: dict[str, int] = field(default_factory=dict)
+    _active: set[str] = field(default_factory=set)
+    kind = "throttle"
+
+    def observe(self, s: Sample) -> list[Event]:
+        bits = s.throttle & THROTTLE_BITS
+        if bits and (s.util or 0) >= 0.5:
+            self._run[s.module] = self._run.get(s.module, 0) + 1
+            self._clean[s.module] = 0
+            if self._run[s.module] >= self.min_samples and s.module not in self._active:
+                self._active.add(s.module)
+                reasons = list(throttle_labels(bits))
+                return [Event("throttle", Severity.WARN, s.module, s.t, f"throttling under load: {', '.join(reasons)}",
+                              {"reasons": reasons, "temp_c": s.temp_c, "power_w": s.power_w,
+                               "sm_clock_mhz": s.sm_clock_mhz}, uuid=s.uuid)]
+        else:
+            self._run[s.module] = 0
+            self._clean[s.module] = self._clean.get(s.module, 0) + 1
+            if self._clean[s.module] >= self.clear_samples:
+                self._active.discard(s.module)
+        return []
+
+
+@dataclass
+class _FlapWindow:
+    powers: deque[float]
+    last: tuple[float, float] | None = None
+    flags: deque[tuple[int, int]] = field(default_factory=deque)  # (memory switched, sm switched) per step
+    switches: list[int] = field(default_factory=lambda: [0, 0])
+
+
+@dataclass
+class ClockFlappingDetector(Detector):
+    """A clock switching between states under steady load (not idle, not a load change).
+    Switches are counted incrementally over the last ``window`` samples."""
+
+    window: int = 60
+    min_switches: int = 6
+    step: float = 0.05  # a switch: a change of more than 5 %
+    cooldown_s: float = 3600.0
+    _win: dict[str, _FlapWindow] = field(default_factory=dict)
+    _last: dict[str, float] = field(default_factory=dict)
+    kind = "clock_flapping"
+
+    def observe(self, s: Sample) -> list[Event]:
+        w = self._win.get(s.module)
+        if w is None:
+            w = self._win[s.module] = _FlapWindow(deque(maxlen=self.window))
+        if (s.util or 0) < 0.8 or s.mem_clock_mhz is None or s.sm_clock_mhz is None or s.power_w is None:
+            self._win[s.module] = _FlapWindow(deque(maxlen=self.window))  # idle or unreadable: start again
+            return []
+        now = (s.mem_clock_mhz, s.sm_clock_mhz)
+        if w.last is not None:
+            flag = tuple(int(abs(b - a) > self.step * max(a, b)) for a, b in zip(w.last, now, strict=True))
+            w.flags.append(flag)  # type: ignore[arg-type]
+            w.switches[0] += flag[0]
+            w.switches[1] += flag[1]
+            if len(w.flags) > self.window - 1:
+                old = w.flags.popleft()
+                w.switches[0] -= old[0]
+                w.switches[1] -= old[1]
+        w.last = now
+        w.powers.append(s.power_w)
+        if len(w.powers) < self.window // 2 or max(w.switches) < self.min_switches:
+            return []
+        if max(w.powers) > 1.3 * statistics.median(w.powers):
+            return []  # the load changed; clocks follow it legitimately
+        if s.t - self._last.get(s.module, -1e18) < self.cooldown_s:
+            return []
+        self._last[s.module] = s.t
+        which = 0 if w.switches[0] >= w.switches[1] else 1
+        name = ("memory", "sm")[which]
+        return [Event("clock_flapping", Severity.WARN, s.module, s.t,
+                      f"{name} clock switched {w.switches[which]} times in {len(w.powers)} samples under steady load",
+                      {"clock": name, "switches": w.switches[which], "now_mhz": now[which]}, uuid=s.uuid)]
+
+
+@dataclass
+class PcieLinkDetector(Detector):
+    """PCIe below its maximum generation or width while busy (an idle downshift is normal)."""
+
+    _down: set[str] = field(default_factory=set)
+    kind = "link_degraded"
+
+    def observe(self, s: Sample) -> list[Event]:
+        if s.pcie_gen is None or s.pcie_width is None or s.pcie_gen_max is None or s.pcie_width_max is None:
+            return []
+        if (s.util or 0) < 0.3:
+            return []
+        below = s.pcie_gen < s.pcie_gen_max or s.pcie_width < s.pcie_width_max
+        if below and s.module not in self._down:
+            self._down.add(s.module)
+            return [Event("link_degraded", Severity.WARN, s.module, s.t,
+                          f"PCIe at gen{s.pcie_gen} x{s.pcie_width} under load; its maximum is gen{s.pcie_gen_max} "
+                          f"x{s.pcie_width_max}", {"link": "pcie", "gen": s.pcie_gen, "width": s.pcie_width,
+                                                   "gen_max": s.pcie_gen_max, "width_max": s.pcie_width_max},
+                          uuid=s.uuid)]
+        if not below:
+            self._down.discard(s.module)
+        return []
+
+
+@dataclass
+class NvlinkDetector(Detector):
+    """Fabric links down (fewer active than expected) or their error counters rising."""
+
+    errors_per_hour: float = 100.0
+    _down: set[str] = field(default_factory=set)
+    _errors: dict[str, tuple[float, int]] = field(default_factory=dict)
+    kind = "link_degraded"
+
+    def observe(self, s: Sample) -> list[Event]:
+        out = []
+        if s.nvlink_up is not None and s.nvlink_expected:
+            if s.nvlink_up < s.nvlink_expected and s.module not in self._down:
+                self._down.add(s.module)
+                out.append(Event("link_degraded", Severity.WARN, s.module, s.t,
+                                 f"{s.nvlink_expected - s.nvlink_up} of {s.nvlink_expected} fabric links down or slowed",
+                                 {"link": "nvlink", "up": s.nvlink_up, "expected": s.nvlink_expected}, uuid=s.uuid))
+            elif s.nvlink_up >= s.nvlink_expected:
+                self._down.discard(s.module)
+        if s.nvlink_errors is not None:
+            prev = self._errors.get(s.module)
+            self._errors[s.module] = (s.t, s.nvlink_errors)
+            if prev and s.t > prev[0]:
+                delta = s.nvlink_errors - prev[1] if s.nvlink_errors >= prev[1] else s.nvlink_errors
+                rate = delta / (s.t - prev[0]) * 3600
+                if rate > self.errors_per_hour:
+                    out.append(Event("nvlink_errors", Severity.WARN, s.module, s.t,
+                                     f"fabric link errors at {rate:.0f}/h", {"per_hour": rate}, uuid=s.uuid))
+        return out
+
+
+@dataclass
+class EccDetector(Detector):
+    """Correctable errors: change detection on the rate (per hour, in buckets) against the
+    module's own history; uncorrectable: any increase. Counter resets are handled."""
+
+    bucket_s: float = 3600.0
+    factor: float = 5.0
+    min_per_hour: float = 10.0
+    history: int = 24
+    cooldown_s: float = 6 * 3600.0
+    _prev: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _bucket: dict[str, tuple[int, float]] = field(default_factory=dict)
+    _rates: dict[str, deque[float]] = field(default_factory=dict)
+    _last: dict[str, float] = field(default_factory=dict)
+    kind = "ecc"
+
+    @staticmethod
+    def _delta(now: int, before: int) -> int:
+        return now - before if now >= before else now  # went down: the driver reset it; count from zero
+
+    def observe(self, s: Sample) -> list[Event]:
+        if s.ecc_corrected is None:
+            return []
+        out = []
+        prev = self._prev.get(s.module)
+        uncorrected = s.ecc_uncorrected if s.ecc_uncorrected is not None else (prev[1] if prev else 0)
+        self._prev[s.module] = (s.ecc_corrected, uncorrected)
+        if prev is None:
+            return []
+        if self._delta(uncorrected, prev[1]) > 0:
+            out.append(Event("ecc_uncorrectable", Severity.CRITICAL, s.module, s.t,
+                             "uncorrectable ECC errors: data was lost; drain the module",
+                             {"count": uncorrected}, uuid=s.uuid))
+        delta = self._delta(s.ecc_corrected, prev[0])
+        index = int(s.t // self.bucket_s)
+        current, count = self._bucket.get(s.module, (index, 0.0))
+        if index != current:
+            rates = self._rates.setdefault(s.module, deque(maxlen=self.history))
+            rate = count * 3600 / self.bucket_s
+            baseline = statistics.median(rates) if len(rates) >= 3 else 0.0
+            if rate >= max(self.min_per_hour, self.factor * baseline) and \
+                    s.t - self._last.get(s.module, -1e18) >= self.cooldown_s:
+                self._last[s.module] = s.t
+                out.append(Event("ecc_rising", Severity.WARN, s.module, s.t,
+                                 f"correctable ECC errors at {rate:.0f}/h (usually {baseline:.1f}/h)",
+                                 {"per_hour": rate, "baseline_per_hour": baseline}, uuid=s.uuid))
+            rates.append(rate)
+            current, count = index, 0.0
+        self._bucket[s.module] = (current, count + delta)
+        return out
+
+
+class XidDetector(Detector):
+    kind = "xid"
+
+    def observe(self, s: Sample) -> list[Event]:
+        return [Event("xid", Severity.CRITICAL if code in FATAL_XIDS else Severity.WARN, s.module, s.t,
+                      f"Xid {code}" + (" (fatal: drain and reset the module)" if code in FATAL_XIDS else ""),
+                      {"code": code}, uuid=s.uuid) for code in s.xids]
+
+
+def default_detectors() -> list[Detector]:
+    return [ThrottleDetector(), ClockFlappingDetector(), PcieLinkDetector(), NvlinkDetector(), EccDetector(),
+            XidDetector()]
+
+
+def run_all(detectors: Iterable[Detector], samples: Iterable[Sample]) -> list[Event]:
+    out: list[Event] = []
+    for s in samples:
+        for d in detectors:
+            out.extend(d.observe(s))
+    return out

@@ -1,0 +1,27 @@
+"""An event: something that happened to a module, when, how bad, and the evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from gpuvet.checks.model import Evidence
+
+
+class Severity(StrEnum):
+    INFO = "info"
+    WARN = "warn"
+    CRITICAL = "critical"
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # throttle, clock_flapping, link_degraded, nvlink_errors, ecc_rising, ecc_uncorrectable, xid,
+    #            module_lost, module_added, module_ready, module_quarantined, overheat_forecast, ...
+    severity: Severity
+    module: str | None
+    time: float  # seconds since the watch began (simulated on a simulated node)
+    message: str
+    evidence: Evidence = field(default_factory=dict)
+    predicted_crossing: float | None = None  # overheat_forecast: seconds since the watch began
+    uuid: str | None = None

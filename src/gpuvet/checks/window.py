@@ -1,0 +1,164 @@
+"""A telemetry window: sample a backend's modules every interval over a span, follow modules
+leaving and joining, and run the detectors (and a trend model) over every sample. `watch` runs
+one until stopped and keeps what it sees through its sinks; doctor runs a short one for
+evidence. Time is the source's: wall seconds on a real node, simulated seconds on a simulated
+one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.checks.admission import Admission
+from gpuvet.checks.events import Event
+from gpuvet.checks.presence import ModuleState, Presence
+
+
+@dataclass(frozen=True)
+class WindowConfig:
+    interval_s: float = 1.0
+    slow_every_s: float = 30.0
+    duration_s: float | None = None  # None: until stopped
+    speedup: float | None = 1.0  # simulated seconds per wall second; None: as fast as possible
+
+
+SIM_WINDOW_S = 4 * 86400.0  # a simulated clock runs days in a second: long enough for a thermal trend
+SIM_WINDOW_INTERVAL_S = 60.0
+SIM_WINDOW_SLOW_EVERY_S = 300.0  # counters, link states: a 5-minute grain is plenty over 4 days
+LIVE_WINDOW_S = 10.0  # a real clock: a short look
+LIVE_WINDOW_INTERVAL_S = 0.5
+
+
+def evidence_window(source: TelemetrySource, span_s: float | None = None) -> WindowConfig:
+    """A window to gather evidence in: days of a simulated clock as fast as it runs, seconds of a
+    real one in real time. ``span_s`` overrides the span."""
+    if source.simulated:
+        return WindowConfig(SIM_WINDOW_INTERVAL_S, SIM_WINDOW_SLOW_EVERY_S,
+                            span_s if span_s is not None else SIM_WINDOW_S, None)
+    return WindowConfig(LIVE_WINDOW_INTERVAL_S, max(LIVE_WINDOW_INTERVAL_S, 30.0),
+                        span_s if span_s is not None else LIVE_WINDOW_S, 1.0)
+
+
+class Observer(Protocol):
+    """A detector or a trend model: reads each sample, returns the events it raises."""
+
+    def observe(self, s: Sample) -> list[Event]: ...
+
+
+class Sink(Protocol):
+    """Where what the window sees goes as it happens (a logbook, a metrics endpoint, a screen)."""
+
+    def event(self, e: Event) -> None: ...
+
+    def listed(self, known: dict[str, ModuleIdentity]) -> None:
+        """The modules present after a slow tick."""
+
+    def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None: ...
+
+
+@dataclass(frozen=True)
+class TrendFit:
+    """A module's thermal trend at comparable load, as doctor reads it."""
+
+    slope_per_day: float  # of the thermal resistance, °C/W per day
+    slope_low: float  # lower confidence bound: above zero when the rise is significant
+    crossing: float | None  # seconds since the start when it reaches its slowdown temperature
+    earliest: float | None
+    load_power_w: float  # the module's usual power: slope × power is °C per day at load
+
+
+class TrendModel(Observer, Protocol):
+    """A thermal forecaster seen through what doctor asks of it."""
+
+    def modules(self) -> list[str]: ...
+
+    def fit(self, module: str, now: float) -> TrendFit | None: ...
+
+
+@dataclass
+class WindowResult:
+    end_t: float  # time of the tick after the last one taken
+    samples: int
+    sampler_seconds_per_module: float
+    events: list[Event]
+    modules: dict[str, ModuleState]  # uuid -> every module seen, lost ones included
+
+
+class Pacer:
+    """Keeps the source's time at ``speedup`` × wall time; None runs as fast as it can."""
+
+    def __init__(self, speedup: float | None) -> None:
+        self.speedup = speedup
+        self.wall0 = time.monotonic()
+
+    def wait_for(self, t: float) -> None:
+        if self.speedup is not None:
+            delay = self.wall0 + t / self.speedup - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+
+@dataclass
+class _Cost:
+    """What reading the source costs per module sample (the sampler's own load)."""
+
+    seconds: float = 0.0
+    n: int = 0
+
+    @property
+    def per_module(self) -> float:
+        return self.seconds / self.n if self.n else 0.0
+
+
+@dataclass
+class TelemetryWindow:
+    source: TelemetrySource
+    config: WindowConfig = field(default_factory=WindowConfig)
+    observers: Sequence[Observer] = ()
+    sinks: Sequence[Sink] = ()
+    admit: Callable[[str], Admission] | None = None
+    stop: Callable[[], bool] = lambda: False
+
+    def run(self) -> WindowResult:
+        cfg = self.config
+        presence = Presence(self.admit)
+        events: list[Event] = []
+        cost = _Cost()
+        pacer = Pacer(cfg.speedup)
+        total, t, last_slow = 0, 0.0, -1e18
+        while not self.stop() and (cfg.duration_s is None or t <= cfg.duration_s):
+            slow = t - last_slow >= cfg.slow_every_s
+            if slow:
+                last_slow = t
+                self._emit(events, presence.listed(t, self.source.present(t)))
+                for sink in self.sinks:
+                    sink.listed(dict(presence.known))
+            samples = self._sample(t, slow, cost)
+            self._emit(events, presence.answered(t, {s.uuid for s in samples}))
+            for s in samples:
+                for observer in self.observers:
+                    self._emit(events, observer.observe(s))
+            total += len(samples)
+            for sink in self.sinks:
+                sink.samples(t, samples, slow, cost.per_module)
+            t += cfg.interval_s
+            pacer.wait_for(t)
+        return WindowResult(t, total, cost.per_module, events, presence.states)
+
+    def _sample(self, t: float, slow: bool, cost: _Cost) -> list[Sample]:
+        started = time.perf_counter()
+        samples = self.source.sample(t, slow)
+        if samples:
+            cost.seconds += time.perf_counter() - started
+            cost.n += len(samples)
+        return samples
+
+    def _emit(self, events: list[Event], new: list[Event]) -> None:
+        for e in new:
+            events.append(e)
+            for sink in self.sinks:
+                sink.event(e)

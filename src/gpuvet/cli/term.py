@@ -1,0 +1,200 @@
+"""The CLI's terminal: one console factory (no emoji codes, no highlighting, so a bus id such as
+``0000:AB:00.0`` is never read as ``:ab:``), figures at 3 significant figures with their unit,
+evidence in words, and progress on stderr (a bar on a terminal, a plain line per step otherwise)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+Progress = Callable[[int, int, str], None]
+
+
+def console(stderr: bool = False) -> Console:
+    """Every console of the CLI: emoji codes and highlighting off (data is never decorated)."""
+    return Console(emoji=False, highlight=False, stderr=stderr)
+
+
+def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures with thousands separators and its unit:
+    1303.2 → "1,300", 72.83 → "72.8", 0.01234 → "0.0123"; None or NaN → "-"."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if isinstance(value, int) and abs(value) < 10**digits:  # a count: as it is
+        return f"{value:,} {unit}" if unit else f"{value:,}"
+    v = float(value)
+    if v == 0:
+        text = "0"
+    else:
+        magnitude = math.floor(math.log10(abs(v)))
+        decimals = max(digits - 1 - magnitude, 0)
+        rounded = round(v, digits - 1 - magnitude)
+        text = f"{rounded:,.{decimals}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def size(num_bytes: float | int | None) -> str:
+    """A byte count in binary units, as nccl-tests and nvidia-smi name sizes: 8 B, 64 KiB, 256 MiB."""
+    if num_bytes is None:
+        return "-"
+    value = float(num_bytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:g} {unit}" if value == int(value) else f"{sig(value)} {unit}"
+        value /= 1024
+    return f"{value:g} TiB"  # pragma: no cover - the loop returns
+
+
+_REASONS = {
+    "sw_thermal_slowdown": "software thermal slowdown", "hw_thermal_slowdown": "hardware thermal slowdown",
+    "sw_power_cap": "software power cap", "hw_power_brake_slowdown": "hardware power brake",
+    "hw_slowdown": "hardware slowdown", "sync_boost": "sync boost", "gpu_idle": "idle",
+    "applications_clocks_setting": "application clocks setting", "display_clock_setting": "display clock setting",
+}
+
+
+def reason_words(name: str) -> str:
+    """A throttle reason as nvidia-smi -q words it ("SW Thermal Slowdown" → software thermal slowdown)."""
+    key = name.strip().lower().replace(" ", "_")
+    return _REASONS.get(key, key.replace("sw_", "software ").replace("hw_", "hardware ").replace("_", " "))
+
+
+def throttled(reasons: Sequence[str]) -> str:
+    return "throttled: " + ", ".join(reason_words(r) for r in reasons) if reasons else "not throttled"
+
+
+# evidence keys by their unit suffix: (suffix, unit)
+_UNITS = (("_c", "°C"), ("_w", "W"), ("_mhz", "MHz"), ("_gbps", "GB/s"), ("_pct", "%"), ("_ms", "ms"),
+          ("_us", "µs"), ("_s", "s"), ("_tflops", "TFLOPS"))
+_LABELS = {"temp_c": "", "power_w": "", "sm_clock_mhz": "SM clock", "mem_clock_mhz": "memory clock",
+           "limit_w": "limit", "max_w": "maximum"}
+
+
+def _figure(key: str, value: float) -> str:
+    for suffix, unit in _UNITS:
+        if key.endswith(suffix):
+            label = _LABELS.get(key, key.removesuffix(suffix).replace("_", " "))
+            return f"{label} {sig(value, unit)}".strip()
+    if key.endswith("_bytes"):
+        return f"{key.removesuffix('_bytes').replace('_', ' ')} {size(value)}"
+    return f"{key.replace('_', ' ')} {sig(value)}"
+
+
+def evidence_words(evidence: Mapping[str, object], limit: int = 8) -> str:
+    """Evidence as a person reads it: "87.1 °C, 594 W, SM clock 1,680 MHz, throttled: software
+    thermal slowdown" rather than ``temp_c=87.12070840425868``."""
+    parts: list[str] = []
+    for key, value in list(evidence.items())[:limit]:
+        if key in ("reasons", "throttle_reasons") and isinstance(value, (list, tuple)):
+            parts.append(throttled([str(v) for v in value]))
+        elif isinstance(value, bool):
+            parts.append(f"{key.replace('_', ' ')}: {'yes' if value else 'no'}")
+        elif isinstance(value, (int, float)):
+            parts.append(_figure(key, value))
+        elif isinstance(value, (list, tuple)):
+            parts.append(f"{key.replace('_', ' ')}: {', '.join(str(v) for v in value)}")
+        elif value is not None:
+            parts.append(f"{key.replace('_', ' ')}: {value}")
+    return ", ".join(parts)
+
+
+@contextlib.contextmanager
+def progress(what: str, bar: bool | None = None, every_s: float = 2.0) -> Iterator[Progress]:
+    """A progress callback (done, total, label): a bar on a terminal; otherwise a plain line on
+    stderr at the first step, then at most every ``every_s`` seconds and at the end, so a piped
+    run is never silent for long and never floods a log."""
+    if bar is None:
+        bar = sys.stderr.isatty()
+    if bar:
+        from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        shown = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
+                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), console=console(stderr=True),
+                    transient=True)
+        task = shown.add_task(what, total=1)
+        with shown:
+            yield lambda done, total, label: shown.update(task, completed=done, total=max(total, 1), description=label)
+        return
+    import time
+
+    last: list[float] = [-math.inf]
+
+    def line(done: int, total: int, label: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s or done >= total:
+            last[0] = now
+            step(f"{what}: {label} ({done}/{total})")
+
+    yield line
+
+
+def step(text: str) -> None:
+    """One plain progress line on stderr (never markup); a closed stderr is ignored."""
+    try:
+        sys.stderr.write(f"gpuvet: {text}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+class _Titled(Table):
+    """A table whose title is a line of its own, wrapped at the terminal's width (rich wraps a
+    title at the table's width, which for a narrow table makes four lines of one)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title, self.title = self.title, None
+        try:
+            if title:
+                yield Text(str(title), style="bold")
+            yield from super().__rich_console__(console, options)
+        finally:
+            self.title = title
+
+
+def table(title: str | None = None) -> Table:
+    """A table drawn for 80 columns first: a rule under the header, no outer box."""
+    from rich import box
+
+    return _Titled(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                   collapse_padding=True)
+
+
+def column(t: Table, header: str, *, right: bool = False, key: bool = False) -> None:
+    """``key``: a verdict or a place (module, link) — never wrapped, never cut; the other columns
+    wrap (and fold a word longer than the column) rather than cut with an ellipsis."""
+    t.add_column(header, justify="right" if right else "left", no_wrap=key, overflow="fold")
+
+
+@contextlib.contextmanager
+def heartbeat(what: str, every_s: float = 5.0) -> Iterator[None]:
+    """For work that reports no steps: a spinner on a terminal; otherwise a plain line on stderr
+    when it starts and every ``every_s`` seconds after, so a piped run is never silent."""
+    if sys.stderr.isatty():
+        with console(stderr=True).status(Text(what)):
+            yield
+        return
+    import threading
+    import time
+
+    step(f"{what} …")
+    done = threading.Event()
+    start = time.monotonic()
+
+    def beat() -> None:
+        while not done.wait(every_s):
+            step(f"{what}: still working, {time.monotonic() - start:.0f} s")
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -1,0 +1,131 @@
+"""Where watch sends what the telemetry window sees: the logbook (samples flushed at least once
+per wall second, so a killed watch loses at most the last second), the Prometheus endpoint's
+state, and the caller's callbacks (the live table)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.checks.events import Event, Severity
+from gpuvet.logbook.store import Logbook, SampleRow
+from gpuvet.report.jsonable import to_jsonable
+from gpuvet.watch.prometheus import ExportState
+
+FLUSH_WALL_S = 1.0
+MAX_BUFFER = 200_000
+_VERDICT = {Severity.INFO: "pass", Severity.WARN: "warn", Severity.CRITICAL: "fail"}
+_RANK = [Severity.INFO, Severity.WARN, Severity.CRITICAL]
+
+
+@dataclass
+class LogbookSink:
+    """One watch run in the logbook: its events, its samples (buffered), its verdict."""
+
+    logbook: Logbook
+    run_id: str
+    run_key: int
+    _known: dict[str, ModuleIdentity] = field(default_factory=dict)
+    _mkeys: dict[str, int] = field(default_factory=dict)
+    _buffer: list[SampleRow] = field(default_factory=list)
+    _last_flush: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def begin(cls, logbook: Logbook, env: dict[str, object], simulated: bool, node: str) -> LogbookSink:
+        run_id = logbook.begin("watch", env, simulated, node)
+        return cls(logbook, run_id, logbook.run_key(run_id))
+
+    def event(self, e: Event) -> None:
+        extra = {"predicted_crossing": e.predicted_crossing} if e.predicted_crossing else {}
+        self.logbook.event(self.run_id, e.kind, e.message, e.module, e.uuid, e.time, e.severity.value,
+                           {**to_jsonable(e.evidence), **extra})
+
+    def listed(self, known: dict[str, ModuleIdentity]) -> None:
+        self._known = known
+
+    def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
+        for s in samples:
+            if s.uuid not in self._mkeys:
+                seen = self._known.get(s.uuid)
+                self._mkeys[s.uuid] = self.logbook.module_key(s.uuid, s.module, seen.bus_id if seen else None,
+                                                              seen.model if seen else None)
+            self._buffer.append((self._mkeys[s.uuid], s.t, s.temp_c, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz,
+                                 s.util, s.throttle))
+        now = time.monotonic()
+        if now - self._last_flush >= FLUSH_WALL_S or len(self._buffer) >= MAX_BUFFER:
+            self.flush()
+            self._last_flush = now
+
+    def flush(self) -> None:
+        pending, self._buffer = self._buffer, []  # taken before writing: a failed write is never retried twice
+        if pending:
+            self.logbook.add_samples(self.run_key, pending)  # on a full disk: keeps what fits, then says so
+
+    def abort(self, exc: BaseException) -> None:
+        self.flush()
+        self.logbook.abort(self.run_id, f"{type(exc).__name__}: {exc}")
+
+    def finish(self, end_t: float, keep_raw_s: float, events: Sequence[Event]) -> None:
+        self.flush()
+        self.logbook.prune(self.run_key, keep_raw_s, end_t)
+        worst = max((e.severity for e in events), key=_RANK.index, default=Severity.INFO)
+        self.logbook.finish(self.run_id, _VERDICT[worst], [])
+
+
+@dataclass
+class ExportSink:
+    """Keeps the Prometheus endpoint's state current (it is read from the HTTP server's thread)."""
+
+    export: ExportState
+    source: TelemetrySource
+
+    def event(self, e: Event) -> None:
+        with self.export.lock:
+            key = (e.kind, e.uuid or "")
+            self.export.events[key] = self.export.events.get(key, 0) + 1
+            if e.kind == "overheat_forecast" and e.uuid and e.predicted_crossing is not None:
+                self.export.forecast_s[e.uuid] = max(e.predicted_crossing - e.time, 0.0)
+            elif e.kind == "overheat_forecast_withdrawn" and e.uuid:
+                self.export.forecast_s.pop(e.uuid, None)
+            elif e.kind == "module_lost" and e.uuid:  # its last reading is not a live one: no longer served
+                for per_module in (self.export.identities, self.export.latest, self.export.slow, self.export.last_xid,
+                                   self.export.forecast_s):
+                    per_module.pop(e.uuid, None)
+
+    def listed(self, known: dict[str, ModuleIdentity]) -> None:
+        with self.export.lock:
+            self.export.identities = dict(known)
+            self.export.host = self.source.host()
+
+    def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
+        with self.export.lock:
+            for s in samples:
+                self.export.latest[s.uuid] = s
+                if s.xids:
+                    self.export.last_xid[s.uuid] = s.xids[-1]
+                if slow:
+                    self.export.slow[s.uuid] = s
+            self.export.sampler_seconds = cost_per_module
+            self.export.simulated = self.source.simulated
+
+
+@dataclass
+class CallbackSink:
+    """The caller's hooks: each event as it happens, and each tick's samples."""
+
+    on_event: Callable[[Event], None] | None = None
+    on_tick: Callable[[float, list[Sample]], None] | None = None
+
+    def event(self, e: Event) -> None:
+        if self.on_event:
+            self.on_event(e)
+
+    def listed(self, known: dict[str, ModuleIdentity]) -> None:
+        pass
+
+    def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
+        if self.on_tick:
+            self.on_tick(t, list(samples))

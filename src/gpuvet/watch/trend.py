@@ -1,0 +1,32 @@
+"""The thermal forecaster as a trend model (``gpuvet.checks.window.TrendModel``): what doctor
+reads of it, given to doctor by the face that runs it, so doctor never imports watch."""
+
+from __future__ import annotations
+
+from gpuvet.backends.readings import Sample
+from gpuvet.checks.events import Event
+from gpuvet.checks.window import TrendFit
+from gpuvet.watch.forecast import ThermalForecaster
+
+
+class ForecastTrend:
+    def __init__(self, forecaster: ThermalForecaster) -> None:
+        self.forecaster = forecaster
+
+    def observe(self, s: Sample) -> list[Event]:
+        return self.forecaster.observe(s)
+
+    def modules(self) -> list[str]:
+        return sorted(self.forecaster.slowdown_c)
+
+    def fit(self, module: str, now: float) -> TrendFit | None:
+        f = self.forecaster.forecast(module, now)
+        if f is None:
+            return None
+        powers = self.forecaster._hist[module].powers
+        return TrendFit(f.slope_per_day, f.slope_low, f.crossing, f.earliest, powers[-1] if powers else 0.0)
+
+
+def thermal_trend(slowdown_c: dict[str, float]) -> ForecastTrend:
+    """The forecaster `watch` runs, with its default horizon."""
+    return ForecastTrend(ThermalForecaster(slowdown_c))

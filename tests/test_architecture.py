@@ -1,0 +1,127 @@
+"""The layers stay visible and the arrows point one way (docs/architecture.md): read every
+module's imports from its syntax tree (no import runs) and hold them to the rules."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+JOBS = ("validate", "watch", "doctor", "plan", "health")  # side by side: none imports another
+BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node")
+FACES = ("cli", "fleet")  # may import jobs; nothing else may import them
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+@cache
+def trees() -> tuple[tuple[str, Path, ast.Module], ...]:
+    """(module name, path, syntax tree) of every module of the package, parsed once."""
+    return tuple((_module_name(p), p, ast.parse(p.read_text(), str(p))) for p in sorted((SRC / "gpuvet").rglob("*.py")))
+
+
+def imports_of(module: str, path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, imported name) for every import, at any depth (lazy imports inside functions count)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, path.name == "__init__.py", node)
+            yield node.lineno, target
+            for alias in node.names:  # `from gpuvet.backends import sim` imports gpuvet.backends.sim
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+@cache
+def edges() -> tuple[tuple[str, int, str], ...]:
+    """(importing module, line, imported name) over the whole package."""
+    return tuple((module, line, name) for module, path, tree in trees() for line, name in imports_of(module, path, tree))
+
+
+def _package(name: str) -> str | None:
+    """The first-level gpuvet package a dotted name belongs to ('gpuvet.watch.loop' -> 'watch')."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "gpuvet" else None
+
+
+def _violations(rule: str, bad: list[tuple[str, int, str]]) -> str:
+    return f"{rule}:\n" + "\n".join(f"  {m} (line {line}) imports {name}" for m, line, name in bad)
+
+
+def test_the_scan_sees_the_imports_it_judges() -> None:
+    """A scan that read nothing would pass every rule: it must see known edges, lazy ones included."""
+    seen = {(m, n) for m, _, n in edges()}
+    assert ("gpuvet.validate.run", "gpuvet.bench.gemm") in seen
+    assert ("gpuvet.backends.select", "gpuvet.backends.sim.SimBackend") in seen  # inside a function
+    assert ("gpuvet.cli.render_watch", "rich.table.Table") in seen
+
+
+def test_no_job_imports_another_job_or_a_face() -> None:
+    bad = [(m, line, n) for m, line, n in edges()
+           if _package(m) in JOBS and _package(n) in JOBS + FACES and _package(n) != _package(m)]
+    assert not bad, _violations("a job imports another job or a face (move what both need to gpuvet.checks)", bad)
+
+
+def test_nothing_below_the_jobs_imports_a_job_or_a_face() -> None:
+    bad = [(m, line, n) for m, line, n in edges() if _package(m) in BELOW_JOBS and _package(n) in JOBS + FACES]
+    assert not bad, _violations("a lower layer imports a job or a face", bad)
+
+
+def test_measuring_and_reading_layers_do_not_import_the_shared_checks() -> None:
+    """checks/ sits above bench/, logbook/, report/ and backends/: they hand it records, it judges them."""
+    bad = [(m, line, n) for m, line, n in edges() if _package(m) in BELOW_JOBS and _package(m) != "checks"
+           and _package(n) == "checks"]
+    assert not bad, _violations("a layer below checks/ imports it", bad)
+
+
+def test_jobs_and_node_never_import_the_simulator_or_a_vendor_gateway() -> None:
+    """The simulated node comes through backends.select; NVML's bits stay in backends/nvml*."""
+    forbidden = ("gpuvet.backends.sim", "gpuvet.backends.nvml")  # sim, sim_engine, sim_telemetry, nvml, nvml_*
+    bad = [(m, line, n) for m, line, n in edges()
+           if (_package(m) in JOBS + ("node", "checks")) and n.startswith(forbidden)]
+    assert not bad, _violations("a job or node/ imports the simulator or NVML directly", bad)
+
+
+def test_node_imports_nothing_of_gpuvet_but_its_errors() -> None:
+    bad = [(m, line, n) for m, line, n in edges()
+           if _package(m) == "node" and _package(n) not in (None, "node", "errors")]
+    assert not bad, _violations("node/ is pure: it imports only itself and gpuvet.errors", bad)
+
+
+def test_only_the_faces_import_rich_or_typer() -> None:
+    bad = [(m, line, n) for m, line, n in edges()
+           if _package(m) != "cli" and n.split(".")[0] in ("rich", "typer")]
+    assert not bad, _violations("rich/typer below cli/", bad)
+
+
+def test_only_backends_read_the_host_around_them() -> None:
+    """A job asks the backend for host load and NUMA placement; it never reads psutil itself."""
+    bad = [(m, line, n) for m, line, n in edges() if _package(m) in JOBS + ("checks",) and n.split(".")[0] == "psutil"]
+    assert not bad, _violations("psutil read in a job", bad)
+
+
+def test_no_job_probes_the_backend_with_getattr() -> None:
+    """What a backend can answer is on its interface (backends/base.py), so no job guesses."""
+    bad = []
+    for module, _, tree in trees():
+        if _package(module) not in JOBS + ("checks", "fleet"):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                    and node.args and isinstance(node.args[0], ast.Name) and "backend" in node.args[0].id):
+                bad.append((module, node.lineno, f"{node.func.id}({node.args[0].id}, …)"))
+    assert not bad, _violations("getattr/hasattr on a backend", bad)
