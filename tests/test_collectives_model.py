@@ -103,3 +103,22 @@ def test_a_collective_that_did_nothing_is_caught():
     n, count = 4, 64
     untouched = [rank_input("all_reduce", r, n, count) for r in range(n)]
     assert not outputs_correct("all_reduce", untouched, n, count)
+
+
+def test_all_to_all_is_labelled_by_the_algorithm_the_model_runs():
+    from gpuvet.node.build import build_node
+    from gpuvet.node.memory import PlanError
+    from gpuvet.node.spec import load_spec
+    from gpuvet.plan.collective import CollectiveModel
+
+    node, pcie = build_node(*load_spec("hgx-h200-8")), build_node(*load_spec("pcie-8"))
+    model = CollectiveModel(node)
+    for size in (8, 1 << 20, 1 << 30):
+        p = model.predict("all_to_all", size, node.module_ids)
+        assert p.algorithm == "pairwise"  # every rank to every other: not a ring
+    assert model.predict("all_reduce", 1 << 20, node.module_ids).algorithm == "ring"
+    with pytest.raises(PlanError, match="ring does not implement all_to_all"):
+        model.predict("all_to_all", 1 << 20, node.module_ids, "ring")
+    with pytest.raises(PlanError, match="needs modules and a switch"):
+        CollectiveModel(pcie).predict("all_reduce", 1 << 20, pcie.module_ids, "in_switch")
+    assert collective_cost("all_reduce", 8, 10**6, link_gbps=100, alpha_s=1e-6, algorithm="pairwise") is None

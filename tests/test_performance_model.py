@@ -16,6 +16,14 @@ from gpuvet.node.spec import load_spec
 from gpuvet.plan.collective import CollectiveModel
 
 SAVED = json.loads((Path(__file__).parent / "data" / "model_figures_c125cd5.json").read_text())
+# The collective figures since the model's latency and protocol terms were refitted (issue 22: within
+# 10 % of published tables at every size) and all_to_all was labelled pairwise: saved then, in
+# collective_figures_issue22.json; every other figure must still be the one saved at c125cd5.
+COLLECTIVE = json.loads((Path(__file__).parent / "data" / "collective_figures_issue22.json").read_text())
+
+
+def _collective(key: str) -> bool:
+    return key.startswith(("plan:", "coll:"))
 SRC = Path(__file__).parent.parent / "src" / "gpuvet"
 
 
@@ -40,7 +48,9 @@ def figures(preset: str) -> dict:
 @pytest.mark.parametrize("preset", sorted(SAVED))
 def test_plan_and_the_simulated_engine_give_the_figures_they_gave_before_the_move(preset):
     now = figures(preset)
-    for key, before in SAVED[preset].items():
+    saved = {k: v for k, v in SAVED[preset].items() if not _collective(k)} | COLLECTIVE[preset]
+    assert set(saved) == set(now) and set(COLLECTIVE[preset]) == {k for k in now if _collective(k)}
+    for key, before in saved.items():
         got = now[key]
         if isinstance(before, list):
             assert got[0] == pytest.approx(before[0], rel=1e-12) and got[1:] == before[1:], key

@@ -76,6 +76,10 @@ def test_routes_are_scipy_dijkstra_routes(tmp_path, preset):
             pairs = list(want)
             got = dict(zip(pairs, router.routes(pairs), strict=True))
             assert got == want
+            # asked a few at a time on a fresh node (each walked in Python, not as arrays): the same routes
+            fresh = Router(copy_module.copy(node), forwarding=forwarding)  # a copy starts with no memo
+            few = {p: fresh.routes([p])[0] for p in pairs[:: max(1, len(pairs) // 200)]}
+            assert few == {p: want[p] for p in few}
 
 
 def _random_paths(rng, n_flows, n_edges):
@@ -283,3 +287,40 @@ def test_peer_analysis_names_the_same_outliers_as_the_reference(ragged, seed):
     named = {(o.node, o.module, o.metric) for o in fast.outliers}
     assert ("n02", "gpu1", "m3") in named and ("n01", None, "p2p_one_way") in named
     assert ("n03", None, "p2p_latency") in named  # lower is better: a higher latency is worse
+
+
+def _variant(env, checks):
+    return {**env, "checks": checks}
+
+
+def test_peer_analysis_fast_fold_falls_back_whenever_a_node_differs():
+    # most nodes share the first node's checks in order (the fold reuses its ids); the others must
+    # be read check by check: another order, a skipped check, a bool, a module added, a name reused
+    envs = _envelopes(24, np.random.default_rng(7), ragged=False)
+    first = envs[0][1]["checks"]
+    envs[4] = (envs[4][0], _variant(envs[4][1], list(reversed(envs[4][1]["checks"]))))
+    envs[6] = (envs[6][0], _variant(envs[6][1], [dict(c, verdict="skip") if c["name"] == "m3" else c
+                                                  for c in envs[6][1]["checks"]]))
+    envs[8] = (envs[8][0], _variant(envs[8][1], [dict(c, value=True) if c["name"] == "m1" else c
+                                                  for c in envs[8][1]["checks"]]))
+    envs[9] = (envs[9][0], _variant(envs[9][1], [dict(c, module="gpu0") if c["name"] == "p2p_latency" else c
+                                                  for c in envs[9][1]["checks"]]))
+    envs[10] = (envs[10][0], _variant(envs[10][1], [dict(c, unit="ms") if c["name"] == "m0" else c
+                                                    for c in envs[10][1]["checks"]]))
+    envs.append(("again", envs[2][1]))  # the same node twice: its figures count once per envelope, as before
+    fast, slow = analyse(envs), analyse_reference(envs)
+    assert fast.outliers == slow.outliers and fast.outliers
+    assert (fast.metrics, fast.values, fast.node_types) == (slow.metrics, slow.values, slow.node_types)
+    assert first == envs[0][1]["checks"]  # the envelopes are not changed
+
+
+def test_peer_analysis_of_identical_layouts_takes_the_array_path_and_agrees():
+    from gpuvet.fleet.peers import PeerTable
+
+    envs = _envelopes(30, np.random.default_rng(3), ragged=False)
+    table = PeerTable()
+    for where, env in envs:
+        table.add(where, env)
+    assert all(cols.regular for cols in table.types.values())  # the sort-free order is the one in use
+    fast, slow = table.analyse(), analyse_reference(envs)
+    assert fast.outliers == slow.outliers and len(fast.outliers) >= 3

@@ -14,6 +14,8 @@ import gc
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -69,6 +71,38 @@ def analyse(envelopes: Iterable[tuple[str, dict[str, Any]]], z_limit: float = Z_
 
 
 _PLAIN_NUMBERS = (float, int)
+_ALWAYS_KEYS = ("layer", "name", "unit", "value", "verdict")
+_ALWAYS = itemgetter(*_ALWAYS_KEYS)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The checks of a node whose every figure was kept, in order: the next node with the same
+    checks in the same order (every node of a fleet, usually) reuses its ids without a loop."""
+
+    shapes: Any  # as ``_plain_checks`` gives it
+    series_of: array  # type: ignore[type-arg]
+    ref_of: array  # type: ignore[type-arg]
+
+
+def _plain_checks(checks: list[dict[str, Any]]) -> tuple[Any, list[Any]] | None:
+    """(shape, values) of ``checks`` when none is skipped and every value is a plain number (a
+    bool is not); else None. The shape is what names each figure, column by column: two nodes
+    with equal shapes have the same checks in the same order. C-level maps: a fraction of the
+    per-check Python loop's cost."""
+    if not checks:
+        return None
+    try:
+        try:  # validate --json always writes these five; module and between only when set
+            layer, name, unit, values, verdicts = zip(*map(_ALWAYS, checks), strict=True)
+        except KeyError:
+            layer, name, unit, values, verdicts = (tuple(map(dict.get, checks, repeat(k))) for k in _ALWAYS_KEYS)
+        if "skip" in verdicts or not set(map(type, values)) <= {float, int}:
+            return None
+        where = [list(map(dict.get, checks, repeat(key))) for key in ("module", "between")]
+    except TypeError:  # not a list of dicts: the loop says what to skip
+        return None
+    return (layer, name, unit, *where), list(values)
 
 
 class _Columns:
@@ -81,10 +115,29 @@ class _Columns:
         self._seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # a check's (layer, name, unit, module, between)
         self.series_of, self.node_of, self.ref_of = array("i"), array("i"), array("i")
         self.value = array("d")
+        self._layout: _Layout | None = None
+        self.regular = True  # every node so far had the same checks in the same order, all kept
 
     def add(self, node: str, checks: list[dict[str, Any]]) -> None:
+        self.regular = self.regular and node not in self.nodes
         nid = self.nodes.setdefault(node, len(self.nodes))
-        seen, before = self._seen, len(self.value)
+        before = len(self.value)
+        plain = _plain_checks(checks)
+        layout = self._layout
+        if plain is not None and layout is not None and plain[0] == layout.shapes:
+            self.series_of.extend(layout.series_of)
+            self.ref_of.extend(layout.ref_of)
+            self.value.extend(plain[1])
+        else:
+            self._loop(checks)
+            self.regular = self.regular and plain is not None and layout is None
+            if plain is not None and layout is None:
+                self._layout = _Layout(plain[0], self.series_of[before:], self.ref_of[before:])
+        self.node_of.extend(array("i", [nid]) * (len(self.value) - before))
+
+    def _loop(self, checks: list[dict[str, Any]]) -> None:
+        """Each check in turn: skipped checks and non-numbers left out, ids found or made."""
+        seen = self._seen
         for c in checks:
             value = c.get("value")
             if value.__class__ not in _PLAIN_NUMBERS and (not isinstance(value, (int, float)) or isinstance(value, bool)):
@@ -100,7 +153,6 @@ class _Columns:
             self.series_of.append(ids[0])
             self.ref_of.append(ids[1])
             self.value.append(value)
-        self.node_of.extend(array("i", [nid]) * (len(self.value) - before))
 
     def _ids(self, shape: tuple[Any, ...]) -> tuple[int, int]:
         """(series id, ref id) of a check's shape, the first time that shape is seen."""
@@ -115,30 +167,47 @@ class _Columns:
             return []
         sid = np.frombuffer(self.series_of, dtype=np.int32)
         x = np.frombuffer(self.value, dtype=np.float64)
-        order = np.argsort(sid, kind="stable")  # each series together, in the order its figures came
+        order = self._order(sid)  # each series together, in the order its figures came
         counts = np.bincount(sid, minlength=n_series)
         starts = np.r_[0, np.cumsum(counts)[:-1]]
-        peers = _distinct_nodes(sid, np.frombuffer(self.node_of, dtype=np.int32), len(self.nodes), n_series)
+        peers = (np.full(n_series, len(self.nodes)) if self.regular else
+                 _distinct_nodes(sid, np.frombuffer(self.node_of, dtype=np.int32), len(self.nodes), n_series))
         median, mad = _median_and_mad(sid, x, order, starts, counts)
         scale = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
         z = 0.6745 * (x - median[sid]) / scale[sid]
+        hits = np.flatnonzero(np.abs(z) > z_limit)  # few: the rest of the tests run on these alone
+        hs, hz, hm = sid[hits], z[hits], median[sid[hits]]
         names = [key.split("/", 1)[1] for key in self.series]
         lower = np.array([lower_is_better(n) for n in names], dtype=bool)
-        worse = np.where(lower[sid], z > 0, z < 0)
+        worse = np.where(lower[hs], hz > 0, hz < 0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            deviation = np.where(median[sid] != 0, (x - median[sid]) / np.abs(median[sid]), 0.0)
-        flagged = worse & (np.abs(z) > z_limit) & (np.abs(deviation) > min_deviation) & (peers[sid] >= 3)
-        return self._named(order[flagged[order]], node_type, names, median, z, deviation)
+            deviation = np.where(hm != 0, (x[hits] - hm) / np.abs(hm), 0.0)
+        keep = worse & (np.abs(deviation) > min_deviation) & (peers[hs] >= 3)
+        ranked = np.lexsort((hits[keep], hs[keep]))  # by series, then as they came: the order of ``order``
+        return self._named(hits[keep][ranked], node_type, names, median, hz[keep][ranked], deviation[keep][ranked])
+
+    def _order(self, sid: np.ndarray) -> np.ndarray:
+        """Positions of the figures grouped by series, each group in arrival order: a stable
+        argsort of ``sid``, built without sorting when every node had the layout of the first."""
+        layout = self._layout
+        if not self.regular or layout is None:
+            return np.argsort(sid, kind="stable")
+        width = len(layout.series_of)
+        within = np.argsort(np.frombuffer(layout.series_of, dtype=np.int32), kind="stable")
+        groups = np.split(within, np.cumsum(np.bincount(layout.series_of, minlength=len(self.series)))[:-1])
+        base = np.arange(len(self.nodes), dtype=np.int64)[:, None] * width
+        return np.concatenate([(base + g[None, :]).ravel() for g in groups])
 
     def _named(self, hits: np.ndarray, node_type: str, names: list[str], median: np.ndarray, z: np.ndarray,
                deviation: np.ndarray) -> list[Outlier]:
+        """``z`` and ``deviation``: one per hit, in the hits' order."""
         node_names, ref_list = list(self.nodes), list(self.refs)
         out = []
-        for i in hits.tolist():
+        for k, i in enumerate(hits.tolist()):
             sid, unit_module_between_layer = self.series_of[i], ref_list[self.ref_of[i]]
             unit, module, between, layer = unit_module_between_layer
             out.append(Outlier(node_names[self.node_of[i]], node_type, names[sid], self.value[i], float(median[sid]),
-                               float(z[i]), 100.0 * float(deviation[i]), unit, module, between, layer))
+                               float(z[k]), 100.0 * float(deviation[k]), unit, module, between, layer))
         return out
 
 

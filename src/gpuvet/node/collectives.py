@@ -17,7 +17,7 @@ constants (``Tuning``) are fitted to published runs, so the model lives here onc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -58,6 +58,7 @@ class Algorithm(StrEnum):
     RING = "ring"
     TREE = "tree"
     IN_SWITCH = "in_switch"
+    PAIRWISE = "pairwise"  # all_to_all as NCCL runs it: every rank sends to every other at once (grouped send/recv)
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,12 @@ def _steps_and_traffic(op: Collective, algo: Algorithm, n: int) -> tuple[float, 
             Collective.ALL_REDUCE: (2 * (n - 1), 2 * (n - 1) / n),
             Collective.ALL_GATHER: (n - 1, (n - 1) / n),
             Collective.REDUCE_SCATTER: (n - 1, (n - 1) / n),
-            Collective.ALL_TO_ALL: (n - 1, (n - 1) / n),  # pairwise exchange, n-1 rounds
             Collective.BROADCAST: (n - 1, 1.0),  # pipelined chain
             Collective.REDUCE: (n - 1, 1.0),
         }[op]
+    if algo is Algorithm.PAIRWISE:
+        # each rank sends (n-1)/n of its buffer, one piece to every other rank; n-1 exchanges
+        return (n - 1, (n - 1) / n) if op is Collective.ALL_TO_ALL else None
     if algo is Algorithm.TREE:
         # double binary tree: log-depth, both trees together keep every link busy
         return {
@@ -120,6 +123,7 @@ class Protocol(StrEnum):
 
 # Share of Simple's bandwidth a protocol delivers, from its wire format: LL carries 4 bytes of
 # data with a 4-byte flag in every 8-byte store, LL128 120 bytes of data in every 128-byte line.
+# The upper bound; a medium's ``Tuning.share`` may say less (NCCL's own tuner caps LL further).
 PROTOCOL_PAYLOAD = {Protocol.LL: 0.5, Protocol.LL128: 120 / 128, Protocol.SIMPLE: 1.0}
 
 
@@ -129,11 +133,13 @@ class Tuning:
     the latency of one algorithm step per (algorithm, protocol) the library runs there, and the
     share of the link bandwidth each algorithm's Simple protocol delivers. A (algorithm,
     protocol) pair not in ``alpha_s`` is not run on this medium (NCCL runs LL128 on NVLink only,
-    NVLink SHARP with Simple only)."""
+    NVLink SHARP with Simple only). ``share``: the part of Simple's bandwidth each protocol
+    delivers (its wire format's payload unless fitted)."""
 
     base_s: float
     alpha_s: dict[tuple[Algorithm, Protocol], float]
     efficiency: dict[Algorithm, float]
+    share: dict[Protocol, float] = field(default_factory=lambda: dict(PROTOCOL_PAYLOAD))
 
 
 @dataclass(frozen=True)
@@ -155,7 +161,7 @@ def choose(op: Collective | str, nranks: int, size_bytes: int, link_gbps: dict[A
             continue
         cost = collective_cost(op, nranks, size_bytes, link_gbps=link_gbps[algo], alpha_s=alpha,
                                base_s=tuning.base_s, algorithm=algo,
-                               efficiency=tuning.efficiency[algo] * PROTOCOL_PAYLOAD[proto])
+                               efficiency=tuning.efficiency[algo] * tuning.share[proto])
         if cost is not None and (best is None or cost.seconds < best.seconds):
             best = CollectiveChoice(cost.seconds, algo, proto)
     return best

@@ -129,7 +129,11 @@ def _solve_few(router: Router, pairs: Sequence[tuple[str, str]]) -> list[Transfe
     arithmetic as the array solver, so the same rates to the bit)."""
     routes = router.routes(pairs)
     moving = [i for i, r in enumerate(routes) if r]
-    rates, limits = max_min_fair_reference([routes[i] or [] for i in moving], router.capacity.tolist())
+    used = sorted({e for i in moving for e in routes[i] or []})  # only these edges: a big node has thousands
+    local = {e: k for k, e in enumerate(used)}  # in edge order, so the lowest-numbered full edge stays lowest
+    capacity = router.capacity[used].tolist()
+    rates, found = max_min_fair_reference([[local[e] for e in routes[i] or []] for i in moving], capacity)
+    limits = [used[k] for k in found]
     edges = router.edges
     out = [TransferRate(s, d, 0.0, (), None) for s, d in pairs]
     for i, rate, limit in zip(moving, rates, limits, strict=True):

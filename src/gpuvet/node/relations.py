@@ -64,14 +64,20 @@ def classify(node: Node, path: list[str]) -> PcieRelation:
 
 
 def pcie_relations(node: Node, ids: list[str] | None = None) -> dict[frozenset[str], PcieRelation | None]:
-    """Relation of every pair among ``ids`` (default: the modules); None if not connected."""
+    """Relation of every pair among ``ids`` (default: the modules); None if not connected. Kept on
+    the node per list of ids: a topology diff asks it of the same node more than once, and a
+    576-module node has 165,600 pairs. Callers must not change the dict."""
     ids = ids if ids is not None else node.module_ids
-    out: dict[frozenset[str], PcieRelation | None] = {}
-    for i, a in enumerate(ids):
-        seen = relations_from(node, a)
-        for b in ids[i + 1:]:
-            out[frozenset((a, b))] = seen.get(b)
-    return out
+    cache = per_node(node, "relations.pairs", dict[tuple[str, ...], dict[frozenset[str], PcieRelation | None]])
+    key = tuple(ids)
+    if key not in cache:
+        out: dict[frozenset[str], PcieRelation | None] = {}
+        for i, a in enumerate(ids):
+            get = relations_from(node, a).get
+            for b in ids[i + 1:]:
+                out[frozenset((a, b))] = get(b)
+        cache[key] = out
+    return cache[key]
 
 
 def relations_from(node: Node, src: str) -> dict[str, PcieRelation]:

@@ -51,6 +51,10 @@ class _Graph:
     endpoint_only: np.ndarray  # per edge: it leaves a module that does not forward (only routes it starts use it)
     pred: dict[int, np.ndarray] = field(default_factory=dict)  # source -> per endpoint: edge into it (-1 none)
     walked: dict[tuple[str, str], tuple[int, ...] | None] = field(default_factory=dict)  # routes asked before
+    src_list: list[int] = field(default_factory=list)  # ``src`` as Python ints, for walking one route
+
+    def __post_init__(self) -> None:
+        self.src_list = self.src.tolist()
 
 
 def _graph(node: Node, forwards: bool) -> _Graph:
@@ -78,6 +82,7 @@ def _graph(node: Node, forwards: bool) -> _Graph:
 # cheaper than hundreds of one-source passes when a simulated run asks module by module).
 _BATCH_CELLS = 4_000_000
 _MISS: tuple[int, ...] = (-1,)  # not asked yet (a route is never this)
+_FEW = 32  # up to this many new routes, walked one by one in Python; more, as arrays
 
 
 def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray,
@@ -190,12 +195,32 @@ class Router:
         found = [walked.get(p, _MISS) for p in pairs]
         if any(r is _MISS for r in found):
             todo = list(dict.fromkeys(p for p, r in zip(pairs, found, strict=True) if r is _MISS))
-            table = self.route_table(todo)
-            bounds, edges = table.indptr.tolist(), table.edges.tolist()
-            for i, (pair, ok) in enumerate(zip(todo, table.reachable.tolist(), strict=True)):
-                walked[pair] = tuple(edges[bounds[i]:bounds[i + 1]]) if ok else None
+            if len(todo) <= _FEW:
+                for pair in todo:
+                    walked[pair] = self._walk(*pair)
+            else:
+                table = self.route_table(todo)
+                bounds, edges = table.indptr.tolist(), table.edges.tolist()
+                for i, (pair, ok) in enumerate(zip(todo, table.reachable.tolist(), strict=True)):
+                    walked[pair] = tuple(edges[bounds[i]:bounds[i + 1]]) if ok else None
             found = [walked[p] for p in pairs]
         return [list(r) if r is not None else None for r in found]
+
+    def _walk(self, src: str, dst: str) -> tuple[int, ...] | None:
+        """One route, walked back from ``dst`` in plain Python: what ``route_table_idx`` does
+        for one pair, without the array set-up that dominates a single short route."""
+        g = self._g
+        s, cur = g.index[src], g.index[dst]
+        self._predecessors([s])
+        pred, back = g.pred[s], g.src_list
+        hops: list[int] = []
+        while cur != s:
+            e = int(pred[cur])
+            if e < 0:
+                return None
+            hops.append(e)
+            cur = back[e]
+        return tuple(reversed(hops))
 
     def route_table(self, pairs: Sequence[tuple[str, str]]) -> RouteTable:
         """The routes of ``pairs`` as arrays (what the flow solver and the matrix consume)."""

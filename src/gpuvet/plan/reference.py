@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import yaml
-from scipy.optimize import minimize
+from scipy.optimize import least_squares
 
 from gpuvet.backends.select import open_backend
 from gpuvet.errors import GpuvetError
@@ -36,6 +36,7 @@ class ReferencePoint:
     published_busbw: float
     note: str
     ranks: int = 8
+    fitted: bool = True  # False: a calibration row the fit leaves out (the file says why in its note)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def load(path: str | Path) -> list[ReferencePoint]:
                     else:
                         busbw = float(p["busbw"])
                     points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
-                                                 p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks))
+                                                 p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks,
+                                                 bool(p.get("fit", True))))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
     return points
@@ -146,6 +148,8 @@ def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:
     for name in free:
         if name == "base":
             out.append(tuning.base_s)
+        elif name.startswith("share:"):
+            out.append(tuning.share[Protocol(name[6:])])
         elif name.startswith("eff:"):
             out.append(tuning.efficiency[Algorithm(name[4:])])
         else:
@@ -155,16 +159,18 @@ def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:
 
 
 def _with(tuning: Tuning, free: Sequence[str], values: Sequence[float]) -> Tuning:
-    alpha, eff, base = dict(tuning.alpha_s), dict(tuning.efficiency), tuning.base_s
+    alpha, eff, base, share = dict(tuning.alpha_s), dict(tuning.efficiency), tuning.base_s, dict(tuning.share)
     for name, v in zip(free, values, strict=True):
         if name == "base":
             base = v
+        elif name.startswith("share:"):
+            share[Protocol(name[6:])] = v
         elif name.startswith("eff:"):
             eff[Algorithm(name[4:])] = v
         else:
             algo, proto = name.split("/")
             alpha[(Algorithm(algo), Protocol(proto))] = v
-    return replace(tuning, base_s=base, alpha_s=alpha, efficiency=eff)
+    return replace(tuning, base_s=base, alpha_s=alpha, efficiency=eff, share=share)
 
 
 @dataclass(frozen=True)
@@ -173,20 +179,32 @@ class TuningFit:
     free: tuple[str, ...]
     rms_log_error: float  # root mean square of ln(predicted / published) over the calibration figures
     figures: int
+    max_log_error: float = 0.0  # the largest |ln(predicted / published)| among them
 
 
 def calibration_error(path: str | Path, family: str) -> float:
     """Root mean square of ln(predicted / published) over the ``calibration`` figures of
     ``family``, with the model's committed constants."""
-    rows = [r for r in compare(path) if r.point.family == family and r.point.role == "calibration"]
+    rows = [r for r in compare(path) if r.point.family == family and r.point.role == "calibration" and r.point.fitted]
     return math.sqrt(statistics.fmean(math.log(r.predicted_busbw / r.point.published_busbw) ** 2 for r in rows))
 
 
+
+
+# What each medium's fit sets, from which family's calibration figures.
+FITTED = {
+    "fabric": ("nvswitch", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "in_switch/simple")),
+    "pcie": ("pcie", ("eff:ring", "ring/ll")),
+}
+_ROBUST_SCALE = 0.05  # ln-errors beyond ~5 % count linearly, not squared: one odd row cannot pull the rest
+
+
 def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> TuningFit:
-    """Fit the ``free`` constants of ``medium`` ("base", "eff:<algorithm>", "<algorithm>/<protocol>")
-    so that the model's busbw matches the ``calibration`` figures of ``family`` in ratio (least
-    squares on the logarithm, so small and large sizes count alike)."""
-    points = [p for p in load(path) if p.family == family and p.role == "calibration"]
+    """Fit the ``free`` constants of ``medium`` ("base", "eff:<algorithm>", "share:<protocol>",
+    "<algorithm>/<protocol>") so that the model's busbw matches the ``calibration`` figures of
+    ``family`` in ratio: robust least squares (soft L1) on ln(predicted / published), so small and
+    large sizes count alike and one odd row of a table cannot pull every other size off."""
+    points = [p for p in load(path) if p.family == family and p.role == "calibration" and p.fitted]
     if not points:
         raise ValueError(f"no calibration figures for {family} in {path}")
     models = _Models()
@@ -195,10 +213,11 @@ def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> Tuni
     start = next(iter(models._models.values())).perf.collective_tuning[medium]
     x0 = np.log(_parameters(start, free))
 
-    def loss(x: np.ndarray) -> float:
+    def log_errors(x: np.ndarray) -> np.ndarray:
         models.set_tuning(medium, _with(start, free, [math.exp(v) for v in x]))
-        return sum(math.log(_predict(models, p).predicted_busbw / p.published_busbw) ** 2 for p in points)
+        return np.array([math.log(_predict(models, p).predicted_busbw / p.published_busbw) for p in points])
 
-    result = minimize(loss, x0, method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-8, "maxiter": 4000})
+    result = least_squares(log_errors, x0, loss="soft_l1", f_scale=_ROBUST_SCALE, diff_step=1e-4)
     best = _with(start, free, [math.exp(v) for v in result.x])
-    return TuningFit(best, tuple(free), math.sqrt(float(result.fun) / len(points)), len(points))
+    errors = log_errors(result.x)
+    return TuningFit(best, tuple(free), float(np.sqrt(np.mean(errors**2))), len(points), float(np.abs(errors).max()))
