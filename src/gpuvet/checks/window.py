@@ -29,16 +29,31 @@ class WindowConfig:
 SIM_WINDOW_S = 4 * 86400.0  # a simulated clock runs days in a second: long enough for a thermal trend
 SIM_WINDOW_INTERVAL_S = 60.0
 SIM_WINDOW_SLOW_EVERY_S = 300.0  # counters, link states: a 5-minute grain is plenty over 4 days
+SIM_WINDOW_MAX_SAMPLES = 150_000  # module samples in one simulated window: bounds doctor on a big node
+SIM_WINDOW_INTERVALS_S = (60.0, 120.0, 180.0, 240.0, 300.0, 360.0, 450.0, 600.0, 720.0, 900.0, 1200.0, 1800.0,
+                          3600.0)  # each divides an hour, so hourly trend points stay aligned
 LIVE_WINDOW_S = 10.0  # a real clock: a short look
 LIVE_WINDOW_INTERVAL_S = 0.5
 
 
+def sim_interval(modules: int, span_s: float) -> float:
+    """The finest sampling interval (one minute for a node of usual size) at which ``modules``
+    over ``span_s`` stay within ``SIM_WINDOW_MAX_SAMPLES`` samples: a 576-module domain is
+    sampled every 30 min rather than 3.3 million times. The coarsest, an hour, bounds it."""
+    for interval in SIM_WINDOW_INTERVALS_S:
+        if modules * (span_s // interval + 1) <= SIM_WINDOW_MAX_SAMPLES:
+            return interval
+    return SIM_WINDOW_INTERVALS_S[-1]
+
+
 def evidence_window(source: TelemetrySource, span_s: float | None = None) -> WindowConfig:
-    """A window to gather evidence in: days of a simulated clock as fast as it runs, seconds of a
-    real one in real time. ``span_s`` overrides the span."""
+    """A window to gather evidence in: days of a simulated clock as fast as it runs (sampled
+    more coarsely on a node too big to sample every minute), seconds of a real one in real
+    time. ``span_s`` overrides the span."""
     if source.simulated:
-        return WindowConfig(SIM_WINDOW_INTERVAL_S, SIM_WINDOW_SLOW_EVERY_S,
-                            span_s if span_s is not None else SIM_WINDOW_S, None)
+        span = span_s if span_s is not None else SIM_WINDOW_S
+        interval = sim_interval(len(source.present(0.0)), span)
+        return WindowConfig(interval, max(SIM_WINDOW_SLOW_EVERY_S, interval), span, None)
     return WindowConfig(LIVE_WINDOW_INTERVAL_S, max(LIVE_WINDOW_INTERVAL_S, 30.0),
                         span_s if span_s is not None else LIVE_WINDOW_S, 1.0)
 

@@ -6,9 +6,10 @@ captured files."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
@@ -27,7 +28,11 @@ from gpuvet.errors import GpuvetError
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
 
-TrendFactory = Callable[[dict[str, float]], TrendModel]  # slowdown °C per module -> a fresh trend model
+
+class TrendFactory(Protocol):
+    """Slowdown °C per module and the sampling interval -> a fresh trend model."""
+
+    def __call__(self, slowdown_c: dict[str, float], interval_s: float = ...) -> TrendModel: ...
 
 
 @dataclass
@@ -35,6 +40,8 @@ class Window:
     events: list[Event]
     trend: TrendModel | None
     duration_s: float
+    interval_s: float = 0.0  # between samples
+    modules: int = 0  # sampled at the start
 
 
 @dataclass
@@ -56,12 +63,12 @@ class Evidence:
         try:
             source = backend.telemetry()
             config = evidence_window(source, self.window_s)
-            trend = self.trend(source.slowdown_c()) if self.trend is not None else None
+            trend = self.trend(source.slowdown_c(), interval_s=config.interval_s) if self.trend is not None else None
             observers: list[Observer] = [*default_detectors(), *([trend] if trend is not None else [])]
             result = TelemetryWindow(source, config, observers, admit=lambda module: admit(backend, module)).run()
         except GpuvetError:
             return None
-        return Window(result.events, trend, config.duration_s or 0.0)
+        return Window(result.events, trend, config.duration_s or 0.0, config.interval_s, len(source.present(0.0)))
 
     @cached_property
     def inventory(self) -> Inventory | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
@@ -62,6 +63,9 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
     if ev.window is not None and simulated:
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
+        if ev.window.interval_s > SIM_WINDOW_INTERVAL_S:  # a node too big to sample every minute in seconds
+            notes.append(f"telemetry: simulated window sampled every {ev.window.interval_s / 60:g} min for "
+                         f"{ev.window.modules} modules (every {SIM_WINDOW_INTERVAL_S / 60:g} min on smaller nodes)")
     notes += ev.captures.notes  # what each captured file was read as, and what was skipped
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
     return DoctorRun(symptom, simulated, steps, ordered, notes)

@@ -3,6 +3,8 @@ reads of it, given to doctor by the face that runs it, so doctor never imports w
 
 from __future__ import annotations
 
+import math
+
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.events import Event
 from gpuvet.checks.window import TrendFit
@@ -27,6 +29,8 @@ class ForecastTrend:
         return TrendFit(f.slope_per_day, f.slope_low, f.crossing, f.earliest, powers[-1] if powers else 0.0)
 
 
-def thermal_trend(slowdown_c: dict[str, float]) -> ForecastTrend:
-    """The forecaster `watch` runs, with its default horizon."""
-    return ForecastTrend(ThermalForecaster(slowdown_c))
+def thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> ForecastTrend:
+    """The forecaster `watch` runs, with its default horizon; on samples coarser than its
+    10-minute windows allow (a big simulated node), windows of at least three samples."""
+    window_s = 600.0 if 3 * interval_s <= 600.0 else math.ceil(3 * interval_s / 3600.0) * 3600.0
+    return ForecastTrend(ThermalForecaster(slowdown_c, window_s=window_s))
