@@ -15,6 +15,7 @@ from gpuvet.checks.events import Event, Severity
 
 THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
                  | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)
+THROTTLE_MASK = int(THROTTLE_BITS)  # a plain int: ``int & IntFlag`` goes through enum machinery on every sample
 FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP
 
 
@@ -40,7 +41,7 @@ class ThrottleDetector(Detector):
     kind = "throttle"
 
     def observe(self, s: Sample) -> list[Event]:
-        bits = s.throttle & THROTTLE_BITS
+        bits = s.throttle & THROTTLE_MASK
         if bits and (s.util or 0) >= 0.5:
             self._run[s.module] = self._run.get(s.module, 0) + 1
             self._clean[s.module] = 0
@@ -89,8 +90,9 @@ class ClockFlappingDetector(Detector):
             return []
         now = (s.mem_clock_mhz, s.sm_clock_mhz)
         if w.last is not None:
-            flag = tuple(int(abs(b - a) > self.step * max(a, b)) for a, b in zip(w.last, now, strict=True))
-            w.flags.append(flag)  # type: ignore[arg-type]
+            (mem0, sm0), step = w.last, self.step
+            flag = (int(abs(now[0] - mem0) > step * max(mem0, now[0])), int(abs(now[1] - sm0) > step * max(sm0, now[1])))
+            w.flags.append(flag)
             w.switches[0] += flag[0]
             w.switches[1] += flag[1]
             if len(w.flags) > self.window - 1:

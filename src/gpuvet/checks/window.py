@@ -156,7 +156,9 @@ class TelemetryWindow:
             self._emit(events, presence.answered(t, {s.uuid for s in samples}))
             for s in samples:
                 for observer in self.observers:
-                    self._emit(events, observer.observe(s))
+                    new = observer.observe(s)
+                    if new:  # usually none: the hot path of a big node's window
+                        self._emit(events, new)
             total += len(samples)
             for sink in self.sinks:
                 sink.samples(t, samples, slow, cost.per_module)

@@ -129,12 +129,9 @@ def p2p_path(ev: Evidence) -> Outcome:
                     source="nvbandwidth device_to_device"))
             return clear(f"module-to-module copies at {statistics.median(values):.1f} GB/s: PCIe speed, and no "
                          "NVLink is known on these modules (PCIe-only cards reach about this)")
-    pairs = ev.pairs
-    if pairs is None or ev.expectations is None:
+    checks = ev.pair_checks
+    if checks is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
-    from gpuvet.checks.measured import copy_checks
-
-    checks = [c for c in copy_checks(pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
     fabric_pairs = [c for c in checks if isinstance(c.expected, float) and c.expected > 100]
     if ratios and fabric_pairs and all(c.pct_of_expected is not None and c.pct_of_expected < 60 for c in fabric_pairs):
@@ -182,11 +179,9 @@ def nccl_environment(ev: Evidence) -> Outcome:
 
 
 def pair_bandwidth(ev: Evidence) -> Outcome:
-    if ev.pairs is None or ev.expectations is None:
+    checks = ev.pair_checks
+    if checks is None:
         return unknown("no pair measurements")
-    from gpuvet.checks.measured import copy_checks
-
-    checks = [c for c in copy_checks(ev.pairs, ev.expectations, [], "gpu") if c.name == "p2p_one_way"]
     slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
     if slow and len(slow) < len(checks):
         return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[

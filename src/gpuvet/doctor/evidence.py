@@ -22,6 +22,7 @@ from gpuvet.checks.admission import admit
 from gpuvet.checks.detectors import default_detectors
 from gpuvet.checks.events import Event
 from gpuvet.checks.expected import Expectations
+from gpuvet.checks.model import Check
 from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.captures import Captures
 from gpuvet.errors import GpuvetError
@@ -118,6 +119,15 @@ class Evidence:
         if ctx is None or any(m.is_host for m in ctx.engine.modules()) or len(ctx.engine.modules()) < 2:
             return None
         return copy.run(ctx, copy.CopyOptions(tests=("p2p",), size_bytes=64 * 2**20, pairs="sampled"))
+
+    @cached_property
+    def pair_checks(self) -> list[Check] | None:
+        """Each measured pair against what its links carry, judged once for every check that reads it."""
+        if self.pairs is None or self.expectations is None:
+            return None
+        from gpuvet.checks.measured import copy_checks
+
+        return [c for c in copy_checks(self.pairs, self.expectations, [], "gpu") if c.name == "p2p_one_way"]
 
     @cached_property
     def compute(self) -> list[BenchResult] | None:
