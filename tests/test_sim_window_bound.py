@@ -52,3 +52,16 @@ def test_coarse_sampling_still_names_a_creeping_module_and_says_so(capsys, tmp_p
 def test_a_node_sampled_every_minute_has_no_sampling_note(capsys) -> None:
     main(["doctor", "overheating", "--sim", "mesh-4", "--json", "--window", "1h"])
     assert not any("sampled every" in note for note in json.loads(capsys.readouterr().out)["notes"])
+
+
+def test_plain_data_reads_the_same_through_the_fast_path_of_to_jsonable() -> None:
+    """Plain types skip the record checks; what they become must not change (an IntFlag is an
+    int subclass and still goes the enum way, a NaN is still null, keys are still strings)."""
+    from gpuvet.backends.readings import ThrottleReason, Unavailable
+    from gpuvet.report.jsonable import to_jsonable
+
+    data = {1: [True, None, "x", float("nan"), 2.5, (3, ThrottleReason.HW_SLOWDOWN)],
+            "u": Unavailable("no sensor"), "d": {"k": [{"n": 0}]}}
+    assert to_jsonable(data) == {"1": [True, None, "x", None, 2.5, [3, int(ThrottleReason.HW_SLOWDOWN)]],
+                                 "u": None, "d": {"k": [{"n": 0}]}}
+    assert type(to_jsonable(ThrottleReason.HW_SLOWDOWN)) is int

@@ -13,10 +13,20 @@ from pydantic import BaseModel
 from gpuvet.backends.readings import Unavailable
 
 V = TypeVar("V")
+_PLAIN = (str, int, bool, type(None))
 
 
 def to_jsonable(obj: object) -> Any:  # Any: the shape is the caller's, who gave the object
     """``obj`` as JSON-ready data (a pydantic record as the keys it was made from)."""
+    kind = type(obj)  # exact plain types first: a big report is mostly these, and ABC checks are slow
+    if kind in _PLAIN:
+        return obj
+    if kind is float:
+        return None if obj != obj else obj
+    if kind is dict and isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if kind is list and isinstance(obj, list):
+        return [to_jsonable(v) for v in obj]
     if isinstance(obj, Unavailable):
         return None
     if isinstance(obj, BaseModel):
