@@ -4,6 +4,7 @@ memory."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,11 +139,13 @@ def _link_matrix(node: Node) -> LinkMatrix:
     label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))[a_pos, b_pos]
     label = np.where(reachable, label, dash)
     speeds, speed = np.unique(np.where(np.isnan(gbps), -1.0, gbps), return_inverse=True)  # -1: no route
-    uniq, inverse = np.unique(np.stack([label, speed.reshape(-1), assumed.astype(np.int64)], axis=1), axis=0,
-                              return_inverse=True)
-    made = [Cell(codes.names[lab], None if speeds[sp] < 0 else float(speeds[sp]), bool(guess))
-            for lab, sp, guess in uniq.tolist()]
-    pairs = [(ids[a], ids[b]) for a, b in zip(a_pos.tolist(), b_pos.tolist(), strict=True)]
+    # one integer per (label, speed, assumed), in that lexicographic order: a 1-D unique, not a row-wise one
+    key = (label * len(speeds) + speed.reshape(-1)) * 2 + assumed.astype(np.int64)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    lab, rest = np.divmod(uniq, 2 * len(speeds))
+    made = [Cell(codes.names[la], None if speeds[sp] < 0 else float(speeds[sp]), bool(guess))
+            for la, sp, guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
+    pairs = itertools.permutations(ids, 2)  # (a, b) for a != b in a_pos/b_pos order, made in C
     cells = dict(zip(pairs, map(made.__getitem__, inverse.reshape(-1).tolist()), strict=True))
     return LinkMatrix(tuple(ids), cells, _host_paths(node, router))
 
