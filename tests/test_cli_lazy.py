@@ -35,6 +35,14 @@ def test_topo_on_a_preset_loads_no_other_command():
     assert doc["simulated"] is True and len(doc["modules"]) == 4
 
 
+def test_topo_of_a_small_node_needs_no_numpy():
+    """Its link matrix takes the plain-Python path (the same cells: tests/test_scale_paths.py)."""
+    code = ("import sys\nfrom gpuvet.cli.app import main\nmain(['topo', '--sim', 'hgx-h200-8'])\n"
+            "sys.stderr.write(repr('numpy' in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "NV18" in r.stdout and r.stderr.strip().endswith("False")
+
+
 def test_a_lazy_command_loads_its_module_when_run():
     loaded, _ = _loaded_after("from gpuvet.cli.app import main\nmain(['plan', '--help'])")
     assert "gpuvet.cli.plan" in loaded and "gpuvet.cli.doctor" not in loaded
