@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpuvet.node.capacity import ASSUMED_LANE_GBPS as ASSUMED_LANE_GBPS  # re-exported
-from gpuvet.node.capacity import link_capacity_gbps
+from gpuvet.node.capacity import link_capacity_gbps as link_capacity_gbps  # re-exported
 from gpuvet.node.memo import per_node
 from gpuvet.node.model import Link, Node
 
