@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+from dataclasses import dataclass, field
 
 from gpuvet.node.capacity import link_capacity_gbps
 from gpuvet.node.matrix import _ABBREV, Cell, HostPath, LinkMatrix, _socket_of
@@ -107,30 +108,38 @@ class _Routes:
         return low, guess
 
 
-def _fabric_label(node: Node, a: str, b: str, direct: dict[frozenset[str], str],
-                  members: dict[str, dict[str, int]], prefix: dict[str, str]) -> str | None:
+def _fabric_label(a: str, b: str, direct: dict[frozenset[str], str], switches: _Switches) -> str | None:
     """A direct up fabric link's label (the first listed), else the first switch on b's list
-    that a also reaches, with the narrower width: as ``matrix._fabric_labels``."""
+    that a also reaches, with the narrower width: as ``matrix_arrays._fabric_labels``."""
     if (label := direct.get(frozenset((a, b)))) is not None:
         return label
-    for lk in node.links_of(b):
-        o = lk.other(b)
-        if lk.kind.is_fabric and lk.up and node.kind_of(o) is EndpointKind.FABRIC_SWITCH and a in members[o]:
-            return f"{prefix[o]}{min(members[o][a], lk.width)}"
+    for o, width in switches.on[b]:
+        if (mine := switches.members[o].get(a)) is not None:
+            return f"{switches.prefix[o]}{min(mine, width)}"
     return None
 
 
-def _switches(node: Node) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
-    """Per fabric switch: module -> width of its link (the last listed), and its label prefix."""
-    members: dict[str, dict[str, int]] = {}
-    prefix: dict[str, str] = {}
+@dataclass
+class _Switches:
+    """Per fabric switch: module -> width of its link (the last listed) and its label prefix;
+    per module: its up fabric links to switches, in its order."""
+
+    members: dict[str, dict[str, int]] = field(default_factory=dict)
+    prefix: dict[str, str] = field(default_factory=dict)
+    on: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+
+def _switches(node: Node) -> _Switches:
+    out = _Switches()
     for m in node.module_ids:
+        mine = out.on.setdefault(m, [])
         for lk in node.links_of(m):
             o = lk.other(m)
             if lk.kind.is_fabric and lk.up and node.kind_of(o) is EndpointKind.FABRIC_SWITCH:
-                members.setdefault(o, {})[m] = lk.width
-                prefix.setdefault(o, _ABBREV[lk.kind])
-    return members, prefix
+                out.members.setdefault(o, {})[m] = lk.width
+                out.prefix.setdefault(o, _ABBREV[lk.kind])
+                mine.append((o, lk.width))
+    return out
 
 
 def link_matrix_small(node: Node) -> LinkMatrix:
@@ -143,13 +152,13 @@ def link_matrix_small(node: Node) -> LinkMatrix:
         if link.kind.is_fabric and link.up and node.kind_of(link.a) is EndpointKind.MODULE \
                 and node.kind_of(link.b) is EndpointKind.MODULE:
             direct.setdefault(link.ends, f"{_ABBREV[link.kind]}{link.width}")
-    members, prefix = _switches(node)
+    switches = _switches(node)
     rel = {a: relations_from(node, a) for a in ids} if node.pcie_known else {}
     made: dict[tuple[str, float | None, bool], Cell] = {}
     cells: dict[tuple[str, str], Cell] = {}
     for a, b in itertools.permutations(ids, 2):
         gbps, guess = routes.figures(a, b)
-        label = _fabric_label(node, a, b, direct, members, prefix)
+        label = _fabric_label(a, b, direct, switches)
         if label is None:  # the PCIe relation as seen from the pair's first module, as the array path
             first, second = (a, b) if pos[a] < pos[b] else (b, a)
             r = rel.get(first, {}).get(second)
