@@ -20,6 +20,7 @@ read the ratios, not only the seconds.
 
     python benchmarks/scale.py [--nodes 1000 10000] [--modules 72 144 288 576] [--no-commands]
                                [--command-timeout 600]
+    python benchmarks/scale.py --modules --nodes   # the command walls of topo only (no validate/doctor)
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def command_rows(modules: list[int], timeout: float) -> None:
                if t is not None)
     cli = min(t or float("inf") for t in (_gpuvet("--help") for _ in range(3)))
     print(f"bare python + numpy/pydantic/typer/rich/yaml imports: {_s(bare)} wall; `gpuvet --help` {_s(cli)} "
-          f"(typer building every command: the floor of any command)")
+          f"(builds every command; one command builds only itself)")
     topo = {p: min(t or float("inf") for t in (_gpuvet("topo", "--sim", p) for _ in range(3))) for p in preset_names()}
     print("topo --sim (best of 3): " + ", ".join(f"{p} {_s(t)}" for p, t in topo.items()))
     worst = max(topo, key=lambda p: topo[p])

@@ -3,6 +3,7 @@ scipy's Dijkstra, the same rates as the plain-Python solver, the same link matri
 pair-by-pair labelling, the same outliers as the one-series-at-a-time peer analysis."""
 
 import copy as copy_module
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from gpuvet.node.build import build_node
 from gpuvet.node.flow import _solve_few, max_min_fair, max_min_fair_csr, solve_flows, solve_transfers
 from gpuvet.node.flow_reference import max_min_fair_reference
 from gpuvet.node.matrix import _ABBREV, _socket_of, link_matrix
+from gpuvet.node.matrix_arrays import link_matrix_arrays
+from gpuvet.node.matrix_small import link_matrix_small
 from gpuvet.node.model import EndpointKind
 from gpuvet.node.relations import _path, _tree_adjacency, classify, pcie_relations
 from gpuvet.node.routing import Router
@@ -189,10 +192,12 @@ def _switch_prefix(node, switch):
 
 
 def _check_matrix(node):
+    """Both paths (plain Python for small nodes, arrays for big ones) against the oracle."""
     cells, host, rel = _slow_matrix(node)
-    mat = link_matrix(node)
-    assert {k: (c.label, c.gbps, c.assumed) for k, c in mat.cells.items()} == cells
-    assert {k: (h.socket, h.gbps, h.assumed) for k, h in mat.host.items()} == host
+    for mat in (link_matrix(node), link_matrix_small(node), link_matrix_arrays(node)):
+        assert {k: (c.label, c.gbps, c.assumed) for k, c in mat.cells.items()} == cells
+        assert list(mat.cells) == list(cells)  # the same order of pairs (topo --json's rows)
+        assert {k: (h.socket, h.gbps, h.assumed) for k, h in mat.host.items()} == host
     assert pcie_relations(node) == rel
 
 
@@ -324,3 +329,24 @@ def test_peer_analysis_of_identical_layouts_takes_the_array_path_and_agrees():
     assert all(cols.regular for cols in table.types.values())  # the sort-free order is the one in use
     fast, slow = table.analyse(), analyse_reference(envs)
     assert fast.outliers == slow.outliers and len(fast.outliers) >= 3
+
+
+def _same_cells(node):
+    small, arrays = link_matrix_small(node), link_matrix_arrays(node)
+    assert list(small.cells.items()) == list(arrays.cells.items()) and small.host == arrays.host
+
+
+def test_plain_python_matrix_is_the_array_one_on_a_switched_domain_and_on_captures(tmp_path):
+    """nvl72 (too big for the pair-by-pair oracle) with and without faults; topo -m captures,
+    whose links have no known speed (assumed ones)."""
+    from gpuvet.backends.select import open_backend
+
+    for node in _nodes(tmp_path, "nvl72"):
+        _same_cells(node)
+    captures = sorted((Path(__file__).parent / "data" / "captures").glob("topo_*.txt"))
+    assert captures
+    for path in captures:
+        backend = open_backend(sim=None, from_files=[str(path)])
+        node = backend.node()
+        assert node.modules
+        _same_cells(node)

@@ -7,6 +7,7 @@ tests drive it by hand. Everything this backend returns is labelled simulated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gpuvet import __version__
@@ -22,7 +23,6 @@ from gpuvet.backends.readings import (
     Unavailable,
     XidRecord,
 )
-from gpuvet.backends.sim_physics import SimPhysics
 from gpuvet.node.build import build_node
 from gpuvet.node.catalog import find_model
 from gpuvet.node.faults import apply_faults, check_faults
@@ -32,6 +32,7 @@ from gpuvet.node.spec import NodeSpec, PowerCapLowFault, XidFault, load_spec
 if TYPE_CHECKING:
     from gpuvet.backends.power_control import SimPowerControl
     from gpuvet.backends.sim_engine import SimEngine
+    from gpuvet.backends.sim_physics import SimPhysics
     from gpuvet.backends.sim_telemetry import SimTelemetrySource
 
 _NOT_MODELLED = Unavailable("not modelled by the simulated node")
@@ -64,7 +65,14 @@ class SimBackend(Backend):
         self.declared: Node = build_node(self.spec, self.where)
         check_faults(self.declared, self.spec.faults, self.where)
         self._found = apply_faults(self.declared, self.spec.faults)
-        self.physics = SimPhysics(self.declared, self.spec.faults, self.seed)  # one thermal/power model for all
+
+    @cached_property
+    def physics(self) -> SimPhysics:
+        """One thermal/power model for the engine and the telemetry, built when first asked for
+        (``topo`` and ``inventory`` never ask: they need no numpy random streams)."""
+        from gpuvet.backends.sim_physics import SimPhysics
+
+        return SimPhysics(self.declared, self.spec.faults, self.seed)
 
     @classmethod
     def from_ref(cls, ref: str, clock: SimClock | None = None) -> SimBackend:

@@ -16,6 +16,7 @@ import typer
 from gpuvet import __version__
 from gpuvet.cli.checks import output_file
 from gpuvet.cli.jsonout import write_json
+from gpuvet.cli.lazy import Lazy, LazyCommands, lazy_group
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,39 +27,34 @@ if TYPE_CHECKING:
     from gpuvet.node.matrix import LinkMatrix
     from gpuvet.node.model import Node
 
+# Commands in their own modules, imported only when looked up (to run, or for --help): `topo`
+# does not load doctor, watch, bench, plan or fleet. ORDER is the order --help lists them in.
+_LAZY = {
+    "validate": Lazy("gpuvet.cli.validate", "validate", "The three-layer baseline with verdicts, kept in the logbook."),
+    "report": Lazy("gpuvet.cli.validate", "report", "Write a kept run as one self-contained HTML file."),
+    "watch": Lazy("gpuvet.cli.watch", "watch", "Telemetry, detectors, overheating forecast, hot-plug, Prometheus."),
+    "events": Lazy("gpuvet.cli.watch", "events", "What happened: events kept in the logbook."),
+    "doctor": Lazy("gpuvet.cli.doctor", "doctor", "Ordered troubleshooting that names the cause."),
+    "health": Lazy("gpuvet.cli.health", "health",
+                   "The fast pre/post-job check for Slurm, NHC and node-problem-detector."),
+    "bench": Lazy("gpuvet.cli.bench", "bench_app"),
+    "baseline": Lazy("gpuvet.cli.validate", "baseline_app"),
+    "log": Lazy("gpuvet.cli.validate", "log_app"),
+    "plan": Lazy("gpuvet.cli.plan", "plan_app"),
+    "fleet": Lazy("gpuvet.cli.fleet", "fleet_app"),
+}
+_ORDER = ["validate", "report", "watch", "events", "doctor", "health", "inventory", "topo", "catalog",
+          "spec", "bench", "baseline", "log", "plan", "fleet"]
+
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
     "--sim PRESET_OR_SPEC runs it on a simulated node (try: gpuvet topo --sim hgx-h200-8).",
     no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+    cls=lazy_group(_LAZY, _ORDER, lambda cmd: _with_metavars(cmd)),
 )
 spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting the detected node.",
                        no_args_is_help=True)
 app.add_typer(spec_app, name="spec")
-
-
-def _add_commands() -> None:
-    """Commands defined in their own modules (typer only: the work loads when a command runs)."""
-    from gpuvet.cli import doctor, health, validate, watch
-    from gpuvet.cli.bench import bench_app
-
-    app.add_typer(bench_app, name="bench")
-    app.command("validate", short_help="The three-layer baseline with verdicts, kept in the logbook.")(validate.validate)
-    app.command("report", short_help="Write a kept run as one self-contained HTML file.")(validate.report)
-    app.add_typer(validate.baseline_app, name="baseline")
-    app.add_typer(validate.log_app, name="log")
-    app.command("watch", short_help="Telemetry, detectors, overheating forecast, hot-plug, Prometheus.")(watch.watch)
-    app.command("events", short_help="What happened: events kept in the logbook.")(watch.events)
-    app.command("doctor", short_help="Ordered troubleshooting that names the cause.")(doctor.doctor)
-    app.command("health", short_help="The fast pre/post-job check for Slurm, NHC and node-problem-detector.")(health.health)
-    from gpuvet.cli.plan import plan_app
-
-    app.add_typer(plan_app, name="plan")
-    from gpuvet.cli.fleet import fleet_app
-
-    app.add_typer(fleet_app, name="fleet")
-
-
-_add_commands()
 
 SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
@@ -393,7 +389,8 @@ def _metavar(param: Parameter) -> str:
 def _with_metavars(command: Command) -> Command:
     """Name every option's value for people (``SPEC``, ``FILE``, ``RUN``, ``N``) where the option
     does not already; a flag shows none."""
-    for sub in getattr(command, "commands", {}).values():
+    subs = getattr(command, "commands", {})
+    for sub in subs.built() if isinstance(subs, LazyCommands) else subs.values():  # lazy ones: when built
         _with_metavars(sub)
     shown_help = command.get_help_option
 

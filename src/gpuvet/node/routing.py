@@ -13,19 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpuvet.node.capacity import ASSUMED_LANE_GBPS as ASSUMED_LANE_GBPS  # re-exported
+from gpuvet.node.capacity import link_capacity_gbps as link_capacity_gbps  # re-exported
 from gpuvet.node.memo import per_node
-from gpuvet.node.model import Link, LinkKind, Node
-
-# Used only to route over links whose lane speed a source could not see (e.g. topo -m).
-ASSUMED_LANE_GBPS = {
-    LinkKind.NVLINK: 25.0, LinkKind.XGMI: 64.0, LinkKind.SERDES: 64.0,
-    LinkKind.PCIE: 1.969, LinkKind.SMP: 16.0,
-}
-
-
-def link_capacity_gbps(link: Link) -> float:
-    bw = link.bandwidth_gbps
-    return bw if bw is not None else link.width * ASSUMED_LANE_GBPS[link.kind]
+from gpuvet.node.model import Link, Node
 
 
 @dataclass(frozen=True)

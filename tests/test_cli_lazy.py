@@ -1,0 +1,60 @@
+"""The CLI imports only what the command it runs needs: sub-commands load when looked up."""
+
+import json
+import subprocess
+import sys
+
+from gpuvet.cli.app import command
+
+# what no command defined in cli/app.py needs (each is a command's own stack, or an optional library)
+NOT_FOR_TOPO = ("torch", "ray", "scipy", "psycopg", "prometheus_client", "gpuvet.doctor", "gpuvet.watch",
+                "gpuvet.plan", "gpuvet.fleet", "gpuvet.bench", "gpuvet.cli.doctor", "gpuvet.cli.watch",
+                "gpuvet.cli.bench", "gpuvet.cli.plan", "gpuvet.cli.fleet", "gpuvet.cli.validate")
+HELP_ORDER = ["validate", "report", "watch", "events", "doctor", "health", "inventory", "topo", "catalog",
+              "spec", "bench", "baseline", "log", "plan", "fleet"]
+
+
+def _loaded_after(code: str) -> tuple[list[str], str]:
+    """Run ``code`` in a fresh interpreter; the modules of NOT_FOR_TOPO it left loaded, and its stdout."""
+    probe = (f"{code}\nimport sys\n"
+             f"sys.stderr.write(repr([m for m in {NOT_FOR_TOPO!r} if m in sys.modules]))")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return eval(r.stderr.strip().splitlines()[-1]), r.stdout  # noqa: S307  # our own repr of a list
+
+
+def test_importing_the_cli_loads_no_sub_command_and_no_heavy_library():
+    loaded, _ = _loaded_after("import gpuvet.cli.app")
+    assert loaded == []
+
+
+def test_topo_on_a_preset_loads_no_other_command():
+    loaded, out = _loaded_after("from gpuvet.cli.app import main\nmain(['topo', '--sim', 'mesh-4', '--json'])")
+    assert loaded == []
+    doc = json.loads(out)
+    assert doc["simulated"] is True and len(doc["modules"]) == 4
+
+
+def test_topo_of_a_small_node_needs_no_numpy():
+    """Its link matrix takes the plain-Python path (the same cells: tests/test_scale_paths.py)."""
+    code = ("import sys\nfrom gpuvet.cli.app import main\nmain(['topo', '--sim', 'hgx-h200-8'])\n"
+            "sys.stderr.write(repr('numpy' in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "NV18" in r.stdout and r.stderr.strip().endswith("False")
+
+
+def test_a_lazy_command_loads_its_module_when_run():
+    loaded, _ = _loaded_after("from gpuvet.cli.app import main\nmain(['plan', '--help'])")
+    assert "gpuvet.cli.plan" in loaded and "gpuvet.cli.doctor" not in loaded
+
+
+def test_every_command_is_listed_in_order_and_resolves():
+    root = command()
+    assert list(root.commands) == HELP_ORDER
+    assert root.list_commands(None) == HELP_ORDER  # type: ignore[arg-type]
+    doctor = root.commands["doctor"]
+    assert doctor.name == "doctor" and doctor.short_help == "Ordered troubleshooting that names the cause."
+    assert {p.name for p in doctor.params} >= {"sim", "as_json"}
+    assert all(p.metavar is not None for p in doctor.params)  # people's metavars, applied when built
+    assert sorted(root.commands["plan"].commands)  # a group arrives with its sub-commands
+    assert "nosuch" not in root.commands and root.commands.get("nosuch") is None
