@@ -131,8 +131,11 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
                                     "fabric": {"kind": "switched", "link": {"kind": "nvlink", "width": 18,
                                                                              "lane_gbps": 50}},
                                     "host": {"sockets": 2}}))
+    # Ray starts its workers at niceness 15: beside a runner's busy loops they get a few per cent of a
+    # core and importing gpuvet takes 15 s instead of 1 s. The test cluster runs them at 0.
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"gpuvet_sim": 1},
-                                                            "object_store_memory": 80 * 2**20})
+                                                            "object_store_memory": 80 * 2**20,
+                                                            "_system_config": {"worker_niceness": 0}})
     try:
         cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
