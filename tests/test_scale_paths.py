@@ -3,6 +3,8 @@ scipy's Dijkstra, the same rates as the plain-Python solver, the same link matri
 pair-by-pair labelling, the same outliers as the one-series-at-a-time peer analysis."""
 
 import copy as copy_module
+import dataclasses
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,7 @@ from gpuvet.fleet.peers_reference import analyse_reference
 from gpuvet.node.build import build_node
 from gpuvet.node.flow import _solve_few, max_min_fair, max_min_fair_csr, solve_flows, solve_transfers
 from gpuvet.node.flow_reference import max_min_fair_reference
-from gpuvet.node.matrix import _ABBREV, _socket_of, link_matrix
+from gpuvet.node.matrix import _ABBREV, _socket_of, cell_counts, cell_items, link_matrix
 from gpuvet.node.matrix_arrays import link_matrix_arrays
 from gpuvet.node.matrix_small import link_matrix_small
 from gpuvet.node.model import EndpointKind
@@ -334,6 +336,22 @@ def test_peer_analysis_of_identical_layouts_takes_the_array_path_and_agrees():
 def _same_cells(node):
     small, arrays = link_matrix_small(node), link_matrix_arrays(node)
     assert list(small.cells.items()) == list(arrays.cells.items()) and small.host == arrays.host
+    assert list(cell_items(arrays.cells)) == list(small.cells.items())  # the C-speed walk, same order
+    assert cell_counts(arrays.cells) == cell_counts(small.cells) == Counter(small.cells.values())
+
+
+def test_array_cells_are_a_mapping_that_refuses_what_a_dict_would():
+    """The big matrix keeps one small integer per pair: lookups, length and counts behave as
+    the dict the small path builds, and a module with itself or an unknown one is a KeyError."""
+    node = build_node(load_spec("nvl72")[0])
+    cells = link_matrix_arrays(node).cells
+    small = link_matrix_small(node).cells
+    assert len(cells) == len(small) == 72 * 71
+    assert cells == small and ("gpu3", "gpu70") in cells and cells[("gpu70", "gpu3")] == small[("gpu70", "gpu3")]
+    for bad in (("gpu3", "gpu3"), ("gpu3", "gpu999")):
+        with pytest.raises(KeyError):
+            cells[bad]
+        assert bad not in cells
 
 
 def test_plain_python_matrix_is_the_array_one_on_a_switched_domain_and_on_captures(tmp_path):
@@ -350,3 +368,36 @@ def test_plain_python_matrix_is_the_array_one_on_a_switched_domain_and_on_captur
         node = backend.node()
         assert node.modules
         _same_cells(node)
+
+
+def test_folded_route_bottlenecks_are_the_minimum_over_each_walked_route(tmp_path):
+    """``bottleneck_rows`` never lists a route: from every endpoint to every other it must give
+    the narrowest link, the 'assumed' flag and reachability of the route ``routes`` walks, on a
+    switched domain with faults (down and degraded links, so some figures change) and on a
+    topo -m capture (links of no known speed, modules that cannot reach some sockets)."""
+    from gpuvet.backends.select import open_backend
+
+    capture = sorted((Path(__file__).parent / "data" / "captures").glob("topo_*.txt"))[0]
+    nodes = [*_nodes(tmp_path, "nvl72"), open_backend(sim=None, from_files=[str(capture)]).node()]
+    hgx = SimBackend.from_ref("hgx-h200-8").declared  # one PCIe link of unknown speed, mid-route
+    unknown = next(lk for lk in hgx.links if lk.kind.name == "PCIE" and "gpu" not in lk.a + lk.b)
+    nodes.append(dataclasses.replace(hgx, links=tuple(dataclasses.replace(lk, lane_gbps=None) if lk is unknown
+                                                      else lk for lk in hgx.links)))
+    for node in nodes:
+        router = Router(node)
+        guessed = np.array([e.link.lane_gbps is None for e in router.edges], dtype=bool)
+        sources = np.arange(len(router.ids))
+        low, guess, ok = router.bottleneck_rows(sources, guessed)
+        pairs = [(a, b) for a in router.ids for b in router.ids if a != b]
+        narrowest = []
+        for (a, b), route in zip(pairs, router.routes(pairs), strict=True):
+            i, j = router.index[a], router.index[b]
+            assert ok[i, j] == (route is not None), (a, b)
+            if route is None:
+                assert np.isnan(low[i, j]) and not guess[i, j]
+                continue
+            narrowest.append(low[i, j])
+            assert low[i, j] == min(router.capacity[e] for e in route), (a, b)
+            assert guess[i, j] == any(guessed[e] for e in route), (a, b)
+        assert len(set(narrowest)) > 1  # the faults and the capture give more than one figure
+    assert guess.any() and not guess.all()  # the last node: some routes cross the unknown link, some not

@@ -151,11 +151,12 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
 
 def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:
     """Cells are shared objects (one per distinct connection): convert each once."""
+    from gpuvet.node.matrix import cell_items
     from gpuvet.report.jsonable import to_jsonable
 
     done: dict[int, object] = {}
     rows: dict[str, dict[str, object]] = {a: {} for a in mat.modules}
-    for (a, b), cell in mat.cells.items():
+    for (a, b), cell in cell_items(mat.cells):
         key = id(cell)
         if key not in done:
             done[key] = to_jsonable(cell)

@@ -14,7 +14,7 @@ from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
     from gpuvet.node.diff import Difference
-    from gpuvet.node.matrix import Cell, LinkMatrix
+    from gpuvet.node.matrix import LinkMatrix
 
 
 def _v(value: object, fmt: str = "{}") -> str:
@@ -117,12 +117,9 @@ def matrix(console: Console, mat: LinkMatrix, simulated: bool) -> None:
 def _pair_summary(console: Console, mat: LinkMatrix) -> None:
     """Every ordered pair counted by its cell, and every module by its host path: on a node too
     big to draw, an odd pair shows up as a small count."""
-    cells = mat.cells.values()
-    by_id = Counter(map(id, cells))  # cells are shared objects: count them by identity, at C speed
-    one = dict(zip(map(id, cells), cells, strict=True))
-    pairs: Counter[Cell] = Counter()
-    for key, count in by_id.items():
-        pairs[one[key]] += count  # equal cells that are distinct objects still add up
+    from gpuvet.node.matrix import cell_counts
+
+    pairs = cell_counts(mat.cells)
     t = term.table(f"All {len(mat.cells):,} module pairs by connection")
     for col in ("label", "GB/s", "pairs"):
         term.column(t, col, right=col != "label", key=col == "label")

@@ -178,13 +178,14 @@ def _norm(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
+_BY_NORM: dict[str, ModuleModel] = {}
+for _model in reversed(_MODELS):  # the first model listed wins a name two of them share
+    _BY_NORM.update({_norm(n): _model for n in (_model.name, *_model.aliases)})
+
+
 def find_model(name: str) -> ModuleModel | None:
     """The catalog model for a catalog name or a name a driver reports, or None."""
-    key = _norm(name)
-    for model in _MODELS:
-        if key == _norm(model.name) or key in (_norm(a) for a in model.aliases):
-            return model
-    return None
+    return _BY_NORM.get(_norm(name))
 
 
 def get_model(name: str, where: str | None = None) -> ModuleModel:

@@ -4,7 +4,10 @@ memory."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 from gpuvet.node.memo import per_node
 from gpuvet.node.model import EndpointKind, LinkKind, Node
@@ -26,10 +29,62 @@ class HostPath:
     assumed: bool = False
 
 
+class PairCells(Mapping[tuple[str, str], Cell]):
+    """Every ordered pair's cell, kept as one small integer per pair (a 576-module domain has
+    331,200 pairs and a handful of distinct cells): a mapping like a dict, without building one."""
+
+    def __init__(self, modules: Sequence[str], made: Sequence[Cell], codes: Sequence[int],
+                 per_cell: Sequence[int]) -> None:
+        """``codes``: per pair in ``permutations(modules, 2)`` order, an index into ``made``;
+        ``per_cell``: how many pairs have each of ``made``."""
+        self._modules = tuple(modules)
+        self._pos = {m: i for i, m in enumerate(self._modules)}
+        self._made = tuple(made)
+        self._codes = codes
+        self._per_cell = tuple(per_cell)
+
+    def __getitem__(self, pair: tuple[str, str]) -> Cell:
+        a, b = pair
+        i, j = self._pos[a], self._pos[b]
+        if i == j:
+            raise KeyError(pair)
+        return self._made[self._codes[i * (len(self._modules) - 1) + j - (j > i)]]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return permutations(self._modules, 2)
+
+    def __len__(self) -> int:
+        n = len(self._modules)
+        return n * (n - 1)
+
+    def counts(self) -> Counter[Cell]:
+        """How many pairs have each cell, without visiting them in Python."""
+        out: Counter[Cell] = Counter()
+        for cell, count in zip(self._made, self._per_cell, strict=True):
+            if count:
+                out[cell] += count  # equal cells that are distinct objects add up
+        return out
+
+    def pairs(self) -> Iterator[tuple[tuple[str, str], Cell]]:
+        """``items()`` at C speed."""
+        return zip(permutations(self._modules, 2), map(self._made.__getitem__, self._codes), strict=True)
+
+
+def cell_counts(cells: Mapping[tuple[str, str], Cell]) -> Counter[Cell]:
+    """Pairs per distinct cell (equal cells that are distinct objects add up)."""
+    if isinstance(cells, PairCells):
+        return cells.counts()
+    return Counter(cells.values())
+
+
+def cell_items(cells: Mapping[tuple[str, str], Cell]) -> Iterator[tuple[tuple[str, str], Cell]]:
+    return cells.pairs() if isinstance(cells, PairCells) else iter(cells.items())
+
+
 @dataclass(frozen=True)
 class LinkMatrix:
     modules: tuple[str, ...]
-    cells: dict[tuple[str, str], Cell]
+    cells: Mapping[tuple[str, str], Cell]
     host: dict[str, HostPath]
 
 

@@ -3,11 +3,9 @@ few numpy passes (a 576-module domain has 331,200 ordered pairs)."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
-from gpuvet.node.matrix import _ABBREV, Cell, HostPath, LinkMatrix, _Codes, _socket_of
+from gpuvet.node.matrix import _ABBREV, Cell, HostPath, LinkMatrix, PairCells, _Codes, _socket_of
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.relations import relations_from
 from gpuvet.node.routing import Router
@@ -69,45 +67,38 @@ def link_matrix_arrays(node: Node) -> LinkMatrix:
     dash = codes("-")
     fabric, rel = _fabric_labels(node, ids, codes), _relation_labels(node, ids, codes)
     at = np.array([router.index[m] for m in ids], dtype=np.int64)
-    a_pos, b_pos = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
-    off = a_pos != b_pos
-    a_pos, b_pos = a_pos[off], b_pos[off]
-    gbps, assumed, reachable = _route_figures(router, at[a_pos], at[b_pos])
-    label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))[a_pos, b_pos]
+    off = ~np.eye(n, dtype=bool)  # row-major: permutations(ids, 2) order
+    rows = router.bottleneck_rows(at, _guessed(router))
+    low, guess, ok = rows
+    gbps, assumed, reachable = low[:, at][off], guess[:, at][off], ok[:, at][off]
+    label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))[off]
     label = np.where(reachable, label, dash)
     speeds, speed = np.unique(np.where(np.isnan(gbps), -1.0, gbps), return_inverse=True)  # -1: no route
     # one integer per (label, speed, assumed), in that lexicographic order: a 1-D unique, not a row-wise one
     key = (label * len(speeds) + speed.reshape(-1)) * 2 + assumed.astype(np.int64)
     uniq, inverse = np.unique(key, return_inverse=True)
     lab, rest = np.divmod(uniq, 2 * len(speeds))
-    made = [Cell(codes.names[la], None if speeds[sp] < 0 else float(speeds[sp]), bool(guess))
-            for la, sp, guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
-    pairs = itertools.permutations(ids, 2)  # (a, b) for a != b in a_pos/b_pos order, made in C
-    cells = dict(zip(pairs, map(made.__getitem__, inverse.reshape(-1).tolist()), strict=True))
-    return LinkMatrix(tuple(ids), cells, _host_paths(node, router))
+    made = [Cell(codes.names[la], None if speeds[sp] < 0 else float(speeds[sp]), bool(is_guess))
+            for la, sp, is_guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
+    per_pair = inverse.reshape(-1)  # the off-diagonal in row-major order: permutations(ids, 2) order
+    cells = PairCells(ids, made, per_pair.tolist(), np.bincount(per_pair, minlength=len(made)).tolist())
+    return LinkMatrix(tuple(ids), cells, _host_paths(node, router, rows))
 
 
-def _route_figures(router: Router, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per pair of endpoint indices: the bottleneck of its route (NaN without one), whether a
-    link on it has an assumed speed, whether there is a route."""
-    table = router.route_table_idx(src, dst)
-    has = np.diff(table.indptr) > 0
-    if table.edges.size == 0:
-        return np.full(len(src), np.nan), np.zeros(len(src), dtype=bool), table.reachable
-    guessed = np.array([e.link.lane_gbps is None for e in router.edges], dtype=bool)
-    safe = np.minimum(table.indptr[:-1], table.edges.size - 1)
-    low = np.minimum.reduceat(router.capacity[table.edges], safe)
-    any_guess = np.maximum.reduceat(guessed[table.edges], safe)
-    return np.where(has, low, np.nan), any_guess & has, table.reachable
+def _guessed(router: Router) -> np.ndarray:
+    """Per edge: its link has no known lane speed (the figure is a typical one)."""
+    return np.array([e.link.lane_gbps is None for e in router.edges], dtype=bool)
 
 
-def _host_paths(node: Node, router: Router) -> dict[str, HostPath]:
+def _host_paths(node: Node, router: Router, rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, HostPath]:
+    """Each module's path to its socket, read off ``rows`` (``bottleneck_rows`` from every
+    module, in module order)."""
     ids = node.module_ids
     sockets = {m: _socket_of(node, m) for m in ids}
-    pairs = [(m, s) for m, s in sockets.items() if s]
-    src = np.array([router.index[m] for m, _ in pairs], dtype=np.int64)
-    dst = np.array([router.index[s] for _, s in pairs], dtype=np.int64)
-    gbps, assumed, _ = _route_figures(router, src, dst)
+    pairs = [(i, m, s) for i, (m, s) in enumerate(sockets.items()) if s]
+    row = np.array([i for i, _, _ in pairs], dtype=np.int64)
+    dst = np.array([router.index[s] for _, _, s in pairs], dtype=np.int64)
+    low, guess, _ = rows
     found = {m: (None if np.isnan(g) else float(g), bool(a))
-             for (m, _), g, a in zip(pairs, gbps.tolist(), assumed.tolist(), strict=True)}
+             for (_, m, _), g, a in zip(pairs, low[row, dst].tolist(), guess[row, dst].tolist(), strict=True)}
     return {m: HostPath(sockets[m], *found.get(m, (None, False))) for m in ids}

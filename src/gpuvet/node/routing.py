@@ -71,7 +71,7 @@ def _graph(node: Node, forwards: bool) -> _Graph:
 # Sources relaxed together: bounds the (sources x edges) work arrays to ~32 MB. A graph whose
 # every source fits in one batch is solved for all sources at the first ask (one pass is
 # cheaper than hundreds of one-source passes when a simulated run asks module by module).
-_BATCH_CELLS = 4_000_000
+_BATCH_CELLS = 250_000
 _MISS: tuple[int, ...] = (-1,)  # not asked yet (a route is never this)
 _FEW = 32  # up to this many new routes, walked one by one in Python; more, as arrays
 
@@ -240,6 +240,32 @@ class Router:
             cur[live] = g.src[e]
             live = live[cur[live] != src[live]]
         return _table(len(src), steps, flows, reachable)
+
+    def bottleneck_rows(self, sources: np.ndarray,
+                        guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """From each of ``sources`` (distinct endpoint indices) to every endpoint, as sources x
+        endpoints arrays: the narrowest capacity on the route (NaN without one), whether a link
+        on it is ``guessed``, whether there is a route. What reducing ``route_table_idx``'s
+        routes gives, without listing a single route: each source's predecessor tree is folded
+        by pointer jumping (log2 of the longest route rounds, each a few whole-array gathers)."""
+        g = self._g
+        self._predecessors(sources.tolist())
+        n = len(g.ids)
+        pred = np.stack([g.pred[s] for s in sources.tolist()]) if len(sources) else np.zeros((0, n), np.int64)
+        has = pred >= 0  # the source itself and what it cannot reach have no way in
+        edge = np.where(has, pred, 0)
+        rows = np.arange(len(sources))[:, None]
+        jump = np.where(has, g.src[edge] if len(g.src) else 0, np.arange(n))  # no way in: its own chain's end
+        low = np.where(has, g.capacity[edge] if len(g.capacity) else np.inf, np.inf)
+        guess = has & (guessed[edge] if len(guessed) else False)
+        while True:  # a reachable endpoint's parent is reachable: every chain ends at the source
+            nxt = jump[rows, jump]
+            if np.array_equal(nxt, jump):
+                break
+            np.minimum(low, low[rows, jump], out=low)  # the gather reads the old values first
+            guess |= guess[rows, jump]
+            jump = nxt
+        return np.where(has, low, np.nan), guess, has
 
     def hops(self, edge_ids: Sequence[int]) -> list[str]:
         """Endpoint ids along a route."""
