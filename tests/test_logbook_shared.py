@@ -45,6 +45,22 @@ def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target,
     assert code == 2 and "nothing to merge" in err
 
 
+def test_two_runs_of_a_node_in_the_same_second_the_later_one_counts(target, tmp_path, capsys, monkeypatch):
+    """Run times are kept to the second: a node validated again within it (a repair and a quick
+    re-run) must still be read at its later run, not at either by chance."""
+    import gpuvet.logbook.store as store
+
+    monkeypatch.setattr(store, "utc_now", lambda: "2026-12-03T10:00:00+00:00")
+    spec = tmp_path / "node07.yaml"
+    for faults in ([], DEGRADED, [], DEGRADED):  # the last run is the degraded one; then the other way round
+        spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "name": "node07", "faults": faults}))
+        call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--logbook", target)
+        book = Logbook(target)
+        (latest,) = book.latest_runs()
+        book.close()
+        assert latest.node == "node07" and (latest.verdict == "pass") == (not faults), faults
+
+
 def test_a_postgresql_url_without_psycopg_says_what_to_install(monkeypatch, capsys):
     import sys
 

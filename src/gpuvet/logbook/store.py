@@ -249,7 +249,8 @@ class Logbook:
             args.append(since_utc)
         seen: set[tuple[str, str | None]] = set()
         out = []
-        for run in map(self._run_row, self._db.query(sql + " ORDER BY started_utc DESC", args)):
+        order = f" ORDER BY started_utc DESC, {self._db.dialect.runs_key} DESC"  # within one second: the later kept
+        for run in map(self._run_row, self._db.query(sql + order, args)):
             if run is not None and (run.host, run.node) not in seen:
                 seen.add((run.host, run.node))
                 out.append(run)
