@@ -14,32 +14,15 @@ import itertools
 import sys
 from dataclasses import dataclass, field
 
-from gpuvet.node.capacity import link_capacity_gbps
+from gpuvet.node.capacity import widest_edges
 from gpuvet.node.matrix import _ABBREV, Cell, HostPath, LinkMatrix, _socket_of
-from gpuvet.node.model import EndpointKind, Link, Node
+from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.relations import relations_from
 
 # module count x directed links up to which this path is the faster one: with numpy still to
 # import (~0.1 s), up to an nvl72 domain (35 ms here, 10 ms as arrays); with numpy loaded, a few nodes
 SMALL_WORK = 25_000
 SMALL_WORK_NUMPY_LOADED = 4_000
-
-_Edge = tuple[int, int, Link, float]  # src index, dst index, link, capacity
-
-
-def _edges(node: Node) -> list[_Edge]:
-    """One edge per direction and endpoint pair, the widest (the first of equals), as ``_graph``."""
-    index = {e: i for i, e in enumerate(node.endpoint_ids())}
-    best: dict[tuple[int, int], _Edge] = {}
-    for link in node.links:
-        if not link.up:
-            continue
-        cap = link_capacity_gbps(link)
-        for s, d in ((link.a, link.b), (link.b, link.a)):
-            key = (index[s], index[d])
-            if key not in best or best[key][3] < cap:
-                best[key] = (key[0], key[1], link, cap)
-    return list(best.values())
 
 
 def fits(node: Node) -> bool:
@@ -53,7 +36,7 @@ class _Routes:
 
     def __init__(self, node: Node) -> None:
         self.index = {e: i for i, e in enumerate(node.endpoint_ids())}
-        self.edges = _edges(node)
+        self.edges = widest_edges(node)
         modules = {self.index[m] for m in node.module_ids}
         self.only_from = {k for k, e in enumerate(self.edges) if not node.modules_forward and e[0] in modules}
         self.out: dict[int, list[int]] = {}

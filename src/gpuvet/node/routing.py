@@ -15,6 +15,7 @@ import numpy as np
 
 from gpuvet.node.capacity import ASSUMED_LANE_GBPS as ASSUMED_LANE_GBPS  # re-exported
 from gpuvet.node.capacity import link_capacity_gbps as link_capacity_gbps  # re-exported
+from gpuvet.node.capacity import widest_edges
 from gpuvet.node.memo import per_node
 from gpuvet.node.model import Link, Node
 
@@ -50,21 +51,12 @@ class _Graph:
 
 def _graph(node: Node, forwards: bool) -> _Graph:
     ids = node.endpoint_ids()
-    index = {e: i for i, e in enumerate(ids)}
-    best: dict[tuple[int, int], Edge] = {}
-    for link in node.links:
-        if not link.up:
-            continue
-        cap = link_capacity_gbps(link)
-        for s, d in ((link.a, link.b), (link.b, link.a)):
-            key = (index[s], index[d])
-            if key not in best or best[key].capacity_gbps < cap:
-                best[key] = Edge(s, d, link, cap)
-    keys = list(best)
+    found = widest_edges(node)
+    edges = [Edge(ids[s], ids[d], link, cap) for s, d, link, cap in found]
     modules = set(node.module_ids)
-    endpoint_only = np.array([not forwards and e.src in modules for e in best.values()], dtype=bool)
-    return _Graph(ids, index, list(best.values()), np.array([e.capacity_gbps for e in best.values()], dtype=float),
-                  np.array([k[0] for k in keys], dtype=np.int64), np.array([k[1] for k in keys], dtype=np.int64),
+    endpoint_only = np.array([not forwards and e.src in modules for e in edges], dtype=bool)
+    return _Graph(ids, {e: i for i, e in enumerate(ids)}, edges, np.array([e.capacity_gbps for e in edges], dtype=float),
+                  np.array([f[0] for f in found], dtype=np.int64), np.array([f[1] for f in found], dtype=np.int64),
                   endpoint_only)
 
 
