@@ -164,3 +164,33 @@ def test_gpuvet_logbook_names_a_shared_database(pg_server, monkeypatch, capsys):
 def test_an_unreachable_database_is_one_clear_error(pg_server, capsys):
     code, _, err = call(capsys, "log", "list", "--logbook", f"postgresql://gpuvet@127.0.0.1:{pg_server.port}/nope")
     assert code == 2 and "cannot reach the PostgreSQL logbook" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["log", "list"], ["log", "show", "abc"], ["log", "compare", "abc", "def"],
+                                     ["report", "abc", "-o", "r.html"], ["baseline", "make", "abc", "-o", "b.json"],
+                                     ["events"], ["fleet", "merge"]])
+def test_a_reading_command_given_a_logbook_path_where_none_is_kept_says_so_and_creates_nothing(
+        capsys, tmp_path, command):
+    mistyped = tmp_path / "logbok.db"
+    command = [str(tmp_path / a) if a in ("r.html", "b.json") else a for a in command]
+    code, _, err = call(capsys, *command, "--logbook", str(mistyped))
+    assert code == 2 and "no logbook here" in err and str(mistyped) in err
+    assert not mistyped.exists()
+
+
+def test_the_same_through_gpuvet_logbook_and_a_writing_command_still_creates_it(capsys, tmp_path, monkeypatch):
+    named = tmp_path / "new.db"
+    monkeypatch.setenv("GPUVET_LOGBOOK", str(named))
+    code, _, err = call(capsys, "log", "list")
+    assert code == 2 and str(named) in err and not named.exists()
+    code, _, _ = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick")
+    assert code in (0, 1) and named.exists()  # validate keeps its run: the logbook is made
+    code, out, _ = call(capsys, "log", "list", "--json")
+    assert code == 0 and len(json.loads(out)) == 1
+
+
+def test_the_default_logbook_not_made_yet_is_not_an_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUVET_LOGBOOK", raising=False)
+    monkeypatch.setenv("GPUVET_HOME", str(tmp_path))
+    code, _, err = call(capsys, "log", "list")
+    assert code == 0, err

@@ -162,7 +162,7 @@ def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
     if since:
         since_utc = (datetime.now(UTC) - timedelta(seconds=_seconds(since, "--since") or 0.0)).isoformat(
             timespec="seconds")
-    book = Logbook(target)
+    book = Logbook(target, existing=True)
     try:
         return [(f"{run.host}:{run.run_id}", book.document(run).to_json())
                 for run in book.latest_runs("validate", since_utc)]

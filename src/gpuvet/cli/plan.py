@@ -347,7 +347,7 @@ def _calibrated(run: str, logbook: str | None, node: str, op: str, size_bytes: i
     from gpuvet.logbook.store import Logbook
     from gpuvet.plan.collective import calibrated
 
-    book = Logbook(logbook)
+    book = Logbook(logbook, existing=True)
     try:
         row = book.run(run)
         if row.node != node:

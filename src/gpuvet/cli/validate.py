@@ -27,10 +27,11 @@ baseline_app = typer.Typer(help="Baselines: reference figures from good runs of 
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
 
 
-def _logbook(path: str | None) -> Any:  # Any: watch.py's event rows are typed for its renderer
+def _logbook(path: str | None, existing: bool = False) -> Any:  # Any: watch.py's event rows are typed for its renderer
+    """``existing``: a command that only reads the logbook refuses a path where none is kept."""
     from gpuvet.logbook.store import Logbook
 
-    return Logbook(path)
+    return Logbook(path, existing=existing)
 
 
 def _print_json(data: object) -> None:
@@ -144,7 +145,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
     from gpuvet.errors import GpuvetError
     from gpuvet.validate.baseline import make_baseline, save_baseline
 
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         picked = []
         for ref in runs:
@@ -169,7 +170,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
 def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.", callback=ints(1, 1_000_000))] = 20,
              logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """The runs kept, newest first."""
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         rows = book.runs(limit)
     finally:
@@ -188,7 +189,7 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
 def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")], logbook: LogbookOpt = None,
              as_json: JsonOpt = False) -> None:
     """One run: its environment, checks and events."""
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         doc = run_document(book, run)
     finally:
@@ -209,7 +210,7 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
     from gpuvet.validate.compare import compare, missing_checks
 
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         a, b = book.run(run_a), book.run(run_b)
         checks_a, checks_b = book.checks(a.run_id), book.checks(b.run_id)
@@ -244,7 +245,7 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render
 
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         doc = run_document(book, run)
     finally:

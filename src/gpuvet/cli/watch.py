@@ -228,7 +228,7 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
     if since:
         seconds = _seconds(since, "--since") or 0.0
         since_utc = (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
-    book = _logbook(logbook)
+    book = _logbook(logbook, existing=True)
     try:
         rows = book.module_events(since_utc, module, tuple(kind or ()), limit)
     finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import uuid
 from collections.abc import Mapping, Sequence
@@ -30,7 +31,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.logbook import schema
 from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
 from gpuvet.logbook.document import DOCUMENT_VERSION, CheckRecord, Environment, EventRecord, RunDocument
-from gpuvet.logbook.location import connect, default_path
+from gpuvet.logbook.location import connect, default_path, locate
 from gpuvet.logbook.records import ModuleEvent, RunRow, SampleRow, SeriesRow
 from gpuvet.logbook.samples import SampleWriter
 
@@ -43,6 +44,18 @@ _R = TypeVar("_R", CheckRecord, Environment)
 _RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope"
 
 
+def _require_file(path: str | Path | None) -> None:
+    """A logbook the user named (``--logbook``, ``GPUVET_LOGBOOK``) must be there; the default
+    one may not be yet (a fresh machine has simply kept nothing)."""
+    if (path is None or str(path) == "") and not os.environ.get("GPUVET_LOGBOOK"):
+        return
+    where = locate(path)
+    if isinstance(where, Path) and not where.exists():
+        raise LogbookError("no logbook here (nothing has been kept at this path)", where=str(where),
+                           fix="check the path (or GPUVET_LOGBOOK); validate and watch create "
+                               "the logbook they keep runs in.")
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -50,9 +63,13 @@ def utc_now() -> str:
 class Logbook:
     """Open (creating if new) the logbook at ``path``: a file, a ``postgresql://`` URL, or None
     for ``GPUVET_LOGBOOK`` / ``$GPUVET_HOME/logbook.db``. Raises LogbookError (a GpuvetError)
-    for anything that is not a usable gpuvet logbook, having written nothing to it."""
+    for anything that is not a usable gpuvet logbook, having written nothing to it.
+    ``existing=True`` (commands that only read it) makes a missing file an error instead of a
+    new, empty logbook: a mistyped path then says so rather than "no runs"."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, existing: bool = False) -> None:
+        if existing:
+            _require_file(path)
         self._db: Db = connect(path)
         self.path: str | Path = getattr(self._db, "path", self._db.where)
         self.warnings: list[str] = []
