@@ -1,4 +1,6 @@
+import os
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -6,6 +8,21 @@ import pytest
 from gpuvet.backends.sim import SimBackend
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_gpuvet_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test reads or writes the logbook of whoever runs the suite: a command that keeps its run
+    in the default logbook keeps it in a folder of this session (one per xdist worker), and a
+    GPUVET_LOGBOOK of the shell (a team's shared database, say) is set aside."""
+    old = {k: os.environ.pop(k, None) for k in ("GPUVET_HOME", "GPUVET_LOGBOOK")}
+    os.environ["GPUVET_HOME"] = str(tmp_path_factory.mktemp("gpuvet-home"))
+    yield
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture

@@ -104,7 +104,8 @@ def test_bus_id_in_nvml_form():
 
 
 def test_unknown_names_is_bad_input(capsys):
-    code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "prom"])
+    code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "prom",
+                 "--no-log"])
     assert code == 2 and "--names 'prom' is not gpuvet, dcgm or both" in capsys.readouterr().err
 
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
+from gpuvet.logbook.store import Logbook
 
 EXAMPLES = int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "12"))  # CI; benchmarks/fuzz_long.py runs thousands
 CALL_LIMIT_S = 25.0  # a hang, not a speed target: a refusal takes well under a second
@@ -57,6 +58,7 @@ def home() -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as d:
         old = os.environ.get("GPUVET_HOME")
         os.environ["GPUVET_HOME"] = d
+        Logbook(Path(d) / "lb.db").close()  # events reads it: the filters are fuzzed, not "no logbook here"
         try:
             yield Path(d)
         finally:
@@ -81,6 +83,7 @@ def assert_clean(argv: list[str], code: int, err: str) -> None:
     assert "Traceback" not in err, (argv, err)
     if code == 2:
         assert err.strip(), (argv, "exit 2 without a message")
+        assert "no logbook here" not in err, (argv, "the fixture's logbook is missing: nothing was fuzzed")
 
 
 @pytest.mark.parametrize(("prefix", "flags", "defaults"), COMMANDS, ids=[" ".join(c[0][:2]) for c in COMMANDS])

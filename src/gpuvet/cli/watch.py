@@ -131,11 +131,11 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
         sys.stderr.write(f"gpuvet: warning: --prometheus {prometheus} serves host names, module UUIDs and events "
                          "to every machine that can reach this address, not only this one; use 127.0.0.1 unless "
                          "a firewall or the scraper's network is private\n")
-    backend = open_backend(sim=sim)
-    book: Logbook | None = _logbook(logbook) if keep else None
-    if names not in ("gpuvet", "dcgm", "both"):
+    if names not in ("gpuvet", "dcgm", "both"):  # before anything is opened: bad input leaves no trace
         raise GpuvetError(f"--names {names!r} is not gpuvet, dcgm or both", where="--names",
                           fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own.")
+    backend = open_backend(sim=sim)
+    book: Logbook | None = _logbook(logbook) if keep else None
     export = ExportState(names=names, hostname=backend.node().name) if prometheus else None
     server = _serve(export, prometheus) if prometheus and export is not None else None
     watcher = Watcher(backend, config, book, export=export)

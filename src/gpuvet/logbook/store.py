@@ -51,7 +51,8 @@ def _require_file(path: str | Path | None) -> None:
         return
     where = locate(path)
     if isinstance(where, Path) and not where.exists():
-        raise LogbookError("no logbook here (nothing has been kept at this path)", where=str(where),
+        named = str(where) if path is not None and str(path) != "" else f"GPUVET_LOGBOOK={where}"
+        raise LogbookError("no logbook here (nothing has been kept at this path)", where=named,
                            fix="check the path (or GPUVET_LOGBOOK); validate and watch create "
                                "the logbook they keep runs in.")
 
