@@ -183,3 +183,28 @@ def test_two_nodes_by_two_processes_gloo_all_reduce_through_rendezvous(tmp_path)
     # busbw = algbw × 2(n-1)/n with n = 4
     algbw = {r["size_bytes"]: r["value"] for r in data["results"] if r["metric"] == "algbw"}
     assert all(r["value"] == pytest.approx(algbw[r["size_bytes"]] * 1.5) for r in busbw)
+
+
+def test_an_envelope_reads_the_same_with_orjson_and_without(tmp_path, monkeypatch):
+    """orjson (the fleet extra) reads envelopes fast; what it refuses and json reads goes to json."""
+    import math
+
+    from gpuvet.cli.fleet import read_envelope
+
+    pytest.importorskip("orjson")
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"schema_version": 1, "environment": {"node": "n1", "node_type": "H200 · SXM"},
+                                 "checks": [{"name": "gemm", "value": 1.5e3, "module": "gpu0"}]}), encoding="utf-8")
+    odd = tmp_path / "odd.json"  # Python's json writes NaN (orjson refuses it) and big integers
+    odd.write_text('{"schema_version": 1, "checks": [{"value": NaN}, {"value": 123456789012345678901234567890}]}',
+                   encoding="utf-8")
+    fast = [read_envelope(plain), read_envelope(odd)]
+    monkeypatch.setitem(sys.modules, "orjson", None)  # as if the extra were not installed
+    slow = [read_envelope(plain), read_envelope(odd)]
+    assert fast[0] == slow[0] == json.loads(plain.read_text(encoding="utf-8"))
+    assert math.isnan(fast[1]["checks"][0]["value"]) and math.isnan(slow[1]["checks"][0]["value"])
+    assert fast[1]["checks"][1] == slow[1]["checks"][1] == {"value": 123456789012345678901234567890}
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema_version": 1,', encoding="utf-8")
+    with pytest.raises(ValueError):
+        read_envelope(broken)
