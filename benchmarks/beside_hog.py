@@ -11,9 +11,7 @@ judged instead, with a note, when no summary line is found). Any pytest the comm
 over the per-test budget is named.
 
 The hogs are plain ``while True: pass`` processes at normal priority, one per core by default,
-started here and stopped when the runs end (the test suite never starts them itself). For the
-pytest command, the slowest tests of each run are listed (``--durations``) and any test over the
-per-test budget is named.
+started here and stopped when the runs end (the test suite never starts them itself).
 """
 
 from __future__ import annotations

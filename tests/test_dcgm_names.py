@@ -103,10 +103,11 @@ def test_bus_id_in_nvml_form():
     assert nvml_bus_id(None) == ""
 
 
-def test_unknown_names_is_bad_input(capsys):
-    code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "prom",
-                 "--no-log"])
+def test_unknown_names_is_bad_input_and_leaves_no_logbook_behind(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUVET_HOME", str(tmp_path))  # where watch would keep its run
+    code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "prom"])
     assert code == 2 and "--names 'prom' is not gpuvet, dcgm or both" in capsys.readouterr().err
+    assert not (tmp_path / "logbook.db").exists()
 
 
 @pytest.mark.parametrize("names", ["gpuvet", "dcgm"])

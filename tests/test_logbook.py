@@ -193,5 +193,5 @@ def test_the_same_through_gpuvet_logbook_and_a_writing_command_still_creates_it(
 def test_the_default_logbook_not_made_yet_is_not_an_error(capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("GPUVET_LOGBOOK", raising=False)
     monkeypatch.setenv("GPUVET_HOME", str(tmp_path))
-    code, _, err = call(capsys, "log", "list")
-    assert code == 0, err
+    code, out, err = call(capsys, "log", "list", "--json")
+    assert code == 0 and json.loads(out) == [], err

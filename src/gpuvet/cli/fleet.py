@@ -18,24 +18,22 @@ if TYPE_CHECKING:
 from gpuvet.cli.jsonout import write_json
 
 Envelope: TypeAlias = "JsonObject"  # a validate --json document read back: JSON, typed by its schema (docs/schema)
+NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 
 def read_envelope(path: Path) -> Envelope:
     """One envelope file. orjson when installed (the ``fleet`` extra): a node's envelope is ~110 KB
     and 10,000 of them 1.1 GB, where the standard library's parser is most of a merge's time.
-    What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so
-    both read the same files the same way. Raises OSError or ValueError."""
+    What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
+    same files the same way. Raises OSError or ValueError."""
     data = path.read_bytes()
     try:
         import orjson
-    except ImportError:
-        return json.loads(data)  # type: ignore[no-any-return]  # JSON, typed by its schema
-    try:
-        return orjson.loads(data)  # type: ignore[no-any-return]
-    except orjson.JSONDecodeError:
+
+        return orjson.loads(data)  # type: ignore[no-any-return]  # JSON, typed by its schema
+    except (ImportError, ValueError):  # orjson.JSONDecodeError is a ValueError
         return json.loads(data)  # type: ignore[no-any-return]
-NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, host, status, verdict, error, seconds
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",

@@ -47,12 +47,13 @@ _RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, sim
 def _require_file(path: str | Path | None) -> None:
     """A logbook the user named (``--logbook``, ``GPUVET_LOGBOOK``) must be there; the default
     one may not be yet (a fresh machine has simply kept nothing)."""
-    if (path is None or str(path) == "") and not os.environ.get("GPUVET_LOGBOOK"):
+    given = path is not None and str(path) != ""
+    if not given and not os.environ.get("GPUVET_LOGBOOK"):
         return
     where = locate(path)
     if isinstance(where, Path) and not where.exists():
-        named = str(where) if path is not None and str(path) != "" else f"GPUVET_LOGBOOK={where}"
-        raise LogbookError("no logbook here (nothing has been kept at this path)", where=named,
+        raise LogbookError("no logbook here (nothing has been kept at this path)",
+                           where=str(where) if given else f"GPUVET_LOGBOOK={where}",
                            fix="check the path (or GPUVET_LOGBOOK); validate and watch create "
                                "the logbook they keep runs in.")
 
