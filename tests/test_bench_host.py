@@ -4,6 +4,8 @@ import math
 
 import pytest
 
+from tests.ports import free_port
+
 torch = pytest.importorskip("torch", reason="the torch extra is installed by CI; real CPU measurements need it")
 
 from gpuvet.backends.engine import BenchModule  # noqa: E402
@@ -168,14 +170,10 @@ def test_training_throughput_on_cpu(host):
 def test_the_same_command_runs_as_ranks_of_a_torchrun_job(tmp_path):
     """Several nodes use torchrun; here two ranks on this machine, the same command line."""
     import json
-    import socket
     import subprocess
     import sys
 
-    with socket.socket() as s:  # a free port, not a fixed one: two test runs on one host do not collide
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(port),
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(free_port()),
            "-m", "gpuvet", "bench", "collective", "--torchrun", "--json", "--quick",
            "--ops", "all_reduce,all_gather", "--max-bytes", "4096", "--factor", "8"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=tmp_path)

@@ -2,7 +2,6 @@
 and labels, scraped over loopback and checked against tests/data/dcgm_exporter_counters.csv."""
 
 import csv
-import socket
 import urllib.request
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from gpuvet.watch.dcgm import nvml_bus_id
 from gpuvet.watch.loop import WatchConfig, Watcher
 from gpuvet.watch.prometheus import ExportState, serve
 from tests.fakes.fake_nvml import hgx_h200
+from tests.ports import free_port
 
 DATA = Path(__file__).parent / "data" / "dcgm_exporter_counters.csv"
 LABELS = {"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname"}
@@ -26,15 +26,9 @@ def reference() -> dict[str, tuple[str, str]]:
     return {name.strip(): (kind.strip(), ",".join(rest).strip()) for name, kind, *rest in rows}
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def scrape(backend, names, seconds=120, interval=1):
     state = ExportState(names=names, hostname=backend.node().name)
-    port = _free_port()
+    port = free_port()
     server, _ = serve(state, f"127.0.0.1:{port}")
     try:
         Watcher(backend, WatchConfig(interval_s=interval, slow_every_s=30, duration_s=seconds, speedup=None), None,
@@ -113,5 +107,5 @@ def test_unknown_names_is_bad_input_and_leaves_no_logbook_behind(capsys, tmp_pat
 @pytest.mark.parametrize("names", ["gpuvet", "dcgm"])
 def test_watch_command_accepts_names(capsys, tmp_path, names):
     code = main(["watch", "--sim", "mesh-4", "--duration", "5s", "--speedup", "max", "--prometheus",
-                 f"127.0.0.1:{_free_port()}", "--names", names, "--json", "--no-log"])
+                 f"127.0.0.1:{free_port()}", "--names", names, "--json", "--no-log"])
     assert code == 0

@@ -3,7 +3,6 @@ nodes, and a 2-node × 2-process gloo all_reduce through torchrun-style rendezvo
 
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -14,6 +13,7 @@ from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet.executor import validate_envelope
 from gpuvet.fleet.peers import analyse
+from tests.ports import free_port
 
 DEGRADED = [{"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.5}]
 SLOW_MODULE = [{"kind": "power_cap_low", "module": "gpu5", "watts": 450}]
@@ -155,15 +155,10 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
     (late,) = [n for n in data["nodes"] if n["status"] == "timed_out"]
     assert "6 s" in json.dumps(late)
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.mark.slow
 def test_two_nodes_by_two_processes_gloo_all_reduce_through_rendezvous(tmp_path):
-    port = _free_port()
+    port = free_port()
     procs = []
     for rank in range(4):
         env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": "4", "LOCAL_RANK": str(rank % 2),

@@ -10,6 +10,7 @@ from gpuvet.cli.app import main
 from gpuvet.cli.jsonout import dumps
 from gpuvet.errors import GpuvetError
 from gpuvet.quantities import is_loopback, parse_count, parse_float_range, parse_host_port, parse_seconds
+from tests.ports import free_port
 
 
 @pytest.fixture(autouse=True)
@@ -120,10 +121,10 @@ def test_a_port_of_zero_is_refused(address):
 def test_binding_beyond_loopback_warns_on_stderr(capsys):
     code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", "0.0.0.0:0", "--duration", "1s")
     assert code == 2  # port 0 is refused, but the warning logic is checked below with a real bind
-    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"0.0.0.0:{_free_port()}",
+    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"0.0.0.0:{free_port()}",
                           "--duration", "2s", "--speedup", "max", "--json", "--no-log")
     assert code == 0 and "warning" in err and "every machine" in err
-    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"127.0.0.1:{_free_port()}",
+    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"127.0.0.1:{free_port()}",
                           "--duration", "2s", "--speedup", "max", "--json", "--no-log")
     assert code == 0 and "warning" not in err
 
@@ -133,19 +134,11 @@ def test_ipv6_any_is_understood(capsys):
 
     if not socket.has_ipv6:
         pytest.skip("no IPv6 on this machine")
-    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"[::1]:{_free_port()}",
+    code, out, err = call(capsys, "watch", "--sim", "mesh-4", "--prometheus", f"[::1]:{free_port()}",
                           "--duration", "2s", "--speedup", "max", "--json", "--no-log")
     assert code in (0, 2) and "Traceback" not in err
     if code == 2:  # IPv6 present in Python but not configured on this host
         assert "cannot serve" in err
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_shared_parsers_refuse_what_cannot_be_meant():

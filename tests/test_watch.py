@@ -4,7 +4,6 @@ logbook under SIGKILL, downsampled queries, NVML telemetry through the fake."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from gpuvet.logbook.store import Logbook
 from gpuvet.watch.loop import WatchConfig, Watcher
 from gpuvet.watch.prometheus import ExportState, serve
 from tests.fakes.fake_nvml import hgx_h200
+from tests.ports import free_port
 
 
 def call(capsys, *args):
@@ -70,16 +70,10 @@ def test_watch_json_contract_with_forecast(capsys, tmp_path):
     assert code == 0 and {e["kind"] for e in json.loads(out)} >= {"overheat_forecast"}
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_prometheus_endpoint_over_loopback_names_and_units(faulty):
     sim = faulty("hgx-h200-8", [{"kind": "ecc_rising", "module": "gpu1", "at": "0s"}])
     state = ExportState()
-    port = _free_port()
+    port = free_port()
     server, _ = serve(state, f"127.0.0.1:{port}")
     try:
         Watcher(sim, WatchConfig(interval_s=1, duration_s=120, speedup=None), None, export=state).run()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -18,16 +17,11 @@ import numpy as np
 import pytest
 
 from gpuvet.cli.app import main
+from tests.ports import free_port
 
 DAYS, STEP_S, NODES, GPUS = 30, 3600, 8, 8
 CREEPING = {"rack1/gpu3", "rack3/gpu0", "rack3/gpu6", "rack6/gpu2"}
 METRICS = ("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _series(rng: np.random.Generator, n: int, creeping: bool, inlet: np.ndarray) -> dict[str, np.ndarray]:
@@ -76,7 +70,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", "-q", "--max-block-duration=744h",
                     str(root / "dcgm.om"), str(data)], check=True, capture_output=True, timeout=60)
     (root / "prometheus.yml").write_text("global:\n  scrape_interval: 1h\n")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(["prometheus", f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={data}",
                              f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=3650d",
                              "--query.lookback-delta=65m"],

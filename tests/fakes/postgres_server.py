@@ -8,11 +8,12 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+
+from tests.ports import free_port
 
 SUPERUSER = "gpuvet"
 
@@ -46,17 +47,11 @@ def available() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PostgresServer:
     def __init__(self) -> None:
         self.base = Path(tempfile.mkdtemp(prefix="gpuvet-pg-"))
         self.data = self.base / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self._as: list[str] = []
         if os.geteuid() == 0:
             import pwd
