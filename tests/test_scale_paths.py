@@ -333,6 +333,33 @@ def test_peer_analysis_of_identical_layouts_takes_the_array_path_and_agrees():
     assert fast.outliers == slow.outliers and len(fast.outliers) >= 3
 
 
+def test_peer_analysis_on_the_grid_of_a_regular_fleet_agrees_with_the_reference():
+    """Every series with as many figures per node (the usual fleet): medians, MADs and hits come
+    from one (series, figures) grid; a flat series (MAD 0) and one exactly on the cut-off too."""
+    from gpuvet.fleet.peers import PeerTable
+
+    rng = np.random.default_rng(11)
+    values = rng.normal(100.0, 1.0, (40, 4, 5))
+    values[3, 2, 1] *= 0.8
+    values[:, :, 4] = 50.0  # flat: the MAD is zero, the scale a thousandth of the median
+    values[9, 0, 4] = 40.0
+    envs = [(f"f{n}", {"schema_version": 1, "environment": {"node": f"n{n:02d}", "node_type": "H200"},
+                       "checks": [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "unit": "x",
+                                   "value": float(values[n, m, k]), "module": f"gpu{m}"}
+                                  for m in range(4) for k in range(5)]}) for n in range(40)]
+    table = PeerTable()
+    for where, env in envs:
+        table.add(where, env)
+    (cols,) = table.types.values()
+    assert cols.regular and cols._grid(np.frombuffer(cols.value), np.bincount(cols.series_of)) is not None
+    fast, slow = table.analyse(), analyse_reference(envs)
+    assert fast.outliers == slow.outliers
+    assert {(o.node, o.module, o.metric) for o in fast.outliers} == {("n03", "gpu2", "m1"), ("n09", "gpu0", "m4")}
+    for limit in (1.0, 2.0):  # many more hits, each as the reference finds it
+        many = table.analyse(z_limit=limit, min_deviation=0.0).outliers
+        assert len(many) > 20 and many == analyse_reference(envs, z_limit=limit, min_deviation=0.0).outliers
+
+
 def _same_cells(node):
     small, arrays = link_matrix_small(node), link_matrix_arrays(node)
     assert list(small.cells.items()) == list(arrays.cells.items()) and small.host == arrays.host

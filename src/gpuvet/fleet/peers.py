@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
@@ -127,7 +127,7 @@ class _Columns:
         if plain is not None and layout is not None and plain[0] == layout.shapes:
             self.series_of.extend(layout.series_of)
             self.ref_of.extend(layout.ref_of)
-            self.value.extend(plain[1])
+            self.value.fromlist(plain[1])
         else:
             self._loop(checks)
             self.regular = self.regular and plain is not None and layout is None
@@ -167,24 +167,63 @@ class _Columns:
             return []
         sid = np.frombuffer(self.series_of, dtype=np.int32)
         x = np.frombuffer(self.value, dtype=np.float64)
-        order = self._order(sid)  # each series together, in the order its figures came
         counts = np.bincount(sid, minlength=n_series)
-        starts = np.r_[0, np.cumsum(counts)[:-1]]
         peers = (np.full(n_series, len(self.nodes)) if self.regular else
                  _distinct_nodes(sid, np.frombuffer(self.node_of, dtype=np.int32), len(self.nodes), n_series))
-        median, mad = _median_and_mad(sid, x, order, starts, counts)
-        scale = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
-        z = 0.6745 * (x - median[sid]) / scale[sid]
-        hits = np.flatnonzero(np.abs(z) > z_limit)  # few: the rest of the tests run on these alone
-        hs, hz, hm = sid[hits], z[hits], median[sid[hits]]
+        median, mad, near = self._spread(sid, x, counts, z_limit)
+        scale = _scale(median, mad)
+        z = 0.6745 * (x[near] - median[sid[near]]) / scale[sid[near]]
+        far = np.abs(z) > z_limit
+        hits, hz = near[far], z[far]  # few: the rest of the tests run on these alone
+        hs, hm = sid[hits], median[sid[hits]]
         names = [key.split("/", 1)[1] for key in self.series]
         lower = np.array([lower_is_better(n) for n in names], dtype=bool)
         worse = np.where(lower[hs], hz > 0, hz < 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             deviation = np.where(hm != 0, (x[hits] - hm) / np.abs(hm), 0.0)
         keep = worse & (np.abs(deviation) > min_deviation) & (peers[hs] >= 3)
-        ranked = np.lexsort((hits[keep], hs[keep]))  # by series, then as they came: the order of ``order``
+        ranked = np.lexsort((hits[keep], hs[keep]))  # by series, then in the order the figures came
         return self._named(hits[keep][ranked], node_type, names, median, hz[keep][ranked], deviation[keep][ranked])
+
+    def _spread(self, sid: np.ndarray, x: np.ndarray, counts: np.ndarray, z_limit: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per series median and MAD, and the positions of the figures that may lie beyond
+        ``z_limit`` (all of them, or a superset of the hits found on the grid of a regular fleet)."""
+        grid = self._grid(x, counts)
+        if grid is None:
+            starts = np.r_[0, np.cumsum(counts)[:-1]]
+            order = self._order(sid)  # each series together, in the order its figures came
+            median, mad = _median_and_mad(sid, x, order, starts, counts)
+            return median, mad, np.arange(len(x))
+        values, to_position = grid
+        median = np.median(values, axis=1)
+        np.abs(np.subtract(values, median[:, None], out=values), out=values)  # the grid is now |x - median|
+        mad = np.median(values, axis=1)
+        bound = z_limit / 0.6745 * _scale(median, mad) * (1 - 1e-9)  # a hair loose: z decides exactly
+        return median, mad, to_position(np.flatnonzero(values > bound[:, None]))
+
+    def _grid(self, x: np.ndarray, counts: np.ndarray
+              ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
+        """When every node had the first node's layout and every series as many figures per node:
+        a (series, figures) copy of ``x``, each row in arrival order, and the map from a flat grid
+        index back to a position in ``x``; built with one gather, no per-figure order array."""
+        layout = self._layout
+        if not self.regular or layout is None or not counts.size or counts.min() != counts.max():
+            return None
+        width, n_series, nodes = len(layout.series_of), len(counts), len(self.nodes)
+        per_node = width // n_series
+        if per_node * n_series != width or per_node == 0:
+            return None
+        within = np.argsort(np.frombuffer(layout.series_of, dtype=np.int32), kind="stable")  # columns by series
+        by_series = x.reshape(nodes, width)[:, within].reshape(nodes, n_series, per_node)
+        values = np.ascontiguousarray(by_series.transpose(1, 0, 2)).reshape(n_series, nodes * per_node)
+
+        def to_position(flat: np.ndarray) -> np.ndarray:
+            series, rest = np.divmod(flat, nodes * per_node)
+            node, slot = np.divmod(rest, per_node)
+            position: np.ndarray = node * width + within[series * per_node + slot]
+            return position
+        return values, to_position
 
     def _order(self, sid: np.ndarray) -> np.ndarray:
         """Positions of the figures grouped by series, each group in arrival order: a stable
@@ -209,6 +248,12 @@ class _Columns:
             out.append(Outlier(node_names[self.node_of[i]], node_type, names[sid], self.value[i], float(median[sid]),
                                float(z[k]), 100.0 * float(deviation[k]), unit, module, between, layer))
         return out
+
+
+def _scale(median: np.ndarray, mad: np.ndarray) -> np.ndarray:
+    """The MAD, or where it is zero (most figures equal) a thousandth of the median."""
+    scale: np.ndarray = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
+    return scale
 
 
 def _median_and_mad(sid: np.ndarray, x: np.ndarray, order: np.ndarray, starts: np.ndarray, counts: np.ndarray
