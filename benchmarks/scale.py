@@ -3,7 +3,9 @@ beside the bare reference that bounds it, measured in the same run.
 
   commands     wall of `gpuvet topo --sim P` for every preset, and of `validate --level quick` and
                `doctor` on nvl72..nvl576, beside the wall of a bare
-               `python -c "import numpy, pydantic, typer, rich, yaml"` (what any command must load).
+               `python -c "import numpy, pydantic, typer, rich, yaml"` (what any command must load)
+               and of the stack floor: the same libraries parsing one option into a pydantic
+               model and printing it (typer coerces options through pydantic).
   domain rows  all-pairs routes + max-min flows (solve_flows), and the same flows from the first
                8 sources by the array solver and by the plain-Python reference solver (the
                oracle; the subset keeps it short); the link matrix.
@@ -156,18 +158,38 @@ def _gpuvet(*args: str, timeout: float = 600.0) -> float | None:
     return _wall([sys.executable, "-m", "gpuvet", *args], timeout)
 
 
+# What the stack costs before gpuvet does anything: typer (0.2x) coerces every option through a
+# pydantic TypeAdapter, which loads pydantic's schema machinery (`import pydantic` alone is lazy);
+# a spec is a pydantic model; numpy for the arrays; rich to print.
+_STACK = """
+import numpy, rich.console, typer, yaml
+from pydantic import BaseModel
+class Spec(BaseModel):
+    name: str
+app = typer.Typer()
+@app.command()
+def show(sim: str = "x") -> None:
+    rich.console.Console().print(Spec(name=sim).name)
+app(["--sim", "hgx"])
+"""
+
+
 def command_rows(modules: list[int], timeout: float) -> None:
-    """Wall of each command beside bare python with the libraries every command loads."""
+    """Wall of each command beside bare python with the libraries every command loads, and
+    beside the same libraries doing what any command with an option does (the stack floor)."""
     bare = min(t for t in (_wall([sys.executable, "-c", "import numpy, pydantic, typer, rich, yaml"]) for _ in range(3))
                if t is not None)
+    stack = min(t or float("inf") for t in (_wall([sys.executable, "-c", _STACK]) for _ in range(3)))
     cli = min(t or float("inf") for t in (_gpuvet("--help") for _ in range(3)))
-    print(f"bare python + numpy/pydantic/typer/rich/yaml imports: {_s(bare)} wall; `gpuvet --help` {_s(cli)} "
+    print(f"bare python + numpy/pydantic/typer/rich/yaml imports: {_s(bare)} wall; the same stack parsing one "
+          f"option into a pydantic model and printing it: {_s(stack)}; `gpuvet --help` {_s(cli)} "
           f"(builds every command; one command builds only itself)")
     topo = {p: min(t or float("inf") for t in (_gpuvet("topo", "--sim", p) for _ in range(3))) for p in preset_names()}
     print("topo --sim (best of 3): " + ", ".join(f"{p} {_s(t)}" for p, t in topo.items()))
     worst = max(topo, key=lambda p: topo[p])
     print(f"  slowest preset {worst}: {_s(topo[worst])} = {topo[worst] / bare:.1f}x bare imports, "
-          f"{topo[worst] / cli:.1f}x --help (target <= 0.5 s; nvl576 <= 10 s)\n")
+          f"{topo[worst] / stack:.1f}x the stack floor, {topo[worst] / cli:.1f}x --help "
+          f"(target <= 0.5 s; nvl576 <= 10 s)\n")
     print(f"{'preset':>8} {'topo':>9} {'validate quick':>15} {'doctor':>9}   (wall; bare {_s(bare)})")
     for m in modules:
         p = f"nvl{m}"
