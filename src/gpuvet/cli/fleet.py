@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeAlias
@@ -23,17 +22,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts in
 
 
 def read_envelope(path: Path) -> Envelope:
-    """One envelope file. orjson when installed (the ``fleet`` extra): a node's envelope is ~110 KB
-    and 10,000 of them 1.1 GB, where the standard library's parser is most of a merge's time.
-    What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
-    same files the same way. Raises OSError or ValueError."""
-    data = path.read_bytes()
-    try:
-        import orjson
+    """One envelope file (orjson when installed, json for what it refuses). Raises OSError or
+    ValueError. Kept here for scripts that import it; the reader is ``gpuvet.fleet.fold``'s."""
+    from gpuvet.fleet.fold import read_envelope as read
 
-        return orjson.loads(data)  # type: ignore[no-any-return]  # JSON, typed by its schema
-    except (ImportError, ValueError):  # orjson.JSONDecodeError is a ValueError
-        return json.loads(data)  # type: ignore[no-any-return]
+    return read(path)  # type: ignore[no-any-return]  # JSON, typed by its schema
+
 
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",
@@ -128,6 +122,11 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
                                                       "postgresql:// URL).")] = None,
           since: Annotated[str | None, typer.Option("--since", help="With --logbook: only runs newer than this "
                                                     "(e.g. 2h, 7d).")] = None,
+          jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N",
+                                                   help="Processes that read and fold the files (default: one per "
+                                                   "CPU this process may use, up to 8; with 200 files or more each). "
+                                                   "1 reads them all here. --report and --baseline-out read "
+                                                   "them here too (they need every envelope).")] = None,
           as_json: JsonOpt = False) -> None:
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
     or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`).
@@ -135,20 +134,17 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
     Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type
     are needed to compare; fewer gives a note), 2 on bad input."""
     from gpuvet.errors import GpuvetError
+    from gpuvet.fleet.fold import default_jobs, fold_file, fold_files
     from gpuvet.fleet.peers import PeerTable
 
-    table = PeerTable()
     keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
+    paths = list(files or [])  # as text: typer's path check costs 0.4 ms a file
     envelopes = []
-    for f in map(Path, files or []):  # as text, made Paths here: typer's path check costs 0.4 ms a file
-        try:
-            env = read_envelope(f)
-        except (OSError, ValueError) as exc:
-            raise GpuvetError(f"cannot read it as JSON ({exc})", where=str(f),
-                              fix="give the output of `gpuvet validate --json`.") from None
-        table.add(str(f), env)  # folded in and let go: 10,000 envelopes never sit in memory at once
-        if keep:
-            envelopes.append((str(f), env))
+    if keep:
+        table = PeerTable()
+        envelopes = [(f, fold_file(table, f)) for f in paths]
+    else:
+        table = fold_files(paths, default_jobs() if jobs is None else jobs)
     count = len(files or [])
     if logbook:
         for name, env in _from_logbook(logbook, since):

@@ -161,6 +161,31 @@ class _Columns:
         rid = self.refs.setdefault((unit, module, between, layer), len(self.refs))
         return sid, rid
 
+    def join(self, later: _Columns) -> None:
+        """Fold in ``later``'s figures as if its nodes had come after these (what a worker that
+        read the next files built): ids found or made in its order of first sight, then its
+        columns renumbered in a few array passes."""
+        if not self.nodes:
+            self.__dict__.update(later.__dict__)
+            return
+        before = len(self.nodes)
+        node_ids = [self.nodes.setdefault(name, len(self.nodes)) for name in later.nodes]
+        fresh = len(self.nodes) == before + len(later.nodes)  # no node of ``later`` was here already
+        series_ids = [self.series.setdefault(key, len(self.series)) for key in later.series]
+        ref_ids = [self.refs.setdefault(key, len(self.refs)) for key in later.refs]
+        for shape, (sid, rid) in later._seen.items():
+            self._seen.setdefault(shape, (series_ids[sid], ref_ids[rid]))
+        mine, theirs = self._layout, later._layout
+        self.regular = (self.regular and later.regular and fresh and mine is not None and theirs is not None
+                        and mine.shapes == theirs.shapes)
+        if mine is None and theirs is not None:
+            self._layout = _Layout(theirs.shapes, _renumbered(theirs.series_of, series_ids),
+                                   _renumbered(theirs.ref_of, ref_ids))
+        self.series_of.extend(_renumbered(later.series_of, series_ids))
+        self.ref_of.extend(_renumbered(later.ref_of, ref_ids))
+        self.node_of.extend(_renumbered(later.node_of, node_ids))
+        self.value.extend(later.value)
+
     def outliers(self, node_type: str, z_limit: float, min_deviation: float) -> list[Outlier]:
         n_series = len(self.series)
         if not self.value:
@@ -250,6 +275,13 @@ class _Columns:
         return out
 
 
+def _renumbered(ids: array, new: list[int]) -> array:  # type: ignore[type-arg]
+    """``ids`` (an int array) with each id i replaced by ``new[i]``."""
+    if not ids:
+        return array("i")
+    return array("i", np.asarray(new, dtype=np.int32)[np.frombuffer(ids, dtype=np.int32)].tobytes())
+
+
 def _scale(median: np.ndarray, mad: np.ndarray) -> np.ndarray:
     """The MAD, or where it is zero (most figures equal) a thousandth of the median."""
     scale: np.ndarray = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
@@ -310,6 +342,14 @@ class PeerTable:
         finally:
             if paused:
                 gc.enable()
+
+    def join(self, later: PeerTable) -> None:
+        """Fold in another table as if its envelopes had been added after this one's."""
+        for schema, where in later.schemas.items():
+            self.schemas.setdefault(schema, where)
+        self.simulated = self.simulated or later.simulated
+        for node_type, cols in later.types.items():
+            self.types.setdefault(node_type, _Columns()).join(cols)
 
     def analyse(self, z_limit: float = Z_LIMIT, min_deviation: float = MIN_DEVIATION) -> FleetAnalysis:
         if len(self.schemas) > 1:

@@ -1,0 +1,144 @@
+"""fleet merge in worker processes: tables folded from shares of the files and joined in file
+order are the table one process folds (same ids, orders, outliers), and a bad file is reported
+as the first bad file in the list."""
+
+import json
+
+import numpy as np
+import pytest
+
+from gpuvet.cli.app import main
+from gpuvet.errors import GpuvetError
+from gpuvet.fleet import fold
+from gpuvet.fleet.peers import PeerTable
+
+
+def _envelopes(nodes, seed=0, oddities=True):
+    rng = np.random.default_rng(seed)
+    values = rng.normal(100.0, 1.0, (nodes, 4, 3))
+    values[5, 2, 1] *= 0.8
+    out = []
+    for n in range(nodes):
+        checks = [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "value": float(values[n, m, k]),
+                   "unit": "x", "module": f"gpu{m}"} for m in range(4) for k in range(3)]
+        checks.append({"layer": "module_link", "name": "p2p", "value": 50.0 - (n == 7) * 9,
+                       "between": ["gpu0", "gpu1"], "unit": "GB/s"})
+        if oddities and n == 0:  # the very first node is read check by check: no layout from it
+            checks.append({"layer": "compute", "name": "m0", "verdict": "skip", "value": 1.0})
+        if oddities and n == 11:
+            checks.append({"layer": "x", "name": "late", "value": 3.0, "unit": "s"})  # a series first seen late
+        kind = "L40S" if oddities and n in (9, 13, 14, 15) else "H200"  # a type first seen in the second half
+        out.append((f"f{n}", {"schema_version": 1, "simulated": n == 12,
+                              "environment": {"node": f"n{n:02d}", "node_type": kind}, "checks": checks}))
+    if oddities:
+        out.append(("again", out[3][1]))  # the same node twice, the second time in another share
+    return out
+
+
+def _folded(envs):
+    table = PeerTable()
+    for where, env in envs:
+        table.add(where, env)
+    return table
+
+
+def _state(table):
+    """Everything a table holds, comparable."""
+    return ({t: (dict(c.nodes), dict(c.series), dict(c.refs), dict(c._seen), c.series_of.tolist(), c.ref_of.tolist(),
+                 c.node_of.tolist(), c.value.tolist(), c.regular) for t, c in table.types.items()},
+            list(table.types), dict(table.schemas), table.simulated)
+
+
+@pytest.mark.parametrize("oddities", [False, True])
+def test_tables_joined_in_order_are_the_table_of_one_fold(oddities):
+    envs = _envelopes(20, oddities=oddities)
+    whole = _folded(envs)
+    assert whole.types["H200"].regular is not oddities
+    for cut in (1, 4, 10, 19):
+        first, second = _folded(envs[:cut]), _folded(envs[cut:])
+        first.join(second)
+        assert _state(first) == _state(whole), cut
+        assert first.analyse() == whole.analyse() and whole.analyse().outliers
+    three = [_folded(envs[a:b]) for a, b in ((0, 6), (6, 6), (6, 21))]  # an empty share too
+    three[0].join(three[1])
+    three[0].join(three[2])
+    assert _state(three[0]) == _state(whole)
+
+
+def test_joining_regular_tables_of_other_layouts_is_not_regular():
+    envs = _envelopes(12, oddities=False)
+    other = [(w, {**e, "checks": list(reversed(e["checks"]))}) for w, e in _envelopes(12, seed=1, oddities=False)]
+    other = [(w, {**e, "environment": {**e["environment"], "node": "b" + e["environment"]["node"]}})
+             for w, e in other]
+    first, second = _folded(envs), _folded(other)
+    assert first.types["H200"].regular and second.types["H200"].regular
+    first.join(second)
+    assert not first.types["H200"].regular
+    assert _state(first) == _state(_folded(envs + other))
+    again = envs + [envs[2]]  # a node met again in the next share: regular on each side, not joined
+    first, second = _folded(again[:6]), _folded(again[6:])
+    assert first.types["H200"].regular and second.types["H200"].regular
+    first.join(second)
+    assert not first.types["H200"].regular and _state(first) == _state(_folded(again))
+
+
+def _write(folder, envs):
+    paths = []
+    for i, (_, env) in enumerate(envs):
+        path = folder / f"node{i:03d}.json"
+        path.write_text(json.dumps(env), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def test_files_read_by_worker_processes_give_the_table_of_one_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    paths = _write(tmp_path, _envelopes(21))
+    assert len(fold._shares(len(paths), 3)) == 3 and len(fold._shares(len(paths), 1)) == 1
+    alone, workers = fold.fold_files(paths, jobs=1), fold.fold_files(paths, jobs=3)
+    assert _state(workers) == _state(alone)
+    assert workers.analyse() == alone.analyse()
+
+
+def test_the_first_bad_file_in_the_list_is_the_one_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    paths = _write(tmp_path, _envelopes(16, oddities=False))
+    (tmp_path / "node003.json").write_text('{"schema_version": 1,', encoding="utf-8")  # first share
+    (tmp_path / "node013.json").write_text('{"checks": []}', encoding="utf-8")  # last share
+    for jobs in (1, 2, 4):
+        with pytest.raises(GpuvetError) as err:
+            fold.fold_files(paths, jobs=jobs)
+        assert err.value.where == paths[3] and "cannot read it as JSON" in err.value.what
+    (tmp_path / "node003.json").write_text(json.dumps(_envelopes(16, oddities=False)[3][1]), encoding="utf-8")
+    with pytest.raises(GpuvetError) as err:
+        fold.fold_files(paths, jobs=4)
+    assert err.value.where == paths[13] and "not a validate --json envelope" in err.value.what
+
+
+def test_merge_with_jobs_prints_what_one_process_prints(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 5)
+    paths = _write(tmp_path, _envelopes(20))
+    printed = []
+    for jobs in ("1", "2"):
+        code = main(["fleet", "merge", *paths, "--json", "--jobs", jobs])
+        out, _ = capsys.readouterr()
+        printed.append((code, json.loads(out)))
+    assert printed[0] == printed[1] and printed[0][0] == 1
+    assert {(o["node"], o.get("module"), o["metric"]) for o in printed[0][1]["outliers"]} >= {("n05", "gpu2", "m1")}
+    assert main(["fleet", "merge", *paths, "--jobs", "0"]) == 2
+
+
+def _die(paths):
+    import os
+
+    os._exit(9)  # as a worker the kernel killed for memory
+
+
+def test_a_worker_that_dies_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    monkeypatch.setattr(fold, "_fold_share", _die)
+    monkeypatch.setattr(fold, "_context", lambda: __import__("multiprocessing").get_context("fork"))
+    paths = _write(tmp_path, _envelopes(8, oddities=False))
+    with pytest.raises(GpuvetError) as err:
+        fold.fold_files(paths, jobs=2)
+    assert "worker process" in err.value.what and "--jobs 1" in err.value.fix
