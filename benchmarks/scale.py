@@ -13,6 +13,8 @@ beside the bare reference that bounds it, measured in the same run.
                (checks as `validate --json` writes them), beside numpy's median over the same
                array and a plain-Python read of every figure (the floor of any fold of dicts);
                medians of 3-5 repeats; peak memory of the process.
+  merge        with --merge-files N: `gpuvet fleet merge` of N envelope files with --jobs 1 and
+               the default, beside bare parsing of the same files in one process.
   logbook      `Logbook.add_samples` beside bare `sqlite3.executemany` of the same rows
                (benchmarks/logbook_ingest.py, interleaved, best of 3).
 
@@ -150,6 +152,31 @@ def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def merge_row(nodes: int, timeout: float) -> None:
+    """`gpuvet fleet merge` of ``nodes`` envelope files end to end (--jobs 1 and the default),
+    beside bare parsing of the same files in one process (orjson if installed, else json)."""
+    import json
+    try:
+        import orjson
+        parse: Callable[[bytes], Any] = orjson.loads
+    except ImportError:
+        parse = json.loads
+    rng = np.random.default_rng(0)
+    values = rng.normal(100.0, 1.0, (nodes, 8, 100))
+    values[7, 3, 5] *= 0.90
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for i, (_, env) in enumerate(envelopes(nodes, values)):
+            path = Path(folder) / f"node{i:05d}.json"
+            path.write_text(json.dumps(env), encoding="utf-8")  # as validate --json writes it
+            paths.append(str(path))
+        bare_s, _ = _best(lambda: [parse(Path(p).read_bytes()) for p in paths], 1)
+        one = _gpuvet("fleet", "merge", *paths, "--json", "--jobs", "1", timeout=timeout)
+        default = _gpuvet("fleet", "merge", *paths, "--json", timeout=timeout)
+    print(f"fleet merge of {nodes:,} files ({os.cpu_count()} CPUs): --jobs 1 {_s(one)}, default {_s(default)}; "
+          f"bare parse of the same files in one process {_s(bare_s)}\n")
+
+
 def _s(x: float | None) -> str:
     return "timeout" if x is None else (f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s")
 
@@ -217,6 +244,8 @@ def main() -> None:
     parser.add_argument("--no-commands", action="store_true", help="skip the command walls (doctor is slow)")
     parser.add_argument("--repeats", type=int, default=0,
                         help="fleet rows: folds per size (default 5 up to 2,000 nodes, else 3)")
+    parser.add_argument("--merge-files", type=int, default=0, metavar="N",
+                        help="also write N envelope files and time `fleet merge` on them (10,000: 1.1 GB)")
     parser.add_argument("--command-timeout", type=float, default=600.0, help="seconds before a command is cut")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared with other work)\n")
@@ -240,6 +269,8 @@ def main() -> None:
         print(f"{'':>6} medians of {r['repeats']}; fold in = {r['fold_s'] / r['read_s']:.1f}x one plain-Python read "
               f"of every figure, analyse = {r['analyse_s'] / r['median_s']:.1f}x one np.median of the same array")
     print("targets: 1,000 nodes <= 0.5 s; 10,000 nodes <= 5 s within 2 GiB (peak RSS is the whole process)\n")
+    if args.merge_files:
+        merge_row(args.merge_files, args.command_timeout)
     logbook_row()
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
