@@ -338,7 +338,10 @@ class PeerTable:
         paused = gc.isenabled()
         gc.disable()  # a tuple per figure creates no cycle, but would set off full collections by the hundred
         try:
-            self.types.setdefault(node_type, _Columns()).add(node, env.get("checks", []))
+            cols = self.types.get(node_type)
+            if cols is None:
+                cols = self.types[node_type] = _Columns()
+            cols.add(node, env.get("checks", []))
         finally:
             if paused:
                 gc.enable()
