@@ -142,3 +142,21 @@ def test_a_worker_that_dies_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(GpuvetError) as err:
         fold.fold_files(paths, jobs=2)
     assert "worker process" in err.value.what and "--jobs 1" in err.value.fix
+
+
+def test_json_that_is_no_envelope_names_its_file_and_keeps_the_list_order(tmp_path, monkeypatch):
+    """Found by review: checks that are not a list of objects raised a bare TypeError, and an
+    error of a later share could win over the first bad file of an earlier one."""
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    paths = _write(tmp_path, _envelopes(12, oddities=False))
+    (tmp_path / "node011.json").write_text('{"schema_version": 1, "environment": {"node": "x"}, "checks": 5}',
+                                           encoding="utf-8")
+    for jobs in (1, 3):
+        with pytest.raises(GpuvetError) as err:
+            fold.fold_files(paths, jobs=jobs)
+        assert err.value.where == paths[11] and "not a validate --json envelope" in err.value.what
+    missing = str(tmp_path / "gone.json")
+    for jobs in (1, 3):
+        with pytest.raises(GpuvetError) as err:
+            fold.fold_files([missing, *paths], jobs=jobs)
+        assert err.value.where == missing

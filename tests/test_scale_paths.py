@@ -428,3 +428,35 @@ def test_folded_route_bottlenecks_are_the_minimum_over_each_walked_route(tmp_pat
             assert guess[i, j] == any(guessed[e] for e in route), (a, b)
         assert len(set(narrowest)) > 1  # the faults and the capture give more than one figure
     assert guess.any() and not guess.all()  # the last node: some routes cross the unknown link, some not
+
+
+def _one_metric(values, name="gemm_bf16"):
+    return [(f"f{i}", {"schema_version": 1, "environment": {"node": f"n{i}"},
+                       "checks": [{"layer": "compute", "name": name, "value": v}]}) for i, v in enumerate(values)]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the reference's numpy on inf and NaN
+@pytest.mark.parametrize("values, limits", [
+    ([2000.0] * 4 + [float("-inf")], {"z_limit": 1e308}),  # the cut-off overflows to inf
+    ([1.79e308, 1.2e308, 1e308, 0.7e308, -1.79e308], {}),  # |x - median| overflows
+    ([k * 5e-324 for k in (1000, 1005, 995, 1010, 974)], {"z_limit": 3.5, "min_deviation": 0.0}),  # subnormal MAD
+])
+def test_the_grid_cut_off_keeps_hits_at_the_edges_of_floating_point(values, limits):
+    """Found by review: a candidate bound computed as inf, or rounded on a subnormal scale, lost
+    hits the exact z-score keeps."""
+    envs = _one_metric(values)
+    fast, slow = analyse(envs, **limits), analyse_reference(envs, **limits)
+    assert fast.outliers == slow.outliers and fast.outliers
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_ragged_series_medians_are_numpys_with_nan_and_overflow():
+    """The per-group median (series of different sizes): NaN when a figure is NaN, and the mean of
+    the middle two overflowing as np.median's does."""
+    nan_case = _one_metric([float("nan"), 100.0, 100.0, 101.0, 70.0], name="m")
+    nan_case[0][1]["checks"].append({"layer": "compute", "name": "other", "value": 1.0})  # series of other sizes
+    huge = _one_metric([1.7e308, 1.7e308, 1.6e308, 1.7e308, 1.0, 1.7e308], name="m")
+    huge[0][1]["checks"].append({"layer": "compute", "name": "other", "value": 1.0})
+    for envs in (nan_case, huge):
+        assert analyse(envs).outliers == analyse_reference(envs).outliers
+    assert not analyse(nan_case).outliers

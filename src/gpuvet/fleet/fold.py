@@ -58,13 +58,19 @@ class _Failed:
 
 
 def fold_file(table: PeerTable, path: str) -> Any:
-    """Read one file and fold it into ``table``; returns the envelope. Bad input: GpuvetError."""
+    """Read one file and fold it into ``table``; returns the envelope. Bad input: GpuvetError
+    naming the file (JSON that is no envelope: checks that are not a list of objects, numbers
+    too big for a float, nesting too deep for the parser)."""
     try:
         env = read_envelope(Path(path))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise GpuvetError(f"cannot read it as JSON ({exc})", where=path,
                           fix="give the output of `gpuvet validate --json`.") from None
-    table.add(path, env)
+    try:
+        table.add(path, env)
+    except (TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
+        raise GpuvetError(f"not a validate --json envelope ({type(exc).__name__}: {exc})", where=path,
+                          fix="give the output of `gpuvet validate --json`.") from None
     return env
 
 
@@ -86,7 +92,8 @@ def _shares(count: int, jobs: int) -> list[tuple[int, int]]:
 
 
 def _context() -> Any:
-    """fork where it is safe (Linux, one thread: no copy of a held lock); else spawn."""
+    """fork where it is safe (Linux, one Python thread: no copy of a held lock; the workers call
+    no threaded library, numpy's BLAS included); else spawn."""
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
@@ -100,15 +107,14 @@ def fold_files(paths: Sequence[str], jobs: int = 1) -> PeerTable:
         for path in paths:
             fold_file(table, path)
         return table
+    table = PeerTable()
     try:
         with ProcessPoolExecutor(max_workers=len(shares), mp_context=_context()) as pool:
-            parts = list(pool.map(_fold_share, [paths[a:b] for a, b in shares]))
+            for part in pool.map(_fold_share, [paths[a:b] for a, b in shares]):  # in file order: the
+                if isinstance(part, _Failed):  # first failure met is the first bad file in the list
+                    raise GpuvetError(part.what, part.where, part.fix)
+                table.join(part)
     except BrokenProcessPool:  # a worker killed (out of memory, a signal): say so, not a traceback
         raise GpuvetError(f"a worker process reading the files died ({len(shares)} workers)", where="fleet merge",
                           fix="merge with --jobs 1 (one process), or fewer jobs if memory is short.") from None
-    table = PeerTable()
-    for part in parts:  # in file order: the first failure met is the first bad file in the list
-        if isinstance(part, _Failed):
-            raise GpuvetError(part.what, part.where, part.fix)
-        table.join(part)
     return table

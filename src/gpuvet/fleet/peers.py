@@ -164,7 +164,8 @@ class _Columns:
     def join(self, later: _Columns) -> None:
         """Fold in ``later``'s figures as if its nodes had come after these (what a worker that
         read the next files built): ids found or made in its order of first sight, then its
-        columns renumbered in a few array passes."""
+        columns renumbered in a few array passes. ``later`` is used up: its columns may become
+        this table's."""
         if not self.nodes:
             self.__dict__.update(later.__dict__)
             return
@@ -224,8 +225,7 @@ class _Columns:
         median = np.median(values, axis=1)
         np.abs(np.subtract(values, median[:, None], out=values), out=values)  # the grid is now |x - median|
         mad = np.median(values, axis=1)
-        bound = z_limit / 0.6745 * _scale(median, mad) * (1 - 1e-9)  # a hair loose: z decides exactly
-        return median, mad, to_position(np.flatnonzero(values > bound[:, None]))
+        return median, mad, to_position(np.flatnonzero(values >= _loose_bound(z_limit, _scale(median, mad))[:, None]))
 
     def _grid(self, x: np.ndarray, counts: np.ndarray
               ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
@@ -252,7 +252,8 @@ class _Columns:
 
     def _order(self, sid: np.ndarray) -> np.ndarray:
         """Positions of the figures grouped by series, each group in arrival order: a stable
-        argsort of ``sid``, built without sorting when every node had the layout of the first."""
+        argsort of ``sid``, built without sorting when every node had the layout of the first
+        (and a series has more figures than another, else ``_grid`` is taken)."""
         layout = self._layout
         if not self.regular or layout is None:
             return np.argsort(sid, kind="stable")
@@ -282,6 +283,17 @@ def _renumbered(ids: array, new: list[int]) -> array:  # type: ignore[type-arg]
     return array("i", np.asarray(new, dtype=np.int32)[np.frombuffer(ids, dtype=np.int32)].tobytes())
 
 
+def _loose_bound(z_limit: float, scale: np.ndarray) -> np.ndarray:
+    """Per series, a |x - median| below which |z| cannot pass ``z_limit``: a hair loose (z then
+    decides exactly), and -inf (every figure a candidate) where the product is not a normal
+    float (overflow, a subnormal scale) and rounding could cut off a hit."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        bound = z_limit / 0.6745 * scale
+    safe = np.isfinite(bound) & (np.abs(bound) >= np.finfo(np.float64).tiny)
+    loose: np.ndarray = np.where(safe, bound - np.abs(bound) * 1e-9, -np.inf)
+    return loose
+
+
 def _scale(median: np.ndarray, mad: np.ndarray) -> np.ndarray:
     """The MAD, or where it is zero (most figures equal) a thousandth of the median."""
     scale: np.ndarray = np.where(mad > 0, mad, np.maximum(np.abs(median) * 1e-3, 1e-12))
@@ -301,14 +313,17 @@ def _median_and_mad(sid: np.ndarray, x: np.ndarray, order: np.ndarray, starts: n
 
 
 def _group_median(group: np.ndarray, x: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Median of ``x`` within each group, as ``np.median`` computes it (mean of the middle two)."""
+    """Median of ``x`` within each group, as ``np.median`` computes it: the middle figure, or the
+    mean of the middle two (which may overflow, as numpy's does); NaN where a figure is NaN."""
     by_value = np.argsort(x)
     ordered = x[by_value][np.argsort(group[by_value], kind="stable")]  # by group, then value: two sorts beat lexsort
     ok = counts > 0
     lo = ordered[(starts + (counts - 1) // 2)[ok]]
     hi = ordered[(starts + counts // 2)[ok]]
     out = np.full(len(counts), np.nan)
-    out[ok] = np.where(lo == hi, lo, (lo + hi) / 2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out[ok] = np.where(counts[ok] % 2 == 1, lo, (lo + hi) / 2)
+    out[np.bincount(group[np.isnan(x)], minlength=len(counts)) > 0] = np.nan
     return out
 
 
@@ -347,7 +362,8 @@ class PeerTable:
                 gc.enable()
 
     def join(self, later: PeerTable) -> None:
-        """Fold in another table as if its envelopes had been added after this one's."""
+        """Fold in another table as if its envelopes had been added after this one's (``later``
+        is used up: its columns may become this table's)."""
         for schema, where in later.schemas.items():
             self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or later.simulated
@@ -360,8 +376,9 @@ class PeerTable:
             raise GpuvetError(f"envelopes of different schema versions: {listed}", where="fleet merge",
                               fix="re-run validate with one gpuvet version on every node, or merge them separately.")
         outliers: list[Outlier] = []
-        for node_type, cols in self.types.items():
-            outliers += cols.outliers(node_type, z_limit, min_deviation)
+        with np.errstate(all="ignore"):  # inf and NaN figures have a defined outcome: no warnings for them
+            for node_type, cols in self.types.items():
+                outliers += cols.outliers(node_type, z_limit, min_deviation)
         outliers.sort(key=lambda o: abs(o.score), reverse=True)
         types = {t: sorted(c.nodes) for t, c in self.types.items()}
         metrics = sum(len(c.series) for c in self.types.values())
