@@ -460,3 +460,19 @@ def test_ragged_series_medians_are_numpys_with_nan_and_overflow():
     for envs in (nan_case, huge):
         assert analyse(envs).outliers == analyse_reference(envs).outliers
     assert not analyse(nan_case).outliers
+
+
+def test_routes_asked_module_by_module_are_the_routes_asked_at_once():
+    """Past a few asks on a node too big for one batch, each ask solves a batch of sources ahead
+    (validate and doctor ask module by module): the routes are those of one ask for them all."""
+    node = build_node(load_spec("nvl288")[0])
+    by_one, at_once = Router(copy_module.copy(node)), Router(copy_module.copy(node))
+    assert len(by_one.ids) > max(1, 250_000 // len(by_one.edges))  # more endpoints than one batch
+    ids = node.module_ids
+    pairs = [(ids[i], ids[(7 * i + 3) % len(ids)]) for i in range(0, len(ids), 5)]
+    one_by_one = [by_one.routes([p])[0] for p in pairs]
+    assert len(by_one._g.pred) > len(pairs)  # sources solved ahead of their ask
+    assert one_by_one == at_once.routes(pairs) and all(one_by_one)
+    table = by_one.route_table([(ids[i], ids[-1 - i]) for i in range(40)])  # arrays over prefetched trees
+    again = at_once.route_table([(ids[i], ids[-1 - i]) for i in range(40)])
+    assert table.edges.tolist() == again.edges.tolist() and table.indptr.tolist() == again.indptr.tolist()

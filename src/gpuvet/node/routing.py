@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 
@@ -44,6 +45,7 @@ class _Graph:
     pred: dict[int, np.ndarray] = field(default_factory=dict)  # source -> per endpoint: edge into it (-1 none)
     walked: dict[tuple[str, str], tuple[int, ...] | None] = field(default_factory=dict)  # routes asked before
     src_list: list[int] = field(default_factory=list)  # ``src`` as Python ints, for walking one route
+    asks: int = 0  # times sources were solved on demand (past a few, each ask solves a batch)
 
     def __post_init__(self) -> None:
         self.src_list = self.src.tolist()
@@ -66,6 +68,10 @@ def _graph(node: Node, forwards: bool) -> _Graph:
 _BATCH_CELLS = 250_000
 _MISS: tuple[int, ...] = (-1,)  # not asked yet (a route is never this)
 _FEW = 32  # up to this many new routes, walked one by one in Python; more, as arrays
+# After this many asks, an ask for a few sources solves a whole batch, the next unsolved sources
+# in endpoint order with it: validate and doctor ask module by module (one Bellman-Ford pass per
+# module was most of validate's routing on a 576-module node); a one-off ask stays cheap.
+_PREFETCH_AFTER = 4
 
 
 def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray,
@@ -162,6 +168,11 @@ class Router:
         batch = max(1, _BATCH_CELLS // max(len(g.edges), len(g.ids), 1))
         if not g.pred and len(g.ids) <= batch:
             todo = np.arange(len(g.ids), dtype=np.int64)
+        elif len(todo) < batch and g.asks >= _PREFETCH_AFTER:
+            asked = set(todo.tolist())
+            more = (s for s in range(int(todo[0]), len(g.ids)) if s not in g.pred and s not in asked)
+            todo = np.array(sorted(asked | set(islice(more, batch - len(todo)))), dtype=np.int64)
+        g.asks += 1
         for at in range(0, len(todo), batch):
             part = todo[at:at + batch]
             pred = shortest_predecessors(len(g.ids), g.src, g.dst, 1.0 / g.capacity, part, g.endpoint_only)
