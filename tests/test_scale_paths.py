@@ -476,3 +476,22 @@ def test_routes_asked_module_by_module_are_the_routes_asked_at_once():
     table = by_one.route_table([(ids[i], ids[-1 - i]) for i in range(40)])  # arrays over prefetched trees
     again = at_once.route_table([(ids[i], ids[-1 - i]) for i in range(40)])
     assert table.edges.tolist() == again.edges.tolist() and table.indptr.tolist() == again.indptr.tolist()
+
+
+@pytest.mark.parametrize("preset", SMALL)
+def test_hops_from_are_the_lengths_of_the_walked_routes(tmp_path, preset):
+    """Every endpoint's route length from each module at once, and the nearest socket chosen by
+    it, as walking every route gives them (links down: no route, -1)."""
+    from gpuvet.node.performance import PerformanceModel
+
+    for node in _nodes(tmp_path, preset):
+        router = Router(copy_module.copy(node))
+        for module in node.module_ids[:6]:
+            routes = router.routes([(module, e) for e in router.ids])
+            want = [-1 if r is None else len(r) for r in routes]
+            assert router.hops_from(module).tolist() == want
+        model, sockets = PerformanceModel(node), node.sockets()
+        for module in node.module_ids:
+            walked = [(len(r), s) for s, r in zip(sockets, router.routes([(module, s) for s in sockets]), strict=True)
+                      if r]
+            assert model.socket_of(module) == min(walked)[1]

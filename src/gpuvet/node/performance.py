@@ -135,8 +135,8 @@ class PerformanceModel:
         sockets = self.node.sockets()
         if not sockets:
             raise NotModelled("the node declares no host socket")
-        routes = self.router.routes([(module, s) for s in sockets])
-        reachable = [(len(route), s) for s, route in zip(sockets, routes, strict=True) if route]
+        hops, index = self.router.hops_from(module).tolist(), self.router.index  # route lengths, none listed
+        reachable = [(hops[index[s]], s) for s in sockets if hops[index[s]] > 0]
         if not reachable:
             raise NotModelled(f"{module} has no route to host memory")
         self._socket[module] = min(reachable)[1]

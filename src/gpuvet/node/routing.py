@@ -216,6 +216,28 @@ class Router:
             cur = back[e]
         return tuple(reversed(hops))
 
+    def hops_from(self, src: str) -> np.ndarray:
+        """Per endpoint: how many edges its route from ``src`` crosses (0 for ``src``, -1 where
+        there is none): the length of each route ``routes`` would walk, for every endpoint at
+        once (one pass per level of the predecessor tree, no route listed)."""
+        g = self._g
+        s = g.index[src]
+        self._predecessors([s])
+        pred = g.pred[s]
+        depth = np.full(len(g.ids), -1, dtype=np.int64)
+        depth[s] = 0
+        has = pred >= 0
+        parent = g.src[np.where(has, pred, 0)] if len(g.src) else np.zeros(len(g.ids), dtype=np.int64)
+        todo = np.flatnonzero(has)
+        while todo.size:
+            up = parent[todo]
+            ready = depth[up] >= 0
+            if not ready.any():  # a chain that never reaches the source (none does): stop, not spin
+                break
+            depth[todo[ready]] = depth[up[ready]] + 1
+            todo = todo[~ready]
+        return depth
+
     def route_table(self, pairs: Sequence[tuple[str, str]]) -> RouteTable:
         """The routes of ``pairs`` as arrays (what the flow solver and the matrix consume)."""
         index = self.index
