@@ -63,3 +63,17 @@ def test_rates_are_summarised_in_their_own_unit():
 def test_plan_rejects_nonsense():
     with pytest.raises(ValueError):
         TimingPlan(min_samples=5, max_samples=2)
+
+
+def test_the_spread_is_statistics_stdev_to_within_an_ulp_or_two():
+    """summarize computes the sample standard deviation in floats (statistics.stdev goes through
+    Fractions, too slow for the thousands of timings a simulated validate summarises)."""
+    import random
+    import statistics
+
+    rng = random.Random(5)
+    for _ in range(500):
+        xs = [rng.lognormvariate(-5, rng.choice([1e-4, 0.1, 1.0])) for _ in range(rng.randint(2, 30))]
+        got = summarize(xs).cv * statistics.fmean(xs)
+        assert got == pytest.approx(statistics.stdev(xs), rel=1e-14)
+    assert summarize([2.0, 2.0, 2.0]).cv == 0.0

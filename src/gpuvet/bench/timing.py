@@ -58,6 +58,13 @@ class Stats:
         return self.q3 - self.q1
 
 
+def _stdev(xs: Sequence[float], mean: float) -> float:
+    """Sample standard deviation in floats, to within an ulp or two of ``statistics.stdev``,
+    which is exact through Fractions: ~0.1 ms for five samples, and a simulated validate of a
+    576-module node summarises ~7,000 timings."""
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
+
+
 def summarize(samples: Sequence[float]) -> Stats:
     if not samples:
         raise ValueError("no samples to summarise")
@@ -65,7 +72,7 @@ def summarize(samples: Sequence[float]) -> Stats:
     mean = statistics.fmean(xs)
     if len(xs) >= 2:
         q1, _, q3 = statistics.quantiles(xs, n=4, method="inclusive")
-        cv = statistics.stdev(xs) / mean if mean > 0 else 0.0
+        cv = _stdev(xs, mean) / mean if mean > 0 else 0.0
     else:
         q1 = q3 = xs[0]
         cv = 0.0
