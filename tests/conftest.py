@@ -10,6 +10,14 @@ from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a slow test first, each module's tests still together (module fixtures such
+    as a Prometheus server start once): with two workers the long tests start early and the short
+    ones fill in behind them, instead of a long one starting last and running alone at the end."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module}
+    items.sort(key=lambda item: item.module is None or item.module.__name__ not in slow)  # stable
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_gpuvet_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No test reads or writes the logbook of whoever runs the suite: a command that keeps its run

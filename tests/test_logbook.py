@@ -32,6 +32,7 @@ def _layers(target):
         book.close()
 
 
+@pytest.mark.slow
 def test_a_run_killed_midway_is_marked_aborted_and_the_file_stays_intact(target, capsys):
     Logbook(target).close()  # exists before the child starts, so we can watch it
     child = subprocess.Popen([sys.executable, "-m", "gpuvet", "validate", "--level", "standard", "--logbook", target,

@@ -27,6 +27,7 @@ def reports(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: apt-get install chromium (.ci/run installs it)")
 def test_html_report_renders_in_a_real_browser_with_its_plots(reports):
     playwright = pytest.importorskip("playwright.sync_api")

@@ -93,6 +93,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_prometheus_history_names_exactly_the_creeping_modules(prometheus, capsys):
     code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "1h",
                  "--match", '{Hostname=~"rack.*"}', "--json", "--no-log"])
