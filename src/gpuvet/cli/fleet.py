@@ -131,8 +131,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
     or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`).
 
-    Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type
-    are needed to compare; fewer gives a note), 2 on bad input."""
+    Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type are needed to compare; fewer gives a note), 2 on bad input."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.fold import default_jobs, fold_file, fold_files
     from gpuvet.fleet.peers import PeerTable

@@ -67,8 +67,7 @@ def health(
     present, Xids, uncorrectable ECC, row remapping, fabric and PCIe links at their width,
     throttling now, leftover processes, power limits.
 
-    Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node
-    itself: --format nhc prints the reason for the script that does."""
+    Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.backends.select import open_backend
     from gpuvet.cli.watch import _seconds
     from gpuvet.health.run import HealthOptions, run_health
