@@ -104,7 +104,7 @@ def _import_gpuvet_validate() -> bool:
 
 def _warm_workers(ray, address: str) -> None:
     """Start one worker per simulated node and import gpuvet's validate there before the clock
-    starts (the same job, so the fleet run reuses them): the 6 s timeout then measures the
+    starts (the same job, so the fleet run reuses them): the 5 s timeout then measures the
     validation, not Python start-up of a fresh worker on a runner whose cores are taken."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -117,13 +117,13 @@ def _warm_workers(ray, address: str) -> None:
 
 
 @pytest.mark.slow
-def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
+def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys, monkeypatch):
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
     # a small node finishes well inside the timeout even on a busy 2-core runner (0.2 s quiet in a
-    # warmed worker: 6 s leaves a 30x margin for two busy loops, the other test worker and the big
-    # node's own task); a 576-module switched domain validated at standard (every pair) does not
+    # warmed worker, 0.7 s beside two busy loops: 5 s leaves a 7x margin for the loops, the other
+    # test worker and the big node's own task); a 576-module switched domain validated at standard (every pair) does not
     # (its quick level alone takes 7 s). Two raylets only (the head is
     # one): starting each costs seconds, and outliers are tested on merged files above.
     (small,) = write_specs(tmp_path, count=1, base="mesh-4")
@@ -134,14 +134,17 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
                                     "host": {"sockets": 2}}))
     # Ray starts its workers at niceness 15: beside a runner's busy loops they get a few per cent of a
     # core and importing gpuvet takes 15 s instead of 1 s. The test cluster runs them at 0.
+    # No dashboard and no usage report: two Python processes fewer starting beside the loops (~1.5 s).
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"gpuvet_sim": 1},
                                                             "object_store_memory": 80 * 2**20,
+                                                            "include_dashboard": False,
                                                             "_system_config": {"worker_niceness": 0}})
     try:
         cluster.add_node(num_cpus=1, resources={"gpuvet_sim": 1}, object_store_memory=80 * 2**20)
         cluster.wait_for_nodes()
         _warm_workers(ray, cluster.address)
-        code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "6",
+        code, out, err = call(capsys, "fleet", "validate", "--ray", cluster.address, "--timeout", "5",
                               "--level", "standard", "--sim", str(small), "--sim", str(huge), "--json",
                               "--logbook", str(tmp_path / "lb.db"))
     finally:
@@ -153,7 +156,7 @@ def test_fleet_validate_on_a_local_ray_cluster(tmp_path, capsys):
     assert code == 1  # a node that gave no result is a finding
     assert status == {"node00": "ok", "node-hangs": "timed_out"}  # the small one is not held up
     (late,) = [n for n in data["nodes"] if n["status"] == "timed_out"]
-    assert "6 s" in json.dumps(late)
+    assert "5 s" in json.dumps(late)
 
 
 @pytest.mark.slow
