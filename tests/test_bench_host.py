@@ -1,26 +1,33 @@
 """Benchmarks measured for real on this machine's CPU through PyTorch (what CI can run)."""
 
+import importlib.util
 import math
 
 import pytest
 
+from gpuvet.backends.engine import BenchModule
+from gpuvet.backends.host import HostBackend, cpu_peak, host_module_model, read_host_info
+from gpuvet.bench.collective import CollectiveOptions
+from gpuvet.bench.context import BenchContext
+from gpuvet.bench.copy import CopyOptions
+from gpuvet.bench.copy import run as run_copy
+from gpuvet.bench.gemm import GemmOptions
+from gpuvet.bench.gemm import run as run_gemm
+from gpuvet.bench.membw import MembwOptions
+from gpuvet.bench.model import ModelOptions
+from gpuvet.bench.runner import run_benchmark
+from gpuvet.bench.timing import QUICK
 from tests.ports import free_port
 
-torch = pytest.importorskip("torch", reason="the torch extra is installed by CI; real CPU measurements need it")
+# torch is imported by the tests that run, not at collection: the other test worker never loads it
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="the torch extra is installed by CI; real CPU measurements need it")
 
-from gpuvet.backends.engine import BenchModule  # noqa: E402
-from gpuvet.backends.host import HostBackend, cpu_peak, host_module_model, read_host_info  # noqa: E402
-from gpuvet.backends.torch_engine import TorchEngine  # noqa: E402
-from gpuvet.bench.collective import CollectiveOptions  # noqa: E402
-from gpuvet.bench.context import BenchContext  # noqa: E402
-from gpuvet.bench.copy import CopyOptions  # noqa: E402
-from gpuvet.bench.copy import run as run_copy  # noqa: E402
-from gpuvet.bench.gemm import GemmOptions  # noqa: E402
-from gpuvet.bench.gemm import run as run_gemm  # noqa: E402
-from gpuvet.bench.membw import MembwOptions  # noqa: E402
-from gpuvet.bench.model import ModelOptions  # noqa: E402
-from gpuvet.bench.runner import run_benchmark  # noqa: E402
-from gpuvet.bench.timing import QUICK  # noqa: E402
+
+def _torch_engine(modules_and_devices):
+    from gpuvet.backends.torch_engine import TorchEngine
+
+    return TorchEngine(*modules_and_devices)
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +42,8 @@ def ok(report_or_results, metric):
 
 
 def test_cpu_gemm_is_measured_against_the_computed_peak(host):
+    import torch
+
     rep = run_benchmark("gemm", host, GemmOptions(dtypes=("fp32", "fp64", "tf32"), size=256), plan=QUICK)
     assert not rep.simulated and rep.environment.torch_version == torch.__version__
     fp32, fp64 = measured(rep, "tflops")
@@ -53,31 +62,37 @@ def test_cpu_gemm_is_measured_against_the_computed_peak(host):
     assert next(c for c in checks if c.dtype == "fp64").value < 1e-12
 
 
-class DivergentEngine(TorchEngine):
+def _divergent_engine():
     """Two CPU 'modules'; m1's products are off by one unit in the last place of one element."""
+    import torch
 
-    def _matmul(self, dtype, device):
-        mm = super()._matmul(dtype, device)
-        if not getattr(self, "_diverge", False):
-            return mm
+    from gpuvet.backends.torch_engine import TorchEngine
 
-        def off(a, b):
-            c = mm(a, b)
-            c[0, 0] = torch.nextafter(c[0, 0], torch.tensor(float("inf"), dtype=c.dtype))
-            return c
+    class DivergentEngine(TorchEngine):
+        def _matmul(self, dtype, device):
+            mm = super()._matmul(dtype, device)
+            if not getattr(self, "_diverge", False):
+                return mm
 
-        return off
+            def off(a, b):
+                c = mm(a, b)
+                c[0, 0] = torch.nextafter(c[0, 0], torch.tensor(float("inf"), dtype=c.dtype))
+                return c
 
-    def gemm_check(self, module, dtype, n, seed):
-        self._diverge = module == "m1"
-        try:
-            return super().gemm_check(module, dtype, n, seed)
-        finally:
-            self._diverge = False
+            return off
+
+        def gemm_check(self, module, dtype, n, seed):
+            self._diverge = module == "m1"
+            try:
+                return super().gemm_check(module, dtype, n, seed)
+            finally:
+                self._diverge = False
+
+    return DivergentEngine(*_modules_and_devices())
 
 
 def test_a_module_computing_different_bits_is_caught():
-    engine = DivergentEngine(*_modules_and_devices())
+    engine = _divergent_engine()
     results = run_gemm(BenchContext(engine, QUICK), GemmOptions(dtypes=("fp32",), size=64))
     checks = {r.module: r for r in results if r.metric == "check"}
     # within float tolerance, yet not the same bits as its peer: named, not passed
@@ -120,7 +135,7 @@ def test_host_copy_alone_and_all_cores_at_once(host):
 
 
 def test_copy_channels_between_two_modules_run_the_pair_paths():
-    engine = TorchEngine(*_modules_and_devices())
+    engine = _torch_engine(_modules_and_devices())
     results = run_copy(BenchContext(engine, QUICK), CopyOptions(size_bytes=4 * 2**20, tests=("h2d", "p2p", "concurrent")))
     assert {r.metric for r in results} >= {"h2d", "d2h", "p2p_one_way", "p2p_two_way", "aggregate", "contention_ratio"}
     assert all(r.value > 0 for r in results)
@@ -144,7 +159,7 @@ def test_gloo_collectives_are_timed_and_checked(host):
 
 @pytest.mark.slow
 def test_a_planted_wrong_collective_result_is_caught():
-    engine = TorchEngine(*_modules_and_devices())
+    engine = _torch_engine(_modules_and_devices())
     session = engine.collectives(["m0", "m1", "m0", "m1"])  # four ranks on the CPU
     try:
         assert session.check("all_reduce", 1024, "fp32")
