@@ -123,14 +123,21 @@ def _read_every_figure(env: dict[str, Any]) -> list[Any]:
     return [c["value"] for c in env["checks"]]
 
 
+def _fleet_values(nodes: int) -> np.ndarray:
+    """(nodes, 8 modules, 100 metrics) figures around 100, one module and one node planted low."""
+    values = np.random.default_rng(0).normal(100.0, 1.0, (nodes, 8, 100))
+    values[7, 3, 5] *= 0.90
+    values[nodes // 2, :, 42] *= 0.92
+    return values
+
+
 def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
     """Fold in and analyse ``repeats`` times (medians; this VM's speed wanders by up to 2x within
     a minute); beside each envelope's fold, one plain-Python read of its figures, same moment."""
-    rng = np.random.default_rng(0)
-    values = rng.normal(100.0, 1.0, (nodes, 8, 100))
-    values[7, 3, 5] *= 0.90
-    values[nodes // 2, :, 42] *= 0.92
-    folds, reads, analyses, totals = [], [], [], []
+    values = _fleet_values(nodes)
+    folds: list[float] = []
+    reads: list[float] = []
+    analyses: list[float] = []
     for _ in range(repeats):
         table, fold_s, read_s = PeerTable(), 0.0, 0.0
         for where, env in envelopes(nodes, values):
@@ -141,8 +148,11 @@ def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
             read_s += time.perf_counter() - t1
             fold_s += t1 - t0
         analyse_s, result = _best(table.analyse, 1)
-        folds.append(fold_s), reads.append(read_s), analyses.append(analyse_s), totals.append(fold_s + analyse_s)
+        folds.append(fold_s)
+        reads.append(read_s)
+        analyses.append(analyse_s)
         del table
+    totals = [f + a for f, a in zip(folds, analyses, strict=True)]
     grid = values.reshape(nodes * 8, 100)
     median_s, _ = _best(lambda: np.median(grid, axis=0), 3)
     return {"nodes": nodes, "figures": result.values, "fold_s": statistics.median(folds),
@@ -154,27 +164,30 @@ def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
 
 def merge_row(nodes: int, timeout: float) -> None:
     """`gpuvet fleet merge` of ``nodes`` envelope files end to end (--jobs 1 and the default),
-    beside bare parsing of the same files in one process (orjson if installed, else json)."""
+    beside bare parsing of the same files in one process (orjson if installed, else json); the
+    two merges must print the same JSON."""
     import json
-    try:
-        import orjson
-        parse: Callable[[bytes], Any] = orjson.loads
-    except ImportError:
-        parse = json.loads
-    rng = np.random.default_rng(0)
-    values = rng.normal(100.0, 1.0, (nodes, 8, 100))
-    values[7, 3, 5] *= 0.90
+
+    from gpuvet.fleet.fold import default_jobs, read_envelope
+
     with tempfile.TemporaryDirectory() as folder:
         paths = []
-        for i, (_, env) in enumerate(envelopes(nodes, values)):
+        for i, (_, env) in enumerate(envelopes(nodes, _fleet_values(nodes))):
             path = Path(folder) / f"node{i:05d}.json"
             path.write_text(json.dumps(env), encoding="utf-8")  # as validate --json writes it
             paths.append(str(path))
-        bare_s, _ = _best(lambda: [parse(Path(p).read_bytes()) for p in paths], 1)
-        one = _gpuvet("fleet", "merge", *paths, "--json", "--jobs", "1", timeout=timeout)
-        default = _gpuvet("fleet", "merge", *paths, "--json", timeout=timeout)
-    print(f"fleet merge of {nodes:,} files ({os.cpu_count()} CPUs): --jobs 1 {_s(one)}, default {_s(default)}; "
-          f"bare parse of the same files in one process {_s(bare_s)}\n")
+        bare_s, _ = _best(lambda: [read_envelope(Path(p)) for p in paths], 1)
+        runs = {}
+        for jobs in (1, default_jobs()):
+            t0 = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "gpuvet", "fleet", "merge", *paths, "--json", "--jobs",
+                                   str(jobs)], capture_output=True, timeout=timeout, check=False)
+            if done.returncode not in (0, 1):
+                sys.exit(f"fleet merge --jobs {jobs} failed: {done.stderr.decode()[-500:]}")
+            runs[jobs] = (time.perf_counter() - t0, done.stdout)
+    same = len({out for _, out in runs.values()}) == 1
+    print(f"fleet merge of {nodes:,} files: " + ", ".join(f"--jobs {j} {_s(t)}" for j, (t, _) in runs.items())
+          + f" (same JSON: {same}); bare parse of the same files in one process {_s(bare_s)}\n")
 
 
 def _s(x: float | None) -> str:

@@ -187,7 +187,7 @@ def test_an_envelope_reads_the_same_with_orjson_and_without(tmp_path, monkeypatc
     """orjson (the fleet extra) reads envelopes fast; what it refuses and json reads goes to json."""
     import math
 
-    from gpuvet.cli.fleet import read_envelope
+    from gpuvet.fleet.fold import read_envelope
 
     pytest.importorskip("orjson")
     plain = tmp_path / "plain.json"

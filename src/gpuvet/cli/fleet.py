@@ -21,14 +21,6 @@ NodeStatus = dict[str, object]  # one node of a Ray run: node, ray_node, sim, ho
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 
-def read_envelope(path: Path) -> Envelope:
-    """One envelope file (orjson when installed, json for what it refuses). Raises OSError or
-    ValueError. Kept here for scripts that import it; the reader is ``gpuvet.fleet.fold``'s."""
-    from gpuvet.fleet.fold import read_envelope as read
-
-    return read(path)  # type: ignore[no-any-return]  # JSON, typed by its schema
-
-
 fleet_app = typer.Typer(
     short_help="Validate many nodes (Ray or merged files); outliers among peers.",
     help="Vet many nodes: fan validate out over a Ray cluster, or merge validate --json files from "
@@ -124,7 +116,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
                                                     "(e.g. 2h, 7d).")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N",
                                                    help="Processes that read and fold the files (default: one per "
-                                                   "CPU this process may use, up to 8; with 200 files or more each). "
+                                                   "CPU this process may use, up to 8; with 400 files or more each). "
                                                    "1 reads them all here. --report and --baseline-out read "
                                                    "them here too (they need every envelope).")] = None,
           as_json: JsonOpt = False) -> None:
