@@ -164,3 +164,13 @@ def test_heavy_libraries_are_not_imported_for_inventory():
             "sys.stderr.write(repr(heavy))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stderr.strip().endswith("[]")
+
+
+def test_a_reader_that_goes_away_ends_the_command_with_exit_0():
+    """`gpuvet topo | head -1` under `set -o pipefail`: rich's own answer to a closed pipe is exit 1,
+    which gpuvet uses for a finding; the command ends quietly with 0 instead."""
+    proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and not err.strip(), err.decode()

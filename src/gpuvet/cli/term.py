@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -16,9 +17,20 @@ from rich.text import Text
 Progress = Callable[[int, int, str], None]
 
 
+class _Console(Console):
+    """rich's console, but a reader that goes away (``gpuvet topo | head``) ends the command
+    with exit 0, as ``main`` treats a broken pipe, not rich's exit 1, which here means a finding."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, (sys.stderr if self.stderr else sys.stdout).fileno())  # no second error at exit
+        raise BrokenPipeError
+
+
 def console(stderr: bool = False) -> Console:
     """Every console of the CLI: emoji codes and highlighting off (data is never decorated)."""
-    return Console(emoji=False, highlight=False, stderr=stderr)
+    return _Console(emoji=False, highlight=False, stderr=stderr)
 
 
 def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
