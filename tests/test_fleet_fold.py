@@ -11,6 +11,7 @@ from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold
 from gpuvet.fleet.peers import PeerTable
+from tests.fleet_envelopes import envelope, module_checks
 
 
 def _envelopes(nodes, seed=0, oddities=True):
@@ -19,8 +20,7 @@ def _envelopes(nodes, seed=0, oddities=True):
     values[5, 2, 1] *= 0.8
     out = []
     for n in range(nodes):
-        checks = [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "value": float(values[n, m, k]),
-                   "unit": "x", "module": f"gpu{m}"} for m in range(4) for k in range(3)]
+        checks = module_checks(values[n])
         checks.append({"layer": "module_link", "name": "p2p", "value": 50.0 - (n == 7) * 9,
                        "between": ["gpu0", "gpu1"], "unit": "GB/s"})
         if oddities and n == 0:  # the very first node is read check by check: no layout from it
@@ -28,8 +28,7 @@ def _envelopes(nodes, seed=0, oddities=True):
         if oddities and n == 11:
             checks.append({"layer": "x", "name": "late", "value": 3.0, "unit": "s"})  # a series first seen late
         kind = "L40S" if oddities and n in (9, 13, 14, 15) else "H200"  # a type first seen in the second half
-        out.append((f"f{n}", {"schema_version": 1, "simulated": n == 12,
-                              "environment": {"node": f"n{n:02d}", "node_type": kind}, "checks": checks}))
+        out.append(envelope(n, checks, kind, simulated=n == 12))
     if oddities:
         out.append(("again", out[3][1]))  # the same node twice, the second time in another share
     return out

@@ -26,6 +26,7 @@ from gpuvet.node.model import EndpointKind
 from gpuvet.node.relations import _path, _tree_adjacency, classify, pcie_relations
 from gpuvet.node.routing import Router
 from gpuvet.node.spec import load_spec
+from tests.fleet_envelopes import envelope, module_checks
 
 FAULTY = {
     "nvl72": [{"kind": "link_down", "between": ["gpu0", "nvswitch0"]},
@@ -268,8 +269,7 @@ def _envelopes(nodes, rng, ragged):
     values[5, :, 4] *= 0.9
     out = []
     for n in range(nodes):
-        checks = [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "value": float(values[n, m, k]),
-                   "unit": "x", "module": f"gpu{m}"} for m in range(4) for k in range(6)]
+        checks = module_checks(values[n])
         checks.append({"layer": "module_link", "name": "p2p_one_way", "value": 50.0 - (n == 1) * 9,
                        "between": ["gpu0", "gpu1"], "unit": "GB/s"})
         checks.append({"layer": "compute", "name": "p2p_latency", "value": 1.0 + (n == 3) * 0.5, "unit": "us"})
@@ -279,8 +279,7 @@ def _envelopes(nodes, rng, ragged):
             if n % 3 == 0:
                 checks.append({"layer": "x", "name": "sparse", "value": 10.0 + (n == 9) * 5})
         kind = "other" if ragged and n == 0 else "H200"
-        out.append((f"f{n}", {"schema_version": 1, "environment": {"node": f"n{n:02d}", "node_type": kind},
-                              "checks": checks}))
+        out.append(envelope(n, checks, kind))
     return out
 
 
@@ -343,10 +342,7 @@ def test_peer_analysis_on_the_grid_of_a_regular_fleet_agrees_with_the_reference(
     values[3, 2, 1] *= 0.8
     values[:, :, 4] = 50.0  # flat: the MAD is zero, the scale a thousandth of the median
     values[9, 0, 4] = 40.0
-    envs = [(f"f{n}", {"schema_version": 1, "environment": {"node": f"n{n:02d}", "node_type": "H200"},
-                       "checks": [{"layer": "compute", "name": f"m{k}", "verdict": "pass", "unit": "x",
-                                   "value": float(values[n, m, k]), "module": f"gpu{m}"}
-                                  for m in range(4) for k in range(5)]}) for n in range(40)]
+    envs = [envelope(n, module_checks(values[n])) for n in range(40)]
     table = PeerTable()
     for where, env in envs:
         table.add(where, env)
@@ -431,8 +427,7 @@ def test_folded_route_bottlenecks_are_the_minimum_over_each_walked_route(tmp_pat
 
 
 def _one_metric(values, name="gemm_bf16"):
-    return [(f"f{i}", {"schema_version": 1, "environment": {"node": f"n{i}"},
-                       "checks": [{"layer": "compute", "name": name, "value": v}]}) for i, v in enumerate(values)]
+    return [envelope(i, [{"layer": "compute", "name": name, "value": v}]) for i, v in enumerate(values)]
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the reference's numpy on inf and NaN
