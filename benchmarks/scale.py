@@ -108,12 +108,37 @@ def domain_row(modules: int) -> dict[str, Any]:
             "matrix_s": matrix_s}
 
 
+_SOFTWARE = (("persistence_mode", True), ("ecc", True), ("power_limit", 700), ("clocks_locked", False),
+             ("other_processes", 0))
+
+
+def _check(m: int, k: int, value: float) -> dict[str, Any]:
+    """A measured check with the keys validate --json writes for a benchmark (evidence without
+    the per-module telemetry, which real envelopes also carry)."""
+    return {"layer": "compute", "name": f"metric_{k:03d}", "verdict": "pass", "value": value, "unit": "x",
+            "expected": 100.0, "module": f"gpu{m}", "pct_of_peak": value * 0.8, "pct_of_expected": value,
+            "cv": 0.003, "device": "gpu",
+            "evidence": {"stats": {"n": 5, "median": value, "iqr": 0.2, "min": value - 0.3, "max": value + 0.3}}}
+
+
 def envelopes(nodes: int, values: np.ndarray) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Validate envelopes made one at a time from a (nodes, 8, 100) array (never all at once)."""
+    """Validate envelopes made one at a time from a (nodes, 8, 100) array (never all at once),
+    shaped like real ones: besides the measured checks, per module the software checks (bools
+    and ints), the inventory's and driver's strings, and one skipped check."""
     modules, metrics = values.shape[1], values.shape[2]
     for n in range(nodes):
-        checks = [{"layer": "compute", "name": f"metric_{k:03d}", "verdict": "pass", "value": float(values[n, m, k]),
-                   "unit": "x", "expected": None, "module": f"gpu{m}"} for m in range(modules) for k in range(metrics)]
+        checks: list[dict[str, Any]] = [
+            {"layer": "inventory", "name": "modules", "verdict": "pass", "value": modules, "unit": None,
+             "expected": modules, "device": "gpu"},
+            {"layer": "inventory", "name": "topology", "verdict": "pass", "value": "as designed", "unit": None,
+             "expected": "as designed", "device": "gpu"},
+            {"layer": "software", "name": "driver", "verdict": "pass", "value": "570.86", "unit": None,
+             "expected": "570.86", "device": "gpu"}]
+        checks += [{"layer": "software", "name": name, "verdict": "pass", "value": v, "unit": None, "expected": v,
+                    "module": f"gpu{m}", "device": "gpu"} for m in range(modules) for name, v in _SOFTWARE]
+        checks += [_check(m, k, float(values[n, m, k])) for m in range(modules) for k in range(metrics)]
+        checks.append({"layer": "collective", "name": "all_to_all", "verdict": "skip", "value": None, "unit": "GB/s",
+                       "expected": None, "device": "gpu", "evidence": {"why": "one process: no peers"}})
         yield f"node{n}", {"schema_version": 1, "simulated": True,
                            "environment": {"node": f"node{n:05d}", "node_type": "H200-SXM"}, "checks": checks}
 
@@ -131,52 +156,98 @@ def _fleet_values(nodes: int) -> np.ndarray:
     return values
 
 
+def _dumps() -> Callable[[Any], bytes]:
+    try:
+        import orjson
+
+        return orjson.dumps  # type: ignore[no-any-return]
+    except ImportError:
+        import json
+
+        return lambda doc: json.dumps(doc).encode()
+
+
+def _scan() -> Callable[[bytes], Any]:
+    """The floor of any reader of JSON bytes: a syntax check of the whole document that builds
+    nothing (msgspec decoding into a record with no fields); json.loads without msgspec."""
+    try:
+        import msgspec
+    except ImportError:
+        import json
+
+        return json.loads
+
+    class Nothing(msgspec.Struct):
+        pass
+    return msgspec.json.Decoder(Nothing).decode
+
+
+def _timed(took: dict[str, float], key: str, step: Callable[..., Any], *args: Any) -> None:
+    t0 = time.perf_counter()
+    step(*args)
+    took[key] += time.perf_counter() - t0
+
+
 def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
     """Fold in and analyse ``repeats`` times (medians; this VM's speed wanders by up to 2x within
-    a minute); beside each envelope's fold, one plain-Python read of its figures, same moment."""
-    values = _fleet_values(nodes)
-    folds: list[float] = []
-    reads: list[float] = []
-    analyses: list[float] = []
+    a minute), two ways: envelopes as Python objects (``PeerTable.add``), and as the JSON bytes a
+    file holds, read as `fleet merge` reads each file (``fold.fold_bytes``). Beside each, at the
+    same moment, its floors: a plain-Python read of every figure; a bare parse of the bytes
+    (``parse_json``: orjson) and a bare scan of them that builds nothing."""
+    from gpuvet.fleet.fold import fold_bytes, parse_json
+
+    values, dumps, scan = _fleet_values(nodes), _dumps(), _scan()
+    keys = ("fold", "read", "bytes", "parse", "scan", "analyse", "total", "bytes_total")
+    runs: dict[str, list[float]] = {k: [] for k in keys}
+    size = 0
     for _ in range(repeats):
-        table, fold_s, read_s = PeerTable(), 0.0, 0.0
+        table, by_bytes = PeerTable(), PeerTable()
+        took = dict.fromkeys(keys[:5], 0.0)
         for where, env in envelopes(nodes, values):
-            t0 = time.perf_counter()
-            table.add(where, env)
-            t1 = time.perf_counter()
-            _read_every_figure(env)
-            read_s += time.perf_counter() - t1
-            fold_s += t1 - t0
+            data = dumps(env)
+            size = len(data)
+            _timed(took, "fold", table.add, where, env)
+            _timed(took, "read", _read_every_figure, env)
+            _timed(took, "bytes", fold_bytes, by_bytes, where, data)
+            _timed(took, "parse", parse_json, data)
+            _timed(took, "scan", scan, data)
         analyse_s, result = _best(table.analyse, 1)
-        folds.append(fold_s)
-        reads.append(read_s)
-        analyses.append(analyse_s)
-        del table
-    totals = [f + a for f, a in zip(folds, analyses, strict=True)]
+        if by_bytes.analyse() != result:
+            sys.exit("the table folded from bytes differs from the one folded from objects")
+        took |= {"analyse": analyse_s, "total": took["fold"] + analyse_s, "bytes_total": took["bytes"] + analyse_s}
+        for key in keys:
+            runs[key].append(took[key])
+        del table, by_bytes
     grid = values.reshape(nodes * 8, 100)
     median_s, _ = _best(lambda: np.median(grid, axis=0), 3)
-    return {"nodes": nodes, "figures": result.values, "fold_s": statistics.median(folds),
-            "read_s": statistics.median(reads), "analyse_s": statistics.median(analyses),
-            "total_s": statistics.median(totals), "best_s": min(totals), "repeats": repeats,
-            "median_s": median_s, "outliers": len(result.outliers),
+    return {**{k: statistics.median(v) for k, v in runs.items()}, "nodes": nodes, "figures": result.values,
+            "repeats": repeats, "median_s": median_s, "outliers": len(result.outliers), "envelope_kb": size / 1e3,
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def merge_row(nodes: int, timeout: float) -> None:
     """`gpuvet fleet merge` of ``nodes`` envelope files end to end (--jobs 1 and the default),
-    beside bare parsing of the same files in one process (orjson if installed, else json); the
-    two merges must print the same JSON."""
+    beside reading the same files in one process: a bare parse of each (``read_envelope``:
+    orjson if installed, else json) and a bare scan that builds nothing, each file let go at
+    once. The two merges must print the same JSON."""
     import json
 
     from gpuvet.fleet.fold import default_jobs, read_envelope
 
+    scan = _scan()
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for i, (_, env) in enumerate(envelopes(nodes, _fleet_values(nodes))):
             path = Path(folder) / f"node{i:05d}.json"
             path.write_text(json.dumps(env), encoding="utf-8")  # as validate --json writes it
             paths.append(str(path))
-        bare_s, _ = _best(lambda: [read_envelope(Path(p)) for p in paths], 1)
+        size = sum(Path(p).stat().st_size for p in paths)
+
+        def each(read: Callable[[Any], Any]) -> None:
+            for p in paths:
+                read(Path(p).read_bytes() if read is scan else Path(p))
+        bare_s, _ = _best(lambda: each(read_envelope), 1)
+        scan_s, _ = _best(lambda: each(scan), 1)
         runs = {}
         for jobs in (1, default_jobs()):
             t0 = time.perf_counter()
@@ -186,8 +257,10 @@ def merge_row(nodes: int, timeout: float) -> None:
                 sys.exit(f"fleet merge --jobs {jobs} failed: {done.stderr.decode()[-500:]}")
             runs[jobs] = (time.perf_counter() - t0, done.stdout)
     same = len({out for _, out in runs.values()}) == 1
-    print(f"fleet merge of {nodes:,} files: " + ", ".join(f"--jobs {j} {_s(t)}" for j, (t, _) in runs.items())
-          + f" (same JSON: {same}); bare parse of the same files in one process {_s(bare_s)}\n")
+    print(f"fleet merge of {nodes:,} files ({size / 1e9:.2f} GB): "
+          + ", ".join(f"--jobs {j} {_s(t)}" for j, (t, _) in runs.items())
+          + f" (same JSON: {same}); in one process, a bare parse of every file {_s(bare_s)}, a bare scan "
+            f"{_s(scan_s)}\n")
 
 
 def _s(x: float | None) -> str:
@@ -272,15 +345,19 @@ def main() -> None:
               f"{_s(r['reference_s']):>12} {r['reference_s'] / r['array_s']:>5.1f}x {str(r['agree']):>5} "
               f"{_s(r['matrix_s']):>9}")
     print("target: all-pairs flows at 576 <= 1 s\n")
-    print(f"{'nodes':>6} {'figures':>10} {'fold in':>9} {'read':>9} {'analyse':>9} {'total':>9} {'best':>9} "
-          f"{'np.median':>9} {'outliers':>8} {'peak RSS':>8}")
+    print(f"{'nodes':>6} {'figures':>10} {'':>4}{'fold in':>9} {'floor':>9} {'analyse':>9} {'total':>9} "
+          f"{'parse':>9} {'np.median':>9} {'outliers':>8} {'peak RSS':>8}")
     for n in args.nodes:
         r = fleet_row(n, args.repeats or (5 if n <= 2000 else 3))
-        print(f"{n:>6} {r['figures']:>10,} {_s(r['fold_s']):>9} {_s(r['read_s']):>9} {_s(r['analyse_s']):>9} "
-              f"{_s(r['total_s']):>9} {_s(r['best_s']):>9} {_s(r['median_s']):>9} {r['outliers']:>8} "
-              f"{r['peak_mib']:>4.0f} MiB")
-        print(f"{'':>6} medians of {r['repeats']}; fold in = {r['fold_s'] / r['read_s']:.1f}x one plain-Python read "
-              f"of every figure, analyse = {r['analyse_s'] / r['median_s']:.1f}x one np.median of the same array")
+        common = f"{_s(r['median_s']):>9} {r['outliers']:>8} {r['peak_mib']:>4.0f} MiB"
+        print(f"{n:>6} {r['figures']:>10,} {'objs':>4}{_s(r['fold']):>9} {_s(r['read']):>9} {_s(r['analyse']):>9} "
+              f"{_s(r['total']):>9} {'':>9} {common}")
+        print(f"{'':>6} {'':>10} {'JSON':>4}{_s(r['bytes']):>9} {_s(r['scan']):>9} {_s(r['analyse']):>9} "
+              f"{_s(r['bytes_total']):>9} {_s(r['parse']):>9}")
+        print(f"{'':>6} medians of {r['repeats']}; envelopes of {r['envelope_kb']:.0f} KB as objects: fold in = "
+              f"{r['fold'] / r['read']:.1f}x a plain read of every figure; as JSON bytes: fold in = "
+              f"{r['bytes'] / r['scan']:.1f}x a bare scan that builds nothing, {r['bytes'] / r['parse']:.2f}x a bare "
+              f"parse; analyse = {r['analyse'] / r['median_s']:.1f}x one np.median of the same array")
     print("targets: 1,000 nodes <= 0.5 s; 10,000 nodes <= 5 s within 2 GiB (peak RSS is the whole process)\n")
     if args.merge_files:
         merge_row(args.merge_files, args.command_timeout)

@@ -347,7 +347,7 @@ def test_peer_analysis_on_the_grid_of_a_regular_fleet_agrees_with_the_reference(
     for where, env in envs:
         table.add(where, env)
     (cols,) = table.types.values()
-    assert cols.regular and cols._grid(np.frombuffer(cols.value), np.bincount(cols.series_of)) is not None
+    assert cols.regular and cols._grids(np.frombuffer(cols.value), np.bincount(cols.series_of)) is not None
     fast, slow = table.analyse(), analyse_reference(envs)
     assert fast.outliers == slow.outliers
     assert {(o.node, o.module, o.metric) for o in fast.outliers} == {("n03", "gpu2", "m1"), ("n09", "gpu0", "m4")}

@@ -10,15 +10,17 @@ import json
 import multiprocessing
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpuvet.errors import GpuvetError
-from gpuvet.fleet.peers import PeerTable
+from gpuvet.fleet import figures
+from gpuvet.fleet.peers import PeerTable, envelope_node, no_gc
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 MIN_FILES_PER_JOB = 400  # below this a worker costs more than it saves (225 a worker: no gain here)
@@ -29,7 +31,11 @@ def read_envelope(path: Path) -> Any:
     and 10,000 of them 1.1 GB, where the standard library's parser is most of a merge's time.
     What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
     same files the same way. Raises OSError or ValueError."""
-    data = path.read_bytes()
+    return parse_json(path.read_bytes())
+
+
+def parse_json(data: bytes) -> Any:
+    """``read_envelope`` of bytes already read."""
     try:
         import orjson
 
@@ -64,21 +70,64 @@ def fold_file(table: PeerTable, path: str) -> Any:
     try:
         env = read_envelope(Path(path))
     except (OSError, ValueError, RecursionError) as exc:
-        raise GpuvetError(f"cannot read it as JSON ({exc})", where=path,
-                          fix="give the output of `gpuvet validate --json`.") from None
-    try:
+        raise _not_json(path, exc) from None
+    with _named_errors(path):
         table.add(path, env)
+    return env
+
+
+def fold_figures(table: PeerTable, path: str) -> None:
+    """``fold_file`` without keeping the envelope, by ``fold_bytes``."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise _not_json(path, exc) from None
+    fold_bytes(table, path, data)
+
+
+def fold_bytes(table: PeerTable, where: str, data: bytes) -> None:
+    """Fold one envelope's JSON bytes into ``table``. The figures are decoded straight from the
+    bytes (``figures.decode``), which skips what the peers never read (evidence, telemetry) and
+    makes no dict per check; bytes that decoder does not take are read as ``fold_file`` reads
+    them, so both fold the same table and refuse the same files with the same words."""
+    with no_gc():
+        decoded = figures.decode(data)
+    if decoded is not None:
+        try:
+            node = envelope_node(decoded.environment, where)
+        except GpuvetError:
+            pass  # the ordinary reader below says what is missing, in its own words
+        else:
+            with _named_errors(where):
+                table.add_checks(where, node, decoded.simulated, decoded.checks)
+            return
+    try:
+        env = parse_json(data)
+    except (ValueError, RecursionError) as exc:
+        raise _not_json(where, exc) from None
+    with _named_errors(where):
+        table.add(where, env)
+
+
+def _not_json(path: str, exc: Exception) -> GpuvetError:
+    return GpuvetError(f"cannot read it as JSON ({exc})", where=path, fix="give the output of `gpuvet validate --json`.")
+
+
+@contextmanager
+def _named_errors(path: str) -> Iterator[None]:
+    """What a malformed envelope raises while folding, as one clear error naming the file."""
+    try:
+        yield
     except (TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
         raise GpuvetError(f"not a validate --json envelope ({type(exc).__name__}: {exc})", where=path,
                           fix="give the output of `gpuvet validate --json`.") from None
-    return env
 
 
 def _fold_share(paths: Sequence[str]) -> PeerTable | _Failed:
     table = PeerTable()
     for path in paths:
         try:
-            fold_file(table, path)  # folded in and let go: a share never sits in memory at once
+            fold_figures(table, path)  # folded in and let go: a share never sits in memory at once
         except GpuvetError as exc:
             return _Failed(exc.what, exc.where, exc.fix)
     return table
@@ -105,7 +154,7 @@ def fold_files(paths: Sequence[str], jobs: int = 1) -> PeerTable:
     if len(shares) == 1:
         table = PeerTable()
         for path in paths:
-            fold_file(table, path)
+            fold_figures(table, path)
         return table
     table = PeerTable()
     try:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
-from operator import itemgetter
-from typing import Any
+from itertools import compress, repeat
+from operator import eq, itemgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -75,34 +76,60 @@ _ALWAYS_KEYS = ("layer", "name", "unit", "value", "verdict")
 _ALWAYS = itemgetter(*_ALWAYS_KEYS)
 
 
+class NodeChecks(NamedTuple):
+    """A node's checks as columns, one entry per check in the envelope's order: what the table
+    reads of them, however they were decoded (dicts in memory, or straight from JSON bytes)."""
+
+    layer: list[Any]
+    name: list[Any]
+    unit: list[Any]
+    module: list[Any]
+    between: list[Any]
+    value: list[Any]
+    verdict: list[Any]
+
+
+def checks_as_columns(checks: Any) -> NodeChecks:
+    """``checks`` (a list of check objects, as validate --json writes them) as columns; a
+    missing key reads as None. TypeError when ``checks`` is not a list of objects. C-level maps:
+    a fraction of a per-check Python loop's cost."""
+    if not isinstance(checks, list):
+        raise TypeError(f"checks is {type(checks).__name__}, not a list of check objects")
+    if not checks:
+        return NodeChecks([], [], [], [], [], [], [])
+    try:  # validate --json always writes these five; module and between only when set
+        layer, name, unit, value, verdict = map(list, zip(*map(_ALWAYS, checks), strict=True))
+    except KeyError:
+        layer, name, unit, value, verdict = (list(map(dict.get, checks, repeat(k))) for k in _ALWAYS_KEYS)
+    module, between = (list(map(dict.get, checks, repeat(k))) for k in ("module", "between"))
+    return NodeChecks(layer, name, unit, module, between, value, verdict)
+
+
+def _is_figure(value: Any, verdict: Any) -> bool:
+    """A check the peers compare: a plain number (a bool is not), not skipped."""
+    if value.__class__ not in _PLAIN_NUMBERS and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+        return False
+    return bool(verdict != "skip")
+
+
+def _layout_key(checks: NodeChecks) -> tuple[list[Any], ...]:
+    """What must match for a node to reuse another's ids: every naming column, the type of each
+    value and where the skips are (those two say which checks are figures)."""
+    kinds = list(map(type, checks.value))
+    skips = list(map(eq, checks.verdict, repeat("skip")))
+    return (checks.layer, checks.name, checks.unit, checks.module, checks.between, kinds, skips)
+
+
 @dataclass(frozen=True)
 class _Layout:
-    """The checks of a node whose every figure was kept, in order: the next node with the same
-    checks in the same order (every node of a fleet, usually) reuses its ids without a loop."""
+    """The checks of a node, in order, and which of them were figures: the next node with the
+    same checks in the same order and the same kinds of value (every node of a fleet, usually)
+    reuses its ids without a loop."""
 
-    shapes: Any  # as ``_plain_checks`` gives it
-    series_of: array  # type: ignore[type-arg]
+    key: tuple[list[Any], ...]  # as ``_layout_key`` gives it
+    series_of: array  # type: ignore[type-arg]  # per figure kept
     ref_of: array  # type: ignore[type-arg]
-
-
-def _plain_checks(checks: list[dict[str, Any]]) -> tuple[Any, list[Any]] | None:
-    """(shape, values) of ``checks`` when none is skipped and every value is a plain number (a
-    bool is not); else None. The shape is what names each figure, column by column: two nodes
-    with equal shapes have the same checks in the same order. C-level maps: a fraction of the
-    per-check Python loop's cost."""
-    if not checks:
-        return None
-    try:
-        try:  # validate --json always writes these five; module and between only when set
-            layer, name, unit, values, verdicts = zip(*map(_ALWAYS, checks), strict=True)
-        except KeyError:
-            layer, name, unit, values, verdicts = (tuple(map(dict.get, checks, repeat(k))) for k in _ALWAYS_KEYS)
-        if "skip" in verdicts or not set(map(type, values)) <= {float, int}:
-            return None
-        where = [list(map(dict.get, checks, repeat(key))) for key in ("module", "between")]
-    except TypeError:  # not a list of dicts: the loop says what to skip
-        return None
-    return (layer, name, unit, *where), list(values)
+    keep: list[bool] | None  # per check: a figure (None: every check is)
 
 
 class _Columns:
@@ -116,43 +143,41 @@ class _Columns:
         self.series_of, self.node_of, self.ref_of = array("i"), array("i"), array("i")
         self.value = array("d")
         self._layout: _Layout | None = None
-        self.regular = True  # every node so far had the same checks in the same order, all kept
+        self.regular = True  # every node so far had the first node's layout: the same figures in the same order
 
-    def add(self, node: str, checks: list[dict[str, Any]]) -> None:
+    def add(self, node: str, checks: NodeChecks) -> None:
         self.regular = self.regular and node not in self.nodes
         nid = self.nodes.setdefault(node, len(self.nodes))
         before = len(self.value)
-        plain = _plain_checks(checks)
+        key = _layout_key(checks)
         layout = self._layout
-        if plain is not None and layout is not None and plain[0] == layout.shapes:
+        if layout is not None and key == layout.key:
+            self.value.fromlist(checks.value if layout.keep is None else list(compress(checks.value, layout.keep)))
             self.series_of.extend(layout.series_of)
             self.ref_of.extend(layout.ref_of)
-            self.value.fromlist(plain[1])
         else:
-            self._loop(checks)
-            self.regular = self.regular and plain is not None and layout is None
-            if plain is not None and layout is None:
-                self._layout = _Layout(plain[0], self.series_of[before:], self.ref_of[before:])
+            keep = self._loop(checks)
+            self.regular = self.regular and layout is None
+            if layout is None:
+                self._layout = _Layout(key, self.series_of[before:], self.ref_of[before:], None if all(keep) else keep)
         self.node_of.extend(array("i", [nid]) * (len(self.value) - before))
 
-    def _loop(self, checks: list[dict[str, Any]]) -> None:
-        """Each check in turn: skipped checks and non-numbers left out, ids found or made."""
-        seen = self._seen
-        for c in checks:
-            value = c.get("value")
-            if value.__class__ not in _PLAIN_NUMBERS and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+    def _loop(self, checks: NodeChecks) -> list[bool]:
+        """Each check in turn: ids found or made for the figures; which checks were figures."""
+        seen, keep = self._seen, []
+        for layer, name, unit, module, between, value, verdict in zip(*checks, strict=True):
+            if not _is_figure(value, verdict):
+                keep.append(False)
                 continue
-            if c.get("verdict") == "skip":
-                continue
-            between = c.get("between")
-            shape = (c.get("layer"), c.get("name"), c.get("unit"), c.get("module"),
-                     tuple(between) if between else None)
+            shape = (layer, name, unit, module, tuple(between) if between else None)
             ids = seen.get(shape)
             if ids is None:
                 ids = seen[shape] = self._ids(shape)
+            self.value.append(value)
             self.series_of.append(ids[0])
             self.ref_of.append(ids[1])
-            self.value.append(value)
+            keep.append(True)
+        return keep
 
     def _ids(self, shape: tuple[Any, ...]) -> tuple[int, int]:
         """(series id, ref id) of a check's shape, the first time that shape is seen."""
@@ -178,10 +203,10 @@ class _Columns:
             self._seen.setdefault(shape, (series_ids[sid], ref_ids[rid]))
         mine, theirs = self._layout, later._layout
         self.regular = (self.regular and later.regular and fresh and mine is not None and theirs is not None
-                        and mine.shapes == theirs.shapes)
+                        and mine.key == theirs.key)
         if mine is None and theirs is not None:
-            self._layout = _Layout(theirs.shapes, _renumbered(theirs.series_of, series_ids),
-                                   _renumbered(theirs.ref_of, ref_ids))
+            self._layout = _Layout(theirs.key, _renumbered(theirs.series_of, series_ids),
+                                   _renumbered(theirs.ref_of, ref_ids), theirs.keep)
         self.series_of.extend(_renumbered(later.series_of, series_ids))
         self.ref_of.extend(_renumbered(later.ref_of, ref_ids))
         self.node_of.extend(_renumbered(later.node_of, node_ids))
@@ -214,54 +239,47 @@ class _Columns:
     def _spread(self, sid: np.ndarray, x: np.ndarray, counts: np.ndarray, z_limit: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per series median and MAD, and the positions of the figures that may lie beyond
-        ``z_limit`` (all of them, or a superset of the hits found on the grid of a regular fleet)."""
-        grid = self._grid(x, counts)
-        if grid is None:
+        ``z_limit`` (all of them, or a superset of the hits found on the grids of a regular fleet)."""
+        grids = self._grids(x, counts)
+        if grids is None:
             starts = np.r_[0, np.cumsum(counts)[:-1]]
-            order = self._order(sid)  # each series together, in the order its figures came
+            order = np.argsort(sid, kind="stable")  # each series together, in the order its figures came
             median, mad = _median_and_mad(sid, x, order, starts, counts)
             return median, mad, np.arange(len(x))
-        values, to_position = grid
-        median = np.median(values, axis=1)
-        np.abs(np.subtract(values, median[:, None], out=values), out=values)  # the grid is now |x - median|
-        mad = np.median(values, axis=1)
-        return median, mad, to_position(np.flatnonzero(values >= _loose_bound(z_limit, _scale(median, mad))[:, None]))
+        median, mad = np.full(len(counts), np.nan), np.full(len(counts), np.nan)
+        near = []
+        for series, values, to_position in grids:
+            med = np.median(values, axis=1)
+            np.abs(np.subtract(values, med[:, None], out=values), out=values)  # the grid is now |x - median|
+            spread = np.median(values, axis=1)
+            median[series], mad[series] = med, spread
+            near.append(to_position(np.flatnonzero(values >= _loose_bound(z_limit, _scale(med, spread))[:, None])))
+        return median, mad, np.concatenate(near)
 
-    def _grid(self, x: np.ndarray, counts: np.ndarray
-              ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
-        """When every node had the first node's layout and every series as many figures per node:
-        a (series, figures) copy of ``x``, each row in arrival order, and the map from a flat grid
-        index back to a position in ``x``; built with one gather, no per-figure order array."""
+    def _grids(self, x: np.ndarray, counts: np.ndarray
+               ) -> list[tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]] | None:
+        """When every node had the first node's layout: per number of figures a series has in one
+        node (8 for a per-module metric, 1 for a node-wide one), those series' figures as a
+        (series, figures) copy of ``x``, each row in arrival order, and the map from a flat index
+        of that grid back to a position in ``x``; one gather each, no per-figure order array."""
         layout = self._layout
-        if not self.regular or layout is None or not counts.size or counts.min() != counts.max():
+        nodes, width = len(self.nodes), len(layout.series_of) if layout is not None else 0
+        if not self.regular or layout is None or not counts.size or not width or len(x) != nodes * width:
             return None
-        width, n_series, nodes = len(layout.series_of), len(counts), len(self.nodes)
-        per_node = width // n_series
-        if per_node * n_series != width or per_node == 0:
+        columns = np.frombuffer(layout.series_of, dtype=np.int32)
+        per_node = np.bincount(columns, minlength=len(counts))
+        if not np.array_equal(per_node * nodes, counts):
             return None
-        within = np.argsort(np.frombuffer(layout.series_of, dtype=np.int32), kind="stable")  # columns by series
-        by_series = x.reshape(nodes, width)[:, within].reshape(nodes, n_series, per_node)
-        values = np.ascontiguousarray(by_series.transpose(1, 0, 2)).reshape(n_series, nodes * per_node)
-
-        def to_position(flat: np.ndarray) -> np.ndarray:
-            series, rest = np.divmod(flat, nodes * per_node)
-            node, slot = np.divmod(rest, per_node)
-            position: np.ndarray = node * width + within[series * per_node + slot]
-            return position
-        return values, to_position
-
-    def _order(self, sid: np.ndarray) -> np.ndarray:
-        """Positions of the figures grouped by series, each group in arrival order: a stable
-        argsort of ``sid``, built without sorting when every node had the layout of the first
-        (and a series has more figures than another, else ``_grid`` is taken)."""
-        layout = self._layout
-        if not self.regular or layout is None:
-            return np.argsort(sid, kind="stable")
-        width = len(layout.series_of)
-        within = np.argsort(np.frombuffer(layout.series_of, dtype=np.int32), kind="stable")
-        groups = np.split(within, np.cumsum(np.bincount(layout.series_of, minlength=len(self.series)))[:-1])
-        base = np.arange(len(self.nodes), dtype=np.int64)[:, None] * width
-        return np.concatenate([(base + g[None, :]).ravel() for g in groups])
+        within = np.argsort(columns, kind="stable")  # a node's columns, series by series
+        first = np.r_[0, np.cumsum(per_node)[:-1]]
+        by_node = x.reshape(nodes, width)
+        grids = []
+        for q in np.unique(per_node[per_node > 0]).tolist():
+            series = np.flatnonzero(per_node == q)
+            cols = within[(first[series][:, None] + np.arange(q)).ravel()]  # (series, slot) -> column
+            values = np.ascontiguousarray(by_node[:, cols].reshape(nodes, len(series), q).transpose(1, 0, 2))
+            grids.append((series, values.reshape(len(series), nodes * q), _position_map(cols, nodes, width, q)))
+        return grids
 
     def _named(self, hits: np.ndarray, node_type: str, names: list[str], median: np.ndarray, z: np.ndarray,
                deviation: np.ndarray) -> list[Outlier]:
@@ -274,6 +292,17 @@ class _Columns:
             out.append(Outlier(node_names[self.node_of[i]], node_type, names[sid], self.value[i], float(median[sid]),
                                float(z[k]), 100.0 * float(deviation[k]), unit, module, between, layer))
         return out
+
+
+def _position_map(cols: np.ndarray, nodes: int, width: int, q: int) -> Callable[[np.ndarray], np.ndarray]:
+    """From a flat index of a (series, nodes * q) grid built from layout columns ``cols`` (series
+    by series, q slots each) back to a position in the table's figures."""
+    def to_position(flat: np.ndarray) -> np.ndarray:
+        row, rest = np.divmod(flat, nodes * q)
+        node, slot = np.divmod(rest, q)
+        position: np.ndarray = node * width + cols[row * q + slot]
+        return position
+    return to_position
 
 
 def _renumbered(ids: array, new: list[int]) -> array:  # type: ignore[type-arg]
@@ -337,6 +366,20 @@ def _distinct_nodes(sid: np.ndarray, nid: np.ndarray, n_nodes: int, n_series: in
     return np.bincount(np.unique(cell) // max(n_nodes, 1), minlength=n_series)
 
 
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic collector off while a node is read and folded: an envelope's thousands of
+    fresh dicts, lists and tuples make no cycle, yet would set off collections that walk them
+    all (a third of the fold's time)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 class PeerTable:
     """Envelopes folded in one at a time, so a merge of 10,000 files never holds them all: only
     their figures, as columns per node type."""
@@ -347,19 +390,22 @@ class PeerTable:
         self.simulated = False
 
     def add(self, where: str, env: dict[str, Any]) -> None:
+        """Fold in one envelope (a validate --json document as Python objects)."""
         node, node_type, schema = envelope_node(env, where)
+        with no_gc():
+            self.add_checks(where, (node, node_type, schema), bool(env.get("simulated")),
+                            checks_as_columns(env.get("checks", [])))
+
+    def add_checks(self, where: str, node: tuple[str, str, int], simulated: bool, checks: NodeChecks) -> None:
+        """Fold in one node's checks, already read as columns; ``node`` as ``envelope_node`` gives it."""
+        name, node_type, schema = node
         self.schemas.setdefault(schema, where)
-        self.simulated = self.simulated or bool(env.get("simulated"))
-        paused = gc.isenabled()
-        gc.disable()  # a tuple per figure creates no cycle, but would set off full collections by the hundred
-        try:
+        self.simulated = self.simulated or simulated
+        with no_gc():
             cols = self.types.get(node_type)
             if cols is None:
                 cols = self.types[node_type] = _Columns()
-            cols.add(node, env.get("checks", []))
-        finally:
-            if paused:
-                gc.enable()
+            cols.add(name, checks)
 
     def join(self, later: PeerTable) -> None:
         """Fold in another table as if its envelopes had been added after this one's (``later``

@@ -1,0 +1,72 @@
+"""The part of a validate --json envelope the peer table reads, decoded straight from its JSON
+bytes by msgspec (the ``fleet`` extra) into typed records: the node, the type, the schema and
+each check's seven naming and value fields. What the peers never read (evidence, telemetry,
+expected figures: most of a real envelope's bytes) is skipped unparsed, and no dict is made
+per check. Bytes this decoder does not take (malformed JSON, NaN, a check that is not an
+object, a missing node) return None: the caller reads them the ordinary way, which says what
+is wrong as it always has."""
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from gpuvet.fleet.peers import NodeChecks
+
+
+@dataclass(frozen=True)
+class Figures:
+    environment: dict[str, Any]  # an envelope's schema_version and environment.node/node_type, for envelope_node
+    simulated: bool
+    checks: NodeChecks
+
+
+@cache
+def _decoder() -> Any:
+    """The msgspec decoder, built once; None without msgspec."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    unset: Any = msgspec.UnsetType
+
+    class Check(msgspec.Struct, gc=False):  # Any: whatever JSON value, as a dict would hold it
+        layer: Any = None
+        name: Any = None
+        unit: Any = None
+        module: Any = None
+        between: Any = None
+        value: Any = None
+        verdict: Any = None
+
+    class Environment(msgspec.Struct, gc=False):
+        node: Any = msgspec.UNSET  # absent: UNSET, unlike null
+        node_type: Any = None
+
+    class Envelope(msgspec.Struct, gc=False):
+        schema_version: Any = msgspec.UNSET
+        simulated: Any = None
+        environment: Environment | unset = msgspec.UNSET
+        checks: list[Check] = []
+
+    return msgspec.json.Decoder(Envelope), msgspec.MsgspecError, msgspec.UNSET
+
+
+def decode(data: bytes) -> Figures | None:
+    """The figures of one envelope, or None where the ordinary reader must decide."""
+    made = _decoder()  # (no __future__ annotations here: the records' fields must be real types)
+    if made is None:
+        return None
+    decoder, refused, unset = made
+    try:
+        env = decoder.decode(data)
+    except (refused, RecursionError):
+        return None
+    where = env.environment
+    if env.schema_version is unset or where is unset or where.node is unset:
+        return None
+    ch = env.checks
+    checks = NodeChecks([c.layer for c in ch], [c.name for c in ch], [c.unit for c in ch], [c.module for c in ch],
+                        [c.between for c in ch], [c.value for c in ch], [c.verdict for c in ch])
+    return Figures({"schema_version": env.schema_version, "environment": {"node": where.node,
+                                                                          "node_type": where.node_type}},
+                   bool(env.simulated), checks)
