@@ -164,7 +164,7 @@ def _outcome(step, *args):
     return None
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_node, _kind), min_size=1, max_size=6))
 def test_any_envelopes_fold_alike_from_objects_and_from_bytes(nodes):
     """Whatever the checks hold: the same table, or the same refusal, both ways."""

@@ -490,3 +490,15 @@ def test_hops_from_are_the_lengths_of_the_walked_routes(tmp_path, preset):
             walked = [(len(r), s) for s, r in zip(sockets, router.routes([(module, s) for s in sockets]), strict=True)
                       if r]
             assert model.socket_of(module) == min(walked)[1]
+
+
+@pytest.mark.parametrize("sizes", [[1, 2, 2, 1], [2, 40, 1, 3], [9, 1, 8, 300, 2], [1], [40]])
+def test_segment_minimum_is_numpys_reduceat_for_narrow_and_wide_groups(sizes):
+    """Groups of a link or two (modules) beside a switch's hundreds: the wide ones no longer set
+    how many passes the narrow ones take, and every group's minimum is still reduceat's."""
+    from gpuvet.node.routing import _segment_min
+
+    rows = np.random.default_rng(len(sizes)).normal(size=(sum(sizes), 5))
+    rows[rows > 1.5] = np.inf
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    assert np.array_equal(_segment_min(rows, starts), np.minimum.reduceat(rows, starts, axis=0))

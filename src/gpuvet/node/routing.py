@@ -116,11 +116,12 @@ def _segment_min(rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
     (an endpoint with a link or two) take a few whole-array minimums, wide ones (a switch with
     hundreds) a contiguous block each; reduceat walks them element by element."""
     sizes = np.diff(np.r_[starts, len(rows)])
+    wide = sizes > _WIDE
     narrow = np.minimum(sizes, _WIDE)
     out: np.ndarray = rows[starts].copy()
-    for k in range(1, int(narrow.max(initial=1))):
+    for k in range(1, int(narrow[~wide].max(initial=1))):  # as many passes as the widest narrow group needs
         np.minimum(out, rows[starts + np.minimum(k, narrow - 1)], out=out)
-    for g in np.flatnonzero(sizes > _WIDE).tolist():
+    for g in np.flatnonzero(wide).tolist():
         out[g] = rows[starts[g]:starts[g] + sizes[g]].min(axis=0)
     return out
 
