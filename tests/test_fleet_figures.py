@@ -115,6 +115,16 @@ _BAD = {
                               b'[{"layer": "x", "name": "m", "value": 1' + b"0" * 400 + b'}]}',
     "not JSON": b'{"schema_version": 1,',
     "not UTF-8": b'{"schema_version": 1, "environment": {"node": "\xff"}}',
+    # found by review: msgspec does not check the text of what it skips, and keeps huge integers
+    # exact where orjson reads them as floats
+    "not UTF-8 in skipped evidence": b'{"schema_version": 1, "environment": {"node": "a"}, "checks": '
+                                     b'[{"layer": "x", "name": "m", "value": 1.0, "evidence": "\xff"}]}',
+    "a layer that is a huge integer": b'{"schema_version": 1, "environment": {"node": "a"}, "checks": '
+                                      b'[{"layer": 18446744073709551616, "name": "m", "value": 1.0}]}',
+    "a layer that is a number": b'{"schema_version": 1, "environment": {"node": "a"}, "checks": '
+                                b'[{"layer": 1, "name": "m", "value": 1.0}]}',
+    "a pair that is text": b'{"schema_version": 1, "environment": {"node": "a"}, "checks": '
+                           b'[{"layer": "x", "name": "m", "value": 1.0, "between": "ab"}]}',
 }
 
 
@@ -128,6 +138,47 @@ def test_bad_bytes_are_refused_in_the_words_of_the_ordinary_reader(what, tmp_pat
         fold.fold_figures(PeerTable(), str(path))
     assert (decoded.value.what, decoded.value.where, decoded.value.fix) == \
         (ordinary.value.what, ordinary.value.where, ordinary.value.fix) and decoded.value.where == str(path)
+
+
+def test_huge_integers_where_text_belongs_read_as_the_ordinary_reader_reads_them():
+    """Found by review: orjson reads an integer beyond 64 bits as a float, msgspec exactly; a node
+    name or schema written that way must name the same node and schema both ways."""
+    for doc in (b'{"schema_version": 1, "environment": {"node": 1180591620717411303424}, "checks": []}',
+                b'{"schema_version": 1000000000000000000000000000000, "environment": {"node": "a"}}',
+                b'{"schema_version": 1, "environment": {"node": "a", "node_type": 18446744073709551616}}'):
+        objects, from_bytes = PeerTable(), PeerTable()
+        objects.add("f", fold.parse_json(doc))
+        fold.fold_bytes(from_bytes, "f", doc)
+        assert _state(from_bytes) == _state(objects) and list(from_bytes.types) == list(objects.types)
+
+
+def test_checks_named_by_numbers_are_refused_alike_by_one_process_and_by_workers(tmp_path, monkeypatch):
+    """Found by review: layer 1 and layer 1.0 were one series in one process (equal keys) and two
+    once joined from workers (two names): a check is named in text, as validate writes it."""
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 2)
+    paths = []
+    for n in range(6):
+        layer = 1 if n < 3 else 1.0
+        path = tmp_path / f"n{n}.json"
+        path.write_text(json.dumps({"schema_version": 1, "environment": {"node": f"n{n}"},
+                                    "checks": [{"layer": layer, "name": "m", "value": 1.0}]}), encoding="utf-8")
+        paths.append(str(path))
+    for jobs in (1, 2):
+        with pytest.raises(GpuvetError) as err:
+            fold.fold_files(paths, jobs=jobs)
+        assert err.value.where == paths[0] and "layer is 1, not text" in err.value.what
+
+
+def test_a_huge_integer_in_skipped_evidence_is_skipped_as_documented():
+    """The one difference figures.py keeps: Python's json refuses an integer of more than 4,300
+    digits anywhere; the figures decoder never reads the evidence that holds it."""
+    doc = (b'{"schema_version": 1, "environment": {"node": "a"}, "checks": [{"layer": "x", "name": "m", '
+           b'"value": 2.0, "evidence": ' + b"7" * 4301 + b'}]}')
+    table = PeerTable()
+    fold.fold_bytes(table, "f", doc)
+    assert table.types["unknown"].value.tolist() == [2.0]
+    with pytest.raises(ValueError):
+        fold.parse_json(doc)
 
 
 def test_nan_and_big_integers_read_as_the_ordinary_reader_reads_them():

@@ -116,7 +116,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
                                                     "(e.g. 2h, 7d).")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N",
                                                    help="Processes that read and fold the files (default: one per "
-                                                   "CPU this process may use, up to 8; with 400 files or more each). "
+                                                   "CPU this process may use, up to 8; with 600 files or more each). "
                                                    "1 reads them all here. --report and --baseline-out read "
                                                    "them here too (they need every envelope).")] = None,
           as_json: JsonOpt = False) -> None:

@@ -3,12 +3,14 @@ bytes by msgspec (the ``fleet`` extra) into typed records: the node, the type, t
 each check's seven naming and value fields. What the peers never read (evidence, telemetry,
 expected figures: most of a real envelope's bytes) is skipped unparsed, and no dict is made
 per check. Bytes this decoder does not take (malformed JSON, NaN, a check that is not an
-object, a missing node) return None: the caller reads them the ordinary way, which says what
-is wrong as it always has."""
+object, a number or a huge integer where validate writes text, bytes that are not UTF-8)
+return None: the caller reads them the ordinary way, which says what is wrong as it always has.
+One difference is kept: an integer of more than 4,300 digits in a part the peers never read is
+skipped here, where Python's json refuses it (its limit on converting digits to an int)."""
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from gpuvet.fleet.peers import NodeChecks
 
@@ -29,21 +31,26 @@ def _decoder() -> Any:
         return None
     unset: Any = msgspec.UnsetType
 
-    class Check(msgspec.Struct, gc=False):  # Any: whatever JSON value, as a dict would hold it
-        layer: Any = None
-        name: Any = None
-        unit: Any = None
-        module: Any = None
-        between: Any = None
-        value: Any = None
-        verdict: Any = None
+    # Text where validate --json writes text: anything else (a number, where orjson would read a
+    # huge integer as a float and msgspec keeps it exact) is left to the ordinary reader.
+    text = str | None
+    integer = Annotated[int, msgspec.Meta(ge=-(2 ** 63), le=2 ** 63 - 1)]  # orjson reads these as ints too
+
+    class Check(msgspec.Struct, gc=False):
+        layer: text = None
+        name: text = None
+        unit: text = None
+        module: text = None
+        between: list[str] | None = None
+        value: Any = None  # whatever JSON value, as a dict would hold it: the fold decides
+        verdict: text = None
 
     class Environment(msgspec.Struct, gc=False):
-        node: Any = msgspec.UNSET  # absent: UNSET, unlike null
-        node_type: Any = None
+        node: str | unset = msgspec.UNSET  # absent: UNSET; anything else than text: the ordinary reader
+        node_type: text = None
 
     class Envelope(msgspec.Struct, gc=False):
-        schema_version: Any = msgspec.UNSET
+        schema_version: integer | unset = msgspec.UNSET
         simulated: Any = None
         environment: Environment | unset = msgspec.UNSET
         checks: list[Check] = []
@@ -57,6 +64,11 @@ def decode(data: bytes) -> Figures | None:
     if made is None:
         return None
     decoder, refused, unset = made
+    if not data.isascii():
+        try:  # msgspec checks the text it keeps, not the parts it skips: JSON is UTF-8 throughout
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         env = decoder.decode(data)
     except (refused, RecursionError):

@@ -112,6 +112,17 @@ def _is_figure(value: Any, verdict: Any) -> bool:
     return bool(verdict != "skip")
 
 
+def _text_only(shape: tuple[Any, ...]) -> None:
+    """A check's layer, name, unit, module and pair are text (or absent), as validate --json
+    writes them: TypeError naming the first that is not."""
+    *fields, between = shape
+    for label, v in zip(("layer", "name", "unit", "module"), fields, strict=True):
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"a check's {label} is {v!r}, not text")
+    if between is not None and not all(isinstance(b, str) for b in between):
+        raise TypeError(f"a check's between is {list(between)!r}, not two places named in text")
+
+
 def _layout_key(checks: NodeChecks) -> tuple[list[Any], ...]:
     """What must match for a node to reuse another's ids: every naming column, the type of each
     value and where the skips are (those two say which checks are figures)."""
@@ -169,9 +180,12 @@ class _Columns:
             if not _is_figure(value, verdict):
                 keep.append(False)
                 continue
+            if between is not None and between.__class__ is not list and not isinstance(between, (list, tuple)):
+                raise TypeError(f"a check's between is {between!r}, not a list of two places")
             shape = (layer, name, unit, module, tuple(between) if between else None)
             ids = seen.get(shape)
-            if ids is None:
+            if ids is None:  # only text enters: 1 and 1.0 or true would be one series here, two by name
+                _text_only(shape)
                 ids = seen[shape] = self._ids(shape)
             self.value.append(value)
             self.series_of.append(ids[0])
