@@ -136,7 +136,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
         envelopes = [(f, fold_file(table, f)) for f in paths]
     else:
         table = fold_files(paths, default_jobs() if jobs is None else jobs)
-    count = len(files or [])
+    count = len(paths)
     if logbook:
         for name, env in _from_logbook(logbook, since):
             table.add(name, env)

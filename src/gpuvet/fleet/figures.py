@@ -8,16 +8,17 @@ return None: the caller reads them the ordinary way, which says what is wrong as
 One difference is kept: an integer of more than 4,300 digits in a part the peers never read is
 skipped here, where Python's json refuses it (its limit on converting digits to an int)."""
 
+# No ``from __future__ import annotations`` here: msgspec reads the records' fields as real types.
 from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any
 
-from gpuvet.fleet.peers import NodeChecks
+from gpuvet.fleet.peers import NodeChecks, node_identity
 
 
 @dataclass(frozen=True)
 class Figures:
-    environment: dict[str, Any]  # an envelope's schema_version and environment.node/node_type, for envelope_node
+    node: tuple[str, str, int]  # as ``peers.envelope_node`` gives it
     simulated: bool
     checks: NodeChecks
 
@@ -60,7 +61,7 @@ def _decoder() -> Any:
 
 def decode(data: bytes) -> Figures | None:
     """The figures of one envelope, or None where the ordinary reader must decide."""
-    made = _decoder()  # (no __future__ annotations here: the records' fields must be real types)
+    made = _decoder()
     if made is None:
         return None
     decoder, refused, unset = made
@@ -79,6 +80,4 @@ def decode(data: bytes) -> Figures | None:
     ch = env.checks
     checks = NodeChecks([c.layer for c in ch], [c.name for c in ch], [c.unit for c in ch], [c.module for c in ch],
                         [c.between for c in ch], [c.value for c in ch], [c.verdict for c in ch])
-    return Figures({"schema_version": env.schema_version, "environment": {"node": where.node,
-                                                                          "node_type": where.node_type}},
-                   bool(env.simulated), checks)
+    return Figures(node_identity(where.node, where.node_type, env.schema_version), bool(env.simulated), checks)

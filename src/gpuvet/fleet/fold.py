@@ -21,7 +21,7 @@ from typing import Any
 
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures
-from gpuvet.fleet.peers import PeerTable, envelope_node, no_gc
+from gpuvet.fleet.peers import PeerTable, no_gc
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 MIN_FILES_PER_JOB = 600  # below this a worker costs more than it saves (here: 500 a worker no gain, 1,000 a gain)
@@ -94,14 +94,9 @@ def fold_bytes(table: PeerTable, where: str, data: bytes) -> None:
     with no_gc():
         decoded = figures.decode(data)
     if decoded is not None:
-        try:
-            node = envelope_node(decoded.environment, where)
-        except GpuvetError:
-            pass  # the ordinary reader below says what is missing, in its own words
-        else:
-            with _named_errors(where):
-                table.add_checks(where, node, decoded.simulated, decoded.checks)
-            return
+        with _named_errors(where):
+            table.add_checks(where, decoded.node, decoded.simulated, decoded.checks)
+        return
     try:
         env = parse_json(data)
     except (ValueError, RecursionError) as exc:
