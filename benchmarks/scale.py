@@ -9,12 +9,15 @@ beside the bare reference that bounds it, measured in the same run.
   domain rows  all-pairs routes + max-min flows (solve_flows), and the same flows from the first
                8 sources by the array solver and by the plain-Python reference solver (the
                oracle; the subset keeps it short); the link matrix.
-  fleet rows   peer analysis of N nodes x 8 modules x 100 metrics, fed one envelope at a time
-               (checks as `validate --json` writes them), beside numpy's median over the same
-               array and a plain-Python read of every figure (the floor of any fold of dicts);
-               medians of 3-5 repeats; peak memory of the process.
+  fleet rows   peer analysis of N nodes x 8 modules x 100 metrics in real-shaped envelopes (with
+               evidence, bools, strings, a skip: ~275 KB a node), made one at a time and folded
+               two ways: as Python objects, beside a plain-Python read of every figure; and as
+               the JSON bytes a file holds (what `fleet merge` does), beside a bare orjson parse
+               and a bare scan that builds nothing; analysis beside numpy's median over the same
+               array; medians of 3-5 repeats; peak memory of the process.
   merge        with --merge-files N: `gpuvet fleet merge` of N envelope files with --jobs 1 and
-               the default, beside bare parsing of the same files in one process.
+               the default (same JSON required), beside a bare parse and a bare scan of the same
+               files in one process.
   logbook      `Logbook.add_samples` beside bare `sqlite3.executemany` of the same rows
                (benchmarks/logbook_ingest.py, interleaved, best of 3).
 
@@ -24,7 +27,7 @@ within 2 GiB; logbook ingest >= 0.7 of bare sqlite. A 2-core machine shared with
 read the ratios, not only the seconds.
 
     python benchmarks/scale.py [--nodes 1000 10000] [--modules 72 144 288 576] [--no-commands]
-                               [--command-timeout 600]
+                               [--repeats N] [--merge-files N] [--command-timeout 600]
     python benchmarks/scale.py --modules --nodes   # the command walls of topo only (no validate/doctor)
 """
 
