@@ -1,5 +1,5 @@
 """validate --json envelopes as the peer-analysis tests build them: a node's per-module checks
-from an array, wrapped with the node's name and type."""
+from an array, wrapped with the node's name and type; and a table's state, to compare two folds."""
 
 from typing import Any
 
@@ -16,3 +16,13 @@ def envelope(n: int, checks: list[dict[str, Any]], node_type: str = "H200", **to
     """(where it came from, envelope) of node number ``n``: file f{n}, node n{nn}."""
     return f"f{n}", {"schema_version": 1, **top, "environment": {"node": f"n{n:02d}", "node_type": node_type},
                      "checks": checks}
+
+
+def table_state(table: Any, with_layout: bool = True) -> Any:
+    """Everything a PeerTable holds, comparable (figures as their doubles' bytes, so NaN equals
+    NaN). ``with_layout=False`` leaves out whether the fast layout was kept: a value that one
+    reader gives as an int and another as a float is the same figure, in another kind of layout."""
+    return ({t: (dict(c.nodes), dict(c.series), dict(c.refs), dict(c._seen), c.series_of.tolist(),
+                 c.ref_of.tolist(), c.node_of.tolist(), np.frombuffer(c.value).tobytes(),
+                 c.regular if with_layout else None) for t, c in table.types.items()},
+            list(table.types), dict(table.schemas), table.simulated)

@@ -16,16 +16,13 @@ from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures, fold
 from gpuvet.fleet.peers import PeerTable
 from gpuvet.fleet.peers_reference import analyse_reference
-from tests.fleet_envelopes import envelope, module_checks
+from tests.fleet_envelopes import envelope, module_checks, table_state
 
 pytest.importorskip("msgspec")
 
 
 def _state(table):
-    """What a table holds, comparable (figures as their doubles)."""
-    return ({t: (dict(c.nodes), dict(c.series), dict(c.refs), c.series_of.tolist(), c.ref_of.tolist(),
-                 c.node_of.tolist(), np.frombuffer(c.value).tobytes()) for t, c in table.types.items()},
-            dict(table.schemas), table.simulated)
+    return table_state(table, with_layout=False)
 
 
 def _both(envs):

@@ -11,7 +11,7 @@ from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold
 from gpuvet.fleet.peers import PeerTable
-from tests.fleet_envelopes import envelope, module_checks
+from tests.fleet_envelopes import envelope, module_checks, table_state
 
 
 def _envelopes(nodes, seed=0, oddities=True):
@@ -41,11 +41,6 @@ def _folded(envs):
     return table
 
 
-def _state(table):
-    """Everything a table holds, comparable."""
-    return ({t: (dict(c.nodes), dict(c.series), dict(c.refs), dict(c._seen), c.series_of.tolist(), c.ref_of.tolist(),
-                 c.node_of.tolist(), c.value.tolist(), c.regular) for t, c in table.types.items()},
-            list(table.types), dict(table.schemas), table.simulated)
 
 
 @pytest.mark.parametrize("oddities", [False, True])
@@ -56,12 +51,12 @@ def test_tables_joined_in_order_are_the_table_of_one_fold(oddities):
     for cut in (1, 4, 10, 19):
         first, second = _folded(envs[:cut]), _folded(envs[cut:])
         first.join(second)
-        assert _state(first) == _state(whole), cut
+        assert table_state(first) == table_state(whole), cut
         assert first.analyse() == whole.analyse() and whole.analyse().outliers
     three = [_folded(envs[a:b]) for a, b in ((0, 6), (6, 6), (6, 21))]  # an empty share too
     three[0].join(three[1])
     three[0].join(three[2])
-    assert _state(three[0]) == _state(whole)
+    assert table_state(three[0]) == table_state(whole)
 
 
 def test_joining_regular_tables_of_other_layouts_is_not_regular():
@@ -73,12 +68,12 @@ def test_joining_regular_tables_of_other_layouts_is_not_regular():
     assert first.types["H200"].regular and second.types["H200"].regular
     first.join(second)
     assert not first.types["H200"].regular
-    assert _state(first) == _state(_folded(envs + other))
+    assert table_state(first) == table_state(_folded(envs + other))
     again = envs + [envs[2]]  # a node met again in the next share: regular on each side, not joined
     first, second = _folded(again[:6]), _folded(again[6:])
     assert first.types["H200"].regular and second.types["H200"].regular
     first.join(second)
-    assert not first.types["H200"].regular and _state(first) == _state(_folded(again))
+    assert not first.types["H200"].regular and table_state(first) == table_state(_folded(again))
 
 
 def _write(folder, envs):
@@ -95,7 +90,7 @@ def test_files_read_by_worker_processes_give_the_table_of_one_process(tmp_path, 
     paths = _write(tmp_path, _envelopes(21))
     assert len(fold._shares(len(paths), 3)) == 3 and len(fold._shares(len(paths), 1)) == 1
     alone, workers = fold.fold_files(paths, jobs=1), fold.fold_files(paths, jobs=3)
-    assert _state(workers) == _state(alone)
+    assert table_state(workers) == table_state(alone)
     assert workers.analyse() == alone.analyse()
 
 
