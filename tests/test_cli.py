@@ -166,6 +166,19 @@ def test_heavy_libraries_are_not_imported_for_inventory():
     assert r.stderr.strip().endswith("[]")
 
 
+def test_the_script_exits_with_mains_code_and_still_runs_atexit_cleanup(tmp_path):
+    """``run`` (the script, ``python -m gpuvet``) freezes the collector before it exits, for a
+    faster exit: the exit code is still main's, and what atexit was asked to do is done."""
+    assert run("topo", "--sim", "hgx-h200-8", "--expect", "mesh-4").returncode == 1
+    bad = run("topo", "--sim", "no-such-preset")
+    assert bad.returncode == 2 and "error" in bad.stderr
+    marker = tmp_path / "cleaned"
+    code = (f"import atexit, pathlib, sys; atexit.register(pathlib.Path({str(marker)!r}).touch); "
+            "sys.argv = ['gpuvet', 'topo', '--sim', 'mesh-4']; from gpuvet.cli.app import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "gpu3" in done.stdout and marker.exists()
+
+
 def test_a_reader_that_goes_away_ends_the_command_with_exit_0():
     """`gpuvet topo | head -1` under `set -o pipefail`: rich's own answer to a closed pipe is exit 1,
     which gpuvet uses for a finding; the command ends quietly with 0 instead."""

@@ -3,6 +3,8 @@ few numpy passes (a 576-module domain has 331,200 ordered pairs)."""
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from gpuvet.node.matrix import _ABBREV, Cell, HostPath, LinkMatrix, PairCells, _Codes, _socket_of
@@ -17,7 +19,7 @@ def _fabric_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
     that a also reaches gives the same NV#/XG#/SD# label (nvidia-smi topo -m prints NV18 through
     NVSwitches too), the narrower of the two links."""
     pos = {m: i for i, m in enumerate(ids)}
-    labels = np.full((len(ids), len(ids)), -1, dtype=np.int64)
+    labels = np.full((len(ids), len(ids)), -1, dtype=np.int32)  # codes are a handful: small pages
     members: dict[str, dict[int, int]] = {}  # switch -> module position -> width of its link (last wins)
     prefix: dict[str, str] = {}  # switch -> label prefix of its links' kind
     ranked: dict[tuple[int, str], list[tuple[int, int]]] = {}  # (rank on b's list, switch) -> [(b, width)]
@@ -33,10 +35,13 @@ def _fabric_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
         a_pos = np.fromiter(members[switch], dtype=np.int64)
         a_width = np.fromiter(members[switch].values(), dtype=np.int64)
         b_pos, b_width = (np.array(v, dtype=np.int64) for v in zip(*bs, strict=True))
-        width = np.minimum.outer(a_width, b_width)
-        uniq, inverse = np.unique(width, return_inverse=True)
-        sw = np.array([codes(f"{prefix[switch]}{w}") for w in uniq.tolist()], dtype=np.int64)
-        labels[np.ix_(a_pos, b_pos)] = sw[inverse.reshape(width.shape)]
+        widths = _distinct(np.r_[a_width, b_width])  # a handful: min commutes with their rank
+        least = np.minimum.outer(np.searchsorted(widths, a_width).astype(np.int32),
+                                 np.searchsorted(widths, b_width).astype(np.int32))  # rank of the narrower
+        seen = np.flatnonzero(np.bincount(least.ravel(), minlength=len(widths)))  # codes for widths in use only
+        sw = np.full(len(widths), -1, dtype=np.int32)
+        sw[seen] = [codes(f"{prefix[switch]}{w}") for w in widths[seen].tolist()]
+        labels[np.ix_(a_pos, b_pos)] = sw[least]
     for link in reversed(node.links):  # the first listed link is written last
         if link.kind.is_fabric and link.up and link.a in pos and link.b in pos:
             code = codes(f"{_ABBREV[link.kind]}{link.width}")
@@ -44,10 +49,17 @@ def _fabric_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
     return labels
 
 
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)``, sorted, without the import of ``numpy.ma`` (10 ms) that numpy 2.4's
+    plain ``unique`` makes."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
 def _relation_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
     """Per module pair, the code of its PCIe relation (-1: none), as ``pcie_relations`` pairs them."""
     pos = {m: i for i, m in enumerate(ids)}
-    out = np.full((len(ids), len(ids)), -1, dtype=np.int64)
+    out = np.full((len(ids), len(ids)), -1, dtype=np.int32)
     if not node.pcie_known:
         return out
     for i, a in enumerate(ids):
@@ -59,7 +71,10 @@ def _relation_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
 
 
 def link_matrix_arrays(node: Node) -> LinkMatrix:
-    """The link matrix as arrays: all sources' routes at once, labels as small integers."""
+    """The link matrix as arrays: all sources' routes at once, labels as small integers. Each
+    block of source rows is reduced to one integer per pair as it comes (temporaries of a block's
+    size: on a 576-module node, fresh pages for whole-matrix temporaries cost as much as the
+    arithmetic)."""
     router = Router(node)
     ids = node.module_ids
     n = len(ids)
@@ -67,38 +82,42 @@ def link_matrix_arrays(node: Node) -> LinkMatrix:
     dash = codes("-")
     fabric, rel = _fabric_labels(node, ids, codes), _relation_labels(node, ids, codes)
     at = np.array([router.index[m] for m in ids], dtype=np.int64)
-    off = ~np.eye(n, dtype=bool)  # row-major: permutations(ids, 2) order
-    rows = router.bottleneck_rows(at, _guessed(router))
-    low, guess, ok = rows
-    gbps, assumed, reachable = low[:, at][off], guess[:, at][off], ok[:, at][off]
-    label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))[off]
-    label = np.where(reachable, label, dash)
-    speeds, speed = np.unique(np.where(np.isnan(gbps), -1.0, gbps), return_inverse=True)  # -1: no route
-    # one integer per (label, speed, assumed), in that lexicographic order: a 1-D unique, not a row-wise one
-    key = (label * len(speeds) + speed.reshape(-1)) * 2 + assumed.astype(np.int64)
-    uniq, inverse = np.unique(key, return_inverse=True)
+    # a bottleneck is one of the links' capacities: rank them (a handful) instead of sorting every pair
+    speeds = _distinct(np.r_[-1.0, router.capacity])  # -1: no route
+    sockets = {m: _socket_of(node, m) for m in ids}
+    to_host = np.array([router.index[s] if s else -1 for s in sockets.values()], dtype=np.int64)
+    key = np.empty((n, n), dtype=np.int32)  # a few thousand keys at most
+    host_gbps, host_guess = np.full(n, np.nan), np.zeros(n, dtype=bool)
+    for rows, (low, guess, ok) in router.bottleneck_blocks(at, _guessed(router)):
+        gbps = low[:, at]
+        speed = np.searchsorted(speeds, np.where(np.isnan(gbps), -1.0, gbps))
+        # one integer per (label, speed, assumed), in that lexicographic order
+        label = np.where(fabric[rows] >= 0, fabric[rows], np.where(rel[rows] >= 0, rel[rows], dash))
+        key[rows] = (np.where(ok[:, at], label, dash) * len(speeds) + speed) * 2 + guess[:, at]
+        mine = np.flatnonzero(to_host[rows] >= 0)
+        host_gbps[rows][mine] = low[mine, to_host[rows][mine]]
+        host_guess[rows][mine] = guess[mine, to_host[rows][mine]]
+    pair_key = key[~np.eye(n, dtype=bool)]  # the off-diagonal in row-major order: permutations(ids, 2) order
+    per_key = np.bincount(pair_key)
+    uniq = np.flatnonzero(per_key)
+    inverse = np.zeros(len(per_key), dtype=_smallest_uint(len(uniq)))
+    inverse[uniq] = np.arange(len(uniq))
     lab, rest = np.divmod(uniq, 2 * len(speeds))
     made = [Cell(codes.names[la], None if speeds[sp] < 0 else float(speeds[sp]), bool(is_guess))
             for la, sp, is_guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
-    per_pair = inverse.reshape(-1)  # the off-diagonal in row-major order: permutations(ids, 2) order
-    cells = PairCells(ids, made, per_pair.tolist(), np.bincount(per_pair, minlength=len(made)).tolist())
-    return LinkMatrix(tuple(ids), cells, _host_paths(node, router, rows))
+    # indexes to ints as a list would, in a byte or two a pair (a list's 8 were 10 ms of fresh pages)
+    per_pair = array(inverse.dtype.char, inverse[pair_key].tobytes())
+    cells = PairCells(ids, made, per_pair, per_key[uniq].tolist())
+    host = {m: HostPath(s, None if np.isnan(g) else g, a)
+            for (m, s), g, a in zip(sockets.items(), host_gbps.tolist(), host_guess.tolist(), strict=True)}
+    return LinkMatrix(tuple(ids), cells, host)
+
+
+def _smallest_uint(count: int) -> type[np.unsignedinteger]:
+    """The narrowest unsigned type that numbers ``count`` things."""
+    return next(t for t in (np.uint8, np.uint16, np.uint32) if count <= np.iinfo(t).max + 1)
 
 
 def _guessed(router: Router) -> np.ndarray:
     """Per edge: its link has no known lane speed (the figure is a typical one)."""
     return np.array([e.link.lane_gbps is None for e in router.edges], dtype=bool)
-
-
-def _host_paths(node: Node, router: Router, rows: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, HostPath]:
-    """Each module's path to its socket, read off ``rows`` (``bottleneck_rows`` from every
-    module, in module order)."""
-    ids = node.module_ids
-    sockets = {m: _socket_of(node, m) for m in ids}
-    pairs = [(i, m, s) for i, (m, s) in enumerate(sockets.items()) if s]
-    row = np.array([i for i, _, _ in pairs], dtype=np.int64)
-    dst = np.array([router.index[s] for _, _, s in pairs], dtype=np.int64)
-    low, guess, _ = rows
-    found = {m: (None if np.isnan(g) else float(g), bool(a))
-             for (_, m, _), g, a in zip(pairs, low[row, dst].tolist(), guess[row, dst].tolist(), strict=True)}
-    return {m: HostPath(sockets[m], *found.get(m, (None, False))) for m in ids}

@@ -8,7 +8,7 @@ Links that are down carry nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -62,10 +62,12 @@ def _graph(node: Node, forwards: bool) -> _Graph:
                   endpoint_only)
 
 
-# Sources relaxed together: bounds the (sources x edges) work arrays to ~32 MB. A graph whose
-# every source fits in one batch is solved for all sources at the first ask (one pass is
-# cheaper than hundreds of one-source passes when a simulated run asks module by module).
-_BATCH_CELLS = 250_000
+# Sources relaxed together: bounds each (sources x edges) work array to ~0.5 MB, which stays in
+# cache and is reused batch after batch (on nvl576 a quarter faster than 2 MB arrays, and fresh
+# 8 MB arrays cost as much in page faults as in arithmetic). A graph whose every source fits in
+# one batch is solved for all sources at the first ask (one pass is cheaper than hundreds of
+# one-source passes when a simulated run asks module by module).
+_BATCH_CELLS = 60_000
 _MISS: tuple[int, ...] = (-1,)  # not asked yet (a route is never this)
 _FEW = 32  # up to this many new routes, walked one by one in Python; more, as arrays
 # After this many asks, an ask for a few sources solves a whole batch, the next unsolved sources
@@ -84,28 +86,66 @@ def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.n
     tie exactly, the one whose last hop leaves the endpoint nearer the source wins, then the
     higher endpoint index: the route scipy's Dijkstra picks (checked on every preset in tests).
     ``endpoint_only`` marks edges that leave a module that does not forward: a route may take
-    them only from its own source (modules are endpoints, not routers).
+    them only from its own source (modules are endpoints, not routers). Each such edge serves
+    one source at most, so it is kept as an (edge, source) pair, not as a row of the arrays: on
+    a switched domain that takes half the edges out of every round.
     """
+    sources = np.asarray(sources, dtype=np.int64)
+    k = len(sources)
     order = np.argsort(dst, kind="stable")
-    src_o, dst_o = src[order], dst[order]
-    w_o = np.broadcast_to(weight[order][:, None], (len(order), len(sources))).copy()
-    if endpoint_only is not None and endpoint_only.any():
-        blocked = endpoint_only[order][:, None] & (src_o[:, None] != np.asarray(sources)[None, :])
-        w_o[blocked] = np.inf
-    if len(order) == 0:
-        return np.full((len(sources), n), -1, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, dst_o[1:] != dst_o[:-1]])
-    targets = dst_o[starts]
-    # endpoints x sources: each edge's relaxation is one contiguous row operation
-    dist = np.full((n, len(sources)), np.inf)
-    dist[sources, np.arange(len(sources))] = 0.0
-    for _ in range(n):
-        best = _segment_min(dist[src_o] + w_o, starts)
-        improved = best < dist[targets]
+    own = endpoint_only[order] if endpoint_only is not None else np.zeros(len(order), dtype=bool)
+    column = np.full(n, -1, dtype=np.int64)
+    column[sources] = np.arange(k)
+    mine = order[own]
+    mine = mine[column[src[mine]] >= 0]  # endpoint-only edges out of this batch's sources
+    own_edges = _OwnEdges(mine, src[mine], dst[mine], column[src[mine]], weight[mine])
+    shared = _grouped(order[~own], src, dst, weight)
+    dist = np.full((n, k), np.inf)
+    dist[sources, np.arange(k)] = 0.0
+    # a source's distance stays 0 (no weight is negative): its own edges relax once, here
+    np.minimum.at(dist, own_edges.at, dist[own_edges.src, own_edges.column] + own_edges.weight)
+    for _ in range(n if len(shared.edge) else 0):
+        best = _segment_min(dist[shared.src] + shared.weight, shared.starts)
+        improved = best < dist[shared.targets]
         if not improved.any():
             break
-        dist[targets] = np.where(improved, best, dist[targets])
-    return _predecessor_edges(dist, src_o, dst_o, w_o, order, starts, targets).T
+        dist[shared.targets] = np.where(improved, best, dist[shared.targets])
+    return _predecessor_edges(dist, shared, own_edges, len(order) + 1).T
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    """Edges any route may take, sorted by the endpoint they enter: each endpoint's in-edges are
+    one contiguous group (``starts``), the rows of every round's arrays."""
+
+    edge: np.ndarray  # original edge index
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray  # a column, broadcast over the sources
+    starts: np.ndarray
+    targets: np.ndarray  # the endpoint each group enters
+
+
+def _grouped(edge: np.ndarray, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> _Grouped:
+    into = dst[edge]
+    starts = np.flatnonzero(np.r_[True, into[1:] != into[:-1]]) if len(edge) else edge
+    return _Grouped(edge, src[edge], into, weight[edge][:, None], starts, into[starts])
+
+
+@dataclass(frozen=True)
+class _OwnEdges:
+    """Edges out of a module that does not forward, each with the one source (a column) whose
+    routes may take it."""
+
+    edge: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    column: np.ndarray
+    weight: np.ndarray
+
+    @property
+    def at(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.dst, self.column
 
 
 _WIDE = 8  # groups of more rows than this (a switch's in-edges) are reduced block by block
@@ -126,22 +166,29 @@ def _segment_min(rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _predecessor_edges(dist: np.ndarray, src_o: np.ndarray, dst_o: np.ndarray, w_o: np.ndarray,
-                       order: np.ndarray, starts: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """The tie-broken edge into every endpoint (endpoints x sources), from converged distances."""
-    leave = dist[src_o]
-    hit = (leave + w_o == dist[dst_o]) & np.isfinite(leave) & np.isfinite(w_o)  # a blocked edge is no way in
-    near = np.where(hit, leave, np.inf)
-    nearest = _segment_min(near, starts)
-    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(dst_o)]))
-    chosen = hit & (near == nearest[group])
-    m = len(order) + 1
+def _predecessor_edges(dist: np.ndarray, shared: _Grouped, own: _OwnEdges, m: int) -> np.ndarray:
+    """The tie-broken edge into every endpoint (endpoints x sources), from converged distances:
+    of the edges on a shortest route, the one leaving the nearest endpoint, then the higher
+    endpoint index, then the lower edge index. ``m``: more than any edge index."""
+    n = len(dist)
     none = np.iinfo(np.int64).max
-    code = np.where(chosen, ((len(dist) - src_o) * m + order)[:, None], none)
-    won = _segment_min(code, starts)
-    pred = np.full(dist.shape, -1, dtype=np.int64)
-    pred[targets] = np.where(won == none, -1, won % m)
-    return pred
+    nearest = np.full(dist.shape, np.inf)
+    won = np.full(dist.shape, none, dtype=np.int64)
+    own_leave = dist[own.src, own.column]
+    own_hit = (own_leave + own.weight == dist[own.at]) & np.isfinite(own_leave) & np.isfinite(own.weight)
+    if len(shared.edge):
+        leave = dist[shared.src]
+        hit = (leave + shared.weight == dist[shared.dst]) & np.isfinite(leave) & np.isfinite(shared.weight)
+        near = np.where(hit, leave, np.inf)
+        nearest[shared.targets] = _segment_min(near, shared.starts)
+    np.minimum.at(nearest, (own.dst[own_hit], own.column[own_hit]), own_leave[own_hit])
+    if len(shared.edge):
+        chosen = hit & (near == nearest[shared.dst])
+        code = np.where(chosen, ((n - shared.src) * m + shared.edge)[:, None], none)
+        won[shared.targets] = _segment_min(code, shared.starts)
+    pick = own_hit & (own_leave == nearest[own.at])
+    np.minimum.at(won, (own.dst[pick], own.column[pick]), ((n - own.src) * m + own.edge)[pick])
+    return np.where(won == none, -1, won % m)
 
 
 class Router:
@@ -166,7 +213,8 @@ class Router:
         todo = np.array(sorted({s for s in sources if s not in g.pred}), dtype=np.int64)
         if todo.size == 0:
             return
-        batch = max(1, _BATCH_CELLS // max(len(g.edges), len(g.ids), 1))
+        rows = len(g.edges) - int(np.count_nonzero(g.endpoint_only))  # endpoint-only edges are no rows
+        batch = max(1, _BATCH_CELLS // max(rows, len(g.ids), 1))
         if not g.pred and len(g.ids) <= batch:
             todo = np.arange(len(g.ids), dtype=np.int64)
         elif len(todo) < batch and g.asks >= _PREFETCH_AFTER:
@@ -178,7 +226,7 @@ class Router:
             part = todo[at:at + batch]
             pred = shortest_predecessors(len(g.ids), g.src, g.dst, 1.0 / g.capacity, part, g.endpoint_only)
             for row, s in enumerate(part.tolist()):
-                g.pred[s] = np.ascontiguousarray(pred[row])
+                g.pred[s] = pred[row].astype(np.int32)  # contiguous, and half the pages (a node has < 2**31 edges)
 
     def route_edges(self, src: str, dst: str) -> list[int] | None:
         """Edge indices from src to dst, [] when src == dst, None when unreachable."""
@@ -257,7 +305,7 @@ class Router:
         cur, live = dst.copy(), np.flatnonzero(dst != src)
         reachable = np.ones(len(src), dtype=bool)
         while live.size:
-            e = pred[row[live], cur[live]]
+            e = pred[row[live], cur[live]].astype(np.int64)
             dead = e < 0
             reachable[live[dead]] = False
             live, e = live[~dead], e[~dead]
@@ -272,12 +320,31 @@ class Router:
         """From each of ``sources`` (distinct endpoint indices) to every endpoint, as sources x
         endpoints arrays: the narrowest capacity on the route (NaN without one), whether a link
         on it is ``guessed``, whether there is a route. What reducing ``route_table_idx``'s
-        routes gives, without listing a single route: each source's predecessor tree is folded
-        by pointer jumping (log2 of the longest route rounds, each a few whole-array gathers)."""
-        g = self._g
+        routes gives, without listing a single route."""
+        n = len(self._g.ids)
+        low, guess, has = np.empty((len(sources), n)), np.empty((len(sources), n), bool), np.empty((len(sources), n), bool)
+        for rows, block in self.bottleneck_blocks(sources, guessed):
+            low[rows], guess[rows], has[rows] = block
+        return low, guess, has
+
+    def bottleneck_blocks(self, sources: np.ndarray, guessed: np.ndarray
+                          ) -> Iterator[tuple[slice, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """``bottleneck_rows`` a batch of sources at a time (the rows of ``sources`` each covers,
+        and its arrays): work arrays that stay in cache, and a caller that reduces each block
+        never holds all of them (fresh pages cost more than the arithmetic here). Each
+        source's predecessor tree is folded by pointer jumping: log2 of the longest route
+        rounds, each a few whole-array gathers."""
         self._predecessors(sources.tolist())
+        step = max(1, _BATCH_CELLS // max(len(self._g.ids), 1))
+        for at in range(0, len(sources), step):
+            part = sources[at:at + step].tolist()
+            yield slice(at, at + len(part)), self._fold_bottlenecks(part, guessed)
+
+    def _fold_bottlenecks(self, sources: list[int], guessed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``bottleneck_rows`` for one batch of sources."""
+        g = self._g
         n = len(g.ids)
-        pred = np.stack([g.pred[s] for s in sources.tolist()]) if len(sources) else np.zeros((0, n), np.int64)
+        pred = np.stack([g.pred[s] for s in sources]) if sources else np.zeros((0, n), np.int64)
         has = pred >= 0  # the source itself and what it cannot reach have no way in
         edge = np.where(has, pred, 0)
         row_start = (np.arange(len(sources)) * n)[:, None]  # gathers by flat index: a third faster than [rows, jump]
