@@ -502,3 +502,48 @@ def test_segment_minimum_is_numpys_reduceat_for_narrow_and_wide_groups(sizes):
     rows[rows > 1.5] = np.inf
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     assert np.array_equal(_segment_min(rows, starts), np.minimum.reduceat(rows, starts, axis=0))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_predecessors_with_endpoint_only_edges_are_shortest_and_batch_independent(seed):
+    """Random graphs with ties (weights from a short list), parallel edges and edges a route may
+    take only from its own source: every source's tree gives routes as short as scipy's
+    Dijkstra on the graph with each such endpoint split in a sending and a receiving vertex,
+    takes endpoint-only edges only as its first hop, and is the same whichever sources share a
+    batch (those edges are handled per source, outside the batch's arrays)."""
+    from gpuvet.node.routing import shortest_predecessors
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 24))
+    m = int(rng.integers(n, 4 * n))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    weight = rng.choice([0.5, 1.0, 1.0, 2.0], len(src))
+    ends = rng.random(n) < 0.5  # endpoints that do not forward
+    only = ends[src]
+    everyone = np.arange(n)
+    whole = shortest_predecessors(n, src, dst, weight, everyone, only)
+    order = rng.permutation(n)
+    for part in np.array_split(order, 3):
+        assert np.array_equal(shortest_predecessors(n, src, dst, weight, part, only), whole[part])
+    # scipy's graph: an end receives at n + e, a vertex nothing leaves; it sends from e, which
+    # nothing enters (so only a route starting there leaves it); parallel edges: the lightest
+    lightest: dict[tuple[int, int], float] = {}
+    for s, d, w in zip(src.tolist(), np.where(ends[dst], n + dst, dst).tolist(), weight.tolist(), strict=True):
+        lightest[(s, d)] = min(w, lightest.get((s, d), np.inf))
+    rows, cols = zip(*lightest, strict=True)
+    dist = dijkstra(csr_matrix((list(lightest.values()), (rows, cols)), shape=(2 * n, 2 * n)), indices=everyone)
+    for s in range(n):
+        for d in range(n):
+            want = 0.0 if s == d else dist[s, n + d if ends[d] else d]
+            hops, cur, total = 0, d, 0.0
+            while cur != s and whole[s, cur] >= 0 and hops <= n:
+                e = whole[s, cur]
+                assert not only[e] or src[e] == s  # only the source's own endpoint-only edges
+                total += weight[e]
+                cur, hops = src[e], hops + 1
+            if np.isinf(want):
+                assert whole[s, d] == -1
+            else:
+                assert cur == s and total == pytest.approx(want)

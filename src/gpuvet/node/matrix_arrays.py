@@ -71,33 +71,48 @@ def _relation_labels(node: Node, ids: list[str], codes: _Codes) -> np.ndarray:
 
 
 def link_matrix_arrays(node: Node) -> LinkMatrix:
-    """The link matrix as arrays: all sources' routes at once, labels as small integers. Each
-    block of source rows is reduced to one integer per pair as it comes (temporaries of a block's
-    size: on a 576-module node, fresh pages for whole-matrix temporaries cost as much as the
-    arithmetic)."""
+    """The link matrix as arrays: all sources' routes at once, labels as small integers."""
     router = Router(node)
     ids = node.module_ids
-    n = len(ids)
     codes = _Codes()
     dash = codes("-")
     fabric, rel = _fabric_labels(node, ids, codes), _relation_labels(node, ids, codes)
-    at = np.array([router.index[m] for m in ids], dtype=np.int64)
+    label = np.where(fabric >= 0, fabric, np.where(rel >= 0, rel, dash))
     # a bottleneck is one of the links' capacities: rank them (a handful) instead of sorting every pair
     speeds = _distinct(np.r_[-1.0, router.capacity])  # -1: no route
     sockets = {m: _socket_of(node, m) for m in ids}
-    to_host = np.array([router.index[s] if s else -1 for s in sockets.values()], dtype=np.int64)
+    key, host_gbps, host_guess = _pair_keys(router, ids, label, dash, speeds, list(sockets.values()))
+    cells = _pair_cells(ids, key, codes, speeds)
+    host = {m: HostPath(s, None if np.isnan(g) else g, a)
+            for (m, s), g, a in zip(sockets.items(), host_gbps.tolist(), host_guess.tolist(), strict=True)}
+    return LinkMatrix(tuple(ids), cells, host)
+
+
+def _pair_keys(router: Router, ids: list[str], label: np.ndarray, dash: int, speeds: np.ndarray,
+               sockets: list[str | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per module pair, one integer for its (label, speed, assumed), in that lexicographic order;
+    per module, the bottleneck to its socket and whether it is assumed. Each block of source rows
+    is reduced as it comes: on a 576-module node, fresh pages for whole-matrix temporaries cost
+    as much as the arithmetic."""
+    n = len(ids)
+    at = np.array([router.index[m] for m in ids], dtype=np.int64)
+    to_host = np.array([router.index[s] if s else -1 for s in sockets], dtype=np.int64)
     key = np.empty((n, n), dtype=np.int32)  # a few thousand keys at most
     host_gbps, host_guess = np.full(n, np.nan), np.zeros(n, dtype=bool)
     for rows, (low, guess, ok) in router.bottleneck_blocks(at, _guessed(router)):
         gbps = low[:, at]
         speed = np.searchsorted(speeds, np.where(np.isnan(gbps), -1.0, gbps))
-        # one integer per (label, speed, assumed), in that lexicographic order
-        label = np.where(fabric[rows] >= 0, fabric[rows], np.where(rel[rows] >= 0, rel[rows], dash))
-        key[rows] = (np.where(ok[:, at], label, dash) * len(speeds) + speed) * 2 + guess[:, at]
-        mine = np.flatnonzero(to_host[rows] >= 0)
-        host_gbps[rows][mine] = low[mine, to_host[rows][mine]]
-        host_guess[rows][mine] = guess[mine, to_host[rows][mine]]
-    pair_key = key[~np.eye(n, dtype=bool)]  # the off-diagonal in row-major order: permutations(ids, 2) order
+        key[rows] = (np.where(ok[:, at], label[rows], dash) * len(speeds) + speed) * 2 + guess[:, at]
+        row = np.flatnonzero(to_host[rows] >= 0)  # within the block
+        module = rows.start + row
+        host_gbps[module] = low[row, to_host[module]]
+        host_guess[module] = guess[row, to_host[module]]
+    return key, host_gbps, host_guess
+
+
+def _pair_cells(ids: list[str], key: np.ndarray, codes: _Codes, speeds: np.ndarray) -> PairCells:
+    """The distinct cells of ``_pair_keys``'s keys, and each pair's index into them."""
+    pair_key = key[~np.eye(len(ids), dtype=bool)]  # the off-diagonal in row-major order: permutations(ids, 2) order
     per_key = np.bincount(pair_key)
     uniq = np.flatnonzero(per_key)
     inverse = np.zeros(len(per_key), dtype=_smallest_uint(len(uniq)))
@@ -107,10 +122,7 @@ def link_matrix_arrays(node: Node) -> LinkMatrix:
             for la, sp, is_guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
     # indexes to ints as a list would, in a byte or two a pair (a list's 8 were 10 ms of fresh pages)
     per_pair = array(inverse.dtype.char, inverse[pair_key].tobytes())
-    cells = PairCells(ids, made, per_pair, per_key[uniq].tolist())
-    host = {m: HostPath(s, None if np.isnan(g) else g, a)
-            for (m, s), g, a in zip(sockets.items(), host_gbps.tolist(), host_guess.tolist(), strict=True)}
-    return LinkMatrix(tuple(ids), cells, host)
+    return PairCells(ids, made, per_pair, per_key[uniq].tolist())
 
 
 def _smallest_uint(count: int) -> type[np.unsignedinteger]:
