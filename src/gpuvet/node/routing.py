@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import NamedTuple
 
 import numpy as np
 
@@ -113,8 +114,7 @@ def shortest_predecessors(n: int, src: np.ndarray, dst: np.ndarray, weight: np.n
     return _predecessor_edges(dist, shared, own_edges, len(order) + 1).T
 
 
-@dataclass(frozen=True)
-class _Grouped:
+class _Grouped(NamedTuple):  # a NamedTuple, not a frozen dataclass: a fifth of the import cost
     """Edges any route may take, sorted by the endpoint they enter: each endpoint's in-edges are
     one contiguous group (``starts``), the rows of every round's arrays."""
 
@@ -132,8 +132,7 @@ def _grouped(edge: np.ndarray, src: np.ndarray, dst: np.ndarray, weight: np.ndar
     return _Grouped(edge, src[edge], into, weight[edge][:, None], starts, into[starts])
 
 
-@dataclass(frozen=True)
-class _OwnEdges:
+class _OwnEdges(NamedTuple):
     """Edges out of a module that does not forward, each with the one source (a column) whose
     routes may take it."""
 
