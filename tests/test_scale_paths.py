@@ -547,3 +547,31 @@ def test_predecessors_with_endpoint_only_edges_are_shortest_and_batch_independen
                 assert whole[s, d] == -1
             else:
                 assert cur == s and total == pytest.approx(want)
+
+
+def test_pair_cells_from_a_wide_key_space_sort_instead_of_a_table_and_agree():
+    """Keys span labels x speeds x 2: a spec with thousands of widths and speeds spreads them
+    over ~1e8, where a table of every possible key would take hundreds of MB; those are sorted
+    instead, with the same cells, counts and per-pair indexes as the table gives."""
+    from gpuvet.node.matrix import _Codes
+    from gpuvet.node.matrix_arrays import _pair_cells
+
+    codes = _Codes()
+    for name in ("-", "NV18", "SYS"):
+        codes(name)
+    rng = np.random.default_rng(3)
+    ids = [f"gpu{i}" for i in range(12)]
+    for distinct in (5, 20_000):  # a table, then a sort
+        speeds = np.arange(-1.0, distinct - 1.0)  # -1: no route
+        lab = rng.integers(0, 3, (12, 12))
+        key = ((lab * len(speeds) + rng.integers(0, len(speeds), (12, 12))) * 2
+               + rng.integers(0, 2, (12, 12))).astype(np.int32)
+        assert (key.max() > 4 * 12 * 11 + 4096) == (distinct > 5)  # which way ``_pair_cells`` goes
+        cells = _pair_cells(ids, key, codes, speeds)
+        want = {(a, b): (codes.names[int(k) // (2 * len(speeds))], float(speeds[int(k) % (2 * len(speeds)) // 2]),
+                         bool(k % 2))
+                for (i, a), (j, b), k in ((x, y, key[x[0], y[0]]) for x in enumerate(ids) for y in enumerate(ids))
+                if i != j}
+        got = {pair: (c.label, c.gbps if c.gbps is not None else -1.0, c.assumed) for pair, c in cells.pairs()}
+        assert got == want
+        assert sum(cells.counts().values()) == len(want)

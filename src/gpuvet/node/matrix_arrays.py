@@ -113,16 +113,22 @@ def _pair_keys(router: Router, ids: list[str], label: np.ndarray, dash: int, spe
 def _pair_cells(ids: list[str], key: np.ndarray, codes: _Codes, speeds: np.ndarray) -> PairCells:
     """The distinct cells of ``_pair_keys``'s keys, and each pair's index into them."""
     pair_key = key[~np.eye(len(ids), dtype=bool)]  # the off-diagonal in row-major order: permutations(ids, 2) order
-    per_key = np.bincount(pair_key)
-    uniq = np.flatnonzero(per_key)
-    inverse = np.zeros(len(per_key), dtype=_smallest_uint(len(uniq)))
-    inverse[uniq] = np.arange(len(uniq))
+    if len(pair_key) and int(pair_key.max()) > 4 * len(pair_key) + 4096:  # a spec of thousands of widths and speeds:
+        uniq, index, count = np.unique(pair_key, return_inverse=True, return_counts=True)  # sort, not a huge table
+    else:  # a table of keys: no sort of every pair
+        per_key = np.bincount(pair_key)
+        uniq = np.flatnonzero(per_key)
+        count = per_key[uniq]
+        inverse = np.zeros(len(per_key), dtype=_smallest_uint(len(uniq)))
+        inverse[uniq] = np.arange(len(uniq))
+        index = inverse[pair_key]
     lab, rest = np.divmod(uniq, 2 * len(speeds))
     made = [Cell(codes.names[la], None if speeds[sp] < 0 else float(speeds[sp]), bool(is_guess))
             for la, sp, is_guess in zip(lab.tolist(), (rest // 2).tolist(), (rest % 2).tolist(), strict=True)]
     # indexes to ints as a list would, in a byte or two a pair (a list's 8 were 10 ms of fresh pages)
-    per_pair = array(inverse.dtype.char, inverse[pair_key].tobytes())
-    return PairCells(ids, made, per_pair, per_key[uniq].tolist())
+    small = np.dtype(_smallest_uint(len(made)))
+    per_pair = array(small.char, index.astype(small, copy=False).tobytes())
+    return PairCells(ids, made, per_pair, count.tolist())
 
 
 def _smallest_uint(count: int) -> type[np.unsignedinteger]:
