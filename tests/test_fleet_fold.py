@@ -88,10 +88,27 @@ def _write(folder, envs):
 def test_files_read_by_worker_processes_give_the_table_of_one_process(tmp_path, monkeypatch):
     monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
     paths = _write(tmp_path, _envelopes(21))
-    assert len(fold._shares(len(paths), 3)) == 3 and len(fold._shares(len(paths), 1)) == 1
+    assert fold._workers(len(paths), 3) == 3 and fold._workers(len(paths), 1) == 1
     alone, workers = fold.fold_files(paths, jobs=1), fold.fold_files(paths, jobs=3)
     assert table_state(workers) == table_state(alone)
     assert workers.analyse() == alone.analyse()
+
+
+def test_progress_is_told_in_file_order_up_to_every_file_alone_and_with_workers(tmp_path, monkeypatch, capsys):
+    """Workers hand their files back in runs (a few each), so a long merge can say how far it is;
+    the runs still join in file order, into the table one process builds."""
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    monkeypatch.setattr(fold, "PROGRESS_EVERY", 5)
+    paths = _write(tmp_path, _envelopes(21, oddities=False))
+    n = len(paths)
+    for jobs, want in ((1, [5, 10, 15, 20, n]), (2, [b for _, b in fold._runs(n, 2)])):
+        told: list[tuple[int, int]] = []
+        table = fold.fold_files(paths, jobs=jobs, progress=lambda done, total: told.append((done, total)))
+        assert told == [(done, n) for done in want]
+        assert table_state(table) == table_state(fold.fold_files(paths, jobs=1))
+    assert len(fold._runs(n, 2)) == 2 * fold.RUNS_PER_JOB and fold._runs(3, 2) == [(0, 1), (1, 2), (2, 3)]
+    assert main(["fleet", "merge", *paths, "--json", "--jobs", "2"]) == 1
+    assert f"fleet merge: files read ({n}/{n})" in capsys.readouterr().err  # piped: plain lines on stderr
 
 
 def test_the_first_bad_file_in_the_list_is_the_one_named(tmp_path, monkeypatch):

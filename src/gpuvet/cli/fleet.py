@@ -125,17 +125,24 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
 
     Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type are needed to compare; fewer gives a note), 2 on bad input."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.errors import GpuvetError
-    from gpuvet.fleet.fold import default_jobs, fold_file, fold_files
+    from gpuvet.fleet.fold import PROGRESS_EVERY, default_jobs, fold_file, fold_files
     from gpuvet.fleet.peers import PeerTable
 
     keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
     paths = list(files or [])  # as text: typer's path check costs 0.4 ms a file
     envelopes = []
-    if keep:
-        table = PeerTable()
-        envelopes = [(f, fold_file(table, f)) for f in paths]
-    else:
-        table = fold_files(paths, default_jobs() if jobs is None else jobs)
+    with term.progress("fleet merge") as shown:
+        def told(done: int, total: int) -> None:
+            shown(done, total, "files read")
+
+        if keep:
+            table = PeerTable()
+            for done, f in enumerate(paths, 1):
+                envelopes.append((f, fold_file(table, f)))
+                if done % PROGRESS_EVERY == 0 or done == len(paths):
+                    told(done, len(paths))
+        else:
+            table = fold_files(paths, default_jobs() if jobs is None else jobs, told)
     count = len(paths)
     if logbook:
         for name, env in _from_logbook(logbook, since):

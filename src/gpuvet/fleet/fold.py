@@ -1,9 +1,10 @@
 """Envelope files folded into one peer table, in worker processes when there are many: 10,000
 real-shaped envelopes of 800 figures are about 3 GB of JSON, and reading it is most of a merge's
-time (the figures are decoded straight from the bytes: ``figures``). Each worker reads a
-contiguous share of the files in order; the shares are joined in file order, so the table (every
-id, order and outlier in it) is the one a single process builds, and a bad file is reported as
-the first bad file in the list, as one process would."""
+time (the figures are decoded straight from the bytes: ``figures``). The workers read contiguous
+runs of the files in order (a few per worker, so progress can be told as they land); the runs
+are joined in file order, so the table (every id, order and outlier in it) is the one a single
+process builds, and a bad file is reported as the first bad file in the list, as one process
+would."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -25,6 +26,10 @@ from gpuvet.fleet.peers import PeerTable, no_gc
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 MIN_FILES_PER_JOB = 600  # below this a worker costs more than it saves (here: 500 a worker no gain, 1,000 a gain)
+RUNS_PER_JOB = 6  # each worker's files come back in about this many runs: progress as they land
+PROGRESS_EVERY = 100  # files between two progress calls in one process
+
+Progress = Callable[[int, int], None]  # (files read, files in all)
 
 
 def read_envelope(path: Path) -> Any:
@@ -129,10 +134,15 @@ def _fold_share(paths: Sequence[str]) -> PeerTable | _Failed:
     return table
 
 
-def _shares(count: int, jobs: int) -> list[tuple[int, int]]:
-    """Contiguous (start, stop) ranges, as even as can be, each of at least MIN_FILES_PER_JOB."""
-    workers = max(1, min(jobs, count // MIN_FILES_PER_JOB))
-    bounds = [count * k // workers for k in range(workers + 1)]
+def _workers(count: int, jobs: int) -> int:
+    """Processes for ``count`` files: up to ``jobs``, each with at least MIN_FILES_PER_JOB."""
+    return max(1, min(jobs, count // MIN_FILES_PER_JOB))
+
+
+def _runs(count: int, workers: int) -> list[tuple[int, int]]:
+    """The files cut in contiguous runs, about RUNS_PER_JOB a worker, handed out in file order."""
+    pieces = max(1, min(count, workers * RUNS_PER_JOB))
+    bounds = [count * k // pieces for k in range(pieces + 1)]
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
@@ -144,22 +154,29 @@ def _context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
-def fold_files(paths: Sequence[str], jobs: int = 1) -> PeerTable:
-    """Every file folded into one table, by up to ``jobs`` processes."""
-    shares = _shares(len(paths), jobs)
-    if len(shares) == 1:
-        table = PeerTable()
-        for path in paths:
-            fold_figures(table, path)
-        return table
+def fold_files(paths: Sequence[str], jobs: int = 1, progress: Progress | None = None) -> PeerTable:
+    """Every file folded into one table, by up to ``jobs`` processes; ``progress`` is told
+    (files read, files in all) as they are read."""
+    told = progress or (lambda done, total: None)
+    workers = _workers(len(paths), jobs)
     table = PeerTable()
+    if workers == 1:
+        for done, path in enumerate(paths, 1):
+            fold_figures(table, path)
+            if done % PROGRESS_EVERY == 0 or done == len(paths):
+                told(done, len(paths))
+        return table
+    runs = _runs(len(paths), workers)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
     try:
-        with ProcessPoolExecutor(max_workers=len(shares), mp_context=_context()) as pool:
-            for part in pool.map(_fold_share, [paths[a:b] for a, b in shares]):  # in file order: the
-                if isinstance(part, _Failed):  # first failure met is the first bad file in the list
-                    raise GpuvetError(part.what, part.where, part.fix)
-                table.join(part)
+        for (_, stop), part in zip(runs, pool.map(_fold_share, [paths[a:b] for a, b in runs]), strict=True):
+            if isinstance(part, _Failed):  # in file order: the first failure met is the first bad file in the list
+                raise GpuvetError(part.what, part.where, part.fix)
+            table.join(part)
+            told(stop, len(paths))
     except BrokenProcessPool:  # a worker killed (out of memory, a signal): say so, not a traceback
-        raise GpuvetError(f"a worker process reading the files died ({len(shares)} workers)", where="fleet merge",
+        raise GpuvetError(f"a worker process reading the files died ({workers} workers)", where="fleet merge",
                           fix="merge with --jobs 1 (one process), or fewer jobs if memory is short.") from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # after a bad file, the runs not started yet are dropped
     return table
