@@ -111,6 +111,24 @@ def test_progress_is_told_in_file_order_up_to_every_file_alone_and_with_workers(
     assert f"fleet merge: files read ({n}/{n})" in capsys.readouterr().err  # piped: plain lines on stderr
 
 
+def test_a_folder_stands_for_the_json_files_in_it_in_name_order(tmp_path, capsys):
+    """A fleet's results folder: no shell glob, no argument-list limit at 100,000 nodes."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    paths = _write(folder, _envelopes(12, oddities=False))
+    (folder / "README.txt").write_text("not an envelope", encoding="utf-8")
+    (folder / "old.json.bak").write_text("{", encoding="utf-8")
+    (folder / "nested.json").mkdir()  # a folder named like a file is not read
+    assert main(["fleet", "merge", *sorted(paths), "--json"]) == 1
+    by_files = capsys.readouterr().out
+    assert main(["fleet", "merge", str(folder), "--json"]) == 1
+    assert capsys.readouterr().out == by_files
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["fleet", "merge", str(empty)]) == 2
+    assert "no .json file in this folder" in capsys.readouterr().err
+
+
 def test_the_first_bad_file_in_the_list_is_the_one_named(tmp_path, monkeypatch):
     monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
     paths = _write(tmp_path, _envelopes(16, oddities=False))

@@ -103,8 +103,9 @@ def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope
 
 
 @fleet_app.command("merge", short_help="Peer analysis over validate --json files, or runs kept in a logbook.")
-def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --json outputs, one per node.",
-                                                            metavar="FILE")] = None,
+def merge(files: Annotated[list[str] | None, typer.Argument(
+              help="validate --json outputs, one per node; a folder stands for the .json files in it.",
+              metavar="FILE|FOLDER")] = None,
           report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML).",
                                                                      callback=output_file)] = None,
           baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from the "
@@ -129,7 +130,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
     from gpuvet.fleet.peers import PeerTable
 
     keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
-    paths = list(files or [])  # as text: typer's path check costs 0.4 ms a file
+    paths = _json_files(files or [])  # as text: typer's path check costs 0.4 ms a file
     envelopes = []
     with term.progress("fleet merge") as shown:
         def told(done: int, total: int) -> None:
@@ -159,6 +160,28 @@ def merge(files: Annotated[list[str] | None, typer.Argument(help="validate --jso
     _report(analysis, envelopes, [], as_json, report, baseline_out)
     if analysis.outliers:
         raise typer.Exit(1)
+
+
+def _json_files(given: list[str]) -> list[str]:
+    """The files to merge: a folder stands for the .json files directly in it, in name order
+    (a fleet's results folder, with no shell glob and no limit on an argument list's length)."""
+    import os
+
+    from gpuvet.errors import GpuvetError
+
+    paths: list[str] = []
+    for item in given:
+        if not os.path.isdir(item):
+            paths.append(item)
+            continue
+        with os.scandir(item) as entries:
+            found = sorted(e.path for e in entries if e.name.endswith(".json") and e.is_file())
+        if not found:
+            raise GpuvetError("no .json file in this folder", where=item,
+                              fix="give the folder the `gpuvet validate --json > NODE.json` outputs were saved in, "
+                                  "or the files themselves.")
+        paths.extend(found)
+    return paths
 
 
 def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
