@@ -154,6 +154,8 @@ def test_fleet_merge_outlier_table_keeps_node_and_place(capsys, env, tmp_path):
         files.append(str(path))
     code, out = text(capsys, "fleet", "merge", *files[:2])
     assert code == 0 and "at least 3 nodes" in out  # two nodes: nothing can stand out, and it says so
+    code, out = text(capsys, "fleet", "merge", files[1])
+    assert code == 0 and "H100-SXM: 1 node\n" in out  # one node, not "1 nodes"
     code, out = text(capsys, "fleet", "merge", *files)
     assert code == 1 and rows(out, "gpu2", "gemm_bf16")
 

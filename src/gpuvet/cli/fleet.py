@@ -62,7 +62,7 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
 
     c = term.console()
     for node_type, nodes in analysis.node_types.items():
-        c.print(Text(f"{node_type}: {len(nodes)} nodes"))
+        c.print(Text(f"{node_type}: {len(nodes)} node{'' if len(nodes) == 1 else 's'}"))
     if statuses:
         t = term.table("nodes")
         for col in ("node", "status", "verdict", "detail"):
