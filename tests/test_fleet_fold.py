@@ -129,6 +129,18 @@ def test_a_folder_stands_for_the_json_files_in_it_in_name_order(tmp_path, capsys
     assert "no .json file in this folder" in capsys.readouterr().err
 
 
+def test_merge_whose_reader_goes_away_still_exits_1_on_outliers(tmp_path):
+    """`gpuvet fleet merge … | head -1`: the outliers were found before the table was drawn."""
+    import subprocess
+    import sys
+
+    paths = _write(tmp_path, _envelopes(12, oddities=False))
+    proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "fleet", "merge", *paths],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 1
+
+
 def test_the_first_bad_file_in_the_list_is_the_one_named(tmp_path, monkeypatch):
     monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
     paths = _write(tmp_path, _envelopes(16, oddities=False))

@@ -135,18 +135,19 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         doc = _topo_json(backend, found, mat, diffs)
         _print_topo_json(doc, _matrix_rows(mat))
     else:
-        from gpuvet.cli import render
-
-        console = _console()
-        render.banner(console, backend.simulated, backend.name, found.name)
-        render.matrix(console, mat, backend.simulated)
         from rich.text import Text
 
-        for note in backend.notes():  # what a capture left out or skipped, printed literally
-            console.print(Text(note, style="dim"))
-        if diffs is not None:
-            render.differences(console, diffs)
-    if diffs:
+        from gpuvet.cli import render, term
+
+        with term.verdict(1 if diffs else 0):
+            console = _console()
+            render.banner(console, backend.simulated, backend.name, found.name)
+            render.matrix(console, mat, backend.simulated)
+            for note in backend.notes():  # what a capture left out or skipped, printed literally
+                console.print(Text(note, style="dim"))
+            if diffs is not None:
+                render.differences(console, diffs)
+    if diffs:  # the JSON, or a command cut short
         raise typer.Exit(1)
 
 

@@ -56,12 +56,11 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: obje
         backend.close()
     if os.environ.get("RANK", "0") != "0" and options.get("torchrun"):
         return  # under torchrun every rank measures; rank 0 reports
-    if as_json:
-        sys.stdout.write(render_bench.to_json(report) + "\n")
-    else:
-        render_bench.report(term.console(), report)
-    if not report.ok:
-        raise typer.Exit(1)
+    with term.verdict(0 if report.ok else 1):
+        if as_json:
+            sys.stdout.write(render_bench.to_json(report) + "\n")
+        else:
+            render_bench.report(term.console(), report)
 
 
 @bench_app.command(short_help="Matrix products per dtype: TFLOPS and % of peak; cross-module bit check.")

@@ -43,14 +43,13 @@ def doctor(
     if sim and from_:
         raise GpuvetError("--sim and --from both given", fix="diagnose one source at a time.")
     result = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps)
-    if as_json:
-        write_json(doctor_json(symptom, result), indent=1)
-    else:
-        from gpuvet.cli.render_doctor import render
+    with term.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
+        if as_json:
+            write_json(doctor_json(symptom, result), indent=1)
+        else:
+            from gpuvet.cli.render_doctor import render
 
-        render(term.console(), result)
-    if result.findings and any(f.severity != "info" for f in result.findings):
-        raise typer.Exit(1)
+            render(term.console(), result)
 
 
 def _backend(sim: str | None, captures: Captures | None) -> Backend | None:

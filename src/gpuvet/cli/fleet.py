@@ -157,9 +157,8 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
         raise GpuvetError("nothing to merge", where="fleet merge",
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
     analysis = table.analyse()
-    _report(analysis, envelopes, [], as_json, report, baseline_out)
-    if analysis.outliers:
-        raise typer.Exit(1)
+    with term.verdict(1 if analysis.outliers else 0):
+        _report(analysis, envelopes, [], as_json, report, baseline_out)
 
 
 def _json_files(given: list[str]) -> list[str]:
@@ -244,6 +243,5 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
         book.finish(run_id, "fail" if bad else "pass", checks)
     finally:
         book.close()
-    _report(analysis, envelopes, statuses, as_json, report, baseline_out)
-    if bad:
-        raise typer.Exit(1)
+    with term.verdict(1 if bad else 0):
+        _report(analysis, envelopes, statuses, as_json, report, baseline_out)

@@ -93,8 +93,10 @@ def health(
         backend.close()
     if xid_since == "last" and result.mark is not None:
         save_mark(path, result.mark)
-    _render(result.report, fmt)
-    raise typer.Exit(result.report.status.exit_code)
+    from gpuvet.cli import term
+
+    with term.verdict(result.report.status.exit_code):
+        _render(result.report, fmt)
 
 
 def _render(report: HealthReport, fmt: str) -> None:

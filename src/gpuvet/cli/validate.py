@@ -83,18 +83,17 @@ def validate(
         from gpuvet.report.junit import render as render_junit
 
         junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
-    if as_json:
-        _print_json(doc)
-    else:
-        from gpuvet.cli import render_validate
+    with term.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
+        if as_json:
+            _print_json(doc)
+        else:
+            from gpuvet.cli import render_validate
 
-        render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
+            render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
                           fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
-    if result.verdict.value == "fail":
-        raise typer.Exit(1)
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
@@ -224,16 +223,15 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
         note = (f"{a.run_id} is a {a.status} {a.kind} run and {b.run_id} a {b.status} {b.kind} run: only the "
                 f"{len(results)} checks both have are compared; {len(only_a)} checks are only in {a.run_id} and "
                 f"{len(only_b)} only in {b.run_id} (not counted as regressions)")
-    if as_json:
-        _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
-                     "regressions": sum(r.regression for r in results), "only_in_a": only_a, "only_in_b": only_b,
-                     "note": note})
-    else:
-        from gpuvet.cli import render_validate
+    with term.verdict(1 if any(r.regression for r in results) else 0):
+        if as_json:
+            _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
+                         "regressions": sum(r.regression for r in results), "only_in_a": only_a,
+                         "only_in_b": only_b, "note": note})
+        else:
+            from gpuvet.cli import render_validate
 
-        render_validate.comparison(term.console(), a.run_id, b.run_id, env, results, note)
-    if any(r.regression for r in results):
-        raise typer.Exit(1)
+            render_validate.comparison(term.console(), a.run_id, b.run_id, env, results, note)
 
 
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],

@@ -208,9 +208,8 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
             signal.signal(s, handler)
         if book:
             book.close()
-    watch_history.render(result, as_json)
-    if any(e.severity.value == "critical" for e in result.events):
-        raise typer.Exit(1)
+    with term.verdict(1 if any(e.severity.value == "critical" for e in result.events) else 0):
+        watch_history.render(result, as_json)
 
 
 def events(since: Annotated[str | None, typer.Option("--since", help="Only events newer than this (e.g. 2h, 7d; "
