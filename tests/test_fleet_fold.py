@@ -3,6 +3,7 @@ order are the table one process folds (same ids, orders, outliers), and a bad fi
 as the first bad file in the list."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -139,6 +140,43 @@ def test_merge_whose_reader_goes_away_still_exits_1_on_outliers(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     proc.stdout.close()
     assert proc.wait(timeout=60) == 1
+
+
+def test_files_past_the_size_limit_are_refused_before_memory_runs_out(tmp_path, monkeypatch, capsys):
+    """`fleet merge /dev/zero` read until memory ran out, then printed a traceback with exit 1
+    (the code for an outlier): a regular file is refused by its size, a stream once past it."""
+    import threading
+
+    monkeypatch.setattr(fold, "MAX_ENVELOPE_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 1001)
+    with pytest.raises(GpuvetError) as err:
+        fold.read_bounded(big)
+    assert err.value.where == str(big) and "1,001 bytes" in err.value.what
+    fifo = tmp_path / "stream.json"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b"[" * 5000), daemon=True)
+    writer.start()
+    with pytest.raises(GpuvetError) as err:
+        fold.read_bounded(fifo)
+    assert "not at its end" in err.value.what
+    writer.join(timeout=10)
+    small = tmp_path / "small.json"
+    small.write_bytes(b" " * 1000)  # at the limit: read whole
+    assert fold.read_bounded(small) == b" " * 1000
+    monkeypatch.setattr(fold, "MAX_ENVELOPE_BYTES", 1 << 30)
+    assert main(["fleet", "merge", str(tmp_path / "gone.json")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_running_out_of_memory_is_a_line_and_exit_2(monkeypatch, capsys):
+    def exhausted(*_args, **_kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(fold, "fold_files", exhausted)
+    assert main(["fleet", "merge", "x.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: out of memory") and "Traceback" not in err
 
 
 def test_the_first_bad_file_in_the_list_is_the_one_named(tmp_path, monkeypatch):

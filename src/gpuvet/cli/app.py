@@ -433,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except MemoryError:  # an input far beyond anything real (a size limit missed it): a line, not a traceback
+        _say("error: out of memory Fix: give smaller input, or run where more memory is free.")
+        return 2
     except OSError as exc:  # a full disk, a read-only or missing folder: the environment, not a bug
         _say(_os_error(exc))
         return 2

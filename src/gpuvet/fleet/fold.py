@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -26,6 +27,8 @@ from gpuvet.fleet.peers import PeerTable, no_gc
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 MIN_FILES_PER_JOB = 600  # below this a worker costs more than it saves (here: 500 a worker no gain, 1,000 a gain)
+# a quick run of a 576-module node is ~7 MB of JSON, a standard run of 120 modules ~40 MB
+MAX_ENVELOPE_BYTES = 1 << 30
 RUNS_PER_JOB = 6  # each worker's files come back in about this many runs: progress as they land
 PROGRESS_EVERY = 100  # files between two progress calls in one process
 
@@ -37,7 +40,34 @@ def read_envelope(path: Path) -> Any:
     installed (the ``fleet`` extra), where the standard library's parser takes 2-3x as long.
     What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
     same files the same way. Raises OSError or ValueError."""
-    return parse_json(path.read_bytes())
+    return parse_json(read_bounded(path))
+
+
+def read_bounded(path: Path) -> bytes:
+    """A file's bytes, refused past MAX_ENVELOPE_BYTES: ``/dev/zero``, or a pipe that never ends,
+    would otherwise be read until memory runs out. A regular file is refused by its size, before
+    a byte is read; a pipe (``<(ssh node gpuvet validate --json)``) is read a MiB at a time."""
+    with path.open("rb") as f:
+        info = os.fstat(f.fileno())
+        if stat.S_ISREG(info.st_mode):
+            if info.st_size > MAX_ENVELOPE_BYTES:
+                raise _too_large(str(path), info.st_size)
+            return f.read()
+        chunks, size = [], 0
+        while chunk := f.read(1 << 20):
+            size += len(chunk)
+            if size > MAX_ENVELOPE_BYTES:
+                raise _too_large(str(path), None)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _too_large(path: str, size: int | None) -> GpuvetError:
+    """``size``: a regular file's; None for a stream cut off at the limit."""
+    read = f"{size:,} bytes" if size is not None else f"more than {MAX_ENVELOPE_BYTES:,} bytes and not at its end"
+    return GpuvetError(f"{read}: larger than any validate --json envelope (at most {MAX_ENVELOPE_BYTES:,} bytes "
+                       "are read)", where=path,
+                       fix="give the output of `gpuvet validate --json` (a device or an endless pipe is not one).")
 
 
 def parse_json(data: bytes) -> Any:
@@ -85,7 +115,7 @@ def fold_file(table: PeerTable, path: str) -> Any:
 def fold_figures(table: PeerTable, path: str) -> None:
     """``fold_file`` without keeping the envelope, by ``fold_bytes``."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(Path(path))
     except OSError as exc:
         raise _not_json(path, exc) from None
     fold_bytes(table, path, data)
@@ -111,6 +141,8 @@ def fold_bytes(table: PeerTable, where: str, data: bytes) -> None:
 
 
 def _not_json(path: str, exc: Exception) -> GpuvetError:
+    if isinstance(exc, FileNotFoundError):
+        return GpuvetError("no such file or folder", where=path, fix="check the path.")
     return GpuvetError(f"cannot read it as JSON ({exc})", where=path, fix="give the output of `gpuvet validate --json`.")
 
 
