@@ -104,7 +104,7 @@ def test_progress_is_told_in_file_order_up_to_every_file_alone_and_with_workers(
     n = len(paths)
     for jobs, want in ((1, [5, 10, 15, 20, n]), (2, [b for _, b in fold._runs(n, 2)])):
         told: list[tuple[int, int]] = []
-        table = fold.fold_files(paths, jobs=jobs, progress=lambda done, total: told.append((done, total)))
+        table = fold.fold_files(paths, jobs=jobs, progress=lambda done, total, seen=told: seen.append((done, total)))
         assert told == [(done, n) for done in want]
         assert table_state(table) == table_state(fold.fold_files(paths, jobs=1))
     assert len(fold._runs(n, 2)) == 2 * fold.RUNS_PER_JOB and fold._runs(3, 2) == [(0, 1), (1, 2), (2, 3)]
