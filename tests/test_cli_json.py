@@ -91,7 +91,9 @@ def test_fleet_merge_json_exit_and_note(capsys, home, tmp_path):
     files = []
     for i in range(2):
         path = tmp_path / f"n{i}.json"
-        path.write_text(json.dumps(run_json(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--no-log")))
+        env = run_json(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--no-log")
+        env["environment"]["node"] = f"node{i}"  # two nodes (one simulated node twice is refused)
+        path.write_text(json.dumps(env))
         files.append(str(path))
     data = run_json(capsys, "fleet", "merge", *files)
     assert data["outliers"] == [] and any("at least 3 nodes" in n for n in data["notes"])

@@ -74,6 +74,7 @@ def test_node_types_are_analysed_apart_and_schemas_never_mixed(tmp_path, envelop
     assert {o.node for o in analysis.outliers} == {"node02", "node04"}
     old = json.loads(envelope_files[0].read_text())
     old["schema_version"] = 0
+    old["environment"]["node"] = "an-older-node"  # another node: the same one twice is refused as such
     with pytest.raises(GpuvetError, match="different schema versions"):
         analyse(envs + [("old.json", old)])
 

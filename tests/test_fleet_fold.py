@@ -30,8 +30,6 @@ def _envelopes(nodes, seed=0, oddities=True):
             checks.append({"layer": "x", "name": "late", "value": 3.0, "unit": "s"})  # a series first seen late
         kind = "L40S" if oddities and n in (9, 13, 14, 15) else "H200"  # a type first seen in the second half
         out.append(envelope(n, checks, kind, simulated=n == 12))
-    if oddities:
-        out.append(("again", out[3][1]))  # the same node twice, the second time in another share
     return out
 
 
@@ -70,11 +68,32 @@ def test_joining_regular_tables_of_other_layouts_is_not_regular():
     first.join(second)
     assert not first.types["H200"].regular
     assert table_state(first) == table_state(_folded(envs + other))
-    again = envs + [envs[2]]  # a node met again in the next share: regular on each side, not joined
-    first, second = _folded(again[:6]), _folded(again[6:])
-    assert first.types["H200"].regular and second.types["H200"].regular
-    first.join(second)
-    assert not first.types["H200"].regular and table_state(first) == table_state(_folded(again))
+
+
+def test_a_node_given_twice_is_refused_naming_both_inputs_alone_and_across_workers(tmp_path, monkeypatch):
+    """Pooled twice, a node counted double among its peers, silently (two runs of one node, or a
+    folder and one of its files): refused, in the same words and at the same file as one process
+    would, whether the second copy is in the same run of a worker or a later one."""
+    envs = _envelopes(12, oddities=False)
+    with pytest.raises(GpuvetError) as err:
+        _folded([*envs[:6], ("again", envs[2][1]), *envs[6:]])
+    assert err.value.where == "again" and "'n02' is given twice" in err.value.what and "n02" in err.value.what
+    first, second = _folded(envs[:6]), _folded([("again", envs[2][1]), *envs[6:]])
+    with pytest.raises(GpuvetError) as joined:
+        first.join(second)
+    assert (joined.value.where, joined.value.what) == (err.value.where, err.value.what)
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    paths = _write(tmp_path, envs)
+    for runs in (1, 6):  # a worker's run of ~4 files (the copy beside its original), or of one (apart)
+        monkeypatch.setattr(fold, "RUNS_PER_JOB", runs)
+        for dup_at in (1, 9):
+            doubled = [*paths[:dup_at + 1], paths[dup_at], *paths[dup_at + 1:]]
+            said = set()
+            for jobs in (1, 3):
+                with pytest.raises(GpuvetError) as err:
+                    fold.fold_files(doubled, jobs=jobs)
+                said.add((err.value.where, err.value.what))
+            assert len(said) == 1 and f"given twice; the first time by {paths[dup_at]}" in said.pop()[1]
 
 
 def _write(folder, envs):

@@ -43,6 +43,11 @@ def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target,
     assert code == 2 and "--since without --logbook" in err
     code, _, err = call(capsys, "fleet", "merge")
     assert code == 2 and "nothing to merge" in err
+    _, out, _ = call(capsys, "validate", "--sim", str(tmp_path / "node03.yaml"), "--level", "quick", "--no-log",
+                     "--json")
+    (tmp_path / "node03.json").write_text(out)  # node03 in a file and in the logbook: counted once, not twice
+    code, _, err = call(capsys, "fleet", "merge", str(tmp_path / "node03.json"), "--logbook", target)
+    assert code == 2 and "'node03' is given twice" in err and "in the logbook" in err
 
 
 def test_two_runs_of_a_node_in_the_same_second_the_later_one_counts(target, tmp_path, capsys, monkeypatch):

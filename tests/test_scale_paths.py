@@ -313,7 +313,6 @@ def test_peer_analysis_fast_fold_falls_back_whenever_a_node_differs():
                                                   for c in envs[9][1]["checks"]]))
     envs[10] = (envs[10][0], _variant(envs[10][1], [dict(c, unit="ms") if c["name"] == "m0" else c
                                                     for c in envs[10][1]["checks"]]))
-    envs.append(("again", envs[2][1]))  # the same node twice: its figures count once per envelope, as before
     fast, slow = analyse(envs), analyse_reference(envs)
     assert fast.outliers == slow.outliers and fast.outliers
     assert (fast.metrics, fast.values, fast.node_types) == (slow.metrics, slow.values, slow.node_types)

@@ -147,7 +147,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
     count = len(paths)
     if logbook:
         for name, env in _from_logbook(logbook, since):
-            table.add(name, env)
+            table.add(f"run {name} in the logbook", env)
             count += 1
             if keep:
                 envelopes.append((name, env))

@@ -156,14 +156,16 @@ def _named_errors(path: str) -> Iterator[None]:
                           fix="give the output of `gpuvet validate --json`.") from None
 
 
-def _fold_share(paths: Sequence[str]) -> PeerTable | _Failed:
+def _fold_share(paths: Sequence[str]) -> tuple[PeerTable, _Failed | None]:
+    """A run of files folded; at a bad file, the table of the files before it and the failure
+    (joined first, that table may still hold an earlier error: a node given twice across runs)."""
     table = PeerTable()
     for path in paths:
         try:
-            fold_figures(table, path)  # folded in and let go: a share never sits in memory at once
+            fold_figures(table, path)  # folded in and let go: a run never sits in memory at once
         except GpuvetError as exc:
-            return _Failed(exc.what, exc.where, exc.fix)
-    return table
+            return table, _Failed(exc.what, exc.where, exc.fix)
+    return table, None
 
 
 def _workers(count: int, jobs: int) -> int:
@@ -201,10 +203,11 @@ def fold_files(paths: Sequence[str], jobs: int = 1, progress: Progress | None = 
     runs = _runs(len(paths), workers)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
     try:
-        for (_, stop), part in zip(runs, pool.map(_fold_share, [paths[a:b] for a, b in runs]), strict=True):
-            if isinstance(part, _Failed):  # in file order: the first failure met is the first bad file in the list
-                raise GpuvetError(part.what, part.where, part.fix)
-            table.join(part)
+        for (_, stop), (part, failed) in zip(runs, pool.map(_fold_share, [paths[a:b] for a, b in runs]),
+                                             strict=True):
+            table.join(part)  # in file order: the first failure met is the first bad file in the list
+            if failed is not None:
+                raise GpuvetError(failed.what, failed.where, failed.fix)
             told(stop, len(paths))
     except BrokenProcessPool:  # a worker killed (out of memory, a signal): say so, not a traceback
         raise GpuvetError(f"a worker process reading the files died ({workers} workers)", where="fleet merge",

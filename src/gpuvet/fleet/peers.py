@@ -400,6 +400,12 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
+def _given_twice(node: str, first: str, again: str) -> GpuvetError:
+    return GpuvetError(f"node {node!r} is given twice; the first time by {first}", where=again,
+                       fix="merge one envelope per node: leave out one of the two (an older run, or a file also "
+                           "in a folder given).")
+
+
 class PeerTable:
     """Envelopes folded in one at a time, so a merge of 10,000 files never holds them all: only
     their figures, as columns per node type."""
@@ -407,6 +413,7 @@ class PeerTable:
     def __init__(self) -> None:
         self.schemas: dict[int, str] = {}
         self.types: dict[str, _Columns] = {}
+        self.sources: dict[str, str] = {}  # node -> where its envelope came from (one per node)
         self.simulated = False
 
     def add(self, where: str, env: dict[str, Any]) -> None:
@@ -419,6 +426,9 @@ class PeerTable:
     def add_checks(self, where: str, node: tuple[str, str, int], simulated: bool, checks: NodeChecks) -> None:
         """Fold in one node's checks, already read as columns; ``node`` as ``envelope_node`` gives it."""
         name, node_type, schema = node
+        if name in self.sources:  # pooled twice, a node would count double among its peers
+            raise _given_twice(name, self.sources[name], where)
+        self.sources[name] = where
         self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or simulated
         with no_gc():
@@ -429,7 +439,12 @@ class PeerTable:
 
     def join(self, later: PeerTable) -> None:
         """Fold in another table as if its envelopes had been added after this one's (``later``
-        is used up: its columns may become this table's)."""
+        is used up: its columns may become this table's). A node in both: GpuvetError naming
+        the first such node in ``later``'s order."""
+        for name, where in later.sources.items():
+            if name in self.sources:
+                raise _given_twice(name, self.sources[name], where)
+        self.sources.update(later.sources)
         for schema, where in later.schemas.items():
             self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or later.simulated
