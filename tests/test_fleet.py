@@ -207,3 +207,28 @@ def test_an_envelope_reads_the_same_with_orjson_and_without(tmp_path, monkeypatc
     broken.write_text('{"schema_version": 1,', encoding="utf-8")
     with pytest.raises(ValueError):
         read_envelope(broken)
+
+
+def test_the_fleet_page_reads_envelopes_as_the_schema_would_and_refuses_what_it_refuses():
+    """The page reads each node's figures straight off the envelope (validating thousands of
+    whole envelopes again took minutes): the same page as from validated documents, and a
+    malformed envelope still gets the schema's words."""
+    from gpuvet.logbook.document import as_document
+    from gpuvet.report.html import fleet_page
+
+    envs = []
+    for i in range(4):
+        env = validate_envelope("mesh-4", "quick")
+        env["environment"]["node"] = f"mesh{i}"
+        if i == 1:
+            env["checks"] = [dict(c, value=c["value"] * 0.5) if isinstance(c.get("value"), float) else c
+                             for c in env["checks"]]
+        envs.append((f"m{i}.json", env))
+    analysis = analyse(envs)
+    assert analysis.outliers  # the page draws the flagged metrics too
+    documents = [(w, as_document(e, w)) for w, e in envs]
+    assert fleet_page(analysis, envs, []) == fleet_page(analysis, documents, [])
+    broken = {**envs[0][1], "checks": [*envs[0][1]["checks"], "not a check"]}
+    with pytest.raises(GpuvetError, match="not a gpuvet run document") as err:
+        fleet_page(analysis, [("broken.json", broken)], [])
+    assert err.value.where == "broken.json"

@@ -43,9 +43,11 @@ def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], stat
     if report:
         from gpuvet.report.html import fleet_page
 
-        report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
+        with term.heartbeat(f"fleet: writing the report of {len(envelopes):,} nodes"):  # seconds for thousands
+            report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
     if baseline_out:
-        _fleet_baseline(analysis, envelopes, baseline_out)
+        with term.heartbeat("fleet: writing the baseline"):
+            _fleet_baseline(analysis, envelopes, baseline_out)
     notes = few_peers_notes(analysis)
     if as_json:
         write_json({"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),

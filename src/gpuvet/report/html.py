@@ -255,6 +255,24 @@ class _Analysis(Protocol):
     def outliers(self) -> Sequence[_Outlier]: ...
 
 
+def _figures_of(env: RunDocument | Mapping[str, object], where: str) -> tuple[str, bool, list[tuple[str, float]]]:
+    """A node's name, whether it is simulated, and its (metric, figure) pairs that count (plain
+    numbers, not skipped): all the fleet page draws of it. Read straight off an envelope that
+    ``fleet merge`` has already folded; validating each whole envelope against the schema again
+    took 4 ms for a small one, minutes for thousands. What is not shaped so goes to the schema,
+    which says what is wrong."""
+    if isinstance(env, RunDocument):
+        return str(env.environment.node), env.simulated, [
+            (c.name, v) for c in env.checks if (v := c.number) is not None and c.verdict is not Verdict.SKIP]
+    environment, checks = env.get("environment"), env.get("checks")
+    node = environment.get("node") if isinstance(environment, Mapping) else None
+    if not isinstance(node, str) or not isinstance(checks, list) or not all(isinstance(c, Mapping) for c in checks):
+        return _figures_of(as_document(env, where), where)
+    figures = [(str(c.get("name")), float(v)) for c in checks
+               if isinstance(v := c.get("value"), (int, float)) and not isinstance(v, bool) and c.get("verdict") != "skip"]
+    return node, bool(env.get("simulated")), figures
+
+
 def fleet_page(analysis: _Analysis, envelopes: Sequence[tuple[str, RunDocument | Mapping[str, object]]],
                statuses: Sequence[Mapping[str, object]]) -> str:
     """The fleet as one page: node status, outliers, each flagged metric's distribution with the
@@ -262,8 +280,8 @@ def fleet_page(analysis: _Analysis, envelopes: Sequence[tuple[str, RunDocument |
     import statistics
 
     title = "gpuvet fleet"
-    docs = [as_document(e, where) for where, e in envelopes]
-    simulated = any(d.simulated for d in docs)
+    read = [_figures_of(e, where) for where, e in envelopes]
+    simulated = any(sim for _, sim, _ in read)
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
              f"<style>{_CSS}</style></head><body><h1>{title}" + (" — SIMULATED" if simulated else "") + "</h1>"]
     if statuses:
@@ -283,12 +301,9 @@ def fleet_page(analysis: _Analysis, envelopes: Sequence[tuple[str, RunDocument |
     parts.append("</table><h2>Distributions</h2><div class='plots'>")
     flagged = {o.metric for o in analysis.outliers}
     per_node: dict[tuple[str, str], list[float]] = {}
-    for doc in docs:
-        node = str(doc.environment.node)
-        for c in doc.checks:
-            v = c.number
-            if v is not None and c.verdict is not Verdict.SKIP:
-                per_node.setdefault((node, c.name), []).append(v)
+    for node, _, figures in read:
+        for name, v in figures:
+            per_node.setdefault((node, name), []).append(v)
     metrics = sorted({m for _, m in per_node})
     for metric in sorted(flagged):
         bad_nodes = {o.node for o in analysis.outliers if o.metric == metric}
