@@ -142,7 +142,8 @@ def test_a_folder_stands_for_the_json_files_in_it_in_name_order(tmp_path, capsys
     assert main(["fleet", "merge", *sorted(paths), "--json"]) == 1
     by_files = capsys.readouterr().out
     assert main(["fleet", "merge", str(folder), "--json"]) == 1
-    assert capsys.readouterr().out == by_files
+    out, err = capsys.readouterr()
+    assert out == by_files and "left out 1 entry" in err and "that is not a file: nested.json" in err
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["fleet", "merge", str(empty)]) == 2

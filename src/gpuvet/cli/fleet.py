@@ -176,7 +176,13 @@ def _json_files(given: list[str]) -> list[str]:
             paths.append(item)
             continue
         with os.scandir(item) as entries:
-            found = sorted(e.path for e in entries if e.name.endswith(".json") and e.is_file())
+            named = [e for e in entries if e.name.endswith(".json")]
+        found = sorted(e.path for e in named if e.is_file())
+        others = sorted(e.name for e in named if not e.is_file())
+        if others:  # a dangling link, a folder, a pipe: said, not silently left out
+            term.step(f"fleet merge: left out {len(others)} entr{'y' if len(others) == 1 else 'ies'} of {item} named "
+                      f".json that {'is not a file' if len(others) == 1 else 'are not files'}: {', '.join(others[:5])}"
+                      + (" …" if len(others) > 5 else ""))
         if not found:
             raise GpuvetError("no .json file in this folder", where=item,
                               fix="give the folder the `gpuvet validate --json > NODE.json` outputs were saved in, "

@@ -144,9 +144,10 @@ def progress(what: str, bar: bool | None = None, every_s: float = 2.0) -> Iterat
         shown = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
                     TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), console=console(stderr=True),
                     transient=True)
-        task = shown.add_task(what, total=1)
+        task = shown.add_task(what, total=1, visible=False)  # shown from the first step: no "0/1" frame before it
         with shown:
-            yield lambda done, total, label: shown.update(task, completed=done, total=max(total, 1), description=label)
+            yield lambda done, total, label: shown.update(task, completed=done, total=max(total, 1), description=label,
+                                                          visible=True)
         return
     import time
 
