@@ -163,8 +163,8 @@ class _Columns:
         self.regular = True  # every node so far had the first node's layout: the same figures in the same order
 
     def add(self, node: str, checks: NodeChecks) -> None:
-        self.regular = self.regular and node not in self.nodes
-        nid = self.nodes.setdefault(node, len(self.nodes))
+        """One node's checks (a node new to the table: ``PeerTable`` refuses one given twice)."""
+        nid = self.nodes[node] = len(self.nodes)
         before = len(self.value)
         key = _layout_key(checks)
         layout = self._layout
@@ -214,15 +214,14 @@ class _Columns:
         if not self.nodes:
             self.__dict__.update(later.__dict__)
             return
-        before = len(self.nodes)
-        node_ids = [self.nodes.setdefault(name, len(self.nodes)) for name in later.nodes]
-        fresh = len(self.nodes) == before + len(later.nodes)  # no node of ``later`` was here already
+        node_ids = list(range(len(self.nodes), len(self.nodes) + len(later.nodes)))  # new nodes: ``PeerTable`` checks
+        self.nodes.update(zip(later.nodes, node_ids, strict=True))
         series_ids = [self.series.setdefault(key, len(self.series)) for key in later.series]
         ref_ids = [self.refs.setdefault(key, len(self.refs)) for key in later.refs]
         for shape, (sid, rid) in later._seen.items():
             self._seen.setdefault(shape, (series_ids[sid], ref_ids[rid]))
         mine, theirs = self._layout, later._layout
-        self.regular = (self.regular and later.regular and fresh and mine is not None and theirs is not None
+        self.regular = (self.regular and later.regular and mine is not None and theirs is not None
                         and mine.key == theirs.key)
         if mine is None and theirs is not None:
             self._layout = _Layout(theirs.key, _renumbered(theirs.series_of, series_ids),
