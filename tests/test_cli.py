@@ -169,11 +169,12 @@ def test_heavy_libraries_are_not_imported_for_inventory():
 def test_a_reader_that_goes_away_after_a_finding_still_gets_exit_1():
     """`gpuvet topo --expect … | head -1` under pipefail: the differences were found before the
     table was drawn, so a closed pipe must not turn them into "nothing differs" (exit 0)."""
-    proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8", "--expect", "mesh-4"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdout.close()
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1 and not err.strip(), err.decode()
+    for json_flag in ([], ["--json"]):
+        proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8", "--expect", "mesh-4",
+                                 *json_flag], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1 and not err.strip(), (json_flag, err.decode())
 
 
 def test_the_script_exits_with_mains_code_and_still_runs_atexit_cleanup(tmp_path):

@@ -131,24 +131,27 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         spec, where = load_spec(expect)
         diffs = diff_nodes(build_node(spec, where), found)
     mat = link_matrix(found)
-    if as_json:
-        doc = _topo_json(backend, found, mat, diffs)
-        _print_topo_json(doc, _matrix_rows(mat))
-    else:
-        from rich.text import Text
+    from gpuvet.cli.exits import verdict
 
-        from gpuvet.cli import render, term
+    with verdict(1 if diffs else 0):
+        if as_json:
+            _print_topo_json(_topo_json(backend, found, mat, diffs), _matrix_rows(mat))
+        else:
+            _print_topo(backend, found, mat, diffs)
 
-        with term.verdict(1 if diffs else 0):
-            console = _console()
-            render.banner(console, backend.simulated, backend.name, found.name)
-            render.matrix(console, mat, backend.simulated)
-            for note in backend.notes():  # what a capture left out or skipped, printed literally
-                console.print(Text(note, style="dim"))
-            if diffs is not None:
-                render.differences(console, diffs)
-    if diffs:  # the JSON, or a command cut short
-        raise typer.Exit(1)
+
+def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Difference] | None) -> None:
+    from rich.text import Text
+
+    from gpuvet.cli import render
+
+    console = _console()
+    render.banner(console, backend.simulated, backend.name, found.name)
+    render.matrix(console, mat, backend.simulated)
+    for note in backend.notes():  # what a capture left out or skipped, printed literally
+        console.print(Text(note, style="dim"))
+    if diffs is not None:
+        render.differences(console, diffs)
 
 
 def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:

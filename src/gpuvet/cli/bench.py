@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.checks import floats, ints, output_file, renamed
 from gpuvet.cli.jsonout import write_json
 
@@ -56,7 +56,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: obje
         backend.close()
     if os.environ.get("RANK", "0") != "0" and options.get("torchrun"):
         return  # under torchrun every rank measures; rank 0 reports
-    with term.verdict(0 if report.ok else 1):
+    with exits.verdict(0 if report.ok else 1):
         if as_json:
             sys.stdout.write(render_bench.to_json(report) + "\n")
         else:

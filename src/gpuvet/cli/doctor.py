@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def doctor(
     if sim and from_:
         raise GpuvetError("--sim and --from both given", fix="diagnose one source at a time.")
     result = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps)
-    with term.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
+    with exits.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
         if as_json:
             write_json(doctor_json(symptom, result), indent=1)
         else:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.checks import output_file
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
         raise GpuvetError("nothing to merge", where="fleet merge",
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
     analysis = table.analyse()
-    with term.verdict(1 if analysis.outliers else 0):
+    with exits.verdict(1 if analysis.outliers else 0):
         _report(analysis, envelopes, [], as_json, report, baseline_out)
 
 
@@ -251,5 +251,5 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
         book.finish(run_id, "fail" if bad else "pass", checks)
     finally:
         book.close()
-    with term.verdict(1 if bad else 0):
+    with exits.verdict(1 if bad else 0):
         _report(analysis, envelopes, statuses, as_json, report, baseline_out)

@@ -93,9 +93,9 @@ def health(
         backend.close()
     if xid_since == "last" and result.mark is not None:
         save_mark(path, result.mark)
-    from gpuvet.cli import term
+    from gpuvet.cli import exits
 
-    with term.verdict(result.report.status.exit_code):
+    with exits.verdict(result.report.status.exit_code):
         _render(result.report, fmt)
 
 

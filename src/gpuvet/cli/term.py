@@ -28,20 +28,6 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-@contextlib.contextmanager
-def verdict(code: int) -> Iterator[None]:
-    """Around the printing of a result whose exit code is already known: the command ends with
-    ``code`` (0 ok, 1 a finding) even when the reader goes away mid-table. A closed pipe alone
-    ends a command with 0, which after a finding would tell a ``set -o pipefail`` script that
-    nothing stood out."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise SystemExit(code) from None
-    if code:
-        raise SystemExit(code)
-
-
 def console(stderr: bool = False) -> Console:
     """Every console of the CLI: emoji codes and highlighting off (data is never decorated)."""
     return _Console(emoji=False, highlight=False, stderr=stderr)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
 
@@ -83,7 +83,7 @@ def validate(
         from gpuvet.report.junit import render as render_junit
 
         junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
-    with term.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
+    with exits.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
         if as_json:
             _print_json(doc)
         else:
@@ -223,7 +223,7 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
         note = (f"{a.run_id} is a {a.status} {a.kind} run and {b.run_id} a {b.status} {b.kind} run: only the "
                 f"{len(results)} checks both have are compared; {len(only_a)} checks are only in {a.run_id} and "
                 f"{len(only_b)} only in {b.run_id} (not counted as regressions)")
-    with term.verdict(1 if any(r.regression for r in results) else 0):
+    with exits.verdict(1 if any(r.regression for r in results) else 0):
         if as_json:
             _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
                          "regressions": sum(r.regression for r in results), "only_in_a": only_a,

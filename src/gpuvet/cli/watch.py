@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
@@ -208,7 +208,7 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
             signal.signal(s, handler)
         if book:
             book.close()
-    with term.verdict(1 if any(e.severity.value == "critical" for e in result.events) else 0):
+    with exits.verdict(1 if any(e.severity.value == "critical" for e in result.events) else 0):
         watch_history.render(result, as_json)
 
 
