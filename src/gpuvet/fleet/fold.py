@@ -39,7 +39,7 @@ def read_envelope(path: Path) -> Any:
     """One envelope file, every key of it (what --report and --baseline-out need). orjson when
     installed (the ``fleet`` extra), where the standard library's parser takes 2-3x as long.
     What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
-    same files the same way. Raises OSError or ValueError."""
+    same files the same way. Raises OSError or ValueError, and GpuvetError past MAX_ENVELOPE_BYTES."""
     return parse_json(read_bounded(path))
 
 
