@@ -15,9 +15,10 @@ beside the bare reference that bounds it, measured in the same run.
                the JSON bytes a file holds (what `fleet merge` does), beside a bare orjson parse
                and a bare scan that builds nothing; analysis beside numpy's median over the same
                array; medians of 3-5 repeats; peak memory of the process.
-  merge        with --merge-files N: `gpuvet fleet merge` of N envelope files with --jobs 1 and
-               the default (same JSON required), beside a bare parse and a bare scan of the same
-               files in one process.
+  merge        with --merge-files N [N ...]: `fleet merge` of N envelope files in a folder, as a
+               user runs it, with --jobs 1 and the default workers: in this process (the fold
+               and the analysis) and as the command (wall, peak memory; same JSON required),
+               beside a bare scan and a bare parse of the same files in one process.
   logbook      `Logbook.add_samples` beside bare `sqlite3.executemany` of the same rows
                (benchmarks/logbook_ingest.py, interleaved, best of 3).
 
@@ -27,7 +28,7 @@ within 2 GiB; logbook ingest >= 0.7 of bare sqlite. A 2-core machine shared with
 read the ratios, not only the seconds.
 
     python benchmarks/scale.py [--nodes 1000 10000] [--modules 72 144 288 576] [--no-commands]
-                               [--repeats N] [--merge-files N] [--command-timeout 600]
+                               [--repeats N] [--merge-files N ...] [--command-timeout 600]
     python benchmarks/scale.py --modules --nodes   # the command walls of topo only (no validate/doctor)
 """
 
@@ -236,15 +237,17 @@ def fleet_row(nodes: int, repeats: int) -> dict[str, Any]:
 
 
 def merge_row(nodes: int, timeout: float) -> None:
-    """`gpuvet fleet merge` of ``nodes`` envelope files end to end (--jobs 1 and the default),
-    beside reading the same files in one process: a bare parse of each (``read_envelope``:
-    orjson if installed, else json) and a bare scan that builds nothing, each file let go at
-    once. The two merges must print the same JSON."""
+    """`fleet merge` of ``nodes`` envelope files, as a user runs it on a results folder: in this
+    process (``fold_files`` and the analysis: the merge less the interpreter's start), with one
+    process and with the default workers; and as the command, wall and peak memory, with the same
+    two. Beside them, reading the same files in one process: a bare scan that builds nothing (the
+    floor of any reader) and a bare parse (``read_envelope``: orjson if installed, else json),
+    each file let go at once. The two commands must print the same JSON."""
     import json
 
-    from gpuvet.fleet.fold import default_jobs, read_envelope
+    from gpuvet.fleet.fold import default_jobs, fold_files, read_envelope
 
-    scan = _scan()
+    scan, jobs = _scan(), default_jobs()
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for i, (_, env) in enumerate(envelopes(nodes, _fleet_values(nodes))):
@@ -252,25 +255,56 @@ def merge_row(nodes: int, timeout: float) -> None:
             path.write_text(json.dumps(env), encoding="utf-8")  # as validate --json writes it
             paths.append(str(path))
         size = sum(Path(p).stat().st_size for p in paths)
-
-        def each(read: Callable[[Any], Any]) -> None:
+        def each(read: Callable[[Path], Any]) -> None:
             for p in paths:
-                read(Path(p).read_bytes() if read is scan else Path(p))
-        bare_s, _ = _best(lambda: each(read_envelope), 1)
-        scan_s, _ = _best(lambda: each(scan), 1)
-        runs = {}
-        for jobs in (1, default_jobs()):
-            t0 = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "gpuvet", "fleet", "merge", *paths, "--json", "--jobs",
-                                   str(jobs)], capture_output=True, timeout=timeout, check=False)
-            if done.returncode not in (0, 1):
-                sys.exit(f"fleet merge --jobs {jobs} failed: {done.stderr.decode()[-500:]}")
-            runs[jobs] = (time.perf_counter() - t0, done.stdout)
-    same = len({out for _, out in runs.values()}) == 1
-    print(f"fleet merge of {nodes:,} files ({size / 1e9:.2f} GB): "
-          + ", ".join(f"--jobs {j} {_s(t)}" for j, (t, _) in runs.items())
-          + f" (same JSON: {same}); in one process, a bare parse of every file {_s(bare_s)}, a bare scan "
-            f"{_s(scan_s)}\n")
+                read(Path(p))  # and let go: the parent stays small (its workers are forked from it)
+        scan_s, _ = _best(lambda: each(lambda p: scan(p.read_bytes())), 1)
+        parse_s, _ = _best(lambda: each(read_envelope), 1)
+        here = {j: _best(lambda j=j: fold_files(paths, j).analyse(), 1 if j == 1 and nodes > 2000 else 3)[0]
+                for j in dict.fromkeys((1, jobs))}
+        command = {j: _merge_command(folder, j, timeout) for j in here}
+    same = len({out for _, _, out in command.values()}) == 1
+    print(f"fleet merge of {nodes:,} files ({size / 1e9:.2f} GB), {jobs} worker{'s' if jobs > 1 else ''} by default")
+    print("  in process (fold + analysis): " + ", ".join(f"--jobs {j} {_s(t)}" for j, t in here.items())
+          + f"; one process reading the same files: a bare scan {_s(scan_s)}, a bare parse {_s(parse_s)}; "
+            f"default = {here[jobs] / scan_s:.2f}x the bare scan")
+    print("  command (wall, peak RSS of the largest process): "
+          + ", ".join(f"--jobs {j} {_s(t)} {rss:.0f} MiB" for j, (t, rss, _) in command.items())
+          + f" (same JSON: {same})")
+    print("  targets: 1,000 nodes <= 0.5 s; 10,000 nodes <= 5 s within 2 GiB\n")
+
+
+# Runs a command and says its wall and peak memory. A child started from this (large) process
+# would report this process's peak as its own (Linux keeps the high-water mark across exec, and
+# subprocess starts children by vfork); started from this small one, it reports its own, and its
+# workers' (waited for) too.
+_RUSAGE = """
+import os, sys, time
+null = os.open(os.devnull, os.O_WRONLY)
+t0 = time.perf_counter()
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 2)])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - t0, usage.ru_maxrss, os.waitstatus_to_exitcode(status), file=sys.stderr)
+"""
+
+
+def _merge_command(folder: str, jobs: int, timeout: float) -> tuple[float, float, bytes]:
+    """(wall, peak RSS in MiB of the command or its largest worker, stdout) of `gpuvet fleet
+    merge FOLDER --json`; exits on a failure (1 is a finding: the planted outliers)."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _RUSAGE, sys.executable, "-m", "gpuvet", "fleet",
+                                 "merge", folder, "--json", "--jobs", str(jobs)],
+                                stdout=out, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, said = proc.communicate(timeout=timeout)  # polls: the wall is taken inside, by a blocking wait
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            sys.exit(f"fleet merge --jobs {jobs} took more than {timeout:.0f} s")
+        took, rss_kib, code = said.decode().split()[-3:]
+        if int(code) not in (0, 1):
+            sys.exit(f"fleet merge --jobs {jobs} failed with exit {code}")
+        out.seek(0)
+        return float(took), int(rss_kib) / 1024, out.read()
 
 
 def _s(x: float | None) -> str:
@@ -340,8 +374,9 @@ def main() -> None:
     parser.add_argument("--no-commands", action="store_true", help="skip the command walls (doctor is slow)")
     parser.add_argument("--repeats", type=int, default=0,
                         help="fleet rows: folds per size (default 5 up to 2,000 nodes, else 3)")
-    parser.add_argument("--merge-files", type=int, default=0, metavar="N",
-                        help="also write N envelope files and time `fleet merge` on them (10,000: 1.1 GB)")
+    parser.add_argument("--merge-files", type=int, nargs="*", default=[], metavar="N",
+                        help="also write N envelope files and time `fleet merge` on them, for each N given "
+                             "(10,000: 3 GB, ~70 s to write)")
     parser.add_argument("--command-timeout", type=float, default=600.0, help="seconds before a command is cut")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared with other work)\n")
@@ -369,8 +404,8 @@ def main() -> None:
               f"{r['bytes'] / r['scan']:.1f}x a bare scan that builds nothing, {r['bytes'] / r['parse']:.2f}x a bare "
               f"parse; analyse = {r['analyse'] / r['median_s']:.1f}x one np.median of the same array")
     print("targets: 1,000 nodes <= 0.5 s; 10,000 nodes <= 5 s within 2 GiB (peak RSS is the whole process)\n")
-    if args.merge_files:
-        merge_row(args.merge_files, args.command_timeout)
+    for n in args.merge_files:
+        merge_row(n, args.command_timeout)
     logbook_row()
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 

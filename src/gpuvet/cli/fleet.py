@@ -119,7 +119,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
                                                     "(e.g. 2h, 7d).")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N",
                                                    help="Processes that read and fold the files (default: one per "
-                                                   "CPU this process may use, up to 8; with 600 files or more each). "
+                                                   "CPU this process may use, up to 8; with 100 files or more each). "
                                                    "1 reads them all here. --report and --baseline-out read "
                                                    "them here too (they need every envelope).")] = None,
           as_json: JsonOpt = False) -> None:
@@ -134,7 +134,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
     keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
     paths = _json_files(files or [])  # as text: typer's path check costs 0.4 ms a file
     envelopes = []
-    with term.progress("fleet merge") as shown:
+    with term.progress("fleet merge", ticking=False) as shown:  # no thread: the workers can be forked
         def told(done: int, total: int) -> None:
             shown(done, total, "files read")
 

@@ -37,14 +37,14 @@ def _decoder() -> Any:
     text = str | None
     integer = Annotated[int, msgspec.Meta(ge=-(2 ** 63), le=2 ** 63 - 1)]  # orjson reads these as ints too
 
-    class Check(msgspec.Struct, gc=False):
-        layer: text = None
+    class Check(msgspec.Struct, gc=False):  # the fields in the order validate --json writes them: msgspec
+        layer: text = None                  # looks for the next key where the last one was (6 % of a decode)
         name: text = None
+        verdict: text = None
+        value: Any = None  # whatever JSON value, as a dict would hold it: the fold decides
         unit: text = None
         module: text = None
         between: list[str] | None = None
-        value: Any = None  # whatever JSON value, as a dict would hold it: the fold decides
-        verdict: text = None
 
     class Environment(msgspec.Struct, gc=False):
         node: str | unset = msgspec.UNSET  # absent: UNSET; anything else than text: the ordinary reader
