@@ -259,3 +259,28 @@ def test_json_that_is_no_envelope_names_its_file_and_keeps_the_list_order(tmp_pa
         with pytest.raises(GpuvetError) as err:
             fold.fold_files([missing, *paths], jobs=jobs)
         assert err.value.where == missing
+
+
+def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tmp_path, monkeypatch):
+    """rich's bar refreshes from a thread of its own; with a second thread running, workers must
+    be spawned (each imports gpuvet again), so the merge's bar draws at each step instead."""
+    import sys
+    import threading
+
+    from gpuvet.cli import term
+
+    monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    started = threading.active_count()
+    with term.progress("ticking", bar=True) as shown:
+        shown(1, 2, "step")
+        assert threading.active_count() == started + 1  # the refresh thread this test is about
+    with term.progress("drawn at each step", bar=True, ticking=False) as shown:
+        shown(1, 2, "step")
+        assert threading.active_count() == started
+    contexts: list[str] = []
+    real = fold._context
+    monkeypatch.setattr(fold, "_context", lambda: contexts.append(real().get_start_method()) or real())
+    paths = _write(tmp_path, _envelopes(12, oddities=False))
+    assert main(["fleet", "merge", *paths, "--json", "--jobs", "2"]) == 1
+    assert contexts == ["fork" if started == 1 else "spawn"]
