@@ -267,14 +267,15 @@ def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tm
     import sys
     import threading
 
+    from rich.live import _RefreshThread
+
     from gpuvet.cli import term
 
     monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    for lingering in [t for t in threading.enumerate() if isinstance(t, _RefreshThread)]:
+        lingering.join(timeout=5)  # an earlier test's bar: rich lets its thread wind down on its own
     started = threading.active_count()
-    with term.progress("ticking", bar=True) as shown:
-        shown(1, 2, "step")
-        assert threading.active_count() == started + 1  # the refresh thread this test is about
     with term.progress("drawn at each step", bar=True, ticking=False) as shown:
         shown(1, 2, "step")
         assert threading.active_count() == started
@@ -284,3 +285,7 @@ def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tm
     paths = _write(tmp_path, _envelopes(12, oddities=False))
     assert main(["fleet", "merge", *paths, "--json", "--jobs", "2"]) == 1
     assert contexts == ["fork" if started == 1 else "spawn"]
+    # last, as this bar's thread too outlives the bar a moment
+    with term.progress("ticking", bar=True) as shown:
+        shown(1, 2, "step")
+        assert threading.active_count() == started + 1  # the refresh thread this test is about
