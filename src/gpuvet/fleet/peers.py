@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gpuvet.errors import GpuvetError
-from gpuvet.validate.baseline import lower_is_better
+from gpuvet.validate.direction import lower_is_better
 
 Z_LIMIT = 5.0
 MIN_DEVIATION = 0.03

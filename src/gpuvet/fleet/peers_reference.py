@@ -13,7 +13,7 @@ import numpy as np
 
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet.peers import MIN_DEVIATION, Z_LIMIT, FleetAnalysis, Outlier, envelope_node
-from gpuvet.validate.baseline import lower_is_better
+from gpuvet.validate.direction import lower_is_better
 
 
 def analyse_reference(envelopes: Sequence[tuple[str, dict[str, Any]]], z_limit: float = Z_LIMIT,

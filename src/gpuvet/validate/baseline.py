@@ -16,13 +16,9 @@ from pathlib import Path
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.document import CheckRecord, Verdict
 from gpuvet.validate.checks import Check
+from gpuvet.validate.direction import lower_is_better
 
 BASELINE_SCHEMA = 1
-LOWER_IS_BETTER = ("_latency",)  # name suffixes where a smaller value is better
-
-
-def lower_is_better(name: str) -> bool:
-    return name.endswith(LOWER_IS_BETTER)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pydantic import JsonValue
 
 from gpuvet.logbook.document import CheckRecord, Environment, Scalar, Verdict
-from gpuvet.validate.baseline import lower_is_better
+from gpuvet.validate.direction import lower_is_better
 
 REGRESSION_PCT = 5.0
 
