@@ -267,13 +267,14 @@ def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tm
     import sys
     import threading
 
-    from rich.live import _RefreshThread
+    from rich import live
 
     from gpuvet.cli import term
 
     monkeypatch.setattr(fold, "MIN_FILES_PER_JOB", 4)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    for lingering in [t for t in threading.enumerate() if isinstance(t, _RefreshThread)]:
+    refresh_thread = getattr(live, "_RefreshThread", ())  # rich's own name for it; () matches nothing
+    for lingering in [t for t in threading.enumerate() if isinstance(t, refresh_thread)]:
         lingering.join(timeout=5)  # an earlier test's bar: rich lets its thread wind down on its own
     started = threading.active_count()
     with term.progress("drawn at each step", bar=True, ticking=False) as shown:
