@@ -277,6 +277,8 @@ def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tm
     for lingering in [t for t in threading.enumerate() if isinstance(t, refresh_thread)]:
         lingering.join(timeout=5)  # an earlier test's bar: rich lets its thread wind down on its own
     started = threading.active_count()
+    if started != 1:  # the workers are spawned whatever the bar does: nothing here could fail
+        pytest.skip(f"{started - 1} other thread(s) running in this test process")
     with term.progress("drawn at each step", bar=True, ticking=False) as shown:
         shown(1, 2, "step")
         assert threading.active_count() == started
@@ -285,7 +287,7 @@ def test_on_a_terminal_the_merge_bar_runs_no_thread_so_its_workers_are_forked(tm
     monkeypatch.setattr(fold, "_context", lambda: contexts.append(real().get_start_method()) or real())
     paths = _write(tmp_path, _envelopes(12, oddities=False))
     assert main(["fleet", "merge", *paths, "--json", "--jobs", "2"]) == 1
-    assert contexts == ["fork" if started == 1 else "spawn"]
+    assert contexts == ["fork"]
     # last, as this bar's thread too outlives the bar a moment
     with term.progress("ticking", bar=True) as shown:
         shown(1, 2, "step")
