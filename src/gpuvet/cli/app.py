@@ -290,7 +290,9 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
     finally:
         backend.close()
     if output:
-        output.write_text(export_yaml(node), encoding="utf-8")
+        from gpuvet.files import write_atomic
+
+        write_atomic(output, export_yaml(node), where="-o")
         if as_json:
             _print_json({"wrote": str(output)})
         else:

@@ -208,7 +208,9 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
     if report:
         from gpuvet.report.html import efficiency_page
 
-        report.write_text(efficiency_page(data), encoding="utf-8")
+        from gpuvet.files import write_atomic
+
+        write_atomic(report, efficiency_page(data), where="--report")
     if as_json:
         write_json(data, indent=1)
         return

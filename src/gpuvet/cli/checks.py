@@ -48,14 +48,16 @@ def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
 
 
 def check_output(path: Path, flag: str) -> None:
-    """Checked before the work: a run of minutes must not end in "no such folder"."""
+    """Checked before the work: a run of minutes must not end in "no such folder", and a link
+    planted at the path is refused before anything is written (gpuvet.files writes it)."""
     import os
 
     from gpuvet.errors import GpuvetError
 
+    from gpuvet.files import check_target
+
     parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise GpuvetError(f"{str(path)!r} is a folder, not a file", where=flag, fix="give a file name inside it.")
+    check_target(path, flag)  # a planted link, a folder, a device: refused before the work
     if not parent.is_dir():
         raise GpuvetError(f"the folder {str(parent)!r} does not exist", where=flag,
                           fix=f"create it first (mkdir -p {parent}) or write somewhere else.")

@@ -41,10 +41,11 @@ def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
 def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], statuses: list[NodeStatus],
             as_json: bool, report: Path | None, baseline_out: Path | None) -> None:
     if report:
+        from gpuvet.files import write_atomic
         from gpuvet.report.html import fleet_page
 
         with term.heartbeat(f"fleet: writing the report of {len(envelopes):,} nodes"):  # seconds for thousands
-            report.write_text(fleet_page(analysis, envelopes, statuses), encoding="utf-8")
+            write_atomic(report, fleet_page(analysis, envelopes, statuses), where="--report")
     if baseline_out:
         with term.heartbeat("fleet: writing the baseline"):
             _fleet_baseline(analysis, envelopes, baseline_out)

@@ -27,6 +27,17 @@ def _mark_path(state: Path | None) -> Path:
     return Path(platformdirs.user_data_dir("gpuvet", appauthor=False)) / "health-xid-mark.json"
 
 
+def _check_mark_path(path: Path, *, typed: bool) -> None:
+    """Before the check runs: a typed --state must be in an existing folder (a typo must not make
+    folders as root) and no link; gpuvet's default location is created private when missing."""
+    from gpuvet.files import check_folder, check_target
+
+    where = "--state" if typed else str(path)
+    if typed:
+        check_folder(path.parent if str(path.parent) else Path("."), where, create=False)
+    check_target(path, where)
+
+
 def _check_args(fmt: str, xid_since: str, ignore: list[str]) -> None:
     from gpuvet.errors import GpuvetError
     from gpuvet.health.model import CHECKS
@@ -83,6 +94,8 @@ def health(
         spec, where = load_spec(expect)
         declared, declared_name = build_node(spec, where), expect
     path = _mark_path(state)
+    if xid_since == "last":
+        _check_mark_path(path, typed=state is not None)
     mark = load_mark(path) if xid_since == "last" else None
     options = HealthOptions(declared, declared_name, mark, frozenset(ignore or ()),
                             _seconds(timeout, "--timeout") or 30.0)
@@ -92,7 +105,7 @@ def health(
     finally:
         backend.close()
     if xid_since == "last" and result.mark is not None:
-        save_mark(path, result.mark)
+        save_mark(path, result.mark, create_folder=state is None)
     from gpuvet.cli import exits
 
     with exits.verdict(result.report.status.exit_code):

@@ -77,12 +77,16 @@ def validate(
         from gpuvet.logbook.document import as_document
         from gpuvet.report.html import render
 
-        report.write_text(render(as_document(doc)), encoding="utf-8")
+        from gpuvet.files import write_atomic
+
+        write_atomic(report, render(as_document(doc)), where="--report")
     if junit:
         from gpuvet.logbook.document import as_document
         from gpuvet.report.junit import render as render_junit
 
-        junit.write_text(render_junit(as_document(doc)), encoding="utf-8")
+        from gpuvet.files import write_atomic
+
+        write_atomic(junit, render_junit(as_document(doc)), where="--junit")
     with exits.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
         if as_json:
             _print_json(doc)
@@ -248,7 +252,9 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
         doc = run_document(book, run)
     finally:
         book.close()
-    output.write_text(render(doc), encoding="utf-8")
+    from gpuvet.files import write_atomic
+
+    write_atomic(output, render(doc), where="-o")
     if as_json:
         _print_json({"wrote": str(output), "run_id": doc.run_id,
                      "verdict": doc.verdict.value if doc.verdict is not None else None})

@@ -133,7 +133,14 @@ class SqliteDb:
 
 
 def _check_file(path: Path) -> None:
-    """Refuse a folder, or a file that is not SQLite, before SQLite touches it."""
+    """Refuse a folder, or a file that is not SQLite, before SQLite touches it; and a symbolic
+    link at the logbook or at one of the files SQLite writes beside it (SQLite follows them:
+    run as root, a link planted there would have it write into a system file)."""
+    for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        if p.is_symlink():
+            raise LogbookError(f"{p} is a symbolic link (to {os.readlink(p)!r}); the logbook is not written "
+                               "through links", where="--logbook",
+                               fix="give the logbook's real path (the link's target), or remove the link.")
     if path.exists() and not path.is_file():
         raise LogbookError(f"{path} is not a file", where="--logbook", fix="give a file path for the logbook.")
     if path.is_file() and path.stat().st_size > 0:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
+from gpuvet.files import write_atomic
 from gpuvet.logbook.document import CheckRecord, Verdict
 from gpuvet.validate.checks import Check
 from gpuvet.validate.direction import lower_is_better
@@ -79,7 +80,7 @@ def make_baseline(runs: Sequence[tuple[str, str, Sequence[CheckRecord]]], create
 
 
 def save_baseline(baseline: Baseline, path: Path) -> None:
-    path.write_text(json.dumps(asdict(baseline), indent=1), encoding="utf-8")
+    write_atomic(path, json.dumps(asdict(baseline), indent=1), where=str(path))
 
 
 def load_baseline(path: str | Path) -> Baseline:
