@@ -349,7 +349,9 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version_c
 def _say(text: str) -> None:
     """Print a message on stderr literally (no markup), whatever it holds; this cannot fail."""
     try:
-        sys.stderr.write(text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
+        from gpuvet.cli.literal import literal
+
+        sys.stderr.write(literal(text).encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed or full: nothing more can be said
         pass

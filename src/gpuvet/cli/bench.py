@@ -164,8 +164,10 @@ def _restore_interrupted_sweep(consent: bool) -> bool:
     from gpuvet.backends.settings_journal import recover_stale
 
     messages, done = recover_stale(apply=consent)
+    from gpuvet.cli.literal import literal
+
     for message in messages:
-        sys.stderr.write(f"gpuvet: {message}\n")
+        sys.stderr.write(f"gpuvet: {literal(message)}\n")
     return done
 
 

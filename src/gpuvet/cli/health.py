@@ -113,15 +113,16 @@ def health(
 
 
 def _render(report: HealthReport, fmt: str) -> None:
+    from gpuvet.cli.literal import line as one_line
     from gpuvet.health import formats
 
     if fmt == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1) + "\n")
     elif fmt == "nhc":
         for line in formats.nhc_lines(report):
-            sys.stdout.write(line + "\n")
+            sys.stdout.write(one_line(line) + "\n")
     elif fmt == "npd":
-        sys.stdout.write(formats.npd_message(report) + "\n")
+        sys.stdout.write(one_line(formats.npd_message(report)) + "\n")
     else:
         _text(report)
 

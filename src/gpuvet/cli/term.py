@@ -8,11 +8,14 @@ import contextlib
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
+
+from gpuvet.cli.literal import literal
 
 Progress = Callable[[int, int, str], None]
 
@@ -26,6 +29,12 @@ class _Console(Console):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, (sys.stderr if self.stderr else sys.stdout).fileno())  # no second error at exit
         raise BrokenPipeError
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        """Every text segment printed literally: a node name or product string holding an escape
+        sequence shows it escaped. rich's own cursor moves (control segments) pass as they are."""
+        return super()._render_buffer(
+            seg if seg.control or not seg.text else Segment(literal(seg.text), seg.style, seg.control) for seg in buffer)
 
 
 def console(stderr: bool = False) -> Console:
@@ -153,7 +162,7 @@ def progress(what: str, bar: bool | None = None, every_s: float = 2.0, ticking: 
 def step(text: str) -> None:
     """One plain progress line on stderr (never markup); a closed stderr is ignored."""
     try:
-        sys.stderr.write(f"gpuvet: {text}\n")
+        sys.stderr.write(f"gpuvet: {literal(text)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -63,7 +63,9 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
                                                                       time.time(), step, match))
         except GpuvetError as exc:
             if printer is None:
-                sys.stderr.write(f"{exc}\n")
+                from gpuvet.cli.literal import literal
+
+                sys.stderr.write(f"{literal(str(exc))}\n")
             continue  # nothing new yet, or the server is restarting: try again next step
         replayer.feed(rec)
     return replayer.finish()
