@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
@@ -34,14 +34,15 @@ def captured_memory(ev: Evidence) -> Outcome:
                                  uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
     if found:
         return confirmed("the modules' memory needs a reset or a replacement", *found)
-    if not any(_has_memory_fields(h) for h in ev.captures.health):
+    cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health
+             for k in _MEMORY_FIELDS if getattr(h, k) is not None]
+    if not cited:
         return unknown("no captured memory state (give nvidia-smi -q or -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC)")
-    return clear("no pending or failed row remapping, no retired-page backlog, no uncorrectable ECC error")
+    return clear("no pending or failed row remapping, no retired-page backlog, no uncorrectable ECC error", *cited)
 
 
-def _has_memory_fields(h: object) -> bool:
-    return any(getattr(h, k) is not None for k in ("remap_pending", "remap_failure", "retired_pages_pending",
-                                                   "retired_pages", "ecc_uncorrectable_volatile"))
+_MEMORY_FIELDS = ("remap_pending", "remap_failure", "retired_pages_pending", "retired_pages",
+                  "ecc_uncorrectable_volatile")
 
 
 def captured_clock_events(ev: Evidence) -> Outcome:
@@ -55,9 +56,10 @@ def captured_clock_events(ev: Evidence) -> Outcome:
                                  temperature_c=h.temperature_c))
     if found:
         return confirmed("the hardware slows the modules down", *found)
-    if not any(h.clock_events for h in ev.captures.health) and not ev.captures.health:
+    cited = ev.clock_reasons_cited()  # a module whose capture lacks the section says nothing about it
+    if not cited:
         return unknown("no captured clock-event reasons (give nvidia-smi -q or -q -d PERFORMANCE)")
-    return clear("no hardware slowdown or power brake active in the capture")
+    return clear("no hardware slowdown or power brake active in the capture", *cited)
 
 
 def captured_links(ev: Evidence) -> Outcome:
@@ -68,9 +70,27 @@ def captured_links(ev: Evidence) -> Outcome:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
     if found:
         return confirmed("links are down, degraded or corrupt data", *found)
-    if not (c.nvlink_states or c.nvlink_errors or c.pcie_links or c.nvbandwidth):
+    cited = _links_cited(ev)
+    if not cited:
         return unknown("no captured link state (give nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output)")
-    return clear("every captured link is up at its capability, no error counter set")
+    return clear("every captured link is up at its capability, no error counter set", *cited)
+
+
+def _links_cited(ev: Evidence) -> list[Cited]:
+    """What the captured link state showed, per kind: NVLink states and counters, lspci's LnkSta, nvbandwidth."""
+    c = ev.captures
+    out = [Cited(ev.capture_source("nvlink state") or "nvidia-smi nvlink", "links up", f"{len(c.nvlink_states)}")] \
+        if c.nvlink_states else []
+    if c.nvlink_errors:
+        out.append(Cited(ev.capture_source("nvlink state") or "nvidia-smi nvlink -e", "error counters read / non-zero",
+                         f"{len(c.nvlink_errors)} / 0"))
+    out += [Cited(ev.capture_source("lspci -vvv") or "lspci -vvv", "LnkSta / LnkCap",
+                  f"x{p.width} {p.speed_gts} GT/s / x{p.cap_width} {p.cap_speed_gts} GT/s", where=p.device)
+            for p in c.pcie_links if p.width is not None and p.cap_width is not None]
+    if c.nvbandwidth:
+        out.append(Cited(ev.capture_source("nvbandwidth") or "nvbandwidth", "tests run without a copy failure",
+                         ", ".join(sorted(c.nvbandwidth))))
+    return out
 
 
 def _nvlink_findings(ev: Evidence) -> list[Finding]:
@@ -120,7 +140,12 @@ def dcgm_diag(ev: Evidence) -> Outcome:
                      gpus=r.gpu, detail=r.detail) for r in results if r.status in ("fail", "error", "warn")]
     if found:
         return confirmed("DCGM diagnostics failed or warned", *found)
-    return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip")
+    passed = [r for r in results if r.status == "pass"]
+    if not passed:
+        return unknown(f"{len(results)} DCGM diagnostic result(s), none a pass (skipped or not run)")
+    source = ev.capture_source("dcgmi diag", "dcgmi diag -j") or "dcgmi diag"
+    return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip", *[
+        Cited(source, r.test, r.status, where=f"GPU {r.gpu}" if r.gpu else r.category) for r in passed])
 
 
 CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {

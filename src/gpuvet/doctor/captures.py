@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuvet.captures import bench, kernel, read, smi_text
+from gpuvet.captures.bench import NcclFailure, NvbWaived
+from gpuvet.captures.kernel import KernelEvent
 from gpuvet.captures.records import (
     CopyCheckFailure,
     DcgmResult,
@@ -48,9 +50,16 @@ class Captures:
     nvlink_errors: list[NvLinkErrors] = field(default_factory=list)
     pcie_links: list[PcieLink] = field(default_factory=list)
     dcgm: list[DcgmResult] = field(default_factory=list)
+    kernel_events: list[KernelEvent] = field(default_factory=list)  # NVRM messages without an Xid
+    kernel_lines: int = 0  # NVRM lines read: a log without any says nothing about the driver
+    nccl_failures: list[NcclFailure] = field(default_factory=list)
+    nvb_waived: list[NvbWaived] = field(default_factory=list)
+    nvlink_products: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> product, for its design link count
     topo_and_xml: list[str] = field(default_factory=list)  # paths for CaptureBackend
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    read_as: dict[str, list[str]] = field(default_factory=dict)  # file name -> the kinds read in it (cited as evidence)
+    clock_reasons_read: set[str] = field(default_factory=set)  # modules whose capture had a clock-reasons section
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -64,15 +73,20 @@ def read_captures(paths: list[str]) -> Captures:
 def _add(caps: Captures, fc: read.FileCapture) -> None:
     label = Path(fc.path).name
     caps.notes += [f"{label}: read as {', '.join(fc.kinds)}"] + [f"{label}: {n}" for n in fc.notes]
+    caps.read_as[label] = list(fc.kinds)
     if fc.topo is not None or fc.xml is not None or fc.smi is not None:
         caps.topo_and_xml.append(fc.path)
     if fc.smi is not None:
         caps.smi_text += fc.smi.modules
         caps.health += [smi_text.health(m) for m in fc.smi.modules]
+        caps.clock_reasons_read |= {m.bus_id for m in fc.smi.modules  # an empty set of reasons is evidence only if read
+                                    if any(sec in k.split("/") for k in m.fields for sec in smi_text._EVENT_SECTIONS)}
     if fc.xml is not None:
         gpus = fc.xml.root.findall(".//gpu") or ([fc.xml.root] if fc.xml.root.tag == "gpuvet_fragment" else [])
-        caps.health += [xml_health(smi_text.bus(g.get("id") or "") or f"GPU {i} of the XML", g)
-                        for i, g in enumerate(gpus)]
+        named = [(smi_text.bus(g.get("id") or "") or f"GPU {i} of the XML", g) for i, g in enumerate(gpus)]
+        caps.health += [xml_health(name, g) for name, g in named]
+        caps.clock_reasons_read |= {name for name, g in named if g.find("clocks_event_reasons") is not None
+                                    or g.find("clocks_throttle_reasons") is not None}
     caps.nccl += fc.nccl.results
     caps.nvbandwidth.update(fc.nvb.matrices)
     caps.nvb_devices += fc.nvb.devices
@@ -82,6 +96,11 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvlink_errors += fc.nvlink.errors
     caps.pcie_links += fc.lspci.links
     caps.dcgm += fc.dcgm.results
+    caps.kernel_events += fc.kernel.events
+    caps.kernel_lines += fc.kernel.nvrm_lines
+    caps.nccl_failures += fc.nccl.failures
+    caps.nvb_waived += fc.nvb.waived
+    caps.nvlink_products.update(fc.nvlink.products)
 
 
 def sniff(path: str) -> str:

@@ -13,7 +13,7 @@ from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 
 THERMAL_BITS = 0x20 | 0x40
@@ -46,6 +46,34 @@ def _bus_key(bus: str) -> str:
     return bus.upper().rsplit(".", 1)[0][-10:]
 
 
+def _diff_cited(ev: Evidence, what: str) -> list[Cited]:
+    """The declared-vs-found comparison as evidence, naming which kinds of link it could compare
+    (a node rebuilt from -q -x alone knows no fabric; nothing unknown is said to match)."""
+    if ev.differences is None or ev.declared is None or ev.node is None:
+        return []
+    where = f"declared node {ev.declared.name}"
+    if what == "modules":
+        return [Cited(ev.source, "modules found / declared", f"{len(ev.node.modules)} / {len(ev.declared.modules)}",
+                      where)]
+    kinds = [k for k, known in (("fabric", ev.node.fabric_known), ("pcie", ev.node.pcie_known)) if known]
+    if what == "wiring":
+        kinds = [k for k in kinds if k == "fabric"] if ev.declared.fabric_links() else kinds
+    if not kinds:
+        return []
+    links = [ln for ln in ev.declared.links if ("fabric" if ln.kind.is_fabric else "pcie") in kinds]
+    return [Cited(ev.source, f"{what} compared with the declared node ({', '.join(kinds)})",
+                  f"{len(links)} declared link(s), {len(ev.differences)} difference(s) of any kind", where)]
+
+
+def _window_cited(ev: Evidence, field: str, value: str) -> list[Cited]:
+    return [Cited(ev.window_source(), field, value)] if ev.window is not None else []
+
+
+def _inventory_cited(ev: Evidence, field: str, values: dict[str, object]) -> list[Cited]:
+    """One citation per module reading (the value as read), for modules that have it."""
+    return [Cited(ev.source, field, str(v), where=m) for m, v in values.items()]
+
+
 # --- presence and links --------------------------------------------------------------------
 def module_presence(ev: Evidence) -> Outcome:
     if ev.no_modules:
@@ -69,9 +97,11 @@ def module_presence(ev: Evidence) -> Outcome:
                 found.append(finding("module_fell_off_bus", MEDIUM, note=note))
     if found:
         return confirmed(f"{len(found)} module(s) missing", *found)
-    if ev.declared is None and not ev.events("module_lost"):
-        return unknown("no declared node to count against (give --expect); no module was seen to leave")
-    return clear("every declared module is there")
+    cited = _diff_cited(ev, "modules")
+    if not cited:
+        return unknown("no declared node and found node to count against each other (give --expect, and "
+                       "nvidia-smi -q -x or topo -m for a captured node); no module was seen to leave")
+    return clear("every declared module is there", *cited, *_window_cited(ev, "module_lost events", "none"))
 
 
 def link_state(ev: Evidence) -> Outcome:
@@ -101,9 +131,17 @@ def link_state(ev: Evidence) -> Outcome:
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
-    if ev.differences is None and ev.window is None and not ev.captures.health:
-        return unknown("no declared node, telemetry or capture to compare links with")
-    return clear("every link is up at its width and speed")
+    cited = _diff_cited(ev, "links") + _window_cited(ev, "link_degraded events", "none")
+    cited += [Cited(ev.smi_source(), "PCIe Link Width current / max", f"x{h.pcie_width} / x{h.pcie_width_max}", where=h.module)
+              for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None]
+    if ev.inventory is not None and ev.differences is None:
+        cited += _inventory_cited(ev, "PCIe width current / max", {
+            m.id: f"x{m.pcie_width_current} / x{m.pcie_width_max}" for m in ev.inventory.modules
+            if isinstance(m.pcie_width_current, int) and isinstance(m.pcie_width_max, int)})
+    if not cited:
+        return unknown("no declared node, telemetry or link widths to judge links with (give --expect, "
+                       "or nvidia-smi -q with its PCIe section)")
+    return clear("every link is up at its width and speed", *cited)
 
 
 def wiring(ev: Evidence) -> Outcome:
@@ -112,7 +150,11 @@ def wiring(ev: Evidence) -> Outcome:
         return confirmed("modules are cabled in each other's place", *[
             finding("wiring_swapped", HIGH, between=(d.modules[0], d.modules[1]) if d.modules else d.between,
                     detail=d.detail) for d in swaps])
-    return clear("wiring as declared") if ev.differences is not None else unknown("no declared node to compare with")
+    cited = _diff_cited(ev, "wiring")
+    if not cited:
+        return unknown("no declared node and found topology to compare wiring with (give --expect, and topo -m "
+                       "for a captured node)")
+    return clear("wiring as declared", *cited)
 
 
 def p2p_path(ev: Evidence) -> Outcome:
@@ -128,7 +170,9 @@ def p2p_path(ev: Evidence) -> Outcome:
                     "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
                     source="nvbandwidth device_to_device"))
             return clear(f"module-to-module copies at {statistics.median(values):.1f} GB/s: PCIe speed, and no "
-                         "NVLink is known on these modules (PCIe-only cards reach about this)")
+                         "NVLink is known on these modules (PCIe-only cards reach about this)",
+                         Cited(ev.capture_source("nvbandwidth") or "nvbandwidth", "device_to_device median",
+                               f"{statistics.median(values):.1f} GB/s"))
     checks = ev.pair_checks
     if checks is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
@@ -139,7 +183,15 @@ def p2p_path(ev: Evidence) -> Outcome:
         return confirmed("every pair runs at host-staged speed though fabric links are up", finding(
             "p2p_disabled", MEDIUM, median_gbps=slow, expected_gbps=statistics.median(c.expected for c in fabric_pairs
                                                                                         if isinstance(c.expected, float))))
-    return clear("pairs use their direct paths")
+    if not ratios:
+        return unknown("no pair measurement has an expected figure to compare with")
+    return clear("pairs use their direct paths", _pairs_cited(ev, checks))
+
+
+def _pairs_cited(ev: Evidence, checks: list) -> Cited:  # list[Check]
+    pcts = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
+    return Cited(f"p2p copy benchmark on {ev.source}", "% of what the links carry (min / median)",
+                 f"{min(pcts):.0f} % / {statistics.median(pcts):.0f} %", where=f"{len(pcts)} pair(s)")
 
 
 def _has_fabric(ev: Evidence) -> bool:
@@ -175,7 +227,9 @@ def nccl_environment(ev: Evidence) -> Outcome:
                                      problem=f"it does not mention bus ids {', '.join(missing)}"))
     if found:
         return confirmed("NCCL is told to use a slower path", *found)
-    return clear("no NCCL variable forces a slower transport")
+    names = [v for v in SLOW_NCCL_VARS if v != "NCCL_P2P_DISABLE"] + ["NCCL_TOPO_FILE"]
+    return clear("no NCCL variable forces a slower transport", *[
+        Cited("environment of the gpuvet process", v, ev.env.get(v, "unset")) for v in names])
 
 
 def pair_bandwidth(ev: Evidence) -> Outcome:
@@ -187,7 +241,9 @@ def pair_bandwidth(ev: Evidence) -> Outcome:
         return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[
             finding("topology_misidentified", MEDIUM, between=c.between, measured_gbps=c.value,
                     expected_gbps=c.expected) for c in slow])
-    return clear("every pair carries what its links allow")
+    if not any(c.pct_of_expected is not None for c in checks):
+        return unknown("no pair measurement has an expected figure to compare with")
+    return clear("every pair carries what its links allow", _pairs_cited(ev, checks))
 
 
 def collective_results(ev: Evidence) -> Outcome:
@@ -216,7 +272,24 @@ def collective_results(ev: Evidence) -> Outcome:
                                      half_bandwidth_bytes=knee))
     if found:
         return confirmed("the messages are latency-bound", *found)
-    return clear("collectives return correct data and reach bandwidth-bound sizes")
+    return _collectives_clear(ev)
+
+
+def _collectives_clear(ev: Evidence) -> Outcome:
+    """Clear only on rows that say so: #wrong read as 0 and at least two rows with a readable time."""
+    checked = [(r, [row for row in r.rows if row.wrong == 0]) for r in ev.captures.nccl]
+    timed = [(r, [row for row in r.rows if row.time_us is not None and row.size_bytes > 0]) for r in ev.captures.nccl]
+    if not any(rows for _, rows in checked):
+        return unknown("no result row reports #wrong (validation off, -c 0, or unreadable rows): can't tell "
+                       "whether the data was correct (run nccl-tests with -c 1)")
+    if not any(len(rows) >= 2 for _, rows in timed):
+        return unknown("no two result rows with a readable time (NaN, negative or malformed figures): can't tell "
+                       "whether the sizes reach bandwidth-bound")
+    source = ev.capture_source("nccl-tests") or "nccl-tests output"
+    cited = [Cited(source, "#wrong", f"0 in {len(rows)} row(s)", where=r.op) for r, rows in checked if rows]
+    cited += [Cited(source, "largest size with a readable time", f"{max(x.size_bytes for x in rows)} B",
+                    where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if len(rows) >= 2]
+    return clear("collectives return correct data and reach bandwidth-bound sizes", *cited)
 
 
 def host_bottleneck(ev: Evidence) -> Outcome:
@@ -237,16 +310,19 @@ def host_bottleneck(ev: Evidence) -> Outcome:
                                      process_numa=sorted(mine)))
     if found:
         return confirmed("the host holds the modules back", *found)
-    return clear(f"host CPU at {load:.0f} %, process on its modules' NUMA nodes")
+    numa = ", ".join(map(str, sorted(placement.process_numa))) or "not reported"
+    return clear(f"host CPU at {load:.0f} %, process on its modules' NUMA nodes",
+                 Cited(f"host placement ({ev.source})", "CPU use", f"{load:.0f} %"),
+                 Cited(f"host placement ({ev.source})", "process NUMA nodes", numa))
 
 
 # --- presence, history, visibility --------------------------------------------------------
 def xid_log(ev: Evidence) -> Outcome:
     xids = _xid_modules(ev)
     if not xids:
-        if ev.window is None and not ev.captures.xids:
+        if ev.window is None:
             return unknown("no telemetry or kernel log (give `dmesg | grep Xid` output with --from)")
-        return clear("no Xid errors")
+        return clear("no Xid errors", *_window_cited(ev, "xid events", "none"))
     found = []
     for module, codes in xids.items():
         for code in sorted(set(codes)):
@@ -262,7 +338,9 @@ def hotplug_history(ev: Evidence) -> Outcome:
     added = ev.events("module_added")
     lost = ev.events("module_lost")
     if not added and not lost:
-        return clear("no module left or joined") if ev.window else unknown("no telemetry window")
+        if ev.window is None:
+            return unknown("no telemetry window")
+        return clear("no module left or joined", *_window_cited(ev, "module_added / module_lost events", "none"))
     found = [finding("module_fell_off_bus", MEDIUM, module=e.module, time_s=e.time) for e in lost]
     states = {e.module: e.kind for e in ev.events("module_ready", "module_quarantined")}
     found += [finding("module_hot_added", HIGH, module=e.module, time_s=e.time, admission=states.get(e.module))
@@ -288,7 +366,13 @@ def visibility(ev: Evidence) -> Outcome:
         found.append(finding("device_permissions", HIGH, device=str(ctl)))
     if found:
         return confirmed("modules are hidden from the runtime", *found)
-    return clear("the runtime can see and open every module")
+    if count is None:
+        return unknown("no inventory to count modules with")
+    return clear("the runtime can see and open every module",
+                 Cited("environment of the gpuvet process", "CUDA_VISIBLE_DEVICES", visible if visible is not None
+                       else "unset"),
+                 Cited(ev.source, "modules listed", str(count)),
+                 Cited("this machine", str(ctl), "read/write" if ctl.exists() else "absent (nothing to open)"))
 
 
 def driver_runtime(ev: Evidence) -> Outcome:
@@ -301,7 +385,8 @@ def driver_runtime(ev: Evidence) -> Outcome:
         return confirmed(check.reason or "", finding("driver_runtime_mismatch", HIGH, driver=str(drv), runtime=runtime))
     if check.verdict.value == "skip":
         return unknown(check.reason or "versions unknown")
-    return clear(f"driver CUDA {drv} runs runtime {runtime}")
+    return clear(f"driver CUDA {drv} runs runtime {runtime}", Cited(ev.source, "CUDA driver API version", str(drv)),
+                 Cited(f"benchmark engine on {ev.source}", "CUDA runtime version", str(runtime)))
 
 
 # --- settings, health --------------------------------------------------------------------
@@ -321,7 +406,20 @@ def ecc_health(ev: Evidence) -> Outcome:
             found.append(finding("ecc_disabled", HIGH, module=h.module))
     if found:
         return confirmed("ECC needs attention", *found)
-    return clear("ECC on and quiet")
+    mode = _inventory_cited(ev, "ECC enabled", {m.id: "yes" for m in (ev.inventory.modules if ev.inventory
+                                                                                else ()) if m.ecc_enabled is True})
+    smi = ev.smi_source()
+    mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode), where=h.module) for h in ev.captures.health
+             if h.ecc_mode == "Enabled"]
+    if not mode:
+        return unknown("nothing read says whether ECC is on (give nvidia-smi -q, whose ECC Mode and ECC Errors "
+                       "sections tell)")
+    quiet = _window_cited(ev, "ecc_rising / ecc_uncorrectable events", "none")
+    quiet += [Cited(smi, "ECC Errors / Volatile / uncorrectable", "0", where=h.module) for h in ev.captures.health
+              if h.ecc_uncorrectable_volatile == 0]
+    if not quiet:
+        return clear(f"ECC on ({len(mode)} module reading(s)); its error counters were not read here", *mode)
+    return clear("ECC on and quiet", *mode, *quiet)
 
 
 def gemm_agreement(ev: Evidence) -> Outcome:
@@ -331,7 +429,11 @@ def gemm_agreement(ev: Evidence) -> Outcome:
     if bad:
         return confirmed("a module computes different bits", *[
             finding("silent_data_corruption", HIGH, module=r.module, reason=r.reason, rel_error=r.value) for r in bad])
-    return clear("every module computes the same bits as its peers")
+    good = [r for r in ev.compute if r.metric == "check" and r.correct is True]
+    if not good:
+        return unknown("the compute benchmark compared no module's result with its peers")
+    return clear("every module computes the same bits as its peers", *[
+        Cited(f"GEMM check on {ev.source}", "result agrees with the reference", "yes", where=r.module) for r in good])
 
 
 def thermal_state(ev: Evidence) -> Outcome:
@@ -347,7 +449,11 @@ def thermal_state(ev: Evidence) -> Outcome:
                                  temperature=h.temperature_c))
     if found:
         return confirmed("modules throttle on temperature", *found)
-    return clear("no thermal throttling") if ev.window or ev.captures.health else unknown("no telemetry")
+    cited = _window_cited(ev, "throttle events with a thermal reason", "none")
+    cited += ev.clock_reasons_cited()
+    if not cited:
+        return unknown("no telemetry and no captured clock-event reasons (give nvidia-smi -q or -q -d PERFORMANCE)")
+    return clear("no thermal throttling", *cited)
 
 
 def thermal_trend(ev: Evidence) -> Outcome:
@@ -367,9 +473,12 @@ def thermal_trend(ev: Evidence) -> Outcome:
                                  predicted_crossing_s=f.crossing, earliest_s=f.earliest))
     if found:
         return confirmed("temperature creeps up at the same load", *found)
-    if all(w.trend.fit(m, end) is None for m in w.trend.modules()):
+    fits = {m: f for m in w.trend.modules() if (f := w.trend.fit(m, end)) is not None}
+    if not fits:
         return unknown("not enough steady-load history for a trend")
-    return clear("temperature at comparable load is flat")
+    return clear("temperature at comparable load is flat", *[
+        Cited(ev.window_source(), "temperature rise at load (°C/day)", f"{f.slope_per_day * f.load_power_w:.2f}",
+              where=m) for m, f in fits.items()])
 
 
 def other_processes(ev: Evidence) -> Outcome:
@@ -379,7 +488,11 @@ def other_processes(ev: Evidence) -> Outcome:
              if isinstance(m.processes, tuple) and m.processes]
     if found:
         return confirmed("other processes hold modules", *found)
-    return clear("no other process on the modules")
+    cited = _inventory_cited(ev, "compute processes", {m.id: 0 for m in ev.inventory.modules
+                                                        if isinstance(m.processes, tuple)})
+    if not cited:
+        return unknown("no module's process list was read")
+    return clear("no other process on the modules", *cited)
 
 
 def clock_stability(ev: Evidence) -> Outcome:
@@ -388,7 +501,9 @@ def clock_stability(ev: Evidence) -> Outcome:
         return confirmed("clocks switch states under load", *[
             finding("memory_clock_flapping", HIGH if e.evidence.get("clock") == "memory" else MEDIUM, module=e.module,
                     carried=e.evidence) for e in {e.module: e for e in flaps}.values()])
-    return clear("clocks steady under load") if ev.window else unknown("no telemetry window")
+    if ev.window is None:
+        return unknown("no telemetry window")
+    return clear("clocks steady under load", *_window_cited(ev, "clock_flapping events", "none"))
 
 
 def power_limit(ev: Evidence) -> Outcome:
@@ -402,7 +517,12 @@ def power_limit(ev: Evidence) -> Outcome:
                                  fix=f"nvidia-smi -i <index> -pl {top:g} (gpuvet never changes it for you)"))
     if found:
         return confirmed("power limits below the modules' maximum", *found)
-    return clear("power limits at their maximum")
+    cited = _inventory_cited(ev, "power limit / maximum", {
+        m.id: f"{m.power_limit_w:g} W / {m.power_limit_max_w:g} W" for m in ev.inventory.modules
+        if isinstance(m.power_limit_w, (int, float)) and isinstance(m.power_limit_max_w, (int, float))})
+    if not cited:
+        return unknown("no module's power limit and maximum were read")
+    return clear("power limits at their maximum", *cited)
 
 
 def clocks(ev: Evidence) -> Outcome:
@@ -411,7 +531,11 @@ def clocks(ev: Evidence) -> Outcome:
     found = [finding("clocks_locked_low", HIGH, module=m.id) for m in ev.inventory.modules if m.clocks_locked is True]
     if found:
         return confirmed("clocks set away from their default", *found)
-    return clear("clocks at their defaults")
+    cited = _inventory_cited(ev, "application clocks locked", {m.id: "no" for m in ev.inventory.modules
+                                                                 if m.clocks_locked is False})
+    if not cited:
+        return unknown("no module's clock settings were read")
+    return clear("clocks at their defaults", *cited)
 
 
 def compute_rate(ev: Evidence) -> Outcome:
@@ -419,13 +543,18 @@ def compute_rate(ev: Evidence) -> Outcome:
         return unknown("no compute measurement")
     from gpuvet.checks.measured import compute_checks
 
-    slow = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
-            if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None and c.pct_of_expected < 85]
+    judged = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
+              if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None]
+    slow = [c for c in judged if c.pct_of_expected is not None and c.pct_of_expected < 85]
     if slow:
         return confirmed("compute below what the modules should give", *[
             finding("compute_below_peak_unexplained", MEDIUM, module=c.module, measured_tflops=c.value,
                     expected_tflops=c.expected) for c in slow])
-    return clear("compute as expected")
+    if not judged:
+        return unknown("no bf16 GEMM figure with an expected value to compare with")
+    return clear("compute as expected", *[
+        Cited(f"bf16 GEMM on {ev.source}", "% of expected", f"{c.pct_of_expected:.0f} %", where=c.module)
+        for c in judged])
 
 
 CHECKS: dict[str, Callable[[Evidence], Outcome]] = {

@@ -6,6 +6,7 @@ captured files."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,6 +26,7 @@ from gpuvet.checks.expected import Expectations
 from gpuvet.checks.model import Check
 from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.captures import Captures
+from gpuvet.doctor.model import Cited
 from gpuvet.errors import GpuvetError
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
@@ -147,6 +149,42 @@ class Evidence:
         if self.backend is None or not self.local or self.inventory is None or self.inventory.modules:
             return None  # a capture without a module list is not a node without modules
         return self.backend.why_no_modules or "the backend found no module"
+
+    @property
+    def source(self) -> str:
+        """Where the node's readings come from, in words; simulated ones say so."""
+        b = self.backend
+        if b is None:
+            return "no node"
+        if b.simulated:
+            name = self.declared.name if self.declared is not None else b.name
+            return f"simulated node {name} (a model, not hardware)"
+        if b.captured:
+            return "captured " + ", ".join(Path(p).name for p in self.captures.topo_and_xml)
+        return f"{b.name} readings of this machine"
+
+    def window_source(self) -> str:
+        """The telemetry window as a source: how long, and whether simulated."""
+        w = self.window
+        if w is None:
+            return "no telemetry window"
+        simulated = self.backend is not None and self.backend.simulated
+        span = f"{w.duration_s / 86400:.1f} simulated days" if simulated else f"{w.duration_s:g} s"
+        return f"telemetry window ({span}, {w.modules} modules)"
+
+    def capture_source(self, *kinds: str) -> str | None:
+        """The captured files read as one of ``kinds`` (e.g. "nvidia-smi -q"), or None."""
+        files = [f"{name} ({', '.join(k for k in got if k in kinds)})" for name, got in self.captures.read_as.items()
+                 if any(k in kinds for k in got)]
+        return ", ".join(files) or None
+
+    def smi_source(self) -> str:
+        return self.capture_source("nvidia-smi -q", "nvidia-smi -q -x") or "captured nvidia-smi -q"
+
+    def clock_reasons_cited(self) -> list[Cited]:
+        """Captured modules whose clock-event section was read (an excerpt without it says nothing)."""
+        return [Cited(self.smi_source(), "Clocks Event Reasons active", ", ".join(sorted(h.clock_events)) or "none",
+                      where=h.module) for h in self.captures.health if h.module in self.captures.clock_reasons_read]
 
     def events(self, *kinds: str) -> list[Event]:
         w = self.window

@@ -82,6 +82,22 @@ def finding(cause: str, confidence: float, module: str | None = None, between: t
 
 
 @dataclass(frozen=True)
+class Cited:
+    """One reading a verdict rests on, so a "clear" can be traced to what was read: the source
+    (a captured file and its kind, a simulated node, NVML, the environment), the place in it
+    (module, section, line), the field and its value as read."""
+
+    source: str
+    field: str
+    value: str
+    where: str | None = None
+
+    def words(self) -> str:
+        at = f" [{self.where}]" if self.where else ""
+        return f"{self.source}{at}: {self.field} = {self.value}"
+
+
+@dataclass(frozen=True)
 class StepResult:
     check: str
     why: str
@@ -89,6 +105,7 @@ class StepResult:
     summary: str
     findings: tuple[Finding, ...] = ()
     playbook: str | None = None
+    evidence: tuple[Cited, ...] = ()  # what a clear or confirmed verdict read; empty only for "can't tell"
 
 
 @dataclass

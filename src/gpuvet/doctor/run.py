@@ -10,7 +10,7 @@ from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
-from gpuvet.doctor.outcome import unknown
+from gpuvet.doctor.outcome import Outcome, unknown
 
 # checks that speak of the machine, the driver or the environment: still meaningful without modules
 ABOUT_THE_MACHINE = {"module_presence", "xid_log", "driver_runtime", "host_bottleneck", "nccl_environment",
@@ -24,13 +24,21 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
         if ev.no_modules and step.check not in ABOUT_THE_MACHINE:
             outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
         else:
-            outcome = CHECKS[step.check](ev)
+            outcome = cited_or_unknown(CHECKS[step.check](ev))
         found = tuple(replace(f, playbook=book.id, check=step.check) for f in outcome.findings)
-        steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id))  # type: ignore[arg-type]
+        steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id,  # type: ignore[arg-type]
+                                outcome.evidence))
         findings.extend(found)
         if outcome.status == "confirmed" and not all_steps:
             break
     return steps, findings
+
+
+def cited_or_unknown(outcome: Outcome) -> Outcome:
+    """A clear that names no reading is not a clear (the audit in the tests catches the check)."""
+    if outcome.status == "clear" and not outcome.evidence:
+        return unknown(f"can't tell: the check cited no evidence for {outcome.summary!r}")
+    return outcome
 
 
 def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
