@@ -14,10 +14,10 @@ import yaml
 
 from gpuvet.checks.model import Check, Verdict
 
-PRESETS = ("hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72")
+PRESETS = ("hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72", "mi300x-8")
 # the link each preset's link faults hit: gpu1's own fabric link, or its PCIe link
 LINKS = {"hgx-h200-8": ("gpu1", "nvswitch0"), "mesh-4": ("gpu1", "gpu2"), "pcie-8": ("gpu1", "pcisw0"),
-         "grouped-16": ("gpu1", "gpu9"), "nvl72": ("gpu1", "nvswitch0")}
+         "grouped-16": ("gpu1", "gpu9"), "nvl72": ("gpu1", "nvswitch0"), "mi300x-8": ("gpu1", "gpu2")}
 
 
 class Fault(TypedDict, total=False):
