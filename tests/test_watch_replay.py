@@ -171,7 +171,7 @@ def test_a_whole_node_warming_together_is_not_a_module_fault():
         return WindowStat(h * 3600 + 600, inlet + 0.06 * 650 + rng.normal(0, 0.2), 650.0, None, True, "H200")
     events = _feed(fc, 24 * 9, stat)
     assert [e for e in events if e.kind == "overheat_forecast"] == []
-    assert all("peers" in fc.status(m, 9 * 86400).reference for m in fc.slowdown_c)
+    assert all("estimated" in fc.status(m, 9 * 86400).reference for m in fc.slowdown_c)
 
 
 def test_a_step_after_maintenance_resets_the_trend_instead_of_forecasting():
@@ -197,7 +197,7 @@ def test_loads_never_steady_still_forecast_a_creep_against_peers_at_comparable_l
     events = _feed(fc, 24 * 12, stat)
     assert {e.module for e in events if e.kind == "overheat_forecast"} == {"g4"}
     warning = next(e for e in events if e.kind == "overheat_forecast")
-    assert "peers" in warning.evidence["reference"] and warning.evidence["hours"] >= 24
+    assert "estimated" in warning.evidence["reference"] and warning.evidence["hours"] >= 24
 
 
 def test_a_peer_dropping_out_moves_no_one_elses_reference():
@@ -224,7 +224,7 @@ def test_mixed_models_compare_only_with_their_own_and_say_so():
         return WindowStat(h * 3600 + 600, 60.0 if models[m] == "H100" else 50.0, 650.0, None, True, models[m])
     _feed(fc, 48, stat)
     assert fc.status("a0", 48 * 3600).state == "watching"
-    assert "fewer than two peers of the same model" in fc.status("b0", 48 * 3600).reason
+    assert "fewer than two other modules of the same model" in fc.status("b0", 48 * 3600).reason
 
 
 def test_the_forecast_says_what_it_lacked():
@@ -277,7 +277,7 @@ def test_replay_cli_warns_the_creeping_module_and_logs_recorded_times(tmp_path, 
     warned = [e for e in out["events"] if e["kind"] == "overheat_forecast"]
     assert [e["module"] for e in warned] == ["rack9/gpu2"]
     assert start + 86400 < warned[0]["time"] < start + 6 * 86400 and warned[0]["time_utc"].startswith("2025-06")
-    assert "peers" in warned[0]["evidence"]["reference"]
+    assert "estimated" in warned[0]["evidence"]["reference"]
     rows = Logbook(book).module_events(kinds=("overheat_forecast",))
     assert rows and rows[0]["time"] == warned[0]["time"]
     data = rows[0]["data"] if isinstance(rows[0]["data"], dict) else json.loads(rows[0]["data"])

@@ -103,7 +103,7 @@ def test_prometheus_history_names_exactly_the_creeping_modules(prometheus, capsy
     warned = {e["module"] for e in out["events"] if e["kind"] == "overheat_forecast"}
     assert warned == CREEPING
     forecast = {e["module"]: e for e in out["events"] if e["kind"] == "overheat_forecast"}
-    assert all("peers" in e["evidence"]["reference"] for e in forecast.values())
+    assert all("estimated" in e["evidence"]["reference"] for e in forecast.values())
     assert all(e["predicted_crossing_utc"] for e in forecast.values())
     states = {f["module"]: f["state"] for f in out["forecast"]}
     assert {m for m, s in states.items() if s == "warned"} == CREEPING

@@ -1,21 +1,29 @@
 """When will a module reach its slowdown temperature at its usual load?
 
-Thermal resistance R = (T − reference) / P is estimated over steady-load windows only (busy,
-power steady), so load and coolant changes do not masquerade as ageing. The reference is the
-inlet/coolant temperature where the source has it, otherwise the median of the peers'
-temperatures in the same window (R is then the excess over the peers). Hourly medians of R
-get a Theil–Sen trend with its confidence interval; the crossing is when R reaches
-(slowdown − warm reference) / typical power. An ``overheat_forecast`` is raised when the
-predicted crossing (the central slope) is within the horizon plus a margin and the rise is
-significant (the lower slope bound above zero); it is withdrawn if the trend reverses.
+The model separates the module from its surroundings: T = inlet + R·P, with R the module's own
+thermal resistance (°C/W) and P its own power, above an inlet the node's modules share. The inlet
+is the inlet/coolant reading where the source has one. Otherwise it is estimated from all the
+node's modules of the same model at once, per window: each module's temperature less its own
+R·P (a common R fitted across the modules from how their powers differ at the same moment) less
+its usual offset, and the median of the others (leave-one-out). So a job's power step moves
+T by R·ΔP and the inlet estimate not at all, and a node-wide inlet drift moves every module's
+temperature and the inlet estimate alike: neither reads as a change of R. A peer's temperature
+is never taken for the ambient.
 
-The margin (48 h by default) is there so that despite forecast error (a node's inlet may
-still rise; the first crossing comes in the hottest window, not the typical one) the warning
-lands at least ``horizon`` ahead: the measured lead times are in docs/watch.md
-(benchmarks/forecast_eval.py, benchmarks/forecast_replay.py).
+Only settled windows count (busy, power steady within the window and within ``SETTLE_TOL`` of
+the window before, no thermal throttling), so the first-order lag after a load change is over;
+windows of ten minutes average whole-degree printouts into tenths. Hourly medians of R get a
+Theil–Sen trend with its confidence interval; the crossing is when R reaches (slowdown − warm
+inlet) / heavy load. An ``overheat_forecast`` is raised when the interval excludes zero, the
+rise is already worth ``min_rise_c`` at load, and the predicted crossing (the central slope) is
+within the horizon plus a margin; it is withdrawn if the trend reverses or a step down
+(maintenance) restarts it. Every event and status says why: R now, its trend and interval,
+the inlet estimate and how it was formed, the power it extrapolates at, the span of data.
 
-Without an inlet reading the reference is the same-model peers, each less its own usual offset
-over the others (learnt over days), so a peer dropping out or stepping moves nobody else's R."""
+The margin (48 h by default) makes the warning land at least ``horizon`` ahead despite forecast
+error (a node's inlet may still rise; the first crossing comes in the hottest window): the
+measured lead times and false-alarm rates are in docs/watch.md (benchmarks/forecast_replay.py,
+benchmarks/forecast_eval.py)."""
 
 from __future__ import annotations
 
@@ -36,8 +44,26 @@ STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets th
 RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
 STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
 MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
-PEER_POWER_BAND = 0.15  # peers within 15 % of the module's power are under comparable load
-OFFSET_TAU_S = 2 * 86400.0  # how slowly a module's usual offset over its peers is learnt
+SETTLE_TOL = 0.08  # power within 8 % of the window before: the lag after a load change is over
+OFFSET_TAU_S = 2 * 86400.0  # how slowly a module's usual offset over the others is learnt
+COMMON_R_TAU_S = 4 * 86400.0  # how slowly the node's common R (the cross-module fit) forgets
+PRIOR_R = 0.05  # °C/W: where the common R starts before the modules' powers have differed (weight below)
+PRIOR_WEIGHT_W2 = 2000.0  # about one window of 8 modules 16 W apart: the data outweighs it within the hour
+
+
+@dataclass(frozen=True)
+class ForecastSettings:
+    """The thresholds a backtest sweeps: how sure (``alpha``), how early (``margin_s`` beyond the
+    horizon), how much rise already seen (``min_rise_c``), and what counts as a step."""
+
+    alpha: float = 0.90
+    margin_s: float = 48 * HOUR
+    min_rise_c: float = MIN_RISE_C
+    step_min_c: float = STEP_MIN_C
+
+    def label(self) -> str:
+        return (f"alpha {self.alpha:.2f}, margin {self.margin_s / HOUR:.0f} h, min rise {self.min_rise_c:g} °C, "
+                f"step {self.step_min_c:g} °C")
 
 
 class _Window:
@@ -58,22 +84,38 @@ class WindowStat:
     temp: float
     power: float
     ref: float | None  # inlet/coolant, where the source has it
-    steady: bool  # usable: busy enough and power steady enough for R to mean something
+    steady: bool  # usable: busy, power steady and settled, not throttled: R means something
     model: str | None = None
+
+
+@dataclass
+class _Group:
+    """The cross-module fit of one model on one node: sums of power and temperature about their
+    window means, forgetting slowly, give the common R without knowing the inlet."""
+
+    sxy: float = PRIOR_R * PRIOR_WEIGHT_W2
+    sxx: float = PRIOR_WEIGHT_W2
+    windows: int = 0
+
+    @property
+    def r(self) -> float:
+        return self.sxy / self.sxx
 
 
 @dataclass
 class _History:
     hours: list[float] = field(default_factory=list)  # hour index
-    r: list[float] = field(default_factory=list)  # median R of that hour
+    r: list[float] = field(default_factory=list)  # median R of that hour, less ``base``
+    base: float = 0.0  # the node's common R the inlet estimate rests on (0 with an inlet reading)
     pending: dict[int, list[float]] = field(default_factory=dict)
     powers: list[float] = field(default_factory=list)
-    refs: list[float] = field(default_factory=list)
+    refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
     warned: bool = False
+    withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
     windows: int = 0  # windows seen
     usable: int = 0  # of which busy and steady enough
-    no_reference: int = 0  # usable, but no inlet reading and too few comparable peers
-    reference: str = ""  # what the last R was measured against
+    no_reference: int = 0  # usable, but no inlet reading and too few modules of its model to estimate one
+    reference: str = ""  # how the inlet of the last R was formed
     resets: int = 0
 
 
@@ -89,39 +131,65 @@ class Forecast:
     earliest: float | None
     latest: float | None
     span_days: float = 0.0  # of the history the trend was fitted on
+    power_w: float = 0.0  # the heavy load it extrapolates at (95th percentile)
+    inlet_c: float = 0.0  # the warm inlet it extrapolates at (95th percentile)
+    hours: int = 0  # hourly values in the fit
 
 
 @dataclass(frozen=True)
 class ForecastStatus:
-    """Where the forecast stands for one module, and what it lacked if it has none."""
+    """Where the forecast stands for one module, what it rests on, and what it lacked if it has
+    none. ``state``: warned, withdrawn (warned, then the trend reversed or was reset), watching
+    (a trend, no crossing in sight), insufficient (``reason`` says what was missing)."""
 
     module: str
-    state: str  # "warned", "watching" (a trend, no crossing in sight), "insufficient"
+    state: str
     reason: str
-    reference: str
+    reference: str  # how the inlet was formed
     hours: int
+    r_now: float | None = None  # °C/W
+    slope_per_day: float | None = None
+    slope_interval: tuple[float, float] | None = None
+    inlet_c: float | None = None  # the warm inlet it extrapolates at
+    power_w: float | None = None  # the heavy load it extrapolates at
+    span_days: float | None = None
+    crossing: float | None = None  # only while the trend's interval excludes zero
+    confidence: str = ""
 
 
 class ThermalForecaster:
-    """One node's modules. Peers are the other modules of the same model in the same window,
-    so a node-wide inlet rise cancels and mixed models never compare against each other."""
+    """One node's modules. The inlet is read, or estimated jointly from the node's modules of the
+    same model; mixed models never share a fit."""
 
     def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float = 48 * HOUR,
                  window_s: float = 600.0, history_s: float = 4 * 86400.0, min_hours: int = 24, alpha: float = 0.90,
                  evaluate_every_s: float = 2 * HOUR, min_util: float = 0.35, max_power_cv: float = 0.15,
-                 min_window_samples: int = 3, models: dict[str, str] | None = None) -> None:
+                 min_window_samples: int = 3, models: dict[str, str] | None = None,
+                 settings: ForecastSettings | None = None) -> None:
         self.slowdown_c = slowdown_c
-        self.horizon_s, self.margin_s, self.window_s, self.history_s = horizon_s, margin_s, window_s, history_s
-        self.min_hours, self.alpha, self.evaluate_every_s = min_hours, alpha, evaluate_every_s
+        self.settings = settings or ForecastSettings(alpha=alpha, margin_s=margin_s)
+        self.horizon_s, self.window_s, self.history_s = horizon_s, window_s, history_s
+        self.min_hours, self.evaluate_every_s = min_hours, evaluate_every_s
         self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples
         self.models = models or {}
+        self.tap: list[dict[str, WindowStat]] | None = None  # set to a list to keep every window (a backtest's sweep)
         self._windows: dict[int, dict[str, _Window]] = {}
         self._lowest: float = math.inf  # the earliest window still open
         self._hist: dict[str, _History] = defaultdict(_History)
         self._last_eval: dict[str, float] = {}
         self._peak_w: dict[str, float] = {}
-        self._offset: dict[str, float] = {}  # °C over the same-model peers, learnt slowly
+        self._previous: dict[str, tuple[int, float]] = {}  # module -> (window index, mean power)
+        self._offset: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
+        self._groups: dict[str | None, _Group] = defaultdict(_Group)
         self.uuids: dict[str, str] = {}
+
+    @property
+    def alpha(self) -> float:
+        return self.settings.alpha
+
+    @property
+    def margin_s(self) -> float:
+        return self.settings.margin_s
 
     # --- feeding -----------------------------------------------------------------------
     def observe(self, s: Sample) -> list[Event]:
@@ -179,10 +247,15 @@ class ThermalForecaster:
             spread = math.sqrt(var) / power if power > 0 else 1.0
             peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
             busy = w.util / w.n_util >= self.min_util if w.n_util else power >= 0.5 * peak
-            steady = (busy and not w.hot and spread <= self.max_power_cv and n >= self.min_window_samples
+            before = self._previous.get(module)
+            self._previous[module] = (index, power)
+            settled = before is not None and before[0] == index - 1 and abs(before[1] - power) <= SETTLE_TOL * power
+            steady = (busy and settled and not w.hot and spread <= self.max_power_cv and n >= self.min_window_samples
                       and power >= 0.3 * peak)
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
                                        self.models.get(module))
+        if self.tap is not None:
+            self.tap.append(stats)
         return self.observe_windows(stats)
 
     def observe_windows(self, stats: dict[str, WindowStat]) -> list[Event]:
@@ -190,21 +263,19 @@ class ThermalForecaster:
         if not stats:
             return []
         out: list[Event] = []
+        inlets = self._inlets(stats)
         for module, w in stats.items():
             h = self._hist[module]
             h.windows += 1
             if not w.steady:
                 continue
             h.usable += 1
-            ref = w.ref
-            if ref is not None:
-                h.reference = "inlet/coolant reading"
-            else:  # no inlet sensor: the peers at this module's load are the reference
-                ref = self._peer_reference(module, w, stats)
-                if ref is None:
-                    h.no_reference += 1
-                    continue
-            h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power)
+            inlet = inlets.get(module)
+            if inlet is None:
+                h.no_reference += 1
+                continue
+            ref, h.reference, h.base = inlet
+            h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
             h.powers.append(w.power)
             h.refs.append(ref)
             del h.powers[:-1000], h.refs[:-1000]
@@ -222,51 +293,88 @@ class ThermalForecaster:
                 event = self._evaluate(module, w.t)
                 if event:
                     out.append(event)
-        self._learn_offsets(stats)
+        self._learn(stats)
         return out
 
-    def _peer_reference(self, module: str, w: WindowStat, stats: dict[str, WindowStat]) -> float | None:
-        """Median of the same-model peers under comparable load (power within ``PEER_POWER_BAND``)
-        in the same window, each peer's temperature less its usual offset over the others (see
-        ``_learn_offsets``); None with fewer than two. No dT/dP is learnt to move peers to this
-        module's load: such a slope drifts as modules age, and every drift would shift all
-        references at once."""
-        band = PEER_POWER_BAND * w.power
-        offsets = self._offset
-        peers = [x.temp - offsets.get(m, 0.0) for m, x in stats.items()
-                 if m != module and x.steady and x.model == w.model and abs(x.power - w.power) <= band]
-        if len(peers) < 2:
-            return None
-        self._hist[module].reference = (f"no inlet/coolant reading: median of the same-model peers on the node at "
-                                        f"comparable load, each less its usual offset ({len(peers)} now)")
-        return statistics.median(peers)
-
-    def _learn_offsets(self, stats: dict[str, WindowStat]) -> None:
-        """Each module's usual excess over its same-model peers, learnt slowly (``OFFSET_TAU_S``).
-        Peers enter a reference as temperature less offset, so a peer that drops out (throttled,
-        idle) or steps (maintenance) moves the others' reference by noise, not by the gap
-        between it and the rest; a creeping peer is one outlier the median ignores."""
+    def _members(self, stats: dict[str, WindowStat]) -> dict[str | None, list[str]]:
+        """The usable modules without an inlet reading, by model: the ones an inlet is estimated from."""
         groups: dict[str | None, list[str]] = defaultdict(list)
         for m, x in stats.items():
-            if x.steady and x.ref is None:
+            if x.steady and x.ref is None and x.power > 0:
                 groups[x.model].append(m)
-        rate = min(self.window_s / OFFSET_TAU_S, 1.0)
+        return groups
+
+    def _inlets(self, stats: dict[str, WindowStat]) -> dict[str, tuple[float, str, float]]:
+        """Each usable module's inlet in this window and how it was formed: the reading, or the
+        median over the other modules of its model of T − R·P − their usual offset (R: the
+        common fit; the offset: each module's own R and sensor differences, learnt over days).
+        A module's own temperature never enters its own inlet; none with fewer than two others.
+        The third figure is the common R the estimate rests on (0 with a reading): the trend is
+        fitted to each module's R less it, so the common R's own wobble cancels."""
+        out = {m: (x.ref, "inlet/coolant reading", 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
         offsets = self._offset
-        for members in groups.values():
+        for model, members in self._members(stats).items():
             if len(members) < 3:
                 continue
-            known = [stats[m].temp - offsets[m] for m in members if m in offsets]
-            common = statistics.median(known) if len(known) >= 3 else statistics.median(stats[m].temp for m in members)
+            r = self._groups[model].r
+            base = {m: stats[m].temp - r * stats[m].power - offsets.get(m, 0.0) for m in members}
+            how = (f"no inlet/coolant reading: estimated from the node's {len(members) - 1} other "
+                   f"{model or 'same-model'} modules at once (T − {r:.4f} °C/W × their own power, less their usual "
+                   f"offset; median)")
             for m in members:
-                deviation = stats[m].temp - common
+                others = [v for k, v in base.items() if k != m]
+                out[m] = (statistics.median(others), how, r)
+        return out
+
+    def _learn(self, stats: dict[str, WindowStat]) -> None:
+        """The common R from how the modules' powers and temperatures differ in the same window
+        (the inlet is the same for all: it cancels), and each module's usual offset of T − R·P
+        over the others. A creeping module is one of many in the fit and one outlier to the
+        median; a peer that drops out moves the others' inlet by noise, not by its offset."""
+        decay_r = math.exp(-self.window_s / COMMON_R_TAU_S)
+        rate = min(self.window_s / OFFSET_TAU_S, 1.0)
+        offsets = self._offset
+        for model, members in self._members(stats).items():
+            if len(members) < 3:
+                continue
+            g = self._groups[model]
+            self._fit_common(g, [stats[m].power for m in members],
+                             [stats[m].temp - offsets.get(m, 0.0) for m in members], decay_r)
+            r = g.r
+            base = {m: stats[m].temp - r * stats[m].power for m in members}
+            known = [base[m] - offsets[m] for m in members if m in offsets]
+            common = statistics.median(known) if len(known) >= 3 else statistics.median(base.values())
+            for m in members:
+                deviation = base[m] - common
                 old = offsets.get(m)
                 offsets[m] = deviation if old is None else old + rate * (deviation - old)
+
+    @staticmethod
+    def _fit_common(g: _Group, powers: list[float], temps: list[float], decay: float) -> None:
+        """Add one window to the cross-module fit: temperatures less each module's usual offset
+        against power, about the window's means (the inlet cancels). Modules far off the current
+        line (a creeping one ahead of its learnt offset, one just back from maintenance) are left
+        out of the window's sums, so one module cannot tilt every other module's inlet."""
+        r = g.r
+        p_mean, t_mean = sum(powers) / len(powers), sum(temps) / len(temps)
+        resid = [t - t_mean - r * (p - p_mean) for p, t in zip(powers, temps, strict=True)]
+        centre = statistics.median(resid)
+        spread = statistics.median(abs(x - centre) for x in resid)
+        limit = max(4 * 1.4826 * spread, 1.0)
+        kept = [(p, t) for p, t, x in zip(powers, temps, resid, strict=True) if abs(x - centre) <= limit]
+        if len(kept) < 3:
+            return
+        p_mean = sum(p for p, _ in kept) / len(kept)
+        t_mean = sum(t for _, t in kept) / len(kept)
+        g.sxy = decay * g.sxy + sum((p - p_mean) * (t - t_mean) for p, t in kept) + (1 - decay) * PRIOR_R * PRIOR_WEIGHT_W2
+        g.sxx = decay * g.sxx + sum((p - p_mean) ** 2 for p, _ in kept) + (1 - decay) * PRIOR_WEIGHT_W2
+        g.windows += 1
 
     def _step(self, module: str, h: _History, now: float) -> Event | None:
         """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
         trend from the step. A step: the last STEP_HOURS all sit on one side of the line fitted
         to the day before them, by more than six times the hour-to-hour noise and more than
-        STEP_MIN_C at load; a creep moves along its line and is not a step."""
+        ``step_min_c`` at load; a creep moves along its line and is not a step."""
         k = STEP_HOURS
         if len(h.r) < 24 + k:
             return None
@@ -280,7 +388,7 @@ class ThermalForecaster:
             / math.sqrt(2)
         after = residual[24:]
         jump = statistics.median(after)
-        floor = STEP_MIN_C / statistics.median(h.powers[-200:])  # a step worth a maintenance note: a degree at load
+        floor = self.settings.step_min_c / statistics.median(h.powers[-200:])
         if abs(jump) <= max(6 * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
             return None
         if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
@@ -291,16 +399,19 @@ class ThermalForecaster:
         h.resets += 1
         withdrawn = h.warned and jump < 0
         if withdrawn:
-            h.warned = False
+            h.warned, h.withdrawn = False, True
         return Event("overheat_forecast_withdrawn" if withdrawn else "forecast_reset", Severity.INFO, module, now,
                      f"thermal resistance stepped {'down' if jump < 0 else 'up'} by {abs(jump):.4f} °C/W "
-                     "(maintenance, re-seating, a fan change?): the trend restarts from here"
-                     + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
+                     f"({abs(jump) * statistics.median(h.powers[-200:]):.1f} °C at load, "
+                     + (f"{abs(jump) / noise:.0f}× the hour-to-hour noise" if noise > 0 else "above a noiseless hour")
+                     + f", held for {k} h: maintenance, re-seating, a fan change?): the trend restarts "
+                     "from here" + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
                      {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
                      uuid=self.uuids.get(module))
 
     def status(self, module: str, now: float) -> ForecastStatus:
-        """What the forecast knows of ``module``, or what it needed and did not get."""
+        """What the forecast knows of ``module`` and what it rests on, or what it needed and did
+        not get."""
         h = self._hist.get(module, _History())
         hours = len(h.r)
         if module not in self.slowdown_c:
@@ -313,19 +424,41 @@ class ThermalForecaster:
         if h.windows and not h.usable:
             return ForecastStatus(module, "insufficient", f"no steady-load windows: none of {h.windows} windows had "
                                   f"utilisation >= {self.min_util:.0%} with power steady within "
-                                  f"{self.max_power_cv:.0%}", h.reference, hours)
+                                  f"{self.max_power_cv:.0%} and settled (within {SETTLE_TOL:.0%} of the window "
+                                  "before)", h.reference, hours)
         if h.usable and h.no_reference == h.usable:
-            return ForecastStatus(module, "insufficient", "no inlet/coolant reading and fewer than two peers of the "
-                                  "same model under comparable load at the same time", h.reference, hours)
+            return ForecastStatus(module, "insufficient", "no inlet/coolant reading and fewer than two other modules "
+                                  "of the same model under steady load at the same time to estimate one",
+                                  h.reference, hours)
         if hours < self.min_hours:
             return ForecastStatus(module, "insufficient", f"too short a history: {hours} h of steady-load windows"
                                   + (" since the last step change" if h.resets else "")
                                   + f", needs {self.min_hours} h", h.reference, hours)
-        if h.warned:
-            return ForecastStatus(module, "warned", "overheat_forecast raised", h.reference, hours)
         f = self.forecast(module, now)
-        trend = f"trend {f.slope_per_day:+.5f} °C/W per day" if f else "no trend"
-        return ForecastStatus(module, "watching", f"{trend}; no crossing within the horizon", h.reference, hours)
+        if f is None:
+            return ForecastStatus(module, "insufficient", "no trend", h.reference, hours)
+        significant = f.slope_low > 0
+        if h.warned:
+            state, reason = "warned", "overheat_forecast raised"
+        elif h.withdrawn:
+            state, reason = "withdrawn", "warned, then the trend reversed or stepped down"
+        else:
+            state = "watching"
+            reason = (f"trend {f.slope_per_day:+.5f} °C/W per day; " + (
+                "no crossing within the horizon" if significant else "its interval includes zero: no forecast"))
+        return ForecastStatus(module, state, reason, h.reference, hours, f.r_now, f.slope_per_day,
+                              (f.slope_low, f.slope_high), f.inlet_c, f.power_w, f.span_days,
+                              f.crossing if significant else None, self._confidence(f))
+
+    def _confidence(self, f: Forecast) -> str:
+        """Why the trend is (or is not) believed, in words."""
+        rise = f.slope_low * f.span_days * f.power_w
+        interval = (f"the slope's {self.alpha:.0%} interval [{f.slope_low:+.5f}, {f.slope_high:+.5f}] °C/W per day "
+                    f"from {f.hours} hourly values over {f.span_days:.1f} d")
+        if f.slope_low <= 0:
+            return interval + " includes zero"
+        return interval + (f" excludes zero; at least {rise:.1f} °C of rise at {f.power_w:.0f} W already "
+                           f"(needs {self.settings.min_rise_c:g} °C)")
 
     # --- judging -----------------------------------------------------------------------
     def forecast(self, module: str, now: float) -> Forecast | None:
@@ -338,52 +471,57 @@ class ThermalForecaster:
         # a node whose inlet or load has risen lately brings the crossing forward at once
         power = max(_p95(h.powers), _p95(h.powers[-144:]))
         ref = max(_p95(h.refs), _p95(h.refs[-144:]))
-        r_crit = (self.slowdown_c[module] - ref) / power
-        whole = self._fit(module, h, now, 0, r_crit)
-        recent = self._fit(module, h, now, RECENT_HOURS, r_crit) if len(h.r) >= RECENT_HOURS + 24 else None
+        r_crit = (self.slowdown_c[module] - ref) / power - h.base
+        whole = self._fit(module, h, now, 0, r_crit, power, ref)
+        recent = self._fit(module, h, now, RECENT_HOURS, r_crit, power, ref) if len(h.r) >= RECENT_HOURS + 24 else None
         if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
                 whole.earliest is None or recent.earliest < whole.earliest):
             return recent
         return whole
 
-    def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float) -> Forecast:
+    def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float, power: float,
+             ref: float) -> Forecast:
         hours = h.hours[-last_hours:] if last_hours else h.hours
         r = h.r[-last_hours:] if last_hours else h.r
         days = np.asarray(hours) / 24.0
         slope, intercept, low, high = theil_sen(days, np.asarray(r), self.alpha)
-        r_now = intercept + slope * now / 86400.0
+        r_now = intercept + slope * now / 86400.0  # both less h.base until the Forecast is made
 
         def at(rate: float) -> float | None:
             if rate <= 0:
                 return None
             return float(now + max(r_crit - r_now, 0.0) / rate * 86400.0)
 
-        return Forecast(module, float(slope), float(low), float(high), float(r_now), float(r_crit),
-                        at(slope), at(high), at(low), (hours[-1] - hours[0]) / 24.0)
+        return Forecast(module, float(slope), float(low), float(high), float(r_now + h.base), float(r_crit + h.base),
+                        at(slope), at(high), at(low), (hours[-1] - hours[0]) / 24.0, power, ref, len(hours))
 
     def _evaluate(self, module: str, now: float) -> Event | None:
         f = self.forecast(module, now)
         h = self._hist[module]
         if f is None:
             return None
-        shown_c = f.slope_low * f.span_days * _p95(h.powers)
-        rising = f.slope_low > 0 and f.earliest is not None and shown_c >= MIN_RISE_C
+        shown_c = f.slope_low * f.span_days * f.power_w
+        rising = f.slope_low > 0 and f.earliest is not None and shown_c >= self.settings.min_rise_c
         if rising and not h.warned and f.crossing is not None and f.crossing - now <= self.horizon_s + self.margin_s:
-            h.warned = True
+            h.warned, h.withdrawn = True, False
             return Event("overheat_forecast", Severity.WARN, module, now,
-                         f"at its usual load it reaches {self.slowdown_c[module]:.1f} °C in about "
-                         f"{_hours(f.crossing, now)} (between {_hours(f.earliest, now)} and {_hours(f.latest, now)})",
+                         f"at {f.power_w:.0f} W over a {f.inlet_c:.1f} °C inlet it reaches "
+                         f"{self.slowdown_c[module]:.1f} °C in about {_hours(f.crossing, now)} (between "
+                         f"{_hours(f.earliest, now)} and {_hours(f.latest, now)}): R {f.r_now:.4f} °C/W now, "
+                         f"rising {f.slope_per_day:+.5f} °C/W per day ({self._confidence(f)})",
                          {"slope_c_per_w_per_day": f.slope_per_day, "slope_interval": [f.slope_low, f.slope_high],
                           "r_now": f.r_now, "r_crit": f.r_crit, "earliest": f.earliest, "latest": f.latest,
                           "reference": h.reference, "reference_c": h.refs[-1] if h.refs else None,
-                          "hours": len(h.r)},
+                          "inlet_c": f.inlet_c, "power_w": f.power_w, "span_days": f.span_days,
+                          "confidence": self._confidence(f), "hours": len(h.r)},
                          predicted_crossing=f.crossing if f.crossing is not None else f.earliest,
                          uuid=self.uuids.get(module))
         if h.warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (self.horizon_s + self.margin_s)):
-            h.warned = False
+            h.warned, h.withdrawn = False, True
             return Event("overheat_forecast_withdrawn", Severity.INFO, module, now,
                          "the temperature trend no longer points at the slowdown point",
-                         {"slope_c_per_w_per_day": f.slope_per_day, "reference": h.reference},
+                         {"slope_c_per_w_per_day": f.slope_per_day, "slope_interval": [f.slope_low, f.slope_high],
+                          "reference": h.reference},
                          uuid=self.uuids.get(module))
         return None
 
