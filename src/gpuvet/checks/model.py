@@ -9,11 +9,27 @@ from enum import StrEnum
 from gpuvet.logbook.document import Verdict as Verdict  # re-exported: the checks layer's verdict
 from gpuvet.logbook.document import check_key
 
-__all__ = ["Check", "Evidence", "Json", "Layer", "Verdict", "overall", "worse"]
+__all__ = ["Check", "Cited", "Evidence", "Json", "Layer", "Verdict", "overall", "worse"]
 
 # what evidence holds: JSON-ready values (read-only views, so a dict of lists of str fits)
 Json = str | int | float | bool | None | Sequence["Json"] | Mapping[str, "Json"]
 Evidence = Mapping[str, Json]
+
+
+@dataclass(frozen=True)
+class Cited:
+    """One reading a verdict rests on, so a "clear" or "ok" can be traced to what was read: the
+    source (a captured file and its kind, a simulated node, NVML, the environment), the place in
+    it (module, section, line), the field and its value as read. Doctor and health cite these."""
+
+    source: str
+    field: str
+    value: str
+    where: str | None = None
+
+    def words(self) -> str:
+        at = f" [{self.where}]" if self.where else ""
+        return f"{self.source}{at}: {self.field} = {self.value}"
 
 
 def worse(a: Verdict, b: Verdict) -> Verdict:

@@ -129,14 +129,16 @@ def _render(report: HealthReport, fmt: str) -> None:
 
 def report_json(report: HealthReport) -> dict[str, object]:
     from gpuvet.health import formats
-    from gpuvet.report.jsonable import drop_none
+    from gpuvet.report.jsonable import drop_none, to_jsonable
 
     return {"simulated": report.simulated, "node": report.node, "backend": report.backend,
             "status": report.status.value, "exit_code": report.status.exit_code,
             "elapsed_s": round(report.elapsed_s, 4), "modules": report.modules, "expected": report.expected,
             "reason": formats.drain_reason(report),
             "findings": [drop_none({"check": f.check, "status": f.status.value, "module": f.module,
-                                    "reason": f.reason, "fix": f.fix}) for f in report.findings],
+                                    "reason": f.reason, "fix": f.fix})
+                         | ({"evidence": [to_jsonable(e) for e in f.evidence]} if f.evidence else {})
+                         for f in report.findings],
             "notes": report.notes}
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from gpuvet.checks.model import Evidence, Json
+from gpuvet.checks.model import Cited, Evidence, Json
 from gpuvet.errors import GpuvetError
 
 
@@ -79,22 +79,6 @@ def finding(cause: str, confidence: float, module: str | None = None, between: t
     """``carried``: evidence an event or reading already carries, kept as it is (before ``evidence``)."""
     c = causes()[cause]
     return Finding(cause, c.title, fix or c.fix, confidence, c.severity, module, between, {**(carried or {}), **evidence})
-
-
-@dataclass(frozen=True)
-class Cited:
-    """One reading a verdict rests on, so a "clear" can be traced to what was read: the source
-    (a captured file and its kind, a simulated node, NVML, the environment), the place in it
-    (module, section, line), the field and its value as read."""
-
-    source: str
-    field: str
-    value: str
-    where: str | None = None
-
-    def words(self) -> str:
-        at = f" [{self.where}]" if self.where else ""
-        return f"{self.source}{at}: {self.field} = {self.value}"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from gpuvet.backends.readings import HW_SLOWDOWNS, Inventory, ModuleHealth, Unavailable, XidRecord, throttle_labels
+from gpuvet.checks.model import Cited
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
@@ -26,10 +27,22 @@ def unavailable(check: str, reading: Unavailable, module: str | None) -> Finding
     return Finding(check, status, f"{module}: {reading.reason}" if module else reading.reason, module)
 
 
-def summarise(check: str, found: list[Finding], ok_reason: str) -> list[Finding]:
-    """The findings, or one OK saying what was seen when none failed or could not tell."""
+def summarise(check: str, found: list[Finding], ok_reason: str, evidence: Sequence[Cited]) -> list[Finding]:
+    """The findings, or one OK saying what was seen (and citing it) when none failed or could not
+    tell. Nothing read is not OK: it is "could not tell" (a skip-only check stays a skip)."""
     bad = [f for f in found if f.status in (Status.FAIL, Status.UNKNOWN)]
-    return found if bad else [*found, Finding(check, Status.OK, ok_reason)]
+    if bad:
+        return found
+    if not evidence:
+        if found and all(f.status is Status.SKIP for f in found):
+            return found
+        return [*found, Finding(check, Status.UNKNOWN, f"can't tell: nothing was read for {check}")]
+    return [*found, Finding(check, Status.OK, ok_reason, evidence=tuple(evidence))]
+
+
+def source_of(inv: Inventory) -> str:
+    """Where the readings come from, in words; simulated ones say so."""
+    return "simulated node (a model, not hardware)" if inv.simulated else f"{inv.backend} readings"
 
 
 def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list[Finding]:
@@ -38,7 +51,8 @@ def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list
         status = Status.FAIL if expected_modules else Status.UNKNOWN
         return [Finding("driver", status, f"driver/NVML not usable: {version.reason}",
                         fix="check `nvidia-smi` and the kernel log; reload the driver or reboot")]
-    return [Finding("driver", Status.OK, f"driver {version} answered in {seconds:.2f} s")]
+    return [Finding("driver", Status.OK, f"driver {version} answered in {seconds:.2f} s",
+                    evidence=(Cited(source_of(inv), "driver version", str(version)),))]
 
 
 _FIXES = {"presence": "reseat or replace the module; check the kernel log for Xid 79",
@@ -60,7 +74,9 @@ def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Dif
                 out.append(Finding("presence", Status.FAIL, d.detail, d.module,
                                    fix=_FIXES["presence"] if d.kind == "missing_module" else
                                    "update the spec given to --expect"))
-        return summarise("presence", out, f"{len(found.modules)} modules, as declared")
+        return summarise("presence", out, f"{len(found.modules)} modules, as declared", [
+            Cited(source_of(inv), "modules found / declared", f"{len(found.modules)} / {len(design.node.modules)}",
+                  where=f"declared: {design.node.name}")])
     for slot in design.missing:
         guess = f" (likely {slot.guess})" if slot.guess else ""
         out.append(Finding("presence", Status.FAIL, f"{slot.reason}: {slot.count} missing{guess}", slot.guess,
@@ -68,7 +84,9 @@ def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Dif
     gap = switched_domain_gap(found)
     if gap:
         out.append(Finding("presence", Status.FAIL, gap, fix=_FIXES["presence"]))
-    return summarise("presence", out, f"{len(found.modules)} modules, filling the design inferred from them")
+    return summarise("presence", out, f"{len(found.modules)} modules, filling the design inferred from them", [
+        Cited(source_of(inv), "modules found / places in the inferred design",
+              f"{len(found.modules)} / {len(design.node.modules)}")] if found.modules else [])
 
 
 def _module_of(d: Difference, found: Node) -> str | None:
@@ -79,7 +97,7 @@ def _link_kind(d: Difference) -> str:
     return (d.expected or d.found or "").split(" ")[0]
 
 
-def fabric(found: Node, diffs: list[Difference]) -> list[Finding]:
+def fabric(found: Node, diffs: list[Difference], source: str) -> list[Finding]:
     """Fabric links down or below the design (its width and lane speed), and modules cabled in
     each other's place (against a declared node)."""
     has_fabric = bool(found.fabric_links())
@@ -88,7 +106,9 @@ def fabric(found: Node, diffs: list[Difference]) -> list[Finding]:
            or (d.kind in ("link_down", "link_degraded") and _link_kind(d) not in ("pcie", "smp"))]
     if not has_fabric and not out:
         return [Finding("fabric", Status.SKIP, "no module fabric on this node (PCIe only)")]
-    return summarise("fabric", out, f"{len(found.fabric_links())} fabric connections up at full width and speed")
+    up = [ln for ln in found.fabric_links() if ln.up]
+    return summarise("fabric", out, f"{len(found.fabric_links())} fabric connections up at full width and speed", [
+        Cited(f"topology ({source})", "fabric links up / differences from the design", f"{len(up)} / 0")] if up else [])
 
 
 def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
@@ -116,10 +136,12 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
         if d.kind in ("link_down", "link_degraded") and _link_kind(d) in ("pcie", "smp") and \
                 not (d.between and set(d.between) & named):
             out.append(Finding("pcie", Status.FAIL, d.detail, fix=_FIXES["pcie"]))
-    return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width")
+    return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width", [
+        Cited(source_of(inv), "PCIe width current / max", f"x{m.pcie_width_current} / x{m.pcie_width_max}", m.id)
+        for m in inv.modules if isinstance(m.pcie_width_current, int) and isinstance(m.pcie_width_max, int)])
 
 
-def ecc(readings: Sequence[ModuleHealth]) -> list[Finding]:
+def ecc(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
     out: list[Finding] = []
     for r in readings:
         count = r.ecc_uncorrected_volatile
@@ -129,10 +151,12 @@ def ecc(readings: Sequence[ModuleHealth]) -> list[Finding]:
             out.append(Finding("ecc", Status.FAIL, f"{r.id}: {count} uncorrectable ECC error(s) since the last reset",
                                r.id, fix="drain; reset the module (row remapping applies on reset); replace if it "
                                          "recurs"))
-    return summarise("ecc", out, f"no uncorrectable ECC error on {len(readings)} modules")
+    return summarise("ecc", out, f"no uncorrectable ECC error on {len(readings)} modules", [
+        Cited(source, "uncorrectable ECC errors (volatile)", str(r.ecc_uncorrected_volatile), r.id) for r in readings
+        if isinstance(r.ecc_uncorrected_volatile, int)])
 
 
-def row_remap(readings: Sequence[ModuleHealth]) -> list[Finding]:
+def row_remap(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
     out: list[Finding] = []
     for r in readings:
         if isinstance(r.remap_failed, Unavailable):
@@ -144,11 +168,13 @@ def row_remap(readings: Sequence[ModuleHealth]) -> list[Finding]:
         if r.remap_pending is True:
             out.append(Finding("row_remap", Status.FAIL, f"{r.id}: row remapping pending", r.id,
                                fix="reset the module (nvidia-smi -r) when it is idle, or reboot"))
-    return summarise("row_remap", out, f"no row remapping pending or failed on {len(readings)} modules")
+    return summarise("row_remap", out, f"no row remapping pending or failed on {len(readings)} modules", [
+        Cited(source, "row remap pending / failed", f"{r.remap_pending} / {r.remap_failed}", r.id) for r in readings
+        if isinstance(r.remap_failed, bool) and isinstance(r.remap_pending, bool)])
 
 
 def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy: XidPolicy,
-        window: str) -> tuple[list[Finding], list[str]]:
+        window: str, source: str) -> tuple[list[Finding], list[str]]:
     """(findings, notes): Xids of the drain class fail; the job's own are noted."""
     if isinstance(xids, Unavailable):
         return [Finding("xid", Status.UNKNOWN, xids.reason, fix="run as root, or pass --ignore xid")], []
@@ -163,10 +189,11 @@ def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy
                                                                     "catalog for the action"))
         else:
             notes.append(f"{text} {window}: reported, not failed")
-    return summarise("xid", out, f"no Xid needing action {window}"), notes
+    cited = [Cited(f"kernel log ({source})", f"Xid records {window} / of the drain class", f"{len(fresh)} / 0")]
+    return summarise("xid", out, f"no Xid needing action {window}", cited), notes
 
 
-def throttle(readings: Sequence[ModuleHealth]) -> list[Finding]:
+def throttle(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
     out: list[Finding] = []
     for r in readings:
         mask = r.clock_event_mask
@@ -176,7 +203,9 @@ def throttle(readings: Sequence[ModuleHealth]) -> list[Finding]:
             out.append(Finding("throttle", Status.FAIL, f"{r.id}: clocks held down now: "
                                                         f"{', '.join(throttle_labels(mask & HW_THROTTLE_BITS))}", r.id,
                                fix="check cooling, inlet temperature and the power supply"))
-    return summarise("throttle", out, f"no hardware or thermal clock slowdown on {len(readings)} modules")
+    return summarise("throttle", out, f"no hardware or thermal clock slowdown on {len(readings)} modules", [
+        Cited(source, "clock-event reasons now", ", ".join(throttle_labels(r.clock_event_mask)) or "none", r.id)
+        for r in readings if isinstance(r.clock_event_mask, int)])
 
 
 def processes(inv: Inventory) -> list[Finding]:
@@ -189,7 +218,8 @@ def processes(inv: Inventory) -> list[Finding]:
             out.append(Finding("processes", Status.FAIL, f"{m.id}: held by process(es) "
                                                          f"{', '.join(map(str, pids[:8]))}", m.id,
                                fix="stop the leftover processes, or pass --ignore processes while a job runs"))
-    return summarise("processes", out, "no compute process on any module")
+    return summarise("processes", out, "no compute process on any module", [
+        Cited(source_of(inv), "compute processes", "0", m.id) for m in inv.modules if isinstance(m.processes, tuple)])
 
 
 def power_limit(inv: Inventory) -> list[Finding]:
@@ -203,4 +233,7 @@ def power_limit(inv: Inventory) -> list[Finding]:
                                                            f"{default:g} W", m.id,
                                fix=f"nvidia-smi -i <index> -pl {default:g}, or pass --ignore power_limit where "
                                    "caps are deliberate"))
-    return summarise("power_limit", out, "every power limit at its default")
+    return summarise("power_limit", out, "every power limit at its default", [
+        Cited(source_of(inv), "power limit / default", f"{m.power_limit_w:g} W / {m.power_limit_default_w:g} W", m.id)
+        for m in inv.modules if isinstance(m.power_limit_w, (int, float))
+        and isinstance(m.power_limit_default_w, (int, float))])

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from gpuvet.checks.model import Cited
+
 # in the order a drain reason names them: the gravest first
 CHECKS = ("driver", "presence", "xid", "ecc", "row_remap", "fabric", "pcie", "throttle", "processes",
           "power_limit")
@@ -30,6 +32,7 @@ class Finding:
     reason: str  # one line, fit for a drain reason or a node condition message
     module: str | None = None
     fix: str | None = None
+    evidence: tuple[Cited, ...] = ()  # what an OK (or a failure) read: source, field, value; never empty for OK
 
 
 @dataclass

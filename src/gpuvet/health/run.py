@@ -109,11 +109,11 @@ def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[
     expected = len(options.declared.modules) if options.declared is not None else None
     findings = checks.driver(inv, expected, got.seconds)
     if isinstance(inv.software.driver_version, str) or inv.modules:
-        findings += checks.presence(inv, node, design, diffs) + checks.fabric(node, diffs)
+        findings += checks.presence(inv, node, design, diffs) + checks.fabric(node, diffs, checks.source_of(inv))
         findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv)
     elif options.declared is not None:
         findings += checks.presence(inv, node, design, diffs)
-    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected))
+    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected), checks.source_of(inv))
     order = {c: i for i, c in enumerate(CHECKS)}
     return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
 
@@ -129,8 +129,8 @@ def _design(inv: Inventory, node: Node, options: HealthOptions) -> Design | None
     return infer_design(node, widths)
 
 
-def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool
-              ) -> tuple[list[Finding], list[str], XidMark | None, tuple[XidRecord, ...]]:
+def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool,
+              source: str) -> tuple[list[Finding], list[str], XidMark | None, tuple[XidRecord, ...]]:
     """Findings from the health readings, notes, the new Xid mark and the Xids seen."""
     if isinstance(readings, ModuleLost):
         return [Finding("presence", Status.FAIL, f"{readings.where or 'a module'}: {readings.message}")], [], None, ()
@@ -141,9 +141,9 @@ def _readings(readings: HealthReadings | BackendError | None, options: HealthOpt
         return [], [], None, ()
     start = since_seq(options.last_mark, readings.boot_id)
     window = "since boot" if start is None else "since the last check"
-    xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window)
-    findings = checks.ecc(readings.modules) + checks.row_remap(readings.modules) + xid_findings
-    findings += checks.throttle(readings.modules)
+    xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window, source)
+    findings = checks.ecc(readings.modules, source) + checks.row_remap(readings.modules, source) + xid_findings
+    findings += checks.throttle(readings.modules, source)
     if not isinstance(readings.xids, tuple):
         return findings, notes, None, ()
     top = max((x.seq for x in readings.xids), default=start if start is not None else -1)
