@@ -1,16 +1,19 @@
 """One captured file, whatever it holds: each parser claims the lines it understood, the kinds
 found are named, and the lines nobody claimed are reported (never silently dropped).
 
-A file may be gzip-compressed (nvidia-bug-report.log.gz); it is read up to MAX_TEXT_BYTES.
+A file may be gzip-compressed (nvidia-bug-report.log.gz); the bounds on what is read are in
+read_text and docs/limits.md.
 """
 
 from __future__ import annotations
 
-import gzip
+import os
 import re
+import stat
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import BinaryIO
 
 from gpuvet.captures import bench, dcgm, kernel, links, smi_text, smi_xml, topo
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
@@ -18,7 +21,12 @@ from gpuvet.errors import CaptureError
 
 _BUNDLE = re.compile(r"Start of NVIDIA bug report log file|nvidia-bug-report\.sh Version:")  # the bundle's header
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
-MAX_TEXT_BYTES = 512 * 2**20  # after decompression
+MAX_TEXT_BYTES = 128 * 2**20  # the text, after decompression: a large node's bug report is tens of MB
+_KEEP_WHILE = 64 * 2**20  # kept as read up to here; a larger text is counted to its end first, then read again
+_CHUNK = 2**20
+_SMALLER = "give the capture itself, or the part of it that matters."
+MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more than 4,300 (a ValueError mid-parse)
+_ZEROS = str.maketrans("123456789", "000000000")  # every digit a 0: a long run is then one str.find
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a "
             "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them")
@@ -37,37 +45,116 @@ class FileCapture:
     nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
     lspci: links.LspciParse = field(default_factory=links.LspciParse)
     dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
+    dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
 
 def read_text(path: str) -> str:
-    """The file's text, unpacked if gzip; bounded. Raises CaptureError."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
+    """The file's text, unpacked if gzip. Bounded while it is read: a regular file only (a FIFO
+    would wait for a writer, /dev/zero never ends), at most MAX_FILE_BYTES on disk, and its text
+    at most MAX_TEXT_BYTES and MAX_LINES lines, counted as the bytes come (a small .gz that
+    unpacks to gigabytes is refused at the bound, not after). Raises CaptureError."""
+    with _open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
         if size > MAX_FILE_BYTES:
-            raise CaptureError(f"{size / 2**20:.0f} MiB is larger than any capture ({MAX_FILE_BYTES // 2**20} MiB "
-                               "at most)", where=path, fix="give the capture itself, or the part of it that matters.")
-        with p.open("rb") as fh:
-            head = fh.read(2)
-        if head == b"\x1f\x8b":
-            with gzip.open(p, "rb") as gz:
-                data = gz.read(MAX_TEXT_BYTES + 1)
-        else:
-            data = p.read_bytes()
+            raise CaptureError(f"{size / 2**20:,.0f} MiB is larger than any capture ({MAX_FILE_BYTES // 2**20} MiB "
+                               "at most)", where=path, fix=_SMALLER)
+        try:
+            packed = fh.read(2) == b"\x1f\x8b"
+            if not packed and size > MAX_TEXT_BYTES:
+                raise CaptureError(f"{size / 2**20:,.0f} MiB of text is more than any capture holds "
+                                   f"({MAX_TEXT_BYTES // 2**20} MiB at most)", where=path, fix=_SMALLER)
+            fh.seek(0)
+            data = _bounded(fh, path, packed, _KEEP_WHILE)
+            if data is None:  # past _KEEP_WHILE yet within the bounds: read again, keeping it this time
+                fh.seek(0)
+                data = _bounded(fh, path, packed, None)
+        except OSError as exc:
+            raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
+                               fix="check the path and that it is a file you can read.") from None
+        except (EOFError, zlib.error) as exc:
+            raise CaptureError(f"a damaged gzip file ({exc})", where=path,
+                               fix="copy the .gz again, or give the unpacked .log.") from None
+    return data.decode("utf-8", errors="replace")
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """The file opened for reading without blocking (a FIFO with no writer would wait forever),
+    then checked by fstat on what was opened: a regular file, or a CaptureError saying what it is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
                            fix="check the path and that it is a file you can read.") from None
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise CaptureError(f"a damaged gzip file ({exc})", where=path,
-                           fix="copy the .gz again, or give the unpacked .log.") from None
-    if len(data) > MAX_TEXT_BYTES:
-        raise CaptureError(f"unpacks to more than {MAX_TEXT_BYTES // 2**20} MiB", where=path,
-                           fix="give the capture itself, or the part of it that matters.")
-    if b"\x00" in data[:65536]:
-        raise CaptureError("a binary file, not captured text", where=path, fix=f"give {EXPECTED}.")
-    return data.decode("utf-8", errors="replace")
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise CaptureError(f"{_kind(mode)}, not a regular file: a capture is a file saved from a tool's output",
+                           where=path, fix="save the output to a file first (e.g. `nvidia-smi -q > smi.txt`) and "
+                                           "give that file.")
+    return os.fdopen(fd, "rb")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytearray | None:
+    """The text's bytes, read (and unpacked) a MiB at a time while its size and lines are counted;
+    CaptureError at the first bound passed. Kept only up to ``limit`` bytes: past it the rest is
+    only counted, and None says that the text fits the bounds but must be read again to be kept
+    (a refusal never holds more than ``limit`` bytes)."""
+    kept: bytearray | None = bytearray()
+    size = lines = 0
+    for piece in (_gunzip(fh) if packed else iter(lambda: fh.read(_CHUNK), b"")):
+        if not size and b"\x00" in piece[:65536]:
+            raise CaptureError("a binary file, not captured text", where=path, fix=f"give {EXPECTED}.")
+        size += len(piece)
+        lines += piece.count(b"\n") + piece.count(b"\r") - piece.count(b"\r\n")  # clean() splits at each
+        if size > MAX_TEXT_BYTES:
+            raise CaptureError(f"{'unpacks to' if packed else 'holds'} more than {MAX_TEXT_BYTES // 2**20} MiB of "
+                               "text", where=path, fix=_SMALLER)
+        if lines >= MAX_LINES:
+            raise CaptureError(f"more than {MAX_LINES:,} lines{' unpacked' if packed else ''} (at most "
+                               f"{MAX_LINES:,})", where=path, fix=_SMALLER)
+        if kept is not None:
+            kept += piece
+            if limit is not None and size > limit:
+                kept = None  # let it go: counted to the end, then read again
+    return kept
+
+
+def _gunzip(fh: BinaryIO) -> Iterator[bytes]:
+    """A gzip file's text a MiB at a time, never more in one step however well it packs; members
+    one after another (``cat a.gz b.gz``) as gzip reads them. zlib.error for damage, EOFError
+    for a file cut short."""
+    unpack, started = zlib.decompressobj(wbits=31), False
+    pending = b""
+    while True:
+        if not pending:
+            pending = fh.read(_CHUNK)
+            if not pending:
+                break
+        if not started:
+            pending = pending.lstrip(b"\x00")  # zeros after a member: padding, as gzip allows
+            if not pending:
+                continue
+        started = True
+        piece = unpack.decompress(pending, _CHUNK)
+        pending = unpack.unconsumed_tail
+        if unpack.eof:
+            pending = unpack.unused_data + pending
+            unpack, started = zlib.decompressobj(wbits=31), False
+        if piece:
+            yield piece
+    if started:
+        raise EOFError("it ends before the end of its compressed stream (cut short?)")
 
 
 def read(path: str) -> FileCapture:
@@ -77,6 +164,7 @@ def read(path: str) -> FileCapture:
 def parse_text(text: str, where: str) -> FileCapture:
     """Every capture in the text. Raises CaptureError when nothing in it can be read, or when
     what is there cannot be trusted (see the parsers)."""
+    _refuse_long_numbers(text, where)
     cleaned = clean(text)
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
@@ -98,6 +186,21 @@ def parse_text(text: str, where: str) -> FileCapture:
     return fc
 
 
+def _refuse_long_numbers(text: str, where: str) -> None:
+    """No tool writes a number of a thousand digits; one would make int() raise mid-parse."""
+    run, step = "0" * (MAX_DIGITS + 1), 1 << 20
+    for start in range(0, len(text), step):  # a MiB at a time (overlapping by a run), not a copy of the whole text
+        at = text[start:start + step + MAX_DIGITS].translate(_ZEROS).find(run)
+        if at < 0:
+            continue
+        begin = end = start + at
+        while end < len(text) and text[end] in "0123456789":
+            end += 1
+        line = text.count("\n", 0, begin) + text.count("\r", 0, begin) - text.count("\r\n", 0, begin) + 1
+        raise CaptureError(f"line {line}: a number of {end - begin:,} digits (at most {MAX_DIGITS:,}); no tool "
+                           "writes one", where=where, fix="give the tool's output as it printed it.")
+
+
 def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     """The specific formats first; topo -m and nvidia-smi -q (whose `Key : value` shape is
     the least specific) read only what the others left."""
@@ -105,8 +208,10 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     fc.nccl, fc.nvb = bench.parse_nccl(lines, where), bench.parse_nvbandwidth(lines)
     fc.kernel, fc.nvlink = kernel.parse(lines), links.parse_nvlink(lines)
     fc.lspci, fc.dcgm = links.parse_lspci(lines), dcgm.parse_text(lines)
+    fc.dmon = smi_text.parse_dmon(lines)
     for parsed, kind in ((fc.nccl, "nccl-tests"), (fc.nvb, "nvbandwidth"), (fc.kernel, "kernel log"),
-                         (fc.nvlink, "nvlink state"), (fc.lspci, "lspci -vvv"), (fc.dcgm, "dcgmi diag")):
+                         (fc.nvlink, "nvlink state"), (fc.lspci, "lspci -vvv"), (fc.dcgm, "dcgmi diag"),
+                         (fc.dmon, "nvidia-smi dmon")):
         if parsed.claimed:
             claimed |= parsed.claimed
             fc.kinds.append(kind)
@@ -141,7 +246,7 @@ def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int])
 
 def _notes(fc: FileCapture) -> list[str]:
     notes: list[str] = []
-    for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm):
+    for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm, fc.dmon):
         if part is not None:
             notes += part.notes
     return notes

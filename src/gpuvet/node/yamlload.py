@@ -11,7 +11,7 @@ from __future__ import annotations
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 try:  # libyaml's event parser (C, no recursion) when present; composing stays in Python, bounded
@@ -33,6 +33,8 @@ MAX_FILE_BYTES = 256 << 10  # 256 KiB: a 1,024-module spec with every bus id and
 MAX_DEPTH = 32  # a spec nests 5 levels deep; rules 3
 MAX_ALIASES = 1000  # anchors are handy for repeated faults; a bomb needs few, so expansion is bounded too
 MAX_EXPANDED_NODES = 200_000  # scalars + collections after every alias is followed
+MAX_DIGITS = 100  # in a decimal integer: every count and code a spec or rule holds is far shorter; Python's
+                  # int() itself refuses more than 4,300 (a ValueError, not a message naming the line)
 
 
 class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
@@ -69,6 +71,20 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
             return super().compose_node(parent, index)  # type: ignore[arg-type]  # the stubs say int; a mapping passes its key node
         finally:
             self._depth -= 1
+
+    def construct_bounded_int(self, node: ScalarNode) -> object:
+        """YAML's int, refused past MAX_DIGITS digits (in any base: a 5,000-digit hex integer is read, but
+        cannot be printed in an error message, whose str() has the same limit)."""
+        digits = str(node.value).replace("_", "").lstrip("+-")
+        digits = digits[2:] if digits[:2].lower() in ("0x", "0o", "0b") else digits
+        if len(digits) > MAX_DIGITS:
+            raise self._refuse(f"line {node.start_mark.line + 1}: an integer of {len(digits):,} digits (at most "
+                               f"{MAX_DIGITS})", "write the number the field means; see docs/limits.md for each "
+                               "field's range.")
+        return self.construct_yaml_int(node)
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_bounded_int)
 
 
 def expanded_size(root: Node) -> int:
