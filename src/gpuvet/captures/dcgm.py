@@ -88,7 +88,7 @@ def parse_json(text: str) -> DcgmParse | None:
         return None
     try:
         doc = json.loads(text[start:text.rfind("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser's stack
         return None
     if not isinstance(doc, dict):
         return None
@@ -96,21 +96,27 @@ def parse_json(text: str) -> DcgmParse | None:
     if not isinstance(body, dict):
         return None
     out = DcgmParse(version=str(body.get("version")) if body.get("version") is not None else None)
-    for cat in body.get("test_categories") or []:
+    for cat in _list(body.get("test_categories")):
         if not isinstance(cat, dict):
             continue
-        for test in cat.get("tests") or []:
+        for test in _list(cat.get("tests")):
             if isinstance(test, dict):
                 _json_test(out, str(cat.get("category", "")), test)
     return out if out.results else None
 
 
+def _list(value: object) -> list[Any]:
+    """A JSON field that should be a list; anything else (a number, an object) holds no entries."""
+    return value if isinstance(value, list) else []
+
+
 def _json_test(out: DcgmParse, category: str, test: dict[str, Any]) -> None:
-    for res in test.get("results") or []:
+    for res in _list(test.get("results")):
         if not isinstance(res, dict):
             continue
         gpu = res.get("gpu_ids", res.get("gpu_id", res.get("entity_id")))
         warnings = res.get("warnings") or []
+        warnings = warnings if isinstance(warnings, list) else [warnings]
         detail = "; ".join(str(w.get("warning", w)) if isinstance(w, dict) else str(w) for w in warnings) or None
         out.results.append(DcgmResult(category, str(test.get("name", "?")), None if gpu is None else str(gpu),
                                       _status(str(res.get("status", ""))) or str(res.get("status", "")).lower(),
