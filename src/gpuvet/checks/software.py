@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import Inventory, Unavailable
-from gpuvet.checks.model import Check, Layer, Verdict
+from gpuvet.checks.model import Check, Json, Layer, Verdict
 
 S = Layer.SOFTWARE
 
@@ -36,31 +36,44 @@ def cuda_compatibility(driver_cuda: str | None, runtime_cuda: str | None) -> Che
         return Check(S, "cuda_compatibility", Verdict.WARN, value=value, expected=f">= {runtime_cuda}",
                      reason="runs by minor-version compatibility; features needing a newer driver (PTX JIT) will fail",
                      fix=f"update the driver to one for CUDA {runtime_cuda} or newer")
-    return Check(S, "cuda_compatibility", Verdict.PASS, value=value, expected=f">= {runtime_cuda}")
+    return Check(S, "cuda_compatibility", Verdict.PASS, value=value, expected=f">= {runtime_cuda}",
+                 evidence={"driver_cuda": driver_cuda, "runtime_cuda": runtime_cuda})
 
 
 def software_checks(inv: Inventory, versions: dict[str, str | None], no_modules_reason: str | None) -> list[Check]:
     out: list[Check] = []
     sw = inv.software
     if inv.simulated:
-        return [Check(S, "driver", Verdict.PASS, value="simulated", expected="simulated")] + _module_settings(inv)
+        return [Check(S, "driver", Verdict.PASS, value="simulated", expected="simulated",
+                      evidence=_read(inv, "driver_version", "simulated"))] + _module_settings(inv)
     if no_modules_reason:
         out.append(Check(S, "driver", Verdict.SKIP, reason=f"no GPU module: {no_modules_reason}"))
     else:
         driver = sw.driver_version
         out.append(Check(S, "driver", Verdict.PASS if not isinstance(driver, Unavailable) else Verdict.WARN,
                          value=None if isinstance(driver, Unavailable) else driver,
-                         reason=driver.reason if isinstance(driver, Unavailable) else None))
+                         reason=driver.reason if isinstance(driver, Unavailable) else None,
+                         evidence={} if isinstance(driver, Unavailable) else _read(inv, "driver_version", driver)))
         cuda = sw.cuda_driver_version
         out.append(cuda_compatibility(None if isinstance(cuda, Unavailable) else cuda, versions.get("cuda_version")))
         nccl = versions.get("nccl_version")
         out.append(Check(S, "nccl", Verdict.PASS if nccl else Verdict.SKIP, value=nccl,
-                         reason=None if nccl else "the framework reports no NCCL"))
+                         reason=None if nccl else "the framework reports no NCCL",
+                         evidence={"source": "the benchmark engine's versions", "field": "nccl_version",
+                                   "read": nccl} if nccl else {}))
     torch_version = versions.get("torch_version")
     out.append(Check(S, "framework", Verdict.PASS if torch_version else Verdict.SKIP,
                      value=f"torch {torch_version}" if torch_version else None,
-                     reason=None if torch_version else "PyTorch is not installed: pip install 'gpuvet[torch]'"))
+                     reason=None if torch_version else "PyTorch is not installed: pip install 'gpuvet[torch]'",
+                     evidence={"source": "the benchmark engine's versions", "field": "torch_version",
+                               "read": torch_version} if torch_version else {}))
     return out + _module_settings(inv)
+
+
+def _read(inv: Inventory, field: str, value: bool | float | int | str) -> dict[str, Json]:
+    """A reading as evidence: where it came from (simulated ones say so), the field, the value."""
+    source = "simulated node (a model, not hardware)" if inv.simulated else f"{inv.backend} inventory"
+    return {"source": source, "field": field, "read": value}
 
 
 def _module_settings(inv: Inventory) -> list[Check]:
@@ -73,7 +86,7 @@ def _module_settings(inv: Inventory) -> list[Check]:
             else:
                 out.append(Check(S, name, Verdict.WARN if bad else Verdict.PASS, value=reading,
                                  module=module, reason=reason if bad else None, fix=fix if bad else None,
-                                 expected=expected))
+                                 expected=expected, evidence=_read(inv, name, reading)))
 
         check("persistence_mode", m.persistence_mode, m.persistence_mode is False,
               "persistence mode off: the driver reinitialises the module on every first use (seconds of latency)",
@@ -88,7 +101,8 @@ def _module_settings(inv: Inventory) -> list[Check]:
             out.append(Check(S, "power_limit", Verdict.WARN if low else Verdict.PASS, value=limit, unit="W",
                              expected=top, module=m.id, pct_of_expected=100 * limit / top,
                              reason=f"power limit {limit:g} W is under the module's maximum {top:g} W" if low else None,
-                             fix=f"nvidia-smi -i <index> -pl {top:g} (gpuvet itself never changes it)" if low else None))
+                             fix=f"nvidia-smi -i <index> -pl {top:g} (gpuvet itself never changes it)" if low else None,
+                             evidence=_read(inv, "power_limit_w / power_limit_max_w", f"{limit:g} / {top:g}")))
         check("clocks_locked", m.clocks_locked, m.clocks_locked is True,
               "application clocks are set away from their default", "nvidia-smi -rac (reset application clocks)",
               expected=False)
@@ -100,7 +114,8 @@ def _module_settings(inv: Inventory) -> list[Check]:
             out.append(Check(S, "other_processes", Verdict.WARN if busy else Verdict.PASS, value=len(procs),
                              expected=0, module=m.id,
                              reason=f"held by process(es) {', '.join(map(str, procs))}: figures will be shared" if busy
-                             else None, fix="stop them, or validate when the module is idle" if busy else None))
+                             else None, fix="stop them, or validate when the module is idle" if busy else None,
+                             evidence=_read(inv, "processes", len(procs))))
     return out
 
 

@@ -66,7 +66,8 @@ def _diff_cited(ev: Evidence, what: str) -> list[Cited]:
 
 
 def _window_cited(ev: Evidence, field: str, value: str) -> list[Cited]:
-    return [Cited(ev.window_source(), field, value)] if ev.window is not None else []
+    """A quiet telemetry window as evidence; a window over no module is quiet about nothing."""
+    return [Cited(ev.window_source(), field, value)] if ev.window is not None and ev.window.modules else []
 
 
 def _inventory_cited(ev: Evidence, field: str, values: dict[str, object]) -> list[Cited]:
@@ -320,9 +321,10 @@ def host_bottleneck(ev: Evidence) -> Outcome:
 def xid_log(ev: Evidence) -> Outcome:
     xids = _xid_modules(ev)
     if not xids:
-        if ev.window is None:
-            return unknown("no telemetry or kernel log (give `dmesg | grep Xid` output with --from)")
-        return clear("no Xid errors", *_window_cited(ev, "xid events", "none"))
+        cited = _window_cited(ev, "xid events", "none")
+        if not cited:
+            return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
+        return clear("no Xid errors", *cited)
     found = []
     for module, codes in xids.items():
         for code in sorted(set(codes)):
@@ -338,9 +340,8 @@ def hotplug_history(ev: Evidence) -> Outcome:
     added = ev.events("module_added")
     lost = ev.events("module_lost")
     if not added and not lost:
-        if ev.window is None:
-            return unknown("no telemetry window")
-        return clear("no module left or joined", *_window_cited(ev, "module_added / module_lost events", "none"))
+        cited = _window_cited(ev, "module_added / module_lost events", "none")
+        return clear("no module left or joined", *cited) if cited else unknown("no telemetry window of any module")
     found = [finding("module_fell_off_bus", MEDIUM, module=e.module, time_s=e.time) for e in lost]
     states = {e.module: e.kind for e in ev.events("module_ready", "module_quarantined")}
     found += [finding("module_hot_added", HIGH, module=e.module, time_s=e.time, admission=states.get(e.module))
@@ -501,9 +502,8 @@ def clock_stability(ev: Evidence) -> Outcome:
         return confirmed("clocks switch states under load", *[
             finding("memory_clock_flapping", HIGH if e.evidence.get("clock") == "memory" else MEDIUM, module=e.module,
                     carried=e.evidence) for e in {e.module: e for e in flaps}.values()])
-    if ev.window is None:
-        return unknown("no telemetry window")
-    return clear("clocks steady under load", *_window_cited(ev, "clock_flapping events", "none"))
+    cited = _window_cited(ev, "clock_flapping events", "none")
+    return clear("clocks steady under load", *cited) if cited else unknown("no telemetry window of any module")
 
 
 def power_limit(ev: Evidence) -> Outcome:

@@ -157,7 +157,11 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
     elif declared is not None:
         want = len(declared.modules)
         out.append(Check(Layer.INVENTORY, "modules", Verdict.PASS if count == want else Verdict.FAIL, value=count,
-                         expected=want, reason=None if count == want else f"found {count} modules, declared {want}"))
+                         expected=want, reason=None if count == want else f"found {count} modules, declared {want}",
+                         evidence={"models": sorted({m.model for m in inv.modules}), "declared": declared.name}))
+    elif count == 0:  # zero modules and nothing to count against: not a pass
+        out.append(Check(Layer.INVENTORY, "modules", Verdict.SKIP, value=0,
+                         reason="no module found and nothing to count against (give --expect SPEC)"))
     else:
         out.append(Check(Layer.INVENTORY, "modules", Verdict.PASS, value=count,
                          evidence={"models": sorted({m.model for m in inv.modules})}))
@@ -196,7 +200,10 @@ def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str)
 
     diffs = diff_nodes(want, found)
     if not diffs:
-        return [Check(Layer.INVENTORY, "topology", Verdict.PASS, value=f"as {as_}", expected=f"as {as_}")]
+        compared = [k for k, known in (("fabric", found.fabric_known), ("pcie", found.pcie_known)) if known]
+        return [Check(Layer.INVENTORY, "topology", Verdict.PASS, value=f"as {as_}", expected=f"as {as_}",
+                      evidence={"modules_compared": len(want.modules), "links_compared": len(want.links),
+                                "link_kinds_known": compared, "differences": 0})]
     return [Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
                   expected=str(d.expected) if d.expected is not None else None, module=d.module, between=d.between,
                   reason=d.detail + suffix, fix=fix) for d in diffs]
