@@ -125,3 +125,17 @@ def test_no_job_probes_the_backend_with_getattr() -> None:
                     and node.args and isinstance(node.args[0], ast.Name) and "backend" in node.args[0].id):
                 bad.append((module, node.lineno, f"{node.func.id}({node.args[0].id}, …)"))
     assert not bad, _violations("getattr/hasattr on a backend", bad)
+
+
+VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvml", "amdsmi": "gpuvet.backends.amdsmi_gateway"}
+
+
+def test_each_vendor_library_is_imported_by_its_gateway_alone():
+    """NVML (pynvml) only in backends/nvml.py, AMD SMI (amdsmi) only in backends/amdsmi_gateway.py:
+    a vendor's words and errors stay behind one door, so a second vendor costs one gateway."""
+    seen = {(m, n.split(".")[0]) for m, _, n in edges()}
+    assert all((gateway, library) in seen for library, gateway in VENDOR_LIBRARIES.items()), \
+        "the scan no longer sees a gateway's own import: it would pass anything"
+    bad = [(m, line, n) for m, line, n in edges()
+           if n.split(".")[0] in VENDOR_LIBRARIES and m != VENDOR_LIBRARIES[n.split(".")[0]]]
+    assert not bad, _violations("a vendor library imported outside its gateway", bad)

@@ -97,6 +97,7 @@ class FakeMi300x:
     ecc_correctable: int = 0
     bad_pages: list[int] = field(default_factory=list)  # page status: 0 reserved, 1 pending, 2 unreservable
     numa: int = 0
+    hive_id: int = 0x5F1D2A3B4C6E7F80  # one xGMI hive for the board (amdsmi_get_xgmi_info)
     gfx_clock: tuple[int, int, int] = (132, 500, 2100)  # clk, min, max (MHz)
     mem_clock: tuple[int, int, int] = (900, 900, 1300)
     clk_locked: int = 0
@@ -171,6 +172,10 @@ class FakeAmdsmi:
     def amdsmi_get_gpu_driver_info(self, h: int) -> dict[str, str]:
         self._gpu(h, "amdsmi_get_gpu_driver_info")
         return {"driver_name": "amdgpu", "driver_version": self.driver, "driver_date": "2015/01/01 00:00"}
+
+    def amdsmi_get_xgmi_info(self, h: int) -> dict[str, int]:
+        g = self._gpu(h, "amdsmi_get_xgmi_info")
+        return {"xgmi_lanes": 16, "xgmi_hive_id": g.hive_id, "xgmi_node_id": h, "index": h}
 
     def amdsmi_get_gpu_vram_info(self, h: int) -> dict[str, Any]:
         g = self._gpu(h, "amdsmi_get_gpu_vram_info")

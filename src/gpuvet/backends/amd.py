@@ -233,6 +233,23 @@ class AmdBackend(Backend):
         width = max(1, round(gbps / lane)) if lane else 1
         return Link(a.id, b.id, LinkKind.XGMI, width, gbps / width)
 
+    def _hive_mesh(self, models: dict[str, ModuleModel]) -> set[frozenset[str]]:
+        """Pairs the design joins directly: modules amdsmi puts in one xGMI hive (same hive id)
+        whose catalog model has one xGMI link to every other module of a hive that size (MI300X:
+        7 links, 8 modules). Expected from the catalog and the hive, never from the links' state."""
+        hives: dict[int, list[str]] = {}
+        for d in self._devices:
+            hive = pick_int(self.smi.query("amdsmi_get_xgmi_info", d.handle, module=d.id), "xgmi_hive_id")
+            if isinstance(hive, int) and hive:
+                hives.setdefault(hive, []).append(d.id)
+        pairs: set[frozenset[str]] = set()
+        for members in hives.values():
+            model = models[members[0]]
+            if model.fabric == "xgmi" and model.fabric_links == len(members) - 1 \
+                    and all(models[m].name == model.name for m in members):
+                pairs |= {frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1:]}
+        return pairs
+
     def _own_pcie_link(self, d: _Device) -> Link:
         pcie = self.smi.query("amdsmi_get_pcie_info", d.handle, module=d.id)
         gen, width = _gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width")
@@ -254,9 +271,12 @@ class AmdBackend(Backend):
         own = {d.id: self._own_pcie_link(d) for d in self._devices}
         endpoints, pcie_links, n_sockets = infer_pcie_tree(ids, relations, sockets, own)
         fabric = []
+        mesh = self._hive_mesh(models)
         for i, a in enumerate(self._devices):
             for b in self._devices[i + 1:]:
                 link = self._xgmi_link(a, b, models[a.id])
+                if link is None and frozenset((a.id, b.id)) in mesh:  # the design joins them: that link is down
+                    link = Link(a.id, b.id, LinkKind.XGMI, 1, models[a.id].fabric_lane_gbps, up=False)
                 fabric += [link] if link else []
         host = Host(n_sockets, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
                     info.cpu_model if isinstance(info.cpu_model, str) else None)

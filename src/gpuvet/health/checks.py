@@ -177,6 +177,8 @@ def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy
         window: str, source: str) -> tuple[list[Finding], list[str]]:
     """(findings, notes): Xids of the drain class fail; the job's own are noted."""
     if isinstance(xids, Unavailable):
+        if any(k in xids.reason for k in _NOT_APPLICABLE):  # a vendor without Xids (AMD): skip, saying why
+            return [unavailable("xid", xids, None)], []
         return [Finding("xid", Status.UNKNOWN, xids.reason, fix="run as root, or pass --ignore xid")], []
     fresh = [x for x in xids if since_seq is None or x.seq > since_seq]
     counts = Counter((x.module or x.bus_id, x.code) for x in fresh)

@@ -1,0 +1,290 @@
+"""The AMD backend through a fake of the amdsmi package (tests/fakes/fake_amdsmi.py): the
+readings, then every command as a user runs it on a machine whose only GPUs are AMD ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpuvet.backends import amdsmi_gateway
+from gpuvet.backends.amd import AmdBackend
+from gpuvet.backends.amdsmi_gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
+from gpuvet.backends.host import HostBackend
+from gpuvet.backends.nvml import NvmlUnavailable
+from gpuvet.backends.readings import ThrottleReason, Unavailable
+from gpuvet.backends.select import open_backend
+from gpuvet.cli.app import main
+from gpuvet.node.build import build_node
+from gpuvet.node.diff import diff_nodes
+from gpuvet.node.model import LinkKind
+from gpuvet.node.spec import load_spec
+from tests.fakes.fake_amdsmi import STATUS_DRIVER_NOT_LOADED, STATUS_NOT_SUPPORTED, FakeAmdsmi, mi300x_8
+
+
+def _backend(fake: FakeAmdsmi) -> AmdBackend:
+    return AmdBackend(Amdsmi(lib=fake))
+
+
+def _declared():
+    spec, where = load_spec("mi300x-8")
+    return build_node(spec, where)
+
+
+# --- readings ------------------------------------------------------------------------------
+def test_inventory_reads_identity_memory_pcie_power_and_ecc():
+    inv = _backend(mi300x_8()).inventory()
+    assert inv.backend == "amd" and not inv.simulated
+    assert [m.id for m in inv.modules] == [f"gpu{i}" for i in range(8)]
+    m = inv.modules[0]
+    assert m.model == "AMD Instinct MI300X" and m.in_catalog
+    assert m.memory_bytes == 196_592 * 2**20  # vram_size is MiB
+    assert m.bus_id == "0000:05:00.0" and m.uuid.startswith("00ff74a1")
+    assert (m.pcie_gen_current, m.pcie_gen_max, m.pcie_width_current, m.pcie_width_max) == (5, 5, 16, 16)
+    assert (m.power_limit_w, m.power_limit_default_w, m.power_limit_max_w) == (750.0, 750.0, 750.0)  # from uW
+    assert m.ecc_enabled is True and m.numa_node == 0 and inv.modules[4].numa_node == 1
+    assert (m.sm_clock_max_mhz, m.mem_clock_max_mhz) == (2100, 1300)
+    assert inv.software.driver_version == "6.10.5"
+    assert isinstance(inv.software.cuda_driver_version, Unavailable)
+
+
+def test_modules_are_named_in_bus_order_not_handle_order():
+    fake = mi300x_8(3)
+    fake.gpus.reverse()  # amdsmi hands out the later bus first
+    inv = _backend(fake).inventory()
+    assert [m.bus_id for m in inv.modules] == ["0000:05:00.0", "0000:26:00.0", "0000:46:00.0"]
+    assert inv.modules[0].uuid.startswith("00ff74a1")
+
+
+def test_an_unknown_market_name_is_an_unknown_model_with_its_memory():
+    fake = mi300x_8(2)
+    fake.gpus[1].market_name = "AMD Instinct MI400 Engineering Sample"
+    backend = _backend(fake)
+    assert [m.in_catalog for m in backend.inventory().modules] == [True, False]
+    model = backend.node().module("gpu1").model
+    assert model.vendor == "unknown" and model.memory_bytes == 196_592 * 2**20
+
+
+def test_detected_board_matches_the_mi300x_8_preset():
+    node = _backend(mi300x_8()).node()
+    assert diff_nodes(_declared(), node) == []
+    xgmi = [lk for lk in node.links if lk.kind is LinkKind.XGMI]
+    assert len(xgmi) == 28 and all(lk.width == 1 and lk.bandwidth_gbps == 64 for lk in xgmi)
+    assert node.host.sockets == 2
+
+
+def test_a_pair_reached_only_through_others_is_not_a_direct_link():
+    """amdsmi calls such a pair XGMI with 1 hop; its weight (2 xGMI hops = 30) and the missing
+    bandwidth say it is not joined directly."""
+    fake = mi300x_8()
+    fake.amdsmi_topo_get_link_weight = lambda a, b: 30 if {a, b} == {0, 7} else 15
+    diffs = diff_nodes(_declared(), _backend(fake).node())
+    assert [(d.kind, d.between) for d in diffs] == [("link_down", ("gpu0", "gpu7"))]
+
+
+def test_a_link_at_lower_bandwidth_is_degraded():
+    fake = mi300x_8()
+    slow = fake.amdsmi_get_minmax_bandwidth_between_processors
+    fake.amdsmi_get_minmax_bandwidth_between_processors = (
+        lambda a, b: {"min_bandwidth": 0, "max_bandwidth": 32_000} if {a, b} == {1, 6} else slow(a, b))
+    diffs = diff_nodes(_declared(), _backend(fake).node())
+    assert [(d.kind, d.between) for d in diffs] == [("link_degraded", ("gpu1", "gpu6"))]
+
+
+def test_pcie_trained_at_x8_is_found():
+    fake = mi300x_8()
+    fake.gpus[5].pcie_width = 8
+    diffs = diff_nodes(_declared(), _backend(fake).node())
+    assert [(d.kind, d.between[0]) for d in diffs] == [("link_degraded", "gpu5")]
+    assert "x8 < x16" in diffs[0].detail
+
+
+def test_not_supported_and_na_are_unavailable_not_zero():
+    fake = mi300x_8(1)
+    fake.gpus[0].unsupported = {"amdsmi_get_gpu_ecc_enabled", "amdsmi_get_power_cap_info"}
+    original = fake.amdsmi_get_pcie_info
+    fake.amdsmi_get_pcie_info = lambda h: {**original(h), "pcie_metric": {"pcie_width": "N/A", "pcie_speed": "N/A"}}
+    m = _backend(fake).inventory().modules[0]
+    assert isinstance(m.ecc_enabled, Unavailable) and "not supported" in m.ecc_enabled.reason
+    assert isinstance(m.power_limit_w, Unavailable) and isinstance(m.power_limit_max_w, Unavailable)
+    assert isinstance(m.pcie_width_current, Unavailable) and "N/A" in m.pcie_width_current.reason
+    assert m.pcie_width_max == 16
+
+
+def test_a_function_missing_from_an_older_package():
+    fake = mi300x_8(1)
+    fake.missing = {"amdsmi_get_violation_status", "amdsmi_topo_get_numa_node_number"}
+    backend = _backend(fake)
+    assert isinstance(backend.inventory().modules[0].numa_node, Unavailable)
+    mask = backend.health().modules[0].clock_event_mask
+    assert isinstance(mask, Unavailable) and "not in this amdsmi" in mask.reason
+
+
+def test_a_module_lost_mid_read_is_reported_and_the_rest_listed():
+    fake = mi300x_8(4)
+    backend = _backend(fake)
+    fake.gpus[2].lost = True
+    inv = backend.inventory()
+    assert [m.id for m in inv.modules] == ["gpu0", "gpu1", "gpu3"]
+    assert any("gpu2" in n and "lost" in n for n in inv.notes)
+    with pytest.raises(ModuleLost, match="gone"):
+        Amdsmi(lib=fake).query("amdsmi_get_gpu_asic_info", 2, module="gpu2")
+
+
+def test_health_readings_map_ras_bad_pages_and_violations():
+    fake = mi300x_8()
+    fake.gpus[1].ecc_uncorrectable = 3
+    fake.gpus[2].bad_pages = [0, 1]  # one retired, one pending
+    fake.gpus[3].bad_pages = [2]  # could not be retired
+    fake.gpus[4].violations = {"active_prochot_thrm": True, "active_ppt_pwr": True}
+    got = {h.id: h for h in _backend(fake).health().modules}
+    assert got["gpu1"].ecc_uncorrected_volatile == 3 and got["gpu0"].ecc_uncorrected_volatile == 0
+    assert (got["gpu2"].remap_pending, got["gpu2"].remap_failed) == (True, False)
+    assert (got["gpu3"].remap_pending, got["gpu3"].remap_failed) == (False, True)
+    assert got["gpu4"].clock_event_mask == ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.SW_POWER_CAP
+    assert got["gpu0"].clock_event_mask == 0
+
+
+def test_nothing_is_ever_set():
+    fake = mi300x_8()
+    backend = _backend(fake)
+    backend.inventory()
+    backend.node()
+    backend.health()
+    assert fake.calls and not [c for c in fake.calls if c.startswith(("amdsmi_set", "amdsmi_reset"))]
+
+
+# --- why amdsmi is unusable ----------------------------------------------------------------
+def test_driver_not_loaded_names_the_driver():
+    with pytest.raises(AmdsmiUnavailable, match="amdgpu driver is not loaded"):
+        Amdsmi(lib=FakeAmdsmi([], init_error=STATUS_DRIVER_NOT_LOADED)).init()
+
+
+def test_package_not_installed_names_the_extra(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_amdsmi(name, *args, **kwargs):
+        if name == "amdsmi":
+            raise ImportError("No module named 'amdsmi'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_amdsmi)
+    with pytest.raises(AmdsmiUnavailable) as err:
+        Amdsmi()
+    assert "not installed" in err.value.what and "gpuvet[amd]" in (err.value.fix or "")
+
+
+def test_other_errors_of_a_call_are_unavailable_with_the_reason():
+    fake = mi300x_8(1)
+    smi = Amdsmi(lib=fake)
+    fake.gpus[0].unsupported = {"amdsmi_get_gpu_vram_info"}
+    got = smi.query("amdsmi_get_gpu_vram_info", 0)
+    assert isinstance(got, Unavailable) and got.reason == "not supported on this module"
+    refused = smi.query("amdsmi_get_clock_info", 0, 4)  # a plain int where the package wants its enum
+    assert isinstance(refused, Unavailable) and "refused its arguments" in refused.reason
+    assert STATUS_NOT_SUPPORTED == amdsmi_gateway.STATUS_NOT_SUPPORTED
+
+
+# --- choosing the backend ------------------------------------------------------------------
+def _no_nvidia(monkeypatch):
+    """This machine's NVML, whatever it is, finds nothing: only the AMD path is open."""
+    def unavailable(self, nvml=None, kernel_log=None):
+        raise NvmlUnavailable("the NVML library (libnvidia-ml.so) is not installed")
+
+    monkeypatch.setattr("gpuvet.backends.nvidia.NvidiaBackend.__init__", unavailable)
+
+
+def test_amd_modules_and_no_nvidia_ones_open_the_amd_backend(monkeypatch):
+    _no_nvidia(monkeypatch)
+    backend = open_backend(amdsmi=Amdsmi(lib=mi300x_8()))
+    assert isinstance(backend, AmdBackend) and backend.count() == 8
+
+
+def test_neither_vendor_falls_back_to_the_host_naming_both(monkeypatch):
+    _no_nvidia(monkeypatch)
+    backend = open_backend(amdsmi=Amdsmi(lib=FakeAmdsmi([], init_error=STATUS_DRIVER_NOT_LOADED)))
+    assert isinstance(backend, HostBackend)
+    why = backend.why_no_modules or ""
+    assert "NVIDIA: the NVML library" in why and "AMD: the amdgpu driver is not loaded" in why
+    empty = open_backend(amdsmi=Amdsmi(lib=FakeAmdsmi([])))
+    assert "AMD SMI loaded but reports no modules" in (empty.why_no_modules or "")
+
+
+# --- every command, as run on an AMD-only machine ------------------------------------------
+@pytest.fixture
+def amd_machine(monkeypatch):
+    """The CLI's own backend choice sees no NVIDIA modules and this fake amdsmi package."""
+    fake = mi300x_8()
+    _no_nvidia(monkeypatch)
+    monkeypatch.setattr(amdsmi_gateway, "_binding", lambda: fake)
+    return fake
+
+
+def _run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_inventory_command(capsys, amd_machine):
+    code, out, _ = _run(capsys, "inventory", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["backend"] == "amd" and len(data["modules"]) == 8
+    assert data["modules"][3]["model"] == "AMD Instinct MI300X" and data["modules"][3]["bus_id"] == "0000:65:00.0"
+
+
+def test_topo_command_names_a_planted_xgmi_link_down(capsys, amd_machine):
+    code, _, _ = _run(capsys, "topo", "--expect", "mi300x-8", "--json")
+    assert code == 0
+    amd_machine.links_down = {frozenset((2, 6))}
+    code, out, _ = _run(capsys, "topo", "--expect", "mi300x-8", "--json")
+    diffs = [(d["kind"], tuple(d["between"])) for d in json.loads(out)["differences"]]
+    assert code == 1 and diffs == [("link_down", ("gpu2", "gpu6"))]
+
+
+def test_health_command_healthy_exits_0(capsys, amd_machine):
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    data = json.loads(out)
+    assert code == 0, data
+    assert data["status"] == "ok" and data["modules"] == 8
+
+
+@pytest.mark.parametrize(("fault", "check"), [
+    ({"ecc_uncorrectable": 2}, "ecc"),
+    ({"bad_pages": [1]}, "row_remap"),
+    ({"violations": {"active_prochot_thrm": True}}, "throttle"),
+    ({"power_cap_uw": (500_000_000, 750_000_000, 0, 750_000_000)}, "power_limit"),
+    ({"pcie_width": 8}, "pcie"),
+    ({"pids": (4242,)}, "processes"),
+])
+def test_health_command_names_each_planted_fault(capsys, amd_machine, fault, check):
+    for key, value in fault.items():
+        setattr(amd_machine.gpus[6], key, value)
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    failed = {(f["check"], f.get("module")) for f in json.loads(out)["findings"] if f["status"] == "fail"}
+    assert code == 1 and failed == {(check, "gpu6")}, failed
+
+
+def test_health_command_names_a_down_xgmi_link(capsys, amd_machine):
+    amd_machine.links_down = {frozenset((0, 3))}
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    failed = [f for f in json.loads(out)["findings"] if f["status"] == "fail"]
+    assert code == 1 and [f["check"] for f in failed] == ["fabric"] and "gpu0" in failed[0]["reason"]
+
+
+def test_health_command_names_a_missing_module(capsys, amd_machine):
+    del amd_machine.gpus[5]
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    failed = {f["check"] for f in json.loads(out)["findings"] if f["status"] == "fail"}
+    assert code == 1 and "presence" in failed
+
+
+def test_validate_quick_skips_benchmarks_naming_rocm_not_a_failure(capsys, amd_machine, tmp_path):
+    code, out, err = _run(capsys, "validate", "--level", "quick", "--json", "--logbook", str(tmp_path / "lb.db"))
+    data = json.loads(out)
+    skipped = [c for c in data["checks"] if c["name"] == "benchmarks"]
+    assert skipped and all(c["verdict"] == "skip" and "ROCm" in c["reason"] for c in skipped), skipped
+    assert not [c for c in data["checks"] if c["verdict"] == "fail"]
+    assert code == 2 and "nothing could be measured" in err and "ROCm" in err  # could not tell, not a fault
