@@ -252,3 +252,20 @@ def test_validate_on_a_node_without_modules_skips_rather_than_passes(capsys, tmp
     (modules,) = [c for c in checks if c["name"] == "modules"]
     assert modules["verdict"] == "skip", modules
     assert not [c for c in checks if c["verdict"] == "pass" and not c.get("evidence")]
+
+
+# --- topo -------------------------------------------------------------------------------------
+def test_topo_no_differences_names_what_was_compared(capsys):
+    assert main(["topo", "--sim", "hgx-h200-8", "--expect", "hgx-h200-8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["differences"] == [] and data["simulated"]
+    assert data["compared"] == {"declared": "hgx-h200-8", "modules": 8, "links": len(data["links"]),
+                                "fabric_known": True, "pcie_known": True}
+
+
+def test_topo_from_an_xml_alone_says_its_fabric_was_not_compared(capsys):
+    main(["topo", "--from", str(DATA / "smi_q_x_h100_8gpu.xml"), "--expect", "hgx-h200-8", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["fabric_known"] is False
+    assert not [d for d in data["differences"] if d["kind"] in ("link_down", "wiring_mismatch")
+                and "nvswitch" in json.dumps(d)]

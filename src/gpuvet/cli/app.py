@@ -123,19 +123,21 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
     finally:
         backend.close()
     diffs = None
+    declared = None
     if expect:
         from gpuvet.node.build import build_node
         from gpuvet.node.diff import diff_nodes
         from gpuvet.node.spec import load_spec
 
         spec, where = load_spec(expect)
-        diffs = diff_nodes(build_node(spec, where), found)
+        declared = build_node(spec, where)
+        diffs = diff_nodes(declared, found)
     mat = link_matrix(found)
     from gpuvet.cli.exits import verdict
 
     with verdict(1 if diffs else 0):
         if as_json:
-            _print_topo_json(_topo_json(backend, found, mat, diffs), _matrix_rows(mat))
+            _print_topo_json(_topo_json(backend, found, mat, diffs, declared), _matrix_rows(mat))
         else:
             _print_topo(backend, found, mat, diffs)
 
@@ -183,7 +185,8 @@ def _print_topo_json(data: dict[str, object], rows: dict[str, dict[str, object]]
     sys.stdout.write(text + "\n")
 
 
-def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None) -> dict[str, object]:
+def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None,
+               declared: Node | None = None) -> dict[str, object]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
     out: dict[str, object] = {
@@ -198,6 +201,9 @@ def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Differ
     }
     if diffs is not None:
         out["differences"] = [drop_none(to_jsonable(d)) for d in diffs]
+    if declared is not None:  # what "no differences" rests on: a capture without fabric never compared it
+        out["compared"] = {"declared": declared.name, "modules": len(declared.modules), "links": len(declared.links),
+                           "fabric_known": node.fabric_known, "pcie_known": node.pcie_known}
     return out
 
 
