@@ -126,3 +126,25 @@ def test_prometheus_errors_are_one_paragraph(prometheus, capsys):
     assert code == 2 and "no series" in capsys.readouterr().err
     code = main(["watch", "--prometheus-url", "http://127.0.0.1:9", "--since", "1d", "--no-log"])
     assert code == 2 and "cannot reach Prometheus" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_backtest_on_prometheus_history(prometheus, capsys, tmp_path):
+    """--backtest over the server's history: the creeping modules reach 89 °C at load around day 31
+    (the fixture's design, one day after the history ends), so an events file saying they throttled
+    then must find each warned days ahead; a healthy module re-pasted on day 20 was not warned."""
+    end = float(int(time.time() // STEP_S) * STEP_S)
+    day31 = end - DAYS * 86400 + 31 * 86400
+    rows = [f"{m},{day31:.0f},throttled" for m in sorted(CREEPING)] + [f"rack2/gpu1,{end - 10 * 86400:.0f},repasted"]
+    events = tmp_path / "events.csv"
+    events.write_text("module,time,kind\n" + "\n".join(rows) + "\n")
+    code = main(["watch", "--prometheus-url", prometheus, "--since", "30d", "--step", "1h",
+                 "--match", '{Hostname=~"rack.*"}', "--backtest", str(events), "--json", "--no-log"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    verdicts = {v["module"]: v for v in out["backtest"]["verdicts"]}
+    assert {m for m, v in verdicts.items() if v["result"] == "warned"} == CREEPING
+    assert all(verdicts[m]["lead_h"] >= 72 for m in CREEPING)
+    assert verdicts["rack2/gpu1"]["result"] == "maintenance without a warning"
+    assert out["backtest"]["current"]["false_alarms"] == 0
+    assert out["backtest"]["current"]["module_days"] == pytest.approx(NODES * GPUS * DAYS, rel=0.05)

@@ -18,6 +18,7 @@ from gpuvet.cli import term
 
 if TYPE_CHECKING:
     from gpuvet.logbook.records import ModuleEvent
+    from gpuvet.watch.backtest import Backtest
     from gpuvet.watch.loop import Watcher, WatchResult
 from gpuvet.node.timeunits import format_duration
 
@@ -139,3 +140,48 @@ def events_table(console: Console, rows: list[ModuleEvent]) -> None:
                       Text(severity, style=_SEVERITY.get(severity, "")), Text(r["kind"]), Text(r.get("module") or ""),
                       Text(r["message"]))
     console.print(table)
+
+
+def _utc(t: float | None) -> str:
+    from datetime import UTC, datetime
+
+    return "" if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def backtest_report(console: Console, bt: Backtest, shown: int = 5) -> None:
+    """The forecast against what really happened: each event's verdict and lead, the false-alarm
+    rate, and the threshold settings that would have done best (module names are data: Text)."""
+    cur = bt.current
+    lead = f"median lead {cur.median_lead_h:.0f} h" if cur.median_lead_h is not None else "no lead"
+    throttled = sum(v.kind == "throttled" for v in cur.verdicts)
+    console.print(Text(f"backtest: {bt.outcomes} events in the file; as run ({cur.settings.label()}):"))
+    console.print(Text(f"  warned >= {bt.lead_s / 3600:.0f} h before the first slowdown: {cur.count('warned')} of "
+                       f"{throttled} ({lead}); late: {cur.count('late')}; missed: {cur.count('missed')}; "
+                       f"warned before maintenance: {cur.count('warned before maintenance')}"))
+    console.print(Text(f"  false alarms: {len(cur.false_alarms)} over {cur.module_days:,.0f} module-days "
+                       f"({cur.per_1000:.2f} per 1,000); open (under 14 days of data after the warning): "
+                       f"{len(cur.open)}"))
+    if bt.unknown_modules:
+        console.print(Text(f"  not in the telemetry, left out: {', '.join(bt.unknown_modules[:10])}"
+                           + (f" and {len(bt.unknown_modules) - 10} more" if len(bt.unknown_modules) > 10 else "")))
+    if cur.verdicts or cur.false_alarms:
+        table = term.table("what happened, and what the forecast said")
+        for col in ("module", "event", "when (UTC)", "warned (UTC)", "lead h", "verdict"):
+            term.column(table, col, key=col == "module")
+        rows = [(v.module, v.kind, _utc(v.time), _utc(v.warned_at), "" if v.lead_h is None else f"{v.lead_h:.0f}",
+                 v.result) for v in cur.verdicts]
+        rows += [(m, "-", "", _utc(t), "", "false alarm") for m, t in cur.false_alarms]
+        for row in sorted(rows, key=lambda r: r[0]):
+            table.add_row(*(Text(c) for c in row))
+        console.print(table)
+    table = term.table(f"threshold sweep ({len(bt.sweep)} settings, best first)")
+    for col in ("alpha", "margin h", "min rise °C", "warned", "late", "missed", "false alarms", "per 1,000",
+                "median lead h"):
+        term.column(table, col, right=True)
+    for s in bt.sweep[:shown]:
+        table.add_row(f"{s.settings.alpha:.2f}", f"{s.settings.margin_s / 3600:.0f}", f"{s.settings.min_rise_c:g}",
+                      str(s.count("warned")), str(s.count("late")), str(s.count("missed")), str(len(s.false_alarms)),
+                      f"{s.per_1000:.2f}", "-" if s.median_lead_h is None else f"{s.median_lead_h:.0f}")
+    console.print(table)
+    console.print(Text(f"best: {bt.best.settings.label()} ({bt.best.count('warned')} warned in time, "
+                       f"{len(bt.best.false_alarms)} false alarms)"))

@@ -81,6 +81,10 @@ def watch(
                                          "new samples every step until Ctrl-C.")] = False,
     slowdown: Annotated[float | None, typer.Option("--slowdown-c", help="Replay: slowdown temperature for modules "
                                                    "whose model neither the catalog nor the data knows.")] = None,
+    backtest: Annotated[Path | None, typer.Option("--backtest", help="With --replay or --prometheus-url: score the "
+                                                  "forecast against EVENTS.csv (module,time,kind: throttled, "
+                                                  "repasted, replaced) and sweep its thresholds.",
+                                                  metavar="EVENTS.csv")] = None,
 ) -> None:
     """Watch the modules: a live table, events as they happen (throttling, clock flapping, link
     downgrades, ECC, Xid, modules lost or added, overheating forecasts), everything kept in the
@@ -90,8 +94,13 @@ def watch(
     """
     if replay or files or prometheus_url:
         _history(replay, files or [], prometheus_url, since, match, step, follow, interval, horizon, slowdown, no_log,
-                 logbook, as_json)
+                 logbook, as_json, backtest)
         return
+    if backtest is not None:
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError("--backtest scores the forecast over recorded telemetry", where="--backtest",
+                          fix="add --replay FILE… or --prometheus-url URL --since 90d.")
     config = _config(sim, interval, slow_every, duration, speedup, horizon, retention, no_admission)
     events = _live(sim, config, prometheus, names, None if no_log else logbook, not no_log, as_json)
     if any(e.severity.value == "critical" for e in events):
@@ -173,7 +182,7 @@ def _serve(export: ExportState, prometheus: str) -> _MetricsServer:
 
 def _history(replay: bool, files: list[Path], url: str | None, since: str, match: str, step: str | None,
              follow: bool, interval: str, horizon: str, slowdown: float | None, no_log: bool, logbook: str | None,
-             as_json: bool) -> None:
+             as_json: bool, backtest: Path | None = None) -> None:
     """--replay FILE… or --prometheus-url: recorded telemetry instead of live sampling."""
     from gpuvet.cli import watch_history
     from gpuvet.errors import GpuvetError
@@ -189,9 +198,17 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
                           fix="replay the files, or read the server, in two runs.")
     if follow and not url:
         raise GpuvetError("--follow applies to --prometheus-url", where="--follow", fix="drop it.")
+    if backtest is not None and follow:
+        raise GpuvetError("--backtest scores a history that ends; --follow never ends", where="--backtest",
+                          fix="drop --follow.")
+    outcomes = None
+    if backtest is not None:  # before any reading: a bad events file costs nothing
+        from gpuvet.watch.backtest import read_outcomes
+
+        outcomes = tuple(read_outcomes(backtest))
     flags = watch_history.HistoryFlags(files, url, _seconds(since, "--since") or 30 * 86400.0, match,
                                        _seconds(step, "--step"), follow, _seconds(interval, "--interval") or 1.0,
-                                       _seconds(horizon, "--horizon") or 72 * 3600.0, slowdown, as_json)
+                                       _seconds(horizon, "--horizon") or 72 * 3600.0, slowdown, as_json, outcomes)
     if flags.step_s is not None and flags.step_s <= 0:
         raise GpuvetError("--step must be above zero", where="--step", fix="e.g. 60s.")
     book = None if no_log else _logbook(logbook)

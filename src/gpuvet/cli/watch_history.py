@@ -14,6 +14,7 @@ from pathlib import Path
 from gpuvet.cli import term
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
+from gpuvet.watch.backtest import Outcome
 from gpuvet.watch.events import Event
 from gpuvet.watch.replay import ReplayConfig, Replayer, ReplayResult
 
@@ -30,6 +31,7 @@ class HistoryFlags:
     horizon_s: float
     slowdown_c: float | None
     as_json: bool
+    outcomes: tuple[Outcome, ...] | None = None  # --backtest
 
 
 def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) -> ReplayResult:
@@ -37,7 +39,7 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
     from gpuvet.watch import prom_history, readers
 
     printer = None if flags.as_json else _printer()
-    replayer = Replayer(ReplayConfig(flags.horizon_s, flags.slowdown_c), book, printer)
+    replayer = Replayer(ReplayConfig(flags.horizon_s, flags.slowdown_c, flags.outcomes), book, printer)
     if flags.files:
         rec = readers.read_files(flags.files, flags.interval_s)
         replayer.begin(rec.source, sorted({m.node for m in rec.modules.values()}),
@@ -97,3 +99,7 @@ def render(result: ReplayResult, as_json: bool) -> None:
     from gpuvet.cli.render_history import summary
 
     summary(term.console(), result)
+    if result.backtest is not None:
+        from gpuvet.cli.render_watch import backtest_report
+
+        backtest_report(term.console(), result.backtest)

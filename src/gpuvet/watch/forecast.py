@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -173,6 +174,7 @@ class ThermalForecaster:
         self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples
         self.models = models or {}
         self.tap: list[dict[str, WindowStat]] | None = None  # set to a list to keep every window (a backtest's sweep)
+        self.on_evaluate: Callable[[str, float], None] | None = None  # a backtest's judges, instead of _evaluate
         self._windows: dict[int, dict[str, _Window]] = {}
         self._lowest: float = math.inf  # the earliest window still open
         self._hist: dict[str, _History] = defaultdict(_History)
@@ -290,6 +292,9 @@ class ThermalForecaster:
             del h.hours[:-keep], h.r[:-keep]
             if w.t - self._last_eval.get(module, -1e18) >= self.evaluate_every_s:
                 self._last_eval[module] = w.t
+                if self.on_evaluate is not None:
+                    self.on_evaluate(module, w.t)
+                    continue
                 event = self._evaluate(module, w.t)
                 if event:
                     out.append(event)
@@ -437,7 +442,7 @@ class ThermalForecaster:
         f = self.forecast(module, now)
         if f is None:
             return ForecastStatus(module, "insufficient", "no trend", h.reference, hours)
-        significant = f.slope_low > 0
+        significant = f.slope_low > 0 and f.slope_low * f.span_days * f.power_w >= self.settings.min_rise_c
         if h.warned:
             state, reason = "warned", "overheat_forecast raised"
         elif h.withdrawn:
@@ -445,7 +450,8 @@ class ThermalForecaster:
         else:
             state = "watching"
             reason = (f"trend {f.slope_per_day:+.5f} °C/W per day; " + (
-                "no crossing within the horizon" if significant else "its interval includes zero: no forecast"))
+                "no crossing within the horizon" if significant else
+                "not significant (its interval includes zero, or less rise than needed so far): no forecast"))
         return ForecastStatus(module, state, reason, h.reference, hours, f.r_now, f.slope_per_day,
                               (f.slope_low, f.slope_high), f.inlet_c, f.power_w, f.span_days,
                               f.crossing if significant else None, self._confidence(f))
@@ -461,9 +467,10 @@ class ThermalForecaster:
                            f"(needs {self.settings.min_rise_c:g} °C)")
 
     # --- judging -----------------------------------------------------------------------
-    def forecast(self, module: str, now: float) -> Forecast | None:
+    def forecast(self, module: str, now: float, alpha: float | None = None) -> Forecast | None:
         """The trend over the whole history, or over the last two days when that predicts an
-        earlier crossing (a creep that began inside the history is steeper than the average)."""
+        earlier crossing (a creep that began inside the history is steeper than the average).
+        ``alpha``: the interval's confidence, when not the settings' (a backtest's sweep)."""
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
@@ -472,19 +479,21 @@ class ThermalForecaster:
         power = max(_p95(h.powers), _p95(h.powers[-144:]))
         ref = max(_p95(h.refs), _p95(h.refs[-144:]))
         r_crit = (self.slowdown_c[module] - ref) / power - h.base
-        whole = self._fit(module, h, now, 0, r_crit, power, ref)
-        recent = self._fit(module, h, now, RECENT_HOURS, r_crit, power, ref) if len(h.r) >= RECENT_HOURS + 24 else None
+        alpha = self.alpha if alpha is None else alpha
+        whole = self._fit(module, h, now, 0, r_crit, power, ref, alpha)
+        recent = self._fit(module, h, now, RECENT_HOURS, r_crit, power, ref, alpha) \
+            if len(h.r) >= RECENT_HOURS + 24 else None
         if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
                 whole.earliest is None or recent.earliest < whole.earliest):
             return recent
         return whole
 
     def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float, power: float,
-             ref: float) -> Forecast:
+             ref: float, alpha: float) -> Forecast:
         hours = h.hours[-last_hours:] if last_hours else h.hours
         r = h.r[-last_hours:] if last_hours else h.r
         days = np.asarray(hours) / 24.0
-        slope, intercept, low, high = theil_sen(days, np.asarray(r), self.alpha)
+        slope, intercept, low, high = theil_sen(days, np.asarray(r), alpha)
         r_now = intercept + slope * now / 86400.0  # both less h.base until the Forecast is made
 
         def at(rate: float) -> float | None:
@@ -500,9 +509,9 @@ class ThermalForecaster:
         h = self._hist[module]
         if f is None:
             return None
-        shown_c = f.slope_low * f.span_days * f.power_w
-        rising = f.slope_low > 0 and f.earliest is not None and shown_c >= self.settings.min_rise_c
-        if rising and not h.warned and f.crossing is not None and f.crossing - now <= self.horizon_s + self.margin_s:
+        action = decide(f, h.warned, self.settings, self.horizon_s, now)
+        if action == "raise":
+            assert f.crossing is not None
             h.warned, h.withdrawn = True, False
             return Event("overheat_forecast", Severity.WARN, module, now,
                          f"at {f.power_w:.0f} W over a {f.inlet_c:.1f} °C inlet it reaches "
@@ -516,7 +525,7 @@ class ThermalForecaster:
                           "confidence": self._confidence(f), "hours": len(h.r)},
                          predicted_crossing=f.crossing if f.crossing is not None else f.earliest,
                          uuid=self.uuids.get(module))
-        if h.warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (self.horizon_s + self.margin_s)):
+        if action == "withdraw":
             h.warned, h.withdrawn = False, True
             return Event("overheat_forecast_withdrawn", Severity.INFO, module, now,
                          "the temperature trend no longer points at the slowdown point",
@@ -524,6 +533,20 @@ class ThermalForecaster:
                           "reference": h.reference},
                          uuid=self.uuids.get(module))
         return None
+
+
+def decide(f: Forecast, warned: bool, settings: ForecastSettings, horizon_s: float, now: float) -> str | None:
+    """The one rule, for the forecaster and a backtest's sweep alike: "raise" when the rise is
+    significant (the interval excludes zero), already worth ``min_rise_c`` at load and the
+    crossing is within the horizon plus the margin; "withdraw" a warning whose trend no longer
+    points at the slowdown point; else None."""
+    shown_c = f.slope_low * f.span_days * f.power_w
+    rising = f.slope_low > 0 and f.earliest is not None and shown_c >= settings.min_rise_c
+    if rising and not warned and f.crossing is not None and f.crossing - now <= horizon_s + settings.margin_s:
+        return "raise"
+    if warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (horizon_s + settings.margin_s)):
+        return "withdraw"
+    return None
 
 
 _PAIRS: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -19,6 +19,7 @@ from gpuvet.backends.readings import Sample
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
 from gpuvet.report.jsonable import to_jsonable
+from gpuvet.watch.backtest import Backtest, Outcome, backtest
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
@@ -32,6 +33,7 @@ BATCH = 100_000
 class ReplayConfig:
     horizon_s: float = 72 * 3600.0
     slowdown_c: float | None = None  # for models neither the catalog nor the data knows
+    outcomes: tuple[Outcome, ...] | None = None  # --backtest: what really happened, to score the forecast against
 
 
 @dataclass
@@ -47,6 +49,7 @@ class ReplayResult:
     events: list[Event]
     forecast: list[ForecastStatus]
     notes: list[str] = field(default_factory=list)
+    backtest: Backtest | None = None
 
     @property
     def samples_per_s(self) -> float:
@@ -60,10 +63,19 @@ class ReplayResult:
             "samples_per_s": round(self.samples_per_s), "notes": self.notes,
             "modules": [{"module": m.name, "node": m.node, "uuid": m.uuid, "model": m.model, "bus_id": m.bus_id}
                         for m in self.modules],
-            "forecast": [{"module": f.module, "state": f.state, "reason": f.reason, "reference": f.reference,
-                          "hours": f.hours} for f in self.forecast],
+            "forecast": [self.forecast_json(f) for f in self.forecast],
             "events": [self.event_json(e) for e in self.events],
+            **({"backtest": self.backtest.to_json()} if self.backtest is not None else {}),
         }
+
+    def forecast_json(self, f: ForecastStatus) -> dict[str, Any]:
+        """A module's forecast state and what it rests on (R, its trend and interval, the inlet
+        and how it was formed, the power and span it extrapolates from, why it is believed)."""
+        return {"module": f.module, "state": f.state, "reason": f.reason, "reference": f.reference, "hours": f.hours,
+                "r_now_c_per_w": f.r_now, "slope_c_per_w_per_day": f.slope_per_day,
+                "slope_interval": list(f.slope_interval) if f.slope_interval else None, "inlet_c": f.inlet_c,
+                "power_w": f.power_w, "span_days": f.span_days, "predicted_crossing": f.crossing,
+                "predicted_crossing_utc": self._when(f.crossing), "confidence": f.confidence}
 
     def event_json(self, e: Event) -> dict[str, Any]:
         out = event_json(e)
@@ -203,6 +215,8 @@ class Replayer:
         if state is None:
             metas = sorted((m for m in self.modules.values() if m.node == node), key=attrgetter("name"))
             state = self.nodes[node] = _Node(forecaster_for(metas, samples, self.cfg), default_detectors())
+            if self.cfg.outcomes is not None:
+                state.forecaster.tap = []  # the backtest re-runs the forecaster over these windows
         sink, last, modules = self.sink, state.last, self.modules
         detectors, forecaster, count = state.detectors, state.forecaster, 0
         for s in samples:
@@ -238,9 +252,13 @@ class Replayer:
             statuses += [state.forecaster.status(m, end) for m in sorted(state.last)]
         events = sorted(self.sink.events, key=attrgetter("time"))
         _log_events(self.book, self.sink.run_id, events, self.relative)
+        scored = None
+        if self.cfg.outcomes is not None:
+            scored = backtest([n.forecaster for _, n in sorted(self.nodes.items())], events, self.cfg.outcomes,
+                              self.cfg.horizon_s)
         return ReplayResult(self.sink.run_id, self.source, self.relative, self.samples, self.first_t, self.last_t,
                             self.wall_s, sorted(self.modules.values(), key=attrgetter("name")), events, statuses,
-                            list(self.notes))
+                            list(self.notes), scored)
 
 
 def replay(rec: Recording, cfg: ReplayConfig | None = None, book: Logbook | None = None,
