@@ -107,6 +107,22 @@ _B200_MIB = 183_359  # nvidia-smi: "166593MiB / 183359MiB" (github.com/NVIDIA/Te
 # MI300X: AMD has no nvidia-smi; 8 CPX partitions of size_in_bytes 25,767,706,624 each (KFD sysfs,
 # github.com/ROCm/legacy-rocm-build/issues/4750) make 206,141,652,992 B = 196,592 MiB for the module.
 _MI300X_MIB = 196_592
+# MI325X: AMD's GPU specifications table gives 256 GiB (rocm.docs.amd.com/en/7.13.0-preview/reference/
+# gpu-specs.html); no driver total was found (MI300X's is 16 MiB under its 192 GiB), so the round figure.
+_MI325X_MIB = 262_144
+# MI250X: amdsmi and the driver show each of the two GCDs as its own device; a LUMI course's
+# CRAY_ACC_DEBUG log reads "Device Name: AMD Instinct MI250X ... Total GPU memory 68702699520"
+# (= 65,520 MiB a GCD), the same as rocminfo's gfx90a pool of 67,092,480 KB
+# (github.com/ROCm/legacy-rocm-build/issues/4563).
+_MI250X_GCD_MIB = 65_520
+# MI210: 64 GB HBM2e on one gfx90a die, the same memory as one MI250X GCD; rocminfo's gfx90a pool
+# (legacy-rocm-build/issues/4563, card not named) is taken: no MI210-named capture was found.
+_MI210_MIB = 65_520
+_MI325X_SHEET = "AMD Instinct MI325X accelerator datasheet"
+_MI250X_SHEET = "AMD Instinct MI250X accelerator datasheet (OAM figures halved: one of its 2 GCDs)"
+_MI210_SHEET = "AMD Instinct MI210 accelerator datasheet"
+_IF_CDNA2 = ("AMD Instinct MI250 microarchitecture (rocm.docs.amd.com): Infinity Fabric links at 25 GT/s, "
+             "50 GB/s per 16-wide link per direction")
 
 _MODELS = [
     ModuleModel(
@@ -168,6 +184,42 @@ _MODELS = [
                      fabric_links="MI300X datasheet: 7 Infinity Fabric links, 128 GB/s each (64 per direction)",
                      memory_bytes="KFD sysfs mem_banks size_in_bytes, 8 CPX partitions summed"),
         aliases=("AMD Instinct MI300X",),
+    ),
+    ModuleModel(
+        name="MI325X", vendor="amd", memory_bytes=_MI325X_MIB * MIB, memory_mib=_MI325X_MIB, memory_bw_gbps=6000,
+        tflops={"fp64": 163.4, "fp32": 163.4, "tf32": 653.7, "fp16": 1307.4, "bf16": 1307.4,
+                "fp8": 2614.9},
+        fabric="xgmi", fabric_links=7, fabric_lane_gbps=64, pcie_gen=5, pcie_width=16,
+        tdp_w=1000,
+        sources=_src(_MI325X_SHEET,
+                     fabric_links="MI325X datasheet: 7 Infinity Fabric links, 128 GB/s each (64 per direction)",
+                     memory_bytes="AMD GPU specifications table: 256 GiB VRAM (no driver total found)"),
+        aliases=("AMD Instinct MI325X",),
+    ),
+    # One GCD: the unit amdsmi, KFD and torch enumerate. Its fabric is no full mesh (4 links to its
+    # package twin, 1-2 to other packages on Frontier-like boards), so the link count is left unknown.
+    # "AMD Instinct MI250X/MI250" (rocminfo's name) stays unmatched: it does not say which of the two.
+    ModuleModel(
+        name="MI250X", vendor="amd", memory_bytes=_MI250X_GCD_MIB * MIB, memory_mib=_MI250X_GCD_MIB,
+        memory_bw_gbps=1638.4,
+        tflops={"fp64": 47.85, "fp32": 47.85, "fp16": 191.5, "bf16": 191.5},
+        fabric="xgmi", fabric_links=None, fabric_lane_gbps=50, pcie_gen=4, pcie_width=16,
+        tdp_w=None,
+        sources=_src(_MI250X_SHEET, fabric_lane_gbps=_IF_CDNA2,
+                     memory_bytes="CRAY_ACC_DEBUG 'Total GPU memory' on an MI250X GCD; rocminfo gfx90a pool"),
+        aliases=("AMD Instinct MI250X",),
+    ),
+    ModuleModel(
+        name="MI210", vendor="amd", memory_bytes=_MI210_MIB * MIB, memory_mib=_MI210_MIB, memory_bw_gbps=1638.4,
+        tflops={"fp64": 45.3, "fp32": 45.3, "fp16": 181.0, "bf16": 181.0},
+        fabric="xgmi", fabric_links=3, fabric_lane_gbps=50, pcie_gen=4, pcie_width=16,
+        tdp_w=300,
+        sources=_src(_MI210_SHEET,
+                     fabric_links="MI210 datasheet: up to 3 Infinity Fabric links (bridge), 100 GB/s each "
+                                  "(50 per direction), a full mesh of 4 cards",
+                     fabric_lane_gbps=_IF_CDNA2,
+                     memory_bytes="rocminfo gfx90a pool (64 GB HBM2e, as one MI250X GCD)"),
+        aliases=("AMD Instinct MI210",),
     ),
 ]
 
