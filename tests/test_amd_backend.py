@@ -154,6 +154,26 @@ def test_nothing_is_ever_set():
     assert fake.calls and not [c for c in fake.calls if c.startswith(("amdsmi_set", "amdsmi_reset"))]
 
 
+def test_telemetry_reads_fast_and_slow_tiers():
+    fake = mi300x_8(3)
+    fake.gpus[1].violations = {"active_socket_thrm": True}
+    fake.gpus[2].temps_c = {"EDGE": 0, "HOTSPOT": 88, "VRAM": 70}
+    source = _backend(fake).telemetry()
+    assert [i.id for i in source.present(0)] == ["gpu0", "gpu1", "gpu2"]
+    assert source.slowdown_c() == {"gpu0": 100.0, "gpu1": 100.0, "gpu2": 100.0}  # hotspot CRITICAL, not current
+    fast = source.sample(0.0, slow=False)
+    assert (fast[2].temp_c, fast[0].power_w, fast[0].sm_clock_mhz) == (88.0, 139.0, 132.0)
+    assert fast[1].throttle == ThrottleReason.SW_THERMAL_SLOWDOWN and fast[0].ecc_corrected is None
+    assert [s.nvlink_up for s in source.sample(1.0, slow=True)] == [2, 2, 2]
+    fake.links_down = {frozenset((0, 2))}
+    fake.gpus[0].ecc_correctable = 4
+    slow = source.sample(2.0, slow=True)
+    assert (slow[0].nvlink_up, slow[0].nvlink_expected, slow[1].nvlink_up) == (1, 2, 2)
+    assert slow[0].ecc_corrected == 4 and slow[0].pcie_gen_max == 5 and slow[0].pcie_width == 16
+    fake.gpus[0].lost = True
+    assert [s.module for s in source.sample(3.0, slow=False)] == ["gpu1", "gpu2"]  # absence, not a fake reading
+
+
 # --- why amdsmi is unusable ----------------------------------------------------------------
 def test_driver_not_loaded_names_the_driver():
     with pytest.raises(AmdsmiUnavailable, match="amdgpu driver is not loaded"):

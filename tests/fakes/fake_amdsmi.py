@@ -102,6 +102,8 @@ class FakeMi300x:
     mem_clock: tuple[int, int, int] = (900, 900, 1300)
     clk_locked: int = 0
     temps_c: dict[str, int] = field(default_factory=lambda: {"EDGE": 0, "HOTSPOT": 41, "VRAM": 35})
+    # CRITICAL metric per sensor: amd-smi prints it as SLOWDOWN_TEMP_*_LIMIT (values assumed, not captured)
+    critical_c: dict[str, int] = field(default_factory=lambda: {"EDGE": 0, "HOTSPOT": 100, "VRAM": 105})
     socket_power_w: int = 139
     gfx_activity: int = 0
     violations: dict[str, bool] = field(default_factory=dict)  # active_* flags set True
@@ -238,7 +240,8 @@ class FakeAmdsmi:
         if not isinstance(sensor, AmdSmiTemperatureType) or not isinstance(metric, AmdSmiTemperatureMetric):
             raise AmdSmiParameterException(sensor)
         g = self._gpu(h, "amdsmi_get_temp_metric")
-        return g.temps_c[sensor.name]  # JUNCTION is HOTSPOT's alias, as in the package
+        table = g.critical_c if metric == AmdSmiTemperatureMetric.CRITICAL else g.temps_c
+        return table[sensor.name]  # JUNCTION is HOTSPOT's alias, as in the package
 
     def amdsmi_get_power_info(self, h: int) -> dict[str, Any]:
         g = self._gpu(h, "amdsmi_get_power_info")

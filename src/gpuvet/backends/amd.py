@@ -43,6 +43,7 @@ from gpuvet.node.model import PCIE_LANE_GBPS, Host, Link, LinkKind, Module, Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
+    from gpuvet.backends.telemetry import TelemetrySource
 
 # PCIe transfer rate (MT/s, as amdsmi's pcie_speed / max_pcie_speed give it) -> generation
 PCIE_GEN_OF_MTS = {2500: 1, 5000: 2, 8000: 3, 16000: 4, 32000: 5, 64000: 6}
@@ -109,6 +110,11 @@ class AmdBackend(Backend):
     def close(self) -> None:
         self.smi.shutdown()
 
+    def telemetry(self) -> TelemetrySource:
+        from gpuvet.backends.amd_telemetry import AmdTelemetry
+
+        return AmdTelemetry(self)
+
     def _model(self, d: _Device) -> ModuleModel:
         found = find_model(d.name)
         if found is not None:
@@ -155,8 +161,8 @@ class AmdBackend(Backend):
         return ModuleInfo(
             id=d.id, model=d.name, in_catalog=find_model(d.name) is not None, uuid=d.uuid or Unavailable("no UUID"),
             bus_id=d.bus_id, memory_bytes=vram if isinstance(vram, Unavailable) else vram * 2**20,
-            pcie_gen_current=_gen(pick_int(pcie, "pcie_metric", "pcie_speed")),
-            pcie_gen_max=_gen_max(pcie),
+            pcie_gen_current=pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed")),
+            pcie_gen_max=pcie_gen_max(pcie),
             pcie_width_current=pick_int(pcie, "pcie_metric", "pcie_width"),
             pcie_width_max=pick_int(pcie, "pcie_static", "max_pcie_width"),
             power_limit_w=_watts(pick_int(caps, "power_cap")),
@@ -200,7 +206,7 @@ class AmdBackend(Backend):
         failed = statuses if isinstance(statuses, Unavailable) else PAGE_UNRESERVABLE in statuses
         return ModuleHealth(d.id, ecc, Unavailable(f"{_NOT_NVIDIA}: amdsmi counts RAS errors since the driver "
                                                    "loaded; retired pages are its lasting record"),
-                            pending, failed, _throttle_mask(q("amdsmi_get_violation_status")))
+                            pending, failed, throttle_mask(q("amdsmi_get_violation_status")))
 
     def health(self) -> HealthReadings:
         """Raises ModuleLost when a module stops answering while being read."""
@@ -252,7 +258,7 @@ class AmdBackend(Backend):
 
     def _own_pcie_link(self, d: _Device) -> Link:
         pcie = self.smi.query("amdsmi_get_pcie_info", d.handle, module=d.id)
-        gen, width = _gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width")
+        gen, width = pcie_gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width")
         # the current rate drops at idle; the width does not, so a narrow width is a real finding
         gen_i = gen if isinstance(gen, int) else None
         width_i = width if isinstance(width, int) else 16
@@ -284,18 +290,18 @@ class AmdBackend(Backend):
                     unseen_relations=frozenset(relations))
 
 
-def _gen(mts: int | Unavailable) -> int | Unavailable:
+def pcie_gen(mts: int | Unavailable) -> int | Unavailable:
     if isinstance(mts, Unavailable):
         return mts
     return PCIE_GEN_OF_MTS.get(mts, Unavailable(f"PCIe rate {mts} MT/s is no known generation"))
 
 
-def _gen_max(pcie: object) -> int | Unavailable:
+def pcie_gen_max(pcie: object) -> int | Unavailable:
     """The link's top generation: the interface version, else the top rate (MT/s)."""
     version = pick_int(pcie, "pcie_static", "pcie_interface_version")
     if isinstance(version, int) and version > 0:
         return version
-    return _gen(pick_int(pcie, "pcie_static", "max_pcie_speed"))
+    return pcie_gen(pick_int(pcie, "pcie_static", "max_pcie_speed"))
 
 
 def _watts(microwatts: int | Unavailable) -> float | Unavailable:
@@ -324,7 +330,7 @@ def _pids(procs: object) -> tuple[int, ...] | Unavailable:
     return tuple(p for p in pids if isinstance(p, int))
 
 
-def _throttle_mask(status: object) -> int | Unavailable:
+def throttle_mask(status: object) -> int | Unavailable:
     """ThrottleReason bits from the violation status's "active_*" flags."""
     if isinstance(status, Unavailable):
         return status

@@ -1,0 +1,103 @@
+"""Live telemetry from AMD modules through the AMD SMI gateway, in NVML telemetry's two tiers:
+fast fields (junction temperature, socket power, clocks, activity, throttle reasons, memory in
+use) every interval; slow ones (RAS error counts, PCIe link, xGMI peers) on slow ticks. No
+hot-plug rescan yet: the modules are those found when the backend opened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
+from gpuvet.backends.amdsmi_gateway import IOLINK_XGMI, Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
+from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.telemetry import TelemetrySource
+
+if TYPE_CHECKING:
+    from gpuvet.backends.amd import AmdBackend, _Device
+
+
+class AmdTelemetry(TelemetrySource):
+    simulated = False
+
+    def __init__(self, backend: AmdBackend) -> None:
+        self.backend = backend
+        self.smi: Amdsmi = backend.smi
+        self._expected_links: dict[str, int] = {}
+
+    def present(self, t: float) -> list[ModuleIdentity]:
+        return [ModuleIdentity(d.id, d.uuid, d.bus_id, d.name) for d in self.backend._devices]
+
+    def slowdown_c(self) -> dict[str, float]:
+        """The junction (hotspot) temperature where the firmware starts to slow the module down:
+        amd-smi's SLOWDOWN_TEMP_HOTSPOT_LIMIT, the hotspot sensor's CRITICAL metric."""
+        sensor = self.smi.enum("AmdSmiTemperatureType", "HOTSPOT")
+        critical = self.smi.enum("AmdSmiTemperatureMetric", "CRITICAL")
+        out = {}
+        for d in self.backend._devices:
+            got = self.smi.query("amdsmi_get_temp_metric", d.handle, sensor, critical, module=d.id)
+            out[d.id] = float(got) if isinstance(got, (int, float)) and got > 0 else 89.0  # NVML's default
+        return out
+
+    def sample(self, t: float, slow: bool) -> list[Sample]:
+        out = []
+        for d in self.backend._devices:
+            try:
+                out.append(self._sample(d, t, slow))
+            except ModuleLost:
+                continue  # no answer: absence is the signal, watch turns it into module_lost
+        return out
+
+    def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
+        q = ProcessorQuery(self.smi, d.handle, d.id)
+        temp = q("amdsmi_get_temp_metric", self.smi.enum("AmdSmiTemperatureType", "HOTSPOT"),
+                 self.smi.enum("AmdSmiTemperatureMetric", "CURRENT"))
+        power = pick_int(q("amdsmi_get_power_info"), "current_socket_power")  # W
+        gfx = pick_int(q("amdsmi_get_clock_info", self.smi.enum("AmdSmiClkType", "GFX")), "clk")
+        mem = pick_int(q("amdsmi_get_clock_info", self.smi.enum("AmdSmiClkType", "MEM")), "clk")
+        busy = pick_int(q("amdsmi_get_gpu_activity"), "gfx_activity")  # %
+        mask = throttle_mask(q("amdsmi_get_violation_status"))
+        f = self._slow_fields(d, q) if slow else _Slow()
+        return Sample(t, d.id, d.uuid, _num(temp), _num(power), _num(gfx), _num(mem),
+                      busy / 100 if isinstance(busy, int) else None, mask if isinstance(mask, int) else 0,
+                      ecc_corrected=f.ecc_corrected, ecc_uncorrected=f.ecc_uncorrected, pcie_gen=f.pcie_gen,
+                      pcie_gen_max=f.pcie_gen_max, pcie_width=f.pcie_width, pcie_width_max=f.pcie_width_max,
+                      nvlink_up=f.links_up, nvlink_expected=f.links_expected)
+
+    def _slow_fields(self, d: _Device, q: ProcessorQuery) -> _Slow:
+        """RAS error counts, PCIe generation and width, direct xGMI peers (slow ticks only)."""
+        ecc = q("amdsmi_get_gpu_total_ecc_count")
+        pcie = q("amdsmi_get_pcie_info")
+        up = 0
+        for other in self.backend._devices:
+            if other is not d:
+                kind = self.smi.query("amdsmi_topo_get_link_type", d.handle, other.handle, module=d.id)
+                up += pick(kind, "type") == IOLINK_XGMI
+        expected = self._expected_links.setdefault(d.id, up)
+        return _Slow(_int(pick_int(ecc, "correctable_count")), _int(pick_int(ecc, "uncorrectable_count")),
+                     _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
+                     _int(pick_int(pcie, "pcie_metric", "pcie_width")),
+                     _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
+                     *((up, expected) if expected else (None, None)))
+
+
+@dataclass(frozen=True)
+class _Slow:
+    """The fields of a slow tick; all None on a fast one."""
+
+    ecc_corrected: int | None = None
+    ecc_uncorrected: int | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    links_up: int | None = None
+    links_expected: int | None = None
+
+
+def _num(v: object) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _int(v: object) -> int | None:
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) else None
