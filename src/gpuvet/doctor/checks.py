@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
+from gpuvet.checks.model import Check
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
@@ -133,8 +134,8 @@ def link_state(ev: Evidence) -> Outcome:
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
     cited = _diff_cited(ev, "links") + _window_cited(ev, "link_degraded events", "none")
-    cited += [Cited(ev.smi_source(), "PCIe Link Width current / max", f"x{h.pcie_width} / x{h.pcie_width_max}", where=h.module)
-              for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None]
+    cited += [Cited(ev.smi_source(), "PCIe Link Width current / max", f"x{h.pcie_width} / x{h.pcie_width_max}",
+                    where=h.module) for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None]
     if ev.inventory is not None and ev.differences is None:
         cited += _inventory_cited(ev, "PCIe width current / max", {
             m.id: f"x{m.pcie_width_current} / x{m.pcie_width_max}" for m in ev.inventory.modules
@@ -189,7 +190,7 @@ def p2p_path(ev: Evidence) -> Outcome:
     return clear("pairs use their direct paths", _pairs_cited(ev, checks))
 
 
-def _pairs_cited(ev: Evidence, checks: list) -> Cited:  # list[Check]
+def _pairs_cited(ev: Evidence, checks: list[Check]) -> Cited:
     pcts = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
     return Cited(f"p2p copy benchmark on {ev.source}", "% of what the links carry (min / median)",
                  f"{min(pcts):.0f} % / {statistics.median(pcts):.0f} %", where=f"{len(pcts)} pair(s)")

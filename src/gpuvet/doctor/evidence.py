@@ -6,10 +6,10 @@ captured files."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Protocol
 
 from gpuvet.backends.base import Backend

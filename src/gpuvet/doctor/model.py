@@ -10,7 +10,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from gpuvet.checks.model import Cited, Evidence, Json
+from gpuvet.checks.model import Cited as Cited  # re-exported: what a doctor verdict cites
+from gpuvet.checks.model import Evidence, Json
 from gpuvet.errors import GpuvetError
 
 
