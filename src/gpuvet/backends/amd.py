@@ -9,7 +9,6 @@ ECC count) is an ``Unavailable`` or an unseen relation, never a guess; docs/vend
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuvet import __version__
