@@ -218,7 +218,7 @@ def _module(module_id: str, name: str | None, uuid: str | None, bus_id: str, mib
         pcie_gen_current=gen_of(gen[0], "PCIe generation"), pcie_gen_max=gen_of(gen[1], "PCIe generation (max)"),
         pcie_width_current=width_of(width[0], "PCIe width"), pcie_width_max=width_of(width[1], "PCIe width (max)"),
         power_limit_w=power[0], power_limit_default_w=power[1], power_limit_max_w=power[2],
-        ecc_enabled=(ecc == "Enabled") if ecc else _NOT_IN_CAPTURE,
+        ecc_enabled=(ecc == "Enabled") if ecc in ("Enabled", "Disabled") else _NOT_IN_CAPTURE,  # 'Unknown Error': not off
         sm_clock_mhz=clock(clocks[0], "SM clock"), mem_clock_mhz=clock(clocks[1], "memory clock"),
         sm_clock_max_mhz=clock(clocks[2], "max SM clock"), mem_clock_max_mhz=clock(clocks[3], "max memory clock"),
         numa_node=integer(numa) if integer(numa) is not None else _NOT_IN_CAPTURE,  # type: ignore[arg-type]

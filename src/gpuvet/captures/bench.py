@@ -1,11 +1,15 @@
 """nccl-tests and nvbandwidth output, as printed by every version people still run.
 
-nccl-tests: the table since 2.x (size count type redop root time algbw busbw #wrong …) and the
-older one without redop/root whose error column is a float (``0e+00``); `#wrong` may be ``N/A``
-when validation is off. A row whose figures are negative, NaN or unreadable is kept with those
-figures as None and named in a note; its `#wrong` still counts.
+nccl-tests: the table since 2.x (size count type redop root time algbw busbw #wrong …), the one
+with redop but no root, and the older one without either, whose error column is a float
+(``0e+00``); `#wrong` may be ``N/A`` when validation is off. A row whose figures are negative, NaN
+or unreadable is kept with those figures as None and named in a note; its `#wrong` still counts.
+A run that aborts (``Test NCCL failure common.cu:1204 'unhandled cuda error'``, ``NCCL failure
+all_reduce.cu:95 …``, ``Test CUDA failure … 'invalid argument'``) or fails its own check
+(``Out of bounds values : 50 FAILED``) is a failure with the tool's words as evidence.
 nvbandwidth: with or without its version header and ``Running <test>.`` lines (the test is then
-named by the ``SUM <test>`` line), flush-left or indented matrices, ``N/A`` cells, cut rows.
+named by the ``SUM <test>`` line), flush-left or indented matrices, ``N/A`` cells, cut rows; a test
+it ``Waived:`` (device-to-device tests are waived when peer access is unavailable).
 """
 
 from __future__ import annotations
@@ -21,15 +25,32 @@ from gpuvet.captures.text import Line, ranges
 _OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather",
         "scatter", "hypercube")
 _FIELD = r"(\S+)"
-_NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+|-)\s+(-?\d+)\s+" + r"\s+".join([_FIELD] * 4))
+_NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([A-Za-z]\w*)\s+(\w+|-)\s+(-?\d+)\s+" + r"\s+".join([_FIELD] * 4))
+_MID_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+" +
+                      r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
+_FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA) failure (\S+?:\d+) '([^']*)'")
+_FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
 _NCCL_HEADER = re.compile(r"^#\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
+
+
+@dataclass(frozen=True)
+class NcclFailure:
+    """nccl-tests stopped or failed its own check; the line it printed is the evidence."""
+
+    kind: str  # "nccl" / "cuda" (the call that failed, as nccl-tests names it) or "out_of_bounds"
+    message: str  # 'unhandled cuda error', 'invalid argument', '50 wrong values'
+    where: str | None  # source file:line nccl-tests names (common.cu:1204)
+    text: str
+    line: int
 
 
 @dataclass
 class NcclParse:
     results: list[NcclResult] = field(default_factory=list)
+    failures: list[NcclFailure] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -63,6 +84,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     bad: list[int] = []
     first_row: int | None = None
     for ln in lines:
+        if _failure(ln, out):
+            continue
         row = _row(ln.text)
         if row is None:
             continue
@@ -72,7 +95,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         if row.time_us is None or row.busbw is None or row.algbw is None:
             bad.append(ln.no)
     if not rows and not header:
-        return out
+        return out if not out.failures else _failed_only(out, lines, where)
     out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith("#") and
                        (header or rows))
     ranks = [m.groups() for ln in lines if (m := _RANK.match(ln.text.strip()))]
@@ -81,12 +104,34 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
-    if not rows:
+    if not rows and out.failures:
+        out.notes.append(f"nccl-tests stopped before its first result row: {out.failures[0].text[:160]}")
+    elif not rows:
         out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
     if len({r for r, _ in ranks}) < len(ranks):
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
                                   avg[0] if avg else None, where, nodes))
+    return out
+
+
+def _failure(ln: Line, out: NcclParse) -> bool:
+    """A failure line (claimed and kept), or the '.. host pid N: Test failure' trail after one."""
+    s = ln.text.strip()
+    if (m := _FAILURE.search(s)) is not None:
+        out.failures.append(NcclFailure(m.group(1).lower(), m.group(3).strip(" /"), m.group(2), s, ln.no))
+    elif (o := _OOB.match(s)) is not None:
+        out.failures.append(NcclFailure("out_of_bounds", f"{o.group(1)} wrong values", None, s, ln.no))
+    elif not (_FAILURE_TRAIL.match(s) and out.failures):
+        return False
+    out.claimed.add(ln.no)
+    return True
+
+
+def _failed_only(out: NcclParse, lines: list[Line], where: str) -> NcclParse:
+    """Failure lines without a header or table (a pasted error): still nccl-tests, with nothing measured."""
+    out.results.append(NcclResult(_op(lines, where, None), None, [], None, where, ()))
+    out.notes.append(f"nccl-tests failure without its header or table: {out.failures[0].text[:160]}")
     return out
 
 
@@ -97,6 +142,11 @@ def _row(text: str) -> NcclRow | None:
     if m:
         t, alg, bus, wrong = m.group(6), m.group(7), m.group(8), m.group(9)
         return NcclRow(int(m.group(1)), _figure(t), _figure(alg), _figure(bus), int(wrong) if wrong.isdigit() else None)
+    m = _MID_ROW.match(text)
+    if m:  # redop but no root (nccl-tests 2.0): the error column is a float
+        err = _figure(m.group(8))
+        return NcclRow(int(m.group(1)), _figure(m.group(5)), _figure(m.group(6)), _figure(m.group(7)),
+                       None if err is None else int(err > 1e-3))
     m = _OLD_ROW.match(text)
     if m and re.fullmatch(r"[a-z]+\d*|float|double|half|bfloat16|int8|uint8", m.group(3)):
         err = _figure(m.group(7))
@@ -107,6 +157,7 @@ def _row(text: str) -> NcclRow | None:
 
 # --- nvbandwidth -----------------------------------------------------------------------------
 _RUNNING = re.compile(r"^Running (\w+)\.?\s*$")
+_WAIVING = re.compile(r"^Waiving (\w+)\.?\s*$")
 _TITLE = re.compile(r"^(memcpy|memory latency|latency)\b.*\((GB/s|ns|us)\)\s*$", re.I)
 _SUM = re.compile(r"^SUM (\w+) ")
 _DEVICE = re.compile(r"^Device (\d+): (.+?)(?: \(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
@@ -114,11 +165,21 @@ _NVB_META = re.compile(r"^(nvbandwidth Version|Built from Git version|CUDA Runti
                        r"Driver Version|NOTE:|Additional system-specific|Performance can vary|Waived|SUM )")
 
 
+@dataclass(frozen=True)
+class NvbWaived:
+    """A test nvbandwidth did not run (``Waived:``), with its reason when printed."""
+
+    test: str | None  # None: the `Running <test>.` line before it is not in the capture
+    reason: str
+    line: int
+
+
 @dataclass
 class NvbParse:
     matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)
     devices: list[NvbDevice] = field(default_factory=list)
     failures: list[CopyCheckFailure] = field(default_factory=list)
+    waived: list[NvbWaived] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -126,6 +187,7 @@ class NvbParse:
 def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
     out = NvbParse()
     if not any(_RUNNING.match(ln.text.strip()) or _TITLE.match(ln.text.strip()) or "nvbandwidth" in ln.text
+               or _WAIVING.match(ln.text.strip())
                for ln in lines):
         return out
     test: str | None = None
@@ -142,6 +204,13 @@ def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
             i = _matrix(lines, i, test, out)
             test = None
             continue
+        elif (w := _WAIVING.match(s)) is not None:  # v0.2-v0.4: 'Waiving <test>.'
+            out.waived.append(NvbWaived(w.group(1), "", lines[i].no))
+            out.claimed.add(lines[i].no)
+        elif s.startswith("Waived"):
+            out.waived.append(NvbWaived(test, s.partition(":")[2].strip(), lines[i].no))
+            out.claimed.add(lines[i].no)
+            test = None
         elif _NVB_META.match(s) or s.startswith("nvbandwidth"):
             out.claimed.add(lines[i].no)
         elif "checking the pattern" in s or s.startswith("ASSERT") and "memcmp" in s:
@@ -150,6 +219,10 @@ def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
         elif s.startswith("Current offset"):
             out.claimed.add(lines[i].no)
         i += 1
+    unnamed = [w.line for w in out.waived if w.test is None]
+    if unnamed:
+        out.notes.append(f"nvbandwidth: test(s) waived at line(s) {ranges(unnamed)} without their 'Running …' line: "
+                         "which tests is not in the capture")
     return out
 
 

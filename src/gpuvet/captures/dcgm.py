@@ -1,5 +1,9 @@
 """`dcgmi diag -r N` as text (the boxed table, DCGM 2.x-4.x) and as `-j` JSON (DCGM 3.x
-"DCGM GPU Diagnostic" and 4.x "DCGM Diagnostic" shapes). Each test's result per GPU is evidence."""
+"DCGM GPU Diagnostic" and 4.x "DCGM Diagnostic" shapes). Each test's result per GPU is evidence.
+
+A table pasted without its ``| Diagnostic | Result |`` header (the post starts at a category row,
+``+-----  Hardware  ---…+``) is read from its first category row, and said so in a note. Results
+read ``Pass``, ``GPU0: Pass`` (DCGM 4) or ``Fail - GPU: 0`` (DCGM 2/3, one row per status)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from gpuvet.captures.text import Line
 _CATEGORY = re.compile(r"^[|+]-+\s+(\w[\w ]*?)\s+-+\+")
 _ROW = re.compile(r"^\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
 _GPU_RESULT = re.compile(r"^GPU\s*(\d+)\s*:\s*(\w+)\b\s*(.*)$")
+_STATUS_GPUS = re.compile(r"^(\w+)\s+-\s+(?:GPUs?\s*:?\s*([\d, ]+)|All)\s*$", re.I)
 _STATUSES = ("pass", "fail", "warn", "skip", "not run", "error")
 
 
@@ -35,13 +40,17 @@ def _status(text: str) -> str | None:
 
 def parse_text(lines: list[Line]) -> DcgmParse:
     out = DcgmParse()
-    if not any("Diagnostic" in ln.text and "Result" in ln.text and ln.text.lstrip().startswith("|") for ln in lines):
+    headed = any("Diagnostic" in ln.text and "Result" in ln.text and ln.text.lstrip().startswith("|") for ln in lines)
+    first = None if headed else _first_category(lines)
+    if not headed and first is None:
         return out
+    if first is not None:
+        out.notes.append(f"dcgmi diag table without its header rows: read from its first category row (line {first})")
     category, test = "", ""
     in_table = False
     for ln in lines:
         s = ln.text.strip()
-        if s.startswith("| Diagnostic") and "Result" in s:
+        if (s.startswith("| Diagnostic") and "Result" in s) or ln.no == first:
             in_table = True
         if not in_table:
             if s.startswith("Successfully ran diagnostic"):
@@ -58,6 +67,16 @@ def parse_text(lines: list[Line]) -> DcgmParse:
     return out
 
 
+def _first_category(lines: list[Line]) -> int | None:
+    """A category row followed (within three lines) by a `| test | result |` row: a table without its header."""
+    for i, ln in enumerate(lines):
+        if _CATEGORY.match(ln.text.strip()) and any(
+                (r := _ROW.match(x.text.strip())) is not None and _status(r.group(2).split(" - ")[0])
+                for x in lines[i + 1:i + 4]):
+            return ln.no
+    return None
+
+
 def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str:
     """Read one table row; returns the test later continuation rows belong to."""
     if category == "Metadata":
@@ -68,7 +87,11 @@ def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str
     if not test or name == "Diagnostic":
         return test
     per_gpu = _GPU_RESULT.match(value)
-    if per_gpu and _status(per_gpu.group(2)):
+    grouped = _STATUS_GPUS.match(value)
+    if grouped and _status(grouped.group(1)):
+        out.results.append(DcgmResult(category, test, (grouped.group(2) or "").replace(" ", "") or None,
+                                      _status(grouped.group(1)) or "", None))
+    elif per_gpu and _status(per_gpu.group(2)):
         out.results.append(DcgmResult(category, test, per_gpu.group(1), _status(per_gpu.group(2)) or "",
                                       per_gpu.group(3) or None))
     elif name and _status(value):

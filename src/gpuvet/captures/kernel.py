@@ -1,5 +1,11 @@
-"""Kernel log lines from the NVIDIA driver: Xid errors, and a GPU that fell off the bus without
-one (newer drivers print that as a multi-line NVRM message)."""
+"""Kernel log lines from the NVIDIA driver: Xid errors, a GPU that fell off the bus without one
+(newer drivers print that as a multi-line NVRM message), and the NVRM messages that say a module
+did not come up or needs a reset without any Xid (MESSAGES below: what each one is, read as data).
+
+A message names its module by bus id (``GPU 0000:a1:00.0:``) or only by the driver's index
+(``GPU6 _kgspBootGspRm``); the index is resolved to the bus id the nearest ``RmInitAdapter
+failed`` line of the same index or a nearby line names, or left as printed (noted).
+"""
 
 from __future__ import annotations
 
@@ -9,14 +15,58 @@ from dataclasses import dataclass, field
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
-_XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?\): (\d+),")
-_FALLEN = re.compile(r"NVRM: The NVIDIA GPU ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})")
+_BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
+_XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
+_FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
+_LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia )" + _BUS)
+_RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
+NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
+
+
+@dataclass(frozen=True)
+class KernelMessage:
+    """One kind of NVRM message: what it is called, how it is recognised."""
+
+    kind: str
+    pattern: re.Pattern[str]
+
+
+# The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
+# fix of each kind is data beside the Xid table (doctor/causes.yaml, `kernel_messages:`).
+MESSAGES: tuple[KernelMessage, ...] = (
+    KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW[_ ]boot|GFW boot did not complete|"
+                                                r"gpuWaitForGfwBootComplete\w*: failed", re.I)),
+    KernelMessage("fsp_boot_failed", re.compile(r"kfsp\w*: (?:Timed? ?out|timeout|failed)|FSP (?:secure )?boot "
+                                                r"(?:failed|timed out)|kfspSendBootCommands\w*\(", re.I)),
+    KernelMessage("needs_reset", re.compile(r"may need to be reset|needs? (?:to be )?reset|"
+                                            r"\[NV_ERR_RESET_REQUIRED\]|WPR2 already up", re.I)),
+    KernelMessage("gsp_failed", re.compile(r"Cannot initialize GSP firmware RM|GSP boot failed|"
+                                                r"GSP RM heartbeat timed out", re.I)),
+    KernelMessage("cannot_attach", re.compile(r"Cannot attach gpu|osInitNvMapping failed|"
+                                              r"API_GPU_ATTACHED_SANITY_CHECK failed", re.I)),
+    KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
+    KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
+    KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
+)
+
+
+@dataclass(frozen=True)
+class KernelEvent:
+    """An NVRM message of one kind about one module: the first line saying it, and how often it was said."""
+
+    kind: str
+    module: str  # bus id (upper case, as Xid lines give it) or the driver's index ("GPU6") when no line names the bus
+    text: str  # the first line saying it, as logged
+    line: int  # its line number in the file
+    count: int = 1
 
 
 @dataclass
 class KernelParse:
     xids: list[XidLine] = field(default_factory=list)
+    events: list[KernelEvent] = field(default_factory=list)
+    nvrm_lines: int = 0  # how many driver lines were read: a log with none says nothing either way
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -28,7 +78,8 @@ def bus(text: str) -> str:
 def parse(lines: list[Line]) -> KernelParse:
     out = KernelParse()
     fallen: str | None = None
-    for ln in lines:
+    hits: list[tuple[int, str, Line]] = []
+    for i, ln in enumerate(lines):
         s = ln.text
         if "NVRM" not in s and "nvidia" not in s:
             continue
@@ -44,4 +95,57 @@ def parse(lines: list[Line]) -> KernelParse:
                 out.xids.append(XidLine(bus(fallen), 79, f"GPU {fallen} has fallen off the bus (no Xid line)"))
                 out.notes.append(f"GPU {fallen} 'fallen off the bus' without an Xid line: read as Xid 79")
                 fallen = None
+        if "NVRM" in s:
+            out.nvrm_lines += 1
+            kind = next((k.kind for k in MESSAGES if k.pattern.search(s)), None)
+            if kind is not None:
+                hits.append((i, kind, ln))
+    out.events = _events(lines, hits, out.notes)
     return out
+
+
+def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[str]) -> list[KernelEvent]:
+    """One event per (kind, module), the first line kept as evidence and the repeats counted."""
+    index_bus = _index_buses(lines)
+    found: dict[tuple[str, str], KernelEvent] = {}
+    unresolved: set[str] = set()
+    for i, kind, ln in hits:
+        module = _module_of(lines, i, index_bus)
+        if not re.fullmatch(r"[0-9A-F]{4}:[0-9A-F]{2}:[0-9A-F]{2}", module):
+            unresolved.add(module)
+        key = (kind, module)
+        seen = found.get(key)
+        found[key] = KernelEvent(kind, module, ln.text.strip(), ln.no) if seen is None else \
+            KernelEvent(seen.kind, seen.module, seen.text, seen.line, seen.count + 1)
+    if unresolved:
+        notes.append(f"kernel log: no line names the bus id of {', '.join(sorted(unresolved))}: "
+                     "named as the driver printed it")
+    return list(found.values())
+
+
+def _index_buses(lines: list[Line]) -> dict[str, str]:
+    """The driver's 'GPU6' -> the bus id an adjacent line of the same message names."""
+    out: dict[str, str] = {}
+    for i, ln in enumerate(lines):
+        idx = _RM_INDEX.search(ln.text)
+        if idx is None or idx.group(1) in out:
+            continue
+        for other in lines[i + 1:i + NEARBY]:
+            if (b := _LINE_BUS.search(other.text)) is not None and "RmInitAdapter" in other.text:
+                out[idx.group(1)] = bus(b.group(1))
+                break
+    return out
+
+
+def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
+    if (b := _LINE_BUS.search(lines[i].text)) is not None:
+        return bus(b.group(1))
+    idx = _RM_INDEX.search(lines[i].text)
+    if idx is not None and idx.group(1) in index_bus:
+        return index_bus[idx.group(1)]
+    for d in range(1, NEARBY):  # the bus id the nearest driver line names (a message printed over several lines)
+        for j in (i + d, i - d):
+            if 0 <= j < len(lines) and ("NVRM" in lines[j].text or "nvidia " in lines[j].text) \
+                    and (b := _LINE_BUS.search(lines[j].text)):
+                return bus(b.group(1))
+    return idx.group(1) if idx is not None else "bus id not in the log"

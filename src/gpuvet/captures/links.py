@@ -20,6 +20,7 @@ _DCGM_STATES = re.compile(r"^([UDX_](?:\s+[UDX_])*)\s*$")
 class NvLinkParse:
     states: list[NvLinkState] = field(default_factory=list)
     errors: list[NvLinkErrors] = field(default_factory=list)
+    products: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> the product name its line gives (design)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -33,6 +34,7 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
         s = ln.text.strip()
         if (g := _GPU.match(s)) is not None:
             gpu, gpu_line, dcgm_gpu = f"GPU {g.group(1)}", ln.no, None
+            out.products[gpu] = g.group(2).strip()
             continue  # claimed only if links follow
         if gpu and (e := _LINK_E.match(s)) is not None:
             out.errors.append(NvLinkErrors(gpu, int(e.group(1)), e.group(2).strip(), int(e.group(3))))

@@ -27,6 +27,10 @@ class ModuleHealth:
     remap_failure: bool | None = None
     remap_uncorrectable: int | None = None
     temperature_c: float | None = None
+    temperature_max_operating_c: float | None = None  # -q 'GPU Max Operating Temp': the module's own limit
+    temperature_slowdown_c: float | None = None  # -q 'GPU Slowdown Temp'
+    sm_clock_mhz: float | None = None  # -q 'Clocks/SM' now
+    sm_clock_max_mhz: float | None = None  # -q 'Max Clocks/SM': the module's own maximum
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Nested ``Key : value`` lines are flattened to ``Section/Sub/Key``. An excerpt that starts inside a
 section keeps the path it can see, so fields are matched on the end of their path. Section names
 that changed between drivers (``Clocks Throttle Reasons`` → ``Clocks Event Reasons``, ``Pending Page
-Blacklist`` → ``Pending Page Retirement``) are read under either name.
+Blacklist`` → ``Pending Page Retirement``) are read under either name. A known section name
+printed flush left (older drivers, or a paste that lost its indent) is still a section, and an
+operator's marker after a value (``Pending : Yes   <===``) is removed, each with a note.
 """
 
 from __future__ import annotations
@@ -12,13 +14,17 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiTextModule
-from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.text import Line, integer, number, ranges
 
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
 _SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
 _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
+_KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks", "Applications Clocks", "Temperature",
+                                        "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
+                                        "GPU Power Readings", "PCI", "Performance", "Clocks Event Reasons Counters")}
+_MARKER = re.compile(r"\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
 
 
 @dataclass
@@ -40,6 +46,8 @@ def parse(lines: list[Line]) -> SmiText:
     current: SmiTextModule | None = None
     stack: list[tuple[int, str]] = []
     run: list[int] = []  # line numbers of the block being read
+    marked: list[int] = []  # values that carried an operator's marker
+    flush: list[int] = []  # section names printed flush left
     kv_in_run = 0
     for ln in lines:
         s = ln.text
@@ -59,9 +67,18 @@ def parse(lines: list[Line]) -> SmiText:
             if current is None or (current.bus_id.startswith(UNNAMED) and _repeats(current, stack, kv)):
                 current = SmiTextModule(_unnamed(out), "", {})
                 out.modules.append(current)
-            _add(current, stack, len(kv.group(1)), kv.group(2).strip(), (kv.group(3) or "").strip())
+            value = (kv.group(3) or "").strip()
+            bare = _MARKER.sub("", value)
+            if bare != value:
+                marked.append(ln.no)
+            _add(current, stack, len(kv.group(1)), kv.group(2).strip(), bare)
             run.append(ln.no)
             kv_in_run += 1
+            continue
+        if s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace() and current is not None:
+            stack = [(0, s.strip())]  # flush left: an older driver's (or a flattened paste's) section name
+            flush.append(ln.no)
+            run.append(ln.no)
             continue
         sec = _SECTION.match(s)
         if sec:  # a section name: part of the block if key/value lines follow it
@@ -79,6 +96,10 @@ def parse(lines: list[Line]) -> SmiText:
         run, current, stack, kv_in_run = [], None, [], 0
     _close(out, run, kv_in_run)
     out.modules = [m for m in out.modules if m.fields]
+    if marked:
+        out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(marked)}")
+    if flush:
+        out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(flush)}: read as sections")
     return out
 
 
@@ -169,7 +190,7 @@ def health(m: SmiTextModule) -> ModuleHealth:
         pcie_gen=integer(get(f, "PCIe Generation/Current")),
         pcie_gen_max=integer(get(f, "PCIe Generation/Device Max", "PCIe Generation/Max")),
         pcie_width=integer(get(f, "Link Width/Current")), pcie_width_max=integer(get(f, "Link Width/Max")),
-        clock_events=events(f), ecc_mode=get(f, "ECC Mode/Current"),
+        clock_events=events(f), ecc_mode=get(f, "ECC Mode/Current", "Ecc Mode/Current"),  # older drivers: "Ecc"
         ecc_uncorrectable_volatile=_sum_uncorrectable(f, "Volatile"),
         ecc_uncorrectable_aggregate=_sum_uncorrectable(f, "Aggregate"),
         retired_pages_pending=_yes(get(f, "Retired Pages/Pending Page Retirement", "Retired Pages/Pending Page Blacklist",
@@ -178,5 +199,59 @@ def health(m: SmiTextModule) -> ModuleHealth:
         remap_pending=_yes(get(f, "Remapped Rows/Pending")),
         remap_failure=_yes(get(f, "Remapped Rows/Remapping Failure Occurred")),
         remap_uncorrectable=integer(get(f, "Remapped Rows/Uncorrectable Error")),
-        temperature_c=number(get(f, "Temperature/GPU Current Temp")),
+        temperature_c=number(get(f, "Temperature/GPU Current Temp", "Temperature/Gpu")),
+        temperature_max_operating_c=number(get(f, "Temperature/GPU Max Operating Temp")),
+        temperature_slowdown_c=number(get(f, "Temperature/GPU Slowdown Temp")),
+        sm_clock_mhz=number(_exact(f, "Clocks/SM")), sm_clock_max_mhz=number(_exact(f, "Max Clocks/SM")),
     )
+
+
+def _exact(fields: dict[str, str], path: str) -> str | None:
+    """A field by its whole path ('Clocks/SM' is not 'Max Clocks/SM' nor 'Applications Clocks/SM')."""
+    return fields.get(path)
+
+
+# --- nvidia-smi dmon ---------------------------------------------------------------------------
+_DMON_HEAD = re.compile(r"^#\s*gpu\s+(.*)$", re.I)
+_DMON_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|-|N/A))+)\s*$")
+
+
+@dataclass(frozen=True)
+class DmonSample:
+    """One `nvidia-smi dmon` line: the module's index and its columns as printed (pwr, gtemp, sm, pclk …)."""
+
+    gpu: int
+    values: dict[str, float | None]
+    line: int
+
+
+@dataclass
+class Dmon:
+    samples: list[DmonSample] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_dmon(lines: list[Line]) -> Dmon:
+    """`nvidia-smi dmon` blocks: the `# gpu pwr …` header, its units line, then one row per module per tick."""
+    out = Dmon()
+    columns: list[str] | None = None
+    for ln in lines:
+        s = ln.text.strip()
+        if (h := _DMON_HEAD.match(s)) is not None:
+            columns = h.group(1).split()
+            out.claimed.add(ln.no)
+        elif columns is not None and s.startswith("#"):
+            out.claimed.add(ln.no)  # the units line (# Idx W C C % …)
+        elif columns is not None and (r := _DMON_ROW.match(s)) is not None:
+            cells = r.group(2).split()
+            out.samples.append(DmonSample(int(r.group(1)), {c: number(v) for c, v in zip(columns, cells, strict=False)},
+                                          ln.no))
+            out.claimed.add(ln.no)
+        elif s:
+            columns = None
+    if out.samples:
+        gpus = sorted({x.gpu for x in out.samples})
+        out.notes.append(f"nvidia-smi dmon: {len(out.samples)} sample(s) of {len(gpus)} module(s) read; dmon gives "
+                         "no bus ids, limits or throttle reasons, so no check judges it alone")
+    return out

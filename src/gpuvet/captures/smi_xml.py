@@ -19,7 +19,8 @@ from gpuvet.captures.text import Line, integer, number
 from gpuvet.errors import CaptureError
 
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]*)([^<>]*?)(/?)>")
-_MARK = re.compile(r"<gpu id=|</?(clocks_(throttle|event)_reasons|fb_memory_usage|pci_gpu_link_info)>")
+_MARK = re.compile(r"<gpu id=|</?(clocks_(throttle|event)_reasons|fb_memory_usage|pci_gpu_link_info|temperature|"
+                   r"retired_pages|remapped_rows|power_readings|gpu_power_readings|max_clocks|ecc_errors)>")
 _NA = ("", "N/A", "[N/A]", "Not Supported", "[Not Supported]")
 MAX_GPUS = 4096  # more <gpu> elements than any node has: refused before they are read
 
@@ -174,4 +175,7 @@ def health(module: str, g: ET.Element) -> ModuleHealth:
         remap_failure=_yes(text_of(g, "remapped_rows/remapped_row_failure")),
         remap_uncorrectable=integer(text_of(g, "remapped_rows/remapped_row_unc")),
         temperature_c=number(text_of(g, "temperature/gpu_temp")),
+        temperature_max_operating_c=number(text_of(g, "temperature/gpu_temp_max_gpu_threshold")),
+        temperature_slowdown_c=number(text_of(g, "temperature/gpu_temp_slow_threshold")),
+        sm_clock_mhz=number(text_of(g, "clocks/sm_clock")), sm_clock_max_mhz=number(text_of(g, "max_clocks/sm_clock")),
     )

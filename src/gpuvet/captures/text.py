@@ -1,8 +1,10 @@
 """Cleaning pasted text: what a launcher, a forum or an editor put around a tool's own output.
 
-A capture may start with one header line ``# source: …`` (the test corpus names its source that
-way); it is skipped. Launcher prefixes (Slurm ``srun --label`` ``0: ``, Open MPI ``--tag-output``
-``[1,0]<stdout>:``, pdsh/clush ``node07: ``), markdown quote marks and code fences are removed;
+A capture may start with a header ``# source: …`` (the test corpus names its source that way),
+followed by ``# shows:``, ``# conclusion:``, ``# expect:``, ``# tuned:`` or ``# note:`` lines; the
+header is skipped. Launcher prefixes (Slurm ``srun --label`` ``0: ``, Open MPI ``--tag-output``
+``[1,0]<stdout>:`` wherever it appears, pdsh/clush ``node07: ``), markdown quote marks, markdown's
+escaped ``\\#`` and code fences are removed;
 a line of dots (``...``) marks a cut made by the poster and is kept as an elision.
 """
 
@@ -22,6 +24,8 @@ _PREFIXES = (
 )
 _NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error"}
 _HEADER = re.compile(r"^#\s*source:", re.I)
+_HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
+_TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
 
 
@@ -46,10 +50,10 @@ def clean(text: str) -> Cleaned:
     numbered = [(i + 1, s.rstrip()) for i, s in enumerate(raw)]
     if numbered and numbered[0][1].lstrip().startswith("\ufeff"):
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
-    numbered = [(n, s) for n, s in numbered if not (n <= 3 and _HEADER.match(s))]
+    numbered = _skip_header(numbered)
     numbered, hosts = _strip_prefix(numbered, notes)
     lines: list[Line] = []
-    quoted = fences = 0
+    quoted = fences = escaped = 0
     for n, s in numbered:
         head = s.lstrip()[:3]
         if head in ("```", "~~~"):
@@ -57,15 +61,30 @@ def clean(text: str) -> Cleaned:
             continue
         unquoted = _QUOTE.sub("", s) if head.startswith(">") else s
         quoted += unquoted != s
+        if unquoted.lstrip().startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
+            unquoted, escaped = unquoted.replace("\\#", "#", 1), escaped + 1
         lines.append(Line(n, unquoted, head.startswith((".", "…")) and bool(_ELISION.match(unquoted))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if quoted:
         notes.append(f"{quoted} line(s) had markdown quote marks (>), removed")
+    if escaped:
+        notes.append(f"{escaped} line(s) began with markdown's escaped '\\#', read as '#'")
     cuts = [ln.no for ln in lines if ln.elision]
     if cuts:
         notes.append(f"the poster cut lines at line(s) {_ranges(cuts)} ('...'): what was cut is not known")
     return Cleaned(lines, notes, hosts)
+
+
+def _skip_header(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The corpus header: a `# source:` line in the first three, and the `# shows:` … lines right after it."""
+    start = next((i for i, (n, s) in enumerate(numbered[:3]) if _HEADER.match(s)), None)
+    if start is None:
+        return numbered
+    end = start + 1
+    while end < len(numbered) and _HEADER_MORE.match(numbered[end][1]):
+        end += 1
+    return numbered[:start] + numbered[end:]
 
 
 def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
@@ -73,7 +92,8 @@ def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[li
     body = [s for _, s in numbered[:4000] if s.strip()]  # a launcher prefixes every line: a sample decides
     for label, rx in _PREFIXES:
         hits = [m.group(0) for s in body if (m := rx.match(s))]
-        if body and len(hits) >= max(2, 0.6 * len(body)):
+        enough = len(hits) >= 2 if label == _TAG_OUTPUT else len(hits) >= max(2, 0.6 * len(body))
+        if body and enough:
             tags = list(dict.fromkeys(h.strip().rstrip(":").strip() for h in hits))
             if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or set(tags) <= _NOT_HOSTS):
                 continue  # ordinary words before a colon (or a journal's 'kernel:'), not host names

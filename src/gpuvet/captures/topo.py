@@ -37,9 +37,11 @@ def _split(text: str) -> list[str]:
 
 
 def header_index(lines: list[Line]) -> int | None:
-    """The header is a line that starts blank and names GPU0 (rows start with their own name)."""
+    """The header is a line that names GPU0 and only devices and affinity columns (rows start with
+    their own name and hold X / NV# cells). It starts blank as topo -m prints it; a paste or a
+    report (collect_env's 'GPU Topology:') may have lost that blank, which is noted."""
     for i, ln in enumerate(lines):
-        if "GPU0" in ln.text and ln.text[:1].isspace() and _is_header(ln.text):
+        if "GPU0" in ln.text and _is_header(ln.text):
             return i
     return None
 
@@ -66,6 +68,9 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         raise CaptureError(f"{len(header)} devices in the header (at most {MAX_DEVICES})", where=where,
                            fix="give the capture of one node.")
     topo = TopoMatrix([], {}, {}, claimed={lines[at].no})
+    if not lines[at].text[:1].isspace():
+        topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
+                          "read as the header")
     rows_cut: list[str] = []
     for ln in lines[at + 1:]:
         row = _split(ln.text)

@@ -7,6 +7,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
+from gpuvet.doctor.capture_failures import (
+    benchmark_failures,
+    clock_findings,
+    ecc_reset_findings,
+    kernel_messages,
+    links_by_design,
+)
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -32,6 +39,7 @@ def captured_memory(ev: Evidence) -> Outcome:
             found.append(finding("ecc_uncorrectable_since_boot", HIGH, module=h.module,
                                  uncorrectable_volatile=h.ecc_uncorrectable_volatile,
                                  uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
+    found += ecc_reset_findings(ev)  # ECC mode 'Unknown Error': needs a reset, not 'ECC off'
     if found:
         return confirmed("the modules' memory needs a reset or a replacement", *found)
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health
@@ -54,6 +62,7 @@ def captured_clock_events(ev: Evidence) -> Outcome:
         elif "hw_slowdown" in h.clock_events and "hw_thermal_slowdown" not in h.clock_events:
             found.append(finding("hw_slowdown", MEDIUM, module=h.module, active=sorted(h.clock_events),
                                  temperature_c=h.temperature_c))
+    found += clock_findings(ev)  # SM clock at a quarter of its maximum; at the module's max operating temp
     if found:
         return confirmed("the hardware slows the modules down", *found)
     cited = ev.clock_reasons_cited()  # a module whose capture lacks the section says nothing about it
@@ -101,6 +110,8 @@ def _nvlink_findings(ev: Evidence) -> list[Finding]:
             down[s.gpu].append(s.link)
     for gpu, links in down.items():
         total = sum(1 for s in ev.captures.nvlink_states if s.gpu == gpu)
+        if links_by_design(ev, gpu, total - len(links)):
+            continue  # a bridged PCIe pair: the unwired links are inactive by design
         out.append(finding("nvlink_down", HIGH, module=gpu, links_down=links, links_seen=total))
     errors: dict[str, dict[str, int]] = defaultdict(dict)
     for e in ev.captures.nvlink_errors:
@@ -151,4 +162,5 @@ def dcgm_diag(ev: Evidence) -> Outcome:
 CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "captured_memory": captured_memory, "captured_clock_events": captured_clock_events,
     "captured_links": captured_links, "dcgm_diag": dcgm_diag,
+    "kernel_messages": kernel_messages, "benchmark_failures": benchmark_failures,
 }

@@ -1,4 +1,5 @@
-"""The Xid catalogue (data in causes.yaml): what a code means and NVIDIA's documented action."""
+"""The Xid catalogue and the NVRM messages without an Xid (data in causes.yaml): what each means,
+the cause it names and NVIDIA's documented action."""
 
 from __future__ import annotations
 
@@ -32,3 +33,20 @@ def meaning(code: int) -> str:
 def action(code: int) -> str | None:
     info = xid_catalog().get(code)
     return info.action if info else None
+
+
+class KernelMessageInfo(BaseModel):
+    """An NVRM message without an Xid (captures/kernel.py names its kind): the cause doctor names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cause: str
+    meaning: str
+    action: str
+
+
+@cache
+def kernel_message_catalog() -> dict[str, KernelMessageInfo]:
+    text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
+    table = yaml.safe_load(text).get("kernel_messages") or {}
+    return {str(k): KernelMessageInfo.model_validate(v) for k, v in table.items()}

@@ -1,0 +1,105 @@
+"""What captured files say failed, beyond Xid numbers and counters: NVRM messages of modules that
+did not come up or need a reset, benchmarks that aborted or waived their tests, an ECC mode the
+driver can no longer read, clocks held far below their maximum, a module at its own maximum
+operating temperature, and NVLink links that are inactive by the card's design (a bridged pair).
+Each finding carries the line or field it was read from."""
+
+from __future__ import annotations
+
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.xids import kernel_message_catalog
+
+CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
+# PCIe cards whose NVLink comes only from bridges to one peer: links up with 1, 2 or 3 bridges; the chip's
+# other links are unwired. NVIDIA H100 PCIe / H100 NVL product briefs: NVLink 600 GB/s bidirectional through
+# three bridges = 12 NVLink 4 links (4 per bridge); nvidia-smi lists all 18 of the chip's links, and "the
+# inactive links are by design" (github.com/Azure/azurehpc-health-checks/issues/162, H100 PCIe in Azure NCv5).
+BRIDGED_CARDS: dict[str, tuple[int, ...]] = {"h100 pcie": (4, 8, 12), "h100 nvl": (4, 8, 12)}
+
+
+def kernel_messages(ev: Evidence) -> Outcome:
+    """NVRM messages without an Xid: a module that did not initialise, needs a reset, cannot attach."""
+    c = ev.captures
+    if not c.kernel_lines:
+        return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
+    table = kernel_message_catalog()
+    found = [finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
+                     meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count)
+             for e in c.kernel_events]
+    if found:
+        return confirmed("the driver's messages say modules did not come up or need a reset", *found)
+    return clear("no initialisation, reset, attach or bus-loss message among the driver's lines",
+                 Cited(_source(ev, "kernel log"), "NVRM lines read", str(c.kernel_lines)))
+
+
+def benchmark_failures(ev: Evidence) -> Outcome:
+    """nccl-tests that stopped or failed their check; nvbandwidth device-to-device tests it waived."""
+    c = ev.captures
+    found: list[Finding] = []
+    wrong_rows = any(row.wrong for r in c.nccl for row in r.rows)
+    for f in c.nccl_failures:  # wrong values counted by nccl-tests itself are corrupt data, not an abort
+        if f.kind == "out_of_bounds" and wrong_rows:
+            continue  # collective_results names the sizes from the #wrong column
+        cause = "data_corruption_in_transfer" if f.kind == "out_of_bounds" else "collective_test_failed"
+        found.append(finding(cause, HIGH, kind=f.kind, error=f.message, at=f.where, line=f.line, output=f.text[:240]))
+    waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]
+    if waived:
+        found.append(finding("p2p_unavailable", MEDIUM, tests=[w.test for w in waived if w.test],
+                             reason=waived[0].reason or None, line=waived[0].line))
+    if found:
+        return confirmed("a benchmark failed or skipped what it was asked to measure", *found)
+    if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"
+        return unknown(f"nccl-tests reported {c.nccl_failures[0].message}: collective_results names the sizes")
+    if not (c.nccl or c.nvbandwidth or c.nvb_waived):
+        return unknown("no benchmark output (give nccl-tests or nvbandwidth output with --from)")
+    cited: list[Cited] = []
+    if c.nccl:
+        cited.append(Cited(_source(ev, "nccl-tests"), "result rows, failure lines",
+                           f"{sum(len(r.rows) for r in c.nccl)}, 0"))
+    if c.nvbandwidth or c.nvb_waived:
+        cited.append(Cited(_source(ev, "nvbandwidth"), "tests run, device-to-device tests waived",
+                           f"{len(c.nvbandwidth)}, 0"))
+    return clear("the benchmarks ran to the end without an error line", *cited)
+
+
+def _source(ev: Evidence, kind: str) -> str:
+    return ev.capture_source(kind) or f"captured {kind}"
+
+
+# --- findings the existing capture checks add --------------------------------------------------
+def ecc_reset_findings(ev: Evidence) -> list[Finding]:
+    """ECC mode 'Unknown Error': the driver cannot read the module's ECC state, which after an
+    uncorrectable error means the module must be reset (it is not 'ECC off')."""
+    return [finding("module_needs_reset", HIGH, module=h.module, ecc_mode=h.ecc_mode,
+                    uncorrectable_volatile=h.ecc_uncorrectable_volatile, source="nvidia-smi -q ECC Mode/Current")
+            for h in ev.captures.health if h.ecc_mode and "error" in h.ecc_mode.lower()]
+
+
+def clock_findings(ev: Evidence) -> list[Finding]:
+    """SM clock at a quarter of its maximum or less while not idle; a module at its own maximum
+    operating temperature with no thermal slowdown active yet."""
+    out: list[Finding] = []
+    for h in ev.captures.health:
+        if h.sm_clock_mhz is not None and h.sm_clock_max_mhz and "idle" not in h.clock_events \
+                and h.sm_clock_mhz <= CLOCK_HELD_LOW * h.sm_clock_max_mhz:
+            out.append(finding("clocks_held_low", MEDIUM if h.clock_events else LOW, module=h.module,
+                               sm_clock_mhz=h.sm_clock_mhz, sm_clock_max_mhz=h.sm_clock_max_mhz,
+                               active=sorted(h.clock_events),
+                               note=None if h.clock_events else "no reason active in the capture: read it under load"))
+        limit = h.temperature_max_operating_c
+        thermal = h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"}
+        if limit and h.temperature_c is not None and h.temperature_c >= limit - 1 and not thermal:
+            out.append(finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                               max_operating_c=limit, slowdown_c=h.temperature_slowdown_c))
+    return out
+
+
+def links_by_design(ev: Evidence, gpu: str, up: int) -> bool:
+    """A bridged PCIe card with as many links up as one, two or three bridges carry: the rest are
+    unwired on the card, not down (the design, not the state being judged, says how many)."""
+    product = ev.captures.nvlink_products.get(gpu, "").lower()
+    counts = next((v for k, v in BRIDGED_CARDS.items() if k in product), None)
+    return counts is not None and up in counts
+
