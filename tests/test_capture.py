@@ -128,3 +128,180 @@ def test_ansi_colour_codes_are_ignored():
     text = (DATA / "topo_2gpu_consumer.txt").read_text().replace("GPU0", "\x1b[4mGPU0\x1b[0m")
     topo = parse_topo_matrix(text)
     assert topo.devices == ["GPU0", "GPU1"]
+
+
+# --- issue 34: tolerant reading and failures read for what they say ----------------------------------
+# The texts below are SIMULATED: written here in the formats the real corpus shows
+# (tests/data/captures/real/) for the cases no public thread in the corpus holds whole.
+import json  # noqa: E402
+
+from gpuvet.captures.kernel import MESSAGES  # noqa: E402
+from gpuvet.captures.read import parse_text  # noqa: E402
+from gpuvet.cli.app import main  # noqa: E402
+from gpuvet.doctor.model import causes  # noqa: E402
+from gpuvet.doctor.xids import kernel_message_catalog  # noqa: E402
+
+
+def _doctor_json(tmp_path, text: str, capsys) -> dict:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    code = main(["doctor", "--from", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Traceback" not in err
+    return json.loads(out)
+
+
+def _causes_of(data: dict) -> dict[str, list[dict]]:
+    by: dict[str, list[dict]] = {}
+    for f in data["findings"]:
+        by.setdefault(f["cause"], []).append(f)
+    return by
+
+
+def test_every_kernel_message_kind_names_a_cause_with_a_fix():
+    table = kernel_message_catalog()
+    assert {m.kind for m in MESSAGES} == set(table)
+    for kind, info in table.items():
+        assert info.cause in causes() and info.action and info.meaning, kind
+
+
+OLD_SMI = """GPU 00000000:3B:00.0
+    Product Name                    : Tesla V100-PCIE-32GB
+    Clocks
+        Graphics                    : 345 MHz
+        SM                          : 345 MHz
+    Max Clocks
+        Graphics                    : 1380 MHz
+        SM                          : 1380 MHz
+Clocks Throttle Reasons
+        Idle                        : Not Active
+        SW Power Cap                : Not Active
+        HW Slowdown                 : Active
+            HW Thermal Slowdown     : Not Active
+            HW Power Brake Slowdown : Active
+"""
+
+
+def test_old_flush_left_throttle_section_with_a_power_brake_and_a_quarter_clock(tmp_path, capsys):
+    data = _doctor_json(tmp_path, OLD_SMI, capsys)
+    found = _causes_of(data)
+    assert found["hw_power_brake"][0]["module"] == "0000:3B:00.0"
+    low = found["clocks_held_low"][0]["evidence"]
+    assert (low["sm_clock_mhz"], low["sm_clock_max_mhz"]) == (345, 1380)
+    assert any("flush left" in n for n in data["notes"])
+
+
+def test_a_clock_above_a_quarter_or_an_idle_module_is_not_held_low(tmp_path, capsys):
+    idle = OLD_SMI.replace("HW Power Brake Slowdown : Active", "HW Power Brake Slowdown : Not Active").replace(
+        "HW Slowdown                 : Active", "HW Slowdown                 : Not Active").replace(
+        "Idle                        : Not Active", "Idle                        : Active")
+    assert "clocks_held_low" not in _causes_of(_doctor_json(tmp_path, idle, capsys))
+    faster = OLD_SMI.replace("SM                          : 345 MHz", "SM                          : 346 MHz")
+    assert "clocks_held_low" not in _causes_of(_doctor_json(tmp_path, faster, capsys))
+
+
+def test_an_operators_marker_does_not_hide_a_pending_remap(tmp_path, capsys):
+    text = """GPU 00000000:18:00.0
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : 2
+        Pending                           : Yes    <===
+        Remapping Failure Occurred        : No
+"""
+    data = _doctor_json(tmp_path, text, capsys)
+    assert _causes_of(data)["row_remap_pending"][0]["module"] == "0000:18:00.0"
+    assert any("marker after the value" in n and "line(s) 5" in n for n in data["notes"])
+
+
+def test_ecc_mode_unknown_error_after_an_uncorrectable_error_needs_a_reset_not_ecc_off(tmp_path, capsys):
+    text = """GPU 00000000:07:00.0
+    Product Name                          : Tesla V100S-PCIE-32GB
+    Ecc Mode
+        Current                           : Unknown Error
+        Pending                           : Unknown Error
+    ECC Errors
+        Volatile
+            Double Bit
+                Device Memory             : 1
+                Total                     : 1
+"""
+    found = _causes_of(_doctor_json(tmp_path, text, capsys))
+    reset = found["module_needs_reset"][0]
+    assert reset["module"] == "0000:07:00.0" and reset["evidence"]["ecc_mode"] == "Unknown Error"
+    assert "ecc_disabled" not in found
+
+
+def _nvlink_s(product: str, up: int, total: int = 18) -> str:
+    lines = [f"GPU 0: {product} (UUID: GPU-00000000-0000-0000-0000-000000000000)"]
+    lines += [f"         Link {k}: 26.562 GB/s" if k < up else f"         Link {k}: <inactive>" for k in range(total)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_bridged_h100_pcie_has_inactive_links_by_design(tmp_path, capsys):
+    # H100 PCIe: 12 of its 18 links are wired to the three bridge connectors (4 each)
+    assert "nvlink_down" not in _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 12), capsys))
+    assert "nvlink_down" not in _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 4), capsys))
+    partial = _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 10), capsys))
+    assert partial["nvlink_down"][0]["evidence"]["links_down"] == list(range(10, 18))  # a bridge half-seated
+    sxm = _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 80GB HBM3", 12), capsys))
+    assert sxm["nvlink_down"][0]["severity"] == "critical"  # an SXM module has no such design
+
+
+def test_open_mpi_tag_output_is_stripped_even_on_a_minority_of_lines():
+    text = "\n".join(["NCCL INFO line without a tag"] * 5 + [
+        "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong",
+        "[1,0]<stdout>:           8             2     float     sum      -1    26.40    0.00    0.00      0"
+        "    26.33    0.00    0.00      0"])
+    fc = parse_text(text, "tagged.txt")
+    assert [r.size_bytes for r in fc.nccl.results[0].rows] == [8]
+    assert any("Open MPI --tag-output" in n for n in fc.notes)
+
+
+def test_nccl_tests_with_redop_but_no_root_and_a_float_error_column():
+    fc = parse_text("#       size         count    type   redop     time   algbw   busbw  error\n"
+                    "     1048576        262144   float     sum    162.1    6.47    5.66  0e+00    162.0    6.47"
+                    "    5.66  0e+00\n", "mid.txt")
+    (row,) = fc.nccl.results[0].rows
+    assert (row.time_us, row.busbw, row.wrong) == (162.1, 5.66, 0)
+
+
+def test_out_of_bounds_failed_is_corrupt_data(tmp_path, capsys):
+    head = "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+    tail = "# Out of bounds values : 50 FAILED\n# Avg bus bandwidth    : 0.00\n"
+    found = _causes_of(_doctor_json(tmp_path, head + tail, capsys))  # the table cut, its summary kept
+    assert found["data_corruption_in_transfer"][0]["evidence"]["error"] == "50 wrong values"
+    assert "collective_test_failed" not in found
+    row = "           8             2     float     sum      -1    42.56    0.00    0.00      2\n"
+    data = _doctor_json(tmp_path, head + row + tail, capsys)  # the #wrong column names the size instead
+    assert _causes_of(data)["data_corruption_in_transfer"][0]["evidence"]["sizes"] == [8]
+    step = next(s for s in data["steps"] if s["check"] == "benchmark_failures")
+    assert step["status"] == "inconclusive"  # a FAILED line is never "clear"
+
+
+def test_power_cables_message_names_its_module(tmp_path, capsys):
+    text = ("[    5.1] NVRM: GPU 0000:41:00.0: GPU does not have the necessary power cables connected.\n"
+            "[    5.2] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x24:0x1c:1436)\n")
+    found = _causes_of(_doctor_json(tmp_path, text, capsys))
+    assert found["module_power_cables"][0]["module"] == "0000:41:00"
+    assert found["module_power_cables"][0]["evidence"]["line"] == 1
+
+
+def test_a_kernel_log_without_messages_says_what_it_read(tmp_path, capsys):
+    data = _doctor_json(tmp_path, "[    1.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n"
+                                  "[    1.1] NVRM: Xid (PCI:0000:01:00): 13, pid=1, Graphics Exception\n", capsys)
+    step = next(s for s in data["steps"] if s["check"] == "kernel_messages")
+    assert step["status"] == "clear" and "NVRM" in json.dumps(step)
+
+
+def test_dmon_rows_are_not_read_as_collective_results():
+    fc = parse_text("# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+                    "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
+                    "    0    62    41     -     0     0     0     0  1593  1755\n", "dmon.txt")
+    assert fc.kinds == ["nvidia-smi dmon"] and fc.nccl.results == [] and fc.dmon.samples[0].values["pclk"] == 1755
+
+
+def test_collect_env_topology_whose_header_lost_its_blank():
+    fc = parse_text("GPU Topology:\nGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV4\t0-31\t0\n"
+                    "GPU1\tNV4\t X \t0-31\t0\n", "env.txt")
+    assert fc.topo is not None and fc.topo.devices == ["GPU0", "GPU1"]
+    assert any("flush left" in n for n in fc.notes)
