@@ -480,10 +480,12 @@ class Score:
         rate = 1000.0 * self.false_alarms / self.healthy_days if self.healthy_days else float("nan")
         lead = f"{np.median(self.leads_h):.0f}" if self.leads_h else "-"
         resets = f"{min(self.resets)}-{max(self.resets)}" if self.resets else "-"
-        return (f"warned>=72h {self.warned_72h}/{self.creeping_slowed} (median lead {lead} h)  "
+        never = self.creeping - self.creeping_slowed
+        return (f"warned>=72h {self.warned_72h}/{self.creeping_slowed} (median lead {lead} h"
+                f"{f'; {never} creeping never slowed' if never else ''})  "
                 f"false alarms {self.false_alarms} on {self.healthy_alarmed}/{self.healthy} healthy = "
                 f"{rate:.1f}/1000 module-days  forecast_reset/node {resets} "
-                f"({self.resets_after_maintenance} within 24 h after maintenance)")
+                f"({sum(self.resets)} in all, {self.resets_after_maintenance} within 24 h after real maintenance)")
 
 
 def score_node(truth: NodeTruth, events: list[Event]) -> Score:
@@ -539,11 +541,20 @@ def _seeds(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
+def _tree() -> str:
+    """The commit measured, and whether the working tree's watch job differs from it (shared checkout)."""
+    here = Path(__file__).parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=here, check=False).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "../src/gpuvet/watch")
+    return git("log", "-1", "--format=%h") + (" + uncommitted watch/ changes" if dirty else "")
+
+
 def sweep(seeds: list[int], nodes: int, days: float, configs: list[str]) -> None:
     """All difficulties on, and each alone, over seeds; one line per setting."""
-    commit = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent, check=False).stdout.strip()
-    print(f"gpuvet at {commit}; {nodes} nodes x {MODULES} H200 x {days:g} days, seeds {seeds[0]}-{seeds[-1]}")
+    print(f"{nodes} nodes x {MODULES} H200 x {days:g} days, seeds {seeds[0]}-{seeds[-1]}; gpuvet at {_tree()}")
     for label in configs:
         d = Difficulties() if label == "all" else Difficulties(**{x: x == label for x in DIFFICULTIES})
         total = Score()
@@ -553,7 +564,7 @@ def sweep(seeds: list[int], nodes: int, days: float, configs: list[str]) -> None
                 generate(Path(tmp), nodes, days, seed, d, None)
                 spent += run_gpuvet(Path(tmp), nodes)
                 total.add(score(Path(tmp), nodes))
-        print(f"{d.label():>12}: {total.line()}  [replay {spent:.0f} s]", flush=True)
+        print(f"{d.label():>12}: {total.line()}  [replay {spent:.0f} s; {_tree()}]", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
