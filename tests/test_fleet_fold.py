@@ -4,6 +4,7 @@ as the first bad file in the list."""
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,13 +174,14 @@ def test_files_past_the_size_limit_are_refused_before_memory_runs_out(tmp_path, 
     with pytest.raises(GpuvetError) as err:
         fold.read_bounded(big)
     assert err.value.where == str(big) and "1,001 bytes" in err.value.what
-    fifo = tmp_path / "stream.json"
-    os.mkfifo(fifo)
-    writer = threading.Thread(target=lambda: fifo.write_bytes(b"[" * 5000), daemon=True)
+    monkeypatch.setattr(fold, "MAX_STREAM_BYTES", 1000)
+    read_end, write_end = os.pipe()  # the pipe behind the shell's <(command): /dev/fd/N
+    writer = threading.Thread(target=lambda: _write_and_close(write_end, b"[" * 5000), daemon=True)
     writer.start()
     with pytest.raises(GpuvetError) as err:
-        fold.read_bounded(fifo)
+        fold.read_bounded(Path(f"/dev/fd/{read_end}"))
     assert "not at its end" in err.value.what
+    os.close(read_end)
     writer.join(timeout=10)
     small = tmp_path / "small.json"
     small.write_bytes(b" " * 1000)  # at the limit: read whole
@@ -187,6 +189,15 @@ def test_files_past_the_size_limit_are_refused_before_memory_runs_out(tmp_path, 
     monkeypatch.setattr(fold, "MAX_ENVELOPE_BYTES", 1 << 30)
     assert main(["fleet", "merge", str(tmp_path / "gone.json")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+def _write_and_close(fd, data):
+    try:
+        os.write(fd, data)
+    except OSError:  # the reader stopped at its bound and went away
+        pass
+    finally:
+        os.close(fd)
 
 
 def test_running_out_of_memory_is_a_line_and_exit_2(monkeypatch, capsys):

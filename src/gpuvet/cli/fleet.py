@@ -39,7 +39,7 @@ def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
 
 
 def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], statuses: list[NodeStatus],
-            as_json: bool, report: Path | None, baseline_out: Path | None) -> None:
+            as_json: bool, report: Path | None, baseline_out: Path | None, read_notes: list[str] | None = None) -> None:
     if report:
         from gpuvet.files import write_atomic
         from gpuvet.report.html import fleet_page
@@ -49,7 +49,7 @@ def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], stat
     if baseline_out:
         with term.heartbeat("fleet: writing the baseline"):
             _fleet_baseline(analysis, envelopes, baseline_out)
-    notes = few_peers_notes(analysis)
+    notes = (read_notes or []) + few_peers_notes(analysis)
     if as_json:
         write_json({"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
                     "node_types": analysis.node_types, "nodes": statuses, "metrics": analysis.metrics,
@@ -129,12 +129,13 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
 
     Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type are needed to compare; fewer gives a note), 2 on bad input."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.errors import GpuvetError
-    from gpuvet.fleet.fold import PROGRESS_EVERY, default_jobs, fold_file, fold_files
+    from gpuvet.fleet.fold import PROGRESS_EVERY, default_jobs, fold_envelope, fold_file, fold_files
     from gpuvet.fleet.peers import PeerTable
 
     keep = report is not None or baseline_out is not None  # only these need the envelopes themselves
     paths = _json_files(files or [])  # as text: typer's path check costs 0.4 ms a file
     envelopes = []
+    notes: list[str] = []  # what was left out of the pooling (a NaN figure), said with the result
     with term.progress("fleet merge", ticking=False) as shown:  # no thread: the workers can be forked
         def told(done: int, total: int) -> None:
             shown(done, total, "files read")
@@ -142,15 +143,15 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
         if keep:
             table = PeerTable()
             for done, f in enumerate(paths, 1):
-                envelopes.append((f, fold_file(table, f)))
+                envelopes.append((f, fold_file(table, f, notes)))
                 if done % PROGRESS_EVERY == 0 or done == len(paths):
                     told(done, len(paths))
         else:
-            table = fold_files(paths, default_jobs() if jobs is None else jobs, told)
+            table = fold_files(paths, default_jobs() if jobs is None else jobs, told, notes)
     count = len(paths)
     if logbook:
         for name, env in _from_logbook(logbook, since):
-            table.add(f"run {name} in the logbook", env)
+            fold_envelope(table, f"run {name} in the logbook", env, notes)
             count += 1
             if keep:
                 envelopes.append((name, env))
@@ -161,7 +162,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
     analysis = table.analyse()
     with exits.verdict(1 if analysis.outliers else 0):
-        _report(analysis, envelopes, [], as_json, report, baseline_out)
+        _report(analysis, envelopes, [], as_json, report, baseline_out, notes)
 
 
 def _json_files(given: list[str]) -> list[str]:

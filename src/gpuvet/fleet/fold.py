@@ -9,6 +9,7 @@ would."""
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import os
 import stat
@@ -18,12 +19,16 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures
-from gpuvet.fleet.peers import PeerTable, no_gc
+from gpuvet.fleet.peers import NodeChecks, PeerTable, checks_as_columns, no_gc, node_identity
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 # below this a worker costs more than it saves. Forked, a worker is cheap: here 200 files took
@@ -31,6 +36,7 @@ MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound
 MIN_FILES_PER_JOB = 100
 # a quick run of a 576-module node is ~7 MB of JSON, a standard run of 120 modules ~40 MB
 MAX_ENVELOPE_BYTES = 1 << 30
+MAX_STREAM_BYTES = 128 << 20  # from a pipe, held while it is read: a refusal stays far under 200 MiB
 RUNS_PER_JOB = 6  # each worker's files come back in about this many runs: progress as they land
 PROGRESS_EVERY = 100  # files between two progress calls in one process
 
@@ -46,30 +52,57 @@ def read_envelope(path: Path) -> Any:
 
 
 def read_bounded(path: Path) -> bytes:
-    """A file's bytes, refused past MAX_ENVELOPE_BYTES: ``/dev/zero``, or a pipe that never ends,
-    would otherwise be read until memory runs out. A regular file is refused by its size, before
-    a byte is read; a pipe (``<(ssh node gpuvet validate --json)``) is read a MiB at a time."""
-    with path.open("rb") as f:
-        info = os.fstat(f.fileno())
+    """A file's bytes, refused past MAX_ENVELOPE_BYTES. Opened without blocking and checked by
+    fstat on what was opened: a regular file is refused by its size, before a byte is read; a
+    pipe made by the shell (``<(ssh node gpuvet validate --json)``) is read a MiB at a time up to
+    MAX_STREAM_BYTES. A named pipe (FIFO), a device (``/dev/zero``) or a socket is refused at
+    once: a FIFO with no writer waited forever, a device was read until memory ran out."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
         if stat.S_ISREG(info.st_mode):
             if info.st_size > MAX_ENVELOPE_BYTES:
                 raise _too_large(str(path), info.st_size)
             return f.read()
+        if not stat.S_ISFIFO(info.st_mode) or _named_fifo(path):
+            raise GpuvetError(f"{_special(info.st_mode, path)}, not a file", where=str(path),
+                              fix="give the file `gpuvet validate --json > NODE.json` wrote (or the shell's "
+                                  "<(command) for a command's output).")
+        os.set_blocking(fd, True)  # the shell's pipe: its writer is running
         chunks, size = [], 0
         while chunk := f.read(1 << 20):
             size += len(chunk)
-            if size > MAX_ENVELOPE_BYTES:
+            if size > MAX_STREAM_BYTES:
                 raise _too_large(str(path), None)
             chunks.append(chunk)
         return b"".join(chunks)
 
 
+def _named_fifo(path: Path) -> bool:
+    """A FIFO with a place in the file system (mkfifo), not the pipe behind /dev/fd/N that the
+    shell's <(command) makes (that one resolves to ``pipe:[inode]``, which is no path)."""
+    try:
+        return stat.S_ISFIFO(os.stat(os.path.realpath(path)).st_mode)
+    except OSError:
+        return False
+
+
+def _special(mode: int, path: Path) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other special file"
+
+
 def _too_large(path: str, size: int | None) -> GpuvetError:
     """``size``: a regular file's; None for a stream cut off at the limit."""
-    read = f"{size:,} bytes" if size is not None else f"more than {MAX_ENVELOPE_BYTES:,} bytes and not at its end"
-    return GpuvetError(f"{read}: larger than any validate --json envelope (at most {MAX_ENVELOPE_BYTES:,} bytes "
-                       "are read)", where=path,
-                       fix="give the output of `gpuvet validate --json` (a device or an endless pipe is not one).")
+    if size is None:
+        return GpuvetError(f"more than {MAX_STREAM_BYTES:,} bytes from a pipe and not at its end (at most "
+                           f"{MAX_STREAM_BYTES:,} bytes are read from a pipe)", where=path,
+                           fix="save a large envelope to a file and give the file (an endless pipe is no envelope).")
+    return GpuvetError(f"{size:,} bytes: larger than any validate --json envelope (at most {MAX_ENVELOPE_BYTES:,} "
+                       "bytes are read)", where=path, fix="give the output of `gpuvet validate --json`.")
 
 
 def parse_json(data: bytes) -> Any:
@@ -101,36 +134,36 @@ class _Failed:
     fix: str | None
 
 
-def fold_file(table: PeerTable, path: str) -> Any:
-    """Read one file and fold it into ``table``; returns the envelope. Bad input: GpuvetError
-    naming the file (JSON that is no envelope: checks that are not a list of objects, numbers
-    too big for a float, nesting too deep for the parser)."""
+def fold_file(table: PeerTable, path: str, notes: list[str] | None = None) -> Any:
+    """Read one file and fold it into ``table``; returns the envelope (a figure that is not
+    finite set to null, as said in ``notes``). Bad input: GpuvetError naming the file and the
+    field (``fold_envelope``), or why it is not JSON (numbers too big for a float, nesting too
+    deep for the parser)."""
     try:
         env = read_envelope(Path(path))
     except (OSError, ValueError, RecursionError) as exc:
         raise _not_json(path, exc) from None
-    with _named_errors(path):
-        table.add(path, env)
+    fold_envelope(table, path, env, notes)
     return env
 
 
-def fold_figures(table: PeerTable, path: str) -> None:
+def fold_figures(table: PeerTable, path: str, notes: list[str] | None = None) -> None:
     """``fold_file`` without keeping the envelope, by ``fold_bytes``."""
     try:
         data = read_bounded(Path(path))
     except OSError as exc:
         raise _not_json(path, exc) from None
-    fold_bytes(table, path, data)
+    fold_bytes(table, path, data, notes)
 
 
-def fold_bytes(table: PeerTable, where: str, data: bytes) -> None:
+def fold_bytes(table: PeerTable, where: str, data: bytes, notes: list[str] | None = None) -> None:
     """Fold one envelope's JSON bytes into ``table``. The figures are decoded straight from the
     bytes (``figures.decode``), which skips what the peers never read (evidence, telemetry) and
     makes no dict per check; bytes that decoder does not take are read as ``fold_file`` reads
     them, so both fold the same table and refuse the same files with the same words."""
     with no_gc():
         decoded = figures.decode(data)
-    if decoded is not None:
+    if decoded is not None:  # typed as fold_envelope would check it (figures' docstring)
         with _named_errors(where):
             table.add_checks(where, decoded.node, decoded.simulated, decoded.checks)
         return
@@ -138,8 +171,120 @@ def fold_bytes(table: PeerTable, where: str, data: bytes) -> None:
         env = parse_json(data)
     except (ValueError, RecursionError) as exc:
         raise _not_json(where, exc) from None
+    fold_envelope(table, where, env, notes)
+
+
+def fold_envelope(table: PeerTable, where: str, env: Any, notes: list[str] | None = None) -> None:
+    """Fold one envelope read as Python objects, checked against the run document's types first
+    (docs/schema/run-document.schema.json) for every field the peers read, so nothing of the
+    wrong type is pooled: GpuvetError naming the file and the field. A figure that is NaN or
+    infinite is set to null and said in ``notes`` (validate --json writes null where it has no
+    figure): one NaN among a series made its median NaN, and a real outlier went unnamed."""
+    node, simulated = _head(env, where)
+    with _named_errors(where), no_gc():
+        columns = checks_as_columns(env.get("checks", []))
+    columns = _checked_checks(columns, where, notes, env.get("checks"))
     with _named_errors(where):
-        table.add(where, env)
+        table.add_checks(where, node, simulated, columns)
+
+
+_VERDICTS = frozenset({"pass", "warn", "fail", "skip", None})
+_SCALARS = frozenset({type(None), bool, int, float, str})
+_TEXT = frozenset({type(None), str})
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)  # what the figures decoder takes as a schema version
+_FLOAT_MAX = 2 ** 1024  # an integer from here on is no double: an OverflowError in the table
+
+
+def _wrong(where: str, field: str, problem: str) -> GpuvetError:
+    return GpuvetError(f"not a validate --json envelope: {field} {problem}", where=where,
+                       fix="give the output of `gpuvet validate --json` (docs/schema/run-document.schema.json "
+                           "describes it).")
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind in a message (the value itself may be huge or hostile)."""
+    return {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _head(env: Any, where: str) -> tuple[tuple[str, str, int], bool]:
+    """(node, node type, schema version) and whether it was simulated, each of its type in the
+    run document: GpuvetError naming the first field that is not."""
+    if not isinstance(env, dict):
+        raise _wrong(where, "the document", f"is {_kind(env)}, not an object")
+    schema = env.get("schema_version")
+    if schema.__class__ is not int or not _INT64[0] <= schema <= _INT64[1]:
+        from gpuvet.logbook.document import DOCUMENT_VERSION  # here only: it loads pydantic (~18 ms of a start)
+
+        raise _wrong(where, "schema_version", "is missing" if "schema_version" not in env else
+                     f"is {_kind(schema)}, not a whole number of 64 bits (validate writes {DOCUMENT_VERSION})")
+    environment = env.get("environment")
+    if not isinstance(environment, dict):
+        raise _wrong(where, "environment", "is missing" if environment is None and "environment" not in env else
+                     f"is {_kind(environment)}, not an object")
+    node, node_type = environment.get("node"), environment.get("node_type")
+    if node.__class__ is not str:
+        raise _wrong(where, "environment.node", "is missing" if "node" not in environment else
+                     f"is {_kind(node)}, not text")
+    if node_type.__class__ not in _TEXT:
+        raise _wrong(where, "environment.node_type", f"is {_kind(node_type)}, not text")
+    modules = environment.get("modules", [])
+    if not isinstance(modules, list):
+        raise _wrong(where, "environment.modules", f"is {_kind(modules)}, not a list of modules")
+    for i, module in enumerate(modules):
+        if not isinstance(module, dict) or module.get("id").__class__ not in _TEXT:
+            what = f"is {_kind(module)}, not an object" if not isinstance(module, dict) else "has an id that is not text"
+            raise _wrong(where, f"environment.modules[{i}]", what)
+    simulated = env.get("simulated", False)
+    if simulated.__class__ is not bool:
+        raise _wrong(where, "simulated", f"is {_kind(simulated)}, not true or false")
+    return node_identity(node, node_type, schema), simulated
+
+
+def _checked_checks(columns: NodeChecks, where: str, notes: list[str] | None, checks: Any) -> NodeChecks:
+    """The checks' columns as the run document types them (GpuvetError naming the first check
+    and field that is not); a figure that is not finite becomes null, said in ``notes`` (and in
+    ``checks``, the dicts they came from, when given). Whole columns are tested at C speed
+    first: a check-by-check loop runs only where something is wrong."""
+    for label in ("layer", "name", "unit", "module"):
+        column = getattr(columns, label)
+        if not _TEXT.issuperset(map(type, column)):
+            i = next(i for i, v in enumerate(column) if v.__class__ not in _TEXT)
+            raise _wrong(where, f"checks[{i}].{label}", f"is {_kind(column[i])}, not text")
+    if not _VERDICTS.issuperset(columns.verdict):
+        i = next(i for i, v in enumerate(columns.verdict) if v not in _VERDICTS)
+        raise _wrong(where, f"checks[{i}].verdict", "is not one of pass, warn, fail, skip")
+    for i, pair in enumerate(columns.between):
+        if pair is not None and (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                                 or not all(p.__class__ is str for p in pair)):
+            raise _wrong(where, f"checks[{i}].between", "is not two modules named in text")
+    values = columns.value
+    kinds = set(map(type, values))
+    if not _SCALARS.issuperset(kinds):
+        i = next(i for i, v in enumerate(values) if v.__class__ not in _SCALARS)
+        raise _wrong(where, f"checks[{i}].value", f"is {_kind(values[i])}, not a number, text, true/false or null")
+    if int in kinds and not all(-_FLOAT_MAX < v < _FLOAT_MAX for v in values if v.__class__ is int):
+        i = next(i for i, v in enumerate(values) if v.__class__ is int and not -_FLOAT_MAX < v < _FLOAT_MAX)
+        raise _wrong(where, f"checks[{i}].value", "is an integer beyond any figure (more than a double holds)")
+    if float in kinds and not np.isfinite(np.fromiter(compress(values, map(is_, map(type, values), repeat(float))),
+                                                      dtype=np.float64)).all():
+        return _without_non_finite(columns, where, notes, checks)
+    return columns
+
+
+def _without_non_finite(columns: NodeChecks, where: str, notes: list[str] | None, checks: Any) -> NodeChecks:
+    bad = [i for i, v in enumerate(columns.value) if v.__class__ is float and not math.isfinite(v)]
+    value = list(columns.value)
+    for i in bad:
+        value[i] = None
+        if isinstance(checks, list) and isinstance(checks[i], dict):
+            checks[i]["value"] = None
+    if notes is not None:
+        named = ", ".join(f"checks[{i}] ({columns.layer[i]}/{columns.name[i]}"
+                          f"{' on ' + str(columns.module[i]) if columns.module[i] else ''})" for i in bad[:3])
+        notes.append(f"{where}: {len(bad)} figure(s) NaN or infinite, left out of the peer comparison: {named}"
+                     f"{' …' if len(bad) > 3 else ''} (validate --json writes null where it has no figure)")
+    return columns._replace(value=value)
 
 
 def _not_json(path: str, exc: Exception) -> GpuvetError:
@@ -158,16 +303,17 @@ def _named_errors(path: str) -> Iterator[None]:
                           fix="give the output of `gpuvet validate --json`.") from None
 
 
-def _fold_share(paths: Sequence[str]) -> tuple[PeerTable, _Failed | None]:
+def _fold_share(paths: Sequence[str]) -> tuple[PeerTable, _Failed | None, list[str]]:
     """A run of files folded; at a bad file, the table of the files before it and the failure
-    (joined first, that table may still hold an earlier error: a node given twice across runs)."""
-    table = PeerTable()
+    (joined first, that table may still hold an earlier error: a node given twice across runs);
+    and the notes of the files folded."""
+    table, notes = PeerTable(), []
     for path in paths:
         try:
-            fold_figures(table, path)  # folded in and let go: a run never sits in memory at once
+            fold_figures(table, path, notes)  # folded in and let go: a run never sits in memory at once
         except GpuvetError as exc:
-            return table, _Failed(exc.what, exc.where, exc.fix)
-    return table, None
+            return table, _Failed(exc.what, exc.where, exc.fix), notes
+    return table, None, notes
 
 
 def _workers(count: int, jobs: int) -> int:
@@ -190,24 +336,27 @@ def _context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
-def fold_files(paths: Sequence[str], jobs: int = 1, progress: Progress | None = None) -> PeerTable:
+def fold_files(paths: Sequence[str], jobs: int = 1, progress: Progress | None = None,
+               notes: list[str] | None = None) -> PeerTable:
     """Every file folded into one table, by up to ``jobs`` processes; ``progress`` is told
-    (files read, files in all) as they are read."""
+    (files read, files in all) as they are read; ``notes`` gets what was left out, in file order."""
     told = progress or (lambda done, total: None)
     workers = _workers(len(paths), jobs)
     table = PeerTable()
     if workers == 1:
         for done, path in enumerate(paths, 1):
-            fold_figures(table, path)
+            fold_figures(table, path, notes)
             if done % PROGRESS_EVERY == 0 or done == len(paths):
                 told(done, len(paths))
         return table
     runs = _runs(len(paths), workers)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
     try:
-        for (_, stop), (part, failed) in zip(runs, pool.map(_fold_share, [paths[a:b] for a, b in runs]),
-                                             strict=True):
+        for (_, stop), (part, failed, said) in zip(runs, pool.map(_fold_share, [paths[a:b] for a, b in runs]),
+                                                   strict=True):
             table.join(part)  # in file order: the first failure met is the first bad file in the list
+            if notes is not None:
+                notes += said
             if failed is not None:
                 raise GpuvetError(failed.what, failed.where, failed.fix)
             told(stop, len(paths))
