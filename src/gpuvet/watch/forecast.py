@@ -43,6 +43,7 @@ HOUR = 3600.0
 THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
 STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
 RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
+STEP_NOISE = 12.0  # a step must stand this many times the hour-to-hour noise clear: statistically beyond doubt
 STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
 MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
 SETTLE_TOL = 0.08  # power within 8 % of the window before: the lag after a load change is over
@@ -313,7 +314,8 @@ class ThermalForecaster:
         """Each usable module's inlet in this window and how it was formed: the reading, or the
         median over the other modules of its model of T − R·P − their usual offset (R: the
         common fit; the offset: each module's own R and sensor differences, learnt over days).
-        A module's own temperature never enters its own inlet; none with fewer than two others.
+        A module's own temperature never enters its own inlet, nor does a warned module's (its
+        creep would leak into the others); none with fewer than two others at the start.
         The third figure is the common R the estimate rests on (0 with a reading): the trend is
         fitted to each module's R less it, so the common R's own wobble cancels."""
         out = {m: (x.ref, "inlet/coolant reading", 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
@@ -326,9 +328,11 @@ class ThermalForecaster:
             how = (f"no inlet/coolant reading: estimated from the node's {len(members) - 1} other "
                    f"{model or 'same-model'} modules at once (T − {r:.4f} °C/W × their own power, less their usual "
                    f"offset; median)")
+            trusted = [m for m in members if not self._hist[m].warned]  # a creeping module is nobody's inlet
             for m in members:
-                others = [v for k, v in base.items() if k != m]
-                out[m] = (statistics.median(others), how, r)
+                others = [base[k] for k in trusted if k != m]
+                if others:
+                    out[m] = (statistics.median(others), how, r)
         return out
 
     def _learn(self, stats: dict[str, WindowStat]) -> None:
@@ -378,7 +382,7 @@ class ThermalForecaster:
     def _step(self, module: str, h: _History, now: float) -> Event | None:
         """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
         trend from the step. A step: the last STEP_HOURS all sit on one side of the line fitted
-        to the day before them, by more than six times the hour-to-hour noise and more than
+        to the day before them, by more than ``STEP_NOISE`` times the hour-to-hour noise and more than
         ``step_min_c`` at load; a creep moves along its line and is not a step."""
         k = STEP_HOURS
         if len(h.r) < 24 + k:
@@ -394,12 +398,14 @@ class ThermalForecaster:
         after = residual[24:]
         jump = statistics.median(after)
         floor = self.settings.step_min_c / statistics.median(h.powers[-200:])
-        if abs(jump) <= max(6 * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
+        if abs(jump) <= max(STEP_NOISE * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
             return None
         if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
             return None  # still moving after the supposed step: a ramp (creep, drift), not a step
         if jump > 0 and y2 - y1 > 0.5 * noise:
             return None  # up on top of a rising day: the creep going on, never a reason to forget it
+        if self._shared(module, x[0], x[24], jump):
+            return None  # the others stepped with it: their inlet estimate moved (a peer left, a peer crept), not it
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
         withdrawn = h.warned and jump < 0
@@ -413,6 +419,31 @@ class ThermalForecaster:
                      "from here" + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
                      {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
                      uuid=self.uuids.get(module))
+
+    def _shared(self, module: str, since: float, split: float, jump: float) -> bool:
+        """Whether the other modules of ``module``'s model (without an inlet reading) stepped the
+        same way at the same hour: maintenance changes one module, while a shift of the estimated
+        inlet (a creeping peer dropping out at its throttle point) moves the others together."""
+        if self._hist[module].base == 0.0:
+            return False  # an inlet reading: nothing shared to move
+        model = self.models.get(module)
+        moved = seen = 0
+        for m, h in self._hist.items():
+            if m == module or self.models.get(m) != model or h.base == 0.0:
+                continue
+            pre = [(a, b) for a, b in zip(h.hours, h.r, strict=True) if since <= a < split]
+            post = [b for a, b in zip(h.hours, h.r, strict=True) if a >= split]
+            if len(pre) < 12 or len(post) < 3:
+                continue
+            half = len(pre) // 2
+            x1, x2 = statistics.median(a for a, _ in pre[:half]), statistics.median(a for a, _ in pre[half:])
+            y1, y2 = statistics.median(b for _, b in pre[:half]), statistics.median(b for _, b in pre[half:])
+            slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
+            shift = statistics.median(b - (y1 + slope * (a - x1)) for a, b in zip(
+                [a for a in h.hours if a >= split], post, strict=True))
+            seen += 1
+            moved += shift * jump > 0 and abs(shift) >= 0.5 * abs(jump)
+        return seen > 0 and moved >= max(1, seen // 2)
 
     def status(self, module: str, now: float) -> ForecastStatus:
         """What the forecast knows of ``module`` and what it rests on, or what it needed and did
