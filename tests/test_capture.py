@@ -198,6 +198,8 @@ def test_a_clock_above_a_quarter_or_an_idle_module_is_not_held_low(tmp_path, cap
     assert "clocks_held_low" not in _causes_of(_doctor_json(tmp_path, idle, capsys))
     faster = OLD_SMI.replace("SM                          : 345 MHz", "SM                          : 346 MHz")
     assert "clocks_held_low" not in _causes_of(_doctor_json(tmp_path, faster, capsys))
+    no_reasons = OLD_SMI.split("Clocks Throttle Reasons")[0]  # an excerpt without them: idle or not is unknown
+    assert "clocks_held_low" not in _causes_of(_doctor_json(tmp_path, no_reasons, capsys))
 
 
 def test_an_operators_marker_does_not_hide_a_pending_remap(tmp_path, capsys):

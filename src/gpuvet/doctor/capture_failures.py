@@ -78,11 +78,12 @@ def ecc_reset_findings(ev: Evidence) -> list[Finding]:
 
 
 def clock_findings(ev: Evidence) -> list[Finding]:
-    """SM clock at a quarter of its maximum or less while not idle; a module at its own maximum
-    operating temperature with no thermal slowdown active yet."""
+    """SM clock at a quarter of its maximum or less while the capture's clock reasons say it is not
+    idle; a module at its own maximum operating temperature with no thermal slowdown active yet."""
     out: list[Finding] = []
     for h in ev.captures.health:
-        if h.sm_clock_mhz is not None and h.sm_clock_max_mhz and "idle" not in h.clock_events \
+        reasons_read = h.module in ev.captures.clock_reasons_read  # without them an idle module looks the same
+        if h.sm_clock_mhz is not None and h.sm_clock_max_mhz and reasons_read and "idle" not in h.clock_events \
                 and h.sm_clock_mhz <= CLOCK_HELD_LOW * h.sm_clock_max_mhz:
             out.append(finding("clocks_held_low", MEDIUM if h.clock_events else LOW, module=h.module,
                                sm_clock_mhz=h.sm_clock_mhz, sm_clock_max_mhz=h.sm_clock_max_mhz,
