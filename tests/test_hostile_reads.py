@@ -198,3 +198,28 @@ def test_dcgmi_json_whose_warnings_are_not_a_list_is_read():
             '"results": [{"status": "Fail", "gpu_id": 0, "warnings": 5}]}]}]}}')
     parsed = capture_read.parse_text(body, "diag.json")
     assert [(r.test, r.status, r.detail) for r in parsed.dcgm.results] == [("Memory", "fail", "5")]
+
+
+# --- flags that accepted nonsense -------------------------------------------------------------
+@pytest.mark.parametrize("timeout", ["0.0000001ms", "0", "0s", "500ms", "2h", "-1", "nan"])
+def test_health_timeout_outside_1s_to_1h_is_refused_before_the_check(capsys, timeout):
+    """`--timeout 0.0000001ms` reported UNHEALTHY: a prolog typo drained a good node."""
+    err = _refused(capsys, "health", "--sim", "mesh-4", "--timeout", timeout)
+    assert "--timeout" in err and "from 1.0s to 1.0h" in err
+
+
+def test_health_timeout_inside_the_range_runs(capsys):
+    assert main(["health", "--sim", "mesh-4", "--timeout", "1s", "--format", "json"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--modules", ","), ("--modules", ""), ("--modules", "gpu0,,gpu1"),
+                                             ("--modules", " , "), ("--dtypes", "bf16,")])
+def test_bench_list_flags_with_an_empty_item_are_refused_not_read_as_all(capsys, flag, value):
+    err = _refused(capsys, "bench", "gemm", "--sim", "mesh-4", "--quick", flag, value)
+    assert f"{flag}: {value!r} has an empty item" in err
+
+
+@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "1e9"])
+def test_fleet_validate_timeout_is_range_checked(capsys, timeout):
+    assert "--timeout" in _refused(capsys, "fleet", "validate", "--ray", "auto", "--timeout", timeout)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuvet.cli import exits, term
-from gpuvet.cli.checks import floats, ints, output_file, renamed
+from gpuvet.cli.checks import comma_list, floats, ints, output_file, renamed
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ SimOpt = Annotated[str | None, typer.Option(
     "--sim", help="Run on a simulated node: a preset name (gpuvet spec presets) or a spec YAML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 ModulesOpt = Annotated[str | None, typer.Option(
-    "--modules", help="Comma-separated module ids (default: all), e.g. gpu0,gpu3.")]
+    "--modules", help="Comma-separated module ids (default: all), e.g. gpu0,gpu3.", callback=comma_list)]
 QuickOpt = Annotated[bool, typer.Option(
     "--quick", help="Fewer, shorter samples: a smoke test, not a figure to quote.")]
 
@@ -67,7 +67,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: obje
 def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
          dtypes: Annotated[str | None, typer.Option(
              "--dtypes", help="Comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default: all; unsupported ones are "
-             "skipped with the reason).")] = None,
+             "skipped with the reason).", callback=comma_list)] = None,
          size: Annotated[int | None, typer.Option("--size", help="Side n of the n×n product (default fills the "
                                                   "device: 8192/16384 on GPUs, ~50 ms per product on a CPU).",
                                                   callback=ints(1, MAX_SIDE))] = None,
@@ -83,7 +83,7 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
 
 @bench_app.command(short_help="Device memory bandwidth (STREAM copy and triad), % of peak.")
 def membw(sim: SimOpt = None, modules: ModulesOpt = None,
-          kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).")] = None,
+          kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).", callback=comma_list)] = None,
           size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
                                                          "GPUs, 256 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
@@ -96,7 +96,8 @@ def copy(sim: SimOpt = None, modules: ModulesOpt = None,
          size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per transfer (default 256 MiB; "
                                                         "64 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
          tests: Annotated[str | None, typer.Option(
-             "--tests", help="Comma-separated: h2d,d2h,pageable,p2p,concurrent (default all).")] = None,
+             "--tests", help="Comma-separated: h2d,d2h,pageable,p2p,concurrent (default all).",
+             callback=comma_list)] = None,
          quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Every copy channel: host↔module (pinned, pageable), module→module one way and both ways
     per pair, and concurrent sets (all to host, host to all, every module to the one n/2 away)
@@ -109,7 +110,7 @@ def copy(sim: SimOpt = None, modules: ModulesOpt = None,
 def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                ops: Annotated[str | None, typer.Option(
                    "--ops", help="Comma-separated: all_reduce,all_gather,reduce_scatter,all_to_all,broadcast,reduce "
-                   "(default: all but reduce).")] = None,
+                   "(default: all but reduce).", callback=comma_list)] = None,
                min_bytes: Annotated[int | None, typer.Option("--min-bytes", help="Smallest size (nccl-tests -b; "
                                                              "default 8).", callback=ints(1, MAX_BYTES))] = None,
                max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Largest size (nccl-tests -e; "
@@ -141,7 +142,8 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
 
 @bench_app.command(short_help="Training throughput: ResNet-50 images/s, GPT tokens/s and MFU.")
 def model(sim: SimOpt = None, modules: ModulesOpt = None,
-          models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).")] = None,
+          models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).",
+                                                     callback=comma_list)] = None,
           batch: Annotated[int | None, typer.Option("--batch", help="Per module (default 256 images / 8 sequences "
                                                     "on GPUs; 4 / 2 on a CPU).", callback=ints(1, 1_000_000))] = None,
           image_size: Annotated[int | None, typer.Option("--image-size", help="ResNet-50 input side "

@@ -40,6 +40,17 @@ def floats(lo: float | None = None, hi: float | None = None, *, lo_open: bool = 
     return check
 
 
+def comma_list(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A comma-separated list flag (``--modules gpu0,gpu3``): at least one item and no empty
+    ones; ``,`` or ``''`` meant "all" silently (the flag's default), which a typo must not."""
+    if value is not None and (not value.strip() or any(not item.strip() for item in value.split(","))):
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError(f"{value!r} has an empty item", where=_flag(param),
+                          fix="name each item, separated by commas (e.g. gpu0,gpu3), or leave the flag out for all.")
+    return value
+
+
 def output_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
     """An output path: its folder exists and is writable, and it is not a folder itself."""
     if value is not None:

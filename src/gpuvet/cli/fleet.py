@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, TypeAlias
 import typer
 
 from gpuvet.cli import exits, term
-from gpuvet.cli.checks import output_file
+from gpuvet.cli.checks import floats, output_file
 
 if TYPE_CHECKING:
     from gpuvet.fleet.peers import FleetAnalysis
@@ -216,7 +216,9 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
              level: Annotated[str, typer.Option("--level", help="quick, standard or long.")] = "quick",
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
                                                            "(those with the gpuvet_sim resource), one per node.")] = None,
-             timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes.")] = 600.0,
+             timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes (above 0, at "
+                                                    "most a week).", callback=floats(0, 7 * 86400, lo_open=True))]
+             = 600.0,
              report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML) to FILE.",
                                                          callback=output_file)] = None,
              baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from "

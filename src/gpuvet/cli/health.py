@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 import typer
 
 FORMATS = ("text", "json", "nhc", "npd")
+# a driver that answers takes well under a second, one being reset up to a minute; below 1 s a
+# prolog typo (0.0000001ms, 0) failed every good node and had it drained
+TIMEOUT_RANGE = (1.0, 3600.0)
 
 
 def _mark_path(state: Path | None) -> Path:
@@ -72,7 +75,7 @@ def health(
                                                      "presence, xid, ecc, row_remap, fabric, pcie, throttle, "
                                                      "processes, power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
-                                         "failure.")] = "30s",
+                                         "failure (1s to 1h).")] = "30s",
 ) -> None:
     """The fast check to run before and after every job (no benchmark): driver answering, modules
     present, Xids, uncorrectable ECC, row remapping, fabric and PCIe links at their width,
@@ -80,12 +83,13 @@ def health(
 
     Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.backends.select import open_backend
-    from gpuvet.cli.watch import _seconds
     from gpuvet.health.run import HealthOptions, run_health
+    from gpuvet.quantities import parse_seconds
     from gpuvet.health.state import load_mark, save_mark
 
     fmt = "json" if as_json else fmt
     _check_args(fmt, xid_since, list(ignore or ()))
+    timeout_s = parse_seconds(timeout, "--timeout", *TIMEOUT_RANGE)
     declared, declared_name = None, None
     if expect:
         from gpuvet.node.build import build_node
@@ -97,8 +101,7 @@ def health(
     if xid_since == "last":
         _check_mark_path(path, typed=state is not None)
     mark = load_mark(path) if xid_since == "last" else None
-    options = HealthOptions(declared, declared_name, mark, frozenset(ignore or ()),
-                            _seconds(timeout, "--timeout") or 30.0)
+    options = HealthOptions(declared, declared_name, mark, frozenset(ignore or ()), timeout_s)
     backend = open_backend(sim=sim)
     try:
         result = run_health(backend, options)
