@@ -65,6 +65,9 @@ def test_watch_json_contract_with_forecast(capsys, tmp_path):
     forecast = [e for e in data["events"] if e["kind"] == "overheat_forecast"]
     assert [e["module"] for e in forecast] == ["gpu2"]
     assert forecast[0]["predicted_crossing"] > forecast[0]["time"]
+    states = {f["module"]: f for f in data["forecast"]}  # every module's forecast state, and what it rests on
+    assert states["gpu2"]["state"] == "warned" and states["gpu2"]["reference"] == "inlet/coolant reading"
+    assert {f["state"] for m, f in states.items() if m != "gpu2"} <= {"watching", "insufficient"}
     assert [(e["module"], e["time"]) for e in data["events"] if e["kind"] == "xid"] == [("gpu5", 3 * 3600.0)]
     code, out, _ = call(capsys, "events", "--json", "--module", "gpu2", "--logbook", str(tmp_path / "lb.db"))
     assert code == 0 and {e["kind"] for e in json.loads(out)} >= {"overheat_forecast"}

@@ -19,6 +19,7 @@ from gpuvet.cli import term
 if TYPE_CHECKING:
     from gpuvet.logbook.records import ModuleEvent
     from gpuvet.watch.backtest import Backtest
+    from gpuvet.watch.forecast import ForecastStatus
     from gpuvet.watch.loop import Watcher, WatchResult
 from gpuvet.node.timeunits import format_duration
 
@@ -124,7 +125,20 @@ def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
                        (f"; run {result.run_id}" if result.run_id else "")))
     for note in result.notes:
         console.print(Text(note, style="dim"))
+    forecast_states(console, result.forecast)
     return result
+
+
+def forecast_states(console: Console, statuses: Sequence[ForecastStatus]) -> None:
+    """One line of counts, then the modules warned or withdrawn with what the forecast rests on."""
+    if not statuses:
+        return
+    counts = {s: sum(f.state == s for f in statuses) for s in ("warned", "withdrawn", "watching", "insufficient")}
+    console.print(Text("overheating forecast: " + ", ".join(f"{n} {s}" for s, n in counts.items())))
+    for f in statuses:
+        if f.state in ("warned", "withdrawn"):
+            console.print(Text(f"  {f.module} {f.state}: R {f.r_now or 0:.4f} °C/W, {f.confidence}; inlet "
+                               f"{f.inlet_c or 0:.1f} °C ({f.reference}), at {f.power_w or 0:.0f} W"))
 
 
 def events_table(console: Console, rows: list[ModuleEvent]) -> None:

@@ -158,6 +158,15 @@ class ForecastStatus:
     crossing: float | None = None  # only while the trend's interval excludes zero
     confidence: str = ""
 
+    def to_json(self) -> dict[str, object]:
+        """The state and what it rests on (R, its trend and interval, the inlet and how it was
+        formed, the power and span it extrapolates from, why it is believed)."""
+        return {"module": self.module, "state": self.state, "reason": self.reason, "reference": self.reference,
+                "hours": self.hours, "r_now_c_per_w": self.r_now, "slope_c_per_w_per_day": self.slope_per_day,
+                "slope_interval": list(self.slope_interval) if self.slope_interval else None,
+                "inlet_c": self.inlet_c, "power_w": self.power_w, "span_days": self.span_days,
+                "predicted_crossing": self.crossing, "confidence": self.confidence}
+
 
 class ThermalForecaster:
     """One node's modules. The inlet is read, or estimated jointly from the node's modules of the

@@ -22,7 +22,7 @@ from gpuvet.checks.model import Json
 from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResult
 from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.forecast import ThermalForecaster
+from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
 from gpuvet.watch.prometheus import ExportState
 from gpuvet.watch.sinks import CallbackSink, ExportSink, LogbookSink
 
@@ -52,6 +52,7 @@ class WatchResult:
     events: list[Event]
     modules: dict[str, dict[str, str | None]]  # uuid -> identity and state (ready, quarantined, lost)
     notes: list[str] = field(default_factory=list)
+    forecast: list[ForecastStatus] = field(default_factory=list)  # each module's forecast state at the end
 
     def to_json(self) -> dict[str, Json]:
         return {
@@ -59,6 +60,7 @@ class WatchResult:
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
             "modules": list(self.modules.values()), "notes": self.notes,
             "events": [event_json(e) for e in self.events],
+            "forecast": [to_jsonable(f.to_json()) for f in self.forecast],
         }
 
 
@@ -122,5 +124,7 @@ class Watcher:
         if simulated:
             notes.append("simulated: every sample comes from a model of the node")
         modules = {uuid: m.to_json() for uuid, m in result.modules.items()}
+        forecast = [self.forecaster.status(m, result.end_t) for m in sorted(self.forecaster.uuids)] \
+            if self.forecaster else []
         return WatchResult(book.run_id if book else None, simulated, result.end_t - self.config.interval_s,
-                           result.samples, result.sampler_seconds_per_module, result.events, modules, notes)
+                           result.samples, result.sampler_seconds_per_module, result.events, modules, notes, forecast)

@@ -69,13 +69,8 @@ class ReplayResult:
         }
 
     def forecast_json(self, f: ForecastStatus) -> dict[str, Any]:
-        """A module's forecast state and what it rests on (R, its trend and interval, the inlet
-        and how it was formed, the power and span it extrapolates from, why it is believed)."""
-        return {"module": f.module, "state": f.state, "reason": f.reason, "reference": f.reference, "hours": f.hours,
-                "r_now_c_per_w": f.r_now, "slope_c_per_w_per_day": f.slope_per_day,
-                "slope_interval": list(f.slope_interval) if f.slope_interval else None, "inlet_c": f.inlet_c,
-                "power_w": f.power_w, "span_days": f.span_days, "predicted_crossing": f.crossing,
-                "predicted_crossing_utc": self._when(f.crossing), "confidence": f.confidence}
+        """A module's forecast state and what it rests on, with the crossing's UTC time."""
+        return {**f.to_json(), "predicted_crossing_utc": self._when(f.crossing)}
 
     def event_json(self, e: Event) -> dict[str, Any]:
         out = event_json(e)
