@@ -106,6 +106,7 @@ _WRONG = {
     "value a list": (_doc(checks__0__value=[1.0]), "checks[0].value is a list, not a number"),
     "value an object": (_doc(checks__0__value={"v": 1}), "checks[0].value is an object, not a number"),
     "verdict not one": (_doc(checks__0__verdict="great"), "checks[0].verdict is not one of pass, warn, fail, skip"),
+    "verdict a list": (_doc(checks__0__verdict=[]), "checks[0].verdict is not one of pass, warn, fail, skip"),
     "module a number": (_doc(checks__0__module=0), "checks[0].module is a number, not text"),
     "a pair of one": (_doc(checks__0__between=["gpu0"]), "checks[0].between is not two modules named in text"),
     "a name that is null-free but a bool": (_doc(checks__0__name=True), "checks[0].name is true/false, not text"),

@@ -251,8 +251,8 @@ def _checked_checks(columns: NodeChecks, where: str, notes: list[str] | None, ch
         if not _TEXT.issuperset(map(type, column)):
             i = next(i for i, v in enumerate(column) if v.__class__ not in _TEXT)
             raise _wrong(where, f"checks[{i}].{label}", f"is {_kind(column[i])}, not text")
-    if not _VERDICTS.issuperset(columns.verdict):
-        i = next(i for i, v in enumerate(columns.verdict) if v not in _VERDICTS)
+    if not _TEXT.issuperset(map(type, columns.verdict)) or not _VERDICTS.issuperset(columns.verdict):
+        i = next(i for i, v in enumerate(columns.verdict) if v.__class__ not in _TEXT or v not in _VERDICTS)
         raise _wrong(where, f"checks[{i}].verdict", "is not one of pass, warn, fail, skip")
     for i, pair in enumerate(columns.between):
         if pair is not None and (not isinstance(pair, (list, tuple)) or len(pair) != 2
