@@ -307,3 +307,13 @@ def test_collect_env_topology_whose_header_lost_its_blank():
                     "GPU1\tNV4\t X \t0-31\t0\n", "env.txt")
     assert fc.topo is not None and fc.topo.devices == ["GPU0", "GPU1"]
     assert any("flush left" in n for n in fc.notes)
+
+
+def test_nvbandwidth_waived_after_its_running_line_names_the_test(tmp_path, capsys):
+    text = ("nvbandwidth Version: v0.8\n\nDevice 0: NVIDIA GeForce RTX 4090 (00000000:01:00)\n"
+            "Device 1: NVIDIA GeForce RTX 4090 (00000000:02:00)\n\n"
+            "Running device_to_device_memcpy_read_ce.\nWaived: \n\n"
+            "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+            "           0         1\n 0     25.50     24.26\n\nSUM host_to_device_memcpy_ce 49.76\n")
+    found = _causes_of(_doctor_json(tmp_path, text, capsys))
+    assert found["p2p_unavailable"][0]["evidence"]["tests"] == ["device_to_device_memcpy_read_ce"]
