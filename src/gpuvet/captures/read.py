@@ -116,7 +116,9 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytear
         if not size and b"\x00" in piece[:65536]:
             raise CaptureError("a binary file, not captured text", where=path, fix=f"give {EXPECTED}.")
         size += len(piece)
-        lines += piece.count(b"\n") + piece.count(b"\r") - piece.count(b"\r\n")  # clean() splits at each
+        lines += piece.count(b"\n")
+        if b"\r" in piece:  # clean() splits at a lone CR too
+            lines += piece.count(b"\r") - piece.count(b"\r\n")
         if size > MAX_TEXT_BYTES:
             raise CaptureError(f"{'unpacks to' if packed else 'holds'} more than {MAX_TEXT_BYTES // 2**20} MiB of "
                                "text", where=path, fix=_SMALLER)
