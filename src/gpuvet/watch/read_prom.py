@@ -17,7 +17,8 @@ from typing import Any
 
 from gpuvet.backends.readings import ThrottleReason
 from gpuvet.errors import GpuvetError
-from gpuvet.watch.recording import MAX_SAMPLES, Recording, SeriesMerger
+from gpuvet.watch import bounds
+from gpuvet.watch.recording import Recording, SeriesMerger
 
 
 @dataclass(frozen=True)
@@ -59,17 +60,26 @@ QUERY_SETS = {"dcgm-exporter": ["DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE
 
 
 class SeriesSink:
-    """Feeds (metric, labels, time, value) into a recording through a merger."""
+    """Feeds (metric, labels, time, value) into a recording through a merger, within the bounds
+    on series, modules and readings; temperatures and powers outside their range are dropped
+    and counted (``finish`` adds the note)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, where: str | None = None) -> None:
         self.rec = Recording(source)
         self.merger = SeriesMerger()
+        self.where = where or source
+        self.readings = 0
+        self.dropped = bounds.Dropped(self.where)
         self._names: dict[tuple[tuple[str, str], ...], str | None] = {}
 
-    def module_of(self, labels: dict[str, str]) -> str | None:
+    def module_of(self, labels: dict[str, str], place: str = "") -> str | None:
         key = tuple(sorted(labels.items()))
         name = self._names.get(key, "")
         if name == "":
+            if len(self._names) >= bounds.MAX_SERIES:
+                raise bounds.too_many(len(self._names), bounds.MAX_SERIES, "series (distinct label sets)",
+                                      place or self.where, "read fewer nodes at a time (--match, or a dump per "
+                                                           "rack), or drop labels that change per scrape.")
             node = labels.get("Hostname") or labels.get("hostname") or labels.get("instance") or "node"
             gpu = labels.get("gpu") or labels.get("module") or labels.get("UUID") or labels.get("uuid")
             if gpu is None:
@@ -79,37 +89,59 @@ class SeriesSink:
                                        labels.get("modelName") or labels.get("model"),
                                        labels.get("pci_bus_id") or labels.get("bus_id"))
                 name = meta.name
+                if len(self.rec.modules) > bounds.MAX_MODULES:
+                    raise bounds.too_many(len(self.rec.modules) - 1, bounds.MAX_MODULES, "modules",
+                                          place or self.where, "read fewer nodes at a time (--match, or a dump "
+                                                               "per rack).")
             self._names[key] = name
         return name
 
-    def add(self, metric: str, labels: dict[str, str], t: float, value: float, module: str | None = None) -> None:
-        """One reading; ``module`` when the caller has already resolved ``labels``."""
+    def add(self, metric: str, labels: dict[str, str], t: float, value: float, module: str | None = None,
+            place: str = "") -> None:
+        """One reading at a checked time; ``module`` when the caller has already resolved ``labels``."""
         spec = METRICS.get(metric)
         if spec is None or not math.isfinite(value):
             return
         if module is None:
-            module = self.module_of(labels)
+            module = self.module_of(labels, place)
             if module is None:
                 return
+        self.readings += 1
+        if self.readings > bounds.MAX_POINTS:
+            raise bounds.too_many(bounds.MAX_POINTS, bounds.MAX_POINTS, "readings", self.where,
+                                  "read a shorter span, a larger --step, or fewer modules (--match).")
         if spec.field == "throttle":
+            if not 0 <= value < 2**64:
+                return  # no mask: NVML's are 64-bit
             self.merger.add_throttle(module, t, int(value))
         elif spec.field == "throttle_reason":
             if value >= 1:
                 self.merger.add_throttle(module, t, REASON_BITS.get(labels.get("reason", ""), 0))
         elif spec.field == "xid":
-            self.merger.add_xid(module, t, int(value))
+            if 0 <= value < 2**31:
+                self.merger.add_xid(module, t, int(value))
         elif spec.field == "slowdown_c":
-            if value > 0:
+            if bounds.TEMP_C[0] < value <= bounds.TEMP_C[1]:
                 self.rec.modules[module].slowdown_c = value
         else:
-            self.merger.add(module, t, spec.field, value * spec.scale)
-        if self.merger.count > MAX_SAMPLES:
-            raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=self.rec.source,
-                              fix="read a shorter span, or fewer modules (--match).")
+            value *= spec.scale
+            if spec.field in _RANGES:
+                if self.dropped.check(value, _RANGES[spec.field], spec.field, place or metric) is None:
+                    return
+            elif spec.field in _COUNTS and not 0 <= value < 2**63:
+                return  # a count no counter reaches: no reading
+            self.merger.add(module, t, spec.field, value)
 
     def finish(self) -> Recording:
         self.merger.into(self.rec)
+        note = self.dropped.note()
+        if note:
+            self.rec.notes.append(note)
         return self.rec
+
+
+_RANGES = {"temp_c": bounds.TEMP_C, "power_w": bounds.POWER_W}
+_COUNTS = {"ecc_corrected", "ecc_uncorrected", "pcie_gen", "pcie_width", "nvlink_up"}
 
 
 # --- exposition text ----------------------------------------------------------------------
@@ -128,12 +160,12 @@ def is_exposition(head: str) -> bool:
 
 
 def read_exposition(lines: Iterable[str], where: str) -> Recording:
-    """Raises GpuvetError when no line carries a timestamp: a dump without them has no time
-    axis to replay."""
-    sink = SeriesSink("Prometheus exposition text")
+    """Raises GpuvetError when no line carries a timestamp (a dump without them has no time
+    axis to replay), and for a time, number or label set outside the bounds, naming its line."""
+    sink = SeriesSink("Prometheus exposition text", where)
     known = untimed = 0
     series: dict[str, tuple[dict[str, str], str | None]] = {}
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -147,18 +179,20 @@ def read_exposition(lines: Iterable[str], where: str) -> Recording:
         if m.group(5) is None:
             untimed += 1
             continue
+        place = f"{where}:{number}"
         try:
-            value, stamp = float(m.group(4)), float(m.group(5))
+            value = float(bounds.number_text(m.group(4), place))
+            stamp = float(bounds.number_text(m.group(5), place))
         except ValueError:
             continue
-        t = stamp / 1000.0 if stamp > 1e11 else stamp  # text format: ms; OpenMetrics: s
+        t = bounds.check_time(stamp / 1000.0 if stamp > 1e11 else stamp, place)  # text format: ms; OpenMetrics: s
         text = m.group(3) or ""
         seen = series.get(text)
         if seen is None:
-            labels = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _LABEL.findall(text)}
-            seen = series[text] = (labels, sink.module_of(labels))
+            labels = _labels(text, place)
+            seen = series[text] = (labels, sink.module_of(labels, place))
         if seen[1] is not None:
-            sink.add(metric, seen[0], t, value, seen[1])
+            sink.add(metric, seen[0], t, value, seen[1], place)
     if known == 0:
         raise GpuvetError("no dcgm-exporter (DCGM_FI_DEV_…) or gpuvet (gpuvet_module_…) series in this "
                           "Prometheus text", where=where,
@@ -170,42 +204,114 @@ def read_exposition(lines: Iterable[str], where: str) -> Recording:
     return sink.finish()
 
 
+def _labels(text: str, place: str) -> dict[str, str]:
+    pairs = _LABEL.findall(text)
+    check_labels(len(pairs), max((max(len(k), len(v)) for k, v in pairs), default=0), place)
+    return {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in pairs}
+
+
+def check_labels(count: int, longest: int, place: str) -> None:
+    if count > bounds.MAX_LABELS:
+        raise bounds.too_many(count, bounds.MAX_LABELS, "labels on one series", place,
+                              "drop the extra labels in the export (relabelling); dcgm-exporter writes about 8.")
+    if longest > bounds.MAX_LABEL_CHARS:
+        raise GpuvetError(f"a label name or value of {longest:,} characters (at most {bounds.MAX_LABEL_CHARS:,})",
+                          where=place, fix="check the export: host names, UUIDs and model names are short.")
+
+
 # --- range-query JSON ---------------------------------------------------------------------
 def is_range_json(head: str) -> bool:
     return head.lstrip().startswith(("{", "["))
 
 
 def read_range_json(text: str, where: str) -> Recording:
-    sink = SeriesSink("Prometheus query_range JSON")
+    sink = SeriesSink("Prometheus query_range JSON", where)
     add_range_json(sink, text, where)
     return sink.finish()
 
 
-def add_range_json(sink: SeriesSink, text: str | Any, where: str) -> int:
-    """Adds one response (text or parsed) or a list of them; returns the series count."""
+_ANSWER_FIX = "save the JSON of /api/v1/query_range?query=DCGM_FI_DEV_GPU_TEMP&start=…&end=…&step=… as it came."
+
+
+def parse_json(text: str | bytes, where: str) -> Any:
+    """The JSON in ``text``; raises GpuvetError for text that is not JSON, nests deeper than the
+    reader follows (the interpreter's recursion limit, ~1,000; an answer nests 5) or holds an
+    integer of more than 4,300 digits."""
     try:
-        doc = json.loads(text) if isinstance(text, str) else text
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise GpuvetError(f"not JSON ({exc.msg} at line {exc.lineno})", where=where,
-                          fix="save the body of /api/v1/query_range as it came.") from None
+        raise GpuvetError(f"not JSON ({exc.msg} at line {exc.lineno})", where=where, fix=_ANSWER_FIX) from None
+    except RecursionError:
+        raise GpuvetError("JSON nested deeper than its reader follows (a query_range answer nests 5 levels)",
+                          where=where, fix=_ANSWER_FIX) from None
+    except (ValueError, UnicodeDecodeError) as exc:  # an integer beyond Python's 4,300 digits; bytes not UTF-8
+        raise GpuvetError(f"not JSON a reader can take ({str(exc)[:80]})", where=where, fix=_ANSWER_FIX) from None
+
+
+def add_range_json(sink: SeriesSink, text: str | Any, where: str) -> int:
+    """Adds one response (text or parsed) or a list of them; returns the series count. Raises
+    GpuvetError naming the series and point of anything not of the answer's shape."""
+    doc = parse_json(text, where) if isinstance(text, str | bytes) else text
     docs = doc if isinstance(doc, list) else [doc]
     count = 0
-    for d in docs:
-        result = d.get("data", {}).get("result") if isinstance(d, dict) else None
-        if not isinstance(result, list) or d.get("data", {}).get("resultType") != "matrix":
+    for n, d in enumerate(docs):
+        data = d.get("data") if isinstance(d, dict) else None
+        result = data.get("result") if isinstance(data, dict) else None
+        if not isinstance(result, list) or data.get("resultType") != "matrix":  # type: ignore[union-attr]
             raise GpuvetError("not a Prometheus range-query answer (expected data.resultType 'matrix' with "
-                              "data.result series)", where=where,
-                              fix="save the JSON of /api/v1/query_range?query=DCGM_FI_DEV_GPU_TEMP&start=…&end=…&step=…")
-        for series in result:
-            labels = {str(k): str(v) for k, v in series.get("metric", {}).items()}
-            metric = labels.pop("__name__", "")
-            module = sink.module_of(labels)
-            if module is None or metric not in METRICS:
-                continue
-            for stamp, value in series.get("values", []):
-                try:
-                    sink.add(metric, labels, float(stamp), float(value), module)
-                except (TypeError, ValueError):
-                    continue
-            count += 1
+                              "data.result series)", where=where if len(docs) == 1 else f"{where}: answer {n}",
+                              fix=_ANSWER_FIX)
+        for i, series in enumerate(result):
+            place = f"{where}: data.result[{i}]" if len(docs) == 1 else f"{where}: answer {n}, data.result[{i}]"
+            count += _add_series(sink, series, place)
     return count
+
+
+def _add_series(sink: SeriesSink, series: Any, place: str) -> int:
+    metric_obj = series.get("metric") if isinstance(series, dict) else None
+    values = series.get("values") if isinstance(series, dict) else None
+    if not isinstance(metric_obj, dict) or not isinstance(values, list):
+        what = ("a series that is not an object" if not isinstance(series, dict) else
+                f"'metric' is {_kind(metric_obj)}, not an object of labels" if not isinstance(metric_obj, dict) else
+                f"'values' is {_kind(values)}, not a list of [time, \"value\"] points")
+        raise GpuvetError(what, where=place, fix=_ANSWER_FIX)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in metric_obj.items()):
+        raise GpuvetError("a label value that is not a string", where=f"{place}.metric", fix=_ANSWER_FIX)
+    check_labels(len(metric_obj), max((max(len(k), len(v)) for k, v in metric_obj.items()), default=0), place)
+    labels = dict(metric_obj)
+    metric = labels.pop("__name__", "")
+    if metric not in METRICS:
+        return 0
+    module = sink.module_of(labels, place)
+    if module is None:
+        return 0
+    for j, point in enumerate(values):
+        if not isinstance(point, list) or len(point) != 2:
+            raise GpuvetError(f"point {j} is {_kind(point)}, not [time, \"value\"]", where=f"{place}.values",
+                              fix=_ANSWER_FIX)
+        stamp, value = point
+        at = f"{place}.values[{j}]"
+        sink.add(metric, labels, bounds.check_time(_number(stamp, at), at), _number(value, at), module, at)
+    return 1
+
+
+def _number(x: Any, where: str) -> float:
+    """A JSON number or a number in a string (Prometheus writes values as "61", "NaN", "+Inf")."""
+    if isinstance(x, str):
+        try:
+            return float(bounds.number_text(x, where))
+        except ValueError:
+            raise GpuvetError(f"{x[:20]!r} is not a number", where=where, fix=_ANSWER_FIX) from None
+    if isinstance(x, int) and not isinstance(x, bool):
+        if x.bit_length() > 128:
+            raise GpuvetError(f"an integer of {x.bit_length():,} bits: no reading has more than 128",
+                              where=where, fix=_ANSWER_FIX)
+        return float(x)
+    if isinstance(x, float):
+        return x
+    raise GpuvetError(f"{_kind(x)} where a number belongs", where=where, fix=_ANSWER_FIX)
+
+
+def _kind(x: Any) -> str:
+    return {type(None): "null", bool: "true/false", dict: "an object", list: "a list", str: "a string"}.get(
+        type(x), "a number")

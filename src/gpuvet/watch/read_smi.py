@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator
 
 from gpuvet.backends.readings import Sample
 from gpuvet.errors import GpuvetError
-from gpuvet.watch.recording import MAX_SAMPLES, Recording
+from gpuvet.watch import bounds
+from gpuvet.watch.recording import MAX_SAMPLES, ModuleMeta, Recording
 
 # --query-gpu field (as the header prints it, units stripped) -> our field
 QUERY_FIELDS = {
@@ -125,6 +126,8 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     cols: dict[str, int] = {}
     reader: _RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
+    dropped = bounds.Dropped(where)
+    headers: dict[bool, int] = {}  # timed or not -> its first header's line
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
         if not row or not row[0].strip():
             continue
@@ -132,7 +135,13 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
             if reader is not None:
                 reader.flush()
             cols = _header_columns(row)
-            reader = _RowReader(cols, node, rec)
+            reader = _RowReader(cols, node, rec, where, dropped)
+            headers.setdefault("time" in cols, number)
+            if len(headers) == 2:
+                raise GpuvetError(f"a header with a timestamp column (line {headers[True]}) and one without (line "
+                                  f"{headers[False]}): samples without times cannot join the recorded time line",
+                                  where=f"{where}:{number}", fix="replay the parts logged with and without "
+                                                                "timestamp as two files, in two runs.")
             continue
         if reader is None:
             raise GpuvetError("this nvidia-smi CSV has no header line", where=f"{where}:{number}",
@@ -143,18 +152,20 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
             t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
                 continue
-            reader.add(t, row, 0)
+            reader.add(bounds.check_time(t, f"{where}:{number}"), row, 0, number)
         else:
             key = _key(row, cols, len(seen))
             if key in seen:
                 tick, seen = tick + 1, set()
             seen.add(key)
-            reader.add(tick * interval_s, row, len(seen) - 1)
+            reader.add(tick * interval_s, row, len(seen) - 1, number)
         rows += 1
         if rows > MAX_SAMPLES:
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
     if reader is not None:
         reader.flush()
+    if note := dropped.note():
+        rec.notes.append(note)
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
@@ -203,8 +214,8 @@ class _RowReader:
 
     BLOCK = 20_000
 
-    def __init__(self, cols: dict[str, int], node: str, rec: Recording) -> None:
-        self.cols, self.node, self.rec = cols, node, rec
+    def __init__(self, cols: dict[str, int], node: str, rec: Recording, where: str, dropped: bounds.Dropped) -> None:
+        self.cols, self.node, self.rec, self.where, self.dropped = cols, node, rec, where, dropped
         self.time = cols.get("time", -1)
         self.width = max(cols.values(), default=-1) + 1
         self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
@@ -212,6 +223,7 @@ class _RowReader:
         self.rows: list[list[str]] = []
         self.times: list[float] = []
         self.who: list[tuple[str, str]] = []
+        self.numbers: list[int] = []  # each row's line
 
     def _ident(self, row: list[str], position: int) -> tuple[str, str]:
         cell = row[self.key_col] if self.key_col >= 0 else None
@@ -220,18 +232,22 @@ class _RowReader:
             cols = self.cols
             key, uuid = _key(row, cols, position), _text(row, cols, "uuid")
             meta = self.rec.module(self.node, key, uuid, _text(row, cols, "model"), _text(row, cols, "bus_id"))
+            if len(self.rec.modules) > bounds.MAX_MODULES:
+                raise bounds.too_many(bounds.MAX_MODULES, bounds.MAX_MODULES, "modules in one file", self.where,
+                                      "check the index/uuid column: one node has a few modules.")
             ident = (meta.name, meta.uuid)
             # a shortcut only from a row whose key cell named the module and which had its UUID
             if cell is not None and key == cell.strip() and (uuid or "uuid" not in cols):
                 self.idents[cell] = ident
         return ident
 
-    def add(self, t: float, row: list[str], position: int) -> None:
+    def add(self, t: float, row: list[str], position: int, number: int) -> None:
         if len(row) < self.width:
             row = row + [""] * (self.width - len(row))
         self.who.append(self._ident(row, position))
         self.rows.append(row)
         self.times.append(t)
+        self.numbers.append(number)
         if len(self.rows) >= self.BLOCK:
             self.flush()
 
@@ -240,6 +256,9 @@ class _RowReader:
         if i < 0:
             return [None] * len(self.rows)
         cells = [row[i] for row in self.rows]
+        if max(map(len, cells)) > bounds.MAX_NUMBER_CHARS:
+            for k, cell in enumerate(cells):
+                bounds.number_text(cell.strip().partition(" ")[0], f"{self.where}:{self.numbers[k]}")
         try:
             if cells[0][:2] == "0x":
                 values: list[float | None] = [float(int(c, 16)) for c in cells]
@@ -259,11 +278,12 @@ class _RowReader:
     def flush(self) -> None:
         if not self.rows:
             return
-        temp, util = self._column("temp_c"), self._column("util")
+        temp, util = self._ranged(self._column("temp_c"), bounds.TEMP_C, "temp_c"), self._column("util")
         power = self._column("power_w")
         if any(p is None for p in power):
             instant, average = self._column("power_w_instant"), self._column("power_w_average")
             power = [p if p is not None else (a or b) for p, a, b in zip(power, instant, average, strict=True)]
+        power = self._ranged(power, bounds.POWER_W, "power_w")
         sm, gr, mem = self._column("sm_clock_mhz"), self._column("gr_clock_mhz"), self._column("mem_clock_mhz")
         if any(x is None for x in sm):
             sm = [a if a is not None else b for a, b in zip(sm, gr, strict=True)]
@@ -273,7 +293,14 @@ class _RowReader:
                    ecc_uncorrected=eu, pcie_gen=g, pcie_gen_max=gm, pcie_width=w, pcie_width_max=wm)
             for t, who, tc, pw, sc, mc, u, th, ec, eu, g, gm, w, wm in zip(
                 self.times, self.who, temp, power, sm, mem, util, *counts, strict=True))
-        self.rows, self.times, self.who = [], [], []
+        self.rows, self.times, self.who, self.numbers = [], [], [], []
+
+    def _ranged(self, values: list[float | None], lo_hi: tuple[float, float], kind: str) -> list[float | None]:
+        """``values`` with those outside ``lo_hi`` dropped (and counted)."""
+        lo, hi = lo_hi
+        if all(v is None or lo <= v <= hi for v in values):
+            return values
+        return [self.dropped.check(v, lo_hi, kind, f"line {n}") for v, n in zip(values, self.numbers, strict=True)]
 
 
 # --- dmon / pmon --------------------------------------------------------------------------
@@ -316,59 +343,102 @@ def _rows(lines: Iterable[str], where: str, kind: str) -> Iterator[tuple[int, di
         yield number, dict(zip(header, cells, strict=False))
 
 
-def _row_time(row: dict[str, str], clock: _Clock) -> float | None:
+def _row_time(row: dict[str, str], clock: _Clock, place: str) -> float | None:
     if "date" in row and "time" in row:
-        return clock(row["date"] + row["time"])
+        t = clock(row["date"] + row["time"])
+        return None if t is None else bounds.check_time(t, place)
     return None
+
+
+def _numbers(row: dict[str, str], fields: Iterable[str], place: str) -> None:
+    """Refuses a cell too long to be a reading (a 400-digit 'pwr')."""
+    for k in fields:
+        cell = row.get(k)
+        if cell is not None and len(cell) > bounds.MAX_NUMBER_CHARS:
+            bounds.number_text(cell, place)
+
+
+class _Timing:
+    """Whether rows had recorded times; rows with and without in one log are refused (their
+    times would be Unix seconds and seconds from the start on one time line)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.first: dict[bool, int] = {}
+
+    def row(self, timed: bool, number: int) -> None:
+        self.first.setdefault(timed, number)
+        if len(self.first) == 2:
+            raise GpuvetError(f"rows with Date/Time (line {self.first[True]}) and rows without (line "
+                              f"{self.first[False]}) in one log", where=f"{self.where}:{number}",
+                              fix="replay the parts logged with -o DT and without as two files, in two runs.")
+
+    @property
+    def timed(self) -> bool:
+        return self.first.get(True) is not None
 
 
 def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     rec = Recording("nvidia-smi dmon")
-    clock = _Clock()
-    tick, seen, timed = 0, set[str](), False
-    for _number, row in _rows(lines, where, "dmon"):
+    clock, timing, dropped = _Clock(), _Timing(where), bounds.Dropped(where)
+    tick, seen = 0, set[str]()
+    for number, row in _rows(lines, where, "dmon"):
+        place = f"{where}:{number}"
         gpu = row.get("gpu", "")
-        t = _row_time(row, clock)
+        t = _row_time(row, clock, place)
+        timing.row(t is not None, number)
         if t is None:
             if gpu in seen:
                 tick, seen = tick + 1, set()
             t = tick * interval_s
-        else:
-            timed = True
         seen.add(gpu)
-        meta = rec.module(node, gpu)
+        meta = _module(rec, node, gpu, where)
+        _numbers(row, DMON_FIELDS, place)
         v = {DMON_FIELDS[k]: _num(c) for k, c in row.items() if k in DMON_FIELDS}
+        v["temp_c"] = dropped.check(v.get("temp_c"), bounds.TEMP_C, "temp_c", f"line {number}")
+        v["power_w"] = dropped.check(v.get("power_w"), bounds.POWER_W, "power_w", f"line {number}")
         util = v.get("util")
         throttle = (0x4 if (v.get("pviol") or 0) > 0 else 0) | (0x20 if (v.get("tviol") or 0) > 0 else 0)
         rec.samples.append(Sample(t, meta.name, meta.uuid, v.get("temp_c"), v.get("power_w"), v.get("sm_clock_mhz"),
                                   v.get("mem_clock_mhz"), util / 100.0 if util is not None else None, throttle))
-    _finish(rec, where, "dmon", interval_s, timed)
+    if note := dropped.note():
+        rec.notes.append(note)
+    _finish(rec, where, "dmon", interval_s, timing.timed)
     return rec
+
+
+def _module(rec: Recording, node: str, gpu: str, where: str) -> ModuleMeta:
+    meta = rec.module(node, gpu)
+    if len(rec.modules) > bounds.MAX_MODULES:
+        raise bounds.too_many(bounds.MAX_MODULES, bounds.MAX_MODULES, "modules in one file", where,
+                              "check the gpu column: one node has a few modules.")
+    return meta
 
 
 def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     """Per-process SM shares summed per module: utilisation only (pmon has no temperature or power)."""
     rec = Recording("nvidia-smi pmon")
-    clock = _Clock()
+    clock, timing = _Clock(), _Timing(where)
     ticks: dict[tuple[float, str], float] = {}
-    tick, seen, timed = 0, set[tuple[str, str]](), False
-    for _number, row in _rows(lines, where, "pmon"):
+    tick, seen = 0, set[tuple[str, str]]()
+    for number, row in _rows(lines, where, "pmon"):
+        place = f"{where}:{number}"
         gpu, pid = row.get("gpu", ""), row.get("pid", "-")
-        t = _row_time(row, clock)
+        t = _row_time(row, clock, place)
+        timing.row(t is not None, number)
         if t is None:
             if (gpu, pid) in seen:
                 tick, seen = tick + 1, set()
             t = tick * interval_s
-        else:
-            timed = True
         seen.add((gpu, pid))
-        share = _num(row.get("sm", "-")) or 0.0
+        _numbers(row, ("sm",), place)
+        share = max(_num(row.get("sm", "-")) or 0.0, 0.0)
         ticks[(t, gpu)] = min(ticks.get((t, gpu), 0.0) + share, 100.0)
     for (t, gpu), share in sorted(ticks.items()):
-        meta = rec.module(node, gpu)
+        meta = _module(rec, node, gpu, where)
         rec.samples.append(Sample(t, meta.name, meta.uuid, None, None, None, None, share / 100.0))
     rec.notes.append(f"{where}: pmon has utilisation only (no temperature or power): no forecast from it")
-    _finish(rec, where, "pmon", interval_s, timed)
+    _finish(rec, where, "pmon", interval_s, timing.timed)
     return rec
 
 

@@ -1,19 +1,32 @@
-"""Which recorded-telemetry format a file is, decided by its content (never its name)."""
+"""Which recorded-telemetry format a file is, decided by its content (never its name), and the
+file read within the bounds of watch/bounds.py.
+
+Every file is first scanned (unpacked if gzip, counted, never kept): size, lines and the longest
+line are known before any of it is parsed, so a bomb is refused with a megabyte of memory. The
+parse pass checks the same bounds again while it reads, in case the file changed in between."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gzip
+import io
+import os
+import stat
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from gpuvet.errors import GpuvetError
-from gpuvet.watch import read_prom, read_smi
+from gpuvet.watch import bounds, read_prom, read_smi
 from gpuvet.watch.recording import Recording
 
-MAX_FILE_BYTES = 8 * 2**30
+CHUNK = 2**20
+HEAD = 16384
 EXPECTED = ("an nvidia-smi --query-gpu CSV log (header line such as 'timestamp, index, temperature.gpu, "
             "power.draw [W], …'), an nvidia-smi dmon or pmon log ('# gpu pwr gtemp …' / '# gpu pid …'), a "
             "Prometheus text dump with timestamps (DCGM_FI_DEV_… or gpuvet_module_… series), or the JSON of "
-            "Prometheus' /api/v1/query_range")
+            "Prometheus' /api/v1/query_range; any of them may be gzip-compressed")
 
 
 def detect(head: str) -> str | None:
@@ -33,41 +46,201 @@ def detect(head: str) -> str | None:
     return None
 
 
-def read_file(path: Path, interval_s: float) -> Recording:
-    """Raises GpuvetError for a missing, unreadable, oversized or unrecognised file."""
+@dataclass(frozen=True)
+class Scanned:
+    """A file that passed the scan: its format, whether gzip, and its line count."""
+
+    path: Path
+    kind: str
+    packed: bool
+    lines: int
+
+
+_SPECIAL = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _open(path: Path) -> BinaryIO:
+    """The file for reading, refused unless it is a regular file within the size bound. Opened
+    without blocking, so a FIFO with no writer is refused instead of waited on."""
+    where = str(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = next((name for test, name in _SPECIAL if test(st.st_mode)), "not a regular file")
+            raise GpuvetError(f"{what}, not a file: a replay reads saved telemetry only", where=where,
+                              fix="save the log to a file first (e.g. nvidia-smi … > node1.csv) and replay that.")
+        if st.st_size > bounds.MAX_TEXT_BYTES:
+            raise bounds.too_big(bounds.MAX_TEXT_BYTES, f"telemetry ({st.st_size / 2**20:,.0f} MiB on disk)", where)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _chunks(raw: BinaryIO, packed: bool, where: str) -> Iterator[bytes]:
+    """The file's bytes, unpacked if gzip (every member), a megabyte at a time."""
+    if not packed:
+        while chunk := raw.read(CHUNK):
+            yield chunk
+        return
+    unzip, started = zlib.decompressobj(wbits=31), False
+    try:
+        while data := raw.read(CHUNK // 16):
+            started = True
+            while data:
+                out = unzip.decompress(data, CHUNK)
+                data = unzip.unconsumed_tail
+                if out:
+                    yield out
+                if unzip.eof:
+                    data = unzip.unused_data + data
+                    unzip, started = zlib.decompressobj(wbits=31), bool(data)
+        if started and not unzip.eof:
+            raise zlib.error("it ends before its last member does")
+    except zlib.error as exc:
+        raise GpuvetError(f"a damaged gzip file ({exc})", where=where,
+                          fix="copy the .gz again, or give the unpacked log.") from None
+
+
+def _head(path: Path) -> tuple[str, bool]:
+    with _open(path) as raw:
+        packed = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        head = b""
+        for chunk in _chunks(raw, packed, str(path)):
+            head += chunk
+            if len(head) >= HEAD:
+                break
+    return head[:HEAD].decode("utf-8", errors="replace"), packed
+
+
+def _long_line(chunk: bytes, run: int) -> tuple[int, int]:
+    """(offset in ``chunk`` of a line longer than MAX_LINE_CHARS or -1, the length of the line
+    left open at its end). Jumps from newline to the last newline within the bound, so a
+    megabyte of short lines costs a few dozen searches, not one per line."""
+    limit = bounds.MAX_LINE_CHARS
+    first = chunk.find(b"\n")
+    if first < 0:
+        return (0 if run + len(chunk) > limit else -1), run + len(chunk)
+    if run + first > limit:
+        return 0, 0
+    i, last = first, chunk.rfind(b"\n")
+    while i < last:
+        k = chunk.rfind(b"\n", i + 1, i + limit + 2)
+        if k < 0:
+            return i + 1, 0
+        i = k
+    return -1, len(chunk) - last - 1
+
+
+def scan(path: Path) -> Scanned:
+    """Format, size, lines and longest line of ``path``, without keeping it. Raises GpuvetError."""
     where = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise GpuvetError(f"{size / 2**30:.1f} GiB is more than one replay reads ({MAX_FILE_BYTES // 2**30} GiB)",
-                              where=where, fix="split the log by day and replay the days you need.")
-        with path.open(encoding="utf-8", errors="replace") as f:
-            head = f.read(16384)
-            kind = detect(head)
-            if kind is None:
-                raise GpuvetError(f"not a telemetry format gpuvet reads; expected {EXPECTED}", where=where,
-                                  fix="check the file (its first lines are what decide the format).")
-            f.seek(0)
-            node = path.name.split(".")[0] or "node"
-            if kind == "range-json":
-                return read_prom.read_range_json(f.read(), where)
-            if kind == "exposition":
-                return read_prom.read_exposition(f, where)
-            if kind == "dmon":
-                return read_smi.read_dmon(f, node, where, interval_s)
-            if kind == "pmon":
-                return read_smi.read_pmon(f, node, where, interval_s)
-            return read_smi.read_query_csv(f, node, where, interval_s)
+        head, packed = _head(path)
+        kind = detect(head)
+        if kind is None:
+            raise GpuvetError(f"not a telemetry format gpuvet reads; expected {EXPECTED}", where=where,
+                              fix="check the file (its first lines are what decide the format).")
+        json = kind == "range-json"
+        limit = bounds.MAX_JSON_BYTES if json else bounds.MAX_TEXT_BYTES
+        total = lines = run = 0
+        with _open(path) as raw:
+            for chunk in _chunks(raw, packed, where):
+                total += len(chunk)
+                if total > limit:
+                    what = "query_range JSON" if json else "text"
+                    raise bounds.too_big(limit, what + (" unpacked" if packed else ""), where)
+                if json:
+                    continue
+                bad, run_after = _long_line(chunk, run)
+                if bad >= 0:
+                    number = lines + chunk[:bad].count(b"\n") + 1
+                    raise GpuvetError(f"line longer than {bounds.MAX_LINE_CHARS:,} characters", where=f"{where}:{number}",
+                                      fix="check the file is a telemetry log (no telemetry line is this long).")
+                run = run_after
+                lines += chunk.count(b"\n")
+                if lines > bounds.MAX_FILE_LINES:
+                    raise bounds.too_many(lines, bounds.MAX_FILE_LINES, "lines" + (" unpacked" if packed else ""),
+                                          where)
+        return Scanned(path, kind, packed, lines + (1 if run else 0))
     except OSError as exc:
         raise GpuvetError(f"cannot read it ({exc.strerror or exc})", where=where,
                           fix="check the path and its permissions.") from None
 
 
+def _lines(text: io.TextIOBase, where: str) -> Iterator[str]:
+    """The text's lines, each and their count within the bounds (checked again: the file may
+    have grown since the scan)."""
+    count, limit = 0, bounds.MAX_LINE_CHARS
+    while line := text.readline(limit + 1):
+        count += 1
+        if len(line) > limit and not line.endswith("\n"):
+            raise GpuvetError(f"line longer than {limit:,} characters", where=f"{where}:{count}",
+                              fix="check the file is a telemetry log (no telemetry line is this long).")
+        if count > bounds.MAX_FILE_LINES:
+            raise bounds.too_many(count, bounds.MAX_FILE_LINES, "lines", where, bounds.FIX_SPLIT)
+        yield line
+
+
+def parse(src: Scanned, interval_s: float) -> Recording:
+    """The recording in a scanned file. Raises GpuvetError."""
+    where = str(src.path)
+    try:
+        with _open(src.path) as raw:
+            binary: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if src.packed else raw  # type: ignore[assignment]
+            with io.TextIOWrapper(binary, encoding="utf-8", errors="replace") as text:
+                node = src.path.name.split(".")[0] or "node"
+                if src.kind == "range-json":
+                    body = text.read(bounds.MAX_JSON_BYTES + 1)
+                    if len(body) > bounds.MAX_JSON_BYTES:
+                        raise bounds.too_big(bounds.MAX_JSON_BYTES, "query_range JSON", where)
+                    return read_prom.read_range_json(body, where)
+                lines = _lines(text, where)
+                if src.kind == "exposition":
+                    return read_prom.read_exposition(lines, where)
+                if src.kind == "dmon":
+                    return read_smi.read_dmon(lines, node, where, interval_s)
+                if src.kind == "pmon":
+                    return read_smi.read_pmon(lines, node, where, interval_s)
+                return read_smi.read_query_csv(lines, node, where, interval_s)
+    except OSError as exc:
+        raise GpuvetError(f"cannot read it ({exc.strerror or exc})", where=where,
+                          fix="check the path and its permissions.") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise GpuvetError(f"a damaged gzip file ({exc})", where=where,
+                          fix="copy the .gz again, or give the unpacked log.") from None
+
+
+def read_file(path: Path, interval_s: float) -> Recording:
+    """Raises GpuvetError for a missing, unreadable, special, oversized or unrecognised file."""
+    return parse(scan(path), interval_s)
+
+
 def read_files(paths: Sequence[Path], interval_s: float) -> Recording:
+    """Every file scanned before any is parsed: the replay's total is known up front."""
     if not paths:
         raise GpuvetError("no file to replay", where="--replay", fix="give one or more telemetry files after it.")
-    recs = [read_file(p, interval_s) for p in paths]
+    scanned = [scan(p) for p in paths]
+    total = sum(s.lines for s in scanned)
+    if total > bounds.MAX_REPLAY_LINES:
+        raise bounds.too_many(total, bounds.MAX_REPLAY_LINES, f"lines in {len(paths)} files", "--replay",
+                              "replay fewer files at a time (a day or a rack each).")
+    recs = [parse(s, interval_s) for s in scanned]
+    timed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if not r.relative_time]
+    untimed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if r.relative_time]
+    if timed and untimed:
+        raise GpuvetError(f"{untimed[0]} has no timestamps (times counted from its start) but {timed[0]} has "
+                          "recorded times: one replay cannot put both on one time line", where="--replay",
+                          fix="replay the files without timestamps separately, or log them with timestamps "
+                              "(--query-gpu=timestamp,… or dmon -o DT).")
     out = Recording(" + ".join(sorted({r.source for r in recs})))
     for r in recs:
         out.merge(r)
+        if len(out.modules) > bounds.MAX_MODULES:
+            raise bounds.too_many(len(out.modules), bounds.MAX_MODULES, "modules", "--replay",
+                                  "replay fewer nodes at a time.")
     return out

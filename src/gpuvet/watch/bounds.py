@@ -1,0 +1,79 @@
+"""Bounds on recorded telemetry (docs/limits.md, "Telemetry replay"). Each is checked while the
+input streams in, so a hostile file or answer is refused before it costs memory or time; the
+figures sit well above what one node, rack or Prometheus page holds."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gpuvet.errors import GpuvetError
+
+MAX_TEXT_BYTES = 256 * 2**20  # one log or dump, on disk or unpacked (a gzip bomb stops here)
+MAX_JSON_BYTES = 64 * 2**20  # one query_range file or answer: json.loads holds ~8x this
+MAX_LINE_CHARS = 64 * 2**10  # a --query-gpu row with every field is ~2 KB, a dcgm series line ~400 B
+MAX_FILE_LINES = 4_000_000  # one file: ~8 modules at 1 s for 6 days, or 64 at 1 min for 43 days
+MAX_REPLAY_LINES = 8_000_000  # all files of one replay, counted before any is parsed
+MAX_POINTS = 8_000_000  # readings of one replay or one --prometheus-url read (JSON)
+MAX_SERIES = 20_000  # distinct label sets in one Prometheus dump or read (~190 nodes x 8 x 13 fields)
+MAX_MODULES = 4_096  # modules in one replay (512 eight-module nodes)
+MAX_LABELS = 64  # labels on one series (dcgm-exporter writes ~8, Kubernetes adds ~4)
+MAX_LABEL_CHARS = 2_048  # one label name or value
+MAX_NUMBER_CHARS = 40  # a double needs 24, a 64-bit hex mask 18
+LATEST_T = 4_102_444_800.0  # 2100-01-01 UTC: a later recorded time is a unit or clock error
+TEMP_C = (0.0, 200.0)  # no module reports below freezing or above 200 °C; the sensor's error codes do
+POWER_W = (0.0, 10_000.0)  # a GB200 superchip draws ~2.7 kW
+
+FIX_SPLIT = "split it (by day, node or rack) and replay the parts you need."
+
+
+def number_text(text: str, where: str) -> str:
+    """``text`` if it is short enough to be a reading; a 400-digit number is no reading."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise GpuvetError(f"a number of {len(text):,} characters ({text[:12]}…): no reading has more than "
+                          f"{MAX_NUMBER_CHARS}", where=where, fix="check the file is the tool's own output, unedited.")
+    return text
+
+
+def check_time(t: float, where: str, relative: bool = False) -> float:
+    """A recorded time in Unix seconds (or seconds from the start, ``relative``), checked."""
+    if not math.isfinite(t) or t < 0 or (not relative and t > LATEST_T):
+        shown = repr(t) if math.isfinite(t) or math.isnan(t) else ("1e400 or more" if t > 0 else "-1e400 or less")
+        raise GpuvetError(f"time {shown} is not a recorded time (Unix seconds from 1970 to 2100)", where=where,
+                          fix="check the timestamp column or field: seconds (or milliseconds in Prometheus text) "
+                              "since 1970, as the exporter wrote them.")
+    return t
+
+
+def too_many(count: int, limit: int, what: str, where: str, fix: str = FIX_SPLIT) -> GpuvetError:
+    return GpuvetError(f"more than {limit:,} {what}", where=where, fix=fix)
+
+
+def too_big(limit: int, what: str, where: str, fix: str = FIX_SPLIT) -> GpuvetError:
+    return GpuvetError(f"more than {limit // 2**20} MiB of {what}", where=where, fix=fix)
+
+
+@dataclass
+class Dropped:
+    """Readings outside their physical range (a sensor's error code, a sign flipped by a script):
+    dropped, counted, and named in a note with the first place, so a month's log replays
+    despite one glitch and the user still sees it."""
+
+    where: str
+    count: int = 0
+    first: str = ""
+    kinds: set[str] = field(default_factory=set)
+
+    def check(self, value: float | None, lo_hi: tuple[float, float], kind: str, place: str) -> float | None:
+        if value is None or lo_hi[0] <= value <= lo_hi[1]:
+            return value
+        self.count += 1
+        self.kinds.add(kind)
+        self.first = self.first or f"{place} ({kind} {value:g})"
+        return None
+
+    def note(self) -> str | None:
+        if not self.count:
+            return None
+        return (f"{self.where}: {self.count:,} reading(s) outside {TEMP_C[0]:g}-{TEMP_C[1]:g} °C / "
+                f"{POWER_W[0]:g}-{POWER_W[1]:,.0f} W dropped (first: {self.first})")
