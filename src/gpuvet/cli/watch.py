@@ -14,7 +14,7 @@ from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.validate import LogbookOpt, _logbook
-from gpuvet.quantities import is_loopback, parse_float, parse_host_port, parse_seconds
+from gpuvet.quantities import check_float, is_loopback, parse_float, parse_host_port, parse_seconds
 
 if TYPE_CHECKING:
     from gpuvet.checks.events import Event
@@ -26,6 +26,8 @@ INTERVAL_S = (0.01, 3600.0)  # 10 ms: below it the sampling itself is the load; 
 DURATION_S = (0.01, 10 * 365 * 86400.0)
 HORIZON_S = (60.0, 365 * 86400.0)  # forecasts further than a year out are not forecasts
 RETENTION_S = (60.0, 10 * 365 * 86400.0)
+SINCE_S = (60.0, 10 * 365 * 86400.0)  # --prometheus-url: less than a minute holds no window
+STEP_S = (1.0, 86400.0)  # the query step: no exporter samples faster than 1 s; a day holds one point per window
 
 
 def _seconds(text: str | None, where: str) -> float | None:
@@ -206,11 +208,11 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
         from gpuvet.watch.backtest import read_outcomes
 
         outcomes = tuple(read_outcomes(backtest))
-    flags = watch_history.HistoryFlags(files, url, _seconds(since, "--since") or 30 * 86400.0, match,
-                                       _seconds(step, "--step"), follow, _seconds(interval, "--interval") or 1.0,
-                                       _seconds(horizon, "--horizon") or 72 * 3600.0, slowdown, as_json, outcomes)
-    if flags.step_s is not None and flags.step_s <= 0:
-        raise GpuvetError("--step must be above zero", where="--step", fix="e.g. 60s.")
+    flags = watch_history.HistoryFlags(  # each in its range: 0 once became the default silently
+        files, url, parse_seconds(since, "--since", *SINCE_S), match,
+        None if step is None else parse_seconds(step, "--step", *STEP_S), follow,
+        parse_seconds(interval, "--interval", *INTERVAL_S), parse_seconds(horizon, "--horizon", *HORIZON_S),
+        None if slowdown is None else check_float(slowdown, "--slowdown-c", 1.0, 200.0, unit="°C"), as_json, outcomes)
     book = None if no_log else _logbook(logbook)
     stop = {"now": False}
 

@@ -6,6 +6,7 @@ so windows and peers are never formed across nodes, and samples are ordered per 
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections import defaultdict
@@ -16,10 +17,12 @@ from operator import attrgetter
 from typing import Any
 
 from gpuvet.backends.readings import Sample
+from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch.backtest import Backtest, Outcome, backtest
+from gpuvet.watch import bounds
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
@@ -161,6 +164,7 @@ class Replayer:
         self.book = book
         self.on_event = on_event
         self.nodes: dict[str, _Node] = {}
+        self._metas: dict[str, list[ModuleMeta]] = {}
         self.modules: dict[str, ModuleMeta] = {}
         self.sink: _Sink | None = None
         self.samples = 0
@@ -180,7 +184,9 @@ class Replayer:
         self.source = source
 
     def feed(self, rec: Recording) -> None:
-        """Replay ``rec``'s samples (each node in time order)."""
+        """Replay ``rec``'s samples (each node in time order). Its times are checked before the
+        first is written: a NaN time once failed half-way through writing a run to the logbook."""
+        self._check(rec)
         if self.sink is None:
             self.begin(rec.source, sorted({m.node for m in rec.modules.values()}))
         started = time.perf_counter()
@@ -190,6 +196,9 @@ class Replayer:
         per_node: dict[str, list[Sample]] = defaultdict(list)
         for s in rec.samples:
             per_node[rec.modules[s.module].node].append(s)
+        self._metas = {}  # node -> its modules, once per feed (a filter per node was quadratic in nodes)
+        for m in self.modules.values():
+            self._metas.setdefault(m.node, []).append(m)
         try:
             for node, samples in sorted(per_node.items()):
                 samples.sort(key=attrgetter("t"))
@@ -208,7 +217,7 @@ class Replayer:
         assert self.sink is not None
         state = self.nodes.get(node)
         if state is None:
-            metas = sorted((m for m in self.modules.values() if m.node == node), key=attrgetter("name"))
+            metas = sorted(self._metas.get(node, ()), key=attrgetter("name"))
             state = self.nodes[node] = _Node(forecaster_for(metas, samples, self.cfg), default_detectors())
             if self.cfg.outcomes is not None:
                 state.forecaster.tap = []  # the backtest re-runs the forecaster over these windows
@@ -227,6 +236,18 @@ class Replayer:
                 sink.event(e)
         self.samples += count
         sink.flush()
+
+    def _check(self, rec: Recording) -> None:
+        """Raises GpuvetError for a time no reader should have let through, or for times counted
+        from the start after recorded times (or the reverse) in one replay."""
+        times = [s.t for s in rec.samples]
+        if times and not (math.isfinite(sum(times)) and min(times) >= 0 and max(times) <= bounds.LATEST_T):
+            bad = next(t for t in times if not 0 <= t <= bounds.LATEST_T)
+            raise GpuvetError(f"time {bad!r} is not a recorded time", where=rec.source,
+                              fix="check the source's timestamps (Unix seconds from 1970 to 2100).")
+        if self.samples and times and rec.relative_time != self.relative:
+            raise GpuvetError("samples without recorded times after samples with them (or the reverse)",
+                              where=rec.source, fix="replay sources with and without timestamps in two runs.")
 
     def _abort(self, exc: BaseException) -> None:
         if self.sink is not None:
