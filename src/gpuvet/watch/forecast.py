@@ -88,6 +88,7 @@ class WindowStat:
     ref: float | None  # inlet/coolant, where the source has it
     steady: bool  # usable: busy, power steady and settled, not throttled: R means something
     model: str | None = None
+    loaded: bool = False  # busy and not throttled, though perhaps not steady (an inference load): the hourly tier
 
 
 @dataclass
@@ -112,6 +113,7 @@ class _History:
     pending: dict[int, list[float]] = field(default_factory=dict)
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
+    loaded: list[float] = field(default_factory=list)  # the power of each busy window, steady or not
     warned: bool = False
     withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
     windows: int = 0  # windows seen
@@ -193,6 +195,8 @@ class ThermalForecaster:
         self._previous: dict[str, tuple[int, float]] = {}  # module -> (window index, mean power)
         self._offset: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
         self._groups: dict[str | None, _Group] = defaultdict(_Group)
+        self._hour: int | None = None  # the hour the hourly tier is summing
+        self._acc: dict[str, list[float]] = {}  # module -> [loaded windows, steady windows, Σ T, Σ P, Σ inlet, n inlet]
         self.uuids: dict[str, str] = {}
 
     @property
@@ -262,10 +266,10 @@ class ThermalForecaster:
             before = self._previous.get(module)
             self._previous[module] = (index, power)
             settled = before is not None and before[0] == index - 1 and abs(before[1] - power) <= SETTLE_TOL * power
-            steady = (busy and settled and not w.hot and spread <= self.max_power_cv and n >= self.min_window_samples
-                      and power >= 0.3 * peak)
+            loaded = busy and not w.hot and n >= self.min_window_samples and power >= 0.3 * peak
+            steady = loaded and settled and spread <= self.max_power_cv
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
-                                       self.models.get(module))
+                                       self.models.get(module), loaded)
         if self.tap is not None:
             self.tap.append(stats)
         return self.observe_windows(stats)
@@ -274,11 +278,14 @@ class ThermalForecaster:
         """One aligned window for each module (all at the same time)."""
         if not stats:
             return []
-        out: list[Event] = []
+        out: list[Event] = self._hourly(stats)
         inlets = self._inlets(stats)
         for module, w in stats.items():
             h = self._hist[module]
             h.windows += 1
+            if w.loaded or w.steady:
+                h.loaded.append(w.power)
+                del h.loaded[:-1000]
             if not w.steady:
                 continue
             h.usable += 1
@@ -286,29 +293,82 @@ class ThermalForecaster:
             if inlet is None:
                 h.no_reference += 1
                 continue
-            ref, h.reference, h.base = inlet
-            h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
-            h.powers.append(w.power)
-            h.refs.append(ref)
-            del h.powers[:-1000], h.refs[:-1000]
-            done = [k for k in h.pending if k < int(w.t // HOUR)]
-            for k in sorted(done):
-                h.hours.append(float(k))
-                h.r.append(statistics.median(h.pending.pop(k)))
-                reset = self._step(module, h, w.t)
-                if reset:
-                    out.append(reset)
-            keep = int(self.history_s // HOUR)
-            del h.hours[:-keep], h.r[:-keep]
-            if w.t - self._last_eval.get(module, -1e18) >= self.evaluate_every_s:
-                self._last_eval[module] = w.t
-                if self.on_evaluate is not None:
-                    self.on_evaluate(module, w.t)
-                    continue
-                event = self._evaluate(module, w.t)
-                if event:
-                    out.append(event)
-        self._learn(stats)
+            self._record(module, w, inlet, w.t, out)
+        self._learn(stats, self.window_s)
+        return out
+
+    def _record(self, module: str, w: WindowStat, inlet: tuple[float, str, float], now: float,
+                out: list[Event]) -> None:
+        """One R value for its hour; hours before ``now``'s are closed (step check), then the
+        trend is judged every ``evaluate_every_s``."""
+        h = self._hist[module]
+        ref, h.reference, h.base = inlet
+        h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
+        h.powers.append(w.power)
+        h.refs.append(ref)
+        del h.powers[:-1000], h.refs[:-1000]
+        done = [k for k in h.pending if k < int(now // HOUR)]
+        for k in sorted(done):
+            h.hours.append(float(k))
+            h.r.append(statistics.median(h.pending.pop(k)))
+            reset = self._step(module, h, now)
+            if reset:
+                out.append(reset)
+        keep = int(self.history_s // HOUR)
+        del h.hours[:-keep], h.r[:-keep]
+        if now - self._last_eval.get(module, -1e18) >= self.evaluate_every_s:
+            self._last_eval[module] = now
+            if self.on_evaluate is not None:
+                self.on_evaluate(module, now)
+                return
+            event = self._evaluate(module, now)
+            if event:
+                out.append(event)
+
+    def _hourly(self, stats: dict[str, WindowStat]) -> list[Event]:
+        """The hourly tier, for a load that never holds still (inference): a module busy most of
+        an hour without one steady window gets one R from the hour's means, against an inlet
+        estimated from the hour's means of the node's modules. Over an hour the lag after load
+        changes is a small share of the mean (τ of minutes against 60), where a 10-minute window
+        would be all lag. Sums the windows of the current hour; closes the previous one."""
+        if self.window_s * 4 > HOUR:
+            return []  # coarse windows: an hour holds too few of them
+        hour = int(next(iter(stats.values())).t // HOUR)
+        out: list[Event] = []
+        if self._hour is not None and hour != self._hour:
+            out = self._close_hour(self._hour)
+        self._hour = hour
+        for m, x in stats.items():
+            if not (x.loaded or x.steady):
+                continue
+            a = self._acc.setdefault(m, [0.0] * 6)
+            a[0] += 1
+            a[1] += x.steady
+            a[2] += x.temp
+            a[3] += x.power
+            if x.ref is not None:
+                a[4] += x.ref
+                a[5] += 1
+        return out
+
+    def _close_hour(self, hour: int) -> list[Event]:
+        acc, self._acc = self._acc, {}
+        need = max(3, int(0.8 * HOUR / self.window_s))
+        t = hour * HOUR + HOUR / 2
+        means = {m: WindowStat(t, a[2] / a[0], a[3] / a[0], a[4] / a[5] if a[5] else None, True, self.models.get(m))
+                 for m, a in acc.items() if a[0] >= need}
+        if not means:
+            return []
+        out: list[Event] = []
+        inlets = self._inlets(means)
+        unsteady = {m: x for m, x in means.items() if acc[m][1] == 0}
+        for m, x in unsteady.items():
+            inlet = inlets.get(m)
+            if inlet is not None:
+                self._hist[m].usable += 1
+                self._record(m, x, inlet, (hour + 1) * HOUR, out)
+        if len(unsteady) >= 3:
+            self._learn(unsteady, HOUR)
         return out
 
     def _members(self, stats: dict[str, WindowStat]) -> dict[str | None, list[str]]:
@@ -344,13 +404,13 @@ class ThermalForecaster:
                     out[m] = (statistics.median(others), how, r)
         return out
 
-    def _learn(self, stats: dict[str, WindowStat]) -> None:
+    def _learn(self, stats: dict[str, WindowStat], span_s: float) -> None:
         """The common R from how the modules' powers and temperatures differ in the same window
         (the inlet is the same for all: it cancels), and each module's usual offset of T − R·P
         over the others. A creeping module is one of many in the fit and one outlier to the
         median; a peer that drops out moves the others' inlet by noise, not by its offset."""
-        decay_r = math.exp(-self.window_s / COMMON_R_TAU_S)
-        rate = min(self.window_s / OFFSET_TAU_S, 1.0)
+        decay_r = math.exp(-span_s / COMMON_R_TAU_S)
+        rate = min(span_s / OFFSET_TAU_S, 1.0)
         offsets = self._offset
         for model, members in self._members(stats).items():
             if len(members) < 3:
@@ -516,7 +576,8 @@ class ThermalForecaster:
             return None
         # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
         # a node whose inlet or load has risen lately brings the crossing forward at once
-        power = max(_p95(h.powers), _p95(h.powers[-144:]))
+        # an inference load's hours average its peaks away: its heavy 10-minute windows count too
+        power = max(_p95(h.powers), _p95(h.powers[-144:]), _p95(h.loaded) if h.loaded else 0.0)
         ref = max(_p95(h.refs), _p95(h.refs[-144:]))
         r_crit = (self.slowdown_c[module] - ref) / power - h.base
         alpha = self.alpha if alpha is None else alpha
