@@ -42,9 +42,10 @@ def summary(console: Console, result: ReplayResult) -> None:
                        f"{span} in {result.wall_s:.1f} s ({result.samples_per_s:,.0f} samples/s)"))
     for note in result.notes:
         console.print(Text(f"note: {note}"))
-    warned = [f for f in result.forecast if f.state == "warned"]
+    warned = [f for f in result.forecast if f.state in ("warned", "withdrawn")]
     insufficient = [f for f in result.forecast if f.state == "insufficient"]
-    console.print(Text(f"overheating forecast: {len(warned)} warned, "
+    console.print(Text(f"overheating forecast: {sum(f.state == 'warned' for f in warned)} warned, "
+                       f"{sum(f.state == 'withdrawn' for f in warned)} withdrawn, "
                        f"{sum(f.state == 'watching' for f in result.forecast)} watched without a crossing in sight, "
                        f"{len(insufficient)} without enough data"))
     if warned or insufficient:

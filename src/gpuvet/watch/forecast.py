@@ -114,6 +114,7 @@ class _History:
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
     loaded: list[float] = field(default_factory=list)  # the power of each busy window, steady or not
+    bases: list[float] = field(default_factory=list)  # the common R each entry of ``refs`` was estimated with
     warned: bool = False
     withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
     windows: int = 0  # windows seen
@@ -306,7 +307,8 @@ class ThermalForecaster:
         h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
         h.powers.append(w.power)
         h.refs.append(ref)
-        del h.powers[:-1000], h.refs[:-1000]
+        h.bases.append(h.base)
+        del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
         done = [k for k in h.pending if k < int(now // HOUR)]
         for k in sorted(done):
             h.hours.append(float(k))
@@ -578,7 +580,11 @@ class ThermalForecaster:
         # a node whose inlet or load has risen lately brings the crossing forward at once
         # an inference load's hours average its peaks away: its heavy 10-minute windows count too
         power = max(_p95(h.powers), _p95(h.powers[-144:]), _p95(h.loaded) if h.loaded else 0.0)
-        ref = max(_p95(h.refs), _p95(h.refs[-144:]))
+        # estimated inlets on today's common R: an estimate made with R' is lower by (R − R')·P, and
+        # mixing bases would move the crossing by that much at load
+        refs = h.refs if h.base == 0.0 else \
+            [r + (b - h.base) * p for r, b, p in zip(h.refs, h.bases, h.powers, strict=True)]
+        ref = max(_p95(refs), _p95(refs[-144:]))
         r_crit = (self.slowdown_c[module] - ref) / power - h.base
         alpha = self.alpha if alpha is None else alpha
         whole = self._fit(module, h, now, 0, r_crit, power, ref, alpha)
