@@ -5,13 +5,12 @@ hot-plug rescan yet: the modules are those found when the backend opened."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
 from gpuvet.backends.amdsmi_gateway import IOLINK_XGMI, Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource
 
 if TYPE_CHECKING:
     from gpuvet.backends.amd import AmdBackend, _Device
@@ -57,14 +56,12 @@ class AmdTelemetry(TelemetrySource):
         mem = pick_int(q("amdsmi_get_clock_info", self.smi.enum("AmdSmiClkType", "MEM")), "clk")
         busy = pick_int(q("amdsmi_get_gpu_activity"), "gfx_activity")  # %
         mask = throttle_mask(q("amdsmi_get_violation_status"))
-        f = self._slow_fields(d, q) if slow else _Slow()
+        f = self._slow_fields(d, q) if slow else SlowFields()
         return Sample(t, d.id, d.uuid, _num(temp), _num(power), _num(gfx), _num(mem),
                       busy / 100 if isinstance(busy, int) else None, mask if isinstance(mask, int) else 0,
-                      ecc_corrected=f.ecc_corrected, ecc_uncorrected=f.ecc_uncorrected, pcie_gen=f.pcie_gen,
-                      pcie_gen_max=f.pcie_gen_max, pcie_width=f.pcie_width, pcie_width_max=f.pcie_width_max,
-                      nvlink_up=f.links_up, nvlink_expected=f.links_expected)
+                      **f.sample_fields())
 
-    def _slow_fields(self, d: _Device, q: ProcessorQuery) -> _Slow:
+    def _slow_fields(self, d: _Device, q: ProcessorQuery) -> SlowFields:
         """RAS error counts, PCIe generation and width, direct xGMI peers (slow ticks only)."""
         ecc = q("amdsmi_get_gpu_total_ecc_count")
         pcie = q("amdsmi_get_pcie_info")
@@ -74,25 +71,11 @@ class AmdTelemetry(TelemetrySource):
                 kind = self.smi.query("amdsmi_topo_get_link_type", d.handle, other.handle, module=d.id)
                 up += pick(kind, "type") == IOLINK_XGMI
         expected = self._expected_links.setdefault(d.id, up)
-        return _Slow(_int(pick_int(ecc, "correctable_count")), _int(pick_int(ecc, "uncorrectable_count")),
+        return SlowFields(_int(pick_int(ecc, "correctable_count")), _int(pick_int(ecc, "uncorrectable_count")),
                      _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
                      _int(pick_int(pcie, "pcie_metric", "pcie_width")),
                      _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
                      *((up, expected) if expected else (None, None)))
-
-
-@dataclass(frozen=True)
-class _Slow:
-    """The fields of a slow tick; all None on a fast one."""
-
-    ecc_corrected: int | None = None
-    ecc_uncorrected: int | None = None
-    pcie_gen: int | None = None
-    pcie_gen_max: int | None = None
-    pcie_width: int | None = None
-    pcie_width_max: int | None = None
-    links_up: int | None = None
-    links_expected: int | None = None
 
 
 def _num(v: object) -> float | None:

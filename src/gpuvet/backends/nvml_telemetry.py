@@ -6,14 +6,13 @@ NVIDIA PCI functions and NVML's count disagree (hot-plug); identity is the UUID.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml
 from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
-from gpuvet.backends.telemetry import TelemetrySource
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource
 from gpuvet.node.catalog import find_model
 
 if TYPE_CHECKING:
@@ -80,17 +79,15 @@ class NvmlTelemetry(TelemetrySource):
         sm, mem = _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_SM)), _num(q("nvmlDeviceGetClockInfo", NVML_CLOCK_MEM))
         memory = q("nvmlDeviceGetMemoryInfo")
         energy = _int(q("nvmlDeviceGetTotalEnergyConsumption"))
-        f = self._slow_fields(d, q) if slow else _Slow()
+        f = self._slow_fields(d, q) if slow else SlowFields()
         return Sample(t, d.id, d.uuid, temp, power / 1000 if isinstance(power, (int, float)) else None, sm, mem,
                       busy / 100 if isinstance(busy, (int, float)) else None,
                       int(reasons) if isinstance(reasons, int) else 0,
-                      ecc_corrected=f.ecc_corrected, ecc_uncorrected=f.ecc_uncorrected, pcie_gen=f.pcie_gen,
-                      pcie_gen_max=f.pcie_gen_max, pcie_width=f.pcie_width, pcie_width_max=f.pcie_width_max,
-                      nvlink_up=f.nvlink_up, nvlink_expected=f.nvlink_expected,
+                      **f.sample_fields(),
                       fb_used_bytes=int(memory.used) if memory is not None else None,
                       fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy)
 
-    def _slow_fields(self, d: _Device, q: Callable[..., object]) -> _Slow:
+    def _slow_fields(self, d: _Device, q: Callable[..., object]) -> SlowFields:
         """ECC counters, PCIe generation and width, NVLink links up (read on slow ticks only)."""
         ecc = (_int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC)),
                _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)))
@@ -105,21 +102,7 @@ class NvmlTelemetry(TelemetrySource):
                 continue
             up += int(bool(state))
         expected = self._expected_links.setdefault(d.id, up)
-        return _Slow(*ecc, *pcie, *((up, expected) if expected else (None, None)))
-
-
-@dataclass(frozen=True)
-class _Slow:
-    """The fields of a slow tick; all None on a fast one."""
-
-    ecc_corrected: int | None = None
-    ecc_uncorrected: int | None = None
-    pcie_gen: int | None = None
-    pcie_gen_max: int | None = None
-    pcie_width: int | None = None
-    pcie_width_max: int | None = None
-    nvlink_up: int | None = None
-    nvlink_expected: int | None = None
+        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)))
 
 
 def _num(v: object) -> float | None:

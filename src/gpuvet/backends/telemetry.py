@@ -3,8 +3,29 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
+
+
+@dataclass(frozen=True)
+class SlowFields:
+    """What a live backend reads on slow ticks only (counters and link state); all None on a
+    fast one. ``nvlink_*`` count the module's fabric links, whatever the vendor calls them (the
+    name is kept: it is a JSON key and a metric name)."""
+
+    ecc_corrected: int | None = None
+    ecc_uncorrected: int | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    nvlink_up: int | None = None
+    nvlink_expected: int | None = None
+
+    def sample_fields(self) -> dict[str, int | None]:
+        """As ``Sample``'s keyword arguments."""
+        return asdict(self)
 
 
 class TelemetrySource(ABC):
