@@ -6,7 +6,8 @@ compares with ordinary work on this machine. Target (issue 17): every refusal un
 
 Issue 36 adds the readers of captures and fleet envelopes, each refusal run in a forked process
 of its own so its peak memory (ru_maxrss: the interpreter with gpuvet imported, plus what the
-refusal held) is its own. Target: under 1 s and at most 200 MiB.
+refusal held) is its own. Target: under 1 s and at most 200 MiB. The replay readers (watch
+--replay FILE, --prometheus-url against an endless answer from a loopback server) the same way.
 
     python benchmarks/limits_refusal.py
 """
@@ -119,6 +120,72 @@ def _reader_cases(folder: Path) -> dict[str, Callable[[], object]]:
     }
 
 
+def _replay_cases(folder: Path) -> dict[str, Callable[[], object]]:
+    """Hostile replay inputs, written to ``folder``; each value refuses one."""
+    import http.server
+    import threading
+
+    from gpuvet.watch import prom_history
+    from gpuvet.watch.readers import read_file
+
+    header = "timestamp, index, temperature.gpu, power.draw [W], clocks_event_reasons.active\n"
+    row = "2024/01/16 14:44:16.981, 0, 45, 310.12 W, 0x0000000000000000\n"
+    files: dict[str, tuple[str, bytes | None]] = {
+        "gzip: 1.5 MB unpacking to 500 MiB of rows": ("bomb.csv.gz", gzip.compress(header.encode()) + gzip.compress(
+            row.encode() * (2**20 // len(row)), 9) * 500),
+        "a line of 1 MiB without an end": ("long.csv", (header + "2024/01/16 14:44:16.981, 0, " + "4" * 2**20).encode()),
+        "Prometheus dump: 300,000 series (a module each)": ("many.prom", "".join(
+            f'DCGM_FI_DEV_GPU_TEMP{{gpu="{i}",Hostname="n{i}"}} 50 1700000000000\n' for i in range(300_000)).encode()),
+        "Prometheus dump: 300,000 series of one module": ("jobs.prom", "".join(
+            f'DCGM_FI_DEV_GPU_TEMP{{gpu="0",Hostname="n",job="{i}"}} 50 1700000000000\n'
+            for i in range(300_000)).encode()),
+        "query_range JSON nested 100,000 deep": ("nested.json", b"[" * 100_000 + b"]" * 100_000),
+        "query_range JSON: 'values': null": ("null.json", json.dumps({"status": "success", "data": {
+            "resultType": "matrix", "result": [{"metric": {"__name__": "DCGM_FI_DEV_GPU_TEMP", "gpu": "0"},
+                                                "values": None}]}}).encode()),
+        "query_range JSON: a NaN time after 100,000 points": ("nan.json", ('{"status":"success","data":{"resultType":'
+            '"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","gpu":"0"},"values":['
+            + ",".join(f'[{1700000000 + 15 * i},"50"]' for i in range(100_000)) + ',[NaN,"1"]]}]}}').encode()),
+        "CSV: a 400-digit throttle mask": ("hex.csv", (header + row.replace("0x0000000000000000", "0x" + "f" * 400))
+                                           .encode()),
+        "a file over 256 MiB (sparse)": ("big.csv", None),
+        "a named pipe (FIFO) with no writer": ("pipe.csv", None),
+    }
+    cases: dict[str, Callable[[], object]] = {}
+    for name, (file, data) in files.items():
+        path = folder / file
+        if data is not None:
+            path.write_bytes(data)
+        elif file == "big.csv":
+            with path.open("w") as f:
+                f.write(header)
+                f.truncate(2**28 + 1)
+        else:
+            os.mkfifo(path)
+        cases[name] = lambda p=path: read_file(p, 1.0)  # type: ignore[misc]
+    cases["/dev/zero"] = lambda: read_file(Path("/dev/zero"), 1.0)
+
+    class Huge(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(80):
+                    self.wfile.write(b" " * 2**20)
+            except OSError:
+                pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Huge)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/api/v1/query_range"
+    cases["--prometheus-url: an endless answer (loopback)"] = lambda: prom_history.http_fetch(url)
+    return cases
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
@@ -143,6 +210,10 @@ def main() -> int:
             seconds, outcome, peak = _measured(fn)
             worst, most = max(worst, seconds), max(most, peak)
             print(f"{name:52s} {seconds * 1e3:8.1f} ms  peak {peak:5.0f} MiB  {outcome[:70]}")
+        for name, fn in _replay_cases(folder).items():
+            seconds, outcome, peak = _measured(fn)
+            worst, most = max(worst, seconds), max(most, peak)
+            print(f"{'replay: ' + name:52s} {seconds * 1e3:8.1f} ms  peak {peak:5.0f} MiB  {outcome[:70]}")
     print(f"slowest refusal {worst * 1e3:.1f} ms: target < 1000 ms {'met' if worst < 1.0 else 'MISSED'}; "
           f"largest peak of a reader's refusal {most:.0f} MiB: target <= 200 MiB {'met' if most <= 200 else 'MISSED'}")
     return 0 if worst < 1.0 and most <= 200 else 1
