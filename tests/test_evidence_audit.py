@@ -230,7 +230,7 @@ def test_health_oks_cite_simulated_readings(capsys, sim):
 
 # --- validate ---------------------------------------------------------------------------------
 def _validate(capsys, *args: str) -> list[dict]:
-    main(["validate", "--level", "quick", "--json", "--logbook", ":memory:", *args])
+    main(["validate", "--level", "quick", "--json", "--no-log", *args])
     return json.loads(capsys.readouterr().out)["checks"]
 
 
