@@ -83,7 +83,8 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
 
 @bench_app.command(short_help="Device memory bandwidth (STREAM copy and triad), % of peak.")
 def membw(sim: SimOpt = None, modules: ModulesOpt = None,
-          kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).", callback=comma_list)] = None,
+          kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).",
+                                                    callback=comma_list)] = None,
           size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
                                                          "GPUs, 256 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
@@ -210,9 +211,8 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
     curves, simulated = _sweep(sim, opts, quick)
     data = _efficiency_data(curves, simulated)
     if report:
-        from gpuvet.report.html import efficiency_page
-
         from gpuvet.files import write_atomic
+        from gpuvet.report.html import efficiency_page
 
         write_atomic(report, efficiency_page(data), where="--report")
     if as_json:

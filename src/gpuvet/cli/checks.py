@@ -64,7 +64,6 @@ def check_output(path: Path, flag: str) -> None:
     import os
 
     from gpuvet.errors import GpuvetError
-
     from gpuvet.files import check_target
 
     parent = path.parent if str(path.parent) else Path(".")

@@ -84,8 +84,8 @@ def health(
     Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.backends.select import open_backend
     from gpuvet.health.run import HealthOptions, run_health
-    from gpuvet.quantities import parse_seconds
     from gpuvet.health.state import load_mark, save_mark
+    from gpuvet.quantities import parse_seconds
 
     fmt = "json" if as_json else fmt
     _check_args(fmt, xid_since, list(ignore or ()))

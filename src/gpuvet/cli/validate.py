@@ -74,17 +74,15 @@ def validate(
     result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log)
     doc = result.to_json()
     if report:
+        from gpuvet.files import write_atomic
         from gpuvet.logbook.document import as_document
         from gpuvet.report.html import render
 
-        from gpuvet.files import write_atomic
-
         write_atomic(report, render(as_document(doc)), where="--report")
     if junit:
+        from gpuvet.files import write_atomic
         from gpuvet.logbook.document import as_document
         from gpuvet.report.junit import render as render_junit
-
-        from gpuvet.files import write_atomic
 
         write_atomic(junit, render_junit(as_document(doc)), where="--junit")
     with exits.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
