@@ -110,20 +110,7 @@ class SeriesSink:
         if self.readings > bounds.MAX_POINTS:
             raise bounds.too_many(bounds.MAX_POINTS, bounds.MAX_POINTS, "readings", self.where,
                                   "read a shorter span, a larger --step, or fewer modules (--match).")
-        if spec.field == "throttle":
-            if not 0 <= value < 2**64:
-                return  # no mask: NVML's are 64-bit
-            self.merger.add_throttle(module, t, int(value))
-        elif spec.field == "throttle_reason":
-            if value >= 1:
-                self.merger.add_throttle(module, t, REASON_BITS.get(labels.get("reason", ""), 0))
-        elif spec.field == "xid":
-            if 0 <= value < 2**31:
-                self.merger.add_xid(module, t, int(value))
-        elif spec.field == "slowdown_c":
-            if bounds.TEMP_C[0] < value <= bounds.TEMP_C[1]:
-                self.rec.modules[module].slowdown_c = value
-        else:
+        if not self._add_event_field(spec.field, labels, module, t, value):
             value *= spec.scale
             if spec.field in _RANGES:
                 if self.dropped.check(value, _RANGES[spec.field], spec.field, place or metric) is None:
@@ -131,6 +118,25 @@ class SeriesSink:
             elif spec.field in _COUNTS and not 0 <= value < 2**63:
                 return  # a count no counter reaches: no reading
             self.merger.add(module, t, spec.field, value)
+
+    def _add_event_field(self, field: str, labels: dict[str, str], module: str, t: float, value: float) -> bool:
+        """Throttle masks and reasons, Xids and the slowdown point (True: ``field`` was one, taken or
+        left out for a value no such reading has); False for a plain figure."""
+        if field == "throttle":
+            if 0 <= value < 2**64:  # NVML's masks are 64-bit
+                self.merger.add_throttle(module, t, int(value))
+        elif field == "throttle_reason":
+            if value >= 1:
+                self.merger.add_throttle(module, t, REASON_BITS.get(labels.get("reason", ""), 0))
+        elif field == "xid":
+            if 0 <= value < 2**31:
+                self.merger.add_xid(module, t, int(value))
+        elif field == "slowdown_c":
+            if bounds.TEMP_C[0] < value <= bounds.TEMP_C[1]:
+                self.rec.modules[module].slowdown_c = value
+        else:
+            return False
+        return True
 
     def finish(self) -> Recording:
         self.merger.into(self.rec)

@@ -164,6 +164,12 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
     if reader is not None:
         reader.flush()
+    return _finish_csv(rec, cols, rows, dropped, where, interval_s)
+
+
+def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, dropped: bounds.Dropped, where: str,
+                interval_s: float) -> Recording:
+    """The notes a whole log earns: readings dropped, columns missing, no timestamps."""
     if note := dropped.note():
         rec.notes.append(note)
     if not rows:
