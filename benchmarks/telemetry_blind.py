@@ -468,10 +468,12 @@ class Score:
     healthy_alarmed: int = 0
     resets: list[int] = field(default_factory=list)
     resets_after_maintenance: int = 0
+    inference_slowed: int = 0  # creeping modules of the inference node that reached slowdown
+    inference_warned_72h: int = 0
 
     def add(self, other: Score) -> None:
         for name in ("creeping", "creeping_slowed", "warned_72h", "healthy", "healthy_days", "false_alarms",
-                     "healthy_alarmed", "resets_after_maintenance"):
+                     "healthy_alarmed", "resets_after_maintenance", "inference_slowed", "inference_warned_72h"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.leads_h += other.leads_h
         self.resets += other.resets
@@ -481,7 +483,8 @@ class Score:
         lead = f"{np.median(self.leads_h):.0f}" if self.leads_h else "-"
         resets = f"{min(self.resets)}-{max(self.resets)}" if self.resets else "-"
         never = self.creeping - self.creeping_slowed
-        return (f"warned>=72h {self.warned_72h}/{self.creeping_slowed} (median lead {lead} h"
+        inference = f"; inference node {self.inference_warned_72h}/{self.inference_slowed}" if self.inference_slowed else ""
+        return (f"warned>=72h {self.warned_72h}/{self.creeping_slowed} (median lead {lead} h{inference}"
                 f"{f'; {never} creeping never slowed' if never else ''})  "
                 f"false alarms {self.false_alarms} on {self.healthy_alarmed}/{self.healthy} healthy = "
                 f"{rate:.1f}/1000 module-days  forecast_reset/node {resets} "
@@ -511,12 +514,14 @@ def score_node(truth: NodeTruth, events: list[Event]) -> Score:
         if mt.first_slowdown_utc is None:
             continue
         s.creeping_slowed += 1
+        s.inference_slowed += truth.role == "inference"
         slow = _from_utc(mt.first_slowdown_utc)
         before = [w for w in warns if w <= slow]
         if before:
             lead = (slow - min(before)) / 3600.0
             s.leads_h.append(lead)
             s.warned_72h += lead >= LEAD_H
+            s.inference_warned_72h += lead >= LEAD_H and truth.role == "inference"
     return s
 
 
@@ -581,7 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="1001-1004")
     ap.add_argument("--configs", default=",".join(("all",) + DIFFICULTIES))
     for name in DIFFICULTIES:
-        ap.add_argument(f"--no-{name}", action="store_true", help=f"switch off the {name} difficulty")
+        also = ["--no-inlet-drift"] if name == "inlet" else []
+        ap.add_argument(f"--no-{name}", *also, dest=f"no_{name}", action="store_true", help=f"switch off the {name} difficulty")
     a = ap.parse_args(argv)
     if a.nodes < 1 or a.nodes > 64 or not 8.0 <= a.days <= 120.0:
         ap.error("--nodes must be 1-64 and --days 8-120")
