@@ -87,6 +87,10 @@ def watch(
                                                   "forecast against EVENTS.csv (module,time,kind: throttled, "
                                                   "repasted, replaced) and sweep its thresholds.",
                                                   metavar="EVENTS.csv")] = None,
+    fields: Annotated[str | None, typer.Option("--fields", help="With --replay: the --query-gpu list of logs "
+                                               "written with --format=csv,noheader (they have no header to name "
+                                               "their columns), e.g. timestamp,index,temperature.gpu,power.draw.")
+                      ] = None,
 ) -> None:
     """Watch the modules: a live table, events as they happen (throttling, clock flapping, link
     downgrades, ECC, Xid, modules lost or added, overheating forecasts), everything kept in the
@@ -96,7 +100,7 @@ def watch(
     """
     if replay or files or prometheus_url:
         _history(replay, files or [], prometheus_url, since, match, step, follow, interval, horizon, slowdown, no_log,
-                 logbook, as_json, backtest)
+                 logbook, as_json, backtest, fields)
         return
     if backtest is not None:
         from gpuvet.errors import GpuvetError
@@ -184,10 +188,11 @@ def _serve(export: ExportState, prometheus: str) -> _MetricsServer:
 
 def _history(replay: bool, files: list[Path], url: str | None, since: str, match: str, step: str | None,
              follow: bool, interval: str, horizon: str, slowdown: float | None, no_log: bool, logbook: str | None,
-             as_json: bool, backtest: Path | None = None) -> None:
+             as_json: bool, backtest: Path | None = None, fields: str | None = None) -> None:
     """--replay FILE… or --prometheus-url: recorded telemetry instead of live sampling."""
     from gpuvet.cli import watch_history
     from gpuvet.errors import GpuvetError
+    from gpuvet.watch import readers
 
     if files and not replay:
         raise GpuvetError(f"{files[0]}: files are read only with --replay", where="watch",
@@ -203,6 +208,9 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
     if backtest is not None and follow:
         raise GpuvetError("--backtest scores a history that ends; --follow never ends", where="--backtest",
                           fix="drop --follow.")
+    if fields is not None and not replay:
+        raise GpuvetError("--fields names the columns of replayed CSV logs", where="--fields", fix="add --replay FILE….")
+    columns = () if fields is None else readers.query_fields(fields)
     outcomes = None
     if backtest is not None:  # before any reading: a bad events file costs nothing
         from gpuvet.watch.backtest import read_outcomes
@@ -212,7 +220,8 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
         files, url, parse_seconds(since, "--since", *SINCE_S), match,
         None if step is None else parse_seconds(step, "--step", *STEP_S), follow,
         parse_seconds(interval, "--interval", *INTERVAL_S), parse_seconds(horizon, "--horizon", *HORIZON_S),
-        None if slowdown is None else check_float(slowdown, "--slowdown-c", 1.0, 200.0, unit="°C"), as_json, outcomes)
+        None if slowdown is None else check_float(slowdown, "--slowdown-c", 1.0, 200.0, unit="°C"), as_json, outcomes,
+        columns)
     book = None if no_log else _logbook(logbook)
     stop = {"now": False}
 

@@ -32,6 +32,7 @@ class HistoryFlags:
     slowdown_c: float | None
     as_json: bool
     outcomes: tuple[Outcome, ...] | None = None  # --backtest
+    fields: tuple[str, ...] = ()  # --fields: the columns of header-less CSV logs
 
 
 def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) -> ReplayResult:
@@ -41,7 +42,7 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
     printer = None if flags.as_json else _printer()
     replayer = Replayer(ReplayConfig(flags.horizon_s, flags.slowdown_c, flags.outcomes), book, printer)
     if flags.files:
-        rec = readers.read_files(flags.files, flags.interval_s)
+        rec = readers.read_files(flags.files, flags.interval_s, flags.fields)
         replayer.begin(rec.source, sorted({m.node for m in rec.modules.values()}),
                        {"files": [str(p) for p in flags.files]})
         replayer.feed(rec)

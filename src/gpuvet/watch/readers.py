@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterator, Sequence
@@ -18,21 +20,25 @@ from pathlib import Path
 from typing import BinaryIO
 
 from gpuvet.errors import GpuvetError
-from gpuvet.watch import bounds, read_prom, read_smi
+from gpuvet.watch import bounds, read_prom, read_smi, read_table
 from gpuvet.watch.recording import Recording
 
 CHUNK = 2**20
 HEAD = 16384
 EXPECTED = ("an nvidia-smi --query-gpu CSV log (header line such as 'timestamp, index, temperature.gpu, "
             "power.draw [W], …'), an nvidia-smi dmon or pmon log ('# gpu pwr gtemp …' / '# gpu pid …'), a "
-            "Prometheus text dump with timestamps (DCGM_FI_DEV_… or gpuvet_module_… series), or the JSON of "
-            "Prometheus' /api/v1/query_range; any of them may be gzip-compressed")
+            "Prometheus text dump with timestamps (DCGM_FI_DEV_… or gpuvet_module_… series), the JSON of "
+            "Prometheus' /api/v1/query_range, or the plain nvidia-smi table printed by nvidia-smi -l; any of them "
+            "may be gzip-compressed")
 
 
-def detect(head: str) -> str | None:
-    """'query-csv', 'dmon', 'pmon', 'exposition', 'range-json' or None, from the first lines."""
+def detect(head: str, fields: Sequence[str] = ()) -> str | None:
+    """'query-csv', 'dmon', 'pmon', 'exposition', 'range-json', 'table' or None, from the first
+    lines. ``fields``: the --query-gpu list of a log written with --format=csv,noheader."""
     if read_prom.is_range_json(head):
         return "range-json"
+    if read_table.is_table(head):
+        return "table"
     lines = [line for line in head.splitlines() if line.strip()][:40]
     for line in lines:
         if read_smi.is_pmon_header(line):
@@ -43,6 +49,8 @@ def detect(head: str) -> str | None:
             return "query-csv"
     if read_prom.is_exposition(head):
         return "exposition"
+    if fields and lines and lines[0].count(",") == len(fields) - 1:
+        return "query-csv-noheader"
     return None
 
 
@@ -136,15 +144,14 @@ def _long_line(chunk: bytes, run: int) -> tuple[int, int]:
     return -1, len(chunk) - last - 1
 
 
-def scan(path: Path) -> Scanned:
+def scan(path: Path, fields: Sequence[str] = ()) -> Scanned:
     """Format, size, lines and longest line of ``path``, without keeping it. Raises GpuvetError."""
     where = str(path)
     try:
         head, packed = _head(path)
-        kind = detect(head)
+        kind = detect(head, fields)
         if kind is None:
-            raise GpuvetError(f"not a telemetry format gpuvet reads; expected {EXPECTED}", where=where,
-                              fix="check the file (its first lines are what decide the format).")
+            raise _unknown(head, where, fields)
         json = kind == "range-json"
         limit = bounds.MAX_JSON_BYTES if json else bounds.MAX_TEXT_BYTES
         total = lines = run = 0
@@ -172,6 +179,39 @@ def scan(path: Path) -> Scanned:
                           fix="check the path and its permissions.") from None
 
 
+_FIELD = re.compile(r"[a-z][a-z0-9_.]{0,63}")
+
+
+def query_fields(text: str) -> tuple[str, ...]:
+    """--fields: the --query-gpu list a header-less CSV log was written with, checked."""
+    fields = tuple(f.strip().lower() for f in text.split(","))
+    bad = next((f for f in fields if not _FIELD.fullmatch(f)), None)
+    if bad is not None or len(fields) > 64:
+        shown = "more than 64 fields" if bad is None else f"{bad!r} is not a --query-gpu field name"
+        raise GpuvetError(shown, where="--fields", fix="give the comma list the log was written with, e.g. "
+                          "timestamp,index,name,temperature.gpu,power.draw.")
+    if not read_smi.is_query_header(",".join(fields)):
+        raise GpuvetError("these fields name nothing the replay reads", where="--fields",
+                          fix="the list must hold at least two of timestamp, index, temperature.gpu, power.draw, "
+                              "utilization.gpu, clocks.sm, including a time, temperature, power or utilisation.")
+    return fields
+
+
+def _unknown(head: str, where: str, fields: Sequence[str]) -> GpuvetError:
+    """Say why the file is not read; for a header-less CSV log, how to name its columns."""
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    if first.count(",") >= 2 and first[:1].isdigit():
+        if fields:
+            return GpuvetError(f"its rows have {first.count(',') + 1} columns but --fields names {len(fields)}",
+                               where=where, fix="give --fields the same list the log was written with.")
+        return GpuvetError("an nvidia-smi CSV log without its header line (--format=csv,noheader): its columns "
+                           "cannot be named from the file", where=where,
+                           fix="give the --query-gpu list it was logged with, e.g. --fields timestamp,index,name,"
+                               "temperature.gpu,power.draw (one replay reads one such list).")
+    return GpuvetError(f"not a telemetry format gpuvet reads; expected {EXPECTED}", where=where,
+                       fix="check the file (its first lines are what decide the format).")
+
+
 def _lines(text: io.TextIOBase, where: str) -> Iterator[str]:
     """The text's lines, each and their count within the bounds (checked again: the file may
     have grown since the scan)."""
@@ -186,7 +226,7 @@ def _lines(text: io.TextIOBase, where: str) -> Iterator[str]:
         yield line
 
 
-def parse(src: Scanned, interval_s: float) -> Recording:
+def parse(src: Scanned, interval_s: float, fields: Sequence[str] = ()) -> Recording:
     """The recording in a scanned file. Raises GpuvetError."""
     where = str(src.path)
     try:
@@ -206,6 +246,10 @@ def parse(src: Scanned, interval_s: float) -> Recording:
                     return read_smi.read_dmon(lines, node, where, interval_s)
                 if src.kind == "pmon":
                     return read_smi.read_pmon(lines, node, where, interval_s)
+                if src.kind == "table":
+                    return read_table.read_table(lines, node, where)
+                if src.kind == "query-csv-noheader":  # the header the log was written without
+                    lines = itertools.chain([", ".join(fields) + "\n"], lines)
                 return read_smi.read_query_csv(lines, node, where, interval_s)
     except OSError as exc:
         raise GpuvetError(f"cannot read it ({exc.strerror or exc})", where=where,
@@ -215,21 +259,22 @@ def parse(src: Scanned, interval_s: float) -> Recording:
                           fix="copy the .gz again, or give the unpacked log.") from None
 
 
-def read_file(path: Path, interval_s: float) -> Recording:
+def read_file(path: Path, interval_s: float, fields: Sequence[str] = ()) -> Recording:
     """Raises GpuvetError for a missing, unreadable, special, oversized or unrecognised file."""
-    return parse(scan(path), interval_s)
+    return parse(scan(path, fields), interval_s, fields)
 
 
-def read_files(paths: Sequence[Path], interval_s: float) -> Recording:
-    """Every file scanned before any is parsed: the replay's total is known up front."""
+def read_files(paths: Sequence[Path], interval_s: float, fields: Sequence[str] = ()) -> Recording:
+    """Every file scanned before any is parsed: the replay's total is known up front. ``fields``
+    names the columns of header-less CSV logs (files with a header keep their own)."""
     if not paths:
         raise GpuvetError("no file to replay", where="--replay", fix="give one or more telemetry files after it.")
-    scanned = [scan(p) for p in paths]
+    scanned = [scan(p, fields) for p in paths]
     total = sum(s.lines for s in scanned)
     if total > bounds.MAX_REPLAY_LINES:
         raise bounds.too_many(total, bounds.MAX_REPLAY_LINES, f"lines in {len(paths)} files", "--replay",
                               "replay fewer files at a time (a day or a rack each).")
-    recs = [parse(s, interval_s) for s in scanned]
+    recs = [parse(s, interval_s, fields) for s in scanned]
     timed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if not r.relative_time]
     untimed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if r.relative_time]
     if timed and untimed:
