@@ -33,7 +33,7 @@ class KernelMessage:
 
 
 # The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
-# fix of each kind is data beside the Xid table (doctor/causes.yaml, `kernel_messages:`).
+# fix of each kind is data beside them (captures/kernel_messages.yaml), read by doctor and health.
 MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW[_ ]boot|GFW boot did not complete|"
                                                 r"gpuWaitForGfwBootComplete\w*: failed", re.I)),

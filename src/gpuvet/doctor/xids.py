@@ -1,5 +1,5 @@
-"""The Xid catalogue and the NVRM messages without an Xid (data in causes.yaml): what each means,
-the cause it names and NVIDIA's documented action."""
+"""The Xid catalogue (data in causes.yaml): what each code means and NVIDIA's documented action;
+the NVRM messages without an Xid are read from captures/kernel_messages.yaml (shared with health)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from importlib import resources
 
 import yaml
 from pydantic import BaseModel, ConfigDict
+
+from gpuvet.captures.kernel_messages import KernelMessageInfo as KernelMessageInfo
+from gpuvet.captures.kernel_messages import kernel_message_catalog as kernel_message_catalog
 
 UNKNOWN = "not in gpuvet's list; see NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors)"
 
@@ -33,20 +36,3 @@ def meaning(code: int) -> str:
 def action(code: int) -> str | None:
     info = xid_catalog().get(code)
     return info.action if info else None
-
-
-class KernelMessageInfo(BaseModel):
-    """An NVRM message without an Xid (captures/kernel.py names its kind): the cause doctor names."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    cause: str
-    meaning: str
-    action: str
-
-
-@cache
-def kernel_message_catalog() -> dict[str, KernelMessageInfo]:
-    text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
-    table = yaml.safe_load(text).get("kernel_messages") or {}
-    return {str(k): KernelMessageInfo.model_validate(v) for k, v in table.items()}
