@@ -5,6 +5,11 @@ did not come up or needs a reset without any Xid (MESSAGES below: what each one 
 A message names its module by bus id (``GPU 0000:a1:00.0:``) or only by the driver's index
 (``GPU6 _kgspBootGspRm``); the index is resolved to the bus id the nearest ``RmInitAdapter
 failed`` line of the same index or a nearby line names, or left as printed (noted).
+
+The amdgpu driver's messages are read the same way (AMD_MESSAGES): a ring that timed out, a GPU
+reset, a reset that failed, an uncorrectable RAS error or poison, xGMI errors; a line names its
+module as ``amdgpu 0000:28:00.0:``, or a nearby amdgpu line does (``[drm:amdgpu_job_timedout]``
+lines carry none).
 """
 
 from __future__ import annotations
@@ -26,15 +31,16 @@ NEARBY = 6  # lines: a message without a bus id takes the bus id a line this clo
 
 @dataclass(frozen=True)
 class KernelMessage:
-    """One kind of NVRM message: what it is called, how it is recognised."""
+    """One kind of driver message: what it is called, how it is recognised, whose driver says it."""
 
     kind: str
     pattern: re.Pattern[str]
+    driver: str = "NVRM"  # the word every line of that driver carries: NVRM, amdgpu
 
 
 # The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
 # fix of each kind is data beside them (captures/kernel_messages.yaml), read by doctor and health.
-MESSAGES: tuple[KernelMessage, ...] = (
+NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW[_ ]boot|GFW boot did not complete|"
                                                 r"gpuWaitForGfwBootComplete\w*: failed", re.I)),
     KernelMessage("fsp_boot_failed", re.compile(r"kfsp\w*: (?:Timed? ?out|timeout|failed)|FSP (?:secure )?boot "
@@ -49,6 +55,22 @@ MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
     KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
 )
+# The amdgpu driver's own words (drivers/gpu/drm/amd/amdgpu in Linux prints them as shown).
+AMD_MESSAGES: tuple[KernelMessage, ...] = (
+    KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
+                                                 r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
+                  "amdgpu"),
+    KernelMessage("amd_ras_uncorrectable", re.compile(r"uncorrectable hardware error|\d+ uncorrectable hardware "
+                                                      r"errors? detected|RAS:? .*\buncorrectable", re.I), "amdgpu"),
+    KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
+                  "amdgpu"),
+    KernelMessage("amd_xgmi_error", re.compile(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
+    KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
+    KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
+)
+MESSAGES = NVRM_MESSAGES + AMD_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
+_AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
+_AMD_BUS = re.compile(r"\bamdgpu " + _BUS + r"\.\d")
 
 
 @dataclass(frozen=True)
@@ -81,6 +103,9 @@ def parse(lines: list[Line]) -> KernelParse:
     hits: list[tuple[int, str, Line]] = []
     for i, ln in enumerate(lines):
         s = ln.text
+        if "amdgpu" in s:
+            _amdgpu_line(out, hits, i, ln)
+            continue
         if "NVRM" not in s and "nvidia" not in s:
             continue
         if (m := _XID.search(s)) is not None:
@@ -97,11 +122,20 @@ def parse(lines: list[Line]) -> KernelParse:
                 fallen = None
         if "NVRM" in s:
             out.nvrm_lines += 1
-            kind = next((k.kind for k in MESSAGES if k.pattern.search(s)), None)
+            kind = next((k.kind for k in NVRM_MESSAGES if k.pattern.search(s)), None)
             if kind is not None:
                 hits.append((i, kind, ln))
     out.events = _events(lines, hits, out.notes)
     return out
+
+
+def _amdgpu_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln: Line) -> None:
+    """An amdgpu driver line: claimed and counted as a driver line; the first kind it says, kept."""
+    out.claimed.add(ln.no)
+    out.nvrm_lines += 1
+    kind = next((k.kind for k in AMD_MESSAGES if k.pattern.search(ln.text)), None)
+    if kind is not None:
+        hits.append((i, kind, ln))
 
 
 def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[str]) -> list[KernelEvent]:
@@ -110,7 +144,7 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
     found: dict[tuple[str, str], KernelEvent] = {}
     unresolved: set[str] = set()
     for i, kind, ln in hits:
-        module = _module_of(lines, i, index_bus)
+        module = _amd_module_of(lines, i) if kind in _AMD_KINDS else _module_of(lines, i, index_bus)
         if not re.fullmatch(r"[0-9A-F]{4}:[0-9A-F]{2}:[0-9A-F]{2}", module):
             unresolved.add(module)
         key = (kind, module)
@@ -149,3 +183,12 @@ def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
                     and (b := _LINE_BUS.search(lines[j].text)):
                 return bus(b.group(1))
     return idx.group(1) if idx is not None else "bus id not in the log"
+
+
+def _amd_module_of(lines: list[Line], i: int) -> str:
+    """The bus id of ``amdgpu 0000:28:00.0:`` on the line, or on the nearest amdgpu line that has one."""
+    for d in range(NEARBY):
+        for j in (i + d, i - d):
+            if 0 <= j < len(lines) and (b := _AMD_BUS.search(lines[j].text)) is not None:
+                return bus(b.group(1))
+    return "bus id not in the log"
