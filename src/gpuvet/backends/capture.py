@@ -19,7 +19,7 @@ from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_text, smi_xml
-from gpuvet.captures.records import SmiTextModule
+from gpuvet.captures.records import FabricTable, ListedModule, SmiTextModule
 from gpuvet.captures.text import clean, integer, number
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.topo import parse as _parse_topo
@@ -33,7 +33,7 @@ _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a
 _NOT_IN_CAPTURE = Unavailable("not in the captured file")
 _WIDTHS = (1, 2, 4, 8, 12, 16, 32)
 
-__all__ = ["CaptureBackend", "TopoMatrix", "parse_smi_xml", "parse_topo_matrix", "topo_to_node"]
+__all__ = ["CaptureBackend", "TopoMatrix", "fabric_to_node", "parse_smi_xml", "parse_topo_matrix", "topo_to_node"]
 
 
 def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
@@ -86,6 +86,58 @@ def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
         width = next(iter(counts.values()))  # every pair sees all links: they go to a switch
         return [Link(_id(g), "nvswitch0", LinkKind.NVLINK, width, None) for g in gpus]
     return [Link(_id(a), _id(b), LinkKind.NVLINK, n, None) for (a, b), n in counts.items()]
+
+
+# --- link tables of other vendors' tools (amd-smi topology, rocm-smi --showtopo) ----------
+_FABRIC_KINDS = {"XGMI": LinkKind.XGMI}  # the tools' link type words -> gpuvet's link kinds
+_ONE_FABRIC_HOP = 15  # the link weight of one direct xGMI hop (amdgpu KFD io_link; AMD SMI's docs)
+
+
+def fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
+    """Modules gpu0… in the table's order, a direct fabric link for each pair the tables join
+    directly (one per pair: the tables give no count), PCIe to each module's NUMA node."""
+    ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
+    notes: list[str] = []
+    sockets = sorted({table.numa[d] for d in table.devices if d in table.numa}) or [0]
+    links = [Link(ids[d], f"cpu{table.numa.get(d, sockets[0])}", LinkKind.PCIE, 16, None) for d in table.devices]
+    links += [Link(ids[a], ids[b], kind, 1, None) for a, b, kind in _direct(table, notes) if a in ids and b in ids]
+    modules = tuple(Module(ids[d], unknown_model(f"unknown ({table.source})"),
+                           d.upper() if re.fullmatch(r"[0-9a-fA-F]{4,8}:\S+", d) else None) for d in table.devices)
+    known = bool(table.link_type or table.weight)
+    if not known:
+        notes.append(f"{table.source}: only the hops table: it is 1 for any pair reachable over the fabric, direct "
+                     "or not, so the links are not known (give the whole output: its LINK TYPE and WEIGHT tables)")
+    node = Node(name, modules, tuple(Endpoint(f"cpu{s}", EndpointKind.SOCKET) for s in sockets), tuple(links),
+                Host(len(sockets)), pcie_known=False, fabric_known=known)
+    return node, notes
+
+
+def _direct(table: FabricTable, notes: list[str]) -> list[tuple[str, str, LinkKind]]:
+    """Pairs on a fabric link type; where weights are given, only those one fabric hop apart."""
+    out: list[tuple[str, str, LinkKind]] = []
+    pairs = set(table.link_type) | {p for p, w in table.weight.items() if w == _ONE_FABRIC_HOP}
+    far = 0
+    for pair in sorted(pairs, key=sorted):
+        kind = _FABRIC_KINDS.get(table.link_type.get(pair, "XGMI"))
+        weight = table.weight.get(pair)
+        if kind is None:
+            continue
+        if weight is not None and weight != _ONE_FABRIC_HOP:
+            far += 1
+            continue
+        a, b = sorted(pair, key=table.devices.index)
+        out.append((a, b, kind))
+    if far:
+        notes.append(f"{table.source}: {far} pair(s) reach each other over the fabric through another module "
+                     f"(weight above {_ONE_FABRIC_HOP}): not direct links")
+    return out
+
+
+def _listed_module(module_id: str, m: ListedModule, notes: list[str]) -> ModuleInfo:
+    none4: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
+    return _module(module_id, m.name, m.uuid, m.bus_id or "", m.memory_mib, (None, m.pcie_gen_max),
+                   (None, m.pcie_width_max), (_NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE), None, none4,
+                   None, notes)
 
 
 # --- module lists: nvidia-smi -q -x (XML) and nvidia-smi -q (text) -------------------------
@@ -272,7 +324,10 @@ class CaptureBackend(Backend):
             self._notes += [f"{label}: {n}" for n in fc.notes]
             if fc.topo is not None:
                 topo_node = topo_node or topo_to_node(fc.topo, Path(path).stem)
-            if not self._take_modules(fc, path, label) and fc.topo is None:
+            elif fc.amd.fabric is not None and fc.amd.fabric.devices and topo_node is None:
+                topo_node, fabric_notes = fabric_to_node(fc.amd.fabric, Path(path).stem)
+                self._notes += [f"{label}: {n}" for n in fabric_notes]
+            if not self._take_modules(fc, path, label) and fc.topo is None and topo_node is None:
                 self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
         xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
         if topo_node and xml_node:
@@ -290,6 +345,9 @@ class CaptureBackend(Backend):
             modules = [_text_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.smi.modules)]
             software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
                                     _NOT_IN_CAPTURE)
+        elif fc.amd.modules or fc.npu.modules:  # another vendor's tool listed them
+            modules = [_listed_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.amd.modules or fc.npu.modules)]
+            software = SoftwareInfo(__version__, fc.amd.driver or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         else:
             return 0
         self._notes += [f"{label}: {n}" for n in notes]

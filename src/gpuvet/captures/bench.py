@@ -96,8 +96,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
             bad.append(ln.no)
     if not rows and not header:
         return out if not out.failures else _failed_only(out, lines, where)
-    out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith("#") and
-                       (header or rows))
+    out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith(("#", "rccl-tests: Version")) and
+                       (header or rows))  # rccl-tests prints its version between the '#' lines
     ranks = [m.groups() for ln in lines if (m := _RANK.match(ln.text.strip()))]
     nodes = tuple(dict.fromkeys(host for _, host in ranks))
     avg = [float(m.group(1)) for ln in lines if (m := re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", ln.text))]

@@ -70,6 +70,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
 )
 MESSAGES = NVRM_MESSAGES + AMD_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
 _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
+_AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_")  # the driver's lines, not the word
 _AMD_BUS = re.compile(r"\bamdgpu " + _BUS + r"\.\d")
 
 
@@ -103,7 +104,7 @@ def parse(lines: list[Line]) -> KernelParse:
     hits: list[tuple[int, str, Line]] = []
     for i, ln in enumerate(lines):
         s = ln.text
-        if "amdgpu" in s:
+        if "amdgpu" in s and _AMDGPU_LINE.search(s):
             _amdgpu_line(out, hits, i, ln)
             continue
         if "NVRM" not in s and "nvidia" not in s:

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from gpuvet.captures import bench, dcgm, kernel, links, smi_text, smi_xml, topo
+from gpuvet.captures import amd_smi, bench, dcgm, kernel, links, npu_smi, smi_text, smi_xml, topo
+from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 
@@ -29,7 +30,9 @@ MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more t
 _ZEROS = str.maketrans("123456789", "000000000")  # every digit a 0: a long run is then one str.find
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a "
             "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
-            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them")
+            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
+            "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
+            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info")
 
 
 @dataclass
@@ -46,6 +49,8 @@ class FileCapture:
     lspci: links.LspciParse = field(default_factory=links.LspciParse)
     dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
+    amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
+    npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
@@ -211,12 +216,16 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     fc.kernel, fc.nvlink = kernel.parse(lines), links.parse_nvlink(lines)
     fc.lspci, fc.dcgm = links.parse_lspci(lines), dcgm.parse_text(lines)
     fc.dmon = smi_text.parse_dmon(lines)
+    fc.amd, fc.npu = amd_smi.parse(lines), npu_smi.parse(lines)
     for parsed, kind in ((fc.nccl, "nccl-tests"), (fc.nvb, "nvbandwidth"), (fc.kernel, "kernel log"),
                          (fc.nvlink, "nvlink state"), (fc.lspci, "lspci -vvv"), (fc.dcgm, "dcgmi diag"),
                          (fc.dmon, "nvidia-smi dmon")):
         if parsed.claimed:
             claimed |= parsed.claimed
             fc.kinds.append(kind)
+    for listed in (fc.amd, fc.npu):  # each names the formats it found
+        claimed |= listed.claimed
+        fc.kinds += listed.kinds
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:
@@ -248,7 +257,8 @@ def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int])
 
 def _notes(fc: FileCapture) -> list[str]:
     notes: list[str] = []
-    for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm, fc.dmon):
+    for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm, fc.dmon, fc.amd,
+                 fc.npu):
         if part is not None:
             notes += part.notes
     return notes

@@ -121,3 +121,45 @@ class SmiTextModule:
     bus_id: str
     product: str
     fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ListedModule:
+    """One module as a vendor's tool lists it (amd-smi, rocm-smi, rocm-bandwidth-test, npu-smi):
+    only what the capture printed, None for the rest."""
+
+    label: str  # as the tool names it: "GPU 0", "card1", "NPU 1 chip 0"
+    name: str | None = None
+    bus_id: str | None = None  # as printed, upper case
+    memory_mib: float | None = None
+    uuid: str | None = None
+    pcie_gen_max: int | None = None
+    pcie_width_max: int | None = None
+    health: str | None = None  # the tool's own verdict (npu-smi Health: OK, Warning, Alarm, Critical)
+    temperature_c: float | None = None
+    ecc_uncorrectable: int | None = None  # since the driver loaded (amd-smi metric --ecc)
+
+
+@dataclass
+class FabricTable:
+    """How pairs of modules connect, as amd-smi topology or rocm-smi --showtopo print it; each
+    table is kept as printed (a cut capture has only some)."""
+
+    source: str  # the tool, for notes: "amd-smi topology", "rocm-smi --showtopo"
+    devices: list[str] = field(default_factory=list)  # the tool's names (GPU0…, or bus ids), in order
+    link_type: dict[frozenset[str], str] = field(default_factory=dict)  # XGMI, PCIE …
+    weight: dict[frozenset[str], int] = field(default_factory=dict)
+    hops: dict[frozenset[str], int] = field(default_factory=dict)
+    numa: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class ListedParse:
+    """What a vendor tool's listing said: its modules, its link tables, the driver it names."""
+
+    modules: list[ListedModule] = field(default_factory=list)
+    fabric: FabricTable | None = None
+    driver: str | None = None
+    kinds: list[str] = field(default_factory=list)  # the formats found, named as the user ran them
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,321 @@
+"""AMD's tools as people paste them: ``amd-smi static|metric|list`` (text and ``--json``),
+``amd-smi topology``, ``rocm-smi --showtopo``, ``rocm-smi -a`` (``--showallinfo``) and its
+``--json``/``--csv`` forms, and ``rocm-bandwidth-test``'s device list.
+
+Each reader claims the lines it understood; modules are listed in the tool's order with only
+what it printed (a name, a bus id, memory, PCIe maxima); link tables are kept as printed (type,
+weight, hops, NUMA node) and turned into links by the capture backend. xGMI is a word of this
+module and the backend's translation only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
+from gpuvet.captures.text import Line, integer, number
+
+MAX_MODULES = 4096  # more in one capture is not one node
+_BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_GPU_HEAD = re.compile(r"^GPU: (\d{1,4})\s*$")
+_KEY = re.compile(r"^(\s+)([A-Z][A-Z0-9_ ]*):(?: (.*))?$")
+_AMD_TABLE = re.compile(r"^(ACCESS|WEIGHT|HOPS|LINK TYPE|LINK STATUS|NUMA BW|FB SHARING) TABLE:\s*$")
+_ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
+_ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*?)\s*$")
+_ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=+.*=+$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
+_RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-z]+),\s*([0-9a-fA-F]{1,2}):"
+                         r"([0-9a-fA-F]{1,2})\.(\d)\s*$")
+_RBT_OTHER = re.compile(r"^\s*(RocmBandwidthTest Version|Launch Command is|Device:\s*\d+,|D/D\s|Inter-Device|"
+                        r"(Uni|Bi)directional copy peak|\d+(\s+(\d+(\.\d+)?|N/A))+\s*$)")
+_INSTINCT = re.compile(r"\[(AMD Instinct [^\]]+)\]")
+
+
+def parse(lines: list[Line]) -> ListedParse:
+    """Every AMD tool output in the lines; the first module listing found is kept."""
+    out = ListedParse()
+    for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, _rocm_bandwidth_test):
+        reader([ln for ln in lines if ln.no not in out.claimed], out)
+    if len(out.modules) > MAX_MODULES:
+        out.notes.append(f"AMD listing: {len(out.modules)} modules, more than one node has: the first "
+                         f"{MAX_MODULES} kept")
+        out.modules = out.modules[:MAX_MODULES]
+    return out
+
+
+# --- amd-smi static / metric / list (text) ------------------------------------------------
+
+def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
+    """``GPU: 0`` blocks of indented ``SECTION:`` / ``KEY: value`` lines."""
+    blocks: list[tuple[str, dict[str, str]]] = []
+    stack: list[tuple[int, str]] = []
+    fields: dict[str, str] | None = None
+    for ln in lines:
+        if (head := _GPU_HEAD.match(ln.text)) is not None:
+            fields, stack = {}, []
+            blocks.append((head.group(1), fields))
+            out.claimed.add(ln.no)
+            continue
+        m = _KEY.match(ln.text)
+        if fields is None or m is None:
+            if ln.text.strip() and not ln.elision and not ln.text[:1].isspace():
+                fields = None  # a flush-left line ends the block
+            continue
+        indent, key, value = len(m.group(1)), m.group(2).strip(), m.group(3)
+        stack = [(i, k) for i, k in stack if i < indent]
+        if value is None or not value.strip():
+            stack.append((indent, key))
+        else:
+            fields["/".join([k for _, k in stack] + [key])] = value.strip()
+        out.claimed.add(ln.no)
+    seen = {label for label, _ in blocks}
+    for label, f in blocks:
+        if f:
+            _add_module(out, _amd_module(f"GPU {label}", f))
+    if blocks:
+        out.kinds.append("amd-smi (static/metric/list)")
+        out.driver = out.driver or next((f["DRIVER/VERSION"] for _, f in blocks if "DRIVER/VERSION" in f), None)
+        if len(seen) < len(blocks):
+            out.notes.append("amd-smi: a GPU block appears twice (two commands in one file?): each kept as listed")
+
+
+def _field(f: dict[str, str], *keys: str) -> str | None:
+    """The first key present (a path, or a last component anywhere), 'N/A' as absent."""
+    for key in keys:
+        value = f.get(key)
+        if value is None:
+            value = next((v for k, v in f.items() if k.rsplit("/", 1)[-1] == key), None)
+        if value is not None and value.strip() not in ("N/A", "", "None"):
+            return value.strip()
+    return None
+
+
+def _amd_module(label: str, f: dict[str, str]) -> ListedModule:
+    gen = _field(f, "BUS/PCIE_INTERFACE_VERSION", "PCIE_INTERFACE_VERSION")
+    return ListedModule(
+        label, name=_field(f, "ASIC/MARKET_NAME", "MARKET_NAME"), bus_id=_bus(_field(f, "BUS/BDF", "BDF")),
+        memory_mib=_mib(_field(f, "VRAM/SIZE", "VRAM/VRAM_SIZE", "TOTAL_VRAM")), uuid=_field(f, "UUID"),
+        pcie_gen_max=integer(gen.removeprefix("Gen").strip()) if gen else None,
+        pcie_width_max=integer(_field(f, "BUS/MAX_PCIE_WIDTH", "MAX_PCIE_WIDTH")),
+        temperature_c=number(_field(f, "TEMPERATURE/HOTSPOT", "HOTSPOT")),
+        ecc_uncorrectable=integer(_field(f, "ECC/TOTAL_UNCORRECTABLE_COUNT", "TOTAL_UNCORRECTABLE_COUNT")))
+
+
+def _bus(text: str | None) -> str | None:
+    return text.upper() if text and re.fullmatch(_BDF, text) else None
+
+
+def _mib(text: str | None) -> float | None:
+    """'196592 MB' (amd-smi's MB are MiB), '192 GB', or bytes when no unit follows."""
+    value = number(text)
+    if value is None or text is None:
+        return None
+    unit = text.strip()[len(text.strip().split()[0]):].strip().upper()
+    scale = {"MB": 1.0, "MIB": 1.0, "GB": 1024.0, "GIB": 1024.0, "KB": 1 / 1024, "B": 1 / 2**20, "": 1 / 2**20}
+    return value * scale[unit] if unit in scale else None
+
+
+def _add_module(out: ListedParse, module: ListedModule) -> None:
+    if module.name or module.bus_id or module.memory_mib:
+        out.modules.append(module)
+
+
+# --- --json: amd-smi (a list of {"gpu": 0, "asic": {…}}) and rocm-smi ({"card0": {…}}) --------
+
+def _json(lines: list[Line], out: ListedParse) -> None:
+    start = next((i for i, ln in enumerate(lines) if ln.text.strip()[:1] in "[{" and ln.text.strip()), None)
+    if start is None:
+        return
+    end = max(i for i, ln in enumerate(lines) if ln.text.rstrip()[-1:] in "]}") if any(
+        ln.text.rstrip()[-1:] in "]}" for ln in lines) else -1
+    if end < start:
+        return
+    try:
+        data = json.loads("\n".join(ln.text for ln in lines[start:end + 1]))
+    except (ValueError, RecursionError):
+        return
+    readers: tuple[tuple[str, Callable[[object, ListedParse], bool]], ...] = (
+        ("amd-smi --json", _amd_smi_json), ("rocm-smi --json", _rocm_smi_json))
+    for kind, reader in readers:
+        if reader(data, out):
+            out.kinds.append(kind)
+            out.claimed |= {ln.no for ln in lines[start:end + 1]}
+            return
+
+
+def _flat(obj: object, prefix: str = "") -> dict[str, str]:
+    """amd-smi's JSON as the text form's KEY paths: {"vram": {"size": {"value": 8, "unit": "MB"}}}
+    -> {"VRAM/SIZE": "8 MB"}."""
+    out: dict[str, str] = {}
+    if isinstance(obj, dict):
+        if set(obj) == {"value", "unit"}:
+            return {prefix: f"{obj['value']} {obj['unit']}"}
+        for k, v in list(obj.items())[:1000]:
+            out |= _flat(v, f"{prefix}/{str(k).upper()}" if prefix else str(k).upper())
+    elif isinstance(obj, (str, int, float)) and not isinstance(obj, bool):
+        out[prefix] = str(obj)
+    return out
+
+
+def _amd_smi_json(data: object, out: ListedParse) -> bool:
+    items = data.get("gpu_data") if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items or not all(isinstance(g, dict) and "gpu" in g for g in items):
+        return False
+    for g in items[:MAX_MODULES + 1]:
+        f = _flat({k: v for k, v in g.items() if k != "gpu"})
+        _add_module(out, _amd_module(f"GPU {g['gpu']}", f))
+        out.driver = out.driver or _field(f, "DRIVER/VERSION")
+    return True
+
+
+def _rocm_smi_json(data: object, out: ListedParse) -> bool:
+    if not isinstance(data, dict) or not any(re.fullmatch(r"card\d+", str(k)) for k in data):
+        return False
+    for card, fields in list(data.items())[:MAX_MODULES + 1]:
+        if isinstance(fields, dict) and re.fullmatch(r"card\d+", str(card)):
+            _add_module(out, _rocm_module(str(card), {str(k): str(v) for k, v in fields.items()}))
+        elif isinstance(fields, dict) and card == "system":
+            out.driver = out.driver or fields.get("Driver version")
+    return True
+
+
+# --- rocm-smi -a / --showallinfo text and --csv ---------------------------------------------
+
+def _rocm_module(label: str, f: dict[str, str]) -> ListedModule:
+    lower = {k.lower(): v for k, v in f.items()}
+
+    def get(*keys: str) -> str | None:
+        return next((lower[k].strip() for k in keys if lower.get(k, "N/A").strip() not in ("N/A", "")), None)
+
+    series = get("card series", "device name", "card sku")
+    instinct = _INSTINCT.search(series or "")
+    vram = number(get("vram total memory (b)"))
+    uid = get("unique id")
+    return ListedModule(label, name=instinct.group(1) if instinct else series, bus_id=_bus(get("pci bus")),
+                        memory_mib=vram / 2**20 if vram else None, uuid=uid if uid and uid != "0x0" else None,
+                        temperature_c=number(get("temperature (sensor junction) (c)", "temperature (sensor edge) (c)")))
+
+
+def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
+    """``GPU[0]  : Key: value`` lines and the banners between them."""
+    per: dict[str, dict[str, str]] = {}
+    numa: dict[str, int] = {}
+    for ln in lines:
+        if (m := _ROCM_FIELD.match(ln.text)) is not None:
+            key, value = m.group(2).strip(), m.group(3)
+            if key == "(Topology) Numa Node" and value.isdigit():
+                numa[f"GPU{m.group(1)}"] = int(value)
+            else:
+                per.setdefault(m.group(1), {})[key] = value
+    if not per and not numa:
+        return
+    out.claimed |= {ln.no for ln in lines if _ROCM_LINE.match(ln.text) or "ROCm System Management" in ln.text
+                    or "End of ROCm SMI Log" in ln.text}
+    for index, fields in sorted(per.items(), key=lambda kv: int(kv[0])):
+        _add_module(out, _rocm_module(f"GPU[{index}]", fields))
+    if numa:
+        out.fabric = out.fabric or FabricTable("rocm-smi --showtopo")
+        out.fabric.numa.update(numa)
+    if per:
+        out.kinds.append("rocm-smi -a")
+
+
+def _rocm_smi_csv(lines: list[Line], out: ListedParse) -> None:
+    at = next((i for i, ln in enumerate(lines) if ln.text.startswith("device,")), None)
+    if at is None:
+        return
+    header = lines[at].text.split(",")
+    out.claimed.add(lines[at].no)
+    for ln in lines[at + 1:]:
+        cells = ln.text.split(",")
+        if not cells or not re.fullmatch(r"card(\d+|system)", cells[0]) or len(cells) != len(header):
+            break
+        out.claimed.add(ln.no)
+        fields = dict(zip(header[1:], cells[1:], strict=True))
+        if cells[0] == "cardsystem":
+            out.driver = out.driver or fields.get("Driver version")
+        else:
+            _add_module(out, _rocm_module(cells[0], fields))
+    out.kinds.append("rocm-smi --csv")
+
+
+# --- link tables: amd-smi topology and rocm-smi --showtopo ----------------------------------
+
+def _tables(lines: list[Line], out: ListedParse) -> None:
+    i = 0
+    while i < len(lines):
+        text = lines[i].text.strip()
+        amd, rocm = _AMD_TABLE.match(text), _ROCM_TABLE.match(text)
+        if amd is None and rocm is None:
+            i += 1
+            continue
+        source = "amd-smi topology" if amd else "rocm-smi --showtopo"
+        what = (amd or rocm).group(1).lower()  # type: ignore[union-attr]
+        out.claimed.add(lines[i].no)
+        out.fabric = out.fabric or FabricTable(source)
+        i = _matrix(lines, i + 1, what, out)
+        if source not in out.kinds:
+            out.kinds.append(source)
+    if out.fabric is not None and out.fabric.source.startswith("rocm-smi"):  # its banners between the tables
+        out.claimed |= {ln.no for ln in lines if _ROCM_LINE.match(ln.text) and ln.text.startswith("=")}
+
+
+def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
+    """The header and rows after a table's title; returns the index after the last row."""
+    fabric = out.fabric
+    assert fabric is not None
+    while i < len(lines) and not lines[i].text.strip():
+        i += 1
+    if i >= len(lines):
+        return i
+    header = lines[i].text.split()
+    if not header or not all(re.fullmatch(_BDF + r"|GPU\d{1,4}", t) for t in header) or len(header) > MAX_MODULES:
+        return i
+    out.claimed.add(lines[i].no)
+    for d in header:
+        if d not in fabric.devices:
+            fabric.devices.append(d)
+    i += 1
+    while i < len(lines):
+        row = lines[i].text.split()
+        if not row or row[0] not in header:
+            break
+        out.claimed.add(lines[i].no)
+        for other, cell in zip(header, row[1:], strict=False):
+            if other != row[0]:
+                _cell(fabric, what, frozenset((row[0], other)), cell, out.notes)
+        i += 1
+    return i
+
+
+def _cell(fabric: FabricTable, what: str, pair: frozenset[str], cell: str, notes: list[str]) -> None:
+    table: dict[frozenset[str], int] | dict[frozenset[str], str]
+    if what == "link type":
+        table, value = fabric.link_type, cell.upper()
+    elif what in ("weight", "hops") and cell.isdigit() and len(cell) < 7:
+        table, value = (fabric.weight if what == "weight" else fabric.hops), int(cell)
+    else:
+        return
+    seen = table.get(pair)
+    if seen is not None and seen != value:
+        notes.append(f"{fabric.source}: the {what} table disagrees with itself for {' and '.join(sorted(pair))} "
+                     f"({seen} one way, {value} the other): the first kept")
+        return
+    table[pair] = value  # type: ignore[assignment]
+
+
+# --- rocm-bandwidth-test ----------------------------------------------------------------------
+
+def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
+    """Its device list (GPUs with a UUID and a bus id; CPUs are listed without)."""
+    if not any("RocmBandwidthTest" in ln.text or _RBT_DEVICE.match(ln.text) for ln in lines):
+        return
+    for ln in lines:
+        if (m := _RBT_DEVICE.match(ln.text)) is not None:
+            bus = f"{int(m.group(4), 16):02X}:{int(m.group(5), 16):02X}.{m.group(6)}"
+            out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
+                                            uuid=m.group(3)))
+        if _RBT_OTHER.match(ln.text):
+            out.claimed.add(ln.no)
+    out.kinds.append("rocm-bandwidth-test")

@@ -1,0 +1,78 @@
+"""Huawei Ascend's ``npu-smi info`` table as people paste it: two rows per chip, the first with
+the NPU id, name, health, power and temperature, the second with the chip id (and physical id on
+newer releases), bus id, AI core use and memory (Memory-Usage, and HBM-Usage where the chip has
+HBM). NPU and chip are words of this module only: the rest of gpuvet sees modules.
+
+Bus ids a poster masked (``0000:xx:00.0``) are left out and noted, never guessed; a model the
+catalog lacks stays an unknown model with the memory the table gives.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import Line, integer, number
+
+MAX_MODULES = 4096
+_BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
+_HEAD = re.compile(r"^\s*\|\s*(NPU\s+Name|Chip\b|npu-smi\s+\S+\s+Version:|NPU\s+Chip\s)")
+_BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
+_USAGE = re.compile(r"(\d+)\s*/\s*(\d+)")
+_NO_PROCESS = re.compile(r"^\s*\|?\s*No running processes found in NPU \d+", re.I)
+
+
+def _cells(text: str) -> list[str]:
+    parts = text.strip().split("|")
+    return [p.strip() for p in parts[1:-1]] if len(parts) >= 3 else []
+
+
+def parse(lines: list[Line]) -> ListedParse:
+    """The chips of every ``npu-smi info`` table in the lines."""
+    out = ListedParse()
+    if not any(_HEAD.match(ln.text) for ln in lines) and not _has_rows(lines):
+        return out
+    hbm = any("HBM-Usage" in ln.text for ln in lines)
+    first: tuple[list[str], Line] | None = None
+    masked = 0
+    for ln in lines:
+        if _BORDER.match(ln.text) or _HEAD.match(ln.text) or _NO_PROCESS.match(ln.text):
+            out.claimed.add(ln.no)
+            continue
+        cells = _cells(ln.text)
+        if len(cells) < 3:
+            continue
+        if _BUS.match(cells[1]) and first is not None:
+            module, was_masked = _chip(first[0], cells, hbm)
+            masked += was_masked
+            if len(out.modules) < MAX_MODULES:
+                out.modules.append(module)
+            out.claimed |= {first[1].no, ln.no}
+            first = None
+        elif cells[0].split()[:1] and cells[0].split()[0].isdigit() and len(cells[0].split()) >= 2:
+            first = (cells, ln)
+    if out.modules:
+        out.kinds.append("npu-smi info")
+    if masked:
+        out.notes.append(f"npu-smi: {masked} bus id(s) masked in the capture (xx): left out, not guessed")
+    if first is not None:
+        out.notes.append(f"npu-smi: line {first[1].no} starts a chip whose second row is cut: left out")
+    return out
+
+
+def _has_rows(lines: list[Line]) -> bool:
+    return any(len(c := _cells(ln.text)) >= 3 and _BUS.match(c[1]) for ln in lines)
+
+
+def _chip(first: list[str], second: list[str], hbm: bool) -> tuple[ListedModule, bool]:
+    """One chip from its two rows: NPU id and name | health | power temp …, then chip [phy id] |
+    bus id | AI core, memory used / total, HBM used / total."""
+    npu, name = first[0].split()[0], " ".join(first[0].split()[1:])
+    chip = second[0].split()[0] if second[0].split() else "?"
+    usage = _USAGE.findall(second[2])
+    total = integer(usage[-1][1]) if usage and (hbm or len(usage) == 1) else None
+    figures = first[2].split()
+    masked = "x" in second[1].lower().split(":", 1)[-1]
+    return ListedModule(f"NPU {npu} chip {chip}", name=name or None, bus_id=None if masked else second[1].upper(),
+                        memory_mib=float(total) if total else None, health=first[1] or None,
+                        temperature_c=number(figures[1]) if len(figures) > 1 else None), masked
