@@ -183,6 +183,8 @@ HEALTH_EMPTY = {
     "row_remap": lambda: health_checks.row_remap([], "src") + health_checks.row_remap([_unread("gpu0")], "src"),
     "throttle": lambda: health_checks.throttle([], "src") + health_checks.throttle([_unread("gpu0")], "src"),
     "xid": lambda: health_checks.xid(Unavailable("no kernel log"), None, _policy(), "since boot", "src")[0],
+    "kernel_messages": lambda: health_checks.kernel_messages(Unavailable("no kernel log"), None, {}, "since boot",
+                                                             "src"),
     "processes": lambda: health_checks.processes(_empty_inventory()),
     "power_limit": lambda: health_checks.power_limit(_empty_inventory()),
     "pcie": lambda: health_checks.pcie(_empty_inventory(), _empty_node(), []),

@@ -224,9 +224,11 @@ def test_unreadable_kernel_log_is_could_not_tell(tmp_path):
     backend = _nvidia(tmp_path)
     backend.kernel_log = tmp_path / "missing-dir" / "kmsg"
     report = run_health(backend, HealthOptions()).report
-    assert report.status is Status.UNKNOWN and [f.check for f in report.unknowns()] == ["xid"]
-    assert formats.drain_reason(report).startswith("gpuvet: could not tell: xid: cannot open the kernel log")
-    assert run_health(backend, HealthOptions(ignore=frozenset({"xid"}))).report.status is Status.OK
+    assert report.status is Status.UNKNOWN and [f.check for f in report.unknowns()] == ["kernel_messages", "xid"]
+    assert formats.drain_reason(report).startswith("gpuvet: could not tell: kernel_messages: cannot open the "
+                                                   "kernel log")
+    ignored = frozenset({"xid", "kernel_messages"})
+    assert run_health(backend, HealthOptions(ignore=ignored)).report.status is Status.OK
 
 
 def test_no_driver_is_could_not_tell_or_unhealthy_when_modules_are_expected():
@@ -265,3 +267,83 @@ def test_mark_moves_to_the_newest_xid(tmp_path):
     assert result.mark is not None and result.mark.seq == 1203
     again = run_health(_nvidia(tmp_path), HealthOptions(last_mark=XidMark(result.mark.boot_id, 1203)))
     assert again.report.status is Status.OK
+
+
+# --- the driver's kernel messages without an Xid (issue 34), through the NVIDIA backend -----------
+# Simulated kmsg records: the message texts are the driver's own words as docs/doctor.md lists them
+# (open-gpu-kernel-modules); the sequence numbers, times and bus ids are made up for the fake HGX.
+KERNEL_MESSAGES = {
+    "init_failed": ("NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)", "0000:98:00",
+                    "could not initialise"),
+    "gfw_boot_failed": ("NVRM: GPU 0000:58:00.0: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete",
+                        "gpu4", "GFW"),
+    "needs_reset": ("NVRM: GPU 0000:58:00.0: RmInitAdapter: Cannot initialize GSP firmware RM "
+                    "(the GPU is likely in a bad state and may need to be reset)", "gpu4", "needs a reset"),
+    "gpu_lost": ("NVRM: GPU 0000:68:00.0: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST]", "gpu5",
+                 "lost the module from the bus"),
+    "cannot_attach": ("NVRM: GPU 0000:78:00.0: osInitNvMapping: *** Cannot attach gpu", "gpu6", "cannot attach"),
+}
+HEALTHY_KMSG = [
+    "6,1100,1000000,-;nvidia: loading out-of-tree module taints kernel.",
+    "6,1101,1100000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024",
+    "6,1102,1200000,-;nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  550.54.15",
+]
+
+
+def test_a_healthy_kernel_log_is_ok_and_cites_what_it_read(tmp_path):
+    report = run_health(_nvidia(tmp_path, lines=HEALTHY_KMSG), HealthOptions()).report
+    ok = next(f for f in report.findings if f.check == "kernel_messages")
+    assert report.status is Status.OK and ok.status is Status.OK
+    assert [(e.field, e.value) for e in ok.evidence] == [("driver lines since boot / failure messages", "3 / 0")]
+
+
+@pytest.mark.parametrize("kind", sorted(KERNEL_MESSAGES))
+def test_each_kernel_message_fails_with_its_line_and_the_fix_doctor_gives(tmp_path, capsys, kind):
+    from gpuvet.captures.kernel_messages import kernel_message_catalog
+
+    text, module, words = KERNEL_MESSAGES[kind]
+    lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{text}"]
+    report = run_health(_nvidia(tmp_path, lines=lines), HealthOptions()).report
+    fails = [f for f in report.failures() if f.check == "kernel_messages"]
+    assert len(fails) == 1 and report.status is Status.FAIL, report.findings
+    f = fails[0]
+    assert f.module == module and words in f.reason and f.reason.startswith(f"{module}: ")
+    assert f.fix == kernel_message_catalog()[kind].action
+    assert [(e.field, e.value, e.where) for e in f.evidence] == [("NVRM message", text, "record 1200")]
+    assert formats.drain_reason(report).startswith(f"gpuvet: kernel_messages: {module}: ")
+    assert formats.npd_message(report).startswith("gpuvet: kernel_messages: ")
+    nhc = formats.nhc_lines(report)
+    assert nhc[0].startswith(f"ERROR: gpuvet health: kernel_messages: {module}: ") and nhc[-1].startswith("reason:")
+
+
+def test_kernel_messages_respect_the_xid_mark(tmp_path):
+    text = KERNEL_MESSAGES["init_failed"][0]
+    lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{text}", f"3,1201,9000001,-;{text}"]
+    first = run_health(_nvidia(tmp_path, lines=lines), HealthOptions())
+    assert "logged 2 times" in _fails(first.report)[("kernel_messages", "0000:98:00")]
+    assert first.mark is not None and first.mark.seq == 1201  # the newest driver line, with no Xid at all
+    again = run_health(_nvidia(tmp_path, lines=lines), HealthOptions(last_mark=first.mark))
+    assert again.report.status is Status.OK
+    ok = next(f for f in again.report.findings if f.check == "kernel_messages")
+    assert ok.evidence[0].value == "0 / 0" and "since the last check" in ok.reason
+    later = [*lines, f"3,1300,9900000,-;{KERNEL_MESSAGES['gpu_lost'][0]}"]
+    fails = _fails(run_health(_nvidia(tmp_path, lines=later), HealthOptions(last_mark=first.mark)).report)
+    assert list(fails) == [("kernel_messages", "gpu5")]  # the old init failure is not reported again
+    other_boot = HealthOptions(last_mark=XidMark("another-boot", 1201))
+    assert ("kernel_messages", "0000:98:00") in _fails(run_health(_nvidia(tmp_path, lines=lines), other_boot).report)
+
+
+def test_kernel_messages_through_the_cli_formats(tmp_path, capsys, monkeypatch):
+    """The formats schedulers read print the kernel message as the reason (the CLI picks the backend)."""
+    import gpuvet.backends.select as select
+
+    lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{KERNEL_MESSAGES['needs_reset'][0]}"]
+    backend = _nvidia(tmp_path, lines=lines)
+    monkeypatch.setattr(select, "open_backend", lambda **_: backend)
+    code, out, _ = call(capsys, "health", "--format", "nhc")
+    assert code == 1 and "ERROR: gpuvet health: kernel_messages: gpu4: the driver says the module" in out
+    code, out, _ = call(capsys, "health", "--format", "npd")
+    assert code == 1 and out.startswith("gpuvet: kernel_messages: gpu4:") and len(out.strip()) <= formats.NPD_MAX
+    code, out, _ = call(capsys, "health", "--json")
+    found = next(f for f in json.loads(out)["findings"] if f["check"] == "kernel_messages")
+    assert found["status"] == "fail" and found["evidence"][0]["value"].endswith("may need to be reset)")

@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gpuvet.backends.readings import Unavailable, XidRecord
+from gpuvet.backends.readings import KernelLine, Unavailable, XidRecord
 
 KMSG = Path("/dev/kmsg")
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 MAX_RECORDS = 200_000  # a full ring is far smaller; bounds the read whatever the device returns
+MAX_LINE = 1000  # characters of a driver line kept: the messages read are far shorter
 _XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+),?(.*)")
 
 
@@ -76,12 +77,20 @@ def _read_kmsg(path: Path) -> list[tuple[int, str]] | Unavailable:
     return records
 
 
-def kernel_xids(module_of: Callable[[str], str | None], path: Path = KMSG) -> tuple[XidRecord, ...] | Unavailable:
-    """Every Xid the kernel log still holds, oldest first."""
+def driver_lines(records: Iterable[tuple[int, str]]) -> tuple[KernelLine, ...]:
+    """The NVIDIA driver's lines (NVRM, and the nvidia module's own), which name its modules'
+    failures without an Xid; captures/kernel.py reads them, for captured logs and live ones alike."""
+    return tuple(KernelLine(seq, message[:MAX_LINE]) for seq, message in records
+                 if "NVRM" in message or "nvidia" in message)
+
+
+def kernel_log(module_of: Callable[[str], str | None], path: Path = KMSG
+               ) -> tuple[tuple[XidRecord, ...] | Unavailable, tuple[KernelLine, ...] | Unavailable]:
+    """The Xids and the driver's lines the kernel log still holds, oldest first, from one read."""
     records = _read_kmsg(path)
     if isinstance(records, Unavailable):
-        return records
-    return xids_from_records(records, module_of)
+        return records, records
+    return xids_from_records(records, module_of), driver_lines(records)
 
 
 def boot_id(path: Path = BOOT_ID) -> str:

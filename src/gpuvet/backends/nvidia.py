@@ -206,12 +206,12 @@ class NvidiaBackend(Backend):
 
     def health(self) -> HealthReadings:
         """Raises ModuleLost when a module stops answering while being read."""
-        from gpuvet.backends.kernel_log import KMSG, boot_id, kernel_xids
+        from gpuvet.backends.kernel_log import KMSG, boot_id, kernel_log
 
         by_bus = {d.bus_id.rsplit(".", 1)[0]: d.id for d in self._devices}
         modules = tuple(self._module_health(d) for d in self._devices)
-        return HealthReadings(modules, kernel_xids(lambda bus: by_bus.get(bus[-10:]), self.kernel_log or KMSG),
-                              boot_id())
+        xids, lines = kernel_log(lambda bus: by_bus.get(bus[-10:]), self.kernel_log or KMSG)
+        return HealthReadings(modules, xids, boot_id(), lines)
 
     # --- topology --------------------------------------------------------------------------
     def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[object]]:

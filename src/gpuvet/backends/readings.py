@@ -209,9 +209,22 @@ class ModuleHealth:
 
 
 @dataclass(frozen=True)
+class KernelLine:
+    """One driver (NVRM) line of the kernel log, as logged, with its sequence number (as an Xid's)."""
+
+    seq: int
+    text: str
+
+
+NO_KERNEL_LINES = Unavailable("the driver's kernel messages are not supported by this backend")
+
+
+@dataclass(frozen=True)
 class HealthReadings:
-    """Per-module health readings, the Xids since boot, and the boot they belong to."""
+    """Per-module health readings, the Xids since boot, and the boot they belong to; the driver's
+    other kernel lines since boot, for the messages of modules that did not come up."""
 
     modules: tuple[ModuleHealth, ...]
     xids: tuple[XidRecord, ...] | Unavailable
     boot_id: str
+    kernel_lines: tuple[KernelLine, ...] | Unavailable = NO_KERNEL_LINES

@@ -6,7 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from gpuvet.backends.readings import HW_SLOWDOWNS, Inventory, ModuleHealth, Unavailable, XidRecord, throttle_labels
+from gpuvet.backends.readings import (
+    HW_SLOWDOWNS,
+    Inventory,
+    KernelLine,
+    ModuleHealth,
+    Unavailable,
+    XidRecord,
+    throttle_labels,
+)
+from gpuvet.captures import kernel
+from gpuvet.captures.kernel_messages import kernel_message_catalog
+from gpuvet.captures.text import Line
 from gpuvet.checks.model import Cited
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
@@ -193,6 +204,38 @@ def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy
             notes.append(f"{text} {window}: reported, not failed")
     cited = [Cited(f"kernel log ({source})", f"Xid records {window} / of the drain class", f"{len(fresh)} / 0")]
     return summarise("xid", out, f"no Xid needing action {window}", cited), notes
+
+
+def module_buses(inv: Inventory) -> dict[str, str]:
+    """Bus id as the kernel log names it (``0000:58:00``, upper case) -> module id."""
+    return {m.bus_id.rsplit(".", 1)[0].upper()[-10:]: m.id for m in inv.modules if isinstance(m.bus_id, str)}
+
+
+def kernel_messages(lines: tuple[KernelLine, ...] | Unavailable, since_seq: int | None, modules: dict[str, str],
+                    window: str, source: str) -> list[Finding]:
+    """The driver's messages of a module that did not initialise, needs a reset, fell off the bus
+    or cannot attach (no Xid says so): read by captures/kernel.py, the patterns doctor reads
+    captures with, on the lines after the same mark as the Xids; the fix is the message's action
+    (captures/kernel_messages.yaml). A module that failed to initialise is not in the driver's
+    list, so it is named by its bus id."""
+    if isinstance(lines, Unavailable):
+        if any(k in lines.reason for k in _NOT_APPLICABLE):
+            return [unavailable("kernel_messages", lines, None)]
+        return [Finding("kernel_messages", Status.UNKNOWN, lines.reason,
+                        fix="run as root, or pass --ignore kernel_messages")]
+    fresh = [Line(ln.seq, ln.text) for ln in lines if since_seq is None or ln.seq > since_seq]
+    table = kernel_message_catalog()
+    out: list[Finding] = []
+    for e in kernel.parse(fresh).events:
+        where = modules.get(e.module, e.module)
+        info = table[e.kind]
+        times = f" (logged {e.count} times)" if e.count > 1 else ""
+        out.append(Finding("kernel_messages", Status.FAIL, f"{where}: {info.meaning}{times}", where, fix=info.action,
+                           evidence=(Cited(f"kernel log ({source})", "NVRM message", e.text[:240],
+                                           f"record {e.line}"),)))
+    cited = [Cited(f"kernel log ({source})", f"driver lines {window} / failure messages", f"{len(fresh)} / 0")]
+    return summarise("kernel_messages", out, f"no module failed to come up, needs a reset or cannot attach {window}",
+                     cited)
 
 
 def throttle(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:

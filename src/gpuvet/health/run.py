@@ -19,7 +19,7 @@ from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import Node
 
-READ_CHECKS = ("ecc", "row_remap", "xid", "throttle")
+READ_CHECKS = ("ecc", "row_remap", "xid", "kernel_messages", "throttle")
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[
         findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv)
     elif options.declared is not None:
         findings += checks.presence(inv, node, design, diffs)
-    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected), checks.source_of(inv))
+    read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected), checks.source_of(inv),
+                                        checks.module_buses(inv))
     order = {c: i for i, c in enumerate(CHECKS)}
     return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
 
@@ -130,8 +131,10 @@ def _design(inv: Inventory, node: Node, options: HealthOptions) -> Design | None
 
 
 def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool,
-              source: str) -> tuple[list[Finding], list[str], XidMark | None, tuple[XidRecord, ...]]:
-    """Findings from the health readings, notes, the new Xid mark and the Xids seen."""
+              source: str, buses: dict[str, str]) -> tuple[list[Finding], list[str], XidMark | None,
+                                                           tuple[XidRecord, ...]]:
+    """Findings from the health readings, notes, the new mark (Xids and driver messages share it)
+    and the Xids seen."""
     if isinstance(readings, ModuleLost):
         return [Finding("presence", Status.FAIL, f"{readings.where or 'a module'}: {readings.message}")], [], None, ()
     if isinstance(readings, BackendError):
@@ -144,7 +147,9 @@ def _readings(readings: HealthReadings | BackendError | None, options: HealthOpt
     xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window, source)
     findings = checks.ecc(readings.modules, source) + checks.row_remap(readings.modules, source) + xid_findings
     findings += checks.throttle(readings.modules, source)
+    findings += checks.kernel_messages(readings.kernel_lines, start, buses, window, source)
     if not isinstance(readings.xids, tuple):
         return findings, notes, None, ()
-    top = max((x.seq for x in readings.xids), default=start if start is not None else -1)
+    lines = readings.kernel_lines if isinstance(readings.kernel_lines, tuple) else ()
+    top = max([x.seq for x in readings.xids] + [ln.seq for ln in lines], default=start if start is not None else -1)
     return findings, notes, XidMark(readings.boot_id, top), readings.xids
