@@ -266,7 +266,9 @@ class ThermalForecaster:
             busy = w.util / w.n_util >= self.min_util if w.n_util else power >= 0.5 * peak
             before = self._previous.get(module)
             self._previous[module] = (index, power)
-            settled = before is not None and before[0] == index - 1 and abs(before[1] - power) <= SETTLE_TOL * power
+            # a window of half an hour or more is mostly past any lag of minutes: settled by its length
+            settled = self.window_s >= HOUR / 2 or (
+                before is not None and before[0] == index - 1 and abs(before[1] - power) <= SETTLE_TOL * power)
             loaded = busy and not w.hot and n >= self.min_window_samples and power >= 0.3 * peak
             steady = loaded and settled and spread <= self.max_power_cv
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
