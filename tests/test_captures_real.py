@@ -586,3 +586,9 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
 def test_each_capture_shows_what_its_poster_said(capsys: pytest.CaptureFixture[str], name: str) -> None:
     _, data = _doctor(capsys, name)
     EXPECT[name](read(str(REAL / name)), data)
+
+
+# --- AMD and Ascend (issue 35): their threads' conclusions, kept with their readers' tests -----
+from tests.test_captures_amd import AMD_EXPECT  # noqa: E402
+
+EXPECT.update(AMD_EXPECT)

@@ -161,3 +161,29 @@ def test_a_damaged_envelope_folds_or_is_refused_alike_by_both_readers(tmp_path_f
     if said[0] is None:
         assert ordinary.analyse() == fast.analyse()
         assert all(v == v for c in ordinary.types.values() for v in c.value)  # no NaN pooled
+
+
+# --- issue 35: the AMD and Ascend readers (amd-smi, rocm-smi, rocm-bandwidth-test, amdgpu lines, npu-smi)
+VENDOR = [p for p in CORPUS if p.name.startswith(("amd_", "ascend_"))]
+VENDOR_TOKENS = ["GPU: 0", "    ASIC:", "        MARKET_NAME: AMD Instinct MI300X", "        SIZE: 9" + "9" * 40 + " MB",
+                 "HOPS TABLE:", "WEIGHT TABLE:", "LINK TYPE TABLE:", "0000:05:00.0", "XGMI", "SELF",
+                 "=== Weight between two GPUs ===", "GPU[0]\t\t: PCI Bus: 0000:2F:00.0", "GPU[99999]\t: (Topology) Numa Node: x",
+                 '{"card0": {"Card Series": "', '[{"gpu": 0, "vram": {"size": {"value": "x", "unit": "ZB"}}}]',
+                 "device,Card series", "card0,", "Device: 2,  AMD Instinct MI210,  GPU-06c9,  05:0.0", "D/D",
+                 "amdgpu 0000:28:00.0: ring gfx_0.0.0 timeout", "amdgpu 0000:28:00.0: GPU reset begin!",
+                 "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout", "uncorrectable hardware error",
+                 "| 0     Ascend910           | OK            | 178.5       36                0    / 0             |",
+                 "| 0     0                   | 0000:9D:00.0  | 0           0    / 0          3416 / 65536         |",
+                 "| NPU   Name                | Health        |", "0000:xx:00.0", "rccl-tests: Version develop"]
+
+
+@CI
+@given(st.sampled_from(VENDOR), st.lists(st.sampled_from(VENDOR_TOKENS + TOKENS), min_size=1, max_size=30),
+       st.integers(0, 80), st.integers(0, 3))
+def test_a_damaged_amd_or_ascend_capture_is_read_or_refused(tmp_path_factory, path, tokens, at, cut):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    where = at % len(lines)
+    lines[where:where + cut] = [" ".join(tokens)]
+    target = tmp_path_factory.mktemp("vendor") / path.name
+    target.write_text("\n".join(lines), encoding="utf-8")
+    _readable(str(target))

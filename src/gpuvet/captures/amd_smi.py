@@ -23,7 +23,7 @@ _GPU_HEAD = re.compile(r"^GPU: (\d{1,4})\s*$")
 _KEY = re.compile(r"^(\s+)([A-Z][A-Z0-9_ ]*):(?: (.*))?$")
 _AMD_TABLE = re.compile(r"^(ACCESS|WEIGHT|HOPS|LINK TYPE|LINK STATUS|NUMA BW|FB SHARING) TABLE:\s*$")
 _ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
-_ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*?)\s*$")
+_ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*)$")
 _ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=+.*=+$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
 _RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-z]+),\s*([0-9a-fA-F]{1,2}):"
                          r"([0-9a-fA-F]{1,2})\.(\d)\s*$")
@@ -203,7 +203,7 @@ def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
     numa: dict[str, int] = {}
     for ln in lines:
         if (m := _ROCM_FIELD.match(ln.text)) is not None:
-            key, value = m.group(2).strip(), m.group(3)
+            key, value = m.group(2).strip(), m.group(3).strip()
             if key == "(Topology) Numa Node" and value.isdigit():
                 numa[f"GPU{m.group(1)}"] = int(value)
             else:

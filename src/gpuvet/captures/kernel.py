@@ -26,6 +26,7 @@ _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
 _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia )" + _BUS)
 _RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
+_LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
 
 
@@ -134,7 +135,8 @@ def _amdgpu_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln
     """An amdgpu driver line: claimed and counted as a driver line; the first kind it says, kept."""
     out.claimed.add(ln.no)
     out.nvrm_lines += 1
-    kind = next((k.kind for k in AMD_MESSAGES if k.pattern.search(ln.text)), None)
+    head = ln.text[:_LINE_HEAD]  # a driver line is short; a hostile one is not searched to its end
+    kind = next((k.kind for k in AMD_MESSAGES if k.pattern.search(head)), None)
     if kind is not None:
         hits.append((i, kind, ln))
 
