@@ -285,3 +285,22 @@ def test_nothing_measurable_exits_2_but_keeps_the_run(tmp_path, capsys, monkeypa
     assert code == 2 and "nothing could be measured" in err and "PyTorch is not installed" in err
     code, out, _ = call(capsys, "log", "list", "--json", "--logbook", db)
     assert json.loads(out)[0]["status"] == "complete"
+
+
+def test_a_node_with_zero_modules_measured_nothing_and_fails_no_benchmark(faulty, capsys, tmp_path):
+    """Every module gone: the copy sets of zero transfers (aggregate_host_to_all, all_to_host)
+    were a FAIL ('max() arg is an empty sequence'); with nothing measured each benchmark layer is a
+    SKIP saying so, and the CLI's 'nothing could be measured' rule gives exit 2, not a verdict."""
+    gone = [{"kind": "missing_module", "module": f"gpu{i}"} for i in range(4)]
+    run = validate(faulty("mesh-4", gone), level=Level.QUICK)
+    assert not run.measured and not [c for c in run.checks if c.verdict is Verdict.FAIL], not_passing(run)
+    skipped = {c.layer.value: c.reason for c in run.checks if c.name == "benchmarks"}
+    assert set(skipped) == {"compute", "host_link", "module_link", "collective"}
+    assert all("no module to measure" in r for r in skipped.values())
+    assert not [c for c in run.checks if c.name.startswith(("aggregate_", "contention_"))]
+    spec = tmp_path / "zero.yaml"
+    spec.write_text(yaml.safe_dump({"base": "mesh-4", "faults": gone}), encoding="utf-8")
+    code, _, err = call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--no-log")
+    assert code == 2 and "nothing could be measured: no module to measure on" in err and "Traceback" not in err
+    code, _, err = call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--no-log", "--expect", "mesh-4")
+    assert code == 2 and "nothing could be measured" in err  # the missing modules: FAIL in the inventory layer

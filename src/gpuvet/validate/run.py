@@ -280,8 +280,12 @@ class Validator:
             for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
                 checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=engine_error))
             return checks
-        ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
         modules = engine.modules()
+        if not modules:  # nothing to measure on: each benchmark layer says so (a set of zero copies is no failure)
+            for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
+                checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason="no module to measure on (none found: see the inventory)"))
+            return checks
+        ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
         load = host_load_check(engine.host_load, engine.cpu_threads) if device == "cpu" else None
         checks += [load] if load else []
