@@ -238,3 +238,43 @@ def test_npu_smi_row_cut_short_and_garbage_is_refused_or_read(tmp_path: Path) ->
             parse_text(text, "constructed")
         except GpuvetError:
             pass
+
+
+# --- watch --prometheus --names amd: AMD Device Metrics Exporter's names ----------------------
+def test_names_amd_serves_the_exporters_names_labels_and_units_only() -> None:
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from gpuvet.backends.select import open_backend
+    from gpuvet.watch.loop import WatchConfig, Watcher
+    from gpuvet.watch.prometheus import ExportState, serve
+    from tests.ports import free_port
+
+    backend = open_backend(sim="mi300x-8")
+    state = ExportState(names="amd", hostname=backend.node().name)
+    port = free_port()
+    server, _ = serve(state, f"127.0.0.1:{port}")
+    try:
+        Watcher(backend, WatchConfig(interval_s=1, slow_every_s=30, duration_s=40, speedup=None), None,
+                export=state).run()
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    families = {f.name: f for f in text_string_to_metric_families(body)}
+    assert not [n for n in families if n.startswith(("gpuvet_", "DCGM_"))]
+    assert {"gpu_junction_temperature", "gpu_power_usage", "gpu_gfx_activity", "gpu_clock"} <= set(families)
+    temps = families["gpu_junction_temperature"].samples
+    assert len(temps) == 8 and {s.labels["gpu_id"] for s in temps} == {str(i) for i in range(8)}
+    assert set(temps[0].labels) == {"gpu_id", "gpu_uuid", "card_model", "hostname"}
+    assert all(0 <= s.value <= 100 for s in families["gpu_gfx_activity"].samples)  # %, not a 0-1 ratio
+    kinds = {s.labels["clock_type"] for s in families["gpu_clock"].samples}
+    assert kinds == {"GPU_CLOCK_TYPE_SYSTEM", "GPU_CLOCK_TYPE_MEMORY"}
+    assert all(f.type == "gauge" for f in families.values())
+
+
+def test_names_amd_is_accepted_and_a_wrong_name_still_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "amdx",
+                 "--no-log"])
+    assert code == 2 and "nor amd" in capsys.readouterr().err

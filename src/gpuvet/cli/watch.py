@@ -58,7 +58,8 @@ def watch(
                                                    "(e.g. 127.0.0.1:9400; loopback unless you name another address).")
                           ] = None,
     names: Annotated[str, typer.Option("--names", help="Prometheus metric names: gpuvet (its own), dcgm "
-                                       "(dcgm-exporter's names, units and labels, for its dashboards) or both.")
+                                       "(dcgm-exporter's names, units and labels, for its dashboards), both, or amd "
+                                       "(AMD Device Metrics Exporter's names, for its dashboards).")
                      ] = "gpuvet",
     no_admission: Annotated[bool, typer.Option("--no-admission", help="Do not benchmark modules that appear.")] = False,
     logbook: LogbookOpt = None,
@@ -146,9 +147,10 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
         sys.stderr.write(f"gpuvet: warning: --prometheus {prometheus} serves host names, module UUIDs and events "
                          "to every machine that can reach this address, not only this one; use 127.0.0.1 unless "
                          "a firewall or the scraper's network is private\n")
-    if names not in ("gpuvet", "dcgm", "both"):  # before anything is opened: bad input leaves no trace
-        raise GpuvetError(f"--names {names!r} is not gpuvet, dcgm or both", where="--names",
-                          fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own.")
+    if names not in ("gpuvet", "dcgm", "both", "amd"):  # before anything is opened: bad input leaves no trace
+        raise GpuvetError(f"--names {names!r} is not gpuvet, dcgm or both (nor amd)", where="--names",
+                          fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own, amd "
+                              "for those built on AMD's device-metrics-exporter.")
     backend = open_backend(sim=sim)
     book: Logbook | None = _logbook(logbook) if keep else None
     export = ExportState(names=names, hostname=backend.node().name) if prometheus else None

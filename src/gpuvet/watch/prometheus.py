@@ -1,6 +1,7 @@
 """The Prometheus endpoint: metrics named by Prometheus conventions (prefix ``gpuvet_``, base
 units, ``_total`` for counters, an ``_info`` metric for identity), labelled by module UUID,
-bus id and model; with ``names`` dcgm or both, also (or only) dcgm-exporter's names (watch/dcgm.py).
+bus id and model; with ``names`` dcgm or both, also (or only) dcgm-exporter's names (watch/dcgm.py);
+with amd, only AMD Device Metrics Exporter's names (watch/amd_exporter.py).
 A collector reads the watcher's latest state at each scrape."""
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoM
 from prometheus_client.registry import Collector
 
 from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason
+from gpuvet.watch.amd_exporter import amd_text
 from gpuvet.watch.dcgm import DcgmView, dcgm_text
 
 LABELS = ["uuid", "bus_id", "model", "module"]
-NAMES = ("gpuvet", "dcgm", "both")  # which metric names the endpoint serves
+NAMES = ("gpuvet", "dcgm", "both", "amd")  # which metric names the endpoint serves
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # the classic text format, as dcgm-exporter serves
 Reader = Callable[[Sample], float | int | None]
 
@@ -126,15 +128,15 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def exposition(state: ExportState, registry: CollectorRegistry) -> bytes:
-    """One scrape in text format 0.0.4: gpuvet's names, dcgm-exporter's, or both."""
+    """One scrape in text format 0.0.4: gpuvet's names, dcgm-exporter's, both, or AMD's exporter's."""
     parts = []
     if state.names in ("gpuvet", "both"):
         parts.append(generate_latest(registry))
-    if state.names in ("dcgm", "both"):
+    if state.names in ("dcgm", "both", "amd"):
         with state.lock:
             view = DcgmView(dict(state.identities), dict(state.latest), dict(state.slow), dict(state.last_xid),
                             state.hostname)
-        parts.append(dcgm_text(view).encode("utf-8"))
+        parts.append((amd_text(view) if state.names == "amd" else dcgm_text(view)).encode("utf-8"))
     return b"".join(parts)
 
 
