@@ -212,3 +212,71 @@ def test_an_event_message_is_data_not_markup():
     line = event_line(Event(time=60.0, kind="xid", severity=Severity.CRITICAL, module="gpu0",
                             message="Xid 79 on 0000:AB:00.0 [bold]fallen off the bus[/]"))
     assert "0000:AB:00.0 [bold]fallen off the bus[/]" in line.plain
+
+
+# --- what each verdict read, on the terminal (issue 34) -------------------------------------------
+def _flat(out: str) -> str:
+    """The output with its wrapping undone: a cell's continuation lines follow it (the check and
+    result columns never wrap), so a read line can be looked for whole."""
+    return " ".join(out.split())
+
+
+def test_cited_lines_group_by_value_put_the_odd_one_first_and_count_the_rest():
+    from gpuvet.checks.model import Cited
+    from gpuvet.cli.render_doctor import cited_lines
+
+    same = [Cited("NVML", "clock-event reasons now", "none", f"gpu{i}") for i in range(7)]
+    odd = Cited("NVML", "clock-event reasons now", "sw_power_cap", "gpu7")
+    assert cited_lines([*same, odd]) == ["NVML: clock-event reasons now = sw_power_cap [gpu7] (+1 more in --json)"]
+    assert cited_lines([*same, odd], most=2)[1] == "NVML: clock-event reasons now = none [gpu0, gpu1, gpu2 and 4 more]"
+    assert cited_lines([Cited("kmsg", "NVRM message", "x" * 400 + "\nforged")]) == [
+        "kmsg: NVRM message = " + "x" * 157 + "..."]
+    assert cited_lines([Cited("a", "b", "two\nlines")]) == ["a: b = two\\nlines"]
+    assert cited_lines([]) == []
+
+
+def test_doctor_steps_show_what_they_read(capsys, env):
+    _, spec = env
+    code, out = text(capsys, "doctor", "--sim", spec, "--window", "10m")
+    assert code == 1 and "[bold]rack:ab:7" in out  # the spec's name is in the citations, printed as given
+    from gpuvet.checks.model import Cited
+    from gpuvet.cli.render_doctor import cited_lines
+
+    code, data = main(["doctor", "--sim", spec, "--window", "10m", "--json"]), json.loads(capsys.readouterr().out)
+    flat = _flat(out)
+    clear = [s for s in data["steps"] if s["status"] == "clear"]
+    assert clear and all(s["evidence"] for s in clear)
+    for s in data["steps"]:
+        lines = cited_lines([Cited(**c) for c in s.get("evidence", [])])
+        assert all(_flat(f"read: {line}") in flat for line in lines), (s["check"], lines)
+    shown = sum(1 for line in out.splitlines() if "read: " in line)
+    assert shown == sum(1 for s in data["steps"] if s.get("evidence"))  # one line per step that read something
+
+
+def test_health_rows_show_what_each_check_read(capsys, env):
+    _, spec = env
+    code, out = text(capsys, "health", "--sim", spec)
+    flat = _flat(out)
+    assert "read: simulated node (a model, not hardware): uncorrectable ECC errors (volatile) = 0 [gpu0, gpu1, " \
+           "gpu2 and 1 more]" in flat
+    main(["health", "--sim", spec, "--json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert sum(1 for line in out.splitlines() if "read: " in line) == sum(1 for f in findings if f.get("evidence"))
+    assert all(f.get("evidence") for f in findings if f["status"] == "ok")
+
+
+def test_health_prints_a_kernel_message_literally(capsys, env, monkeypatch, tmp_path):
+    import gpuvet.backends.select as select
+    from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import Nvml
+    from tests.fakes.fake_nvml import hgx_h200
+
+    log = tmp_path / "kmsg.txt"
+    log.write_text("3,7,9000000,-;NVRM: GPU 0000:98:00.0: RmInitAdapter failed! [red]:ab:\x1b]0;owned\x07\n")
+    monkeypatch.setattr(select, "open_backend", lambda **_: NvidiaBackend(Nvml(lib=hgx_h200()), kernel_log=log))
+    code, out = text(capsys, "health")
+    flat = _flat(out)
+    assert code == 1 and "\x1b" not in out and "\x07" not in out
+    assert "read: kernel log (nvidia readings): NVRM message = NVRM: GPU 0000:98:00.0: RmInitAdapter failed! " \
+           "[red]:ab:\\x1b]0;owned\\x07 [record 7]" in flat
+    assert rows(out, "kernel_messages", "FAIL", "0000:98:00:")

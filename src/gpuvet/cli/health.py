@@ -146,9 +146,12 @@ def report_json(report: HealthReport) -> dict[str, object]:
 
 
 def _text(report: HealthReport) -> None:
+    """One row per finding with, under it, what it read (``read:``, the most telling citation and
+    how many more --json lists: render_doctor.cited_lines); a failure's fix after its reason."""
     from rich.text import Text
 
     from gpuvet.cli import term
+    from gpuvet.cli.render_doctor import with_read
 
     console = term.console()
     style = {"ok": "green", "fail": "bold red", "unknown": "yellow", "skip": "dim"}
@@ -163,7 +166,7 @@ def _text(report: HealthReport) -> None:
         term.column(t, col, key=col != "finding")
     for f in report.findings:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
-                  Text(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else "")))
+                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else ""), f.evidence))
     console.print(t)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))

@@ -1,18 +1,62 @@
 """Doctor's steps and findings on the terminal: steps grouped by playbook, each finding's place
-never cut, evidence in words ("87.1 °C, 594 W, throttled: software thermal slowdown")."""
+never cut, evidence in words ("87.1 °C, 594 W, throttled: software thermal slowdown"), and under
+each step what it read (``read:`` lines, see ``cited_lines``)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
 from gpuvet.cli import term
-from gpuvet.doctor.model import DoctorRun
+from gpuvet.cli.literal import literal
+from gpuvet.doctor.model import Cited, DoctorRun
 
 _STATUS = {"confirmed": ("confirmed", "bold red"), "clear": ("clear", "green"),
            "inconclusive": ("can't tell", "yellow")}
 _SEV = {"critical": "bold red", "warn": "yellow", "info": "cyan"}
+
+
+READ_LINES = 1  # lines of what a verdict read shown under it (the most telling); --json lists every citation
+_PLACES = 3  # places named on one read line before "and N more"
+_VALUE = 160  # characters of a value shown (a kernel log line); --json keeps it whole
+
+
+def cited_lines(items: Sequence[Cited], most: int = READ_LINES) -> list[str]:
+    """What a verdict read, for a person at a terminal: ``source: field = value [places]``.
+
+    Citations of one source, field and value are one line naming their places (eight modules
+    reading 0 uncorrectable errors are one fact, not eight), and the value fewest places share
+    comes first: the module whose reading differs from its peers is the telling one. At most
+    ``most`` lines (one by default), the last saying how many more --json lists. An SRE wants one
+    glance of what each check looked at (the file, the field, the value) beside its verdict, at
+    80 columns; every citation of a 72-module node on the screen would bury the findings, and the
+    scripts that need them all read --json."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for c in items:
+        groups.setdefault((c.source, c.field, c.value), []).append(c.where or "")
+    order = sorted(groups.items(), key=lambda kv: len(kv[1]))  # stable: equal counts keep the cited order
+    lines = [_cited_line(source, field, value, places) for (source, field, value), places in order[:most]]
+    if lines and len(order) > most:
+        lines[-1] += f" (+{len(order) - most} more in --json)"
+    return lines
+
+
+def _cited_line(source: str, field: str, value: str, places: list[str]) -> str:
+    value = (value if len(value) <= _VALUE else value[:_VALUE - 3] + "...").replace("\n", "\\n")  # one line
+    named = [p for p in places if p]
+    where = ", ".join(named[:_PLACES]) + (f" and {len(named) - _PLACES} more" if len(named) > _PLACES else "")
+    return f"{source}: {field} = {value}" + (f" [{where}]" if where else "")
+
+
+def with_read(summary: str, items: Sequence[Cited]) -> Text:
+    """A summary cell with its ``read:`` lines under it (dim: the verdict's words stay first)."""
+    cell = Text(literal(summary))  # escaped before rich measures it: "\x1b" takes four columns, not none
+    for line in cited_lines(items):
+        cell.append(f"\nread: {literal(line)}", style="dim")
+    return cell
 
 
 def render(console: Console, run: DoctorRun) -> None:
@@ -29,7 +73,7 @@ def render(console: Console, run: DoctorRun) -> None:
             book = s.playbook
             steps.add_row(Text(book or "", style="bold"))
         word, style = _STATUS[s.status]
-        steps.add_row(Text(s.check), Text(word, style=style), Text(s.summary))
+        steps.add_row(Text(s.check), Text(word, style=style), with_read(s.summary, s.evidence))
     console.print(steps)
     if not run.findings:
         console.print(Text.assemble(("no cause found", "green"),
@@ -38,7 +82,7 @@ def render(console: Console, run: DoctorRun) -> None:
         where = f.module or ("↔".join(f.between) if f.between else "node")
         console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (where, "bold"), ": ",
                                     (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
-        console.print(Text(f"    evidence: {term.evidence_words(f.evidence)}"))
+        console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
         console.print(Text(f"    fix: {f.fix}"))
     for note in run.notes:
         console.print(Text(note, style="dim"))
