@@ -4,6 +4,7 @@ NVML and a saved kernel log) for what the simulated node does not model; the for
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -347,3 +348,26 @@ def test_kernel_messages_through_the_cli_formats(tmp_path, capsys, monkeypatch):
     code, out, _ = call(capsys, "health", "--json")
     found = next(f for f in json.loads(out)["findings"] if f["check"] == "kernel_messages")
     assert found["status"] == "fail" and found["evidence"][0]["value"].endswith("may need to be reset)")
+
+
+REAL_KERNEL_LOGS = sorted((Path(__file__).parent / "data" / "captures" / "real").glob("kern_*.txt"))
+
+
+@pytest.mark.parametrize("capture", REAL_KERNEL_LOGS, ids=lambda p: p.stem)
+def test_real_kernel_logs_fail_health_as_doctor_reads_them(tmp_path, capture):
+    """Real logs from public threads (dmesg text, written out as kmsg records): health names the
+    same (module, meaning) pairs as doctor's reading of the capture, from the same patterns."""
+    from gpuvet.captures import kernel
+    from gpuvet.captures.kernel_messages import kernel_message_catalog
+    from gpuvet.captures.text import Line
+
+    text = [t for t in capture.read_text(encoding="utf-8", errors="replace").splitlines() if not t.startswith("#")]
+    events = kernel.parse([Line(i + 1, t) for i, t in enumerate(text)]).events
+    table = kernel_message_catalog()
+    want = {(e.module, table[e.kind].meaning) for e in events}
+    assert want, "a kern_ capture with no driver message: the test would say nothing"
+    lines = [f"3,{i + 1},{i},-;{t}" for i, t in enumerate(text)]
+    report = run_health(_nvidia(tmp_path, lines=lines), HealthOptions()).report
+    got = {(f.module, f.reason.split(": ", 1)[1].split(" (logged ")[0]) for f in report.failures()
+           if f.check == "kernel_messages"}
+    assert got == want and report.status is Status.FAIL
