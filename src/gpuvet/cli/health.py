@@ -72,14 +72,14 @@ def health(
     state: Annotated[Path | None, typer.Option("--state", help="Where --xid-since last keeps its mark (default: "
                                                "$GPUVET_HOME/health-xid-mark.json).")] = None,
     ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Leave this check out (repeat): driver, "
-                                                     "kernel_messages, presence, xid, ecc, row_remap, fabric, pcie, throttle, "
-                                                     "processes, power_limit.")] = None,
+                                                     "kernel_messages, presence, xid, ecc, row_remap, fabric, pcie, "
+                                                     "throttle, processes, power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
                                          "failure (1s to 1h).")] = "30s",
 ) -> None:
     """The fast check to run before and after every job (no benchmark): driver answering, modules
-    present, Xids and the driver's messages of modules that did not come up, uncorrectable ECC, row remapping, fabric and PCIe links at their width,
-    throttling now, leftover processes, power limits.
+    present, Xids and the driver's messages of modules that did not come up, uncorrectable ECC, row
+    remapping, fabric and PCIe links at their width, throttling now, leftover processes, power limits.
 
     Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.backends.select import open_backend

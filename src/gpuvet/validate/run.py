@@ -282,8 +282,9 @@ class Validator:
             return checks
         modules = engine.modules()
         if not modules:  # nothing to measure on: each benchmark layer says so (a set of zero copies is no failure)
+            why = "no module to measure on (none found: see the inventory)"
             for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
-                checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason="no module to measure on (none found: see the inventory)"))
+                checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=why))
             return checks
         ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
