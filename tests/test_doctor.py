@@ -162,3 +162,17 @@ def test_the_command_gives_doctor_the_thermal_trend(capsys, tmp_path):
     code, out, _ = call(capsys, "doctor", "overheating", "--sim", str(spec), "--json", "--window", "2d")
     found = [(f["cause"], f["module"]) for f in json.loads(out)["findings"]]
     assert code == 1 and ("thermal_interface_ageing", "gpu1") in found
+
+
+def test_a_captured_module_is_named_once_by_its_bus_id_with_evidence(capsys):
+    """The capture's inventory calls it gpu1 and its -q section 0000:2A:00.0: one module, one
+    finding per cause, named as the pasted text names it, and the finding says what it read."""
+    from pathlib import Path
+
+    capture = Path(__file__).parent / "data" / "captures" / "smi_q_h100_2gpu.txt"
+    assert main(["doctor", "--from", str(capture), "--json"]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    ecc = [f for f in found if f["cause"] == "ecc_disabled"]
+    assert [f["module"] for f in ecc] == ["0000:2A:00.0"] and ecc[0]["evidence"]
+    pairs = [(f["cause"], f["module"]) for f in found]
+    assert len(pairs) == len(set(pairs)) and not any(m and m.startswith("gpu") for _, m in pairs)

@@ -402,10 +402,10 @@ def ecc_health(ev: Evidence) -> Outcome:
     if ev.inventory is not None:
         for m in ev.inventory.modules:
             if m.ecc_enabled is False:
-                found.append(finding("ecc_disabled", HIGH, module=m.id))
+                found.append(finding("ecc_disabled", HIGH, module=m.id, ecc_enabled=False, source=ev.source))
     for h in ev.captures.health:
         if h.ecc_mode == "Disabled":
-            found.append(finding("ecc_disabled", HIGH, module=h.module))
+            found.append(finding("ecc_disabled", HIGH, module=h.module, ecc_mode="Disabled", source=ev.smi_source()))
     if found:
         return confirmed("ECC needs attention", *found)
     mode = _inventory_cited(ev, "ECC enabled", {m.id: "yes" for m in (ev.inventory.modules if ev.inventory

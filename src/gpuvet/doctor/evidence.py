@@ -80,6 +80,12 @@ class Evidence:
         _ = self.window  # the node as it is after the window
         return self.backend.inventory()
 
+    def modules_by_bus_id(self) -> dict[str, str]:
+        """The inventory's module ids by bus id (last 12 characters, upper case: NVML's and
+        lspci's spellings compare)."""
+        inv = self.inventory
+        return {m.bus_id.strip().upper()[-12:]: m.id for m in (inv.modules if inv else ()) if isinstance(m.bus_id, str)}
+
     @cached_property
     def node(self) -> Node | None:
         if self.backend is None:

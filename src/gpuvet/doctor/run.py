@@ -25,13 +25,35 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
             outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
         else:
             outcome = cited_or_unknown(CHECKS[step.check](ev))
-        found = tuple(replace(f, playbook=book.id, check=step.check) for f in outcome.findings)
+        found = _one_name_each(ev, [replace(f, playbook=book.id, check=step.check) for f in outcome.findings])
         steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id,  # type: ignore[arg-type]
                                 outcome.evidence))
         findings.extend(found)
         if outcome.status == "confirmed" and not all_steps:
             break
     return steps, findings
+
+
+def _one_name_each(ev: Evidence, found: list[Finding]) -> tuple[Finding, ...]:
+    """One module, one name, one finding per cause: a capture's inventory names its modules gpuN
+    while its -q sections name them by bus id (one disabled ECC came out as gpu1 and as
+    0000:2A:00.0). Captured findings take the bus id, the name the pasted text shows; live and
+    simulated ones keep gpuN."""
+    by_bus = ev.modules_by_bus_id() if found else {}
+    captured = ev.backend is not None and ev.backend.captured
+    to_bus = {module: bus for bus, module in by_bus.items()}
+    out: dict[tuple[str, str | None, tuple[str, str] | None, object], Finding] = {}
+    for f in found:
+        if f.module and captured:
+            f = replace(f, module=to_bus.get(f.module, f.module))
+        elif f.module and ":" in f.module:
+            f = replace(f, module=by_bus.get(_bus(f.module), f.module))
+        out.setdefault(_key(f), f)
+    return tuple(out.values())
+
+
+def _bus(bus_id: str | None) -> str:
+    return (bus_id or "").strip().upper()[-12:]
 
 
 def cited_or_unknown(outcome: Outcome) -> Outcome:
