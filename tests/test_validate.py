@@ -302,5 +302,6 @@ def test_a_node_with_zero_modules_measured_nothing_and_fails_no_benchmark(faulty
     spec.write_text(yaml.safe_dump({"base": "mesh-4", "faults": gone}), encoding="utf-8")
     code, _, err = call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--no-log")
     assert code == 2 and "nothing could be measured: no module to measure on" in err and "Traceback" not in err
+    assert "module-missing" in err and "gpuvet[torch]" not in err  # torch is not what is missing here
     code, _, err = call(capsys, "validate", "--sim", str(spec), "--level", "quick", "--no-log", "--expect", "mesh-4")
     assert code == 2 and "nothing could be measured" in err  # the missing modules: FAIL in the inventory layer

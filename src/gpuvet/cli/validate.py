@@ -94,8 +94,12 @@ def validate(
             render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
-        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""),
-                          fix="install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8.")
+        env = doc.get("environment")
+        modules = env.get("modules") if isinstance(env, dict) else None
+        fix = ("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
+               "module-missing names why)") if modules == [] else \
+            "install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8."
+        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""), fix=fix)
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
