@@ -120,3 +120,64 @@ def test_a_window_right_after_a_load_change_is_not_used():
     fc.flush()
     h = fc._hist["a"]
     assert h.windows == 6 and h.usable == 4  # the first window has none before it, the second follows a step
+
+
+def _inference_node(days: float, creeping: int | None, seed: int) -> tuple[list[list[Sample]], dict[str, float],
+                                                                           float | None]:
+    """An inference node: each module's request load wanders minute to minute (correlated over a few
+    minutes) around a daily cycle busiest mid-afternoon, saturating at the module's full power now
+    and then, never steady for ten minutes. The inlet's day is warmest at the same hour. Returns
+    the samples, each module's full power, and the creeping module's first minute at the slowdown
+    point through a three-minute lag (None without one)."""
+    rng = np.random.default_rng(seed)
+    n = int(days * 86400 / STEP)
+    day = np.arange(n) * STEP / 86400
+    cycle = np.sin(2 * np.pi * (day - 0.375))  # highest at 15:00
+    inlet = 25 + 2.5 * cycle
+    temps, powers, utils, full = [], [], [], {}
+    a = 1 - np.exp(-STEP / 180.0)
+    for g in range(MODULES):
+        wander = lfilter([1.0], [1, -0.75], rng.normal(0, 0.18, n))  # AR(1): a few minutes' memory
+        load = np.clip(0.55 + 0.25 * cycle + wander, 0.0, 1.0)
+        full[f"g{g}"] = job = rng.uniform(620, 680)
+        power = 75 + load * (job - 75) + rng.normal(0, 2.0, n)
+        r = np.full(n, R_DESIGN * rng.uniform(0.97, 1.03))
+        if g == creeping:
+            r += 0.006 * np.clip(day - 2, 0, None)
+        target = inlet + r * power
+        temp = lfilter([a], [1, -(1 - a)], target, zi=[(1 - a) * target[0]])[0]
+        temps.append(np.round(temp))
+        powers.append(np.round(power, 2))
+        utils.append(np.where(load > 0.05, 0.3 + 0.7 * load, 0.0))
+    crossing = None
+    if creeping is not None:
+        hot = np.flatnonzero(temps[creeping] >= SLOWDOWN)
+        crossing = float(hot[0] * STEP) if len(hot) else None
+    minutes = [[Sample(k * STEP, f"g{g}", f"GPU-{g}", float(temps[g][k]), float(powers[g][k]), None, None,
+                       float(utils[g][k]), 0x20 if temps[g][k] >= SLOWDOWN else 0)
+                for g in range(MODULES)] for k in range(n)]
+    return minutes, full, crossing
+
+
+def test_an_inference_module_is_warned_ahead_of_the_peak_that_first_reaches_the_slowdown():
+    """Its first slowdown comes at a minute-long peak near full power on a warm afternoon: the
+    forecast extrapolates at what the peaks heat through the thermal lag, not at the windows'
+    means (which an inference load keeps well below full power), and warns 72 h ahead."""
+    minutes, full, crossing = _inference_node(10, 5, seed=21)
+    assert crossing is not None and crossing > 5 * 86400
+    fc, events = _run(minutes)
+    warned = [e for e in events if e.kind == "overheat_forecast"]
+    assert [e.module for e in warned] == ["g5"]
+    assert crossing - warned[0].time >= 72 * 3600, (crossing - warned[0].time) / 3600
+    assert warned[0].evidence["power_w"] >= 0.95 * full["g5"]
+
+
+def test_healthy_inference_modules_are_extrapolated_at_their_peaks_and_not_warned():
+    minutes, full, _ = _inference_node(8, None, seed=22)
+    fc, events = _run(minutes)
+    assert [e for e in events if e.kind in ("overheat_forecast", "forecast_reset")] == []
+    for m, job in full.items():
+        st = fc.status(m, len(minutes) * STEP)
+        assert st.state in ("watching", "insufficient"), (m, st.reason)
+        if st.power_w is not None:
+            assert 0.95 * job <= st.power_w <= 1.02 * job, (m, st.power_w, job)

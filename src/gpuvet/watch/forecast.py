@@ -14,9 +14,12 @@ Only settled windows count (busy, power steady within the window and within ``SE
 the window before, no thermal throttling), so the first-order lag after a load change is over;
 windows of ten minutes average whole-degree printouts into tenths. Hourly medians of R get a
 Theil–Sen trend with its confidence interval; the crossing is when R reaches (slowdown − warm
-inlet) / heavy load. An ``overheat_forecast`` is raised when the interval excludes zero, the
-rise is already worth ``min_rise_c`` at load, and the predicted crossing (the central slope) is
-within the horizon plus a margin; it is withdrawn if the trend reverses or a step down
+inlet) / heavy load. The heavy load is the 95th percentile of the usable windows' powers and
+of every busy window's peak through a two-minute lag (``LAG_S``): an inference load reaches its
+slowdown first at a peak of minutes that a window's mean averages away. An
+``overheat_forecast`` is raised when the interval excludes zero, the rise is already worth
+``min_rise_c`` at load, and the predicted crossing (the central slope) is within the horizon
+plus a margin; it is withdrawn if the trend reverses or a step down
 (maintenance) restarts it. Every event and status says why: R now, its trend and interval,
 the inlet estimate and how it was formed, the power it extrapolates at, the span of data.
 
@@ -51,6 +54,7 @@ OFFSET_TAU_S = 2 * 86400.0  # how slowly a module's usual offset over the others
 COMMON_R_TAU_S = 4 * 86400.0  # how slowly the node's common R (the cross-module fit) forgets
 PRIOR_R = 0.05  # °C/W: where the common R starts before the modules' powers have differed (weight below)
 PRIOR_WEIGHT_W2 = 2000.0  # about one window of 8 modules 16 W apart: the data outweighs it within the hour
+LAG_S = 120.0  # the short end of a module's thermal lag ("a few minutes"): the power its temperature follows
 
 
 @dataclass(frozen=True)
@@ -72,11 +76,11 @@ class _Window:
     """Running sums of one module's samples in one window (no per-sample lists: a replay feeds
     millions of samples)."""
 
-    __slots__ = ("n", "temp", "power", "power_sq", "util", "n_util", "ref", "n_ref", "hot")
+    __slots__ = ("n", "temp", "power", "power_sq", "util", "n_util", "ref", "n_ref", "hot", "peak")
 
     def __init__(self) -> None:
         self.n = self.n_util = self.n_ref = 0
-        self.temp = self.power = self.power_sq = self.util = self.ref = 0.0
+        self.temp = self.power = self.power_sq = self.util = self.ref = self.peak = 0.0
         self.hot = False  # thermally throttled at some point: the temperature is held, R means nothing
 
 
@@ -89,6 +93,7 @@ class WindowStat:
     steady: bool  # usable: busy, power steady and settled, not throttled: R means something
     model: str | None = None
     loaded: bool = False  # busy and not throttled, though perhaps not steady (an inference load): the hourly tier
+    peak: float | None = None  # the highest power through the thermal lag (``LAG_S``): what a minute-long peak heats
 
 
 @dataclass
@@ -113,7 +118,7 @@ class _History:
     pending: dict[int, list[float]] = field(default_factory=dict)
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
-    loaded: list[float] = field(default_factory=list)  # the power of each busy window, steady or not
+    loaded: list[float] = field(default_factory=list)  # the lagged peak power of each busy window, steady or not
     bases: list[float] = field(default_factory=list)  # the common R each entry of ``refs`` was estimated with
     warned: bool = False
     withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
@@ -194,6 +199,7 @@ class ThermalForecaster:
         self._last_eval: dict[str, float] = {}
         self._peak_w: dict[str, float] = {}
         self._previous: dict[str, tuple[int, float]] = {}  # module -> (window index, mean power)
+        self._lagged: dict[str, tuple[float, float]] = {}  # module -> (time, power through the thermal lag)
         self._offset: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
         self._groups: dict[str | None, _Group] = defaultdict(_Group)
         self._hour: int | None = None  # the hour the hourly tier is summing
@@ -229,6 +235,14 @@ class ThermalForecaster:
         w.temp += temp
         w.power += power
         w.power_sq += power * power
+        # the power through a first-order lag: an inference load's minute-long peaks heat the module
+        # about this much, where a window's mean averages them away
+        last = self._lagged.get(module)
+        lagged = power if last is None else \
+            last[1] + (power - last[1]) * -math.expm1(-max(s.t - last[0], 0.0) / LAG_S)
+        self._lagged[module] = (s.t, lagged)
+        if lagged > w.peak:
+            w.peak = lagged
         if s.util is not None:
             w.util += s.util
             w.n_util += 1
@@ -272,7 +286,7 @@ class ThermalForecaster:
             loaded = busy and not w.hot and n >= self.min_window_samples and power >= 0.3 * peak
             steady = loaded and settled and spread <= self.max_power_cv
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
-                                       self.models.get(module), loaded)
+                                       self.models.get(module), loaded, w.peak)
         if self.tap is not None:
             self.tap.append(stats)
         return self.observe_windows(stats)
@@ -287,7 +301,7 @@ class ThermalForecaster:
             h = self._hist[module]
             h.windows += 1
             if w.loaded or w.steady:
-                h.loaded.append(w.power)
+                h.loaded.append(w.power if w.peak is None else max(w.peak, w.power))
                 del h.loaded[:-1000]
             if not w.steady:
                 continue
@@ -580,7 +594,8 @@ class ThermalForecaster:
             return None
         # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
         # a node whose inlet or load has risen lately brings the crossing forward at once
-        # an inference load's hours average its peaks away: its heavy 10-minute windows count too
+        # an inference load's hours average its peaks away: its busy windows' peaks through the
+        # thermal lag count too (a minute-long peak, not the window's mean, brings the first slowdown)
         power = max(_p95(h.powers), _p95(h.powers[-144:]), _p95(h.loaded) if h.loaded else 0.0)
         # estimated inlets on today's common R: an estimate made with R' is lower by (R − R')·P, and
         # mixing bases would move the crossing by that much at load
