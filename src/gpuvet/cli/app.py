@@ -302,7 +302,9 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
         if as_json:
             _print_json({"wrote": str(output)})
         else:
-            print(f"wrote {output}")
+            from gpuvet.cli.literal import literal
+
+            print(literal(f"wrote {output}"))
     elif as_json:
         spec = node_to_spec(node)
         _print_json({"name": spec.name, **spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)})
@@ -387,7 +389,7 @@ _METAVARS = {"sim": "SPEC", "expect": "SPEC", "compare": "SPEC", "node_ref": "SP
              "prometheus_url": "URL", "match": "SELECTOR", "kind": "KIND", "symptom": "SYMPTOM", "speedup": "N|max",
              "ray_address": "ADDRESS", "caps": "WATTS", "dtypes": "DTYPES", "ops": "OPS", "kinds": "KINDS",
              "tests": "TESTS", "models": "MODELS", "size_bytes": "BYTES", "min_bytes": "BYTES", "max_bytes": "BYTES",
-             "names": "gpuvet|dcgm|both", "level": "quick|standard|long", "fmt": "text|json|nhc|npd",
+             "names": "gpuvet|dcgm|both|amd", "level": "quick|standard|long", "fmt": "text|json|nhc|npd",
              "xid_since": "boot|last", "ignore": "CHECK", "dtype": "fp32|fp16|bf16"}
 
 

@@ -167,8 +167,10 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
         _print_json({"wrote": str(output), "node_type": made.node_type, "checks": len(made.metrics),
                      "runs": [run_id for run_id, _, _ in picked], "excluded": excluded})
         return
-    print(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
-          f" ({excluded} outlying figures excluded)")
+    from gpuvet.cli.literal import literal
+
+    print(literal(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
+                  f" ({excluded} outlying figures excluded)"))
 
 
 @log_app.command("list")
@@ -261,7 +263,9 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
         _print_json({"wrote": str(output), "run_id": doc.run_id,
                      "verdict": doc.verdict.value if doc.verdict is not None else None})
         return
-    print(f"wrote {output}")
+    from gpuvet.cli.literal import literal
+
+    print(literal(f"wrote {output}"))
 
 
 def run_document(book: Logbook, ref: str) -> RunDocument:

@@ -191,10 +191,26 @@ def query_fields(text: str) -> tuple[str, ...]:
         raise GpuvetError(shown, where="--fields", fix="give the comma list the log was written with, e.g. "
                           "timestamp,index,name,temperature.gpu,power.draw.")
     if not read_smi.is_query_header(",".join(fields)):
-        raise GpuvetError("these fields name nothing the replay reads", where="--fields",
+        raise GpuvetError("these fields hold no time, temperature, power or utilisation column beside another "
+                          "field the replay reads", where="--fields",
                           fix="the list must hold at least two of timestamp, index, temperature.gpu, power.draw, "
                               "utilization.gpu, clocks.sm, including a time, temperature, power or utilisation.")
     return fields
+
+
+# the unit nvidia-smi prints after a value of each kind of field (csv, without nounits)
+_UNIT_OF = (("power.", "W"), ("utilization.", "%"), ("memory.", "MiB"), ("clocks.", "MHz"), ("temperature.", ""))
+
+
+def _check_units(first_row: str, fields: Sequence[str], where: str) -> None:
+    """A header-less log's first row against --fields: a value printed with a unit that is not
+    its field's (a swapped list read watts as °C) is refused, naming the column."""
+    for i, (field, cell) in enumerate(zip(fields, first_row.split(","), strict=False), 1):
+        unit = cell.strip().partition(" ")[2].strip()
+        want = next((u for prefix, u in _UNIT_OF if field.startswith(prefix)), None)
+        if want is not None and unit and unit != want:
+            raise GpuvetError(f"column {i} is {field!r} in --fields but its value {cell.strip()!r} is in {unit}",
+                              where=f"{where}:1", fix="give --fields in the order the log was written with.")
 
 
 def _unknown(head: str, where: str, fields: Sequence[str]) -> GpuvetError:
@@ -249,7 +265,9 @@ def parse(src: Scanned, interval_s: float, fields: Sequence[str] = ()) -> Record
                 if src.kind == "table":
                     return read_table.read_table(lines, node, where)
                 if src.kind == "query-csv-noheader":  # the header the log was written without
-                    lines = itertools.chain([", ".join(fields) + "\n"], lines)
+                    first = next(lines, "")
+                    _check_units(first, fields, where)
+                    lines = itertools.chain([", ".join(fields) + "\n", first], lines)
                 return read_smi.read_query_csv(lines, node, where, interval_s)
     except OSError as exc:
         raise GpuvetError(f"cannot read it ({exc.strerror or exc})", where=where,
