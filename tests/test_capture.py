@@ -239,14 +239,53 @@ def _nvlink_s(product: str, up: int, total: int = 18) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _step(data: dict, check: str) -> dict:
+    return next(s for s in data["steps"] if s["check"] == check)
+
+
+def _doctor_json_expect(tmp_path, text: str, spec: str, capsys) -> dict:
+    (tmp_path / "node.yaml").write_text(spec)
+    (tmp_path / "capture.txt").write_text(text)
+    code = main(["doctor", "--from", str(tmp_path / "capture.txt"), "--expect", str(tmp_path / "node.yaml"), "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Traceback" not in err
+    return json.loads(out)
+
+
+def _bridged_pair_spec(width: int) -> str:
+    return ("name: h100-pcie-pair\nmodules:\n"
+            "  - {id: gpu0, custom: {name: NVIDIA H100 PCIe, fabric: nvlink}}\n"
+            "  - {id: gpu1, custom: {name: NVIDIA H100 PCIe, fabric: nvlink}}\n"
+            f"links:\n  - {{between: [gpu0, gpu1], kind: nvlink, width: {width}, lane_gbps: 25}}\n")
+
+
 def test_a_bridged_h100_pcie_has_inactive_links_by_design(tmp_path, capsys):
-    # H100 PCIe: 12 of its 18 links are wired to the three bridge connectors (4 each)
-    assert "nvlink_down" not in _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 12), capsys))
-    assert "nvlink_down" not in _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 4), capsys))
+    # H100 PCIe: 12 of its 18 links are wired to the three bridge connectors (4 each); the other 6
+    # are inactive by design (Azure/azurehpc-health-checks#162, NCv5)
+    full = _doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 12), capsys)
+    assert "nvlink_down" not in _causes_of(full) and _step(full, "captured_links")["status"] == "clear"
     partial = _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 10), capsys))
     assert partial["nvlink_down"][0]["evidence"]["links_down"] == list(range(10, 18))  # a bridge half-seated
     sxm = _causes_of(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 80GB HBM3", 12), capsys))
     assert sxm["nvlink_down"][0]["severity"] == "critical"  # an SXM module has no such design
+
+
+@pytest.mark.parametrize("up", [0, 4, 8])
+def test_a_bridged_h100_pcie_with_fewer_links_than_a_full_bridge_set_cannot_be_judged_undeclared(tmp_path, capsys, up):
+    # one bridge fitted by design, or two of three lost: the links up cannot tell which
+    data = _doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", up), capsys)
+    step = _step(data, "captured_links")
+    assert "nvlink_down" not in _causes_of(data)
+    assert step["status"] == "inconclusive" and "--expect" in step["summary"] and "bridges" in step["summary"]
+
+
+def test_a_bridged_h100_pcie_is_judged_against_the_declared_bridge_count(tmp_path, capsys):
+    one_bridge = _doctor_json_expect(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 4), _bridged_pair_spec(4), capsys)
+    assert "nvlink_down" not in _causes_of(one_bridge) and _step(one_bridge, "captured_links")["status"] == "clear"
+    lost = _causes_of(_doctor_json_expect(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 4), _bridged_pair_spec(12), capsys))
+    down = lost["nvlink_down"][0]
+    assert down["severity"] == "critical" and down["evidence"]["links_expected"] == 12
+    assert down["evidence"]["links_down"] == list(range(4, 18))
 
 
 def test_open_mpi_tag_output_is_stripped_even_on_a_minority_of_lines():

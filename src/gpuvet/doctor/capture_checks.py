@@ -12,7 +12,7 @@ from gpuvet.doctor.capture_failures import (
     clock_findings,
     ecc_reset_findings,
     kernel_messages,
-    links_by_design,
+    links_expected,
 )
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -74,11 +74,15 @@ def captured_clock_events(ev: Evidence) -> Outcome:
 def captured_links(ev: Evidence) -> Outcome:
     """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
     c = ev.captures
-    found = _nvlink_findings(ev) + _lspci_findings(ev)
+    unsure: list[str] = []
+    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
     if found:
         return confirmed("links are down, degraded or corrupt data", *found)
+    if unsure:
+        more = f" (and {len(unsure) - 1} more module(s) alike)" if len(unsure) > 1 else ""
+        return unknown(unsure[0] + more)
     cited = _links_cited(ev)
     if not cited:
         return unknown("no captured link state (give nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output)")
@@ -102,17 +106,24 @@ def _links_cited(ev: Evidence) -> list[Cited]:
     return out
 
 
-def _nvlink_findings(ev: Evidence) -> list[Finding]:
+def _nvlink_findings(ev: Evidence, unsure: list[str]) -> list[Finding]:
+    """Modules with fewer NVLink links up than their design says; where the design is unknown (a bridged
+    card, undeclared, with fewer than a full bridge set up) the reason goes to ``unsure``."""
     out: list[Finding] = []
-    down: dict[str, list[int]] = defaultdict(list)
+    by_gpu: dict[str, list[int]] = defaultdict(list)  # gpu -> its links down
+    seen: dict[str, int] = defaultdict(int)
     for s in ev.captures.nvlink_states:
+        seen[s.gpu] += 1
         if not s.up:
-            down[s.gpu].append(s.link)
-    for gpu, links in down.items():
-        total = sum(1 for s in ev.captures.nvlink_states if s.gpu == gpu)
-        if links_by_design(ev, gpu, total - len(links)):
-            continue  # a bridged PCIe pair: the unwired links are inactive by design
-        out.append(finding("nvlink_down", HIGH, module=gpu, links_down=links, links_seen=total))
+            by_gpu[s.gpu].append(s.link)
+    for gpu, links in by_gpu.items():
+        up = seen[gpu] - len(links)
+        expected = links_expected(ev, gpu, up, seen[gpu])
+        if expected.count is None:
+            unsure.append(expected.basis)
+        elif up < expected.count:
+            out.append(finding("nvlink_down", HIGH, module=gpu, links_down=links, links_seen=seen[gpu], links_up=up,
+                               links_expected=expected.count, expected_from=expected.basis))
     errors: dict[str, dict[str, int]] = defaultdict(dict)
     for e in ev.captures.nvlink_errors:
         if e.count > 0 and any(k in e.counter.lower() for k in _NVLINK_COUNTERS):

@@ -6,17 +6,33 @@ Each finding carries the line or field it was read from."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
 
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
-# PCIe cards whose NVLink comes only from bridges to one peer: links up with 1, 2 or 3 bridges; the chip's
-# other links are unwired. NVIDIA H100 PCIe / H100 NVL product briefs: NVLink 600 GB/s bidirectional through
-# three bridges = 12 NVLink 4 links (4 per bridge); nvidia-smi lists all 18 of the chip's links, and "the
-# inactive links are by design" (github.com/Azure/azurehpc-health-checks/issues/162, H100 PCIe in Azure NCv5).
-BRIDGED_CARDS: dict[str, tuple[int, ...]] = {"h100 pcie": (4, 8, 12), "h100 nvl": (4, 8, 12)}
+# PCIe cards whose NVLink comes only from bridges to one peer: each bridge carries 4 links, 3 bridges make the
+# full set; the chip's other links are unwired. NVIDIA H100 PCIe / H100 NVL product briefs: NVLink 600 GB/s
+# bidirectional through three bridges = 12 NVLink 4 links (4 per bridge); nvidia-smi lists all 18 of the chip's
+# links, and "the inactive links are by design" (github.com/Azure/azurehpc-health-checks/issues/162, H100 PCIe
+# in Azure NCv5: 12 of 18 links up).
+
+
+class BridgeDesign(NamedTuple):
+    """NVLink through bridges: how many links one bridge carries and how many bridges a full set is."""
+
+    links_per_bridge: int
+    bridges: int
+
+    @property
+    def full_set(self) -> int:
+        return self.links_per_bridge * self.bridges
+
+
+BRIDGED_CARDS: dict[str, BridgeDesign] = {"h100 pcie": BridgeDesign(4, 3), "h100 nvl": BridgeDesign(4, 3)}
 
 
 def kernel_messages(ev: Evidence) -> Outcome:
@@ -97,10 +113,43 @@ def clock_findings(ev: Evidence) -> list[Finding]:
     return out
 
 
-def links_by_design(ev: Evidence, gpu: str, up: int) -> bool:
-    """A bridged PCIe card with as many links up as one, two or three bridges carry: the rest are
-    unwired on the card, not down (the design, not the state being judged, says how many)."""
-    product = ev.captures.nvlink_products.get(gpu, "").lower()
-    counts = next((v for k, v in BRIDGED_CARDS.items() if k in product), None)
-    return counts is not None and up in counts
+class LinksExpected(NamedTuple):
+    """How many of a module's NVLink links should be up, and what says so; ``count`` None: can't tell."""
 
+    count: int | None
+    basis: str
+
+
+def links_expected(ev: Evidence, gpu: str, up: int, seen: int) -> LinksExpected:
+    """The links that should be up on ``gpu`` from the design, never from the links found up: the declared
+    node's fabric links (``--expect``), else a bridged card's full bridge set when that many are up.
+    Fewer than a full set, undeclared, is one or two bridges fitted or bridges lost: can't tell; but
+    a count no whole number of bridges carries means a fitted bridge has links down (the next whole
+    bridge is a floor). Other modules: every link listed."""
+    declared = _declared_links(ev, gpu)
+    if declared is not None:
+        return LinksExpected(declared, f"declared node {ev.declared.name if ev.declared else ''}".strip())
+    product = ev.captures.nvlink_products.get(gpu, "")
+    bridge = next((v for k, v in BRIDGED_CARDS.items() if k in product.lower()), None)
+    if bridge is None:
+        return LinksExpected(seen, "every link nvidia-smi lists")
+    if up >= bridge.full_set:
+        return LinksExpected(bridge.full_set, f"a full set of {bridge.bridges} bridges")
+    if up % bridge.links_per_bridge:
+        fitted = -(-up // bridge.links_per_bridge)
+        return LinksExpected(fitted * bridge.links_per_bridge, f"at least {fitted} bridge(s) fitted, "
+                             f"{bridge.links_per_bridge} links each")
+    return LinksExpected(None, f"{up} of the {bridge.full_set} links of a full set of {bridge.bridges} bridges up "
+                         f"on {gpu} ({product or 'bridged card'}): can't tell how many bridges are fitted — "
+                         "declare the node with --expect")
+
+
+def _declared_links(ev: Evidence, gpu: str) -> int | None:
+    """The declared node's fabric links of the module nvidia-smi calls ``GPU n`` (dcgmi: ``gpuId n``),
+    declared as ``gpun``; None without a declared node or such a module."""
+    if ev.declared is None:
+        return None
+    module = "gpu" + gpu.rsplit(" ", 1)[-1]
+    if module not in ev.declared.module_ids:
+        return None
+    return sum(ln.width for ln in ev.declared.links_of(module) if ln.kind.is_fabric and ln.up)
