@@ -204,3 +204,49 @@ def test_read_small_refuses_a_fifo_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(GpuvetError, match="not a regular file"):
         read_small(fifo, 4096, "m")
+
+
+@pytest.mark.parametrize("plant", ["symlink", "hardlink", "fifo"])
+def test_a_file_planted_at_the_wal_after_open_but_before_the_first_write_is_not_written(
+        capsys, tmp_path, victim, monkeypatch, plant):
+    """SQLite creates -wal/-shm only when WAL is switched on, after the checks at open, and opens
+    whatever is there by then: a link (or a hard link to a system file, which root may make)
+    planted in between must not be written through; gpuvet creates those files itself."""
+    from gpuvet.logbook import schema
+
+    folder = tmp_path / "lb"
+    folder.mkdir(mode=0o700)
+    wal = folder / "logbook.db-wal"
+    real_verify = schema.verify
+
+    def verify_then_plant(db: object) -> int | None:
+        version = real_verify(db)  # reads the logbook: the last step before the first write
+        if plant == "symlink":
+            wal.symlink_to(victim)
+        elif plant == "hardlink":
+            os.link(victim, wal)
+        else:
+            os.mkfifo(wal)
+        return version
+
+    monkeypatch.setattr(schema, "verify", verify_then_plant)
+    code, _, err = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook",
+                        str(folder / "logbook.db"))
+    assert code == 2, err
+    assert {"symlink": "symbolic link", "hardlink": "hard link", "fifo": "not a regular file"}[plant] in err, err
+    assert "-wal" in err
+    _untouched(victim)
+
+
+def test_a_logbook_folder_others_can_write_without_the_sticky_bit_is_refused(capsys, tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o777)
+    code, _, err = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook",
+                        str(folder / "logbook.db"))
+    assert code == 2 and "can be written by others" in err, err
+    assert list(folder.iterdir()) == []
+    folder.chmod(0o1777)  # sticky, like /tmp: others cannot rename or remove this user's files
+    code, _, err = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", "--logbook",
+                        str(folder / "logbook.db"))
+    assert code in (0, 1), err

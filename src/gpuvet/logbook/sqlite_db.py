@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -92,6 +93,8 @@ class SqliteDb:
         _check_file(path)
         with guard(self.where, "opening"):
             _create_private(path)
+            if _in_wal_mode(path):  # SQLite opens -wal/-shm at the first read: claim them first
+                claim_side_files(path)
             self.raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             self.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
@@ -120,10 +123,11 @@ class SqliteDb:
 
     def prepare(self) -> None:
         with guard(self.where, "opening"):
-            if int(self.raw.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
-                self.raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            claim_side_files(self.path)  # before SQLite creates them, following what it finds
             self.raw.execute("PRAGMA journal_mode = WAL")
             self.raw.execute("PRAGMA synchronous = NORMAL")
+            if int(self.raw.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+                self.raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def integrity(self) -> str:
         return str(self.query("PRAGMA integrity_check")[0][0])
@@ -136,6 +140,7 @@ def _check_file(path: Path) -> None:
     """Refuse a folder, or a file that is not SQLite, before SQLite touches it; and a symbolic
     link at the logbook or at one of the files SQLite writes beside it (SQLite follows them:
     run as root, a link planted there would have it write into a system file)."""
+    _check_folder(path.parent)
     for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
         if p.is_symlink():
             raise LogbookError(f"{p} is a symbolic link (to {os.readlink(p)!r}); the logbook is not written "
@@ -153,6 +158,65 @@ def _check_file(path: Path) -> None:
         if head != _HEADER:
             raise LogbookError(f"{path} is not a gpuvet logbook (not an SQLite file)", where="--logbook",
                                fix=_FIX_OTHER)
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """The header's read/write versions (bytes 18, 19) are 2 in a WAL database."""
+    try:
+        with path.open("rb") as f:
+            return f.read(20)[18:20] == b"\x02\x02"
+    except OSError:
+        return False
+
+
+SIDE_FILES = ("-wal", "-shm")  # what SQLite creates beside a WAL logbook, later than the open
+
+
+def claim_side_files(path: Path) -> None:
+    """Create the -wal and -shm files ourselves (O_CREAT|O_EXCL|O_NOFOLLOW, 0600) before WAL is
+    switched on, and refuse ones already there that are not plain single-link files of the
+    logbook's owner. SQLite opens them with O_CREAT and would write through whatever was planted
+    between our first look and its own (a link, another user's file, a hard link to a system
+    file). Creating them ourselves leaves no such window where the folder is private or sticky;
+    a folder others may rename in is refused by ``_check_folder`` (they could swap the files
+    back), which is why both are needed: pre-creating alone is no guard there."""
+    owner = os.lstat(path).st_uid
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            fd = os.open(side, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except FileExistsError:
+            _check_side_file(side, owner)
+            continue
+        os.close(fd)
+
+
+def _check_side_file(side: Path, owner: int) -> None:
+    st = os.lstat(side)
+    if stat.S_ISLNK(st.st_mode):
+        raise LogbookError(f"{side} is a symbolic link (to {os.readlink(side)!r}); the logbook is not written "
+                           "through links", where="--logbook",
+                           fix="remove the link (gpuvet creates this file itself), or use another logbook path.")
+    why = ("not a regular file" if not stat.S_ISREG(st.st_mode) else
+           f"owned by uid {st.st_uid}, not by the logbook's owner (uid {owner})" if st.st_uid != owner else
+           f"a hard link ({st.st_nlink} names): writing it would change another file" if st.st_nlink != 1 else None)
+    if why:
+        raise LogbookError(f"{side}, a file SQLite writes beside the logbook, is {why}", where="--logbook",
+                           fix="remove it (gpuvet creates it itself), or use another logbook path.")
+
+
+def _check_folder(folder: Path) -> None:
+    """Refuse a folder others may write in without the sticky bit: anyone there can rename the
+    logbook's files away and put their own (or a link) in their place at any moment."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return  # missing: created private below, or refused by the caller
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise LogbookError(f"the logbook's folder {folder} can be written by others (mode "
+                           f"{stat.S_IMODE(st.st_mode):o}, no sticky bit): they could replace its files",
+                           where="--logbook",
+                           fix=f"chmod go-w {folder}, or keep the logbook in a folder only you can write.")
 
 
 def _create_private(path: Path) -> None:
