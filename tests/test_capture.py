@@ -288,6 +288,22 @@ def test_a_bridged_h100_pcie_is_judged_against_the_declared_bridge_count(tmp_pat
     assert down["evidence"]["links_down"] == list(range(4, 18))
 
 
+def _evidence(step: dict, field: str) -> list[str]:
+    return [e["value"] for e in step["evidence"] if e["field"] == field]
+
+
+def test_the_clear_of_captured_links_counts_the_links_up_and_the_counters_set(tmp_path, capsys):
+    # 12 of 18 listed links up on a bridged H100 PCIe (the other 6 unwired): "links up" is 12, not 18
+    bridged = _step(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 PCIe", 12), capsys), "captured_links")
+    assert bridged["status"] == "clear" and _evidence(bridged, "links up") == ["12"]
+    # a counter gpuvet does not judge (not CRC, replay or recovery) that is set is counted, not reported as 0
+    errors = ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1c2a3b4d-0000-1111-2222-333344445555)\n"
+              "         Link 0: Replay Errors: 0\n         Link 0: CRC Errors: 0\n"
+              "         Link 0: Rx Malformed Packet Errors: 2\n         Link 1: Replay Errors: 0\n")
+    step = _step(_doctor_json(tmp_path, errors, capsys), "captured_links")
+    assert step["status"] == "clear" and _evidence(step, "error counters read / non-zero") == ["4 / 1"]
+
+
 def test_open_mpi_tag_output_is_stripped_even_on_a_minority_of_lines():
     text = "\n".join(["NCCL INFO line without a tag"] * 5 + [
         "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong",
