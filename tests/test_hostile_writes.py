@@ -37,6 +37,7 @@ def victim(tmp_path: Path) -> Path:
 @pytest.fixture
 def book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str, str]:
     """A logbook with two kept runs (for report and baseline make)."""
+    (tmp_path / "kept").mkdir()
     path = str(tmp_path / "kept" / "lb.db")
     ids = []
     for _ in range(2):

@@ -196,3 +196,25 @@ def test_the_default_logbook_not_made_yet_is_not_an_error(capsys, tmp_path, monk
     monkeypatch.setenv("GPUVET_HOME", str(tmp_path))
     code, out, err = call(capsys, "log", "list", "--json")
     assert code == 0 and json.loads(out) == [], err
+
+
+@pytest.mark.parametrize("how", ["--logbook", "GPUVET_LOGBOOK"])
+def test_a_typed_logbook_path_in_a_missing_folder_is_refused_and_no_folder_made(capsys, tmp_path, monkeypatch, how):
+    """Issue 36: a typo in a typed path must not silently make folders (gpuvet runs as root)."""
+    deep = tmp_path / "x" / "deep" / "log.db"
+    flag = ["--logbook", str(deep)] if how == "--logbook" else []
+    if how == "GPUVET_LOGBOOK":
+        monkeypatch.setenv("GPUVET_LOGBOOK", str(deep))
+    code, _, err = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick", *flag)
+    assert code == 2 and how in err and "does not exist" in err and "Traceback" not in err, err
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_default_location_gets_its_missing_folders_made_private(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUVET_LOGBOOK", raising=False)
+    home = tmp_path / "a" / "gpuvet-home"
+    monkeypatch.setenv("GPUVET_HOME", str(home))
+    code, _, err = call(capsys, "validate", "--sim", "mesh-4", "--level", "quick")
+    assert code in (0, 1), err
+    assert (home / "logbook.db").is_file()
+    assert (home.stat().st_mode & 0o777, (tmp_path / "a").stat().st_mode & 0o777) == (0o700, 0o700)

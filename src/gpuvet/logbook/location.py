@@ -30,9 +30,18 @@ def locate(target: str | Path | None) -> str | Path:
     return target
 
 
+def typed_by(target: str | Path | None) -> str | None:
+    """Who named the logbook's path: ``--logbook``, ``GPUVET_LOGBOOK``, or None for gpuvet's own
+    default location (the only one whose missing folders gpuvet creates: a typo in a typed path
+    must not silently make folders)."""
+    if target is not None and str(target) != "":
+        return "--logbook"
+    return "GPUVET_LOGBOOK" if os.environ.get("GPUVET_LOGBOOK") else None
+
+
 def connect(target: str | Path | None) -> Db:
     """Open (not yet verify) the database the target names."""
     where = locate(target)
     if isinstance(where, str):
         return PostgresDb(where)
-    return SqliteDb(where)
+    return SqliteDb(where, typed_by=typed_by(target))

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from gpuvet.files import check_folder
 from gpuvet.logbook.db import SQLITE, Args, Dialect, LogbookError, LogbookFull, Row
 
 BUSY_TIMEOUT_MS = 30_000
@@ -87,12 +88,16 @@ class SqliteDb:
 
     dialect: Dialect = SQLITE
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, typed_by: str | None = None) -> None:
+        """``typed_by``: the flag or variable that named ``path`` (its folder must exist), or None
+        for gpuvet's default location (missing folders created, 0700)."""
         self.path = path
         self.where = str(path)
+        if typed_by is not None:
+            check_folder(path.parent if str(path.parent) else Path("."), typed_by, create=False)
         _check_file(path)
         with guard(self.where, "opening"):
-            _create_private(path)
+            _create_private(path, create_folders=typed_by is None)
             if _in_wal_mode(path):  # SQLite opens -wal/-shm at the first read: claim them first
                 claim_side_files(path)
             self.raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -219,9 +224,10 @@ def _check_folder(folder: Path) -> None:
                            fix=f"chmod go-w {folder}, or keep the logbook in a folder only you can write.")
 
 
-def _create_private(path: Path) -> None:
+def _create_private(path: Path, create_folders: bool) -> None:
     """A new logbook is this user's alone: 0600 (SQLite gives its -wal/-shm files the same mode)."""
-    make_private_dirs(path.parent)
+    if create_folders:
+        make_private_dirs(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
