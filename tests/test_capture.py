@@ -335,6 +335,19 @@ def test_out_of_bounds_failed_is_corrupt_data(tmp_path, capsys):
     assert step["status"] == "inconclusive"  # a FAILED line is never "clear"
 
 
+def test_an_nccl_tests_run_without_its_summary_did_not_run_to_the_end(tmp_path, capsys):
+    whole = (DATA / "nccl_all_reduce_small_sizes.txt").read_text()
+    assert "# Avg bus bandwidth" in whole and "# Out of bounds values" in whole
+    step = _step(_doctor_json(tmp_path, whole, capsys), "benchmark_failures")
+    assert step["status"] == "clear" and "ran to the end" in step["summary"]
+    # every row up to maxBytes, then nothing: the summary nccl-tests prints last is missing (cut, killed, hung)
+    cut = "\n".join(ln for ln in whole.splitlines()
+                    if not ln.startswith(("# Out of bounds", "# Avg bus")) and ln.strip() != "#") + "\n"
+    step = _step(_doctor_json(tmp_path, cut, capsys), "benchmark_failures")
+    assert step["status"] == "inconclusive" and "ends before nccl-tests' summary" in step["summary"]
+    assert "ran to the end" not in step["summary"]
+
+
 def test_power_cables_message_names_its_module(tmp_path, capsys):
     text = ("[    5.1] NVRM: GPU 0000:41:00.0: GPU does not have the necessary power cables connected.\n"
             "[    5.2] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x24:0x1c:1436)\n")

@@ -71,9 +71,14 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     rows = sum(len(r.rows) for r in c.nccl)
     if not (rows or c.nvbandwidth):  # a header alone (or a cut run) does not say the run finished
         return unknown("no benchmark results (give the whole nccl-tests or nvbandwidth output with --from)")
+    cut = [r for r in c.nccl if r.rows and r.avg_busbw is None]
+    if cut:  # rows alone do not say the run finished: nccl-tests prints its summary last
+        return unknown(f"the output ends before nccl-tests' summary ('# Out of bounds values' / '# Avg bus bandwidth')"
+                       f" after {len(cut[0].rows)} result row(s): cut, killed or hung (give the whole output)")
     cited: list[Cited] = []
     if rows:
-        cited.append(Cited(_source(ev, "nccl-tests"), "result rows, failure lines", f"{rows}, 0"))
+        cited.append(Cited(_source(ev, "nccl-tests"), "result rows, summary lines, failure lines",
+                           f"{rows}, {sum(1 for r in c.nccl if r.rows)}, 0"))
     if c.nvbandwidth:
         cited.append(Cited(_source(ev, "nvbandwidth"), "tests run, device-to-device tests waived",
                            f"{len(c.nvbandwidth)}, 0"))
