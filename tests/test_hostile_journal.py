@@ -174,3 +174,24 @@ def test_a_sweep_refuses_to_start_over_a_pending_journal(capsys, home, fake):
     plant(home, [entry(fake, 0, 150.0)])  # will be refused, so it stays
     code, _, err = call(capsys, "bench", "efficiency", "--restore")
     assert code == 1 and "did not restore" in err and not sets(fake)
+
+
+def test_the_journal_is_private_and_a_home_that_cannot_hold_it_is_a_clear_error(home, tmp_path, monkeypatch):
+    """Written by files.write_atomic: 0600, and a GPUVET_HOME that is a file is a GpuvetError
+    naming it (exit 2), not an OSError from deep inside; nothing is changed on the modules."""
+    from gpuvet.errors import GpuvetError
+
+    fake = hgx_h200(2)
+    backend = NvidiaBackend(Nvml(lib=fake))
+    control = NvmlPowerControl(backend.nvml, {d.id: d for d in backend._devices})
+    with settings_journal.guarded(control, ["gpu0"]):
+        journal = home / "settings-journal.json"
+        assert os.stat(journal).st_mode & 0o777 == 0o600
+        assert json.loads(journal.read_text())["entries"][0]["original"] == 700.0
+    not_a_folder = tmp_path / "home-file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("GPUVET_HOME", str(not_a_folder))
+    with pytest.raises(GpuvetError, match="not a folder") as caught:
+        with settings_journal.guarded(control, ["gpu0"]) as set_limit:
+            set_limit("gpu0", 400)
+    assert str(not_a_folder) in str(caught.value) and not sets(fake)

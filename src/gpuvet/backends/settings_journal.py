@@ -12,7 +12,6 @@ import math
 import os
 import signal
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ import psutil
 
 from gpuvet.backends.power_control import PowerControl
 from gpuvet.errors import GpuvetError
+from gpuvet.files import write_atomic
 
 if TYPE_CHECKING:
     from gpuvet.backends.nvml import Nvml
@@ -72,25 +72,12 @@ class JournalRefused(Exception):
     """The journal cannot be trusted (owner, mode, link, shape); reported, never applied."""
 
 
-def _write(path: Path, data: Journal) -> None:
-    """Atomic and private: a temporary file with an unpredictable name in the same folder,
-    created with O_EXCL (mkstemp, mode 0600, never through a planted symlink), fsync'd, renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-journal.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable
-        dfd = os.open(path.parent, os.O_RDONLY)
-        os.fsync(dfd)
-        os.close(dfd)
+def _write(path: Path, data: Journal, create_folder: bool) -> None:
+    """Atomic, fsync'd and private (0600) through files.write_atomic: an unpredictable temporary
+    name in the same folder, never through a planted link. Folders are made (0700) only for the
+    default location."""
+    write_atomic(path, json.dumps(data, indent=1), where="settings journal", private=True,
+                 create_folder=create_folder)
 
 
 def _read_trusted(path: Path) -> Journal:
@@ -136,6 +123,7 @@ def guarded(control: PowerControl, modules: list[str],
             path: Path | None = None) -> Iterator[Callable[[str, float], None]]:
     """``with guarded(control, modules) as set_limit:`` — originals journalled first, restored
     on the way out whatever happens (SIGTERM becomes an exception so this still runs)."""
+    default = path is None
     path = path or journal_path()
     if os.path.lexists(path):
         raise GpuvetError("a settings journal already exists: another sweep is running or was killed", where=str(path),
@@ -145,7 +133,7 @@ def guarded(control: PowerControl, modules: list[str],
         {"module": m, "uuid": control.uuid(m), "setting": "power_limit_w", "original": control.limit_w(m)}
         for m in modules]
     _write(path, {"pid": me.pid, "pid_started": me.create_time(), "backend": control.backend_name,
-                  "simulated": control.simulated, "created": time.time(), "entries": entries})
+                  "simulated": control.simulated, "created": time.time(), "entries": entries}, create_folder=default)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         raise SystemExit(128 + signum)
