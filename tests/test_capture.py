@@ -348,6 +348,19 @@ def test_an_nccl_tests_run_without_its_summary_did_not_run_to_the_end(tmp_path, 
     assert "ran to the end" not in step["summary"]
 
 
+def test_a_kernel_log_without_an_xid_clears_xid_log_citing_the_driver_lines_read(tmp_path, capsys):
+    log = ("[    4.1] nvidia: loading out-of-tree module taints kernel.\n"
+           "[    4.2] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"
+           "[    4.3] NVRM: GPU 0000:2a:00.0: persistence mode enabled\n")
+    step = _step(_doctor_json(tmp_path, log, capsys), "xid_log")
+    assert step["status"] == "clear" and "no Xid" in step["summary"]
+    assert step["evidence"] == [{"source": "capture.txt (kernel log)", "field": "driver lines read / Xid lines",
+                                 "value": "2 / 0", "where": None}]
+    # captures without a kernel log say nothing about Xids: still can't tell
+    step = _step(_doctor_json(tmp_path, _nvlink_s("NVIDIA H100 80GB HBM3", 18), capsys), "xid_log")
+    assert step["status"] == "inconclusive"
+
+
 def test_power_cables_message_names_its_module(tmp_path, capsys):
     text = ("[    5.1] NVRM: GPU 0000:41:00.0: GPU does not have the necessary power cables connected.\n"
             "[    5.2] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x24:0x1c:1436)\n")

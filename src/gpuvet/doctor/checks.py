@@ -323,6 +323,11 @@ def xid_log(ev: Evidence) -> Outcome:
     xids = _xid_modules(ev)
     if not xids:
         cited = _window_cited(ev, "xid events", "none")
+        lines = ev.captures.kernel_lines  # a driver that wrote to the log and reported no Xid
+        if lines:
+            cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "driver lines read / Xid lines",
+                               f"{lines} / 0"))
+            return clear(f"no Xid among the {lines} driver line(s) read", *cited)
         if not cited:
             return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
         return clear("no Xid errors", *cited)
