@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpuvet.backends import amdsmi_gateway
+from gpuvet.backends import amdsmi_gateway, kernel_log
 from gpuvet.backends.amd import AmdBackend
 from gpuvet.backends.amdsmi_gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
 from gpuvet.backends.host import HostBackend
@@ -19,7 +19,15 @@ from gpuvet.node.build import build_node
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import LinkKind
 from gpuvet.node.spec import load_spec
-from tests.fakes.fake_amdsmi import STATUS_DRIVER_NOT_LOADED, STATUS_NOT_SUPPORTED, FakeAmdsmi, mi300x_8
+from tests.fakes.fake_amdsmi import (
+    HEALTHY_AMDGPU_LOG,
+    STATUS_DRIVER_NOT_LOADED,
+    STATUS_NOT_SUPPORTED,
+    FakeAmdsmi,
+    mi300x_8,
+    real_amdgpu_log,
+    write_kmsg,
+)
 
 
 def _backend(fake: FakeAmdsmi) -> AmdBackend:
@@ -234,11 +242,13 @@ def test_neither_vendor_falls_back_to_the_host_naming_both(monkeypatch):
 
 # --- every command, as run on an AMD-only machine ------------------------------------------
 @pytest.fixture
-def amd_machine(monkeypatch):
-    """The CLI's own backend choice sees no NVIDIA modules and this fake amdsmi package."""
+def amd_machine(monkeypatch, tmp_path):
+    """The CLI's own backend choice sees no NVIDIA modules and this fake amdsmi package; the
+    kernel log is a saved one (healthy: amdgpu's start-up lines), never this machine's."""
     fake = mi300x_8()
     _no_nvidia(monkeypatch)
     monkeypatch.setattr(amdsmi_gateway, "_binding", lambda: fake)
+    monkeypatch.setattr(kernel_log, "KMSG", write_kmsg(tmp_path / "kmsg.txt", HEALTHY_AMDGPU_LOG))
     return fake
 
 
@@ -308,3 +318,41 @@ def test_validate_quick_skips_benchmarks_naming_rocm_not_a_failure(capsys, amd_m
     assert skipped and all(c["verdict"] == "skip" and "ROCm" in c["reason"] for c in skipped), skipped
     assert not [c for c in data["checks"] if c["verdict"] == "fail"]
     assert code == 2 and "nothing could be measured" in err and "ROCm" in err  # could not tell, not a fault
+
+
+# --- the amdgpu kernel log ---------------------------------------------------------------
+@pytest.mark.parametrize(("capture", "bus", "kind"), [
+    ("amd_kern_rocm4021_mi300x_athub_ue.txt", "0000:1c:00.0", "amd_ras_uncorrectable"),
+    ("amd_kern_cosmic3764_ring_gfx_reset.txt", "0000:28:00.0", "amd_ring_timeout"),
+])
+def test_health_fails_an_amdgpu_reset_or_ras_error_in_the_kernel_log_naming_the_module(
+        capsys, amd_machine, capture, bus, kind):
+    """Real amdgpu lines (public threads, tests/data/captures/real/), the module at that bus id
+    in the fake: kernel_messages fails it, citing the line; Xid is not applicable (a skip)."""
+    from gpuvet.captures.kernel_messages import kernel_message_catalog
+
+    amd_machine.gpus[1].bdf = bus  # between gpu0 (05) and gpu2 (46): still gpu1 in bus order
+    write_kmsg(kernel_log.KMSG, [*HEALTHY_AMDGPU_LOG, *real_amdgpu_log(capture)])
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    data = json.loads(out)
+    failed = [f for f in data["findings"] if f["status"] == "fail"]
+    assert code == 1 and {(f["check"], f["module"]) for f in failed} == {("kernel_messages", "gpu1")}, failed
+    meaning = kernel_message_catalog()[kind].meaning
+    hit = next(f for f in failed if meaning in f["reason"])
+    assert hit["evidence"][0]["field"] == "amdgpu message" and bus in hit["evidence"][0]["value"]
+    (xid,) = [f for f in data["findings"] if f["check"] == "xid"]
+    assert xid["status"] == "skip" and "no Xids" in xid["reason"]
+
+
+def test_health_on_a_healthy_amdgpu_log_reads_it_and_exits_0(capsys, amd_machine):
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    data = json.loads(out)
+    (ok,) = [f for f in data["findings"] if f["check"] == "kernel_messages"]
+    assert code == 0 and ok["status"] == "ok", ok
+    assert ok["evidence"][0]["value"] == f"{len(HEALTHY_AMDGPU_LOG)} / 0"  # every amdgpu line read, none failing
+
+
+def test_an_unreadable_kernel_log_is_could_not_tell_on_amd(tmp_path):
+    backend = AmdBackend(Amdsmi(lib=mi300x_8(2)), kernel_log=tmp_path / "missing-dir" / "kmsg")
+    lines = backend.health().kernel_lines
+    assert isinstance(lines, Unavailable) and "not supported" not in lines.reason

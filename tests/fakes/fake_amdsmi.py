@@ -23,8 +23,10 @@ The default is an 8x MI300X OAM board on a full xGMI mesh. Where the values come
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
+from pathlib import Path
 from typing import Any
 
 # amdsmi_status_t values (include/amd_smi/amdsmi.h)
@@ -288,3 +290,27 @@ def mi300x_8(n: int = 8) -> FakeAmdsmi:
                        uuid=f"{i:02x}ff74a1-0000-1000-80aa-c8d4f5e8a0b1",
                        asic_serial=f"0x6F1F0A2B3C4D5E{i:02X}", numa=i // 4) for i in range(n)]
     return FakeAmdsmi(gpus)
+
+
+# The kernel log of an AMD node, as /dev/kmsg records (prio,seq,usec,flags;message). Simulated:
+# amdgpu's start-up lines of a healthy MI300X, worded as drivers/gpu/drm/amd/amdgpu prints them.
+HEALTHY_AMDGPU_LOG = [
+    "6,900,5000000,-;[drm] amdgpu kernel modesetting enabled.",
+    "6,901,5000100,-;amdgpu 0000:05:00.0: amdgpu: Fetched VBIOS from IFWI",
+    "6,902,5000200,-;amdgpu 0000:05:00.0: amdgpu: VRAM: 196592M 0x0000008000000000 - 0x00000B7FFFFFFFFF",
+    "6,903,5000300,-;[drm] Initialized amdgpu 3.57.0 20150101 for 0000:05:00.0 on minor 1",
+]
+_REAL = Path(__file__).parent.parent / "data" / "captures" / "real"
+_DMESG_TIME = re.compile(r"^\[\s*[0-9.]+\]\s*")
+
+
+def real_amdgpu_log(name: str, first_seq: int = 1000) -> list[str]:
+    """A dmesg capture of tests/data/captures/real/ (its # header left out) as kmsg records: the
+    message without dmesg's timestamp, numbered after the healthy start-up lines."""
+    text = [t for t in (_REAL / name).read_text(encoding="utf-8").splitlines() if not t.startswith("#")]
+    return [f"3,{first_seq + i},{i},-;{_DMESG_TIME.sub('', t)}" for i, t in enumerate(text)]
+
+
+def write_kmsg(path: Path, records: list[str]) -> Path:
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return path

@@ -4,11 +4,14 @@ The same typed readings as the NVIDIA backend, so inventory, topo, validate and 
 an AMD node with the same checks. Modules are named gpu0… in PCI bus-id order (never amdsmi's
 handle order). What amdsmi cannot tell (the PCIe switches between modules, Xids, a lifetime
 ECC count) is an ``Unavailable`` or an unseen relation, never a guess; docs/vendors.md lists it.
+Health reads the amdgpu driver's lines of the kernel log (resets, ring timeouts, RAS errors), as
+the NVIDIA backend reads its driver's, so ``kernel_messages`` judges them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuvet import __version__
@@ -81,8 +84,9 @@ class AmdBackend(Backend):
     name = "amd"
     simulated = False
 
-    def __init__(self, smi: Amdsmi | None = None) -> None:
+    def __init__(self, smi: Amdsmi | None = None, kernel_log: Path | None = None) -> None:
         self.smi = smi or Amdsmi()
+        self.kernel_log = kernel_log  # where the amdgpu lines are read (default /dev/kmsg); tests give a file
         self.smi.init()
         self._devices = self._enumerate()
 
@@ -209,11 +213,12 @@ class AmdBackend(Backend):
 
     def health(self) -> HealthReadings:
         """Raises ModuleLost when a module stops answering while being read."""
-        from gpuvet.backends.kernel_log import boot_id
+        from gpuvet.backends.kernel_log import KMSG, amdgpu_log, boot_id
 
         modules = tuple(self._module_health(d) for d in self._devices)
-        xids = Unavailable(f"{_NOT_NVIDIA}: amdgpu logs resets and RAS errors, not Xids (not read yet)")
-        return HealthReadings(modules, xids, boot_id())
+        xids = Unavailable(f"{_NOT_NVIDIA}: amdgpu has no Xids; its resets, ring timeouts and RAS errors "
+                           "are judged by kernel_messages")
+        return HealthReadings(modules, xids, boot_id(), amdgpu_log(self.kernel_log or KMSG))
 
     # --- topology --------------------------------------------------------------------------
     def _xgmi_link(self, a: _Device, b: _Device, model: ModuleModel) -> Link | None:

@@ -2,6 +2,9 @@
 …`` there, and the ring keeps them since boot (until it wraps). Each record carries a sequence
 number, which is what lets a check ask only for Xids after the last one it saw.
 
+The amdgpu driver logs no Xids; its lines (ring timeouts, resets, RAS errors, named by bus id
+``amdgpu 0000:1c:00.0: …``) are read from the same device for the AMD backend (``amdgpu_log``).
+
 Reading needs CAP_SYSLOG where ``kernel.dmesg_restrict=1`` (most distributions): Slurm's
 health check and prolog run as root; a user without it gets an ``Unavailable`` saying so."""
 
@@ -91,6 +94,18 @@ def kernel_log(module_of: Callable[[str], str | None], path: Path = KMSG
     if isinstance(records, Unavailable):
         return records, records
     return xids_from_records(records, module_of), driver_lines(records)
+
+
+def amdgpu_lines(records: Iterable[tuple[int, str]]) -> tuple[KernelLine, ...]:
+    """The amdgpu driver's lines (``amdgpu 0000:…``, ``[drm:amdgpu_…]``); captures/kernel.py
+    picks the driver's own lines out of them and reads each message's kind and module."""
+    return tuple(KernelLine(seq, message[:MAX_LINE]) for seq, message in records if "amdgpu" in message)
+
+
+def amdgpu_log(path: Path = KMSG) -> tuple[KernelLine, ...] | Unavailable:
+    """The amdgpu lines the kernel log still holds, oldest first, from one read."""
+    records = _read_kmsg(path)
+    return records if isinstance(records, Unavailable) else amdgpu_lines(records)
 
 
 def boot_id(path: Path = BOOT_ID) -> str:

@@ -231,11 +231,16 @@ def kernel_messages(lines: tuple[KernelLine, ...] | Unavailable, since_seq: int 
         info = table[e.kind]
         times = f" (logged {e.count} times)" if e.count > 1 else ""
         out.append(Finding("kernel_messages", Status.FAIL, f"{where}: {info.meaning}{times}", where, fix=info.action,
-                           evidence=(Cited(f"kernel log ({source})", "NVRM message", e.text[:240],
+                           evidence=(Cited(f"kernel log ({source})", _driver_word(e.kind), e.text[:240],
                                            f"record {e.line}"),)))
     cited = [Cited(f"kernel log ({source})", f"driver lines {window} / failure messages", f"{len(fresh)} / 0")]
     return summarise("kernel_messages", out, f"no module failed to come up, needs a reset or cannot attach {window}",
                      cited)
+
+
+def _driver_word(kind: str) -> str:
+    """Which driver's message the evidence is: amdgpu's kinds are named amd_*."""
+    return "amdgpu message" if kind.startswith("amd_") else "NVRM message"
 
 
 def throttle(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
