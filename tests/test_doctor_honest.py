@@ -35,3 +35,14 @@ def test_a_captured_node_shows_no_local_evidence(capsys, monkeypatch):
     assert local and all(s["status"] != "confirmed" and "captured node" in s["summary"] for s in local.values())
     assert not [f for f in data["findings"] if f["cause"] in ("cpu_saturated", "nccl_env_slow_transport",
                                                                 "device_permissions", "modules_hidden")]
+
+
+def test_a_simulated_node_is_not_judged_by_this_machines_devices_and_environment(capsys, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")  # gpuvet's own environment: not the simulated node's
+    code = main(["doctor", "module-missing", "--sim", "mesh-4", "--all", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and data["simulated"] is True
+    (step,) = [s for s in data["steps"] if s["check"] == "visibility"]
+    assert step["status"] == "inconclusive" and "simulated node" in step["summary"]
+    assert not [e for e in step["evidence"] if e["source"] in ("this machine", "environment of the gpuvet process")]
+    assert not [f for f in data["findings"] if f["cause"] in ("device_permissions", "modules_hidden")]

@@ -358,6 +358,9 @@ def hotplug_history(ev: Evidence) -> Outcome:
 def visibility(ev: Evidence) -> Outcome:
     if not ev.local:
         return unknown("can't tell (captured node): its device files and environment were not captured")
+    if ev.backend is not None and not ev.backend.local_host:  # the backend says the modules are not in this machine
+        return unknown("can't tell (simulated node): a model has no device files or runtime environment, and this "
+                       "machine's say nothing about it")
     if ev.no_modules:
         return unknown(f"no module to open: {ev.no_modules}")
     found = []
