@@ -356,3 +356,16 @@ def test_an_unreadable_kernel_log_is_could_not_tell_on_amd(tmp_path):
     backend = AmdBackend(Amdsmi(lib=mi300x_8(2)), kernel_log=tmp_path / "missing-dir" / "kmsg")
     lines = backend.health().kernel_lines
     assert isinstance(lines, Unavailable) and "not supported" not in lines.reason
+
+
+def test_an_unreadable_pcie_width_is_left_unknown_not_taken_for_x16(capsys, amd_machine):
+    """amdsmi's N/A width: no width or bandwidth is made up for the module's own PCIe link (the
+    backend passes none; the tree's placeholder carries no lane speed); health cites no width for it."""
+    amd_machine.gpus[5].pcie_width = "N/A"
+    node = _backend(amd_machine).node()
+    assert node.pcie_link("gpu5").bandwidth_gbps is None and node.pcie_link("gpu4").bandwidth_gbps == 16 * 3.938
+    code, out, _ = _run(capsys, "health", "--format", "json")
+    pcie = [f for f in json.loads(out)["findings"] if f["check"] == "pcie"]
+    gpu5 = [f for f in pcie if f.get("module") == "gpu5"]
+    assert [f["status"] for f in gpu5] == ["skip"] and "pcie_width" in gpu5[0]["reason"], pcie
+    assert all(e["where"] != "gpu5" for f in pcie for e in f.get("evidence") or []), pcie  # no x16 cited for it

@@ -39,6 +39,7 @@ from gpuvet.backends.readings import (
     Unavailable,
 )
 from gpuvet.errors import BackendError
+from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import ModuleModel, find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Host, Link, LinkKind, Module, Node
@@ -66,8 +67,8 @@ _NOT_NVIDIA = "not supported on AMD modules"
 
 
 def bus_id(bdf: str) -> str:
-    """amdsmi gives 0000:0c:00.0; gpuvet keeps bus ids upper case, domain included (0000:0C:00.0)."""
-    return bdf.strip().upper()[-12:]
+    """amdsmi gives 0000:0c:00.0; gpuvet keeps bus ids in one spelling (node.bus: 0000:0C:00.0)."""
+    return bus_key(bdf)
 
 
 @dataclass
@@ -260,13 +261,14 @@ class AmdBackend(Backend):
                 pairs |= {frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1:]}
         return pairs
 
-    def _own_pcie_link(self, d: _Device) -> Link:
+    def _own_pcie_link(self, d: _Device) -> Link | None:
         pcie = self.smi.query("amdsmi_get_pcie_info", d.handle, module=d.id)
         gen, width = pcie_gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width")
         # the current rate drops at idle; the width does not, so a narrow width is a real finding
         gen_i = gen if isinstance(gen, int) else None
-        width_i = width if isinstance(width, int) else 16
-        return Link(d.id, "?", LinkKind.PCIE, width_i, PCIE_LANE_GBPS.get(gen_i) if gen_i else None, gen_i)
+        if not isinstance(width, int):  # unread is unknown, not x16: no width or GB/s is claimed for it
+            return None
+        return Link(d.id, "?", LinkKind.PCIE, width, PCIE_LANE_GBPS.get(gen_i) if gen_i else None, gen_i)
 
     def node(self) -> Node:
         """Modules, the xGMI links amdsmi reports, and the PCIe tree as far as NUMA tells: amdsmi
@@ -278,7 +280,7 @@ class AmdBackend(Backend):
         sockets = {k: (v if isinstance(v, int) and v >= 0 else None) for k, v in numa.items()}
         ids = [d.id for d in self._devices]
         relations = {frozenset((a, b)): None for i, a in enumerate(ids) for b in ids[i + 1:]}
-        own = {d.id: self._own_pcie_link(d) for d in self._devices}
+        own = {d.id: link for d in self._devices if (link := self._own_pcie_link(d)) is not None}
         endpoints, pcie_links, n_sockets = infer_pcie_tree(ids, relations, sockets, own)
         fabric = []
         mesh = self._hive_mesh(models)
