@@ -140,6 +140,7 @@ from gpuvet.captures.read import parse_text  # noqa: E402
 from gpuvet.cli.app import main  # noqa: E402
 from gpuvet.doctor.model import causes  # noqa: E402
 from gpuvet.doctor.xids import kernel_message_catalog  # noqa: E402
+from gpuvet.node.bus import bus_key  # noqa: E402
 
 
 def _doctor_json(tmp_path, text: str, capsys) -> dict:
@@ -361,11 +362,34 @@ def test_a_kernel_log_without_an_xid_clears_xid_log_citing_the_driver_lines_read
     assert step["status"] == "inconclusive"
 
 
+def test_a_kernel_log_and_nvidia_smi_q_name_one_module_one_way(tmp_path, capsys):
+    # the driver names the module 0000:2a:00 (Xid) and 0000:2a:00.0 (NVRM GPU line); -q says 00000000:2A:00.0
+    (tmp_path / "dmesg.txt").write_text(
+        "[Tue Nov 25 03:12:44 2026] NVRM: Xid (PCI:0000:2a:00): 48, pid=59117, name=python, An uncorrectable double "
+        "bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.\n"
+        "[Tue Nov 25 03:12:45 2026] NVRM: GPU 0000:2a:00.0: GPU may need to be reset\n")
+    code = main(["doctor", "--all", "--json", "--from", str(tmp_path / "dmesg.txt"),
+                 "--from", str(DATA / "smi_q_h100_2gpu.txt")])
+    data = json.loads(capsys.readouterr().out)
+    named = {f["module"] for f in data["findings"] if f["module"] and "2A" in f["module"].upper()}
+    causes = {f["cause"] for f in data["findings"] if f["module"] == "0000:2A:00.0"}
+    assert code == 1 and named == {"0000:2A:00.0"}
+    assert {"module_needs_reset", "xid", "ecc_disabled"} <= causes  # kernel log and -q findings, one name
+
+
+def test_bus_key_is_one_spelling_of_a_pci_address():
+    for text in ("00000000:2A:00.0", "0000:2a:00", "0000:2A:00.0", " 0000:2a:00.0 ", "2a:00.0"):
+        assert bus_key(text) == "0000:2A:00.0", text
+    assert bus_key("0019:01:00") == "0019:01:00.0" and bus_key("0000:2a:00.1") == "0000:2A:00.1"
+    assert bus_key("00010000:05:00.0") == "10000:05:00.0"  # a domain past 0xFFFF keeps its digits
+    assert bus_key("GPU6") == "GPU6" and bus_key("0x16") == "0x16"  # not a bus id: as given
+
+
 def test_power_cables_message_names_its_module(tmp_path, capsys):
     text = ("[    5.1] NVRM: GPU 0000:41:00.0: GPU does not have the necessary power cables connected.\n"
             "[    5.2] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x24:0x1c:1436)\n")
     found = _causes_of(_doctor_json(tmp_path, text, capsys))
-    assert found["module_power_cables"][0]["module"] == "0000:41:00"
+    assert found["module_power_cables"][0]["module"] == "0000:41:00.0"
     assert found["module_power_cables"][0]["evidence"]["line"] == 1
 
 

@@ -66,13 +66,13 @@ def _rccl30(fc: FileCapture, data: dict[str, Any]) -> None:
 
 
 AMD_EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
-    "amd_kern_bazzite4464_rx6800_ring.txt": _kernel("module_hung_reset", "0000:08:00", "amd_ring_timeout"),
-    "amd_kern_cosmic3764_ring_gfx_reset.txt": _kernel("module_hung_reset", "0000:28:00", "amd_ring_timeout"),
-    "amd_kern_picom1390_ring_mode2.txt": _kernel("module_hung_reset", "0000:0C:00", "amd_ring_timeout"),
-    "amd_kern_rocm2533_rdna3_sdma.txt": _kernel("module_hung_reset", "0000:0A:00", "amd_ring_timeout"),
-    "amd_kern_rocm6273_mes_mode2.txt": _kernel("module_hung_reset", "0000:C5:00", "amd_gpu_reset"),
-    "amd_kern_rocm1386_mi50_athub.txt": _kernel("module_hardware_error", "0000:83:00", "amd_ras_uncorrectable"),
-    "amd_kern_rocm4021_mi300x_athub_ue.txt": _kernel("module_hardware_error", "0000:1C:00", "amd_ras_uncorrectable"),
+    "amd_kern_bazzite4464_rx6800_ring.txt": _kernel("module_hung_reset", "0000:08:00.0", "amd_ring_timeout"),
+    "amd_kern_cosmic3764_ring_gfx_reset.txt": _kernel("module_hung_reset", "0000:28:00.0", "amd_ring_timeout"),
+    "amd_kern_picom1390_ring_mode2.txt": _kernel("module_hung_reset", "0000:0C:00.0", "amd_ring_timeout"),
+    "amd_kern_rocm2533_rdna3_sdma.txt": _kernel("module_hung_reset", "0000:0A:00.0", "amd_ring_timeout"),
+    "amd_kern_rocm6273_mes_mode2.txt": _kernel("module_hung_reset", "0000:C5:00.0", "amd_gpu_reset"),
+    "amd_kern_rocm1386_mi50_athub.txt": _kernel("module_hardware_error", "0000:83:00.0", "amd_ras_uncorrectable"),
+    "amd_kern_rocm4021_mi300x_athub_ue.txt": _kernel("module_hardware_error", "0000:1C:00.0", "amd_ras_uncorrectable"),
     "amd_rccl929_mi250x_error_column.txt": _rccl929,
     "amd_rccl_hpcaienvs30_mi300x.txt": _rccl30,
     "amd_rccl2075_strixhalo_broadcast.txt": _no_fault("nccl-tests"),
@@ -224,8 +224,8 @@ def test_amdgpu_reset_failure_and_xgmi_error_lines_name_their_kind() -> None:
                   "amdgpu 0000:c1:00.0: amdgpu: xgmi link error detected on link 3\n"
                   "[drm] NAME: amdgpu\n").lines
     parsed = kernel.parse(lines)
-    assert {(e.kind, e.module) for e in parsed.events} == {("amd_reset_failed", "0000:C1:00"),
-                                                          ("amd_xgmi_error", "0000:C1:00")}
+    assert {(e.kind, e.module) for e in parsed.events} == {("amd_reset_failed", "0000:C1:00.0"),
+                                                          ("amd_xgmi_error", "0000:C1:00.0")}
     assert parsed.nvrm_lines == 2  # 'NAME: amdgpu' is not a driver line
 
 

@@ -319,20 +319,20 @@ def _xids(*expected: tuple[int, str]) -> Callable[[FileCapture, dict[str, Any]],
 
 def _nvdocker849(fc: FileCapture, data: dict[str, Any]) -> None:
     # reply: "One of your GPU hit a DBE, you should reboot to retire the faulting page"
-    _xids((48, "0000:8A:00"), (63, "0000:8A:00"))(fc, data)
+    _xids((48, "0000:8A:00.0"), (63, "0000:8A:00.0"))(fc, data)
     fixes = {f["evidence"]["xid"]: f["fix"] for f in data["findings"] if f["cause"] == "xid"}
     assert "reset" in fixes[48] and "reboot" in fixes[63]
 
 
 def _akash209(fc: FileCapture, data: dict[str, Any]) -> None:
     # the node's nvidia-smi fails; dmesg: "Xid ... 79 ... GPU has fallen off the bus"; lsmod and prompts skipped
-    assert ("module_fell_off_bus", "0000:A1:00") in _found(data)
+    assert ("module_fell_off_bus", "0000:A1:00.0") in _found(data)
     assert not fc.bug_report and any("skipped" in n for n in fc.notes)  # it only mentions nvidia-bug-report.sh
 
 
 def _nvsentinel155(fc: FileCapture, data: dict[str, Any]) -> None:
     # "this should duplicate Xid 79, GPU has fallen off the bus"
-    assert ("module_fell_off_bus", "0000:B3:00") in _found(data)
+    assert ("module_fell_off_bus", "0000:B3:00.0") in _found(data)
 
 
 # --- issue 34: failures read for what they say (each file's header holds the thread's conclusion) -----
@@ -356,22 +356,22 @@ def _dx(*must: tuple[str, str | None], never: tuple[str, ...] = (), nothing: boo
 NOT_A_FAULT = ("module_needs_reset", "ecc_disabled", "at_max_operating_temp", "clocks_held_low",
                "data_corruption_in_transfer", "collective_test_failed")
 DIAGNOSES: dict[str, Diagnosis] = {
-    "kern_ogkm789_3090_gsp_gfw.txt": _dx(("module_firmware_boot_failed", "0000:98:00"),
-                                         ("module_init_failed", "0000:98:00")),
-    "kern_ogkm1230_gsp_wpr2_reset.txt": _dx(("module_needs_reset", "0000:A1:00"), ("module_init_failed", "0000:A1:00")),
-    "kern_gpuoperator649_vm_rminit.txt": _dx(("module_init_failed", "0000:04:01"), ("module_init_failed", "0000:04:02")),
-    "kern_gpuoperator1146_rminit_0a.txt": _dx(("module_init_failed", "0000:0A:00")),
-    "kern_cmpunlocker4_cannot_attach.txt": _dx(("module_cannot_attach", "0000:01:00"),
-                                               ("module_init_failed", "0000:01:00")),
-    "kern_ogkm1151_5080_cannot_attach.txt": _dx(("module_cannot_attach", "0000:09:00"),
-                                                ("module_init_failed", "0000:09:00")),
-    "kern_cudasamples104_vmware_rminit.txt": _dx(("module_init_failed", "0000:13:00")),
+    "kern_ogkm789_3090_gsp_gfw.txt": _dx(("module_firmware_boot_failed", "0000:98:00.0"),
+                                         ("module_init_failed", "0000:98:00.0")),
+    "kern_ogkm1230_gsp_wpr2_reset.txt": _dx(("module_needs_reset", "0000:A1:00.0"), ("module_init_failed", "0000:A1:00.0")),
+    "kern_gpuoperator649_vm_rminit.txt": _dx(("module_init_failed", "0000:04:01.0"), ("module_init_failed", "0000:04:02.0")),
+    "kern_gpuoperator1146_rminit_0a.txt": _dx(("module_init_failed", "0000:0A:00.0")),
+    "kern_cmpunlocker4_cannot_attach.txt": _dx(("module_cannot_attach", "0000:01:00.0"),
+                                               ("module_init_failed", "0000:01:00.0")),
+    "kern_ogkm1151_5080_cannot_attach.txt": _dx(("module_cannot_attach", "0000:09:00.0"),
+                                                ("module_init_failed", "0000:09:00.0")),
+    "kern_cudasamples104_vmware_rminit.txt": _dx(("module_init_failed", "0000:13:00.0")),
     "kern_bumblebee722_old_no_bus.txt": _dx(("module_init_failed", "bus id not in the log")),
-    "kern_nvtrust77_h100_fsp.txt": _dx(("module_firmware_boot_failed", "0000:01:00"), ("module_init_failed", "0000:01:00")),
-    "kern_ogkm1125_gsp_resume_reset.txt": _dx(("module_needs_reset", "0000:01:00"), ("xid", "0000:01:00")),
+    "kern_nvtrust77_h100_fsp.txt": _dx(("module_firmware_boot_failed", "0000:01:00.0"), ("module_init_failed", "0000:01:00.0")),
+    "kern_ogkm1125_gsp_resume_reset.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("xid", "0000:01:00.0")),
     "kern_ogkm688_dgx_gpu_lost.txt": _dx(("module_fell_off_bus", "bus id not in the log")),
-    "kern_ogkm943_3080_fwsec.txt": _dx(("module_needs_reset", "0000:01:00"), ("module_init_failed", "0000:01:00")),
-    "kern_bazzite4449_gsp_heartbeat.txt": _dx(("module_needs_reset", "0000:05:00")),
+    "kern_ogkm943_3080_fwsec.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("module_init_failed", "0000:01:00.0")),
+    "kern_bazzite4449_gsp_heartbeat.txt": _dx(("module_needs_reset", "0000:05:00.0")),
     "nccl_tests5_nccl1_unhandled.txt": _dx(("collective_test_failed", None)),
     "nccl_tests322_hca_unhandled.txt": _dx(("collective_test_failed", None), never=("data_corruption_in_transfer",)),
     "nccl_tests289_5090_invalid_argument.txt": _dx(("collective_test_failed", None)),
@@ -571,14 +571,14 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "topo_nccl933_nv8_cut.txt": _topo(8, ("nvswitch0", 8), "GPU7 (4 of 17 cells)"),
     "topo_nccltests78_16gpu.txt": _topo(5, ("nvswitch0", 6), "GPU15"),
     "xid_akash209_79_fallen_mixed.txt": _akash209,
-    "xid_akash244_43_31_94.txt": _xids((43, "0000:00:05"), (31, "0000:00:07"), (94, "0000:00:08")),
-    "xid_bumblebee677_old_format.txt": _xids((32, "0000:01:00"), (31, "0000:01:00")),
-    "xid_gpud1174_nvlink_145_149_94.txt": _xids((149, "0019:01:00"), (145, "0018:01:00"), (94, "0000:9B:00")),
-    "xid_gpud46_13_109_diffquote.txt": _xids((13, "0000:CB:00"), (109, "0000:CB:00")),
-    "xid_gpuoperator1146_syslog_48.txt": _xids((48, "0000:07:00")),
+    "xid_akash244_43_31_94.txt": _xids((43, "0000:00:05.0"), (31, "0000:00:07.0"), (94, "0000:00:08.0")),
+    "xid_bumblebee677_old_format.txt": _xids((32, "0000:01:00.0"), (31, "0000:01:00.0")),
+    "xid_gpud1174_nvlink_145_149_94.txt": _xids((149, "0019:01:00.0"), (145, "0018:01:00.0"), (94, "0000:9B:00.0")),
+    "xid_gpud46_13_109_diffquote.txt": _xids((13, "0000:CB:00.0"), (109, "0000:CB:00.0")),
+    "xid_gpuoperator1146_syslog_48.txt": _xids((48, "0000:07:00.0")),
     "xid_nvdocker849_48_63.txt": _nvdocker849,
     "xid_nvsentinel155_fallen_off_no_xid.txt": _nvsentinel155,
-    "xid_ogkm1150_45_after_149.txt": _xids(*((45, b) for b in ("0000:DC:00", "0000:ED:00", "0000:BA:00", "0000:97:00"))),
+    "xid_ogkm1150_45_after_149.txt": _xids(*((45, b) for b in ("0000:DC:00.0", "0000:ED:00.0", "0000:BA:00.0", "0000:97:00.0"))),
 }
 
 

@@ -279,4 +279,4 @@ def test_health_prints_a_kernel_message_literally(capsys, env, monkeypatch, tmp_
     assert code == 1 and "\x1b" not in out and "\x07" not in out
     assert "read: kernel log (nvidia readings): NVRM message = NVRM: GPU 0000:98:00.0: RmInitAdapter failed! " \
            "[red]:ab:\\x1b]0;owned\\x07 [record 7]" in flat
-    assert rows(out, "kernel_messages", "FAIL", "0000:98:00:")
+    assert rows(out, "kernel_messages", "FAIL", "0000:98:00.0:")

@@ -137,7 +137,7 @@ def test_parsers_read_the_fixtures():
     assert [s.bus_id for s in smi] == ["0000:18:00.0", "0000:2A:00.0"]
     assert smi[0].fields["PCI/GPU Link Info/Link Width/Current"] == "8x"
     xids = parse_xid_log((DATA / "dmesg_xid.txt").read_text(), "x")
-    assert [(x.bus_id, x.code) for x in xids] == [("0000:3A:00", 48), ("0000:5D:00", 79)]
+    assert [(x.bus_id, x.code) for x in xids] == [("0000:3A:00.0", 48), ("0000:5D:00.0", 79)]
 
 
 def test_unknown_symptom_lists_the_known_ones(capsys):

@@ -274,7 +274,7 @@ def test_mark_moves_to_the_newest_xid(tmp_path):
 # Simulated kmsg records: the message texts are the driver's own words as docs/doctor.md lists them
 # (open-gpu-kernel-modules); the sequence numbers, times and bus ids are made up for the fake HGX.
 KERNEL_MESSAGES = {
-    "init_failed": ("NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)", "0000:98:00",
+    "init_failed": ("NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)", "0000:98:00.0",
                     "could not initialise"),
     "gfw_boot_failed": ("NVRM: GPU 0000:58:00.0: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete",
                         "gpu4", "GFW"),
@@ -321,7 +321,7 @@ def test_kernel_messages_respect_the_xid_mark(tmp_path):
     text = KERNEL_MESSAGES["init_failed"][0]
     lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{text}", f"3,1201,9000001,-;{text}"]
     first = run_health(_nvidia(tmp_path, lines=lines), HealthOptions())
-    assert "logged 2 times" in _fails(first.report)[("kernel_messages", "0000:98:00")]
+    assert "logged 2 times" in _fails(first.report)[("kernel_messages", "0000:98:00.0")]
     assert first.mark is not None and first.mark.seq == 1201  # the newest driver line, with no Xid at all
     again = run_health(_nvidia(tmp_path, lines=lines), HealthOptions(last_mark=first.mark))
     assert again.report.status is Status.OK
@@ -331,7 +331,7 @@ def test_kernel_messages_respect_the_xid_mark(tmp_path):
     fails = _fails(run_health(_nvidia(tmp_path, lines=later), HealthOptions(last_mark=first.mark)).report)
     assert list(fails) == [("kernel_messages", "gpu5")]  # the old init failure is not reported again
     other_boot = HealthOptions(last_mark=XidMark("another-boot", 1201))
-    assert ("kernel_messages", "0000:98:00") in _fails(run_health(_nvidia(tmp_path, lines=lines), other_boot).report)
+    assert ("kernel_messages", "0000:98:00.0") in _fails(run_health(_nvidia(tmp_path, lines=lines), other_boot).report)
 
 
 def test_kernel_messages_through_the_cli_formats(tmp_path, capsys, monkeypatch):

@@ -39,6 +39,7 @@ from gpuvet.backends.readings import (
     Unavailable,
 )
 from gpuvet.errors import BackendError
+from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import ModuleModel, find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Host, Link, LinkKind, Module, Node
@@ -66,8 +67,8 @@ _NOT_NVIDIA = "not supported on AMD modules"
 
 
 def bus_id(bdf: str) -> str:
-    """amdsmi gives 0000:0c:00.0; gpuvet keeps bus ids upper case, domain included (0000:0C:00.0)."""
-    return bdf.strip().upper()[-12:]
+    """amdsmi gives 0000:0c:00.0; gpuvet keeps bus ids in one spelling (node.bus: 0000:0C:00.0)."""
+    return bus_key(bdf)
 
 
 @dataclass

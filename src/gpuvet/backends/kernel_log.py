@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from gpuvet.backends.readings import KernelLine, Unavailable, XidRecord
+from gpuvet.node.bus import bus_key
 
 KMSG = Path("/dev/kmsg")
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
@@ -40,7 +41,7 @@ def xids_from_records(records: Iterable[tuple[int, str]], module_of: Callable[[s
     for seq, message in records:
         m = _XID.search(message)
         if m:
-            bus = m.group(1).upper()
+            bus = bus_key(m.group(1))  # one spelling of the module (node.bus): 0000:18:00 is 0000:18:00.0
             out.append(XidRecord(seq, bus, module_of(bus), int(m.group(2)), message[:300]))
     return tuple(out)
 

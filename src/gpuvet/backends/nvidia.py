@@ -17,6 +17,7 @@ from gpuvet.backends.host import read_host_info
 from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml, NvmlHandle
 from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
+from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
@@ -44,11 +45,6 @@ class _Process(Protocol):
 
 def _text(value: _T) -> _T | str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def normalise_bus_id(bus_id: str) -> str:
-    """NVML gives 00000000:18:00.0, lspci 0000:18:00.0: compare on the last 12 characters."""
-    return bus_id.strip().upper()[-12:]
 
 
 @dataclass
@@ -79,7 +75,7 @@ class NvidiaBackend(Backend):
             if isinstance(handle, Unavailable):
                 continue
             pci = q("nvmlDeviceGetPciInfo", handle)
-            bus = normalise_bus_id(_text(pci.busId)) if not isinstance(pci, Unavailable) else f"index{index}"
+            bus = bus_key(_text(pci.busId)) if not isinstance(pci, Unavailable) else f"index{index}"
             uuid = _text(q("nvmlDeviceGetUUID", handle))
             name = _text(q("nvmlDeviceGetName", handle))
             devices.append(_Device(handle, bus, uuid if isinstance(uuid, str) else "",
@@ -123,10 +119,10 @@ class NvidiaBackend(Backend):
         for index in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(index)
             uuid = str(getattr(props, "uuid", "")).lower()
-            bus = normalise_bus_id(f"{getattr(props, 'pci_domain_id', 0):04X}:{getattr(props, 'pci_bus_id', 0):02X}:"
-                                   f"{getattr(props, 'pci_device_id', 0):02X}.0")
+            bus = bus_key(f"{getattr(props, 'pci_domain_id', 0):04X}:{getattr(props, 'pci_bus_id', 0):02X}:"
+                          f"{getattr(props, 'pci_device_id', 0):02X}.0")
             for d in self._devices:
-                if (uuid and d.uuid.lower().removeprefix("gpu-") == uuid) or normalise_bus_id(d.bus_id) == bus:
+                if (uuid and d.uuid.lower().removeprefix("gpu-") == uuid) or bus_key(d.bus_id) == bus:
                     devices[d.id] = f"cuda:{index}"
         modules = []
         for d in self._devices:
@@ -208,9 +204,9 @@ class NvidiaBackend(Backend):
         """Raises ModuleLost when a module stops answering while being read."""
         from gpuvet.backends.kernel_log import KMSG, boot_id, kernel_log
 
-        by_bus = {d.bus_id.rsplit(".", 1)[0]: d.id for d in self._devices}
+        by_bus = {bus_key(d.bus_id): d.id for d in self._devices}  # NVML's 00000000:18:00.0, the Xid's 0000:18:00
         modules = tuple(self._module_health(d) for d in self._devices)
-        xids, lines = kernel_log(lambda bus: by_bus.get(bus[-10:]), self.kernel_log or KMSG)
+        xids, lines = kernel_log(lambda bus: by_bus.get(bus_key(bus)), self.kernel_log or KMSG)
         return HealthReadings(modules, xids, boot_id(), lines)
 
     # --- topology --------------------------------------------------------------------------
@@ -229,7 +225,7 @@ class NvidiaBackend(Backend):
                 continue
             version = self.nvml.query("nvmlDeviceGetNvLinkVersion", d.handle, link, module=d.id)
             remote = self.nvml.query("nvmlDeviceGetNvLinkRemotePciInfo", d.handle, link, module=d.id)
-            bus = normalise_bus_id(_text(remote.busId)) if not isinstance(remote, Unavailable) else ""
+            bus = bus_key(_text(remote.busId)) if not isinstance(remote, Unavailable) else ""
             out.setdefault(by_bus.get(bus, NVSWITCH), []).append(version)
         return out
 

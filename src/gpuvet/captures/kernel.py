@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
+from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
 _XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
@@ -96,7 +97,8 @@ class KernelParse:
 
 
 def bus(text: str) -> str:
-    return text.upper()[-10:] if len(text) > 7 else text.upper()
+    """The module's bus id as every reader spells it (node.bus): 0000:2a:00 is 0000:2A:00.0."""
+    return bus_key(text)
 
 
 def parse(lines: list[Line]) -> KernelParse:

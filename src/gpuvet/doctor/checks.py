@@ -16,6 +16,7 @@ from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.node.bus import bus_key
 
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
@@ -36,15 +37,10 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
         out.setdefault(e.module or "?", []).append(int(code) if isinstance(code, (int, float, str)) else 0)
     by_bus = {}
     if ev.inventory is not None:
-        by_bus = {_bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+        by_bus = {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
     for x in ev.captures.xids:
-        out.setdefault(by_bus.get(_bus_key(x.bus_id), x.bus_id), []).append(x.code)
+        out.setdefault(by_bus.get(bus_key(x.bus_id), x.bus_id), []).append(x.code)
     return out
-
-
-def _bus_key(bus: str) -> str:
-    """'00000000:8A:00.0' and the Xid's '0000:8a:00' name the same device: domain tail, bus, device."""
-    return bus.upper().rsplit(".", 1)[0][-10:]
 
 
 def _diff_cited(ev: Evidence, what: str) -> list[Cited]:

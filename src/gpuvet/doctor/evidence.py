@@ -28,6 +28,7 @@ from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence
 from gpuvet.doctor.captures import Captures
 from gpuvet.doctor.model import Cited
 from gpuvet.errors import GpuvetError
+from gpuvet.node.bus import bus_key
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
 
@@ -81,10 +82,10 @@ class Evidence:
         return self.backend.inventory()
 
     def modules_by_bus_id(self) -> dict[str, str]:
-        """The inventory's module ids by bus id (last 12 characters, upper case: NVML's and
-        lspci's spellings compare)."""
+        """The inventory's module ids by bus id, one spelling (node.bus): NVML's, lspci's and the
+        driver's compare."""
         inv = self.inventory
-        return {m.bus_id.strip().upper()[-12:]: m.id for m in (inv.modules if inv else ()) if isinstance(m.bus_id, str)}
+        return {bus_key(m.bus_id): m.id for m in (inv.modules if inv else ()) if isinstance(m.bus_id, str)}
 
     @cached_property
     def node(self) -> Node | None:

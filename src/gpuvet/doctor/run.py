@@ -11,6 +11,7 @@ from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
 from gpuvet.doctor.outcome import Outcome, unknown
+from gpuvet.node.bus import bus_key
 
 # checks that speak of the machine, the driver or the environment: still meaningful without modules
 ABOUT_THE_MACHINE = {"module_presence", "xid_log", "driver_runtime", "host_bottleneck", "nccl_environment",
@@ -47,13 +48,9 @@ def _one_name_each(ev: Evidence, found: list[Finding]) -> tuple[Finding, ...]:
         if f.module and captured:
             f = replace(f, module=to_bus.get(f.module, f.module))
         elif f.module and ":" in f.module:
-            f = replace(f, module=by_bus.get(_bus(f.module), f.module))
+            f = replace(f, module=by_bus.get(bus_key(f.module), f.module))
         out.setdefault(_key(f), f)
     return tuple(out.values())
-
-
-def _bus(bus_id: str | None) -> str:
-    return (bus_id or "").strip().upper()[-12:]
 
 
 def cited_or_unknown(outcome: Outcome) -> Outcome:

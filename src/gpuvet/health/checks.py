@@ -22,6 +22,7 @@ from gpuvet.checks.model import Cited
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
+from gpuvet.node.bus import bus_key
 from gpuvet.node.design import Design
 from gpuvet.node.diff import Difference
 from gpuvet.node.model import PCIE_LANE_GBPS, Node
@@ -207,8 +208,8 @@ def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy
 
 
 def module_buses(inv: Inventory) -> dict[str, str]:
-    """Bus id as the kernel log names it (``0000:58:00``, upper case) -> module id."""
-    return {m.bus_id.rsplit(".", 1)[0].upper()[-10:]: m.id for m in inv.modules if isinstance(m.bus_id, str)}
+    """Bus id in the one spelling the kernel log's readers give it (node.bus: ``0000:58:00.0``) -> module id."""
+    return {bus_key(m.bus_id): m.id for m in inv.modules if isinstance(m.bus_id, str)}
 
 
 def kernel_messages(lines: tuple[KernelLine, ...] | Unavailable, since_seq: int | None, modules: dict[str, str],
