@@ -200,6 +200,7 @@ class ThermalForecaster:
         self._peak_w: dict[str, float] = {}
         self._previous: dict[str, tuple[int, float]] = {}  # module -> (window index, mean power)
         self._lagged: dict[str, tuple[float, float]] = {}  # module -> (time, power through the thermal lag)
+        self._unpowered: dict[str, int] = {}  # module -> samples with a temperature but no power reading
         self._offset: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
         self._groups: dict[str | None, _Group] = defaultdict(_Group)
         self._hour: int | None = None  # the hour the hourly tier is summing
@@ -219,6 +220,8 @@ class ThermalForecaster:
         """Samples as they come; closes windows as time passes. Returns events."""
         temp, power = s.temp_c, s.power_w
         if temp is None or power is None:
+            if temp is not None:
+                self._unpowered[s.module] = self._unpowered.get(s.module, 0) + 1
             return []
         module = s.module
         if module not in self.uuids:
@@ -541,6 +544,10 @@ class ThermalForecaster:
             return ForecastStatus(module, "insufficient", "no slowdown temperature for its model (not in the catalog, "
                                   "not in the data)", h.reference, hours)
         recorded_h = h.windows * self.window_s / HOUR
+        if not h.windows and self._unpowered.get(module):
+            return ForecastStatus(module, "insufficient", f"no power readings ({self._unpowered[module]} samples with "
+                                  "a temperature, none with power.draw): the forecast needs each module's power",
+                                  h.reference, hours)
         if recorded_h < self.min_hours:
             return ForecastStatus(module, "insufficient", f"too short a history: {recorded_h:.1f} h recorded, needs "
                                   f"{self.min_hours} h", h.reference, hours)
