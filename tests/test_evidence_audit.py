@@ -262,7 +262,25 @@ def test_topo_no_differences_names_what_was_compared(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["differences"] == [] and data["simulated"]
     assert data["compared"] == {"declared": "hgx-h200-8", "modules": 8, "links": len(data["links"]),
-                                "fabric_known": True, "pcie_known": True}
+                                "fabric_known": True, "pcie_known": True, "pcie_width_unread": []}
+
+
+def test_topo_says_it_cannot_tell_a_width_no_source_gave(capsys):
+    """A topology matrix names no PCIe width: the nominal x16 the node carries for modelling is
+    not a reading, so "no differences" must not cover it; the module list's widths are judged."""
+    topo_only = str(DATA / "topo_nvswitch_8gpu.txt")
+    assert main(["topo", "--from", topo_only, "--expect", "hgx-h200-8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]
+    own = [lk for lk in data["links"] if lk["kind"] == "pcie" and lk["between"][0].startswith("gpu")]
+    assert len(own) == 8 and all(lk["width"] is None for lk in own), own
+    main(["topo", "--from", topo_only, "--expect", "hgx-h200-8"])
+    assert "can't tell the PCIe width of 8 module(s)" in capsys.readouterr().out
+    assert main(["topo", "--from", topo_only, "--from", str(DATA / "smi_q_x_h100_8gpu.xml"),
+                 "--expect", "hgx-h200-8", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["pcie_width_unread"] == []
+    assert [d["between"] for d in data["differences"] if d["kind"] == "link_degraded"] == [["gpu5", "pcisw2"]]
 
 
 def test_topo_from_an_xml_alone_says_its_fabric_was_not_compared(capsys):

@@ -99,7 +99,8 @@ def fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
     ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
     notes: list[str] = []
     sockets = sorted({table.numa[d] for d in table.devices if d in table.numa}) or [0]
-    links = [Link(ids[d], f"cpu{table.numa.get(d, sockets[0])}", LinkKind.PCIE, 16, None) for d in table.devices]
+    links = [Link(ids[d], f"cpu{table.numa.get(d, sockets[0])}", LinkKind.PCIE, 16, None, width_known=False)
+             for d in table.devices]
     links += [Link(ids[a], ids[b], kind, 1, None) for a, b, kind in _direct(table, notes) if a in ids and b in ids]
     modules = tuple(Module(ids[d], unknown_model(f"unknown ({table.source})"),
                            d.upper() if re.fullmatch(r"[0-9a-fA-F]{4,8}:\S+", d) else None) for d in table.devices)
@@ -285,8 +286,10 @@ def _modules_node(modules: list[ModuleInfo], name: str) -> Node:
         mods.append(Module(m.id, model, m.bus_id if isinstance(m.bus_id, str) else None,
                            m.uuid if isinstance(m.uuid, str) else None))
         gen = m.pcie_gen_max if isinstance(m.pcie_gen_max, int) else None
+        read = isinstance(m.pcie_width_current, int)
         width = m.pcie_width_current if isinstance(m.pcie_width_current, int) else 16
-        links.append(Link(m.id, "cpu0", LinkKind.PCIE, width, PCIE_LANE_GBPS.get(gen) if gen else None, gen))
+        links.append(Link(m.id, "cpu0", LinkKind.PCIE, width, PCIE_LANE_GBPS.get(gen) if gen else None, gen,
+                          width_known=read))
     return Node(name, tuple(mods), (Endpoint("cpu0", EndpointKind.SOCKET),), tuple(links), Host(1),
                 pcie_known=False, fabric_known=False)
 
@@ -299,7 +302,8 @@ def _merge(topo_node: Node, xml_node: Node) -> Node:
     links = []
     for link in topo_node.links:
         mine = own.get(link.a) if link.kind is LinkKind.PCIE else None
-        links.append(replace(link, width=mine.width, lane_gbps=mine.lane_gbps, gen=mine.gen) if mine else link)
+        links.append(replace(link, width=mine.width, lane_gbps=mine.lane_gbps, gen=mine.gen,
+                             width_known=mine.width_known) if mine else link)
     return replace(topo_node, modules=modules, links=tuple(links))
 
 

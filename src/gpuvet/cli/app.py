@@ -124,25 +124,28 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
         backend.close()
     diffs = None
     declared = None
+    unread: list[str] = []
     if expect:
         from gpuvet.node.build import build_node
-        from gpuvet.node.diff import diff_nodes
+        from gpuvet.node.diff import diff_nodes, unread_widths
         from gpuvet.node.spec import load_spec
 
         spec, where = load_spec(expect)
         declared = build_node(spec, where)
         diffs = diff_nodes(declared, found)
+        unread = unread_widths(declared, found)
     mat = link_matrix(found)
     from gpuvet.cli.exits import verdict
 
     with verdict(1 if diffs else 0):
         if as_json:
-            _print_topo_json(_topo_json(backend, found, mat, diffs, declared), _matrix_rows(mat))
+            _print_topo_json(_topo_json(backend, found, mat, diffs, declared, unread), _matrix_rows(mat))
         else:
-            _print_topo(backend, found, mat, diffs)
+            _print_topo(backend, found, mat, diffs, unread)
 
 
-def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Difference] | None) -> None:
+def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Difference] | None,
+                unread: list[str]) -> None:
     from rich.text import Text
 
     from gpuvet.cli import render
@@ -153,7 +156,7 @@ def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Diff
     for note in backend.notes():  # what a capture left out or skipped, printed literally
         console.print(Text(note, style="dim"))
     if diffs is not None:
-        render.differences(console, diffs)
+        render.differences(console, diffs, unread)
 
 
 def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:
@@ -186,13 +189,14 @@ def _print_topo_json(data: dict[str, object], rows: dict[str, dict[str, object]]
 
 
 def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None,
-               declared: Node | None = None) -> dict[str, object]:
+               declared: Node | None = None, unread: list[str] | None = None) -> dict[str, object]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
     out: dict[str, object] = {
         "simulated": backend.simulated, "backend": backend.name, "node": node.name,
         "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
-        "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "gen": lk.gen,
+        "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width if lk.width_known else None,
+                   "gen": lk.gen,
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
         "matrix": None,  # the rows are written apart, one line each (_print_topo_json)
         "host_paths": to_jsonable(mat.host),
@@ -203,7 +207,8 @@ def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Differ
         out["differences"] = [drop_none(to_jsonable(d)) for d in diffs]
     if declared is not None:  # what "no differences" rests on: a capture without fabric never compared it
         out["compared"] = {"declared": declared.name, "modules": len(declared.modules), "links": len(declared.links),
-                           "fabric_known": node.fabric_known, "pcie_known": node.pcie_known}
+                           "fabric_known": node.fabric_known, "pcie_known": node.pcie_known,
+                           "pcie_width_unread": list(unread or [])}
     return out
 
 

@@ -137,10 +137,14 @@ def _pair_summary(console: Console, mat: LinkMatrix) -> None:
     console.print(h)
 
 
-def differences(console: Console, diffs: list[Difference]) -> None:
+def differences(console: Console, diffs: list[Difference], unread: list[str] | None = None) -> None:
+    if unread:  # a nominal width is no reading: say what "no differences" does not cover
+        console.print(Text(f"can't tell the PCIe width of {len(unread)} module(s): {', '.join(unread)} "
+                           "(the source gave none; nvidia-smi -q or amd-smi static shows it)", style="yellow"))
     if not diffs:
         console.print(Text.assemble(("No differences", "bold green"),
-                                    " between the declared node and what was found."))
+                                    " in what was read" if unread else " between the declared node and what was found",
+                                    "."))
         return
     t = term.table(f"Differences ({len(diffs)})")
     for col in ("kind", "where", "expected", "found", "detail"):

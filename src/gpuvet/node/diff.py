@@ -35,12 +35,13 @@ def _describe(link: Link | None) -> str:
     bw = link.bandwidth_gbps
     gen = f" gen{link.gen}" if link.gen else ""
     state = "" if link.up else " (down)"
-    return f"{link.kind} x{link.width}{gen}" + (f" {bw:.1f} GB/s" if bw is not None else "") + state
+    width = f"x{link.width}" if link.width_known else "x? (width not read)"
+    return f"{link.kind} {width}{gen}" + (f" {bw:.1f} GB/s" if bw is not None else "") + state
 
 
 def _degraded(declared: Link, found: Link) -> list[str]:
     reasons = []
-    if found.width < declared.width:
+    if found.width_known and found.width < declared.width:
         reasons.append(f"width x{found.width} < x{declared.width}")
     if declared.gen and found.gen and found.gen < declared.gen:
         reasons.append(f"gen{found.gen} < gen{declared.gen}")
@@ -169,6 +170,19 @@ def _compare_link(want: Link, have: Link | None, between: tuple[str, str] | None
         return [Difference("link_degraded", f"{between[0]}-{between[1]}: " + ", ".join(reasons),
                            between=between, expected=_describe(want), found=_describe(have))]
     return []
+
+
+def unread_widths(declared: Node, found: Node) -> list[str]:
+    """Modules whose declared PCIe width could not be compared: the found link's width was
+    never read (N/A from the driver, a topology matrix alone). "No differences" does not cover
+    them, and saying so keeps a nominal x16 from passing for a reading."""
+    out, have_ids = [], set(found.module_ids)
+    for module in declared.module_ids:
+        want = declared.pcie_link(module)
+        have = found.pcie_link(module) if module in have_ids else None
+        if want is not None and have is not None and not have.width_known:
+            out.append(module)
+    return out
 
 
 def diff_nodes(declared: Node, found: Node) -> list[Difference]:

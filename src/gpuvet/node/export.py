@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpuvet.node.catalog import ModuleModel, find_model
-from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.model import EndpointKind, Link, Node
 from gpuvet.node.spec import NodeSpec, dump_spec, parse_spec
 
 
@@ -29,7 +29,7 @@ def node_to_spec(node: Node) -> NodeSpec:
     sockets = {f"cpu{s}" for s in range(node.host.sockets)}
     endpoints = [{"id": e.id, "kind": str(e.kind), "label": e.label} for e in node.endpoints
                  if not (e.kind is EndpointKind.SOCKET and e.id in sockets)]
-    links = [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "lane_gbps": lk.lane_gbps,
+    links = [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": _width(node, lk), "lane_gbps": lk.lane_gbps,
               "gen": lk.gen, "up": lk.up} for lk in node.links]
     host = {"sockets": node.host.sockets, "cores_per_socket": node.host.cores_per_socket,
             "memory_bytes": node.host.memory_bytes, "cpu_model": node.host.cpu_model}
@@ -44,6 +44,16 @@ def node_to_spec(node: Node) -> NodeSpec:
 def export_yaml(node: Node) -> str:
     header = "# gpuvet node spec, exported from the detected node. Load with --sim or --expect.\n"
     return header + dump_spec(node_to_spec(node))
+
+
+def _width(node: Node, link: Link) -> int:
+    """A width no source gave is written as the module's catalog width where the catalog has one
+    (the design, not a reading), else as the nominal x16 the node already carries."""
+    if link.width_known:
+        return link.width
+    ids = set(node.module_ids)
+    module = next((node.module(e) for e in (link.a, link.b) if e in ids), None)
+    return module.model.pcie_width if module is not None and module.model.pcie_width else link.width
 
 
 def _clean(d: Mapping[str, object]) -> dict[str, object]:

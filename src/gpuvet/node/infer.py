@@ -8,6 +8,7 @@ reproduces every known relation, which ``tests/test_infer.py`` checks.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind
 from gpuvet.node.relations import PcieRelation
@@ -50,15 +51,15 @@ class _TreeBuilder:
         name = f"{prefix}{self._n[prefix]}"
         self._n[prefix] += 1
         self.endpoints.append(Endpoint(name, kind))
-        self.links.append(Link(name, parent, LinkKind.PCIE, 16, None))
+        self.links.append(Link(name, parent, LinkKind.PCIE, 16, None, width_known=False))
         return name
 
     def attach(self, device: str, parent: str) -> None:
         known = self.own_link.get(device)
         if known is not None:
-            self.links.append(Link(device, parent, LinkKind.PCIE, known.width, known.lane_gbps, known.gen, known.up))
+            self.links.append(replace(known, a=device, b=parent, kind=LinkKind.PCIE))
         else:
-            self.links.append(Link(device, parent, LinkKind.PCIE, 16, None))
+            self.links.append(Link(device, parent, LinkKind.PCIE, 16, None, width_known=False))
 
     def switch_tree(self, ids: list[str], rel: Relations, parent: str) -> None:
         if len(ids) == 1:

@@ -57,7 +57,11 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class Link:
-    """A physical link; ``lane_gbps`` is None when the per-lane speed is not known."""
+    """A physical link; ``lane_gbps`` is None when the per-lane speed is not known.
+
+    ``width_known`` is False where no source gave the width (an N/A from the driver, a topology
+    matrix without a module list): ``width`` then holds a nominal x16 for modelled capacities
+    only, and no comparison treats it as read."""
 
     a: str
     b: str
@@ -66,6 +70,7 @@ class Link:
     lane_gbps: float | None
     gen: int | None = None
     up: bool = True
+    width_known: bool = True
 
     @property
     def bandwidth_gbps(self) -> float | None:
