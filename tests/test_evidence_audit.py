@@ -289,3 +289,16 @@ def test_topo_from_an_xml_alone_says_its_fabric_was_not_compared(capsys):
     assert data["compared"]["fabric_known"] is False
     assert not [d for d in data["differences"] if d["kind"] in ("link_down", "wiring_mismatch")
                 and "nvswitch" in json.dumps(d)]
+
+
+def test_validate_topology_pass_names_the_widths_it_could_not_read():
+    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.node.build import build_node
+    from gpuvet.node.spec import load_spec
+    from gpuvet.validate.run import _difference_checks
+
+    want = build_node(*load_spec("hgx-h200-8"))
+    found = CaptureBackend([str(DATA / "topo_nvswitch_8gpu.txt")]).node()
+    (check,) = _difference_checks(want, found, "declared", "", "fix")
+    assert check.verdict.value == "pass" and "PCIe width of 8 module(s) not read" in str(check.value)
+    assert check.evidence["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]

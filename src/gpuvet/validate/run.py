@@ -196,14 +196,17 @@ def _against_inferred(design: Design, found: Node) -> list[Check]:
 
 def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str) -> list[Check]:
     """One FAIL per difference between what the node should be and what was found, or one PASS."""
-    from gpuvet.node.diff import diff_nodes
+    from gpuvet.node.diff import diff_nodes, unread_widths
 
     diffs = diff_nodes(want, found)
     if not diffs:
         compared = [k for k, known in (("fabric", found.fabric_known), ("pcie", found.pcie_known)) if known]
-        return [Check(Layer.INVENTORY, "topology", Verdict.PASS, value=f"as {as_}", expected=f"as {as_}",
+        unread = unread_widths(want, found)
+        return [Check(Layer.INVENTORY, "topology", Verdict.PASS,
+                      value=f"as {as_}" + (f" (PCIe width of {len(unread)} module(s) not read)" if unread else ""),
+                      expected=f"as {as_}",
                       evidence={"modules_compared": len(want.modules), "links_compared": len(want.links),
-                                "link_kinds_known": compared, "differences": 0})]
+                                "link_kinds_known": compared, "differences": 0, "pcie_width_unread": unread})]
     return [Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
                   expected=str(d.expected) if d.expected is not None else None, module=d.module, between=d.between,
                   reason=d.detail + suffix, fix=fix) for d in diffs]
