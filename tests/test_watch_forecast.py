@@ -88,6 +88,8 @@ def test_a_creeping_module_among_them_is_warned_days_ahead_and_explains_itself()
     assert "excludes zero" in ev["confidence"] and "°C/W now" in warned[0].message
     assert [e for e in events if e.kind == "forecast_reset"] == []
     assert fc.status("g3", len(minutes) * STEP).state == "warned"
+    # g3, hot at the end, is in nobody's inlet, and the others' explanation counts the six it used
+    assert "from the node's 6 other H200 modules" in fc.status("g0", len(minutes) * STEP).reference
 
 
 def test_no_crossing_is_given_while_the_trend_interval_includes_zero():

@@ -415,15 +415,20 @@ class ThermalForecaster:
                 continue
             r = self._groups[model].r
             base = {m: stats[m].temp - r * stats[m].power - offsets.get(m, 0.0) for m in members}
-            how = (f"no inlet/coolant reading: estimated from the node's {len(members) - 1} other "
-                   f"{model or 'same-model'} modules at once (T − {r:.4f} °C/W × their own power, less their usual "
-                   f"offset; median)")
             trusted = [m for m in members if not self._hist[m].warned]  # a creeping module is nobody's inlet
             for m in members:
                 others = [base[k] for k in trusted if k != m]
                 if others:
-                    out[m] = (statistics.median(others), how, r)
+                    out[m] = (statistics.median(others), self._how(len(others), len(members) - 1 - len(others),
+                                                                   model, r), r)
         return out
+
+    @staticmethod
+    def _how(used: int, warned: int, model: str | None, r: float) -> str:
+        """How an estimated inlet was formed, counting the modules it really rests on."""
+        return (f"no inlet/coolant reading: estimated from the node's {used} other {model or 'same-model'} "
+                f"modules at once (T − {r:.4f} °C/W × their own power, less their usual offset; median)"
+                + (f"; {warned} warned module(s) left out" if warned else ""))
 
     def _learn(self, stats: dict[str, WindowStat], span_s: float) -> None:
         """The common R from how the modules' powers and temperatures differ in the same window
