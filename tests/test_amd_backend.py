@@ -21,6 +21,7 @@ from gpuvet.node.model import LinkKind
 from gpuvet.node.spec import load_spec
 from tests.fakes.fake_amdsmi import (
     HEALTHY_AMDGPU_LOG,
+    MI300X_BUSES,
     STATUS_DRIVER_NOT_LOADED,
     STATUS_NOT_SUPPORTED,
     FakeAmdsmi,
@@ -369,3 +370,46 @@ def test_an_unreadable_pcie_width_is_left_unknown_not_taken_for_x16(capsys, amd_
     gpu5 = [f for f in pcie if f.get("module") == "gpu5"]
     assert [f["status"] for f in gpu5] == ["skip"] and "pcie_width" in gpu5[0]["reason"], pcie
     assert all(e["where"] != "gpu5" for f in pcie for e in f.get("evidence") or []), pcie  # no x16 cited for it
+
+
+# --- benchmarks through a ROCm build of PyTorch (HIP answers torch.cuda) --------------------
+def _rocm_torch(monkeypatch, hip: str | None, order: list[int], hide: int | None = None):
+    """This machine's CPU torch made to answer as a ROCm build whose devices enumerate in
+    ``order`` (HIP_VISIBLE_DEVICES or the runtime's own order need not follow the bus),
+    without the module at bus index ``hide``."""
+    import types
+
+    import torch
+
+    buses = [MI300X_BUSES[i] for i in order if i != hide]
+    monkeypatch.setattr(torch.version, "hip", hip, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: len(buses))
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: types.SimpleNamespace(
+        name="AMD Instinct MI300X", pci_domain_id=0, pci_bus_id=buses[i], pci_device_id=0))
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d: (180 * 2**30, 192 * 2**30))
+
+
+def test_benchmarks_map_modules_to_rocm_devices_by_bus_not_by_order(monkeypatch):
+    _rocm_torch(monkeypatch, "6.4.43482", order=[3, 1, 0, 2, 7, 6, 5, 4])
+    engine = _backend(mi300x_8()).engine()
+    devices = {m.id: str(engine._devices[m.id]) for m in engine.modules()}
+    # gpuN is the N-th module by bus; torch's device k is whichever bus the runtime listed k-th
+    assert devices == {"gpu3": "cuda:0", "gpu1": "cuda:1", "gpu0": "cuda:2", "gpu2": "cuda:3",
+                       "gpu7": "cuda:4", "gpu6": "cuda:5", "gpu5": "cuda:6", "gpu4": "cuda:7"}
+    assert engine.collective_backend == "nccl"  # torch.distributed's name for RCCL on a ROCm build
+
+
+def test_a_module_rocm_does_not_see_is_left_out_of_the_benchmarks(monkeypatch):
+    _rocm_torch(monkeypatch, "6.4.43482", order=list(range(8)), hide=5)
+    engine = _backend(mi300x_8()).engine()
+    assert [m.id for m in engine.modules()] == ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu6", "gpu7"]
+
+
+def test_a_cuda_build_of_torch_on_an_amd_node_is_refused_naming_the_rocm_build(monkeypatch):
+    from gpuvet.errors import GpuvetError
+
+    _rocm_torch(monkeypatch, None, order=list(range(8)))
+    with pytest.raises(GpuvetError) as err:
+        _backend(mi300x_8()).engine()
+    assert "ROCm build of PyTorch" in err.value.message and "not a ROCm build" in str(err.value.where)
