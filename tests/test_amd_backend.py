@@ -183,6 +183,18 @@ def test_telemetry_reads_fast_and_slow_tiers():
     assert [s.module for s in source.sample(3.0, slow=False)] == ["gpu1", "gpu2"]  # absence, not a fake reading
 
 
+def test_telemetry_reads_vram_in_use_and_the_energy_counter():
+    fake = mi300x_8(2)
+    fake.gpus[0].vram_used_mib, fake.gpus[0].energy_count = 150_000, 1_000_000
+    fake.gpus[1].unsupported = {"amdsmi_get_energy_count"}  # a VM guest: "not supported" (amdsmi.h)
+    first, second = _backend(fake).telemetry().sample(0.0, slow=False)
+    assert first.fb_used_bytes == 150_000 * 2**20 and first.fb_free_bytes == (196_592 - 150_000) * 2**20
+    assert first.energy_mj == 15_259  # 1,000,000 ticks of 15.259 µJ
+    assert second.energy_mj is None and second.fb_used_bytes == 283 * 2**20
+    fake.missing = {"amdsmi_get_gpu_vram_usage"}  # an older package
+    assert _backend(fake).telemetry().sample(1.0, slow=False)[0].fb_used_bytes is None
+
+
 # --- why amdsmi is unusable ----------------------------------------------------------------
 def test_driver_not_loaded_names_the_driver():
     with pytest.raises(AmdsmiUnavailable, match="amdgpu driver is not loaded"):

@@ -108,6 +108,9 @@ class FakeMi300x:
     critical_c: dict[str, int] = field(default_factory=lambda: {"EDGE": 0, "HOTSPOT": 100, "VRAM": 105})
     socket_power_w: int = 139
     gfx_activity: int = 0
+    vram_used_mib: int = 283  # amd-smi monitor's VRAM_USED (MB) of an idle module (assumed, not captured)
+    energy_count: int = 0  # the energy accumulator, in ticks of energy_resolution_uj
+    energy_resolution_uj: float = 15.259  # amd-smi's counter resolution (µJ a tick); value assumed
     violations: dict[str, bool] = field(default_factory=dict)  # active_* flags set True
     pids: tuple[int, ...] = ()
     lost: bool = False
@@ -249,6 +252,18 @@ class FakeAmdsmi:
         g = self._gpu(h, "amdsmi_get_power_info")
         return {"current_socket_power": g.socket_power_w, "average_socket_power": "N/A", "gfx_voltage": "N/A",
                 "soc_voltage": "N/A", "mem_voltage": "N/A", "power_limit": g.power_cap_uw[0]}
+
+    def amdsmi_get_gpu_vram_usage(self, h: int) -> dict[str, Any]:
+        """VRAM in MB (amd-smi monitor's unit), total as vram_info's size: py-interface of ROCm/amdsmi."""
+        g = self._gpu(h, "amdsmi_get_gpu_vram_usage")
+        return {"vram_total": g.vram_mib, "vram_used": g.vram_used_mib}
+
+    def amdsmi_get_energy_count(self, h: int) -> dict[str, Any]:
+        """The accumulator and its resolution in µJ (amdsmi.h); 'power' is the deprecated name of
+        the same counter, as py-interface returns it."""
+        g = self._gpu(h, "amdsmi_get_energy_count")
+        return {"power": g.energy_count, "energy_accumulator": g.energy_count,
+                "counter_resolution": g.energy_resolution_uj, "timestamp": 1_700_000_000_000_000}
 
     def amdsmi_get_gpu_activity(self, h: int) -> dict[str, Any]:
         g = self._gpu(h, "amdsmi_get_gpu_activity")

@@ -1,6 +1,6 @@
 """Live telemetry from AMD modules through the AMD SMI gateway, in NVML telemetry's two tiers:
-fast fields (junction temperature, socket power, clocks, activity, throttle reasons, memory in
-use) every interval; slow ones (RAS error counts, PCIe link, xGMI peers) on slow ticks. No
+fast fields (junction temperature, socket power, clocks, activity, throttle reasons, VRAM in
+use, the energy counter) every interval; slow ones (RAS error counts, PCIe link, xGMI peers) on slow ticks. No
 hot-plug rescan yet: the modules are those found when the backend opened."""
 
 from __future__ import annotations
@@ -57,9 +57,15 @@ class AmdTelemetry(TelemetrySource):
         busy = pick_int(q("amdsmi_get_gpu_activity"), "gfx_activity")  # %
         mask = throttle_mask(q("amdsmi_get_violation_status"))
         f = self._slow_fields(d, q) if slow else SlowFields()
+        vram = q("amdsmi_get_gpu_vram_usage")  # MB, amd-smi's unit (MiB, as vram_info's size)
+        used, total = pick_int(vram, "vram_used"), pick_int(vram, "vram_total")
         return Sample(t, d.id, d.uuid, _num(temp), _num(power), _num(gfx), _num(mem),
                       busy / 100 if isinstance(busy, int) else None, mask if isinstance(mask, int) else 0,
-                      **f.sample_fields())
+                      **f.sample_fields(),
+                      fb_used_bytes=used * 2**20 if isinstance(used, int) else None,
+                      fb_free_bytes=(total - used) * 2**20 if isinstance(used, int) and isinstance(total, int)
+                      and total >= used else None,
+                      energy_mj=_energy_mj(q("amdsmi_get_energy_count")))
 
     def _slow_fields(self, d: _Device, q: ProcessorQuery) -> SlowFields:
         """RAS error counts, PCIe generation and width, direct xGMI peers (slow ticks only)."""
@@ -76,6 +82,18 @@ class AmdTelemetry(TelemetrySource):
                      _int(pick_int(pcie, "pcie_metric", "pcie_width")),
                      _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
                      *((up, expected) if expected else (None, None)))
+
+
+def _energy_mj(got: object) -> int | None:
+    """The energy accumulator in mJ: ticks × the counter's resolution in µJ (amdsmi.h); older
+    packages name the ticks 'power'."""
+    ticks = pick_int(got, "energy_accumulator")
+    if not isinstance(ticks, int):
+        ticks = pick_int(got, "power")
+    resolution = pick(got, "counter_resolution")
+    if not isinstance(ticks, int) or not isinstance(resolution, (int, float)) or resolution <= 0:
+        return None
+    return int(ticks * resolution / 1000)
 
 
 def _num(v: object) -> float | None:
