@@ -183,6 +183,13 @@ def test_telemetry_reads_fast_and_slow_tiers():
     assert [s.module for s in source.sample(3.0, slow=False)] == ["gpu1", "gpu2"]  # absence, not a fake reading
 
 
+def test_telemetry_expects_the_designed_xgmi_peers_not_those_up_at_start():
+    fake = mi300x_8()
+    fake.links_down = {frozenset((0, 2))}  # down before watch starts
+    slow = _backend(fake).telemetry().sample(0.0, slow=True)
+    assert [(s.nvlink_up, s.nvlink_expected) for s in slow[:3]] == [(6, 7), (7, 7), (6, 7)]
+
+
 def test_telemetry_reads_vram_in_use_and_the_energy_counter():
     fake = mi300x_8(2)
     fake.gpus[0].vram_used_mib, fake.gpus[0].energy_count = 150_000, 1_000_000

@@ -181,6 +181,22 @@ def test_nvml_telemetry_reads_fast_and_slow_tiers_through_the_fake(monkeypatch):
     assert [s.module for s in source.sample(2.0, slow=False)] == ["gpu1"]  # absence, not a fake reading
 
 
+def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeypatch):
+    """A link already down when watch starts is counted down: the expected count is the
+    catalog's 18 NVLinks of an H200 on NVSwitch, not the 17 of the first reading."""
+    from gpuvet.backends import nvml_telemetry
+    from gpuvet.checks.detectors import default_detectors, run_all
+
+    fake = hgx_h200(2)
+    state, version, remote = fake.gpus[1].nvlinks[5]
+    fake.gpus[1].nvlinks[5] = (0, version, remote)
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 2)
+    slow = NvidiaBackend(Nvml(lib=fake)).telemetry().sample(0.0, slow=True)
+    assert [(s.nvlink_up, s.nvlink_expected) for s in slow] == [(18, 18), (17, 18)]
+    events = run_all(default_detectors(), slow)
+    assert [(e.kind, e.module) for e in events if e.kind == "link_degraded"] == [("link_degraded", "gpu1")], events
+
+
 def test_nvml_rescan_when_the_pci_count_changes(monkeypatch):
     from gpuvet.backends import nvml_telemetry
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
 from gpuvet.backends.amdsmi_gateway import IOLINK_XGMI, Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.backends.telemetry import SlowFields, TelemetrySource
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links
 
 if TYPE_CHECKING:
     from gpuvet.backends.amd import AmdBackend, _Device
@@ -22,7 +22,7 @@ class AmdTelemetry(TelemetrySource):
     def __init__(self, backend: AmdBackend) -> None:
         self.backend = backend
         self.smi: Amdsmi = backend.smi
-        self._expected_links: dict[str, int] = {}
+        self._expected_links: dict[str, int] = designed_fabric_links(backend.node(), bonded=False)
 
     def present(self, t: float) -> list[ModuleIdentity]:
         return [ModuleIdentity(d.id, d.uuid, d.bus_id, d.name) for d in self.backend._devices]

@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.node.design import infer_design
+from gpuvet.node.model import Node
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,23 @@ class SlowFields:
     def sample_fields(self) -> dict[str, int | None]:
         """As ``Sample``'s keyword arguments."""
         return asdict(self)
+
+
+def designed_fabric_links(node: Node, bonded: bool = True) -> dict[str, int]:
+    """How many fabric links each module should have up, from the nominal design (catalog and
+    the board's shape, node/design.py) rather than from the first reading: a link already down
+    when `watch` starts is counted down. ``bonded``: count the links inside each bond (NVLink
+    lanes to a switch or peer, NVML's unit); otherwise one per peer (amdsmi's unit). Empty
+    where the source cannot see the fabric; a module the design gives none is left out."""
+    if not node.fabric_known:
+        return {}
+    design = infer_design(node).node
+    out = {}
+    for m in design.module_ids:
+        links = [lk for lk in design.links_of(m) if lk.kind.is_fabric]
+        if n := sum(lk.width for lk in links) if bonded else len(links):
+            out[m] = n
+    return out
 
 
 class TelemetrySource(ABC):
