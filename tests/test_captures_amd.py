@@ -84,7 +84,9 @@ AMD_EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "amd_rocmsystems2987_mi350x_static.txt": _no_fault("amd-smi (static/metric/list)"),
     "amd_rocmsystems5763_mi250x_hops.txt": _no_fault("amd-smi topology"),
     "amd_sglang5775_mi100_linktype.txt": _no_fault("rocm-smi --showtopo"),
+    "ascend_arthurchiao_910b_topo.txt": _no_fault("npu-smi info -t topo"),  # tests/test_capture_ascend.py: more
     "ascend_hamiwebui47_910b4_masked_bus.txt": _no_fault("npu-smi info"),
+    "ascend_msswift_910b3_topo.txt": _no_fault("npu-smi info -t topo"),
     "ascend_llamabox31_910b3.txt": _no_fault("npu-smi info"),
     "ascend_vllmascend12980_npusmi26.txt": _no_fault("npu-smi info"),
     "ascend_vllmascend2082_glm45.txt": _no_fault("npu-smi info"),

@@ -592,3 +592,6 @@ def test_each_capture_shows_what_its_poster_said(capsys: pytest.CaptureFixture[s
 from tests.test_captures_amd import AMD_EXPECT  # noqa: E402
 
 EXPECT.update(AMD_EXPECT)
+from tests.test_capture_ascend import ASCEND_EXPECT  # noqa: E402
+
+EXPECT.update(ASCEND_EXPECT)

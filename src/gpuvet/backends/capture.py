@@ -33,7 +33,8 @@ _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a
 _NOT_IN_CAPTURE = Unavailable("not in the captured file")
 _WIDTHS = (1, 2, 4, 8, 12, 16, 32)
 
-__all__ = ["CaptureBackend", "TopoMatrix", "fabric_to_node", "parse_smi_xml", "parse_topo_matrix", "topo_to_node"]
+__all__ = ["CaptureBackend", "TopoMatrix", "fabric_to_node", "npu_fabric_to_node", "parse_smi_xml", "parse_topo_matrix",
+           "topo_to_node"]
 
 
 def parse_topo_matrix(text: str, where: str = "topo -m") -> TopoMatrix:
@@ -131,6 +132,64 @@ def _direct(table: FabricTable, notes: list[str]) -> list[tuple[str, str, LinkKi
     if far:
         notes.append(f"{table.source}: {far} pair(s) reach each other over the fabric through another module "
                      f"(weight above {_ONE_FABRIC_HOP}): not direct links")
+    return out
+
+
+# --- Ascend: npu-smi info -t topo ----------------------------------------------------------
+# HCCS is Ascend's module-to-module fabric. The node model has no HCCS link kind (node/model.py),
+# so HCCS, HCCS_SW and SIO links are SerDes fabric links there; the notes and docs say HCCS.
+_HCCS_SWITCH = "hccssw0"
+
+
+def npu_fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
+    """Modules gpu0… in the matrix's order (NPU0…), an HCCS link for each HCCS or SIO pair, one to an
+    HCCS switch for HCCS_SW, PCIe to a socket whose place the matrix does not give. A pair without
+    HCCS where the peers form a full HCCS mesh is an HCCS link down (see _hccs_missing)."""
+    ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
+    notes: list[str] = []
+    links = [Link(ids[d], "cpu0", LinkKind.PCIE, 16, None, width_known=False) for d in table.devices]
+    links += [Link(*sorted((ids[a], ids[b]), key=_order), LinkKind.SERDES, 1, None)
+              for a, b in _pairs(table, ("HCCS", "SIO"))]
+    switched = sorted({ids[d] for pair in _pairs(table, ("HCCS_SW",)) for d in pair}, key=_order)
+    links += [Link(m, _HCCS_SWITCH, LinkKind.SERDES, 1, None) for m in switched]
+    links += _hccs_missing(table, ids, notes)
+    endpoints = [Endpoint("cpu0", EndpointKind.SOCKET)]
+    if switched:
+        endpoints.append(Endpoint(_HCCS_SWITCH, EndpointKind.FABRIC_SWITCH, "HCCS switch"))
+    modules = tuple(Module(ids[d], unknown_model(f"unknown ({table.source})")) for d in table.devices)
+    return Node(name, modules, tuple(endpoints), tuple(links), Host(1), pcie_known=False), notes
+
+
+def _order(module_id: str) -> int:
+    return int(module_id[3:])
+
+
+def _pairs(table: FabricTable, cells: tuple[str, ...]) -> list[tuple[str, str]]:
+    order = {d: i for i, d in enumerate(table.devices)}
+    return sorted((tuple(sorted(p, key=order.__getitem__)) for p, c in table.link_type.items()  # type: ignore[misc]
+                   if c in cells and p <= order.keys()), key=lambda ab: (order[ab[0]], order[ab[1]]))
+
+
+def _hccs_missing(table: FabricTable, ids: dict[str, str], notes: list[str]) -> list[Link]:
+    """Judged against the peers, never against the pair itself: when most NPUs (a strict majority, of
+    three or more) reach every other NPU over HCCS, the board is a full HCCS mesh, and a pair shown
+    without HCCS has its link down."""
+    devices = table.devices
+    hccs = {p for p, c in table.link_type.items() if c == "HCCS"}
+    degree = {d: sum(1 for p in hccs if d in p) for d in devices}
+    full = [d for d in devices if degree[d] == len(devices) - 1]
+    if len(devices) < 3 or not hccs or 2 * len(full) <= len(devices):
+        return []
+    out = []
+    for i, a in enumerate(devices):
+        for b in devices[i + 1:]:
+            pair = frozenset((a, b))
+            if pair in hccs:
+                continue
+            cell = table.link_type.get(pair, "not shown")
+            notes.append(f"{table.source}: {a}-{b} shows {cell} where the board's design, as {len(full)} of its "
+                         f"{len(devices)} NPUs show it, joins every pair over HCCS: an HCCS link down")
+            out.append(Link(ids[a], ids[b], LinkKind.SERDES, 1, None, up=False))
     return out
 
 
@@ -330,6 +389,9 @@ class CaptureBackend(Backend):
                 topo_node = topo_node or topo_to_node(fc.topo, Path(path).stem)
             elif fc.amd.fabric is not None and fc.amd.fabric.devices and topo_node is None:
                 topo_node, fabric_notes = fabric_to_node(fc.amd.fabric, Path(path).stem)
+                self._notes += [f"{label}: {n}" for n in fabric_notes]
+            elif fc.npu.fabric is not None and fc.npu.fabric.devices and topo_node is None:  # Ascend
+                topo_node, fabric_notes = npu_fabric_to_node(fc.npu.fabric, Path(path).stem)
                 self._notes += [f"{label}: {n}" for n in fabric_notes]
             if not self._take_modules(fc, path, label) and fc.topo is None and topo_node is None:
                 self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")

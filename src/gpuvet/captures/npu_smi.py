@@ -1,7 +1,8 @@
 """Huawei Ascend's ``npu-smi info`` table as people paste it: two rows per chip, the first with
 the NPU id, name, health, power and temperature, the second with the chip id (and physical id on
 newer releases), bus id, AI core use and memory (Memory-Usage, and HBM-Usage where the chip has
-HBM). NPU and chip are words of this module only: the rest of gpuvet sees modules.
+HBM). NPU and chip are words of this module only: the rest of gpuvet sees modules. The
+``-t topo`` matrix is read by captures/npu_topo into the same listing.
 
 Bus ids a poster masked (``0000:xx:00.0``) are left out and noted, never guessed; a model the
 catalog lacks stays an unknown model with the memory the table gives.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import npu_topo
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, integer, number
 
@@ -28,8 +30,11 @@ def _cells(text: str) -> list[str]:
 
 
 def parse(lines: list[Line]) -> ListedParse:
-    """The chips of every ``npu-smi info`` table in the lines."""
+    """The chips of every ``npu-smi info`` table in the lines, and the ``npu-smi info -t topo``
+    matrix (captures/npu_topo) when the file holds one."""
     out = ListedParse()
+    npu_topo.parse(lines, out)
+    lines = [ln for ln in lines if ln.no not in out.claimed]
     if not any(_HEAD.match(ln.text) for ln in lines) and not _has_rows(lines):
         return out
     hbm = any("HBM-Usage" in ln.text for ln in lines)

@@ -75,7 +75,7 @@ def captured_links(ev: Evidence) -> Outcome:
     """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
     c = ev.captures
     unsure: list[str] = []
-    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev)
+    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _captured_fabric_down(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
     if found:
@@ -133,6 +133,16 @@ def _nvlink_findings(ev: Evidence, unsure: list[str]) -> list[Finding]:
     for gpu, counters in errors.items():
         out.append(finding("nvlink_errors", MEDIUM, module=gpu, counters=counters))
     return out
+
+
+def _captured_fabric_down(ev: Evidence) -> list[Finding]:
+    """Fabric links a captured topology shows down: an Ascend HCCS pair missing from a full mesh, judged
+    by the capture backend against the NPUs' peers (its note names them)."""
+    if ev.backend is None or not ev.backend.captured or ev.node is None:
+        return []
+    return [finding("link_down", HIGH, between=(ln.a, ln.b), detail=f"{ln.a}-{ln.b}: fabric link down in the "
+                    "captured topology, where the design its peers show has one", expected="up", measured="down")
+            for ln in ev.node.links if ln.kind.is_fabric and not ln.up]
 
 
 def _lspci_findings(ev: Evidence) -> list[Finding]:

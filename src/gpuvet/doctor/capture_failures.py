@@ -77,7 +77,8 @@ def benchmark_failures(ev: Evidence) -> Outcome:
                        f" after {len(cut[0].rows)} result row(s): cut, killed or hung (give the whole output)")
     cited: list[Cited] = []
     if rows:
-        cited.append(Cited(_source(ev, "nccl-tests"), "result rows, summary lines, failure lines",
+        cited.append(Cited(ev.capture_source("nccl-tests", "hccl_test") or "captured nccl-tests",
+                           "result rows, summary lines, failure lines",
                            f"{rows}, {sum(1 for r in c.nccl if r.rows)}, 0"))
     if c.nvbandwidth:
         cited.append(Cited(_source(ev, "nvbandwidth"), "tests run, device-to-device tests waived",

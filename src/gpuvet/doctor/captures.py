@@ -75,7 +75,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.notes += [f"{label}: read as {', '.join(fc.kinds)}"] + [f"{label}: {n}" for n in fc.notes]
     caps.read_as[label] = list(fc.kinds)
     if fc.topo is not None or fc.xml is not None or fc.smi is not None or fc.amd.modules or fc.amd.fabric \
-            or fc.npu.modules:
+            or fc.npu.modules or fc.npu.fabric:
         caps.topo_and_xml.append(fc.path)
     if fc.smi is not None:
         caps.smi_text += fc.smi.modules

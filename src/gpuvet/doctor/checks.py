@@ -283,7 +283,7 @@ def _collectives_clear(ev: Evidence) -> Outcome:
     if not any(len(rows) >= 2 for _, rows in timed):
         return unknown("no two result rows with a readable time (NaN, negative or malformed figures): can't tell "
                        "whether the sizes reach bandwidth-bound")
-    source = ev.capture_source("nccl-tests") or "nccl-tests output"
+    source = ev.capture_source("nccl-tests", "hccl_test") or "nccl-tests output"
     cited = [Cited(source, "#wrong", f"0 in {len(rows)} row(s)", where=r.op) for r, rows in checked if rows]
     cited += [Cited(source, "largest size with a readable time", f"{max(x.size_bytes for x in rows)} B",
                     where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if len(rows) >= 2]
