@@ -93,6 +93,10 @@ AMD_EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "ascend_vllmascend2534_910_8chips.txt": _no_fault("npu-smi info"),
 }
 
+from tests.test_capture_transferbench import TB_EXPECT  # noqa: E402  (TransferBench's real captures)
+
+AMD_EXPECT.update(TB_EXPECT)
+
 
 def test_every_amd_and_ascend_capture_has_its_expectation() -> None:
     assert sorted(AMD_EXPECT) == FILES

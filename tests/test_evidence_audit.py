@@ -29,15 +29,16 @@ NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a 
 # live or simulated telemetry; "engine": a benchmark run; "local": this machine (env, host, devices).
 EVIDENCED_BY: dict[str, set[str]] = {
     "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
-    "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"}, "pair_bandwidth": {"engine"},
+    "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
+    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench"},  # captured copy tables: against their peers
     "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | {"window"}, "gemm_agreement": {"engine"}, "thermal_state": SMI | {"window"},
     "thermal_trend": {"window"}, "other_processes": NODE, "clock_stability": {"window"}, "power_limit": NODE,
     "clocks": NODE, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
-    "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo"},
+    "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
-    "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth"},
+    "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 

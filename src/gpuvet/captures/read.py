@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from gpuvet.captures import amd_smi, bench, dcgm, hccl, kernel, links, npu_smi, smi_text, smi_xml, topo
+from gpuvet.captures import amd_smi, bench, dcgm, hccl, kernel, links, npu_smi, smi_text, smi_xml, topo, transferbench
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -227,6 +227,7 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
         claimed |= listed.claimed
         fc.kinds += listed.kinds
     claimed |= hccl.add_to(fc, [ln for ln in lines if ln.no not in claimed], where)  # Ascend HCCL Test
+    claimed |= transferbench.add_to(fc, [ln for ln in lines if ln.no not in claimed])  # AMD TransferBench
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:

@@ -103,7 +103,8 @@ def _links_cited(ev: Evidence) -> list[Cited]:
                   f"x{p.width} {p.speed_gts} GT/s / x{p.cap_width} {p.cap_speed_gts} GT/s", where=p.device)
             for p in c.pcie_links if p.width is not None and p.cap_width is not None]
     if c.nvbandwidth:
-        out.append(Cited(ev.capture_source("nvbandwidth") or "nvbandwidth", "tests run without a copy failure",
+        out.append(Cited(ev.capture_source("nvbandwidth", "TransferBench") or "nvbandwidth",
+                         "tests run without a copy failure",
                          ", ".join(sorted(c.nvbandwidth))))
     return out
 

@@ -64,6 +64,10 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     if waived:
         found.append(finding("p2p_unavailable", MEDIUM, tests=[w.test for w in waived if w.test],
                              reason=waived[0].reason or None, line=waived[0].line))
+    for w in c.nvb_waived:  # TransferBench stopped at an [ERROR] line; without peer access, P2P is unavailable
+        if w.test == "TransferBench":
+            cause = "p2p_unavailable" if "peer" in w.reason.lower() else "copy_test_failed"
+            found.append(finding(cause, MEDIUM, tool=w.test, error=w.reason[:240], line=w.line))
     if found:
         return confirmed("a benchmark failed or skipped what it was asked to measure", *found)
     if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"
@@ -81,7 +85,8 @@ def benchmark_failures(ev: Evidence) -> Outcome:
                            "result rows, summary lines, failure lines",
                            f"{rows}, {sum(1 for r in c.nccl if r.rows)}, 0"))
     if c.nvbandwidth:
-        cited.append(Cited(_source(ev, "nvbandwidth"), "tests run, device-to-device tests waived",
+        cited.append(Cited(ev.capture_source("nvbandwidth", "TransferBench") or "captured nvbandwidth",
+                           "tests run, device-to-device tests waived",
                            f"{len(c.nvbandwidth)}, 0"))
     return clear("the benchmarks ran to the end without an error line", *cited)
 

@@ -13,6 +13,7 @@ from gpuvet.checks.model import Check
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
+from gpuvet.doctor.capture_pairs import captured_pairs
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -232,8 +233,8 @@ def nccl_environment(ev: Evidence) -> Outcome:
 
 def pair_bandwidth(ev: Evidence) -> Outcome:
     checks = ev.pair_checks
-    if checks is None:
-        return unknown("no pair measurements")
+    if checks is None:  # a captured node: nvbandwidth / TransferBench tables against their peers
+        return captured_pairs(ev)
     slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
     if slow and len(slow) < len(checks):
         return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[

@@ -1,0 +1,247 @@
+"""AMD's TransferBench output (github.com/ROCm/TransferBench; tools/TransferBench in older rccl).
+
+Read: the ``p2p`` tables (``Unidirectional``/``Bidirectional copy peak bandwidth GB/s …``, CPU and
+GPU rows and columns; uni rows ``->`` with optional ``min``/``max``/``sd`` rows, bidir rows ``->``,
+``<-``, ``<->``), the ``a2a`` summary (``SRC\\DST GPU 00 …  STotal  Actual``), a config-file run's
+``Test N:`` / ``Transfer NN | x GB/s | y ms | n bytes | G0 -> G000:004 -> G1`` lines, and its
+``[ERROR]`` lines. Matrices take nvbandwidth's shape (test name -> rows of GB/s, ``None`` for
+N/A) so the doctor judges them alike, each named "TransferBench …" with the source and
+destination kinds (GPU->GPU, CPU->GPU, GPU->CPU, CPU->CPU). In a bidirectional table the ``<-``
+row is the reverse copy measured at the same time; it is kept transposed (row = source), the
+``<->`` sums and the min/max/sd rows are claimed, not kept. A data mismatch TransferBench found
+(``Unexpected mismatch``) is a copy check failure as nvbandwidth's; any other ``[ERROR]`` line is
+a run that stopped, kept with its words as a test not run (nvbandwidth's ``Waived``), named
+"TransferBench". All of it goes into the file's nvbandwidth records (``add_to``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.bench import NvbWaived
+from gpuvet.captures.records import CopyCheckFailure
+from gpuvet.captures.text import Line, ranges
+
+if TYPE_CHECKING:
+    from gpuvet.captures.read import FileCapture
+
+MAX_DEVICES = 4096  # columns in one table: the AMD listings' bound (docs/limits.md); past it, not a table
+PREFIX = "TransferBench"
+_TITLE = re.compile(r"^(Uni|Bi)directional copy peak bandwidth GB/s \[(\w+) read / (\w+) write\]"
+                    r"(?: \(GPU-Executor: (\w+)\))?")
+_HEAD = re.compile(r"^(SRC\+EXE\\DST|SRC\\EXE\+DST|SRC\\DST)\s+((?:(?:CPU|GPU)\s*\d+\s*)+)(STotal\s+Actual)?\s*$")
+_ROW = re.compile(r"^(CPU|GPU)\s*(\d+)\s*(->|<->|<-|min|max|sd)?\s+(.*)$")
+_TRANSFER = re.compile(r"^Transfer\s+(\d+)\s*\|\s*(\S+)\s+GB/s\s*\|\s*(\S+)\s+ms\s*\|\s*(\d+)\s+bytes\s*\|\s*(.+)$")
+_TEST = re.compile(r"^Test\s+(\d+):\s*$")
+_VERSION = re.compile(r"^TransferBench v(\d[\w.]*)")
+_ERROR = re.compile(r"^\[ERROR\]\s*(.*)$")
+_META = re.compile(r"^(Bytes Per Direction|Averages \(During|Average\s+bandwidth|Aggregate bandwidth|Aggregate \(CPU\)|"
+                   r"Executor:|Iter \d+\s*\||StandardDev\s*\||Summary:|GPU-GFX All-To-All|- Copying|RTotal|"
+                   r"\[WARN\]|\[[A-Za-z0-9 ]+(Related)?\]\s*$|[A-Z][A-Z0-9_]+\s+=\s+\S+ :|=+\s*$|CPU->CPU\s+CPU->GPU|##|"
+                   r"(\S+=\S+\s+)*(\S*/)?TransferBench\b)")
+
+
+@dataclass(frozen=True)
+class TbTransfer:
+    """One Transfer of a config-file run, as TransferBench printed it."""
+
+    test: int | None  # the 'Test N:' it belongs to (None: cut before it)
+    index: int
+    gbps: float | None
+    ms: float | None
+    size_bytes: int
+    route: str  # 'G0 -> G000:004 -> G1' (source, executor:subexecutors, destination)
+    line: int
+
+
+@dataclass(frozen=True)
+class TbError:
+    """An [ERROR] line that stopped the run (a data mismatch goes to ``failures`` instead)."""
+
+    text: str
+    line: int
+
+
+@dataclass
+class TbParse:
+    matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)
+    transfers: list[TbTransfer] = field(default_factory=list)
+    errors: list[TbError] = field(default_factory=list)
+    failures: list[CopyCheckFailure] = field(default_factory=list)
+    version: str | None = None
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _figure(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and v >= 0 else None
+
+
+def _is_transferbench(lines: list[Line]) -> bool:
+    """Only a capture with one of TransferBench's own markers is read (an [ERROR] alone is anyone's)."""
+    return any(_VERSION.match(s) or _TITLE.match(s) or _TRANSFER.match(s) or
+               (s.startswith("SRC\\DST") and "STotal" in s) for s in (ln.text.strip() for ln in lines))
+
+
+def add_to(fc: FileCapture, lines: list[Line]) -> set[int]:
+    """TransferBench output in the lines, added to the file's nvbandwidth records; the lines claimed."""
+    parsed = parse(lines)
+    if parsed.claimed:
+        fc.nvb.matrices.update(parsed.matrices)
+        fc.nvb.failures += parsed.failures
+        fc.nvb.waived += [NvbWaived(PREFIX, e.text, e.line) for e in parsed.errors]
+        fc.nvb.notes += parsed.notes
+        fc.nvb.claimed |= parsed.claimed
+        fc.kinds.append(PREFIX)
+    return parsed.claimed
+
+
+def parse(lines: list[Line]) -> TbParse:
+    out = TbParse()
+    if not _is_transferbench(lines):
+        return out
+    test: int | None = None
+    i = 0
+    while i < len(lines):
+        s = lines[i].text.strip()
+        no = lines[i].no
+        if (m := _TITLE.match(s)) is not None:
+            i = _p2p(lines, i, m, out)
+            continue
+        if s.startswith("SRC\\DST") and "STotal" in s:
+            i = _a2a(lines, i, out)
+            continue
+        if (v := _VERSION.match(s)) is not None:
+            out.version = v.group(1)
+        elif (t := _TEST.match(s)) is not None:
+            test = int(t.group(1))
+        elif (tr := _TRANSFER.match(s)) is not None:
+            out.transfers.append(TbTransfer(test, int(tr.group(1)), _figure(tr.group(2)), _figure(tr.group(3)),
+                                            int(tr.group(4)), tr.group(5).strip(), no))
+        elif (e := _ERROR.match(s)) is not None:
+            _error(e.group(1), s, test, no, out)
+        elif not _META.match(s):
+            i += 1
+            continue
+        out.claimed.add(no)
+        i += 1
+    if out.transfers:
+        out.notes.append(f"TransferBench: {len(out.transfers)} Transfer result(s) of a config-file run read; each "
+                         "Transfer is its own test (no peers of one kind): listed, not judged")
+    return out
+
+
+def _error(message: str, text: str, test: int | None, no: int, out: TbParse) -> None:
+    """A mismatch is wrong data (the copy check failed); the value lines after it are its detail."""
+    if "mismatch" in message.lower():
+        out.failures.append(CopyCheckFailure(f"{PREFIX} Test {test}" if test is not None else PREFIX, text))
+    elif not (message.startswith(("SRC ", "DST ")) and out.failures):  # 'SRC 00 value: …' details a mismatch
+        out.errors.append(TbError(text, no))
+
+
+def _cells(text: str, count: int) -> list[str]:
+    return text.split()[:count]
+
+
+def _names(header: str) -> list[tuple[str, int]] | None:
+    found = [(kind, int(idx)) for kind, idx in re.findall(r"(CPU|GPU)\s*(\d+)", header)]
+    return found if 0 < len(found) <= MAX_DEVICES else None
+
+
+def _p2p(lines: list[Line], i: int, title: re.Match[str], out: TbParse) -> int:
+    """A p2p table: the title, its header, then device rows up to the next non-row line."""
+    out.claimed.add(lines[i].no)
+    mode = "unidirectional" if title.group(1) == "Uni" else "bidirectional"
+    how = f"{title.group(2).lower()} read / {title.group(3).lower()} write" + \
+        (f", {title.group(4)}" if title.group(4) else "")
+    i += 1
+    while i < len(lines) and not lines[i].text.strip():
+        i += 1
+    head = _HEAD.match(lines[i].text.strip()) if i < len(lines) else None
+    cols = _names(head.group(2)) if head else None
+    if head is None or cols is None:
+        out.notes.append(f"TransferBench p2p title at line {lines[i - 1].no} without its column header: skipped")
+        return i
+    out.claimed.add(lines[i].no)
+    kept: dict[tuple[str, str], dict[tuple[int, int], float | None]] = {}
+    cut: list[int] = []
+    i += 1
+    while i < len(lines):
+        s = lines[i].text.strip()
+        row = _ROW.match(s) if s else None
+        if not s:
+            i += 1
+            continue
+        if row is None:
+            break
+        out.claimed.add(lines[i].no)
+        arrow = row.group(3) or "->"
+        cells = _cells(row.group(4), len(cols))
+        values = [None if c == "N/A" else _figure(c) for c in cells]
+        if len(cells) < len(cols) or any(v is None and c != "N/A" for v, c in zip(values, cells, strict=True)):
+            cut.append(lines[i].no)
+        if arrow in ("->", "<-"):
+            src = (row.group(1), int(row.group(2)))
+            for (kind, idx), v in zip(cols, values, strict=False):
+                a, b = (src, (kind, idx)) if arrow == "->" else ((kind, idx), src)  # '<-': the reverse copy
+                key = (a[0], b[0]) if arrow == "->" else (a[0], b[0] + " reverse")
+                kept.setdefault(key, {})[(a[1], b[1])] = v
+        i += 1
+    base = f"{PREFIX} p2p {mode} ({how})"
+    for (src_kind, dst_kind), cells_ in kept.items():
+        reverse = dst_kind.endswith(" reverse")
+        name = f"{base} {src_kind}->{dst_kind.split()[0]}" + (" reverse copies" if reverse else "")
+        out.matrices[name] = _square(cells_, cols, src_kind, dst_kind.split()[0])
+    if cut:
+        out.notes.append(f"{base}: row(s) at line(s) {ranges(cut)} cut or unreadable, their cells left empty")
+    return i
+
+
+def _square(cells: dict[tuple[int, int], float | None], cols: list[tuple[str, int]], src: str,
+            dst: str) -> list[list[float | None]]:
+    """Rows by source index, columns by destination index (nvbandwidth's layout), None where absent."""
+    rows = sorted({idx for kind, idx in cols if kind == src} | {a for a, _ in cells})
+    width = max([idx for kind, idx in cols if kind == dst] + [b for _, b in cells] + [-1]) + 1
+    height = max(rows + [-1]) + 1
+    return [[cells.get((r, c)) for c in range(width)] for r in range(height)]
+
+
+def _a2a(lines: list[Line], i: int, out: TbParse) -> int:
+    """The a2a summary: GPU rows of GPU columns, then STotal and Actual (claimed, not kept)."""
+    head = _HEAD.match(lines[i].text.strip())
+    cols = _names(head.group(2)) if head else None
+    out.claimed.add(lines[i].no)
+    i += 1
+    if cols is None:
+        out.notes.append(f"TransferBench a2a header at line {lines[i - 1].no} unreadable: skipped")
+        return i
+    cells: dict[tuple[int, int], float | None] = {}
+    cut: list[int] = []
+    while i < len(lines):
+        s = lines[i].text.strip()
+        row = _ROW.match(s) if s else None
+        if not s:
+            i += 1
+            continue
+        if row is None or row.group(1) != "GPU":
+            break
+        out.claimed.add(lines[i].no)
+        raw = _cells(row.group(4), len(cols))
+        values = [None if c == "N/A" else _figure(c) for c in raw]
+        if len(raw) < len(cols) or any(v is None and c != "N/A" for v, c in zip(values, raw, strict=True)):
+            cut.append(lines[i].no)
+        for (_, idx), v in zip(cols, values, strict=False):
+            cells[(int(row.group(2)), idx)] = v
+        i += 1
+    if cut:
+        out.notes.append(f"{PREFIX} a2a: row(s) at line(s) {ranges(cut)} cut or unreadable, their cells left empty")
+    if cells:
+        out.matrices[f"{PREFIX} a2a GPU->GPU"] = _square(cells, cols, "GPU", "GPU")
+    return i
