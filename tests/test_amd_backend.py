@@ -190,6 +190,20 @@ def test_telemetry_expects_the_designed_xgmi_peers_not_those_up_at_start():
     assert [(s.nvlink_up, s.nvlink_expected) for s in slow[:3]] == [(6, 7), (7, 7), (6, 7)]
 
 
+def test_rising_xgmi_ras_counts_are_fabric_errors_in_watch():
+    from gpuvet.checks.detectors import default_detectors, run_all
+
+    fake = mi300x_8(2)
+    source = _backend(fake).telemetry()
+    first = source.sample(0.0, slow=True)
+    assert [s.nvlink_errors for s in first] == [0, 0] and source.sample(1.0, slow=False)[0].nvlink_errors is None
+    fake.gpus[1].xgmi_correctable = 500  # in ten minutes: 3,000 an hour
+    events = run_all(default_detectors(), first + source.sample(600.0, slow=True))
+    assert [(e.kind, e.module) for e in events] == [("nvlink_errors", "gpu1")], events
+    fake.missing = {"amdsmi_get_gpu_ecc_count"}
+    assert _backend(fake).telemetry().sample(0.0, slow=True)[0].nvlink_errors is None
+
+
 def test_telemetry_reads_vram_in_use_and_the_energy_counter():
     fake = mi300x_8(2)
     fake.gpus[0].vram_used_mib, fake.gpus[0].energy_count = 150_000, 1_000_000

@@ -181,6 +181,22 @@ def test_nvml_telemetry_reads_fast_and_slow_tiers_through_the_fake(monkeypatch):
     assert [s.module for s in source.sample(2.0, slow=False)] == ["gpu1"]  # absence, not a fake reading
 
 
+def test_nvml_telemetry_sums_the_nvlink_error_counters_and_watch_flags_a_rising_one(monkeypatch):
+    from gpuvet.backends import nvml_telemetry
+    from gpuvet.checks.detectors import default_detectors, run_all
+
+    fake = hgx_h200(2)
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 2)
+    source = NvidiaBackend(Nvml(lib=fake)).telemetry()
+    first = source.sample(0.0, slow=True)
+    assert [s.nvlink_errors for s in first] == [0, 0] and source.sample(1.0, slow=False)[0].nvlink_errors is None
+    fake.gpus[0].nvlink_error_counts = {(3, 2): 400, (7, 0): 200}  # CRC flit on link 3, replays on link 7
+    later = source.sample(600.0, slow=True)
+    assert later[0].nvlink_errors == 600
+    events = run_all(default_detectors(), first + later)
+    assert [(e.kind, e.module) for e in events] == [("nvlink_errors", "gpu0")], events
+
+
 def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeypatch):
     """A link already down when watch starts is counted down: the expected count is the
     catalog's 18 NVLinks of an H200 on NVSwitch, not the 17 of the first reading."""

@@ -68,6 +68,13 @@ class AmdSmiClkType(IntEnum):
     MEM = 4
 
 
+class AmdSmiGpuBlock(IntEnum):
+    """RAS blocks (amdsmi.h amdsmi_gpu_block_t): the ones gpuvet asks for."""
+    UMC = 0x1
+    PCIE_BIF = 0x20
+    XGMI_WAFL = 0x80
+
+
 class AmdSmiTemperatureType(IntEnum):
     EDGE = 0
     HOTSPOT = 1
@@ -97,6 +104,7 @@ class FakeMi300x:
     ecc_blocks: int = 0x3FFF  # UMC (0x1) and the other RAS blocks enabled
     ecc_uncorrectable: int = 0
     ecc_correctable: int = 0
+    xgmi_correctable: int = 0  # RAS counts of the XGMI_WAFL block
     bad_pages: list[int] = field(default_factory=list)  # page status: 0 reserved, 1 pending, 2 unreservable
     numa: int = 0
     hive_id: int = 0x5F1D2A3B4C6E7F80  # one xGMI hive for the board (amdsmi_get_xgmi_info)
@@ -124,6 +132,7 @@ class FakeAmdsmi:
     AmdSmiLibraryException = AmdSmiLibraryException
     AmdSmiParameterException = AmdSmiParameterException
     AmdSmiClkType = AmdSmiClkType
+    AmdSmiGpuBlock = AmdSmiGpuBlock
     AmdSmiTemperatureType = AmdSmiTemperatureType
     AmdSmiTemperatureMetric = AmdSmiTemperatureMetric
 
@@ -226,6 +235,13 @@ class FakeAmdsmi:
         g = self._gpu(h, "amdsmi_get_gpu_total_ecc_count")
         return {"correctable_count": g.ecc_correctable, "uncorrectable_count": g.ecc_uncorrectable,
                 "deferred_count": 0}
+
+    def amdsmi_get_gpu_ecc_count(self, h: int, block: int) -> dict[str, int]:
+        """One RAS block's counts (py-interface's keys); only the xGMI block is modelled."""
+        g = self._gpu(h, "amdsmi_get_gpu_ecc_count")
+        if block != AmdSmiGpuBlock.XGMI_WAFL:
+            return {"correctable_count": 0, "uncorrectable_count": 0, "deferred_count": 0}
+        return {"correctable_count": g.xgmi_correctable, "uncorrectable_count": 0, "deferred_count": 0}
 
     def amdsmi_get_gpu_bad_page_info(self, h: int) -> list[dict[str, int]]:
         g = self._gpu(h, "amdsmi_get_gpu_bad_page_info")

@@ -25,6 +25,7 @@ class FakeGpu:
     memory_total: int = 150_754_820_096  # 143771 MiB, what an H200 reports
     pcie: tuple[int, int, int, int] = (1, 5, 16, 16)  # current gen (idle), max gen, cur width, max width
     nvlinks: list[tuple[int, int, str]] = field(default_factory=list)  # (state, version, remote bus id)
+    nvlink_error_counts: dict[tuple[int, int], int] = field(default_factory=dict)  # (link, counter) -> count
     numa: int = 0
     power_mw: tuple[int, int, int, int] = (700_000, 700_000, 200_000, 700_000)  # limit, default, min, max
     ecc: tuple[int, int] = (1, 1)
@@ -210,6 +211,11 @@ class FakeNvml:
 
     def nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
         return self._link(h, link, "nvmlDeviceGetNvLinkState")[0]
+
+    def nvmlDeviceGetNvLinkErrorCounter(self, h: int, link: int, counter: int) -> int:
+        """nvLinkErrorCounter_t 0..3 (replay, recovery, CRC flit, CRC data); per link, cumulative."""
+        self._link(h, link, "nvmlDeviceGetNvLinkErrorCounter")
+        return self._gpu(h, "nvmlDeviceGetNvLinkErrorCounter").nvlink_error_counts.get((link, counter), 0)
 
     def nvmlDeviceGetNvLinkVersion(self, h: int, link: int) -> int:
         return self._link(h, link, "nvmlDeviceGetNvLinkVersion")[1]

@@ -68,7 +68,8 @@ class AmdTelemetry(TelemetrySource):
                       energy_mj=_energy_mj(q("amdsmi_get_energy_count")))
 
     def _slow_fields(self, d: _Device, q: ProcessorQuery) -> SlowFields:
-        """RAS error counts, PCIe generation and width, direct xGMI peers (slow ticks only)."""
+        """RAS error counts, PCIe generation and width, direct xGMI peers and their RAS error
+        counts (slow ticks only)."""
         ecc = q("amdsmi_get_gpu_total_ecc_count")
         pcie = q("amdsmi_get_pcie_info")
         up = 0
@@ -81,7 +82,14 @@ class AmdTelemetry(TelemetrySource):
                      _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
                      _int(pick_int(pcie, "pcie_metric", "pcie_width")),
                      _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
-                     *((up, expected) if expected else (None, None)))
+                     *((up, expected) if expected else (None, None)), self._xgmi_errors(q))
+
+    def _xgmi_errors(self, q: ProcessorQuery) -> int | None:
+        """The xGMI links' RAS error counts (block XGMI_WAFL, amdsmi.h), correctable and not, since
+        the driver loaded: the fabric's error counter, as NVLink's CRC/replay counts are."""
+        got = q("amdsmi_get_gpu_ecc_count", self.smi.enum("AmdSmiGpuBlock", "XGMI_WAFL"))
+        counts = [pick_int(got, k) for k in ("correctable_count", "uncorrectable_count")]
+        return sum(c for c in counts if isinstance(c, int)) if any(isinstance(c, int) for c in counts) else None
 
 
 def _energy_mj(got: object) -> int | None:

@@ -1,7 +1,8 @@
 """Live telemetry from NVIDIA modules through the NVML gateway, in two tiers: fast fields
 (temperature, power, clocks, utilisation, throttle reasons) every interval; slow ones (ECC
-counters, PCIe link, NVLink state) on slow ticks. Modules are re-enumerated when the number of
-NVIDIA PCI functions and NVML's count disagree (hot-plug); identity is the UUID."""
+counters, PCIe link, NVLink state and its CRC/replay/recovery counters) on slow ticks. Modules
+are re-enumerated when the number of NVIDIA PCI functions and NVML's count disagree (hot-plug);
+identity is the UUID."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
 NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC = 0, 1, 0
 NVML_NVLINK_MAX_LINKS = 18
+# nvmlNvLinkErrorCounter_t (nvml.h): DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA
+NVML_NVLINK_ERROR_COUNTERS = (0, 1, 2, 3)
 
 
 def nvidia_pci_functions(root: Path = Path("/sys/bus/pci/devices")) -> int | None:
@@ -93,7 +96,7 @@ class NvmlTelemetry(TelemetrySource):
                _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)))
         pcie = (_int(q("nvmlDeviceGetCurrPcieLinkGeneration")), _int(q("nvmlDeviceGetMaxPcieLinkGeneration")),
                 _int(q("nvmlDeviceGetCurrPcieLinkWidth")), _int(q("nvmlDeviceGetMaxPcieLinkWidth")))
-        up = 0
+        up, errors = 0, None
         for link in range(NVML_NVLINK_MAX_LINKS):
             state = self.nvml.query("nvmlDeviceGetNvLinkState", d.handle, link, module=d.id)
             if isinstance(state, Unavailable):
@@ -101,8 +104,12 @@ class NvmlTelemetry(TelemetrySource):
                     break
                 continue
             up += int(bool(state))
+            for counter in NVML_NVLINK_ERROR_COUNTERS if state else ():
+                n = self.nvml.query("nvmlDeviceGetNvLinkErrorCounter", d.handle, link, counter, module=d.id)
+                if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+                    errors = (errors or 0) + n
         expected = self._expected_links.setdefault(d.id, up)
-        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)))
+        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)), errors)
 
 
 def _num(v: object) -> float | None:

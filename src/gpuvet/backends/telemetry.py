@@ -24,6 +24,7 @@ class SlowFields:
     pcie_width_max: int | None = None
     nvlink_up: int | None = None
     nvlink_expected: int | None = None
+    nvlink_errors: int | None = None  # the fabric's error counters summed (CRC, replay, RAS), cumulative
 
     def sample_fields(self) -> dict[str, int | None]:
         """As ``Sample``'s keyword arguments."""
