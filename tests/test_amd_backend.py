@@ -200,6 +200,8 @@ def test_rising_xgmi_ras_counts_are_fabric_errors_in_watch():
     fake.gpus[1].xgmi_correctable = 500  # in ten minutes: 3,000 an hour
     events = run_all(default_detectors(), first + source.sample(600.0, slow=True))
     assert [(e.kind, e.module) for e in events] == [("nvlink_errors", "gpu1")], events
+    fake.gpus[0].pcie_replays = 7
+    assert source.sample(700.0, slow=True)[0].pcie_replays == 7  # pcie_metric.pcie_replay_count
     fake.missing = {"amdsmi_get_gpu_ecc_count"}
     assert _backend(fake).telemetry().sample(0.0, slow=True)[0].nvlink_errors is None
 

@@ -197,6 +197,30 @@ def test_nvml_telemetry_sums_the_nvlink_error_counters_and_watch_flags_a_rising_
     assert [(e.kind, e.module) for e in events] == [("nvlink_errors", "gpu0")], events
 
 
+def test_a_rising_pcie_replay_counter_is_an_event_and_a_metric(monkeypatch):
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from gpuvet.backends import nvml_telemetry
+    from gpuvet.checks.detectors import default_detectors, run_all
+    from gpuvet.watch.prometheus import ExportState, WatchCollector
+
+    fake = hgx_h200(2)
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 2)
+    source = NvidiaBackend(Nvml(lib=fake)).telemetry()
+    first = source.sample(0.0, slow=True)
+    fake.gpus[1].pcie_replays = 30  # in an hour: within the bound
+    fake.gpus[0].pcie_replays = 5_000
+    later = source.sample(3600.0, slow=True)
+    assert [s.pcie_replays for s in first + later] == [0, 0, 5_000, 30]
+    events = run_all(default_detectors(), first + later)
+    assert [(e.kind, e.module) for e in events] == [("pcie_replays", "gpu0")], events
+    state = ExportState(latest={s.uuid: s for s in later}, slow={s.uuid: s for s in later})
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(WatchCollector(state))
+    lines = [ln for ln in generate_latest(registry).decode().splitlines() if ln.startswith("gpuvet_module_pcie_replays")]
+    assert sorted(float(ln.rsplit(" ", 1)[1]) for ln in lines) == [30.0, 5000.0], lines
+
+
 def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeypatch):
     """A link already down when watch starts is counted down: the expected count is the
     catalog's 18 NVLinks of an H200 on NVSwitch, not the 17 of the first reading."""

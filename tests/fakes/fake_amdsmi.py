@@ -105,6 +105,7 @@ class FakeMi300x:
     ecc_uncorrectable: int = 0
     ecc_correctable: int = 0
     xgmi_correctable: int = 0  # RAS counts of the XGMI_WAFL block
+    pcie_replays: int = 0  # pcie_metric.pcie_replay_count
     bad_pages: list[int] = field(default_factory=list)  # page status: 0 reserved, 1 pending, 2 unreservable
     numa: int = 0
     hive_id: int = 0x5F1D2A3B4C6E7F80  # one xGMI hive for the board (amdsmi_get_xgmi_info)
@@ -203,7 +204,7 @@ class FakeAmdsmi:
         return {"pcie_static": {"max_pcie_width": g.max_pcie_width, "max_pcie_speed": g.max_pcie_speed_mts,
                                 "pcie_interface_version": g.pcie_version, "slot_type": "OAM"},
                 "pcie_metric": {"pcie_width": g.pcie_width, "pcie_speed": g.pcie_speed_mts, "pcie_bandwidth": 0,
-                                "pcie_replay_count": 0, "pcie_l0_to_recovery_count": 0,
+                                "pcie_replay_count": g.pcie_replays, "pcie_l0_to_recovery_count": 0,
                                 "pcie_replay_roll_over_count": 0, "pcie_nak_sent_count": 0,
                                 "pcie_nak_received_count": 0, "pcie_lc_perf_other_end_recovery_count": "N/A"}}
 

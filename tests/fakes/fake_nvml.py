@@ -26,6 +26,7 @@ class FakeGpu:
     pcie: tuple[int, int, int, int] = (1, 5, 16, 16)  # current gen (idle), max gen, cur width, max width
     nvlinks: list[tuple[int, int, str]] = field(default_factory=list)  # (state, version, remote bus id)
     nvlink_error_counts: dict[tuple[int, int], int] = field(default_factory=dict)  # (link, counter) -> count
+    pcie_replays: int = 0
     numa: int = 0
     power_mw: tuple[int, int, int, int] = (700_000, 700_000, 200_000, 700_000)  # limit, default, min, max
     ecc: tuple[int, int] = (1, 1)
@@ -211,6 +212,9 @@ class FakeNvml:
 
     def nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
         return self._link(h, link, "nvmlDeviceGetNvLinkState")[0]
+
+    def nvmlDeviceGetPcieReplayCounter(self, h: int) -> int:
+        return self._gpu(h, "nvmlDeviceGetPcieReplayCounter").pcie_replays
 
     def nvmlDeviceGetNvLinkErrorCounter(self, h: int, link: int, counter: int) -> int:
         """nvLinkErrorCounter_t 0..3 (replay, recovery, CRC flit, CRC data); per link, cumulative."""

@@ -82,7 +82,8 @@ class AmdTelemetry(TelemetrySource):
                      _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
                      _int(pick_int(pcie, "pcie_metric", "pcie_width")),
                      _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
-                     *((up, expected) if expected else (None, None)), self._xgmi_errors(q))
+                     *((up, expected) if expected else (None, None)), self._xgmi_errors(q),
+                     _int(pick_int(pcie, "pcie_metric", "pcie_replay_count")))
 
     def _xgmi_errors(self, q: ProcessorQuery) -> int | None:
         """The xGMI links' RAS error counts (block XGMI_WAFL, amdsmi.h), correctable and not, since

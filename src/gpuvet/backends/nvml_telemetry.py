@@ -109,7 +109,8 @@ class NvmlTelemetry(TelemetrySource):
                 if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
                     errors = (errors or 0) + n
         expected = self._expected_links.setdefault(d.id, up)
-        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)), errors)
+        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)), errors,
+                          _int(q("nvmlDeviceGetPcieReplayCounter")))
 
 
 def _num(v: object) -> float | None:

@@ -169,6 +169,7 @@ class Sample:
     fb_used_bytes: int | None = None  # device memory in use / free, fast ticks
     fb_free_bytes: int | None = None
     energy_mj: int | None = None  # energy counter since the driver loaded (millijoules), fast ticks
+    pcie_replays: int | None = None  # the PCIe link's replay counter, cumulative, slow ticks
 
     @property
     def reasons(self) -> tuple[ThrottleReason, ...]:

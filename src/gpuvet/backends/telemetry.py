@@ -25,6 +25,7 @@ class SlowFields:
     nvlink_up: int | None = None
     nvlink_expected: int | None = None
     nvlink_errors: int | None = None  # the fabric's error counters summed (CRC, replay, RAS), cumulative
+    pcie_replays: int | None = None  # the module's PCIe replay counter, cumulative
 
     def sample_fields(self) -> dict[str, int | None]:
         """As ``Sample``'s keyword arguments."""

@@ -117,12 +117,33 @@ class ClockFlappingDetector(Detector):
 
 @dataclass
 class PcieLinkDetector(Detector):
-    """PCIe below its maximum generation or width while busy (an idle downshift is normal)."""
+    """PCIe below its maximum generation or width while busy (an idle downshift is normal), or
+    its replay counter rising (a marginal link retrying transfers: a riser, a slot, a cable)."""
 
+    replays_per_hour: float = 100.0  # gpuvet's own bound, as for fabric errors
     _down: set[str] = field(default_factory=set)
+    _replays: dict[str, tuple[float, int]] = field(default_factory=dict)
     kind = "link_degraded"
 
     def observe(self, s: Sample) -> list[Event]:
+        return self._replay_rate(s) + self._narrow(s)
+
+    def _replay_rate(self, s: Sample) -> list[Event]:
+        if s.pcie_replays is None:
+            return []
+        prev = self._replays.get(s.module)
+        self._replays[s.module] = (s.t, s.pcie_replays)
+        if not prev or s.t <= prev[0]:
+            return []
+        delta = s.pcie_replays - prev[1] if s.pcie_replays >= prev[1] else s.pcie_replays  # a reset counter
+        rate = delta / (s.t - prev[0]) * 3600
+        if rate <= self.replays_per_hour:
+            return []
+        return [Event("pcie_replays", Severity.WARN, s.module, s.t, f"PCIe replays at {rate:.0f}/h (bound "
+                      f"{self.replays_per_hour:.0f}/h): reseat the module or riser, check the slot",
+                      {"per_hour": rate, "count": s.pcie_replays}, uuid=s.uuid)]
+
+    def _narrow(self, s: Sample) -> list[Event]:
         if s.pcie_gen is None or s.pcie_width is None or s.pcie_gen_max is None or s.pcie_width_max is None:
             return []
         if (s.util or 0) < 0.3:

@@ -40,7 +40,8 @@ MAX_ROWS = 200_000
 CONFIRM_S = 14 * 86400.0
 SWEEP = tuple(ForecastSettings(alpha=a, margin_s=m * HOUR, min_rise_c=r)
               for a in (0.80, 0.90, 0.95) for m in (24.0, 48.0, 96.0) for r in (0.5, 1.0, 2.0))
-_FIX = "write a CSV file with the header module,time,kind and one row per event, e.g. node05/gpu3,2026-01-13T02:29Z,throttled"
+_FIX = ("write a CSV file with the header module,time,kind and one row per event, "
+        "e.g. node05/gpu3,2026-01-13T02:29Z,throttled")
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ def _read_text(path: Path, where: str) -> str:
     with os.fdopen(fd, "rb") as f:
         data = f.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise GpuvetError(f"larger than {MAX_BYTES // 1024 // 1024} MiB", where=where, fix="split the file by node or month.")
+        raise GpuvetError(f"larger than {MAX_BYTES // 1024 // 1024} MiB", where=where,
+                          fix="split the file by node or month.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

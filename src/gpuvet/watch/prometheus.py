@@ -88,7 +88,10 @@ class WatchCollector(Collector):
                 yield self._per_module(GaugeMetricFamily, name, doc, get, st.slow)
             counters: list[tuple[str, str, Reader]] = [
                 ("ecc_corrected_errors", "Correctable ECC errors (volatile).", lambda s: s.ecc_corrected),
-                ("ecc_uncorrected_errors", "Uncorrectable ECC errors (volatile).", lambda s: s.ecc_uncorrected)]
+                ("ecc_uncorrected_errors", "Uncorrectable ECC errors (volatile).", lambda s: s.ecc_uncorrected),
+                ("pcie_replays", "PCIe replays (the link retried a transfer).", lambda s: s.pcie_replays),
+                ("fabric_link_errors", "Fabric link error counters summed (NVLink CRC/replay/recovery, "
+                 "xGMI RAS).", lambda s: s.nvlink_errors)]
             for name, doc, get in counters:
                 yield self._per_module(CounterMetricFamily, name, doc, get, st.slow)
             events = CounterMetricFamily("gpuvet_events", "Events raised by gpuvet's detectors.",

@@ -118,4 +118,4 @@ def _sample(t: float, module: str, uuid: str, v: dict[str, float], throttle: int
                   v.get("util"), throttle, v.get("ambient_c"), ecc_corrected=i("ecc_corrected"),
                   ecc_uncorrected=i("ecc_uncorrected"), pcie_gen=i("pcie_gen"), pcie_gen_max=i("pcie_gen_max"),
                   pcie_width=i("pcie_width"), pcie_width_max=i("pcie_width_max"), nvlink_up=i("nvlink_up"),
-                  nvlink_errors=i("nvlink_errors"), xids=xids)
+                  nvlink_errors=i("nvlink_errors"), xids=xids, pcie_replays=i("pcie_replays"))

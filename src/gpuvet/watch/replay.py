@@ -21,8 +21,8 @@ from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.backtest import Backtest, Outcome, backtest
 from gpuvet.watch import bounds
+from gpuvet.watch.backtest import Backtest, Outcome, backtest
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
