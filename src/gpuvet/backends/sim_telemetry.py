@@ -85,6 +85,7 @@ class _SlowFields(TypedDict, total=False):
     ecc_corrected: int
     ecc_uncorrected: int
     nvlink_errors: int
+    pcie_replays: int | None
 
 
 class _Memory(TypedDict, total=False):
@@ -364,4 +365,5 @@ class SimTelemetry:
                            pcie_width=slow.pcie_width, pcie_gen=slow.pcie_gen_busy if busy else slow.pcie_gen_idle,
                            nvlink_up=slow.nvlink_up, nvlink_expected=slow.nvlink_expected,
                            ecc_corrected=int(st.ecc[i]), ecc_uncorrected=int(st.ecc_uncorrected[i]),
-                           nvlink_errors=int(st.nvlink_errors[i]))
+                           nvlink_errors=int(st.nvlink_errors[i]),
+                           pcie_replays=0 if slow.pcie_width_max is not None else None)  # no replay fault modelled

@@ -51,6 +51,9 @@ FIELDS: tuple[DcgmField, ...] = (
               lambda s: s.ecc_uncorrected, slow=True),
     DcgmField("DCGM_FI_DEV_PCIE_LINK_GEN", "gauge", "PCIe Current Link Generation.", lambda s: s.pcie_gen, slow=True),
     DcgmField("DCGM_FI_DEV_PCIE_LINK_WIDTH", "gauge", "PCIe Current Link Width.", lambda s: s.pcie_width, slow=True),
+    # dcgm-exporter's default-counters.csv: "DCGM_FI_DEV_PCIE_REPLAY_COUNTER, counter, Total number of PCIe retries."
+    DcgmField("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "counter", "Total number of PCIe retries.",
+              lambda s: s.pcie_replays, slow=True),
 )
 XID_FIELD = ("DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.")
 LABELS = ("gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname")
