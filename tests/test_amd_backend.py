@@ -183,11 +183,22 @@ def test_telemetry_reads_fast_and_slow_tiers():
     assert [s.module for s in source.sample(3.0, slow=False)] == ["gpu1", "gpu2"]  # absence, not a fake reading
 
 
-def test_telemetry_expects_the_designed_xgmi_peers_not_those_up_at_start():
+@pytest.mark.parametrize("routed", [False, True])
+def test_telemetry_expects_the_designed_xgmi_peers_not_those_up_at_start(routed):
+    """Down before watch starts, and (routed) still typed XGMI because the pair is reached through
+    another module: only a direct link counts up, as in the node."""
     fake = mi300x_8()
-    fake.links_down = {frozenset((0, 2))}  # down before watch starts
+    fake.links_down, fake.down_routed = {frozenset((0, 2))}, routed
     slow = _backend(fake).telemetry().sample(0.0, slow=True)
     assert [(s.nvlink_up, s.nvlink_expected) for s in slow[:3]] == [(6, 7), (7, 7), (6, 7)]
+
+
+def test_watch_starts_on_an_amd_node_with_a_module_lost():
+    fake = mi300x_8()
+    backend = _backend(fake)
+    fake.gpus[3].lost = True  # between the backend opening and watch starting
+    assert [s.module for s in backend.telemetry().sample(0.0, slow=True)] == \
+        ["gpu0", "gpu1", "gpu2", "gpu4", "gpu5", "gpu6", "gpu7"]
 
 
 def test_rising_xgmi_ras_counts_are_fabric_errors_in_watch():

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -219,6 +220,41 @@ def test_a_rising_pcie_replay_counter_is_an_event_and_a_metric(monkeypatch):
     registry.register(WatchCollector(state))
     lines = [ln for ln in generate_latest(registry).decode().splitlines() if ln.startswith("gpuvet_module_pcie_replays")]
     assert sorted(float(ln.rsplit(" ", 1)[1]) for ln in lines) == [30.0, 5000.0], lines
+
+
+def test_watch_starts_on_an_nvidia_node_with_a_module_lost(monkeypatch):
+    """A module fallen off the bus (Xid 79) makes the node unreadable; watch must still start and
+    sample the others, each module's link count at its first reading standing in for the design."""
+    from gpuvet.backends import nvml_telemetry
+
+    fake = hgx_h200(2)
+    backend = NvidiaBackend(Nvml(lib=fake))
+    fake.gpus[0].lost = True  # between the backend opening and watch starting
+    monkeypatch.setattr(nvml_telemetry, "nvidia_pci_functions", lambda root=None: 2)
+    slow = backend.telemetry().sample(0.0, slow=True)
+    assert [(s.module, s.nvlink_up, s.nvlink_expected) for s in slow] == [("gpu1", 18, 18)]
+
+
+def test_designed_links_take_a_peer_bond_at_its_found_width_and_never_exceed_the_catalog():
+    """A DGX-1V mixes NV1 and NV2 pairs (6 links a module): each bond counts as found, not at the
+    commonest width; a link whose far end was not named (taken for a switch) cannot push a
+    mesh module above the catalog's count."""
+    from dataclasses import replace
+
+    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.telemetry import designed_fabric_links
+    from gpuvet.node.build import build_node
+    from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind
+    from gpuvet.node.spec import load_spec
+
+    dgx1 = CaptureBackend([str(Path(__file__).parent / "data" / "captures" / "topo_v100_hybrid_cube_mesh.txt")]).node()
+    assert designed_fabric_links(dgx1) == {f"gpu{i}": 6 for i in range(8)}  # two NV2 and two NV1 pairs each
+    assert designed_fabric_links(build_node(*load_spec("hgx-h200-8"))) == {f"gpu{i}": 18 for i in range(8)}
+    mesh = build_node(*load_spec("mesh-4"))
+    catalog = mesh.module("gpu0").model.fabric_links
+    unnamed = replace(mesh, endpoints=(*mesh.endpoints, Endpoint("sw?", EndpointKind.FABRIC_SWITCH)),
+                      links=(*mesh.links, Link("gpu0", "sw?", LinkKind.NVLINK, 2, 25.0)))
+    assert designed_fabric_links(unnamed)["gpu0"] == catalog == designed_fabric_links(mesh)["gpu0"]
 
 
 def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeypatch):

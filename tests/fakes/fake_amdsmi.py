@@ -142,6 +142,9 @@ class FakeAmdsmi:
                  driver: str = "6.10.5") -> None:
         self.gpus = gpus
         self.links_down = links_down or set()
+        # a down pair still typed XGMI, hop count 1, weight of two xGMI hops: reached through another
+        # module (github.com/ROCm/rocm-systems/issues/5763 shows hops 1 for routed pairs)
+        self.down_routed = False
         self.init_error = init_error
         self.missing = missing or set()
         self.driver = driver
@@ -297,12 +300,14 @@ class FakeAmdsmi:
         return 2 if self.gpus[a].numa == self.gpus[b].numa else 3
 
     def amdsmi_topo_get_link_type(self, a: int, b: int) -> dict[str, int]:
-        if self._pair(a, b, "amdsmi_topo_get_link_type"):
+        if self._pair(a, b, "amdsmi_topo_get_link_type") or self.down_routed:
             return {"hops": 1, "type": IOLINK_XGMI}
         return {"hops": self._numa_hops(a, b), "type": IOLINK_PCIE}
 
     def amdsmi_topo_get_link_weight(self, a: int, b: int) -> int:
-        return 15 if self._pair(a, b, "amdsmi_topo_get_link_weight") else 20 * self._numa_hops(a, b)
+        if self._pair(a, b, "amdsmi_topo_get_link_weight"):
+            return 15
+        return 30 if self.down_routed else 20 * self._numa_hops(a, b)
 
     def amdsmi_get_minmax_bandwidth_between_processors(self, a: int, b: int) -> dict[str, int]:
         if not self._pair(a, b, "amdsmi_get_minmax_bandwidth_between_processors"):

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
-from gpuvet.backends.amdsmi_gateway import IOLINK_XGMI, Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
+from gpuvet.backends.amdsmi_gateway import Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of
+from gpuvet.node.catalog import ModuleModel
 
 if TYPE_CHECKING:
     from gpuvet.backends.amd import AmdBackend, _Device
@@ -22,7 +23,8 @@ class AmdTelemetry(TelemetrySource):
     def __init__(self, backend: AmdBackend) -> None:
         self.backend = backend
         self.smi: Amdsmi = backend.smi
-        self._expected_links: dict[str, int] = designed_fabric_links(backend.node(), bonded=False)
+        self._expected_links: dict[str, int] = designed_fabric_links_of(backend, bonded=False)
+        self._models: dict[str, ModuleModel] = {}
 
     def present(self, t: float) -> list[ModuleIdentity]:
         return [ModuleIdentity(d.id, d.uuid, d.bus_id, d.name) for d in self.backend._devices]
@@ -72,11 +74,10 @@ class AmdTelemetry(TelemetrySource):
         counts (slow ticks only)."""
         ecc = q("amdsmi_get_gpu_total_ecc_count")
         pcie = q("amdsmi_get_pcie_info")
-        up = 0
-        for other in self.backend._devices:
-            if other is not d:
-                kind = self.smi.query("amdsmi_topo_get_link_type", d.handle, other.handle, module=d.id)
-                up += pick(kind, "type") == IOLINK_XGMI
+        # a direct link, as the node counts them (amdsmi's XGMI type alone also covers peers
+        # reached through others, so a dead direct link would still count)
+        model = self._models.setdefault(d.id, self.backend._model(d))
+        up = sum(self._direct(d, other, model) for other in self.backend._devices if other is not d)
         expected = self._expected_links.setdefault(d.id, up)
         return SlowFields(_int(pick_int(ecc, "correctable_count")), _int(pick_int(ecc, "uncorrectable_count")),
                      _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
@@ -84,6 +85,14 @@ class AmdTelemetry(TelemetrySource):
                      _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
                      *((up, expected) if expected else (None, None)), self._xgmi_errors(q),
                      _int(pick_int(pcie, "pcie_metric", "pcie_replay_count")))
+
+    def _direct(self, d: _Device, other: _Device, model: ModuleModel) -> bool:
+        """Whether d's direct xGMI link to ``other`` is up; a peer that no longer answers is its
+        own module_lost, not a reason to drop d's sample."""
+        try:
+            return self.backend._xgmi_link(d, other, model) is not None
+        except ModuleLost:
+            return False
 
     def _xgmi_errors(self, q: ProcessorQuery) -> int | None:
         """The xGMI links' RAS error counts (block XGMI_WAFL, amdsmi.h), correctable and not, since

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml
 from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
-from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of
 from gpuvet.node.catalog import find_model
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class NvmlTelemetry(TelemetrySource):
     def __init__(self, backend: NvidiaBackend) -> None:
         self.backend = backend
         self.nvml: Nvml = backend.nvml
-        self._expected_links: dict[str, int] = designed_fabric_links(backend.node())
+        self._expected_links: dict[str, int] = designed_fabric_links_of(backend)
 
     def present(self, t: float) -> list[ModuleIdentity]:
         pci = nvidia_pci_functions()

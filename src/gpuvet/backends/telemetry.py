@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.node.design import infer_design
-from gpuvet.node.model import Node
+from gpuvet.errors import GpuvetError
+from gpuvet.node.model import EndpointKind, Node
+
+if TYPE_CHECKING:
+    from gpuvet.backends.base import Backend
 
 
 @dataclass(frozen=True)
@@ -33,20 +37,44 @@ class SlowFields:
 
 
 def designed_fabric_links(node: Node, bonded: bool = True) -> dict[str, int]:
-    """How many fabric links each module should have up, from the nominal design (catalog and
-    the board's shape, node/design.py) rather than from the first reading: a link already down
-    when `watch` starts is counted down. ``bonded``: count the links inside each bond (NVLink
-    lanes to a switch or peer, NVML's unit); otherwise one per peer (amdsmi's unit). Empty
-    where the source cannot see the fabric; a module the design gives none is left out."""
+    """How many fabric links each module should have up, from the design rather than from the
+    first reading, so a link already down when `watch` starts is counted down.
+
+    ``bonded`` (NVML's unit, links inside each bond): a module on a fabric switch should have the
+    catalog's count (H100/H200 SXM: 18) however many are up; a bond to a peer module counts at the
+    width found (the catalog gives no per-pair design; a DGX-1V mixes NV1 and NV2 pairs). The
+    total never exceeds the catalog's count, so a link whose far end NVML could not name (taken
+    for a switch) does not double it. Otherwise one per peer (amdsmi's unit), down links included
+    where the backend places them from the design (AMD's hive mesh). Empty where the source
+    cannot see the fabric; a module with none is left out."""
     if not node.fabric_known:
         return {}
-    design = infer_design(node).node
     out = {}
-    for m in design.module_ids:
-        links = [lk for lk in design.links_of(m) if lk.kind.is_fabric]
-        if n := sum(lk.width for lk in links) if bonded else len(links):
+    for m in node.module_ids:
+        links = [lk for lk in node.links_of(m) if lk.kind.is_fabric]
+        catalog = node.module(m).model.fabric_links
+        if not bonded:
+            n = len(links)
+        else:
+            to_switch = [lk for lk in links if node.kind_of(lk.other(m)) is EndpointKind.FABRIC_SWITCH]
+            n = sum(lk.width for lk in links if lk not in to_switch)
+            if to_switch:
+                n += max(sum(lk.width for lk in to_switch), catalog or 0)
+            n = min(n, catalog) if catalog else n
+        if n:
             out[m] = n
     return out
+
+
+def designed_fabric_links_of(backend: Backend, bonded: bool = True) -> dict[str, int]:
+    """``designed_fabric_links`` of the backend's node; empty when the node cannot be read now (a
+    module lost at start): each module's count at its first reading stands in, and watch still
+    starts on a node with a fallen-off module."""
+    try:
+        node = backend.node()
+    except GpuvetError:
+        return {}
+    return designed_fabric_links(node, bonded)
 
 
 class TelemetrySource(ABC):
