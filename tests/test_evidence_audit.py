@@ -275,7 +275,7 @@ def test_topo_says_it_cannot_tell_a_width_no_source_gave(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["compared"]["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]
     own = [lk for lk in data["links"] if lk["kind"] == "pcie" and lk["between"][0].startswith("gpu")]
-    assert len(own) == 8 and all(lk["width"] is None for lk in own), own
+    assert len(own) == 8 and all(lk["width_known"] is False and lk["width"] == 16 for lk in own), own
     main(["topo", "--from", topo_only, "--expect", "hgx-h200-8"])
     assert "can't tell the PCIe width of 8 module(s)" in capsys.readouterr().out
     assert main(["topo", "--from", topo_only, "--from", str(DATA / "smi_q_x_h100_8gpu.xml"),

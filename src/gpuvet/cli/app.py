@@ -195,7 +195,7 @@ def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Differ
     out: dict[str, object] = {
         "simulated": backend.simulated, "backend": backend.name, "node": node.name,
         "modules": [{"id": m.id, "model": m.model.name, "bus_id": m.bus_id, "uuid": m.uuid} for m in node.modules],
-        "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width if lk.width_known else None,
+        "links": [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": lk.width, "width_known": lk.width_known,
                    "gen": lk.gen,
                    "bandwidth_gbps": lk.bandwidth_gbps, "up": lk.up} for lk in node.links],
         "matrix": None,  # the rows are written apart, one line each (_print_topo_json)
