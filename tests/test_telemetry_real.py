@@ -30,6 +30,7 @@ FLAGS = {
                                                  "clocks.gr", "--slowdown-c", "90"],
     "rtx5080_laptop_15h_table.txt": ["--slowdown-c", "87"],
     "rtx4090_vlm_48min.csv": [],
+    "a40_audio_training_6h_table.txt": ["--slowdown-c", "95"],
 }
 HEADERLESS = sorted(n for n, f in FLAGS.items() if "--fields" in f)
 # why each log cannot carry a forecast, as the forecaster must say it
@@ -38,6 +39,7 @@ WHY_NOT = {
     "rtx4060_gtx1070_chess_2days_noheader.csv": "power",
     "rtx5080_laptop_15h_table.txt": "too short a history: 16.2 h recorded",
     "rtx4090_vlm_48min.csv": "no slowdown temperature",
+    "a40_audio_training_6h_table.txt": "too short a history: 4.0 h recorded",
 }
 
 
@@ -92,3 +94,14 @@ def test_a_headerless_log_without_fields_is_refused_naming_the_flag(capsys: pyte
 def test_bad_fields_are_refused(capsys: pytest.CaptureFixture[str], fields: str, words: str) -> None:
     code, _, err = _replay(capsys, "gpu20gb_idle_2h40m_noheader.csv", "--fields", fields)
     assert code == 2 and words in err, err
+
+
+def test_a_board_change_under_one_index_is_read_as_one_module(capsys: pytest.CaptureFixture[str]) -> None:
+    """The A40 log's jobs ran on three boards (bus CA, 31, B1), each printed as GPU 0: the plain table
+    names a module by its index, so the replay holds one module with the first bus id. What it does
+    today, pinned so a change is seen (a forecast over such a history mixes boards)."""
+    code, out, err = _replay(capsys, "a40_audio_training_6h_table.txt", *FLAGS["a40_audio_training_6h_table.txt"])
+    doc = json.loads(out)
+    assert code == 0 and doc["source"] == "nvidia-smi table"
+    assert (doc["samples"], doc["first"], doc["last"]) == (207, "2026-01-25T17:24:38+00:00", "2026-01-25T23:38:08+00:00")
+    assert [f["module"] for f in doc["forecast"]] == ["a40_audio_training_6h_table/gpu0"]
