@@ -104,3 +104,33 @@ def test_standard_level_catches_silent_corruption_and_memory_clock_switching(fau
                  and c.verdict in (Verdict.FAIL, Verdict.WARN)]
         assert named and run.verdict is Verdict.FAIL or run.verdict is Verdict.WARN
         assert all(c.layer in (Layer.COMPUTE, Layer.MEMORY) for c in named)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_board_that_mixes_bond_widths_by_design_is_not_degraded(reverse):
+    """A DGX-1V has eight NV2 and eight NV1 pairs: no width is the class's nominal one, so the
+    inferred design keeps each bond as found, whichever the backend lists first (a tie went to the
+    first listed: NV2 first called every NV1 pair degraded)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.node.diff import diff_nodes
+
+    found = CaptureBackend([str(Path(__file__).parent / "data" / "captures" / "topo_v100_hybrid_cube_mesh.txt")]).node()
+    links = sorted(found.links, key=lambda lk: lk.width, reverse=reverse)  # NV2 pairs listed first, or last
+    found = replace(found, links=tuple(links))
+    assert diff_nodes(infer_design(found).node, found) == []
+
+
+def test_a_bond_below_the_width_most_of_its_class_share_is_still_degraded():
+    from dataclasses import replace
+
+    from gpuvet.node.build import build_node
+    from gpuvet.node.diff import diff_nodes
+    from gpuvet.node.spec import load_spec
+
+    mesh = build_node(*load_spec("grouped-16"))
+    pair = next(lk for lk in mesh.links if lk.kind.is_fabric and lk.width == 2)
+    found = replace(mesh, links=tuple(replace(lk, width=1) if lk is pair else lk for lk in mesh.links))
+    assert [d.kind for d in diff_nodes(infer_design(found).node, found)] == ["link_degraded"]

@@ -50,6 +50,15 @@ def _modal(values: list[int] | list[float]) -> float | None:
     return Counter(values).most_common(1)[0][0] if values else None
 
 
+def _majority(values: list[int]) -> float | None:
+    """The width most links of a class share, if more than half do; None where the class mixes
+    widths by design (a DGX-1V's NV1 and NV2 pairs, eight each): no width is then nominal."""
+    if not values:
+        return None
+    width, count = Counter(values).most_common(1)[0]
+    return width if count * 2 > len(values) else None
+
+
 def _kinds(node: Node, link: Link) -> tuple[EndpointKind, EndpointKind]:
     a, b = node.kind_of(link.a), node.kind_of(link.b)
     return (a, b) if a <= b else (b, a)
@@ -88,7 +97,7 @@ def _classes(node: Node) -> dict[tuple[object, ...], tuple[float, float]]:
     out = {}
     for key, links in groups.items():
         lanes = [lk.lane_gbps for lk in links if lk.lane_gbps is not None]
-        out[key] = (float(_modal([lk.width for lk in links]) or 0), float(_modal(lanes) or 0.0))
+        out[key] = (float(_majority([lk.width for lk in links]) or 0), float(_modal(lanes) or 0.0))
     return out
 
 
