@@ -225,6 +225,8 @@ class _RowReader:
         self.time = cols.get("time", -1)
         self.width = max(cols.values(), default=-1) + 1
         self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
+        # every identity cell of a row: an index that names another board (its bus id or UUID) is another module
+        self.id_cols = [cols[k] for k in ("index", "bus_id", "uuid") if k in cols]
         self.idents: dict[str, tuple[str, str]] = {}
         self.rows: list[list[str]] = []
         self.times: list[float] = []
@@ -232,8 +234,9 @@ class _RowReader:
         self.numbers: list[int] = []  # each row's line
 
     def _ident(self, row: list[str], position: int) -> tuple[str, str]:
-        cell = row[self.key_col] if self.key_col >= 0 else None
-        ident = self.idents.get(cell) if cell is not None else None
+        cell = row[self.key_col] if 0 <= self.key_col < len(row) else None
+        seen = "\x1f".join(row[i] for i in self.id_cols if i < len(row)) if cell is not None else None
+        ident = self.idents.get(seen) if seen is not None else None
         if ident is None:
             cols = self.cols
             key, uuid = _key(row, cols, position), _text(row, cols, "uuid")
@@ -243,8 +246,8 @@ class _RowReader:
                                       "check the index/uuid column: one node has a few modules.")
             ident = (meta.name, meta.uuid)
             # a shortcut only from a row whose key cell named the module and which had its UUID
-            if cell is not None and key == cell.strip() and (uuid or "uuid" not in cols):
-                self.idents[cell] = ident
+            if seen is not None and cell is not None and key == cell.strip() and (uuid or "uuid" not in cols):
+                self.idents[seen] = ident
         return ident
 
     def add(self, t: float, row: list[str], position: int, number: int) -> None:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from gpuvet.backends.readings import Sample
+from gpuvet.node.bus import bus_key
 
 MAX_SAMPLES = 50_000_000  # a bound on what one replay holds in memory (about 5 GB)
 
@@ -45,6 +46,15 @@ class Recording:
         label = key if key.startswith(("gpu", "GPU-")) else f"gpu{key}"
         name = f"{node}/{label}"
         meta = self.modules.get(name)
+        if meta is not None and _another_board(meta, uuid, bus_id):
+            # an index is the driver's order, not a board: a job moved to another card (a shared
+            # machine, a replaced module) gets its own history, so one card's trend is not another's
+            name = f"{name}@{bus_key(bus_id) if bus_id else uuid}"
+            meta = self.modules.get(name)
+            if meta is None:
+                self.notes.append(f"{node}/{label} names another board from here on ("
+                                  + (f"bus {bus_key(bus_id)}" if bus_id else f"UUID {uuid}")
+                                  + f"): read as its own module {name}")
         if meta is None:
             meta = self.modules[name] = ModuleMeta(name, node, uuid or f"{node}/{label}", model, bus_id)
         else:
@@ -60,6 +70,13 @@ class Recording:
         self.samples.extend(other.samples)
         self.notes.extend(n for n in other.notes if n not in self.notes)
         self.relative_time = self.relative_time or other.relative_time
+
+
+def _another_board(meta: ModuleMeta, uuid: str | None, bus_id: str | None) -> bool:
+    """Whether a row's UUID or bus id says it is not the board first seen under its index."""
+    if uuid and meta.uuid != meta.name and uuid != meta.uuid:
+        return True
+    return bool(bus_id and meta.bus_id and bus_key(bus_id) != bus_key(meta.bus_id))
 
 
 @dataclass
