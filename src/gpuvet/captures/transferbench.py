@@ -28,7 +28,7 @@ from gpuvet.captures.text import Line, ranges
 if TYPE_CHECKING:
     from gpuvet.captures.read import FileCapture
 
-MAX_DEVICES = 4096  # columns in one table: the AMD listings' bound (docs/limits.md); past it, not a table
+MAX_DEVICES = 4096  # columns in one table and a device's index: the AMD listings' bound (docs/limits.md); past it, not read
 PREFIX = "TransferBench"
 _TITLE = re.compile(r"^(Uni|Bi)directional copy peak bandwidth GB/s \[(\w+) read / (\w+) write\]"
                     r"(?: \(GPU-Executor: (\w+)\))?")
@@ -150,14 +150,35 @@ def _cells(text: str, count: int) -> list[str]:
     return text.split()[:count]
 
 
-def _names(header: str) -> list[tuple[str, int]] | None:
-    found = [(kind, int(idx)) for kind, idx in re.findall(r"(CPU|GPU)\s*(\d+)", header)]
-    return found if 0 < len(found) <= MAX_DEVICES else None
+def _index(digits: str) -> int | None:
+    """A device index below MAX_DEVICES; None past it (judged on the digits: a table is as large as its largest
+    index, and ``GPU 300000000`` in a tiny file would build a matrix that exhausts memory)."""
+    short = digits.lstrip("0") or "0"
+    return int(short) if len(short) <= len(str(MAX_DEVICES)) and int(short) < MAX_DEVICES else None
+
+
+def _past_bound(what: str, digits: str) -> str:
+    shown = digits if len(digits) <= 12 else digits[:12] + "…"
+    return f"{what}: device index {shown} is past the bound of {MAX_DEVICES:,} devices (docs/limits.md)"
+
+
+def _names(header: str, what: str, out: TbParse) -> list[tuple[str, int]] | None:
+    """The header's devices; None with a note when one's index is past MAX_DEVICES (None without one: too many)."""
+    found = re.findall(r"(CPU|GPU)\s*(\d+)", header)
+    if not 0 < len(found) <= MAX_DEVICES:
+        return None
+    cols = [(kind, _index(idx)) for kind, idx in found]
+    bad = next((idx for (_, idx), (_, i) in zip(found, cols, strict=True) if i is None), None)
+    if bad is not None:
+        out.notes.append(_past_bound(what, bad) + ": table skipped")
+        return None
+    return [(kind, i) for kind, i in cols if i is not None]
 
 
 def _p2p(lines: list[Line], i: int, title: re.Match[str], out: TbParse) -> int:
     """A p2p table: the title, its header, then device rows up to the next non-row line."""
     out.claimed.add(lines[i].no)
+    notes = len(out.notes)
     mode = "unidirectional" if title.group(1) == "Uni" else "bidirectional"
     how = f"{title.group(2).lower()} read / {title.group(3).lower()} write" + \
         (f", {title.group(4)}" if title.group(4) else "")
@@ -165,13 +186,17 @@ def _p2p(lines: list[Line], i: int, title: re.Match[str], out: TbParse) -> int:
     while i < len(lines) and not lines[i].text.strip():
         i += 1
     head = _HEAD.match(lines[i].text.strip()) if i < len(lines) else None
-    cols = _names(head.group(2)) if head else None
+    cols = _names(head.group(2), f"{PREFIX} p2p header at line {lines[i].no}", out) if head else None
+    if head is not None and cols is None and len(out.notes) > notes:  # an index past the bound, noted
+        out.claimed.add(lines[i].no)
+        return i + 1
     if head is None or cols is None:
         out.notes.append(f"TransferBench p2p title at line {lines[i - 1].no} without its column header: skipped")
         return i
     out.claimed.add(lines[i].no)
     kept: dict[tuple[str, str], dict[tuple[int, int], float | None]] = {}
     cut: list[int] = []
+    past: list[int] = []
     i += 1
     while i < len(lines):
         s = lines[i].text.strip()
@@ -182,13 +207,17 @@ def _p2p(lines: list[Line], i: int, title: re.Match[str], out: TbParse) -> int:
         if row is None:
             break
         out.claimed.add(lines[i].no)
+        if (src_idx := _index(row.group(2))) is None:
+            past.append(lines[i].no)
+            i += 1
+            continue
         arrow = row.group(3) or "->"
         cells = _cells(row.group(4), len(cols))
         values = [None if c == "N/A" else _figure(c) for c in cells]
         if len(cells) < len(cols) or any(v is None and c != "N/A" for v, c in zip(values, cells, strict=True)):
             cut.append(lines[i].no)
         if arrow in ("->", "<-"):
-            src = (row.group(1), int(row.group(2)))
+            src = (row.group(1), src_idx)
             for (kind, idx), v in zip(cols, values, strict=False):
                 a, b = (src, (kind, idx)) if arrow == "->" else ((kind, idx), src)  # '<-': the reverse copy
                 key = (a[0], b[0]) if arrow == "->" else (a[0], b[0] + " reverse")
@@ -201,7 +230,14 @@ def _p2p(lines: list[Line], i: int, title: re.Match[str], out: TbParse) -> int:
         out.matrices[name] = _square(cells_, cols, src_kind, dst_kind.split()[0])
     if cut:
         out.notes.append(f"{base}: row(s) at line(s) {ranges(cut)} cut or unreadable, their cells left empty")
+    if past:
+        out.notes.append(_past_rows(base, past))
     return i
+
+
+def _past_rows(base: str, past: list[int]) -> str:
+    return (f"{base}: row(s) at line(s) {ranges(past)} name a device index past the bound of {MAX_DEVICES:,} devices "
+            "(docs/limits.md): skipped")
 
 
 def _square(cells: dict[tuple[int, int], float | None], cols: list[tuple[str, int]], src: str,
@@ -216,14 +252,17 @@ def _square(cells: dict[tuple[int, int], float | None], cols: list[tuple[str, in
 def _a2a(lines: list[Line], i: int, out: TbParse) -> int:
     """The a2a summary: GPU rows of GPU columns, then STotal and Actual (claimed, not kept)."""
     head = _HEAD.match(lines[i].text.strip())
-    cols = _names(head.group(2)) if head else None
+    notes = len(out.notes)
+    cols = _names(head.group(2), f"{PREFIX} a2a header at line {lines[i].no}", out) if head else None
     out.claimed.add(lines[i].no)
     i += 1
     if cols is None:
-        out.notes.append(f"TransferBench a2a header at line {lines[i - 1].no} unreadable: skipped")
+        if len(out.notes) == notes:  # not already noted as past the bound
+            out.notes.append(f"TransferBench a2a header at line {lines[i - 1].no} unreadable: skipped")
         return i
     cells: dict[tuple[int, int], float | None] = {}
     cut: list[int] = []
+    past: list[int] = []
     while i < len(lines):
         s = lines[i].text.strip()
         row = _ROW.match(s) if s else None
@@ -233,15 +272,21 @@ def _a2a(lines: list[Line], i: int, out: TbParse) -> int:
         if row is None or row.group(1) != "GPU":
             break
         out.claimed.add(lines[i].no)
+        if (src_idx := _index(row.group(2))) is None:
+            past.append(lines[i].no)
+            i += 1
+            continue
         raw = _cells(row.group(4), len(cols))
         values = [None if c == "N/A" else _figure(c) for c in raw]
         if len(raw) < len(cols) or any(v is None and c != "N/A" for v, c in zip(values, raw, strict=True)):
             cut.append(lines[i].no)
         for (_, idx), v in zip(cols, values, strict=False):
-            cells[(int(row.group(2)), idx)] = v
+            cells[(src_idx, idx)] = v
         i += 1
     if cut:
         out.notes.append(f"{PREFIX} a2a: row(s) at line(s) {ranges(cut)} cut or unreadable, their cells left empty")
+    if past:
+        out.notes.append(_past_rows(f"{PREFIX} a2a", past))
     if cells:
         out.matrices[f"{PREFIX} a2a GPU->GPU"] = _square(cells, cols, "GPU", "GPU")
     return i

@@ -33,6 +33,11 @@ class BridgeDesign(NamedTuple):
 
 
 BRIDGED_CARDS: dict[str, BridgeDesign] = {"h100 pcie": BridgeDesign(4, 3), "h100 nvl": BridgeDesign(4, 3)}
+# p2p_unavailable read from TransferBench (ROCm): causes.yaml's fix names nvidia-smi, the AMD tools instead
+P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have P2P and over which link; a PCIe "
+               "topology without it is by design; otherwise check the IOMMU (off or iommu=pt on the kernel command "
+               "line) and PCIe ACS in the BIOS, large BAR (Above 4G decoding, Resizable BAR), the ROCm environment "
+               "(HSA_* variables, HIP_VISIBLE_DEVICES) and that the amdgpu driver and ROCm versions match")
 
 
 def kernel_messages(ev: Evidence) -> Outcome:
@@ -67,7 +72,8 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     for w in c.nvb_waived:  # TransferBench stopped at an [ERROR] line; without peer access, P2P is unavailable
         if w.test == "TransferBench":
             cause = "p2p_unavailable" if "peer" in w.reason.lower() else "copy_test_failed"
-            found.append(finding(cause, MEDIUM, tool=w.test, error=w.reason[:240], line=w.line))
+            found.append(finding(cause, MEDIUM, fix=P2P_FIX_AMD if cause == "p2p_unavailable" else None, tool=w.test,
+                                 error=w.reason[:240], line=w.line))
     if found:
         return confirmed("a benchmark failed or skipped what it was asked to measure", *found)
     if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"
