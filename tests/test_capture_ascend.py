@@ -21,6 +21,7 @@ from gpuvet.captures import hccl, npu_smi
 from gpuvet.captures.read import FileCapture, read
 from gpuvet.captures.text import clean
 from gpuvet.cli.app import main
+from gpuvet.errors import CaptureError
 from gpuvet.node.model import LinkKind
 
 REAL = Path(__file__).parent / "data" / "captures" / "real"
@@ -173,15 +174,122 @@ def test_rows_without_the_tools_header_are_not_taken_for_hccl() -> None:
     assert not hccl.parse(clean("8192 | 1.0 | 2.0 | success\n").lines, "x.txt").claimed
 
 
-@pytest.mark.parametrize("text", [
-    "NPU0       NPU1\nNPU0       X          ZZZZ\nNPU1       ZZZZ       X\n",
-    "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n8192 | nan | -1 | success\n",
-    "NPU0 NPU1\n" + "NPU0 X " + "HCCS " * 5000 + "\n",
-    "\x00binary",
+# --- garbage: each case refused or noted, as said ---------------------------------------------------
+@pytest.mark.parametrize(("text", "code", "said"), [
+    ("NPU0       NPU1\nNPU0       X          ZZZZ\nNPU1       ZZZZ       X\n", 0,
+     "2 cell(s) no npu-smi prints (first: 'ZZZZ'): left out"),
+    ("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n8192 | nan | -1 | success\n", 0,
+     "1 row(s) with unreadable figures"),
+    ("NPU0 NPU1\n" + "NPU0 X " + "HCCS " * 5000 + "\n", 0, "1 NPU(s) named in the header have no row (NPU1)"),
+    ("\x00binary", 2, "a binary file, not captured text"),
+    ("\tNPU0 NPU1 NPU1 CPU Affinity\nNPU0 X HCCS HCCS 0-1\nNPU1 HCCS X HCCS 0-1\n", 2,
+     "the matrix header names NPU1 more than once"),
+    ("\t" + " ".join(f"NPU{i}" for i in range(1500)) + "\n", 2, "1500 NPUs in the matrix header (at most 256"),
 ])
-def test_garbage_is_refused_or_noted_without_a_traceback(capsys, tmp_path, text: str) -> None:
+def test_garbage_is_refused_or_noted_without_a_traceback(capsys, tmp_path, text: str, code: int, said: str) -> None:
     f = tmp_path / "garbage.txt"
     f.write_text(text)
-    code = main(["doctor", "--from", str(f), "--json"])
-    _, err = capsys.readouterr()
-    assert code in (0, 1, 2) and "Traceback" not in err
+    got = main(["doctor", "--from", str(f), "--json"])
+    out, err = capsys.readouterr()
+    assert got == code and "Traceback" not in err
+    if code == 2:  # refused: what, where and a fix
+        assert said in err and "Fix:" in err
+    else:
+        assert any(said in n for n in json.loads(out)["notes"])
+
+
+# --- what the matrix does not say is not a fault (review: NA, cut rows, unreadable cells) -------------
+def test_an_na_pair_in_a_full_mesh_is_cant_tell_not_a_link_down(capsys, tmp_path) -> None:
+    # npu-smi's legend: NA = "Unknown relationship": nothing is said about the pair (simulated edit)
+    f = _planted(tmp_path, [(6, 7)], "NA")
+    backend = CaptureBackend([str(f)])
+    assert all(ln.up for ln in backend.node().links)
+    assert any("can't tell gpu6-gpu7" in n and "NA" in n and "6 of its 8 NPUs" in n for n in backend.notes())
+    assert "link_down" not in _causes(_doctor(capsys, f))
+
+
+def test_rows_cut_from_the_matrix_are_said_and_their_pairs_not_called_down(capsys, tmp_path) -> None:
+    # the real matrix with the NPU6 and NPU7 rows cut: NPU6-NPU7 is in no cell left (simulated cut)
+    lines = (REAL / TOPO[0]).read_text(encoding="utf-8").splitlines()
+    f = tmp_path / "cut_simulated.txt"
+    f.write_text("\n".join(ln for ln in lines if not re.match(r"NPU[67]\s", ln)) + "\n")
+    backend = CaptureBackend([str(f)])
+    assert all(ln.up for ln in backend.node().links)
+    notes = backend.notes()
+    assert any("the matrix is cut" in n and "(NPU6, NPU7)" in n for n in notes)
+    assert any("can't tell gpu6-gpu7" in n and "no readable cell" in n for n in notes)
+    assert "link_down" not in _causes(_doctor(capsys, f))
+
+
+def test_an_unreadable_pair_is_cant_tell_but_one_printed_half_still_counts(tmp_path) -> None:
+    f = _planted(tmp_path, [(1, 3)], "ZZZZ")  # both halves unreadable (simulated)
+    backend = CaptureBackend([str(f)])
+    assert all(ln.up for ln in backend.node().links)
+    assert any("can't tell gpu1-gpu3" in n for n in backend.notes())
+    lines = f.read_text().splitlines()
+    row = next(i for i, ln in enumerate(lines) if ln.startswith("NPU1"))
+    lines[row] = lines[row].replace("ZZZZ", "SYS ", 1)  # the NPU1 row prints SYS; NPU3's row stays unreadable
+    f.write_text("\n".join(lines) + "\n")
+    down = [ln.ends for ln in CaptureBackend([str(f)]).node().links if not ln.up]
+    assert down == [frozenset(("gpu1", "gpu3"))]
+
+
+def test_a_matrix_at_the_bound_is_judged_one_pass_and_one_above_is_refused(tmp_path) -> None:
+    def matrix(n: int, cells: dict[tuple[int, int], str]) -> str:
+        def cell(i: int, j: int) -> str:
+            return "X" if i == j else cells.get((min(i, j), max(i, j)), "HCCS")
+        return ("\t" + " ".join(f"NPU{i}" for i in range(n)) + " CPU Affinity\n"
+                + "".join(f"NPU{i} " + " ".join(cell(i, j) for j in range(n)) + " 0-23\n" for i in range(n)))
+    f = tmp_path / "n256_simulated.txt"
+    f.write_text(matrix(256, {(10, 200): "SYS", (3, 4): "NA"}))
+    backend = CaptureBackend([str(f)])
+    assert [ln.ends for ln in backend.node().links if not ln.up] == [frozenset(("gpu10", "gpu200"))]
+    assert any("can't tell gpu3-gpu4" in n for n in backend.notes())
+    f.write_text(matrix(257, {}))
+    with pytest.raises(CaptureError, match="257 NPUs in the matrix header"):
+        CaptureBackend([str(f)])
+
+
+# --- HCCL Test: ranks, runs, factors (review) --------------------------------------------------------
+_ROWS = ("the minbytes is 8192, maxbytes is 16384, iters is 20, warmup_iters is 5\n"
+         "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+         "8192 | 10 | 5.0 | success\n16384 | 10 | 10.0 | success\n")
+
+
+@pytest.mark.parametrize(("command", "ranks", "said"), [
+    # CANN's HCCL Test docs: mpirun's -n is all NPUs (nodes x NPUs per node); the test's -n is iterations,
+    # its -p NPUs per node
+    ("./bin/all_reduce_test -b 8K -e 16K -f 2 -n 20 -p 8", None, "no mpirun part"),
+    ("mpirun -f hostfile -n 16 ./bin/all_reduce_test -b 8K -e 16K -f 2 -n 20 -p 8", 16, "from mpirun -n"),
+    ("mpirun --allow-run-as-root -np 4 ./bin/all_reduce_test -n 20 -p 4", 4, "from mpirun -n"),
+    ("mpirun ./bin/all_reduce_test -b 8K -e 16K -p 8", 8, "the test's -p (NPUs per node"),
+    ("mpirun -hostfile hosts ./bin/all_reduce_test -b 8K -e 16K -p 8", None, "hosts or a hostfile"),
+])
+def test_ranks_come_from_mpirun_not_the_tests_iteration_count(command: str, ranks: int | None, said: str) -> None:
+    parsed = hccl.parse(clean(command + "\n" + _ROWS).lines, "x.txt")
+    (r,) = parsed.results
+    assert r.ranks == ranks and any(said in n for n in parsed.notes)
+    assert r.rows[1].busbw == (pytest.approx(10.0 * 2 * (ranks - 1) / ranks) if ranks else None)
+
+
+def test_two_runs_in_one_file_are_two_results() -> None:
+    text = ("mpirun -n 8 ./bin/all_reduce_test -b 8K -e 16K -f 2 -p 8\n" + _ROWS
+            + "mpirun -n 8 ./bin/all_gather_test -b 8K -e 16K -f 2 -p 8\n" + _ROWS.replace("5.0", "50.0"))
+    parsed = hccl.parse(clean(text).lines, "x.txt")
+    assert [(r.op, r.ranks, len(r.rows)) for r in parsed.results] == [("all_reduce", 8, 2), ("all_gather", 8, 2)]
+    ar, ag = parsed.results
+    assert ar.rows[0].busbw == pytest.approx(5.0 * 2 * 7 / 8) and ag.rows[0].busbw == pytest.approx(50.0 * 7 / 8)
+    assert ar.avg_busbw is not None and ag.avg_busbw is not None
+    # a second table header after rows also starts a run (no command line between)
+    again = hccl.parse(clean(_ROWS + _ROWS.split("\n", 1)[1]).lines, "x.txt")
+    assert len(again.results) == 2
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("mpirun -n 8 ./bin/scatter_test -p 8", "scatter: no bus-bandwidth factor checked"),
+    ("mpirun -n 1 ./bin/all_reduce_test -p 1", "all_reduce on 1 rank: no data crosses a link"),
+])
+def test_notes_say_why_no_bus_bandwidth(command: str, said: str) -> None:
+    parsed = hccl.parse(clean(command + "\n" + _ROWS).lines, "x.txt")
+    assert any(said in n for n in parsed.notes) and parsed.results[0].rows[0].busbw is None
+    assert not any("× 0" in n or "collective is not in the capture" in n for n in parsed.notes)

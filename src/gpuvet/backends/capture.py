@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -139,12 +140,15 @@ def _direct(table: FabricTable, notes: list[str]) -> list[tuple[str, str, LinkKi
 # HCCS is Ascend's module-to-module fabric. The node model has no HCCS link kind (node/model.py),
 # so HCCS, HCCS_SW and SIO links are SerDes fabric links there; the notes and docs say HCCS.
 _HCCS_SWITCH = "hccssw0"
+_PCIE_CELLS = frozenset({"PIX", "PXB", "PHB", "NODE", "SYS", "PIB"})  # a printed relation without HCCS
+_MAX_PAIR_NOTES = 16  # notes per kind; every down pair is still a link (and a finding)
 
 
 def npu_fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
     """Modules gpu0… in the matrix's order (NPU0…), an HCCS link for each HCCS or SIO pair, one to an
-    HCCS switch for HCCS_SW, PCIe to a socket whose place the matrix does not give. A pair without
-    HCCS where the peers form a full HCCS mesh is an HCCS link down (see _hccs_missing)."""
+    HCCS switch for HCCS_SW, PCIe to a socket whose place the matrix does not give. A pair printed
+    with a PCIe relation where the peers form a full HCCS mesh is an HCCS link down; NA or missing
+    is not known (see _hccs_missing)."""
     ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
     notes: list[str] = []
     links = [Link(ids[d], "cpu0", LinkKind.PCIE, 16, None, width_known=False) for d in table.devices]
@@ -172,24 +176,36 @@ def _pairs(table: FabricTable, cells: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def _hccs_missing(table: FabricTable, ids: dict[str, str], notes: list[str]) -> list[Link]:
     """Judged against the peers, never against the pair itself: when most NPUs (a strict majority, of
-    three or more) reach every other NPU over HCCS, the board is a full HCCS mesh, and a pair shown
-    without HCCS has its link down."""
-    devices = table.devices
-    hccs = {p for p, c in table.link_type.items() if c == "HCCS"}
-    degree = {d: sum(1 for p in hccs if d in p) for d in devices}
-    full = [d for d in devices if degree[d] == len(devices) - 1]
-    if len(devices) < 3 or not hccs or 2 * len(full) <= len(devices):
+    three or more) reach every other NPU over HCCS, the board is a full HCCS mesh, and a pair whose
+    cell prints a PCIe relation (PIX, PXB, PHB, NODE, SYS, PIB) has its HCCS link down. A pair shown
+    NA (npu-smi's "Unknown relationship"), shown by no readable cell, or in rows the capture lacks
+    is not known: a "can't tell" note, no link."""
+    devices = [d for d in table.devices if d in ids]
+    hccs = [p for p, c in table.link_type.items() if c == "HCCS"]
+    degree = Counter(d for p in hccs for d in p)  # one pass: O(pairs), not O(devices x pairs)
+    full = sum(1 for d in devices if degree[d] == len(devices) - 1)
+    if len(devices) < 3 or not hccs or 2 * full <= len(devices):
         return []
-    out = []
+    design = f"the board's design, as {full} of its {len(devices)} NPUs show it, joins every pair over HCCS"
+    out: list[Link] = []
+    down: list[str] = []
+    unknown: list[str] = []
     for i, a in enumerate(devices):
         for b in devices[i + 1:]:
-            pair = frozenset((a, b))
-            if pair in hccs:
-                continue
-            cell = table.link_type.get(pair, "not shown")
-            notes.append(f"{table.source}: {a}-{b} shows {cell} where the board's design, as {len(full)} of its "
-                         f"{len(devices)} NPUs show it, joins every pair over HCCS: an HCCS link down")
-            out.append(Link(ids[a], ids[b], LinkKind.SERDES, 1, None, up=False))
+            cell = table.link_type.get(frozenset((a, b)))
+            if cell in _PCIE_CELLS:
+                down.append(f"{table.source}: {a}-{b} shows {cell} where {design}: an HCCS link down")
+                out.append(Link(ids[a], ids[b], LinkKind.SERDES, 1, None, up=False))
+            elif cell is None or cell == "NA":
+                why = ("shows NA (npu-smi's \"Unknown relationship\")" if cell == "NA" else
+                       "is shown by no readable cell (cut rows or unreadable cells)")
+                unknown.append(f"can't tell {ids[a]}-{ids[b]}: {table.source} {a}-{b} {why}, where {design}: "
+                               "not called down")
+    notes += down[:_MAX_PAIR_NOTES] + unknown[:_MAX_PAIR_NOTES]
+    if len(down) > _MAX_PAIR_NOTES:
+        notes.append(f"{table.source}: {len(down) - _MAX_PAIR_NOTES} more HCCS link(s) down the same way")
+    if len(unknown) > _MAX_PAIR_NOTES:
+        notes.append(f"can't tell {len(unknown) - _MAX_PAIR_NOTES} more pair(s) of {table.source} the same way")
     return out
 
 
