@@ -293,3 +293,15 @@ def test_notes_say_why_no_bus_bandwidth(command: str, said: str) -> None:
     parsed = hccl.parse(clean(command + "\n" + _ROWS).lines, "x.txt")
     assert any(said in n for n in parsed.notes) and parsed.results[0].rows[0].busbw is None
     assert not any("× 0" in n or "collective is not in the capture" in n for n in parsed.notes)
+
+
+def test_a_refused_topo_matrix_names_its_file(tmp_path, capsys):
+    """With several --from files the refusal must say which one."""
+    from gpuvet.cli.app import main
+
+    bad = tmp_path / "node7_topo.txt"
+    bad.write_text("\tNPU0\tNPU1\tNPU1\tCPU Affinity\nNPU0\tX\tHCCS\tHCCS\t\nNPU1\tHCCS\tX\tHCCS\t\n"
+                   "NPU1\tHCCS\tHCCS\tX\t\n")
+    assert main(["doctor", "--from", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "node7_topo.txt" in err and "more than once" in err, err

@@ -184,7 +184,13 @@ def parse_text(text: str, where: str) -> FileCapture:
         claimed |= fc.xml.claimed
         fc.kinds.append("nvidia-smi -q -x")
     rest = [ln for ln in lines if ln.no not in claimed]
-    claimed |= _text_parsers(fc, rest, where)
+    try:
+        claimed |= _text_parsers(fc, rest, where)
+    except CaptureError as exc:  # a parser that knows the line, not the file: name both
+        if exc.where and where not in exc.where:
+            exc = CaptureError(exc.what, where=f"{where}, {exc.where}", fix=exc.fix)
+            raise exc from None
+        raise
     _dcgm_json(fc, text, lines, claimed)
     if not claimed:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
