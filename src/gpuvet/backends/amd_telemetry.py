@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
 from gpuvet.backends.amdsmi_gateway import Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of, sample_each
 from gpuvet.node.catalog import ModuleModel
 
 if TYPE_CHECKING:
@@ -41,13 +41,7 @@ class AmdTelemetry(TelemetrySource):
         return out
 
     def sample(self, t: float, slow: bool) -> list[Sample]:
-        out = []
-        for d in self.backend._devices:
-            try:
-                out.append(self._sample(d, t, slow))
-            except ModuleLost:
-                continue  # no answer: absence is the signal, watch turns it into module_lost
-        return out
+        return sample_each(self.backend._devices, lambda d: self._sample(d, t, slow))
 
     def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
         q = ProcessorQuery(self.smi, d.handle, d.id)

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml
+from gpuvet.backends.nvml import DeviceQuery, Nvml
 from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
-from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of
+from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of, sample_each
 from gpuvet.node.catalog import find_model
 
 if TYPE_CHECKING:
@@ -61,13 +61,7 @@ class NvmlTelemetry(TelemetrySource):
         return out
 
     def sample(self, t: float, slow: bool) -> list[Sample]:
-        out = []
-        for d in self.backend._devices:
-            try:
-                out.append(self._sample(d, t, slow))
-            except ModuleLost:
-                continue  # no answer: absence is the signal, watch turns it into module_lost
-        return out
+        return sample_each(self.backend._devices, lambda d: self._sample(d, t, slow))
 
     def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
         q = DeviceQuery(self.nvml, d.handle, d.id).or_none

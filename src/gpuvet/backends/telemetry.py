@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from gpuvet.backends.base import ModuleLost
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.errors import GpuvetError
 from gpuvet.node.model import EndpointKind, Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.base import Backend
+
+D = TypeVar("D")
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,18 @@ def designed_fabric_links_of(backend: Backend, bonded: bool = True) -> dict[str,
     except GpuvetError:
         return {}
     return designed_fabric_links(node, bonded)
+
+
+def sample_each(devices: Iterable[D], read: Callable[[D], Sample]) -> list[Sample]:
+    """One sample per module that answers: a module gone mid-read is left out (absence is the
+    signal; watch turns it into module_lost), the rest are still read."""
+    out = []
+    for d in devices:
+        try:
+            out.append(read(d))
+        except ModuleLost:
+            continue
+    return out
 
 
 class TelemetrySource(ABC):
