@@ -22,13 +22,13 @@ from gpuvet.backends.amdsmi_gateway import (
     PAGE_UNRESERVABLE,
     AmdHandle,
     Amdsmi,
-    ModuleLost,
     ProcessorQuery,
     pick,
     pick_int,
 )
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
+from gpuvet.backends.live import host_of, inventory_of, own_pcie_link
 from gpuvet.backends.readings import (
     HealthReadings,
     Inventory,
@@ -42,7 +42,7 @@ from gpuvet.errors import BackendError
 from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import ModuleModel, find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
-from gpuvet.node.model import PCIE_LANE_GBPS, Host, Link, LinkKind, Module, Node
+from gpuvet.node.model import Link, LinkKind, Module, Node
 
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
@@ -192,13 +192,7 @@ class AmdBackend(Backend):
                             Unavailable(f"{_NOT_NVIDIA}: AMD SMI is read instead of NVML"))
 
     def inventory(self) -> Inventory:
-        modules, notes = [], []
-        for d in self._devices:
-            try:
-                modules.append(self._module_info(d))
-            except ModuleLost as exc:
-                notes.append(f"{d.id} ({d.bus_id}, {d.uuid}) was lost while being read: {exc.what}.")
-        return Inventory(self.name, False, tuple(modules), read_host_info(), self._software(), tuple(notes))
+        return inventory_of(self.name, self._devices, self._module_info, read_host_info(), self._software())
 
     # --- health ----------------------------------------------------------------------------
     def _module_health(self, d: _Device) -> ModuleHealth:
@@ -263,12 +257,7 @@ class AmdBackend(Backend):
 
     def _own_pcie_link(self, d: _Device) -> Link | None:
         pcie = self.smi.query("amdsmi_get_pcie_info", d.handle, module=d.id)
-        gen, width = pcie_gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width")
-        # the current rate drops at idle; the width does not, so a narrow width is a real finding
-        gen_i = gen if isinstance(gen, int) else None
-        if not isinstance(width, int):  # unread is unknown, not x16: no width or GB/s is claimed for it
-            return None
-        return Link(d.id, "?", LinkKind.PCIE, width, PCIE_LANE_GBPS.get(gen_i) if gen_i else None, gen_i)
+        return own_pcie_link(d.id, pcie_gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width"))
 
     def node(self) -> Node:
         """Modules, the xGMI links amdsmi reports, and the PCIe tree as far as NUMA tells: amdsmi
@@ -290,9 +279,7 @@ class AmdBackend(Backend):
                 if link is None and frozenset((a.id, b.id)) in mesh:  # the design joins them: that link is down
                     link = Link(a.id, b.id, LinkKind.XGMI, 1, models[a.id].fabric_lane_gbps, up=False)
                 fabric += [link] if link else []
-        host = Host(n_sockets, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
-                    info.cpu_model if isinstance(info.cpu_model, str) else None)
-        return Node(info.hostname, modules, tuple(endpoints), tuple(pcie_links + fabric), host,
+        return Node(info.hostname, modules, tuple(endpoints), tuple(pcie_links + fabric), host_of(info, n_sockets),
                     unseen_relations=frozenset(relations))
 
 

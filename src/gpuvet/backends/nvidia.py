@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
-from gpuvet.backends.nvml import DeviceQuery, ModuleLost, Nvml, NvmlHandle
+from gpuvet.backends.live import host_of, inventory_of, own_pcie_link
+from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
 from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
-from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
+from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind, Module, Node
 from gpuvet.node.relations import PcieRelation
 
 if TYPE_CHECKING:
@@ -177,13 +178,7 @@ class NvidiaBackend(Backend):
                             _text(q("nvmlSystemGetNVMLVersion")))
 
     def inventory(self) -> Inventory:
-        modules, notes = [], []
-        for d in self._devices:
-            try:
-                modules.append(self._module_info(d))
-            except ModuleLost as exc:
-                notes.append(f"{d.id} ({d.bus_id}, {d.uuid}) was lost while being read: {exc.what}.")
-        return Inventory(self.name, False, tuple(modules), read_host_info(), self._software(), tuple(notes))
+        return inventory_of(self.name, self._devices, self._module_info, read_host_info(), self._software())
 
     # --- health ----------------------------------------------------------------------------
     def _module_health(self, d: _Device) -> ModuleHealth:
@@ -263,14 +258,7 @@ class NvidiaBackend(Backend):
 
     def _own_pcie_link(self, d: _Device) -> Link | None:
         q = DeviceQuery(self.nvml, d.handle, d.id)
-
-        gen, width = q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")
-        # The current generation drops at idle to save power, so the link's capability is the
-        # maximum generation; width does not drop at idle, so a narrow width is a real finding.
-        gen_i = gen if isinstance(gen, int) else None
-        if not isinstance(width, int):  # unread is unknown, not x16: no width or GB/s is claimed for it
-            return None
-        return Link(d.id, "?", LinkKind.PCIE, width, PCIE_LANE_GBPS.get(gen_i) if gen_i else None, gen_i)
+        return own_pcie_link(d.id, q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth"))
 
     def node(self) -> Node:
         info = read_host_info()
@@ -287,9 +275,8 @@ class NvidiaBackend(Backend):
         fabric, switched = self._fabric_links()
         if switched:
             endpoints.append(Endpoint(NVSWITCH, EndpointKind.FABRIC_SWITCH))
-        host = Host(n_sockets, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
-                    info.cpu_model if isinstance(info.cpu_model, str) else None)
-        return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric), host)
+        return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric),
+                    host_of(info, n_sockets))
 
 
 def _flag(value: object) -> bool | Unavailable:
