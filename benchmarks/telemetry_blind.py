@@ -587,7 +587,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--configs", default=",".join(("all",) + DIFFICULTIES))
     for name in DIFFICULTIES:
         also = ["--no-inlet-drift"] if name == "inlet" else []
-        ap.add_argument(f"--no-{name}", *also, dest=f"no_{name}", action="store_true", help=f"switch off the {name} difficulty")
+        ap.add_argument(f"--no-{name}", *also, dest=f"no_{name}", action="store_true",
+                        help=f"switch off the {name} difficulty")
     a = ap.parse_args(argv)
     if a.nodes < 1 or a.nodes > 64 or not 8.0 <= a.days <= 120.0:
         ap.error("--nodes must be 1-64 and --days 8-120")

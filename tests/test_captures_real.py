@@ -367,7 +367,8 @@ DIAGNOSES: dict[str, Diagnosis] = {
                                                 ("module_init_failed", "0000:09:00.0")),
     "kern_cudasamples104_vmware_rminit.txt": _dx(("module_init_failed", "0000:13:00.0")),
     "kern_bumblebee722_old_no_bus.txt": _dx(("module_init_failed", "bus id not in the log")),
-    "kern_nvtrust77_h100_fsp.txt": _dx(("module_firmware_boot_failed", "0000:01:00.0"), ("module_init_failed", "0000:01:00.0")),
+    "kern_nvtrust77_h100_fsp.txt": _dx(("module_firmware_boot_failed", "0000:01:00.0"),
+                                       ("module_init_failed", "0000:01:00.0")),
     "kern_ogkm1125_gsp_resume_reset.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("xid", "0000:01:00.0")),
     "kern_ogkm688_dgx_gpu_lost.txt": _dx(("module_fell_off_bus", "bus id not in the log")),
     "kern_ogkm943_3080_fwsec.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("module_init_failed", "0000:01:00.0")),
@@ -578,7 +579,8 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "xid_gpuoperator1146_syslog_48.txt": _xids((48, "0000:07:00.0")),
     "xid_nvdocker849_48_63.txt": _nvdocker849,
     "xid_nvsentinel155_fallen_off_no_xid.txt": _nvsentinel155,
-    "xid_ogkm1150_45_after_149.txt": _xids(*((45, b) for b in ("0000:DC:00.0", "0000:ED:00.0", "0000:BA:00.0", "0000:97:00.0"))),
+    "xid_ogkm1150_45_after_149.txt": _xids(*((45, b) for b in (
+        "0000:DC:00.0", "0000:ED:00.0", "0000:BA:00.0", "0000:97:00.0"))),
 }
 
 

@@ -167,7 +167,8 @@ def test_a_damaged_envelope_folds_or_is_refused_alike_by_both_readers(tmp_path_f
 VENDOR = [p for p in CORPUS if p.name.startswith(("amd_", "ascend_"))]
 VENDOR_TOKENS = ["GPU: 0", "    ASIC:", "        MARKET_NAME: AMD Instinct MI300X", "        SIZE: 9" + "9" * 40 + " MB",
                  "HOPS TABLE:", "WEIGHT TABLE:", "LINK TYPE TABLE:", "0000:05:00.0", "XGMI", "SELF",
-                 "=== Weight between two GPUs ===", "GPU[0]\t\t: PCI Bus: 0000:2F:00.0", "GPU[99999]\t: (Topology) Numa Node: x",
+                 "=== Weight between two GPUs ===", "GPU[0]\t\t: PCI Bus: 0000:2F:00.0",
+                 "GPU[99999]\t: (Topology) Numa Node: x",
                  '{"card0": {"Card Series": "', '[{"gpu": 0, "vram": {"size": {"value": "x", "unit": "ZB"}}}]',
                  "device,Card series", "card0,", "Device: 2,  AMD Instinct MI210,  GPU-06c9,  05:0.0", "D/D",
                  "amdgpu 0000:28:00.0: ring gfx_0.0.0 timeout", "amdgpu 0000:28:00.0: GPU reset begin!",
