@@ -305,3 +305,19 @@ def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path):
     data = json.loads(out)
     assert code == 0 and data["samples"] == 0 and data["modules"] == []
     assert any("No GPU module to watch" in n and "--sim" in n for n in data["notes"])
+
+
+def test_slow_fields_map_one_to_one_onto_sample_keywords():
+    """A field added to SlowFields but not to its TypedDict (or to Sample) would be lost or fail at
+    run time on live hardware only; the typed keywords must name the same fields as both."""
+    from dataclasses import fields as dc_fields
+    from typing import get_type_hints
+
+    from gpuvet.backends.readings import Sample
+    from gpuvet.backends.telemetry import SlowFields, SlowSampleFields
+
+    slow = [f.name for f in dc_fields(SlowFields)]
+    assert list(get_type_hints(SlowSampleFields)) == slow
+    assert set(slow) <= {f.name for f in dc_fields(Sample)}
+    values = SlowFields(*range(1, len(slow) + 1)).sample_fields()
+    assert values == dict(zip(slow, range(1, len(slow) + 1), strict=True))

@@ -74,11 +74,11 @@ class AmdTelemetry(TelemetrySource):
         up = sum(self._direct(d, other, model) for other in self.backend._devices if other is not d)
         expected = self._expected_links.setdefault(d.id, up)
         return SlowFields(_int(pick_int(ecc, "correctable_count")), _int(pick_int(ecc, "uncorrectable_count")),
-                     _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
-                     _int(pick_int(pcie, "pcie_metric", "pcie_width")),
-                     _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
-                     *((up, expected) if expected else (None, None)), self._xgmi_errors(q),
-                     _int(pick_int(pcie, "pcie_metric", "pcie_replay_count")))
+                          _int(pcie_gen(pick_int(pcie, "pcie_metric", "pcie_speed"))), _int(pcie_gen_max(pcie)),
+                          _int(pick_int(pcie, "pcie_metric", "pcie_width")),
+                          _int(pick_int(pcie, "pcie_static", "max_pcie_width")),
+                          up if expected else None, expected or None, self._xgmi_errors(q),
+                          _int(pick_int(pcie, "pcie_metric", "pcie_replay_count")))
 
     def _direct(self, d: _Device, other: _Device, model: ModuleModel) -> bool:
         """Whether d's direct xGMI link to ``other`` is up; a peer that no longer answers is its

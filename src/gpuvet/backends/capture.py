@@ -152,8 +152,8 @@ def npu_fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
     ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
     notes: list[str] = []
     links = [Link(ids[d], "cpu0", LinkKind.PCIE, 16, None, width_known=False) for d in table.devices]
-    links += [Link(*sorted((ids[a], ids[b]), key=_order), LinkKind.SERDES, 1, None)
-              for a, b in _pairs(table, ("HCCS", "SIO"))]
+    ends = [sorted((ids[a], ids[b]), key=_order) for a, b in _pairs(table, ("HCCS", "SIO"))]
+    links += [Link(a, b, LinkKind.SERDES, 1, None) for a, b in ends]
     switched = sorted({ids[d] for pair in _pairs(table, ("HCCS_SW",)) for d in pair}, key=_order)
     links += [Link(m, _HCCS_SWITCH, LinkKind.SERDES, 1, None) for m in switched]
     links += _hccs_missing(table, ids, notes)

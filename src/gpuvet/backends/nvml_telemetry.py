@@ -103,7 +103,7 @@ class NvmlTelemetry(TelemetrySource):
                 if isinstance(n, int) and not isinstance(n, bool) and n >= 0:
                     errors = (errors or 0) + n
         expected = self._expected_links.setdefault(d.id, up)
-        return SlowFields(*ecc, *pcie, *((up, expected) if expected else (None, None)), errors,
+        return SlowFields(*ecc, *pcie, up if expected else None, expected or None, errors,
                           _int(q("nvmlDeviceGetPcieReplayCounter")))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar, cast
 
 from gpuvet.backends.base import ModuleLost
 from gpuvet.backends.readings import ModuleIdentity, Sample
@@ -16,6 +16,21 @@ if TYPE_CHECKING:
     from gpuvet.backends.base import Backend
 
 D = TypeVar("D")
+
+
+class SlowSampleFields(TypedDict):
+    """SlowFields as ``Sample``'s keyword arguments (typed, so a misspelt key fails the type check)."""
+
+    ecc_corrected: int | None
+    ecc_uncorrected: int | None
+    pcie_gen: int | None
+    pcie_gen_max: int | None
+    pcie_width: int | None
+    pcie_width_max: int | None
+    nvlink_up: int | None
+    nvlink_expected: int | None
+    nvlink_errors: int | None
+    pcie_replays: int | None
 
 
 @dataclass(frozen=True)
@@ -35,9 +50,9 @@ class SlowFields:
     nvlink_errors: int | None = None  # the fabric's error counters summed (CRC, replay, RAS), cumulative
     pcie_replays: int | None = None  # the module's PCIe replay counter, cumulative
 
-    def sample_fields(self) -> dict[str, int | None]:
+    def sample_fields(self) -> SlowSampleFields:
         """As ``Sample``'s keyword arguments."""
-        return asdict(self)
+        return cast(SlowSampleFields, asdict(self))  # the same keys (tests/test_watch.py)
 
 
 def designed_fabric_links(node: Node, bonded: bool = True) -> dict[str, int]:

@@ -291,6 +291,7 @@ def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
 
 def _cell(fabric: FabricTable, what: str, pair: frozenset[str], cell: str, notes: list[str]) -> None:
     table: dict[frozenset[str], int] | dict[frozenset[str], str]
+    value: int | str
     if what == "link type":
         table, value = fabric.link_type, cell.upper()
     elif what in ("weight", "hops") and cell.isdigit() and len(cell) < 7:

@@ -25,6 +25,7 @@ two tests in one file are two results.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -53,7 +54,8 @@ _PER_NODE = re.compile(r"(?:^|\s)-p(?:\s+|=)(\d{1,6})(?=\s|$)")
 _OPTION = re.compile(r"(?:^|\s)-{1,2}[A-Za-z]")
 # nccl-tests' factors, for the collectives whose hccl_test sources print data_size as nccl-tests' size
 # (see the module docstring); the v variants only where their source was read (all_gatherv, alltoallv).
-_BUS_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+_BUS_FACTOR: dict[str, Callable[[int], float]] = {
+               "all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
                "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
                "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
 _V_CHECKED = {"all_gather", "alltoall"}

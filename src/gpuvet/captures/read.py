@@ -75,6 +75,7 @@ def read_text(path: str) -> str:
             if data is None:  # past _KEEP_WHILE yet within the bounds: read again, keeping it this time
                 fh.seek(0)
                 data = _bounded(fh, path, packed, None)
+            assert data is not None  # with no keep limit the text is always kept
         except OSError as exc:
             raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
                                fix="check the path and that it is a file you can read.") from None

@@ -6,6 +6,7 @@ Each finding carries the line or field it was read from."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from gpuvet.doctor.evidence import Evidence
@@ -130,7 +131,8 @@ def clock_findings(ev: Evidence) -> list[Finding]:
     return out
 
 
-class LinksExpected(NamedTuple):
+@dataclass(frozen=True)
+class LinksExpected:
     """How many of a module's NVLink links should be up, and what says so; ``count`` None: can't tell."""
 
     count: int | None

@@ -307,7 +307,7 @@ def _fold_share(paths: Sequence[str]) -> tuple[PeerTable, _Failed | None, list[s
     """A run of files folded; at a bad file, the table of the files before it and the failure
     (joined first, that table may still hold an earlier error: a node given twice across runs);
     and the notes of the files folded."""
-    table, notes = PeerTable(), []
+    table, notes = PeerTable(), list[str]()
     for path in paths:
         try:
             fold_figures(table, path, notes)  # folded in and let go: a run never sits in memory at once

@@ -84,7 +84,8 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
         return self.construct_yaml_int(node)
 
 
-_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_bounded_int)
+# types-PyYAML constrains the loader type to PyYAML's own classes; a subclass of SafeLoader is one at run time
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_bounded_int)  # type: ignore[type-var]
 
 
 def expanded_size(root: Node) -> int:

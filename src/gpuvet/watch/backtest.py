@@ -261,7 +261,8 @@ def warnings_of(events: Iterable[Event]) -> dict[str, list[float]]:
     return out
 
 
-def rerun(forecaster: ThermalForecaster, sweep: Sequence[ForecastSettings]) -> dict[ForecastSettings, list[float]]:
+def rerun(forecaster: ThermalForecaster,
+          sweep: Sequence[ForecastSettings]) -> dict[ForecastSettings, dict[str, list[float]]]:
     """The same node's windows through a fresh forecaster, judged by every setting of ``sweep``
     at each evaluation (``decide``, the forecaster's own rule), each with its own warned state:
     the history and the fits are shared, so a sweep costs one pass per step threshold and one
@@ -292,7 +293,8 @@ def rerun(forecaster: ThermalForecaster, sweep: Sequence[ForecastSettings]) -> d
         fc.on_evaluate = judge
         for stats in forecaster.tap:
             for e in fc.observe_windows(stats):
-                if e.evidence.get("trend_reset") and e.evidence.get("step_c_per_w", 0.0) < 0 and e.module:
+                step = e.evidence.get("step_c_per_w", 0.0)
+                if e.evidence.get("trend_reset") and isinstance(step, (int, float)) and step < 0 and e.module:
                     for s in judged:  # a step down (maintenance) takes a warning back
                         warned[s, e.module] = False
     return {s: dict(w) for s, w in out.items()}
