@@ -18,10 +18,12 @@ class GpuvetError(Exception):
 
     @property
     def message(self) -> str:
-        parts = [f"{self.where}: {self.what}" if self.where else self.what]
-        if self.fix:
-            parts.append(f"Fix: {self.fix}")
-        return " ".join(parts)
+        what = f"{self.where}: {self.what}" if self.where else self.what
+        if not self.fix:
+            return what
+        # "Fix:" starts a sentence of its own, even after a message that ends without a stop
+        stop = "" if what.rstrip().endswith((".", "!", "?", ":", ";")) else "."
+        return f"{what}{stop} Fix: {self.fix}"
 
 
 class SpecError(GpuvetError):
