@@ -597,3 +597,34 @@ EXPECT.update(AMD_EXPECT)
 from tests.test_capture_ascend import ASCEND_EXPECT  # noqa: E402
 
 EXPECT.update(ASCEND_EXPECT)
+
+
+# --- what the kernel-log verdicts claim: no more than the log says (a newcomer's review) -----------------
+
+
+def test_a_bus_loss_without_an_xid_is_not_called_xid_79(capsys):
+    """NV_ERR_GPU_IS_LOST with no Xid line: the cause says the module fell off the bus, never that
+    an Xid 79 was logged; the note says the message names no module (not 'the bus id of bus id …')."""
+    _, data = _doctor(capsys, "kern_ogkm688_dgx_gpu_lost.txt")
+    (lost,) = [f for f in data["findings"] if f["cause"] == "module_fell_off_bus"]
+    assert "Xid" not in lost["title"], lost["title"]
+    (note,) = [n for n in data["notes"] if "names no module" in n]
+    assert "bus id of bus id" not in " ".join(data["notes"]) and "'bus id not in the log'" in note
+
+
+def test_a_message_placed_by_its_bus_id_is_not_noted_as_unplaced(capsys):
+    """The driver printed 0000:09:00.0 on the line: no note may say no line names it."""
+    _, data = _doctor(capsys, "kern_ogkm1151_5080_cannot_attach.txt")
+    assert {f["module"] for f in data["findings"] if f["check"] == "kernel_messages"} == {"0000:09:00.0"}
+    assert not [n for n in data["notes"] if "no line names the bus id" in n], data["notes"]
+
+
+def test_a_ras_error_of_a_present_module_is_a_compute_error_not_a_missing_module(capsys):
+    """module-missing reads only the messages that say a module is not there to use; the
+    uncorrectable RAS error of a module that answers goes to compute-errors."""
+    _, data = _doctor(capsys, "amd_kern_rocm4021_mi300x_athub_ue.txt")
+    steps = {(s["playbook"], s["check"]): s for s in data["steps"]}
+    missing, errors = steps[("module-missing", "kernel_messages")], steps[("compute-errors", "kernel_messages")]
+    assert missing["status"] == "clear" and "see compute-errors" in missing["summary"], missing
+    assert errors["status"] == "confirmed" and "uncorrectable hardware error" in errors["summary"], errors
+    assert {f["playbook"] for f in data["findings"] if f["cause"] == "module_hardware_error"} == {"compute-errors"}

@@ -29,6 +29,8 @@ _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia )" + _BUS)
 _RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
+_BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
+NO_BUS = "bus id not in the log"  # the module of a message that no line near it places
 
 
 @dataclass(frozen=True)
@@ -150,16 +152,26 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
     unresolved: set[str] = set()
     for i, kind, ln in hits:
         module = _amd_module_of(lines, i) if kind in _AMD_KINDS else _module_of(lines, i, index_bus)
-        if not re.fullmatch(r"[0-9A-F]{4}:[0-9A-F]{2}:[0-9A-F]{2}", module):
+        if not _BUS_KEY.fullmatch(module):
             unresolved.add(module)
         key = (kind, module)
         seen = found.get(key)
         found[key] = KernelEvent(kind, module, ln.text.strip(), ln.no) if seen is None else \
             KernelEvent(seen.kind, seen.module, seen.text, seen.line, seen.count + 1)
     if unresolved:
-        notes.append(f"kernel log: no line names the bus id of {', '.join(sorted(unresolved))}: "
-                     "named as the driver printed it")
+        _note_unresolved(unresolved, notes)
     return list(found.values())
+
+
+def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:
+    """Say which modules are named without a bus id, and how: a driver index, or nothing at all."""
+    indexes = sorted(m for m in unresolved if m != NO_BUS)
+    if indexes:
+        notes.append(f"kernel log: no line names the bus id of the driver's {', '.join(indexes)}: "
+                     "named as the driver printed it")
+    if NO_BUS in unresolved:
+        notes.append(f"kernel log: a message names no module and no driver line near it names a bus id: "
+                     f"its module is shown as '{NO_BUS}' (the whole log, from boot, usually names it)")
 
 
 def _index_buses(lines: list[Line]) -> dict[str, str]:
@@ -187,7 +199,7 @@ def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
             if 0 <= j < len(lines) and ("NVRM" in lines[j].text or "nvidia " in lines[j].text) \
                     and (b := _LINE_BUS.search(lines[j].text)):
                 return bus(b.group(1))
-    return idx.group(1) if idx is not None else "bus id not in the log"
+    return idx.group(1) if idx is not None else NO_BUS
 
 
 def _amd_module_of(lines: list[Line], i: int) -> str:
@@ -196,4 +208,4 @@ def _amd_module_of(lines: list[Line], i: int) -> str:
         for j in (i + d, i - d):
             if 0 <= j < len(lines) and (b := _AMD_BUS.search(lines[j].text)) is not None:
                 return bus(b.group(1))
-    return "bus id not in the log"
+    return NO_BUS

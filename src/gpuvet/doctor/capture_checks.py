@@ -12,6 +12,7 @@ from gpuvet.doctor.capture_failures import (
     clock_findings,
     ecc_reset_findings,
     kernel_messages,
+    kernel_presence_messages,
     links_expected,
 )
 from gpuvet.doctor.evidence import Evidence
@@ -186,5 +187,6 @@ def dcgm_diag(ev: Evidence) -> Outcome:
 CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "captured_memory": captured_memory, "captured_clock_events": captured_clock_events,
     "captured_links": captured_links, "dcgm_diag": dcgm_diag,
-    "kernel_messages": kernel_messages, "benchmark_failures": benchmark_failures,
+    "kernel_messages": kernel_messages, "kernel_messages:presence": kernel_presence_messages,
+    "benchmark_failures": benchmark_failures,
 }

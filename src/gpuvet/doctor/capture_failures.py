@@ -6,6 +6,7 @@ Each finding carries the line or field it was read from."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -41,19 +42,40 @@ P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have
                "(HSA_* variables, HIP_VISIBLE_DEVICES) and that the amdgpu driver and ROCm versions match")
 
 
+# what says a module is not there to use: module-missing reads only these (a ring timeout or a RAS
+# error of a module that is present belongs to compute-errors, which reads every kind)
+PRESENCE_CAUSES = frozenset({"module_init_failed", "module_firmware_boot_failed", "module_needs_reset",
+                             "module_cannot_attach", "module_fell_off_bus", "module_power_cables"})
+
+
 def kernel_messages(ev: Evidence) -> Outcome:
-    """NVRM messages without an Xid: a module that did not initialise, needs a reset, cannot attach."""
+    """The driver's messages without an Xid: a module that did not initialise, needs a reset,
+    cannot attach, hung or reported a hardware error."""
+    return _kernel_messages(ev, None)
+
+
+def kernel_presence_messages(ev: Evidence) -> Outcome:
+    """Only the messages that say a module is not there to use (module-missing's reading)."""
+    return _kernel_messages(ev, PRESENCE_CAUSES)
+
+
+def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     if not c.kernel_lines:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
+    events = [e for e in c.kernel_events if causes is None or table[e.kind].cause in causes]
     found = [finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
                      meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count)
-             for e in c.kernel_events]
+             for e in events]
     if found:
-        return confirmed("the driver's messages say modules did not come up or need a reset", *found)
-    return clear("no initialisation, reset, attach or bus-loss message among the driver's lines",
-                 Cited(_source(ev, "kernel log"), "NVRM lines read", str(c.kernel_lines)))
+        said = list(dict.fromkeys(re.sub(r"\s*\([^)]*\)", "", table[e.kind].meaning).split(":")[0]
+                                  for e in events))  # each meaning's first clause, once
+        return confirmed("the driver's kernel messages say: " + "; ".join(said), *found)
+    other = len(c.kernel_events) - len(events)
+    return clear("no initialisation, reset, attach or bus-loss message among the driver's lines"
+                 + (f" ({other} other message(s): see compute-errors)" if other else ""),
+                 Cited(_source(ev, "kernel log"), "driver lines read", str(c.kernel_lines)))
 
 
 def benchmark_failures(ev: Evidence) -> Outcome:

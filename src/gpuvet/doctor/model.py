@@ -28,6 +28,11 @@ class Step(BaseModel):
 
     check: str
     why: str
+    scope: str | None = None  # a narrower reading of the check for this playbook (CHECKS["check:scope"])
+
+    @property
+    def key(self) -> str:
+        return f"{self.check}:{self.scope}" if self.scope else self.check
 
 
 class Playbook(BaseModel):

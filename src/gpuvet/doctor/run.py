@@ -25,7 +25,7 @@ def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple
         if ev.no_modules and step.check not in ABOUT_THE_MACHINE:
             outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
         else:
-            outcome = cited_or_unknown(CHECKS[step.check](ev))
+            outcome = cited_or_unknown(CHECKS[step.key](ev))
         found = _one_name_each(ev, [replace(f, playbook=book.id, check=step.check) for f in outcome.findings])
         steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id,  # type: ignore[arg-type]
                                 outcome.evidence))
@@ -102,5 +102,5 @@ def validate_playbooks() -> None:
     """Every step names a check that exists (run by the tests)."""
     for book in playbooks().values():
         for step in book.steps:
-            if step.check not in CHECKS:
-                raise ValueError(f"playbook {book.id} names unknown check {step.check}")
+            if step.key not in CHECKS:
+                raise ValueError(f"playbook {book.id} names unknown check {step.key}")
