@@ -250,6 +250,31 @@ def test_negative_and_impossible_watts_and_degrees_are_dropped_and_counted(tmp_p
     assert any("2 reading(s) outside" in n and "p.prom:1" in n for n in rec.notes)
 
 
+def test_nan_inf_and_1e400_readings_are_dropped_and_counted_like_out_of_range_ones(tmp_path):
+    """A non-finite cell is no reading: dropped (the rest of the row kept) and named in the note,
+    as a 300 °C one is, in the temperature, power and any other numeric column."""
+    path = tmp_path / "h.csv"
+    head = "timestamp, index, name, temperature.gpu, power.draw [W], utilization.gpu [%]\n"
+    rows = ["2024/01/16 14:44:16.981, 0, NVIDIA H100, 1e400, 300.5 W, 50 %",
+            "2024/01/16 14:44:17.981, 0, NVIDIA H100, inf, 300.5 W, 50 %",
+            "2024/01/16 14:44:18.981, 0, NVIDIA H100, 60, nan W, 50 %",
+            "2024/01/16 14:44:19.981, 0, NVIDIA H100, 60, 300.5 W, -inf %",
+            "2024/01/16 14:44:20.981, 0, NVIDIA H100, 61, 301 W, 51 %"]
+    path.write_text(head + "\n".join(rows) + "\n")
+    rec = read_file(path, 1.0)
+    assert [(s.temp_c, s.power_w, s.util) for s in rec.samples] == [
+        (None, 300.5, 0.5), (None, 300.5, 0.5), (60.0, None, 0.5), (60.0, 300.5, None), (61.0, 301.0, 0.51)]
+    assert any("4 reading(s) outside" in n and "not a finite number" in n and "first: line 2 (temp_c 1e400)" in n
+               for n in rec.notes), rec.notes
+    code, out, _ = run(["watch", "--replay", str(path), "--json", "--no-log"])
+    assert code == 0 and any("4 reading(s)" in n for n in json.loads(out)["notes"])
+    dmon = tmp_path / "d.log"
+    dmon.write_text("# gpu pwr gtemp sm\n 0 nan 70 5\n 0 600 inf 5\n 0 600 70 5\n")
+    rec = read_file(dmon, 1.0)
+    assert [(s.power_w, s.temp_c) for s in rec.samples] == [(None, 70), (600, None), (600, 70)]
+    assert any("2 reading(s)" in n and "first: line 2 (power_w nan)" in n for n in rec.notes), rec.notes
+
+
 # --- flags -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("flag", "value", "words"), [
     ("--step", "1ms", "allowed is from 1.0s to 1.0d"), ("--step", "0", "out of range"),

@@ -55,25 +55,41 @@ def too_big(limit: int, what: str, where: str, fix: str = FIX_SPLIT) -> GpuvetEr
 
 @dataclass
 class Dropped:
-    """Readings outside their physical range (a sensor's error code, a sign flipped by a script):
-    dropped, counted, and named in a note with the first place, so a month's log replays
-    despite one glitch and the user still sees it."""
+    """Readings outside their physical range (a sensor's error code, a sign flipped by a script) or
+    not a finite number (``nan``, ``inf``, ``1e400``, in any numeric column): dropped, counted, and
+    named in a note with the first place, so a month's log replays despite one glitch and the user
+    still sees it."""
 
     where: str
     count: int = 0
     first: str = ""
     kinds: set[str] = field(default_factory=set)
+    nonfinite: int = 0
 
     def check(self, value: float | None, lo_hi: tuple[float, float], kind: str, place: str) -> float | None:
         if value is None or lo_hi[0] <= value <= lo_hi[1]:
             return value
+        if not math.isfinite(value):
+            self.not_finite(kind, place, f"{value:g}")
+            return None
         self.count += 1
         self.kinds.add(kind)
         self.first = self.first or f"{place} ({kind} {value:g})"
         return None
 
+    def not_finite(self, kind: str, place: str, text: str) -> None:
+        """Counts a cell that parsed to nan or ±inf (``text``: as the file wrote it); always None."""
+        self.count += 1
+        self.nonfinite += 1
+        self.kinds.add(kind)
+        shown = text if len(text) <= 16 else text[:12] + "…"
+        self.first = self.first or f"{place} ({kind} {shown})"
+        return None
+
     def note(self) -> str | None:
         if not self.count:
             return None
+        what = " or not a finite number (nan, inf, 1e400)" if self.nonfinite else ""
         return (f"{self.where}: {self.count:,} reading(s) outside {TEMP_C[0]:g}-{TEMP_C[1]:g} °C / "
-                f"{POWER_W[0]:g}-{POWER_W[1]:,.0f} W dropped (first: {self.first})")
+                f"{POWER_W[0]:g}-{POWER_W[1]:,.0f} W{what} dropped (first: {self.first})")
+

@@ -47,8 +47,9 @@ def is_query_header(line: str) -> bool:
         QUERY_FIELDS.get(c) in ("temp_c", "power_w", "power_w_instant", "util", "time") for c in cells)
 
 
-def _num(cell: str) -> float | None:
-    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-', 'nan' -> None."""
+def _parse(cell: str) -> float | None:
+    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None. 'nan', 'inf'
+    and '1e400' come back as the float they parse to: no reading, which ``_finite`` drops and counts."""
     head = cell.split(None, 1)[0] if cell else ""
     if head[1:2] == "x":
         try:
@@ -56,10 +57,18 @@ def _num(cell: str) -> float | None:
         except ValueError:
             return None
     try:
-        value = float(head)
+        return float(head)
     except ValueError:
         return None
-    return value if value - value == 0 else None  # nan and inf are no readings
+
+
+def _finite(dropped: bounds.Dropped, cell: str, kind: str, place: str) -> float | None:
+    """``cell`` as a number; one that is nan or ±inf is counted in ``dropped`` (its note names it) and is None."""
+    value = _parse(cell)
+    if value is not None and value - value != 0:
+        dropped.not_finite(kind, place, cell.split(None, 1)[0])
+        return None
+    return value
 
 
 class _Clock:
@@ -277,7 +286,8 @@ class _RowReader:
                 return values
         except ValueError:
             pass
-        return [_num(c) for c in cells]
+        # nan, inf and 1e400 are no readings: dropped and counted as out-of-range ones are
+        return [_finite(self.dropped, c, name, f"line {n}") for c, n in zip(cells, self.numbers, strict=True)]
 
     def _counts(self, name: str) -> list[int | None]:
         if name not in self.cols:
@@ -403,7 +413,8 @@ def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
         seen.add(gpu)
         meta = _module(rec, node, gpu, where)
         _numbers(row, DMON_FIELDS, place)
-        v = {DMON_FIELDS[k]: _num(c) for k, c in row.items() if k in DMON_FIELDS}
+        v = {DMON_FIELDS[k]: _finite(dropped, c, DMON_FIELDS[k], f"line {number}")
+             for k, c in row.items() if k in DMON_FIELDS}
         v["temp_c"] = dropped.check(v.get("temp_c"), bounds.TEMP_C, "temp_c", f"line {number}")
         v["power_w"] = dropped.check(v.get("power_w"), bounds.POWER_W, "power_w", f"line {number}")
         util = v.get("util")
@@ -427,7 +438,7 @@ def _module(rec: Recording, node: str, gpu: str, where: str) -> ModuleMeta:
 def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     """Per-process SM shares summed per module: utilisation only (pmon has no temperature or power)."""
     rec = Recording("nvidia-smi pmon")
-    clock, timing = _Clock(), _Timing(where)
+    clock, timing, dropped = _Clock(), _Timing(where), bounds.Dropped(where)
     ticks: dict[tuple[float, str], float] = {}
     tick, seen = 0, set[tuple[str, str]]()
     for number, row in _rows(lines, where, "pmon"):
@@ -441,11 +452,13 @@ def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
             t = tick * interval_s
         seen.add((gpu, pid))
         _numbers(row, ("sm",), place)
-        share = max(_num(row.get("sm", "-")) or 0.0, 0.0)
+        share = max(_finite(dropped, row.get("sm", "-"), "util", f"line {number}") or 0.0, 0.0)
         ticks[(t, gpu)] = min(ticks.get((t, gpu), 0.0) + share, 100.0)
     for (t, gpu), share in sorted(ticks.items()):
         meta = _module(rec, node, gpu, where)
         rec.samples.append(Sample(t, meta.name, meta.uuid, None, None, None, None, share / 100.0))
+    if note := dropped.note():
+        rec.notes.append(note)
     rec.notes.append(f"{where}: pmon has utilisation only (no temperature or power): no forecast from it")
     _finish(rec, where, "pmon", interval_s, timing.timed)
     return rec
