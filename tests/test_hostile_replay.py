@@ -275,6 +275,27 @@ def test_nan_inf_and_1e400_readings_are_dropped_and_counted_like_out_of_range_on
     assert any("2 reading(s)" in n and "first: line 2 (power_w nan)" in n for n in rec.notes), rec.notes
 
 
+@pytest.mark.parametrize("index", ["-1", "9" * 60, "4096", "1.5", "gpu7"])
+def test_a_gpu_index_that_is_negative_huge_or_no_number_is_skipped_with_a_note(tmp_path, index):
+    """nvidia-smi's index is 0 … a few thousand (bounds.MAX_INDEX = 4,095): a row with another is
+    skipped and named, never read as module 'gpu-1' or 'gpu999…'; a log of only such rows is refused."""
+    path = tmp_path / "idx.csv"
+    bad = ROW.replace(", 0, ", f", {index}, ")
+    path.write_text(CSV_HEADER + bad + ROW.replace("14:44", "14:45") + ROW.replace("14:44", "14:46").replace(", 0, ",
+                                                                                                        ", 4095, "))
+    rec = read_file(path, 1.0)
+    assert sorted(rec.modules) == ["idx/gpu0", "idx/gpu4095"]
+    assert any("1 row(s)" in n and "no GPU index" in n and "0-4,095" in n and "first: line 2 (index" in n
+               for n in rec.notes), rec.notes
+    only = tmp_path / "only.csv"
+    only.write_text(CSV_HEADER + bad)
+    refused(["watch", "--replay", str(only), "--no-log"], "only.csv", "no row has a GPU index", "line 2")
+    dmon = tmp_path / "d.log"
+    dmon.write_text(f"# gpu pwr gtemp\n {index} 60 70\n 0 60 70\n")
+    rec = read_file(dmon, 1.0)
+    assert list(rec.modules) == ["d/gpu0"] and any("gpu cell is no GPU index" in n for n in rec.notes)
+
+
 # --- flags -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("flag", "value", "words"), [
     ("--step", "1ms", "allowed is from 1.0s to 1.0d"), ("--step", "0", "out of range"),

@@ -17,6 +17,7 @@ MAX_REPLAY_LINES = 8_000_000  # all files of one replay, counted before any is p
 MAX_POINTS = 8_000_000  # readings of one replay or one --prometheus-url read (JSON)
 MAX_SERIES = 20_000  # distinct label sets in one Prometheus dump or read (~190 nodes x 8 x 13 fields)
 MAX_MODULES = 4_096  # modules in one replay (512 eight-module nodes)
+MAX_INDEX = MAX_MODULES - 1  # a GPU index (nvidia-smi's index, dmon's gpu): 0 … 4,095, as many as one replay holds
 MAX_LABELS = 64  # labels on one series (dcgm-exporter writes ~8, Kubernetes adds ~4)
 MAX_LABEL_CHARS = 2_048  # one label name or value
 MAX_NUMBER_CHARS = 40  # a double needs 24, a 64-bit hex mask 18
@@ -93,3 +94,31 @@ class Dropped:
         return (f"{self.where}: {self.count:,} reading(s) outside {TEMP_C[0]:g}-{TEMP_C[1]:g} °C / "
                 f"{POWER_W[0]:g}-{POWER_W[1]:,.0f} W{what} dropped (first: {self.first})")
 
+
+def index_text(cell: str) -> str | None:
+    """None when ``cell`` is a GPU index (a whole number 0 … MAX_INDEX); else the cell as a note shows it."""
+    text = cell.strip()
+    if text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_CHARS and int(text) <= MAX_INDEX:
+        return None
+    return text if len(text) <= 16 else text[:12] + "…"
+
+
+@dataclass
+class BadIndex:
+    """Rows whose GPU index is negative, too large or no number (``-1``, sixty 9s): skipped, counted
+    and named in a note with the first line, never read as a module ``gpu-1`` or ``gpu999…``."""
+
+    where: str
+    column: str = "index"
+    count: int = 0
+    first: str = ""
+
+    def skip(self, shown: str, place: str) -> None:
+        self.count += 1
+        self.first = self.first or f"{place} ({self.column} {shown!r})"
+
+    def note(self) -> str | None:
+        if not self.count:
+            return None
+        return (f"{self.where}: {self.count:,} row(s) whose {self.column} cell is no GPU index (a whole number "
+                f"0-{MAX_INDEX:,}) skipped (first: {self.first})")

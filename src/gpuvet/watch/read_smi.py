@@ -71,6 +71,17 @@ def _finite(dropped: bounds.Dropped, cell: str, kind: str, place: str) -> float 
     return value
 
 
+def _bad_index(cell: str | None) -> str | None:
+    """The cell as a note shows it when it is meant as a GPU index but is none (negative, past
+    bounds.MAX_INDEX, no whole number); None for an index or an empty / [N/A] cell."""
+    if cell is None:
+        return None
+    text = cell.strip()
+    if text.lower() in UNAVAILABLE or text.startswith("["):
+        return None
+    return bounds.index_text(text)
+
+
 class _Clock:
     """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds. The day is
     parsed once per day; the time of day from fixed positions where the layout allows."""
@@ -135,7 +146,7 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     cols: dict[str, int] = {}
     reader: _RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
-    dropped = bounds.Dropped(where)
+    dropped, bad = bounds.Dropped(where), bounds.BadIndex(where)
     headers: dict[bool, int] = {}  # timed or not -> its first header's line
     for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
         if not row or not row[0].strip():
@@ -157,6 +168,10 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
                               fix="log with --format=csv (not noheader), e.g. nvidia-smi --query-gpu=timestamp,index,"
                                   "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
                                   "clocks_event_reasons.active --format=csv -l 60.")
+        index = cols.get("index")
+        if index is not None and (shown := _bad_index(row[index] if index < len(row) else None)) is not None:
+            bad.skip(shown, f"line {number}")  # 'gpu-1' or 'gpu999…' is no module of this node
+            continue
         if reader.time >= 0:
             t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
@@ -173,14 +188,14 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
     if reader is not None:
         reader.flush()
-    return _finish_csv(rec, cols, rows, dropped, where, interval_s)
+    return _finish_csv(rec, cols, rows, (dropped, bad), where, interval_s)
 
 
-def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, dropped: bounds.Dropped, where: str,
-                interval_s: float) -> Recording:
-    """The notes a whole log earns: readings dropped, columns missing, no timestamps."""
-    if note := dropped.note():
-        rec.notes.append(note)
+def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[bounds.Dropped, bounds.BadIndex],
+                where: str, interval_s: float) -> Recording:
+    """The notes a whole log earns: readings dropped, rows skipped, columns missing, no timestamps."""
+    rec.notes.extend(note for note in (s.note() for s in skipped) if note)
+    _no_index_at_all(rows, skipped[1], where)
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
@@ -190,6 +205,14 @@ def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, dropped: bounds
         rec.relative_time = True
         rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval)")
     return rec
+
+
+def _no_index_at_all(rows: int, bad: bounds.BadIndex, where: str) -> None:
+    """Refuses a log whose every row was skipped for its GPU index: nothing is left to replay."""
+    if not rows and bad.count:
+        raise GpuvetError(f"no row has a GPU index (a whole number 0-{bounds.MAX_INDEX:,}) in its {bad.column} "
+                          f"column: {bad.count:,} row(s) skipped, first {bad.first}", where=where,
+                          fix=f"check the {bad.column} column is nvidia-smi's own (0 for the first GPU), unedited.")
 
 
 def _header_columns(row: list[str]) -> dict[str, int]:
@@ -399,11 +422,14 @@ class _Timing:
 
 def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     rec = Recording("nvidia-smi dmon")
-    clock, timing, dropped = _Clock(), _Timing(where), bounds.Dropped(where)
+    clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
     tick, seen = 0, set[str]()
     for number, row in _rows(lines, where, "dmon"):
         place = f"{where}:{number}"
         gpu = row.get("gpu", "")
+        if (shown := bounds.index_text(gpu)) is not None:
+            bad.skip(shown, f"line {number}")
+            continue
         t = _row_time(row, clock, place)
         timing.row(t is not None, number)
         if t is None:
@@ -421,8 +447,8 @@ def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
         throttle = (0x4 if (v.get("pviol") or 0) > 0 else 0) | (0x20 if (v.get("tviol") or 0) > 0 else 0)
         rec.samples.append(Sample(t, meta.name, meta.uuid, v.get("temp_c"), v.get("power_w"), v.get("sm_clock_mhz"),
                                   v.get("mem_clock_mhz"), util / 100.0 if util is not None else None, throttle))
-    if note := dropped.note():
-        rec.notes.append(note)
+    rec.notes.extend(note for note in (dropped.note(), bad.note()) if note)
+    _no_index_at_all(len(rec.samples), bad, where)
     _finish(rec, where, "dmon", interval_s, timing.timed)
     return rec
 
@@ -438,12 +464,15 @@ def _module(rec: Recording, node: str, gpu: str, where: str) -> ModuleMeta:
 def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     """Per-process SM shares summed per module: utilisation only (pmon has no temperature or power)."""
     rec = Recording("nvidia-smi pmon")
-    clock, timing, dropped = _Clock(), _Timing(where), bounds.Dropped(where)
+    clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
     ticks: dict[tuple[float, str], float] = {}
     tick, seen = 0, set[tuple[str, str]]()
     for number, row in _rows(lines, where, "pmon"):
         place = f"{where}:{number}"
         gpu, pid = row.get("gpu", ""), row.get("pid", "-")
+        if (shown := bounds.index_text(gpu)) is not None:
+            bad.skip(shown, f"line {number}")
+            continue
         t = _row_time(row, clock, place)
         timing.row(t is not None, number)
         if t is None:
@@ -457,8 +486,8 @@ def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
     for (t, gpu), share in sorted(ticks.items()):
         meta = _module(rec, node, gpu, where)
         rec.samples.append(Sample(t, meta.name, meta.uuid, None, None, None, None, share / 100.0))
-    if note := dropped.note():
-        rec.notes.append(note)
+    rec.notes.extend(note for note in (dropped.note(), bad.note()) if note)
+    _no_index_at_all(len(rec.samples), bad, where)
     rec.notes.append(f"{where}: pmon has utilisation only (no temperature or power): no forecast from it")
     _finish(rec, where, "pmon", interval_s, timing.timed)
     return rec
