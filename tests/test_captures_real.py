@@ -628,3 +628,22 @@ def test_a_ras_error_of_a_present_module_is_a_compute_error_not_a_missing_module
     assert missing["status"] == "clear" and "see compute-errors" in missing["summary"], missing
     assert errors["status"] == "confirmed" and "uncorrectable hardware error" in errors["summary"], errors
     assert {f["playbook"] for f in data["findings"] if f["cause"] == "module_hardware_error"} == {"compute-errors"}
+
+
+def test_a_failed_hccl_test_is_fixed_with_ascend_tools_not_nccl_ones(capsys):
+    _, data = _doctor(capsys, "written_ascend_hccl_retcode7.txt")
+    (failed,) = [f for f in data["findings"] if f["cause"] == "collective_test_failed"]
+    assert "nccl" not in failed["title"].lower() and "NCCL_DEBUG" not in failed["fix"], failed
+    assert "hccl_test" in failed["fix"] and failed["evidence"]["tool"] == "hccl_test", failed
+
+
+def test_a_hip_failure_of_rccl_tests_is_read_and_fixed_with_rocm_advice(capsys, tmp_path):
+    log = tmp_path / "rccl.txt"
+    log.write_text("# nThread 1 nGpus 8 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20\n"
+                   "rccl-tests: Version develop:ae3e635\n"
+                   "node1: Test HIP failure common.cu:1071 'invalid device ordinal'\n")
+    assert main(["doctor", "--from", str(log), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (failed,) = [f for f in data["findings"] if f["cause"] == "collective_test_failed"]
+    assert failed["evidence"]["tool"] == "rccl-tests" and failed["evidence"]["kind"] == "hip", failed
+    assert "amdgpu" in failed["fix"] and "CUDA" not in failed["fix"], failed

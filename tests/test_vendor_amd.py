@@ -66,3 +66,24 @@ def test_fleet_merge_pools_nvidia_and_amd_nodes_and_compares_like_with_like(caps
     assert {t: len(nodes) for t, nodes in merged["node_types"].items()} == {"H100-SXM": 4, "MI300X": 4}
     named = {o["node"] for o in merged["outliers"]}
     assert named == {"mi300x-8-n0"}, merged["outliers"]
+
+
+def test_a_down_xgmi_link_is_fixed_with_amd_tools_and_an_nvlink_one_with_nvidia_tools(tmp_path):
+    """The fix names the vendor's own commands: no nvidia-smi for an MI300X node, no amd-smi for H100s."""
+    fixes = {}
+    for base, pair in (("mi300x-8", "[gpu3, gpu5]"), ("mesh-4", "[gpu0, gpu1]")):
+        spec = tmp_path / f"{base}.yaml"
+        spec.write_text(f"base: {base}\nfaults: [{{kind: link_down, between: {pair}}}]\n")
+        run = Validator(SimBackend.from_ref(str(spec)), Level.QUICK).run()
+        fixes[base] = " ".join(c.fix or "" for c in run.checks if c.verdict is Verdict.FAIL)
+    assert "amd-smi xgmi" in fixes["mi300x-8"] and "nvidia-smi" not in fixes["mi300x-8"], fixes
+    assert "nvidia-smi nvlink -s" in fixes["mesh-4"] and "amd-smi" not in fixes["mesh-4"], fixes
+
+
+def test_vendor_tools_join_both_vendors_on_a_mixed_node_and_default_to_nvidia():
+    from gpuvet.node.catalog import unknown_model
+    from gpuvet.node.vendor_tools import TOOLS, tools_for
+
+    mixed = tools_for([get_model("MI300X"), get_model("H100-SXM")])
+    assert "amd-smi" in mixed.link_state and "nvidia-smi" in mixed.link_state
+    assert tools_for([unknown_model("unknown (topo -m)")]) == TOOLS["nvidia"]

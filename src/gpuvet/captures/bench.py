@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
@@ -30,7 +30,7 @@ _MID_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|m
                       r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
-_FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA) failure (\S+?:\d+) '([^']*)'")
+_FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
 _NCCL_HEADER = re.compile(r"^#\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
@@ -40,11 +40,12 @@ _NCCL_HEADER = re.compile(r"^#\s*(nThread|Using devices|\s*size\s+count|Avg bus 
 class NcclFailure:
     """nccl-tests stopped or failed its own check; the line it printed is the evidence."""
 
-    kind: str  # "nccl" / "cuda" (the call that failed, as nccl-tests names it) or "out_of_bounds"
+    kind: str  # "nccl" / "cuda" / "hip" (the call that failed, as the tool names it) or "out_of_bounds"
     message: str  # 'unhandled cuda error', 'invalid argument', '50 wrong values'
     where: str | None  # source file:line nccl-tests names (common.cu:1204)
     text: str
     line: int
+    tool: str = "nccl-tests"  # "rccl-tests" where the run printed its version line or a HIP failure
 
 
 @dataclass
@@ -94,6 +95,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         rows.append(row)
         if row.time_us is None or row.busbw is None or row.algbw is None:
             bad.append(ln.no)
+    if any(f.kind == "hip" for f in out.failures) or any(ln.text.lstrip().startswith("rccl-tests") for ln in lines):
+        out.failures = [replace(f, tool="rccl-tests") for f in out.failures]  # RCCL names its calls NCCL too
     if not rows and not header:
         return out if not out.failures else _failed_only(out, lines, where)
     out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith(("#", "rccl-tests: Version")) and

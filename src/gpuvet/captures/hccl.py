@@ -124,13 +124,14 @@ def parse(lines: list[Line], where: str) -> NcclParse:
             run.rows.append(_row(m))
             if m.group(4) == "failed":
                 out.failures.append(NcclFailure("check_result", f"check_result failed at {m.group(1)} B", None,
-                                                ln.text.strip(), ln.no))
+                                                ln.text.strip(), ln.no, tool=KIND))
         elif (c := _command(ln.text)) is not None:
             if not run.empty():
                 runs.append(run := _Run())
             run.command = c
         elif (e := _ERROR.match(ln.text)) is not None:
-            out.failures.append(NcclFailure(e.group(1), f"retcode {e.group(3)}", e.group(2), ln.text.strip(), ln.no))
+            out.failures.append(NcclFailure(e.group(1), f"retcode {e.group(3)}", e.group(2), ln.text.strip(), ln.no,
+                                            tool=KIND))
         elif not (_ERROR_TRAIL.match(ln.text) and (out.failures or announced)):
             continue
         out.claimed.add(ln.no)

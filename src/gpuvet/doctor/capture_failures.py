@@ -47,6 +47,16 @@ P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have
 PRESENCE_CAUSES = frozenset({"module_init_failed", "module_firmware_boot_failed", "module_needs_reset",
                              "module_cannot_attach", "module_fell_off_bus", "module_power_cables"})
 
+# collective_test_failed read from rccl-tests or HCCL Test: causes.yaml's fix is nccl-tests' (NCCL, CUDA, Xids)
+COLLECTIVE_FIX = {
+    "rccl-tests": "the error rccl-tests printed names the failing call: run again with NCCL_DEBUG=INFO (RCCL reads "
+                  "it) to see the transport; check that the amdgpu driver and ROCm versions match, the IOMMU "
+                  "(iommu=pt) and PCIe ACS settings, and the kernel log for amdgpu resets or RAS errors at that time",
+    "hccl_test": "the error HCCL Test printed names the failing call (retcode 7 in init_hcclComm: hccl_test "
+                 "processes left over on a node it talks to; stop them); check npu-smi info for every NPU's "
+                 "health, and the HCCL logs (ASCEND_GLOBAL_LOG_LEVEL=1; plog under ~/ascend/log)",
+}
+
 
 def kernel_messages(ev: Evidence) -> Outcome:
     """The driver's messages without an Xid: a module that did not initialise, needs a reset,
@@ -87,7 +97,9 @@ def benchmark_failures(ev: Evidence) -> Outcome:
         if f.kind == "out_of_bounds" and wrong_rows:
             continue  # collective_results names the sizes from the #wrong column
         cause = "data_corruption_in_transfer" if f.kind == "out_of_bounds" else "collective_test_failed"
-        found.append(finding(cause, HIGH, kind=f.kind, error=f.message, at=f.where, line=f.line, output=f.text[:240]))
+        fix = COLLECTIVE_FIX.get(f.tool) if cause == "collective_test_failed" else None
+        found.append(finding(cause, HIGH, fix=fix, tool=f.tool, kind=f.kind, error=f.message, at=f.where,
+                             line=f.line, output=f.text[:240]))
     waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]
     if waived:
         found.append(finding("p2p_unavailable", MEDIUM, tests=[w.test for w in waived if w.test],

@@ -26,6 +26,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
+from gpuvet.node.vendor_tools import tools_for
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
@@ -171,13 +172,15 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
     for note in inv.notes:
         if "lost" in note:
             out.append(Check(Layer.INVENTORY, "module_lost", Verdict.FAIL, reason=note,
-                             fix="check the kernel log for Xid 79; reseat or replace the module"))
+                             fix=f"check {tools_for(m.model for m in found.modules).lost_module_log}; "
+                                 "reseat or replace the module"))
     return out
 
 
 def _against_inferred(design: Design, found: Node) -> list[Check]:
     """The module count and every link against the inferred nominal design."""
     out = []
+    tools = tools_for(m.model for m in found.modules)
     missing = sum(slot.count for slot in design.missing)
     out.append(Check(Layer.INVENTORY, "modules", Verdict.FAIL if missing else Verdict.PASS,
                      value=len(found.modules), expected=len(found.modules) + missing,
@@ -187,11 +190,11 @@ def _against_inferred(design: Design, found: Node) -> list[Check]:
         where = f" (likely {slot.guess}, the gap in the numbering)" if slot.guess else ""
         out.append(Check(Layer.INVENTORY, "missing_module", Verdict.FAIL, value="absent", expected="present",
                          module=slot.guess, reason=f"{slot.reason}: a module is missing there{where}",
-                         fix="check that it is seated and powered; `nvidia-smi -L`, `lspci | grep -i nvidia`, "
-                             "and the kernel log for Xid 79"))
+                         fix=f"check that it is seated and powered; {tools.list_modules}, "
+                             f"and {tools.lost_module_log}"))
     return out + _difference_checks(design.node, found, "designed", " (against the nominal design)",
                                     "reseat or replace the module or cable named; check the link with "
-                                    "nvidia-smi nvlink -s or lspci -vv (LnkSta)")
+                                    f"{tools.link_state} or lspci -vv (LnkSta)")
 
 
 def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str) -> list[Check]:
