@@ -15,7 +15,9 @@ import pytest
 from gpuvet.backends.host import HostBackend
 from gpuvet.backends.readings import ModuleHealth, Unavailable
 from gpuvet.cli.app import main
-from gpuvet.doctor.model import playbooks
+from gpuvet.doctor.checks import CHECKS
+from gpuvet.doctor.model import Cited, playbooks
+from gpuvet.doctor.outcome import clear
 from gpuvet.health import checks as health_checks
 from gpuvet.health.model import CHECKS as HEALTH_CHECKS
 from gpuvet.health.model import Status
@@ -80,6 +82,10 @@ def test_each_capture_alone_clears_only_what_it_holds(capsys, capture):
     code, data = _doctor(capsys, "--from", str(capture))
     if code == 2:
         pytest.skip("refused as bad input (exit 2): nothing judged")
+    _audit(capture, data)
+
+
+def _audit(capture: Path, data: dict) -> None:
     kinds = _read_as(data, capture.name)
     assert kinds, data["notes"]
     for step in data["steps"]:
@@ -90,6 +96,27 @@ def test_each_capture_alone_clears_only_what_it_holds(capsys, capture):
                 f"{step['status']}: {step['summary']!r}")
         elif step["status"] == "clear":
             assert any(capture.name in e["source"] for e in step["evidence"]), (capture.name, step)
+
+
+# The audit's own mutation check: a check that lies must fail it. Three lies of ecc_health, the
+# check issue 34 caught clearing on an lspci capture: a bare clear, a clear citing a reading the
+# file does not hold, and a clear citing the file for a field it does not have.
+LIES = {
+    "bare clear": lambda ev: clear("ECC on and quiet"),
+    "cites nvidia-smi -q it was not given": lambda ev: clear("ECC on and quiet",
+                                                             Cited("nvidia-smi -q", "ECC Mode", "Enabled")),
+    "cites another file": lambda ev: clear("ECC on and quiet", Cited("other.txt (nvidia-smi -q)", "ECC", "on")),
+}
+
+
+@pytest.mark.parametrize("lie", LIES)
+def test_the_audit_fails_a_check_that_clears_without_evidence(capsys, monkeypatch, lie):
+    monkeypatch.setitem(CHECKS, "ecc_health", LIES[lie])
+    capture = DATA / "real" / "lspci_hwloc653_a100_cut.txt"
+    code, data = _doctor(capsys, "--from", str(capture))
+    assert code != 2
+    with pytest.raises(AssertionError, match="ecc_health"):
+        _audit(capture, data)
 
 
 def test_issue_34_lspci_alone_says_nothing_of_ecc(capsys):
