@@ -43,11 +43,11 @@ def evil_spec(tmp_path: Path) -> str:
 @pytest.mark.parametrize(("argv", "shown"), [
     (["spec", "check", "{spec}"], "\\x1b]0;pwned"),
     (["spec", "show", "{spec}"], "\\e]0;pwned"),  # YAML's own escape
-    (["health", "--sim", "{spec}"], "\\x1b]0;pwned"),
+    (["health", "--sim", "{spec}"], "\\x1b]0;pwned\\x07\\x1b[2J"),  # BEL shown, not deleted by rich
     (["health", "--sim", "{spec}", "--format", "nhc"], None),
     (["health", "--sim", "{spec}", "--format", "npd"], None),
     (["topo", "--sim", "{spec}", "--expect", "mesh-4"], "\\x1b]0;pwned"),
-    (["inventory", "--sim", "{spec}"], "\\x1b]0;pwned"),
+    (["inventory", "--sim", "{spec}"], "\\x1b]0;pwned\\x07"),
     (["doctor", "--sim", "{spec}", "--window", "1m"], None),
 ])
 def test_a_spec_name_with_escape_sequences_is_printed_escaped(capsys, evil_spec, argv, shown):
@@ -97,6 +97,17 @@ def test_prometheus_labels_in_a_replay_are_printed_escaped(capsys, tmp_path):
     dump.write_text(rows, encoding="utf-8")
     code, text = call(capsys, "watch", "--replay", str(dump), "--no-log")
     assert code in (0, 1, 2), text
+    _clean(text)
+
+
+def test_bel_backspace_and_carriage_return_are_shown_escaped_not_deleted(capsys, tmp_path):
+    """rich deletes BEL, BS, VT, FF and CR when it makes a Text: a name "evil\\e]0;pwned\\a\\e[2J"
+    printed as "evil\\x1b]0;pwned\\x1b[2J", hiding the BEL; every control character shows as its escape."""
+    path = tmp_path / "esc.yaml"
+    path.write_text('base: mesh-4\nname: "evil\\e]0;pwned\\a\\e[2J\\b\\v\\f\\rx"\n', encoding="utf-8")
+    code, text = call(capsys, "health", "--sim", str(path))
+    assert code in (0, 1), text
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J\\x08\\x0b\\x0c\\x0dx" in text
     _clean(text)
 
 

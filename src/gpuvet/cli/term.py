@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+import rich.text
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.table import Table
@@ -18,6 +19,18 @@ from rich.text import Text
 from gpuvet.cli.literal import literal
 
 Progress = Callable[[int, int, str], None]
+
+
+def _shown(text: str, _translate_table: Mapping[int, None] | None = None) -> str:
+    """What rich's Text keeps of ``text``: rich deletes BEL, backspace, VT, FF and CR when a Text is
+    made (``rich.control.strip_control_codes``), so ``evil\\a`` printed as ``evil``; here every
+    control character is kept as its escape (``\\x07``), as ``_render_buffer`` shows the rest, and
+    its width is the width printed."""
+    return literal(text)
+
+
+# every Text of the CLI (tables, banners, notes) is made through this
+rich.text.strip_control_codes = _shown  # type: ignore[attr-defined]
 
 
 class _Console(Console):
