@@ -176,3 +176,20 @@ def test_a_captured_module_is_named_once_by_its_bus_id_with_evidence(capsys):
     assert [f["module"] for f in ecc] == ["0000:2A:00.0"] and ecc[0]["evidence"]
     pairs = [(f["cause"], f["module"]) for f in found]
     assert len(pairs) == len(set(pairs)) and not any(m and m.startswith("gpu") for _, m in pairs)
+
+
+def test_a_playbook_that_stops_at_its_first_cause_says_what_it_did_not_run(capsys, tmp_path):
+    """A missing module stops interconnect-slow before its link steps: the degraded link behind it
+    is found only with --all, and the run says so instead of looking complete."""
+    spec = tmp_path / "two.yaml"
+    spec.write_text("base: mesh-4\nfaults:\n  - {kind: missing_module, module: gpu3}\n"
+                    "  - {kind: link_degraded, between: [gpu0, gpu1], factor: 0.5}\n")
+    main(["doctor", "interconnect-slow", "--sim", str(spec), "--json"])
+    first = json.loads(capsys.readouterr().out)
+    (note,) = [n for n in first["notes"] if n.startswith("stopped at the first confirmed cause")]
+    assert "interconnect-slow at module_presence" in note and "--all" in note, note
+    assert "link_degraded" not in {f["cause"] for f in first["findings"]}
+    main(["doctor", "interconnect-slow", "--sim", str(spec), "--all", "--json"])
+    every = json.loads(capsys.readouterr().out)
+    assert not [n for n in every["notes"] if n.startswith("stopped")], every["notes"]
+    assert {"module_missing", "link_degraded"} <= {f["cause"] for f in every["findings"]}, every["findings"]

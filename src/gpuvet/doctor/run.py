@@ -78,16 +78,21 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
         playbooks().values(), key=lambda b: TRIAGE_ORDER.index(b.id) if b.id in TRIAGE_ORDER else len(TRIAGE_ORDER))
     steps: list[StepResult] = []
     findings: dict[tuple[str, str | None, tuple[str, str] | None, object], Finding] = {}
+    stopped: list[str] = []
     try:
         for book in books:
             s, f = run_playbook(book, ev, all_steps)
             steps += s
+            if len(s) < len(book.steps):  # stopped at its first confirmed cause
+                stopped.append(f"{book.id} at {s[-1].check} ({len(book.steps) - len(s)} later step(s) not run)")
             for x in f:
                 findings.setdefault(_key(x), x)
     finally:
         ev.close()
     simulated = bool(ev.backend and ev.backend.simulated)
     notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
+    if stopped:  # a second cause may hide behind the first
+        notes.append("stopped at the first confirmed cause: " + "; ".join(stopped) + ". --all runs every step")
     if ev.window is not None and simulated:
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
         if ev.window.interval_s > SIM_WINDOW_INTERVAL_S:  # a node too big to sample every minute in seconds
