@@ -313,3 +313,16 @@ def test_calibration_follows_a_measured_sweep_that_one_alpha_beta_cannot():
     # beyond the sweep: bandwidth-bound, 4x the size takes about 4x the largest measured time
     assert "extrapolated" in beyond.algorithm and 16000e-6 <= beyond.time_s <= 16000e-6 * 1.15
     assert calibrated("all_gather", 2**20, checks, 8) is None  # no sweep of that collective
+
+
+def test_a_step_plan_that_does_not_fit_memory_says_so(capsys):
+    """400B parameters on four H100s cannot run: the plan says so in the table's text and the
+    JSON, with the bytes per module plan memory would give; a 7B-class job fits."""
+    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B", "--json"]) == 0
+    (big,) = json.loads(capsys.readouterr().out)["plans"]
+    assert big["fits"] is False and big["memory_per_module_bytes"] > big["module_memory_bytes"], big
+    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B"]) == 0
+    assert "DOES NOT FIT" in capsys.readouterr().out
+    assert main(["plan", "step", "--node", "mesh-4", "--json"]) == 0
+    (small,) = json.loads(capsys.readouterr().out)["plans"]
+    assert small["fits"] is True and 0 < small["memory_per_module_bytes"] < small["module_memory_bytes"], small

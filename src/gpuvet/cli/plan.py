@@ -365,6 +365,8 @@ def _calibrated(run: str, logbook: str | None, node: str, op: str, size_bytes: i
 def _step_text(results: list[StepPlan]) -> None:
     from rich.text import Text
 
+    from gpuvet.plan.step import MEMORY_HEADROOM
+
     t = term.table("step plan (modelled)")
     term.column(t, "", key=True)
     for r in results:
@@ -374,6 +376,12 @@ def _step_text(results: list[StepPlan]) -> None:
         t.add_row(label, *[unit.format(v) if "{" in unit else term.sig(v, unit) for v in values])
     c = term.console()
     c.print(t)
+    for r in results:
+        if r.fits is False and r.module_memory_bytes:
+            c.print(Text(f"{r.node}: DOES NOT FIT: {r.memory_per_module_bytes / 2**30:,.1f} GiB per module against "
+                         f"{r.module_memory_bytes / 2**30:.1f} GiB ({MEMORY_HEADROOM:.0%} kept free): the times "
+                         "above cannot be reached; raise --zero, --tp or --pp, or lower --micro-batch "
+                         "(gpuvet plan memory shows the breakdown)", style="bold yellow"))
     for note in results[0].assumptions:
         c.print(Text(f"- {note}", style="dim"))
 

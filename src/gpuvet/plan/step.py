@@ -38,9 +38,15 @@ class StepPlan:
     comm_share: float  # all communication time / (compute + communication)
     exposed_share: float  # exposed communication / step
     assumptions: list[str] = field(default_factory=list)
+    module_memory_bytes: int | None = None  # the catalog's, for the module of the node
+    memory_per_module_bytes: int = 0  # weights, gradients, optimizer and activations (plan memory's breakdown)
+    fits: bool | None = None  # in the module's memory with 10 % headroom; None: the module's memory is unknown
 
 
-def auto_micro_batch(job: Job, module_bytes: int, headroom: float = 0.1, limit: int = 1024) -> int:
+MEMORY_HEADROOM = 0.1  # share of the module's memory kept free (the allocator, the runtime, fragmentation)
+
+
+def auto_micro_batch(job: Job, module_bytes: int, headroom: float = MEMORY_HEADROOM, limit: int = 1024) -> int:
     """The largest micro-batch that fits (at least 1)."""
     best = 1
     b = 1
@@ -72,6 +78,8 @@ def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: f
             raise PlanError("--auto-batch", "the module's memory is unknown", "give --micro-batch")
         job = replace(job, micro_batch=auto_micro_batch(job, module_model.memory_bytes))
         notes.append(f"micro-batch {job.micro_batch}: the largest that fits {module_model.memory_bytes / 2**30:.1f} GiB")
+    need = int(memory_per_module(job).total_bytes)  # a plan that does not fit cannot run: its times mean nothing
+    fit = None if module_model.memory_bytes is None else fits(need, module_model.memory_bytes, MEMORY_HEADROOM)
     model = model or CollectiveModel(node)
     ids = node.module_ids[: job.modules]
     a = job.arch
@@ -106,7 +114,8 @@ def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: f
     total_comm = dp_comm + tp_comm + pp_comm
     notes.append(f"{micro_batches} micro-batches per step; DP gradients overlap the backward pass (2/3 of compute)")
     return StepPlan(node.name, job.modules, job.micro_batch, tokens, compute, dp_comm, tp_comm, pp_comm, bubble,
-                    exposed, step, total_comm / (compute + total_comm), exposed / step, notes)
+                    exposed, step, total_comm / (compute + total_comm), exposed / step, notes,
+                    module_model.memory_bytes, need, fit)
 
 
 def scaling(job: Job, node: Node, counts: list[int], mfu: float = 0.45) -> list[tuple[int, float, float]]:
