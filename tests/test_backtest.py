@@ -161,3 +161,33 @@ def test_backtest_needs_history_and_known_modules(fleet, tmp_path, capsys):
     assert main(["watch", "--replay", str(root / "rack1.csv"), "--backtest", str(tmp_path / "nope.csv"),
                  "--no-log"]) == 2
     assert "cannot read it" in capsys.readouterr().err
+
+
+REAL_4090 = Path(__file__).parent / "data" / "telemetry" / "real" / "rtx4090_vlm_48min.csv"
+
+
+def test_a_module_in_the_telemetry_without_temperature_is_named_as_such_not_missing(tmp_path, capsys):
+    """The RTX 4090 log (real, no temperature.gpu column) lists rtx4090_vlm_48min/gpu0 as a module;
+    an event for it was refused as 'not in the telemetry (… the telemetry has e.g. 'nothing')'. The
+    refusal now says the module is there without temperature readings, and what the forecast needs."""
+    events = _events(tmp_path / "e.csv", ["rtx4090_vlm_48min/gpu0,2026-01-03T15:50:00,throttled"])
+    assert main(["watch", "--replay", str(REAL_4090), "--backtest", str(events), "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert "'rtx4090_vlm_48min/gpu0' is in the telemetry but has no temperature readings" in err, err
+    assert "temperature and power together" in err and "temperature.gpu" in err
+    assert "'nothing'" not in err and "is in the telemetry (e.g." not in err
+    other = _events(tmp_path / "o.csv", ["elsewhere/gpu9,2026-01-03T15:50:00,throttled"])
+    assert main(["watch", "--replay", str(REAL_4090), "--backtest", str(other), "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert "is in the telemetry (e.g. 'elsewhere/gpu9'; the telemetry has e.g. 'rtx4090_vlm_48min/gpu0')" in err
+
+
+def test_an_unscorable_module_beside_scored_ones_is_listed_apart(fleet, tmp_path, capsys):
+    root, crossing = fleet
+    when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(crossing))
+    events = _events(tmp_path / "e.csv", [f"rack1/gpu2,{when},throttled",
+                                          "rtx4090_vlm_48min/gpu0,2026-01-03T15:50:00,throttled"])
+    assert main(["watch", "--replay", str(root / "rack1.csv"), str(REAL_4090), "--backtest", str(events),
+                 "--no-log", "--json"]) in (0, 1)
+    bt = json.loads(capsys.readouterr().out)["backtest"]
+    assert bt["unscored_modules"] == ["rtx4090_vlm_48min/gpu0"] and bt["unknown_modules"] == []

@@ -178,6 +178,10 @@ def backtest_report(console: Console, bt: Backtest, shown: int = 5) -> None:
     if bt.unknown_modules:
         console.print(Text(f"  not in the telemetry, left out: {', '.join(bt.unknown_modules[:10])}"
                            + (f" and {len(bt.unknown_modules) - 10} more" if len(bt.unknown_modules) > 10 else "")))
+    if bt.unscored_modules:
+        console.print(Text(f"  in the telemetry without temperature and power readings, left out: "
+                           f"{', '.join(bt.unscored_modules[:10])}"
+                           + (f" and {len(bt.unscored_modules) - 10} more" if len(bt.unscored_modules) > 10 else "")))
     if cur.verdicts or cur.false_alarms:
         table = term.table("what happened, and what the forecast said")
         for col in ("module", "event", "when (UTC)", "warned (UTC)", "lead h", "verdict"):

@@ -25,7 +25,7 @@ import os
 import stat
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,6 +111,7 @@ class Backtest:
     lead_s: float
     unknown_modules: list[str]
     outcomes: int
+    unscored_modules: list[str] = field(default_factory=list)  # in the telemetry, without temperature or power
 
     @property
     def best(self) -> Score:
@@ -122,6 +123,7 @@ class Backtest:
 
         return {
             "outcomes": self.outcomes, "lead_h_needed": self.lead_s / HOUR, "unknown_modules": self.unknown_modules,
+            "unscored_modules": self.unscored_modules,
             "current": self.current.to_json(),
             "verdicts": [{"module": v.module, "kind": v.kind, "time_utc": when(v.time), "result": v.result,
                           "warned_utc": None if v.warned_at is None else when(v.warned_at),
@@ -301,18 +303,21 @@ def rerun(forecaster: ThermalForecaster,
 
 
 def backtest(forecasters: Sequence[ThermalForecaster], events: Sequence[Event], outcomes: Sequence[Outcome],
-             lead_s: float, sweep: Sequence[ForecastSettings] = SWEEP) -> Backtest:
+             lead_s: float, sweep: Sequence[ForecastSettings] = SWEEP,
+             replayed: Mapping[str, str] | None = None) -> Backtest:
     """Score the replay's own warnings, then each setting of ``sweep`` over the same windows.
-    Every forecaster must have kept its windows (``tap``)."""
-    known = {m for fc in forecasters for m in fc.uuids}
-    uuids = {u: m for fc in forecasters for m, u in fc.uuids.items() if u}
+    Every forecaster must have kept its windows (``tap``). ``replayed``: every module of the
+    replay and its UUID, scored by the forecast or not (one without temperature or power is in
+    the telemetry, but the forecast never saw it)."""
+    known = {m for fc in forecasters for m in fc.uuids}  # modules with temperature and power: what is scored
+    replayed = dict(replayed or {})
+    uuids = {u: m for m, u in replayed.items() if u} | {u: m for fc in forecasters for m, u in fc.uuids.items() if u}
     mapped = [Outcome(uuids.get(o.module, o.module), o.time, o.kind, o.line) for o in outcomes]
-    unknown = sorted({o.module for o in mapped if o.module not in known})
-    if outcomes and len(unknown) == len({o.module for o in mapped}):
-        raise GpuvetError(f"none of the {len(unknown)} modules in the events file is in the telemetry "
-                          f"(e.g. {_show(unknown[0])}; the telemetry has e.g. {_show(min(known, default='nothing'))})",
-                          where="--backtest", fix="name modules as gpuvet does (node/gpuN, the node named after the "
-                          "file or Hostname label) or by UUID.")
+    named = {o.module for o in mapped}
+    unknown = sorted(m for m in named if m not in known and m not in replayed)
+    unscored = sorted(m for m in named if m in replayed and m not in known)
+    if outcomes and not named & known:
+        raise _nothing_to_score(forecasters, len(named), unknown, unscored, known, replayed)
     mapped = [o for o in mapped if o.module in known]
     days = sum(len(stats) for fc in forecasters for stats in fc.tap or []) and \
         sum(fc.window_s * len(stats) for fc in forecasters for stats in fc.tap or []) / 86400.0
@@ -329,4 +334,30 @@ def backtest(forecasters: Sequence[ThermalForecaster], events: Sequence[Event], 
             swept[s].update(per_module)
     scores = [score(swept[s], mapped, days, s, lead_s, end) for s in sweep]
     scores.sort(key=lambda s: s.rank(), reverse=True)
-    return Backtest(current, scores, lead_s, unknown, len(outcomes))
+    return Backtest(current, scores, lead_s, unknown, len(outcomes), unscored)
+
+
+def _nothing_to_score(forecasters: Sequence[ThermalForecaster], named: int, unknown: list[str], unscored: list[str],
+                      known: set[str], replayed: Mapping[str, str]) -> GpuvetError:
+    """No module of the events file can be scored: say whether they are not in the telemetry or
+    are there without the readings the forecast needs (and which), never 'nothing' for a name."""
+    if not unscored:
+        has = f"e.g. {_show(min({*replayed, *known}))}" if replayed or known else "no module at all"
+        return GpuvetError(f"none of the {named} modules in the events file is in the telemetry (e.g. "
+                           f"{_show(unknown[0])}; the telemetry has {has})", where="--backtest",
+                           fix="name modules as gpuvet does (node/gpuN, the node named after the file or Hostname "
+                               "label) or by UUID.")
+    first = unscored[0]
+    why = next((w for fc in forecasters if (w := fc.missing(first))), None) or "no temperature readings"
+    others = f"; {len(unknown)} other(s) are not in the telemetry at all" if unknown else ""
+    scored = (f"the telemetry has both for e.g. {_show(min(known))}" if known else
+              "no module of this telemetry has both")
+    return GpuvetError(f"none of the {named} modules in the events file can be scored: {_show(first)} is in the "
+                       f"telemetry but has {why}" + (f", as have {len(unscored) - 1} other(s)" if len(unscored) > 1
+                                                      else "")
+                       + f"{others}. The forecast needs each module's temperature and power together ({scored})",
+                       where="--backtest",
+                       fix="replay telemetry that has them: an nvidia-smi log with temperature.gpu and power.draw, e.g. "
+                           "nvidia-smi --query-gpu=timestamp,index,uuid,name,temperature.gpu,power.draw,"
+                           "utilization.gpu --format=csv -l 60, or a dcgm-exporter dump with DCGM_FI_DEV_GPU_TEMP and "
+                           "DCGM_FI_DEV_POWER_USAGE.")

@@ -540,6 +540,16 @@ class ThermalForecaster:
             moved += shift * jump > 0 and abs(shift) >= 0.5 * abs(jump)
         return seen > 0 and moved >= max(1, seen // 2)
 
+    def missing(self, module: str) -> str | None:
+        """What ``module``'s readings lack for the forecast, which takes a sample only with a
+        temperature and a power reading together; None when it has had such samples."""
+        if module in self.uuids:
+            return None
+        if self._unpowered.get(module):
+            return (f"no power readings ({self._unpowered[module]} samples with a temperature, none with "
+                    "power.draw)")
+        return "no temperature readings (no temperature.gpu column, or every cell of it empty)"
+
     def status(self, module: str, now: float) -> ForecastStatus:
         """What the forecast knows of ``module`` and what it rests on, or what it needed and did
         not get."""

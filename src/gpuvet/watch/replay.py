@@ -271,7 +271,7 @@ class Replayer:
         scored = None
         if self.cfg.outcomes is not None:
             scored = backtest([n.forecaster for _, n in sorted(self.nodes.items())], events, self.cfg.outcomes,
-                              self.cfg.horizon_s)
+                              self.cfg.horizon_s, replayed={m.name: m.uuid for m in self.modules.values()})
         return ReplayResult(self.sink.run_id, self.source, self.relative, self.samples, self.first_t, self.last_t,
                             self.wall_s, sorted(self.modules.values(), key=attrgetter("name")), events, statuses,
                             list(self.notes), scored)
