@@ -240,8 +240,8 @@ def _node(ref: str) -> tuple[Node, list[FaultSpec]]:
 def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
                op: Annotated[str, typer.Option("--op", metavar="OP", help="The collective: all_reduce|all_gather|"
                                                "reduce_scatter|all_to_all|broadcast|reduce.")] = "all_reduce",
-               size: Annotated[str, typer.Option("--bytes", metavar="SIZE", help="Size in nccl-tests' convention, "
-                                                 "e.g. 1GiB, 256MB, 4096.")] = "1GiB",
+               size: Annotated[str, typer.Option("--bytes", "--size", metavar="SIZE", help="Size in nccl-tests' "
+                                                 "convention, e.g. 1GiB, 256MB, 4096.")] = "1GiB",
                ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many modules take "
                                                          "part, at least 2 (default: every module).",
                                                          callback=ints(2, MAX_DEGREE))] = None,

@@ -32,7 +32,8 @@ def split_power(budget_w: float, loads: list[float], tdp_w: float, floor_w: floa
                         "give at least one load above 0")
     n = len(loads)
     if budget_w < floor_w * n:
-        raise PlanError("--budget", f"{budget_w:g} W is under the floor of {floor_w:g} W per module", "raise it")
+        raise PlanError("--budget", f"{budget_w:g} W is under the floor of {n} modules × {floor_w:g} W = "
+                        f"{floor_w * n:g} W", f"give --budget {floor_w * n:g} or more, or lower --floor")
     equal = [min(budget_w / n, tdp_w)] * n
     caps = [floor_w] * n
     left = budget_w - floor_w * n
