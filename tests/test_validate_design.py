@@ -134,3 +134,11 @@ def test_a_bond_below_the_width_most_of_its_class_share_is_still_degraded():
     pair = next(lk for lk in mesh.links if lk.kind.is_fabric and lk.width == 2)
     found = replace(mesh, links=tuple(replace(lk, width=1) if lk is pair else lk for lk in mesh.links))
     assert [d.kind for d in diff_nodes(infer_design(found).node, found)] == ["link_degraded"]
+
+
+def test_a_missing_module_reason_reads_as_a_sentence(write_spec):
+    """'the other PCIe switches hold 2', not 'its peer pcie_switchs hold 2' (a newcomer's review)."""
+    spec = write_spec("base: hgx-h200-8\nfaults: [{kind: missing_module, module: gpu3}]\n")
+    run = Validator(SimBackend.from_ref(str(spec)), Level.QUICK).run()
+    (missing,) = [c for c in run.checks if c.name == "missing_module"]
+    assert "where the other PCIe switches hold 2" in (missing.reason or ""), missing.reason

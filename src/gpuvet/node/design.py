@@ -22,6 +22,9 @@ from dataclasses import dataclass, replace
 
 from gpuvet.node.model import PCIE_LANE_GBPS, EndpointKind, Link, LinkKind, Node
 
+_PLURAL = {"pcie_switch": "PCIe switches", "fabric_switch": "fabric switches", "host_bridge": "host bridges",
+           "socket": "sockets"}  # endpoint kinds as a sentence names them
+
 
 @dataclass(frozen=True)
 class MissingSlot:
@@ -137,7 +140,8 @@ def _missing_under_parents(node: Node) -> list[MissingSlot]:
             if 0 < count < usual:  # a switch with no module at all may be a NIC's or a disk's
                 guess = gaps.pop(0) if gaps else None
                 out.append(MissingSlot(parent, usual - count, guess,
-                                       f"{parent} holds {count} module(s) where its peer {kind.value}s hold {usual}"))
+                                       f"{parent} holds {count} module(s) where the other "
+                                       f"{_PLURAL.get(kind.value, kind.value + 's')} hold {usual}"))
     return out
 
 
