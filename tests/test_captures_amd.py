@@ -284,3 +284,10 @@ def test_names_amd_is_accepted_and_a_wrong_name_still_refused(capsys: pytest.Cap
     code = main(["watch", "--sim", "mesh-4", "--duration", "1s", "--prometheus", "127.0.0.1:9400", "--names", "amdx",
                  "--no-log"])
     assert code == 2 and "nor amd" in capsys.readouterr().err
+
+
+def test_inventory_of_a_listing_without_pcie_prints_n_a_once(capsys):
+    """rocm-bandwidth-test's device list gives no PCIe link: the column says n/a, not 'genn/a xn/a'."""
+    assert main(["inventory", "--from", str(REAL / "amd_rbt129_mi210_devices.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "AMD Instinct MI210" in out and "genn/a" not in out and "xn/a" not in out, out

@@ -32,9 +32,15 @@ def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
 
 
 def _pcie(m: ModuleInfo) -> str:
-    now = f"gen{_v(m.pcie_gen_current)} x{_v(m.pcie_width_current)}"
-    top = f"gen{_v(m.pcie_gen_max)} x{_v(m.pcie_width_max)}"
+    now = _gen_width(m.pcie_gen_current, m.pcie_width_current)
+    top = _gen_width(m.pcie_gen_max, m.pcie_width_max)
     return now if now == top else f"{now} (max {top})"
+
+
+def _gen_width(gen: object, width: object) -> str:
+    """'gen5 x16'; 'gen5', 'x16' or 'n/a' for what was not read (not 'genn/a xn/a')."""
+    parts = [f"gen{_v(gen)}" if _v(gen) != "n/a" else "", f"x{_v(width)}" if _v(width) != "n/a" else ""]
+    return " ".join(p for p in parts if p) or "n/a"
 
 
 def inventory(console: Console, inv: Inventory) -> None:
