@@ -280,3 +280,12 @@ def test_health_prints_a_kernel_message_literally(capsys, env, monkeypatch, tmp_
     assert "read: kernel log (nvidia readings): NVRM message = NVRM: GPU 0000:98:00.0: RmInitAdapter failed! " \
            "[red]:ab:\\x1b]0;owned\\x07 [record 7]" in flat
     assert rows(out, "kernel_messages", "FAIL", "0000:98:00.0:")
+
+
+def test_log_list_keeps_a_node_name_whole_at_80_columns(capsys, env):
+    """'mi300x-8' wrapped as 'mi300x-/8': at 80 columns the start time gives up its year instead."""
+    assert main(["validate", "--sim", "mi300x-8", "--level", "quick"]) == 0
+    capsys.readouterr()
+    _, out = text(capsys, "log", "list")
+    (row,) = rows(out, "mi300x-8")
+    assert re.search(r"\b\d\d-\d\d \d\d:\d\d\b", row) and "quick" in row, row
