@@ -67,7 +67,7 @@ ParamsOpt = Annotated[str | None, typer.Option("--params", metavar="COUNT", help
                                                "give the architecture (--layers, --hidden, --heads).")]
 RecomputeHelp = "Activation recomputation: none|selective|full."
 PrecisionHelp = "Training precision: fp32|bf16|fp16|fp8 (fp16 and bf16 are mixed precision)."
-OptimizerHelp = "Optimizer: adam|adamw|adam8bit|sgd|adafactor."
+OptimizerHelp = "Optimizer: adam, adamw, adam8bit, sgd or adafactor."
 
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
@@ -238,8 +238,8 @@ def _node(ref: str) -> tuple[Node, list[FaultSpec]]:
 @plan_app.command("collective", short_help="Predicted time, algbw, busbw and algorithm of one collective.")
 @_errors
 def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
-               op: Annotated[str, typer.Option("--op", metavar="OP", help="The collective: all_reduce|all_gather|"
-                                               "reduce_scatter|all_to_all|broadcast|reduce.")] = "all_reduce",
+               op: Annotated[str, typer.Option("--op", metavar="OP", help="The collective: all_reduce, all_gather, "
+                                               "reduce_scatter, all_to_all, broadcast or reduce.")] = "all_reduce",
                size: Annotated[str, typer.Option("--bytes", "--size", metavar="SIZE", help="Size in nccl-tests' "
                                                  "convention, e.g. 1GiB, 256MB, 4096.")] = "1GiB",
                ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many modules take "
