@@ -38,7 +38,7 @@ WHY_NOT = {
     "gpu20gb_idle_2h40m_noheader.csv": "too short a history: 2.8 h recorded",
     "rtx4060_gtx1070_chess_2days_noheader.csv": "power",
     "rtx5080_laptop_15h_table.txt": "too short a history: 16.2 h recorded",
-    "rtx4090_vlm_48min.csv": "no slowdown temperature",
+    "rtx4090_vlm_48min.csv": "no temperature readings",  # no temperature.gpu column: --slowdown-c would not help
     "a40_audio_training_6h_table.txt": "too short a history: ",  # three boards: 3.0, 0.8 and 0.2 h
 }
 
@@ -67,6 +67,33 @@ def test_healthy_log_loads_without_a_forecast(capsys: pytest.CaptureFixture[str]
     assert "overheat_forecast" not in [e["kind"] for e in doc["events"]], f"{name}: a healthy module got a forecast"
     assert doc["forecast"] and all(f["state"] == "insufficient" and WHY_NOT[name] in f["reason"]
                                    for f in doc["forecast"]), doc["forecast"]
+
+
+@pytest.mark.parametrize("name", [n for n in FILES if "--slowdown-c" in FLAGS[n]])
+def test_without_a_slowdown_point_the_table_and_the_summary_name_slowdown_c(capsys: pytest.CaptureFixture[str],
+                                                                           name: str) -> None:
+    """Consumer and A40 cards are not in the catalog: without --slowdown-c each module's reason and
+    the summary's 'without enough data' both say to give it (they said neither)."""
+    flags = FLAGS[name][:FLAGS[name].index("--slowdown-c")]  # the log's own flags, without the slowdown point
+    code, out, err = _replay(capsys, name, *flags)
+    assert code in (0, 1), err
+    forecast = json.loads(out)["forecast"]
+    assert forecast and all("no slowdown temperature" in f["reason"] and "give --slowdown-c C" in f["reason"]
+                            and f["fix"].startswith("give --slowdown-c C") for f in forecast), forecast
+    code = main(["watch", "--replay", str(REAL / name), "--no-log", *flags])
+    text = " ".join(capsys.readouterr().out.split())
+    summary = text[text.index("overheating forecast:"):]
+    assert f"{len(forecast)} without enough data (" in summary and summary.index("--slowdown-c C") < summary.index(
+        "module"), summary
+
+
+def test_a_log_without_temperature_says_so_not_slowdown(capsys: pytest.CaptureFixture[str]) -> None:
+    """The RTX 4090 log has no temperature.gpu column: a slowdown point would not help, and the
+    reason says what is missing whether --slowdown-c is given or not."""
+    for flags in ([], ["--slowdown-c", "90"]):
+        code, out, err = _replay(capsys, "rtx4090_vlm_48min.csv", *flags)
+        (status,) = json.loads(out)["forecast"]
+        assert status["reason"].startswith("no temperature readings") and "fix" not in status, status
 
 
 def test_the_plain_table_gives_each_printout_a_sample_at_its_time(capsys: pytest.CaptureFixture[str]) -> None:

@@ -234,7 +234,9 @@ def test_the_forecast_says_what_it_lacked():
     short = ThermalForecaster({"g0": 89.0}, evaluate_every_s=3600)
     _feed(short, 5, lambda m, h: WindowStat(h * 3600 + 600, 60.0, 650.0, 25.0, True, "H200"))
     assert "too short a history" in short.status("g0", 5 * 3600).reason
-    assert "no slowdown temperature" in short.status("unknown", 5 * 3600).reason
+    short.observe_windows({"unknown": WindowStat(6 * 3600, 60.0, 650.0, 25.0, True, "RTX 4090")})
+    assert "no slowdown temperature" in short.status("unknown", 6 * 3600).reason  # read, but no slowdown point
+    assert "no temperature readings" in short.status("never", 6 * 3600).reason  # no sample with a temperature
 
 
 def test_theil_sen_is_scipys_with_its_interval_ties_included():

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuvet.watch.events import Event
+from gpuvet.watch.forecast import fixes_of
 from gpuvet.watch.replay import ReplayResult
 
 MAX_ROWS = 40  # a fleet of 512 modules without inlet sensors should not scroll the warnings away
@@ -47,7 +48,7 @@ def summary(console: Console, result: ReplayResult) -> None:
     console.print(Text(f"overheating forecast: {sum(f.state == 'warned' for f in warned)} warned, "
                        f"{sum(f.state == 'withdrawn' for f in warned)} withdrawn, "
                        f"{sum(f.state == 'watching' for f in result.forecast)} watched without a crossing in sight, "
-                       f"{len(insufficient)} without enough data"))
+                       f"{len(insufficient)} without enough data{fixes_of(insufficient)}"))
     if warned or insufficient:
         table = Table(title_justify="left")
         for col in ("module", "forecast", "why", "reference", "hours"):

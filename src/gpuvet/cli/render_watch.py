@@ -133,8 +133,11 @@ def forecast_states(console: Console, statuses: Sequence[ForecastStatus]) -> Non
     """One line of counts, then the modules warned or withdrawn with what the forecast rests on."""
     if not statuses:
         return
+    from gpuvet.watch.forecast import fixes_of
+
     counts = {s: sum(f.state == s for f in statuses) for s in ("warned", "withdrawn", "watching", "insufficient")}
-    console.print(Text("overheating forecast: " + ", ".join(f"{n} {s}" for s, n in counts.items())))
+    console.print(Text("overheating forecast: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+                       + fixes_of(statuses)))
     for f in statuses:
         if f.state in ("warned", "withdrawn"):
             console.print(Text(f"  {f.module} {f.state}: R {f.r_now or 0:.4f} °C/W, {f.confidence}; inlet "

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -165,6 +165,7 @@ class ForecastStatus:
     span_days: float | None = None
     crossing: float | None = None  # only while the trend's interval excludes zero
     confidence: str = ""
+    fix: str = ""  # insufficient for a want the user can supply (a slowdown point): what to give, as the reason ends
 
     def to_json(self) -> dict[str, object]:
         """The state and what it rests on (R, its trend and interval, the inlet and how it was
@@ -173,7 +174,22 @@ class ForecastStatus:
                 "hours": self.hours, "r_now_c_per_w": self.r_now, "slope_c_per_w_per_day": self.slope_per_day,
                 "slope_interval": list(self.slope_interval) if self.slope_interval else None,
                 "inlet_c": self.inlet_c, "power_w": self.power_w, "span_days": self.span_days,
-                "predicted_crossing": self.crossing, "confidence": self.confidence}
+                "predicted_crossing": self.crossing, "confidence": self.confidence,
+                **({"fix": self.fix} if self.fix else {})}
+
+
+def fixes_of(statuses: Sequence[ForecastStatus]) -> str:
+    """What the summary's count of modules without enough data adds, as their reasons end: the
+    fix the user can give (``--slowdown-c C``) and for how many, e.g. `` (2 of them: give …)``."""
+    insufficient = [f for f in statuses if f.state == "insufficient"]
+    fixes: dict[str, int] = {}
+    for f in insufficient:
+        if f.fix:
+            fixes[f.fix] = fixes.get(f.fix, 0) + 1
+    if not fixes:
+        return ""
+    return " (" + "; ".join(f"{'all' if n == len(insufficient) > 1 else n} of them: {fix}"
+                            if len(insufficient) > 1 else fix for fix, n in fixes.items()) + ")"
 
 
 class ThermalForecaster:
@@ -191,6 +207,9 @@ class ThermalForecaster:
         self.min_hours, self.evaluate_every_s = min_hours, evaluate_every_s
         self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples
         self.models = models or {}
+        # how the user gives a slowdown point the catalog and the data lack (the replay: --slowdown-c), named
+        # in the status of every module missing one
+        self.slowdown_fix = ""
         self.tap: list[dict[str, WindowStat]] | None = None  # set to a list to keep every window (a backtest's sweep)
         self.on_evaluate: Callable[[str, float], None] | None = None  # a backtest's judges, instead of _evaluate
         self._windows: dict[int, dict[str, _Window]] = {}
@@ -543,7 +562,7 @@ class ThermalForecaster:
     def missing(self, module: str) -> str | None:
         """What ``module``'s readings lack for the forecast, which takes a sample only with a
         temperature and a power reading together; None when it has had such samples."""
-        if module in self.uuids:
+        if module in self.uuids or (module in self._hist and self._hist[module].windows):
             return None
         if self._unpowered.get(module):
             return (f"no power readings ({self._unpowered[module]} samples with a temperature, none with "
@@ -555,9 +574,15 @@ class ThermalForecaster:
         not get."""
         h = self._hist.get(module, _History())
         hours = len(h.r)
+        if self.missing(module) and not self._unpowered.get(module):
+            # a slowdown point would not help: there is no temperature to forecast (a log without temperature.gpu)
+            return ForecastStatus(module, "insufficient", "no temperature readings (no temperature.gpu column, or "
+                                  "every cell of it empty): the forecast needs each module's temperature and power",
+                                  h.reference, hours)
         if module not in self.slowdown_c:
+            fix = self.slowdown_fix
             return ForecastStatus(module, "insufficient", "no slowdown temperature for its model (not in the catalog, "
-                                  "not in the data)", h.reference, hours)
+                                  "not in the data)" + (f": {fix}" if fix else ""), h.reference, hours, fix=fix)
         recorded_h = h.windows * self.window_s / HOUR
         if not h.windows and self._unpowered.get(module):
             return ForecastStatus(module, "insufficient", f"no power readings ({self._unpowered[module]} samples with "

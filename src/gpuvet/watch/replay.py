@@ -108,11 +108,17 @@ def interval_of(samples: Sequence[Sample]) -> float:
     return statistics.median(gaps) if gaps else 60.0
 
 
+# what a module without a slowdown point needs, in its forecast status and the summary's count
+SLOWDOWN_FIX = "give --slowdown-c C (°C; nvidia-smi -q shows it as GPU Slowdown Temp)"
+
+
 def forecaster_for(modules: Sequence[ModuleMeta], samples: Sequence[Sample], cfg: ReplayConfig) -> ThermalForecaster:
     interval = interval_of(samples)
     slowdown = {m.name: s for m in modules if (s := slowdown_of(m, cfg.slowdown_c)) is not None}
-    return ThermalForecaster(slowdown, horizon_s=cfg.horizon_s, window_s=max(600.0, 3 * interval),
-                             models={m.name: m.model or "" for m in modules})
+    fc = ThermalForecaster(slowdown, horizon_s=cfg.horizon_s, window_s=max(600.0, 3 * interval),
+                           models={m.name: m.model or "" for m in modules})
+    fc.slowdown_fix = SLOWDOWN_FIX
+    return fc
 
 
 @dataclass
