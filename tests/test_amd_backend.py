@@ -459,3 +459,29 @@ def test_a_cuda_build_of_torch_on_an_amd_node_is_refused_naming_the_rocm_build(m
     with pytest.raises(GpuvetError) as err:
         _backend(mi300x_8()).engine()
     assert "ROCm build of PyTorch" in err.value.message and "not a ROCm build" in str(err.value.where)
+
+
+def test_doctor_command_on_a_healthy_node_names_no_fault_and_a_down_xgmi_link_when_there_is_one(capsys, amd_machine):
+    code, out, _ = _run(capsys, "doctor", "--expect", "mi300x-8", "--json")
+    healthy = json.loads(out)  # this host's own CPU load and NUMA placement may be findings; no module or link is
+    host = {"cpu_saturated", "numa_misplaced"}  # read from the machine running the tests
+    assert not [f for f in healthy["findings"] if f["cause"] not in host], healthy["findings"]
+    assert any(s["check"] == "module_presence" and s["status"] == "clear" for s in healthy["steps"]), healthy
+    amd_machine.links_down = {frozenset((2, 6))}
+    code, out, _ = _run(capsys, "doctor", "interconnect-slow", "--expect", "mi300x-8", "--json")
+    found = {(f["cause"], tuple(f.get("between") or ())) for f in json.loads(out)["findings"]}
+    assert code == 1 and any(cause == "link_down" for cause, _ in found), found
+
+
+def test_watch_command_samples_the_amd_node_and_keeps_its_samples(capsys, amd_machine, tmp_path):
+    code, out, err = _run(capsys, "watch", "--interval", "1s", "--duration", "2s", "--json",
+                          "--logbook", str(tmp_path / "lb.db"))
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["simulated"] is False and len(data["modules"]) == 8 and data["samples"] >= 8, data
+    assert {f["module"] for f in data["forecast"]} == {f"gpu{i}" for i in range(8)}, data["forecast"]
+
+
+def test_bench_on_amd_without_a_rocm_torch_says_so(capsys, amd_machine):
+    code, _, err = _run(capsys, "bench", "gemm", "--json")
+    assert code == 2 and "ROCm" in err, err
