@@ -74,6 +74,30 @@ def test_a_valid_journal_is_applied_only_with_consent(capsys, home, fake):
     assert code == 0 and "restored gpu0" in err and fake.gpus[0].power_mw[0] == 700_000 and not path.exists()
 
 
+def test_restore_with_nothing_journalled_says_so_in_text_and_json(capsys, home):
+    """--restore with no journal printed nothing (exit 0) and, with --json, an empty stdout."""
+    code, out, err = call(capsys, "bench", "efficiency", "--restore")
+    assert code == 0 and out == "" and err.startswith("gpuvet: nothing to restore") and "settings-journal.json" in err
+    code, out, _ = call(capsys, "bench", "efficiency", "--restore", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["nothing_to_restore"] is True and doc["journal_left"] is False
+    assert doc["messages"][0].startswith("nothing to restore") and doc["journal"].endswith("settings-journal.json")
+
+
+def test_restore_json_is_the_same_object_when_it_restores_or_keeps_the_journal(capsys, home, fake):
+    path = plant(home, [entry(fake)])
+    code, out, err = call(capsys, "bench", "efficiency", "--restore", "--json")
+    doc = json.loads(out)
+    assert code == 0 and not path.exists() and "restored gpu0" in err
+    assert doc["nothing_to_restore"] is False and doc["journal_left"] is False
+    assert any(m.startswith("restored gpu0") for m in doc["messages"])
+    path = plant(home, [entry(fake, watts=5.0)])  # below the module's limits: refused, journal kept
+    code, out, _ = call(capsys, "bench", "efficiency", "--restore", "--json")
+    doc = json.loads(out)
+    assert code == 1 and path.exists() and doc["journal_left"] is True and doc["nothing_to_restore"] is False
+    assert any(m.startswith("did not restore gpu0") for m in doc["messages"])
+
+
 def test_a_journal_for_modules_of_another_machine_is_reported_not_applied(home, fake):
     path = plant(home, [{"module": "gpu0", "uuid": "GPU-someone-elses", "setting": "power_limit_w",
                          "original": 150.0}])

@@ -161,9 +161,10 @@ def model(sim: SimOpt = None, modules: ModulesOpt = None,
          image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)
 
 
-def _restore_interrupted_sweep(consent: bool) -> bool:
+def _restore_interrupted_sweep(consent: bool) -> tuple[list[str], bool]:
     """An --apply sweep that was killed left its journal: put the originals back only with consent
-    (--apply or --restore); otherwise say what is pending. True when no journal is left."""
+    (--apply or --restore); otherwise say what is pending. The messages (written to stderr) and
+    True when no journal is left."""
     from gpuvet.backends.settings_journal import recover_stale
 
     messages, done = recover_stale(apply=consent)
@@ -171,7 +172,24 @@ def _restore_interrupted_sweep(consent: bool) -> bool:
 
     for message in messages:
         sys.stderr.write(f"gpuvet: {literal(message)}\n")
-    return done
+    return messages, done
+
+
+def _restore_report(messages: list[str], done: bool, as_json: bool) -> None:
+    """What --restore did: with nothing journalled it says so (it printed nothing, and --json an
+    empty stdout); with --json one object, whatever happened."""
+    from gpuvet.backends.settings_journal import journal_path
+    from gpuvet.cli.literal import literal
+
+    nothing = done and not messages
+    if nothing:
+        messages = [f"nothing to restore: no interrupted --apply sweep left power limits changed (no journal at "
+                    f"{journal_path()})"]
+    if as_json:
+        write_json({"nothing_to_restore": nothing, "journal_left": not done, "journal": str(journal_path()),
+                    "messages": messages}, indent=1)
+    elif nothing:
+        sys.stderr.write(f"gpuvet: {literal(messages[0])}\n")  # where the restore's own messages go
 
 
 @bench_app.command(short_help="TFLOPS per watt across power caps, and the knee.")
@@ -203,8 +221,9 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
 
     opts = EfficiencyOptions(_split(modules), parse_caps(caps) if caps is not None else None, apply, force, fraction,
                              size=size)
-    done = _restore_interrupted_sweep(apply or restore)
+    messages, done = _restore_interrupted_sweep(apply or restore)
     if restore:
+        _restore_report(messages, done, as_json)
         if not done:
             raise typer.Exit(1)
         return
