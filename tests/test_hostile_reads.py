@@ -220,6 +220,29 @@ def test_bench_list_flags_with_an_empty_item_are_refused_not_read_as_all(capsys,
     assert f"{flag}: {value!r} has an empty item" in err
 
 
-@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "1e9"])
-def test_fleet_validate_timeout_is_range_checked(capsys, timeout):
-    assert "--timeout" in _refused(capsys, "fleet", "validate", "--ray", "auto", "--timeout", timeout)
+@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "1e9", "1e400", "0.5", "500ms", "8d", "20x", "", "inf"])
+def test_fleet_validate_timeout_is_range_checked(capsys, monkeypatch, timeout):
+    from gpuvet.fleet import ray_runner
+
+    monkeypatch.setattr(ray_runner, "run_fleet", lambda *a, **k: pytest.fail("Ray reached with a bad --timeout"))
+    err = _refused(capsys, "fleet", "validate", "--ray", "auto", "--timeout", timeout)
+    assert err.startswith("error: --timeout:") and "from 1.0s to 7.0d" in err, err
+
+
+@pytest.mark.parametrize(("timeout", "seconds"), [("20s", 20.0), ("10m", 600.0), ("2h", 7200.0), ("7d", 604800.0),
+                                                  ("600", 600.0), ("1.5", 1.5), ("1e3", 1000.0), ("600.0", 600.0)])
+def test_fleet_validate_timeout_takes_durations_and_plain_seconds(capsys, monkeypatch, timeout, seconds):
+    """--help's metavar says DURATION, but '20s' was 'Input should be a valid number'; plain
+    numbers of seconds still work. Checked before Ray: run_fleet is where Ray is first touched."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.fleet import ray_runner
+
+    seen: list[float] = []
+
+    def run_fleet(address: str, level: str, sims: object, timeout_s: float) -> list[object]:
+        seen.append(timeout_s)
+        raise GpuvetError("stopped before Ray", where="--ray", fix="none needed: a test.")
+
+    monkeypatch.setattr(ray_runner, "run_fleet", run_fleet)
+    assert "stopped before Ray" in _refused(capsys, "fleet", "validate", "--ray", "auto", "--timeout", timeout)
+    assert seen == [seconds]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, TypeAlias
 import typer
 
 from gpuvet.cli import exits, term
-from gpuvet.cli.checks import floats, output_file
+from gpuvet.cli.checks import output_file
 
 if TYPE_CHECKING:
     from gpuvet.fleet.peers import FleetAnalysis
@@ -211,14 +211,45 @@ def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
         book.close()
 
 
+def _timeout_s(text: str) -> float:
+    """``--timeout``: a duration (20s, 10m, 2h) or, as when it took only numbers, any plain number
+    of seconds (600, 600.0, 1e3), within FLEET_TIMEOUT_S; anything else a GpuvetError (exit 2)."""
+    import math
+
+    from gpuvet.errors import GpuvetError
+    from gpuvet.node.timeunits import format_duration
+    from gpuvet.quantities import parse_seconds
+
+    try:
+        return parse_seconds(text, "--timeout", *FLEET_TIMEOUT_S)
+    except GpuvetError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise
+    lo, hi = FLEET_TIMEOUT_S
+    if lo <= value <= hi:
+        return value
+    allowed = f"from {format_duration(lo)} to {format_duration(hi)}"
+    raise GpuvetError(f"{text!r} is out of range: allowed is {allowed}", where="--timeout",
+                      fix=f"give a duration {allowed}, e.g. 10m.")
+
+
+# fleet validate --timeout, for all nodes: a quick level takes under a minute, a long one hours; under a second
+# no node can answer, and past a week a stuck cluster is not waiting but lost
+FLEET_TIMEOUT_S = (1.0, 7 * 86400.0)
+
+
 @fleet_app.command("validate", short_help="Validate every node of a Ray cluster, then compare peers.")
 def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray cluster (e.g. 10.0.0.1:6379 or auto).")],
              level: Annotated[str, typer.Option("--level", help="quick, standard or long.")] = "quick",
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
                                                            "(those with the gpuvet_sim resource), one per node.")] = None,
-             timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for all nodes (above 0, at "
-                                                    "most a week).", callback=floats(0, 7 * 86400, lo_open=True))]
-             = 600.0,
+             timeout: Annotated[str, typer.Option("--timeout", help="How long to wait for all nodes: a duration "
+                                                  "(20s, 10m, 2h, 3d; a plain number is seconds), from 1 s to 7 d.")]
+             = "600",
              report: Annotated[Path | None, typer.Option("--report", help="Write the fleet report (HTML) to FILE.",
                                                          callback=output_file)] = None,
              baseline_out: Annotated[Path | None, typer.Option("--baseline-out", help="Write a fleet baseline from "
@@ -231,11 +262,12 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
     """Run validate on every node of a Ray cluster that has modules (one task per node, pinned to it,
     its GPUs as Ray resources), with a timeout; gather the envelopes into the logbook as one fleet
     run; analyse the peers. Exit 1 if a node failed, timed out or stands out."""
+    timeout_s = _timeout_s(timeout)  # before Ray is imported or reached
     from gpuvet.fleet.peers import analyse
     from gpuvet.fleet.ray_runner import run_fleet
     from gpuvet.logbook.store import Logbook
 
-    results = run_fleet(ray_address, level, sim, timeout)
+    results = run_fleet(ray_address, level, sim, timeout_s)
     envelopes = [(r.host, r.envelope) for r in results if r.envelope is not None]
     statuses = [{"node": (r.envelope or {}).get("environment", {}).get("node") or (Path(r.sim).stem if r.sim else r.host),
                  "ray_node": r.ray_node, "sim": r.sim,
