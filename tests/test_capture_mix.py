@@ -1,11 +1,13 @@
 """Captures combined with repeated --from (the README's way to use it): what one file read wins
-over what another only assumed, whichever order the files come in (tests/data/captures: an 8x H100 `nvidia-smi topo -m` and
+over what another only assumed, whichever order the files come in; and `spec export` writes the
+design, never a degraded state found (tests/data/captures: an 8x H100 `nvidia-smi topo -m` and
 `nvidia-smi -q -x` whose gpu5 trained at x8 of its x16)."""
 
 import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpuvet.backends.capture import CaptureBackend
 from gpuvet.cli.app import main
@@ -84,3 +86,36 @@ def test_doctor_on_combined_captures_confirms_gpu5s_narrow_link(capsys, files):
     pcie = [f for f in json.loads(out)["findings"] if f["check"] == "link_state"]
     assert code == 1
     assert [(f["module"], f["evidence"]) for f in pcie] == [("0000:AB:00.0", {"width": 8, "max_width": 16})]
+
+
+@pytest.mark.parametrize("files", [[XML], *BOTH], ids=["xml", "topo-first", "xml-first"])
+def test_spec_export_writes_the_designed_width_and_names_what_differed(capsys, tmp_path, files):
+    """Exporting gpu5 at x8 made it the expected width: --expect with that spec never flagged it."""
+    code, out, err = call(capsys, "spec", "export", *froms(files))
+    assert code == 0
+    spec = yaml.safe_load(out)
+    gpu5 = [lk for lk in spec["links"] if "gpu5" in lk["between"] and lk["kind"] == "pcie"]
+    assert [lk["width"] for lk in gpu5] == [16]
+    assert "gpu5-" in err and "x8" in err and "exported as designed" in err
+    assert not any(f"gpu{i}-" in err for i in (0, 1, 2, 3, 4, 6, 7))
+    assert "gpu5-" in spec["description"]
+    path = tmp_path / "exported.yaml"
+    path.write_text(out)
+    code, out, _ = call(capsys, "topo", *froms(files), "--expect", str(path), "--json")
+    assert code == 1
+    assert [(d["kind"], d["between"][0]) for d in json.loads(out)["differences"]] == [("link_degraded", "gpu5")]
+
+
+def test_spec_export_json_carries_the_note_too(capsys, tmp_path):
+    code, out, err = call(capsys, "spec", "export", "--from", XML, "--json")
+    assert code == 0 and "gpu5-" in json.loads(out)["description"] and "gpu5-" in err
+    target = tmp_path / "node.yaml"
+    code, out, _ = call(capsys, "spec", "export", "--from", XML, "--json", "-o", str(target))
+    data = json.loads(out)
+    assert data["wrote"] == str(target) and [n.split(":")[0] for n in data["not_as_found"]] == ["gpu5-cpu0"]
+    assert "width: 8" not in target.read_text()
+
+
+def test_spec_export_of_a_healthy_node_says_nothing(capsys):
+    code, out, err = call(capsys, "spec", "export", "--sim", "hgx-h200-8")
+    assert code == 0 and err == "" and "description" not in yaml.safe_load(out)

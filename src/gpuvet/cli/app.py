@@ -292,29 +292,36 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
                                                             callback=output_file)] = None,
                 as_json: Annotated[bool, typer.Option("--json", help="Print the spec as JSON on stdout; with -o, "
                                                       "{\"wrote\": FILE} instead of the note.")] = False) -> None:
-    """Write the detected node as a spec that loads back unchanged (use it later with --expect)."""
-    from gpuvet.node.export import export_yaml, node_to_spec
+    """Write the detected node as a spec that loads back unchanged (use it later with --expect).
+    Links are written at their design (the module's maximum PCIe width, the catalog's fabric), not
+    at a degraded state found: what differed is named on stderr and in the spec's description."""
+    from gpuvet.node.export import as_designed, export_yaml, node_to_spec
 
     backend = _backend(sim, from_)
     try:
-        node = backend.node()
+        found = backend.node()
+        widths = {m.id: m.pcie_width_max for m in backend.inventory().modules if isinstance(m.pcie_width_max, int)}
     finally:
         backend.close()
+    designed = as_designed(found, widths)
+    node, notes = designed.node, designed.not_as_found
+    for note in notes:
+        _say(f"note: not exported as found: {note}")
     if output:
         from gpuvet.files import write_atomic
 
-        write_atomic(output, export_yaml(node), where="-o")
+        write_atomic(output, export_yaml(node, notes), where="-o")
         if as_json:
-            _print_json({"wrote": str(output)})
+            _print_json({"wrote": str(output), **({"not_as_found": list(notes)} if notes else {})})
         else:
             from gpuvet.cli.literal import literal
 
             print(literal(f"wrote {output}"))
     elif as_json:
-        spec = node_to_spec(node)
+        spec = node_to_spec(node, notes)
         _print_json({"name": spec.name, **spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)})
     else:
-        sys.stdout.write(export_yaml(node))
+        sys.stdout.write(export_yaml(node, notes))
 
 
 @app.command()

@@ -1,13 +1,42 @@
 """Write a node as a spec that loads back to the same node (explicit modules, endpoints and
-links; no generators)."""
+links; no generators).
+
+``gpuvet spec export`` writes a detected node's **design** (``as_designed``), not the state its
+links were found in: an exported spec is used later as ``--expect``, and expected values come
+from the design (the module's own maximum PCIe width, the catalog), never from a degraded state
+found, which would then never be flagged. What the found node showed that the design does not
+hold is named in the spec's description and on stderr."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from gpuvet.node.catalog import ModuleModel, find_model
+from gpuvet.node.design import infer_design
+from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import EndpointKind, Link, Node
 from gpuvet.node.spec import NodeSpec, dump_spec, parse_spec
+
+
+@dataclass(frozen=True)
+class Designed:
+    """The node to export and what was found that it does not hold (not exported as expected)."""
+
+    node: Node
+    not_as_found: tuple[str, ...] = ()
+
+
+def as_designed(found: Node, pcie_width_max: Mapping[str, int] | None = None) -> Designed:
+    """``found`` with its links at their nominal design (``node.design.infer_design``: a module's
+    PCIe link at its maximum width, the source's ``pcie_width_max`` else the catalog's; fabric links
+    at the catalog's count and every one up), and one line per difference the found state showed."""
+    design = infer_design(found, pcie_width_max)
+    notes = [f"{d.detail}: found {d.found}, exported as designed: {d.expected}"
+             for d in diff_nodes(design.node, found)]
+    notes += [f"{slot.reason}: the exported spec lacks {slot.guess or 'that module'} (add it by hand)"
+              for slot in design.missing]
+    return Designed(design.node, tuple(notes))
 
 
 def _model_entry(model: ModuleModel) -> dict[str, object]:
@@ -23,7 +52,7 @@ def _model_entry(model: ModuleModel) -> dict[str, object]:
     return {"custom": {k: v for k, v in custom.items() if v is not None}}
 
 
-def node_to_spec(node: Node) -> NodeSpec:
+def node_to_spec(node: Node, not_as_found: Sequence[str] = ()) -> NodeSpec:
     modules = [{"id": m.id, **_model_entry(m.model), "bus_id": m.bus_id, "uuid": m.uuid}
                for m in node.modules]
     sockets = {f"cpu{s}" for s in range(node.host.sockets)}
@@ -33,17 +62,22 @@ def node_to_spec(node: Node) -> NodeSpec:
               "gen": lk.gen, "up": lk.up} for lk in node.links]
     host = {"sockets": node.host.sockets, "cores_per_socket": node.host.cores_per_socket,
             "memory_bytes": node.host.memory_bytes, "cpu_model": node.host.cpu_model}
-    data = {
-        "name": node.name, "modules": [_clean(m) for m in modules], "host": _clean(host),
+    data: dict[str, object] = {"name": node.name}
+    if not_as_found:
+        data["description"] = ("Exported as designed, not as found (expected values come from the design): "
+                               + "; ".join(not_as_found))
+    data |= {
+        "modules": [_clean(m) for m in modules], "host": _clean(host),
         "endpoints": [_clean(e) for e in endpoints], "links": [_clean(lk) for lk in links],
         "pcie_known": node.pcie_known, "fabric_known": node.fabric_known,
     }
     return parse_spec(data, "export")
 
 
-def export_yaml(node: Node) -> str:
+def export_yaml(node: Node, not_as_found: Sequence[str] = ()) -> str:
     header = "# gpuvet node spec, exported from the detected node. Load with --sim or --expect.\n"
-    return header + dump_spec(node_to_spec(node))
+    header += "".join("# not as found: " + " ".join(note.split()) + "\n" for note in not_as_found)
+    return header + dump_spec(node_to_spec(node, not_as_found))
 
 
 def _width(node: Node, link: Link) -> int:
