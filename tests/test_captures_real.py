@@ -393,6 +393,14 @@ DIAGNOSES: dict[str, Diagnosis] = {
     "dmon_deepspeech178_quoted.txt": _dx(nothing=True),
     "topo_nccl557_3090_nv3_flush.txt": _dx(nothing=True, miss="one of the RTX 3090 bridge's 4 links missing (NV3): "
                                                              "the RTX 3090 is not in the catalog, so no design says 4"),
+    "smi_q_l4rzidrac_v100_power_brake.txt": _dx(nothing=True, miss="HW Power Brake Slowdown Active (SM 382 MHz) not read: "
+                                                "the flush-left 'Clocks Throttle Reasons' heading over 4-space entries is "
+                                                "skipped, so no clock event is seen; no Max Clocks in the excerpt"),
+    "smi_q_mlengineering_a100_xid63_pending.txt": _dx(("row_remap_pending", UNNAMED), miss="the pending remap is found "
+                                                      "but not on 0000:10:1C.0: the author's '[...]' line ends that "
+                                                      "GPU's section, so Remapped Rows land on an unnamed module"),
+    "nvlink_hpejapan_h100pcie_bridged.txt": _dx(nothing=True),
+    "nccl_eksblueprints_efa_tagoutput_t4.txt": _dx(nothing=True),
 }
 
 
@@ -526,6 +534,8 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "smi_x_netdata10362_temps.xml": _xml_temps, "smi_x_netdata2922_clocks_p5.xml": _xml_temps,
     "topo_vllm19607_collect_env.txt": _vllm19607, "topo_dcgm149_dgxa100_cut.txt": _topo(7, ("nvswitch0", 12), "GPU7"),
     "dmon_deepspeech178_quoted.txt": _dmon, "topo_nccl557_3090_nv3_flush.txt": _nccl557,
+    "smi_q_l4rzidrac_v100_power_brake.txt": _issue34, "smi_q_mlengineering_a100_xid63_pending.txt": _issue34,
+    "nvlink_hpejapan_h100pcie_bridged.txt": _issue34, "nccl_eksblueprints_efa_tagoutput_t4.txt": _issue34,
     "dcgm198_nvlink_down_diag_pass.txt": _dcgm198,
     "dcgm253_diag_423_per_gpu.txt": _dcgm253,
     "dcgm_autopilot68_r3_kubectl.txt": _autopilot68,
