@@ -201,3 +201,13 @@ def test_an_os_error_is_one_clear_message(capsys, monkeypatch):
     code, _, err = call(capsys, "catalog")
     assert code == 2 and err.startswith("error: No space left on device (/data/logbook.db)") and "free space" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [["events", "--since", "2x"], ["watch", "--replay", "x.csv", "--step", "2x"],
+                                  ["health", "--sim", "mesh-4", "--timeout", "2x"]])
+def test_a_duration_refusal_names_the_flag_and_the_advice_once(capsys, tmp_path, monkeypatch, args):
+    monkeypatch.setenv("GPUVET_HOME", str(tmp_path))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    flag = args[-2]
+    assert err.count(flag) == 1 and err.count("write e.g.") == 1 and "'2x' is not a duration" in err, err

@@ -124,13 +124,13 @@ def parse_bytes(text: str, param: str) -> int:
 
 def parse_seconds(text: str, param: str, lo: float, hi: float) -> float:
     """A duration (``500ms``, ``30s``, ``12h``, ``3d``) in seconds, from ``lo`` to ``hi``."""
-    from gpuvet.node.timeunits import format_duration, parse_duration
+    from gpuvet.node.timeunits import DurationError, format_duration, parse_duration
 
     allowed = f"from {format_duration(lo) if lo >= 0.1 else f'{lo * 1e3:g}ms'} to {format_duration(hi)}"
     try:
         seconds = parse_duration(text, param)
-    except ValueError as exc:
-        raise GpuvetError(str(exc), where=param, fix=f"write e.g. 1s, 500ms, 10m, 12h, 3d ({allowed}).") from None
+    except DurationError as exc:
+        raise GpuvetError(exc.problem, where=param, fix=f"write e.g. 1s, 500ms, 10m, 12h, 3d ({allowed}).") from None
     if not lo <= seconds <= hi:
         raise GpuvetError(f"{text!r} is out of range: allowed is {allowed}", where=param,
                           fix=f"give a duration {allowed}.")

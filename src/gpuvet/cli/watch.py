@@ -32,14 +32,14 @@ STEP_S = (1.0, 86400.0)  # the query step: no exporter samples faster than 1 s; 
 
 def _seconds(text: str | None, where: str) -> float | None:
     from gpuvet.errors import GpuvetError
-    from gpuvet.node.timeunits import parse_duration
+    from gpuvet.node.timeunits import DurationError, parse_duration
 
     if text is None:
         return None
     try:
         return parse_duration(text, where)
-    except ValueError as exc:
-        raise GpuvetError(str(exc), where=where, fix="write e.g. 1s, 500ms, 10m, 12h, 3d.") from None
+    except DurationError as exc:
+        raise GpuvetError(exc.problem, where=where, fix="write e.g. 1s, 500ms, 10m, 12h, 3d.") from None
 
 
 def watch(
