@@ -289,3 +289,22 @@ def test_log_list_keeps_a_node_name_whole_at_80_columns(capsys, env):
     _, out = text(capsys, "log", "list")
     (row,) = rows(out, "mi300x-8")
     assert re.search(r"\b\d\d-\d\d \d\d:\d\d\b", row) and "quick" in row, row
+
+
+def test_events_with_none_to_show_say_so_and_what_was_looked_at(capsys, env):
+    assert main(["validate", "--sim", "mesh-4", "--level", "quick"]) == 0  # a logbook with no events
+    capsys.readouterr()
+    _, out = text(capsys, "events", "--since", "2h", "--module", "gpu3")
+    assert out.startswith("no events newer than 2h of gpu3 in the logbook"), out
+    assert main(["events", "--json"]) == 0 and capsys.readouterr().out.strip() == "[]"
+
+
+def test_every_help_fits_80_columns_without_a_cut(capsys, monkeypatch):
+    """A value list in an option's help is a sentence that wraps; rich cut 'adam|adamw|…|ada…'."""
+    from gpuvet.cli.app import command
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for path, _ in _commands(command()):
+        main([*path, "--help"])
+        out = capsys.readouterr().out.replace("://…", "")  # a URL's elision written in the help itself
+        assert "…" not in out, (path, [line for line in out.splitlines() if "…" in line])

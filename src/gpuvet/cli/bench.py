@@ -110,8 +110,8 @@ def copy(sim: SimOpt = None, modules: ModulesOpt = None,
 @bench_app.command(short_help="Collectives over a size sweep: algbw/busbw, checked, alpha-beta fit.")
 def collective(sim: SimOpt = None, modules: ModulesOpt = None,
                ops: Annotated[str | None, typer.Option(
-                   "--ops", help="Comma-separated: all_reduce,all_gather,reduce_scatter,all_to_all,broadcast,reduce "
-                   "(default: all but reduce).", callback=comma_list)] = None,
+                   "--ops", help="Any of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast and "
+                   "reduce, comma-separated (default: all but reduce).", callback=comma_list)] = None,
                min_bytes: Annotated[int | None, typer.Option("--min-bytes", help="Smallest size (nccl-tests -b; "
                                                              "default 8).", callback=ints(1, MAX_BYTES))] = None,
                max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Largest size (nccl-tests -e; "

@@ -90,7 +90,8 @@ def watch(
                                                   metavar="EVENTS.csv")] = None,
     fields: Annotated[str | None, typer.Option("--fields", help="With --replay: the --query-gpu list of logs "
                                                "written with --format=csv,noheader (they have no header to name "
-                                               "their columns), e.g. timestamp,index,temperature.gpu,power.draw.")
+                                               "their columns), comma-separated, e.g. timestamp, index, "
+                                               "temperature.gpu, power.draw.")
                       ] = None,
 ) -> None:
     """Watch the modules: a live table, events as they happen (throttling, clock flapping, link
@@ -267,6 +268,14 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
         return
     from gpuvet.cli import render_watch
 
+    if not rows:  # an empty table reads as a display fault; say what was looked at
+        from rich.text import Text
+
+        where = " ".join(x for x in (f"newer than {since}" if since else "", f"of {module}" if module else "",
+                                     f"of kind {', '.join(kind)}" if kind else "") if x)
+        term.console().print(Text(f"no events{' ' + where if where else ''} in the logbook "
+                                  "(watch and validate keep them)"))
+        return
     render_watch.events_table(term.console(), rows)
 
 
