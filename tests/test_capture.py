@@ -422,3 +422,22 @@ def test_nvbandwidth_waived_after_its_running_line_names_the_test(tmp_path, caps
             "           0         1\n 0     25.50     24.26\n\nSUM host_to_device_memcpy_ce 49.76\n")
     found = _causes_of(_doctor_json(tmp_path, text, capsys))
     assert found["p2p_unavailable"][0]["evidence"]["tests"] == ["device_to_device_memcpy_read_ce"]
+
+
+def test_an_excerpt_that_opens_with_a_flush_left_section_is_read():
+    """No GPU line above it: an older driver's flush-left heading is the excerpt's first line."""
+    fc = parse_text("Clocks Throttle Reasons\n    Idle                        : Not Active\n"
+                    "    HW Slowdown                 : Active\n        HW Power Brake Slowdown : Active\n", "brake.txt")
+    assert fc.smi is not None
+    (module,) = fc.smi.modules
+    assert module.fields["Clocks Throttle Reasons/HW Power Brake Slowdown"] == "Active", module.fields
+
+
+@pytest.mark.parametrize("cut", ["    [...]", "[...]", "  (...)", "    [snip]", "<snip>", "    ..."])
+def test_a_posters_cut_in_any_common_spelling_keeps_the_gpu_block_whole(cut):
+    fc = parse_text(f"GPU 00000000:10:1C.0\n    Product Name          : NVIDIA A100-SXM4-80GB\n{cut}\n"
+                    "    Remapped Rows\n        Pending           : Yes\n", "cut.txt")
+    assert fc.smi is not None
+    (module,) = fc.smi.modules
+    assert module.bus_id == "0000:10:1C.0" and module.fields.get("Remapped Rows/Pending") == "Yes", module
+    assert any("the poster cut lines" in n for n in fc.notes), fc.notes

@@ -393,12 +393,8 @@ DIAGNOSES: dict[str, Diagnosis] = {
     "dmon_deepspeech178_quoted.txt": _dx(nothing=True),
     "topo_nccl557_3090_nv3_flush.txt": _dx(nothing=True, miss="one of the RTX 3090 bridge's 4 links missing (NV3): "
                                                              "the RTX 3090 is not in the catalog, so no design says 4"),
-    "smi_q_l4rzidrac_v100_power_brake.txt": _dx(nothing=True, miss="HW Power Brake Slowdown Active (SM 382 MHz) not read: "
-                                                "the flush-left 'Clocks Throttle Reasons' heading over 4-space entries is "
-                                                "skipped, so no clock event is seen; no Max Clocks in the excerpt"),
-    "smi_q_mlengineering_a100_xid63_pending.txt": _dx(("row_remap_pending", UNNAMED), miss="the pending remap is found "
-                                                      "but not on 0000:10:1C.0: the author's '[...]' line ends that "
-                                                      "GPU's section, so Remapped Rows land on an unnamed module"),
+    "smi_q_l4rzidrac_v100_power_brake.txt": _dx(("hw_power_brake", UNNAMED)),
+    "smi_q_mlengineering_a100_xid63_pending.txt": _dx(("row_remap_pending", "0000:10:1C.0")),
     "nvlink_hpejapan_h100pcie_bridged.txt": _dx(nothing=True),
     "nccl_eksblueprints_efa_tagoutput_t4.txt": _dx(nothing=True),
 }

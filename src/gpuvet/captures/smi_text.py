@@ -75,8 +75,10 @@ def parse(lines: list[Line]) -> SmiText:
             run.append(ln.no)
             kv_in_run += 1
             continue
-        if s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace() and current is not None:
-            stack = [(0, s.strip())]  # flush left: an older driver's (or a flattened paste's) section name
+        if s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace():
+            # flush left: an older driver's (or a flattened paste's) section name; an excerpt may begin
+            # with one (no GPU line above it): its key/value lines make the unnamed module
+            stack = [(0, s.strip())]
             flush.append(ln.no)
             run.append(ln.no)
             continue

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
-_ELISION = re.compile(r"^\s*(\.\.\.+|…)\s*$")
+_ELISION = re.compile(r"^\s*(\.\.\.+|…|[\[(]\s*(\.\.\.+|…|snip\w*)\s*[\])]|<\s*snip\w*\s*>)\s*$",
+                      re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip>
 _PREFIXES = (
     ("Slurm srun --label", re.compile(r"^\s*\d{1,5}: ")),
     ("Open MPI --tag-output", re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:\s?")),
@@ -63,7 +64,7 @@ def clean(text: str) -> Cleaned:
         quoted += unquoted != s
         if unquoted.lstrip().startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
             unquoted, escaped = unquoted.replace("\\#", "#", 1), escaped + 1
-        lines.append(Line(n, unquoted, head.startswith((".", "…")) and bool(_ELISION.match(unquoted))))
+        lines.append(Line(n, unquoted, head.startswith((".", "…", "[", "(", "<")) and bool(_ELISION.match(unquoted))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if quoted:
@@ -72,7 +73,7 @@ def clean(text: str) -> Cleaned:
         notes.append(f"{escaped} line(s) began with markdown's escaped '\\#', read as '#'")
     cuts = [ln.no for ln in lines if ln.elision]
     if cuts:
-        notes.append(f"the poster cut lines at line(s) {_ranges(cuts)} ('...'): what was cut is not known")
+        notes.append(f"the poster cut lines at line(s) {_ranges(cuts)} ('...', '[...]'): what was cut is not known")
     return Cleaned(lines, notes, hosts)
 
 
