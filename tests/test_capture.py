@@ -441,3 +441,19 @@ def test_a_posters_cut_in_any_common_spelling_keeps_the_gpu_block_whole(cut):
     (module,) = fc.smi.modules
     assert module.bus_id == "0000:10:1C.0" and module.fields.get("Remapped Rows/Pending") == "Yes", module
     assert any("the poster cut lines" in n for n in fc.notes), fc.notes
+
+
+@pytest.mark.parametrize("prefix", ["(head, rank=0, pid=2342) ", "(worker1, rank=1, ip=10.0.0.2, pid=77) ",
+                                    "(pid=4242) ", "(TrainWorker pid=311, ip=10.1.2.3) "])
+def test_ray_and_skypilot_prefixes_are_removed_even_over_an_open_mpi_tag(prefix):
+    """A SkyPilot job's nccl-tests log: Ray's worker prefix, then Open MPI's tag, on every line
+    (the format of skypilot-org/skypilot examples/gcp_gpu_direct_tcpx; refused as unreadable before)."""
+    rows = ["#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+            "   busbw #wrong",
+            "           8             2     float     sum      -1    41.20    0.00    0.00      0    40.92    0.00"
+            "    0.00      0",
+            "          16             4     float     sum      -1    40.85    0.00    0.00      0    40.61    0.00"
+            "    0.00      0"]
+    fc = parse_text("\n".join(f"{prefix}[1,0]<stdout>:{r}" for r in rows), "sky.txt")
+    assert [r.size_bytes for r in fc.nccl.results[0].rows] == [8, 16]
+    assert any("Ray/SkyPilot worker" in n for n in fc.notes) and any("Open MPI" in n for n in fc.notes), fc.notes

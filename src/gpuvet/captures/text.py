@@ -22,6 +22,9 @@ _PREFIXES = (
     ("Slurm srun --label", re.compile(r"^\s*\d{1,5}: ")),
     ("Open MPI --tag-output", re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:\s?")),
     ("pdsh/clush host", re.compile(r"^[A-Za-z][\w.-]{0,62}: ")),
+    # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
+    # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
+    ("Ray/SkyPilot worker", re.compile(r"^(?:\x1b\[[\d;]*m)?\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\)(?:\x1b\[[\d;]*m)? ?")),
 )
 _NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error"}
 _HEADER = re.compile(r"^#\s*source:", re.I)
@@ -53,6 +56,9 @@ def clean(text: str) -> Cleaned:
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
     numbered = _skip_header(numbered)
     numbered, hosts = _strip_prefix(numbered, notes)
+    if hosts:  # launchers nest (Ray's prefix over Open MPI's tag): a second one under the first
+        numbered, inner = _strip_prefix(numbered, notes)
+        hosts += inner
     lines: list[Line] = []
     quoted = fences = escaped = 0
     for n, s in numbered:
@@ -98,7 +104,7 @@ def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[li
             tags = list(dict.fromkeys(h.strip().rstrip(":").strip() for h in hits))
             if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or set(tags) <= _NOT_HOSTS):
                 continue  # ordinary words before a colon (or a journal's 'kernel:'), not host names
-            notes.append(f"{len(hits)} line(s) carried a {label} prefix, removed ({_list(tags)})")
+            notes.append(f"{len(hits)} line(s) carried the {label} launcher prefix, removed ({_list(tags)})")
             return [(n, rx.sub("", s, count=1)) for n, s in numbered], tuple(tags)
     return numbered, ()
 
