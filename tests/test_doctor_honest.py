@@ -46,3 +46,16 @@ def test_a_simulated_node_is_not_judged_by_this_machines_devices_and_environment
     assert step["status"] == "inconclusive" and "simulated node" in step["summary"]
     assert not [e for e in step["evidence"] if e["source"] in ("this machine", "environment of the gpuvet process")]
     assert not [f for f in data["findings"] if f["cause"] in ("device_permissions", "modules_hidden")]
+
+
+def test_a_captured_module_is_counted_once_though_its_inventory_and_its_q_both_read_it(capsys):
+    """nvidia-smi -q -x makes the captured node's inventory and is read as -q: 8 modules were
+    '16 module reading(s)' of ECC and gpu5's x8 link '2 link(s) down' for one finding."""
+    main(["doctor", "--from", str(DATA / "smi_q_x_h100_8gpu.xml"), "--all", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    steps = {(s["playbook"], s["check"]): s for s in data["steps"]}
+    ecc, links = steps[("compute-errors", "ecc_health")], steps[("interconnect-slow", "link_state")]
+    assert ecc["summary"].startswith("ECC on (8 module reading(s))"), ecc["summary"]
+    assert links["summary"].startswith("1 link(s)"), links
+    narrow = [f for f in data["findings"] if f["cause"] == "pcie_link_downgraded"]
+    assert [f["module"] for f in narrow] == ["0000:AB:00.0"], narrow

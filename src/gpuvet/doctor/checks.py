@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
@@ -123,10 +123,11 @@ def link_state(ev: Evidence) -> Outcome:
         if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max:
             found.append(finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width,
                                  max_width=h.pcie_width_max))
+    judged = _modules_of(ev, (h.module for h in ev.captures.health if h.pcie_width is not None))
     if ev.inventory is not None and ev.differences is None:
         for mi in ev.inventory.modules:
             w, wmax = mi.pcie_width_current, mi.pcie_width_max
-            if isinstance(w, int) and isinstance(wmax, int) and w < wmax:
+            if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged:
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
@@ -396,6 +397,12 @@ def driver_runtime(ev: Evidence) -> Outcome:
                  Cited(f"benchmark engine on {ev.source}", "CUDA runtime version", str(runtime)))
 
 
+def _modules_of(ev: Evidence, names: Iterable[str]) -> set[str]:
+    """The inventory's ids of modules a captured -q names by bus id: one module is judged once."""
+    by_bus = ev.modules_by_bus_id()
+    return {by_bus.get(bus_key(n), n) for n in names}
+
+
 # --- settings, health --------------------------------------------------------------------
 def ecc_health(ev: Evidence) -> Outcome:
     if ev.no_modules:
@@ -404,9 +411,10 @@ def ecc_health(ev: Evidence) -> Outcome:
     for e in ev.events("ecc_rising", "ecc_uncorrectable"):
         found.append(finding("ecc_errors_rising", HIGH if e.kind == "ecc_uncorrectable" else MEDIUM, module=e.module,
                              carried=e.evidence))
-    if ev.inventory is not None:
+    read_by_smi = _modules_of(ev, (h.module for h in ev.captures.health if h.ecc_mode is not None))
+    if ev.inventory is not None:  # a captured node's inventory is its -q: that module is judged from the -q below
         for m in ev.inventory.modules:
-            if m.ecc_enabled is False:
+            if m.ecc_enabled is False and m.id not in read_by_smi:
                 found.append(finding("ecc_disabled", HIGH, module=m.id, ecc_enabled=False, source=ev.source))
     for h in ev.captures.health:
         if h.ecc_mode == "Disabled":
@@ -414,7 +422,8 @@ def ecc_health(ev: Evidence) -> Outcome:
     if found:
         return confirmed("ECC needs attention", *found)
     mode = _inventory_cited(ev, "ECC enabled", {m.id: "yes" for m in (ev.inventory.modules if ev.inventory
-                                                                                else ()) if m.ecc_enabled is True})
+                                                                                else ())
+                                                if m.ecc_enabled is True and m.id not in read_by_smi})
     smi = ev.smi_source()
     mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode), where=h.module) for h in ev.captures.health
              if h.ecc_mode == "Enabled"]
