@@ -206,3 +206,19 @@ def test_torchrun_flag_outside_torchrun_says_how_to_start_it(host, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     with pytest.raises(GpuvetError, match="torchrun --nproc-per-node"):
         run_benchmark("collective", host, CollectiveOptions(torchrun=True), plan=QUICK)
+
+
+def test_a_figure_above_a_peak_computed_from_a_vms_current_clock_says_the_peak_is_the_doubt():
+    """A VM exposes no maximum clock: the peak rests on the clock it reports now, which a boosting
+    CPU exceeds; 'no hardware exceeds it, re-run on a quiet machine' sent the user to the wrong fix."""
+    from gpuvet.bench.records import BenchResult, FigureStats
+
+    stats = FigureStats(n=3, median=0.2, q1=0.2, q3=0.2, iqr=0.0, min=0.2, max=0.2, cv=0.0, ops_per_sample=1,
+                        seconds_per_op_median=0.01)
+    vm = BenchResult.measured("gemm", "tflops", "TFLOPS", stats, simulated=False, peak=0.166,
+                              peak_basis="computed: 2 cores × 2.60 GHz (current frequency (no maximum exposed, "
+                                         "e.g. in a VM)) × 256-bit SIMD × FMA × 2 pipes")
+    assert vm.status == "unreliable" and "runs faster than that" in vm.reason and "quiet" not in vm.reason
+    cited = BenchResult.measured("gemm", "tflops", "TFLOPS", stats, simulated=False, peak=0.166,
+                                 peak_basis="https://example.invalid/datasheet.pdf")
+    assert cited.status == "unreliable" and "quiet machine" in cited.reason and "https" not in cited.reason

@@ -85,7 +85,8 @@ def run(ctx: BenchContext, opts: GemmOptions = GemmOptions()) -> list[BenchResul
             stats = rate_stats(timing, 2.0 * n**3 / 1e12)
             sized: Where = {**where, "detail": {"n": n}}
             record = BenchResult.measured(NAME, "tflops", "TFLOPS", stats, simulated=sim,
-                                          peak=module.model.peak_tflops(dtype), **sized)
+                                          peak=module.model.peak_tflops(dtype),
+                                          peak_basis=module.model.sources.get(f"tflops.{dtype}"), **sized)
             results.append(replace(record, telemetry=telemetry))
     ctx.progress(total, total, "gemm")
     if opts.check:

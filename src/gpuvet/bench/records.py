@@ -78,13 +78,19 @@ class BenchResult:
 
     @classmethod
     def measured(cls, benchmark: str, metric: str, unit: str, stats: FigureStats, *, simulated: bool,
-                 peak: float | None = None, **where: Unpack[Where]) -> BenchResult:
+                 peak: float | None = None, peak_basis: str | None = None, **where: Unpack[Where]) -> BenchResult:
         pct = 100.0 * stats.median / peak if peak else None
         status, reason = Status.OK, None
         if pct is not None and pct > 100.0:
             status = Status.UNRELIABLE
-            reason = (f"{pct:.0f} % of the theoretical peak ({peak:.4g} {unit}), which no hardware exceeds: the "
-                      "timing or the peak's basis (clock, instruction set) is wrong; re-run on a quiet machine")
+            reason = f"{pct:.0f} % of the theoretical peak ({peak:.4g} {unit}), which no hardware exceeds: "
+            basis = (peak_basis or "").removeprefix("computed: ") if (peak_basis or "").startswith("computed:") else ""
+            if "current frequency" in basis:  # a VM that exposes no maximum clock
+                reason += (f"the peak rests on the clock the machine reports now ({basis}), and the CPU runs "
+                           f"faster than that; the {unit} are measured, the % of peak is not meaningful here")
+            else:
+                reason += ("the timing or the peak's basis (clock, instruction set) is wrong"
+                           + (f" ({basis})" if basis else "") + "; re-run on a quiet machine")
         return cls(benchmark, metric, stats.median, unit, status, simulated, peak=peak, pct_of_peak=pct,
                    median=stats.median, cv=stats.cv, stats=stats, reason=reason, **where)
 
