@@ -232,3 +232,12 @@ def test_the_fleet_page_reads_envelopes_as_the_schema_would_and_refuses_what_it_
     with pytest.raises(GpuvetError, match="not a gpuvet run document") as err:
         fleet_page(analysis, [("broken.json", broken)], [])
     assert err.value.where == "broken.json"
+
+
+def test_merge_of_simulated_runs_says_simulated_in_its_text(capsys, envelope_files, tmp_path):
+    code, out, _ = call(capsys, "fleet", "merge", *map(str, envelope_files))
+    assert code == 1 and out.startswith("SIMULATED"), out[:200]
+    real = tmp_path / "real.json"  # the same figures as if measured: no banner
+    real.write_text(json.dumps({**json.loads(envelope_files[0].read_text()), "simulated": False}))
+    _, out, _ = call(capsys, "fleet", "merge", str(real))
+    assert out.startswith("H200-SXM: 1 node") and "SIMULATED" not in out, out[:200]

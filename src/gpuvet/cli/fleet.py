@@ -64,6 +64,9 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
     from rich.text import Text
 
     c = term.console()
+    if analysis.simulated:  # one simulated envelope is enough to make every comparison a model's
+        c.print(Text("SIMULATED: some of the merged runs are of simulated nodes; their figures come from a model, "
+                     "not from hardware", style="bold yellow"))
     for node_type, nodes in analysis.node_types.items():
         c.print(Text(f"{node_type}: {len(nodes)} node{'' if len(nodes) == 1 else 's'}"))
     if statuses:
