@@ -6,6 +6,7 @@ events files refused in one paragraph with exit 2."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -97,6 +98,22 @@ def test_backtest_text_names_verdicts_and_the_best_settings(fleet, tmp_path, cap
     assert code == 0
     assert "warned >= 72 h before the first slowdown: 1 of 1" in out
     assert "threshold sweep (27 settings, best first)" in out and "best: alpha" in out
+
+
+def test_backtest_text_at_80_columns_keeps_words_and_times_whole(fleet, tmp_path, capsys, monkeypatch):
+    """With a node's long name 'throt/tled' and 'warne/d' were split across lines at 80 columns:
+    the event and the times stay whole, the times losing their year."""
+    monkeypatch.setenv("COLUMNS", "80")
+    root, crossing = fleet
+    long = tmp_path / "rack01-row07-supernode-a.csv"
+    long.write_bytes((root / "rack1.csv").read_bytes())
+    events = _events(tmp_path / "events.csv", [f"rack01-row07-supernode-a/gpu2,{crossing:.0f},throttled"])
+    assert main(["watch", "--replay", str(long), "--backtest", str(events), "--no-log"]) == 0
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines()), max(out.splitlines(), key=len)
+    (row,) = [ln for ln in out.splitlines() if ln.startswith("rack01-row07") and "throt" in ln]  # a long name folds
+    assert "throttled" in row and "warned" in row and "20" + "26-" not in row, row
+    assert len(re.findall(r"\b\d\d-\d\d \d\d:\d\d\b", row)) == 2, row
 
 
 def test_a_warning_nothing_followed_is_a_false_alarm_and_one_near_the_end_is_open():

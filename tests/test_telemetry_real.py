@@ -150,3 +150,17 @@ def test_a_csv_index_whose_uuid_changes_is_another_module(tmp_path: Path, capsys
     doc = json.loads(capsys.readouterr().out)
     assert sorted(f["module"] for f in doc["forecast"]) == [
         "swap/gpu0", "swap/gpu0@GPU-bbbbbbbb-0000-0000-0000-000000000002"]
+
+
+def test_the_forecast_table_keeps_module_names_whole_and_says_a_shared_reason_once(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The A40 log's three modules showed as three identical 'a40_audio_training…' rows, each with
+    the same eight-line reason, at 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["watch", "--replay", str(REAL / "a40_audio_training_6h_table.txt"), "--no-log"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "…" not in out and all(len(line) <= 80 for line in out.splitlines())
+    names = {"a40_audio_training_6h_table/gpu0", "a40_audio_training_6h_table/gpu0@0000:31:00.0",
+             "a40_audio_training_6h_table/gpu0@0000:B1:00.0"}
+    assert names <= {line.split()[0] for line in out.splitlines() if "insufficient" in line}, out
+    assert out.count("every module below: no slowdown temperature") == 1, out

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
+from gpuvet.cli import term
 from gpuvet.watch.events import Event
 from gpuvet.watch.forecast import fixes_of
 from gpuvet.watch.replay import ReplayResult
@@ -50,12 +50,16 @@ def summary(console: Console, result: ReplayResult) -> None:
                        f"{sum(f.state == 'watching' for f in result.forecast)} watched without a crossing in sight, "
                        f"{len(insufficient)} without enough data{fixes_of(insufficient)}"))
     if warned or insufficient:
-        table = Table(title_justify="left")
-        for col in ("module", "forecast", "why", "reference", "hours"):
-            table.add_column(col)
+        table = term.table("forecast by module")
         rows = warned + insufficient
+        shared = len({f.reason for f in rows}) == 1 and len(rows) > 1  # said once, above the table
+        for col in ("module", "forecast") + (() if shared else ("why",)) + ("reference", "hours"):
+            term.column(table, col, key=col == "module", right=col == "hours")
         for f in rows[:MAX_ROWS]:
-            table.add_row(Text(f.module), Text(f.state), Text(f.reason), Text(f.reference), str(f.hours))
+            why = () if shared else (Text(f.reason),)
+            table.add_row(Text(f.module), Text(f.state), *why, Text(f.reference), str(f.hours))
+        if shared:
+            console.print(Text(f"every module below: {rows[0].reason}"))
         console.print(table)
         if len(rows) > MAX_ROWS:
             console.print(Text(f"… and {len(rows) - MAX_ROWS} more modules (all of them in --json's forecast list)"))

@@ -187,11 +187,13 @@ def backtest_report(console: Console, bt: Backtest, shown: int = 5) -> None:
                            + (f" and {len(bt.unscored_modules) - 10} more" if len(bt.unscored_modules) > 10 else "")))
     if cur.verdicts or cur.false_alarms:
         table = term.table("what happened, and what the forecast said")
+        cut = 5 if console.width < 100 else 0  # the year gives way to the words (a split 'throt/tled' reads badly)
         for col in ("module", "event", "when (UTC)", "warned (UTC)", "lead h", "verdict"):
-            term.column(table, col, key=col == "module")
-        rows = [(v.module, v.kind, _utc(v.time), _utc(v.warned_at), "" if v.lead_h is None else f"{v.lead_h:.0f}",
-                 v.result) for v in cur.verdicts]
-        rows += [(m, "-", "", _utc(t), "", "false alarm") for m, t in cur.false_alarms]
+            term.column(table, col, key=col in ("event", "when (UTC)", "warned (UTC)"),
+                        right=col == "lead h", min_width=len("maintenance") if col == "verdict" else None)
+        rows = [(v.module, v.kind, _utc(v.time)[cut:], _utc(v.warned_at)[cut:],
+                 "" if v.lead_h is None else f"{v.lead_h:.0f}", v.result) for v in cur.verdicts]
+        rows += [(m, "-", "", _utc(t)[cut:], "", "false alarm") for m, t in cur.false_alarms]
         for row in sorted(rows, key=lambda r: r[0]):
             table.add_row(*(Text(c) for c in row))
         console.print(table)

@@ -203,10 +203,11 @@ def table(title: str | None = None) -> Table:
                    collapse_padding=True)
 
 
-def column(t: Table, header: str, *, right: bool = False, key: bool = False) -> None:
+def column(t: Table, header: str, *, right: bool = False, key: bool = False, min_width: int | None = None) -> None:
     """``key``: a verdict or a place (module, link) — never wrapped, never cut; the other columns
-    wrap (and fold a word longer than the column) rather than cut with an ellipsis."""
-    t.add_column(header, justify="right" if right else "left", no_wrap=key, overflow="fold")
+    wrap (and fold a word longer than the column) rather than cut with an ellipsis; ``min_width``
+    keeps the longest word of a wrapping column whole."""
+    t.add_column(header, justify="right" if right else "left", no_wrap=key, overflow="fold", min_width=min_width)
 
 
 @contextlib.contextmanager
