@@ -418,6 +418,28 @@ def test_fuzz_text_formats_end_in_a_result_or_a_refusal(tmp_path, kind, text, pa
     _no_crash(tmp_path, f"f-{kind}.log", gzip.compress(data) if packed else data)
 
 
+cell = st.one_of(st.sampled_from(TOKENS), st.text(max_size=6))
+noheader_row = st.tuples(st.one_of(st.just("2024/01/16 14:44:16.981"), cell), st.one_of(st.just("0"), cell),
+                         st.one_of(st.just("45"), cell), st.one_of(st.just("300.50 W"), cell)).map(", ".join)
+noheader = st.one_of(body, st.lists(noheader_row, min_size=1, max_size=12).map("\n".join))
+
+
+@FUZZ
+@given(text=noheader, packed=st.booleans())
+def test_fuzz_a_headerless_csv_read_with_fields_ends_in_a_result_or_a_refusal(tmp_path, text, packed):
+    """A --format=csv,noheader log: no header to decide anything, the --fields list names the columns."""
+    data = (text + "\n").encode("utf-8", errors="surrogatepass")
+    path = tmp_path / "noheader.csv"
+    path.write_bytes(gzip.compress(data) if packed else data)
+    code, out, err = run(["watch", "--replay", str(path), "--fields", "timestamp,index,temperature.gpu,power.draw",
+                          "--json", "--no-log"])
+    assert code in (0, 1, 2) and "Traceback" not in err, err
+    if code == 2:
+        assert err.startswith("error: ") and "Fix:" in err, err
+    else:
+        assert json.loads(out)["replay"] is True
+
+
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**500), max_value=10**500),
                       st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6),
                       st.sampled_from(["DCGM_FI_DEV_GPU_TEMP", "50", "NaN", "1700000000", "gpu", "__name__"]))
