@@ -485,3 +485,19 @@ def test_watch_command_samples_the_amd_node_and_keeps_its_samples(capsys, amd_ma
 def test_bench_on_amd_without_a_rocm_torch_says_so(capsys, amd_machine):
     code, _, err = _run(capsys, "bench", "gemm", "--json")
     assert code == 2 and "ROCm" in err, err
+
+
+def test_doctor_visibility_on_amd_reads_rocms_variables_and_dev_kfd(capsys, amd_machine, monkeypatch):
+    """ROCR_/HIP_VISIBLE_DEVICES hide modules from ROCm as CUDA_VISIBLE_DEVICES does from CUDA; the
+    device a process opens is /dev/kfd, not /dev/nvidiactl."""
+    for name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        monkeypatch.delenv(name, raising=False)
+    _, out, _ = _run(capsys, "doctor", "compute-errors", "--window", "1s", "--all", "--json")
+    (step,) = [s for s in json.loads(out)["steps"] if s["check"] == "visibility"]
+    fields = {e["field"] for e in step["evidence"]}
+    assert step["status"] == "clear" and {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "/dev/kfd"} <= fields, step
+    assert "/dev/nvidiactl" not in fields
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "0,1")
+    _, out, _ = _run(capsys, "doctor", "compute-errors", "--window", "1s", "--all", "--json")
+    (hidden,) = [f for f in json.loads(out)["findings"] if f["cause"] == "modules_hidden"]
+    assert hidden["evidence"]["variable"] == "HIP_VISIBLE_DEVICES=0,1" and "unset HIP_VISIBLE_DEVICES" in hidden["fix"]

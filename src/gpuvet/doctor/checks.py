@@ -18,6 +18,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.node.bus import bus_key
+from gpuvet.node.vendor_tools import tools_for
 
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
@@ -362,25 +363,28 @@ def visibility(ev: Evidence) -> Outcome:
     if ev.no_modules:
         return unknown(f"no module to open: {ev.no_modules}")
     found = []
-    visible = ev.env.get("CUDA_VISIBLE_DEVICES")
+    tools = tools_for(m.model for m in ev.node.modules) if ev.node is not None else tools_for(())
     count = len(ev.inventory.modules) if ev.inventory is not None else None
-    if visible is not None and count:
+    shown = {name: ev.env[name] for name in tools.visible_env if name in ev.env}
+    for name, visible in shown.items():
         listed = [v for v in visible.split(",") if v.strip()]
-        if len(listed) < count:
-            found.append(finding("modules_hidden", HIGH, variable=f"CUDA_VISIBLE_DEVICES={visible}", visible=len(listed),
-                                 present=count))
-    ctl = Path("/dev/nvidiactl")
-    if ctl.exists() and not os.access(ctl, os.R_OK | os.W_OK):
-        found.append(finding("device_permissions", HIGH, device=str(ctl)))
+        if count and len(listed) < count:
+            found.append(finding("modules_hidden", HIGH, variable=f"{name}={visible}", visible=len(listed),
+                                 present=count, fix=f"unset {name} or list every module you expect"))
+    files = [Path(f) for f in tools.device_files]
+    for f in files:
+        if f.exists() and not os.access(f, os.R_OK | os.W_OK):
+            found.append(finding("device_permissions", HIGH, device=str(f), fix=tools.permissions_fix))
     if found:
         return confirmed("modules are hidden from the runtime", *found)
     if count is None:
         return unknown("no inventory to count modules with")
     return clear("the runtime can see and open every module",
-                 Cited("environment of the gpuvet process", "CUDA_VISIBLE_DEVICES", visible if visible is not None
-                       else "unset"),
+                 *[Cited("environment of the gpuvet process", name, shown.get(name, "unset"))
+                   for name in tools.visible_env],
                  Cited(ev.source, "modules listed", str(count)),
-                 Cited("this machine", str(ctl), "read/write" if ctl.exists() else "absent (nothing to open)"))
+                 *[Cited("this machine", str(f), "read/write" if f.exists() else "absent (nothing to open)")
+                   for f in files])
 
 
 def driver_runtime(ev: Evidence) -> Outcome:
