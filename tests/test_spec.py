@@ -123,3 +123,17 @@ def test_base_loop(write_spec, tmp_path):
 def test_load_spec_returns_where():
     spec, where = load_spec("mesh-4")
     assert where == "preset mesh-4" and spec.name == "mesh-4"
+
+
+@pytest.mark.parametrize("preset", ["hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72", "nvl576", "mi300x-8"])
+def test_spec_show_fits_80_columns_and_reads_back_as_the_same_spec(preset, tmp_path):
+    """A preset's description was one quoted line of 100+ columns; it is folded, and folding
+    changes nothing the spec says."""
+    from gpuvet.node.spec import dump_spec, load_spec
+
+    spec, _ = load_spec(preset)
+    text = dump_spec(spec)
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    again = tmp_path / f"{preset}.yaml"
+    again.write_text(text)
+    assert load_spec(str(again))[0] == spec

@@ -514,4 +514,16 @@ def load_spec(ref: str) -> tuple[NodeSpec, str]:
 def dump_spec(spec: NodeSpec) -> str:
     data = spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
     data = {"name": spec.name, **data}
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+    return yaml.dump(data, Dumper=_SpecDumper, sort_keys=False, default_flow_style=None, width=60)  # folds past 60: under 80
+
+
+class _SpecDumper(yaml.SafeDumper):
+    """A long text (a preset's description) folded at the width, not one quoted line of 100+."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = ">" if len(value) > 60 and "\n" not in value and value == value.strip() else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_SpecDumper.add_representer(str, _text)
