@@ -190,6 +190,7 @@ def test_figures_in_three_significant_figures_and_evidence_in_words():
     assert [term.sig(v) for v in (1303.2, 72.83, 0.01234, 56.717, 0.0, 7)] == ["1,300", "72.8", "0.0123", "56.7",
                                                                                "0", "7"]
     assert term.sig(float("nan")) == "-" and term.size(268435456) == "256 MiB" and term.size(8) == "8 B"
+    assert term.sig(1e-15, "rel_error") == "1.00e-15 rel_error" and term.sig(0.00012) == "0.000120"
     words = term.evidence_words({"reasons": ["sw_thermal_slowdown"], "temp_c": 86.88464840135318,
                                  "power_w": 593.9776778968252, "sm_clock_mhz": 1683.0})
     assert words == "throttled: software thermal slowdown, 86.9 °C, 594 W, SM clock 1,680 MHz"

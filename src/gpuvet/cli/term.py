@@ -57,7 +57,7 @@ def console(stderr: bool = False) -> Console:
 
 def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
     """``value`` to ``digits`` significant figures with thousands separators and its unit:
-    1303.2 → "1,300", 72.83 → "72.8", 0.01234 → "0.0123"; None or NaN → "-"."""
+    1303.2 → "1,300", 72.83 → "72.8", 0.01234 → "0.0123", 1e-15 → "1.00e-15"; None or NaN → "-"."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     if isinstance(value, int) and abs(value) < 10**digits:  # a count: as it is
@@ -67,9 +67,12 @@ def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
         text = "0"
     else:
         magnitude = math.floor(math.log10(abs(v)))
-        decimals = max(digits - 1 - magnitude, 0)
-        rounded = round(v, digits - 1 - magnitude)
-        text = f"{rounded:,.{decimals}f}"
+        if magnitude < -4:  # 1e-15 as 0.000000000000001 took two lines of a table
+            text = f"{v:.{digits - 1}e}"
+        else:
+            decimals = max(digits - 1 - magnitude, 0)
+            rounded = round(v, digits - 1 - magnitude)
+            text = f"{rounded:,.{decimals}f}"
     return f"{text} {unit}" if unit else text
 
 

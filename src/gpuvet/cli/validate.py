@@ -167,10 +167,10 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
         _print_json({"wrote": str(output), "node_type": made.node_type, "checks": len(made.metrics),
                      "runs": [run_id for run_id, _, _ in picked], "excluded": excluded})
         return
-    from gpuvet.cli.literal import literal
+    from rich.text import Text
 
-    print(literal(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of {made.node_type}"
-                  f" ({excluded} outlying figures excluded)"))
+    term.console().print(Text(f"wrote {output}: {len(made.metrics)} checks from {len(picked)} runs of "
+                              f"{made.node_type} ({excluded} outlying figures excluded)"))  # wrapped at the width
 
 
 @log_app.command("list")

@@ -192,7 +192,8 @@ def memory_per_module(job: Job) -> Breakdown:
         activations = per_layer * a.layers  # 1F1B: L/p layers for p microbatches in flight on the first stage
         logits = 4.0 * s * job.micro_batch * a.vocab / job.tp  # fp32 logits of the last stage
         activations += logits
-        notes.append(f"activations: Korthikanti et al. per-layer formula ({job.recompute} recomputation"
+        recompute = "no recomputation" if job.recompute == "none" else f"{job.recompute} recomputation"
+        notes.append(f"activations: Korthikanti et al. per-layer formula ({recompute}"
                      + (", sequence parallel" if job.sequence_parallel else "") + f"), {a.layers} layers' worth on "
                      "the first pipeline stage (1F1B), plus fp32 logits")
     else:
