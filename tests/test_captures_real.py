@@ -397,6 +397,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
     "smi_q_mlengineering_a100_xid63_pending.txt": _dx(("row_remap_pending", "0000:10:1C.0")),
     "nvlink_hpejapan_h100pcie_bridged.txt": _dx(nothing=True),
     "nccl_eksblueprints_efa_tagoutput_t4.txt": _dx(nothing=True),
+    "nccl_skypilot_tcpx_h200_ray_prefix.txt": _dx(nothing=True),
 }
 
 
@@ -428,6 +429,13 @@ def test_the_hit_rate_is_the_one_docs_state() -> None:
     assert total >= 30 and len(misses) == total - hits
     doc = (Path(__file__).parents[1] / "docs" / "doctor.md").read_text(encoding="utf-8")
     assert f"{hits} of {total}" in doc and all(m.split(":")[0] in doc for m in misses)
+
+
+def _skypilot_rows(fc: FileCapture, data: dict[str, Any]) -> None:
+    """Both launcher prefixes removed: all 24 sizes read, none wrong, the run read to its end."""
+    (run,) = fc.nccl.results
+    assert len(run.rows) == 24 and not any(r.wrong for r in run.rows) and run.avg_busbw == 122.073
+    assert any("Ray/SkyPilot worker" in n for n in fc.notes) and any("Open MPI" in n for n in fc.notes)
 
 
 def _issue34(fc: FileCapture, data: dict[str, Any]) -> None:
@@ -532,6 +540,7 @@ EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "dmon_deepspeech178_quoted.txt": _dmon, "topo_nccl557_3090_nv3_flush.txt": _nccl557,
     "smi_q_l4rzidrac_v100_power_brake.txt": _issue34, "smi_q_mlengineering_a100_xid63_pending.txt": _issue34,
     "nvlink_hpejapan_h100pcie_bridged.txt": _issue34, "nccl_eksblueprints_efa_tagoutput_t4.txt": _issue34,
+    "nccl_skypilot_tcpx_h200_ray_prefix.txt": _skypilot_rows,
     "dcgm198_nvlink_down_diag_pass.txt": _dcgm198,
     "dcgm253_diag_423_per_gpu.txt": _dcgm253,
     "dcgm_autopilot68_r3_kubectl.txt": _autopilot68,
