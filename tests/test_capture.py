@@ -457,3 +457,36 @@ def test_ray_and_skypilot_prefixes_are_removed_even_over_an_open_mpi_tag(prefix)
     fc = parse_text("\n".join(f"{prefix}[1,0]<stdout>:{r}" for r in rows), "sky.txt")
     assert [r.size_bytes for r in fc.nccl.results[0].rows] == [8, 16]
     assert any("Ray/SkyPilot worker" in n for n in fc.notes) and any("Open MPI" in n for n in fc.notes), fc.notes
+
+
+@pytest.mark.parametrize("prefix", ["0: ", "1: ", "gpu-node07: "])
+def test_a_launcher_prefixed_kernel_log_keeps_its_driver_tags(prefix):
+    """After srun's or pdsh's prefix is removed, the driver's own tags (NVRM:, nvidia-modeset:,
+    nvidia-nvlink:) are not a second host prefix: stripping them lost every Xid (exit 2)."""
+    log = "\n".join(prefix + line for line in (
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.",
+        "nvidia-modeset: ERROR: GPU:0: Idling display engine timed out",
+        "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+        "nvidia-nvlink: Nvlink Core is being initialized, major device number 234",
+        "NVRM: Xid (PCI:0000:5e:00): 79, pid=2345, name=python, GPU has fallen off the bus."))
+    fc = parse_text(log, "dmesg.txt")
+    assert sorted({x.bus_id for x in fc.kernel.xids if x.code == 79}) == ["0000:3B:00.0", "0000:5E:00.0"], fc.kernel.xids
+
+
+def test_dmesg_without_a_prefix_whose_driver_tags_differ_is_not_read_as_pdsh():
+    fc = parse_text("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
+                    "nvidia-modeset: ERROR: GPU:0: Idling display engine timed out\n"
+                    "nvidia-nvlink: Nvlink Core is being initialized\n", "dmesg.txt")
+    assert [x.code for x in fc.kernel.xids] == [79] and not any("pdsh" in n for n in fc.notes), fc.notes
+
+
+def test_a_key_repeated_after_a_cut_is_another_gpus_not_the_named_ones():
+    """GPU 07 reads Pending: No; after the poster's '[...]' a second Remapped Rows says Yes: that
+    is the next GPU's, whose line was cut away, not a reading that overwrites GPU 07's."""
+    fc = parse_text("GPU 00000000:07:00.0\n    Remapped Rows\n        Pending                 : No\n"
+                    "        Uncorrectable Error     : 0\n    [...]\n    Remapped Rows\n"
+                    "        Pending                 : Yes\n        Uncorrectable Error     : 1\n", "cut.txt")
+    assert fc.smi is not None
+    first, second = fc.smi.modules
+    assert first.bus_id == "0000:07:00.0" and first.fields["Remapped Rows/Pending"] == "No", first
+    assert second.bus_id.startswith("GPU (bus id not in") and second.fields["Remapped Rows/Pending"] == "Yes"

@@ -59,3 +59,20 @@ def test_a_captured_module_is_counted_once_though_its_inventory_and_its_q_both_r
     assert links["summary"].startswith("1 link(s)"), links
     narrow = [f for f in data["findings"] if f["cause"] == "pcie_link_downgraded"]
     assert [f["module"] for f in narrow] == ["0000:AB:00.0"], narrow
+
+
+def test_an_excerpt_without_a_gpu_line_is_one_module_to_the_ecc_and_link_checks(capsys, tmp_path):
+    """No GPU line: the captured inventory calls it gpu0, the -q reader 'GPU (bus id not in the
+    excerpt)'; the same disabled ECC and x8 link were two findings each."""
+    excerpt = tmp_path / "q.txt"
+    excerpt.write_text("    Product Name                          : NVIDIA A100-SXM4-80GB\n    ECC Mode\n"
+                       "        Current                           : Disabled\n        Pending                 "
+                       "          : Disabled\n    PCI\n        GPU Link Info\n            Link Width\n"
+                       "                Max                       : 16x\n                Current           "
+                       "        : 8x\n")
+    main(["doctor", "--from", str(excerpt), "--all", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    causes = sorted(f["cause"] for f in data["findings"])
+    assert causes == ["ecc_disabled", "pcie_link_downgraded"], data["findings"]
+    (links,) = [s for s in data["steps"] if s["check"] == "link_state"]
+    assert links["summary"].startswith("1 link(s)"), links

@@ -49,6 +49,7 @@ def parse(lines: list[Line]) -> SmiText:
     marked: list[int] = []  # values that carried an operator's marker
     flush: list[int] = []  # section names printed flush left
     kv_in_run = 0
+    cut = False  # a poster's cut ('[...]') inside the current block: what follows may be another GPU's
     for ln in lines:
         s = ln.text
         gpu = _GPU.match(s)
@@ -56,7 +57,7 @@ def parse(lines: list[Line]) -> SmiText:
         if gpu:
             current = SmiTextModule(bus(gpu.group(1)), "", {})
             out.modules.append(current)
-            stack, run = [], run + [ln.no]
+            stack, run, cut = [], run + [ln.no], False
             continue
         if _TOP.match(s.strip()) or s.strip().startswith("=="):
             _top_field(out, s)
@@ -64,7 +65,8 @@ def parse(lines: list[Line]) -> SmiText:
             kv_in_run += 1
             continue
         if kv and (kv.group(1) or current is not None):
-            if current is None or (current.bus_id.startswith(UNNAMED) and _repeats(current, stack, kv)):
+            if current is None or ((current.bus_id.startswith(UNNAMED) or cut) and _repeats(current, stack, kv)):
+                cut = False  # a key read again after a cut is the next GPU's, whose line was cut away
                 current = SmiTextModule(_unnamed(out), "", {})
                 out.modules.append(current)
             value = (kv.group(3) or "").strip()
@@ -93,6 +95,7 @@ def parse(lines: list[Line]) -> SmiText:
         if not s.strip() or ln.elision:
             if run:
                 run.append(ln.no)
+            cut = cut or ln.elision
             continue
         _close(out, run, kv_in_run)
         run, current, stack, kv_in_run = [], None, [], 0

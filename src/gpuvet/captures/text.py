@@ -56,8 +56,8 @@ def clean(text: str) -> Cleaned:
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
     numbered = _skip_header(numbered)
     numbered, hosts = _strip_prefix(numbered, notes)
-    if hosts:  # launchers nest (Ray's prefix over Open MPI's tag): a second one under the first
-        numbered, inner = _strip_prefix(numbered, notes)
+    if hosts:  # launchers nest (Ray's prefix over Open MPI's tag): a second one under the first, never a
+        numbered, inner = _strip_prefix(numbered, notes, hosts_too=False)  # host's (that is the driver's NVRM:)
         hosts += inner
     lines: list[Line] = []
     quoted = fences = escaped = 0
@@ -94,19 +94,28 @@ def _skip_header(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return numbered[:start] + numbered[end:]
 
 
-def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str]) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
-    """Remove a launcher prefix when most non-blank lines carry the same kind."""
+def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str],
+                  hosts_too: bool = True) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
+    """Remove a launcher prefix when most non-blank lines carry the same kind (a pdsh/clush host
+    only when ``hosts_too``)."""
     body = [s for _, s in numbered[:4000] if s.strip()]  # a launcher prefixes every line: a sample decides
     for label, rx in _PREFIXES:
+        if label.startswith("pdsh") and not hosts_too:
+            continue
         hits = [m.group(0) for s in body if (m := rx.match(s))]
         enough = len(hits) >= 2 if label == _TAG_OUTPUT else len(hits) >= max(2, 0.6 * len(body))
         if body and enough:
             tags = list(dict.fromkeys(h.strip().rstrip(":").strip() for h in hits))
-            if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or set(tags) <= _NOT_HOSTS):
-                continue  # ordinary words before a colon (or a journal's 'kernel:'), not host names
+            if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or any(_is_driver(t) for t in tags)):
+                continue  # ordinary words before a colon, or the kernel's own tags (NVRM:, nvidia-modeset:), not hosts
             notes.append(f"{len(hits)} line(s) carried the {label} launcher prefix, removed ({_list(tags)})")
             return [(n, rx.sub("", s, count=1)) for n, s in numbered], tuple(tags)
     return numbered, ()
+
+
+def _is_driver(tag: str) -> bool:
+    """A tag the kernel or a driver prints before its message, never a host's name."""
+    return tag in _NOT_HOSTS or tag.lower().startswith(("nvidia", "nvrm", "amdgpu", "kernel", "kfd", "drm"))
 
 
 def _list(items: list[str], most: int = 6) -> str:

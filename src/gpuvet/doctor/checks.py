@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
+from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.model import Check
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
@@ -402,9 +403,18 @@ def driver_runtime(ev: Evidence) -> Outcome:
 
 
 def _modules_of(ev: Evidence, names: Iterable[str]) -> set[str]:
-    """The inventory's ids of modules a captured -q names by bus id: one module is judged once."""
+    """The inventory's ids of the modules a captured -q names, so one module is judged once: by
+    bus id, and an excerpt's unnamed GPUs (no GPU line) as the inventory's modules without a bus
+    id, in order (the captured inventory lists the same -q's modules in the same order)."""
     by_bus = ev.modules_by_bus_id()
-    return {by_bus.get(bus_key(n), n) for n in names}
+    busless = [m.id for m in (ev.inventory.modules if ev.inventory else ()) if not isinstance(m.bus_id, str)
+               or not m.bus_id]
+
+    def unnamed(name: str) -> str:  # 'GPU (bus id not in the excerpt)' is the first, '… #2' the second
+        k = int(name.rsplit("#", 1)[1]) - 1 if "#" in name else 0
+        return busless[k] if k < len(busless) else name
+
+    return {unnamed(n) if n.startswith(UNNAMED) else by_bus.get(bus_key(n), n) for n in names}
 
 
 # --- settings, health --------------------------------------------------------------------
