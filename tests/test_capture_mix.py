@@ -119,3 +119,17 @@ def test_spec_export_json_carries_the_note_too(capsys, tmp_path):
 def test_spec_export_of_a_healthy_node_says_nothing(capsys):
     code, out, err = call(capsys, "spec", "export", "--sim", "hgx-h200-8")
     assert code == 0 and err == "" and "description" not in yaml.safe_load(out)
+
+
+def test_spec_export_refuses_a_node_that_lacks_a_module_of_its_design(capsys, tmp_path):
+    """Exported as found, the gap became the expectation: validate --expect of that spec passed a
+    node without gpu3. Refused unless --allow-missing, which still names the gap."""
+    spec = tmp_path / "miss.yaml"
+    spec.write_text("base: hgx-h200-8\nfaults: [{kind: missing_module, module: gpu3}]\n")
+    out = tmp_path / "export.yaml"
+    assert main(["spec", "export", "--sim", str(spec), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "lacks a module its design has" in err and "gpu3" in err and "--allow-missing" in err and not out.exists()
+    assert main(["spec", "export", "--sim", str(spec), "-o", str(out), "--allow-missing"]) == 0
+    text = out.read_text()
+    assert "lacks gpu3" in text and max(len(line) for line in text.splitlines()) <= 80

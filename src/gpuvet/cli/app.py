@@ -291,10 +291,15 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
                                                             help="Write the YAML spec to FILE (default: stdout).",
                                                             callback=output_file)] = None,
                 as_json: Annotated[bool, typer.Option("--json", help="Print the spec as JSON on stdout; with -o, "
-                                                      "{\"wrote\": FILE} instead of the note.")] = False) -> None:
-    """Write the detected node as a spec that loads back unchanged (use it later with --expect).
-    Links are written at their design (the module's maximum PCIe width, the catalog's fabric), not
-    at a degraded state found: what differed is named on stderr and in the spec's description."""
+                                                      "{\"wrote\": FILE} instead of the note.")] = False,
+                allow_missing: Annotated[bool, typer.Option("--allow-missing", help="Export even when the node "
+                                                            "lacks a module its design has (the spec then "
+                                                            "expects the gap).")] = False) -> None:
+    """Write the detected node's design as a spec (use it later with --expect). Links are written
+    at their design (the module's maximum PCIe width, the catalog's fabric), not at a degraded
+    state found: what differed is named on stderr and in the spec's description. A node that
+    lacks a module its design has is refused unless --allow-missing."""
+    from gpuvet.errors import GpuvetError
     from gpuvet.node.export import as_designed, export_yaml, node_to_spec
 
     backend = _backend(sim, from_)
@@ -304,6 +309,10 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
     finally:
         backend.close()
     designed = as_designed(found, widths)
+    if designed.missing and not allow_missing:  # the gap would become the expectation: never flagged again
+        raise GpuvetError("the node lacks a module its design has: " + "; ".join(designed.missing), where="spec export",
+                          fix="export from the node when every module is there (a spec used as --expect must hold "
+                              "the design), or give --allow-missing to write the modules found anyway.")
     node, notes = designed.node, designed.not_as_found
     for note in notes:
         _say(f"note: not exported as found: {note}")

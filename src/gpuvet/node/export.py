@@ -9,6 +9,7 @@ hold is named in the spec's description and on stderr."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ class Designed:
 
     node: Node
     not_as_found: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()  # modules the design has and the node found lacks: not in the export
 
 
 def as_designed(found: Node, pcie_width_max: Mapping[str, int] | None = None) -> Designed:
@@ -34,9 +36,9 @@ def as_designed(found: Node, pcie_width_max: Mapping[str, int] | None = None) ->
     design = infer_design(found, pcie_width_max)
     notes = [f"{d.detail}: found {d.found}, exported as designed: {d.expected}"
              for d in diff_nodes(design.node, found)]
-    notes += [f"{slot.reason}: the exported spec lacks {slot.guess or 'that module'} (add it by hand)"
-              for slot in design.missing]
-    return Designed(design.node, tuple(notes))
+    missing = tuple(f"{slot.reason}: the exported spec lacks {slot.guess or 'that module'} (add it by hand)"
+                    for slot in design.missing)
+    return Designed(design.node, tuple(notes) + missing, missing)
 
 
 def _model_entry(model: ModuleModel) -> dict[str, object]:
@@ -75,8 +77,9 @@ def node_to_spec(node: Node, not_as_found: Sequence[str] = ()) -> NodeSpec:
 
 
 def export_yaml(node: Node, not_as_found: Sequence[str] = ()) -> str:
-    header = "# gpuvet node spec, exported from the detected node. Load with --sim or --expect.\n"
-    header += "".join("# not as found: " + " ".join(note.split()) + "\n" for note in not_as_found)
+    header = "# gpuvet node spec, exported from a node: load it with --sim or --expect.\n"
+    header += "".join("\n".join(textwrap.wrap(" ".join(note.split()), 78, initial_indent="# not as found: ",
+                                               subsequent_indent="#   ")) + "\n" for note in not_as_found)
     return header + dump_spec(node_to_spec(node, not_as_found))
 
 
