@@ -490,3 +490,13 @@ def test_a_key_repeated_after_a_cut_is_another_gpus_not_the_named_ones():
     first, second = fc.smi.modules
     assert first.bus_id == "0000:07:00.0" and first.fields["Remapped Rows/Pending"] == "No", first
     assert second.bus_id.startswith("GPU (bus id not in") and second.fields["Remapped Rows/Pending"] == "Yes"
+
+
+def test_a_cut_inside_a_markdown_quote_is_a_cut_and_the_note_quotes_what_the_file_had():
+    fc = parse_text("GPU 00000000:07:00.0\n>    Product Name          : NVIDIA A100\n>    [...]\n"
+                    ">    Remapped Rows\n>        Pending           : Yes\n", "quoted.txt")
+    assert fc.smi is not None
+    (module,) = fc.smi.modules
+    assert module.bus_id == "0000:07:00.0" and module.fields.get("Remapped Rows/Pending") == "Yes"
+    (note,) = [n for n in fc.notes if "the poster cut lines" in n]
+    assert "('[...]')" in note, note

@@ -662,3 +662,16 @@ def test_a_hip_failure_of_rccl_tests_is_read_and_fixed_with_rocm_advice(capsys, 
     (failed,) = [f for f in data["findings"] if f["cause"] == "collective_test_failed"]
     assert failed["evidence"]["tool"] == "rccl-tests" and failed["evidence"]["kind"] == "hip", failed
     assert "amdgpu" in failed["fix"] and "CUDA" not in failed["fix"], failed
+
+
+def test_wrong_values_counted_by_rccl_tests_get_rocm_advice(capsys, tmp_path):
+    log = tmp_path / "rccl_oob.txt"
+    log.write_text("rccl-tests: Version develop:ae3e635\n"
+                   "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+                   "   busbw #wrong\n"
+                   "           8             2     float     sum      -1    41.20    0.00    0.00      0    40.92    0.00"
+                   "    0.00      0\n"
+                   "# Out of bounds values : 3 FAILED\n# Avg bus bandwidth    : 0.00\n")
+    main(["doctor", "--from", str(log), "--json"])
+    (bad,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["cause"] == "data_corruption_in_transfer"]
+    assert "amd-smi metric --ecc" in bad["fix"] and "Xid" not in bad["fix"], bad

@@ -125,7 +125,8 @@ def test_load_spec_returns_where():
     assert where == "preset mesh-4" and spec.name == "mesh-4"
 
 
-@pytest.mark.parametrize("preset", ["hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72", "nvl576", "mi300x-8"])
+@pytest.mark.parametrize("preset", ["hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72", "nvl144", "nvl288",
+                                    "nvl576", "mi300x-8"])
 def test_spec_show_fits_80_columns_and_reads_back_as_the_same_spec(preset, tmp_path):
     """A preset's description was one quoted line of 100+ columns; it is folded, and folding
     changes nothing the spec says."""

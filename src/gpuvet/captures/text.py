@@ -24,7 +24,7 @@ _PREFIXES = (
     ("pdsh/clush host", re.compile(r"^[A-Za-z][\w.-]{0,62}: ")),
     # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
     # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
-    ("Ray/SkyPilot worker", re.compile(r"^(?:\x1b\[[\d;]*m)?\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\)(?:\x1b\[[\d;]*m)? ?")),
+    ("Ray/SkyPilot worker", re.compile(r"^\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),  # colours already gone
 )
 _NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error"}
 _HEADER = re.compile(r"^#\s*source:", re.I)
@@ -70,16 +70,19 @@ def clean(text: str) -> Cleaned:
         quoted += unquoted != s
         if unquoted.lstrip().startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
             unquoted, escaped = unquoted.replace("\\#", "#", 1), escaped + 1
-        lines.append(Line(n, unquoted, head.startswith((".", "…", "[", "(", "<")) and bool(_ELISION.match(unquoted))))
+        first = unquoted.lstrip()[:1]  # after the quote marks: a '>     [...]' is a cut too
+        lines.append(Line(n, unquoted, first in (".", "…", "[", "(", "<") and bool(_ELISION.match(unquoted))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if quoted:
         notes.append(f"{quoted} line(s) had markdown quote marks (>), removed")
     if escaped:
         notes.append(f"{escaped} line(s) began with markdown's escaped '\\#', read as '#'")
-    cuts = [ln.no for ln in lines if ln.elision]
+    cuts = [ln for ln in lines if ln.elision]
     if cuts:
-        notes.append(f"the poster cut lines at line(s) {_ranges(cuts)} ('...', '[...]'): what was cut is not known")
+        marks = _list([f"'{m}'" for m in dict.fromkeys(ln.text.strip() for ln in cuts)])
+        notes.append(f"the poster cut lines at line(s) {_ranges([ln.no for ln in cuts])} ({marks}): "
+                     "what was cut is not known")
     return Cleaned(lines, notes, hosts)
 
 

@@ -14,6 +14,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
+from gpuvet.node.vendor_tools import COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
 # PCIe cards whose NVLink comes only from bridges to one peer: each bridge carries 4 links, 3 bridges make the
@@ -35,27 +36,12 @@ class BridgeDesign(NamedTuple):
 
 
 BRIDGED_CARDS: dict[str, BridgeDesign] = {"h100 pcie": BridgeDesign(4, 3), "h100 nvl": BridgeDesign(4, 3)}
-# p2p_unavailable read from TransferBench (ROCm): causes.yaml's fix names nvidia-smi, the AMD tools instead
-P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have P2P and over which link; a PCIe "
-               "topology without it is by design; otherwise check the IOMMU (off or iommu=pt on the kernel command "
-               "line) and PCIe ACS in the BIOS, large BAR (Above 4G decoding, Resizable BAR), the ROCm environment "
-               "(HSA_* variables, HIP_VISIBLE_DEVICES) and that the amdgpu driver and ROCm versions match")
 
 
 # what says a module is not there to use: module-missing reads only these (a ring timeout or a RAS
 # error of a module that is present belongs to compute-errors, which reads every kind)
 PRESENCE_CAUSES = frozenset({"module_init_failed", "module_firmware_boot_failed", "module_needs_reset",
                              "module_cannot_attach", "module_fell_off_bus", "module_power_cables"})
-
-# collective_test_failed read from rccl-tests or HCCL Test: causes.yaml's fix is nccl-tests' (NCCL, CUDA, Xids)
-COLLECTIVE_FIX = {
-    "rccl-tests": "the error rccl-tests printed names the failing call: run again with NCCL_DEBUG=INFO (RCCL reads "
-                  "it) to see the transport; check that the amdgpu driver and ROCm versions match, the IOMMU "
-                  "(iommu=pt) and PCIe ACS settings, and the kernel log for amdgpu resets or RAS errors at that time",
-    "hccl_test": "the error HCCL Test printed names the failing call (retcode 7 in init_hcclComm: hccl_test "
-                 "processes left over on a node it talks to; stop them); check npu-smi info for every NPU's "
-                 "health, and the HCCL logs (ASCEND_GLOBAL_LOG_LEVEL=1; plog under ~/ascend/log)",
-}
 
 
 def kernel_messages(ev: Evidence) -> Outcome:
@@ -97,7 +83,7 @@ def benchmark_failures(ev: Evidence) -> Outcome:
         if f.kind == "out_of_bounds" and wrong_rows:
             continue  # collective_results names the sizes from the #wrong column
         cause = "data_corruption_in_transfer" if f.kind == "out_of_bounds" else "collective_test_failed"
-        fix = COLLECTIVE_FIX.get(f.tool) if cause == "collective_test_failed" else None
+        fix = (COLLECTIVE_FIX if cause == "collective_test_failed" else CORRUPTION_FIX).get(f.tool)
         found.append(finding(cause, HIGH, fix=fix, tool=f.tool, kind=f.kind, error=f.message, at=f.where,
                              line=f.line, output=f.text[:240]))
     waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]

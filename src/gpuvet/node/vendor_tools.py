@@ -52,3 +52,28 @@ def tools_for(models: Iterable[ModuleModel]) -> VendorTools:
     return VendorTools(joined("link_state"), joined("module_link"), joined("list_modules"), joined("lost_module_log"),
                        tuple(dict.fromkeys(v for t in parts for v in t.visible_env)),
                        tuple(dict.fromkeys(d for t in parts for d in t.device_files)), joined("permissions_fix"))
+
+
+# Fixes for failures read from another vendor's benchmark (doctor's causes.yaml holds nccl-tests' and
+# nvbandwidth's), keyed by the tool that printed the failure.
+# p2p_unavailable read from TransferBench (ROCm): causes.yaml's fix names nvidia-smi, the AMD tools instead
+P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have P2P and over which link; a PCIe "
+               "topology without it is by design; otherwise check the IOMMU (off or iommu=pt on the kernel command "
+               "line) and PCIe ACS in the BIOS, large BAR (Above 4G decoding, Resizable BAR), the ROCm environment "
+               "(HSA_* variables, HIP_VISIBLE_DEVICES) and that the amdgpu driver and ROCm versions match")
+# collective_test_failed read from rccl-tests or HCCL Test: causes.yaml's fix is nccl-tests' (NCCL, CUDA, Xids)
+COLLECTIVE_FIX = {
+    "rccl-tests": "the error rccl-tests printed names the failing call: run again with NCCL_DEBUG=INFO (RCCL reads "
+                  "it) to see the transport; check that the amdgpu driver and ROCm versions match, the IOMMU "
+                  "(iommu=pt) and PCIe ACS settings, and the kernel log for amdgpu resets or RAS errors at that time",
+    "hccl_test": "the error HCCL Test printed names the failing call (retcode 7 in init_hcclComm: hccl_test "
+                 "processes left over on a node it talks to; stop them); check npu-smi info for every NPU's "
+                 "health, and the HCCL logs (ASCEND_GLOBAL_LOG_LEVEL=1; plog under ~/ascend/log)",
+}
+CORRUPTION_FIX = {
+    "rccl-tests": "a collective returned wrong data: read each module's ECC/RAS counts (amd-smi metric --ecc) and "
+                  "the kernel log for amdgpu RAS errors; run again on subsets of the modules to find the one "
+                  "(or the xGMI link) that corrupts data",
+    "hccl_test": "a collective returned wrong data: read each NPU's health and ECC (npu-smi info) and the device "
+                 "logs; run again on subsets of the NPUs to find the one (or the HCCS link) that corrupts data",
+}
