@@ -141,11 +141,10 @@ def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None) 
 
 def runs(console: Console, rows: Sequence[RunRow]) -> None:
     t = term.table("logbook")
-    narrow = console.width < 96  # the year gives way to the node's name (a wrapped 'mi300x-/8' reads badly)
     for col in ("run", "started (UTC)", "status", "verdict", "node", "level", "sim"):
         term.column(t, col, key=col in ("run", "started (UTC)", "verdict"))
     for r in rows:  # kept data printed literally (a running run has no verdict, so no style either)
-        started = r.started_utc[5 if narrow else 0:16].replace("T", " ")  # to the minute; --json has it whole
+        started = term.minute(r.started_utc, console.width)  # a wrapped 'mi300x-/8' read badly
         t.add_row(Text(r.run_id), Text(started), Text(r.status),
                   Text(r.verdict or "", style=_STYLE.get(r.verdict or "", "")), Text(r.node or ""),
                   Text(r.envelope.level or ""), "yes" if r.simulated else "")

@@ -159,10 +159,10 @@ def events_table(console: Console, rows: list[ModuleEvent]) -> None:
     console.print(table)
 
 
-def _utc(t: float | None) -> str:
+def _utc(t: float | None, width: int = term.NARROW) -> str:
     from datetime import UTC, datetime
 
-    return "" if t is None else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M")
+    return "" if t is None else term.minute(datetime.fromtimestamp(t, UTC).isoformat(), width)
 
 
 def backtest_report(console: Console, bt: Backtest, shown: int = 5) -> None:
@@ -187,13 +187,12 @@ def backtest_report(console: Console, bt: Backtest, shown: int = 5) -> None:
                            + (f" and {len(bt.unscored_modules) - 10} more" if len(bt.unscored_modules) > 10 else "")))
     if cur.verdicts or cur.false_alarms:
         table = term.table("what happened, and what the forecast said")
-        cut = 5 if console.width < 100 else 0  # the year gives way to the words (a split 'throt/tled' reads badly)
         for col in ("module", "event", "when (UTC)", "warned (UTC)", "lead h", "verdict"):
             term.column(table, col, key=col in ("event", "when (UTC)", "warned (UTC)"),
                         right=col == "lead h", min_width=len("maintenance") if col == "verdict" else None)
-        rows = [(v.module, v.kind, _utc(v.time)[cut:], _utc(v.warned_at)[cut:],
+        rows = [(v.module, v.kind, _utc(v.time, console.width), _utc(v.warned_at, console.width),
                  "" if v.lead_h is None else f"{v.lead_h:.0f}", v.result) for v in cur.verdicts]
-        rows += [(m, "-", "", _utc(t)[cut:], "", "false alarm") for m, t in cur.false_alarms]
+        rows += [(m, "-", "", _utc(t, console.width), "", "false alarm") for m, t in cur.false_alarms]
         for row in sorted(rows, key=lambda r: r[0]):
             table.add_row(*(Text(c) for c in row))
         console.print(table)

@@ -76,6 +76,16 @@ def sig(value: float | int | None, unit: str = "", digits: int = 3) -> str:
     return f"{text} {unit}" if unit else text
 
 
+NARROW = 100  # columns below which a table's times give up their year to the words beside them
+
+
+def minute(iso: str, width: int) -> str:
+    """An ISO time to the minute ('2026-01-09 00:40'); below ``NARROW`` columns without its year
+    ('01-09 00:40'), so the names and words beside it keep their room (--json has it whole)."""
+    text = iso[:16].replace("T", " ")
+    return text[5:] if width < NARROW and len(text) == 16 else text
+
+
 def size(num_bytes: float | int | None) -> str:
     """A byte count in binary units, as nccl-tests and nvidia-smi name sizes: 8 B, 64 KiB, 256 MiB."""
     if num_bytes is None:
