@@ -44,6 +44,7 @@ class FakeGpu:
     ecc_uncorrected: tuple[int, int] = (0, 0)  # volatile, aggregate
     remapped_rows: tuple[int, int, int, int] = (0, 0, 0, 0)  # correctable, uncorrectable, pending, failed
     unsupported: set[str] = field(default_factory=set)
+    xid_events: list[int] = field(default_factory=list)  # critical Xids the event set still holds
 
 
 class FakeNvml:
@@ -226,6 +227,28 @@ class FakeNvml:
 
     def nvmlDeviceGetNvLinkRemotePciInfo(self, h: int, link: int) -> Any:
         return SimpleNamespace(busId=self._link(h, link, "nvmlDeviceGetNvLinkRemotePciInfo")[2])
+
+    # --- the event set (nvmlEventSetCreate / RegisterEvents / Wait_v2 / Free) ---------------------
+    def nvmlEventSetCreate(self) -> object:
+        self.event_sets = getattr(self, "event_sets", 0) + 1
+        return SimpleNamespace(registered={})
+
+    def nvmlDeviceRegisterEvents(self, h: int, types: int, event_set: Any) -> None:
+        self._gpu(h, "nvmlDeviceRegisterEvents")
+        event_set.registered[h] = types
+
+    def nvmlEventSetWait_v2(self, event_set: Any, timeout_ms: int) -> Any:
+        """The oldest pending Xid of a registered module; NVML_ERROR_TIMEOUT when none is waiting."""
+        for h, types in event_set.registered.items():
+            gpu = self.gpus[h]
+            if types & pynvml.nvmlEventTypeXidCriticalError and gpu.xid_events:
+                return SimpleNamespace(device=h, eventType=pynvml.nvmlEventTypeXidCriticalError,
+                                       eventData=gpu.xid_events.pop(0), gpuInstanceId=0xFFFFFFFF,
+                                       computeInstanceId=0xFFFFFFFF)
+        raise nvml_error(pynvml.NVML_ERROR_TIMEOUT)
+
+    def nvmlEventSetFree(self, event_set: Any) -> None:
+        event_set.registered.clear()
 
     def nvmlDeviceGetTopologyCommonAncestor(self, h1: int, h2: int) -> int:
         self._gpu(h1, "nvmlDeviceGetTopologyCommonAncestor")

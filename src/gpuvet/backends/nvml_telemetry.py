@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.backends.nvml import DeviceQuery, Nvml
 from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
+from gpuvet.backends.nvml_xids import XidFeed, kernel_log_reader
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
 from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of, sample_each
 from gpuvet.node.catalog import find_model
@@ -46,6 +47,19 @@ class NvmlTelemetry(TelemetrySource):
         self.backend = backend
         self.nvml: Nvml = backend.nvml
         self._expected_links: dict[str, int] = designed_fabric_links_of(backend)
+        self._xids = self._xid_feed()
+        self._devices_seen = list(backend._devices)
+
+    def _xid_feed(self) -> XidFeed:
+        from gpuvet.backends.kernel_log import KMSG
+
+        return XidFeed(self.nvml, list(self.backend._devices),
+                       kernel_log_reader(self.backend.kernel_log or KMSG)).start()
+
+    @property
+    def xid_source(self) -> str:
+        """Where this node's Xids come from: "nvml events", "kernel log", or why neither."""
+        return self._xids.source
 
     def present(self, t: float) -> list[ModuleIdentity]:
         pci = nvidia_pci_functions()
@@ -61,9 +75,17 @@ class NvmlTelemetry(TelemetrySource):
         return out
 
     def sample(self, t: float, slow: bool) -> list[Sample]:
-        return sample_each(self.backend._devices, lambda d: self._sample(d, t, slow))
+        if self.backend._devices != self._devices_seen:  # re-enumerated: new handles, a new event set
+            self._xids.close()
+            self._xids, self._devices_seen = self._xid_feed(), list(self.backend._devices)
+        xids = self._xids.poll(slow)
+        samples = sample_each(self.backend._devices, lambda d: self._sample(d, t, slow, xids.get(d.id, ())))
+        answered = {s.module for s in samples}
+        # a module lost with its Xid (79: fallen off the bus) reports the Xid once, with no reading
+        return samples + [Sample(t, d.id, d.uuid, None, None, None, None, None, xids=xids[d.id])
+                          for d in self.backend._devices if d.id in xids and d.id not in answered]
 
-    def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
+    def _sample(self, d: _Device, t: float, slow: bool, xids: tuple[int, ...]) -> Sample:
         q = DeviceQuery(self.nvml, d.handle, d.id).or_none
 
         power = q("nvmlDeviceGetPowerUsage")
@@ -82,7 +104,8 @@ class NvmlTelemetry(TelemetrySource):
                       int(reasons) if isinstance(reasons, int) else 0,
                       **f.sample_fields(),
                       fb_used_bytes=int(memory.used) if memory is not None else None,
-                      fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy)
+                      fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy,
+                      xids=xids)
 
     def _slow_fields(self, d: _Device, q: Callable[..., object]) -> SlowFields:
         """ECC counters, PCIe generation and width, NVLink links up (read on slow ticks only)."""
