@@ -72,6 +72,28 @@ def yaml_commands(doc: object) -> list[list[str]]:
     return out
 
 
+def shell_words(command: str) -> str:
+    """A script's gpuvet line with its variables as the shell would give them: a default
+    (``"${X:-boot}"``) as itself, a quoted path variable as a path, the site's word lists and
+    ``"$@"`` as nothing, redirections dropped."""
+    command = re.sub(r'"\$\{\w+:-([^}]*)\}"', r"\1", command)
+    command = re.sub(r'"\$\w+"', "/var/lib/gpuvet/placeholder.json", command)
+    command = re.sub(r'"\$@"|\$\{\w+:-\}', "", command)
+    return re.sub(r"\d?>&?\S+", "", command)
+
+
+def npd_commands(path: Path) -> list[list[str]]:
+    """A node-problem-detector monitor's gpuvet command lines: gpuvet itself, or the wrapper,
+    which passes its arguments to ``health --format npd``."""
+    out = []
+    for rule in json.loads(path.read_text()).get("rules", []):
+        if rule["path"].endswith("/gpuvet"):
+            out.append(rule["args"])
+        elif rule["path"].endswith("/gpuvet-npd.sh"):
+            out.append(["health", "--format", "npd", *rule["args"]])
+    return out
+
+
 def command_lines() -> list[tuple[str, list[str]]]:
     """(where, arguments after `gpuvet`) for every gpuvet command line in the recipes."""
     found: list[tuple[str, list[str]]] = []
@@ -79,21 +101,19 @@ def command_lines() -> list[tuple[str, list[str]]]:
         for doc in yaml.safe_load_all(path.read_text()):
             found += [(path.name, c) for c in yaml_commands(doc)]
     for path in files(".json"):
-        for rule in json.loads(path.read_text()).get("rules", []):
-            if rule["path"].endswith("/gpuvet"):
-                found.append((path.name, rule["args"]))
+        found += [(path.name, args) for args in npd_commands(path)]
     for path in files(".service"):
         for line in path.read_text().splitlines():
             if line.startswith("ExecStart="):
                 found.append((path.name, shlex.split(line.removeprefix("ExecStart="))[1:]))
-    for path in [*files("Dockerfile"), *files(".sh")]:
+    for path in [*files("Dockerfile"), *files(".sh"), *files(".nhc")]:
         for line in path.read_text().splitlines():
             m = re.search(r'CMD (\[.*\])', line)
             if m and not line.lstrip().startswith("#"):
                 found.append((path.name, json.loads(m.group(1))[1:]))
-            m = re.search(r'\$GPUVET (health[^$)]*)', line)
+            m = re.search(r'\$(?:GPUVET|gpuvet) (health[^)]*)\)', line)
             if m:
-                found.append((path.name, shlex.split(m.group(1))))
+                found.append((path.name, shlex.split(shell_words(m.group(1)))))
     for line in DOC.read_text().splitlines():
         m = re.match(r"^\$ gpuvet (.*)$", line)
         if m:
@@ -142,29 +162,96 @@ def test_shell_scripts_parse(script):
     assert os.access(script, os.X_OK)
 
 
-def _run_script(tmp_path, mode, faults):
+def _spec(tmp_path, faults) -> Path:
     spec = tmp_path / "node.yaml"
     spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "faults": faults}))
+    return spec
+
+
+def _scontrol(tmp_path, fails: bool = False) -> Path:
+    """A stand-in scontrol that records its arguments, or fails as one does with the controller
+    down (exit 1, nothing done)."""
     calls = tmp_path / "scontrol.calls"
-    fake = tmp_path / "scontrol"
-    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {calls}\n')
+    fake = tmp_path / ("scontrol-down" if fails else "scontrol")
+    body = "echo 'slurm_update error: Unable to contact slurm controller' >&2; exit 1" if fails \
+        else f'printf "%s\\n" "$@" >> {calls}'
+    fake.write_text(f"#!/bin/sh\n{body}\n")
     fake.chmod(0o755)
-    env = {**os.environ, "GPUVET": f"{sys.executable} -m gpuvet", "SCONTROL": str(fake),
-           "GPUVET_HEALTH_ARGS": f"--sim {spec} --state {tmp_path / 'mark.json'}", "SLURMD_NODENAME": "gpu-node-07",
-           "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "GPUVET_HOME": str(tmp_path)}
-    done = subprocess.run(["bash", str(SCRIPT), mode], env=env, capture_output=True, text=True, timeout=60)
-    return done.returncode, (calls.read_text().splitlines() if calls.exists() else [])
+    return fake
+
+
+def _slurmd_env(tmp_path, **extra: str) -> dict[str, str]:
+    """What slurmd gives a HealthCheckProgram or Prolog: no login environment (env -i), a minimal
+    PATH, SLURMD_NODENAME; gpuvet as the site names it (GPUVET) unless a test takes it away ("-")."""
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SLURMD_NODENAME": "gpu-node-07",
+           "GPUVET": f"{sys.executable} -m gpuvet", "PYTHONPATH": str(ROOT / "src"),
+           "GPUVET_STATE": str(tmp_path / "state" / "mark.json"), "GPUVET_HOME": str(tmp_path),
+           "GPUVET_HEALTHCHECK_DEFAULTS": str(tmp_path / "no-defaults"), "SCONTROL": str(_scontrol(tmp_path))}
+    return {k: v for k, v in {**env, **extra}.items() if v != "-"}
+
+
+def _run_script(tmp_path, mode, faults=None, **extra: str):
+    env = _slurmd_env(tmp_path, **extra)
+    if faults is not None:
+        env["GPUVET_HEALTH_ARGS"] = f"--sim {_spec(tmp_path, faults)}"
+    done = subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in env.items()), "bash", str(SCRIPT), mode],
+                          capture_output=True, text=True, timeout=60)
+    calls = tmp_path / "scontrol.calls"
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return done.returncode, lines
+
+
+XID79 = [{"kind": "xid", "module": "gpu5", "code": 79}]
 
 
 def test_slurm_health_check_drains_a_faulty_node_with_gpuvets_reason(tmp_path):
-    code, calls = _run_script(tmp_path, "prolog", [{"kind": "xid", "module": "gpu5", "code": 79}])
-    assert code == 1  # a failing Prolog: Slurm requeues the job
+    code, calls = _run_script(tmp_path, "prolog", XID79)
+    assert code == 1  # a failing Prolog: Slurm drains the node too and requeues the job
     assert calls == ["update", "nodename=gpu-node-07", "state=drain",
                      "reason=gpuvet: xid: gpu5: Xid 79 (GPU has fallen off the bus)"]
 
 
 def test_slurm_health_check_passes_a_healthy_node_and_exits_0_after_draining(tmp_path):
     assert _run_script(tmp_path, "healthcheck", []) == (0, [])
+    assert (tmp_path / "state" / "mark.json").is_file() and not (tmp_path / "state" / "mark.json.pending").exists()
     code, calls = _run_script(tmp_path, "healthcheck", [{"kind": "missing_module", "module": "gpu3"}])
     assert code == 0 and calls[2] == "state=drain" and calls[3].startswith("reason=gpuvet: presence: ")
+
+
+def test_an_xid_is_marked_seen_only_after_the_drain_went_through(tmp_path):
+    """The controller is down: the node is not drained, the script says so (exit 1) and the Xid
+    is not marked seen, so the next run drains for it. Before, the mark moved first and
+    scontrol's failure was ignored: every later run reported the node healthy."""
+    down = str(_scontrol(tmp_path, fails=True))
+    for mode in ("healthcheck", "prolog"):
+        assert _run_script(tmp_path, mode, XID79, SCONTROL=down) == (1, [])
+    code, calls = _run_script(tmp_path, "healthcheck", XID79)
+    assert code == 0 and calls[3] == "reason=gpuvet: xid: gpu5: Xid 79 (GPU has fallen off the bus)"
+    assert _run_script(tmp_path, "healthcheck", XID79) == (0, [])  # drained once: now seen
+
+
+@pytest.mark.parametrize("mode", ["healthcheck", "prolog", "epilog"])
+def test_a_gpuvet_missing_from_slurmds_path_drains_never_passes(tmp_path, mode):
+    code, calls = _run_script(tmp_path, mode, XID79, GPUVET="-")  # slurmd's PATH has no gpuvet
+    assert code == (0 if mode == "healthcheck" else 1)
+    assert calls[:3] == ["update", "nodename=gpu-node-07", "state=drain"]
+    assert calls[3].startswith("reason=gpuvet: cannot run 'gpuvet' (exit 127)"), calls
+
+
+def test_a_run_that_could_not_tell_drains_with_gpuvets_own_words(tmp_path):
+    code, calls = _run_script(tmp_path, "prolog", None, GPUVET_HEALTH_ARGS="--sim no-such-preset")
+    assert code == 1 and calls[3].startswith("reason=gpuvet: could not tell: "), calls
+    assert "no-such-preset" in calls[3] and len(calls[3]) <= len("reason=") + 120
+
+
+def test_a_crashed_gpuvet_drains_with_its_exit_status(tmp_path):
+    crash = tmp_path / "gpuvet-crash"
+    crash.write_text("#!/bin/sh\necho 'Segmentation fault' >&2\nexit 139\n")
+    crash.chmod(0o755)
+    code, calls = _run_script(tmp_path, "epilog", [], GPUVET=str(crash))
+    assert code == 1 and calls[3] == "reason=gpuvet: health check ended with exit 139: Segmentation fault"
+
+
+def test_an_unknown_mode_is_refused_before_anything_runs(tmp_path):
+    assert _run_script(tmp_path, "prologue", XID79) == (2, [])

@@ -82,13 +82,37 @@ def health(
     remapping, fabric and PCIe links at their width, throttling now, leftover processes, power limits.
 
     Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
+    from gpuvet.errors import GpuvetError
+
+    fmt = "json" if as_json else fmt
+    try:
+        _health(sim, expect, fmt, xid_since, state, list(ignore or ()), timeout)
+    except GpuvetError as exc:
+        _could_not_tell(fmt, exc.message)  # the scheduler's line too, not only stderr's paragraph
+        raise
+
+
+def _could_not_tell(fmt: str, why: str) -> None:
+    """A refusal in the form the scheduler reads: NHC's reason line, node-problem-detector's one
+    line (its message; without it the node condition had none)."""
+    from gpuvet.cli.literal import line as one_line
+    from gpuvet.health.formats import NPD_MAX, REASON_MAX, safe
+
+    if fmt == "nhc":
+        sys.stdout.write(one_line(f"UNKNOWN: gpuvet health: {safe(why, 400)}") + "\n")
+        sys.stdout.write(one_line(f"reason: {safe('gpuvet: could not tell: ' + why, REASON_MAX)}") + "\n")
+    elif fmt == "npd":
+        sys.stdout.write(one_line(safe(f"gpuvet: could not tell: {why}", NPD_MAX)) + "\n")
+
+
+def _health(sim: str | None, expect: str | None, fmt: str, xid_since: str, state: Path | None, ignore: list[str],
+            timeout: str) -> None:
     from gpuvet.backends.select import open_backend
     from gpuvet.health.run import HealthOptions, run_health
     from gpuvet.health.state import load_mark, save_mark
     from gpuvet.quantities import parse_seconds
 
-    fmt = "json" if as_json else fmt
-    _check_args(fmt, xid_since, list(ignore or ()))
+    _check_args(fmt, xid_since, ignore)
     timeout_s = parse_seconds(timeout, "--timeout", *TIMEOUT_RANGE)
     declared, declared_name = None, None
     if expect:
@@ -101,7 +125,7 @@ def health(
     if xid_since == "last":
         _check_mark_path(path, typed=state is not None)
     mark = load_mark(path) if xid_since == "last" else None
-    options = HealthOptions(declared, declared_name, mark, frozenset(ignore or ()), timeout_s)
+    options = HealthOptions(declared, declared_name, mark, frozenset(ignore), timeout_s)
     backend = open_backend(sim=sim)
     try:
         result = run_health(backend, options)
