@@ -40,6 +40,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "clocks": NODE, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
+    "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read

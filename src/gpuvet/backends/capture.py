@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpuvet import __version__
@@ -24,6 +24,7 @@ from gpuvet.captures.records import FabricTable, ListedModule, SmiTextModule
 from gpuvet.captures.text import clean, integer, number
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.topo import parse as _parse_topo
+from gpuvet.captures.verdicts import verdicts
 from gpuvet.errors import CaptureError
 from gpuvet.node.catalog import find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
@@ -382,6 +383,46 @@ def _merge(topo_node: Node, xml_node: Node) -> Node:
     return replace(topo_node, modules=modules, links=tuple(links))
 
 
+@dataclass(frozen=True)
+class _Vendor:
+    """The captures of one vendor's tools in a file: they make a node together, never with another's."""
+
+    name: str  # NVIDIA, AMD, Ascend
+    first: int  # the first line read as one of them (the file's order decides which vendor comes first)
+    kinds: tuple[str, ...]
+    modules: int
+    models: tuple[str, ...]
+
+
+_NVIDIA_KINDS = ("nvidia-smi -q -x", "nvidia-smi topo -m", "nvidia-smi -q")
+
+
+def _vendors(fc: capture_read.FileCapture) -> list[_Vendor]:
+    """The vendors whose module lists or topologies the file holds, in the order they appear."""
+    out: list[_Vendor] = []
+    nvidia = [p.claimed for p in (fc.xml, fc.topo, fc.smi) if p is not None]
+    if nvidia:
+        names = ([smi_xml.text_of(g, "product_name") or "unknown" for g in fc.xml.root.findall(".//gpu")] if fc.xml
+                 else [m.product or "unknown" for m in fc.smi.modules] if fc.smi else [])
+        gpus = len(names) or (sum(d.startswith("GPU") for d in fc.topo.devices) if fc.topo else 0)
+        out.append(_Vendor("NVIDIA", min(min(c, default=0) for c in nvidia),
+                           tuple(k for k in fc.kinds if k in _NVIDIA_KINDS), gpus, tuple(dict.fromkeys(names))))
+    for name, listed in (("AMD", fc.amd), ("Ascend", fc.npu)):
+        devices = len(listed.fabric.devices) if listed.fabric is not None else 0
+        if listed.modules or devices:
+            out.append(_Vendor(name, min(listed.claimed, default=0), tuple(listed.kinds),
+                               len(listed.modules) or devices,
+                               tuple(dict.fromkeys(m.name or "unknown" for m in listed.modules))))
+    return sorted(out, key=lambda v: v.first)
+
+
+def _other_vendor(label: str, v: _Vendor, node_vendor: str) -> str:
+    models = f": {', '.join(v.models[:4])}" if v.models else ""
+    return (f"{label}: also holds {v.name}'s {', '.join(v.kinds)} ({v.modules} module(s){models}): left out of "
+            f"this node, whose modules are {node_vendor}'s (read first); no capture states a link between two "
+            f"vendors' modules, and such a file is most often of several machines. Give it a --from run of its own")
+
+
 class CaptureBackend(Backend):
     """Readings from captured files; nothing is measured."""
 
@@ -392,7 +433,8 @@ class CaptureBackend(Backend):
     def __init__(self, paths: list[str]) -> None:
         self.paths = paths
         self._notes: list[str] = []
-        topo_node: Node | None = None
+        self._topo: Node | None = None
+        self._vendor: str | None = None  # the node is this vendor's: another's modules are named, never joined
         self._modules: list[ModuleInfo] = []
         self._software = SoftwareInfo(__version__, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         if not paths:
@@ -401,35 +443,48 @@ class CaptureBackend(Backend):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
-            if fc.topo is not None:
-                topo_node = topo_node or topo_to_node(fc.topo, Path(path).stem)
-            elif fc.amd.fabric is not None and fc.amd.fabric.devices and topo_node is None:
-                topo_node, fabric_notes = fabric_to_node(fc.amd.fabric, Path(path).stem)
-                self._notes += [f"{label}: {n}" for n in fabric_notes]
-            elif fc.npu.fabric is not None and fc.npu.fabric.devices and topo_node is None:  # Ascend
-                topo_node, fabric_notes = npu_fabric_to_node(fc.npu.fabric, Path(path).stem)
-                self._notes += [f"{label}: {n}" for n in fabric_notes]
-            if not self._take_modules(fc, path, label) and fc.topo is None and topo_node is None:
+            took = 0
+            for v in _vendors(fc):
+                self._vendor = self._vendor or v.name
+                if v.name != self._vendor:
+                    self._notes.append(_other_vendor(label, v, self._vendor))
+                else:
+                    took += self._take(fc, v.name, path, label)
+            if not took and self._topo is None:
                 self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
         xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
-        if topo_node and xml_node:
-            self._node = _merge(topo_node, xml_node)
-        else:
-            self._node = topo_node or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
-                                                       fabric_known=False)
+        self._node: Node = _merge(self._topo, xml_node) if self._topo and xml_node else (
+            self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
+                                           fabric_known=False))
 
-    def _take_modules(self, fc: capture_read.FileCapture, path: str, label: str) -> int:
-        """Modules listed in the file (XML before text); returns how many it lists."""
+    def _take(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
+        """One vendor's topology (the first one given) and module list from the file; returns how many
+        modules it lists."""
+        stem = Path(path).stem
+        if vendor == "NVIDIA" and fc.topo is not None:
+            self._topo = self._topo or topo_to_node(fc.topo, stem)
+        listed = fc.amd if vendor == "AMD" else fc.npu if vendor == "Ascend" else None
+        if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
+            make = fabric_to_node if vendor == "AMD" else npu_fabric_to_node
+            self._topo, fabric_notes = make(listed.fabric, stem)
+            self._notes += [f"{label}: {n}" for n in fabric_notes]
+        return self._take_modules(fc, vendor, path, label)
+
+    def _take_modules(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
+        """Modules the vendor's tools list in the file (XML before text); returns how many."""
         notes: list[str] = []
-        if fc.xml is not None:
+        if vendor == "NVIDIA" and fc.xml is not None:
             modules, software, notes = xml_modules(fc.xml.root, path)
-        elif fc.smi is not None:
+        elif vendor == "NVIDIA" and fc.smi is not None:
             modules = [_text_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.smi.modules)]
             software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
                                     _NOT_IN_CAPTURE)
-        elif fc.amd.modules or fc.npu.modules:  # another vendor's tool listed them
-            modules = [_listed_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.amd.modules or fc.npu.modules)]
-            software = SoftwareInfo(__version__, fc.amd.driver or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
+        elif vendor in ("AMD", "Ascend"):  # another vendor's tool listed them
+            listed = fc.amd if vendor == "AMD" else fc.npu
+            modules = [_listed_module(f"gpu{i}", m, notes) for i, m in enumerate(listed.modules)]
+            notes += [f"gpu{i} ({v.where}): {v.tool} says {v.field}: {v.value} ({v.severity}; doctor names it)"
+                      for i, m in enumerate(listed.modules) for v in verdicts(m) if v.severity in ("critical", "warn")]
+            software = SoftwareInfo(__version__, listed.driver or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         else:
             return 0
         self._notes += [f"{label}: {n}" for n in notes]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
 from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.verdicts import ras_fields
 
 MAX_MODULES = 4096  # more in one capture is not one node
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -67,7 +68,7 @@ def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
         if value is None or not value.strip():
             stack.append((indent, key))
         else:
-            fields["/".join([k for _, k in stack] + [key])] = value.strip()
+            _put(fields, [k for _, k in stack], key, value.strip())
         out.claimed.add(ln.no)
     seen = {label for label, _ in blocks}
     for label, f in blocks:
@@ -78,6 +79,16 @@ def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
         out.driver = out.driver or next((f["DRIVER/VERSION"] for _, f in blocks if "DRIVER/VERSION" in f), None)
         if len(seen) < len(blocks):
             out.notes.append("amd-smi: a GPU block appears twice (two commands in one file?): each kept as listed")
+
+
+def _put(fields: dict[str, str], path: list[str], key: str, value: str) -> None:
+    """One field; an older amd-smi's ECC_BLOCK_STATE pairs (``BLOCK: UMC`` then ``STATUS: …``) become
+    ``ECC_BLOCK_STATE/UMC`` as the newer one prints it, so no block's state overwrites another's."""
+    where = "/".join(path)
+    if key == "STATUS" and path and path[-1] == "ECC_BLOCK_STATE" and f"{where}/BLOCK" in fields:
+        fields[f"{where}/{fields.pop(f'{where}/BLOCK')}"] = value
+        return
+    fields["/".join([*path, key])] = value
 
 
 def _field(f: dict[str, str], *keys: str) -> str | None:
@@ -99,7 +110,8 @@ def _amd_module(label: str, f: dict[str, str]) -> ListedModule:
         pcie_gen_max=integer(gen.removeprefix("Gen").strip()) if gen else None,
         pcie_width_max=integer(_field(f, "BUS/MAX_PCIE_WIDTH", "MAX_PCIE_WIDTH")),
         temperature_c=number(_field(f, "TEMPERATURE/HOTSPOT", "HOTSPOT")),
-        ecc_uncorrectable=integer(_field(f, "ECC/TOTAL_UNCORRECTABLE_COUNT", "TOTAL_UNCORRECTABLE_COUNT")))
+        ecc_uncorrectable=integer(_field(f, "ECC/TOTAL_UNCORRECTABLE_COUNT", "TOTAL_UNCORRECTABLE_COUNT")),
+        ras=ras_fields(f), tool="amd-smi")
 
 
 def _bus(text: str | None) -> str | None:
@@ -117,7 +129,7 @@ def _mib(text: str | None) -> float | None:
 
 
 def _add_module(out: ListedParse, module: ListedModule) -> None:
-    if module.name or module.bus_id or module.memory_mib:
+    if module.name or module.bus_id or module.memory_mib or module.ras or module.ecc_uncorrectable is not None:
         out.modules.append(module)
 
 
@@ -194,7 +206,8 @@ def _rocm_module(label: str, f: dict[str, str]) -> ListedModule:
     uid = get("unique id")
     return ListedModule(label, name=instinct.group(1) if instinct else series, bus_id=_bus(get("pci bus")),
                         memory_mib=vram / 2**20 if vram else None, uuid=uid if uid and uid != "0x0" else None,
-                        temperature_c=number(get("temperature (sensor junction) (c)", "temperature (sensor edge) (c)")))
+                        temperature_c=number(get("temperature (sensor junction) (c)", "temperature (sensor edge) (c)")),
+                        tool="rocm-smi")
 
 
 def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
@@ -316,7 +329,7 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
         if (m := _RBT_DEVICE.match(ln.text)) is not None:
             bus = f"{int(m.group(4), 16):02X}:{int(m.group(5), 16):02X}.{m.group(6)}"
             out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
-                                            uuid=m.group(3)))
+                                            uuid=m.group(3), tool="rocm-bandwidth-test"))
         if _RBT_OTHER.match(ln.text):
             out.claimed.add(ln.no)
     out.kinds.append("rocm-bandwidth-test")

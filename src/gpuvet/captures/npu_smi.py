@@ -80,4 +80,4 @@ def _chip(first: list[str], second: list[str], hbm: bool) -> tuple[ListedModule,
     masked = "x" in second[1].lower().split(":", 1)[-1]
     return ListedModule(f"NPU {npu} chip {chip}", name=name or None, bus_id=None if masked else second[1].upper(),
                         memory_mib=float(total) if total else None, health=first[1] or None,
-                        temperature_c=number(figures[1]) if len(figures) > 1 else None), masked
+                        temperature_c=number(figures[1]) if len(figures) > 1 else None, tool="npu-smi info"), masked

@@ -138,6 +138,26 @@ class ListedModule:
     health: str | None = None  # the tool's own verdict (npu-smi Health: OK, Warning, Alarm, Critical)
     temperature_c: float | None = None
     ecc_uncorrectable: int | None = None  # since the driver loaded (amd-smi metric --ecc)
+    ras: tuple[tuple[str, str], ...] = ()  # amd-smi's RAS/ECC fields as printed: (path, value), judged by captures.verdicts
+    tool: str | None = None  # the tool that listed it: "amd-smi", "rocm-smi", "npu-smi info", "rocm-bandwidth-test"
+
+
+@dataclass(frozen=True)
+class ToolVerdict:
+    """What a vendor's tool itself says of one module's state (npu-smi's Health, amd-smi's RAS
+    and ECC fields), as printed, and what that means: ok, warn, critical, or unknown (a word
+    gpuvet does not know: noted, never judged)."""
+
+    tool: str  # "npu-smi info", "amd-smi"
+    module: str  # the tool's label: "NPU 0 chip 0", "GPU 0"
+    bus_id: str | None
+    field: str  # "Health", "ECC/TOTAL_UNCORRECTABLE_COUNT", "RAS/ECC_BLOCK_STATE/UMC"
+    value: str
+    severity: str  # ok, warn, critical, unknown
+
+    @property
+    def where(self) -> str:
+        return f"{self.module} ({self.bus_id})" if self.bus_id else self.module
 
 
 @dataclass

@@ -24,10 +24,12 @@ from gpuvet.captures.records import (
     NvLinkState,
     PcieLink,
     SmiTextModule,
+    ToolVerdict,
     XidLine,
 )
 from gpuvet.captures.smi_xml import health as xml_health
 from gpuvet.captures.text import clean
+from gpuvet.captures.verdicts import verdicts
 from gpuvet.doctor.xids import xid_catalog
 from gpuvet.errors import CaptureError
 
@@ -60,6 +62,7 @@ class Captures:
     notes: list[str] = field(default_factory=list)
     read_as: dict[str, list[str]] = field(default_factory=dict)  # file name -> the kinds read in it (cited as evidence)
     clock_reasons_read: set[str] = field(default_factory=set)  # modules whose capture had a clock-reasons section
+    verdicts: list[ToolVerdict] = field(default_factory=list)  # npu-smi Health, amd-smi RAS/ECC, per listed module
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -102,6 +105,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nccl_failures += fc.nccl.failures
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
+    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules) for v in verdicts(m)]
 
 
 def sniff(path: str) -> str:

@@ -99,6 +99,8 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
             notes.append(f"telemetry: simulated window sampled every {ev.window.interval_s / 60:g} min for "
                          f"{ev.window.modules} modules (every {SIM_WINDOW_INTERVAL_S / 60:g} min on smaller nodes)")
     notes += ev.captures.notes  # what each captured file was read as, and what was skipped
+    if ev.backend is not None and ev.backend.captured:  # what the captured node left out (another vendor's modules)
+        notes += [n for n in ev.backend.notes() if n not in notes]
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
     return DoctorRun(symptom, simulated, steps, ordered, notes)
 

@@ -1,0 +1,53 @@
+"""A vendor tool's own verdict on a module, read from what it printed: ``npu-smi info``'s Health
+column (OK, Warning, Alarm, Critical) and amd-smi's RAS and ECC fields (an ECC block state of
+MULT_UC or POISON, a non-zero uncorrectable count, a bad-page threshold exceeded). The tool has
+already judged the module; gpuvet only says what the words mean, so a listed module marked
+Critical is never "no cause found".
+
+amd-smi's ECC states (amdsmi's AmdSmiRasErrState / rocm_smi's rsmi_ras_err_state_t): ENABLED,
+DISABLED, NONE (no error), PARITY (errors present, type unknown), SING_C (a single correctable
+error), MULT_UC (multiple uncorrectable errors), POISON (the firmware found an error and isolated
+the page: treated as uncorrectable).
+"""
+
+from __future__ import annotations
+
+from gpuvet.captures.records import ListedModule, ToolVerdict
+
+_NPU_HEALTH = {"ok": "ok", "warning": "warn", "alarm": "warn", "critical": "critical"}
+_ECC_STATE = {"enabled": "ok", "disabled": "ok", "none": "ok", "n/a": "ok", "sing_c": "warn", "parity": "warn",
+              "mult_uc": "critical", "poison": "critical"}
+_YES = ("true", "yes")
+
+
+def verdicts(m: ListedModule) -> list[ToolVerdict]:
+    """Every verdict the tool printed for the module, judged ones and ok ones (a clear cites those)."""
+    tool = m.tool or "the vendor's tool"
+    out: list[ToolVerdict] = []
+    if m.health is not None:
+        out.append(ToolVerdict(tool, m.label, m.bus_id, "Health", m.health,
+                               _NPU_HEALTH.get(m.health.strip().lower(), "unknown")))
+    for path, value in m.ras:
+        out.append(ToolVerdict(tool, m.label, m.bus_id, path, value, _ras_severity(path, value)))
+    if m.ecc_uncorrectable is not None and not any(p.endswith("TOTAL_UNCORRECTABLE_COUNT") for p, _ in m.ras):
+        out.append(ToolVerdict(tool, m.label, m.bus_id, "ECC/TOTAL_UNCORRECTABLE_COUNT", str(m.ecc_uncorrectable),
+                               "critical" if m.ecc_uncorrectable > 0 else "ok"))
+    return out
+
+
+def _ras_severity(path: str, value: str) -> str:
+    word = value.strip().lower()
+    if path.endswith("UNCORRECTABLE_COUNT"):
+        return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
+    if path.endswith("BAD_PAGE_THRESHOLD_EXCEEDED"):
+        return "critical" if word in _YES else "ok" if word in ("false", "no", "n/a") else "unknown"
+    return _ECC_STATE.get(word, "unknown")
+
+
+def ras_fields(fields: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The RAS/ECC fields of an amd-smi module (text or --json, flattened to KEY paths) that say
+    something about its state: ECC block states, uncorrectable counts, the bad-page threshold."""
+    picked = [(k, v.strip()) for k, v in fields.items()
+              if ("ECC_BLOCK_STATE/" in k or k.endswith("UNCORRECTABLE_COUNT") or k.endswith("BAD_PAGE_THRESHOLD_EXCEEDED"))
+              and v.strip() and v.strip().upper() != "N/A"]
+    return tuple(picked[:256])

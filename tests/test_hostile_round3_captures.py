@@ -1,0 +1,154 @@
+"""Issue 41, captures: a vendor tool's own verdict is a finding; one file holding several vendors'
+captures never joins their modules; a module listed twice is one module; an absurd figure is a
+corrupt reading, never another number; a name without bound is cut.
+
+Every capture here is a real one from tests/data/captures (its source named in its header) with
+the one edit each test names: the tools' formats are as they print them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuvet.backends.capture import CaptureBackend
+from gpuvet.cli.app import main
+
+DATA = Path(__file__).parent / "data" / "captures"
+REAL = DATA / "real"
+
+
+def _body(name: str) -> str:
+    """A real capture without the corpus header (# source, # shows …) and without the poster's cut mark."""
+    lines = (REAL / name).read_text(encoding="utf-8").splitlines()
+    return "\n".join(ln for ln in lines if not ln.startswith("#") and ln.strip() != "...") + "\n"
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out) if "--json" in args and out.strip() else out, err
+
+
+def _doctor(capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, dict[str, Any]]:
+    code, data, _ = _run(capsys, "doctor", *[a for p in paths for a in ("--from", p)], "--json")
+    return code, data
+
+
+# --- 1. the tool's own verdict is a finding -------------------------------------------------------
+NPU = "ascend_vllmascend2534_910_8chips.txt"  # 910 chips, Health OK, bus ids 0000:9D/9F/99
+
+
+@pytest.mark.parametrize(("word", "cause", "severity"), [
+    ("Critical", "module_reported_critical", "critical"),
+    ("Alarm", "module_reported_warning", "warn"),
+    ("Warning", "module_reported_warning", "warn"),
+])
+def test_an_npu_that_npu_smi_marks_unhealthy_is_a_finding_in_doctor_and_inventory(capsys, tmp_path, word, cause,
+                                                                                  severity):
+    # npu-smi info's own Health column said Critical: doctor said "no cause found", exit 0
+    text = _body(NPU).replace("| OK            | 178.5", f"| {word:<13} | 178.5", 1)
+    path = _write(tmp_path, "npu.txt", text)
+    code, data = _doctor(capsys, path)
+    (f,) = [f for f in data["findings"] if f["cause"] == cause]
+    assert code == 1 and f["severity"] == severity
+    assert f["module"] == "NPU 0 chip 0 (0000:9D:00.0)" and f["evidence"]["value"] == word
+    code, out, _ = _run(capsys, "inventory", "--from", path, "--json")
+    assert any("gpu0" in n and f"Health: {word}" in n for n in out["notes"])
+
+
+def test_a_healthy_npu_listing_is_clear_and_cites_what_it_read(capsys, tmp_path):
+    code, data = _doctor(capsys, _write(tmp_path, "npu.txt", _body(NPU)))
+    step = next(s for s in data["steps"] if s["check"] == "tool_verdicts")
+    assert step["status"] == "clear" and len(step["evidence"]) == 3
+    assert not [f for f in data["findings"] if f["cause"].startswith("module_reported")]
+
+
+def _amd_static(block_state: str) -> str:
+    """amd-smi static --ras as it prints the ECC block states (ROCm's amdsmi CLI docs), under the real MI350X."""
+    return _body("amd_rocmsystems2987_mi350x_static.txt") + (
+        "        ECC_BLOCK_STATE:\n"
+        f"            UMC: {block_state}\n"
+        "            SDMA: ENABLED\n"
+        "            GFX: ENABLED\n")
+
+
+@pytest.mark.parametrize(("state", "cause"), [("MULT_UC", "module_reported_critical"),
+                                              ("POISON", "module_reported_critical"),
+                                              ("SING_C", "module_reported_warning")])
+def test_an_amd_smi_ras_block_in_an_error_state_is_a_finding(capsys, tmp_path, state, cause):
+    code, data = _doctor(capsys, _write(tmp_path, "static.txt", _amd_static(state)))
+    (f,) = [f for f in data["findings"] if f["cause"].startswith("module_reported")]
+    assert code == 1 and f["cause"] == cause
+    assert f["evidence"]["field"] == "RAS/ECC_BLOCK_STATE/UMC" and f["evidence"]["value"] == state
+    assert "amd-smi" in f["fix"]
+
+
+def test_an_older_amd_smi_block_status_pair_is_read_per_block(capsys, tmp_path):
+    # older amd-smi printed each block as 'BLOCK: UMC' then 'STATUS: …': the last pair overwrote the others
+    text = _body("amd_rocmsystems2987_mi350x_static.txt") + (
+        "        ECC_BLOCK_STATE:\n            BLOCK: UMC\n            STATUS: MULT_UC\n"
+        "            BLOCK: SDMA\n            STATUS: ENABLED\n")
+    _, data = _doctor(capsys, _write(tmp_path, "static.txt", text))
+    assert [f["evidence"]["field"] for f in data["findings"]] == ["RAS/ECC_BLOCK_STATE/UMC"]
+
+
+def test_amd_smi_uncorrectable_ecc_count_is_a_finding_and_zero_is_clear(capsys, tmp_path):
+    metric = "GPU: 0\n    ECC:\n        TOTAL_CORRECTABLE_COUNT: 0\n        TOTAL_UNCORRECTABLE_COUNT: {n}\n" \
+             "    BDF: 0000:05:00.0\n"  # amd-smi metric --ecc (test_captures_amd's constructed excerpt)
+    _, data = _doctor(capsys, _write(tmp_path, "metric.txt", metric.format(n=3)))
+    (f,) = data["findings"]
+    assert f["cause"] == "module_reported_critical" and f["evidence"]["value"] == "3"
+    _, data = _doctor(capsys, _write(tmp_path, "metric0.txt", metric.format(n=0)))
+    assert not data["findings"]
+    assert next(s for s in data["steps"] if s["check"] == "tool_verdicts")["status"] == "clear"
+
+
+def test_a_dcgmi_diag_fail_was_already_a_finding(capsys):
+    # checked, not changed: the headerless real table's 'Fail - GPU: 0' is dcgm_diag_failed
+    code, data = _doctor(capsys, str(REAL / "dcgm_godcgm52_headerless_fail.txt"))
+    assert code == 1 and [(f["cause"], f["module"]) for f in data["findings"]] == [("dcgm_diag_failed", "GPU0")]
+
+
+# --- 2. several vendors in one file ---------------------------------------------------------------
+def _mixed() -> str:
+    """nvidia-smi -q of two H100s, amd-smi static of an MI350X and npu-smi topo + info of eight 910B3."""
+    return ((DATA / "smi_q_h100_2gpu.txt").read_text(encoding="utf-8") + _body("amd_rocmsystems2987_mi350x_static.txt")
+            + _body("ascend_msswift_910b3_topo.txt"))
+
+
+def test_one_file_of_three_vendors_joins_nothing_and_names_the_others(capsys, tmp_path):
+    # the MI350X was dropped without a word and the two H100s were joined to six NPUs over HCCS
+    path = _write(tmp_path, "mixed.txt", _mixed())
+    node = CaptureBackend([path]).node()
+    assert [m.model.name for m in node.modules] == ["H100-SXM", "H100-SXM"]
+    assert not [ln for ln in node.links if ln.kind.is_fabric]
+    code, out, _ = _run(capsys, "inventory", "--from", path, "--json")
+    notes = [n for n in out["notes"] if "also holds" in n]
+    assert len(notes) == 2 and "AMD's amd-smi" in notes[0] and "AMD Instinct MI350X" in notes[0]
+    assert "Ascend's npu-smi info -t topo" in notes[1] and "8 module(s): 910B3" in notes[1]
+    code, data = _doctor(capsys, path)
+    assert sum("also holds" in n for n in data["notes"]) == 2
+
+
+def test_the_vendor_read_first_makes_the_node_whichever_it_is(tmp_path):
+    amd_first = _body("amd_rocmsystems2987_mi350x_static.txt") + (DATA / "smi_q_h100_2gpu.txt").read_text()
+    backend = CaptureBackend([_write(tmp_path, "amd_first.txt", amd_first)])
+    assert [m.model.name for m in backend.node().modules] == ["AMD Instinct MI350X"]
+    assert any("NVIDIA's nvidia-smi -q (2 module(s)" in n for n in backend.notes())
+
+
+def test_two_files_of_two_vendors_are_not_joined_either(tmp_path):
+    smi = _write(tmp_path, "smi.txt", (DATA / "smi_q_h100_2gpu.txt").read_text())
+    npu = _write(tmp_path, "npu.txt", _body("ascend_msswift_910b3_topo.txt"))
+    node = CaptureBackend([smi, npu]).node()
+    assert len(node.modules) == 2 and not [ln for ln in node.links if ln.kind.is_fabric]
