@@ -130,7 +130,7 @@ def test_wiring_swap_on_pcie_node_is_named(faulty):
 
 
 def test_cpu_only_machine_validates_the_host_for_real_and_says_no_gpu(capsys, tmp_path):
-    code, out, _ = call(capsys, "validate", "--level", "quick", "--json", "--logbook", str(tmp_path / "lb.db"))
+    code, out, _ = call(capsys, "validate", "--level", "quick", "--host-only", "--json", "--logbook", str(tmp_path / "lb.db"))
     data = json.loads(out)
     assert code == 0 and data["simulated"] is False and data["verdict"] in ("pass", "warn")
     modules = next(c for c in data["checks"] if c["name"] == "modules")
@@ -281,7 +281,7 @@ def test_nothing_measurable_exits_2_but_keeps_the_run(tmp_path, capsys, monkeypa
 
     monkeypatch.setattr(host.HostBackend, "engine", no_torch)
     db = str(tmp_path / "lb.db")
-    code, out, err = call(capsys, "validate", "--level", "quick", "--logbook", db)
+    code, out, err = call(capsys, "validate", "--level", "quick", "--host-only", "--logbook", db)
     assert code == 2 and "nothing could be measured" in err and "PyTorch is not installed" in err
     code, out, _ = call(capsys, "log", "list", "--json", "--logbook", db)
     assert json.loads(out)[0]["status"] == "complete"

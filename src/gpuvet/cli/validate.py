@@ -13,6 +13,7 @@ from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
+    from gpuvet.backends.base import Backend
     from gpuvet.cli.render_validate import RunDoc
     from gpuvet.logbook.document import RunDocument
     from gpuvet.logbook.store import Logbook
@@ -56,13 +57,17 @@ def validate(
                                                callback=output_file)] = None,
     logbook: LogbookOpt = None,
     no_log: Annotated[bool, typer.Option("--no-log", help="Do not keep this run in the logbook.")] = False,
+    host_only: Annotated[bool, typer.Option("--host-only", help="On a machine where no accelerator is found, "
+                                            "judge the host (CPUs, memory, host copies) alone; without it such a "
+                                            "run is refused (exit 2).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The three-layer baseline: inventory and software, compute, module↔host and module↔module
     links, collectives — each check PASS/WARN/FAIL/SKIP with the measured value, the expected value
     derived from what was found, % of peak and the evidence. Kept in the logbook.
 
-    Exit 0 on pass or warn, 1 on fail, 2 when nothing could be measured or the input is bad.
+    Exit 0 on pass or warn, 1 on fail, 2 when nothing could be measured, no accelerator was found
+    (the host alone is judged only with --host-only) or the input is bad.
     """
     from gpuvet.errors import GpuvetError
     from gpuvet.validate.run import Level
@@ -71,7 +76,7 @@ def validate(
         chosen = Level(level)
     except ValueError:
         raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
-    result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log)
+    result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log, host_only)
     doc = result.to_json()
     if report:
         from gpuvet.files import write_atomic
@@ -103,13 +108,18 @@ def validate(
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
-                  logbook: str | None, no_log: bool) -> ValidationRun:
+                  logbook: str | None, no_log: bool, host_only: bool = False) -> ValidationRun:
     """Load what the run is judged against, open the node and the logbook, run the layers."""
     from gpuvet.backends.select import open_backend
     from gpuvet.validate.baseline import load_baseline
     from gpuvet.validate.rules import load_rules
     from gpuvet.validate.run import Validator
 
+    if host_only and sim:
+        from gpuvet.errors import GpuvetError
+
+        raise GpuvetError("it judges this machine's host, where --sim gives a simulated node", where="--host-only",
+                          fix="give one of them.")
     ruleset = load_rules(rules)
     base = load_baseline(baseline) if baseline else None
     declared = None
@@ -119,8 +129,13 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
 
         spec, where = load_spec(expect)
         declared = build_node(spec, where)
-    book = None if no_log else _logbook(logbook)
     backend = open_backend(sim=sim)
+    try:
+        _gate(backend, host_only)
+        book = None if no_log else _logbook(logbook)
+    except BaseException:
+        backend.close()
+        raise
     layer = ["starting"]
     try:
         with term.progress("validate") as progress:
@@ -135,6 +150,22 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
         backend.close()
         if book:
             book.close()
+
+
+def _gate(backend: Backend, host_only: bool) -> None:
+    """No accelerator found: refused (exit 2) unless --host-only asks for the host alone; and
+    --host-only where accelerators were found is refused, not ignored (they would go unjudged)."""
+    from gpuvet.errors import GpuvetError
+    from gpuvet.validate.run import no_accelerator
+
+    refusal = no_accelerator(backend)
+    if refusal is not None and not host_only:
+        raise refusal
+    if refusal is None and host_only:
+        count = len(backend.inventory().modules)
+        raise GpuvetError(f"--host-only, but the {backend.name} backend found {count} module(s) here", where="--host-only",
+                          fix="drop --host-only to validate the modules found (--host-only is for a machine with "
+                              "no accelerator).")
 
 
 @baseline_app.command("make")

@@ -71,6 +71,17 @@ def connect(address: str) -> ModuleType:
     return ray
 
 
+def error_text(exc: BaseException) -> str:
+    """What a node's task raised, in one message: a refusal's own words where Ray wrapped it (Ray's
+    text is the remote traceback, and its first 500 characters rarely reached the reason: a GPU
+    node without its driver read as a crash); anything else as its type and text, cut at 500."""
+    cause = getattr(exc, "cause", None)
+    refusal = cause if isinstance(cause, GpuvetError) else exc
+    if isinstance(refusal, GpuvetError):
+        return refusal.message[:2000]
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
 def run_fleet(address: str, level: str = "quick", sims: list[str] | None = None, timeout_s: float = 600.0,
               progress: Callable[[int, int, str], None] | None = None) -> list[NodeResult]:
     ray = connect(address)
@@ -112,7 +123,7 @@ def run_fleet(address: str, level: str = "quick", sims: list[str] | None = None,
             results.append(NodeResult(node["NodeID"], host, "ok", ray.get(ref), seconds=time.monotonic() - started,
                                       sim=sim))
         except Exception as exc:
-            results.append(NodeResult(node["NodeID"], host, "failed", error=f"{type(exc).__name__}: {exc}"[:500],
+            results.append(NodeResult(node["NodeID"], host, "failed", error=error_text(exc),
                                       seconds=time.monotonic() - started, sim=sim))
         if progress:
             progress(total - len(pending), total, host)

@@ -134,6 +134,23 @@ def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, s
     }
 
 
+NO_ACCELERATOR_FIX = ("install the accelerator's driver: NVIDIA's driver with its NVML library (libnvidia-ml.so; "
+                      "`nvidia-smi` must list the GPUs), or AMD's ROCm with the amdsmi Python package (`amd-smi "
+                      "list`); or give --sim PRESET to validate a simulated node, or --host-only to judge this "
+                      "machine's CPUs and memory alone")
+
+
+def no_accelerator(backend: Backend) -> GpuvetError | None:
+    """The refusal of a run where no accelerator was found (the host backend opened), or None.
+    Judged as it was, the host alone gave warn and exit 0: a gate asking whether the GPUs are
+    sound read that as a pass, where `health` on the same machine says it could not tell."""
+    if backend.name != "host":
+        return None
+    return GpuvetError("no accelerator was found, so none could be validated: looked for NVIDIA modules through "
+                       f"NVML and AMD modules through AMD SMI ({backend.why_no_modules})", where="validate",
+                       fix=NO_ACCELERATOR_FIX)
+
+
 def design_for(found: Node, inv: Inventory, declared: Node | None) -> Design | None:
     """What the node is judged against: the declared spec, else the nominal design inferred from
     the modules found and the catalog (never the state of the links found)."""
