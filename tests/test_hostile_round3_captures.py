@@ -152,3 +152,81 @@ def test_two_files_of_two_vendors_are_not_joined_either(tmp_path):
     npu = _write(tmp_path, "npu.txt", _body("ascend_msswift_910b3_topo.txt"))
     node = CaptureBackend([smi, npu]).node()
     assert len(node.modules) == 2 and not [ln for ln in node.links if ln.kind.is_fabric]
+
+
+# --- 3. a module listed twice is one module ----------------------------------------------------------
+def _twice(name: str) -> str:
+    body = _body(name)
+    return body + body
+
+
+def _q_twice() -> str:
+    """nvidia-smi -q twice, as a bug report holds it; the second run read gpu0 4 °C warmer."""
+    q = (DATA / "smi_q_h100_2gpu.txt").read_text(encoding="utf-8")
+    return q + q.replace("GPU Current Temp                  : 71 C", "GPU Current Temp                  : 75 C", 1)
+
+
+def test_nvidia_smi_q_twice_in_one_file_is_two_modules_and_the_differing_reading_is_named(capsys, tmp_path):
+    # a 2-GPU node read as 4 modules with repeated UUIDs
+    path = _write(tmp_path, "bug.txt", _q_twice())
+    code, out, _ = _run(capsys, "inventory", "--from", path, "--json")
+    assert [m["uuid"] for m in out["modules"]] == ["GPU-8f6d2c1e-3a44-4b0e-9c51-2b7e5f0a1c11",
+                                                   "GPU-1b0e7d3a-9c2f-4e61-8a77-5d3c9e2b4f22"]
+    (differ,) = [n for n in out["notes"] if "readings differ" in n]
+    assert "GPU 0000:18:00.0 is listed 2 times" in differ and "'71 C' then '75 C'" in differ
+    assert any("GPU 0000:2A:00.0 2 times" in n and "same readings" in n for n in out["notes"])
+    _, data = _doctor(capsys, path)  # each module judged once: gpu0's x8 link is one finding, not two
+    assert [f["module"] for f in data["findings"] if f["cause"] == "pcie_link_downgraded"] == ["0000:18:00.0"]
+
+
+@pytest.mark.parametrize(("name", "modules"), [
+    ("amd_rbt129_mi210_devices.txt", 8),  # rocm-bandwidth-test's device list pasted twice (by UUID)
+    ("ascend_vllmascend2534_910_8chips.txt", 3),  # npu-smi info twice (by bus id)
+    ("amd_rocmsmi_easybuild3978_mi100_product.txt", 2),  # rocm-smi --csv, its rows twice (no bus id: by card)
+])
+def test_a_vendor_listing_pasted_twice_is_one_module_each(tmp_path, name, modules):
+    text = _twice(name)
+    if name.startswith("amd_rocmsmi"):  # a CSV has one header: its rows repeated under it
+        head, *rows = _body(name).splitlines()
+        text = "\n".join([head, *rows, *rows]) + "\n"
+    backend = CaptureBackend([_write(tmp_path, "twice.txt", text)])
+    assert len(backend.node().modules) == modules
+    assert any("listed more than once with the same readings" in n for n in backend.notes())
+
+
+def test_amd_smi_json_with_a_gpu_twice_is_one_module_and_a_conflict_is_named(tmp_path):
+    gpu = {"gpu": 0, "asic": {"market_name": "AMD Instinct MI300X"}, "bus": {"bdf": "0000:05:00.0"},
+           "vram": {"size": {"value": 196592, "unit": "MB"}}}
+    other = {**gpu, "vram": {"size": {"value": 98296, "unit": "MB"}}}
+    backend = CaptureBackend([_write(tmp_path, "amd.json", json.dumps([gpu, other]))])
+    (m,) = backend.inventory().modules
+    assert m.memory_bytes == 196592 * 2**20
+    assert any("GPU 0 (0000:05:00.0) is listed 2 times" in n and "196592.0 then 98296.0" in n and "first kept" in n
+               for n in backend.notes())
+
+
+def test_amd_smi_static_and_metric_of_one_gpu_are_one_module(capsys, tmp_path):
+    # two commands in one post: the metric block's uncorrectable count lands on the static block's MI350X
+    metric = "GPU: 0\n    ECC:\n        TOTAL_CORRECTABLE_COUNT: 0\n        TOTAL_UNCORRECTABLE_COUNT: 2\n"
+    path = _write(tmp_path, "amd.txt", _body("amd_rocmsystems2987_mi350x_static.txt") + metric)
+    backend = CaptureBackend([path])
+    assert [m.model.name for m in backend.node().modules] == ["AMD Instinct MI350X"]
+    _, data = _doctor(capsys, path)
+    (f,) = [f for f in data["findings"] if f["cause"] == "module_reported_critical"]
+    assert f["module"] == "GPU 0 (0000:05:00.0)"
+
+
+def test_one_bus_id_under_two_uuids_is_two_machines_not_one_module(tmp_path):
+    rbt = _body("amd_rbt129_mi210_devices.txt")
+    other = rbt.replace("GPU-06c9d21390bc2e70", "GPU-1111111111111111")
+    backend = CaptureBackend([_write(tmp_path, "two.txt", rbt + other)])
+    assert len(backend.node().modules) == 9
+    assert any("bus id 05:00.0 is listed with two UUIDs" in n for n in backend.notes())
+
+
+def test_a_rocm_smi_topology_header_naming_a_gpu_twice_is_refused(capsys, tmp_path):
+    # GPU1 twice: its two columns were read as one module's, the second overwriting the first
+    text = _body("amd_rocmsmilib108_showtopo_pcie.txt").replace(
+        "       GPU0         GPU1         GPU2", "       GPU0         GPU1         GPU1", 1)
+    code, _, err = _run(capsys, "topo", "--from", _write(tmp_path, "topo.txt", text))
+    assert code == 2 and "header names GPU1 twice" in err and "line 3" in err

@@ -14,9 +14,11 @@ import json
 import re
 from collections.abc import Callable
 
+from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
 from gpuvet.captures.text import Line, integer, number
 from gpuvet.captures.verdicts import ras_fields
+from gpuvet.errors import CaptureError
 
 MAX_MODULES = 4096  # more in one capture is not one node
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -38,6 +40,8 @@ def parse(lines: list[Line]) -> ListedParse:
     out = ListedParse()
     for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, _rocm_bandwidth_test):
         reader([ln for ln in lines if ln.no not in out.claimed], out)
+    out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
+    out.notes += twice
     if len(out.modules) > MAX_MODULES:
         out.notes.append(f"AMD listing: {len(out.modules)} modules, more than one node has: the first "
                          f"{MAX_MODULES} kept")
@@ -70,15 +74,12 @@ def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
         else:
             _put(fields, [k for _, k in stack], key, value.strip())
         out.claimed.add(ln.no)
-    seen = {label for label, _ in blocks}
     for label, f in blocks:
         if f:
             _add_module(out, _amd_module(f"GPU {label}", f))
     if blocks:
         out.kinds.append("amd-smi (static/metric/list)")
         out.driver = out.driver or next((f["DRIVER/VERSION"] for _, f in blocks if "DRIVER/VERSION" in f), None)
-        if len(seen) < len(blocks):
-            out.notes.append("amd-smi: a GPU block appears twice (two commands in one file?): each kept as listed")
 
 
 def _put(fields: dict[str, str], path: list[str], key: str, value: str) -> None:
@@ -214,15 +215,19 @@ def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
     """``GPU[0]  : Key: value`` lines and the banners between them."""
     per: dict[str, dict[str, str]] = {}
     numa: dict[str, int] = {}
+    changed: list[str] = []
     for ln in lines:
         if (m := _ROCM_FIELD.match(ln.text)) is not None:
             key, value = m.group(2).strip(), m.group(3).strip()
             if key == "(Topology) Numa Node" and value.isdigit():
                 numa[f"GPU{m.group(1)}"] = int(value)
-            else:
-                per.setdefault(m.group(1), {})[key] = value
+            elif per.setdefault(m.group(1), {}).setdefault(key, value) != value:  # printed again, differently
+                changed.append(f"line {ln.no}: GPU[{m.group(1)}] {key} {per[m.group(1)][key]!r} then {value!r}")
     if not per and not numa:
         return
+    if changed:
+        out.notes.append(f"rocm-smi: {len(changed)} field(s) printed again with another reading (first: {changed[0]}): "
+                         "the first kept")
     out.claimed |= {ln.no for ln in lines if _ROCM_LINE.match(ln.text) or "ROCm System Management" in ln.text
                     or "End of ROCm SMI Log" in ln.text}
     for index, fields in sorted(per.items(), key=lambda kv: int(kv[0])):
@@ -285,6 +290,11 @@ def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
     header = lines[i].text.split()
     if not header or not all(re.fullmatch(_BDF + r"|GPU\d{1,4}", t) for t in header) or len(header) > MAX_MODULES:
         return i
+    twice = _repeated(header)
+    if twice is not None:  # which column is that module's? a guess either way (npu-smi -t topo is refused alike)
+        raise CaptureError(f"line {lines[i].no}: the {fabric.source} {what} table's header names {twice} twice: "
+                           "its columns cannot be told apart", where=fabric.source,
+                           fix="give the table as the tool printed it (one column per GPU).")
     out.claimed.add(lines[i].no)
     for d in header:
         if d not in fabric.devices:
@@ -300,6 +310,15 @@ def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
                 _cell(fabric, what, frozenset((row[0], other)), cell, out.notes)
         i += 1
     return i
+
+
+def _repeated(names: list[str]) -> str | None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
 
 
 def _cell(fabric: FabricTable, what: str, pair: frozenset[str], cell: str, notes: list[str]) -> None:

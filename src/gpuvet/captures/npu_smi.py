@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from gpuvet.captures import npu_topo
+from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, integer, number
 
@@ -58,6 +59,8 @@ def parse(lines: list[Line]) -> ListedParse:
             first = (cells, ln)
     if out.modules:
         out.kinds.append("npu-smi info")
+        out.modules, twice = merge_listed(out.modules, "npu-smi info")
+        out.notes += twice
     if masked:
         out.notes.append(f"npu-smi: {masked} bus id(s) masked in the capture (xx): left out, not guessed")
     if first is not None:

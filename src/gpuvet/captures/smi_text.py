@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiTextModule
 from gpuvet.captures.text import Line, integer, number, ranges
 
@@ -100,7 +101,8 @@ def parse(lines: list[Line]) -> SmiText:
         _close(out, run, kv_in_run)
         run, current, stack, kv_in_run = [], None, [], 0
     _close(out, run, kv_in_run)
-    out.modules = [m for m in out.modules if m.fields]
+    out.modules, twice = merge_smi([m for m in out.modules if m.fields])  # -q twice (bug reports): one module
+    out.notes += twice
     if marked:
         out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(marked)}")
     if flush:
