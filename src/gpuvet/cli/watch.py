@@ -71,7 +71,9 @@ def watch(
                                          "detectors and the forecast, as fast as possible, with the recorded times.")
                       ] = False,
     files: Annotated[list[Path] | None, typer.Argument(help="Telemetry files for --replay (one node per nvidia-smi "
-                                                       "log, named after the file).", show_default=False)] = None,
+                                                       "log, named after the file, or after its folder where logs "
+                                                       "in different folders share a name).", show_default=False)
+                      ] = None,
     prometheus_url: Annotated[str | None, typer.Option("--prometheus-url", help="Read dcgm-exporter (or gpuvet) "
                                                        "history from this Prometheus server, e.g. http://prom:9090.")
                               ] = None,

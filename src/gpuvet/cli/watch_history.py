@@ -14,7 +14,7 @@ from pathlib import Path
 from gpuvet.cli import term
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
-from gpuvet.watch.backtest import Outcome
+from gpuvet.watch.backtest import Outcome, check_outcomes
 from gpuvet.watch.events import Event
 from gpuvet.watch.replay import ReplayConfig, Replayer, ReplayResult
 
@@ -43,6 +43,7 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
     replayer = Replayer(ReplayConfig(flags.horizon_s, flags.slowdown_c, flags.outcomes), book, printer)
     if flags.files:
         rec = readers.read_files(flags.files, flags.interval_s, flags.fields)
+        check_outcomes(flags.outcomes or (), rec, flags.horizon_s)  # before the logbook sees a run
         replayer.begin(rec.source, sorted({m.node for m in rec.modules.values()}),
                        {"files": [str(p) for p in flags.files]})
         replayer.feed(rec)
@@ -53,6 +54,7 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
     step = flags.step_s or prom_history.choose_step(flags.since_s)
     query = prom_history.HistoryQuery(flags.prometheus_url, end - flags.since_s, end, step, match)
     rec = prom_history.read_history(query)
+    check_outcomes(flags.outcomes or (), rec, flags.horizon_s)
     replayer.begin(rec.source, sorted({m.node for m in rec.modules.values()}),
                    {"prometheus_url": flags.prometheus_url, "match": match, "step_s": step})
     replayer.feed(rec)

@@ -25,23 +25,28 @@ import os
 import stat
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
+from gpuvet.watch import bounds
 from gpuvet.watch.events import Event
 from gpuvet.watch.forecast import HOUR, ForecastSettings, ThermalForecaster, decide
+from gpuvet.watch.recording import Recording
 
 KINDS = ("throttled", "repasted", "replaced")
 MAX_BYTES = 16 * 1024 * 1024  # an events file of a large fleet's year is well under this
 MAX_ROWS = 200_000
+MAX_ROW_CHARS = 64 * 1024  # a row (and so each cell) of the events file: an event's row is ~60 characters
 CONFIRM_S = 14 * 86400.0
 SWEEP = tuple(ForecastSettings(alpha=a, margin_s=m * HOUR, min_rise_c=r)
               for a in (0.80, 0.90, 0.95) for m in (24.0, 48.0, 96.0) for r in (0.5, 1.0, 2.0))
 _FIX = ("write a CSV file with the header module,time,kind and one row per event, "
         "e.g. node05/gpu3,2026-01-13T02:29Z,throttled")
+_FIX_LONG = ("check the file is the events CSV (module,time,kind; a row is ~60 characters) and that every quote it "
+             "opens is closed.")
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,7 @@ class Outcome:
     time: float  # Unix seconds
     kind: str  # throttled, repasted, replaced
     line: int
+    where: str = ""  # "--backtest FILE", to name the file and line of a refused event
 
 
 @dataclass(frozen=True)
@@ -138,21 +144,21 @@ class Backtest:
 # --- the events file ------------------------------------------------------------------------
 def read_outcomes(path: Path) -> list[Outcome]:
     """EVENTS.csv: a header naming module, time and kind (any order, other columns ignored),
-    then one event per row. Times are ISO 8601 (no zone: UTC) or Unix seconds."""
+    then one event per row. Times are ISO 8601 (no zone: UTC) or Unix seconds. A BOM is dropped;
+    CR, LF and CR LF end a line; a row is at most MAX_ROW_CHARS."""
     where = f"--backtest {path}"
-    text = _read_text(path, where)
-    rows = csv.reader(io.StringIO(text))
+    rows = _rows(_read_text(path, where), where)
     header = next(rows, None)
     if header is None:
         raise GpuvetError("the events file is empty", where=where, fix=_FIX)
-    names = [h.strip().lower() for h in header]
+    names = [h.strip().lower() for h in header[1]]
     missing = [c for c in ("module", "time", "kind") if c not in names]
     if missing:
-        raise GpuvetError(f"the header {_show(','.join(header))} has no {' or '.join(missing)} column", where=where,
-                          fix=_FIX)
+        raise GpuvetError(f"the header {_show(','.join(header[1]))} has no {' or '.join(missing)} column",
+                          where=where, fix=_FIX)
     col = {c: names.index(c) for c in ("module", "time", "kind")}
     out: list[Outcome] = []
-    for line, row in enumerate(rows, start=2):
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(out) >= MAX_ROWS:
@@ -166,10 +172,33 @@ def read_outcomes(path: Path) -> list[Outcome]:
         if kind.lower() not in KINDS:
             raise GpuvetError(f"line {line}: kind {_show(kind)} is not one of {', '.join(KINDS)}",
                               where=f"{where}:{line}", fix="use throttled (its first slowdown), repasted or replaced.")
-        out.append(Outcome(module, _time(when, f"{where}:{line}"), kind.lower(), line))
+        out.append(Outcome(module, _time(when, f"{where}:{line}"), kind.lower(), line, where))
     if not out:
         raise GpuvetError("the events file has a header but no events", where=where, fix=_FIX)
     return out
+
+
+def _rows(text: str, where: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each CSV row, through the replay's own line reader (BOM, CR, the
+    line bound). A quoted cell may run over lines (a spreadsheet's note column), but no row is
+    longer than MAX_ROW_CHARS: the csv module's own limit (128 KiB a cell) was a traceback."""
+    lines = bounds.text_lines(io.StringIO(text, newline=None), where, MAX_ROW_CHARS, fix=_FIX_LONG)
+    reader = csv.reader(lines)
+    try:
+        for row in reader:
+            if sum(map(len, row)) > MAX_ROW_CHARS:
+                raise _too_long(f"{where}:{reader.line_num}")
+            yield reader.line_num, row
+    except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise _too_long(f"{where}:{reader.line_num}") from None
+        raise GpuvetError(f"line {reader.line_num} is not CSV the reader can take ({exc})",
+                          where=f"{where}:{reader.line_num}", fix=_FIX) from None
+
+
+def _too_long(where: str) -> GpuvetError:
+    return GpuvetError(f"a row longer than {MAX_ROW_CHARS:,} characters (a quote opened and never closed runs "
+                       "over the lines after it)", where=where, fix=_FIX_LONG)
 
 
 def _read_text(path: Path, where: str) -> str:
@@ -216,6 +245,39 @@ def _time(text: str, where: str) -> float:
 def _show(text: str) -> str:
     """Data from the file, quoted, control characters escaped, cut."""
     return repr(text[:80] + ("…" if len(text) > 80 else ""))
+
+
+# --- the events against the telemetry -------------------------------------------------------
+def check_outcomes(outcomes: Sequence[Outcome], rec: Recording, margin_s: float) -> None:
+    """Refuses the events before anything is replayed when they cannot be scored against ``rec``:
+    its times count from its start (no clock: an event's date has no place on them), or an event
+    lies outside the telemetry's span by more than ``margin_s`` (the forecast horizon) either side
+    (9999 or 1971 against three days of 2026 was scored 'missed', printed without its year)."""
+    if not outcomes or not rec.samples:
+        return
+    first = outcomes[0]
+    if rec.relative_time:
+        raise GpuvetError(f"the telemetry has no clock: its times count from its start (a log without a timestamp "
+                          f"column, dmon without -o DT, …; see the notes), so the {len(outcomes)} dated event(s) "
+                          "cannot be placed on it", where=first.where or "--backtest",
+                          fix="replay logs with recorded times (nvidia-smi --query-gpu=timestamp,…; dmon -o DT), "
+                              "or leave out --backtest.")
+    lo = min(s.t for s in rec.samples)
+    hi = max(s.t for s in rec.samples)
+    outside = [o for o in outcomes if not lo - margin_s <= o.time <= hi + margin_s]
+    if outside:
+        o = outside[0]
+        lines = ", ".join(str(x.line) for x in outside[1:6]) + (", …" if len(outside) > 6 else "")
+        more = f"; so are {len(outside) - 1} other event(s) (line {lines})" if len(outside) > 1 else ""
+        raise GpuvetError(f"the event at {_utc(o.time)} UTC is outside the telemetry's span, "
+                          f"{_utc(lo)} → {_utc(hi)} UTC, by more than the horizon ({margin_s / HOUR:g} h) either "
+                          f"side: it cannot be scored{more}", where=f"{o.where or '--backtest'}:{o.line}",
+                          fix="check the event's date (ISO 8601, UTC without a zone, or Unix seconds), or replay the "
+                              "telemetry that covers it.")
+
+
+def _utc(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 # --- scoring --------------------------------------------------------------------------------
@@ -312,7 +374,7 @@ def backtest(forecasters: Sequence[ThermalForecaster], events: Sequence[Event], 
     known = {m for fc in forecasters for m in fc.uuids}  # modules with temperature and power: what is scored
     replayed = dict(replayed or {})
     uuids = {u: m for m, u in replayed.items() if u} | {u: m for fc in forecasters for m, u in fc.uuids.items() if u}
-    mapped = [Outcome(uuids.get(o.module, o.module), o.time, o.kind, o.line) for o in outcomes]
+    mapped = [Outcome(uuids.get(o.module, o.module), o.time, o.kind, o.line, o.where) for o in outcomes]
     named = {o.module for o in mapped}
     unknown = sorted(m for m in named if m not in known and m not in replayed)
     unscored = sorted(m for m in named if m in replayed and m not in known)

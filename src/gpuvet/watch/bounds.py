@@ -4,8 +4,11 @@ figures sit well above what one node, rack or Prometheus page holds."""
 
 from __future__ import annotations
 
+import io
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO, TextIO
 
 from gpuvet.errors import GpuvetError
 
@@ -26,6 +29,56 @@ TEMP_C = (0.0, 200.0)  # no module reports below freezing or above 200 °C; the 
 POWER_W = (0.0, 10_000.0)  # a GB200 superchip draws ~2.7 kW
 
 FIX_SPLIT = "split it (by day, node or rack) and replay the parts you need."
+FIX_LONG = "check the file is a telemetry log (no telemetry line is this long)."
+BOM = "\ufeff"  # UTF-8's byte-order mark: PowerShell's Out-File -Encoding utf8 starts a file with it
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # PowerShell 5's '>' and Out-File write UTF-16
+
+
+# --- text: one helper for every reader (replay formats and the backtest's events file) ----
+def open_text(binary: BinaryIO) -> io.TextIOWrapper:
+    """``binary`` as UTF-8 text: a leading byte-order mark dropped, CR, LF and CR LF all read as a
+    line end (universal newlines), bytes that are not UTF-8 replaced (a cell of them is no reading)."""
+    return io.TextIOWrapper(binary, encoding="utf-8-sig", errors="replace", newline=None)
+
+
+def decode_head(data: bytes) -> str:
+    """The first bytes of a file as the readers will see them (a BOM dropped), for format detection."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def line_ends(chunk: bytes, cr_before: bool) -> tuple[bytes, bool]:
+    """``chunk`` with CR LF and lone CR made LF, so that lines are counted and measured as the
+    text reader splits them; ``cr_before``: the previous chunk ended in CR (its LF, if this chunk
+    starts with one, is the same line end). Returns the chunk and whether it ends in CR."""
+    if cr_before and chunk[:1] == b"\n":
+        chunk = chunk[1:]
+    if b"\r" not in chunk:
+        return chunk, False
+    return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), chunk.endswith(b"\r")
+
+
+def text_lines(text: TextIO, where: str, limit: int = MAX_LINE_CHARS, max_lines: int = MAX_FILE_LINES,
+               fix: str = FIX_LONG) -> Iterator[str]:
+    """The lines of ``text`` (opened with universal newlines: ``open_text`` or ``io.StringIO(…,
+    newline=None)``), each ending in LF, a byte-order mark at the start of any line dropped (two
+    PowerShell files joined with cat carry one mid-file), each line and their count within the
+    bounds (checked again while read: a file may have grown since its scan)."""
+    count = 0
+    while line := text.readline(limit + 1):
+        count += 1
+        if len(line) > limit and not line.endswith("\n"):
+            raise GpuvetError(f"line longer than {limit:,} characters", where=f"{where}:{count}", fix=fix)
+        if count > max_lines:
+            raise too_many(count, max_lines, "lines", where, FIX_SPLIT)
+        yield line[1:] if line[:1] == BOM else line
+
+
+def not_utf16(head: bytes, where: str) -> None:
+    """Refuses UTF-16 text (a log redirected with PowerShell 5's '>'): read as UTF-8 it is no format."""
+    if head[:2] in UTF16_BOMS:
+        raise GpuvetError("UTF-16 text (what PowerShell 5's '>' and Out-File write), not UTF-8", where=where,
+                          fix="convert it, e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE8, or in PowerShell Get-Content "
+                              "FILE | Set-Content -Encoding utf8 FILE8; or log with nvidia-smi -f FILE.")
 
 
 def number_text(text: str, where: str) -> str:

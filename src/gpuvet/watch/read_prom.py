@@ -243,6 +243,8 @@ def parse_json(text: str | bytes, where: str) -> Any:
     """The JSON in ``text``; raises GpuvetError for text that is not JSON, nests deeper than the
     reader follows (the interpreter's recursion limit, ~1,000; an answer nests 5) or holds an
     integer of more than 4,300 digits."""
+    if isinstance(text, bytes) and text[:3] == b"\xef\xbb\xbf" or isinstance(text, str) and text[:1] == bounds.BOM:
+        text = text[3:] if isinstance(text, bytes) else text[1:]  # a byte-order mark is no JSON, but harmless
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -148,7 +148,7 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     tick, seen, rows = 0, set[str](), 0
     dropped, bad = bounds.Dropped(where), bounds.BadIndex(where)
     headers: dict[bool, int] = {}  # timed or not -> its first header's line
-    for number, row in enumerate(csv.reader(lines, skipinitialspace=True), 1):
+    for number, row in _csv_rows(lines, where):
         if not row or not row[0].strip():
             continue
         if not row[0][:1].isdigit() and not any(ch.isdigit() for ch in row[0]) and is_query_header(",".join(row)):
@@ -191,6 +191,19 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     return _finish_csv(rec, cols, rows, (dropped, bad), where, interval_s)
 
 
+def _csv_rows(lines: Iterable[str], where: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each line. nvidia-smi quotes nothing, so a quote is a character of
+    its cell (``csv.QUOTE_NONE``): a stray '"' can neither swallow the lines after it into one
+    cell (rows lost without a word) nor grow a cell past the line bound (``_csv.Error``)."""
+    reader = csv.reader(lines, skipinitialspace=True, quoting=csv.QUOTE_NONE)
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as exc:
+        raise GpuvetError(f"not CSV the reader can take ({exc})", where=f"{where}:{reader.line_num}",
+                          fix="check the file is nvidia-smi's own --query-gpu output, unedited.") from None
+
+
 def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[bounds.Dropped, bounds.BadIndex],
                 where: str, interval_s: float) -> Recording:
     """The notes a whole log earns: readings dropped, rows skipped, columns missing, no timestamps."""
@@ -203,7 +216,8 @@ def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[
         rec.notes.append(f"{where}: no temperature.gpu or power.draw column: the forecast needs both")
     if "time" not in cols:
         rec.relative_time = True
-        rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval)")
+        rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval): its "
+                         "times count from its start, it has no clock")
     return rec
 
 
@@ -502,4 +516,4 @@ def _finish(rec: Recording, where: str, kind: str, interval_s: float, timed: boo
     if not timed:
         rec.relative_time = True
         rec.notes.append(f"{where}: no Date/Time columns (log with -o DT); samples spaced {interval_s:g} s apart "
-                         "(--interval)")
+                         "(--interval): its times count from its start, it has no clock")

@@ -8,13 +8,12 @@ parse pass checks the same bounds again while it reads, in case the file changed
 from __future__ import annotations
 
 import gzip
-import io
 import itertools
 import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -114,6 +113,8 @@ def _chunks(raw: BinaryIO, packed: bool, where: str) -> Iterator[bytes]:
 
 
 def _head(path: Path) -> tuple[str, bool]:
+    """The first HEAD bytes as text (a byte-order mark dropped) and whether the file is gzip;
+    UTF-16 text is refused."""
     with _open(path) as raw:
         packed = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
@@ -122,7 +123,8 @@ def _head(path: Path) -> tuple[str, bool]:
             head += chunk
             if len(head) >= HEAD:
                 break
-    return head[:HEAD].decode("utf-8", errors="replace"), packed
+    bounds.not_utf16(head, str(path))
+    return bounds.decode_head(head[:HEAD]), packed
 
 
 def _long_line(chunk: bytes, run: int) -> tuple[int, int]:
@@ -155,6 +157,7 @@ def scan(path: Path, fields: Sequence[str] = ()) -> Scanned:
         json = kind == "range-json"
         limit = bounds.MAX_JSON_BYTES if json else bounds.MAX_TEXT_BYTES
         total = lines = run = 0
+        cr = False  # the last chunk ended in CR: a CR LF may be cut between two chunks
         with _open(path) as raw:
             for chunk in _chunks(raw, packed, where):
                 total += len(chunk)
@@ -163,6 +166,7 @@ def scan(path: Path, fields: Sequence[str] = ()) -> Scanned:
                     raise bounds.too_big(limit, what + (" unpacked" if packed else ""), where)
                 if json:
                     continue
+                chunk, cr = bounds.line_ends(chunk, cr)  # CR and CR LF end lines as LF does
                 bad, run_after = _long_line(chunk, run)
                 if bad >= 0:
                     number = lines + chunk[:bad].count(b"\n") + 1
@@ -228,34 +232,21 @@ def _unknown(head: str, where: str, fields: Sequence[str]) -> GpuvetError:
                        fix="check the file (its first lines are what decide the format).")
 
 
-def _lines(text: io.TextIOBase, where: str) -> Iterator[str]:
-    """The text's lines, each and their count within the bounds (checked again: the file may
-    have grown since the scan)."""
-    count, limit = 0, bounds.MAX_LINE_CHARS
-    while line := text.readline(limit + 1):
-        count += 1
-        if len(line) > limit and not line.endswith("\n"):
-            raise GpuvetError(f"line longer than {limit:,} characters", where=f"{where}:{count}",
-                              fix="check the file is a telemetry log (no telemetry line is this long).")
-        if count > bounds.MAX_FILE_LINES:
-            raise bounds.too_many(count, bounds.MAX_FILE_LINES, "lines", where, bounds.FIX_SPLIT)
-        yield line
-
-
-def parse(src: Scanned, interval_s: float, fields: Sequence[str] = ()) -> Recording:
-    """The recording in a scanned file. Raises GpuvetError."""
+def parse(src: Scanned, interval_s: float, fields: Sequence[str] = (), node: str | None = None) -> Recording:
+    """The recording in a scanned file; ``node``: the name of the node an nvidia-smi log is (by
+    default the file's name up to its first dot). Raises GpuvetError."""
     where = str(src.path)
     try:
         with _open(src.path) as raw:
             binary: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if src.packed else raw  # type: ignore[assignment]
-            with io.TextIOWrapper(binary, encoding="utf-8", errors="replace") as text:
-                node = src.path.name.split(".")[0] or "node"
+            with bounds.open_text(binary) as text:  # a BOM dropped; CR, LF and CR LF end a line
+                node = node or stem(src.path)
                 if src.kind == "range-json":
                     body = text.read(bounds.MAX_JSON_BYTES + 1)
                     if len(body) > bounds.MAX_JSON_BYTES:
                         raise bounds.too_big(bounds.MAX_JSON_BYTES, "query_range JSON", where)
                     return read_prom.read_range_json(body, where)
-                lines = _lines(text, where)
+                lines = bounds.text_lines(text, where)
                 if src.kind == "exposition":
                     return read_prom.read_exposition(lines, where)
                 if src.kind == "dmon":
@@ -284,15 +275,19 @@ def read_file(path: Path, interval_s: float, fields: Sequence[str] = ()) -> Reco
 
 def read_files(paths: Sequence[Path], interval_s: float, fields: Sequence[str] = ()) -> Recording:
     """Every file scanned before any is parsed: the replay's total is known up front. ``fields``
-    names the columns of header-less CSV logs (files with a header keep their own)."""
+    names the columns of header-less CSV logs (files with a header keep their own). Each
+    nvidia-smi log is a node of its own name (``node_names``); two files are joined into one node
+    only where no module of it is in both at overlapping times or with another UUID (``joined``)."""
     if not paths:
         raise GpuvetError("no file to replay", where="--replay", fix="give one or more telemetry files after it.")
+    _given_once(paths)
     scanned = [scan(p, fields) for p in paths]
     total = sum(s.lines for s in scanned)
     if total > bounds.MAX_REPLAY_LINES:
         raise bounds.too_many(total, bounds.MAX_REPLAY_LINES, f"lines in {len(paths)} files", "--replay",
                               "replay fewer files at a time (a day or a rack each).")
-    recs = [parse(s, interval_s, fields) for s in scanned]
+    names, notes = node_names([s.path for s in scanned], [s.kind not in _LABELLED for s in scanned])
+    recs = [parse(s, interval_s, fields, name) for s, name in zip(scanned, names, strict=True)]
     timed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if not r.relative_time]
     untimed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if r.relative_time]
     if timed and untimed:
@@ -300,10 +295,151 @@ def read_files(paths: Sequence[Path], interval_s: float, fields: Sequence[str] =
                           "recorded times: one replay cannot put both on one time line", where="--replay",
                           fix="replay the files without timestamps separately, or log them with timestamps "
                               "(--query-gpu=timestamp,… or dmon -o DT).")
+    notes += joined([str(s.path) for s in scanned], recs)
     out = Recording(" + ".join(sorted({r.source for r in recs})))
     for r in recs:
         out.merge(r)
         if len(out.modules) > bounds.MAX_MODULES:
             raise bounds.too_many(len(out.modules), bounds.MAX_MODULES, "modules", "--replay",
                                   "replay fewer nodes at a time.")
+    out.notes.extend(notes)
     return out
+
+
+# formats whose node is named in the data (Hostname / instance labels), not after the file
+_LABELLED = ("exposition", "range-json")
+
+
+def stem(path: Path) -> str:
+    """The node an nvidia-smi log is when its name is its own: the file's name up to its first dot."""
+    return path.name.split(".")[0] or "node"
+
+
+def _given_once(paths: Sequence[Path]) -> None:
+    """Refuses one file given twice (under two spellings or links): its readings would be read
+    as one node's twice, or as two nodes."""
+    seen: dict[tuple[int, int], Path] = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue  # the scan names the missing or unreadable file
+        first = seen.setdefault((st.st_dev, st.st_ino), p)
+        if first is not p:
+            raise GpuvetError(f"{first} and {p} are the same file, given twice", where="--replay",
+                              fix="give each file once.")
+
+
+def node_names(paths: Sequence[Path], named_by_file: Sequence[bool]) -> tuple[list[str], list[str]]:
+    """Each file's node name and notes on how the shared ones were made. An nvidia-smi log is the
+    node of its file's name; where logs in different folders share a name (node01/gpu.csv,
+    node02/gpu.csv: a fleet's logs collected per node) each is named after the nearest folder
+    that tells them apart (node01, node02). Logs of one name in one folder stay one node (a
+    rotated log: gpu.csv, gpu.csv.1.gz), joined only if they agree (``joined``)."""
+    names = [stem(p) for p in paths]
+    groups: dict[str, list[int]] = {}
+    for i, (name, own) in enumerate(zip(names, named_by_file, strict=True)):
+        if own:
+            groups.setdefault(name, []).append(i)
+    notes = []
+    for name, idx in groups.items():
+        folders = {i: Path(os.path.abspath(paths[i])).parent.parts for i in idx}
+        if len(set(folders.values())) < 2:
+            continue
+        by_folder = _folder_names(sorted(set(folders.values())))
+        for i in idx:
+            names[i] = by_folder[folders[i]]
+        shown = ", ".join(f"{paths[i]} → {names[i]}" for i in idx[:6]) + (f" and {len(idx) - 6} more"
+                                                                        if len(idx) > 6 else "")
+        notes.append(f"{len(idx)} files are named {name!r} in different folders: each folder's is a node named "
+                     f"after the folder ({shown})")
+    return names, notes
+
+
+def _folder_names(folders: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], str]:
+    """Each folder (its path's parts) -> the nearest part of its path that no other folder has at
+    the same depth from the end (node01 of /logs/node01); else the parts after their common start,
+    joined by '-'."""
+    deepest = max(len(f) for f in folders)
+    for depth in range(1, deepest + 1):
+        parts = [f[-depth] if len(f) > depth else "" for f in folders]  # the root '/' tells nothing apart
+        if all(parts) and len(set(parts)) == len(parts):
+            return dict(zip(folders, parts, strict=True))
+    common = len(os.path.commonprefix([list(f) for f in folders]))
+    return {f: "-".join(f[common:]) or (f[-1] if len(f) > 1 else "root") for f in folders}
+
+
+@dataclass
+class _Held:
+    """A module as one file of the replay holds it: the file, its UUID (None: the file has none)
+    and the span of its readings."""
+
+    path: str
+    uuid: str | None
+    first: float
+    last: float
+    relative: bool  # times counted from the file's start, not recorded
+
+
+def joined(paths: Sequence[str], recs: Sequence[Recording]) -> list[str]:
+    """Modules of one name from two files (a node's rotated logs; a node name two files share) are
+    joined when they are one board's readings (the same UUID) or follow each other in time; else
+    refused (GpuvetError): the UUIDs differ or, without them, the spans overlap (two machines' logs,
+    merged, would keep one reading of each pair: half the data gone). Returns the note on the
+    nodes read from more than one file. Costs nothing where no module name is in two files."""
+    owners: dict[str, list[int]] = {}
+    for i, rec in enumerate(recs):
+        for name in rec.modules:
+            owners.setdefault(name, []).append(i)
+    shared = {name: idx for name, idx in owners.items() if len(idx) > 1}
+    spans = {i: _spans(recs[i], shared) for i in sorted({i for idx in shared.values() for i in idx})}
+    for name, idx in shared.items():
+        held = [_held(paths[i], recs[i], name, spans[i][name]) for i in idx if name in spans[i]]
+        for k, a in enumerate(held):
+            for b in held[k + 1:]:
+                _check_join(name, a, b)
+    files: dict[str, list[str]] = {}
+    for path, rec in zip(paths, recs, strict=True):
+        for node in sorted({m.node for m in rec.modules.values()}):
+            files.setdefault(node, []).append(path)
+    joins = [(node, fs) for node, fs in files.items() if len(fs) > 1]
+    if not joins:
+        return []
+    shown = "; ".join(f"{node} from {', '.join(fs[:4])}" + (f" and {len(fs) - 4} more" if len(fs) > 4 else "")
+                      for node, fs in joins[:4])
+    more = f" and {len(joins) - 4} more" if len(joins) > 4 else ""
+    return [f"{len(joins)} node(s) read from more than one file, joined on one time line (no module of them in two "
+            f"files at overlapping times or under two UUIDs): {shown}{more}"]
+
+
+def _spans(rec: Recording, names: Mapping[str, object]) -> dict[str, tuple[float, float]]:
+    """First and last reading time of each module of ``rec`` named in ``names``."""
+    spans: dict[str, tuple[float, float]] = {}
+    for smp in rec.samples:
+        if smp.module in names:
+            lo, hi = spans.get(smp.module, (smp.t, smp.t))
+            spans[smp.module] = (min(lo, smp.t), max(hi, smp.t))
+    return spans
+
+
+def _held(path: str, rec: Recording, name: str, span: tuple[float, float]) -> _Held:
+    meta = rec.modules[name]
+    uuid = None if meta.uuid.startswith(meta.node + "/") else meta.uuid  # node/gpuN: the file has no UUID
+    return _Held(path, uuid, span[0], span[1], rec.relative_time)
+
+
+def _check_join(name: str, a: _Held, b: _Held) -> None:
+    """Raises GpuvetError where ``a`` and ``b`` cannot be one module's readings."""
+    if a.uuid and b.uuid and a.uuid == b.uuid:
+        return  # one board read twice (overlapping logs): each reading is used once
+    if a.uuid and b.uuid:
+        why = f"as two boards (UUID {a.uuid} and {b.uuid})"
+    elif a.first <= b.last and b.first <= a.last:
+        why = "at overlapping times" + (" (both without timestamps: times counted from each file's start)"
+                                        if a.relative and b.relative else "")
+    else:
+        return  # one after the other: a rotated log
+    raise GpuvetError(f"{a.path} and {b.path} both hold module {name} {why}: joined, the replay would merge "
+                      "two machines' readings and drop one of each pair", where="--replay",
+                      fix="give each node's logs a name of their own (a log is the node of its file's name, or of "
+                          "its folder where logs in different folders share a name), or replay them in two runs.")

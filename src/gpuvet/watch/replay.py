@@ -10,7 +10,7 @@ import math
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -22,7 +22,7 @@ from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch import bounds
-from gpuvet.watch.backtest import Backtest, Outcome, backtest
+from gpuvet.watch.backtest import Backtest, Outcome, backtest, check_outcomes
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
@@ -197,7 +197,7 @@ class Replayer:
             self.begin(rec.source, sorted({m.node for m in rec.modules.values()}))
         started = time.perf_counter()
         self.modules.update(rec.modules)
-        self.notes += [n for n in rec.notes if n not in self.notes]
+        self.notes += [n for n in [*rec.notes, *shared_uuids(self.modules.values())] if n not in self.notes]
         self.relative = self.relative or rec.relative_time
         per_node: dict[str, list[Sample]] = defaultdict(list)
         for s in rec.samples:
@@ -283,10 +283,32 @@ class Replayer:
                             list(self.notes), scored)
 
 
+def shared_uuids(modules: Iterable[ModuleMeta]) -> list[str]:
+    """A note for each UUID that more than one module carries (index 0 and index 1 of a log with one
+    UUID): a UUID names one board, so a copied line, an edited log or a renumbering after a reboot
+    is behind it. The modules are kept apart, as the log names them, and the note says so."""
+    by_uuid: dict[str, list[ModuleMeta]] = defaultdict(list)
+    for m in modules:
+        if not m.uuid.startswith(m.node + "/"):  # node/gpuN stands in for a UUID the source lacks
+            by_uuid[m.uuid].append(m)
+    notes = []
+    for uuid, metas in sorted(by_uuid.items()):
+        if len(metas) < 2:
+            continue
+        names = sorted(m.name for m in metas)
+        indices = " and ".join(n.rpartition("/")[2].removeprefix("gpu") for n in names[:4])
+        notes.append(f"UUID {uuid} is on {len(names)} modules, indices {indices} ({', '.join(names[:4])}"
+                     + (f" and {len(names) - 4} more" if len(names) > 4 else "") + "): one board has one UUID, so "
+                     "the log was copied or edited, or the driver renumbered its boards; kept apart as the log "
+                     "names them, each with its own history")
+    return notes
+
+
 def replay(rec: Recording, cfg: ReplayConfig | None = None, book: Logbook | None = None,
            on_event: Callable[[Event], None] | None = None, envelope: dict[str, Any] | None = None) -> ReplayResult:
     """Run the detectors and the forecast over ``rec``; events and samples go to ``book``."""
     r = Replayer(cfg, book, on_event)
+    check_outcomes(r.cfg.outcomes or (), rec, r.cfg.horizon_s)
     r.begin(rec.source, sorted({m.node for m in rec.modules.values()}), envelope)
     r.feed(rec)
     return r.finish()
