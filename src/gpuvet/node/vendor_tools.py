@@ -77,3 +77,16 @@ CORRUPTION_FIX = {
     "hccl_test": "a collective returned wrong data: read each NPU's health and ECC (npu-smi info) and the device "
                  "logs; run again on subsets of the NPUs to find the one (or the HCCS link) that corrupts data",
 }
+
+
+# The network adapters' own commands (InfiniBand HCAs and RoCE NICs, rdma-core and ethtool), for the
+# NIC checks' fixes; {dev} is the RDMA device (mlx5_0), {netdev} its interface.
+NIC_PORT_STATE = "ibstat {dev} (or ibv_devinfo -d {dev}; for RoCE: ethtool {netdev})"
+NIC_PORT_DOWN_FIX = ("check the cable/transceiver and the switch port ({state}); for InfiniBand a subnet manager "
+                     "must be running for the port to go ACTIVE (sminfo)")
+NIC_RATE_FIX = ("a port trained below its rate: reseat or replace the cable/transceiver, check the switch port's "
+                "speed and `mlxlink -d {dev} -p {port}` for its errors")
+PEER_MEMORY_FIX = {"nvidia": "modprobe nvidia_peermem (and list it in /etc/modules-load.d/ so it loads at boot); "
+                             "without it NCCL moves GPU data through host memory"}
+NCCL_IB_HCA_FIX = "name devices this node has (ibv_devices lists them), or unset NCCL_IB_HCA"
+NCCL_SOCKET_IFNAME_FIX = "name interfaces this node has (ip -br link lists them), or unset NCCL_SOCKET_IFNAME"

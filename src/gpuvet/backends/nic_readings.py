@@ -1,0 +1,47 @@
+"""What is read of a node's network adapters (InfiniBand HCAs and RoCE NICs): each port's state,
+rate and error counters, where the adapter sits on PCIe, and whether GPUDirect RDMA's peer-memory
+module is loaded. Live from sysfs, simulated from the spec, or from captures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuvet.backends.readings import Unavailable
+
+# the counters that count faults (sysfs ports/N/counters; ibstat/perfquery call them the same)
+ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_buffer_overrun_errors",
+                  "link_error_recovery", "local_link_integrity_errors", "port_rcv_remote_physical_errors",
+                  "port_xmit_discards")
+ACTIVE = "ACTIVE"
+LINK_UP = "LinkUp"
+
+
+@dataclass(frozen=True)
+class NicPort:
+    port: int
+    state: str  # ACTIVE, DOWN, INIT, ARMED (the logical state, without sysfs' "4: ")
+    phys_state: str  # LinkUp, Polling, Disabled, … (without "5: ")
+    rate_gbps: float | None  # what the port runs at now
+    width: str | None  # "4X"
+    link_layer: str  # InfiniBand or Ethernet
+    counters: dict[str, int] = field(default_factory=dict)  # error counters read (absent: not read)
+
+
+@dataclass(frozen=True)
+class Nic:
+    device: str  # mlx5_0
+    hca_type: str | None  # MT4129: names the model (node/nic_catalog.py)
+    bus_id: str | None
+    ports: tuple[NicPort, ...]
+    firmware: str | None = None
+    node_guid: str | None = None
+    netdevs: tuple[str, ...] = ()
+    numa_node: int | None = None
+
+
+@dataclass(frozen=True)
+class NicReadings:
+    nics: tuple[Nic, ...]
+    peer_memory: str | None | Unavailable  # the module loaded (nvidia_peermem, nv_peer_mem), None: none
+    source: str  # "sysfs", "simulated", a capture's name
+    interfaces: tuple[str, ...] | None = None  # every network interface (/sys/class/net); None: not read

@@ -1,0 +1,136 @@
+"""The boundary beyond the board: each NIC port up and at its design rate, the NICs the node was
+built with all there, GPUDirect RDMA's peer-memory module loaded, and NCCL's device variables
+naming devices the node has. Pure: readings and the design in, verdicts out.
+
+A port's expected rate comes from the design: the declared NIC model, else the catalog's model of
+the card read (its PCI device id), else its peers (the same model's other ports on the node),
+never from the port itself. A port no design expects up (the unused second port of a dual-port
+Ethernet card, down on every card alike) is not a fault."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gpuvet.backends.nic_readings import ACTIVE, Nic, NicPort, NicReadings
+from gpuvet.node import vendor_tools
+from gpuvet.node.nic_catalog import NicModel, find_nic_model
+
+
+@dataclass(frozen=True)
+class DeclaredNic:
+    """A NIC the design says the node has (the spec's NIC endpoints)."""
+
+    id: str
+    model: NicModel | None
+
+
+@dataclass(frozen=True)
+class NicVerdict:
+    kind: str  # nic_missing, nic_port_down, nic_rate_low, peer_memory_missing, nccl_device_absent
+    nic: str | None
+    reason: str
+    fix: str
+
+
+def _label(nic: Nic, port: NicPort) -> str:
+    return f"{nic.device} port {port.port}"
+
+
+def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequence[tuple[Nic, NicPort]]
+                 ) -> tuple[float | None, str]:
+    """(Gb/s, what it rests on): declared model, catalog model, else the same model's other ports."""
+    model = declared or find_nic_model(nic.hca_type)
+    if model is not None:
+        return float(model.rate_gbps), f"{model.name}, {'declared' if declared else 'the catalog'}"
+    others = [p.rate_gbps for n, p in peers if n.hca_type == nic.hca_type and (n, p) != (nic, port)
+              and p.link_layer == port.link_layer and p.rate_gbps is not None]
+    return (max(others), "its peers on the node") if len(others) >= 2 else (None, "")
+
+
+def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
+    if declared or port.link_layer == "InfiniBand":
+        return True
+    return any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type for n, p in peers)
+
+
+def ports(readings: NicReadings, declared: Sequence[DeclaredNic] = ()) -> list[NicVerdict]:
+    """Ports down or slower than their design; NICs of the design that are not there."""
+    out: list[NicVerdict] = []
+    if len(readings.nics) < len(declared):
+        missing = ", ".join(d.id for d in declared[len(readings.nics):])
+        out.append(NicVerdict("nic_missing", None, f"{len(readings.nics)} of {len(declared)} NICs of the design "
+                              f"found (not found: {missing})", "check `lspci | grep -i mellanox` and `ibv_devices`; "
+                              "reseat the card or load its driver (mlx5_core, mlx5_ib)"))
+    models = {i: d.model for i, d in enumerate(declared)}
+    peers = [(n, p) for n in readings.nics for p in n.ports]
+    for i, nic in enumerate(readings.nics):
+        for port in nic.ports:
+            out += _port(nic, port, models.get(i), i < len(declared), peers)
+    return out
+
+
+def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers: Sequence[tuple[Nic, NicPort]]
+          ) -> list[NicVerdict]:
+    where = _label(nic, port)
+    look = vendor_tools.NIC_PORT_STATE.format(dev=nic.device, netdev=nic.netdevs[0] if nic.netdevs else "<netdev>")
+    if port.state != ACTIVE:
+        if not _expected_up(nic, port, declared, peers):
+            return []
+        state = f"{port.state}, physical {port.phys_state}"
+        return [NicVerdict("nic_port_down", nic.device, f"{where} ({port.link_layer}) is {state}",
+                           f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX.format(state=state))]
+    rate, basis = _design_rate(nic, port, model, peers)
+    if rate is not None and port.rate_gbps is not None and port.rate_gbps < rate * 0.99:
+        width = f" {port.width}" if port.width else ""
+        return [NicVerdict("nic_rate_low", nic.device, f"{where} at {port.rate_gbps:g} Gb/s{width}, design "
+                           f"{rate:g} Gb/s ({basis})",
+                           f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port))]
+    return []
+
+
+def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerdict]:
+    """GPUDirect RDMA needs the peer-memory module where an RDMA port is up beside NVIDIA modules."""
+    if "nvidia" not in module_vendors or not isinstance(readings.peer_memory, (str, type(None))):
+        return []
+    up = [n.device for n in readings.nics if any(p.state == ACTIVE for p in n.ports)]
+    if readings.peer_memory is not None or not up:
+        return []
+    return [NicVerdict("peer_memory_missing", None, f"no peer-memory module (nvidia_peermem) loaded beside "
+                       f"{len(up)} RDMA NIC(s) up ({', '.join(up[:4])}{' …' if len(up) > 4 else ''}): GPUDirect "
+                       "RDMA is off", vendor_tools.PEER_MEMORY_FIX["nvidia"])]
+
+
+def _named(spec: str) -> tuple[list[str], bool]:
+    """NCCL's list syntax: ``^`` excludes, ``=`` asks for exact names, else prefixes; ``:port``."""
+    exact = spec.startswith("=")
+    if spec.startswith(("^", "^=")):
+        return [], exact
+    body = spec.lstrip("=")
+    return [item.split(":", 1)[0].strip() for item in body.split(",") if item.strip()], exact
+
+
+def _absent(names: list[str], exact: bool, have: Sequence[str]) -> list[str]:
+    return [n for n in names if not any(h == n if exact else h.startswith(n) for h in have)]
+
+
+def nccl_environment(readings: NicReadings, env: Mapping[str, str]) -> list[NicVerdict]:
+    """NCCL_IB_HCA / NCCL_SOCKET_IFNAME naming a device the node does not have: NCCL then falls back
+    (to sockets, or another NIC) without failing, and the job runs slow."""
+    out = []
+    hca = env.get("NCCL_IB_HCA", "").strip()
+    if hca:
+        names, exact = _named(hca)
+        absent = _absent(names, exact, [n.device for n in readings.nics])
+        if absent:
+            out.append(NicVerdict("nccl_device_absent", None, f"NCCL_IB_HCA={hca} names {', '.join(absent)}, which "
+                                  "this node does not have", vendor_tools.NCCL_IB_HCA_FIX))
+    ifname = env.get("NCCL_SOCKET_IFNAME", "").strip()
+    if ifname and readings.interfaces is not None:
+        names, exact = _named(ifname)
+        absent = _absent(names, exact, readings.interfaces)
+        if absent:
+            out.append(NicVerdict("nccl_device_absent", None, f"NCCL_SOCKET_IFNAME={ifname} names "
+                                  f"{', '.join(absent)}, which this node does not have",
+                                  vendor_tools.NCCL_SOCKET_IFNAME_FIX))
+    return out

@@ -1,0 +1,154 @@
+"""The NICs beyond the board (issue 47): the sysfs RDMA tree read through a fake tree, and each NIC
+check planted and found, on the design's figures (catalog, declared model, peers) — never on the
+port's own rate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gpuvet.backends.nic_readings import Nic, NicPort, NicReadings
+from gpuvet.backends.nic_sysfs import read_nics
+from gpuvet.checks import nics
+from gpuvet.node.nic_catalog import find_nic_model
+
+COUNTERS = {"symbol_error": 0, "link_downed": 1, "port_rcv_errors": 0, "excessive_buffer_overrun_errors": 0,
+            "link_error_recovery": 0, "port_xmit_data": 123456789}
+
+
+def fake_port(root: Path, dev: str, port: int, state: str = "4: ACTIVE", phys: str = "5: LinkUp",
+              rate: str = "400 Gb/sec (4X NDR)", layer: str = "InfiniBand") -> None:
+    p = root / "sys" / "class" / "infiniband" / dev / "ports" / str(port)
+    (p / "counters").mkdir(parents=True)
+    for name, text in (("state", state), ("phys_state", phys), ("rate", rate), ("link_layer", layer)):
+        (p / name).write_text(text + "\n")
+    for name, value in COUNTERS.items():
+        (p / "counters" / name).write_text(f"{value}\n")
+
+
+def fake_hca(root: Path, dev: str, bus: str, hca: str = "MT4129", netdev: str | None = None, **port: str) -> None:
+    """One adapter as the kernel lays it out: class entry, the PCI function it links to, ports."""
+    pci = root / "sys" / "devices" / "pci0000:00" / bus
+    (pci / "net").mkdir(parents=True)
+    (pci / "numa_node").write_text("1\n")
+    if netdev:
+        (pci / "net" / netdev).mkdir()
+    cls = root / "sys" / "class" / "infiniband" / dev
+    cls.mkdir(parents=True)
+    os.symlink(pci, cls / "device")
+    for name, text in (("hca_type", hca), ("fw_ver", "28.39.1002"), ("node_guid", "b83f:d203:00a1:b2c4")):
+        (cls / name).write_text(text + "\n")
+    fake_port(root, dev, 1, **port)
+
+
+def test_the_sysfs_tree_is_read_as_the_kernel_writes_it(tmp_path):
+    fake_hca(tmp_path, "mlx5_0", "0000:18:00.0")
+    fake_hca(tmp_path, "mlx5_1", "0000:2a:00.0", netdev="ens2f0np0", rate="200 Gb/sec (4X HDR)", layer="Ethernet")
+    (tmp_path / "sys" / "module" / "nvidia_peermem").mkdir(parents=True)
+    (tmp_path / "sys" / "class" / "net" / "ens2f0np0").mkdir(parents=True)
+    got = read_nics(tmp_path)
+    assert isinstance(got, NicReadings) and got.peer_memory == "nvidia_peermem"
+    first, second = got.nics
+    assert (first.device, first.hca_type, first.bus_id, first.firmware, first.numa_node) == \
+        ("mlx5_0", "MT4129", "0000:18:00.0", "28.39.1002", 1)
+    assert first.ports == (NicPort(1, "ACTIVE", "LinkUp", 400.0, "4X", "InfiniBand",
+                                   {k: v for k, v in COUNTERS.items() if k != "port_xmit_data"}),)
+    assert second.netdevs == ("ens2f0np0",) and second.ports[0].link_layer == "Ethernet"
+    assert got.interfaces == ("ens2f0np0",)
+
+
+def test_a_node_without_rdma_devices_has_none_and_no_peer_memory(tmp_path):
+    got = read_nics(tmp_path)
+    assert isinstance(got, NicReadings) and got.nics == () and got.peer_memory is None
+
+
+def test_the_catalog_names_a_card_by_its_device_id_or_name():
+    assert find_nic_model("MT4129").name == "ConnectX-7"
+    assert find_nic_model("0x101d").name == "ConnectX-6 Dx"
+    assert find_nic_model("NVIDIA ConnectX-6 Dx EN adapter card").name == "ConnectX-6 Dx"
+    assert find_nic_model("MT27800") is None
+
+
+def _nic(dev: str, *ports: NicPort, hca: str | None = "MT4129", netdevs: tuple[str, ...] = ()) -> Nic:
+    return Nic(dev, hca, None, ports, netdevs=netdevs)
+
+
+def _up(rate: float | None = 400.0, layer: str = "InfiniBand", port: int = 1) -> NicPort:
+    return NicPort(port, "ACTIVE", "LinkUp", rate, "4X", layer)
+
+
+def _readings(*nic: Nic, peer: str | None = "nvidia_peermem", interfaces: tuple[str, ...] | None = None
+              ) -> NicReadings:
+    return NicReadings(nic, peer, "test", interfaces)
+
+
+def test_healthy_ports_give_no_verdict():
+    assert nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_1", _up()))) == []
+
+
+@pytest.mark.parametrize(("state", "phys"), [("DOWN", "Polling"), ("INIT", "LinkUp"), ("ARMED", "LinkUp")])
+def test_an_infiniband_port_not_active_is_down(state, phys):
+    bad = NicPort(1, state, phys, 400.0, "4X", "InfiniBand")
+    [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_3", bad)))
+    assert verdict.kind == "nic_port_down" and verdict.nic == "mlx5_3" and state in verdict.reason
+    assert "ibstat mlx5_3" in verdict.fix
+
+
+def test_a_port_below_its_catalog_rate_is_named_with_the_design():
+    [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_2", _up(200.0))))
+    assert verdict.kind == "nic_rate_low" and verdict.reason == \
+        "mlx5_2 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, the catalog)"
+
+
+def test_an_unknown_card_is_judged_against_its_peers_not_itself():
+    peers = [_nic(f"mlx5_{i}", _up(100.0), hca="MT9999") for i in range(3)]
+    slow = _nic("mlx5_3", _up(50.0), hca="MT9999")
+    [verdict] = nics.ports(_readings(*peers, slow))
+    assert "design 100 Gb/s (its peers on the node)" in verdict.reason
+    assert nics.ports(_readings(_nic("mlx5_0", _up(50.0), hca="MT9999"))) == []  # alone: nothing to judge by
+
+
+def test_a_declared_model_is_the_design_and_a_missing_nic_is_named():
+    declared = [nics.DeclaredNic(f"nic{i}", find_nic_model("ConnectX-8")) for i in range(3)]
+    found = nics.ports(_readings(_nic("mlx5_0", _up(400.0)), _nic("mlx5_1", _up(800.0))), declared)
+    assert [(v.kind, v.nic) for v in found] == [("nic_missing", None), ("nic_rate_low", "mlx5_0")]
+    assert "2 of 3 NICs" in found[0].reason and "nic2" in found[0].reason
+
+
+def test_an_unused_second_ethernet_port_down_on_every_card_is_not_a_fault():
+    down = NicPort(2, "DOWN", "Disabled", None, None, "Ethernet")
+    cards = [_nic(f"mlx5_{i}", _up(100.0, "Ethernet"), down, hca="MT4125") for i in range(2)]
+    assert nics.ports(_readings(*cards)) == []
+    one_up = _nic("mlx5_2", _up(100.0, "Ethernet"), _up(100.0, "Ethernet", port=2), hca="MT4125")
+    found = nics.ports(_readings(*cards, one_up))
+    assert [v.kind for v in found] == ["nic_port_down", "nic_port_down"]  # a peer's port 2 is up: these should be
+
+
+def test_peer_memory_missing_beside_nvidia_modules_and_an_rdma_port_up():
+    without = _readings(_nic("mlx5_0", _up()), peer=None)
+    [verdict] = nics.peer_memory(without, {"nvidia"})
+    assert verdict.kind == "peer_memory_missing" and "modprobe nvidia_peermem" in verdict.fix
+    assert nics.peer_memory(without, {"amd"}) == []
+    assert nics.peer_memory(_readings(_nic("mlx5_0", _up())), {"nvidia"}) == []
+    assert nics.peer_memory(_readings(peer=None), {"nvidia"}) == []  # no RDMA NIC: nothing to peer with
+
+
+@pytest.mark.parametrize(("env", "absent"), [
+    ({"NCCL_IB_HCA": "mlx5_0,mlx5_7"}, "mlx5_7"),
+    ({"NCCL_IB_HCA": "=mlx5"}, "mlx5"),  # exact: no device is called just mlx5
+    ({"NCCL_IB_HCA": "mlx4"}, "mlx4"),
+    ({"NCCL_SOCKET_IFNAME": "eth0"}, "eth0"),
+])
+def test_nccl_variables_naming_devices_the_node_lacks(env, absent):
+    readings = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", _up()), interfaces=("lo", "ens1f0"))
+    [verdict] = nics.nccl_environment(readings, env)
+    assert verdict.kind == "nccl_device_absent" and absent in verdict.reason
+
+
+@pytest.mark.parametrize("env", [{"NCCL_IB_HCA": "mlx5"}, {"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1"},
+                                 {"NCCL_IB_HCA": "^mlx5_9"}, {"NCCL_SOCKET_IFNAME": "ens"}, {}])
+def test_nccl_variables_that_match_pass(env):
+    readings = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", _up()), interfaces=("lo", "ens1f0"))
+    assert nics.nccl_environment(readings, env) == []
