@@ -230,3 +230,44 @@ def test_a_rocm_smi_topology_header_naming_a_gpu_twice_is_refused(capsys, tmp_pa
         "       GPU0         GPU1         GPU2", "       GPU0         GPU1         GPU1", 1)
     code, _, err = _run(capsys, "topo", "--from", _write(tmp_path, "topo.txt", text))
     assert code == 2 and "header names GPU1 twice" in err and "line 3" in err
+
+
+# --- 4. an absurd figure is a corrupt reading, never another number ----------------------------------
+def test_an_npu_smi_hbm_total_of_1e308_is_not_read_as_1_mib(capsys, tmp_path):
+    # '3416 / 1e308' matched '(\d+) / (\d+)' as 3416 / 1: the chip showed 1 MiB of memory
+    text = _body(NPU).replace("3416 / 65536", "3416 / 1e308", 1)
+    code, out, _ = _run(capsys, "inventory", "--from", _write(tmp_path, "npu.txt", text), "--json")
+    memory = [m["memory_bytes"] for m in out["modules"]]
+    assert memory[0] is None and memory[1:] == [65536 * 2**20] * 2
+    assert any("NPU 0 chip 0: HBM total (MB) '1e308'" in n and "corrupt reading" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize("temp", ["99999", "-40", "nan", "inf"])
+def test_an_impossible_npu_temperature_is_noted_and_left_out(tmp_path, temp):
+    text = _body(NPU).replace("| 178.5       36 ", f"| 178.5       {temp:<3}", 1)
+    from gpuvet.captures.read import read
+    fc = read(_write(tmp_path, "npu.txt", text))
+    assert fc.npu.modules[0].temperature_c is None and fc.npu.modules[1].temperature_c == 36
+    assert any(f"Temp(C) '{temp}'" in n and "corrupt reading" in n for n in fc.notes)
+
+
+@pytest.mark.parametrize("temp", ["99999 C", "nan C", "-273 C"])
+def test_a_corrupt_nvidia_smi_temperature_is_no_finding_and_is_said(capsys, tmp_path, temp):
+    # GPU Current Temp 99999 C was 'at its maximum operating temperature (57 C)': a finding on a corrupt reading
+    text = (REAL / "smi_q_thermald300_mx330_maxop.txt").read_text(encoding="utf-8").replace(
+        "GPU Current Temp                  : 56 C", f"GPU Current Temp                  : {temp}", 1)
+    _, data = _doctor(capsys, _write(tmp_path, "q.txt", text))
+    assert "at_max_operating_temp" not in {f["cause"] for f in data["findings"]}
+    assert any(f"GPU Current Temp '{temp}'" in n and "corrupt reading" in n for n in data["notes"])
+
+
+@pytest.mark.parametrize(("total", "said"), [("3000000 MiB", "not physical"), ("nan MiB", "not a finite number"),
+                                             ("-4046 MiB", "not physical")])
+def test_a_memory_total_beyond_any_module_is_n_a_with_a_note(capsys, tmp_path, total, said):
+    # 10x the largest catalog module (MI325X, 256 GiB) is the bound: 3,000,000 MiB (2.9 TiB) was kept (the bound
+    # was 16 TiB); NaN was left out without a word
+    text = (REAL / "smi_q_nvdocker1090_excerpt.txt").read_text(encoding="utf-8").replace(
+        "Total                       : 4046 MiB", f"Total                       : {total}", 1)
+    _, out, _ = _run(capsys, "inventory", "--from", _write(tmp_path, "q.txt", text), "--json")
+    assert out["modules"][0]["memory_bytes"] is None
+    assert any("memory" in n and said in n for n in out["notes"])

@@ -9,6 +9,7 @@ list then names the modules that the matrix connects.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -21,12 +22,12 @@ from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareIn
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_text, smi_xml
 from gpuvet.captures.records import FabricTable, ListedModule, SmiTextModule
-from gpuvet.captures.text import clean, integer, number
+from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.topo import parse as _parse_topo
 from gpuvet.captures.verdicts import verdicts
 from gpuvet.errors import CaptureError
-from gpuvet.node.catalog import find_model, unknown_model
+from gpuvet.node.catalog import CATALOG, find_model, unknown_model
 from gpuvet.node.infer import infer_pcie_tree
 from gpuvet.node.model import PCIE_LANE_GBPS, Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
 from gpuvet.node.relations import PcieRelation
@@ -34,6 +35,7 @@ from gpuvet.node.relations import PcieRelation
 _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a switch
 _NOT_IN_CAPTURE = Unavailable("not in the captured file")
 _WIDTHS = (1, 2, 4, 8, 12, 16, 32)
+_MAX_MIB = 10 * max(m.memory_mib or 0 for m in CATALOG.values())  # 10x the largest module known: a corrupt reading
 
 __all__ = ["CaptureBackend", "TopoMatrix", "fabric_to_node", "npu_fabric_to_node", "parse_smi_xml", "parse_topo_matrix",
            "topo_to_node"]
@@ -224,8 +226,16 @@ def _plausible(value: float | None, what: str, ok: bool, notes: list[str], modul
     if value is None:
         return _NOT_IN_CAPTURE
     if not ok:
-        notes.append(f"{module}: {what} {value:g} is not physical: ignored")
+        notes.append(f"{module}: {what} {value:g} is not physical (a corrupt reading): ignored, shown as n/a")
         return Unavailable(f"implausible value in the capture ({value:g})")
+    return value
+
+
+def _memory(text: str | None, notes: list[str], module: str) -> float | None:
+    """A memory total as printed; NaN or infinity is a corrupt reading, noted (None either way)."""
+    bad: list[str] = []
+    value = reading(text, (-math.inf, math.inf), "memory", bad)
+    notes += [f"{module}: {b}" for b in bad]
     return value
 
 
@@ -290,7 +300,7 @@ def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
         return _NOT_IN_CAPTURE
 
     return _module(module_id, t(g, "product_name"), t(g, "uuid"), (t(g, "pci/pci_bus_id") or g.get("id") or ""),
-                   number(t(g, "fb_memory_usage/total")),
+                   _memory(t(g, "fb_memory_usage/total"), notes, module_id),
                    (number(t(g, f"{link}/pcie_gen/current_link_gen")), number(t(g, f"{link}/pcie_gen/max_link_gen"))),
                    (number(t(g, f"{link}/link_widths/current_link_width")),
                     number(t(g, f"{link}/link_widths/max_link_width"))),
@@ -311,7 +321,7 @@ def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleIn
         return _plausible(v, f"power {keys[0]}", v is not None and 0 < v < 5000, notes, module_id)
 
     return _module(module_id, m.product or None, get("GPU UUID"), "" if m.bus_id.startswith("GPU") else m.bus_id,
-                   number(get("FB Memory Usage/Total")),
+                   _memory(get("FB Memory Usage/Total"), notes, module_id),
                    (number(get("PCIe Generation/Current")), number(get("PCIe Generation/Device Max",
                                                                            "PCIe Generation/Max"))),
                    (number(get("Link Width/Current")), number(get("Link Width/Max"))),
@@ -328,7 +338,7 @@ def _module(module_id: str, name: str | None, uuid: str | None, bus_id: str, mib
             clocks: tuple[str | None, str | None, str | None, str | None], numa: str | None,
             notes: list[str]) -> ModuleInfo:
     name = name or "unknown"
-    mem = _plausible(mib, "memory (MiB)", mib is not None and 0 < mib < 2**24, notes, module_id)
+    mem = _plausible(mib, "memory (MiB)", mib is not None and 0 < mib <= _MAX_MIB, notes, module_id)
 
     def gen_of(v: float | None, what: str) -> int | Unavailable:
         return _int(_plausible(v, what, v is not None and v in (1, 2, 3, 4, 5, 6, 7), notes, module_id))

@@ -15,13 +15,14 @@ import re
 from gpuvet.captures import npu_topo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import ListedModule, ListedParse
-from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.text import TEMP_C, Line, reading
 
 MAX_MODULES = 4096
 _BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
 _HEAD = re.compile(r"^\s*\|\s*(NPU\s+Name|Chip\b|npu-smi\s+\S+\s+Version:|NPU\s+Chip\s)")
 _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
-_USAGE = re.compile(r"(\d+)\s*/\s*(\d+)")
+_USAGE = re.compile(r"([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
+_MAX_MIB = 2**24  # 16 TiB: no chip's memory; a larger total is a corrupt reading (the backend bounds it closer)
 _NO_PROCESS = re.compile(r"^\s*\|?\s*No running processes found in NPU \d+", re.I)
 
 
@@ -49,7 +50,7 @@ def parse(lines: list[Line]) -> ListedParse:
         if len(cells) < 3:
             continue
         if _BUS.match(cells[1]) and first is not None:
-            module, was_masked = _chip(first[0], cells, hbm)
+            module, was_masked = _chip(first[0], cells, hbm, out.notes)
             masked += was_masked
             if len(out.modules) < MAX_MODULES:
                 out.modules.append(module)
@@ -72,15 +73,20 @@ def _has_rows(lines: list[Line]) -> bool:
     return any(len(c := _cells(ln.text)) >= 3 and _BUS.match(c[1]) for ln in lines)
 
 
-def _chip(first: list[str], second: list[str], hbm: bool) -> tuple[ListedModule, bool]:
+def _chip(first: list[str], second: list[str], hbm: bool, notes: list[str]) -> tuple[ListedModule, bool]:
     """One chip from its two rows: NPU id and name | health | power temp …, then chip [phy id] |
-    bus id | AI core, memory used / total, HBM used / total."""
+    bus id | AI core, memory used / total, HBM used / total. A figure out of physical bounds (an
+    HBM total of 1e308, 99999 °C, NaN) is noted and left out, never read as another number."""
     npu, name = first[0].split()[0], " ".join(first[0].split()[1:])
     chip = second[0].split()[0] if second[0].split() else "?"
+    label = f"NPU {npu} chip {chip}"
+    bad: list[str] = []
     usage = _USAGE.findall(second[2])
-    total = integer(usage[-1][1]) if usage and (hbm or len(usage) == 1) else None
+    what = "HBM total (MB)" if hbm else "memory total (MB)"
+    total = reading(usage[-1][1], (1.0, _MAX_MIB), what, bad) if usage and (hbm or len(usage) == 1) else None
     figures = first[2].split()
+    temp = reading(figures[1], TEMP_C, "Temp(C)", bad) if len(figures) > 1 else None
+    notes += [f"npu-smi: {label}: {b}" for b in bad]
     masked = "x" in second[1].lower().split(":", 1)[-1]
-    return ListedModule(f"NPU {npu} chip {chip}", name=name or None, bus_id=None if masked else second[1].upper(),
-                        memory_mib=float(total) if total else None, health=first[1] or None,
-                        temperature_c=number(figures[1]) if len(figures) > 1 else None, tool="npu-smi info"), masked
+    return ListedModule(label, name=name or None, bus_id=None if masked else second[1].upper(),
+                        memory_mib=total, health=first[1] or None, temperature_c=temp, tool="npu-smi info"), masked

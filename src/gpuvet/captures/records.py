@@ -31,6 +31,7 @@ class ModuleHealth:
     temperature_slowdown_c: float | None = None  # -q 'GPU Slowdown Temp'
     sm_clock_mhz: float | None = None  # -q 'Clocks/SM' now
     sm_clock_max_mhz: float | None = None  # -q 'Max Clocks/SM': the module's own maximum
+    corrupt: tuple[str, ...] = ()  # figures outside physical bounds (99999 °C, NaN): left out above, said here
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiTextModule
-from gpuvet.captures.text import Line, integer, number, ranges
+from gpuvet.captures.text import CLOCK_MHZ, TEMP_C, Line, integer, number, ranges, reading
 
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
@@ -191,6 +191,7 @@ def events(fields: dict[str, str]) -> frozenset[str]:
 
 def health(m: SmiTextModule) -> ModuleHealth:
     f = m.fields
+    bad: list[str] = []
     retired = [integer(get(f, f"Retired Pages/{k}")) for k in ("Single Bit ECC", "Double Bit ECC")]
     return ModuleHealth(
         module=m.bus_id, product=m.product or None,
@@ -206,10 +207,13 @@ def health(m: SmiTextModule) -> ModuleHealth:
         remap_pending=_yes(get(f, "Remapped Rows/Pending")),
         remap_failure=_yes(get(f, "Remapped Rows/Remapping Failure Occurred")),
         remap_uncorrectable=integer(get(f, "Remapped Rows/Uncorrectable Error")),
-        temperature_c=number(get(f, "Temperature/GPU Current Temp", "Temperature/Gpu")),
-        temperature_max_operating_c=number(get(f, "Temperature/GPU Max Operating Temp")),
-        temperature_slowdown_c=number(get(f, "Temperature/GPU Slowdown Temp")),
-        sm_clock_mhz=number(_exact(f, "Clocks/SM")), sm_clock_max_mhz=number(_exact(f, "Max Clocks/SM")),
+        temperature_c=reading(get(f, "Temperature/GPU Current Temp", "Temperature/Gpu"), TEMP_C, "GPU Current Temp",
+                              bad),
+        temperature_max_operating_c=reading(get(f, "Temperature/GPU Max Operating Temp"), TEMP_C,
+                                            "GPU Max Operating Temp", bad),
+        temperature_slowdown_c=reading(get(f, "Temperature/GPU Slowdown Temp"), TEMP_C, "GPU Slowdown Temp", bad),
+        sm_clock_mhz=reading(_exact(f, "Clocks/SM"), CLOCK_MHZ, "Clocks/SM", bad),
+        sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
     )
 
 

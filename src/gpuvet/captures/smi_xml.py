@@ -15,7 +15,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from gpuvet.captures.records import ModuleHealth
-from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.text import CLOCK_MHZ, TEMP_C, Line, integer, reading
 from gpuvet.errors import CaptureError
 
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]*)([^<>]*?)(/?)>")
@@ -158,6 +158,7 @@ def health(module: str, g: ET.Element) -> ModuleHealth:
     link = "pci/pci_gpu_link_info"
     retired = [integer(text_of(g, f"retired_pages/{k}/retired_count"))
                for k in ("multiple_single_bit_retirement", "double_bit_retirement")]
+    bad: list[str] = []
     return ModuleHealth(
         module=module, product=text_of(g, "product_name"),
         pcie_gen=integer(text_of(g, f"{link}/pcie_gen/current_link_gen")),
@@ -174,8 +175,11 @@ def health(module: str, g: ET.Element) -> ModuleHealth:
         remap_pending=_yes(text_of(g, "remapped_rows/remapped_row_pending")),
         remap_failure=_yes(text_of(g, "remapped_rows/remapped_row_failure")),
         remap_uncorrectable=integer(text_of(g, "remapped_rows/remapped_row_unc")),
-        temperature_c=number(text_of(g, "temperature/gpu_temp")),
-        temperature_max_operating_c=number(text_of(g, "temperature/gpu_temp_max_gpu_threshold")),
-        temperature_slowdown_c=number(text_of(g, "temperature/gpu_temp_slow_threshold")),
-        sm_clock_mhz=number(text_of(g, "clocks/sm_clock")), sm_clock_max_mhz=number(text_of(g, "max_clocks/sm_clock")),
+        temperature_c=reading(text_of(g, "temperature/gpu_temp"), TEMP_C, "gpu_temp", bad),
+        temperature_max_operating_c=reading(text_of(g, "temperature/gpu_temp_max_gpu_threshold"), TEMP_C,
+                                            "gpu_temp_max_gpu_threshold", bad),
+        temperature_slowdown_c=reading(text_of(g, "temperature/gpu_temp_slow_threshold"), TEMP_C,
+                                       "gpu_temp_slow_threshold", bad),
+        sm_clock_mhz=reading(text_of(g, "clocks/sm_clock"), CLOCK_MHZ, "sm_clock", bad),
+        sm_clock_max_mhz=reading(text_of(g, "max_clocks/sm_clock"), CLOCK_MHZ, "max sm_clock", bad), corrupt=tuple(bad),
     )

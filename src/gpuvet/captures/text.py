@@ -153,6 +153,24 @@ def number(text: str | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
+TEMP_C = (0.0, 200.0)  # no module reports below freezing or above 200 °C (watch's replay bound); sensor error codes do
+CLOCK_MHZ = (0.0, 100_000.0)  # no module clocks at 100 GHz
+_READING = re.compile(r"\s*([-+]?(?:\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|inf(?:inity)?))(?![\w.])", re.I)
+
+
+def reading(text: str | None, bounds: tuple[float, float], what: str, corrupt: list[str]) -> float | None:
+    """A figure within physical bounds. One outside them, or NaN or infinite, is a corrupt reading:
+    said in ``corrupt`` and left out (None), never turned into another number. N/A and words: None."""
+    if text is None or (m := _READING.match(text)) is None:
+        return None
+    value = float(m.group(1))
+    if math.isfinite(value) and bounds[0] <= value <= bounds[1]:
+        return value
+    why = (f"is outside {bounds[0]:g}-{bounds[1]:,.0f}" if math.isfinite(value) else "is not a finite number")
+    corrupt.append(f"{what} {text.strip()[:40]!r} {why}: a corrupt reading, left out")
+    return None
+
+
 def integer(text: str | None) -> int | None:
     v = number(text)
     return int(v) if v is not None and v == int(v) else None

@@ -77,6 +77,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     label = Path(fc.path).name
     caps.notes += [f"{label}: read as {', '.join(fc.kinds)}"] + [f"{label}: {n}" for n in fc.notes]
     caps.read_as[label] = list(fc.kinds)
+    before = len(caps.health)
     if fc.topo is not None or fc.xml is not None or fc.smi is not None or fc.amd.modules or fc.amd.fabric \
             or fc.npu.modules or fc.npu.fabric:
         caps.topo_and_xml.append(fc.path)
@@ -106,6 +107,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
     caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules) for v in verdicts(m)]
+    caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
 
 
 def sniff(path: str) -> str:
