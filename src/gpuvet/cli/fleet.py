@@ -38,6 +38,30 @@ def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
             for node_type, nodes in analysis.node_types.items() if len(nodes) < MIN_PEERS]
 
 
+def merged_statuses(analysis: FleetAnalysis) -> list[NodeStatus]:
+    """Every merged node's own verdict and counts, in the order given: a node whose own validate
+    failed was merged without a word (outliers among peers (0), exit 0, "nodes": [])."""
+    return [{"node": n.node, "status": "ok", "verdict": n.verdict, "fails": n.fails, "warns": n.warns,
+             "corrupt": n.corrupt, "node_type": n.node_type, "source": n.where,
+             "error": f"its own validate: {n.fails} check(s) failed" if n.failed else None}
+            for n in analysis.nodes]
+
+
+def with_counts(statuses: list[NodeStatus], analysis: FleetAnalysis) -> list[NodeStatus]:
+    """fleet validate's statuses with each node's fail and warn counts added (by node name)."""
+    by_name = {n.node: n for n in analysis.nodes}
+    out = []
+    for s in statuses:
+        n = by_name.get(str(s.get("node")))
+        out.append({**s, "fails": n.fails, "warns": n.warns, "corrupt": n.corrupt} if n is not None else s)
+    return out
+
+
+def failed_nodes(analysis: FleetAnalysis) -> list[str]:
+    """The nodes whose own validate failed (its verdict, or any check)."""
+    return [n.node for n in analysis.nodes if n.failed]
+
+
 def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], statuses: list[NodeStatus],
             as_json: bool, report: Path | None, baseline_out: Path | None, read_notes: list[str] | None = None) -> None:
     if report:
@@ -49,10 +73,11 @@ def _report(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], stat
     if baseline_out:
         with term.heartbeat("fleet: writing the baseline"):
             _fleet_baseline(analysis, envelopes, baseline_out)
-    notes = (read_notes or []) + few_peers_notes(analysis)
+    notes = (read_notes or []) + analysis.notes + few_peers_notes(analysis)
     if as_json:
         write_json({"simulated": analysis.simulated or any(e.get("simulated") for _, e in envelopes),
-                    "node_types": analysis.node_types, "nodes": statuses, "metrics": analysis.metrics,
+                    "node_types": analysis.node_types, "nodes": statuses, "failed_nodes": failed_nodes(analysis),
+                    "metrics": analysis.metrics,
                     "values": analysis.values,
                     "outliers": [{k: v for k, v in asdict(o).items() if v is not None} for o in analysis.outliers],
                     "notes": notes}, indent=1)
@@ -70,12 +95,14 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
     for node_type, nodes in analysis.node_types.items():
         c.print(Text(f"{node_type}: {len(nodes)} node{'' if len(nodes) == 1 else 's'}"))
     if statuses:
-        t = term.table("nodes")
-        for col in ("node", "status", "verdict", "detail"):
-            term.column(t, col, key=col != "detail")
+        failed = len(failed_nodes(analysis))
+        t = term.table(f"nodes ({len(statuses)}, {failed} whose own validate failed)")
+        for col in ("node", "status", "verdict", "fails", "detail"):
+            term.column(t, col, key=col != "detail", right=col == "fails")
         for s in statuses:
+            fails = s.get("fails")
             t.add_row(Text(str(s.get("node"))), Text(str(s["status"])), Text(str(s.get("verdict") or "")),
-                      Text(str(s.get("error") or "")))
+                      Text("" if fails is None else str(fails)), Text(str(s.get("error") or "")))
         c.print(t)
     t = term.table(f"outliers among peers ({len(analysis.outliers)})")
     for col in ("node", "where", "metric", "value", "peers' median", "off by"):
@@ -130,7 +157,7 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
     """Peer analysis over envelopes produced elsewhere, e.g. `srun gpuvet validate --json > node-$HOST.json`,
     or kept by every node in one shared logbook (`GPUVET_LOGBOOK=postgresql://…`).
 
-    Exit 1 when a node, module or link stands out among its peers (at least 3 nodes of one type are needed to compare; fewer gives a note), 2 on bad input."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
+    Exit 1 when a node's own validate failed, or a node, module or link stands out among its peers (at least 3 nodes of one type are needed to compare; fewer gives a note), 2 on bad input."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.errors import GpuvetError
     from gpuvet.fleet.fold import PROGRESS_EVERY, default_jobs, fold_envelope, fold_file, fold_files
     from gpuvet.fleet.peers import PeerTable
@@ -164,8 +191,8 @@ def merge(files: Annotated[list[str] | None, typer.Argument(
         raise GpuvetError("nothing to merge", where="fleet merge",
                           fix="give validate --json files, or --logbook with complete validate runs in it.")
     analysis = table.analyse()
-    with exits.verdict(1 if analysis.outliers else 0):
-        _report(analysis, envelopes, [], as_json, report, baseline_out, notes)
+    with exits.verdict(1 if analysis.outliers or failed_nodes(analysis) else 0):
+        _report(analysis, envelopes, merged_statuses(analysis), as_json, report, baseline_out, notes)
 
 
 def _json_files(given: list[str]) -> list[str]:
@@ -264,7 +291,8 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
              as_json: JsonOpt = False) -> None:
     """Run validate on every node of a Ray cluster that has modules (one task per node, pinned to it,
     its GPUs as Ray resources), with a timeout; gather the envelopes into the logbook as one fleet
-    run; analyse the peers. Exit 1 if a node failed, timed out or stands out."""
+    run; analyse the peers. Exit 1 if a node's task failed or timed out, its own validate failed, or it
+    stands out."""
     timeout_s = _timeout_s(timeout)  # before Ray is imported or reached
     from gpuvet.fleet.peers import analyse
     from gpuvet.fleet.ray_runner import run_fleet
@@ -277,6 +305,7 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
                  "host": r.host, "status": r.status, "verdict": (r.envelope or {}).get("verdict"), "error": r.error,
                  "seconds": round(r.seconds, 2)} for r in results]
     analysis = analyse(envelopes)
+    statuses = with_counts(statuses, analysis)
     book = Logbook(logbook)
     try:
         run_id = book.begin("fleet", {"ray": ray_address, "level": level, "nodes": statuses},
@@ -286,7 +315,7 @@ def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray clu
         checks = [{"layer": "fleet", "name": o.metric, "verdict": "fail", "value": o.value, "unit": o.unit,
                    "expected": o.fleet_median, "module": o.module, "between": list(o.between) if o.between else None,
                    "node": o.node, "score": o.score} for o in analysis.outliers]
-        bad = analysis.outliers or any(s["status"] != "ok" for s in statuses)
+        bad = analysis.outliers or failed_nodes(analysis) or any(s["status"] != "ok" for s in statuses)
         book.finish(run_id, "fail" if bad else "pass", checks)
     finally:
         book.close()

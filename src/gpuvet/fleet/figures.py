@@ -1,10 +1,11 @@
 """The part of a validate --json envelope the peer table reads, decoded straight from its JSON
 bytes by msgspec (the ``fleet`` extra) into typed records: the node, the type, the schema and
 each check's seven naming and value fields, typed as the run document types them (and the
-modules' ids). What the peers never read (evidence, telemetry, expected figures: most of a
-real envelope's bytes) is skipped unparsed, and no dict is made per check. Bytes this decoder
-does not take (malformed JSON, NaN, a check that is not an object, a number where validate
-writes text, a verdict it never writes, bytes that are not UTF-8) return None: the caller
+modules' ids and models, and the node's own verdict). What the peers never read (evidence,
+telemetry, expected figures: most of a real envelope's bytes) is skipped unparsed, and no dict
+is made per check. Bytes this decoder does not take (malformed JSON, NaN, a check that is not
+an object, a number where validate writes text, a verdict it never writes, bytes that are not
+UTF-8) return None: the caller
 reads them the ordinary way, whose typed checks (``fold.fold_envelope``) name the file and the
 field. So everything this decoder takes is typed as that reader would have it, and no
 check-by-check loop runs here (one cost 0.46 ms of a 1.5 ms file).
@@ -12,7 +13,7 @@ One difference is kept: an integer of more than 4,300 digits in a part the peers
 skipped here, where Python's json refuses it (its limit on converting digits to an int)."""
 
 # No ``from __future__ import annotations`` here: msgspec reads the records' fields as real types.
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Literal
 
@@ -24,6 +25,8 @@ class Figures:
     node: tuple[str, str, int]  # as ``peers.envelope_node`` gives it
     simulated: bool
     checks: NodeChecks
+    modules: list[tuple[str | None, str | None]] = field(default_factory=list)  # (id, model) as listed
+    verdict: str | None = None  # the node's own
 
 
 @cache
@@ -54,6 +57,7 @@ def _decoder() -> Any:
 
     class Module(msgspec.Struct, gc=False):
         id: text = None
+        model: text = None
 
     class Environment(msgspec.Struct, gc=False):
         node: str | unset = msgspec.UNSET  # absent: UNSET; anything else than text: the ordinary reader
@@ -63,6 +67,7 @@ def _decoder() -> Any:
     class Envelope(msgspec.Struct, gc=False):
         schema_version: integer | unset = msgspec.UNSET
         simulated: bool = False
+        verdict: Literal["pass", "warn", "fail", "skip"] | None = None
         environment: Environment | unset = msgspec.UNSET
         checks: list[Check] = []
 
@@ -90,4 +95,5 @@ def decode(data: bytes) -> Figures | None:
     ch = env.checks
     checks = NodeChecks([c.layer for c in ch], [c.name for c in ch], [c.unit for c in ch], [c.module for c in ch],
                         [c.between for c in ch], [c.value for c in ch], [c.verdict for c in ch])
-    return Figures(node_identity(where.node, where.node_type, env.schema_version), env.simulated, checks)
+    return Figures(node_identity(where.node, where.node_type, env.schema_version), env.simulated, checks,
+                   [(m.id, m.model) for m in where.modules], env.verdict)

@@ -165,7 +165,7 @@ def fold_bytes(table: PeerTable, where: str, data: bytes, notes: list[str] | Non
         decoded = figures.decode(data)
     if decoded is not None:  # typed as fold_envelope would check it (figures' docstring)
         with _named_errors(where):
-            table.add_checks(where, decoded.node, decoded.simulated, decoded.checks)
+            table.add_checks(where, decoded.node, decoded.simulated, decoded.checks, decoded.modules, decoded.verdict)
         return
     try:
         env = parse_json(data)
@@ -184,8 +184,20 @@ def fold_envelope(table: PeerTable, where: str, env: Any, notes: list[str] | Non
     with _named_errors(where), no_gc():
         columns = checks_as_columns(env.get("checks", []))
     columns = _checked_checks(columns, where, notes, env.get("checks"))
+    modules = [(m.get("id"), m.get("model")) for m in env["environment"].get("modules", [])]
     with _named_errors(where):
-        table.add_checks(where, node, simulated, columns)
+        pooled = table.add_checks(where, node, simulated, columns, modules, env.get("verdict"))
+    if pooled is not columns:  # figures left out as corrupt: out of a kept envelope too (--report, --baseline-out)
+        _null_left_out(env.get("checks"), columns, pooled)
+
+
+def _null_left_out(checks: Any, columns: NodeChecks, pooled: NodeChecks) -> None:
+    """Set to null, in the check objects ``columns`` came from, each figure ``pooled`` left out."""
+    if not isinstance(checks, list):
+        return
+    for i, (was, now) in enumerate(zip(columns.value, pooled.value, strict=True)):
+        if now is None and was is not None and isinstance(checks[i], dict):
+            checks[i]["value"] = None
 
 
 _VERDICTS = frozenset({"pass", "warn", "fail", "skip", None})
@@ -235,9 +247,14 @@ def _head(env: Any, where: str) -> tuple[tuple[str, str, int], bool]:
         if not isinstance(module, dict) or module.get("id").__class__ not in _TEXT:
             what = f"is {_kind(module)}, not an object" if not isinstance(module, dict) else "has an id that is not text"
             raise _wrong(where, f"environment.modules[{i}]", what)
+        if module.get("model").__class__ not in _TEXT:
+            raise _wrong(where, f"environment.modules[{i}]", "has a model that is not text")
     simulated = env.get("simulated", False)
     if simulated.__class__ is not bool:
         raise _wrong(where, "simulated", f"is {_kind(simulated)}, not true or false")
+    verdict = env.get("verdict")
+    if verdict.__class__ not in _TEXT or verdict not in _VERDICTS:
+        raise _wrong(where, "verdict", "is not one of pass, warn, fail, skip")
     return node_identity(node, node_type, schema), simulated
 
 

@@ -14,7 +14,7 @@ import gc
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import eq, itemgetter
 from typing import Any, NamedTuple
@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gpuvet.errors import GpuvetError
+from gpuvet.fleet import sanity
 from gpuvet.validate.direction import lower_is_better
 
 Z_LIMIT = 5.0
@@ -44,12 +45,32 @@ class Outlier:
 
 
 @dataclass(frozen=True)
+class NodeVerdict:
+    """A node's own validate verdict and counts, as its envelope gives them: a node whose own run
+    failed is a finding of the merge whether or not it stands out among its peers."""
+
+    node: str
+    node_type: str  # the type it is pooled by
+    where: str  # the file (or logbook run) it came from
+    verdict: str | None  # the envelope's verdict (null where it gives none)
+    fails: int  # checks with verdict fail
+    warns: int
+    corrupt: int = 0  # figures left out as no hardware can give them
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == "fail" or self.fails > 0
+
+
+@dataclass(frozen=True)
 class FleetAnalysis:
     node_types: dict[str, list[str]]  # node type -> nodes
     outliers: list[Outlier]
     metrics: int
     values: int
     simulated: bool = False  # any envelope was simulated
+    nodes: list[NodeVerdict] = field(default_factory=list)  # each node's own verdict, in the order given
+    notes: list[str] = field(default_factory=list)  # what was left out or re-pooled, and why
 
 
 def node_identity(node: Any, node_type: Any, schema: Any) -> tuple[str, str, int]:
@@ -414,27 +435,44 @@ class PeerTable:
         self.types: dict[str, _Columns] = {}
         self.sources: dict[str, str] = {}  # node -> where its envelope came from (one per node)
         self.simulated = False
+        self.verdicts: dict[str, NodeVerdict] = {}  # node -> its own verdict, in the order given
+        self.notes: list[str] = []  # what ``sanity`` left out or re-typed, in the order given
 
     def add(self, where: str, env: dict[str, Any]) -> None:
         """Fold in one envelope (a validate --json document as Python objects)."""
         node, node_type, schema = envelope_node(env, where)
+        listed = env["environment"].get("modules") or []
+        modules = [(m.get("id"), m.get("model")) for m in listed if isinstance(m, dict)]
+        verdict = env.get("verdict")
         with no_gc():
             self.add_checks(where, (node, node_type, schema), bool(env.get("simulated")),
-                            checks_as_columns(env.get("checks", [])))
+                            checks_as_columns(env.get("checks", [])), modules,
+                            verdict if isinstance(verdict, str) else None)
 
-    def add_checks(self, where: str, node: tuple[str, str, int], simulated: bool, checks: NodeChecks) -> None:
-        """Fold in one node's checks, already read as columns; ``node`` as ``envelope_node`` gives it."""
+    def add_checks(self, where: str, node: tuple[str, str, int], simulated: bool, checks: NodeChecks,
+                   modules: Sequence[sanity.Module] = (), verdict: str | None = None) -> NodeChecks:
+        """Fold in one node's checks, already read as columns; ``node`` as ``envelope_node`` gives
+        it, ``modules`` (id, model) as its environment lists them, ``verdict`` its own. The node is
+        checked first (``sanity``): refused, re-typed by its modules, or figures no hardware can
+        give left out, each said in ``notes``. Returns the checks as pooled."""
         name, node_type, schema = node
         if name in self.sources:  # pooled twice, a node would count double among its peers
             raise _given_twice(name, self.sources[name], where)
+        sanity.check_modules(where, modules)
+        node_type = sanity.pooled_type(where, name, node_type, modules, self.notes)
+        pooled = sanity.plausible(where, name, modules, checks, self.notes)
         self.sources[name] = where
         self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or simulated
+        corrupt = pooled.value.count(None) - checks.value.count(None) if pooled is not checks else 0
+        self.verdicts[name] = NodeVerdict(name, node_type, where, verdict, checks.verdict.count("fail"),
+                                          checks.verdict.count("warn"), corrupt)
         with no_gc():
             cols = self.types.get(node_type)
             if cols is None:
                 cols = self.types[node_type] = _Columns()
-            cols.add(name, checks)
+            cols.add(name, pooled)
+        return pooled
 
     def join(self, later: PeerTable) -> None:
         """Fold in another table as if its envelopes had been added after this one's (``later``
@@ -444,6 +482,8 @@ class PeerTable:
             if name in self.sources:
                 raise _given_twice(name, self.sources[name], where)
         self.sources.update(later.sources)
+        self.verdicts.update(later.verdicts)
+        self.notes += later.notes
         for schema, where in later.schemas.items():
             self.schemas.setdefault(schema, where)
         self.simulated = self.simulated or later.simulated
@@ -463,7 +503,8 @@ class PeerTable:
         types = {t: sorted(c.nodes) for t, c in self.types.items()}
         metrics = sum(len(c.series) for c in self.types.values())
         values = sum(len(c.value) for c in self.types.values())
-        return FleetAnalysis(types, outliers, metrics, values, self.simulated)
+        return FleetAnalysis(types, outliers, metrics, values, self.simulated, list(self.verdicts.values()),
+                             list(self.notes))
 
 
 def healthy_envelopes(envelopes: Sequence[tuple[str, dict[str, Any]]], analysis: FleetAnalysis,

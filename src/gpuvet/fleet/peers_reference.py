@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from gpuvet.errors import GpuvetError
-from gpuvet.fleet.peers import MIN_DEVIATION, Z_LIMIT, FleetAnalysis, Outlier, envelope_node
+from gpuvet.fleet.peers import MIN_DEVIATION, Z_LIMIT, FleetAnalysis, NodeVerdict, Outlier, envelope_node
 from gpuvet.validate.direction import lower_is_better
 
 
@@ -21,10 +21,14 @@ def analyse_reference(envelopes: Sequence[tuple[str, dict[str, Any]]], z_limit: 
     """``envelopes``: (where it came from, envelope). Groups by node type; refuses mixed schemas."""
     schemas: dict[int, str] = {}
     by_type: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    nodes = []
     for where, env in envelopes:
         node, node_type, schema = envelope_node(env, where)
         schemas.setdefault(schema, where)
         by_type[node_type].append((node, env))
+        verdicts = [c.get("verdict") for c in env.get("checks", [])]
+        nodes.append(NodeVerdict(node, node_type, where, env.get("verdict"), verdicts.count("fail"),
+                                 verdicts.count("warn")))  # no plausibility screen: its envelopes are plausible
     if len(schemas) > 1:
         listed = "; ".join(f"schema {s} ({w})" for s, w in sorted(schemas.items()))
         raise GpuvetError(f"envelopes of different schema versions: {listed}", where="fleet merge",
@@ -64,4 +68,4 @@ def analyse_reference(envelopes: Sequence[tuple[str, dict[str, Any]]], z_limit: 
                                         c.get("layer")))
     outliers.sort(key=lambda o: abs(o.score), reverse=True)
     types = {t: sorted({n for n, _ in g}) for t, g in by_type.items()}
-    return FleetAnalysis(types, outliers, metrics, values)
+    return FleetAnalysis(types, outliers, metrics, values, nodes=nodes)
