@@ -33,6 +33,17 @@ def _private_gpuvet_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[N
             os.environ[key] = value
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_host_nics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test reads the NICs of the machine running it: a live backend's NIC listing comes from
+    an empty sysfs tree (a node without RDMA NICs) unless the test gives one."""
+    from gpuvet.backends import nic_sysfs
+
+    old, nic_sysfs.ROOT = nic_sysfs.ROOT, tmp_path_factory.mktemp("no-nics")
+    yield
+    nic_sysfs.ROOT = old
+
+
 @pytest.fixture
 def write_spec(tmp_path: Path):
     """Write a YAML spec and return its path."""

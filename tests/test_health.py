@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpuvet.backends import nic_sysfs
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import HostBackend
 from gpuvet.backends.nvidia import NvidiaBackend
@@ -20,6 +21,7 @@ from gpuvet.health.run import HealthOptions, run_health
 from gpuvet.health.state import XidMark
 from tests.conftest import declared
 from tests.fakes.fake_nvml import hgx_h200
+from tests.fakes.fake_sysfs import rail_node
 
 PRESETS = ("hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72")
 FORMATS = ("text", "json", "nhc", "npd")
@@ -188,7 +190,8 @@ def _fails(report):
     return {(f.check, f.module): f.reason for f in report.failures()}
 
 
-def test_nvidia_readings_healthy_board_apart_from_its_kernel_log(tmp_path):
+def test_nvidia_readings_healthy_board_apart_from_its_kernel_log(tmp_path, monkeypatch):
+    monkeypatch.setattr(nic_sysfs, "ROOT", rail_node(tmp_path / "root"))  # the design's 8 NICs, all up
     report = run_health(_nvidia(tmp_path, lines=KMSG_LINES[:2]), HealthOptions(declared("hgx-h200-8"))).report
     assert report.status is Status.OK, _fails(report)
     assert any("Xid 13" in n for n in report.notes)
@@ -238,7 +241,7 @@ def test_no_driver_is_could_not_tell_or_unhealthy_when_modules_are_expected():
     assert report.status is Status.UNKNOWN and "driver is not loaded" in report.unknowns()[0].reason
     report = run_health(backend, HealthOptions(declared("hgx-h200-8"))).report
     assert report.status is Status.FAIL
-    assert {f.check for f in report.failures()} == {"driver", "presence"}
+    assert {f.check for f in report.failures()} == {"driver", "presence", "nic"}  # the design's 8 NICs: none
 
 
 class _Hung(HostBackend):
@@ -371,3 +374,24 @@ def test_real_kernel_logs_fail_health_as_doctor_reads_them(tmp_path, capture):
     got = {(f.module, f.reason.split(": ", 1)[1].split(" (logged ")[0]) for f in report.failures()
            if f.check == "kernel_messages"}
     assert got == want and report.status is Status.FAIL
+
+
+@pytest.mark.parametrize(("ports", "peer", "fails"), [
+    ({"mlx5_3": {"state": "1: DOWN", "phys": "2: Polling"}}, True,
+     {("nic", None): "mlx5_3 port 1 (InfiniBand) is DOWN, physical Polling"}),
+    ({"mlx5_6": {"rate": "200 Gb/sec (4X HDR)"}}, True,
+     {("nic", None): "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, the catalog)"}),
+    ({}, False, {("peer_memory", None): "no peer-memory module (nvidia_peermem) loaded beside 8 RDMA NIC(s) up "
+                                        "(mlx5_0, mlx5_1, mlx5_2, mlx5_3 …): GPUDirect RDMA is off"}),
+])
+def test_a_nic_fault_on_a_live_node_fails_health(tmp_path, monkeypatch, ports, peer, fails):
+    monkeypatch.setattr(nic_sysfs, "ROOT", rail_node(tmp_path / "root", peer_memory=peer, port_of=ports))
+    report = run_health(_nvidia(tmp_path, lines=[]), HealthOptions(declared("hgx-h200-8"))).report
+    assert _fails(report) == fails
+    assert formats.drain_reason(report).startswith(f"gpuvet: {next(iter(fails))[0]}: ")
+
+
+def test_a_node_without_nics_skips_the_nic_checks_unless_the_design_has_them(tmp_path):
+    report = run_health(_nvidia(tmp_path, lines=[]), HealthOptions()).report
+    assert {f.check: f.status for f in report.findings if f.check in ("nic", "peer_memory")} == \
+        {"nic": Status.SKIP, "peer_memory": Status.SKIP} and report.status is Status.OK

@@ -4,43 +4,13 @@ port's own rate."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from gpuvet.backends.nic_readings import Nic, NicPort, NicReadings
 from gpuvet.backends.nic_sysfs import read_nics
 from gpuvet.checks import nics
 from gpuvet.node.nic_catalog import find_nic_model
-
-COUNTERS = {"symbol_error": 0, "link_downed": 1, "port_rcv_errors": 0, "excessive_buffer_overrun_errors": 0,
-            "link_error_recovery": 0, "port_xmit_data": 123456789}
-
-
-def fake_port(root: Path, dev: str, port: int, state: str = "4: ACTIVE", phys: str = "5: LinkUp",
-              rate: str = "400 Gb/sec (4X NDR)", layer: str = "InfiniBand") -> None:
-    p = root / "sys" / "class" / "infiniband" / dev / "ports" / str(port)
-    (p / "counters").mkdir(parents=True)
-    for name, text in (("state", state), ("phys_state", phys), ("rate", rate), ("link_layer", layer)):
-        (p / name).write_text(text + "\n")
-    for name, value in COUNTERS.items():
-        (p / "counters" / name).write_text(f"{value}\n")
-
-
-def fake_hca(root: Path, dev: str, bus: str, hca: str = "MT4129", netdev: str | None = None, **port: str) -> None:
-    """One adapter as the kernel lays it out: class entry, the PCI function it links to, ports."""
-    pci = root / "sys" / "devices" / "pci0000:00" / bus
-    (pci / "net").mkdir(parents=True)
-    (pci / "numa_node").write_text("1\n")
-    if netdev:
-        (pci / "net" / netdev).mkdir()
-    cls = root / "sys" / "class" / "infiniband" / dev
-    cls.mkdir(parents=True)
-    os.symlink(pci, cls / "device")
-    for name, text in (("hca_type", hca), ("fw_ver", "28.39.1002"), ("node_guid", "b83f:d203:00a1:b2c4")):
-        (cls / name).write_text(text + "\n")
-    fake_port(root, dev, 1, **port)
+from tests.fakes.fake_sysfs import COUNTERS, fake_hca
 
 
 def test_the_sysfs_tree_is_read_as_the_kernel_writes_it(tmp_path):

@@ -13,6 +13,7 @@ from gpuvet.node.spec import NodeSpec
 if TYPE_CHECKING:
     from gpuvet.backends.engine import BenchEngine
     from gpuvet.backends.host_load import HostLoad, HostPlacement
+    from gpuvet.backends.nic_readings import NicReadings
     from gpuvet.backends.power_control import PowerControl
     from gpuvet.backends.telemetry import TelemetrySource
 
@@ -78,6 +79,15 @@ class Backend(ABC):
         from gpuvet.backends.host_load import read_host_placement
 
         return read_host_placement()
+
+    def nics(self) -> NicReadings | Unavailable | None:
+        """The node's RDMA NICs (InfiniBand HCAs, RoCE NICs) and its peer-memory module; None where
+        this backend has none to read (a capture that holds no NIC listing)."""
+        if not self.local_host:
+            return None
+        from gpuvet.backends.nic_sysfs import read_nics
+
+        return read_nics()
 
     @property
     def local_host(self) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 from gpuvet.backends.nic_readings import ERROR_COUNTERS, Nic, NicPort, NicReadings
 from gpuvet.backends.readings import Unavailable
 
+ROOT = Path("/")  # where /sys is: tests give a fake tree
 MAX_DEVICES = 256  # more RDMA devices than any node has: a bound on a strange tree
 MAX_PORTS = 16
 PEER_MEMORY_MODULES = ("nvidia_peermem", "nv_peer_mem", "amdgpu_peermem")  # NVIDIA's (in-driver, older), AMD's
@@ -56,12 +57,14 @@ def _nic(path: Path) -> Nic:
                int(numa) if numa and numa.lstrip("-").isdigit() and int(numa) >= 0 else None)
 
 
-def peer_memory(root: Path = Path("/")) -> str | None:
+def peer_memory(root: Path | None = None) -> str | None:
+    root = ROOT if root is None else root
     modules = root / "sys" / "module"
     return next((m for m in PEER_MEMORY_MODULES if (modules / m).is_dir()), None)
 
 
-def interfaces(root: Path = Path("/")) -> tuple[str, ...] | None:
+def interfaces(root: Path | None = None) -> tuple[str, ...] | None:
+    root = ROOT if root is None else root
     net = root / "sys" / "class" / "net"
     try:
         return tuple(sorted(p.name for p in net.iterdir()))[:MAX_DEVICES * 4] if net.is_dir() else None
@@ -69,9 +72,10 @@ def interfaces(root: Path = Path("/")) -> tuple[str, ...] | None:
         return None
 
 
-def read_nics(root: Path = Path("/")) -> NicReadings | Unavailable:
+def read_nics(root: Path | None = None) -> NicReadings | Unavailable:
     """Every RDMA device and its ports; no /sys/class/infiniband is a node without any (an empty
     list), a tree that cannot be listed is Unavailable."""
+    root = ROOT if root is None else root
     tree = root / "sys" / "class" / "infiniband"
     if not tree.exists():
         return NicReadings((), peer_memory(root), "sysfs", interfaces(root))

@@ -73,7 +73,7 @@ def health(
                                                "$GPUVET_HOME/health-xid-mark.json).")] = None,
     ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Leave this check out (repeat): driver, "
                                                      "kernel_messages, presence, xid, ecc, row_remap, fabric, pcie, "
-                                                     "throttle, processes, power_limit.")] = None,
+                                                     "nic, peer_memory, throttle, processes, power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
                                          "failure (1s to 1h).")] = "30s",
 ) -> None:

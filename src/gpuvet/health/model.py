@@ -11,8 +11,8 @@ from gpuvet.checks.model import Cited
 
 # in the order a drain reason names them: the gravest first
 # (kernel_messages: the driver saying a module did not come up tells why presence may fail next)
-CHECKS = ("driver", "kernel_messages", "presence", "xid", "ecc", "row_remap", "fabric", "pcie", "throttle",
-          "processes", "power_limit")
+CHECKS = ("driver", "kernel_messages", "presence", "xid", "ecc", "row_remap", "fabric", "pcie", "nic", "peer_memory",
+          "throttle", "processes", "power_limit")
 
 
 class Status(StrEnum):

@@ -4,20 +4,24 @@ deadline is itself the finding."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuvet.backends.base import Backend, ModuleLost
-from gpuvet.backends.readings import HealthReadings, Inventory, XidRecord
+from gpuvet.backends.nic_readings import NicReadings
+from gpuvet.backends.readings import HealthReadings, Inventory, Unavailable, XidRecord
+from gpuvet.checks.nics import DeclaredNic
 from gpuvet.errors import BackendError
-from gpuvet.health import checks
+from gpuvet.health import checks, nic_checks
 from gpuvet.health.model import CHECKS, Finding, HealthReport, Status
 from gpuvet.health.state import XidMark, since_seq
 from gpuvet.health.xids import xid_policy
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.diff import diff_nodes
-from gpuvet.node.model import Node
+from gpuvet.node.model import EndpointKind, Node
 
 READ_CHECKS = ("ecc", "row_remap", "xid", "kernel_messages", "throttle")
 
@@ -36,6 +40,7 @@ class _Gathered:
     inventory: Inventory | None = None
     node: Node | None = None
     readings: HealthReadings | BackendError | None = None
+    nics: NicReadings | Unavailable | None = None
     error: BaseException | None = None
     seconds: float = 0.0
 
@@ -56,6 +61,7 @@ def _gather(backend: Backend, out: _Gathered) -> None:
             out.readings = backend.health()
         except BackendError as exc:  # ModuleLost included: judged below
             out.readings = exc
+        out.nics = backend.nics()
     except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread and judged there
         out.error = exc
     out.seconds = time.perf_counter() - started
@@ -86,12 +92,24 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
                               _expected_text(options))
         return HealthResult(report)
     findings, notes, mark, xids = _judge(got, options)
+    order = {c: i for i, c in enumerate(CHECKS)}
+    findings = sorted(findings + _nic_findings(got, options, os.environ if backend.local_host else {}),
+                      key=lambda f: order.get(f.check, len(order)))
     findings = [f for f in findings if f.check not in options.ignore]
     if options.ignore:
         notes.append(f"ignored: {', '.join(sorted(options.ignore))}")
     report = HealthReport(got.node.name, backend.name, backend.simulated, findings, time.perf_counter() - started,
                           len(got.inventory.modules), _expected_text(options), notes)
     return HealthResult(report, mark, xids)
+
+
+def _nic_findings(got: _Gathered, options: HealthOptions, env: Mapping[str, str]) -> list[Finding]:
+    """The NICs and GPUDirect's peer memory; NCCL's variables only where this is the node itself."""
+    assert got.node is not None
+    declared = [DeclaredNic(e.id, None) for e in options.declared.endpoints if e.kind is EndpointKind.NIC] \
+        if options.declared is not None else []
+    vendors = {m.model.vendor for m in got.node.modules}
+    return nic_checks.nic(got.nics, declared, env) + nic_checks.peer_memory(got.nics, vendors)
 
 
 def _expected_text(options: HealthOptions) -> str:
