@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.collectives import Algorithm, Collective, CollectiveChoice, Protocol, Tuning, choose
 from gpuvet.node.flow import solve_transfers
-from gpuvet.node.model import HOST, EndpointKind, Node, Transfer
+from gpuvet.node.model import HOST, EndpointKind, LinkKind, Node, Transfer
 from gpuvet.node.power_model import PowerModel
 from gpuvet.node.routing import Router, link_capacity_gbps
 
@@ -59,11 +59,25 @@ def _pairwise_as_ring(alpha: dict[tuple[Algorithm, Protocol], float]) -> dict[tu
     return {(_P, proto): a for (algo, proto), a in alpha.items() if algo is _R}
 
 
+_FABRIC = Tuning(base_s=8.0e-6,
+                 alpha_s={**_FABRIC_RING, (_S, _SIMPLE): 40.7e-6, **_pairwise_as_ring(_FABRIC_RING)},
+                 efficiency={_R: 0.82, _S: 0.61, _P: 0.82},
+                 share={_LL: 0.445, _LL128: 0.695, _SIMPLE: 1.0})
+# xGMI mesh (RCCL on 8 MI300X): fitted to the all_reduce_perf table of AMD's ROCm blog "Understanding
+# RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X" (RCCL 2.22.3, ROCm 6.3, 1 KiB - 16 GiB);
+# checked against an independent 8x MI300X table (hisohara/ai-scripts, AAC8). The bandwidth it
+# scales is every link of the mesh at once (``CollectiveTimes._mesh_gbps``).
+_XGMI_RING = {(_R, _LL): 0.353e-6, (_R, _LL128): 0.794e-6, (_R, _SIMPLE): 3.68e-6}
+# NVL72-class switched domain (GB200 NVL72): NVLink SHARP's step latency and efficiency fitted to
+# the only full-rack table found (coreweave/nccl-tests#43, 72 ranks, 512 MiB - 8 GiB); the ring's
+# constants are the 8-GPU NVSwitch fit's (an assumption: no published mid-size rack table was found).
 COLLECTIVE_TUNING = {
-    "fabric": Tuning(base_s=8.0e-6,
-                     alpha_s={**_FABRIC_RING, (_S, _SIMPLE): 40.7e-6, **_pairwise_as_ring(_FABRIC_RING)},
-                     efficiency={_R: 0.82, _S: 0.61, _P: 0.82},
-                     share={_LL: 0.445, _LL128: 0.695, _SIMPLE: 1.0}),
+    "fabric": _FABRIC,
+    "nvlink_mesh": _FABRIC,  # an assumption: no published table of a 4-GPU NVLink mesh was found
+    "nvl_domain": Tuning(base_s=8.0e-6, alpha_s=dict(_FABRIC.alpha_s) | {(_S, _SIMPLE): 345e-6},
+                         efficiency={_R: 0.82, _S: 0.494, _P: 0.82}, share=dict(_FABRIC.share)),
+    "xgmi": Tuning(base_s=8.0e-6, alpha_s={**_XGMI_RING, **_pairwise_as_ring(_XGMI_RING)},
+                   efficiency={_R: 0.710, _P: 0.710}, share={_LL: 0.301, _LL128: 0.714, _SIMPLE: 1.0}),
     "pcie": Tuning(base_s=8.0e-6,
                    alpha_s={**_PCIE_RING, **_pairwise_as_ring(_PCIE_RING)},
                    efficiency={_R: 0.657, _P: 0.657}),
@@ -216,6 +230,50 @@ class CollectiveTimes:
             egress[a] += r
         return min(egress.values())
 
+    def _mesh_gbps(self) -> float | None:
+        """Per-rank bandwidth of rings over every link, where every pair of members has a direct
+        fabric link (a full mesh: MI300X's xGMI, a 4-GPU NVLink board): the library runs a ring per
+        link direction (a complete mesh splits into n - 1 rings that each use every rank once) and
+        gives each the same share of the data, so the slowest pair sets the pace for all n - 1.
+        None where some pair has no direct link (then one ring's slowest hop decides)."""
+        node, members = self.perf.node, set(self.members)
+        if self.perf.p2p_disabled or self.nranks < 3:
+            return None
+        pair: dict[frozenset[str], float] = {}
+        for m in self.members:
+            for link in node.links_of(m):
+                if link.a == m and link.up and link.kind.is_fabric and link.b in members and link.b != m:
+                    pair[link.ends] = pair.get(link.ends, 0.0) + link_capacity_gbps(link)
+        if len(pair) < self.nranks * (self.nranks - 1) // 2:
+            return None
+        return (self.nranks - 1) * min(pair.values())
+
+    def _domain_size(self) -> int:
+        """Modules on the largest fabric switch a member reaches directly (8 on an HGX board, 72 in
+        an NVL72 rack)."""
+        node, best = self.perf.node, 0
+        for m in self.members:
+            for link in node.links_of(m):
+                far = link.other(m)
+                if link.kind.is_fabric and node.kind_of(far) is EndpointKind.FABRIC_SWITCH:
+                    attached = {x.other(far) for x in node.links_of(far) if x.kind.is_fabric}
+                    best = max(best, sum(1 for e in attached if node.kind_of(e) is EndpointKind.MODULE))
+        return best
+
+    def family(self) -> str:
+        """Which constants apply (``COLLECTIVE_TUNING``): pcie where any member has no working
+        fabric; xgmi on an xGMI mesh; nvlink_mesh on a direct NVLink mesh; nvl_domain in a switched
+        domain of more than 8 modules; fabric otherwise (8-GPU NVSwitch boards, partial meshes)."""
+        if not self._uses_fabric():
+            return "pcie"
+        node = self.perf.node
+        kinds = {link.kind for m in self.members for link in node.links_of(m) if link.up and link.kind.is_fabric}
+        if LinkKind.XGMI in kinds:
+            return "xgmi"
+        if self._mesh_gbps() is not None:
+            return "nvlink_mesh"
+        return "nvl_domain" if self._domain_size() > 8 else "fabric"
+
     def _in_switch_gbps(self) -> float | None:
         """Per-module fabric bandwidth into a switch every member reaches directly, if the
         modules support in-switch reduction and p2p works."""
@@ -244,11 +302,12 @@ class CollectiveTimes:
         if key == "all_to_all":  # every rank to every other at once: the flow solver's all-pairs share
             bandwidth = {Algorithm.PAIRWISE: self._all_to_all_gbps()}
         else:
-            bandwidth = {Algorithm.RING: self._ring_gbps()}
+            mesh = self._mesh_gbps()
+            bandwidth = {Algorithm.RING: max(self._ring_gbps(), mesh or 0.0)}
             switch = self._in_switch_gbps()
             if switch is not None:
                 bandwidth[Algorithm.IN_SWITCH] = switch
-        result = ("fabric" if self._uses_fabric() else "pcie", bandwidth)
+        result = (self.family(), bandwidth)
         if self.memo is not None:
             self.memo[key] = result
         return result

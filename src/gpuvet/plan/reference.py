@@ -65,7 +65,8 @@ def _sweep(lo: int, hi: int) -> tuple[int, ...]:
 
 
 def load(path: str | Path) -> list[ReferencePoint]:
-    """Every figure of a reference file (format: benchmarks/data/published_collectives.yaml)."""
+    """Every figure of a reference file (format: benchmarks/data/published_collectives.yaml; JSON,
+    a subset of YAML, reads the same: tests/data/published_collectives_issue49.json)."""
     path = Path(path)
     fix = "see benchmarks/data/published_collectives.yaml for the format"
     try:
@@ -76,6 +77,8 @@ def load(path: str | Path) -> list[ReferencePoint]:
         raise GpuvetError(f"not valid YAML: {e}", where=str(path), fix=fix) from None
     points = []
     for family, entries in (data or {}).items():
+        if family.startswith("_"):  # a note about the file (JSON has no comments)
+            continue
         for i, entry in enumerate(entries):
             where = f"{path}: {family}[{i}]"
             try:
@@ -195,7 +198,13 @@ def calibration_error(path: str | Path, family: str) -> float:
 FITTED = {
     "fabric": ("nvswitch", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "in_switch/simple")),
     "pcie": ("pcie", ("eff:ring", "ring/ll")),
+    "xgmi": ("xgmi", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "eff:ring")),
+    "nvl_domain": ("nvl72", ("in_switch/simple", "eff:in_switch")),
 }
+# Which file holds each family's figures: the 8-GPU NVSwitch and PCIe tables of issue 22, and the
+# xGMI mesh and NVL72 rack tables of issue 49.
+FIGURES = {"nvswitch": "benchmarks/data/published_collectives.yaml", "pcie": "benchmarks/data/published_collectives.yaml",
+           "xgmi": "tests/data/published_collectives_issue49.json", "nvl72": "tests/data/published_collectives_issue49.json"}
 _ROBUST_SCALE = 0.05  # ln-errors beyond ~5 % count linearly, not squared: one odd row cannot pull the rest
 
 
