@@ -6,10 +6,8 @@ loopback. The data is at a one-hour resolution so that the whole test stays well
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,7 @@ import numpy as np
 import pytest
 
 from gpuvet.cli.app import main
-from tests.ports import free_port
+from tests.prometheus_server import require_prometheus, running_prometheus
 
 DAYS, STEP_S, NODES, GPUS = 30, 3600, 8, 8
 CREEPING = {"rack1/gpu3", "rack3/gpu0", "rack3/gpu6", "rack6/gpu2"}
@@ -60,8 +58,7 @@ def write_openmetrics(path: Path, end: float) -> None:
 
 @pytest.fixture(scope="module")
 def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if shutil.which("prometheus") is None or shutil.which("promtool") is None:
-        pytest.skip("Debian's prometheus package is not installed (apt-get install -y prometheus; .ci/run does it)")
+    require_prometheus()
     root = tmp_path_factory.mktemp("prometheus")
     end = float(int(time.time() // STEP_S) * STEP_S)
     write_openmetrics(root / "dcgm.om", end)
@@ -69,28 +66,9 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # one block for the month (the flag is hidden in 2.42's help, but there): 2 h blocks would be 360
     subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", "-q", "--max-block-duration=744h",
                     str(root / "dcgm.om"), str(data)], check=True, capture_output=True, timeout=60)
-    (root / "prometheus.yml").write_text("global:\n  scrape_interval: 1h\n")
-    port = free_port()
-    proc = subprocess.Popen(["prometheus", f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={data}",
-                             f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=3650d",
-                             "--query.lookback-delta=65m"],
-                            stdout=subprocess.DEVNULL, stderr=(root / "prometheus.log").open("w"))
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            try:
-                with urllib.request.urlopen(url + "/-/ready", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("prometheus did not become ready: " + (root / "prometheus.log").read_text()[-2000:])
+    with running_prometheus(root, "global:\n  scrape_interval: 1h\n", data, "--storage.tsdb.retention.time=3650d",
+                            "--query.lookback-delta=65m") as url:
         yield url
-    finally:
-        # the data is a throw-away copy: a clean shutdown would only compact it (10-25 s on a busy runner)
-        proc.kill()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.slow
