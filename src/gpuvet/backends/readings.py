@@ -83,6 +83,7 @@ class ModuleInfo:
     persistence_mode: bool | Unavailable = Unavailable("not read")
     clocks_locked: bool | Unavailable = Unavailable("not read")  # application clocks moved off their default
     processes: tuple[int, ...] | Unavailable = Unavailable("not read")  # pids of compute processes on it
+    serial: str | Unavailable = Unavailable("not read")  # the board serial, where the backend reads it
 
 
 @dataclass(frozen=True)

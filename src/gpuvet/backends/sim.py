@@ -144,6 +144,7 @@ class SimBackend(Backend):
             ecc_enabled=True, sm_clock_mhz=_NOT_MODELLED, mem_clock_mhz=_NOT_MODELLED,
             sm_clock_max_mhz=_NOT_MODELLED, mem_clock_max_mhz=_NOT_MODELLED,
             numa_node=_NOT_MODELLED, persistence_mode=True, clocks_locked=False, processes=(),
+            serial=module.serial or Unavailable("no serial in the spec"),
         )
 
     def inventory(self) -> Inventory:

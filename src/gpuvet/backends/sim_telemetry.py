@@ -205,7 +205,8 @@ class SimTelemetry:
         """A module added after one of the same name was lost is a replacement: a new UUID."""
         replaced = any(isinstance(f, ModuleLostFault) and f.module == module and f.at_s <= t for f in self.faults) and \
             any(isinstance(f, ModuleAddedFault) and f.module == module and f.at_s <= t for f in self.faults)
-        return f"GPU-sim-{self.node_name}-{module}" + ("-r1" if replaced else "")
+        spec_uuid = next((m.uuid for m in self.declared.modules if m.id == module and m.uuid), None)
+        return (spec_uuid or f"GPU-sim-{self.node_name}-{module}") + ("-r1" if replaced else "")
 
     def present(self, t: float) -> list[ModuleIdentity]:
         return list(self._roster(t).identities)

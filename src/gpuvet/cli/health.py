@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 if TYPE_CHECKING:
     from gpuvet.health.model import HealthReport
+    from gpuvet.health.run import HealthResult
+    from gpuvet.ledger.ladders import Ladders
 
 import typer
 
@@ -76,6 +78,11 @@ def health(
                                                      "nic, peer_memory, throttle, processes, power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
                                          "failure (1s to 1h).")] = "30s",
+    logbook: Annotated[str | None, typer.Option("--logbook", help="Keep this check in the module ledger (a file "
+                                                "or postgresql:// URL) and count repeats of each fault on each "
+                                                "module from its history there (docs/ledger.md).")] = None,
+    ladders: Annotated[Path | None, typer.Option("--ladders", help="The site's escalation ladders (YAML; default: "
+                                                 "gpuvet's, docs/ledger.md).")] = None,
 ) -> None:
     """The fast check to run before and after every job (no benchmark): driver answering, modules
     present, Xids and the driver's messages of modules that did not come up, uncorrectable ECC, row
@@ -86,7 +93,7 @@ def health(
 
     fmt = "json" if as_json else fmt
     try:
-        _health(sim, expect, fmt, xid_since, state, list(ignore or ()), timeout)
+        _health(sim, expect, fmt, xid_since, state, list(ignore or ()), timeout, logbook, ladders)
     except GpuvetError as exc:
         _could_not_tell(fmt, exc.message)  # the scheduler's line too, not only stderr's paragraph
         raise
@@ -106,14 +113,17 @@ def _could_not_tell(fmt: str, why: str) -> None:
 
 
 def _health(sim: str | None, expect: str | None, fmt: str, xid_since: str, state: Path | None, ignore: list[str],
-            timeout: str) -> None:
+            timeout: str, logbook: str | None = None, ladders_file: Path | None = None) -> None:
     from gpuvet.backends.select import open_backend
     from gpuvet.health.run import HealthOptions, run_health
     from gpuvet.health.state import load_mark, save_mark
     from gpuvet.quantities import parse_seconds
 
+    from gpuvet.ledger.ladders import load_ladders
+
     _check_args(fmt, xid_since, ignore)
     timeout_s = parse_seconds(timeout, "--timeout", *TIMEOUT_RANGE)
+    ladders = load_ladders(ladders_file)
     declared, declared_name = None, None
     if expect:
         from gpuvet.node.build import build_node
@@ -133,10 +143,29 @@ def _health(sim: str | None, expect: str | None, fmt: str, xid_since: str, state
         backend.close()
     if xid_since == "last" and result.mark is not None:
         save_mark(path, result.mark, create_folder=state is None)
+    _ledger(result, logbook, ladders)
     from gpuvet.cli import exits
 
     with exits.verdict(result.report.status.exit_code):
         _render(result.report, fmt)
+
+
+def _ledger(result: HealthResult, logbook: str | None, ladders: Ladders) -> None:
+    """Each flagged module's ladder step; the check kept in the logbook when --logbook names one.
+    A logbook that cannot be used is a note: the node's health is judged all the same."""
+    from gpuvet.health.ledger_link import attach
+    from gpuvet.logbook.store import Logbook, LogbookError
+
+    book = None
+    try:
+        book = Logbook(logbook) if logbook else None
+        attach(result, book, ladders)
+    except LogbookError as exc:
+        result.report.notes.append(f"not kept in the module ledger: {exc.message}")
+        attach(result, None, ladders)
+    finally:
+        if book:
+            book.close()
 
 
 def _render(report: HealthReport, fmt: str) -> None:
@@ -165,8 +194,16 @@ def report_json(report: HealthReport) -> dict[str, object]:
             "findings": [drop_none({"check": f.check, "status": f.status.value, "module": f.module,
                                     "reason": f.reason, "fix": f.fix})
                          | ({"evidence": [to_jsonable(e) for e in f.evidence]} if f.evidence else {})
+                         | _identity(report, f.module)
                          for f in report.findings],
-            "notes": report.notes}
+            "notes": report.notes,
+            "actions": [a.to_json() for a in report.actions]}
+
+
+def _identity(report: HealthReport, module: str | None) -> dict[str, object]:
+    """The node and, for a module's finding, the module's identity (issue 44)."""
+    who = report.identities.get(module or "")
+    return {"node": report.node} | ({"uuid": who.uuid, "serial": who.serial} if who else {})
 
 
 def _text(report: HealthReport) -> None:
@@ -192,6 +229,8 @@ def _text(report: HealthReport) -> None:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
                   with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else ""), f.evidence))
     console.print(t)
+    for a in report.actions:
+        console.print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
     verdict = {"ok": ("HEALTHY", "bold green"), "fail": ("UNHEALTHY", "bold red"),

@@ -43,6 +43,7 @@ def nhc_lines(report: HealthReport) -> list[str]:
         return []
     word = "ERROR" if report.status is Status.FAIL else "UNKNOWN"
     lines = [f"{word}: gpuvet health: {f.check}: {safe(f.reason, 400)}" for f in _headline(report)]
+    lines += [f"ACTION: gpuvet health: {safe(a.slot, 40)}: {a.step.step}: {safe(a.step.why, 300)}" for a in report.actions]
     return [*lines, f"reason: {drain_reason(report)}"]
 
 
@@ -50,4 +51,9 @@ def npd_message(report: HealthReport) -> str:
     if report.status is Status.OK:
         sim = " (simulated)" if report.simulated else ""
         return safe(f"gpuvet: healthy, {report.modules} modules{sim}", NPD_MAX)
-    return drain_reason(report, NPD_MAX) or "gpuvet: unhealthy"
+    reason = drain_reason(report, NPD_MAX) or "gpuvet: unhealthy"
+    if report.actions:  # the gravest module's step, where it fits
+        step = f" [{report.actions[0].slot}: {report.actions[0].step.step}]"
+        if len(reason) + len(step) <= NPD_MAX:
+            reason += step
+    return reason

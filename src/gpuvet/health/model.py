@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from gpuvet.checks.model import Cited
+from gpuvet.ledger.record import ModuleStep
 
 # in the order a drain reason names them: the gravest first
 # (kernel_messages: the driver saying a module did not come up tells why presence may fail next)
@@ -36,6 +37,14 @@ class Finding:
     evidence: tuple[Cited, ...] = ()  # what an OK (or a failure) read: source, field, value; never empty for OK
 
 
+@dataclass(frozen=True)
+class ModuleId:
+    """A module's identity, so that every finding names the module, not only its slot."""
+
+    uuid: str | None
+    serial: str | None
+
+
 @dataclass
 class HealthReport:
     node: str
@@ -46,6 +55,8 @@ class HealthReport:
     modules: int
     expected: str  # what presence was judged against: the --expect spec or "inferred from …"
     notes: list[str] = field(default_factory=list)
+    identities: dict[str, ModuleId] = field(default_factory=dict)  # module id -> its identity
+    actions: list[ModuleStep] = field(default_factory=list)  # each flagged module's ladder step (the ledger's)
 
     @property
     def status(self) -> Status:

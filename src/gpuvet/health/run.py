@@ -50,6 +50,8 @@ class HealthResult:
     report: HealthReport
     mark: XidMark | None = None  # where the next `--xid-since last` check should start
     xids_seen: tuple[XidRecord, ...] = field(default_factory=tuple)
+    inventory: Inventory | None = None  # the modules found (their identities: the module ledger's)
+    boot_id: str | None = None
 
 
 def _gather(backend: Backend, out: _Gathered) -> None:
@@ -100,7 +102,8 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
         notes.append(f"ignored: {', '.join(sorted(options.ignore))}")
     report = HealthReport(got.node.name, backend.name, backend.simulated, findings, time.perf_counter() - started,
                           len(got.inventory.modules), _expected_text(options), notes)
-    return HealthResult(report, mark, xids)
+    boot = got.readings.boot_id if isinstance(got.readings, HealthReadings) else None
+    return HealthResult(report, mark, xids, got.inventory, boot)
 
 
 def _nic_findings(got: _Gathered, options: HealthOptions, env: Mapping[str, str]) -> list[Finding]:

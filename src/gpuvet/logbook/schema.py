@@ -3,11 +3,16 @@ anything is written to it; and the migrations from older schema versions.
 
 Schema history: 1 — runs, checks, events, modules, samples, one-minute roll-ups; events gained
 module, uuid, sim_time, severity and data in place (added to older files when they are opened).
+The module ledger (issue 44) is added in place too, still schema 1 so that an older gpuvet sharing
+the database keeps reading and writing it: events gained ``node`` (filled from their run's node
+when an older logbook is opened), and two tables: ``sightings`` (which module, by UUID and serial,
+sat in which node and slot when a run looked) and ``findings`` (a health check's findings against
+the module they name). ``meta`` key ``ledger`` says the ledger's tables are there.
 """
 
 from __future__ import annotations
 
-from gpuvet.logbook.db import Db, Dialect, LogbookError
+from gpuvet.logbook.db import Db, Dialect, LogbookError, Tx
 
 SCHEMA_VERSION = 1
 MIGRATE_HINT = ("gpuvet opens logbooks of schema 1 to {v} itself and brings them up to date; anything else "
@@ -44,7 +49,18 @@ CREATE TABLE IF NOT EXISTS samples_1m (
     temp_mean REAL, temp_max REAL, power_mean REAL, power_max REAL,
     sm_min REAL, sm_max REAL, mem_min REAL, mem_max REAL, util_mean REAL, throttle INTEGER,
     PRIMARY KEY (run_key, mkey, minute)
-) WITHOUT ROWID
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sightings (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), time_utc TEXT NOT NULL, node TEXT NOT NULL, slot TEXT NOT NULL,
+    uuid TEXT NOT NULL, serial TEXT, bus_id TEXT, model TEXT, PRIMARY KEY (run_id, slot, uuid)
+);
+CREATE TABLE IF NOT EXISTS findings (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), seq INTEGER NOT NULL, time_utc TEXT NOT NULL, node TEXT NOT NULL,
+    slot TEXT, uuid TEXT, serial TEXT, source TEXT NOT NULL, fault TEXT NOT NULL, status TEXT NOT NULL,
+    message TEXT NOT NULL, token TEXT, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS sightings_uuid ON sightings(uuid);
+CREATE INDEX IF NOT EXISTS findings_uuid ON findings(uuid)
 """
 
 _POSTGRES = """
@@ -82,7 +98,18 @@ CREATE TABLE IF NOT EXISTS samples_1m (
     sm_min DOUBLE PRECISION, sm_max DOUBLE PRECISION, mem_min DOUBLE PRECISION, mem_max DOUBLE PRECISION,
     util_mean DOUBLE PRECISION, throttle BIGINT,
     PRIMARY KEY (run_key, mkey, minute)
-)
+);
+CREATE TABLE IF NOT EXISTS sightings (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), time_utc TEXT NOT NULL, node TEXT NOT NULL, slot TEXT NOT NULL,
+    uuid TEXT NOT NULL, serial TEXT, bus_id TEXT, model TEXT, PRIMARY KEY (run_id, slot, uuid)
+);
+CREATE TABLE IF NOT EXISTS findings (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), seq BIGINT NOT NULL, time_utc TEXT NOT NULL, node TEXT NOT NULL,
+    slot TEXT, uuid TEXT, serial TEXT, source TEXT NOT NULL, fault TEXT NOT NULL, status TEXT NOT NULL,
+    message TEXT NOT NULL, token TEXT, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS sightings_uuid ON sightings(uuid);
+CREATE INDEX IF NOT EXISTS findings_uuid ON findings(uuid)
 """
 
 # the columns each table must have for gpuvet to read it (events' later columns are added in place)
@@ -96,8 +123,12 @@ COLUMNS: dict[str, set[str]] = {
     "samples": {"run_key", "mkey", "t", "temp", "power", "sm", "mem", "util", "throttle"},
     "samples_1m": {"run_key", "mkey", "minute", "n", "temp_mean", "temp_max", "power_mean", "power_max", "sm_min",
                    "sm_max", "mem_min", "mem_max", "util_mean", "throttle"},
+    "sightings": {"run_id", "time_utc", "node", "slot", "uuid", "serial", "bus_id", "model"},
+    "findings": {"run_id", "seq", "time_utc", "node", "slot", "uuid", "serial", "source", "fault", "status",
+                 "message", "token", "data"},
 }
-EVENT_COLUMNS = {"module": "TEXT", "uuid": "TEXT", "sim_time": "REAL", "severity": "TEXT", "data": "TEXT"}
+EVENT_COLUMNS = {"module": "TEXT", "uuid": "TEXT", "sim_time": "REAL", "severity": "TEXT", "data": "TEXT",
+                 "node": "TEXT"}
 
 
 def statements(dialect: Dialect) -> list[str]:
@@ -148,7 +179,7 @@ def needs_update(db: Db) -> bool:
     tables = db.tables()
     if set(COLUMNS) - set(tables) or set(EVENT_COLUMNS) - tables["events"]:
         return True
-    return not db.query("SELECT 1 FROM meta WHERE key = 'application'")
+    return len(db.query("SELECT 1 FROM meta WHERE key IN ('application', 'ledger')")) < 2
 
 
 def create(db: Db) -> None:
@@ -158,11 +189,24 @@ def create(db: Db) -> None:
             tx.rows("SELECT pg_advisory_xact_lock(7357001)")
         for statement in statements(db.dialect):
             tx.run(statement)
-        if db.dialect.name == "sqlite":
-            have = {r[1] for r in tx.rows("SELECT * FROM pragma_table_info('events')")}
-            for column, kind in EVENT_COLUMNS.items():
-                if column not in have:
-                    tx.run(f"ALTER TABLE events ADD COLUMN {column} {kind}")
+        _add_event_columns(db, tx)
         tx.run("CREATE INDEX IF NOT EXISTS events_run ON events(run_id)")
+        tx.run("INSERT INTO meta(key, value) VALUES ('ledger', '1') ON CONFLICT DO NOTHING")
         tx.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (str(SCHEMA_VERSION),))
         tx.run("INSERT INTO meta(key, value) VALUES ('application', 'gpuvet') ON CONFLICT DO NOTHING")
+
+
+def _add_event_columns(db: Db, tx: Tx) -> None:
+    """Events' later columns, added in place; ``node`` filled from the run's node for the rows
+    written before it existed (an event's node is its run's)."""
+    if db.dialect.name == "sqlite":
+        have = {str(r[1]) for r in tx.rows("SELECT * FROM pragma_table_info('events')")}
+    else:
+        have = {str(r[0]) for r in tx.rows("SELECT column_name FROM information_schema.columns "
+                                           "WHERE table_schema = current_schema() AND table_name = 'events'")}
+    for column, kind in EVENT_COLUMNS.items():
+        if column not in have:
+            tx.run(f"ALTER TABLE events ADD COLUMN {column} {kind if db.dialect.name == 'sqlite' else kind.replace('REAL', 'DOUBLE PRECISION')}")
+    if "node" not in have:
+        tx.run("UPDATE events SET node = (SELECT runs.node FROM runs WHERE runs.run_id = events.run_id) "
+               "WHERE node IS NULL")

@@ -32,7 +32,8 @@ from gpuvet.logbook import schema
 from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
 from gpuvet.logbook.document import DOCUMENT_VERSION, CheckRecord, Environment, EventRecord, RunDocument
 from gpuvet.logbook.location import connect, default_path, locate
-from gpuvet.logbook.records import ModuleEvent, RunRow, SampleRow, SeriesRow
+from gpuvet.logbook import ledger_rows
+from gpuvet.logbook.records import FindingRow, LedgerRows, ModuleEvent, RunRow, SampleRow, SeriesRow, Sighting
 from gpuvet.logbook.samples import SampleWriter
 
 SCHEMA_VERSION = schema.SCHEMA_VERSION
@@ -118,30 +119,34 @@ class Logbook:
             self._warn(f"no room to mark {len(gone)} ended run(s) aborted ({', '.join(gone[:3])}); left as running")
 
     # --- writing -----------------------------------------------------------------------
-    def begin(self, kind: str, envelope: Mapping[str, object], simulated: bool, node: str | None) -> str:
+    def begin(self, kind: str, envelope: Mapping[str, object], simulated: bool, node: str | None,
+              at_utc: str | None = None) -> str:
         """A new ``running`` run. The envelope must read back as the run document's environment
-        (pydantic's ValidationError names the field otherwise), so what is kept can be handed back."""
+        (pydantic's ValidationError names the field otherwise), so what is kept can be handed back.
+        ``at_utc``: when it began, where not now (a simulated fleet's weeks)."""
         Environment.model_validate(envelope)
-        run_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+        started = datetime.fromisoformat(at_utc) if at_utc else datetime.now(UTC)
+        run_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         me = psutil.Process()
         with self._db.tx() as tx:
             tx.run("INSERT INTO runs(run_id, kind, status, started_utc, host, pid, pid_started, simulated, node, "
                    "envelope) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                   (run_id, kind, utc_now(), socket.gethostname(), me.pid, me.create_time(), int(simulated), node,
+                   (run_id, kind, at_utc or utc_now(), socket.gethostname(), me.pid, me.create_time(), int(simulated), node,
                     json.dumps(envelope)))
         return run_id
 
     def event(self, run_id: str, kind: str, message: str, module: str | None = None, uuid: str | None = None,
               sim_time: float | None = None, severity: str | None = None,
-              data: Mapping[str, object] | None = None) -> None:
+              data: Mapping[str, object] | None = None, node: str | None = None, at_utc: str | None = None) -> None:
+        """``node``: where it happened (None: the run's node)."""
         with self._db.tx() as tx:
-            tx.run("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (run_id, utc_now(), kind, message, module, uuid, sim_time, severity,
-                    json.dumps(data) if data is not None else None))
+            tx.run("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data, node) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT node FROM runs WHERE run_id = ?)))",
+                   (run_id, at_utc or utc_now(), kind, message, module, uuid, sim_time, severity,
+                    json.dumps(data) if data is not None else None, node, run_id))
 
     def finish(self, run_id: str, verdict: str, checks: Sequence[CheckRecord | Mapping[str, object]],
-               envelope: Mapping[str, object] | None = None) -> None:
+               envelope: Mapping[str, object] | None = None, at_utc: str | None = None) -> None:
         """Checks and the complete status in one transaction: all of it or none. A check that is
         not a run document's check is refused (pydantic's ValidationError names the field)."""
         rows = []
@@ -156,7 +161,7 @@ class Logbook:
                 Environment.model_validate(envelope)
                 tx.run("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
             tx.run("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
-                   (verdict, utc_now(), run_id))
+                   (verdict, at_utc or utc_now(), run_id))
 
     def abort(self, run_id: str, why: str) -> None:
         """Mark a run aborted. On a full disk this is left undone (the run is marked aborted by the
@@ -207,22 +212,37 @@ class Logbook:
         value = self._db.query("SELECT MAX(t) FROM samples WHERE run_key = ?", (self.run_key(run_id),))[0][0]
         return None if value is None else float(value)
 
+    # --- the module ledger -------------------------------------------------------------
+    def sight(self, rows: Sequence[Sighting]) -> None:
+        """The modules a run saw, each in its slot (a module's places over time)."""
+        ledger_rows.write_sightings(self._db, rows)
+
+    def add_findings(self, rows: Sequence[FindingRow]) -> None:
+        ledger_rows.write_findings(self._db, rows)
+
+    def ledger_rows(self, since_utc: str | None = None) -> LedgerRows:
+        """Every run, sighting, finding, event and per-module check (since ``since_utc``)."""
+        db, warn = self._db, self._warn
+        runs = [r for r in self.runs() if not since_utc or r.started_utc >= since_utc]
+        return LedgerRows(runs, ledger_rows.read_sightings(db, since_utc), ledger_rows.read_findings(db, since_utc, warn),
+                          ledger_rows.read_events(db, since_utc, warn), ledger_rows.read_module_checks(db, since_utc, warn))
+
     # --- reading -----------------------------------------------------------------------
     def module_events(self, since_utc: str | None = None, module: str | None = None, kinds: Sequence[str] = (),
                       limit: int = 1000) -> list[ModuleEvent]:
-        sql = ("SELECT run_id, time_utc, kind, message, module, uuid, sim_time, severity, data FROM events "
-               "WHERE kind != 'layer'")
+        sql = ("SELECT e.run_id, e.time_utc, e.kind, e.message, e.module, e.uuid, e.sim_time, e.severity, e.data, "
+               "COALESCE(e.node, r.node) FROM events e LEFT JOIN runs r ON r.run_id = e.run_id WHERE e.kind != 'layer'")
         args: list[SqlValue] = []
         if since_utc:
-            sql += " AND time_utc >= ?"
+            sql += " AND e.time_utc >= ?"
             args.append(since_utc)
         if module:
-            sql += " AND (module = ? OR uuid = ?)"
+            sql += " AND (e.module = ? OR e.uuid = ?)"
             args += [module, module]
         if kinds:
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            sql += f" AND e.kind IN ({','.join('?' * len(kinds))})"
             args += list(kinds)
-        sql += f" ORDER BY {self._db.dialect.events_order} DESC LIMIT ?"
+        sql += f" ORDER BY e.{self._db.dialect.events_order} DESC LIMIT ?"
         args.append(int(limit))
         out: list[ModuleEvent] = []
         for r in self._db.query(sql, args)[::-1]:
@@ -231,7 +251,8 @@ class Logbook:
                 self._warn(f"run {r[0]}: event {r[2]!r} at {r[1]} is damaged (its data is not JSON); skipped")
                 continue
             out.append(ModuleEvent(run_id=str(r[0]), time_utc=str(r[1]), kind=str(r[2]), message=str(r[3]),
-                                   module=r[4], uuid=r[5], time=r[6], severity=r[7], data=data))
+                                   module=r[4], uuid=r[5], time=r[6], severity=r[7], data=data,
+                                   node=None if r[9] is None else str(r[9])))
         return out
 
     def runs(self, limit: int | None = None) -> list[RunRow]:

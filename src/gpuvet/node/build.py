@@ -74,7 +74,7 @@ def _modules(spec: NodeSpec, where: str) -> list[_Placed]:
                             fix="give every module its own id.")
         seen.add(item.id)
         model = _model_of(item.model, item.custom, f"{where}, modules[{i}] ({item.id})")
-        placed.append(_Placed(Module(item.id, model, item.bus_id, item.uuid), item.socket, item.attach))
+        placed.append(_Placed(Module(item.id, model, item.bus_id, item.uuid, item.serial), item.socket, item.attach))
     return placed
 
 

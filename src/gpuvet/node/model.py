@@ -46,6 +46,7 @@ class Module:
     model: ModuleModel
     bus_id: str | None = None
     uuid: str | None = None
+    serial: str | None = None  # the board serial where known (a spec may set it; the ledger follows it)
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ class ModuleSpec(_Strict):
     custom: CustomModelSpec | None = None
     bus_id: str | None = None
     uuid: str | None = None
+    serial: str | None = None  # optional board serial (a simulated module that moves or is replaced)
     socket: int | None = Field(default=None, ge=0, lt=MAX_SOCKETS)
     attach: str | None = None  # PCIe parent: a switch, host bridge or socket id
 

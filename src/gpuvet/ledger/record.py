@@ -1,0 +1,110 @@
+"""What a health check or a watch hands the ledger, as the logbook's rows, and the step each
+module stands on after it (the one call jobs make into the ledger)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from pydantic import JsonValue
+
+from gpuvet.ledger.build import build_ledger
+from gpuvet.ledger.ladders import Ladders
+from gpuvet.ledger.model import Step
+from gpuvet.logbook.records import FindingRow, LedgerRows, Sighting
+from gpuvet.logbook.store import Logbook
+
+_XID = re.compile(r"\bXid (\d+)\b")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A module a check found: its slot and identity."""
+
+    slot: str
+    uuid: str
+    serial: str | None = None
+    bus_id: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A failed finding as the ledger keeps it (``module`` None: the node's)."""
+
+    check: str
+    module: str | None
+    reason: str
+    fix: str | None = None
+    evidence: list[JsonValue] = field(default_factory=list)
+    kernel_lines: list[str] = field(default_factory=list)
+    xid_seqs: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ModuleStep:
+    """The step a module stands on, named by node, slot and identity."""
+
+    node: str
+    slot: str
+    uuid: str | None
+    serial: str | None
+    step: Step
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"node": self.node, "module": self.slot, "uuid": self.uuid, "serial": self.serial,
+                "step": self.step.step, "fault": self.step.fault, "occurrences": self.step.nth,
+                "window_days": round(self.step.window_s / 86400, 3), "why": self.step.why}
+
+
+def fault_of(check: str, reason: str) -> str:
+    """The ladder's key of a health finding: ``xid:<code>`` for an Xid, else the check's name."""
+    m = _XID.search(reason) if check == "xid" else None
+    return f"xid:{m.group(1)}" if m else check
+
+
+def health_rows(run_id: str, time_utc: str, node: str, seen: Sequence[Seen], flagged: Sequence[Flagged],
+                boot_id: str | None) -> tuple[list[Sighting], list[FindingRow]]:
+    sightings = [Sighting(run_id, time_utc, node, s.slot, s.uuid, s.serial, s.bus_id, s.model) for s in seen]
+    ids = {s.slot: s for s in seen}
+    rows = []
+    for i, f in enumerate(flagged):
+        who = ids.get(f.module or "")
+        fault = fault_of(f.check, f.reason)
+        token = (f"{boot_id}#{min(f.xid_seqs)}" if f.xid_seqs else boot_id) if boot_id else None
+        data: dict[str, JsonValue] = {"check": f.check, "fix": f.fix, "evidence": f.evidence,
+                                      "kernel_lines": list(f.kernel_lines)}
+        rows.append(FindingRow(run_id, i, time_utc, node, f.module, who.uuid if who else None,
+                               who.serial if who else None, "health", fault, "fail", f.reason, token, data))
+    return sightings, rows
+
+
+def steps_now(book: Logbook | None, sightings: list[Sighting], findings: list[FindingRow], ladders: Ladders,
+              now_utc: str) -> list[ModuleStep]:
+    """Each flagged module's step: from its whole history in ``book`` (already holding this
+    check's rows), else from this check alone."""
+    longest = max([ladders.default.window_s, *(lad.window_s for lad in ladders.faults.values())])
+    since = (datetime.fromisoformat(now_utc) - timedelta(seconds=longest)).isoformat(timespec="seconds")
+    rows = book.ledger_rows(since) if book else LedgerRows([], sightings, findings, [], [])
+    ledger = build_ledger(rows, ladders, now_utc)
+    flagged = {f.uuid for f in findings if f.uuid}
+    out = []
+    for h in ledger.modules:
+        if h.step is not None and flagged & set(h.uuids):
+            place = h.places[-1]
+            out.append(ModuleStep(place.node, place.slot, h.uuids[-1], h.serial, h.step))
+    return sorted(out, key=lambda m: (-m.step.rank, m.slot))
+
+
+def step_of(book: Logbook, uuid: str, ladders: Ladders, now_utc: str) -> ModuleStep | None:
+    """One module's step now (a watch event's), from its history in the logbook."""
+    longest = max([ladders.default.window_s, *(lad.window_s for lad in ladders.faults.values())])
+    since = (datetime.fromisoformat(now_utc) - timedelta(seconds=longest)).isoformat(timespec="seconds")
+    ledger = build_ledger(book.ledger_rows(since), ladders, now_utc)
+    for h in ledger.modules:
+        if uuid in h.uuids and h.step is not None:
+            place = h.places[-1]
+            return ModuleStep(place.node, place.slot, uuid, h.serial, h.step)
+    return None
