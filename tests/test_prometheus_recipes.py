@@ -406,3 +406,32 @@ def test_the_service_monitor_selects_the_service_and_is_selected_by_kube_prometh
     assert service["metadata"]["name"] == JOB and "jobLabel" not in spec
     # the alerts name the node: the ServiceMonitor sets the label `node`, as the scrape config does
     assert any(r.get("targetLabel") == "node" for e in spec["endpoints"] for r in e.get("relabelings", []))
+
+
+# ---- what fills each dcgm-exporter name (docs/integrations.md's table) ----
+
+def test_the_pcie_replay_counter_carries_nvmls_reading_and_is_left_out_where_unsupported():
+    from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import Nvml
+    from tests.fakes.fake_nvml import hgx_h200
+    from tests.test_dcgm_names import scrape as dcgm_scrape
+
+    fake = hgx_h200(3)
+    fake.gpus[1].pcie_replays = 42
+    fake.gpus[2].unsupported.add("nvmlDeviceGetPcieReplayCounter")
+    _, families = dcgm_scrape(NvidiaBackend(Nvml(lib=fake)), "dcgm", seconds=2, interval=1)
+    replays = {s.labels["gpu"]: s.value for s in families["DCGM_FI_DEV_PCIE_REPLAY_COUNTER"].samples}
+    assert replays == {"0": 0, "1": 42}  # nvmlDeviceGetPcieReplayCounter as read; no series where NVML cannot say
+
+
+def test_the_dcgm_table_lists_every_exported_name_with_the_backends_that_fill_it():
+    from gpuvet.watch.dcgm import FIELDS, XID_FIELD
+
+    text = (ROOT / "docs" / "integrations.md").read_text()
+    rows = [line.strip().strip("|").split("|") for line in text.splitlines() if line.startswith("| `DCGM_FI_")]
+    documented = {name for row in rows for name in re.findall(r"`(DCGM_FI_\w+)`", row[0])}
+    assert documented == {f.name for f in FIELDS} | {XID_FIELD[0]}
+    header = next(line for line in text.splitlines() if line.startswith("| dcgm-exporter name"))
+    assert [c.strip() for c in header.strip("|").split("|")][-3:] == ["NVIDIA live", "AMD live", "simulated"]
+    assert all(len(row) == 7 and all(c.strip() for c in row) for row in rows)
+    assert "PCIe replay and" not in text  # it is exported: the old 'not exported' list no longer names it
