@@ -9,8 +9,8 @@ import pytest
 
 from gpuvet.backends.sim import SimBackend
 from gpuvet.bench import collective
-from gpuvet.bench.records import BenchResult, Status
 from gpuvet.bench.context import BenchContext
+from gpuvet.bench.records import BenchResult, Status
 from gpuvet.bench.timing import QUICK
 from gpuvet.checks.expected import Expectations
 from gpuvet.checks.measured import collective_checks
