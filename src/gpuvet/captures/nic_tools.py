@@ -1,0 +1,140 @@
+"""The RDMA tools' listings as people paste them: ``ibstat`` (CA 'mlx5_0' / Port 1: / State: Active),
+``ibv_devinfo`` (-v; hca_id: / port: / state: PORT_ACTIVE (4)) and ``ibdev2netdev`` (mlx5_0 port 1 ==>
+ib0 (Up)). Each becomes the same NIC record a live node's sysfs gives (backends/nic_readings.py),
+so a captured node's NICs are judged as a live node's are. A device listed by two tools is one
+device (ibstat's and ibv_devinfo's readings merged, the first tool's kept where both have one)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from gpuvet.backends.nic_readings import Nic, NicPort
+from gpuvet.captures.text import Line
+
+_IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
+_IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
+_IBV_PORT = re.compile(r"^\s*port:\s*(\d{1,3})\s*$")
+_IBSTAT_PORT = re.compile(r"^\s+Port (\d{1,3}):\s*$")
+_KEY = re.compile(r"^\s+([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
+_IBDEV2NETDEV = re.compile(r"^([\w.-]{1,64}) port (\d{1,3}) ==> ([\w.@-]{1,64}) \((Up|Down)\)\s*$")
+_SPEED = re.compile(r"([\d.]+)\s*Gbps")
+_WIDTH = re.compile(r"^(\d+X)")
+# ibv_devinfo's port_state words -> sysfs' (PORT_ACTIVE (4) -> ACTIVE), phys_state LINK_UP (5) -> LinkUp
+_PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",
+         "PORT_CONFIGURATION_TRAINING": "PortConfigurationTraining", "LINK_ERROR_RECOVERY": "LinkErrorRecovery"}
+MAX_NICS = 256
+
+
+@dataclass
+class _Port:
+    port: int
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Device:
+    name: str
+    values: dict[str, str] = field(default_factory=dict)
+    ports: dict[int, _Port] = field(default_factory=dict)
+
+
+@dataclass
+class NicToolsParse:
+    nics: list[Nic] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    netdevs: dict[tuple[str, int], tuple[str, bool]] = field(default_factory=dict)  # ibdev2netdev
+
+
+def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str]) -> tuple[list[_Device], set[int]]:
+    """Devices and their ports from an indented listing: a device line, keys, port lines, keys."""
+    devices: list[_Device] = []
+    claimed: set[int] = set()
+    current: _Device | None = None
+    where: _Port | None = None
+    for ln in lines:
+        if (m := head.match(ln.text)) is not None:
+            current, where = _Device(m.group(1)), None
+            devices.append(current)
+        elif current is not None and (m := port.match(ln.text)) is not None:
+            where = current.ports.setdefault(int(m.group(1)), _Port(int(m.group(1))))
+        elif current is not None and (m := _KEY.match(ln.text)) is not None:
+            target = where.values if where is not None else current.values
+            target.setdefault(m.group(1).strip().lower(), m.group(2))
+        elif current is not None and ln.text[:1] in (" ", "\t"):  # a line of the block read as is (GID[ 0]: …)
+            pass
+        elif current is not None and ln.text.strip():
+            current = where = None
+            continue
+        else:
+            continue
+        claimed.add(ln.no)
+    return devices[:MAX_NICS], claimed
+
+
+def _word(text: str | None) -> str:
+    """"Active" / "PORT_ACTIVE (4)" / "4: ACTIVE" -> ACTIVE; physical states as sysfs spells them."""
+    if not text:
+        return "unknown"
+    word = re.sub(r"\s*\(\d+\)\s*$", "", text.split(":", 1)[-1].strip())
+    word = word.removeprefix("PORT_")
+    return _PHYS.get(word.upper(), word.upper() if word.upper() in ("ACTIVE", "DOWN", "INIT", "ARMED") else word)
+
+
+def _ibstat_port(p: _Port) -> NicPort:
+    rate = p.values.get("rate")
+    return NicPort(p.port, _word(p.values.get("state")), _word(p.values.get("physical state")),
+                   float(rate) if rate and re.fullmatch(r"\d+(\.\d+)?", rate) else None, None,
+                   p.values.get("link layer", "unknown"))
+
+
+def _ibv_port(p: _Port) -> NicPort:
+    width = _WIDTH.match(p.values.get("active_width", ""))
+    speed = _SPEED.search(p.values.get("active_speed", ""))
+    lanes = int(width.group(1)[:-1]) if width else None
+    rate = float(speed.group(1)) * lanes if speed and lanes else None  # per lane times the width
+    return NicPort(p.port, _word(p.values.get("state")), _word(p.values.get("phys_state")), rate,
+                   width.group(1) if width else None, p.values.get("link_layer", "unknown"))
+
+
+def _ibv_type(values: dict[str, str]) -> str | None:
+    part = values.get("vendor_part_id", "").strip()
+    return f"MT{part}" if part.isdigit() else None
+
+
+def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
+    out = NicToolsParse()
+    ibstat, claimed = _blocks(lines, _IBSTAT_CA, _IBSTAT_PORT)
+    ibv, more = _blocks([ln for ln in lines if ln.no not in claimed], _IBV_HCA, _IBV_PORT)
+    claimed |= more
+    found: dict[str, Nic] = {}
+    for d in ibstat:
+        found.setdefault(d.name, Nic(d.name, d.values.get("ca type"), None,
+                                     tuple(_ibstat_port(p) for p in d.ports.values()), d.values.get("firmware version"),
+                                     d.values.get("node guid")))
+    for d in ibv:
+        nic = Nic(d.name, _ibv_type(d.values), None, tuple(_ibv_port(p) for p in d.ports.values()),
+                  d.values.get("fw_ver"), d.values.get("node_guid"))
+        found[d.name] = _merge(found[d.name], nic) if d.name in found else nic
+    for ln in lines:
+        if ln.no not in claimed and (m := _IBDEV2NETDEV.match(ln.text.strip())) is not None:
+            out.netdevs[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4) == "Up")
+            claimed.add(ln.no)
+    out.kinds = [k for k, hit in (("ibstat", ibstat), ("ibv_devinfo", ibv), ("ibdev2netdev", out.netdevs)) if hit]
+    out.nics = [_with_netdevs(n, out.netdevs) for n in found.values()]
+    for (dev, port), (netdev, up) in out.netdevs.items():
+        if dev not in found:  # ibdev2netdev alone: the port's state is all it says
+            out.nics.append(Nic(dev, None, None, (NicPort(port, "ACTIVE" if up else "DOWN", "unknown", None, None,
+                                                          "unknown"),), netdevs=(netdev,)))
+    return out, claimed
+
+
+def _merge(first: Nic, second: Nic) -> Nic:
+    ports = {p.port: p for p in second.ports} | {p.port: p for p in first.ports if p.rate_gbps is not None}
+    return replace(first, hca_type=first.hca_type or second.hca_type, firmware=first.firmware or second.firmware,
+                   ports=tuple(ports[k] for k in sorted(ports)))
+
+
+def _with_netdevs(nic: Nic, netdevs: dict[tuple[str, int], tuple[str, bool]]) -> Nic:
+    names = tuple(name for (dev, _), (name, _) in sorted(netdevs.items()) if dev == nic.device)
+    return replace(nic, netdevs=names) if names else nic

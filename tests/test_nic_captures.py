@@ -1,0 +1,127 @@
+"""RDMA tools' listings read into the same NIC records a live node's sysfs gives (issue 47):
+ibstat, ibv_devinfo -v and ibdev2netdev, as the tools print them."""
+
+from __future__ import annotations
+
+from gpuvet.captures import nic_tools
+from gpuvet.captures.text import clean
+from gpuvet.checks import nics
+
+IBSTAT = """CA 'mlx5_0'
+	CA type: MT4129
+	Number of ports: 1
+	Firmware version: 28.39.1002
+	Hardware version: 0
+	Node GUID: 0xb83fd20300a1b2c4
+	System image GUID: 0xb83fd20300a1b2c4
+	Port 1:
+		State: Active
+		Physical state: LinkUp
+		Rate: 400
+		Base lid: 12
+		LMC: 0
+		SM lid: 1
+		Capability mask: 0xa751e848
+		Port GUID: 0xb83fd20300a1b2c4
+		Link layer: InfiniBand
+CA 'mlx5_1'
+	CA type: MT4129
+	Number of ports: 1
+	Firmware version: 28.39.1002
+	Hardware version: 0
+	Node GUID: 0xb83fd20300a1b2c5
+	System image GUID: 0xb83fd20300a1b2c5
+	Port 1:
+		State: Down
+		Physical state: Polling
+		Rate: 10
+		Base lid: 65535
+		LMC: 0
+		SM lid: 0
+		Capability mask: 0xa751e848
+		Port GUID: 0xb83fd20300a1b2c5
+		Link layer: InfiniBand
+"""
+
+IBV_DEVINFO = """hca_id:	mlx5_2
+	transport:			InfiniBand (0)
+	fw_ver:				20.31.1014
+	node_guid:			0c42:a103:00d3:1a2e
+	sys_image_guid:			0c42:a103:00d3:1a2e
+	vendor_id:			0x02c9
+	vendor_part_id:			4123
+	hw_ver:				0x0
+	board_id:			MT_0000000223
+	phys_port_cnt:			1
+		port:	1
+			state:			PORT_ACTIVE (4)
+			max_mtu:		4096 (5)
+			active_mtu:		4096 (5)
+			sm_lid:			1
+			port_lid:		7
+			port_lmc:		0x00
+			link_layer:		InfiniBand
+			max_msg_sz:		0x40000000
+			active_width:		4X (2)
+			active_speed:		25.0 Gbps (32)
+			phys_state:		LINK_UP (5)
+			GID[  0]:		fe80:0000:0000:0000:0c42:a103:00d3:1a2e
+"""
+
+IBDEV2NETDEV = """mlx5_0 port 1 ==> ibp24s0 (Up)
+mlx5_1 port 1 ==> ibp40s0 (Down)
+mlx5_2 port 1 ==> ibp56s0 (Up)
+"""
+
+
+def _parse(text: str) -> nic_tools.NicToolsParse:
+    parsed, claimed = nic_tools.parse(clean(text).lines)
+    assert claimed, text[:40]
+    return parsed
+
+
+def test_ibstat_gives_each_ca_its_ports():
+    parsed = _parse(IBSTAT)
+    assert parsed.kinds == ["ibstat"]
+    first, second = parsed.nics
+    assert (first.device, first.hca_type, first.firmware) == ("mlx5_0", "MT4129", "28.39.1002")
+    assert [(p.port, p.state, p.phys_state, p.rate_gbps, p.link_layer) for p in first.ports] == \
+        [(1, "ACTIVE", "LinkUp", 400.0, "InfiniBand")]
+    assert second.ports[0].state == "DOWN" and second.ports[0].phys_state == "Polling"
+
+
+def test_ibv_devinfo_rate_is_lane_speed_times_width_and_the_part_names_the_model():
+    [nic] = _parse(IBV_DEVINFO).nics
+    assert nic.hca_type == "MT4123" and nic.firmware == "20.31.1014"  # ConnectX-6
+    assert [(p.state, p.phys_state, p.rate_gbps, p.width) for p in nic.ports] == [("ACTIVE", "LinkUp", 100.0, "4X")]
+
+
+def test_a_captured_hdr_card_at_100_is_judged_against_its_catalog_rate():
+    verdicts = nics.ports(nic_tools_readings(IBV_DEVINFO))
+    assert [(v.kind, v.nic) for v in verdicts] == [("nic_rate_low", "mlx5_2")]
+    assert "design 200 Gb/s (ConnectX-6, the catalog)" in verdicts[0].reason
+
+
+def nic_tools_readings(text: str) -> nics.NicReadings:
+    from gpuvet.backends.nic_readings import NicReadings
+
+    return NicReadings(tuple(_parse(text).nics), None, "capture")
+
+
+def test_ibstat_with_ibdev2netdev_names_the_netdevs_and_a_down_port_is_found():
+    parsed = _parse(IBSTAT + IBDEV2NETDEV)
+    assert parsed.kinds == ["ibstat", "ibdev2netdev"]
+    assert [n.netdevs for n in parsed.nics] == [("ibp24s0",), ("ibp40s0",), ("ibp56s0",)]
+    verdicts = nics.ports(nic_tools_readings(IBSTAT + IBDEV2NETDEV))
+    assert [(v.kind, v.nic) for v in verdicts] == [("nic_port_down", "mlx5_1")]
+
+
+def test_one_device_in_two_tools_is_one_device():
+    both = IBSTAT.split("CA 'mlx5_1'")[0] + IBV_DEVINFO.replace("mlx5_2", "mlx5_0").replace("4123", "4129")
+    parsed = _parse(both)
+    assert [n.device for n in parsed.nics] == ["mlx5_0"] and parsed.nics[0].ports[0].rate_gbps == 400.0
+
+
+def test_text_that_is_not_an_rdma_listing_is_not_claimed():
+    parsed, claimed = nic_tools.parse(clean("GPU 00000000:18:00.0\n    Product Name : NVIDIA H100\n").lines)
+    assert parsed.nics == [] and claimed == set()
