@@ -43,9 +43,10 @@ _LAZY = {
     "log": Lazy("gpuvet.cli.validate", "log_app"),
     "plan": Lazy("gpuvet.cli.plan", "plan_app"),
     "fleet": Lazy("gpuvet.cli.fleet", "fleet_app"),
+    "module": Lazy("gpuvet.cli.module", "module_app"),
 }
 _ORDER = ["validate", "report", "watch", "events", "doctor", "health", "inventory", "topo", "catalog",
-          "spec", "bench", "baseline", "log", "plan", "fleet"]
+          "spec", "bench", "baseline", "log", "module", "plan", "fleet"]
 
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
@@ -294,20 +295,30 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
                                                       "{\"wrote\": FILE} instead of the note.")] = False,
                 allow_missing: Annotated[bool, typer.Option("--allow-missing", help="Export even when the node "
                                                             "lacks a module its design has (the spec then "
-                                                            "expects the gap).")] = False) -> None:
+                                                            "expects the gap).")] = False,
+                allow_empty: Annotated[bool, typer.Option("--allow-empty", help="Export even when no module was "
+                                                          "found (the spec then declares an empty node).")]
+                = False) -> None:
     """Write the detected node's design as a spec (use it later with --expect). Links are written
     at their design (the module's maximum PCIe width, the catalog's fabric), not at a degraded
     state found: what differed is named on stderr and in the spec's description. A node that
-    lacks a module its design has is refused unless --allow-missing."""
+    lacks a module its design has is refused unless --allow-missing; one where no module was
+    found, unless --allow-empty."""
     from gpuvet.errors import GpuvetError
-    from gpuvet.node.export import as_designed, export_yaml, node_to_spec
+    from gpuvet.node.export import EMPTY_NOTE, as_designed, empty_node_error, export_yaml, node_to_spec
 
     backend = _backend(sim, from_)
     try:
         found = backend.node()
         widths = {m.id: m.pcie_width_max for m in backend.inventory().modules if isinstance(m.pcie_width_max, int)}
+        why_none = backend.why_no_modules
     finally:
         backend.close()
+    empty = not found.modules
+    if empty and not allow_empty:  # as --expect, an empty spec holds a node whose every module is gone as designed
+        raise empty_node_error(why_none, ", ".join(from_) if from_ else sim or "this machine")
+    if empty:
+        _say(f"note: {EMPTY_NOTE}")
     designed = as_designed(found, widths)
     if designed.missing and not allow_missing:  # the gap would become the expectation: never flagged again
         raise GpuvetError("the node lacks a module its design has: " + "; ".join(designed.missing), where="spec export",
@@ -319,18 +330,19 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
     if output:
         from gpuvet.files import write_atomic
 
-        write_atomic(output, export_yaml(node, notes), where="-o")
+        write_atomic(output, export_yaml(node, notes, empty), where="-o")
         if as_json:
-            _print_json({"wrote": str(output), **({"not_as_found": list(notes)} if notes else {})})
+            _print_json({"wrote": str(output), **({"not_as_found": list(notes)} if notes else {}),
+                         **({"empty": True} if empty else {})})
         else:
             from gpuvet.cli.literal import literal
 
             print(literal(f"wrote {output}"))
     elif as_json:
-        spec = node_to_spec(node, notes)
+        spec = node_to_spec(node, notes, empty)
         _print_json({"name": spec.name, **spec.model_dump(mode="json", exclude_none=True, exclude_defaults=True)})
     else:
-        sys.stdout.write(export_yaml(node, notes))
+        sys.stdout.write(export_yaml(node, notes, empty))
 
 
 @app.command()

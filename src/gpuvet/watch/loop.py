@@ -53,20 +53,23 @@ class WatchResult:
     modules: dict[str, dict[str, str | None]]  # uuid -> identity and state (ready, quarantined, lost)
     notes: list[str] = field(default_factory=list)
     forecast: list[ForecastStatus] = field(default_factory=list)  # each module's forecast state at the end
+    node: str | None = None  # the node watched: every event names it (issue 44)
 
     def to_json(self) -> dict[str, Json]:
         return {
             "simulated": self.simulated, "run_id": self.run_id, "duration_s": self.duration_s, "samples": self.samples,
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
             "modules": list(self.modules.values()), "notes": self.notes,
-            "events": [event_json(e) for e in self.events],
+            "events": [event_json(e, self.node) for e in self.events],
             "forecast": [to_jsonable(f.to_json()) for f in self.forecast],
         }
 
 
-def event_json(e: Event) -> dict[str, Json]:
+def event_json(e: Event, node: str | None = None) -> dict[str, Json]:
     out: dict[str, Json] = {"kind": e.kind, "severity": e.severity.value, "module": e.module, "uuid": e.uuid, "time": e.time,
            "message": e.message, "evidence": to_jsonable(e.evidence)}
+    if node is not None:
+        out["node"] = node
     if e.predicted_crossing is not None:
         out["predicted_crossing"] = e.predicted_crossing
     return out
@@ -127,4 +130,5 @@ class Watcher:
         forecast = [self.forecaster.status(m, result.end_t) for m in sorted(self.forecaster.uuids)] \
             if self.forecaster else []
         return WatchResult(book.run_id if book else None, simulated, result.end_t - self.config.interval_s,
-                           result.samples, result.sampler_seconds_per_module, result.events, modules, notes, forecast)
+                           result.samples, result.sampler_seconds_per_module, result.events, modules, notes, forecast,
+                           self.backend.node().name)

@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.events import Event, Severity
-from gpuvet.logbook.store import Logbook, SampleRow
+from gpuvet.ledger.ladders import Ladders, load_ladders
+from gpuvet.ledger.record import step_of
+from gpuvet.logbook.records import Sighting
+from gpuvet.logbook.store import Logbook, SampleRow, utc_now
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch.prometheus import ExportState
 
@@ -28,6 +31,8 @@ class LogbookSink:
     logbook: Logbook
     run_id: str
     run_key: int
+    node: str = ""
+    ladders: Ladders | None = None  # set: each event of a module says the step of its ladder (the ledger's)
     _known: dict[str, ModuleIdentity] = field(default_factory=dict)
     _mkeys: dict[str, int] = field(default_factory=dict)
     _buffer: list[SampleRow] = field(default_factory=list)
@@ -36,15 +41,27 @@ class LogbookSink:
     @classmethod
     def begin(cls, logbook: Logbook, env: dict[str, object], simulated: bool, node: str) -> LogbookSink:
         run_id = logbook.begin("watch", env, simulated, node)
-        return cls(logbook, run_id, logbook.run_key(run_id))
+        return cls(logbook, run_id, logbook.run_key(run_id), node, load_ladders())
 
     def event(self, e: Event) -> None:
         extra = {"predicted_crossing": e.predicted_crossing} if e.predicted_crossing else {}
         self.logbook.event(self.run_id, e.kind, e.message, e.module, e.uuid, e.time, e.severity.value,
-                           {**to_jsonable(e.evidence), **extra})
+                           {**to_jsonable(e.evidence), **extra}, node=self.node or None)
+        if self.ladders and e.uuid and e.severity is not Severity.INFO:
+            self.step_note(e)
+
+    def step_note(self, e: Event) -> None:
+        """The module's ladder step after this event, kept as an event of its own (``ledger_step``)."""
+        found = step_of(self.logbook, e.uuid or "", self.ladders or load_ladders(), utc_now())
+        if found is not None:
+            self.logbook.event(self.run_id, "ledger_step", f"{found.step.step}: {found.step.why}", e.module, e.uuid,
+                               e.time, "info", found.to_json(), node=self.node or None)
 
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         self._known = known
+        now = utc_now()
+        self.logbook.sight([Sighting(self.run_id, now, self.node, m.id, m.uuid, None, m.bus_id, m.model)
+                            for m in known.values()])
 
     def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
         for s in samples:

@@ -1,0 +1,194 @@
+"""`gpuvet module`: each module's history, wherever it sat (the module ledger, docs/ledger.md):
+list, show, the RMA packet, and the fleet's figures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gpuvet.cli.checks import output_file
+from gpuvet.cli.validate import LogbookOpt
+
+if TYPE_CHECKING:
+    from gpuvet.ledger.build import Ledger
+    from gpuvet.ledger.ladders import Ladders
+    from gpuvet.ledger.model import ModuleHistory
+
+module_app = typer.Typer(help="Each module's history by serial or UUID: list, show, RMA packet, fleet figures.",
+                         no_args_is_help=True)
+LaddersOpt = Annotated[Path | None, typer.Option("--ladders", help="The site's escalation ladders (YAML; "
+                                                 "default: gpuvet's; docs/ledger.md).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+IdArg = Annotated[str, typer.Argument(help="A serial, a UUID (or its first 8+ characters), or node/slot "
+                                      "(e.g. node07/gpu3: the module there last).")]
+
+
+def _ledger(logbook: str | None, ladders_file: Path | None) -> tuple[Ledger, Ladders, str]:
+    from gpuvet.ledger.build import build_ledger
+    from gpuvet.ledger.ladders import load_ladders
+    from gpuvet.logbook.store import Logbook, utc_now
+
+    ladders = load_ladders(ladders_file)
+    book = Logbook(logbook, existing=True)
+    try:
+        now = utc_now()
+        return build_ledger(book.ledger_rows(), ladders, now), ladders, now
+    finally:
+        book.close()
+
+
+def _find(ledger: Ledger, ident: str) -> ModuleHistory:
+    from gpuvet.errors import GpuvetError
+    from gpuvet.ledger.build import find_module
+
+    found = find_module(ledger, ident.strip()) if ident.strip() else None
+    if found is None:
+        some = ", ".join(h.id for h in _worst(ledger)[:4]) or "(none kept yet)"
+        raise GpuvetError(f"no module {ident!r} in the logbook", where="ID",
+                          fix=f"give a serial, UUID or node/slot; `gpuvet module list` shows them (e.g. {some}).")
+    return found
+
+
+def _worst(ledger: Ledger) -> list[ModuleHistory]:
+    return sorted(ledger.modules, key=lambda h: (-(h.step.rank if h.step else -1), -len(h.occurrences), h.id))
+
+
+def _json(data: object) -> None:
+    from gpuvet.cli.jsonout import write_json
+    from gpuvet.report.jsonable import to_jsonable
+
+    write_json(to_jsonable(data), indent=1)
+
+
+def _summary(h: ModuleHistory) -> dict[str, object]:
+    step = h.step
+    return {"id": h.id, "serial": h.serial, "uuids": h.uuids, "model": h.model, "where": h.where,
+            "node": h.places[-1].node if h.places else None, "module": h.places[-1].slot if h.places else None,
+            "places": len(h.places), "occurrences": len(h.occurrences), "reports": len(h.reports),
+            "figures": len(h.figures), "step": step.step if step else None, "fault": step.fault if step else None,
+            "why": step.why if step else None}
+
+
+@module_app.command("list")
+def list_modules(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
+    """Every module the logbook knows, worst first: its ladder step, fault occurrences, where it is."""
+    from rich.text import Text
+
+    from gpuvet.cli import term
+
+    ledger, _, _ = _ledger(logbook, ladders)
+    rows = _worst(ledger)
+    if as_json:
+        _json([_summary(h) for h in rows])
+        return
+    t = term.table()
+    for col, right in (("module", False), ("where", False), ("faults", True), ("step", False)):
+        term.column(t, col, right=right, key=col == "module")
+    for h in rows:
+        t.add_row(Text(h.id), Text(h.where), Text(str(len(h.occurrences))),
+                  Text(f"{h.step.step}: {h.step.why}" if h.step else "-"))
+    term.console().print(t)
+    if not rows:
+        term.console().print(Text("no module in the logbook yet: health --logbook, watch and validate keep them"))
+
+
+@module_app.command("show")
+def show(ident: IdArg, logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
+    """One module's timeline: its places, findings, events and figures, and its ladder step now."""
+    from dataclasses import asdict
+
+    from gpuvet.ledger.packet import timeline
+
+    ledger, _, _ = _ledger(logbook, ladders)
+    h = _find(ledger, ident)
+    if as_json:
+        _json(_summary(h) | {"places": [asdict(p) for p in h.places],
+                             "occurrences": [asdict(o) for o in h.occurrences],
+                             "step": asdict(h.step) if h.step else None, "timeline": timeline(h)})
+        return
+    _show_text(h, timeline(h))
+
+
+def _show_text(h: ModuleHistory, items: list[dict[str, object]]) -> None:
+    from rich.text import Text
+
+    from gpuvet.cli import term
+
+    console = term.console()
+    console.print(Text(f"{h.id}  {h.model or ''}  serial {h.serial or 'not read'}", style="bold"))
+    console.print(Text(f"UUID {', '.join(h.uuids)}; now at {h.where}"))
+    if h.step:
+        console.print(Text(f"step: {h.step.step.upper()} ({h.step.why})", style="bold"))
+    t = term.table()
+    for col in ("time (UTC)", "where", "what"):
+        term.column(t, col, key=col != "what")
+    for i in items:
+        where = f"{i.get('node')}/{i.get('module') or '-'}"
+        t.add_row(Text(str(i["time_utc"])[:16]), Text(where), Text(_what(i)))
+    console.print(t)
+
+
+def _what(i: dict[str, object]) -> str:
+    if i["what"] == "placed":
+        return f"seen here (bus {i.get('bus_id') or '?'}) until {str(i.get('until_utc'))[:16]}"
+    if i["what"] == "figure":
+        return f"{i['name']}: {i['value']} {i.get('unit') or ''} vs design {i['expected']} ({i['verdict']})"
+    return f"{i['what']}: {i['message']} [{i['fault']}]"
+
+
+@module_app.command("rma")
+def rma(ident: IdArg,
+        out: Annotated[Path, typer.Option("-o", "--out", callback=output_file, help="The packet (.tar.gz).")],
+        keep_hostnames: Annotated[bool, typer.Option("--keep-hostnames", help="Keep node and host names (default: "
+                                                     "node-1, node-2…).")] = False,
+        logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
+    """The RMA packet: identity, timeline, findings with evidence, figures against design, kernel
+    lines, the node's environment, a one-page summary, and what it lacks (docs/ledger.md)."""
+    from gpuvet.files import write_atomic
+    from gpuvet.ledger.packet import packet_files, write_tar
+
+    ledger, lad, now = _ledger(logbook, ladders)
+    h = _find(ledger, ident)
+    files = packet_files(h, ledger, lad, now, keep_hostnames)
+    folder = "rma-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in h.id)
+    write_atomic(out, write_tar(files, folder), where=str(out))
+    if as_json:
+        _json({"module": h.id, "out": str(out), "files": sorted(files)})
+        return
+    from gpuvet.cli.literal import line
+
+    sys.stdout.write(line(f"wrote {out}: {len(files)} files for module {h.id}") + "\n")
+    for text in files["summary.txt"].decode("utf-8").splitlines():
+        sys.stdout.write(line(text) + "\n")
+
+
+@module_app.command("fleet")
+def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
+    """Repeat offenders ("lemons") and, per node group, mean time between findings, the share of time
+    a node was drainable, and occurrences by Llama 3's interruption classes (docs/ledger.md)."""
+    from dataclasses import asdict
+
+    from rich.text import Text
+
+    from gpuvet.cli import term
+    from gpuvet.ledger.fleet import groups, lemons
+
+    ledger, lad, _ = _ledger(logbook, ladders)
+    bad, figures = lemons(ledger), groups(ledger, lad)
+    if as_json:
+        _json({"lemons": [asdict(m) for m in bad], "groups": [asdict(g) for g in figures]})
+        return
+    t = term.table("node groups")
+    for col in ("group", "nodes", "node-h", "faults", "MTBF h", "drainable"):
+        term.column(t, col, right=col != "group", key=col == "group")
+    for g in figures:
+        t.add_row(Text(g.group), Text(str(g.nodes)), Text(f"{g.node_hours:g}"), Text(str(g.occurrences)),
+                  Text("-" if g.mtbf_hours is None else f"{g.mtbf_hours:g}"),
+                  Text("-" if g.drainable_share is None else f"{100 * g.drainable_share:.1f}%"))
+    term.console().print(t)
+    for m in bad:
+        faults = ", ".join(f"{k} x{v}" for k, v in sorted(m.faults.items()))
+        term.console().print(Text(f"lemon {m.id} at {m.where}: {m.occurrences} occurrences ({faults})"))

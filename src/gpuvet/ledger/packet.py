@@ -1,0 +1,154 @@
+"""The RMA packet: what a vendor's support form asks for, from what the logbook holds of one
+module, and a list of what it lacks (with the command that makes each). Nothing private: node
+and host names become ``node-1``… unless the caller keeps them."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tarfile
+from dataclasses import asdict
+
+from pydantic import JsonValue
+
+from gpuvet.ledger.build import Ledger
+from gpuvet.ledger.ladders import Ladders
+from gpuvet.ledger.model import ModuleHistory
+from gpuvet.logbook.records import RunRow
+
+FILES = ("summary.txt", "identity.json", "timeline.json", "findings.json", "figures.json", "kernel_lines.txt",
+         "environment.json", "lacking.txt", "MANIFEST.json")
+_ENV_KEYS = ("tool_version", "backend", "driver_version", "cuda_driver_version", "nvml_version", "torch_version",
+             "cuda_version", "nccl_version", "vbios_version", "firmware")
+
+
+def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: str,
+                 keep_hostnames: bool = False) -> dict[str, bytes]:
+    """Every file of the packet by name (MANIFEST.json last: each other file's size and sha256)."""
+    runs = [ledger.runs[r] for r in h.runs if r in ledger.runs]
+    body = {
+        "identity.json": _json(_identity(h)),
+        "timeline.json": _json(timeline(h)),
+        "findings.json": _json([asdict(r) for r in h.reports]),
+        "figures.json": _json([asdict(f) for f in h.figures]),
+        "kernel_lines.txt": _kernel_lines(h),
+        "environment.json": _json(_environment(runs)),
+        "lacking.txt": _lacking(h, runs),
+    }
+    body["summary.txt"] = summary(h, ladders, runs, now_utc)
+    names = sorted({p.node for p in h.places} | {r.node for r in h.reports} | {f.node for f in h.figures}
+                   | {r.host for r in runs} | {r.node for r in runs if r.node})
+    if not keep_hostnames:
+        body = {k: _redact(v, names) for k, v in body.items()}
+    files = {k: v.encode("utf-8") for k, v in body.items()}
+    manifest = {"module": h.id, "made_utc": now_utc, "hostnames": "kept" if keep_hostnames else "replaced",
+                "files": {k: {"bytes": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in files.items()}}
+    files["MANIFEST.json"] = _json(manifest).encode("utf-8")
+    return files
+
+
+def write_tar(files: dict[str, bytes], folder: str) -> bytes:
+    """The packet as a .tar.gz, each file under ``folder/``, with fixed times (same input, same bytes)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for name in FILES:
+            info = tarfile.TarInfo(f"{folder}/{name}")
+            info.size, info.mode, info.mtime = len(files[name]), 0o644, 0
+            tar.addfile(info, io.BytesIO(files[name]))
+    return out.getvalue()
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, indent=1, sort_keys=False, default=str) + "\n"
+
+
+def _identity(h: ModuleHistory) -> dict[str, JsonValue]:
+    return {"id": h.id, "serial": h.serial, "uuids": list(h.uuids), "model": h.model,
+            "places": [asdict(p) for p in h.places]}
+
+
+def timeline(h: ModuleHistory) -> list[dict[str, JsonValue]]:
+    """Places, reports and figures in time order: what happened to the module, wherever it was."""
+    items: list[dict[str, JsonValue]] = [
+        {"time_utc": p.first_utc, "what": "placed", "node": p.node, "module": p.slot, "bus_id": p.bus_id,
+         "until_utc": p.last_utc} for p in h.places]
+    items += [{"time_utc": r.time_utc, "what": r.source, "node": r.node, "module": r.slot, "uuid": r.uuid,
+               "fault": r.fault, "severity": r.severity, "message": r.message, "run_id": r.run_id} for r in h.reports]
+    items += [{"time_utc": f.time_utc, "what": "figure", "node": f.node, "module": f.slot, "name": f.name,
+               "value": f.value, "unit": f.unit, "expected": f.expected, "pct_of_expected": f.pct_of_expected,
+               "verdict": f.verdict, "run_id": f.run_id} for f in h.figures]
+    return sorted(items, key=lambda i: str(i["time_utc"]))
+
+
+def _kernel_lines(h: ModuleHistory) -> str:
+    lines = [f"{r.time_utc} {r.node}/{r.slot}: {line}" for r in h.reports
+             for line in r.data.get("kernel_lines", []) or [] if isinstance(line, str)]
+    return "\n".join(lines) + "\n" if lines else "(no kernel line was kept for this module)\n"
+
+
+def _environment(runs: list[RunRow]) -> list[dict[str, JsonValue]]:
+    out = []
+    for r in runs:
+        env = r.envelope.to_json()
+        out.append({"run_id": r.run_id, "kind": r.kind, "time_utc": r.started_utc, "node": r.node, "host": r.host,
+                    "simulated": r.simulated, **{k: env.get(k) for k in _ENV_KEYS if env.get(k) is not None}})
+    return out
+
+
+def _lacking(h: ModuleHistory, runs: list[RunRow]) -> str:
+    have = {k for r in runs for k, v in r.envelope.to_json().items() if v is not None}
+    lines = ["What a vendor's RMA form asks for that this packet does not hold, and how to add it:",
+             "- nvidia-bug-report.log.gz: gpuvet does not keep it. On the node: sudo nvidia-bug-report.sh",
+             "- dcgmi diag -r 3 results: gpuvet does not keep them. On the node: dcgmi diag -r 3 -j > dcgm-diag.json"]
+    if "vbios_version" not in have:
+        lines.append("- VBIOS version: not kept by gpuvet. On the node: nvidia-smi -q -i <bus id> | grep -i vbios")
+    if "firmware" not in have:
+        lines.append("- InfoROM / firmware versions: not kept. On the node: nvidia-smi -q -i <bus id> -d INFOROM")
+    if not h.serial:
+        lines.append("- Board serial: no run read it. On the node: nvidia-smi --query-gpu=serial --format=csv")
+    if "driver_version" not in have:
+        lines.append("- Driver version: no run of this module kept it. On the node: nvidia-smi")
+    if not h.figures:
+        lines.append("- Benchmark figures against design: no validate run measured this module (gpuvet validate)")
+    if any(r.simulated for r in runs):
+        lines.append("- NOTE: some runs were on a SIMULATED node; their readings come from a model, not hardware")
+    return "\n".join(lines) + "\n"
+
+
+def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str) -> str:
+    """One page, in the order a support form asks: product, identity, failure, history, done."""
+    driver = next((r.envelope.driver_version for r in reversed(runs) if r.envelope.driver_version), None)
+    first = h.occurrences[0] if h.occurrences else None
+    lines = [f"RMA request: {h.model or 'unknown model'} (made by gpuvet on {now_utc[:10]})", "",
+             f"Product / model:   {h.model or 'not read'}",
+             f"Serial number:     {h.serial or 'not read (see lacking.txt)'}",
+             f"UUID(s):           {', '.join(h.uuids)}",
+             f"PCI bus id:        {h.places[-1].bus_id if h.places and h.places[-1].bus_id else 'not read'}",
+             f"Where now:         {h.where}",
+             f"Driver version:    {driver or 'not kept (see lacking.txt)'}",
+             "", "Failure description:"]
+    if h.step:
+        lines.append(f"  Current action: {h.step.step} ({h.step.why})")
+    for o in h.occurrences[-12:]:
+        lines.append(f"  {o.first_utc[:16]}  {o.node}/{o.slot or '-'}  {ladders.ladder(o.fault).name} "
+                     f"[{o.fault}] ({o.reports} report(s))")
+    if first is None:
+        lines.append("  No finding is kept for this module.")
+    lines += ["", f"History: {len(h.places)} place(s), {len(h.occurrences)} fault occurrence(s), "
+              f"{len(h.figures)} benchmark figure(s), {len(h.runs)} run(s) that saw it.",
+              "Attached: identity.json, timeline.json, findings.json (with evidence), figures.json,",
+              "kernel_lines.txt, environment.json; lacking.txt lists what is still to be added."]
+    low = [f for f in h.figures if f.verdict == "fail"]
+    if low:
+        lines.append(f"Benchmark: {len(low)} figure(s) failed against design, e.g. {low[-1].name} = "
+                     f"{low[-1].value} {low[-1].unit or ''} (expected {low[-1].expected}).")
+    return "\n".join(lines) + "\n"
+
+
+def _redact(text: str, names: list[str]) -> str:
+    for i, name in enumerate(sorted(names, key=len, reverse=True)):
+        if name:
+            text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", f"node-{i + 1}", text)
+    return text
