@@ -152,3 +152,45 @@ def test_an_envelope_verdict_that_is_none_of_the_four_is_refused_by_both_readers
     for reader in (fold.fold_file, fold.fold_figures):
         with pytest.raises(GpuvetError, match="verdict is not one of pass, warn, fail, skip"):
             reader(PeerTable(), path)
+
+
+# --- 3. spec export of a node where no module was found ---------------------------------------
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+
+@pytest.mark.parametrize("source", ["machine", "capture"])
+@pytest.mark.parametrize("extra", [(), ("--allow-missing",), ("--json",), ("-o", "OUT")])
+def test_spec_export_with_no_module_is_refused(capsys, monkeypatch, tmp_path, source, extra):
+    from gpuvet.backends import select
+
+    real_open = select.open_backend  # the machine: its host backend, whatever the test machine has
+    monkeypatch.setattr(select, "open_backend", lambda sim=None, from_files=None, **k:
+                        real_open(sim, from_files) if from_files else HostBackend(NO_DRIVER))
+    target = tmp_path / "node.yaml"
+    args = tuple(str(target) if a == "OUT" else a for a in extra)
+    where = ("--from", str(CAPTURES / "dmesg_xid.txt")) if source == "capture" else ()
+    code, out, err = call(capsys, "spec", "export", *where, *args)
+    assert code == 2 and not out and not target.exists()
+    assert "no module was found" in err and "empty node" in err and "--allow-empty" in err
+    assert ("dmesg_xid.txt" in err) if source == "capture" else ("libnvidia-ml.so" in err)
+
+
+def test_spec_export_allow_empty_writes_it_saying_so(capsys, monkeypatch, tmp_path):
+    from gpuvet.backends import select
+    from gpuvet.node.spec import load_spec
+
+    monkeypatch.setattr(select, "open_backend", lambda sim=None, from_files=None, **_: HostBackend(NO_DRIVER))
+    target = tmp_path / "node.yaml"
+    code, out, err = call(capsys, "spec", "export", "--allow-empty", "-o", str(target), "--json")
+    assert code == 0 and json.loads(out) == {"wrote": str(target), "empty": True}
+    assert "note: no module was found" in err and "empty node" in err
+    spec, _ = load_spec(str(target))
+    assert spec.description and "no module was found" in spec.description and "--allow-empty" in spec.description
+    assert "# empty: no module was found" in target.read_text()
+    code, out, err = call(capsys, "spec", "export", "--allow-empty", "--json")
+    assert code == 0 and "empty node" in json.loads(out)["description"] and json.loads(out)["modules"] == []
+
+
+def test_spec_export_of_a_node_with_modules_says_nothing_of_empty(capsys):
+    code, out, err = call(capsys, "spec", "export", "--sim", "mesh-4")
+    assert code == 0 and "empty" not in out + err and "gpu3" in out

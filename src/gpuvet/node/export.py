@@ -13,11 +13,26 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gpuvet.errors import GpuvetError
 from gpuvet.node.catalog import ModuleModel, find_model
 from gpuvet.node.design import infer_design
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import EndpointKind, Link, Node
 from gpuvet.node.spec import NodeSpec, dump_spec, parse_spec
+
+EMPTY_NOTE = ("no module was found: this spec declares an empty node (written anyway with --allow-empty); as "
+              "--expect it expects no module, so a node whose modules all went missing passes against it")
+
+
+def empty_node_error(why: str | None, source: str) -> GpuvetError:
+    """The refusal of an export that found no module: the spec would declare an empty node, and
+    used as --expect it would hold a node whose every module is missing to be as designed."""
+    said = f" ({why})" if why else ""
+    return GpuvetError(f"no module was found in {source}{said}, so the spec would declare an empty node",
+                       where="spec export",
+                       fix="export from the node with its modules visible (its driver loaded: `gpuvet inventory` "
+                           "lists them), or from captures that list them (nvidia-smi -q, -q -x, topo -m); give "
+                           "--allow-empty to write the empty spec anyway.")
 
 
 @dataclass(frozen=True)
@@ -54,7 +69,9 @@ def _model_entry(model: ModuleModel) -> dict[str, object]:
     return {"custom": {k: v for k, v in custom.items() if v is not None}}
 
 
-def node_to_spec(node: Node, not_as_found: Sequence[str] = ()) -> NodeSpec:
+def node_to_spec(node: Node, not_as_found: Sequence[str] = (), empty: bool = False) -> NodeSpec:
+    """``empty``: written with --allow-empty from a node where no module was found (said in the
+    description, so the spec itself tells whoever loads it)."""
     modules = [{"id": m.id, **_model_entry(m.model), "bus_id": m.bus_id, "uuid": m.uuid}
                for m in node.modules]
     sockets = {f"cpu{s}" for s in range(node.host.sockets)}
@@ -65,9 +82,12 @@ def node_to_spec(node: Node, not_as_found: Sequence[str] = ()) -> NodeSpec:
     host = {"sockets": node.host.sockets, "cores_per_socket": node.host.cores_per_socket,
             "memory_bytes": node.host.memory_bytes, "cpu_model": node.host.cpu_model}
     data: dict[str, object] = {"name": node.name}
+    said = [f"Exported where {EMPTY_NOTE}."] if empty else []
     if not_as_found:
-        data["description"] = ("Exported as designed, not as found (expected values come from the design): "
-                               + "; ".join(not_as_found))
+        said.append("Exported as designed, not as found (expected values come from the design): "
+                    + "; ".join(not_as_found))
+    if said:
+        data["description"] = " ".join(said)
     data |= {
         "modules": [_clean(m) for m in modules], "host": _clean(host),
         "endpoints": [_clean(e) for e in endpoints], "links": [_clean(lk) for lk in links],
@@ -76,11 +96,13 @@ def node_to_spec(node: Node, not_as_found: Sequence[str] = ()) -> NodeSpec:
     return parse_spec(data, "export")
 
 
-def export_yaml(node: Node, not_as_found: Sequence[str] = ()) -> str:
+def export_yaml(node: Node, not_as_found: Sequence[str] = (), empty: bool = False) -> str:
     header = "# gpuvet node spec, exported from a node: load it with --sim or --expect.\n"
+    if empty:
+        header += "\n".join(textwrap.wrap(EMPTY_NOTE, 78, initial_indent="# empty: ", subsequent_indent="#   ")) + "\n"
     header += "".join("\n".join(textwrap.wrap(" ".join(note.split()), 78, initial_indent="# not as found: ",
                                                subsequent_indent="#   ")) + "\n" for note in not_as_found)
-    return header + dump_spec(node_to_spec(node, not_as_found))
+    return header + dump_spec(node_to_spec(node, not_as_found, empty))
 
 
 def _width(node: Node, link: Link) -> int:
