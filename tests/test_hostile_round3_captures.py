@@ -271,3 +271,31 @@ def test_a_memory_total_beyond_any_module_is_n_a_with_a_note(capsys, tmp_path, t
     _, out, _ = _run(capsys, "inventory", "--from", _write(tmp_path, "q.txt", text), "--json")
     assert out["modules"][0]["memory_bytes"] is None
     assert any("memory" in n and said in n for n in out["notes"])
+
+
+# --- 5. size without bound --------------------------------------------------------------------------
+def test_a_model_name_longer_than_any_tool_prints_is_cut_with_a_note(tmp_path):
+    # a 60 MB amd-smi MARKET_NAME ran past 60 s at 1.35 GB and was printed whole; a modest one shows the bound
+    text = "GPU: 0\n    ASIC:\n        MARKET_NAME: " + "AMD Instinct MI300X " * 5_000 + \
+           "\n    BUS:\n        BDF: 0000:05:00.0\n"
+    backend = CaptureBackend([_write(tmp_path, "long.txt", text)])
+    (m,) = backend.inventory().modules
+    assert len(m.model) == 256 and m.model.startswith("AMD Instinct MI300X AMD")
+    assert any("GPU 0: name of 99,999 characters cut to its first 256" in n for n in backend.notes())
+
+
+def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
+    # each kind is searched only on lines holding one of its words; one line of each wording must still be found
+    from gpuvet.captures import kernel
+    from gpuvet.captures.text import clean
+    said = {"gfw_boot_failed": "NVRM: GPU 0000:18:00.0: failed to wait for GFW boot complete",
+            "fsp_boot_failed": "NVRM: GPU 0000:18:00.0: kfspSendBootCommands_GH100: FSP boot timed out",
+            "needs_reset": "NVRM: GPU 0000:18:00.0: WPR2 already up",
+            "gsp_failed": "NVRM: GPU 0000:18:00.0: Cannot initialize GSP firmware RM",
+            "cannot_attach": "NVRM: GPU 0000:18:00.0: osInitNvMapping failed",
+            "gpu_lost": "NVRM: GPU 0000:18:00.0: GPU lost from the bus",
+            "power_cables": "NVRM: GPU 0000:18:00.0: does not have the necessary power cables connected",
+            "init_failed": "NVRM: GPU 0000:18:00.0: RmInitAdapter failed! (0x25:0x65:1457)"}
+    assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
+    for kind, line in said.items():
+        assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind

@@ -10,6 +10,7 @@ import re
 from dataclasses import fields, replace
 
 from gpuvet.captures.records import UNNAMED, ListedModule, SmiTextModule
+from gpuvet.captures.text import bounded
 
 _BDF = re.compile(r"(?:([0-9A-Fa-f]{1,8}):)?([0-9A-Fa-f]{1,2}):([0-9A-Fa-f]{1,2})\.([0-7])")
 _SHOWN = 4  # differing readings named per module; the rest counted
@@ -54,6 +55,10 @@ class _Index:
 def merge_listed(modules: list[ListedModule], tool: str) -> tuple[list[ListedModule], list[str]]:
     """One entry per module: a repeat (same UUID or bus id; same label where neither is printed)
     fills what the first lacked; readings that differ are named, the first kept."""
+    cuts: list[str] = []
+    modules = [replace(m, name=bounded(m.name, f"{m.label[:40]}: name", cuts),
+                       uuid=bounded(m.uuid, f"{m.label[:40]}: UUID", cuts),
+                       health=bounded(m.health, f"{m.label[:40]}: health", cuts)) for m in modules]
     kept: list[ListedModule] = []
     index, by_label = _Index(), dict[tuple[str | None, str], int]()
     repeats: dict[int, int] = {}
@@ -71,7 +76,9 @@ def merge_listed(modules: list[ListedModule], tool: str) -> tuple[list[ListedMod
             differ.setdefault(at, []).extend(conflicts)
         index.add(at, kept[at].uuid, kept[at].bus_id)
         by_label.setdefault((m.tool, m.label), at)
-    return kept, _notes(tool, [(_name(kept[at]), n, differ.get(at, [])) for at, n in repeats.items()], index)
+    notes = [f"{tool}: {c}" for c in cuts[:8]] + _notes(tool, [(_name(kept[at]), n, differ.get(at, []))
+                                                             for at, n in repeats.items()], index)
+    return kept, notes
 
 
 def _fill(first: ListedModule, again: ListedModule) -> tuple[ListedModule, list[str]]:
@@ -84,13 +91,18 @@ def _fill(first: ListedModule, again: ListedModule) -> tuple[ListedModule, list[
         if a is None and b is not None:
             changes[f.name] = b
         elif a is not None and b is not None and a != b:
-            conflicts.append(f"{f.name} {a!r} then {b!r}")
+            conflicts.append(f"{f.name} {_short(a)} then {_short(b)}")
     ras = dict(first.ras)
     for path, value in again.ras:
         if path in ras and ras[path] != value:
-            conflicts.append(f"{path} {ras[path]!r} then {value!r}")
+            conflicts.append(f"{path} {_short(ras[path])} then {_short(value)}")
         ras.setdefault(path, value)
     return replace(first, **changes, ras=tuple(ras.items())), conflicts  # type: ignore[arg-type]
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _name(m: ListedModule) -> str:
@@ -120,6 +132,9 @@ def _notes(tool: str, repeats: list[tuple[str, int, list[str]]], index: _Index) 
 def merge_smi(modules: list[SmiTextModule]) -> tuple[list[SmiTextModule], list[str]]:
     """nvidia-smi -q's GPUs, one per bus id or GPU UUID (an excerpt without its GPU line is never
     matched by a bus id it does not show)."""
+    cuts: list[str] = []
+    for m in modules:
+        m.product = bounded(m.product, f"GPU {m.bus_id}: Product Name", cuts) or ""
     kept: list[SmiTextModule] = []
     index = _Index()
     repeats: dict[int, int] = {}
@@ -133,12 +148,12 @@ def merge_smi(modules: list[SmiTextModule]) -> tuple[list[SmiTextModule], list[s
             kept.append(m)
         else:
             first = kept[at]
-            differ.setdefault(at, []).extend(f"{k} {first.fields[k]!r} then {v!r}" for k, v in m.fields.items()
+            differ.setdefault(at, []).extend(f"{k} {_short(first.fields[k])} then {_short(v)}" for k, v in m.fields.items()
                                              if k in first.fields and first.fields[k] != v)
             for k, v in m.fields.items():
                 first.fields.setdefault(k, v)
             first.product = first.product or m.product
             repeats[at] = repeats.get(at, 1) + 1
         index.add(at, uuid, bus)
-    return kept, _notes("nvidia-smi -q", [(f"GPU {kept[at].bus_id}", n, differ.get(at, []))
-                                          for at, n in repeats.items()], index)
+    return kept, [f"nvidia-smi -q: {c}" for c in cuts[:8]] + _notes(
+        "nvidia-smi -q", [(f"GPU {kept[at].bus_id}", n, differ.get(at, [])) for at, n in repeats.items()], index)

@@ -25,12 +25,15 @@ MAX_DEVICES = 256  # an Atlas 900 SuperPoD node shows 16 NPUs; 256 is far above 
 _FIX = "give `npu-smi info -t topo` of one node as it printed it; do not edit the matrix."
 _DEVICE = re.compile(r"NPU\d{1,4}|Phy-ID\d{1,4}")
 _AFFINITY = {"CPU", "Affinity", "NUMA"}
+_FIRST = re.compile(r"\s*(?:NPU|Phy-ID)\d{1,4}\s")  # a header starts with a device
 CELLS = frozenset({"HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "NODE", "SYS", "PIB", "NA"})
 _LEGEND = re.compile(r"^\s*(Legend:\s*$|(X|SYS|PHB|PIX|PXB|PIB|NODE|HCCS|HCCS_SW|SIO|NA)\s+= )")
 
 
 def _header(text: str) -> list[str] | None:
     """The device names of a header line (NPU0 … then CPU Affinity), or None when it is no header."""
+    if _FIRST.match(text) is None:  # before splitting: a 60 MB line of words was split for nothing (1 GB)
+        return None
     tokens = text.split()
     devices = [t for t in tokens if _DEVICE.fullmatch(t)]
     if len(devices) < 2:

@@ -171,6 +171,17 @@ def reading(text: str | None, bounds: tuple[float, float], what: str, corrupt: l
     return None
 
 
+MAX_FIELD_CHARS = 256  # a name or field kept from a capture; no tool prints a longer model name or UUID
+
+
+def bounded(text: str | None, what: str, cuts: list[str]) -> str | None:
+    """A name or field of at most MAX_FIELD_CHARS characters; a longer one is cut there, said in ``cuts``."""
+    if text is None or len(text) <= MAX_FIELD_CHARS:
+        return text
+    cuts.append(f"{what} of {len(text):,} characters cut to its first {MAX_FIELD_CHARS} (no tool prints one so long)")
+    return text[:MAX_FIELD_CHARS]
+
+
 def integer(text: str | None) -> int | None:
     v = number(text)
     return int(v) if v is not None and v == int(v) else None
