@@ -194,3 +194,23 @@ def test_spec_export_allow_empty_writes_it_saying_so(capsys, monkeypatch, tmp_pa
 def test_spec_export_of_a_node_with_modules_says_nothing_of_empty(capsys):
     code, out, err = call(capsys, "spec", "export", "--sim", "mesh-4")
     assert code == 0 and "empty" not in out + err and "gpu3" in out
+
+
+# --- 4. plan step that does not fit ----------------------------------------------------------------
+@pytest.mark.parametrize("fmt", [(), ("--json",)])
+def test_plan_step_that_does_not_fit_exits_1(capsys, fmt):
+    code, out, _ = call(capsys, "plan", "step", "--node", "mesh-4", "--params", "400B", *fmt)
+    assert code == 1
+    assert ("DOES NOT FIT" in out) if not fmt else (json.loads(out)["plans"][0]["fits"] is False)
+
+
+def test_plan_step_exits_1_when_one_compared_node_does_not_fit(capsys):
+    """13B fits eight H200s (141 GB each) but not four H100s (80 GB): the comparison is a finding."""
+    code, out, _ = call(capsys, "plan", "step", "--node", "hgx-h200-8", "--compare", "mesh-4", "--params", "13B",
+                        "--json")
+    assert [p["fits"] for p in json.loads(out)["plans"]] == [True, False] and code == 1
+
+
+def test_plan_step_that_fits_exits_0(capsys):
+    code, out, _ = call(capsys, "plan", "step", "--node", "mesh-4", "--json")
+    assert code == 0 and json.loads(out)["plans"][0]["fits"] is True

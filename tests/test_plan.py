@@ -200,7 +200,8 @@ def test_grouped_partial_mesh_loses_to_a_full_mesh_by_what_the_uplinks_predict(t
 def test_plan_step_compare_cli(capsys):
     code, out, _ = call(capsys, "plan", "step", "--node", "hgx-h200-8", "--compare", "pcie-8", "--json")
     plans = json.loads(out)["plans"]
-    assert code == 0 and [p["node"] for p in plans] == ["hgx-h200-8", "pcie-8"]
+    assert [p["node"] for p in plans] == ["hgx-h200-8", "pcie-8"]
+    assert [p["fits"] for p in plans] == [True, False] and code == 1  # the 7B default does not fit an L40S: a finding
     assert plans[1]["dp_comm_s"] > plans[0]["dp_comm_s"]
 
 
@@ -321,11 +322,12 @@ def test_calibration_follows_a_measured_sweep_that_one_alpha_beta_cannot():
 
 def test_a_step_plan_that_does_not_fit_memory_says_so(capsys):
     """400B parameters on four H100s cannot run: the plan says so in the table's text and the
-    JSON, with the bytes per module plan memory would give; a 7B-class job fits."""
-    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B", "--json"]) == 0
+    JSON, with the bytes per module plan memory would give, and exits 1 (a finding); a 7B-class
+    job fits."""
+    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B", "--json"]) == 1
     (big,) = json.loads(capsys.readouterr().out)["plans"]
     assert big["fits"] is False and big["memory_per_module_bytes"] > big["module_memory_bytes"], big
-    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B"]) == 0
+    assert main(["plan", "step", "--node", "mesh-4", "--params", "400B"]) == 1
     assert "DOES NOT FIT" in capsys.readouterr().out
     assert main(["plan", "step", "--node", "mesh-4", "--json"]) == 0
     (small,) = json.loads(capsys.readouterr().out)["plans"]

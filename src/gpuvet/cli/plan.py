@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec, TypedDict, TypeVar
 
 import typer
 
-from gpuvet.cli import term
+from gpuvet.cli import exits, term
 from gpuvet.cli.checks import floats, ints, renamed
 from gpuvet.cli.jsonout import write_json
 from gpuvet.quantities import parse_bytes, parse_count
@@ -312,7 +312,9 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
                                                      "spec file) to compare with.")] = None,
          as_json: JsonOpt = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
-    node; --compare puts two topologies side by side (e.g. full mesh vs grouped)."""
+    node; --compare puts two topologies side by side (e.g. full mesh vs grouped).
+
+    Exit 1 when the job does not fit a node's module memory (DOES NOT FIT), 2 on bad input."""
     from gpuvet.node.memory import PlanError
     from gpuvet.plan.step import plan_step
 
@@ -328,10 +330,16 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
         from gpuvet.plan.collective import CollectiveModel
 
         results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))
-    if as_json:
-        write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
-        return
-    _step_text(results)
+    with exits.verdict(1 if any(map(_does_not_fit, results)) else 0):  # a plan that cannot run is a finding
+        if as_json:
+            write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
+        else:
+            _step_text(results)
+
+
+def _does_not_fit(r: StepPlan) -> bool:
+    """The job's memory per module is known to exceed the module's (the table's DOES NOT FIT)."""
+    return r.fits is False and bool(r.module_memory_bytes)
 
 
 _STEP_ROWS = (("modules", "modules", 1, "{:.0f}"), ("micro-batch", "micro_batch", 1, "{:.0f}"),
@@ -377,7 +385,7 @@ def _step_text(results: list[StepPlan]) -> None:
     c = term.console()
     c.print(t)
     for r in results:
-        if r.fits is False and r.module_memory_bytes:
+        if r.fits is False and r.module_memory_bytes:  # as _does_not_fit (written out: the type narrows)
             c.print(Text(f"{r.node}: DOES NOT FIT: {r.memory_per_module_bytes / 2**30:,.1f} GiB per module against "
                          f"{r.module_memory_bytes / 2**30:.1f} GiB ({MEMORY_HEADROOM:.0%} kept free): the times "
                          "above cannot be reached; raise --zero, --tp or --pp, or lower --micro-batch "
