@@ -38,8 +38,9 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
         "lacking.txt": _lacking(h, runs),
     }
     body["summary.txt"] = summary(h, ladders, runs, now_utc)
-    names = sorted({p.node for p in h.places} | {r.node for r in h.reports} | {f.node for f in h.figures}
-                   | {r.host for r in runs} | {r.node for r in runs if r.node})
+    others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
+                    | {r.node for r in runs if r.node})
+    names = list(dict.fromkeys([p.node for p in h.places] + others))  # node-1: where it was first
     if not keep_hostnames:
         body = {k: _redact(v, names) for k, v in body.items()}
     files = {k: v.encode("utf-8") for k, v in body.items()}
@@ -148,7 +149,8 @@ def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str
 
 
 def _redact(text: str, names: list[str]) -> str:
-    for i, name in enumerate(sorted(names, key=len, reverse=True)):
-        if name:
-            text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", f"node-{i + 1}", text)
+    """Each name as ``node-<its place in names>``, the longest replaced first (one may hold another)."""
+    alias = {name: f"node-{i + 1}" for i, name in enumerate(names) if name}
+    for name in sorted(alias, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", alias[name], text)
     return text
