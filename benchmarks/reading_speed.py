@@ -1,0 +1,209 @@
+"""Reading speed (issue 43): each gpuvet figure beside the plain work that does the same job,
+measured in the same run, alternating, each figure the median of --repeats runs of a child
+process's CPU time (``resource.getrusage(RUSAGE_CHILDREN)``: what a free core gives, whatever else
+the shared machine runs).
+
+  replay   `gpuvet watch --replay` of a month of one-minute `--query-gpu` logs of 8 modules
+           (345,600 rows), beside `pandas.read_csv` of the same file (python startup and the pandas
+           import in both). Target: within 3x.
+  sim      `gpuvet watch --sim hgx-h200-8 --duration 6h --speedup max` (the logbook included), in
+           samples per CPU second, startup included. Target: >= 100,000. Reference: a bare
+           sqlite3 executemany of as many rows, in this process.
+  doctor   `gpuvet doctor --sim nvl72`, CPU seconds. Target: <= 1.5 s. Reference: the imports
+           alone (`python -c "import gpuvet.cli.app"`).
+
+    python benchmarks/reading_speed.py [--repeats 3] [--only replay sim doctor] [--keep DIR]
+
+pandas lives in the ``bench`` extra (pip install -e '.[bench]'); without it the replay line says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+START = 1_767_225_600  # 2026-01-01 00:00 UTC
+GPUS, MINUTES = 8, 30 * 1440
+HEADER = ("timestamp, index, name, uuid, temperature.gpu, power.draw [W], utilization.gpu [%], clocks.sm [MHz], "
+          "clocks.mem [MHz], clocks_event_reasons.active, ecc.errors.corrected.volatile.total")
+
+
+def write_month(path: Path, seed: int = 43) -> int:
+    """A month of an 8-module H200 node logged with nvidia-smi --query-gpu … --format=csv -l 60:
+    jobs of 1-12 h, a daily inlet cycle, whole °C, ECC counters that grow now and then. Returns rows."""
+    rng = np.random.default_rng(seed)
+    util = np.zeros((MINUTES, GPUS))
+    for g in range(GPUS):
+        i = 0
+        while i < MINUTES:
+            job = int(rng.uniform(60, 720))
+            util[i:i + job, g] = rng.uniform(0.9, 1.0)
+            i += job + int(rng.uniform(0, 60))
+    day = np.arange(MINUTES) / 1440.0
+    power = 75 + util * rng.uniform(560, 620, GPUS) + rng.normal(0, 6, (MINUTES, GPUS))
+    temp = 24 + 2.5 * np.sin(2 * np.pi * day)[:, None] + 0.056 * power + rng.normal(0, 0.4, (MINUTES, GPUS))
+    ecc = np.cumsum(rng.random((MINUTES, GPUS)) < 0.0005, axis=0)
+    stamps = [time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(START + 60 * k)) for k in range(MINUTES)]
+    with path.open("w") as out:
+        out.write(HEADER + "\n")
+        for k in range(MINUTES):
+            out.write("".join(
+                f"{stamps[k]}.{k % 1000:03d}, {g}, NVIDIA H200, GPU-bench-{g:02d}, {temp[k, g]:.0f}, {power[k, g]:.2f} W, "
+                f"{util[k, g] * 100:.0f} %, {1980 if util[k, g] else 345} MHz, 3201 MHz, 0x0000000000000000, "
+                f"{ecc[k, g]}\n" for g in range(GPUS)))
+    return MINUTES * GPUS
+
+
+def child_cpu(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """CPU seconds (user + system) of one child process, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+@dataclass
+class Pair:
+    """Alternating runs of gpuvet's work and the plain reference; medians of each."""
+
+    label: str
+    ours: list[float] = field(default_factory=list)
+    reference: list[float] = field(default_factory=list)
+    samples: int = 0
+
+    def run(self, repeats: int, ours: Callable[[], tuple[float, int]], reference: Callable[[], float]) -> None:
+        for _ in range(repeats):
+            cpu, self.samples = ours()
+            self.ours.append(cpu)
+            self.reference.append(reference())
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.ours)
+
+    @property
+    def ref(self) -> float:
+        return statistics.median(self.reference)
+
+
+def gpuvet(*args: str) -> list[str]:
+    return [sys.executable, "-m", "gpuvet", *args]
+
+
+def bench_replay(folder: Path, repeats: int, env: dict[str, str]) -> Pair | None:
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        print("replay: pandas is not installed (pip install -e '.[bench]'); skipped")
+        return None
+    path = folder / "node01.csv"
+    if not path.exists():
+        write_month(path)
+    pair = Pair("watch --replay, a month of 8 modules")
+
+    def ours() -> tuple[float, int]:
+        cpu, out = child_cpu(gpuvet("watch", "--replay", str(path), "--json", "--no-log"), env)
+        return cpu, int(json.loads(out)["samples"])
+
+    code = f"import pandas; print(len(pandas.read_csv({str(path)!r}, skipinitialspace=True)))"
+    pair.run(repeats, ours, lambda: child_cpu([sys.executable, "-c", code], env)[0])
+    return pair
+
+
+def bare_sqlite(n: int, folder: Path) -> float:
+    """CPU seconds of a bare sqlite3 executemany of ``n`` sample rows (the logbook's columns)."""
+    rows = [(i % 8, float(i // 8), 60.0, 600.0, 1980.0, 3201.0, 0.97, 0) for i in range(n)]
+    path = folder / "bare.db"
+    path.unlink(missing_ok=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("CREATE TABLE s (mkey INT, t REAL, temp REAL, power REAL, sm REAL, mem REAL, util REAL, throttle INT, "
+               "PRIMARY KEY (mkey, t)) WITHOUT ROWID")
+    started = time.process_time()
+    for i in range(0, n, 50_000):
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO s VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows[i:i + 50_000])
+        db.execute("COMMIT")
+    took = time.process_time() - started
+    db.close()
+    return took
+
+
+def bench_sim(folder: Path, repeats: int, env: dict[str, str]) -> Pair:
+    pair = Pair("watch --sim hgx-h200-8 --duration 6h --speedup max")
+    book = folder / "watch.db"
+
+    def ours() -> tuple[float, int]:
+        for p in folder.glob("watch.db*"):
+            p.unlink()
+        cpu, out = child_cpu(gpuvet("watch", "--sim", "hgx-h200-8", "--duration", "6h", "--speedup", "max", "--json",
+                                    "--no-admission", "--logbook", str(book)), env)
+        return cpu, int(json.loads(out)["samples"])
+
+    pair.run(repeats, ours, lambda: bare_sqlite(pair.samples or 172_800, folder))
+    return pair
+
+
+def bench_doctor(repeats: int, env: dict[str, str]) -> Pair:
+    pair = Pair("doctor --sim nvl72")
+    pair.run(repeats, lambda: (child_cpu(gpuvet("doctor", "--sim", "nvl72", "--json"), env)[0], 0),
+             lambda: child_cpu([sys.executable, "-c", "import gpuvet.cli.app"], env)[0])
+    return pair
+
+
+def table(pairs: list[Pair]) -> None:
+    print(f"{'work':<52}{'gpuvet CPU s':>13}{'reference s':>13}{'ratio':>8}  figure / target")
+    for p in pairs:
+        ratio = p.median / p.ref if p.ref > 0 else float("inf")
+        if p.label.startswith("watch --replay"):
+            figure = f"{p.samples / p.median:,.0f} samples/s; within 3x pandas.read_csv: {'yes' if ratio <= 3 else 'NO'}"
+        elif p.label.startswith("watch --sim"):
+            rate = p.samples / p.median
+            figure = (f"{rate:,.0f} samples per CPU s (>= 100,000: {'yes' if rate >= 1e5 else 'NO'}); reference: bare "
+                      f"sqlite executemany of {p.samples:,} rows")
+        else:
+            figure = f"<= 1.5 s: {'yes' if p.median <= 1.5 else 'NO'}; reference: import gpuvet.cli.app"
+        print(f"{p.label:<52}{p.median:>13.2f}{p.ref:>13.2f}{ratio:>7.1f}x  {figure}")
+    print(f"(medians of alternating runs; CPU time of child processes; {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", nargs="*", default=["replay", "sim", "doctor"], choices=["replay", "sim", "doctor"])
+    parser.add_argument("--keep", type=Path, help="keep the generated month here (and reuse it)")
+    args = parser.parse_args()
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        env["GPUVET_HOME"] = str(Path(tmp) / "home")
+        pairs: list[Pair] = []
+        if "replay" in args.only and (p := bench_replay(folder, args.repeats, env)) is not None:
+            pairs.append(p)
+        if "sim" in args.only:
+            pairs.append(bench_sim(Path(tmp), args.repeats, env))
+        if "doctor" in args.only:
+            pairs.append(bench_doctor(args.repeats, env))
+    table(pairs)
+
+
+if __name__ == "__main__":
+    main()
