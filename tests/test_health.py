@@ -382,7 +382,7 @@ def test_real_kernel_logs_fail_health_as_doctor_reads_them(tmp_path, capture):
     ({"mlx5_6": {"rate": "200 Gb/sec (4X HDR)"}}, True,
      {("nic", None): "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, the catalog)"}),
     ({}, False, {("peer_memory", None): "no peer-memory module (nvidia_peermem) loaded beside 8 RDMA NIC(s) up "
-                                        "(mlx5_0, mlx5_1, mlx5_2, mlx5_3 …): GPUDirect RDMA is off"}),
+                                        "(mlx5_0, mlx5_1, mlx5_2, mlx5_3 ...): GPUDirect RDMA is off"}),
 ])
 def test_a_nic_fault_on_a_live_node_fails_health(tmp_path, monkeypatch, ports, peer, fails):
     monkeypatch.setattr(nic_sysfs, "ROOT", rail_node(tmp_path / "root", peer_memory=peer, port_of=ports))

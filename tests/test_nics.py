@@ -122,3 +122,125 @@ def test_nccl_variables_naming_devices_the_node_lacks(env, absent):
 def test_nccl_variables_that_match_pass(env):
     readings = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", _up()), interfaces=("lo", "ens1f0"))
     assert nics.nccl_environment(readings, env) == []
+
+
+# --- the simulated node's NICs ----------------------------------------------------------------
+def _health_json(capsys, tmp_path, faults):
+    import json
+
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "node.yaml"
+    spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "faults": faults}))
+    code = main(["health", "--sim", str(spec), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_simulated_rail_node_has_eight_connectx7_ports_up(capsys, tmp_path):
+    code, data = _health_json(capsys, tmp_path, [])
+    nic = [f for f in data["findings"] if f["check"] == "nic"]
+    assert code == 0 and [f["status"] for f in nic] == ["ok"] and len(nic[0]["evidence"]) == 8
+
+
+@pytest.mark.parametrize(("fault", "check", "words"), [
+    ({"kind": "nic_port_down", "nic": "nic3"}, "nic", "mlx5_3 port 1 (InfiniBand) is DOWN"),
+    ({"kind": "nic_rate_low", "nic": "nic6", "gbps": 200}, "nic", "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s"),
+    ({"kind": "peer_memory_missing"}, "peer_memory", "no peer-memory module (nvidia_peermem) loaded"),
+])
+def test_each_simulated_nic_fault_is_found_by_health(capsys, tmp_path, fault, check, words):
+    code, data = _health_json(capsys, tmp_path, [fault])
+    failed = [(f["check"], f["reason"]) for f in data["findings"] if f["status"] == "fail"]
+    assert code == 1 and len(failed) == 1 and failed[0][0] == check and failed[0][1].startswith(words), failed
+
+
+def test_a_nic_fault_naming_a_nic_the_node_lacks_is_refused(capsys, tmp_path):
+    code, _ = _health_json_refused(capsys, tmp_path, [{"kind": "nic_port_down", "nic": "nic9"}])
+    assert code == 2
+
+
+def _health_json_refused(capsys, tmp_path, faults):
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "node.yaml"
+    spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "faults": faults}))
+    code = main(["health", "--sim", str(spec), "--json"])
+    err = capsys.readouterr().err
+    assert "nic9" in err and "nic0" in err
+    return code, err
+
+
+def test_a_nic_model_the_catalog_lacks_is_refused_naming_those_it_knows(tmp_path):
+    from gpuvet.errors import SpecError
+    from gpuvet.node.spec import load_spec
+
+    spec = tmp_path / "node.yaml"
+    spec.write_text("base: hgx-h200-8\npcie: {gen: 5, switches_per_socket: 2, nics_per_switch: 1, "
+                    "nic_model: ConnectX-9}\n")
+    with pytest.raises(SpecError, match="ConnectX-9.*ConnectX-7"):
+        load_spec(str(spec))
+
+
+# --- the NVLink domain's own state --------------------------------------------------------------
+@pytest.mark.parametrize(("fabric", "words"), [((2, 0), "gpu2: not registered with the NVLink fabric (state in "
+                                                         "progress)"),
+                                               ((1, 0), "gpu2: not registered with the NVLink fabric (state not "
+                                                         "started)"),
+                                               ((3, 999), "gpu2: NVLink fabric registration failed (NVML error 999)")])
+def test_a_live_module_not_in_its_nvlink_domain_fails_health(tmp_path, fabric, words):
+    from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import Nvml
+    from gpuvet.health.run import HealthOptions, run_health
+    from tests.fakes.fake_nvml import hgx_h200
+
+    fake = hgx_h200()
+    fake.gpus[2].fabric = fabric
+    log = tmp_path / "kmsg.txt"
+    log.write_text("")
+    report = run_health(NvidiaBackend(Nvml(lib=fake), kernel_log=log), HealthOptions()).report
+    failed = [(f.check, f.reason) for f in report.failures()]
+    assert failed == [("fabric_state", words)], failed
+    assert "nvidia-fabricmanager" in report.failures()[0].fix
+
+
+def test_a_board_without_a_fabric_manager_skips_fabric_state(tmp_path):
+    from gpuvet.backends.nvidia import NvidiaBackend
+    from gpuvet.backends.nvml import Nvml
+    from gpuvet.health.model import Status
+    from gpuvet.health.run import HealthOptions, run_health
+    from tests.fakes.fake_nvml import hgx_h200
+
+    fake = hgx_h200(2)
+    for gpu in fake.gpus:
+        gpu.fabric = (0, 0)  # NVML_GPU_FABRIC_STATE_NOT_SUPPORTED: PCIe cards
+    log = tmp_path / "kmsg.txt"
+    log.write_text("")
+    report = run_health(NvidiaBackend(Nvml(lib=fake), kernel_log=log), HealthOptions()).report
+    assert [f.status for f in report.findings if f.check == "fabric_state"] == [Status.SKIP]
+
+
+@pytest.mark.parametrize(("state", "words"), [("in_progress", "gpu40: not registered with the NVLink fabric"),
+                                              ("unhealthy", "gpu40: the NVLink fabric reports it unhealthy")])
+def test_a_simulated_rack_module_outside_its_domain_is_found(capsys, tmp_path, state, words):
+    import json
+
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "rack.yaml"
+    spec.write_text(yaml.safe_dump({"base": "nvl72", "faults": [{"kind": "fabric_registration", "module": "gpu40",
+                                                                 "state": state}]}))
+    code = main(["health", "--sim", str(spec), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    failed = [f["reason"] for f in data["findings"] if f["status"] == "fail"]
+    assert code == 1 and len(failed) == 1 and failed[0].startswith(words), failed
+    assert main(["health", "--sim", "nvl72", "--json"]) == 0
+    ok = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "fabric_state"]
+    assert [f["status"] for f in ok] == ["ok"] and "72 module(s)" in ok[0]["reason"]
+    assert main(["health", "--sim", "pcie-8", "--json"]) == 0
+    skipped = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "fabric_state"]
+    assert [f["status"] for f in skipped] == ["skip"]

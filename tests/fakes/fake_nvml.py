@@ -45,6 +45,7 @@ class FakeGpu:
     remapped_rows: tuple[int, int, int, int] = (0, 0, 0, 0)  # correctable, uncorrectable, pending, failed
     unsupported: set[str] = field(default_factory=set)
     xid_events: list[int] = field(default_factory=list)  # critical Xids the event set still holds
+    fabric: tuple[int, int] = (3, 0)  # NVLink fabric registration: state (3 completed), status (0 success)
 
 
 class FakeNvml:
@@ -227,6 +228,14 @@ class FakeNvml:
 
     def nvmlDeviceGetNvLinkRemotePciInfo(self, h: int, link: int) -> Any:
         return SimpleNamespace(busId=self._link(h, link, "nvmlDeviceGetNvLinkRemotePciInfo")[2])
+
+    def nvmlDeviceGetGpuFabricInfo(self, h: int, info_ref: Any) -> int:
+        """Fills the caller's structure, as the binding's function does (given ctypes.byref)."""
+        gpu = self._gpu(h, "nvmlDeviceGetGpuFabricInfo")
+        info = info_ref._obj
+        info.state, info.status = gpu.fabric
+        info.cliqueId = 1
+        return 0
 
     # --- the event set (nvmlEventSetCreate / RegisterEvents / Wait_v2 / Free) ---------------------
     def nvmlEventSetCreate(self) -> object:

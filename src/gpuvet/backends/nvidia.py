@@ -15,7 +15,7 @@ from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
 from gpuvet.backends.live import host_of, inventory_of, own_pcie_link
-from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
+from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle, fabric_state
 from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.bus import bus_key
@@ -193,7 +193,7 @@ class NvidiaBackend(Backend):
             q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC),
             remap if isinstance(remap, Unavailable) else bool(remap[2]),
             remap if isinstance(remap, Unavailable) else bool(remap[3]),
-            mask if isinstance(mask, Unavailable) else int(mask))
+            mask if isinstance(mask, Unavailable) else int(mask), fabric_state(self.nvml, d.handle, d.id))
 
     def health(self) -> HealthReadings:
         """Raises ModuleLost when a module stops answering while being read."""

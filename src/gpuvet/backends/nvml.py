@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any, NewType, Protocol, cast
 
 from gpuvet.backends.base import ModuleLost as ModuleLost  # NVML_ERROR_GPU_IS_LOST becomes the interface's ModuleLost
-from gpuvet.backends.readings import Unavailable
+from gpuvet.backends.readings import FabricState, Unavailable
 from gpuvet.errors import BackendError
 
 NvmlHandle = NewType("NvmlHandle", object)  # an nvmlDevice_t: opaque, only passed back to NVML
@@ -118,6 +118,21 @@ class Nvml:
                 err.NVML_ERROR_INVALID_ARGUMENT: "invalid argument (no such link or index)",
             }
             return Unavailable(outcomes.get(code, f"{function} failed: {exc}"))
+
+
+def fabric_state(nvml: Nvml, handle: NvmlHandle, module: str) -> FabricState | Unavailable:
+    """The module's NVLink fabric registration (nvmlDeviceGetGpuFabricInfo fills a structure the
+    caller gives it)."""
+    import ctypes
+
+    info = nvml._errors.c_nvmlGpuFabricInfo_t()
+    done = nvml.query("nvmlDeviceGetGpuFabricInfo", handle, NvmlHandle(ctypes.byref(info)), module=module)
+    if isinstance(done, Unavailable):
+        return done
+    states = {0: "not_supported", 1: "not_started", 2: "in_progress", 3: "completed"}
+    status = int(info.status)
+    return FabricState(states.get(int(info.state), f"state {int(info.state)}"),
+                       "success" if status == 0 else f"NVML error {status}", None, int(info.cliqueId))
 
 
 @dataclass(frozen=True)

@@ -208,6 +208,18 @@ class ModuleHealth:
     remap_pending: bool | Unavailable  # a row remap waits for a module reset
     remap_failed: bool | Unavailable  # the module ran out of spare rows
     clock_event_mask: int | Unavailable  # ThrottleReason bits now
+    fabric: FabricState | Unavailable = Unavailable("not read")  # its place in a switched NVLink domain
+
+
+@dataclass(frozen=True)
+class FabricState:
+    """A module's registration with the NVLink domain's fabric manager (NVML's GPU fabric info,
+    nvidia-smi -q's Fabric section): until ``completed`` with status success it cannot use the domain."""
+
+    state: str  # not_supported (no fabric manager on this board), not_started, in_progress, completed
+    status: str | None = None  # "success", or the error the fabric manager gave
+    health: str | None = None  # healthy / unhealthy / limited capacity, where the source says
+    clique_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from gpuvet.node.model import Module, Node
 from gpuvet.node.spec import NodeSpec, PowerCapLowFault, XidFault, load_spec
 
 if TYPE_CHECKING:
+    from gpuvet.backends.nic_readings import NicReadings
     from gpuvet.backends.power_control import SimPowerControl
     from gpuvet.backends.sim_engine import SimEngine
     from gpuvet.backends.sim_physics import SimPhysics
@@ -49,6 +50,9 @@ class SimClock:
             raise ValueError("simulated time cannot run backwards")
         self.now_s += seconds
         return self.now_s
+
+
+_NO_FABRIC = Unavailable("not supported: no switched NVLink domain on this node")
 
 
 @dataclass
@@ -112,18 +116,28 @@ class SimBackend(Backend):
     def health(self) -> HealthReadings:
         """The node now: throttle reasons from its thermal model, the Xid faults that have fired
         (as the driver would have logged them), no ECC or row-remap faults (none are modelled)."""
+        from gpuvet.backends.sim_nics import simulated_fabric
         from gpuvet.backends.sim_telemetry import SimTelemetry
 
         now = self.clock.now_s
         telemetry = SimTelemetry(self.declared, list(self.spec.faults), seed=self.seed, node_name=self.spec.name,
                                  physics=self.physics)
         masks = {s.module: s.throttle for s in telemetry.sample(now, slow=False)}
-        modules = tuple(ModuleHealth(m.id, 0, 0, False, False, masks.get(m.id, 0)) for m in self._found.modules)
+        fabric = simulated_fabric(self.declared, self.spec.faults, now)
+        modules = tuple(ModuleHealth(m.id, 0, 0, False, False, masks.get(m.id, 0), fabric.get(m.id, _NO_FABRIC))
+                        for m in self._found.modules)
         buses = {m.id: m.bus_id or f"sim:{m.id}" for m in self.declared.modules}
         xids = tuple(XidRecord(i, buses[f.module], f.module, f.code,
                                f"NVRM: Xid (PCI:{buses[f.module]}): {f.code}, simulated")
                      for i, f in enumerate(self.spec.faults) if isinstance(f, XidFault) and f.at_s <= now)
         return HealthReadings(modules, xids, f"sim:{self.spec.name}")
+
+    def nics(self) -> NicReadings:
+        """The spec's NICs as sysfs would list them (mlx5_0, … in order), every port up at its model's
+        rate until a fault (nic_port_down, nic_rate_low, peer_memory_missing) says otherwise."""
+        from gpuvet.backends.sim_nics import simulated_nics
+
+        return simulated_nics(self.declared, self.spec.faults, self.clock.now_s)
 
     def _module_info(self, module: Module) -> ModuleInfo:
         model = module.model

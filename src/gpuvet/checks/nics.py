@@ -97,7 +97,7 @@ def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerd
     if readings.peer_memory is not None or not up:
         return []
     return [NicVerdict("peer_memory_missing", None, f"no peer-memory module (nvidia_peermem) loaded beside "
-                       f"{len(up)} RDMA NIC(s) up ({', '.join(up[:4])}{' …' if len(up) > 4 else ''}): GPUDirect "
+                       f"{len(up)} RDMA NIC(s) up ({', '.join(up[:4])}{' ...' if len(up) > 4 else ''}): GPUDirect "
                        "RDMA is off", vendor_tools.PEER_MEMORY_FIX["nvidia"])]
 
 

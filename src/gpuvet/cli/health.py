@@ -74,8 +74,9 @@ def health(
     state: Annotated[Path | None, typer.Option("--state", help="Where --xid-since last keeps its mark (default: "
                                                "$GPUVET_HOME/health-xid-mark.json).")] = None,
     ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Leave this check out (repeat): driver, "
-                                                     "kernel_messages, presence, xid, ecc, row_remap, fabric, pcie, "
-                                                     "nic, peer_memory, throttle, processes, power_limit.")] = None,
+                                                     "kernel_messages, presence, xid, ecc, row_remap, fabric, "
+                                                     "fabric_state, pcie, nic, peer_memory, throttle, processes, "
+                                                     "power_limit.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="A driver that has not answered by then is a "
                                          "failure (1s to 1h).")] = "30s",
     logbook: Annotated[str | None, typer.Option("--logbook", help="Keep this check in the module ledger (a file "
@@ -117,9 +118,8 @@ def _health(sim: str | None, expect: str | None, fmt: str, xid_since: str, state
     from gpuvet.backends.select import open_backend
     from gpuvet.health.run import HealthOptions, run_health
     from gpuvet.health.state import load_mark, save_mark
-    from gpuvet.quantities import parse_seconds
-
     from gpuvet.ledger.ladders import load_ladders
+    from gpuvet.quantities import parse_seconds
 
     _check_args(fmt, xid_since, ignore)
     timeout_s = parse_seconds(timeout, "--timeout", *TIMEOUT_RANGE)

@@ -12,8 +12,8 @@ from gpuvet.ledger.record import ModuleStep
 
 # in the order a drain reason names them: the gravest first
 # (kernel_messages: the driver saying a module did not come up tells why presence may fail next)
-CHECKS = ("driver", "kernel_messages", "presence", "xid", "ecc", "row_remap", "fabric", "pcie", "nic", "peer_memory",
-          "throttle", "processes", "power_limit")
+CHECKS = ("driver", "kernel_messages", "presence", "xid", "ecc", "row_remap", "fabric", "fabric_state", "pcie", "nic",
+          "peer_memory", "throttle", "processes", "power_limit")
 
 
 class Status(StrEnum):

@@ -16,6 +16,7 @@ from gpuvet.backends.readings import HealthReadings, Inventory, Unavailable, Xid
 from gpuvet.checks.nics import DeclaredNic
 from gpuvet.errors import BackendError
 from gpuvet.health import checks, nic_checks
+from gpuvet.health.fabric_state import fabric_state
 from gpuvet.health.model import CHECKS, Finding, HealthReport, Status
 from gpuvet.health.state import XidMark, since_seq
 from gpuvet.health.xids import xid_policy
@@ -167,7 +168,7 @@ def _readings(readings: HealthReadings | BackendError | None, options: HealthOpt
     window = "since boot" if start is None else "since the last check"
     xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window, source)
     findings = checks.ecc(readings.modules, source) + checks.row_remap(readings.modules, source) + xid_findings
-    findings += checks.throttle(readings.modules, source)
+    findings += checks.throttle(readings.modules, source) + fabric_state(readings.modules, source)
     findings += checks.kernel_messages(readings.kernel_lines, start, buses, window, source)
     if not isinstance(readings.xids, tuple):
         return findings, notes, None, ()

@@ -113,7 +113,7 @@ def _pcie_tree(tree: PcieTreeSpec | None, placed: list[_Placed], sockets: int
             links.append(_pcie(sw, f"cpu{k // per_socket}", tree.gen, tree.uplink_width))
             for n in range(tree.nics_per_switch):
                 nic = f"nic{k * tree.nics_per_switch + n}"
-                endpoints.append(Endpoint(nic, EndpointKind.NIC))
+                endpoints.append(Endpoint(nic, EndpointKind.NIC, model=tree.nic_model))
                 links.append(_pcie(nic, sw, tree.gen, tree.nic_width))
     per_parent = -(-len(placed) // len(parents)) if placed else 1
     for i, p in enumerate(placed):
@@ -169,7 +169,7 @@ def build_node(spec: NodeSpec, where: str = "spec") -> Node:
     sockets, host_links = _host(spec)
     pcie_eps, pcie_links = _pcie_tree(spec.pcie, placed, spec.host.sockets)
     fabric_eps, fabric_links = _fabric(spec, ids)
-    extra_eps = [Endpoint(e.id, EndpointKind(e.kind), e.label) for e in spec.endpoints]
+    extra_eps = [Endpoint(e.id, EndpointKind(e.kind), e.label, e.model) for e in spec.endpoints]
     endpoints = sockets + pcie_eps + fabric_eps
     known = {e.id for e in endpoints}
     endpoints += [e for e in extra_eps if e.id not in known]

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gpuvet.errors import SpecError
-from gpuvet.node.model import Link, Node
+from gpuvet.node.model import EndpointKind, Link, Node
 from gpuvet.node.spec import (
     EccRisingFault,
+    FabricRegistrationFault,
     FaultSpec,
     LinkDegradedFault,
     LinkDownFault,
@@ -20,6 +21,8 @@ from gpuvet.node.spec import (
     MissingModuleFault,
     ModuleAddedFault,
     ModuleLostFault,
+    NicPortDownFault,
+    NicRateLowFault,
     PowerCapLowFault,
     SilentCorruptionFault,
     ThermalCreepFault,
@@ -37,6 +40,13 @@ def _require_module(node: Node, module_id: str, where: str) -> None:
         shown = ", ".join(node.module_ids[:8]) + (" …" if len(node.modules) > 8 else "")
         raise SpecError(f"names module {module_id!r}, which the node does not have", where=where,
                         fix=f"use one of its modules: {shown}.")
+
+
+def _require_nic(node: Node, nic: str, where: str) -> None:
+    nics = [e.id for e in node.endpoints if e.kind is EndpointKind.NIC]
+    if nic not in nics:
+        raise SpecError(f"names NIC {nic!r}, which the node does not have", where=where,
+                        fix=f"use one of its NICs: {', '.join(nics[:8]) or 'none (pcie.nics_per_switch: 0)'}.")
 
 
 def find_link(node: Node, a: str, b: str, where: str) -> Link:
@@ -62,6 +72,10 @@ def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
             _require_module(node, fault.module, at)
         elif isinstance(fault, (LinkDownFault, LinkDegradedFault)):
             find_link(node, fault.between[0], fault.between[1], at)
+        elif isinstance(fault, FabricRegistrationFault):
+            _require_module(node, fault.module, at)
+        elif isinstance(fault, (NicPortDownFault, NicRateLowFault)):
+            _require_nic(node, fault.nic, at)
         elif isinstance(fault, WiringSwapFault):
             for m in fault.modules:
                 _require_module(node, m, at)

@@ -54,6 +54,7 @@ class Endpoint:
     id: str
     kind: EndpointKind
     label: str | None = None  # e.g. a NIC's device name
+    model: str | None = None  # a NIC's model (node/nic_catalog.py), where declared
 
 
 @dataclass(frozen=True)

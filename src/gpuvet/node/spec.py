@@ -167,6 +167,12 @@ class PcieTreeSpec(_Strict):
     uplink_width: int = Field(default=16, gt=0, le=32)
     nics_per_switch: int = Field(default=0, ge=0, le=16)
     nic_width: int = Field(default=16, gt=0, le=32)
+    nic_model: str | None = None  # the NICs' model (node/nic_catalog.py): their ports' design rate
+
+    @field_validator("nic_model")
+    @classmethod
+    def _known_nic(cls, value: str | None) -> str | None:
+        return _nic_model_name(value)
 
 
 class HostSpec(_Strict):
@@ -181,6 +187,24 @@ class EndpointSpec(_Strict):
     id: str
     kind: Literal["fabric_switch", "pcie_switch", "host_bridge", "socket", "nic"]
     label: str | None = None
+    model: str | None = None  # a NIC's model (node/nic_catalog.py)
+
+    @field_validator("model")
+    @classmethod
+    def _known_nic(cls, value: str | None) -> str | None:
+        return _nic_model_name(value)
+
+
+def _nic_model_name(value: str | None) -> str | None:
+    """The catalog's name of a NIC model; ValueError naming the models it knows."""
+    if value is None:
+        return None
+    from gpuvet.node.nic_catalog import find_nic_model, nic_model_names
+
+    model = find_nic_model(value)
+    if model is None:
+        raise ValueError(f"{value!r} is not a NIC model gpuvet knows; known: {', '.join(nic_model_names())}")
+    return model.name
 
 
 class _FaultBase(_Strict):
@@ -291,10 +315,42 @@ class SilentCorruptionFault(_FaultBase):
     module: str
 
 
+class NicPortDownFault(_FaultBase):
+    """A NIC's port is down (cable, transceiver, switch port, no subnet manager)."""
+
+    kind: Literal["nic_port_down"]
+    nic: str
+
+
+class NicRateLowFault(_FaultBase):
+    """A NIC's port trained below its design rate (a bad cable: 200 Gb/s on a 400 Gb/s card)."""
+
+    kind: Literal["nic_rate_low"]
+    nic: str
+    gbps: float = Field(gt=0, le=10_000)
+
+
+class PeerMemoryMissingFault(_FaultBase):
+    """GPUDirect RDMA's peer-memory module (nvidia_peermem) is not loaded."""
+
+    kind: Literal["peer_memory_missing"]
+
+
+class FabricRegistrationFault(_FaultBase):
+    """A module of a switched NVLink domain is not registered with the fabric manager (its state
+    stuck before completed) or the fabric reports it unhealthy: it cannot run the domain's
+    collectives."""
+
+    kind: Literal["fabric_registration"]
+    module: str
+    state: Literal["not_started", "in_progress", "unhealthy"] = "in_progress"
+
+
 FaultSpec = Annotated[
     MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault | MemClockFlappingFault
     | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault | ThermalCreepFault | ModuleLostFault
-    | ModuleAddedFault | EccRisingFault | XidFault,
+    | ModuleAddedFault | EccRisingFault | XidFault | NicPortDownFault | NicRateLowFault | PeerMemoryMissingFault
+    | FabricRegistrationFault,
     Field(discriminator="kind"),
 ]
 

@@ -90,3 +90,9 @@ PEER_MEMORY_FIX = {"nvidia": "modprobe nvidia_peermem (and list it in /etc/modul
                              "without it NCCL moves GPU data through host memory"}
 NCCL_IB_HCA_FIX = "name devices this node has (ibv_devices lists them), or unset NCCL_IB_HCA"
 NCCL_SOCKET_IFNAME_FIX = "name interfaces this node has (ip -br link lists them), or unset NCCL_SOCKET_IFNAME"
+
+# The NVLink domain's fabric manager (NVSwitch boards and racks), for fabric_state's fix.
+FABRIC_STATE_LOOK = "nvidia-smi -q -d FABRIC (State, Status, Health) on the node"
+FABRIC_STATE_FIX = ("check the fabric manager: systemctl status nvidia-fabricmanager and its log "
+                    "(/var/log/fabricmanager.log); a module stuck before Completed needs the fabric manager "
+                    "running and, after a fabric manager restart under running modules, a module reset")
