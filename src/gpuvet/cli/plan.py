@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Annotated, ParamSpec, TypedDict, TypeVar
 
 import typer
@@ -54,6 +54,8 @@ class MemoryPlan(TypedDict, total=False):
     assumptions: list[str]
     fits: Fit
     fewest_modules: Fewest | None
+    accounting: str  # paper (the ZeRO paper's ideal) or deepspeed (DeepSpeed's estimator)
+    allowances: dict[str, float]  # bytes the total includes beyond the model states and activations, by name
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
@@ -68,6 +70,10 @@ ParamsOpt = Annotated[str | None, typer.Option("--params", metavar="COUNT", help
 RecomputeHelp = "Activation recomputation: none|selective|full."
 PrecisionHelp = "Training precision: fp32|bf16|fp16|fp8 (fp16 and bf16 are mixed precision)."
 OptimizerHelp = "Optimizer: adam, adamw, adam8bit, sgd or adafactor."
+AccountingOpt = Annotated[str, typer.Option("--accounting", metavar="paper|deepspeed", help="How model states are "
+                                            "counted: the ZeRO paper's ideal (2Ψ + 2Ψ + 12Ψ, sharded by stage) or "
+                                            "DeepSpeed's estimator as implemented (ZeRO-2: 4Ψ + 16Ψ/N; ZeRO-3: "
+                                            "18Ψ/N + the largest layer).")]
 
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
@@ -160,12 +166,14 @@ def memory(
     module_old: Annotated[str | None, typer.Option("--module", hidden=True, help="Old name of --model.")] = None,
     headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free (0 to under 1).",
                                                    callback=floats(0, 1, hi_open=True))] = 0.1,
+    accounting: AccountingOpt = "paper",
     as_json: JsonOpt = False,
 ) -> None:
     """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
     runtime overhead; whether it fits a module; the fewest modules that fit."""
     job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
                layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, experts, gated)
+    job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
     out = _memory_plan(job, renamed(model, module_old, "--module", "--model"), headroom)
     if as_json:
         write_json(out, indent=1)
@@ -182,7 +190,9 @@ def _memory_plan(job: Job, model: str | None, headroom: float) -> MemoryPlan:
     out: MemoryPlan = {"params": job.params, "modules": job.modules, "breakdown": {
         "weights_bytes": b.weights_bytes, "gradients_bytes": b.gradients_bytes, "optimizer_bytes": b.optimizer_bytes,
         "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
-        "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions}
+        "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions,
+        "accounting": job.accounting, "allowances": {"communication buffers": b.communication_bytes,
+                                                     "runtime (CUDA context, NCCL, workspaces)": b.runtime_bytes}}
     if model:
         m = get_model(model, "--model")
         if m.memory_bytes:
@@ -310,6 +320,16 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
                                            "(above 0, at most 1).", callback=floats(0, 1, lo_open=True))] = 0.45,
          compare: Annotated[str | None, typer.Option("--compare", metavar="SPEC", help="A second node (preset or "
                                                      "spec file) to compare with.")] = None,
+         precision: Annotated[str, typer.Option("--precision", metavar="bf16|fp8", help="Compute at the dense bf16 "
+                                                "or fp8 peak (fp8 keeps bf16 states, as Transformer Engine does).")]
+         = "bf16",
+         kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.",
+                                                      callback=ints(1, MAX_WIDTH))] = None,
+         ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).",
+                                                 callback=ints(1, MAX_WIDTH))] = None,
+         vocab: Annotated[int, typer.Option("--vocab", help="Vocabulary size.", callback=ints(1, MAX_WIDTH))] = 32000,
+         gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
+         accounting: AccountingOpt = "paper",
          as_json: JsonOpt = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
     node; --compare puts two topologies side by side (e.g. full mesh vs grouped).
@@ -325,8 +345,12 @@ def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
             raise PlanError("--tp/--pp", f"tp × pp = {tp * pp} is more than the {len(node.modules)} modules of "
                             f"{node.name}", "give tp × pp at most the module count")
         degree = dp or max(len(node.modules) // (tp * pp), 1)
-        job = _job(params, "bf16", "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers, hidden,
-                   heads, None, None, 32000, seq_len, micro_batch, 1, False)
+        if precision not in ("bf16", "fp8"):
+            raise PlanError("--precision", f"{precision!r} is not a training rate the step planner prices",
+                            "use bf16 or fp8")
+        job = _job(params, precision, "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers,
+                   hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, 1, gated)
+        job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
         from gpuvet.plan.collective import CollectiveModel
 
         results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))

@@ -27,6 +27,8 @@ from typing import Literal
 Precision = Literal["fp32", "bf16", "fp16", "fp8"]
 Optimizer = Literal["adam", "adamw", "adam8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
+Accounting = Literal["paper", "deepspeed"]
+ACCOUNTINGS = ("paper", "deepspeed")
 GiB = 2**30
 
 
@@ -79,6 +81,7 @@ class Job:
     micro_batch: int = 1
     bucket_mb: float = 25.0  # gradient/all-gather buckets (DDP default 25 MB)
     runtime_overhead_bytes: int = int(1.5 * GiB)  # CUDA context, NCCL, cuBLAS workspaces
+    accounting: Accounting = "paper"  # model states as the ZeRO paper counts them, or as DeepSpeed's estimator does
 
     def validate(self) -> None:
         if self.params <= 0:
@@ -89,6 +92,11 @@ class Job:
                 raise PlanError(name, f"{value} must be at least 1", "give a positive integer")
         if self.zero not in (0, 1, 2, 3):
             raise PlanError("--zero", f"stage {self.zero} does not exist", "use 0, 1, 2 or 3")
+        if self.accounting not in ACCOUNTINGS:
+            raise PlanError("--accounting", f"unknown accounting {self.accounting!r}", "use paper or deepspeed")
+        if self.accounting == "deepspeed" and self.zero == 3 and self.arch is None:
+            raise PlanError("--accounting", "DeepSpeed's ZeRO-3 estimate counts the largest layer, which needs the "
+                            "architecture", "give --layers, --hidden and --heads")
         if self.arch is not None:
             a = self.arch
             if a.hidden % a.heads:
@@ -168,6 +176,35 @@ def activation_bytes_per_layer(s: int, b: int, h: int, a: int, t: int, sequence_
     return s * b * h * (10 + 24 / t + 5 * a * s / (h * t))
 
 
+def largest_layer_params(arch: Architecture, tp: int = 1) -> float:
+    """The largest single weight matrix (DeepSpeed's 'layer': one module's parameters): the
+    embedding or one FFN matrix, split by tensor parallelism."""
+    return max(arch.vocab * arch.hidden, arch.hidden * (arch.ffn or 4 * arch.hidden)) / tp
+
+
+def deepspeed_states(job: Job, psi: float, dp: int) -> tuple[float, float, float, list[str]]:
+    """(weights, gradients, optimizer) bytes as DeepSpeed's estimators count them
+    (deepspeed.runtime.zero: estimate_zero2_model_states_mem_needs, ..._zero3_...): ZeRO-2 keeps the
+    16-bit weights and gradients whole, 4Ψ + 16Ψ/N (with optimizer offload, 2Ψ); ZeRO-3 keeps 18Ψ/N
+    plus 4 bytes of the largest layer gathered (with optimizer offload, 2Ψ/N plus the layer)."""
+    if job.zero == 2:
+        if job.offload_optimizer:
+            return 2 * psi, 0.0, 0.0, ["DeepSpeed's ZeRO-2 estimator with the optimizer offloaded: 2Ψ on the module "
+                                       "(16-bit weights)"]
+        return 2 * psi, 2 * psi, 16 * psi / dp, [
+            f"DeepSpeed's ZeRO-2 estimator (estimate_zero2_model_states_mem_needs): 4Ψ + 16Ψ/N over N = {dp} ranks: "
+            "16-bit weights and gradients whole, fp32 master weights, Adam moments and fp32 gradients sharded"]
+    assert job.arch is not None
+    layer = largest_layer_params(job.arch, job.tp)
+    if job.offload_optimizer:
+        return 2 * psi / dp + 2 * layer, 2 * layer, 0.0, [
+            f"DeepSpeed's ZeRO-3 estimator with the optimizer offloaded: 2Ψ/N + 4 bytes × the largest layer "
+            f"({layer / 1e6:.0f} M parameters)"]
+    return 2 * psi / dp + 2 * layer, 2 * layer, 16 * psi / dp, [
+        f"DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs): 18Ψ/N over N = {dp} ranks + 4 bytes "
+        f"× the largest layer gathered ({layer / 1e6:.0f} M parameters: 16-bit weights and gradients)"]
+
+
 def memory_per_module(job: Job) -> Breakdown:
     job.validate()
     notes: list[str] = []
@@ -176,14 +213,22 @@ def memory_per_module(job: Job) -> Breakdown:
     w, g, o, state_notes = state_bytes_per_param(job)
     notes += state_notes
     dp = job.dp * job.cp  # ZeRO shards over the data-parallel (and context-parallel) group
-    weights = psi * w / (dp if job.zero >= 3 else 1)
-    grads = psi * g / (dp if job.zero >= 2 else 1)
-    optim = psi * o / (dp if job.zero >= 1 else 1)
-    if job.zero:
-        notes.append(f"ZeRO stage {job.zero} over {dp} data-parallel ranks (Rajbhandari et al. 2020)")
-    if job.offload_optimizer:
-        notes.append("optimizer states offloaded to host memory")
-        optim = 0.0
+    if job.accounting == "deepspeed" and job.zero >= 2 and job.precision != "fp32":
+        weights, grads, optim, ds_notes = deepspeed_states(job, psi, dp)
+        notes = ds_notes  # DeepSpeed's own byte counts replace the paper's
+    else:
+        weights = psi * w / (dp if job.zero >= 3 else 1)
+        grads = psi * g / (dp if job.zero >= 2 else 1)
+        optim = psi * o / (dp if job.zero >= 1 else 1)
+        if job.zero:
+            notes.append(f"ZeRO stage {job.zero} over {dp} data-parallel ranks, the paper's ideal accounting "
+                         "(Rajbhandari et al. 2020: 2Ψ + 2Ψ + 12Ψ, each part sharded from its stage on)")
+        if job.accounting == "deepspeed":
+            notes.append("--accounting deepspeed: DeepSpeed has estimators for ZeRO-2 and ZeRO-3 of mixed-precision "
+                         "training only; this job is counted as the paper does")
+        if job.offload_optimizer:
+            notes.append("optimizer states offloaded to host memory")
+            optim = 0.0
     if job.arch is not None:
         a = job.arch
         s = math.ceil(job.seq_len / job.cp)
@@ -203,6 +248,8 @@ def memory_per_module(job: Job) -> Breakdown:
     notes.append(f"communication buffers: two {job.bucket_mb:g} MB buckets" + (" for reduce-scatter and two for "
                                                                                "all-gather" if job.zero >= 3 else ""))
     notes.append(f"runtime overhead {job.runtime_overhead_bytes / GiB:g} GiB (CUDA context, NCCL, workspaces)")
+    notes.append("the total includes both allowances above (an assumption, not a measurement); the model states "
+                 "alone are weights + gradients + optimizer")
     return Breakdown(weights, grads, optim, activations, comm, float(job.runtime_overhead_bytes), notes)
 
 
