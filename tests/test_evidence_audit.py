@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from gpuvet.backends.host import HostBackend
+from gpuvet.backends.nic_readings import NicReadings
 from gpuvet.backends.readings import ModuleHealth, Unavailable
 from gpuvet.cli.app import main
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.model import Cited, playbooks
 from gpuvet.doctor.outcome import clear
 from gpuvet.health import checks as health_checks
+from gpuvet.health import nic_checks
+from gpuvet.health.fabric_state import fabric_state
 from gpuvet.health.model import CHECKS as HEALTH_CHECKS
 from gpuvet.health.model import Status
 
@@ -221,6 +224,11 @@ HEALTH_EMPTY = {
     "fabric": lambda: health_checks.fabric(_empty_node(), [], "src"),
     "presence": lambda: health_checks.presence(_empty_inventory(), _empty_node(), None, None),
     "driver": lambda: health_checks.driver(HostBackend("no driver").inventory(), None, 0.1),
+    "fabric_state": lambda: fabric_state([], "src") + fabric_state([_unread("gpu0")], "src"),
+    "nic": lambda: nic_checks.nic(None, [], {}) + nic_checks.nic(Unavailable("no sysfs"), [], {})
+    + nic_checks.nic(NicReadings((), None, "src"), [], {}),
+    "peer_memory": lambda: nic_checks.peer_memory(None, {"nvidia"})
+    + nic_checks.peer_memory(NicReadings((), Unavailable("no /sys/module"), "src"), {"nvidia"}),
 }
 
 
