@@ -75,7 +75,7 @@ def node_to_spec(node: Node, not_as_found: Sequence[str] = (), empty: bool = Fal
     modules = [{"id": m.id, **_model_entry(m.model), "bus_id": m.bus_id, "uuid": m.uuid}
                for m in node.modules]
     sockets = {f"cpu{s}" for s in range(node.host.sockets)}
-    endpoints = [{"id": e.id, "kind": str(e.kind), "label": e.label} for e in node.endpoints
+    endpoints = [{"id": e.id, "kind": str(e.kind), "label": e.label, "model": e.model} for e in node.endpoints
                  if not (e.kind is EndpointKind.SOCKET and e.id in sockets)]
     links = [{"between": [lk.a, lk.b], "kind": str(lk.kind), "width": _width(node, lk), "lane_gbps": lk.lane_gbps,
               "gen": lk.gen, "up": lk.up} for lk in node.links]
