@@ -80,14 +80,17 @@ def test_transformer_math_101_sharded_optimizer_on_8_gpus(zero, gb):
 
 
 def test_transformer_math_101_compute_is_6pd():
-    # C = 6PD: forward 2PD + backward 4PD, spread over the modules at the stated utilisation
+    # C = 6PD: forward 2PD + backward 4PD, spread over the modules at the stated utilisation; since issue 49
+    # attention's 12·L·h·s per token is added (PaLM App. B), so 6PD is the weights' part of the FLOPs
     node = _node("hgx-h200-8")
     arch = Architecture(layers=32, hidden=4096, heads=32)
     job = Job(float(arch.parameters()), zero=1, dp=8, arch=arch, seq_len=4096, micro_batch=2)
     plan = plan_step(job, node, mfu=0.4, micro_batches=4)
     tokens = 8 * 2 * 4 * 4096  # dp x micro-batch x micro-batches x sequence
     assert plan.tokens == tokens
-    assert plan.compute_s == pytest.approx(6 * job.params * tokens / (8 * 989.4e12 * 0.4))
+    attention = 12 * 32 * 4096 * 4096 * tokens
+    assert plan.flops - attention == pytest.approx(6 * job.params * tokens)
+    assert plan.compute_s == pytest.approx((6 * job.params * tokens + attention) / (8 * 989.4e12 * 0.4))
 
 
 def test_architecture_parameter_count_matches_gpt3_175b():

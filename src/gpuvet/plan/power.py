@@ -1,12 +1,14 @@
 """Splitting a node's power budget among modules by how busy they are: busy modules get more,
-idle ones keep a floor. Speed under a cap follows (cap / TDP)^0.5 for compute-bound work (the
-simulated node's model). Advice only: nothing is applied to any device."""
+idle ones keep a floor. Speed under a cap is the simulated node's power model
+(``gpuvet.node.power_model``: clock share f where P_static + (TDP − P_static)·f³ = cap; an
+assumption, stated there), not a second law. Advice only: nothing is applied to any device."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gpuvet.node.memory import PlanError
+from gpuvet.node.power_model import PowerModel
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,9 @@ class PowerSplit:
 
 
 def _speed(cap: float, tdp: float) -> float:
-    return float(min(cap / tdp, 1.0) ** 0.5)
+    """Throughput share of compute-bound work under ``cap`` (it was √(cap/TDP), which had no source
+    and disagreed with the simulated node's own law)."""
+    return PowerModel(tdp).speed(cap)
 
 
 def split_power(budget_w: float, loads: list[float], tdp_w: float, floor_w: float = 100.0) -> PowerSplit:
