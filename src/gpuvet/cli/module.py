@@ -13,6 +13,8 @@ from gpuvet.cli.checks import output_file
 from gpuvet.cli.validate import LogbookOpt
 
 if TYPE_CHECKING:
+    from pydantic import JsonValue
+
     from gpuvet.ledger.build import Ledger
     from gpuvet.ledger.ladders import Ladders
     from gpuvet.ledger.model import ModuleHistory
@@ -112,7 +114,7 @@ def show(ident: IdArg, logbook: LogbookOpt = None, ladders: LaddersOpt = None, a
     _show_text(h, timeline(h))
 
 
-def _show_text(h: ModuleHistory, items: list[dict[str, object]]) -> None:
+def _show_text(h: ModuleHistory, items: list[dict[str, JsonValue]]) -> None:
     from rich.text import Text
 
     from gpuvet.cli import term
@@ -131,7 +133,7 @@ def _show_text(h: ModuleHistory, items: list[dict[str, object]]) -> None:
     console.print(t)
 
 
-def _what(i: dict[str, object]) -> str:
+def _what(i: dict[str, JsonValue]) -> str:
     if i["what"] == "placed":
         return f"seen here (bus {i.get('bus_id') or '?'}) until {str(i.get('until_utc'))[:16]}"
     if i["what"] == "figure":

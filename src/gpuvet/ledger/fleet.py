@@ -88,7 +88,7 @@ def _drainable(runs: Iterable[RunRow], nodes: list[str]) -> float | None:
     kept = [r for r in runs if r.kind in ("health", "watch") and r.verdict]
     for node in nodes:
         mine = sorted((r for r in kept if r.node == node), key=lambda r: r.started_utc)
-        for a, b in zip(mine, mine[1:]):
+        for a, b in zip(mine, mine[1:], strict=False):
             span = _t(b.started_utc) - _t(a.started_utc)
             total += span
             bad += span if a.verdict == "fail" else 0.0

@@ -84,8 +84,11 @@ def timeline(h: ModuleHistory) -> list[dict[str, JsonValue]]:
 
 
 def _kernel_lines(h: ModuleHistory) -> str:
-    lines = [f"{r.time_utc} {r.node}/{r.slot}: {line}" for r in h.reports
-             for line in r.data.get("kernel_lines", []) or [] if isinstance(line, str)]
+    lines = []
+    for r in h.reports:
+        kept = r.data.get("kernel_lines")
+        lines += [f"{r.time_utc} {r.node}/{r.slot}: {ln}" for ln in (kept if isinstance(kept, list) else [])
+                  if isinstance(ln, str)]
     return "\n".join(lines) + "\n" if lines else "(no kernel line was kept for this module)\n"
 
 

@@ -206,7 +206,8 @@ def _add_event_columns(db: Db, tx: Tx) -> None:
                                            "WHERE table_schema = current_schema() AND table_name = 'events'")}
     for column, kind in EVENT_COLUMNS.items():
         if column not in have:
-            tx.run(f"ALTER TABLE events ADD COLUMN {column} {kind if db.dialect.name == 'sqlite' else kind.replace('REAL', 'DOUBLE PRECISION')}")
+            spelt = kind if db.dialect.name == "sqlite" else kind.replace("REAL", "DOUBLE PRECISION")
+            tx.run(f"ALTER TABLE events ADD COLUMN {column} {spelt}")
     if "node" not in have:
         tx.run("UPDATE events SET node = (SELECT runs.node FROM runs WHERE runs.run_id = events.run_id) "
                "WHERE node IS NULL")
