@@ -28,11 +28,10 @@ import psutil
 from pydantic import JsonValue, ValidationError
 
 from gpuvet.errors import GpuvetError
-from gpuvet.logbook import schema
+from gpuvet.logbook import ledger_rows, schema
 from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
 from gpuvet.logbook.document import DOCUMENT_VERSION, CheckRecord, Environment, EventRecord, RunDocument
 from gpuvet.logbook.location import connect, default_path, locate
-from gpuvet.logbook import ledger_rows
 from gpuvet.logbook.records import FindingRow, LedgerRows, ModuleEvent, RunRow, SampleRow, SeriesRow, Sighting
 from gpuvet.logbook.samples import SampleWriter
 
