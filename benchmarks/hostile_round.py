@@ -1509,6 +1509,11 @@ def verify_values(c: Case, j: dict) -> tuple[str, str] | None:
             return "wrong claim", f"power_limit_w read as {lim[:3]} from '700,00 W'"
         if all(x is None for x in lim) and "comma" not in json.dumps(j.get("notes", [])).lower():
             return "silent", "power limit '700,00 W' left out without a note"
+    if c.name in ("q_plain_8", "q_crlf") and j.get("modules"):
+        lim = [m.get("power_limit_w") for m in j["modules"]]
+        if any(x != 700.0 for x in lim):
+            return "data loss", (f"power_limit_w {lim[:2]}… although every module's GPU Power Readings / Current Power "
+                                 f"Limit is 700.00 W (unavailable: {j['modules'][0].get('unavailable', {}).get('power_limit_w')!r})")
     if c.name in ("q_plain_8", "q_crlf", "x_plain_8") and j.get("modules"):
         ecc = [m.get("ecc_enabled") for m in j["modules"]]
         if any(x is not True for x in ecc):
