@@ -125,3 +125,30 @@ def test_one_device_in_two_tools_is_one_device():
 def test_text_that_is_not_an_rdma_listing_is_not_claimed():
     parsed, claimed = nic_tools.parse(clean("GPU 00000000:18:00.0\n    Product Name : NVIDIA H100\n").lines)
     assert parsed.nics == [] and claimed == set()
+
+
+def _doctor(capsys, tmp_path, text: str, *args: str):
+    import json
+
+    from gpuvet.cli.app import main
+
+    path = tmp_path / "ibstat.txt"
+    path.write_text(text)
+    code = main(["doctor", *args, "--from", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    return code, json.loads(out)
+
+
+def test_doctor_from_ibstat_names_the_port_that_is_down(capsys, tmp_path):
+    code, data = _doctor(capsys, tmp_path, IBSTAT + IBDEV2NETDEV, "interconnect-slow")
+    found = [(f["cause"], f["evidence"].get("nic")) for f in data["findings"]]
+    assert code == 1 and found == [("nic_port_down", "mlx5_1")], data["findings"]
+
+
+def test_doctor_from_a_healthy_ibstat_is_clear_and_cites_each_port(capsys, tmp_path):
+    healthy = IBSTAT.split("CA 'mlx5_1'")[0]
+    code, data = _doctor(capsys, tmp_path, healthy, "interconnect-slow", "--all")
+    step = next(s for s in data["steps"] if s["check"] == "nic_ports")
+    assert step["status"] == "clear" and step["evidence"][0]["value"] == "ACTIVE 400 Gb/s", step
+    assert not [f for f in data["findings"] if f["cause"].startswith("nic")]

@@ -88,7 +88,7 @@ def test_a_declared_model_is_the_design_and_a_missing_nic_is_named():
 
 
 def test_an_unused_second_ethernet_port_down_on_every_card_is_not_a_fault():
-    down = NicPort(2, "DOWN", "Disabled", None, None, "Ethernet")
+    down = NicPort(2, "DOWN", "Disabled", None, None, "Ethernet")  # switched off
     cards = [_nic(f"mlx5_{i}", _up(100.0, "Ethernet"), down, hca="MT4125") for i in range(2)]
     assert nics.ports(_readings(*cards)) == []
     one_up = _nic("mlx5_2", _up(100.0, "Ethernet"), _up(100.0, "Ethernet", port=2), hca="MT4125")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
+from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_text, smi_xml
@@ -446,6 +447,7 @@ class CaptureBackend(Backend):
         self._topo: Node | None = None
         self._vendor: str | None = None  # the node is this vendor's: another's modules are named, never joined
         self._modules: list[ModuleInfo] = []
+        self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
         self._software = SoftwareInfo(__version__, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
@@ -454,6 +456,7 @@ class CaptureBackend(Backend):
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
             took = 0
+            self._take_nics(fc, label)
             for v in _vendors(fc):
                 self._vendor = self._vendor or v.name
                 if v.name != self._vendor:
@@ -503,6 +506,22 @@ class CaptureBackend(Backend):
         elif modules:
             self._modules, self._software = modules, software
         return len(modules)
+
+    def _take_nics(self, fc: capture_read.FileCapture, label: str) -> None:
+        """Each RDMA device once, whichever file lists it first; a second listing is named."""
+        for nic in fc.nics.nics:
+            if nic.device in self._nics:
+                self._notes.append(f"{label}: {nic.device} listed again: the first listing is used")
+            else:
+                self._nics[nic.device] = replace(nic, read_from=f"{label} ({'/'.join(fc.nics.kinds)})")
+
+    def nics(self) -> NicReadings | None:
+        """The NICs the captures list (ibstat, ibv_devinfo, ibdev2netdev); None where none does. A
+        capture does not show the peer-memory module: that is left unknown, never assumed."""
+        if not self._nics:
+            return None
+        return NicReadings(tuple(self._nics.values()), Unavailable("not in the captures (lsmod | grep peermem)"),
+                           "captured ibstat/ibv_devinfo")
 
     def node(self) -> Node:
         return self._node

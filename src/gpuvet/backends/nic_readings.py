@@ -37,6 +37,7 @@ class Nic:
     node_guid: str | None = None
     netdevs: tuple[str, ...] = ()
     numa_node: int | None = None
+    read_from: str | None = None  # where this device was read, where it differs by device (a capture file)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from gpuvet.captures.text import Line
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
 _IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
 _IBV_PORT = re.compile(r"^\s*port:\s*(\d{1,3})\s*$")
-_IBSTAT_PORT = re.compile(r"^\s+Port (\d{1,3}):\s*$")
-_KEY = re.compile(r"^\s+([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
+_IBSTAT_PORT = re.compile(r"^\s*Port (\d{1,3}):\s*$")  # a poster's paste may have lost the indentation
+_KEY = re.compile(r"^\s*([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
 _IBDEV2NETDEV = re.compile(r"^([\w.-]{1,64}) port (\d{1,3}) ==> ([\w.@-]{1,64}) \((Up|Down)\)\s*$")
 _SPEED = re.compile(r"([\d.]+)\s*Gbps")
 _WIDTH = re.compile(r"^(\d+X)")

@@ -15,7 +15,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from gpuvet.captures import amd_smi, bench, dcgm, hccl, kernel, links, npu_smi, smi_text, smi_xml, topo, transferbench
+from gpuvet.captures import (
+    amd_smi,
+    bench,
+    dcgm,
+    hccl,
+    kernel,
+    links,
+    nic_tools,
+    npu_smi,
+    smi_text,
+    smi_xml,
+    topo,
+    transferbench,
+)
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -32,7 +45,8 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi 
             "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
-            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info")
+            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
+            "ibv_devinfo or ibdev2netdev")
 
 
 @dataclass
@@ -51,6 +65,7 @@ class FileCapture:
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
     npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
+    nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
@@ -235,6 +250,9 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
         fc.kinds += listed.kinds
     claimed |= hccl.add_to(fc, [ln for ln in lines if ln.no not in claimed], where)  # Ascend HCCL Test
     claimed |= transferbench.add_to(fc, [ln for ln in lines if ln.no not in claimed])  # AMD TransferBench
+    fc.nics, more = nic_tools.parse([ln for ln in lines if ln.no not in claimed])  # the RDMA NICs
+    claimed |= more
+    fc.kinds += fc.nics.kinds
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:

@@ -49,9 +49,20 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
 
 
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
-    if declared or port.link_layer == "InfiniBand":
+    """Up unless it is an Ethernet port switched off (physical Disabled) that no card of its model
+    has up: the unused second port of a dual-port card. InfiniBand ports, ports of unknown link
+    layer and declared NICs are expected up."""
+    if declared or port.link_layer != "Ethernet" or port.phys_state != "Disabled":
         return True
     return any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type for n, p in peers)
+
+
+def summary(readings: NicReadings) -> str:
+    """What a clear verdict saw: ports up at their design rate, and ports down that no design uses."""
+    ports = [p for n in readings.nics for p in n.ports]
+    up = sum(1 for p in ports if p.state == ACTIVE)
+    unused = f"; {len(ports) - up} switched off, unused by any card of their model" if up < len(ports) else ""
+    return f"{len(readings.nics)} NIC(s), {up} port(s) up at their design rate{unused}"
 
 
 def ports(readings: NicReadings, declared: Sequence[DeclaredNic] = ()) -> list[NicVerdict]:

@@ -18,6 +18,7 @@ from gpuvet.doctor.capture_failures import (
 from gpuvet.doctor.capture_verdicts import tool_verdicts
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.nic_steps import nic_ports
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
@@ -189,5 +190,5 @@ CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "captured_memory": captured_memory, "captured_clock_events": captured_clock_events,
     "captured_links": captured_links, "dcgm_diag": dcgm_diag,
     "kernel_messages": kernel_messages, "kernel_messages:presence": kernel_presence_messages,
-    "benchmark_failures": benchmark_failures, "tool_verdicts": tool_verdicts,
+    "benchmark_failures": benchmark_failures, "tool_verdicts": tool_verdicts, "nic_ports": nic_ports,
 }

@@ -79,7 +79,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.read_as[label] = list(fc.kinds)
     before = len(caps.health)
     if fc.topo is not None or fc.xml is not None or fc.smi is not None or fc.amd.modules or fc.amd.fabric \
-            or fc.npu.modules or fc.npu.fabric:
+            or fc.npu.modules or fc.npu.fabric or fc.nics.nics:  # a node, or its NICs, to rebuild
         caps.topo_and_xml.append(fc.path)
     if fc.smi is not None:
         caps.smi_text += fc.smi.modules

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gpuvet.backends.nic_readings import ACTIVE, NicReadings
+from gpuvet.backends.nic_readings import NicReadings
 from gpuvet.backends.readings import Unavailable
 from gpuvet.checks import nics
 from gpuvet.checks.model import Cited
@@ -35,9 +35,7 @@ def nic(readings: NicReadings | Unavailable | None, declared: Sequence[nics.Decl
     cited = [Cited(_source(readings), f"{n.device} port {p.port}", f"{p.state} {p.rate_gbps:g} Gb/s {p.link_layer}"
                    if p.rate_gbps is not None else f"{p.state} {p.link_layer}")
              for n in readings.nics for p in n.ports]
-    up = sum(1 for n in readings.nics for p in n.ports if p.state == ACTIVE)
-    return [Finding("nic", Status.OK, f"{len(readings.nics)} NIC(s), {up} port(s) up at their design rate",
-                    evidence=tuple(cited))]
+    return [Finding("nic", Status.OK, nics.summary(readings), evidence=tuple(cited))]
 
 
 def peer_memory(readings: NicReadings | Unavailable | None, vendors: set[str]) -> list[Finding]:
