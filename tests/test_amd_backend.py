@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpuvet.backends import amdsmi_gateway, kernel_log
+from gpuvet.backends import amdsmi_gateway, kernel_log, nic_sysfs
 from gpuvet.backends.amd import AmdBackend
 from gpuvet.backends.amdsmi_gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
 from gpuvet.backends.host import HostBackend
@@ -29,6 +29,7 @@ from tests.fakes.fake_amdsmi import (
     real_amdgpu_log,
     write_kmsg,
 )
+from tests.fakes.fake_sysfs import rail_node
 
 
 def _backend(fake: FakeAmdsmi) -> AmdBackend:
@@ -296,6 +297,7 @@ def amd_machine(monkeypatch, tmp_path):
     _no_nvidia(monkeypatch)
     monkeypatch.setattr(amdsmi_gateway, "_binding", lambda: fake)
     monkeypatch.setattr(kernel_log, "KMSG", write_kmsg(tmp_path / "kmsg.txt", HEALTHY_AMDGPU_LOG))
+    monkeypatch.setattr(nic_sysfs, "ROOT", rail_node(tmp_path / "root", peer_memory=False))  # mi300x-8's 8 NICs
     return fake
 
 
