@@ -11,7 +11,7 @@ NOT_FOR_TOPO = ("torch", "ray", "scipy", "psycopg", "prometheus_client", "gpuvet
                 "gpuvet.plan", "gpuvet.fleet", "gpuvet.bench", "gpuvet.cli.doctor", "gpuvet.cli.watch",
                 "gpuvet.cli.bench", "gpuvet.cli.plan", "gpuvet.cli.fleet", "gpuvet.cli.validate")
 HELP_ORDER = ["validate", "report", "watch", "events", "doctor", "health", "inventory", "topo", "catalog",
-              "spec", "bench", "baseline", "log", "plan", "fleet"]
+              "spec", "bench", "baseline", "log", "module", "plan", "fleet"]
 
 
 def _loaded_after(code: str) -> tuple[list[str], str]:

@@ -145,7 +145,7 @@ def _what(i: dict[str, JsonValue]) -> str:
 def rma(ident: IdArg,
         out: Annotated[Path, typer.Option("-o", "--out", callback=output_file, help="The packet (.tar.gz).")],
         keep_hostnames: Annotated[bool, typer.Option("--keep-hostnames", help="Keep node and host names (default: "
-                                                     "node-1, node-2…).")] = False,
+                                                     "node-1, node-2, ...).")] = False,
         logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
     """The RMA packet: identity, timeline, findings with evidence, figures against design, kernel
     lines, the node's environment, a one-page summary, and what it lacks (docs/ledger.md)."""
