@@ -83,26 +83,32 @@ class ClockFlappingDetector(Detector):
 
     def observe(self, s: Sample) -> list[Event]:
         w = self._win.get(s.module)
+        if (s.util or 0) < 0.8 or s.mem_clock_mhz is None or s.sm_clock_mhz is None or s.power_w is None:
+            if w is None or w.last is not None:  # idle or unreadable: start again (a fresh window stays as it is)
+                self._win[s.module] = _FlapWindow(deque(maxlen=self.window))
+            return []
         if w is None:
             w = self._win[s.module] = _FlapWindow(deque(maxlen=self.window))
-        if (s.util or 0) < 0.8 or s.mem_clock_mhz is None or s.sm_clock_mhz is None or s.power_w is None:
-            self._win[s.module] = _FlapWindow(deque(maxlen=self.window))  # idle or unreadable: start again
-            return []
-        now = (s.mem_clock_mhz, s.sm_clock_mhz)
+        mem, sm = s.mem_clock_mhz, s.sm_clock_mhz
+        switches = w.switches
         if w.last is not None:
             (mem0, sm0), step = w.last, self.step
-            flag = (int(abs(now[0] - mem0) > step * max(mem0, now[0])), int(abs(now[1] - sm0) > step * max(sm0, now[1])))
+            flag = (int(abs(mem - mem0) > step * max(mem0, mem)), int(abs(sm - sm0) > step * max(sm0, sm)))
             w.flags.append(flag)
-            w.switches[0] += flag[0]
-            w.switches[1] += flag[1]
+            switches[0] += flag[0]
+            switches[1] += flag[1]
             if len(w.flags) > self.window - 1:
                 old = w.flags.popleft()
-                w.switches[0] -= old[0]
-                w.switches[1] -= old[1]
-        w.last = now
+                switches[0] -= old[0]
+                switches[1] -= old[1]
+        w.last = (mem, sm)
         w.powers.append(s.power_w)
-        if len(w.powers) < self.window // 2 or max(w.switches) < self.min_switches:
+        if (switches[0] < self.min_switches and switches[1] < self.min_switches) or len(w.powers) < self.window // 2:
             return []
+        return self._flapping(s, w)
+
+    def _flapping(self, s: Sample, w: _FlapWindow) -> list[Event]:
+        """The event, when the load held still and the module's last one is an hour old."""
         if max(w.powers) > 1.3 * statistics.median(w.powers):
             return []  # the load changed; clocks follow it legitimately
         if s.t - self._last.get(s.module, -1e18) < self.cooldown_s:
@@ -110,9 +116,10 @@ class ClockFlappingDetector(Detector):
         self._last[s.module] = s.t
         which = 0 if w.switches[0] >= w.switches[1] else 1
         name = ("memory", "sm")[which]
+        assert w.last is not None
         return [Event("clock_flapping", Severity.WARN, s.module, s.t,
                       f"{name} clock switched {w.switches[which]} times in {len(w.powers)} samples under steady load",
-                      {"clock": name, "switches": w.switches[which], "now_mhz": now[which]}, uuid=s.uuid)]
+                      {"clock": name, "switches": w.switches[which], "now_mhz": w.last[which]}, uuid=s.uuid)]
 
 
 @dataclass

@@ -37,7 +37,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import ndtri
 
 from gpuvet.backends.readings import Sample
 from gpuvet.watch.events import Event, Severity
@@ -647,7 +646,7 @@ class ThermalForecaster:
         # estimated inlets on today's common R: an estimate made with R' is lower by (R − R')·P, and
         # mixing bases would move the crossing by that much at load
         refs = h.refs if h.base == 0.0 else \
-            [r + (b - h.base) * p for r, b, p in zip(h.refs, h.bases, h.powers, strict=True)]
+            (np.asarray(h.refs) + (np.asarray(h.bases) - h.base) * np.asarray(h.powers)).tolist()  # same rounding
         ref = max(_p95(refs), _p95(refs[-144:]))
         r_crit = (self.slowdown_c[module] - ref) / power - h.base
         alpha = self.alpha if alpha is None else alpha
@@ -729,6 +728,21 @@ def _p95(values: list[float]) -> float:
     return ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)]
 
 
+# scipy.special.ndtri((1 - alpha) / 2) for the levels the forecast and the backtest's sweep use, as
+# scipy gives them: importing scipy.special cost watch and doctor 0.2-0.4 s at startup
+_Z_OF_ALPHA = {0.8: -1.2815515655446004, 0.9: -1.6448536269514729, 0.95: -1.959963984540054}
+
+
+def _z(alpha: float) -> float:
+    """The normal quantile at (1 - alpha) / 2; scipy only for a level the table lacks."""
+    z = _Z_OF_ALPHA.get(alpha)
+    if z is None:
+        from scipy.special import ndtri
+
+        z = _Z_OF_ALPHA[alpha] = float(ndtri((1 - alpha) / 2))
+    return z
+
+
 def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
     """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
     scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
@@ -751,7 +765,7 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
         ties = counts[counts > 1]
         tie_term = float(np.sum(ties * (ties - 1) * (2 * ties + 5)))
     var = (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
-    z = float(ndtri((1 - alpha) / 2))
+    z = _z(alpha)
     upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
     lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
     part = np.partition(slopes, sorted({lower, upper, m // 2, max(m // 2 - 1, 0)}))

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import calendar
 import csv
+import operator
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from gpuvet.backends.readings import Sample
 from gpuvet.errors import GpuvetError
@@ -148,6 +149,7 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     tick, seen, rows = 0, set[str](), 0
     dropped, bad = bounds.Dropped(where), bounds.BadIndex(where)
     headers: dict[bool, int] = {}  # timed or not -> its first header's line
+    good_index: set[str | None] = set()  # index cells already found to be GPU indices
     for number, row in _csv_rows(lines, where):
         if not row or not row[0].strip():
             continue
@@ -169,9 +171,12 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
                                   "uuid,name,temperature.gpu,power.draw,utilization.gpu,clocks.sm,clocks.mem,"
                                   "clocks_event_reasons.active --format=csv -l 60.")
         index = cols.get("index")
-        if index is not None and (shown := _bad_index(row[index] if index < len(row) else None)) is not None:
-            bad.skip(shown, f"line {number}")  # 'gpu-1' or 'gpu999…' is no module of this node
-            continue
+        if index is not None and (cell := row[index] if index < len(row) else None) not in good_index:
+            if (shown := _bad_index(cell)) is not None:
+                bad.skip(shown, f"line {number}")  # 'gpu-1' or 'gpu999…' is no module of this node
+                continue
+            if len(good_index) < 4096:  # a node's few index cells, checked once each
+                good_index.add(cell)
         if reader.time >= 0:
             t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
@@ -273,7 +278,11 @@ class _RowReader:
         self.key_col = next((cols[k] for k in ("index", "bus_id", "uuid") if k in cols), -1)
         # every identity cell of a row: an index that names another board (its bus id or UUID) is another module
         self.id_cols = [cols[k] for k in ("index", "bus_id", "uuid") if k in cols]
-        self.idents: dict[str, tuple[str, str]] = {}
+        self.idents: dict[tuple[str, ...], tuple[str, str]] = {}
+        # the identity cells as one key (the first twice: itemgetter of one column gives no tuple); unused
+        # without identity columns
+        self._id_cells: Callable[[list[str]], tuple[str, ...]] = operator.itemgetter(*self.id_cols,
+                                                                                      *(self.id_cols[:1] or [0]))
         self.rows: list[list[str]] = []
         self.times: list[float] = []
         self.who: list[tuple[str, str]] = []
@@ -281,7 +290,8 @@ class _RowReader:
 
     def _ident(self, row: list[str], position: int) -> tuple[str, str]:
         cell = row[self.key_col] if 0 <= self.key_col < len(row) else None
-        seen = "\x1f".join(row[i] for i in self.id_cols if i < len(row)) if cell is not None else None
+        # rows are padded to every named column (``add``): the identity cells are all there
+        seen = self._id_cells(row) if cell is not None else None
         ident = self.idents.get(seen) if seen is not None else None
         if ident is None:
             cols = self.cols
