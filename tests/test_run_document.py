@@ -125,8 +125,8 @@ def test_a_logbook_of_the_first_schema_opens_migrates_and_reads_as_run_documents
     columns = {r[1] for r in con.execute("SELECT * FROM pragma_table_info('events')")}
     meta = dict(con.execute("SELECT key, value FROM meta"))
     con.close()
-    assert {"module", "uuid", "sim_time", "severity", "data"} <= columns  # migrated in place
-    assert meta == {"schema_version": "1", "application": "gpuvet"}
+    assert {"module", "uuid", "sim_time", "severity", "data", "node"} <= columns  # migrated in place
+    assert meta == {"schema_version": "1", "application": "gpuvet", "ledger": "1"}  # the module ledger's tables too
 
 
 def test_a_check_or_envelope_that_is_not_the_documents_is_refused_before_anything_is_written(tmp_path):
