@@ -380,7 +380,7 @@ def test_real_kernel_logs_fail_health_as_doctor_reads_them(tmp_path, capture):
     ({"mlx5_3": {"state": "1: DOWN", "phys": "2: Polling"}}, True,
      {("nic", None): "mlx5_3 port 1 (InfiniBand) is DOWN, physical Polling"}),
     ({"mlx5_6": {"rate": "200 Gb/sec (4X HDR)"}}, True,
-     {("nic", None): "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, the catalog)"}),
+     {("nic", None): "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, declared)"}),
     ({}, False, {("peer_memory", None): "no peer-memory module (nvidia_peermem) loaded beside 8 RDMA NIC(s) up "
                                         "(mlx5_0, mlx5_1, mlx5_2, mlx5_3 ...): GPUDirect RDMA is off"}),
 ])

@@ -96,16 +96,25 @@ def test_ibv_devinfo_rate_is_lane_speed_times_width_and_the_part_names_the_model
     assert [(p.state, p.phys_state, p.rate_gbps, p.width) for p in nic.ports] == [("ACTIVE", "LinkUp", 100.0, "4X")]
 
 
-def test_a_captured_hdr_card_at_100_is_judged_against_its_catalog_rate():
-    verdicts = nics.ports(nic_tools_readings(IBV_DEVINFO))
-    assert [(v.kind, v.nic) for v in verdicts] == [("nic_rate_low", "mlx5_2")]
-    assert "design 200 Gb/s (ConnectX-6, the catalog)" in verdicts[0].reason
+def test_a_lone_captured_card_is_not_judged_on_the_catalogs_top_speed():
+    """A ConnectX-6 at 100 Gb/s may be a 100G card: without a design or peers, no rate verdict."""
+    assert nics.ports(nic_tools_readings(IBV_DEVINFO)) == []
 
 
 def nic_tools_readings(text: str) -> nics.NicReadings:
     from gpuvet.backends.nic_readings import NicReadings
 
     return NicReadings(tuple(_parse(text).nics), None, "capture")
+
+
+def test_ibdev2netdev_alone_says_nothing_of_the_ports_state():
+    """Its (Down) is the netdev's: an IPoIB netdev reads Down on a pure InfiniBand fabric."""
+    text = "mlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n" \
+           "mlx5_1   port  1  ==>  enp27s0f0np0   (Up)    # CX-6 ethernet\n"
+    parsed = _parse(text)
+    assert [(n.device, n.netdevs, n.ports[0].state) for n in parsed.nics] == \
+        [("mlx5_0", ("ibp26s0",), "unknown"), ("mlx5_1", ("enp27s0f0np0",), "unknown")]
+    assert nics.ports(nic_tools_readings(text)) == []
 
 
 def test_ibstat_with_ibdev2netdev_names_the_netdevs_and_a_down_port_is_found():

@@ -66,10 +66,16 @@ def test_an_infiniband_port_not_active_is_down(state, phys):
     assert "ibstat mlx5_3" in verdict.fix
 
 
-def test_a_port_below_its_catalog_rate_is_named_with_the_design():
-    [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_2", _up(200.0))))
+def test_a_port_below_its_peers_of_the_same_model_is_named_with_the_design():
+    [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_1", _up()), _nic("mlx5_2", _up(200.0))))
     assert verdict.kind == "nic_rate_low" and verdict.reason == \
-        "mlx5_2 port 1 at 200 Gb/s 4X, design 400 Gb/s (ConnectX-7, the catalog)"
+        "mlx5_2 port 1 at 200 Gb/s 4X, design 400 Gb/s (its ConnectX-7 peers on the node)"
+
+
+def test_the_catalog_alone_is_no_design_a_connectx7_may_be_a_200g_card():
+    """One device id covers cards of several speeds: two 200G ConnectX-7 (or one) are not slow."""
+    assert nics.ports(_readings(_nic("mlx5_0", _up(200.0)), _nic("mlx5_1", _up(200.0)))) == []
+    assert nics.ports(_readings(_nic("mlx5_0", _up(200.0)))) == []
 
 
 def test_an_unknown_card_is_judged_against_its_peers_not_itself():
@@ -146,7 +152,8 @@ def test_the_simulated_rail_node_has_eight_connectx7_ports_up(capsys, tmp_path):
 
 @pytest.mark.parametrize(("fault", "check", "words"), [
     ({"kind": "nic_port_down", "nic": "nic3"}, "nic", "mlx5_3 port 1 (InfiniBand) is DOWN"),
-    ({"kind": "nic_rate_low", "nic": "nic6", "gbps": 200}, "nic", "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s"),
+    ({"kind": "nic_rate_low", "nic": "nic6", "gbps": 200}, "nic", "mlx5_6 port 1 at 200 Gb/s 4X, design 400 Gb/s "
+                                                                  "(its ConnectX-7 peers"),
     ({"kind": "peer_memory_missing"}, "peer_memory", "no peer-memory module (nvidia_peermem) loaded"),
 ])
 def test_each_simulated_nic_fault_is_found_by_health(capsys, tmp_path, fault, check, words):

@@ -13,6 +13,7 @@ ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_b
                   "link_error_recovery", "local_link_integrity_errors", "port_rcv_remote_physical_errors",
                   "port_xmit_discards")
 ACTIVE = "ACTIVE"
+UNKNOWN = "unknown"  # the listing does not say
 LINK_UP = "LinkUp"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.backends.nic_readings import Nic, NicPort
+from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPort
 from gpuvet.captures.text import Line
 
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
@@ -17,7 +17,9 @@ _IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
 _IBV_PORT = re.compile(r"^\s*port:\s*(\d{1,3})\s*$")
 _IBSTAT_PORT = re.compile(r"^\s*Port (\d{1,3}):\s*$")  # a poster's paste may have lost the indentation
 _KEY = re.compile(r"^\s*([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
-_IBDEV2NETDEV = re.compile(r"^([\w.-]{1,64}) port (\d{1,3}) ==> ([\w.@-]{1,64}) \((Up|Down)\)\s*$")
+# `ibdev2netdev` (also through `column -t`, with a trailing comment): its Up/Down is the netdev's state
+# (IPoIB reads Down on a pure InfiniBand fabric), never the RDMA port's
+_IBDEV2NETDEV = re.compile(r"^([\w.-]{1,64})\s+port\s+(\d{1,3})\s+==>\s+([\w.@-]{1,64})\s+\((Up|Down)\)\s*(#.*)?$")
 _SPEED = re.compile(r"([\d.]+)\s*Gbps")
 _WIDTH = re.compile(r"^(\d+X)")
 # ibv_devinfo's port_state words -> sysfs' (PORT_ACTIVE (4) -> ACTIVE), phys_state LINK_UP (5) -> LinkUp
@@ -122,10 +124,10 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
             claimed.add(ln.no)
     out.kinds = [k for k, hit in (("ibstat", ibstat), ("ibv_devinfo", ibv), ("ibdev2netdev", out.netdevs)) if hit]
     out.nics = [_with_netdevs(n, out.netdevs) for n in found.values()]
-    for (dev, port), (netdev, up) in out.netdevs.items():
-        if dev not in found:  # ibdev2netdev alone: the port's state is all it says
-            out.nics.append(Nic(dev, None, None, (NicPort(port, "ACTIVE" if up else "DOWN", "unknown", None, None,
-                                                          "unknown"),), netdevs=(netdev,)))
+    for (dev, port), (netdev, _up) in out.netdevs.items():
+        if dev not in found:  # ibdev2netdev alone: the device, its port and netdev; not the port's state
+            out.nics.append(Nic(dev, None, None, (NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN),),
+                                netdevs=(netdev,)))
     return out, claimed
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gpuvet.backends.nic_readings import ACTIVE, Nic, NicPort, NicReadings
+from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPort, NicReadings
 from gpuvet.node import vendor_tools
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
 
@@ -39,13 +39,16 @@ def _label(nic: Nic, port: NicPort) -> str:
 
 def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequence[tuple[Nic, NicPort]]
                  ) -> tuple[float | None, str]:
-    """(Gb/s, what it rests on): declared model, catalog model, else the same model's other ports."""
-    model = declared or find_nic_model(nic.hca_type)
-    if model is not None:
-        return float(model.rate_gbps), f"{model.name}, {'declared' if declared else 'the catalog'}"
+    """(Gb/s, what it rests on): the declared model's rate, else the same model's other ports (two or
+    more). The catalog alone is no design: one device id covers cards of several speeds (a ConnectX-7
+    runs at 400 or 200 Gb/s), so it only names the model."""
+    if declared is not None:
+        return float(declared.rate_gbps), f"{declared.name}, declared"
     others = [p.rate_gbps for n, p in peers if n.hca_type == nic.hca_type and (n, p) != (nic, port)
               and p.link_layer == port.link_layer and p.rate_gbps is not None]
-    return (max(others), "its peers on the node") if len(others) >= 2 else (None, "")
+    model = find_nic_model(nic.hca_type)
+    basis = f"its {model.name} peers on the node" if model else "its peers on the node"
+    return (max(others), basis) if len(others) >= 2 else (None, "")
 
 
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
@@ -85,6 +88,8 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
           ) -> list[NicVerdict]:
     where = _label(nic, port)
     look = vendor_tools.NIC_PORT_STATE.format(dev=nic.device, netdev=nic.netdevs[0] if nic.netdevs else "<netdev>")
+    if port.state == UNKNOWN:  # a listing that does not say (ibdev2netdev's Up/Down is the netdev's)
+        return []
     if port.state != ACTIVE:
         if not _expected_up(nic, port, declared, peers):
             return []

@@ -96,16 +96,17 @@ def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = Fals
     """
     backend = _backend(sim, from_)
     try:
-        inv = backend.inventory()
+        inv, nics = backend.inventory(), backend.nics()
     finally:
         backend.close()
-    if as_json:
-        _print_json({"simulated": inv.simulated, "backend": inv.backend, "modules": inv.modules,
-                     "host": inv.host, "software": inv.software, "notes": inv.notes})
-        return
     from gpuvet.cli import render
 
+    if as_json:
+        _print_json({"simulated": inv.simulated, "backend": inv.backend, "modules": inv.modules,
+                     "host": inv.host, "software": inv.software, "notes": inv.notes, **render.nics_json(nics)})
+        return
     render.inventory(_console(), inv)
+    render.nics(_console(), nics)
 
 
 @app.command(short_help="How modules connect, and what differs from the declared node.")

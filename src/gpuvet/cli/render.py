@@ -13,6 +13,7 @@ from gpuvet.backends.readings import Inventory, ModuleInfo, Unavailable
 from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
+    from gpuvet.backends.nic_readings import NicReadings
     from gpuvet.node.diff import Difference
     from gpuvet.node.matrix import LinkMatrix
 
@@ -78,6 +79,53 @@ def inventory(console: Console, inv: Inventory) -> None:
                                 f"{_v(s.cuda_driver_version)}, NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}"))
     for note in inv.notes:
         console.print(Text.assemble(("note: ", "cyan"), note))
+
+
+def _nic_model(hca_type: str | None) -> str:
+    from gpuvet.node.nic_catalog import find_nic_model
+
+    model = find_nic_model(hca_type)
+    return model.name if model else (hca_type or "unknown")
+
+
+def nics_json(readings: NicReadings | Unavailable | None) -> dict[str, object]:
+    """The NICs as inventory's JSON gives them: "nics" (one entry per device, its ports) and
+    "peer_memory"; a reason instead where they could not be read, nothing where the source has none."""
+    if readings is None:
+        return {}
+    if isinstance(readings, Unavailable):
+        return {"nics": None, "nics_unavailable": readings.reason}
+    peer = readings.peer_memory
+    return {"nics": [{"device": n.device, "model": _nic_model(n.hca_type), "hca_type": n.hca_type, "bus_id": n.bus_id,
+                      "firmware": n.firmware, "netdevs": list(n.netdevs), "numa_node": n.numa_node,
+                      "ports": [{"port": p.port, "state": p.state, "physical_state": p.phys_state,
+                                 "rate_gbps": p.rate_gbps, "width": p.width, "link_layer": p.link_layer,
+                                 "error_counters": p.counters} for p in n.ports]} for n in readings.nics],
+            "peer_memory": peer.reason if isinstance(peer, Unavailable) else peer}
+
+
+def nics(console: Console, readings: NicReadings | Unavailable | None) -> None:
+    """One row per NIC port: the device, its model, state, rate and link layer, where it sits."""
+    if readings is None:
+        return
+    if isinstance(readings, Unavailable):
+        console.print(Text.assemble(("NICs ", "bold"), f"not read: {readings.reason}"))
+        return
+    if not readings.nics:
+        console.print(Text.assemble(("NICs ", "bold"), "no InfiniBand or RoCE NIC"))
+        return
+    t = term.table(f"NICs ({len(readings.nics)})")
+    for col in ("device", "model", "port", "state", "rate", "layer", "bus id"):
+        term.column(t, col, key=col in ("device", "bus id"), right=col in ("port", "rate"))
+    for n in readings.nics:
+        for p in n.ports:
+            rate = f"{p.rate_gbps:g} Gb/s" if p.rate_gbps is not None else "n/a"
+            t.add_row(Text(n.device), Text(_nic_model(n.hca_type)), Text(str(p.port)), Text(p.state), Text(rate),
+                      Text(p.link_layer), Text(n.bus_id or "n/a"))
+    console.print(t)
+    peer = readings.peer_memory
+    console.print(Text.assemble(("Peer memory ", "bold"), peer.reason if isinstance(peer, Unavailable)
+                                else (peer or "none loaded (GPUDirect RDMA off)")))
 
 
 _SHOWN = 16  # rows and columns of the matrix drawn; a bigger node also gets a summary of every pair

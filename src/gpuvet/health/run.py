@@ -23,6 +23,7 @@ from gpuvet.health.xids import xid_policy
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.nic_catalog import find_nic_model
 
 READ_CHECKS = ("ecc", "row_remap", "xid", "kernel_messages", "throttle")
 
@@ -110,8 +111,8 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
 def _nic_findings(got: _Gathered, options: HealthOptions, env: Mapping[str, str]) -> list[Finding]:
     """The NICs and GPUDirect's peer memory; NCCL's variables only where this is the node itself."""
     assert got.node is not None
-    declared = [DeclaredNic(e.id, None) for e in options.declared.endpoints if e.kind is EndpointKind.NIC] \
-        if options.declared is not None else []
+    declared = [DeclaredNic(e.id, find_nic_model(e.model)) for e in options.declared.endpoints
+                if e.kind is EndpointKind.NIC] if options.declared is not None else []
     vendors = {m.model.vendor for m in got.node.modules}
     return nic_checks.nic(got.nics, declared, env) + nic_checks.peer_memory(got.nics, vendors)
 
