@@ -46,6 +46,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "local"},  # the RDMA tools' listings, or sysfs
+    "fabric_registration": SMI,  # -q's Fabric section
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 

@@ -3,6 +3,8 @@ ibstat, ibv_devinfo -v and ibdev2netdev, as the tools print them."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpuvet.captures import nic_tools
 from gpuvet.captures.text import clean
 from gpuvet.checks import nics
@@ -161,3 +163,34 @@ def test_doctor_from_a_healthy_ibstat_is_clear_and_cites_each_port(capsys, tmp_p
     step = next(s for s in data["steps"] if s["check"] == "nic_ports")
     assert step["status"] == "clear" and step["evidence"][0]["value"] == "ACTIVE 400 Gb/s", step
     assert not [f for f in data["findings"] if f["cause"].startswith("nic")]
+
+
+FABRIC_Q = """GPU 00000000:1B:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    Fabric
+        State                             : {state}
+        Status                            : {status}
+        CliqueId                          : 32766
+        ClusterUUID                       : 5b7c1a0e-0000-4000-8000-00000000aa01
+        Health
+            Bandwidth                     : Full
+"""
+
+
+@pytest.mark.parametrize(("state", "status", "words"), [
+    ("In Progress", "N/A", "fabric state In Progress: not registered with the NVLink fabric"),
+    ("Completed", "Insufficient Resources", "fabric status Insufficient Resources"),
+])
+def test_a_captured_fabric_section_that_did_not_complete_is_a_finding(capsys, tmp_path, state, status, words):
+    code, data = _doctor(capsys, tmp_path, FABRIC_Q.format(state=state, status=status), "interconnect-slow")
+    [found] = data["findings"]
+    assert code == 1 and found["cause"] == "fabric_unregistered" and found["severity"] == "critical"
+    assert found["module"] == "0000:1B:00.0" and found["evidence"]["reading"].startswith(words)
+
+
+def test_a_completed_fabric_section_is_clear_and_cited(capsys, tmp_path):
+    code, data = _doctor(capsys, tmp_path, FABRIC_Q.format(state="Completed", status="Success"),
+                         "interconnect-slow", "--all")
+    step = next(s for s in data["steps"] if s["check"] == "fabric_registration")
+    assert step["status"] == "clear" and step["evidence"][0]["value"] == "Completed / Success"
+    assert not [f for f in data["findings"] if f["cause"] == "fabric_unregistered"]

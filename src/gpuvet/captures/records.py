@@ -32,6 +32,9 @@ class ModuleHealth:
     sm_clock_mhz: float | None = None  # -q 'Clocks/SM' now
     sm_clock_max_mhz: float | None = None  # -q 'Max Clocks/SM': the module's own maximum
     corrupt: tuple[str, ...] = ()  # figures outside physical bounds (99999 °C, NaN): left out above, said here
+    fabric_state: str | None = None  # -q 'Fabric/State': the NVLink domain registration (Completed, In Progress)
+    fabric_status: str | None = None  # -q 'Fabric/Status': Success, or the fabric manager's error
+    fabric_health: str | None = None  # -q 'Fabric/Health/Summary' (newer drivers): Healthy, Unhealthy, …
 
 
 @dataclass(frozen=True)

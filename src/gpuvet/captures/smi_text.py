@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.dedupe import merge_smi
-from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiTextModule
-from gpuvet.captures.text import CLOCK_MHZ, TEMP_C, Line, integer, number, ranges, reading
+from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
+from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, number, ranges, reading
+from gpuvet.errors import CaptureError
 
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
@@ -24,7 +25,8 @@ _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Versio
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
 _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks", "Applications Clocks", "Temperature",
                                         "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
-                                        "GPU Power Readings", "PCI", "Performance", "Clocks Event Reasons Counters")}
+                                        "GPU Power Readings", "PCI", "Performance", "Clocks Event Reasons Counters",
+                                        "Fabric")}
 _MARKER = re.compile(r"\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
 
 
@@ -41,8 +43,9 @@ def bus(text: str) -> str:
     return text.upper()[-12:]
 
 
-def parse(lines: list[Line]) -> SmiText:
-    """Every `nvidia-smi -q` block in the lines (possibly none)."""
+def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
+    """Every `nvidia-smi -q` block in the lines (possibly none). Raises CaptureError past MAX_MODULES GPUs."""
+    _bound(lines, where)
     out = SmiText()
     current: SmiTextModule | None = None
     stack: list[tuple[int, str]] = []
@@ -101,13 +104,35 @@ def parse(lines: list[Line]) -> SmiText:
         _close(out, run, kv_in_run)
         run, current, stack, kv_in_run = [], None, [], 0
     _close(out, run, kv_in_run)
-    out.modules, twice = merge_smi([m for m in out.modules if m.fields])  # -q twice (bug reports): one module
+    read = [m for m in out.modules if m.fields]
+    out.notes += _cut(read)
+    out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
     if marked:
         out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(marked)}")
     if flush:
         out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(flush)}: read as sections")
     return out
+
+
+def _bound(lines: list[Line], where: str) -> None:
+    """The bound -q -x and the AMD listings keep (docs/limits.md), counted on the GPU lines before any block is read."""
+    heads = {g.group(1).upper()[-12:] for ln in lines if ln.text[:4] == "GPU " and (g := _GPU.match(ln.text))}
+    if len(heads) > MAX_MODULES:
+        raise CaptureError(f"nvidia-smi -q lists {len(heads):,} GPUs (at most {MAX_MODULES:,}, the bound of every "
+                           "module listing: docs/limits.md)", where=where, fix="give the capture of one node.")
+
+
+def _cut(modules: list[SmiTextModule]) -> list[str]:
+    """A copy that stops inside a GPU's block: the last block holds the first fields of the one before it, in
+    the same order, and stops short of the rest (its missing fields are not zeros or 'not captured')."""
+    if len(modules) < 2 or modules[-1].bus_id.startswith(UNNAMED):
+        return []
+    last, before = list(modules[-1].fields), list(modules[-2].fields)
+    if not last or len(last) >= len(before) or before[:len(last) - 1] != last[:-1]:
+        return []
+    return [f"nvidia-smi -q: GPU {modules[-1].bus_id}'s block stops after {len(last)} of the {len(before)} fields "
+            f"the GPU before it shows (the capture is cut short there): its other fields are missing, not read"]
 
 
 def _close(out: SmiText, run: list[int], kv_count: int) -> None:
@@ -125,13 +150,15 @@ def _repeats(m: SmiTextModule, stack: list[tuple[int, str]], kv: re.Match[str]) 
     """A key seen again in an unnamed excerpt: the next GPU's excerpt (grep -A of several GPUs)."""
     indent = len(kv.group(1))
     path = "/".join([s for i, s in stack if i < indent] + [kv.group(2).strip()])
-    return path in m.fields
+    return path in m.fields and not path.startswith("Processes/")  # each process repeats its keys
 
 
 def _add(m: SmiTextModule, stack: list[tuple[int, str]], indent: int, key: str, value: str) -> None:
     while stack and stack[-1][0] >= indent:
         stack.pop()
     if value:
+        if key == "Process ID" and stack and stack[-1][1] == "Processes":  # each process's Type, Name, memory
+            stack.append((indent, f"Process {value}"))  # sit under its pid: one path per process, not the last only
         m.fields["/".join([s for _, s in stack] + [key])] = value
         if key == "Product Name":
             m.product = value
@@ -214,7 +241,14 @@ def health(m: SmiTextModule) -> ModuleHealth:
         temperature_slowdown_c=reading(get(f, "Temperature/GPU Slowdown Temp"), TEMP_C, "GPU Slowdown Temp", bad),
         sm_clock_mhz=reading(_exact(f, "Clocks/SM"), CLOCK_MHZ, "Clocks/SM", bad),
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
+        fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
+        fabric_health=_told(get(f, "Fabric/Health/Summary")),
     )
+
+
+def _told(value: str | None) -> str | None:
+    """A field's value, None where the tool printed N/A (not known)."""
+    return None if value is None or value.strip().upper() in ("N/A", "") else value.strip()
 
 
 def _exact(fields: dict[str, str], path: str) -> str | None:
