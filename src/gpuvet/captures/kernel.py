@@ -25,12 +25,17 @@ _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
 _XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
-_LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia )" + _BUS)
+_LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
+# a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
+# kernel modules (``NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.``) and the old one-line wording
+# (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)
+_FALLEN_ONE_LINE = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
 _RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
 NO_BUS = "bus id not in the log"  # the module of a message that no line near it places
+AMD_NO_BUS = "an AMD module, " + NO_BUS  # an amdgpu message no line near it places: the vendor is still known
 
 
 @dataclass(frozen=True)
@@ -45,8 +50,8 @@ class KernelMessage:
 # The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
 # fix of each kind is data beside them (captures/kernel_messages.yaml), read by doctor and health.
 NVRM_MESSAGES: tuple[KernelMessage, ...] = (
-    KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW[_ ]boot|GFW boot did not complete|"
-                                                r"gpuWaitForGfwBootComplete\w*: failed", re.I)),
+    KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW(?:[_ ]boot|_?$)|GFW boot did not complete|"
+                                                r"WaitForGfwBoot\w*: failed", re.I)),
     KernelMessage("fsp_boot_failed", re.compile(r"kfsp\w*: (?:Timed? ?out|timeout|failed)|FSP (?:secure )?boot "
                                                 r"(?:failed|timed out)|kfspSendBootCommands\w*\(", re.I)),
     KernelMessage("needs_reset", re.compile(r"may need to be reset|needs? (?:to be )?reset|"
@@ -58,6 +63,13 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
     KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
     KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
+    # nv-pci.c: a module the driver will not drive (the open nvidia.ko needs a GSP; a legacy GPU past its
+    # release), then the kernel's and the driver's own word that the probe failed
+    KernelMessage("unsupported_by_driver", re.compile(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
+                                                      r"installed in this system is not supported", re.I)),
+    KernelMessage("probe_failed", re.compile(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
+                                             r"None of the NVIDIA devices were initiali[sz]ed|"
+                                             r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
 )
 # The amdgpu driver's own words (drivers/gpu/drm/amd/amdgpu in Linux prints them as shown).
 AMD_MESSAGES: tuple[KernelMessage, ...] = (
@@ -71,6 +83,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_xgmi_error", re.compile(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
+    KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -78,10 +91,13 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "gfw_boot_failed": ("gfw",), "fsp_boot_failed": ("fsp",), "needs_reset": ("reset", "wpr2"),
     "gsp_failed": ("gsp",), "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
+    "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
 }
 MESSAGES = NVRM_MESSAGES + AMD_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
 _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
-_AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_")  # the driver's lines, not the word
+_AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
+                          r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
+_DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 _AMD_BUS = re.compile(r"\bamdgpu " + _BUS + r"\.\d")
 
 
@@ -116,7 +132,8 @@ def parse(lines: list[Line]) -> KernelParse:
     hits: list[tuple[int, str, Line]] = []
     for i, ln in enumerate(lines):
         s = ln.text
-        if "amdgpu" in s and _AMDGPU_LINE.search(s):
+        if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
+                "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
             _amdgpu_line(out, hits, i, ln)
             continue
         if "NVRM" not in s and "nvidia" not in s:
@@ -130,16 +147,28 @@ def parse(lines: list[Line]) -> KernelParse:
         elif "NVRM:" in s or _NVIDIA_MODULE.search(s):
             out.claimed.add(ln.no)
             if fallen and "fallen off the bus" in s:
-                out.xids.append(XidLine(bus(fallen), 79, f"GPU {fallen} has fallen off the bus (no Xid line)"))
-                out.notes.append(f"GPU {fallen} 'fallen off the bus' without an Xid line: read as Xid 79")
+                _fell_off(out, fallen, f"GPU {fallen} has fallen off the bus (no Xid line)")
                 fallen = None
-        if "NVRM" in s:
-            out.nvrm_lines += 1
+            elif "fallen off the bus" in s and (m := _FALLEN_ONE_LINE.search(s)) is not None:
+                _fell_off(out, m.group(1), s.strip())
+        if "NVRM" in s or (ln.no in out.claimed and "probe" in s):
+            out.nvrm_lines += "NVRM" in s
             kind = _nvrm_kind(s)
-            if kind is not None:
+            if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
+                out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
     out.events = _events(lines, hits, out.notes)
     return out
+
+
+def _fell_off(out: KernelParse, where: str, text: str) -> None:
+    """A module lost from the bus without an Xid line: read as Xid 79, once per module (a driver that
+    says it again, or beside its own Xid 79 line, is the same event)."""
+    key = bus(where)
+    if any(x.bus_id == key and x.code == 79 for x in out.xids):
+        return
+    out.xids.append(XidLine(key, 79, text))
+    out.notes.append(f"GPU {where} 'fallen off the bus' without an Xid line: read as Xid 79")
 
 
 def _nvrm_kind(s: str) -> str | None:
@@ -179,13 +208,13 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
 
 def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:
     """Say which modules are named without a bus id, and how: a driver index, or nothing at all."""
-    indexes = sorted(m for m in unresolved if m != NO_BUS)
+    indexes = sorted(m for m in unresolved if m not in (NO_BUS, AMD_NO_BUS))
     if indexes:
         notes.append(f"kernel log: no line names the bus id of the driver's {', '.join(indexes)}: "
                      "named as the driver printed it")
-    if NO_BUS in unresolved:
+    for name in (n for n in (NO_BUS, AMD_NO_BUS) if n in unresolved):
         notes.append(f"kernel log: a message names no module and no driver line near it names a bus id: "
-                     f"its module is shown as '{NO_BUS}' (the whole log, from boot, usually names it)")
+                     f"its module is shown as '{name}' (the whole log, from boot, usually names it)")
 
 
 def _index_buses(lines: list[Line]) -> dict[str, str]:
@@ -210,7 +239,7 @@ def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
         return index_bus[idx.group(1)]
     for d in range(1, NEARBY):  # the bus id the nearest driver line names (a message printed over several lines)
         for j in (i + d, i - d):
-            if 0 <= j < len(lines) and ("NVRM" in lines[j].text or "nvidia " in lines[j].text) \
+            if 0 <= j < len(lines) and any(w in lines[j].text for w in ("NVRM", "nvidia ", "probe of")) \
                     and (b := _LINE_BUS.search(lines[j].text)):
                 return bus(b.group(1))
     return idx.group(1) if idx is not None else NO_BUS
@@ -222,4 +251,4 @@ def _amd_module_of(lines: list[Line], i: int) -> str:
         for j in (i + d, i - d):
             if 0 <= j < len(lines) and (b := _AMD_BUS.search(lines[j].text)) is not None:
                 return bus(b.group(1))
-    return NO_BUS
+    return AMD_NO_BUS
