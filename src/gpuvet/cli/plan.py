@@ -261,6 +261,9 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
                                                              "or in_switch (NVLink SHARP), as NCCL_ALGO does "
                                                              "(default: the fastest).")]
                = None,
+               nodes: Annotated[int, typer.Option("--nodes", metavar="COUNT", help="Nodes the collective spans "
+                                                  "(each like this one): across nodes it is bound by what the "
+                                                  "NICs carry.", callback=ints(1, 100_000))] = 1,
                calibrate: Annotated[str | None, typer.Option("--calibrate", metavar="RUN",
                                                              help="A validate run of this node in the "
                                                              "logbook: price the size with its measured α and β.")]
@@ -278,8 +281,8 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
         members = model.members(renamed(ranks, ranks_old, "--modules", "--ranks"))
     except PlanError as exc:  # the model names its count --modules; here it is --ranks
         raise PlanError("--ranks", exc.message.replace("modules asked", "ranks asked"), exc.fix) from None
-    p = model.predict(op, parse_bytes(size, "--bytes"), members, algorithm)
-    data = {**asdict(p), "simulated": True, "node": node.name,
+    p = model.across_nodes(model.predict(op, parse_bytes(size, "--bytes"), members, algorithm), nodes)
+    data = {**asdict(p), "simulated": True, "node": node.name, "nodes": nodes,
             "model": "alpha-beta per algorithm and protocol, flow-solver bandwidth, constants fitted to published runs"}
     if calibrate:
         data["calibrated"] = _calibrated(calibrate, logbook, node.name, op, p.size_bytes, p.modules)
@@ -289,7 +292,8 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
         from rich.text import Text
 
         term.console().print(Text(
-            f"{op} of {term.size(p.size_bytes)} on {p.modules} modules of {node.name} (modelled): "
+            f"{op} of {term.size(p.size_bytes)} on {p.modules} modules of {node.name}"
+            f"{f' x {nodes} nodes' if nodes > 1 else ''} (modelled): "
             f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
             f"algorithm {p.algorithm} ({p.protocol} protocol)"))
 

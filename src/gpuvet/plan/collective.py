@@ -72,6 +72,26 @@ class CollectiveModel:
                                     algbw * bus_factor(op, len(members)), choice.algorithm.value,
                                     choice.protocol.value)
 
+    def across_nodes(self, one_node: CollectivePrediction, nodes: int) -> CollectivePrediction:
+        """The same collective over ``nodes`` such nodes: the busbw of one node's fabric, or what its
+        NICs carry across nodes (node/network.py), whichever is lower; the bound named."""
+        from gpuvet.node.network import node_network
+
+        if nodes == 1:
+            return one_node
+        net = node_network(self.node)
+        if net is None:
+            raise PlanError("--nodes", f"{self.node.name} declares no NIC model, so what its NICs carry between "
+                                       "nodes is not known", "give a spec whose NICs name their model "
+                                       "(pcie.nic_model: ConnectX-7), e.g. --node hgx-h200-8")
+        ranks = one_node.modules * nodes
+        busbw = min(one_node.busbw, net.busbw_gbs)
+        bound = f"the NICs ({net.words()})" if net.busbw_gbs < one_node.busbw else "the node's own fabric"
+        algbw = busbw / bus_factor(one_node.op, ranks)
+        return CollectivePrediction(one_node.op, one_node.size_bytes, ranks, one_node.size_bytes / (algbw * 1e9),
+                                    algbw, busbw, f"{one_node.algorithm} in the node, rings over the NICs across "
+                                    f"nodes; limited by {bound}", one_node.protocol)
+
     def transfer_gbps(self, src: str, dst: str) -> float:
         return self.perf.transfer_rates([Transfer(src, dst, 1)])[0]
 
