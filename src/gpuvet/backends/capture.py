@@ -22,7 +22,7 @@ from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_text, smi_xml
-from gpuvet.captures.records import FabricTable, ListedModule, SmiTextModule
+from gpuvet.captures.records import FabricTable, ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.topo import parse as _parse_topo
@@ -296,11 +296,10 @@ def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
     def pw(*tags: str) -> float | Unavailable:
         for tag in tags:
             if power is not None and t(power, tag) is not None:
-                v = number(t(power, tag))
-                return _plausible(v, f"power {tag}", v is not None and 0 < v < 5000, notes, module_id)
+                return _watts(t(power, tag), tag, notes, module_id)
         return _NOT_IN_CAPTURE
 
-    return _module(module_id, t(g, "product_name"), t(g, "uuid"), (t(g, "pci/pci_bus_id") or g.get("id") or ""),
+    info = _module(module_id, t(g, "product_name"), t(g, "uuid"), (t(g, "pci/pci_bus_id") or g.get("id") or ""),
                    _memory(t(g, "fb_memory_usage/total"), notes, module_id),
                    (number(t(g, f"{link}/pcie_gen/current_link_gen")), number(t(g, f"{link}/pcie_gen/max_link_gen"))),
                    (number(t(g, f"{link}/link_widths/current_link_width")),
@@ -309,6 +308,7 @@ def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
                    t(g, "ecc_mode/current_ecc"),
                    (t(g, "clocks/sm_clock"), t(g, "clocks/mem_clock"), t(g, "max_clocks/sm_clock"),
                     t(g, "max_clocks/mem_clock")), t(g, "numa_node_id"), notes)
+    return _settings(module_id, t(g, "persistence_mode"), smi_xml.processes(g), notes, info)
 
 
 def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:
@@ -318,19 +318,73 @@ def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleIn
         return smi_text.get(f, *keys)
 
     def pw(*keys: str) -> float | Unavailable:
-        v = number(get(*keys))
-        return _plausible(v, f"power {keys[0]}", v is not None and 0 < v < 5000, notes, module_id)
+        return _watts(get(*keys), keys[0].rsplit("/", 1)[-1], notes, module_id)
 
-    return _module(module_id, m.product or None, get("GPU UUID"), "" if m.bus_id.startswith("GPU") else m.bus_id,
+    info = _module(module_id, m.product or None, get("GPU UUID"), "" if m.bus_id.startswith("GPU") else m.bus_id,
                    _memory(get("FB Memory Usage/Total"), notes, module_id),
                    (number(get("PCIe Generation/Current")), number(get("PCIe Generation/Device Max",
                                                                            "PCIe Generation/Max"))),
                    (number(get("Link Width/Current")), number(get("Link Width/Max"))),
-                   (pw("Power Readings/Current Power Limit", "Power Readings/Power Limit"),
-                    pw("Power Readings/Default Power Limit"), pw("Power Readings/Max Power Limit")),
-                   get("ECC Mode/Current"),
+                   (pw(*_POWER_KEYS["Current Power Limit"]), pw(*_POWER_KEYS["Default Power Limit"]),
+                    pw(*_POWER_KEYS["Max Power Limit"])),
+                   get("ECC Mode/Current", "Ecc Mode/Current"),  # driver 535+ prints 'Ecc Mode'
                    (get("Clocks/SM"), get("Clocks/Memory"), get("Max Clocks/SM"), get("Max Clocks/Memory")), None,
                    notes)
+    return _settings(module_id, get("Persistence Mode"), smi_text.processes(f), notes, info)
+
+
+# driver >= 530 prints a 'GPU Power Readings' section (beside 'GPU Memory Power Readings' and 'Module Power
+# Readings', whose limits are not the GPU's); older ones 'Power Readings', whose set limit is 'Power Limit'
+_POWER_KEYS: dict[str, tuple[str, ...]] = {key: (f"GPU Power Readings/{key}", f"Power Readings/{key}") for key in
+               ("Current Power Limit", "Default Power Limit", "Max Power Limit")}
+_POWER_KEYS["Current Power Limit"] += ("GPU Power Readings/Power Limit", "Power Readings/Power Limit")
+_WATTS = re.compile(r"\s*([-+]?(?:\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|inf(?:inity)?))\s*W?\s*", re.I)
+_NOT_A_FIGURE = ("n/a", "[n/a]", "not supported", "[not supported]", "unknown error", "err!", "")
+
+
+def _watts(text: str | None, what: str, notes: list[str], module: str) -> float | Unavailable:
+    """A power figure as printed ('700.00 W'). One gpuvet cannot read as printed ('700,00 W' of a localised
+    copy: 700 or 70000?) is named in a note and left out, never guessed; N/A is not in the capture."""
+    if text is None or text.strip().lower() in _NOT_A_FIGURE:
+        return _NOT_IN_CAPTURE
+    m = _WATTS.fullmatch(text)
+    if m is None:
+        comma = " (a decimal comma? a localised copy)" if "," in text else ""
+        notes.append(f"{module}: {what} {text.strip()[:40]!r} is not a figure gpuvet reads{comma}: left out, "
+                     "shown as n/a")
+        return Unavailable(f"unreadable in the capture ({text.strip()[:40]!r})")
+    v = float(m.group(1))
+    return _plausible(v, f"power {what}", math.isfinite(v) and 0 < v < 5000, notes, module)
+
+
+def _settings(module_id: str, persistence: str | None, procs: tuple[SmiProcess, ...] | None, notes: list[str],
+              info: ModuleInfo) -> ModuleInfo:
+    """Persistence mode and the compute processes a -q (text or XML) shows: doctor judges both."""
+    said = (persistence or "").strip()
+    mode: bool | Unavailable = (said == "Enabled" if said in ("Enabled", "Disabled") else _NOT_IN_CAPTURE if not said
+                                else Unavailable(f"the capture says {said[:40]!r}"))
+    return replace(info, persistence_mode=mode, processes=_pids(module_id, procs, notes))
+
+
+def _pids(module_id: str, procs: tuple[SmiProcess, ...] | None, notes: list[str]) -> tuple[int, ...] | Unavailable:
+    """The pids of the compute processes listed (type C, C+G, M…; a graphics-only G is not compute), each
+    process named in a note as printed, so a finding's pid can be told from the job the user meant."""
+    if procs is None:
+        return _NOT_IN_CAPTURE
+    pids: list[int] = []
+    shown: list[str] = []
+    for p in procs:
+        pid = integer(p.pid)
+        compute = p.type is None or p.type.strip().upper() != "G"
+        if pid is not None and pid >= 0 and compute:
+            pids.append(pid)
+        kind = "not a process id: left out" if pid is None or pid < 0 else "compute" if compute else "graphics only"
+        shown.append(f"pid {p.pid[:20]} {(p.name or '?')[:60]} ({p.type or 'type not printed'}, "
+                     f"{p.memory or 'memory not printed'}; {kind})")
+    if shown:
+        more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
+        notes.append(f"{module_id}: the capture lists {len(shown)} process(es) on it: {'; '.join(shown[:4])}{more}")
+    return tuple(dict.fromkeys(pids))
 
 
 def _module(module_id: str, name: str | None, uuid: str | None, bus_id: str, mib: float | None,

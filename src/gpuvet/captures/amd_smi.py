@@ -16,11 +16,10 @@ from collections.abc import Callable
 
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
-from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.text import MAX_MODULES, Line, integer, number
 from gpuvet.captures.verdicts import ras_fields
 from gpuvet.errors import CaptureError
 
-MAX_MODULES = 4096  # more in one capture is not one node
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _GPU_HEAD = re.compile(r"^GPU: (\d{1,4})\s*$")
 _KEY = re.compile(r"^(\s+)([A-Z][A-Z0-9_ ]*):(?: (.*))?$")

@@ -258,7 +258,7 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     if fc.topo is not None:
         claimed |= fc.topo.claimed
         fc.kinds.append("nvidia-smi topo -m")
-    smi = smi_text.parse([ln for ln in rest if ln.no not in claimed])
+    smi = smi_text.parse([ln for ln in rest if ln.no not in claimed], where)
     if smi.modules:
         fc.smi = smi
         claimed |= smi.claimed

@@ -120,6 +120,16 @@ class NvbDevice:
     bus_id: str | None = None
 
 
+@dataclass(frozen=True)
+class SmiProcess:
+    """A process nvidia-smi -q (or -q -x) lists on a module, as printed: doctor's other_processes step sees it."""
+
+    pid: str
+    type: str | None = None  # C (compute), G (graphics), C+G, M (MPS) …; None where not printed
+    name: str | None = None
+    memory: str | None = None  # 'Used GPU Memory' as printed ('70000 MiB')
+
+
 @dataclass
 class SmiTextModule:
     bus_id: str

@@ -128,7 +128,10 @@ def _cut(modules: list[SmiTextModule]) -> list[str]:
     the same order, and stops short of the rest (its missing fields are not zeros or 'not captured')."""
     if len(modules) < 2 or modules[-1].bus_id.startswith(UNNAMED):
         return []
-    last, before = list(modules[-1].fields), list(modules[-2].fields)
+    last = list(modules[-1].fields)
+    if any(p.split("/")[0] == "Processes" for p in last):
+        return []  # it reached its last section (processes differ per GPU)
+    before = [p for p in modules[-2].fields if p.split("/")[0] != "Processes"]
     if not last or len(last) >= len(before) or before[:len(last) - 1] != last[:-1]:
         return []
     return [f"nvidia-smi -q: GPU {modules[-1].bus_id}'s block stops after {len(last)} of the {len(before)} fields "
@@ -249,6 +252,25 @@ def health(m: SmiTextModule) -> ModuleHealth:
 def _told(value: str | None) -> str | None:
     """A field's value, None where the tool printed N/A (not known)."""
     return None if value is None or value.strip().upper() in ("N/A", "") else value.strip()
+
+
+_PROCESS = re.compile(r"(?:^|/)Processes/Process [^/]+/Process ID$")
+_NO_PROCESS = ("none", "no running processes found")
+
+
+def processes(fields: dict[str, str]) -> tuple[SmiProcess, ...] | None:
+    """The processes -q lists on the module ('Processes : None' is none); None where the capture shows no
+    Processes section (an excerpt, a cut copy): not known, never 'none'."""
+    listed = [(p, v) for p, v in fields.items() if _PROCESS.search(p)]
+    if not listed:
+        said = get(fields, "Processes")
+        return () if said is not None and said.strip().lower() in _NO_PROCESS else None
+    out = []
+    for path, pid in listed:
+        base = path[: -len("/Process ID")]
+        out.append(SmiProcess(pid, fields.get(f"{base}/Type"), fields.get(f"{base}/Name"),
+                              fields.get(f"{base}/Used GPU Memory")))
+    return tuple(out)
 
 
 def _exact(fields: dict[str, str], path: str) -> str | None:

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-from gpuvet.captures.records import ModuleHealth
-from gpuvet.captures.text import CLOCK_MHZ, TEMP_C, Line, integer, reading
+from gpuvet.captures.records import ModuleHealth, SmiProcess
+from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, reading
 from gpuvet.errors import CaptureError
 
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]*)([^<>]*?)(/?)>")
 _MARK = re.compile(r"<gpu id=|</?(clocks_(throttle|event)_reasons|fb_memory_usage|pci_gpu_link_info|temperature|"
                    r"retired_pages|remapped_rows|power_readings|gpu_power_readings|max_clocks|ecc_errors)>")
 _NA = ("", "N/A", "[N/A]", "Not Supported", "[Not Supported]")
-MAX_GPUS = 4096  # more <gpu> elements than any node has: refused before they are read
+MAX_GPUS = MAX_MODULES  # more <gpu> elements than any node has: refused before they are read (one bound: text.py)
 
 
 @dataclass
@@ -136,6 +136,18 @@ def _active(el: ET.Element) -> frozenset[str]:
                 name = re.sub(r"^clocks?_(event|throttle)_reason_", "", child.tag)
                 out.add(name.replace("gpu_idle", "idle"))
     return frozenset(out)
+
+
+def processes(g: ET.Element) -> tuple[SmiProcess, ...] | None:
+    """The <process_info> of a <gpu>, as printed; an empty <processes> is none, a missing one not known."""
+    listed = g.find("processes")
+    if listed is None:
+        return None
+    infos = listed.findall("process_info")
+    if not infos and (listed.text or "").strip() not in ("", "None"):
+        return None  # 'N/A' or a word: not a list
+    return tuple(SmiProcess(text_of(p, "pid") or "", text_of(p, "type"), text_of(p, "process_name"),
+                            text_of(p, "used_memory")) for p in infos)
 
 
 def _yes(value: str | None) -> bool | None:

@@ -31,6 +31,7 @@ _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 _TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
+MAX_MODULES = 4096  # modules in one listing (-q, -q -x, amd-smi, rocm-smi, npu-smi): more is not one node (docs/limits.md)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,227 @@
+"""Issue 41, round 4 (benchmarks/hostile_round.py, a blind round of awkward inputs), and issue 46's
+fields: every field a captured `nvidia-smi -q` (text or -q -x XML) holds is read, and what cannot be
+read, or is there twice, or stops short, is said in a note or refused — never dropped silently.
+
+The -q text below is the driver-535 layout as nvidia-smi prints it (GPU Power Readings, Ecc Mode)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuvet.cli.app import main
+
+PROCESS = """    Processes
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 2456
+            Type                          : C
+            Name                          : python3
+            Used GPU Memory               : 70000 MiB
+        GPU instance ID                   : N/A
+        Compute instance ID               : N/A
+        Process ID                        : 1999
+            Type                          : G
+            Name                          : /usr/lib/xorg/Xorg
+            Used GPU Memory               : 4 MiB
+"""
+NO_PROCESS = "    Processes                             : None\n"
+
+
+def _bus(i: int) -> str:
+    return f"00000000:{0x18 + i * 0x11:02X}:00.0"
+
+
+def _gpu(i: int, limit: str = "700.00 W", processes: str = NO_PROCESS, persistence: str = "Enabled") -> str:
+    b = _bus(i)
+    return f"""GPU {b}
+    Product Name                          : NVIDIA H100 80GB HBM3
+    Persistence Mode                      : {persistence}
+    GPU UUID                              : GPU-{i:08x}-aaaa-aaaa-aaaa-{i:012x}
+    PCI
+        Bus Id                            : {b}
+        GPU Link Info
+            PCIe Generation
+                Max                       : 5
+                Current                   : 5
+            Link Width
+                Max                       : 16x
+                Current                   : 16x
+    FB Memory Usage
+        Total                             : 81559 MiB
+    Ecc Mode
+        Current                           : Enabled
+        Pending                           : Enabled
+    Retired Pages
+        Single Bit ECC                    : 1
+        Double Bit ECC                    : 2
+        Pending Page Blacklist            : No
+    GPU Power Readings
+        Power Draw                        : 70.11 W
+        Current Power Limit               : {limit}
+        Default Power Limit               : 700.00 W
+        Min Power Limit                   : 200.00 W
+        Max Power Limit                   : 700.00 W
+    Clocks
+        SM                                : 1980 MHz
+        Memory                            : 2619 MHz
+    Max Clocks
+        SM                                : 1980 MHz
+        Memory                            : 2619 MHz
+{processes}"""
+
+
+def smi_q(n: int = 4, **kw: str) -> str:
+    head = ("\n==============NVSMI LOG==============\n\n"
+            "Timestamp                                 : Mon Jan 15 10:00:00 2024\n"
+            "Driver Version                            : 535.129.03\nCUDA Version                              : 12.2\n\n"
+            f"Attached GPUs                             : {n}\n")
+    return head + "".join(_gpu(i, **kw) + "\n" for i in range(n))
+
+
+def _write(tmp_path: Path, name: str, text: str | bytes) -> str:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return str(path)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out) if "--json" in args and out.strip() and code != 2 else out, err
+
+
+def _inventory(capsys: pytest.CaptureFixture[str], path: str) -> dict[str, Any]:
+    code, data, err = _run(capsys, "inventory", "--from", path, "--json")
+    assert code in (0, 1), err
+    return data
+
+
+def _step(data: dict[str, Any], check: str) -> dict[str, Any]:
+    steps = [s for s in data["steps"] if s["check"] == check]
+    assert steps, f"no {check} step"
+    return steps[0]
+
+
+# --- 1. nvidia-smi -q: every field the driver-535 layout holds --------------------------------------
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_the_driver_535_layout_gives_ecc_power_limits_persistence_and_max_clocks(capsys, tmp_path, eol):
+    # q_plain_8, q_crlf: ecc_enabled and the three power limits were null ("not in the captured file")
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", smi_q(4).replace("\n", eol)))
+    assert len(data["modules"]) == 4
+    for m in data["modules"]:
+        assert m["ecc_enabled"] is True
+        assert (m["power_limit_w"], m["power_limit_default_w"], m["power_limit_max_w"]) == (700.0, 700.0, 700.0)
+        assert m["persistence_mode"] is True
+        assert (m["sm_clock_max_mhz"], m["mem_clock_max_mhz"]) == (1980, 2619)
+        assert m["processes"] == []
+
+
+def test_the_older_power_readings_layout_is_still_read(capsys, tmp_path):
+    text = smi_q(2).replace("GPU Power Readings", "Power Readings").replace("Current Power Limit", "Power Limit")
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", text))
+    assert [m["power_limit_w"] for m in data["modules"]] == [700.0, 700.0]
+
+
+def test_a_decimal_comma_power_limit_is_left_out_with_a_note_never_another_number(capsys, tmp_path):
+    # q_decimal_comma: '700,00 W' became null with no note
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", smi_q(2, limit="700,00 W")))
+    assert [m["power_limit_w"] for m in data["modules"]] == [None, None]
+    assert "700,00 W" in data["modules"][0]["unavailable"]["power_limit_w"]
+    said = [n for n in data["notes"] if "700,00 W" in n]
+    assert len(said) == 2 and "decimal comma" in said[0]
+
+
+def test_a_compute_process_in_the_q_makes_doctor_see_other_processes(capsys, tmp_path):
+    # issue 46: a python3 process using 70,000 MiB; doctor's other_processes said "can't tell"
+    text = smi_q(2).replace(NO_PROCESS, PROCESS, 1)
+    path = _write(tmp_path, "smi-q.txt", text)
+    data = _inventory(capsys, path)
+    assert [m["processes"] for m in data["modules"]] == [[2456], []]  # Xorg (type G) is not a compute process
+    assert any("python3" in n and "70000 MiB" in n for n in data["notes"])
+    code, doc, _ = _run(capsys, "doctor", "--from", path, "--all", "--json")
+    step = _step(doc, "other_processes")
+    assert step["status"] == "confirmed"
+    assert any(f["cause"] == "other_processes" and f.get("evidence", {}).get("pids") == [2456]
+               for f in doc["findings"]), doc["findings"]
+
+
+def test_a_power_limit_below_the_maximum_in_the_new_layout_is_judged(capsys, tmp_path):
+    path = _write(tmp_path, "smi-q.txt", smi_q(2, limit="500.00 W"))
+    _, doc, _ = _run(capsys, "doctor", "--from", path, "--all", "--json")
+    assert _step(doc, "power_limit")["status"] == "confirmed"
+    assert any(f["cause"] == "power_cap_low" for f in doc["findings"])
+
+
+def test_persistence_mode_disabled_is_read_not_unknown(capsys, tmp_path):
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", smi_q(2, persistence="Disabled")))
+    assert [m["persistence_mode"] for m in data["modules"]] == [False, False]
+
+
+XML_GPU = """<gpu id="{b}">
+<product_name>NVIDIA H100 80GB HBM3</product_name><persistence_mode>Enabled</persistence_mode>
+<uuid>GPU-{i:08x}-aaaa</uuid><pci><pci_bus_id>{b}</pci_bus_id></pci>
+<ecc_mode><current_ecc>Enabled</current_ecc></ecc_mode>
+<retired_pages><multiple_single_bit_retirement><retired_count>1</retired_count></multiple_single_bit_retirement>
+<double_bit_retirement><retired_count>2</retired_count></double_bit_retirement>
+<pending_blacklist>No</pending_blacklist></retired_pages>
+<gpu_power_readings><current_power_limit>700.00 W</current_power_limit><default_power_limit>700.00 W</default_power_limit>
+<max_power_limit>700.00 W</max_power_limit></gpu_power_readings>
+<max_clocks><sm_clock>1980 MHz</sm_clock><mem_clock>2619 MHz</mem_clock></max_clocks>
+<processes>{procs}</processes>
+</gpu>"""
+XML_PROCESS = ("<process_info><gpu_instance_id>N/A</gpu_instance_id><compute_instance_id>N/A</compute_instance_id>"
+               "<pid>2456</pid><type>C</type><process_name>python3</process_name><used_memory>70000 MiB</used_memory>"
+               "</process_info>")
+
+
+def test_the_xml_gives_the_same_fields_as_the_text(capsys, tmp_path):
+    gpus = [XML_GPU.format(b=_bus(i), i=i, procs=XML_PROCESS if i == 0 else "\n") for i in range(2)]
+    text = ('<?xml version="1.0" ?>\n<nvidia_smi_log><driver_version>535.129.03</driver_version>\n'
+            + "\n".join(gpus) + "\n</nvidia_smi_log>\n")
+    path = _write(tmp_path, "smi.xml", text)
+    data = _inventory(capsys, path)
+    assert [m["processes"] for m in data["modules"]] == [[2456], []]
+    assert [m["persistence_mode"] for m in data["modules"]] == [True, True]
+    assert [(m["sm_clock_max_mhz"], m["power_limit_max_w"]) for m in data["modules"]] == [(1980, 700.0)] * 2
+    text_path = _write(tmp_path, "smi-q.txt", smi_q(2).replace(NO_PROCESS, PROCESS, 1))
+    from gpuvet.captures import read, smi_text, smi_xml
+
+    xml = read.read(path).xml
+    assert xml is not None
+    from_xml = [smi_xml.health(f"gpu{i}", g).retired_pages for i, g in enumerate(xml.root.findall("gpu"))]
+    smi = read.read(text_path).smi
+    assert smi is not None
+    assert from_xml == [smi_text.health(m).retired_pages for m in smi.modules] == [3, 3]
+
+
+# --- 6. a -q cut inside a GPU's block ------------------------------------------------------------
+def test_a_q_cut_inside_a_gpus_block_is_said_to_be_cut(capsys, tmp_path):
+    text = smi_q(8)
+    cut = text[: text.index("Max Power Limit", text.index(_bus(4)))]
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", cut))
+    assert len(data["modules"]) == 5
+    said = [n for n in data["notes"] if "cut short" in n]
+    assert len(said) == 1 and "0000:5C:00.0" in said[0]
+
+
+def test_a_whole_q_whose_last_gpu_has_no_process_is_not_called_cut(capsys, tmp_path):
+    text = smi_q(3).replace(NO_PROCESS, PROCESS, 2)  # the first two have processes, the last none
+    data = _inventory(capsys, _write(tmp_path, "smi-q.txt", text))
+    assert not [n for n in data["notes"] if "cut short" in n]
+
+
+# --- 8. one bound of 4,096 modules for -q, -q -x and the AMD listings -------------------------------
+def test_a_q_of_more_than_4096_gpus_is_refused_like_the_xml(capsys, tmp_path):
+    blocks = "".join(f"GPU 0000{k // 256 + 1:04X}:{k % 256:02X}:00.0\n    Product Name : X\n    GPU UUID : G-{k}\n"
+                     for k in range(4097))
+    code, _, err = _run(capsys, "inventory", "--from", _write(tmp_path, "smi-q.txt", blocks), "--json")
+    assert code == 2
+    assert "4,097 GPUs" in err and "4,096" in err
