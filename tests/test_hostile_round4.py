@@ -225,3 +225,31 @@ def test_a_q_of_more_than_4096_gpus_is_refused_like_the_xml(capsys, tmp_path):
     code, _, err = _run(capsys, "inventory", "--from", _write(tmp_path, "smi-q.txt", blocks), "--json")
     assert code == 2
     assert "4,097 GPUs" in err and "4,096" in err
+
+
+# --- 2, 10. AMD listings: a quoted comma in rocm-smi --csv, a key twice in rocm-smi --json --------------
+ROCM_FIELDS = ("Device Name", "Card Series", "Card Vendor", "PCI Bus", "VRAM Total Memory (B)")
+
+
+def _rocm_card(i: int) -> dict[str, str]:
+    return {"Device Name": "AMD Instinct MI300X OAM", "Card Series": "AMD Instinct MI300X OAM",
+            "Card Vendor": "Advanced Micro Devices, Inc. [AMD/ATI]", "PCI Bus": f"0000:{0x0C + i * 0x10:02X}:00.0",
+            "VRAM Total Memory (B)": "206141652992"}
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_rocm_smi_csv_with_a_quoted_comma_in_the_vendor_reads_every_card(capsys, tmp_path, eol):
+    # rocmsmi_csv_8: 0 modules instead of 8 ("Advanced Micro Devices, Inc. [AMD/ATI]" split at its comma)
+    rows = ["device," + ",".join(ROCM_FIELDS)]
+    rows += [f"card{i}," + ",".join(f'"{v}"' if "," in v else v for v in _rocm_card(i).values()) for i in range(8)]
+    data = _inventory(capsys, _write(tmp_path, "rocm.csv", "\ufeff" + eol.join(rows) + eol))
+    assert len(data["modules"]) == 8
+    assert data["modules"][7]["bus_id"] == "0000:7C:00.0"
+
+
+def test_rocm_smi_json_with_a_card_twice_says_so_and_keeps_the_first(capsys, tmp_path):
+    body = json.dumps({f"card{i}": _rocm_card(i) for i in range(8)})
+    text = body[:-1] + ', "card3": ' + json.dumps(_rocm_card(3)) + "}"
+    data = _inventory(capsys, _write(tmp_path, "rocm.json", text))
+    assert len(data["modules"]) == 8
+    assert any("'card3'" in n and "twice" in n for n in data["notes"]), data["notes"]

@@ -10,6 +10,7 @@ module and the backend's translation only.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections.abc import Callable
@@ -143,8 +144,9 @@ def _json(lines: list[Line], out: ListedParse) -> None:
         ln.text.rstrip()[-1:] in "]}" for ln in lines) else -1
     if end < start:
         return
+    twice: list[str] = []
     try:
-        data = json.loads("\n".join(ln.text for ln in lines[start:end + 1]))
+        data = json.loads("\n".join(ln.text for ln in lines[start:end + 1]), object_pairs_hook=_first_of(twice))
     except (ValueError, RecursionError):
         return
     readers: tuple[tuple[str, Callable[[object, ListedParse], bool]], ...] = (
@@ -153,7 +155,25 @@ def _json(lines: list[Line], out: ListedParse) -> None:
         if reader(data, out):
             out.kinds.append(kind)
             out.claimed |= {ln.no for ln in lines[start:end + 1]}
+            if twice:
+                more = f" and {len(twice) - 4} more" if len(twice) > 4 else ""
+                out.notes.append(f"{kind}: key(s) given twice in one JSON object: {', '.join(twice[:4])}{more}: "
+                                 "the first kept (a listing pasted twice, or edited?)")
             return
+
+
+def _first_of(twice: list[str]) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
+    """json's object_pairs_hook: a key given twice in one object keeps its first value and is named in
+    ``twice`` (json alone keeps the last, silently)."""
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        kept: dict[str, object] = {}
+        for key, value in items:
+            if key not in kept:
+                kept[key] = value
+            elif len(twice) < 64:
+                twice.append(f"{key[:40]!r}" + ("" if kept[key] == value else " (the two differ)"))
+        return kept
+    return pairs
 
 
 def _flat(obj: object, prefix: str = "") -> dict[str, str]:
@@ -238,14 +258,23 @@ def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
         out.kinds.append("rocm-smi -a")
 
 
+def _csv_cells(text: str) -> list[str]:
+    """One CSV line's cells as a CSV reader reads them: rocm-smi quotes a cell holding a comma
+    ("Advanced Micro Devices, Inc. [AMD/ATI]", its Card vendor), which a split at each comma broke."""
+    try:
+        return next(csv.reader([text]), [])
+    except csv.Error:
+        return []
+
+
 def _rocm_smi_csv(lines: list[Line], out: ListedParse) -> None:
     at = next((i for i, ln in enumerate(lines) if ln.text.startswith("device,")), None)
     if at is None:
         return
-    header = lines[at].text.split(",")
+    header = _csv_cells(lines[at].text)
     out.claimed.add(lines[at].no)
     for ln in lines[at + 1:]:
-        cells = ln.text.split(",")
+        cells = _csv_cells(ln.text)
         if not cells or not re.fullmatch(r"card(\d+|system)", cells[0]) or len(cells) != len(header):
             break
         out.claimed.add(ln.no)
