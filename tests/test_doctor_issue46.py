@@ -73,3 +73,73 @@ def test_freebsd_drm_kmod_amdgpu_lines_are_read(capsys, tmp_path):
            "[drm ERROR :mes_v11_0_submit_pkt_and_poll_completion] MES failed to response msg=3\n")
     code, data = _doctor(capsys, tmp_path, log)
     assert code == 1 and _found(data) == {("module_hung_reset", "an AMD module, bus id not in the log")}
+
+
+# --- topo -m: one degraded module on an NVSwitch board; host sides from NUMA Affinity ---------------------
+def _topo_m(nv: dict[int, int], numa: tuple[int, ...] = (0, 0, 0, 0, 1, 1, 1, 1)) -> str:
+    """nvidia-smi topo -m of 8 modules on NVSwitch and 4 NICs, as the tool prints it (tabs); ``nv``:
+    a module's links up (the rest 18); a pair reads the fewer of its two."""
+    gpus, nics = [f"GPU{i}" for i in range(8)], [f"NIC{i}" for i in range(4)]
+
+    def cell(a: str, b: str) -> str:
+        if a == b:
+            return "X"
+        ia, ib = int(a[3:]), int(b[3:])
+        if a[:3] == b[:3] == "GPU":
+            return f"NV{min(nv.get(ia, 18), nv.get(ib, 18))}"
+        if a[:3] == b[:3] == "NIC":
+            return "NODE" if ia // 2 == ib // 2 else "SYS"
+        g, n = (ia, ib) if a.startswith("GPU") else (ib, ia)
+        return "PXB" if g // 2 == n else "NODE" if g // 4 == n // 2 else "SYS"
+
+    rows = ["\t" + "\t".join(gpus + nics) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"]
+    for d in gpus + nics:
+        aff = f"\t{'0-47' if numa[int(d[3:])] == 0 else '48-95'}\t{numa[int(d[3:])]}\t\tN/A" if d[:3] == "GPU" else ""
+        rows.append(d + "\t" + "\t".join(cell(d, e) for e in gpus + nics) + aff)
+    rows += ["", "Legend:", "", "  X    = Self", "  NV#  = Connection traversing a bonded set of # NVLinks", "",
+             "NIC Legend:", ""] + [f"  NIC{i}: mlx5_{i}" for i in range(4)]
+    return "\n".join(rows) + "\n"
+
+
+def test_one_module_with_fewer_links_to_the_switches_is_named_without_expect(capsys, tmp_path):
+    code, data = _doctor(capsys, tmp_path, _topo_m({3: 16}), "--all", name="topo.txt")
+    (f,) = [f for f in data["findings"] if f["cause"] == "nvlink_down"]
+    assert code == 1 and f["module"] == "gpu3" and f["evidence"]["detail"] == "gpu3: 16 of 18 NVLinks to the switches"
+
+
+def test_with_expect_the_degraded_module_is_one_link_not_wiring(capsys, tmp_path):
+    path = tmp_path / "topo.txt"
+    path.write_text(_topo_m({3: 16}), encoding="utf-8")
+    assert main(["topo", "--from", str(path), "--expect", "hgx-h200-8", "--json"]) == 1
+    diffs = json.loads(capsys.readouterr().out)["differences"]
+    assert [(d["kind"], d["between"]) for d in diffs] == [("link_degraded", ["gpu3", "nvswitch0"])], diffs
+    _, data = _doctor(capsys, tmp_path, _topo_m({3: 16}), "--expect", "hgx-h200-8", name="topo.txt")
+    assert {(f["cause"], tuple(f.get("between") or ())) for f in data["findings"]} == {
+        ("link_degraded", ("gpu3", "nvswitch0"))}
+
+
+def test_a_healthy_switched_board_matches_and_names_nothing(capsys, tmp_path):
+    path = tmp_path / "topo.txt"
+    path.write_text(_topo_m({}), encoding="utf-8")
+    assert main(["topo", "--from", str(path), "--expect", "hgx-h200-8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["differences"] == []
+    _, data = _doctor(capsys, tmp_path, _topo_m({}), "--all", name="topo.txt")
+    assert not [f for f in data["findings"] if f["cause"] in ("nvlink_down", "link_degraded")]
+
+
+def test_host_sides_come_from_the_numa_affinity_column(capsys, tmp_path):
+    path = tmp_path / "topo.txt"
+    path.write_text(_topo_m({}), encoding="utf-8")
+    main(["topo", "--from", str(path), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert [data["host_paths"][f"gpu{i}"]["socket"] for i in range(8)] == ["cpu0"] * 4 + ["cpu1"] * 4
+    assert any("cpu0 = NUMA node 0, cpu1 = NUMA node 1" in n for n in data["notes"]), data["notes"]
+
+
+def test_a_matrix_cut_inside_its_last_cell_is_read_up_to_the_cut(capsys, tmp_path):
+    path = tmp_path / "topo.txt"
+    cut = _topo_m({}).split("\nGPU5\t")[0] + "\nGPU5\t" + "NV18\t" * 5 + "X\tNV18\tNV18\tSY\n"  # the paste ends mid-cell
+    path.write_text(cut, encoding="utf-8")
+    assert main(["topo", "--from", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any("ends inside row GPU5's cell 'SY'" in n for n in data["notes"]), data["notes"]

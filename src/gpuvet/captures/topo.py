@@ -81,6 +81,10 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
                 break
             continue
         name, values = row[0], row[1:]
+        if ln is next(x for x in reversed(lines) if x.text.strip()) and values and not _CELL.fullmatch(CELL_ALIASES.get(values[-1], values[-1])):
+            topo.notes.append(f"topo -m: the capture ends inside row {name}'s cell {values[-1]!r} (cut): "
+                              "that cell is left out")
+            values = values[:-1]
         if name in topo.devices:
             raise CaptureError(f"row {name} appears twice", where=where, fix="give one `nvidia-smi topo -m` per file.")
         topo.devices.append(name)
@@ -96,7 +100,8 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     missing = [d for d in header if d not in topo.devices]
     if missing:
         topo.notes.append(f"topo -m: {', '.join(missing)} named in the header have no row (the capture is cut): "
-                          "left out of the node, not guessed")
+                          "a GPU without its row is left out of the node, not guessed; a NIC is kept only "
+                          "through the cells of the rows read")
     if rows_cut:
         topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
                           "other rows' columns where those exist")

@@ -18,6 +18,7 @@ from gpuvet.doctor.capture_pairs import captured_pairs
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.peers import peer_degraded
 from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import tools_for
 
@@ -113,6 +114,10 @@ def link_state(ev: Evidence) -> Outcome:
         if d.kind in ("link_down", "link_degraded") and d.between:
             found.append(finding(d.kind, HIGH, between=d.between, detail=d.detail, expected=str(d.expected),
                                  measured=str(d.found)))
+    peer_cited: list[Cited] = []
+    if ev.differences is None and ev.node is not None:  # undeclared: the design the peers inside the node show
+        peer_found, peer_cited = peer_degraded(ev.node, ev.source)
+        found += peer_found
     covered = {m for f in found for m in (f.between or ())}  # telemetry about a link the diff already names
     for e in ev.events("link_degraded"):
         if not e.module or e.module in covered:
@@ -133,7 +138,7 @@ def link_state(ev: Evidence) -> Outcome:
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
-    cited = _diff_cited(ev, "links") + _window_cited(ev, "link_degraded events", "none")
+    cited = _diff_cited(ev, "links") + _window_cited(ev, "link_degraded events", "none") + peer_cited
     cited += [Cited(ev.smi_source(), "PCIe Link Width current / max", f"x{h.pcie_width} / x{h.pcie_width_max}",
                     where=h.module) for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None]
     if ev.inventory is not None and ev.differences is None:

@@ -102,8 +102,39 @@ def infer_pcie_tree(devices: list[str], rel: Relations, socket_of: Mapping[str, 
 
 
 def _socket_groups(devices: list[str], rel: Relations, socket_of: Mapping[str, int | None]) -> list[list[str]]:
-    if devices and all(socket_of.get(d) is not None for d in devices):
-        numbers = sorted({n for d in devices if (n := socket_of[d]) is not None})
-        return [[d for d in devices if socket_of[d] == n] for n in numbers]
+    """Devices by host side: the NUMA node each row read (topo -m's NUMA Affinity), a device without
+    one on the side of a device it shares a PCIe path below the SMP link with; the rest, unread, by
+    their relations alone (a group of their own, never a side guessed from a number)."""
     same_socket = {PcieRelation.PIX, PcieRelation.PXB, PcieRelation.PHB, PcieRelation.NODE}
-    return _components(devices, rel, same_socket) if devices else [[]]
+    known = {d: n for d in devices if (n := socket_of.get(d)) is not None}
+    if not known:
+        return _components(devices, rel, same_socket) if devices else [[]]
+    groups: dict[int, list[str]] = {n: [] for n in dict.fromkeys(known.values())}  # cpu0 is the first row's side
+    unread: list[str] = []
+    for d in devices:
+        side = known.get(d)
+        if side is None:
+            side = next((known[o] for o in known if rel.get(frozenset((d, o))) in same_socket), None)
+        if side is None:
+            unread.append(d)
+        else:
+            groups[side].append(d)
+    known_sides = list(groups.values())
+    for rest in ([unread], _components(unread, rel, same_socket)) if unread else ([],):
+        out = known_sides + [g for g in rest if g]  # the unread together (one side not read) where the cells allow
+        if numa_agrees(out, rel):
+            return out
+    return _components(devices, rel, same_socket)
+
+
+def numa_agrees(groups: list[list[str]], rel: Relations) -> bool:
+    """Whether host sides drawn from NUMA nodes keep every relation read: no SYS pair on one side,
+    no pair below one socket (PIX…NODE) split across two. Where they disagree the matrix is kept."""
+    side = {d: i for i, g in enumerate(groups) for d in g}
+    for pair, r in rel.items():
+        a, b = tuple(pair)
+        if a not in side or b not in side or r is None:
+            continue
+        if (r is PcieRelation.SYS) == (side[a] == side[b]):
+            return False
+    return True
