@@ -26,7 +26,7 @@ from gpuvet.health.model import CHECKS as HEALTH_CHECKS
 from gpuvet.health.model import Status
 
 DATA = Path(__file__).parent / "data" / "captures"
-CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.name != "README.md")
+CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md")
 
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
@@ -47,6 +47,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "local"},  # the RDMA tools' listings, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
+    "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 

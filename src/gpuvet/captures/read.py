@@ -19,11 +19,13 @@ from gpuvet.captures import (
     amd_smi,
     bench,
     dcgm,
+    fabric_manager,
     hccl,
     kernel,
     links,
     nic_tools,
     npu_smi,
+    perftest,
     smi_text,
     smi_xml,
     topo,
@@ -46,7 +48,7 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi 
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
             "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
-            "ibv_devinfo or ibdev2netdev")
+            "ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal")
 
 
 @dataclass
@@ -66,6 +68,8 @@ class FileCapture:
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
     npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
+    fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
+    perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
@@ -253,6 +257,7 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     fc.nics, more = nic_tools.parse([ln for ln in lines if ln.no not in claimed])  # the RDMA NICs
     claimed |= more
     fc.kinds += fc.nics.kinds
+    claimed |= _network_tools(fc, [ln for ln in lines if ln.no not in claimed])
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:
@@ -267,6 +272,16 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
 
 
 def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int]) -> None:
+def _network_tools(fc: FileCapture, lines: list[Line]) -> set[int]:
+    """The fabric manager's journal and perftest runs: read before nvidia-smi -q, whose `Key : value`
+    shape would otherwise take perftest's header for modules."""
+    fc.fabric_manager, fc.perftest = fabric_manager.parse(lines), perftest.parse(lines)
+    for parsed, kind in ((fc.fabric_manager, "fabric manager log"), (fc.perftest, "perftest")):
+        if parsed.claimed:
+            fc.kinds.append(kind)
+    return fc.fabric_manager.claimed | fc.perftest.claimed
+
+
     if "test_categories" not in text:
         return
     body = "\n".join(ln.text for ln in lines)

@@ -17,9 +17,9 @@ from gpuvet.doctor.capture_failures import (
 )
 from gpuvet.doctor.capture_verdicts import tool_verdicts
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.fabric_steps import fabric_registration
+from gpuvet.doctor.fabric_steps import fabric_manager, fabric_registration
 from gpuvet.doctor.model import Cited, Finding, finding
-from gpuvet.doctor.nic_steps import nic_ports
+from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
@@ -192,5 +192,6 @@ CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "captured_links": captured_links, "dcgm_diag": dcgm_diag,
     "kernel_messages": kernel_messages, "kernel_messages:presence": kernel_presence_messages,
     "benchmark_failures": benchmark_failures, "tool_verdicts": tool_verdicts, "nic_ports": nic_ports,
-    "fabric_registration": fabric_registration,
+    "fabric_registration": fabric_registration, "fabric_manager": fabric_manager,
+    "rdma_bandwidth": rdma_bandwidth,
 }

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from gpuvet.captures import bench, kernel, read, smi_text
 from gpuvet.captures.bench import NcclFailure, NvbWaived
+from gpuvet.captures.fabric_manager import FabricManagerLog
 from gpuvet.captures.kernel import KernelEvent
+from gpuvet.captures.perftest import PerftestRun
 from gpuvet.captures.records import (
     CopyCheckFailure,
     DcgmResult,
@@ -63,6 +65,8 @@ class Captures:
     read_as: dict[str, list[str]] = field(default_factory=dict)  # file name -> the kinds read in it (cited as evidence)
     clock_reasons_read: set[str] = field(default_factory=set)  # modules whose capture had a clock-reasons section
     verdicts: list[ToolVerdict] = field(default_factory=list)  # npu-smi Health, amd-smi RAS/ECC, per listed module
+    fabric_manager: list[tuple[str, FabricManagerLog]] = field(default_factory=list)  # (file, its FM lines)
+    perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -107,6 +111,9 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
     caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules) for v in verdicts(m)]
+    if fc.fabric_manager.events:
+        caps.fabric_manager.append((label, fc.fabric_manager))
+    caps.perftest += [(label, run) for run in fc.perftest.runs]
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
 
 

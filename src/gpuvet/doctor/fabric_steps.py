@@ -8,7 +8,7 @@ from __future__ import annotations
 from gpuvet.captures.records import ModuleHealth
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, finding
-from gpuvet.doctor.outcome import HIGH, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.node import vendor_tools
 
 
@@ -37,3 +37,31 @@ def fabric_registration(ev: Evidence) -> Outcome:
     return clear(f"{len(read)} module(s) registered with the NVLink fabric",
                  *(Cited(source, "Fabric State / Status", f"{h.fabric_state} / {h.fabric_status}", h.module)
                    for h in read))
+
+
+def fabric_manager(ev: Evidence) -> Outcome:
+    """The fabric manager's service as its journal tells it: not needed on a board without NVSwitches
+    (NV_WARN_NOTHING_TO_DO: its failure is expected), failed or stopped last (the domain is not set up),
+    or running."""
+    logs = ev.captures.fabric_manager
+    if not logs:
+        return unknown("no fabric manager journal (give journalctl -u nvidia-fabricmanager or its "
+                       "systemctl status)")
+    found = []
+    cited = []
+    for label, log in logs:
+        last = log.last_state
+        if log.nothing_to_do:
+            hit = next(e for e in log.events if e.kind == "nothing_to_do")
+            found.append(finding("fabric_manager_not_needed", HIGH, line=hit.line, reading=hit.text, file=label))
+        elif last is not None and last.kind in ("failed", "stopped"):
+            errors = [e.text for e in log.events if e.kind == "error"][-3:]
+            found.append(finding("fabric_manager_failed", MEDIUM, line=last.line, reading=last.text, file=label,
+                                 errors=errors))
+        if last is not None:
+            cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
+    if found:
+        return confirmed(f"{len(found)} fabric manager finding(s)", *found)
+    if not cited:
+        return unknown("can't tell: the fabric manager's lines name no start, stop or failure")
+    return clear("the fabric manager is running", *cited)

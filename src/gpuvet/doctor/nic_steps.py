@@ -46,3 +46,36 @@ def nic_ports(ev: Evidence) -> Outcome:
     if not cited:
         return unknown(f"can't tell: {len(readings.nics)} NIC(s) listed without their ports")
     return clear(nics.summary(readings), *cited)
+
+
+BW_SIZE_MIN = 65536  # smaller messages are message-rate bound: their Gb/s says nothing about the link
+BW_SHARE_MIN = 0.8  # perftest's write/read/send BW reaches ~95 % of the line rate at large messages
+
+
+def rdma_bandwidth(ev: Evidence) -> Outcome:
+    """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
+    gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only."""
+    runs = [(label, r) for label, r in ev.captures.perftest if r.test.endswith("BW")]
+    if not runs:
+        return unknown("no perftest bandwidth run (give ib_write_bw / ib_read_bw / ib_send_bw output)")
+    readings = _readings(ev)
+    rates = {n.device: max((p.rate_gbps or 0.0) for p in n.ports) for n in readings.nics} \
+        if isinstance(readings, NicReadings) else {}
+    found, cited = [], []
+    for label, run in runs:
+        big = [r for r in run.rows if r.size_bytes >= BW_SIZE_MIN]
+        rate = rates.get(run.device or "")
+        if not big or not rate:
+            continue
+        best = max(r.bw_avg_gbps for r in big)
+        cited.append(Cited(label, f"{run.test} on {run.device}", f"{best:.1f} of {rate:g} Gb/s"))
+        if best < rate * BW_SHARE_MIN:
+            found.append(finding("rdma_bandwidth_low", HIGH, None, nic=run.device, reading=f"{run.test} "
+                                 f"{best:.1f} Gb/s at {max(r.size_bytes for r in big):,} B, {best / rate:.0%} of "
+                                 f"the port's {rate:g} Gb/s", file=label))
+    if found:
+        return confirmed(f"{len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate", *found)
+    if not cited:
+        return unknown("can't tell: the perftest runs have no message of 64 KiB or more, or their device's rate "
+                       "is not in the evidence (give ibstat with them)")
+    return clear("perftest reaches the port's rate", *cited)

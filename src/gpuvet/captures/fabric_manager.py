@@ -1,0 +1,65 @@
+"""The NVLink fabric manager's own words, as its journal, `systemctl status` and log print them:
+NV_WARN_NOTHING_TO_DO (a board without NVSwitches: nothing to manage, its "failure" is expected), a
+start that configured the switches, a service that failed or was stopped, its [ERROR] lines. The
+last word about the service is its state; earlier ones are history."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_FM = re.compile(r"nv-fabricmanager|nvidia-fabricmanager|fabricmanager\.|Fabric Manager", re.IGNORECASE)
+_NOTHING = re.compile(r"NV_WARN_NOTHING_TO_DO")
+_STARTED = re.compile(r"Successfully configured all the available NVSwitches|Started \"?Nvidia Fabric Manager|"
+                      r"Active: active \(running\)", re.IGNORECASE)
+_FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
+                     r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code", re.IGNORECASE)
+_STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
+_ERROR = re.compile(r"\[ERROR\]")
+
+
+@dataclass(frozen=True)
+class FmEvent:
+    kind: str  # nothing_to_do, started, failed, stopped, error
+    line: int
+    text: str
+
+
+@dataclass
+class FabricManagerLog:
+    events: list[FmEvent] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return any(e.kind == "nothing_to_do" for e in self.events)
+
+    @property
+    def last_state(self) -> FmEvent | None:
+        """The service's last start, failure or stop: what it is now, as far as the capture goes."""
+        states = [e for e in self.events if e.kind in ("started", "failed", "stopped")]
+        return states[-1] if states else None
+
+
+def _kind(text: str) -> str | None:
+    for kind, pattern in (("nothing_to_do", _NOTHING), ("failed", _FAILED), ("started", _STARTED),
+                          ("stopped", _STOPPED), ("error", _ERROR)):
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def parse(lines: list[Line]) -> FabricManagerLog:
+    out = FabricManagerLog()
+    if not any(_FM.search(ln.text) for ln in lines[:5000]):
+        return out
+    for ln in lines:
+        kind = _kind(ln.text)  # systemctl status' "Active:" line names no fabric manager itself
+        if not (_FM.search(ln.text) or kind is not None):
+            continue
+        out.claimed.add(ln.no)
+        if kind is not None:
+            out.events.append(FmEvent(kind, ln.no, ln.text.strip()[:300]))
+    return out

@@ -1,0 +1,76 @@
+"""perftest's output (ib_write_bw, ib_read_bw, ib_send_bw; their _lat siblings) as people paste it:
+the header block (`Device : mlx5_0`, `Link type : IB`), the local/remote address lines and the
+result rows (`#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]`, or Gb/sec with
+--report_gbits). Its `Key : value` header is perftest's, never an nvidia-smi -q module."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\w*)\b[\w ]{0,30}?\b(BW|Latency)\s+Test\b",
+                    re.IGNORECASE)  # "RDMA_Write BW Test", "RDMA_Write Post List BW Test"
+_UNITS = re.compile(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[(MB|Gb|MiB)/sec\]",
+                    re.IGNORECASE)
+_ROW = re.compile(r"^\s*\**\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\**\s*$")
+_DEVICE = re.compile(r"\bDevice\s+:\s*([\w.-]+)")
+_LINK = re.compile(r"\bLink type\s+:\s*(\w+)")
+_RULE = re.compile(r"^\s*-{20,}\s*$")
+_HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|\s*(local|remote) address:.*)$")
+
+
+@dataclass(frozen=True)
+class PerftestRow:
+    size_bytes: int
+    bw_avg_gbps: float  # Gb/s
+
+
+@dataclass
+class PerftestRun:
+    test: str
+    device: str | None = None
+    link_type: str | None = None
+    rows: list[PerftestRow] = field(default_factory=list)
+
+
+@dataclass
+class PerftestParse:
+    runs: list[PerftestRun] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+
+
+def _gbps(value: float, unit: str) -> float:
+    return value if unit.lower() == "gb" else value * 8 / 1000 * (1.048576 if unit.lower() == "mib" else 1.0)
+
+
+def parse(lines: list[Line]) -> PerftestParse:
+    out = PerftestParse()
+    run: PerftestRun | None = None
+    unit = "MB"
+    for ln in lines:
+        if (m := _TITLE.match(ln.text)) is not None:
+            run = PerftestRun(f"{m.group(1)} {m.group(2)}")
+            out.runs.append(run)
+        elif run is None and _UNITS.search(ln.text):  # result rows pasted without the header block
+            run = PerftestRun("unknown")
+            out.runs.append(run)
+        if run is None:
+            continue
+        if (u := _UNITS.search(ln.text)) is not None:
+            unit = u.group(2)
+        elif (m := _ROW.match(ln.text)) is not None:
+            run.rows.append(PerftestRow(int(m.group(1)), _gbps(float(m.group(4)), unit)))
+        elif (d := _DEVICE.search(ln.text)) is not None:
+            run.device = run.device or d.group(1)
+        elif (k := _LINK.search(ln.text)) is not None:
+            run.link_type = k.group(1)
+        elif not (_HEADER.match(ln.text) or _TITLE.match(ln.text)):
+            continue
+        out.claimed.add(ln.no)
+        if (d := _DEVICE.search(ln.text)) is not None:
+            run.device = run.device or d.group(1)
+    if out.runs:  # perftest's rules of dashes, the one above the first title included
+        out.claimed |= {ln.no for ln in lines if _RULE.match(ln.text)}
+    return out
