@@ -253,3 +253,48 @@ def test_rocm_smi_json_with_a_card_twice_says_so_and_keeps_the_first(capsys, tmp
     data = _inventory(capsys, _write(tmp_path, "rocm.json", text))
     assert len(data["modules"]) == 8
     assert any("'card3'" in n and "twice" in n for n in data["notes"]), data["notes"]
+
+
+# --- 3, 5. topo -m: an unknown column title; a second matrix in the file -----------------------------
+def topo_m(n: int = 8, cell: str = "NV18", odd: dict[frozenset[int], str] | None = None,
+           titles: str = "CPU Affinity\tNUMA Affinity\tGPU NUMA ID") -> str:
+    odd = odd or {}
+    lines = ["\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\t" + titles]
+    for i in range(n):
+        cells = [" X " if i == j else odd.get(frozenset((i, j)), cell) for j in range(n)]
+        lines.append(f"GPU{i}\t" + "\t".join(cells) + f"\t0-55\t{0 if i < n // 2 else 1}\t\tN/A")
+    return "\n".join(lines + ["", "Legend:", "", "  X    = Self", "  NV#  = Connection traversing a bonded set of # "
+                              "NVLinks", ""])
+
+
+def _topo(capsys: pytest.CaptureFixture[str], path: str) -> dict[str, Any]:
+    code, data, err = _run(capsys, "topo", "--from", path, "--json")
+    assert code in (0, 1), err
+    return data
+
+
+def test_an_unknown_column_title_costs_that_column_not_the_matrix(capsys, tmp_path):
+    # topo_nonascii_header: exit 2, "nothing in it is output gpuvet can read"
+    text = topo_m(8, titles="Afinidad de CPU ñ\tNUMA Affinity\tGPU NUMA ID")
+    data = _topo(capsys, _write(tmp_path, "topo.txt", text))
+    assert len(data["modules"]) == 8
+    assert any("'Afinidad de CPU ñ'" in n for n in data["notes"]), data["notes"]
+    assert any("gpu4 1" in n for n in data["notes"])  # the NUMA Affinity column after it is still read
+
+
+def test_prose_that_names_gpu0_is_still_no_header(capsys, tmp_path):
+    code, _, err = _run(capsys, "topo", "--from", _write(tmp_path, "t.txt", "GPU0\tis slow today\n"), "--json")
+    assert code == 2
+
+
+@pytest.mark.parametrize(("odd", "said"), [
+    ({}, "the same as the first"),
+    ({frozenset((0, 1)): "NV12"}, "differs from the first (GPU0-GPU1 NV18 then NV12)"),
+])
+def test_a_second_matrix_in_the_file_is_named_and_compared(capsys, tmp_path, odd, said):
+    # topo_twice_in_file, topo_second_capture_differs: "line(s) 21–29: not output gpuvet reads"
+    data = _topo(capsys, _write(tmp_path, "topo.txt", topo_m(8) + "\n" + topo_m(8, odd=odd)))
+    second = [n for n in data["notes"] if "second matrix" in n]
+    assert len(second) == 1 and said in second[0] and "the first one (line 1) is used" in second[0]
+    assert not [n for n in data["notes"] if "not output gpuvet reads" in n]
+    assert data["matrix"]["gpu0"]["gpu1"]["label"] == "NV18"  # the first matrix's cell

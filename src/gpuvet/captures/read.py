@@ -261,6 +261,7 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:
+        topo.again(rest, fc.topo, where)  # a second matrix in the file: compared with the first, said
         claimed |= fc.topo.claimed
         fc.kinds.append("nvidia-smi topo -m")
     smi = smi_text.parse([ln for ln in rest if ln.no not in claimed], where)

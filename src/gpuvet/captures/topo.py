@@ -47,9 +47,23 @@ def header_index(lines: list[Line]) -> int | None:
 
 
 def _is_header(text: str) -> bool:
-    """Every token names a device or an affinity column (so a line of prose that mentions GPU0 is not)."""
-    tokens = _split(text)
-    return "GPU0" in tokens and all(_DEVICE.fullmatch(t) or _AFFINITY.search(t) for t in tokens)
+    """Devices, then column titles: the affinity ones, and at most two others beside at least one of them (a
+    localised or newer title, 'Afinidad de CPU'), so a line of prose that mentions GPU0 is not a header."""
+    devices, titles = _columns(_split(text))
+    unknown = [t for t in titles if not _AFFINITY.search(t)]
+    return "GPU0" in devices and (not unknown or (len(unknown) <= 2 and len(unknown) < len(titles)))
+
+
+def _unknown_titles(titles: list[str], line: int) -> list[str]:
+    unknown = [t for t in titles if not _AFFINITY.search(t)]
+    return [f"topo -m: column title(s) {', '.join(repr(t[:40]) for t in unknown)} in the header (line {line}) are "
+            "not ones gpuvet knows: the GPU columns are read, not those"] if unknown else []
+
+
+def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """The header's device names (its leading run) and the column titles after them, in order."""
+    n = next((i for i, t in enumerate(tokens) if not _DEVICE.fullmatch(t)), len(tokens))
+    return tokens[:n], tokens[n:]
 
 
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
@@ -57,9 +71,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     at = header_index(lines)
     if at is None:
         return None
-    tokens = _split(lines[at].text)
-    header = [t for t in tokens if not _AFFINITY.search(t)]
-    extra = [t for t in tokens if _AFFINITY.search(t)]
+    header, extra = _columns(_split(lines[at].text))
     dupes = sorted({d for d in header if header.count(d) > 1})
     if dupes:
         raise CaptureError(f"the header names {', '.join(dupes)} more than once", where=where,
@@ -68,6 +80,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         raise CaptureError(f"{len(header)} devices in the header (at most {MAX_DEVICES})", where=where,
                            fix="give the capture of one node.")
     topo = TopoMatrix([], {}, {}, claimed={lines[at].no})
+    topo.notes += _unknown_titles(extra, lines[at].no)
     if not lines[at].text[:1].isspace():
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
                           "read as the header")
@@ -106,6 +119,43 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
                           "other rows' columns where those exist")
     return topo
+
+
+MAX_MATRICES = 16  # further topo -m matrices compared with the first in one file; past it, counted
+
+
+def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
+    """Each further `topo -m` in the lines (a log appended twice; the morning's and the evening's): its
+    lines are the capture's, and a note says whether it matches the first, which is the one used."""
+    start, seen = min(first.claimed), 0
+    while (at := header_index(rest := [ln for ln in lines if ln.no > start])) is not None:
+        start, seen = rest[at].no, seen + 1
+        if seen > MAX_MATRICES:
+            first.notes.append(f"topo -m: more than {MAX_MATRICES} further matrices in the file: the rest not compared")
+            return
+        try:
+            other = parse(rest[at:], where)
+        except CaptureError as exc:
+            first.claimed.add(start)
+            first.notes.append(f"topo -m: a second matrix at line {start} cannot be read ({exc.what}): the first "
+                               "one is used")
+            continue
+        first.claimed |= other.claimed
+        first.notes.append(f"topo -m: a second matrix at line {start}, {_differs(first, other)}: the first one "
+                           f"(line {min(first.claimed)}) is used")
+
+
+def _differs(first: TopoMatrix, other: TopoMatrix) -> str:
+    """'the same as the first', or how it differs (devices, then cells: at most four named)."""
+    diff = [f"{d} only in the second" for d in other.devices if d not in first.devices]
+    diff += [f"{d} only in the first" for d in first.devices if d not in other.devices]
+    pairs = sorted(set(first.cells) | set(other.cells), key=sorted)
+    diff += [f"{'-'.join(sorted(p))} {first.cells.get(p, 'not shown')} then {other.cells.get(p, 'not shown')}"
+             for p in pairs if first.cells.get(p) != other.cells.get(p) and p <= set(first.devices) & set(other.devices)]
+    if not diff:
+        return "the same as the first"
+    more = f" and {len(diff) - 4} more" if len(diff) > 4 else ""
+    return f"which differs from the first ({'; '.join(diff[:4])}{more})"
 
 
 def _set(topo: TopoMatrix, a: str, b: str, cell: str, where: str) -> None:
