@@ -10,7 +10,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 JOBS = ("validate", "watch", "doctor", "plan", "health")  # side by side: none imports another
-BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node")
+BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node", "knowledge")
 FACES = ("cli", "fleet")  # may import jobs; nothing else may import them
 
 
@@ -100,6 +100,12 @@ def test_node_imports_nothing_of_gpuvet_but_its_errors() -> None:
     bad = [(m, line, n) for m, line, n in edges()
            if _package(m) == "node" and _package(n) not in (None, "node", "errors")]
     assert not bad, _violations("node/ is pure: it imports only itself and gpuvet.errors", bad)
+
+
+def test_the_knowledge_base_imports_nothing_of_gpuvet() -> None:
+    """knowledge/ is data and its loaders: every layer may read it, it reads none (issue 42)."""
+    bad = [(m, line, n) for m, line, n in edges() if _package(m) == "knowledge" and _package(n) not in (None, "knowledge")]
+    assert not bad, _violations("knowledge/ imports another part of gpuvet", bad)
 
 
 def test_only_the_faces_import_rich_or_typer() -> None:

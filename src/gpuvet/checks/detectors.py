@@ -11,12 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels, throttle_reasons
+from gpuvet import knowledge
 from gpuvet.checks.events import Event, Severity
 
 THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
                  | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)
 THROTTLE_MASK = int(THROTTLE_BITS)  # a plain int: ``int & IntFlag`` goes through enum machinery on every sample
-FATAL_XIDS = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120}  # DBE, row remap, NVLink, off the bus, ECC, GSP
+FATAL_XIDS = set(knowledge.fatal_xids())  # severity critical in gpuvet.knowledge (xids.yaml, NVIDIA's catalog)
 
 
 class Detector(ABC):
@@ -252,12 +253,18 @@ class EccDetector(Detector):
 
 
 class XidDetector(Detector):
+    """Each Xid at the severity and with the action of gpuvet.knowledge (NVIDIA's resolution bucket)."""
+
     kind = "xid"
 
     def observe(self, s: Sample) -> list[Event]:
-        return [Event("xid", Severity.CRITICAL if code in FATAL_XIDS else Severity.WARN, s.module, s.t,
-                      f"Xid {code}" + (" (fatal: drain and reset the module)" if code in FATAL_XIDS else ""),
-                      {"code": code}, uuid=s.uuid) for code in s.xids]
+        return [self._event(s, knowledge.xid(code)) for code in s.xids]
+
+    @staticmethod
+    def _event(s: Sample, x: knowledge.Xid) -> Event:
+        fatal = " (fatal: drain and reset the module)" if x.drains else ""
+        return Event("xid", Severity(x.severity), s.module, s.t, f"Xid {x.code}{fatal}: {x.meaning}",
+                     {"code": x.code, "bucket": x.bucket, "action": x.action}, uuid=s.uuid)
 
 
 def default_detectors() -> list[Detector]:

@@ -339,11 +339,7 @@ def xid_log(ev: Evidence) -> Outcome:
     found = []
     for module, codes in xids.items():
         for code in sorted(set(codes)):
-            if code == 79:
-                found.append(finding("module_fell_off_bus", HIGH, module=module, xid=79, meaning=xid_catalogue.meaning(79)))
-            else:
-                found.append(finding("xid", HIGH, module=module, fix=xid_catalogue.action(code), xid=code,
-                                     meaning=xid_catalogue.meaning(code)))
+            found.append(xid_catalogue.xid_finding("module_fell_off_bus" if code == 79 else "xid", HIGH, module, code))
     return confirmed("the driver reported Xid errors", *found)
 
 

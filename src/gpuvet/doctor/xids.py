@@ -1,16 +1,18 @@
-"""The Xid catalogue (data in causes.yaml): what each code means and NVIDIA's documented action;
-the NVRM messages without an Xid are read from captures/kernel_messages.yaml (shared with health)."""
+"""The Xid catalogue doctor reads: gpuvet.knowledge (xids.yaml, every Xid of NVIDIA's catalog with
+its resolution bucket, severity and action); the NVRM messages without an Xid are read from
+captures/kernel_messages.yaml (shared with health)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
-from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
+from gpuvet import knowledge
 from gpuvet.captures.kernel_messages import KernelMessageInfo as KernelMessageInfo
 from gpuvet.captures.kernel_messages import kernel_message_catalog as kernel_message_catalog
+from gpuvet.doctor.model import Finding, finding
 
 UNKNOWN = "not in gpuvet's list; see NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors)"
 
@@ -20,12 +22,13 @@ class XidInfo(BaseModel):
 
     meaning: str
     action: str
+    severity: str = "warn"
 
 
 @cache
 def xid_catalog() -> dict[int, XidInfo]:
-    text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
-    return {int(k): XidInfo.model_validate(v) for k, v in (yaml.safe_load(text).get("xids") or {}).items()}
+    return {code: XidInfo(meaning=x.meaning, action=x.action, severity=x.severity)
+            for code, x in knowledge.xids().items()}
 
 
 def meaning(code: int) -> str:
@@ -36,3 +39,10 @@ def meaning(code: int) -> str:
 def action(code: int) -> str | None:
     info = xid_catalog().get(code)
     return info.action if info else None
+
+
+def xid_finding(cause: str, confidence: float, module: str | None, code: int) -> Finding:
+    """A finding of an Xid at the knowledge base's severity for that code (not the cause's default)."""
+    x = knowledge.xid(code)
+    found = finding(cause, confidence, module=module, fix=x.action, xid=code, meaning=x.meaning, bucket=x.bucket)
+    return replace(found, severity=x.severity)

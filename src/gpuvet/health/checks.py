@@ -198,11 +198,10 @@ def xid(xids: tuple[XidRecord, ...] | Unavailable, since_seq: int | None, policy
     notes: list[str] = []
     for (where, code), n in sorted(counts.items()):
         text = f"{where}: Xid {code} ({policy.meaning(code)})" + (f" x{n}" if n > 1 else "")
-        if code in policy.drain:
-            out.append(Finding("xid", Status.FAIL, text, where, fix="drain; see the kernel log and NVIDIA's Xid "
-                                                                    "catalog for the action"))
+        if code in policy.drain:  # severity critical in the knowledge base: the action is NVIDIA's bucket's
+            out.append(Finding("xid", Status.FAIL, text, where, fix=policy.action(code)))
         else:
-            notes.append(f"{text} {window}: reported, not failed")
+            notes.append(f"{text} {window}: {policy.severity(code)}, reported, not failed ({policy.action(code)})")
     cited = [Cited(f"kernel log ({source})", f"Xid records {window} / of the drain class", f"{len(fresh)} / 0")]
     return summarise("xid", out, f"no Xid needing action {window}", cited), notes
 

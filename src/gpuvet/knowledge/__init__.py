@@ -1,0 +1,121 @@
+"""gpuvet's one knowledge base (issue 42): every Xid NVIDIA publishes (xids.yaml) and every
+fault kind gpuvet names (faults.yaml), each with one severity and one action. Jobs (health,
+validate, doctor, watch, fleet) and the Prometheus rules read these; none keeps its own copy.
+Pure data and small cached loaders; docs/knowledge.md is generated from them (``table``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Literal, cast
+
+import yaml
+
+Level = Literal["critical", "warn", "info"]
+LEVELS: tuple[Level, ...] = ("critical", "warn", "info")
+Subject = Literal["module", "link", "node", "nic", "switch", "process"]
+
+
+@dataclass(frozen=True)
+class Xid:
+    """One Xid: NVIDIA's resolution bucket and what gpuvet makes of it."""
+
+    code: int
+    meaning: str
+    bucket: str  # NVIDIA's "Resolution Bucket (Immediate Action)"
+    severity: Level
+    action: str
+
+    @property
+    def drains(self) -> bool:
+        """The module (or node) is unfit for the next job until the action is done."""
+        return self.severity == "critical"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault kind gpuvet names, and the name each job gives it."""
+
+    kind: str
+    subject: Subject
+    severity: Level
+    meaning: str
+    action: str
+    explains: tuple[str, ...] = ()  # what it explains (slow collectives, lost jobs, ...)
+    tool: str | None = None  # a VendorTools field (node/vendor_tools.py) whose command the action points to
+    doctor: tuple[str, ...] = ()  # doctor's causes for it
+    health: tuple[str, ...] = ()  # health's checks that fail on it
+    watch: tuple[str, ...] = ()  # watch's event kinds for it
+    validate: tuple[str, ...] = ()  # validate's findings for it
+
+
+def _read(name: str) -> dict[str, object]:
+    text = resources.files("gpuvet.knowledge").joinpath(name).read_text(encoding="utf-8")
+    return cast(dict[str, object], yaml.safe_load(text))
+
+
+@cache
+def xid_source() -> str:
+    return str(_read("xids.yaml")["source"])
+
+
+@cache
+def xids() -> dict[int, Xid]:
+    """Every Xid of NVIDIA's catalog, by code."""
+    data = _read("xids.yaml")
+    buckets = cast(dict[str, dict[str, str]], data["buckets"])
+    out: dict[int, Xid] = {}
+    for code, row in cast(dict[int, dict[str, str]], data["xids"]).items():
+        bucket = buckets[row["bucket"]]
+        out[int(code)] = Xid(int(code), row["meaning"], row["bucket"], cast(Level, bucket["severity"]),
+                             row.get("action") or bucket["action"])
+    return out
+
+
+def xid(code: int) -> Xid:
+    """The entry for ``code``; a code NVIDIA's catalog lacks gets the file's ``unknown`` entry."""
+    known = xids().get(code)
+    if known:
+        return known
+    unknown = cast(dict[str, str], _read_unknown())
+    return Xid(code, unknown["meaning"], "UNKNOWN", cast(Level, unknown["severity"]), unknown["action"])
+
+
+@cache
+def _read_unknown() -> dict[str, str]:
+    return cast(dict[str, str], _read("xids.yaml")["unknown"])
+
+
+@cache
+def fatal_xids() -> frozenset[int]:
+    """The Xids that drain: severity critical (watch's critical events, health's failures, the alert rule)."""
+    return frozenset(code for code, x in xids().items() if x.drains)
+
+
+def _names(row: dict[str, object], key: str) -> tuple[str, ...]:
+    value = row.get(key) or ()
+    return (value,) if isinstance(value, str) else tuple(cast(list[str], value))
+
+
+@cache
+def faults() -> dict[str, Fault]:
+    """Every fault kind gpuvet names, by kind."""
+    out: dict[str, Fault] = {}
+    for kind, row in cast(dict[str, dict[str, object]], _read("faults.yaml")["faults"]).items():
+        out[kind] = Fault(kind, cast(Subject, row["subject"]), cast(Level, row["severity"]), str(row["meaning"]),
+                          str(row["action"]), _names(row, "explains"), cast(str | None, row.get("tool")),
+                          _names(row, "doctor") if "doctor" in row else (kind,),
+                          _names(row, "health"), _names(row, "watch"), _names(row, "validate"))
+    return out
+
+
+def fault(kind: str) -> Fault:
+    return faults()[kind]
+
+
+@cache
+def severity_of_watch_kind(kind: str) -> Level | None:
+    """The severity faults.yaml gives the fault a watch event kind names (None: not a fault)."""
+    found = {f.severity for f in faults().values() if kind in f.watch}
+    return found.pop() if len(found) == 1 else None
