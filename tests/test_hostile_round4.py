@@ -298,3 +298,31 @@ def test_a_second_matrix_in_the_file_is_named_and_compared(capsys, tmp_path, odd
     assert len(second) == 1 and said in second[0] and "the first one (line 1) is used" in second[0]
     assert not [n for n in data["notes"] if "not output gpuvet reads" in n]
     assert data["matrix"]["gpu0"]["gpu1"]["label"] == "NV18"  # the first matrix's cell
+
+
+# --- 7. an nccl-tests table that stops mid-run ----------------------------------------------------------
+def nccl(tail: bool = True, rows: int = 30) -> str:
+    out = ["# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20",
+           "#", "# Using devices"]
+    out += [f"#  Rank  {r} Group  0 Pid  4242{r} on     node01 device  {r} [0x{0x18 + r:02x}] NVIDIA H100 80GB HBM3"
+            for r in range(8)]
+    out += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+            "   busbw #wrong", "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+            "     (us)  (GB/s)  (GB/s)       "]
+    for k in range(rows):
+        size = 8 << k
+        t = 30.0 + size / 300e3
+        cells = f"{t:8.2f} {size / t / 1e3:7.2f} {size / t / 1e3 * 1.75:7.2f}"
+        out.append(f"{size:>12} {max(size // 4, 1):>13}     float     sum      -1 {cells}      0 {cells}      0")
+    if tail:
+        out += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 145.221 ", "#", ""]
+    return "\n".join(out) + "\n"
+
+
+def test_an_nccl_table_without_its_closing_line_is_said_to_be_cut(capsys, tmp_path):
+    # nccl_truncated: read as a normal run
+    code, doc, _ = _run(capsys, "doctor", "--from", _write(tmp_path, "nccl.log", nccl(tail=False, rows=20)), "--json")
+    said = [n for n in doc["notes"] if "Avg bus bandwidth" in n]
+    assert len(said) == 1 and "cut" in said[0]
+    _, whole, _ = _run(capsys, "doctor", "--from", _write(tmp_path, "whole.log", nccl()), "--json")
+    assert not [n for n in whole["notes"] if "Avg bus bandwidth" in n]

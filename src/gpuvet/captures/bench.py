@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gpuvet.captures.nccl_devices import device_models, op_from_rows
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
 from gpuvet.captures.text import Line, ranges
 
@@ -75,7 +76,7 @@ def _op(lines: list[Line], where: str, first_row: int | None) -> str:
     for name in _OPS:
         if name in stem or name.replace("_", "") in stem:
             return name
-    return "unknown"
+    return op_from_rows(lines, first_row)
 
 
 def parse_nccl(lines: list[Line], where: str) -> NcclParse:
@@ -107,6 +108,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
+    if rows and not avg and not out.failures:
+        out.notes.append(_cut_table(lines, max(out.claimed)))
     if not rows and out.failures:
         out.notes.append(f"nccl-tests stopped before its first result row: {out.failures[0].text[:160]}")
     elif not rows:
@@ -114,8 +117,19 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if len({r for r, _ in ranks}) < len(ranks):
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
-                                  avg[0] if avg else None, where, nodes))
+                                  avg[0] if avg else None, where, nodes, device_models(lines)))
     return out
+
+
+def _cut_table(lines: list[Line], last: int) -> str:
+    """A table with no closing 'Avg bus bandwidth' line: the job was killed or the copy stopped; a line of
+    digits right after the last row read is that row cut short."""
+    after = next((ln for ln in lines if ln.no > last and ln.text.strip()), None)
+    part = (f"; line {after.no} is a result row cut short, not read" if after is not None and
+            re.match(r"\s*\d+\s", after.text) else "")
+    return (f"nccl-tests: the table stops after line {last} without its closing 'Avg bus bandwidth' line: the run was "
+            f"cut (killed, or the copy stopped) — the rows read are used, the sizes after them were not run or not "
+            f"copied{part}")
 
 
 def _failure(ln: Line, out: NcclParse) -> bool:
