@@ -251,3 +251,24 @@ def test_a_simulated_rack_module_outside_its_domain_is_found(capsys, tmp_path, s
     assert main(["health", "--sim", "pcie-8", "--json"]) == 0
     skipped = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "fabric_state"]
     assert [f["status"] for f in skipped] == ["skip"]
+
+
+def test_validate_has_a_network_layer_with_each_nic_fault(capsys, tmp_path):
+    import json
+
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "node.yaml"
+    spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "faults": [
+        {"kind": "nic_port_down", "nic": "nic3"}, {"kind": "nic_rate_low", "nic": "nic6", "gbps": 200},
+        {"kind": "peer_memory_missing"}]}))
+    code = main(["validate", "--sim", str(spec), "--level", "quick", "--json", "--no-log"])
+    data = json.loads(capsys.readouterr().out)
+    network = [(c["name"], c["verdict"], c.get("module")) for c in data["checks"] if c["layer"] == "network"]
+    assert code == 1 and network == [("nic_port_down", "fail", "mlx5_3"), ("nic_rate_low", "warn", "mlx5_6"),
+                                     ("peer_memory_missing", "warn", None)]
+    assert main(["validate", "--sim", "hgx-h200-8", "--level", "quick", "--json", "--no-log"]) == 0
+    healthy = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["layer"] == "network"]
+    assert [(c["name"], c["verdict"], c["value"]) for c in healthy] == [("nic_ports", "pass", 8)]

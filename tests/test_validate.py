@@ -16,7 +16,7 @@ from gpuvet.validate.rules import RuleSet, load_rules
 from gpuvet.validate.run import Level, Validator, check_json, node_type
 from tests.conftest import declared
 
-LAYERS = {"inventory", "software", "compute", "host_link", "module_link", "collective", "memory", "model"}
+LAYERS = {"inventory", "software", "network", "compute", "host_link", "module_link", "collective", "memory", "model"}
 
 
 def call(capsys, *args):

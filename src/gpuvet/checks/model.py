@@ -48,6 +48,7 @@ class Layer(StrEnum):
     COLLECTIVE = "collective"
     MEMORY = "memory"
     MODEL = "model"
+    NETWORK = "network"  # the NICs beyond the board: ports up at their design rate, GPUDirect RDMA
 
 
 @dataclass(frozen=True)

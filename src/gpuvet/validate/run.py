@@ -30,6 +30,7 @@ from gpuvet.node.vendor_tools import tools_for
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
+from gpuvet.validate.network import declared_nics, network_checks
 from gpuvet.validate.rules import RuleSet, default_rules
 
 JSON_SCHEMA_VERSION = 1
@@ -299,6 +300,8 @@ class Validator:
         checks = inventory_checks(inv, found, design, why_no_modules)
         self._event(run_id, "software")
         checks += software_checks(inv, versions, why_no_modules)
+        checks += network_checks(self.backend.nics(), declared_nics(design.node if design is not None else None),
+                                 {m.model.vendor for m in found.modules})
         if engine is None:
             for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
                 checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=engine_error))

@@ -1,0 +1,42 @@
+"""validate's network layer: the NICs beyond the board judged as health and doctor judge them (the
+same verdicts, checks/nics.py), as checks of their own layer — a port down or below its design
+rate, NICs of the design missing, GPUDirect RDMA's peer memory off."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuvet.backends.nic_readings import NicReadings
+from gpuvet.backends.readings import Unavailable
+from gpuvet.checks import nics
+from gpuvet.checks.model import Check, Layer, Verdict
+from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.nic_catalog import find_nic_model
+
+_FAILS = {"nic_port_down", "nic_missing"}  # the rest (slow port, no peer memory) are warnings
+_VALUE = {"nic_port_down": "down", "nic_missing": "missing", "nic_rate_low": "slow", "peer_memory_missing": "not loaded",
+          "nccl_device_absent": "absent"}  # the table's value column; the reason says the rest
+
+
+def declared_nics(design: Node | None) -> list[nics.DeclaredNic]:
+    if design is None:
+        return []
+    return [nics.DeclaredNic(e.id, find_nic_model(e.model)) for e in design.endpoints if e.kind is EndpointKind.NIC]
+
+
+def network_checks(readings: NicReadings | Unavailable | None, declared: Sequence[nics.DeclaredNic],
+                   vendors: set[str]) -> list[Check]:
+    if readings is None or isinstance(readings, Unavailable):
+        why = readings.reason if isinstance(readings, Unavailable) else "no NIC listing in this source"
+        verdict = Verdict.WARN if declared else Verdict.SKIP
+        return [Check(Layer.NETWORK, "nic_ports", verdict, reason=f"can't tell: {why}" if declared else why)]
+    if not readings.nics and not declared:
+        return [Check(Layer.NETWORK, "nic_ports", Verdict.SKIP, reason="no InfiniBand or RoCE NIC, none declared")]
+    verdicts = nics.ports(readings, declared) + nics.peer_memory(readings, vendors)
+    out = [Check(Layer.NETWORK, v.kind, Verdict.FAIL if v.kind in _FAILS else Verdict.WARN, value=_VALUE[v.kind],
+                 reason=v.reason, fix=v.fix, module=v.nic) for v in verdicts]
+    if not any(v.kind.startswith("nic_") for v in verdicts):
+        ports = sum(len(n.ports) for n in readings.nics)
+        out.append(Check(Layer.NETWORK, "nic_ports", Verdict.PASS, value=ports, unit="ports",
+                         expected=len(declared) or None, evidence={"summary": nics.summary(readings)}))
+    return out
