@@ -143,3 +143,44 @@ def test_a_matrix_cut_inside_its_last_cell_is_read_up_to_the_cut(capsys, tmp_pat
     assert main(["topo", "--from", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert any("ends inside row GPU5's cell 'SY'" in n for n in data["notes"]), data["notes"]
+
+
+# --- a benchmark log judged against the performance model for the modules it names ------------------------
+def _all_reduce(busbw: float, model: str = "NVIDIA H100 80GB HBM3", ranks: int = 8) -> str:
+    head = ["# nThread 1 nGpus 1 minBytes 4294967296 maxBytes 8589934592 step: 2(factor) warmup iters: 5 "
+            "iters: 20 agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    head += [f"#  Rank {i:2d} Group  0 Pid {4000 + i:6d} on     node01 device {i:2d} [0x{16 + i:02x}] {model}"
+             for i in range(ranks)]
+    head += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time"
+             "   algbw   busbw #wrong"]
+    rows = []
+    for size in (4 * 2**30, 8 * 2**30):
+        alg = busbw * ranks / (2 * (ranks - 1))
+        t = size / alg / 1e3
+        rows.append(f"{size:12d}  {size // 4:12d}     float     sum      -1  {t:7.1f}  {alg:6.2f}  {busbw:6.2f}"
+                    f"      0  {t:7.1f}  {alg:6.2f}  {busbw:6.2f}      0")
+    return "\n".join(head + rows + ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {busbw:.2f}", "#"])
+
+
+def test_a_slow_all_reduce_is_judged_against_what_its_modules_reach(capsys, tmp_path):
+    code, data = _doctor(capsys, tmp_path, _all_reduce(190.0), name="nccl.txt")
+    (f,) = [f for f in data["findings"] if f["cause"] == "collective_below_model"]
+    assert code == 1 and 400 < f["evidence"]["expected_gbps"] < 520 and f["evidence"]["busbw_gbps"] == 190.0
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    assert step["summary"].startswith("all_reduce 190 GB/s busbw at 8 GiB is 40% of the ~"), step["summary"]
+    assert "8 H100-SXM reach on NVSwitch" in step["summary"]
+
+
+def test_a_run_at_its_modules_rate_is_clear_with_the_basis_stated(capsys, tmp_path):
+    code, data = _doctor(capsys, tmp_path, _all_reduce(465.0), "--all", name="nccl.txt")
+    assert not [f for f in data["findings"] if f["cause"] == "collective_below_model"]
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    assert step["status"] == "clear" and "8 H100-SXM reach on NVSwitch" in step["summary"], step
+
+
+def test_a_log_that_names_no_module_cannot_tell_what_it_should_reach(capsys, tmp_path):
+    text = "\n".join(ln for ln in _all_reduce(190.0).splitlines() if "Rank" not in ln)
+    _, data = _doctor(capsys, tmp_path, text, "--all", name="nccl.txt")
+    assert not [f for f in data["findings"] if f["cause"] == "collective_below_model"]
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    assert "names no module" in json.dumps(step["evidence"]), step

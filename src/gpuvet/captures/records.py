@@ -103,6 +103,7 @@ class NcclResult:
     avg_busbw: float | None
     where: str
     nodes: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()  # the module each device line names, one per rank line (nccl_devices.py)
 
 
 @dataclass

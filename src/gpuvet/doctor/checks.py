@@ -15,6 +15,7 @@ from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.capture_pairs import captured_pairs
+from gpuvet.doctor.collective_expect import SLOW, Judged, judge, sentence
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -279,10 +280,17 @@ def collective_results(ev: Evidence) -> Outcome:
                                      half_bandwidth_bytes=knee))
     if found:
         return confirmed("the messages are latency-bound", *found)
-    return _collectives_clear(ev)
+    judged = [j for r in ev.captures.nccl if (j := judge(r)) is not None]
+    slow = [j for j in judged if j.fraction is not None and j.fraction < SLOW]
+    if slow:
+        return confirmed(sentence(slow[0]), *(finding(
+            "collective_below_model", HIGH if j.fraction is not None and j.fraction < 0.5 else MEDIUM, op=j.op,
+            size_bytes=j.size_bytes, busbw_gbps=j.measured, expected_gbps=round(j.expected or 0, 1),
+            basis=j.basis) for j in slow))
+    return _collectives_clear(ev, judged)
 
 
-def _collectives_clear(ev: Evidence) -> Outcome:
+def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
     """Clear only on rows that say so: #wrong read as 0 and at least two rows with a readable time."""
     checked = [(r, [row for row in r.rows if row.wrong == 0]) for r in ev.captures.nccl]
     timed = [(r, [row for row in r.rows if row.time_us is not None and row.size_bytes > 0]) for r in ev.captures.nccl]
@@ -296,7 +304,10 @@ def _collectives_clear(ev: Evidence) -> Outcome:
     cited = [Cited(source, "#wrong", f"0 in {len(rows)} row(s)", where=r.op) for r, rows in checked if rows]
     cited += [Cited(source, "largest size with a readable time", f"{max(x.size_bytes for x in rows)} B",
                     where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if len(rows) >= 2]
-    return clear("collectives return correct data and reach bandwidth-bound sizes", *cited)
+    cited += [Cited(source, "busbw at the largest size against the model", sentence(j), where=j.op) for j in judged]
+    told = [j for j in judged if j.fraction is not None]
+    return clear("collectives return correct data and reach bandwidth-bound sizes"
+                 + ("; " + sentence(told[0]) if told else ""), *cited)
 
 
 def host_bottleneck(ev: Evidence) -> Outcome:

@@ -1,0 +1,111 @@
+"""What a benchmark log's collective should reach: the modules its device lines name, on the
+board their model comes on (the preset shapes: an SXM module on an NVSwitch baseboard, an
+xGMI module on its mesh, a PCIe card in a PCIe box), priced by the performance model that
+``plan collective`` uses. The expected figure comes from the design, never from the run judged;
+a log that names no module, or several models, or several hosts, is "can't tell"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from gpuvet.captures.records import NcclResult, NcclRow
+from gpuvet.errors import GpuvetError
+from gpuvet.node.catalog import ModuleModel, find_model
+from gpuvet.node.collectives import Collective
+
+SLOW = 0.70  # below 70 % of the modelled busbw is a finding; the model's own spread on published runs is ~15 %
+LARGE = 256 * 2**20  # the largest size must be bandwidth-bound for its busbw to be judged
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A run's busbw at its largest size against the model's; ``expected`` None: can't tell, and why."""
+
+    op: str
+    size_bytes: int
+    measured: float | None
+    expected: float | None
+    basis: str
+
+    @property
+    def fraction(self) -> float | None:
+        return self.measured / self.expected if self.measured is not None and self.expected else None
+
+
+def _shape(model: ModuleModel) -> str | None:
+    """The preset whose board this model comes on."""
+    if model.fabric == "nvlink" and "SXM" in model.name.upper():
+        return "hgx-h200-8"
+    if model.fabric == "xgmi":
+        return "mi300x-8"
+    if model.fabric is None:
+        return "pcie-8"
+    return None  # NVLink through bridges: how many bridges, the log does not say
+
+
+def _largest(r: NcclResult) -> NcclRow | None:
+    rows = [row for row in r.rows if row.busbw is not None and row.size_bytes > 0]
+    return max(rows, key=lambda row: row.size_bytes) if rows else None
+
+
+def judge(r: NcclResult) -> Judged | None:
+    """The run's largest bandwidth-bound size against the model, or why it can't be told; None: no rows."""
+    row = _largest(r)
+    if row is None:
+        return None
+    said = Counter(r.models)
+
+    def cant(why: str) -> Judged:
+        return Judged(r.op, row.size_bytes, row.busbw, None, why)
+
+    if not said:
+        return cant("the log names no module (no device lines): can't tell what this run should reach")
+    if len(said) > 1 or len(r.nodes) > 1:
+        return cant(f"{'several models' if len(said) > 1 else f'{len(r.nodes)} hosts'} in one run: the model "
+                    "prices one node of one model")
+    name = next(iter(said))
+    model = find_model(name)
+    if model is None:
+        return cant(f"{name!r} is not in the catalog: can't tell what it reaches")
+    if row.size_bytes < LARGE:
+        return cant(f"the largest size ({row.size_bytes:,} B) is below {LARGE // 2**20} MiB: not bandwidth-bound")
+    return _priced(r, row, model, len(r.models))
+
+
+def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judged:
+    from gpuvet.node.build import build_node
+    from gpuvet.node.spec import load_spec
+    from gpuvet.plan.collective import CollectiveModel
+
+    preset = _shape(model)
+    try:
+        Collective(r.op)
+    except ValueError:
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"the collective ({r.op}) is not named in the log")
+    if preset is None:
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"{model.name} links through bridges: how many, the "
+                      "log does not say")
+    spec, _ = load_spec(preset)
+    modules = spec.modules
+    if isinstance(modules, list) or ranks < 2 or ranks > modules.count:
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"{ranks} rank(s) do not fit one {preset} board")
+    try:
+        node = build_node(spec.model_copy(update={"modules": modules.model_copy(update={"model": model.name})}))
+        cm = CollectiveModel(node)
+        pred = cm.predict(r.op, row.size_bytes, cm.members(ranks))
+    except GpuvetError as exc:
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
+    board = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe"}[preset]
+    basis = (f"{ranks} {model.name} reach on {board} (the {preset} shape with the log's modules; gpuvet plan "
+             f"collective's model, {pred.algorithm})")
+    return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
+
+
+def sentence(j: Judged) -> str:
+    """'190 GB/s busbw at 8 GiB is 40 % of the ~470 GB/s 8 H100-SXM reach on NVSwitch (…)'."""
+    size = f"{j.size_bytes / 2**30:g} GiB" if j.size_bytes >= 2**30 else f"{j.size_bytes / 2**20:g} MiB"
+    if j.expected is None or j.fraction is None:
+        return f"{j.op} {j.measured} GB/s busbw at {size}: {j.basis}"
+    return (f"{j.op} {j.measured:g} GB/s busbw at {size} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s "
+            f"{j.basis}")
