@@ -266,9 +266,33 @@ def test_validate_has_a_network_layer_with_each_nic_fault(capsys, tmp_path):
         {"kind": "peer_memory_missing"}]}))
     code = main(["validate", "--sim", str(spec), "--level", "quick", "--json", "--no-log"])
     data = json.loads(capsys.readouterr().out)
-    network = [(c["name"], c["verdict"], c.get("module")) for c in data["checks"] if c["layer"] == "network"]
-    assert code == 1 and network == [("nic_port_down", "fail", "mlx5_3"), ("nic_rate_low", "warn", "mlx5_6"),
-                                     ("peer_memory_missing", "warn", None)]
+    network = [(c["name"], c["verdict"], c.get("module")) for c in data["checks"] if c["layer"] == "network"
+               and c["verdict"] != "pass"]
+    assert code == 1 and network == [("nic_port_down", "fail", "mlx5_3"), ("peer_memory_missing", "warn", None),
+                                     ("nic_rate", "warn", "mlx5_6")]
     assert main(["validate", "--sim", "hgx-h200-8", "--level", "quick", "--json", "--no-log"]) == 0
     healthy = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["layer"] == "network"]
-    assert [(c["name"], c["verdict"], c["value"]) for c in healthy] == [("nic_ports", "pass", 8)]
+    assert [(c["name"], c["verdict"], c["value"]) for c in healthy] == \
+        [("nic_rate", "pass", 400.0)] * 8 + [("nic_ports", "pass", 8)]
+
+
+def test_fleet_merge_names_the_node_whose_nic_runs_slower_than_its_peers(capsys, tmp_path):
+    import json
+
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    files = []
+    for i in range(5):
+        faults = [{"kind": "nic_rate_low", "nic": "nic2", "gbps": 200}] if i == 3 else []
+        spec = tmp_path / f"node{i}.yaml"
+        spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "name": f"node{i}", "faults": faults}))
+        main(["validate", "--sim", str(spec), "--level", "quick", "--json", "--no-log"])
+        out = tmp_path / f"node{i}.json"
+        out.write_text(capsys.readouterr().out)
+        files.append(str(out))
+    code = main(["fleet", "merge", *files, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    slow = [o for o in data["outliers"] if o.get("metric") == "nic_rate"]
+    assert code == 1 and [(o["node"], o["module"], o["value"]) for o in slow] == [("node3", "mlx5_2", 200.0)], slow

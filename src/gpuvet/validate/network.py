@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuvet.backends.nic_readings import NicReadings
+from gpuvet.backends.nic_readings import ACTIVE, NicReadings
 from gpuvet.backends.readings import Unavailable
 from gpuvet.checks import nics
 from gpuvet.checks.model import Check, Layer, Verdict
@@ -33,10 +33,27 @@ def network_checks(readings: NicReadings | Unavailable | None, declared: Sequenc
     if not readings.nics and not declared:
         return [Check(Layer.NETWORK, "nic_ports", Verdict.SKIP, reason="no InfiniBand or RoCE NIC, none declared")]
     verdicts = nics.ports(readings, declared) + nics.peer_memory(readings, vendors)
+    slow = {v.nic: v for v in verdicts if v.kind == "nic_rate_low"}
     out = [Check(Layer.NETWORK, v.kind, Verdict.FAIL if v.kind in _FAILS else Verdict.WARN, value=_VALUE[v.kind],
-                 reason=v.reason, fix=v.fix, module=v.nic) for v in verdicts]
+                 reason=v.reason, fix=v.fix, module=v.nic) for v in verdicts if v.kind != "nic_rate_low"]
+    out += _rates(readings, slow)
     if not any(v.kind.startswith("nic_") for v in verdicts):
         ports = sum(len(n.ports) for n in readings.nics)
         out.append(Check(Layer.NETWORK, "nic_ports", Verdict.PASS, value=ports, unit="ports",
                          expected=len(declared) or None, evidence={"summary": nics.summary(readings)}))
+    return out
+
+
+def _rates(readings: NicReadings, slow: dict[str | None, nics.NicVerdict]) -> list[Check]:
+    """Each port up, its rate a figure (fleet's peers compare it across nodes: one node's port at 200
+    where the others run 400); a port below its design carries the warning."""
+    out = []
+    for n in readings.nics:
+        for port in n.ports:
+            if port.state != ACTIVE or port.rate_gbps is None:
+                continue
+            v = slow.get(n.device)
+            out.append(Check(Layer.NETWORK, "nic_rate", Verdict.WARN if v else Verdict.PASS, value=port.rate_gbps,
+                             unit="Gb/s", module=n.device if len(n.ports) == 1 else f"{n.device}/{port.port}",
+                             reason=v.reason if v else None, fix=v.fix if v else None))
     return out
