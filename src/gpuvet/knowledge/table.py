@@ -1,0 +1,39 @@
+"""The knowledge base as Markdown: ``python -m gpuvet.knowledge.table`` prints the fault kinds
+and every Xid (docs/knowledge.md begins with it; tests/one_verdict.py adds the command matrix)."""
+
+from __future__ import annotations
+
+import sys
+
+from gpuvet.knowledge import faults, xid_source, xids
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def faults_markdown() -> str:
+    lines = ["## Fault kinds", "", "From `src/gpuvet/knowledge/faults.yaml`.", "",
+             "| kind | subject | severity | meaning | doctor | health | watch |", "|---|---|---|---|---|---|---|"]
+    for f in faults().values():
+        lines.append(f"| `{f.kind}` | {f.subject} | {f.severity} | {_cell(f.meaning)} | {', '.join(f.doctor)} | "
+                     f"{', '.join(f.health)} | {', '.join(f.watch)} |")
+    return "\n".join(lines) + "\n"
+
+
+def xids_markdown() -> str:
+    lines = ["## Xids", "", f"Every Xid of NVIDIA's catalog ({xid_source()}), from `src/gpuvet/knowledge/xids.yaml`: "
+             "NVIDIA's resolution bucket (immediate action) and the severity gpuvet gives it in every command.", "",
+             "| Xid | bucket | severity | meaning |", "|---|---|---|---|"]
+    lines += [f"| {x.code} | {x.bucket} | {x.severity} | {_cell(x.meaning)} |" for x in xids().values()]
+    return "\n".join(lines) + "\n"
+
+
+def knowledge_markdown() -> str:
+    head = ("# gpuvet's knowledge base\n\nOne severity and one action per fault, read by health, validate, doctor, "
+            "watch, fleet and the Prometheus rules (issue 42). Do not edit by hand: regenerate it.\n\n")
+    return head + faults_markdown() + "\n" + xids_markdown()
+
+
+if __name__ == "__main__":
+    sys.stdout.write(knowledge_markdown())
