@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuvet.backends.nic_readings import ACTIVE, NicReadings
+from gpuvet.backends.nic_readings import ACTIVE, Nic, NicReadings
 from gpuvet.backends.readings import Unavailable
 from gpuvet.checks import nics
 from gpuvet.checks.model import Check, Layer, Verdict
@@ -40,7 +40,8 @@ def network_checks(readings: NicReadings | Unavailable | None, declared: Sequenc
     if not any(v.kind.startswith("nic_") for v in verdicts):
         ports = sum(len(n.ports) for n in readings.nics)
         out.append(Check(Layer.NETWORK, "nic_ports", Verdict.PASS, value=ports, unit="ports",
-                         expected=len(declared) or None, evidence={"summary": nics.summary(readings)}))
+                         expected=len(declared) or None, evidence={"source": _source(readings, None),
+                                                                   "summary": nics.summary(readings)}))
     return out
 
 
@@ -55,5 +56,14 @@ def _rates(readings: NicReadings, slow: dict[str | None, nics.NicVerdict]) -> li
             v = slow.get(n.device)
             out.append(Check(Layer.NETWORK, "nic_rate", Verdict.WARN if v else Verdict.PASS, value=port.rate_gbps,
                              unit="Gb/s", module=n.device if len(n.ports) == 1 else f"{n.device}/{port.port}",
-                             reason=v.reason if v else None, fix=v.fix if v else None))
+                             reason=v.reason if v else None, fix=v.fix if v else None,
+                             evidence={"source": _source(readings, n), "state": port.state,
+                                       "physical_state": port.phys_state, "link_layer": port.link_layer,
+                                       "hca_type": n.hca_type}))
     return out
+
+
+def _source(readings: NicReadings, nic: Nic | None) -> str:
+    if nic is not None and nic.read_from:
+        return nic.read_from
+    return "simulated node (a model, not hardware)" if readings.source == "simulated" else readings.source
