@@ -70,6 +70,14 @@ class _FlapWindow:
 
 
 @dataclass
+class _Episode:
+    """An open condition: when it opened and how many samples showed it since."""
+
+    since: float
+    seen: int = 1
+
+
+@dataclass
 class ClockFlappingDetector(Detector):
     """A clock switching between states under steady load (not idle, not a load change).
     Switches are counted incrementally over the last ``window`` samples."""
@@ -77,9 +85,10 @@ class ClockFlappingDetector(Detector):
     window: int = 60
     min_switches: int = 6
     step: float = 0.05  # a switch: a change of more than 5 %
-    cooldown_s: float = 3600.0
+    cooldown_s: float = 3600.0  # kept for callers; an open episode raises nothing more (issue 42)
     _win: dict[str, _FlapWindow] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)
+    _open: dict[str, _Episode] = field(default_factory=dict)  # module -> its open flapping episode
     kind = "clock_flapping"
 
     def observe(self, s: Sample) -> list[Event]:
@@ -104,16 +113,32 @@ class ClockFlappingDetector(Detector):
                 switches[1] -= old[1]
         w.last = (mem, sm)
         w.powers.append(s.power_w)
-        if (switches[0] < self.min_switches and switches[1] < self.min_switches) or len(w.powers) < self.window // 2:
+        if len(w.powers) < self.window // 2:
             return []
+        if switches[0] < self.min_switches and switches[1] < self.min_switches:
+            return self._steady(s, w)
         return self._flapping(s, w)
 
+    def _steady(self, s: Sample, w: _FlapWindow) -> list[Event]:
+        """A full window of steady clocks under load closes an open episode (``cleared``)."""
+        episode = self._open.get(s.module)
+        if episode is None or len(w.flags) < self.window - 1:
+            return []
+        del self._open[s.module]
+        return [Event("cleared", Severity.INFO, s.module, s.t,
+                      f"clock_flapping cleared: the clocks held steady under load for {len(w.flags) + 1} samples",
+                      {"of": "clock_flapping", "since": episode.since, "seen": episode.seen,
+                       "duration_s": s.t - episode.since}, uuid=s.uuid)]
+
     def _flapping(self, s: Sample, w: _FlapWindow) -> list[Event]:
-        """The event, when the load held still and the module's last one is an hour old."""
+        """The event that opens an episode, when the load held still; while it is open, counted only."""
         if max(w.powers) > 1.3 * statistics.median(w.powers):
             return []  # the load changed; clocks follow it legitimately
-        if s.t - self._last.get(s.module, -1e18) < self.cooldown_s:
+        episode = self._open.get(s.module)
+        if episode is not None:
+            episode.seen += 1
             return []
+        self._open[s.module] = _Episode(s.t)
         self._last[s.module] = s.t
         which = 0 if w.switches[0] >= w.switches[1] else 1
         name = ("memory", "sm")[which]
