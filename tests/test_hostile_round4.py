@@ -326,3 +326,58 @@ def test_an_nccl_table_without_its_closing_line_is_said_to_be_cut(capsys, tmp_pa
     assert len(said) == 1 and "cut" in said[0]
     _, whole, _ = _run(capsys, "doctor", "--from", _write(tmp_path, "whole.log", nccl()), "--json")
     assert not [n for n in whole["notes"] if "Avg bus bandwidth" in n]
+
+
+# --- 9. a key given twice: spec YAML refused naming the line; a fleet envelope refused naming the file ---
+SPEC = """name: dup
+modules:
+  count: 8
+  model: H100-SXM
+host:
+  sockets: 2
+modules:
+  count: 4
+  model: H100-SXM
+"""
+
+
+def test_a_spec_with_modules_twice_is_refused_naming_both_lines(capsys, tmp_path):
+    # spec_dup_keys: the last `modules:` was taken silently
+    code, _, err = _run(capsys, "spec", "check", _write(tmp_path, "node.yaml", SPEC), "--json")
+    assert code == 2
+    assert "line 7" in err and "'modules'" in err and "first at line 2" in err
+
+
+def test_yaml_merge_keys_are_not_duplicates():
+    from gpuvet.node.yamlload import load_bounded
+
+    text = "base: &b\n  a: 1\n  b: 2\nnode:\n  <<: *b\n  a: 3\n"
+    assert load_bounded(text, "x.yaml") == {"base": {"a": 1, "b": 2}, "node": {"a": 3, "b": 2}}
+
+
+def test_an_envelope_with_a_key_twice_is_refused_by_both_readers_naming_the_file(tmp_path):
+    # fm_dup_keys: environment.node given twice ('node0', then 'dupkey') was pooled as 'dupkey'
+    from gpuvet.errors import GpuvetError
+    from gpuvet.fleet import fold
+    from gpuvet.fleet.peers import PeerTable
+
+    env = {"schema_version": 1, "simulated": False,
+           "environment": {"node": "dupkey", "node_type": "H200", "modules": [{"id": "gpu0"}]},
+           "checks": [{"layer": "compute", "name": "m0", "verdict": "pass", "value": 1.0, "unit": "x", "module": "gpu0"}]}
+    text = json.dumps(env).replace('"environment": {', '"environment": {"node": "node0", ', 1)
+    path = _write(tmp_path, "dupkey.json", text)
+    for reader in (fold.fold_file, fold.fold_figures):
+        with pytest.raises(GpuvetError) as err:
+            reader(PeerTable(), path)
+        assert err.value.where == path
+        assert "'node' is given twice" in err.value.what and '"node0", then "dupkey"' in err.value.what
+
+
+@pytest.mark.parametrize(("kind", "words"), [("folder", "a folder"), ("fifo", "a named pipe (FIFO)")])
+def test_a_spec_that_is_a_folder_or_a_fifo_is_named_so(capsys, tmp_path, kind, words):
+    import os
+
+    path = tmp_path / "node.yaml"
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    code, _, err = _run(capsys, "spec", "check", str(path), "--json")
+    assert code == 2 and words in err

@@ -106,13 +106,32 @@ def _too_large(path: str, size: int | None) -> GpuvetError:
 
 
 def parse_json(data: bytes) -> Any:
-    """``read_envelope`` of bytes already read."""
-    try:
-        import orjson
+    """``read_envelope`` of bytes already read. A key given twice in one object raises DuplicateKey (orjson
+    and json alone keep the last silently: `environment.node` twice was pooled as the second node)."""
+    return json.loads(data, object_pairs_hook=_no_twice)
 
-        return orjson.loads(data)
-    except (ImportError, ValueError):  # orjson.JSONDecodeError is a ValueError
-        return json.loads(data)
+
+class DuplicateKey(ValueError):
+    """A key given twice in one JSON object: which value is meant is not known."""
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    kept = dict(pairs)
+    if len(kept) == len(pairs):
+        return kept
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(f"the key {key[:60]!r} is given twice in one JSON object ({_short(seen[key])}, then "
+                               f"{_short(value)}): which one is meant is not known")
+        seen[key] = value
+    return kept  # not reached: a shorter dict has a key twice
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str | int | float | bool | None) else \
+        type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def default_jobs() -> int:
@@ -164,6 +183,7 @@ def fold_bytes(table: PeerTable, where: str, data: bytes, notes: list[str] | Non
     with no_gc():
         decoded = figures.decode(data)
     if decoded is not None:  # typed as fold_envelope would check it (figures' docstring)
+        _refuse_twice(where, data)
         with _named_errors(where):
             table.add_checks(where, decoded.node, decoded.simulated, decoded.checks, decoded.modules, decoded.verdict)
         return
@@ -304,9 +324,23 @@ def _without_non_finite(columns: NodeChecks, where: str, notes: list[str] | None
     return columns._replace(value=value)
 
 
+def _refuse_twice(where: str, data: bytes) -> None:
+    """The typed decoder keeps a key's last value silently: the bytes are read once more for keys given twice
+    (the cost of reading every envelope the same way, whichever reader folds it)."""
+    try:
+        json.loads(data, object_pairs_hook=_no_twice)
+    except DuplicateKey as exc:
+        raise _not_json(where, exc) from None
+    except (ValueError, RecursionError):
+        return  # the typed decoder read it; what json alone refuses (a huge number) is not this check's
+
+
 def _not_json(path: str, exc: Exception) -> GpuvetError:
     if isinstance(exc, FileNotFoundError):
         return GpuvetError("no such file or folder", where=path, fix="check the path.")
+    if isinstance(exc, DuplicateKey):
+        return GpuvetError(str(exc), where=path, fix="give the unedited output of `gpuvet validate --json` (an "
+                                                     "envelope edited by hand, or two joined?).")
     return GpuvetError(f"cannot read it as JSON ({exc})", where=path, fix="give the output of `gpuvet validate --json`.")
 
 

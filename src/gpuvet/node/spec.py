@@ -9,6 +9,7 @@ replace the base's, except ``faults``, which are appended.
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -447,6 +448,19 @@ def _format_validation(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
+def _not_a_file(path: Path) -> str:
+    """What a path that is no regular file is, said (a folder or a FIFO was 'neither a preset nor a readable file')."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "neither a preset nor a readable file"
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return f"{name}, not a regular file: a spec is a YAML file, or a preset's name"
+    return "neither a preset nor a regular file"
+
+
 def _read_spec_file(ref: str) -> tuple[str, str, str]:
     """(text, where, key) of a spec file; the key is its resolved path, so `./a.yaml`, `a.yaml`
     and a symlink to it are one file when looking for `base:` loops."""
@@ -455,7 +469,7 @@ def _read_spec_file(ref: str) -> tuple[str, str, str]:
     path = Path(ref)
     if not path.is_file():
         raise SpecError(
-            f"{ref!r} is neither a preset nor a readable file",
+            f"{ref!r} is {_not_a_file(path)}",
             fix=f"give a spec file path or one of the presets: {', '.join(preset_names())}.",
         )
     where = str(path)

@@ -72,6 +72,22 @@ class _BoundedLoader(Composer, _Parser, SafeConstructor, Resolver):
         finally:
             self._depth -= 1
 
+    def compose_mapping_node(self, anchor: str | None) -> MappingNode:  # type: ignore[override]  # the stubs say dict
+        """A key given twice in one mapping is refused naming both lines: PyYAML keeps the last silently (a
+        second `modules:` replaced the first). Checked as composed, before merge keys (<<) are followed."""
+        node: MappingNode = super().compose_mapping_node(anchor)  # type: ignore[arg-type]
+        seen: dict[tuple[str, str], int] = {}
+        for key, _ in node.value:
+            if not isinstance(key, ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                continue
+            line = key.start_mark.line + 1
+            first = seen.setdefault((key.tag, str(key.value)), line)
+            if first != line:
+                raise self._refuse(f"line {line}: the key {str(key.value)[:60]!r} is given twice in one mapping "
+                                   f"(first at line {first}); which one is meant is not known",
+                                   "keep one of the two (YAML readers differ on which wins).")
+        return node
+
     def construct_bounded_int(self, node: ScalarNode) -> object:
         """YAML's int, refused past MAX_DIGITS digits (in any base: a 5,000-digit hex integer is read, but
         cannot be printed in an error message, whose str() has the same limit)."""
