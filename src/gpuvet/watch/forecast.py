@@ -37,11 +37,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from gpuvet.backends.readings import Sample
+from gpuvet.checks.blocks import ModuleBlock, Placed
 from gpuvet.watch.events import Event, Severity
 
 HOUR = 3600.0
+FloatArray = npt.NDArray[np.float64]
 THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
 STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
 RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
@@ -279,6 +282,111 @@ class ThermalForecaster:
             out += self._close(old)
         self._lowest = index
         return out
+
+    def observe_blocks(self, blocks: Sequence[ModuleBlock], slot: int = 600) -> list[Placed] | None:
+        """The node's samples a module at a time (``ModuleBlock``, stream positions in ``rows``), summed
+        into their windows in numpy; windows close where the first sample of a later one comes, as
+        ``observe`` closes them, and their events are placed there. None (nothing read) when a
+        sample goes back before a window still open: the caller feeds those one by one."""
+        parts = [p for p in (self._valid(b) for b in blocks) if p is not None]
+        if not parts:
+            self._count_unpowered(blocks)
+            return []
+        cols = [np.concatenate(c) for c in zip(*(p[1:] for p in parts), strict=True)]
+        rows, index = cols[0].astype(np.int64), cols[1].astype(np.int64)
+        if self._windows and int(index.min()) < max(self._windows):
+            return None
+        self._count_unpowered(blocks)
+        for p in parts:
+            self.uuids.setdefault(p[0].module, p[0].uuid)
+        who = np.concatenate([np.full(len(p[1]), k, dtype=np.int64) for k, p in enumerate(parts)])
+        order = np.lexsort((rows, who, index))
+        rows, index, who = rows[order], index[order], who[order]
+        temp, power, util, ref, hot, lagged = (c[order] for c in cols[2:])
+        starts = np.flatnonzero(np.concatenate(([True], (index[1:] != index[:-1]) | (who[1:] != who[:-1]))))
+        names = [p[0].module for p in parts]
+        held = [self._windows.get(i, {}).get(names[k]) for i, k in zip(index[starts].tolist(), who[starts].tolist(),
+                                                                          strict=True)]
+        sums = [_running(x, starts, [0.0 if w is None else getattr(w, a) for w in held])
+                for x, a in ((temp, "temp"), (power, "power"), (power * power, "power_sq"),
+                             (np.nan_to_num(util), "util"), (np.nan_to_num(ref), "ref"))]
+        counts = [np.add.reduceat(x, starts) for x in (np.ones(len(rows), dtype=np.int64), ~np.isnan(util),
+                                                       ~np.isnan(ref), hot)]
+        first = np.minimum.reduceat(rows, starts)
+        peak = np.maximum.reduceat(lagged, starts)
+        groups = sorted(zip(index[starts].tolist(), first.tolist(), range(len(starts)), strict=True))
+        return self._add_groups(groups, names, who[starts].tolist(), sums, counts, peak, slot)
+
+    def _add_groups(self, groups: list[tuple[int, int, int]], names: list[str], who: list[int],
+                    sums: list[FloatArray], counts: list[npt.NDArray[np.int64]], peak: FloatArray,
+                    slot: int) -> list[Placed]:
+        """Each window's module sums in stream order; older windows closed at a later one's first sample."""
+        out: list[Placed] = []
+        temp, power, power_sq, util, ref = (x.tolist() for x in sums)
+        n, n_util, n_ref, hot = (x.tolist() for x in counts)
+        peaks = peak.tolist()
+        for index, row, g in groups:
+            windows = self._windows.get(index)
+            if windows is None:
+                older = sorted(i for i in self._windows if i < index)
+                for k, e in enumerate(e for old in older for e in self._close(old)):
+                    out.append((row, slot + k, e))
+                windows = self._windows[index] = {}
+            m = names[who[g]]
+            w = windows.get(m)
+            if w is None:
+                w = windows[m] = _Window()
+            w.n += n[g]
+            w.temp = temp[g]
+            w.power = power[g]
+            w.power_sq = power_sq[g]
+            w.util = util[g]
+            w.n_util += n_util[g]
+            w.ref = ref[g]
+            w.n_ref += n_ref[g]
+            w.hot = w.hot or hot[g] > 0
+            w.peak = max(w.peak, peaks[g])
+        if groups:
+            self._lowest = min(self._windows)
+        return out
+
+    def _count_unpowered(self, blocks: Sequence[ModuleBlock]) -> None:
+        for b in blocks:
+            n = int((~np.isnan(b.array("temp")) & np.isnan(b.array("power"))).sum())
+            if n:
+                self._unpowered[b.module] = self._unpowered.get(b.module, 0) + n
+
+    def _valid(self, b: ModuleBlock) -> tuple[ModuleBlock, FloatArray, FloatArray, FloatArray, FloatArray,
+                                             FloatArray, FloatArray, FloatArray, FloatArray] | None:
+        """A block's samples with a temperature and a power reading: rows, window, temp, power, util,
+        inlet, thermally throttled, and the power through the thermal lag (carried between blocks)."""
+        if not len(b):
+            return None
+        temp, power = b.array("temp"), b.array("power")
+        ok = ~np.isnan(temp) & ~np.isnan(power)
+        if not ok.any():
+            return None
+        t = np.asarray(b.t, dtype=np.float64)[ok]
+        power = power[ok]
+        util = b.array("util")[ok]
+        ref = b.array("ambient")[ok] if b.ambient is not None else np.full(len(t), np.nan)
+        hot = (np.asarray(b.throttle, dtype=np.int64)[ok] & THERMAL_BITS) != 0
+        return (b, np.asarray(b.rows, dtype=np.float64)[ok], t // self.window_s, temp[ok], power, util, ref,
+                hot.astype(np.float64), self._lag(b.module, t, power))
+
+    def _lag(self, module: str, t: FloatArray, power: FloatArray) -> FloatArray:
+        """The power through a first-order lag (``LAG_S``), sample by sample as ``observe`` takes it."""
+        gain = -np.expm1(-np.maximum(np.diff(t, prepend=t[0]), 0.0) / LAG_S)
+        last = self._lagged.get(module)
+        if last is not None:
+            gain[0] = -math.expm1(-max(float(t[0]) - last[0], 0.0) / LAG_S)
+        out = power.tolist()
+        level = out[0] if last is None else last[1] + (out[0] - last[1]) * float(gain[0])
+        out[0] = level
+        for i, (p, a) in enumerate(zip(out[1:], gain[1:].tolist(), strict=True), 1):
+            level = out[i] = level + (p - level) * a
+        self._lagged[module] = (float(t[-1]), level)
+        return np.asarray(out)
 
     def flush(self) -> list[Event]:
         """Close the windows still open (end of a replay)."""
@@ -703,6 +811,17 @@ class ThermalForecaster:
                           "reference": h.reference},
                          uuid=self.uuids.get(module))
         return None
+
+
+def _running(values: FloatArray, starts: npt.NDArray[np.intp], held: list[float]) -> FloatArray:
+    """Each group's sum taken left to right after what its window held, as ``observe`` adds sample
+    by sample (numpy's own sum pairs terms: the last bit would differ, and a pinned result with it)."""
+    sizes = np.diff(np.append(starts, len(values)))
+    grid = np.zeros((len(starts), int(sizes.max()) + 1))
+    grid[:, 0] = held
+    group = np.repeat(np.arange(len(starts)), sizes)
+    grid[group, np.arange(len(values)) - starts[group] + 1] = values
+    return np.cumsum(grid, axis=1)[:, -1]
 
 
 def decide(f: Forecast, warned: bool, settings: ForecastSettings, horizon_s: float, now: float) -> str | None:

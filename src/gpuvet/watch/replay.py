@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import Any
 
 from gpuvet.backends.readings import Sample
+from gpuvet.checks.blocks import ModuleBlock, Placed, from_samples, observe_all
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
@@ -228,20 +229,24 @@ class Replayer:
             if self.cfg.outcomes is not None:
                 state.forecaster.tap = []  # the backtest re-runs the forecaster over these windows
         sink, last, modules = self.sink, state.last, self.modules
-        detectors, forecaster, count = state.detectors, state.forecaster, 0
+        kept: dict[str, tuple[list[Sample], list[int]]] = {}
+        row = 0
         for s in samples:
             if last.get(s.module, -1e300) >= s.t:  # the same reading twice (overlapping logs, a restart)
                 continue
             last[s.module] = s.t
-            count += 1
             sink.sample(s, modules[s.module])
-            for d in detectors:
-                for e in d.observe(s):
-                    sink.event(e)
-            for e in forecaster.observe(s):
-                sink.event(e)
-        self.samples += count
+            got = kept.get(s.module)
+            if got is None:
+                got = kept[s.module] = ([], [])
+            got[0].append(s)
+            got[1].append(row)
+            row += 1
+        self.samples += row
         sink.flush()
+        blocks = [from_samples(ss, rows) for ss, rows in kept.values()]
+        for _, _, e in _in_order(state, blocks):
+            sink.event(e)
 
     def _check(self, rec: Recording) -> None:
         """Raises GpuvetError for a time no reader should have let through, or for times counted
@@ -281,6 +286,20 @@ class Replayer:
         return ReplayResult(self.sink.run_id, self.source, self.relative, self.samples, self.first_t, self.last_t,
                             self.wall_s, sorted(self.modules.values(), key=attrgetter("name")), events, statuses,
                             list(self.notes), scored)
+
+
+def _in_order(state: _Node, blocks: list[ModuleBlock]) -> list[Placed]:
+    """The detectors' and the forecaster's events over the node's blocks, in the order feeding the
+    samples one by one raised them (by stream position, then detector, forecaster last)."""
+    placed = observe_all(state.detectors, blocks)
+    windows = state.forecaster.observe_blocks(blocks, slot=len(state.detectors) * 10_000)
+    if windows is None:  # a sample before a window still open: the forecaster one sample at a time
+        stream = sorted((b.rows[i], b, i) for b in blocks for i in range(len(b)))
+        windows = [(row, len(state.detectors) * 10_000 + k, e) for row, b, i in stream
+                   for k, e in enumerate(state.forecaster.observe(b.sample(i)))]
+    placed += windows
+    placed.sort(key=lambda x: (x[0], x[1]))
+    return placed
 
 
 def shared_uuids(modules: Iterable[ModuleMeta]) -> list[str]:
