@@ -381,3 +381,64 @@ def test_a_spec_that_is_a_folder_or_a_fifo_is_named_so(capsys, tmp_path, kind, w
     path.mkdir() if kind == "folder" else os.mkfifo(path)
     code, _, err = _run(capsys, "spec", "check", str(path), "--json")
     assert code == 2 and words in err
+
+
+# --- 11-14. watch replay and link readers: what is dropped, repeated or implausible is said ------------
+def test_nan_and_inf_temperatures_in_a_prometheus_dump_are_noted_and_left_out(capsys, tmp_path):
+    # prom_text_nan_inf: kept silently
+    rows = ["# TYPE DCGM_FI_DEV_GPU_TEMP gauge"]
+    rows += [f'DCGM_FI_DEV_GPU_TEMP{{gpu="0",UUID="GPU-0",Hostname="n1"}} {v} {(1705312800 + 60 * k) * 1000}'
+             for k, v in enumerate(["40", "41", "NaN", "+Inf", "42"])]
+    code, data, err = _run(capsys, "watch", "--replay", _write(tmp_path, "dump.prom", "\n".join(rows) + "\n"),
+                           "--no-log", "--json")
+    assert code in (0, 1), err
+    said = [n for n in data["notes"] if "not a finite number" in n]
+    assert len(said) == 1 and "2 reading(s)" in said[0]
+
+
+def test_an_empty_telemetry_file_is_said_to_be_empty(capsys, tmp_path):
+    code, _, err = _run(capsys, "watch", "--replay", _write(tmp_path, "node07.csv", b""), "--no-log", "--json")
+    assert code == 2 and "empty" in err
+
+
+def _nvlink(gpus: range, speed: str = "26.562 GB/s") -> str:
+    return "".join(f"GPU {g}: NVIDIA H100 80GB HBM3 (UUID: GPU-{g})\n" + "".join(
+        f"\t Link {k}: {speed if k == 0 else '26.562 GB/s'}\n" for k in range(18)) for g in gpus)
+
+
+def test_a_gpu_block_of_nvlink_s_given_twice_is_read_once_with_a_note(capsys, tmp_path):
+    from gpuvet.captures import read
+
+    fc = read.read(_write(tmp_path, "nvlink.txt", _nvlink(range(8)) + _nvlink(range(1))))
+    assert len(fc.nvlink.states) == 8 * 18
+    assert any("GPU 0's links are listed again" in n and "the same states" in n for n in fc.notes)
+
+
+@pytest.mark.parametrize("speed", ["1e308 GB/s", "-5 GB/s"])
+def test_an_implausible_link_speed_is_named_as_such(tmp_path, speed):
+    from gpuvet.captures import read
+
+    fc = read.read(_write(tmp_path, "nvlink.txt", _nvlink(range(2), speed)))
+    assert len(fc.nvlink.states) == 2 * 17
+    said = [n for n in fc.notes if "not a plausible link speed" in n]
+    assert len(said) == 2 and speed.split()[0] in said[0]
+    assert not [n for n in fc.notes if "not output gpuvet reads" in n]
+
+
+LSPCI = """{bus} 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)
+\tSubsystem: NVIDIA Corporation Device 16c1
+\tCapabilities: [78] Express (v2) Endpoint, MSI 00
+\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported
+\t\tLnkSta:\tSpeed 32GT/s, Width x16
+\tKernel driver in use: nvidia
+
+"""
+
+
+def test_an_lspci_device_given_twice_is_read_once_with_a_note(tmp_path):
+    from gpuvet.captures import read
+
+    text = "".join(LSPCI.format(bus=f"{0x18 + i * 0x11:02x}:00.0") for i in range(4)) + LSPCI.format(bus="18:00.0")
+    fc = read.read(_write(tmp_path, "lspci.txt", text))
+    assert len(fc.lspci.links) == 4
+    assert any("18:00.0 listed again" in n and "the same readings" in n for n in fc.notes)

@@ -10,7 +10,8 @@ from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
 from gpuvet.captures.text import Line, number
 
 _GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]*)\))?\s*$")
-_LINK_S = re.compile(r"^Link (\d+): (?:([\d.]+) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
+_LINK_S = re.compile(r"^Link (\d+): (?:([-+]?[\d.]+(?:[eE][-+]?\d+)?) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
+MAX_LINK_GBPS = 1000.0  # per link: 20x an NVLink 5 link (50 GB/s); more, or below 0, is not a reading
 _LINK_E = re.compile(r"^Link (\d+): ([A-Za-z ]+?) Errors?: (-?\d+)\s*$")
 _DCGM_GPU = re.compile(r"^gpuId (\d+):\s*$")
 _DCGM_STATES = re.compile(r"^([UDX_](?:\s+[UDX_])*)\s*$")
@@ -21,6 +22,8 @@ class NvLinkParse:
     states: list[NvLinkState] = field(default_factory=list)
     errors: list[NvLinkErrors] = field(default_factory=list)
     products: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> the product name its line gives (design)
+    twice: dict[str, list[bool]] = field(default_factory=dict)  # a GPU's links given again: whether each differed
+    seen: dict[tuple[str, int], NvLinkState] = field(default_factory=dict)  # each link's first state read
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -40,9 +43,7 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
             out.errors.append(NvLinkErrors(gpu, int(e.group(1)), e.group(2).strip(), int(e.group(3))))
             out.claimed.update({ln.no, gpu_line})
         elif gpu and (m := _LINK_S.match(s)) is not None:
-            speed = number(m.group(2)) if m.group(2) else None
-            out.states.append(NvLinkState(gpu, int(m.group(1)), speed is not None and speed > 0, speed,
-                                          "" if speed else (m.group(3) or "0 GB/s").strip()))
+            _state(out, gpu, m, ln.no)
             out.claimed.update({ln.no, gpu_line})
         elif (d := _DCGM_GPU.match(s)) is not None:
             dcgm_gpu, gpu = f"gpuId {d.group(1)}", None
@@ -54,7 +55,32 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
             out.claimed.add(ln.no)
             dcgm_gpu = None
     _dcgm_box(lines, out)
+    _twice_notes(out)
     return out
+
+
+def _state(out: NvLinkParse, gpu: str, m: re.Match[str], line: int) -> None:
+    """One `Link N: …` line: a speed outside 0-MAX_LINK_GBPS is no reading (noted, its state not known); a
+    link given again (the GPU's block pasted twice) keeps its first state and is counted for a note."""
+    speed = number(m.group(2)) if m.group(2) else None
+    if m.group(2) and (speed is None or not 0 <= speed <= MAX_LINK_GBPS):
+        out.notes.append(f"nvlink -s line {line}: {gpu} link {m.group(1)} at '{m.group(2)} GB/s' is not a plausible "
+                         f"link speed (0-{MAX_LINK_GBPS:,.0f} GB/s): left out, its state not known")
+        return
+    state = NvLinkState(gpu, int(m.group(1)), speed is not None and speed > 0, speed,
+                        "" if speed else (m.group(3) or "0 GB/s").strip())
+    first = out.seen.setdefault((gpu, state.link), state)
+    if first is state:
+        out.states.append(state)
+    else:
+        out.twice.setdefault(gpu, []).append(first != state)
+
+
+def _twice_notes(out: NvLinkParse) -> None:
+    for gpu, differ in out.twice.items():
+        said = "some with another state (the first kept)" if any(differ) else "the same states"
+        out.notes.append(f"nvlink -s: {gpu}'s links are listed again ({len(differ)} link line(s) repeated, {said}): "
+                         "each link read once")
 
 
 _BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwitches", "Key: Up=U")
@@ -126,7 +152,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             continue
         cur.lines.append(ln.no)
         _field(cur, body)
-    for dev in devs:
+    for dev in _once(devs, out):
         if dev.nvidia and (dev.sta is not None or dev.cap != (None, None) or dev.ue or dev.ce):
             out.claimed.update(dev.lines)
             sta = dev.sta or (None, None, False, False)
@@ -137,6 +163,24 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.notes.append(f"lspci: NVIDIA device {dev.device} has no LnkCap/LnkSta lines (cut, or lspci run "
                              "without root): its link cannot be judged")
     return out
+
+
+def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
+    """Each bus id once: a device listed again (lspci pasted twice) keeps its first reading, its lines are
+    the capture's, and a note says so and whether the two readings differ."""
+    first: dict[str, _Dev] = {}
+    kept: list[_Dev] = []
+    for dev in devs:
+        was = first.setdefault(dev.device, dev) if dev.device != NO_DEVICE_LINE else dev
+        if was is dev:
+            kept.append(dev)
+            continue
+        if dev.nvidia:
+            out.claimed.update(dev.lines)
+            same = (was.cap, was.sta, was.ue, was.ce) == (dev.cap, dev.sta, dev.ue, dev.ce)
+            out.notes.append(f"lspci: device {dev.device} listed again at line {dev.lines[0]} "
+                             f"({'the same readings' if same else 'with other readings: the first kept'}): read once")
+    return kept
 
 
 def _field(dev: _Dev, body: str) -> None:

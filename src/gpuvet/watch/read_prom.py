@@ -101,6 +101,8 @@ class SeriesSink:
         """One reading at a checked time; ``module`` when the caller has already resolved ``labels``."""
         spec = METRICS.get(metric)
         if spec is None or not math.isfinite(value):
+            if spec is not None:  # NaN, +Inf: no reading, counted and said as the CSV reader does
+                self.dropped.not_finite(spec.field, place or metric, repr(value))
             return
         if module is None:
             module = self.module_of(labels, place)

@@ -220,6 +220,8 @@ def _check_units(first_row: str, fields: Sequence[str], where: str) -> None:
 def _unknown(head: str, where: str, fields: Sequence[str]) -> GpuvetError:
     """Say why the file is not read; for a header-less CSV log, how to name its columns."""
     first = next((line for line in head.splitlines() if line.strip()), "")
+    if not first:  # csv_empty: said as empty, not as an unknown format
+        return GpuvetError("the file is empty (no readings, no header)", where=where, fix=f"give {EXPECTED}.")
     if first.count(",") >= 2 and first[:1].isdigit():
         if fields:
             return GpuvetError(f"its rows have {first.count(',') + 1} columns but --fields names {len(fields)}",
