@@ -75,8 +75,8 @@ def judge(r: NcclResult) -> Judged | None:
 
 def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judged:
     from gpuvet.node.build import build_node
+    from gpuvet.node.collective_model import CollectiveModel
     from gpuvet.node.spec import load_spec
-    from gpuvet.plan.collective import CollectiveModel
 
     preset = _shape(model)
     try:

@@ -1,99 +1,21 @@
-"""Predicted collective times on a node: the α–β model per algorithm and protocol with per-rank
-bandwidth from the flow solver, the fastest pair chosen — the same model the simulated benchmarks
-run (``gpuvet.node.performance``), not a second one."""
+"""Collective times for `plan collective`: the model itself is the node's
+(``gpuvet.node.collective_model``, re-exported here for plan's callers); what plan adds is the price
+taken from a measured sweep kept in the logbook (``calibrated``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuvet.node.collectives import Algorithm, Collective, bus_factor
-from gpuvet.node.memory import PlanError
-from gpuvet.node.model import Node, Transfer
-from gpuvet.node.performance import Bandwidths, PerformanceModel
-from gpuvet.node.spec import FaultSpec, P2pDisabledFault, PowerCapLowFault
+from gpuvet.node.collective_model import CollectiveModel, CollectivePrediction
+from gpuvet.node.collectives import bus_factor
+
+__all__ = ["CollectiveModel", "CollectivePrediction", "calibrated"]
 
 if TYPE_CHECKING:
     from gpuvet.logbook.document import CheckRecord
-
-
-@dataclass(frozen=True)
-class CollectivePrediction:
-    op: str
-    size_bytes: int
-    modules: int
-    time_s: float
-    algbw: float  # GB/s
-    busbw: float  # GB/s
-    algorithm: str
-    protocol: str = "none"  # NCCL's ll, ll128 or simple, as the model picks it
-
-
-class CollectiveModel:
-    def __init__(self, node: Node, faults: Sequence[FaultSpec] = ()) -> None:
-        self.node = node
-        caps = {f.module: f.watts for f in faults if isinstance(f, PowerCapLowFault)}
-        self.perf = PerformanceModel(node, any(isinstance(f, P2pDisabledFault) for f in faults), caps)
-        self._memo: dict[tuple[str, ...], dict[str, Bandwidths]] = {}  # solved bandwidths per set of members
-
-    def members(self, count: int | None) -> list[str]:
-        ids = self.node.module_ids
-        count = count or len(ids)
-        if count < 1 or count > len(ids):
-            raise PlanError("--modules", f"{count} modules asked, the node has {len(ids)}", f"use 1 to {len(ids)}")
-        return ids[:count]
-
-    def predict(self, op: str, size_bytes: int, members: Sequence[str],
-                algorithm: str | None = None) -> CollectivePrediction:
-        """``algorithm`` (ring, in_switch) forces one as ``NCCL_ALGO`` does; None lets the model
-        pick the fastest, as NCCL's tuner does."""
-        if size_bytes <= 0:
-            raise PlanError("--bytes", f"{size_bytes} is not a positive size", "e.g. --bytes 1GiB")
-        try:
-            Collective(op)
-        except ValueError:
-            raise PlanError("--op", f"unknown collective {op!r}",
-                            f"use one of {', '.join(c.value for c in Collective)}") from None
-        if algorithm is not None and algorithm not in {a.value for a in Algorithm}:
-            raise PlanError("--algorithm", f"unknown algorithm {algorithm!r}",
-                            f"use one of {', '.join(a.value for a in Algorithm)}, or leave it out")
-        if len(members) == 1:
-            return CollectivePrediction(op, size_bytes, 1, 0.0, float("inf"), 0.0, "none")
-        session = self.perf.collectives(list(members), memo=self._memo.setdefault(tuple(members), {}))
-        try:
-            choice = session.choice(op, size_bytes, algorithm)
-        except ValueError as e:
-            raise PlanError("--algorithm", str(e), "leave --algorithm out to let the model choose") from None
-        algbw = size_bytes / choice.seconds / 1e9
-        return CollectivePrediction(op, size_bytes, len(members), choice.seconds, algbw,
-                                    algbw * bus_factor(op, len(members)), choice.algorithm.value,
-                                    choice.protocol.value)
-
-    def across_nodes(self, one_node: CollectivePrediction, nodes: int) -> CollectivePrediction:
-        """The same collective over ``nodes`` such nodes: the busbw of one node's fabric, or what its
-        NICs carry across nodes (node/network.py), whichever is lower; the bound named."""
-        from gpuvet.node.network import node_network
-
-        if nodes == 1:
-            return one_node
-        net = node_network(self.node)
-        if net is None:
-            raise PlanError("--nodes", f"{self.node.name} declares no NIC model, so what its NICs carry between "
-                                       "nodes is not known", "give a spec whose NICs name their model "
-                                       "(pcie.nic_model: ConnectX-7), e.g. --node hgx-h200-8")
-        ranks = one_node.modules * nodes
-        busbw = min(one_node.busbw, net.busbw_gbs)
-        bound = f"the NICs ({net.words()})" if net.busbw_gbs < one_node.busbw else "the node's own fabric"
-        algbw = busbw / bus_factor(one_node.op, ranks)
-        return CollectivePrediction(one_node.op, one_node.size_bytes, ranks, one_node.size_bytes / (algbw * 1e9),
-                                    algbw, busbw, f"{one_node.algorithm} in the node, rings over the NICs across "
-                                    f"nodes; limited by {bound}", one_node.protocol)
-
-    def transfer_gbps(self, src: str, dst: str) -> float:
-        return self.perf.transfer_rates([Transfer(src, dst, 1)])[0]
 
 
 def calibrated(op: str, size_bytes: int, checks: Sequence[CheckRecord], modules: int) -> CollectivePrediction | None:
