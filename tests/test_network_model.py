@@ -41,6 +41,8 @@ def test_the_check_ndr_gives_46_to_48_gbs_per_nic_within_15_percent(capsys):
     per_nic = data["busbw"] / 8
     assert 46 * 0.85 <= per_nic <= 48 * 1.15 and abs(per_nic - 47) / 47 < 0.05
     assert NET_EFFICIENCY == 0.96
+    # NVIDIA/nccl-tests #309: two HGX hosts, 8 GPU-NIC pairs, NVLS off: 368.76 GB/s — not used to fit
+    assert abs(data["busbw"] - 368.76) / 368.76 < 0.15
 
 
 def test_within_one_node_nothing_changes_and_the_fabric_bound_is_named(capsys):

@@ -5,7 +5,8 @@ at the share of the line rate NCCL reaches per NIC.
 Fitted on: NVIDIA/nccl-tests #119 (a maintainer: "~24 GB/s is the peak per 200G NIC", 96 GB/s busbw
 for 4 x HDR 200G NICs per node): 24 of 25 GB/s = 0.96. Checked on: NVIDIA/nccl-tests #290 (a
 maintainer: "for NDR @ 400Gbps you should see 46-48GB/s per NIC", two nodes with NCCL_ALGO=RING):
-the model's 48 GB/s per 400G NIC is at the top of that range, 4 % above its bottom. Assumed: one port
+the model's 48 GB/s per 400G NIC is at the top of that range, 4 % above its bottom; and on
+NVIDIA/nccl-tests #309 (two HGX H100 hosts, 8 GPU-NIC pairs, NVLS off: 368.76 GB/s): 384, +4.1 %. Assumed: one port
 per NIC cabled (a rail-optimised node), and the NIC bound holds for every collective (all_to_all
 across nodes is not separately fitted)."""
 
@@ -18,7 +19,8 @@ from gpuvet.node.nic_catalog import find_nic_model
 
 NET_EFFICIENCY = 0.96  # the share of a NIC's line rate NCCL's busbw reaches across nodes (fit: nccl-tests #119)
 NET_SOURCES = ("https://github.com/NVIDIA/nccl-tests/issues/119 (fit)",
-               "https://github.com/NVIDIA/nccl-tests/issues/290 (check)")
+               "https://github.com/NVIDIA/nccl-tests/issues/290 (check)",
+               "https://github.com/NVIDIA/nccl-tests/issues/309 (check)")
 
 
 @dataclass(frozen=True)
