@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +36,7 @@ from gpuvet.checks.events import Event
 FloatArray = npt.NDArray[np.float64]
 Column = list[float | None]
 Counts = list[int | None]
+T = TypeVar("T")
 Placed = tuple[int, int, Event]  # (stream position of the sample, order within it, event)
 
 
@@ -96,27 +99,25 @@ def one_by_one(d: Detector, b: ModuleBlock, start: int = 0) -> list[Placed]:
     return out
 
 
+_FIELDS = ("t", "temp_c", "power_w", "sm_clock_mhz", "mem_clock_mhz", "util", "throttle", "ambient_c", "ecc_corrected",
+           "ecc_uncorrected", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_replays", "nvlink_up",
+           "nvlink_expected", "nvlink_errors", "xids")
+
+
+def _some(column: list[T]) -> list[T] | None:
+    return column if any(v is not None for v in column) else None
+
+
 def from_samples(samples: Sequence[Sample], rows: Sequence[int]) -> ModuleBlock:
-    """One module's samples (in time order) as a block; ``rows``: their stream positions."""
+    """One module's samples (in time order) as a block; ``rows``: their stream positions. The
+    fields are read in one pass and turned into columns by ``zip``, not one pass per field."""
     s0 = samples[0]
-    col = [s.ecc_corrected for s in samples]
-    pcie = tuple([getattr(s, f) for s in samples] for f in ("pcie_gen", "pcie_gen_max", "pcie_width",
-                                                              "pcie_width_max"))
-    link = tuple([getattr(s, f) for s in samples] for f in ("nvlink_up", "nvlink_expected", "nvlink_errors"))
-    replays = [s.pcie_replays for s in samples]
-    unc = [s.ecc_uncorrected for s in samples]
-    amb = [s.ambient_c for s in samples]
-    xids = [s.xids for s in samples]
-    return ModuleBlock(s0.module, s0.uuid, [s.t for s in samples], list(rows), [s.temp_c for s in samples],
-                       [s.power_w for s in samples], [s.sm_clock_mhz for s in samples],
-                       [s.mem_clock_mhz for s in samples], [s.util for s in samples], [s.throttle for s in samples],
-                       amb if any(v is not None for v in amb) else None,
-                       col if any(v is not None for v in col) else None,
-                       unc if any(v is not None for v in unc) else None,
-                       pcie if any(v is not None for c in pcie for v in c) else None,  # type: ignore[arg-type]
-                       replays if any(v is not None for v in replays) else None,
-                       link if any(v is not None for c in link for v in c) else None,  # type: ignore[arg-type]
-                       xids if any(xids) else None)
+    c = [list(col) for col in zip(*map(attrgetter(*_FIELDS), samples), strict=True)]
+    pcie = (c[10], c[11], c[12], c[13])
+    link = (c[15], c[16], c[17])
+    return ModuleBlock(s0.module, s0.uuid, c[0], list(rows), c[1], c[2], c[3], c[4], c[5], c[6], _some(c[7]),
+                       _some(c[8]), _some(c[9]), pcie if any(_some(x) for x in pcie) else None, _some(c[14]),
+                       link if any(_some(x) for x in link) else None, c[18] if any(c[18]) else None)
 
 
 def observe_block(d: Detector, b: ModuleBlock) -> list[Placed]:
