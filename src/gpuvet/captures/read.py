@@ -272,7 +272,6 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     return claimed
 
 
-def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int]) -> None:
 def _network_tools(fc: FileCapture, lines: list[Line]) -> set[int]:
     """The fabric manager's journal and perftest runs: read before nvidia-smi -q, whose `Key : value`
     shape would otherwise take perftest's header for modules."""
@@ -283,6 +282,7 @@ def _network_tools(fc: FileCapture, lines: list[Line]) -> set[int]:
     return fc.fabric_manager.claimed | fc.perftest.claimed
 
 
+def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int]) -> None:
     if "test_categories" not in text:
         return
     body = "\n".join(ln.text for ln in lines)
