@@ -295,7 +295,11 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             "cannot_attach": "NVRM: GPU 0000:18:00.0: osInitNvMapping failed",
             "gpu_lost": "NVRM: GPU 0000:18:00.0: GPU lost from the bus",
             "power_cables": "NVRM: GPU 0000:18:00.0: does not have the necessary power cables connected",
-            "init_failed": "NVRM: GPU 0000:18:00.0: RmInitAdapter failed! (0x25:0x65:1457)"}
+            "init_failed": "NVRM: GPU 0000:18:00.0: RmInitAdapter failed! (0x25:0x65:1457)",
+            # issue 46's open-module wordings
+            "unsupported_by_driver": "NVRM: GPU 0000:18:00.0: is not supported by open nvidia.ko because it does "
+                                     "not include the required GPU System Processor (GSP)",
+            "probe_failed": "NVRM: The NVIDIA probe routine failed for 1 device(s)."}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind
