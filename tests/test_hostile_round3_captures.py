@@ -276,12 +276,12 @@ def test_a_memory_total_beyond_any_module_is_n_a_with_a_note(capsys, tmp_path, t
 # --- 5. size without bound --------------------------------------------------------------------------
 def test_a_model_name_longer_than_any_tool_prints_is_cut_with_a_note(tmp_path):
     # a 60 MB amd-smi MARKET_NAME ran past 60 s at 1.35 GB and was printed whole; a modest one shows the bound
-    text = "GPU: 0\n    ASIC:\n        MARKET_NAME: " + "AMD Instinct MI300X " * 5_000 + \
+    text = "GPU: 0\n    ASIC:\n        MARKET_NAME: " + "AMD Instinct MI300X " * 3_000 + \
            "\n    BUS:\n        BDF: 0000:05:00.0\n"
     backend = CaptureBackend([_write(tmp_path, "long.txt", text)])
     (m,) = backend.inventory().modules
     assert len(m.model) == 256 and m.model.startswith("AMD Instinct MI300X AMD")
-    assert any("GPU 0: name of 99,999 characters cut to its first 256" in n for n in backend.notes())
+    assert any("GPU 0: name of 59,999 characters cut to its first 256" in n for n in backend.notes())
 
 
 def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
@@ -303,3 +303,23 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind
+
+
+def test_a_line_longer_than_any_tool_prints_is_cut_and_said(tmp_path):
+    from gpuvet.captures.read import read
+
+    log = tmp_path / "dmesg.txt"
+    log.write_text("[ 1.0] NVRM: " + "x" * 200_000 + "\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 79, pid=0, GPU has "
+                   "fallen off the bus.\n")
+    fc = read(str(log))
+    assert [x.code for x in fc.kernel.xids] == [79]
+    assert any("line(s) 1: longer than 65,536 characters, cut there" in n for n in fc.notes), fc.notes
+
+
+def test_the_same_file_given_twice_is_read_once_and_said(tmp_path):
+    from gpuvet.backends.capture import CaptureBackend
+
+    smi = Path(__file__).parent / "data" / "captures" / "smi_q_h100_2gpu.txt"
+    backend = CaptureBackend([str(smi), str(smi)])
+    assert len(backend.inventory().modules) == 2
+    assert any("the same file given twice" in n for n in backend.notes()), backend.notes()

@@ -312,3 +312,21 @@ def test_a_stray_quote_in_a_query_log_swallows_no_row_and_grows_no_cell(tmp_path
     long = tmp_path / "long.csv"
     long.write_text(head + f'{stamp(START)}, 0, 50, "300 W\n' + ("x" * 60_000 + "\n") * 3 + rows)
     assert sorted(s.temp_c for s in read_file(long, 1.0).samples) == [50, 51, 52, 53]  # was _csv.Error
+
+
+def test_rows_appended_twice_are_read_once_and_said(tmp_path, capsys):
+    """A log appended to itself repeats every row: each module and time is read once, with a note."""
+    import json
+
+    from gpuvet.cli.app import main
+
+    head = "timestamp, index, name, temperature.gpu, power.draw [W]\n"
+    rows = "".join(f"2026/01/15 10:{m:02d}:00.000, {i}, NVIDIA H100 80GB HBM3, {40 + i}, 300.00 W\n"
+                   for m in range(10) for i in range(2))
+    log = tmp_path / "node07.csv"
+    log.write_text(head + rows + rows)
+    assert main(["watch", "--replay", str(log), "--no-log", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["samples"] == 20
+    assert any("20 row(s) repeat a module at a time it already had" in n and "(20 the same, 0 differing)" in n
+               for n in data["notes"]), data["notes"]

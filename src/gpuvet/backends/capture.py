@@ -22,6 +22,7 @@ from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_text, smi_xml
+from gpuvet.captures.files import once_each
 from gpuvet.captures.records import FabricTable, ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.captures.topo import TopoMatrix
@@ -105,7 +106,8 @@ def host_side_notes(topo: TopoMatrix, node: Node) -> list[str]:
                    "socket that is, is unknown)")
     sides: dict[str, set[int]] = {}
     for g, n in read.items():
-        sides.setdefault(drawn.get(g, "?"), set()).add(n)
+        if n is not None:
+            sides.setdefault(drawn.get(g) or "?", set()).add(n)
     if len(sides) != len(set(read.values())) or any(len(v) > 1 for v in sides.values()):
         out.append("topo -m: the NUMA Affinity column and the matrix disagree (GPUs of one NUMA node read SYS to "
                    "each other, or GPUs below one socket read on two nodes): the matrix is kept as read, so "
@@ -543,7 +545,7 @@ class CaptureBackend(Backend):
         self._software = SoftwareInfo(__version__, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
-        for path in paths:
+        for path in once_each(paths, self._notes):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]

@@ -31,6 +31,7 @@ _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 _TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
+MAX_LINE_CHARS = 65_536  # a line longer than this is cut (with a note): tools print lines of at most a few KB
 MAX_MODULES = 4096  # modules in one listing (-q, -q -x, amd-smi, rocm-smi, npu-smi): more is not one node (docs/limits.md)
 
 
@@ -48,11 +49,23 @@ class Cleaned:
     hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
 
 
+def _cut_long(numbered: list[tuple[int, str]], notes: list[str]) -> list[tuple[int, str]]:
+    """A line longer than any tool prints (a blob pasted in, a log that lost its line ends) is cut
+    at MAX_LINE_CHARS, so no reader scans it whole, and the cut is said."""
+    long = [n for n, s in numbered if len(s) > MAX_LINE_CHARS]
+    if not long:
+        return numbered
+    notes.append(f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters, cut there (no tool prints "
+                 "such a line: a pasted blob, or a log that lost its line ends?)")
+    return [(n, s[:MAX_LINE_CHARS] if len(s) > MAX_LINE_CHARS else s) for n, s in numbered]
+
+
 def clean(text: str) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file."""
     raw = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
     notes: list[str] = []
     numbered = [(i + 1, s.rstrip()) for i, s in enumerate(raw)]
+    numbered = _cut_long(numbered, notes)
     if numbered and numbered[0][1].lstrip().startswith("\ufeff"):
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
     numbered = _skip_header(numbered)

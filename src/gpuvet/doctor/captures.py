@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpuvet.captures.files import once_each
 from gpuvet.captures import bench, kernel, read, smi_text
 from gpuvet.captures.bench import NcclFailure, NvbWaived
 from gpuvet.captures.fabric_manager import FabricManagerLog
@@ -72,7 +73,7 @@ class Captures:
 def read_captures(paths: list[str]) -> Captures:
     """Read every file. Raises CaptureError (naming the file and what was expected)."""
     caps = Captures(files=list(paths))
-    for p in paths:
+    for p in once_each(paths, caps.notes):
         _add(caps, read.read(p))
     return caps
 

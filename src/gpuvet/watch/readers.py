@@ -272,7 +272,31 @@ def parse(src: Scanned, interval_s: float, fields: Sequence[str] = (), node: str
 
 def read_file(path: Path, interval_s: float, fields: Sequence[str] = ()) -> Recording:
     """Raises GpuvetError for a missing, unreadable, special, oversized or unrecognised file."""
-    return parse(scan(path, fields), interval_s, fields)
+    return once_per_time(parse(scan(path, fields), interval_s, fields), path.name)
+
+
+def once_per_time(rec: Recording, label: str) -> Recording:
+    """One sample per module and time: a log appended to itself (or a clock set back an hour) repeats
+    rows; the first reading of each module at each time is kept and the repeats are counted in a note,
+    saying whether they read the same (never a silent merge)."""
+    if rec.relative_time:
+        return rec  # times counted from the start are the reader's own: no repeats to find
+    first: dict[tuple[str, float], object] = {}
+    kept, same, differ = [], 0, 0
+    for s in rec.samples:
+        key = (s.module, s.t)
+        if key not in first:
+            first[key] = s
+            kept.append(s)
+        elif first[key] == s:
+            same += 1
+        else:
+            differ += 1
+    if same or differ:
+        rec.samples = kept
+        rec.notes.append(f"{label}: {same + differ} row(s) repeat a module at a time it already had (a log appended twice, "
+                         f"or a clock set back): read once, the first kept ({same} the same, {differ} differing)")
+    return rec
 
 
 def read_files(paths: Sequence[Path], interval_s: float, fields: Sequence[str] = ()) -> Recording:
@@ -289,7 +313,8 @@ def read_files(paths: Sequence[Path], interval_s: float, fields: Sequence[str] =
         raise bounds.too_many(total, bounds.MAX_REPLAY_LINES, f"lines in {len(paths)} files", "--replay",
                               "replay fewer files at a time (a day or a rack each).")
     names, notes = node_names([s.path for s in scanned], [s.kind not in _LABELLED for s in scanned])
-    recs = [parse(s, interval_s, fields, name) for s, name in zip(scanned, names, strict=True)]
+    recs = [once_per_time(parse(s, interval_s, fields, name), s.path.name)
+            for s, name in zip(scanned, names, strict=True)]
     timed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if not r.relative_time]
     untimed = [str(s.path) for s, r in zip(scanned, recs, strict=True) if r.relative_time]
     if timed and untimed:
