@@ -1,6 +1,7 @@
 """The fresh batch (tests/data/captures/fresh/, issue 46's GPU diagnostics), collected blind: each
 file's expected diagnosis is in MANIFEST.md, written before gpuvet read it. Pinned here: the files
-gpuvet now gets right (the kernel logs and topo -m matrices fixed after first contact)."""
+gpuvet now gets right (the kernel logs and topo -m matrices fixed after first contact; batch B's NCCL
+logs and nccl-tests254 since the runtimes' logs are read)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,16 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "topo_deepep60_topo_mp_14nic.txt": set(),
     "topo_nccl2157_nv12_18nic_flushleft.txt": set(),
     "topo_sglang13973_h_nv18_9nic_3numa.txt": set(),
+    # the runtimes' own logs and nccl-tests without MPI (issue 46's remaining part; batch B's NCCL files)
+    "nccl_multinode_tests188_ib_vs_socket_nodes.txt": {("nccl_transport_mismatch", "user pid 16902, 16906")},
+    "nccl_multinode_tests294_sharp_bootstrap_family.txt": {("collective_init_failed", "h100-4 GPU 4"),
+                                                           ("collective_init_failed", "h100-4 GPU 6")},
+    "nccl_multinode_tests29_socket_and_ib_mixed.txt": set(),
+    "nccl_nvls_nccl1029_init_error_hostprefix.txt": {("nvls_setup_failed", "rdma-test-gpu-worker-1 GPU 4")},
+    "nccl_nvls_nccl1788_h100_cuda401.txt": {("nvls_setup_failed", "node004 GPU 1")},
+    "nccl_nvls_nccl892_h800_not_available.txt": set(),
+    "nccl_nvls_pie500_h200_container_invalid_arg.txt": {("nvls_setup_failed", "host and GPU not in the log")},
+    "nccl_tests254_all_rank0_no_mpi.txt": {("nccl_tests_without_mpi", None)},
 }
 
 # topo -m: the host side of each GPU read (NUMA Affinity: 3,3,1,1 and 0,0,0,1,2,2; the last row cut)

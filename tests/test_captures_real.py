@@ -154,8 +154,11 @@ def _nccl644(fc: FileCapture, data: dict[str, Any]) -> None:
 
 
 def _tests107(fc: FileCapture, data: dict[str, Any]) -> None:
-    _nccl_header_only(1, ("ip-172-31-20-228", "ip-172-31-22-230"))(fc, data)
+    (r,) = fc.nccl.results
+    assert r.rows == [] and r.ranks == 1 and r.nodes == ("ip-172-31-20-228", "ip-172-31-22-230")
     assert any("rank numbers repeat" in n for n in fc.notes)  # both nodes print rank 0: two jobs
+    # mpirun -np 2, each process rank 0 of 1 with its own header: nccl-tests built without MPI=1 (issue 46)
+    assert [f["cause"] for f in data["findings"]] == ["nccl_tests_without_mpi"]
 
 
 def _tests128(fc: FileCapture, data: dict[str, Any]) -> None:

@@ -73,7 +73,7 @@ def test_all_runs_every_step(capsys):
     code, out, _ = call(capsys, "doctor", "interconnect-slow", "--sim", "mesh-4", "--json", "--all", "--window", "2h")
     data = json.loads(out)
     assert code == 0 and data["findings"] == []
-    assert len(data["steps"]) == 14 and {s["status"] for s in data["steps"]} <= {"clear", "inconclusive"}
+    assert len(data["steps"]) == 15 and {s["status"] for s in data["steps"]} <= {"clear", "inconclusive"}
 
 
 def test_nccl_environment_forcing_a_slow_transport(capsys, monkeypatch):

@@ -41,13 +41,15 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "ecc_health": SMI | {"window"}, "gemm_agreement": {"engine"}, "thermal_state": SMI | {"window"},
     "thermal_trend": {"window"}, "other_processes": NODE, "clock_stability": {"window"}, "power_limit": NODE,
     "clocks": NODE, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
-    "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench"},
+    "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
+                       "rocm-bandwidth-test -v"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "local"},  # the RDMA tools' listings, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
+    "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog"},  # the runtimes' own logs
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 

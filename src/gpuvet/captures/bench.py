@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gpuvet.captures import nccl_runs
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
 from gpuvet.captures.text import Line, ranges
@@ -30,11 +31,12 @@ _NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([A-Za-z]\w*)\s+(\w+|-)\s+(-?\d+)\s+
 _MID_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+" +
                       r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
-_RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
+_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
 _FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
-_NCCL_HEADER = re.compile(r"^#\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
+# '#' optional: a paste can lose it (a markdown heading)
+_NCCL_HEADER = re.compile(r"^#?\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ def _op(lines: list[Line], where: str, first_row: int | None) -> str:
 
 
 def parse_nccl(lines: list[Line], where: str) -> NcclParse:
+    parts = nccl_runs.separate(lines)
+    if len(parts) > 1:  # one header and one summary per run: each read alone
+        return _runs(parts, where)
     out = NcclParse()
     header = [ln for ln in lines if _NCCL_HEADER.match(ln.text.strip()) or _RANK.match(ln.text.strip())]
     rows: list[NcclRow] = []
@@ -102,6 +107,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         return out if not out.failures else _failed_only(out, lines, where)
     out.claimed.update(ln.no for ln in lines if ln.text.lstrip().startswith(("#", "rccl-tests: Version")) and
                        (header or rows))  # rccl-tests prints its version between the '#' lines
+    out.claimed.update(ln.no for ln in header)  # a rank list whose '#' the paste lost
     ranks = [m.groups() for ln in lines if (m := _RANK.match(ln.text.strip()))]
     nodes = tuple(dict.fromkeys(host for _, host in ranks))
     avg = [float(m.group(1)) for ln in lines if (m := re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", ln.text))]
@@ -116,9 +122,33 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
     if len({r for r, _ in ranks}) < len(ranks):
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
+    if (solo := nccl_runs.alone(lines)) is not None:
+        out.failures.append(_alone(solo))
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
                                   avg[0] if avg else None, where, nodes, device_models(lines)))
     return out
+
+
+def _runs(parts: list[list[Line]], where: str) -> NcclParse:
+    """Several runs in one file, each with its header and summary: one result each, noted."""
+    out = NcclParse()
+    for part in parts:
+        one = parse_nccl(part, where)
+        out.results += one.results
+        out.failures += one.failures
+        out.claimed |= one.claimed
+        out.notes += one.notes
+    whole = [ln for part in parts for ln in part]
+    if (solo := nccl_runs.alone(whole)) is not None and not any(f.kind == "alone" for f in out.failures):
+        out.failures.append(_alone(solo))
+    out.notes.append(f"nccl-tests: {len(parts)} runs in one file, each with its own header and summary (separate "
+                     f"processes or runs pasted together): read as {len(parts)} results")
+    return out
+
+
+def _alone(solo: nccl_runs.AloneRuns) -> NcclFailure:
+    return NcclFailure("alone", f"{solo.processes} processes on {', '.join(solo.hosts)} each ran alone (rank 0 of 1): "
+                       "nccl-tests built without MPI=1", None, solo.text, solo.line)
 
 
 def _cut_table(lines: list[Line], last: int) -> str:

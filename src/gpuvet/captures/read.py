@@ -23,9 +23,11 @@ from gpuvet.captures import (
     hccl,
     kernel,
     links,
+    nccl_log,
     nic_tools,
     npu_smi,
     perftest,
+    rocm_validation,
     smi_text,
     smi_xml,
     topo,
@@ -70,6 +72,8 @@ class FileCapture:
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
     fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
     perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
+    nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
+    rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
@@ -252,6 +256,12 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     for listed in (fc.amd, fc.npu):  # each names the formats it found
         claimed |= listed.claimed
         fc.kinds += listed.kinds
+    fc.nccl_log = nccl_log.parse(lines)  # the runtimes' own logs: before -q, whose `Key : value` they resemble
+    claimed |= fc.nccl_log.claimed
+    fc.kinds += fc.nccl_log.kinds
+    fc.rbt_validation = rocm_validation.parse(lines)  # rocm-bandwidth-test -v: its PASS/FAIL matrix
+    claimed |= fc.rbt_validation.claimed
+    fc.kinds += ["rocm-bandwidth-test -v"] if fc.rbt_validation.checks else []
     claimed |= hccl.add_to(fc, [ln for ln in lines if ln.no not in claimed], where)  # Ascend HCCL Test
     claimed |= transferbench.add_to(fc, [ln for ln in lines if ln.no not in claimed])  # AMD TransferBench
     fc.nics, more = nic_tools.parse([ln for ln in lines if ln.no not in claimed])  # the RDMA NICs
@@ -301,7 +311,7 @@ def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int])
 def _notes(fc: FileCapture) -> list[str]:
     notes: list[str] = []
     for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm, fc.dmon, fc.amd,
-                 fc.npu):
+                 fc.npu, fc.nccl_log, fc.rbt_validation):
         if part is not None:
             notes += part.notes
     return notes

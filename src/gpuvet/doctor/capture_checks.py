@@ -19,6 +19,7 @@ from gpuvet.doctor.capture_verdicts import tool_verdicts
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fabric_steps import fabric_manager, fabric_registration
 from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 
@@ -82,6 +83,7 @@ def captured_links(ev: Evidence) -> Outcome:
     found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _captured_fabric_down(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
+    found += _validation_failures(ev)
     if found:
         return confirmed("links are down, degraded or corrupt data", *found)
     if unsure:
@@ -91,6 +93,19 @@ def captured_links(ev: Evidence) -> Outcome:
     if not cited:
         return unknown("no captured link state (give nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output)")
     return clear("every captured link is up as its design says, no CRC, replay or recovery error counted", *cited)
+
+
+def _validation_failures(ev: Evidence) -> list[Finding]:
+    """rocm-bandwidth-test -v's FAIL cells: one finding per pair of devices, each direction that failed named."""
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    where: dict[tuple[str, str], tuple[str, int]] = {}
+    for label, k in ev.captures.copy_checks:
+        if not k.passed:
+            key = (k.src, k.dst) if (k.dst, k.src) not in pairs else (k.dst, k.src)
+            pairs[key].append(f"{k.src} -> {k.dst} (line {k.line})")
+            where.setdefault(key, (label, k.line))
+    return [finding("host_copy_validation_failed", HIGH, between=key, file=where[key][0], line=where[key][1],
+                    failed=failed) for key, failed in pairs.items()]
 
 
 def _links_cited(ev: Evidence) -> list[Cited]:
@@ -106,6 +121,9 @@ def _links_cited(ev: Evidence) -> list[Cited]:
     out += [Cited(ev.capture_source("lspci -vvv") or "lspci -vvv", "LnkSta / LnkCap",
                   f"x{p.width} {p.speed_gts} GT/s / x{p.cap_width} {p.cap_speed_gts} GT/s", where=p.device)
             for p in c.pcie_links if p.width is not None and p.cap_width is not None]
+    if c.copy_checks:
+        out.append(Cited(c.copy_checks[0][0], "rocm-bandwidth-test -v copies PASS",
+                         str(sum(k.passed for _, k in c.copy_checks))))
     if c.nvbandwidth:
         out.append(Cited(ev.capture_source("nvbandwidth", "TransferBench") or "nvbandwidth",
                          "tests run without a copy failure",
@@ -193,5 +211,5 @@ CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "kernel_messages": kernel_messages, "kernel_messages:presence": kernel_presence_messages,
     "benchmark_failures": benchmark_failures, "tool_verdicts": tool_verdicts, "nic_ports": nic_ports,
     "fabric_registration": fabric_registration, "fabric_manager": fabric_manager,
-    "rdma_bandwidth": rdma_bandwidth,
+    "rdma_bandwidth": rdma_bandwidth, "nccl_log": nccl_log, "nccl_log:init": nccl_log_init,
 }

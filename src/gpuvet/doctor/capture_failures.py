@@ -82,8 +82,10 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     for f in c.nccl_failures:  # wrong values counted by nccl-tests itself are corrupt data, not an abort
         if f.kind == "out_of_bounds" and wrong_rows:
             continue  # collective_results names the sizes from the #wrong column
-        cause = "data_corruption_in_transfer" if f.kind == "out_of_bounds" else "collective_test_failed"
-        fix = (COLLECTIVE_FIX if cause == "collective_test_failed" else CORRUPTION_FIX).get(f.tool)
+        cause = {"out_of_bounds": "data_corruption_in_transfer", "alone": "nccl_tests_without_mpi"}.get(
+            f.kind, "collective_test_failed")
+        fix = {"collective_test_failed": COLLECTIVE_FIX, "data_corruption_in_transfer": CORRUPTION_FIX}.get(
+            cause, {}).get(f.tool)
         found.append(finding(cause, HIGH, fix=fix, tool=f.tool, kind=f.kind, error=f.message, at=f.where,
                              line=f.line, output=f.text[:240]))
     waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]

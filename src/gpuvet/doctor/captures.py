@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpuvet.captures.files import once_each
 from gpuvet.captures import bench, kernel, read, smi_text
 from gpuvet.captures.bench import NcclFailure, NvbWaived
 from gpuvet.captures.fabric_manager import FabricManagerLog
+from gpuvet.captures.files import once_each
 from gpuvet.captures.kernel import KernelEvent
+from gpuvet.captures.nccl_log import NcclLog
 from gpuvet.captures.perftest import PerftestRun
 from gpuvet.captures.records import (
     CopyCheckFailure,
@@ -30,6 +31,7 @@ from gpuvet.captures.records import (
     ToolVerdict,
     XidLine,
 )
+from gpuvet.captures.rocm_validation import CopyCheck
 from gpuvet.captures.smi_xml import health as xml_health
 from gpuvet.captures.text import clean
 from gpuvet.captures.verdicts import verdicts
@@ -68,6 +70,8 @@ class Captures:
     verdicts: list[ToolVerdict] = field(default_factory=list)  # npu-smi Health, amd-smi RAS/ECC, per listed module
     fabric_manager: list[tuple[str, FabricManagerLog]] = field(default_factory=list)  # (file, its FM lines)
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
+    nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
+    copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -115,6 +119,9 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]
+    if fc.nccl_log.lines:
+        caps.nccl_logs.append((label, fc.nccl_log))
+    caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
 
 

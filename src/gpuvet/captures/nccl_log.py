@@ -1,0 +1,223 @@
+"""The collective libraries' own logs, as people paste them: NCCL_DEBUG=INFO/WARN lines
+(``host:pid:tid [dev] NCCL INFO …``; RCCL prints the same shapes, as NCCL or RCCL), behind a
+launcher's or a pod's name or bare (``transport/nvls.cc:251 NCCL WARN Cuda failure …``), and
+HCCL's plog lines (``[ERROR] HCCL(pid,proc):time [file.cc:N][tid][Init]…errNo[0x…]…``).
+
+Kept is what doctor judges, each with its line: the network transport each process chose
+(``NET/IB : Using [0]mlx5_0:1/IB``, or ``NET/IB : No device found.`` then ``NET/Socket : Using``;
+a channel ``via NET/Socket/0`` or ``Using network Socket`` says it outright), the set-up failures
+(WARN lines of socket.cc, bootstrap.cc, init.cc…, an NVLS ``Cuda failure``), the errors while it
+ran, and NVLS's 'multicast support is not available' (info). Up to NCCL 2.4 the bootstrap printed
+``NET/Socket : Using`` on every process, so NET/IB's own line outranks it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_TEXT = 240  # characters of a line kept as evidence
+_LOG = re.compile(
+    r"(?:(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?P<pid>\d{1,9}):(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
+    r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+)?"
+    r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
+_PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
+                   r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
+_VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
+_NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
+_NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
+_NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
+_USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
+_VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
+_COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
+_DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
+_NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
+_FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
+                    r"neither|no route|reset by peer", re.I)
+_GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
+_INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
+               "proxy.cc", "utils.cc"}
+_INIT_WORDS = re.compile(r"\binit|bootstrap|connect|socket|address family|AF_INET|listen|accept", re.I)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a library's log, with the process and module it names (None where it names none)."""
+
+    line: int
+    lib: str  # NCCL, RCCL, HCCL
+    level: str  # INFO, WARN, ERROR
+    host: str | None
+    pid: int | None
+    dev: int | None  # the process's CUDA/HIP device, NCCL's [n]
+    source: str | None  # the library's file:line (misc/socket.cc:484)
+    message: str
+    text: str  # as pasted, after a launcher prefix (at most _TEXT characters)
+
+
+@dataclass(frozen=True)
+class NetChoice:
+    """The network transport one process used between nodes, and what says so."""
+
+    host: str | None
+    pid: int | None
+    transport: str  # "IB" (verbs: InfiniBand or RoCE, the plugins' IBext too), "Socket", or the plugin's name
+    devices: tuple[str, ...]  # mlx5_0:1/IB, eth0
+    line: int
+    basis: str  # the words it was read from
+
+
+@dataclass(frozen=True)
+class LogFailure:
+    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime"
+    at: LogLine
+    rank: int | None = None
+
+
+@dataclass
+class NcclLog:
+    libs: list[str] = field(default_factory=list)  # NCCL, RCCL, HCCL, in order seen
+    version: str | None = None
+    lines: int = 0
+    choices: list[NetChoice] = field(default_factory=list)
+    no_ib: list[LogLine] = field(default_factory=list)  # 'NET/IB : No device found', no libibverbs
+    failures: list[LogFailure] = field(default_factory=list)
+    nvls_unavailable: list[LogLine] = field(default_factory=list)
+    ranks: dict[tuple[str | None, int | None], int] = field(default_factory=dict)  # (host, pid) -> rank
+    nodes: int | None = None  # nNodes a communicator printed
+    completed: list[LogLine] = field(default_factory=list)  # 'Init COMPLETE': a communicator came up
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [f"{lib} plog" if lib == "HCCL" else f"{lib} debug log" for lib in self.libs]
+
+    @property
+    def hosts(self) -> list[str]:
+        return list(dict.fromkeys(c.host for c in self.choices if c.host))
+
+
+def _log_line(ln: Line) -> LogLine | None:
+    text = ln.text
+    if "CCL" not in text:
+        return None
+    m = _LOG.search(text)
+    if m is not None:
+        src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
+        return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
+                       _int(m.group("dev")), src, m.group("msg").strip(), text.strip()[:_TEXT])
+    p = _PLOG.match(text)
+    if p is not None:
+        level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
+        return LogLine(ln.no, "HCCL", level, None, int(p.group("pid")), None, p.group("src"),
+                       p.group("msg").strip(), text.strip()[:_TEXT])
+    return None
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text is not None else None
+
+
+def parse(lines: list[Line]) -> NcclLog:
+    """Every library log line in ``lines``; an empty NcclLog where there is none."""
+    out = NcclLog()
+    by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]] = {}
+    for ln in lines:
+        v = _VERSION.search(ln.text) if "version" in ln.text else None
+        if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
+            out.version = out.version or v.group(2)
+            out.claimed.add(ln.no)
+        at = _log_line(ln)
+        if at is None:
+            continue
+        out.lines += 1
+        out.claimed.add(ln.no)
+        if at.lib not in out.libs:
+            out.libs.append(at.lib)
+        if v is not None:
+            out.version = out.version or v.group(2)
+        _read(at, out, by_process)
+    for said in by_process.values():
+        choice = _choose(said)
+        if choice is not None:
+            out.choices.append(choice)
+    out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
+    return out
+
+
+def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | None],
+                                                      list[tuple[str, NetChoice]]]) -> None:
+    """What one line says: a transport, a failure, NVLS' absence, a communicator's rank."""
+    msg, key = at.message, (at.host, at.pid)
+    kind = _failure_kind(at)
+    if kind is not None:
+        out.failures.append(LogFailure(kind, at))
+        return
+    if _NO_VERBS.search(msg) or _NET_NONE.match(msg):
+        out.no_ib.append(at)
+        return
+    if _NVLS_NA.search(msg):
+        out.nvls_unavailable.append(at)
+        return
+    if "Init COMPLETE" in msg:
+        out.completed.append(at)
+    if (c := _COMM.search(msg)) is not None:
+        out.ranks.setdefault(key, int(c.group("rank")))
+        if c.group("nodes"):
+            out.nodes = max(out.nodes or 0, int(c.group("nodes")))
+        return
+    said = _transport(at)
+    if said is not None:
+        by_process.setdefault(key, []).append(said)
+
+
+_RANKED = ("via", "network", "net", "socket")  # what outranks what when one process says several things
+
+
+def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
+    msg = at.message
+    if (v := _VIA.search(msg)) is not None:
+        return "via", NetChoice(at.host, at.pid, _net(v.group("net")), (), at.line, f"channel {v.group(0)}")
+    if (u := _USING_NETWORK.match(msg)) is not None:
+        return "network", NetChoice(at.host, at.pid, _net(u.group("net")), (), at.line, u.group(0))
+    if (n := _NET_USING.match(msg)) is not None:
+        net = _net(n.group("net"))
+        devices = tuple(_DEVICE.findall(n.group("devs"))) or (n.group("devs")[:80],)
+        return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line,
+                                                                  msg[:160])
+    return None
+
+
+def _net(name: str) -> str:
+    """NET/IB, NET/IBext_v8 (the SHARP/plugin build of verbs) -> IB; Socket stays Socket."""
+    name = name.strip()
+    return "IB" if name.upper().startswith("IB") else name
+
+
+def _choose(said: list[tuple[str, NetChoice]]) -> NetChoice | None:
+    """The strongest word one process gave; the devices of its NET/… Using line kept beside it."""
+    if not said:
+        return None
+    best = min(said, key=lambda s: _RANKED.index(s[0]))[1]
+    listed = next((c.devices for _, c in said if c.transport == best.transport and c.devices), ())
+    return NetChoice(best.host, best.pid, best.transport, listed, best.line, best.basis)
+
+
+def _failure_kind(at: LogLine) -> str | None:
+    """init, nvls or runtime for a WARN/ERROR that reports a failure; None for other lines (a WARN
+    that libibverbs is absent is NCCL going on without InfiniBand, judged as the transport)."""
+    if at.level not in ("WARN", "ERROR", "ABORT"):
+        return None
+    msg = at.message
+    if _NO_VERBS.search(msg) or _NET_NONE.match(msg):
+        return None
+    file = (at.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    if "nvls" in file or "NVLS" in msg:
+        return "nvls"
+    if at.lib == "HCCL":
+        return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "runtime"
+    if not _FAILS.search(msg) or _GOES_ON.search(msg):
+        return None
+    return "init" if file in _INIT_FILES or _INIT_WORDS.search(msg) else "runtime"

@@ -1,0 +1,76 @@
+"""rocm-bandwidth-test's validation mode (``-v``, unidirectional copies): after its device list it
+prints a 'Data Path Validation' matrix whose cell is PASS, FAIL or N/A for each copy from the row's
+device to the column's (rocm_bandwidth_test_report.cpp: FAIL where the copied buffer differed from
+the source). A FAIL is data corrupted on that path; CPUs are listed as devices without a GPU UUID."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_TITLE = re.compile(r"^\s*Data Path Validation\s*$")
+_COLUMNS = re.compile(r"^\s*D/D((?:\s+\d+)+)\s*$")
+_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:PASS|FAIL|N/A))+)\s*$")
+_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?)\s*(?:,\s*(GPU-[0-9A-Za-z]+)\s*,\s*([0-9a-fA-F:.]+))?\s*$")
+
+
+@dataclass(frozen=True)
+class CopyCheck:
+    """One copy the matrix judged: from device ``src`` to ``dst``, as named in the device list."""
+
+    src: str
+    dst: str
+    passed: bool
+    line: int
+
+
+@dataclass
+class RbtValidation:
+    checks: list[CopyCheck] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[CopyCheck]:
+        return [c for c in self.checks if not c.passed]
+
+
+def _names(lines: list[Line]) -> dict[int, str]:
+    """Device index -> 'Device 2 (AMD Instinct MI210, 05:0.0)' or 'Device 0 (CPU: AMD EPYC 9554 …)'."""
+    out: dict[int, str] = {}
+    for ln in lines:
+        if "Device:" in ln.text and (m := _DEVICE.match(ln.text)) is not None:
+            name = m.group(2).strip()[:80]
+            out[int(m.group(1))] = (f"Device {m.group(1)} ({name}, {m.group(4)})" if m.group(3)
+                                    else f"Device {m.group(1)} (CPU: {name})")
+    return out
+
+
+def parse(lines: list[Line]) -> RbtValidation:
+    out = RbtValidation()
+    start = next((i for i, ln in enumerate(lines) if _TITLE.match(ln.text)), None)
+    if start is None:
+        return out
+    names = _names(lines)
+    out.claimed.add(lines[start].no)
+    columns: list[int] = []
+    for ln in lines[start + 1:]:
+        if not ln.text.strip():
+            continue
+        if (c := _COLUMNS.match(ln.text)) is not None and not columns:
+            columns = [int(x) for x in c.group(1).split()]
+        elif (r := _ROW.match(ln.text)) is not None and columns:
+            src = int(r.group(1))
+            for dst, cell in zip(columns, r.group(2).split(), strict=False):
+                if cell != "N/A":
+                    out.checks.append(CopyCheck(names.get(src, f"Device {src}"), names.get(dst, f"Device {dst}"),
+                                                cell == "PASS", ln.no))
+        else:
+            break
+        out.claimed.add(ln.no)
+    if not out.checks:
+        out.notes.append(f"rocm-bandwidth-test: 'Data Path Validation' at line {lines[start].no} without a row of "
+                         "PASS/FAIL cells (cut?): nothing to judge")
+    return out

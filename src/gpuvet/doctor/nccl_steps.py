@@ -1,0 +1,160 @@
+"""Doctor's reading of the collective libraries' own logs (NCCL_DEBUG=INFO/WARN, RCCL's, HCCL's plog):
+the transport each node's processes chose between nodes, and what stopped a communicator. The log is
+the runtime's own account of the job: a node on sockets while its peers use InfiniBand is what the
+job did, whatever the NICs' state says; a WARN naming socket.cc or nvls.cc is why it stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog, NetChoice
+from gpuvet.checks.model import Json
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
+
+SOCKET = "Socket"
+NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO, or give the plog's "
+          "[ERROR] lines)")
+_CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error"}
+_LINES = 16  # line numbers kept per finding
+Logs = Sequence[tuple[str, NcclLog]]
+
+
+def nccl_log(ev: Evidence) -> Outcome:
+    """interconnect-slow: the transport between nodes, and every failure the log reports."""
+    logs = ev.captures.nccl_logs
+    if not logs:
+        return unknown(NO_LOG)
+    found = _failure_findings(logs, ("init", "nvls", "runtime"))
+    more, cited, said = _transport_verdict(logs)
+    found += more
+    info, info_cited = _nvls_unavailable(logs)
+    if found:
+        return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}", *found)
+    cited += info_cited
+    if not cited or said.startswith("can't tell"):
+        return unknown(said + info)
+    return clear(said + info, *cited)
+
+
+def nccl_log_init(ev: Evidence) -> Outcome:
+    """compute-errors: a communicator that did not come up (bootstrap, socket, init, NVLS set-up)."""
+    logs = ev.captures.nccl_logs
+    if not logs:
+        return unknown(NO_LOG)
+    found = _failure_findings(logs, ("init", "nvls"))
+    if found:
+        return confirmed(f"the communicator did not come up: {_first_words(found)}", *found)
+    done = [(label, at) for label, log in logs for at in log.completed]
+    if not done:
+        return unknown("can't tell: no set-up failure in the lines given, and none says a communicator came up "
+                       "('Init COMPLETE')")
+    return clear(f"{len(done)} communicator(s) came up (Init COMPLETE), no set-up failure",
+                 *(Cited(label, f"{at.lib} Init COMPLETE", f"line {at.line}", _where(at)) for label, at in done[:64]))
+
+
+def _first_words(found: list[Finding]) -> str:
+    return f"{found[0].title.split(':')[0]} ({found[0].module})"
+
+
+def _where(at: LogLine) -> str:
+    if at.host and at.dev is not None:
+        return f"{at.host} GPU {at.dev}"
+    if at.host:
+        return at.host
+    if at.dev is not None:
+        return f"GPU {at.dev} (host not in the log)"
+    return "host and GPU not in the log"
+
+
+def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
+    """One finding per kind of failure and place (host and GPU), citing its first line and counting the rest."""
+    groups: dict[tuple[str, str], list[tuple[str, LogFailure]]] = {}
+    for label, log in logs:
+        for f in log.failures:
+            if f.kind in kinds:
+                groups.setdefault((f.kind, _where(f.at)), []).append((label, f))
+    out: list[Finding] = []
+    for (kind, where), items in groups.items():
+        label, first = items[0]
+        ranks = sorted({f.rank for _, f in items if f.rank is not None})
+        out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, file=label,
+                           line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
+                           lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None))
+    return out
+
+
+def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
+    """Sockets between nodes where InfiniBand/RoCE was expected: all nodes (a fallback) or some (a mismatch)."""
+    choices = [(label, c) for label, log in logs for c in log.choices]
+    if not choices:
+        return [], [], "can't tell: the log names no transport (NET/IB, NET/Socket, 'Using network', 'via NET/…')"
+    by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]] = {}
+    for label, c in choices:
+        by_host.setdefault(c.host or "host not in the log", {}).setdefault(c.transport, []).append((label, c))
+    cited = [Cited(items[0][0], "network transport", _said(t, items), host)
+             for host, nets in by_host.items() for t, items in nets.items()]
+    on_socket = [h for h, nets in by_host.items() if SOCKET in nets]
+    others = [h for h, nets in by_host.items() if set(nets) - {SOCKET}]
+    if on_socket and others:  # one job, two transports: whatever the host names say (a paste may redact them)
+        evidence: dict[str, Json] = {"on_socket": [_said(SOCKET, by_host[h][SOCKET], h) for h in on_socket],
+                                     **_no_ib(logs, on_socket), "on_other": [
+                                         _said(t, items, h) for h in others for t, items in by_host[h].items()
+                                         if t != SOCKET]}
+        named = [h if h not in others else f"{h} pid {', '.join(_pids(by_host[h][SOCKET]))}" for h in on_socket]
+        return [finding("nccl_transport_mismatch", HIGH, module=", ".join(named), carried=evidence)], cited, ""
+    hosts = set(by_host) | {at.host for _, log in logs for at in (*log.no_ib, *(f.at for f in log.failures)) if at.host}
+    nodes = max((log.nodes or 0) for _, log in logs)
+    if len(hosts) < 2 and nodes < 2:
+        if on_socket:
+            return [], cited, (f"can't tell: one host in the log ({', '.join(sorted(hosts))}) on NET/Socket: between "
+                               "the GPUs of one node it carries nothing; give every node's log if the job spans nodes")
+        return [], cited, f"one node in the log, on {', '.join(sorted({c.transport for _, c in choices}))}"
+    if not on_socket:
+        return [], cited, f"every node's processes use {_nets(by_host)} between nodes ({', '.join(sorted(by_host))})"
+    fallback = finding("nccl_socket_fallback", HIGH, module=", ".join(on_socket), carried=_no_ib(logs, on_socket),
+                       nodes=nodes or len(hosts), on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in on_socket])
+    return [fallback], cited, ""
+
+
+def _said(transport: str, items: list[tuple[str, NetChoice]], host: str | None = None) -> str:
+    """'IB (mlx5_0:1/IB, mlx5_2:1/IB) by 8 process(es), file line 12'."""
+    label, first = items[0]
+    devices = list(dict.fromkeys(d for _, c in items for d in c.devices))[:6]
+    head = f"{host}: " if host else ""
+    pids = _pids(items)
+    named = f" (pid {', '.join(pids[:4])}{' …' if len(pids) > 4 else ''})" if pids else ""
+    return (f"{head}{transport}" + (f" ({', '.join(devices)})" if devices else "") +
+            f" by {len(items)} process(es){named}, {label} line {first.line}")
+
+
+def _pids(items: list[tuple[str, NetChoice]]) -> list[str]:
+    return list(dict.fromkeys(str(c.pid) for _, c in items if c.pid is not None))
+
+
+def _nets(by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]]) -> str:
+    return "/".join(sorted({t for nets in by_host.values() for t in nets}))
+
+
+def _no_ib(logs: Logs, hosts: list[str]) -> dict[str, Json]:
+    """Why the socket hosts had no InfiniBand, in NCCL's words (the first such line)."""
+    for label, log in logs:
+        for at in log.no_ib:
+            if (at.host or "host not in the log") in hosts:
+                return {"why": at.text, "file": label, "line": at.line}
+    return {}
+
+
+def _nvls_unavailable(logs: Logs) -> tuple[str, list[Cited]]:
+    """NVLS multicast not available: NCCL goes on without it (info, never a finding)."""
+    seen: dict[str, list[str]] = {}
+    cited: list[Cited] = []
+    for label, log in logs:
+        for at in log.nvls_unavailable:
+            seen.setdefault(at.host or "host not in the log", []).append(str(at.dev) if at.dev is not None else "?")
+            cited.append(Cited(label, "NVLS multicast", f"not available (line {at.line})", _where(at)))
+    if not seen:
+        return "", []
+    places = "; ".join(f"{h} GPU {', '.join(dict.fromkeys(d))}" for h, d in seen.items())
+    return f"; NVLS multicast not available on {places} (info: NCCL runs without it)", cited
