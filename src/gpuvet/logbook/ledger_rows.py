@@ -56,7 +56,7 @@ def read_findings(db: Db, since_utc: str | None, warn: Warn) -> list[FindingRow]
     out = []
     for r in db.query("SELECT run_id, seq, time_utc, node, slot, uuid, serial, source, fault, status, message, "
                       "token, data FROM findings" + where + " ORDER BY time_utc, run_id, seq", args):
-        data = _object(r[12])
+        data = json_object(r[12])
         if data is None:
             warn(f"run {r[0]}: finding #{r[1]} is damaged (its data is not a JSON object); skipped")
             continue
@@ -75,7 +75,7 @@ def read_events(db: Db, since_utc: str | None, warn: Warn) -> list[LedgerEvent]:
     for r in db.query("SELECT e.run_id, e.time_utc, COALESCE(e.node, r.node), e.kind, e.message, e.module, e.uuid, "
                       "e.severity, e.data FROM events e JOIN runs r ON r.run_id = e.run_id" + where
                       + f" ORDER BY e.time_utc, e.{db.dialect.events_order}", args):
-        data = _object(r[8]) if r[8] else {}
+        data = json_object(r[8]) if r[8] else {}
         if data is None:
             warn(f"run {r[0]}: event {r[3]!r} at {r[1]} is damaged (its data is not JSON); skipped")
             continue
@@ -91,7 +91,7 @@ def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[
     out = []
     for run_id, seq, data in db.query("SELECT c.run_id, c.seq, c.data FROM checks c JOIN runs r ON r.run_id = "
                                       "c.run_id" + where + " ORDER BY r.started_utc, c.seq", args):
-        obj = _object(data)
+        obj = json_object(data)
         try:
             check = CheckRecord.model_validate(obj) if obj is not None else None
         except ValidationError:
@@ -103,7 +103,9 @@ def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[
     return out
 
 
-def _object(text: object) -> dict[str, JsonValue] | None:
+def json_object(text: object) -> dict[str, JsonValue] | None:
+    """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object): the
+    logbook's one reader of the JSON it keeps in a column."""
     if not isinstance(text, (str, bytes)):
         return None
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import psutil
-from pydantic import JsonValue, ValidationError
+from pydantic import ValidationError
 
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook import ledger_rows, schema
@@ -245,7 +245,7 @@ class Logbook:
         args.append(int(limit))
         out: list[ModuleEvent] = []
         for r in self._db.query(sql, args)[::-1]:
-            data = _json_object(r[8]) if r[8] else {}
+            data = ledger_rows.json_object(r[8]) if r[8] else {}
             if data is None:
                 self._warn(f"run {r[0]}: event {r[2]!r} at {r[1]} is damaged (its data is not JSON); skipped")
                 continue
@@ -340,21 +340,10 @@ class Logbook:
                       bool(r[7]), text[8], envelope)
 
 
-def _json_object(text: object) -> dict[str, JsonValue] | None:
-    """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object)."""
-    if not isinstance(text, (str, bytes)):
-        return None
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _record(kind: type[_R], text: object) -> _R | None:
     """The record kept as JSON in ``text``, or None when it is damaged (not JSON, not an object,
     or a field of the wrong type)."""
-    data = _json_object(text)
+    data = ledger_rows.json_object(text)
     if data is None:
         return None
     try:
