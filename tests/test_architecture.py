@@ -10,7 +10,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 JOBS = ("validate", "watch", "doctor", "plan", "health")  # side by side: none imports another
-BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node", "knowledge", "ledger")
+BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node", "knowledge")
 FACES = ("cli", "fleet")  # may import jobs; nothing else may import them
 
 

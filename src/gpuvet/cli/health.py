@@ -215,7 +215,7 @@ def _text(report: HealthReport) -> None:
     from gpuvet.cli.render_doctor import with_read
 
     console = term.console()
-    style = {"ok": "green", "fail": "bold red", "unknown": "yellow", "skip": "dim"}
+    style = {"ok": "green", "fail": "bold red", "warn": "yellow", "unknown": "yellow", "skip": "dim"}
     head = Text()
     if report.simulated:
         head.append("SIMULATED ", style="bold yellow")
@@ -227,7 +227,7 @@ def _text(report: HealthReport) -> None:
         term.column(t, col, key=col != "finding")
     for f in report.findings:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
-                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else ""), f.evidence))
+                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value in ("fail", "warn") else ""), f.evidence))
     console.print(t)
     for a in report.actions:
         console.print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))
@@ -235,4 +235,5 @@ def _text(report: HealthReport) -> None:
         console.print(Text(f"note: {note}", style="dim"))
     verdict = {"ok": ("HEALTHY", "bold green"), "fail": ("UNHEALTHY", "bold red"),
                "unknown": ("COULD NOT TELL", "bold yellow")}[report.status.value]
-    console.print(Text(verdict[0], style=verdict[1]))
+    warned = len(report.warnings()) if report.status.value == "ok" else 0
+    console.print(Text(verdict[0] + (f", {warned} warning(s): not drained" if warned else ""), style=verdict[1]))
