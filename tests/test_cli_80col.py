@@ -239,7 +239,7 @@ def test_cited_lines_group_by_value_put_the_odd_one_first_and_count_the_rest():
 
 def test_doctor_steps_show_what_they_read(capsys, env):
     _, spec = env
-    code, out = text(capsys, "doctor", "--sim", spec, "--window", "10m")
+    code, out = text(capsys, "doctor", "--sim", spec, "--window", "10m", "--verbose")  # every step, as before issue 46
     assert code == 1 and "[bold]rack:ab:7" in out  # the spec's name is in the citations, printed as given
     from gpuvet.checks.model import Cited
     from gpuvet.cli.render_doctor import cited_lines
@@ -310,3 +310,26 @@ def test_every_help_fits_80_columns_without_a_cut(capsys, monkeypatch):
         main([*path, "--help"])
         out = capsys.readouterr().out.replace("://…", "")  # a URL's elision written in the help itself
         assert "…" not in out, (path, [line for line in out.splitlines() if "…" in line])
+
+
+def test_doctor_answers_first_then_each_judged_check_once_then_one_cant_tell_line(capsys, env):
+    """Issue 46: the verdict and causes come first; a check several playbooks run is listed once; the checks
+    that could not tell are one line naming what would judge them; --verbose lists every step."""
+    _, spec = env
+    code, out = text(capsys, "doctor", "--sim", spec, "--window", "10m")
+    main(["doctor", "--sim", spec, "--window", "10m", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    lines = [ln for ln in out.splitlines() if ln.strip() and "SIMULATED" not in ln and not set(ln) <= set("╭─╮╰╯│ ")]
+    assert code == 1 and lines[0].startswith("doctor (triage across all playbooks): ") and "cause(s) found" in lines[0]
+    first_finding = next(i for i, ln in enumerate(lines) if ln.startswith(("CRITICAL", "WARN", "INFO")))
+    table = lines.index("checks that judged something")
+    assert first_finding < table  # the causes before the checks
+    judged = {s["check"] for s in data["steps"] if s["status"] != "inconclusive"}
+    rows = [m.group(1) for ln in lines[table:] if (m := re.match(r"([a-z_]+) +(confirmed|clear) ", ln))]
+    assert sorted(rows) == sorted(judged) and len(rows) == len(set(rows))  # each judged check once
+    assert "steps in order" not in out and "can't tell  " not in out  # no can't-tell rows
+    unjudged = data["cant_tell"]["checks"]
+    assert unjudged and not set(unjudged) & judged and data["cant_tell"]["give"]
+    assert f"can't tell: {len(unjudged)} check(s); " in _flat(out)
+    _, verbose = text(capsys, "doctor", "--sim", spec, "--window", "10m", "--verbose")
+    assert "steps in order" in verbose and "can't tell  " in verbose

@@ -13,20 +13,10 @@ from gpuvet import knowledge
 from tests import one_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-# Disagreements not resolved yet, each a TODO with the site to change. The test fails when one is
-# fixed (remove it here) or a new one appears: this list only shrinks.
-KNOWN = {
-    # TODO(issue 42): watch's NvlinkDetector calls all of a module's fabric links down link_degraded/warn;
-    # it needs a critical level (and a critical alert beside GpuvetLinkDegraded) for links down.
-    "link_down": {"critical", "warn"},
-    # TODO(issue 42): health's fabric and pcie checks fail (critical) a slowed link that doctor and watch
-    # call warn (faults.yaml link_degraded: warn); validate fails it in its inventory too.
-    "link_degraded": {"critical", "warn"},
-    "pcie_link_degraded": {"critical", "warn"},
-    # TODO(issue 42): health's power_limit fails a capped module (against the default) where validate,
-    # doctor and watch warn (faults.yaml power_cap_low: warn); health has no warn status yet.
-    "power_cap_low": {"critical", "warn"},
-}
+# Disagreements not resolved yet: none (issue 42 part 2 resolved the four that were listed: a link
+# down is critical in watch too; a slowed link and a lowered power cap warn in health and validate).
+# The test fails when a new one appears: this stays empty.
+KNOWN: dict[str, set[str]] = {}
 
 
 def test_every_fault_gets_one_severity_from_every_command():
@@ -61,10 +51,10 @@ def test_watch_event_kinds_agree_with_the_knowledge_base():
     for path in [*(ROOT / "src/gpuvet/checks").glob("*.py"), *(ROOT / "src/gpuvet/watch").glob("*.py")]:
         for kind, level in re.findall(r'Event\("(\w+)", Severity\.(\w+)', path.read_text()):
             raised.setdefault(kind, set()).add(level.lower())
-    assert {"throttle", "clock_flapping", "module_lost"} <= set(raised)
+    assert {"throttle", "clock_flapping", "module_lost", "link_down", "link_degraded"} <= set(raised)
     for kind, levels in raised.items():
         known = knowledge.severity_of_watch_kind(kind)
-        if known is not None and kind != "link_degraded":  # link_degraded: see KNOWN
+        if known is not None:
             assert levels == {known}, (kind, levels, known)
 
 

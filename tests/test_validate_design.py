@@ -33,7 +33,8 @@ def test_the_issue_case_a_third_speed_nvlink_port_fails_and_names_gpu1_once(faul
     assert run.verdict is Verdict.FAIL
     assert any("judged against: the nominal 8×H200-SXM" in n for n in run.notes)
     degraded = [c for c in run.checks if c.name == "link_degraded"]
-    assert [(c.between, c.verdict) for c in degraded] == [(("gpu1", "nvswitch0"), Verdict.FAIL)]
+    # warn (faults.yaml link_degraded, issue 42): the slowed link is named; the paths it slows fail
+    assert [(c.between, c.verdict) for c in degraded] == [(("gpu1", "nvswitch0"), Verdict.WARN)]
     (peer,) = [c for c in run.checks if c.name == "peers_p2p_one_way"]
     assert peer.module == "gpu1" and "its 14 paths at 33 % of the other 42" in peer.reason
     p2p = next(c for c in run.checks if c.name == "p2p_one_way" and c.between == ("gpu0", "gpu1"))

@@ -171,6 +171,7 @@ class Sample:
     fb_free_bytes: int | None = None
     energy_mj: int | None = None  # energy counter since the driver loaded (millijoules), fast ticks
     pcie_replays: int | None = None  # the PCIe link's replay counter, cumulative, slow ticks
+    nvlink_down: int | None = None  # fabric links inactive (of nvlink_expected); None: not told apart from slowed
 
     @property
     def reasons(self) -> tuple[ThrottleReason, ...]:

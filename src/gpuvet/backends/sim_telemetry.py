@@ -82,6 +82,7 @@ class _SlowFields(TypedDict, total=False):
     pcie_gen: int | None
     nvlink_up: int | None
     nvlink_expected: int | None
+    nvlink_down: int | None
     ecc_corrected: int
     ecc_uncorrected: int
     nvlink_errors: int
@@ -104,6 +105,7 @@ class _Slow:
     pcie_gen_idle: int | None = None
     nvlink_up: int | None = None
     nvlink_expected: int | None = None
+    nvlink_down: int | None = None  # links of the declared bonds not up (a link down, not a slowed one)
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,7 @@ class SimTelemetry:
         expected = sum(lk.width for lk in self.declared.links_of(m) if lk.kind.is_fabric)
         if not expected:
             return _Slow(**pcie)
-        up = 0
+        up = active = 0
         for lk in node.links_of(m):
             if not lk.kind.is_fabric or not lk.up:
                 continue
@@ -245,7 +247,8 @@ class SimTelemetry:
                                   and d.kind == lk.kind), lk.lane_gbps)
             share = (lk.lane_gbps / declared_lane) if lk.lane_gbps and declared_lane else 1.0
             up += round(lk.width * share)
-        return _Slow(**pcie, nvlink_up=up, nvlink_expected=expected)
+            active += lk.width
+        return _Slow(**pcie, nvlink_up=up, nvlink_expected=expected, nvlink_down=max(expected - active, 0))
 
     # --- the physics -------------------------------------------------------------------
     def reference_c(self, times: FloatArray) -> FloatArray:
@@ -364,7 +367,7 @@ class SimTelemetry:
         st = self._state
         return _SlowFields(pcie_gen_max=slow.pcie_gen_max, pcie_width_max=slow.pcie_width_max,
                            pcie_width=slow.pcie_width, pcie_gen=slow.pcie_gen_busy if busy else slow.pcie_gen_idle,
-                           nvlink_up=slow.nvlink_up, nvlink_expected=slow.nvlink_expected,
+                           nvlink_up=slow.nvlink_up, nvlink_expected=slow.nvlink_expected, nvlink_down=slow.nvlink_down,
                            ecc_corrected=int(st.ecc[i]), ecc_uncorrected=int(st.ecc_uncorrected[i]),
                            nvlink_errors=int(st.nvlink_errors[i]),
                            pcie_replays=0 if slow.pcie_width_max is not None else None)  # no replay fault modelled

@@ -133,8 +133,8 @@ def observe_block(d: Detector, b: ModuleBlock) -> list[Placed]:
 def _throttle(d: Detector, b: ModuleBlock) -> bool:
     """No throttle bit under load in the block: the run restarts and the clean count grows."""
     assert isinstance(d, ThrottleDetector)
-    if any(bits & THROTTLE_MASK for bits in b.throttle):
-        return False
+    if any(bits & THROTTLE_MASK for bits in b.throttle) or b.module in d._open:
+        return False  # an open episode closes with an event: one by one
     m, n = b.module, len(b)
     d._run[m] = 0
     d._clean[m] = d._clean.get(m, 0) + n
@@ -202,6 +202,8 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
     assert isinstance(d, EccDetector)
     if b.ecc_corrected is None:
         return True
+    if b.module in d._open:
+        return False  # an open ecc_rising closes with an event: one by one
     if b.ecc_uncorrected is not None or any(v is None for v in b.ecc_corrected):
         return False
     counts = np.asarray(b.ecc_corrected, dtype=np.int64)

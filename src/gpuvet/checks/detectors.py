@@ -39,6 +39,7 @@ class ThrottleDetector(Detector):
     _run: dict[str, int] = field(default_factory=dict)
     _clean: dict[str, int] = field(default_factory=dict)
     _active: set[str] = field(default_factory=set)
+    _open: dict[str, _Episode] = field(default_factory=dict)  # module -> its open throttle episode
     kind = "throttle"
 
     def observe(self, s: Sample) -> list[Event]:
@@ -46,8 +47,11 @@ class ThrottleDetector(Detector):
         if bits and (s.util or 0) >= 0.5:
             self._run[s.module] = self._run.get(s.module, 0) + 1
             self._clean[s.module] = 0
+            if s.module in self._open:
+                self._open[s.module].seen += 1
             if self._run[s.module] >= self.min_samples and s.module not in self._active:
                 self._active.add(s.module)
+                self._open[s.module] = _Episode(s.t)
                 reasons = list(throttle_labels(bits))
                 words = ", ".join(r.words for r in throttle_reasons(bits))
                 return [Event("throttle", Severity.WARN, s.module, s.t, f"throttled under load: {words}",
@@ -58,6 +62,8 @@ class ThrottleDetector(Detector):
             self._clean[s.module] = self._clean.get(s.module, 0) + 1
             if self._clean[s.module] >= self.clear_samples:
                 self._active.discard(s.module)
+                if (episode := self._open.pop(s.module, None)) is not None:
+                    return [_cleared("throttle", s, episode, f"no throttling for {self.clear_samples} samples")]
         return []
 
 
@@ -75,6 +81,13 @@ class _Episode:
 
     since: float
     seen: int = 1
+
+
+def _cleared(of: str, s: Sample, episode: _Episode, why: str) -> Event:
+    """The event that closes an open condition: one per episode, naming what it closes."""
+    return Event("cleared", Severity.INFO, s.module, s.t, f"{of} cleared: {why}",
+                 {"of": of, "since": episode.since, "seen": episode.seen, "duration_s": s.t - episode.since},
+                 uuid=s.uuid)
 
 
 @dataclass
@@ -199,20 +212,13 @@ class NvlinkDetector(Detector):
     """Fabric links down (fewer active than expected) or their error counters rising."""
 
     errors_per_hour: float = 100.0
-    _down: set[str] = field(default_factory=set)
+    _down: set[str] = field(default_factory=set)  # modules with an open link event (either kind)
     _errors: dict[str, tuple[float, int]] = field(default_factory=dict)
+    _open: dict[tuple[str, str], _Episode] = field(default_factory=dict)  # (module, kind) -> open episode
     kind = "link_degraded"
 
     def observe(self, s: Sample) -> list[Event]:
-        out = []
-        if s.nvlink_up is not None and s.nvlink_expected:
-            if s.nvlink_up < s.nvlink_expected and s.module not in self._down:
-                self._down.add(s.module)
-                out.append(Event("link_degraded", Severity.WARN, s.module, s.t,
-                                 f"{s.nvlink_expected - s.nvlink_up} of {s.nvlink_expected} fabric links down or slowed",
-                                 {"link": "nvlink", "up": s.nvlink_up, "expected": s.nvlink_expected}, uuid=s.uuid))
-            elif s.nvlink_up >= s.nvlink_expected:
-                self._down.discard(s.module)
+        out = self._links(s) if s.nvlink_up is not None and s.nvlink_expected else []
         if s.nvlink_errors is not None:
             prev = self._errors.get(s.module)
             self._errors[s.module] = (s.t, s.nvlink_errors)
@@ -223,6 +229,39 @@ class NvlinkDetector(Detector):
                     out.append(Event("nvlink_errors", Severity.WARN, s.module, s.t,
                                      f"fabric link errors at {rate:.0f}/h", {"per_hour": rate}, uuid=s.uuid))
         return out
+
+    def _links(self, s: Sample) -> list[Event]:
+        """Links down (inactive: critical, faults.yaml link_down) apart from links slowed (warn);
+        a source that cannot tell them apart (nvlink_down None) reports both as slowed."""
+        assert s.nvlink_up is not None and s.nvlink_expected is not None
+        down = s.nvlink_down or 0
+        slowed = s.nvlink_expected - s.nvlink_up - down
+        evidence = {"link": "nvlink", "up": s.nvlink_up, "expected": s.nvlink_expected}
+        out = self._life(s, Event("link_down", Severity.CRITICAL, s.module, s.t,
+                                  f"{down} of {s.nvlink_expected} fabric links down", evidence | {"down": down},
+                                  uuid=s.uuid) if down > 0 else None)
+        words = "slowed" if s.nvlink_down is not None else "down or slowed"
+        out += self._life(s, Event("link_degraded", Severity.WARN, s.module, s.t,
+                                   f"{slowed} of {s.nvlink_expected} fabric links {words}", evidence,
+                                   uuid=s.uuid) if slowed > 0 else None, "link_degraded")
+        if any((s.module, k) in self._open for k in ("link_down", "link_degraded")):
+            self._down.add(s.module)
+        else:
+            self._down.discard(s.module)
+        return out
+
+    def _life(self, s: Sample, now: Event | None, kind: str = "link_down") -> list[Event]:
+        """One event opens the condition, later samples count it, its end is ``cleared``."""
+        episode = self._open.get((s.module, kind))
+        if now is not None and episode is None:
+            self._open[(s.module, kind)] = _Episode(s.t)
+            return [now]
+        if now is not None and episode is not None:
+            episode.seen += 1
+        elif episode is not None:
+            del self._open[(s.module, kind)]
+            return [_cleared(kind, s, episode, f"all {s.nvlink_expected} fabric links up at speed")]
+        return []
 
 
 @dataclass
@@ -239,6 +278,8 @@ class EccDetector(Detector):
     _bucket: dict[str, tuple[int, float]] = field(default_factory=dict)
     _rates: dict[str, deque[float]] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)
+    _open: dict[str, _Episode] = field(default_factory=dict)  # module -> its open ecc_rising episode
+    _usual: dict[str, float] = field(default_factory=dict)  # module -> its usual rate when the episode opened
     kind = "ecc"
 
     @staticmethod
@@ -265,16 +306,30 @@ class EccDetector(Detector):
             rates = self._rates.setdefault(s.module, deque(maxlen=self.history))
             rate = count * 3600 / self.bucket_s
             baseline = statistics.median(rates) if len(rates) >= 3 else 0.0
-            if rate >= max(self.min_per_hour, self.factor * baseline) and \
-                    s.t - self._last.get(s.module, -1e18) >= self.cooldown_s:
-                self._last[s.module] = s.t
-                out.append(Event("ecc_rising", Severity.WARN, s.module, s.t,
-                                 f"correctable ECC errors at {rate:.0f}/h (usually {baseline:.1f}/h)",
-                                 {"per_hour": rate, "baseline_per_hour": baseline}, uuid=s.uuid))
+            out += self._rising(s, rate, baseline)
             rates.append(rate)
             current, count = index, 0.0
         self._bucket[s.module] = (current, count + delta)
         return out
+
+    def _rising(self, s: Sample, rate: float, baseline: float) -> list[Event]:
+        """An hour at the bound opens one ecc_rising (later hours count it); an hour below closes it."""
+        episode = self._open.get(s.module)
+        usual = self._usual.get(s.module, baseline) if episode is not None else baseline  # not the rising hours'
+        if rate < max(self.min_per_hour, self.factor * usual):
+            if episode is None:
+                return []
+            del self._open[s.module]
+            return [_cleared("ecc_rising", s, episode, f"correctable ECC errors back to {rate:.0f}/h")]
+        if episode is not None:
+            episode.seen += 1
+            return []
+        self._open[s.module] = _Episode(s.t)
+        self._last[s.module] = s.t
+        self._usual[s.module] = baseline
+        return [Event("ecc_rising", Severity.WARN, s.module, s.t,
+                      f"correctable ECC errors at {rate:.0f}/h (usually {baseline:.1f}/h)",
+                      {"per_hour": rate, "baseline_per_hour": baseline}, uuid=s.uuid)]
 
 
 class XidDetector(Detector):

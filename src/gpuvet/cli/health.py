@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
 import typer
 
-from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
-
 FORMATS = ("text", "json", "nhc", "npd")
 # a driver that answers takes well under a second, one being reset up to a minute; below 1 s a
 # prolog typo (0.0000001ms, 0) failed every good node and had it drained
@@ -62,8 +60,7 @@ def _check_args(fmt: str, xid_since: str, ignore: list[str]) -> None:
 
 
 def health(
-    node_ref: NodeOpt = None,
-    sim: SimOpt = None,
+    sim: Annotated[str | None, typer.Option("--sim", help="Check a simulated node (preset or spec with faults).")] = None,
     expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec): modules and "
                                                "links are counted against it. Default: the design inferred from "
                                                "the modules found and the catalog.")] = None,
@@ -97,7 +94,7 @@ def health(
 
     fmt = "json" if as_json else fmt
     try:
-        _health(chosen_node(node_ref, sim), expect, fmt, xid_since, state, list(ignore or ()), timeout, logbook, ladders)
+        _health(sim, expect, fmt, xid_since, state, list(ignore or ()), timeout, logbook, ladders)
     except GpuvetError as exc:
         _could_not_tell(fmt, exc.message)  # the scheduler's line too, not only stderr's paragraph
         raise
@@ -218,7 +215,7 @@ def _text(report: HealthReport) -> None:
     from gpuvet.cli.render_doctor import with_read
 
     console = term.console()
-    style = {"ok": "green", "fail": "bold red", "unknown": "yellow", "skip": "dim"}
+    style = {"ok": "green", "fail": "bold red", "warn": "yellow", "unknown": "yellow", "skip": "dim"}
     head = Text()
     if report.simulated:
         head.append("SIMULATED ", style="bold yellow")
@@ -230,7 +227,7 @@ def _text(report: HealthReport) -> None:
         term.column(t, col, key=col != "finding")
     for f in report.findings:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
-                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value == "fail" else ""), f.evidence))
+                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value in ("fail", "warn") else ""), f.evidence))
     console.print(t)
     for a in report.actions:
         console.print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))
@@ -238,4 +235,5 @@ def _text(report: HealthReport) -> None:
         console.print(Text(f"note: {note}", style="dim"))
     verdict = {"ok": ("HEALTHY", "bold green"), "fail": ("UNHEALTHY", "bold red"),
                "unknown": ("COULD NOT TELL", "bold yellow")}[report.status.value]
-    console.print(Text(verdict[0], style=verdict[1]))
+    warned = len(report.warnings()) if report.status.value == "ok" else 0
+    console.print(Text(verdict[0] + (f", {warned} warning(s): not drained" if warned else ""), style=verdict[1]))

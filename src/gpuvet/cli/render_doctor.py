@@ -1,6 +1,7 @@
-"""Doctor's steps and findings on the terminal: steps grouped by playbook, each finding's place
-never cut, evidence in words ("87.1 °C, 594 W, throttled: software thermal slowdown"), and under
-each step what it read (``read:`` lines, see ``cited_lines``)."""
+"""Doctor's answer on the terminal, the answer first: the verdict and its causes (each finding's place
+never cut, evidence in words: "87.1 °C, 594 W, throttled: software thermal slowdown"), then each check
+that judged something once with what it read (``read:`` lines, see ``cited_lines``), then one line for
+the checks that could not tell. --verbose (or --all) lists every step grouped by playbook."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rich.text import Text
 
 from gpuvet.cli import term
 from gpuvet.cli.literal import literal
+from gpuvet.doctor.answer import cant_tell_line, judged
 from gpuvet.doctor.model import Cited, DoctorRun
 
 _STATUS = {"confirmed": ("confirmed", "bold red"), "clear": ("clear", "green"),
@@ -59,10 +61,60 @@ def with_read(summary: str, items: Sequence[Cited]) -> Text:
     return cell
 
 
-def render(console: Console, run: DoctorRun) -> None:
+def render(console: Console, run: DoctorRun, verbose: bool = False) -> None:
+    """The answer first: the verdict and its causes, then each check that judged something (once), then
+    one line for the checks that could not tell; ``verbose`` lists every step of every playbook instead."""
     if run.simulated:
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — the evidence comes from a model of the "
                                           "node"), style="yellow"))
+    _verdict(console, run)
+    if verbose:
+        _every_step(console, run)
+    else:
+        _judged(console, run)
+        line = cant_tell_line(run)
+        if line:
+            console.print(Text.assemble(("can't tell", "yellow"), line[len("can't tell"):],
+                                        " (--verbose lists every step)"))
+    for note in run.notes:
+        console.print(Text(note, style="dim"))
+
+
+def _verdict(console: Console, run: DoctorRun) -> None:
+    """The headline, then each cause with its place, evidence and fix."""
+    what = f"doctor {run.symptom or '(triage across all playbooks)'}"
+    if not run.findings:
+        console.print(Text.assemble((f"{what}: no cause found", "green"),
+                                    ": every check came back clear or could not tell (see below)"))
+        return
+    counts = [f"{n} {sev}" for sev in ("critical", "warn", "info")
+              if (n := sum(1 for f in run.findings if f.severity == sev))]
+    console.print(Text.assemble((f"{what}: {len(run.findings)} cause(s) found", "bold"), f" ({', '.join(counts)})"))
+    for f in run.findings:
+        where = f.module or ("↔".join(f.between) if f.between else "node")
+        console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (where, "bold"), ": ",
+                                    (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
+        console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
+        console.print(Text(f"    fix: {f.fix}"))
+
+
+def _judged(console: Console, run: DoctorRun) -> None:
+    """Each check that confirmed or cleared something, once, with what it read."""
+    shown = judged(run)
+    if not shown:
+        return
+    steps = term.table("checks that judged something")
+    term.column(steps, "check", key=True)
+    term.column(steps, "result", key=True)
+    term.column(steps, "what it found")
+    for s in shown:
+        word, style = _STATUS[s.status]
+        steps.add_row(Text(s.check), Text(word, style=style), with_read(s.summary, s.evidence))
+    console.print(steps)
+
+
+def _every_step(console: Console, run: DoctorRun) -> None:
+    """Every step of every playbook, grouped by playbook, in the order they ran (--verbose, --all)."""
     steps = term.table(f"doctor {run.symptom or '(triage across all playbooks)'}: steps in order")
     term.column(steps, "check", key=True)
     term.column(steps, "result", key=True)
@@ -75,14 +127,3 @@ def render(console: Console, run: DoctorRun) -> None:
         word, style = _STATUS[s.status]
         steps.add_row(Text(s.check), Text(word, style=style), with_read(s.summary, s.evidence))
     console.print(steps)
-    if not run.findings:
-        console.print(Text.assemble(("no cause found", "green"),
-                                    ": every check came back clear or could not tell (see above)"))
-    for f in run.findings:
-        where = f.module or ("↔".join(f.between) if f.between else "node")
-        console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (where, "bold"), ": ",
-                                    (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
-        console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
-        console.print(Text(f"    fix: {f.fix}"))
-    for note in run.notes:
-        console.print(Text(note, style="dim"))

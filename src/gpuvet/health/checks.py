@@ -42,7 +42,7 @@ def unavailable(check: str, reading: Unavailable, module: str | None) -> Finding
 def summarise(check: str, found: list[Finding], ok_reason: str, evidence: Sequence[Cited]) -> list[Finding]:
     """The findings, or one OK saying what was seen (and citing it) when none failed or could not
     tell. Nothing read is not OK: it is "could not tell" (a skip-only check stays a skip)."""
-    bad = [f for f in found if f.status in (Status.FAIL, Status.UNKNOWN)]
+    bad = [f for f in found if f.status in (Status.FAIL, Status.WARN, Status.UNKNOWN)]
     if bad:
         return found
     if not evidence:
@@ -109,11 +109,17 @@ def _link_kind(d: Difference) -> str:
     return (d.expected or d.found or "").split(" ")[0]
 
 
+def _diff_status(d: Difference) -> Status:
+    """A slowed link is warn (faults.yaml link_degraded): the node computes right, slower, so a
+    scheduler keeps it in service and names it; a link down or miswired fails (drains)."""
+    return Status.WARN if d.kind == "link_degraded" else Status.FAIL
+
+
 def fabric(found: Node, diffs: list[Difference], source: str) -> list[Finding]:
     """Fabric links down or below the design (its width and lane speed), and modules cabled in
     each other's place (against a declared node)."""
     has_fabric = bool(found.fabric_links())
-    out = [Finding("fabric", Status.FAIL, d.detail, _module_of(d, found), fix=_FIXES["fabric"]) for d in diffs
+    out = [Finding("fabric", _diff_status(d), d.detail, _module_of(d, found), fix=_FIXES["fabric"]) for d in diffs
            if (d.kind == "wiring_mismatch" and has_fabric)
            or (d.kind in ("link_down", "link_degraded") and _link_kind(d) not in ("pcie", "smp"))]
     if not has_fabric and not out:
@@ -131,14 +137,14 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
         width, top = m.pcie_width_current, m.pcie_width_max
         link = found.pcie_link(m.id)
         if isinstance(width, int) and isinstance(top, int) and width < top:
-            out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link at x{width} of x{top}", m.id,
+            out.append(Finding("pcie", Status.WARN, f"{m.id}: PCIe link at x{width} of x{top}", m.id,
                                fix=_FIXES["pcie"]))
         elif link is not None and not link.up:
             out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link down", m.id))
         elif link is not None and link.gen and link.lane_gbps and link.lane_gbps < 0.98 * PCIE_LANE_GBPS[link.gen]:
             bw, nominal = link.width * link.lane_gbps, link.width * PCIE_LANE_GBPS[link.gen]
-            out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link carries {bw:.1f} of {nominal:.1f} GB/s "
-                                                    f"(gen{link.gen} x{link.width})", m.id))
+            out.append(Finding("pcie", Status.WARN, f"{m.id}: PCIe link carries {bw:.1f} of {nominal:.1f} GB/s "
+                                                    f"(gen{link.gen} x{link.width})", m.id, fix=_FIXES["pcie"]))
         elif isinstance(width, Unavailable):
             out.append(unavailable("pcie", width, m.id))
     named = {f.module for f in out}
@@ -147,7 +153,7 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
             out.append(Finding("pcie", Status.FAIL, d.detail))
         if d.kind in ("link_down", "link_degraded") and _link_kind(d) in ("pcie", "smp") and \
                 not (d.between and set(d.between) & named):
-            out.append(Finding("pcie", Status.FAIL, d.detail, fix=_FIXES["pcie"]))
+            out.append(Finding("pcie", _diff_status(d), d.detail, fix=_FIXES["pcie"]))
     return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width", [
         Cited(source_of(inv), "PCIe width current / max", f"x{m.pcie_width_current} / x{m.pcie_width_max}", m.id)
         for m in inv.modules if isinstance(m.pcie_width_current, int) and isinstance(m.pcie_width_max, int)])
@@ -279,7 +285,7 @@ def power_limit(inv: Inventory) -> list[Finding]:
         if isinstance(limit, Unavailable):
             out.append(unavailable("power_limit", limit, m.id))
         elif not isinstance(default, Unavailable) and limit < 0.99 * default:
-            out.append(Finding("power_limit", Status.FAIL, f"{m.id}: power limit {limit:g} W below its default "
+            out.append(Finding("power_limit", Status.WARN, f"{m.id}: power limit {limit:g} W below its default "
                                                            f"{default:g} W", m.id,
                                fix=f"nvidia-smi -i <index> -pl {default:g}, or pass --ignore power_limit where "
                                    "caps are deliberate"))

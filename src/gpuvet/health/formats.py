@@ -50,7 +50,8 @@ def nhc_lines(report: HealthReport) -> list[str]:
 def npd_message(report: HealthReport) -> str:
     if report.status is Status.OK:
         sim = " (simulated)" if report.simulated else ""
-        return safe(f"gpuvet: healthy, {report.modules} modules{sim}", NPD_MAX)
+        warned = "".join(f"; warn: {w.check} {w.module or ''}".rstrip() for w in report.warnings()[:1])
+        return safe(f"gpuvet: healthy, {report.modules} modules{sim}{warned}", NPD_MAX)
     reason = drain_reason(report, NPD_MAX) or "gpuvet: unhealthy"
     if report.actions:  # the gravest module's step, where it fits
         step = f" [{report.actions[0].slot}: {report.actions[0].step.step}]"

@@ -19,12 +19,13 @@ CHECKS = ("driver", "kernel_messages", "presence", "xid", "ecc", "row_remap", "f
 class Status(StrEnum):
     OK = "ok"
     FAIL = "fail"
+    WARN = "warn"  # flagged, not drained: the node computes right, slower (faults.yaml's warn)
     UNKNOWN = "unknown"  # could not tell: a reading failed or is not allowed
     SKIP = "skip"  # does not apply (not supported by the module, no fabric)
 
     @property
     def exit_code(self) -> int:
-        return {"ok": 0, "fail": 1, "unknown": 2, "skip": 0}[self.value]
+        return {"ok": 0, "fail": 1, "warn": 0, "unknown": 2, "skip": 0}[self.value]
 
 
 @dataclass(frozen=True)
@@ -72,3 +73,7 @@ class HealthReport:
 
     def unknowns(self) -> list[Finding]:
         return [f for f in self.findings if f.status is Status.UNKNOWN]
+
+    def warnings(self) -> list[Finding]:
+        """What a scheduler keeps in service but names: a slowed link, a lowered power cap."""
+        return [f for f in self.findings if f.status is Status.WARN]

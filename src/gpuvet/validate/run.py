@@ -228,9 +228,15 @@ def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str)
                       expected=f"as {as_}",
                       evidence={"modules_compared": len(want.modules), "links_compared": len(want.links),
                                 "link_kinds_known": compared, "differences": 0, "pcie_width_unread": unread})]
-    return [Check(Layer.INVENTORY, d.kind, Verdict.FAIL, value=str(d.found) if d.found is not None else None,
+    return [Check(Layer.INVENTORY, d.kind, _diff_verdict(d.kind), value=str(d.found) if d.found is not None else None,
                   expected=str(d.expected) if d.expected is not None else None, module=d.module, between=d.between,
                   reason=d.detail + suffix, fix=fix) for d in diffs]
+
+
+def _diff_verdict(kind: str) -> Verdict:
+    """A slowed link warns (faults.yaml link_degraded, as health, doctor and watch); the checks
+    it slows fail on their own figures. A link down or miswired fails."""
+    return Verdict.WARN if kind == "link_degraded" else Verdict.FAIL
 
 
 @dataclass

@@ -1,0 +1,74 @@
+"""Doctor's answer in the order an engineer reads it: the verdict and the causes, then each check that
+judged something (once, however many playbooks ran it), then what the checks that could not tell
+would need. A triage runs six playbooks over the same checks; listing every step buried the cause
+under thirty "can't tell" rows (issue 46)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuvet.doctor.model import DoctorRun, StepResult
+
+ON_NODE = "a run on the node itself"
+# what would let each check judge something, in the words of the --from help
+NEEDS: dict[str, str] = {
+    "module_presence": "--expect", "wiring": "--expect with topo -m", "link_state": "nvidia-smi -q",
+    "ecc_health": "nvidia-smi -q", "thermal_state": "nvidia-smi -q", "captured_memory": "nvidia-smi -q",
+    "captured_clock_events": "nvidia-smi -q", "fabric_registration": "nvidia-smi -q",
+    "other_processes": "nvidia-smi -q -x", "power_limit": "nvidia-smi -q -x", "clocks": "nvidia-smi -q -x",
+    "p2p_path": "nvbandwidth output", "pair_bandwidth": "nvbandwidth output",
+    "collective_results": "nccl-tests output", "benchmark_failures": "nccl-tests output",
+    "xid_log": "the kernel log", "kernel_messages": "the kernel log", "hotplug_history": "gpuvet watch",
+    "thermal_trend": "gpuvet watch", "clock_stability": "gpuvet watch", "captured_links": "nvlink -s/-e or lspci -vvv",
+    "dcgm_diag": "dcgmi diag", "tool_verdicts": "amd-smi or npu-smi info", "nic_ports": "ibstat",
+    "fabric_manager": "the fabric manager's journal", "rdma_bandwidth": "perftest output",
+    "nccl_log": "an NCCL_DEBUG=INFO log", "nccl_environment": ON_NODE, "host_bottleneck": ON_NODE,
+    "visibility": ON_NODE, "driver_runtime": ON_NODE, "gemm_agreement": ON_NODE, "compute_rate": ON_NODE,
+}
+
+
+@dataclass(frozen=True)
+class CantTell:
+    """The checks no step could judge, and what would let them."""
+
+    checks: tuple[str, ...]
+    give: tuple[str, ...]  # inputs, those that would judge the most checks first
+
+
+def judged(run: DoctorRun) -> list[StepResult]:
+    """Each check that confirmed or cleared something, once: its confirmed step where one is, else its
+    first clear one, in the order the checks first ran."""
+    kept: dict[str, StepResult] = {}
+    for s in run.steps:
+        if s.status == "inconclusive":
+            continue
+        if s.check not in kept or (s.status == "confirmed" and kept[s.check].status != "confirmed"):
+            kept[s.check] = s
+    order = list(dict.fromkeys(s.check for s in run.steps))
+    return [kept[c] for c in order if c in kept]
+
+
+def cant_tell(run: DoctorRun) -> CantTell:
+    """The checks every step of which said can't tell; what to give, by how many checks each input serves."""
+    told = {s.check for s in run.steps if s.status != "inconclusive"}
+    checks = tuple(dict.fromkeys(s.check for s in run.steps if s.check not in told))
+    count: dict[str, int] = {}
+    for c in checks:
+        need = NEEDS.get(c, c)
+        count[need] = count.get(need, 0) + 1
+    give = tuple(sorted(count, key=lambda n: (n == ON_NODE, -count[n], list(count).index(n))))
+    return CantTell(checks, give)
+
+
+def cant_tell_line(run: DoctorRun, most: int = 4) -> str | None:
+    """"can't tell: 9 check(s); give nvidia-smi -q, the kernel log, … to judge them" (None when every check
+    judged): the ``most`` inputs that judge the most checks, the rest counted; --json lists them all."""
+    ct = cant_tell(run)
+    if not ct.checks:
+        return None
+    give = [g for g in ct.give if g != ON_NODE]
+    on_node = sum(1 for c in ct.checks if NEEDS.get(c) == ON_NODE)
+    named = ", ".join(give[:most]) + (f" and {len(give) - most} more" if len(give) > most else "")
+    parts = [f"give {named} to judge them"] if give else []
+    parts += [f"{on_node} need gpuvet run on the node itself"] if on_node else []
+    return f"can't tell: {len(ct.checks)} check(s); " + "; ".join(parts)
