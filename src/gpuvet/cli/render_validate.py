@@ -43,6 +43,17 @@ class RunDoc(TypedDict, total=False):
     run_id: str | None
     status: str
     notes: list[str]
+    roots: list[RootDoc]
+
+
+class RootDoc(TypedDict, total=False):
+    """One root of validate --json: the fault and the check keys it explains."""
+
+    key: str
+    severity: str
+    subject: str
+    title: str
+    explains: list[str]
 
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
@@ -112,14 +123,29 @@ def _checks_table(console: Console, doc: RunDoc, shown: list[CheckDoc], notes: _
     console.print(t)
 
 
-def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None) -> None:
+def roots(console: Console, doc: RunDoc) -> None:
+    """The verdict and the faults that explain the failures, first: one line per root (issue 42)."""
+    found = doc.get("roots") or []
+    verdict = str(doc.get("verdict", ""))
+    head = f"verdict: {verdict}" + (f" — {len(found)} root cause(s)" if found else "")
+    console.print(Text(head, style=_STYLE.get(verdict, "bold")))
+    for i, r in enumerate(found, 1):
+        more = len(r.get("explains", [])) - 1
+        tail = f" — explains {more} check(s)" if more > 0 else ""
+        console.print(Text.assemble((f" {i}. {r.get('severity', '')}", _STYLE.get(
+            {"critical": "fail"}.get(r.get("severity", ""), "warn"), "")), f" {r.get('title', '')}{tail}"))
+
+
+def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None, fails_only: bool = False) -> None:
+    roots(console, doc)
     if doc.get("simulated"):
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
                                           "node, not from hardware"), style="yellow"))
     checks = list(doc.get("checks", []))
     _summary(console, checks)
     notes = _Notes()
-    shown = [c for c in checks if c["verdict"] != "pass"] if len(checks) > 60 else checks
+    shown = [c for c in checks if c["verdict"] not in ("pass", "skip" if fails_only else "pass")] \
+        if len(checks) > 60 or fails_only else checks
     if shown:
         _checks_table(console, doc, shown, notes)
     if len(shown) < len(checks):

@@ -20,19 +20,11 @@ if TYPE_CHECKING:
     from gpuvet.validate.run import Level, ValidationRun
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
-LogbookOpt = Annotated[str | None, typer.Option(
-    "--logbook", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, else "
-    "$GPUVET_HOME/logbook.db, else the user's data directory).")]
+FailsOnlyOpt = Annotated[bool, typer.Option("--fails-only", help="In the table, only what failed, warned or "
+                                            "changed (a long table's passes left out; --json keeps all).")]
 
 baseline_app = typer.Typer(help="Baselines: reference figures from good runs of one node type.", no_args_is_help=True)
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
-
-
-def _logbook(path: str | None, existing: bool = False) -> Any:  # Any: watch.py's event rows are typed for its renderer
-    """``existing``: a command that only reads the logbook refuses a path where none is kept."""
-    from gpuvet.logbook.store import Logbook
-
-    return Logbook(path, existing=existing)
 
 
 def _print_json(data: object) -> None:
@@ -61,6 +53,7 @@ def validate(
                                             "judge the host (CPUs, memory, host copies) alone; without it such a "
                                             "run is refused (exit 2).")] = False,
     as_json: JsonOpt = False,
+    fails_only: FailsOnlyOpt = False,
 ) -> None:
     """The three-layer baseline: inventory and software, compute, module↔host and module↔module
     links, collectives — each check PASS/WARN/FAIL/SKIP with the measured value, the expected value
@@ -96,14 +89,14 @@ def validate(
         else:
             from gpuvet.cli import render_validate
 
-            render_validate.run(term.console(), cast("RunDoc", doc), report, junit)
+            render_validate.run(term.console(), cast("RunDoc", doc), report, junit, fails_only=fails_only)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         env = doc.get("environment")
         modules = env.get("modules") if isinstance(env, dict) else None
         fix = ("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
                "module-missing names why)") if modules == [] else \
-            "install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8."
+            "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8."
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""), fix=fix)
 
 
@@ -243,12 +236,12 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
 @log_app.command("compare")
 def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
                 run_b: Annotated[str, typer.Argument(help="The later run.")],
-                logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
+                logbook: LogbookOpt = None, as_json: JsonOpt = False, fails_only: FailsOnlyOpt = False) -> None:
     """What changed between two runs: environment, and every check's % change (regressions marked:
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
     from gpuvet.validate.compare import compare, missing_checks
 
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         a, b = book.run(run_a), book.run(run_b)
         checks_a, checks_b = book.checks(a.run_id), book.checks(b.run_id)
@@ -270,7 +263,10 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
         else:
             from gpuvet.cli import render_validate
 
-            render_validate.comparison(term.console(), a.run_id, b.run_id, env, results, note)
+            shown = [r for r in results if r.regression] if fails_only else results
+            render_validate.comparison(term.console(), a.run_id, b.run_id, env, shown, note)
+            if len(shown) < len(results):
+                term.console().print(f"{len(results) - len(shown)} unchanged or better checks not shown (--fails-only)")
 
 
 def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")],

@@ -21,6 +21,7 @@ from gpuvet.bench.timing import QUICK, TimingPlan
 from gpuvet.checks import measured as layers
 from gpuvet.checks.expected import Expectations
 from gpuvet.checks.model import Check, Json, Layer, Verdict, overall
+from gpuvet.checks.roots import Root, find_roots
 from gpuvet.checks.software import host_load_check, software_checks
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
@@ -82,6 +83,7 @@ class ValidationRun:
     checks: list[Check]
     envelope: dict[str, Json]
     notes: list[str] = field(default_factory=list)
+    roots: list[Root] = field(default_factory=list)  # the faults that explain the failed checks (issue 42)
 
     @property
     def measured(self) -> bool:
@@ -94,6 +96,7 @@ class ValidationRun:
             "schema_version": JSON_SCHEMA_VERSION, "run_id": self.run_id, "simulated": self.simulated,
             "verdict": self.verdict.value, "level": self.level.value, "environment": self.envelope,
             "notes": self.notes, "checks": [check_json(c) for c in self.checks],
+            "roots": [r.to_json() for r in self.roots],
         }
 
 
@@ -294,7 +297,8 @@ class Validator:
         if design is not None:
             notes.append(f"judged against: {design.source}")
             notes += [f"not judged: {what}" for what in design.unjudged]
-        result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes)
+        result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes,
+                               find_roots(checks, design.node if design is not None else found))
         if self.logbook and run_id:
             self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env)  # with judged_against
         return result
