@@ -22,9 +22,19 @@ if TYPE_CHECKING:
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 FailsOnlyOpt = Annotated[bool, typer.Option("--fails-only", help="In the table, only what failed, warned or "
                                             "changed (a long table's passes left out; --json keeps all).")]
+LogbookOpt = Annotated[str | None, typer.Option(
+    "--logbook", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, else "
+    "$GPUVET_HOME/logbook.db, else the user's data directory).")]
 
 baseline_app = typer.Typer(help="Baselines: reference figures from good runs of one node type.", no_args_is_help=True)
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
+
+
+def _logbook(path: str | None, existing: bool = False) -> Any:  # Any: watch.py's event rows are typed for its renderer
+    """``existing``: a command that only reads the logbook refuses a path where none is kept."""
+    from gpuvet.logbook.store import Logbook
+
+    return Logbook(path, existing=existing)
 
 
 def _print_json(data: object) -> None:
@@ -96,7 +106,7 @@ def validate(
         modules = env.get("modules") if isinstance(env, dict) else None
         fix = ("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
                "module-missing names why)") if modules == [] else \
-            "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8."
+            "install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8."
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""), fix=fix)
 
 
@@ -241,7 +251,7 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
     from gpuvet.validate.compare import compare, missing_checks
 
-    book = open_logbook(logbook, existing=True)
+    book = _logbook(logbook, existing=True)
     try:
         a, b = book.run(run_a), book.run(run_b)
         checks_a, checks_b = book.checks(a.run_id), book.checks(b.run_id)
