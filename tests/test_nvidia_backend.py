@@ -179,3 +179,14 @@ def test_engine_without_cuda_in_torch_says_what_to_install(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(BackendError, match="CUDA build of PyTorch"):
         _backend(hgx_h200(2)).engine()
+
+
+def test_each_module_reports_its_board_serial_for_the_ledger_and_an_rma():
+    from gpuvet.backends.readings import Unavailable
+
+    fake = hgx_h200(2)
+    fake.gpus[1].serial = "1652322054092"
+    fake.gpus[0].unsupported = {"nvmlDeviceGetSerial"}  # a GeForce: not supported
+    first, second = NvidiaBackend(Nvml(lib=fake)).inventory().modules
+    assert second.serial == "1652322054092"
+    assert isinstance(first.serial, Unavailable) and "not supported" in first.serial.reason

@@ -46,6 +46,7 @@ class FakeGpu:
     unsupported: set[str] = field(default_factory=set)
     xid_events: list[int] = field(default_factory=list)  # critical Xids the event set still holds
     fabric: tuple[int, int] = (3, 0)  # NVLink fabric registration: state (3 completed), status (0 success)
+    serial: str = "1652322054091"  # the board serial (nvidia-smi -q: Serial Number)
 
 
 class FakeNvml:
@@ -105,6 +106,9 @@ class FakeNvml:
 
     def nvmlDeviceGetName(self, h: int) -> str:
         return self._gpu(h, "nvmlDeviceGetName").name
+
+    def nvmlDeviceGetSerial(self, h: int) -> str:
+        return self._gpu(h, "nvmlDeviceGetSerial").serial
 
     def nvmlDeviceGetUUID(self, h: int) -> str:
         return self._gpu(h, "nvmlDeviceGetUUID").uuid

@@ -166,6 +166,7 @@ class NvidiaBackend(Backend):
             clocks_locked=_locked(q("nvmlDeviceGetApplicationsClock", err.NVML_CLOCK_SM),
                                   q("nvmlDeviceGetDefaultApplicationsClock", err.NVML_CLOCK_SM)),
             processes=_pids(q("nvmlDeviceGetComputeRunningProcesses")),
+            serial=_serial(q("nvmlDeviceGetSerial")),
         )
 
     def _software(self) -> SoftwareInfo:
@@ -277,6 +278,16 @@ class NvidiaBackend(Backend):
             endpoints.append(Endpoint(NVSWITCH, EndpointKind.FABRIC_SWITCH))
         return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric),
                     host_of(info, n_sockets))
+
+
+def _serial(value: object) -> str | Unavailable:
+    """The board serial NVML reads (what an RMA asks for, and what the module ledger follows a module
+    by); a GeForce answers "not supported"."""
+    if isinstance(value, Unavailable):
+        return value
+    text = _text(value) if isinstance(value, (str, bytes)) else str(value)
+    text = str(text).strip()
+    return text[:64] if text and text.upper() != "N/A" else Unavailable("no serial reported")
 
 
 def _flag(value: object) -> bool | Unavailable:
