@@ -24,7 +24,8 @@ def test_the_sysfs_tree_is_read_as_the_kernel_writes_it(tmp_path):
     assert (first.device, first.hca_type, first.bus_id, first.firmware, first.numa_node) == \
         ("mlx5_0", "MT4129", "0000:18:00.0", "28.39.1002", 1)
     assert first.ports == (NicPort(1, "ACTIVE", "LinkUp", 400.0, "4X", "InfiniBand",
-                                   {k: v for k, v in COUNTERS.items() if k != "port_xmit_data"}),)
+                                   {k: v for k, v in COUNTERS.items() if k != "port_xmit_data"},
+                                   {"port_xmit_data": COUNTERS["port_xmit_data"]}),)  # traffic: 4-byte words
     assert second.netdevs == ("ens2f0np0",) and second.ports[0].link_layer == "Ethernet"
     assert got.interfaces == ("ens2f0np0",)
 

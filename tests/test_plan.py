@@ -19,7 +19,12 @@ from gpuvet.plan.collective import calibrated
 from gpuvet.plan.power import split_power
 from gpuvet.plan.reference import FIGURES, FITTED, _parameters, calibration_error, compare, fit, load, median_abs_error
 from gpuvet.plan.step import plan_step
-from tests.helpers import call
+
+
+def call(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def model_states(job):

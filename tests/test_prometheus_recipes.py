@@ -53,7 +53,9 @@ KIND_ALERTS = {
     "ecc_rising": [("GpuvetEccRising", "warning")],
     "module_quarantined": [("GpuvetModuleQuarantined", "warning")],
     "overheat_forecast": [("GpuvetOverheatForecast", "warning")],
+    "nic_errors": [("GpuvetNicErrors", "warning")],
 }
+NIC_ALERTS = {"GpuvetNicPortDown", "GpuvetNicRateLow"}  # a NIC's: named by device, not module (issue 47)
 EXPORTER_ALERTS = {"GpuvetTargetDown", "GpuvetTargetVanished", "GpuvetTargetsAbsent", "GpuvetModuleStoppedReporting"}
 
 
@@ -122,7 +124,7 @@ def test_every_event_kind_gpuvet_raises_has_an_alert_at_its_severity():
 
 def test_every_alert_has_a_severity_a_for_and_names_its_module_and_node():
     alerts = alerts_in()
-    assert set(alerts) == {a for pairs in KIND_ALERTS.values() for a, _ in pairs} | EXPORTER_ALERTS
+    assert set(alerts) == {a for pairs in KIND_ALERTS.values() for a, _ in pairs} | EXPORTER_ALERTS | NIC_ALERTS
     for name, rule in alerts.items():
         assert rule["labels"]["severity"] in ("critical", "warning"), name
         assert re.fullmatch(r"\d+[smh]", str(rule.get("for", ""))), f"{name}: no for:"
@@ -130,7 +132,9 @@ def test_every_alert_has_a_severity_a_for_and_names_its_module_and_node():
         assert rule["annotations"]["summary"] and rule["annotations"]["description"], name
         if name != "GpuvetTargetsAbsent":  # absent() has no node to name: it says no node is watched
             assert "$labels.node" in rule["annotations"]["summary"], name
-        if name not in {"GpuvetTargetDown", "GpuvetTargetVanished", "GpuvetTargetsAbsent"}:
+        if name in NIC_ALERTS or name == "GpuvetNicErrors":
+            assert "$labels.device" in text, name
+        elif name not in {"GpuvetTargetDown", "GpuvetTargetVanished", "GpuvetTargetsAbsent"}:
             assert "$labels.module" in text or "$labels.gpu" in text, name
         assert JOB in rule["expr"] or "gpuvet" in rule["expr"] or "DCGM" in rule["expr"], name
     for name in ("GpuvetTargetDown", "GpuvetTargetVanished", "GpuvetTargetsAbsent"):

@@ -99,7 +99,7 @@ def test_prometheus_endpoint_over_loopback_names_and_units(faulty):
     assert all(3e8 < s.value < 3e9 for s in clocks)  # base unit: hertz, not MHz
     util = families["gpuvet_module_utilization_ratio"].samples
     assert all(0 <= s.value <= 1 for s in util)  # a ratio, not a percentage
-    assert all(name.startswith("gpuvet_") for name in families)
+    assert all(name.startswith(("gpuvet_", "node_infiniband_")) for name in families)  # NICs: node_exporter's
     assert "gpuvet_module_ecc_corrected_errors_total" in body
 
 

@@ -89,6 +89,10 @@ class Backend(ABC):
 
         return read_nics()
 
+    def nics_at(self, t: float) -> NicReadings | Unavailable | None:
+        """The NICs as read at the source's time ``t`` (watch's slow ticks): now, on a real node."""
+        return self.nics()
+
     @property
     def local_host(self) -> bool:
         """Whether the modules sit in the machine this process runs on (not simulated, not captured)."""

@@ -12,6 +12,8 @@ from gpuvet.backends.readings import Unavailable
 ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_buffer_overrun_errors",
                   "link_error_recovery", "local_link_integrity_errors", "port_rcv_remote_physical_errors",
                   "port_xmit_discards")
+# the traffic counters, in 4-byte units as sysfs keeps them (port_xmit_data × 4 = bytes)
+TRAFFIC_COUNTERS = ("port_xmit_data", "port_rcv_data")
 ACTIVE = "ACTIVE"
 UNKNOWN = "unknown"  # the listing does not say
 LINK_UP = "LinkUp"
@@ -26,6 +28,7 @@ class NicPort:
     width: str | None  # "4X"
     link_layer: str  # InfiniBand or Ethernet
     counters: dict[str, int] = field(default_factory=dict)  # error counters read (absent: not read)
+    traffic: dict[str, int] = field(default_factory=dict)  # TRAFFIC_COUNTERS read, 4-byte units
 
 
 @dataclass(frozen=True)

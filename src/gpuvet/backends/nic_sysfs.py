@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gpuvet.backends.nic_readings import ERROR_COUNTERS, Nic, NicPort, NicReadings
+from gpuvet.backends.nic_readings import ERROR_COUNTERS, TRAFFIC_COUNTERS, Nic, NicPort, NicReadings
 from gpuvet.backends.readings import Unavailable
 
 ROOT = Path("/")  # where /sys is: tests give a fake tree
@@ -39,9 +39,11 @@ def _port(path: Path) -> NicPort:
     rate = _RATE.search(_text(path / "rate") or "")
     counters = {name: value for name in ERROR_COUNTERS
                 if (value := _int(_text(path / "counters" / name))) is not None}
+    traffic = {name: value for name in TRAFFIC_COUNTERS
+               if (value := _int(_text(path / "counters" / name))) is not None}
     return NicPort(int(path.name), _state(_text(path / "state")), _state(_text(path / "phys_state")),
                    float(rate.group(1)) if rate else None, rate.group(2) if rate and rate.group(2) else None,
-                   _text(path / "link_layer") or "unknown", counters)
+                   _text(path / "link_layer") or "unknown", counters, traffic)
 
 
 def _nic(path: Path) -> Nic:

@@ -139,6 +139,12 @@ class SimBackend(Backend):
 
         return simulated_nics(self.declared, self.spec.faults, self.clock.now_s)
 
+    def nics_at(self, t: float) -> NicReadings:
+        """The NICs at simulated time ``t`` (watch samples the node's clock, not the backend's)."""
+        from gpuvet.backends.sim_nics import simulated_nics
+
+        return simulated_nics(self.declared, self.spec.faults, t)
+
     def _module_info(self, module: Module) -> ModuleInfo:
         model = module.model
         link = self._found.pcie_link(module.id)

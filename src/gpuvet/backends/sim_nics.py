@@ -13,19 +13,29 @@ from gpuvet.node.nic_catalog import find_nic_model
 from gpuvet.node.spec import (
     FabricRegistrationFault,
     FaultSpec,
+    NicErrorsFault,
     NicPortDownFault,
     NicRateLowFault,
     PeerMemoryMissingFault,
 )
 
 
-def _port(nic_id: str, rate: float | None, faults: Sequence[FaultSpec]) -> NicPort:
+def _counters(nic_id: str, faults: Sequence[FaultSpec], now_s: float) -> dict[str, int]:
+    """Error counters at ``now_s``: zero, unless a nic_errors fault has counted since its ``at``."""
+    out = {"symbol_error": 0, "link_downed": 0}
+    for f in faults:
+        if isinstance(f, NicErrorsFault) and f.nic == nic_id:
+            out[f.counter] = out.get(f.counter, 0) + int(f.per_hour * (now_s - f.at_s) / 3600)
+    return out
+
+
+def _port(nic_id: str, rate: float | None, faults: Sequence[FaultSpec], now_s: float = 0.0) -> NicPort:
+    counters = _counters(nic_id, faults, now_s)
     for f in faults:
         if isinstance(f, NicPortDownFault) and f.nic == nic_id:
-            return NicPort(1, "DOWN", "Polling", None, None, "InfiniBand")
+            return NicPort(1, "DOWN", "Polling", None, None, "InfiniBand", counters)
     slow = [f.gbps for f in faults if isinstance(f, NicRateLowFault) and f.nic == nic_id]
-    return NicPort(1, "ACTIVE", "LinkUp", slow[-1] if slow else rate, "4X", "InfiniBand", {"symbol_error": 0,
-                                                                                        "link_downed": 0})
+    return NicPort(1, "ACTIVE", "LinkUp", slow[-1] if slow else rate, "4X", "InfiniBand", counters)
 
 
 def simulated_nics(declared: Node, faults: Sequence[FaultSpec], now_s: float) -> NicReadings:
@@ -34,7 +44,7 @@ def simulated_nics(declared: Node, faults: Sequence[FaultSpec], now_s: float) ->
     for i, e in enumerate(e for e in declared.endpoints if e.kind is EndpointKind.NIC):
         model = find_nic_model(e.model)
         nics.append(Nic(e.label or f"mlx5_{i}", model.hca_types[0] if model else None, None,
-                        (_port(e.id, float(model.rate_gbps) if model else None, active),),
+                        (_port(e.id, float(model.rate_gbps) if model else None, active, now_s),),
                         netdevs=(f"ibp{i}s0",)))
     peer = None if any(isinstance(f, PeerMemoryMissingFault) for f in active) or not nics else "nvidia_peermem"
     return NicReadings(tuple(nics), peer, "simulated")

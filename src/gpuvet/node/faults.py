@@ -21,6 +21,7 @@ from gpuvet.node.spec import (
     MissingModuleFault,
     ModuleAddedFault,
     ModuleLostFault,
+    NicErrorsFault,
     NicPortDownFault,
     NicRateLowFault,
     PowerCapLowFault,
@@ -74,7 +75,7 @@ def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
             find_link(node, fault.between[0], fault.between[1], at)
         elif isinstance(fault, FabricRegistrationFault):
             _require_module(node, fault.module, at)
-        elif isinstance(fault, (NicPortDownFault, NicRateLowFault)):
+        elif isinstance(fault, (NicPortDownFault, NicRateLowFault, NicErrorsFault)):
             _require_nic(node, fault.nic, at)
         elif isinstance(fault, WiringSwapFault):
             for m in fault.modules:

@@ -331,6 +331,17 @@ class NicRateLowFault(_FaultBase):
     gbps: float = Field(gt=0, le=10_000)
 
 
+class NicErrorsFault(_FaultBase):
+    """A NIC port's error counter rises from ``at`` at ``per_hour`` (a marginal cable or
+    transceiver: symbol errors, link error recoveries, the link going down and back)."""
+
+    kind: Literal["nic_errors"]
+    nic: str
+    counter: Literal["symbol_error", "link_downed", "port_rcv_errors", "excessive_buffer_overrun_errors",
+                     "link_error_recovery", "local_link_integrity_errors"] = "symbol_error"
+    per_hour: float = Field(default=60.0, gt=0, le=1e9)
+
+
 class PeerMemoryMissingFault(_FaultBase):
     """GPUDirect RDMA's peer-memory module (nvidia_peermem) is not loaded."""
 
@@ -351,7 +362,7 @@ FaultSpec = Annotated[
     MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault | MemClockFlappingFault
     | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault | ThermalCreepFault | ModuleLostFault
     | ModuleAddedFault | EccRisingFault | XidFault | NicPortDownFault | NicRateLowFault | PeerMemoryMissingFault
-    | FabricRegistrationFault,
+    | FabricRegistrationFault | NicErrorsFault,
     Field(discriminator="kind"),
 ]
 

@@ -23,6 +23,7 @@ from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResu
 from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
+from gpuvet.watch.nic_sink import NicSink
 from gpuvet.watch.prometheus import ExportState
 from gpuvet.watch.sinks import CallbackSink, ExportSink, LogbookSink
 
@@ -93,8 +94,9 @@ class Watcher:
         self.forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
         book = self._begin(source)
         sinks: list[Sink] = [s for s in (book, ExportSink(self.export, source) if self.export else None) if s]
-        window = TelemetryWindow(source, cfg.window, [*self.detectors, self.forecaster],
-                                 [*sinks, CallbackSink(self.on_event, self.on_tick)],
+        sinks.append(CallbackSink(self.on_event, self.on_tick))
+        nic = self._nic_sink(sinks)
+        window = TelemetryWindow(source, cfg.window, [*self.detectors, self.forecaster], [*sinks, nic],
                                  self._admit if cfg.admission else None, lambda: self.stop_requested)
         try:
             result = window.run()
@@ -102,9 +104,18 @@ class Watcher:
             if book:
                 book.abort(exc)
             raise
+        result.events = sorted([*result.events, *nic.events], key=lambda e: e.time)  # stable: modules first
         if book:
             book.finish(result.end_t, cfg.keep_raw_s, result.events)
-        return self._result(result, book, source.simulated)
+        return self._result(result, book, source.simulated, nic.notes)
+
+    def _nic_sink(self, forward: list[Sink]) -> NicSink:
+        """The NICs, sampled on slow ticks beside the modules (their own records and judge)."""
+        from gpuvet.backends.sim import SimBackend
+        from gpuvet.checks.nic_watch import NicWatch, declared_nics
+
+        design = self.backend.declared if isinstance(self.backend, SimBackend) else None
+        return NicSink(self.backend.nics_at, NicWatch(declared_nics(design)), forward, self.export)
 
     def _admit(self, module: str) -> Admission:
         return admit(self.backend, module)
@@ -118,8 +129,9 @@ class Watcher:
                                   "started_wall": time.time()}
         return LogbookSink.begin(self.logbook, env, source.simulated, node)
 
-    def _result(self, result: WindowResult, book: LogbookSink | None, simulated: bool) -> WatchResult:
-        notes = []
+    def _result(self, result: WindowResult, book: LogbookSink | None, simulated: bool,
+                more: list[str] | None = None) -> WatchResult:
+        notes = list(more or [])
         if not result.modules:
             why = self.backend.why_no_modules
             notes.append("No GPU module to watch" + (f" ({why})" if why else "")

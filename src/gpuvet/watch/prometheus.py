@@ -17,8 +17,10 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoM
 from prometheus_client.registry import Collector
 
 from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason
+from gpuvet.checks.nic_watch import NicPortSample
 from gpuvet.watch.amd_exporter import amd_text
 from gpuvet.watch.dcgm import DcgmView, dcgm_text
+from gpuvet.watch.nic_metrics import nic_metrics
 
 LABELS = ["uuid", "bus_id", "model", "module"]
 NAMES = ("gpuvet", "dcgm", "both", "amd")  # which metric names the endpoint serves
@@ -39,6 +41,8 @@ class ExportState:
     last_xid: dict[str, int] = field(default_factory=dict)  # uuid -> last Xid code (DCGM_FI_DEV_XID_ERRORS)
     hostname: str = ""  # the Hostname label of dcgm-exporter's names
     names: str = "gpuvet"  # one of NAMES
+    nics: dict[tuple[str, int], NicPortSample] = field(default_factory=dict)  # (device, port): last slow tick
+    nic_events: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, device) -> count
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -108,6 +112,7 @@ class WatchCollector(Collector):
             for uuid in st.identities:
                 info.add_metric(self._labels(uuid), {"simulated": str(st.simulated).lower()})
             yield info
+            yield from nic_metrics(list(st.nics.values()), st.nic_events)
             cost = GaugeMetricFamily("gpuvet_sampler_seconds", "Time to sample one module once.")
             cost.add_metric([], st.sampler_seconds)
             yield cost
