@@ -50,7 +50,8 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi 
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
             "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
-            "ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal")
+            "ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; NCCL_DEBUG=INFO "
+            "or RCCL logs, HCCL plog lines")
 
 
 @dataclass
