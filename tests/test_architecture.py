@@ -10,7 +10,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 JOBS = ("validate", "watch", "doctor", "plan", "health")  # side by side: none imports another
-BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node", "knowledge")
+BELOW_JOBS = ("checks", "bench", "logbook", "report", "backends", "captures", "node", "knowledge", "ledger")
 FACES = ("cli", "fleet")  # may import jobs; nothing else may import them
 
 
@@ -131,6 +131,24 @@ def test_no_job_probes_the_backend_with_getattr() -> None:
                     and node.args and isinstance(node.args[0], ast.Name) and "backend" in node.args[0].id):
                 bad.append((module, node.lineno, f"{node.func.id}({node.args[0].id}, …)"))
     assert not bad, _violations("getattr/hasattr on a backend", bad)
+
+
+def test_no_face_imports_another_faces_private_name():
+    """A face shares helpers through gpuvet.cli.common (issue 45), never by reaching into another
+    face's privates: changing watch's internals must not break doctor."""
+    bad = [(m, line, n) for m, line, n in edges()
+           if _package(m) in FACES and _package(n) in FACES and n.rsplit(".", 1)[-1].startswith("_")
+           and not n.rsplit(".", 1)[-1].startswith("__") and n.rsplit(".", 1)[0] != m
+           and n.rsplit(".", 1)[0].startswith("gpuvet.")]
+    assert not bad, _violations("a face imports another face's private name (move it to gpuvet.cli.common)", bad)
+
+
+def test_only_backends_build_the_simulated_backend():
+    """Every command opens its node through backends.select (open_backend, load_node): one door,
+    so --node means the same on every command."""
+    bad = [(m, line, n) for m, line, n in edges()
+           if _package(m) != "backends" and n.startswith("gpuvet.backends.sim") and n.split(".")[2] == "sim"]
+    assert not bad, _violations("SimBackend built outside backends/ (use backends.select)", bad)
 
 
 VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvml", "amdsmi": "gpuvet.backends.amdsmi_gateway"}

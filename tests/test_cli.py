@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpuvet.cli.app import main
 from gpuvet.node.spec import preset_names
+from tests.helpers import call
 
 DATA = Path(__file__).parent / "data" / "captures"
 
@@ -17,11 +17,6 @@ DATA = Path(__file__).parent / "data" / "captures"
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gpuvet", *args], capture_output=True, text=True, timeout=60)
 
-
-def call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_python_m_and_help():
@@ -170,7 +165,7 @@ def test_a_reader_that_goes_away_after_a_finding_still_gets_exit_1():
     """`gpuvet topo --expect … | head -1` under pipefail: the differences were found before the
     table was drawn, so a closed pipe must not turn them into "nothing differs" (exit 0)."""
     for json_flag in ([], ["--json"]):
-        proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8", "--expect", "mesh-4",
+        proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--node", "hgx-h200-8", "--expect", "mesh-4",
                                  *json_flag], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         proc.stdout.close()
         _, err = proc.communicate(timeout=60)
@@ -193,7 +188,7 @@ def test_the_script_exits_with_mains_code_and_still_runs_atexit_cleanup(tmp_path
 def test_a_reader_that_goes_away_ends_the_command_with_exit_0():
     """`gpuvet topo | head -1` under `set -o pipefail`: rich's own answer to a closed pipe is exit 1,
     which gpuvet uses for a finding; the command ends quietly with 0 instead."""
-    proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--sim", "hgx-h200-8"],
+    proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "topo", "--node", "hgx-h200-8"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the reader is gone before the first line is written
     _, err = proc.communicate(timeout=60)

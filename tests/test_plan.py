@@ -19,12 +19,7 @@ from gpuvet.plan.collective import calibrated
 from gpuvet.plan.power import split_power
 from gpuvet.plan.reference import FIGURES, FITTED, _parameters, calibration_error, compare, fit, load, median_abs_error
 from gpuvet.plan.step import plan_step
-
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import call
 
 
 def model_states(job):

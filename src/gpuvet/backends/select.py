@@ -4,6 +4,7 @@ alone (with the reason each vendor library gave)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuvet.backends.base import Backend
@@ -11,6 +12,30 @@ from gpuvet.backends.base import Backend
 if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
     from gpuvet.backends.amdsmi_gateway import Amdsmi
     from gpuvet.backends.nvml import Nvml
+    from gpuvet.node.model import Node
+    from gpuvet.node.spec import FaultSpec
+
+
+@dataclass(frozen=True)
+class SpecNode:
+    """A node given as a preset or spec file, with no backend to run on: what planning and
+    ``spec check`` read. The same node ``open_backend(sim=ref)`` would simulate."""
+
+    declared: Node  # as designed
+    found: Node  # with the spec's faults applied
+    faults: list[FaultSpec]
+
+
+def load_node(ref: str) -> SpecNode:
+    """Raises SpecError/CatalogError for a bad ref, as ``open_backend(sim=ref)`` does."""
+    from gpuvet.node.build import build_node
+    from gpuvet.node.faults import apply_faults, check_faults
+    from gpuvet.node.spec import load_spec
+
+    spec, where = load_spec(ref)
+    declared = build_node(spec, where)
+    check_faults(declared, spec.faults, where)
+    return SpecNode(declared, apply_faults(declared, spec.faults), list(spec.faults))
 
 
 def open_backend(sim: str | None = None, from_files: list[str] | None = None,

@@ -16,6 +16,7 @@ import typer
 
 from gpuvet import __version__
 from gpuvet.cli.checks import output_file
+from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.lazy import Lazy, LazyCommands, lazy_group
 
@@ -50,7 +51,7 @@ _ORDER = ["validate", "report", "watch", "events", "doctor", "health", "inventor
 
 app = typer.Typer(
     help="Vet, benchmark, watch and plan GPU compute modules. Every command takes --json; "
-    "--sim PRESET_OR_SPEC runs it on a simulated node (try: gpuvet topo --sim hgx-h200-8).",
+    "--node PRESET_OR_SPEC runs it on a simulated node (try: gpuvet topo --node hgx-h200-8).",
     no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
     cls=lazy_group(_LAZY, _ORDER, lambda cmd: _with_metavars(cmd)),
 )
@@ -58,8 +59,6 @@ spec_app = typer.Typer(help="Node specs: presets, checking, showing, exporting t
                        no_args_is_help=True)
 app.add_typer(spec_app, name="spec")
 
-SimOpt = Annotated[str | None, typer.Option(
-    "--sim", help="Simulate this node: a preset name (gpuvet spec presets) or a spec YAML file.")]
 FromOpt = Annotated[list[str] | None, typer.Option(
     "--from", help="Read captured files instead of this machine: `nvidia-smi topo -m`, `nvidia-smi -q` (text or "
     "-x XML), or any capture doctor reads (see docs/doctor.md); repeat to combine.")]
@@ -84,16 +83,17 @@ def _backend(sim: str | None, from_files: list[str] | None) -> Backend:
     if sim and from_files:
         from gpuvet.errors import GpuvetError
 
-        raise GpuvetError("--sim and --from both given", fix="use one source at a time.")
+        raise GpuvetError("--node and --from both given", fix="use one source at a time.")
     return open_backend(sim=sim, from_files=from_files)
 
 
 @app.command()
-def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = False) -> None:
+def inventory(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = False) -> None:
     """List the modules, the host and the software versions.
 
     Without GPU modules this shows the host and says why no module was found.
     """
+    sim = chosen_node(node_ref, sim)
     backend = _backend(sim, from_)
     try:
         inv, nics = backend.inventory(), backend.nics()
@@ -110,7 +110,7 @@ def inventory(sim: SimOpt = None, from_: FromOpt = None, as_json: JsonOpt = Fals
 
 
 @app.command(short_help="How modules connect, and what differs from the declared node.")
-def topo(sim: SimOpt = None, from_: FromOpt = None,
+def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
          expect: Annotated[str | None, typer.Option(
              "--expect", help="Compare with this declared node (preset or spec file); exit 1 on differences.")] = None,
          as_json: JsonOpt = False) -> None:
@@ -119,6 +119,7 @@ def topo(sim: SimOpt = None, from_: FromOpt = None,
     wiring_mismatch."""
     from gpuvet.node.matrix import link_matrix
 
+    sim = chosen_node(node_ref, sim)
     backend = _backend(sim, from_)
     try:
         found = backend.node()
@@ -272,11 +273,11 @@ def spec_show(ref: SpecArg, as_json: Annotated[bool, typer.Option(
 @spec_app.command("check")
 def spec_check(ref: SpecArg, as_json: JsonOpt = False) -> None:
     """Validate a spec: fields, module models, link names, fault targets. Exit 2 if invalid."""
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.select import load_node
 
-    backend = SimBackend.from_ref(ref)
-    node = backend.declared
-    faults = [f.kind for f in backend.spec.faults]
+    loaded = load_node(ref)
+    node = loaded.declared
+    faults = [f.kind for f in loaded.faults]
     if as_json:
         _print_json({"valid": True, "name": node.name, "modules": len(node.modules), "links": len(node.links),
                      "faults": faults})
@@ -288,7 +289,7 @@ def spec_check(ref: SpecArg, as_json: JsonOpt = False) -> None:
 
 
 @spec_app.command("export")
-def spec_export(sim: SimOpt = None, from_: FromOpt = None,
+def spec_export(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
                 output: Annotated[Path | None, typer.Option("-o", "--output", metavar="FILE",
                                                             help="Write the YAML spec to FILE (default: stdout).",
                                                             callback=output_file)] = None,
@@ -308,6 +309,7 @@ def spec_export(sim: SimOpt = None, from_: FromOpt = None,
     from gpuvet.errors import GpuvetError
     from gpuvet.node.export import EMPTY_NOTE, as_designed, empty_node_error, export_yaml, node_to_spec
 
+    sim = chosen_node(node_ref, sim)
     backend = _backend(sim, from_)
     try:
         found = backend.node()

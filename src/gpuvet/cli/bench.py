@@ -11,6 +11,7 @@ import typer
 
 from gpuvet.cli import exits, term
 from gpuvet.cli.checks import comma_list, floats, ints, output_file, renamed
+from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -24,12 +25,10 @@ bench_app = typer.Typer(
     help="Benchmarks that measure: compute (gemm), device memory (membw), every copy channel (copy), "
     "collectives (collective), training throughput (model). Each figure comes with its unit, % of peak, "
     "median and spread, and the telemetry sampled while it ran. On a machine without GPUs they run on the "
-    "CPU; with --sim on a simulated node (labelled simulated).",
+    "CPU; with --node on a simulated node (labelled simulated).",
     no_args_is_help=True,
 )
 
-SimOpt = Annotated[str | None, typer.Option(
-    "--sim", help="Run on a simulated node: a preset name (gpuvet spec presets) or a spec YAML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 ModulesOpt = Annotated[str | None, typer.Option(
     "--modules", help="Comma-separated module ids (default: all), e.g. gpu0,gpu3.", callback=comma_list)]
@@ -64,7 +63,7 @@ def _run(name: str, sim: str | None, as_json: bool, quick: bool, **options: obje
 
 
 @bench_app.command(short_help="Matrix products per dtype: TFLOPS and % of peak; cross-module bit check.")
-def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
+def gemm(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
          dtypes: Annotated[str | None, typer.Option(
              "--dtypes", help="Comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default: all; unsupported ones are "
              "skipped with the reason).", callback=comma_list)] = None,
@@ -78,22 +77,24 @@ def gemm(sim: SimOpt = None, modules: ModulesOpt = None,
 
     Exit 1 when a module computes different bits from its peers or misses the float64 reference.
     """
+    sim = chosen_node(node_ref, sim)
     _run("gemm", sim, as_json, quick, modules=_split(modules), dtypes=_split(dtypes), size=size, check=check)
 
 
 @bench_app.command(short_help="Device memory bandwidth (STREAM copy and triad), % of peak.")
-def membw(sim: SimOpt = None, modules: ModulesOpt = None,
+def membw(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
           kinds: Annotated[str | None, typer.Option("--kinds", help="copy,triad (default both).",
                                                     callback=comma_list)] = None,
           size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per array (default 2 GiB on "
                                                          "GPUs, 256 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Device memory bandwidth, STREAM copy and triad (bytes read + written), % of peak."""
+    sim = chosen_node(node_ref, sim)
     _run("membw", sim, as_json, quick, modules=_split(modules), kinds=_split(kinds), size_bytes=size_bytes)
 
 
 @bench_app.command(short_help="Every copy channel, per-pair matrices, contention ratios.")
-def copy(sim: SimOpt = None, modules: ModulesOpt = None,
+def copy(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
          size_bytes: Annotated[int | None, typer.Option("--size-bytes", help="Bytes per transfer (default 256 MiB; "
                                                         "64 MiB on a CPU).", callback=ints(1, MAX_BYTES))] = None,
          tests: Annotated[str | None, typer.Option(
@@ -104,11 +105,12 @@ def copy(sim: SimOpt = None, modules: ModulesOpt = None,
     per pair, and concurrent sets (all to host, host to all, every module to the one n/2 away)
     with their contention ratio: aggregate ÷ sum of the same transfers alone. GB = 1e9 bytes.
     """
+    sim = chosen_node(node_ref, sim)
     _run("copy", sim, as_json, quick, modules=_split(modules), size_bytes=size_bytes, tests=_split(tests))
 
 
 @bench_app.command(short_help="Collectives over a size sweep: algbw/busbw, checked, alpha-beta fit.")
-def collective(sim: SimOpt = None, modules: ModulesOpt = None,
+def collective(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
                ops: Annotated[str | None, typer.Option(
                    "--ops", help="Any of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast and "
                    "reduce, comma-separated (default: all but reduce).", callback=comma_list)] = None,
@@ -136,13 +138,14 @@ def collective(sim: SimOpt = None, modules: ModulesOpt = None,
 
     One process per module, started by gpuvet (NCCL on GPUs, gloo on CPU). Exit 1 on a wrong result.
     """
+    sim = chosen_node(node_ref, sim)
     _run("collective", sim, as_json, quick, modules=_split(modules), ops=_split(ops), min_bytes=min_bytes,
          max_bytes=max_bytes, factor=factor, dtype=dtype,
          nprocs=renamed(ranks, nprocs, "--nprocs", "--ranks"), torchrun=torchrun or None)
 
 
 @bench_app.command(short_help="Training throughput: ResNet-50 images/s, GPT tokens/s and MFU.")
-def model(sim: SimOpt = None, modules: ModulesOpt = None,
+def model(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
           models: Annotated[str | None, typer.Option("--models", help="resnet50,gpt (default both).",
                                                      callback=comma_list)] = None,
           batch: Annotated[int | None, typer.Option("--batch", help="Per module (default 256 images / 8 sequences "
@@ -157,6 +160,7 @@ def model(sim: SimOpt = None, modules: ModulesOpt = None,
                                                    "off on a CPU).")] = None,
           quick: QuickOpt = False, as_json: JsonOpt = False) -> None:
     """Training throughput on synthetic data: ResNet-50 images/s and GPT-style tokens/s with MFU."""
+    sim = chosen_node(node_ref, sim)
     _run("model", sim, as_json, quick, modules=_split(modules), models=_split(models), batch=batch,
          image_size=image_size, seq_len=seq_len, d_model=d_model, layers=layers, amp=amp)
 
@@ -193,7 +197,7 @@ def _restore_report(messages: list[str], done: bool, as_json: bool) -> None:
 
 
 @bench_app.command(short_help="TFLOPS per watt across power caps, and the knee.")
-def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
+def efficiency(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt = None,
                caps: Annotated[str | None, typer.Option("--caps", help="Power caps in watts: from:to:step "
                                                         "(300:700:50) or a list (default: the allowed range, 50 W "
                                                         "steps).")] = None,
@@ -227,7 +231,7 @@ def efficiency(sim: SimOpt = None, modules: ModulesOpt = None,
         if not done:
             raise typer.Exit(1)
         return
-    curves, simulated = _sweep(sim, opts, quick)
+    curves, simulated = _sweep(chosen_node(node_ref, sim), opts, quick)
     data = _efficiency_data(curves, simulated)
     if report:
         from gpuvet.files import write_atomic

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuvet.cli import exits, term
+from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -19,15 +20,16 @@ def doctor(
     symptom: Annotated[str | None, typer.Argument(help="interconnect-slow, module-missing, compute-errors, overheating, "
                                                   "results-fluctuate or compute-below-peak; none: triage across all.")]
     = None,
-    sim: Annotated[str | None, typer.Option("--sim", help="Diagnose a simulated node (preset or spec with faults).")] = None,
+    node_ref: NodeOpt = None,
+    sim: SimOpt = None,
     expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec) to compare "
-                                               "with; on --sim the spec's own node by default.")] = None,
+                                               "with; on --node the spec's own node by default.")] = None,
     from_: Annotated[list[str] | None, typer.Option("--from", help="Captured evidence from another machine: "
                      "nvidia-smi -q (text or -x XML, whole or excerpts), topo -m, nvlink -s/-e, lspci -vvv, dcgmi diag "
                      "(text or JSON), nccl-tests, nvbandwidth, kernel logs with Xids, nvidia-bug-report.log(.gz); "
                      "detected by content (repeat).")] = None,
     window: Annotated[str | None, typer.Option("--window", help="Telemetry window to observe (default: 4 simulated "
-                                               "days on --sim, 10 s on a real node).")] = None,
+                                               "days on --node, 10 s on this machine).")] = None,
     all_steps: Annotated[bool, typer.Option("--all", help="Run every step, not only up to the first cause "
                                             "(and list them all, as --verbose).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="List every step of every playbook, not only the "
@@ -43,8 +45,9 @@ def doctor(
 
     if symptom:
         playbook(symptom)  # an unknown symptom lists the known ones before anything runs
+    sim = chosen_node(node_ref, sim)
     if sim and from_:
-        raise GpuvetError("--sim and --from both given", fix="diagnose one source at a time.")
+        raise GpuvetError("--node and --from both given", fix="diagnose one source at a time.")
     result = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps)
     with exits.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
         if as_json:
@@ -57,24 +60,18 @@ def doctor(
 
 def _backend(sim: str | None, captures: Captures | None) -> Backend | None:
     """The node to examine: simulated, rebuilt from captures (None when they hold no node), or this one."""
-    if sim:
-        from gpuvet.backends.sim import SimBackend
-
-        return SimBackend.from_ref(sim)
-    if captures is not None:
-        if not captures.topo_and_xml:
-            return None
-        from gpuvet.backends.capture import CaptureBackend
-
-        return CaptureBackend(captures.topo_and_xml)
     from gpuvet.backends.select import open_backend
 
+    if sim:
+        return open_backend(sim=sim)
+    if captures is not None:
+        return open_backend(from_files=captures.topo_and_xml) if captures.topo_and_xml else None
     return open_backend()
 
 
 def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: list[str] | None,
               window: str | None, all_steps: bool) -> DoctorRun:
-    from gpuvet.cli.watch import _seconds
+    from gpuvet.cli.common import flag_seconds
     from gpuvet.doctor.captures import Captures, read_captures
     from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.run import diagnose
@@ -92,7 +89,7 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
         declared = backend.declared
     from gpuvet.watch.trend import thermal_trend
 
-    ev = Evidence(backend, declared, captures or Captures(), window_s=_seconds(window, "--window"),
+    ev = Evidence(backend, declared, captures or Captures(), window_s=flag_seconds(window, "--window"),
                   watch=captures is None or bool(sim), trend=thermal_trend)
     try:
         with term.heartbeat("doctor: gathering evidence and running the playbooks"):

@@ -226,12 +226,12 @@ def _json_files(given: list[str]) -> list[str]:
 def _from_logbook(target: str, since: str | None) -> list[tuple[str, Envelope]]:
     from datetime import UTC, datetime, timedelta
 
-    from gpuvet.cli.watch import _seconds
+    from gpuvet.cli.common import flag_seconds
     from gpuvet.logbook.store import Logbook
 
     since_utc = None
     if since:
-        since_utc = (datetime.now(UTC) - timedelta(seconds=_seconds(since, "--since") or 0.0)).isoformat(
+        since_utc = (datetime.now(UTC) - timedelta(seconds=flag_seconds(since, "--since") or 0.0)).isoformat(
             timespec="seconds")
     book = Logbook(target, existing=True)
     try:

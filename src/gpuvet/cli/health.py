@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 import typer
 
+from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
+
 FORMATS = ("text", "json", "nhc", "npd")
 # a driver that answers takes well under a second, one being reset up to a minute; below 1 s a
 # prolog typo (0.0000001ms, 0) failed every good node and had it drained
@@ -60,7 +62,8 @@ def _check_args(fmt: str, xid_since: str, ignore: list[str]) -> None:
 
 
 def health(
-    sim: Annotated[str | None, typer.Option("--sim", help="Check a simulated node (preset or spec with faults).")] = None,
+    node_ref: NodeOpt = None,
+    sim: SimOpt = None,
     expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec): modules and "
                                                "links are counted against it. Default: the design inferred from "
                                                "the modules found and the catalog.")] = None,
@@ -94,7 +97,7 @@ def health(
 
     fmt = "json" if as_json else fmt
     try:
-        _health(sim, expect, fmt, xid_since, state, list(ignore or ()), timeout, logbook, ladders)
+        _health(chosen_node(node_ref, sim), expect, fmt, xid_since, state, list(ignore or ()), timeout, logbook, ladders)
     except GpuvetError as exc:
         _could_not_tell(fmt, exc.message)  # the scheduler's line too, not only stderr's paragraph
         raise

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuvet.cli.checks import output_file
-from gpuvet.cli.validate import LogbookOpt
+from gpuvet.cli.common import LogbookOpt
 
 if TYPE_CHECKING:
     from pydantic import JsonValue

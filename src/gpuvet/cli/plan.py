@@ -10,6 +10,7 @@ import typer
 
 from gpuvet.cli import exits, term
 from gpuvet.cli.checks import floats, ints, renamed
+from gpuvet.cli.common import SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 from gpuvet.quantities import parse_bytes, parse_count
 
@@ -18,8 +19,10 @@ MAX_LAYERS = 100_000
 MAX_WIDTH = 100_000_000  # hidden, heads, FFN, vocabulary
 MAX_TOKENS = 100_000_000  # sequence length, micro-batches
 MAX_WATTS = 1_000_000.0  # a node budget: well above any rack
+DEFAULT_TDP_W = 700.0  # plan power without --node or --tdp: an H100/H200 SXM module
 
 if TYPE_CHECKING:
+    from gpuvet.node.catalog import ModuleModel
     from gpuvet.node.memory import Job
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
@@ -61,7 +64,6 @@ class MemoryPlan(TypedDict, total=False):
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 NodeOpt = Annotated[str | None, typer.Option("--node", metavar="SPEC", help="The node to plan for: a preset name "
                                              "(gpuvet spec presets) or a spec YAML file.")]
-SimOldOpt = Annotated[str | None, typer.Option("--sim", metavar="SPEC", hidden=True, help="Old name of --node.")]
 LogbookOpt = Annotated[str | None, typer.Option(
     "--logbook", metavar="FILE_OR_URL", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, "
     "else $GPUVET_HOME/logbook.db).")]
@@ -164,6 +166,9 @@ def memory(
                                               "model (gpuvet catalog, e.g. H200-SXM) and find the fewest modules "
                                               "that fit.")] = None,
     module_old: Annotated[str | None, typer.Option("--module", hidden=True, help="Old name of --model.")] = None,
+    node_ref: Annotated[str | None, typer.Option("--node", metavar="SPEC", help="Check the fit on this node's "
+                                                 "modules (preset or spec file) instead of naming --model.")]
+    = None,
     headroom: Annotated[float, typer.Option("--headroom", help="Share of memory kept free (0 to under 1).",
                                                    callback=floats(0, 1, hi_open=True))] = 0.1,
     accounting: AccountingOpt = "paper",
@@ -174,16 +179,33 @@ def memory(
     job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
                layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, experts, gated)
     job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
-    out = _memory_plan(job, renamed(model, module_old, "--module", "--model"), headroom)
+    out = _memory_plan(job, _fit_model(renamed(model, module_old, "--module", "--model"), node_ref), headroom)
     if as_json:
         write_json(out, indent=1)
         return
     _memory_text(job, out, headroom)
 
 
-def _memory_plan(job: Job, model: str | None, headroom: float) -> MemoryPlan:
-    """plan memory --json: the breakdown, and with a catalog model the fit and the fewest modules."""
+def _fit_model(model: str | None, node_ref: str | None) -> ModuleModel | None:
+    """The module model to fit on: --model from the catalog, or the module of --node with the
+    least memory (the one a job spread over the node must fit)."""
     from gpuvet.node.catalog import get_model
+    from gpuvet.node.memory import PlanError
+
+    if model and node_ref:
+        raise PlanError("--node", "--model and --node both given", "give one: a module model or a node")
+    if model:
+        return get_model(model, "--model")
+    if not node_ref:
+        return None
+    node, _ = _node(node_ref)
+    if not node.modules:
+        raise PlanError("--node", f"{node.name} declares no module", "give a node with modules, or --model")
+    return min((m.model for m in node.modules), key=lambda m: m.memory_bytes or 0)
+
+
+def _memory_plan(job: Job, m: ModuleModel | None, headroom: float) -> MemoryPlan:
+    """plan memory --json: the breakdown, and with a module model the fit and the fewest modules."""
     from gpuvet.node.memory import fewest_modules, fits, memory_per_module
 
     b = memory_per_module(job)
@@ -193,8 +215,7 @@ def _memory_plan(job: Job, model: str | None, headroom: float) -> MemoryPlan:
         "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions,
         "accounting": job.accounting, "allowances": {"communication buffers": b.communication_bytes,
                                                      "runtime (CUDA context, NCCL, workspaces)": b.runtime_bytes}}
-    if model:
-        m = get_model(model, "--model")
+    if m is not None:
         if m.memory_bytes:
             out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "memory_mib": m.memory_mib,
                            "headroom": headroom, "fits": fits(b.total_bytes, m.memory_bytes, headroom)}
@@ -232,22 +253,23 @@ def _node_ref(node: str | None, sim: str | None) -> str:
     """--node (or its old name --sim), required."""
     from gpuvet.errors import GpuvetError
 
-    ref = renamed(node, sim, "--sim", "--node")
+    ref = chosen_node(node, sim)
     if ref is None:
         raise GpuvetError("no node given", where="--node", fix="give --node PRESET_OR_SPEC, e.g. --node hgx-h200-8.")
     return ref
 
 
 def _node(ref: str) -> tuple[Node, list[FaultSpec]]:
-    from gpuvet.backends.sim import SimBackend
+    """The node as its spec gives it, faults applied: planning needs no backend to run on."""
+    from gpuvet.backends.select import load_node
 
-    backend = SimBackend.from_ref(ref)
-    return backend.node(), list(backend.spec.faults)
+    loaded = load_node(ref)
+    return loaded.found, loaded.faults
 
 
 @plan_app.command("collective", short_help="Predicted time, algbw, busbw and algorithm of one collective.")
 @_errors
-def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
+def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
                op: Annotated[str, typer.Option("--op", metavar="OP", help="The collective: all_reduce, all_gather, "
                                                "reduce_scatter, all_to_all, broadcast or reduce.")] = "all_reduce",
                size: Annotated[str, typer.Option("--bytes", "--size", metavar="SIZE", help="Size in nccl-tests' "
@@ -300,7 +322,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOldOpt = None,
 
 @plan_app.command("step", short_help="Step time and communication share of a training job on a node.")
 @_errors
-def step(node_ref: NodeOpt = None, sim: SimOldOpt = None,
+def step(node_ref: NodeOpt = None, sim: SimOpt = None,
          params: ParamsOpt = None,
          layers: Annotated[int, typer.Option("--layers", help="Transformer blocks.", callback=ints(1, MAX_LAYERS))] = 32,
          hidden: Annotated[int, typer.Option("--hidden", help="Hidden (model) width.",
@@ -428,8 +450,12 @@ def power(budget: Annotated[float, typer.Option("--budget", metavar="WATTS", hel
                                                    callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))],
           loads: Annotated[str, typer.Option("--loads", metavar="SHARES", help="Each module's busy share from 0 "
                                              "to 1, comma-separated, e.g. 1,1,0.3,0.")],
-          tdp: Annotated[float, typer.Option("--tdp", metavar="WATTS", help="Each module's maximum, W.",
-                                             callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))] = 700.0,
+          node_ref: Annotated[str | None, typer.Option("--node", metavar="SPEC", help="The node (preset or spec "
+                                                       "file): its modules' TDP from the catalog, one load each.")]
+          = None,
+          tdp: Annotated[float | None, typer.Option("--tdp", metavar="WATTS", help="Each module's maximum, W "
+                                                    "(default: --node's catalog TDP, else 700).",
+                                                    callback=floats(0, MAX_WATTS, lo_open=True, unit="W"))] = None,
           floor: Annotated[float, typer.Option("--floor", metavar="WATTS", help="Least a module keeps, W.",
                                                callback=floats(0, MAX_WATTS, unit="W"))] = 100.0,
           as_json: JsonOpt = False) -> None:
@@ -440,17 +466,39 @@ def power(budget: Annotated[float, typer.Option("--budget", metavar="WATTS", hel
     from gpuvet.quantities import parse_float_list
 
     shares = list(parse_float_list(loads, "--loads", 0, 1, example="1,1,0.3,0"))
+    name, tdp = _power_node(node_ref, len(shares), tdp) if node_ref else (None, tdp or DEFAULT_TDP_W)
     if floor > tdp:
         raise PlanError("--floor", f"{floor:g} W is above --tdp {tdp:g} W", "give a floor at most the TDP")
     s = split_power(budget, shares, tdp, floor)
     if as_json:
-        write_json(asdict(s), indent=1)
+        write_json(asdict(s) | ({"node": name, "tdp_w": tdp} if name else {}), indent=1)
         return
     from rich.text import Text
 
     c = term.console()
+    if name:
+        c.print(Text(f"{name}: {len(shares)} modules, TDP {tdp:g} W each"))
     c.print(Text("caps (W): " + ", ".join(f"{c:.0f}" for c in s.caps_w)))
     c.print(Text(f"throughput: {s.throughput_equal:.2f} → {s.throughput_split:.2f} module-equivalents "
                  f"({100 * (s.throughput_split / s.throughput_equal - 1):+.0f} %); budget doing work: "
                  f"{100 * s.utilisation_equal:.0f} % → {100 * s.utilisation_split:.0f} %"))
     c.print(Text("advice only: apply with nvidia-smi -pl if you agree; gpuvet changes nothing"))
+
+
+def _power_node(ref: str, loads: int, typed_tdp: float | None) -> tuple[str, float]:
+    """plan power --node: the node's name and its modules' TDP (the catalog's, unless --tdp was
+    typed); one load per module, so a share is never silently dropped or invented."""
+    from gpuvet.node.memory import PlanError
+
+    node, _ = _node(ref)
+    if loads != len(node.modules):
+        raise PlanError("--loads", f"{loads} loads for the {len(node.modules)} modules of {node.name}",
+                        "give one busy share per module")
+    if typed_tdp is not None:
+        return node.name, typed_tdp
+    tdps = {m.model.tdp_w for m in node.modules}
+    tdp = tdps.pop() if len(tdps) == 1 else None
+    if tdp is None:
+        raise PlanError("--tdp", f"the catalog gives no single TDP for the modules of {node.name}",
+                        "give --tdp WATTS")
+    return node.name, float(tdp)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints, output_file
+from gpuvet.cli.common import LogbookOpt, NodeOpt, SimOpt, chosen_node, open_logbook
 from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
@@ -22,19 +23,9 @@ if TYPE_CHECKING:
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 FailsOnlyOpt = Annotated[bool, typer.Option("--fails-only", help="In the table, only what failed, warned or "
                                             "changed (a long table's passes left out; --json keeps all).")]
-LogbookOpt = Annotated[str | None, typer.Option(
-    "--logbook", help="The logbook: a file, or a postgresql:// URL (default: $GPUVET_LOGBOOK, else "
-    "$GPUVET_HOME/logbook.db, else the user's data directory).")]
 
 baseline_app = typer.Typer(help="Baselines: reference figures from good runs of one node type.", no_args_is_help=True)
 log_app = typer.Typer(help="The logbook: every validate run, kept.", no_args_is_help=True)
-
-
-def _logbook(path: str | None, existing: bool = False) -> Any:  # Any: watch.py's event rows are typed for its renderer
-    """``existing``: a command that only reads the logbook refuses a path where none is kept."""
-    from gpuvet.logbook.store import Logbook
-
-    return Logbook(path, existing=existing)
 
 
 def _print_json(data: object) -> None:
@@ -44,7 +35,8 @@ def _print_json(data: object) -> None:
 
 
 def validate(
-    sim: Annotated[str | None, typer.Option("--sim", help="Validate a simulated node (preset or spec file).")] = None,
+    node_ref: NodeOpt = None,
+    sim: SimOpt = None,
     expect: Annotated[str | None, typer.Option("--expect", help="The declared node (preset or spec file): module "
                                                "count and links must match.")] = None,
     level: Annotated[str, typer.Option("--level", help="quick (≤ 60 s on 8 GPUs), standard, or long (adds memory, "
@@ -79,7 +71,7 @@ def validate(
         chosen = Level(level)
     except ValueError:
         raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
-    result = _run_validate(sim, expect, chosen, baseline, rules, logbook, no_log, host_only)
+    result = _run_validate(chosen_node(node_ref, sim), expect, chosen, baseline, rules, logbook, no_log, host_only)
     doc = result.to_json()
     if report:
         from gpuvet.files import write_atomic
@@ -106,7 +98,7 @@ def validate(
         modules = env.get("modules") if isinstance(env, dict) else None
         fix = ("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
                "module-missing names why)") if modules == [] else \
-            "install the benchmark extra (pip install 'gpuvet[torch]') or try --sim hgx-h200-8."
+            "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8."
         raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""), fix=fix)
 
 
@@ -121,7 +113,7 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
     if host_only and sim:
         from gpuvet.errors import GpuvetError
 
-        raise GpuvetError("it judges this machine's host, where --sim gives a simulated node", where="--host-only",
+        raise GpuvetError("it judges this machine's host, where --node gives a simulated node", where="--host-only",
                           fix="give one of them.")
     ruleset = load_rules(rules)
     base = load_baseline(baseline) if baseline else None
@@ -135,7 +127,7 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
     backend = open_backend(sim=sim)
     try:
         _gate(backend, host_only)
-        book = None if no_log else _logbook(logbook)
+        book = None if no_log else open_logbook(logbook)
     except BaseException:
         backend.close()
         raise
@@ -184,7 +176,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
     from gpuvet.errors import GpuvetError
     from gpuvet.validate.baseline import make_baseline, save_baseline
 
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         picked = []
         for ref in runs:
@@ -211,7 +203,7 @@ def baseline_make(runs: Annotated[list[str], typer.Argument(help="Run ids (or un
 def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N runs.", callback=ints(1, 1_000_000))] = 20,
              logbook: LogbookOpt = None, as_json: JsonOpt = False) -> None:
     """The runs kept, newest first."""
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         rows = book.runs(limit)
     finally:
@@ -230,7 +222,7 @@ def log_list(limit: Annotated[int, typer.Option("--limit", help="Most recent N r
 def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")], logbook: LogbookOpt = None,
              as_json: JsonOpt = False) -> None:
     """One run: its environment, checks and events."""
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         doc = run_document(book, run)
     finally:
@@ -251,7 +243,7 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
     from gpuvet.validate.compare import compare, missing_checks
 
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         a, b = book.run(run_a), book.run(run_b)
         checks_a, checks_b = book.checks(a.run_id), book.checks(b.run_id)
@@ -288,7 +280,7 @@ def report(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.")
     """Write a kept run as a self-contained HTML report (opens offline)."""
     from gpuvet.report.html import render
 
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         doc = run_document(book, run)
     finally:

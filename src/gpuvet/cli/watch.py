@@ -12,8 +12,8 @@ import typer
 
 from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints
+from gpuvet.cli.common import LogbookOpt, NodeOpt, SimOpt, chosen_node, flag_seconds, open_logbook
 from gpuvet.cli.jsonout import write_json
-from gpuvet.cli.validate import LogbookOpt, _logbook
 from gpuvet.quantities import check_float, is_loopback, parse_float, parse_host_port, parse_seconds
 
 if TYPE_CHECKING:
@@ -30,20 +30,9 @@ SINCE_S = (60.0, 10 * 365 * 86400.0)  # --prometheus-url: less than a minute hol
 STEP_S = (1.0, 86400.0)  # the query step: no exporter samples faster than 1 s; a day holds one point per window
 
 
-def _seconds(text: str | None, where: str) -> float | None:
-    from gpuvet.errors import GpuvetError
-    from gpuvet.node.timeunits import DurationError, parse_duration
-
-    if text is None:
-        return None
-    try:
-        return parse_duration(text, where)
-    except DurationError as exc:
-        raise GpuvetError(exc.problem, where=where, fix="write e.g. 1s, 500ms, 10m, 12h, 3d.") from None
-
-
 def watch(
-    sim: Annotated[str | None, typer.Option("--sim", help="Watch a simulated node (preset or spec with faults).")] = None,
+    node_ref: NodeOpt = None,
+    sim: SimOpt = None,
     interval: Annotated[str, typer.Option("--interval", help="Fast sampling interval (temperature, power, clocks, "
                                           "utilisation, throttle).")] = "1s",
     slow_every: Annotated[str, typer.Option("--slow-every", help="Slow fields (ECC, PCIe, NVLink) interval.")] = "30s",
@@ -102,6 +91,7 @@ def watch(
 
     Exit 1 if a critical event happened (module lost, uncorrectable ECC, fatal Xid).
     """
+    sim = chosen_node(node_ref, sim)
     if replay or files or prometheus_url:
         _history(replay, files or [], prometheus_url, since, match, step, follow, interval, horizon, slowdown, no_log,
                  logbook, as_json, backtest, fields)
@@ -125,7 +115,7 @@ def _config(sim: str | None, interval: str, slow_every: str, duration: str | Non
 
     if speedup != "max" and not sim and speedup not in ("1", "1.0"):
         raise GpuvetError("--speedup applies to simulated nodes only", where="--speedup",
-                          fix="drop it, or add --sim PRESET.")
+                          fix="drop it, or add --node PRESET.")
     speed = None if speedup == "max" else parse_float(speedup, "--speedup", 1, 1e9)  # below 1: a 1 h watch takes days
     config = WatchConfig(interval_s=parse_seconds(interval, "--interval", *INTERVAL_S),
                          slow_every_s=parse_seconds(slow_every, "--slow-every", *INTERVAL_S[:1], 86400.0),
@@ -155,7 +145,7 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
                           fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own, amd "
                               "for those built on AMD's device-metrics-exporter.")
     backend = open_backend(sim=sim)
-    book: Logbook | None = _logbook(logbook) if keep else None
+    book: Logbook | None = open_logbook(logbook) if keep else None
     export = ExportState(names=names, hostname=backend.node().name) if prometheus else None
     server = _serve(export, prometheus) if prometheus and export is not None else None
     watcher = Watcher(backend, config, book, export=export)
@@ -227,7 +217,7 @@ def _history(replay: bool, files: list[Path], url: str | None, since: str, match
         parse_seconds(interval, "--interval", *INTERVAL_S), parse_seconds(horizon, "--horizon", *HORIZON_S),
         None if slowdown is None else check_float(slowdown, "--slowdown-c", 1.0, 200.0, unit="°C"), as_json, outcomes,
         columns)
-    book = None if no_log else _logbook(logbook)
+    book = None if no_log else open_logbook(logbook)
     stop = {"now": False}
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -258,9 +248,9 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
 
     since_utc = None
     if since:
-        seconds = _seconds(since, "--since") or 0.0
+        seconds = flag_seconds(since, "--since") or 0.0
         since_utc = (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
-    book = _logbook(logbook, existing=True)
+    book = open_logbook(logbook, existing=True)
     try:
         rows = book.module_events(since_utc, module, tuple(kind or ()), limit)
     finally:
