@@ -48,7 +48,7 @@ def test_validate_with_no_accelerator_exits_2_saying_what_was_looked_for_and_how
     assert code == 2 and not out and "reached the layers" not in err
     assert "no accelerator was found" in err and "NVML" in err and "AMD SMI" in err
     assert "libnvidia-ml.so" in err and "amdsmi" in err  # what each vendor's library said
-    assert "--sim" in err and "--host-only" in err and "driver" in err
+    assert "--node" in err and "--host-only" in err and "driver" in err
     assert not book.exists()  # refused before a run was begun in the logbook
 
 

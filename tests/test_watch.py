@@ -304,7 +304,7 @@ def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path):
     code, out, _ = call(capsys, "watch", "--duration", "1s", "--interval", "0.5s", "--json", "--no-log")
     data = json.loads(out)
     assert code == 0 and data["samples"] == 0 and data["modules"] == []
-    assert any("No GPU module to watch" in n and "--sim" in n for n in data["notes"])
+    assert any("No GPU module to watch" in n and "--node" in n for n in data["notes"])
 
 
 def test_slow_fields_map_one_to_one_onto_sample_keywords():

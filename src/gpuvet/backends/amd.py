@@ -139,7 +139,7 @@ class AmdBackend(Backend):
             raise BackendError("benchmarks on AMD modules need a ROCm build of PyTorch that sees them",
                                where=f"torch {torch.__version__} ({build})",
                                fix="install PyTorch for ROCm (pip install torch --index-url "
-                                   "https://download.pytorch.org/whl/rocm6.4), or try --sim mi300x-8.")
+                                   "https://download.pytorch.org/whl/rocm6.4), or try --node mi300x-8.")
         by_bus = {d.bus_id: d for d in self._devices}
         devices: dict[str, str] = {}
         for index in range(torch.cuda.device_count()):

@@ -43,17 +43,17 @@ class Backend(ABC):
     def engine(self) -> BenchEngine:
         """What runs benchmarks on this backend's modules."""
         raise BackendError(f"the {self.name} backend cannot run benchmarks",
-                           fix="run on the machine itself, or on a simulated node with --sim PRESET.")
+                           fix="run on the machine itself, or on a simulated node with --node PRESET.")
 
     def telemetry(self) -> TelemetrySource:
         """What `watch` samples."""
         raise BackendError(f"the {self.name} backend has no live telemetry",
-                           fix="watch the machine itself, or a simulated node with --sim PRESET.")
+                           fix="watch the machine itself, or a simulated node with --node PRESET.")
 
     def power_control(self, engine: BenchEngine) -> PowerControl:
         """Reading and (with --apply) setting power limits."""
         raise BackendError(f"the {self.name} backend has no power limits to sweep",
-                           fix="run on an NVIDIA machine, or on a simulated node with --sim PRESET.")
+                           fix="run on an NVIDIA machine, or on a simulated node with --node PRESET.")
 
     def notes(self) -> tuple[str, ...]:
         """What a reader of this backend's node should know (what a capture left out or skipped)."""
@@ -62,7 +62,7 @@ class Backend(ABC):
     def health(self) -> HealthReadings:
         """ECC, row remapping, throttle reasons now, and the Xids since boot (for `health`)."""
         raise BackendError(f"the {self.name} backend cannot read module health",
-                           fix="run on the machine itself, or on a simulated node with --sim PRESET.")
+                           fix="run on the machine itself, or on a simulated node with --node PRESET.")
 
     def host_load(self) -> HostLoad | Unavailable:
         """What other processes use of this process's CPUs now (a busy host explains slow CPU figures)."""

@@ -88,7 +88,7 @@ class HostBackend(Backend):
     def inventory(self) -> Inventory:
         software = SoftwareInfo(__version__, Unavailable(self._why), Unavailable(self._why), Unavailable(self._why))
         note = f"No GPU module found ({self._why}); showing the host only."
-        hint = "Try the simulated supernode: gpuvet inventory --sim hgx-h200-8"
+        hint = "Try the simulated supernode: gpuvet inventory --node hgx-h200-8"
         return Inventory(self.name, False, (), self._info, software, (note, hint))
 
     def node(self) -> Node:

@@ -56,7 +56,7 @@ def import_torch() -> ModuleType:
         import torch
     except ImportError:
         raise BackendError("PyTorch is not installed, and real benchmarks run through it",
-                           fix="pip install 'gpuvet[torch]' (or try a simulated node: --sim hgx-h200-8).") from None
+                           fix="pip install 'gpuvet[torch]' (or try a simulated node: --node hgx-h200-8).") from None
     return torch
 
 

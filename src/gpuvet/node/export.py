@@ -97,7 +97,7 @@ def node_to_spec(node: Node, not_as_found: Sequence[str] = (), empty: bool = Fal
 
 
 def export_yaml(node: Node, not_as_found: Sequence[str] = (), empty: bool = False) -> str:
-    header = "# gpuvet node spec, exported from a node: load it with --sim or --expect.\n"
+    header = "# gpuvet node spec, exported from a node: load it with --node or --expect.\n"
     if empty:
         header += "\n".join(textwrap.wrap(EMPTY_NOTE, 78, initial_indent="# empty: ", subsequent_indent="#   ")) + "\n"
     header += "".join("\n".join(textwrap.wrap(" ".join(note.split()), 78, initial_indent="# not as found: ",

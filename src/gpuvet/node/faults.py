@@ -55,7 +55,7 @@ def find_link(node: Node, a: str, b: str, where: str) -> Link:
     for end in (a, b):
         if end not in node.endpoint_ids():
             raise SpecError(f"names {end!r}, which is not a module or endpoint of the node",
-                            where=where, fix="check the name against `gpuvet topo --sim …`.")
+                            where=where, fix="check the name against `gpuvet topo --node …`.")
     candidates = [link for link in node.links if link.ends == frozenset((a, b))]
     if not candidates:
         theirs = ", ".join(f"{link.a}-{link.b}" for link in node.links_of(a)[:6])

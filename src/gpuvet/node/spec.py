@@ -1,5 +1,5 @@
 """The node spec: one YAML format that declares a node (``--expect``) and defines a simulated
-one (``--sim``). Parsing and validation live here; turning a spec into a ``Node`` lives in
+one (``--node``). Parsing and validation live here; turning a spec into a ``Node`` lives in
 ``node.build``.
 
 A spec may start from a preset (``base: hgx-h200-8``) and add to it; lists in the child

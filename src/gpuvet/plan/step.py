@@ -105,7 +105,7 @@ def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: f
     rate = "fp8" if job.precision == "fp8" else "bf16"
     peak = module_model.peak_tflops(rate) or (module_model.peak_tflops("fp16") if rate == "bf16" else None)
     if peak is None:
-        raise PlanError("--precision" if rate == "fp8" else "--sim", f"{module_model.name} has no published {rate} rate",
+        raise PlanError("--precision" if rate == "fp8" else "--node", f"{module_model.name} has no published {rate} rate",
                         "use bf16" if rate == "fp8" else "use a catalog module")
     notes = [f"compute at {mfu:.0%} of {peak:g} TFLOPS dense {rate} ({module_model.name}); 6·N·tokens + attention "
              "12·L·h·s per token (PaLM App. B)"]

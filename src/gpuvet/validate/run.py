@@ -140,7 +140,7 @@ def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, s
 
 NO_ACCELERATOR_FIX = ("install the accelerator's driver: NVIDIA's driver with its NVML library (libnvidia-ml.so; "
                       "`nvidia-smi` must list the GPUs), or AMD's ROCm with the amdsmi Python package (`amd-smi "
-                      "list`); or give --sim PRESET to validate a simulated node, or --host-only to judge this "
+                      "list`); or give --node PRESET to validate a simulated node, or --host-only to judge this "
                       "machine's CPUs and memory alone")
 
 
@@ -173,7 +173,7 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
     if why_no_modules:
         out.append(Check(Layer.INVENTORY, "modules", Verdict.WARN, value=0, expected=len(declared.modules) if declared
                          else None, reason=f"no GPU module was found: {why_no_modules}; validating the host only",
-                         fix="install the NVIDIA driver and check `nvidia-smi`, or try --sim hgx-h200-8", device="cpu"))
+                         fix="install the NVIDIA driver and check `nvidia-smi`, or try --node hgx-h200-8", device="cpu"))
     elif design is not None and design.inferred:
         out += _against_inferred(design, found)
     elif declared is not None:

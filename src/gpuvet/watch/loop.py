@@ -135,7 +135,7 @@ class Watcher:
         if not result.modules:
             why = self.backend.why_no_modules
             notes.append("No GPU module to watch" + (f" ({why})" if why else "")
-                         + "; only host metrics were sampled. Try a simulated node: gpuvet watch --sim hgx-h200-8")
+                         + "; only host metrics were sampled. Try a simulated node: gpuvet watch --node hgx-h200-8")
         if simulated:
             notes.append("simulated: every sample comes from a model of the node")
         modules = {uuid: m.to_json() for uuid, m in result.modules.items()}
