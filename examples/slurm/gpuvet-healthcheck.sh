@@ -18,7 +18,8 @@
 #     "could not tell" (exit 2: the driver or kernel log unreadable, a bad site argument):
 #     the node is drained with that reason, as for a failed check.
 #   - An Xid counts as seen only after the drain is confirmed: gpuvet's mark of the last Xid
-#     read moves in a copy ($GPUVET_STATE.pending), and the copy replaces the mark only when
+#     read moves in this run's own copy ($GPUVET_STATE.pending.XXXXXX; overlapping runs never
+#     share one), and the copy replaces the mark (under flock) only when
 #     scontrol succeeded (or the node was healthy). When scontrol fails (the controller is
 #     down), the mark stays, the script exits 1, and the next run reports the same Xid again.
 #
@@ -35,7 +36,6 @@ DEFAULTS="${GPUVET_HEALTHCHECK_DEFAULTS:-/etc/default/gpuvet-healthcheck}"
 MODE="${1:-healthcheck}"
 SCONTROL="${SCONTROL:-scontrol}"
 STATE="${GPUVET_STATE:-/var/lib/gpuvet/health-xid-mark.json}"
-PENDING="$STATE.pending"
 NODE="${SLURMD_NODENAME:-$(hostname -s)}"
 log() { if command -v logger >/dev/null 2>&1; then logger -t gpuvet-healthcheck; else cat >&2; fi; }
 
@@ -58,11 +58,22 @@ drain() {
   "$SCONTROL" update nodename="$NODE" state=drain reason="$reason"
 }
 
-# the mark moves only in the copy; commit_mark makes it the mark
+# the mark moves only in this run's own copy (HealthCheckProgram, Prolog and Epilog may overlap: a
+# shared copy let a healthy run commit another run's mark before that run's drain went through);
+# commit_mark makes it the mark, under a lock (a mark moved back by an older run only reports an Xid again)
 mkdir -p "$(dirname "$STATE")" 2>/dev/null
+PENDING="$(mktemp "$STATE.pending.XXXXXX" 2>/dev/null)" || PENDING="$STATE.pending.$$"
 rm -f "$PENDING"
 [ -f "$STATE" ] && cp -p "$STATE" "$PENDING"
-commit_mark() { if [ -f "$PENDING" ]; then mv -f "$PENDING" "$STATE"; fi; }
+trap 'rm -f "$PENDING"' EXIT
+commit_mark() {
+  [ -f "$PENDING" ] || return 0
+  if command -v flock >/dev/null 2>&1; then
+    ( flock -w 10 9 && mv -f "$PENDING" "$STATE" ) 9>"$STATE.lock"
+  else
+    mv -f "$PENDING" "$STATE"
+  fi
+}
 
 # shellcheck disable=SC2086  # GPUVET and GPUVET_HEALTH_ARGS are word lists on purpose
 OUT="$($GPUVET health --format nhc --xid-since last --state "$PENDING" ${GPUVET_HEALTH_ARGS:-} 2>&1)"

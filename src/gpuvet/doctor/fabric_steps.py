@@ -5,10 +5,13 @@ collectives, whatever its links say. A capture without the section says nothing 
 
 from __future__ import annotations
 
+from gpuvet.backends.readings import FabricState
 from gpuvet.captures.records import ModuleHealth
+from gpuvet.checks.fabric import live_problem
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.errors import GpuvetError
 from gpuvet.node import vendor_tools
 
 
@@ -23,10 +26,37 @@ def _problem(h: ModuleHealth) -> str | None:
     return None
 
 
+def _live(ev: Evidence) -> Outcome | None:
+    """The node's own modules (live or simulated) as NVML's fabric info gives them; None when it
+    has no fabric state to give (a capture, a board without a fabric manager)."""
+    if ev.backend is None or ev.backend.captured:
+        return None
+    try:
+        modules = ev.backend.health().modules
+    except GpuvetError:
+        return None
+    states = [(m.id, m.fabric) for m in modules if isinstance(m.fabric, FabricState)
+              and m.fabric.state != "not_supported"]
+    if not states:
+        return None
+    source = "simulated node (a model, not hardware)" if ev.backend.simulated else "NVML fabric info"
+    found = [finding("fabric_unregistered", HIGH, module=mid, fix=f"{vendor_tools.FABRIC_STATE_LOOK}; "
+                     f"{vendor_tools.FABRIC_STATE_FIX}", reading=problem, state=f.state, status=f.status,
+                     health=f.health)
+             for mid, f in states if (problem := live_problem(f)) is not None]
+    if found:
+        return confirmed(f"{len(found)} module(s) not in the NVLink domain", *found)
+    return clear(f"{len(states)} module(s) registered with the NVLink fabric",
+                 *(Cited(source, "fabric state / status", f"{f.state} / {f.status}", mid) for mid, f in states))
+
+
 def fabric_registration(ev: Evidence) -> Outcome:
     read = [h for h in ev.captures.health if h.fabric_state or h.fabric_status or h.fabric_health]
     if not read:
-        return unknown("no captured Fabric section (give nvidia-smi -q, or -q -d FABRIC, from an NVSwitch node)")
+        live = _live(ev)
+        if live is not None:
+            return live
+        return unknown("no Fabric section read (give nvidia-smi -q, or -q -d FABRIC, from an NVSwitch node)")
     found = [finding("fabric_unregistered", HIGH, module=h.module, fix=f"{vendor_tools.FABRIC_STATE_LOOK}; "
                      f"{vendor_tools.FABRIC_STATE_FIX}", reading=problem, state=h.fabric_state,
                      status=h.fabric_status, health=h.fabric_health)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpuvet.backends.nic_readings import ACTIVE, Nic, NicReadings
-from gpuvet.backends.readings import Unavailable
+from gpuvet.backends.readings import FabricState, ModuleHealth, Unavailable
 from gpuvet.checks import nics
+from gpuvet.checks.fabric import live_problem
 from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.nic_catalog import find_nic_model
@@ -67,3 +68,21 @@ def _source(readings: NicReadings, nic: Nic | None) -> str:
     if nic is not None and nic.read_from:
         return nic.read_from
     return "simulated node (a model, not hardware)" if readings.source == "simulated" else readings.source
+
+
+def fabric_state_checks(modules: Sequence[ModuleHealth] | None) -> list[Check]:
+    """Each module's registration with its switched NVLink domain (NVML's fabric info): a module the
+    fabric manager has not registered cannot run the domain's collectives, whatever its links read.
+    Nothing where the board has no fabric manager (PCIe cards, a mesh)."""
+    out = []
+    for m in modules or ():
+        f = m.fabric
+        if not isinstance(f, FabricState) or f.state == "not_supported":
+            continue
+        problem = live_problem(f)
+        out.append(Check(Layer.INVENTORY, "fabric_state", Verdict.FAIL if problem else Verdict.PASS,
+                         value=f"{f.state} / {f.status}", module=m.id, reason=problem,
+                         fix="nvidia-smi -q -d FABRIC; check the fabric manager (systemctl status "
+                             "nvidia-fabricmanager)" if problem else None,
+                         evidence={"state": f.state, "status": f.status, "health": f.health}))
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal, cast
@@ -13,7 +13,7 @@ from typing import Literal, cast
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
-from gpuvet.backends.readings import Inventory, Unavailable
+from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable
 from gpuvet.bench import collective, copy, gemm, membw, model
 from gpuvet.bench.context import BenchContext, Progress
 from gpuvet.bench.records import BenchResult
@@ -31,7 +31,7 @@ from gpuvet.node.vendor_tools import tools_for
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
-from gpuvet.validate.network import declared_nics, network_checks
+from gpuvet.validate.network import declared_nics, fabric_state_checks, network_checks
 from gpuvet.validate.rules import RuleSet, default_rules
 
 JSON_SCHEMA_VERSION = 1
@@ -300,7 +300,8 @@ class Validator:
         result = ValidationRun(run_id, inv.simulated, verdict, self.level, checks, env, notes,
                                find_roots(checks, design.node if design is not None else found))
         if self.logbook and run_id:
-            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env)  # with judged_against
+            self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env,  # with judged_against
+                                roots=[r.to_json() for r in result.roots])
         return result
 
     def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
@@ -312,6 +313,7 @@ class Validator:
         checks += software_checks(inv, versions, why_no_modules)
         checks += network_checks(self.backend.nics(), declared_nics(design.node if design is not None else None),
                                  {m.model.vendor for m in found.modules})
+        checks += fabric_state_checks(self._module_health())
         if engine is None:
             for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
                 checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=engine_error))
@@ -368,6 +370,13 @@ class Validator:
             checks += peers.module_peer_checks(checks, found)
             checks += peers.pair_peer_checks(checks, design.node if design is not None else found)
         return checks
+
+    def _module_health(self) -> Sequence[ModuleHealth] | None:
+        """The modules' health readings (their NVLink fabric registration); None where the backend has none."""
+        try:
+            return self.backend.health().modules
+        except GpuvetError:
+            return None
 
     def _rerun_marginal(self, checks: list[Check], ctx: BenchContext, remeasure: Callable[[Check], list[BenchResult]],
                         to_checks: Callable[[list[BenchResult]], list[Check]]) -> list[Check]:
