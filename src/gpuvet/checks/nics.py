@@ -9,12 +9,15 @@ Ethernet card, down on every card alike) is not a fault."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPort, NicReadings
 from gpuvet.node import vendor_tools
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
+
+DRAINING = frozenset({"nic_port_down", "nic_missing"})  # critical (knowledge/faults.yaml); the rest warn
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,8 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
               and p.link_layer == port.link_layer and p.rate_gbps is not None]
     model = find_nic_model(nic.hca_type)
     basis = f"its {model.name} peers on the node" if model else "its peers on the node"
-    return (max(others), basis) if len(others) >= 2 else (None, "")
+    # the peers' median: one faster port (a different card's speed) must not make every other port "slow"
+    return (float(statistics.median(others)), basis) if len(others) >= 2 else (None, "")
 
 
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
@@ -64,8 +68,16 @@ def summary(readings: NicReadings) -> str:
     """What a clear verdict saw: ports up at their design rate, and ports down that no design uses."""
     ports = [p for n in readings.nics for p in n.ports]
     up = sum(1 for p in ports if p.state == ACTIVE)
-    unused = f"; {len(ports) - up} switched off, unused by any card of their model" if up < len(ports) else ""
-    return f"{len(readings.nics)} NIC(s), {up} port(s) up at their design rate{unused}"
+    unknown = sum(1 for p in ports if p.state == UNKNOWN)
+    off = len(ports) - up - unknown
+    more = (f"; {off} switched off, unused by any card of their model" if off else "") + \
+        (f"; {unknown} of unknown state (the listing does not say)" if unknown else "")
+    return f"{len(readings.nics)} NIC(s), {up} port(s) up at their design rate{more}"
+
+
+def judged(readings: NicReadings) -> bool:
+    """Whether any port's state was read at all (ibdev2netdev alone reads none)."""
+    return any(p.state != UNKNOWN for n in readings.nics for p in n.ports)
 
 
 def ports(readings: NicReadings, declared: Sequence[DeclaredNic] = ()) -> list[NicVerdict]:

@@ -43,8 +43,9 @@ def nic_ports(ev: Evidence) -> Outcome:
         return confirmed(f"{len(verdicts)} NIC finding(s): {verdicts[0].reason}", *found)
     cited = [Cited(n.read_from or readings.source, f"{n.device} port {p.port}", f"{p.state} {p.rate_gbps:g} Gb/s"
                    if p.rate_gbps is not None else p.state) for n in readings.nics for p in n.ports]
-    if not cited:
-        return unknown(f"can't tell: {len(readings.nics)} NIC(s) listed without their ports")
+    if not cited or not nics.judged(readings):
+        return unknown(f"can't tell: {len(readings.nics)} NIC(s) listed, no port's state read (ibdev2netdev's "
+                       "Up/Down is the netdev's: give ibstat or ibv_devinfo)")
     return clear(nics.summary(readings), *cited)
 
 

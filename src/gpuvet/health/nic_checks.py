@@ -30,8 +30,9 @@ def nic(readings: NicReadings | Unavailable | None, declared: Sequence[nics.Decl
     if not readings.nics and not declared:
         return [Finding("nic", Status.SKIP, "no InfiniBand or RoCE NIC on this node (none declared)")]
     verdicts = nics.ports(readings, declared) + nics.nccl_environment(readings, env)
-    if verdicts:
-        return [Finding("nic", Status.FAIL, v.reason, fix=v.fix) for v in verdicts]
+    if verdicts:  # a port down or a NIC missing drains; a slow port or a wrong NCCL variable warns (faults.yaml)
+        return [Finding("nic", Status.FAIL if v.kind in nics.DRAINING else Status.WARN, v.reason, fix=v.fix)
+                for v in verdicts]
     cited = [Cited(_source(readings), f"{n.device} port {p.port}", f"{p.state} {p.rate_gbps:g} Gb/s {p.link_layer}"
                    if p.rate_gbps is not None else f"{p.state} {p.link_layer}")
              for n in readings.nics for p in n.ports]
@@ -45,8 +46,8 @@ def peer_memory(readings: NicReadings | Unavailable | None, vendors: set[str]) -
     if isinstance(readings.peer_memory, Unavailable):
         return [Finding("peer_memory", Status.UNKNOWN, f"cannot tell: {readings.peer_memory.reason}")]
     verdicts = nics.peer_memory(readings, vendors)
-    if verdicts:
-        return [Finding("peer_memory", Status.FAIL, v.reason, fix=v.fix) for v in verdicts]
+    if verdicts:  # GPUDirect off: slower across nodes, not wrong (a host may use DMA-BUF instead): a warning
+        return [Finding("peer_memory", Status.WARN, v.reason, fix=v.fix) for v in verdicts]
     if readings.peer_memory is None:
         return [Finding("peer_memory", Status.SKIP, "no RDMA port up: GPUDirect RDMA has nothing to peer with")]
     return [Finding("peer_memory", Status.OK, f"{readings.peer_memory} loaded: GPUDirect RDMA available",

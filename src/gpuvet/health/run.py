@@ -97,7 +97,8 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
         return HealthResult(report)
     findings, notes, mark, xids = _judge(got, options)
     order = {c: i for i, c in enumerate(CHECKS)}
-    findings = sorted(findings + _nic_findings(got, options, os.environ if backend.local_host else {}),
+    findings = sorted(findings + _nic_findings(got, options.declared or backend.declared,
+                                               os.environ if backend.local_host else {}),
                       key=lambda f: order.get(f.check, len(order)))
     findings = [f for f in findings if f.check not in options.ignore]
     if options.ignore:
@@ -108,11 +109,12 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
     return HealthResult(report, mark, xids, got.inventory, boot)
 
 
-def _nic_findings(got: _Gathered, options: HealthOptions, env: Mapping[str, str]) -> list[Finding]:
-    """The NICs and GPUDirect's peer memory; NCCL's variables only where this is the node itself."""
+def _nic_findings(got: _Gathered, design: Node | None, env: Mapping[str, str]) -> list[Finding]:
+    """The NICs and GPUDirect's peer memory, against the declared node (--expect, else a simulated
+    node's own spec); NCCL's variables only where this is the node itself."""
     assert got.node is not None
-    declared = [DeclaredNic(e.id, find_nic_model(e.model)) for e in options.declared.endpoints
-                if e.kind is EndpointKind.NIC] if options.declared is not None else []
+    declared = [DeclaredNic(e.id, find_nic_model(e.model)) for e in design.endpoints
+                if e.kind is EndpointKind.NIC] if design is not None else []
     vendors = {m.model.vendor for m in got.node.modules}
     return nic_checks.nic(got.nics, declared, env) + nic_checks.peer_memory(got.nics, vendors)
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN
 from gpuvet.checks.nic_watch import NicPortSample
 
 LABELS = ["device", "port"]
@@ -55,9 +56,17 @@ def _gauges() -> dict[str, tuple[str, Value]]:
         "node_infiniband_rate_bytes_per_second": ("Maximum signal transfer rate",
                                                   lambda p: p.rate_gbps * 125e6 if p.rate_gbps is not None
                                                   else None),
-        "gpuvet_nic_port_up": ("1 while the RDMA port is ACTIVE (gpuvet's nic check), else 0.",
-                               lambda p: float(p.state == "ACTIVE")),
+        "gpuvet_nic_port_up": ("1 while the RDMA port is ACTIVE, else 0; not served for a port whose state is "
+                               "unknown or an Ethernet port switched off (physical Disabled: an unused port, as "
+                               "gpuvet's nic check excuses it)", _port_up),
     }
+
+
+def _port_up(p: NicPortSample) -> float | None:
+    """The alert's input: None (no series) where a down port is no fault or nothing is known."""
+    if p.state == UNKNOWN or (p.state != ACTIVE and p.link_layer == "Ethernet" and p.phys_state == "Disabled"):
+        return None
+    return float(p.state == ACTIVE)
 
 
 def _counter(name: str) -> Value:
