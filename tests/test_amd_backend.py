@@ -330,20 +330,23 @@ def test_health_command_healthy_exits_0(capsys, amd_machine):
     assert data["status"] == "ok" and data["modules"] == 8
 
 
-@pytest.mark.parametrize(("fault", "check"), [
-    ({"ecc_uncorrectable": 2}, "ecc"),
-    ({"bad_pages": [1]}, "row_remap"),
-    ({"violations": {"active_prochot_thrm": True}}, "throttle"),
-    ({"power_cap_uw": (500_000_000, 750_000_000, 0, 750_000_000)}, "power_limit"),
-    ({"pcie_width": 8}, "pcie"),
-    ({"pids": (4242,)}, "processes"),
+@pytest.mark.parametrize(("fault", "check", "status"), [
+    ({"ecc_uncorrectable": 2}, "ecc", "fail"),
+    ({"bad_pages": [1]}, "row_remap", "fail"),
+    ({"violations": {"active_prochot_thrm": True}}, "throttle", "fail"),
+    # a power cap below default and a PCIe link narrower than its maximum warn (the knowledge base, issue 42):
+    # the node still computes right; draining it would undo a site's cap policy or idle it before a repair window
+    ({"power_cap_uw": (500_000_000, 750_000_000, 0, 750_000_000)}, "power_limit", "warn"),
+    ({"pcie_width": 8}, "pcie", "warn"),
+    ({"pids": (4242,)}, "processes", "fail"),
 ])
-def test_health_command_names_each_planted_fault(capsys, amd_machine, fault, check):
+def test_health_command_names_each_planted_fault(capsys, amd_machine, fault, check, status):
     for key, value in fault.items():
         setattr(amd_machine.gpus[6], key, value)
     code, out, _ = _run(capsys, "health", "--format", "json")
-    failed = {(f["check"], f.get("module")) for f in json.loads(out)["findings"] if f["status"] == "fail"}
-    assert code == 1 and failed == {(check, "gpu6")}, failed
+    found = {(f["check"], f.get("module")) for f in json.loads(out)["findings"] if f["status"] in ("fail", "warn")}
+    statuses = {f["status"] for f in json.loads(out)["findings"] if (f["check"], f.get("module")) == (check, "gpu6")}
+    assert code == (1 if status == "fail" else 0) and found == {(check, "gpu6")} and statuses == {status}, found
 
 
 def test_health_command_names_a_down_xgmi_link(capsys, amd_machine):

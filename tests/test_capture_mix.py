@@ -117,7 +117,7 @@ def test_spec_export_json_carries_the_note_too(capsys, tmp_path):
 
 
 def test_spec_export_of_a_healthy_node_says_nothing(capsys):
-    code, out, err = call(capsys, "spec", "export", "--sim", "hgx-h200-8")
+    code, out, err = call(capsys, "spec", "export", "--node", "hgx-h200-8")
     assert code == 0 and err == "" and "description" not in yaml.safe_load(out)
 
 

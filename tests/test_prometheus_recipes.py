@@ -48,6 +48,7 @@ KIND_ALERTS = {
     "throttle": [("GpuvetThrottle", "warning")],
     "clock_flapping": [("GpuvetClockFlapping", "warning")],
     "pcie_replays": [("GpuvetPcieReplays", "warning")],
+    "link_down": [("GpuvetLinkDown", "critical")],
     "link_degraded": [("GpuvetLinkDegraded", "warning")],
     "nvlink_errors": [("GpuvetFabricLinkErrors", "warning")],
     "ecc_rising": [("GpuvetEccRising", "warning")],

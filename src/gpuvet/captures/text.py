@@ -31,7 +31,7 @@ _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 _TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
-MAX_LINE_CHARS = 65_536  # a line longer than this is cut (with a note): tools print lines of at most a few KB
+MAX_LINE_CHARS = 65_536  # a line longer than this is named in a note: text tools print lines of a few KB
 MAX_MODULES = 4096  # modules in one listing (-q, -q -x, amd-smi, rocm-smi, npu-smi): more is not one node (docs/limits.md)
 
 
@@ -50,14 +50,14 @@ class Cleaned:
 
 
 def _cut_long(numbered: list[tuple[int, str]], notes: list[str]) -> list[tuple[int, str]]:
-    """A line longer than any tool prints (a blob pasted in, a log that lost its line ends) is cut
-    at MAX_LINE_CHARS, so no reader scans it whole, and the cut is said."""
+    """A line longer than any text tool prints is named in a note (a pasted blob, or a log that lost
+    its line ends); it is read whole all the same: XML or JSON saved on one line is such a line, and
+    the text as a whole is bounded by the file's own limits."""
     long = [n for n, s in numbered if len(s) > MAX_LINE_CHARS]
-    if not long:
-        return numbered
-    notes.append(f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters, cut there (no tool prints "
-                 "such a line: a pasted blob, or a log that lost its line ends?)")
-    return [(n, s[:MAX_LINE_CHARS] if len(s) > MAX_LINE_CHARS else s) for n, s in numbered]
+    if long:
+        notes.append(f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters (no text tool prints "
+                     "such a line: a pasted blob, or a log that lost its line ends?); read whole")
+    return numbered
 
 
 def clean(text: str) -> Cleaned:

@@ -194,6 +194,17 @@ class EventRecord(_Record):
     message: str
 
 
+class RootRecord(_Record):
+    """A fault that explains checks (validate's root causes, issue 42): the same fields everywhere."""
+
+    key: str
+    kind: str
+    severity: str
+    subject: str
+    title: str
+    explains: list[str] = Field(default_factory=list)
+
+
 class RunDocument(_Record):
     """A run: what `validate --json` prints, what the logbook keeps and `log show --json` prints."""
 
@@ -207,6 +218,7 @@ class RunDocument(_Record):
     checks: list[CheckRecord] = Field(default_factory=list)
     events: list[EventRecord] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    roots: list[RootRecord] = Field(default_factory=list)  # the faults that explain the failed checks
 
     def counts(self) -> dict[Verdict, int]:
         """Checks per verdict, every verdict listed."""

@@ -103,6 +103,17 @@ def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[
     return out
 
 
+def json_list(text: object) -> list[JsonValue] | None:
+    """The JSON list in ``text``, or None when it is damaged (not JSON, or not a list)."""
+    if not isinstance(text, (str, bytes)):
+        return None
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
 def json_object(text: object) -> dict[str, JsonValue] | None:
     """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object): the
     logbook's one reader of the JSON it keeps in a column."""

@@ -145,7 +145,8 @@ class Logbook:
                     json.dumps(data) if data is not None else None, node, run_id))
 
     def finish(self, run_id: str, verdict: str, checks: Sequence[CheckRecord | Mapping[str, object]],
-               envelope: Mapping[str, object] | None = None, at_utc: str | None = None) -> None:
+               envelope: Mapping[str, object] | None = None, at_utc: str | None = None,
+               roots: Sequence[Mapping[str, object]] | None = None) -> None:
         """Checks and the complete status in one transaction: all of it or none. A check that is
         not a run document's check is refused (pydantic's ValidationError names the field)."""
         rows = []
@@ -159,6 +160,9 @@ class Logbook:
             if envelope is not None:
                 Environment.model_validate(envelope)
                 tx.run("UPDATE runs SET envelope = ? WHERE run_id = ?", (json.dumps(envelope), run_id))
+            if roots is not None:  # kept beside the run's events (a row of kind 'roots'): `log show` gives them back
+                tx.run("INSERT INTO events(run_id, time_utc, kind, message, data) VALUES (?, ?, 'roots', ?, ?)",
+                       (run_id, at_utc or utc_now(), f"{len(roots)} root cause(s)", json.dumps(list(roots))))
             tx.run("UPDATE runs SET status = 'complete', verdict = ?, ended_utc = ? WHERE run_id = ?",
                    (verdict, at_utc or utc_now(), run_id))
 
@@ -302,7 +306,7 @@ class Logbook:
                 "schema_version": run.envelope.json_schema_version or DOCUMENT_VERSION, "run_id": run.run_id,
                 "simulated": run.simulated, "verdict": run.verdict, "status": run.status, "level": run.envelope.level,
                 "environment": run.envelope, "checks": self.checks(run.run_id), "events": self.events(run.run_id),
-                "notes": []})
+                "notes": [], **self._roots(run.run_id)})
         except ValidationError:
             raise LogbookError(f"run {run.run_id} is damaged in the logbook (its verdict {str(run.verdict)[:20]!r} or "
                                f"status {run.status[:20]!r} is not one gpuvet writes)", where=self._db.where,
@@ -319,8 +323,14 @@ class Logbook:
             out.append(check)
         return out
 
+    def _roots(self, run_id: str) -> dict[str, object]:
+        """The run's root causes as validate printed them, where it kept any."""
+        rows = self._db.query("SELECT data FROM events WHERE run_id = ? AND kind = 'roots'", (run_id,))
+        kept = ledger_rows.json_list(rows[-1][0]) if rows else None
+        return {"roots": kept} if kept is not None else {}  # a run kept before roots existed has none to give
+
     def events(self, run_id: str) -> list[EventRecord]:
-        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? "
+        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? AND kind != 'roots' "
                               f"ORDER BY {self._db.dialect.events_order}", (run_id,))
         return [EventRecord(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
 

@@ -111,10 +111,9 @@ class Watcher:
 
     def _nic_sink(self, forward: list[Sink]) -> NicSink:
         """The NICs, sampled on slow ticks beside the modules (their own records and judge)."""
-        from gpuvet.backends.sim import SimBackend
         from gpuvet.checks.nic_watch import NicWatch, declared_nics
 
-        design = self.backend.declared if isinstance(self.backend, SimBackend) else None
+        design = self.backend.declared  # the simulated node's spec; None on a live node (no --expect in watch)
         return NicSink(self.backend.nics_at, NicWatch(declared_nics(design)), forward, self.export)
 
     def _admit(self, module: str) -> Admission:
