@@ -130,7 +130,8 @@ def test_wiring_swap_on_pcie_node_is_named(faulty):
 
 
 def test_cpu_only_machine_validates_the_host_for_real_and_says_no_gpu(capsys, tmp_path):
-    code, out, _ = call(capsys, "validate", "--level", "quick", "--host-only", "--json", "--logbook", str(tmp_path / "lb.db"))
+    code, out, _ = call(capsys, "validate", "--level", "quick", "--host-only", "--json",
+                        "--logbook", str(tmp_path / "lb.db"))
     data = json.loads(out)
     assert code == 0 and data["simulated"] is False and data["verdict"] in ("pass", "warn")
     modules = next(c for c in data["checks"] if c["name"] == "modules")

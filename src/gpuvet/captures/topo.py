@@ -66,6 +66,15 @@ def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     return tokens[:n], tokens[n:]
 
 
+def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool) -> list[str]:
+    """A row's cells, its last one left out (with a note) when the capture ends inside it."""
+    if at_end and values and not _CELL.fullmatch(CELL_ALIASES.get(values[-1], values[-1])):
+        topo.notes.append(f"topo -m: the capture ends inside row {name}'s cell {values[-1]!r} (cut): "
+                          "that cell is left out")
+        return values[:-1]
+    return values
+
+
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     """The matrix in the lines, or None when there is none. Raises CaptureError when it cannot be trusted."""
     at = header_index(lines)
@@ -85,6 +94,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
                           "read as the header")
     rows_cut: list[str] = []
+    last = next((x for x in reversed(lines) if x.text.strip()), None)  # once: a cell cut at the capture's end
     for ln in lines[at + 1:]:
         row = _split(ln.text)
         if not row or row[0] not in header:
@@ -93,11 +103,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
             if row and not ln.elision:
                 break
             continue
-        name, values = row[0], row[1:]
-        if ln is next(x for x in reversed(lines) if x.text.strip()) and values and not _CELL.fullmatch(CELL_ALIASES.get(values[-1], values[-1])):
-            topo.notes.append(f"topo -m: the capture ends inside row {name}'s cell {values[-1]!r} (cut): "
-                              "that cell is left out")
-            values = values[:-1]
+        name, values = row[0], _uncut(topo, row[0], row[1:], ln is last)
         if name in topo.devices:
             raise CaptureError(f"row {name} appears twice", where=where, fix="give one `nvidia-smi topo -m` per file.")
         topo.devices.append(name)
@@ -139,6 +145,8 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
             first.claimed.add(start)
             first.notes.append(f"topo -m: a second matrix at line {start} cannot be read ({exc.what}): the first "
                                "one is used")
+            continue
+        if other is None:
             continue
         first.claimed |= other.claimed
         first.notes.append(f"topo -m: a second matrix at line {start}, {_differs(first, other)}: the first one "

@@ -10,9 +10,10 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels, throttle_reasons
 from gpuvet import knowledge
+from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels, throttle_reasons
 from gpuvet.checks.events import Event, Severity
+from gpuvet.checks.model import Json
 
 THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
                  | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)
@@ -236,7 +237,7 @@ class NvlinkDetector(Detector):
         assert s.nvlink_up is not None and s.nvlink_expected is not None
         down = s.nvlink_down or 0
         slowed = s.nvlink_expected - s.nvlink_up - down
-        evidence = {"link": "nvlink", "up": s.nvlink_up, "expected": s.nvlink_expected}
+        evidence: dict[str, Json] = {"link": "nvlink", "up": s.nvlink_up, "expected": s.nvlink_expected}
         out = self._life(s, Event("link_down", Severity.CRITICAL, s.module, s.t,
                                   f"{down} of {s.nvlink_expected} fabric links down", evidence | {"down": down},
                                   uuid=s.uuid) if down > 0 else None)

@@ -93,7 +93,7 @@ def _over_link(link: tuple[str, str], pair: tuple[str, str], design: Node) -> bo
 
 def _explains(root: Check, c: Check, design: Node, modules: frozenset[str]) -> bool:
     """A link explains the checks that run over it; a module, the checks that run on it."""
-    ends = _ends(root, modules | {root.module} - {None})  # a missing module is not in the design found
+    ends = _ends(root, modules | ({root.module} if root.module else set()))  # a missing module: not in the design
     if not ends:  # a node-wide setting (p2p off): every pair and collective
         return c.module is None
     if root.between and len(ends) == 2 and c.between:

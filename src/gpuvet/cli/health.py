@@ -230,7 +230,8 @@ def _text(report: HealthReport) -> None:
         term.column(t, col, key=col != "finding")
     for f in report.findings:
         t.add_row(Text(f.check), Text(f.status.value.upper(), style=style[f.status.value]),
-                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value in ("fail", "warn") else ""), f.evidence))
+                  with_read(f.reason + (f"  fix: {f.fix}" if f.fix and f.status.value in ("fail", "warn") else ""),
+                            f.evidence))
     console.print(t)
     for a in report.actions:
         console.print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))

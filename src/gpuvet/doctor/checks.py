@@ -119,24 +119,7 @@ def link_state(ev: Evidence) -> Outcome:
     if ev.differences is None and ev.node is not None:  # undeclared: the design the peers inside the node show
         peer_found, peer_cited = peer_degraded(ev.node, ev.source)
         found += peer_found
-    covered = {m for f in found for m in (f.between or ())}  # telemetry about a link the diff already names
-    for e in ev.events("link_degraded"):
-        if not e.module or e.module in covered:
-            continue
-        if e.evidence.get("link") == "pcie":
-            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, carried=e.evidence))
-        else:
-            found.append(finding("link_degraded", MEDIUM, module=e.module, carried=e.evidence))
-    for h in ev.captures.health:  # captured nvidia-smi -q / -x (a narrower link is never a power state)
-        if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max:
-            found.append(finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width,
-                                 max_width=h.pcie_width_max))
-    judged = _modules_of(ev, (h.module for h in ev.captures.health if h.pcie_width is not None))
-    if ev.inventory is not None and ev.differences is None:
-        for mi in ev.inventory.modules:
-            w, wmax = mi.pcie_width_current, mi.pcie_width_max
-            if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged:
-                found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
+    found += _link_events(ev, {m for f in found for m in (f.between or ())}) + _narrow_pcie(ev)
     if found:
         return confirmed(f"{len(found)} link(s) down or below their width/speed", *found)
     cited = _diff_cited(ev, "links") + _window_cited(ev, "link_degraded events", "none") + peer_cited
@@ -150,6 +133,37 @@ def link_state(ev: Evidence) -> Outcome:
         return unknown("no declared node, telemetry or link widths to judge links with (give --expect, "
                        "or nvidia-smi -q with its PCIe section)")
     return clear("every link is up at its width and speed", *cited)
+
+
+def _link_events(ev: Evidence, covered: set[str]) -> list[Finding]:
+    """watch's link events about links the declared-vs-found diff does not already name: a fabric link
+    down (critical), a link below its width or speed (PCIe or fabric)."""
+    found = []
+    for e in ev.events("link_down", "link_degraded"):
+        if not e.module or e.module in covered:
+            continue
+        if e.kind == "link_down":
+            found.append(finding("link_down", HIGH, module=e.module, carried=e.evidence))
+        elif e.evidence.get("link") == "pcie":
+            found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, carried=e.evidence))
+        else:
+            found.append(finding("link_degraded", MEDIUM, module=e.module, carried=e.evidence))
+    return found
+
+
+def _narrow_pcie(ev: Evidence) -> list[Finding]:
+    """A PCIe link narrower than its maximum, from captured -q / -x (never a power state) or, on an
+    undeclared live node, from the inventory."""
+    found = [finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width, max_width=h.pcie_width_max)
+             for h in ev.captures.health
+             if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max]
+    judged = _modules_of(ev, (h.module for h in ev.captures.health if h.pcie_width is not None))
+    if ev.inventory is not None and ev.differences is None:
+        for mi in ev.inventory.modules:
+            w, wmax = mi.pcie_width_current, mi.pcie_width_max
+            if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged:
+                found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
+    return found
 
 
 def wiring(ev: Evidence) -> Outcome:

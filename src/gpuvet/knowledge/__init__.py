@@ -78,7 +78,7 @@ def xid(code: int) -> Xid:
     known = xids().get(code)
     if known:
         return known
-    unknown = cast(dict[str, str], _read_unknown())
+    unknown = _read_unknown()
     return Xid(code, unknown["meaning"], "UNKNOWN", cast(Level, unknown["severity"]), unknown["action"])
 
 
