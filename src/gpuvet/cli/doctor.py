@@ -26,8 +26,9 @@ def doctor(
                                                "with; on --node the spec's own node by default.")] = None,
     from_: Annotated[list[str] | None, typer.Option("--from", help="Captured evidence from another machine: "
                      "nvidia-smi -q (text or -x XML, whole or excerpts), topo -m, nvlink -s/-e, lspci -vvv, dcgmi diag "
-                     "(text or JSON), nccl-tests, nvbandwidth, kernel logs with Xids, nvidia-bug-report.log(.gz); "
-                     "detected by content (repeat).")] = None,
+                     "(text or JSON), nccl-tests/rccl-tests, nvbandwidth, kernel logs with Xids, NCCL/RCCL/HCCL "
+                     "logs, ibstat, ibv_devinfo, ibdev2netdev, perftest, the fabric manager's journal, amd-smi, "
+                     "rocm-smi, npu-smi, nvidia-bug-report.log(.gz); detected by content (repeat).")] = None,
     window: Annotated[str | None, typer.Option("--window", help="Telemetry window to observe (default: 4 simulated "
                                                "days on --node, 10 s on this machine).")] = None,
     all_steps: Annotated[bool, typer.Option("--all", help="Run every step, not only up to the first cause "

@@ -90,9 +90,10 @@ def health(
 ) -> None:
     """The fast check to run before and after every job (no benchmark): driver answering, modules
     present, Xids and the driver's messages of modules that did not come up, uncorrectable ECC, row
-    remapping, fabric and PCIe links at their width, throttling now, leftover processes, power limits.
+    remapping, fabric and PCIe links at their width, each module's NVLink-domain registration, the
+    InfiniBand/RoCE NIC ports and GPUDirect's peer memory, throttling now, leftover processes, power limits.
 
-    Exit 0 healthy, 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
+    Exit 0 healthy (warnings shown, not drained: a slowed link, a power cap, a slow NIC port), 1 unhealthy, 2 could not tell (or bad input). gpuvet never drains a node itself: --format nhc prints the reason (and each module's ladder step as ACTION lines) for the script that does."""  # noqa: E501  (one line: --help keeps a docstring's line breaks)
     from gpuvet.errors import GpuvetError
 
     fmt = "json" if as_json else fmt
