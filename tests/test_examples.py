@@ -259,3 +259,9 @@ def test_a_crashed_gpuvet_drains_with_its_exit_status(tmp_path):
 
 def test_an_unknown_mode_is_refused_before_anything_runs(tmp_path):
     assert _run_script(tmp_path, "prologue", XID79) == (2, [])
+
+
+def test_a_mistyped_site_argument_drains_naming_the_argument(tmp_path):
+    """A typo in GPUVET_HEALTH_ARGS is exit 2 (could not tell): the reason names it, not the usage banner."""
+    code, calls = _run_script(tmp_path, "prolog", None, GPUVET_HEALTH_ARGS="--node hgx-h200-8 --ignroe processes")
+    assert code == 1 and calls[3].startswith("reason=gpuvet: could not tell: No such option: --ignroe"), calls

@@ -84,7 +84,10 @@ if [ "$RC" -eq 0 ]; then
 fi
 
 REASON="$(printf '%s\n' "$OUT" | sed -n 's/^reason: //p' | tail -n 1)"
-FIRST="$(printf '%s\n' "$OUT" | grep -v '^[[:space:]]*$' | head -n 1)"
+# the first line that says something: not a usage banner or an error box's frame (a mistyped site
+# argument prints "Usage: ..." first and its message inside a box)
+FIRST="$(printf '%s\n' "$OUT" | sed 's/[│╭╮╰╯─]//g; s/^[[:space:]]*//' \
+  | grep -v -e '^$' -e '^Usage:' -e '^Try ' -e '^Error[[:space:]]*$' | head -n 1)"
 case "$RC" in
   1) REASON="${REASON:-gpuvet: health check failed without a reason: ${FIRST:-no output}}" ;;
   2) REASON="${REASON:-gpuvet: could not tell: ${FIRST:-no output}}" ;;
