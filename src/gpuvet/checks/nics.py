@@ -99,7 +99,9 @@ def ports(readings: NicReadings, declared: Sequence[DeclaredNic] = ()) -> list[N
 def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers: Sequence[tuple[Nic, NicPort]]
           ) -> list[NicVerdict]:
     where = _label(nic, port)
-    look = vendor_tools.NIC_PORT_STATE.format(dev=nic.device, netdev=nic.netdevs[0] if nic.netdevs else "<netdev>")
+    layer = "Ethernet" if port.link_layer == "Ethernet" else "InfiniBand"  # unknown: InfiniBand's words, the common case
+    netdev = nic.netdevs[0] if nic.netdevs else "its netdev"
+    look = vendor_tools.NIC_PORT_STATE[layer].format(dev=nic.device, netdev=netdev)
     if port.state == UNKNOWN:  # a listing that does not say (ibdev2netdev's Up/Down is the netdev's)
         return []
     if port.state != ACTIVE:
@@ -107,7 +109,7 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
             return []
         state = f"{port.state}, physical {port.phys_state}"
         return [NicVerdict("nic_port_down", nic.device, f"{where} ({port.link_layer}) is {state}",
-                           f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX.format(state=state))]
+                           f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state))]
     rate, basis = _design_rate(nic, port, model, peers)
     if rate is not None and port.rate_gbps is not None and port.rate_gbps < rate * 0.99:
         width = f" {port.width}" if port.width else ""

@@ -81,9 +81,12 @@ CORRUPTION_FIX = {
 
 # The network adapters' own commands (InfiniBand HCAs and RoCE NICs, rdma-core and ethtool), for the
 # NIC checks' fixes; {dev} is the RDMA device (mlx5_0), {netdev} its interface.
-NIC_PORT_STATE = "ibstat {dev} (or ibv_devinfo -d {dev}; for RoCE: ethtool {netdev})"
-NIC_PORT_DOWN_FIX = ("check the cable/transceiver and the switch port ({state}); for InfiniBand a subnet manager "
-                     "must be running for the port to go ACTIVE (sminfo)")
+NIC_PORT_STATE = {"InfiniBand": "ibstat {dev} (or ibv_devinfo -d {dev})",
+                  "Ethernet": "ibv_devinfo -d {dev} and ethtool {netdev} (its RoCE netdev: ibdev2netdev names it)"}
+NIC_PORT_DOWN_FIX = {"InfiniBand": "check the cable/transceiver and the switch port ({state}); a subnet manager must "
+                                   "be running for the port to go ACTIVE (sminfo)",
+                     "Ethernet": "check the cable/transceiver and the switch port ({state}): ethtool shows the link "
+                                 "and its partner"}
 NIC_RATE_FIX = ("a port trained below its rate: reseat or replace the cable/transceiver, check the switch port's "
                 "speed and `mlxlink -d {dev} -p {port}` for its errors")
 PEER_MEMORY_FIX = {"nvidia": "modprobe nvidia_peermem (and list it in /etc/modules-load.d/ so it loads at boot); "
