@@ -327,3 +327,24 @@ def test_a_module_outside_its_nvlink_domain_fails_validate_and_doctor_too(capsys
     assert main(["doctor", "interconnect-slow", "--node", str(spec), "--json"]) == 1
     found = [(f["cause"], f.get("module")) for f in json.loads(capsys.readouterr().out)["findings"]]
     assert found == [("fabric_unregistered", "gpu40")]
+
+
+def test_topo_expect_names_the_nics_that_differ_from_the_declared_node(capsys, tmp_path):
+    import json
+
+    import yaml
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "node.yaml"
+    spec.write_text(yaml.safe_dump({"base": "hgx-h200-8", "faults": [
+        {"kind": "nic_port_down", "nic": "nic3"}, {"kind": "nic_rate_low", "nic": "nic6", "gbps": 200}]}))
+    assert main(["topo", "--node", str(spec), "--expect", "hgx-h200-8", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(d["kind"], d["nic"]) for d in data["nic_differences"]] == [("nic_port_down", "mlx5_3"),
+                                                                          ("nic_rate_low", "mlx5_6")]
+    assert len(data["nics"]) == 8 and data["differences"] == []
+    assert main(["topo", "--node", "hgx-h200-8", "--expect", "hgx-h200-8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nic_differences"] == []
+    assert main(["topo", "--node", str(spec), "--json"]) == 0  # no declaration: the NICs are shown, not judged
+    assert "nic_differences" not in json.loads(capsys.readouterr().out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPort, NicReadings
 from gpuvet.node import vendor_tools
+from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
 
 DRAINING = frozenset({"nic_port_down", "nic_missing"})  # critical (knowledge/faults.yaml); the rest warn
@@ -26,6 +27,13 @@ class DeclaredNic:
 
     id: str
     model: NicModel | None
+
+
+def declared_nics(design: Node | None) -> list[DeclaredNic]:
+    """The NICs a design declares, each with its model where it names one."""
+    if design is None:
+        return []
+    return [DeclaredNic(e.id, find_nic_model(e.model)) for e in design.endpoints if e.kind is EndpointKind.NIC]
 
 
 @dataclass(frozen=True)

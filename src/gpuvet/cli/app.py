@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from typer._click.core import Command, Context, Parameter
 
     from gpuvet.backends.base import Backend
+    from gpuvet.backends.nic_readings import NicReadings
+    from gpuvet.backends.readings import Unavailable
+    from gpuvet.checks.nics import NicVerdict
     from gpuvet.node.diff import Difference
     from gpuvet.node.matrix import LinkMatrix
     from gpuvet.node.model import Node
@@ -122,7 +125,7 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
     sim = chosen_node(node_ref, sim)
     backend = _backend(sim, from_)
     try:
-        found = backend.node()
+        found, nics = backend.node(), backend.nics()
     finally:
         backend.close()
     diffs = None
@@ -137,14 +140,47 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
         declared = build_node(spec, where)
         diffs = diff_nodes(declared, found)
         unread = unread_widths(declared, found)
+    nic_diffs = _nic_differences(nics, declared)
     mat = link_matrix(found)
     from gpuvet.cli.exits import verdict
 
-    with verdict(1 if diffs else 0):
+    with verdict(1 if diffs or nic_diffs else 0):
         if as_json:
-            _print_topo_json(_topo_json(backend, found, mat, diffs, declared, unread), _matrix_rows(mat))
+            data = _topo_json(backend, found, mat, diffs, declared, unread)
+            from gpuvet.cli import render
+
+            data.update(render.nics_json(nics))
+            if nic_diffs is not None:
+                data["nic_differences"] = [{"kind": v.kind, "nic": v.nic, "reason": v.reason, "fix": v.fix}
+                                           for v in nic_diffs]
+            _print_topo_json(data, _matrix_rows(mat))
         else:
-            _print_topo(backend, found, mat, diffs, unread)
+            _print_topo(backend, found, mat, diffs if diffs or not nic_diffs else None, unread)
+            _print_topo_nics(nics, nic_diffs)
+
+
+def _nic_differences(nics: NicReadings | Unavailable | None, declared: Node | None) -> list[NicVerdict] | None:
+    """With --expect: the NICs found against the declared ones (missing, down, below the declared
+    model's rate); None without a declaration, or where the source lists no NICs."""
+    from gpuvet.backends.nic_readings import NicReadings
+    from gpuvet.checks import nics as nic_checks
+
+    if declared is None or not isinstance(nics, NicReadings):
+        return None
+    return nic_checks.ports(nics, nic_checks.declared_nics(declared))
+
+
+def _print_topo_nics(nics: NicReadings | Unavailable | None, diffs: list[NicVerdict] | None) -> None:
+    from rich.text import Text
+
+    from gpuvet.cli import render
+
+    console = _console()
+    render.nics(console, nics)
+    if diffs:
+        console.print(Text(f"{len(diffs)} NIC difference(s) from the declared node:", style="bold"))
+    for v in diffs or ():
+        console.print(Text.assemble(("  ", ""), f"{v.kind}: ", v.reason))
 
 
 def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Difference] | None,

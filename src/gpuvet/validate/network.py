@@ -11,18 +11,11 @@ from gpuvet.backends.readings import FabricState, ModuleHealth, Unavailable
 from gpuvet.checks import nics
 from gpuvet.checks.fabric import live_problem
 from gpuvet.checks.model import Check, Layer, Verdict
-from gpuvet.node.model import EndpointKind, Node
-from gpuvet.node.nic_catalog import find_nic_model
+from gpuvet.checks.nics import declared_nics as declared_nics
 
 _FAILS = {"nic_port_down", "nic_missing"}  # the rest (slow port, no peer memory) are warnings
 _VALUE = {"nic_port_down": "down", "nic_missing": "missing", "nic_rate_low": "slow", "peer_memory_missing": "not loaded",
           "nccl_device_absent": "absent"}  # the table's value column; the reason says the rest
-
-
-def declared_nics(design: Node | None) -> list[nics.DeclaredNic]:
-    if design is None:
-        return []
-    return [nics.DeclaredNic(e.id, find_nic_model(e.model)) for e in design.endpoints if e.kind is EndpointKind.NIC]
 
 
 def network_checks(readings: NicReadings | Unavailable | None, declared: Sequence[nics.DeclaredNic],
