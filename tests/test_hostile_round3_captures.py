@@ -323,3 +323,12 @@ def test_the_same_file_given_twice_is_read_once_and_said(tmp_path):
     backend = CaptureBackend([str(smi), str(smi)])
     assert len(backend.inventory().modules) == 2
     assert any("the same file given twice" in n for n in backend.notes()), backend.notes()
+
+
+def test_xids_on_buses_no_listed_module_has_are_said(capsys):
+    """A kernel log of another machine beside a module listing: its Xids stay, named by bus, with a note."""
+    data_dir = Path(__file__).parent / "data" / "captures"
+    code = main(["doctor", "--from", str(data_dir / "smi_q_h100_2gpu.txt"), "--from", str(data_dir / "dmesg_xid.txt"),
+                 "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and any("which no listed module has" in n for n in data["notes"]), data["notes"]

@@ -18,6 +18,7 @@ from gpuvet.captures.kernel import KernelEvent
 from gpuvet.captures.nccl_log import NcclLog
 from gpuvet.captures.perftest import PerftestRun
 from gpuvet.captures.records import (
+    UNNAMED,
     CopyCheckFailure,
     DcgmResult,
     ModuleHealth,
@@ -37,6 +38,7 @@ from gpuvet.captures.text import clean
 from gpuvet.captures.verdicts import verdicts
 from gpuvet.doctor.xids import xid_catalog
 from gpuvet.errors import CaptureError
+from gpuvet.node.bus import bus_key
 
 __all__ = ["Captures", "NcclResult", "NcclRow", "SmiTextModule", "XID_MEANINGS", "XidLine", "parse_nccl_tests",
            "parse_nvbandwidth", "parse_smi_text", "parse_xid_log", "read_captures", "sniff"]
@@ -79,7 +81,22 @@ def read_captures(paths: list[str]) -> Captures:
     caps = Captures(files=list(paths))
     for p in once_each(paths, caps.notes):
         _add(caps, read.read(p))
+    caps.notes += _foreign_xids(caps)
     return caps
+
+
+def _foreign_xids(caps: Captures) -> list[str]:
+    """Xids on buses no listed module has: a kernel log of another machine given beside a module
+    listing (the findings stay, named by bus; nothing is joined to a module silently)."""
+    listed = {bus_key(h.module) for h in caps.health if h.module != UNNAMED}
+    if not listed:
+        return []
+    foreign = sorted({x.bus_id for x in caps.xids if bus_key(x.bus_id) not in listed})
+    if not foreign:
+        return []
+    return [f"Xid(s) on bus {', '.join(foreign[:4])}{' …' if len(foreign) > 4 else ''}, which no listed module has "
+            f"(the listing names {len(listed)}): a kernel log of another machine? they are named by bus, not "
+            "joined to a module"]
 
 
 def _add(caps: Captures, fc: read.FileCapture) -> None:
