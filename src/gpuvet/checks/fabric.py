@@ -7,11 +7,12 @@ from gpuvet.backends.readings import FabricState
 
 
 def live_problem(f: FabricState) -> str | None:
-    """What keeps the module out of its NVLink domain, or None when it is in."""
+    """What keeps the module out of its NVLink domain, or None when it is in: health, validate and
+    doctor say it in these words."""
     if f.state != "completed":
-        return f"fabric state {f.state.replace('_', ' ')}: not registered with the NVLink fabric"
+        return f"not registered with the NVLink fabric (state {f.state.replace('_', ' ')})"
     if f.status not in (None, "success"):
-        return f"fabric status {f.status}: the fabric manager could not set the module up"
+        return f"NVLink fabric registration failed ({f.status})"
     if f.health not in (None, "healthy"):
-        return f"fabric health {f.health}"
+        return f"the NVLink fabric reports it {f.health}"
     return None

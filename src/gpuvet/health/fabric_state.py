@@ -7,22 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuvet.backends.readings import FabricState, ModuleHealth, Unavailable
+from gpuvet.backends.readings import ModuleHealth, Unavailable
+from gpuvet.checks.fabric import live_problem
 from gpuvet.checks.model import Cited
 from gpuvet.health.model import Finding, Status
 from gpuvet.node import vendor_tools
 
 CHECK = "fabric_state"
-
-
-def _problem(state: FabricState) -> str | None:
-    if state.state != "completed":
-        return f"not registered with the NVLink fabric (state {state.state.replace('_', ' ')})"
-    if state.status not in (None, "success"):
-        return f"NVLink fabric registration failed ({state.status})"
-    if state.health not in (None, "healthy"):
-        return f"the NVLink fabric reports it {state.health}"
-    return None
 
 
 def fabric_state(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
@@ -32,7 +23,7 @@ def fabric_state(readings: Sequence[ModuleHealth], source: str) -> list[Finding]
         s = m.fabric
         if isinstance(s, Unavailable) or s.state == "not_supported":
             continue
-        problem = _problem(s)
+        problem = live_problem(s)
         if problem:
             found.append(Finding(CHECK, Status.FAIL, f"{m.id}: {problem}", m.id,
                                  fix=f"{vendor_tools.FABRIC_STATE_LOOK}; {vendor_tools.FABRIC_STATE_FIX}"))

@@ -105,22 +105,22 @@ def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[
 
 def json_list(text: object) -> list[JsonValue] | None:
     """The JSON list in ``text``, or None when it is damaged (not JSON, or not a list)."""
-    if not isinstance(text, (str, bytes)):
-        return None
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError, RecursionError):
-        return None
+    value = _json(text)
     return value if isinstance(value, list) else None
 
 
 def json_object(text: object) -> dict[str, JsonValue] | None:
     """The JSON object in ``text``, or None when it is damaged (not JSON, or not an object): the
     logbook's one reader of the JSON it keeps in a column."""
+    value = _json(text)
+    return value if isinstance(value, dict) else None
+
+
+def _json(text: object) -> JsonValue | None:
     if not isinstance(text, (str, bytes)):
         return None
     try:
-        value = json.loads(text)
+        value: JsonValue = json.loads(text)
     except (TypeError, ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
+    return value
