@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpuvet import knowledge
 from gpuvet.backends.base import Backend
 
 if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
@@ -35,7 +36,7 @@ def load_node(ref: str) -> SpecNode:
     spec, where = load_spec(ref)
     declared = build_node(spec, where)
     check_faults(declared, spec.faults, where)
-    return SpecNode(declared, apply_faults(declared, spec.faults), list(spec.faults))
+    return SpecNode(declared, apply_faults(declared, spec.faults, off_bus=knowledge.off_bus_xids()), list(spec.faults))
 
 
 def open_backend(sim: str | None = None, from_files: list[str] | None = None,

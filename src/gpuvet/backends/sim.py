@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gpuvet import __version__
+from gpuvet import __version__, knowledge
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
 from gpuvet.backends.readings import (
@@ -68,7 +68,7 @@ class SimBackend(Backend):
     def __post_init__(self) -> None:
         self.declared: Node = build_node(self.spec, self.where)
         check_faults(self.declared, self.spec.faults, self.where)
-        self._found = apply_faults(self.declared, self.spec.faults)
+        self._found = apply_faults(self.declared, self.spec.faults, off_bus=knowledge.off_bus_xids())
 
     @cached_property
     def physics(self) -> SimPhysics:
@@ -92,7 +92,7 @@ class SimBackend(Backend):
         if t < self.clock.now_s:
             raise ValueError("simulated time cannot run backwards")
         self.clock.now_s = t
-        self._found = apply_faults(self.declared, self.spec.faults, t)
+        self._found = apply_faults(self.declared, self.spec.faults, t, knowledge.off_bus_xids())
 
     def telemetry(self) -> SimTelemetrySource:
         from gpuvet.backends.sim_telemetry import SimTelemetrySource

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
 
+from gpuvet import knowledge
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.sim_physics import FloatArray, IntArray, SimPhysics
 from gpuvet.backends.telemetry import TelemetrySource
@@ -187,11 +188,12 @@ class SimTelemetry:
         self._sm_max = np.array([m.sm_clock_max_mhz or DEFAULT_SM_MHZ for m in models])
         self._mem_max = np.array([m.mem_clock_max_mhz or DEFAULT_MEM_MHZ for m in models])
         self._fb_total = np.array([m.memory_bytes or 0 for m in models], dtype=np.int64)
-        self._rosters: dict[tuple[int, ...], _Roster] = {}
+        self._rosters: dict[tuple[tuple[int, ...], frozenset[int]], _Roster] = {}
         self._admitted: _Roster | None = None
         self._fired: set[int] = set()  # Xid faults (by index) already reported: one-time events fire once
         self._xids = [(j, self.index[f.module], f) for j, f in enumerate(faults)
                       if isinstance(f, XidFault) and f.module in self.index]
+        self._off_bus = knowledge.off_bus_xids()
         self._ecc = [(self.index[f.module], f) for f in faults if isinstance(f, EccRisingFault) and f.module in self.index]
         self._flapping = [(self.index[f.module], f.at_s) for f in faults
                           if isinstance(f, MemClockFlappingFault) and f.module in self.index]
@@ -200,24 +202,34 @@ class SimTelemetry:
     def _active(self, t: float) -> tuple[int, ...]:
         return tuple(i for i, f in enumerate(self.faults) if f.at_s <= t)
 
+    def _unreported_off_bus(self, t: float) -> frozenset[int]:
+        """Off-bus Xids due by ``t`` but not yet reported: the module stays for the sample that
+        carries its Xid (its last reading), then it is gone as a module_lost module is."""
+        return frozenset(j for j, _, f in self._xids if f.code in self._off_bus and f.at_s <= t and j not in self._fired)
+
     def node_at(self, t: float) -> Node:
         return self._roster(t).node
 
     def uuid(self, module: str, t: float) -> str:
         """A module added after one of the same name was lost is a replacement: a new UUID."""
-        replaced = any(isinstance(f, ModuleLostFault) and f.module == module and f.at_s <= t for f in self.faults) and \
+        replaced = any(self._takes_off(f) and f.module == module and f.at_s <= t for f in self.faults) and \
             any(isinstance(f, ModuleAddedFault) and f.module == module and f.at_s <= t for f in self.faults)
         spec_uuid = next((m.uuid for m in self.declared.modules if m.id == module and m.uuid), None)
         return (spec_uuid or f"GPU-sim-{self.node_name}-{module}") + ("-r1" if replaced else "")
+
+    def _takes_off(self, f: FaultSpec) -> TypeGuard[ModuleLostFault | XidFault]:
+        return isinstance(f, ModuleLostFault) or (isinstance(f, XidFault) and f.code in self._off_bus)
 
     def present(self, t: float) -> list[ModuleIdentity]:
         return list(self._roster(t).identities)
 
     def _roster(self, t: float) -> _Roster:
-        key = self._active(t)
+        pending = self._unreported_off_bus(t)
+        key = (self._active(t), pending)
         roster = self._rosters.get(key)
         if roster is None:
-            node = apply_faults(self.declared, self.faults, t)
+            faults = [f for j, f in enumerate(self.faults) if j not in pending]
+            node = apply_faults(self.declared, faults, t, self._off_bus)
             idents = [ModuleIdentity(m.id, self.uuid(m.id, t), m.bus_id, m.model.name) for m in node.modules]
             idx = np.array([self.index[m.id] for m in node.modules], dtype=np.int64)
             slow = [self._slow_static(node, m.id) for m in node.modules]

@@ -12,7 +12,7 @@ from gpuvet.cli import exits, term
 from gpuvet.cli.checks import output_file
 
 if TYPE_CHECKING:
-    from gpuvet.fleet.peers import FleetAnalysis
+    from gpuvet.fleet.peers import FleetAnalysis, Outlier
     from gpuvet.logbook.document import JsonObject
 from gpuvet.cli.jsonout import write_json
 
@@ -40,10 +40,15 @@ def few_peers_notes(analysis: FleetAnalysis) -> list[str]:
 
 def merged_statuses(analysis: FleetAnalysis) -> list[NodeStatus]:
     """Every merged node's own verdict and counts, in the order given: a node whose own validate
-    failed was merged without a word (outliers among peers (0), exit 0, "nodes": [])."""
+    failed was merged without a word (outliers among peers (0), exit 0, "nodes": []). ``roots``:
+    its validate's roots, each with the outliers it explains (null: an envelope without roots)."""
+    from gpuvet.fleet.roots import group, roots_json
+
+    groups = group(analysis.outliers, analysis.roots)
     return [{"node": n.node, "status": "ok", "verdict": n.verdict, "fails": n.fails, "warns": n.warns,
              "corrupt": n.corrupt, "node_type": n.node_type, "source": n.where,
-             "error": f"its own validate: {n.fails} check(s) failed" if n.failed else None}
+             "error": f"its own validate: {n.fails} check(s) failed" if n.failed else None,
+             "roots": roots_json(n.node, analysis.roots, groups)}
             for n in analysis.nodes]
 
 
@@ -104,10 +109,12 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
             t.add_row(Text(str(s.get("node"))), Text(str(s["status"])), Text(str(s.get("verdict") or "")),
                       Text("" if fails is None else str(fails)), Text(str(s.get("error") or "")))
         c.print(t)
-    t = term.table(f"outliers among peers ({len(analysis.outliers)})")
+    rest = _root_causes(analysis)
+    shown = "" if len(rest) == len(analysis.outliers) else f"; {len(analysis.outliers) - len(rest)} under a root above"
+    t = term.table(f"outliers among peers ({len(analysis.outliers)}{shown})")
     for col in ("node", "where", "metric", "value", "peers' median", "off by"):
         term.column(t, col, right=col in ("value", "peers' median", "off by"), key=col in ("node", "where"))
-    for o in analysis.outliers:
+    for o in rest:
         t.add_row(Text(o.node), Text(o.module or ("→".join(o.between) if o.between else "node")), Text(o.metric),
                   term.sig(o.value, o.unit or ""), term.sig(o.fleet_median, o.unit or ""),
                   f"{o.deviation_pct:+.1f} %")
@@ -116,6 +123,24 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
         c.print(Text(f"note: {note}", style="yellow"))
     for path in wrote:
         c.print(Text(f"wrote {path}"))
+
+
+def _root_causes(analysis: FleetAnalysis) -> list[Outlier]:
+    """Print each node's roots that explain outliers, one line each (root cause first, issue
+    42); returns the outliers no root explains, for the table."""
+    from rich.text import Text
+
+    from gpuvet.fleet.roots import group
+
+    groups = group(analysis.outliers, analysis.roots)
+    if not groups:
+        return list(analysis.outliers)
+    c = term.console()
+    c.print(Text(f"root causes ({len(groups)})", style="bold"))
+    for g in groups:
+        c.print(Text(g.line(), style="red" if g.root.severity == "critical" else "yellow"))
+    under = {id(o) for g in groups for o in g.outliers}
+    return [o for o in analysis.outliers if id(o) not in under]
 
 
 def _fleet_baseline(analysis: FleetAnalysis, envelopes: list[tuple[str, Envelope]], path: Path) -> None:

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Annotated, Any, Literal
 
 from gpuvet.fleet.peers import NodeChecks, node_identity
+from gpuvet.fleet.roots import NodeRoot
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Figures:
     checks: NodeChecks
     modules: list[tuple[str | None, str | None]] = field(default_factory=list)  # (id, model) as listed
     verdict: str | None = None  # the node's own
+    roots: tuple[NodeRoot, ...] | None = None  # its validate's roots (None: an older envelope without them)
 
 
 @cache
@@ -64,12 +66,21 @@ def _decoder() -> Any:
         node_type: text = None
         modules: list[Module] = []
 
+    class Root(msgspec.Struct, gc=False):  # validate's roots, read whole: a root missing a field is the ordinary
+        key: str                           # reader's to judge (read_roots skips it)
+        kind: str
+        severity: str
+        subject: str
+        title: str
+        explains: list[str] = []
+
     class Envelope(msgspec.Struct, gc=False):
         schema_version: integer | unset = msgspec.UNSET
         simulated: bool = False
         verdict: Literal["pass", "warn", "fail", "skip"] | None = None
         environment: Environment | unset = msgspec.UNSET
         checks: list[Check] = []
+        roots: list[Root] | None = None
 
     return msgspec.json.Decoder(Envelope), msgspec.MsgspecError, msgspec.UNSET
 
@@ -96,4 +107,6 @@ def decode(data: bytes) -> Figures | None:
     checks = NodeChecks([c.layer for c in ch], [c.name for c in ch], [c.unit for c in ch], [c.module for c in ch],
                         [c.between for c in ch], [c.value for c in ch], [c.verdict for c in ch])
     return Figures(node_identity(where.node, where.node_type, env.schema_version), env.simulated, checks,
-                   [(m.id, m.model) for m in where.modules], env.verdict)
+                   [(m.id, m.model) for m in where.modules], env.verdict,
+                   None if env.roots is None else tuple(NodeRoot(r.key, r.kind, r.severity, r.subject, r.title,
+                                                                 tuple(r.explains)) for r in env.roots))

@@ -29,6 +29,7 @@ import numpy as np
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures
 from gpuvet.fleet.peers import NodeChecks, PeerTable, checks_as_columns, no_gc, node_identity
+from gpuvet.fleet.roots import read_roots
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 # below this a worker costs more than it saves. Forked, a worker is cheap: here 200 files took
@@ -185,7 +186,8 @@ def fold_bytes(table: PeerTable, where: str, data: bytes, notes: list[str] | Non
     if decoded is not None:  # typed as fold_envelope would check it (figures' docstring)
         _refuse_twice(where, data)
         with _named_errors(where):
-            table.add_checks(where, decoded.node, decoded.simulated, decoded.checks, decoded.modules, decoded.verdict)
+            table.add_checks(where, decoded.node, decoded.simulated, decoded.checks, decoded.modules, decoded.verdict,
+                             decoded.roots)
         return
     try:
         env = parse_json(data)
@@ -206,7 +208,8 @@ def fold_envelope(table: PeerTable, where: str, env: Any, notes: list[str] | Non
     columns = _checked_checks(columns, where, notes, env.get("checks"))
     modules = [(m.get("id"), m.get("model")) for m in env["environment"].get("modules", [])]
     with _named_errors(where):
-        pooled = table.add_checks(where, node, simulated, columns, modules, env.get("verdict"))
+        pooled = table.add_checks(where, node, simulated, columns, modules, env.get("verdict"),
+                                  read_roots(env.get("roots")))
     if pooled is not columns:  # figures left out as corrupt: out of a kept envelope too (--report, --baseline-out)
         _null_left_out(env.get("checks"), columns, pooled)
 

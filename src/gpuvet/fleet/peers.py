@@ -17,13 +17,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import eq, itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import sanity
 from gpuvet.validate.direction import lower_is_better
+
+if TYPE_CHECKING:
+    from gpuvet.fleet.roots import NodeRoot
 
 Z_LIMIT = 5.0
 MIN_DEVIATION = 0.03
@@ -71,6 +74,7 @@ class FleetAnalysis:
     simulated: bool = False  # any envelope was simulated
     nodes: list[NodeVerdict] = field(default_factory=list)  # each node's own verdict, in the order given
     notes: list[str] = field(default_factory=list)  # what was left out or re-pooled, and why
+    roots: dict[str, tuple[NodeRoot, ...] | None] = field(default_factory=dict)  # node -> its validate's roots
 
 
 def node_identity(node: Any, node_type: Any, schema: Any) -> tuple[str, str, int]:
@@ -437,6 +441,7 @@ class PeerTable:
         self.simulated = False
         self.verdicts: dict[str, NodeVerdict] = {}  # node -> its own verdict, in the order given
         self.notes: list[str] = []  # what ``sanity`` left out or re-typed, in the order given
+        self.roots: dict[str, tuple[NodeRoot, ...] | None] = {}  # node -> its roots (None: none given)
 
     def add(self, where: str, env: dict[str, Any]) -> None:
         """Fold in one envelope (a validate --json document as Python objects)."""
@@ -444,13 +449,16 @@ class PeerTable:
         listed = env["environment"].get("modules") or []
         modules = [(m.get("id"), m.get("model")) for m in listed if isinstance(m, dict)]
         verdict = env.get("verdict")
+        from gpuvet.fleet.roots import read_roots
+
         with no_gc():
             self.add_checks(where, (node, node_type, schema), bool(env.get("simulated")),
                             checks_as_columns(env.get("checks", [])), modules,
-                            verdict if isinstance(verdict, str) else None)
+                            verdict if isinstance(verdict, str) else None, read_roots(env.get("roots")))
 
     def add_checks(self, where: str, node: tuple[str, str, int], simulated: bool, checks: NodeChecks,
-                   modules: Sequence[sanity.Module] = (), verdict: str | None = None) -> NodeChecks:
+                   modules: Sequence[sanity.Module] = (), verdict: str | None = None,
+                   roots: tuple[NodeRoot, ...] | None = None) -> NodeChecks:
         """Fold in one node's checks, already read as columns; ``node`` as ``envelope_node`` gives
         it, ``modules`` (id, model) as its environment lists them, ``verdict`` its own. The node is
         checked first (``sanity``): refused, re-typed by its modules, or figures no hardware can
@@ -467,6 +475,7 @@ class PeerTable:
         corrupt = pooled.value.count(None) - checks.value.count(None) if pooled is not checks else 0
         self.verdicts[name] = NodeVerdict(name, node_type, where, verdict, checks.verdict.count("fail"),
                                           checks.verdict.count("warn"), corrupt)
+        self.roots[name] = roots
         with no_gc():
             cols = self.types.get(node_type)
             if cols is None:
@@ -483,6 +492,7 @@ class PeerTable:
                 raise _given_twice(name, self.sources[name], where)
         self.sources.update(later.sources)
         self.verdicts.update(later.verdicts)
+        self.roots.update(later.roots)
         self.notes += later.notes
         for schema, where in later.schemas.items():
             self.schemas.setdefault(schema, where)
@@ -504,7 +514,7 @@ class PeerTable:
         metrics = sum(len(c.series) for c in self.types.values())
         values = sum(len(c.value) for c in self.types.values())
         return FleetAnalysis(types, outliers, metrics, values, self.simulated, list(self.verdicts.values()),
-                             list(self.notes))
+                             list(self.notes), dict(self.roots))
 
 
 def healthy_envelopes(envelopes: Sequence[tuple[str, dict[str, Any]]], analysis: FleetAnalysis,

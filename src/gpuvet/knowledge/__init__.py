@@ -26,6 +26,7 @@ class Xid:
     bucket: str  # NVIDIA's "Resolution Bucket (Immediate Action)"
     severity: Level
     action: str
+    off_bus: bool = False  # the module is gone from the bus after it (no readings until replaced)
 
     @property
     def drains(self) -> bool:
@@ -69,7 +70,7 @@ def xids() -> dict[int, Xid]:
     for code, row in cast(dict[int, dict[str, str]], data["xids"]).items():
         bucket = buckets[row["bucket"]]
         out[int(code)] = Xid(int(code), row["meaning"], row["bucket"], cast(Level, bucket["severity"]),
-                             row.get("action") or bucket["action"])
+                             row.get("action") or bucket["action"], bool(row.get("off_bus", False)))
     return out
 
 
@@ -91,6 +92,13 @@ def _read_unknown() -> dict[str, str]:
 def fatal_xids() -> frozenset[int]:
     """The Xids that drain: severity critical (watch's critical events, health's failures, the alert rule)."""
     return frozenset(code for code, x in xids().items() if x.drains)
+
+
+@cache
+def off_bus_xids() -> frozenset[int]:
+    """The Xids after which the module is off the bus: a simulated node stops reading it, as a
+    real one does (watch's module_lost, validate's missing module)."""
+    return frozenset(code for code, x in xids().items() if x.off_bus)
 
 
 def _names(row: dict[str, object], key: str) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ is, so ``diff(declared, found)`` must name exactly the injected faults.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from gpuvet.errors import SpecError
@@ -99,11 +99,22 @@ def _without(node: Node, module: str) -> Node:
     return replace(node, modules=tuple(m for m in node.modules if m.id != module), links=links)
 
 
-def present_at(module: str, faults: Sequence[FaultSpec], now_s: float) -> bool:
-    """Whether a module is there at ``now_s``, after its module_lost/module_added events in time
-    order; a module whose first such event is ``module_added`` is absent until then."""
-    moves = sorted((f.at_s, isinstance(f, ModuleAddedFault)) for f in faults
-                   if isinstance(f, (ModuleLostFault, ModuleAddedFault)) and f.module == module)
+def _moves(module: str, faults: Sequence[FaultSpec], off_bus: Collection[int]) -> list[tuple[float, bool]]:
+    """(at, added) of a module's comings and goings; an Xid in ``off_bus`` (the knowledge base's
+    off-bus Xids, passed in: node/ reads no other package) takes it off the bus as module_lost does."""
+    out = []
+    for f in faults:
+        if isinstance(f, (ModuleLostFault, ModuleAddedFault)) and f.module == module:
+            out.append((f.at_s, isinstance(f, ModuleAddedFault)))
+        elif isinstance(f, XidFault) and f.module == module and f.code in off_bus:
+            out.append((f.at_s, False))
+    return sorted(out)
+
+
+def present_at(module: str, faults: Sequence[FaultSpec], now_s: float, off_bus: Collection[int] = ()) -> bool:
+    """Whether a module is there at ``now_s``, after its module_lost/module_added events (and
+    off-bus Xids) in time order; a module whose first such event is ``module_added`` is absent until then."""
+    moves = _moves(module, faults, off_bus)
     if not moves:
         return True
     present = not moves[0][1]
@@ -111,6 +122,12 @@ def present_at(module: str, faults: Sequence[FaultSpec], now_s: float) -> bool:
         if at <= now_s:
             present = added
     return present
+
+
+def moving_modules(faults: Sequence[FaultSpec], off_bus: Collection[int] = ()) -> set[str]:
+    """The modules that come or go during the run (module_lost/module_added, off-bus Xids)."""
+    return {f.module for f in faults if isinstance(f, (ModuleLostFault, ModuleAddedFault))
+            or (isinstance(f, XidFault) and f.code in off_bus)}
 
 
 def apply_fault(node: Node, fault: FaultSpec, now_s: float = 0.0) -> Node:
@@ -135,9 +152,11 @@ def apply_fault(node: Node, fault: FaultSpec, now_s: float = 0.0) -> Node:
     return node  # behavioural kinds (clocks, power, p2p) leave the topology alone; backends act on them
 
 
-def apply_faults(node: Node, faults: Sequence[FaultSpec], now_s: float = 0.0) -> Node:
-    for module in {f.module for f in faults if isinstance(f, (ModuleLostFault, ModuleAddedFault))}:
-        if not present_at(module, faults, now_s):
+def apply_faults(node: Node, faults: Sequence[FaultSpec], now_s: float = 0.0,
+                 off_bus: Collection[int] = ()) -> Node:
+    """The node found at ``now_s``; ``off_bus``: the Xids that take a module off the bus."""
+    for module in moving_modules(faults, off_bus):
+        if not present_at(module, faults, now_s, off_bus):
             node = _without(node, module)
     for fault in faults:
         node = apply_fault(node, fault, now_s)
