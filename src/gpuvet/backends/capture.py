@@ -76,8 +76,15 @@ def topo_to_node(topo: TopoMatrix, name: str) -> Node:
     if any(link.b == "nvswitch0" for link in links):
         endpoints.append(Endpoint("nvswitch0", EndpointKind.FABRIC_SWITCH))
     modules = tuple(Module(_id(g), unknown_model("unknown (topo -m)")) for g in gpus)
-    unseen = frozenset(k for k, r in rel.items() if r is None)
+    unseen = frozenset(k for k, r in rel.items() if r is None) | _cut_nic_cells(topo, gpus)
     return Node(name, modules, tuple(endpoints), tuple(links), Host(sockets), unseen_relations=unseen)
+
+
+def _cut_nic_cells(topo: TopoMatrix, gpus: list[str]) -> frozenset[frozenset[str]]:
+    """GPU-NIC pairs with no cell read (a row cut short): the tree drawn places them somewhere, but
+    a module's nearest NIC must not be judged on a relation the capture never gave."""
+    nics = [d for d in [*topo.devices, *_columns_only(topo)] if not d.startswith("GPU")]
+    return frozenset(frozenset((_id(g), _id(n))) for g in gpus for n in nics if frozenset((g, n)) not in topo.cells)
 
 
 def _columns_only(topo: TopoMatrix) -> list[str]:

@@ -38,10 +38,11 @@ def declared_nics(design: Node | None) -> list[DeclaredNic]:
 
 @dataclass(frozen=True)
 class NicVerdict:
-    kind: str  # nic_missing, nic_port_down, nic_rate_low, peer_memory_missing, nccl_device_absent
+    kind: str  # nic_missing, nic_port_down, nic_rate_low, peer_memory_missing, nccl_device_absent, nic_far
     nic: str | None
     reason: str
     fix: str
+    module: str | None = None  # the module it is about (nic_far: the module far from its NIC)
 
 
 def _label(nic: Nic, port: NicPort) -> str:

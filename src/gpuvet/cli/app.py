@@ -140,7 +140,11 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
         declared = build_node(spec, where)
         diffs = diff_nodes(declared, found)
         unread = unread_widths(declared, found)
-    nic_diffs = _nic_differences(nics, declared)
+    nic_diffs = _nic_differences(nics, declared, found)
+    from gpuvet.checks import nic_affinity
+
+    design = declared if declared is not None else (found if backend.simulated else None)  # a spec is its design
+    nearest = nic_affinity.judge(found, design, "declared" if declared is not None else "the spec")
     mat = link_matrix(found)
     from gpuvet.cli.exits import verdict
 
@@ -150,24 +154,35 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
             from gpuvet.cli import render
 
             data.update(render.nics_json(nics))
+            if nic_affinity.nics_of(found):
+                data["nearest_nic"] = render.nearest_nic_json(nearest)
             if nic_diffs is not None:
                 data["nic_differences"] = [{"kind": v.kind, "nic": v.nic, "reason": v.reason, "fix": v.fix}
                                            for v in nic_diffs]
             _print_topo_json(data, _matrix_rows(mat))
         else:
             _print_topo(backend, found, mat, diffs if diffs or not nic_diffs else None, unread)
+            if nic_affinity.nics_of(found):
+                from gpuvet.cli import render as shown
+
+                shown.nearest_nics(_console(), nearest)
             _print_topo_nics(nics, nic_diffs)
 
 
-def _nic_differences(nics: NicReadings | Unavailable | None, declared: Node | None) -> list[NicVerdict] | None:
+def _nic_differences(nics: NicReadings | Unavailable | None, declared: Node | None,
+                     found: Node | None = None) -> list[NicVerdict] | None:
     """With --expect: the NICs found against the declared ones (missing, down, below the declared
-    model's rate); None without a declaration, or where the source lists no NICs."""
+    model's rate; a module whose nearest NIC is farther than the design's, nic_far); None without
+    a declaration, or where the source neither lists NICs nor places any in the PCIe tree."""
     from gpuvet.backends.nic_readings import NicReadings
+    from gpuvet.checks import nic_affinity
     from gpuvet.checks import nics as nic_checks
 
-    if declared is None or not isinstance(nics, NicReadings):
+    placed = found is not None and bool(nic_affinity.nics_of(found))
+    if declared is None or not (isinstance(nics, NicReadings) or placed):
         return None
-    return nic_checks.ports(nics, nic_checks.declared_nics(declared))
+    out = nic_checks.ports(nics, nic_checks.declared_nics(declared)) if isinstance(nics, NicReadings) else []
+    return out + (nic_affinity.far(found, declared) if found is not None and placed else [])
 
 
 def _print_topo_nics(nics: NicReadings | Unavailable | None, diffs: list[NicVerdict] | None) -> None:

@@ -14,6 +14,7 @@ from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
     from gpuvet.backends.nic_readings import NicReadings
+    from gpuvet.checks.nic_affinity import Judged
     from gpuvet.node.diff import Difference
     from gpuvet.node.matrix import LinkMatrix
 
@@ -126,6 +127,28 @@ def nics(console: Console, readings: NicReadings | Unavailable | None) -> None:
     peer = readings.peer_memory
     console.print(Text.assemble(("Peer memory ", "bold"), peer.reason if isinstance(peer, Unavailable)
                                 else (peer or "none loaded (GPUDirect RDMA off)")))
+
+
+def nearest_nic_json(judged: list[Judged]) -> list[dict[str, object]]:
+    """topo's "nearest_nic": per module its nearest NIC and relation, the design's relation and
+    what it rests on ("declared", "its peers"; null where none is known), and whether it is far."""
+    return [{"module": j.found.module, "nic": j.found.nic, "relation": j.found.relation,
+             "unread_nics": j.found.unread, "design_relation": j.design, "design_basis": j.basis or None,
+             "far": j.far} for j in judged]
+
+
+def nearest_nics(console: Console, judged: list[Judged]) -> None:
+    """One row per module: its nearest NIC, their relation (topo -m's words), the design's."""
+    t = term.table("Nearest NIC per module (PCIe relation as topo -m names it)")
+    for col in ("module", "nearest NIC", "relation", "design", "verdict"):
+        term.column(t, col, key=col != "verdict")
+    for j in judged:
+        n = j.found
+        rel = str(n.relation) if n.relation else ("not read" if n.unread else "none reached")
+        design = f"{j.design} ({j.basis})" if j.design else "n/a"
+        verdict = Text("nic_far", "yellow") if j.far else Text("ok" if j.design and n.relation else "")
+        t.add_row(Text(n.module), Text(n.nic or "-"), Text(rel), Text(design), verdict)
+    console.print(t)
 
 
 _SHOWN = 16  # rows and columns of the matrix drawn; a bigger node also gets a summary of every pair

@@ -26,8 +26,27 @@ def _readings(ev: Evidence) -> NicReadings | Unavailable | None:
     return ev.backend.nics() if ev.backend is not None else None
 
 
+def _far(ev: Evidence) -> list[nics.NicVerdict]:
+    """nic_far: a module whose nearest NIC is farther than the design's (declared, the simulated
+    spec, else for a captured topo -m its peers'). Needs NICs placed in the PCIe tree (topo -m's
+    NIC columns, a spec); a live node's tree holds none yet."""
+    from gpuvet.checks import nic_affinity
+
+    if ev.node is None or not nic_affinity.nics_of(ev.node):
+        return []
+    return nic_affinity.far(ev.node, ev.declared)
+
+
+def _found(verdicts: list[nics.NicVerdict]) -> Outcome:
+    found = [finding(v.kind, HIGH, v.module, fix=v.fix, nic=v.nic, reading=v.reason) for v in verdicts]
+    return confirmed(f"{len(verdicts)} NIC finding(s): {verdicts[0].reason}", *found)
+
+
 def nic_ports(ev: Evidence) -> Outcome:
     readings = _readings(ev)
+    far = _far(ev)
+    if far and not isinstance(readings, NicReadings):
+        return _found(far)
     if readings is None:
         return unknown("can't tell: no NIC listing (ibstat, ibv_devinfo, ibdev2netdev) in the evidence")
     if isinstance(readings, Unavailable):
@@ -37,10 +56,9 @@ def nic_ports(ev: Evidence) -> Outcome:
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
     verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env)
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
-    verdicts += nics.peer_memory(readings, vendors)
+    verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:
-        found = [finding(v.kind, HIGH, None, fix=v.fix, nic=v.nic, reading=v.reason) for v in verdicts]
-        return confirmed(f"{len(verdicts)} NIC finding(s): {verdicts[0].reason}", *found)
+        return _found(verdicts)
     cited = [Cited(n.read_from or readings.source, f"{n.device} port {p.port}", f"{p.state} {p.rate_gbps:g} Gb/s"
                    if p.rate_gbps is not None else p.state) for n in readings.nics for p in n.ports]
     if not cited or not nics.judged(readings):
