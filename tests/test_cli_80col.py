@@ -158,7 +158,9 @@ def test_fleet_merge_outlier_table_keeps_node_and_place(capsys, env, tmp_path):
     code, out = text(capsys, "fleet", "merge", files[1])
     assert code == 0 and "H100-SXM: 1 node\n" in out  # one node, not "1 nodes"
     code, out = text(capsys, "fleet", "merge", *files)
-    assert code == 1 and rows(out, "gpu2", "gemm_bf16")
+    # node0's outliers are under the roots its own validate named: the node and the place stay whole
+    assert code == 1 and "node0: gpu2 power capped — explains" in out and "node0: gpu0↔gpu1 at 50 % of design" in out
+    assert "each under a root above" in out and all(len(line) <= 80 for line in out.splitlines())
 
 
 def _commands(group, path=()):

@@ -118,7 +118,10 @@ def _text(analysis: FleetAnalysis, statuses: list[NodeStatus], notes: list[str],
         t.add_row(Text(o.node), Text(o.module or ("→".join(o.between) if o.between else "node")), Text(o.metric),
                   term.sig(o.value, o.unit or ""), term.sig(o.fleet_median, o.unit or ""),
                   f"{o.deviation_pct:+.1f} %")
-    c.print(t)
+    if rest or not analysis.outliers:  # every outlier under a root: its heading says so, no empty table
+        c.print(t)
+    else:
+        c.print(Text(f"outliers among peers ({len(analysis.outliers)}, each under a root above; --json lists them)"))
     for note in notes:
         c.print(Text(f"note: {note}", style="yellow"))
     for path in wrote:

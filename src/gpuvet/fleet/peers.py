@@ -475,7 +475,8 @@ class PeerTable:
         corrupt = pooled.value.count(None) - checks.value.count(None) if pooled is not checks else 0
         self.verdicts[name] = NodeVerdict(name, node_type, where, verdict, checks.verdict.count("fail"),
                                           checks.verdict.count("warn"), corrupt)
-        self.roots[name] = roots
+        if roots is not None:  # an older envelope without roots keeps none (the reference analysis agrees)
+            self.roots[name] = roots
         with no_gc():
             cols = self.types.get(node_type)
             if cols is None:

@@ -44,7 +44,8 @@ def flagged(result: HealthResult) -> list[Flagged]:
 def attach(result: HealthResult, book: Logbook | None, ladders: Ladders, at_utc: str | None = None) -> None:
     """Name each finding's module identity, keep the check in ``book``, set the report's actions."""
     report = result.report
-    seen = seen_modules(result.inventory)
+    seen = seen_modules(result.inventory) + [Seen(m.id, m.uuid, m.serial, m.bus_id, m.model.name)
+                                             for m in result.gone if m.uuid]  # off the bus: still that module
     report.identities = {s.slot: ModuleId(s.uuid, s.serial) for s in seen}
     now = at_utc or utc_now()
     run_id = _begin(book, result, now) if book else "this-check"

@@ -5,6 +5,7 @@ deadline is itself the finding."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -22,7 +23,7 @@ from gpuvet.health.state import XidMark, since_seq
 from gpuvet.health.xids import xid_policy
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.diff import diff_nodes
-from gpuvet.node.model import EndpointKind, Node
+from gpuvet.node.model import EndpointKind, Module, Node
 from gpuvet.node.nic_catalog import find_nic_model
 
 READ_CHECKS = ("ecc", "row_remap", "xid", "kernel_messages", "throttle")
@@ -54,6 +55,7 @@ class HealthResult:
     xids_seen: tuple[XidRecord, ...] = field(default_factory=tuple)
     inventory: Inventory | None = None  # the modules found (their identities: the module ledger's)
     boot_id: str | None = None
+    gone: tuple[Module, ...] = ()  # modules of the design an off-bus Xid took away: still theirs to name
 
 
 def _gather(backend: Backend, out: _Gathered) -> None:
@@ -100,13 +102,23 @@ def run_health(backend: Backend, options: HealthOptions) -> HealthResult:
     findings = sorted(findings + _nic_findings(got, options.declared or backend.declared,
                                                os.environ if backend.local_host else {}),
                       key=lambda f: order.get(f.check, len(order)))
+    findings = _explained_by_xids(findings, xids, notes)
     findings = [f for f in findings if f.check not in options.ignore]
     if options.ignore:
         notes.append(f"ignored: {', '.join(sorted(options.ignore))}")
     report = HealthReport(got.node.name, backend.name, backend.simulated, findings, time.perf_counter() - started,
                           len(got.inventory.modules), _expected_text(options), notes)
     boot = got.readings.boot_id if isinstance(got.readings, HealthReadings) else None
-    return HealthResult(report, mark, xids, got.inventory, boot)
+    return HealthResult(report, mark, xids, got.inventory, boot, _gone(backend, got.inventory, xids))
+
+
+def _gone(backend: Backend, inv: Inventory, xids: tuple[XidRecord, ...]) -> tuple[Module, ...]:
+    """The design's modules an Xid names that the inventory no longer lists (off the bus): the module
+    ledger still knows them by their identity, not only by a slot."""
+    named = {x.module for x in xids if x.module}
+    listed = {m.id for m in inv.modules}
+    design = backend.declared.modules if backend.declared is not None else ()
+    return tuple(m for m in design if m.id in named and m.id not in listed)
 
 
 def _nic_findings(got: _Gathered, design: Node | None, env: Mapping[str, str]) -> list[Finding]:
@@ -117,6 +129,34 @@ def _nic_findings(got: _Gathered, design: Node | None, env: Mapping[str, str]) -
                 if e.kind is EndpointKind.NIC] if design is not None else []
     vendors = {m.model.vendor for m in got.node.modules}
     return nic_checks.nic(got.nics, declared, env) + nic_checks.peer_memory(got.nics, vendors)
+
+
+def _explained_by_xids(findings: list[Finding], xids: tuple[XidRecord, ...], notes: list[str]) -> list[Finding]:
+    """One verdict per fact: a module gone from the bus after its own off-bus Xid is that Xid's
+    consequence, not a second failure: presence's finding naming it becomes a note under the Xid."""
+    from gpuvet.knowledge import off_bus_xids
+
+    gone = {x.module for x in xids if x.module and x.code in off_bus_xids()}
+    failed_xid = {f.module for f in findings if f.check == "xid" and f.status is Status.FAIL}
+    explained = gone & failed_xid
+    if not explained:
+        return findings
+    out = []
+    for f in findings:
+        if f.check == "presence" and f.status is Status.FAIL and _only_these_missing(f.reason, explained):
+            notes.append(f"presence: {f.reason} — explained by {', '.join(sorted(explained))}'s Xid (off the bus)")
+            continue
+        out.append(f)
+    return out
+
+
+def _only_these_missing(reason: str, explained: set[str]) -> bool:
+    """Whether a presence finding is about these modules alone: it names one of them, or counts no
+    more missing than they are and names no other module."""
+    if any(re.search(rf"\b{re.escape(m)}\b", reason) for m in explained):
+        return True
+    count = re.search(r"(\d+) missing", reason)
+    return count is not None and int(count.group(1)) <= len(explained) and not re.search(r"\bgpu\d+\b", reason)
 
 
 def _expected_text(options: HealthOptions) -> str:
