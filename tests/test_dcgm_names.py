@@ -53,9 +53,11 @@ def test_dcgm_names_types_help_and_labels_over_loopback(faulty):
         assert families[name].documentation == doc, name
         assert f"# TYPE {name} {kind}\n" in body  # counters keep their name: no _total, as dcgm-exporter writes
         samples = families[name].samples
-        assert len(samples) == 8 and all(set(s.labels) == LABELS for s in samples), name
+        # Xid 79 takes gpu5 off the bus: it stops reporting, but keeps its last Xid (the reason)
+        want = 8 if name == "DCGM_FI_DEV_XID_ERRORS" else 7
+        assert len(samples) == want and all(set(s.labels) == LABELS for s in samples), name
     temps = {s.labels["gpu"]: s for s in families["DCGM_FI_DEV_GPU_TEMP"].samples}
-    assert sorted(temps) == [str(i) for i in range(8)]
+    assert sorted(temps) == [str(i) for i in range(8) if i != 5]
     assert temps["3"].labels["device"] == "nvidia3" and temps["3"].labels["UUID"] == "GPU-sim-hgx-h200-8-gpu3"
     assert temps["3"].labels["modelName"] == "H200-SXM" and temps["3"].labels["Hostname"] == "hgx-h200-8"
     assert all(20 < s.value < 100 for s in temps.values())  # °C

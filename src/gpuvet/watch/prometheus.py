@@ -39,6 +39,7 @@ class ExportState:
     sampler_seconds: float = 0.0
     simulated: bool = False
     last_xid: dict[str, int] = field(default_factory=dict)  # uuid -> last Xid code (DCGM_FI_DEV_XID_ERRORS)
+    lost: dict[str, ModuleIdentity] = field(default_factory=dict)  # modules declared lost: their events keep labels
     hostname: str = ""  # the Hostname label of dcgm-exporter's names
     names: str = "gpuvet"  # one of NAMES
     nics: dict[tuple[str, int], NicPortSample] = field(default_factory=dict)  # (device, port): last slow tick
@@ -51,7 +52,7 @@ class WatchCollector(Collector):
         self.state = state
 
     def _labels(self, uuid: str) -> list[str]:
-        ident = self.state.identities.get(uuid)
+        ident = self.state.identities.get(uuid) or self.state.lost.get(uuid)
         return [uuid, (ident.bus_id or "") if ident else "", ident.model if ident else "", ident.id if ident else ""]
 
     def _per_module(self, family: type[GaugeMetricFamily] | type[CounterMetricFamily], name: str, doc: str,
@@ -142,8 +143,9 @@ def exposition(state: ExportState, registry: CollectorRegistry) -> bytes:
         parts.append(generate_latest(registry))
     if state.names in ("dcgm", "both", "amd"):
         with state.lock:
-            view = DcgmView(dict(state.identities), dict(state.latest), dict(state.slow), dict(state.last_xid),
-                            state.hostname)
+            # lost modules keep their place (gpu index) and their last Xid, nothing else
+            view = DcgmView({**state.lost, **state.identities}, dict(state.latest), dict(state.slow),
+                            dict(state.last_xid), state.hostname)
         parts.append((amd_text(view) if state.names == "amd" else dcgm_text(view)).encode("utf-8"))
     return b"".join(parts)
 

@@ -108,13 +108,17 @@ class ExportSink:
             elif e.kind == "overheat_forecast_withdrawn" and e.uuid:
                 self.export.forecast_s.pop(e.uuid, None)
             elif e.kind == "module_lost" and e.uuid:  # its last reading is not a live one: no longer served
-                for per_module in (self.export.identities, self.export.latest, self.export.slow, self.export.last_xid,
-                                   self.export.forecast_s):
+                ident = self.export.identities.pop(e.uuid, None)
+                if ident is not None:  # kept aside: its events' labels and its last Xid (why it went) remain
+                    self.export.lost[e.uuid] = ident
+                for per_module in (self.export.latest, self.export.slow, self.export.forecast_s):
                     per_module.pop(e.uuid, None)
 
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         with self.export.lock:
             self.export.identities = dict(known)
+            for uuid in known:  # back on the bus (hot-plug, reset): served again
+                self.export.lost.pop(uuid, None)
             self.export.host = self.source.host()
 
     def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
