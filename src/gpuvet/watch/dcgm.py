@@ -104,7 +104,10 @@ def dcgm_text(view: DcgmView) -> str:
         rows = [(labels[u], f.read(source[u])) for u in labels if u in source]
         _family(out, f.name, f.type, f.help, [(lab, v) for lab, v in rows if v is not None])
     name, kind, doc = XID_FIELD
-    _family(out, name, kind, doc, [(labels[u], view.last_xid.get(u, 0)) for u in labels if u in view.latest])
+    # a module off the bus keeps its last Xid: the code that says why it is gone must
+    # still reach the fatal-Xid alert after the module stops reporting everything else
+    xid_rows = [u for u in labels if u in view.latest or u in view.last_xid]
+    _family(out, name, kind, doc, [(labels[u], view.last_xid.get(u, 0)) for u in xid_rows])
     return "".join(out)
 
 
