@@ -303,7 +303,9 @@ def test_promtool_check_metrics_on_a_live_scrape(stack, tmp_path):
     # gpuvet's own names follow Prometheus's conventions: not one complaint
     with ExitStack() as es:
         own = es.enter_context(watching(tmp_path, "hgx-h200-8", "--interval", "1s"))
-        body = until(lambda: (t := scrape(own)) and "gpuvet_module_info" in t and t, f"gpuvet watch at {own}")
+        # the ECC counter comes with the first slow tick: wait for it (the renaming check below needs it)
+        body = until(lambda: (t := scrape(own)) and "gpuvet_module_info" in t
+                     and "gpuvet_module_ecc_corrected_errors_total{" in t and t, f"gpuvet watch at {own}")
     code, complaints = lint(str(body))
     assert (code, complaints) == (0, [])
     # --names both: dcgm-exporter's names keep its own ways (counters without _total, camelCase
