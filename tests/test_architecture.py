@@ -167,16 +167,12 @@ def test_each_vendor_library_is_imported_by_its_gateway_alone():
 
 # --- the knowledge base is the one place for Xid numbers and their severities (issue 42) ---
 JOB_PACKAGES = ("health", "doctor", "watch", "validate", "fleet")
-XID_SITE = __import__("re").compile(r"[Xx]id[ =(:]*\d{2,3}\b|code\s*[=!]=\s*\d+|\{\s*\d+\s*,\s*\d+\s*,")
-# Sites that still name an Xid in a job package, each a TODO (issue 42): an honest list, not a pass.
+XID_SITE = __import__("re").compile(
+    r"[Xx]id[ =(:]*\d{2,3}\b|code\s*[=!]=\s*\d+|\{\s*\d+\s*,\s*\d+\s*,|\b\d{2,3}\s+in\s+\w*xids?\b")
+# Sites that name an Xid in a job package without judging it (issue 42): each says why.
 XID_SITES_LEFT = {
-    # TODO: the presence fix names the lost-module log line; take it from VendorTools.lost_module_log
-    ("gpuvet.health.checks", "reseat or replace the module; check the kernel log for Xid 79"),
     # a comment explaining one finding per code (no number is judged there)
     ("gpuvet.doctor.run", "# one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts"),
-    # TODO: Xid 79 as module_fell_off_bus: give faults.yaml an Xid -> fault kind map and read it
-    ("gpuvet.doctor.checks", 'found.append(xid_catalogue.xid_finding("module_fell_off_bus" if code == 79 else "xid", '
-                             'HIGH, module, code))'),
 }
 
 

@@ -20,6 +20,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
+from gpuvet.knowledge import off_bus_xids
 from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import tools_for
 
@@ -87,7 +88,7 @@ def module_presence(ev: Evidence) -> Outcome:
     if ev.differences is not None:
         for d in ev.differences:
             if d.kind == "missing_module" and d.module:
-                if d.module in lost or 79 in xids.get(d.module, []):
+                if d.module in lost or off_bus_xids() & set(xids.get(d.module, [])):
                     found.append(finding("module_fell_off_bus", HIGH, module=d.module, detail=d.detail,
                                          xid=xids.get(d.module, [])))
                 else:
@@ -364,7 +365,8 @@ def xid_log(ev: Evidence) -> Outcome:
     found = []
     for module, codes in xids.items():
         for code in sorted(set(codes)):
-            found.append(xid_catalogue.xid_finding("module_fell_off_bus" if code == 79 else "xid", HIGH, module, code))
+            kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
+            found.append(xid_catalogue.xid_finding(kind, HIGH, module, code))
     return confirmed("the driver reported Xid errors", *found)
 
 

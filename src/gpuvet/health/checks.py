@@ -26,6 +26,7 @@ from gpuvet.node.bus import bus_key
 from gpuvet.node.design import Design
 from gpuvet.node.diff import Difference
 from gpuvet.node.model import PCIE_LANE_GBPS, Node
+from gpuvet.node.vendor_tools import tools_for
 
 # clocks-event reasons that mean the hardware is holding the clocks down: slowdown, thermal
 # (hardware and the driver's thermal), power brake; sw_power_cap under load is normal
@@ -67,15 +68,15 @@ def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list
                     evidence=(Cited(source_of(inv), "driver version", str(version)),))]
 
 
-_FIXES = {"presence": "reseat or replace the module; check the kernel log for Xid 79",
-          "fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it",
+_FIXES = {"fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it",
           "pcie": "reseat the module or its riser; check the slot, the cable and `lspci -vv` (LnkSta)"}
 
 
 def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Difference] | None) -> list[Finding]:
     """Against the declared node: its missing and extra modules. Against the inferred design: the
     places in the topology whose module is not there, and a switched domain short of its size."""
-    out = [Finding("presence", Status.FAIL, note, fix=_FIXES["presence"])
+    fix = f"reseat or replace the module; check {tools_for(m.model for m in found.modules).lost_module_log}"
+    out = [Finding("presence", Status.FAIL, note, fix=fix)
            for note in inv.notes if "lost while being read" in note]
     if design is None:
         return out or [Finding("presence", Status.UNKNOWN, "no module found and nothing to count against",
@@ -84,7 +85,7 @@ def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Dif
         for d in diffs or []:
             if d.kind in ("missing_module", "extra_module"):
                 out.append(Finding("presence", Status.FAIL, d.detail, d.module,
-                                   fix=_FIXES["presence"] if d.kind == "missing_module" else
+                                   fix=fix if d.kind == "missing_module" else
                                    "update the spec given to --expect"))
         return summarise("presence", out, f"{len(found.modules)} modules, as declared", [
             Cited(source_of(inv), "modules found / declared", f"{len(found.modules)} / {len(design.node.modules)}",
@@ -92,10 +93,10 @@ def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Dif
     for slot in design.missing:
         guess = f" (likely {slot.guess})" if slot.guess else ""
         out.append(Finding("presence", Status.FAIL, f"{slot.reason}: {slot.count} missing{guess}", slot.guess,
-                           fix=_FIXES["presence"]))
+                           fix=fix))
     gap = switched_domain_gap(found)
     if gap:
-        out.append(Finding("presence", Status.FAIL, gap, fix=_FIXES["presence"]))
+        out.append(Finding("presence", Status.FAIL, gap, fix=fix))
     return summarise("presence", out, f"{len(found.modules)} modules, filling the design inferred from them", [
         Cited(source_of(inv), "modules found / places in the inferred design",
               f"{len(found.modules)} / {len(design.node.modules)}")] if found.modules else [])
