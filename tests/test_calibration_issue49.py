@@ -37,6 +37,7 @@ def test_every_new_family_has_figures_with_a_source_and_library_and_a_role():
             assert entry["role"] in ("calibration", "check") and entry["points"]
     roles = {(f, e["role"]) for f in ("xgmi", "nvl72") for e in data[f]}
     assert ("xgmi", "check") in roles and ("xgmi", "calibration") in roles  # fitted on one table, checked on another
+    assert ("nvl72", "check") in roles and ("nvl72", "calibration") in roles
 
 
 def test_mi300x_within_10_percent_bandwidth_bound_and_25_at_mid_sizes_on_a_table_it_was_not_fitted_to():
@@ -48,10 +49,25 @@ def test_mi300x_within_10_percent_bandwidth_bound_and_25_at_mid_sizes_on_a_table
 
 
 def test_nvl72_rack_matches_the_run_it_was_fitted_to():
-    # the only full-rack table found (72 ranks, 512 MiB - 8 GiB): calibration, no independent check exists
-    rows = [r for r in _compare() if r.point.family == "nvl72"]
-    assert {r.point.role for r in rows} == {"calibration"} and {r.point.ranks for r in rows} == {72}
+    # the only full-rack table found (72 ranks, 512 MiB - 8 GiB): the calibration figures
+    rows = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "calibration"]
+    assert {r.point.ranks for r in rows} == {72} and len(rows) == 5
     assert all(abs(r.error) <= 0.05 for r in rows)
+
+
+def test_nvl72_checked_on_four_gpus_of_a_tray_it_was_not_fitted_to():
+    """Azure's ND GB200 v6 table (4 GPUs of one tray, NCCL_ALGO=Ring, 1 KiB - 8 GiB) is priced on the
+    rack fabric with 4 ranks. The ring's constants are the 8-GPU NVSwitch fit's (an assumption this
+    table tests): within 10 % from 4 GiB up; 1 and 2 GiB miss by 13 and 10 %, mid sizes by up to 55 %,
+    always optimistic (docs/plan.md states the miss). The bounds pin what the model does today."""
+    check = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "check"]
+    assert len(check) == 24 and {r.point.ranks for r in check} == {4} and {r.point.algorithm for r in check} == {"ring"}
+    assert all(abs(r.error) <= 0.10 for r in check if r.smallest >= 4 * GiB)
+    assert all(0 < r.error <= 0.14 for r in check if r.smallest > 512 * MiB)
+    assert all(0 < r.error <= 0.56 for r in check)
+    # validate judges the largest size: a healthy tray at Azure's 8 GiB figure is above 90 % of the model
+    eight = next(r for r in check if r.smallest == 8 * GiB)
+    assert eight.point.published_busbw / eight.predicted_busbw > 0.9
 
 
 def _plan(capsys, *args):
