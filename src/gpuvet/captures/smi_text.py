@@ -43,75 +43,92 @@ def bus(text: str) -> str:
     return text.upper()[-12:]
 
 
+@dataclass
+class _Reader:
+    """The state of one pass over the lines: the block being read and what was noted on the way."""
+
+    out: SmiText = field(default_factory=SmiText)
+    current: SmiTextModule | None = None
+    stack: list[tuple[int, str]] = field(default_factory=list)
+    run: list[int] = field(default_factory=list)  # line numbers of the block being read
+    marked: list[int] = field(default_factory=list)  # values that carried an operator's marker
+    flush: list[int] = field(default_factory=list)  # section names printed flush left
+    kv_in_run: int = 0
+    cut: bool = False  # a poster's cut ('[...]') inside the current block: what follows may be another GPU's
+
+
 def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
     """Every `nvidia-smi -q` block in the lines (possibly none). Raises CaptureError past MAX_MODULES GPUs."""
     _bound(lines, where)
-    out = SmiText()
-    current: SmiTextModule | None = None
-    stack: list[tuple[int, str]] = []
-    run: list[int] = []  # line numbers of the block being read
-    marked: list[int] = []  # values that carried an operator's marker
-    flush: list[int] = []  # section names printed flush left
-    kv_in_run = 0
-    cut = False  # a poster's cut ('[...]') inside the current block: what follows may be another GPU's
+    r = _Reader()
     for ln in lines:
-        s = ln.text
-        gpu = _GPU.match(s)
-        kv = _KV.match(s)
-        if gpu:
-            current = SmiTextModule(bus(gpu.group(1)), "", {})
-            out.modules.append(current)
-            stack, run, cut = [], run + [ln.no], False
-            continue
-        if _TOP.match(s.strip()) or s.strip().startswith("=="):
-            _top_field(out, s)
-            run.append(ln.no)
-            kv_in_run += 1
-            continue
-        if kv and (kv.group(1) or current is not None):
-            if current is None or ((current.bus_id.startswith(UNNAMED) or cut) and _repeats(current, stack, kv)):
-                cut = False  # a key read again after a cut is the next GPU's, whose line was cut away
-                current = SmiTextModule(_unnamed(out), "", {})
-                out.modules.append(current)
-            value = (kv.group(3) or "").strip()
-            bare = _MARKER.sub("", value)
-            if bare != value:
-                marked.append(ln.no)
-            _add(current, stack, len(kv.group(1)), kv.group(2).strip(), bare)
-            run.append(ln.no)
-            kv_in_run += 1
-            continue
-        if s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace():
-            # flush left: an older driver's (or a flattened paste's) section name; an excerpt may begin
-            # with one (no GPU line above it): its key/value lines make the unnamed module
-            stack = [(0, s.strip())]
-            flush.append(ln.no)
-            run.append(ln.no)
-            continue
-        sec = _SECTION.match(s)
-        if sec:  # a section name: part of the block if key/value lines follow it
-            indent = len(sec.group(1))
-            while stack and stack[-1][0] >= indent:
-                stack.pop()
-            stack.append((indent, sec.group(2).strip()))
-            run.append(ln.no)
-            continue
-        if not s.strip() or ln.elision:
-            if run:
-                run.append(ln.no)
-            cut = cut or ln.elision
-            continue
-        _close(out, run, kv_in_run)
-        run, current, stack, kv_in_run = [], None, [], 0
-    _close(out, run, kv_in_run)
+        _step(r, ln)
+    _close(r.out, r.run, r.kv_in_run)
+    return _finish(r)
+
+
+def _step(r: _Reader, ln: Line) -> None:
+    """One line: a GPU heading, a top field, a key/value, a section name, a gap, or the end of a block."""
+    s = ln.text
+    gpu = _GPU.match(s)
+    kv = _KV.match(s)
+    if gpu:
+        r.current = SmiTextModule(bus(gpu.group(1)), "", {})
+        r.out.modules.append(r.current)
+        r.stack, r.run, r.cut = [], r.run + [ln.no], False
+    elif _TOP.match(s.strip()) or s.strip().startswith("=="):
+        _top_field(r.out, s)
+        r.run.append(ln.no)
+        r.kv_in_run += 1
+    elif kv and (kv.group(1) or r.current is not None):
+        _key_value(r, ln, kv)
+    elif s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace():
+        # flush left: an older driver's (or a flattened paste's) section name; an excerpt may begin
+        # with one (no GPU line above it): its key/value lines make the unnamed module
+        r.stack = [(0, s.strip())]
+        r.flush.append(ln.no)
+        r.run.append(ln.no)
+    elif sec := _SECTION.match(s):  # a section name: part of the block if key/value lines follow it
+        indent = len(sec.group(1))
+        while r.stack and r.stack[-1][0] >= indent:
+            r.stack.pop()
+        r.stack.append((indent, sec.group(2).strip()))
+        r.run.append(ln.no)
+    elif not s.strip() or ln.elision:
+        if r.run:
+            r.run.append(ln.no)
+        r.cut = r.cut or ln.elision
+    else:
+        _close(r.out, r.run, r.kv_in_run)
+        r.run, r.current, r.stack, r.kv_in_run = [], None, [], 0
+
+
+def _key_value(r: _Reader, ln: Line, kv: re.Match[str]) -> None:
+    """A `Key : value` line; a key read again after a cut starts the next GPU's block, whose line was cut away."""
+    if r.current is None or ((r.current.bus_id.startswith(UNNAMED) or r.cut) and _repeats(r.current, r.stack, kv)):
+        r.cut = False
+        r.current = SmiTextModule(_unnamed(r.out), "", {})
+        r.out.modules.append(r.current)
+    value = (kv.group(3) or "").strip()
+    bare = _MARKER.sub("", value)
+    if bare != value:
+        r.marked.append(ln.no)
+    _add(r.current, r.stack, len(kv.group(1)), kv.group(2).strip(), bare)
+    r.run.append(ln.no)
+    r.kv_in_run += 1
+
+
+def _finish(r: _Reader) -> SmiText:
+    """The modules that hold fields, merged where -q was printed twice, with the notes of the pass."""
+    out = r.out
     read = [m for m in out.modules if m.fields]
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
-    if marked:
-        out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(marked)}")
-    if flush:
-        out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(flush)}: read as sections")
+    if r.marked:
+        out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(r.marked)}")
+    if r.flush:
+        out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(r.flush)}: read as sections")
     return out
 
 
