@@ -42,36 +42,35 @@ import numpy.typing as npt
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.blocks import ModuleBlock, Placed
 from gpuvet.watch.events import Event, Severity
+from gpuvet.watch.forecast_fit import (
+    CommonFit,
+    Forecast,
+    Step,
+    find_step,
+    fit_common,
+    heavy_load,
+    learn_offsets,
+    leave_one_out,
+    stepped_alike,
+    theil_sen,
+    trend,
+    warm_inlet,
+)
+from gpuvet.watch.forecast_settings import (
+    COMMON_R_TAU_S,
+    HOUR,
+    LAG_S,
+    OFFSET_TAU_S,
+    SETTLE_TOL,
+    STEP_HOURS,
+    THERMAL_BITS,
+    ForecastSettings,
+)
 
-HOUR = 3600.0
+__all__ = ["HOUR", "Forecast", "ForecastSettings", "ForecastStatus", "ThermalForecaster", "WindowStat", "decide",
+           "fixes_of", "theil_sen"]
+
 FloatArray = npt.NDArray[np.float64]
-THERMAL_BITS = 0x20 | 0x40  # sw/hw thermal slowdown: the module already reached its slowdown point
-STEP_HOURS = 6  # hours either side of a level step (maintenance) that resets the trend
-RECENT_HOURS = 48  # the shorter trend, for a creep that started inside the history
-STEP_NOISE = 12.0  # a step must stand this many times the hour-to-hour noise clear: statistically beyond doubt
-STEP_MIN_C = 2.5  # °C at the module's usual load: what new paste or a re-seat changes, above rounding and noise
-MIN_RISE_C = 1.0  # a trend must already have moved the temperature at load this much to be believed
-SETTLE_TOL = 0.08  # power within 8 % of the window before: the lag after a load change is over
-OFFSET_TAU_S = 2 * 86400.0  # how slowly a module's usual offset over the others is learnt
-COMMON_R_TAU_S = 4 * 86400.0  # how slowly the node's common R (the cross-module fit) forgets
-PRIOR_R = 0.05  # °C/W: where the common R starts before the modules' powers have differed (weight below)
-PRIOR_WEIGHT_W2 = 2000.0  # about one window of 8 modules 16 W apart: the data outweighs it within the hour
-LAG_S = 120.0  # the short end of a module's thermal lag ("a few minutes"): the power its temperature follows
-
-
-@dataclass(frozen=True)
-class ForecastSettings:
-    """The thresholds a backtest sweeps: how sure (``alpha``), how early (``margin_s`` beyond the
-    horizon), how much rise already seen (``min_rise_c``), and what counts as a step."""
-
-    alpha: float = 0.90
-    margin_s: float = 48 * HOUR
-    min_rise_c: float = MIN_RISE_C
-    step_min_c: float = STEP_MIN_C
-
-    def label(self) -> str:
-        return (f"alpha {self.alpha:.2f}, margin {self.margin_s / HOUR:.0f} h, min rise {self.min_rise_c:g} °C, "
-                f"step {self.step_min_c:g} °C")
 
 
 class _Window:
@@ -99,20 +98,6 @@ class WindowStat:
 
 
 @dataclass
-class _Group:
-    """The cross-module fit of one model on one node: sums of power and temperature about their
-    window means, forgetting slowly, give the common R without knowing the inlet."""
-
-    sxy: float = PRIOR_R * PRIOR_WEIGHT_W2
-    sxx: float = PRIOR_WEIGHT_W2
-    windows: int = 0
-
-    @property
-    def r(self) -> float:
-        return self.sxy / self.sxx
-
-
-@dataclass
 class _History:
     hours: list[float] = field(default_factory=list)  # hour index
     r: list[float] = field(default_factory=list)  # median R of that hour, less ``base``
@@ -129,23 +114,6 @@ class _History:
     no_reference: int = 0  # usable, but no inlet reading and too few modules of its model to estimate one
     reference: str = ""  # how the inlet of the last R was formed
     resets: int = 0
-
-
-@dataclass
-class Forecast:
-    module: str
-    slope_per_day: float
-    slope_low: float
-    slope_high: float
-    r_now: float
-    r_crit: float
-    crossing: float | None  # seconds since start (central estimate)
-    earliest: float | None
-    latest: float | None
-    span_days: float = 0.0  # of the history the trend was fitted on
-    power_w: float = 0.0  # the heavy load it extrapolates at (95th percentile)
-    inlet_c: float = 0.0  # the warm inlet it extrapolates at (95th percentile)
-    hours: int = 0  # hourly values in the fit
 
 
 @dataclass(frozen=True)
@@ -223,7 +191,7 @@ class ThermalForecaster:
         self._lagged: dict[str, tuple[float, float]] = {}  # module -> (time, power through the thermal lag)
         self._unpowered: dict[str, int] = {}  # module -> samples with a temperature but no power reading
         self._offset: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
-        self._groups: dict[str | None, _Group] = defaultdict(_Group)
+        self._groups: dict[str | None, CommonFit] = defaultdict(CommonFit)
         self._hour: int | None = None  # the hour the hourly tier is summing
         self._acc: dict[str, list[float]] = {}  # module -> [loaded windows, steady windows, Σ T, Σ P, Σ inlet, n inlet]
         self.uuids: dict[str, str] = {}
@@ -540,13 +508,11 @@ class ThermalForecaster:
             if len(members) < 3:
                 continue
             r = self._groups[model].r
-            base = {m: stats[m].temp - r * stats[m].power - offsets.get(m, 0.0) for m in members}
-            trusted = [m for m in members if not self._hist[m].warned]  # a creeping module is nobody's inlet
-            for m in members:
-                others = [base[k] for k in trusted if k != m]
-                if others:
-                    out[m] = (statistics.median(others), self._how(len(others), len(members) - 1 - len(others),
-                                                                   model, r), r)
+            bases = [stats[m].temp - r * stats[m].power - offsets.get(m, 0.0) for m in members]
+            trusted = [not self._hist[m].warned for m in members]  # a creeping module is nobody's inlet
+            for m, inlet in zip(members, leave_one_out(bases, trusted), strict=True):
+                if inlet is not None:
+                    out[m] = (inlet[0], self._how(inlet[1], len(members) - 1 - inlet[1], model, r), r)
         return out
 
     @staticmethod
@@ -568,67 +534,26 @@ class ThermalForecaster:
             if len(members) < 3:
                 continue
             g = self._groups[model]
-            self._fit_common(g, [stats[m].power for m in members],
-                             [stats[m].temp - offsets.get(m, 0.0) for m in members], decay_r)
+            sums = fit_common(g.sxy, g.sxx, [stats[m].power for m in members],
+                              [stats[m].temp - offsets.get(m, 0.0) for m in members], decay_r)
+            if sums is not None:
+                g.sxy, g.sxx = sums
+                g.windows += 1
             r = g.r
-            base = {m: stats[m].temp - r * stats[m].power for m in members}
-            known = [base[m] - offsets[m] for m in members if m in offsets]
-            common = statistics.median(known) if len(known) >= 3 else statistics.median(base.values())
-            for m in members:
-                deviation = base[m] - common
-                old = offsets.get(m)
-                offsets[m] = deviation if old is None else old + rate * (deviation - old)
-
-    @staticmethod
-    def _fit_common(g: _Group, powers: list[float], temps: list[float], decay: float) -> None:
-        """Add one window to the cross-module fit: temperatures less each module's usual offset
-        against power, about the window's means (the inlet cancels). Modules far off the current
-        line (a creeping one ahead of its learnt offset, one just back from maintenance) are left
-        out of the window's sums, so one module cannot tilt every other module's inlet."""
-        r = g.r
-        p_mean, t_mean = sum(powers) / len(powers), sum(temps) / len(temps)
-        resid = [t - t_mean - r * (p - p_mean) for p, t in zip(powers, temps, strict=True)]
-        centre = statistics.median(resid)
-        spread = statistics.median(abs(x - centre) for x in resid)
-        limit = max(4 * 1.4826 * spread, 1.0)
-        kept = [(p, t) for p, t, x in zip(powers, temps, resid, strict=True) if abs(x - centre) <= limit]
-        if len(kept) < 3:
-            return
-        p_mean = sum(p for p, _ in kept) / len(kept)
-        t_mean = sum(t for _, t in kept) / len(kept)
-        g.sxy = decay * g.sxy + sum((p - p_mean) * (t - t_mean) for p, t in kept) + (1 - decay) * PRIOR_R * PRIOR_WEIGHT_W2
-        g.sxx = decay * g.sxx + sum((p - p_mean) ** 2 for p, _ in kept) + (1 - decay) * PRIOR_WEIGHT_W2
-        g.windows += 1
+            learnt = learn_offsets([stats[m].temp - r * stats[m].power for m in members],
+                                   [offsets.get(m) for m in members], rate)
+            offsets.update(zip(members, learnt, strict=True))
 
     def _step(self, module: str, h: _History, now: float) -> Event | None:
-        """A level step in R (a re-seated module, new thermal paste, a fixed fan) restarts the
-        trend from the step. A step: the last STEP_HOURS all sit on one side of the line fitted
-        to the day before them, by more than ``STEP_NOISE`` times the hour-to-hour noise and more than
-        ``step_min_c`` at load; a creep moves along its line and is not a step."""
+        """A level step in R (``forecast_fit.find_step``) restarts the trend from the step, unless
+        the other modules of its model stepped alike (their inlet estimate moved, not it)."""
+        step = find_step(h.hours, h.r, h.powers, self.settings.step_min_c)
+        if step is None or self._shared(module, step):
+            return None
         k = STEP_HOURS
-        if len(h.r) < 24 + k:
-            return None
-        x, y = h.hours[-24 - k:], h.r[-24 - k:]
-        # the line through the medians of the day's two halves (cheap, robust; this runs every hour)
-        x1, x2 = statistics.median(x[:12]), statistics.median(x[12:24])
-        y1, y2 = statistics.median(y[:12]), statistics.median(y[12:24])
-        slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
-        residual = [b - (y1 + slope * (a - x1)) for a, b in zip(x, y, strict=True)]
-        noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(residual[:23], residual[1:24], strict=True)) \
-            / math.sqrt(2)
-        after = residual[24:]
-        jump = statistics.median(after)
-        floor = self.settings.step_min_c / statistics.median(h.powers[-200:])
-        if abs(jump) <= max(STEP_NOISE * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
-            return None
-        if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
-            return None  # still moving after the supposed step: a ramp (creep, drift), not a step
-        if jump > 0 and y2 - y1 > 0.5 * noise:
-            return None  # up on top of a rising day: the creep going on, never a reason to forget it
-        if self._shared(module, x[0], x[24], jump):
-            return None  # the others stepped with it: their inlet estimate moved (a peer left, a peer crept), not it
         del h.hours[:-k], h.r[:-k]
         h.resets += 1
+        jump, noise = step.jump, step.noise
         withdrawn = h.warned and jump < 0
         if withdrawn:
             h.warned, h.withdrawn = False, True
@@ -641,30 +566,14 @@ class ThermalForecaster:
                      {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
                      uuid=self.uuids.get(module))
 
-    def _shared(self, module: str, since: float, split: float, jump: float) -> bool:
-        """Whether the other modules of ``module``'s model (without an inlet reading) stepped the
-        same way at the same hour: maintenance changes one module, while a shift of the estimated
-        inlet (a creeping peer dropping out at its throttle point) moves the others together."""
+    def _shared(self, module: str, step: Step) -> bool:
+        """Whether the other modules of ``module``'s model without an inlet reading stepped alike
+        (``forecast_fit.stepped_alike``); never with an inlet reading: nothing shared to move."""
         if self._hist[module].base == 0.0:
-            return False  # an inlet reading: nothing shared to move
+            return False
         model = self.models.get(module)
-        moved = seen = 0
-        for m, h in self._hist.items():
-            if m == module or self.models.get(m) != model or h.base == 0.0:
-                continue
-            pre = [(a, b) for a, b in zip(h.hours, h.r, strict=True) if since <= a < split]
-            post = [b for a, b in zip(h.hours, h.r, strict=True) if a >= split]
-            if len(pre) < 12 or len(post) < 3:
-                continue
-            half = len(pre) // 2
-            x1, x2 = statistics.median(a for a, _ in pre[:half]), statistics.median(a for a, _ in pre[half:])
-            y1, y2 = statistics.median(b for _, b in pre[:half]), statistics.median(b for _, b in pre[half:])
-            slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
-            shift = statistics.median(b - (y1 + slope * (a - x1)) for a, b in zip(
-                [a for a in h.hours if a >= split], post, strict=True))
-            seen += 1
-            moved += shift * jump > 0 and abs(shift) >= 0.5 * abs(jump)
-        return seen > 0 and moved >= max(1, seen // 2)
+        return stepped_alike(((h.hours, h.r) for m, h in self._hist.items()
+                              if m != module and self.models.get(m) == model and h.base != 0.0), step)
 
     def missing(self, module: str) -> str | None:
         """What ``module``'s readings lack for the forecast, which takes a sample only with a
@@ -741,46 +650,13 @@ class ThermalForecaster:
     # --- judging -----------------------------------------------------------------------
     def forecast(self, module: str, now: float, alpha: float | None = None) -> Forecast | None:
         """The trend over the whole history, or over the last two days when that predicts an
-        earlier crossing (a creep that began inside the history is steeper than the average).
+        earlier crossing, at a heavy job's power on a warm day (``forecast_fit.trend``).
         ``alpha``: the interval's confidence, when not the settings' (a backtest's sweep)."""
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
-        # a heavy job on a warm day: when the crossing comes first; the last day counts in full, so
-        # a node whose inlet or load has risen lately brings the crossing forward at once
-        # an inference load's hours average its peaks away: its busy windows' peaks through the
-        # thermal lag count too (a minute-long peak, not the window's mean, brings the first slowdown)
-        power = max(_p95(h.powers), _p95(h.powers[-144:]), _p95(h.loaded) if h.loaded else 0.0)
-        # estimated inlets on today's common R: an estimate made with R' is lower by (R − R')·P, and
-        # mixing bases would move the crossing by that much at load
-        refs = h.refs if h.base == 0.0 else \
-            (np.asarray(h.refs) + (np.asarray(h.bases) - h.base) * np.asarray(h.powers)).tolist()  # same rounding
-        ref = max(_p95(refs), _p95(refs[-144:]))
-        r_crit = (self.slowdown_c[module] - ref) / power - h.base
-        alpha = self.alpha if alpha is None else alpha
-        whole = self._fit(module, h, now, 0, r_crit, power, ref, alpha)
-        recent = self._fit(module, h, now, RECENT_HOURS, r_crit, power, ref, alpha) \
-            if len(h.r) >= RECENT_HOURS + 24 else None
-        if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
-                whole.earliest is None or recent.earliest < whole.earliest):
-            return recent
-        return whole
-
-    def _fit(self, module: str, h: _History, now: float, last_hours: int, r_crit: float, power: float,
-             ref: float, alpha: float) -> Forecast:
-        hours = h.hours[-last_hours:] if last_hours else h.hours
-        r = h.r[-last_hours:] if last_hours else h.r
-        days = np.asarray(hours) / 24.0
-        slope, intercept, low, high = theil_sen(days, np.asarray(r), alpha)
-        r_now = intercept + slope * now / 86400.0  # both less h.base until the Forecast is made
-
-        def at(rate: float) -> float | None:
-            if rate <= 0:
-                return None
-            return float(now + max(r_crit - r_now, 0.0) / rate * 86400.0)
-
-        return Forecast(module, float(slope), float(low), float(high), float(r_now + h.base), float(r_crit + h.base),
-                        at(slope), at(high), at(low), (hours[-1] - hours[0]) / 24.0, power, ref, len(hours))
+        return trend(module, h.hours, h.r, h.base, now, self.slowdown_c[module], heavy_load(h.powers, h.loaded),
+                     warm_inlet(h.refs, h.bases, h.powers, h.base), self.alpha if alpha is None else alpha)
 
     def _evaluate(self, module: str, now: float) -> Event | None:
         f = self.forecast(module, now)
@@ -836,62 +712,6 @@ def decide(f: Forecast, warned: bool, settings: ForecastSettings, horizon_s: flo
     if warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (horizon_s + settings.margin_s)):
         return "withdraw"
     return None
-
-
-_PAIRS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _p95(values: list[float]) -> float:
-    """The 95th percentile by nearest rank (numpy's percentile costs more than the sort here)."""
-    ordered = sorted(values)
-    return ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)]
-
-
-# scipy.special.ndtri((1 - alpha) / 2) for the levels the forecast and the backtest's sweep use, as
-# scipy gives them: importing scipy.special cost watch and doctor 0.2-0.4 s at startup
-_Z_OF_ALPHA = {0.8: -1.2815515655446004, 0.9: -1.6448536269514729, 0.95: -1.959963984540054}
-
-
-def _z(alpha: float) -> float:
-    """The normal quantile at (1 - alpha) / 2; scipy only for a level the table lacks."""
-    z = _Z_OF_ALPHA.get(alpha)
-    if z is None:
-        from scipy.special import ndtri
-
-        z = _Z_OF_ALPHA[alpha] = float(ndtri((1 - alpha) / 2))
-    return z
-
-
-def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
-    """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
-    scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
-    forecast fits every module every two hours of a replay): the three ranks it needs come from
-    one partition of the pairwise slopes, not a sort."""
-    n = len(x)
-    pairs = _PAIRS.get(n)
-    if pairs is None:
-        pairs = _PAIRS[n] = np.triu_indices(n, 1)
-    i, j = pairs
-    dx = x[j] - x[i]
-    dy = y[j] - y[i]
-    keep = dx != 0
-    slopes = dy / dx if keep.all() else dy[keep] / dx[keep]
-    m = len(slopes)
-    ys = np.sort(y)
-    tie_term = 0.0
-    if (ys[1:] == ys[:-1]).any():
-        _, counts = np.unique(ys, return_counts=True)
-        ties = counts[counts > 1]
-        tie_term = float(np.sum(ties * (ties - 1) * (2 * ties + 5)))
-    var = (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
-    z = _z(alpha)
-    upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
-    lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
-    part = np.partition(slopes, sorted({lower, upper, m // 2, max(m // 2 - 1, 0)}))
-    slope = float(part[m // 2] if m % 2 else (part[m // 2 - 1] + part[m // 2]) / 2)
-    y_median = float(ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2)
-    intercept = y_median - slope * float(np.median(x))
-    return slope, intercept, float(part[lower]), float(part[upper])
 
 
 def _hours(t: float | None, now: float) -> str:
