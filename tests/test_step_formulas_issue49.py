@@ -104,3 +104,90 @@ def test_plan_memory_accounting_flag_and_named_allowances(capsys):
     assert code == 0 and json.loads(capsys.readouterr().out)["accounting"] == "paper"  # the default: as before
     code = main(["plan", "memory", "--params", "7B", "--accounting", "fsdp-ish"])
     assert code == 2 and "--accounting" in capsys.readouterr().err
+
+
+# --accounting fsdp: PyTorch FSDP as implemented (torch.distributed.fsdp: ShardingStrategy, MixedPrecision,
+# BackwardPrefetch.BACKWARD_PRE). A small shape keeps the hand arithmetic short: 4 blocks of 1024, vocabulary 32000.
+SMALL = Architecture(layers=4, hidden=1024, heads=8)
+BLOCK = 4 * 1024**2 + 2 * 1024 * 4096 + 4 * 1024  # attention, MLP, norms: 12,587,008
+ROOT = 32000 * 1024  # the embedding, in the root unit: 32,768,000
+PSI = 4 * BLOCK + ROOT  # 83,116,032
+
+
+def _fsdp(zero, **kw):
+    return memory_per_module(Job(float(SMALL.parameters()), zero=zero, dp=8, arch=SMALL, accounting="fsdp", **kw))
+
+
+def test_fsdp_full_shard_holds_fp32_shards_plus_the_root_and_two_gathered_blocks():
+    """FULL_SHARD (--zero 3), N = 8, bf16 with AdamW: weights 4Ψ/N + 2(R + 2B) = 41,558,016 + 115,884,032 =
+    157,442,048; gradients 4Ψ/N + 2·max(R, B) = 41,558,016 + 65,536,000 = 107,094,016; optimizer 8Ψ/N =
+    83,116,032 (the fp32 master is the sharded parameter, so AdamW adds only its two moments)."""
+    assert SMALL.layer_parameters() == BLOCK == 12_587_008 and SMALL.parameters() == PSI == 83_116_032
+    b = _fsdp(3)
+    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (157_442_048, 107_094_016, 83_116_032)
+    assert b.state_allowances == {"FSDP gathered units (compute dtype)": 115_884_032,
+                                  "FSDP unsharded gradient of one unit": 65_536_000}
+    assert b.communication_bytes == 0  # FSDP's collectives run on the unit copies above
+    assert any("FULL_SHARD" in n and "BACKWARD_PRE" not in n for n in b.assumptions)
+    assert any("BACKWARD_PRE" in n for n in b.assumptions)
+
+
+def test_fsdp_shard_grad_op_keeps_every_unit_gathered_and_zero1_maps_to_it():
+    """SHARD_GRAD_OP (--zero 2; FSDP has no optimizer-only sharding, so --zero 1 too): weights 4Ψ/N + 2Ψ =
+    41,558,016 + 166,232,064 = 207,790,080; gradients and optimizer as FULL_SHARD's (107,094,016 and 83,116,032)."""
+    two, one = _fsdp(2), _fsdp(1)
+    assert (two.weights_bytes, two.gradients_bytes, two.optimizer_bytes) == (207_790_080, 107_094_016, 83_116_032)
+    assert (one.weights_bytes, one.gradients_bytes, one.optimizer_bytes) == (207_790_080, 107_094_016, 83_116_032)
+    assert any("SHARD_GRAD_OP (--zero 1)" in n for n in one.assumptions)
+
+
+def test_fsdp_no_shard_is_replicated_fp32_with_the_unit_copies():
+    """NO_SHARD (--zero 0), bf16: weights 4Ψ + 2(R + 2B) = 332,464,128 + 115,884,032 = 448,348,160; gradients
+    4Ψ + 2·max(R, B) = 398,000,128; optimizer 8Ψ = 664,928,256. In fp32 there is no low-precision copy:
+    4Ψ, 4Ψ and 8Ψ with no allowance."""
+    b = _fsdp(0)
+    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (448_348_160, 398_000_128, 664_928_256)
+    fp32 = _fsdp(0, precision="fp32")
+    assert (fp32.weights_bytes, fp32.gradients_bytes, fp32.optimizer_bytes) == (4 * PSI, 4 * PSI, 8 * PSI)
+    assert sum(fp32.state_allowances.values()) == 0
+
+
+def test_fsdp_on_a_llama_7b_shape_lies_between_the_paper_and_deepspeed():
+    """Llama-2-7B's shape on 8 ranks: SHARD_GRAD_OP 2Ψ + 16Ψ/N + 2B = 26.84 GB, between the paper's ZeRO-2
+    (2Ψ + 14Ψ/N = 24.78 GB) and DeepSpeed's estimator (4Ψ + 16Ψ/N = 39.65 GB); FULL_SHARD 16Ψ/N + 2(R + 2B) +
+    2·max(R, B) = 14.69 GB against the paper's 13.22."""
+    llama = Architecture(layers=32, hidden=4096, heads=32, ffn=11008, vocab=32000, gated_mlp=True)
+    psi, block, root = float(llama.parameters()), llama.layer_parameters(), 32000 * 4096
+    job = Job(psi, zero=2, dp=8, arch=llama, accounting="fsdp")
+    assert _states(job) == pytest.approx(2 * psi + 16 * psi / 8 + 2 * block)
+    assert _states(job) / GB == pytest.approx(26.84, abs=0.01)
+    assert _states(replace(job, accounting="paper")) < _states(job) < _states(replace(job, accounting="deepspeed"))
+    full = replace(job, zero=3)
+    assert _states(full) == pytest.approx(16 * psi / 8 + 2 * (root + 2 * block) + 2 * block)
+    assert _states(full) / GB == pytest.approx(14.69, abs=0.01)
+
+
+def test_fsdp_needs_the_architecture_and_has_no_optimizer_only_offload():
+    with pytest.raises(PlanError, match="architecture"):
+        memory_per_module(Job(7e9, zero=3, dp=8, accounting="fsdp"))
+    with pytest.raises(PlanError, match="CPUOffload"):
+        memory_per_module(Job(7e9, zero=3, dp=8, arch=SMALL, accounting="fsdp", offload_optimizer=True))
+
+
+def test_plan_memory_accounting_fsdp_cli(capsys):
+    code = main(["plan", "memory", "--layers", "4", "--hidden", "1024", "--heads", "8", "--zero", "3", "--dp", "8",
+                 "--accounting", "fsdp", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["accounting"] == "fsdp"
+    b = out["breakdown"]
+    assert (b["weights_bytes"], b["gradients_bytes"], b["optimizer_bytes"]) == (157_442_048, 107_094_016, 83_116_032)
+    assert out["allowances"]["FSDP gathered units (compute dtype)"] == 115_884_032
+    assert out["allowances"]["FSDP unsharded gradient of one unit"] == 65_536_000
+    assert b["total_bytes"] == pytest.approx(sum(v for k, v in b.items() if k != "total_bytes"))
+    code = main(["plan", "memory", "--layers", "4", "--hidden", "1024", "--heads", "8", "--zero", "3", "--dp", "8",
+                 "--accounting", "fsdp"])
+    text = capsys.readouterr().out
+    assert code == 0 and "FULL_SHARD" in text and "BACKWARD_PRE" in text
+    code = main(["plan", "memory", "--params", "7B", "--zero", "3", "--accounting", "fsdp"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--accounting" in err and "--layers" in err

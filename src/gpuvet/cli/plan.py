@@ -57,7 +57,7 @@ class MemoryPlan(TypedDict, total=False):
     assumptions: list[str]
     fits: Fit
     fewest_modules: Fewest | None
-    accounting: str  # paper (the ZeRO paper's ideal) or deepspeed (DeepSpeed's estimator)
+    accounting: str  # paper (the ZeRO paper's ideal), deepspeed (DeepSpeed's estimator) or fsdp (PyTorch FSDP's layout)
     allowances: dict[str, float]  # bytes the total includes beyond the model states and activations, by name
 
 
@@ -72,10 +72,14 @@ ParamsOpt = Annotated[str | None, typer.Option("--params", metavar="COUNT", help
 RecomputeHelp = "Activation recomputation: none|selective|full."
 PrecisionHelp = "Training precision: fp32|bf16|fp16|fp8 (fp16 and bf16 are mixed precision)."
 OptimizerHelp = "Optimizer: adam, adamw, adam8bit, sgd or adafactor."
-AccountingOpt = Annotated[str, typer.Option("--accounting", metavar="paper|deepspeed", help="How model states are "
-                                            "counted: the ZeRO paper's ideal (2Ψ + 2Ψ + 12Ψ, sharded by stage) or "
+AccountingOpt = Annotated[str, typer.Option("--accounting", metavar="paper|deepspeed|fsdp", help="How model states "
+                                            "are counted: the ZeRO paper's ideal (2Ψ + 2Ψ + 12Ψ, sharded by stage); "
                                             "DeepSpeed's estimator as implemented (ZeRO-2: 4Ψ + 16Ψ/N; ZeRO-3: "
-                                            "18Ψ/N + the largest layer).")]
+                                            "18Ψ/N + the largest layer); or PyTorch FSDP as implemented, --zero "
+                                            "choosing its sharding strategy: 3 FULL_SHARD (16Ψ/N + the root unit and "
+                                            "two blocks gathered), 2 and 1 SHARD_GRAD_OP (FSDP has no optimizer-only "
+                                            "sharding: 2Ψ + 16Ψ/N), 0 NO_SHARD (16Ψ + the gathered units); each adds "
+                                            "one unit's unsharded gradient. fsdp needs --layers/--hidden/--heads.")]
 
 plan_app = typer.Typer(
     short_help="Memory, collectives, step time and power, from the node model.",
@@ -135,8 +139,9 @@ def memory(
     params: ParamsOpt = None,
     precision: Annotated[str, typer.Option("--precision", metavar="fp32|bf16|fp16|fp8", help=PrecisionHelp)] = "bf16",
     optimizer: Annotated[str, typer.Option("--optimizer", metavar="NAME", help=OptimizerHelp)] = "adamw",
-    zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3 (FSDP full sharding = 3).",
-                                         callback=ints(0, 3))] = 0,
+    zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3; under --accounting fsdp the "
+                                      "FSDP strategy: 3 FULL_SHARD, 2 and 1 SHARD_GRAD_OP, 0 NO_SHARD.",
+                                      callback=ints(0, 3))] = 0,
     dp: Annotated[int, typer.Option("--dp", help="Data-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
     pp: Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,
@@ -214,7 +219,8 @@ def _memory_plan(job: Job, m: ModuleModel | None, headroom: float) -> MemoryPlan
         "activations_bytes": b.activations_bytes, "communication_bytes": b.communication_bytes,
         "runtime_bytes": b.runtime_bytes, "total_bytes": b.total_bytes}, "assumptions": b.assumptions,
         "accounting": job.accounting, "allowances": {"communication buffers": b.communication_bytes,
-                                                     "runtime (CUDA context, NCCL, workspaces)": b.runtime_bytes}}
+                                                     "runtime (CUDA context, NCCL, workspaces)": b.runtime_bytes}
+        | b.state_allowances}
     if m is not None:
         if m.memory_bytes:
             out["fits"] = {"module": m.name, "memory_bytes": m.memory_bytes, "memory_mib": m.memory_mib,
@@ -335,7 +341,9 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
          micro_batches: Annotated[int, typer.Option("--micro-batches", help="Per step (gradient accumulation).",
                                                                     callback=ints(1, MAX_TOKENS))] = 8,
          auto_batch: Annotated[bool, typer.Option("--auto-batch", help="Largest micro-batch that fits memory.")] = False,
-         zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3.", callback=ints(0, 3))] = 1,
+         zero: Annotated[int, typer.Option("--zero", metavar="0-3", help="ZeRO stage 0-3 (under --accounting fsdp: "
+                                           "3 FULL_SHARD, 2 and 1 SHARD_GRAD_OP, 0 NO_SHARD).", callback=ints(0, 3))]
+         = 1,
          dp: Annotated[int | None, typer.Option("--dp", help="Default: the modules left after tp × pp.",
                                                          callback=ints(1, MAX_DEGREE))] = None,
          tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree.", callback=ints(1, MAX_DEGREE))] = 1,

@@ -27,8 +27,11 @@ from typing import Literal
 Precision = Literal["fp32", "bf16", "fp16", "fp8"]
 Optimizer = Literal["adam", "adamw", "adam8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
-Accounting = Literal["paper", "deepspeed"]
-ACCOUNTINGS = ("paper", "deepspeed")
+Accounting = Literal["paper", "deepspeed", "fsdp"]
+ACCOUNTINGS = ("paper", "deepspeed", "fsdp")
+# The FSDP sharding strategy each ZeRO stage maps to under --accounting fsdp. FSDP has no strategy that
+# shards the optimizer states alone, so ZeRO-1 takes SHARD_GRAD_OP (gradients sharded too).
+FSDP_STRATEGY = {0: "NO_SHARD", 1: "SHARD_GRAD_OP", 2: "SHARD_GRAD_OP", 3: "FULL_SHARD"}
 GiB = 2**30
 
 
@@ -51,15 +54,19 @@ class Architecture:
     gated_mlp: bool = False  # SwiGLU-style: three FFN matrices instead of two
     experts: int = 1  # MoE experts per layer (every layer)
 
-    def parameters(self) -> int:
-        """Weights of the blocks, their norms and the (tied) embedding."""
+    def layer_parameters(self) -> int:
+        """Weights of one transformer block: attention, MLP (every expert) and its norms."""
         h, kv = self.hidden, (self.kv_heads or self.heads)
         head_dim = h // self.heads
         attention = h * h + 2 * h * kv * head_dim + h * h  # q, k and v, o
         ffn = self.ffn or 4 * h
         mlp = (3 if self.gated_mlp else 2) * h * ffn * self.experts
         norms = 4 * h
-        return self.layers * (attention + mlp + norms) + self.vocab * h
+        return attention + mlp + norms
+
+    def parameters(self) -> int:
+        """Weights of the blocks, their norms and the (tied) embedding."""
+        return self.layers * self.layer_parameters() + self.vocab * self.hidden
 
 
 @dataclass(frozen=True)
@@ -93,10 +100,17 @@ class Job:
         if self.zero not in (0, 1, 2, 3):
             raise PlanError("--zero", f"stage {self.zero} does not exist", "use 0, 1, 2 or 3")
         if self.accounting not in ACCOUNTINGS:
-            raise PlanError("--accounting", f"unknown accounting {self.accounting!r}", "use paper or deepspeed")
+            raise PlanError("--accounting", f"unknown accounting {self.accounting!r}", "use paper, deepspeed or fsdp")
         if self.accounting == "deepspeed" and self.zero == 3 and self.arch is None:
             raise PlanError("--accounting", "DeepSpeed's ZeRO-3 estimate counts the largest layer, which needs the "
                             "architecture", "give --layers, --hidden and --heads")
+        if self.accounting == "fsdp" and self.arch is None:
+            raise PlanError("--accounting", "FSDP gathers one wrapped unit (a transformer block, or the root with the "
+                            "embedding) at a time, which needs the architecture", "give --layers, --hidden and --heads")
+        if self.accounting == "fsdp" and self.offload_optimizer:
+            raise PlanError("--offload-optimizer", "FSDP cannot offload the optimizer alone: its CPUOffload moves the "
+                            "parameters and gradients to the host too", "leave --offload-optimizer out, or use "
+                            "--accounting deepspeed")
         if self.arch is not None:
             a = self.arch
             if a.hidden % a.heads:
@@ -135,6 +149,8 @@ class Breakdown:
     communication_bytes: float
     runtime_bytes: float
     assumptions: list[str] = field(default_factory=list)
+    # bytes inside weights_bytes and gradients_bytes beyond the model states, by name (FSDP's gathered units)
+    state_allowances: dict[str, float] = field(default_factory=dict)
 
     @property
     def total_bytes(self) -> float:
@@ -205,6 +221,47 @@ def deepspeed_states(job: Job, psi: float, dp: int) -> tuple[float, float, float
         f"× the largest layer gathered ({layer / 1e6:.0f} M parameters: 16-bit weights and gradients)"]
 
 
+@dataclass(frozen=True)
+class FsdpStates:
+    """Model states as PyTorch FSDP (FullyShardedDataParallel) holds them at its peak."""
+    weights: float
+    gradients: float
+    optimizer: float
+    allowances: dict[str, float]
+    notes: list[str]
+
+
+def fsdp_states(job: Job, psi: float, dp: int) -> FsdpStates:
+    """FSDP as implemented (torch.distributed.fsdp, MixedPrecision, default BACKWARD_PRE): the flat
+    parameters are kept sharded in fp32 (the optimizer's master copy, 4Ψ/N) with fp32 gradient shards
+    (4Ψ/N, upcast after the reduce-scatter) and sharded optimizer states; the compute-dtype (c bytes)
+    copies of the wrapped units are the allowance. FULL_SHARD and NO_SHARD hold the root unit R (the
+    embedding) through the step plus the current and prefetched next block B: c(R + 2B); SHARD_GRAD_OP
+    keeps every unit gathered from forward to backward: cΨ. Every strategy adds the unsharded
+    gradient of the unit being reduced, c·max(R, B). NO_SHARD is N = 1."""
+    assert job.arch is not None
+    mixed = job.precision != "fp32"
+    c = 2.0 if mixed else 4.0
+    unit, root = job.arch.layer_parameters() / job.tp, job.arch.vocab * job.arch.hidden / job.tp
+    strategy = FSDP_STRATEGY[job.zero]
+    n = 1 if strategy == "NO_SHARD" else dp
+    moments = OPTIMIZER_BYTES[job.optimizer] - 4.0 if mixed else state_bytes_per_param(job)[2]
+    gathered = c * psi if strategy == "SHARD_GRAD_OP" else c * (root + 2 * unit)
+    grad_unit = c * max(root, unit)
+    if strategy == "NO_SHARD" and not mixed:
+        gathered = grad_unit = 0.0  # no low-precision copy: the fp32 flat parameter and its gradient are used as is
+    allowances = {"FSDP gathered units (compute dtype)": gathered, "FSDP unsharded gradient of one unit": grad_unit}
+    where = ("every unit kept gathered from forward to backward (parameters are not resharded after forward)"
+             if strategy == "SHARD_GRAD_OP" else f"the root unit ({root / 1e6:.0f} M, embedding) and the current "
+             f"and prefetched next block ({unit / 1e6:.0f} M each; BackwardPrefetch.BACKWARD_PRE)")
+    notes = [f"--accounting fsdp: PyTorch FSDP {strategy} (--zero {job.zero}) over N = {n} ranks: fp32 sharded flat "
+             f"parameters 4Ψ/N (the optimizer's master copy), fp32 gradient shards 4Ψ/N, {moments:g}Ψ/N of "
+             f"{job.optimizer} state (torch.distributed.fsdp ShardingStrategy, MixedPrecision)",
+             f"FSDP allowance: {c:g}-byte copies of the gathered units, {where}: {gathered / 1e9:.3g} GB; the unsharded "
+             f"gradient of the largest unit before its reduce-scatter: {grad_unit / 1e9:.3g} GB"]
+    return FsdpStates(4 * psi / n + gathered, 4 * psi / n + grad_unit, moments * psi / n, allowances, notes)
+
+
 def memory_per_module(job: Job) -> Breakdown:
     job.validate()
     notes: list[str] = []
@@ -213,7 +270,12 @@ def memory_per_module(job: Job) -> Breakdown:
     w, g, o, state_notes = state_bytes_per_param(job)
     notes += state_notes
     dp = job.dp * job.cp  # ZeRO shards over the data-parallel (and context-parallel) group
-    if job.accounting == "deepspeed" and job.zero >= 2 and job.precision != "fp32":
+    allowances: dict[str, float] = {}
+    if job.accounting == "fsdp":
+        fsdp = fsdp_states(job, psi, dp)
+        weights, grads, optim, notes, allowances = (fsdp.weights, fsdp.gradients, fsdp.optimizer, fsdp.notes,
+                                                    fsdp.allowances)  # FSDP's own layout replaces the paper's
+    elif job.accounting == "deepspeed" and job.zero >= 2 and job.precision != "fp32":
         weights, grads, optim, ds_notes = deepspeed_states(job, psi, dp)
         notes = ds_notes  # DeepSpeed's own byte counts replace the paper's
     else:
@@ -245,12 +307,17 @@ def memory_per_module(job: Job) -> Breakdown:
         activations = 0.0
         notes.append("activations not counted: give the architecture (--layers, --hidden, --heads) to include them")
     comm = 2 * job.bucket_mb * 1e6 * (2 if job.zero >= 3 else 1)
-    notes.append(f"communication buffers: two {job.bucket_mb:g} MB buckets" + (" for reduce-scatter and two for "
-                                                                               "all-gather" if job.zero >= 3 else ""))
+    if job.accounting == "fsdp":
+        comm = 0.0
+        notes.append("communication buffers: none apart; FSDP all-gathers into and reduce-scatters from the "
+                     "unit copies counted above")
+    else:
+        notes.append(f"communication buffers: two {job.bucket_mb:g} MB buckets" + (
+            " for reduce-scatter and two for all-gather" if job.zero >= 3 else ""))
     notes.append(f"runtime overhead {job.runtime_overhead_bytes / GiB:g} GiB (CUDA context, NCCL, workspaces)")
-    notes.append("the total includes both allowances above (an assumption, not a measurement); the model states "
-                 "alone are weights + gradients + optimizer")
-    return Breakdown(weights, grads, optim, activations, comm, float(job.runtime_overhead_bytes), notes)
+    notes.append("the total includes the allowances above (assumptions, not measurements); the model states "
+                 "alone are weights + gradients + optimizer" + (" less FSDP's unit copies" if allowances else ""))
+    return Breakdown(weights, grads, optim, activations, comm, float(job.runtime_overhead_bytes), notes, allowances)
 
 
 def fits(total_bytes: float, module_bytes: int, headroom: float = 0.1) -> bool:
