@@ -70,7 +70,8 @@ _FABRIC = Tuning(base_s=8.0e-6,
 _XGMI_RING = {(_R, _LL): 0.353e-6, (_R, _LL128): 0.794e-6, (_R, _SIMPLE): 3.68e-6}
 # NVL72-class switched domain (GB200 NVL72): NVLink SHARP's step latency and efficiency fitted to
 # the only full-rack table found (coreweave/nccl-tests#43, 72 ranks, 512 MiB - 8 GiB); the ring's
-# constants are the 8-GPU NVSwitch fit's (an assumption: no published mid-size rack table was found).
+# constants are the 8-GPU NVSwitch fit's (an assumption), checked, not fitted, on Azure's 4-GPU GB200 tray
+# table (ring forced): within 10 % from 4 GiB up, optimistic by up to 55 % at mid sizes (docs/plan.md).
 COLLECTIVE_TUNING = {
     "fabric": _FABRIC,
     "nvlink_mesh": _FABRIC,  # an assumption: no published table of a 4-GPU NVLink mesh was found
