@@ -47,6 +47,9 @@ class FakeGpu:
     xid_events: list[int] = field(default_factory=list)  # critical Xids the event set still holds
     fabric: tuple[int, int] = (3, 0)  # NVLink fabric registration: state (3 completed), status (0 success)
     serial: str = "1652322054091"  # the board serial (nvidia-smi -q: Serial Number)
+    vbios: str = "96.00.74.00.1C"  # nvidia-smi -q: VBIOS Version
+    inforom_image: str = "G520.0200.00.05"  # nvidia-smi -q: Image Version (InfoROM)
+    gsp_firmware: str = "570.86.15"  # nvidia-smi -q: GSP Firmware Version
 
 
 class FakeNvml:
@@ -109,6 +112,15 @@ class FakeNvml:
 
     def nvmlDeviceGetSerial(self, h: int) -> str:
         return self._gpu(h, "nvmlDeviceGetSerial").serial
+
+    def nvmlDeviceGetVbiosVersion(self, h: int) -> str:
+        return self._gpu(h, "nvmlDeviceGetVbiosVersion").vbios
+
+    def nvmlDeviceGetInforomImageVersion(self, h: int) -> str:
+        return self._gpu(h, "nvmlDeviceGetInforomImageVersion").inforom_image
+
+    def nvmlDeviceGetGspFirmwareVersion(self, h: int, version: Any = None) -> str:
+        return self._gpu(h, "nvmlDeviceGetGspFirmwareVersion").gsp_firmware
 
     def nvmlDeviceGetUUID(self, h: int) -> str:
         return self._gpu(h, "nvmlDeviceGetUUID").uuid

@@ -355,7 +355,17 @@ def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
                    t(g, "ecc_mode/current_ecc"),
                    (t(g, "clocks/sm_clock"), t(g, "clocks/mem_clock"), t(g, "max_clocks/sm_clock"),
                     t(g, "max_clocks/mem_clock")), t(g, "numa_node_id"), notes)
+    info = replace(info, serial=_named(t(g, "serial")), vbios_version=_named(t(g, "vbios_version")),
+                   inforom_version=_named(t(g, "inforom_version/img_version")),
+                   gsp_firmware=_named(t(g, "gsp_firmware_version")))
     return _settings(module_id, t(g, "persistence_mode"), smi_xml.processes(g), notes, info)
+
+
+def _named(text: str | None) -> str | Unavailable:
+    """A serial or firmware version the capture names (what the module ledger and an RMA packet
+    keep); left out or N/A: not in the capture."""
+    value = (text or "").strip()
+    return value[:64] if value and value.upper() != "N/A" else _NOT_IN_CAPTURE
 
 
 def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:

@@ -167,6 +167,9 @@ class NvidiaBackend(Backend):
                                   q("nvmlDeviceGetDefaultApplicationsClock", err.NVML_CLOCK_SM)),
             processes=_pids(q("nvmlDeviceGetComputeRunningProcesses")),
             serial=_serial(q("nvmlDeviceGetSerial")),
+            vbios_version=_version(q("nvmlDeviceGetVbiosVersion")),
+            inforom_version=_version(q("nvmlDeviceGetInforomImageVersion")),
+            gsp_firmware=_version(q("nvmlDeviceGetGspFirmwareVersion")),
         )
 
     def _software(self) -> SoftwareInfo:
@@ -288,6 +291,14 @@ def _serial(value: object) -> str | Unavailable:
     text = _text(value) if isinstance(value, (str, bytes)) else str(value)
     text = str(text).strip()
     return text[:64] if text and text.upper() != "N/A" else Unavailable("no serial reported")
+
+
+def _version(value: object) -> str | Unavailable:
+    """A firmware version NVML reads (VBIOS, InfoROM image, GSP): what a vendor's RMA form asks for."""
+    if isinstance(value, Unavailable):
+        return value
+    text = str(_text(value) if isinstance(value, (str, bytes)) else value).strip()
+    return text[:64] if text and text.upper() != "N/A" else Unavailable("no version reported")
 
 
 def _flag(value: object) -> bool | Unavailable:

@@ -84,6 +84,9 @@ class ModuleInfo:
     clocks_locked: bool | Unavailable = Unavailable("not read")  # application clocks moved off their default
     processes: tuple[int, ...] | Unavailable = Unavailable("not read")  # pids of compute processes on it
     serial: str | Unavailable = Unavailable("not read")  # the board serial, where the backend reads it
+    vbios_version: str | Unavailable = Unavailable("not read")  # what an RMA form asks beside the serial
+    inforom_version: str | Unavailable = Unavailable("not read")  # the InfoROM image version
+    gsp_firmware: str | Unavailable = Unavailable("not read")  # the GSP firmware version, where it runs one
 
 
 @dataclass(frozen=True)

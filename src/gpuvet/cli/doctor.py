@@ -9,11 +9,17 @@ import typer
 from gpuvet.cli import exits, term
 from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
+from gpuvet.cli.module import LaddersOpt
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpuvet.backends.base import Backend
     from gpuvet.doctor.captures import Captures
+    from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.model import DoctorRun
+    from gpuvet.ledger.ladders import Ladders
+    from gpuvet.ledger.record import ModuleStep
 
 
 def doctor(
@@ -36,6 +42,10 @@ def doctor(
     verbose: Annotated[bool, typer.Option("--verbose", help="List every step of every playbook, not only the "
                                           "checks that judged something.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: findings and steps.")] = False,
+    logbook: Annotated[str | None, typer.Option("--logbook", help="Keep each cause found on a module in the module "
+                                                "ledger (a file or postgresql:// URL) and say the module's ladder "
+                                                "step from its history there (docs/ledger.md).")] = None,
+    ladders: LaddersOpt = None,
 ) -> None:
     """Ordered troubleshooting: each playbook runs its checks in the order an experienced engineer
     would (for a slow interconnect: the physical link, then driver and runtime configuration, then
@@ -49,14 +59,18 @@ def doctor(
     sim = chosen_node(node_ref, sim)
     if sim and from_:
         raise GpuvetError("--node and --from both given", fix="diagnose one source at a time.")
-    result = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps)
+    from gpuvet.ledger.ladders import load_ladders
+
+    ledger = (logbook, load_ladders(ladders)) if logbook else None  # the step needs a module's history
+    result, actions = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps, ledger)
     with exits.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
         if as_json:
-            write_json(doctor_json(symptom, result), indent=1)
+            write_json(doctor_json(symptom, result, actions), indent=1)
         else:
             from gpuvet.cli.render_doctor import render
 
             render(term.console(), result, verbose=verbose or all_steps)
+            _render_actions(actions)
 
 
 def _backend(sim: str | None, captures: Captures | None) -> Backend | None:
@@ -71,7 +85,8 @@ def _backend(sim: str | None, captures: Captures | None) -> Backend | None:
 
 
 def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: list[str] | None,
-              window: str | None, all_steps: bool) -> DoctorRun:
+              window: str | None, all_steps: bool,
+              ledger: tuple[str | None, Ladders] | None = None) -> tuple[DoctorRun, list[ModuleStep]]:
     from gpuvet.cli.common import flag_seconds
     from gpuvet.doctor.captures import Captures, read_captures
     from gpuvet.doctor.evidence import Evidence
@@ -94,29 +109,65 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
                   watch=captures is None or bool(sim), trend=thermal_trend)
     try:
         with term.heartbeat("doctor: gathering evidence and running the playbooks"):
-            return diagnose(ev, symptom, all_steps)
+            result = diagnose(ev, symptom, all_steps)
+        return result, _steps(result, ev, *ledger) if ledger else []
     finally:
         if backend is not None:
             backend.close()
 
 
-def doctor_json(symptom: str | None, result: DoctorRun) -> dict[str, object]:
+def _steps(result: DoctorRun, ev: Evidence, logbook: str | None, ladders: Ladders) -> list[ModuleStep]:
+    """Each module with a cause: its ladder step (health's code path); kept in the logbook with
+    --logbook. A logbook that cannot be used is a note: the diagnosis stands all the same."""
+    from gpuvet.doctor.ledger_link import keep
+    from gpuvet.logbook.store import Logbook, LogbookError
+
+    book = None
+    try:
+        book = Logbook(logbook) if logbook else None
+        return keep(result, ev, book, ladders)
+    except LogbookError as exc:
+        result.notes.append(f"not kept in the module ledger: {exc.message}")
+        return keep(result, ev, None, ladders)
+    finally:
+        if book:
+            book.close()
+
+
+def _render_actions(actions: list[ModuleStep]) -> None:
+    """health's words: one line per module with a cause, its step and why."""
+    from rich.text import Text
+
+    for a in actions:
+        term.console().print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))
+
+
+def doctor_json(symptom: str | None, result: DoctorRun, actions: Sequence[ModuleStep] = ()) -> dict[str, object]:
     """doctor --json: the symptom, the findings (place keys only when known), every step, and the checks
-    no step could judge with what would let them (cant_tell)."""
+    no step could judge with what would let them (cant_tell); with a module ledger step, each finding's
+    module ``step`` and ``actions`` (health's keys)."""
     from gpuvet.doctor.answer import cant_tell
     from gpuvet.report.jsonable import to_jsonable
 
     unjudged = cant_tell(result)
     return {"symptom": symptom, "simulated": result.simulated, "notes": result.notes,
-            "findings": [_finding_json(to_jsonable(f)) for f in result.findings],
+            "findings": [_finding_json(to_jsonable(f), actions) for f in result.findings],
             "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
                       | {"findings": len(s.findings)} for s in result.steps],
-            "cant_tell": {"checks": list(unjudged.checks), "give": list(unjudged.give)}}
+            "cant_tell": {"checks": list(unjudged.checks), "give": list(unjudged.give)},
+            "actions": [a.to_json() for a in actions]}
 
 
-def _finding_json(d: dict[str, object]) -> dict[str, object]:
+def _finding_json(d: dict[str, object], actions: Sequence[ModuleStep] = ()) -> dict[str, object]:
+    from gpuvet.node.bus import bus_key
+
     if d.get("between") is None:
         d.pop("between", None)
     if d.get("module") is None:
         d.pop("module", None)
+    module = d.get("module")
+    step = next((a for a in actions if module == a.slot or (a.bus_id and bus_key(str(module)) == bus_key(a.bus_id))),
+                None) if module else None
+    if step is not None:
+        d["step"] = step.to_json()
     return d

@@ -13,7 +13,7 @@ from gpuvet.backends.readings import Inventory, Unavailable
 from gpuvet.health.model import ModuleId, Status
 from gpuvet.health.run import HealthResult
 from gpuvet.ledger.ladders import Ladders
-from gpuvet.ledger.record import Flagged, Seen, health_rows, steps_now
+from gpuvet.ledger.record import Flagged, Seen, health_rows, module_environment, steps_now
 from gpuvet.logbook.store import Logbook, utc_now
 from gpuvet.report.jsonable import to_jsonable
 
@@ -67,7 +67,6 @@ def _begin(book: Logbook, result: HealthResult, now: str) -> str:
         "kind": "health", "tool": "gpuvet", "tool_version": __version__, "host": socket.gethostname(),
         "time_utc": now, "backend": report.backend, "simulated": report.simulated, "node": report.node,
         "driver_version": _text(driver), "cuda_driver_version": _text(cuda), "health_status": report.status.value,
-        "modules": [{"id": s.slot, "model": s.model, "uuid": s.uuid, "bus_id": s.bus_id}
-                    for s in seen_modules(inv)]}
+        "modules": [module_environment(m) for m in (inv.modules if inv else ()) if isinstance(m.uuid, str)]}
     return book.begin("health", env, report.simulated, report.node, at_utc=now)
 

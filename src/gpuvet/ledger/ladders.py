@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
@@ -37,9 +37,16 @@ class Ladders:
     faults: dict[str, Ladder]
     default: Ladder
     where: str
+    same_as: dict[str, str] = field(default_factory=dict)  # another command's name of a fault -> its key
+
+    def key(self, fault: str) -> str:
+        """The ladder's key of a fault named by doctor or validate (``same_as``), else the name itself:
+        one fault counts once on a module whichever command saw it."""
+        return self.same_as.get(fault, fault)
 
     def ladder(self, fault: str) -> Ladder:
         """The fault's own ladder; an Xid without one takes ``xid:*``; anything else the default."""
+        fault = self.key(fault)
         if fault in self.faults:
             return self.faults[fault]
         if fault.startswith("xid:") and "xid:*" in self.faults:
@@ -84,7 +91,21 @@ def parse_ladders(text: str, where: str) -> Ladders:
     steps = _steps(data.get("steps", list(_builtin().steps) if where != "gpuvet's ladders.yaml" else None), where)
     faults = {str(k): _ladder(str(k), v, steps, f"{where}: faults.{k}") for k, v in data["faults"].items()}
     default_raw = data.get("default", {"name": "a finding without a ladder", "window": "30d", "ladder": ["watch"]})
-    return Ladders(steps, faults, _ladder("*", default_raw, steps, f"{where}: default"), where)
+    builtin = where == "gpuvet's ladders.yaml"
+    same_as = _same_as(data["same_as"], faults, where) if "same_as" in data else {} if builtin else _builtin().same_as
+    return Ladders(steps, faults, _ladder("*", default_raw, steps, f"{where}: default"), where, same_as)
+
+
+def _same_as(raw: object, faults: dict[str, Ladder], where: str) -> dict[str, str]:
+    """``same_as: {module_missing: presence}``: each name maps to a fault the file has a ladder for."""
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        raise GpuvetError("`same_as` must map names to fault keys", where=f"{where}: same_as",
+                          fix="e.g. same_as: {module_missing: presence, nvlink_down: link_down}")
+    unknown = sorted(v for v in raw.values() if v not in faults and not v.startswith("xid:"))
+    if unknown:
+        raise GpuvetError(f"`same_as` names fault(s) without a ladder: {', '.join(unknown)}", where=f"{where}: same_as",
+                          fix="map each name to a key listed under `faults:`.")
+    return dict(raw)
 
 
 def _steps(raw: object, where: str) -> tuple[str, ...]:

@@ -19,9 +19,10 @@ from gpuvet.ledger.model import ModuleHistory
 from gpuvet.logbook.records import RunRow
 
 FILES = ("summary.txt", "identity.json", "timeline.json", "findings.json", "figures.json", "kernel_lines.txt",
-         "environment.json", "lacking.txt", "MANIFEST.json")
-_ENV_KEYS = ("tool_version", "backend", "driver_version", "cuda_driver_version", "nvml_version", "torch_version",
-             "cuda_version", "nccl_version", "vbios_version", "firmware")
+         "captures.json", "environment.json", "lacking.txt", "MANIFEST.json")
+_ENV_KEYS = ("tool_version", "backend", "driver_version", "cuda_driver_version", "nvml_version", "rocm_version",
+             "torch_version", "cuda_version", "nccl_version")
+_FIRMWARE = ("serial", "vbios_version", "inforom_version", "gsp_firmware")  # a module's, in a run's envelope
 
 
 def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: str,
@@ -34,7 +35,8 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
         "findings.json": _json([asdict(r) for r in h.reports]),
         "figures.json": _json([asdict(f) for f in h.figures]),
         "kernel_lines.txt": _kernel_lines(h),
-        "environment.json": _json(_environment(runs)),
+        "captures.json": _json(_captures(h, ledger)),
+        "environment.json": _json(_environment(runs, h.uuids)),
         "lacking.txt": _lacking(h, runs),
     }
     body["summary.txt"] = summary(h, ladders, runs, now_utc)
@@ -92,23 +94,51 @@ def _kernel_lines(h: ModuleHistory) -> str:
     return "\n".join(lines) + "\n" if lines else "(no kernel line was kept for this module)\n"
 
 
-def _environment(runs: list[RunRow]) -> list[dict[str, JsonValue]]:
+def _environment(runs: list[RunRow], uuids: list[str]) -> list[dict[str, JsonValue]]:
+    """Each run that saw the module: the node's software (driver, CUDA/ROCm, NVML, the runtime's
+    versions) and the module as that run found it (slot, bus id, serial, VBIOS, InfoROM, GSP)."""
     out = []
     for r in runs:
         env = r.envelope.to_json()
+        mine = _module_entry(r, uuids)
         out.append({"run_id": r.run_id, "kind": r.kind, "time_utc": r.started_utc, "node": r.node, "host": r.host,
-                    "simulated": r.simulated, **{k: env.get(k) for k in _ENV_KEYS if env.get(k) is not None}})
+                    "simulated": r.simulated, **{k: env.get(k) for k in _ENV_KEYS if env.get(k) is not None},
+                    "module": mine})
+    return out
+
+
+def _module_entry(r: RunRow, uuids: list[str]) -> dict[str, JsonValue]:
+    for m in r.envelope.modules:
+        if m.uuid in uuids:
+            return {k: v for k, v in m.to_json().items() if k in ("id", "bus_id", "model", *_FIRMWARE) and v is not None}
+    return {}
+
+
+def _captures(h: ModuleHistory, ledger: Ledger) -> list[dict[str, JsonValue]]:
+    """Each finding that came from captured files (doctor --from): the files and the lines of them
+    that were its evidence; a run's capture list says what each file was read as."""
+    out: list[dict[str, JsonValue]] = []
+    for r in h.reports:
+        files = r.data.get("captures")
+        if not isinstance(files, list) or not files:
+            continue
+        run = ledger.runs.get(r.run_id)
+        read = run.envelope.to_json().get("captures") if run else None
+        out.append({"time_utc": r.time_utc, "node": r.node, "module": r.slot, "source": r.source, "fault": r.fault,
+                    "files": read if isinstance(read, list) else list(files),
+                    "kernel_lines": r.data.get("kernel_lines", []), "evidence": r.data.get("evidence", [])})
     return out
 
 
 def _lacking(h: ModuleHistory, runs: list[RunRow]) -> str:
     have = {k for r in runs for k, v in r.envelope.to_json().items() if v is not None}
+    have |= {k for r in runs for k in _module_entry(r, h.uuids)}
     lines = ["What a vendor's RMA form asks for that this packet does not hold, and how to add it:",
              "- nvidia-bug-report.log.gz: gpuvet does not keep it. On the node: sudo nvidia-bug-report.sh",
              "- dcgmi diag -r 3 results: gpuvet does not keep them. On the node: dcgmi diag -r 3 -j > dcgm-diag.json"]
     if "vbios_version" not in have:
         lines.append("- VBIOS version: not kept by gpuvet. On the node: nvidia-smi -q -i <bus id> | grep -i vbios")
-    if "firmware" not in have:
+    if "inforom_version" not in have:
         lines.append("- InfoROM / firmware versions: not kept. On the node: nvidia-smi -q -i <bus id> -d INFOROM")
     if not h.serial:
         lines.append("- Board serial: no run read it. On the node: nvidia-smi --query-gpu=serial --format=csv")
@@ -124,6 +154,7 @@ def _lacking(h: ModuleHistory, runs: list[RunRow]) -> str:
 def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str) -> str:
     """One page, in the order a support form asks: product, identity, failure, history, done."""
     driver = next((r.envelope.driver_version for r in reversed(runs) if r.envelope.driver_version), None)
+    firmware = next((e for r in reversed(runs) if (e := _module_entry(r, h.uuids)).get("vbios_version")), {})
     first = h.occurrences[0] if h.occurrences else None
     lines = [f"RMA request: {h.model or 'unknown model'} (made by gpuvet on {now_utc[:10]})", "",
              f"Product / model:   {h.model or 'not read'}",
@@ -132,6 +163,8 @@ def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str
              f"PCI bus id:        {h.places[-1].bus_id if h.places and h.places[-1].bus_id else 'not read'}",
              f"Where now:         {h.where}",
              f"Driver version:    {driver or 'not kept (see lacking.txt)'}",
+             f"VBIOS / InfoROM:   {firmware.get('vbios_version') or 'not read (see lacking.txt)'} / "
+             f"{firmware.get('inforom_version') or 'not read'}",
              "", "Failure description:"]
     if h.step:
         lines.append(f"  Current action: {h.step.step} ({h.step.why})")
@@ -143,7 +176,8 @@ def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str
     lines += ["", f"History: {len(h.places)} place(s), {len(h.occurrences)} fault occurrence(s), "
               f"{len(h.figures)} benchmark figure(s), {len(h.runs)} run(s) that saw it.",
               "Attached: identity.json, timeline.json, findings.json (with evidence), figures.json,",
-              "kernel_lines.txt, environment.json; lacking.txt lists what is still to be added."]
+              "kernel_lines.txt, captures.json (captured files and their evidence lines), environment.json",
+              "(driver, CUDA/ROCm, VBIOS, InfoROM, GSP); lacking.txt lists what is still to be added."]
     low = [f for f in h.figures if f.verdict == "fail"]
     if low:
         lines.append(f"Benchmark: {len(low)} figure(s) failed against design, e.g. {low[-1].name} = "

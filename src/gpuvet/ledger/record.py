@@ -1,5 +1,6 @@
-"""What a health check or a watch hands the ledger, as the logbook's rows, and the step each
-module stands on after it (the one call jobs make into the ledger)."""
+"""What a health check, a doctor run, a validate run or a watch hands the ledger, as the
+logbook's rows, and the step each module stands on after it (the one call they make into the
+ledger: ``steps_now`` or ``step_of``; both judge by ``ladders.current_step``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import datetime, timedelta
 
 from pydantic import JsonValue
 
+from gpuvet.backends.readings import ModuleInfo
 from gpuvet.ledger.build import build_ledger
 from gpuvet.ledger.ladders import Ladders
 from gpuvet.ledger.model import Step
@@ -41,6 +43,9 @@ class Flagged:
     evidence: list[JsonValue] = field(default_factory=list)
     kernel_lines: list[str] = field(default_factory=list)
     xid_seqs: list[int] = field(default_factory=list)
+    fault: str | None = None  # the ladder's key where the caller knows it (doctor's Xid); else from check and reason
+    status: str = "fail"  # fail or warn
+    captured_from: list[str] = field(default_factory=list)  # the captured files it was read from (doctor --from)
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,26 @@ class ModuleStep:
     uuid: str | None
     serial: str | None
     step: Step
+    bus_id: str | None = None  # where known: how a capture names the module
 
     def to_json(self) -> dict[str, JsonValue]:
         return {"node": self.node, "module": self.slot, "uuid": self.uuid, "serial": self.serial,
                 "step": self.step.step, "fault": self.step.fault, "occurrences": self.step.nth,
                 "window_days": round(self.step.window_s / 86400, 3), "why": self.step.why}
+
+
+FIRMWARE = ("serial", "vbios_version", "inforom_version", "gsp_firmware")  # ModuleInfo's, kept per module
+
+
+def module_environment(m: ModuleInfo) -> dict[str, JsonValue]:
+    """A module as a run's envelope keeps it (its ``modules`` entry), with the serial and firmware
+    versions its backend read: what the RMA packet's environment.json gives for the module."""
+    out: dict[str, JsonValue] = {"id": m.id, "model": m.model}
+    for key in ("uuid", "bus_id", *FIRMWARE):
+        value = getattr(m, key)
+        if isinstance(value, str) and value:
+            out[key] = value
+    return out
 
 
 def fault_of(check: str, reason: str) -> str:
@@ -67,17 +87,28 @@ def fault_of(check: str, reason: str) -> str:
 
 def health_rows(run_id: str, time_utc: str, node: str, seen: Sequence[Seen], flagged: Sequence[Flagged],
                 boot_id: str | None) -> tuple[list[Sighting], list[FindingRow]]:
+    return check_rows("health", run_id, time_utc, node, seen, flagged, boot_id)
+
+
+def check_rows(source: str, run_id: str, time_utc: str, node: str, seen: Sequence[Seen], flagged: Sequence[Flagged],
+               boot_id: str | None, ladders: Ladders | None = None) -> tuple[list[Sighting], list[FindingRow]]:
+    """The sightings and findings of one check by ``source`` (health, doctor, validate); with
+    ``ladders``, each fault under its ladder key (``same_as``), so doctor's ``module_missing``
+    counts with health's ``presence``."""
     sightings = [Sighting(run_id, time_utc, node, s.slot, s.uuid, s.serial, s.bus_id, s.model) for s in seen]
     ids = {s.slot: s for s in seen}
     rows = []
     for i, f in enumerate(flagged):
         who = ids.get(f.module or "")
-        fault = fault_of(f.check, f.reason)
+        fault = f.fault or fault_of(f.check, f.reason)
+        fault = ladders.key(fault) if ladders else fault
         token = (f"{boot_id}#{min(f.xid_seqs)}" if f.xid_seqs else boot_id) if boot_id else None
         data: dict[str, JsonValue] = {"check": f.check, "fix": f.fix, "evidence": f.evidence,
                                       "kernel_lines": list(f.kernel_lines)}
+        if f.captured_from:
+            data["captures"] = list(f.captured_from)
         rows.append(FindingRow(run_id, i, time_utc, node, f.module, who.uuid if who else None,
-                               who.serial if who else None, "health", fault, "fail", f.reason, token, data))
+                               who.serial if who else None, source, fault, f.status, f.reason, token, data))
     return sightings, rows
 
 
@@ -90,11 +121,12 @@ def steps_now(book: Logbook | None, sightings: list[Sighting], findings: list[Fi
     rows = book.ledger_rows(since) if book else LedgerRows([], sightings, findings, [], [])
     ledger = build_ledger(rows, ladders, now_utc)
     flagged = {f.uuid for f in findings if f.uuid}
+    by_slot = {(f.node, f.slot) for f in findings if not f.uuid and f.slot}  # gone from the bus: named by its slot
     out = []
     for h in ledger.modules:
-        if h.step is not None and flagged & set(h.uuids):
+        if h.step is not None and (flagged & set(h.uuids) or (h.places[-1].node, h.places[-1].slot) in by_slot):
             place = h.places[-1]
-            out.append(ModuleStep(place.node, place.slot, h.uuids[-1], h.serial, h.step))
+            out.append(ModuleStep(place.node, place.slot, h.uuids[-1], h.serial, h.step, place.bus_id))
     return sorted(out, key=lambda m: (-m.step.rank, m.slot))
 
 
@@ -106,5 +138,5 @@ def step_of(book: Logbook, uuid: str, ladders: Ladders, now_utc: str) -> ModuleS
     for h in ledger.modules:
         if uuid in h.uuids and h.step is not None:
             place = h.places[-1]
-            return ModuleStep(place.node, place.slot, uuid, h.serial, h.step)
+            return ModuleStep(place.node, place.slot, uuid, h.serial, h.step, place.bus_id)
     return None
