@@ -10,7 +10,7 @@ from rich.text import Text
 
 from gpuvet.cli import term
 from gpuvet.watch.events import Event
-from gpuvet.watch.forecast import fixes_of
+from gpuvet.watch.forecast_text import fixes_of
 from gpuvet.watch.replay import ReplayResult
 
 MAX_ROWS = 40  # a fleet of 512 modules without inlet sensors should not scroll the warnings away

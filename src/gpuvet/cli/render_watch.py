@@ -19,7 +19,7 @@ from gpuvet.cli import term
 if TYPE_CHECKING:
     from gpuvet.logbook.records import ModuleEvent
     from gpuvet.watch.backtest import Backtest
-    from gpuvet.watch.forecast import ForecastStatus
+    from gpuvet.watch.forecast_decide import ForecastStatus
     from gpuvet.watch.loop import Watcher, WatchResult
 from gpuvet.node.timeunits import format_duration
 
@@ -133,7 +133,7 @@ def forecast_states(console: Console, statuses: Sequence[ForecastStatus]) -> Non
     """One line of counts, then the modules warned or withdrawn with what the forecast rests on."""
     if not statuses:
         return
-    from gpuvet.watch.forecast import fixes_of
+    from gpuvet.watch.forecast_text import fixes_of
 
     counts = {s: sum(f.state == s for f in statuses) for s in ("warned", "withdrawn", "watching", "insufficient")}
     console.print(Text("overheating forecast: " + ", ".join(f"{n} {s}" for s, n in counts.items())

@@ -41,7 +41,9 @@ import numpy.typing as npt
 
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.blocks import ModuleBlock, Placed
+from gpuvet.watch import forecast_text as text
 from gpuvet.watch.events import Event, Severity
+from gpuvet.watch.forecast_decide import Evidence, ForecastStatus, Lack, decide, lack_of, significant, state_of
 from gpuvet.watch.forecast_fit import (
     CommonFit,
     Forecast,
@@ -66,6 +68,7 @@ from gpuvet.watch.forecast_settings import (
     THERMAL_BITS,
     ForecastSettings,
 )
+from gpuvet.watch.forecast_text import fixes_of
 
 __all__ = ["HOUR", "Forecast", "ForecastSettings", "ForecastStatus", "ThermalForecaster", "WindowStat", "decide",
            "fixes_of", "theil_sen"]
@@ -114,52 +117,6 @@ class _History:
     no_reference: int = 0  # usable, but no inlet reading and too few modules of its model to estimate one
     reference: str = ""  # how the inlet of the last R was formed
     resets: int = 0
-
-
-@dataclass(frozen=True)
-class ForecastStatus:
-    """Where the forecast stands for one module, what it rests on, and what it lacked if it has
-    none. ``state``: warned, withdrawn (warned, then the trend reversed or was reset), watching
-    (a trend, no crossing in sight), insufficient (``reason`` says what was missing)."""
-
-    module: str
-    state: str
-    reason: str
-    reference: str  # how the inlet was formed
-    hours: int
-    r_now: float | None = None  # °C/W
-    slope_per_day: float | None = None
-    slope_interval: tuple[float, float] | None = None
-    inlet_c: float | None = None  # the warm inlet it extrapolates at
-    power_w: float | None = None  # the heavy load it extrapolates at
-    span_days: float | None = None
-    crossing: float | None = None  # only while the trend's interval excludes zero
-    confidence: str = ""
-    fix: str = ""  # insufficient for a want the user can supply (a slowdown point): what to give, as the reason ends
-
-    def to_json(self) -> dict[str, object]:
-        """The state and what it rests on (R, its trend and interval, the inlet and how it was
-        formed, the power and span it extrapolates from, why it is believed)."""
-        return {"module": self.module, "state": self.state, "reason": self.reason, "reference": self.reference,
-                "hours": self.hours, "r_now_c_per_w": self.r_now, "slope_c_per_w_per_day": self.slope_per_day,
-                "slope_interval": list(self.slope_interval) if self.slope_interval else None,
-                "inlet_c": self.inlet_c, "power_w": self.power_w, "span_days": self.span_days,
-                "predicted_crossing": self.crossing, "confidence": self.confidence,
-                **({"fix": self.fix} if self.fix else {})}
-
-
-def fixes_of(statuses: Sequence[ForecastStatus]) -> str:
-    """What the summary's count of modules without enough data adds, as their reasons end: the
-    fix the user can give (``--slowdown-c C``) and for how many, e.g. `` (2 of them: give …)``."""
-    insufficient = [f for f in statuses if f.state == "insufficient"]
-    fixes: dict[str, int] = {}
-    for f in insufficient:
-        if f.fix:
-            fixes[f.fix] = fixes.get(f.fix, 0) + 1
-    if not fixes:
-        return ""
-    return " (" + "; ".join(f"{'all' if n == len(insufficient) > 1 else n} of them: {fix}"
-                            if len(insufficient) > 1 else fix for fix, n in fixes.items()) + ")"
 
 
 class ThermalForecaster:
@@ -502,7 +459,7 @@ class ThermalForecaster:
         creep would leak into the others); none with fewer than two others at the start.
         The third figure is the common R the estimate rests on (0 with a reading): the trend is
         fitted to each module's R less it, so the common R's own wobble cancels."""
-        out = {m: (x.ref, "inlet/coolant reading", 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
+        out = {m: (x.ref, text.READ_INLET, 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
         offsets = self._offset
         for model, members in self._members(stats).items():
             if len(members) < 3:
@@ -512,15 +469,8 @@ class ThermalForecaster:
             trusted = [not self._hist[m].warned for m in members]  # a creeping module is nobody's inlet
             for m, inlet in zip(members, leave_one_out(bases, trusted), strict=True):
                 if inlet is not None:
-                    out[m] = (inlet[0], self._how(inlet[1], len(members) - 1 - inlet[1], model, r), r)
+                    out[m] = (inlet[0], text.inlet_how(inlet[1], len(members) - 1 - inlet[1], model, r), r)
         return out
-
-    @staticmethod
-    def _how(used: int, warned: int, model: str | None, r: float) -> str:
-        """How an estimated inlet was formed, counting the modules it really rests on."""
-        return (f"no inlet/coolant reading: estimated from the node's {used} other {model or 'same-model'} "
-                f"modules at once (T − {r:.4f} °C/W × their own power, less their usual offset; median)"
-                + (f"; {warned} warned module(s) left out" if warned else ""))
 
     def _learn(self, stats: dict[str, WindowStat], span_s: float) -> None:
         """The common R from how the modules' powers and temperatures differ in the same window
@@ -558,11 +508,7 @@ class ThermalForecaster:
         if withdrawn:
             h.warned, h.withdrawn = False, True
         return Event("overheat_forecast_withdrawn" if withdrawn else "forecast_reset", Severity.INFO, module, now,
-                     f"thermal resistance stepped {'down' if jump < 0 else 'up'} by {abs(jump):.4f} °C/W "
-                     f"({abs(jump) * statistics.median(h.powers[-200:]):.1f} °C at load, "
-                     + (f"{abs(jump) / noise:.0f}× the hour-to-hour noise" if noise > 0 else "above a noiseless hour")
-                     + f", held for {k} h: maintenance, re-seating, a fan change?): the trend restarts "
-                     "from here" + ("; the earlier overheating forecast is withdrawn" if withdrawn else ""),
+                     text.stepped(jump, noise, abs(jump) * statistics.median(h.powers[-200:]), k, withdrawn),
                      {"step_c_per_w": jump, "noise_c_per_w": noise, "reference": h.reference, "trend_reset": True},
                      uuid=self.uuids.get(module))
 
@@ -581,71 +527,31 @@ class ThermalForecaster:
         if module in self.uuids or (module in self._hist and self._hist[module].windows):
             return None
         if self._unpowered.get(module):
-            return (f"no power readings ({self._unpowered[module]} samples with a temperature, none with "
-                    "power.draw)")
-        return "no temperature readings (no temperature.gpu column, or every cell of it empty)"
+            return text.no_power(self._unpowered[module])
+        return text.NO_TEMPERATURE
 
     def status(self, module: str, now: float) -> ForecastStatus:
         """What the forecast knows of ``module`` and what it rests on, or what it needed and did
         not get."""
         h = self._hist.get(module, _History())
         hours = len(h.r)
-        if self.missing(module) and not self._unpowered.get(module):
-            # a slowdown point would not help: there is no temperature to forecast (a log without temperature.gpu)
-            return ForecastStatus(module, "insufficient", "no temperature readings (no temperature.gpu column, or "
-                                  "every cell of it empty): the forecast needs each module's temperature and power",
-                                  h.reference, hours)
-        if module not in self.slowdown_c:
-            fix = self.slowdown_fix
-            return ForecastStatus(module, "insufficient", "no slowdown temperature for its model (not in the catalog, "
-                                  "not in the data)" + (f": {fix}" if fix else ""), h.reference, hours, fix=fix)
-        recorded_h = h.windows * self.window_s / HOUR
-        if not h.windows and self._unpowered.get(module):
-            return ForecastStatus(module, "insufficient", f"no power readings ({self._unpowered[module]} samples with "
-                                  "a temperature, none with power.draw): the forecast needs each module's power",
-                                  h.reference, hours)
-        if recorded_h < self.min_hours:
-            return ForecastStatus(module, "insufficient", f"too short a history: {recorded_h:.1f} h recorded, needs "
-                                  f"{self.min_hours} h", h.reference, hours)
-        if h.windows and not h.usable:
-            return ForecastStatus(module, "insufficient", f"no steady-load windows: none of {h.windows} windows had "
-                                  f"utilisation >= {self.min_util:.0%} with power steady within "
-                                  f"{self.max_power_cv:.0%} and settled (within {SETTLE_TOL:.0%} of the window "
-                                  "before)", h.reference, hours)
-        if h.usable and h.no_reference == h.usable:
-            return ForecastStatus(module, "insufficient", "no inlet/coolant reading and fewer than two other modules "
-                                  "of the same model under steady load at the same time to estimate one",
-                                  h.reference, hours)
-        if hours < self.min_hours:
-            return ForecastStatus(module, "insufficient", f"too short a history: {hours} h of steady-load windows"
-                                  + (" since the last step change" if h.resets else "")
-                                  + f", needs {self.min_hours} h", h.reference, hours)
-        f = self.forecast(module, now)
+        lack = lack_of(Evidence(self.missing(module) is None, self._unpowered.get(module, 0), module in self.slowdown_c,
+                                h.windows, h.usable, h.no_reference, hours, h.resets,
+                                h.windows * self.window_s / HOUR), self.min_hours)
+        f = None if lack else self.forecast(module, now)
         if f is None:
-            return ForecastStatus(module, "insufficient", "no trend", h.reference, hours)
-        significant = f.slope_low > 0 and f.slope_low * f.span_days * f.power_w >= self.settings.min_rise_c
-        if h.warned:
-            state, reason = "warned", "overheat_forecast raised"
-        elif h.withdrawn:
-            state, reason = "withdrawn", "warned, then the trend reversed or stepped down"
-        else:
-            state = "watching"
-            reason = (f"trend {f.slope_per_day:+.5f} °C/W per day; " + (
-                "no crossing within the horizon" if significant else
-                "not significant (its interval includes zero, or less rise than needed so far): no forecast"))
-        return ForecastStatus(module, state, reason, h.reference, hours, f.r_now, f.slope_per_day,
-                              (f.slope_low, f.slope_high), f.inlet_c, f.power_w, f.span_days,
-                              f.crossing if significant else None, self._confidence(f))
+            fix = self.slowdown_fix if lack and lack.kind == "no_slowdown" else ""
+            return ForecastStatus(module, "insufficient", text.lack_reason(lack or Lack("no_trend"), self.min_hours,
+                                                                           self.min_util, self.max_power_cv, fix),
+                                  h.reference, hours, fix=fix)
+        sure = significant(f, self.settings.min_rise_c)
+        state = state_of(h.warned, h.withdrawn)
+        return ForecastStatus(module, state, text.state_reason(state, f, sure), h.reference, hours, f.r_now,
+                              f.slope_per_day, (f.slope_low, f.slope_high), f.inlet_c, f.power_w, f.span_days,
+                              f.crossing if sure else None, self._confidence(f))
 
     def _confidence(self, f: Forecast) -> str:
-        """Why the trend is (or is not) believed, in words."""
-        rise = f.slope_low * f.span_days * f.power_w
-        interval = (f"the slope's {self.alpha:.0%} interval [{f.slope_low:+.5f}, {f.slope_high:+.5f}] °C/W per day "
-                    f"from {f.hours} hourly values over {f.span_days:.1f} d")
-        if f.slope_low <= 0:
-            return interval + " includes zero"
-        return interval + (f" excludes zero; at least {rise:.1f} °C of rise at {f.power_w:.0f} W already "
-                           f"(needs {self.settings.min_rise_c:g} °C)")
+        return text.confidence(f, self.alpha, self.settings.min_rise_c)
 
     # --- judging -----------------------------------------------------------------------
     def forecast(self, module: str, now: float, alpha: float | None = None) -> Forecast | None:
@@ -668,10 +574,7 @@ class ThermalForecaster:
             assert f.crossing is not None
             h.warned, h.withdrawn = True, False
             return Event("overheat_forecast", Severity.WARN, module, now,
-                         f"at {f.power_w:.0f} W over a {f.inlet_c:.1f} °C inlet it reaches "
-                         f"{self.slowdown_c[module]:.1f} °C in about {_hours(f.crossing, now)} (between "
-                         f"{_hours(f.earliest, now)} and {_hours(f.latest, now)}): R {f.r_now:.4f} °C/W now, "
-                         f"rising {f.slope_per_day:+.5f} °C/W per day ({self._confidence(f)})",
+                         text.overheat(f, self.slowdown_c[module], now, self._confidence(f)),
                          {"slope_c_per_w_per_day": f.slope_per_day, "slope_interval": [f.slope_low, f.slope_high],
                           "r_now": f.r_now, "r_crit": f.r_crit, "earliest": f.earliest, "latest": f.latest,
                           "reference": h.reference, "reference_c": h.refs[-1] if h.refs else None,
@@ -682,7 +585,7 @@ class ThermalForecaster:
         if action == "withdraw":
             h.warned, h.withdrawn = False, True
             return Event("overheat_forecast_withdrawn", Severity.INFO, module, now,
-                         "the temperature trend no longer points at the slowdown point",
+                         text.WITHDRAWN,
                          {"slope_c_per_w_per_day": f.slope_per_day, "slope_interval": [f.slope_low, f.slope_high],
                           "reference": h.reference},
                          uuid=self.uuids.get(module))
@@ -698,23 +601,3 @@ def _running(values: FloatArray, starts: npt.NDArray[np.intp], held: list[float]
     group = np.repeat(np.arange(len(starts)), sizes)
     grid[group, np.arange(len(values)) - starts[group] + 1] = values
     return np.cumsum(grid, axis=1)[:, -1]
-
-
-def decide(f: Forecast, warned: bool, settings: ForecastSettings, horizon_s: float, now: float) -> str | None:
-    """The one rule, for the forecaster and a backtest's sweep alike: "raise" when the rise is
-    significant (the interval excludes zero), already worth ``min_rise_c`` at load and the
-    crossing is within the horizon plus the margin; "withdraw" a warning whose trend no longer
-    points at the slowdown point; else None."""
-    shown_c = f.slope_low * f.span_days * f.power_w
-    rising = f.slope_low > 0 and f.earliest is not None and shown_c >= settings.min_rise_c
-    if rising and not warned and f.crossing is not None and f.crossing - now <= horizon_s + settings.margin_s:
-        return "raise"
-    if warned and (f.slope_high <= 0 or f.earliest is None or f.earliest - now > 2 * (horizon_s + settings.margin_s)):
-        return "withdraw"
-    return None
-
-
-def _hours(t: float | None, now: float) -> str:
-    if t is None or math.isinf(t):
-        return "never"
-    return f"{(t - now) / HOUR:.0f} h"
