@@ -51,6 +51,24 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "nccl_nvls_nccl892_h800_not_available.txt": set(),
     "nccl_nvls_pie500_h200_container_invalid_arg.txt": {("nvls_setup_failed", "host and GPU not in the log")},
     "nccl_tests254_all_rank0_no_mpi.txt": {("nccl_tests_without_mpi", None)},
+    # the AMD listings and the lspci read after the second round (no fault in any)
+    "amd_amdsmi_powerjoular67_metric.txt": set(),
+    "amd_rocmsmi_rocmsmilib77_a_navi10.txt": set(),
+    "amd_rocmsmi_rocsmi10_rx580_table.txt": set(),
+    "amd_rocmsmi_sysinfo960_780m_json.txt": set(),
+    "amd_rocmsmi_wandb5449_mi250_json_inline.txt": set(),
+    "lspci_tinygradogkm6_4090_idle_then_load.txt": set(),
+}
+
+# file -> the modules inventory --from lists (bus id, or None where the capture prints none), and a note it must
+# carry: amd-smi metric's 'GPU: 0' block and an old rocm-smi -a's GPU[0] name no bus; the 2017 rocm-smi table
+# lists 7 rows (GPU 0 the board's VGA, its N/A readings left unknown); the cut JSON is read up to where it stops
+MODULES: dict[str, tuple[list[str | None], str]] = {
+    "amd_amdsmi_powerjoular67_metric.txt": ([None], "Read from captured files"),
+    "amd_rocmsmi_rocmsmilib77_a_navi10.txt": ([None], "Read from captured files"),
+    "amd_rocmsmi_rocsmi10_rx580_table.txt": ([None] * 7, "GPU[0]: PowerPlay not enabled"),
+    "amd_rocmsmi_sysinfo960_780m_json.txt": (["0000:C4:00.0"], "ends at line 36, before its closing braces"),
+    "amd_rocmsmi_wandb5449_mi250_json_inline.txt": ([None], "breaks inside a string"),
 }
 
 # topo -m: the host side of each GPU read (NUMA Affinity: 3,3,1,1 and 0,0,0,1,2,2; the last row cut)
@@ -81,3 +99,22 @@ def test_fresh_topologies_take_host_sides_from_numa_affinity(capsys: pytest.Capt
     assert [p["socket"] for p in data["host_paths"].values()] == HOSTS[name]
     assert any("NUMA Affinity read" in n for n in data["notes"])
     assert any(lk["between"][0].startswith("nic") for lk in data["links"])  # the NICs of the cut rows are kept
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_fresh_amd_listings_list_their_modules(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    code, data = _run(capsys, "inventory", "--from", str(FRESH / name))
+    assert code == 0
+    assert [m["bus_id"] for m in data["modules"]] == MODULES[name][0]
+    assert any(MODULES[name][1] in n for n in data["notes"]), data["notes"]
+
+
+def test_fresh_listing_readings_are_the_tools_not_invented(capsys: pytest.CaptureFixture[str]) -> None:
+    """The 2017 table's GPU 0 printed N/A: no temperature; rocm-smi -a's banner names the driver."""
+    from gpuvet.captures import amd_smi
+    from gpuvet.captures.text import clean
+
+    table = amd_smi.parse(clean((FRESH / "amd_rocmsmi_rocsmi10_rx580_table.txt").read_text()).lines)
+    assert [m.temperature_c for m in table.modules] == [None, 48.0, 74.0, 76.0, 72.0, 66.0, 61.0]
+    _, data = _run(capsys, "inventory", "--from", str(FRESH / "amd_rocmsmi_rocmsmilib77_a_navi10.txt"))
+    assert data["software"]["driver_version"] == "5.6.19"

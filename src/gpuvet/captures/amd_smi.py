@@ -15,7 +15,9 @@ import json
 import re
 from collections.abc import Callable
 
+from gpuvet.captures import rocm_table
 from gpuvet.captures.dedupe import merge_listed
+from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, integer, number
 from gpuvet.captures.verdicts import ras_fields
@@ -27,6 +29,7 @@ _KEY = re.compile(r"^(\s+)([A-Z][A-Z0-9_ ]*):(?: (.*))?$")
 _AMD_TABLE = re.compile(r"^(ACCESS|WEIGHT|HOPS|LINK TYPE|LINK STATUS|NUMA BW|FB SHARING) TABLE:\s*$")
 _ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
 _ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*)$")
+_ROCM_DRIVER = re.compile(r"^Driver version:\s*(\S{1,40})\s*$")
 _ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=+.*=+$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
 _RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-z]+),\s*([0-9a-fA-F]{1,2}):"
                          r"([0-9a-fA-F]{1,2})\.(\d)\s*$")
@@ -38,7 +41,8 @@ _INSTINCT = re.compile(r"\[(AMD Instinct [^\]]+)\]")
 def parse(lines: list[Line]) -> ListedParse:
     """Every AMD tool output in the lines; the first module listing found is kept."""
     out = ListedParse()
-    for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, _rocm_bandwidth_test):
+    for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, rocm_table.read,
+                   _rocm_bandwidth_test):
         reader([ln for ln in lines if ln.no not in out.claimed], out)
     out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
     out.notes += twice
@@ -63,6 +67,9 @@ def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
             out.claimed.add(ln.no)
             continue
         m = _KEY.match(ln.text)
+        if fields is not None and m is None and _continues(fields, ln.text):
+            out.claimed.add(ln.no)  # a long list ('[N/A, N/A, …') wrapped over lines
+            continue
         if fields is None or m is None:
             if ln.text.strip() and not ln.elision and not ln.text[:1].isspace():
                 fields = None  # a flush-left line ends the block
@@ -75,11 +82,22 @@ def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
             _put(fields, [k for _, k in stack], key, value.strip())
         out.claimed.add(ln.no)
     for label, f in blocks:
-        if f:
-            _add_module(out, _amd_module(f"GPU {label}", f))
+        _add_module(out, _amd_module(f"GPU {label}", f), printed=bool(f))
     if blocks:
         out.kinds.append("amd-smi (static/metric/list)")
         out.driver = out.driver or next((f["DRIVER/VERSION"] for _, f in blocks if "DRIVER/VERSION" in f), None)
+
+
+def _continues(fields: dict[str, str], text: str) -> bool:
+    """An indented line that carries on the last field's open list (amd-smi wraps a long
+    ``[N/A, N/A, …`` over lines): joined to it."""
+    if not fields or not text[:1].isspace():
+        return False
+    last = next(reversed(fields))
+    if not fields[last].startswith("[") or "]" in fields[last]:
+        return False
+    fields[last] = f"{fields[last]} {text.strip()}"
+    return True
 
 
 def _put(fields: dict[str, str], path: list[str], key: str, value: str) -> None:
@@ -129,37 +147,61 @@ def _mib(text: str | None) -> float | None:
     return value * scale[unit] if unit in scale else None
 
 
-def _add_module(out: ListedParse, module: ListedModule) -> None:
-    if module.name or module.bus_id or module.memory_mib or module.ras or module.ecc_uncorrectable is not None:
+def _add_module(out: ListedParse, module: ListedModule, printed: bool = False) -> None:
+    """A module the tool printed fields for (a block of its own: ``GPU: 0``, ``GPU[0]``, ``card0``) is one
+    even when none of them names it (amd-smi metric has no BDF; an old rocm-smi -a only a GPU ID)."""
+    if printed or module.name or module.bus_id or module.memory_mib or module.ras \
+            or module.ecc_uncorrectable is not None:
         out.modules.append(module)
 
 
 # --- --json: amd-smi (a list of {"gpu": 0, "asic": {…}}) and rocm-smi ({"card0": {…}}) --------
 
 def _json(lines: list[Line], out: ListedParse) -> None:
-    start = next((i for i, ln in enumerate(lines) if ln.text.strip()[:1] in "[{" and ln.text.strip()), None)
+    start = next((i for i, ln in enumerate(lines) if _unquoted(ln.text)[:1] in ("[", "{")), None)
     if start is None:
         return
-    end = max(i for i, ln in enumerate(lines) if ln.text.rstrip()[-1:] in "]}") if any(
-        ln.text.rstrip()[-1:] in "]}" for ln in lines) else -1
-    if end < start:
-        return
+    end = max((i for i, ln in enumerate(lines) if _unquoted(ln.text)[-1:] in ("]", "}")), default=-1)
     twice: list[str] = []
-    try:
-        data = json.loads("\n".join(ln.text for ln in lines[start:end + 1]), object_pairs_hook=_first_of(twice))
-    except (ValueError, RecursionError):
-        return
+    data, cut = _load([_unquoted(ln.text) for ln in lines[start:end + 1]], twice) if end >= start else (None, None)
+    if data is None:  # cut before its closing braces: what is complete
+        twice.clear()
+        data, cut = _load([_unquoted(ln.text) for ln in lines[start:]], twice, salvaged=True)
+        end = start + cut.lines_kept - 1 if cut is not None else end
     readers: tuple[tuple[str, Callable[[object, ListedParse], bool]], ...] = (
         ("amd-smi --json", _amd_smi_json), ("rocm-smi --json", _rocm_smi_json))
     for kind, reader in readers:
-        if reader(data, out):
+        if data is not None and reader(data, out):
             out.kinds.append(kind)
             out.claimed |= {ln.no for ln in lines[start:end + 1]}
             if twice:
                 more = f" and {len(twice) - 4} more" if len(twice) > 4 else ""
                 out.notes.append(f"{kind}: key(s) given twice in one JSON object: {', '.join(twice[:4])}{more}: "
                                  "the first kept (a listing pasted twice, or edited?)")
+            if cut is not None:
+                how = "breaks inside a string (text lost where the paste broke)" if cut.broken else "ends"
+                out.notes.append(f"{kind}: the JSON {how} at line {lines[end].no}, before its closing braces: read "
+                                 "up to its last complete field; what followed is not read (cut, not absent)")
             return
+
+
+def _unquoted(text: str) -> str:
+    """A line without the inline-code backticks a paste put around it (`{"card0": …}`)."""
+    return text.strip().strip("`").strip()
+
+
+def _load(texts: list[str], twice: list[str], salvaged: bool = False) -> tuple[object | None, Salvage | None]:
+    """The JSON in the lines, or (salvaged) its complete part and how it was cut; None where neither reads."""
+    text, cut = "\n".join(texts), None
+    if salvaged:
+        cut = salvage(text)
+        if cut is None:
+            return None, None
+        text = cut.text
+    try:
+        return json.loads(text, object_pairs_hook=_first_of(twice)), cut
+    except (ValueError, RecursionError):
+        return None, None
 
 
 def _first_of(twice: list[str]) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
@@ -196,7 +238,7 @@ def _amd_smi_json(data: object, out: ListedParse) -> bool:
         return False
     for g in items[:MAX_MODULES + 1]:
         f = _flat({k: v for k, v in g.items() if k != "gpu"})
-        _add_module(out, _amd_module(f"GPU {g['gpu']}", f))
+        _add_module(out, _amd_module(f"GPU {g['gpu']}", f), printed=bool(f))
         out.driver = out.driver or _field(f, "DRIVER/VERSION")
     return True
 
@@ -206,7 +248,7 @@ def _rocm_smi_json(data: object, out: ListedParse) -> bool:
         return False
     for card, fields in list(data.items())[:MAX_MODULES + 1]:
         if isinstance(fields, dict) and re.fullmatch(r"card\d+", str(card)):
-            _add_module(out, _rocm_module(str(card), {str(k): str(v) for k, v in fields.items()}))
+            _add_module(out, _rocm_module(str(card), {str(k): str(v) for k, v in fields.items()}), printed=bool(fields))
         elif isinstance(fields, dict) and card == "system":
             out.driver = out.driver or fields.get("Driver version")
     return True
@@ -244,13 +286,17 @@ def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
                 changed.append(f"line {ln.no}: GPU[{m.group(1)}] {key} {per[m.group(1)][key]!r} then {value!r}")
     if not per and not numa:
         return
+    driver = next((d for ln in lines if (d := _ROCM_DRIVER.match(ln.text))), None)
+    if driver is not None:  # rocm-smi -a's banner section before the GPU[n] lines
+        out.driver = out.driver or driver.group(1)
+        out.claimed.add(next(ln.no for ln in lines if _ROCM_DRIVER.match(ln.text)))
     if changed:
         out.notes.append(f"rocm-smi: {len(changed)} field(s) printed again with another reading (first: {changed[0]}): "
                          "the first kept")
     out.claimed |= {ln.no for ln in lines if _ROCM_LINE.match(ln.text) or "ROCm System Management" in ln.text
                     or "End of ROCm SMI Log" in ln.text}
     for index, fields in sorted(per.items(), key=lambda kv: int(kv[0])):
-        _add_module(out, _rocm_module(f"GPU[{index}]", fields))
+        _add_module(out, _rocm_module(f"GPU[{index}]", fields), printed=bool(fields))
     if numa:
         out.fabric = out.fabric or FabricTable("rocm-smi --showtopo")
         out.fabric.numa.update(numa)
@@ -282,7 +328,7 @@ def _rocm_smi_csv(lines: list[Line], out: ListedParse) -> None:
         if cells[0] == "cardsystem":
             out.driver = out.driver or fields.get("Driver version")
         else:
-            _add_module(out, _rocm_module(cells[0], fields))
+            _add_module(out, _rocm_module(cells[0], fields), printed=True)
     out.kinds.append("rocm-smi --csv")
 
 

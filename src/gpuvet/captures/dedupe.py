@@ -65,8 +65,10 @@ def merge_listed(modules: list[ListedModule], tool: str) -> tuple[list[ListedMod
     differ: dict[int, list[str]] = {}
     for m in modules:
         at = index.find(m.uuid, m.bus_id)
-        if at is None and m.uuid is None and m.bus_id is None:
+        if at is None:  # same label: the same module unless both name it, differently (amd-smi metric has no BDF)
             at = by_label.get((m.tool, m.label))
+            if at is not None and (m.uuid or m.bus_id) and (kept[at].uuid or kept[at].bus_id):
+                at = None
         if at is None:
             at = len(kept)
             kept.append(m)

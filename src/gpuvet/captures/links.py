@@ -105,6 +105,10 @@ def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
 
 # --- lspci -vvv -----------------------------------------------------------------------------
 _DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (.+)$")
+# a device line pasted after prose ('here is my card 62:00.0 VGA compatible controller: NVIDIA …'): the bus id,
+# then a PCI class name and its colon, as lspci prints them
+_DEV_IN_PROSE = re.compile(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
+                           r"((?:VGA compatible|3D|Display) controller: .+)$")
 _GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
 _LNK = re.compile(r"Speed ([\d.]+)GT/s( \(downgraded\))?, Width x(\d+)( \(downgraded\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
@@ -135,7 +139,11 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     cur: _Dev | None = None
     for ln in lines:
         s = ln.text
-        if (d := _DEV.match(s)) is not None and not s[:1].isspace():
+        d = _DEV.match(s) if not s[:1].isspace() else None
+        if d is None and (d := _DEV_IN_PROSE.search(s)) is not None:
+            out.notes.append(f"lspci: line {ln.no}: the device line of {d.group(1)} follows other words on the line "
+                             f"({s[:d.start(1)].strip()[:60]!r}): read from its bus id on")
+        if d is not None:
             cur = _Dev(d.group(1).upper(), d.group(2), "NVIDIA" in d.group(2) and bool(_GPU_CLASS.search(d.group(2))))
             devs.append(cur)
             cur.lines.append(ln.no)

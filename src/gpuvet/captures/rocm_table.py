@@ -1,0 +1,78 @@
+"""``rocm-smi``'s default table (no option), in each of its layouts since 2017.
+
+The columns moved between versions (ROC-smi 2017: ``GPU DID Temp AvgPwr SCLK MCLK Fan Perf OverDrive
+ECC``; ROCm 1.x-5.x: ``GPU Temp AvgPwr SCLK MCLK Fan Perf PwrCap VRAM% GPU%``, later ``Temp (DieEdge)``;
+ROCm 6: ``Device Node IDs Temp Power Partitions …`` over a second line of units), and cells hold spaces
+(``0x740f,   12345``, ``N/A, N/A, 0``), so a row is read by what its cells look like, not by position:
+the module's index first, its device id where one is printed (named in a note: ROC-smi listed a board's
+non-AMD VGA too), the first temperature cell. A cell the tool printed as N/A stays unknown. Rows are
+labelled ``GPU[n]`` as rocm-smi -a labels them, so the two forms of one listing are one module.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import MAX_MODULES, Line, ranges
+
+_HEAD = re.compile(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
+_UNITS = re.compile(r"^\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) (Avg) …
+_ROW = re.compile(r"^(\d{1,4})\s+(\S.*)$")
+_TEMP = re.compile(r"^(\d{1,3}(?:\.\d+)?)\s*(?:°C|c|C)$")
+_DID = re.compile(r"^(?:0x)?([0-9a-fA-F]{4}),?$")
+_MESSAGE = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*(.+)$")  # 'GPU[0] : PowerPlay not enabled - …'
+_BANNER = re.compile(r"^=+.*=*$")
+_FRAME = re.compile(r"^=+\s*(ROCm System Management Interface|Concise Info|End of ROCm SMI Log)?\s*=+$")
+
+
+def read(lines: list[Line], out: ListedParse) -> None:
+    """Every default table in the lines: one module a row, the tool's messages about a module noted."""
+    i, before = 0, len(out.modules)
+    while i < len(lines):
+        if _HEAD.match(lines[i].text.strip()) is None:
+            i += 1
+            continue
+        i = _table(lines, i, out)
+    if len(out.modules) > before:  # the banners around it
+        out.claimed |= {ln.no for ln in lines if _FRAME.match(ln.text.strip())}
+
+
+def _table(lines: list[Line], at: int, out: ListedParse) -> int:
+    """The rows under the header at ``at``; the index of the first line after the table."""
+    head = lines[at].text.split()
+    did_column = len(head) > 1 and head[1] == "DID"  # ROC-smi 2017: the device id as four hex digits
+    claimed, messages, dids, rows = [lines[at].no], list[str](), list[str](), 0
+    i = at + 1
+    while i < len(lines):
+        text = lines[i].text.strip()
+        if (row := _ROW.match(text)) is not None and rows < MAX_MODULES:
+            module, did = _module(int(row.group(1)), row.group(2).split(), did_column)
+            out.modules.append(module)
+            dids += [f"{module.label} {did}"] if did else []
+            rows += 1
+        elif (said := _MESSAGE.match(text)) is not None:
+            messages.append(f"GPU[{said.group(1)}]: {said.group(2).strip()[:120]}")
+        elif not (_UNITS.match(text) or (_BANNER.match(text) and not rows)):  # the units line, the rule
+            break
+        claimed.append(lines[i].no)
+        i += 1
+    if not rows:
+        return i
+    if i < len(lines) and _BANNER.match(lines[i].text.strip()):
+        claimed.append(lines[i].no)
+    out.claimed.update(claimed)
+    out.kinds.append("rocm-smi (default table)")
+    ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
+    out.notes.append(f"rocm-smi's default table at line(s) {ranges(claimed)}: {rows} module(s) read{ids}; it prints "
+                     "no bus ids or memory sizes (rocm-smi -a or --json give them)")
+    out.notes += [f"rocm-smi says {m}" for m in dict.fromkeys(messages)]
+    return i
+
+
+def _module(index: int, cells: list[str], did_column: bool) -> tuple[ListedModule, str | None]:
+    """One row: the module, and its device id where printed; the first temperature; N/A stays unknown."""
+    shown = cells[:1] if did_column else [c for c in cells[:3] if c.lower().startswith("0x")][:1]
+    did = next((f"0x{d.group(1).lower()}" for c in shown if (d := _DID.match(c)) is not None), None)
+    temp = next((float(t.group(1)) for c in cells if (t := _TEMP.match(c)) is not None), None)
+    return ListedModule(f"GPU[{index}]", temperature_c=temp, tool="rocm-smi"), did
