@@ -58,6 +58,7 @@ KIND_ALERTS = {
 }
 NIC_ALERTS = {"GpuvetNicPortDown", "GpuvetNicRateLow"}  # a NIC's: named by device, not module (issue 47)
 EXPORTER_ALERTS = {"GpuvetTargetDown", "GpuvetTargetVanished", "GpuvetTargetsAbsent", "GpuvetModuleStoppedReporting"}
+LEDGER_ALERTS = {"GpuvetModuleLadderAction"}  # the module ledger's step (gpuvet_module_ladder_step, issue 44)
 
 
 def alerts_in(path: Path = RULES) -> dict[str, dict]:
@@ -125,7 +126,8 @@ def test_every_event_kind_gpuvet_raises_has_an_alert_at_its_severity():
 
 def test_every_alert_has_a_severity_a_for_and_names_its_module_and_node():
     alerts = alerts_in()
-    assert set(alerts) == {a for pairs in KIND_ALERTS.values() for a, _ in pairs} | EXPORTER_ALERTS | NIC_ALERTS
+    assert set(alerts) == ({a for pairs in KIND_ALERTS.values() for a, _ in pairs} | EXPORTER_ALERTS | NIC_ALERTS
+                           | LEDGER_ALERTS)
     for name, rule in alerts.items():
         assert rule["labels"]["severity"] in ("critical", "warning"), name
         assert re.fullmatch(r"\d+[smh]", str(rule.get("for", ""))), f"{name}: no for:"

@@ -1,6 +1,6 @@
 """What a health check, a doctor run, a validate run or a watch hands the ledger, as the
 logbook's rows, and the step each module stands on after it (the one call they make into the
-ledger: ``steps_now`` or ``step_of``; both judge by ``ladders.current_step``)."""
+ledger: ``steps_now`` or ``module_steps``; both judge by ``ladders.current_step``)."""
 
 from __future__ import annotations
 
@@ -130,13 +130,16 @@ def steps_now(book: Logbook | None, sightings: list[Sighting], findings: list[Fi
     return sorted(out, key=lambda m: (-m.step.rank, m.slot))
 
 
-def step_of(book: Logbook, uuid: str, ladders: Ladders, now_utc: str) -> ModuleStep | None:
-    """One module's step now (a watch event's), from its history in the logbook."""
+def module_steps(book: Logbook, uuids: Sequence[str], ladders: Ladders, now_utc: str) -> list[ModuleStep]:
+    """The step of each of these modules that stands on one now, from its history in the logbook
+    (one reading of it for them all: watch asks for every module it lists)."""
     longest = max([ladders.default.window_s, *(lad.window_s for lad in ladders.faults.values())])
     since = (datetime.fromisoformat(now_utc) - timedelta(seconds=longest)).isoformat(timespec="seconds")
     ledger = build_ledger(book.ledger_rows(since), ladders, now_utc)
-    for h in ledger.modules:
-        if uuid in h.uuids and h.step is not None:
-            place = h.places[-1]
-            return ModuleStep(place.node, place.slot, uuid, h.serial, h.step, place.bus_id)
-    return None
+    out = []
+    for uuid in uuids:
+        for h in ledger.modules:
+            if uuid in h.uuids and h.step is not None:
+                place = h.places[-1]
+                out.append(ModuleStep(place.node, place.slot, uuid, h.serial, h.step, place.bus_id))
+    return out

@@ -126,7 +126,7 @@ class Watcher:
         env: dict[str, object] = {"kind": "watch", "backend": self.backend.name, "simulated": source.simulated,
                                   "node": node, "interval_s": self.config.interval_s, "speedup": self.config.speedup,
                                   "started_wall": time.time()}
-        return LogbookSink.begin(self.logbook, env, source.simulated, node)
+        return LogbookSink.begin(self.logbook, env, source.simulated, node, self.export)
 
     def _result(self, result: WindowResult, book: LogbookSink | None, simulated: bool,
                 more: list[str] | None = None) -> WatchResult:

@@ -28,6 +28,16 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # the classic text fo
 Reader = Callable[[Sample], float | int | None]
 
 
+@dataclass(frozen=True)
+class LadderStep:
+    """A module's step on its fault's escalation ladder, as the module ledger says it (docs/ledger.md)."""
+
+    serial: str  # empty where no backend read it
+    fault: str
+    step: str
+    rank: int  # the step's place among the ladders' steps: 0 the least severe (watch)
+
+
 @dataclass
 class ExportState:
     identities: dict[str, ModuleIdentity] = field(default_factory=dict)  # by uuid
@@ -44,6 +54,7 @@ class ExportState:
     names: str = "gpuvet"  # one of NAMES
     nics: dict[tuple[str, int], NicPortSample] = field(default_factory=dict)  # (device, port): last slow tick
     nic_events: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, device) -> count
+    steps: dict[str, LadderStep] = field(default_factory=dict)  # uuid -> its ladder step (a watch with a logbook)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -109,6 +120,7 @@ class WatchCollector(Collector):
             for uuid, seconds in st.forecast_s.items():
                 fc.add_metric(self._labels(uuid), seconds)
             yield fc
+            yield self._ladder_steps()
             info = InfoMetricFamily("gpuvet_module", "Module identity.", labels=LABELS)
             for uuid in st.identities:
                 info.add_metric(self._labels(uuid), {"simulated": str(st.simulated).lower()})
@@ -123,6 +135,17 @@ class WatchCollector(Collector):
             if "memory_used_bytes" in st.host:
                 yield GaugeMetricFamily("gpuvet_host_memory_used_bytes", "Host memory in use.",
                                         value=st.host["memory_used_bytes"])
+
+
+    def _ladder_steps(self) -> Metric:
+        """Each module's ladder step, labelled with the step and its fault; the value orders steps
+        (0 watch … 5 rma with gpuvet's ladders), so ``>= 4`` selects drain and rma."""
+        metric = GaugeMetricFamily("gpuvet_module_ladder_step", "The module's step on its fault's escalation "
+                                   "ladder (the module ledger's; 0 is the least severe step).",
+                                   labels=[*LABELS, "serial", "fault", "step"])
+        for uuid, s in self.state.steps.items():
+            metric.add_metric([*self._labels(uuid), s.serial, s.fault, s.step], float(s.rank))
+        return metric
 
 
 def parse_address(text: str) -> tuple[str, int]:

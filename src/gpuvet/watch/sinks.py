@@ -12,11 +12,11 @@ from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.events import Event, Severity
 from gpuvet.ledger.ladders import Ladders, load_ladders
-from gpuvet.ledger.record import step_of
+from gpuvet.ledger.record import ModuleStep, module_steps
 from gpuvet.logbook.records import Sighting
 from gpuvet.logbook.store import Logbook, SampleRow, utc_now
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.prometheus import ExportState
+from gpuvet.watch.prometheus import ExportState, LadderStep
 
 FLUSH_WALL_S = 1.0
 MAX_BUFFER = 200_000
@@ -33,15 +33,18 @@ class LogbookSink:
     run_key: int
     node: str = ""
     ladders: Ladders | None = None  # set: each event of a module says the step of its ladder (the ledger's)
+    export: ExportState | None = None  # set: Prometheus serves each module's step (gpuvet_module_ladder_step)
+    _stepped: set[str] = field(default_factory=set)  # modules whose history was read for their step
     _known: dict[str, ModuleIdentity] = field(default_factory=dict)
     _mkeys: dict[str, int] = field(default_factory=dict)
     _buffer: list[SampleRow] = field(default_factory=list)
     _last_flush: float = field(default_factory=time.monotonic)
 
     @classmethod
-    def begin(cls, logbook: Logbook, env: dict[str, object], simulated: bool, node: str) -> LogbookSink:
+    def begin(cls, logbook: Logbook, env: dict[str, object], simulated: bool, node: str,
+              export: ExportState | None = None) -> LogbookSink:
         run_id = logbook.begin("watch", env, simulated, node)
-        return cls(logbook, run_id, logbook.run_key(run_id), node, load_ladders())
+        return cls(logbook, run_id, logbook.run_key(run_id), node, load_ladders(), export)
 
     def event(self, e: Event) -> None:
         extra = {"predicted_crossing": e.predicted_crossing} if e.predicted_crossing else {}
@@ -52,16 +55,28 @@ class LogbookSink:
 
     def step_note(self, e: Event) -> None:
         """The module's ladder step after this event, kept as an event of its own (``ledger_step``)."""
-        found = step_of(self.logbook, e.uuid or "", self.ladders or load_ladders(), utc_now())
-        if found is not None:
-            self.logbook.event(self.run_id, "ledger_step", f"{found.step.step}: {found.step.why}", e.module, e.uuid,
-                               e.time, "info", found.to_json(), node=self.node or None)
+        found = module_steps(self.logbook, [e.uuid or ""], self.ladders or load_ladders(), utc_now())
+        for step in found:
+            self.logbook.event(self.run_id, "ledger_step", f"{step.step.step}: {step.step.why}", e.module, e.uuid,
+                               e.time, "info", step.to_json(), node=self.node or None)
+        self._export(found)
+
+    def _export(self, steps: list[ModuleStep]) -> None:
+        if self.export is None:
+            return
+        with self.export.lock:
+            for m in steps:
+                self.export.steps[m.uuid or ""] = LadderStep(m.serial or "", m.step.fault, m.step.step, m.step.rank)
 
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         self._known = known
         now = utc_now()
         self.logbook.sight([Sighting(self.run_id, now, self.node, m.id, m.uuid, None, m.bus_id, m.model)
                             for m in known.values()])
+        new = [uuid for uuid in known if uuid not in self._stepped]
+        if new and self.export is not None:  # the step each module stands on from its history, served from the start
+            self._stepped |= set(new)
+            self._export(module_steps(self.logbook, new, self.ladders or load_ladders(), now))
 
     def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
         for s in samples:
