@@ -12,11 +12,11 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from gpuvet import __version__
-from gpuvet.backends.readings import Inventory, Unavailable
+from gpuvet.backends.readings import Unavailable
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding
 from gpuvet.ledger.ladders import Ladders
-from gpuvet.ledger.record import Flagged, ModuleStep, Seen, check_rows, module_environment, steps_now
+from gpuvet.ledger.record import Flagged, ModuleStep, Seen, check_rows, module_environment, seen_in, steps_now
 from gpuvet.logbook.store import Logbook, utc_now
 from gpuvet.node.bus import bus_key
 from gpuvet.report.jsonable import to_jsonable
@@ -35,20 +35,12 @@ def place_of(ev: Evidence) -> Place:
     """The node and its modules as found; a declared module that is gone (fallen off the bus)
     still counts as that module where the design names its identity (a simulated spec's)."""
     inv = ev.inventory if ev.backend is not None else None
-    seen = _seen(inv)
+    seen = seen_in(inv)
     slots = {s.slot for s in seen}
     declared = ev.declared.modules if ev.declared is not None else ()
     seen += [Seen(m.id, m.uuid, m.serial, m.bus_id, m.model.name) for m in declared if m.uuid and m.id not in slots]
     node = ev.node.name if ev.node is not None else socket.gethostname()
     return Place(node, seen, {bus_key(s.bus_id): s.slot for s in seen if s.bus_id})
-
-
-def _seen(inv: Inventory | None) -> list[Seen]:
-    def text(v: object) -> str | None:
-        return None if v is None or isinstance(v, Unavailable) else str(v)
-
-    return [Seen(m.id, m.uuid, text(m.serial), text(m.bus_id), m.model) for m in (inv.modules if inv else ())
-            if isinstance(m.uuid, str)]
 
 
 def _slot(f: Finding, place: Place) -> str | None:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from pydantic import JsonValue
 
-from gpuvet.backends.readings import ModuleInfo
+from gpuvet.backends.readings import Inventory, ModuleInfo
 from gpuvet.ledger.build import build_ledger
 from gpuvet.ledger.ladders import Ladders
 from gpuvet.ledger.model import Step
@@ -66,6 +66,15 @@ class ModuleStep:
 
 
 FIRMWARE = ("serial", "vbios_version", "inforom_version", "gsp_firmware")  # ModuleInfo's, kept per module
+
+
+def seen_in(inv: Inventory | None) -> list[Seen]:
+    """The modules an inventory lists, each by slot and identity (serial and bus id where read)."""
+    def text(v: object) -> str | None:
+        return v if isinstance(v, str) and v else None
+
+    return [Seen(m.id, m.uuid, text(m.serial), text(m.bus_id), m.model) for m in (inv.modules if inv else ())
+            if isinstance(m.uuid, str)]
 
 
 def module_environment(m: ModuleInfo) -> dict[str, JsonValue]:
