@@ -8,12 +8,16 @@ correct, wrong, missed per fault kind; targets >= 95 % correct and 0 findings on
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
-from gpuvet.doctor.evaluate import evaluate
-from gpuvet.doctor.matrix import cases
 from gpuvet.watch.trend import thermal_trend
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the harness is tests/harness
+from tests.harness.doctor_evaluate import evaluate  # noqa: E402
+from tests.harness.doctor_matrix import cases  # noqa: E402
 
 
 def main() -> None:

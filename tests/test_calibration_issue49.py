@@ -24,7 +24,7 @@ MiB, GiB = 2**20, 2**30
 
 
 def _compare():
-    from gpuvet.plan.reference import compare
+    from tests.harness.plan_reference import compare
 
     return compare(FIGURES)
 

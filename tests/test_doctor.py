@@ -8,11 +8,11 @@ import pytest
 
 from gpuvet.cli.app import main
 from gpuvet.doctor.captures import parse_nccl_tests, parse_nvbandwidth, parse_smi_text, parse_xid_log
-from gpuvet.doctor.evaluate import run_case
-from gpuvet.doctor.matrix import suite_cases
 from gpuvet.doctor.model import causes, playbooks
 from gpuvet.doctor.run import validate_playbooks
 from gpuvet.watch.trend import thermal_trend
+from tests.harness.doctor_evaluate import run_case
+from tests.harness.doctor_matrix import suite_cases
 
 DATA = Path(__file__).parent / "data" / "captures"
 

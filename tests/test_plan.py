@@ -17,8 +17,17 @@ from gpuvet.node.routing import Router
 from gpuvet.node.spec import load_spec
 from gpuvet.plan.collective import calibrated
 from gpuvet.plan.power import split_power
-from gpuvet.plan.reference import FIGURES, FITTED, _parameters, calibration_error, compare, fit, load, median_abs_error
 from gpuvet.plan.step import plan_step
+from tests.harness.plan_reference import (
+    FIGURES,
+    FITTED,
+    _parameters,
+    calibration_error,
+    compare,
+    fit,
+    load,
+    median_abs_error,
+)
 from tests.helpers import call
 
 

@@ -12,9 +12,9 @@ import yaml
 
 from gpuvet.backends.select import open_backend
 from gpuvet.doctor.evidence import Evidence, TrendFactory
-from gpuvet.doctor.matrix import Case
 from gpuvet.doctor.model import Finding
 from gpuvet.doctor.run import diagnose
+from tests.harness.doctor_matrix import Case
 
 
 @dataclass(frozen=True)
