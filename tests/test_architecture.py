@@ -188,3 +188,17 @@ def test_no_xid_number_or_severity_is_judged_in_a_job_package() -> None:
     assert {m for m, _ in found} <= {m for m, _ in XID_SITES_LEFT}, sorted(found)
     left = {(m, text) for m, text in found if not any(m == am and a[:40] in text for am, a in XID_SITES_LEFT)}
     assert not left, f"Xid numbers judged in a job package (move them to src/gpuvet/knowledge/xids.yaml): {sorted(left)}"
+
+
+# --- evaluation harnesses judge gpuvet from outside it (issue 45) ---
+HARNESSES = ("gpuvet.doctor.matrix", "gpuvet.doctor.evaluate", "gpuvet.plan.reference")  # now tests/harness/
+
+
+def test_the_evaluation_harnesses_are_not_in_the_installed_package() -> None:
+    """The fault matrices and the fit to published figures are used by tests and benchmarks only:
+    they live in tests/harness/, and nothing under src/ imports them, tests/ or benchmarks/."""
+    shipped = sorted(m for m, _, _ in trees() if m in HARNESSES)
+    assert not shipped, f"an evaluation harness is back in src/ (keep it in tests/harness/): {shipped}"
+    bad = [(m, line, n) for m, line, n in edges() if n in HARNESSES or n.split(".")[0] in ("tests", "benchmarks")]
+    assert not bad, _violations("src/ imports an evaluation harness, tests/ or benchmarks/", bad)
+
