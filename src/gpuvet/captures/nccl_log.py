@@ -8,13 +8,14 @@ Kept is what doctor judges, each with its line: the network transport each proce
 a channel ``via NET/Socket/0`` or ``Using network Socket`` says it outright), the set-up failures
 (WARN lines of socket.cc, bootstrap.cc, init.cc…, an NVLS ``Cuda failure``), the errors while it
 ran, and NVLS's 'multicast support is not available' (info). Up to NCCL 2.4 the bootstrap printed
-``NET/Socket : Using`` on every process, so NET/IB's own line outranks it."""
+``NET/Socket : Using`` on every process, so in such a log that line alone chooses nothing."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
@@ -27,7 +28,7 @@ _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib
 _VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
 _NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
-_NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
+NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
 _USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
 _VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
 _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
@@ -87,12 +88,20 @@ class NcclLog:
     ranks: dict[tuple[str | None, int | None], int] = field(default_factory=dict)  # (host, pid) -> rank
     nodes: int | None = None  # nNodes a communicator printed
     completed: list[LogLine] = field(default_factory=list)  # 'Init COMPLETE': a communicator came up
+    seen_hosts: list[str] = field(default_factory=list)  # every host a line names, in order (a job's extent)
+    test_hosts: list[str] = field(default_factory=list)  # the hosts nccl-tests' rank lines name: the whole job's
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
     @property
     def kinds(self) -> list[str]:
         return [f"{lib} plog" if lib == "HCCL" else f"{lib} debug log" for lib in self.libs]
+
+    @property
+    def one_node(self) -> bool:
+        """The job is known to run on one node: a communicator said nNodes 1, or every rank nccl-tests
+        listed is on one host."""
+        return self.nodes == 1 or len(self.test_hosts) == 1
 
     @property
     def hosts(self) -> list[str]:
@@ -129,6 +138,8 @@ def parse(lines: list[Line]) -> NcclLog:
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
             out.version = out.version or v.group(2)
             out.claimed.add(ln.no)
+        if "Rank" in ln.text and (r := RANK_LINE.match(ln.text.strip())) is not None:
+            out.test_hosts += [r.group(3)] if r.group(3) not in out.test_hosts else []
         at = _log_line(ln)
         if at is None:
             continue
@@ -136,11 +147,14 @@ def parse(lines: list[Line]) -> NcclLog:
         out.claimed.add(ln.no)
         if at.lib not in out.libs:
             out.libs.append(at.lib)
+        if at.host and at.host not in out.seen_hosts:
+            out.seen_hosts.append(at.host)
         if v is not None:
             out.version = out.version or v.group(2)
         _read(at, out, by_process)
+    bootstrap = _socket_is_bootstrap(out.version, by_process)
     for said in by_process.values():
-        choice = _choose(said)
+        choice = _choose([s for s in said if not (bootstrap and s[0] == "socket")])
         if choice is not None:
             out.choices.append(choice)
     out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
@@ -155,7 +169,7 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
     if kind is not None:
         out.failures.append(LogFailure(kind, at))
         return
-    if _NO_VERBS.search(msg) or _NET_NONE.match(msg):
+    if NO_VERBS.search(msg) or _NET_NONE.match(msg):
         out.no_ib.append(at)
         return
     if _NVLS_NA.search(msg):
@@ -190,6 +204,18 @@ def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
     return None
 
 
+def _socket_is_bootstrap(version: str | None,
+                         by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]]) -> bool:
+    """Up to NCCL 2.4 every process's bootstrap printed 'NET/Socket : Using' before NET/IB's own line:
+    there the bare line names the out-of-band interface, not the transport (a version below 2.5, or a
+    process that printed both, says so); a channel 'via NET/Socket' or 'Using network Socket' still does."""
+    if version is not None and (v := re.match(r"(\d+)\.(\d+)", version)) is not None:
+        if (int(v.group(1)), int(v.group(2))) < (2, 5):
+            return True
+    return any({"socket", "net"} <= {k for k, _ in said}
+               for said in by_process.values())
+
+
 def _net(name: str) -> str:
     """NET/IB, NET/IBext_v8 (the SHARP/plugin build of verbs) -> IB; Socket stays Socket."""
     name = name.strip()
@@ -211,7 +237,7 @@ def _failure_kind(at: LogLine) -> str | None:
     if at.level not in ("WARN", "ERROR", "ABORT"):
         return None
     msg = at.message
-    if _NO_VERBS.search(msg) or _NET_NONE.match(msg):
+    if NO_VERBS.search(msg) or _NET_NONE.match(msg):
         return None
     file = (at.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
     if "nvls" in file or "NVLS" in msg:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from gpuvet.captures.text import Line
 
-_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
+RANK_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
 _HEADER = re.compile(r"^#?\s*nThread\s+\d+\s+nGpus\s+\d+")
 _SUMMARY = re.compile(r"^#?\s*Avg bus bandwidth\s*:")
 
@@ -31,7 +31,7 @@ def alone(lines: list[Line]) -> AloneRuns | None:
     ranks: dict[tuple[str, str], set[int]] = {}
     first: Line | None = None
     for ln in lines:
-        if "Rank" in ln.text and (m := _RANK.match(ln.text.strip())) is not None:
+        if "Rank" in ln.text and (m := RANK_LINE.match(ln.text.strip())) is not None:
             ranks.setdefault((m.group(3), m.group(2)), set()).add(int(m.group(1)))
             first = first or ln
     if len(ranks) < 2 or first is None or any(r != {0} for r in ranks.values()):

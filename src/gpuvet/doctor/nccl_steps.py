@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog, NetChoice
+from gpuvet.captures.nccl_log import NO_VERBS, LogFailure, LogLine, NcclLog, NetChoice
 from gpuvet.checks.model import Json
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -28,7 +28,7 @@ def nccl_log(ev: Evidence) -> Outcome:
         return unknown(NO_LOG)
     found = _failure_findings(logs, ("init", "nvls", "runtime"))
     more, cited, said = _transport_verdict(logs)
-    found += more
+    found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
     if found:
         return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}", *found)
@@ -104,7 +104,7 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
                                          if t != SOCKET]}
         named = [h if h not in others else f"{h} pid {', '.join(_pids(by_host[h][SOCKET]))}" for h in on_socket]
         return [finding("nccl_transport_mismatch", HIGH, module=", ".join(named), carried=evidence)], cited, ""
-    hosts = set(by_host) | {at.host for _, log in logs for at in (*log.no_ib, *(f.at for f in log.failures)) if at.host}
+    hosts = set(by_host) | {h for _, log in logs for h in log.seen_hosts}  # a host that only printed its rank counts
     nodes = max((log.nodes or 0) for _, log in logs)
     if len(hosts) < 2 and nodes < 2:
         if on_socket:
@@ -144,6 +144,19 @@ def _no_ib(logs: Logs, hosts: list[str]) -> dict[str, Json]:
             if (at.host or "host not in the log") in hosts:
                 return {"why": at.text, "file": label, "line": at.line}
     return {}
+
+
+def _ib_unavailable(logs: Logs) -> list[Finding]:
+    """NCCL could not open the verbs library on a job not known to be one node: whatever the excerpt shows,
+    any peer on another node is reached over sockets ('NET/IB : No device found' alone is a node without
+    HCAs, a workstation's normal state)."""
+    for label, log in logs:
+        no_verbs = [at for at in log.no_ib if NO_VERBS.search(at.message)]
+        if no_verbs and not log.one_node:
+            hosts = list(dict.fromkeys(a.host for a in no_verbs if a.host)) or ["host not in the log"]
+            return [finding("nccl_ib_unavailable", MEDIUM, module=", ".join(hosts[:8]), file=label,
+                            line=no_verbs[0].line, log=no_verbs[0].text, times=len(no_verbs))]
+    return []
 
 
 def _nvls_unavailable(logs: Logs) -> tuple[str, list[Cited]]:

@@ -1,0 +1,61 @@
+"""Batch C (tests/data/captures/fresh_c/, issue 46), collected blind: each file's expected diagnosis is in
+its MANIFEST.md, written before gpuvet read it. Pinned here: the files gpuvet gets right after the fixes
+that followed first contact (benchmarks/score_manifest.py scores the whole batch against these tables)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuvet.cli.app import main
+
+FRESH_C = Path(__file__).parent / "data" / "captures" / "fresh_c"
+
+# file -> the (cause, module) doctor must name; an empty set: it must name nothing
+CAUSES: dict[str, set[tuple[str, str | None]]] = {
+    # the runtimes' logs: NCCL <= 2.4's bootstrap 'NET/Socket : Using' chooses nothing; a host that only
+    # printed its rank counts as a node; libibverbs that does not open on a job not known to be one node
+    "nccl_info_nvpeermem56_2node_ib_no_gdr.txt": set(),
+    "nccl_info_awsk8stester464_tagoutput_socket.txt": {("nccl_socket_fallback", "multi-node-nccl-test-worker-0")},
+    "nccl_info_detectron4730_socket_no_ibverbs.txt": {("nccl_ib_unavailable", "cvlab189-System-Product-Name")},
+}
+
+# file -> the bus ids of the modules inventory --from lists (None where the capture prints none)
+MODULES: dict[str, list[str | None]] = {}
+
+
+def run_json(*args: str) -> tuple[int, dict[str, Any]]:
+    """gpuvet's exit code and its --json answer (the scorer calls this too)."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--json"])
+    assert "Traceback" not in err.getvalue()
+    return code, json.loads(out.getvalue())
+
+
+def doctor_causes(name: str) -> tuple[int, set[tuple[str, str | None]]]:
+    code, data = run_json("doctor", "--from", str(FRESH_C / name))
+    return code, {(f["cause"], f.get("module")) for f in data["findings"]}
+
+
+def inventory_buses(name: str) -> list[str | None]:
+    _, data = run_json("inventory", "--from", str(FRESH_C / name))
+    return [m["bus_id"] for m in data["modules"]]
+
+
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_each_batch_c_capture_gets_its_blind_diagnosis(name: str) -> None:
+    code, found = doctor_causes(name)
+    assert found == CAUSES[name], found
+    assert code == (1 if CAUSES[name] else 0)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_batch_c_listings_list_their_modules(name: str) -> None:
+    assert inventory_buses(name) == MODULES[name]
