@@ -9,10 +9,14 @@ verdicts. Target: every fault caught, healthy presets pass with no peer WARN.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 from gpuvet.checks.model import Verdict
-from gpuvet.validate.fault_matrix import PRESETS, cases, run_case
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the harness is tests/harness
+from tests.harness.fault_matrix import PRESETS, cases, run_case  # noqa: E402
 
 
 def main() -> None:

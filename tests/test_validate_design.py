@@ -11,8 +11,8 @@ from gpuvet.bench.timing import QUICK
 from gpuvet.checks.model import Layer, Verdict
 from gpuvet.node.design import infer_design
 from gpuvet.node.matrix import link_matrix
-from gpuvet.validate.fault_matrix import Case, cases, caught, run_case
 from gpuvet.validate.run import Level, Validator
+from tests.harness.fault_matrix import Case, cases, caught, run_case
 
 SUBSET = [c for c in cases(("mesh-4",))] + [
     Case("hgx-h200-8", {"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.33}),

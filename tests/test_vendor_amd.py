@@ -13,8 +13,8 @@ from gpuvet.backends.sim import SimBackend
 from gpuvet.checks.model import Verdict
 from gpuvet.cli.app import main
 from gpuvet.node.catalog import get_model
-from gpuvet.validate.fault_matrix import cases, run_case
 from gpuvet.validate.run import Level, Validator
+from tests.harness.fault_matrix import cases, run_case
 
 
 @pytest.mark.parametrize("case", cases(("mi300x-8",)), ids=lambda c: c.name)
