@@ -243,3 +243,53 @@ def test_written_header_wider_than_the_bound_is_not_a_table() -> None:
     text = "Unidirectional copy peak bandwidth GB/s [Local read / Remote write]\n" + head + "\n  GPU 00  ->  1.0\n"
     fc = parse_text(text, "written_tb_wide.txt")
     assert not fc.nvb.matrices and any("without its column header" in n for n in fc.notes)
+
+
+# --- written p2p tables against the design --expect names (TransferBench names no module) -------------
+def _p2p_text(cells: dict[tuple[int, int], str] | None = None, n: int = 8) -> str:
+    """TransferBench p2p's unidirectional table: two CPU rows, n GPU rows (row = source), the averages."""
+    cols = "    CPU 00    CPU 01    " + "".join(f"   GPU {j:02d}" for j in range(n))
+    head = f"Unidirectional copy peak bandwidth GB/s [Local read / Remote write] (GPU-Executor: GFX)\n SRC+EXE\\DST{cols}\n"
+    cpu = "".join(f"  CPU {c:02d}  ->     92.20    102.50    " + "".join(f"{48.1:>9.2f}" for _ in range(n)) + "\n"
+                  for c in range(2))
+    gpu = "".join(f"  GPU {i:02d}  ->     55.40     55.50    " + "".join(
+        f"{2140.0 if i == j else float((cells or {}).get((i, j), 49.60)):>9.2f}" for j in range(n)) + "\n"
+        for i in range(n))
+    avg = ("                           CPU->CPU  CPU->GPU  GPU->CPU  GPU->GPU\n"
+           "Averages (During UniDir):    97.35     48.10     55.45     49.60\n")
+    return f"TransferBench p2p\nBytes Per Direction 268435456\n{head}{cpu}\n{gpu}{avg}"
+
+
+def _doctor_expect(capsys: pytest.CaptureFixture[str], path: Path, *more: str) -> tuple[int, dict[str, Any]]:
+    code = main(["doctor", "--from", str(path), "--json", "--all", *more])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def test_written_p2p_at_its_design_is_clear_against_the_xgmi_mesh(capsys, tmp_path) -> None:
+    f = tmp_path / "written_tb_p2p_even.txt"
+    f.write_text(_p2p_text())
+    code, data = _doctor_expect(capsys, f, "--expect", "mi300x-8")
+    step = _step(data, "pair_bandwidth")
+    assert code == 0 and step["status"] == "clear" and "within 75 % of its design" in step["summary"], step
+    basis = next(e["value"] for e in step["evidence"] if e["field"].endswith("against the design"))
+    assert "of the ~54 GB/s the design gives one way (1 xGMI link × 64 GB/s × 0.85" in basis, basis
+
+
+def test_written_p2p_pair_far_below_its_design_names_the_pair_and_its_share(capsys, tmp_path) -> None:
+    f = tmp_path / "written_tb_p2p_slow.txt"
+    f.write_text(_p2p_text({(2, 5): "20.40"}))
+    code, data = _doctor_expect(capsys, f, "--expect", "mi300x-8")
+    (low,) = [x for x in data["findings"] if x["cause"] == "link_degraded"]
+    assert code == 1 and low["between"] == ["GPU 2", "GPU 5"] and low["evidence"]["pct_of_design"] == 37.5, low
+    assert low["evidence"]["basis"].startswith("GPU 2→GPU 5 at 20.4 GB/s is 38 % of the ~54 GB/s")
+
+
+def test_written_p2p_without_its_hardware_named_cannot_be_told_against_a_design(capsys, tmp_path) -> None:
+    f = tmp_path / "written_tb_p2p_unnamed.txt"
+    f.write_text(_p2p_text())
+    code, data = _doctor_expect(capsys, f)
+    step = _step(data, "pair_bandwidth")
+    assert code == 0 and "can't tell against the design: the log names no module" in step["summary"], step
+    assert not any("pct_of_design" in x["evidence"] for x in data["findings"])

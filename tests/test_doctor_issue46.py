@@ -184,3 +184,103 @@ def test_a_log_that_names_no_module_cannot_tell_what_it_should_reach(capsys, tmp
     assert not [f for f in data["findings"] if f["cause"] == "collective_below_model"]
     (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
     assert "names no module" in json.dumps(step["evidence"]), step
+
+
+# --- copy benchmarks judged against the design of the modules they name -----------------------------------
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def _nvb(test: str, title: str, rows: list[list[str]], devices: int = 8, model: str = H100) -> str:
+    """nvbandwidth v0.8's output: its version block, one line per device, the test's matrix and SUM line."""
+    head = ("nvbandwidth Version: v0.8\nBuilt from Git version: v0.8\n\nCUDA Runtime Version: 12080\n"
+            "CUDA Driver Version: 12080\nDriver Version: 570.124.06\n\n")
+    buses = ["18", "2a", "3a", "5d", "9a", "ab", "ba", "db"]
+    devs = "".join(f"Device {i}: {model} (00000000:{buses[i % 8]}:00)\n" for i in range(devices)) + "\n"
+    cols = "        " + "".join(f"{j:>10}" for j in range(len(rows[0]))) + "\n"
+    body = "".join(f"{i:>2}    " + "".join(f"{c:>10}" for c in row) + "\n" for i, row in enumerate(rows))
+    total = sum(float(c) for row in rows for c in row if c != "N/A")
+    return (f"{head}{devs}Running {test}.\n{title}\n{cols}{body}\nSUM {test} {total:.2f}\n\n"
+            "NOTE: The reported results may not reflect the full capabilities of the platform.\n"
+            "Performance can vary with software drivers, hardware clocks, and system topology.\n")
+
+
+def _d2d(slow: dict[tuple[int, int], str] | None = None) -> list[list[str]]:
+    return [["N/A" if i == j else (slow or {}).get((i, j), f"{389.4 + 0.1 * ((i + j) % 3):.2f}") for j in range(8)]
+            for i in range(8)]
+
+
+def _pairs_step(data: dict[str, Any]) -> dict[str, Any]:
+    (step,) = [s for s in data["steps"] if s["check"] == "pair_bandwidth"]
+    return step
+
+
+def test_nvbandwidth_pairs_at_their_design_are_clear_with_the_basis_stated(capsys, tmp_path):
+    text = _nvb("device_to_device_memcpy_write_ce", "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", _d2d())
+    code, data = _doctor(capsys, tmp_path, text, "--all", name="nvb.txt")
+    step = _pairs_step(data)
+    assert code == 0 and step["status"] == "clear" and "within 75 % of its design" in step["summary"], step
+    basis = next(e["value"] for e in step["evidence"] if e["field"].endswith("against the design"))
+    assert "% of the ~382 GB/s the design gives one way (18 NVLink links × 25 GB/s × 0.85" in basis, basis
+    assert "hgx-h200-8 shape with the device lines' H100-SXM" in basis
+
+
+def test_an_nvbandwidth_pair_far_below_its_design_is_named_with_its_share(capsys, tmp_path):
+    slow = {(0, 3): "120.00", (3, 0): "121.50"}
+    text = _nvb("device_to_device_memcpy_write_ce", "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", _d2d(slow))
+    code, data = _doctor(capsys, tmp_path, text, name="nvb.txt")
+    (low,) = [f for f in data["findings"] if f["cause"] == "link_degraded"]  # one pair, both directions slow
+    assert code == 1 and low["between"] == ["GPU 0", "GPU 3"], low
+    assert low["evidence"]["pct_of_design"] == 31.4 and low["evidence"]["expected_gbps"] == 382.5
+    assert low["evidence"]["basis"].startswith("GPU 0→GPU 3 at 120 GB/s is 31 % of the ~382 GB/s")
+
+
+def test_host_copies_are_judged_against_the_modules_pcie_link(capsys, tmp_path):
+    title = "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"
+    healthy = [["55.31", "55.28", "55.30", "55.27", "55.29", "55.31", "55.30", "55.28"]]
+    code, data = _doctor(capsys, tmp_path, _nvb("host_to_device_memcpy_ce", title, healthy), name="h2d.txt")
+    assert code == 0 and _pairs_step(data)["status"] == "clear"
+    slow = [healthy[0][:5] + ["13.20"] + healthy[0][6:]]
+    code, data = _doctor(capsys, tmp_path, _nvb("host_to_device_memcpy_ce", title, slow), name="h2d.txt")
+    (low,) = [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    assert code == 1 and low["between"] == ["host", "GPU 5"] and low["evidence"]["pct_of_design"] == 24.4, low
+    assert "PCIe Gen5 x16" in low["evidence"]["basis"]
+
+
+def test_sm_bidirectional_cells_are_both_directions_together(capsys, tmp_path):
+    """nvbandwidth's SM bidirectional figure sums the two streams (its README): priced as both ways."""
+    rows = [["N/A" if i == j else "748.20" for j in range(8)] for i in range(8)]
+    text = _nvb("device_to_device_bidirectional_memcpy_read_sm",
+                "memcpy SM GPU(row) <-> GPU(column) bandwidth (GB/s)", rows)
+    code, data = _doctor(capsys, tmp_path, text, "--all", name="nvb.txt")
+    step = _pairs_step(data)
+    assert code == 0 and step["status"] == "clear", step
+    assert "the design gives both ways together" in json.dumps(step["evidence"])
+
+
+def test_every_pair_far_below_its_design_is_one_finding_for_the_table(capsys, tmp_path):
+    rows = [["N/A" if i == j else "24.10" for j in range(8)] for i in range(8)]  # PCIe speed on an NVSwitch board
+    text = _nvb("device_to_device_memcpy_read_ce", "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)", rows)
+    code, data = _doctor(capsys, tmp_path, text, "--all", name="nvb.txt")
+    (whole,) = [f for f in data["findings"] if f["cause"] == "topology_misidentified"]  # beside p2p_path's finding
+    assert code == 1 and whole["evidence"]["cells"] == 56, whole
+    assert whole["evidence"]["pct_of_design"] == 6.3
+
+
+def test_copies_of_a_model_the_catalog_lacks_cannot_be_told_and_expect_supplies_it(capsys, tmp_path):
+    text = _nvb("device_to_device_memcpy_write_ce", "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)",
+                _d2d({(0, 3): "120.00"}), model="NVIDIA A100-SXM4-40GB")
+    _, data = _doctor(capsys, tmp_path, text, "--all", name="nvb.txt")
+    assert "'NVIDIA A100-SXM4-40GB' is not in the catalog" in _pairs_step(data)["summary"]
+    assert not [f for f in data["findings"] if "pct_of_design" in f["evidence"]]
+    _, data = _doctor(capsys, tmp_path, text, "--expect", "hgx-h200-8", name="nvb.txt")
+    low = [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    assert [f["between"] for f in low] == [["GPU 0", "GPU 3"]] and "--expect" in low[0]["evidence"]["basis"]
+
+
+def test_the_design_bound_is_validates_for_a_slowed_link() -> None:
+    """No bound of doctor's own: validate's default rules fail a pair or host copy below the same share."""
+    from gpuvet.doctor.capture_pairs import DESIGN_LOW
+    from gpuvet.validate.rules import default_rules
+
+    fails = {r.check: r.threshold for r in default_rules().rules if r.verdict == "fail" and r.field == "pct_of_expected"}
+    assert fails["p2p_*"] == fails["h2d*"] == fails["d2h*"] == 100 * DESIGN_LOW

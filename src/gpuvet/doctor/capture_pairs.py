@@ -1,5 +1,10 @@
-"""Captured module-to-module copy matrices judged against their peers: nvbandwidth's
-device-to-device tests and TransferBench's GPU->GPU tables (p2p, a2a).
+"""Captured copy matrices judged against their design and their peers: nvbandwidth's
+device-to-device and host/device tests and TransferBench's GPU->GPU tables (p2p, a2a).
+
+Against the design (doctor/copy_expect.py): where --expect, a module listing beside the benchmark
+or its own device lines name the modules, each cell gets the figure the performance model gives that
+copy on that design, and a cell below DESIGN_LOW of it is a finding (every cell of a table below it:
+one finding for the table, the design or the path is not what was assumed).
 
 A capture carries no design figure for a pair, but the other pairs of the same table are a
 yardstick (validate/peers.py's rule: the pairs of one class agree). Only a table whose pairs agree
@@ -10,14 +15,19 @@ a figure (N/A, cut) are listed in the verdict, and a table with none readable is
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from statistics import median
 from typing import NamedTuple
 
+from gpuvet.doctor.copy_expect import CopyDesign, CopyTest, Priced, copy_test, design_for
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.errors import GpuvetError
+from gpuvet.node.model import Node
 
 PEER_LOW = 0.75  # of the peers' median: validate/peers.py's FAIL_BELOW (jobs do not import each other)
+DESIGN_LOW = PEER_LOW  # of the design's figure: validate's default rules fail p2p_*, h2d* and d2h* below 75 %
 PEER_SPREAD = 0.10  # median absolute deviation over the median: wider, the table holds several classes
 MIN_PAIRS = 3  # fewer pairs are no peer group (validate/peers.py: 3 members)
 FIX = ("run that pair alone again (TransferBench or nvbandwidth, the pair's source and destination); if it stays "
@@ -28,6 +38,7 @@ FIX_DEAD = ("the copy between the two moved nothing: run that pair alone again (
             "(amd-smi topology / nvidia-smi topo -p2p r) and the kernel log at that time")
 SHOWN = 8  # pairs listed by name in a note; the rest counted
 MAX_NAMED = 64  # findings named per table (a 4,096-wide table of slow pairs would be millions); the rest counted
+MAX_PRICED = 1_024  # cells priced per table (one flow solve each): a 32-module table; the rest not priced
 
 
 def pair_tables(matrices: dict[str, list[list[float | None]]]) -> dict[str, list[list[float | None]]]:
@@ -63,62 +74,162 @@ def _blank_text(name: str, t: _Table) -> str:
     return f"{name}: can't read {t.blank} pair(s) (N/A, cut or unreadable): {', '.join(t.shown)}{more}"
 
 
+@dataclass
+class _Verdicts:
+    """What the tables said, gathered over them: findings, what was read, what could not be told."""
+
+    source: str
+    found: list[Finding] = field(default_factory=list)
+    cited: list[Cited] = field(default_factory=list)
+    unsure: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    named: set[tuple[str, int, int]] = field(default_factory=set)  # (table, row, column) already a finding
+    dead: int = 0
+    slow: int = 0
+    below_design: int = 0
+    priced: int = 0  # tables with a design figure
+    no_design: str | None = None  # why no table could be priced
+    unnamed: int = 0  # past MAX_NAMED in a table: counted, not named
+
+
 def captured_pairs(ev: Evidence) -> Outcome:
-    """Each captured pair table: a pair that measured 0 is named link_down, a pair below PEER_LOW of its
-    peers' median link_degraded; pairs without a figure are listed, never taken for clear."""
+    """Each captured copy table against the design of its modules (where the captures or --expect name
+    them), and each pair table against its peers: a pair that measured 0 is named link_down, a pair below
+    DESIGN_LOW of its design or PEER_LOW of its peers' median link_degraded; pairs without a figure are
+    listed, never taken for clear."""
     tables = pair_tables(ev.captures.nvbandwidth)
-    if not tables:
+    priced = {name: m for name, m in ev.captures.nvbandwidth.items() if copy_test(name) is not None}
+    if not tables and not priced:
         return unknown("no pair measurements")
-    source = ev.capture_source("nvbandwidth", "TransferBench") or "captured copy benchmark"
-    found: list[Finding] = []
-    cited: list[Cited] = []
-    unsure: list[str] = []
-    unread: list[str] = []
-    dead_n = slow_n = 0
+    v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench") or "captured copy benchmark")
+    if priced:
+        _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v)
     for name, matrix in tables.items():
-        table = _cells(matrix)
-        if table.blank:
-            unread.append(_blank_text(name, table))
-            cited.append(Cited(source, f"{name}: pairs without a figure (N/A, cut or unreadable)",
-                               ", ".join(table.shown) + (" …" if table.blank > len(table.shown) else ""),
-                               where=f"{table.blank} pairs"))
-        dead = [(i, j) for i, j, v in table.pairs if v == 0]
-        measured = [(i, j, v) for i, j, v in table.pairs if v > 0]  # the yardstick: pairs that moved data
-        middle = median(v for _, _, v in measured) if len(measured) >= MIN_PAIRS else None
-        found += [finding("link_down", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX_DEAD, test=name,
-                          cell=f"row GPU {i}, column GPU {j}", measured_gbps=0.0,
-                          peers_median_gbps=round(middle, 2) if middle else None,
-                          pct_of_peers=0.0 if middle else None, peers=len(measured), source=source)
-                  for i, j in dead[:MAX_NAMED]]
-        dead_n += len(dead)
-        if dead:
-            cited.append(Cited(source, f"{name}: pairs that measured 0 GB/s", str(len(dead)),
-                               where=", ".join(f"GPU {i}->GPU {j}" for i, j in dead[:SHOWN]) +
-                               (" …" if len(dead) > SHOWN else "")))
-        if middle is None:
-            unsure.append(f"{name}: {len(measured)} pair(s), too few to be each other's peers")
+        _against_peers(name, matrix, v)
+    return _verdict(v)
+
+
+def _captured_node(ev: Evidence) -> Node | None:
+    """The node the captures list, if any (a module list or topology beside the benchmark)."""
+    try:
+        return ev.node
+    except GpuvetError:
+        return None
+
+
+def _against_peers(name: str, matrix: list[list[float | None]], v: _Verdicts) -> None:
+    table = _cells(matrix)
+    if table.blank:
+        v.unread.append(_blank_text(name, table))
+        v.cited.append(Cited(v.source, f"{name}: pairs without a figure (N/A, cut or unreadable)",
+                             ", ".join(table.shown) + (" …" if table.blank > len(table.shown) else ""),
+                             where=f"{table.blank} pairs"))
+    dead = [(i, j) for i, j, x in table.pairs if x == 0]
+    measured = [(i, j, x) for i, j, x in table.pairs if x > 0]  # the yardstick: pairs that moved data
+    middle = median(x for _, _, x in measured) if len(measured) >= MIN_PAIRS else None
+    v.found += [finding("link_down", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX_DEAD, test=name,
+                        cell=f"row GPU {i}, column GPU {j}", measured_gbps=0.0,
+                        peers_median_gbps=round(middle, 2) if middle else None,
+                        pct_of_peers=0.0 if middle else None, peers=len(measured), source=v.source)
+                for i, j in dead[:MAX_NAMED]]
+    v.dead += len(dead)
+    v.unnamed += max(0, len(dead) - MAX_NAMED)
+    if dead:
+        v.cited.append(Cited(v.source, f"{name}: pairs that measured 0 GB/s", str(len(dead)),
+                             where=", ".join(f"GPU {i}->GPU {j}" for i, j in dead[:SHOWN]) +
+                             (" …" if len(dead) > SHOWN else "")))
+    if middle is None:
+        v.unsure.append(f"{name}: {len(measured)} pair(s), too few to be each other's peers")
+        return
+    spread = median(abs(x - middle) for _, _, x in measured) / middle
+    if spread > PEER_SPREAD:
+        v.unsure.append(f"{name}: the pairs disagree among themselves (median deviation {100 * spread:.0f} % of "
+                        f"the median {middle:.1f} GB/s): several link classes or a small transfer size, so no pair "
+                        "has peers to be judged by (give the topology, or run the pairs of one class)")
+        return
+    slow = [(i, j, x) for i, j, x in measured if x < PEER_LOW * middle]
+    v.slow += len(slow)
+    v.found += [finding("link_degraded", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX, test=name,
+                        measured_gbps=x, peers_median_gbps=round(middle, 2),
+                        pct_of_peers=round(100 * x / middle, 1), peers=len(measured) - 1, source=v.source)
+                for i, j, x in slow[:MAX_NAMED] if (name, i, j) not in v.named]
+    v.unnamed += max(0, len(slow) - MAX_NAMED)
+    low = min(x for _, _, x in measured)
+    v.cited.append(Cited(v.source, f"{name}: lowest pair{' that moved data' if dead else ''} / peers' median",
+                         f"{low:.2f} / {middle:.2f} GB/s ({100 * low / middle:.0f} %)", where=f"{len(measured)} pairs"))
+
+
+def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDesign | str, v: _Verdicts) -> None:
+    """Each cell that moved data against what the design gives it; below DESIGN_LOW a finding."""
+    if isinstance(design, str):
+        v.no_design = f"can't tell against the design: {design}"
+        return
+    for name, matrix in tables.items():
+        test = copy_test(name)
+        if test is None:
             continue
-        spread = median(abs(v - middle) for _, _, v in measured) / middle
-        if spread > PEER_SPREAD:
-            unsure.append(f"{name}: the pairs disagree among themselves (median deviation {100 * spread:.0f} % of "
-                          f"the median {middle:.1f} GB/s): several link classes or a small transfer size, so no pair "
-                          "has peers to be judged by (give the topology, or run the pairs of one class)")
+        cells = [(i, j, x, p) for i, j, x in _moved(matrix)[:MAX_PRICED] if (p := design.price(test, i, j))]
+        if not cells:
+            v.unsure.append(f"{name}: no cell the design prices ({design.said}: its modules do not match the table's)")
             continue
-        slow = [(i, j, v) for i, j, v in measured if v < PEER_LOW * middle]
-        slow_n += len(slow)
-        found += [finding("link_degraded", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX, test=name,
-                          measured_gbps=v, peers_median_gbps=round(middle, 2),
-                          pct_of_peers=round(100 * v / middle, 1), peers=len(measured) - 1, source=source)
-                  for i, j, v in slow[:MAX_NAMED]]
-        low = min(v for _, _, v in measured)
-        cited.append(Cited(source, f"{name}: lowest pair{' that moved data' if dead else ''} / peers' median",
-                           f"{low:.2f} / {middle:.2f} GB/s ({100 * low / middle:.0f} %)", where=f"{len(measured)} pairs"))
-    also = f"; {'; '.join(unread)}" if unread else ""
-    if found:
-        parts = ([f"{dead_n} pair(s) measured 0 GB/s"] if dead_n else []) + \
-            ([f"{slow_n} pair(s) below {100 * PEER_LOW:.0f} % of their peers"] if slow_n else [])
-        named = f" ({MAX_NAMED} per table named)" if dead_n + slow_n > len(found) else ""
-        return confirmed(f"{' and '.join(parts)} in the captured tables{named}{also}", *found, cited=tuple(cited))
-    if not any(c.field.endswith("peers' median") for c in cited):
-        return unknown(unsure[0] + (f" (and {len(unsure) - 1} more table(s) alike)" if len(unsure) > 1 else "") + also)
-    return clear(f"every captured pair within {100 * PEER_LOW:.0f} % of its peers{also}", *cited)
+        v.priced += 1
+        slow = [c for c in cells if c[2] < DESIGN_LOW * c[3].gbps]
+        v.below_design += len(slow)
+        if test.host is None and slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:
+            v.found.append(_whole_table(name, test, cells, v.source))
+        else:
+            v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=FIX, test=name,
+                                measured_gbps=x, expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * x / p.gbps, 1),
+                                basis=_sentence(test, i, j, x, p), source=v.source) for i, j, x, p in slow[:MAX_NAMED]]
+            v.named |= {(name, i, j) for i, j, _, _ in slow[:MAX_NAMED]}
+            v.unnamed += max(0, len(slow) - MAX_NAMED)
+        i, j, x, p = min(cells, key=lambda c: c[2] / c[3].gbps)
+        v.cited.append(Cited(v.source, f"{name}: lowest cell against the design", _sentence(test, i, j, x, p),
+                             where=f"{len(cells)} cells priced"))
+
+
+def _moved(matrix: list[list[float | None]]) -> list[tuple[int, int, float]]:
+    """Cells with a figure above 0 (a 0 is link_down's, a blank is unread), the diagonal left out."""
+    return [(i, j, x) for i, row in enumerate(matrix) for j, x in enumerate(row) if x is not None and x > 0
+            and (i != j or len(matrix) == 1)]
+
+
+def _ends(test: CopyTest, i: int, j: int) -> tuple[str, str]:
+    return ("host", f"GPU {j}") if test.host == "to" else (f"GPU {j}", "host") if test.host == "from" \
+        else (f"GPU {i}", f"GPU {j}")
+
+
+def _sentence(test: CopyTest, i: int, j: int, x: float, p: Priced) -> str:
+    """'GPU 0→GPU 3 at 120 GB/s is 33 % of the ~323 GB/s the design gives one way (18 NVLink links × …)'."""
+    a, b = _ends(test, i, j)
+    return (f"{a}→{b} at {x:g} GB/s is {100 * x / p.gbps:.0f} % of the ~{p.gbps:.0f} GB/s the design gives "
+            f"{test.direction()} ({p.basis})")
+
+
+def _whole_table(name: str, test: CopyTest, cells: list[tuple[int, int, float, Priced]], source: str) -> Finding:
+    """Every cell of a table far below its design: one finding for the table, not one per pair."""
+    i, j, x, p = min(cells, key=lambda c: c[2] / c[3].gbps)
+    mid = median(c[2] for c in cells)
+    return finding("topology_misidentified", MEDIUM, test=name, cells=len(cells), median_gbps=round(mid, 2),
+                   expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * mid / p.gbps, 1),
+                   basis=_sentence(test, i, j, x, p), source=source)
+
+
+def _verdict(v: _Verdicts) -> Outcome:
+    also = f"; {'; '.join(v.unread)}" if v.unread else ""
+    if v.found:
+        also = f"; {v.no_design}{also}" if v.no_design else also
+        parts = ([f"{v.dead} pair(s) measured 0 GB/s"] if v.dead else []) + \
+            ([f"{v.below_design} cell(s) below {100 * DESIGN_LOW:.0f} % of their design"] if v.below_design else []) + \
+            ([f"{v.slow} pair(s) below {100 * PEER_LOW:.0f} % of their peers"] if v.slow else [])
+        named = f" ({MAX_NAMED} per table named)" if v.unnamed else ""
+        return confirmed(f"{' and '.join(parts)} in the captured tables{named}{also}", *v.found, cited=tuple(v.cited))
+    judged = any(c.field.endswith(("peers' median", "against the design")) for c in v.cited)
+    if not judged:
+        why = v.unsure + ([v.no_design] if v.no_design else [])
+        return unknown(why[0] + (f" (and {len(why) - 1} more alike)" if len(why) > 1 else "") + also)
+    said = ([f"every priced cell within {100 * DESIGN_LOW:.0f} % of its design"] if v.priced else []) + \
+        ([f"every captured pair within {100 * PEER_LOW:.0f} % of its peers"]
+         if any(c.field.endswith("peers' median") for c in v.cited) else [])
+    why = [v.no_design] if v.no_design else []
+    return clear("; ".join(said + why) + also, *v.cited)

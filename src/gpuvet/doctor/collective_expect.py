@@ -13,6 +13,7 @@ from gpuvet.captures.records import NcclResult, NcclRow
 from gpuvet.errors import GpuvetError
 from gpuvet.node.catalog import ModuleModel, find_model
 from gpuvet.node.collectives import Collective
+from gpuvet.node.model import Node
 
 SLOW = 0.70  # below 70 % of the modelled busbw is a finding; the model's own spread on published runs is ~15 %
 LARGE = 256 * 2**20  # the largest size must be bandwidth-bound for its busbw to be judged
@@ -73,31 +74,47 @@ def judge(r: NcclResult) -> Judged | None:
     return _priced(r, row, model, len(r.models))
 
 
-def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judged:
+BOARDS = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe"}
+
+
+def board(model: ModuleModel) -> tuple[Node, str] | str:
+    """The preset board this model comes on, built with it (the design the log's figures are judged
+    against), and the preset's name; or why there is none."""
     from gpuvet.node.build import build_node
-    from gpuvet.node.collective_model import CollectiveModel
     from gpuvet.node.spec import load_spec
 
     preset = _shape(model)
+    if preset is None:
+        return f"{model.name} links through bridges: how many, the log does not say"
+    spec, _ = load_spec(preset)
+    modules = spec.modules
+    if isinstance(modules, list):
+        return f"the {preset} shape lists its modules one by one: not priced"
+    try:
+        return build_node(spec.model_copy(update={"modules": modules.model_copy(update={"model": model.name})})), preset
+    except GpuvetError as exc:
+        return f"the model cannot build it ({exc})"
+
+
+def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judged:
+    from gpuvet.node.collective_model import CollectiveModel
+
     try:
         Collective(r.op)
     except ValueError:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the collective ({r.op}) is not named in the log")
-    if preset is None:
-        return Judged(r.op, row.size_bytes, row.busbw, None, f"{model.name} links through bridges: how many, the "
-                      "log does not say")
-    spec, _ = load_spec(preset)
-    modules = spec.modules
-    if isinstance(modules, list) or ranks < 2 or ranks > modules.count:
+    built = board(model)
+    if isinstance(built, str):
+        return Judged(r.op, row.size_bytes, row.busbw, None, built)
+    node, preset = built
+    if ranks < 2 or ranks > len(node.module_ids):
         return Judged(r.op, row.size_bytes, row.busbw, None, f"{ranks} rank(s) do not fit one {preset} board")
     try:
-        node = build_node(spec.model_copy(update={"modules": modules.model_copy(update={"model": model.name})}))
         cm = CollectiveModel(node)
         pred = cm.predict(r.op, row.size_bytes, cm.members(ranks))
     except GpuvetError as exc:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
-    board = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe"}[preset]
-    basis = (f"{ranks} {model.name} reach on {board} (the {preset} shape with the log's modules; gpuvet plan "
+    basis = (f"{ranks} {model.name} reach on {BOARDS[preset]} (the {preset} shape with the log's modules; gpuvet plan "
              f"collective's model, {pred.algorithm})")
     return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
 
