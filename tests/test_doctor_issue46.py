@@ -284,3 +284,19 @@ def test_the_design_bound_is_validates_for_a_slowed_link() -> None:
 
     fails = {r.check: r.threshold for r in default_rules().rules if r.verdict == "fail" and r.field == "pct_of_expected"}
     assert fails["p2p_*"] == fails["h2d*"] == fails["d2h*"] == 100 * DESIGN_LOW
+
+
+def test_a_module_listing_beside_the_copies_names_their_hardware(capsys, tmp_path):
+    """No device lines in the log; the node's nvidia-smi -q beside it names two H100 SXM (no fabric in a
+    -q: the board their model comes on gives the design, not a PCIe-only node)."""
+    rows = [["N/A", "120.00"], ["389.50", "N/A"]]
+    text = _nvb("device_to_device_memcpy_write_ce", "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", rows, 2)
+    path = tmp_path / "nvb.txt"
+    path.write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith("Device ")) + "\n")
+    listing = Path(__file__).parent / "data" / "captures" / "smi_q_h100_2gpu.txt"
+    assert main(["doctor", "--from", str(path), "--from", str(listing), "--all", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    (low,) = [f for f in json.loads(out)["findings"] if f["cause"] == "link_degraded"]
+    assert low["between"] == ["GPU 0", "GPU 1"] and low["evidence"]["pct_of_design"] == 31.4
+    assert "the hgx-h200-8 shape with the listed modules' H100-SXM" in low["evidence"]["basis"]

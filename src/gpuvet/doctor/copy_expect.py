@@ -107,17 +107,23 @@ def design_for(declared: Node | None, captured: Node | None, devices: list[NvbDe
     """The design the cells are priced on, or why there is none (what to give so there is one)."""
     if declared is not None and declared.module_ids:
         return CopyDesign(declared, declared.module_ids, "the declared node (--expect)")
-    if captured is not None and captured.module_ids:
+    if captured is not None and captured.module_ids and captured.fabric_known:
         from gpuvet.node.design import infer_design
 
         return CopyDesign(infer_design(captured).node, captured.module_ids,
                           "the nominal design of the node the captures list")
-    names = Counter(d.name for d in devices)
-    if not names:
+    if captured is not None and captured.module_ids:  # a module list without its fabric: the board its model is on
+        return _on_board(Counter(m.model.name for m in captured.modules), len(captured.module_ids), "listed modules'")
+    if not devices:
         return ("the log names no module (no 'Device N: …' lines, no module listing beside it): can't tell what "
                 "the pairs should reach; give --expect PRESET, or the node's module listing beside it")
+    return _on_board(Counter(d.name for d in devices), max(d.index for d in devices) + 1, "device lines'")
+
+
+def _on_board(names: Counter[str], count: int, whose: str) -> CopyDesign | str:
+    """The preset board one catalog model comes on, its first ``count`` modules the devices."""
     if len(names) > 1:
-        return f"the device lines name several models ({', '.join(names)}): one design prices one model"
+        return f"the {whose[:-2]} name several models ({', '.join(names)}): one design prices one model"
     name = next(iter(names))
     model = find_model(name)
     if model is None:
@@ -126,6 +132,6 @@ def design_for(declared: Node | None, captured: Node | None, devices: list[NvbDe
     if isinstance(built, str):
         return built
     node, preset = built
-    if max(d.index for d in devices) >= len(node.module_ids):
-        return f"{len(devices)} devices do not fit one {preset} board"
-    return CopyDesign(node, node.module_ids, f"the {preset} shape with the device lines' {model.name}")
+    if count > len(node.module_ids):
+        return f"{count} devices do not fit one {preset} board"
+    return CopyDesign(node, node.module_ids, f"the {preset} shape with the {whose} {model.name}")
