@@ -15,9 +15,13 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+import numpy as np
+import numpy.typing as npt
+
 from gpuvet.backends.readings import Sample
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds
+from gpuvet.watch.columns import COUNTS, Columns
 from gpuvet.watch.recording import MAX_SAMPLES, ModuleMeta, Recording
 
 # --query-gpu field (as the header prints it, units stripped) -> our field
@@ -141,7 +145,22 @@ class _Clock:
 
 
 def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
-    """Raises GpuvetError for a file with no header, or one without temperature and power."""
+    """Raises GpuvetError for a file with no header, or one without temperature and power. The
+    usual log is read column by column (``_read_columns``); any other row by row."""
+    held: list[str] = []
+    try:
+        held.extend(lines)
+    except GpuvetError as exc:  # a line or the file past its bound: raised where the row reader meets it
+        return _read_rows(_then_raise(held, exc), node, where, interval_s)
+    return _read_columns(held, node, where) or _read_rows(held, node, where, interval_s)
+
+
+def _then_raise(held: list[str], exc: GpuvetError) -> Iterator[str]:
+    yield from held
+    raise exc
+
+
+def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     rec = Recording("nvidia-smi --query-gpu csv")
     clock = _Clock()
     cols: dict[str, int] = {}
@@ -194,6 +213,71 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
     if reader is not None:
         reader.flush()
     return _finish_csv(rec, cols, rows, (dropped, bad), where, interval_s)
+
+
+def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
+    """The usual log (one header with a timestamp column and a module's identity, every row as wide
+    as it and its cells spaced as nvidia-smi writes them, every time and index readable) read a
+    column at a time: the same samples, modules and notes as row by row, held as arrays
+    (``Recording.columns``). None where the log is not so; a GpuvetError is left to the row reader,
+    which raises it where it meets it."""
+    header = next(csv.reader(held[:1], skipinitialspace=True, quoting=csv.QUOTE_NONE), [])
+    if not header or not header[0].strip() or _has_digit(header[0]) or not is_query_header(",".join(header)):
+        return None
+    cols = _header_columns(header)
+    n, k = len(held) - 1, len(header)
+    if "time" not in cols or not {"index", "bus_id", "uuid"} & set(cols) or not 0 < n <= MAX_SAMPLES:
+        return None
+    flat = _flat_cells(held, k)
+    if flat is None or not all(_has_digit(c) for c in set(flat[0::k])):
+        return None  # a blank row or a second header: row by row
+    index = cols.get("index")
+    if index is not None and any(_bad_index(c) is not None for c in set(flat[index::k])):
+        return None
+    times = _times(flat[cols["time"]::k])
+    if times is None:
+        return None
+    rec = Recording("nvidia-smi --query-gpu csv")
+    dropped = bounds.Dropped(where)
+    reader = _ColumnReader(cols, node, rec, where, dropped, flat, k)
+    try:
+        who = reader.modules()
+        readings = reader.columns(n) if who is not None else None
+    except GpuvetError:
+        return None
+    if who is None or readings is None:
+        return None
+    rec.columns = _per_module(rec, reader.names, who, times, readings)
+    return _finish_csv(rec, cols, n, (dropped, bounds.BadIndex(where)), where, 60.0)
+
+
+def _has_digit(cell: str) -> bool:
+    return any(ch.isdigit() for ch in cell)
+
+
+def _flat_cells(held: list[str], k: int) -> list[str] | None:
+    """Every cell of the rows under the header in one list (row after row, ``k`` a row), where each
+    row has ``k`` cells split by ', ' alone (what the csv module reads them as); else None."""
+    body = "".join(held[1:])
+    if not body.endswith("\n"):
+        body += "\n"
+    if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != body.count(","):
+        return None
+    if any(line.count(",") != k - 1 for line in held[1:]):
+        return None
+    flat = body[:-1].replace("\n", ", ").split(", ")
+    return flat if len(flat) == k * (len(held) - 1) else None
+
+
+def _times(cells: list[str]) -> npt.NDArray[np.float64] | None:
+    """Each row's time, each distinct stamp read once; None where one is not a recorded time."""
+    clock, stamps = _Clock(), {}
+    for cell in dict.fromkeys(cells):
+        t = clock(cell)
+        if t is None or not 0 <= t <= bounds.LATEST_T:
+            return None  # a row skipped or a time refused: row by row, naming its line
+        stamps[cell] = t
+    return np.array([stamps[c] for c in cells], dtype=np.float64)
 
 
 def _csv_rows(lines: Iterable[str], where: str) -> Iterator[tuple[int, list[str]]]:
@@ -316,20 +400,21 @@ class _RowReader:
         if len(self.rows) >= self.BLOCK:
             self.flush()
 
+    def _cells(self, i: int) -> list[str]:
+        """Column ``i`` of the rows held (``_Columns`` takes them from the file's columns)."""
+        return [row[i] for row in self.rows]
+
     def _column(self, name: str) -> list[float | None]:
         i = self.cols.get(name, -1)
         if i < 0:
-            return [None] * len(self.rows)
-        cells = [row[i] for row in self.rows]
-        if max(map(len, cells)) > bounds.MAX_NUMBER_CHARS:
+            return [None] * len(self.numbers)
+        cells = self._cells(i)
+        if max(map(len, set(cells))) > bounds.MAX_NUMBER_CHARS:
             for k, cell in enumerate(cells):
                 bounds.number_text(cell.strip().partition(" ")[0], f"{self.where}:{self.numbers[k]}")
         try:
-            if cells[0][:2] == "0x":
-                values: list[float | None] = [float(int(c, 16)) for c in cells]
-            else:
-                values = [float(c.partition(" ")[0]) for c in cells]
-            if all(v - v == 0 for v in values if v is not None):  # nan and inf are no readings
+            values = _as_numbers(cells)
+            if values is not None:
                 return values
         except ValueError:
             pass
@@ -338,12 +423,24 @@ class _RowReader:
 
     def _counts(self, name: str) -> list[int | None]:
         if name not in self.cols:
-            return [None] * len(self.rows)
+            return [None] * len(self.numbers)
         return [None if v is None else int(v) for v in self._column(name)]
 
     def flush(self) -> None:
         if not self.rows:
             return
+        temp, power, sm, mem, util = self.readings()
+        counts = [self._counts(name) for name in _COUNTS]
+        self.rec.samples.extend(
+            Sample(t, who[0], who[1], tc, pw, sc, mc, None if u is None else u / 100.0, th or 0, ecc_corrected=ec,
+                   ecc_uncorrected=eu, pcie_gen=g, pcie_gen_max=gm, pcie_width=w, pcie_width_max=wm)
+            for t, who, tc, pw, sc, mc, u, th, ec, eu, g, gm, w, wm in zip(
+                self.times, self.who, temp, power, sm, mem, util, *counts, strict=True))
+        self.rows, self.times, self.who, self.numbers = [], [], [], []
+
+    def readings(self) -> tuple[list[float | None], ...]:
+        """Temperature, power, SM and memory clocks, utilisation (in %) of the rows held, each
+        column read as a whole; out-of-range and non-finite readings dropped and counted."""
         temp, util = self._ranged(self._column("temp_c"), bounds.TEMP_C, "temp_c"), self._column("util")
         power = self._column("power_w")
         if any(p is None for p in power):
@@ -353,13 +450,7 @@ class _RowReader:
         sm, gr, mem = self._column("sm_clock_mhz"), self._column("gr_clock_mhz"), self._column("mem_clock_mhz")
         if any(x is None for x in sm):
             sm = [a if a is not None else b for a, b in zip(sm, gr, strict=True)]
-        counts = [self._counts(name) for name in _COUNTS]
-        self.rec.samples.extend(
-            Sample(t, who[0], who[1], tc, pw, sc, mc, None if u is None else u / 100.0, th or 0, ecc_corrected=ec,
-                   ecc_uncorrected=eu, pcie_gen=g, pcie_gen_max=gm, pcie_width=w, pcie_width_max=wm)
-            for t, who, tc, pw, sc, mc, u, th, ec, eu, g, gm, w, wm in zip(
-                self.times, self.who, temp, power, sm, mem, util, *counts, strict=True))
-        self.rows, self.times, self.who, self.numbers = [], [], [], []
+        return temp, power, sm, mem, util
 
     def _ranged(self, values: list[float | None], lo_hi: tuple[float, float], kind: str) -> list[float | None]:
         """``values`` with those outside ``lo_hi`` dropped (and counted)."""
@@ -367,6 +458,83 @@ class _RowReader:
         if all(v is None or lo <= v <= hi for v in values):
             return values
         return [self.dropped.check(v, lo_hi, kind, f"line {n}") for v, n in zip(values, self.numbers, strict=True)]
+
+
+def _as_numbers(cells: list[str]) -> list[float | None] | None:
+    """Each cell as a number ('583.54 W' -> 583.54; hex masks where the first cell is one), each
+    distinct cell read once (a log repeats its clocks and whole °C); None where one is nan or
+    ±inf (no reading). Raises ValueError for a cell that is no number."""
+    hexa = cells[0][:2] == "0x"
+    distinct: dict[str, float | None] = {c: float(int(c, 16)) if hexa else float(c.partition(" ")[0])
+                                         for c in set(cells)}
+    if not all(v - v == 0 for v in distinct.values() if v is not None):
+        return None
+    return list(map(distinct.__getitem__, cells))
+
+
+class _ColumnReader(_RowReader):
+    """``_RowReader`` over the cells of the whole file (``flat``, ``k`` a row), a block of rows at
+    a time as the row reader flushes them, so the same readings are dropped and noted in order."""
+
+    def __init__(self, cols: dict[str, int], node: str, rec: Recording, where: str, dropped: bounds.Dropped,
+                 flat: list[str], k: int) -> None:
+        super().__init__(cols, node, rec, where, dropped)
+        self.flat, self.k, self.start = flat, k, 0
+        self.names: list[tuple[str, str]] = []
+
+    def _cells(self, i: int) -> list[str]:
+        return self.flat[self.start * self.k + i:(self.start + len(self.numbers)) * self.k:self.k]
+
+    def modules(self) -> npt.NDArray[np.int64] | None:
+        """Each row's module (its place in ``names``), the modules made in the order the rows name
+        them; None where one's identity is not read once for all its rows (the row reader's cache)."""
+        flat, k = self.flat, self.k
+        ids = [flat[c::k] for c in self.id_cols]
+        code = {key: i for i, key in enumerate(dict.fromkeys(zip(*ids, strict=True)))}
+        rows = np.fromiter(map(code.__getitem__, zip(*ids, strict=True)), dtype=np.int64, count=len(ids[0]))
+        _, first = np.unique(rows, return_index=True)
+        place: dict[tuple[str, str], int] = {}
+        of_code = []
+        for r in first.tolist():
+            row = flat[r * k:(r + 1) * k]
+            ident = self._ident(row, 0)
+            if self.idents.get(self._id_cells(row)) != ident:
+                return None
+            of_code.append(place.setdefault(ident, len(place)))
+        self.names = list(place)
+        return np.asarray(of_code, dtype=np.int64)[rows]
+
+    def columns(self, n: int) -> dict[str, npt.NDArray[np.float64]] | None:
+        """Every reading column, a block of rows at a time; None where a counter is too large to
+        hold exactly in a float (the row reader keeps it as a Python int)."""
+        parts: dict[str, list[float | None]] = {}
+        for start in range(0, n, self.BLOCK):
+            self.start, self.numbers = start, list(range(start + 2, min(start + self.BLOCK, n) + 2))
+            for name, values in zip(("temp", "power", "sm", "mem", "util"), self.readings(), strict=True):
+                parts.setdefault(name, []).extend(values)
+            for name in _COUNTS:
+                if name in self.cols:
+                    parts.setdefault(name, []).extend(self._column(name))
+        out = {name: np.array(values, dtype=np.float64) for name, values in parts.items()}
+        if any(np.nanmax(np.abs(out[c]), initial=0.0) >= 2.0 ** 53 for c in _COUNTS if c in out):
+            return None
+        out["util"] = out["util"] / 100.0
+        return out
+
+
+def _per_module(rec: Recording, names: list[tuple[str, str]], who: npt.NDArray[np.int64],
+                times: npt.NDArray[np.float64], got: dict[str, npt.NDArray[np.float64]]) -> list[Columns]:
+    """The rows split by module, each in the order read."""
+    order = np.argsort(who, kind="stable")
+    cuts = np.searchsorted(who[order], np.arange(len(names) + 1))
+    throttle = np.nan_to_num(got.get("throttle", np.zeros(len(who))), nan=0.0).astype(np.int64)
+    out = []
+    for m, (module, uuid) in enumerate(names):
+        rows = order[cuts[m]:cuts[m + 1]]
+        out.append(Columns(module, uuid, rows, times[rows], got["temp"][rows], got["power"][rows], got["sm"][rows],
+                           got["mem"][rows], got["util"][rows], throttle[rows],
+                           {c: got[c][rows] for c in COUNTS if c in got}))
+    return out
 
 
 # --- dmon / pmon --------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
+
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds, read_prom, read_smi, read_table
 from gpuvet.watch.recording import Recording
@@ -281,6 +283,8 @@ def once_per_time(rec: Recording, label: str) -> Recording:
     saying whether they read the same (never a silent merge)."""
     if rec.relative_time:
         return rec  # times counted from the start are the reader's own: no repeats to find
+    if rec.only_columns and all(len(np.unique(c.t)) == len(c) for c in rec.columns):
+        return rec  # no module read twice at one time: nothing to drop (the columns stay columns)
     first: dict[tuple[str, float], object] = {}
     kept, same, differ = [], 0, 0
     for s in rec.samples:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.backends.readings import Sample
 from gpuvet.node.bus import bus_key
+from gpuvet.watch.columns import Columns, samples_of, times_of
 
 MAX_SAMPLES = 50_000_000  # a bound on what one replay holds in memory (about 5 GB)
 
@@ -36,9 +37,32 @@ class Recording:
 
     source: str  # format, e.g. "nvidia-smi --query-gpu csv"
     modules: dict[str, ModuleMeta] = field(default_factory=dict)
-    samples: list[Sample] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     relative_time: bool = False
+    # samples a reader kept as arrays (``Columns``), made into ``samples`` only when asked for
+    columns: list[Columns] = field(default_factory=list)
+    _samples: list[Sample] = field(default_factory=list, repr=False)
+
+    @property
+    def samples(self) -> list[Sample]:
+        """Every sample in the order read (those held as columns made into samples here, once)."""
+        if self.columns:
+            self._samples = [*self._samples, *samples_of(self.columns)]
+            self.columns = []
+        return self._samples
+
+    @samples.setter
+    def samples(self, value: list[Sample]) -> None:
+        self.columns, self._samples = [], value
+
+    @property
+    def only_columns(self) -> bool:
+        """Whether every sample is still held as columns (none made into a ``Sample`` yet)."""
+        return bool(self.columns) and not self._samples
+
+    def times(self) -> list[float]:
+        """Every sample's time in the order read, without making samples of columns."""
+        return [s.t for s in self._samples] + times_of(self.columns)
 
     def module(self, node: str, key: str, uuid: str | None = None, model: str | None = None,
                bus_id: str | None = None) -> ModuleMeta:
@@ -67,7 +91,11 @@ class Recording:
     def merge(self, other: Recording) -> None:
         for name, meta in other.modules.items():
             self.modules.setdefault(name, meta)
-        self.samples.extend(other.samples)
+        if not self._samples and not other._samples:  # columns stay columns, read after these
+            offset = sum(len(c) for c in self.columns)
+            self.columns += [c.shifted(offset) for c in other.columns]
+        else:
+            self.samples.extend(other.samples)
         self.notes.extend(n for n in other.notes if n not in self.notes)
         self.relative_time = self.relative_time or other.relative_time
 

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.blocks import ModuleBlock, Placed, from_samples, observe_all
 from gpuvet.errors import GpuvetError
@@ -24,6 +26,7 @@ from gpuvet.node.catalog import find_model
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch import bounds
 from gpuvet.watch.backtest import Backtest, Outcome, backtest, check_outcomes
+from gpuvet.watch.columns import Columns, floats
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
@@ -104,7 +107,17 @@ def interval_of(samples: Sequence[Sample]) -> float:
     if not samples:
         return 60.0
     first = samples[0].module
-    times = [s.t for s in samples[:20000] if s.module == first]
+    return _median_gap([s.t for s in samples[:20000] if s.module == first])
+
+
+def interval_of_blocks(blocks: Sequence[ModuleBlock]) -> float:
+    """``interval_of`` the node's stream, given as blocks (the first block holds its first sample)."""
+    if not blocks:
+        return 60.0
+    return _median_gap([t for t, row in zip(blocks[0].t, blocks[0].rows, strict=True) if row < 20000])
+
+
+def _median_gap(times: list[float]) -> float:
     gaps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
     return statistics.median(gaps) if gaps else 60.0
 
@@ -113,8 +126,9 @@ def interval_of(samples: Sequence[Sample]) -> float:
 SLOWDOWN_FIX = "give --slowdown-c C (°C; nvidia-smi -q shows it as GPU Slowdown Temp)"
 
 
-def forecaster_for(modules: Sequence[ModuleMeta], samples: Sequence[Sample], cfg: ReplayConfig) -> ThermalForecaster:
-    interval = interval_of(samples)
+def forecaster_for(modules: Sequence[ModuleMeta], samples: Sequence[Sample], cfg: ReplayConfig,
+                   interval_s: float | None = None) -> ThermalForecaster:
+    interval = interval_of(samples) if interval_s is None else interval_s
     slowdown = {m.name: s for m in modules if (s := slowdown_of(m, cfg.slowdown_c)) is not None}
     fc = ThermalForecaster(slowdown, horizon_s=cfg.horizon_s, window_s=max(600.0, 3 * interval),
                            models={m.name: m.model or "" for m in modules})
@@ -141,12 +155,35 @@ class _Sink:
     def sample(self, s: Sample, meta: ModuleMeta) -> None:
         if self.book is None or self.run_id is None:
             return
-        key = self.keys.get(s.module)
-        if key is None:
-            key = self.keys[s.module] = self.book.module_key(s.uuid, s.module, meta.bus_id, meta.model)
+        key = self._key(s.module, s.uuid, meta)
         self.rows.append((key, s.t, s.temp_c, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz, s.util, s.throttle))
         if len(self.rows) >= BATCH:
             self.flush()
+
+    def blocks(self, blocks: Sequence[ModuleBlock], modules: dict[str, ModuleMeta]) -> None:
+        """``sample`` of every sample of a node's ``blocks``, in stream order, from their columns."""
+        if self.book is None or self.run_id is None:
+            return
+        keys = [self._key(b.module, b.uuid, modules[b.module]) for b in blocks]
+        order = np.argsort(np.concatenate([np.asarray(b.rows, dtype=np.int64) for b in blocks]), kind="stable")
+        key = np.concatenate([np.full(len(b), k, dtype=np.int64) for k, b in zip(keys, blocks, strict=True)])
+        t = np.concatenate([np.asarray(b.t, dtype=np.float64) for b in blocks])
+        temp, power, sm, mem, util = (floats(np.concatenate([b.array(name) for b in blocks])[order])
+                                      for name in ("temp", "power", "sm", "mem", "util"))
+        throttle = np.concatenate([np.asarray(b.throttle, dtype=np.int64) for b in blocks])[order].tolist()
+        rows: list[SampleRow] = list(zip(key[order].tolist(), t[order].tolist(), temp, power, sm, mem, util, throttle,
+                                         strict=True))
+        for start in range(0, len(rows), BATCH):
+            self.rows += rows[start:start + BATCH]
+            if len(self.rows) >= BATCH:
+                self.flush()
+
+    def _key(self, module: str, uuid: str, meta: ModuleMeta) -> int:
+        key = self.keys.get(module)
+        if key is None:
+            assert self.book is not None
+            key = self.keys[module] = self.book.module_key(uuid, module, meta.bus_id, meta.model)
+        return key
 
     def flush(self) -> None:
         if self.book is not None and self.run_id is not None and self.rows:
@@ -200,21 +237,24 @@ class Replayer:
         self.modules.update(rec.modules)
         self.notes += [n for n in [*rec.notes, *shared_uuids(self.modules.values())] if n not in self.notes]
         self.relative = self.relative or rec.relative_time
-        per_node: dict[str, list[Sample]] = defaultdict(list)
-        for s in rec.samples:
-            per_node[rec.modules[s.module].node].append(s)
         self._metas = {}  # node -> its modules, once per feed (a filter per node was quadratic in nodes)
         for m in self.modules.values():
             self._metas.setdefault(m.node, []).append(m)
         try:
-            for node, samples in sorted(per_node.items()):
-                samples.sort(key=attrgetter("t"))
-                self._feed_node(node, samples)
+            if rec.only_columns and not {rec.modules[c.module].node for c in rec.columns} & set(self.nodes):
+                self._feed_columns(rec)
+            else:
+                per_node: dict[str, list[Sample]] = defaultdict(list)
+                for s in rec.samples:
+                    per_node[rec.modules[s.module].node].append(s)
+                for node, samples in sorted(per_node.items()):
+                    samples.sort(key=attrgetter("t"))
+                    self._feed_node(node, samples)
         except BaseException as exc:
             self._abort(exc)
             raise
-        if rec.samples:
-            times = [s.t for s in rec.samples]
+        times = rec.times()
+        if times:
             lo, hi = min(times), max(times)
             self.first_t = lo if self.first_t is None else min(self.first_t, lo)
             self.last_t = hi if self.last_t is None else max(self.last_t, hi)
@@ -248,10 +288,31 @@ class Replayer:
         for _, _, e in _in_order(state, blocks):
             sink.event(e)
 
+    def _feed_columns(self, rec: Recording) -> None:
+        """``_feed_node`` for each node of a recording held as columns: the same stream (time
+        order, ties in the order read), blocks, logbook rows and events, without a ``Sample``."""
+        per_node: dict[str, list[Columns]] = defaultdict(list)
+        for c in rec.columns:
+            per_node[rec.modules[c.module].node].append(c)
+        for node, cols in sorted(per_node.items()):
+            blocks = node_blocks(cols)
+            metas = sorted(self._metas.get(node, ()), key=attrgetter("name"))
+            state = self.nodes[node] = _Node(forecaster_for(metas, (), self.cfg, interval_of_blocks(blocks)),
+                                             default_detectors())
+            if self.cfg.outcomes is not None:
+                state.forecaster.tap = []
+            state.last.update((b.module, b.t[-1]) for b in blocks)
+            self.samples += sum(len(b) for b in blocks)
+            assert self.sink is not None
+            self.sink.blocks(blocks, self.modules)
+            self.sink.flush()
+            for _, _, e in _in_order(state, blocks):
+                self.sink.event(e)
+
     def _check(self, rec: Recording) -> None:
         """Raises GpuvetError for a time no reader should have let through, or for times counted
         from the start after recorded times (or the reverse) in one replay."""
-        times = [s.t for s in rec.samples]
+        times = rec.times()
         if times and not (math.isfinite(sum(times)) and min(times) >= 0 and max(times) <= bounds.LATEST_T):
             bad = next(t for t in times if not 0 <= t <= bounds.LATEST_T)
             raise GpuvetError(f"time {bad!r} is not a recorded time", where=rec.source,
@@ -300,6 +361,21 @@ def _in_order(state: _Node, blocks: list[ModuleBlock]) -> list[Placed]:
     placed += windows
     placed.sort(key=lambda x: (x[0], x[1]))
     return placed
+
+
+def node_blocks(cols: Sequence[Columns]) -> list[ModuleBlock]:
+    """A node's modules as blocks over its stream: every sample by time, ties in the order read
+    (a stable sort of the samples by time), each block in the order of its first sample."""
+    t = np.concatenate([c.t for c in cols])
+    rows = np.empty(len(t), dtype=np.int64)
+    rows[np.lexsort((np.concatenate([c.seq for c in cols]), t))] = np.arange(len(t))
+    cuts = np.cumsum([0, *(len(c) for c in cols)])
+    made = []
+    for m, c in enumerate(cols):
+        order = np.lexsort((c.seq, c.t))
+        placed = rows[cuts[m]:cuts[m + 1]][order]
+        made.append((int(placed[0]), m, order, placed))
+    return [cols[m].block(order, placed) for _, m, order, placed in sorted(made, key=lambda x: x[0])]
 
 
 def shared_uuids(modules: Iterable[ModuleMeta]) -> list[str]:
