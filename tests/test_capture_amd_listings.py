@@ -105,3 +105,30 @@ def test_lspci_device_line_after_prose_is_read_from_its_bus_id() -> None:
     assert [(lk.device, lk.cap_speed_gts, lk.speed_gts) for lk in out.links] == [("62:00.0", 16.0, 16.0)]
     assert any("follows other words on the line" in n for n in out.notes)
     assert links.parse_lspci(clean("we saw 62:00.0 twice today\n").lines).links == []  # no class: not a device line
+
+
+# constructed: rocm-smi (ROCm 6.x, the '[Model : Revision]' layout) with no option: each row's name on the line
+# under it, cut at 20 characters; a module without a marketing name shows its device id there
+ROCM6_MODEL_TABLE = """\
+====================================== ROCm System Management Interface ======================================
+================================================ Concise Info ================================================
+Device  [Model : Revision]    Temp    Power  Partitions      SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%
+        Name (20 chars)       (Edge)  (Avg)  (Mem, Compute)
+==============================================================================================================
+0       [0x74a1 : 0x00]       41.0°C  N/A    NPS1, SPX       131Mhz  900Mhz   0%   auto  750.0W    0%   0%
+        AMD Instinct MI300X
+1       [0x0b0c : 0x00]       43.0°C  89.0W  N/A, N/A        800Mhz  1600Mhz  0%   auto  500.0W    0%   0%
+        AMD INSTINCT MI200 (
+2       [0x7901 : 0xc8]       30.0°C  10.0W  N/A, N/A        0Mhz    96Mhz    0%   auto  327.0W    0%   0%
+        0x744c
+==============================================================================================================
+============================================ End of ROCm SMI Log =============================================
+"""
+
+
+def test_rocm_smi_default_table_of_rocm6_model_layout_reads_each_rows_name_line() -> None:
+    out = _parse(ROCM6_MODEL_TABLE)
+    assert [(m.label, m.name, m.temperature_c) for m in out.modules] == [
+        ("GPU[0]", "AMD Instinct MI300X", 41.0), ("GPU[1]", "AMD INSTINCT MI200 (", 43.0), ("GPU[2]", None, 30.0)]
+    assert out.claimed == set(range(1, 14))
+    assert any("the name of GPU[1] fills its 20 characters" in n for n in out.notes), out.notes

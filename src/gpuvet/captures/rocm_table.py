@@ -2,7 +2,9 @@
 
 The columns moved between versions (ROC-smi 2017: ``GPU DID Temp AvgPwr SCLK MCLK Fan Perf OverDrive
 ECC``; ROCm 1.x-5.x: ``GPU Temp AvgPwr SCLK MCLK Fan Perf PwrCap VRAM% GPU%``, later ``Temp (DieEdge)``;
-ROCm 6: ``Device Node IDs Temp Power Partitions …`` over a second line of units), and cells hold spaces
+ROCm 6: ``Device Node IDs Temp Power Partitions …`` or ``Device [Model : Revision] Temp Power …`` over a
+second line of units, the latter with the module's name, cut at 20 characters, on a line under its row), and
+cells hold spaces
 (``0x740f,   12345``, ``N/A, N/A, 0``), so a row is read by what its cells look like, not by position:
 the module's index first, its device id where one is printed (named in a note: ROC-smi listed a board's
 non-AMD VGA too), the first temperature cell. A cell the tool printed as N/A stays unknown. Rows are
@@ -12,16 +14,20 @@ labelled ``GPU[n]`` as rocm-smi -a labels them, so the two forms of one listing 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 _HEAD = re.compile(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
-_UNITS = re.compile(r"^\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) (Avg) …
+_UNITS = re.compile(r"^(Name \(20 chars\)\s+)?\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) …
 _ROW = re.compile(r"^(\d{1,4})\s+(\S.*)$")
 _TEMP = re.compile(r"^(\d{1,3}(?:\.\d+)?)\s*(?:°C|c|C)$")
 _DID = re.compile(r"^(?:0x)?([0-9a-fA-F]{4}),?$")
 _MESSAGE = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*(.+)$")  # 'GPU[0] : PowerPlay not enabled - …'
+_NAME_WIDTH = 20  # ROCm 6's 'Name (20 chars)' column
+_NAME = re.compile(r"[A-Za-z0-9][\w .()/+-]{0,19}")  # a name line under a row: 20 characters at most
+_HEX = re.compile(r"0x[0-9a-fA-F]{1,8}")
 _BANNER = re.compile(r"^=+.*=*$")
 _FRAME = re.compile(r"^=+\s*(ROCm System Management Interface|Concise Info|End of ROCm SMI Log)?\s*=+$")
 
@@ -42,7 +48,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     """The rows under the header at ``at``; the index of the first line after the table."""
     head = lines[at].text.split()
     did_column = len(head) > 1 and head[1] == "DID"  # ROC-smi 2017: the device id as four hex digits
-    claimed, messages, dids, rows = [lines[at].no], list[str](), list[str](), 0
+    claimed, messages, dids, cut, rows = [lines[at].no], list[str](), list[str](), list[str](), 0
     i = at + 1
     while i < len(lines):
         text = lines[i].text.strip()
@@ -51,6 +57,11 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
             out.modules.append(module)
             dids += [f"{module.label} {did}"] if did else []
             rows += 1
+        elif rows and text and lines[i].text[:1].isspace() and lines[i - 1].no in claimed[-1:] \
+                and _ROW.match(lines[i - 1].text.strip()) and _NAME.fullmatch(text):
+            if not _HEX.fullmatch(text):  # a module without a marketing name shows its device id there
+                out.modules[-1] = replace(out.modules[-1], name=text)  # the row's name line (ROCm 6: 20 characters)
+                cut += [out.modules[-1].label] if len(text) == _NAME_WIDTH else []
         elif (said := _MESSAGE.match(text)) is not None:
             messages.append(f"GPU[{said.group(1)}]: {said.group(2).strip()[:120]}")
         elif not (_UNITS.match(text) or (_BANNER.match(text) and not rows)):  # the units line, the rule
@@ -67,6 +78,9 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     out.notes.append(f"rocm-smi's default table at line(s) {ranges(claimed)}: {rows} module(s) read{ids}; it prints "
                      "no bus ids or memory sizes (rocm-smi -a or --json give them)")
     out.notes += [f"rocm-smi says {m}" for m in dict.fromkeys(messages)]
+    if cut:
+        out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
+                         "characters and may be cut there (rocm-smi --showproductname prints it whole)")
     return i
 
 
