@@ -13,6 +13,7 @@ import pytest
 from gpuvet.cli.app import main
 
 FRESH_C = Path(__file__).parent / "data" / "captures" / "fresh_c"
+NO_BUS = "bus id not in the log"
 
 # file -> the (cause, module) doctor must name; an empty set: it must name nothing
 CAUSES: dict[str, set[tuple[str, str | None]]] = {
@@ -21,10 +22,27 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "nccl_info_nvpeermem56_2node_ib_no_gdr.txt": set(),
     "nccl_info_awsk8stester464_tagoutput_socket.txt": {("nccl_socket_fallback", "multi-node-nccl-test-worker-0")},
     "nccl_info_detectron4730_socket_no_ibverbs.txt": {("nccl_ib_unavailable", "cvlab189-System-Product-Name")},
+    # kernel logs: an Xid whose PCI id the poster masked; amdgpu's failed recovery (the KIQ test and queue
+    # teardown failing with no full reset after them, the SMU gone); a MES failure placed by the reset after it
+    "kern_nccl2241_b200_xid145_137_masked.txt": {("xid", NO_BUS)},
+    "amd_kern_nixpkgs176915_dmesg_T_reset.txt": {("module_hung_reset", "0000:03:00.0"),
+                                                 ("module_needs_reset", "0000:03:00.0")},
+    "amd_kern_fuzzyhsa2_7900xtx_sdma_hang.txt": {("module_hung_reset", "0000:C3:00.0")},
+    # nvidia-smi's answer for a module it cannot open
+    "smi_syno22_p4_unknown_error.txt": {("module_fell_off_bus", "0000:07:00.0")},
+    # the default nvidia-smi table read; a fabric manager that fails beside one GeForce card is not needed (info)
+    "smi_pvemgr14_gtx1660_table.txt": set(),
+    "smi_azhpcdiag77_v100_power_err.txt": set(),
+    "fabricmgr_gpuop356_geforce_fm_fail.txt": {("fabric_manager_not_needed", None)},
 }
+INFO_ONLY = {"fabric_manager_not_needed"}  # a note-level finding: doctor exits 0
 
 # file -> the bus ids of the modules inventory --from lists (None where the capture prints none)
-MODULES: dict[str, list[str | None]] = {}
+MODULES: dict[str, list[str | None]] = {
+    "smi_pvemgr14_gtx1660_table.txt": ["0000:03:00.0"],
+    "smi_azhpcdiag77_v100_power_err.txt": ["8ED0:00:00.0"],
+    "fabricmgr_gpuop356_geforce_fm_fail.txt": ["0000:05:00.0"],
+}
 
 
 def run_json(*args: str) -> tuple[int, dict[str, Any]]:
@@ -53,7 +71,7 @@ def inventory_buses(name: str) -> list[str | None]:
 def test_each_batch_c_capture_gets_its_blind_diagnosis(name: str) -> None:
     code, found = doctor_causes(name)
     assert found == CAUSES[name], found
-    assert code == (1 if CAUSES[name] else 0)
+    assert code == (1 if {c for c, _ in CAUSES[name]} - INFO_ONLY else 0)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

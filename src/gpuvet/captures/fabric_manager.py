@@ -18,6 +18,18 @@ _FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to
                      r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code", re.IGNORECASE)
 _STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = re.compile(r"\[ERROR\]")
+# modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards
+_NO_SWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
+                        r"T400)\b", re.IGNORECASE)
+
+
+def without_switches(products: list[str | None]) -> list[str] | None:
+    """The module names, where the capture names every module and none is of a kind that sits on an NVSwitch
+    board (so the fabric manager has nothing to manage); None where one is unnamed or may be switched."""
+    named = [p for p in products if p]
+    if not named or len(named) < len(products) or not all(_NO_SWITCH.search(p) for p in named):
+        return None
+    return named
 
 
 @dataclass(frozen=True)

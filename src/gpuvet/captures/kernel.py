@@ -15,7 +15,7 @@ lines carry none).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
@@ -23,7 +23,11 @@ from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
 _XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
+_XID_MASKED = re.compile(r"NVRM: Xid \((?:PCI:)?[^)\d]{0,20}\): (\d+),")  # a poster's 'PCI:...' or 'PCI:xxxx'
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
+# nvidia-smi's own answer for a module NVML cannot open: 'Unknown Error', 'GPU is lost', 'No data' …
+_NO_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?" + _BUS +
+                        r"(?:\.\d)?:\s*(\S.{0,80})")
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
 _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
@@ -76,6 +80,10 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
                                                  r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
                   "amdgpu"),
+    # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
+    # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
+    KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
+                                                    r"Failed to disable smu features", re.I), "amdgpu"),
     KernelMessage("amd_ras_uncorrectable", re.compile(r"uncorrectable hardware error|\d+ uncorrectable hardware "
                                                       r"errors? detected|RAS:? .*\buncorrectable", re.I), "amdgpu"),
     KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
@@ -93,7 +101,9 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
 }
-MESSAGES = NVRM_MESSAGES + AMD_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
+# nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
+SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
+MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + SMI_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
 _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
@@ -130,17 +140,29 @@ def parse(lines: list[Line]) -> KernelParse:
     out = KernelParse()
     fallen: str | None = None
     hits: list[tuple[int, str, Line]] = []
+    handles: list[KernelEvent] = []
     for i, ln in enumerate(lines):
         s = ln.text
         if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
                 "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
             _amdgpu_line(out, hits, i, ln)
             continue
+        if "device handle" in s and (m := _NO_HANDLE.search(s)) is not None:
+            out.claimed.add(ln.no)
+            out.nvrm_lines += 1
+            handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
+            continue
         if "NVRM" not in s and "nvidia" not in s:
             continue
         if (m := _XID.search(s)) is not None:
             out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip()))
             out.claimed.add(ln.no)
+        elif "Xid" in s and (m := _XID_MASKED.search(s)) is not None:  # the Xid stands; its module is unnamed
+            out.xids.append(XidLine(NO_BUS, int(m.group(1)), s.strip()))
+            out.claimed.add(ln.no)
+            out.notes += [] if any("masked" in n for n in out.notes) else [
+                f"line {ln.no}: an Xid whose PCI id is masked in the copy ({s.strip()[:80]!r}): read with its "
+                f"module as '{NO_BUS}'"]
         elif (m := _FALLEN.search(s)) is not None:
             fallen = m.group(1)
             out.claimed.add(ln.no)
@@ -157,8 +179,29 @@ def parse(lines: list[Line]) -> KernelParse:
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
-    out.events = _events(lines, hits, out.notes)
+    out.events = _events(lines, _recovered(lines, hits), out.notes) + _once(handles)
     return out
+
+
+_RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)
+_TEARDOWN = re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed", re.I)
+
+
+def _recovered(lines: list[Line], hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
+    """A KIQ ring test or KGQ/KCQ disable failing while a reset tears the engines down is the driver on its
+    way to a full (MODE1, BACO) reset: a failed recovery only when no such reset or success follows it."""
+    done = [i for i, ln in enumerate(lines) if "reset" in ln.text.lower() and _RESET_DONE.search(ln.text)]
+    return [(i, kind, ln) for i, kind, ln in hits
+            if not (kind == "amd_recovery_failed" and _TEARDOWN.search(ln.text) and any(d > i for d in done))]
+
+
+def _once(events: list[KernelEvent]) -> list[KernelEvent]:
+    """One event per (kind, module): the first line kept, the repeats counted."""
+    found: dict[tuple[str, str], KernelEvent] = {}
+    for e in events:
+        seen = found.get((e.kind, e.module))
+        found[(e.kind, e.module)] = e if seen is None else replace(seen, count=seen.count + 1)
+    return list(found.values())
 
 
 def _fell_off(out: KernelParse, where: str, text: str) -> None:
@@ -246,9 +289,16 @@ def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
 
 
 def _amd_module_of(lines: list[Line], i: int) -> str:
-    """The bus id of ``amdgpu 0000:28:00.0:`` on the line, or on the nearest amdgpu line that has one."""
+    """The bus id of ``amdgpu 0000:28:00.0:`` on the line, or on the nearest amdgpu line that has one; past
+    those, the next amdgpu line of the same burst that names one (a MES or KFD failure is printed without a
+    bus id, and the reset it leads to names the device a few lines on)."""
     for d in range(NEARBY):
         for j in (i + d, i - d):
             if 0 <= j < len(lines) and (b := _AMD_BUS.search(lines[j].text)) is not None:
                 return bus(b.group(1))
+    for other in lines[i + NEARBY:i + 3 * NEARBY]:
+        if "amdgpu" not in other.text:
+            break  # the burst ended: another driver's lines, or none
+        if (b := _AMD_BUS.search(other.text)) is not None:
+            return bus(b.group(1))
     return AMD_NO_BUS

@@ -28,6 +28,7 @@ from gpuvet.captures import (
     npu_smi,
     perftest,
     rocm_validation,
+    smi_table,
     smi_text,
     smi_xml,
     topo,
@@ -269,6 +270,8 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     claimed |= more
     fc.kinds += fc.nics.kinds
     claimed |= _network_tools(fc, [ln for ln in lines if ln.no not in claimed])
+    table = smi_table.parse([ln for ln in lines if ln.no not in claimed])  # nvidia-smi's default table
+    claimed |= table.claimed
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:
@@ -280,6 +283,9 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
         fc.smi = smi
         claimed |= smi.claimed
         fc.kinds.append("nvidia-smi -q")
+    elif table.modules:  # a -q beside the table (a bug report) says more of the same modules
+        fc.smi = table
+        fc.kinds.append("nvidia-smi table")
     return claimed
 
 

@@ -6,6 +6,7 @@ collectives, whatever its links say. A capture without the section says nothing 
 from __future__ import annotations
 
 from gpuvet.backends.readings import FabricState
+from gpuvet.captures import fabric_manager as fm_log
 from gpuvet.captures.records import ModuleHealth
 from gpuvet.checks.fabric import live_problem
 from gpuvet.doctor.evidence import Evidence
@@ -84,6 +85,10 @@ def fabric_manager(ev: Evidence) -> Outcome:
         if log.nothing_to_do:
             hit = next(e for e in log.events if e.kind == "nothing_to_do")
             found.append(finding("fabric_manager_not_needed", HIGH, line=hit.line, reading=hit.text, file=label))
+        elif last is not None and last.kind in ("failed", "stopped") and (
+                cards := fm_log.without_switches([h.product for h in ev.captures.health])) is not None:
+            found.append(finding("fabric_manager_not_needed", HIGH, line=last.line, reading=last.text, file=label,
+                                 modules=sorted(set(cards))[:8]))  # no NVSwitch-class module: its failure is expected
         elif last is not None and last.kind in ("failed", "stopped"):
             errors = [e.text for e in log.events if e.kind == "error"][-3:]
             found.append(finding("fabric_manager_failed", MEDIUM, line=last.line, reading=last.text, file=label,

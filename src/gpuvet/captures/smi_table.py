@@ -1,0 +1,112 @@
+"""`nvidia-smi`'s default table, as drivers from 4xx to 5xx print it: per module a row of index, name,
+persistence mode, bus id, display and volatile uncorrectable ECC, then a row of fan, temperature,
+performance state, power draw / cap, memory used / total, utilisation and compute mode (the
+column widths changed at 530; the cells did not). Read into the same module fields as
+`nvidia-smi -q`, so every check judges them alike. A reading the tool could not take (ERR!, N/A,
+[Unknown Error]) stays unknown and is named in a note, never a figure; a line is a module row
+only when its cells hold a bus id and its next line holds those readings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuvet.captures.records import SmiTextModule
+from gpuvet.captures.smi_text import SmiText, bus
+from gpuvet.captures.text import Line, ranges
+
+_BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
+_FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
+_HEADS = ("GPU  Name", "Fan  Temp", "MIG M.", "Persistence-M", "Memory-Usage")
+_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)\s+(On|Off)\s*$"),
+         re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
+_READING = r"(\d+(?:\.\d+)?W|N/A|ERR!|\[[^\]]{1,30}\])"
+_ROW2 = (re.compile(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|N/A|ERR!)\s+" + _READING +
+                    r"\s*/\s*" + _READING + r"\s*$"),
+         re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$"))
+
+
+@dataclass(frozen=True)
+class _Row:
+    index: str
+    name: str
+    persistence: str
+    bus_id: str
+    ecc: str
+
+
+def parse(lines: list[Line]) -> SmiText:
+    """Every module row pair of the table in the lines (possibly none), with the banner's versions."""
+    out = SmiText()
+    unread: list[int] = []
+    for i, ln in enumerate(lines):
+        text = ln.text
+        if "|" not in text:
+            continue
+        if (b := _BANNER.search(text)) is not None:
+            out.driver, out.cuda = b.group(2), b.group(3)
+            out.claimed.add(ln.no)
+            continue
+        row = _first_row(text)
+        if row is None or i + 1 >= len(lines):
+            continue
+        module = _second_row(row, lines[i + 1].text, unread, lines[i + 1].no)
+        if module is not None:
+            out.modules.append(module)
+            out.claimed |= {ln.no, lines[i + 1].no}
+    if out.modules:
+        first, last = min(out.claimed) - 8, max(out.claimed) + 2  # the frame and headings around the rows
+        out.claimed |= {ln.no for ln in lines if first <= ln.no <= last and _frame_or_head(ln.text)}
+        out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
+                         "power, memory); the table gives no PCIe link, clocks or throttle reasons")
+    if unread:
+        out.notes.append(f"nvidia-smi table: a reading the tool could not take (ERR!, [Unknown Error]) at "
+                         f"line(s) {ranges(unread)}: left unknown (a read failure of the tool, not a fault)")
+    return out
+
+
+def _frame_or_head(text: str) -> bool:
+    return bool(_FRAME.match(text)) or ("|" in text and (any(h in text for h in _HEADS)
+                                                         or not text.replace("|", "").strip()))
+
+
+def _cells(text: str) -> list[str]:
+    parts = text.strip().split("|")
+    return [p for p in parts[1:-1]] if len(parts) >= 4 else []
+
+
+def _first_row(text: str) -> _Row | None:
+    cells = _cells(text)
+    if len(cells) < 3:
+        return None
+    a, b = _ROW1[0].match(cells[0]), _ROW1[1].match(cells[1])
+    if a is None or b is None:
+        return None
+    return _Row(a.group(1), a.group(2), a.group(3), b.group(1), cells[2].strip())
+
+
+def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModule | None:
+    cells = _cells(text)
+    if len(cells) < 3:
+        return None
+    a, b = _ROW2[0].match(cells[0]), _ROW2[1].match(cells[1])
+    if a is None or b is None:
+        return None
+    fan, temp, pstate, draw, cap = a.groups()
+    util = cells[2].split()
+    fields = {"Product Name": row.name,
+              "Persistence Mode": "Enabled" if row.persistence == "On" else "Disabled",
+              "FB Memory Usage/Used": f"{b.group(1)} MiB", "FB Memory Usage/Total": f"{b.group(2)} MiB"}
+    known = {"Fan Speed": fan.replace("%", " %"), "Temperature/GPU Current Temp": temp.replace("C", " C"),
+             "Performance State": pstate, "GPU Power Readings/Power Draw": draw.replace("W", " W"),
+             "GPU Power Readings/Current Power Limit": cap.replace("W", " W"),
+             "Utilization/Gpu": util[0].replace("%", " %") if util else "N/A",
+             "Compute Mode": util[1] if len(util) > 1 else "N/A"}
+    if row.ecc.isdigit():
+        known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
+    for key, value in known.items():
+        if value in ("N/A", "ERR!") or value.startswith("["):
+            unread += [no] if value != "N/A" else []
+            continue
+        fields[key] = value
+    return SmiTextModule(bus(row.bus_id), row.name, fields)
