@@ -229,6 +229,11 @@ class ThermalForecaster:
         return stepped_alike(((h.hours, h.r) for m, h in self._hist.items()
                               if m != module and self.models.get(m) == model and h.base != 0.0), step)
 
+    def last_power(self, module: str) -> float:
+        """The power of ``module``'s last usable window (0 before one): what doctor's trend reads."""
+        h = self._hist.get(module)
+        return h.powers[-1] if h is not None and h.powers else 0.0
+
     def missing(self, module: str) -> str | None:
         """What ``module``'s readings lack for the forecast, which takes a sample only with a
         temperature and a power reading together; None when it has had such samples."""

@@ -25,8 +25,7 @@ class ForecastTrend:
         f = self.forecaster.forecast(module, now)
         if f is None:
             return None
-        powers = self.forecaster._hist[module].powers
-        return TrendFit(f.slope_per_day, f.slope_low, f.crossing, f.earliest, powers[-1] if powers else 0.0)
+        return TrendFit(f.slope_per_day, f.slope_low, f.crossing, f.earliest, self.forecaster.last_power(module))
 
 
 def thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> ForecastTrend:
