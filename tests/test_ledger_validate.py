@@ -4,6 +4,7 @@ a finding of that module, with its step, from its history in the logbook."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -54,10 +55,12 @@ def test_each_root_on_a_module_is_a_finding_of_that_module_under_its_ladder_key(
 def test_a_second_slowed_link_in_its_window_climbs_the_ladder(tmp_path):
     book = Logbook(tmp_path / "lb.db")
     spec, ladders = node11(tmp_path), load_ladders()
-    first, inv = validate(spec, book)
-    keep(first.run_id, "node11", inv, first.roots, first.checks, book, ladders, at_utc=ago(3))
-    second, inv = validate(spec, book)
-    steps = {a.slot: a for a in keep(second.run_id, "node11", inv, second.roots, second.checks, book, ladders)}
+    first, inv = validate(spec, None)  # three days ago: kept as validate keeps a run, at that time
+    run_id = book.begin("validate", first.envelope, True, "node11", at_utc=ago(3))
+    book.finish(run_id, first.verdict.value, [], at_utc=ago(3))
+    keep(run_id, "node11", inv, first.roots, first.checks, book, ladders, at_utc=ago(3))
+    second, _ = validate(spec, book)  # validate keeps its findings and says the steps itself
+    steps = {a.slot: a for a in second.actions}
     assert (steps["gpu1"].step.step, steps["gpu1"].step.nth) == ("drain", 2)
     assert steps["gpu1"].step.why.startswith("2nd a PCIe link degraded in 30 days; the first on node11/gpu1 on ")
     module = find_module(build_ledger(book.ledger_rows(), ladders, ago(0)), "SN-11-1")
@@ -73,3 +76,21 @@ def test_a_benchmark_root_no_fact_explains_is_the_benchmark_fault_and_info_is_no
              Root("x", "note", "info", "gpu4", "gpu4: note", ("x",))]
     got = [(f.module, f.check, f.status) for f in flagged(roots, checks, {"gpu1", "gpu2", "gpu3", "gpu4"})]
     assert got == [("gpu3", "benchmark", "fail"), ("gpu1", "link_degraded", "warn"), ("gpu2", "link_degraded", "warn")]
+
+
+def test_validate_json_says_each_flagged_module_step(tmp_path, capsys):
+    from gpuvet.cli.app import main
+
+    spec = node11(tmp_path)
+    assert main(["validate", "--node", spec, "--level", "quick", "--json", "--logbook", str(tmp_path / "lb.db")]) == 1
+    actions = json.loads(capsys.readouterr().out)["actions"]
+    assert [(a["node"], a["module"], a["serial"], a["fault"], a["step"], a["occurrences"]) for a in actions] == [
+        ("node11", "gpu1", "SN-11-1", "link_degraded", "reboot_node", 1), ("node11", "gpu6", "SN-11-6", "power_limit",
+                                                                           "watch", 1)]
+    assert actions[0]["why"].startswith("1st a PCIe link degraded in 30 days, on node11/gpu1 on ")
+    book = Logbook(tmp_path / "lb.db")
+    [run] = book.runs()
+    assert book.document(run).to_json()["actions"] == actions  # `log show` gives them back as printed
+    assert not [e for e in book.module_events() if e["kind"] in ("roots", "actions")]  # no event of a module
+    assert [e.kind for e in book.document(run).events].count("actions") == 0
+    book.close()

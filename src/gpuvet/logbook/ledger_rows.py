@@ -68,10 +68,10 @@ def read_findings(db: Db, since_utc: str | None, warn: Warn) -> list[FindingRow]
 
 def read_events(db: Db, since_utc: str | None, warn: Warn) -> list[LedgerEvent]:
     """Events with their node (the run's where an older gpuvet wrote none); lifecycle rows
-    (layer, aborted) and validate's roots (kept beside its events, a list) are a run's own, not a
-    module's, and are left out."""
+    (layer, aborted) and validate's roots and actions (kept beside its events, lists) are a run's
+    own, not a module's, and are left out."""
     where, args = _since("e.time_utc", since_utc)
-    where += (" AND" if where else " WHERE") + " e.kind NOT IN ('layer', 'aborted', 'roots')"
+    where += (" AND" if where else " WHERE") + " e.kind NOT IN ('layer', 'aborted', 'roots', 'actions')"
     out = []
     for r in db.query("SELECT e.run_id, e.time_utc, COALESCE(e.node, r.node), e.kind, e.message, e.module, e.uuid, "
                       "e.severity, e.data FROM events e JOIN runs r ON r.run_id = e.run_id" + where

@@ -234,7 +234,8 @@ class Logbook:
     def module_events(self, since_utc: str | None = None, module: str | None = None, kinds: Sequence[str] = (),
                       limit: int = 1000) -> list[ModuleEvent]:
         sql = ("SELECT e.run_id, e.time_utc, e.kind, e.message, e.module, e.uuid, e.sim_time, e.severity, e.data, "
-               "COALESCE(e.node, r.node) FROM events e LEFT JOIN runs r ON r.run_id = e.run_id WHERE e.kind != 'layer'")
+               "COALESCE(e.node, r.node) FROM events e LEFT JOIN runs r ON r.run_id = e.run_id "
+               "WHERE e.kind NOT IN ('layer', 'roots', 'actions')")  # validate's lists kept beside its events
         args: list[SqlValue] = []
         if since_utc:
             sql += " AND e.time_utc >= ?"
@@ -306,7 +307,7 @@ class Logbook:
                 "schema_version": run.envelope.json_schema_version or DOCUMENT_VERSION, "run_id": run.run_id,
                 "simulated": run.simulated, "verdict": run.verdict, "status": run.status, "level": run.envelope.level,
                 "environment": run.envelope, "checks": self.checks(run.run_id), "events": self.events(run.run_id),
-                "notes": [], **self._roots(run.run_id)})
+                "notes": [], **self._kept(run.run_id, "roots"), **self._kept(run.run_id, "actions")})
         except ValidationError:
             raise LogbookError(f"run {run.run_id} is damaged in the logbook (its verdict {str(run.verdict)[:20]!r} or "
                                f"status {run.status[:20]!r} is not one gpuvet writes)", where=self._db.where,
@@ -323,15 +324,22 @@ class Logbook:
             out.append(check)
         return out
 
-    def _roots(self, run_id: str) -> dict[str, object]:
-        """The run's root causes as validate printed them, where it kept any."""
-        rows = self._db.query("SELECT data FROM events WHERE run_id = ? AND kind = 'roots'", (run_id,))
+    def _kept(self, run_id: str, kind: str) -> dict[str, object]:
+        """The run's root causes (``roots``) or its modules' ladder steps (``actions``) as validate
+        printed them, where it kept any (a run kept before they existed has none to give)."""
+        rows = self._db.query("SELECT data FROM events WHERE run_id = ? AND kind = ?", (run_id, kind))
         kept = ledger_rows.json_list(rows[-1][0]) if rows else None
-        return {"roots": kept} if kept is not None else {}  # a run kept before roots existed has none to give
+        return {kind: kept} if kept is not None else {}
+
+    def keep_actions(self, run_id: str, actions: Sequence[Mapping[str, object]], at_utc: str | None = None) -> None:
+        """Each module's ladder step as validate printed it (the module ledger's; `log show` gives them back)."""
+        with self._db.tx() as tx:
+            tx.run("INSERT INTO events(run_id, time_utc, kind, message, data) VALUES (?, ?, 'actions', ?, ?)",
+                   (run_id, at_utc or utc_now(), f"{len(actions)} module step(s)", json.dumps(list(actions))))
 
     def events(self, run_id: str) -> list[EventRecord]:
-        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? AND kind != 'roots' "
-                              f"ORDER BY {self._db.dialect.events_order}", (run_id,))
+        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? AND kind NOT IN "
+                              f"('roots', 'actions') ORDER BY {self._db.dialect.events_order}", (run_id,))
         return [EventRecord(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
 
     def integrity(self) -> str:

@@ -48,4 +48,7 @@ def keep(run_id: str | None, node: str, inv: Inventory, roots: Sequence[Root], c
     if book and run_id:
         book.sight(sightings)
         book.add_findings(findings)
-    return steps_now(book if run_id else None, sightings, findings, ladders, now)
+    steps = steps_now(book if run_id else None, sightings, findings, ladders, now)
+    if book and run_id:
+        book.keep_actions(run_id, [a.to_json() for a in steps], at_utc=now)
+    return steps

@@ -24,6 +24,8 @@ from gpuvet.checks.model import Check, Json, Layer, Verdict, overall
 from gpuvet.checks.roots import Root, find_roots
 from gpuvet.checks.software import host_load_check, software_checks
 from gpuvet.errors import GpuvetError
+from gpuvet.ledger.ladders import Ladders, load_ladders
+from gpuvet.ledger.record import ModuleStep
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
@@ -31,6 +33,7 @@ from gpuvet.node.vendor_tools import tools_for
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
+from gpuvet.validate.ledger_link import keep
 from gpuvet.validate.network import declared_nics, fabric_state_checks, network_checks
 from gpuvet.validate.rules import RuleSet, default_rules
 
@@ -84,6 +87,7 @@ class ValidationRun:
     envelope: dict[str, Json]
     notes: list[str] = field(default_factory=list)
     roots: list[Root] = field(default_factory=list)  # the faults that explain the failed checks (issue 42)
+    actions: list[ModuleStep] = field(default_factory=list)  # each module's ladder step (the module ledger's)
 
     @property
     def measured(self) -> bool:
@@ -96,7 +100,7 @@ class ValidationRun:
             "schema_version": JSON_SCHEMA_VERSION, "run_id": self.run_id, "simulated": self.simulated,
             "verdict": self.verdict.value, "level": self.level.value, "environment": self.envelope,
             "notes": self.notes, "checks": [check_json(c) for c in self.checks],
-            "roots": [r.to_json() for r in self.roots],
+            "roots": [r.to_json() for r in self.roots], "actions": [a.to_json() for a in self.actions],
         }
 
 
@@ -252,6 +256,7 @@ class Validator:
     logbook: Logbook | None = None
     progress: Progress | None = None
     on_layer: Callable[[str], None] | None = None
+    ladders: Ladders | None = None  # the site's escalation ladders (default gpuvet's; docs/ledger.md)
 
     def _event(self, run_id: str | None, message: str) -> None:
         if self.on_layer:
@@ -302,6 +307,7 @@ class Validator:
         if self.logbook and run_id:
             self.logbook.finish(run_id, verdict.value, [check_json(c) for c in checks], env,  # with judged_against
                                 roots=[r.to_json() for r in result.roots])
+        result.actions = keep(run_id, found.name, inv, result.roots, checks, self.logbook, self.ladders or load_ladders())
         return result
 
     def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
