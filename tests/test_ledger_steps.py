@@ -1,5 +1,6 @@
 """The module ledger's step said by doctor (issue 44), and what the RMA packet keeps of the node's
-environment (driver, VBIOS, InfoROM, GSP) and of captured evidence (doctor --from FILES)."""
+environment (driver, VBIOS, InfoROM, GSP) and of captured evidence (doctor --from FILES); on
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from gpuvet.ledger.ladders import load_ladders, parse_ladders
 from gpuvet.ledger.packet import packet_files
 from gpuvet.logbook.store import Logbook
 from tests.fakes.fake_nvml import hgx_h200
+from tests.logbook_fixtures import pg_server, target  # noqa: F401  (fixtures)
 from tests.test_ledger import MOVED, XID79, spec, weeks
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
@@ -45,8 +47,8 @@ def doctor_steps(book: Logbook | None, backend_or_files: str | list[str], at_utc
         backend.close()
 
 
-def test_doctor_says_the_step_from_the_module_history(tmp_path):
-    book = Logbook(tmp_path / "lb.db")
+def test_doctor_says_the_step_from_the_module_history(target, tmp_path):  # noqa: F811
+    book = Logbook(target)
     weeks(book, tmp_path)  # SN-LEMON: Xid 79 on node07/gpu3 on 11-21, re-seated into node08/gpu5
     node08 = spec(tmp_path, "node08", {5: MOVED}, XID79.replace("gpu3", "gpu5"))
     _, actions = doctor_steps(book, node08, AT)
@@ -92,8 +94,8 @@ def _xml_with_firmware(tmp_path: Path) -> str:
     return str(path)
 
 
-def test_the_packet_keeps_captured_evidence_and_the_module_firmware(tmp_path):
-    book = Logbook(tmp_path / "lb.db")
+def test_the_packet_keeps_captured_evidence_and_the_module_firmware(target, tmp_path):  # noqa: F811
+    book = Logbook(target)
     files = [_xml_with_firmware(tmp_path), str(CAPTURES / "dmesg_xid.txt")]
     doctor_steps(book, files, AT, symptom="compute-errors")
     ladders = load_ladders()

@@ -17,6 +17,7 @@ from gpuvet.ledger.ladders import load_ladders
 from gpuvet.logbook.store import Logbook
 from gpuvet.validate.ledger_link import flagged, keep
 from gpuvet.validate.run import Level, ValidationRun, Validator
+from tests.logbook_fixtures import pg_server, target  # noqa: F401  (fixtures)
 
 FAULTS = """faults:
   - {kind: power_cap_low, module: gpu6, watts: 300}
@@ -52,8 +53,8 @@ def test_each_root_on_a_module_is_a_finding_of_that_module_under_its_ladder_key(
     assert got == {("gpu1", "SN-11-1", "link_degraded", "reboot_node"), ("gpu6", "SN-11-6", "power_limit", "watch")}
 
 
-def test_a_second_slowed_link_in_its_window_climbs_the_ladder(tmp_path):
-    book = Logbook(tmp_path / "lb.db")
+def test_a_second_slowed_link_in_its_window_climbs_the_ladder(target, tmp_path):  # noqa: F811
+    book = Logbook(target)
     spec, ladders = node11(tmp_path), load_ladders()
     first, inv = validate(spec, None)  # three days ago: kept as validate keeps a run, at that time
     run_id = book.begin("validate", first.envelope, True, "node11", at_utc=ago(3))
@@ -78,17 +79,17 @@ def test_a_benchmark_root_no_fact_explains_is_the_benchmark_fault_and_info_is_no
     assert got == [("gpu3", "benchmark", "fail"), ("gpu1", "link_degraded", "warn"), ("gpu2", "link_degraded", "warn")]
 
 
-def test_validate_json_says_each_flagged_module_step(tmp_path, capsys):
+def test_validate_json_says_each_flagged_module_step(target, tmp_path, capsys):  # noqa: F811
     from gpuvet.cli.app import main
 
     spec = node11(tmp_path)
-    assert main(["validate", "--node", spec, "--level", "quick", "--json", "--logbook", str(tmp_path / "lb.db")]) == 1
+    assert main(["validate", "--node", spec, "--level", "quick", "--json", "--logbook", target]) == 1
     actions = json.loads(capsys.readouterr().out)["actions"]
     assert [(a["node"], a["module"], a["serial"], a["fault"], a["step"], a["occurrences"]) for a in actions] == [
         ("node11", "gpu1", "SN-11-1", "link_degraded", "reboot_node", 1), ("node11", "gpu6", "SN-11-6", "power_limit",
                                                                            "watch", 1)]
     assert actions[0]["why"].startswith("1st a PCIe link degraded in 30 days, on node11/gpu1 on ")
-    book = Logbook(tmp_path / "lb.db")
+    book = Logbook(target)
     [run] = book.runs()
     assert book.document(run).to_json()["actions"] == actions  # `log show` gives them back as printed
     assert not [e for e in book.module_events() if e["kind"] in ("roots", "actions")]  # no event of a module
