@@ -1,13 +1,18 @@
-"""The forecast's arithmetic (``gpuvet.watch.forecast_fit``) on small hand-checked arrays: each
-rule alone, without a replay, so a change to one shows which rule moved."""
+"""The forecast's arithmetic (``gpuvet.watch.forecast_fit``) on small hand-checked arrays, and its
+decision (``forecast_decide``) on hand-built forecasts: each rule alone, without a replay, so a
+change to one shows which rule moved."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from gpuvet.watch.forecast_decide import Evidence, Lack, decide, lack_of
 from gpuvet.watch.forecast_fit import (
     CommonFit,
+    Forecast,
     Step,
     find_step,
     fit_common,
@@ -21,6 +26,7 @@ from gpuvet.watch.forecast_fit import (
     trend,
     warm_inlet,
 )
+from gpuvet.watch.forecast_settings import ForecastSettings
 
 DAY = 86400.0
 
@@ -152,3 +158,38 @@ def test_learn_offsets_moves_each_offset_part_way_to_the_window():
     assert learn_offsets([10.0, 12.0, 17.0], [0.0, 0.0, 0.0], 0.5) == [-1.0, 0.0, 2.5]
     # two known offsets are too few: the median of the bases themselves
     assert learn_offsets([10.0, 12.0, 17.0], [4.0, 4.0, None], 1.0) == [-2.0, 0.0, 5.0]
+
+
+# --- the decision (gpuvet.watch.forecast_decide): codes and numbers, no words ---
+def _forecast(low: float, high: float, crossing: float | None, span_days: float = 2.0) -> Forecast:
+    return Forecast("g0", (low + high) / 2, low, high, 0.05, 0.07, crossing, crossing, None, span_days, 500.0, 30.0, 48)
+
+
+def test_decide_raises_a_significant_rise_crossing_within_horizon_and_margin():
+    settings = ForecastSettings()  # 90 %, 48 h margin, 1 °C already seen
+    near = _forecast(0.001, 0.003, 100 * 3600.0)  # 0.001 °C/W/day × 2 d × 500 W = 1 °C seen; 100 h < 72 + 48 h
+    assert decide(near, False, settings, 72 * 3600.0, 0.0) == "raise"
+    assert decide(near, True, settings, 72 * 3600.0, 0.0) is None  # already warned: nothing new
+    assert decide(_forecast(0.001, 0.003, 130 * 3600.0), False, settings, 72 * 3600.0, 0.0) is None  # too far
+    assert decide(_forecast(0.0009, 0.003, 100 * 3600.0), False, settings, 72 * 3600.0, 0.0) is None  # 0.9 °C seen
+    assert decide(_forecast(-0.001, 0.003, 100 * 3600.0), False, settings, 72 * 3600.0, 0.0) is None  # spans zero
+
+
+def test_decide_withdraws_a_warning_whose_trend_turned():
+    settings = ForecastSettings()
+    assert decide(_forecast(-0.003, -0.001, None), True, settings, 72 * 3600.0, 0.0) == "withdraw"
+    assert decide(_forecast(0.001, 0.003, 300 * 3600.0), True, settings, 72 * 3600.0, 0.0) == "withdraw"  # > 2 × 120 h
+    assert decide(_forecast(0.001, 0.003, 200 * 3600.0), True, settings, 72 * 3600.0, 0.0) is None
+
+
+def test_lack_of_names_the_first_thing_missing():
+    enough = Evidence(sampled=True, unpowered=0, slowdown=True, windows=200, usable=150, no_reference=0, hours=30,
+                      resets=0, recorded_h=33.3)
+    assert lack_of(enough, 24) is None
+    assert lack_of(replace(enough, sampled=False, slowdown=False), 24) == Lack("no_temperature")
+    assert lack_of(replace(enough, slowdown=False), 24) == Lack("no_slowdown")
+    assert lack_of(replace(enough, sampled=False, unpowered=40, windows=0), 24) == Lack("no_power", 40)
+    assert lack_of(replace(enough, recorded_h=12.0), 24) == Lack("short_recording", 12.0)
+    assert lack_of(replace(enough, usable=0), 24) == Lack("no_steady", 200)
+    assert lack_of(replace(enough, no_reference=150), 24) == Lack("no_inlet")
+    assert lack_of(replace(enough, hours=10, resets=1), 24) == Lack("short_trend", 10, True)
