@@ -12,7 +12,7 @@ from gpuvet.bench.context import BenchContext
 from gpuvet.bench.timing import QUICK
 from gpuvet.checks.expected import Expectations
 from gpuvet.checks.measured import compute_checks, copy_checks
-from gpuvet.checks.model import Evidence
+from gpuvet.checks.model import EvidenceMap
 from gpuvet.errors import GpuvetError
 from gpuvet.node.design import infer_design
 
@@ -24,7 +24,7 @@ class Admission:
     module: str
     ready: bool
     reason: str
-    evidence: Evidence
+    evidence: EvidenceMap
 
 
 def admit(backend: Backend, module: str) -> Admission:

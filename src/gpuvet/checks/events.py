@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gpuvet.checks.model import Evidence
+from gpuvet.checks.model import EvidenceMap
 
 
 class Severity(StrEnum):
@@ -22,6 +22,6 @@ class Event:
     module: str | None
     time: float  # seconds since the watch began (simulated on a simulated node)
     message: str
-    evidence: Evidence = field(default_factory=dict)
+    evidence: EvidenceMap = field(default_factory=dict)
     predicted_crossing: float | None = None  # overheat_forecast: seconds since the watch began
     uuid: str | None = None

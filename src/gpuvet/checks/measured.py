@@ -5,7 +5,6 @@ thresholds come from the rules."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from gpuvet.backends.engine import HOST, Transfer
 from gpuvet.bench.copy import bisection_partner
@@ -39,16 +38,16 @@ def from_result(layer: Layer, name: str, r: BenchResult, expected: float | None,
     where = Check(layer, name, Verdict.PASS, module=r.module, between=r.between, dtype=r.dtype, unit=r.unit,
                   device=device)
     if r.status is Status.SKIPPED:
-        return replace(where, verdict=Verdict.SKIP, reason=r.reason)
+        return where.but(verdict=Verdict.SKIP, reason=r.reason)
     if r.status is Status.FAILED:
-        return replace(where, verdict=Verdict.FAIL, reason=r.reason, fix="see the error; re-run the benchmark alone")
-    figures = replace(where, value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
+        return where.but(verdict=Verdict.FAIL, reason=r.reason, fix="see the error; re-run the benchmark alone")
+    figures = where.but(value=r.value, expected=expected, pct_of_peak=r.pct_of_peak,
                       pct_of_expected=_pct(r.value, expected), cv=r.cv, evidence=evidence(r))
     if r.status is Status.UNRELIABLE:
-        return replace(figures, verdict=Verdict.WARN, reason=f"unreliable measurement: {r.reason}",
+        return figures.but(verdict=Verdict.WARN, reason=f"unreliable measurement: {r.reason}",
                        fix="re-run on a quiet machine")
     if r.correct is False:
-        return replace(figures, verdict=Verdict.FAIL, reason=r.reason)
+        return figures.but(verdict=Verdict.FAIL, reason=r.reason)
     return figures
 
 
@@ -163,7 +162,7 @@ def collective_checks(results: Sequence[BenchResult], exp: Expectations, members
 
 
 def _with_detail(check: Check, **extra: Json) -> Check:
-    return replace(check, evidence={**check.evidence, **extra})
+    return check.with_evidence(**extra)
 
 
 def memory_checks(results: Sequence[BenchResult], exp: Expectations, device: str) -> list[Check]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.panel import Panel
@@ -14,55 +14,17 @@ from gpuvet.cli import term
 from gpuvet.report.format import value as format_value
 
 if TYPE_CHECKING:
+    from gpuvet.checks.model import Check
+    from gpuvet.logbook.document import RunDocument
     from gpuvet.logbook.store import RunRow
     from gpuvet.validate.compare import EnvChange, ResultChange
-
-class CheckDoc(TypedDict, total=False):
-    """One check of validate --json (the keys the terminal shows)."""
-
-    layer: str
-    name: str
-    verdict: str
-    module: str | None
-    between: list[str] | None
-    value: object
-    unit: str | None
-    expected: object
-    pct_of_expected: float | None
-    reason: str | None
-    fix: str | None
-
-
-class RunDoc(TypedDict, total=False):
-    """validate --json, or a kept run (log show): the parts the terminal shows."""
-
-    simulated: bool
-    level: str
-    checks: list[CheckDoc]
-    verdict: str
-    run_id: str | None
-    status: str
-    notes: list[str]
-    roots: list[RootDoc]
-
-
-class RootDoc(TypedDict, total=False):
-    """One root of validate --json: the fault and the check keys it explains."""
-
-    key: str
-    severity: str
-    subject: str
-    title: str
-    explains: list[str]
-
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
-def _where(c: CheckDoc) -> str:
-    between = c.get("between")
-    arrow = "↔" if "two_way" in c.get("name", "") else "→"  # both directions at once
-    return arrow.join(between) if between else c.get("module") or ""
+def _where(c: Check) -> str:
+    arrow = "↔" if "two_way" in c.name else "→"  # both directions at once
+    return arrow.join(c.between) if c.between else c.module or ""
 
 
 def _figure(v: object, unit: object = None) -> str:
@@ -77,8 +39,8 @@ class _Notes:
     def __init__(self) -> None:
         self.lines: list[tuple[str, str | None]] = []
 
-    def add(self, c: CheckDoc) -> str:
-        self.lines.append((f"{c['name']} {_where(c)}: {c.get('reason')}", c.get("fix")))
+    def add(self, c: Check) -> str:
+        self.lines.append((f"{c.name} {_where(c)}: {c.reason}", c.fix))
         return f" [{len(self.lines)}]"
 
     def print(self, console: Console) -> None:
@@ -93,58 +55,58 @@ class _Notes:
             console.print(line)
 
 
-def _summary(console: Console, checks: list[CheckDoc]) -> None:
+def _summary(console: Console, checks: list[Check]) -> None:
     summary = term.table("by layer")
     for col in ("layer", "pass", "warn", "fail", "skip"):
         term.column(summary, col, right=col != "layer", key=col == "layer")
-    for layer in dict.fromkeys(c["layer"] for c in checks):
-        rows = [c for c in checks if c["layer"] == layer]
-        counts = [(v, sum(c["verdict"] == v for c in rows)) for v in ("pass", "warn", "fail", "skip")]
+    for layer in dict.fromkeys(str(c.layer) for c in checks):
+        rows = [c for c in checks if c.layer == layer]
+        counts = [(v, sum(c.verdict == v for c in rows)) for v in ("pass", "warn", "fail", "skip")]
         summary.add_row(Text(layer), *[Text(str(n), style=_STYLE[v] if n else "") for v, n in counts])
     console.print(summary)
 
 
-def _checks_table(console: Console, doc: RunDoc, shown: list[CheckDoc], notes: _Notes) -> None:
+def _checks_table(console: Console, doc: RunDocument, shown: list[Check], notes: _Notes) -> None:
     """One row per check, grouped by layer; the verdict and the place are never cut."""
-    t = term.table(f"validate ({doc.get('level')})")
+    t = term.table(f"validate ({doc.level})")
     for col in ("check", "where", "verdict", "value", "expected", "% exp"):
         term.column(t, col, right=col in ("value", "expected", "% exp"), key=col in ("check", "where", "verdict"))
     layer = None
     for c in shown:
-        if c["layer"] != layer:
-            layer = c["layer"]
+        if c.layer != layer:
+            layer = str(c.layer)
             t.add_row(Text(layer, style="bold"))
-        v = c["verdict"]
-        mark = notes.add(c) if c.get("reason") and v != "pass" else ""
-        pct = c.get("pct_of_expected")
-        t.add_row(Text(c["name"]), Text(_where(c)), Text.assemble((v, _STYLE[v]), mark),
-                  Text(_figure(c.get("value"), c.get("unit"))), Text(_figure(c.get("expected"))),
+        v = c.verdict.value
+        mark = notes.add(c) if c.reason and v != "pass" else ""
+        pct = c.pct_of_expected
+        t.add_row(Text(c.name), Text(_where(c)), Text.assemble((v, _STYLE[v]), mark),
+                  Text(_figure(c.value, c.unit)), Text(_figure(c.expected)),
                   term.sig(pct) if isinstance(pct, (int, float)) else "")
     console.print(t)
 
 
-def roots(console: Console, doc: RunDoc) -> None:
+def roots(console: Console, doc: RunDocument) -> None:
     """The verdict and the faults that explain the failures, first: one line per root (issue 42)."""
-    found = doc.get("roots") or []
-    verdict = str(doc.get("verdict", ""))
+    found = doc.roots
+    verdict = doc.verdict.value if doc.verdict else ""
     head = f"verdict: {verdict}" + (f" — {len(found)} root cause(s)" if found else "")
     console.print(Text(head, style=_STYLE.get(verdict, "bold")))
     for i, r in enumerate(found, 1):
-        more = len(r.get("explains", [])) - 1
+        more = len(r.explains) - 1
         tail = f" — explains {more} check(s)" if more > 0 else ""
-        console.print(Text.assemble((f" {i}. {r.get('severity', '')}", _STYLE.get(
-            {"critical": "fail"}.get(r.get("severity", ""), "warn"), "")), f" {r.get('title', '')}{tail}"))
+        console.print(Text.assemble((f" {i}. {r.severity}", _STYLE.get(
+            {"critical": "fail"}.get(r.severity, "warn"), "")), f" {r.title}{tail}"))
 
 
-def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None, fails_only: bool = False) -> None:
+def run(console: Console, doc: RunDocument, report: Path | None, junit: Path | None, fails_only: bool = False) -> None:
     roots(console, doc)
-    if doc.get("simulated"):
+    if doc.simulated:
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
                                           "node, not from hardware"), style="yellow"))
-    checks = list(doc.get("checks", []))
+    checks = list(doc.checks)
     _summary(console, checks)
     notes = _Notes()
-    shown = [c for c in checks if c["verdict"] not in ("pass", "skip" if fails_only else "pass")] \
+    shown = [c for c in checks if c.verdict not in ("pass", "skip" if fails_only else "pass")] \
         if len(checks) > 60 or fails_only else checks
     if shown:
         _checks_table(console, doc, shown, notes)
@@ -152,13 +114,13 @@ def run(console: Console, doc: RunDoc, report: Path | None, junit: Path | None, 
         console.print(Text(f"{len(checks) - len(shown)} passing checks not shown (--json or --report for all)",
                            style="dim"))
     notes.print(console)
-    counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "warn", "fail", "skip")}
-    verdict = str(doc.get("verdict", ""))
+    counts = {v: sum(c.verdict == v for c in checks) for v in ("pass", "warn", "fail", "skip")}
+    verdict = doc.verdict.value if doc.verdict else ""
     console.print(Text.assemble((f"verdict: {verdict}", _STYLE.get(verdict, "bold")), "  "
                                 + "  ".join(f"{k} {n}" for k, n in counts.items())
-                                + (f"   run {doc.get('run_id')}" if doc.get("run_id") else "")
-                                + f"   status {doc.get('status', 'complete')}"))
-    for note in doc.get("notes", []):
+                                + (f"   run {doc.run_id}" if doc.run_id else "")
+                                + f"   status {doc.status or 'complete'}"))
+    for note in doc.notes:
         console.print(Text(str(note), style="dim"))
     for path in (report, junit):
         if path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,7 +15,6 @@ from gpuvet.cli.jsonout import write_json
 
 if TYPE_CHECKING:
     from gpuvet.backends.base import Backend
-    from gpuvet.cli.render_validate import RunDoc
     from gpuvet.logbook.document import RunDocument
     from gpuvet.logbook.store import Logbook
     from gpuvet.validate.run import Level, ValidationRun
@@ -90,8 +89,9 @@ def validate(
             _print_json(doc)
         else:
             from gpuvet.cli import render_validate
+            from gpuvet.logbook.document import as_document
 
-            render_validate.run(term.console(), cast("RunDoc", doc), report, junit, fails_only=fails_only)
+            render_validate.run(term.console(), as_document(doc), report, junit, fails_only=fails_only)
     if not result.measured:
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         env = doc.get("environment")
@@ -232,7 +232,7 @@ def log_show(run: Annotated[str, typer.Argument(help="Run id or a unique prefix.
         return
     from gpuvet.cli import render_validate
 
-    render_validate.run(term.console(), cast("RunDoc", doc.to_json()), None, None)
+    render_validate.run(term.console(), doc, None, None)
 
 
 @log_app.command("compare")

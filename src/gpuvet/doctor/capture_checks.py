@@ -22,6 +22,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
 _NVLINK_COUNTERS = ("crc", "replay", "recovery")
@@ -50,7 +51,7 @@ def captured_memory(ev: Evidence) -> Outcome:
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health
              for k in _MEMORY_FIELDS if getattr(h, k) is not None]
     if not cited:
-        return unknown("no captured memory state (give nvidia-smi -q or -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC)")
+        return unknown(f"no captured memory state (give {GIVE['memory_state']})")
     return clear("no pending or failed row remapping, no retired-page backlog, no uncorrectable ECC error", *cited)
 
 
@@ -72,7 +73,7 @@ def captured_clock_events(ev: Evidence) -> Outcome:
         return confirmed("the hardware slows the modules down", *found)
     cited = ev.clock_reasons_cited()  # a module whose capture lacks the section says nothing about it
     if not cited:
-        return unknown("no captured clock-event reasons (give nvidia-smi -q or -q -d PERFORMANCE)")
+        return unknown(f"no captured clock-event reasons (give {GIVE['clock_reasons']})")
     return clear("no hardware slowdown or power brake active in the capture", *cited)
 
 
@@ -91,7 +92,7 @@ def captured_links(ev: Evidence) -> Outcome:
         return unknown(unsure[0] + more)
     cited = _links_cited(ev)
     if not cited:
-        return unknown("no captured link state (give nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output)")
+        return unknown(f"no captured link state (give {GIVE['link_state']})")
     return clear("every captured link is up as its design says, no CRC, replay or recovery error counted", *cited)
 
 
@@ -112,13 +113,13 @@ def _links_cited(ev: Evidence) -> list[Cited]:
     """What the captured link state showed, per kind: NVLink states and counters, lspci's LnkSta, nvbandwidth."""
     c = ev.captures
     up = sum(1 for s in c.nvlink_states if s.up)  # inactive links are listed too: only those up count
-    out = [Cited(ev.capture_source("nvlink state") or "nvidia-smi nvlink", "links up", f"{up}")] \
+    out = [Cited(ev.capture_source("nvlink state") or CAPTURED["nvlink_state"], "links up", f"{up}")] \
         if c.nvlink_states else []
     if c.nvlink_errors:
         set_ = sum(1 for e in c.nvlink_errors if e.count > 0)  # counters gpuvet does not judge may be set
-        out.append(Cited(ev.capture_source("nvlink state") or "nvidia-smi nvlink -e", "error counters read / non-zero",
+        out.append(Cited(ev.capture_source("nvlink state") or CAPTURED["nvlink_errors"], "error counters read / non-zero",
                          f"{len(c.nvlink_errors)} / {set_}"))
-    out += [Cited(ev.capture_source("lspci -vvv") or "lspci -vvv", "LnkSta / LnkCap",
+    out += [Cited(ev.capture_source(CAPTURED["pcie"]) or CAPTURED["pcie"], "LnkSta / LnkCap",
                   f"x{p.width} {p.speed_gts} GT/s / x{p.cap_width} {p.cap_speed_gts} GT/s", where=p.device)
             for p in c.pcie_links if p.width is not None and p.cap_width is not None]
     if c.copy_checks:
@@ -176,8 +177,8 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
                                       and p.speed_gts < p.cap_speed_gts)
         if narrow or slow:
             # an idle GPU lowers its link speed to save power; a narrower link is never a power state
-            out.append(finding("pcie_link_downgraded", HIGH if narrow else LOW, module=p.device, source="lspci",
-                               width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
+            out.append(finding("pcie_link_downgraded", HIGH if narrow else LOW, module=p.device,
+                               source=CAPTURED["pcie_tool"], width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
                                max_speed_gts=p.cap_speed_gts,
                                note=None if narrow else "speed only: idle GPUs drop the link speed; read it under load"))
         if p.aer_uncorrectable or p.aer_correctable:
@@ -190,7 +191,7 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     """Each dcgmi diag test result is evidence; a failure or warning names its test and GPU."""
     results = ev.captures.dcgm
     if not results:
-        return unknown("no dcgmi diag output (give `dcgmi diag -r 3` text or -j JSON)")
+        return unknown(f"no DCGM diagnostics output (give {GIVE['dcgm_diag']})")
     found = [finding("dcgm_diag_failed" if r.status in ("fail", "error") else "dcgm_diag_warning",
                      HIGH if r.status in ("fail", "error") else MEDIUM,
                      module=f"GPU{r.gpu}" if r.gpu and "," not in r.gpu else None, test=r.test, category=r.category,
@@ -200,7 +201,7 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     passed = [r for r in results if r.status == "pass"]
     if not passed:
         return unknown(f"{len(results)} DCGM diagnostic result(s), none a pass (skipped or not run)")
-    source = ev.capture_source("dcgmi diag", "dcgmi diag -j") or "dcgmi diag"
+    source = ev.capture_source(CAPTURED["dcgm_diag"], CAPTURED["dcgm_diag_json"]) or CAPTURED["dcgm_diag"]
     return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip", *[
         Cited(source, r.test, r.status, where=f"GPU {r.gpu}" if r.gpu else r.category) for r in passed])
 

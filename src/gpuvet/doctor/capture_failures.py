@@ -14,7 +14,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
-from gpuvet.node.vendor_tools import COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
+from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
 # PCIe cards whose NVLink comes only from bridges to one peer: each bridge carries 4 links, 3 bridges make the
@@ -129,7 +129,7 @@ def ecc_reset_findings(ev: Evidence) -> list[Finding]:
     """ECC mode 'Unknown Error': the driver cannot read the module's ECC state, which after an
     uncorrectable error means the module must be reset (it is not 'ECC off')."""
     return [finding("module_needs_reset", HIGH, module=h.module, ecc_mode=h.ecc_mode,
-                    uncorrectable_volatile=h.ecc_uncorrectable_volatile, source="nvidia-smi -q ECC Mode/Current")
+                    uncorrectable_volatile=h.ecc_uncorrectable_volatile, source=CAPTURED["ecc_mode"])
             for h in ev.captures.health if h.ecc_mode and "error" in h.ecc_mode.lower()]
 
 
@@ -173,7 +173,7 @@ def links_expected(ev: Evidence, gpu: str, up: int, seen: int) -> LinksExpected:
     product = ev.captures.nvlink_products.get(gpu, "")
     bridge = next((v for k, v in BRIDGED_CARDS.items() if k in product.lower()), None)
     if bridge is None:
-        return LinksExpected(seen, "every link nvidia-smi lists")
+        return LinksExpected(seen, CAPTURED["nvlinks_listed"])
     if up >= bridge.full_set:
         return LinksExpected(bridge.full_set, f"a full set of {bridge.bridges} bridges")
     if up % bridge.links_per_bridge:

@@ -8,25 +8,14 @@ from gpuvet.captures.records import ToolVerdict
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
-
-# what to read and do next, by the tool that gave the verdict (the cause's own fix is vendor-neutral)
-_FIX = {
-    "npu-smi info": "read the NPU's alarm codes with `npu-smi info -t health -i <npu> -c <chip>` and look them up in "
-                    "Huawei's health-code list; drain the NPU, reset it (`npu-smi set -t reset -i <npu> -c <chip>`) "
-                    "and RMA it if the state returns",
-    "amd-smi": "drain the module; read `amd-smi metric --ecc --ecc-blocks` and `amd-smi bad-pages` for the block and "
-               "the pages; reset it (`amd-smi reset -G -g <gpu>`) so bad pages are retired; RMA it if uncorrectable "
-               "errors return",
-}
-_KINDS = {"npu-smi info": ("npu-smi info",), "amd-smi": ("amd-smi (static/metric/list)", "amd-smi --json")}
+from gpuvet.node.vendor_tools import GIVE, TOOL_VERDICT_FIX, TOOL_VERDICT_KINDS
 
 
 def tool_verdicts(ev: Evidence) -> Outcome:
     """Each listed module's own verdict: critical and warn states are findings; ok ones are cited."""
     read = ev.captures.verdicts
     if not read:
-        return unknown("no vendor tool's own verdict on a module was read (npu-smi info's Health column, "
-                       "amd-smi static --ras or metric --ecc)")
+        return unknown(f"no vendor tool's own verdict on a module was read ({GIVE['tool_verdicts']})")
     found = [_finding(v) for v in read if v.severity in ("critical", "warn")]
     odd = [v for v in read if v.severity == "unknown"]
     said = f"; {len(odd)} state(s) gpuvet does not know, not judged (first: {_said(odd[0])})" if odd else ""
@@ -36,13 +25,13 @@ def tool_verdicts(ev: Evidence) -> Outcome:
     if not ok:
         return unknown(f"{len(odd)} module state(s) of words gpuvet does not know (first: {_said(odd[0])})")
     return clear("every module state the vendor's tool printed is healthy" + said,
-                 *[Cited(ev.capture_source(*_KINDS.get(v.tool, (v.tool,))) or v.tool, v.field, v.value, where=v.where)
-                   for v in ok[:64]])
+                 *[Cited(ev.capture_source(*TOOL_VERDICT_KINDS.get(v.tool, (v.tool,))) or v.tool, v.field, v.value,
+                         where=v.where) for v in ok[:64]])
 
 
 def _finding(v: ToolVerdict) -> Finding:
     cause = "module_reported_critical" if v.severity == "critical" else "module_reported_warning"
-    return finding(cause, HIGH if v.severity == "critical" else MEDIUM, module=v.where, fix=_FIX.get(v.tool),
+    return finding(cause, HIGH if v.severity == "critical" else MEDIUM, module=v.where, fix=TOOL_VERDICT_FIX.get(v.tool),
                    tool=v.tool, field=v.field, value=v.value, label=v.module, bus_id=v.bus_id)
 
 

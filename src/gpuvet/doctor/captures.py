@@ -39,6 +39,7 @@ from gpuvet.captures.verdicts import verdicts
 from gpuvet.doctor.xids import xid_catalog
 from gpuvet.errors import CaptureError
 from gpuvet.node.bus import bus_key
+from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 __all__ = ["Captures", "NcclResult", "NcclRow", "SmiTextModule", "XID_MEANINGS", "XidLine", "parse_nccl_tests",
            "parse_nvbandwidth", "parse_smi_text", "parse_xid_log", "read_captures", "sniff"]
@@ -175,6 +176,6 @@ def parse_nvbandwidth(text: str, where: str) -> dict[str, list[list[float | None
 def parse_smi_text(text: str, where: str) -> list[SmiTextModule]:
     modules = smi_text.parse(clean(text).lines).modules
     if not modules:
-        raise CaptureError("no `nvidia-smi -q` fields (`Key : value` lines)", where=where,
-                           fix="capture it with `nvidia-smi -q > smi.txt`.")
+        raise CaptureError(f"no `{CAPTURED['smi_q']}` fields (`Key : value` lines)", where=where,
+                           fix=f"capture it with {GIVE['smi_q']}.")
     return modules

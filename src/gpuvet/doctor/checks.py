@@ -20,9 +20,9 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
-from gpuvet.knowledge import off_bus_xids
+from gpuvet.knowledge import off_bus_xids, threshold
 from gpuvet.node.bus import bus_key
-from gpuvet.node.vendor_tools import tools_for
+from gpuvet.node.vendor_tools import GIVE, VendorTools, tools_for
 
 THERMAL_BITS = 0x20 | 0x40
 SLOW_NCCL_VARS = {
@@ -104,7 +104,7 @@ def module_presence(ev: Evidence) -> Outcome:
     cited = _diff_cited(ev, "modules")
     if not cited:
         return unknown("no declared node and found node to count against each other (give --expect, and "
-                       "nvidia-smi -q -x or topo -m for a captured node); no module was seen to leave")
+                       f"{GIVE['module_list']}); no module was seen to leave")
     return clear("every declared module is there", *cited, *_window_cited(ev, "module_lost events", "none"))
 
 
@@ -132,7 +132,7 @@ def link_state(ev: Evidence) -> Outcome:
             if isinstance(m.pcie_width_current, int) and isinstance(m.pcie_width_max, int)})
     if not cited:
         return unknown("no declared node, telemetry or link widths to judge links with (give --expect, "
-                       "or nvidia-smi -q with its PCIe section)")
+                       f"or {GIVE['pcie_section']})")
     return clear("every link is up at its width and speed", *cited)
 
 
@@ -187,7 +187,7 @@ def p2p_path(ev: Evidence) -> Outcome:
         ev.captures.nvbandwidth.get("device_to_device_memcpy_write_ce")
     if d2d:
         values = [v for row in d2d for v in row if v]
-        if values and statistics.median(values) < 60:  # PCIe-class figures between modules
+        if values and statistics.median(values) < threshold("pcie_class_copy_gbps"):  # PCIe-class, not a fabric's
             if _has_fabric(ev):
                 return confirmed("module-to-module copies run at PCIe speed", finding(
                     "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
@@ -200,8 +200,9 @@ def p2p_path(ev: Evidence) -> Outcome:
     if checks is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
     ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
-    fabric_pairs = [c for c in checks if isinstance(c.expected, float) and c.expected > 100]
-    if ratios and fabric_pairs and all(c.pct_of_expected is not None and c.pct_of_expected < 60 for c in fabric_pairs):
+    fabric_pairs = [c for c in checks if isinstance(c.expected, float) and c.expected > threshold("fabric_pair_gbps")]
+    far = threshold("pair_far_below_pct")
+    if ratios and fabric_pairs and all(c.pct_of_expected is not None and c.pct_of_expected < far for c in fabric_pairs):
         slow = statistics.median(c.value for c in fabric_pairs if isinstance(c.value, float))
         return confirmed("every pair runs at host-staged speed though fabric links are up", finding(
             "p2p_disabled", MEDIUM, median_gbps=slow, expected_gbps=statistics.median(c.expected for c in fabric_pairs
@@ -259,7 +260,7 @@ def pair_bandwidth(ev: Evidence) -> Outcome:
     checks = ev.pair_checks
     if checks is None:  # a captured node: nvbandwidth / TransferBench tables against their peers
         return captured_pairs(ev)
-    slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < 60]
+    slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < threshold("pair_far_below_pct")]
     if slow and len(slow) < len(checks):
         return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[
             finding("topology_misidentified", MEDIUM, between=c.between, measured_gbps=c.value,
@@ -298,8 +299,9 @@ def collective_results(ev: Evidence) -> Outcome:
     judged = [j for r in ev.captures.nccl if (j := judge(r)) is not None]
     slow = [j for j in judged if j.fraction is not None and j.fraction < SLOW]
     if slow:
+        far = threshold("collective_far_below")
         return confirmed(sentence(slow[0]), *(finding(
-            "collective_below_model", HIGH if j.fraction is not None and j.fraction < 0.5 else MEDIUM, op=j.op,
+            "collective_below_model", HIGH if j.fraction is not None and j.fraction < far else MEDIUM, op=j.op,
             size_bytes=j.size_bytes, busbw_gbps=j.measured, expected_gbps=round(j.expected or 0, 1),
             basis=j.basis) for j in slow))
     return _collectives_clear(ev, judged)
@@ -333,7 +335,7 @@ def host_bottleneck(ev: Evidence) -> Outcome:
         return unknown(placement.reason)
     load = placement.cpu_percent
     found = []
-    if load > 90:
+    if load > threshold("cpu_saturated_pct"):
         found.append(finding("cpu_saturated", MEDIUM, cpu_percent=load))
     if ev.inventory is not None:
         mine = set(placement.process_numa)
@@ -392,7 +394,7 @@ def visibility(ev: Evidence) -> Outcome:
     if ev.no_modules:
         return unknown(f"no module to open: {ev.no_modules}")
     found = []
-    tools = tools_for(m.model for m in ev.node.modules) if ev.node is not None else tools_for(())
+    tools = _tools(ev)
     count = len(ev.inventory.modules) if ev.inventory is not None else None
     shown = {name: ev.env[name] for name in tools.visible_env if name in ev.env}
     for name, visible in shown.items():
@@ -470,8 +472,7 @@ def ecc_health(ev: Evidence) -> Outcome:
     mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode), where=h.module) for h in ev.captures.health
              if h.ecc_mode == "Enabled"]
     if not mode:
-        return unknown("nothing read says whether ECC is on (give nvidia-smi -q, whose ECC Mode and ECC Errors "
-                       "sections tell)")
+        return unknown(f"nothing read says whether ECC is on (give {GIVE['ecc_sections']})")
     quiet = _window_cited(ev, "ecc_rising / ecc_uncorrectable events", "none")
     quiet += [Cited(smi, "ECC Errors / Volatile / uncorrectable", "0", where=h.module) for h in ev.captures.health
               if h.ecc_uncorrectable_volatile == 0]
@@ -510,7 +511,7 @@ def thermal_state(ev: Evidence) -> Outcome:
     cited = _window_cited(ev, "throttle events with a thermal reason", "none")
     cited += ev.clock_reasons_cited()
     if not cited:
-        return unknown("no telemetry and no captured clock-event reasons (give nvidia-smi -q or -q -d PERFORMANCE)")
+        return unknown(f"no telemetry and no captured clock-event reasons (give {GIVE['clock_reasons']})")
     return clear("no thermal throttling", *cited)
 
 
@@ -525,7 +526,7 @@ def thermal_trend(ev: Evidence) -> Outcome:
         if f is None:
             continue
         rise_c_per_day = f.slope_per_day * f.load_power_w
-        if f.slope_low > 0 and rise_c_per_day >= 0.3:
+        if f.slope_low > 0 and rise_c_per_day >= threshold("thermal_rise_c_per_day"):
             found.append(finding("thermal_interface_ageing", MEDIUM, module=module,
                                  rise_c_per_day_at_load=round(rise_c_per_day, 2),
                                  predicted_crossing_s=f.crossing, earliest_s=f.earliest))
@@ -563,15 +564,22 @@ def clock_stability(ev: Evidence) -> Outcome:
     return clear("clocks steady under load", *cited) if cited else unknown("no telemetry window of any module")
 
 
+def _tools(ev: Evidence) -> VendorTools:
+    """The vendor's own commands for the node's modules (node/vendor_tools.py)."""
+    return tools_for(m.model for m in ev.node.modules) if ev.node is not None else tools_for(())
+
+
 def power_limit(ev: Evidence) -> Outcome:
     if ev.inventory is None:
         return unknown("no inventory")
     found = []
+    tools, capped = _tools(ev), threshold("power_limit_capped")
     for m in ev.inventory.modules:
         limit, top = m.power_limit_w, m.power_limit_max_w
-        if isinstance(limit, (int, float)) and isinstance(top, (int, float)) and limit < 0.99 * top:
+        if isinstance(limit, (int, float)) and isinstance(top, (int, float)) and limit < capped * top:
             found.append(finding("power_cap_low", HIGH, module=m.id, limit_w=limit, max_w=top,
-                                 fix=f"nvidia-smi -i <index> -pl {top:g} (gpuvet never changes it for you)"))
+                                 fix=f"{tools.set_power_limit.format(watts=f'{top:g}')} (gpuvet never changes it "
+                                     "for you)"))
     if found:
         return confirmed("power limits below the modules' maximum", *found)
     cited = _inventory_cited(ev, "power limit / maximum", {
@@ -602,7 +610,7 @@ def compute_rate(ev: Evidence) -> Outcome:
 
     judged = [c for c in compute_checks(ev.compute, ev.expectations, "gpu")
               if c.name.startswith("gemm_bf16") and c.pct_of_expected is not None]
-    slow = [c for c in judged if c.pct_of_expected is not None and c.pct_of_expected < 85]
+    slow = [c for c in judged if c.pct_of_expected is not None and c.pct_of_expected < threshold("compute_below_pct")]
     if slow:
         return confirmed("compute below what the modules should give", *[
             finding("compute_below_peak_unexplained", MEDIUM, module=c.module, measured_tflops=c.value,

@@ -31,6 +31,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.node.bus import bus_key
 from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
+from gpuvet.node.vendor_tools import CAPTURED
 
 
 class TrendFactory(Protocol):
@@ -186,7 +187,7 @@ class Evidence:
         return ", ".join(files) or None
 
     def smi_source(self) -> str:
-        return self.capture_source("nvidia-smi -q", "nvidia-smi -q -x") or "captured nvidia-smi -q"
+        return self.capture_source(CAPTURED["smi_q"], CAPTURED["smi_qx"]) or CAPTURED["smi_q_label"]
 
     def clock_reasons_cited(self) -> list[Cited]:
         """Captured modules whose clock-event section was read (an excerpt without it says nothing)."""

@@ -11,6 +11,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, finding
 from gpuvet.doctor.outcome import HIGH, Outcome, clear, confirmed, unknown
 from gpuvet.node.model import EndpointKind
+from gpuvet.node.vendor_tools import GIVE
 
 
 def _declared(ev: Evidence) -> list[nics.DeclaredNic]:
@@ -48,7 +49,7 @@ def nic_ports(ev: Evidence) -> Outcome:
     if far and not isinstance(readings, NicReadings):
         return _found(far)
     if readings is None:
-        return unknown("can't tell: no NIC listing (ibstat, ibv_devinfo, ibdev2netdev) in the evidence")
+        return unknown(f"can't tell: no NIC listing ({GIVE['nic_listing']}) in the evidence")
     if isinstance(readings, Unavailable):
         return unknown(f"can't tell: the NICs could not be read ({readings.reason})")
     if not readings.nics and not _declared(ev):
@@ -63,7 +64,7 @@ def nic_ports(ev: Evidence) -> Outcome:
                    if p.rate_gbps is not None else p.state) for n in readings.nics for p in n.ports]
     if not cited or not nics.judged(readings):
         return unknown(f"can't tell: {len(readings.nics)} NIC(s) listed, no port's state read (ibdev2netdev's "
-                       "Up/Down is the netdev's: give ibstat or ibv_devinfo)")
+                       f"Up/Down is the netdev's: give {GIVE['nic_ports']})")
     return clear(nics.summary(readings), *cited)
 
 
@@ -96,5 +97,5 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
         return confirmed(f"{len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate", *found)
     if not cited:
         return unknown("can't tell: the perftest runs have no message of 64 KiB or more, or their device's rate "
-                       "is not in the evidence (give ibstat with them)")
+                       f"is not in the evidence (give {GIVE['nic_rates']} with them)")
     return clear("perftest reaches the port's rate", *cited)

@@ -10,7 +10,6 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from gpuvet import knowledge
-from gpuvet.captures.kernel_messages import KernelMessageInfo as KernelMessageInfo
 from gpuvet.captures.kernel_messages import kernel_message_catalog as kernel_message_catalog
 from gpuvet.doctor.model import Finding, finding
 

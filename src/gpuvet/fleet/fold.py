@@ -20,9 +20,10 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, repeat
+from multiprocessing.context import BaseContext
 from operator import is_
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures
 from gpuvet.fleet.peers import NodeChecks, PeerTable, checks_as_columns, no_gc, node_identity
 from gpuvet.fleet.roots import read_roots
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue  # for its type only: loading pydantic costs a fleet merge's start ~18 ms
 
 MAX_JOBS = 8  # past this, reading the files from one disk or share is the bound, not parsing
 # below this a worker costs more than it saves. Forked, a worker is cheap: here 200 files took
@@ -44,7 +48,7 @@ PROGRESS_EVERY = 100  # files between two progress calls in one process
 Progress = Callable[[int, int], None]  # (files read, files in all)
 
 
-def read_envelope(path: Path) -> Any:
+def read_envelope(path: Path) -> JsonValue:
     """One envelope file, every key of it (what --report and --baseline-out need). orjson when
     installed (the ``fleet`` extra), where the standard library's parser takes 2-3x as long.
     What orjson refuses and Python's json reads (NaN, Infinity) goes to json, so both read the
@@ -106,21 +110,22 @@ def _too_large(path: str, size: int | None) -> GpuvetError:
                        "bytes are read)", where=path, fix="give the output of `gpuvet validate --json`.")
 
 
-def parse_json(data: bytes) -> Any:
+def parse_json(data: bytes) -> JsonValue:
     """``read_envelope`` of bytes already read. A key given twice in one object raises DuplicateKey (orjson
     and json alone keep the last silently: `environment.node` twice was pooled as the second node)."""
-    return json.loads(data, object_pairs_hook=_no_twice)
+    parsed: JsonValue = json.loads(data, object_pairs_hook=_no_twice)
+    return parsed
 
 
 class DuplicateKey(ValueError):
     """A key given twice in one JSON object: which value is meant is not known."""
 
 
-def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _no_twice(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
     kept = dict(pairs)
     if len(kept) == len(pairs):
         return kept
-    seen: dict[str, Any] = {}
+    seen: dict[str, JsonValue] = {}
     for key, value in pairs:
         if key in seen:
             raise DuplicateKey(f"the key {key[:60]!r} is given twice in one JSON object ({_short(seen[key])}, then "
@@ -129,7 +134,7 @@ def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return kept  # not reached: a shorter dict has a key twice
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False) if isinstance(value, str | int | float | bool | None) else \
         type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
@@ -154,7 +159,7 @@ class _Failed:
     fix: str | None
 
 
-def fold_file(table: PeerTable, path: str, notes: list[str] | None = None) -> Any:
+def fold_file(table: PeerTable, path: str, notes: list[str] | None = None) -> dict[str, JsonValue]:
     """Read one file and fold it into ``table``; returns the envelope (a figure that is not
     finite set to null, as said in ``notes``). Bad input: GpuvetError naming the file and the
     field (``fold_envelope``), or why it is not JSON (numbers too big for a float, nesting too
@@ -163,8 +168,7 @@ def fold_file(table: PeerTable, path: str, notes: list[str] | None = None) -> An
         env = read_envelope(Path(path))
     except (OSError, ValueError, RecursionError) as exc:
         raise _not_json(path, exc) from None
-    fold_envelope(table, path, env, notes)
-    return env
+    return fold_envelope(table, path, env, notes)
 
 
 def fold_figures(table: PeerTable, path: str, notes: list[str] | None = None) -> None:
@@ -196,25 +200,37 @@ def fold_bytes(table: PeerTable, where: str, data: bytes, notes: list[str] | Non
     fold_envelope(table, where, env, notes)
 
 
-def fold_envelope(table: PeerTable, where: str, env: Any, notes: list[str] | None = None) -> None:
+def fold_envelope(table: PeerTable, where: str, env: JsonValue, notes: list[str] | None = None) -> dict[str, JsonValue]:
     """Fold one envelope read as Python objects, checked against the run document's types first
     (docs/schema/run-document.schema.json) for every field the peers read, so nothing of the
     wrong type is pooled: GpuvetError naming the file and the field. A figure that is NaN or
     infinite is set to null and said in ``notes`` (validate --json writes null where it has no
-    figure): one NaN among a series made its median NaN, and a real outlier went unnamed."""
+    figure): one NaN among a series made its median NaN, and a real outlier went unnamed.
+    Returns the envelope (an object: anything else is refused)."""
+    if not isinstance(env, dict):
+        raise _wrong(where, "the document", f"is {_kind(env)}, not an object")
     node, simulated = _head(env, where)
     with _named_errors(where), no_gc():
         columns = checks_as_columns(env.get("checks", []))
     columns = _checked_checks(columns, where, notes, env.get("checks"))
-    modules = [(m.get("id"), m.get("model")) for m in env["environment"].get("modules", [])]
+    environment = env["environment"]  # _head made sure it is an object whose modules are objects with text
+    listed = environment.get("modules", []) if isinstance(environment, dict) else []
+    modules = [(_text(m.get("id")), _text(m.get("model"))) for m in listed if isinstance(m, dict)] \
+        if isinstance(listed, list) else []
+    verdict = env.get("verdict")
     with _named_errors(where):
-        pooled = table.add_checks(where, node, simulated, columns, modules, env.get("verdict"),
+        pooled = table.add_checks(where, node, simulated, columns, modules, verdict if isinstance(verdict, str) else None,
                                   read_roots(env.get("roots")))
     if pooled is not columns:  # figures left out as corrupt: out of a kept envelope too (--report, --baseline-out)
         _null_left_out(env.get("checks"), columns, pooled)
+    return env
 
 
-def _null_left_out(checks: Any, columns: NodeChecks, pooled: NodeChecks) -> None:
+def _text(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _null_left_out(checks: object, columns: NodeChecks, pooled: NodeChecks) -> None:
     """Set to null, in the check objects ``columns`` came from, each figure ``pooled`` left out."""
     if not isinstance(checks, list):
         return
@@ -236,17 +252,15 @@ def _wrong(where: str, field: str, problem: str) -> GpuvetError:
                            "describes it).")
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     """A JSON value's kind in a message (the value itself may be huge or hostile)."""
     return {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "text",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def _head(env: Any, where: str) -> tuple[tuple[str, str, int], bool]:
+def _head(env: dict[str, JsonValue], where: str) -> tuple[tuple[str, str, int], bool]:
     """(node, node type, schema version) and whether it was simulated, each of its type in the
     run document: GpuvetError naming the first field that is not."""
-    if not isinstance(env, dict):
-        raise _wrong(where, "the document", f"is {_kind(env)}, not an object")
     schema = env.get("schema_version")
     if schema.__class__ is not int or not _INT64[0] <= schema <= _INT64[1]:
         from gpuvet.logbook.document import DOCUMENT_VERSION  # here only: it loads pydantic (~18 ms of a start)
@@ -281,7 +295,7 @@ def _head(env: Any, where: str) -> tuple[tuple[str, str, int], bool]:
     return node_identity(node, node_type, schema), simulated
 
 
-def _checked_checks(columns: NodeChecks, where: str, notes: list[str] | None, checks: Any) -> NodeChecks:
+def _checked_checks(columns: NodeChecks, where: str, notes: list[str] | None, checks: object) -> NodeChecks:
     """The checks' columns as the run document types them (GpuvetError naming the first check
     and field that is not); a figure that is not finite becomes null, said in ``notes`` (and in
     ``checks``, the dicts they came from, when given). Whole columns are tested at C speed
@@ -312,7 +326,7 @@ def _checked_checks(columns: NodeChecks, where: str, notes: list[str] | None, ch
     return columns
 
 
-def _without_non_finite(columns: NodeChecks, where: str, notes: list[str] | None, checks: Any) -> NodeChecks:
+def _without_non_finite(columns: NodeChecks, where: str, notes: list[str] | None, checks: object) -> NodeChecks:
     bad = [i for i, v in enumerate(columns.value) if v.__class__ is float and not math.isfinite(v)]
     value = list(columns.value)
     for i in bad:
@@ -382,7 +396,7 @@ def _runs(count: int, workers: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def _context() -> Any:
+def _context() -> BaseContext:
     """fork where it is safe (Linux, one Python thread: no copy of a held lock; the workers call
     no threaded library, numpy's BLAS included); else spawn."""
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:

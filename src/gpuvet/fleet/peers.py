@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import eq, itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -28,8 +28,12 @@ from gpuvet.validate.direction import lower_is_better
 if TYPE_CHECKING:
     from gpuvet.fleet.roots import NodeRoot
 
+E = TypeVar("E", bound=Mapping[str, object])  # an envelope as the caller read it (JSON objects)
+
 Z_LIMIT = 5.0
 MIN_DEVIATION = 0.03
+MIN_PEERS = 3  # nodes giving a figure before one of them can stand out: of two, neither is the odd one
+_DENSE_CELLS = 50_000_000  # series × nodes counted in one dense table (8 bytes a cell); more: by unique cells
 
 
 @dataclass(frozen=True)
@@ -77,23 +81,28 @@ class FleetAnalysis:
     roots: dict[str, tuple[NodeRoot, ...] | None] = field(default_factory=dict)  # node -> its validate's roots
 
 
-def node_identity(node: Any, node_type: Any, schema: Any) -> tuple[str, str, int]:
+def node_identity(node: object, node_type: object, schema: object) -> tuple[str, str, int]:
     """(node name, node type, schema version) from an envelope's environment.node,
-    environment.node_type and schema_version: no type reads as "unknown"."""
+    environment.node_type and schema_version: no type reads as "unknown". TypeError or
+    ValueError for a schema version that is no number."""
+    if not isinstance(schema, (int, float, str)):
+        raise TypeError(f"schema_version is {type(schema).__name__}, not a number")
     return str(node), str(node_type or "unknown"), int(schema)
 
 
-def envelope_node(env: dict[str, Any], where: str) -> tuple[str, str, int]:
+def envelope_node(env: Mapping[str, object], where: str) -> tuple[str, str, int]:
     """(node name, node type, schema version) of a validate --json envelope."""
     try:
         environment = env["environment"]
+        if not isinstance(environment, dict):
+            raise TypeError("environment is not an object")
         return node_identity(environment["node"], environment.get("node_type"), env["schema_version"])
     except (KeyError, TypeError, ValueError):
         raise GpuvetError("not a validate --json envelope (no environment.node or schema_version)", where=where,
                           fix="give the output of `gpuvet validate --json` for each node.") from None
 
 
-def analyse(envelopes: Iterable[tuple[str, dict[str, Any]]], z_limit: float = Z_LIMIT,
+def analyse(envelopes: Iterable[tuple[str, Mapping[str, object]]], z_limit: float = Z_LIMIT,
             min_deviation: float = MIN_DEVIATION) -> FleetAnalysis:
     """``envelopes``: (where it came from, envelope). Groups by node type; refuses mixed schemas."""
     table = PeerTable()
@@ -111,16 +120,16 @@ class NodeChecks(NamedTuple):
     """A node's checks as columns, one entry per check in the envelope's order: what the table
     reads of them, however they were decoded (dicts in memory, or straight from JSON bytes)."""
 
-    layer: list[Any]
-    name: list[Any]
-    unit: list[Any]
-    module: list[Any]
-    between: list[Any]
-    value: list[Any]
-    verdict: list[Any]
+    layer: list[object]
+    name: list[object]
+    unit: list[object]
+    module: list[object]
+    between: list[object]
+    value: list[object]
+    verdict: list[object]
 
 
-def checks_as_columns(checks: Any) -> NodeChecks:
+def checks_as_columns(checks: object) -> NodeChecks:
     """``checks`` (a list of check objects, as validate --json writes them) as columns; a
     missing key reads as None. TypeError when ``checks`` is not a list of objects. C-level maps:
     a fraction of a per-check Python loop's cost."""
@@ -136,29 +145,30 @@ def checks_as_columns(checks: Any) -> NodeChecks:
     return NodeChecks(layer, name, unit, module, between, value, verdict)
 
 
-def _is_figure(value: Any, verdict: Any) -> bool:
+def _is_figure(value: object, verdict: object) -> bool:
     """A check the peers compare: a plain number (a bool is not), not skipped."""
     if value.__class__ not in _PLAIN_NUMBERS and (not isinstance(value, (int, float)) or isinstance(value, bool)):
         return False
     return bool(verdict != "skip")
 
 
-def _text_only(shape: tuple[Any, ...]) -> None:
+def _text_only(shape: tuple[object, ...]) -> None:
     """A check's layer, name, unit, module and pair are text (or absent), as validate --json
     writes them: TypeError naming the first that is not."""
     *fields, between = shape
     for label, v in zip(("layer", "name", "unit", "module"), fields, strict=True):
         if v is not None and not isinstance(v, str):
             raise TypeError(f"a check's {label} is {v!r}, not text")
-    if between is not None and not all(isinstance(b, str) for b in between):
-        raise TypeError(f"a check's between is {list(between)!r}, not two places named in text")
+    if between is not None and not (isinstance(between, tuple) and all(isinstance(b, str) for b in between)):
+        raise TypeError(f"a check's between is {list(between) if isinstance(between, tuple) else between!r}, "
+                        "not two places named in text")
 
 
-def _layout_key(checks: NodeChecks) -> tuple[list[Any], ...]:
+def _layout_key(checks: NodeChecks) -> tuple[list[object], ...]:
     """What must match for a node to reuse another's ids: every naming column, the type of each
     value and where the skips are (those two say which checks are figures)."""
-    kinds = list(map(type, checks.value))
-    skips = list(map(eq, checks.verdict, repeat("skip")))
+    kinds: list[object] = list(map(type, checks.value))
+    skips: list[object] = list(map(eq, checks.verdict, repeat("skip")))
     return (checks.layer, checks.name, checks.unit, checks.module, checks.between, kinds, skips)
 
 
@@ -168,7 +178,7 @@ class _Layout:
     same checks in the same order and the same kinds of value (every node of a fleet, usually)
     reuses its ids without a loop."""
 
-    key: tuple[list[Any], ...]  # as ``_layout_key`` gives it
+    key: tuple[list[object], ...]  # as ``_layout_key`` gives it
     series_of: array  # type: ignore[type-arg]  # per figure kept
     ref_of: array  # type: ignore[type-arg]
     keep: list[bool] | None  # per check: a figure (None: every check is)
@@ -180,8 +190,8 @@ class _Columns:
     def __init__(self) -> None:
         self.nodes: dict[str, int] = {}
         self.series: dict[str, int] = {}  # "layer/name" -> series id, in order of first sight
-        self.refs: dict[tuple[Any, ...], int] = {}  # (unit, module, between, layer) -> ref id
-        self._seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # a check's (layer, name, unit, module, between)
+        self.refs: dict[tuple[object, ...], int] = {}  # (unit, module, between, layer) -> ref id
+        self._seen: dict[tuple[object, ...], tuple[int, int]] = {}  # a check's (layer, name, unit, module, between)
         self.series_of, self.node_of, self.ref_of = array("i"), array("i"), array("i")
         self.value = array("d")
         self._layout: _Layout | None = None
@@ -194,7 +204,8 @@ class _Columns:
         key = _layout_key(checks)
         layout = self._layout
         if layout is not None and key == layout.key:
-            self.value.fromlist(checks.value if layout.keep is None else list(compress(checks.value, layout.keep)))
+            kept = checks.value if layout.keep is None else list(compress(checks.value, layout.keep))
+            self.value.fromlist(cast(list[float], kept))  # the layout's kinds say each kept value is a plain number
             self.series_of.extend(layout.series_of)
             self.ref_of.extend(layout.ref_of)
         else:
@@ -224,7 +235,7 @@ class _Columns:
             keep.append(True)
         return keep
 
-    def _ids(self, shape: tuple[Any, ...]) -> tuple[int, int]:
+    def _ids(self, shape: tuple[object, ...]) -> tuple[int, int]:
         """(series id, ref id) of a check's shape, the first time that shape is seen."""
         layer, name, unit, module, between = shape
         sid = self.series.setdefault(f"{layer}/{name}", len(self.series))
@@ -276,7 +287,7 @@ class _Columns:
         worse = np.where(lower[hs], hz > 0, hz < 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             deviation = np.where(hm != 0, (x[hits] - hm) / np.abs(hm), 0.0)
-        keep = worse & (np.abs(deviation) > min_deviation) & (peers[hs] >= 3)
+        keep = worse & (np.abs(deviation) > min_deviation) & (peers[hs] >= MIN_PEERS)
         ranked = np.lexsort((hits[keep], hs[keep]))  # by series, then in the order the figures came
         return self._named(hits[keep][ranked], node_type, names, median, hz[keep][ranked], deviation[keep][ranked])
 
@@ -403,7 +414,7 @@ def _group_median(group: np.ndarray, x: np.ndarray, starts: np.ndarray, counts: 
 def _distinct_nodes(sid: np.ndarray, nid: np.ndarray, n_nodes: int, n_series: int) -> np.ndarray:
     """Per series, how many different nodes gave it a figure."""
     cell = sid.astype(np.int64) * max(n_nodes, 1) + nid
-    if n_series * n_nodes <= 50_000_000:
+    if n_series * n_nodes <= _DENSE_CELLS:
         seen = np.bincount(cell, minlength=n_series * n_nodes).reshape(n_series, max(n_nodes, 1)) > 0
         per_series: np.ndarray = seen.sum(axis=1)
         return per_series
@@ -443,10 +454,11 @@ class PeerTable:
         self.notes: list[str] = []  # what ``sanity`` left out or re-typed, in the order given
         self.roots: dict[str, tuple[NodeRoot, ...] | None] = {}  # node -> its roots (None: none given)
 
-    def add(self, where: str, env: dict[str, Any]) -> None:
+    def add(self, where: str, env: Mapping[str, object]) -> None:
         """Fold in one envelope (a validate --json document as Python objects)."""
         node, node_type, schema = envelope_node(env, where)
-        listed = env["environment"].get("modules") or []
+        environment = env["environment"]
+        listed = (environment.get("modules") if isinstance(environment, dict) else None) or []
         modules = [(m.get("id"), m.get("model")) for m in listed if isinstance(m, dict)]
         verdict = env.get("verdict")
         from gpuvet.fleet.roots import read_roots
@@ -518,8 +530,8 @@ class PeerTable:
                              list(self.notes), dict(self.roots))
 
 
-def healthy_envelopes(envelopes: Sequence[tuple[str, dict[str, Any]]], analysis: FleetAnalysis,
-                      node_type: str) -> list[tuple[str, dict[str, Any]]]:
+def healthy_envelopes(envelopes: Sequence[tuple[str, E]], analysis: FleetAnalysis,
+                      node_type: str) -> list[tuple[str, E]]:
     """The envelopes of one node type whose node has no outlier: the majority a fleet baseline is made of."""
     bad = {o.node for o in analysis.outliers}
     return [(w, e) for w, e in envelopes if envelope_node(e, w)[1] == node_type and envelope_node(e, w)[0] not in bad]

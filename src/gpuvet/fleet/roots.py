@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpuvet.checks.model import check_key
 from gpuvet.fleet.peers import Outlier
-from gpuvet.logbook.document import check_key
 
 
 @dataclass(frozen=True)

@@ -207,5 +207,6 @@ def plausible(where: str, node: str, modules: Sequence[Module], checks: NodeChec
 
 def _named(checks: NodeChecks, i: int, value: float, why: str) -> str:
     module, between = checks.module[i], checks.between[i]
-    place = f" on {module}" if module else f" on {'→'.join(map(str, between))}" if between else ""
+    pair = between if isinstance(between, (list, tuple)) else ()
+    place = f" on {module}" if module else f" on {'→'.join(map(str, pair))}" if pair else ""
     return f"{checks.layer[i]}/{checks.name[i]}{place} = {value:g} {checks.unit[i]} ({why})"

@@ -22,11 +22,12 @@ from gpuvet.checks.model import Cited
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
+from gpuvet.knowledge import threshold
 from gpuvet.node.bus import bus_key
 from gpuvet.node.design import Design
 from gpuvet.node.diff import Difference
 from gpuvet.node.model import PCIE_LANE_GBPS, Node
-from gpuvet.node.vendor_tools import tools_for
+from gpuvet.node.vendor_tools import PCIE_LINK_STATE, UNKNOWN_VENDOR, VendorTools, tools_for
 
 # clocks-event reasons that mean the hardware is holding the clocks down: slowdown, thermal
 # (hardware and the driver's thermal), power brake; sw_power_cap under load is normal
@@ -58,18 +59,23 @@ def source_of(inv: Inventory) -> str:
     return "simulated node (a model, not hardware)" if inv.simulated else f"{inv.backend} readings"
 
 
-def driver(inv: Inventory, expected_modules: int | None, seconds: float) -> list[Finding]:
+def driver(inv: Inventory, expected_modules: int | None, seconds: float,
+           tools: VendorTools = UNKNOWN_VENDOR) -> list[Finding]:
     version = inv.software.driver_version
     if isinstance(version, Unavailable):
         status = Status.FAIL if expected_modules else Status.UNKNOWN
         return [Finding("driver", status, f"driver/NVML not usable: {version.reason}",
-                        fix="check `nvidia-smi` and the kernel log; reload the driver or reboot")]
+                        fix=f"check {tools.driver_check} and the kernel log; reload the driver or reboot")]
     return [Finding("driver", Status.OK, f"driver {version} answered in {seconds:.2f} s",
                     evidence=(Cited(source_of(inv), "driver version", str(version)),))]
 
 
-_FIXES = {"fabric": "check `nvidia-smi nvlink --status`; reseat the module or its fabric cabling, or replace it",
-          "pcie": "reseat the module or its riser; check the slot, the cable and `lspci -vv` (LnkSta)"}
+_PCIE_FIX = f"reseat the module or its riser; check the slot, the cable and {PCIE_LINK_STATE}"
+
+
+def _fabric_fix(tools: VendorTools) -> str:
+    """The vendor's own link command (NVLink's, xGMI's), then the hands-on fix."""
+    return f"check `{tools.link_state}`; reseat the module or its fabric cabling, or replace it"
 
 
 def presence(inv: Inventory, found: Node, design: Design | None, diffs: list[Difference] | None) -> list[Finding]:
@@ -120,7 +126,8 @@ def fabric(found: Node, diffs: list[Difference], source: str) -> list[Finding]:
     """Fabric links down or below the design (its width and lane speed), and modules cabled in
     each other's place (against a declared node)."""
     has_fabric = bool(found.fabric_links())
-    out = [Finding("fabric", _diff_status(d), d.detail, _module_of(d, found), fix=_FIXES["fabric"]) for d in diffs
+    fix = _fabric_fix(tools_for(m.model for m in found.modules))
+    out = [Finding("fabric", _diff_status(d), d.detail, _module_of(d, found), fix=fix) for d in diffs
            if (d.kind == "wiring_mismatch" and has_fabric)
            or (d.kind in ("link_down", "link_degraded") and _link_kind(d) not in ("pcie", "smp"))]
     if not has_fabric and not out:
@@ -134,18 +141,19 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
     """Width now against the module's maximum (width does not drop at idle; the generation does,
     so it is judged on the link's capability, never on the idle reading)."""
     out: list[Finding] = []
+    low = threshold("pcie_lane_rate_low")
     for m in inv.modules:
         width, top = m.pcie_width_current, m.pcie_width_max
         link = found.pcie_link(m.id)
         if isinstance(width, int) and isinstance(top, int) and width < top:
             out.append(Finding("pcie", Status.WARN, f"{m.id}: PCIe link at x{width} of x{top}", m.id,
-                               fix=_FIXES["pcie"]))
+                               fix=_PCIE_FIX))
         elif link is not None and not link.up:
             out.append(Finding("pcie", Status.FAIL, f"{m.id}: PCIe link down", m.id))
-        elif link is not None and link.gen and link.lane_gbps and link.lane_gbps < 0.98 * PCIE_LANE_GBPS[link.gen]:
+        elif link is not None and link.gen and link.lane_gbps and link.lane_gbps < low * PCIE_LANE_GBPS[link.gen]:
             bw, nominal = link.width * link.lane_gbps, link.width * PCIE_LANE_GBPS[link.gen]
             out.append(Finding("pcie", Status.WARN, f"{m.id}: PCIe link carries {bw:.1f} of {nominal:.1f} GB/s "
-                                                    f"(gen{link.gen} x{link.width})", m.id, fix=_FIXES["pcie"]))
+                                                    f"(gen{link.gen} x{link.width})", m.id, fix=_PCIE_FIX))
         elif isinstance(width, Unavailable):
             out.append(unavailable("pcie", width, m.id))
     named = {f.module for f in out}
@@ -154,7 +162,7 @@ def pcie(inv: Inventory, found: Node, diffs: list[Difference]) -> list[Finding]:
             out.append(Finding("pcie", Status.FAIL, d.detail))
         if d.kind in ("link_down", "link_degraded") and _link_kind(d) in ("pcie", "smp") and \
                 not (d.between and set(d.between) & named):
-            out.append(Finding("pcie", _diff_status(d), d.detail, fix=_FIXES["pcie"]))
+            out.append(Finding("pcie", _diff_status(d), d.detail, fix=_PCIE_FIX))
     return summarise("pcie", out, f"{len(inv.modules)} module PCIe links at their maximum width", [
         Cited(source_of(inv), "PCIe width current / max", f"x{m.pcie_width_current} / x{m.pcie_width_max}", m.id)
         for m in inv.modules if isinstance(m.pcie_width_current, int) and isinstance(m.pcie_width_max, int)])
@@ -175,7 +183,7 @@ def ecc(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
         if isinstance(r.ecc_uncorrected_volatile, int)])
 
 
-def row_remap(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
+def row_remap(readings: Sequence[ModuleHealth], source: str, tools: VendorTools = UNKNOWN_VENDOR) -> list[Finding]:
     out: list[Finding] = []
     for r in readings:
         if isinstance(r.remap_failed, Unavailable):
@@ -186,7 +194,7 @@ def row_remap(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
                                fix="replace the module"))
         if r.remap_pending is True:
             out.append(Finding("row_remap", Status.FAIL, f"{r.id}: row remapping pending", r.id,
-                               fix="reset the module (nvidia-smi -r) when it is idle, or reboot"))
+                               fix=f"reset the module ({tools.reset_module}) when it is idle, or reboot"))
     return summarise("row_remap", out, f"no row remapping pending or failed on {len(readings)} modules", [
         Cited(source, "row remap pending / failed", f"{r.remap_pending} / {r.remap_failed}", r.id) for r in readings
         if isinstance(r.remap_failed, bool) and isinstance(r.remap_pending, bool)])
@@ -279,17 +287,17 @@ def processes(inv: Inventory) -> list[Finding]:
         Cited(source_of(inv), "compute processes", "0", m.id) for m in inv.modules if isinstance(m.processes, tuple)])
 
 
-def power_limit(inv: Inventory) -> list[Finding]:
+def power_limit(inv: Inventory, tools: VendorTools = UNKNOWN_VENDOR) -> list[Finding]:
     out: list[Finding] = []
     for m in inv.modules:
         limit, default = m.power_limit_w, m.power_limit_default_w
         if isinstance(limit, Unavailable):
             out.append(unavailable("power_limit", limit, m.id))
-        elif not isinstance(default, Unavailable) and limit < 0.99 * default:
+        elif not isinstance(default, Unavailable) and limit < threshold("power_limit_capped") * default:
             out.append(Finding("power_limit", Status.WARN, f"{m.id}: power limit {limit:g} W below its default "
                                                            f"{default:g} W", m.id,
-                               fix=f"nvidia-smi -i <index> -pl {default:g}, or pass --ignore power_limit where "
-                                   "caps are deliberate"))
+                               fix=f"{tools.set_power_limit.format(watts=f'{default:g}')}, or pass --ignore "
+                                   "power_limit where caps are deliberate"))
     return summarise("power_limit", out, "every power limit at its default", [
         Cited(source_of(inv), "power limit / default", f"{m.power_limit_w:g} W / {m.power_limit_default_w:g} W", m.id)
         for m in inv.modules if isinstance(m.power_limit_w, (int, float))

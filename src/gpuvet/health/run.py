@@ -25,6 +25,7 @@ from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.model import EndpointKind, Module, Node
 from gpuvet.node.nic_catalog import find_nic_model
+from gpuvet.node.vendor_tools import VendorTools, tools_for
 
 READ_CHECKS = ("ecc", "row_remap", "xid", "kernel_messages", "throttle")
 
@@ -172,14 +173,15 @@ def _judge(got: _Gathered, options: HealthOptions) -> tuple[list[Finding], list[
     design = _design(inv, node, options)
     diffs = diff_nodes(design.node, node) if design is not None else []
     expected = len(options.declared.modules) if options.declared is not None else None
-    findings = checks.driver(inv, expected, got.seconds)
+    tools = tools_for(m.model for m in node.modules)
+    findings = checks.driver(inv, expected, got.seconds, tools)
     if isinstance(inv.software.driver_version, str) or inv.modules:
         findings += checks.presence(inv, node, design, diffs) + checks.fabric(node, diffs, checks.source_of(inv))
-        findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv)
+        findings += checks.pcie(inv, node, diffs) + checks.processes(inv) + checks.power_limit(inv, tools)
     elif options.declared is not None:
         findings += checks.presence(inv, node, design, diffs)
     read, notes, mark, xids = _readings(got.readings, options, bool(inv.modules or expected), checks.source_of(inv),
-                                        checks.module_buses(inv))
+                                        checks.module_buses(inv), tools)
     order = {c: i for i, c in enumerate(CHECKS)}
     return sorted(findings + read, key=lambda f: order.get(f.check, len(order))), notes, mark, xids
 
@@ -196,8 +198,8 @@ def _design(inv: Inventory, node: Node, options: HealthOptions) -> Design | None
 
 
 def _readings(readings: HealthReadings | BackendError | None, options: HealthOptions, modules_expected: bool,
-              source: str, buses: dict[str, str]) -> tuple[list[Finding], list[str], XidMark | None,
-                                                           tuple[XidRecord, ...]]:
+              source: str, buses: dict[str, str], tools: VendorTools) -> tuple[list[Finding], list[str],
+                                                                               XidMark | None, tuple[XidRecord, ...]]:
     """Findings from the health readings, notes, the new mark (Xids and driver messages share it)
     and the Xids seen."""
     if isinstance(readings, ModuleLost):
@@ -210,7 +212,7 @@ def _readings(readings: HealthReadings | BackendError | None, options: HealthOpt
     start = since_seq(options.last_mark, readings.boot_id)
     window = "since boot" if start is None else "since the last check"
     xid_findings, notes = checks.xid(readings.xids, start, xid_policy(), window, source)
-    findings = checks.ecc(readings.modules, source) + checks.row_remap(readings.modules, source) + xid_findings
+    findings = checks.ecc(readings.modules, source) + checks.row_remap(readings.modules, source, tools) + xid_findings
     findings += checks.throttle(readings.modules, source) + fabric_state(readings.modules, source)
     findings += checks.kernel_messages(readings.kernel_lines, start, buses, window, source)
     if not isinstance(readings.xids, tuple):

@@ -122,6 +122,29 @@ def fault(kind: str) -> Fault:
     return faults()[kind]
 
 
+@dataclass(frozen=True)
+class Threshold:
+    """A figure a job judges by, with its unit and why it is there."""
+
+    name: str
+    value: float
+    unit: str
+    meaning: str
+
+
+@cache
+def thresholds() -> dict[str, Threshold]:
+    """Every threshold of faults.yaml, by name."""
+    rows = cast(dict[str, dict[str, object]], _read("faults.yaml")["thresholds"])
+    return {name: Threshold(name, float(cast(float, row["value"])), str(row["unit"]), str(row["meaning"]))
+            for name, row in rows.items()}
+
+
+def threshold(name: str) -> float:
+    """The value of one threshold (KeyError for a name faults.yaml lacks: a typo in a job)."""
+    return thresholds()[name].value
+
+
 @cache
 def severity_of_watch_kind(kind: str) -> Level | None:
     """The severity faults.yaml gives the fault a watch event kind names (None: not a fault)."""

@@ -12,129 +12,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue, ValidationError
 
+from gpuvet.checks.model import Check, JsonObject, Number, Record, Verdict
 from gpuvet.errors import GpuvetError
 
 DOCUMENT_VERSION = 1  # the ``schema_version`` a run document carries (validate --json's own)
 SCHEMA_FILE = "run-document.schema.json"
 
-Number = int | float  # kept as written: an int stays an int when printed again
-Scalar = bool | int | float | str | None
-JsonObject = dict[str, JsonValue]
+__all__ = ["DOCUMENT_VERSION", "SCHEMA_FILE", "CheckRecord", "Environment", "EventRecord", "JsonObject",
+           "ModuleEnvironment", "RootRecord", "RunDocument", "Verdict", "as_document", "json_schema", "write_schema"]
 
-
-class Verdict(StrEnum):
-    PASS = "pass"
-    WARN = "warn"
-    FAIL = "fail"
-    SKIP = "skip"
-
-    @property
-    def rank(self) -> int:
-        """How bad: pass and skip 0, warn 1, fail 2 (a skip measured nothing, so it is not worse)."""
-        return _RANK[self]
-
-
-_RANK = {Verdict.PASS: 0, Verdict.SKIP: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
-
-
-def check_key(layer: str, name: str, module: str | None, between: tuple[str, str] | None) -> str:
-    """``layer/name/where``: the same check across runs (baselines, comparisons)."""
-    where = module or ("-".join(between) if between else "node")
-    return f"{layer}/{name}/{where}"
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    def to_json(self) -> JsonObject:
-        """The keys it was made from, no more (defaults are not printed)."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-
-class Stats(_Record):
-    """A benchmark's repeats: count, median, interquartile range, extremes."""
-
-    n: int | None = None
-    median: Number | None = None
-    iqr: Number | None = None
-    min: Number | None = None
-    max: Number | None = None
-
-
-class ModuleTelemetry(_Record):
-    """What one module did while a benchmark ran (None: not readable there)."""
-
-    samples: int = 0
-    core_clock_mhz_median: Number | None = None
-    core_clock_mhz_min: Number | None = None
-    core_clock_mhz_max: Number | None = None
-    mem_clock_mhz_median: Number | None = None
-    mem_clock_mhz_min: Number | None = None
-    mem_clock_mhz_max: Number | None = None
-    power_w_median: Number | None = None
-    power_w_max: Number | None = None
-    power_limit_w: Number | None = None
-    temp_c_max: Number | None = None
-    throttle_reasons: list[str] = Field(default_factory=list)
-    simulated: bool = False
-
-
-class Evidence(_Record):
-    """Why a check's figure is what it is. The fields readers use are typed; jobs may add more."""
-
-    stats: Stats | None = None
-    telemetry: dict[str, ModuleTelemetry] = Field(default_factory=dict)
-    throttle_reasons: list[str] = Field(default_factory=list)
-    size_bytes: int | None = None
-    sweep: list[tuple[Number, Number | None]] = Field(default_factory=list)  # (message bytes, busbw GB/s)
-    algorithm: str | None = None
-    ranks: int | None = None
-    algorithm_expected: str | None = None
-    models: list[str] = Field(default_factory=list)
-    baseline: Number | None = None
-
-
-class CheckRecord(_Record):
-    """One judged figure or fact (``layer`` is a validate layer, or ``fleet`` for a fleet run's)."""
-
-    layer: str
-    name: str
-    verdict: Verdict
-    value: Scalar = None
-    unit: str | None = None
-    expected: Scalar = None
-    module: str | None = None
-    between: tuple[str, str] | None = None
-    dtype: str | None = None
-    pct_of_peak: Number | None = None
-    pct_of_expected: Number | None = None
-    pct_of_baseline: Number | None = None
-    cv: Number | None = None
-    reason: str | None = None
-    fix: str | None = None
-    device: str = "gpu"
-    evidence: Evidence = Field(default_factory=Evidence)
-
-    @property
-    def key(self) -> str:
-        return check_key(self.layer, self.name, self.module, self.between)
-
-    @property
-    def where(self) -> str:
-        """The module, or the pair of modules (a → b), or empty for the whole node."""
-        return " → ".join(self.between) if self.between else (self.module or "")
-
-    @property
-    def number(self) -> float | None:
-        """The value when it is a plain number (not a flag, not text)."""
-        v = self.value
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+CheckRecord = Check  # the name the logbook's readers knew it by (ledger, tests): the one check record
+_Record = Record
 
 
 class ModuleEnvironment(_Record):
@@ -215,7 +108,7 @@ class RunDocument(_Record):
     status: Literal["running", "complete", "aborted"] | None = None  # None: not kept (validate --no-log)
     level: str | None = None
     environment: Environment = Field(default_factory=Environment)
-    checks: list[CheckRecord] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
     events: list[EventRecord] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     roots: list[RootRecord] = Field(default_factory=list)  # the faults that explain the failed checks

@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gpuvet.node.capacity import ASSUMED_LANE_GBPS as ASSUMED_LANE_GBPS  # re-exported
 from gpuvet.node.capacity import link_capacity_gbps as link_capacity_gbps  # re-exported
 from gpuvet.node.capacity import widest_edges
 from gpuvet.node.memo import per_node

@@ -21,21 +21,29 @@ class VendorTools:
     visible_env: tuple[str, ...] = ()  # variables that hide modules from the runtime
     device_files: tuple[str, ...] = ()  # what a process must open to use a module
     permissions_fix: str = ""
+    driver_check: str = ""  # answers when the driver and its library are usable
+    reset_module: str = ""  # resets one idle module (<index>: the module)
+    set_power_limit: str = ""  # sets one module's power limit ({watts}; <index>: the module)
 
 
 TOOLS = {
     "nvidia": VendorTools("nvidia-smi nvlink -s", "nvidia-smi nvlink -s -i <index>",
                           "`nvidia-smi -L`, `lspci | grep -i nvidia`", "the kernel log for Xid 79",
                           ("CUDA_VISIBLE_DEVICES",), ("/dev/nvidiactl",),
-                          "add the user to the video group or fix /dev/nvidia* permissions (udev rules)"),
+                          "add the user to the video group or fix /dev/nvidia* permissions (udev rules)",
+                          "`nvidia-smi`", "nvidia-smi -r -i <index>", "nvidia-smi -i <index> -pl {watts}"),
     # ROCm honours all three; ROCR_ filters below HIP_, and HIP also reads CUDA_VISIBLE_DEVICES
     "amd": VendorTools("amd-smi xgmi (or rocm-smi --showtopo)", "amd-smi xgmi and amd-smi metric --ecc for it",
                        "`amd-smi list`, `lspci | grep -i -e amd -e ati`",
                        "the kernel log for amdgpu resets and RAS errors",
                        ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"), ("/dev/kfd",),
                        "add the user to the render and video groups (/dev/kfd, /dev/dri/renderD*), or fix their "
-                       "udev rules"),
+                       "udev rules", "`amd-smi list`", "amd-smi reset --gpureset -g <index>",
+                       "rocm-smi -d <index> --setpoweroverdrive {watts}"),
 }
+
+
+UNKNOWN_VENDOR = TOOLS["nvidia"]  # a node of unknown modules gets NVIDIA's, as before
 
 
 def tools_for(models: Iterable[ModuleModel]) -> VendorTools:
@@ -43,7 +51,7 @@ def tools_for(models: Iterable[ModuleModel]) -> VendorTools:
     for a node that mixes vendors."""
     known = sorted({m.vendor for m in models} & set(TOOLS))
     if len(known) <= 1:
-        return TOOLS[known[0] if known else "nvidia"]
+        return TOOLS[known[0]] if known else UNKNOWN_VENDOR
     parts = [TOOLS[v] for v in known]
 
     def joined(name: str) -> str:
@@ -51,7 +59,17 @@ def tools_for(models: Iterable[ModuleModel]) -> VendorTools:
 
     return VendorTools(joined("link_state"), joined("module_link"), joined("list_modules"), joined("lost_module_log"),
                        tuple(dict.fromkeys(v for t in parts for v in t.visible_env)),
-                       tuple(dict.fromkeys(d for t in parts for d in t.device_files)), joined("permissions_fix"))
+                       tuple(dict.fromkeys(d for t in parts for d in t.device_files)), joined("permissions_fix"),
+                       joined("driver_check"), joined("reset_module"), joined("set_power_limit"))
+
+
+# A PCIe link's trained width and speed, whoever made the module (the kernel's view of the slot).
+PCIE_LINK_STATE = "lspci -vv (LnkSta)"
+
+NO_ACCELERATOR_FIX = ("install the accelerator's driver: NVIDIA's driver with its NVML library (libnvidia-ml.so; "
+                      "`nvidia-smi` must list the GPUs), or AMD's ROCm with the amdsmi Python package (`amd-smi "
+                      "list`); or give --node PRESET to validate a simulated node, or --host-only to judge this "
+                      "machine's CPUs and memory alone")
 
 
 # Fixes for failures read from another vendor's benchmark (doctor's causes.yaml holds nccl-tests' and
@@ -99,3 +117,46 @@ FABRIC_STATE_LOOK = "nvidia-smi -q -d FABRIC (State, Status, Health) on the node
 FABRIC_STATE_FIX = ("check the fabric manager: systemctl status nvidia-fabricmanager and its log "
                     "(/var/log/fabricmanager.log); a module stuck before Completed needs the fabric manager "
                     "running and, after a fabric manager restart under running modules, a module reset")
+# validate --host-only found no module: where to look, and how to try gpuvet without one
+HOST_ONLY_FIX = ("install the accelerator's driver and check that it lists the modules (`nvidia-smi`; on AMD "
+                 "`amd-smi list`), or try --node hgx-h200-8")
+
+# What to capture where a question had nothing to read (the formats doctor's and watch's readers
+# take), keyed by what is missing.
+GIVE = {"module_list": "nvidia-smi -q -x or topo -m for a captured node",
+        "pcie_section": "nvidia-smi -q with its PCIe section",
+        "ecc_sections": "nvidia-smi -q, whose ECC Mode and ECC Errors sections tell",
+        "clock_reasons": "nvidia-smi -q or -q -d PERFORMANCE",
+        "memory_state": "nvidia-smi -q or -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC",
+        "link_state": "nvidia-smi nvlink -s / -e, lspci -vvv or nvbandwidth output",
+        "dcgm_diag": "`dcgmi diag -r 3` text or -j JSON",
+        "fabric_section": "nvidia-smi -q, or -q -d FABRIC, from an NVSwitch node",
+        "tool_verdicts": "npu-smi info's Health column, amd-smi static --ras or metric --ecc",
+        "nic_listing": "ibstat, ibv_devinfo, ibdev2netdev",
+        "nic_ports": "ibstat or ibv_devinfo",
+        "nic_rates": "ibstat",
+        "smi_q": "`nvidia-smi -q > smi.txt`",
+        "timed_log": "nvidia-smi --query-gpu=timestamp,…; dmon -o DT",
+        "thermal_log": "an nvidia-smi log with temperature.gpu and power.draw, e.g. nvidia-smi "
+                       "--query-gpu=timestamp,index,uuid,name,temperature.gpu,power.draw,utilization.gpu --format=csv "
+                       "-l 60",
+        "utf8_log": "nvidia-smi -f FILE"}
+
+# The captures doctor reads, by what they hold: the kind a capture is known by (captures/ names
+# them so) or the label cited where no file is named.
+CAPTURED = {"nvlink_state": "nvidia-smi nvlink", "nvlink_errors": "nvidia-smi nvlink -e", "pcie": "lspci -vvv",
+            "pcie_tool": "lspci", "dcgm_diag": "dcgmi diag", "dcgm_diag_json": "dcgmi diag -j",
+            "smi_q": "nvidia-smi -q", "smi_qx": "nvidia-smi -q -x", "smi_q_label": "captured nvidia-smi -q",
+            "ecc_mode": "nvidia-smi -q ECC Mode/Current", "nvlinks_listed": "every link nvidia-smi lists"}
+
+# A vendor tool's own verdict on its module (npu-smi's Health, amd-smi's RAS): the capture kinds
+# it comes as, and what to read and do next (the cause's own fix is vendor-neutral).
+TOOL_VERDICT_KINDS = {"npu-smi info": ("npu-smi info",), "amd-smi": ("amd-smi (static/metric/list)", "amd-smi --json")}
+TOOL_VERDICT_FIX = {
+    "npu-smi info": "read the NPU's alarm codes with `npu-smi info -t health -i <npu> -c <chip>` and look them up in "
+                    "Huawei's health-code list; drain the NPU, reset it (`npu-smi set -t reset -i <npu> -c <chip>`) "
+                    "and RMA it if the state returns",
+    "amd-smi": "drain the module; read `amd-smi metric --ecc --ecc-blocks` and `amd-smi bad-pages` for the block and "
+               "the pages; reset it (`amd-smi reset -G -g <gpu>`) so bad pages are retired; RMA it if uncorrectable "
+               "errors return",
+}

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Protocol, TypedDict
 
-from gpuvet.logbook.document import CheckRecord, Environment, ModuleTelemetry, RunDocument, Verdict, as_document
+from gpuvet.checks.model import Check, ModuleTelemetry, Verdict
+from gpuvet.logbook.document import Environment, RunDocument, as_document
 from gpuvet.report import svg
 from gpuvet.report.format import value as format_value
 
@@ -80,7 +81,7 @@ def summary(doc: RunDocument) -> str:
     return "\n".join(parts)
 
 
-def _figure(c: CheckRecord) -> str:
+def _figure(c: Check) -> str:
     """``72.8 TFLOPS of 85 expected (85.6 %)``: the figure in words, as far as it is known."""
     if c.value is None:
         return ""
@@ -92,7 +93,7 @@ def _figure(c: CheckRecord) -> str:
     return text
 
 
-def _why(c: CheckRecord) -> str:
+def _why(c: Check) -> str:
     reason = c.reason or ""
     throttle = c.evidence.throttle_reasons
     return reason + (f" [throttled: {', '.join(throttle)}]" if throttle else "")
@@ -113,7 +114,7 @@ def _environment(env: Environment) -> str:
     return f"<h2>Environment</h2><table>{rows}</table>"
 
 
-def _table(checks: Sequence[CheckRecord]) -> str:
+def _table(checks: Sequence[Check]) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("layer", "check", "where", "verdict", "value", "unit", "expected",
                                               "% of peak", "% of expected", "CV %", "reason / fix"))
     rows = []
@@ -138,7 +139,7 @@ def _modules_order(ids: set[str]) -> list[str]:
 _DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 
 
-def _plots(checks: Sequence[CheckRecord]) -> list[str]:
+def _plots(checks: Sequence[Check]) -> list[str]:
     gemm = [c for c in checks if c.name.startswith("gemm_") and "agreement" not in c.name
             and c.pct_of_peak is not None and c.module and c.dtype]
     out = [_gemm_plot(gemm)] if gemm else []
@@ -163,7 +164,7 @@ def _plots(checks: Sequence[CheckRecord]) -> list[str]:
     return out + _telemetry_plots(gemm)
 
 
-def _gemm_plot(gemm: Sequence[CheckRecord]) -> str:
+def _gemm_plot(gemm: Sequence[Check]) -> str:
     modules = _modules_order({str(c.module) for c in gemm})
     dtypes = sorted({str(c.dtype) for c in gemm}, key=lambda d: _DTYPES.index(d) if d in _DTYPES else 9)
     pct = {(c.module, c.dtype): c.pct_of_peak for c in gemm}
@@ -171,7 +172,7 @@ def _gemm_plot(gemm: Sequence[CheckRecord]) -> str:
                             {d: [pct.get((m, d)) for m in modules] for d in dtypes}, "% of peak", reference=60)
 
 
-def _telemetry_plots(gemm: Sequence[CheckRecord]) -> list[str]:
+def _telemetry_plots(gemm: Sequence[Check]) -> list[str]:
     telemetry: dict[str, ModuleTelemetry] = {}
     for c in gemm:
         for m, t in c.evidence.telemetry.items():

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from gpuvet.logbook.document import CheckRecord, RunDocument, Verdict
+from gpuvet.checks.model import Check, Verdict
+from gpuvet.logbook.document import RunDocument
 
 
 def render(doc: RunDocument) -> str:
     checks = doc.checks
     root = ET.Element("testsuites", name="gpuvet validate", tests=str(len(checks)),
                       failures=str(sum(c.verdict is Verdict.FAIL for c in checks)))
-    by_layer: dict[str, list[CheckRecord]] = {}
+    by_layer: dict[str, list[Check]] = {}
     for c in checks:
         by_layer.setdefault(c.layer, []).append(c)
     for layer, rows in by_layer.items():

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gpuvet.checks.model import Check, Verdict
 from gpuvet.errors import GpuvetError
 from gpuvet.files import write_atomic
-from gpuvet.logbook.document import CheckRecord, Verdict
-from gpuvet.validate.checks import Check
 from gpuvet.validate.direction import lower_is_better
 
 BASELINE_SCHEMA = 1
@@ -54,7 +53,7 @@ def robust_reference(values: dict[str, float], lower_better: bool, tolerance: fl
             del kept[run]
 
 
-def make_baseline(runs: Sequence[tuple[str, str, Sequence[CheckRecord]]], created_utc: str,
+def make_baseline(runs: Sequence[tuple[str, str, Sequence[Check]]], created_utc: str,
                   tolerance: float = 0.05) -> Baseline:
     """From (run_id, node_type, checks) of good runs of one node type."""
     if not runs:
@@ -114,5 +113,5 @@ def apply_baseline(checks: list[Check], baseline: Baseline, node_type: str) -> l
             out.append(c)
             continue
         pct = 100 * ref.value / c.value if lower_is_better(c.name) else 100 * c.value / ref.value
-        out.append(replace(c, pct_of_baseline=pct, evidence={**c.evidence, "baseline": ref.value}))
+        out.append(c.but(pct_of_baseline=pct, evidence=c.evidence.plus({"baseline": ref.value})))
     return out

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from gpuvet.logbook.document import CheckRecord, Environment, Scalar, Verdict
+from gpuvet.checks.model import Check, Scalar, Verdict
+from gpuvet.logbook.document import Environment
 from gpuvet.validate.direction import lower_is_better
 
 REGRESSION_PCT = 5.0
@@ -33,15 +34,15 @@ class ResultChange:
     regression: bool
 
 
-def missing_checks(checks_a: Sequence[CheckRecord], checks_b: Sequence[CheckRecord]) -> tuple[list[str], list[str]]:
+def missing_checks(checks_a: Sequence[Check], checks_b: Sequence[Check]) -> tuple[list[str], list[str]]:
     """The check keys only run A has, and those only run B has."""
     a = {c.key for c in checks_a}
     b = {c.key for c in checks_b}
     return sorted(a - b), sorted(b - a)
 
 
-def compare(env_a: Environment, checks_a: Sequence[CheckRecord], env_b: Environment,
-            checks_b: Sequence[CheckRecord], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
+def compare(env_a: Environment, checks_a: Sequence[Check], env_b: Environment,
+            checks_b: Sequence[Check], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
     """``judge_missing``: a check that B lacks is a regression (two complete runs of one kind);
     otherwise (an aborted run, a watch run) only the checks both runs have are compared."""
     fa, fb = env_a.flat(), env_b.flat()
@@ -52,7 +53,7 @@ def compare(env_a: Environment, checks_a: Sequence[CheckRecord], env_b: Environm
     return env, [_change(key, a.get(key), b.get(key)) for key in sorted(keys)]
 
 
-def _change(key: str, ca: CheckRecord | None, cb: CheckRecord | None) -> ResultChange:
+def _change(key: str, ca: Check | None, cb: Check | None) -> ResultChange:
     """One check in both runs (or in one of them): its % change, and whether B regressed."""
     va, vb = ca.number if ca else None, cb.number if cb else None
     change = None

@@ -12,6 +12,7 @@ from gpuvet.checks import nics
 from gpuvet.checks.fabric import live_problem
 from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.checks.nics import declared_nics as declared_nics
+from gpuvet.node.vendor_tools import FABRIC_STATE_FIX, FABRIC_STATE_LOOK
 
 _FAILS = {"nic_port_down", "nic_missing"}  # the rest (slow port, no peer memory) are warnings
 _VALUE = {"nic_port_down": "down", "nic_missing": "missing", "nic_rate_low": "slow", "peer_memory_missing": "not loaded",
@@ -75,7 +76,6 @@ def fabric_state_checks(modules: Sequence[ModuleHealth] | None) -> list[Check]:
         problem = live_problem(f)
         out.append(Check(Layer.INVENTORY, "fabric_state", Verdict.FAIL if problem else Verdict.PASS,
                          value=f"{f.state} / {f.status}", module=m.id, reason=problem,
-                         fix="nvidia-smi -q -d FABRIC; check the fabric manager (systemctl status "
-                             "nvidia-fabricmanager)" if problem else None,
+                         fix=f"{FABRIC_STATE_LOOK}; {FABRIC_STATE_FIX}" if problem else None,
                          evidence={"state": f.state, "status": f.status, "health": f.health}))
     return out

@@ -13,7 +13,7 @@ from statistics import median
 
 from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.node.model import Node
-from gpuvet.node.vendor_tools import VendorTools, tools_for
+from gpuvet.node.vendor_tools import PCIE_LINK_STATE, VendorTools, tools_for
 
 WARN_BELOW = 0.90  # of the peers' median
 FAIL_BELOW = 0.75
@@ -73,12 +73,18 @@ def pair_peer_checks(checks: Sequence[Check], design: Node) -> list[Check]:
             if len(members) >= 3:
                 middle = median(v for _, v in members)
                 slow += [(c, v / middle) for c, v in members if middle > 0 and v / middle < WARN_BELOW]
-        out += _name_outliers(name, rows, slow, tools_for(m.model for m in design.modules))
+        fabric = {end for link in design.fabric_links() for end in (link.a, link.b)}
+        out += _name_outliers(name, rows, slow, tools_for(m.model for m in design.modules), fabric)
     return out
 
 
+def _own_links(module: str, tools: VendorTools, fabric: set[str]) -> str:
+    """Where to look at a module's own links: its fabric's (NVLink, xGMI) where it has one, else its PCIe slot's."""
+    return tools.module_link if module in fabric else PCIE_LINK_STATE
+
+
 def _name_outliers(name: str, rows: list[tuple[Check, float]], slow: list[tuple[Check, float]],
-                   tools: VendorTools) -> list[Check]:
+                   tools: VendorTools, fabric: set[str]) -> list[Check]:
     per_module: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
     for c, _ in rows:
@@ -97,7 +103,7 @@ def _name_outliers(name: str, rows: list[tuple[Check, float]], slow: list[tuple[
                          value=round(100 * ratio, 1), unit="% of peers", expected=100.0, module=m,
                          reason=f"{m}: its {len(mine)} paths at {100 * ratio:.0f} % of the other "
                                 f"{len(rows) - total[m]} of their class",
-                         fix=f"look at {m}'s own links: {tools.module_link}, lspci -vv LnkSta"))
+                         fix=f"look at {m}'s own links: {_own_links(m, tools, fabric)}"))
     for c, r in slow:
         if not set(c.between or ()) & set(culprits):
             out.append(Check(Layer.MODULE_LINK, f"peers_{name}", _verdict(r) or Verdict.WARN, value=round(100 * r, 1),

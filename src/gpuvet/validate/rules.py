@@ -6,7 +6,6 @@ from __future__ import annotations
 import fnmatch
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -92,7 +91,7 @@ class RuleSet(BaseModel):
             return check
         worst = [r for r in broken if r.verdict == verdict.value] or broken
         reason = "; ".join(r.describe(check) for r in worst)
-        return replace(check, verdict=verdict, reason=reason, fix=check.fix or worst[0].fix)
+        return check.but(verdict=verdict, reason=reason, fix=check.fix or worst[0].fix)
 
     def marginal(self, check: Check) -> bool:
         """Within its own spread of a threshold it is judged by: worth measuring again."""

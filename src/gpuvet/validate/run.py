@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import socket
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, cast
 
@@ -29,7 +29,7 @@ from gpuvet.ledger.record import ModuleStep
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
-from gpuvet.node.vendor_tools import tools_for
+from gpuvet.node.vendor_tools import HOST_ONLY_FIX, NO_ACCELERATOR_FIX, PCIE_LINK_STATE, tools_for
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
@@ -104,10 +104,18 @@ class ValidationRun:
         }
 
 
+_ALWAYS = ("layer", "name", "verdict", "value", "unit", "expected")  # printed even when null
+
+
 def check_json(c: Check) -> dict[str, Json]:
-    data: dict[str, Json] = to_jsonable(c)
-    keep = {"layer", "name", "verdict", "value", "unit", "expected"}
-    return {k: v for k, v in data.items() if k in keep or v not in (None, {}, [])}
+    """A check as validate --json prints it and the logbook keeps it: every field in order, the
+    empty ones left out but for the six always printed; evidence as the keys it was made from."""
+    data: dict[str, Json] = {}
+    for name in Check.model_fields:
+        value = c.evidence.facts() if name == "evidence" else getattr(c, name)
+        data[name] = to_jsonable(value)
+    data.update({k: to_jsonable(v) for k, v in (c.model_extra or {}).items()})
+    return {k: v for k, v in data.items() if k in _ALWAYS or v not in (None, {}, [])}
 
 
 def node_type(node: Node) -> str:
@@ -142,12 +150,6 @@ def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, s
     }
 
 
-NO_ACCELERATOR_FIX = ("install the accelerator's driver: NVIDIA's driver with its NVML library (libnvidia-ml.so; "
-                      "`nvidia-smi` must list the GPUs), or AMD's ROCm with the amdsmi Python package (`amd-smi "
-                      "list`); or give --node PRESET to validate a simulated node, or --host-only to judge this "
-                      "machine's CPUs and memory alone")
-
-
 def no_accelerator(backend: Backend) -> GpuvetError | None:
     """The refusal of a run where no accelerator was found (the host backend opened), or None.
     Judged as it was, the host alone gave warn and exit 0: a gate asking whether the GPUs are
@@ -177,7 +179,7 @@ def inventory_checks(inv: Inventory, found: Node, design: Design | None, why_no_
     if why_no_modules:
         out.append(Check(Layer.INVENTORY, "modules", Verdict.WARN, value=0, expected=len(declared.modules) if declared
                          else None, reason=f"no GPU module was found: {why_no_modules}; validating the host only",
-                         fix="install the NVIDIA driver and check `nvidia-smi`, or try --node hgx-h200-8", device="cpu"))
+                         fix=HOST_ONLY_FIX, device="cpu"))
     elif design is not None and design.inferred:
         out += _against_inferred(design, found)
     elif declared is not None:
@@ -219,7 +221,7 @@ def _against_inferred(design: Design, found: Node) -> list[Check]:
                              f"and {tools.lost_module_log}"))
     return out + _difference_checks(design.node, found, "designed", " (against the nominal design)",
                                     "reseat or replace the module or cable named; check the link with "
-                                    f"{tools.link_state} or lspci -vv (LnkSta)")
+                                    f"{tools.link_state} or {PCIE_LINK_STATE}")
 
 
 def _difference_checks(want: Node, found: Node, as_: str, suffix: str, fix: str) -> list[Check]:
@@ -313,6 +315,7 @@ class Validator:
     def _checks(self, plan: Plan, inv: Inventory, found: Node, design: Design | None, why_no_modules: str | None,
                 engine: BenchEngine | None, engine_error: str | None, versions: dict[str, str | None],
                 run_id: str | None) -> list[Check]:
+        """The node's own checks (inventory, software, network), then what the benchmarks measure."""
         self._event(run_id, "inventory")
         checks = inventory_checks(inv, found, design, why_no_modules)
         self._event(run_id, "software")
@@ -321,61 +324,58 @@ class Validator:
                                  {m.model.vendor for m in found.modules})
         checks += fabric_state_checks(self._module_health())
         if engine is None:
-            for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
-                checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=engine_error))
-            return checks
+            return checks + _benchmarks_skipped(engine_error)
         modules = engine.modules()
         if not modules:  # nothing to measure on: each benchmark layer says so (a set of zero copies is no failure)
-            why = "no module to measure on (none found: see the inventory)"
-            for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE):
-                checks.append(Check(layer, "benchmarks", Verdict.SKIP, reason=why))
-            return checks
-        ctx = BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None))
+            return checks + _benchmarks_skipped("no module to measure on (none found: see the inventory)")
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
+        bench = _Bench(BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None)), plan,
+                       Expectations(design.node if design is not None else found), [m.id for m in modules], device)
         load = host_load_check(engine.host_load, engine.cpu_threads) if device == "cpu" else None
         checks += [load] if load else []
-        exp = Expectations(design.node if design is not None else found)
-        ids = [m.id for m in modules]
-
-        self._event(run_id, "compute")
-        dtypes = plan.gemm_dtypes_cpu if device == "cpu" else plan.gemm_dtypes_gpu
-        results = gemm.run(ctx, gemm.GemmOptions(dtypes=dtypes, check=plan.agreement))
-        def gemm_again(c: Check) -> list[BenchResult]:
-            opts = gemm.GemmOptions(modules=_involved(c), dtypes=(c.dtype or "",), size=_n(results, c), check=False)
-            return gemm.run(ctx, opts)
-
-        checks += self._rerun_marginal(layers.compute_checks(results, exp, device), ctx, gemm_again,
-                                       lambda rs: layers.compute_checks(rs, exp, device))
-
-        self._event(run_id, "host_link and module_link")
-        copy_results = copy.run(ctx, copy.CopyOptions(tests=plan.copy_tests, size_bytes=plan.copy_bytes,
-                                                      pairs=plan.p2p_pairs))
-        checks += self._rerun_marginal(
-            layers.copy_checks(copy_results, exp, ids, device), ctx,
-            lambda c: copy.run(ctx, copy.CopyOptions(modules=_involved(c), size_bytes=plan.copy_bytes,
-                                                     tests=("p2p",) if c.name.startswith("p2p") else ("h2d", "d2h"))),
-            lambda rs: layers.copy_checks(rs, exp, ids, device))
-
-        self._event(run_id, "collective")
-        if len(ids) >= 2 or device == "cpu":
-            coll = collective.run(ctx, collective.CollectiveOptions(ops=plan.collective_ops, min_bytes=8,
-                                                                    max_bytes=plan.collective_max_bytes if device == "gpu"
-                                                                    else 2**20, factor=plan.collective_factor))
-            members = ids if device == "gpu" else []
-            checks += layers.collective_checks(coll, exp, members, device)
-        else:
-            checks.append(Check(Layer.COLLECTIVE, "all_reduce_busbw", Verdict.SKIP,
-                                reason="one module: nothing to reduce with"))
-        if plan.memory:
-            self._event(run_id, "memory")
-            checks += layers.memory_checks(membw.run(ctx, membw.MembwOptions()), exp, device)
-        if plan.models:
-            self._event(run_id, "model")
-            checks += layers.model_checks(model.run(ctx, model.ModelOptions()), device)
+        checks += self._measured(bench, run_id)
         if device == "gpu":
             checks += peers.module_peer_checks(checks, found)
             checks += peers.pair_peer_checks(checks, design.node if design is not None else found)
         return checks
+
+    def _measured(self, b: _Bench, run_id: str | None) -> list[Check]:
+        """The benchmark layers the plan asks for, in order: compute, links, collectives, memory, models."""
+        self._event(run_id, "compute")
+        checks = self._compute(b)
+        self._event(run_id, "host_link and module_link")
+        checks += self._links(b)
+        self._event(run_id, "collective")
+        checks += _collectives(b)
+        if b.plan.memory:
+            self._event(run_id, "memory")
+            checks += layers.memory_checks(membw.run(b.ctx, membw.MembwOptions()), b.exp, b.device)
+        if b.plan.models:
+            self._event(run_id, "model")
+            checks += layers.model_checks(model.run(b.ctx, model.ModelOptions()), b.device)
+        return checks
+
+    def _compute(self, b: _Bench) -> list[Check]:
+        dtypes = b.plan.gemm_dtypes_cpu if b.device == "cpu" else b.plan.gemm_dtypes_gpu
+        results = gemm.run(b.ctx, gemm.GemmOptions(dtypes=dtypes, check=b.plan.agreement))
+
+        def again(c: Check) -> list[BenchResult]:
+            opts = gemm.GemmOptions(modules=_involved(c), dtypes=(c.dtype or "",), size=_n(results, c), check=False)
+            return gemm.run(b.ctx, opts)
+
+        return self._rerun_marginal(layers.compute_checks(results, b.exp, b.device), b.ctx, again,
+                                    lambda rs: layers.compute_checks(rs, b.exp, b.device))
+
+    def _links(self, b: _Bench) -> list[Check]:
+        results = copy.run(b.ctx, copy.CopyOptions(tests=b.plan.copy_tests, size_bytes=b.plan.copy_bytes,
+                                                   pairs=b.plan.p2p_pairs))
+
+        def again(c: Check) -> list[BenchResult]:
+            tests = ("p2p",) if c.name.startswith("p2p") else ("h2d", "d2h")
+            return copy.run(b.ctx, copy.CopyOptions(modules=_involved(c), size_bytes=b.plan.copy_bytes, tests=tests))
+
+        return self._rerun_marginal(layers.copy_checks(results, b.exp, b.ids, b.device), b.ctx, again,
+                                    lambda rs: layers.copy_checks(rs, b.exp, b.ids, b.device))
 
     def _module_health(self) -> Sequence[ModuleHealth] | None:
         """The modules' health readings (their NVLink fabric registration); None where the backend has none."""
@@ -395,10 +395,37 @@ class Validator:
                 continue
             again = [x for x in to_checks(remeasure(c)) if x.key == c.key]
             if again:
-                out.append(replace(again[0], evidence={**again[0].evidence, "rerun": True, "first_value": c.value}))
+                out.append(again[0].with_evidence(rerun=True, first_value=c.value))
             else:
                 out.append(c)
         return out
+
+
+@dataclass(frozen=True)
+class _Bench:
+    """What every benchmark layer of one run measures with."""
+
+    ctx: BenchContext
+    plan: Plan
+    exp: Expectations
+    ids: list[str]
+    device: str  # "gpu", or "cpu" where the host's own cores are measured
+
+
+def _benchmarks_skipped(why: str | None) -> list[Check]:
+    """Each benchmark layer skipped, saying why (no engine, or nothing to measure on)."""
+    return [Check(layer, "benchmarks", Verdict.SKIP, reason=why)
+            for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE)]
+
+
+def _collectives(b: _Bench) -> list[Check]:
+    """The collectives over every module (the host's cores on a CPU node); one module has none."""
+    if len(b.ids) < 2 and b.device == "gpu":
+        return [Check(Layer.COLLECTIVE, "all_reduce_busbw", Verdict.SKIP, reason="one module: nothing to reduce with")]
+    options = collective.CollectiveOptions(ops=b.plan.collective_ops, min_bytes=8, factor=b.plan.collective_factor,
+                                           max_bytes=b.plan.collective_max_bytes if b.device == "gpu" else 2**20)
+    return layers.collective_checks(collective.run(b.ctx, options), b.exp, b.ids if b.device == "gpu" else [],
+                                    b.device)
 
 
 def _n(results: list[BenchResult], c: Check) -> int | None:

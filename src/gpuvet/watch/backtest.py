@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
+from gpuvet.node.vendor_tools import GIVE
 from gpuvet.watch import bounds
 from gpuvet.watch.events import Event
 from gpuvet.watch.forecast import HOUR, ForecastSettings, ThermalForecaster, decide
@@ -260,8 +261,7 @@ def check_outcomes(outcomes: Sequence[Outcome], rec: Recording, margin_s: float)
         raise GpuvetError(f"the telemetry has no clock: its times count from its start (a log without a timestamp "
                           f"column, dmon without -o DT, …; see the notes), so the {len(outcomes)} dated event(s) "
                           "cannot be placed on it", where=first.where or "--backtest",
-                          fix="replay logs with recorded times (nvidia-smi --query-gpu=timestamp,…; dmon -o DT), "
-                              "or leave out --backtest.")
+                          fix=f"replay logs with recorded times ({GIVE['timed_log']}), or leave out --backtest.")
     lo = min(s.t for s in rec.samples)
     hi = max(s.t for s in rec.samples)
     outside = [o for o in outcomes if not lo - margin_s <= o.time <= hi + margin_s]
@@ -419,7 +419,6 @@ def _nothing_to_score(forecasters: Sequence[ThermalForecaster], named: int, unkn
                                                       else "")
                        + f"{others}. The forecast needs each module's temperature and power together ({scored})",
                        where="--backtest",
-                       fix="replay telemetry that has them: an nvidia-smi log with temperature.gpu and power.draw, e.g. "
-                           "nvidia-smi --query-gpu=timestamp,index,uuid,name,temperature.gpu,power.draw,"
-                           "utilization.gpu --format=csv -l 60, or a dcgm-exporter dump with DCGM_FI_DEV_GPU_TEMP and "
+                       fix=f"replay telemetry that has them: {GIVE['thermal_log']}, or a dcgm-exporter dump with "
+                           "DCGM_FI_DEV_GPU_TEMP and "
                            "DCGM_FI_DEV_POWER_USAGE.")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from gpuvet.errors import GpuvetError
+from gpuvet.node.vendor_tools import GIVE
 
 MAX_TEXT_BYTES = 256 * 2**20  # one log or dump, on disk or unpacked (a gzip bomb stops here)
 MAX_JSON_BYTES = 64 * 2**20  # one query_range file or answer: json.loads holds ~8x this
@@ -78,7 +79,7 @@ def not_utf16(head: bytes, where: str) -> None:
     if head[:2] in UTF16_BOMS:
         raise GpuvetError("UTF-16 text (what PowerShell 5's '>' and Out-File write), not UTF-8", where=where,
                           fix="convert it, e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE8, or in PowerShell Get-Content "
-                              "FILE | Set-Content -Encoding utf8 FILE8; or log with nvidia-smi -f FILE.")
+                              f"FILE | Set-Content -Encoding utf8 FILE8; or log with {GIVE['utf8_log']}.")
 
 
 def number_text(text: str, where: str) -> str:
