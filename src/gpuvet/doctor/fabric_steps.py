@@ -57,7 +57,7 @@ def fabric_registration(ev: Evidence) -> Outcome:
         live = _live(ev)
         if live is not None:
             return live
-        return unknown("no Fabric section read (give nvidia-smi -q, or -q -d FABRIC, from an NVSwitch node)")
+        return unknown(f"no Fabric section read (give {vendor_tools.GIVE['fabric_section']})")
     found = [finding("fabric_unregistered", HIGH, module=h.module, fix=f"{vendor_tools.FABRIC_STATE_LOOK}; "
                      f"{vendor_tools.FABRIC_STATE_FIX}", reading=problem, state=h.fabric_state,
                      status=h.fabric_status, health=h.fabric_health)

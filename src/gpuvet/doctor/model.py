@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from gpuvet.checks.model import Cited as Cited  # re-exported: what a doctor verdict cites
-from gpuvet.checks.model import Evidence, Json
+from gpuvet.checks.model import EvidenceMap, Json
 from gpuvet.errors import GpuvetError
 
 
@@ -75,13 +75,13 @@ class Finding:
     severity: str
     module: str | None = None
     between: tuple[str, str] | None = None
-    evidence: Evidence = field(default_factory=dict)
+    evidence: EvidenceMap = field(default_factory=dict)
     playbook: str | None = None
     check: str | None = None
 
 
 def finding(cause: str, confidence: float, module: str | None = None, between: tuple[str, str] | None = None,
-            fix: str | None = None, carried: Evidence | None = None, **evidence: Json) -> Finding:
+            fix: str | None = None, carried: EvidenceMap | None = None, **evidence: Json) -> Finding:
     """``carried``: evidence an event or reading already carries, kept as it is (before ``evidence``)."""
     c = causes()[cause]
     return Finding(cause, c.title, fix or c.fix, confidence, c.severity, module, between, {**(carried or {}), **evidence})
