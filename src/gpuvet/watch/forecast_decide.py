@@ -6,6 +6,7 @@ insufficient). Codes and numbers only; ``forecast_text`` words them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from gpuvet.watch.forecast_fit import Forecast
 from gpuvet.watch.forecast_settings import ForecastSettings
@@ -40,6 +41,10 @@ class Evidence:
     recorded_h: float  # hours of windows recorded
 
 
+LackKind = Literal["no_temperature", "no_slowdown", "no_power", "short_recording", "no_steady", "no_inlet",
+                   "short_trend", "no_trend"]
+
+
 @dataclass(frozen=True)
 class Lack:
     """Why a module has no forecast. ``kind``: no_temperature, no_slowdown, no_power,
@@ -47,7 +52,7 @@ class Lack:
     (samples without power, hours recorded, windows, hourly values); ``since_step``: the short
     trend was cut by a level step."""
 
-    kind: str
+    kind: LackKind
     seen: float = 0.0
     since_step: bool = False
 
