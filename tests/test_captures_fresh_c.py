@@ -34,6 +34,12 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "smi_pvemgr14_gtx1660_table.txt": set(),
     "smi_azhpcdiag77_v100_power_err.txt": set(),
     "fabricmgr_gpuop356_geforce_fm_fail.txt": {("fabric_manager_not_needed", None)},
+    # nvidia-smi nvlink -s's one line in place of the links when none is active (a B200: 18 links down)
+    "nvlink_gpud1085_b200_all_inactive.txt": {("nvlink_down", "GPU 2")},
+    # --query-gpu CSV ([Unknown Error] left unknown), ibstatus blocks, a kernel log of host errors only
+    "smi_csv_mindminer627_2080ti_unknown_error.txt": set(),
+    "ibstatus_nccl1866_roce_100_eth.txt": set(),
+    "kern_ovrolwa117_edac_nvme_aer_not_gpu.txt": set(),
 }
 INFO_ONLY = {"fabric_manager_not_needed"}  # a note-level finding: doctor exits 0
 
@@ -42,6 +48,7 @@ MODULES: dict[str, list[str | None]] = {
     "smi_pvemgr14_gtx1660_table.txt": ["0000:03:00.0"],
     "smi_azhpcdiag77_v100_power_err.txt": ["8ED0:00:00.0"],
     "fabricmgr_gpuop356_geforce_fm_fail.txt": ["0000:05:00.0"],
+    "smi_csv_mindminer627_2080ti_unknown_error.txt": [None],
 }
 
 

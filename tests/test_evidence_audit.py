@@ -30,6 +30,7 @@ CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md
 
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
+LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings without -q's sections
 # What can tell each doctor check anything. "declared": --expect with a found node; "window":
 # live or simulated telemetry; "engine": a benchmark run; "local": this machine (env, host, devices).
 EVIDENCED_BY: dict[str, set[str]] = {
@@ -38,15 +39,16 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench"},  # captured copy tables: against their peers
     "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
-    "ecc_health": SMI | {"window"}, "gemm_agreement": {"engine"}, "thermal_state": SMI | {"window"},
-    "thermal_trend": {"window"}, "other_processes": NODE, "clock_stability": {"window"}, "power_limit": NODE,
-    "clocks": NODE, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
+    "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
+    "thermal_state": SMI | LISTS | {"window"},
+    "thermal_trend": {"window"}, "other_processes": NODE, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
+    "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
-    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "local"},  # the RDMA tools' listings, or sysfs
+    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "local"},  # the RDMA tools' listings, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog"},  # the runtimes' own logs

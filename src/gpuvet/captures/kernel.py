@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.records import XidLine
-from gpuvet.captures.text import Line
+from gpuvet.captures.text import Line, ranges
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
@@ -180,7 +180,32 @@ def parse(lines: list[Line]) -> KernelParse:
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
     out.events = _events(lines, _recovered(lines, hits), out.notes) + _once(handles)
+    _host_errors(lines, out)
     return out
+
+
+_HOST_ERROR = re.compile(r"\bEDAC\b.*\b(?:UE|CE|error)|\[Hardware Error\]|\bmce: |\bMachine check events", re.I)
+_HOST_DEVICE = re.compile(r"\bdevice_id: ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+_HOST_VENDOR = re.compile(r"\bvendor_id: (0x[0-9a-fA-F]{4})")
+_GPU_VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x19e5": "Huawei"}
+
+
+def _host_errors(lines: list[Line], out: KernelParse) -> None:
+    """The host's own hardware error reports (EDAC memory errors, APEI/GHES records, machine checks): read
+    and named in a note with the device and vendor an APEI PCIe record gives; a module's finding comes only
+    from its driver's lines, so a DIMM's or an NVMe drive's error is never a GPU's."""
+    seen = [ln for ln in lines if ("EDAC" in ln.text or "rror" in ln.text or "mce" in ln.text)
+            and _HOST_ERROR.search(ln.text)]
+    if not seen:
+        return
+    out.claimed |= {ln.no for ln in seen}
+    devices = list(dict.fromkeys(d.group(1) for ln in seen if (d := _HOST_DEVICE.search(ln.text))))
+    vendors = list(dict.fromkeys(v.group(1).lower() for ln in seen if (v := _HOST_VENDOR.search(ln.text))))
+    named = ", ".join(f"{v} ({_GPU_VENDORS.get(v, 'not a GPU vendor')})" for v in vendors) or "not given"
+    memory = sum(1 for ln in seen if "EDAC" in ln.text and re.search(r"\bUE\b|uncorrect", ln.text, re.I))
+    out.notes.append(f"kernel log: {len(seen)} host hardware error line(s) (EDAC, APEI/GHES, machine check) at "
+                     f"line(s) {ranges([ln.no for ln in seen])}: {memory} uncorrectable host-memory report(s); PCIe "
+                     f"device(s) {', '.join(devices) or 'not named'}, vendor {named}; no GPU driver line names them")
 
 
 _RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
 from gpuvet.captures.text import Line, number
+from gpuvet.node.catalog import find_model
 
 _GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]*)\))?\s*$")
 _LINK_S = re.compile(r"^Link (\d+): (?:([-+]?[\d.]+(?:[eE][-+]?\d+)?) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
 MAX_LINK_GBPS = 1000.0  # per link: 20x an NVLink 5 link (50 GB/s); more, or below 0, is not a reading
 _LINK_E = re.compile(r"^Link (\d+): ([A-Za-z ]+?) Errors?: (-?\d+)\s*$")
+_ALL_INACTIVE = re.compile(r"^NVML: Unable to retrieve NVLink information as all links are in ?active", re.I)
 _DCGM_GPU = re.compile(r"^gpuId (\d+):\s*$")
 _DCGM_STATES = re.compile(r"^([UDX_](?:\s+[UDX_])*)\s*$")
 
@@ -45,6 +47,9 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
         elif gpu and (m := _LINK_S.match(s)) is not None:
             _state(out, gpu, m, ln.no)
             out.claimed.update({ln.no, gpu_line})
+        elif gpu and _ALL_INACTIVE.match(s):  # nvidia-smi's line in place of the links when none is active
+            _all_inactive(out, gpu, ln.no)
+            out.claimed.update({ln.no, gpu_line})
         elif (d := _DCGM_GPU.match(s)) is not None:
             dcgm_gpu, gpu = f"gpuId {d.group(1)}", None
             out.claimed.add(ln.no)
@@ -74,6 +79,20 @@ def _state(out: NvLinkParse, gpu: str, m: re.Match[str], line: int) -> None:
         out.states.append(state)
     else:
         out.twice.setdefault(gpu, []).append(first != state)
+
+
+def _all_inactive(out: NvLinkParse, gpu: str, line: int) -> None:
+    """Every link of the module inactive: as many links down as its model's design has (the catalog); one
+    where the model is not in the catalog (the count unknown, said in a note)."""
+    model = find_model(out.products.get(gpu, ""))
+    count = model.fabric_links if model is not None and model.fabric_links else None
+    for k in range(count or 1):
+        state = NvLinkState(gpu, k, False, None, "all links inActive")
+        if out.seen.setdefault((gpu, k), state) is state:
+            out.states.append(state)
+    if count is None:
+        out.notes.append(f"nvlink -s line {line}: all of {gpu}'s links are inactive; its model's link count is not "
+                         "known, so it is read as one link down")
 
 
 def _twice_notes(out: NvLinkParse) -> None:

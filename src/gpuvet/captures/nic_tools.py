@@ -15,6 +15,8 @@ from gpuvet.captures.text import Line
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
 _IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
 _IBV_PORT = re.compile(r"^\s*port:\s*(\d{1,3})\s*$")
+_IBSTATUS = re.compile(r"^Infiniband device '([\w.-]{1,64})' port (\d{1,3}) status:\s*$")  # ibstatus' block head
+_GBSEC = re.compile(r"^([\d.]+)\s*Gb/sec(?:\s*\((\d+X)[^)]*\))?")
 _IBSTAT_PORT = re.compile(r"^\s*Port (\d{1,3}):\s*$")  # a poster's paste may have lost the indentation
 _KEY = re.compile(r"^\s*([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
 # `ibdev2netdev` (also through `column -t`, with a trailing comment): its Up/Down is the netdev's state
@@ -118,17 +120,49 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
         nic = Nic(d.name, _ibv_type(d.values), None, tuple(_ibv_port(p) for p in d.ports.values()),
                   d.values.get("fw_ver"), d.values.get("node_guid"))
         found[d.name] = _merge(found[d.name], nic) if d.name in found else nic
+    for name, nic in _ibstatus([ln for ln in lines if ln.no not in claimed], claimed).items():
+        found[name] = _merge(found[name], nic) if name in found else nic
+        out.kinds += [] if "ibstatus" in out.kinds else ["ibstatus"]
     for ln in lines:
         if ln.no not in claimed and (m := _IBDEV2NETDEV.match(ln.text.strip())) is not None:
             out.netdevs[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4) == "Up")
             claimed.add(ln.no)
-    out.kinds = [k for k, hit in (("ibstat", ibstat), ("ibv_devinfo", ibv), ("ibdev2netdev", out.netdevs)) if hit]
+    out.kinds = [k for k, hit in (("ibstat", ibstat), ("ibv_devinfo", ibv), ("ibdev2netdev", out.netdevs)) if hit] + \
+        out.kinds
     out.nics = [_with_netdevs(n, out.netdevs) for n in found.values()]
     for (dev, port), (netdev, _up) in out.netdevs.items():
         if dev not in found:  # ibdev2netdev alone: the device, its port and netdev; not the port's state
             out.nics.append(Nic(dev, None, None, (NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN),),
                                 netdevs=(netdev,)))
     return out, claimed
+
+
+def _ibstatus(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
+    """`ibstatus` blocks (infiniband-diags' script over sysfs): one per device and port, its keys indented
+    (state: 4: ACTIVE, phys state: 5: LinkUp, rate: 100 Gb/sec (4X EDR), link_layer: Ethernet)."""
+    blocks: list[tuple[str, int, dict[str, str]]] = []
+    for ln in lines:
+        if (m := _IBSTATUS.match(ln.text.strip())) is not None:
+            blocks.append((m.group(1), int(m.group(2)), {}))
+        elif blocks and blocks[-1][0] and ln.text[:1] in (" ", "\t") and (k := _KEY.match(ln.text)) is not None:
+            blocks[-1][2].setdefault(k.group(1).strip().lower(), k.group(2))
+        elif ln.text.strip() and blocks and blocks[-1][0]:
+            blocks.append(("", 0, {}))  # the listing ended: what follows is not a block's
+            continue
+        else:
+            continue
+        claimed.add(ln.no)
+    out: dict[str, Nic] = {}
+    for device, port, v in blocks:
+        if not device:
+            continue
+        rate = _GBSEC.match(v.get("rate", ""))
+        nic_port = NicPort(port, _word(v.get("state")), _word(v.get("phys state")),
+                           float(rate.group(1)) if rate else None, rate.group(2) if rate else None,
+                           v.get("link_layer", "unknown"))
+        nic = out.get(device) or Nic(device, None, None, ())
+        out[device] = replace(nic, ports=(*nic.ports, nic_port))
+    return out
 
 
 def _merge(first: Nic, second: Nic) -> Nic:

@@ -28,6 +28,7 @@ from gpuvet.captures import (
     npu_smi,
     perftest,
     rocm_validation,
+    smi_query,
     smi_table,
     smi_text,
     smi_xml,
@@ -272,6 +273,8 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     claimed |= _network_tools(fc, [ln for ln in lines if ln.no not in claimed])
     table = smi_table.parse([ln for ln in lines if ln.no not in claimed])  # nvidia-smi's default table
     claimed |= table.claimed
+    query = smi_query.parse([ln for ln in lines if ln.no not in claimed])  # nvidia-smi --query-gpu CSV
+    claimed |= query.claimed
     rest = [ln for ln in lines if ln.no not in claimed]
     fc.topo = topo.parse(rest, where)
     if fc.topo is not None:
@@ -283,9 +286,9 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
         fc.smi = smi
         claimed |= smi.claimed
         fc.kinds.append("nvidia-smi -q")
-    elif table.modules:  # a -q beside the table (a bug report) says more of the same modules
-        fc.smi = table
-        fc.kinds.append("nvidia-smi table")
+    elif table.modules or query.modules:  # a -q beside them (a bug report) says more of the same modules
+        fc.smi = table if table.modules else query
+        fc.kinds.append("nvidia-smi table" if table.modules else "nvidia-smi --query-gpu")
     return claimed
 
 

@@ -102,7 +102,7 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
              "GPU Power Readings/Current Power Limit": cap.replace("W", " W"),
              "Utilization/Gpu": util[0].replace("%", " %") if util else "N/A",
              "Compute Mode": util[1] if len(util) > 1 else "N/A"}
-    if row.ecc.isdigit():
+    if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
     for key, value in known.items():
         if value in ("N/A", "ERR!") or value.startswith("["):

@@ -1,0 +1,143 @@
+"""`nvidia-smi --query-gpu=… --format=csv` output: a header of query field names (with their units in
+brackets, also under `nounits`), then one row per module; under `noheader` the fields are taken from the
+`--query-gpu=` command line pasted above the rows. The fields are read into the same module fields as
+`nvidia-smi -q`, so every check judges them alike. A field the tool could not read ([Unknown Error],
+[N/A], [Not Supported]) stays unknown and is named in a note, never a figure. A line is a header only
+when every cell is a query name and most are ones nvidia-smi has."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.smi_text import SmiText, bus
+from gpuvet.captures.text import Line, ranges
+
+# query field (and its aliases) -> the -q field it is, and the unit -q prints after the value
+_FIELDS: dict[str, tuple[str, str]] = {
+    "name": ("Product Name", ""), "gpu_name": ("Product Name", ""), "uuid": ("GPU UUID", ""),
+    "gpu_uuid": ("GPU UUID", ""), "serial": ("Serial Number", ""), "vbios_version": ("VBIOS Version", ""),
+    "temperature.gpu": ("Temperature/GPU Current Temp", " C"), "power.draw": ("GPU Power Readings/Power Draw", " W"),
+    "power.limit": ("GPU Power Readings/Current Power Limit", " W"),
+    "enforced.power.limit": ("GPU Power Readings/Current Power Limit", " W"),
+    "power.default_limit": ("GPU Power Readings/Default Power Limit", " W"),
+    "power.max_limit": ("GPU Power Readings/Max Power Limit", " W"),
+    "memory.total": ("FB Memory Usage/Total", " MiB"), "memory.used": ("FB Memory Usage/Used", " MiB"),
+    "utilization.gpu": ("Utilization/Gpu", " %"), "utilization.memory": ("Utilization/Memory", " %"),
+    "pstate": ("Performance State", ""), "fan.speed": ("Fan Speed", " %"),
+    "pcie.link.gen.current": ("PCIe Generation/Current", ""), "pcie.link.gen.max": ("PCIe Generation/Max", ""),
+    "pcie.link.width.current": ("Link Width/Current", ""), "pcie.link.width.max": ("Link Width/Max", ""),
+    "clocks.sm": ("Clocks/SM", " MHz"), "clocks.current.sm": ("Clocks/SM", " MHz"),
+    "clocks.gr": ("Clocks/Graphics", " MHz"), "clocks.current.graphics": ("Clocks/Graphics", " MHz"),
+    "clocks.mem": ("Clocks/Memory", " MHz"), "clocks.current.memory": ("Clocks/Memory", " MHz"),
+    "clocks.max.sm": ("Max Clocks/SM", " MHz"), "clocks.max.memory": ("Max Clocks/Memory", " MHz"),
+    "ecc.mode.current": ("ECC Mode/Current", ""),
+}
+_KEYS = ("pci.bus_id", "gpu_bus_id", "index", "driver_version", "timestamp", "persistence_mode")
+_NAME = re.compile(r"^[a-z][a-z0-9_.]{1,60}(?:\s*\[[^\]]{1,12}\])?$")
+_COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
+_UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
+_NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
+_BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
+
+
+@dataclass
+class _Table:
+    columns: list[str]
+    rows: list[tuple[int, list[str]]] = field(default_factory=list)
+
+
+def parse(lines: list[Line]) -> SmiText:
+    """Every --query-gpu table in the lines (possibly none)."""
+    out = SmiText()
+    unread: list[int] = []
+    for table in _tables(lines, out.claimed):
+        for no, cells in _module_rows(table):
+            out.modules.append(_module(out, table.columns, cells, no, unread))
+            if "driver_version" in table.columns:
+                out.driver = cells[table.columns.index("driver_version")].strip()
+    if out.modules:
+        out.notes.append(f"nvidia-smi --query-gpu: {len(out.modules)} module(s) read from its CSV")
+    if unread:
+        out.notes.append(f"nvidia-smi --query-gpu: a field the tool could not read ([Unknown Error], [N/A], [Not "
+                         f"Supported]) at line(s) {ranges(unread)}: left unknown (a read failure, not a fault)")
+    return out
+
+
+def _columns(text: str) -> list[str] | None:
+    """The query names of a header line, None where it is not one."""
+    cells = [c.strip() for c in text.split(",")]
+    if len(cells) < 2 or not all(_NAME.match(c) for c in cells):
+        return None
+    names = [re.sub(r"\s*\[.*$", "", c) for c in cells]
+    known = sum(n in _FIELDS or n in _KEYS for n in names)
+    return names if known * 3 >= len(names) * 2 else None
+
+
+def _tables(lines: list[Line], claimed: set[int]) -> list[_Table]:
+    tables: list[_Table] = []
+    current: _Table | None = None
+    asked: list[str] | None = None
+    for ln in lines:
+        s = ln.text.strip()
+        if "--query-gpu" in s and (c := _COMMAND.search(s)) is not None:
+            asked = _columns(c.group(1))
+            claimed |= {ln.no} if asked else set()
+            continue
+        if (cols := _columns(s)) is not None:
+            current = _Table(cols)
+            tables.append(current)
+            claimed.add(ln.no)
+            continue
+        if not s:
+            continue
+        table = current or (_Table(asked) if asked else None)
+        cells = [c.strip() for c in s.split(",")]
+        if table is None or len(cells) != len(table.columns):
+            current = None
+            continue
+        if table is not current:
+            tables.append(table)
+            current = table
+        table.rows.append((ln.no, cells))
+        claimed.add(ln.no)
+    return [t for t in tables if t.rows]
+
+
+def _module_rows(table: _Table) -> list[tuple[int, list[str]]]:
+    """The rows, one per module: a query looped with -l prints every module again each tick (its timestamp,
+    bus id or index repeats): the last tick is kept."""
+    for key in ("pci.bus_id", "gpu_bus_id", "uuid", "gpu_uuid", "index"):
+        if key in table.columns:
+            k = table.columns.index(key)
+            last: dict[str, tuple[int, list[str]]] = {}
+            for no, cells in table.rows:
+                last[cells[k]] = (no, cells)
+            return list(last.values())
+    if "timestamp" in table.columns:
+        k = table.columns.index("timestamp")
+        tick = table.rows[-1][1][k]
+        return [(no, cells) for no, cells in table.rows if cells[k] == tick]
+    return table.rows
+
+
+def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread: list[int]) -> SmiTextModule:
+    fields: dict[str, str] = {}
+    bus_id = ""
+    for name, value in zip(columns, cells, strict=True):
+        if _UNREAD.match(value):
+            unread += [no] if value != "N/A" else []
+            continue
+        if name in ("pci.bus_id", "gpu_bus_id") and _BUS.match(value):
+            bus_id = bus(value)
+        elif name == "persistence_mode":
+            fields["Persistence Mode"] = value
+        elif name in _FIELDS:
+            path, unit = _FIELDS[name]
+            figure = _NUMBER_UNIT.match(value)
+            fields[path] = f"{figure.group(1)}{unit}" if figure is not None and unit else value
+    if not bus_id:
+        k = sum(m.bus_id.startswith(UNNAMED) for m in out.modules)
+        bus_id = UNNAMED if k == 0 else f"{UNNAMED} #{k + 1}"
+    return SmiTextModule(bus_id, fields.get("Product Name", ""), fields)
