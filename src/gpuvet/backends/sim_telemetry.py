@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -74,25 +74,6 @@ class _Schedule:
         self.extend_to(float(np.max(times)))
         idx = np.searchsorted(np.asarray(self.ends), times, side="right")
         return np.asarray(self.busy)[idx], np.asarray(self.level)[idx]
-
-
-class _SlowFields(TypedDict, total=False):
-    pcie_gen_max: int | None
-    pcie_width_max: int | None
-    pcie_width: int | None
-    pcie_gen: int | None
-    nvlink_up: int | None
-    nvlink_expected: int | None
-    nvlink_down: int | None
-    ecc_corrected: int
-    ecc_uncorrected: int
-    nvlink_errors: int
-    pcie_replays: int | None
-
-
-class _Memory(TypedDict, total=False):
-    fb_used_bytes: int
-    fb_free_bytes: int
 
 
 @dataclass(frozen=True)
@@ -338,16 +319,18 @@ class SimTelemetry:
         xids = self._fire_xids(idx, t)
         energy = (st.energy_j[idx] * 1000).astype(np.int64)
         total = self._fb_total[idx]
+        counters = [a[idx].tolist() for a in (st.ecc, st.ecc_uncorrected, st.nvlink_errors)] if slow else None
         out = []
         columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
                       bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(),
                       idx.tolist(), busy.tolist(), strict=True)
         for n, (ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total, i, is_busy) in enumerate(columns):
             # a job holds most of the memory; an idle module only the driver's share
-            memory = _Memory(fb_used_bytes=fb, fb_free_bytes=fb_total - fb) if fb_total else _Memory()
-            slow_fields = self._slow_fields(roster.slow[n], is_busy, i) if slow else _SlowFields()
-            out.append(Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref, energy_mj=mj,
-                              xids=xids.get(i, ()), **memory, **slow_fields))
+            used_b, free_b = (fb, fb_total - fb) if fb_total else (None, None)
+            f = _NOT_READ if counters is None else _slow_values(roster.slow[n], is_busy, *(c[n] for c in counters))
+            # positional, in Sample's field order (a sample per module per tick: keywords cost more)
+            out.append(Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref, f[0], f[1], f[2], f[3], f[4],
+                              f[5], f[6], f[7], f[8], xids.get(i, ()), used_b, free_b, mj, f[9], f[10]))
         return out
 
     def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:
@@ -374,12 +357,15 @@ class SimTelemetry:
                 out[i] = out.get(i, ()) + (f.code,)
         return out
 
-    def _slow_fields(self, slow: _Slow, busy: bool, i: int) -> _SlowFields:
-        """The fields read on slow ticks only (PCIe, NVLink, ECC), for the sample's constructor."""
-        st = self._state
-        return _SlowFields(pcie_gen_max=slow.pcie_gen_max, pcie_width_max=slow.pcie_width_max,
-                           pcie_width=slow.pcie_width, pcie_gen=slow.pcie_gen_busy if busy else slow.pcie_gen_idle,
-                           nvlink_up=slow.nvlink_up, nvlink_expected=slow.nvlink_expected, nvlink_down=slow.nvlink_down,
-                           ecc_corrected=int(st.ecc[i]), ecc_uncorrected=int(st.ecc_uncorrected[i]),
-                           nvlink_errors=int(st.nvlink_errors[i]),
-                           pcie_replays=0 if slow.pcie_width_max is not None else None)  # no replay fault modelled
+
+# a fast tick's slow fields: ecc_corrected, ecc_uncorrected, pcie_gen, pcie_gen_max, pcie_width,
+# pcie_width_max, nvlink_up, nvlink_expected, nvlink_errors, pcie_replays, nvlink_down (none read)
+_NOT_READ: tuple[int | None, ...] = (None,) * 11
+
+
+def _slow_values(slow: _Slow, busy: bool, ecc: int, ecc_uncorrected: int, nvlink_errors: int) -> tuple[int | None, ...]:
+    """A slow tick's fields (PCIe, NVLink, ECC) in ``_NOT_READ``'s order."""
+    return (ecc, ecc_uncorrected, slow.pcie_gen_busy if busy else slow.pcie_gen_idle, slow.pcie_gen_max,
+            slow.pcie_width, slow.pcie_width_max, slow.nvlink_up, slow.nvlink_expected, nvlink_errors,
+            0 if slow.pcie_width_max is not None else None,  # no replay fault modelled
+            slow.nvlink_down)

@@ -62,6 +62,7 @@ class ModuleBlock:
     pcie_replays: Counts | None = None
     nvlink: tuple[Counts, Counts, Counts] | None = None  # up, expected, errors
     xids: list[tuple[int, ...]] | None = None
+    nvlink_down: Counts | None = None  # fabric links inactive, where the source tells them from slowed ones
     _arrays: dict[str, FloatArray] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -87,7 +88,8 @@ class ModuleBlock:
                       pcie_gen=pcie[0][i], pcie_gen_max=pcie[1][i], pcie_width=pcie[2][i], pcie_width_max=pcie[3][i],
                       nvlink_up=link[0][i], nvlink_expected=link[1][i], nvlink_errors=link[2][i],
                       xids=() if self.xids is None else self.xids[i],
-                      pcie_replays=None if self.pcie_replays is None else self.pcie_replays[i])
+                      pcie_replays=None if self.pcie_replays is None else self.pcie_replays[i],
+                      nvlink_down=None if self.nvlink_down is None else self.nvlink_down[i])
 
 
 def one_by_one(d: Detector, b: ModuleBlock, start: int = 0) -> list[Placed]:
@@ -101,7 +103,7 @@ def one_by_one(d: Detector, b: ModuleBlock, start: int = 0) -> list[Placed]:
 
 _FIELDS = ("t", "temp_c", "power_w", "sm_clock_mhz", "mem_clock_mhz", "util", "throttle", "ambient_c", "ecc_corrected",
            "ecc_uncorrected", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "pcie_replays", "nvlink_up",
-           "nvlink_expected", "nvlink_errors", "xids")
+           "nvlink_expected", "nvlink_errors", "xids", "nvlink_down")
 
 
 def _some(column: list[T]) -> list[T] | None:
@@ -117,7 +119,7 @@ def from_samples(samples: Sequence[Sample], rows: Sequence[int]) -> ModuleBlock:
     link = (c[15], c[16], c[17])
     return ModuleBlock(s0.module, s0.uuid, c[0], list(rows), c[1], c[2], c[3], c[4], c[5], c[6], _some(c[7]),
                        _some(c[8]), _some(c[9]), pcie if any(_some(x) for x in pcie) else None, _some(c[14]),
-                       link if any(_some(x) for x in link) else None, c[18] if any(c[18]) else None)
+                       link if any(_some(x) for x in link) else None, c[18] if any(c[18]) else None, _some(c[19]))
 
 
 def observe_block(d: Detector, b: ModuleBlock) -> list[Placed]:
@@ -176,19 +178,76 @@ def _flapping(d: Detector, b: ModuleBlock) -> bool:
 
 
 def _pcie(d: Detector, b: ModuleBlock) -> bool:
-    """No replay counter and no complete link reading: nothing to judge, no state to move."""
+    """Replays never faster than the bound and no link below its maximum under load: no event, and
+    the state moves as per-sample feeding moves it (the last replay reading, the link not down)."""
     assert isinstance(d, PcieLinkDetector)
+    replays = None
     if b.pcie_replays is not None and any(v is not None for v in b.pcie_replays):
-        return False
-    return b.pcie is None or not any(all(v is not None for v in row) for row in zip(*b.pcie, strict=True))
+        replays = _counter(d._replays.get(b.module), b.t, b.pcie_replays, d.replays_per_hour)
+        if replays is None:
+            return False
+    judged = False
+    for gen, gen_max, width, width_max, util in zip(*b.pcie, b.util, strict=True) if b.pcie is not None else ():
+        if gen is None or width is None or gen_max is None or width_max is None or (util or 0) < 0.3:
+            continue
+        if gen < gen_max or width < width_max:
+            return False  # below its maximum under load: judged one by one
+        judged = True
+    if replays is not None:
+        d._replays[b.module] = replays
+    if judged:
+        d._down.discard(b.module)
+    return True
 
 
 def _nvlink(d: Detector, b: ModuleBlock) -> bool:
+    """Every link read up at speed, no episode open, errors never faster than the bound: no event,
+    and the state moves as per-sample feeding moves it."""
     assert isinstance(d, NvlinkDetector)
     if b.nvlink is None:
         return True
+    if any(module == b.module for module, _ in d._open):
+        return False  # an open episode closes with an event: one by one
     up, expected, errors = b.nvlink
-    return all(v is None for v in errors) and not any(u is not None and x for u, x in zip(up, expected, strict=True))
+    judged = False
+    for u, x, down in zip(up, expected, b.nvlink_down or [None] * len(b), strict=True):
+        if u is None or not x:
+            continue
+        if (down or 0) > 0 or x - u - (down or 0) > 0:
+            return False
+        judged = True
+    last = None
+    if any(v is not None for v in errors):
+        last = _counter(d._errors.get(b.module), b.t, errors, d.errors_per_hour)
+        if last is None:
+            return False
+    if last is not None:
+        d._errors[b.module] = last
+    if judged:
+        d._down.discard(b.module)
+    return True
+
+
+def _counter(prev: tuple[float, int] | None, t: list[float], values: Counts,
+             per_hour: float) -> tuple[float, int] | None:
+    """The last (time, count) of a cumulative counter read now and then (None: not read), where it
+    never rises faster than ``per_hour`` between readings, judged pair by pair as the detectors do
+    (a count that went down was reset: counted from zero); None where it does, or is too large to
+    judge exactly in numpy."""
+    keep = [i for i, v in enumerate(values) if v is not None]
+    got = [values[i] for i in keep]
+    if max(abs(v) for v in got if v is not None) >= 2 ** 53 or (prev is not None and abs(prev[1]) >= 2 ** 53):
+        return None
+    times = np.asarray([t[i] for i in keep], dtype=np.float64)
+    counts = np.asarray(got, dtype=np.int64)
+    if prev is not None:
+        times, counts = np.concatenate(([prev[0]], times)), np.concatenate(([prev[1]], counts))
+    gap = np.diff(times)
+    step = np.where(counts[1:] >= counts[:-1], counts[1:] - counts[:-1], counts[1:])
+    later = gap > 0
+    if (step[later] / gap[later] * 3600 > per_hour).any():
+        return None
+    return t[keep[-1]], int(counts[-1])
 
 
 def _xid(d: Detector, b: ModuleBlock) -> bool:
@@ -204,9 +263,13 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
         return True
     if b.module in d._open:
         return False  # an open ecc_rising closes with an event: one by one
-    if b.ecc_uncorrected is not None or any(v is None for v in b.ecc_corrected):
-        return False
-    counts = np.asarray(b.ecc_corrected, dtype=np.int64)
+    read = [i for i, v in enumerate(b.ecc_corrected) if v is not None]  # the detector skips the others
+    if not read:
+        return True
+    if b.ecc_uncorrected is not None and any(b.ecc_uncorrected[i] for i in read):
+        return False  # an uncorrectable count: one by one
+    counts = np.asarray([b.ecc_corrected[i] for i in read], dtype=np.int64)
+    times = np.asarray(b.t, dtype=np.float64)[read]
     m, prev = b.module, d._prev.get(b.module)
     if (np.diff(counts) < 0).any() or (prev is not None and (counts[0] < prev[0] or prev[1])):
         return False
@@ -215,7 +278,7 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
         d._prev[m] = (int(counts[-1]), 0)
         return True
     delta = np.diff(counts) if prev is None else np.diff(np.concatenate(([prev[0]], counts)))
-    index = (np.asarray(b.t[start:]) // d.bucket_s).astype(np.int64)
+    index = (times[start:] // d.bucket_s).astype(np.int64)
     current, count = d._bucket.get(m, (int(index[0]), 0.0))
     cuts = np.flatnonzero(np.diff(np.concatenate(([current], index))) != 0)
     bounds = np.concatenate(([0], cuts, [len(delta)]))
@@ -237,6 +300,17 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
 
 _FAST = {ThrottleDetector: _throttle, ClockFlappingDetector: _flapping, PcieLinkDetector: _pcie,
          NvlinkDetector: _nvlink, XidDetector: _xid, EccDetector: _ecc}
+
+
+def block_fed(d: object) -> bool:
+    """Whether ``d`` is a detector whose blocks ``skips`` may judge (its state is per module)."""
+    return type(d) in _FAST
+
+
+def skips(d: Detector, b: ModuleBlock) -> bool:
+    """True when ``d`` took the whole block at once (nothing to raise); False when the caller must
+    feed it the block's samples one by one (``d``'s state then untouched)."""
+    return bool(len(b)) and _FAST[type(d)](d, b)
 
 
 def observe_all(detectors: Sequence[Detector], blocks: Sequence[ModuleBlock]) -> list[Placed]:

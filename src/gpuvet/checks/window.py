@@ -14,6 +14,8 @@ from typing import Protocol
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.admission import Admission
+from gpuvet.checks.blocks import block_fed, from_samples, skips
+from gpuvet.checks.detectors import Detector
 from gpuvet.checks.events import Event
 from gpuvet.checks.presence import ModuleState, Presence
 
@@ -145,16 +147,22 @@ class TelemetryWindow:
         cost = _Cost()
         pacer = Pacer(cfg.speedup)
         total, t, last_slow = 0, 0.0, -1e18
+        # with no one to watch it happen (doctor's evidence), the observers take a run of ticks at a time
+        chunk = _Chunk() if not self.sinks and cfg.speedup is None else None
         while not self.stop() and (cfg.duration_s is None or t <= cfg.duration_s):
             slow = t - last_slow >= cfg.slow_every_s
             if slow:
                 last_slow = t
-                self._emit(events, presence.listed(t, self.source.present(t)))
+                self._emit(events, presence.listed(t, self.source.present(t)), chunk)
                 for sink in self.sinks:
                     sink.listed(dict(presence.known))
             samples = self._sample(t, slow, cost)
-            self._emit(events, presence.answered(t, {s.uuid for s in samples}))
-            for s in samples:
+            self._emit(events, presence.answered(t, {s.uuid for s in samples}), chunk)
+            if chunk is not None:
+                chunk.add(samples)
+                if chunk.n >= CHUNK_SAMPLES:
+                    self._emit(events, chunk.observe(self.observers))
+            for s in samples if chunk is None else ():
                 for observer in self.observers:
                     new = observer.observe(s)
                     if new:  # usually none: the hot path of a big node's window
@@ -164,6 +172,8 @@ class TelemetryWindow:
                 sink.samples(t, samples, slow, cost.per_module)
             t += cfg.interval_s
             pacer.wait_for(t)
+        if chunk is not None:
+            self._emit(events, chunk.observe(self.observers))
         return WindowResult(t, total, cost.per_module, events, presence.states)
 
     def _sample(self, t: float, slow: bool, cost: _Cost) -> list[Sample]:
@@ -174,8 +184,60 @@ class TelemetryWindow:
             cost.n += len(samples)
         return samples
 
-    def _emit(self, events: list[Event], new: list[Event]) -> None:
+    def _emit(self, events: list[Event], new: list[Event], chunk: _Chunk | None = None) -> None:
+        """``new`` events in order; the observers' events of the ticks held in ``chunk`` first."""
+        if new and chunk is not None:
+            self._emit(events, chunk.observe(self.observers))
         for e in new:
             events.append(e)
             for sink in self.sinks:
                 sink.event(e)
+
+
+CHUNK_SAMPLES = 20_000  # module samples held before the observers take them
+
+
+class _Chunk:
+    """Samples of consecutive ticks, by module, each with its place in the run of ticks (issue 43):
+    detectors take them as blocks (``checks.blocks``: a block with nothing to judge is skipped at
+    once), any other observer (a trend model) one by one in tick order. The events come back in
+    the order feeding every sample to every observer as it came raises them; the window drains
+    the chunk before anything else happens (a module comes or goes), so nothing else reorders."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], tuple[list[Sample], list[int]]] = {}
+        self.n = 0
+
+    def add(self, samples: Sequence[Sample]) -> None:
+        for s in samples:
+            got = self.groups.get((s.module, s.uuid))
+            if got is None:
+                got = self.groups[(s.module, s.uuid)] = ([], [])
+            got[0].append(s)
+            got[1].append(self.n)
+            self.n += 1
+
+    def observe(self, observers: Sequence[Observer]) -> list[Event]:
+        if not self.n:
+            return []
+        groups = list(self.groups.values())
+        blocks = [from_samples(ss, rows) for ss, rows in groups]
+        placed: list[tuple[int, int, Event]] = []
+        stream: list[tuple[int, Sample]] | None = None
+        for i, o in enumerate(observers):
+            many = getattr(o, "observe_blocks", None)  # a trend model that sums blocks itself
+            got: list[tuple[int, int, Event]] | None = many(blocks, i * 10_000) if many is not None else None
+            if got is not None:
+                placed += got
+                continue
+            if isinstance(o, Detector) and block_fed(o):
+                placed += [(row, i * 10_000 + k, e) for b, (ss, rows) in zip(blocks, groups, strict=True)
+                           if not skips(o, b) for s, row in zip(ss, rows, strict=True)
+                           for k, e in enumerate(o.observe(s))]
+                continue
+            if stream is None:
+                stream = sorted((row, s) for ss, rows in groups for s, row in zip(ss, rows, strict=True))
+            placed += [(row, i * 10_000 + k, e) for row, s in stream for k, e in enumerate(o.observe(s))]
+        placed.sort(key=lambda x: (x[0], x[1]))
+        self.groups, self.n = {}, 0
+        return [e for _, _, e in placed]
