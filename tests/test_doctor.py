@@ -193,3 +193,51 @@ def test_a_playbook_that_stops_at_its_first_cause_says_what_it_did_not_run(capsy
     every = json.loads(capsys.readouterr().out)
     assert not [n for n in every["notes"] if n.startswith("stopped")], every["notes"]
     assert {"module_missing", "link_degraded"} <= {f["cause"] for f in every["findings"]}, every["findings"]
+
+
+# --- root cause first (issue 42): the findings under the fault that explains them -------------------
+
+TWO_FAULTS = ("base: hgx-h200-8\nfaults:\n  - {kind: link_degraded, between: [gpu1, nvswitch0], factor: 0.33}\n"
+              "  - {kind: power_cap_low, module: gpu6, watts: 300}\n")
+
+
+def _keys(data):
+    """Each finding's key as roots name it (cause/where), from the finding's own fields."""
+    return [f"{f['cause']}/{f.get('module') or '-'.join(f.get('between') or ['node'])}" for f in data["findings"]]
+
+
+def test_doctor_groups_the_slow_pairs_under_the_link_and_the_lower_gemm_under_the_cap(capsys, tmp_path,
+                                                                                       monkeypatch):
+    spec = tmp_path / "node.yaml"
+    spec.write_text(TWO_FAULTS, encoding="utf-8")
+    code, out, _ = call(capsys, "doctor", "--node", str(spec), "--all", "--window", "1h", "--json")
+    data = json.loads(out)
+    assert code == 1 and {"symptom", "findings", "steps", "cant_tell", "notes"} <= set(data)  # kept keys
+    roots = {r["subject"]: r for r in data["roots"]}
+    assert set(roots) == {"gpu1↔nvswitch0", "gpu6"}, data["roots"]
+    link, cap = roots["gpu1↔nvswitch0"], roots["gpu6"]
+    assert link["title"] == "gpu1↔nvswitch0 at 33 % of design" and link["kind"] == "link_degraded"
+    assert link["explains"][0] == "link_degraded/gpu1-nvswitch0"
+    pairs = [k for k in link["explains"][1:] if k.startswith("topology_misidentified/")]
+    assert len(pairs) == 7 and all("gpu1" in k for k in pairs)  # every pair over gpu1's slowed link
+    assert cap["explains"] == ["power_cap_low/gpu6", "compute_below_peak_unexplained/gpu6"]
+    explained = [k for r in data["roots"] for k in r["explains"]]
+    assert sorted(explained) == sorted(_keys(data))  # every finding under exactly one root
+    monkeypatch.setenv("COLUMNS", "80")
+    _, text, _ = call(capsys, "doctor", "--node", str(spec), "--all", "--window", "1h")
+    head = [line for line in text.splitlines() if not line.startswith(("╭", "│", "╰"))][:4]
+    assert head[0].endswith("cause(s) found (10 warn); 2 root(s)"), head
+    assert any("gpu1↔nvswitch0 at 33 % of design — explains 7 finding(s)" in line for line in head), head
+    assert any("gpu6 power capped — explains 1 finding(s)" in line for line in head), head
+
+
+@pytest.mark.parametrize(("capture", "root", "explained"), [
+    ("nvbandwidth_d2d_p2p_off.txt", "p2p_disabled/node", ["topology_misidentified/node"]),
+    ("real/kern_cmpunlocker4_cannot_attach.txt", "module_cannot_attach/0000:01:00.0",
+     ["module_init_failed/0000:01:00.0"]),
+])
+def test_doctor_from_a_capture_puts_two_findings_of_one_cause_under_it(capsys, capture, root, explained):
+    code, out, _ = call(capsys, "doctor", "--from", str(DATA / capture), "--all", "--json")
+    data = json.loads(out)
+    assert code == 1 and len(data["findings"]) == 2
+    assert [(r["key"], r["explains"]) for r in data["roots"]] == [(root, [root, *explained])]

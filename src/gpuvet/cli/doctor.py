@@ -145,12 +145,14 @@ def _render_actions(actions: list[ModuleStep]) -> None:
 def doctor_json(symptom: str | None, result: DoctorRun, actions: Sequence[ModuleStep] = ()) -> dict[str, object]:
     """doctor --json: the symptom, the findings (place keys only when known), every step, and the checks
     no step could judge with what would let them (cant_tell); with a module ledger step, each finding's
-    module ``step`` and ``actions`` (health's keys)."""
+    module ``step`` and ``actions`` (health's keys). ``roots``: the faults first, each with the findings it
+    explains (its own first) as ``cause/where`` keys, where is the module, the pair a-b or node (issue 42)."""
     from gpuvet.doctor.answer import cant_tell
     from gpuvet.report.jsonable import to_jsonable
 
     unjudged = cant_tell(result)
     return {"symptom": symptom, "simulated": result.simulated, "notes": result.notes,
+            "roots": [r.to_json() for r in result.roots],
             "findings": [_finding_json(to_jsonable(f), actions) for f in result.findings],
             "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
                       | {"findings": len(s.findings)} for s in result.steps],

@@ -1,4 +1,5 @@
-"""Doctor's answer on the terminal, the answer first: the verdict and its causes (each finding's place
+"""Doctor's answer on the terminal, the answer first: the verdict and its root causes (issue 42: each
+fault with the findings it explains under it), then each finding's place
 never cut, evidence in words: "87.1 °C, 594 W, throttled: software thermal slowdown"), then each check
 that judged something once with what it read (``read:`` lines, see ``cited_lines``), then one line for
 the checks that could not tell. --verbose (or --all) lists every step grouped by playbook."""
@@ -13,8 +14,8 @@ from rich.text import Text
 
 from gpuvet.cli import term
 from gpuvet.cli.literal import literal
-from gpuvet.doctor.answer import cant_tell_line, judged
-from gpuvet.doctor.model import Cited, DoctorRun
+from gpuvet.doctor.answer import cant_tell_line, finding_key, judged
+from gpuvet.doctor.model import Cited, DoctorRun, Finding
 
 _STATUS = {"confirmed": ("confirmed", "bold red"), "clear": ("clear", "green"),
            "inconclusive": ("can't tell", "yellow")}
@@ -81,7 +82,8 @@ def render(console: Console, run: DoctorRun, verbose: bool = False) -> None:
 
 
 def _verdict(console: Console, run: DoctorRun) -> None:
-    """The headline, then each cause with its place, evidence and fix."""
+    """The headline and the root causes (each with how many findings it explains), then each root's
+    finding with its place, evidence and fix, and under it one line per finding it explains."""
     what = f"doctor {run.symptom or '(triage across all playbooks)'}"
     if not run.findings:
         console.print(Text.assemble((f"{what}: no cause found", "green"),
@@ -89,13 +91,37 @@ def _verdict(console: Console, run: DoctorRun) -> None:
         return
     counts = [f"{n} {sev}" for sev in ("critical", "warn", "info")
               if (n := sum(1 for f in run.findings if f.severity == sev))]
-    console.print(Text.assemble((f"{what}: {len(run.findings)} cause(s) found", "bold"), f" ({', '.join(counts)})"))
+    grouped = f"; {len(run.roots)} root(s)" if 0 < len(run.roots) < len(run.findings) else ""
+    console.print(Text.assemble((f"{what}: {len(run.findings)} cause(s) found", "bold"), f" ({', '.join(counts)})",
+                                grouped))
+    for i, r in enumerate(run.roots, 1):
+        more = f" — explains {len(r.explains) - 1} finding(s)" if len(r.explains) > 1 else ""
+        console.print(Text.assemble(f" {i}. ", (r.severity, _SEV.get(r.severity, "")), f" {literal(r.title)}{more}"))
+    by_key = {finding_key(f): f for f in run.findings}
+    shown: set[str] = set()
+    for r in run.roots:
+        lead = by_key.get(r.explains[0])
+        if lead is not None:
+            _finding(console, lead)
+        for key in r.explains[1:]:
+            if (f := by_key.get(key)) is not None:
+                console.print(Text(f"    explains {_where(f)}: {f.cause.replace('_', ' ')} "
+                                   f"({term.evidence_words(f.evidence, 3) or 'no evidence cited'})"))
+        shown.update(r.explains)
     for f in run.findings:
-        where = f.module or ("↔".join(f.between) if f.between else "node")
-        console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (where, "bold"), ": ",
-                                    (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
-        console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
-        console.print(Text(f"    fix: {f.fix}"))
+        if finding_key(f) not in shown:  # info: advice, not a fault
+            _finding(console, f)
+
+
+def _where(f: Finding) -> str:
+    return f.module or ("↔".join(f.between) if f.between else "node")
+
+
+def _finding(console: Console, f: Finding) -> None:
+    console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (_where(f), "bold"), ": ",
+                                (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
+    console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
+    console.print(Text(f"    fix: {f.fix}"))
 
 
 def _judged(console: Console, run: DoctorRun) -> None:

@@ -123,10 +123,21 @@ def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
     console.print(Text(f"{result.samples} samples, {len(result.events)} events; sampling cost "
                        f"{result.sampler_seconds_per_module * 1e6:.0f} µs per module" +
                        (f"; run {result.run_id}" if result.run_id else "")))
+    roots(console, result.events)
     for note in result.notes:
         console.print(Text(note, style="dim"))
     forecast_states(console, result.forecast)
     return result
+
+
+def roots(console: Console, events: Sequence[Event]) -> None:
+    """The lost modules and downed links first, each with how many later events it explains (issue 42)."""
+    from gpuvet.watch.events import event_roots
+
+    for r in event_roots(events):
+        more = f" — explains {len(r.explains) - 1} event(s)" if len(r.explains) > 1 else ""
+        console.print(Text.assemble(("root: ", "bold"), f"{r.event.module} {r.event.kind} at "
+                                    f"{format_duration(r.event.time)}: {r.event.message}{more}"))
 
 
 def forecast_states(console: Console, statuses: Sequence[ForecastStatus]) -> None:

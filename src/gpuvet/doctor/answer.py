@@ -5,9 +5,12 @@ under thirty "can't tell" rows (issue 46)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuvet.doctor.model import DoctorRun, StepResult
+from gpuvet.checks.roots import Root, Seen, group, link_share, place_title, subject
+from gpuvet.doctor.model import DoctorRun, Finding, StepResult
+from gpuvet.node.model import Node
 
 ON_NODE = "a run on the node itself"
 # what would let each check judge something, in the words of the --from help
@@ -72,3 +75,35 @@ def cant_tell_line(run: DoctorRun, most: int = 4) -> str | None:
     parts = [f"give {named} to judge them"] if give else []
     parts += [f"{on_node} need gpuvet run on the node itself"] if on_node else []
     return f"can't tell: {len(ct.checks)} check(s); " + "; ".join(parts)
+
+
+# the checks that measure (a benchmark's figure against the design): what they find follows from a
+# fault another check names (a slow pair from a slow link, a lower GEMM from a power cap)
+MEASURING = frozenset({"pair_bandwidth", "collective_results", "compute_rate", "rdma_bandwidth"})
+
+
+def finding_key(f: Finding) -> str:
+    """``cause/where`` (and the Xid's code): names a finding in --json's ``roots[].explains``."""
+    where = f.module or ("-".join(f.between) if f.between else "node")
+    xid = f.evidence.get("xid")
+    return f"{f.cause}/{where}" + (f"/xid{xid}" if isinstance(xid, int) else "")
+
+
+def _seen(f: Finding) -> Seen:
+    measured = f.evidence.get("measured")
+    expected = f.evidence.get("expected")
+    share = link_share(measured, expected) if isinstance(measured, str) and isinstance(expected, str) else None
+    title = (f"{subject(f.module, f.between)} at {share} % of design" if f.cause == "link_degraded" and share
+             else place_title(f.cause, f.module, f.between))
+    return Seen(finding_key(f), f.cause, f.severity, f.check not in MEASURING, f.module, f.between, title,
+                f.severity == "critical")
+
+
+def doctor_roots(findings: Sequence[Finding], design: Node | None) -> list[Root]:
+    """The findings grouped under the fault that explains them, by validate's machinery
+    (checks/roots.py): a link slowed explains the slow pairs over it, a power cap the lower GEMM
+    on its module. Info findings (advice, not faults) stand outside the roots. A capture names
+    modules by bus id and pairs by 'GPU 0': those are places too (without a design, pair ends)."""
+    faults = [f for f in findings if f.severity != "info"]
+    places = {f.module for f in faults if f.module} | {m for f in faults if design is None for m in f.between or ()}
+    return group([_seen(f) for f in faults], design, frozenset(places))

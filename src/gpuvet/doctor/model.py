@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gpuvet.checks.model import Cited as Cited  # re-exported: what a doctor verdict cites
 from gpuvet.checks.model import EvidenceMap, Json
+from gpuvet.checks.roots import Root
 from gpuvet.errors import GpuvetError
 
 
@@ -105,3 +106,4 @@ class DoctorRun:
     steps: list[StepResult]
     findings: list[Finding]
     notes: list[str] = field(default_factory=list)
+    roots: list[Root] = field(default_factory=list)  # the findings grouped under the fault that explains them

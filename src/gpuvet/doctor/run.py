@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S
+from gpuvet.doctor.answer import doctor_roots
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
@@ -87,6 +88,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
                 stopped.append(f"{book.id} at {s[-1].check} ({len(book.steps) - len(s)} later step(s) not run)")
             for x in f:
                 findings.setdefault(_key(x), x)
+        design = ev.declared or (ev.node if ev.backend is not None and not ev.no_modules else None)  # roots route on it
     finally:
         ev.close()
     simulated = bool(ev.backend and ev.backend.simulated)
@@ -102,7 +104,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     if ev.backend is not None and ev.backend.captured:  # what the captured node left out (another vendor's modules)
         notes += [n for n in ev.backend.notes() if n not in notes]
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))
-    return DoctorRun(symptom, simulated, steps, ordered, notes)
+    return DoctorRun(symptom, simulated, steps, ordered, notes, doctor_roots(ordered, design))
 
 
 def validate_playbooks() -> None:

@@ -22,6 +22,7 @@ from gpuvet.checks.model import Json
 from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResult
 from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
+from gpuvet.watch.events import event_roots, root_of
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
 from gpuvet.watch.nic_sink import NicSink
 from gpuvet.watch.prometheus import ExportState
@@ -57,11 +58,16 @@ class WatchResult:
     node: str | None = None  # the node watched: every event names it (issue 44)
 
     def to_json(self) -> dict[str, Json]:
+        """``roots`` first (issue 42): each lost module or downed link with the events it explains,
+        which name it in ``root``."""
+        root = root_of(self.events)
         return {
             "simulated": self.simulated, "run_id": self.run_id, "duration_s": self.duration_s, "samples": self.samples,
             "sampler_seconds_per_module": self.sampler_seconds_per_module,
+            "roots": [r.to_json(self.events) for r in event_roots(self.events)],
             "modules": list(self.modules.values()), "notes": self.notes,
-            "events": [event_json(e, self.node) for e in self.events],
+            "events": [event_json(e, self.node) | ({"root": root[i]} if i in root else {})
+                       for i, e in enumerate(self.events)],
             "forecast": [to_jsonable(f.to_json()) for f in self.forecast],
         }
 
