@@ -89,7 +89,7 @@ def _xml_with_firmware(tmp_path: Path) -> str:
     text = text.replace("<serial>1654220000003</serial>", "<serial>1654220000003</serial>"
                         "<vbios_version>96.00.99.00.01</vbios_version><inforom_version><img_version>G520.0200.00.05"
                         "</img_version></inforom_version><gsp_firmware_version>570.86.15</gsp_firmware_version>")
-    path = tmp_path / "smi.xml"
+    path = tmp_path / "node42.xml"  # a capture named after its host (the captured node takes the name)
     path.write_text(text)
     return str(path)
 
@@ -105,7 +105,11 @@ def test_the_packet_keeps_captured_evidence_and_the_module_firmware(target, tmp_
     packet = packet_files(lost, ledger, ladders, AT)
     captured = json.loads(packet["captures.json"])
     assert [c["fault"] for c in captured] == ["xid:79"]
-    assert [f["file"] for f in captured[0]["files"]] == ["smi.xml", "dmesg_xid.txt"]
+    assert [f["file"] for f in captured[0]["files"]] == ["node-1.xml", "dmesg_xid.txt"]  # the host's name replaced
+    assert captured[0]["files"][0]["read_as"] == ["nvidia-smi -q -x"]  # a tool's name is no host's
+    assert b"node42" not in b"".join(packet.values())
+    kept = json.loads(packet_files(lost, ledger, ladders, AT, keep_hostnames=True)["captures.json"])
+    assert kept[0]["files"][0]["file"] == "node42.xml"
     assert captured[0]["kernel_lines"] == ["[Tue Nov 25 03:14:09 2026] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
                                            "name=<unknown>, GPU has fallen off the bus."]
     assert "Xid (PCI:0000:5d:00): 79" in packet["kernel_lines.txt"].decode()

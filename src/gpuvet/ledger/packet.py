@@ -15,7 +15,7 @@ from pydantic import JsonValue
 
 from gpuvet.ledger.build import Ledger
 from gpuvet.ledger.ladders import Ladders
-from gpuvet.ledger.model import ModuleHistory
+from gpuvet.ledger.model import ModuleHistory, Report
 from gpuvet.logbook.records import RunRow
 
 FILES = ("summary.txt", "identity.json", "timeline.json", "findings.json", "figures.json", "kernel_lines.txt",
@@ -29,20 +29,20 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
                  keep_hostnames: bool = False) -> dict[str, bytes]:
     """Every file of the packet by name (MANIFEST.json last: each other file's size and sha256)."""
     runs = [ledger.runs[r] for r in h.runs if r in ledger.runs]
+    others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
+                    | {r.node for r in runs if r.node})
+    names = list(dict.fromkeys([p.node for p in h.places] + others))  # node-1: where it was first
     body = {
         "identity.json": _json(_identity(h)),
         "timeline.json": _json(timeline(h)),
-        "findings.json": _json([asdict(r) for r in h.reports]),
+        "findings.json": _json([_report(r, [] if keep_hostnames else names) for r in h.reports]),
         "figures.json": _json([asdict(f) for f in h.figures]),
         "kernel_lines.txt": _kernel_lines(h),
-        "captures.json": _json(_captures(h, ledger)),
+        "captures.json": _json(_captures(h, ledger, [] if keep_hostnames else names)),
         "environment.json": _json(_environment(runs, h.uuids)),
         "lacking.txt": _lacking(h, runs),
     }
     body["summary.txt"] = summary(h, ladders, runs, now_utc)
-    others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
-                    | {r.node for r in runs if r.node})
-    names = list(dict.fromkeys([p.node for p in h.places] + others))  # node-1: where it was first
     if not keep_hostnames:
         body = {k: _redact(v, names) for k, v in body.items()}
     files = {k: v.encode("utf-8") for k, v in body.items()}
@@ -114,9 +114,19 @@ def _module_entry(r: RunRow, uuids: list[str]) -> dict[str, JsonValue]:
     return {}
 
 
-def _captures(h: ModuleHistory, ledger: Ledger) -> list[dict[str, JsonValue]]:
+def _report(r: Report, names: list[str]) -> dict[str, JsonValue]:
+    """A report as kept, the captured files it names with a host's name in theirs replaced."""
+    files = r.data.get("captures")
+    out: dict[str, JsonValue] = asdict(r)
+    if isinstance(files, list):
+        out["data"] = {**r.data, "captures": [_redact(str(f), names, within_names=True) for f in files]}
+    return out
+
+
+def _captures(h: ModuleHistory, ledger: Ledger, names: list[str]) -> list[dict[str, JsonValue]]:
     """Each finding that came from captured files (doctor --from): the files and the lines of them
-    that were its evidence; a run's capture list says what each file was read as."""
+    that were its evidence; a run's capture list says what each file was read as. A file named
+    after a host (``node07-dmesg.txt``) has that name replaced too, where ``names`` are to go."""
     out: list[dict[str, JsonValue]] = []
     for r in h.reports:
         files = r.data.get("captures")
@@ -124,8 +134,11 @@ def _captures(h: ModuleHistory, ledger: Ledger) -> list[dict[str, JsonValue]]:
             continue
         run = ledger.runs.get(r.run_id)
         read = run.envelope.to_json().get("captures") if run else None
+        listed = read if isinstance(read, list) else [{"file": f} for f in files]
+        listed = [{**f, "file": _redact(str(f.get("file")), names, within_names=True)} if isinstance(f, dict) else f
+                  for f in listed]
         out.append({"time_utc": r.time_utc, "node": r.node, "module": r.slot, "source": r.source, "fault": r.fault,
-                    "files": read if isinstance(read, list) else list(files),
+                    "files": listed,
                     "kernel_lines": r.data.get("kernel_lines", []), "evidence": r.data.get("evidence", [])})
     return out
 
@@ -185,9 +198,13 @@ def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str
     return "\n".join(lines) + "\n"
 
 
-def _redact(text: str, names: list[str]) -> str:
-    """Each name as ``node-<its place in names>``, the longest replaced first (one may hold another)."""
+def _redact(text: str, names: list[str], within_names: bool = False) -> str:
+    """Each name as ``node-<its place in names>``, the longest first and in one pass (an alias is
+    never renamed again): as a word of its own (``node1`` in ``node10`` or ``nvidia-smi`` is not
+    it), or, ``within_names``, also inside a file name (``node07-dmesg.txt``, ``smi.xml``)."""
     alias = {name: f"node-{i + 1}" for i, name in enumerate(names) if name}
-    for name in sorted(alias, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", alias[name], text)
-    return text
+    if not alias:
+        return text
+    either = "|".join(re.escape(n) for n in sorted(alias, key=len, reverse=True))
+    apart = r"[A-Za-z0-9]" if within_names else r"[\w.-]"
+    return re.sub(rf"(?<!{apart})(?:{either})(?!{apart})", lambda m: alias[m.group(0)], text)
