@@ -87,7 +87,7 @@ def test_real_topo_is_a_full_hccs_mesh_of_eight_and_doctor_names_no_fault(
 def test_topo_and_npu_smi_info_in_one_file_name_the_modules_and_their_links(capsys) -> None:
     code = main(["topo", "--from", str(REAL / TOPO[0]), "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and [m["model"] for m in out["modules"]] == ["910B3"] * 8
+    assert code == 0 and [m["model"] for m in out["modules"]] == ["Ascend910B"] * 8  # 910B3: the catalog's Ascend910B
     assert [m["bus_id"] for m in out["modules"]][:2] == ["0000:C1:00.0", "0000:C2:00.0"]
 
 

@@ -32,7 +32,7 @@ class ModuleModel:
     memory_bytes: int | None
     memory_bw_gbps: float | None
     tflops: Mapping[str, float]
-    fabric: str | None  # "nvlink", "xgmi" or None (PCIe only)
+    fabric: str | None  # "nvlink", "xgmi", "serdes" (Ascend's HCCS) or None (PCIe only)
     fabric_links: int | None  # links per module
     fabric_lane_gbps: float | None  # per link, per direction
     pcie_gen: int | None
@@ -123,6 +123,22 @@ _MI250X_SHEET = "AMD Instinct MI250X accelerator datasheet (OAM figures halved: 
 _MI210_SHEET = "AMD Instinct MI210 accelerator datasheet"
 _IF_CDNA2 = ("AMD Instinct MI250 microarchitecture (rocm.docs.amd.com): Infinity Fabric links at 25 GT/s, "
              "50 GB/s per 16-wide link per direction")
+
+# Ascend 910B (Huawei): no vendor datasheet is public (hisilicon.com's Ascend-910 page is gone), so each
+# figure names the public page or capture it comes from. npu-smi names the variant ("910B1", "910B2",
+# "910B3", "910B4-1"); every one of them prints 65536 MB of HBM, and no source found gives a variant its
+# own TDP, link count or rate, so one model covers them. Left unknown (no source found): memory bandwidth
+# and peak FP16/BF16 per variant (public pages give 280 and 320 TFLOPS without naming the variant), PCIe
+# generation and width. The 910B4 without "-1" (a 32 GB part in vendors' listings) is not aliased.
+_ASCEND_NPU_SMI = ("npu-smi info 'HBM-Usage(MB)' total 65536 on 910B1 (arthurchiao.art GPU notes 2), 910B2 "
+                   "(github.com/vllm-project/vllm-ascend/issues/975), 910B3 (ms-swift NPU guide; gpustack/llama-box/"
+                   "issues/31), 910B4-1 (github.com/Project-HAMi/HAMi-WebUI/issues/47)")
+_ASCEND_HCCS = ("HCCS: 7 links a module, one to each of the 7 other NPUs (ms-swift NPU guide: every NPU reaches the "
+                "others through 7 HCCS links; npu-smi info -t topo all HCCS); 56 GB/s a link both ways together, "
+                "392 GB/s in all (arthurchiao.art 'GPU Performance (Data Sheets) Quick Reference', Ascend 910B "
+                "column): 28 GB/s per direction")
+_ASCEND_TDP = "arthurchiao.art 'GPU Performance (Data Sheets) Quick Reference': Ascend 910B max power 400 W"
+_ASCEND_MIB = 65_536
 
 _MODELS = [
     ModuleModel(
@@ -220,6 +236,15 @@ _MODELS = [
                      fabric_lane_gbps=_IF_CDNA2,
                      memory_bytes="rocminfo gfx90a pool (64 GB HBM2e, as one MI250X GCD)"),
         aliases=("AMD Instinct MI210",),
+    ),
+    ModuleModel(
+        name="Ascend910B", vendor="huawei", memory_bytes=_ASCEND_MIB * MIB, memory_mib=_ASCEND_MIB,
+        memory_bw_gbps=None, tflops={},
+        fabric="serdes", fabric_links=7, fabric_lane_gbps=28, pcie_gen=None, pcie_width=None,
+        tdp_w=400,
+        sources=MappingProxyType({"memory_bytes": _ASCEND_NPU_SMI, "fabric_links": _ASCEND_HCCS,
+                                  "fabric_lane_gbps": _ASCEND_HCCS, "tdp_w": _ASCEND_TDP}),
+        aliases=("Ascend 910B", "910B", *(f"{pre}910B{v}" for pre in ("", "Ascend ") for v in ("1", "2", "3", "4-1"))),
     ),
 ]
 
