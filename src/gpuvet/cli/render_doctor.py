@@ -105,8 +105,9 @@ def _verdict(console: Console, run: DoctorRun) -> None:
             _finding(console, lead)
         for key in r.explains[1:]:
             if (f := by_key.get(key)) is not None:
-                console.print(Text(f"    explains {_where(f)}: {f.cause.replace('_', ' ')} "
-                                   f"({term.evidence_words(f.evidence, 3) or 'no evidence cited'})"))
+                words = term.evidence_words(f.evidence, 3) or "no evidence cited"
+                words = words if len(words) <= _VALUE else words[:_VALUE - 3] + "..."  # a log line: --json has it
+                console.print(Text(f"    explains {_where(f)}: {f.cause.replace('_', ' ')} ({literal(words)})"))
         shown.update(r.explains)
     for f in run.findings:
         if finding_key(f) not in shown:  # info: advice, not a fault
