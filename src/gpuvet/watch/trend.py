@@ -4,8 +4,10 @@ reads of it, given to doctor by the face that runs it, so doctor never imports w
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from gpuvet.backends.readings import Sample
+from gpuvet.checks.blocks import ModuleBlock, Placed
 from gpuvet.checks.events import Event
 from gpuvet.checks.window import TrendFit
 from gpuvet.watch.forecast import ThermalForecaster
@@ -17,6 +19,11 @@ class ForecastTrend:
 
     def observe(self, s: Sample) -> list[Event]:
         return self.forecaster.observe(s)
+
+    def observe_blocks(self, blocks: Sequence[ModuleBlock], slot: int) -> list[Placed] | None:
+        """A window's run of ticks as blocks (``TelemetryWindow``): summed in numpy; None when
+        they must come one by one (``ThermalForecaster.observe_blocks``)."""
+        return self.forecaster.observe_blocks(blocks, slot)
 
     def modules(self) -> list[str]:
         return sorted(self.forecaster.slowdown_c)
