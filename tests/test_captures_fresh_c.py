@@ -40,6 +40,11 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "smi_csv_mindminer627_2080ti_unknown_error.txt": set(),
     "ibstatus_nccl1866_roce_100_eth.txt": set(),
     "kern_ovrolwa117_edac_nvme_aer_not_gpu.txt": set(),
+    # topo -m: host sides from NUMA Affinity (SYS between root complexes of one NUMA node is no contradiction)
+    "topo_gogpuallocator17_8x4090_sys_tabs.txt": set(),
+    "topo_xuesongtap_8xa100_nv12_17nic_bond.txt": set(),
+    "smi_q_dcgm152_a100_mig_passthrough_fragment.txt": set(),
+    "smi_q_hami332_3090_pcie_fragment.txt": set(),
 }
 INFO_ONLY = {"fabric_manager_not_needed"}  # a note-level finding: doctor exits 0
 
@@ -49,6 +54,8 @@ MODULES: dict[str, list[str | None]] = {
     "smi_azhpcdiag77_v100_power_err.txt": ["8ED0:00:00.0"],
     "fabricmgr_gpuop356_geforce_fm_fail.txt": ["0000:05:00.0"],
     "smi_csv_mindminer627_2080ti_unknown_error.txt": [None],
+    "smi_q_hami332_3090_pcie_fragment.txt": ["0000:0B:00.0"],  # -q's PCI excerpt: 'Bus Id' read
+    "smi_x_telegraf12996_power_fragment.xml": [None],  # a -q -x fragment from inside one <gpu>: that module
 }
 
 
@@ -74,6 +81,19 @@ def inventory_buses(name: str) -> list[str | None]:
     return [m["bus_id"] for m in data["modules"]]
 
 
+# topo -m: the host side of each GPU, as its NUMA Affinity column says
+HOSTS = {
+    "topo_gogpuallocator17_8x4090_sys_tabs.txt": ["cpu0"] * 4 + ["cpu1"] * 4,
+    "topo_xuesongtap_8xa100_nv12_17nic_bond.txt": ["cpu0"] * 8,
+    "topo_club3090_46_5gpu_pcie_legend.txt": ["cpu0"] + ["cpu1"] * 4,
+}
+
+
+def host_sides(name: str) -> list[str]:
+    _, data = run_json("topo", "--from", str(FRESH_C / name))
+    return [p["socket"] for p in data["host_paths"].values()]
+
+
 @pytest.mark.parametrize("name", sorted(CAUSES))
 def test_each_batch_c_capture_gets_its_blind_diagnosis(name: str) -> None:
     code, found = doctor_causes(name)
@@ -84,3 +104,18 @@ def test_each_batch_c_capture_gets_its_blind_diagnosis(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_batch_c_listings_list_their_modules(name: str) -> None:
     assert inventory_buses(name) == MODULES[name]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTS))
+def test_batch_c_topologies_take_host_sides_from_numa_affinity(name: str) -> None:
+    assert host_sides(name) == HOSTS[name]
+
+
+def test_batch_c_firmware_versions_and_nic_legend_are_read() -> None:
+    _, inv = run_json("inventory", "--from", str(FRESH_C / "smi_q_dcgm152_a100_mig_passthrough_fragment.txt"))
+    assert (inv["modules"][0]["gsp_firmware"], inv["modules"][0]["vbios_version"]) == ("535.104.05", "92.00.45.00.05")
+    _, topo = run_json("topo", "--from", str(FRESH_C / "topo_xuesongtap_8xa100_nv12_17nic_bond.txt"))
+    assert any("NIC Legend read (17): NIC0 = mlx5_2" in n for n in topo["notes"])
+    _, table = run_json("inventory", "--from", str(FRESH_C / "smi_pvemgr14_gtx1660_table.txt"))
+    m = table["modules"][0]
+    assert (m["model"], m["memory_bytes"], m["power_limit_w"]) == ("NVIDIA GeForce GTX 1660", 6144 * 2**20, 120.0)

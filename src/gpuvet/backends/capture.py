@@ -310,7 +310,8 @@ def xml_modules(root: ET.Element, where: str) -> tuple[list[ModuleInfo], Softwar
     if root.tag not in ("nvidia_smi_log", "gpuvet_fragment"):
         raise CaptureError(f"root element is <{root.tag}>, expected <nvidia_smi_log>", where=where,
                            fix="capture it with `nvidia-smi -q -x > smi.xml`.")
-    gpus = root.findall("gpu") if root.tag == "nvidia_smi_log" else root.findall(".//gpu")
+    gpus = root.findall("gpu") if root.tag == "nvidia_smi_log" else root.findall(".//gpu") or (
+        [root] if any(root.find(t) is not None for t in _GPU_PARTS) else [])  # a fragment from inside one <gpu>
     if len(gpus) > smi_xml.MAX_GPUS:
         raise CaptureError(f"{len(gpus)} <gpu> elements (at most {smi_xml.MAX_GPUS})", where=where,
                            fix="give the capture of one node.")
@@ -320,7 +321,8 @@ def xml_modules(root: ET.Element, where: str) -> tuple[list[ModuleInfo], Softwar
         raise CaptureError(f"two <gpu> elements have the same UUID {twice[0]}", where=where,
                            fix="give one unedited `nvidia-smi -q -x` per file.")
     notes: list[str] = []
-    readable = [g for g in gpus if g.get("id") or smi_xml.text_of(g, "product_name") or smi_xml.text_of(g, "uuid")]
+    readable = [g for g in gpus if g.get("id") or smi_xml.text_of(g, "product_name") or smi_xml.text_of(g, "uuid")
+                or g is root]
     if len(readable) < len(gpus):
         if not readable:
             raise CaptureError(f"{len(gpus)} <gpu> element(s) without an id, a name or a UUID (cut before its "
@@ -331,6 +333,9 @@ def xml_modules(root: ET.Element, where: str) -> tuple[list[ModuleInfo], Softwar
     software = SoftwareInfo(__version__, smi_xml.text_of(root, "driver_version") or _NOT_IN_CAPTURE,
                             smi_xml.text_of(root, "cuda_version") or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
     return modules, software, notes
+
+
+_GPU_PARTS = ("power_readings", "gpu_power_readings", "temperature", "fb_memory_usage", "pci", "clocks")
 
 
 def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
@@ -377,7 +382,10 @@ def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleIn
     def pw(*keys: str) -> float | Unavailable:
         return _watts(get(*keys), keys[0].rsplit("/", 1)[-1], notes, module_id)
 
-    info = _module(module_id, m.product or None, get("GPU UUID"), "" if m.bus_id.startswith("GPU") else m.bus_id,
+    fragment_bus = get("PCI/Bus Id", "Bus Id") or ""  # an excerpt from the PCI section names the module's bus id there
+    info = _module(module_id, m.product or None, get("GPU UUID"),
+                   (fragment_bus if re.fullmatch(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]",
+                                                 fragment_bus) else "") if m.bus_id.startswith("GPU") else m.bus_id,
                    _memory(get("FB Memory Usage/Total"), notes, module_id),
                    (number(get("PCIe Generation/Current")), number(get("PCIe Generation/Device Max",
                                                                            "PCIe Generation/Max"))),
@@ -387,6 +395,9 @@ def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleIn
                    get("ECC Mode/Current", "Ecc Mode/Current"),  # driver 535+ prints 'Ecc Mode'
                    (get("Clocks/SM"), get("Clocks/Memory"), get("Max Clocks/SM"), get("Max Clocks/Memory")), None,
                    notes)
+    info = replace(info, serial=_named(get("Serial Number")), vbios_version=_named(get("VBIOS Version")),
+                   inforom_version=_named(get("Inforom Version/Image Version")),
+                   gsp_firmware=_named(get("GSP Firmware Version")))
     return _settings(module_id, get("Persistence Mode"), smi_text.processes(f), notes, info)
 
 

@@ -199,6 +199,11 @@ def _legend(lines: list[Line], at: int, topo: TopoMatrix) -> None:
         if (m := re.match(r"^(NIC\d+):\s*(\S+)$", s)) is not None:
             topo.nic_names[m.group(1)] = m.group(2)
             topo.claimed.add(ln.no)
+    if topo.nic_names:
+        named = [f"{k} = {v}" for k, v in topo.nic_names.items()]
+        more = f" and {len(named) - 8} more" if len(named) > 8 else ""
+        topo.notes.append(f"topo -m: NIC Legend read ({len(named)}): {', '.join(named[:8])}{more}; each NIC "
+                          "endpoint carries its device name")
 
 
 def _numa(values: list[str], headers: list[str]) -> int | None:

@@ -128,13 +128,15 @@ def _socket_groups(devices: list[str], rel: Relations, socket_of: Mapping[str, i
 
 
 def numa_agrees(groups: list[list[str]], rel: Relations) -> bool:
-    """Whether host sides drawn from NUMA nodes keep every relation read: no SYS pair on one side,
-    no pair below one socket (PIX…NODE) split across two. Where they disagree the matrix is kept."""
+    """Whether host sides drawn from NUMA nodes keep every relation read: no pair below one socket
+    (PIX…NODE) split across two. Where they disagree the matrix is kept. A SYS pair on one NUMA node is
+    no contradiction: the root complexes of one AMD EPYC socket read SYS to each other (NPS1), and the
+    NUMA node the driver names is the host side."""
     side = {d: i for i, g in enumerate(groups) for d in g}
     for pair, r in rel.items():
         a, b = tuple(pair)
         if a not in side or b not in side or r is None:
             continue
-        if (r is PcieRelation.SYS) == (side[a] == side[b]):
+        if r is not PcieRelation.SYS and side[a] != side[b]:
             return False
     return True
