@@ -15,7 +15,7 @@ from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
 from gpuvet.doctor.capture_pairs import captured_pairs
-from gpuvet.doctor.collective_expect import SLOW, Judged, judge, sentence
+from gpuvet.doctor.collective_expect import SLOW, Judged, judge_all, sentence
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -296,7 +296,7 @@ def collective_results(ev: Evidence) -> Outcome:
                                      half_bandwidth_bytes=knee))
     if found:
         return confirmed("the messages are latency-bound", *found)
-    judged = [j for r in ev.captures.nccl if (j := judge(r)) is not None]
+    judged = judge_all(ev)  # a log naming no module: priced on --expect or a listing beside it
     slow = [j for j in judged if j.fraction is not None and j.fraction < SLOW]
     if slow:
         far = threshold("collective_far_below")

@@ -1,19 +1,27 @@
 """What a benchmark log's collective should reach: the modules its device lines name, on the
 board their model comes on (the preset shapes: an SXM module on an NVSwitch baseboard, an
 xGMI module on its mesh, a PCIe card in a PCIe box), priced by the performance model that
-``plan collective`` uses. The expected figure comes from the design, never from the run judged;
-a log that names no module, or several models, or several hosts, is "can't tell"."""
+``plan collective`` uses. The expected figure comes from the design, never from the run judged.
+A log that names no module (HCCL Test prints none) is priced on the node declared with
+``--expect``, else on the modules a listing beside it names (npu-smi info, nvidia-smi -q), the
+same designs copy benchmarks are priced on (``copy_expect.design_for``), at the ranks its command
+line gives; with none of these, or several models, or several hosts, it is "can't tell"."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import NcclResult, NcclRow
 from gpuvet.errors import GpuvetError
 from gpuvet.node.catalog import ModuleModel, find_model
 from gpuvet.node.collectives import Collective
-from gpuvet.node.model import Node
+from gpuvet.node.model import LinkKind, Node
+
+if TYPE_CHECKING:
+    from gpuvet.doctor.copy_expect import CopyDesign
+    from gpuvet.doctor.evidence import Evidence
 
 SLOW = 0.70  # below 70 % of the modelled busbw is a finding; the model's own spread on published runs is ~15 %
 LARGE = 256 * 2**20  # the largest size must be bandwidth-bound for its busbw to be judged
@@ -40,6 +48,8 @@ def _shape(model: ModuleModel) -> str | None:
         return "hgx-h200-8"
     if model.fabric == "xgmi":
         return "mi300x-8"
+    if model.fabric == "serdes" and model.vendor == "huawei":
+        return "atlas-800t-a2"  # Ascend's HCCS mesh (serdes links in the node model)
     if model.fabric is None:
         return "pcie-8"
     return None  # NVLink through bridges: how many bridges, the log does not say
@@ -50,8 +60,28 @@ def _largest(r: NcclResult) -> NcclRow | None:
     return max(rows, key=lambda row: row.size_bytes) if rows else None
 
 
-def judge(r: NcclResult) -> Judged | None:
-    """The run's largest bandwidth-bound size against the model, or why it can't be told; None: no rows."""
+def judge_all(ev: Evidence) -> list[Judged]:
+    """Every collective run the captures hold, judged; the captured node is read only for a run
+    whose log names no module."""
+    out: list[Judged] = []
+    for r in ev.captures.nccl:
+        judged = judge(r, ev.declared, _captured(ev) if not r.models else None)
+        if judged is not None:
+            out.append(judged)
+    return out
+
+
+def _captured(ev: Evidence) -> Node | None:
+    try:
+        return ev.node
+    except GpuvetError:
+        return None
+
+
+def judge(r: NcclResult, declared: Node | None = None, captured: Node | None = None) -> Judged | None:
+    """The run's largest bandwidth-bound size against the model, or why it can't be told; None: no rows.
+    ``declared`` (--expect) and ``captured`` (a module listing beside the log) are the design for a
+    log that names no module."""
     row = _largest(r)
     if row is None:
         return None
@@ -61,7 +91,7 @@ def judge(r: NcclResult) -> Judged | None:
         return Judged(r.op, row.size_bytes, row.busbw, None, why)
 
     if not said:
-        return cant("the log names no module (no device lines): can't tell what this run should reach")
+        return _unnamed(r, row, declared, captured)
     if len(said) > 1 or len(r.nodes) > 1:
         return cant(f"{'several models' if len(said) > 1 else f'{len(r.nodes)} hosts'} in one run: the model "
                     "prices one node of one model")
@@ -74,7 +104,50 @@ def judge(r: NcclResult) -> Judged | None:
     return _priced(r, row, model, len(r.models))
 
 
-BOARDS = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe"}
+def _unnamed(r: NcclResult, row: NcclRow, declared: Node | None, captured: Node | None) -> Judged:
+    """A log without device lines, priced on the declared node or the modules listed beside it."""
+    from gpuvet.doctor.copy_expect import design_for
+
+    def cant(why: str) -> Judged:
+        return Judged(r.op, row.size_bytes, row.busbw, None, why)
+
+    if (declared is None or not declared.module_ids) and (captured is None or not captured.module_ids):
+        return cant("the log names no module (no device lines, no module listing beside it): can't tell what this "
+                    "run should reach; give --expect PRESET, or the node's module listing (npu-smi info, "
+                    "nvidia-smi -q) beside it")
+    if r.ranks is None:
+        return cant("the log does not say how many ranks ran (give the mpirun command line with it)")
+    if row.size_bytes < LARGE:
+        return cant(f"the largest size ({row.size_bytes:,} B) is below {LARGE // 2**20} MiB: not bandwidth-bound")
+    design = design_for(declared, captured, [])
+    if isinstance(design, str):
+        return cant(design)
+    return _priced_on(r, row, design, r.ranks)
+
+
+def _priced_on(r: NcclResult, row: NcclRow, design: CopyDesign, ranks: int) -> Judged:
+    """The run on the first ``ranks`` modules of a design, with where the design comes from."""
+    from gpuvet.node.collective_model import CollectiveModel
+
+    node = design.node
+    if ranks < 2 or ranks > len(design.ids):
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"{ranks} rank(s) do not fit {design.said} "
+                      f"({len(design.ids)} modules)")
+    models = Counter(node.module(m).model.name for m in design.ids[:ranks])
+    try:
+        Collective(r.op)
+        pred = CollectiveModel(node).predict(r.op, row.size_bytes, design.ids[:ranks])
+    except (GpuvetError, ValueError) as exc:
+        return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
+    hccs = any(lk.kind is LinkKind.SERDES for m in design.ids[:ranks] for lk in node.links_of(m))
+    caveat = "; HCCS priced with the NVLink mesh's constants, no published HCCL figure checked" if hccs else ""
+    basis = (f"{ranks} {'/'.join(models)} reach on {design.said} (gpuvet plan collective's model, "
+             f"{pred.algorithm}{caveat})")
+    return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
+
+
+BOARDS = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe",
+          "atlas-800t-a2": "an HCCS mesh"}
 
 
 def board(model: ModuleModel) -> tuple[Node, str] | str:
