@@ -54,3 +54,13 @@ def test_watch_json_lists_roots_first_and_each_explained_event_names_its_root(ca
     assert xid["root"] == root["key"] and root["explains"] == [root["key"], f"xid/gpu5/{xid['time']:g}"]
     assert all("root" not in e for e in data["events"] if e["module"] == "gpu4")  # the cap is its own story
     assert {"kind", "severity", "module", "uuid", "time", "message", "evidence", "node"} <= set(xid)
+
+
+def test_a_replay_lists_its_roots_before_its_events(capsys):
+    from tests.test_telemetry_real import REAL
+
+    main(["watch", "--replay", str(REAL / "rtx4090_vlm_48min.csv"), "--json", "--no-log"])
+    data = json.loads(capsys.readouterr().out)
+    keys = list(data)
+    assert keys.index("roots") < keys.index("events") and data["roots"] == []  # a healthy log: no root
+    assert all("root" not in e for e in data["events"])

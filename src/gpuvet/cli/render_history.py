@@ -43,6 +43,9 @@ def summary(console: Console, result: ReplayResult) -> None:
                        f"{span} in {result.wall_s:.1f} s ({result.samples_per_s:,.0f} samples/s)"))
     for note in result.notes:
         console.print(Text(f"note: {note}"))
+    from gpuvet.cli.render_watch import roots
+
+    roots(console, result.events)  # a lost module or a downed link first, with what it explains (issue 42)
     warned = [f for f in result.forecast if f.state in ("warned", "withdrawn")]
     insufficient = [f for f in result.forecast if f.state == "insufficient"]
     console.print(Text(f"overheating forecast: {sum(f.state == 'warned' for f in warned)} warned, "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gpuvet.checks.events import Event, Severity
 from gpuvet.checks.model import Json
 
-__all__ = ["Event", "EventRoot", "Severity", "event_key", "event_roots"]
+__all__ = ["Event", "EventRoot", "Severity", "event_key", "event_roots", "root_of"]
 
 # the events that explain what follows on their module, and the event that ends each one's reach
 ROOT_KINDS = {"module_lost": "module_added", "link_down": "cleared"}

@@ -28,7 +28,7 @@ from gpuvet.watch import bounds
 from gpuvet.watch.backtest import Backtest, Outcome, backtest, check_outcomes
 from gpuvet.watch.columns import Columns, floats
 from gpuvet.watch.detectors import Detector, default_detectors
-from gpuvet.watch.events import Event, Severity
+from gpuvet.watch.events import Event, Severity, event_roots, root_of
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
 from gpuvet.watch.loop import event_json
 from gpuvet.watch.recording import ModuleMeta, Recording
@@ -63,6 +63,7 @@ class ReplayResult:
         return self.samples / self.wall_s if self.wall_s > 0 else 0.0
 
     def to_json(self) -> dict[str, Any]:
+        root = root_of(self.events)
         return {
             "simulated": False, "replay": True, "run_id": self.run_id, "source": self.source,
             "relative_time": self.relative_time, "samples": self.samples, "first": self._when(self.first_t),
@@ -70,8 +71,9 @@ class ReplayResult:
             "samples_per_s": round(self.samples_per_s), "notes": self.notes,
             "modules": [{"module": m.name, "node": m.node, "uuid": m.uuid, "model": m.model, "bus_id": m.bus_id}
                         for m in self.modules],
+            "roots": [r.to_json(self.events) for r in event_roots(self.events)],  # issue 42: before the events
             "forecast": [self.forecast_json(f) for f in self.forecast],
-            "events": [self.event_json(e) for e in self.events],
+            "events": [self.event_json(e) | ({"root": root[i]} if i in root else {}) for i, e in enumerate(self.events)],
             **({"backtest": self.backtest.to_json()} if self.backtest is not None else {}),
         }
 
