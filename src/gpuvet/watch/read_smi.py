@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import calendar
 import csv
+import itertools
 import operator
 import re
 import time
@@ -252,7 +253,7 @@ def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
 
 
 def _has_digit(cell: str) -> bool:
-    return any(ch.isdigit() for ch in cell)
+    return cell[:1].isdigit() or any(ch.isdigit() for ch in cell)
 
 
 def _flat_cells(held: list[str], k: int) -> list[str] | None:
@@ -263,7 +264,7 @@ def _flat_cells(held: list[str], k: int) -> list[str] | None:
         body += "\n"
     if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != body.count(","):
         return None
-    if any(line.count(",") != k - 1 for line in held[1:]):
+    if set(map(str.count, held[1:], itertools.repeat(","))) != {k - 1}:
         return None
     flat = body[:-1].replace("\n", ", ").split(", ")
     return flat if len(flat) == k * (len(held) - 1) else None
