@@ -373,6 +373,15 @@ def _named(text: str | None) -> str | Unavailable:
     return value[:64] if value and value.upper() != "N/A" else _NOT_IN_CAPTURE
 
 
+def _indexes(modules: list[SmiTextModule]) -> list[str]:
+    """nvidia-smi's own index of each module where the listing prints one for every module (the table, a
+    --query-gpu with index), so gpu1 stays gpu1; else their order."""
+    said = [m.fields.get("Index", "") for m in modules]
+    if all(i.isdigit() for i in said) and len(set(said)) == len(said):
+        return said
+    return [str(i) for i in range(len(modules))]
+
+
 def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:
     f = m.fields
 
@@ -613,7 +622,8 @@ class CaptureBackend(Backend):
         if vendor == "NVIDIA" and fc.xml is not None:
             modules, software, notes = xml_modules(fc.xml.root, path)
         elif vendor == "NVIDIA" and fc.smi is not None:
-            modules = [_text_module(f"gpu{i}", m, notes) for i, m in enumerate(fc.smi.modules)]
+            modules = [_text_module(f"gpu{k}", m, notes) for k, m in zip(_indexes(fc.smi.modules), fc.smi.modules,
+                                                                               strict=True)]
             software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
                                     _NOT_IN_CAPTURE)
         elif vendor in ("AMD", "Ascend"):  # another vendor's tool listed them

@@ -131,6 +131,8 @@ def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread:
             continue
         if name in ("pci.bus_id", "gpu_bus_id") and _BUS.match(value):
             bus_id = bus(value)
+        elif name == "index" and value.isdigit():
+            fields["Index"] = value
         elif name == "persistence_mode":
             fields["Persistence Mode"] = value
         elif name in _FIELDS:

@@ -94,7 +94,7 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
         return None
     fan, temp, pstate, draw, cap = a.groups()
     util = cells[2].split()
-    fields = {"Product Name": row.name,
+    fields = {"Product Name": row.name, "Index": row.index,
               "Persistence Mode": "Enabled" if row.persistence == "On" else "Disabled",
               "FB Memory Usage/Used": f"{b.group(1)} MiB", "FB Memory Usage/Total": f"{b.group(2)} MiB"}
     known = {"Fan Speed": fan.replace("%", " %"), "Temperature/GPU Current Temp": temp.replace("C", " C"),

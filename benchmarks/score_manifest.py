@@ -1,0 +1,38 @@
+"""Score gpuvet on a blind batch of real captures: each file's expected diagnosis (doctor's causes and
+modules, and where the MANIFEST says so what inventory and topo read) is held in the batch's test tables,
+written from its MANIFEST.md; a file is a hit when every one of them matches what gpuvet gives now.
+
+    .venv/bin/python -m benchmarks.score_manifest            # batch C (tests/data/captures/fresh_c)
+    .venv/bin/python -m benchmarks.score_manifest --verbose  # and what is wrong on each miss
+
+Prints hits / files and lists the misses; exits 0 (a score, not a gate: the tests pin the hits)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--verbose", action="store_true", help="say what is wrong on each file that misses")
+    args = parser.parse_args(argv)
+    from tests import test_captures_fresh_c as batch
+
+    start = time.perf_counter()
+    misses: dict[str, list[str]] = {}
+    for name in sorted(batch.CAUSES):
+        wrong = batch.right(name)
+        if wrong:
+            misses[name] = wrong
+    files = len(batch.CAUSES)
+    hits = files - len(misses)
+    print(f"batch C: {hits}/{files} hits ({100 * hits / files:.0f} %), read in {time.perf_counter() - start:.1f} s")
+    for name, wrong in misses.items():
+        print(f"  miss {name}" + ("".join(f"\n       {w}" for w in wrong) if args.verbose else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
