@@ -20,6 +20,10 @@ as whole when its last row reaches the maxbytes its first line announces; only t
 bus bandwidth given. Error lines (``hccl interface return err …, retcode: 7``) are failures. Each
 command line, ``the minbytes is …`` line or table header after a run's rows starts another run:
 two tests in one file are two results.
+
+The log names no NPU, so doctor prices its bus bandwidth on the NPUs a listing beside it names
+(npu-smi info: 910B3 is the catalog's Ascend910B, on the atlas-800t-a2 mesh) or on the node
+``--expect`` declares (``doctor.collective_expect``), and can't tell without either.
 """
 
 from __future__ import annotations

@@ -113,8 +113,8 @@ def _unnamed(r: NcclResult, row: NcclRow, declared: Node | None, captured: Node 
 
     if (declared is None or not declared.module_ids) and (captured is None or not captured.module_ids):
         return cant("the log names no module (no device lines, no module listing beside it): can't tell what this "
-                    "run should reach; give --expect PRESET, or the node's module listing (npu-smi info, "
-                    "nvidia-smi -q) beside it")
+                    "run should reach; give --expect PRESET, or the node's module listing (its vendor's smi tool) "
+                    "beside it")
     if r.ranks is None:
         return cant("the log does not say how many ranks ran (give the mpirun command line with it)")
     if row.size_bytes < LARGE:
