@@ -63,7 +63,8 @@ def test_a_second_slowed_link_in_its_window_climbs_the_ladder(target, tmp_path):
     second, _ = validate(spec, book)  # validate keeps its findings and says the steps itself
     steps = {a.slot: a for a in second.actions}
     assert (steps["gpu1"].step.step, steps["gpu1"].step.nth) == ("drain", 2)
-    assert steps["gpu1"].step.why.startswith("2nd a PCIe link degraded in 30 days; the first on node11/gpu1 on ")
+    assert steps["gpu1"].step.why.startswith("2nd a link below its speed or width (PCIe or fabric) in 30 days; "
+                                             "the first on node11/gpu1 on ")
     module = find_module(build_ledger(book.ledger_rows(), ladders, ago(0)), "SN-11-1")
     assert [r.source for r in module.reports] == ["validate", "validate"] and module.figures  # figures too
     book.close()
@@ -88,10 +89,22 @@ def test_validate_json_says_each_flagged_module_step(target, tmp_path, capsys): 
     assert [(a["node"], a["module"], a["serial"], a["fault"], a["step"], a["occurrences"]) for a in actions] == [
         ("node11", "gpu1", "SN-11-1", "link_degraded", "reboot_node", 1), ("node11", "gpu6", "SN-11-6", "power_limit",
                                                                            "watch", 1)]
-    assert actions[0]["why"].startswith("1st a PCIe link degraded in 30 days, on node11/gpu1 on ")
+    assert actions[0]["why"].startswith("1st a link below its speed or width (PCIe or fabric) in 30 days, "
+                                        "on node11/gpu1 on ")
     book = Logbook(target)
     [run] = book.runs()
     assert book.document(run).to_json()["actions"] == actions  # `log show` gives them back as printed
     assert not [e for e in book.module_events() if e["kind"] in ("roots", "actions")]  # no event of a module
     assert [e.kind for e in book.document(run).events].count("actions") == 0
     book.close()
+
+
+def test_validate_text_says_each_step_after_the_roots_and_takes_the_site_ladders(tmp_path, capsys):
+    from gpuvet.cli.app import main
+
+    site = tmp_path / "site.yaml"
+    site.write_text("faults:\n  link_degraded: {name: a slow link, window: 7d, ladder: [drain]}\n")
+    assert main(["validate", "--node", node11(tmp_path), "--level", "quick", "--no-log", "--ladders", str(site)]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "action gpu1: DRAIN (1st a slow link in 7 days, on node11/gpu1 on " in out
+    assert out.index("root cause") < out.index("action gpu1") < out.index("SIMULATED")

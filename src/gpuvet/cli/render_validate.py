@@ -98,8 +98,17 @@ def roots(console: Console, doc: RunDocument) -> None:
             {"critical": "fail"}.get(r.severity, "warn"), "")), f" {r.title}{tail}"))
 
 
+def actions(console: Console, doc: RunDocument) -> None:
+    """Each flagged module's step on its fault's ladder (the module ledger's), as health says it."""
+    kept = (doc.model_extra or {}).get("actions")
+    for a in kept if isinstance(kept, list) else []:
+        if isinstance(a, dict):
+            console.print(Text(f"action {a.get('module')}: {str(a.get('step')).upper()} ({a.get('why')})"))
+
+
 def run(console: Console, doc: RunDocument, report: Path | None, junit: Path | None, fails_only: bool = False) -> None:
     roots(console, doc)
+    actions(console, doc)
     if doc.simulated:
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
                                           "node, not from hardware"), style="yellow"))

@@ -12,6 +12,7 @@ from gpuvet.cli import exits, term
 from gpuvet.cli.checks import ints, output_file
 from gpuvet.cli.common import LogbookOpt, NodeOpt, SimOpt, chosen_node, open_logbook
 from gpuvet.cli.jsonout import write_json
+from gpuvet.cli.module import LaddersOpt
 
 if TYPE_CHECKING:
     from gpuvet.backends.base import Backend
@@ -55,6 +56,7 @@ def validate(
                                             "run is refused (exit 2).")] = False,
     as_json: JsonOpt = False,
     fails_only: FailsOnlyOpt = False,
+    ladders: LaddersOpt = None,
 ) -> None:
     """The three-layer baseline: inventory and software, compute, module↔host and module↔module
     links, collectives — each check PASS/WARN/FAIL/SKIP with the measured value, the expected value
@@ -70,7 +72,8 @@ def validate(
         chosen = Level(level)
     except ValueError:
         raise GpuvetError(f"unknown level {level!r}", where="--level", fix="use quick, standard or long.") from None
-    result = _run_validate(chosen_node(node_ref, sim), expect, chosen, baseline, rules, logbook, no_log, host_only)
+    result = _run_validate(chosen_node(node_ref, sim), expect, chosen, baseline, rules, logbook, no_log, host_only,
+                           ladders)
     doc = result.to_json()
     if report:
         from gpuvet.files import write_atomic
@@ -103,9 +106,11 @@ def validate(
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
-                  logbook: str | None, no_log: bool, host_only: bool = False) -> ValidationRun:
+                  logbook: str | None, no_log: bool, host_only: bool = False,
+                  ladders_file: Path | None = None) -> ValidationRun:
     """Load what the run is judged against, open the node and the logbook, run the layers."""
     from gpuvet.backends.select import open_backend
+    from gpuvet.ledger.ladders import load_ladders
     from gpuvet.validate.baseline import load_baseline
     from gpuvet.validate.rules import load_rules
     from gpuvet.validate.run import Validator
@@ -116,6 +121,7 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
         raise GpuvetError("it judges this machine's host, where --node gives a simulated node", where="--host-only",
                           fix="give one of them.")
     ruleset = load_rules(rules)
+    ladders = load_ladders(ladders_file)
     base = load_baseline(baseline) if baseline else None
     declared = None
     if expect:
@@ -140,7 +146,7 @@ def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: P
             def on_layer(name: str) -> None:
                 layer[0] = name
 
-            return Validator(backend, level, ruleset, declared, base, book, step, on_layer).run()
+            return Validator(backend, level, ruleset, declared, base, book, step, on_layer, ladders).run()
     finally:
         backend.close()
         if book:
