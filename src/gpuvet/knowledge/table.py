@@ -1,11 +1,11 @@
-"""The knowledge base as Markdown: ``python -m gpuvet.knowledge.table`` prints the fault kinds
-and every Xid (docs/knowledge.md begins with it; tests/one_verdict.py adds the command matrix)."""
+"""The knowledge base as Markdown: ``python -m gpuvet.knowledge.table`` prints the fault kinds,
+the thresholds and every Xid (docs/knowledge.md begins with it; tests/one_verdict.py adds the command matrix)."""
 
 from __future__ import annotations
 
 import sys
 
-from gpuvet.knowledge import faults, xid_source, xids
+from gpuvet.knowledge import faults, thresholds, xid_source, xids
 
 
 def _cell(text: str) -> str:
@@ -21,6 +21,14 @@ def faults_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def thresholds_markdown() -> str:
+    lines = ["## Thresholds", "", "From `src/gpuvet/knowledge/faults.yaml`: the figures health and doctor judge by "
+             "(`knowledge.threshold(name)`; tests/test_architecture.py keeps bare numbers out of the jobs).", "",
+             "| name | value | unit | why |", "|---|---|---|---|"]
+    lines += [f"| `{t.name}` | {t.value:g} | {t.unit} | {_cell(t.meaning)} |" for t in thresholds().values()]
+    return "\n".join(lines) + "\n"
+
+
 def xids_markdown() -> str:
     lines = ["## Xids", "", f"Every Xid of NVIDIA's catalog ({xid_source()}), from `src/gpuvet/knowledge/xids.yaml`: "
              "NVIDIA's resolution bucket (immediate action) and the severity gpuvet gives it in every command.", "",
@@ -32,7 +40,7 @@ def xids_markdown() -> str:
 def knowledge_markdown() -> str:
     head = ("# gpuvet's knowledge base\n\nOne severity and one action per fault, read by health, validate, doctor, "
             "watch, fleet and the Prometheus rules (issue 42). Do not edit by hand: regenerate it.\n\n")
-    return head + faults_markdown() + "\n" + xids_markdown()
+    return head + faults_markdown() + "\n" + thresholds_markdown() + "\n" + xids_markdown()
 
 
 if __name__ == "__main__":
