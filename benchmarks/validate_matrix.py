@@ -18,10 +18,10 @@ from pathlib import Path
 
 from gpuvet.checks.model import Verdict
 from gpuvet.node.spec import preset_names
-from gpuvet.validate.root_matrix import cases, run_case
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the harness is tests/harness
 from tests.harness import fault_matrix  # noqa: E402
+from tests.harness.root_matrix import cases, run_case  # noqa: E402
 
 
 def roots_table(presets: tuple[str, ...], seed: int) -> None:

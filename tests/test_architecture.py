@@ -230,7 +230,7 @@ def test_no_xid_number_or_severity_is_judged_in_a_job_package() -> None:
 
 # --- evaluation harnesses judge gpuvet from outside it (issue 45) ---
 HARNESSES = ("gpuvet.doctor.matrix", "gpuvet.doctor.evaluate", "gpuvet.plan.reference",  # now tests/harness/
-             "gpuvet.validate.fault_matrix")
+             "gpuvet.validate.fault_matrix", "gpuvet.validate.root_matrix")
 
 
 def test_the_evaluation_harnesses_are_not_in_the_installed_package() -> None:

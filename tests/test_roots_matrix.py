@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuvet.validate.root_matrix import cases, run_case
+from tests.harness.root_matrix import cases, run_case
 
 SLICE = list(cases(("hgx-h200-8", "mesh-4", "pcie-8", "mi300x-8"), sizes=(2,)))
 
