@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 from pydantic import JsonValue, ValidationError
 
+from gpuvet.checks.model import Check
 from gpuvet.logbook.db import Db, SqlValue
-from gpuvet.logbook.document import CheckRecord
 from gpuvet.logbook.records import FindingRow, LedgerEvent, Sighting
 
 Warn = Callable[[str], None]
@@ -85,7 +85,7 @@ def read_events(db: Db, since_utc: str | None, warn: Warn) -> list[LedgerEvent]:
     return out
 
 
-def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[str, CheckRecord]]:
+def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[str, Check]]:
     """Validate's checks that name one module (a benchmark figure against its design)."""
     where, args = _since("r.started_utc", since_utc)
     where += (" AND" if where else " WHERE") + " r.kind = 'validate' AND r.status = 'complete'"
@@ -94,7 +94,7 @@ def read_module_checks(db: Db, since_utc: str | None, warn: Warn) -> list[tuple[
                                       "c.run_id" + where + " ORDER BY r.started_utc, c.seq", args):
         obj = json_object(data)
         try:
-            check = CheckRecord.model_validate(obj) if obj is not None else None
+            check = Check.model_validate(obj) if obj is not None else None
         except ValidationError:
             check = None
         if check is None:

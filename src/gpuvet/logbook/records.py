@@ -11,7 +11,8 @@ from typing import TypedDict
 
 from pydantic import JsonValue
 
-from gpuvet.logbook.document import CheckRecord, Environment, EventRecord
+from gpuvet.checks.model import Check
+from gpuvet.logbook.document import Environment, EventRecord
 
 # (mkey, t, temp_c, power_w, sm_clock_mhz, mem_clock_mhz, util, throttle): one module's sample
 SampleRow = tuple[int, float, float | None, float | None, float | None, float | None, float | None, int]
@@ -111,4 +112,4 @@ class LedgerRows:
     sightings: list[Sighting]
     findings: list[FindingRow]
     events: list[LedgerEvent]
-    checks: list[tuple[str, CheckRecord]]  # (run id, a module's check) of validate runs
+    checks: list[tuple[str, Check]]  # (run id, a module's check) of validate runs

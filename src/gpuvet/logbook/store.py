@@ -27,10 +27,11 @@ from typing import TypeVar
 import psutil
 from pydantic import ValidationError
 
+from gpuvet.checks.model import Check
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook import ledger_rows, schema
 from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
-from gpuvet.logbook.document import DOCUMENT_VERSION, CheckRecord, Environment, EventRecord, RunDocument
+from gpuvet.logbook.document import DOCUMENT_VERSION, Environment, EventRecord, RunDocument
 from gpuvet.logbook.location import connect, default_path, locate
 from gpuvet.logbook.records import FindingRow, LedgerRows, ModuleEvent, RunRow, SampleRow, SeriesRow, Sighting
 from gpuvet.logbook.samples import SampleWriter
@@ -40,7 +41,7 @@ __all__ = ["SCHEMA_VERSION", "Logbook", "LogbookError", "LogbookFull", "RunRow",
            "utc_now"]
 
 log = logging.getLogger("gpuvet.logbook")
-_R = TypeVar("_R", CheckRecord, Environment)
+_R = TypeVar("_R", Check, Environment)
 _RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope"
 
 
@@ -144,16 +145,16 @@ class Logbook:
                    (run_id, at_utc or utc_now(), kind, message, module, uuid, sim_time, severity,
                     json.dumps(data) if data is not None else None, node, run_id))
 
-    def finish(self, run_id: str, verdict: str, checks: Sequence[CheckRecord | Mapping[str, object]],
+    def finish(self, run_id: str, verdict: str, checks: Sequence[Check | Mapping[str, object]],
                envelope: Mapping[str, object] | None = None, at_utc: str | None = None,
                roots: Sequence[Mapping[str, object]] | None = None) -> None:
         """Checks and the complete status in one transaction: all of it or none. A check that is
         not a run document's check is refused (pydantic's ValidationError names the field)."""
         rows = []
         for i, c in enumerate(checks):  # a mapping is kept as written (its keys in its order) once it reads back
-            record = c if isinstance(c, CheckRecord) else CheckRecord.model_validate(c)
+            record = c if isinstance(c, Check) else Check.model_validate(c)
             rows.append((run_id, i, record.layer, record.name, record.verdict.value,
-                         json.dumps(record.to_json() if isinstance(c, CheckRecord) else c)))
+                         json.dumps(record.to_json() if isinstance(c, Check) else c)))
         with self._db.tx() as tx:
             if rows:
                 tx.many("INSERT INTO checks(run_id, seq, layer, name, verdict, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
@@ -313,11 +314,11 @@ class Logbook:
                                f"status {run.status[:20]!r} is not one gpuvet writes)", where=self._db.where,
                                fix="the other runs are intact; pick another run.") from None
 
-    def checks(self, run_id: str) -> list[CheckRecord]:
+    def checks(self, run_id: str) -> list[Check]:
         """A run's checks in the order they were judged; a damaged one is skipped with a warning."""
         out = []
         for seq, data in self._db.query("SELECT seq, data FROM checks WHERE run_id = ? ORDER BY seq", (run_id,)):
-            check = _record(CheckRecord, data)
+            check = _record(Check, data)
             if check is None:
                 self._warn(f"run {run_id}: check #{seq} is damaged (not a check's JSON object); skipped")
                 continue

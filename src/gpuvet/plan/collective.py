@@ -15,10 +15,10 @@ from gpuvet.node.collectives import bus_factor
 __all__ = ["CollectiveModel", "CollectivePrediction", "calibrated"]
 
 if TYPE_CHECKING:
-    from gpuvet.logbook.document import CheckRecord
+    from gpuvet.checks.model import Check
 
 
-def calibrated(op: str, size_bytes: int, checks: Sequence[CheckRecord], modules: int) -> CollectivePrediction | None:
+def calibrated(op: str, size_bytes: int, checks: Sequence[Check], modules: int) -> CollectivePrediction | None:
     """The same prediction from a measured sweep kept in a logbook run of this node (the
     ``<op>_busbw`` check): inside the sweep, the time interpolated between the two measured sizes
     around ``size_bytes`` (log-log: the library switches protocols along the way, which one α and
