@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gpuvet.cli.app import main
+from gpuvet.errors import CaptureError
 
 FRESH_C = Path(__file__).parent / "data" / "captures" / "fresh_c"
 NO_BUS = "bus id not in the log"
@@ -96,7 +97,6 @@ READINGS: dict[str, list[tuple[str, float | None]]] = {
 LEFT: dict[str, str] = {
     "smi_x_telegraf12996_power_fragment.xml": "doctor's power_limit step calls a limit at the module's default "
                                               "(350 W) below its maximum (400 W) power_cap_low",
-    "nccl_tests_a3megaztan_2x8h100_tcpxo.txt": "inventory lists no module from nccl-tests' device lines",
     "amd_rocmsmi_rocsmi86_table_rocm33.txt": "rocm-smi's table (another helper's parser): GPU index 1 renumbered, "
                                              "PwrCap not read",
 }
@@ -193,3 +193,92 @@ def test_batch_c_firmware_versions_and_nic_legend_are_read() -> None:
 @pytest.mark.parametrize("name", sorted(set(READINGS) - set(LEFT)))
 def test_batch_c_listings_keep_the_tools_index_and_read_the_power_limit(name: str) -> None:
     assert inventory_readings(name) == READINGS[name]
+
+
+# --- each format as the tools print it, and what it is not -------------------------------------------------
+def _doctor_text(tmp_path: Path, text: str) -> set[tuple[str, str | None]]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, data = run_json("doctor", "--from", str(path))
+    return {(f["cause"], f.get("module")) for f in data["findings"]}
+
+
+def _nccl(host: str, pid: int, msg: str) -> str:
+    return f"{host}:{pid}:{pid} [0] NCCL INFO {msg}\n"
+
+
+def test_a_bare_net_socket_line_is_the_bootstrap_only_where_nccl_prints_it_so(tmp_path: Path) -> None:
+    """NCCL 2.4 printed 'NET/Socket : Using' on every process before NET/IB's line; a later NCCL prints it
+    only when sockets are the transport, so two hosts on it are a fallback."""
+    two = [("node-a", 11), ("node-b", 22)]
+    old = "NCCL version 2.4.8+cuda10.1\n" + "".join(_nccl(h, p, "NET/Socket : Using [0]ib0:10.0.0.1<0>") +
+                                                   _nccl(h, p, "NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>")
+                                                   for h, p in two)
+    assert _doctor_text(tmp_path, old) == set()
+    new = "NCCL version 2.18.3+cuda12.2\n" + "".join(_nccl(h, p, "NET/Socket : Using [0]eth0:10.0.0.1<0>")
+                                                     for h, p in two)
+    assert _doctor_text(tmp_path, new) == {("nccl_socket_fallback", "node-a, node-b")}
+
+
+def test_libibverbs_missing_is_said_unless_the_job_is_known_to_stay_on_one_node(tmp_path: Path) -> None:
+    warn = "gpu-01:7:7 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+    assert _doctor_text(tmp_path, warn) == {("nccl_ib_unavailable", "gpu-01")}
+    one_node = warn + "gpu-01:7:9 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0\n"
+    assert _doctor_text(tmp_path, one_node) == set()
+
+
+def test_the_default_table_needs_both_rows_of_a_module(tmp_path: Path) -> None:
+    from gpuvet.captures.read import parse_text
+
+    row1 = "|   3  NVIDIA A100-SXM4-80GB          On  |   00000000:4E:00.0 Off |                    0 |"
+    row2 = "| N/A   31C    P0             61W /  400W |       4MiB /  81920MiB |      0%      Default |"
+    fc = parse_text(f"{row1}\n{row2}\n", "t.txt")
+    assert fc.smi is not None and [(m.bus_id, m.fields["Index"]) for m in fc.smi.modules] == [("0000:4E:00.0", "3")]
+    assert fc.smi.modules[0].fields["GPU Power Readings/Current Power Limit"] == "400 W"
+    prose = "| my card | 0000:4E:00.0 On | it is slow |\n| and this | is not | a reading row |\n"
+    for alone in (row1 + "\n", prose):  # a first row without its readings, or prose between pipes: not a module
+        with pytest.raises(CaptureError):
+            parse_text(alone, "p.txt")
+
+
+def test_a_query_csv_is_read_by_its_names_and_other_csv_is_not() -> None:
+    from gpuvet.captures import smi_query
+    from gpuvet.captures.text import clean
+
+    text = ("index, name, pci.bus_id, power.limit [W], memory.total [MiB]\n"
+            "0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 700.00 W, 81559 MiB\n"
+            "1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, [N/A], 81559 MiB\n")
+    read = smi_query.parse(clean(text).lines)
+    assert [(m.bus_id, m.fields.get("GPU Power Readings/Current Power Limit")) for m in read.modules] == [
+        ("0000:18:00.0", "700.00 W"), ("0000:2A:00.0", None)]
+    bare = "$ nvidia-smi --query-gpu=name,temperature.gpu --format=csv,noheader\nTesla T4, 41\n"
+    assert [m.fields for m in smi_query.parse(clean(bare).lines).modules] == [
+        {"Product Name": "Tesla T4", "Temperature/GPU Current Temp": "41 C"}]
+    assert smi_query.parse(clean("host, value\nnode1, 3\n").lines).modules == []
+
+
+def test_kernel_lines_read_as_the_drivers_and_tools_print_them(tmp_path: Path) -> None:
+    masked = "kernel: NVRM: Xid (PCI:xxxx): 79, pid=1, GPU has fallen off the bus.\n"
+    assert _doctor_text(tmp_path, masked) == {("module_fell_off_bus", NO_BUS)}  # Xid 79, its bus masked
+    lost = "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system\n"
+    assert _doctor_text(tmp_path, lost) == {("module_fell_off_bus", "0000:3B:00.0")}
+    mode1 = ("amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n"
+             "amdgpu 0000:03:00.0: [drm:amdgpu_ring_test_helper [amdgpu]] *ERROR* ring kiq_2.1.0 test failed (-110)\n"
+             "[drm:gfx_v10_0_hw_fini [amdgpu]] *ERROR* KCQ disable failed\n"
+             "amdgpu 0000:03:00.0: amdgpu: MODE1 reset\n")
+    assert _doctor_text(tmp_path, mode1) == {("module_hung_reset", "0000:03:00.0")}  # the full reset followed
+    nvidia_aer = ("{1}[Hardware Error]:   section_type: PCIe error\n{1}[Hardware Error]:   device_id: 0000:17:00.0\n"
+                  "{1}[Hardware Error]:   vendor_id: 0x10de, device_id: 0x2330\n")
+    path = tmp_path / "aer.txt"
+    path.write_text(nvidia_aer)
+    _, data = run_json("doctor", "--from", str(path))
+    assert data["findings"] == [] and any("0x10de (NVIDIA)" in n for n in data["notes"])
+
+
+def test_ibstatus_and_nvlink_all_inactive(tmp_path: Path) -> None:
+    down = ("Infiniband device 'mlx5_3' port 1 status:\n\tdefault gid:\t fe80::1\n\tstate:\t\t 1: DOWN\n"
+            "\tphys state:\t 3: Disabled\n\trate:\t\t 10 Gb/sec (4X SDR)\n\tlink_layer:\t InfiniBand\n")
+    assert _doctor_text(tmp_path, down) == {("nic_port_down", None)}
+    unknown_model = "GPU 0: Some Future GPU (UUID: GPU-1)\nNVML: Unable to retrieve NVLink information as all links " \
+                    "are inActive\n"
+    assert _doctor_text(tmp_path, unknown_model) == {("nvlink_down", "GPU 0")}

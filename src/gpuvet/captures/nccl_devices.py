@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
+from gpuvet.node.bus import bus_key
 
 DEVICE_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+"
                          r"\[(?:0x)?[0-9a-fA-F:.]+\]\s+(.+?)\s*$")
@@ -19,6 +22,37 @@ def device_models(lines: list[Line]) -> tuple[str, ...]:
         if "device" in ln.text and (m := DEVICE_LINE.match(ln.text.strip())) is not None:
             seen.setdefault((m.group(2), m.group(1)), m.group(4)[:120])
     return tuple(seen.values())
+
+
+_OTHER_VENDOR = re.compile(r"\bAMD\b|Instinct|Radeon|\bgfx\d|Ascend", re.I)
+_BRACKET = re.compile(r"\bdevice\s+\d+\s+\[(?:0x[0-9a-fA-F]+|([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}))\]")
+
+
+def listing(lines: list[Line]) -> SmiText:
+    """The modules the device lines name, one per rank (host and device), with the bus id where the line
+    prints it whole ([0000:04:00]; an old build's [0x18] is the bus number alone, its domain not said): a
+    node's module list when the run was all the capture holds. Ranks on several hosts are said in a note,
+    since their bus ids repeat from host to host."""
+    out = SmiText()
+    seen: dict[tuple[str, str], SmiTextModule] = {}
+    for ln in lines:
+        if "device" not in ln.text or (m := DEVICE_LINE.match(ln.text.strip())) is None:
+            continue
+        if _OTHER_VENDOR.search(m.group(4)) or "rccl" in ln.text.lower():
+            return SmiText()  # rccl-tests: AMD's modules, never read as NVIDIA's
+        b = _BRACKET.search(ln.text)
+        bus = bus_key(b.group(1)) if b is not None and b.group(1) else f"{UNNAMED} #{len(seen) + 1}"
+        name = m.group(4)[:120]
+        seen.setdefault((m.group(2), m.group(1)), SmiTextModule(bus, name, {"Product Name": name}))
+    out.modules = list(seen.values())
+    hosts: dict[str, int] = {}
+    for host, _ in seen:
+        hosts[host] = hosts.get(host, 0) + 1
+    if out.modules:
+        out.notes.append(f"nccl-tests: {len(out.modules)} module(s) named by its device lines on {len(hosts)} "
+                         f"host(s) ({', '.join(f'{h}: {n}' for h, n in hosts.items())}); only their model and bus "
+                         "id are known" + ("; bus ids repeat from host to host" if len(hosts) > 1 else ""))
+    return out
 
 
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+(-?\d+)\s")

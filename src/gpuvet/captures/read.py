@@ -23,6 +23,7 @@ from gpuvet.captures import (
     hccl,
     kernel,
     links,
+    nccl_devices,
     nccl_log,
     nic_tools,
     npu_smi,
@@ -289,6 +290,8 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     elif table.modules or query.modules:  # a -q beside them (a bug report) says more of the same modules
         fc.smi = table if table.modules else query
         fc.kinds.append("nvidia-smi table" if table.modules else "nvidia-smi --query-gpu")
+    elif fc.nccl.results and fc.topo is None and (named := nccl_devices.listing(lines)).modules:
+        fc.smi = named  # a benchmark log alone: its device lines are the module list
     return claimed
 
 
