@@ -33,3 +33,27 @@ def test_an_nvlink_at_a_third_gets_no_pcie_advice(faulty):
     run = Validator(backend, Level.QUICK).run()
     named = [c for c in run.checks if c.name.startswith("peers_p2p") and c.module == "gpu1"]
     assert named and all("nvidia-smi nvlink" in (c.fix or "") and "lspci" not in (c.fix or "") for c in named)
+
+
+def _doctor_fix(capsys, tmp_path, base, between):
+    import json
+
+    from gpuvet.cli.app import main
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"base: {base}\nfaults:\n  - {{kind: link_degraded, between: {between}, factor: 0.33}}\n")
+    code = main(["doctor", "interconnect-slow", "--node", str(spec), "--json"])
+    out, _ = capsys.readouterr()
+    (f,) = [f for f in json.loads(out)["findings"] if f["cause"] == "link_degraded"]
+    assert code == 1 and f["fix"]
+    return f["fix"]
+
+
+def test_doctor_gives_an_nvlink_at_a_third_its_own_tool_not_pcie_advice(capsys, tmp_path):
+    fix = _doctor_fix(capsys, tmp_path, "hgx-h200-8", "[gpu1, nvswitch0]")
+    assert "nvidia-smi nvlink" in fix and "lspci" not in fix and "LnkSta" not in fix
+
+
+def test_doctor_gives_an_xgmi_link_at_a_third_the_amd_tools(capsys, tmp_path):
+    fix = _doctor_fix(capsys, tmp_path, "mi300x-8", "[gpu1, gpu2]")
+    assert "amd-smi" in fix and "nvidia-smi" not in fix and "lspci" not in fix

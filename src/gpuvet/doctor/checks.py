@@ -114,8 +114,9 @@ def link_state(ev: Evidence) -> Outcome:
     found: list[Finding] = []
     for d in ev.differences or []:
         if d.kind in ("link_down", "link_degraded") and d.between:
-            found.append(finding(d.kind, HIGH, between=d.between, detail=d.detail, expected=str(d.expected),
-                                 measured=str(d.found)))
+            kind = (d.expected or d.found or "").split(" ")[0]  # 'nvlink x18 450.0 GB/s': the link's kind
+            found.append(finding(d.kind, HIGH, between=d.between, fix=_fabric_fix(ev, kind), detail=d.detail,
+                                 expected=str(d.expected), measured=str(d.found)))
     peer_cited: list[Cited] = []
     if ev.differences is None and ev.node is not None:  # undeclared: the design the peers inside the node show
         peer_found, peer_cited = peer_degraded(ev.node, ev.source)
@@ -143,13 +144,23 @@ def _link_events(ev: Evidence, covered: set[str]) -> list[Finding]:
     for e in ev.events("link_down", "link_degraded"):
         if not e.module or e.module in covered:
             continue
+        link = str(e.evidence.get("link") or "fabric")
         if e.kind == "link_down":
-            found.append(finding("link_down", HIGH, module=e.module, carried=e.evidence))
-        elif e.evidence.get("link") == "pcie":
+            found.append(finding("link_down", HIGH, module=e.module, fix=_fabric_fix(ev, link), carried=e.evidence))
+        elif link == "pcie":
             found.append(finding("pcie_link_downgraded", MEDIUM, module=e.module, carried=e.evidence))
         else:
-            found.append(finding("link_degraded", MEDIUM, module=e.module, carried=e.evidence))
+            found.append(finding("link_degraded", MEDIUM, module=e.module, fix=_fabric_fix(ev, link),
+                                 carried=e.evidence))
     return found
+
+
+def _fabric_fix(ev: Evidence, link_kind: str) -> str | None:
+    """A module fabric's link (NVLink, xGMI) is looked at with its vendor's own tool; a PCIe link (or
+    one of no known kind) keeps causes.yaml's fix (lspci's LnkSta against LnkCap)."""
+    if link_kind in ("pcie", "smp", ""):
+        return None
+    return f"check the link with {_tools(ev).link_state}; reseat the module or its fabric cabling, or replace it"
 
 
 def _narrow_pcie(ev: Evidence) -> list[Finding]:
