@@ -48,13 +48,14 @@ _CHUNK = 2**20
 _SMALLER = "give the capture itself, or the part of it that matters."
 MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more than 4,300 (a ValueError mid-parse)
 _ZEROS = str.maketrans("123456789", "000000000")  # every digit a 0: a long run is then one str.find
-EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi topo -m (a matrix under a "
+EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
+            "nvidia-smi topo -m (a matrix under a "
             "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
             "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
-            "ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; NCCL_DEBUG=INFO "
-            "or RCCL logs, HCCL plog lines")
+            "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
+            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines")
 
 
 @dataclass
