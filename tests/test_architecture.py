@@ -251,10 +251,7 @@ VENDOR_WORDS_LEFT = {
     "gpuvet.watch.read_smi": "reads nvidia-smi's own logs: its errors name the format it reads",
     "gpuvet.watch.read_table": "reads nvidia-smi's plain table: its errors name the format it reads",
     "gpuvet.watch.readers": "tells the log formats apart: its errors name the formats it reads",
-    "gpuvet.watch.replay": "moved by issue 42 helper (replay is edited by another helper now): --slowdown-c's hint",
     "gpuvet.doctor.answer": "moved by issue 42 helper (answer.py belongs to another helper)",
-    "gpuvet.doctor.capture_pairs": "moved by issue 42 helper (edited by another helper now): TransferBench's fix",
-    "gpuvet.doctor.copy_expect": "moved by issue 42 helper (edited by another helper now): what to capture",
 }
 
 
@@ -291,11 +288,7 @@ PLAIN_NUMBERS = {0, 1, -1, 2}
 THRESHOLDS_LEFT = {
     "gpuvet.watch.forecast_fit": "the forecaster's fitting arithmetic: fractions of a fit's own jump and noise",
     "gpuvet.watch.forecast_windows": "which samples are under load: fractions of the module's own peak power",
-    "gpuvet.watch.trend": "the forecaster's window: three samples in ten minutes",
     "gpuvet.watch.read_smi": "a reader: a timestamp's fields (h < 24, m < 60, s < 62)",
-    "gpuvet.watch.read_prom": "a reader: a stamp over 1e11 is in milliseconds (Prometheus' text format)",
-    "gpuvet.watch.backtest": "a reader: a replayed Unix time below 4e9 (year 2096)",
-    "gpuvet.watch.replay": "a block's first rows (under 20,000) give the stream's interval",
 }
 
 

@@ -25,17 +25,12 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.errors import GpuvetError
 from gpuvet.node.model import Node
+from gpuvet.node.vendor_tools import PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
 
 PEER_LOW = 0.75  # of the peers' median: validate/peers.py's FAIL_BELOW (jobs do not import each other)
 DESIGN_LOW = PEER_LOW  # of the design's figure: validate's default rules fail p2p_*, h2d* and d2h* below 75 %
 PEER_SPREAD = 0.10  # median absolute deviation over the median: wider, the table holds several classes
 MIN_PAIRS = 3  # fewer pairs are no peer group (validate/peers.py: 3 members)
-FIX = ("run that pair alone again (TransferBench or nvbandwidth, the pair's source and destination); if it stays "
-       "below its peers, check the link between the two (amd-smi xgmi / nvidia-smi nvlink -s -e, lspci LnkSta) and "
-       "the route the runtime takes (amd-smi topology / nvidia-smi topo -m)")
-FIX_DEAD = ("the copy between the two moved nothing: run that pair alone again (TransferBench or nvbandwidth); if it "
-            "stays at 0, check the link between them (amd-smi xgmi / nvidia-smi nvlink -s, lspci LnkSta), peer access "
-            "(amd-smi topology / nvidia-smi topo -p2p r) and the kernel log at that time")
 SHOWN = 8  # pairs listed by name in a note; the rest counted
 MAX_NAMED = 64  # findings named per table (a 4,096-wide table of slow pairs would be millions); the rest counted
 MAX_PRICED = 1_024  # cells priced per table (one flow solve each): a 32-module table; the rest not priced
@@ -127,7 +122,7 @@ def _against_peers(name: str, matrix: list[list[float | None]], v: _Verdicts) ->
     dead = [(i, j) for i, j, x in table.pairs if x == 0]
     measured = [(i, j, x) for i, j, x in table.pairs if x > 0]  # the yardstick: pairs that moved data
     middle = median(x for _, _, x in measured) if len(measured) >= MIN_PAIRS else None
-    v.found += [finding("link_down", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX_DEAD, test=name,
+    v.found += [finding("link_down", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=PAIR_COPY_DEAD_FIX, test=name,
                         cell=f"row GPU {i}, column GPU {j}", measured_gbps=0.0,
                         peers_median_gbps=round(middle, 2) if middle else None,
                         pct_of_peers=0.0 if middle else None, peers=len(measured), source=v.source)
@@ -149,7 +144,7 @@ def _against_peers(name: str, matrix: list[list[float | None]], v: _Verdicts) ->
         return
     slow = [(i, j, x) for i, j, x in measured if x < PEER_LOW * middle]
     v.slow += len(slow)
-    v.found += [finding("link_degraded", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=FIX, test=name,
+    v.found += [finding("link_degraded", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), fix=PAIR_COPY_FIX, test=name,
                         measured_gbps=x, peers_median_gbps=round(middle, 2),
                         pct_of_peers=round(100 * x / middle, 1), peers=len(measured) - 1, source=v.source)
                 for i, j, x in slow[:MAX_NAMED] if (name, i, j) not in v.named]
@@ -178,7 +173,7 @@ def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDes
         if test.host is None and slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:
             v.found.append(_whole_table(name, test, cells, v.source))
         else:
-            v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=FIX, test=name,
+            v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=PAIR_COPY_FIX, test=name,
                                 measured_gbps=x, expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * x / p.gbps, 1),
                                 basis=_sentence(test, i, j, x, p), source=v.source) for i, j, x, p in slow[:MAX_NAMED]]
             v.named |= {(name, i, j) for i, j, _, _ in slow[:MAX_NAMED]}

@@ -117,6 +117,16 @@ FABRIC_STATE_LOOK = "nvidia-smi -q -d FABRIC (State, Status, Health) on the node
 FABRIC_STATE_FIX = ("check the fabric manager: systemctl status nvidia-fabricmanager and its log "
                     "(/var/log/fabricmanager.log); a module stuck before Completed needs the fabric manager "
                     "running and, after a fabric manager restart under running modules, a module reset")
+
+# A copy between two modules below its peers (or at 0) in a captured TransferBench (ROCm) or
+# nvbandwidth (CUDA) table: both vendors' link and route tools, as either may have printed it.
+PAIR_COPY_FIX = ("run that pair alone again (TransferBench or nvbandwidth, the pair's source and destination); if it "
+                 "stays below its peers, check the link between the two (amd-smi xgmi / nvidia-smi nvlink -s -e, lspci "
+                 "LnkSta) and the route the runtime takes (amd-smi topology / nvidia-smi topo -m)")
+PAIR_COPY_DEAD_FIX = ("the copy between the two moved nothing: run that pair alone again (TransferBench or nvbandwidth); "
+                      "if it stays at 0, check the link between them (amd-smi xgmi / nvidia-smi nvlink -s, lspci "
+                      "LnkSta), peer access (amd-smi topology / nvidia-smi topo -p2p r) and the kernel log at that time")
+
 # validate --host-only found no module: where to look, and how to try gpuvet without one
 HOST_ONLY_FIX = ("install the accelerator's driver and check that it lists the modules (`nvidia-smi`; on AMD "
                  "`amd-smi list`), or try --node hgx-h200-8")
@@ -140,7 +150,8 @@ GIVE = {"module_list": "nvidia-smi -q -x or topo -m for a captured node",
         "thermal_log": "an nvidia-smi log with temperature.gpu and power.draw, e.g. nvidia-smi "
                        "--query-gpu=timestamp,index,uuid,name,temperature.gpu,power.draw,utilization.gpu --format=csv "
                        "-l 60",
-        "utf8_log": "nvidia-smi -f FILE"}
+        "utf8_log": "nvidia-smi -f FILE",
+        "slowdown_temp": "nvidia-smi -q shows it as GPU Slowdown Temp"}
 
 # The captures doctor reads, by what they hold: the kind a capture is known by (captures/ names
 # them so) or the label cited where no file is named.

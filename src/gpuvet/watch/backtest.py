@@ -40,6 +40,7 @@ from gpuvet.watch.recording import Recording
 KINDS = ("throttled", "repasted", "replaced")
 MAX_BYTES = 16 * 1024 * 1024  # an events file of a large fleet's year is well under this
 MAX_ROWS = 200_000
+UNIX_TIME_MAX = 4e9  # 2096-10-02: a larger "Unix time" is milliseconds or a typo, not a time
 MAX_ROW_CHARS = 64 * 1024  # a row (and so each cell) of the events file: an event's row is ~60 characters
 CONFIRM_S = 14 * 86400.0
 SWEEP = tuple(ForecastSettings(alpha=a, margin_s=m * HOUR, min_rise_c=r)
@@ -230,7 +231,7 @@ def _time(text: str, where: str) -> float:
     except ValueError:
         pass
     else:
-        if math.isfinite(value) and 0 <= value < 4e9:
+        if math.isfinite(value) and 0 <= value < UNIX_TIME_MAX:
             return value
         raise GpuvetError(f"time {_show(text)} is not a Unix time", where=where, fix="write e.g. 2026-01-13T02:29:00Z.")
     try:

@@ -149,6 +149,7 @@ class SeriesSink:
 
 
 _RANGES = {"temp_c": bounds.TEMP_C, "power_w": bounds.POWER_W}
+MS_STAMPS_FROM = 1e11  # Prometheus' text format stamps in ms (1e11 ms is 1973); OpenMetrics' seconds stay below
 _COUNTS = {"ecc_corrected", "ecc_uncorrected", "pcie_gen", "pcie_width", "nvlink_up"}
 
 
@@ -193,7 +194,7 @@ def read_exposition(lines: Iterable[str], where: str) -> Recording:
             stamp = float(bounds.number_text(m.group(5), place))
         except ValueError:
             continue
-        t = bounds.check_time(stamp / 1000.0 if stamp > 1e11 else stamp, place)  # text format: ms; OpenMetrics: s
+        t = bounds.check_time(stamp / 1000.0 if stamp > MS_STAMPS_FROM else stamp, place)
         text = m.group(3) or ""
         seen = series.get(text)
         if seen is None:

@@ -23,6 +23,7 @@ from gpuvet.checks.blocks import ModuleBlock, Placed, from_samples, observe_all
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
+from gpuvet.node.vendor_tools import GIVE
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch import bounds
 from gpuvet.watch.backtest import Backtest, Outcome, backtest, check_outcomes
@@ -34,6 +35,7 @@ from gpuvet.watch.loop import event_json
 from gpuvet.watch.recording import ModuleMeta, Recording
 
 BATCH = 100_000
+INTERVAL_ROWS = 20_000  # the stream's first rows give its sampling interval (the median gap of one module's)
 
 
 @dataclass(frozen=True)
@@ -109,14 +111,14 @@ def interval_of(samples: Sequence[Sample]) -> float:
     if not samples:
         return 60.0
     first = samples[0].module
-    return _median_gap([s.t for s in samples[:20000] if s.module == first])
+    return _median_gap([s.t for s in samples[:INTERVAL_ROWS] if s.module == first])
 
 
 def interval_of_blocks(blocks: Sequence[ModuleBlock]) -> float:
     """``interval_of`` the node's stream, given as blocks (the first block holds its first sample)."""
     if not blocks:
         return 60.0
-    return _median_gap([t for t, row in zip(blocks[0].t, blocks[0].rows, strict=True) if row < 20000])
+    return _median_gap([t for t, row in zip(blocks[0].t, blocks[0].rows, strict=True) if row < INTERVAL_ROWS])
 
 
 def _median_gap(times: list[float]) -> float:
@@ -125,7 +127,7 @@ def _median_gap(times: list[float]) -> float:
 
 
 # what a module without a slowdown point needs, in its forecast status and the summary's count
-SLOWDOWN_FIX = "give --slowdown-c C (°C; nvidia-smi -q shows it as GPU Slowdown Temp)"
+SLOWDOWN_FIX = f"give --slowdown-c C (°C; {GIVE['slowdown_temp']})"
 
 
 def forecaster_for(modules: Sequence[ModuleMeta], samples: Sequence[Sample], cfg: ReplayConfig,

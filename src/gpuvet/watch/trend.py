@@ -12,6 +12,9 @@ from gpuvet.checks.events import Event
 from gpuvet.checks.window import TrendFit
 from gpuvet.watch.forecast import ThermalForecaster
 
+WINDOW_S = 600.0  # the forecaster's window: ten minutes of samples
+WINDOW_SAMPLES = 3  # at least this many samples in a window (a coarser log gets whole-hour windows)
+
 
 class ForecastTrend:
     def __init__(self, forecaster: ThermalForecaster) -> None:
@@ -38,5 +41,6 @@ class ForecastTrend:
 def thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> ForecastTrend:
     """The forecaster `watch` runs, with its default horizon; on samples coarser than its
     10-minute windows allow (a big simulated node), windows of at least three samples."""
-    window_s = 600.0 if 3 * interval_s <= 600.0 else math.ceil(3 * interval_s / 3600.0) * 3600.0
+    least = WINDOW_SAMPLES * interval_s
+    window_s = WINDOW_S if least <= WINDOW_S else math.ceil(least / 3600.0) * 3600.0
     return ForecastTrend(ThermalForecaster(slowdown_c, window_s=window_s))
