@@ -219,36 +219,31 @@ def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -
 def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
     """The usual log (one header with a timestamp column and a module's identity, every row as wide
     as it and its cells spaced as nvidia-smi writes them, every time and index readable) read a
-    column at a time: the same samples, modules and notes as row by row, held as arrays
-    (``Recording.columns``). None where the log is not so; a GpuvetError is left to the row reader,
-    which raises it where it meets it."""
+    column at a time, a block of rows after another: the same samples, modules and notes as row by
+    row, held as arrays (``Recording.columns``). None where the log is not so; a GpuvetError is
+    left to the row reader, which raises it where it meets it."""
     header = next(csv.reader(held[:1], skipinitialspace=True, quoting=csv.QUOTE_NONE), [])
     if not header or not header[0].strip() or _has_digit(header[0]) or not is_query_header(",".join(header)):
         return None
     cols = _header_columns(header)
-    n, k = len(held) - 1, len(header)
+    n = len(held) - 1
     if "time" not in cols or not {"index", "bus_id", "uuid"} & set(cols) or not 0 < n <= MAX_SAMPLES:
-        return None
-    flat = _flat_cells(held, k)
-    if flat is None or not all(_has_digit(c) for c in set(flat[0::k])):
-        return None  # a blank row or a second header: row by row
-    index = cols.get("index")
-    if index is not None and any(_bad_index(c) is not None for c in set(flat[index::k])):
-        return None
-    times = _times(flat[cols["time"]::k])
-    if times is None:
         return None
     rec = Recording("nvidia-smi --query-gpu csv")
     dropped = bounds.Dropped(where)
-    reader = _ColumnReader(cols, node, rec, where, dropped, flat, k)
+    reader = _ColumnReader(cols, node, rec, where, dropped, len(header))
+    parts = []
     try:
-        who = reader.modules()
-        readings = reader.columns(n) if who is not None else None
+        for start in range(0, n, _RowReader.BLOCK):  # the row reader's blocks: the same notes in the same order
+            got = reader.block(held[1 + start:1 + start + _RowReader.BLOCK], start)
+            if got is None:
+                return None
+            parts.append(got)
     except GpuvetError:
         return None
-    if who is None or readings is None:
-        return None
-    rec.columns = _per_module(rec, reader.names, who, times, readings)
+    who, times = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+    readings = {name: np.concatenate([p[2][name] for p in parts]) for name in parts[0][2]}
+    rec.columns = _per_module(reader.names, who, times, readings)
     return _finish_csv(rec, cols, n, (dropped, bounds.BadIndex(where)), where, 60.0)
 
 
@@ -256,18 +251,18 @@ def _has_digit(cell: str) -> bool:
     return cell[:1].isdigit() or any(ch.isdigit() for ch in cell)
 
 
-def _flat_cells(held: list[str], k: int) -> list[str] | None:
-    """Every cell of the rows under the header in one list (row after row, ``k`` a row), where each
-    row has ``k`` cells split by ', ' alone (what the csv module reads them as); else None."""
-    body = "".join(held[1:])
+def _flat_cells(lines: list[str], k: int) -> list[str] | None:
+    """Every cell of ``lines`` in one list (row after row, ``k`` a row), where each row has ``k``
+    cells split by ', ' alone (what the csv module reads them as); else None."""
+    body = "".join(lines)
     if not body.endswith("\n"):
         body += "\n"
     if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != body.count(","):
         return None
-    if set(map(str.count, held[1:], itertools.repeat(","))) != {k - 1}:
+    if set(map(str.count, lines, itertools.repeat(","))) != {k - 1}:
         return None
     flat = body[:-1].replace("\n", ", ").split(", ")
-    return flat if len(flat) == k * (len(held) - 1) else None
+    return flat if len(flat) == k * len(lines) else None
 
 
 def _times(cells: list[str]) -> npt.NDArray[np.float64] | None:
@@ -474,56 +469,73 @@ def _as_numbers(cells: list[str]) -> list[float | None] | None:
 
 
 class _ColumnReader(_RowReader):
-    """``_RowReader`` over the cells of the whole file (``flat``, ``k`` a row), a block of rows at
-    a time as the row reader flushes them, so the same readings are dropped and noted in order."""
+    """``_RowReader`` over a block of rows' cells (``flat``, ``k`` a row), the blocks the row reader
+    flushes, so the same readings are dropped and noted in the same order."""
 
     def __init__(self, cols: dict[str, int], node: str, rec: Recording, where: str, dropped: bounds.Dropped,
-                 flat: list[str], k: int) -> None:
+                 k: int) -> None:
         super().__init__(cols, node, rec, where, dropped)
-        self.flat, self.k, self.start = flat, k, 0
-        self.names: list[tuple[str, str]] = []
+        self.flat: list[str] = []
+        self.k = k
+        self.names: list[tuple[str, str]] = []  # (module, uuid) of each module, in the order first read
+        self._code: dict[tuple[str, ...], int] = {}  # identity cells -> module, once read
+        self._place: dict[tuple[str, str], int] = {}
+        self._of_code: list[int] = []
 
     def _cells(self, i: int) -> list[str]:
-        return self.flat[self.start * self.k + i:(self.start + len(self.numbers)) * self.k:self.k]
+        return self.flat[i::self.k]
 
-    def modules(self) -> npt.NDArray[np.int64] | None:
+    def block(self, lines: list[str], start: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64],
+                                                           dict[str, npt.NDArray[np.float64]]] | None:
+        """Each row's module, time and readings; None where a row is not of the usual log."""
+        flat, k = _flat_cells(lines, self.k), self.k
+        if flat is None or not all(_has_digit(c) for c in set(flat[0::k])):
+            return None  # a blank row or a second header: row by row
+        index = self.cols.get("index")
+        if index is not None and any(_bad_index(c) is not None for c in set(flat[index::k])):
+            return None
+        times = _times(flat[self.cols["time"]::k])
+        self.flat, self.numbers = flat, list(range(start + 2, start + 2 + len(lines)))
+        who = self._modules() if times is not None else None
+        readings = self._readings() if who is not None else None
+        if who is None or times is None or readings is None:
+            return None
+        return who, times, readings
+
+    def _modules(self) -> npt.NDArray[np.int64] | None:
         """Each row's module (its place in ``names``), the modules made in the order the rows name
         them; None where one's identity is not read once for all its rows (the row reader's cache)."""
         flat, k = self.flat, self.k
         ids = [flat[c::k] for c in self.id_cols]
-        code = {key: i for i, key in enumerate(dict.fromkeys(zip(*ids, strict=True)))}
-        rows = np.fromiter(map(code.__getitem__, zip(*ids, strict=True)), dtype=np.int64, count=len(ids[0]))
-        _, first = np.unique(rows, return_index=True)
-        place: dict[tuple[str, str], int] = {}
-        of_code = []
-        for r in first.tolist():
+        keys = list(dict.fromkeys(zip(*ids, strict=True)))  # in the order the rows first name them
+        local = {key: i for i, key in enumerate(keys)}
+        rows = np.fromiter(map(local.__getitem__, zip(*ids, strict=True)), dtype=np.int64, count=len(ids[0]))
+        first = np.unique(rows, return_index=True)[1].tolist()
+        for key, r in zip(keys, first, strict=True):
+            if key in self._code:
+                continue
             row = flat[r * k:(r + 1) * k]
             ident = self._ident(row, 0)
             if self.idents.get(self._id_cells(row)) != ident:
                 return None
-            of_code.append(place.setdefault(ident, len(place)))
-        self.names = list(place)
-        return np.asarray(of_code, dtype=np.int64)[rows]
+            self._code[key] = len(self._of_code)
+            self._of_code.append(self._place.setdefault(ident, len(self._place)))
+        self.names = list(self._place)
+        return np.asarray([self._of_code[self._code[key]] for key in keys], dtype=np.int64)[rows]
 
-    def columns(self, n: int) -> dict[str, npt.NDArray[np.float64]] | None:
-        """Every reading column, a block of rows at a time; None where a counter is too large to
-        hold exactly in a float (the row reader keeps it as a Python int)."""
-        parts: dict[str, list[float | None]] = {}
-        for start in range(0, n, self.BLOCK):
-            self.start, self.numbers = start, list(range(start + 2, min(start + self.BLOCK, n) + 2))
-            for name, values in zip(("temp", "power", "sm", "mem", "util"), self.readings(), strict=True):
-                parts.setdefault(name, []).extend(values)
-            for name in _COUNTS:
-                if name in self.cols:
-                    parts.setdefault(name, []).extend(self._column(name))
-        out = {name: np.array(values, dtype=np.float64) for name, values in parts.items()}
+    def _readings(self) -> dict[str, npt.NDArray[np.float64]] | None:
+        """The block's reading columns; None where a counter is too large to hold exactly in a
+        float (the row reader keeps it as a Python int)."""
+        out = {name: np.array(values, dtype=np.float64)
+               for name, values in zip(("temp", "power", "sm", "mem", "util"), self.readings(), strict=True)}
+        out.update((name, np.array(self._column(name), dtype=np.float64)) for name in _COUNTS if name in self.cols)
         if any(np.nanmax(np.abs(out[c]), initial=0.0) >= 2.0 ** 53 for c in _COUNTS if c in out):
             return None
         out["util"] = out["util"] / 100.0
         return out
 
 
-def _per_module(rec: Recording, names: list[tuple[str, str]], who: npt.NDArray[np.int64],
+def _per_module(names: list[tuple[str, str]], who: npt.NDArray[np.int64],
                 times: npt.NDArray[np.float64], got: dict[str, npt.NDArray[np.float64]]) -> list[Columns]:
     """The rows split by module, each in the order read."""
     order = np.argsort(who, kind="stable")
