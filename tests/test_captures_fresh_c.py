@@ -235,6 +235,10 @@ def test_the_default_table_needs_both_rows_of_a_module(tmp_path: Path) -> None:
     fc = parse_text(f"{row1}\n{row2}\n", "t.txt")
     assert fc.smi is not None and [(m.bus_id, m.fields["Index"]) for m in fc.smi.modules] == [("0000:4E:00.0", "3")]
     assert fc.smi.modules[0].fields["GPU Power Readings/Current Power Limit"] == "400 W"
+    windows = ("|   0  NVIDIA GeForce RTX 3080    WDDM  | 00000000:01:00.0  On |                  N/A |\n"
+               "| 30%   45C    P8    22W / 320W |    812MiB / 10240MiB |      3%      Default |\n")
+    fc = parse_text(windows, "w.txt")
+    assert fc.smi is not None and "Persistence Mode" not in fc.smi.modules[0].fields  # WDDM is the driver model
     prose = "| my card | 0000:4E:00.0 On | it is slow |\n| and this | is not | a reading row |\n"
     for alone in (row1 + "\n", prose):  # a first row without its readings, or prose between pipes: not a module
         with pytest.raises(CaptureError):
@@ -279,6 +283,10 @@ def test_ibstatus_and_nvlink_all_inactive(tmp_path: Path) -> None:
     down = ("Infiniband device 'mlx5_3' port 1 status:\n\tdefault gid:\t fe80::1\n\tstate:\t\t 1: DOWN\n"
             "\tphys state:\t 3: Disabled\n\trate:\t\t 10 Gb/sec (4X SDR)\n\tlink_layer:\t InfiniBand\n")
     assert _doctor_text(tmp_path, down) == {("nic_port_down", None)}
-    unknown_model = "GPU 0: Some Future GPU (UUID: GPU-1)\nNVML: Unable to retrieve NVLink information as all links " \
-                    "are inActive\n"
-    assert _doctor_text(tmp_path, unknown_model) == {("nvlink_down", "GPU 0")}
+    inactive = "\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
+    assert _doctor_text(tmp_path, "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)" + inactive) == {("nvlink_down", "GPU 0")}
+    for card in ("NVIDIA GeForce RTX 3090", "Some Future GPU"):  # no bridge fitted, or a model not known: a note
+        path = tmp_path / "nvlink.txt"
+        path.write_text(f"GPU 0: {card} (UUID: GPU-1)" + inactive)
+        _, data = run_json("doctor", "--from", str(path))
+        assert data["findings"] == [] and any("not judged as links down" in n for n in data["notes"])

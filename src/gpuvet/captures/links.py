@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.fabric_manager import without_switches
 from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
 from gpuvet.captures.text import Line, number
 from gpuvet.node.catalog import find_model
@@ -82,17 +83,19 @@ def _state(out: NvLinkParse, gpu: str, m: re.Match[str], line: int) -> None:
 
 
 def _all_inactive(out: NvLinkParse, gpu: str, line: int) -> None:
-    """Every link of the module inactive: as many links down as its model's design has (the catalog); one
-    where the model is not in the catalog (the count unknown, said in a note)."""
-    model = find_model(out.products.get(gpu, ""))
-    count = model.fabric_links if model is not None and model.fabric_links else None
-    for k in range(count or 1):
+    """Every link of the module inactive. On a module built into an NVLink fabric (the catalog's model with
+    NVLink, not a card that takes a bridge) that is every link of its design down; on a card without a
+    bridge, or a model the catalog does not know, it is how nvidia-smi says there is no NVLink: noted."""
+    product = out.products.get(gpu, "")
+    model = find_model(product)
+    if model is None or model.fabric != "nvlink" or not model.fabric_links or without_switches([product]):
+        out.notes.append(f"nvlink -s line {line}: all of {gpu}'s links are inactive ({product or 'model not named'}"
+                         "): a card without an NVLink bridge or fabric says so; not judged as links down")
+        return
+    for k in range(model.fabric_links):
         state = NvLinkState(gpu, k, False, None, "all links inActive")
         if out.seen.setdefault((gpu, k), state) is state:
             out.states.append(state)
-    if count is None:
-        out.notes.append(f"nvlink -s line {line}: all of {gpu}'s links are inactive; its model's link count is not "
-                         "known, so it is read as one link down")
 
 
 def _twice_notes(out: NvLinkParse) -> None:

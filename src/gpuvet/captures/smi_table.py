@@ -18,7 +18,7 @@ from gpuvet.captures.text import Line, ranges
 _BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
 _HEADS = ("GPU  Name", "Fan  Temp", "MIG M.", "Persistence-M", "Memory-Usage")
-_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)\s+(On|Off)\s*$"),
+_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|WDDM|TCC)\s*$"),  # Windows prints the driver model
          re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
 _READING = r"(\d+(?:\.\d+)?W|N/A|ERR!|\[[^\]]{1,30}\])"
 _ROW2 = (re.compile(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|N/A|ERR!)\s+" + _READING +
@@ -95,13 +95,16 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
     fan, temp, pstate, draw, cap = a.groups()
     util = cells[2].split()
     fields = {"Product Name": row.name, "Index": row.index,
-              "Persistence Mode": "Enabled" if row.persistence == "On" else "Disabled",
               "FB Memory Usage/Used": f"{b.group(1)} MiB", "FB Memory Usage/Total": f"{b.group(2)} MiB"}
     known = {"Fan Speed": fan.replace("%", " %"), "Temperature/GPU Current Temp": temp.replace("C", " C"),
              "Performance State": pstate, "GPU Power Readings/Power Draw": draw.replace("W", " W"),
              "GPU Power Readings/Current Power Limit": cap.replace("W", " W"),
              "Utilization/Gpu": util[0].replace("%", " %") if util else "N/A",
              "Compute Mode": util[1] if len(util) > 1 else "N/A"}
+    if row.persistence in ("On", "Off"):
+        fields["Persistence Mode"] = "Enabled" if row.persistence == "On" else "Disabled"
+    else:
+        fields["Driver Model/Current"] = row.persistence
     if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
     for key, value in known.items():
