@@ -41,7 +41,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
     "thermal_state": SMI | LISTS | {"window"},
-    "thermal_trend": {"window"}, "other_processes": NODE, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
+    "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v"},

@@ -26,6 +26,11 @@ _ROW2 = (re.compile(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|
          re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$"))
 
 
+_PROCESS = re.compile(r"^\|\s+(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,9})\s+(C\+G|C|G|M\+C|M)\s+(\S.*?)\s+"
+                      r"(\d+MiB|N/A)\s*\|$")
+_NO_PROCESS = re.compile(r"^\|\s+No running processes found\s*\|$")
+
+
 @dataclass(frozen=True)
 class _Row:
     index: str
@@ -55,14 +60,44 @@ def parse(lines: list[Line]) -> SmiText:
             out.modules.append(module)
             out.claimed |= {ln.no, lines[i + 1].no}
     if out.modules:
+        _processes(lines, out)
         first, last = min(out.claimed) - 8, max(out.claimed) + 2  # the frame and headings around the rows
-        out.claimed |= {ln.no for ln in lines if first <= ln.no <= last and _frame_or_head(ln.text)}
+        out.claimed |= {ln.no for ln in lines if first <= ln.no <= last and (_frame_or_head(ln.text) or (
+            ln.no > min(out.claimed) and _framed(ln.text)))}  # the MIG-mode and Processes heading rows within
         out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
     if unread:
         out.notes.append(f"nvidia-smi table: a reading the tool could not take (ERR!, [Unknown Error]) at "
                          f"line(s) {ranges(unread)}: left unknown (a read failure of the tool, not a fault)")
     return out
+
+
+def _processes(lines: list[Line], out: SmiText) -> None:
+    """The table's Processes section: each row onto its module (by nvidia-smi's index) as -q lists it;
+    'No running processes found' is none on every module. No section: the processes are not known."""
+    by_index = {m.fields.get("Index"): m for m in out.modules}
+    for ln in lines:
+        text = ln.text.strip()
+        if _NO_PROCESS.match(text):
+            for m in out.modules:
+                m.fields["Processes"] = "None"
+            out.claimed.add(ln.no)
+        elif (p := _PROCESS.match(text)) is not None and (m := by_index.get(p.group(1))) is not None:
+            base = f"Processes/Process {p.group(2)}"
+            m.fields.update({f"{base}/Process ID": p.group(2), f"{base}/Type": p.group(3),
+                             f"{base}/Name": p.group(4), f"{base}/Used GPU Memory": p.group(5).replace("MiB", " MiB")})
+            out.claimed.add(ln.no)
+    listed = [m for m in out.modules if any(k.startswith("Processes/") for k in m.fields)]
+    if listed and not any("Processes" in m.fields for m in out.modules):
+        for m in out.modules:  # a section that lists some modules' processes lists none on the others
+            if m not in listed:
+                m.fields["Processes"] = "None"
+
+
+def _framed(text: str) -> bool:
+    """A row of the table's frame: between pipes (or + corners) at both ends."""
+    t = text.strip()
+    return len(t) > 2 and t[0] in "|+" and t[-1] in "|+"
 
 
 def _frame_or_head(text: str) -> bool:
