@@ -82,9 +82,9 @@ def _processes(lines: list[Line], out: SmiText) -> None:
             for m in out.modules:
                 m.fields["Processes"] = "None"
             out.claimed.add(ln.no)
-        elif (p := _PROCESS.match(text)) is not None and (m := by_index.get(p.group(1))) is not None:
+        elif (p := _PROCESS.match(text)) is not None and (on := by_index.get(p.group(1))) is not None:
             base = f"Processes/Process {p.group(2)}"
-            m.fields.update({f"{base}/Process ID": p.group(2), f"{base}/Type": p.group(3),
+            on.fields.update({f"{base}/Process ID": p.group(2), f"{base}/Type": p.group(3),
                              f"{base}/Name": p.group(4), f"{base}/Used GPU Memory": p.group(5).replace("MiB", " MiB")})
             out.claimed.add(ln.no)
     listed = [m for m in out.modules if any(k.startswith("Processes/") for k in m.fields)]
