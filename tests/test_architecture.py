@@ -251,7 +251,6 @@ VENDOR_WORDS_LEFT = {
     "gpuvet.watch.read_smi": "reads nvidia-smi's own logs: its errors name the format it reads",
     "gpuvet.watch.read_table": "reads nvidia-smi's plain table: its errors name the format it reads",
     "gpuvet.watch.readers": "tells the log formats apart: its errors name the formats it reads",
-    "gpuvet.doctor.answer": "moved by issue 42 helper (answer.py belongs to another helper)",
 }
 
 

@@ -11,23 +11,8 @@ from dataclasses import dataclass
 from gpuvet.checks.roots import Root, Seen, group, link_share, place_title, subject
 from gpuvet.doctor.model import DoctorRun, Finding, StepResult
 from gpuvet.node.model import Node
-
-ON_NODE = "a run on the node itself"
-# what would let each check judge something, in the words of the --from help
-NEEDS: dict[str, str] = {
-    "module_presence": "--expect", "wiring": "--expect with topo -m", "link_state": "nvidia-smi -q",
-    "ecc_health": "nvidia-smi -q", "thermal_state": "nvidia-smi -q", "captured_memory": "nvidia-smi -q",
-    "captured_clock_events": "nvidia-smi -q", "fabric_registration": "nvidia-smi -q",
-    "other_processes": "nvidia-smi -q -x", "power_limit": "nvidia-smi -q -x", "clocks": "nvidia-smi -q -x",
-    "p2p_path": "nvbandwidth output", "pair_bandwidth": "nvbandwidth output",
-    "collective_results": "nccl-tests output", "benchmark_failures": "nccl-tests output",
-    "xid_log": "the kernel log", "kernel_messages": "the kernel log", "hotplug_history": "gpuvet watch",
-    "thermal_trend": "gpuvet watch", "clock_stability": "gpuvet watch", "captured_links": "nvlink -s/-e or lspci -vvv",
-    "dcgm_diag": "dcgmi diag", "tool_verdicts": "amd-smi or npu-smi info", "nic_ports": "ibstat",
-    "fabric_manager": "the fabric manager's journal", "rdma_bandwidth": "perftest output",
-    "nccl_log": "an NCCL_DEBUG=INFO log", "nccl_environment": ON_NODE, "host_bottleneck": ON_NODE,
-    "visibility": ON_NODE, "driver_runtime": ON_NODE, "gemm_agreement": ON_NODE, "compute_rate": ON_NODE,
-}
+from gpuvet.node.vendor_tools import CAPTURE_FOR_CHECK as NEEDS
+from gpuvet.node.vendor_tools import ON_NODE
 
 
 @dataclass(frozen=True)
