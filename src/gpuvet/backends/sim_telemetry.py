@@ -91,6 +91,20 @@ class _Slow:
 
 
 @dataclass(frozen=True)
+class _Constants:
+    """Per-module figures of one roster, in its order (``SimTelemetry._constants``)."""
+
+    caps: FloatArray
+    offset: FloatArray
+    first_point: FloatArray
+    sm_max: FloatArray
+    mem_max: FloatArray
+    fb_total: IntArray
+    fb_totals: list[int]
+    indices: list[int]
+
+
+@dataclass(frozen=True)
 class _Roster:
     """Who is there while one set of faults is active: identities, declared indexes, slow fields."""
 
@@ -178,6 +192,9 @@ class SimTelemetry:
         self._ecc = [(self.index[f.module], f) for f in faults if isinstance(f, EccRisingFault) and f.module in self.index]
         self._flapping = [(self.index[f.module], f.at_s) for f in faults
                           if isinstance(f, MemClockFlappingFault) and f.module in self.index]
+        self._none_flapping = np.zeros(n, dtype=bool)
+        self._base_ecc = np.full(n, BASE_ECC_PER_HOUR)
+        self._consts: dict[int, _Constants] = {}  # id of a roster (kept in ``_rosters``) -> its constants
 
     # --- who is there ------------------------------------------------------------------
     def _active(self, t: float) -> tuple[int, ...]:
@@ -297,33 +314,33 @@ class SimTelemetry:
             return []
         self._admit(roster)
         st, ph, rng, k = self._state, self.physics, self._rng, len(idx)
+        c = self._constants(roster)
         busy, share = self._segments(idx, t)
         first = np.isnan(st.last_t[idx])
         dt = np.where(first, 1.0, np.maximum(t - st.last_t[idx], 1e-3))
-        power, cap_clock, capped = ph.draw(idx, share * (1 + rng.normal(0, 0.01, k)), ph.caps[idx], st.level[idx])
-        reference = ph.reference_c(t) + ph.offset[idx]
+        power, cap_clock, capped = ph.draw(idx, share * (1 + rng.normal(0, 0.01, k)), c.caps, st.level[idx])
+        reference = ph.reference_c(t) + c.offset
         target = reference + ph.resistance(t)[idx] * power
         previous = st.temp[idx]
         temp = np.where(np.isnan(previous), target, target + (previous - target) * np.exp(-dt / SEED_TAU_S))
-        level = throttle_levels(temp, st.level[idx], ph.first_point[idx])
+        level = throttle_levels(temp, st.level[idx], c.first_point)
         st.temp[idx], st.level[idx] = temp, level
-        sm = np.where(busy, self._sm_max[idx] * cap_clock * STEP_FACTORS[level], IDLE_SM_MHZ)
-        mem = self._mem_max[idx] * np.where(busy & self._flapping_mask(idx, t) & (rng.random(k) < 0.5), 0.6, 1.0)
+        sm = np.where(busy, c.sm_max * cap_clock * STEP_FACTORS[level], IDLE_SM_MHZ)
+        mem = c.mem_max * np.where(busy & self._flapping_mask(idx, t) & (rng.random(k) < 0.5), 0.6, 1.0)
         shown = temp + rng.normal(0, 0.15, k)
         util = np.where(busy, rng.uniform(0.93, 1.0, k), 0.0)
         st.energy_j[idx] += power * np.where(first, 0.0, dt)
-        used = (self._fb_total[idx] * np.where(busy, BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE)).astype(np.int64)
+        used = (c.fb_total * np.where(busy, BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE)).astype(np.int64)
         st.ecc[idx] += rng.poisson(self._ecc_rate(idx, t) * dt / 3600)
         st.last_t[idx] = t
         bits = STEP_BITS[level] | np.where(capped & busy, POWER_CAP_BIT, 0)
         xids = self._fire_xids(idx, t)
         energy = (st.energy_j[idx] * 1000).astype(np.int64)
-        total = self._fb_total[idx]
         counters = [a[idx].tolist() for a in (st.ecc, st.ecc_uncorrected, st.nvlink_errors)] if slow else None
         out = []
         columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
-                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), total.tolist(),
-                      idx.tolist(), busy.tolist(), strict=True)
+                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), c.fb_totals, c.indices,
+                      busy.tolist(), strict=True)
         for n, (ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total, i, is_busy) in enumerate(columns):
             # a job holds most of the memory; an idle module only the driver's share
             used_b, free_b = (fb, fb_total - fb) if fb_total else (None, None)
@@ -333,13 +350,27 @@ class SimTelemetry:
                               f[5], f[6], f[7], f[8], xids.get(i, ()), used_b, free_b, mj, f[9], f[10]))
         return out
 
+    def _constants(self, roster: _Roster) -> _Constants:
+        """What ``sample`` reads of the modules present that does not change while they are (kept per roster)."""
+        c = self._consts.get(id(roster))
+        if c is None:
+            idx, ph = roster.idx, self.physics
+            c = self._consts[id(roster)] = _Constants(ph.caps[idx], ph.offset[idx], ph.first_point[idx],
+                                                      self._sm_max[idx], self._mem_max[idx], self._fb_total[idx],
+                                                      self._fb_total[idx].tolist(), idx.tolist())
+        return c
+
     def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:
+        if not self._flapping:
+            return self._none_flapping[idx]
         on = np.zeros(len(self.index), dtype=bool)
         for i, at in self._flapping:
             on[i] |= at <= t
         return on[idx]
 
     def _ecc_rate(self, idx: IntArray, t: float) -> FloatArray:
+        if not self._ecc:
+            return self._base_ecc[idx]
         rate = np.full(len(self.index), BASE_ECC_PER_HOUR)
         for i, f in self._ecc:
             if f.at_s <= t:
