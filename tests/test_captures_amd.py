@@ -123,8 +123,8 @@ INVENTORY: dict[str, list[tuple[str, str | None, int | None, bool]]] = {  # mode
     "ascend_vllmascend12980_npusmi26.txt": [("Ascend910", b, 65536, False) for b in ("0000:9D:00.0", "0000:9F:00.0")],
     "ascend_vllmascend2082_glm45.txt": [("Ascend910", b, 65536, False) for b in
                                         ("0000:9D:00.0", "0000:9F:00.0", "0000:99:00.0", "0000:9B:00.0")],
-    "ascend_llamabox31_910b3.txt": [("910B3", "0000:C1:00.0", 65536, False)],
-    "ascend_hamiwebui47_910b4_masked_bus.txt": [("910B4-1", None, 65536, False)] * 2,
+    "ascend_llamabox31_910b3.txt": [("910B3", "0000:C1:00.0", 65536, True)],  # the catalog knows the 910B (issue 46)
+    "ascend_hamiwebui47_910b4_masked_bus.txt": [("910B4-1", None, 65536, True)] * 2,
 }
 
 
@@ -137,11 +137,13 @@ def test_inventory_lists_the_modules_the_capture_names(capsys: pytest.CaptureFix
     assert [m["id"] for m in data["modules"]] == [f"gpu{i}" for i in range(len(got))]
 
 
-def test_an_ascend_model_the_catalog_lacks_keeps_its_reported_memory_and_no_invented_figures() -> None:
+def test_an_ascend_910b_takes_the_catalogs_sourced_figures_and_no_invented_ones() -> None:
+    """The 910B3 of the capture is the catalog's Ascend 910B (64 GiB HBM, 7 HCCS links, 400 W, each
+    sourced); its memory bandwidth and TFLOPS have no source per variant, so they stay unknown."""
     inv = CaptureBackend([str(REAL / "ascend_llamabox31_910b3.txt")])
     model = inv.node().modules[0].model
-    assert model.name == "910B3" and model.vendor == "unknown" and model.memory_bytes == 65536 * 2**20
-    assert model.memory_bw_gbps is None and model.tflops == {} and model.fabric_links is None
+    assert model.name == "Ascend910B" and model.vendor == "huawei" and model.memory_bytes == 65536 * 2**20
+    assert model.fabric_links == 7 and model.memory_bw_gbps is None and model.tflops == {}
     assert any("second row is cut" in n for n in inv.notes())
 
 
