@@ -95,8 +95,6 @@ READINGS: dict[str, list[tuple[str, float | None]]] = {
 
 # files still wrong after the fixes, and why (the scorer counts them; the tests leave them out)
 LEFT: dict[str, str] = {
-    "smi_x_telegraf12996_power_fragment.xml": "doctor's power_limit step calls a limit at the module's default "
-                                              "(350 W) below its maximum (400 W) power_cap_low",
     "amd_rocmsmi_rocsmi86_table_rocm33.txt": "rocm-smi's table (another helper's parser): GPU index 1 renumbered, "
                                              "PwrCap not read",
 }

@@ -8,7 +8,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from gpuvet.backends.readings import Unavailable
+from gpuvet.backends.readings import ModuleInfo, Unavailable
 from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.model import Check
 from gpuvet.checks.software import cuda_compatibility
@@ -580,24 +580,36 @@ def _tools(ev: Evidence) -> VendorTools:
     return tools_for(m.model for m in ev.node.modules) if ev.node is not None else tools_for(())
 
 
+def _power_reference(m: ModuleInfo) -> float | None:
+    """The limit a module is judged against: its default, else its maximum, else None."""
+    for value in (m.power_limit_default_w, m.power_limit_max_w):
+        if isinstance(value, (int, float)):
+            return float(value)
+    return None
+
+
 def power_limit(ev: Evidence) -> Outcome:
+    """A limit under the module's default is a cap, as health judges it (one fact, one verdict); the
+    maximum stands in only where no default was read (a board may ship with its default under its
+    maximum: an RTX 3090 at 350 of 400 W is as it comes)."""
     if ev.inventory is None:
         return unknown("no inventory")
     found = []
     tools, capped = _tools(ev), threshold("power_limit_capped")
     for m in ev.inventory.modules:
-        limit, top = m.power_limit_w, m.power_limit_max_w
-        if isinstance(limit, (int, float)) and isinstance(top, (int, float)) and limit < capped * top:
-            found.append(finding("power_cap_low", HIGH, module=m.id, limit_w=limit, max_w=top,
-                                 fix=f"{tools.set_power_limit.format(watts=f'{top:g}')} (gpuvet never changes it "
+        limit, ref = m.power_limit_w, _power_reference(m)
+        if isinstance(limit, (int, float)) and ref is not None and limit < capped * ref:
+            found.append(finding("power_cap_low", HIGH, module=m.id, limit_w=limit, max_w=m.power_limit_max_w
+                                 if isinstance(m.power_limit_max_w, (int, float)) else ref, default_w=ref,
+                                 fix=f"{tools.set_power_limit.format(watts=f'{ref:g}')} (gpuvet never changes it "
                                      "for you)"))
     if found:
-        return confirmed("power limits below the modules' maximum", *found)
-    cited = _inventory_cited(ev, "power limit / maximum", {
-        m.id: f"{m.power_limit_w:g} W / {m.power_limit_max_w:g} W" for m in ev.inventory.modules
-        if isinstance(m.power_limit_w, (int, float)) and isinstance(m.power_limit_max_w, (int, float))})
+        return confirmed("power limits below the modules' default", *found)
+    cited = _inventory_cited(ev, "power limit / default", {
+        m.id: f"{m.power_limit_w:g} W / {ref:g} W" for m in ev.inventory.modules
+        if isinstance(m.power_limit_w, (int, float)) and (ref := _power_reference(m)) is not None})
     if not cited:
-        return unknown("no module's power limit and maximum were read")
+        return unknown("no module's power limit and default (or maximum) were read")
     return clear("power limits at their maximum", *cited)
 
 
