@@ -229,6 +229,10 @@ def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
     n = len(held) - 1
     if "time" not in cols or not {"index", "bus_id", "uuid"} & set(cols) or not 0 < n <= MAX_SAMPLES:
         return None
+    body = held[1:]  # what a block would refuse, found before any block is read (a restart's header)
+    if set(map(str.count, body, itertools.repeat(","))) != {len(header) - 1} or \
+            not all(_has_digit(line.split(",", 1)[0]) for line in body if not line[:1].isdigit()):
+        return None
     rec = Recording("nvidia-smi --query-gpu csv")
     dropped = bounds.Dropped(where)
     reader = _ColumnReader(cols, node, rec, where, dropped, len(header))
@@ -252,14 +256,12 @@ def _has_digit(cell: str) -> bool:
 
 
 def _flat_cells(lines: list[str], k: int) -> list[str] | None:
-    """Every cell of ``lines`` in one list (row after row, ``k`` a row), where each row has ``k``
-    cells split by ', ' alone (what the csv module reads them as); else None."""
+    """Every cell of ``lines`` (each with ``k`` - 1 commas: the caller checks) in one list, row
+    after row, where every cell is split by ', ' alone (what the csv module reads them as); else None."""
     body = "".join(lines)
     if not body.endswith("\n"):
         body += "\n"
     if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != body.count(","):
-        return None
-    if set(map(str.count, lines, itertools.repeat(","))) != {k - 1}:
         return None
     flat = body[:-1].replace("\n", ", ").split(", ")
     return flat if len(flat) == k * len(lines) else None
@@ -405,11 +407,12 @@ class _RowReader:
         if i < 0:
             return [None] * len(self.numbers)
         cells = self._cells(i)
-        if max(map(len, set(cells))) > bounds.MAX_NUMBER_CHARS:
+        distinct = set(cells)
+        if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS:
             for k, cell in enumerate(cells):
                 bounds.number_text(cell.strip().partition(" ")[0], f"{self.where}:{self.numbers[k]}")
         try:
-            values = _as_numbers(cells)
+            values = _as_numbers(cells, distinct)
             if values is not None:
                 return values
         except ValueError:
@@ -456,16 +459,16 @@ class _RowReader:
         return [self.dropped.check(v, lo_hi, kind, f"line {n}") for v, n in zip(values, self.numbers, strict=True)]
 
 
-def _as_numbers(cells: list[str]) -> list[float | None] | None:
+def _as_numbers(cells: list[str], distinct: set[str]) -> list[float | None] | None:
     """Each cell as a number ('583.54 W' -> 583.54; hex masks where the first cell is one), each
     distinct cell read once (a log repeats its clocks and whole °C); None where one is nan or
     ±inf (no reading). Raises ValueError for a cell that is no number."""
     hexa = cells[0][:2] == "0x"
-    distinct: dict[str, float | None] = {c: float(int(c, 16)) if hexa else float(c.partition(" ")[0])
-                                         for c in set(cells)}
-    if not all(v - v == 0 for v in distinct.values() if v is not None):
+    number: dict[str, float | None] = {c: float(int(c, 16)) if hexa else float(c.partition(" ")[0])
+                                       for c in distinct}
+    if not all(v - v == 0 for v in number.values() if v is not None):
         return None
-    return list(map(distinct.__getitem__, cells))
+    return list(map(number.__getitem__, cells))
 
 
 class _ColumnReader(_RowReader):
