@@ -64,3 +64,25 @@ def test_a_replay_lists_its_roots_before_its_events(capsys):
     keys = list(data)
     assert keys.index("roots") < keys.index("events") and data["roots"] == []  # a healthy log: no root
     assert all("root" not in e for e in data["events"])
+
+
+def test_an_xid_or_ecc_error_after_a_downed_link_is_a_fact_of_its_own():
+    """A double-bit ECC error (Xid 48) on a module whose link is down is not explained by the link:
+    it stays an event of its own, with no root, and the link's slowdowns are still taken."""
+    events = [_ev("link_down", "gpu5", 0, C), _ev("xid", "gpu5", 5, C, code=48),
+              _ev("ecc_uncorrectable", "gpu5", 6, C), _ev("link_degraded", "gpu5", 7)]
+    roots = event_roots(events)
+    assert [r.explains for r in roots] == [(0, 3)]
+    assert root_of(events) == {3: "link_down/gpu5/0"}
+
+
+def test_watch_json_keeps_the_xid_apart_from_the_downed_link(tmp_path, capsys):
+    spec = tmp_path / "node.yaml"
+    spec.write_text("base: hgx-h200-8\nfaults:\n  - {kind: link_down, between: [gpu5, nvswitch0]}\n"
+                    "  - {kind: xid, module: gpu5, code: 48}\n")
+    main(["watch", "--node", str(spec), "--duration", "2m", "--speedup", "max", "--no-log", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    (root,) = [r for r in out["roots"] if r["kind"] == "link_down"]
+    assert not any(k.startswith("xid/") for k in root["explains"])
+    (xid,) = [e for e in out["events"] if e["kind"] == "xid"]
+    assert xid.get("root") is None

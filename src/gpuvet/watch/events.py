@@ -18,6 +18,10 @@ __all__ = ["Event", "EventRoot", "Severity", "event_key", "event_roots", "root_o
 
 # the events that explain what follows on their module, and the event that ends each one's reach
 ROOT_KINDS = {"module_lost": "module_added", "link_down": "cleared"}
+# what a lost module or a downed link can cause on its module: the slowdowns and link symptoms that
+# follow from it. An Xid, an ECC error, a forecast or a PCIe/NIC error is a fact of its own and
+# stays a root or an event of its own (a double-bit error after a link went down is not the link).
+CONSEQUENCES = frozenset({"throttle", "clock_flapping", "link_degraded", "nvlink_errors", "cleared"})
 
 
 def event_key(e: Event) -> str:
@@ -45,9 +49,9 @@ def _ends(root: Event, e: Event) -> bool:
 
 
 def event_roots(events: Sequence[Event]) -> list[EventRoot]:
-    """Each module_lost or link_down event with the later events on its module until its reach
-    ends (the ``cleared`` that closes a link_down is its own, and is explained by it too); a lost
-    module's off-bus Xid just before it is the same fact."""
+    """Each module_lost or link_down event with the later events on its module that it can cause
+    (CONSEQUENCES) until its reach ends (the ``cleared`` that closes a link_down is its own, and is
+    explained by it too); a lost module's off-bus Xid just before it is the same fact."""
     roots: list[EventRoot] = []
     taken: set[int] = set()
     for i, root in enumerate(events):
@@ -60,6 +64,8 @@ def event_roots(events: Sequence[Event]) -> list[EventRoot]:
                 continue
             if e.kind == "module_added" or e.kind in ROOT_KINDS and e.kind != root.kind:
                 break  # a new module, or another root: its own story
+            if e.kind not in CONSEQUENCES:
+                continue  # a fact of its own (an Xid, ECC): never folded under the root
             explains.append(j)
             if _ends(root, e):
                 break
