@@ -5,7 +5,10 @@ benchmarks/data/published_collectives.yaml; `role` says which tables the constan
 (calibration) and which they never saw (check).
 Target (issue 22): |error| <= 10 % at every size of every check table, small sizes included.
 
-    python benchmarks/collective_vs_published.py [--data FILE] [--fit]
+    python benchmarks/collective_vs_published.py [--data FILE ...] [--fit]
+
+With no --data it scores both figure files: issue 22's 8-GPU tables and issue 49's families
+(tests/data/published_collectives_issue49.json: xGMI, NVL72, the GB200 tray check).
 
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
 copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
@@ -23,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from tests.harness.plan_reference import FIGURES, FITTED, compare, fit, median_abs_error  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "published_collectives.yaml"
+DATA_49 = Path(__file__).resolve().parents[1] / "tests" / "data" / "published_collectives_issue49.json"
 MiB = 2**20
 
 
@@ -65,13 +69,14 @@ def _refit(data: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the "
+                        "repository's)")
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
     args = parser.parse_args()
     if args.fit:
-        _refit(args.data)
+        _refit(args.data[0] if args.data else str(DATA))
         return
-    rows = compare(args.data)
+    rows = [r for data in (args.data or [str(DATA), str(DATA_49)]) for r in compare(data)]
     print("Collective model (modelled, not measured) against published measurements; busbw in GB/s")
     print(f"{'family':8} {'role':11} {'op':10} {'forced':6} {'size':20} {'published':>9} {'model':>7} {'error':>7}  "
           f"{'model picks':22} source")
