@@ -26,8 +26,19 @@ _XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
 _XID_MASKED = re.compile(r"NVRM: Xid \((?:PCI:)?[^)\d]{0,20}\): (\d+),")  # a poster's 'PCI:...' or 'PCI:xxxx'
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 # nvidia-smi's own answer for a module NVML cannot open: 'Unknown Error', 'GPU is lost', 'No data' …
-_NO_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?" + _BUS +
-                        r"(?:\.\d)?:\s*(\S.{0,80})")
+# read as nvidia-smi's own line: at the line's start, after a dmesg/syslog/journal prefix or a shell prompt
+# (and the nvidia-smi command typed after it), or pasted whole into a sentence that says it is the tool's
+# output ('… outputs the following error: Unable to …') and ends with it; prose that mentions it is not read
+_SMI_LEAD = (r"^\s*(?:\[[^\]]{1,40}\]\s*)?"
+             r"(?:(?:[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?)"
+             r"\s+(?:[\w.-]+\s+)?(?:[\w./-]+(?:\[\d+\])?:\s+)?)?"
+             r"(?:[\w.@:~/\\-]*[$#>]\s*(?:\S*nvidia-smi\S*(?:\s+-{1,2}\S+)*\s+)?)?")
+_NO_HANDLE_WORDS = (r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?" + _BUS +
+                    r"(?:\.\d)?:\s*(\S.{0,80}")
+_NO_HANDLE = re.compile(_SMI_LEAD + _NO_HANDLE_WORDS + ")")
+_NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
+                               r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +
+                               _NO_HANDLE_WORDS + r"?)[\"'`.]*\s*$", re.I)
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
 _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
@@ -147,7 +158,7 @@ def parse(lines: list[Line]) -> KernelParse:
                 "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
             _amdgpu_line(out, hits, i, ln)
             continue
-        if "device handle" in s and (m := _NO_HANDLE.search(s)) is not None:
+        if "device handle" in s and (m := _NO_HANDLE.match(s) or _NO_HANDLE_QUOTED.search(s)) is not None:
             out.claimed.add(ln.no)
             out.nvrm_lines += 1
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
