@@ -54,3 +54,113 @@ def test_the_handle_error_as_nvidia_smi_prints_it_is_a_finding(tmp_path: Path) -
                  f"Dec  6 05:16:29 node07 nvidia-smi[4242]: {_HANDLE}",
                  f"the command nvidia-smi outputs the following error: {_HANDLE}."):
         assert ("module_fell_off_bus", "0000:3B:00.0") in _causes(tmp_path, line + "\n"), line
+
+
+# --- 4: a --query-gpu row is a module only with a bus id or index; nvidia-smi's index is kept ---------------
+
+_QUERY_HEAD = "index, name, pci.bus_id, temperature.gpu\n"
+
+
+def test_a_query_row_of_the_headers_width_without_bus_id_or_index_is_skipped(tmp_path: Path) -> None:
+    text = ("index, name, pci.bus_id, temperature.gpu, power.draw [W]\nfoo, bar, baz, qux, quux\n"
+            "0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 41, 70.5 W\n")
+    modules, notes = _modules(tmp_path, text, "q.csv")
+    assert modules == [("gpu0", "0000:18:00.0")]
+    assert any("line(s) 2" in n and "skipped" in n for n in notes)
+
+
+def test_a_query_row_whose_index_is_unread_never_takes_a_printed_index(tmp_path: Path) -> None:
+    text = _QUERY_HEAD + ("1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 45\n"
+                          "[Unknown Error], [Unknown Error], 00000000:18:00.0, [Unknown Error]\n")
+    modules, notes = _modules(tmp_path, text, "q.csv")
+    assert ("gpu1", "0000:2A:00.0") in modules and ("gpu0", "0000:18:00.0") in modules
+    assert any("no index" in n and "0000:18:00.0" in n for n in notes)
+
+
+# --- 5: rocm-smi's default table: a row has the header's cells ------------------------------------------------
+
+def test_a_line_of_prose_under_the_rocm_smi_table_is_no_module(tmp_path: Path) -> None:
+    text = ("======================= ROCm System Management Interface =======================\n"
+            "================================= Concise Info =================================\n"
+            "GPU  Temp (DieEdge)  AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n"
+            "0    35.0c           40.0W   800Mhz  1600Mhz  0%   auto  300.0W    0%   0%\n"
+            "1    N/A             N/A     N/A     N/A      0%   auto  N/A       0%   0%\n"
+            "2 errors were reported by the driver, see dmesg\n"
+            "================================================================================\n")
+    modules, _ = _modules(tmp_path, text)
+    assert [m for m, _ in modules] == ["gpu0", "gpu1"]
+
+
+# --- 6: the default table printed twice is one node --------------------------------------------------------------
+
+_TABLE = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.54.10              Driver Version: 550.54.10      CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce GTX 1660        On  |   00000000:03:00.0 Off |                  N/A |
+| 54%   {temp}C    P0             53W /  120W |    2079MiB /   6144MiB |     15%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_two_snapshots_of_the_default_table_are_one_module_with_its_last_row(tmp_path: Path) -> None:
+    text = "root@pve:~# nvidia-smi\n" + _TABLE.format(temp=59) + "root@pve:~# nvidia-smi\n" + _TABLE.format(temp=99)
+    code, data, _ = _run("inventory", "--from", _file(tmp_path, text))
+    assert data is not None, code
+    assert [m["bus_id"] for m in data["modules"]] == ["0000:03:00.0"]
+    assert any("2 snapshots" in n for n in data["notes"])
+
+
+# --- 11: a banner or a header with nothing under it is nothing read ------------------------------------------------
+
+def test_a_table_banner_over_garbage_rows_is_refused(tmp_path: Path) -> None:
+    text = ("+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "|===============================+======================+======================|\n"
+            "| garbage row here lorem ipsum |  xyz | abc |\n"
+            "|  99  H100 80GB  On | zzzz | 0 |\n")
+    code, _, err = _run("doctor", "--from", _file(tmp_path, text))
+    assert code == 2 and "nothing in it is output gpuvet can read" in err
+
+
+def test_a_query_header_alone_or_over_garbage_is_refused(tmp_path: Path) -> None:
+    for text in (_QUERY_HEAD, _QUERY_HEAD + "foo, bar, baz, qux\n"):
+        code, _, err = _run("doctor", "--from", _file(tmp_path, text, "q.csv"))
+        assert code == 2 and "nothing in it is output gpuvet can read" in err, text
+
+
+# --- 13: --query-gpu and the table honour the listing readers' module bound ------------------------------------------
+
+def test_the_nvidia_readers_share_the_listing_readers_module_bound() -> None:
+    from gpuvet.captures import amd_smi, smi_query, smi_table, text
+
+    assert smi_query.MAX_MODULES == smi_table.MAX_MODULES == amd_smi.MAX_MODULES == text.MAX_MODULES == 4096
+
+
+def test_a_query_csv_past_the_module_bound_keeps_the_bound_and_says_so(monkeypatch: Any) -> None:
+    from gpuvet.captures import smi_query
+    from gpuvet.captures.text import Line
+
+    monkeypatch.setattr(smi_query, "MAX_MODULES", 16)
+    rows = [f"{i % 8}, NVIDIA H100 80GB HBM3, 00000000:{i:02X}:00.0, 40" for i in range(24)]
+    parsed = smi_query.parse([Line(n, t) for n, t in enumerate([_QUERY_HEAD.strip(), *rows], 1)])
+    assert len(parsed.modules) == 16
+    assert any("24 modules" in n and "16 kept" in n for n in parsed.notes)
+
+
+def test_the_default_table_past_the_module_bound_keeps_the_bound(monkeypatch: Any) -> None:
+    from gpuvet.captures import smi_table
+    from gpuvet.captures.text import Line
+
+    monkeypatch.setattr(smi_table, "MAX_MODULES", 16)
+    row = ("|   {i}  NVIDIA H100 80GB HBM3        On  |   00000000:{b:02X}:00.0 Off |                    0 |\n"
+           "| N/A   40C    P0             70W /  700W |      0MiB /  81559MiB |      0%      Default |\n")
+    text = "".join(row.format(i=i % 8, b=i) for i in range(20))
+    parsed = smi_table.parse([Line(n, t) for n, t in enumerate(text.splitlines(), 1)])
+    assert len(parsed.modules) == 16
+    assert any("20 modules" in n and "16 kept" in n for n in parsed.notes)

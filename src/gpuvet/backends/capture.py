@@ -9,6 +9,7 @@ list then names the modules that the matrix connects.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -373,13 +374,21 @@ def _named(text: str | None) -> str | Unavailable:
     return value[:64] if value and value.upper() != "N/A" else _NOT_IN_CAPTURE
 
 
-def _indexes(modules: list[SmiTextModule]) -> list[str]:
-    """nvidia-smi's own index of each module where the listing prints one for every module (the table, a
-    --query-gpu with index), so gpu1 stays gpu1; else their order."""
-    said = [m.fields.get("Index", "") for m in modules]
-    if all(i.isdigit() for i in said) and len(set(said)) == len(said):
-        return said
-    return [str(i) for i in range(len(modules))]
+def _indexes(modules: list[SmiTextModule], notes: list[str]) -> list[str]:
+    """nvidia-smi's own index of each module wherever the listing prints one (the table, a --query-gpu with
+    index), so gpu1 stays gpu1; a module without one (or whose index an earlier module holds) takes the
+    lowest number no printed index uses, named in a note: never another module's index."""
+    said = [str(int(i)) if i.isdigit() else "" for i in (m.fields.get("Index", "") for m in modules)]
+    taken = set(filter(None, said))
+    free = (str(n) for n in itertools.count() if str(n) not in taken)
+    out: list[str] = []
+    for i in said:
+        out.append(i if i and i not in out else next(free))
+    moved = [f"gpu{o} ({m.bus_id})" for i, o, m in zip(said, out, modules, strict=True) if i != o]
+    if moved and taken:  # a listing that prints no index at all (-q) is numbered in its order, as always
+        notes.append(f"nvidia-smi printed no index (or one an earlier module holds) for {', '.join(moved[:8])}"
+                     f"{' …' if len(moved) > 8 else ''}: numbered after the indexes it printed")
+    return out
 
 
 def _text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:
@@ -622,7 +631,7 @@ class CaptureBackend(Backend):
         if vendor == "NVIDIA" and fc.xml is not None:
             modules, software, notes = xml_modules(fc.xml.root, path)
         elif vendor == "NVIDIA" and fc.smi is not None:
-            modules = [_text_module(f"gpu{k}", m, notes) for k, m in zip(_indexes(fc.smi.modules), fc.smi.modules,
+            modules = [_text_module(f"gpu{k}", m, notes) for k, m in zip(_indexes(fc.smi.modules, notes), fc.smi.modules,
                                                                                strict=True)]
             software = SoftwareInfo(__version__, fc.smi.driver or _NOT_IN_CAPTURE, fc.smi.cuda or _NOT_IN_CAPTURE,
                                     _NOT_IN_CAPTURE)

@@ -23,6 +23,7 @@ _HEAD = re.compile(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
 _UNITS = re.compile(r"^(Name \(20 chars\)\s+)?\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) …
 _ROW = re.compile(r"^(\d{1,4})\s+(\S.*)$")
 _TEMP = re.compile(r"^(\d{1,3}(?:\.\d+)?)\s*(?:°C|c|C)$")
+_WATTS = re.compile(r"^\d{1,5}(?:\.\d+)?W$")
 _DID = re.compile(r"^(?:0x)?([0-9a-fA-F]{4}),?$")
 _MESSAGE = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*(.+)$")  # 'GPU[0] : PowerPlay not enabled - …'
 _NAME_WIDTH = 20  # ROCm 6's 'Name (20 chars)' column
@@ -52,7 +53,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     i = at + 1
     while i < len(lines):
         text = lines[i].text.strip()
-        if (row := _ROW.match(text)) is not None and rows < MAX_MODULES:
+        if (row := _ROW.match(text)) is not None and rows < MAX_MODULES and _shaped(row.group(2).split()):
             module, did = _module(int(row.group(1)), row.group(2).split(), did_column)
             out.modules.append(module)
             dids += [f"{module.label} {did}"] if did else []
@@ -82,6 +83,15 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
         out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
                          "characters and may be cut there (rocm-smi --showproductname prints it whole)")
     return i
+
+
+def _shaped(cells: list[str]) -> bool:
+    """A row has the header's cells: a temperature and a power reading (or N/A in their place); a line of
+    prose that starts with a number under the table ('2 errors were reported …') has neither."""
+    unread = sum(c.upper() == "N/A" for c in cells)
+    temp = any(_TEMP.match(c) for c in cells)
+    watts = any(_WATTS.match(c) for c in cells)
+    return (temp or unread > 0) and (watts or unread > int(not temp))
 
 
 def _module(index: int, cells: list[str], did_column: bool) -> tuple[ListedModule, str | None]:

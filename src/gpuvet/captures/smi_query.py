@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.records import UNNAMED, SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
-from gpuvet.captures.text import Line, ranges
+from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 # query field (and its aliases) -> the -q field it is, and the unit -q prints after the value
 _FIELDS: dict[str, tuple[str, str]] = {
@@ -46,17 +46,29 @@ _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$
 class _Table:
     columns: list[str]
     rows: list[tuple[int, list[str]]] = field(default_factory=list)
+    lines: set[int] = field(default_factory=set)  # its header's and rows' lines: claimed only where a row is read
 
 
 def parse(lines: list[Line]) -> SmiText:
     """Every --query-gpu table in the lines (possibly none)."""
     out = SmiText()
     unread: list[int] = []
-    for table in _tables(lines, out.claimed):
+    skipped: list[int] = []
+    for table in _tables(lines, skipped):
+        out.claimed |= table.lines
         for no, cells in _module_rows(table):
             out.modules.append(_module(out, table.columns, cells, no, unread))
             if "driver_version" in table.columns:
                 out.driver = cells[table.columns.index("driver_version")].strip()
+    if skipped:
+        out.claimed |= set(skipped)  # read, and named below: not left to the file's unread-lines note
+        out.notes.append(f"nvidia-smi --query-gpu: line(s) {ranges(skipped)} have the header's width but no bus id "
+                         "or index nvidia-smi prints (nor figures where the header asks for them): not a module, "
+                         "skipped")
+    if len(out.modules) > MAX_MODULES:
+        out.notes.append(f"nvidia-smi --query-gpu: {len(out.modules):,} modules, more than one node has: the first "
+                         f"{MAX_MODULES:,} kept")
+        out.modules = out.modules[:MAX_MODULES]
     if out.modules:
         out.notes.append(f"nvidia-smi --query-gpu: {len(out.modules)} module(s) read from its CSV")
     if unread:
@@ -75,24 +87,23 @@ def _columns(text: str) -> list[str] | None:
     return names if known * 3 >= len(names) * 2 else None
 
 
-def _tables(lines: list[Line], claimed: set[int]) -> list[_Table]:
+def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
+    """The tables with at least one row read; a line of the header's width that is no row is in ``skipped``."""
     tables: list[_Table] = []
     current: _Table | None = None
-    asked: list[str] | None = None
+    asked: tuple[list[str], int] | None = None
     for ln in lines:
         s = ln.text.strip()
         if "--query-gpu" in s and (c := _COMMAND.search(s)) is not None:
-            asked = _columns(c.group(1))
-            claimed |= {ln.no} if asked else set()
+            asked = (cols, ln.no) if (cols := _columns(c.group(1))) else None
             continue
         if (cols := _columns(s)) is not None:
-            current = _Table(cols)
+            current = _Table(cols, lines={ln.no})
             tables.append(current)
-            claimed.add(ln.no)
             continue
         if not s:
             continue
-        table = current or (_Table(asked) if asked else None)
+        table = current or (_Table(asked[0], lines={asked[1]}) if asked else None)
         cells = [c.strip() for c in s.split(",")]
         if table is None or len(cells) != len(table.columns):
             current = None
@@ -100,9 +111,25 @@ def _tables(lines: list[Line], claimed: set[int]) -> list[_Table]:
         if table is not current:
             tables.append(table)
             current = table
-        table.rows.append((ln.no, cells))
-        claimed.add(ln.no)
-    return [t for t in tables if t.rows]
+        if _is_row(table.columns, cells):
+            table.rows.append((ln.no, cells))
+            table.lines.add(ln.no)
+        else:
+            skipped.append(ln.no)
+    kept = [t for t in tables if t.rows]
+    skipped[:] = [no for no in skipped if any(min(t.lines) < no for t in kept)]  # garbage under no table read: not ours
+    return kept
+
+
+def _is_row(columns: list[str], cells: list[str]) -> bool:
+    """A module's row: a bus id or a digit index where the header has those columns (a line of prose or
+    garbage of the same width has neither); without them, a figure (or the tool's unread mark) in every
+    column that holds one."""
+    named = [(n, c) for n, c in zip(columns, cells, strict=True) if n in ("pci.bus_id", "gpu_bus_id", "index")]
+    if named:
+        return any(_BUS.match(c) if n != "index" else c.isdigit() for n, c in named)
+    figures = [c for n, c in zip(columns, cells, strict=True) if n in _FIELDS and _FIELDS[n][1]]
+    return all(_NUMBER_UNIT.match(c) or _UNREAD.match(c) for c in figures)
 
 
 def _module_rows(table: _Table) -> list[tuple[int, list[str]]]:

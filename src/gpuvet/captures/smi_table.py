@@ -9,11 +9,12 @@ only when its cells hold a bus id and its next line holds those readings."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
-from gpuvet.captures.text import Line, ranges
+from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 _BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
@@ -44,13 +45,14 @@ def parse(lines: list[Line]) -> SmiText:
     """Every module row pair of the table in the lines (possibly none), with the banner's versions."""
     out = SmiText()
     unread: list[int] = []
+    banners: set[int] = set()  # claimed only where a module row is read: a banner over garbage is no table
     for i, ln in enumerate(lines):
         text = ln.text
         if "|" not in text:
             continue
         if (b := _BANNER.search(text)) is not None:
             out.driver, out.cuda = b.group(2), b.group(3)
-            out.claimed.add(ln.no)
+            banners.add(ln.no)
             continue
         row = _first_row(text)
         if row is None or i + 1 >= len(lines):
@@ -60,6 +62,8 @@ def parse(lines: list[Line]) -> SmiText:
             out.modules.append(module)
             out.claimed |= {ln.no, lines[i + 1].no}
     if out.modules:
+        out.claimed |= banners
+        _once_each(out)
         _processes(lines, out)
         first, last = min(out.claimed) - 8, max(out.claimed) + 2  # the frame and headings around the rows
         out.claimed |= {ln.no for ln in lines if first <= ln.no <= last and (_frame_or_head(ln.text) or (
@@ -70,6 +74,23 @@ def parse(lines: list[Line]) -> SmiText:
         out.notes.append(f"nvidia-smi table: a reading the tool could not take (ERR!, [Unknown Error]) at "
                          f"line(s) {ranges(unread)}: left unknown (a read failure of the tool, not a fault)")
     return out
+
+
+def _once_each(out: SmiText) -> None:
+    """One module per bus id: a file holding the table several times (nvidia-smi run again, or under
+    watch) keeps each module's last row, as --query-gpu keeps its last tick; at most MAX_MODULES."""
+    last: dict[str, SmiTextModule] = {}
+    for m in out.modules:
+        last[m.bus_id] = m
+    snapshots = max(Counter(m.bus_id for m in out.modules).values())
+    if snapshots > 1:
+        out.notes.append(f"nvidia-smi table: {snapshots} snapshots of the table read ({len(out.modules)} rows): "
+                         f"each module's last row kept, {len(last)} module(s)")
+    out.modules = list(last.values())
+    if len(out.modules) > MAX_MODULES:
+        out.notes.append(f"nvidia-smi table: {len(out.modules):,} modules, more than one node has: the first "
+                         f"{MAX_MODULES:,} kept")
+        out.modules = out.modules[:MAX_MODULES]
 
 
 def _processes(lines: list[Line], out: SmiText) -> None:
