@@ -307,7 +307,8 @@ def test_topo_no_differences_names_what_was_compared(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["differences"] == [] and data["simulated"]
     assert data["compared"] == {"declared": "hgx-h200-8", "modules": 8, "links": len(data["links"]),
-                                "fabric_known": True, "pcie_known": True, "pcie_width_unread": []}
+                                "fabric_known": True, "pcie_known": True, "pcie_width_unread": [],
+                                "fabric_rate_unread": []}
 
 
 def test_topo_says_it_cannot_tell_a_width_no_source_gave(capsys):

@@ -131,15 +131,17 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
     diffs = None
     declared = None
     unread: list[str] = []
+    rates: list[str] = []
     if expect:
         from gpuvet.node.build import build_node
-        from gpuvet.node.diff import diff_nodes, unread_widths
+        from gpuvet.node.diff import diff_nodes, unread_rates, unread_widths
         from gpuvet.node.spec import load_spec
 
         spec, where = load_spec(expect)
         declared = build_node(spec, where)
         diffs = diff_nodes(declared, found)
         unread = unread_widths(declared, found)
+        rates = unread_rates(declared, found)
     nic_diffs = _nic_differences(nics, declared, found)
     from gpuvet.checks import nic_affinity
 
@@ -150,7 +152,7 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
 
     with verdict(1 if diffs or nic_diffs else 0):
         if as_json:
-            data = _topo_json(backend, found, mat, diffs, declared, unread)
+            data = _topo_json(backend, found, mat, diffs, declared, unread, rates)
             from gpuvet.cli import render
 
             data.update(render.nics_json(nics))
@@ -161,7 +163,7 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
                                            for v in nic_diffs]
             _print_topo_json(data, _matrix_rows(mat))
         else:
-            _print_topo(backend, found, mat, diffs if diffs or not nic_diffs else None, unread)
+            _print_topo(backend, found, mat, diffs if diffs or not nic_diffs else None, unread, rates)
             if nic_affinity.nics_of(found):
                 from gpuvet.cli import render as shown
 
@@ -199,7 +201,7 @@ def _print_topo_nics(nics: NicReadings | Unavailable | None, diffs: list[NicVerd
 
 
 def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Difference] | None,
-                unread: list[str]) -> None:
+                unread: list[str], rates: list[str] | None = None) -> None:
     from rich.text import Text
 
     from gpuvet.cli import render
@@ -210,7 +212,7 @@ def _print_topo(backend: Backend, found: Node, mat: LinkMatrix, diffs: list[Diff
     for note in backend.notes():  # what a capture left out or skipped, printed literally
         console.print(Text(note, style="dim"))
     if diffs is not None:
-        render.differences(console, diffs, unread)
+        render.differences(console, diffs, unread, rates)
 
 
 def _matrix_rows(mat: LinkMatrix) -> dict[str, dict[str, object]]:
@@ -243,7 +245,8 @@ def _print_topo_json(data: dict[str, object], rows: dict[str, dict[str, object]]
 
 
 def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Difference] | None,
-               declared: Node | None = None, unread: list[str] | None = None) -> dict[str, object]:
+               declared: Node | None = None, unread: list[str] | None = None,
+               rates: list[str] | None = None) -> dict[str, object]:
     from gpuvet.report.jsonable import drop_none, to_jsonable
 
     out: dict[str, object] = {
@@ -262,7 +265,7 @@ def _topo_json(backend: Backend, node: Node, mat: LinkMatrix, diffs: list[Differ
     if declared is not None:  # what "no differences" rests on: a capture without fabric never compared it
         out["compared"] = {"declared": declared.name, "modules": len(declared.modules), "links": len(declared.links),
                            "fabric_known": node.fabric_known, "pcie_known": node.pcie_known,
-                           "pcie_width_unread": list(unread or [])}
+                           "pcie_width_unread": list(unread or []), "fabric_rate_unread": list(rates or [])}
     return out
 
 

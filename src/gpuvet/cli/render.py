@@ -214,13 +214,19 @@ def _pair_summary(console: Console, mat: LinkMatrix) -> None:
     console.print(h)
 
 
-def differences(console: Console, diffs: list[Difference], unread: list[str] | None = None) -> None:
+def differences(console: Console, diffs: list[Difference], unread: list[str] | None = None,
+                unread_rates: list[str] | None = None) -> None:
     if unread:  # a nominal width is no reading: say what "no differences" does not cover
         console.print(Text(f"can't tell the PCIe width of {len(unread)} module(s): {', '.join(unread)} "
                            "(the source gave none; nvidia-smi -q or amd-smi static shows it)", style="yellow"))
+    if unread_rates:  # an assumed fabric rate is no reading either
+        console.print(Text(f"can't tell the rate of {len(unread_rates)} fabric link(s) (the source names links, "
+                           "not speeds): their ~ figures assume a typical rate and are not compared with "
+                           "the declared one", style="yellow"))
     if not diffs:
         console.print(Text.assemble(("No differences", "bold green"),
-                                    " in what was read" if unread else " between the declared node and what was found",
+                                    " in what was read" if unread or unread_rates
+                                    else " between the declared node and what was found",
                                     "."))
         return
     t = term.table(f"Differences ({len(diffs)})")

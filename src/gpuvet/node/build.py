@@ -4,7 +4,7 @@ check that every name a link uses exists."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuvet.errors import SpecError
 from gpuvet.node.catalog import ModuleModel, get_model
@@ -168,6 +168,8 @@ def build_node(spec: NodeSpec, where: str = "spec") -> Node:
     ids = [p.module.id for p in placed]
     sockets, host_links = _host(spec)
     pcie_eps, pcie_links = _pcie_tree(spec.pcie, placed, spec.host.sockets)
+    if not spec.pcie_known:
+        pcie_links = [_unread(link) for link in pcie_links]
     fabric_eps, fabric_links = _fabric(spec, ids)
     extra_eps = [Endpoint(e.id, EndpointKind(e.kind), e.label, e.model) for e in spec.endpoints]
     endpoints = sockets + pcie_eps + fabric_eps
@@ -187,6 +189,14 @@ def build_node(spec: NodeSpec, where: str = "spec") -> Node:
     return Node(spec.name, tuple(p.module for p in placed), tuple(endpoints), tuple(_dedupe(links)),
                 host, spec.pcie_known, spec.fabric_known,
                 modules_forward=spec.fabric is not None and spec.fabric.forwards)
+
+
+def _unread(link: Link) -> Link:
+    """A generated PCIe link of a node whose PCIe tree is not published: a placeholder whose
+    speed and width no source gave, so routes price it at the kind's typical lane speed, marked
+    assumed, and never as a known figure (an assumed Gen5 x16 host path beat a node's real
+    fabric links)."""
+    return replace(link, lane_gbps=None, gen=None, width_known=False)
 
 
 def _dedupe(links: list[Link]) -> list[Link]:

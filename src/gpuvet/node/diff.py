@@ -185,6 +185,15 @@ def unread_widths(declared: Node, found: Node) -> list[str]:
     return out
 
 
+def unread_rates(declared: Node, found: Node) -> list[str]:
+    """Fabric links (as "a-b") the declared node gives a rate for but whose found link has none
+    (npu-smi or nvidia-smi topo -m name links, not speeds): their "~" figures assume a typical
+    rate, which is no reading, so "no differences" does not cover them."""
+    want = direct_fabric_links(declared)
+    return [f"{lk.a}-{lk.b}" for ends, lk in direct_fabric_links(found).items()
+            if lk.lane_gbps is None and ends in want and want[ends].lane_gbps is not None]
+
+
 def diff_nodes(declared: Node, found: Node) -> list[Difference]:
     """Every difference between what ``declared`` says and what ``found`` shows."""
     want_ids, have_ids = declared.module_ids, set(found.module_ids)
