@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import yaml
+from gpuvet.node.yamlload import load_package_yaml
 
 _FIELDS = ("cause", "meaning", "action")
 
@@ -24,7 +24,7 @@ class KernelMessageInfo:
 @cache
 def kernel_message_catalog() -> dict[str, KernelMessageInfo]:
     text = resources.files("gpuvet.captures").joinpath("kernel_messages.yaml").read_text(encoding="utf-8")
-    table = yaml.safe_load(text).get("kernel_messages") or {}
+    table = load_package_yaml(text).get("kernel_messages") or {}
     out: dict[str, KernelMessageInfo] = {}
     for kind, entry in table.items():
         if not isinstance(entry, dict) or set(entry) != set(_FIELDS) or not all(isinstance(entry[f], str)

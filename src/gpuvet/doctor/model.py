@@ -7,13 +7,13 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from gpuvet.checks.model import Cited as Cited  # re-exported: what a doctor verdict cites
 from gpuvet.checks.model import EvidenceMap, Json
 from gpuvet.checks.roots import Root
 from gpuvet.errors import GpuvetError
+from gpuvet.node.yamlload import load_package_yaml
 
 
 class Cause(BaseModel):
@@ -48,13 +48,13 @@ class Playbook(BaseModel):
 @cache
 def causes() -> dict[str, Cause]:
     text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
-    return {k: Cause.model_validate(v) for k, v in yaml.safe_load(text)["causes"].items()}
+    return {k: Cause.model_validate(v) for k, v in load_package_yaml(text)["causes"].items()}
 
 
 @cache
 def playbooks() -> dict[str, Playbook]:
     folder = resources.files("gpuvet.doctor").joinpath("playbooks")
-    books = [Playbook.model_validate(yaml.safe_load(f.read_text(encoding="utf-8")))
+    books = [Playbook.model_validate(load_package_yaml(f.read_text(encoding="utf-8")))
              for f in folder.iterdir() if f.name.endswith(".yaml")]
     return {b.id: b for b in sorted(books, key=lambda b: b.id)}
 

@@ -10,7 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal, cast
 
-import yaml
+from gpuvet.node.yamlload import load_package_yaml
 
 Level = Literal["critical", "warn", "info"]
 LEVELS: tuple[Level, ...] = ("critical", "warn", "info")
@@ -53,7 +53,7 @@ class Fault:
 
 def _read(name: str) -> dict[str, object]:
     text = resources.files("gpuvet.knowledge").joinpath(name).read_text(encoding="utf-8")
-    return cast(dict[str, object], yaml.safe_load(text))
+    return cast(dict[str, object], load_package_yaml(text))
 
 
 @cache

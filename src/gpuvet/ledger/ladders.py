@@ -13,6 +13,7 @@ import yaml
 
 from gpuvet.errors import GpuvetError
 from gpuvet.ledger.model import Occurrence, Step
+from gpuvet.node.yamlload import load_package_yaml
 from gpuvet.quantities import parse_seconds
 
 MAX_FILE_BYTES = 1 << 20
@@ -76,12 +77,12 @@ def load_ladders(path: str | Path | None = None) -> Ladders:
 @cache
 def _builtin() -> Ladders:
     text = resources.files("gpuvet.ledger").joinpath("ladders.yaml").read_text(encoding="utf-8")
-    return parse_ladders(text, "gpuvet's ladders.yaml")
+    return parse_ladders(text, "gpuvet's ladders.yaml", trusted=True)
 
 
-def parse_ladders(text: str, where: str) -> Ladders:
+def parse_ladders(text: str, where: str, trusted: bool = False) -> Ladders:
     try:
-        data = yaml.safe_load(text)
+        data = load_package_yaml(text) if trusted else yaml.safe_load(text)  # trusted: the package's own
     except yaml.YAMLError as exc:
         raise GpuvetError(f"not YAML: {str(exc).splitlines()[0]}", where=where,
                           fix="fix the YAML (its form: docs/ledger.md).") from None

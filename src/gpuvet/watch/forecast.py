@@ -46,7 +46,18 @@ from gpuvet.checks.blocks import ModuleBlock, Placed
 from gpuvet.watch import forecast_text as text
 from gpuvet.watch.events import Event, Severity
 from gpuvet.watch.forecast_decide import Evidence, ForecastStatus, Lack, decide, lack_of, significant, state_of
-from gpuvet.watch.forecast_fit import Forecast, Step, find_step, heavy_load, stepped_alike, theil_sen, trend, warm_inlet
+from gpuvet.watch.forecast_fit import (
+    Forecast,
+    Ranked,
+    Step,
+    Tail,
+    find_step,
+    heavy_load_ranked,
+    stepped_alike,
+    theil_sen,
+    trend,
+    warm_inlet,
+)
 from gpuvet.watch.forecast_inlet import Inlet, NodeInlet
 from gpuvet.watch.forecast_settings import HOUR, STEP_HOURS, ForecastSettings
 from gpuvet.watch.forecast_text import fixes_of
@@ -65,6 +76,12 @@ class _History:
     refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
     loaded: list[float] = field(default_factory=list)  # the lagged peak power of each busy window, steady or not
     bases: list[float] = field(default_factory=list)  # the common R each entry of ``refs`` was estimated with
+    # ``powers`` (all 1000 and the last day's 144) and ``loaded`` kept in order too: the heavy load's ranks
+    ranked_powers: Ranked = field(default_factory=lambda: Ranked(1000))
+    ranked_day: Ranked = field(default_factory=lambda: Ranked(144))
+    ranked_loaded: Ranked = field(default_factory=lambda: Ranked(1000))
+    # ``refs``, ``bases`` and ``powers`` as arrays, for the warm inlet
+    tails: tuple[Tail, Tail, Tail] = field(default_factory=lambda: (Tail(1000), Tail(1000), Tail(1000)))
     warned: bool = False
     withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
     windows: int = 0  # windows seen
@@ -140,6 +157,7 @@ class ThermalForecaster:
             h.windows += 1
             if w.loaded or w.steady:
                 h.loaded.append(w.power if w.peak is None else max(w.peak, w.power))
+                h.ranked_loaded.add(h.loaded[-1])
                 del h.loaded[:-1000]
             if not w.steady:
                 continue
@@ -163,6 +181,10 @@ class ThermalForecaster:
         ref, h.reference, h.base = inlet
         h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
         h.powers.append(w.power)
+        h.ranked_powers.add(w.power)
+        h.ranked_day.add(w.power)
+        for tail, value in zip(h.tails, (ref, h.base, w.power), strict=True):
+            tail.add(value)
         h.refs.append(ref)
         h.bases.append(h.base)
         del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
@@ -274,8 +296,10 @@ class ThermalForecaster:
         h = self._hist.get(module)
         if h is None or len(h.r) < self.min_hours or module not in self.slowdown_c:
             return None
-        return trend(module, h.hours, h.r, h.base, now, self.slowdown_c[module], heavy_load(h.powers, h.loaded),
-                     warm_inlet(h.refs, h.bases, h.powers, h.base), self.alpha if alpha is None else alpha)
+        heavy = heavy_load_ranked(h.ranked_powers, h.ranked_day, h.ranked_loaded)
+        refs, bases, powers = h.tails
+        return trend(module, h.hours, h.r, h.base, now, self.slowdown_c[module], heavy,
+                     warm_inlet(refs.view(), bases.view(), powers.view(), h.base), self.alpha if alpha is None else alpha)
 
     def _evaluate(self, module: str, now: float) -> Event | None:
         f = self.forecast(module, now)

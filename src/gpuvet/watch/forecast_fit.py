@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from bisect import bisect_left, insort
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -82,11 +84,20 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     z = _z(alpha)
     upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
     lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
-    part = np.partition(slopes, sorted({lower, upper, m // 2, max(m // 2 - 1, 0)}))
+    part = np.sort(slopes)  # one sort: numpy's partition at four ranks costs twice as much here
     slope = float(part[m // 2] if m % 2 else (part[m // 2 - 1] + part[m // 2]) / 2)
     y_median = float(ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2)
-    intercept = y_median - slope * float(np.median(x))
+    intercept = y_median - slope * _median_x(x)
     return slope, intercept, float(part[lower]), float(part[upper])
+
+
+def _median_x(x: np.ndarray) -> float:
+    """``np.median(x)``, read straight off ``x`` when it is in order (the hours always are): the
+    same middle values and the same mean of two, without np.median's overhead."""
+    n = len(x)
+    if n and bool((x[1:] >= x[:-1]).all()):
+        return float(x[n // 2] if n % 2 else (x[n // 2 - 1] + x[n // 2]) / 2)
+    return float(np.median(x))
 
 
 def heavy_load(powers: Sequence[float], loaded: Sequence[float]) -> float:
@@ -96,13 +107,73 @@ def heavy_load(powers: Sequence[float], loaded: Sequence[float]) -> float:
     return max(p95(powers), p95(powers[-144:]), p95(loaded) if loaded else 0.0)
 
 
-def warm_inlet(refs: Sequence[float], bases: Sequence[float], powers: Sequence[float], base: float) -> float:
+def heavy_load_ranked(powers: Ranked, last_day: Ranked, loaded: Ranked) -> float:
+    """``heavy_load`` of histories kept in order as they came (``Ranked``): the same three ranks."""
+    return max(powers.p95(), last_day.p95(), loaded.p95() if len(loaded) else 0.0)
+
+
+def warm_inlet(refs: Sequence[float] | np.ndarray, bases: Sequence[float] | np.ndarray, powers: Sequence[float] | np.ndarray,
+               base: float) -> float:
     """A warm day's inlet: the 95th percentile of the inlets, and of the last day's. Estimated
     inlets are first moved onto today's common R ``base``: one estimated with R' is lower by
     (R − R')·P, and mixing bases would move the crossing by that much at load."""
-    now = list(refs) if base == 0.0 else \
-        (np.asarray(refs) + (np.asarray(bases) - base) * np.asarray(powers)).tolist()  # same rounding
-    return max(p95(now), p95(now[-144:]))
+    now = np.asarray(refs, dtype=np.float64) if base == 0.0 else \
+        np.asarray(refs) + (np.asarray(bases) - base) * np.asarray(powers)  # same rounding
+    return max(p95_of(now), p95_of(now[-144:]))
+
+
+def p95_of(values: np.ndarray) -> float:
+    """``p95`` of an array: the same element by nearest rank, selected rather than sorted."""
+    k = min(int(0.95 * len(values)), len(values) - 1)
+    return float(np.partition(values, k)[k])
+
+
+class Tail:
+    """The last ``size`` values as one numpy array, written in place (``warm_inlet`` reads three of
+    these at every evaluation; making arrays of lists again each time cost more than the rest)."""
+
+    __slots__ = ("size", "buf", "end")
+
+    def __init__(self, size: int) -> None:
+        self.size, self.end = size, 0
+        self.buf = np.empty(2 * size)
+
+    def add(self, value: float) -> None:
+        if self.end == len(self.buf):
+            self.buf[:self.size - 1] = self.buf[self.end - self.size + 1:self.end]
+            self.end = self.size - 1
+        self.buf[self.end] = value
+        self.end += 1
+
+    def view(self) -> np.ndarray:
+        return self.buf[max(self.end - self.size, 0):self.end]
+
+
+class Ranked:
+    """The last ``size`` values in arrival order and the same values in order, kept as they come,
+    so ``p95`` of a sliding history is read, not sorted, at every evaluation."""
+
+    __slots__ = ("size", "values", "ordered")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.values: deque[float] = deque()
+        self.ordered: list[float] = []
+
+    def add(self, value: float) -> None:
+        self.values.append(value)
+        insort(self.ordered, value)
+        if len(self.values) > self.size:
+            old = self.values.popleft()
+            del self.ordered[bisect_left(self.ordered, old)]
+
+    def __len__(self) -> int:
+        return len(self.ordered)
+
+    def p95(self) -> float:
+        """``p95(self.values)``: the nearest rank of the kept order."""
+        ordered = self.ordered
+        return ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)]
 
 
 def fit_trend(module: str, hours: Sequence[float], r: Sequence[float], base: float, now: float, r_crit: float,
