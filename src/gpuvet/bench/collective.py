@@ -10,6 +10,8 @@ from functools import partial
 from gpuvet.backends.engine import CollectiveSession, Unsupported
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status, Where, rate_stats
+from gpuvet.bench.registry import LEVELS, Benchmark, Scope
+from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.errors import GpuvetError
 from gpuvet.node.collectives import COLLECTIVES, bus_factor, fit_alpha_beta
 
@@ -140,3 +142,18 @@ def _fit_records(op: str, n: int, sizes: list[int], times: list[float], sim: boo
         BenchResult(NAME, "latency", fit.alpha_s * 1e6, "us", Status.OK, sim, median=fit.alpha_s * 1e6, detail=detail),
         BenchResult(NAME, "bandwidth", fit.beta_gbps, "GB/s", Status.OK, sim, median=fit.beta_gbps, detail=detail),
     ]
+
+
+_SWEEP_AT = {"quick": (("all_reduce",), 64 * 2**20, 8), "standard": (("all_reduce",), 256 * 2**20, 4),
+             "long": (DEFAULT_OPS, 256 * 2**20, 2)}  # ops, largest size on GPUs, size factor
+
+
+def _plan(scope: Scope) -> CollectiveOptions | Check:
+    """The collectives over every module (the host's cores on a CPU node, up to 1 MiB); one module has none."""
+    if len(scope.ids) < 2 and scope.device == "gpu":
+        return Check(Layer.COLLECTIVE, "all_reduce_busbw", Verdict.SKIP, reason="one module: nothing to reduce with")
+    ops, max_bytes, factor = _SWEEP_AT[scope.level]
+    return CollectiveOptions(ops=ops, min_bytes=8, factor=factor, max_bytes=max_bytes if scope.device == "gpu" else 2**20)
+
+
+BENCHMARK = Benchmark(NAME, CollectiveOptions, run, (Layer.COLLECTIVE,), LEVELS, _plan)

@@ -18,6 +18,8 @@ from gpuvet.backends.engine import HOST, BenchModule, Transfer
 from gpuvet.backends.host_load import affinity_cpus
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Where, rate_stats
+from gpuvet.bench.registry import LEVELS, Benchmark, Scope, involved
+from gpuvet.checks.model import Check, Layer
 from gpuvet.errors import GpuvetError
 from gpuvet.node.model import PCIE_LANE_GBPS
 
@@ -203,3 +205,20 @@ def _host_only(run: _Run, size: int) -> None:
     ctx.progress(1, 2, f"copy host memory, {workers} at once")
     run.concurrent("host_copies", [Transfer(HOST, HOST, size) for _ in range(workers)], [alone] * workers, [])
     ctx.progress(2, 2, "copy")
+
+
+def _plan(scope: Scope) -> CopyOptions:
+    """A quick run leaves out pageable copies, moves 64 MiB each, and samples the pairs of a big node."""
+    if scope.level == "quick":
+        return CopyOptions(tests=("h2d", "d2h", "p2p", "concurrent"), size_bytes=64 * 2**20, pairs="sampled")
+    return CopyOptions(tests=TESTS)
+
+
+def _again(c: Check, first: Sequence[BenchResult], opts: CopyOptions) -> CopyOptions:
+    """The pair (or module) of the check again, over the channel it measured, at the same size."""
+    tests = ("p2p",) if c.name.startswith("p2p") else ("h2d", "d2h")
+    return CopyOptions(modules=involved(c), size_bytes=opts.size_bytes, tests=tests)
+
+
+BENCHMARK = Benchmark(NAME, CopyOptions, run, (Layer.HOST_LINK, Layer.MODULE_LINK), LEVELS, _plan, _again,
+                      module_peers=("h2d", "d2h"), pair_peers=("p2p_one_way", "p2p_two_way"))

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gpuvet.backends.engine import BenchModule, Unsupported, Workload
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status, Where, rate_stats
+from gpuvet.bench.registry import LEVELS, Benchmark, Scope, involved
+from gpuvet.checks.model import Check, Layer
 from gpuvet.node.catalog import DTYPES
 
 NAME = "gemm"
@@ -131,3 +134,22 @@ def cross_module_check(ctx: BenchContext, modules: list[BenchModule], dtype: str
             ))
     return out
 
+
+
+_DTYPES_AT = {"gpu": {"quick": ("bf16",), "standard": ("fp64", "tf32", "bf16", "fp8"), "long": DTYPES},
+              "cpu": {"quick": ("fp32",), "standard": ("fp64", "fp32", "bf16"), "long": ("fp64", "fp32", "bf16")}}
+
+
+def _plan(scope: Scope) -> GemmOptions:
+    """A quick run measures one dtype and skips the bit check; silent corruption is the longer levels' case."""
+    return GemmOptions(dtypes=_DTYPES_AT[scope.device][scope.level], check=scope.level != "quick")
+
+
+def _again(c: Check, first: Sequence[BenchResult], opts: GemmOptions) -> GemmOptions:
+    """The one module and dtype again, at the size first measured, without the bit check."""
+    size = next((r.detail.get("n") for r in first if r.module == c.module and r.dtype == c.dtype
+                 and r.metric == "tflops"), None)
+    return GemmOptions(modules=involved(c), dtypes=(c.dtype or "",), size=int(size) if size else None, check=False)
+
+
+BENCHMARK = Benchmark(NAME, GemmOptions, run, (Layer.COMPUTE,), LEVELS, _plan, _again, module_peers=("gemm_",))

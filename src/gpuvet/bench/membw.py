@@ -9,6 +9,8 @@ from functools import partial
 from gpuvet.backends.engine import BenchModule, StreamKind
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Where, rate_stats
+from gpuvet.bench.registry import Benchmark
+from gpuvet.checks.model import Layer
 from gpuvet.errors import GpuvetError
 
 NAME = "membw"
@@ -61,3 +63,7 @@ def run(ctx: BenchContext, opts: MembwOptions = MembwOptions()) -> list[BenchRes
             results.append(replace(record, telemetry=telemetry))
     ctx.progress(total, total, "membw")
     return results
+
+
+BENCHMARK = Benchmark(NAME, MembwOptions, run, (Layer.MEMORY,), ("standard", "long"),
+                      module_peers=("membw_",))  # memory clock flapping is a standard run's case

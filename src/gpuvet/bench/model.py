@@ -16,6 +16,8 @@ from functools import partial
 from gpuvet.backends.engine import BenchModule, TrainSpec
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Where, rate_stats
+from gpuvet.bench.registry import Benchmark
+from gpuvet.checks.model import Layer
 from gpuvet.errors import GpuvetError
 
 NAME = "model"
@@ -113,3 +115,6 @@ def run(ctx: BenchContext, opts: ModelOptions = ModelOptions()) -> list[BenchRes
                                                     dtype=dtype, detail=detail | {"peak_tflops": peak}))
     ctx.progress(total, total, "model")
     return results
+
+
+BENCHMARK = Benchmark(NAME, ModelOptions, run, (Layer.MODEL,), ("long",))

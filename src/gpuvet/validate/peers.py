@@ -11,14 +11,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from statistics import median
 
+from gpuvet.bench.registry import module_peer_figures, pair_peer_figures
 from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import PCIE_LINK_STATE, VendorTools, tools_for
 
 WARN_BELOW = 0.90  # of the peers' median
 FAIL_BELOW = 0.75
-MODULE_FIGURES = ("gemm_", "membw_", "h2d", "d2h")
-PAIR_FIGURES = ("p2p_one_way", "p2p_two_way")
+# Which figures compare among peers is each benchmark's own word (its registration, gpuvet.bench.registry).
 
 
 def _value(c: Check) -> float | None:
@@ -34,9 +34,10 @@ def module_peer_checks(checks: Sequence[Check], node: Node) -> list[Check]:
     """Each module's figure against the median of the modules of its model, per check name."""
     models = {m.id: m.model.name for m in node.modules}
     groups: dict[tuple[str, str], list[tuple[Check, float]]] = defaultdict(list)
+    figures = module_peer_figures()
     for c in checks:
         value = _value(c)
-        if c.module in models and value is not None and c.name.startswith(MODULE_FIGURES):
+        if c.module in models and value is not None and c.name.startswith(figures):
             groups[(c.name, models[c.module])].append((c, value))
     out = []
     for (name, model), rows in groups.items():
@@ -62,7 +63,7 @@ def pair_peer_checks(checks: Sequence[Check], design: Node) -> list[Check]:
 
     labels = {k: cell.label for k, cell in link_matrix(design).cells.items()}
     out: list[Check] = []
-    for name in PAIR_FIGURES:
+    for name in pair_peer_figures():
         rows = [(c, v) for c in checks if c.name == name and c.between and (v := _value(c)) is not None]
         classes: dict[str, list[tuple[Check, float]]] = defaultdict(list)
         for c, v in rows:

@@ -8,17 +8,17 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, cast
+from typing import cast
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
 from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable
-from gpuvet.bench import collective, copy, gemm, membw, model
+from gpuvet.bench import registry
 from gpuvet.bench.context import BenchContext, Progress
 from gpuvet.bench.records import BenchResult
+from gpuvet.bench.registry import Benchmark, Scope
 from gpuvet.bench.timing import QUICK, TimingPlan
-from gpuvet.checks import measured as layers
 from gpuvet.checks.expected import Expectations
 from gpuvet.checks.model import Check, Json, Layer, Verdict, overall
 from gpuvet.checks.roots import Root, find_roots
@@ -33,6 +33,7 @@ from gpuvet.node.vendor_tools import HOST_ONLY_FIX, NO_ACCELERATOR_FIX, PCIE_LIN
 from gpuvet.report.jsonable import drop_none, to_jsonable
 from gpuvet.validate import peers
 from gpuvet.validate.baseline import Baseline, apply_baseline
+from gpuvet.validate.expected import judge
 from gpuvet.validate.ledger_link import keep
 from gpuvet.validate.network import declared_nics, fabric_state_checks, network_checks
 from gpuvet.validate.rules import RuleSet, default_rules
@@ -48,33 +49,13 @@ class Level(StrEnum):
 
 @dataclass(frozen=True)
 class Plan:
-    """What each level measures."""
+    """What each level measures: its timing here; each benchmark's own options at the level are
+    its registration's (``gpuvet.bench.registry``)."""
 
     timing: TimingPlan
-    gemm_dtypes_gpu: tuple[str, ...]
-    gemm_dtypes_cpu: tuple[str, ...]
-    copy_tests: tuple[str, ...]
-    copy_bytes: int | None
-    collective_ops: tuple[str, ...]
-    collective_max_bytes: int
-    collective_factor: int
-    memory: bool
-    models: bool
-    agreement: bool
-    p2p_pairs: Literal["all", "sampled"] = "all"  # quick samples pairs on big nodes (bench.copy.p2p_pairs)
 
 
-PLANS = {
-    Level.QUICK: Plan(QUICK, ("bf16",), ("fp32",), ("h2d", "d2h", "p2p", "concurrent"), 64 * 2**20,
-                      ("all_reduce",), 64 * 2**20, 8, False, False, False, p2p_pairs="sampled"),
-    Level.STANDARD: Plan(TimingPlan(budget_s=1.0), ("fp64", "tf32", "bf16", "fp8"), ("fp64", "fp32", "bf16"),
-                         ("h2d", "d2h", "pageable", "p2p", "concurrent"), None, ("all_reduce",), 256 * 2**20, 4,
-                         True, False, True),  # memory clock flapping and silent corruption are the seeds' cases
-    Level.LONG: Plan(TimingPlan(), ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8"), ("fp64", "fp32", "bf16"),
-                     ("h2d", "d2h", "pageable", "p2p", "concurrent"), None,
-                     ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"), 256 * 2**20, 2,
-                     True, True, True),
-}
+PLANS = {Level.QUICK: Plan(QUICK), Level.STANDARD: Plan(TimingPlan(budget_s=1.0)), Level.LONG: Plan(TimingPlan())}
 
 
 @dataclass
@@ -92,7 +73,7 @@ class ValidationRun:
     @property
     def measured(self) -> bool:
         """Whether any benchmark layer produced a figure (not only skips)."""
-        bench_layers = {Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE, Layer.MEMORY, Layer.MODEL}
+        bench_layers = registry.measured_layers()
         return any(c.layer in bench_layers and c.verdict is not Verdict.SKIP for c in self.checks)
 
     def to_json(self) -> dict[str, Json]:
@@ -329,8 +310,9 @@ class Validator:
         if not modules:  # nothing to measure on: each benchmark layer says so (a set of zero copies is no failure)
             return checks + _benchmarks_skipped("no module to measure on (none found: see the inventory)")
         device = "cpu" if any(m.is_host for m in modules) else "gpu"
-        bench = _Bench(BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None)), plan,
-                       Expectations(design.node if design is not None else found), [m.id for m in modules], device)
+        bench = _Bench(BenchContext(engine, plan.timing, self.progress or (lambda d, t, s: None)),
+                       Expectations(design.node if design is not None else found),
+                       Scope(self.level.value, [m.id for m in modules], device))
         load = host_load_check(engine.host_load, engine.cpu_threads) if device == "cpu" else None
         checks += [load] if load else []
         checks += self._measured(bench, run_id)
@@ -340,42 +322,28 @@ class Validator:
         return checks
 
     def _measured(self, b: _Bench, run_id: str | None) -> list[Check]:
-        """The benchmark layers the plan asks for, in order: compute, links, collectives, memory, models."""
-        self._event(run_id, "compute")
-        checks = self._compute(b)
-        self._event(run_id, "host_link and module_link")
-        checks += self._links(b)
-        self._event(run_id, "collective")
-        checks += _collectives(b)
-        if b.plan.memory:
-            self._event(run_id, "memory")
-            checks += layers.memory_checks(membw.run(b.ctx, membw.MembwOptions()), b.exp, b.device)
-        if b.plan.models:
-            self._event(run_id, "model")
-            checks += layers.model_checks(model.run(b.ctx, model.ModelOptions()), b.device)
+        """The benchmarks of the level, in their layers' order (compute, links, collectives, memory,
+        models), each judged against the expected figures."""
+        checks: list[Check] = []
+        for bench in registry.of_level(self.level.value):
+            self._event(run_id, bench.event)
+            checks += self._one(bench, b)
         return checks
 
-    def _compute(self, b: _Bench) -> list[Check]:
-        dtypes = b.plan.gemm_dtypes_cpu if b.device == "cpu" else b.plan.gemm_dtypes_gpu
-        results = gemm.run(b.ctx, gemm.GemmOptions(dtypes=dtypes, check=b.plan.agreement))
+    def _one(self, bench: Benchmark[object], b: _Bench) -> list[Check]:
+        """One benchmark with its options at this level; a marginal check is measured again where it says how."""
+        opts = bench.plan(b.scope) if bench.plan is not None else bench.options()
+        if isinstance(opts, Check):
+            return [opts]
+        results = bench.run(b.ctx, opts)
 
-        def again(c: Check) -> list[BenchResult]:
-            opts = gemm.GemmOptions(modules=_involved(c), dtypes=(c.dtype or "",), size=_n(results, c), check=False)
-            return gemm.run(b.ctx, opts)
+        def judged(rs: Sequence[BenchResult]) -> list[Check]:
+            return judge(bench.name, rs, b.exp, b.scope)
 
-        return self._rerun_marginal(layers.compute_checks(results, b.exp, b.device), b.ctx, again,
-                                    lambda rs: layers.compute_checks(rs, b.exp, b.device))
-
-    def _links(self, b: _Bench) -> list[Check]:
-        results = copy.run(b.ctx, copy.CopyOptions(tests=b.plan.copy_tests, size_bytes=b.plan.copy_bytes,
-                                                   pairs=b.plan.p2p_pairs))
-
-        def again(c: Check) -> list[BenchResult]:
-            tests = ("p2p",) if c.name.startswith("p2p") else ("h2d", "d2h")
-            return copy.run(b.ctx, copy.CopyOptions(modules=_involved(c), size_bytes=b.plan.copy_bytes, tests=tests))
-
-        return self._rerun_marginal(layers.copy_checks(results, b.exp, b.ids, b.device), b.ctx, again,
-                                    lambda rs: layers.copy_checks(rs, b.exp, b.ids, b.device))
+        if bench.again is None:
+            return judged(results)
+        again = bench.again
+        return self._rerun_marginal(judged(results), b.ctx, lambda c: bench.run(b.ctx, again(c, results, opts)), judged)
 
     def _module_health(self) -> Sequence[ModuleHealth] | None:
         """The modules' health readings (their NVLink fabric registration); None where the backend has none."""
@@ -403,40 +371,13 @@ class Validator:
 
 @dataclass(frozen=True)
 class _Bench:
-    """What every benchmark layer of one run measures with."""
+    """What every benchmark of one run measures with."""
 
     ctx: BenchContext
-    plan: Plan
     exp: Expectations
-    ids: list[str]
-    device: str  # "gpu", or "cpu" where the host's own cores are measured
+    scope: Scope  # the level, the modules' ids, and "gpu" or "cpu" where the host's own cores are measured
 
 
 def _benchmarks_skipped(why: str | None) -> list[Check]:
-    """Each benchmark layer skipped, saying why (no engine, or nothing to measure on)."""
-    return [Check(layer, "benchmarks", Verdict.SKIP, reason=why)
-            for layer in (Layer.COMPUTE, Layer.HOST_LINK, Layer.MODULE_LINK, Layer.COLLECTIVE)]
-
-
-def _collectives(b: _Bench) -> list[Check]:
-    """The collectives over every module (the host's cores on a CPU node); one module has none."""
-    if len(b.ids) < 2 and b.device == "gpu":
-        return [Check(Layer.COLLECTIVE, "all_reduce_busbw", Verdict.SKIP, reason="one module: nothing to reduce with")]
-    options = collective.CollectiveOptions(ops=b.plan.collective_ops, min_bytes=8, factor=b.plan.collective_factor,
-                                           max_bytes=b.plan.collective_max_bytes if b.device == "gpu" else 2**20)
-    return layers.collective_checks(collective.run(b.ctx, options), b.exp, b.ids if b.device == "gpu" else [],
-                                    b.device)
-
-
-def _n(results: list[BenchResult], c: Check) -> int | None:
-    for r in results:
-        if r.module == c.module and r.dtype == c.dtype and r.metric == "tflops":
-            n = r.detail.get("n")
-            return int(n) if n else None
-    return None
-
-
-def _involved(c: Check) -> tuple[str, ...] | None:
-    if c.between:
-        return tuple(c.between)
-    return (c.module,) if c.module else None
+    """Each benchmark layer every level measures, skipped, saying why (no engine, or nothing to measure on)."""
+    return [Check(layer, "benchmarks", Verdict.SKIP, reason=why) for layer in registry.every_level_layers()]
