@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from gpuvet.captures import (
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
+from gpuvet.files import Input, open_input, unpacked
 
 _BUNDLE = re.compile(r"Start of NVIDIA bug report log file|nvidia-bug-report\.sh Version:")  # the bundle's header
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
@@ -113,30 +113,14 @@ def read_text(path: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+_CAPTURE = Input(error=CaptureError, not_file=", not a regular file: a capture is a file saved from a tool's output",
+                 fix="save the output to a file first (e.g. `nvidia-smi -q > smi.txt`) and give that file.")
+
+
 def _open_regular(path: str) -> BinaryIO:
-    """The file opened for reading without blocking (a FIFO with no writer would wait forever),
-    then checked by fstat on what was opened: a regular file, or a CaptureError saying what it is."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
-                           fix="check the path and that it is a file you can read.") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise CaptureError(f"{_kind(mode)}, not a regular file: a capture is a file saved from a tool's output",
-                           where=path, fix="save the output to a file first (e.g. `nvidia-smi -q > smi.txt`) and "
-                                           "give that file.")
-    return os.fdopen(fd, "rb")
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "a special file"
+    """The file opened by the one safe opener (gpuvet/files.py): a regular file, or a CaptureError
+    saying what it is."""
+    return open_input(path, path, _CAPTURE)
 
 
 def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytearray | None:
@@ -167,30 +151,9 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytear
 
 
 def _gunzip(fh: BinaryIO) -> Iterator[bytes]:
-    """A gzip file's text a MiB at a time, never more in one step however well it packs; members
-    one after another (``cat a.gz b.gz``) as gzip reads them. zlib.error for damage, EOFError
-    for a file cut short."""
-    unpack, started = zlib.decompressobj(wbits=31), False
-    pending = b""
-    while True:
-        if not pending:
-            pending = fh.read(_CHUNK)
-            if not pending:
-                break
-        if not started:
-            pending = pending.lstrip(b"\x00")  # zeros after a member: padding, as gzip allows
-            if not pending:
-                continue
-        started = True
-        piece = unpack.decompress(pending, _CHUNK)
-        pending = unpack.unconsumed_tail
-        if unpack.eof:
-            pending = unpack.unused_data + pending
-            unpack, started = zlib.decompressobj(wbits=31), False
-        if piece:
-            yield piece
-    if started:
-        raise EOFError("it ends before the end of its compressed stream (cut short?)")
+    """A gzip file's text a MiB at a time (files.unpacked: every member, zero padding as gzip
+    reads it). zlib.error for damage, EOFError for a file cut short."""
+    return unpacked(fh, True, _CHUNK)
 
 
 def read(path: str) -> FileCapture:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuvet.errors import GpuvetError
+from gpuvet.files import Input, read_input
 from gpuvet.fleet import figures
 from gpuvet.fleet.peers import NodeChecks, PeerTable, checks_as_columns, no_gc, node_identity
 from gpuvet.fleet.roots import read_roots
@@ -57,42 +58,18 @@ def read_envelope(path: Path) -> JsonValue:
 
 
 def read_bounded(path: Path) -> bytes:
-    """A file's bytes, refused past MAX_ENVELOPE_BYTES. Opened without blocking and checked by
-    fstat on what was opened: a regular file is refused by its size, before a byte is read; a
-    pipe made by the shell (``<(ssh node gpuvet validate --json)``) is read a MiB at a time up to
-    MAX_STREAM_BYTES. A named pipe (FIFO), a device (``/dev/zero``) or a socket is refused at
-    once: a FIFO with no writer waited forever, a device was read until memory ran out."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if stat.S_ISREG(info.st_mode):
-            if info.st_size > MAX_ENVELOPE_BYTES:
-                raise _too_large(str(path), info.st_size)
-            return f.read()
-        if not stat.S_ISFIFO(info.st_mode) or _named_fifo(path):
-            raise GpuvetError(f"{_special(info.st_mode, path)}, not a file", where=str(path),
-                              fix="give the file `gpuvet validate --json > NODE.json` wrote (or the shell's "
-                                  "<(command) for a command's output).")
-        os.set_blocking(fd, True)  # the shell's pipe: its writer is running
-        chunks, size = [], 0
-        while chunk := f.read(1 << 20):
-            size += len(chunk)
-            if size > MAX_STREAM_BYTES:
-                raise _too_large(str(path), None)
-            chunks.append(chunk)
-        return b"".join(chunks)
+    """A file's bytes by the one safe opener (gpuvet/files.py), refused past MAX_ENVELOPE_BYTES:
+    a regular file by its size, before a byte is read; a pipe made by the shell
+    (``<(ssh node gpuvet validate --json)``) is read a MiB at a time up to MAX_STREAM_BYTES. A
+    named pipe (FIFO), a device (``/dev/zero``) or a socket is refused at once: a FIFO with no
+    writer waited forever, a device was read until memory ran out. An OSError goes through."""
+    rules = Input(not_file=", not a file", kind=_special, cannot=None, pipes=True, pipe_bytes=MAX_STREAM_BYTES,
+                  fix="give the file `gpuvet validate --json > NODE.json` wrote (or the shell's <(command) for a "
+                      "command's output).", max_bytes=MAX_ENVELOPE_BYTES, too_big=_too_large)
+    return read_input(path, str(path), rules)
 
 
-def _named_fifo(path: Path) -> bool:
-    """A FIFO with a place in the file system (mkfifo), not the pipe behind /dev/fd/N that the
-    shell's <(command) makes (that one resolves to ``pipe:[inode]``, which is no path)."""
-    try:
-        return stat.S_ISFIFO(os.stat(os.path.realpath(path)).st_mode)
-    except OSError:
-        return False
-
-
-def _special(mode: int, path: Path) -> str:
+def _special(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -100,9 +77,9 @@ def _special(mode: int, path: Path) -> str:
     return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other special file"
 
 
-def _too_large(path: str, size: int | None) -> GpuvetError:
-    """``size``: a regular file's; None for a stream cut off at the limit."""
-    if size is None:
+def _too_large(size: int, path: str | None) -> GpuvetError:
+    """``size``: a regular file's; -1 for a stream cut off at the limit."""
+    if size < 0:
         return GpuvetError(f"more than {MAX_STREAM_BYTES:,} bytes from a pipe and not at its end (at most "
                            f"{MAX_STREAM_BYTES:,} bytes are read from a pipe)", where=path,
                            fix="save a large envelope to a file and give the file (an endless pipe is no envelope).")

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from gpuvet.errors import GpuvetError
+from gpuvet.files import Input, as_text, read_input
 from gpuvet.ledger.model import Occurrence, Step
 from gpuvet.node.yamlload import load_package_yaml
 from gpuvet.quantities import parse_seconds
@@ -63,15 +64,16 @@ def load_ladders(path: str | Path | None = None) -> Ladders:
     if path is None:
         return _builtin()
     where = str(path)
+    fix = "give a readable YAML file (its form: docs/ledger.md)."
+    rules = Input(not_file=", not a regular file", fix=fix, cannot=None, max_bytes=MAX_FILE_BYTES,
+                  too_big=lambda _, at: GpuvetError("the ladders file is over 1 MiB", where=at,
+                                                    fix="a ladders file is a few lines."))
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
+        raw = read_input(path, where, rules)
     except OSError as exc:
         raise GpuvetError(f"cannot read the ladders file: {exc.strerror or exc}", where="--ladders",
-                          fix="give a readable YAML file (its form: docs/ledger.md).") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise GpuvetError("the ladders file is over 1 MiB", where=where, fix="a ladders file is a few lines.")
-    return parse_ladders(raw.decode("utf-8", errors="replace"), where)
+                          fix=fix) from None
+    return parse_ladders(as_text(raw, errors="replace", newlines=False), where)
 
 
 @cache

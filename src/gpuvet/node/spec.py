@@ -9,7 +9,6 @@ replace the base's, except ``faults``, which are appended.
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuvet.errors import SpecError
+from gpuvet.files import Input, as_text, read_input, special_kind
 from gpuvet.node.catalog import DTYPES
 from gpuvet.node.timeunits import parse_duration
 from gpuvet.node.yamlload import load_bounded
@@ -459,42 +459,33 @@ def _format_validation(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def _not_a_file(path: Path) -> str:
-    """What a path that is no regular file is, said (a folder or a FIFO was 'neither a preset nor a readable file')."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "neither a preset nor a readable file"
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return f"{name}, not a regular file: a spec is a YAML file, or a preset's name"
-    return "neither a preset nor a regular file"
-
-
 def _read_spec_file(ref: str) -> tuple[str, str, str]:
-    """(text, where, key) of a spec file; the key is its resolved path, so `./a.yaml`, `a.yaml`
-    and a symlink to it are one file when looking for `base:` loops."""
+    """(text, where, key) of a spec file, read by the one safe opener (gpuvet/files.py); the key
+    is its resolved path, so `./a.yaml`, `a.yaml` and a symlink to it are one file when looking
+    for `base:` loops."""
     from gpuvet.node.yamlload import MAX_FILE_BYTES
 
-    path = Path(ref)
-    if not path.is_file():
-        raise SpecError(
-            f"{ref!r} is {_not_a_file(path)}",
-            fix=f"give a spec file path or one of the presets: {', '.join(preset_names())}.",
-        )
-    where = str(path)
+    path, where = Path(ref), ref
+    fix = f"give a spec file path or one of the presets: {', '.join(preset_names())}."
+    rules = Input(error=SpecError, not_file=", not a regular file: a spec is a YAML file, or a preset's name",
+                  fix=fix, kind=lambda mode: f"{ref!r} is {special_kind(mode)}", cannot=None,
+                  max_bytes=MAX_FILE_BYTES, too_big=lambda size, _: _too_big(size, where))
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise SpecError(f"the file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", where=where,
-                            fix="a spec this large is not hand-written: check that it is the right file.")
-        text = path.read_text(encoding="utf-8")
+        text = as_text(read_input(path, None, rules))
         key = str(path.resolve())
+    except (FileNotFoundError, NotADirectoryError):
+        raise SpecError(f"{ref!r} is neither a preset nor a readable file", fix=fix) from None
     except (OSError, UnicodeDecodeError, RuntimeError) as exc:
         raise SpecError(f"cannot read the file ({exc})", where=where,
                         fix="check the path and permissions; a spec is UTF-8 text.") from None
     return text, where, key
+
+
+def _too_big(size: int, where: str | None) -> SpecError:
+    from gpuvet.node.yamlload import MAX_FILE_BYTES
+
+    return SpecError(f"the file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", where=where,
+                     fix="a spec this large is not hand-written: check that it is the right file.")
 
 
 def _resolve_raw(ref: str, seen: tuple[str, ...] = (), chain: tuple[str, ...] = ()) -> tuple[dict[str, object], str]:

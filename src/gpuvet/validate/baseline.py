@@ -15,10 +15,11 @@ from pathlib import Path
 
 from gpuvet.checks.model import Check, Verdict
 from gpuvet.errors import GpuvetError
-from gpuvet.files import write_atomic
+from gpuvet.files import Input, as_text, read_input, write_atomic
 from gpuvet.validate.direction import lower_is_better
 
 BASELINE_SCHEMA = 1
+MAX_BASELINE_BYTES = 64 * 2**20  # a baseline holds a few figures per check: kilobytes, not tens of MiB
 
 
 @dataclass(frozen=True)
@@ -82,13 +83,20 @@ def save_baseline(baseline: Baseline, path: Path) -> None:
     write_atomic(path, json.dumps(asdict(baseline), indent=1), where=str(path))
 
 
+_FIX_MAKE = "make one with gpuvet baseline make RUN… -o FILE"
+_BASELINE = Input(not_file=", not a regular file", fix=_FIX_MAKE, max_bytes=MAX_BASELINE_BYTES,
+                  too_big=lambda size, where: GpuvetError(f"{size:,} bytes: larger than any baseline (at most "
+                                                          f"{MAX_BASELINE_BYTES:,} bytes are read)", where=where,
+                                                          fix=_FIX_MAKE))
+
+
 def load_baseline(path: str | Path) -> Baseline:
     p = Path(path)
     where = str(p)
     if not p.is_file():
         raise GpuvetError(f"no baseline file {p}", where="--baseline", fix="make one: gpuvet baseline make RUN… -o FILE")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(as_text(read_input(p, where, _BASELINE), newlines=False))
         metrics = {k: BaselineMetric(**v) for k, v in data.pop("metrics").items()}
         baseline = Baseline(metrics=metrics, **data)
     except (ValueError, TypeError, KeyError) as exc:

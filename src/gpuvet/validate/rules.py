@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuvet.checks.model import Check, Verdict, worse
 from gpuvet.errors import GpuvetError
+from gpuvet.files import Input, as_text, read_input
 
 
 class Op(StrEnum):
@@ -143,20 +144,20 @@ def load_rules(path: str | Path | None) -> RuleSet:
 
 
 def _read_text(path: Path) -> str:
-    """The file as UTF-8 text, or a clear error (a binary file, an unreadable one, a huge one)."""
+    """The file as UTF-8 text by the one safe opener (gpuvet/files.py), or a clear error (a binary
+    file, an unreadable one, a huge one, a FIFO or a device)."""
     from gpuvet.node.yamlload import MAX_FILE_BYTES
 
+    fix = "give a YAML rules file (see docs/validate.md)."
+    rules = Input(not_file=", not a regular file", fix=fix, cannot_fix="check the path and permissions.",
+                  max_bytes=MAX_FILE_BYTES,
+                  too_big=lambda _, where: GpuvetError(f"the file is larger than {MAX_FILE_BYTES:,} bytes",
+                                                       where=where, fix=fix))
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise GpuvetError(f"the file is larger than {MAX_FILE_BYTES:,} bytes", where=str(path),
-                              fix="give a YAML rules file (see docs/validate.md).")
-        return path.read_text(encoding="utf-8")
+        return as_text(read_input(path, str(path), rules))
     except UnicodeDecodeError as exc:
         raise GpuvetError(f"not UTF-8 text (byte {exc.start} cannot be decoded): is this a binary file?",
-                          where=str(path), fix="give a YAML rules file (see docs/validate.md).") from None
-    except OSError as exc:
-        raise GpuvetError(f"cannot read the file ({exc.strerror})", where=str(path),
-                          fix="check the path and permissions.") from None
+                          where=str(path), fix=fix) from None
 
 
 def apply_all(rules: RuleSet, checks: Sequence[Check]) -> list[Check]:

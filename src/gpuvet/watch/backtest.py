@@ -21,8 +21,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
-import stat
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -31,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
+from gpuvet.files import Input, read_input
 from gpuvet.node.vendor_tools import GIVE
 from gpuvet.watch import bounds
 from gpuvet.watch.events import Event
@@ -204,21 +203,14 @@ def _too_long(where: str) -> GpuvetError:
 
 
 def _read_text(path: Path, where: str) -> str:
-    """The file's text, refused plainly when missing, not a regular file, too large or not UTF-8;
-    a FIFO is never waited on."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise GpuvetError(f"cannot read it ({exc.strerror or exc})", where=where,
-                          fix="give the path of an events CSV file.") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise GpuvetError("not a regular file", where=where, fix="give the path of an events CSV file.")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise GpuvetError(f"larger than {MAX_BYTES // 1024 // 1024} MiB", where=where,
-                          fix="split the file by node or month.")
+    """The file's text by the one safe opener (gpuvet/files.py), refused plainly when missing,
+    not a regular file, too large or not UTF-8; a FIFO is never waited on."""
+    fix = "give the path of an events CSV file."
+    rules = Input(not_file=", not a regular file", fix=fix, cannot="cannot read it", cannot_fix=fix,
+                  max_bytes=MAX_BYTES,
+                  too_big=lambda _, at: GpuvetError(f"larger than {MAX_BYTES // 1024 // 1024} MiB", where=at,
+                                                    fix="split the file by node or month."))
+    data = read_input(path, where, rules)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

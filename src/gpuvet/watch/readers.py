@@ -11,7 +11,6 @@ import gzip
 import itertools
 import os
 import re
-import stat
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gpuvet import files
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds, read_prom, read_smi, read_table
 from gpuvet.watch.recording import Recording
@@ -65,51 +65,26 @@ class Scanned:
     lines: int
 
 
-_SPECIAL = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
 def _open(path: Path) -> BinaryIO:
-    """The file for reading, refused unless it is a regular file within the size bound. Opened
-    without blocking, so a FIFO with no writer is refused instead of waited on."""
-    where = str(path)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = next((name for test, name in _SPECIAL if test(st.st_mode)), "not a regular file")
-            raise GpuvetError(f"{what}, not a file: a replay reads saved telemetry only", where=where,
-                              fix="save the log to a file first (e.g. nvidia-smi … > node1.csv) and replay that.")
-        if st.st_size > bounds.MAX_TEXT_BYTES:
-            raise bounds.too_big(bounds.MAX_TEXT_BYTES, f"telemetry ({st.st_size / 2**20:,.0f} MiB on disk)", where)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    """The file for reading by the one safe opener (gpuvet/files.py), refused unless it is a
+    regular file within the size bound; a FIFO is refused instead of waited on."""
+    rules = files.Input(not_file=", not a file: a replay reads saved telemetry only",
+                        fix="save the log to a file first (e.g. nvidia-smi … > node1.csv) and replay that.",
+                        cannot="cannot read it", cannot_fix="check the path and its permissions.",
+                        max_bytes=bounds.MAX_TEXT_BYTES, too_big=_too_big_on_disk)
+    return files.open_input(path, str(path), rules)
+
+
+def _too_big_on_disk(size: int, where: str | None) -> GpuvetError:
+    return bounds.too_big(bounds.MAX_TEXT_BYTES, f"telemetry ({size / 2**20:,.0f} MiB on disk)", where or "")
 
 
 def _chunks(raw: BinaryIO, packed: bool, where: str) -> Iterator[bytes]:
-    """The file's bytes, unpacked if gzip (every member), a megabyte at a time."""
-    if not packed:
-        while chunk := raw.read(CHUNK):
-            yield chunk
-        return
-    unzip, started = zlib.decompressobj(wbits=31), False
+    """The file's bytes, unpacked if gzip (every member, zero padding as gzip reads it), a
+    megabyte at a time."""
     try:
-        while data := raw.read(CHUNK // 16):
-            started = True
-            while data:
-                out = unzip.decompress(data, CHUNK)
-                data = unzip.unconsumed_tail
-                if out:
-                    yield out
-                if unzip.eof:
-                    data = unzip.unused_data + data
-                    unzip, started = zlib.decompressobj(wbits=31), bool(data)
-        if started and not unzip.eof:
-            raise zlib.error("it ends before its last member does")
-    except zlib.error as exc:
+        yield from files.unpacked(raw, packed, CHUNK)
+    except (zlib.error, EOFError) as exc:
         raise GpuvetError(f"a damaged gzip file ({exc})", where=where,
                           fix="copy the .gz again, or give the unpacked log.") from None
 
@@ -118,8 +93,7 @@ def _head(path: Path) -> tuple[str, bool]:
     """The first HEAD bytes as text (a byte-order mark dropped) and whether the file is gzip;
     UTF-16 text is refused."""
     with _open(path) as raw:
-        packed = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
+        packed = files.is_gzip(raw)
         head = b""
         for chunk in _chunks(raw, packed, str(path)):
             head += chunk
@@ -242,7 +216,7 @@ def parse(src: Scanned, interval_s: float, fields: Sequence[str] = (), node: str
     where = str(src.path)
     try:
         with _open(src.path) as raw:
-            binary: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if src.packed else raw  # type: ignore[assignment]
+            binary = files.unpacked_stream(raw, src.packed)
             with bounds.open_text(binary) as text:  # a BOM dropped; CR, LF and CR LF end a line
                 node = node or stem(src.path)
                 if src.kind == "range-json":
