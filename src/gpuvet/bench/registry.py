@@ -55,12 +55,15 @@ class Benchmark(Generic[Opts]):
         return " and ".join(layer.value for layer in self.layers)
 
 
+Registered = Benchmark[Any]  # a benchmark of any options, as the registry holds it
+
+
 @cache
-def benchmarks() -> tuple[Benchmark[Any], ...]:
+def benchmarks() -> tuple[Registered, ...]:
     """Every registered benchmark, in the order of their layers (compute, links, collectives,
     memory, models): the module attribute ``BENCHMARK`` of each module of this package."""
     package = importlib.import_module(__package__ or "gpuvet.bench")
-    found: dict[str, Benchmark[Any]] = {}
+    found: dict[str, Registered] = {}
     for info in pkgutil.iter_modules(package.__path__):
         record = getattr(importlib.import_module(f"{package.__name__}.{info.name}"), "BENCHMARK", None)
         if isinstance(record, Benchmark):
@@ -72,7 +75,7 @@ def benchmarks() -> tuple[Benchmark[Any], ...]:
     return tuple(sorted(found.values(), key=lambda b: min(order.index(x) for x in b.layers)))
 
 
-def find(name: str) -> Benchmark[Any]:
+def find(name: str) -> Registered:
     """The benchmark called ``name``, or a clear refusal naming the ones there are."""
     for b in benchmarks():
         if b.name == name:
@@ -84,7 +87,7 @@ def names() -> tuple[str, ...]:
     return tuple(b.name for b in benchmarks())
 
 
-def of_level(level: str) -> tuple[Benchmark[Any], ...]:
+def of_level(level: str) -> tuple[Registered, ...]:
     """The benchmarks a validate run at ``level`` measures, in order."""
     return tuple(b for b in benchmarks() if level in b.levels)
 
