@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 from gpuvet.cli.app import main
@@ -45,3 +46,40 @@ def test_atlas_capture_says_its_assumed_hccs_rate_is_not_compared() -> None:
     assert "No differences in what was read" in out
     _, data = _json("topo", "--from", _ASCEND_TOPO, "--expect", "atlas-800t-a2")
     assert len(data["compared"]["fabric_rate_unread"]) == 28
+
+
+_LOG = ("timestamp, index, name, pci.bus_id, uuid, temperature.gpu, power.draw [W]\n"
+        + "".join(f"2026/11/01 00:0{t}:00.000, {i}, NVIDIA H100 80GB HBM3, 00000000:{0x18 + i:02X}:00.0, "
+                  f"GPU-0000000{i}-aaaa-bbbb-cccc-000000000000, 6{i}, 500.00 W\n" for t in range(3) for i in range(4)))
+
+
+def _replayed(tmp_path: Path, text: str) -> dict[str, Any]:
+    path = tmp_path / "cut.csv"
+    path.write_text(text)
+    _, data = _json("watch", "--replay", str(path), "--no-log")
+    return data
+
+
+def test_replay_leaves_out_a_last_line_cut_in_its_uuid(tmp_path: Path) -> None:
+    """A log cut mid-way through a UUID is no new board: the cut line is named and left out."""
+    data = _replayed(tmp_path, _LOG + "2026/11/01 00:03:00.000, 2, NVIDIA H100 80GB HBM3, 00000000:1A:00.0, GPU-000000")
+    assert len(data["modules"]) == 4, data["modules"]
+    cut = [n for n in data["notes"] if "last line is cut" in n]
+    assert cut and "cut.csv:14" in cut[0] and "5 of its 7 cells" in cut[0]
+
+
+def test_replay_leaves_out_a_last_line_cut_in_its_temperature(tmp_path: Path) -> None:
+    """"…, 4" at the end of a cut file is not a reading of 4 C."""
+    data = _replayed(tmp_path, _LOG + "2026/11/01 00:03:00.000, 0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, "
+                                      "GPU-00000000-aaaa-bbbb-cccc-000000000000, 4")
+    assert any("last line is cut" in n for n in data["notes"])
+    assert len(data["modules"]) == 4
+
+
+def test_replay_leaves_out_a_last_cell_cut_short_and_keeps_a_whole_last_line(tmp_path: Path) -> None:
+    """With every cell present only a last cell shorter than its column's can be cut; a whole last
+    line without its line end is a sample like the rest."""
+    row = ("2026/11/01 00:03:00.000, 0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, "
+           "GPU-00000000-aaaa-bbbb-cccc-000000000000, 61, ")
+    assert any("'50'" in n and "last line is cut" in n for n in _replayed(tmp_path, _LOG + row + "50")["notes"])
+    assert not any("last line is cut" in n for n in _replayed(tmp_path, _LOG + row + "501.00 W")["notes"])

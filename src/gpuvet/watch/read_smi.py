@@ -153,7 +153,41 @@ def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: floa
         held.extend(lines)
     except GpuvetError as exc:  # a line or the file past its bound: raised where the row reader meets it
         return _read_rows(_then_raise(held, exc), node, where, interval_s)
-    return _read_columns(held, node, where) or _read_rows(held, node, where, interval_s)
+    cut = _cut_last_line(held, where)
+    if cut:
+        held.pop()
+    rec = _read_columns(held, node, where) or _read_rows(held, node, where, interval_s)
+    if cut:
+        rec.notes.append(cut)
+    return rec
+
+
+_CUT_PEERS = 50  # rows before a last line that its width and last cell are measured against
+
+
+def _cut_last_line(held: list[str], where: str) -> str | None:
+    """The note for a last line that a copy or a crash cut short, which is left out: it has no line
+    end and fewer cells than the rows before it, or its last cell is shorter than that column's
+    cells above (a UUID or a bus id cut mid-way read as a new board, '4' read as 4 C). None when
+    the last line is whole."""
+    last = held[-1] if len(held) > 1 else "\n"
+    if last.endswith("\n") or not any(ch.isdigit() for ch in last):  # no digit: no sample to leave out
+        return None
+    before = [line for line in held[-1 - _CUT_PEERS:-1] if line.strip()]
+    if not before:
+        return None
+    rows = [line for line in before if not is_query_header(line)] or before[-1:]
+    width, have = max(line.count(",") for line in rows), last.count(",")
+    if have < width:
+        why = f"{have + 1} of its {width + 1} cells"
+    else:
+        ends = [line.rsplit(",", 1)[-1].strip() for line in rows if line.count(",") == have]
+        cell = last.rsplit(",", 1)[-1].strip()
+        if rows == before[-1:] and is_query_header(rows[0]) or len(cell) >= min(map(len, ends)):
+            return None
+        why = f"its last cell {cell!r} shorter than that column's cells above"
+    return (f"{where}:{len(held)}: the last line is cut (no line end, {why}): left out, not read as a "
+            "sample")
 
 
 def _then_raise(held: list[str], exc: GpuvetError) -> Iterator[str]:
