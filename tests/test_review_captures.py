@@ -164,3 +164,28 @@ def test_the_default_table_past_the_module_bound_keeps_the_bound(monkeypatch: An
     parsed = smi_table.parse([Line(n, t) for n, t in enumerate(text.splitlines(), 1)])
     assert len(parsed.modules) == 16
     assert any("20 modules" in n and "16 kept" in n for n in parsed.notes)
+
+
+# --- 12: host<->GPU copies slow on every module are one host-side finding, not eight fabric links ----------------
+
+def _nvb_host(cells: list[float]) -> str:
+    return ("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+            + "".join(f"{k:>10}" for k in range(len(cells))) + "\n0 " + "".join(f"{x:>10.2f}" for x in cells) + "\n")
+
+
+def _interconnect(tmp_path: Path, text: str) -> list[dict[str, Any]]:
+    code, data, _ = _run("doctor", "interconnect-slow", "--from", _file(tmp_path, text), "--expect", "hgx-h200-8")
+    assert data is not None, code
+    return list(data["findings"])
+
+
+def test_uniformly_slow_host_copies_are_one_host_side_finding(tmp_path: Path) -> None:
+    found = _interconnect(tmp_path, _nvb_host([30.1, 30.3, 29.8, 30.0, 30.2, 30.4, 29.9, 30.0]))
+    assert [f["cause"] for f in found] == ["host_copy_slow"]
+    assert "NUMA" in found[0]["fix"] and "LnkSta" in found[0]["fix"] and "nvlink" not in found[0]["fix"]
+
+
+def test_one_modules_slow_host_copies_point_at_its_pcie_link(tmp_path: Path) -> None:
+    found = _interconnect(tmp_path, _nvb_host([53.1, 53.3, 52.8, 20.0, 53.2, 53.4, 52.9, 53.0]))
+    assert [(f["cause"], tuple(f["between"])) for f in found] == [("link_degraded", ("host", "GPU 3"))]
+    assert "nvlink" not in found[0]["fix"] and "LnkSta" in found[0]["fix"]

@@ -25,7 +25,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.errors import GpuvetError
 from gpuvet.node.model import Node
-from gpuvet.node.vendor_tools import PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
+from gpuvet.node.vendor_tools import HOST_COPY_FIX, PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
 
 PEER_LOW = 0.75  # of the peers' median: validate/peers.py's FAIL_BELOW (jobs do not import each other)
 DESIGN_LOW = PEER_LOW  # of the design's figure: validate's default rules fail p2p_*, h2d* and d2h* below 75 %
@@ -170,10 +170,11 @@ def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDes
         v.priced += 1
         slow = [c for c in cells if c[2] < DESIGN_LOW * c[3].gbps]
         v.below_design += len(slow)
-        if test.host is None and slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:
+        if slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:  # host tables too: a host-side cause
             v.found.append(_whole_table(name, test, cells, v.source))
         else:
-            v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=PAIR_COPY_FIX, test=name,
+            fix = PAIR_COPY_FIX if test.host is None else None  # one module's host copies: its PCIe link
+            v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=fix, test=name,
                                 measured_gbps=x, expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * x / p.gbps, 1),
                                 basis=_sentence(test, i, j, x, p), source=v.source) for i, j, x, p in slow[:MAX_NAMED]]
             v.named |= {(name, i, j) for i, j, _, _ in slow[:MAX_NAMED]}
@@ -202,10 +203,12 @@ def _sentence(test: CopyTest, i: int, j: int, x: float, p: Priced) -> str:
 
 
 def _whole_table(name: str, test: CopyTest, cells: list[tuple[int, int, float, Priced]], source: str) -> Finding:
-    """Every cell of a table far below its design: one finding for the table, not one per pair."""
+    """Every cell of a table far below its design: one finding for the table, not one per pair; a host
+    table's cause is on the host's side (NUMA placement, the IOMMU, SM copies, the PCIe root), not a link."""
     i, j, x, p = min(cells, key=lambda c: c[2] / c[3].gbps)
     mid = median(c[2] for c in cells)
-    return finding("topology_misidentified", MEDIUM, test=name, cells=len(cells), median_gbps=round(mid, 2),
+    cause, fix = ("topology_misidentified", None) if test.host is None else ("host_copy_slow", HOST_COPY_FIX)
+    return finding(cause, MEDIUM, fix=fix, test=name, cells=len(cells), median_gbps=round(mid, 2),
                    expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * mid / p.gbps, 1),
                    basis=_sentence(test, i, j, x, p), source=source)
 

@@ -127,6 +127,14 @@ PAIR_COPY_DEAD_FIX = ("the copy between the two moved nothing: run that pair alo
                       "if it stays at 0, check the link between them (amd-smi xgmi / nvidia-smi nvlink -s, lspci "
                       "LnkSta), peer access (amd-smi topology / nvidia-smi topo -p2p r) and the kernel log at that time")
 
+# Copies between host memory and every module far below the design (a captured nvbandwidth or TransferBench
+# host table): the cause is on the host's side of the PCIe links, not in one module's link nor in the fabric.
+HOST_COPY_FIX = ("every module's host copies are slow alike, so look at the host side: run the test bound to each "
+                 "module's NUMA node (numactl --cpunodebind=N --membind=N; nvidia-smi topo -m / amd-smi topology "
+                 "give the node), check the IOMMU (iommu=pt, or off for the test) and pinned host memory, compare the "
+                 "copy-engine (CE) test with the SM one (SM copies to host memory run slower by design), then each "
+                 "module's PCIe link (lspci -vv LnkSta vs LnkCap) and the BIOS PCIe settings")
+
 # validate --host-only found no module: where to look, and how to try gpuvet without one
 HOST_ONLY_FIX = ("install the accelerator's driver and check that it lists the modules (`nvidia-smi`; on AMD "
                  "`amd-smi list`), or try --node hgx-h200-8")
