@@ -147,6 +147,7 @@ def _sync_folder(folder: Path) -> None:
 # --- reading what a user hands gpuvet ------------------------------------------------------
 CHUNK = 2**20  # read and unpacked a MiB at a time: a gzip bomb never costs more in one step
 GZIP_MAGIC = b"\x1f\x8b"
+PACKED_READ = 2**16  # compressed bytes read at a time (a MiB of them copied its unconsumed rest per MiB unpacked)
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -226,7 +227,7 @@ def unpacked(fh: BinaryIO, packed: bool, chunk: int = CHUNK) -> Iterator[bytes]:
     unpack, started, pending = zlib.decompressobj(wbits=31), False, b""
     while True:
         if not pending:
-            pending = fh.read(chunk)
+            pending = fh.read(PACKED_READ)  # small: what decompress leaves unconsumed is copied each step
             if not pending:
                 break
         if not started:
