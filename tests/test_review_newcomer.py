@@ -83,3 +83,25 @@ def test_replay_leaves_out_a_last_cell_cut_short_and_keeps_a_whole_last_line(tmp
            "GPU-00000000-aaaa-bbbb-cccc-000000000000, 61, ")
     assert any("'50'" in n and "last line is cut" in n for n in _replayed(tmp_path, _LOG + row + "50")["notes"])
     assert not any("last line is cut" in n for n in _replayed(tmp_path, _LOG + row + "501.00 W")["notes"])
+
+
+_CLI_DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+
+
+def _doc_example(command: str) -> tuple[list[str], int]:
+    """The output lines and exit code docs/cli.md shows under ``$ command``."""
+    text = _CLI_DOC.read_text()
+    start = text.index(f"$ {command}\n") + len(command) + 3
+    body, _, after = text[start:].partition("\n```\n")
+    return body.split("\n"), int(after.split("\n", 1)[0].removeprefix("exit "))
+
+
+def test_cli_doc_shows_what_the_modelled_commands_print_now(monkeypatch: Any) -> None:
+    """docs/cli.md's plan and catalog examples are the output (and exit code) of today's gpuvet:
+    plan step --compare pcie-8 exits 1 with DOES NOT FIT."""
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in ("gpuvet plan step --node hgx-h200-8 --compare pcie-8", "gpuvet plan power --budget 2000 "
+                    "--loads 1,1,0.3,0", "gpuvet plan memory --params 7B --model H100-SXM", "gpuvet catalog"):
+        want, code = _doc_example(command)
+        got_code, out, _ = _call(*command.split()[1:])
+        assert (got_code, [line.rstrip() for line in out.rstrip("\n").split("\n")]) == (code, want), command
