@@ -47,7 +47,8 @@ def _hccl_success(fc: FileCapture, data: dict[str, Any]) -> None:
     assert all(row.wrong == 0 for row in r.rows) and r.rows[-1].algbw == pytest.approx(23.76245)
     assert r.rows[-1].busbw == pytest.approx(23.76245 * 2 * 7 / 8)  # nccl-tests' all_reduce factor 2(n-1)/n
     steps = {s["check"]: s["status"] for s in data["steps"]}
-    assert steps["collective_results"] == "clear" and steps["benchmark_failures"] == "clear"
+    # correct data, but a log naming no module is not priced: "can't tell" whether it reaches its node's figure
+    assert steps["collective_results"] == "inconclusive" and steps["benchmark_failures"] == "clear"
     assert not data["findings"]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,20 @@ def test_one_modules_slow_host_copies_point_at_its_pcie_link(tmp_path: Path) -> 
     found = _interconnect(tmp_path, _nvb_host([53.1, 53.3, 52.8, 20.0, 53.2, 53.4, 52.9, 53.0]))
     assert [(f["cause"], tuple(f["between"])) for f in found] == [("link_degraded", ("host", "GPU 3"))]
     assert "nvlink" not in found[0]["fix"] and "LnkSta" in found[0]["fix"]
+
+
+# --- 14: a collective run the model does not price is "can't tell", its figure rounded ---------------------------
+
+def test_a_collective_below_bandwidth_bound_sizes_is_cant_tell_with_a_rounded_figure(tmp_path: Path) -> None:
+    rows = [(8192, 700.25, 0.01171), (1048576, 1750.5, 0.59904), (16777216, 1900.75, 8.82669),
+            (67108864, 2700.5, 23.4123456)]
+    text = ("mpirun -n 8 ./bin/all_reduce_test -b 8K -e 64M -f 2 -d fp32 -o sum -p 8\n"
+            "the minbytes is 8192, maxbytes is 67108864, iters is 20, warmup_iters is 5\n"
+            "data_size(Bytes): |   aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+            + "".join(f"{b:<18}|{t:>12.2f}    |{bw:>17}     | success\n" for b, t, bw in rows))
+    code, data, _ = _run("doctor", "--from", _file(tmp_path, text), "--expect", "atlas-800t-a2")
+    assert data is not None, code
+    step = next(s for s in data["steps"] if s["check"] == "collective_results")
+    assert step["status"] == "inconclusive" and "can't tell" in step["summary"]
+    assert "bandwidth-bound sizes" not in step["summary"] and "GB/s busbw at 64 MiB" in step["summary"]
+    assert re.search(r"\d\.\d{2,} GB/s", step["summary"]) is None and "not bandwidth-bound" in step["summary"]

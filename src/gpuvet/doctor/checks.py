@@ -334,6 +334,10 @@ def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
                     where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if len(rows) >= 2]
     cited += [Cited(source, "busbw at the largest size against the model", sentence(j), where=j.op) for j in judged]
     told = [j for j in judged if j.fraction is not None]
+    if judged and not told:  # not priced (below bandwidth-bound sizes, or no design): correct data, speed untold
+        said = f"#wrong {cited[0].value} of {cited[0].where}"
+        return Outcome("inconclusive", f"collectives return correct data ({said}), but can't tell whether they "
+                       f"reach what the node should: {sentence(judged[0])}", (), tuple(cited))  # what was read
     return clear("collectives return correct data and reach bandwidth-bound sizes"
                  + ("; " + sentence(told[0]) if told else ""), *cited)
 

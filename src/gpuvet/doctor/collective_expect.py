@@ -195,7 +195,12 @@ def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judg
 def sentence(j: Judged) -> str:
     """'190 GB/s busbw at 8 GiB is 40 % of the ~470 GB/s 8 H100-SXM reach on NVSwitch (…)'."""
     size = f"{j.size_bytes / 2**30:g} GiB" if j.size_bytes >= 2**30 else f"{j.size_bytes / 2**20:g} MiB"
+    measured = "no readable" if j.measured is None else _gbps(j.measured)
     if j.expected is None or j.fraction is None:
-        return f"{j.op} {j.measured} GB/s busbw at {size}: {j.basis}"
-    return (f"{j.op} {j.measured:g} GB/s busbw at {size} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s "
-            f"{j.basis}")
+        return f"{j.op} {measured} GB/s busbw at {size}: {j.basis}"
+    return f"{j.op} {measured} GB/s busbw at {size} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s {j.basis}"
+
+
+def _gbps(x: float) -> str:
+    """A figure as a reader takes it in: 41.6, 190, 0.0123 (the log's 41.5842875 is no more precise a fact)."""
+    return f"{x:.3g}" if abs(x) < 10 else f"{round(x, 1):g}"
