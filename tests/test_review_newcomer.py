@@ -105,3 +105,27 @@ def test_cli_doc_shows_what_the_modelled_commands_print_now(monkeypatch: Any) ->
         want, code = _doc_example(command)
         got_code, out, _ = _call(*command.split()[1:])
         assert (got_code, [line.rstrip() for line in out.rstrip("\n").split("\n")]) == (code, want), command
+
+
+def test_plan_collective_says_the_hccs_mesh_is_priced_with_assumed_constants() -> None:
+    """No published hccl_test figure checks the HCCS mesh: the model must not claim a fit."""
+    _, data = _json("plan", "collective", "--node", "atlas-800t-a2", "--bytes", "1GiB")
+    assert "fitted to published runs" not in data["model"] and data["constants_checked"] is False
+    assert "NVLink mesh" in data["model"] and "not checked against published hccl_test" in data["model"]
+    _, out, _ = _call("plan", "collective", "--node", "atlas-800t-a2", "--bytes", "1GiB")
+    assert "not checked against published hccl_test figures" in " ".join(out.split())
+    _, fitted = _json("plan", "collective", "--node", "hgx-h200-8")
+    assert fitted["constants_checked"] is True and "fitted to published" in fitted["model"]
+
+
+def test_plan_collective_ranks_fix_names_the_counts_it_takes() -> None:
+    code, _, err = _call("plan", "collective", "--node", "atlas-800t-a2", "--ranks", "16")
+    assert code == 2 and "use 2 to 8" in err
+
+
+def test_plan_step_names_the_missing_figure_and_how_to_give_it() -> None:
+    """Ascend910B is a catalog module: the fix is to give its bf16 TFLOPS, not to use one."""
+    code, _, err = _call("plan", "step", "--node", "atlas-800t-a2")
+    err = " ".join(err.split())
+    assert code == 2 and "use a catalog module" not in err
+    assert "no dense bf16 TFLOPS figure" in err and "tflops: {bf16: TFLOPS}" in err and "base: atlas-800t-a2" in err

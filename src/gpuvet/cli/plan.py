@@ -306,12 +306,14 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
     node, faults = _node(_node_ref(node_ref, sim))
     model = CollectiveModel(node, faults)
     try:
-        members = model.members(renamed(ranks, ranks_old, "--modules", "--ranks"))
+        members = model.members(renamed(ranks, ranks_old, "--modules", "--ranks"), least=2)
     except PlanError as exc:  # the model names its count --modules; here it is --ranks
         raise PlanError("--ranks", exc.message.replace("modules asked", "ranks asked"), exc.fix) from None
     p = model.across_nodes(model.predict(op, parse_bytes(size, "--bytes"), members, algorithm), nodes)
+    basis, checked = model.basis(members)
     data = {**asdict(p), "simulated": True, "node": node.name, "nodes": nodes,
-            "model": "alpha-beta per algorithm and protocol, flow-solver bandwidth, constants fitted to published runs"}
+            "model": f"alpha-beta per algorithm and protocol, flow-solver bandwidth; constants: {basis}",
+            "constants_checked": checked}
     if calibrate:
         data["calibrated"] = _calibrated(calibrate, logbook, node.name, op, p.size_bytes, p.modules)
     if as_json:
@@ -324,6 +326,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
             f"{f' x {nodes} nodes' if nodes > 1 else ''} (modelled): "
             f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
             f"algorithm {p.algorithm} ({p.protocol} protocol)"))
+        term.console().print(Text(f"constants: {basis}", style="" if checked else "yellow"))
 
 
 @plan_app.command("step", short_help="Step time and communication share of a training job on a node.")

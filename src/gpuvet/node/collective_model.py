@@ -34,12 +34,21 @@ class CollectiveModel:
         self.perf = PerformanceModel(node, any(isinstance(f, P2pDisabledFault) for f in faults), caps)
         self._memo: dict[tuple[str, ...], dict[str, Bandwidths]] = {}  # solved bandwidths per set of members
 
-    def members(self, count: int | None) -> list[str]:
+    def members(self, count: int | None, least: int = 1) -> list[str]:
+        """The first ``count`` modules (all by default); ``least``: the fewest the caller takes, named
+        in the fix (plan collective refuses one rank)."""
         ids = self.node.module_ids
         count = count or len(ids)
-        if count < 1 or count > len(ids):
-            raise PlanError("--modules", f"{count} modules asked, the node has {len(ids)}", f"use 1 to {len(ids)}")
+        if count < least or count > len(ids):
+            raise PlanError("--modules", f"{count} modules asked, the node has {len(ids)}",
+                            f"use {least} to {len(ids)}")
         return ids[:count]
+
+    def basis(self, members: Sequence[str]) -> tuple[str, bool]:
+        """What the constants pricing these members rest on, and whether a published run checks them."""
+        if len(members) < 2:
+            return "none (one rank moves nothing)", True
+        return self.perf.collectives(list(members), memo=self._memo.setdefault(tuple(members), {})).basis()
 
     def predict(self, op: str, size_bytes: int, members: Sequence[str],
                 algorithm: str | None = None) -> CollectivePrediction:

@@ -83,6 +83,19 @@ COLLECTIVE_TUNING = {
                    alpha_s={**_PCIE_RING, **_pairwise_as_ring(_PCIE_RING)},
                    efficiency={_R: 0.657, _P: 0.657}),
 }
+# What each family's constants rest on, in words for plan's output: fitted, or assumed (and so
+# not checked against any published run of that medium).
+COLLECTIVE_BASIS = {  # each follows "constants: "
+    "fabric": ("fitted to published all_reduce runs of 8x H100 NVSwitch boards", True),
+    "nvlink_mesh": ("the 8-GPU NVSwitch fit's, an assumption: no published run of an NVLink mesh checks them",
+                    False),
+    "nvl_domain": ("NVLink SHARP's fitted to a published GB200 NVL72 run, the ring's the 8-GPU NVSwitch fit's "
+                   "(an assumption)", True),
+    "xgmi": ("fitted to published RCCL runs of 8x MI300X", True),
+    "pcie": ("fitted to published runs of 8 PCIe RTX PRO 6000 (the Simple step latency a stated guess)", True),
+}
+SERDES_BASIS = ("the NVLink mesh's (the 8-GPU NVSwitch fit's) price the HCCS (serdes) mesh, an assumption not "
+                "checked against published hccl_test figures", False)
 Bandwidths = tuple[str, dict[Algorithm, float]]  # the medium (fabric, pcie) and each algorithm's per-rank GB/s
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
 
@@ -274,6 +287,14 @@ class CollectiveTimes:
         if self._mesh_gbps() is not None:
             return "nvlink_mesh"
         return "nvl_domain" if self._domain_size() > 8 else "fabric"
+
+    def basis(self) -> tuple[str, bool]:
+        """What the constants ``family`` picks rest on, and whether a published run checks them:
+        a serdes (HCCS) mesh takes the NVLink mesh's, which says nothing of Ascend's own runs."""
+        family = self.family()
+        node = self.perf.node
+        serdes = any(link.kind is LinkKind.SERDES for m in self.members for link in node.links_of(m) if link.up)
+        return SERDES_BASIS if family == "nvlink_mesh" and serdes else COLLECTIVE_BASIS[family]
 
     def _in_switch_gbps(self) -> float | None:
         """Per-module fabric bandwidth into a switch every member reaches directly, if the

@@ -92,6 +92,17 @@ def _dp_comm(job: Job, model: CollectiveModel, group: list[str], shard_bytes: fl
     return seconds, per_rank
 
 
+def _no_rate(node: Node, module: str, rate: str, has_bf16: bool) -> PlanError:
+    """The step is priced from the module's dense rate: say which figure is missing and how to give it."""
+    spec = (f"give the module's figures in a spec file and plan with --node FILE, e.g. base: {node.name}, modules: "
+            f"{{count: {len(node.modules)}, model: null, custom: {{name: {module}-rated, memory_bytes: BYTES, "
+            f"tflops: {{{rate}: TFLOPS}}}}}} (docs/spec.md)")
+    return PlanError("--precision" if rate == "fp8" else "--node",
+                     f"{module} has no dense {rate} TFLOPS figure (the catalog holds none published), and the "
+                     "step's compute is priced from it (--mfu is a share of it)",
+                     f"use --precision bf16, or {spec}" if rate == "fp8" and has_bf16 else spec)
+
+
 def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: float = 0.45,
               micro_batches: int = 8, auto_batch: bool = False) -> StepPlan:
     job.validate()
@@ -105,8 +116,7 @@ def plan_step(job: Job, node: Node, model: CollectiveModel | None = None, mfu: f
     rate = "fp8" if job.precision == "fp8" else "bf16"
     peak = module_model.peak_tflops(rate) or (module_model.peak_tflops("fp16") if rate == "bf16" else None)
     if peak is None:
-        raise PlanError("--precision" if rate == "fp8" else "--node", f"{module_model.name} has no published {rate} rate",
-                        "use bf16" if rate == "fp8" else "use a catalog module")
+        raise _no_rate(node, module_model.name, rate, module_model.peak_tflops("bf16") is not None)
     notes = [f"compute at {mfu:.0%} of {peak:g} TFLOPS dense {rate} ({module_model.name}); 6·N·tokens + attention "
              "12·L·h·s per token (PaLM App. B)"]
     if auto_batch:
