@@ -32,7 +32,8 @@ _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", 
 _TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
 MAX_LINE_CHARS = 65_536  # a line longer than this is named in a note: text tools print lines of a few KB
-MAX_MODULES = 4096  # modules in one listing (-q, -q -x, amd-smi, rocm-smi, npu-smi): more is not one node (docs/limits.md)
+# modules in one listing (-q, -q -x, --query-gpu, the table, amd-smi, rocm-smi, npu-smi): more is not one node
+MAX_MODULES = 4096  # (docs/limits.md)
 
 
 @dataclass(frozen=True)
