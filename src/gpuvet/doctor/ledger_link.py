@@ -49,16 +49,27 @@ def _slot(f: Finding, place: Place) -> str | None:
     return place.by_bus.get(bus_key(f.module), f.module) if ":" in f.module else f.module
 
 
+def _slots(f: Finding, place: Place) -> list[str]:
+    """The modules a finding is about: its own, or each end of a link (``between``) that is a
+    module of this node (a switch end is not), as validate's ``subject`` ends are mapped."""
+    own = _slot(f, place)
+    if own is not None:
+        return [own]
+    known = {s.slot for s in place.seen}
+    ends = [place.by_bus.get(bus_key(e), e) if ":" in e else e for e in (f.between or ())]
+    return list(dict.fromkeys(e for e in ends if e in known))
+
+
 def _xids(f: Finding) -> list[int]:
     raw = f.evidence.get("xid")
     items = raw if isinstance(raw, list) else [raw]
     return [x for x in items if isinstance(x, int) and not isinstance(x, bool)]
 
 
-def kernel_lines(f: Finding, ev: Evidence, place: Place) -> list[str]:
+def kernel_lines(f: Finding, ev: Evidence, place: Place, slot: str | None = None) -> list[str]:
     """The captured kernel lines that were this finding's evidence: its module's Xid lines (of its
     codes, where it names some) and the driver's messages about it."""
-    slot = _slot(f, place)
+    slot = slot or _slot(f, place)
     codes = set(_xids(f))
 
     def mine(where: str) -> bool:
@@ -74,15 +85,15 @@ def flagged(run: DoctorRun, ev: Evidence, place: Place) -> list[Flagged]:
     """The causes found on a module (not info): what the ledger keeps of this diagnosis."""
     out = []
     for f in run.findings:
-        slot = _slot(f, place)
-        if slot is None or f.severity == "info":
+        if f.severity == "info":
             continue
         codes = _xids(f)
         evidence: list[JsonValue] = [to_jsonable(f.evidence)]
-        out.append(Flagged(f.cause, slot, f.title, f.fix, evidence, kernel_lines(f, ev, place),
-                           fault=f"xid:{codes[0]}" if codes else None,
-                           status="fail" if f.severity == "critical" else "warn",
-                           captured_from=[Path(name).name for name in ev.captures.read_as]))
+        out += [Flagged(f.cause, slot, f.title, f.fix, evidence, kernel_lines(f, ev, place, slot),
+                        fault=f"xid:{codes[0]}" if codes else None,
+                        status="fail" if f.severity == "critical" else "warn",
+                        captured_from=[Path(name).name for name in ev.captures.read_as])
+                for slot in _slots(f, place)]
     return out
 
 

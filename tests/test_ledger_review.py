@@ -1,0 +1,32 @@
+"""Review findings on the module ledger (issue 44): link faults doctor finds are kept on the
+module end of the link; every critical fault kind of the knowledge base has a ladder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuvet.ledger.build import build_ledger, find_module
+from gpuvet.ledger.ladders import load_ladders
+from gpuvet.logbook.store import Logbook
+from tests.test_ledger_steps import AT, doctor_steps
+
+LINKS = """name: f3
+base: hgx-h200-8
+faults:
+  - {kind: link_degraded, between: [gpu1, nvswitch0], factor: 0.5}
+  - {kind: link_down, between: [gpu5, nvswitch0]}
+"""
+
+
+def test_doctor_keeps_a_link_fault_on_the_module_end_of_the_link(tmp_path: Path) -> None:
+    node = tmp_path / "f3.yaml"
+    node.write_text(LINKS)
+    book = Logbook(str(tmp_path / "lb.db"))
+    _, actions = doctor_steps(book, str(node), AT, symptom=None)  # type: ignore[arg-type]
+    assert sorted((a.slot, a.step.fault) for a in actions) == [("gpu1", "link_degraded"), ("gpu5", "link_down")]
+    ledger = build_ledger(book.ledger_rows(), load_ladders(), AT)
+    slow, down = find_module(ledger, "f3/gpu1"), find_module(ledger, "f3/gpu5")
+    assert slow is not None and [r.fault for r in slow.reports] == ["link_degraded"]
+    assert down is not None and [r.fault for r in down.reports] == ["link_down"]
+    assert find_module(ledger, "f3/nvswitch0") is None  # a switch end is no module
+    book.close()
