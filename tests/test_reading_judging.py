@@ -8,7 +8,7 @@ from importlib import resources
 import numpy as np
 import yaml
 
-from gpuvet.node.yamlload import load_package_yaml
+from gpuvet.knowledge.package_yaml import load_package_yaml
 from gpuvet.watch.forecast_fit import Ranked, Tail, _median_x, p95, p95_of
 
 

@@ -129,3 +129,17 @@ def test_plan_step_names_the_missing_figure_and_how_to_give_it() -> None:
     err = " ".join(err.split())
     assert code == 2 and "use a catalog module" not in err
     assert "no dense bf16 TFLOPS figure" in err and "tflops: {bf16: TFLOPS}" in err and "base: atlas-800t-a2" in err
+
+
+def test_doctor_says_a_cut_nvbandwidth_matrix_is_cut(tmp_path: Path) -> None:
+    """Two of four rows are no whole matrix: the note and the finding's evidence say it is cut."""
+    whole = Path("tests/data/captures/nvbandwidth_d2d_p2p_off.txt").read_bytes()
+    cut = tmp_path / "nvb_cut.txt"
+    cut.write_bytes(whole[:560])
+    _, data = _json("doctor", "--from", str(cut))
+    assert any("the matrix is cut: 2 of its 4 rows" in n for n in data["notes"]), data["notes"]
+    p2p = [f for f in data["findings"] if f["check"] == "p2p_path"]
+    assert p2p and p2p[0]["evidence"]["rows_read"].startswith("2 of 4: the matrix is cut")
+    _, full = _json("doctor", "--from", "tests/data/captures/nvbandwidth_d2d_p2p_off.txt")
+    assert not any("matrix is cut" in n for n in full["notes"])
+    assert all("rows_read" not in f["evidence"] for f in full["findings"])

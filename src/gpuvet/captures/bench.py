@@ -303,6 +303,15 @@ def _matrix(lines: list[Line], i: int, test: str | None, out: NvbParse) -> int:
         out.notes.append(f"nvbandwidth matrix at line {title.no} has no test name ('Running …' cut): kept as '{name}'")
     if cut:
         out.notes.append(f"nvbandwidth {name}: cell(s) at line(s) {ranges(cut)} unreadable or cut, left empty")
+    if rows and columns is not None and len(rows) < columns and _square(title.text):
+        out.notes.append(f"nvbandwidth {name}: the matrix is cut: {len(rows)} of its {columns} rows (line {title.no}); "
+                         "the rows missing are left empty, judged from the rows read")
+        rows += [[None] * columns for _ in range(columns - len(rows))]
     if rows:
         out.matrices[name] = rows
     return i
+
+
+def _square(title: str) -> bool:
+    """A module-by-module matrix (a row per column); a host one has one row for all its columns."""
+    return bool(re.search(r"GPU\(row\)", title)) and bool(re.search(r"GPU\(column\)", title))

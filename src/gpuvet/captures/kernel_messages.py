@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from gpuvet.node.yamlload import load_package_yaml
+from gpuvet.knowledge.package_yaml import load_package_yaml
 
 _FIELDS = ("cause", "meaning", "action")
 

@@ -202,7 +202,7 @@ def p2p_path(ev: Evidence) -> Outcome:
             if _has_fabric(ev):
                 return confirmed("module-to-module copies run at PCIe speed", finding(
                     "p2p_disabled", MEDIUM, median_gbps=statistics.median(values),
-                    source="nvbandwidth device_to_device"))
+                    source="nvbandwidth device_to_device", carried=_rows_read(d2d)))
             return clear(f"module-to-module copies at {statistics.median(values):.1f} GB/s: PCIe speed, and no "
                          "NVLink is known on these modules (PCIe-only cards reach about this)",
                          Cited(ev.capture_source("nvbandwidth") or "nvbandwidth", "device_to_device median",
@@ -221,6 +221,14 @@ def p2p_path(ev: Evidence) -> Outcome:
     if not ratios:
         return unknown("no pair measurement has an expected figure to compare with")
     return clear("pairs use their direct paths", _pairs_cited(ev, checks))
+
+
+def _rows_read(matrix: list[list[float | None]]) -> dict[str, str]:
+    """For a cut matrix (rows left empty by the reader), how much of it the median rests on; nothing
+    for a whole one."""
+    read = sum(1 for row in matrix if any(v is not None for v in row))
+    return {} if read == len(matrix) else {"rows_read": f"{read} of {len(matrix)}: the matrix is cut, judged "
+                                                         "from the rows read"}
 
 
 def _pairs_cited(ev: Evidence, checks: list[Check]) -> Cited:

@@ -13,7 +13,7 @@ from gpuvet.checks.model import Cited as Cited  # re-exported: what a doctor ver
 from gpuvet.checks.model import EvidenceMap, Json
 from gpuvet.checks.roots import Root
 from gpuvet.errors import GpuvetError
-from gpuvet.node.yamlload import load_package_yaml
+from gpuvet.knowledge.package_yaml import load_package_yaml
 
 
 class Cause(BaseModel):

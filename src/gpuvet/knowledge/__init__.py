@@ -10,7 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal, cast
 
-from gpuvet.node.yamlload import load_package_yaml
+from gpuvet.knowledge.package_yaml import load_package_yaml
 
 Level = Literal["critical", "warn", "info"]
 LEVELS: tuple[Level, ...] = ("critical", "warn", "info")

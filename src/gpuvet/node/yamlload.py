@@ -8,9 +8,6 @@ counting aliases and depth as it goes, its expanded size is computed without exp
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent
@@ -31,8 +28,6 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
             Parser.__init__(self)
 
 from gpuvet.errors import GpuvetError
-
-_PackageLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_FILE_BYTES = 256 << 10  # 256 KiB: a 1,024-module spec with every bus id and UUID written out is ~110 KB
 MAX_DEPTH = 32  # a spec nests 5 levels deep; rules 3
@@ -155,10 +150,3 @@ def load_bounded(text: str, where: str, error: type[GpuvetError] = GpuvetError,
         return loader.construct_document(root)
     finally:
         loader.dispose()
-
-
-def load_package_yaml(text: str) -> Any:
-    """gpuvet's own data files (knowledge, causes, playbooks, kernel messages, ladders), shipped
-    with the package and trusted: libyaml's whole safe loader, about ten times faster than the
-    Python one (the same constructor, so the same data). Files from a user take ``load_bounded``."""
-    return yaml.load(text, Loader=_PackageLoader)  # noqa: S506 - a safe loader: CSafeLoader or SafeLoader
