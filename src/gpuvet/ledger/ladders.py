@@ -13,8 +13,8 @@ import yaml
 
 from gpuvet.errors import GpuvetError
 from gpuvet.files import Input, as_text, read_input
-from gpuvet.ledger.model import Occurrence, Step
 from gpuvet.knowledge.package_yaml import load_package_yaml
+from gpuvet.ledger.model import Occurrence, Step
 from gpuvet.quantities import parse_seconds
 
 MAX_FILE_BYTES = 1 << 20
