@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuvet.knowledge import Fault, faults, xids
 from gpuvet.ledger.build import build_ledger, find_module
 from gpuvet.ledger.ladders import load_ladders
 from gpuvet.logbook.store import Logbook
@@ -30,3 +31,31 @@ def test_doctor_keeps_a_link_fault_on_the_module_end_of_the_link(tmp_path: Path)
     assert down is not None and [r.fault for r in down.reports] == ["link_down"]
     assert find_module(ledger, "f3/nvswitch0") is None  # a switch end is no module
     book.close()
+
+
+def _names(f: Fault) -> set[str]:
+    return {f.kind, *f.doctor, *f.health, *f.watch, *f.validate}
+
+
+def test_every_critical_fault_of_the_knowledge_base_has_a_ladder_that_does_not_start_at_watch() -> None:
+    ladders = load_ladders()
+    critical = [f for f in faults().values() if f.severity == "critical"]
+    shared = {n for f in faults().values() if f.severity != "critical" for n in _names(f)}  # health's `nic`: both
+    assert len(critical) > 20
+    for f in critical:
+        for name in _names(f):
+            ladder = ladders.ladder(name)
+            assert ladder is not ladders.default, f"{f.kind}: {name} falls to the default ladder"
+            assert name in shared or ladder.steps[0] != "watch", f"{f.kind}: {name} starts at watch"
+            assert ladders.rank(max(ladder.steps, key=ladders.rank)) >= ladders.rank("drain"), f.kind
+    for code, entry in xids().items():
+        if entry.drains:
+            assert ladders.ladder(f"xid:{code}").steps[0] != "watch", f"Xid {code} drains yet starts at watch"
+
+
+def test_silent_data_corruption_drains_now_and_replaces_on_a_repeat() -> None:
+    ladders = load_ladders()
+    for name in ("silent_data_corruption", "silent_corruption"):  # doctor's cause, validate's finding
+        assert ladders.ladder(name).steps == ("drain", "rma")
+    assert ladders.ladder("xid:13").steps[0] == "restart_job"  # an application's Xid keeps its own ladder
+    assert ladders.ladder("xid:999").steps == ladders.faults["xid:*"].steps  # an Xid NVIDIA does not list

@@ -13,6 +13,7 @@ import yaml
 
 from gpuvet.errors import GpuvetError
 from gpuvet.files import Input, as_text, read_input
+from gpuvet.knowledge import xid
 from gpuvet.knowledge.package_yaml import load_package_yaml
 from gpuvet.ledger.model import Occurrence, Step
 from gpuvet.quantities import parse_seconds
@@ -47,12 +48,17 @@ class Ladders:
         return self.same_as.get(fault, fault)
 
     def ladder(self, fault: str) -> Ladder:
-        """The fault's own ladder; an Xid without one takes ``xid:*``; anything else the default."""
+        """The fault's own ladder; an Xid without one takes ``xid:critical`` where the knowledge base
+        drains on it (a drain must not start at watch), else ``xid:*``; anything else the default."""
         fault = self.key(fault)
         if fault in self.faults:
             return self.faults[fault]
-        if fault.startswith("xid:") and "xid:*" in self.faults:
-            return self.faults["xid:*"]
+        if fault.startswith("xid:"):
+            code = fault[4:]
+            if code.isdigit() and xid(int(code)).drains and "xid:critical" in self.faults:
+                return self.faults["xid:critical"]
+            if "xid:*" in self.faults:
+                return self.faults["xid:*"]
         return self.default
 
     def rank(self, step: str) -> int:
