@@ -184,7 +184,7 @@ def parse_text(text: str, where: str) -> FileCapture:
             raise exc from None
         raise
     _dcgm_json(fc, text, lines, claimed)
-    if not claimed:
+    if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
