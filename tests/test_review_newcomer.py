@@ -143,3 +143,13 @@ def test_doctor_says_a_cut_nvbandwidth_matrix_is_cut(tmp_path: Path) -> None:
     _, full = _json("doctor", "--from", "tests/data/captures/nvbandwidth_d2d_p2p_off.txt")
     assert not any("matrix is cut" in n for n in full["notes"])
     assert all("rows_read" not in f["evidence"] for f in full["findings"])
+
+
+def test_bench_collective_honours_ranks_on_a_simulated_node() -> None:
+    """--ranks 2 on a 4-module node runs on 2 ranks (the first two modules); more than the node
+    holds is refused, never dropped."""
+    _, data = _json("bench", "collective", "--node", "mesh-4", "--quick", "--ranks", "2", "--max-bytes", "4096",
+                    "--ops", "all_reduce")
+    assert {r["detail"]["ranks"] for r in data["results"] if "ranks" in r.get("detail", {})} == {2}
+    code, _, err = _call("bench", "collective", "--node", "mesh-4", "--quick", "--ranks", "6")
+    assert code == 2 and "--ranks" in err and "use 2 to 4" in err

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
-from gpuvet.backends.engine import CollectiveSession, Unsupported
+from gpuvet.backends.engine import BenchModule, CollectiveSession, Unsupported
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status, Where, rate_stats
 from gpuvet.bench.registry import LEVELS, Benchmark, Scope
@@ -28,7 +28,7 @@ class CollectiveOptions:
     max_bytes: int | None = None  # default: 256 MiB on GPUs, 1 MiB on CPU
     factor: int = 2
     dtype: str = "fp32"
-    nprocs: int = 2  # ranks on the host backend (one process each)
+    nprocs: int | None = None  # ranks (--ranks): processes on the host backend (default 2), else the first N modules
     check: bool = True
     torchrun: bool = False  # this process is one rank of a torchrun job (several nodes)
 
@@ -53,8 +53,8 @@ def _validate(opts: CollectiveOptions) -> None:
         raise GpuvetError("factor must be at least 2", where="--factor", fix="use 2 (nccl-tests' -f 2) or more.")
     if opts.min_bytes < 1 or (opts.max_bytes is not None and opts.max_bytes < opts.min_bytes):
         raise GpuvetError("the size range is empty", where="--min-bytes/--max-bytes", fix="give 1 <= min <= max.")
-    if opts.nprocs < 2:
-        raise GpuvetError("a collective needs at least 2 ranks", where="--nprocs", fix="use 2 or more.")
+    if opts.nprocs is not None and opts.nprocs < 2:
+        raise GpuvetError("a collective needs at least 2 ranks", where="--ranks", fix="use 2 or more.")
 
 
 def run(ctx: BenchContext, opts: CollectiveOptions = CollectiveOptions()) -> list[BenchResult]:
@@ -69,10 +69,19 @@ def run(ctx: BenchContext, opts: CollectiveOptions = CollectiveOptions()) -> lis
         return _run_sweep(_deterministic(ctx), opts, joined, host=ctx.engine.collective_backend == "gloo")
     modules = ctx.select(opts.modules)
     host = any(m.is_host for m in modules)
-    members = [f"{modules[0].id}:{r}" for r in range(opts.nprocs)] if host else [m.id for m in modules]
+    members = [f"{modules[0].id}:{r}" for r in range(opts.nprocs or 2)] if host else _members(modules, opts.nprocs)
     if len(members) < 2:
         return [BenchResult.skipped(NAME, "busbw", "GB/s", "a collective needs at least two modules", simulated=sim)]
     return _run_sweep(ctx, opts, ctx.engine.collectives(members), host)
+
+
+def _members(modules: list[BenchModule], ranks: int | None) -> list[str]:
+    """One rank per module: every selected module, or the first ``ranks`` of them (--ranks is never
+    dropped: more ranks than modules is refused)."""
+    if ranks is not None and ranks > len(modules):
+        raise GpuvetError(f"{ranks} ranks asked, {len(modules)} module(s) to run them on (one rank per module)",
+                          where="--ranks", fix=f"use 2 to {len(modules)}, or leave --ranks out for every module.")
+    return [m.id for m in modules[:ranks]]
 
 
 def _deterministic(ctx: BenchContext) -> BenchContext:

@@ -123,8 +123,10 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None, modules: ModulesOpt
                                                           "default 2).", callback=ints(2, 1024))] = None,
                dtype: Annotated[str | None, typer.Option("--dtype", help="Element type: fp32 (default), fp16 or "
                                                                       "bf16.")] = None,
-               ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many ranks on a "
-                                                         "CPU-only machine (default 2).", callback=ints(1, 1024))]
+               ranks: Annotated[int | None, typer.Option("--ranks", metavar="COUNT", help="How many ranks: "
+                                                         "processes on a CPU-only machine (default 2), else one "
+                                                         "per module on the first COUNT modules (default all).",
+                                                         callback=ints(1, 1024))]
                = None,
                nprocs: Annotated[int | None, typer.Option("--nprocs", hidden=True, help="Old name of --ranks.",
                                                           callback=ints(1, 1024))] = None,
