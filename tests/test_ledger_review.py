@@ -8,8 +8,9 @@ from pathlib import Path
 from gpuvet.knowledge import Fault, faults, xids
 from gpuvet.ledger.build import build_ledger, find_module
 from gpuvet.ledger.ladders import load_ladders
+from gpuvet.ledger.packet import packet_files
 from gpuvet.logbook.store import Logbook
-from tests.test_ledger_steps import AT, doctor_steps
+from tests.test_ledger_steps import AT, CAPTURES, doctor_steps
 
 LINKS = """name: f3
 base: hgx-h200-8
@@ -59,3 +60,21 @@ def test_silent_data_corruption_drains_now_and_replaces_on_a_repeat() -> None:
         assert ladders.ladder(name).steps == ("drain", "rma")
     assert ladders.ladder("xid:13").steps[0] == "restart_job"  # an application's Xid keeps its own ladder
     assert ladders.ladder("xid:999").steps == ladders.faults["xid:*"].steps  # an Xid NVIDIA does not list
+
+
+def test_an_xid_is_not_filed_on_another_board_that_a_listing_puts_on_its_bus(tmp_path: Path) -> None:
+    book = Logbook(str(tmp_path / "lb.db"))
+    files = [str(CAPTURES / "smi_q_x_h100_8gpu.xml"), str(CAPTURES / "dmesg_xid.txt")]
+    run, _ = doctor_steps(book, files, AT, symptom=None)  # type: ignore[arg-type]
+    # dmesg_xid.txt: PCI 3a:00 is GPU-5c1e9a70…, serial 1654922019876; the XML's 3A:00.0 is serial …0002
+    [note] = [n for n in run.notes if n.startswith("bus 0000:3A:00.0:")]
+    assert "GPU-5c1e9a70" in note and "1654922019876" in note and "gpu2" in note
+    ladders = load_ladders()
+    ledger = build_ledger(book.ledger_rows(), ladders, AT)
+    listed = find_module(ledger, "1654220000002")
+    assert listed is not None and "xid:48" not in {r.fault for r in listed.reports}  # its power cap stays
+    packet = packet_files(listed, ledger, ladders, AT)
+    assert "3a:00" not in packet["kernel_lines.txt"].decode().lower()
+    lost = find_module(ledger, "1654220000003")  # 5D:00.0: both captures agree, its Xid 79 is its own
+    assert lost is not None and lost.step is not None and lost.step.fault == "xid:79"
+    book.close()

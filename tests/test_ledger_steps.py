@@ -122,7 +122,7 @@ def test_the_packet_keeps_captured_evidence_and_the_module_firmware(target, tmp_
     assert "VBIOS / InfoROM:   96.00.99.00.01 / G520.0200.00.05" in summary
     lacking = packet["lacking.txt"].decode()
     assert "VBIOS" not in lacking and "InfoROM" not in lacking and "nvidia-bug-report.sh" in lacking
-    other = find_module(ledger, "1654220000002")  # 3A:00.0: Xid 48 only, and no firmware in the capture
+    other = find_module(ledger, "1654220000002")  # 3A:00.0: its power cap (the Xid 48 is another board's)
     assert "VBIOS version: not kept" in packet_files(other, ledger, ladders, AT)["lacking.txt"].decode()
     book.close()
 

@@ -6,7 +6,7 @@ code path health's takes (``ledger.record.steps_now``)."""
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -14,6 +14,7 @@ from pydantic import JsonValue
 from gpuvet import __version__
 from gpuvet.backends.readings import Unavailable
 from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.kernel_ids import Conflict, conflicts
 from gpuvet.doctor.model import DoctorRun, Finding
 from gpuvet.ledger.ladders import Ladders
 from gpuvet.ledger.record import Flagged, ModuleStep, Seen, check_rows, module_environment, seen_in, steps_now
@@ -29,6 +30,7 @@ class Place:
     node: str
     seen: list[Seen]
     by_bus: dict[str, str]  # bus key -> slot
+    conflicts: dict[str, Conflict] = field(default_factory=dict)  # bus key -> two captures' different boards
 
 
 def place_of(ev: Evidence) -> Place:
@@ -40,7 +42,8 @@ def place_of(ev: Evidence) -> Place:
     declared = ev.declared.modules if ev.declared is not None else ()
     seen += [Seen(m.id, m.uuid, m.serial, m.bus_id, m.model.name) for m in declared if m.uuid and m.id not in slots]
     node = ev.node.name if ev.node is not None else socket.gethostname()
-    return Place(node, seen, {bus_key(s.bus_id): s.slot for s in seen if s.bus_id})
+    return Place(node, seen, {bus_key(s.bus_id): s.slot for s in seen if s.bus_id},
+                 {c.bus_id: c for c in conflicts(ev)})
 
 
 def _slot(f: Finding, place: Place) -> str | None:
@@ -73,6 +76,8 @@ def kernel_lines(f: Finding, ev: Evidence, place: Place, slot: str | None = None
     codes = set(_xids(f))
 
     def mine(where: str) -> bool:
+        if ":" in where and bus_key(where) in place.conflicts:  # another board's lines on that bus
+            return False
         return (place.by_bus.get(bus_key(where)) if ":" in where else where.lower()) == slot
 
     lines = [x.text for x in ev.captures.xids if mine(x.bus_id) and (not codes or x.code in codes)]
@@ -89,6 +94,12 @@ def flagged(run: DoctorRun, ev: Evidence, place: Place) -> list[Flagged]:
             continue
         codes = _xids(f)
         evidence: list[JsonValue] = [to_jsonable(f.evidence)]
+        clash = place.conflicts.get(bus_key(f.module)) if f.module and ":" in f.module else None
+        if clash is not None and ("log" in f.evidence or codes):  # the kernel's board is not the listed one
+            out.append(Flagged(f.cause, None, f.title, f.fix, [*evidence, clash.note()],
+                               fault=f"xid:{codes[0]}" if codes else None,
+                               status="fail" if f.severity == "critical" else "warn"))
+            continue
         out += [Flagged(f.cause, slot, f.title, f.fix, evidence, kernel_lines(f, ev, place, slot),
                         fault=f"xid:{codes[0]}" if codes else None,
                         status="fail" if f.severity == "critical" else "warn",

@@ -10,6 +10,7 @@ from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S
 from gpuvet.doctor.answer import doctor_roots
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.kernel_ids import conflicts
 from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
 from gpuvet.doctor.outcome import Outcome, unknown
 from gpuvet.node.bus import bus_key
@@ -101,6 +102,7 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
             notes.append(f"telemetry: simulated window sampled every {ev.window.interval_s / 60:g} min for "
                          f"{ev.window.modules} modules (every {SIM_WINDOW_INTERVAL_S / 60:g} min on smaller nodes)")
     notes += ev.captures.notes  # what each captured file was read as, and what was skipped
+    notes += [c.note() for c in conflicts(ev)]  # one bus id, two boards: nothing merged
     if ev.backend is not None and ev.backend.captured:  # what the captured node left out (another vendor's modules)
         notes += [n for n in ev.backend.notes() if n not in notes]
     ordered = sorted(findings.values(), key=lambda f: (-{"critical": 2, "warn": 1, "info": 0}[f.severity], -f.confidence))

@@ -1,0 +1,79 @@
+"""The identity a kernel log gives each bus id (``NVRM: GPU at PCI:0000:3a:00: GPU-…`` and the
+``GPU Board Serial Number:`` line after it), against the module a listing (``-q -x``) names on
+that bus: two captures that name different boards on one bus id are not one module, so an Xid of
+the kernel log is not filed on the listing's board (docs/ledger.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuvet.captures.read import read_text
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.errors import CaptureError
+from gpuvet.node.bus import bus_key
+
+_AT = re.compile(r"NVRM: GPU at PCI:([0-9A-Fa-f:.]+): (GPU-[0-9A-Fa-f-]+)")
+_SERIAL = re.compile(r"NVRM: GPU Board Serial Number: (\S+)")
+KERNEL_LOG = "kernel log"  # read_as's kind of a kernel log
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One bus id the kernel log and the listing give different boards."""
+
+    bus_id: str
+    kernel_uuid: str
+    kernel_serial: str | None
+    listed_slot: str
+    listed_uuid: str
+
+    def note(self) -> str:
+        serial = f", board serial {self.kernel_serial}" if self.kernel_serial else ""
+        return (f"bus {self.bus_id}: the kernel log names {self.kernel_uuid}{serial}, the listing names "
+                f"{self.listed_slot} ({self.listed_uuid}): different boards, so that bus's kernel lines are "
+                "not filed on the listed module (captures of different times or machines?)")
+
+
+def kernel_identities(text: str) -> dict[str, tuple[str, str | None]]:
+    """Bus key -> (UUID, board serial or None) as the driver printed them when it loaded."""
+    out: dict[str, tuple[str, str | None]] = {}
+    last: str | None = None
+    for line in text.splitlines():
+        at = _AT.search(line)
+        if at:
+            last = bus_key(at.group(1))
+            out[last] = (at.group(2), None)
+            continue
+        serial = _SERIAL.search(line)
+        if serial and last is not None:
+            out[last] = (out[last][0], serial.group(1))
+            last = None
+    return out
+
+
+def conflicts(ev: Evidence) -> list[Conflict]:
+    """Each bus id whose board the kernel log and the module listing name differently."""
+    inv = ev.inventory if ev.backend is not None else None
+    listed = {bus_key(m.bus_id): m for m in (inv.modules if inv else ())
+              if isinstance(m.bus_id, str) and isinstance(m.uuid, str)}
+    if not listed:
+        return []
+    out = []
+    for bus, (uuid, serial) in _from_files(ev).items():
+        m = listed.get(bus)
+        if m is not None and isinstance(m.uuid, str) and m.uuid.lower() != uuid.lower():
+            out.append(Conflict(bus, uuid, serial, m.id, m.uuid))
+    return out
+
+
+def _from_files(ev: Evidence) -> dict[str, tuple[str, str | None]]:
+    out: dict[str, tuple[str, str | None]] = {}
+    for path in ev.captures.files:
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        if KERNEL_LOG in ev.captures.read_as.get(name, ()):
+            try:
+                out |= kernel_identities(read_text(path))
+            except CaptureError:
+                continue  # a file unreadable now names no board: nothing to compare
+    return out
