@@ -153,3 +153,14 @@ def test_bench_collective_honours_ranks_on_a_simulated_node() -> None:
     assert {r["detail"]["ranks"] for r in data["results"] if "ranks" in r.get("detail", {})} == {2}
     code, _, err = _call("bench", "collective", "--node", "mesh-4", "--quick", "--ranks", "6")
     assert code == 2 and "--ranks" in err and "use 2 to 4" in err
+
+
+def test_validate_host_only_without_torch_gives_one_fix(monkeypatch: Any) -> None:
+    """Without PyTorch, --host-only measured nothing for want of it: one Fix, PyTorch's, not the
+    'no module to measure on' one that --host-only does not need."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    code, _, err = _call("validate", "--host-only", "--level", "quick", "--no-log")
+    assert code == 2 and err.count("Fix:") == 1, err
+    assert "PyTorch is not installed" in err and "no module to measure on" not in err

@@ -99,10 +99,12 @@ def validate(
         reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
         env = doc.get("environment")
         modules = env.get("modules") if isinstance(env, dict) else None
-        fix = ("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
-               "module-missing names why)") if modules == [] else \
-            "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8."
-        raise GpuvetError("nothing could be measured" + (f": {reasons[0]}" if reasons else ""), fix=fix)
+        reason, _, own_fix = reasons[0].partition(" Fix: ") if reasons else ("", "", "")
+        fix = own_fix or (("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
+                           "module-missing names why)") if modules == [] else
+                          "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8.")
+        # one fix, the one that applies: a reason carrying its own (no PyTorch under --host-only) is that one
+        raise GpuvetError("nothing could be measured" + (f": {reason}" if reason else ""), fix=fix)
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,
