@@ -39,6 +39,8 @@ FAULTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("xid 79", "hgx-h200-8", {"kind": "xid", "module": "gpu5", "code": 79}),
     ("xid 94", "hgx-h200-8", {"kind": "xid", "module": "gpu1", "code": 94}),
     ("fabric_registration", "nvl72", {"kind": "fabric_registration", "module": "gpu3", "state": "in_progress"}),
+    ("p2p_disabled", "hgx-h200-8", {"kind": "p2p_disabled"}),
+    ("pcie_p2p_disabled", "pcie-8", {"kind": "p2p_disabled"}),
 )
 ARGS = {
     "health": ["--json"],
@@ -78,8 +80,10 @@ def _items(command: str, data: dict[str, object]) -> list[tuple[str, str, str | 
     if command == "watch":
         return [(e["severity"], e["kind"], e.get("module")) for e in data["events"] if e["kind"] not in LIFE]
     level = {"fail": "critical", "warn": "warn"}  # validate: the settings it judges (the benchmarks' loss is a consequence)
-    return [(level[c["verdict"]], f"{c['layer']}: {c['name']}", (c.get("evidence") or {}).get("module"))
-            for c in data["checks"] if c["verdict"] in level and c["layer"] in ("inventory", "software", "topology")]
+    checks = [(level[c["verdict"]], f"{c['layer']}: {c['name']}", (c.get("evidence") or {}).get("module"))
+              for c in data["checks"] if c["verdict"] in level and c["layer"] in ("inventory", "software", "topology")]
+    # a node-wide fact no setting check names (P2P off: only the pairs show it) is validate's root for the node
+    return checks + [(r["severity"], f"root: {r['title']}", None) for r in data["roots"] if r["subject"] == "node"]
 
 
 def _subject(fault: dict[str, object]) -> set[str]:
@@ -122,7 +126,8 @@ def matrix_markdown() -> str:
              "when it is stale). Each simulated fault of docs/spec.md through each command: the worst severity "
              "the command gives the fault's subject and the item that carries it (health fails = critical, its "
              "warnings warn; "
-             "validate: its inventory, software and topology checks). — : the command does not see it.", "",
+             "validate: its inventory, software and topology checks, and its root for the node). — : the command "
+             "does not see it.", "",
              "| fault | " + " | ".join(COMMANDS) + " | agree |", "|---|" + "---|" * (len(COMMANDS) + 1)]
     for name, row in matrix().items():
         cells = [f"{v.severity}: {v.title[:60]}" if v else "—" for v in row.values()]

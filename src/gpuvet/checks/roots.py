@@ -25,6 +25,9 @@ _KIND = {"power_limit": "power_cap_low", "missing_module": "module_missing", "mo
 _FOLLOWS = {"module_init_failed": ("module_firmware_boot_failed", "module_cannot_attach")}
 # module facts that slow what the module computes, not the copies between it and its peers
 _COMPUTE_ONLY = frozenset({"power_cap_low", "clocks_locked_low", "clocks_held_low", "thermal_throttling"})
+# pair failures spread over the whole node that no link or module explains: the pairs do not take
+# their direct path (P2P off, ACS, a path through the host): one fact, at faults.yaml's severity
+_SPREAD = "p2p_disabled"
 _WORDS = {"link_down": "down", "module_missing": "missing", "module_fell_off_bus": "lost",
           "power_cap_low": "power capped", "nvlink_down": "NVLinks down"}
 
@@ -236,6 +239,10 @@ def _unexplained(left: Sequence[Seen], modules: frozenset[str]) -> list[Root]:
     for home, members in groups.items():
         lead = min(members, key=lambda s: (not s.failed, s.module is None))
         keys = (lead.key, *(s.key for s in members if s is not lead))
-        title = f"{home}: {lead.kind.replace('_', ' ')}" + (" on every pair" if home == "node" and node else "")
-        out.append(Root(lead.key, lead.kind, lead.severity, home, title, keys))
+        if home == "node" and node:  # the fact is the node's path between modules, faults.yaml's words for it
+            fact = knowledge.faults()[_SPREAD]
+            title = f"node: {_SPREAD.replace('_', ' ')}? ({lead.kind.replace('_', ' ')} slow across the node)"
+            out.append(Root(lead.key, fact.kind, fact.severity, home, title, keys))
+            continue
+        out.append(Root(lead.key, lead.kind, lead.severity, home, f"{home}: {lead.kind.replace('_', ' ')}", keys))
     return out

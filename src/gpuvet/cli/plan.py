@@ -372,30 +372,36 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
     node; --compare puts two topologies side by side (e.g. full mesh vs grouped).
 
     Exit 1 when the job does not fit a node's module memory (DOES NOT FIT), 2 on bad input."""
-    from gpuvet.node.memory import PlanError
+    from gpuvet.plan.collective import CollectiveModel
     from gpuvet.plan.step import plan_step
 
     results: list[StepPlan] = []
     for ref in [_node_ref(node_ref, sim)] + ([compare] if compare else []):
         node, faults = _node(ref)
-        if tp * pp > len(node.modules):
-            raise PlanError("--tp/--pp", f"tp × pp = {tp * pp} is more than the {len(node.modules)} modules of "
-                            f"{node.name}", "give tp × pp at most the module count")
-        degree = dp or max(len(node.modules) // (tp * pp), 1)
-        if precision not in ("bf16", "fp8"):
-            raise PlanError("--precision", f"{precision!r} is not a training rate the step planner prices",
-                            "use bf16 or fp8")
+        degree = _step_degree(node, tp, pp, dp, precision)
         job = _job(params, precision, "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers,
                    hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, 1, gated)
         job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
-        from gpuvet.plan.collective import CollectiveModel
-
         results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))
     with exits.verdict(1 if any(map(_does_not_fit, results)) else 0):  # a plan that cannot run is a finding
         if as_json:
             write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
         else:
             _step_text(results)
+
+
+def _step_degree(node: Node, tp: int, pp: int, dp: int | None, precision: str) -> int:
+    """The data-parallel degree (given, else the modules left after tp × pp), once tp × pp fits the
+    node and the precision is one the step planner prices; PlanError (exit 2) otherwise."""
+    from gpuvet.node.memory import PlanError
+
+    if tp * pp > len(node.modules):
+        raise PlanError("--tp/--pp", f"tp × pp = {tp * pp} is more than the {len(node.modules)} modules of "
+                        f"{node.name}", "give tp × pp at most the module count")
+    if precision not in ("bf16", "fp8"):
+        raise PlanError("--precision", f"{precision!r} is not a training rate the step planner prices",
+                        "use bf16 or fp8")
+    return dp or max(len(node.modules) // (tp * pp), 1)
 
 
 def _does_not_fit(r: StepPlan) -> bool:

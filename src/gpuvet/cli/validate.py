@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -75,18 +76,7 @@ def validate(
     result = _run_validate(chosen_node(node_ref, sim), expect, chosen, baseline, rules, logbook, no_log, host_only,
                            ladders)
     doc = result.to_json()
-    if report:
-        from gpuvet.files import write_atomic
-        from gpuvet.logbook.document import as_document
-        from gpuvet.report.html import render
-
-        write_atomic(report, render(as_document(doc)), where="--report")
-    if junit:
-        from gpuvet.files import write_atomic
-        from gpuvet.logbook.document import as_document
-        from gpuvet.report.junit import render as render_junit
-
-        write_atomic(junit, render_junit(as_document(doc)), where="--junit")
+    _write_files(doc, report, junit)
     with exits.verdict(1 if result.measured and result.verdict.value == "fail" else 0):
         if as_json:
             _print_json(doc)
@@ -96,15 +86,37 @@ def validate(
 
             render_validate.run(term.console(), as_document(doc), report, junit, fails_only=fails_only)
     if not result.measured:
-        reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
-        env = doc.get("environment")
-        modules = env.get("modules") if isinstance(env, dict) else None
-        reason, _, own_fix = reasons[0].partition(" Fix: ") if reasons else ("", "", "")
-        fix = own_fix or (("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
-                           "module-missing names why)") if modules == [] else
-                          "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8.")
-        # one fix, the one that applies: a reason carrying its own (no PyTorch under --host-only) is that one
-        raise GpuvetError("nothing could be measured" + (f": {reason}" if reason else ""), fix=fix)
+        _refuse_unmeasured(result, doc)
+
+
+def _write_files(doc: Mapping[str, object], report: Path | None, junit: Path | None) -> None:
+    """The HTML report and the JUnit XML, where asked, each written whole or not at all."""
+    from gpuvet.files import write_atomic
+    from gpuvet.logbook.document import as_document
+
+    if report:
+        from gpuvet.report.html import render
+
+        write_atomic(report, render(as_document(doc)), where="--report")
+    if junit:
+        from gpuvet.report.junit import render as render_junit
+
+        write_atomic(junit, render_junit(as_document(doc)), where="--junit")
+
+
+def _refuse_unmeasured(result: ValidationRun, doc: Mapping[str, object]) -> None:
+    """Exit 2 with why nothing was measured: a node without modules, or no benchmark engine."""
+    from gpuvet.errors import GpuvetError
+
+    reasons = sorted({c.reason for c in result.checks if c.name == "benchmarks" and c.reason})
+    env = doc.get("environment")
+    modules = env.get("modules") if isinstance(env, dict) else None
+    reason, _, own_fix = reasons[0].partition(" Fix: ") if reasons else ("", "", "")
+    fix = own_fix or (("the node has no module to measure on: see the inventory checks above (gpuvet doctor "
+                       "module-missing names why)") if modules == [] else
+                      "install the benchmark extra (pip install 'gpuvet[torch]') or try --node hgx-h200-8.")
+    # one fix, the one that applies: a reason carrying its own (no PyTorch under --host-only) is that one
+    raise GpuvetError("nothing could be measured" + (f": {reason}" if reason else ""), fix=fix)
 
 
 def _run_validate(sim: str | None, expect: str | None, level: Level, baseline: Path | None, rules: Path | None,

@@ -24,11 +24,14 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.errors import GpuvetError
+from gpuvet.knowledge import threshold
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import HOST_COPY_FIX, PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
 
 PEER_LOW = 0.75  # of the peers' median: validate/peers.py's FAIL_BELOW (jobs do not import each other)
-DESIGN_LOW = PEER_LOW  # of the design's figure: validate's default rules fail p2p_*, h2d* and d2h* below 75 %
+# of the design's figure: the knowledge base's bound for a copy far below its design, the one validate's
+# default rules fail p2p_*, h2d* and d2h* by and live pairs are judged by (one fact, one threshold)
+DESIGN_LOW = threshold("pair_far_below_pct") / 100
 PEER_SPREAD = 0.10  # median absolute deviation over the median: wider, the table holds several classes
 MIN_PAIRS = 3  # fewer pairs are no peer group (validate/peers.py: 3 members)
 SHOWN = 8  # pairs listed by name in a note; the rest counted

@@ -14,9 +14,9 @@ from gpuvet.checks.model import Check
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_pairs import captured_pairs
+from gpuvet.doctor.capture_pairs import MIN_PAIRS, captured_pairs
 from gpuvet.doctor.collective_expect import SLOW, Judged, judge_all, sentence
-from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
@@ -210,15 +210,10 @@ def p2p_path(ev: Evidence) -> Outcome:
     checks = ev.pair_checks
     if checks is None:
         return unknown("no pair measurements (one module, or no benchmark engine)")
-    ratios = [c.pct_of_expected for c in checks if c.pct_of_expected is not None]
-    fabric_pairs = [c for c in checks if isinstance(c.expected, float) and c.expected > threshold("fabric_pair_gbps")]
-    far = threshold("pair_far_below_pct")
-    if ratios and fabric_pairs and all(c.pct_of_expected is not None and c.pct_of_expected < far for c in fabric_pairs):
-        slow = statistics.median(c.value for c in fabric_pairs if isinstance(c.value, float))
-        return confirmed("every pair runs at host-staged speed though fabric links are up", finding(
-            "p2p_disabled", MEDIUM, median_gbps=slow, expected_gbps=statistics.median(c.expected for c in fabric_pairs
-                                                                                        if isinstance(c.expected, float))))
-    if not ratios:
+    staged = _host_staged(checks)
+    if staged is not None:
+        return staged
+    if not any(c.pct_of_expected is not None for c in checks):
         return unknown("no pair measurement has an expected figure to compare with")
     return clear("pairs use their direct paths", _pairs_cited(ev, checks))
 
@@ -229,6 +224,35 @@ def _rows_read(matrix: list[list[float | None]]) -> dict[str, str]:
     read = sum(1 for row in matrix if any(v is not None for v in row))
     return {} if read == len(matrix) else {"rows_read": f"{read} of {len(matrix)}: the matrix is cut, judged "
                                                          "from the rows read"}
+
+
+def _far(c: Check) -> bool:
+    """A pair under the knowledge base's bound for a copy far below its design (validate's fail bound)."""
+    return c.pct_of_expected is not None and c.pct_of_expected < threshold("pair_far_below_pct")
+
+
+def _host_staged(checks: list[Check]) -> Outcome | None:
+    """P2P off, read from the pairs: every pair a fabric should carry runs far below it, or (a PCIe
+    node) pairs that share no module run far below their design when copied both ways at once while
+    their one-way copies keep their rate: staged through host memory, the reverse copy shares the
+    host's link (no one module or link explains pairs that share none). None: neither."""
+    fabric = [c for c in checks if isinstance(c.expected, float) and c.expected > threshold("fabric_pair_gbps")]
+    if fabric and all(_far(c) for c in fabric):
+        return confirmed("every pair runs at host-staged speed though fabric links are up", _staged(fabric))
+    one = [c for c in checks if c.name == "p2p_one_way" and c.between and c.pct_of_expected is not None]
+    at_rate = {frozenset(c.between) for c in one if c.between} - {frozenset(c.between) for c in one
+                                                                   if c.between and _far(c)}
+    both = [c.between for c in checks if c.name == "p2p_two_way" and c.between and _far(c)]
+    if len(both) >= 2 and all(frozenset(b) in at_rate for b in both) and not set.intersection(*map(set, both)):
+        return confirmed("pairs copied both ways at once run at host-staged speed while one way keeps its rate",
+                         _staged([c for c in checks if c.name == "p2p_two_way" and _far(c)]))
+    return None
+
+
+def _staged(pairs: list[Check]) -> Finding:
+    return finding("p2p_disabled", MEDIUM, median_gbps=statistics.median(c.value for c in pairs
+                                                                         if isinstance(c.value, float)),
+                   expected_gbps=statistics.median(c.expected for c in pairs if isinstance(c.expected, float)))
 
 
 def _pairs_cited(ev: Evidence, checks: list[Check]) -> Cited:
@@ -279,14 +303,39 @@ def pair_bandwidth(ev: Evidence) -> Outcome:
     checks = ev.pair_checks
     if checks is None:  # a captured node: nvbandwidth / TransferBench tables against their peers
         return captured_pairs(ev)
-    slow = [c for c in checks if c.pct_of_expected is not None and c.pct_of_expected < threshold("pair_far_below_pct")]
-    if slow and len(slow) < len(checks):
-        return confirmed(f"{len(slow)} pair(s) far below what their links carry", *[
-            finding("topology_misidentified", MEDIUM, between=c.between, measured_gbps=c.value,
-                    expected_gbps=c.expected) for c in slow])
+    slow = [c for c in checks if _far(c)]
+    if slow:
+        return confirmed(f"{len(slow)} pair(s) far below what their links carry", *_slow_pairs(checks))
     if not any(c.pct_of_expected is not None for c in checks):
         return unknown("no pair measurement has an expected figure to compare with")
     return clear("every pair carries what its links allow", _pairs_cited(ev, checks))
+
+
+def _slow_pairs(checks: list[Check]) -> list[Finding]:
+    """The pairs far below what the design's links carry, each named; where every priced pair is (of
+    the node, or of one test), one finding for them, as for a captured table: the design or the path
+    is not what was assumed (a node-wide cause), not each pair's link."""
+    priced = [c for c in checks if c.pct_of_expected is not None]
+    if all(_far(c) for c in priced) and len(priced) >= MIN_PAIRS:
+        return [_whole_node(priced)]
+    out: list[Finding] = []
+    for name in PAIR_TESTS:
+        mine = [c for c in priced if c.name == name]
+        slow = [c for c in mine if _far(c)]
+        if slow and len(slow) == len(mine) >= MIN_PAIRS:
+            out.append(_whole_node(slow))
+            continue
+        named = {f.between for f in out}  # a pair slow one way and both ways: named once
+        out += [finding("topology_misidentified", MEDIUM, between=c.between, test=c.name, measured_gbps=c.value,
+                        expected_gbps=c.expected) for c in slow if c.between not in named]
+    return out
+
+
+def _whole_node(pairs: list[Check]) -> Finding:
+    mid = statistics.median(c.pct_of_expected for c in pairs if c.pct_of_expected is not None)
+    return finding("topology_misidentified", MEDIUM, test=", ".join(sorted({c.name for c in pairs})), pairs=len(pairs),
+                   median_gbps=round(statistics.median(c.value for c in pairs if isinstance(c.value, float)), 2),
+                   pct_of_design=round(mid, 1), bound_pct=threshold("pair_far_below_pct"))
 
 
 def collective_results(ev: Evidence) -> Outcome:
@@ -622,7 +671,7 @@ def power_limit(ev: Evidence) -> Outcome:
         if isinstance(m.power_limit_w, (int, float)) and (ref := _power_reference(m)) is not None})
     if not cited:
         return unknown("no module's power limit and default (or maximum) were read")
-    return clear("power limits at their maximum", *cited)
+    return clear("power limits at their default", *cited)
 
 
 def clocks(ev: Evidence) -> Outcome:

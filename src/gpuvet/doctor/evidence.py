@@ -33,6 +33,8 @@ from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import CAPTURED
 
+PAIR_TESTS = ("p2p_one_way", "p2p_two_way")  # the copy benchmark's pair checks doctor judges
+
 
 class TrendFactory(Protocol):
     """Slowdown °C per module and the sampling interval -> a fresh trend model."""
@@ -132,12 +134,15 @@ class Evidence:
 
     @cached_property
     def pair_checks(self) -> list[Check] | None:
-        """Each measured pair against what its links carry, judged once for every check that reads it."""
+        """Each measured pair, one way and both ways at once, against what the design's links carry
+        (``expectations``: never the state judged), judged once for every check that reads it. Both
+        ways matter: a copy staged through host memory on a PCIe switch keeps its one-way rate and
+        halves when the reverse copy shares the host's link (P2P off on a PCIe node)."""
         if self.pairs is None or self.expectations is None:
             return None
         from gpuvet.checks.measured import copy_checks
 
-        return [c for c in copy_checks(self.pairs, self.expectations, [], "gpu") if c.name == "p2p_one_way"]
+        return [c for c in copy_checks(self.pairs, self.expectations, [], "gpu") if c.name in PAIR_TESTS]
 
     @cached_property
     def compute(self) -> list[BenchResult] | None:

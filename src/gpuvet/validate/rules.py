@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gpuvet.checks.model import Check, Verdict, worse
 from gpuvet.errors import GpuvetError
 from gpuvet.files import Input, as_text, read_input
+from gpuvet.knowledge import thresholds as knowledge_thresholds
 
 
 class Op(StrEnum):
@@ -45,6 +46,19 @@ class Rule(BaseModel):
     verdict: Literal["warn", "fail"]
     device: Literal["gpu", "cpu"] | None = None
     fix: str | None = None
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _knowledge(cls, value: object) -> object:
+        """``{knowledge: NAME}``: the figure of knowledge/faults.yaml's threshold NAME, so validate
+        gates a fact by the same figure doctor judges it by (one fact, one threshold)."""
+        if not isinstance(value, dict):
+            return value
+        name = value.get("knowledge")
+        if set(value) != {"knowledge"} or not isinstance(name, str) or name not in knowledge_thresholds():
+            known = ", ".join(sorted(knowledge_thresholds()))
+            raise ValueError(f"a threshold is a number or {{knowledge: NAME}} with NAME one of {known}")
+        return knowledge_thresholds()[name].value
 
     def applies_to(self, check: Check) -> bool:
         return fnmatch.fnmatchcase(check.name, self.check) and (self.device is None or self.device == check.device)
