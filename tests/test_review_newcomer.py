@@ -164,3 +164,12 @@ def test_validate_host_only_without_torch_gives_one_fix(monkeypatch: Any) -> Non
     code, _, err = _call("validate", "--host-only", "--level", "quick", "--no-log")
     assert code == 2 and err.count("Fix:") == 1, err
     assert "PyTorch is not installed" in err and "no module to measure on" not in err
+
+
+def test_replay_leaves_out_a_cut_last_dmon_row(tmp_path: Path) -> None:
+    """dmon's rows follow the same rule: '    1   30' at the end of a cut file is no 30 W sample."""
+    head = ("# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+            "# Idx     W     C     C     %     %     %     %   MHz   MHz\n")
+    row = "    {}   300    65     -    90    40     0     0  2619  1980\n"
+    data = _replayed(tmp_path, head + row.format(0) + row.format(1) + row.format(0) + "    1   30")
+    assert any("cut.csv:6: the last line is cut (no line end, 2 of its 10 cells)" in n for n in data["notes"])

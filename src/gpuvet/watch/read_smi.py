@@ -606,8 +606,9 @@ def is_pmon_header(line: str) -> bool:
     return "gpu" in tokens and "pid" in tokens
 
 
-def _rows(lines: Iterable[str], where: str, kind: str) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, column -> cell) for each data row under the latest header."""
+def _rows(lines: Iterable[str], where: str, kind: str, notes: list[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, column -> cell) for each data row under the latest header; a last line cut
+    short (no line end, fewer cells than the header) is left out with a note in ``notes``."""
     header: list[str] = []
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
@@ -622,6 +623,10 @@ def _rows(lines: Iterable[str], where: str, kind: str) -> Iterator[tuple[int, di
             raise GpuvetError(f"a data row before any nvidia-smi {kind} header", where=f"{where}:{number}",
                               fix=f"keep the '# gpu …' header lines nvidia-smi {kind} prints.")
         cells = line.split()
+        if not raw.endswith("\n") and len(cells) < len(header):
+            notes.append(f"{where}:{number}: the last line is cut (no line end, {len(cells)} of its {len(header)} "
+                         "cells): left out, not read as a sample")
+            continue
         if kind == "pmon" and len(cells) > len(header):  # the command column may hold spaces
             cells = cells[:len(header) - 1] + [" ".join(cells[len(header) - 1:])]
         yield number, dict(zip(header, cells, strict=False))
@@ -666,7 +671,7 @@ def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
     rec = Recording("nvidia-smi dmon")
     clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
     tick, seen = 0, set[str]()
-    for number, row in _rows(lines, where, "dmon"):
+    for number, row in _rows(lines, where, "dmon", rec.notes):
         place = f"{where}:{number}"
         gpu = row.get("gpu", "")
         if (shown := bounds.index_text(gpu)) is not None:
@@ -709,7 +714,7 @@ def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) ->
     clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
     ticks: dict[tuple[float, str], float] = {}
     tick, seen = 0, set[tuple[str, str]]()
-    for number, row in _rows(lines, where, "pmon"):
+    for number, row in _rows(lines, where, "pmon", rec.notes):
         place = f"{where}:{number}"
         gpu, pid = row.get("gpu", ""), row.get("pid", "-")
         if (shown := bounds.index_text(gpu)) is not None:
