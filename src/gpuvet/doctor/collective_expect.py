@@ -201,6 +201,9 @@ def sentence(j: Judged) -> str:
     return f"{j.op} {measured} GB/s busbw at {size} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s {j.basis}"
 
 
+_THREE_FIGURES_BELOW = 10  # GB/s: smaller figures keep three significant digits, larger ones one decimal
+
+
 def _gbps(x: float) -> str:
     """A figure as a reader takes it in: 41.6, 190, 0.0123 (the log's 41.5842875 is no more precise a fact)."""
-    return f"{x:.3g}" if abs(x) < 10 else f"{round(x, 1):g}"
+    return f"{x:.3g}" if abs(x) < _THREE_FIGURES_BELOW else f"{round(x, 1):g}"
