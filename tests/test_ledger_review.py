@@ -3,13 +3,17 @@ module end of the link; every critical fault kind of the knowledge base has a la
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from gpuvet.knowledge import Fault, faults, xids
 from gpuvet.ledger.build import build_ledger, find_module
 from gpuvet.ledger.ladders import load_ladders
 from gpuvet.ledger.packet import packet_files
+from gpuvet.logbook.records import FindingRow
 from gpuvet.logbook.store import Logbook
+from tests.logbook_fixtures import pg_server, target  # noqa: F401  (fixtures)
+from tests.test_ledger import _old_logbook
 from tests.test_ledger_steps import AT, CAPTURES, doctor_steps
 
 LINKS = """name: f3
@@ -78,3 +82,56 @@ def test_an_xid_is_not_filed_on_another_board_that_a_listing_puts_on_its_bus(tmp
     lost = find_module(ledger, "1654220000003")  # 5D:00.0: both captures agree, its Xid 79 is its own
     assert lost is not None and lost.step is not None and lost.step.fault == "xid:79"
     book.close()
+
+
+OLD_VALIDATE = [  # what 0acc5a5's validate kept: its run (modules in the envelope) and its roots as an event
+    "INSERT INTO runs(run_id, kind, status, verdict, started_utc, ended_utc, host, pid, pid_started, simulated, "
+    "node, envelope) VALUES ('v1', 'validate', 'complete', 'warn', '2026-12-01T00:00:00+00:00', "
+    "'2026-12-01T00:10:00+00:00', 'old-host', 1, 0, 1, 'f2', '{\"kind\": \"validate\", \"modules\": [{\"id\": "
+    "\"gpu1\", \"uuid\": \"GPU-f2-1\", \"model\": \"H200\"}, {\"id\": \"gpu3\", \"uuid\": \"GPU-f2-3\", \"model\": "
+    "\"H200\"}]}')",
+    "INSERT INTO events(run_id, time_utc, kind, message, data) VALUES ('v1', '2026-12-01T00:10:00+00:00', 'roots', "
+    "'roots', '[{\"key\": \"inventory/link_degraded/gpu1-nvswitch0\", \"kind\": \"link_degraded\", \"severity\": "
+    "\"warn\", \"subject\": \"gpu1\\u2194nvswitch0\", \"title\": \"gpu1\\u2194nvswitch0 at 50 % of design\", "
+    "\"explains\": []}, {\"key\": \"power/power_cap_low/gpu3\", \"kind\": \"power_cap_low\", \"severity\": "
+    "\"warn\", \"subject\": \"gpu3\", \"title\": \"gpu3 capped\", \"explains\": []}, {\"key\": \"x\", \"kind\": "
+    "\"note\", \"severity\": \"info\", \"subject\": \"gpu3\", \"title\": \"info\", \"explains\": []}]')",
+]
+
+
+def _old_validate_logbook(book_target: str, tmp_path: Path) -> None:
+    _old_logbook(book_target, tmp_path)
+    if book_target.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(book_target, autocommit=True) as conn:
+            conn.execute("SET search_path TO gpuvet")
+            for sql in OLD_VALIDATE:
+                conn.execute(sql)
+        return
+    with sqlite3.connect(book_target) as conn:
+        for sql in OLD_VALIDATE:
+            conn.execute(sql)
+
+
+def test_an_older_validates_roots_are_read_as_findings_on_migration(target, tmp_path):  # noqa: F811
+    _old_validate_logbook(target, tmp_path)
+    book = Logbook(target)
+    ladders = load_ladders()
+    later = "2026-12-02T00:00:00+00:00"
+    ledger = build_ledger(book.ledger_rows(), ladders, later)
+    slow, capped = find_module(ledger, "GPU-f2-1"), find_module(ledger, "GPU-f2-3")
+    assert slow is not None and [(r.fault, r.source, r.severity) for r in slow.reports] == [
+        ("link_degraded", "validate", "warn")]
+    assert capped is not None and [r.fault for r in capped.reports] == ["power_limit"]  # validate's name now
+    assert "migrated" in slow.reports[0].data
+    # a repeat after the upgrade is the 2nd
+    run_id = book.begin("validate", {"kind": "validate"}, True, "f2", at_utc=later)
+    book.add_findings([FindingRow(run_id, 0, later, "f2", "gpu1", "GPU-f2-1", None, "validate", "link_degraded", "warn",
+                                  "gpu1↔nvswitch0 at 50 % of design", None, {})])
+    slow = find_module(build_ledger(book.ledger_rows(), ladders, later), "GPU-f2-1")
+    assert slow is not None and slow.step is not None and slow.step.nth == 2
+    book.close()
+    again = Logbook(target)  # the migration runs once
+    assert len([f for f in again.ledger_rows().findings if f.run_id == "v1"]) == 2
+    again.close()

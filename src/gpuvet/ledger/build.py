@@ -5,7 +5,7 @@ occurrence attached to the module it names."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from gpuvet.ledger.ladders import Ladders, current_step
@@ -33,6 +33,7 @@ def build_ledger(rows: LedgerRows, ladders: Ladders, now_utc: str) -> Ledger:
     slots = _slot_index(sightings, by_uuid)
     unattributed: list[Report] = []
     for report in [*map(_from_finding, rows.findings), *filter(None, map(_from_event, rows.events))]:
+        report = replace(report, fault=ladders.key(report.fault))  # an older row's name counts as its fault
         key = by_uuid.get(report.uuid or "") or _at(slots, report.node, report.slot, report.time_utc)
         (histories[key].reports if key else unattributed).append(report)
     for run_id, check in rows.checks:

@@ -7,12 +7,14 @@ The module ledger (issue 44) is added in place too, still schema 1 so that an ol
 the database keeps reading and writing it: events gained ``node`` (filled from their run's node
 when an older logbook is opened), and two tables: ``sightings`` (which module, by UUID and serial,
 sat in which node and slot when a run looked) and ``findings`` (a health check's findings against
-the module they name). ``meta`` key ``ledger`` says the ledger's tables are there.
+the module they name). ``meta`` key ``ledger`` says the ledger's tables are there; ledger 2: the
+roots an older validate kept as an event are read into findings (logbook/ledger_migrate.py).
 """
 
 from __future__ import annotations
 
 from gpuvet.logbook.db import Db, Dialect, LogbookError, Tx
+from gpuvet.logbook.ledger_migrate import LEDGER_VERSION, roots_as_findings
 
 SCHEMA_VERSION = 1
 MIGRATE_HINT = ("gpuvet opens logbooks of schema 1 to {v} itself and brings them up to date; anything else "
@@ -179,7 +181,8 @@ def needs_update(db: Db) -> bool:
     tables = db.tables()
     if set(COLUMNS) - set(tables) or set(EVENT_COLUMNS) - tables["events"]:
         return True
-    return len(db.query("SELECT 1 FROM meta WHERE key IN ('application', 'ledger')")) < 2
+    have: dict[object, object] = dict(db.query("SELECT key, value FROM meta WHERE key IN ('application', 'ledger')"))
+    return "application" not in have or str(have.get("ledger")) != str(LEDGER_VERSION)
 
 
 def create(db: Db) -> None:
@@ -192,6 +195,9 @@ def create(db: Db) -> None:
         _add_event_columns(db, tx)
         tx.run("CREATE INDEX IF NOT EXISTS events_run ON events(run_id)")
         tx.run("INSERT INTO meta(key, value) VALUES ('ledger', '1') ON CONFLICT DO NOTHING")
+        if str(tx.rows("SELECT value FROM meta WHERE key = 'ledger'")[0][0]) != str(LEDGER_VERSION):
+            roots_as_findings(tx)  # an older validate's roots, read as findings once
+            tx.run("UPDATE meta SET value = ? WHERE key = 'ledger'", (str(LEDGER_VERSION),))
         tx.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (str(SCHEMA_VERSION),))
         tx.run("INSERT INTO meta(key, value) VALUES ('application', 'gpuvet') ON CONFLICT DO NOTHING")
 
