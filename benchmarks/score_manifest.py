@@ -4,6 +4,7 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
 
     .venv/bin/python -m benchmarks.score_manifest            # batch C (tests/data/captures/fresh_c)
     .venv/bin/python -m benchmarks.score_manifest --verbose  # and what is wrong on each miss
+    .venv/bin/python -m benchmarks.score_manifest --batch d  # batch D (tests/data/captures/fresh_d)
 
 Prints hits / files and lists the misses; exits 0 (a score, not a gate: the tests pin the hits)."""
 
@@ -17,8 +18,11 @@ import time
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--verbose", action="store_true", help="say what is wrong on each file that misses")
+    parser.add_argument("--batch", choices=("c", "d"), default="c", help="which blind batch (default: c)")
     args = parser.parse_args(argv)
-    from tests import test_captures_fresh_c as batch
+    import importlib
+
+    batch = importlib.import_module(f"tests.test_captures_fresh_{args.batch}")
 
     start = time.perf_counter()
     misses: dict[str, list[str]] = {}
@@ -28,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
             misses[name] = wrong
     files = len(batch.CAUSES)
     hits = files - len(misses)
-    print(f"batch C: {hits}/{files} hits ({100 * hits / files:.0f} %), read in {time.perf_counter() - start:.1f} s")
+    took = time.perf_counter() - start
+    print(f"batch {args.batch.upper()}: {hits}/{files} hits ({100 * hits / files:.0f} %), read in {took:.1f} s")
     for name, wrong in misses.items():
         print(f"  miss {name}" + ("".join(f"\n       {w}" for w in wrong) if args.verbose else ""))
     return 0

@@ -47,7 +47,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
                        "rocm-bandwidth-test -v"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
-    "kernel_messages": {"kernel log"}, "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
+    "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
+    "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "local"},  # the RDMA tools' listings, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},

@@ -46,6 +46,10 @@ _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of
 # (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)
 _FALLEN_ONE_LINE = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
 _RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
+# the NVSwitch driver's errors (nvidia-nvswitchN: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 ...): one
+# event spans a summary line that says Fatal or Non-fatal, and 'Data {...}' / 'Severity N ...' detail lines
+_SXID = re.compile(r"(nvidia-nvswitch\d+|nvswitch\d*)\S*: SXid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),\s*(.*)")
+_SXID_FATALITY = re.compile(r"^(Non-?fatal|Fatal)\b", re.I)
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
@@ -114,7 +118,14 @@ _WORDS: dict[str, tuple[str, ...]] = {
 }
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
-MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + SMI_MESSAGES  # every kind: kernel_messages.yaml gives each its cause and action
+# the NVSwitch driver's SXid summary lines, by the fatality they name (read by _sxid_line)
+SWITCH_MESSAGES: tuple[KernelMessage, ...] = (
+    KernelMessage("nvswitch_sxid", re.compile(_SXID.pattern.replace(r"(.*)", r"Non-?fatal\b", 1), re.I),
+                  "nvidia-nvswitch"),
+    KernelMessage("nvswitch_sxid_fatal", re.compile(_SXID.pattern.replace(r"(.*)", r"Fatal\b", 1)),
+                  "nvidia-nvswitch"))
+# every kind: kernel_messages.yaml gives each its cause and action
+MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + SMI_MESSAGES + SWITCH_MESSAGES
 _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
@@ -164,6 +175,9 @@ def parse(lines: list[Line]) -> KernelParse:
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
             continue
         if "NVRM" not in s and "nvidia" not in s:
+            continue
+        if "SXid" in s and (m := _SXID.search(s)) is not None:
+            _sxid_line(out, handles, m, ln)
             continue
         if (m := _XID.search(s)) is not None:
             out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip()))
@@ -238,6 +252,19 @@ def _once(events: list[KernelEvent]) -> list[KernelEvent]:
         seen = found.get((e.kind, e.module))
         found[(e.kind, e.module)] = e if seen is None else replace(seen, count=seen.count + 1)
     return list(found.values())
+
+
+def _sxid_line(out: KernelParse, events: list[KernelEvent], m: re.Match[str], ln: Line) -> None:
+    """An NVSwitch SXid line: its summary line (Fatal / Non-fatal) is one event on the switch (named by the
+    driver's device and its bus id, never as a GPU module); its detail lines are read as part of it."""
+    out.claimed.add(ln.no)
+    out.nvrm_lines += 1
+    said = _SXID_FATALITY.match(m.group(4))
+    if said is None:
+        return
+    kind = "nvswitch_sxid_fatal" if said.group(1).lower() == "fatal" else "nvswitch_sxid"
+    switch = m.group(1).removeprefix("nvidia-")
+    events.append(KernelEvent(kind, f"{switch} {bus(m.group(2))} SXid {m.group(3)}", ln.text.strip()[:240], ln.no))
 
 
 def _fell_off(out: KernelParse, where: str, text: str) -> None:

@@ -141,6 +141,8 @@ class LspciParse:
     links: list[PcieLink] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    gpus: list[tuple[str, str]] = field(default_factory=list)  # every NVIDIA GPU function listed: (bus id, name)
+    smi_none: int | None = None  # the line of nvidia-smi's 'No devices were found': the driver brought up none
 
 
 @dataclass
@@ -161,6 +163,10 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     cur: _Dev | None = None
     for ln in lines:
         s = ln.text
+        if s.strip() == "No devices were found":  # nvidia-smi's whole answer when the driver has no module
+            out.smi_none = out.smi_none or ln.no
+            out.claimed.add(ln.no)
+            continue
         d = _DEV.match(s) if not s[:1].isspace() else None
         if d is None and (d := _DEV_IN_PROSE.search(s)) is not None:
             out.notes.append(f"lspci: line {ln.no}: the device line of {d.group(1)} follows other words on the line "
@@ -183,6 +189,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
         cur.lines.append(ln.no)
         _field(cur, body)
     for dev in _once(devs, out):
+        if dev.nvidia and dev.device != NO_DEVICE_LINE:
+            out.gpus.append((dev.device, dev.name or ""))
         if dev.nvidia and (dev.sta is not None or dev.cap != (None, None) or dev.ue or dev.ce):
             out.claimed.update(dev.lines)
             sta = dev.sta or (None, None, False, False)

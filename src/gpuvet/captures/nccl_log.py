@@ -28,6 +28,8 @@ _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib
 _VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
 _NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
+# the job turned InfiniBand off itself: on a launcher's -x / export / env dump, or NCCL's own 'set by environment'
+IB_OFF = re.compile(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
 NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
 _USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
 _VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
@@ -92,6 +94,7 @@ class NcclLog:
     test_hosts: list[str] = field(default_factory=list)  # the hosts nccl-tests' rank lines name: the whole job's
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    ib_off: str | None = None  # 'NCCL_IB_DISABLE=1' or 'NCCL_NET=Socket' where the job set it (line N)
 
     @property
     def kinds(self) -> list[str]:
@@ -138,6 +141,8 @@ def parse(lines: list[Line]) -> NcclLog:
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
             out.version = out.version or v.group(2)
             out.claimed.add(ln.no)
+        if out.ib_off is None and "NCCL_" in ln.text and (off := IB_OFF.search(ln.text)) is not None:
+            out.ib_off = f"{off.group(0)} (line {ln.no})"
         if "Rank" in ln.text and (r := RANK_LINE.match(ln.text.strip())) is not None:
             out.test_hosts += [r.group(3)] if r.group(3) not in out.test_hosts else []
         at = _log_line(ln)

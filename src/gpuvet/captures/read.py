@@ -221,6 +221,7 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
         if parsed.claimed:
             claimed |= parsed.claimed
             fc.kinds.append(kind)
+    fc.kinds += ["nvidia-smi: no devices"] if fc.lspci.smi_none else []  # its one line, read beside an lspci listing
     for listed in (fc.amd, fc.npu):  # each names the formats it found
         claimed |= listed.claimed
         fc.kinds += listed.kinds

@@ -175,12 +175,14 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
         narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
         slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
                                       and p.speed_gts < p.cap_speed_gts)
-        if narrow or slow:
-            # an idle GPU lowers its link speed to save power; a narrower link is never a power state
-            out.append(finding("pcie_link_downgraded", HIGH if narrow else LOW, module=p.device,
+        if slow and not narrow:  # an idle GPU lowers its link speed to save power: lspci alone says no load
+            out.append(finding("pcie_link_idle_speed", LOW, module=p.device, source=CAPTURED["pcie_tool"],
+                               width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
+                               max_speed_gts=p.cap_speed_gts))
+        elif narrow:  # a narrower link is never a power state
+            out.append(finding("pcie_link_downgraded", HIGH, module=p.device,
                                source=CAPTURED["pcie_tool"], width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
-                               max_speed_gts=p.cap_speed_gts,
-                               note=None if narrow else "speed only: idle GPUs drop the link speed; read it under load"))
+                               max_speed_gts=p.cap_speed_gts))
         if p.aer_uncorrectable or p.aer_correctable:
             out.append(finding("pcie_aer_errors", HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
                                uncorrectable=list(p.aer_uncorrectable), correctable=list(p.aer_correctable)))

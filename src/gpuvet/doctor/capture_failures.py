@@ -14,6 +14,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
+from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
@@ -55,8 +56,24 @@ def kernel_presence_messages(ev: Evidence) -> Outcome:
     return _kernel_messages(ev, PRESENCE_CAUSES)
 
 
+def _not_brought_up(ev: Evidence) -> list[Finding]:
+    """nvidia-smi found no device while an lspci listing shows NVIDIA GPU functions on the bus: the
+    modules are there and the driver brings up none of them (not loaded, refused, or a CC/PPCIe set-up)."""
+    c = ev.captures
+    if not c.smi_none or not c.bus_gpus:
+        return []
+    label, line = c.smi_none[0]
+    buses = [bus_key(b) for b, _ in c.bus_gpus]
+    return [finding("no_modules_visible", HIGH, module=", ".join(buses), file=label, line=line,
+                    log="No devices were found", on_the_bus=[f"{bus_key(b)} {name}".strip() for b, name in c.bus_gpus],
+                    detail=f"{len(buses)} NVIDIA GPU function(s) on the PCI bus, none brought up by the driver")]
+
+
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
+    unused = _not_brought_up(ev)
+    if unused:
+        return confirmed("nvidia-smi finds no device while lspci lists NVIDIA GPUs on the bus", *unused)
     if not c.kernel_lines:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()

@@ -75,6 +75,8 @@ class Captures:
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
+    bus_gpus: list[tuple[str, str]] = field(default_factory=list)  # NVIDIA GPU functions an lspci listing names
+    smi_none: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of nvidia-smi's 'No devices were found'
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -127,6 +129,8 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvlink_states += fc.nvlink.states
     caps.nvlink_errors += fc.nvlink.errors
     caps.pcie_links += fc.lspci.links
+    caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
+    caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
     caps.dcgm += fc.dcgm.results
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines

@@ -20,7 +20,7 @@ from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
-from gpuvet.knowledge import off_bus_xids, threshold
+from gpuvet.knowledge import off_bus_xids, threshold, xid_severity
 from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import GIVE, VendorTools, tools_for
 
@@ -46,6 +46,20 @@ def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
         by_bus = {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
     for x in ev.captures.xids:
         out.setdefault(by_bus.get(bus_key(x.bus_id), x.bus_id), []).append(x.code)
+    return out
+
+
+def _worst_xid_lines(ev: Evidence) -> dict[tuple[str, int], str]:
+    """(module, code) -> the captured line that rates it: a fatal one over a non-fatal one (NVLink 5 Xids
+    say which in the message); keyed as _xid_modules names modules."""
+    by_bus = {}
+    if ev.inventory is not None:
+        by_bus = {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+    out: dict[tuple[str, int], str] = {}
+    for x in ev.captures.xids:
+        key = (by_bus.get(bus_key(x.bus_id), x.bus_id), x.code)
+        if key not in out or xid_severity(x.code, out[key]) != "critical":
+            out[key] = x.text
     return out
 
 
@@ -437,10 +451,11 @@ def xid_log(ev: Evidence) -> Outcome:
             return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
         return clear("no Xid errors", *cited)
     found = []
+    worst = _worst_xid_lines(ev)
     for module, codes in xids.items():
         for code in sorted(set(codes)):
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
-            found.append(xid_catalogue.xid_finding(kind, HIGH, module, code))
+            found.append(xid_catalogue.xid_finding(kind, HIGH, module, code, worst.get((module, code))))
     return confirmed("the driver reported Xid errors", *found)
 
 

@@ -113,6 +113,9 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
         return [], cited, f"one node in the log, on {', '.join(sorted({c.transport for _, c in choices}))}"
     if not on_socket:
         return [], cited, f"every node's processes use {_nets(by_host)} between nodes ({', '.join(sorted(by_host))})"
+    off = next((log.ib_off for _, log in logs if log.ib_off), None)
+    if off:  # the job chose sockets: not a fallback
+        return [], cited, f"sockets between nodes ({', '.join(on_socket)}) chosen by the job: {off}"
     fallback = finding("nccl_socket_fallback", HIGH, module=", ".join(on_socket), carried=_no_ib(logs, on_socket),
                        nodes=nodes or len(hosts), on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in on_socket])
     return [fallback], cited, ""
@@ -150,6 +153,8 @@ def _ib_unavailable(logs: Logs) -> list[Finding]:
     """NCCL could not open the verbs library on a job not known to be one node: whatever the excerpt shows,
     any peer on another node is reached over sockets ('NET/IB : No device found' alone is a node without
     HCAs, a workstation's normal state)."""
+    if any(log.ib_off for _, log in logs):  # sockets on purpose: the missing library is not what chose them
+        return []
     for label, log in logs:
         no_verbs = [at for at in log.no_ib if NO_VERBS.search(at.message)]
         if no_verbs and not log.one_node:

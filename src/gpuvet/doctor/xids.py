@@ -40,8 +40,10 @@ def action(code: int) -> str | None:
     return info.action if info else None
 
 
-def xid_finding(cause: str, confidence: float, module: str | None, code: int) -> Finding:
-    """A finding of an Xid at the knowledge base's severity for that code (not the cause's default)."""
+def xid_finding(cause: str, confidence: float, module: str | None, code: int, line: str | None = None) -> Finding:
+    """A finding of an Xid at the knowledge base's severity for that code (not the cause's default), or
+    for that line where the code names its fatality in the message (NVLink 5's 'Nonfatal')."""
     x = knowledge.xid(code)
-    found = finding(cause, confidence, module=module, fix=x.action, xid=code, meaning=x.meaning, bucket=x.bucket)
-    return replace(found, severity=x.severity)
+    found = finding(cause, confidence, module=module, fix=x.action, carried={"log": line} if line else None, xid=code,
+                    meaning=x.meaning, bucket=x.bucket)
+    return replace(found, severity=knowledge.xid_severity(code, line))

@@ -5,6 +5,7 @@ Pure data and small cached loaders; docs/knowledge.md is generated from them (``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -81,6 +82,19 @@ def xid(code: int) -> Xid:
         return known
     unknown = _read_unknown()
     return Xid(code, unknown["meaning"], "UNKNOWN", cast(Level, unknown["severity"]), unknown["action"])
+
+
+_NONFATAL = re.compile(r"\bNon-?fatal\b", re.I)
+
+
+def xid_severity(code: int, message: str | None) -> Level:
+    """The severity of one Xid line: the catalog's, except where the code names its fatality in the
+    message (NVLink 5, xids.yaml's nonfatal_in_message) and the message says non-fatal."""
+    rule = cast(dict[str, object], _read("xids.yaml").get("nonfatal_in_message") or {})
+    codes = cast(list[int], rule.get("codes") or [])
+    if message and code in codes and _NONFATAL.search(message):
+        return cast(Level, rule["severity"])
+    return xid(code).severity
 
 
 @cache
