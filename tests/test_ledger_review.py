@@ -3,6 +3,7 @@ module end of the link; every critical fault kind of the knowledge base has a la
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -135,3 +136,29 @@ def test_an_older_validates_roots_are_read_as_findings_on_migration(target, tmp_
     again = Logbook(target)  # the migration runs once
     assert len([f for f in again.ledger_rows().findings if f.run_id == "v1"]) == 2
     again.close()
+
+
+def test_the_packet_replaces_the_syslog_host_of_kernel_lines_and_its_name_in_capture_files(tmp_path: Path) -> None:
+    dmesg = tmp_path / "gpu-node07-dmesg.txt"
+    dmesg.write_text("".join(ln.replace("] NVRM", "] gpu-node07.corp.example.com kernel: NVRM", 1) + "\n"
+                             for ln in (CAPTURES / "dmesg_xid.txt").read_text().splitlines()))
+    xml = tmp_path / "gpu-node07-smi.xml"
+    xml.write_text((CAPTURES / "smi_q_x_h100_8gpu.xml").read_text())
+    book = Logbook(str(tmp_path / "lb.db"))
+    doctor_steps(book, [str(dmesg), str(xml)], AT, symptom=None)  # type: ignore[arg-type]
+    doctor_steps(book, [str(dmesg), str(xml)], "2026-12-05T09:20:00+00:00", symptom=None)  # type: ignore[arg-type]
+    ladders = load_ladders()
+    ledger = build_ledger(book.ledger_rows(), ladders, AT)
+    lost = find_module(ledger, "1654220000003")
+    assert lost is not None
+    packet = packet_files(lost, ledger, ladders, AT)
+    everything = b"".join(packet.values()).decode()
+    assert "node07" not in everything and "example.com" not in everything
+    lines = packet["kernel_lines.txt"].decode().splitlines()
+    assert len(lines) == 1 and " kernel: NVRM: Xid (PCI:0000:5d:00): 79" in lines[0]  # once, with its host replaced
+    manifest = json.loads(packet["MANIFEST.json"])
+    assert manifest["hostnames"] == "replaced" and any("syslog" in w for w in manifest["hostnames_replaced"])
+    kept = packet_files(lost, ledger, ladders, AT, keep_hostnames=True)
+    assert "gpu-node07.corp.example.com" in kept["kernel_lines.txt"].decode()
+    assert json.loads(kept["MANIFEST.json"])["hostnames_replaced"] == []
+    book.close()

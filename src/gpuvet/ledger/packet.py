@@ -23,6 +23,11 @@ FILES = ("summary.txt", "identity.json", "timeline.json", "findings.json", "figu
 _ENV_KEYS = ("tool_version", "backend", "driver_version", "cuda_driver_version", "nvml_version", "rocm_version",
              "torch_version", "cuda_version", "nccl_version")
 _FIRMWARE = ("serial", "vbios_version", "inforom_version", "gsp_firmware")  # a module's, in a run's envelope
+_SYSLOG_HOST = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+)?\s*"
+                          r"(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*) kernel:")
+REPLACED = ("node and host names the logbook keeps for the module's runs and findings",
+            "the host field of syslog/journal kernel lines (Dec 6 01:02:03 HOST kernel:) and its FQDN's first label",
+            "those names inside captured files' names (HOST-dmesg.txt)")
 
 
 def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: str,
@@ -31,7 +36,7 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
     runs = [ledger.runs[r] for r in h.runs if r in ledger.runs]
     others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
                     | {r.node for r in runs if r.node})
-    names = list(dict.fromkeys([p.node for p in h.places] + others))  # node-1: where it was first
+    names = list(dict.fromkeys([p.node for p in h.places] + others + line_hosts(h)))  # node-1: where it was first
     body = {
         "identity.json": _json(_identity(h)),
         "timeline.json": _json(timeline(h)),
@@ -47,6 +52,7 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
         body = {k: _redact(v, names) for k, v in body.items()}
     files = {k: v.encode("utf-8") for k, v in body.items()}
     manifest = {"module": h.id, "made_utc": now_utc, "hostnames": "kept" if keep_hostnames else "replaced",
+                "hostnames_replaced": [] if keep_hostnames else list(REPLACED),
                 "files": {k: {"bytes": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in files.items()}}
     files["MANIFEST.json"] = _json(manifest).encode("utf-8")
     return files
@@ -86,12 +92,30 @@ def timeline(h: ModuleHistory) -> list[dict[str, JsonValue]]:
 
 
 def _kernel_lines(h: ModuleHistory) -> str:
-    lines = []
+    """Each kernel line kept for the module once, with the first report that kept it (health and
+    doctor keep the same line of one log)."""
+    lines: dict[str, str] = {}
     for r in h.reports:
         kept = r.data.get("kernel_lines")
-        lines += [f"{r.time_utc} {r.node}/{r.slot}: {ln}" for ln in (kept if isinstance(kept, list) else [])
-                  if isinstance(ln, str)]
-    return "\n".join(lines) + "\n" if lines else "(no kernel line was kept for this module)\n"
+        for ln in kept if isinstance(kept, list) else []:
+            if isinstance(ln, str):
+                lines.setdefault(ln, f"{r.time_utc} {r.node}/{r.slot}: {ln}")
+    return "\n".join(lines.values()) + "\n" if lines else "(no kernel line was kept for this module)\n"
+
+
+def line_hosts(h: ModuleHistory) -> list[str]:
+    """The host field of the syslog or journal kernel lines kept for the module
+    (``Dec 6 01:02:03 gpu-node07.corp.example.com kernel: …``), each FQDN with its first label
+    (``gpu-node07``, as capture files are often named): names to replace, the longest first."""
+    out: list[str] = []
+    for r in h.reports:
+        kept = r.data.get("kernel_lines")
+        for ln in kept if isinstance(kept, list) else []:
+            m = _SYSLOG_HOST.match(ln) if isinstance(ln, str) else None
+            if m:
+                host = m.group("host")
+                out += [host, host.split(".")[0]] if "." in host else [host]
+    return list(dict.fromkeys(out))
 
 
 def _environment(runs: list[RunRow], uuids: list[str]) -> list[dict[str, JsonValue]]:
