@@ -166,7 +166,7 @@ def _forecast(low: float, high: float, crossing: float | None, span_days: float 
 
 
 def test_decide_raises_a_significant_rise_crossing_within_horizon_and_margin():
-    settings = ForecastSettings()  # 90 %, 48 h margin, 1 °C already seen
+    settings = ForecastSettings(margin_s=48 * 3600.0)  # 90 %, a 48 h margin, 1 °C already seen
     near = _forecast(0.001, 0.003, 100 * 3600.0)  # 0.001 °C/W/day × 2 d × 500 W = 1 °C seen; 100 h < 72 + 48 h
     assert decide(near, False, settings, 72 * 3600.0, 0.0) == "raise"
     assert decide(near, True, settings, 72 * 3600.0, 0.0) is None  # already warned: nothing new
@@ -176,7 +176,7 @@ def test_decide_raises_a_significant_rise_crossing_within_horizon_and_margin():
 
 
 def test_decide_withdraws_a_warning_whose_trend_turned():
-    settings = ForecastSettings()
+    settings = ForecastSettings(margin_s=48 * 3600.0)
     assert decide(_forecast(-0.003, -0.001, None), True, settings, 72 * 3600.0, 0.0) == "withdraw"
     assert decide(_forecast(0.001, 0.003, 300 * 3600.0), True, settings, 72 * 3600.0, 0.0) == "withdraw"  # > 2 × 120 h
     assert decide(_forecast(0.001, 0.003, 200 * 3600.0), True, settings, 72 * 3600.0, 0.0) is None

@@ -23,7 +23,8 @@ plus a margin; it is withdrawn if the trend reverses or a step down
 (maintenance) restarts it. Every event and status says why: R now, its trend and interval,
 the inlet estimate and how it was formed, the power it extrapolates at, the span of data.
 
-The margin (48 h by default) makes the warning land at least ``horizon`` ahead despite forecast
+The margin (96 h by default, chosen from the pooled backtest sweeps: docs/watch.md) makes the
+warning land at least ``horizon`` ahead despite forecast
 error (a node's inlet may still rise; the first crossing comes in the hottest window): the
 measured lead times and false-alarm rates are in docs/watch.md (benchmarks/forecast_replay.py,
 benchmarks/forecast_eval.py).
@@ -95,13 +96,14 @@ class ThermalForecaster:
     """One node's modules. The inlet is read, or estimated jointly from the node's modules of the
     same model; mixed models never share a fit."""
 
-    def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float = 48 * HOUR,
+    def __init__(self, slowdown_c: dict[str, float], horizon_s: float = 72 * HOUR, margin_s: float | None = None,
                  window_s: float = 600.0, history_s: float = 4 * 86400.0, min_hours: int = 24, alpha: float = 0.90,
                  evaluate_every_s: float = 2 * HOUR, min_util: float = 0.35, max_power_cv: float = 0.15,
                  min_window_samples: int = 3, models: dict[str, str] | None = None,
                  settings: ForecastSettings | None = None) -> None:
         self.slowdown_c = slowdown_c
-        self.settings = settings or ForecastSettings(alpha=alpha, margin_s=margin_s)
+        self.settings = settings or ForecastSettings(alpha=alpha, margin_s=ForecastSettings().margin_s if margin_s is None
+                                                     else margin_s)
         self.horizon_s, self.window_s, self.history_s = horizon_s, window_s, history_s
         self.min_hours, self.evaluate_every_s = min_hours, evaluate_every_s
         self.min_util, self.max_power_cv, self.min_window_samples = min_util, max_power_cv, min_window_samples

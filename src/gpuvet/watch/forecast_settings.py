@@ -27,7 +27,7 @@ class ForecastSettings:
     horizon), how much rise already seen (``min_rise_c``), and what counts as a step."""
 
     alpha: float = 0.90
-    margin_s: float = 48 * HOUR
+    margin_s: float = 96 * HOUR  # from the pooled backtest sweeps (docs/watch.md, benchmarks/forecast_pooled.py)
     min_rise_c: float = MIN_RISE_C
     step_min_c: float = STEP_MIN_C
 
