@@ -24,6 +24,9 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     # lspci: a speed-only drop at full width is an idle link (info); GPUs on the bus that nvidia-smi cannot find
     "lspci_club3090_1028_rtx3090_idle_speed_downgraded.txt": {("pcie_link_idle_speed", NO_EXCERPT)},
     "lspci_nvtrust124_ppcie_h100_no_devices.txt": {("no_modules_visible", PPCIE_GPUS)},
+    # the kernel's PCIe AER lines: a root port's burst with no other device named (warn); an NVMe drive's are its own
+    "journal_pop3363_aer_rootport_before_fallen_off_bus.txt": {("pcie_aer_errors", "0000:00:03.1")},
+    "dmesg_pop751_aer_nvme_not_gpu.txt": set(),
     # sockets the job chose (NCCL_IB_DISABLE=1 on mpirun's -x): no libibverbs is no fault
     "nccl_nccltests82_broadcast_v100_socket_novalidation.txt": set(),
     # right at first contact, kept right
@@ -54,8 +57,6 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "topo_nccltests68_c4140_v100_nv2_mlx5.txt": set(),
     # refused or partial at first contact and not fixed yet: the MANIFEST's expectation, scored
     "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": set(),
-    "dmesg_pop751_aer_nvme_not_gpu.txt": set(),
-    "journal_pop3363_aer_rootport_before_fallen_off_bus.txt": {("pcie_aer_errors", "0000:00:03.1")},
     "nccl_awsk8s585_ompi_tag_output_p5.txt": set(),
     "nccl_nccl952_ib_nodevice_socket.txt": {("collective_init_failed", "host and GPU not in the log"),
                                             ("nccl_socket_fallback", "host not in the log")},
@@ -86,8 +87,6 @@ MODULES: dict[str, list[str | None]] = {
 # files still wrong after the fixes, and why (the scorer counts them; the tests leave them out)
 LEFT: dict[str, str] = {
     "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": "dcgmi health -c's table is not read (refused)",
-    "dmesg_pop751_aer_nvme_not_gpu.txt": "kernel PCIe AER lines and lspci -tv are not read (refused)",
-    "journal_pop3363_aer_rootport_before_fallen_off_bus.txt": "kernel PCIe AER lines are not read (refused)",
     "nccl_awsk8s585_ompi_tag_output_p5.txt": "nccl-tests rows behind an indented '[1,0]<stdout>:' prefix and no "
                                              "header are not read (refused)",
     "nccl_nccl952_ib_nodevice_socket.txt": "the socket transport between ranks is not named where every host name "
@@ -132,3 +131,59 @@ def test_the_tables_cover_the_whole_batch() -> None:
 @pytest.mark.parametrize("name", sorted(set(CAUSES) - set(LEFT)))
 def test_each_batch_d_capture_gets_its_blind_diagnosis(name: str) -> None:
     assert right(name) == []
+
+
+# --- each format as the tools print it, and what it is not -------------------------------------------------
+def _doctor_text(tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, data = run_json("doctor", "--from", str(path))
+    return {(f["cause"], f.get("module")): f["severity"] for f in data["findings"]}
+
+
+def _aer(dev: str, bus: str, severity: str, name: str, vendor: str = "10de") -> str:
+    return (f"{dev} {bus}: AER: PCIe Bus Error: severity={severity}, type=Physical Layer, (Receiver ID)\n"
+            f"{dev} {bus}: AER:   device [{vendor}:2330] error status/mask=00000001/00002000\n"
+            f"{dev} {bus}: AER:    [ 0] {name}\n")
+
+
+def test_kernel_aer_lines_name_the_device_that_reported_them(tmp_path: Path) -> None:
+    gpu = _aer("nvidia", "0000:41:00.0", "Uncorrected (Non-Fatal)", "CmpltTO")
+    assert _doctor_text(tmp_path, gpu) == {("pcie_aer_errors", "0000:41:00.0"): "warn"}
+    port = "pcieport 0000:00:01.0: AER: Correctable error message received from 0000:00:01.0\n"
+    one = port + _aer("pcieport", "0000:00:01.0", "Corrected", "RxErr", "8086")
+    assert _doctor_text(tmp_path, one) == {}  # one correctable error is no burst
+    assert _doctor_text(tmp_path, one * 2) == {("pcie_aer_errors", "0000:00:01.0"): "warn"}
+    nvme = "pcieport 0000:00:1d.0: AER: Multiple Corrected error received: 0000:03:00.0\n" + \
+        _aer("pcieport", "0000:00:1d.0", "Corrected", "RxErr", "8086") * 2 + \
+        _aer("nvme", "0000:03:00.0", "Corrected", "RxErr", "144d")
+    assert _doctor_text(tmp_path, nvme) == {}
+
+
+def test_nvswitch_sxids_and_nvlink5_xids_take_the_fatality_their_line_names(tmp_path: Path) -> None:
+    fatal = "nvidia-nvswitch0: SXid (PCI:0000:89:00.0): 24007, Fatal, Link 30 sourcetrack timeout error (First)\n"
+    detail = "nvidia-nvswitch0: SXid (PCI:0000:89:00.0): 24007, Severity 1 Engine instance 30 Sub-engine instance 00\n"
+    assert _doctor_text(tmp_path, fatal + detail) == {("nvswitch_sxid_fatal", "nvswitch0 0000:89:00.0 SXid 24007"):
+                                                      "critical"}
+    rlw = "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE {} XC0 i0 Link 13 (0x0409a0c2 0x00000008)\n"
+    assert _doctor_text(tmp_path, rlw.format("Nonfatal")) == {("xid", "0018:01:00.0"): "warn"}
+    assert _doctor_text(tmp_path, rlw.format("Fatal")) == {("xid", "0018:01:00.0"): "critical"}
+    # the same word on an Xid whose catalog entry does not read the message changes nothing
+    assert _doctor_text(tmp_path, "NVRM: Xid (PCI:0000:01:00): 79, Nonfatal GPU has fallen off the bus.\n") == \
+        {("module_fell_off_bus", "0000:01:00.0"): "critical"}
+
+
+def test_no_devices_found_is_judged_only_beside_gpus_on_the_bus(tmp_path: Path) -> None:
+    audio = "01:00.1 Audio device [0403]: NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef]\n"
+    gpu = "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    assert _doctor_text(tmp_path, gpu + audio + "No devices were found\n") == \
+        {("no_modules_visible", "0000:01:00.0"): "critical"}
+    assert _doctor_text(tmp_path, gpu + audio) == {}
+
+
+def test_sockets_the_job_chose_are_no_fault(tmp_path: Path) -> None:
+    warn = "gpu-01:7:7 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+    assert _doctor_text(tmp_path, warn) == {("nccl_ib_unavailable", "gpu-01"): "warn"}
+    for chosen in ("mpirun -np 2 -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n", "NCCL_NET=Socket\n",
+                   "gpu-01:7:7 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"):
+        assert _doctor_text(tmp_path, chosen + warn) == {}

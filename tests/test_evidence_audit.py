@@ -43,7 +43,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "thermal_state": SMI | LISTS | {"window"},
     "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
-    "captured_links": {"nvlink state", "lspci -vvv", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
+    "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts

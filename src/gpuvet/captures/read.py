@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from gpuvet.captures import (
+    aer,
     amd_smi,
     bench,
     dcgm,
@@ -70,6 +71,7 @@ class FileCapture:
     kernel: kernel.KernelParse = field(default_factory=kernel.KernelParse)
     nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
     lspci: links.LspciParse = field(default_factory=links.LspciParse)
+    aer: aer.AerParse = field(default_factory=aer.AerParse)  # the kernel's PCIe AER lines
     dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
@@ -213,11 +215,11 @@ def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     fc.nccl, fc.nvb = bench.parse_nccl(lines, where), bench.parse_nvbandwidth(lines)
     fc.kernel, fc.nvlink = kernel.parse(lines), links.parse_nvlink(lines)
     fc.lspci, fc.dcgm = links.parse_lspci(lines), dcgm.parse_text(lines)
-    fc.dmon = smi_text.parse_dmon(lines)
+    fc.dmon, fc.aer = smi_text.parse_dmon(lines), aer.parse(lines)
     fc.amd, fc.npu = amd_smi.parse(lines), npu_smi.parse(lines)
     for parsed, kind in ((fc.nccl, "nccl-tests"), (fc.nvb, "nvbandwidth"), (fc.kernel, "kernel log"),
                          (fc.nvlink, "nvlink state"), (fc.lspci, "lspci -vvv"), (fc.dcgm, "dcgmi diag"),
-                         (fc.dmon, "nvidia-smi dmon")):
+                         (fc.dmon, "nvidia-smi dmon"), (fc.aer, "kernel AER")):
         if parsed.claimed:
             claimed |= parsed.claimed
             fc.kinds.append(kind)

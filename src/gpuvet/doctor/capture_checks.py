@@ -81,7 +81,7 @@ def captured_links(ev: Evidence) -> Outcome:
     """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
     c = ev.captures
     unsure: list[str] = []
-    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _captured_fabric_down(ev)
+    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _aer_findings(ev) + _captured_fabric_down(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
     found += _validation_failures(ev)
@@ -186,6 +186,26 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
         if p.aer_uncorrectable or p.aer_correctable:
             out.append(finding("pcie_aer_errors", HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
                                uncorrectable=list(p.aer_uncorrectable), correctable=list(p.aer_correctable)))
+    return out
+
+
+def _aer_findings(ev: Evidence) -> list[Finding]:
+    """The kernel's AER errors on an NVIDIA module, or on a root port whose messages no other device's
+    driver claims (a burst: two or more correctable, or any uncorrectable); a port reporting for an NVMe
+    drive or a NIC, and those devices' own errors, are theirs (a note), never a GPU's."""
+    out: list[Finding] = []
+    for label, parsed in ev.captures.aer:
+        for d in parsed.devices.values():
+            others = [s for s in d.sources if s in parsed.devices and s != d.bus and not parsed.gpu(s)]
+            gpus = [s for s in d.sources if parsed.gpu(s)]
+            port = d.driver == "pcieport" and not others and (d.uncorrectable or d.correctable >= 2)
+            if not parsed.gpu(d.bus) and not port:
+                continue
+            out.append(finding("pcie_aer_errors", HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
+                               line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
+                               uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else
+                               ("the module itself" if parsed.gpu(d.bus) else "the module below it is not named "
+                                "in the log")))
     return out
 
 

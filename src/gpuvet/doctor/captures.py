@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuvet.captures import bench, kernel, read, smi_text
+from gpuvet.captures.aer import AerParse
 from gpuvet.captures.bench import NcclFailure, NvbWaived
 from gpuvet.captures.fabric_manager import FabricManagerLog
 from gpuvet.captures.files import once_each
@@ -77,6 +78,7 @@ class Captures:
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
     bus_gpus: list[tuple[str, str]] = field(default_factory=list)  # NVIDIA GPU functions an lspci listing names
     smi_none: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of nvidia-smi's 'No devices were found'
+    aer: list[tuple[str, AerParse]] = field(default_factory=list)  # (file, the kernel's PCIe AER lines by device)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -131,6 +133,11 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.pcie_links += fc.lspci.links
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
+    if fc.aer.devices:
+        caps.aer.append((label, fc.aer))
+        caps.notes += [f"{label}: kernel AER: {d.driver} {d.bus} (not a GPU: no module finding), {d.correctable} "
+                       f"correctable, {d.uncorrectable} uncorrectable" for d in fc.aer.devices.values()
+                       if d.driver not in ("pcieport", "nvidia") and not fc.aer.gpu(d.bus)]
     caps.dcgm += fc.dcgm.results
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines

@@ -1,0 +1,85 @@
+"""PCIe AER lines of the Linux kernel (drivers/pci/pcie/aer.c): each error is a 'PCIe Bus Error:
+severity=…, type=…' line of the device that reports it, then its 'device [vvvv:dddd] error
+status/mask=…' line and one '[bit] Name' line per error; a root port also says which device sent the
+message ('… error message received from 0000:03:00.0', 'Multiple Corrected error received: …').
+Read per reporting device, with its driver (pcieport, nvme, nvidia …) and vendor, so an NVMe drive's
+errors are never a GPU's."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+from gpuvet.node.bus import bus_key
+
+_DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:AER: )?"
+_ERROR = re.compile(_DEV + r"PCIe Bus Error: severity=([A-Za-z]+(?: \([A-Za-z-]+\))?), type=([A-Za-z ]+?),")
+_DEVICE = re.compile(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
+_BIT = re.compile(_DEV + r"\s*\[\s*\d+\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
+_FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
+                   r"Non-?fatal)[\w ()-]*? (?:error )?(?:message )?received(?: from)?:? "
+                   r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+NVIDIA = "10de"
+_LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
+
+
+@dataclass
+class AerDevice:
+    """One device that reported AER errors: how many, of which severities and names."""
+
+    bus: str
+    driver: str
+    vendor: str | None = None
+    correctable: int = 0
+    uncorrectable: int = 0
+    kinds: list[str] = field(default_factory=list)  # 'Data Link Layer: Timeout', in order first seen
+    sources: list[str] = field(default_factory=list)  # for a port: the devices it says sent the messages
+    first_line: int = 0
+
+
+@dataclass
+class AerParse:
+    devices: dict[str, AerDevice] = field(default_factory=dict)
+    claimed: set[int] = field(default_factory=set)
+
+    def gpu(self, bus: str) -> bool:
+        """The device is an NVIDIA module by its vendor id or its driver's name."""
+        d = self.devices.get(bus)
+        return d is not None and (d.vendor == NVIDIA or d.driver == "nvidia")
+
+
+def parse(lines: list[Line]) -> AerParse:
+    out = AerParse()
+    for ln in lines:
+        s = ln.text
+        if len(s) > _LONGEST or ("AER" not in s and "PCIe Bus Error" not in s and "error status" not in s
+                                 and "] " not in s):
+            continue
+        if (m := _ERROR.search(s)) is not None:
+            d = _device(out, m, ln)
+            if m.group(3).lower().startswith("correct"):
+                d.correctable += 1
+            else:
+                d.uncorrectable += 1
+            d.kinds.append(m.group(4).strip())
+        elif (m := _DEVICE.search(s)) is not None:
+            _device(out, m, ln).vendor = m.group(3).lower()
+        elif (m := _FROM.search(s)) is not None:
+            d = _device(out, m, ln)
+            src = bus_key(m.group(3))
+            d.sources += [] if src in d.sources else [src]
+        elif (m := _BIT.search(s)) is not None and bus_key(m.group(2)) in out.devices:
+            d = _device(out, m, ln)
+            layer = d.kinds.pop() if d.kinds and ":" not in d.kinds[-1] else ""
+            d.kinds.append(f"{layer}: {m.group(3).strip()}" if layer else m.group(3).strip())
+    for d in out.devices.values():
+        d.kinds = list(dict.fromkeys(d.kinds))
+    return out
+
+
+def _device(out: AerParse, m: re.Match[str], ln: Line) -> AerDevice:
+    bus = bus_key(m.group(2))
+    d = out.devices.setdefault(bus, AerDevice(bus, m.group(1).rstrip(":"), first_line=ln.no))
+    out.claimed.add(ln.no)
+    return d
