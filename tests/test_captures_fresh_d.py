@@ -187,3 +187,14 @@ def test_sockets_the_job_chose_are_no_fault(tmp_path: Path) -> None:
     for chosen in ("mpirun -np 2 -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n", "NCCL_NET=Socket\n",
                    "gpu-01:7:7 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"):
         assert _doctor_text(tmp_path, chosen + warn) == {}
+
+
+def test_attached_gpus_beyond_the_blocks_listed_is_said() -> None:
+    _, inv = run_json("inventory", "--from", str(FRESH_D / "smi_q_nvdocker868_dgx1_v100_head.txt"))
+    assert any("'Attached GPUs : 8' but the paste lists 1 GPU block(s)" in n for n in inv["notes"]), inv["notes"]
+    from gpuvet.captures.read import parse_text
+
+    whole = ("Attached GPUs                             : 1\n"
+             "GPU 00000000:06:00.0\n    Product Name                          : Tesla V100-SXM2-16GB\n")
+    fc = parse_text(whole, "q.txt")
+    assert fc.smi is not None and fc.smi.attached == 1 and not any("Attached" in n for n in fc.notes)

@@ -35,6 +35,7 @@ class SmiText:
     modules: list[SmiTextModule] = field(default_factory=list)
     driver: str | None = None
     cuda: str | None = None
+    attached: int | None = None  # the header's 'Attached GPUs': how many the node has, whatever the paste lists
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -125,6 +126,10 @@ def _finish(r: _Reader) -> SmiText:
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
+    if out.attached is not None and out.modules and len(out.modules) < out.attached:
+        out.notes.append(f"nvidia-smi -q: 'Attached GPUs : {out.attached}' but the paste lists {len(out.modules)} GPU "
+                         f"block(s): {out.attached - len(out.modules)} module(s) of the node are not in the capture "
+                         "(cut, or -q -i one GPU); nothing is judged of them")
     if r.marked:
         out.notes.append(f"nvidia-smi -q: a marker after the value (e.g. '<===') removed at line(s) {ranges(r.marked)}")
     if r.flush:
@@ -192,6 +197,8 @@ def _top_field(out: SmiText, s: str) -> None:
         out.driver = value.strip() or None
     elif key.strip() == "CUDA Version":
         out.cuda = value.strip() or None
+    elif key.strip() == "Attached GPUs" and value.strip().isdigit():
+        out.attached = int(value.strip())
 
 
 # --- health --------------------------------------------------------------------------------
