@@ -250,6 +250,9 @@ VENDOR_COMMAND = __import__("re").compile(
 # gpuvet.node.vendor_tools for the words (a fix per vendor: an xGMI link is not told nvidia-smi).
 VENDOR_WORDS_LEFT = {
     "gpuvet.watch.read_smi": "reads nvidia-smi's own logs: its errors name the format it reads",
+    "gpuvet.watch.read_dmon": "reads nvidia-smi dmon / pmon logs: its errors name the format it reads",
+    "gpuvet.watch.formats": "the list of telemetry formats: each says which tool's log it is",
+    "gpuvet.watch.smi_cells": "the cells every nvidia-smi log shares: its errors name the tool's columns",
     "gpuvet.watch.read_table": "reads nvidia-smi's plain table: its errors name the format it reads",
     "gpuvet.watch.readers": "tells the log formats apart: its errors name the formats it reads",
 }
@@ -288,7 +291,7 @@ PLAIN_NUMBERS = {0, 1, -1, 2}
 THRESHOLDS_LEFT = {
     "gpuvet.watch.forecast_fit": "the forecaster's fitting arithmetic: fractions of a fit's own jump and noise",
     "gpuvet.watch.forecast_windows": "which samples are under load: fractions of the module's own peak power",
-    "gpuvet.watch.read_smi": "a reader: a timestamp's fields (h < 24, m < 60, s < 62)",
+    "gpuvet.watch.smi_cells": "a reader: a timestamp's fields (h < 24, m < 60, s < 62)",
 }
 
 

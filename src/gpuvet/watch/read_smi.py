@@ -1,19 +1,17 @@
 """nvidia-smi logs: ``--query-gpu=… --format=csv[,nounits]`` (any column order, units in the
 header or not, ``[N/A]`` / ``[Not Supported]`` cells, one header or one per restart, with or
-without ``-l`` repetitions and a timestamp column) and ``dmon`` / ``pmon`` (with or without
-``-o DT``). One file is one node; the node is named after the file.
+without ``-l`` repetitions and a timestamp column); dmon / pmon are read_dmon.py's. One file is
+one node; the node is named after the file.
 
 Times without a zone are read as UTC. Without a time column, samples are spaced by the
 interval the caller gives (``-l`` / ``-d``) and the recording says its times are relative."""
 
 from __future__ import annotations
 
-import calendar
 import csv
 import itertools
 import operator
 import re
-import time
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -23,7 +21,8 @@ from gpuvet.backends.readings import Sample
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds
 from gpuvet.watch.columns import COUNTS, Columns
-from gpuvet.watch.recording import MAX_SAMPLES, ModuleMeta, Recording
+from gpuvet.watch.recording import MAX_SAMPLES, Recording
+from gpuvet.watch.smi_cells import UNAVAILABLE, Clock, bad_index, finite, no_index_at_all
 
 # --query-gpu field (as the header prints it, units stripped) -> our field
 QUERY_FIELDS = {
@@ -38,8 +37,6 @@ QUERY_FIELDS = {
     "pcie.link.gen.gpucurrent": "pcie_gen", "pcie.link.gen.max": "pcie_gen_max", "pcie.link.gen.gpumax": "pcie_gen_max",
     "pcie.link.width.current": "pcie_width", "pcie.link.width.max": "pcie_width_max",
 }
-UNAVAILABLE = {"[n/a]", "n/a", "[not supported]", "[unknown error]", "[gpu requires reset]", "[insufficient permissions]",
-               "-", ""}
 _UNITS = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
@@ -51,98 +48,6 @@ def is_query_header(line: str) -> bool:
     cells = [_canon(c) for c in line.split(",")]
     return sum(c in QUERY_FIELDS for c in cells) >= 2 and any(
         QUERY_FIELDS.get(c) in ("temp_c", "power_w", "power_w_instant", "util", "time") for c in cells)
-
-
-def _parse(cell: str) -> float | None:
-    """'583.54 W', '91 %', '0x0000000000000004', '61' -> a number; '[N/A]', 'N/A', '-' -> None. 'nan', 'inf'
-    and '1e400' come back as the float they parse to: no reading, which ``_finite`` drops and counts."""
-    head = cell.split(None, 1)[0] if cell else ""
-    if head[1:2] == "x":
-        try:
-            return float(int(head, 16))
-        except ValueError:
-            return None
-    try:
-        return float(head)
-    except ValueError:
-        return None
-
-
-def _finite(dropped: bounds.Dropped, cell: str, kind: str, place: str) -> float | None:
-    """``cell`` as a number; one that is nan or ±inf is counted in ``dropped`` (its note names it) and is None."""
-    value = _parse(cell)
-    if value is not None and value - value != 0:
-        dropped.not_finite(kind, place, cell.split(None, 1)[0])
-        return None
-    return value
-
-
-def _bad_index(cell: str | None) -> str | None:
-    """The cell as a note shows it when it is meant as a GPU index but is none (negative, past
-    bounds.MAX_INDEX, no whole number); None for an index or an empty / [N/A] cell."""
-    if cell is None:
-        return None
-    text = cell.strip()
-    if text.lower() in UNAVAILABLE or text.startswith("["):
-        return None
-    return bounds.index_text(text)
-
-
-class _Clock:
-    """'2024/01/16 14:44:16.981' (or with dashes, or YYYYMMDD HH:MM:SS) -> Unix seconds. The day is
-    parsed once per day; the time of day from fixed positions where the layout allows."""
-
-    def __init__(self) -> None:
-        self._days: dict[str, float] = {}
-        self._whole, self._base = "", 0.0  # the last second seen: the modules of one tick share it
-
-    def __call__(self, text: str) -> float | None:
-        text = text.strip()
-        whole, _, frac = text.partition(".")
-        extra = float("0." + frac) if frac.isdigit() else 0.0
-        if whole == self._whole:
-            return self._base + extra
-        base = self._seconds(whole)
-        if base is not None:
-            self._whole, self._base = whole, base
-            return base + extra
-        return None
-
-    def _seconds(self, whole: str) -> float | None:
-        if len(whole) == 19 and whole[10] == " " and whole[13] == ":" and whole[16] == ":":
-            base = self._day(whole[:10])
-            hms = whole[11:13] + whole[14:16] + whole[17:19]
-            if base is not None and hms.isdigit():
-                h, m, sec = int(hms[:2]), int(hms[2:4]), int(hms[4:])
-                if h < 24 and m < 60 and sec < 62:
-                    return base + h * 3600 + m * 60 + sec
-        return self._general(whole)
-
-    def _day(self, date: str) -> float | None:
-        base = self._days.get(date)
-        if base is None:
-            digits = re.sub(r"\D", "", date)
-            if len(digits) != 8:
-                return None
-            try:
-                base = float(calendar.timegm(time.strptime(digits, "%Y%m%d")))
-            except ValueError:
-                return None
-            if len(self._days) > 100_000:
-                self._days.clear()
-            self._days[date] = base
-        return base
-
-    @staticmethod
-    def _general(whole: str) -> float | None:
-        digits = re.sub(r"\D", "", whole)
-        if len(digits) < 14:
-            return None
-        try:
-            st = time.strptime(digits[:14], "%Y%m%d%H%M%S")
-        except ValueError:
-            return None
-        return float(calendar.timegm(st))
 
 
 def read_query_csv(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
@@ -197,7 +102,7 @@ def _then_raise(held: list[str], exc: GpuvetError) -> Iterator[str]:
 
 def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
     rec = Recording("nvidia-smi --query-gpu csv")
-    clock = _Clock()
+    clock = Clock()
     cols: dict[str, int] = {}
     reader: _RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
@@ -226,7 +131,7 @@ def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -
                                   "clocks_event_reasons.active --format=csv -l 60.")
         index = cols.get("index")
         if index is not None and (cell := row[index] if index < len(row) else None) not in good_index:
-            if (shown := _bad_index(cell)) is not None:
+            if (shown := bad_index(cell)) is not None:
                 bad.skip(shown, f"line {number}")  # 'gpu-1' or 'gpu999…' is no module of this node
                 continue
             if len(good_index) < 4096:  # a node's few index cells, checked once each
@@ -303,7 +208,7 @@ def _flat_cells(lines: list[str], k: int) -> list[str] | None:
 
 def _times(cells: list[str]) -> npt.NDArray[np.float64] | None:
     """Each row's time, each distinct stamp read once; None where one is not a recorded time."""
-    clock, stamps = _Clock(), {}
+    clock, stamps = Clock(), {}
     for cell in dict.fromkeys(cells):
         t = clock(cell)
         if t is None or not 0 <= t <= bounds.LATEST_T:
@@ -329,7 +234,7 @@ def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[
                 where: str, interval_s: float) -> Recording:
     """The notes a whole log earns: readings dropped, rows skipped, columns missing, no timestamps."""
     rec.notes.extend(note for note in (s.note() for s in skipped) if note)
-    _no_index_at_all(rows, skipped[1], where)
+    no_index_at_all(rows, skipped[1], where)
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")
@@ -340,15 +245,6 @@ def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[
         rec.notes.append(f"{where}: no timestamp column; samples spaced {interval_s:g} s apart (--interval): its "
                          "times count from its start, it has no clock")
     return rec
-
-
-def _no_index_at_all(rows: int, bad: bounds.BadIndex, where: str) -> None:
-    """Refuses a log whose every row was skipped for its GPU index: nothing is left to replay."""
-    if not rows and bad.count:
-        raise GpuvetError(f"no row has a GPU index (a whole number 0-{bounds.MAX_INDEX:,}) in its {bad.column} "
-                          f"column: {bad.count:,} row(s) skipped, first {bad.first}", where=where,
-                          fix=f"check the {bad.column} column is nvidia-smi's own (0 for the first GPU), unedited.")
-
 
 def _header_columns(row: list[str]) -> dict[str, int]:
     """Our field -> its column, the first column of that name winning."""
@@ -452,7 +348,7 @@ class _RowReader:
         except ValueError:
             pass
         # nan, inf and 1e400 are no readings: dropped and counted as out-of-range ones are
-        return [_finite(self.dropped, c, name, f"line {n}") for c, n in zip(cells, self.numbers, strict=True)]
+        return [finite(self.dropped, c, name, f"line {n}") for c, n in zip(cells, self.numbers, strict=True)]
 
     def _counts(self, name: str) -> list[int | None]:
         if name not in self.cols:
@@ -529,7 +425,7 @@ class _ColumnReader(_RowReader):
         if flat is None or not all(_has_digit(c) for c in set(flat[0::k])):
             return None  # a blank row or a second header: row by row
         index = self.cols.get("index")
-        if index is not None and any(_bad_index(c) is not None for c in set(flat[index::k])):
+        if index is not None and any(bad_index(c) is not None for c in set(flat[index::k])):
             return None
         times = _times(flat[self.cols["time"]::k])
         self.flat, self.numbers = flat, list(range(start + 2, start + 2 + len(lines)))
@@ -585,168 +481,3 @@ def _per_module(names: list[tuple[str, str]], who: npt.NDArray[np.int64],
                            got["mem"][rows], got["util"][rows], throttle[rows],
                            {c: got[c][rows] for c in COUNTS if c in got}))
     return out
-
-
-# --- dmon / pmon --------------------------------------------------------------------------
-DMON_FIELDS = {"pwr": "power_w", "gtemp": "temp_c", "sm": "util", "mclk": "mem_clock_mhz", "pclk": "sm_clock_mhz",
-               "pviol": "pviol", "tviol": "tviol"}
-
-
-def _header_tokens(line: str) -> list[str]:
-    return line.lstrip("#").split()
-
-
-def is_dmon_header(line: str) -> bool:
-    tokens = [t.lower() for t in _header_tokens(line)] if line.startswith("#") else []
-    return "gpu" in tokens and "pid" not in tokens and bool({"pwr", "gtemp", "sm", "pclk"} & set(tokens))
-
-
-def is_pmon_header(line: str) -> bool:
-    tokens = [t.lower() for t in _header_tokens(line)] if line.startswith("#") else []
-    return "gpu" in tokens and "pid" in tokens
-
-
-def _rows(lines: Iterable[str], where: str, kind: str, notes: list[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, column -> cell) for each data row under the latest header; a last line cut
-    short (no line end, fewer cells than the header) is left out with a note in ``notes``."""
-    header: list[str] = []
-    for number, raw in enumerate(lines, 1):
-        line = raw.rstrip("\n")
-        if not line.strip():
-            continue
-        if line.startswith("#"):
-            tokens = [t.lower() for t in _header_tokens(line)]
-            if "gpu" in tokens:
-                header = tokens
-            continue
-        if not header:
-            raise GpuvetError(f"a data row before any nvidia-smi {kind} header", where=f"{where}:{number}",
-                              fix=f"keep the '# gpu …' header lines nvidia-smi {kind} prints.")
-        cells = line.split()
-        if not raw.endswith("\n") and len(cells) < len(header):
-            notes.append(f"{where}:{number}: the last line is cut (no line end, {len(cells)} of its {len(header)} "
-                         "cells): left out, not read as a sample")
-            continue
-        if kind == "pmon" and len(cells) > len(header):  # the command column may hold spaces
-            cells = cells[:len(header) - 1] + [" ".join(cells[len(header) - 1:])]
-        yield number, dict(zip(header, cells, strict=False))
-
-
-def _row_time(row: dict[str, str], clock: _Clock, place: str) -> float | None:
-    if "date" in row and "time" in row:
-        t = clock(row["date"] + row["time"])
-        return None if t is None else bounds.check_time(t, place)
-    return None
-
-
-def _numbers(row: dict[str, str], fields: Iterable[str], place: str) -> None:
-    """Refuses a cell too long to be a reading (a 400-digit 'pwr')."""
-    for k in fields:
-        cell = row.get(k)
-        if cell is not None and len(cell) > bounds.MAX_NUMBER_CHARS:
-            bounds.number_text(cell, place)
-
-
-class _Timing:
-    """Whether rows had recorded times; rows with and without in one log are refused (their
-    times would be Unix seconds and seconds from the start on one time line)."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-        self.first: dict[bool, int] = {}
-
-    def row(self, timed: bool, number: int) -> None:
-        self.first.setdefault(timed, number)
-        if len(self.first) == 2:
-            raise GpuvetError(f"rows with Date/Time (line {self.first[True]}) and rows without (line "
-                              f"{self.first[False]}) in one log", where=f"{self.where}:{number}",
-                              fix="replay the parts logged with -o DT and without as two files, in two runs.")
-
-    @property
-    def timed(self) -> bool:
-        return self.first.get(True) is not None
-
-
-def read_dmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
-    rec = Recording("nvidia-smi dmon")
-    clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
-    tick, seen = 0, set[str]()
-    for number, row in _rows(lines, where, "dmon", rec.notes):
-        place = f"{where}:{number}"
-        gpu = row.get("gpu", "")
-        if (shown := bounds.index_text(gpu)) is not None:
-            bad.skip(shown, f"line {number}")
-            continue
-        t = _row_time(row, clock, place)
-        timing.row(t is not None, number)
-        if t is None:
-            if gpu in seen:
-                tick, seen = tick + 1, set()
-            t = tick * interval_s
-        seen.add(gpu)
-        meta = _module(rec, node, gpu, where)
-        _numbers(row, DMON_FIELDS, place)
-        v = {DMON_FIELDS[k]: _finite(dropped, c, DMON_FIELDS[k], f"line {number}")
-             for k, c in row.items() if k in DMON_FIELDS}
-        v["temp_c"] = dropped.check(v.get("temp_c"), bounds.TEMP_C, "temp_c", f"line {number}")
-        v["power_w"] = dropped.check(v.get("power_w"), bounds.POWER_W, "power_w", f"line {number}")
-        util = v.get("util")
-        throttle = (0x4 if (v.get("pviol") or 0) > 0 else 0) | (0x20 if (v.get("tviol") or 0) > 0 else 0)
-        rec.samples.append(Sample(t, meta.name, meta.uuid, v.get("temp_c"), v.get("power_w"), v.get("sm_clock_mhz"),
-                                  v.get("mem_clock_mhz"), util / 100.0 if util is not None else None, throttle))
-    rec.notes.extend(note for note in (dropped.note(), bad.note()) if note)
-    _no_index_at_all(len(rec.samples), bad, where)
-    _finish(rec, where, "dmon", interval_s, timing.timed)
-    return rec
-
-
-def _module(rec: Recording, node: str, gpu: str, where: str) -> ModuleMeta:
-    meta = rec.module(node, gpu)
-    if len(rec.modules) > bounds.MAX_MODULES:
-        raise bounds.too_many(bounds.MAX_MODULES, bounds.MAX_MODULES, "modules in one file", where,
-                              "check the gpu column: one node has a few modules.")
-    return meta
-
-
-def read_pmon(lines: Iterable[str], node: str, where: str, interval_s: float) -> Recording:
-    """Per-process SM shares summed per module: utilisation only (pmon has no temperature or power)."""
-    rec = Recording("nvidia-smi pmon")
-    clock, timing, dropped, bad = _Clock(), _Timing(where), bounds.Dropped(where), bounds.BadIndex(where, "gpu")
-    ticks: dict[tuple[float, str], float] = {}
-    tick, seen = 0, set[tuple[str, str]]()
-    for number, row in _rows(lines, where, "pmon", rec.notes):
-        place = f"{where}:{number}"
-        gpu, pid = row.get("gpu", ""), row.get("pid", "-")
-        if (shown := bounds.index_text(gpu)) is not None:
-            bad.skip(shown, f"line {number}")
-            continue
-        t = _row_time(row, clock, place)
-        timing.row(t is not None, number)
-        if t is None:
-            if (gpu, pid) in seen:
-                tick, seen = tick + 1, set()
-            t = tick * interval_s
-        seen.add((gpu, pid))
-        _numbers(row, ("sm",), place)
-        share = max(_finite(dropped, row.get("sm", "-"), "util", f"line {number}") or 0.0, 0.0)
-        ticks[(t, gpu)] = min(ticks.get((t, gpu), 0.0) + share, 100.0)
-    for (t, gpu), share in sorted(ticks.items()):
-        meta = _module(rec, node, gpu, where)
-        rec.samples.append(Sample(t, meta.name, meta.uuid, None, None, None, None, share / 100.0))
-    rec.notes.extend(note for note in (dropped.note(), bad.note()) if note)
-    _no_index_at_all(len(rec.samples), bad, where)
-    rec.notes.append(f"{where}: pmon has utilisation only (no temperature or power): no forecast from it")
-    _finish(rec, where, "pmon", interval_s, timing.timed)
-    return rec
-
-
-def _finish(rec: Recording, where: str, kind: str, interval_s: float, timed: bool) -> None:
-    if not rec.samples:
-        raise GpuvetError(f"no sample rows under the nvidia-smi {kind} header", where=where,
-                          fix=f"check the file is an nvidia-smi {kind} log with at least one reading.")
-    if len(rec.samples) > MAX_SAMPLES:
-        raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
-    if not timed:
-        rec.relative_time = True
-        rec.notes.append(f"{where}: no Date/Time columns (log with -o DT); samples spaced {interval_s:g} s apart "
-                         "(--interval): its times count from its start, it has no clock")

@@ -21,7 +21,7 @@ import numpy as np
 
 from gpuvet import files
 from gpuvet.errors import GpuvetError
-from gpuvet.watch import bounds, read_prom, read_smi, read_table
+from gpuvet.watch import bounds, formats, read_smi
 from gpuvet.watch.recording import Recording
 
 CHUNK = 2**20
@@ -36,20 +36,10 @@ EXPECTED = ("an nvidia-smi --query-gpu CSV log (header line such as 'timestamp, 
 def detect(head: str, fields: Sequence[str] = ()) -> str | None:
     """'query-csv', 'dmon', 'pmon', 'exposition', 'range-json', 'table' or None, from the first
     lines. ``fields``: the --query-gpu list of a log written with --format=csv,noheader."""
-    if read_prom.is_range_json(head):
-        return "range-json"
-    if read_table.is_table(head):
-        return "table"
-    lines = [line for line in head.splitlines() if line.strip()][:40]
-    for line in lines:
-        if read_smi.is_pmon_header(line):
-            return "pmon"
-        if read_smi.is_dmon_header(line):
-            return "dmon"
-        if read_smi.is_query_header(line):
-            return "query-csv"
-    if read_prom.is_exposition(head):
-        return "exposition"
+    kind = formats.recognise(head)
+    if kind is not None:
+        return kind
+    lines = [line for line in head.splitlines() if line.strip()][:formats.HEAD_LINES]
     if fields and lines and lines[0].count(",") == len(fields) - 1:
         return "query-csv-noheader"
     return None
@@ -219,20 +209,15 @@ def parse(src: Scanned, interval_s: float, fields: Sequence[str] = (), node: str
             binary = files.unpacked_stream(raw, src.packed)
             with bounds.open_text(binary) as text:  # a BOM dropped; CR, LF and CR LF end a line
                 node = node or stem(src.path)
-                if src.kind == "range-json":
+                fmt = formats.BY_NAME.get(src.kind)
+                if fmt is not None and fmt.read_body is not None:
                     body = text.read(bounds.MAX_JSON_BYTES + 1)
                     if len(body) > bounds.MAX_JSON_BYTES:
                         raise bounds.too_big(bounds.MAX_JSON_BYTES, "query_range JSON", where)
-                    return read_prom.read_range_json(body, where)
+                    return fmt.read_body(body, where)
                 lines = bounds.text_lines(text, where)
-                if src.kind == "exposition":
-                    return read_prom.read_exposition(lines, where)
-                if src.kind == "dmon":
-                    return read_smi.read_dmon(lines, node, where, interval_s)
-                if src.kind == "pmon":
-                    return read_smi.read_pmon(lines, node, where, interval_s)
-                if src.kind == "table":
-                    return read_table.read_table(lines, node, where)
+                if fmt is not None and fmt.read is not None:
+                    return fmt.read(lines, node, where, interval_s)
                 if src.kind == "query-csv-noheader":  # the header the log was written without
                     first = next(lines, "")
                     _check_units(first, fields, where)
