@@ -75,8 +75,8 @@ def sampler_cost() -> dict[str, float]:
     try:
         from tests.fakes.fake_nvml import hgx_h200
 
-        from gpuvet.backends.nvidia import NvidiaBackend
-        from gpuvet.backends.nvml import Nvml
+        from gpuvet.backends.nvidia.backend import NvidiaBackend
+        from gpuvet.backends.nvidia.gateway import Nvml
 
         nv = NvidiaBackend(Nvml(lib=hgx_h200())).telemetry()
         started = time.perf_counter()

@@ -11,7 +11,7 @@ from gpuvet.backends import amdsmi_gateway, kernel_log, nic_sysfs
 from gpuvet.backends.amd import AmdBackend
 from gpuvet.backends.amdsmi_gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
 from gpuvet.backends.host import HostBackend
-from gpuvet.backends.nvml import NvmlUnavailable
+from gpuvet.backends.nvidia.gateway import NvmlUnavailable
 from gpuvet.backends.readings import ThrottleReason, Unavailable
 from gpuvet.backends.select import open_backend
 from gpuvet.cli.app import main
@@ -269,7 +269,7 @@ def _no_nvidia(monkeypatch):
     def unavailable(self, nvml=None, kernel_log=None):
         raise NvmlUnavailable("the NVML library (libnvidia-ml.so) is not installed")
 
-    monkeypatch.setattr("gpuvet.backends.nvidia.NvidiaBackend.__init__", unavailable)
+    monkeypatch.setattr("gpuvet.backends.nvidia.backend.NvidiaBackend.__init__", unavailable)
 
 
 def test_amd_modules_and_no_nvidia_ones_open_the_amd_backend(monkeypatch):

@@ -127,8 +127,8 @@ def test_one_check_record_from_the_check_to_every_output() -> None:
 
 
 def test_jobs_and_node_never_import_the_simulator_or_a_vendor_gateway() -> None:
-    """The simulated node comes through backends.select; NVML's bits stay in backends/nvml*."""
-    forbidden = ("gpuvet.backends.sim", "gpuvet.backends.nvml")  # sim, sim_engine, sim_telemetry, nvml, nvml_*
+    """The simulated node comes through backends.select; NVML's bits stay in backends/nvidia/."""
+    forbidden = ("gpuvet.backends.sim", "gpuvet.backends.nvidia")  # the sim/ and nvidia/ packages, every module
     bad = [(m, line, n) for m, line, n in edges()
            if (_package(m) in JOBS + ("node", "checks")) and n.startswith(forbidden)]
     assert not bad, _violations("a job or node/ imports the simulator or NVML directly", bad)
@@ -190,11 +190,11 @@ def test_only_backends_build_the_simulated_backend():
     assert not bad, _violations("SimBackend built outside backends/ (use backends.select)", bad)
 
 
-VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvml", "amdsmi": "gpuvet.backends.amdsmi_gateway"}
+VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvidia.gateway", "amdsmi": "gpuvet.backends.amdsmi_gateway"}
 
 
 def test_each_vendor_library_is_imported_by_its_gateway_alone():
-    """NVML (pynvml) only in backends/nvml.py, AMD SMI (amdsmi) only in backends/amdsmi_gateway.py:
+    """NVML (pynvml) only in backends/nvidia/gateway.py, AMD SMI (amdsmi) only in backends/amdsmi_gateway.py:
     a vendor's words and errors stay behind one door, so a second vendor costs one gateway."""
     seen = {(m, n.split(".")[0]) for m, _, n in edges()}
     assert all((gateway, library) in seen for library, gateway in VENDOR_LIBRARIES.items()), \
@@ -364,7 +364,7 @@ _READS_ALLOWED = {
                                                   "at most MAX_RECORDS (the live node, not a user's file)",
     ("gpuvet.backends.kernel_log", "boot_id"): "/proc/sys/kernel/random/boot_id: the kernel's",
     ("gpuvet.backends.nic_sysfs", "_text"): "/sys/class/infiniband and /sys/class/net: the kernel's",
-    ("gpuvet.backends.nvml_telemetry", "nvidia_pci_functions"): "/sys/bus/pci/devices: the kernel's",
+    ("gpuvet.backends.nvidia.telemetry", "nvidia_pci_functions"): "/sys/bus/pci/devices: the kernel's",
     ("gpuvet.backends.settings_journal", "_read_trusted"): "gpuvet's own journal: O_NOFOLLOW, owner checked, "
                                                             "bounded (docs/limits.md, the settings-restore journal)",
     ("gpuvet.captures.kernel_messages", "kernel_message_catalog"): "package data (kernel_messages.yaml)",

@@ -271,8 +271,8 @@ def test_health_rows_show_what_each_check_read(capsys, env):
 
 def test_health_prints_a_kernel_message_literally(capsys, env, monkeypatch, tmp_path):
     import gpuvet.backends.select as select
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
     from tests.fakes.fake_nvml import hgx_h200
 
     log = tmp_path / "kmsg.txt"

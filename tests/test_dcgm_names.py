@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.cli.app import main
 from gpuvet.watch.dcgm import nvml_bus_id
 from gpuvet.watch.loop import WatchConfig, Watcher

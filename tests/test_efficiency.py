@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gpuvet.backends import settings_journal
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.backends.power_control import NvmlPowerControl, SimPowerControl
 from gpuvet.backends.sim import SimBackend
 from gpuvet.bench.context import BenchContext

@@ -12,8 +12,8 @@ import yaml
 from gpuvet.backends import nic_sysfs
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import HostBackend
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.cli.app import main
 from gpuvet.health import formats
 from gpuvet.health.model import Status

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpuvet.backends import settings_journal
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.backends.power_control import NvmlPowerControl
 from gpuvet.cli.app import main
 from tests.fakes.fake_nvml import hgx_h200

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.backends.readings import Unavailable
 from gpuvet.backends.select import open_backend
 from gpuvet.cli.app import main

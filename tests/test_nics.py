@@ -207,8 +207,8 @@ def test_a_nic_model_the_catalog_lacks_is_refused_naming_those_it_knows(tmp_path
                                                          "started)"),
                                                ((3, 999), "gpu2: NVLink fabric registration failed (NVML error 999)")])
 def test_a_live_module_not_in_its_nvlink_domain_fails_health(tmp_path, fabric, words):
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
     from gpuvet.health.run import HealthOptions, run_health
     from tests.fakes.fake_nvml import hgx_h200
 
@@ -223,8 +223,8 @@ def test_a_live_module_not_in_its_nvlink_domain_fails_health(tmp_path, fabric, w
 
 
 def test_a_board_without_a_fabric_manager_skips_fabric_state(tmp_path):
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
     from gpuvet.health.model import Status
     from gpuvet.health.run import HealthOptions, run_health
     from tests.fakes.fake_nvml import hgx_h200

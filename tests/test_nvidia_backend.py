@@ -4,8 +4,8 @@ import pynvml
 import pytest
 
 from gpuvet.backends.host import HostBackend
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import ModuleLost, Nvml, NvmlUnavailable
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import ModuleLost, Nvml, NvmlUnavailable
 from gpuvet.backends.readings import Unavailable
 from gpuvet.backends.select import open_backend
 from gpuvet.node.build import build_node

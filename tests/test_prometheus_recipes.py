@@ -432,8 +432,8 @@ def test_the_service_monitor_selects_the_service_and_is_selected_by_kube_prometh
 # ---- what fills each dcgm-exporter name (docs/integrations.md's table) ----
 
 def test_the_pcie_replay_counter_carries_nvmls_reading_and_is_left_out_where_unsupported():
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
     from tests.fakes.fake_nvml import hgx_h200
     from tests.test_dcgm_names import scrape as dcgm_scrape
 

@@ -3,8 +3,8 @@
 import pytest
 
 from gpuvet.backends.host import cpu_peak
-from gpuvet.backends.nvml import Nvml
-from gpuvet.backends.nvml_monitor import NvmlMonitor, reason_names
+from gpuvet.backends.nvidia.gateway import Nvml
+from gpuvet.backends.nvidia.monitor import NvmlMonitor, reason_names
 from tests.fakes.fake_nvml import FakeGpu, FakeNvml
 
 

@@ -239,8 +239,8 @@ def test_check_json_keeps_the_contract_keys_even_when_empty():
 
 
 def test_settings_read_through_nvml_become_software_warnings():
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
     from gpuvet.checks.software import software_checks
     from tests.fakes.fake_nvml import hgx_h200
 

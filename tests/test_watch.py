@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.cli.app import main
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch.loop import WatchConfig, Watcher
@@ -165,7 +165,7 @@ def test_downsampled_queries_agree_with_the_raw_samples(tmp_path):
 
 
 def test_nvml_telemetry_reads_fast_and_slow_tiers_through_the_fake(monkeypatch):
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
 
     fake = hgx_h200(2)
     fake.gpus[1].clock_event_mask = 0x4
@@ -183,7 +183,7 @@ def test_nvml_telemetry_reads_fast_and_slow_tiers_through_the_fake(monkeypatch):
 
 
 def test_nvml_telemetry_sums_the_nvlink_error_counters_and_watch_flags_a_rising_one(monkeypatch):
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
     from gpuvet.checks.detectors import default_detectors, run_all
 
     fake = hgx_h200(2)
@@ -201,7 +201,7 @@ def test_nvml_telemetry_sums_the_nvlink_error_counters_and_watch_flags_a_rising_
 def test_a_rising_pcie_replay_counter_is_an_event_and_a_metric(monkeypatch):
     from prometheus_client import CollectorRegistry, generate_latest
 
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
     from gpuvet.checks.detectors import default_detectors, run_all
     from gpuvet.watch.prometheus import ExportState, WatchCollector
 
@@ -225,7 +225,7 @@ def test_a_rising_pcie_replay_counter_is_an_event_and_a_metric(monkeypatch):
 def test_watch_starts_on_an_nvidia_node_with_a_module_lost(monkeypatch):
     """A module fallen off the bus (Xid 79) makes the node unreadable; watch must still start and
     sample the others, each module's link count at its first reading standing in for the design."""
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
 
     fake = hgx_h200(2)
     backend = NvidiaBackend(Nvml(lib=fake))
@@ -260,7 +260,7 @@ def test_designed_links_take_a_peer_bond_at_its_found_width_and_never_exceed_the
 def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeypatch):
     """A link already down when watch starts is counted down: the expected count is the
     catalog's 18 NVLinks of an H200 on NVSwitch, not the 17 of the first reading."""
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
     from gpuvet.checks.detectors import default_detectors, run_all
 
     fake = hgx_h200(2)
@@ -274,7 +274,7 @@ def test_nvml_telemetry_expects_the_designed_links_not_those_up_at_start(monkeyp
 
 
 def test_nvml_rescan_when_the_pci_count_changes(monkeypatch):
-    from gpuvet.backends import nvml_telemetry
+    from gpuvet.backends.nvidia import telemetry as nvml_telemetry
 
     fake = hgx_h200(2)
     backend = NvidiaBackend(Nvml(lib=fake))

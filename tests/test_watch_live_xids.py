@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpuvet.backends import nvml_telemetry
-from gpuvet.backends.nvidia import NvidiaBackend
-from gpuvet.backends.nvml import Nvml
+from gpuvet.backends.nvidia import telemetry as nvml_telemetry
+from gpuvet.backends.nvidia.backend import NvidiaBackend
+from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.watch.loop import WatchConfig, Watcher
 from gpuvet.watch.prometheus import ExportState, serve
 from tests.fakes.fake_nvml import FakeNvml, hgx_h200

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuvet.backends.nvml_monitor import THROTTLE_REASONS, reason_names
+from gpuvet.backends.nvidia.monitor import THROTTLE_REASONS, reason_names
 from gpuvet.backends.readings import ModuleIdentity, Sample, ThrottleReason, Unavailable, throttle_labels
 from gpuvet.backends.select import open_backend
 from gpuvet.backends.telemetry import TelemetrySource

@@ -1,7 +1,7 @@
 """The one gateway to AMD SMI (AMD's ``amdsmi`` Python package, over ``libamd_smi.so``).
 
 Every amdsmi call in gpuvet goes through ``Amdsmi.query``, as every NVML call goes through
-``backends/nvml.py``: the package is imported lazily (only when an AMD backend is opened);
+``backends/nvidia/gateway.py``: the package is imported lazily (only when an AMD backend is opened);
 functions missing from an older package become ``Unavailable``; the library's status codes
 become outcomes — "not supported", "no permission" and "not implemented" are ``Unavailable``
 readings, a module that stopped answering raises ``ModuleLost``, and a package, library or

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
+from gpuvet.backends.nvidia.gateway import DeviceQuery, Nvml, NvmlHandle
 from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError
 

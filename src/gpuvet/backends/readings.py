@@ -20,7 +20,7 @@ class Unavailable:
 class ThrottleReason(IntFlag):
     """Why a module's clocks are held down, in gpuvet's own words. The values are the bits NVML
     and DCGM give the same reasons, so the integer a sample stores keeps one meaning in the
-    logbook, in replayed captures and in exported metrics; only backends/nvml* read NVML's."""
+    logbook, in replayed captures and in exported metrics; only backends/nvidia/ reads NVML's."""
 
     APPLICATIONS_CLOCKS_SETTING = 0x2
     SW_POWER_CAP = 0x4

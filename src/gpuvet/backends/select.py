@@ -12,7 +12,7 @@ from gpuvet.backends.base import Backend
 
 if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
     from gpuvet.backends.amdsmi_gateway import Amdsmi
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.gateway import Nvml
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
 
@@ -51,8 +51,8 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
 
         return CaptureBackend(from_files)
     from gpuvet.backends.host import HostBackend
-    from gpuvet.backends.nvidia import NvidiaBackend
-    from gpuvet.backends.nvml import NvmlUnavailable
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import NvmlUnavailable
 
     try:
         backend = NvidiaBackend(nvml)

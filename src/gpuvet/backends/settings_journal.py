@@ -25,7 +25,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.files import write_atomic
 
 if TYPE_CHECKING:
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.gateway import Nvml
 
 
 class JournalEntry(TypedDict):
@@ -48,7 +48,7 @@ class Journal(TypedDict, total=False):
 
 
 def _nvml() -> Nvml:
-    from gpuvet.backends.nvml import Nvml
+    from gpuvet.backends.nvidia.gateway import Nvml
 
     return Nvml()
 

@@ -10,15 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuvet.backends.nvml import DeviceQuery, Nvml
-from gpuvet.backends.nvml_monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
-from gpuvet.backends.nvml_xids import XidFeed, kernel_log_reader
+from gpuvet.backends.nvidia.gateway import DeviceQuery, Nvml
+from gpuvet.backends.nvidia.monitor import NVML_CLOCK_MEM, NVML_CLOCK_SM, NVML_TEMPERATURE_GPU
+from gpuvet.backends.nvidia.xids import XidFeed, kernel_log_reader
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
 from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of, sample_each
 from gpuvet.node.catalog import find_model
 
 if TYPE_CHECKING:
-    from gpuvet.backends.nvidia import NvidiaBackend, _Device
+    from gpuvet.backends.nvidia.backend import NvidiaBackend, NvidiaDevice
 
 NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC = 0, 1, 0
 NVML_NVLINK_MAX_LINKS = 18
@@ -85,7 +85,7 @@ class NvmlTelemetry(TelemetrySource):
         return samples + [Sample(t, d.id, d.uuid, None, None, None, None, None, xids=xids[d.id])
                           for d in self.backend._devices if d.id in xids and d.id not in answered]
 
-    def _sample(self, d: _Device, t: float, slow: bool, xids: tuple[int, ...]) -> Sample:
+    def _sample(self, d: NvidiaDevice, t: float, slow: bool, xids: tuple[int, ...]) -> Sample:
         q = DeviceQuery(self.nvml, d.handle, d.id).or_none
 
         power = q("nvmlDeviceGetPowerUsage")
@@ -107,7 +107,7 @@ class NvmlTelemetry(TelemetrySource):
                       fb_free_bytes=int(memory.free) if memory is not None else None, energy_mj=energy,
                       xids=xids)
 
-    def _slow_fields(self, d: _Device, q: Callable[..., object]) -> SlowFields:
+    def _slow_fields(self, d: NvidiaDevice, q: Callable[..., object]) -> SlowFields:
         """ECC counters, PCIe generation and width, NVLink links up (read on slow ticks only)."""
         ecc = (_int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC)),
                _int(q("nvmlDeviceGetTotalEccErrors", NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)))

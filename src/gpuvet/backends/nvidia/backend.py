@@ -15,7 +15,7 @@ from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.host import read_host_info
 from gpuvet.backends.live import host_of, inventory_of, own_pcie_link
-from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle, fabric_state
+from gpuvet.backends.nvidia.gateway import DeviceQuery, Nvml, NvmlHandle, fabric_state
 from gpuvet.backends.readings import HealthReadings, Inventory, ModuleHealth, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.bus import bus_key
@@ -49,7 +49,7 @@ def _text(value: _T) -> _T | str:
 
 
 @dataclass
-class _Device:
+class NvidiaDevice:
     handle: NvmlHandle
     bus_id: str
     uuid: str
@@ -67,7 +67,7 @@ class NvidiaBackend(Backend):
         self.nvml.init()
         self._devices = self._enumerate()
 
-    def _enumerate(self) -> list[_Device]:
+    def _enumerate(self) -> list[NvidiaDevice]:
         q = self.nvml.query
         count = q("nvmlDeviceGetCount")
         devices = []
@@ -79,7 +79,7 @@ class NvidiaBackend(Backend):
             bus = bus_key(_text(pci.busId)) if not isinstance(pci, Unavailable) else f"index{index}"
             uuid = _text(q("nvmlDeviceGetUUID", handle))
             name = _text(q("nvmlDeviceGetName", handle))
-            devices.append(_Device(handle, bus, uuid if isinstance(uuid, str) else "",
+            devices.append(NvidiaDevice(handle, bus, uuid if isinstance(uuid, str) else "",
                                    name if isinstance(name, str) else "unknown"))
         devices.sort(key=lambda d: d.bus_id)
         for i, d in enumerate(devices):
@@ -101,7 +101,7 @@ class NvidiaBackend(Backend):
         self._devices = self._enumerate()
 
     def telemetry(self) -> TelemetrySource:
-        from gpuvet.backends.nvml_telemetry import NvmlTelemetry
+        from gpuvet.backends.nvidia.telemetry import NvmlTelemetry
 
         return NvmlTelemetry(self)
 
@@ -109,7 +109,7 @@ class NvidiaBackend(Backend):
         """Benchmarks through PyTorch on CUDA; modules matched to CUDA devices by UUID (bus id
         as a fallback), never by enumeration order."""
         from gpuvet.backends.engine import BenchModule
-        from gpuvet.backends.nvml_monitor import NvmlMonitor
+        from gpuvet.backends.nvidia.monitor import NvmlMonitor
         from gpuvet.backends.torch_engine import TorchEngine, import_torch
 
         torch = import_torch()
@@ -139,7 +139,7 @@ class NvidiaBackend(Backend):
         self.nvml.shutdown()
 
     # --- inventory -------------------------------------------------------------------------
-    def _module_info(self, d: _Device) -> ModuleInfo:
+    def _module_info(self, d: NvidiaDevice) -> ModuleInfo:
         q = DeviceQuery(self.nvml, d.handle, d.id)
 
         mem = q("nvmlDeviceGetMemoryInfo")
@@ -185,7 +185,7 @@ class NvidiaBackend(Backend):
         return inventory_of(self.name, self._devices, self._module_info, read_host_info(), self._software())
 
     # --- health ----------------------------------------------------------------------------
-    def _module_health(self, d: _Device) -> ModuleHealth:
+    def _module_health(self, d: NvidiaDevice) -> ModuleHealth:
         q = DeviceQuery(self.nvml, d.handle, d.id)
 
         remap = q("nvmlDeviceGetRemappedRows")  # (correctable rows, uncorrectable rows, pending, failed)
@@ -209,7 +209,7 @@ class NvidiaBackend(Backend):
         return HealthReadings(modules, xids, boot_id(), lines)
 
     # --- topology --------------------------------------------------------------------------
-    def _nvlinks(self, d: _Device, by_bus: dict[str, str]) -> dict[str, list[object]]:
+    def _nvlinks(self, d: NvidiaDevice, by_bus: dict[str, str]) -> dict[str, list[object]]:
         """Remote endpoint -> [link versions] for active links; key '?' collects inactive ones."""
         err = self.nvml._errors
         out: dict[str, list[object]] = {}
@@ -260,7 +260,7 @@ class NvidiaBackend(Backend):
                 rel[frozenset((a.id, b.id))] = None if isinstance(got, Unavailable) else level.get(got)
         return rel
 
-    def _own_pcie_link(self, d: _Device) -> Link | None:
+    def _own_pcie_link(self, d: NvidiaDevice) -> Link | None:
         q = DeviceQuery(self.nvml, d.handle, d.id)
         return own_pcie_link(d.id, q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth"))
 

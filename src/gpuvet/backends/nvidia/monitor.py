@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuvet.backends.engine import PeriodicMonitor
-from gpuvet.backends.nvml import DeviceQuery, Nvml, NvmlHandle
+from gpuvet.backends.nvidia.gateway import DeviceQuery, Nvml, NvmlHandle
 from gpuvet.backends.readings import TelemetrySummary
 
 NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_TEMPERATURE_GPU = 1, 2, 0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gpuvet.backends.base import ModuleLost
-from gpuvet.backends.nvml import Nvml, NvmlHandle
+from gpuvet.backends.nvidia.gateway import Nvml, NvmlHandle
 from gpuvet.backends.readings import Unavailable, XidRecord
 from gpuvet.node.bus import bus_key
 
