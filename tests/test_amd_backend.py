@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from gpuvet.backends import amdsmi_gateway, kernel_log, nic_sysfs
-from gpuvet.backends.amd import AmdBackend
-from gpuvet.backends.amdsmi_gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
+from gpuvet.backends import kernel_log, nic_sysfs
+from gpuvet.backends.amd import gateway as amdsmi_gateway
+from gpuvet.backends.amd.backend import AmdBackend
+from gpuvet.backends.amd.gateway import Amdsmi, AmdsmiUnavailable, ModuleLost
 from gpuvet.backends.host import HostBackend
 from gpuvet.backends.nvidia.gateway import NvmlUnavailable
 from gpuvet.backends.readings import ThrottleReason, Unavailable

@@ -190,11 +190,11 @@ def test_only_backends_build_the_simulated_backend():
     assert not bad, _violations("SimBackend built outside backends/ (use backends.select)", bad)
 
 
-VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvidia.gateway", "amdsmi": "gpuvet.backends.amdsmi_gateway"}
+VENDOR_LIBRARIES = {"pynvml": "gpuvet.backends.nvidia.gateway", "amdsmi": "gpuvet.backends.amd.gateway"}
 
 
 def test_each_vendor_library_is_imported_by_its_gateway_alone():
-    """NVML (pynvml) only in backends/nvidia/gateway.py, AMD SMI (amdsmi) only in backends/amdsmi_gateway.py:
+    """NVML (pynvml) only in backends/nvidia/gateway.py, AMD SMI (amdsmi) only in backends/amd/gateway.py:
     a vendor's words and errors stay behind one door, so a second vendor costs one gateway."""
     seen = {(m, n.split(".")[0]) for m, _, n in edges()}
     assert all((gateway, library) in seen for library, gateway in VENDOR_LIBRARIES.items()), \

@@ -11,7 +11,7 @@ from gpuvet import knowledge
 from gpuvet.backends.base import Backend
 
 if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
-    from gpuvet.backends.amdsmi_gateway import Amdsmi
+    from gpuvet.backends.amd.gateway import Amdsmi
     from gpuvet.backends.nvidia.gateway import Nvml
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
@@ -71,8 +71,8 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
 
 def _amd_backend(amdsmi: Amdsmi | None) -> Backend | str:
     """The AMD backend when AMD SMI loads and finds modules, else why not."""
-    from gpuvet.backends.amd import AmdBackend
-    from gpuvet.backends.amdsmi_gateway import AmdsmiUnavailable
+    from gpuvet.backends.amd.backend import AmdBackend
+    from gpuvet.backends.amd.gateway import AmdsmiUnavailable
 
     try:
         backend = AmdBackend(amdsmi)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuvet import __version__
-from gpuvet.backends.amdsmi_gateway import (
+from gpuvet.backends.amd.gateway import (
     GPU_BLOCK_UMC,
     IOLINK_XGMI,
     PAGE_PENDING,
@@ -72,7 +72,7 @@ def bus_id(bdf: str) -> str:
 
 
 @dataclass
-class _Device:
+class AmdDevice:
     handle: AmdHandle
     bus_id: str
     uuid: str
@@ -91,7 +91,7 @@ class AmdBackend(Backend):
         self.smi.init()
         self._devices = self._enumerate()
 
-    def _enumerate(self) -> list[_Device]:
+    def _enumerate(self) -> list[AmdDevice]:
         handles = self.smi.query("amdsmi_get_processor_handles")
         devices = []
         for index, handle in enumerate(handles if isinstance(handles, list) else []):
@@ -99,7 +99,7 @@ class AmdBackend(Backend):
             uuid = self.smi.query("amdsmi_get_gpu_device_uuid", handle)
             asic = self.smi.query("amdsmi_get_gpu_asic_info", handle)
             name, serial = pick(asic, "market_name"), pick(asic, "asic_serial")
-            devices.append(_Device(handle, bus_id(bdf) if isinstance(bdf, str) else f"index{index}",
+            devices.append(AmdDevice(handle, bus_id(bdf) if isinstance(bdf, str) else f"index{index}",
                                    uuid if isinstance(uuid, str) else "",
                                    name.strip() if isinstance(name, str) else "unknown",
                                    serial if isinstance(serial, str) else None))
@@ -115,11 +115,11 @@ class AmdBackend(Backend):
         self.smi.shutdown()
 
     def telemetry(self) -> TelemetrySource:
-        from gpuvet.backends.amd_telemetry import AmdTelemetry
+        from gpuvet.backends.amd.telemetry import AmdTelemetry
 
         return AmdTelemetry(self)
 
-    def _model(self, d: _Device) -> ModuleModel:
+    def _model(self, d: AmdDevice) -> ModuleModel:
         found = find_model(d.name)
         if found is not None:
             return found
@@ -154,7 +154,7 @@ class AmdBackend(Backend):
         return TorchEngine(modules, devices, driver_version=driver if isinstance(driver, str) else None)
 
     # --- inventory -------------------------------------------------------------------------
-    def _module_info(self, d: _Device) -> ModuleInfo:
+    def _module_info(self, d: AmdDevice) -> ModuleInfo:
         q = ProcessorQuery(self.smi, d.handle, d.id)
         vram = pick_int(q("amdsmi_get_gpu_vram_info"), "vram_size")  # MiB (the docs say "MB")
         pcie = q("amdsmi_get_pcie_info")
@@ -195,7 +195,7 @@ class AmdBackend(Backend):
         return inventory_of(self.name, self._devices, self._module_info, read_host_info(), self._software())
 
     # --- health ----------------------------------------------------------------------------
-    def _module_health(self, d: _Device) -> ModuleHealth:
+    def _module_health(self, d: AmdDevice) -> ModuleHealth:
         q = ProcessorQuery(self.smi, d.handle, d.id)
         ecc = pick_int(q("amdsmi_get_gpu_total_ecc_count"), "uncorrectable_count")
         pages = q("amdsmi_get_gpu_bad_page_info")
@@ -216,7 +216,7 @@ class AmdBackend(Backend):
         return HealthReadings(modules, xids, boot_id(), amdgpu_log(self.kernel_log or KMSG))
 
     # --- topology --------------------------------------------------------------------------
-    def _xgmi_link(self, a: _Device, b: _Device, model: ModuleModel) -> Link | None:
+    def _xgmi_link(self, a: AmdDevice, b: AmdDevice, model: ModuleModel) -> Link | None:
         """The direct xGMI link between two modules, or None. amdsmi's "XGMI" type and hop count 1
         also cover modules reached through others over xGMI (github.com/ROCm/rocm-systems/issues/5763);
         a direct link is one with a bandwidth (the API gives one only for 1 xGMI hop) and, where
@@ -255,7 +255,7 @@ class AmdBackend(Backend):
                 pairs |= {frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1:]}
         return pairs
 
-    def _own_pcie_link(self, d: _Device) -> Link | None:
+    def _own_pcie_link(self, d: AmdDevice) -> Link | None:
         pcie = self.smi.query("amdsmi_get_pcie_info", d.handle, module=d.id)
         return own_pcie_link(d.id, pcie_gen_max(pcie), pick_int(pcie, "pcie_metric", "pcie_width"))
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuvet.backends.amd import pcie_gen, pcie_gen_max, throttle_mask
-from gpuvet.backends.amdsmi_gateway import Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
+from gpuvet.backends.amd.backend import pcie_gen, pcie_gen_max, throttle_mask
+from gpuvet.backends.amd.gateway import Amdsmi, ModuleLost, ProcessorQuery, pick, pick_int
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import SlowFields, TelemetrySource, designed_fabric_links_of, sample_each
 from gpuvet.node.catalog import ModuleModel
 
 if TYPE_CHECKING:
-    from gpuvet.backends.amd import AmdBackend, _Device
+    from gpuvet.backends.amd.backend import AmdBackend, AmdDevice
 
 
 class AmdTelemetry(TelemetrySource):
@@ -43,7 +43,7 @@ class AmdTelemetry(TelemetrySource):
     def sample(self, t: float, slow: bool) -> list[Sample]:
         return sample_each(self.backend._devices, lambda d: self._sample(d, t, slow))
 
-    def _sample(self, d: _Device, t: float, slow: bool) -> Sample:
+    def _sample(self, d: AmdDevice, t: float, slow: bool) -> Sample:
         q = ProcessorQuery(self.smi, d.handle, d.id)
         temp = q("amdsmi_get_temp_metric", self.smi.enum("AmdSmiTemperatureType", "HOTSPOT"),
                  self.smi.enum("AmdSmiTemperatureMetric", "CURRENT"))
@@ -63,7 +63,7 @@ class AmdTelemetry(TelemetrySource):
                       and total >= used else None,
                       energy_mj=_energy_mj(q("amdsmi_get_energy_count")))
 
-    def _slow_fields(self, d: _Device, q: ProcessorQuery) -> SlowFields:
+    def _slow_fields(self, d: AmdDevice, q: ProcessorQuery) -> SlowFields:
         """RAS error counts, PCIe generation and width, direct xGMI peers and their RAS error
         counts (slow ticks only)."""
         ecc = q("amdsmi_get_gpu_total_ecc_count")
@@ -80,7 +80,7 @@ class AmdTelemetry(TelemetrySource):
                           up if expected else None, expected or None, self._xgmi_errors(q),
                           _int(pick_int(pcie, "pcie_metric", "pcie_replay_count")))
 
-    def _direct(self, d: _Device, other: _Device, model: ModuleModel) -> bool:
+    def _direct(self, d: AmdDevice, other: AmdDevice, model: ModuleModel) -> bool:
         """Whether d's direct xGMI link to ``other`` is up; a peer that no longer answers is its
         own module_lost, not a reason to drop d's sample."""
         try:
