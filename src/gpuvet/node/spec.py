@@ -1,6 +1,7 @@
 """The node spec: one YAML format that declares a node (``--expect``) and defines a simulated
 one (``--node``). Parsing and validation live here; turning a spec into a ``Node`` lives in
-``node.build``.
+``node.build``; the fault models in ``node.fault_specs`` (named here too, for the readers of a
+spec's faults).
 
 A spec may start from a preset (``base: hgx-h200-8``) and add to it; lists in the child
 replace the base's, except ``faults``, which are appended.
@@ -15,12 +16,31 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gpuvet.errors import SpecError
 from gpuvet.files import Input, as_text, read_input, special_kind
 from gpuvet.node.catalog import DTYPES
-from gpuvet.node.timeunits import parse_duration
+from gpuvet.node.fault_specs import EccRisingFault as EccRisingFault
+from gpuvet.node.fault_specs import FabricRegistrationFault as FabricRegistrationFault
+from gpuvet.node.fault_specs import FaultSpec as FaultSpec
+from gpuvet.node.fault_specs import LinkDegradedFault as LinkDegradedFault
+from gpuvet.node.fault_specs import LinkDownFault as LinkDownFault
+from gpuvet.node.fault_specs import MemClockFlappingFault as MemClockFlappingFault
+from gpuvet.node.fault_specs import MissingModuleFault as MissingModuleFault
+from gpuvet.node.fault_specs import ModuleAddedFault as ModuleAddedFault
+from gpuvet.node.fault_specs import ModuleLostFault as ModuleLostFault
+from gpuvet.node.fault_specs import NicErrorsFault as NicErrorsFault
+from gpuvet.node.fault_specs import NicPortDownFault as NicPortDownFault
+from gpuvet.node.fault_specs import NicRateLowFault as NicRateLowFault
+from gpuvet.node.fault_specs import P2pDisabledFault as P2pDisabledFault
+from gpuvet.node.fault_specs import PeerMemoryMissingFault as PeerMemoryMissingFault
+from gpuvet.node.fault_specs import PowerCapLowFault as PowerCapLowFault
+from gpuvet.node.fault_specs import SilentCorruptionFault as SilentCorruptionFault
+from gpuvet.node.fault_specs import Strict
+from gpuvet.node.fault_specs import ThermalCreepFault as ThermalCreepFault
+from gpuvet.node.fault_specs import WiringSwapFault as WiringSwapFault
+from gpuvet.node.fault_specs import XidFault as XidFault
 from gpuvet.node.yamlload import load_bounded
 
 # Limits (docs/limits.md says why each is where it is). Checked before a node is built.
@@ -34,11 +54,7 @@ MAX_LANE_GBPS = 1000.0  # per lane or bonded link, per direction: 20x NVLink 5
 MAX_WIDTH = 1024  # lanes or bonded links in one link
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class CustomModelSpec(_Strict):
+class CustomModelSpec(Strict):
     """Figures of a module that is not in the catalog (same units as the catalog)."""
 
     name: str
@@ -63,7 +79,7 @@ class CustomModelSpec(_Strict):
         return value
 
 
-class ModuleSpec(_Strict):
+class ModuleSpec(Strict):
     id: str = Field(min_length=1)
     model: str | None = None
     custom: CustomModelSpec | None = None
@@ -84,7 +100,7 @@ def _one_model_source(item: ModuleSpec | ModuleGroupSpec) -> None:
         raise ValueError("give either `model:` (a catalog name) or `custom:` (figures), not both")
 
 
-class ModuleGroupSpec(_Strict):
+class ModuleGroupSpec(Strict):
     """``count`` modules of one ``model``, named ``{prefix}0`` … ``{prefix}{count-1}``."""
 
     count: int = Field(gt=0, le=MAX_MODULES)
@@ -101,7 +117,7 @@ class ModuleGroupSpec(_Strict):
 LinkKindName = Literal["nvlink", "xgmi", "serdes", "pcie", "smp"]
 
 
-class LinkClassSpec(_Strict):
+class LinkClassSpec(Strict):
     """How wide and fast a link is: ``width`` lanes (or bonded links) of ``lane_gbps`` each,
     per direction. For PCIe, ``gen`` alone gives the lane speed."""
 
@@ -116,7 +132,7 @@ class LinkSpec(LinkClassSpec):
     up: bool = True
 
 
-class _FabricBase(_Strict):
+class _FabricBase(Strict):
     # modules pass on other modules' traffic (some torus and SerDes designs); NVLink and xGMI
     # modules never do, so a copy between two of them uses their own link, a switch, or the host
     forwards: bool = False
@@ -159,7 +175,7 @@ FabricSpec = Annotated[
 ]
 
 
-class PcieTreeSpec(_Strict):
+class PcieTreeSpec(Strict):
     """Modules spread in order over ``switches_per_socket`` switches on each socket (0: the
     modules sit on the sockets' root ports directly)."""
 
@@ -176,7 +192,7 @@ class PcieTreeSpec(_Strict):
         return _nic_model_name(value)
 
 
-class HostSpec(_Strict):
+class HostSpec(Strict):
     sockets: int = Field(default=1, ge=1, le=MAX_SOCKETS)
     cores_per_socket: int | None = Field(default=None, gt=0, le=4096)
     memory_bytes: int | None = Field(default=None, gt=0, le=2**60)
@@ -184,7 +200,7 @@ class HostSpec(_Strict):
     socket_link: LinkClassSpec | None = None  # between every two sockets (UPI, xGMI)
 
 
-class EndpointSpec(_Strict):
+class EndpointSpec(Strict):
     id: str
     kind: Literal["fabric_switch", "pcie_switch", "host_bridge", "socket", "nic"]
     label: str | None = None
@@ -208,166 +224,8 @@ def _nic_model_name(value: str | None) -> str | None:
     return model.name
 
 
-class _FaultBase(_Strict):
-    at: str | float | None = None  # simulated time it appears ("12h", seconds); None: from the start
 
-    @field_validator("at")
-    @classmethod
-    def _duration(cls, value: str | float | None) -> str | float | None:
-        parse_duration(value, "at")  # raises ValueError with a readable message
-        return value
-
-    @property
-    def at_s(self) -> float:
-        return parse_duration(self.at)
-
-
-class MissingModuleFault(_FaultBase):
-    kind: Literal["missing_module"]
-    module: str
-
-
-class LinkDownFault(_FaultBase):
-    kind: Literal["link_down"]
-    between: tuple[str, str]
-
-
-class LinkDegradedFault(_FaultBase):
-    kind: Literal["link_degraded"]
-    between: tuple[str, str]
-    factor: float = Field(gt=0, lt=1)
-
-
-class WiringSwapFault(_FaultBase):
-    kind: Literal["wiring_swap"]
-    modules: tuple[str, str]
-
-
-class MemClockFlappingFault(_FaultBase):
-    """The memory clock drops and recovers while the module works: lower, jittery membw."""
-
-    kind: Literal["mem_clock_flapping"]
-    module: str
-
-
-class PowerCapLowFault(_FaultBase):
-    """The module's power limit is set below its rating: compute-bound work throttles."""
-
-    kind: Literal["power_cap_low"]
-    module: str
-    watts: float = Field(gt=0, le=100_000)
-
-
-class P2pDisabledFault(_FaultBase):
-    """Peer-to-peer between modules is off (ACS, IOMMU, driver): module traffic goes through
-    host memory."""
-
-    kind: Literal["p2p_disabled"]
-
-
-class ThermalCreepFault(_FaultBase):
-    """The thermal interface ages: thermal resistance grows by ``c_per_watt_per_day`` °C/W per
-    simulated day from ``start`` — the same load runs hotter every day."""
-
-    kind: Literal["thermal_creep"]
-    module: str
-    c_per_watt_per_day: float = Field(default=0.002, gt=0, le=10)
-    start: str | float = 0.0
-
-    @property
-    def start_s(self) -> float:
-        return parse_duration(self.start)
-
-
-class ModuleLostFault(_FaultBase):
-    """The module stops answering at ``at`` (fell off the bus): no telemetry, gone from NVML."""
-
-    kind: Literal["module_lost"]
-    module: str
-
-
-class ModuleAddedFault(_FaultBase):
-    """The module is absent until ``at``, then appears (hot-plug, or a replacement)."""
-
-    kind: Literal["module_added"]
-    module: str
-
-
-class EccRisingFault(_FaultBase):
-    """Correctable ECC errors start rising at ``at`` (``per_hour`` at first, growing)."""
-
-    kind: Literal["ecc_rising"]
-    module: str
-    per_hour: float = Field(default=30.0, gt=0, le=1e9)
-
-
-class XidFault(_FaultBase):
-    """The driver reports Xid ``code`` for the module at ``at`` (79: fallen off the bus)."""
-
-    kind: Literal["xid"]
-    module: str
-    code: int = Field(default=79, gt=0, le=100_000)
-
-
-class SilentCorruptionFault(_FaultBase):
-    """The module computes wrong bits without raising an error (a failing SM, bad HBM)."""
-
-    kind: Literal["silent_corruption"]
-    module: str
-
-
-class NicPortDownFault(_FaultBase):
-    """A NIC's port is down (cable, transceiver, switch port, no subnet manager)."""
-
-    kind: Literal["nic_port_down"]
-    nic: str
-
-
-class NicRateLowFault(_FaultBase):
-    """A NIC's port trained below its design rate (a bad cable: 200 Gb/s on a 400 Gb/s card)."""
-
-    kind: Literal["nic_rate_low"]
-    nic: str
-    gbps: float = Field(gt=0, le=10_000)
-
-
-class NicErrorsFault(_FaultBase):
-    """A NIC port's error counter rises from ``at`` at ``per_hour`` (a marginal cable or
-    transceiver: symbol errors, link error recoveries, the link going down and back)."""
-
-    kind: Literal["nic_errors"]
-    nic: str
-    counter: Literal["symbol_error", "link_downed", "port_rcv_errors", "excessive_buffer_overrun_errors",
-                     "link_error_recovery", "local_link_integrity_errors"] = "symbol_error"
-    per_hour: float = Field(default=60.0, gt=0, le=1e9)
-
-
-class PeerMemoryMissingFault(_FaultBase):
-    """GPUDirect RDMA's peer-memory module (nvidia_peermem) is not loaded."""
-
-    kind: Literal["peer_memory_missing"]
-
-
-class FabricRegistrationFault(_FaultBase):
-    """A module of a switched NVLink domain is not registered with the fabric manager (its state
-    stuck before completed) or the fabric reports it unhealthy: it cannot run the domain's
-    collectives."""
-
-    kind: Literal["fabric_registration"]
-    module: str
-    state: Literal["not_started", "in_progress", "unhealthy"] = "in_progress"
-
-
-FaultSpec = Annotated[
-    MissingModuleFault | LinkDownFault | LinkDegradedFault | WiringSwapFault | MemClockFlappingFault
-    | PowerCapLowFault | P2pDisabledFault | SilentCorruptionFault | ThermalCreepFault | ModuleLostFault
-    | ModuleAddedFault | EccRisingFault | XidFault | NicPortDownFault | NicRateLowFault | PeerMemoryMissingFault
-    | FabricRegistrationFault | NicErrorsFault,
-    Field(discriminator="kind"),
-]
-
-
-class NodeSpec(_Strict):
+class NodeSpec(Strict):
     name: str = "node"
     base: str | None = None
     description: str | None = None
