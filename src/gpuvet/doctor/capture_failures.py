@@ -73,7 +73,7 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
     if unused:
-        return confirmed("nvidia-smi finds no device while lspci lists NVIDIA GPUs on the bus", *unused)
+        return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
     if not c.kernel_lines:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
