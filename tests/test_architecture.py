@@ -483,12 +483,14 @@ def test_a_benchmark_is_one_registered_unit() -> None:
 
 def test_the_where_to_add_table_names_places_that_exist() -> None:
     """docs/architecture.md's table "to add X, write Y here": each place it names exists, a
-    NAME.py in its folder, and a benchmark takes at most three files."""
+    NAME.py (or read_NAME.py) in its folder, and a benchmark or a telemetry log format takes at
+    most three files."""
     root = SRC.parent
     text = (root / "docs" / "architecture.md").read_text().split("## Where to add what", 1)[1]
     rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert any(cells[0].strip() == "a benchmark" and int(cells[-1]) <= 3 for cells in rows), rows
+    for unit in ("a benchmark", "a telemetry log format"):
+        assert any(cells[0].strip() == unit and int(cells[-1]) <= 3 for cells in rows), (unit, rows)
     for cells in rows:
         for place in __import__("re").findall(r"`((?:src|docs|tests)/[^`]+)`", cells[1]):
             path = root / place
-            assert (path.parent.is_dir() if path.stem == "NAME" else path.exists()), f"{cells[0].strip()}: {place}"
+            assert (path.parent.is_dir() if "NAME" in path.stem else path.exists()), f"{cells[0].strip()}: {place}"
