@@ -25,7 +25,7 @@ import torch.multiprocessing as mp
 
 from gpuvet.backends.engine import HOST, BenchModule, Transfer
 from gpuvet.backends.host import cpu_peak, host_module_model, read_host_info
-from gpuvet.backends.torch_engine import TorchEngine
+from gpuvet.backends.torch.engine import TorchEngine
 from gpuvet.bench.records import rate_stats
 from gpuvet.bench.timing import TimingPlan, measure
 

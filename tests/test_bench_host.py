@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
 
 
 def _torch_engine(modules_and_devices):
-    from gpuvet.backends.torch_engine import TorchEngine
+    from gpuvet.backends.torch.engine import TorchEngine
 
     return TorchEngine(*modules_and_devices)
 
@@ -66,7 +66,7 @@ def _divergent_engine():
     """Two CPU 'modules'; m1's products are off by one unit in the last place of one element."""
     import torch
 
-    from gpuvet.backends.torch_engine import TorchEngine
+    from gpuvet.backends.torch.engine import TorchEngine
 
     class DivergentEngine(TorchEngine):
         def _matmul(self, dtype, device):

@@ -114,7 +114,7 @@ class HostBackend(Backend):
         """Benchmarks on the CPU through PyTorch: real measurements of the host, with as many
         threads as there are CPUs no other process is using (see ``host_load``)."""
         from gpuvet.backends.host_load import choose_threads, read_host_load
-        from gpuvet.backends.torch_engine import TorchEngine
+        from gpuvet.backends.torch.engine import TorchEngine
 
         peak = cpu_peak()
         load = read_host_load()

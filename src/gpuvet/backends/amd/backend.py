@@ -130,7 +130,7 @@ class AmdBackend(Backend):
         """Benchmarks through a ROCm build of PyTorch (HIP answers torch.cuda), modules matched to
         its devices by PCI bus id."""
         from gpuvet.backends.engine import BenchModule
-        from gpuvet.backends.torch_engine import TorchEngine, import_torch
+        from gpuvet.backends.torch.engine import TorchEngine, import_torch
 
         torch = import_torch()
         hip = getattr(torch.version, "hip", None)

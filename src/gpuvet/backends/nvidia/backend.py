@@ -110,7 +110,7 @@ class NvidiaBackend(Backend):
         as a fallback), never by enumeration order."""
         from gpuvet.backends.engine import BenchModule
         from gpuvet.backends.nvidia.monitor import NvmlMonitor
-        from gpuvet.backends.torch_engine import TorchEngine, import_torch
+        from gpuvet.backends.torch.engine import TorchEngine, import_torch
 
         torch = import_torch()
         if not torch.cuda.is_available():

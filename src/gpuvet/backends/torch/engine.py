@@ -1,5 +1,5 @@
 """Benchmarks on real hardware through PyTorch: CUDA modules, or the host CPU standing in for
-one. Every torch call that runs a benchmark lives here (collectives in ``torch_collectives``).
+one. Every torch call that runs a benchmark lives here (collectives in ``collectives``).
 
 Timing mechanism (the policy is ``gpuvet.bench.timing``): on CUDA, events recorded on the
 stream around the k operations, then the end event is waited for; on the CPU, perf_counter
@@ -252,7 +252,7 @@ class TorchEngine(BenchEngine):
         return _Timed(torch, device, step, keep=(a, b, c))
 
     def train(self, module: str, spec: TrainSpec) -> Workload:
-        from gpuvet.backends.torch_models import training_step
+        from gpuvet.backends.torch.models import training_step
 
         device = self._device(module)
         step, keep = training_step(self.torch, device, spec)
@@ -278,13 +278,13 @@ class TorchEngine(BenchEngine):
         return _ThreadCopies(buffers)
 
     def collectives(self, modules: Sequence[str]) -> CollectiveSession:
-        from gpuvet.backends.torch_collectives import TorchCollectives
+        from gpuvet.backends.torch.collectives import TorchCollectives
 
         devices = [str(self._device(m.split(":")[0])) for m in modules]
         return TorchCollectives.start(tuple(modules), devices, self.collective_backend)
 
     def joined_collectives(self) -> CollectiveSession:
-        from gpuvet.backends.torch_collectives import JoinedCollectives
+        from gpuvet.backends.torch.collectives import JoinedCollectives
 
         return JoinedCollectives.join(self.collective_backend)
 
