@@ -15,7 +15,6 @@ Reading never crashes on a damaged row: it is skipped, with a warning naming it 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 import uuid
@@ -30,17 +29,19 @@ from pydantic import ValidationError
 from gpuvet.checks.model import Check
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook import ledger_rows, schema
+from gpuvet.logbook.base import utc_now
 from gpuvet.logbook.db import Db, LogbookError, LogbookFull, Row, SqlValue
-from gpuvet.logbook.document import DOCUMENT_VERSION, Environment, EventRecord, RunDocument
+from gpuvet.logbook.document import DOCUMENT_VERSION, Environment, RunDocument
+from gpuvet.logbook.event_rows import EventRows
 from gpuvet.logbook.location import connect, default_path, locate
-from gpuvet.logbook.records import FindingRow, LedgerRows, ModuleEvent, RunRow, SampleRow, SeriesRow, Sighting
+from gpuvet.logbook.records import FindingRow, LedgerRows, RunRow, SampleRow, Sighting
 from gpuvet.logbook.samples import SampleWriter
+from gpuvet.logbook.telemetry_rows import TelemetryRows
 
 SCHEMA_VERSION = schema.SCHEMA_VERSION
 __all__ = ["SCHEMA_VERSION", "Logbook", "LogbookError", "LogbookFull", "RunRow", "SampleRow", "default_path",
            "utc_now"]
 
-log = logging.getLogger("gpuvet.logbook")
 _R = TypeVar("_R", Check, Environment)
 _RUN_COLUMNS = "run_id, kind, status, verdict, started_utc, ended_utc, host, simulated, node, envelope"
 
@@ -59,11 +60,7 @@ def _require_file(path: str | Path | None) -> None:
                                "the logbook they keep runs in.")
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class Logbook:
+class Logbook(EventRows, TelemetryRows):
     """Open (creating if new) the logbook at ``path``: a file, a ``postgresql://`` URL, or None
     for ``GPUVET_LOGBOOK`` / ``$GPUVET_HOME/logbook.db``. Raises LogbookError (a GpuvetError)
     for anything that is not a usable gpuvet logbook, having written nothing to it.
@@ -95,11 +92,6 @@ class Logbook:
     @property
     def backend(self) -> str:
         return self._db.dialect.name
-
-    def _warn(self, message: str) -> None:
-        if message not in self.warnings:  # once per open logbook, however often the row is read
-            self.warnings.append(message)
-            log.warning("warning: %s", message)
 
     def _mark_orphans(self) -> None:
         """Runs left ``running`` by a process of this host that no longer exists become ``aborted``."""
@@ -135,16 +127,6 @@ class Logbook:
                     json.dumps(envelope)))
         return run_id
 
-    def event(self, run_id: str, kind: str, message: str, module: str | None = None, uuid: str | None = None,
-              sim_time: float | None = None, severity: str | None = None,
-              data: Mapping[str, object] | None = None, node: str | None = None, at_utc: str | None = None) -> None:
-        """``node``: where it happened (None: the run's node)."""
-        with self._db.tx() as tx:
-            tx.run("INSERT INTO events(run_id, time_utc, kind, message, module, uuid, sim_time, severity, data, node) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT node FROM runs WHERE run_id = ?)))",
-                   (run_id, at_utc or utc_now(), kind, message, module, uuid, sim_time, severity,
-                    json.dumps(data) if data is not None else None, node, run_id))
-
     def finish(self, run_id: str, verdict: str, checks: Sequence[Check | Mapping[str, object]],
                envelope: Mapping[str, object] | None = None, at_utc: str | None = None,
                roots: Sequence[Mapping[str, object]] | None = None) -> None:
@@ -179,43 +161,6 @@ class Logbook:
         except LogbookFull:
             self._warn(f"run {run_id}: no room to mark it aborted; the next gpuvet to open the logbook will")
 
-    # --- telemetry ---------------------------------------------------------------------
-    def run_key(self, run_id: str) -> int:
-        rows = self._db.query(f"SELECT {self._db.dialect.runs_key} FROM runs WHERE run_id = ?", (run_id,))
-        if not rows:
-            raise LogbookError(f"no run {run_id!r}", where=self._db.where, fix="begin the run first.")
-        return int(rows[0][0])
-
-    def module_key(self, uuid: str, module: str, bus_id: str | None, model: str | None) -> int:
-        """A module's key by UUID: its history follows it whatever it is called next time."""
-        with self._db.tx() as tx:
-            tx.run("INSERT INTO modules(uuid, module, bus_id, model, first_seen_utc) VALUES (?, ?, ?, ?, ?) "
-                   "ON CONFLICT DO NOTHING", (uuid, module, bus_id, model, utc_now()))
-            return int(tx.rows("SELECT mkey FROM modules WHERE uuid = ?", (uuid,))[0][0])
-
-    def add_samples(self, run_key: int, rows: Sequence[SampleRow]) -> None:
-        """Raw samples and their one-minute roll-ups. On a full disk, as much of the batch as fits
-        is kept (in smaller transactions) before LogbookFull says how much was lost."""
-        self._samples.add(run_key, rows)
-
-    def series(self, run_key: int, mkey: int, t0: float, t1: float, step_s: float,
-               raw: bool = False) -> list[SeriesRow]:
-        """(t, temp mean, temp max, power mean, util mean, sm min, throttle) per ``step_s`` bucket;
-        from the one-minute roll-ups when the step is a minute or more (unless ``raw``)."""
-        return self._samples.series(run_key, mkey, t0, t1, step_s, raw)
-
-    def prune(self, run_key: int, keep_raw_s: float, now: float) -> int:
-        """Drop raw samples older than ``keep_raw_s`` (roll-ups stay). Returns rows removed."""
-        with self._db.tx() as tx:
-            return tx.run("DELETE FROM samples WHERE run_key = ? AND t < ?", (run_key, now - keep_raw_s))
-
-    def sample_count(self, run_id: str) -> int:
-        return int(self._db.query("SELECT COUNT(*) FROM samples WHERE run_key = ?", (self.run_key(run_id),))[0][0])
-
-    def last_sample_time(self, run_id: str) -> float | None:
-        value = self._db.query("SELECT MAX(t) FROM samples WHERE run_key = ?", (self.run_key(run_id),))[0][0]
-        return None if value is None else float(value)
-
     # --- the module ledger -------------------------------------------------------------
     def sight(self, rows: Sequence[Sighting]) -> None:
         """The modules a run saw, each in its slot (a module's places over time)."""
@@ -232,34 +177,6 @@ class Logbook:
                           ledger_rows.read_events(db, since_utc, warn), ledger_rows.read_module_checks(db, since_utc, warn))
 
     # --- reading -----------------------------------------------------------------------
-    def module_events(self, since_utc: str | None = None, module: str | None = None, kinds: Sequence[str] = (),
-                      limit: int = 1000) -> list[ModuleEvent]:
-        sql = ("SELECT e.run_id, e.time_utc, e.kind, e.message, e.module, e.uuid, e.sim_time, e.severity, e.data, "
-               "COALESCE(e.node, r.node) FROM events e LEFT JOIN runs r ON r.run_id = e.run_id "
-               "WHERE e.kind NOT IN ('layer', 'roots', 'actions')")  # validate's lists kept beside its events
-        args: list[SqlValue] = []
-        if since_utc:
-            sql += " AND e.time_utc >= ?"
-            args.append(since_utc)
-        if module:
-            sql += " AND (e.module = ? OR e.uuid = ?)"
-            args += [module, module]
-        if kinds:
-            sql += f" AND e.kind IN ({','.join('?' * len(kinds))})"
-            args += list(kinds)
-        sql += f" ORDER BY e.{self._db.dialect.events_order} DESC LIMIT ?"
-        args.append(int(limit))
-        out: list[ModuleEvent] = []
-        for r in self._db.query(sql, args)[::-1]:
-            data = ledger_rows.json_object(r[8]) if r[8] else {}
-            if data is None:
-                self._warn(f"run {r[0]}: event {r[2]!r} at {r[1]} is damaged (its data is not JSON); skipped")
-                continue
-            out.append(ModuleEvent(run_id=str(r[0]), time_utc=str(r[1]), kind=str(r[2]), message=str(r[3]),
-                                   module=r[4], uuid=r[5], time=r[6], severity=r[7], data=data,
-                                   node=None if r[9] is None else str(r[9])))
-        return out
-
     def runs(self, limit: int | None = None) -> list[RunRow]:
         sql = f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_utc DESC, {self._db.dialect.runs_key} DESC"
         rows = self._db.query(sql + (" LIMIT ?" if limit else ""), (int(limit),) if limit else ())
@@ -324,24 +241,6 @@ class Logbook:
                 continue
             out.append(check)
         return out
-
-    def _kept(self, run_id: str, kind: str) -> dict[str, object]:
-        """The run's root causes (``roots``) or its modules' ladder steps (``actions``) as validate
-        printed them, where it kept any (a run kept before they existed has none to give)."""
-        rows = self._db.query("SELECT data FROM events WHERE run_id = ? AND kind = ?", (run_id, kind))
-        kept = ledger_rows.json_list(rows[-1][0]) if rows else None
-        return {kind: kept} if kept is not None else {}
-
-    def keep_actions(self, run_id: str, actions: Sequence[Mapping[str, object]], at_utc: str | None = None) -> None:
-        """Each module's ladder step as validate printed it (the module ledger's; `log show` gives them back)."""
-        with self._db.tx() as tx:
-            tx.run("INSERT INTO events(run_id, time_utc, kind, message, data) VALUES (?, ?, 'actions', ?, ?)",
-                   (run_id, at_utc or utc_now(), f"{len(actions)} module step(s)", json.dumps(list(actions))))
-
-    def events(self, run_id: str) -> list[EventRecord]:
-        rows = self._db.query("SELECT time_utc, kind, message FROM events WHERE run_id = ? AND kind NOT IN "
-                              f"('roots', 'actions') ORDER BY {self._db.dialect.events_order}", (run_id,))
-        return [EventRecord(time_utc=str(t), kind=str(k), message=str(m)) for t, k, m in rows]
 
     def integrity(self) -> str:
         return self._db.integrity()
