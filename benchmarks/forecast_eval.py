@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from gpuvet.backends.sim_telemetry import SimTelemetry
+from gpuvet.backends.sim.telemetry import SimTelemetry
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import ThermalCreepFault, load_spec
 from gpuvet.watch.forecast import ThermalForecaster, WindowStat

@@ -49,7 +49,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     from gpuvet.backends.select import open_backend
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
 
     startup = time_command(["--version"], max(1, args.repeats // 2))
     print(f"reference in this run: `gpuvet --version` (interpreter start-up and the CLI's imports) {startup:.2f} s")

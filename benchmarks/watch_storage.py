@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.logbook.store import Logbook
 
 BATCH = 50_000

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
 

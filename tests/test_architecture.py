@@ -42,7 +42,7 @@ def imports_of(module: str, path: Path, tree: ast.Module) -> Iterator[tuple[int,
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, path.name == "__init__.py", node)
             yield node.lineno, target
-            for alias in node.names:  # `from gpuvet.backends import sim` imports gpuvet.backends.sim
+            for alias in node.names:  # `from gpuvet.backends import sim` imports gpuvet.backends.sim.backend
                 yield node.lineno, f"{target}.{alias.name}"
 
 
@@ -66,7 +66,7 @@ def test_the_scan_sees_the_imports_it_judges() -> None:
     """A scan that read nothing would pass every rule: it must see known edges, lazy ones included."""
     seen = {(m, n) for m, _, n in edges()}
     assert ("gpuvet.validate.run", "gpuvet.bench.registry") in seen
-    assert ("gpuvet.backends.select", "gpuvet.backends.sim.SimBackend") in seen  # inside a function
+    assert ("gpuvet.backends.select", "gpuvet.backends.sim.backend.SimBackend") in seen  # inside a function
     assert ("gpuvet.cli.render_watch", "rich.table.Table") in seen
 
 
@@ -128,7 +128,7 @@ def test_one_check_record_from_the_check_to_every_output() -> None:
 
 def test_jobs_and_node_never_import_the_simulator_or_a_vendor_gateway() -> None:
     """The simulated node comes through backends.select; NVML's bits stay in backends/nvidia/."""
-    forbidden = ("gpuvet.backends.sim", "gpuvet.backends.nvidia")  # the sim/ and nvidia/ packages, every module
+    forbidden = ("gpuvet.backends.sim.backend", "gpuvet.backends.nvidia")  # the sim/ and nvidia/ packages, every module
     bad = [(m, line, n) for m, line, n in edges()
            if (_package(m) in JOBS + ("node", "checks")) and n.startswith(forbidden)]
     assert not bad, _violations("a job or node/ imports the simulator or NVML directly", bad)
@@ -186,7 +186,7 @@ def test_only_backends_build_the_simulated_backend():
     """Every command opens its node through backends.select (open_backend, load_node): one door,
     so --node means the same on every command."""
     bad = [(m, line, n) for m, line, n in edges()
-           if _package(m) != "backends" and n.startswith("gpuvet.backends.sim") and n.split(".")[2] == "sim"]
+           if _package(m) != "backends" and n.startswith("gpuvet.backends.sim.backend") and n.split(".")[2] == "sim"]
     assert not bad, _violations("SimBackend built outside backends/ (use backends.select)", bad)
 
 

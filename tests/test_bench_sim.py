@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.collective import CollectiveOptions
 from gpuvet.bench.copy import CopyOptions
 from gpuvet.bench.gemm import GemmOptions

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench import collective
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.records import BenchResult, Status

@@ -53,7 +53,7 @@ def test_the_h100_capture_and_the_catalog_agree():
 def test_simulated_inventory_catalog_and_plan_name_the_unit(capsys):
     import json
 
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
     from gpuvet.cli.app import main
 
     inventory = SimBackend.from_ref("hgx-h200-8").inventory()

@@ -126,7 +126,7 @@ def test_spec_export_loads_back_unchanged(capsys, tmp_path, name):
     assert code == 0
     path = tmp_path / "exported.yaml"
     path.write_text(out)
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
 
     original = SimBackend.from_ref(name).node()
     reloaded = SimBackend.from_ref(str(path)).node()

@@ -14,7 +14,7 @@ from gpuvet.backends import settings_journal
 from gpuvet.backends.nvidia.backend import NvidiaBackend
 from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.backends.power_control import NvmlPowerControl, SimPowerControl
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.efficiency import EfficiencyOptions, run
 from gpuvet.bench.timing import QUICK

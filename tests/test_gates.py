@@ -59,7 +59,7 @@ def test_validate_host_only_judges_the_host_when_no_accelerator_is_found(capsys,
 
 def test_host_only_where_modules_were_found_is_refused_not_ignored(capsys, monkeypatch):
     from gpuvet.backends import select
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
 
     monkeypatch.setattr(select, "open_backend", lambda sim=None, **_: SimBackend.from_ref("mesh-4"))
     code, _, err = call(capsys, "validate", "--level", "quick", "--host-only", "--no-log")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.cli.app import main
 from gpuvet.logbook.db import LogbookError, LogbookFull
 from gpuvet.logbook.store import Logbook

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.sim_engine import SimEngine
+from gpuvet.backends.sim.engine import SimEngine
 from gpuvet.node.build import build_node
 from gpuvet.node.model import HOST, Transfer
 from gpuvet.node.spec import load_spec
@@ -78,7 +78,7 @@ def test_no_job_and_nothing_in_node_imports_the_simulated_backend():
     offenders = []
     for folder in ("node", "validate", "plan", "doctor", "watch"):
         for path in (SRC / folder).rglob("*.py"):
-            bad = [m for m in _imports(path) if m.startswith("gpuvet.backends.sim_")]
+            bad = [m for m in _imports(path) if m == "gpuvet.backends.sim" or m.startswith("gpuvet.backends.sim.")]
             if folder == "node":
                 own = ("gpuvet.node", "gpuvet.errors")
                 bad += [m for m in _imports(path) if m.startswith("gpuvet.") and not m.startswith(own)]

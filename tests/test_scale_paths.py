@@ -12,7 +12,7 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.copy import SAMPLE_ABOVE, p2p_pairs
 from gpuvet.fleet.peers import analyse
 from gpuvet.fleet.peers_reference import analyse_reference

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gpuvet.backends.power_control import SimPowerControl
-from gpuvet.backends.sim_telemetry import SimTelemetry
+from gpuvet.backends.sim.telemetry import SimTelemetry
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.efficiency import EfficiencyOptions, run
 from gpuvet.bench.timing import QUICK

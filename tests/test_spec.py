@@ -1,6 +1,6 @@
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.errors import CatalogError, SpecError
 from gpuvet.node.spec import load_spec, preset_names
 from tests.conftest import declared

@@ -6,7 +6,7 @@ import json
 import pytest
 import yaml
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.checks.model import Check, Layer, Verdict
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError

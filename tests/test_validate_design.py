@@ -3,7 +3,7 @@ the catalog, and the peers on the node — never against the degraded state it f
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.copy import CopyOptions
 from gpuvet.bench.copy import run as run_copy

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.checks.model import Verdict
 from gpuvet.cli.app import main
 from gpuvet.node.catalog import get_model

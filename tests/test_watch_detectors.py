@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpuvet.backends.readings import Sample
-from gpuvet.backends.sim_telemetry import SimTelemetry
+from gpuvet.backends.sim.telemetry import SimTelemetry
 from gpuvet.checks.detectors import (
     ClockFlappingDetector,
     EccDetector,

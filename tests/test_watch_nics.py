@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gpuvet.backends import nic_sysfs
 from gpuvet.backends.nic_readings import Nic, NicPort, NicReadings
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.checks.nic_watch import ERROR_BOUNDS_PER_HOUR, NicWatch, nic_samples
 from gpuvet.cli.app import main
 from gpuvet.watch.loop import WatchConfig, Watcher

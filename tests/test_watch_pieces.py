@@ -201,7 +201,7 @@ def test_a_sample_cannot_be_changed_after_it_is_read() -> None:
 
     import pytest
 
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
 
     backend = SimBackend.from_ref("mesh-4")
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.sim import SimBackend
+from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.checks import window
 from gpuvet.checks.detectors import default_detectors
 from gpuvet.checks.window import TelemetryWindow, WindowConfig

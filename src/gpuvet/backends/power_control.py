@@ -15,7 +15,7 @@ from gpuvet.backends.readings import Unavailable
 from gpuvet.errors import BackendError
 
 if TYPE_CHECKING:
-    from gpuvet.backends.sim_engine import SimEngine
+    from gpuvet.backends.sim.engine import SimEngine
 
 
 class NvmlDevice(Protocol):

@@ -43,7 +43,7 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
                  nvml: Nvml | None = None, amdsmi: Amdsmi | None = None) -> Backend:
     """Raises SpecError/CatalogError for a bad ``sim`` spec, CaptureError for a bad capture."""
     if sim:
-        from gpuvet.backends.sim import SimBackend
+        from gpuvet.backends.sim.backend import SimBackend
 
         return SimBackend.from_ref(sim)
     if from_files:

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from gpuvet import knowledge
 from gpuvet.backends.readings import ModuleIdentity, Sample
-from gpuvet.backends.sim_physics import FloatArray, IntArray, SimPhysics
+from gpuvet.backends.sim.physics import FloatArray, IntArray, SimPhysics
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.node.faults import apply_faults
 from gpuvet.node.model import Node
@@ -35,7 +35,7 @@ from gpuvet.node.spec import (
 from gpuvet.node.thermal import SEED_TAU_S, STEP_BITS, STEP_FACTORS, ThermalModel, throttle_levels
 
 if TYPE_CHECKING:
-    from gpuvet.backends.sim import SimBackend
+    from gpuvet.backends.sim.backend import SimBackend
 
 IDLE_POWER_SHARE = 0.13
 IDLE_SM_MHZ = 345.0

@@ -32,9 +32,9 @@ from gpuvet.node.spec import NodeSpec, PowerCapLowFault, XidFault, load_spec
 if TYPE_CHECKING:
     from gpuvet.backends.nic_readings import NicReadings
     from gpuvet.backends.power_control import SimPowerControl
-    from gpuvet.backends.sim_engine import SimEngine
-    from gpuvet.backends.sim_physics import SimPhysics
-    from gpuvet.backends.sim_telemetry import SimTelemetrySource
+    from gpuvet.backends.sim.engine import SimEngine
+    from gpuvet.backends.sim.physics import SimPhysics
+    from gpuvet.backends.sim.telemetry import SimTelemetrySource
 
 _NOT_MODELLED = Unavailable("not modelled by the simulated node")
 
@@ -74,7 +74,7 @@ class SimBackend(Backend):
     def physics(self) -> SimPhysics:
         """One thermal/power model for the engine and the telemetry, built when first asked for
         (``topo`` and ``inventory`` never ask: they need no numpy random streams)."""
-        from gpuvet.backends.sim_physics import SimPhysics
+        from gpuvet.backends.sim.physics import SimPhysics
 
         return SimPhysics(self.declared, self.spec.faults, self.seed)
 
@@ -95,20 +95,20 @@ class SimBackend(Backend):
         self._found = apply_faults(self.declared, self.spec.faults, t, knowledge.off_bus_xids())
 
     def telemetry(self) -> SimTelemetrySource:
-        from gpuvet.backends.sim_telemetry import SimTelemetrySource
+        from gpuvet.backends.sim.telemetry import SimTelemetrySource
 
         return SimTelemetrySource(self)
 
     def power_control(self, engine: BenchEngine) -> SimPowerControl:
         from gpuvet.backends.power_control import SimPowerControl
-        from gpuvet.backends.sim_engine import SimEngine
+        from gpuvet.backends.sim.engine import SimEngine
 
         if not isinstance(engine, SimEngine):
             raise TypeError("a simulated node's power limits belong to its simulated engine")
         return SimPowerControl(engine)
 
     def engine(self) -> SimEngine:
-        from gpuvet.backends.sim_engine import SimEngine
+        from gpuvet.backends.sim.engine import SimEngine
 
         return SimEngine(self._found, self.spec.faults, self.clock.advance, seed=self.seed, physics=self.physics,
                          now=lambda: self.clock.now_s)
@@ -116,8 +116,8 @@ class SimBackend(Backend):
     def health(self) -> HealthReadings:
         """The node now: throttle reasons from its thermal model, the Xid faults that have fired
         (as the driver would have logged them), no ECC or row-remap faults (none are modelled)."""
-        from gpuvet.backends.sim_nics import simulated_fabric
-        from gpuvet.backends.sim_telemetry import SimTelemetry
+        from gpuvet.backends.sim.nics import simulated_fabric
+        from gpuvet.backends.sim.telemetry import SimTelemetry
 
         now = self.clock.now_s
         telemetry = SimTelemetry(self.declared, list(self.spec.faults), seed=self.seed, node_name=self.spec.name,
@@ -135,13 +135,13 @@ class SimBackend(Backend):
     def nics(self) -> NicReadings:
         """The spec's NICs as sysfs would list them (mlx5_0, … in order), every port up at its model's
         rate until a fault (nic_port_down, nic_rate_low, peer_memory_missing) says otherwise."""
-        from gpuvet.backends.sim_nics import simulated_nics
+        from gpuvet.backends.sim.nics import simulated_nics
 
         return simulated_nics(self.declared, self.spec.faults, self.clock.now_s)
 
     def nics_at(self, t: float) -> NicReadings:
         """The NICs at simulated time ``t`` (watch samples the node's clock, not the backend's)."""
-        from gpuvet.backends.sim_nics import simulated_nics
+        from gpuvet.backends.sim.nics import simulated_nics
 
         return simulated_nics(self.declared, self.spec.faults, t)
 

@@ -36,7 +36,7 @@ from gpuvet.backends.engine import (
     Workload,
 )
 from gpuvet.backends.readings import TelemetrySummary
-from gpuvet.backends.sim_physics import OperatingPoint, SimPhysics
+from gpuvet.backends.sim.physics import OperatingPoint, SimPhysics
 from gpuvet.node import performance
 from gpuvet.node.catalog import ModuleModel
 from gpuvet.node.collectives import CollectiveChoice, Tuning
