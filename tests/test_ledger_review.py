@@ -11,7 +11,7 @@ from gpuvet.knowledge import Fault, faults, xids
 from gpuvet.ledger.build import build_ledger, find_module
 from gpuvet.ledger.ladders import load_ladders
 from gpuvet.ledger.packet import packet_files
-from gpuvet.logbook.records import FindingRow
+from gpuvet.logbook.records import FindingRow, LedgerEvent, LedgerRows, Sighting
 from gpuvet.logbook.store import Logbook
 from tests.logbook_fixtures import pg_server, target  # noqa: F401  (fixtures)
 from tests.test_ledger import _old_logbook
@@ -162,3 +162,30 @@ def test_the_packet_replaces_the_syslog_host_of_kernel_lines_and_its_name_in_cap
     assert "gpu-node07.corp.example.com" in kept["kernel_lines.txt"].decode()
     assert json.loads(kept["MANIFEST.json"])["hostnames_replaced"] == []
     book.close()
+
+
+LOST = """name: n2
+base: hgx-h200-8
+faults:
+  - {kind: xid, module: gpu2, code: 79, at: 10m}
+"""
+
+
+def test_doctor_names_a_lost_module_and_its_off_bus_xid_as_one_root(tmp_path: Path) -> None:
+    node = tmp_path / "n2.yaml"
+    node.write_text(LOST)
+    run, _ = doctor_steps(None, str(node), AT, symptom=None)  # type: ignore[arg-type]
+    assert [r.key for r in run.roots if r.subject == "gpu2"] == ["module_fell_off_bus/gpu2"]
+    assert len([f for f in run.findings if f.module == "gpu2"]) == 1
+
+
+def test_the_ledger_counts_a_lost_module_and_its_off_bus_xid_once() -> None:
+    seen = [Sighting("w1", "2026-12-05T08:00:00+00:00", "n2", "gpu2", "GPU-n2-2", "SN-2", None, None)]
+    events = [LedgerEvent("w1", "2026-12-05T08:10:00+00:00", "n2", "xid", "Xid 79", "gpu2", "GPU-n2-2", "critical",
+                          {"code": 79}),
+              LedgerEvent("w1", "2026-12-05T08:10:05+00:00", "n2", "module_lost", "gpu2 lost", "gpu2", "GPU-n2-2",
+                          "critical", {})]
+    ledger = build_ledger(LedgerRows([], seen, [], events, []), load_ladders(), AT)
+    lost = find_module(ledger, "SN-2")
+    assert lost is not None and [(o.fault, o.reports) for o in lost.occurrences] == [("xid:79", 2)]
+    assert lost.step is not None and lost.step.nth == 1

@@ -63,8 +63,10 @@ def cited_or_unknown(outcome: Outcome) -> Outcome:
 
 
 def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
-    # one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts
+    # one finding per Xid code on a module: Xid 48 and Xid 63 on one module are two different facts;
+    # a lost module's [79] (the presence step's) and its 79 (the log's) are one
     xid = f.evidence.get("xid")
+    xid = xid[0] if isinstance(xid, list) and len(xid) == 1 else xid
     return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None,  # type: ignore[return-value]
             xid if isinstance(xid, int) else None)
 
