@@ -127,7 +127,7 @@ def steps_now(book: Logbook | None, sightings: list[Sighting], findings: list[Fi
     check's rows), else from this check alone."""
     longest = max([ladders.default.window_s, *(lad.window_s for lad in ladders.faults.values())])
     since = (datetime.fromisoformat(now_utc) - timedelta(seconds=longest)).isoformat(timespec="seconds")
-    rows = book.ledger_rows(since) if book else LedgerRows([], sightings, findings, [], [])
+    rows = book.ledger_rows(since, checks=False) if book else LedgerRows([], sightings, findings, [], [])
     ledger = build_ledger(rows, ladders, now_utc)
     flagged = {f.uuid for f in findings if f.uuid}
     by_slot = {(f.node, f.slot) for f in findings if not f.uuid and f.slot}  # gone from the bus: named by its slot
@@ -144,7 +144,7 @@ def module_steps(book: Logbook, uuids: Sequence[str], ladders: Ladders, now_utc:
     (one reading of it for them all: watch asks for every module it lists)."""
     longest = max([ladders.default.window_s, *(lad.window_s for lad in ladders.faults.values())])
     since = (datetime.fromisoformat(now_utc) - timedelta(seconds=longest)).isoformat(timespec="seconds")
-    ledger = build_ledger(book.ledger_rows(since), ladders, now_utc)
+    ledger = build_ledger(book.ledger_rows(since, checks=False), ladders, now_utc)
     out = []
     for uuid in uuids:
         for h in ledger.modules:

@@ -169,12 +169,15 @@ class Logbook(EventRows, TelemetryRows):
     def add_findings(self, rows: Sequence[FindingRow]) -> None:
         ledger_rows.write_findings(self._db, rows)
 
-    def ledger_rows(self, since_utc: str | None = None) -> LedgerRows:
-        """Every run, sighting, finding, event and per-module check (since ``since_utc``)."""
+    def ledger_rows(self, since_utc: str | None = None, *, checks: bool = True) -> LedgerRows:
+        """Every run, sighting, finding, event and per-module check (since ``since_utc``). A module's
+        step needs no benchmark figures (``checks=False``): reading every check of a busy logbook's
+        window cost seconds per run."""
         db, warn = self._db, self._warn
         runs = [r for r in self.runs() if not since_utc or r.started_utc >= since_utc]
+        figures = ledger_rows.read_module_checks(db, since_utc, warn) if checks else []
         return LedgerRows(runs, ledger_rows.read_sightings(db, since_utc), ledger_rows.read_findings(db, since_utc, warn),
-                          ledger_rows.read_events(db, since_utc, warn), ledger_rows.read_module_checks(db, since_utc, warn))
+                          ledger_rows.read_events(db, since_utc, warn), figures)
 
     # --- reading -----------------------------------------------------------------------
     def runs(self, limit: int | None = None) -> list[RunRow]:
