@@ -7,6 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from gpuvet.cli.app import main
 from gpuvet.knowledge import Fault, faults, xids
 from gpuvet.ledger.build import build_ledger, find_module
 from gpuvet.ledger.ladders import load_ladders
@@ -189,3 +190,24 @@ def test_the_ledger_counts_a_lost_module_and_its_off_bus_xid_once() -> None:
     lost = find_module(ledger, "SN-2")
     assert lost is not None and [(o.fault, o.reports) for o in lost.occurrences] == [("xid:79", 2)]
     assert lost.step is not None and lost.step.nth == 1
+
+
+def test_simulated_modules_are_marked_and_left_out_of_fleet_figures_unless_asked(tmp_path: Path, capsys) -> None:
+    node = tmp_path / "f3.yaml"
+    node.write_text(LINKS)
+    db = str(tmp_path / "lb.db")
+    book = Logbook(db)
+    doctor_steps(book, str(node), AT, symptom=None)  # type: ignore[arg-type]  # a simulated node's run
+    book.close()
+    assert main(["module", "list", "--logbook", db, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed and all(m["simulated"] is True for m in listed)
+    assert main(["module", "list", "--logbook", db]) == 0
+    assert "(simulated)" in capsys.readouterr().out
+    assert main(["module", "fleet", "--logbook", db, "--json"]) == 0
+    fleet = json.loads(capsys.readouterr().out)
+    assert fleet["groups"] == [] and len(fleet["simulated_left_out"]) == len(listed)
+    assert main(["module", "fleet", "--logbook", db, "--json", "--include-simulated"]) == 0
+    assert [g["nodes"] for g in json.loads(capsys.readouterr().out)["groups"]] == [1]
+    assert main(["module", "fleet", "--logbook", db]) == 0
+    assert "simulated module(s) and their runs left out" in " ".join(capsys.readouterr().out.split())

@@ -65,9 +65,12 @@ def _json(data: object) -> None:
     write_json(to_jsonable(data), indent=1)
 
 
-def _summary(h: ModuleHistory) -> dict[str, object]:
+def _summary(h: ModuleHistory, ledger: Ledger) -> dict[str, object]:
+    from gpuvet.ledger.fleet import is_simulated
+
     step = h.step
-    return {"id": h.id, "serial": h.serial, "uuids": h.uuids, "model": h.model, "where": h.where,
+    return {"id": h.id, "simulated": is_simulated(h, ledger), "serial": h.serial, "uuids": h.uuids, "model": h.model,
+            "where": h.where,
             "node": h.places[-1].node if h.places else None, "module": h.places[-1].slot if h.places else None,
             "places": len(h.places), "occurrences": len(h.occurrences), "reports": len(h.reports),
             "figures": len(h.figures), "step": step.step if step else None, "fault": step.fault if step else None,
@@ -84,13 +87,16 @@ def list_modules(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json
     ledger, _, _ = _ledger(logbook, ladders)
     rows = _worst(ledger)
     if as_json:
-        _json([_summary(h) for h in rows])
+        _json([_summary(h, ledger) for h in rows])
         return
     t = term.table()
     for col, right in (("module", False), ("where", False), ("faults", True), ("step", False)):
         term.column(t, col, right=right, key=col == "module")
+    from gpuvet.ledger.fleet import is_simulated
+
     for h in rows:
-        t.add_row(Text(h.id), Text(h.where), Text(str(len(h.occurrences))),
+        sim = "\n(simulated)" if is_simulated(h, ledger) else ""
+        t.add_row(Text(h.id + sim), Text(h.where), Text(str(len(h.occurrences))),
                   Text(f"{h.step.step}: {h.step.why}" if h.step else "-"))
     term.console().print(t)
     if not rows:
@@ -107,20 +113,22 @@ def show(ident: IdArg, logbook: LogbookOpt = None, ladders: LaddersOpt = None, a
     ledger, _, _ = _ledger(logbook, ladders)
     h = _find(ledger, ident)
     if as_json:
-        _json(_summary(h) | {"places": [asdict(p) for p in h.places],
+        _json(_summary(h, ledger) | {"places": [asdict(p) for p in h.places],
                              "occurrences": [asdict(o) for o in h.occurrences],
                              "step": asdict(h.step) if h.step else None, "timeline": timeline(h)})
         return
-    _show_text(h, timeline(h))
+    _show_text(h, timeline(h), ledger)
 
 
-def _show_text(h: ModuleHistory, items: list[dict[str, JsonValue]]) -> None:
+def _show_text(h: ModuleHistory, items: list[dict[str, JsonValue]], ledger: Ledger) -> None:
     from rich.text import Text
 
     from gpuvet.cli import term
+    from gpuvet.ledger.fleet import is_simulated
 
     console = term.console()
-    console.print(Text(f"{h.id}  {h.model or ''}  serial {h.serial or 'not read'}", style="bold"))
+    sim = "  (simulated)" if is_simulated(h, ledger) else ""
+    console.print(Text(f"{h.id}  {h.model or ''}  serial {h.serial or 'not read'}{sim}", style="bold"))
     console.print(Text(f"UUID {', '.join(h.uuids)}; now at {h.where}"))
     if h.step:
         console.print(Text(f"step: {h.step.step.upper()} ({h.step.why})", style="bold"))
@@ -168,7 +176,10 @@ def rma(ident: IdArg,
 
 
 @module_app.command("fleet")
-def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
+def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False,
+          include_simulated: Annotated[bool, typer.Option(
+              "--include-simulated", help="Count simulated modules and runs too (default: left out of the "
+              "figures, since simulated time is no node-hour of the fleet).")] = False) -> None:
     """Repeat offenders ("lemons") and, per node group, mean time between findings, the share of time
     a node was drainable, and occurrences by Llama 3's interruption classes (docs/ledger.md)."""
     from dataclasses import asdict
@@ -176,12 +187,15 @@ def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonO
     from rich.text import Text
 
     from gpuvet.cli import term
-    from gpuvet.ledger.fleet import groups, lemons
+    from gpuvet.ledger.fleet import groups, is_simulated, lemons, real_only
 
-    ledger, lad, _ = _ledger(logbook, ladders)
+    full, lad, _ = _ledger(logbook, ladders)
+    ledger = full if include_simulated else real_only(full)
+    left_out = [] if include_simulated else [h.id for h in full.modules if is_simulated(h, full)]
     bad, figures = lemons(ledger), groups(ledger, lad)
     if as_json:
-        _json({"lemons": [asdict(m) for m in bad], "groups": [asdict(g) for g in figures]})
+        _json({"lemons": [asdict(m) for m in bad], "groups": [asdict(g) for g in figures],
+               "simulated_left_out": left_out})
         return
     t = term.table("node groups")
     for col in ("group", "nodes", "node-h", "faults", "MTBF h", "drainable"):
@@ -193,4 +207,8 @@ def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonO
     term.console().print(t)
     for m in bad:
         faults = ", ".join(f"{k} x{v}" for k, v in sorted(m.faults.items()))
-        term.console().print(Text(f"lemon {m.id} at {m.where}: {m.occurrences} occurrences ({faults})"))
+        sim = " (simulated)" if m.simulated else ""
+        term.console().print(Text(f"lemon {m.id}{sim} at {m.where}: {m.occurrences} occurrences ({faults})"))
+    if left_out:
+        term.console().print(Text(f"{len(left_out)} simulated module(s) and their runs left out of these figures "
+                                  "(--include-simulated counts them)"))

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from gpuvet.ledger.build import Ledger
 from gpuvet.ledger.ladders import Ladders
+from gpuvet.ledger.model import ModuleHistory
 from gpuvet.logbook.records import RunRow
 
 
@@ -23,6 +24,20 @@ class Lemon:
     where: str
     occurrences: int
     faults: dict[str, int]
+    simulated: bool = False
+
+
+def is_simulated(h: ModuleHistory, ledger: Ledger) -> bool:
+    """Every run that saw the module or reported on it was simulated: a model's module, not one
+    of the fleet."""
+    runs = [ledger.runs[r] for r in dict.fromkeys([*h.runs, *(x.run_id for x in h.reports)]) if r in ledger.runs]
+    return bool(runs) and all(r.simulated for r in runs)
+
+
+def real_only(ledger: Ledger) -> Ledger:
+    """The ledger without simulated runs and modules: simulated time is no node-hour of the fleet."""
+    return Ledger([h for h in ledger.modules if not is_simulated(h, ledger)], ledger.unattributed,
+                  {k: r for k, r in ledger.runs.items() if not r.simulated})
 
 
 @dataclass
@@ -37,7 +52,8 @@ class GroupFigures:
 
 
 def lemons(ledger: Ledger, least: int = 2) -> list[Lemon]:
-    out = [Lemon(h.id, h.model, h.where, len(h.occurrences), dict(Counter(o.fault for o in h.occurrences)))
+    out = [Lemon(h.id, h.model, h.where, len(h.occurrences), dict(Counter(o.fault for o in h.occurrences)),
+                 is_simulated(h, ledger))
            for h in ledger.modules if len(h.occurrences) >= least]
     return sorted(out, key=lambda m: (-m.occurrences, m.id))
 
