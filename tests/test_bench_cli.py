@@ -98,7 +98,7 @@ def test_silent_corruption_exits_1(capsys, tmp_path):
 def test_captured_files_cannot_be_benchmarked_and_say_so():
     from pathlib import Path
 
-    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.capture.backend import CaptureBackend
     from gpuvet.bench.runner import run_benchmark
     from gpuvet.errors import BackendError
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend, parse_smi_xml, parse_topo_matrix, topo_to_node
+from gpuvet.backends.capture.backend import CaptureBackend, parse_smi_xml, parse_topo_matrix, topo_to_node
 from gpuvet.errors import CaptureError
 from gpuvet.node.diff import diff_nodes
 from gpuvet.node.relations import pcie_relations

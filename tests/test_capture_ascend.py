@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.captures import hccl, npu_smi
 from gpuvet.captures.read import FileCapture, read
 from gpuvet.captures.text import clean

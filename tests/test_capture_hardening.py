@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend, parse_topo_matrix
+from gpuvet.backends.capture.backend import CaptureBackend, parse_topo_matrix
 from gpuvet.captures.read import read
 from gpuvet.cli.app import main
 from gpuvet.errors import CaptureError

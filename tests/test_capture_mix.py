@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.cli.app import main
 from gpuvet.node.capacity import assumed_pcie_lanes
 from gpuvet.node.matrix import link_matrix

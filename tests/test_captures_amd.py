@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.captures import amd_smi, kernel, npu_smi
 from gpuvet.captures.read import FileCapture, parse_text, read
 from gpuvet.captures.text import clean

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.captures.read import FileCapture, read
 from gpuvet.captures.records import UNNAMED
 from gpuvet.captures.smi_text import health

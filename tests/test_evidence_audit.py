@@ -339,7 +339,7 @@ def test_topo_from_an_xml_alone_says_its_fabric_was_not_compared(capsys):
 
 
 def test_validate_topology_pass_names_the_widths_it_could_not_read():
-    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.capture.backend import CaptureBackend
     from gpuvet.node.build import build_node
     from gpuvet.node.spec import load_spec
     from gpuvet.validate.run import _difference_checks

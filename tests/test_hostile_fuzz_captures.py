@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.captures import read as capture_read
 from gpuvet.doctor.captures import read_captures
 from gpuvet.errors import GpuvetError

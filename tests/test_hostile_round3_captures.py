@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.backends.capture import CaptureBackend
+from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.cli.app import main
 
 DATA = Path(__file__).parent / "data" / "captures"
@@ -317,7 +317,7 @@ def test_a_line_longer_than_any_tool_prints_is_said(tmp_path):
 
 
 def test_the_same_file_given_twice_is_read_once_and_said(tmp_path):
-    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.capture.backend import CaptureBackend
 
     smi = Path(__file__).parent / "data" / "captures" / "smi_q_h100_2gpu.txt"
     backend = CaptureBackend([str(smi), str(smi)])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.backends.capture import parse_topo_matrix, topo_to_node
+from gpuvet.backends.capture.backend import parse_topo_matrix, topo_to_node
 from gpuvet.checks import nic_affinity
 from gpuvet.checks.nic_affinity import Judged, NearestNic
 from gpuvet.node.build import build_node

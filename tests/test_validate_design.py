@@ -115,7 +115,7 @@ def test_a_board_that_mixes_bond_widths_by_design_is_not_degraded(reverse):
     from dataclasses import replace
     from pathlib import Path
 
-    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.capture.backend import CaptureBackend
     from gpuvet.node.diff import diff_nodes
 
     found = CaptureBackend([str(Path(__file__).parent / "data" / "captures" / "topo_v100_hybrid_cube_mesh.txt")]).node()

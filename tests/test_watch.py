@@ -241,7 +241,7 @@ def test_designed_links_take_a_peer_bond_at_its_found_width_and_never_exceed_the
     mesh module above the catalog's count."""
     from dataclasses import replace
 
-    from gpuvet.backends.capture import CaptureBackend
+    from gpuvet.backends.capture.backend import CaptureBackend
     from gpuvet.backends.telemetry import designed_fabric_links
     from gpuvet.node.build import build_node
     from gpuvet.node.model import Endpoint, EndpointKind, Link, LinkKind

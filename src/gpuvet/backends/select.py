@@ -47,7 +47,7 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
 
         return SimBackend.from_ref(sim)
     if from_files:
-        from gpuvet.backends.capture import CaptureBackend
+        from gpuvet.backends.capture.backend import CaptureBackend
 
         return CaptureBackend(from_files)
     from gpuvet.backends.host import HostBackend

@@ -1,0 +1,1 @@
+"""A node read back from captured files (doctor --from): readings from what the tools printed."""
