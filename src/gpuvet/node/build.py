@@ -176,6 +176,9 @@ def build_node(spec: NodeSpec, where: str = "spec") -> Node:
     known = {e.id for e in endpoints}
     endpoints += [e for e in extra_eps if e.id not in known]
     explicit = [_link(ls.between[0], ls.between[1], ls, ls.up) for ls in spec.links]
+    if not spec.pcie_known:  # a PCIe link given no speed on an unpublished tree is a placeholder too
+        explicit = [_unread(lk) if lk.kind is LinkKind.PCIE and lk.lane_gbps is None and lk.gen is None else lk
+                    for lk in explicit]
     if spec.links:  # explicit links describe the module PCIe attachment themselves
         attached = {e for link in explicit if link.kind is LinkKind.PCIE for e in link.ends}
         pcie_links = [link for link in pcie_links if not (link.ends & set(ids) & attached)]
