@@ -494,3 +494,31 @@ def test_the_where_to_add_table_names_places_that_exist() -> None:
         for place in __import__("re").findall(r"`((?:src|docs|tests)/[^`]+)`", cells[1]):
             path = root / place
             assert (path.parent.is_dir() if "NAME" in path.stem else path.exists()), f"{cells[0].strip()}: {place}"
+
+
+# --- backends/ by vendor: one subpackage each, gateways named alike (issue 45) ---
+VENDOR_PACKAGES = ("nvidia", "amd", "sim", "torch", "capture")  # under gpuvet.backends; the rest is shared
+
+
+def _vendor_of(name: str) -> str | None:
+    """The vendor subpackage a dotted name lies in ('gpuvet.backends.amd.gateway' -> 'amd')."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["gpuvet", "backends"] and parts[2] in VENDOR_PACKAGES else None
+
+
+def test_backends_are_one_subpackage_per_vendor_with_a_gateway_named_gateway() -> None:
+    """A vendor's modules live in backends/VENDOR/ (no nvml_*.py, amd_*.py, sim_*.py at the top
+    level), the module that imports a vendor's library is that package's ``gateway``, and no
+    module outside a vendor package imports its private names: it asks for a public one, so a
+    vendor's internals can change without breaking another."""
+    backends = SRC / "gpuvet" / "backends"
+    assert all((backends / v / "__init__.py").is_file() for v in VENDOR_PACKAGES), "a vendor package is missing"
+    flat = sorted(p.name for p in backends.glob("*.py") if p.stem.split("_")[0] in VENDOR_PACKAGES + ("nvml", "amdsmi"))
+    assert not flat, f"a vendor module at the top of backends/ (move it into its package): {flat}"
+    gateways = {m: n.split(".")[0] for m, _, n in edges() if n.split(".")[0] in VENDOR_LIBRARIES}
+    assert set(gateways.values()) == set(VENDOR_LIBRARIES), "the scan no longer sees the gateways' imports"
+    misnamed = sorted(m for m in gateways if _vendor_of(m) is None or m.rsplit(".", 1)[-1] != "gateway")
+    assert not misnamed, f"a vendor library imported by a module not named backends/VENDOR/gateway.py: {misnamed}"
+    bad = [(m, line, n) for m, line, n in edges() if _vendor_of(n) and _vendor_of(n) != _vendor_of(m)
+           and n.rsplit(".", 1)[-1].startswith("_") and not n.rsplit(".", 1)[-1].startswith("__")]
+    assert not bad, _violations("a module imports a vendor package's private name (make it public)", bad)
