@@ -211,3 +211,43 @@ def test_simulated_modules_are_marked_and_left_out_of_fleet_figures_unless_asked
     assert [g["nodes"] for g in json.loads(capsys.readouterr().out)["groups"]] == [1]
     assert main(["module", "fleet", "--logbook", db]) == 0
     assert "simulated module(s) and their runs left out" in " ".join(capsys.readouterr().out.split())
+
+
+def test_module_show_prints_figures_rounded_and_no_python_none() -> None:
+    from gpuvet.cli.module import _what
+
+    gemm = {"what": "figure", "name": "compute/gemm_bf16", "value": 747.3829662320496, "unit": "TFLOPS",
+            "expected": 748.3461818181818, "verdict": "pass"}
+    assert _what(gemm) == "compute/gemm_bf16: 747.4 TFLOPS vs design 748.3 TFLOPS (pass)"
+    state = {"what": "figure", "name": "settings/persistence_mode", "value": None, "unit": None, "expected": None,
+             "verdict": "pass"}
+    assert _what(state) == "settings/persistence_mode: no figure (pass)"
+
+
+LONG = LINKS.replace("name: f3", "name: rack3-node7-long-name")
+
+
+def test_module_list_keeps_a_place_whole_and_rma_of_a_clean_module_warns(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    node = tmp_path / "n.yaml"
+    node.write_text(LONG)
+    db = str(tmp_path / "lb.db")
+    book = Logbook(db)
+    doctor_steps(book, str(node), AT, symptom=None)  # type: ignore[arg-type]
+    book.close()
+    assert main(["module", "list", "--logbook", db]) == 0
+    out = capsys.readouterr().out
+    assert all(f"rack3-node7-long-name/gpu{i}" in out for i in range(8))  # never cut mid-word
+    out_file = tmp_path / "p.tar.gz"
+    assert main(["module", "rma", "rack3-node7-long-name/gpu0", "--logbook", db, "-o", str(out_file)]) == 0
+    assert "has no fault in the logbook" in capsys.readouterr().err and out_file.exists()
+    assert main(["module", "rma", "rack3-node7-long-name/gpu1", "--logbook", db, "-o", str(out_file)]) == 0
+    assert "no fault" not in capsys.readouterr().err
+
+
+def test_module_help_says_each_command_in_whole_sentences(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["module", "--help"]) == 0
+    lines = [ln.strip("│ ").strip() for ln in capsys.readouterr().out.splitlines()]
+    assert "rma    The RMA packet of one module, for its vendor (docs/ledger.md)." in lines
+    assert not any(ln.endswith(("kernel", "share of time")) for ln in lines)  # the docstring's cut lines

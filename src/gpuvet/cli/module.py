@@ -91,7 +91,7 @@ def list_modules(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json
         return
     t = term.table()
     for col, right in (("module", False), ("where", False), ("faults", True), ("step", False)):
-        term.column(t, col, right=right, key=col == "module")
+        term.column(t, col, right=right, key=col in ("module", "where"))  # a place is never cut mid-word
     from gpuvet.ledger.fleet import is_simulated
 
     for h in rows:
@@ -145,8 +145,16 @@ def _what(i: dict[str, JsonValue]) -> str:
     if i["what"] == "placed":
         return f"seen here (bus {i.get('bus_id') or '?'}) until {str(i.get('until_utc'))[:16]}"
     if i["what"] == "figure":
-        return f"{i['name']}: {i['value']} {i.get('unit') or ''} vs design {i['expected']} ({i['verdict']})"
+        unit = f" {i['unit']}" if i.get("unit") else ""
+        value = "no figure" if i.get("value") is None else f"{_num(i['value'])}{unit}"
+        design = "" if i.get("expected") is None else f" vs design {_num(i['expected'])}{unit}"
+        return f"{i['name']}: {value}{design} ({i['verdict']})"
     return f"{i['what']}: {i['message']} [{i['fault']}]"
+
+
+def _num(value: JsonValue) -> str:
+    """A figure as a person reads it: four significant digits (747.4, not 747.3829662320496)."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @module_app.command("rma")
@@ -155,13 +163,21 @@ def rma(ident: IdArg,
         keep_hostnames: Annotated[bool, typer.Option("--keep-hostnames", help="Keep node and host names (default: "
                                                      "node-1, node-2, ...).")] = False,
         logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonOpt = False) -> None:
-    """The RMA packet: identity, timeline, findings with evidence, figures against design, kernel
-    lines, the node's environment, a one-page summary, and what it lacks (docs/ledger.md)."""
+    """The RMA packet of one module, for its vendor (docs/ledger.md).
+
+    It holds the identity, timeline, findings with evidence, figures against design and kernel lines.
+
+    It adds the node's environment, a one-page summary, and what the packet still lacks."""
     from gpuvet.files import write_atomic
     from gpuvet.ledger.packet import packet_files, write_tar
 
     ledger, lad, now = _ledger(logbook, ladders)
     h = _find(ledger, ident)
+    if not h.occurrences:  # still written: a vendor may ask for a healthy module's history too
+        from gpuvet.cli.literal import line as literal
+
+        sys.stderr.write(literal(f"gpuvet: module rma: warning: module {h.id} has no fault in the logbook; the "
+                                 "packet holds its history only") + "\n")
     files = packet_files(h, ledger, lad, now, keep_hostnames)
     folder = "rma-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in h.id)
     write_atomic(out, write_tar(files, folder), where=str(out))
@@ -180,8 +196,11 @@ def fleet(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json: JsonO
           include_simulated: Annotated[bool, typer.Option(
               "--include-simulated", help="Count simulated modules and runs too (default: left out of the "
               "figures, since simulated time is no node-hour of the fleet).")] = False) -> None:
-    """Repeat offenders ("lemons") and, per node group, mean time between findings, the share of time
-    a node was drainable, and occurrences by Llama 3's interruption classes (docs/ledger.md)."""
+    """Repeat offenders ("lemons") and each node group's reliability figures (docs/ledger.md).
+
+    Per node group: mean time between findings and the share of time a node was drainable.
+
+    Occurrences are counted by Llama 3's interruption classes."""
     from dataclasses import asdict
 
     from rich.text import Text
