@@ -18,6 +18,7 @@ from gpuvet.doctor.kernel_ids import Conflict, conflicts
 from gpuvet.doctor.model import DoctorRun, Finding
 from gpuvet.ledger.ladders import Ladders
 from gpuvet.ledger.record import Flagged, ModuleStep, Seen, check_rows, module_environment, seen_in, steps_now
+from gpuvet.logbook.records import FindingRow
 from gpuvet.logbook.store import Logbook, utc_now
 from gpuvet.node.bus import bus_key
 from gpuvet.report.jsonable import to_jsonable
@@ -122,7 +123,20 @@ def keep(run: DoctorRun, ev: Evidence, book: Logbook | None, ladders: Ladders,
         book.add_findings(findings)
         book.finish(run_id, "fail" if any(f.status == "fail" for f in findings) else "warn" if findings else "pass",
                     [], at_utc=now)
-    return steps_now(book, sightings, findings, ladders, now)
+    steps = steps_now(book, sightings, findings, ladders, now)
+    run.notes.extend(_no_step_notes(findings, steps))
+    return steps
+
+
+def _no_step_notes(findings: list[FindingRow], steps: list[ModuleStep]) -> list[str]:
+    """Say which flagged modules get no ladder step because no run ever saw them (gone before the
+    logbook first listed them: their identity is not known, so there is no history to climb)."""
+    stepped = {s.slot for s in steps}
+    lost = sorted({f.slot for f in findings if f.slot and not f.uuid and f.slot not in stepped})
+    if not lost:
+        return []
+    return [f"no ladder step for {', '.join(lost)}: this logbook never saw the module while it was present, so "
+            "its identity and history are unknown (a health or doctor run while it is present starts them)"]
 
 
 def _begin(book: Logbook, run: DoctorRun, ev: Evidence, place: Place, now: str) -> str:
