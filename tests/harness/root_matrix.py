@@ -108,11 +108,19 @@ def level_for(node: Node) -> str:
     return "standard" if len(node.modules) <= STANDARD_MOST else "quick"
 
 
+def blind_to(node: Node, level: str) -> tuple[str, ...]:
+    """The fault kinds validate cannot see on this node at this level: the quick level runs no GEMM
+    agreement and no memory bandwidth; a simulated module with no sourced compute rate or memory
+    bandwidth (atlas-800t-a2's Ascend 910B) cannot be measured, so neither is there."""
+    unrated = any(not m.model.tflops or not m.model.memory_bw_gbps for m in node.modules)
+    return QUICK_BLIND if level == "quick" or unrated else ()
+
+
 def mix(preset: str, size: int, rng: random.Random, node: Node) -> MixCase:
     """``size`` faults of different kinds on different places (a link fault takes both its ends),
     each a fault the level validates at can see."""
     level = level_for(node)
-    kinds = [k for k in MODULE_KINDS + LINK_KINDS + NODE_KINDS if level != "quick" or k not in QUICK_BLIND]
+    kinds = [k for k in MODULE_KINDS + LINK_KINDS + NODE_KINDS if k not in blind_to(node, level)]
     used: set[str] = set()
     faults: list[Planted] = []
     for kind in rng.sample(kinds, len(kinds)):
