@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from gpuvet.cli.app import main
@@ -12,3 +16,19 @@ def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def doctor_capture(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, *more: str,
+                   name: str = "capture.txt") -> tuple[int, dict[str, Any]]:
+    """``gpuvet doctor --from`` one capture written from ``text``: (exit code, its --json answer)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code = main(["doctor", "--from", str(path), "--json", *more])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def found_causes(data: dict[str, Any]) -> set[tuple[str, str | None]]:
+    """The (cause, module) of each finding of a doctor --json answer."""
+    return {(f["cause"], f.get("module")) for f in data["findings"]}

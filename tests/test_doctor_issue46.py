@@ -4,26 +4,15 @@ tool's own format (the driver's, nvidia-smi's, nccl-tests', rccl-tests') and wha
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from gpuvet.cli.app import main
+from tests.helpers import doctor_capture, found_causes
 
-
-def _doctor(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, *more: str,
-            name: str = "capture.txt") -> tuple[int, dict[str, Any]]:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    code = main(["doctor", "--from", str(path), "--json", *more])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, json.loads(out)
-
-
-def _found(data: dict[str, Any]) -> set[tuple[str, str | None]]:
-    return {(f["cause"], f.get("module")) for f in data["findings"]}
+_doctor = partial(doctor_capture, name="capture.txt")
+_found = found_causes
 
 
 # --- kernel: the open kernel modules' NV_DEV_PRINTF lines, probe failures, amdgpu without bus ids ---------

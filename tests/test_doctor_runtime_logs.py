@@ -4,28 +4,14 @@ written here in the tool's own format; the expected diagnosis follows from the d
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-import pytest
-
 from gpuvet.captures.read import parse_text
-from gpuvet.cli.app import main
+from tests.helpers import doctor_capture, found_causes
 
-
-def _doctor(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, *more: str,
-            name: str = "job.log") -> tuple[int, dict[str, Any]]:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    code = main(["doctor", "--from", str(path), "--json", *more])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, json.loads(out)
-
-
-def _found(data: dict[str, Any]) -> set[tuple[str, str | None]]:
-    return {(f["cause"], f.get("module")) for f in data["findings"]}
+_doctor = partial(doctor_capture, name="job.log")
+_found = found_causes
 
 
 def _step(data: dict[str, Any], check: str, book: str = "interconnect-slow") -> dict[str, Any]:
