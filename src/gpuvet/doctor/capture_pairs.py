@@ -28,7 +28,7 @@ from gpuvet.knowledge import threshold
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import HOST_COPY_FIX, PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
 
-PEER_LOW = 0.75  # of the peers' median: validate/peers.py's FAIL_BELOW (jobs do not import each other)
+PEER_LOW = threshold("peer_fail_below_pct") / 100  # of the peers' median, as validate's peers_* checks fail
 # of the design's figure: the knowledge base's bound for a copy far below its design, the one validate's
 # default rules fail p2p_*, h2d* and d2h* by and live pairs are judged by (one fact, one threshold)
 DESIGN_LOW = threshold("pair_far_below_pct") / 100

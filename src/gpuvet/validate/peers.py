@@ -13,11 +13,12 @@ from statistics import median
 
 from gpuvet.bench.registry import module_peer_figures, pair_peer_figures
 from gpuvet.checks.model import Check, Layer, Verdict
+from gpuvet.knowledge import threshold
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import PCIE_LINK_STATE, VendorTools, tools_for
 
-WARN_BELOW = 0.90  # of the peers' median
-FAIL_BELOW = 0.75
+WARN_BELOW = threshold("peer_warn_below_pct") / 100  # of the peers' median (the knowledge base's)
+FAIL_BELOW = threshold("peer_fail_below_pct") / 100
 # Which figures compare among peers is each benchmark's own word (its registration, gpuvet.bench.registry).
 
 
