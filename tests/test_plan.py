@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from gpuvet.checks.model import Check as CheckRecord
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
-from gpuvet.logbook.document import CheckRecord
 from gpuvet.node.build import build_node
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.memory import Architecture, Job, PlanError, activation_bytes_per_layer, fewest_modules, memory_per_module

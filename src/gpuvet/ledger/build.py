@@ -8,9 +8,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from gpuvet.checks.model import Check
 from gpuvet.ledger.ladders import Ladders, current_step
 from gpuvet.ledger.model import Figure, ModuleHistory, Occurrence, Place, Report
-from gpuvet.logbook.document import CheckRecord
 from gpuvet.logbook.records import FindingRow, LedgerEvent, LedgerRows, RunRow, Sighting
 
 COALESCE_S = 3600.0  # reports of one fault on one module this close are one occurrence (watch and health alike)
@@ -133,7 +133,7 @@ def _check_module(run: RunRow, module: str | None, by_uuid: dict[str, str], slot
     return by_uuid.get(uuid or "") or _at(slots, run.node or run.host, module, run.started_utc)
 
 
-def _figure(run: RunRow, check: CheckRecord) -> Figure:
+def _figure(run: RunRow, check: Check) -> Figure:
     expected = check.expected if isinstance(check.expected, (int, float)) and not isinstance(check.expected, bool) \
         else None
     pct = float(check.pct_of_expected) if check.pct_of_expected is not None else None

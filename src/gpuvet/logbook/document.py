@@ -26,7 +26,7 @@ SCHEMA_FILE = "run-document.schema.json"
 __all__ = ["DOCUMENT_VERSION", "SCHEMA_FILE", "CheckRecord", "Environment", "EventRecord", "JsonObject",
            "ModuleEnvironment", "RootRecord", "RunDocument", "Verdict", "as_document", "json_schema", "write_schema"]
 
-CheckRecord = Check  # its name before issue 42 (ledger/build.py and tests read it so): the one check record
+CheckRecord = Check  # its name before issue 42, kept for scripts that import it: the one check record is checks.model.Check
 _Record = Record
 
 
