@@ -368,9 +368,9 @@ _READS_ALLOWED = {
     ("gpuvet.backends.settings_journal", "_read_trusted"): "gpuvet's own journal: O_NOFOLLOW, owner checked, "
                                                             "bounded (docs/limits.md, the settings-restore journal)",
     ("gpuvet.captures.kernel_messages", "kernel_message_catalog"): "package data (kernel_messages.yaml)",
-    ("gpuvet.doctor.checks", "nccl_environment"): "NCCL_TOPO_FILE, a local file named by the job's environment: "
-                                                  "not moved in issue 45 (doctor/checks.py was being changed by "
-                                                  "another change at the time)",
+    ("gpuvet.doctor.transfer_checks", "nccl_environment"): "NCCL_TOPO_FILE, a local file the job's environment "
+                                                           "names (often a link to a site's file, which the one "
+                                                           "opener refuses by design): only searched for bus ids",
     ("gpuvet.doctor.model", "causes"): "package data (causes.yaml)",
     ("gpuvet.doctor.model", "playbooks"): "package data (playbooks/*.yaml)",
     ("gpuvet.knowledge", "_read"): "package data (the knowledge YAML files)",

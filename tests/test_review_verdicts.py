@@ -15,6 +15,7 @@ import pytest
 from gpuvet import knowledge
 from gpuvet.checks.roots import Seen, group
 from gpuvet.doctor import checks as doctor_checks
+from gpuvet.doctor import transfer_checks
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.errors import GpuvetError
 from tests.helpers import call
@@ -57,7 +58,7 @@ def test_a_rules_file_may_name_a_knowledge_threshold_and_a_wrong_name_is_refused
 def test_a_live_pair_at_68_percent_of_design_is_named_not_cleared(faulty) -> None:
     """The review's deg.yaml: mesh-4, gpu0-gpu1 at 0.68 — under validate's 75 %, so doctor names it too."""
     ev = _evidence(faulty("mesh-4", [{"kind": "link_degraded", "between": ["gpu0", "gpu1"], "factor": 0.68}]))
-    out = doctor_checks.pair_bandwidth(ev)
+    out = transfer_checks.pair_bandwidth(ev)
     assert out.status == "confirmed", out.summary
     assert {tuple(sorted(f.between or ())) for f in out.findings} == {("gpu0", "gpu1")}
 
@@ -66,7 +67,7 @@ def test_every_live_pair_far_below_design_is_one_finding_not_a_clear(faulty) -> 
     ev = _evidence(faulty("mesh-4", [{"kind": "p2p_disabled"}]))
     slow = [c for c in ev.pair_checks or [] if c.pct_of_expected is not None]
     assert slow and all(c.pct_of_expected < 75 for c in slow)  # the whole table, as the rule needs
-    out = doctor_checks.pair_bandwidth(ev)
+    out = transfer_checks.pair_bandwidth(ev)
     assert out.status == "confirmed" and len(out.findings) == 1, out
     (f,) = out.findings
     assert f.cause == "topology_misidentified" and f.between is None and f.evidence["pairs"] == len(slow)
@@ -74,8 +75,8 @@ def test_every_live_pair_far_below_design_is_one_finding_not_a_clear(faulty) -> 
 
 def test_a_healthy_node_keeps_its_pairs_clear(faulty) -> None:
     ev = _evidence(faulty("pcie-8", []))
-    assert doctor_checks.pair_bandwidth(ev).status == "clear"
-    assert doctor_checks.p2p_path(ev).status == "clear"
+    assert transfer_checks.pair_bandwidth(ev).status == "clear"
+    assert transfer_checks.p2p_path(ev).status == "clear"
 
 
 # --- 8: P2P off, one fact: faults.yaml's kind and severity in validate's root and in doctor ---
@@ -96,7 +97,7 @@ def test_doctor_names_p2p_off_on_a_pcie_switch_node(faulty) -> None:
     ev = _evidence(faulty("pcie-8", [{"kind": "p2p_disabled"}]))
     assert ev.expectations is not None and ev.expectations.perf is not None
     assert not ev.expectations.perf.p2p_disabled  # the design, never the faulty state
-    out = doctor_checks.p2p_path(ev)
+    out = transfer_checks.p2p_path(ev)
     assert out.status == "confirmed" and [f.cause for f in out.findings] == ["p2p_disabled"], out.summary
     assert out.findings[0].severity == knowledge.faults()["p2p_disabled"].severity
 
