@@ -58,3 +58,21 @@ def test_every_command_is_listed_in_order_and_resolves():
     assert all(p.metavar is not None for p in doctor.params)  # people's metavars, applied when built
     assert sorted(root.commands["plan"].commands)  # a group arrives with its sub-commands
     assert "nosuch" not in root.commands and root.commands.get("nosuch") is None
+
+
+# what doctor on a simulated node may load of gpuvet.captures: the records (data) and the kernel-message
+# catalog its Xid knowledge reads; every parser loads only when a file is read (issue 43)
+DOCTOR_SIM_CAPTURES = {"gpuvet.captures", "gpuvet.captures.records", "gpuvet.captures.kernel_messages"}
+
+
+def test_doctor_on_a_simulated_node_loads_no_capture_parser():
+    code = ("import sys\nfrom gpuvet.cli.app import main\n"
+            "code = main(['doctor', '--node', 'nvl72', '--window', '1h', '--json'])\n"
+            "sys.stderr.write(repr((code, sorted(m for m in sys.modules if m.startswith('gpuvet.captures')), "
+            "[m for m in ('scipy', 'torch', 'pandas') if m in sys.modules])))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    exit_code, captures, heavy = eval(r.stderr.strip().splitlines()[-1])  # noqa: S307  # our own repr
+    assert exit_code == 0 and json.loads(r.stdout)["findings"] == []
+    assert set(captures) <= DOCTOR_SIM_CAPTURES, sorted(set(captures) - DOCTOR_SIM_CAPTURES)
+    assert heavy == []

@@ -9,15 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gpuvet.captures import bench, kernel, read, smi_text
-from gpuvet.captures.aer import AerParse
-from gpuvet.captures.bench import NcclFailure, NvbWaived
-from gpuvet.captures.fabric_manager import FabricManagerLog
-from gpuvet.captures.files import once_each
-from gpuvet.captures.kernel import KernelEvent
-from gpuvet.captures.nccl_log import NcclLog
-from gpuvet.captures.perftest import PerftestRun
 from gpuvet.captures.records import (
     UNNAMED,
     CopyCheckFailure,
@@ -33,14 +26,20 @@ from gpuvet.captures.records import (
     ToolVerdict,
     XidLine,
 )
-from gpuvet.captures.rocm_validation import CopyCheck
-from gpuvet.captures.smi_xml import health as xml_health
-from gpuvet.captures.text import clean
-from gpuvet.captures.verdicts import verdicts
 from gpuvet.doctor.xids import xid_catalog
 from gpuvet.errors import CaptureError
 from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
+
+if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live node reads none (issue 43)
+    from gpuvet.captures import read
+    from gpuvet.captures.aer import AerParse
+    from gpuvet.captures.bench import NcclFailure, NvbWaived
+    from gpuvet.captures.fabric_manager import FabricManagerLog
+    from gpuvet.captures.kernel import KernelEvent
+    from gpuvet.captures.nccl_log import NcclLog
+    from gpuvet.captures.perftest import PerftestRun
+    from gpuvet.captures.rocm_validation import CopyCheck
 
 __all__ = ["Captures", "NcclResult", "NcclRow", "SmiTextModule", "XID_MEANINGS", "XidLine", "parse_nccl_tests",
            "parse_nvbandwidth", "parse_smi_text", "parse_xid_log", "read_captures", "sniff"]
@@ -83,6 +82,9 @@ class Captures:
 
 def read_captures(paths: list[str]) -> Captures:
     """Read every file. Raises CaptureError (naming the file and what was expected)."""
+    from gpuvet.captures import read
+    from gpuvet.captures.files import once_each
+
     caps = Captures(files=list(paths))
     for p in once_each(paths, caps.notes):
         _add(caps, read.read(p))
@@ -105,6 +107,10 @@ def _foreign_xids(caps: Captures) -> list[str]:
 
 
 def _add(caps: Captures, fc: read.FileCapture) -> None:
+    from gpuvet.captures import smi_text
+    from gpuvet.captures.smi_xml import health as xml_health
+    from gpuvet.captures.verdicts import verdicts
+
     label = Path(fc.path).name
     caps.notes += [f"{label}: read as {', '.join(fc.kinds)}"] + [f"{label}: {n}" for n in fc.notes]
     caps.read_as[label] = list(fc.kinds)
@@ -156,11 +162,16 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
 
 def sniff(path: str) -> str:
     """What kind of capture a file mainly is (the first kind found in it)."""
+    from gpuvet.captures import read
+
     return read.read(path).kinds[0]
 
 
 # --- single-format readers kept for callers and tests that want one format only -----------
 def parse_xid_log(text: str, where: str) -> list[XidLine]:
+    from gpuvet.captures import kernel
+    from gpuvet.captures.text import clean
+
     xids = kernel.parse(clean(text).lines).xids
     if not xids:
         raise CaptureError("no `NVRM: Xid (PCI:…): N,` lines", where=where,
@@ -169,6 +180,9 @@ def parse_xid_log(text: str, where: str) -> list[XidLine]:
 
 
 def parse_nccl_tests(text: str, where: str) -> NcclResult:
+    from gpuvet.captures import bench
+    from gpuvet.captures.text import clean
+
     parsed = bench.parse_nccl(clean(text).lines, where)
     if not parsed.results or not parsed.results[0].rows:
         raise CaptureError("no result rows (size count type redop root time algbw busbw #wrong …)", where=where,
@@ -177,6 +191,9 @@ def parse_nccl_tests(text: str, where: str) -> NcclResult:
 
 
 def parse_nvbandwidth(text: str, where: str) -> dict[str, list[list[float | None]]]:
+    from gpuvet.captures import bench
+    from gpuvet.captures.text import clean
+
     parsed = bench.parse_nvbandwidth(clean(text).lines)
     if not parsed.matrices:
         raise CaptureError("no `Running <test>.` section with a bandwidth matrix", where=where,
@@ -185,6 +202,9 @@ def parse_nvbandwidth(text: str, where: str) -> dict[str, list[list[float | None
 
 
 def parse_smi_text(text: str, where: str) -> list[SmiTextModule]:
+    from gpuvet.captures import smi_text
+    from gpuvet.captures.text import clean
+
     modules = smi_text.parse(clean(text).lines).modules
     if not modules:
         raise CaptureError(f"no `{CAPTURED['smi_q']}` fields (`Key : value` lines)", where=where,

@@ -6,7 +6,6 @@ collectives, whatever its links say. A capture without the section says nothing 
 from __future__ import annotations
 
 from gpuvet.backends.readings import FabricState
-from gpuvet.captures import fabric_manager as fm_log
 from gpuvet.captures.records import ModuleHealth
 from gpuvet.checks.fabric import live_problem
 from gpuvet.doctor.evidence import Evidence
@@ -78,6 +77,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
     if not logs:
         return unknown("no fabric manager journal (give journalctl -u nvidia-fabricmanager or its "
                        "systemctl status)")
+    from gpuvet.captures import fabric_manager as fm_log  # its logs were read: the parser is loaded
+
     found = []
     cited = []
     for label, log in logs:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures.read import read_text
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.errors import CaptureError
 from gpuvet.node.bus import bus_key
@@ -72,6 +71,8 @@ def _from_files(ev: Evidence) -> dict[str, tuple[str, str | None]]:
     for path in ev.captures.files:
         name = path.replace("\\", "/").rsplit("/", 1)[-1]
         if KERNEL_LOG in ev.captures.read_as.get(name, ()):
+            from gpuvet.captures.read import read_text  # a captured log only: no parser for a live node
+
             try:
                 out |= kernel_identities(read_text(path))
             except CaptureError:

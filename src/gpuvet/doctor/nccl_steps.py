@@ -6,19 +6,22 @@ job did, whatever the NICs' state says; a WARN naming socket.cc or nvls.cc is wh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from gpuvet.captures.nccl_log import NO_VERBS, LogFailure, LogLine, NcclLog, NetChoice
 from gpuvet.checks.model import Json
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
+
+if TYPE_CHECKING:  # the log parser loads when a log is read (issue 43)
+    from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog, NetChoice
 
 SOCKET = "Socket"
 NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO, or give the plog's "
           "[ERROR] lines)")
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error"}
 _LINES = 16  # line numbers kept per finding
-Logs = Sequence[tuple[str, NcclLog]]
+Logs = Sequence[tuple[str, "NcclLog"]]
 
 
 def nccl_log(ev: Evidence) -> Outcome:
@@ -155,6 +158,8 @@ def _ib_unavailable(logs: Logs) -> list[Finding]:
     HCAs, a workstation's normal state)."""
     if any(log.ib_off for _, log in logs):  # sockets on purpose: the missing library is not what chose them
         return []
+    from gpuvet.captures.nccl_log import NO_VERBS
+
     for label, log in logs:
         no_verbs = [at for at in log.no_ib if NO_VERBS.search(at.message)]
         if no_verbs and not log.one_node:
