@@ -57,17 +57,46 @@ def test_nvl72_rack_matches_the_run_it_was_fitted_to():
 
 def test_nvl72_checked_on_four_gpus_of_a_tray_it_was_not_fitted_to():
     """Azure's ND GB200 v6 table (4 GPUs of one tray, NCCL_ALGO=Ring, 1 KiB - 8 GiB) is priced on the
-    rack fabric with 4 ranks. The ring's constants are the 8-GPU NVSwitch fit's (an assumption this
-    table tests): within 10 % from 4 GiB up; 1 and 2 GiB miss by 13 and 10 %, mid sizes by up to 55 %,
-    always optimistic (docs/plan.md states the miss). The bounds pin what the model does today."""
+    rack fabric with 4 ranks. The ring's constants are the 8-GPU NVSwitch fit's carried to NVLink 5 by
+    NCCL's per-link figure and a published B200/H200 latency ratio (node/performance.py), not fitted
+    to this table: within 10 % from 1 GiB up, always optimistic (docs/plan.md states the one miss)."""
     check = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "check"]
     assert len(check) == 24 and {r.point.ranks for r in check} == {4} and {r.point.algorithm for r in check} == {"ring"}
-    assert all(abs(r.error) <= 0.10 for r in check if r.smallest >= 4 * GiB)
-    assert all(0 < r.error <= 0.14 for r in check if r.smallest > 512 * MiB)
-    assert all(0 < r.error <= 0.56 for r in check)
+    assert all(0 < r.error <= 0.10 for r in check if r.smallest > 512 * MiB)
+    assert all(0 < r.error <= 0.42 for r in check)
     # validate judges the largest size: a healthy tray at Azure's 8 GiB figure is above 90 % of the model
     eight = next(r for r in check if r.smallest == 8 * GiB)
     assert eight.point.published_busbw / eight.predicted_busbw > 0.9
+
+
+# Issue 49's verdict on each size of the GB200 tray check table (10 % above 512 MiB, 25 % at 1 - 512
+# MiB, no target below 1 MiB). A change to the model that turns a pass into a miss, or a miss into a
+# pass, must change this table and docs/plan.md with it. 4 MiB misses (+41 %): docs/plan.md says why.
+GB200_TRAY_VERDICTS = {
+    **{2**k: "no target" for k in range(10, 20)},
+    MiB: "pass", 2 * MiB: "pass", 4 * MiB: "miss", 8 * MiB: "pass", 16 * MiB: "pass", 32 * MiB: "pass",
+    64 * MiB: "pass", 128 * MiB: "pass", 256 * MiB: "pass", 512 * MiB: "pass",
+    GiB: "pass", 2 * GiB: "pass", 4 * GiB: "pass", 8 * GiB: "pass",
+}
+
+
+def test_the_gb200_tray_check_verdicts_per_size_are_pinned():
+    from tests.harness.plan_reference import verdict
+
+    check = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "check"]
+    assert {r.smallest: verdict(r) for r in check} == GB200_TRAY_VERDICTS
+    # below 1 MiB the issue sets no target; the model stays optimistic there by at most 27 %
+    assert all(0 < r.error <= 0.27 for r in check if r.smallest < MiB)
+
+
+def test_every_check_figure_of_every_family_keeps_its_verdict():
+    """Every check table of issue 22 and issue 49 (8-GPU NVSwitch, PCIe, xGMI, GB200): the one miss is
+    the GB200 tray's 4 MiB; a change that breaks any other passing figure fails here."""
+    from tests.harness.plan_reference import compare, verdict
+
+    rows = compare(FIGURES) + compare(Path(__file__).parents[1] / "benchmarks" / "data" / "published_collectives.yaml")
+    misses = {(r.point.family, r.smallest) for r in rows if r.point.role == "check" and verdict(r) == "miss"}
+    assert misses == {("nvl72", 4 * MiB)}
 
 
 def _plan(capsys, *args):

@@ -21,7 +21,8 @@ SAVED = json.loads((Path(__file__).parent / "data" / "model_figures_c125cd5.json
 # collective_figures_issue22.json; every other figure must still be the one saved at c125cd5.
 COLLECTIVE = json.loads((Path(__file__).parent / "data" / "collective_figures_issue22.json").read_text())
 # Issue 49: a full mesh runs rings over every link (mesh-4) and an NVL72-class domain has constants of its
-# own (nvl72): their collective figures were saved again then; every other preset's are still issue 22's.
+# own (nvl72): their collective figures were saved again then (nvl72's once more when its ring was carried
+# from the Hopper fit to NVLink 5, node/performance.py); every other preset's are still issue 22's.
 ISSUE49 = json.loads((Path(__file__).parent / "data" / "collective_figures_issue49.json").read_text())
 assert set(ISSUE49) == {"mesh-4", "nvl72"}
 COLLECTIVE |= ISSUE49

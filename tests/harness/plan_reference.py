@@ -144,6 +144,29 @@ def median_abs_error(rows: Sequence[ReferenceComparison], *, min_bytes: int = 0,
     return statistics.median(errors) if errors else None
 
 
+# Issue 49's targets, by size: within 10 % where a collective is bandwidth-bound (above 512 MiB),
+# within 25 % at mid sizes (1 - 512 MiB); below 1 MiB the issue sets none.
+MID_SIZES = (2**20, 2**29)
+TARGETS = {"bandwidth-bound": 0.10, "mid": 0.25}
+
+
+def size_band(size_bytes: int) -> str:
+    """Which of issue 49's size bands ``size_bytes`` falls in: small, mid or bandwidth-bound."""
+    if size_bytes < MID_SIZES[0]:
+        return "small"
+    return "mid" if size_bytes <= MID_SIZES[1] else "bandwidth-bound"
+
+
+def verdict(row: ReferenceComparison) -> str:
+    """pass or miss against issue 49's target for the row's band (every size of a sweep in it);
+    "no target" below 1 MiB."""
+    bands = {size_band(s) for s in row.point.sizes}
+    if bands == {"small"}:
+        return "no target"
+    target = min(TARGETS[b] for b in bands if b != "small")
+    return "pass" if abs(row.error) <= target else "miss"
+
+
 # --- fitting the constants ----------------------------------------------------------------------
 
 def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:

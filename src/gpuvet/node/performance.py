@@ -69,14 +69,25 @@ _FABRIC = Tuning(base_s=8.0e-6,
 # scales is every link of the mesh at once (``CollectiveTimes._mesh_gbps``).
 _XGMI_RING = {(_R, _LL): 0.353e-6, (_R, _LL128): 0.794e-6, (_R, _SIMPLE): 3.68e-6}
 # NVL72-class switched domain (GB200 NVL72): NVLink SHARP's step latency and efficiency fitted to
-# the only full-rack table found (coreweave/nccl-tests#43, 72 ranks, 512 MiB - 8 GiB); the ring's
-# constants are the 8-GPU NVSwitch fit's (an assumption), checked, not fitted, on Azure's 4-GPU GB200 tray
-# table (ring forced): within 10 % from 4 GiB up, optimistic by up to 55 % at mid sizes (docs/plan.md).
+# the only full-rack table found (coreweave/nccl-tests#43, 72 ranks, 512 MiB - 8 GiB). Its ring is
+# the 8-GPU NVSwitch (Hopper, NVLink 4) fit carried to Blackwell and NVLink 5 by two published
+# ratios, neither taken from a GB200 run: the share of a link NCCL's topology counts usable
+# (src/graph/topo.h of NCCL 2.26.2, the calibration run's version: SM100_NVLINK_BW 40.0 of NVLink
+# 5's 50 GB/s against SM90_NVLINK_BW 20.6 of NVLink 4's 25: 0.971), and the step latency: 3.0
+# against 2.3 us, the smallest all_reduce on 8 B200 against 8 H200/H800 with the same NCCL 2.27
+# kernels (NVIDIA/nccl#1940, a user's measurement: 1.30). Checked, not fitted, on Azure's 4-GPU
+# GB200 tray table (ring forced; docs/plan.md gives the errors).
+_NVLINK5_LINK_SHARE = (40.0 / 50) / (20.6 / 25)
+_BLACKWELL_STEP = 3.0 / 2.3
+_NVL_RING = {key: alpha * _BLACKWELL_STEP for key, alpha in _FABRIC_RING.items()}
+_NVL_RING_EFFICIENCY = _FABRIC.efficiency[_R] * _NVLINK5_LINK_SHARE
 COLLECTIVE_TUNING = {
     "fabric": _FABRIC,
     "nvlink_mesh": _FABRIC,  # an assumption: no published table of a 4-GPU NVLink mesh was found
-    "nvl_domain": Tuning(base_s=8.0e-6, alpha_s=dict(_FABRIC.alpha_s) | {(_S, _SIMPLE): 345e-6},
-                         efficiency={_R: 0.82, _S: 0.494, _P: 0.82}, share=dict(_FABRIC.share)),
+    "nvl_domain": Tuning(base_s=8.0e-6,
+                         alpha_s={**_NVL_RING, (_S, _SIMPLE): 297e-6, **_pairwise_as_ring(_NVL_RING)},
+                         efficiency={_R: _NVL_RING_EFFICIENCY, _S: 0.487, _P: _NVL_RING_EFFICIENCY},
+                         share=dict(_FABRIC.share)),
     "xgmi": Tuning(base_s=8.0e-6, alpha_s={**_XGMI_RING, **_pairwise_as_ring(_XGMI_RING)},
                    efficiency={_R: 0.710, _P: 0.710}, share={_LL: 0.301, _LL128: 0.714, _SIMPLE: 1.0}),
     "pcie": Tuning(base_s=8.0e-6,
@@ -90,7 +101,7 @@ COLLECTIVE_BASIS = {  # each follows "constants: "
     "nvlink_mesh": ("the 8-GPU NVSwitch fit's, an assumption: no published run of an NVLink mesh checks them",
                     False),
     "nvl_domain": ("NVLink SHARP's fitted to a published GB200 NVL72 run, the ring's the 8-GPU NVSwitch fit's "
-                   "(an assumption)", True),
+                   "carried to NVLink 5 by NCCL's per-link figure and a published B200/H200 latency ratio", True),
     "xgmi": ("fitted to published RCCL runs of 8x MI300X", True),
     "pcie": ("fitted to published runs of 8 PCIe RTX PRO 6000 (the Simple step latency a stated guess)", True),
 }
