@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -22,7 +23,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds
 from gpuvet.watch.columns import COUNTS, Columns
 from gpuvet.watch.recording import MAX_SAMPLES, Recording
-from gpuvet.watch.smi_cells import UNAVAILABLE, Clock, bad_index, finite, no_index_at_all
+from gpuvet.watch.smi_cells import UNAVAILABLE, Clock, bad_index, finite, no_index_at_all, parse_cell, stamps
 
 # --query-gpu field (as the header prints it, units stripped) -> our field
 QUERY_FIELDS = {
@@ -200,21 +201,25 @@ def _flat_cells(lines: list[str], k: int) -> list[str] | None:
     body = "".join(lines)
     if not body.endswith("\n"):
         body += "\n"
-    if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != body.count(","):
+    if "\r" in body or "\x00" in body or ",  " in body or body.count(", ") != len(lines) * (k - 1):
         return None
     flat = body[:-1].replace("\n", ", ").split(", ")
     return flat if len(flat) == k * len(lines) else None
 
 
 def _times(cells: list[str]) -> npt.NDArray[np.float64] | None:
-    """Each row's time, each distinct stamp read once; None where one is not a recorded time."""
-    clock, stamps = Clock(), {}
+    """Each row's time (nvidia-smi's own layout at once, any other each distinct stamp once); None
+    where one is not a recorded time."""
+    at_once = stamps(cells)
+    if at_once is not None:
+        return at_once if ((at_once >= 0) & (at_once <= bounds.LATEST_T)).all() else None
+    clock, seen = Clock(), {}
     for cell in dict.fromkeys(cells):
         t = clock(cell)
         if t is None or not 0 <= t <= bounds.LATEST_T:
             return None  # a row skipped or a time refused: row by row, naming its line
-        stamps[cell] = t
-    return np.array([stamps[c] for c in cells], dtype=np.float64)
+        seen[cell] = t
+    return np.array([seen[c] for c in cells], dtype=np.float64)
 
 
 def _csv_rows(lines: Iterable[str], where: str) -> Iterator[tuple[int, list[str]]]:
@@ -440,10 +445,16 @@ class _ColumnReader(_RowReader):
         them; None where one's identity is not read once for all its rows (the row reader's cache)."""
         flat, k = self.flat, self.k
         ids = [flat[c::k] for c in self.id_cols]
-        keys = list(dict.fromkeys(zip(*ids, strict=True)))  # in the order the rows first name them
-        local = {key: i for i, key in enumerate(keys)}
-        rows = np.fromiter(map(local.__getitem__, zip(*ids, strict=True)), dtype=np.int64, count=len(ids[0]))
-        first = np.unique(rows, return_index=True)[1].tolist()
+        period = _period(ids)
+        if period is not None:  # every tick names the modules in one order: row i is module i mod period's
+            keys = list(zip(*(c[:period] for c in ids), strict=True))
+            rows = np.arange(len(ids[0]), dtype=np.int64) % period
+            first = list(range(period))
+        else:
+            keys = list(dict.fromkeys(zip(*ids, strict=True)))  # in the order the rows first name them
+            local = {key: i for i, key in enumerate(keys)}
+            rows = np.fromiter(map(local.__getitem__, zip(*ids, strict=True)), dtype=np.int64, count=len(ids[0]))
+            first = np.unique(rows, return_index=True)[1].tolist()
         for key, r in zip(keys, first, strict=True):
             if key in self._code:
                 continue
@@ -459,13 +470,77 @@ class _ColumnReader(_RowReader):
     def _readings(self) -> dict[str, npt.NDArray[np.float64]] | None:
         """The block's reading columns; None where a counter is too large to hold exactly in a
         float (the row reader keeps it as a Python int)."""
-        out = {name: np.array(values, dtype=np.float64)
-               for name, values in zip(("temp", "power", "sm", "mem", "util"), self.readings(), strict=True)}
-        out.update((name, np.array(self._column(name), dtype=np.float64)) for name in _COUNTS if name in self.cols)
+        out = self._kept()
+        if out is None:
+            out = {name: np.array(values, dtype=np.float64)
+                   for name, values in zip(("temp", "power", "sm", "mem", "util"), self.readings(), strict=True)}
+            out.update((name, np.array(self._column(name), dtype=np.float64)) for name in _COUNTS if name in self.cols)
         if any(np.nanmax(np.abs(out[c]), initial=0.0) >= 2.0 ** 53 for c in _COUNTS if c in out):
             return None
         out["util"] = out["util"] / 100.0
         return out
+
+    def _kept(self) -> dict[str, npt.NDArray[np.float64]] | None:
+        """``readings`` and the counters as arrays where no reading is dropped (each column read
+        once as a whole, no list of its values); None where one is, for ``readings`` to note it."""
+        if "power_w" not in self.cols:
+            return None  # power from the instant or average column: ``readings``
+        temp, power, util = self._array("temp_c", bounds.TEMP_C), self._array("power_w", bounds.POWER_W), \
+            self._array("util")
+        if power is not None and {"power_w_instant", "power_w_average"} & set(self.cols) and np.isnan(power).any():
+            return None  # a missing power taken from the instant or average column: ``readings``
+        sm, gr = self._array("sm_clock_mhz"), self._array("gr_clock_mhz")
+        if sm is not None and gr is not None:
+            sm = np.where(np.isnan(sm), gr, sm)  # a missing SM clock is the graphics clock, as ``readings`` takes it
+        mem = self._array("mem_clock_mhz")
+        counts = {name: self._array(name) for name in _COUNTS if name in self.cols}
+        got = {"temp": temp, "power": power, "sm": sm, "mem": mem, "util": util, **counts}
+        if any(v is None for v in got.values()):
+            return None
+        return {name: v for name, v in got.items() if v is not None}
+
+    def _array(self, name: str, lo_hi: tuple[float, float] | None = None) -> npt.NDArray[np.float64] | None:
+        """Column ``name`` as ``_column`` reads it, NaN for a missing reading; None where one would
+        be dropped (out of ``lo_hi``, not finite) or its cells are too long for a number."""
+        i = self.cols.get(name, -1)
+        n = len(self.numbers)
+        if i < 0:
+            return np.full(n, np.nan)
+        cells = self.flat[i::self.k]
+        distinct = set(cells)
+        if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS:
+            return None
+        number = _numbers(cells[0][:2] == "0x", distinct)
+        if number is None:
+            return None
+        values = np.full(n, number[cells[0]]) if len(number) == 1 else \
+            np.fromiter(map(number.__getitem__, cells), dtype=np.float64, count=n)
+        if lo_hi is not None and not ((values >= lo_hi[0]) & (values <= lo_hi[1]) | np.isnan(values)).all():
+            return None
+        return values
+
+
+def _period(ids: list[list[str]]) -> int | None:
+    """The number of rows after which the identity cells (``ids``, a list per column) repeat, where
+    they do throughout and the rows of one period are all distinct modules; else None."""
+    first = ids[0]
+    period = first.index(first[0], 1) if first.count(first[0]) > 1 else len(first)
+    if any(c[period:] != c[:-period] for c in ids) or len(set(zip(*(c[:period] for c in ids), strict=True))) != period:
+        return None
+    return period
+
+
+def _numbers(hexa: bool, distinct: Iterable[str]) -> dict[str, float] | None:
+    """Each distinct cell as ``_column`` reads it (``_as_numbers``, else ``parse_cell``), NaN for a
+    cell that is no reading ('[N/A]'); None where one is nan or ±inf (no reading: dropped, noted)."""
+    try:
+        number = {c: float(int(c, 16)) if hexa else float(c.partition(" ")[0]) for c in distinct}
+    except ValueError:
+        cell = {c: parse_cell(c) for c in distinct}
+        if not all(v - v == 0 for v in cell.values() if v is not None):
+            return None
+        return {c: math.nan if v is None else v for c, v in cell.items()}
+    return number if all(v - v == 0 for v in number.values()) else None
 
 
 def _per_module(names: list[tuple[str, str]], who: npt.NDArray[np.int64],

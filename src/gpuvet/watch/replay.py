@@ -31,7 +31,6 @@ from gpuvet.watch.columns import Columns, floats
 from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity, event_roots, root_of
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
-from gpuvet.watch.loop import event_json
 from gpuvet.watch.recording import ModuleMeta, Recording
 
 BATCH = 100_000
@@ -84,6 +83,8 @@ class ReplayResult:
         return {**f.to_json(), "predicted_crossing_utc": self._when(f.crossing)}
 
     def event_json(self, e: Event) -> dict[str, Any]:
+        from gpuvet.watch.loop import event_json  # the live loop's imports (sinks, exporter) only with events
+
         out = event_json(e)
         out["time_utc"] = self._when(e.time)
         if e.predicted_crossing is not None:

@@ -8,6 +8,9 @@ import calendar
 import re
 import time
 
+import numpy as np
+import numpy.typing as npt
+
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds
 
@@ -106,6 +109,48 @@ class Clock:
             return None
         return float(calendar.timegm(st))
 
+
+
+_DATE_DIGITS, _TIME_AT = [0, 1, 2, 3, 5, 6, 8, 9], [11, 12, 14, 15, 17, 18]
+
+
+def stamps(cells: list[str]) -> npt.NDArray[np.float64] | None:
+    """``Clock()`` of every cell at once, where every cell is 'YYYY/MM/DD HH:MM:SS' with one
+    fraction width (what nvidia-smi writes; '-' for '/' too): the same seconds, each day read
+    once (``Clock._day``), the fraction as its digits over a power of ten (both exact, so the
+    quotient rounds as float('0.fff') does). None otherwise: the caller reads them one by one."""
+    width = len(cells[0]) if cells else 0
+    places = width - 20  # digits of the fraction
+    if not (width == 19 or 1 <= places <= 15):
+        return None
+    text = "".join(cells)
+    if len(text) != width * len(cells) or not text.isascii():
+        return None
+    grid = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(len(cells), width)
+    digits = [*_DATE_DIGITS, *_TIME_AT, *range(20, width)]
+    marks = grid[:, [10, 13, 16, *([19] if places > 0 else [])]]
+    seps = grid[:, [4, 7]]
+    d = grid[:, digits].astype(np.int64) - 48
+    if not (((d >= 0) & (d <= 9)).all() and (marks == np.frombuffer(b" ::."[:marks.shape[1]], np.uint8)).all()
+            and ((seps != 46) & ((seps < 48) | (seps > 57))).all()):
+        return None
+    h, m, sec = (d[:, 8 + 2 * i] * 10 + d[:, 9 + 2 * i] for i in range(3))
+    if (h >= 24).any() or (m >= 60).any() or (sec >= 62).any():
+        return None
+    day = ((d[:, 0] * 10 + d[:, 1]) * 10 + d[:, 2]) * 10 + d[:, 3]
+    day = (day * 100 + d[:, 4] * 10 + d[:, 5]) * 100 + d[:, 6] * 10 + d[:, 7]
+    keys, first, where = np.unique(day, return_index=True, return_inverse=True)
+    clock = Clock()
+    bases = [clock._day(cells[i][:10]) for i in first.tolist()]
+    if any(b is None for b in bases):
+        return None
+    t: npt.NDArray[np.float64] = np.asarray(bases, dtype=np.float64)[where] + (h * 3600 + m * 60 + sec).astype(np.float64)
+    if places:
+        frac = np.zeros(len(cells), dtype=np.int64)
+        for k in range(places):
+            frac = frac * 10 + d[:, 14 + k]
+        t = t + frac / float(10 ** places)
+    return t
 
 
 def no_index_at_all(rows: int, bad: bounds.BadIndex, where: str) -> None:
