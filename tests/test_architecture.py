@@ -483,17 +483,41 @@ def test_a_benchmark_is_one_registered_unit() -> None:
 
 def test_the_where_to_add_table_names_places_that_exist() -> None:
     """docs/architecture.md's table "to add X, write Y here": each place it names exists, a
-    NAME.py (or read_NAME.py) in its folder, and a benchmark or a telemetry log format takes at
-    most three files."""
+    NAME.py (or read_NAME.py) in its folder, and a benchmark, a telemetry log format or a captured
+    format takes at most three files."""
     root = SRC.parent
     text = (root / "docs" / "architecture.md").read_text().split("## Where to add what", 1)[1]
     rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    for unit in ("a benchmark", "a telemetry log format"):
+    for unit in ("a benchmark", "a telemetry log format", "a captured format"):
         assert any(cells[0].strip() == unit and int(cells[-1]) <= 3 for cells in rows), (unit, rows)
     for cells in rows:
         for place in __import__("re").findall(r"`((?:src|docs|tests)/[^`]+)`", cells[1]):
             path = root / place
             assert (path.parent.is_dir() if "NAME" in path.stem else path.exists()), f"{cells[0].strip()}: {place}"
+
+
+# --- a captured format is one unit: one protocol, one ordered list (issue 45) ---
+CAPTURE_WALK = ("gpuvet.captures.read", "gpuvet.captures.formats")  # the walk and the list it walks
+
+
+def test_a_captured_format_is_reached_through_formats_alone() -> None:
+    """captures/read.py imports no parser module (it walks FORMATS of captures/formats.py, the one
+    list), and no parser imports read or formats to fill a FileCapture itself: it returns its parse
+    and its Format says which field that fills."""
+    captures = [(m, line, n) for m, line, n in edges() if m.startswith("gpuvet.captures.") and n.count(".") >= 2
+                and n.startswith("gpuvet.captures.")]
+    bad = [(m, line, n) for m, line, n in captures if m == CAPTURE_WALK[0]
+           and n.split(".")[2] not in ("formats", "text")]
+    bad += [(m, line, n) for m, line, n in captures if m not in CAPTURE_WALK
+            and ".".join(n.split(".")[:3]) in CAPTURE_WALK]
+    assert not bad, _violations("a captured format registered outside captures/formats.py FORMATS", bad)
+    from dataclasses import fields
+
+    from gpuvet.captures.formats import FORMATS, SHARED, FileCapture
+
+    names = {f.name for f in fields(FileCapture)}
+    assert FORMATS[0].lines != SHARED and all(f.field is None or f.field in names for f in FORMATS), FORMATS
+    assert len({f.name for f in FORMATS}) == len(FORMATS), "two formats of one name"
 
 
 # --- backends/ by vendor: one subpackage each, gateways named alike (issue 45) ---

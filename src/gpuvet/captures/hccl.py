@@ -31,14 +31,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from gpuvet.captures.bench import NcclFailure, NcclParse
 from gpuvet.captures.records import NcclResult, NcclRow
 from gpuvet.captures.text import Line
-
-if TYPE_CHECKING:
-    from gpuvet.captures.read import FileCapture
 
 KIND = "hccl_test"
 _HEAD = re.compile(r"^\s*data_size\(Bytes\):\s*\|\s*a(?:ve?g)_time\(us\):\s*\|\s*alg_bandwidth\(GB/s\):\s*\|"
@@ -96,18 +92,6 @@ def _command(text: str) -> _Command | None:
     if mpi is None and not m.group(1) and not _OPTION.search(after):
         return None
     return _Command(m.group(2), bool(m.group(3)), mpi, after)
-
-
-def add_to(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
-    """HCCL Test output in the lines, added to the file's nccl-tests records; the lines claimed."""
-    parsed = parse(lines, where)
-    if parsed.claimed:
-        fc.nccl.results += parsed.results
-        fc.nccl.failures += parsed.failures
-        fc.nccl.notes += parsed.notes
-        fc.nccl.claimed |= parsed.claimed
-        fc.kinds.append(KIND)
-    return parsed.claimed
 
 
 def parse(lines: list[Line], where: str) -> NcclParse:

@@ -1,5 +1,7 @@
-"""One captured file, whatever it holds: each parser claims the lines it understood, the kinds
-found are named, and the lines nobody claimed are reported (never silently dropped).
+"""One captured file, whatever it holds: each format of FORMATS (captures/formats.py, the one list)
+claims the lines it understood, in the list's order, the kinds found are named, and the lines
+nobody claimed are reported (never silently dropped). This module reads and walks; it names no
+parser.
 
 A file may be gzip-compressed (nvidia-bug-report.log.gz); the bounds on what is read are in
 read_text and docs/limits.md.
@@ -11,32 +13,11 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures import (
-    aer,
-    amd_smi,
-    bench,
-    dcgm,
-    fabric_manager,
-    hccl,
-    kernel,
-    links,
-    nccl_devices,
-    nccl_log,
-    nic_tools,
-    npu_smi,
-    perftest,
-    rocm_validation,
-    smi_query,
-    smi_table,
-    smi_text,
-    smi_xml,
-    topo,
-    transferbench,
-)
-from gpuvet.captures.records import ListedParse
+from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, choose_smi
+from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked
@@ -49,40 +30,6 @@ _CHUNK = 2**20
 _SMALLER = "give the capture itself, or the part of it that matters."
 MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more than 4,300 (a ValueError mid-parse)
 _ZEROS = str.maketrans("123456789", "000000000")  # every digit a 0: a long run is then one str.find
-EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
-            "nvidia-smi topo -m (a matrix under a "
-            "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
-            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
-            "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
-            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
-            "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
-            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines")
-
-
-@dataclass
-class FileCapture:
-    path: str
-    kinds: list[str] = field(default_factory=list)
-    smi: smi_text.SmiText | None = None
-    xml: smi_xml.SmiXml | None = None
-    topo: topo.TopoMatrix | None = None
-    nccl: bench.NcclParse = field(default_factory=bench.NcclParse)
-    nvb: bench.NvbParse = field(default_factory=bench.NvbParse)
-    kernel: kernel.KernelParse = field(default_factory=kernel.KernelParse)
-    nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
-    lspci: links.LspciParse = field(default_factory=links.LspciParse)
-    aer: aer.AerParse = field(default_factory=aer.AerParse)  # the kernel's PCIe AER lines
-    dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
-    dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
-    amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
-    npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
-    nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
-    fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
-    perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
-    nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
-    rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
-    notes: list[str] = field(default_factory=list)
-    bug_report: bool = False
 
 
 def read_text(path: str) -> str:
@@ -171,21 +118,13 @@ def parse_text(text: str, where: str) -> FileCapture:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")
     fc = FileCapture(where, bug_report=bool(_BUNDLE.search(text[:20000])))
-    lines = cleaned.lines
-    claimed: set[int] = set()
-    fc.xml = smi_xml.parse(lines, where)
-    if fc.xml is not None:
-        claimed |= fc.xml.claimed
-        fc.kinds.append("nvidia-smi -q -x")
-    rest = [ln for ln in lines if ln.no not in claimed]
     try:
-        claimed |= _text_parsers(fc, rest, where)
+        claimed = _walk(fc, cleaned.lines, where)
     except CaptureError as exc:  # a parser that knows the line, not the file: name both
         if exc.where and where not in exc.where:
             exc = CaptureError(exc.what, where=f"{where}, {exc.where}", fix=exc.fix)
             raise exc from None
         raise
-    _dcgm_json(fc, text, lines, claimed)
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
@@ -208,93 +147,54 @@ def _refuse_long_numbers(text: str, where: str) -> None:
                            "writes one", where=where, fix="give the tool's output as it printed it.")
 
 
-def _text_parsers(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
-    """The specific formats first; topo -m and nvidia-smi -q (whose `Key : value` shape is
-    the least specific) read only what the others left."""
+def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
+    """Each format of FORMATS in turn, on the lines its ``lines`` says, filling its field and naming
+    the kinds it found; then the module list from the table, the CSV or nccl-tests' device lines
+    where no -q gave one (named where -q would be). The lines claimed."""
     claimed: set[int] = set()
-    fc.nccl, fc.nvb = bench.parse_nccl(lines, where), bench.parse_nvbandwidth(lines)
-    fc.kernel, fc.nvlink = kernel.parse(lines), links.parse_nvlink(lines)
-    fc.lspci, fc.dcgm = links.parse_lspci(lines), dcgm.parse_text(lines)
-    fc.dmon, fc.aer = smi_text.parse_dmon(lines), aer.parse(lines)
-    fc.amd, fc.npu = amd_smi.parse(lines), npu_smi.parse(lines)
-    for parsed, kind in ((fc.nccl, "nccl-tests"), (fc.nvb, "nvbandwidth"), (fc.kernel, "kernel log"),
-                         (fc.nvlink, "nvlink state"), (fc.lspci, "lspci -vvv"), (fc.dcgm, "dcgmi diag"),
-                         (fc.dmon, "nvidia-smi dmon"), (fc.aer, "kernel AER")):
-        if parsed.claimed:
-            claimed |= parsed.claimed
-            fc.kinds.append(kind)
-    fc.kinds += ["nvidia-smi: no devices"] if fc.lspci.smi_none else []  # its one line, read beside an lspci listing
-    for listed in (fc.amd, fc.npu):  # each names the formats it found
-        claimed |= listed.claimed
-        fc.kinds += listed.kinds
-    fc.nccl_log = nccl_log.parse(lines)  # the runtimes' own logs: before -q, whose `Key : value` they resemble
-    claimed |= fc.nccl_log.claimed
-    fc.kinds += fc.nccl_log.kinds
-    fc.rbt_validation = rocm_validation.parse(lines)  # rocm-bandwidth-test -v: its PASS/FAIL matrix
-    claimed |= fc.rbt_validation.claimed
-    fc.kinds += ["rocm-bandwidth-test -v"] if fc.rbt_validation.checks else []
-    claimed |= hccl.add_to(fc, [ln for ln in lines if ln.no not in claimed], where)  # Ascend HCCL Test
-    claimed |= transferbench.add_to(fc, [ln for ln in lines if ln.no not in claimed])  # AMD TransferBench
-    fc.nics, more = nic_tools.parse([ln for ln in lines if ln.no not in claimed])  # the RDMA NICs
-    claimed |= more
-    fc.kinds += fc.nics.kinds
-    claimed |= _network_tools(fc, [ln for ln in lines if ln.no not in claimed])
-    table = smi_table.parse([ln for ln in lines if ln.no not in claimed])  # nvidia-smi's default table
-    claimed |= table.claimed
-    query = smi_query.parse([ln for ln in lines if ln.no not in claimed])  # nvidia-smi --query-gpu CSV
-    claimed |= query.claimed
-    rest = [ln for ln in lines if ln.no not in claimed]
-    fc.topo = topo.parse(rest, where)
-    if fc.topo is not None:
-        topo.again(rest, fc.topo, where)  # a second matrix in the file: compared with the first, said
-        claimed |= fc.topo.claimed
-        fc.kinds.append("nvidia-smi topo -m")
-    smi = smi_text.parse([ln for ln in rest if ln.no not in claimed], where)
-    if smi.modules:
-        fc.smi = smi
-        claimed |= smi.claimed
-        fc.kinds.append("nvidia-smi -q")
-    elif table.modules or query.modules:  # a -q beside them (a bug report) says more of the same modules
-        fc.smi = table if table.modules else query
-        fc.kinds.append("nvidia-smi table" if table.modules else "nvidia-smi --query-gpu")
-    elif fc.nccl.results and fc.topo is None and (named := nccl_devices.listing(lines)).modules:
-        fc.smi = named  # a benchmark log alone: its device lines are the module list
+    kept: dict[str, object] = {}
+    seen, smi_at = lines, 0
+    for fmt in FORMATS:
+        if fmt.lines != SHARED:
+            seen = lines if fmt.lines == ALL else [ln for ln in lines if ln.no not in claimed]
+        parsed = fmt.parse(seen, where)
+        claimed |= parsed.claimed
+        fc.kinds += parsed.kinds or ((fmt.name,) if parsed.found else ())
+        _fill(fc, fmt, parsed.value, kept)
+        smi_at = len(fc.kinds) if fmt.field == "smi" else smi_at
+    if (kind := choose_smi(fc, kept, lines)) is not None:
+        fc.kinds.insert(smi_at, kind)
     return claimed
 
 
-def _network_tools(fc: FileCapture, lines: list[Line]) -> set[int]:
-    """The fabric manager's journal and perftest runs: read before nvidia-smi -q, whose `Key : value`
-    shape would otherwise take perftest's header for modules."""
-    fc.fabric_manager, fc.perftest = fabric_manager.parse(lines), perftest.parse(lines)
-    for parsed, kind in ((fc.fabric_manager, "fabric manager log"), (fc.perftest, "perftest")):
-        if parsed.claimed:
-            fc.kinds.append(kind)
-    return fc.fabric_manager.claimed | fc.perftest.claimed
+def _fill(fc: FileCapture, fmt: Format, value: object | None, kept: dict[str, object]) -> None:
+    """The format's field set to what it found (or what it found added beside what is there); a
+    format with no field keeps its find by name for choose_smi."""
+    if fmt.field is None:
+        kept[fmt.name] = value
+    elif value is not None and fmt.adds:
+        _add(getattr(fc, fmt.field), value)
+    elif value is not None:
+        setattr(fc, fmt.field, value)
 
 
-def _dcgm_json(fc: FileCapture, text: str, lines: list[Line], claimed: set[int]) -> None:
-    if "test_categories" not in text:
-        return
-    body = "\n".join(ln.text for ln in lines)
-    parsed = dcgm.parse_json(body)
-    if parsed is None:
-        fc.notes.append("something like dcgmi diag -j JSON, but not readable JSON: skipped")
-        return
-    first = next(ln.no for ln in lines if "{" in ln.text)
-    last = max(ln.no for ln in lines if "}" in ln.text)
-    parsed.claimed = {ln.no for ln in lines if first <= ln.no <= last}
-    fc.dcgm = parsed
-    claimed |= parsed.claimed
-    fc.kinds.append("dcgmi diag -j")
+def _add(into: object, more: object) -> None:
+    """Two parses of one record type made one: lists extended, sets joined, mappings updated."""
+    assert is_dataclass(into) and not isinstance(into, type)
+    for f in fields(into):
+        have, extra = getattr(into, f.name), getattr(more, f.name)
+        if isinstance(have, list):
+            have += extra
+        elif isinstance(have, set):
+            have |= extra
+        elif isinstance(have, dict):
+            have.update(extra)
 
 
 def _notes(fc: FileCapture) -> list[str]:
-    notes: list[str] = []
-    for part in (fc.xml, fc.topo, fc.smi, fc.nccl, fc.nvb, fc.kernel, fc.nvlink, fc.lspci, fc.dcgm, fc.dmon, fc.amd,
-                 fc.npu, fc.nccl_log, fc.rbt_validation):
-        if part is not None:
-            notes += part.notes
-    return notes
+    """The notes of every field that has them, in FileCapture's order."""
+    parts = (getattr(fc, f.name) for f in fields(fc) if f.name != "notes")
+    return [note for part in parts for note in getattr(part, "notes", ())]
 
 
 def _skipped(cleaned: Cleaned, claimed: set[int], bug_report: bool) -> list[str]:

@@ -11,7 +11,7 @@ row is the reverse copy measured at the same time; it is kept transposed (row = 
 ``<->`` sums and the min/max/sd rows are claimed, not kept. A data mismatch TransferBench found
 (``Unexpected mismatch``) is a copy check failure as nvbandwidth's; any other ``[ERROR]`` line is
 a run that stopped, kept with its words as a test not run (nvbandwidth's ``Waived``), named
-"TransferBench". All of it goes into the file's nvbandwidth records (``add_to``).
+"TransferBench". All of it is given as nvbandwidth's records (``records``).
 """
 
 from __future__ import annotations
@@ -19,14 +19,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from gpuvet.captures.bench import NvbWaived
+from gpuvet.captures.bench import NvbParse, NvbWaived
 from gpuvet.captures.records import CopyCheckFailure
 from gpuvet.captures.text import Line, ranges
-
-if TYPE_CHECKING:
-    from gpuvet.captures.read import FileCapture
 
 MAX_DEVICES = 4096  # columns in one table and a device's index: the AMD listings' bound (docs/limits.md); past it, not read
 PREFIX = "TransferBench"
@@ -90,17 +86,13 @@ def _is_transferbench(lines: list[Line]) -> bool:
                (s.startswith("SRC\\DST") and "STotal" in s) for s in (ln.text.strip() for ln in lines))
 
 
-def add_to(fc: FileCapture, lines: list[Line]) -> set[int]:
-    """TransferBench output in the lines, added to the file's nvbandwidth records; the lines claimed."""
+def records(lines: list[Line]) -> NvbParse:
+    """TransferBench output in the lines as nvbandwidth's records (its matrices, copy check failures,
+    and each [ERROR] that stopped a run as a test not run), for the file's nvbandwidth field."""
     parsed = parse(lines)
-    if parsed.claimed:
-        fc.nvb.matrices.update(parsed.matrices)
-        fc.nvb.failures += parsed.failures
-        fc.nvb.waived += [NvbWaived(PREFIX, e.text, e.line) for e in parsed.errors]
-        fc.nvb.notes += parsed.notes
-        fc.nvb.claimed |= parsed.claimed
-        fc.kinds.append(PREFIX)
-    return parsed.claimed
+    return NvbParse(matrices=parsed.matrices, failures=parsed.failures,
+                    waived=[NvbWaived(PREFIX, e.text, e.line) for e in parsed.errors], claimed=parsed.claimed,
+                    notes=parsed.notes)
 
 
 def parse(lines: list[Line]) -> TbParse:

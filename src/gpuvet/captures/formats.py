@@ -1,0 +1,256 @@
+"""Every captured format gpuvet reads, as one unit each: what it is, the FileCapture field it fills,
+how it is parsed and which lines it sees; and FORMATS, the one ordered list read.py walks. A new
+format is its parser module, one line in FORMATS and its field in FileCapture (docs/architecture.md).
+
+Order matters: a format given ``UNCLAIMED`` sees only the lines no earlier format claimed, so the
+specific formats come first and the loose ones (topo -m, then nvidia-smi -q, whose ``Key : value``
+shape is the least specific) read what the others left. ``SHARED`` formats see the same lines as
+the format before them (read side by side, their claims do not hide lines from each other);
+``ALL`` sees every line whatever was claimed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from gpuvet.captures import (
+    aer,
+    amd_smi,
+    bench,
+    dcgm,
+    fabric_manager,
+    hccl,
+    kernel,
+    links,
+    nccl_devices,
+    nccl_log,
+    nic_tools,
+    npu_smi,
+    perftest,
+    rocm_validation,
+    smi_query,
+    smi_table,
+    smi_text,
+    smi_xml,
+    topo,
+    transferbench,
+)
+from gpuvet.captures.records import ListedParse
+from gpuvet.captures.text import Line
+
+EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
+            "nvidia-smi topo -m (a matrix under a "
+            "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
+            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
+            "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
+            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
+            "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
+            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines")
+
+
+@dataclass
+class FileCapture:
+    """What one file holds, one field per format. The fields holding notes are said in this order
+    (read.py reads them from every field that has ``notes``)."""
+
+    path: str
+    kinds: list[str] = field(default_factory=list)
+    xml: smi_xml.SmiXml | None = None
+    topo: topo.TopoMatrix | None = None
+    smi: smi_text.SmiText | None = None  # -q text, else the table, the --query-gpu CSV or nccl-tests' device lines
+    nccl: bench.NcclParse = field(default_factory=bench.NcclParse)  # nccl-tests, rccl-tests, HCCL Test
+    nvb: bench.NvbParse = field(default_factory=bench.NvbParse)  # nvbandwidth, TransferBench
+    kernel: kernel.KernelParse = field(default_factory=kernel.KernelParse)
+    nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
+    lspci: links.LspciParse = field(default_factory=links.LspciParse)
+    dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
+    dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
+    amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
+    npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
+    nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
+    rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
+    aer: aer.AerParse = field(default_factory=aer.AerParse)  # the kernel's PCIe AER lines
+    nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
+    fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
+    perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
+    notes: list[str] = field(default_factory=list)
+    bug_report: bool = False
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one format found in the lines it saw: ``value`` fills its field (None leaves the field
+    as it is), ``claimed`` are the lines it understood. ``found`` names the file with the format's
+    name; a format that tells several tools apart names them itself in ``kinds``."""
+
+    value: object | None
+    claimed: set[int]
+    found: bool = False
+    kinds: tuple[str, ...] = ()
+
+
+Lines = Literal["unclaimed", "shared", "all"]
+UNCLAIMED: Lines = "unclaimed"
+SHARED: Lines = "shared"
+ALL: Lines = "all"
+
+
+@dataclass(frozen=True)
+class Format:
+    """One captured format. ``field`` is the FileCapture field it fills (None: kept by name for
+    ``choose_smi``); ``adds`` puts what it found beside what an earlier format left in that field
+    (HCCL Test beside nccl-tests), field by field, instead of replacing it."""
+
+    name: str  # the kind a file is read as when it holds this format
+    field: str | None
+    parse: Callable[[list[Line], str], Parsed]
+    lines: Lines = UNCLAIMED
+    adds: bool = False
+
+
+class _Claims(Protocol):
+    @property
+    def claimed(self) -> set[int]: ...
+
+
+class _Lists(_Claims, Protocol):
+    @property
+    def kinds(self) -> list[str]: ...
+
+
+def _one(parse: Callable[[list[Line]], _Claims]) -> Callable[[list[Line], str], Parsed]:
+    """A parser that takes the lines alone, found when it claimed one."""
+    def run(lines: list[Line], where: str) -> Parsed:
+        got = parse(lines)
+        return Parsed(got, got.claimed, found=bool(got.claimed))
+    return run
+
+
+def _listed(parse: Callable[[list[Line]], _Lists]) -> Callable[[list[Line], str], Parsed]:
+    """A parser that names the tools it found itself (amd-smi or rocm-smi, ibstat or ibv_devinfo)."""
+    def run(lines: list[Line], where: str) -> Parsed:
+        got = parse(lines)
+        return Parsed(got, got.claimed, kinds=tuple(got.kinds))
+    return run
+
+
+def _xml(lines: list[Line], where: str) -> Parsed:
+    got = smi_xml.parse(lines, where)
+    return Parsed(got, got.claimed if got else set(), found=got is not None)
+
+
+def _nccl(lines: list[Line], where: str) -> Parsed:
+    got = bench.parse_nccl(lines, where)
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
+def _no_devices(lines: list[Line], where: str) -> Parsed:
+    """nvidia-smi's whole answer when the driver brought up no module: lspci's parse claims the line
+    and keeps it (``LspciParse.smi_none``); here it only names the file, after the kinds read beside it."""
+    return Parsed(None, set(), found=any(ln.text.strip() == "No devices were found" for ln in lines))
+
+
+def _rbt_validation(lines: list[Line], where: str) -> Parsed:
+    got = rocm_validation.parse(lines)  # its header alone is claimed; named only with PASS/FAIL cells
+    return Parsed(got, got.claimed, found=bool(got.checks))
+
+
+def _hccl(lines: list[Line], where: str) -> Parsed:
+    got = hccl.parse(lines, where)
+    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+
+
+def _transferbench(lines: list[Line], where: str) -> Parsed:
+    got = transferbench.records(lines)
+    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+
+
+def _nics(lines: list[Line], where: str) -> Parsed:
+    got, claimed = nic_tools.parse(lines)
+    return Parsed(got, claimed, kinds=tuple(got.kinds))
+
+
+def _kept(parse: Callable[[list[Line]], smi_text.SmiText]) -> Callable[[list[Line], str], Parsed]:
+    """The table and the --query-gpu CSV: their lines claimed now, their modules kept for choose_smi."""
+    def run(lines: list[Line], where: str) -> Parsed:
+        got = parse(lines)
+        return Parsed(got, got.claimed)
+    return run
+
+
+def _topo(lines: list[Line], where: str) -> Parsed:
+    got = topo.parse(lines, where)
+    if got is not None:
+        topo.again(lines, got, where)  # a second matrix in the file: compared with the first, said
+    return Parsed(got, got.claimed if got else set(), found=got is not None)
+
+
+def _smi(lines: list[Line], where: str) -> Parsed:
+    got = smi_text.parse(lines, where)
+    return Parsed(got, got.claimed, found=True) if got.modules else Parsed(None, set())
+
+
+def _dcgm_json(lines: list[Line], where: str) -> Parsed:
+    """dcgmi diag -j: one JSON document over many lines, read from the whole text; its lines from the
+    first ``{`` to the last ``}`` claimed."""
+    if not any("test_categories" in ln.text for ln in lines):
+        return Parsed(None, set())
+    got = dcgm.parse_json("\n".join(ln.text for ln in lines))
+    if got is None:
+        return Parsed(None, set())
+    first = next(ln.no for ln in lines if "{" in ln.text)
+    last = max(ln.no for ln in lines if "}" in ln.text)
+    got.claimed = {ln.no for ln in lines if first <= ln.no <= last}
+    return Parsed(got, got.claimed, found=True)
+
+
+TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
+FORMATS: tuple[Format, ...] = (
+    Format("nvidia-smi -q -x", "xml", _xml),
+    Format("nccl-tests", "nccl", _nccl),
+    Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED),
+    Format("kernel log", "kernel", _one(kernel.parse), SHARED),
+    Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED),
+    Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED),
+    Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED),
+    Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED),
+    Format("kernel AER", "aer", _one(aer.parse), SHARED),
+    Format("nvidia-smi: no devices", None, _no_devices, SHARED),
+    Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", _listed(amd_smi.parse), SHARED),
+    Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED),
+    # the runtimes' own logs: before -q, whose `Key : value` they resemble
+    Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED),
+    Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED),  # its PASS/FAIL matrix
+    Format(hccl.KIND, "nccl", _hccl, adds=True),  # Ascend HCCL Test, read as nccl-tests' records
+    Format(transferbench.PREFIX, "nvb", _transferbench, adds=True),  # AMD TransferBench, as nvbandwidth's
+    Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics),  # the RDMA NICs
+    # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
+    Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse)),
+    Format("perftest", "perftest", _one(perftest.parse), SHARED),
+    Format(TABLE, None, _kept(smi_table.parse)),  # nvidia-smi's default table
+    Format(QUERY, None, _kept(smi_query.parse)),  # nvidia-smi --query-gpu CSV
+    Format("nvidia-smi topo -m", "topo", _topo),
+    Format("nvidia-smi -q", "smi", _smi),
+    Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL),  # replaces the text table's records when both are there
+)
+
+
+def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> str | None:
+    """The module list when no -q text gave one: the table, else the --query-gpu CSV (a -q beside
+    them, as in a bug report, says more of the same modules), else a benchmark log's device lines
+    when the run is all the file holds. The kind it is read as, named where -q's would be; None
+    when -q gave the list or nothing did."""
+    if fc.smi is not None:
+        return None
+    table, query = kept[TABLE], kept[QUERY]
+    assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
+    if table.modules or query.modules:
+        fc.smi = table if table.modules else query
+        return TABLE if table.modules else QUERY
+    if fc.nccl.results and fc.topo is None:
+        after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
+        if (named := nccl_devices.listing(after_xml)).modules:
+            fc.smi = named
+    return None
