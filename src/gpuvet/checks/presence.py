@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import ModuleIdentity
-from gpuvet.checks.admission import Admission
 from gpuvet.checks.events import Event, Severity
+
+if TYPE_CHECKING:  # benchmarking a module that appears is imported only where one does (issue 43)
+    from gpuvet.checks.admission import Admission
 
 LOST_AFTER_MISSES = 3
 
@@ -62,6 +65,11 @@ class Presence:
                 events.append(self._lost(t, uuid, f"{self.known[uuid].id} stopped answering ({LOST_AFTER_MISSES} "
                                                   "samples missed)", {}))
         return events
+
+    def settled(self, uuids: set[str]) -> bool:
+        """Whether ``uuids`` listed and answering change nothing: exactly the modules known, none
+        silent lately (a run of such ticks raises no event and may be taken at once)."""
+        return uuids == self.known.keys() and not any(self._misses.get(u, 0) for u in uuids)
 
     def _arrived(self, t: float, ident: ModuleIdentity) -> list[Event]:
         self.known[ident.uuid] = ident

@@ -9,15 +9,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
-from gpuvet.checks.admission import Admission
-from gpuvet.checks.blocks import block_fed, from_samples, skips
+from gpuvet.checks.blocks import ModuleBlock, Placed, block_fed, from_samples, skips
 from gpuvet.checks.detectors import Detector
 from gpuvet.checks.events import Event
 from gpuvet.checks.presence import ModuleState, Presence
+
+if TYPE_CHECKING:  # benchmarking a module that appears is imported only where one does (issue 43)
+    from gpuvet.backends.sim.ticks import ModuleColumns
+    from gpuvet.checks.admission import Admission
 
 
 @dataclass(frozen=True)
@@ -147,9 +150,14 @@ class TelemetryWindow:
         cost = _Cost()
         pacer = Pacer(cfg.speedup)
         total, t, last_slow = 0, 0.0, -1e18
+        blocks = self._takes_blocks()
         # with no one to watch it happen (doctor's evidence), the observers take a run of ticks at a time
-        chunk = _Chunk() if not self.sinks and cfg.speedup is None else None
+        chunk = _Chunk() if not self.sinks and cfg.speedup is None and not blocks else None
         while not self.stop() and (cfg.duration_s is None or t <= cfg.duration_s):
+            if blocks and presence.settled({i.uuid for i in self.source.present(t)}):
+                t, last_slow, n = self._block(t, last_slow, presence, events, cost)
+                total += n
+                continue
             slow = t - last_slow >= cfg.slow_every_s
             if slow:
                 last_slow = t
@@ -176,6 +184,46 @@ class TelemetryWindow:
             self._emit(events, chunk.observe(self.observers))
         return WindowResult(t, total, cost.per_module, events, presence.states)
 
+    def _takes_blocks(self) -> bool:
+        """A source that samples runs of ticks at once (the simulated node), run as fast as it
+        goes, to sinks that take blocks (issue 43)."""
+        return self.config.speedup is None and hasattr(self.source, "sample_block") and \
+            all(getattr(sink, "takes_blocks", False) for sink in self.sinks)
+
+    def _block(self, t: float, last_slow: float, presence: Presence, events: list[Event],
+               cost: _Cost) -> tuple[float, float, int]:
+        """Ticks from ``t`` while nobody comes or goes, sampled and observed at once; each tick's
+        events in the order tick-by-tick sampling raises them. Returns the next tick's time, the
+        last slow tick's, and the samples taken."""
+        cfg = self.config
+        times, slow = _plan(t, last_slow, cfg)
+        started = time.perf_counter()
+        block = cast(BlockSource, self.source).sample_block(times, slow)
+        n, k = len(block.times), len(block.identities)
+        if k:
+            cost.seconds += time.perf_counter() - started
+            cost.n += n * k
+        placed = observe_in_order(self.observers, module_blocks(block))
+        for sink in self.sinks:
+            take = getattr(sink, "samples_block", None)
+            if take is not None:
+                take(block, cost.per_module)
+        at: dict[int, list[Event]] = {}
+        for row, _, e in placed:
+            at.setdefault(row // k, []).append(e)
+        for i in sorted(set(at).union(i for i in range(n) if slow[i])):
+            if slow[i]:
+                self._emit(events, presence.listed(times[i], block.identities))
+                for sink in self.sinks:
+                    sink.listed(dict(presence.known))
+            self._emit(events, at.get(i, []))
+            if slow[i]:
+                for sink in self.sinks:
+                    sink.samples(times[i], (), True, cost.per_module)
+        self._emit(events, presence.answered(times[n - 1], {i.uuid for i in block.identities}))
+        slow_times = [x for x, s in zip(times[:n], slow, strict=False) if s]
+        return times[n - 1] + cfg.interval_s, slow_times[-1] if slow_times else last_slow, n * k
+
     def _sample(self, t: float, slow: bool, cost: _Cost) -> list[Sample]:
         started = time.perf_counter()
         samples = self.source.sample(t, slow)
@@ -195,6 +243,7 @@ class TelemetryWindow:
 
 
 CHUNK_SAMPLES = 20_000  # module samples held before the observers take them
+BLOCK_TICKS = 2_500  # ticks a source that samples blocks takes at once
 
 
 class _Chunk:
@@ -222,22 +271,76 @@ class _Chunk:
             return []
         groups = list(self.groups.values())
         blocks = [from_samples(ss, rows) for ss, rows in groups]
-        placed: list[tuple[int, int, Event]] = []
-        stream: list[tuple[int, Sample]] | None = None
-        for i, o in enumerate(observers):
-            many = getattr(o, "observe_blocks", None)  # a trend model that sums blocks itself
-            got: list[tuple[int, int, Event]] | None = many(blocks, i * 10_000) if many is not None else None
-            if got is not None:
-                placed += got
-                continue
-            if isinstance(o, Detector) and block_fed(o):
-                placed += [(row, i * 10_000 + k, e) for b, (ss, rows) in zip(blocks, groups, strict=True)
-                           if not skips(o, b) for s, row in zip(ss, rows, strict=True)
-                           for k, e in enumerate(o.observe(s))]
-                continue
-            if stream is None:
-                stream = sorted((row, s) for ss, rows in groups for s, row in zip(ss, rows, strict=True))
-            placed += [(row, i * 10_000 + k, e) for row, s in stream for k, e in enumerate(o.observe(s))]
-        placed.sort(key=lambda x: (x[0], x[1]))
+        placed = observe_in_order(observers, blocks, [ss for ss, _ in groups])
         self.groups, self.n = {}, 0
         return [e for _, _, e in placed]
+
+
+def observe_in_order(observers: Sequence[Observer], blocks: Sequence[ModuleBlock],
+                     samples: Sequence[Sequence[Sample]] | None = None) -> list[Placed]:
+    """Every observer over the blocks (``samples``: each block's samples where the caller has them;
+    made from the block where it does not, only for an observer that must read them one by one),
+    placed in the order feeding every sample to every observer as it came raises them."""
+    placed: list[Placed] = []
+    stream: list[tuple[int, Sample]] | None = None
+
+    def each(j: int, b: ModuleBlock) -> Sequence[Sample]:
+        return samples[j] if samples is not None else [b.sample(i) for i in range(len(b))]
+
+    for slot, o in enumerate(observers):
+        many = getattr(o, "observe_blocks", None)  # a trend model that sums blocks itself
+        got: list[Placed] | None = many(blocks, slot * 10_000) if many is not None else None
+        if got is not None:
+            placed += got
+            continue
+        if isinstance(o, Detector) and block_fed(o):
+            placed += [(row, slot * 10_000 + k, e) for j, b in enumerate(blocks) if not skips(o, b)
+                       for s, row in zip(each(j, b), b.rows, strict=True) for k, e in enumerate(o.observe(s))]
+            continue
+        if stream is None:
+            stream = sorted((row, s) for j, b in enumerate(blocks) for s, row in zip(each(j, b), b.rows, strict=True))
+        placed += [(row, slot * 10_000 + k, e) for row, s in stream for k, e in enumerate(o.observe(s))]
+    placed.sort(key=lambda x: (x[0], x[1]))
+    return placed
+
+
+def _plan(t: float, last_slow: float, cfg: WindowConfig) -> tuple[list[float], list[bool]]:
+    """The next ``BLOCK_TICKS`` ticks' times and slow flags, as the tick-by-tick loop steps them."""
+    times: list[float] = []
+    slow: list[bool] = []
+    while len(times) < BLOCK_TICKS and (cfg.duration_s is None or t <= cfg.duration_s):
+        is_slow = t - last_slow >= cfg.slow_every_s
+        if is_slow:
+            last_slow = t
+        times.append(t)
+        slow.append(is_slow)
+        t += cfg.interval_s
+    return times, slow
+
+
+class TickBlock(Protocol):
+    """Ticks a source sampled at once while nobody came or went (``backends.sim.ticks.SimBlock``)."""
+
+    @property
+    def times(self) -> list[float]: ...
+
+    @property
+    def identities(self) -> list[ModuleIdentity]: ...
+
+    def module_columns(self, first_row: int = 0) -> list[ModuleColumns]: ...
+
+    def logbook_columns(self) -> tuple[list[float], list[float], list[float], list[float], list[float],
+                                       list[float], list[int]]: ...
+
+
+def module_blocks(block: TickBlock) -> list[ModuleBlock]:
+    """A block's modules as the detectors' ``ModuleBlock``s (stream rows tick-major from 0)."""
+    return [ModuleBlock(c.module, c.uuid, c.t, c.rows, c.temp, c.power, c.sm, c.mem, c.util, c.throttle, c.ambient,
+                        c.ecc_corrected, c.ecc_uncorrected, c.pcie, c.pcie_replays, c.nvlink, c.xids, c.nvlink_down,
+                        _arrays=c.arrays) for c in block.module_columns()]
+
+
+class BlockSource(Protocol):
+    """A telemetry source that samples runs of ticks at once."""
+
+    def sample_block(self, times: Sequence[float], slow: Sequence[bool]) -> TickBlock: ...

@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import Sample
 from gpuvet.backends.telemetry import TelemetrySource
-from gpuvet.checks.admission import Admission, admit
 from gpuvet.checks.detectors import Detector, default_detectors
 from gpuvet.checks.events import Event
 from gpuvet.checks.model import Json
@@ -25,8 +25,11 @@ from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch.events import event_roots, root_of
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
 from gpuvet.watch.nic_sink import NicSink
-from gpuvet.watch.prometheus import ExportState
 from gpuvet.watch.sinks import CallbackSink, ExportSink, LogbookSink
+
+if TYPE_CHECKING:  # the endpoint and admission are imported where they are used (issue 43)
+    from gpuvet.checks.admission import Admission
+    from gpuvet.watch.prometheus import ExportState
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ class Watcher:
         return NicSink(self.backend.nics_at, NicWatch(declared_nics(design)), forward, self.export)
 
     def _admit(self, module: str) -> Admission:
+        from gpuvet.checks.admission import admit  # benchmarks a module: only when one appears (issue 43)
+
         return admit(self.backend, module)
 
     def _begin(self, source: TelemetrySource) -> LogbookSink | None:

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 from gpuvet.backends.nic_readings import NicReadings
 from gpuvet.backends.readings import ModuleIdentity, Sample, Unavailable
 from gpuvet.checks.events import Event
 from gpuvet.checks.nic_watch import NicWatch, nic_samples
 from gpuvet.checks.window import Sink
-from gpuvet.watch.prometheus import ExportState
+
+if TYPE_CHECKING:  # the endpoint's module is imported where it is used (issue 43)
+    from gpuvet.watch.prometheus import ExportState
 
 NicReader = Callable[[float], NicReadings | Unavailable | None]
 
@@ -28,6 +31,7 @@ class NicSink:
     export: ExportState | None = None
     events: list[Event] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    takes_blocks: ClassVar[bool] = True  # in a run of ticks it reads only the slow ones (``samples``)
 
     def event(self, e: Event) -> None:
         pass  # the modules' events are not its business

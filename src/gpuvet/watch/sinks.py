@@ -7,16 +7,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.events import Event, Severity
+from gpuvet.checks.window import TickBlock
 from gpuvet.ledger.ladders import Ladders, load_ladders
 from gpuvet.ledger.record import ModuleStep, module_steps
 from gpuvet.logbook.records import Sighting
 from gpuvet.logbook.store import Logbook, SampleRow, utc_now
 from gpuvet.report.jsonable import to_jsonable
-from gpuvet.watch.prometheus import ExportState, LadderStep
+
+if TYPE_CHECKING:  # the endpoint's module is imported where it is used (issue 43)
+    from gpuvet.watch.prometheus import ExportState
 
 FLUSH_WALL_S = 1.0
 MAX_BUFFER = 200_000
@@ -39,6 +43,7 @@ class LogbookSink:
     _mkeys: dict[str, int] = field(default_factory=dict)
     _buffer: list[SampleRow] = field(default_factory=list)
     _last_flush: float = field(default_factory=time.monotonic)
+    takes_blocks: ClassVar[bool] = True  # ``samples_block``: a simulated node's runs of ticks (issue 43)
 
     @classmethod
     def begin(cls, logbook: Logbook, env: dict[str, object], simulated: bool, node: str,
@@ -64,6 +69,8 @@ class LogbookSink:
     def _export(self, steps: list[ModuleStep]) -> None:
         if self.export is None:
             return
+        from gpuvet.watch.prometheus import LadderStep
+
         with self.export.lock:
             for m in steps:
                 self.export.steps[m.uuid or ""] = LadderStep(m.serial or "", m.step.fault, m.step.step, m.step.rank)
@@ -80,12 +87,25 @@ class LogbookSink:
 
     def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
         for s in samples:
-            if s.uuid not in self._mkeys:
-                seen = self._known.get(s.uuid)
-                self._mkeys[s.uuid] = self.logbook.module_key(s.uuid, s.module, seen.bus_id if seen else None,
+            self._buffer.append((self._key(s.uuid, s.module), s.t, s.temp_c, s.power_w, s.sm_clock_mhz,
+                                 s.mem_clock_mhz, s.util, s.throttle))
+        self._flush_due()
+
+    def samples_block(self, block: TickBlock, cost_per_module: float) -> None:
+        """A run of ticks' samples (``samples`` of each tick in turn), from the block's columns."""
+        keys = [self._key(i.uuid, i.id) for i in block.identities]
+        self._buffer += zip(keys * len(block.times), *block.logbook_columns(), strict=True)
+        self._flush_due()
+
+    def _key(self, uuid: str, module: str) -> int:
+        key = self._mkeys.get(uuid)
+        if key is None:
+            seen = self._known.get(uuid)
+            key = self._mkeys[uuid] = self.logbook.module_key(uuid, module, seen.bus_id if seen else None,
                                                               seen.model if seen else None)
-            self._buffer.append((self._mkeys[s.uuid], s.t, s.temp_c, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz,
-                                 s.util, s.throttle))
+        return key
+
+    def _flush_due(self) -> None:
         now = time.monotonic()
         if now - self._last_flush >= FLUSH_WALL_S or len(self._buffer) >= MAX_BUFFER:
             self.flush()
@@ -154,6 +174,11 @@ class CallbackSink:
 
     on_event: Callable[[Event], None] | None = None
     on_tick: Callable[[float, list[Sample]], None] | None = None
+
+    @property
+    def takes_blocks(self) -> bool:
+        """Runs of ticks need no hook: only the live table reads each tick's samples."""
+        return self.on_tick is None
 
     def event(self, e: Event) -> None:
         if self.on_event:

@@ -92,6 +92,13 @@ class SimPhysics:
             r[c.index] += c.c_per_watt_per_day * max(t - c.start_s, 0.0) / DAY
         return r
 
+    def resistance_at(self, times: FloatArray) -> FloatArray:
+        """``resistance`` at each of ``times`` (times × modules), the same figures."""
+        r = np.tile(self.r0, (len(times), 1))
+        for c in self._creep:
+            r[:, c.index] += c.c_per_watt_per_day * np.maximum(times - c.start_s, 0.0) / DAY
+        return r
+
     def resistance_series(self, i: int, times: FloatArray) -> FloatArray:
         """One module's thermal resistance over ``times``."""
         r = np.full(times.shape, self.r0[i])

@@ -4,14 +4,17 @@ first-order thermal model with the seed's throttle steps, ECC counters, Xids, li
 at a given time, modules that fall off the bus or appear — everything a detector must see.
 
 The physics (power under a cap, temperature, throttle) is ``SimPhysics``, the same model the
-simulated engine reports during benchmarks. Two ways in: ``sample(t)`` steps the whole node at
-once with numpy (stateful: thermal lag, throttle hysteresis, counters), and
+simulated engine reports during benchmarks. Two ways in: ``sample_block(times)`` steps the whole
+node over a run of ticks at once with numpy (stateful: thermal lag, throttle hysteresis, counters;
+``sample(t)`` is a run of one tick, the same values either way: ``backends.sim.ticks``), and
 ``series(module, times)`` computes a whole trace for evaluations over simulated months
 (steady-state temperature; the lag is far below a minute's sample)."""
 
 from __future__ import annotations
 
 import bisect
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -21,6 +24,7 @@ import numpy.typing as npt
 from gpuvet import knowledge
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.sim.physics import FloatArray, IntArray, SimPhysics
+from gpuvet.backends.sim.ticks import Draws, SimBlock, SlowFields, thermal_run
 from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.node.faults import apply_faults
 from gpuvet.node.model import Node
@@ -32,7 +36,7 @@ from gpuvet.node.spec import (
     ModuleLostFault,
     XidFault,
 )
-from gpuvet.node.thermal import SEED_TAU_S, STEP_BITS, STEP_FACTORS, ThermalModel, throttle_levels
+from gpuvet.node.thermal import STEP_BITS, STEP_FACTORS, ThermalModel
 
 if TYPE_CHECKING:
     from gpuvet.backends.sim.backend import SimBackend
@@ -64,30 +68,10 @@ class _Schedule:
             self.busy.append(now_busy)
             self.level.append(float(self.rng.uniform(0.88, 0.97)) if now_busy else IDLE_POWER_SHARE)
 
-    def segment(self, t: float) -> tuple[float, float, bool, float]:
-        """(start, end, busy, power share) of the segment holding ``t``."""
-        self.extend_to(t)
-        i = bisect.bisect_right(self.ends, t)
-        return (self.ends[i - 1] if i else 0.0), self.ends[i], self.busy[i], self.level[i]
-
     def at(self, times: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
         self.extend_to(float(np.max(times)))
         idx = np.searchsorted(np.asarray(self.ends), times, side="right")
         return np.asarray(self.busy)[idx], np.asarray(self.level)[idx]
-
-
-@dataclass(frozen=True)
-class _Slow:
-    """A module's slow fields while one set of faults is active (gen: busy, idle)."""
-
-    pcie_gen_max: int | None = None
-    pcie_width_max: int | None = None
-    pcie_width: int | None = None
-    pcie_gen_busy: int | None = None
-    pcie_gen_idle: int | None = None
-    nvlink_up: int | None = None
-    nvlink_expected: int | None = None
-    nvlink_down: int | None = None  # links of the declared bonds not up (a link down, not a slowed one)
 
 
 @dataclass(frozen=True)
@@ -111,7 +95,7 @@ class _Roster:
     node: Node
     identities: list[ModuleIdentity]
     idx: IntArray
-    slow: list[_Slow]
+    slow: list[SlowFields]
     position: dict[int, int]  # declared index -> position in this roster
 
 
@@ -157,6 +141,13 @@ class SimTelemetrySource(TelemetrySource):
         self._advance(t)
         return self.model.sample(t, slow)
 
+    def sample_block(self, times: Sequence[float], slow: Sequence[bool]) -> SimBlock:
+        """Ticks at once while nothing comes or goes (``SimTelemetry.sample_block``)."""
+        self._advance(times[0])
+        block = self.model.sample_block(times, slow)
+        self._advance(block.times[-1])
+        return block
+
     def slowdown_c(self) -> dict[str, float]:
         return {m.id: self.model.thermal_model(m.id).first_point_c for m in self.backend.declared.modules}
 
@@ -175,10 +166,8 @@ class SimTelemetry:
         self.index = dict(self.physics.index)
         n = len(self.index)
         self._schedules = [_Schedule(np.random.default_rng([seed, i, 1])) for i in range(n)]
-        self._segment = np.zeros((4, n))  # start, end, busy, share of the cached segment per module
-        self._segment[0] = np.inf  # nothing cached yet
         self._state = _States(n)
-        self._rng = np.random.default_rng([seed, 5])
+        self._draws = Draws.seeded(seed)  # a stream per kind of draw: ticks drawn in blocks (issue 43)
         models = [m.model for m in declared.modules]
         self._sm_max = np.array([m.sm_clock_max_mhz or DEFAULT_SM_MHZ for m in models])
         self._mem_max = np.array([m.mem_clock_max_mhz or DEFAULT_MEM_MHZ for m in models])
@@ -192,8 +181,6 @@ class SimTelemetry:
         self._ecc = [(self.index[f.module], f) for f in faults if isinstance(f, EccRisingFault) and f.module in self.index]
         self._flapping = [(self.index[f.module], f.at_s) for f in faults
                           if isinstance(f, MemClockFlappingFault) and f.module in self.index]
-        self._none_flapping = np.zeros(n, dtype=bool)
-        self._base_ecc = np.full(n, BASE_ECC_PER_HOUR)
         self._consts: dict[int, _Constants] = {}  # id of a roster (kept in ``_rosters``) -> its constants
 
     # --- who is there ------------------------------------------------------------------
@@ -234,7 +221,7 @@ class SimTelemetry:
             roster = self._rosters[key] = _Roster(node, idents, idx, slow, {i: n for n, i in enumerate(idx.tolist())})
         return roster
 
-    def _slow_static(self, node: Node, m: str) -> _Slow:
+    def _slow_static(self, node: Node, m: str) -> SlowFields:
         model = self.declared.module(m).model
         link = node.pcie_link(m)
         pcie = {}
@@ -248,7 +235,7 @@ class SimTelemetry:
                     "pcie_gen_busy": gen - 1 if slower else gen, "pcie_gen_idle": 1}  # an idle link downshifts
         expected = sum(lk.width for lk in self.declared.links_of(m) if lk.kind.is_fabric)
         if not expected:
-            return _Slow(**pcie)
+            return SlowFields(**pcie)
         up = active = 0
         for lk in node.links_of(m):
             if not lk.kind.is_fabric or not lk.up:
@@ -258,7 +245,7 @@ class SimTelemetry:
             share = (lk.lane_gbps / declared_lane) if lk.lane_gbps and declared_lane else 1.0
             up += round(lk.width * share)
             active += lk.width
-        return _Slow(**pcie, nvlink_up=up, nvlink_expected=expected, nvlink_down=max(expected - active, 0))
+        return SlowFields(**pcie, nvlink_up=up, nvlink_expected=expected, nvlink_down=max(expected - active, 0))
 
     # --- the physics -------------------------------------------------------------------
     def reference_c(self, times: FloatArray) -> FloatArray:
@@ -289,14 +276,6 @@ class SimTelemetry:
                 "throttle": STEP_BITS[lvl] | np.where(capped & busy, POWER_CAP_BIT, 0)}
 
     # --- stepping ----------------------------------------------------------------------
-    def _segments(self, idx: IntArray, t: float) -> tuple[npt.NDArray[np.bool_], FloatArray]:
-        """Busy flag and power share of modules ``idx`` at ``t`` (cached per schedule segment)."""
-        seg = self._segment
-        stale = idx[(t < seg[0, idx]) | (t >= seg[1, idx])]
-        for i in stale.tolist():
-            seg[:, i] = self._schedules[i].segment(t)
-        return seg[2, idx] > 0.5, seg[3, idx]
-
     def _admit(self, roster: _Roster) -> None:
         if roster is self._admitted:
             return  # nobody came or went since the last sample
@@ -308,47 +287,70 @@ class SimTelemetry:
             st.uuid[i] = ident.uuid
 
     def sample(self, t: float, slow: bool) -> list[Sample]:
-        roster = self._roster(t)
-        idx = roster.idx
-        if not len(idx):
-            return []
+        """Every present module at ``t``: one tick of ``sample_block``."""
+        return self.sample_block([t], [slow]).samples(0)
+
+    def steady_ticks(self, times: Sequence[float]) -> int:
+        """How many of ``times`` (ascending) one block takes: while the roster holds and no Xid
+        falls due after the first tick (the next fault's time ends it; an Xid due at the first
+        tick makes a block of that tick)."""
+        t0 = times[0]
+        present = set(self._roster(t0).idx.tolist())
+        if any(j not in self._fired and f.at_s <= t0 and i in present for j, i, f in self._xids):
+            return 1
+        upcoming = min((f.at_s for f in self.faults if f.at_s > t0), default=math.inf)
+        return max(1, bisect.bisect_left(times, upcoming))
+
+    def sample_block(self, times: Sequence[float], slow: Sequence[bool]) -> SimBlock:
+        """The ticks at ``times`` (ascending) at once, as many as ``steady_ticks`` allows: the
+        same values as sampling them one by one."""
+        n = self.steady_ticks(times)
+        roster = self._roster(times[0])
+        idx, k = roster.idx, len(roster.idx)
+        tt = np.asarray(times[:n], dtype=np.float64)
+        if not k:
+            return _empty_block(list(times[:n]), list(slow[:n]))
         self._admit(roster)
-        st, ph, rng, k = self._state, self.physics, self._rng, len(idx)
-        c = self._constants(roster)
-        busy, share = self._segments(idx, t)
-        first = np.isnan(st.last_t[idx])
-        dt = np.where(first, 1.0, np.maximum(t - st.last_t[idx], 1e-3))
-        power, cap_clock, capped = ph.draw(idx, share * (1 + rng.normal(0, 0.01, k)), c.caps, st.level[idx])
-        reference = ph.reference_c(t) + c.offset
-        target = reference + ph.resistance(t)[idx] * power
-        previous = st.temp[idx]
-        temp = np.where(np.isnan(previous), target, target + (previous - target) * np.exp(-dt / SEED_TAU_S))
-        level = throttle_levels(temp, st.level[idx], c.first_point)
-        st.temp[idx], st.level[idx] = temp, level
-        sm = np.where(busy, c.sm_max * cap_clock * STEP_FACTORS[level], IDLE_SM_MHZ)
-        mem = c.mem_max * np.where(busy & self._flapping_mask(idx, t) & (rng.random(k) < 0.5), 0.6, 1.0)
-        shown = temp + rng.normal(0, 0.15, k)
-        util = np.where(busy, rng.uniform(0.93, 1.0, k), 0.0)
-        st.energy_j[idx] += power * np.where(first, 0.0, dt)
+        st, ph, d, c = self._state, self.physics, self._draws, self._constants(roster)
+        busy, share = self._schedule_at(idx, tt)
+        dt, first = self._dt(idx, tt), np.isnan(st.last_t[idx])
+        demand = share * (1 + d.demand.normal(0, 0.01, (n, k)))
+        reference = ph.reference_c(tt)[:, None] + c.offset
+        th = thermal_run(ph, idx, demand, c.caps, reference, ph.resistance_at(tt)[:, idx], dt, st.temp[idx],
+                         st.level[idx])
+        sm = np.where(busy, c.sm_max * th.cap_clock * STEP_FACTORS[th.level], IDLE_SM_MHZ)
+        mem = c.mem_max * np.where(busy & self._flapping_at(idx, tt) & (d.flap.random((n, k)) < 0.5), 0.6, 1.0)
+        shown = th.temp + d.shown.normal(0, 0.15, (n, k))
+        util = np.where(busy, d.util.uniform(0.93, 1.0, (n, k)), 0.0)
+        weight = dt.copy()
+        weight[0] = np.where(first, 0.0, dt[0])
+        energy = np.cumsum(np.vstack((st.energy_j[idx][None, :], th.power * weight)), axis=0)[1:]
+        ecc = st.ecc[idx] + np.cumsum(d.ecc.poisson(self._ecc_rate_at(idx, tt) * dt / 3600), axis=0)
+        # a job holds most of the memory; an idle module only the driver's share
         used = (c.fb_total * np.where(busy, BUSY_MEMORY_SHARE, IDLE_MEMORY_SHARE)).astype(np.int64)
-        st.ecc[idx] += rng.poisson(self._ecc_rate(idx, t) * dt / 3600)
-        st.last_t[idx] = t
-        bits = STEP_BITS[level] | np.where(capped & busy, POWER_CAP_BIT, 0)
-        xids = self._fire_xids(idx, t)
-        energy = (st.energy_j[idx] * 1000).astype(np.int64)
-        counters = [a[idx].tolist() for a in (st.ecc, st.ecc_uncorrected, st.nvlink_errors)] if slow else None
-        out = []
-        columns = zip(roster.identities, shown.tolist(), power.tolist(), sm.tolist(), mem.tolist(), util.tolist(),
-                      bits.tolist(), reference.tolist(), energy.tolist(), used.tolist(), c.fb_totals, c.indices,
-                      busy.tolist(), strict=True)
-        for n, (ident, tc, pw, smc, memc, u, b, ref, mj, fb, fb_total, i, is_busy) in enumerate(columns):
-            # a job holds most of the memory; an idle module only the driver's share
-            used_b, free_b = (fb, fb_total - fb) if fb_total else (None, None)
-            f = _NOT_READ if counters is None else _slow_values(roster.slow[n], is_busy, *(c[n] for c in counters))
-            # positional, in Sample's field order (a sample per module per tick: keywords cost more)
-            out.append(Sample(t, ident.id, ident.uuid, tc, pw, smc, memc, u, b, ref, f[0], f[1], f[2], f[3], f[4],
-                              f[5], f[6], f[7], f[8], xids.get(i, ()), used_b, free_b, mj, f[9], f[10]))
-        return out
+        bits = np.asarray(STEP_BITS[th.level] | np.where(th.capped & busy, POWER_CAP_BIT, 0), dtype=np.int64)
+        xids = {roster.position[i]: codes for i, codes in self._fire_xids(idx, times[0]).items()}
+        st.temp[idx], st.level[idx], st.ecc[idx], st.energy_j[idx] = th.temp[-1], th.level[-1], ecc[-1], energy[-1]
+        st.last_t[idx] = tt[-1]
+        counters = (ecc, np.broadcast_to(st.ecc_uncorrected[idx], (n, k)), np.broadcast_to(st.nvlink_errors[idx], (n, k)))
+        return SimBlock(list(times[:n]), list(slow[:n]), roster.identities, roster.slow, shown, th.power, sm, mem,
+                        util, bits, np.broadcast_to(reference, (n, k)), (energy * 1000).astype(np.int64), used,
+                        c.fb_totals, busy, counters, xids)
+
+    def _schedule_at(self, idx: IntArray, times: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+        """Busy flag and power share of modules ``idx`` at ``times`` (ticks × modules)."""
+        busy, share = np.empty((len(times), len(idx)), dtype=bool), np.empty((len(times), len(idx)))
+        for j, i in enumerate(idx.tolist()):
+            busy[:, j], share[:, j] = self._schedules[i].at(times)
+        return busy, share
+
+    def _dt(self, idx: IntArray, times: FloatArray) -> FloatArray:
+        """Seconds since each module's last sample (1 for its first), ticks × modules."""
+        last = self._state.last_t[idx]
+        dt = np.empty((len(times), len(idx)))
+        dt[0] = np.where(np.isnan(last), 1.0, np.maximum(times[0] - last, 1e-3))
+        dt[1:] = np.maximum(np.diff(times), 1e-3)[:, None]
+        return dt
 
     def _constants(self, roster: _Roster) -> _Constants:
         """What ``sample`` reads of the modules present that does not change while they are (kept per roster)."""
@@ -360,22 +362,17 @@ class SimTelemetry:
                                                       self._fb_total[idx].tolist(), idx.tolist())
         return c
 
-    def _flapping_mask(self, idx: IntArray, t: float) -> npt.NDArray[np.bool_]:
-        if not self._flapping:
-            return self._none_flapping[idx]
-        on = np.zeros(len(self.index), dtype=bool)
+    def _flapping_at(self, idx: IntArray, times: FloatArray) -> npt.NDArray[np.bool_]:
+        on = np.zeros((len(times), len(self.index)), dtype=bool)
         for i, at in self._flapping:
-            on[i] |= at <= t
-        return on[idx]
+            on[:, i] |= at <= times
+        return on[:, idx]
 
-    def _ecc_rate(self, idx: IntArray, t: float) -> FloatArray:
-        if not self._ecc:
-            return self._base_ecc[idx]
-        rate = np.full(len(self.index), BASE_ECC_PER_HOUR)
+    def _ecc_rate_at(self, idx: IntArray, times: FloatArray) -> FloatArray:
+        rate = np.full((len(times), len(self.index)), BASE_ECC_PER_HOUR)
         for i, f in self._ecc:
-            if f.at_s <= t:
-                rate[i] += f.per_hour * (1 + (t - f.at_s) / (6 * 3600))
-        return rate[idx]
+            rate[:, i] += np.where(f.at_s <= times, f.per_hour * (1 + (times - f.at_s) / (6 * 3600)), 0.0)
+        return rate[:, idx]
 
     def _fire_xids(self, idx: IntArray, t: float) -> dict[int, tuple[int, ...]]:
         """Xid faults due by ``t`` on a present module, each reported once — a replacement module
@@ -389,14 +386,9 @@ class SimTelemetry:
         return out
 
 
-# a fast tick's slow fields: ecc_corrected, ecc_uncorrected, pcie_gen, pcie_gen_max, pcie_width,
-# pcie_width_max, nvlink_up, nvlink_expected, nvlink_errors, pcie_replays, nvlink_down (none read)
-_NOT_READ: tuple[int | None, ...] = (None,) * 11
-
-
-def _slow_values(slow: _Slow, busy: bool, ecc: int, ecc_uncorrected: int, nvlink_errors: int) -> tuple[int | None, ...]:
-    """A slow tick's fields (PCIe, NVLink, ECC) in ``_NOT_READ``'s order."""
-    return (ecc, ecc_uncorrected, slow.pcie_gen_busy if busy else slow.pcie_gen_idle, slow.pcie_gen_max,
-            slow.pcie_width, slow.pcie_width_max, slow.nvlink_up, slow.nvlink_expected, nvlink_errors,
-            0 if slow.pcie_width_max is not None else None,  # no replay fault modelled
-            slow.nvlink_down)
+def _empty_block(times: list[float], slow: list[bool]) -> SimBlock:
+    """Ticks with no module present: nothing drawn, nothing sampled."""
+    none = np.empty((len(times), 0))
+    counts = np.empty((len(times), 0), dtype=np.int64)
+    return SimBlock(times, slow, [], [], none, none, none, none, none, counts, none, counts, counts, [],
+                    np.empty((len(times), 0), dtype=bool), (counts, counts, counts), {})
