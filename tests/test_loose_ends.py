@@ -1,6 +1,9 @@
 """Loose ends users hit: a spec's power cap bounded by the catalog, the plan's tied/untied output
 head, firmware versions in validate's run record, the Grafana panel for the ledger's ladder step."""
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from gpuvet.cli.app import main
@@ -44,3 +47,52 @@ def test_a_custom_model_is_bounded_by_its_own_declared_maximum(tmp_path, capsys)
         "faults:\n  - {kind: power_cap_low, module: gpu0, watts: 301}\n", encoding="utf-8")
     assert main(["spec", "check", str(path)]) == 2
     assert "LabCard's maximum power limit, 300 W" in capsys.readouterr().err
+
+
+# --- the plan counts Llama's untied output head; GPT-2's is tied -------------------------------------
+
+
+def test_llama_2_7b_counts_its_untied_head_and_gpt2_its_tied_one():
+    from gpuvet.plan.shapes import get_shape
+
+    llama, gpt2 = get_shape("llama-2-7b").arch, get_shape("gpt2").arch
+    assert not llama.tied and gpt2.tied
+    assert llama.parameters() == pytest.approx(6.74e9, rel=0.005)
+    assert gpt2.parameters() == pytest.approx(124e6, rel=0.005)
+    assert llama.parameters() - replace(llama, tied=True).parameters() == llama.vocab * llama.hidden
+
+
+def test_every_shape_is_within_a_tenth_of_a_percent_of_its_published_total():
+    from gpuvet.plan.shapes import SHAPES
+
+    for shape in SHAPES.values():
+        assert shape.arch.parameters() == pytest.approx(shape.published_parameters, rel=0.001), shape.name
+        assert shape.arch.tied == shape.name.startswith("gpt2"), shape.name
+
+
+def _plan_json(capsys, *args: str) -> dict:
+    assert main(["plan", "memory", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_memory_shape_and_head_flags_keep_the_json_keys_and_add_the_architecture(capsys):
+    shaped = _plan_json(capsys, "--shape", "llama-2-7b")
+    flags = _plan_json(capsys, "--layers", "32", "--hidden", "4096", "--heads", "32", "--ffn", "11008",
+                       "--gated-mlp", "--head", "untied")
+    assert shaped["params"] == flags["params"] == shaped["architecture"]["parameters"]
+    assert shaped["params"] == pytest.approx(6.74e9, rel=0.005)
+    assert {"params", "modules", "breakdown", "assumptions", "accounting", "allowances"} <= set(shaped)
+    assert shaped["architecture"]["shape"] == "llama-2-7b" and shaped["architecture"]["tied"] is False
+    assert any("output head untied" in note for note in shaped["assumptions"])
+    retied = _plan_json(capsys, "--shape", "llama-2-7b", "--head", "tied")  # a flag replaces the shape's figure
+    assert shaped["params"] - retied["params"] == 32000 * 4096
+    old = _plan_json(capsys, "--layers", "32", "--hidden", "4096", "--heads", "32")  # as before: tied by default
+    assert old["architecture"]["tied"] is True and "shape" in old["architecture"]
+
+
+@pytest.mark.parametrize("args, flag", [(["--shape", "llama-9"], "--shape"), (["--shape", "gpt2", "--head", "both"],
+                                                                               "--head")])
+def test_a_bad_shape_or_head_is_refused_naming_the_flag_and_the_choices(capsys, args, flag):
+    assert main(["plan", "memory", *args]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "Fix:" in err

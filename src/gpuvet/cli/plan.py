@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Annotated, ParamSpec, TypedDict, TypeVar
 
 import typer
@@ -23,7 +23,7 @@ DEFAULT_TDP_W = 700.0  # plan power without --node or --tdp: an H100/H200 SXM mo
 
 if TYPE_CHECKING:
     from gpuvet.node.catalog import ModuleModel
-    from gpuvet.node.memory import Job
+    from gpuvet.node.memory import Architecture, Job
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
     from gpuvet.plan.step import StepPlan
@@ -48,6 +48,23 @@ class Fewest(TypedDict):
     zero: int
 
 
+class ArchitectureJson(TypedDict):
+    """plan memory --json's ``architecture``: the shape the parameter count came from."""
+
+    shape: str | None
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int | None
+    ffn: int | None
+    vocab: int
+    gated_mlp: bool
+    experts: int
+    tied: bool  # the output head shares the embedding matrix (GPT-2); False: its own (Llama)
+    position_embeddings: int
+    parameters: int
+
+
 class MemoryPlan(TypedDict, total=False):
     """plan memory --json: the breakdown; with --model, the fit and the fewest modules that fit."""
 
@@ -59,6 +76,7 @@ class MemoryPlan(TypedDict, total=False):
     fewest_modules: Fewest | None
     accounting: str  # paper (the ZeRO paper's ideal), deepspeed (DeepSpeed's estimator) or fsdp (PyTorch FSDP's layout)
     allowances: dict[str, float]  # bytes the total includes beyond the model states and activations, by name
+    architecture: ArchitectureJson  # when the architecture (or --shape) was given
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
@@ -69,6 +87,27 @@ LogbookOpt = Annotated[str | None, typer.Option(
     "else $GPUVET_HOME/logbook.db).")]
 ParamsOpt = Annotated[str | None, typer.Option("--params", metavar="COUNT", help="Parameter count (7.5B, 175e9); or "
                                                "give the architecture (--layers, --hidden, --heads).")]
+ShapeOpt = Annotated[str | None, typer.Option("--shape", metavar="NAME", help="A published model shape (llama-2-7b, "
+                                             "llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b, gpt2, gpt2-medium, "
+                                             "gpt2-large, gpt2-xl); architecture flags given too replace its figures.")]
+HeadOpt = Annotated[str | None, typer.Option("--head", metavar="tied|untied", help="tied: the output head shares "
+                                             "the token embedding's matrix (GPT-2); untied: it has its own (Llama: "
+                                             "vocab × hidden more parameters). Default: the --shape's, else tied.")]
+PositionsOpt = Annotated[int | None, typer.Option("--positions", metavar="N", help="Learned position embeddings "
+                                                  "(GPT-2: 1024; rotary models: 0). Default: the --shape's, else 0.",
+                                                  callback=ints(0, MAX_TOKENS))]
+GatedOpt = Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices). Default: the --shape's, "
+                                        "else 2 matrices.")]
+KvHeadsOpt = Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.", callback=ints(1, MAX_WIDTH))]
+FfnOpt = Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).", callback=ints(1, MAX_WIDTH))]
+VocabOpt = Annotated[int | None, typer.Option("--vocab", help="Vocabulary size (default 32000, or the --shape's).",
+                                              callback=ints(1, MAX_WIDTH))]
+StepLayersOpt = Annotated[int | None, typer.Option("--layers", help="Transformer blocks (default 32, or the --shape's).",
+                                                   callback=ints(1, MAX_LAYERS))]
+StepHiddenOpt = Annotated[int | None, typer.Option("--hidden", help="Hidden (model) width (default 4096, or the "
+                                                   "--shape's).", callback=ints(1, MAX_WIDTH))]
+StepHeadsOpt = Annotated[int | None, typer.Option("--heads", help="Attention heads (default 32, or the --shape's).",
+                                                  callback=ints(1, MAX_WIDTH))]
 RecomputeHelp = "Activation recomputation: none|selective|full."
 PrecisionHelp = "Training precision: fp32|bf16|fp16|fp8 (fp16 and bf16 are mixed precision)."
 OptimizerHelp = "Optimizer: adam, adamw, adam8bit, sgd or adafactor."
@@ -104,11 +143,74 @@ def _errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+@dataclass(frozen=True)
+class ArchFlags:
+    """The architecture as the flags give it: a --shape, and any figure given beside it (None: not given)."""
+
+    shape: str | None
+    layers: int | None
+    hidden: int | None
+    heads: int | None
+    kv_heads: int | None
+    ffn: int | None
+    vocab: int | None
+    gated: bool | None  # None: the shape's (a plain flag can only turn it on)
+    tied: bool | None
+    positions: int | None
+    experts: int | None = None
+
+
+def _arch(f: ArchFlags) -> Architecture | None:
+    """The architecture: the --shape's with the flags given replacing its figures, or the flags
+    alone (tied head, no position embeddings, 32,000 tokens unless given); None when neither."""
+    from gpuvet.node.memory import Architecture, PlanError
+    from gpuvet.plan.shapes import get_shape
+
+    given = {k: v for k, v in (("layers", f.layers), ("hidden", f.hidden), ("heads", f.heads), ("kv_heads", f.kv_heads),
+                               ("ffn", f.ffn), ("vocab", f.vocab), ("gated_mlp", f.gated), ("tied", f.tied),
+                               ("positions", f.positions), ("experts", f.experts)) if v is not None}
+    if f.shape:
+        arch = replace(get_shape(f.shape).arch, **given)  # type: ignore[arg-type]  # typed by the flags
+    elif f.layers or f.hidden or f.heads:
+        if not (f.layers and f.hidden and f.heads):
+            raise PlanError("--layers/--hidden/--heads", "give all three to describe the architecture (or --shape)",
+                            "add the rest")
+        arch = Architecture(**given)  # type: ignore[arg-type]  # typed by the flags
+    else:
+        return None
+    if arch.heads > arch.hidden:
+        raise PlanError("--heads", f"{arch.heads} heads exceed --hidden {arch.hidden}", "give at most one head per unit")
+    kv = arch.kv_heads
+    if kv is not None and (kv > arch.heads or arch.heads % kv):
+        raise PlanError("--kv-heads", f"{kv} does not divide --heads {arch.heads}",
+                        "grouped-query attention shares each KV head among heads/kv_heads query heads")
+    return arch
+
+
+def _tied(head: str | None) -> bool | None:
+    """--head tied|untied as the architecture's flag (None: not given)."""
+    from gpuvet.node.memory import PlanError
+
+    if head is None:
+        return None
+    if head not in ("tied", "untied"):
+        raise PlanError("--head", f"unknown head {head!r}", "use tied (GPT-2) or untied (Llama)")
+    return head == "tied"
+
+
+def _arch_json(arch: Architecture, shape: str | None) -> ArchitectureJson:
+    from gpuvet.plan.shapes import get_shape
+
+    return {"shape": get_shape(shape).name if shape else None, "layers": arch.layers, "hidden": arch.hidden,
+            "heads": arch.heads, "kv_heads": arch.kv_heads, "ffn": arch.ffn, "vocab": arch.vocab,
+            "gated_mlp": arch.gated_mlp, "experts": arch.experts, "tied": arch.tied,
+            "position_embeddings": arch.positions, "parameters": arch.parameters()}
+
+
 def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int, tp: int, pp: int, cp: int,
-         recompute: str, sequence_parallel: bool, fp32_grads: bool, offload: bool, layers: int | None,
-         hidden: int | None, heads: int | None, kv_heads: int | None, ffn: int | None, vocab: int, seq_len: int,
-         micro_batch: int, experts: int, gated: bool) -> Job:
-    from gpuvet.node.memory import Architecture, Job, PlanError
+         recompute: str, sequence_parallel: bool, fp32_grads: bool, offload: bool, arch: Architecture | None,
+         seq_len: int, micro_batch: int) -> Job:
+    from gpuvet.node.memory import Job, PlanError
 
     if precision not in ("fp32", "bf16", "fp16", "fp8"):
         raise PlanError("--precision", f"unknown precision {precision!r}", "use fp32, bf16, fp16 or fp8")
@@ -116,16 +218,6 @@ def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int,
         raise PlanError("--optimizer", f"unknown optimizer {optimizer!r}", "use adam, adamw, adam8bit, sgd or adafactor")
     if recompute not in ("none", "selective", "full"):
         raise PlanError("--recompute", f"unknown mode {recompute!r}", "use none, selective or full")
-    arch = None
-    if layers or hidden or heads:
-        if not (layers and hidden and heads):
-            raise PlanError("--layers/--hidden/--heads", "give all three to describe the architecture", "add the rest")
-        if heads > hidden:
-            raise PlanError("--heads", f"{heads} heads exceed --hidden {hidden}", "give at most one head per unit")
-        if kv_heads is not None and (kv_heads > heads or heads % kv_heads):
-            raise PlanError("--kv-heads", f"{kv_heads} does not divide --heads {heads}",
-                            "grouped-query attention shares each KV head among heads/kv_heads query heads")
-        arch = Architecture(layers, hidden, heads, kv_heads, ffn, vocab, gated, experts)
     count = parse_count(params, "--params") if params else (float(arch.parameters()) if arch else 0.0)
     if not count:
         raise PlanError("--params", "give the parameter count or the architecture", "e.g. --params 7B")
@@ -156,17 +248,19 @@ def memory(
     hidden: Annotated[int | None, typer.Option("--hidden", help="Hidden (model) width.",
                                                    callback=ints(1, MAX_WIDTH))] = None,
     heads: Annotated[int | None, typer.Option("--heads", help="Attention heads.", callback=ints(1, MAX_WIDTH))] = None,
-    kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.",
-                                                          callback=ints(1, MAX_WIDTH))] = None,
-    ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).",
-                                                     callback=ints(1, MAX_WIDTH))] = None,
-    vocab: Annotated[int, typer.Option("--vocab", help="Vocabulary size.", callback=ints(1, MAX_WIDTH))] = 32000,
+    kv_heads: KvHeadsOpt = None,
+    ffn: FfnOpt = None,
+    vocab: VocabOpt = None,
     seq_len: Annotated[int, typer.Option("--seq-len", help="Sequence length in tokens.",
                                                 callback=ints(1, MAX_TOKENS))] = 2048,
     micro_batch: Annotated[int, typer.Option("--micro-batch", help="Sequences per micro-batch per module.",
                                                     callback=ints(1, MAX_TOKENS))] = 1,
-    experts: Annotated[int, typer.Option("--experts", help="MoE experts per layer.", callback=ints(1, MAX_LAYERS))] = 1,
-    gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
+    experts: Annotated[int | None, typer.Option("--experts", help="MoE experts per layer (default 1).",
+                                                callback=ints(1, MAX_LAYERS))] = None,
+    gated: GatedOpt = False,
+    shape: ShapeOpt = None,
+    head: HeadOpt = None,
+    positions: PositionsOpt = None,
     model: Annotated[str | None, typer.Option("--model", metavar="MODEL", help="Check the fit on this catalog "
                                               "model (gpuvet catalog, e.g. H200-SXM) and find the fewest modules "
                                               "that fit.")] = None,
@@ -181,10 +275,14 @@ def memory(
 ) -> None:
     """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
     runtime overhead; whether it fits a module; the fewest modules that fit."""
+    arch = _arch(ArchFlags(shape, layers, hidden, heads, kv_heads, ffn, vocab, gated or None, _tied(head), positions,
+                           experts))
     job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
-               layers, hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, experts, gated)
+               arch, seq_len, micro_batch)
     job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
     out = _memory_plan(job, _fit_model(renamed(model, module_old, "--module", "--model"), node_ref), headroom)
+    if arch is not None:
+        out["architecture"] = _arch_json(arch, shape)
     if as_json:
         write_json(out, indent=1)
         return
@@ -333,10 +431,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
 @_errors
 def step(node_ref: NodeOpt = None, sim: SimOpt = None,
          params: ParamsOpt = None,
-         layers: Annotated[int, typer.Option("--layers", help="Transformer blocks.", callback=ints(1, MAX_LAYERS))] = 32,
-         hidden: Annotated[int, typer.Option("--hidden", help="Hidden (model) width.",
-                                                   callback=ints(1, MAX_WIDTH))] = 4096,
-         heads: Annotated[int, typer.Option("--heads", help="Attention heads.", callback=ints(1, MAX_WIDTH))] = 32,
+         layers: StepLayersOpt = None, hidden: StepHiddenOpt = None, heads: StepHeadsOpt = None,
          seq_len: Annotated[int, typer.Option("--seq-len", help="Sequence length in tokens.",
                                                 callback=ints(1, MAX_TOKENS))] = 4096,
          micro_batch: Annotated[int, typer.Option("--micro-batch", help="Sequences per micro-batch per module.",
@@ -360,12 +455,8 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
          precision: Annotated[str, typer.Option("--precision", metavar="bf16|fp8", help="Compute at the dense bf16 "
                                                 "or fp8 peak (fp8 keeps bf16 states, as Transformer Engine does).")]
          = "bf16",
-         kv_heads: Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.",
-                                                      callback=ints(1, MAX_WIDTH))] = None,
-         ffn: Annotated[int | None, typer.Option("--ffn", help="FFN size (default 4 × hidden).",
-                                                 callback=ints(1, MAX_WIDTH))] = None,
-         vocab: Annotated[int, typer.Option("--vocab", help="Vocabulary size.", callback=ints(1, MAX_WIDTH))] = 32000,
-         gated: Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices).")] = False,
+         kv_heads: KvHeadsOpt = None, ffn: FfnOpt = None, vocab: VocabOpt = None, gated: GatedOpt = False,
+         shape: ShapeOpt = None, head: HeadOpt = None, positions: PositionsOpt = None,
          accounting: AccountingOpt = "paper",
          as_json: JsonOpt = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
@@ -375,12 +466,14 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
     from gpuvet.plan.collective import CollectiveModel
     from gpuvet.plan.step import plan_step
 
+    arch = _arch(ArchFlags(shape, *_step_size(shape, layers, hidden, heads), kv_heads, ffn, vocab, gated or None,
+                           _tied(head), positions))
     results: list[StepPlan] = []
     for ref in [_node_ref(node_ref, sim)] + ([compare] if compare else []):
         node, faults = _node(ref)
         degree = _step_degree(node, tp, pp, dp, precision)
-        job = _job(params, precision, "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, layers,
-                   hidden, heads, kv_heads, ffn, vocab, seq_len, micro_batch, 1, gated)
+        job = _job(params, precision, "adamw", zero, degree, tp, pp, 1, recompute, tp > 1, False, False, arch,
+                   seq_len, micro_batch)
         job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
         results.append(plan_step(job, node, CollectiveModel(node, faults), mfu, micro_batches, auto_batch))
     with exits.verdict(1 if any(map(_does_not_fit, results)) else 0):  # a plan that cannot run is a finding
@@ -388,6 +481,12 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
             write_json({"simulated": True, "plans": [asdict(r) for r in results]}, indent=1)
         else:
             _step_text(results)
+
+
+def _step_size(shape: str | None, layers: int | None, hidden: int | None,
+               heads: int | None) -> tuple[int | None, int | None, int | None]:
+    """The step planner always has an architecture: the --shape's, else 32 × 4096 with 32 heads unless told."""
+    return (layers, hidden, heads) if shape else (layers or 32, hidden or 4096, heads or 32)
 
 
 def _step_degree(node: Node, tp: int, pp: int, dp: int | None, precision: str) -> int:

@@ -53,6 +53,8 @@ class Architecture:
     vocab: int = 32000
     gated_mlp: bool = False  # SwiGLU-style: three FFN matrices instead of two
     experts: int = 1  # MoE experts per layer (every layer)
+    tied: bool = True  # the output head reuses the embedding matrix (GPT-2, GPT-3); Llama's head is its own
+    positions: int = 0  # learned position embeddings (GPT-2: 1024); rotary models (Llama) have none
 
     def layer_parameters(self) -> int:
         """Weights of one transformer block: attention, MLP (every expert) and its norms."""
@@ -64,9 +66,23 @@ class Architecture:
         norms = 4 * h
         return attention + mlp + norms
 
+    def embedding_parameters(self) -> int:
+        """The weights outside the blocks: the token embedding, the output head unless it is tied to
+        it (a 7B Llama's untied head alone is 131 M), and learned position embeddings."""
+        heads = 1 if self.tied else 2
+        return heads * self.vocab * self.hidden + self.positions * self.hidden
+
     def parameters(self) -> int:
-        """Weights of the blocks, their norms and the (tied) embedding."""
-        return self.layers * self.layer_parameters() + self.vocab * self.hidden
+        """Weights of the blocks with their norms, plus the embedding (and head, when untied)."""
+        return self.layers * self.layer_parameters() + self.embedding_parameters()
+
+    def head_note(self) -> str:
+        """How the count treats the output head, for a plan's stated assumptions."""
+        head = ("output head tied to the token embedding (one vocab × hidden matrix)" if self.tied
+                else "output head untied: a vocab × hidden matrix of its own beside the token embedding")
+        positions = f", {self.positions:,} learned position embeddings" if self.positions else ""
+        return (f"architecture: {self.parameters() / 1e9:.4g}B parameters from {self.layers} layers × "
+                f"{self.hidden} wide, {head}{positions}")
 
 
 @dataclass(frozen=True)
@@ -242,7 +258,7 @@ def fsdp_states(job: Job, psi: float, dp: int) -> FsdpStates:
     assert job.arch is not None
     mixed = job.precision != "fp32"
     c = 2.0 if mixed else 4.0
-    unit, root = job.arch.layer_parameters() / job.tp, job.arch.vocab * job.arch.hidden / job.tp
+    unit, root = job.arch.layer_parameters() / job.tp, job.arch.embedding_parameters() / job.tp
     strategy = FSDP_STRATEGY[job.zero]
     n = 1 if strategy == "NO_SHARD" else dp
     moments = OPTIMIZER_BYTES[job.optimizer] - 4.0 if mixed else state_bytes_per_param(job)[2]
@@ -252,7 +268,8 @@ def fsdp_states(job: Job, psi: float, dp: int) -> FsdpStates:
         gathered = grad_unit = 0.0  # no low-precision copy: the fp32 flat parameter and its gradient are used as is
     allowances = {"FSDP gathered units (compute dtype)": gathered, "FSDP unsharded gradient of one unit": grad_unit}
     where = ("every unit kept gathered from forward to backward (parameters are not resharded after forward)"
-             if strategy == "SHARD_GRAD_OP" else f"the root unit ({root / 1e6:.0f} M, embedding) and the current "
+             if strategy == "SHARD_GRAD_OP" else f"the root unit ({root / 1e6:.0f} M, embedding"
+             f"{'' if job.arch.tied else ' and output head'}) and the current "
              f"and prefetched next block ({unit / 1e6:.0f} M each; BackwardPrefetch.BACKWARD_PRE)")
     notes = [f"--accounting fsdp: PyTorch FSDP {strategy} (--zero {job.zero}) over N = {n} ranks: fp32 sharded flat "
              f"parameters 4Ψ/N (the optimizer's master copy), fp32 gradient shards 4Ψ/N, {moments:g}Ψ/N of "
@@ -293,6 +310,7 @@ def memory_per_module(job: Job) -> Breakdown:
             optim = 0.0
     if job.arch is not None:
         a = job.arch
+        notes.append(a.head_note())
         s = math.ceil(job.seq_len / job.cp)
         per_layer = activation_bytes_per_layer(s, job.micro_batch, a.hidden, a.heads, job.tp, job.sequence_parallel,
                                                job.recompute)
