@@ -39,6 +39,7 @@ class LogbookSink:
     ladders: Ladders | None = None  # set: each event of a module says the step of its ladder (the ledger's)
     export: ExportState | None = None  # set: Prometheus serves each module's step (gpuvet_module_ladder_step)
     _stepped: set[str] = field(default_factory=set)  # modules whose history was read for their step
+    _sighted: set[tuple[str, str]] = field(default_factory=set)  # (slot, uuid) sightings written
     _known: dict[str, ModuleIdentity] = field(default_factory=dict)
     _mkeys: dict[str, int] = field(default_factory=dict)
     _buffer: list[SampleRow] = field(default_factory=list)
@@ -78,8 +79,11 @@ class LogbookSink:
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         self._known = known
         now = utc_now()
+        # a (slot, module) pair is kept once per run: the ones already written are not sent again
+        fresh = [m for m in known.values() if (m.id, m.uuid) not in self._sighted]
         self.logbook.sight([Sighting(self.run_id, now, self.node, m.id, m.uuid, None, m.bus_id, m.model)
-                            for m in known.values()])
+                            for m in fresh])
+        self._sighted.update((m.id, m.uuid) for m in fresh)
         new = [uuid for uuid in known if uuid not in self._stepped]
         if new and self.export is not None:  # the step each module stands on from its history, served from the start
             self._stepped |= set(new)

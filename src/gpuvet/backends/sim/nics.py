@@ -4,12 +4,13 @@ rate, InfiniBand; the NIC faults change what is read, never the design."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from gpuvet.backends.nic_readings import Nic, NicPort, NicReadings
 from gpuvet.backends.readings import FabricState
 from gpuvet.node.model import EndpointKind, Node
-from gpuvet.node.nic_catalog import find_nic_model
+from gpuvet.node.nic_catalog import NicModel, find_nic_model
 from gpuvet.node.spec import (
     FabricRegistrationFault,
     FaultSpec,
@@ -38,11 +39,17 @@ def _port(nic_id: str, rate: float | None, faults: Sequence[FaultSpec], now_s: f
     return NicPort(1, "ACTIVE", "LinkUp", slow[-1] if slow else rate, "4X", "InfiniBand", counters)
 
 
+@functools.lru_cache(maxsize=256)
+def _nic_model(name: str | None) -> NicModel | None:
+    """The catalog's model (watch reads the NICs on every slow tick: looked up once)."""
+    return find_nic_model(name)
+
+
 def simulated_nics(declared: Node, faults: Sequence[FaultSpec], now_s: float) -> NicReadings:
     active = [f for f in faults if f.at_s <= now_s]
     nics = []
     for i, e in enumerate(e for e in declared.endpoints if e.kind is EndpointKind.NIC):
-        model = find_nic_model(e.model)
+        model = _nic_model(e.model)
         nics.append(Nic(e.label or f"mlx5_{i}", model.hca_types[0] if model else None, None,
                         (_port(e.id, float(model.rate_gbps) if model else None, active, now_s),),
                         netdevs=(f"ibp{i}s0",)))
