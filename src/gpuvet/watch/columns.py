@@ -65,7 +65,8 @@ class Columns:
         n = len(order)
         none: list[int | None] = [None] * n
         counts = {c: _ints(self.counts[c][order]) if c in self.counts else none for c in COUNTS}
-        some = {c: v if any(x is not None for x in v) else None for c, v in counts.items()}
+        # a counter the log lacks is None at once (not a walk over a list of Nones per module)
+        some = {c: v if c in self.counts and any(x is not None for x in v) else None for c, v in counts.items()}
         pcie = (counts["pcie_gen"], counts["pcie_gen_max"], counts["pcie_width"], counts["pcie_width_max"])
         b = ModuleBlock(self.module, self.uuid, self.t[order].tolist(), rows.tolist(), lists["temp"], lists["power"],
                         lists["sm"], lists["mem"], lists["util"], self.throttle[order].tolist(), None,

@@ -160,7 +160,8 @@ class ThermalForecaster:
             if w.loaded or w.steady:
                 h.loaded.append(w.power if w.peak is None else max(w.peak, w.power))
                 h.ranked_loaded.add(h.loaded[-1])
-                del h.loaded[:-1000]
+                if len(h.loaded) > 1000:
+                    del h.loaded[:-1000]
             if not w.steady:
                 continue
             h.usable += 1
@@ -180,17 +181,22 @@ class ThermalForecaster:
         """One R value for its hour; hours before ``now``'s are closed (step check), then the
         trend is judged every ``evaluate_every_s``."""
         h = self._hist[module]
-        ref, h.reference, h.base = inlet
-        h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / w.power - h.base)
-        h.powers.append(w.power)
-        h.ranked_powers.add(w.power)
-        h.ranked_day.add(w.power)
-        for tail, value in zip(h.tails, (ref, h.base, w.power), strict=True):
-            tail.add(value)
+        ref, h.reference, base = inlet
+        h.base, power = base, w.power
+        h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / power - base)
+        h.powers.append(power)
+        h.ranked_powers.add(power)
+        h.ranked_day.add(power)
+        refs, bases, powers = h.tails
+        refs.add(ref)
+        bases.add(base)
+        powers.add(power)
         h.refs.append(ref)
-        h.bases.append(h.base)
-        del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
-        done = [k for k in h.pending if k < int(now // HOUR)]
+        h.bases.append(base)
+        if len(h.powers) > 1000:
+            del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
+        hour = int(now // HOUR)
+        done = [k for k in h.pending if k < hour] if len(h.pending) > 1 or hour not in h.pending else ()
         for k in sorted(done):
             h.hours.append(float(k))
             h.r.append(statistics.median(h.pending.pop(k)))

@@ -49,9 +49,14 @@ class NodeInlet:
             r = self.groups[model].r
             bases = [stats[m].temp - r * stats[m].power - offsets.get(m, 0.0) for m in members]
             trusted = [not warned(m) for m in members]  # a creeping module is nobody's inlet
+            said: dict[int, str] = {}  # the sentence for each count of modules used, written once a window
             for m, inlet in zip(members, leave_one_out(bases, trusted), strict=True):
                 if inlet is not None:
-                    out[m] = (inlet[0], text.inlet_how(inlet[1], len(members) - 1 - inlet[1], model, r), r)
+                    used = inlet[1]
+                    how = said.get(used)
+                    if how is None:
+                        how = said[used] = text.inlet_how(used, len(members) - 1 - used, model, r)
+                    out[m] = (inlet[0], how, r)
         return out
 
     def learn(self, stats: dict[str, WindowStat], span_s: float) -> None:

@@ -128,7 +128,9 @@ class WindowBook:
         for p in parts:
             self.uuids.setdefault(p[0].module, p[0].uuid)
         who = np.concatenate([np.full(len(p[1]), k, dtype=np.int64) for k, p in enumerate(parts)])
-        order = np.lexsort((rows, who, index))
+        # by window, module, row: the modules are in order and each module's rows ascend, so a stable sort by window
+        ascending = all(len(p[1]) < 2 or bool((np.diff(p[1]) > 0).all()) for p in parts)
+        order = np.argsort(index, kind="stable") if ascending else np.lexsort((rows, who, index))
         rows, index, who = rows[order], index[order], who[order]
         temp, power, util, ref, hot, lagged = (c[order] for c in cols[2:])
         starts = np.flatnonzero(np.concatenate(([True], (index[1:] != index[:-1]) | (who[1:] != who[:-1]))))
@@ -142,7 +144,8 @@ class WindowBook:
                                                        ~np.isnan(ref), hot)]
         first = np.minimum.reduceat(rows, starts)
         peak = np.maximum.reduceat(lagged, starts)
-        groups = sorted(zip(index[starts].tolist(), first.tolist(), range(len(starts)), strict=True))
+        at = np.lexsort((first, index[starts]))  # by window, then first row (unique): as sorting the triples
+        groups = list(zip(index[starts][at].tolist(), first[at].tolist(), at.tolist(), strict=True))
         return self._add_groups(groups, names, who[starts].tolist(), sums, counts, peak, slot)
 
     def _add_groups(self, groups: list[tuple[int, int, int]], names: list[str], who: list[int],
@@ -208,11 +211,13 @@ class WindowBook:
         last = self._lagged.get(module)
         if last is not None:
             gain[0] = -math.expm1(-max(float(t[0]) - last[0], 0.0) / LAG_S)
-        out = power.tolist()
-        level = out[0] if last is None else last[1] + (out[0] - last[1]) * float(gain[0])
-        out[0] = level
-        for i, (p, a) in enumerate(zip(out[1:], gain[1:].tolist(), strict=True), 1):
-            level = out[i] = level + (p - level) * a
+        values = power.tolist()
+        level = values[0] if last is None else last[1] + (values[0] - last[1]) * float(gain[0])
+        out = [level]
+        keep = out.append
+        for p, a in zip(values[1:], gain[1:].tolist(), strict=True):
+            level = level + (p - level) * a
+            keep(level)
         self._lagged[module] = (float(t[-1]), level)
         return np.asarray(out)
 
@@ -281,10 +286,13 @@ class HourlyTier:
         if self._hour is not None and hour != self._hour:
             out = self._close(self._hour)
         self._hour = hour
+        acc = self._acc
         for m, x in stats.items():
             if not (x.loaded or x.steady):
                 continue
-            a = self._acc.setdefault(m, [0.0] * 6)
+            a = acc.get(m)
+            if a is None:
+                a = acc[m] = [0.0] * 6
             a[0] += 1
             a[1] += x.steady
             a[2] += x.temp

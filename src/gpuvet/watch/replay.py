@@ -235,7 +235,9 @@ class Replayer:
     def feed(self, rec: Recording) -> None:
         """Replay ``rec``'s samples (each node in time order). Its times are checked before the
         first is written: a NaN time once failed half-way through writing a run to the logbook."""
-        self._check(rec)
+        times = rec.times()
+        span = (min(times), max(times)) if times else None
+        self._check(rec, times, span)
         if self.sink is None:
             self.begin(rec.source, sorted({m.node for m in rec.modules.values()}))
         started = time.perf_counter()
@@ -258,9 +260,8 @@ class Replayer:
         except BaseException as exc:
             self._abort(exc)
             raise
-        times = rec.times()
-        if times:
-            lo, hi = min(times), max(times)
+        if span is not None:
+            lo, hi = span
             self.first_t = lo if self.first_t is None else min(self.first_t, lo)
             self.last_t = hi if self.last_t is None else max(self.last_t, hi)
         self.wall_s += time.perf_counter() - started
@@ -314,11 +315,11 @@ class Replayer:
             for _, _, e in _in_order(state, blocks):
                 self.sink.event(e)
 
-    def _check(self, rec: Recording) -> None:
-        """Raises GpuvetError for a time no reader should have let through, or for times counted
-        from the start after recorded times (or the reverse) in one replay."""
-        times = rec.times()
-        if times and not (math.isfinite(sum(times)) and min(times) >= 0 and max(times) <= bounds.LATEST_T):
+    def _check(self, rec: Recording, times: list[float], span: tuple[float, float] | None) -> None:
+        """Raises GpuvetError for a time no reader should have let through (``times``: the
+        recording's, ``span``: their least and greatest), or for times counted from the start after
+        recorded times (or the reverse) in one replay."""
+        if span is not None and not (math.isfinite(sum(times)) and span[0] >= 0 and span[1] <= bounds.LATEST_T):
             bad = next(t for t in times if not 0 <= t <= bounds.LATEST_T)
             raise GpuvetError(f"time {bad!r} is not a recorded time", where=rec.source,
                               fix="check the source's timestamps (Unix seconds from 1970 to 2100).")
