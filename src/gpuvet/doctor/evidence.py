@@ -27,6 +27,7 @@ from gpuvet.checks.model import Check
 from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.captures import Captures
 from gpuvet.doctor.model import Cited
+from gpuvet.doctor.window import HeldForTrend, Window
 from gpuvet.errors import GpuvetError
 from gpuvet.node.bus import bus_key
 from gpuvet.node.diff import Difference, diff_nodes
@@ -40,15 +41,6 @@ class TrendFactory(Protocol):
     """Slowdown °C per module and the sampling interval -> a fresh trend model."""
 
     def __call__(self, slowdown_c: dict[str, float], interval_s: float = ...) -> TrendModel: ...
-
-
-@dataclass
-class Window:
-    events: list[Event]
-    trend: TrendModel | None
-    duration_s: float
-    interval_s: float = 0.0  # between samples
-    modules: int = 0  # sampled at the start
 
 
 @dataclass
@@ -70,12 +62,16 @@ class Evidence:
         try:
             source = backend.telemetry()
             config = evidence_window(source, self.window_s)
-            trend = self.trend(source.slowdown_c(), interval_s=config.interval_s) if self.trend is not None else None
-            observers: list[Observer] = [*default_detectors(), *([trend] if trend is not None else [])]
+            held = self._held(source.slowdown_c(), config.interval_s)
+            observers: list[Observer] = [*default_detectors(), *([held] if held is not None else [])]
             result = TelemetryWindow(source, config, observers, admit=lambda module: admit(backend, module)).run()
         except GpuvetError:
             return None
-        return Window(result.events, trend, config.duration_s or 0.0, config.interval_s, len(source.present(0.0)))
+        return Window(result.events, held, config.duration_s or 0.0, config.interval_s, len(source.present(0.0)))
+
+    def _held(self, slowdown_c: dict[str, float], interval_s: float) -> HeldForTrend | None:
+        factory = self.trend
+        return HeldForTrend(lambda: factory(slowdown_c, interval_s=interval_s)) if factory is not None else None
 
     @cached_property
     def inventory(self) -> Inventory | None:
