@@ -3,6 +3,7 @@ head, firmware versions in validate's run record, the Grafana panel for the ledg
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +97,50 @@ def test_a_bad_shape_or_head_is_refused_naming_the_flag_and_the_choices(capsys, 
     assert main(["plan", "memory", *args]) == 2
     err = capsys.readouterr().err
     assert flag in err and "Fix:" in err
+
+
+# --- validate's run record carries each module's firmware (VBIOS) beside the driver ------------------
+
+OLD_DOCUMENT = Path(__file__).parent / "data" / "run_documents" / "validate-mesh-4-before-firmware.json"
+
+
+def test_validate_json_shows_the_vbios_of_a_simulated_module_as_simulated(capsys):
+    assert main(["validate", "--node", "mesh-4", "--level", "quick", "--json", "--no-log"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    env = doc["environment"]
+    assert doc["simulated"] is True and env["driver_version"] == env["cuda_driver_version"] == "simulated"
+    assert [m["vbios_version"] for m in env["modules"]] == ["simulated"] * 4
+    from gpuvet.logbook.document import as_document
+
+    assert as_document(doc).environment.modules[0].vbios_version == "simulated"  # a declared field of the schema
+
+
+def test_a_live_modules_vbios_inforom_and_gsp_firmware_are_in_the_envelope_where_read():
+    from gpuvet.backends.nvidia.backend import NvidiaBackend
+    from gpuvet.backends.nvidia.gateway import Nvml
+    from gpuvet.validate.run import Level, envelope
+    from tests.fakes.fake_nvml import hgx_h200
+
+    fake = hgx_h200(2)
+    fake.gpus[1].unsupported = {"nvmlDeviceGetVbiosVersion"}
+    backend = NvidiaBackend(Nvml(lib=fake))
+    first, second = envelope(backend, backend.inventory(), backend.node(), {}, Level.QUICK)["modules"]
+    assert (first["vbios_version"], first["inforom_version"], first["gsp_firmware"]) == (
+        fake.gpus[0].vbios, fake.gpus[0].inforom_image, fake.gpus[0].gsp_firmware)
+    assert "vbios_version" not in second  # not read: absent, never guessed nor "simulated"
+
+
+def test_compare_names_a_vbios_change_and_an_old_document_without_firmware_still_loads():
+    from gpuvet.logbook.document import as_document
+    from gpuvet.validate.compare import compare
+
+    old_json = json.loads(OLD_DOCUMENT.read_text())
+    assert all("vbios_version" not in m for m in old_json["environment"]["modules"])  # as written before
+    old = as_document(old_json)
+    assert old.environment.modules[0].vbios_version is None and old.to_json() == old_json  # prints as it was
+    new = old.environment.model_copy(update={"modules": [
+        m.model_copy(update={"vbios_version": "96.00.99.00.01" if m.id == "gpu0" else "96.00.74.00.1C"})
+        for m in old.environment.modules]})
+    changes = {c.key: (c.a, c.b) for c in compare(old.environment, old.checks, new, old.checks)[0]}
+    assert changes["gpu0.vbios_version"] == (None, "96.00.99.00.01")
+    assert changes["gpu1.vbios_version"] == (None, "96.00.74.00.1C")

@@ -42,6 +42,13 @@ class ModuleEnvironment(_Record):
     sm_clock_mhz: Number | None = None
     mem_clock_mhz: Number | None = None
     pcie: str | None = None
+    # firmware as the backend read it (absent where it did not; "simulated" on a simulated node), so
+    # two runs compared show a VBIOS or InfoROM change beside the driver's (health and doctor keep the
+    # same keys and the serial in their runs' modules)
+    serial: str | None = None
+    vbios_version: str | None = None
+    inforom_version: str | None = None
+    gsp_firmware: str | None = None
 
 
 class Environment(_Record):

@@ -13,7 +13,7 @@ from typing import cast
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
 from gpuvet.backends.engine import BenchEngine
-from gpuvet.backends.readings import Inventory, ModuleHealth, Unavailable
+from gpuvet.backends.readings import Inventory, ModuleHealth, ModuleInfo, Unavailable
 from gpuvet.bench import registry
 from gpuvet.bench.context import BenchContext, Progress
 from gpuvet.bench.records import BenchResult
@@ -25,7 +25,7 @@ from gpuvet.checks.roots import Root, find_roots
 from gpuvet.checks.software import host_load_check, software_checks
 from gpuvet.errors import GpuvetError
 from gpuvet.ledger.ladders import Ladders, load_ladders
-from gpuvet.ledger.record import ModuleStep
+from gpuvet.ledger.record import FIRMWARE, ModuleStep
 from gpuvet.logbook.store import SCHEMA_VERSION, Logbook, utc_now
 from gpuvet.node.design import Design, declared_design, infer_design
 from gpuvet.node.model import Node
@@ -126,9 +126,20 @@ def envelope(backend: Backend, inv: Inventory, node: Node, versions: dict[str, s
         "modules": [drop_none({"id": m.id, "model": m.model, "uuid": v(m.uuid), "bus_id": v(m.bus_id),
                                "power_limit_w": v(m.power_limit_w), "ecc": v(m.ecc_enabled),
                                "sm_clock_mhz": v(m.sm_clock_mhz), "mem_clock_mhz": v(m.mem_clock_mhz),
-                               "pcie": f"gen{v(m.pcie_gen_current)} x{v(m.pcie_width_current)}"})
+                               "pcie": f"gen{v(m.pcie_gen_current)} x{v(m.pcie_width_current)}",
+                               **firmware(m, backend.simulated)})
                     for m in inv.modules],
     }
+
+
+def firmware(m: ModuleInfo, simulated: bool) -> dict[str, Json]:
+    """The module's serial and firmware versions where its backend read them, so `log compare`
+    shows a VBIOS change; a simulated module has no VBIOS, and its record says "simulated" as
+    its driver version does."""
+    read: dict[str, Json] = {k: value for k in FIRMWARE if isinstance(value := getattr(m, k), str) and value}
+    if simulated and "vbios_version" not in read:
+        read["vbios_version"] = "simulated"
+    return read
 
 
 def no_accelerator(backend: Backend) -> GpuvetError | None:
