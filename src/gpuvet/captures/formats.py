@@ -18,9 +18,13 @@ from typing import Literal, Protocol
 from gpuvet.captures import (
     aer,
     amd_smi,
+    app_errors,
     bench,
+    cuda_samples,
     dcgm,
+    dcgm_health,
     fabric_manager,
+    gpu_burn,
     hccl,
     kernel,
     links,
@@ -30,6 +34,7 @@ from gpuvet.captures import (
     npu_smi,
     perftest,
     rocm_validation,
+    smi_list,
     smi_query,
     smi_table,
     smi_text,
@@ -75,6 +80,10 @@ class FileCapture:
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
     fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
     perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
+    samples: cuda_samples.CudaSamplesParse = field(default_factory=cuda_samples.CudaSamplesParse)  # deviceQuery, …
+    dcgm_health: dcgm_health.DcgmHealthParse = field(default_factory=dcgm_health.DcgmHealthParse)  # dcgmi health -c
+    gpu_burn: gpu_burn.GpuBurnParse = field(default_factory=gpu_burn.GpuBurnParse)
+    app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
 
@@ -207,6 +216,7 @@ def _dcgm_json(lines: list[Line], where: str) -> Parsed:
 
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
+LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml),
     Format("nccl-tests", "nccl", _nccl),
@@ -229,6 +239,13 @@ FORMATS: tuple[Format, ...] = (
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse)),
     Format("perftest", "perftest", _one(perftest.parse), SHARED),
+    # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
+    Format("CUDA samples", "samples", _listed(cuda_samples.parse)),  # deviceQuery, p2pBandwidthLatencyTest, …
+    Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse)),
+    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse)),
+    Format("application error lines", "app_errors", _one(app_errors.parse)),
+    Format(LISTING, None, _kept(smi_list.parse)),  # nvidia-smi -L (and nvlink -s/-e/-c headers nothing took)
+    Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery)),
     Format(TABLE, None, _kept(smi_table.parse)),  # nvidia-smi's default table
     Format(QUERY, None, _kept(smi_query.parse)),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo),
@@ -249,6 +266,10 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     if table.modules or query.modules:
         fc.smi = table if table.modules else query
         return TABLE if table.modules else QUERY
+    for kind, listed in ((DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
+        if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
+            fc.smi = listed
+            return None if kind == "deviceQuery" else kind  # deviceQuery is named among the CUDA samples
     if fc.nccl.results and fc.topo is None:
         after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
         if (named := nccl_devices.listing(after_xml)).modules:

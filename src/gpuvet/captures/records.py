@@ -80,6 +80,30 @@ class DcgmResult:
 
 
 @dataclass(frozen=True)
+class DcgmHealthIncident:
+    """One system's incident in `dcgmi health -c`, as printed: the entity, the system, its health
+    (Warning, Failure) and DCGM's message (its wrapped lines joined)."""
+
+    entity: str  # "GPU 0", "Switch 11"
+    system: str  # "NVLINK system", "Memory system", "Driver"
+    health: str
+    message: str
+
+
+@dataclass(frozen=True)
+class AppError:
+    """One error line an application, a CUDA sample or a stress test printed (captures/app_errors.py):
+    its kind (a key of app_errors.KINDS), the module it names if any, and the line as printed."""
+
+    kind: str
+    line: int
+    text: str
+    module: str | None = None  # "GPU 0", a bus id, or None where the line names none
+    tool: str | None = None  # the program that printed it, where the line says (gpu-burn, deviceQuery, PyTorch)
+    times: int = 1  # lines of the same kind on the same module (a traceback repeats its error)
+
+
+@dataclass(frozen=True)
 class XidLine:
     bus_id: str
     code: int

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
+from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
     benchmark_failures,
     clock_findings,
@@ -235,4 +236,5 @@ CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {
     "benchmark_failures": benchmark_failures, "tool_verdicts": tool_verdicts, "nic_ports": nic_ports,
     "fabric_registration": fabric_registration, "fabric_manager": fabric_manager,
     "rdma_bandwidth": rdma_bandwidth, "nccl_log": nccl_log, "nccl_log:init": nccl_log_init,
+    "captured_errors": captured_errors, "dcgm_health": dcgm_health,
 }

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import (
     UNNAMED,
+    AppError,
     CopyCheckFailure,
     DcgmResult,
     ModuleHealth,
@@ -35,7 +36,9 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures import read
     from gpuvet.captures.aer import AerParse
     from gpuvet.captures.bench import NcclFailure, NvbWaived
+    from gpuvet.captures.dcgm_health import DcgmHealthParse
     from gpuvet.captures.fabric_manager import FabricManagerLog
+    from gpuvet.captures.gpu_burn import GpuBurnParse
     from gpuvet.captures.kernel import KernelEvent
     from gpuvet.captures.nccl_log import NcclLog
     from gpuvet.captures.perftest import PerftestRun
@@ -78,6 +81,10 @@ class Captures:
     bus_gpus: list[tuple[str, str]] = field(default_factory=list)  # NVIDIA GPU functions an lspci listing names
     smi_none: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of nvidia-smi's 'No devices were found'
     aer: list[tuple[str, AerParse]] = field(default_factory=list)  # (file, the kernel's PCIe AER lines by device)
+    app_errors: list[tuple[str, AppError]] = field(default_factory=list)  # (file, a program's CUDA/NVML error line)
+    gpu_burn: list[tuple[str, GpuBurnParse]] = field(default_factory=list)  # (file, one gpu-burn run)
+    dcgm_health: list[tuple[str, DcgmHealthParse]] = field(default_factory=list)  # (file, its dcgmi health -c)
+    samples_passed: list[tuple[str, bool]] = field(default_factory=list)  # (file, deviceQuery's Result = PASS/FAIL)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -157,7 +164,19 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     if fc.nccl_log.lines:
         caps.nccl_logs.append((label, fc.nccl_log))
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
+    _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
+
+
+def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
+    """What programs printed (issue 46): their error lines, the CUDA samples' tables and verdicts,
+    gpu-burn's run, dcgmi health's report."""
+    caps.app_errors += [(label, e) for e in (*fc.samples.errors, *fc.app_errors.errors)]
+    caps.nvbandwidth.update(fc.samples.matrices)
+    caps.nvb_devices += fc.samples.devices
+    caps.samples_passed += [(label, fc.samples.passed)] if fc.samples.passed is not None else []
+    caps.gpu_burn += [(label, fc.gpu_burn)] if fc.gpu_burn.ran else []
+    caps.dcgm_health += [(label, fc.dcgm_health)] if fc.dcgm_health.overall is not None else []
 
 
 def sniff(path: str) -> str:

@@ -42,14 +42,20 @@ class CopyTest:
 
 
 def copy_test(name: str) -> CopyTest | None:
-    """The kind of a captured table by its name; None for the tests not priced (all-to-one, latency, and
-    TransferBench's a2a, whose pairs all run at once)."""
+    """The kind of a captured table by its name; None for the tests not priced (all-to-one, latency,
+    TransferBench's a2a, whose pairs all run at once, the CUDA samples' P2P=Disabled tables, staged through
+    host memory, and bandwidthTest's pageable or several-device sums)."""
     if (m := _NVB.match(name)) is not None:
         host = None if m.group(1) == "device_to_device" else "to" if m.group(1) == "host_to_device" else "from"
         both = m.group(2) is not None
         return CopyTest(host, both, summed=both and m.group(3) == "sm" and host is None)
     if name.startswith("TransferBench p2p") and name.endswith(("GPU->GPU", "GPU->GPU reverse copies")):
         return CopyTest(None, " bidirectional " in name)
+    if name.startswith("p2pBandwidthLatencyTest") and "P2P=Enabled" in name:  # its bidirectional cell: both summed
+        return CopyTest(None, " bidirectional " in name, summed=" bidirectional " in name)
+    if name.startswith("bandwidthTest host_to_device (pinned)") or name.startswith("bandwidthTest device_to_host "
+                                                                                   "(pinned)"):
+        return CopyTest("to" if "host_to_device" in name else "from", False)
     return None
 
 

@@ -159,7 +159,10 @@ GIVE = {"module_list": "nvidia-smi -q -x or topo -m for a captured node",
                        "--query-gpu=timestamp,index,uuid,name,temperature.gpu,power.draw,utilization.gpu --format=csv "
                        "-l 60",
         "utf8_log": "nvidia-smi -f FILE",
-        "slowdown_temp": "nvidia-smi -q shows it as GPU Slowdown Temp"}
+        "slowdown_temp": "nvidia-smi -q shows it as GPU Slowdown Temp",
+        "app_errors": "the application's error output (its traceback), deviceQuery or gpu-burn output",
+        "dcgm_health": "`dcgmi health -s a` some minutes before, then `dcgmi health -c` (text or -j)",
+        "module_models": "nvidia-smi -L or nvidia-smi nvlink -s beside it"}
 
 # The captures doctor reads, by what they hold: the kind a capture is known by (captures/ names
 # them so) or the label cited where no file is named.
@@ -193,6 +196,52 @@ CAPTURE_FOR_CHECK: dict[str, str] = {
     "thermal_trend": "gpuvet watch", "clock_stability": "gpuvet watch", "captured_links": "nvlink -s/-e or lspci -vvv",
     "dcgm_diag": "dcgmi diag", "tool_verdicts": "amd-smi or npu-smi info", "nic_ports": "ibstat",
     "fabric_manager": "the fabric manager's journal", "rdma_bandwidth": "perftest output",
-    "nccl_log": "an NCCL_DEBUG=INFO log", "nccl_environment": ON_NODE, "host_bottleneck": ON_NODE,
+    "nccl_log": "an NCCL_DEBUG=INFO log", "captured_errors": "the application's error output, deviceQuery or gpu-burn",
+    "dcgm_health": "dcgmi health -c", "nccl_environment": ON_NODE, "host_bottleneck": ON_NODE,
     "visibility": ON_NODE, "driver_runtime": ON_NODE, "gemm_agreement": ON_NODE, "compute_rate": ON_NODE,
 }
+
+
+# What an application's or a CUDA sample's error line asks the operator to do (captures/app_errors.py
+# kinds); the cause named (doctor/capture_errors.py) keeps its own meaning, the fix is the runtime's.
+APP_ERROR_FIX = {
+    "ecc_uncorrectable": "find the module the job ran on (nvidia-smi -q -d ECC,ROW_REMAPPER shows its volatile "
+                         "uncorrectable count and pending remaps); drain it, reset it (nvidia-smi -r -i <index>) so "
+                         "the remap applies, run dcgmi diag -r 3; RMA it if errors return",
+    "illegal_address": "most often the application's own bug: run it under compute-sanitizer, or with "
+                       "CUDA_LAUNCH_BLOCKING=1 to name the kernel; read the kernel log at that time (Xid 13, 31 or 43 "
+                       "is the application; 48, 63, 64, 79, 94 or 95 the module)",
+    "launch_failure": "a kernel faulted: run the application under compute-sanitizer or with CUDA_LAUNCH_BLOCKING=1; "
+                      "read the kernel log for an Xid at that time (13/31/43: the application; 48/79/94/95: the module)",
+    "cuda_runtime_error": "read the error the program printed: the CUDA runtime names the call that failed; check "
+                          "nvidia-smi lists the module and the kernel log for Xids at that time",
+    "out_of_memory": "not a hardware fault: check the application (a smaller batch, model sharding, freeing cached "
+                     "memory); nvidia-smi shows what else holds memory on the module",
+    "no_device": "the runtime found no module: check `nvidia-smi` lists them (driver loaded), CUDA_VISIBLE_DEVICES "
+                 "(empty or a wrong index hides them all), /dev/nvidia* inside a container (--gpus all), and the "
+                 "kernel log for the driver's errors",
+    "driver_too_old": "the driver is older than the CUDA runtime the program was built with: install a driver for "
+                      "that CUDA major (nvidia-smi's 'CUDA Version' is the newest the driver takes), or a build of "
+                      "the program for the driver's CUDA",
+    "devices_busy": "the modules are in Exclusive_Process compute mode and another process holds them, or they are "
+                    "prohibited: nvidia-smi -q -d COMPUTE shows the mode; stop the other process or set "
+                    "nvidia-smi -c DEFAULT",
+    "nvml_mismatch": "the loaded nvidia kernel module and the driver's user-space libraries are of different "
+                     "versions (a driver upgrade without a reboot): reboot, or unload and reload the nvidia kernel "
+                     "modules; cat /proc/driver/nvidia/version shows the loaded one",
+    "nvml_unknown": "NVML cannot reach the devices: in a container the GPU device nodes were lost (a systemd "
+                    "daemon-reload with the cgroup driver revokes them): restart the container, and see the NVIDIA "
+                    "Container Toolkit's note on it; on the host check /dev/nvidia* and the kernel log",
+    "nccl_cuda": "NCCL reports a CUDA error underneath: run again with NCCL_DEBUG=INFO and CUDA_LAUNCH_BLOCKING=1 to "
+                 "see the call, and read the kernel log for Xids at that time",
+    "torch_no_cuda": "python -c 'import torch; print(torch.version.cuda)': None is a CPU-only build (install a CUDA "
+                     "build of PyTorch); otherwise check nvidia-smi lists the modules, that the driver's CUDA "
+                     "Version is at least torch.version.cuda, and CUDA_VISIBLE_DEVICES",
+    "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
+                     "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
+                     "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",
+}
+# dcgmi health's incidents: where DCGM's message points, by system
+DCGM_HEALTH_FIX = ("read DCGM's message for the system named: PCIe replays -> the module's PCIe link (lspci -vv "
+                   "LnkSta, reseat); Memory -> nvidia-smi -q -d ECC,ROW_REMAPPER (reset or RMA); Thermal/Power -> "
+                   "cooling and power delivery; InfoROM -> update or RMA; then dcgmi diag -r 3 on the module")

@@ -1,0 +1,99 @@
+"""Error lines applications and runtimes print, as operators paste them: PyTorch's ``RuntimeError:
+CUDA error: …``, the CUDA runtime's and driver API's error names (cudaErrorECCUncorrectable,
+CUDA_ERROR_NO_DEVICE), NVML's ``Failed to initialize NVML: …``, PyTorch's NCCL errors, and
+``torch.cuda.is_available()`` answering False. Each line is kept with its kind; what each kind
+means (a module's hardware, the driver, or the application itself) is doctor's to say
+(capture_checks.captured_errors), never decided here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+# kind -> the words that name it: the runtime's message, the runtime API's enum, the driver API's enum
+KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
+    "ecc_uncorrectable": r"uncorrectable ECC error encountered|cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE",
+    "illegal_address": r"an illegal memory access was encountered|cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS"
+                       r"|an illegal instruction was encountered|misaligned address",
+    "launch_failure": r"unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED",
+    "out_of_memory": r"CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY"
+                     r"|OutOfMemoryError: CUDA",
+    "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
+                 r"|Found no NVIDIA driver on your system",
+    "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
+                      r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old",
+    "devices_busy": r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable"
+                    r"|CUDA_ERROR_DEVICES_UNAVAILABLE",
+    "nvml_mismatch": r"Failed to initialize NVML: Driver/library version mismatch",
+    "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
+    "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
+}.items()}
+_TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
+_TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
+_DEVICE = re.compile(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
+
+
+@dataclass
+class AppErrorsParse:
+    errors: list[AppError] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse(lines: list[Line]) -> AppErrorsParse:
+    """Every application or runtime error line in the lines; the same kind on the same module once,
+    counted (a traceback prints its error two or three times)."""
+    out = AppErrorsParse()
+    seen: dict[tuple[str, str | None], int] = {}
+    for i, ln in enumerate(lines):
+        kind = _kind(ln.text) or _torch_false(lines, i)
+        if kind is None:
+            continue
+        out.claimed.add(ln.no)
+        module = _module(ln.text)
+        key = (kind, module)
+        if key in seen:
+            first = seen[key]
+            out.errors[first] = replace(out.errors[first], times=out.errors[first].times + 1)
+            continue
+        seen[key] = len(out.errors)
+        out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, _tool(ln.text)))
+    if out.errors:
+        kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
+        out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")
+    return out
+
+
+def _kind(text: str) -> str | None:
+    if "CUDA" not in text.upper() and "NVML" not in text and "NVIDIA" not in text and "misaligned" not in text:
+        return None
+    return next((k for k, pattern in KINDS.items() if pattern.search(text)), None)
+
+
+def _torch_false(lines: list[Line], i: int) -> str | None:
+    """``torch.cuda.is_available()`` answering False: on its own line, or on the next line (an
+    interactive session: ``>>> torch.cuda.is_available()`` then ``False``)."""
+    text = lines[i].text
+    if _TORCH_FALSE_SAME.search(text):
+        return "torch_no_cuda"
+    if text.strip() == "False" and i > 0 and _TORCH_CALL.search(lines[i - 1].text):
+        return "torch_no_cuda"
+    return None
+
+
+def _module(text: str) -> str | None:
+    """The module a line names ('device 1', 'cuda:1', 'GPU 1'), or None; a line that names none is not
+    given one."""
+    m = _DEVICE.search(text)
+    return f"GPU {int(m.group(1))}" if m else None
+
+
+def _tool(text: str) -> str | None:
+    if "RuntimeError" in text or "torch" in text or "OutOfMemoryError" in text:
+        return "PyTorch"
+    if "NVML" in text:
+        return "nvidia-smi/NVML"
+    return None

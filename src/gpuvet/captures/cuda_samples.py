@@ -1,0 +1,207 @@
+"""The CUDA samples operators run first: deviceQuery, p2pBandwidthLatencyTest and bandwidthTest.
+
+deviceQuery lists the modules the runtime sees (``Device 0: "NAME"``, its memory and its PCI
+domain / bus / location in decimal) or stops with the runtime's error (``cudaGetDeviceCount
+returned 35 -> CUDA driver version is insufficient …``): the modules become a module list, the
+error an application error line (app_errors kinds). p2pBandwidthLatencyTest prints its devices,
+which pairs can reach each other (``Device=0 CAN Access Peer Device=1``, the P2P Connectivity
+Matrix) and bandwidth matrices with P2P disabled and enabled, one way and both ways: each matrix
+is kept under its own name, as nvbandwidth's are, so doctor prices the P2P=Enabled ones against the
+design of the modules named (a pair the connectivity matrix says cannot reach its peer is left
+blank: its copies went through host memory by design of the test). bandwidthTest's host<->device
+figures of one device are kept as a one-cell table (PINNED memory only: pageable copies are not a
+link's figure)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.app_errors import KINDS
+from gpuvet.captures.records import AppError, NvbDevice, SmiTextModule
+from gpuvet.captures.smi_text import SmiText
+from gpuvet.captures.text import MAX_MODULES, Line, number
+
+P2P = "p2pBandwidthLatencyTest"
+BANDWIDTH_TEST = "bandwidthTest"
+_DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.{1,96})"\s*$')
+_DQ_MEMORY = re.compile(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
+_DQ_PCI = re.compile(r"^\s*PCI Domain ID / Bus ID / location ID:\s+(\d+) / (\d+) / (\d+)\s*$")
+_DQ_VERSIONS = re.compile(r"^\s*CUDA Driver Version / Runtime Version\s+([\d.]+) / ([\d.]+)")
+_DQ_MARKS = re.compile(r"^\s*(?:\S*deviceQuery Starting|CUDA Device Query \(Runtime API\)|Detected \d+ CUDA Capable"
+                       r"|There (?:are|is) no available device|cudaGetDeviceCount returned \d+|-> |deviceQuery, CUDA Driver"
+                       r"|Result = (?:PASS|FAIL)|Peer access from )")
+_DQ_FIELD = re.compile(r"^\s{2,}[A-Z(][\w ()/,.-]{3,70}?:?\s{2,}\S")  # '  CUDA Capability Major/Minor …   8.6'
+_RESULT = re.compile(r"^\s*Result = (PASS|FAIL)\s*$")
+
+# 'Device: 0, NAME, pciBusID: …': a run of such lines may lose its 'Device: ' to the launcher-prefix peeler
+_P2P_DEVICE = re.compile(r"^\s*(?:Device: )?(\d{1,4}), (.{1,96}?), pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), "
+                         r"pciDomainID:\s*([0-9a-fA-F]+)\s*$")
+_P2P_ACCESS = re.compile(r"^\s*Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)\s*$")
+_P2P_TITLE = re.compile(r"^\s*(Unidirectional|Bidirectional) P2P=(Enabled|Disabled) Bandwidth (?:\(P2P (Writes|Reads)\) )?"
+                        r"Matrix \(GB/s\)\s*$")
+_P2P_OTHER = re.compile(r"^\s*(?:\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|P2P Connectivity Matrix|"
+                        r"\*\*\*NOTE:|So you can see lesser Bandwidth|P2P=(?:Enabled|Disabled) Latency|"
+                        r"(?:D\\D|GPU|CPU)(?:\s+\d+)+\s*$|\d+(?:\s+-?[\d.]+)+\s*$)")
+_MATRIX_HEAD = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
+_MATRIX_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|N/A|inf|nan))+)\s*$", re.I)
+
+_BT_DEVICE = re.compile(r"^\s*Device (\d{1,4}): (.{1,96}?)\s*$")
+_BT_SECTION = re.compile(r"^\s*(Host to Device|Device to Host|Device to Device) Bandwidth, (\d+) Device\(s\)\s*$")
+_BT_MEMORY = re.compile(r"^\s*(PINNED|PAGEABLE) Memory Transfers\s*$")
+_BT_UNIT = re.compile(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((GB|MB)/s\)\s*$")
+_BT_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s*$")
+_BT_OTHER = re.compile(r"^\s*(?:\[CUDA Bandwidth Test\] - Starting|Running on\.\.\.|Quick Mode|Range Mode|Shmoo Mode|"
+                       r"NOTE: The CUDA Samples are not meant)")
+
+
+@dataclass
+class CudaSamplesParse:
+    modules: SmiText = field(default_factory=SmiText)  # deviceQuery's devices
+    errors: list[AppError] = field(default_factory=list)  # deviceQuery stopped with the runtime's error
+    matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)  # as nvbandwidth's: name -> GB/s
+    devices: list[NvbDevice] = field(default_factory=list)  # the benchmarks' own device lines
+    no_peer: set[tuple[int, int]] = field(default_factory=set)  # pairs the test says cannot access each other
+    passed: bool | None = None  # the sample's own 'Result = PASS/FAIL'
+    kinds: list[str] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse(lines: list[Line]) -> CudaSamplesParse:
+    out = CudaSamplesParse()
+    text = "\n".join(ln.text for ln in lines[:4000])
+    if "deviceQuery" in text or "CUDA Device Query" in text:
+        _device_query(lines, out)
+    if "Bandwidth Matrix (GB/s)" in text or "Access Peer Device=" in text:
+        _p2p(lines, out)
+    if "[CUDA Bandwidth Test]" in text or _BT_SECTION.search(text):
+        _bandwidth_test(lines, out)
+    return out
+
+
+# --- deviceQuery ---------------------------------------------------------------------------------
+def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
+    current: SmiTextModule | None = None
+    claimed: set[int] = set()
+    for i, ln in enumerate(lines):
+        if (d := _DQ_DEVICE.match(ln.text)) is not None and len(out.modules.modules) < MAX_MODULES:
+            current = SmiTextModule(f"GPU {int(d.group(1))}", d.group(2), {"Index": str(int(d.group(1)))})
+            out.modules.modules.append(current)
+            claimed.add(ln.no)
+        elif current is not None and (p := _DQ_PCI.match(ln.text)) is not None:
+            current.bus_id = f"{int(p.group(1)):04X}:{int(p.group(2)):02X}:{int(p.group(3)):02X}.0"
+            claimed.add(ln.no)
+        elif current is not None and (m := _DQ_MEMORY.match(ln.text)) is not None:
+            current.fields["FB Memory Usage/Total"] = f"{m.group(1)} MiB"  # deviceQuery's MBytes are 2**20 bytes
+            claimed.add(ln.no)
+        elif (v := _DQ_VERSIONS.match(ln.text)) is not None:
+            out.modules.cuda = v.group(1)
+            claimed.add(ln.no)
+        elif _DQ_MARKS.match(ln.text) or (current is not None and _DQ_FIELD.match(ln.text)):
+            claimed.add(ln.no)
+            _device_query_line(lines, i, out)
+    if claimed:
+        out.claimed |= claimed
+        out.kinds.append("deviceQuery")
+        out.modules.claimed |= claimed
+        said = f"{len(out.modules.modules)} device(s)" if out.modules.modules else "no device"
+        out.notes.append(f"deviceQuery: {said} read{'; it failed: ' + out.errors[0].text if out.errors else ''}")
+
+
+def _device_query_line(lines: list[Line], i: int, out: CudaSamplesParse) -> None:
+    """deviceQuery's error (the line after 'cudaGetDeviceCount returned N') and its Result line."""
+    ln = lines[i]
+    if (r := _RESULT.match(ln.text)) is not None:
+        out.passed = r.group(1) == "PASS"
+    if not ln.text.strip().startswith("->"):
+        return
+    kind = next((k for k, pattern in KINDS.items() if pattern.search(ln.text)), None)
+    before = lines[i - 1].text.strip() if i else ""
+    out.errors.append(AppError(kind or "cuda_runtime_error", ln.no, f"{before} {ln.text.strip()}".strip()[:300],
+                               tool="deviceQuery"))
+
+
+# --- p2pBandwidthLatencyTest --------------------------------------------------------------------
+def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
+    name: str | None = None
+    rows: list[list[float | None]] = []
+    for ln in lines:
+        if (d := _P2P_DEVICE.match(ln.text)) is not None:
+            bus = f"{int(d.group(5), 16):04X}:{int(d.group(3), 16):02X}:{int(d.group(4), 16):02X}.0"
+            out.devices.append(NvbDevice(int(d.group(1)), d.group(2).strip(), bus))
+        elif (a := _P2P_ACCESS.match(ln.text)) is not None:
+            if a.group(2) == "CANNOT":
+                out.no_peer.add((int(a.group(1)), int(a.group(3))))
+        elif (t := _P2P_TITLE.match(ln.text)) is not None:
+            _keep(out, name, rows)
+            name = f"{P2P} {t.group(1).lower()} P2P={t.group(2)}" + (f" ({t.group(3).lower()})" if t.group(3) else "")
+            rows = []
+        elif "Latency" in ln.text and "Matrix" in ln.text:
+            _keep(out, name, rows)
+            name, rows = None, []
+        elif name is not None and (r := _MATRIX_ROW.match(ln.text)) is not None and int(r.group(1)) == len(rows):
+            rows.append([number(x) for x in r.group(2).split()])
+        elif name is not None and _MATRIX_HEAD.match(ln.text):
+            pass
+        elif not _P2P_OTHER.match(ln.text):
+            if name is not None:
+                _keep(out, name, rows)
+                name = None
+            continue
+        out.claimed.add(ln.no)
+    _keep(out, name, rows)
+    if out.matrices or out.devices:
+        out.kinds.append(P2P)
+        if out.no_peer:
+            pairs = ", ".join(f"{a}->{b}" for a, b in sorted(out.no_peer)[:8])
+            out.notes.append(f"{P2P}: device pairs without P2P access ({pairs}): their P2P=Enabled cells are copies "
+                             "through host memory, left out of the P2P tables")
+
+
+def _keep(out: CudaSamplesParse, name: str | None, rows: list[list[float | None]]) -> None:
+    """A matrix read whole (as many rows as columns); a P2P=Enabled matrix's pairs without peer access blanked."""
+    if name is None or not rows or any(len(r) != len(rows) for r in rows):
+        if name is not None and rows:
+            out.notes.append(f"{P2P}: '{name}' is cut or ragged ({len(rows)} row(s)): not read")
+        return
+    if "P2P=Enabled" in name:
+        rows = [[None if (i, j) in out.no_peer else x for j, x in enumerate(r)] for i, r in enumerate(rows)]
+    out.matrices[name] = rows
+
+
+# --- bandwidthTest ----------------------------------------------------------------------------------
+def _bandwidth_test(lines: list[Line], out: CudaSamplesParse) -> None:
+    device: int | None = None
+    section: tuple[str, int] | None = None
+    memory, scale = "PINNED", 1.0
+    claimed: set[int] = set()
+    for ln in lines:
+        if (d := _BT_DEVICE.match(ln.text)) is not None and device is None and not d.group(2).startswith('"'):
+            device = int(d.group(1))
+            out.devices.append(NvbDevice(device, d.group(2)))
+        elif (s := _BT_SECTION.match(ln.text)) is not None:
+            section = (s.group(1), int(s.group(2)))
+        elif (m := _BT_MEMORY.match(ln.text)) is not None:
+            memory = m.group(1)
+        elif (u := _BT_UNIT.match(ln.text)) is not None:
+            scale = 1.0 if u.group(1) == "GB" else 1e-3
+        elif section is not None and (r := _BT_ROW.match(ln.text)) is not None:
+            _bt_cell(out, section, memory, device, float(r.group(2)) * scale)
+        elif not (_BT_OTHER.match(ln.text) or _RESULT.match(ln.text)):
+            continue
+        claimed.add(ln.no)
+    if any(k.startswith(BANDWIDTH_TEST) for k in out.matrices):
+        out.claimed |= claimed
+        out.kinds.append(BANDWIDTH_TEST)
+
+
+def _bt_cell(out: CudaSamplesParse, section: tuple[str, int], memory: str, device: int | None, gbps: float) -> None:
+    """One figure: a table of one cell at the device's column (the largest transfer size kept: the
+    last row of a range or shmoo run). Several devices at once (--device=all) print their sum: kept, not
+    a one-link figure."""
+    kind = {"Host to Device": "host_to_device", "Device to Host": "device_to_host",
+            "Device to Device": "device_local"}[section[0]]
+    col = device if device is not None and section[1] == 1 else 0
+    label = f"{BANDWIDTH_TEST} {kind} ({memory.lower()}{'' if section[1] == 1 else f', {section[1]} devices summed'})"
+    out.matrices[label] = [[None] * col + [gbps]]

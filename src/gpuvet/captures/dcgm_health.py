@@ -1,0 +1,210 @@
+"""`dcgmi health -c`: DCGM's passive health report, and `dcgmi discovery -l`'s module list.
+
+The health report is a box: ``Overall Health | Healthy`` (nothing found), or per entity a row
+``-> 0 | Failure`` under its group (GPU, Switch, …), and per system that raised an incident a row
+``-> NVLINK system | Failure`` whose message follows on rows with an empty key, wrapped at the
+box's width. DCGM 1.x printed ``GPU ID: 0 | Warning`` and ``PCIe system: Warning - message`` on
+the value side instead; both are read. `-c -j` prints the same tree as JSON (``body`` ->
+``Overall Health`` -> ``value``). Each incident keeps the entity, system, health and message as
+printed; doctor judges them (capture_checks.dcgm_health)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuvet.captures.records import DcgmHealthIncident, SmiTextModule
+from gpuvet.captures.smi_text import SmiText, bus
+from gpuvet.captures.text import MAX_MODULES, Line
+
+_HEALTH = ("Healthy", "Warning", "Failure", "Internal error")
+_ROW = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")  # | key | value |
+_WIDE = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*$")  # | Health Monitor Report |, | Overall Health: Warning |
+_FRAME = re.compile(r"^\s*\+[-=+]+\+\s*$")
+_ENTITY = re.compile(r"^(?:->\s*(\d{1,4})|GPU ID:\s*(\d{1,4}))$")
+_SYSTEM = re.compile(r"^->\s*((?:PCIe|NVLINK|PMU|MCU|Memory|SM|InfoROM|Thermal|Power|NvSwitch \w+|CPU \w+|ConnectX)"
+                     r"(?: system)?|Driver)$", re.I)
+_OLD_SYSTEM = re.compile(r"^((?:PCIe|NVLINK|PMU|MCU|Memory|SM|InfoROM|Thermal|Power) system|Driver):\s*"
+                         r"(Healthy|Warning|Failure)\s*(?:-\s*(.*))?$", re.I)
+_GROUPS = ("GPU", "Switch", "NvSwitch", "CPU", "CPU Core", "Link", "ConnectX", "GPU_I", "GPU_CI")
+
+
+@dataclass
+class DcgmHealthParse:
+    overall: str | None = None  # Healthy, Warning, Failure as printed; None: no report read
+    incidents: list[DcgmHealthIncident] = field(default_factory=list)
+    entities: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> its health as printed
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _State:
+    group: str = "GPU"
+    entity: str | None = None
+    system: str | None = None
+    health: str = ""
+    message: list[str] = field(default_factory=list)
+
+
+def parse(lines: list[Line]) -> DcgmHealthParse:
+    """The health report in the lines, as its box or as -j JSON (none: overall stays None)."""
+    out = _parse_box(lines)
+    if out.overall is None and any('"Health Monitor Report"' in ln.text for ln in lines):
+        return _parse_json_lines(lines) or out
+    return out
+
+
+def _parse_json_lines(lines: list[Line]) -> DcgmHealthParse | None:
+    """`-c -j`: the JSON document from its first '{' line to its last '}' line."""
+    first = next((i for i, ln in enumerate(lines) if ln.text.strip().startswith("{")), None)
+    last = max((i for i, ln in enumerate(lines) if ln.text.strip().endswith("}")), default=None)
+    if first is None or last is None or last < first:
+        return None
+    got = parse_json("\n".join(ln.text for ln in lines[first:last + 1]))
+    if got is not None:
+        got.claimed = {ln.no for ln in lines[first:last + 1]}
+    return got
+
+
+def _parse_box(lines: list[Line]) -> DcgmHealthParse:
+    out = DcgmHealthParse()
+    start = next((i for i, ln in enumerate(lines) if "Health Monitor Report" in ln.text
+                  or re.search(r"\|\s*Overall Health\s*(?:\||:)", ln.text)), None)
+    if start is None:
+        return out
+    state = _State()
+    if start and _FRAME.match(lines[start - 1].text):  # the box's top edge
+        out.claimed.add(lines[start - 1].no)
+    for ln in lines[start:]:
+        if _FRAME.match(ln.text) or "Health Monitor Report" in ln.text:
+            out.claimed.add(ln.no)
+            continue
+        if not _row(out, state, ln):
+            break
+        out.claimed.add(ln.no)
+    _close(out, state)
+    if out.overall is None:
+        out.claimed.clear()
+    return out
+
+
+def _row(out: DcgmHealthParse, state: _State, ln: Line) -> bool:
+    """One row of the box; False at the first line that is not one (the report ended)."""
+    row = _ROW.match(ln.text)
+    if row is None:
+        wide = _WIDE.match(ln.text)
+        if wide is not None and (m := re.match(r"Overall Health:\s*(\S.*)$", wide.group(1))) is not None:
+            out.overall = m.group(1).strip()
+            return True
+        return bool(ln.elision)
+    key, value = row.group(1), row.group(2)
+    if key == "Overall Health":
+        out.overall = value
+    elif key in _GROUPS:
+        _close(out, state)
+        state.group, state.entity = key, None
+    elif (e := _ENTITY.match(key)) is not None:
+        _close(out, state)
+        state.entity = f"{state.group if e.group(1) else 'GPU'} {e.group(1) or e.group(2)}"
+        out.entities[state.entity] = value
+    elif key.startswith("->") and key[2:].strip() == "Errors":
+        pass
+    elif (s := _SYSTEM.match(key)) is not None:
+        _close(out, state)
+        state.system, state.health = _system_name(s.group(1)), value
+    elif not key and (old := _OLD_SYSTEM.match(value)) is not None:
+        _close(out, state)
+        state.system, state.health = _system_name(old.group(1)), old.group(2)
+        state.message = [old.group(3)] if old.group(3) else []
+    elif not key and state.system is not None and value:
+        state.message.append(value)
+    elif key or value:
+        return key.startswith("->") or key.startswith("...")  # a level gpuvet does not know: kept in the box
+    return True
+
+
+def _system_name(text: str) -> str:
+    name = text.strip()
+    return name if name.lower() == "driver" or name.lower().endswith("system") else f"{name} system"
+
+
+def _close(out: DcgmHealthParse, state: _State) -> None:
+    """The incident being read, if any, is complete."""
+    if state.system is not None:
+        out.incidents.append(DcgmHealthIncident(state.entity or "GPU (id not in the excerpt)", state.system,
+                                                state.health, " ".join(state.message).strip()))
+    state.system, state.health, state.message = None, "", []
+
+
+def parse_json(text: str) -> DcgmHealthParse | None:
+    """`dcgmi health -c -j`; None when the text is not that JSON."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    header = data.get("header") if isinstance(data, dict) else None
+    body = data.get("body") if isinstance(data, dict) else None
+    if not isinstance(body, dict) or not isinstance(header, list) or "Health Monitor Report" not in header:
+        return None
+    out = DcgmHealthParse(overall=_value(body.get("Overall Health")))
+    for group, node in body.items():
+        if group == "Overall Health" or not isinstance(node, dict):
+            continue
+        for eid, entity in _children(node).items():
+            name = f"{group} {eid}"
+            out.entities[name] = _value(entity) or ""
+            for system, inc in _children(_children(entity).get("Errors", {})).items():
+                message = " ".join(str(x) for x in _overflow(inc))
+                out.incidents.append(DcgmHealthIncident(name, _system_name(system), _value(inc) or "", message))
+    return out
+
+
+def _value(node: Any) -> str | None:
+    return str(node["value"]) if isinstance(node, dict) and "value" in node else None
+
+
+def _children(node: Any) -> dict[str, Any]:
+    kids = node.get("children") if isinstance(node, dict) else None
+    return kids if isinstance(kids, dict) else {}
+
+
+def _overflow(node: Any) -> list[Any]:
+    if not isinstance(node, dict):
+        return []
+    more = node.get("overflow")
+    return more if isinstance(more, list) else []
+
+
+# --- dcgmi discovery -l ------------------------------------------------------------------------
+_COUNT = re.compile(r"^\s*(\d{1,4}) GPUs? found\.?\s*$")
+_GPU_ROW = re.compile(r"^\s*\|\s*(\d{1,4})\s*\|\s*Name:\s*(.+?)\s*\|\s*$")
+_FIELD_ROW = re.compile(r"^\s*\|\s*\|\s*(PCI Bus ID|Device UUID):\s*(\S+)\s*\|\s*$")
+
+
+def parse_discovery(lines: list[Line]) -> SmiText:
+    """`dcgmi discovery -l`: its GPU rows (id, name, bus id, UUID) as a module list."""
+    out = SmiText()
+    current: SmiTextModule | None = None
+    for ln in lines:
+        if (g := _GPU_ROW.match(ln.text)) is not None and len(out.modules) < MAX_MODULES:
+            current = SmiTextModule(f"GPU {int(g.group(1))}", g.group(2), {"Index": str(int(g.group(1)))})
+            out.modules.append(current)
+            out.claimed.add(ln.no)
+        elif current is not None and (f := _FIELD_ROW.match(ln.text)) is not None:
+            if f.group(1) == "PCI Bus ID":
+                current.bus_id = bus(f.group(2))
+            else:
+                current.fields["GPU UUID"] = f.group(2)
+            out.claimed.add(ln.no)
+        elif _COUNT.match(ln.text) or (out.modules and (_FRAME.match(ln.text) or "| GPU ID |" in ln.text)):
+            out.claimed.add(ln.no)
+        elif "| GPU ID |" in ln.text or "Device Information" in ln.text:
+            out.claimed.add(ln.no)
+    if not out.modules:
+        out.claimed.clear()
+    else:
+        out.notes.append(f"dcgmi discovery -l: {len(out.modules)} module(s) read (id, name, bus id, UUID)")
+    return out

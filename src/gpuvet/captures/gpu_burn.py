@@ -1,0 +1,77 @@
+"""gpu-burn's output: its progress lines (``60.0%  proc'd: 10 (2047 Gflop/s) - …   errors: 0 - 0
+temps: 46 C - 48 C``, one figure per GPU joined by `` - ``), and its verdict (``Tested 2 GPUs:`` then
+``GPU 0: OK`` / ``GPU 1: FAULTY``). The last progress line says what each GPU did: a count of work
+of 0 or -1 is a GPU whose test never ran, an error count marked ``(DIED!)`` a worker that died; a
+negative error count is no count (gpu-burn's counter, wilicc/gpu-burn#12) and is said so. The
+`nvidia-smi -L`-style lines gpu-burn prints first are read by smi_list."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_PROGRESS = re.compile(r"^\s*[\d.]+%\s+proc'd:\s*(.*?)\s+errors:\s*(.*?)(?:\s+temps:\s*(.*))?\s*$")
+_WORK = re.compile(r"(-?\d+) \([\d.]+ Gflop/s\)")
+_ERRORS = re.compile(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
+_TEMP = re.compile(r"(\d+) C\b")
+_TESTED = re.compile(r"^\s*Tested (\d+) GPUs?:\s*$")
+_VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\s*$")
+_INIT_ERROR = re.compile(r"^\s*Couldn't init a GPU test: (.{1,200})$")
+_OWN = re.compile(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ with|Results are \d+ bytes each|"
+                  r"Run length not specified|Burning for|Freed memory for dev|Uninitted cublas|done\s*$|"
+                  r"No clients are alive|read\[\d+\] error|Using compare file)")
+
+
+@dataclass
+class GpuBurnParse:
+    verdicts: dict[int, str] = field(default_factory=dict)  # GPU index -> OK / FAULTY, as printed
+    work: list[int] = field(default_factory=list)  # the last progress line: iterations per GPU
+    errors: list[int] = field(default_factory=list)  # the last progress line: errors per GPU
+    died: set[int] = field(default_factory=set)  # GPUs whose error count the tool marked (DIED!)
+    temps: list[int] = field(default_factory=list)
+    init_errors: list[tuple[int, str]] = field(default_factory=list)  # (line, gpu-burn's error)
+    verdict_line: int | None = None
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ran(self) -> bool:
+        return bool(self.verdicts or self.work)
+
+
+def parse(lines: list[Line]) -> GpuBurnParse:
+    out = GpuBurnParse()
+    if not any("proc'd:" in ln.text or _TESTED.match(ln.text) for ln in lines):
+        return out
+    in_verdict = False
+    for ln in lines:
+        if (p := _PROGRESS.match(ln.text)) is not None:
+            _progress(out, p)
+        elif _TESTED.match(ln.text):
+            in_verdict, out.verdict_line = True, ln.no
+        elif in_verdict and (v := _VERDICT.match(ln.text)) is not None:
+            out.verdicts[int(v.group(1))] = v.group(2)
+        elif (e := _INIT_ERROR.match(ln.text)) is not None:
+            out.init_errors.append((ln.no, e.group(1).strip()))
+        elif not _OWN.match(ln.text):
+            continue
+        out.claimed.add(ln.no)
+    if out.ran:
+        faulty = sorted(g for g, v in out.verdicts.items() if v == "FAULTY")
+        out.notes.append(f"gpu-burn: {len(out.verdicts)} GPU verdict(s)" + (f", FAULTY: GPU {', '.join(map(str, faulty))}"
+                                                                             if faulty else "")
+                         + ("" if out.verdicts else " (no 'Tested N GPUs' verdict: the run was cut or killed)"))
+    else:
+        out.claimed.clear()
+    return out
+
+
+def _progress(out: GpuBurnParse, p: re.Match[str]) -> None:
+    """A progress line: the last one read wins (it holds the run's totals)."""
+    out.work = [int(w) for w in _WORK.findall(p.group(1))]
+    found = _ERRORS.findall(p.group(2))
+    out.errors = [int(n) for n, _ in found]
+    out.died = {i for i, (_, mark) in enumerate(found) if mark == "DIED"}
+    out.temps = [int(t) for t in _TEMP.findall(p.group(3) or "")]

@@ -1,0 +1,78 @@
+"""`nvidia-smi -L`: one line per module (``GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-…)``), older
+drivers without the ``NVIDIA`` prefix, MIG instances indented under their module (``MIG 1g.10gb
+Device 0: (UUID: MIG-…)``), and several modules on one line, as an issue form or a post's prose
+joins them. Each module keeps the index, name and UUID printed; -L prints no bus id, so none is
+given (never guessed from the order). Read into the same module record as the other listings, so
+inventory and doctor see the modules."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import SmiTextModule
+from gpuvet.captures.smi_text import SmiText
+from gpuvet.captures.text import MAX_MODULES, Line
+
+_UUID = r"GPU-[^()\s]{0,60}"  # hex as printed, or redacted by the poster (GPU-xxxx…)
+# 'GPU 3: NAME (UUID: GPU-…)' at the start of a line or after a space (several pasted on one line)
+_MODULE = re.compile(r"(?:^|(?<=\s))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
+_CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false)\s*$")  # nvidia-smi nvlink -c
+_MIG = re.compile(r"^\s*MIG\s+(\S{1,40})\s+Device\s+(\d{1,3}):\s*\(UUID: (MIG-[^)\s]{1,120})\)")
+
+
+def parse(lines: list[Line]) -> SmiText:
+    """Every module line of an `nvidia-smi -L` listing in the lines (possibly none), MIG instances
+    counted under the module above them."""
+    out = SmiText()
+    by_uuid: dict[str, SmiTextModule] = {}
+    last: SmiTextModule | None = None
+    for ln in lines:
+        found = list(_MODULE.finditer(ln.text))
+        if found:
+            for m in found:
+                last = _module(out, by_uuid, m)
+            out.claimed.add(ln.no)
+        elif last is not None and (mig := _MIG.match(ln.text)) is not None:
+            _mig(last, mig)
+            out.claimed.add(ln.no)
+        elif last is not None and (cap := _CAPABILITY.match(ln.text)) is not None:
+            _capability(last, cap)
+            out.claimed.add(ln.no)
+        if len(out.modules) > MAX_MODULES:
+            out.notes.append(f"nvidia-smi -L: more than {MAX_MODULES} modules: not one node, the rest not read")
+            break
+    if out.modules:
+        migs = sum(int(m.fields.get("MIG Devices", "0")) for m in out.modules)
+        out.notes.append(f"nvidia-smi -L: {len(out.modules)} module(s) read (index, name, UUID"
+                         f"{f'; {migs} MIG instance(s)' if migs else ''}); -L prints no bus id, PCIe link or "
+                         "health fields")
+    return out
+
+
+def _module(out: SmiText, by_uuid: dict[str, SmiTextModule], m: re.Match[str]) -> SmiTextModule:
+    """One module line (also the header of nvlink -s/-e/-c's blocks that nothing else claimed); the same
+    UUID listed again (the listing pasted twice) is one module."""
+    uuid = m.group(3)
+    if uuid in by_uuid:
+        return by_uuid[uuid]
+    module = SmiTextModule(f"GPU {int(m.group(1))}", m.group(2).strip(), {"Index": str(int(m.group(1))),
+                                                                          "GPU UUID": uuid})
+    by_uuid[uuid] = module
+    out.modules.append(module)
+    return module
+
+
+def _capability(module: SmiTextModule, m: re.Match[str]) -> None:
+    """`nvidia-smi nvlink -c`: the links whose 'Link is supported' (or, without that line, 'P2P is
+    supported') reads true are counted; the capabilities say what a link may do, not that it is up."""
+    if m.group(2).strip().lower() in ("link is supported", "p2p is supported"):
+        links = set(filter(None, module.fields.get("NVLink Links Supported", "").split(",")))
+        links.discard(m.group(1)) if m.group(3) == "false" else links.add(m.group(1))
+        module.fields["NVLink Links Supported"] = ",".join(sorted(links, key=int))
+
+
+def _mig(module: SmiTextModule, m: re.Match[str]) -> None:
+    """A MIG instance under its module: counted, each profile kept as printed."""
+    module.fields["MIG Devices"] = str(int(module.fields.get("MIG Devices", "0")) + 1)
+    profiles = module.fields.get("MIG Profiles")
+    module.fields["MIG Profiles"] = f"{profiles}, {m.group(1)}" if profiles else m.group(1)

@@ -1,0 +1,162 @@
+"""What applications, CUDA samples, stress tests and DCGM's health watches printed, judged: each
+error line by what it means (a module's memory, the driver, the application itself), gpu-burn's
+verdicts per GPU, and dcgmi health's incidents per GPU. An application's own fault (out of memory,
+an illegal address) is never called the hardware's: its cause says "check the application".
+A dcgmi health NVLink "link down" on a module whose design has no NVLink fabric (a PCIe card
+without a bridge, or a model the captures do not name) is not judged a link down: DCGM reports
+every link of such a card down (NVIDIA/NVSentinel#1481)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpuvet.captures.records import AppError, DcgmHealthIncident
+from gpuvet.doctor.capture_failures import BRIDGED_CARDS
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.node.catalog import find_model
+from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
+
+if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
+    from gpuvet.captures.gpu_burn import GpuBurnParse
+
+
+class _Meaning(NamedTuple):
+    cause: str
+    confidence: float
+
+
+# app_errors kind -> the cause it names (causes.yaml) and how sure the line alone makes it
+KIND_CAUSES: dict[str, _Meaning] = {
+    "ecc_uncorrectable": _Meaning("ecc_uncorrectable_since_boot", HIGH),
+    "illegal_address": _Meaning("application_cuda_error", MEDIUM),
+    "launch_failure": _Meaning("application_cuda_error", MEDIUM),
+    "cuda_runtime_error": _Meaning("application_cuda_error", MEDIUM),
+    "out_of_memory": _Meaning("application_out_of_memory", HIGH),
+    "no_device": _Meaning("no_modules_visible", MEDIUM),
+    "driver_too_old": _Meaning("driver_runtime_mismatch", HIGH),
+    "devices_busy": _Meaning("other_processes", MEDIUM),
+    "nvml_mismatch": _Meaning("driver_library_mismatch", HIGH),
+    "nvml_unknown": _Meaning("device_permissions", LOW),
+    "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
+    "torch_no_cuda": _Meaning("framework_sees_no_module", MEDIUM),
+}
+
+
+def captured_errors(ev: Evidence) -> Outcome:
+    """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
+    c = ev.captures
+    found = [_error_finding(label, e) for label, e in c.app_errors]
+    unsure: list[str] = []
+    cited: list[Cited] = []
+    for label, burn in c.gpu_burn:
+        found += _burn_findings(label, burn, unsure)
+        cited += [Cited(label, f"gpu-burn GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]
+    if found:
+        said = list(dict.fromkeys(f.title.split(":")[0] for f in found))
+        return confirmed("the captured program output says: " + "; ".join(said[:4]), *found)
+    if unsure:
+        return unknown(unsure[0] + (f" (and {len(unsure) - 1} more)" if len(unsure) > 1 else ""))
+    cited += [Cited(label, "deviceQuery", "Result = PASS") for label, passed in c.samples_passed if passed]
+    if not cited:
+        return unknown(f"no application error lines, deviceQuery or gpu-burn output (give {GIVE['app_errors']})")
+    return clear("the captured tests passed and no application error line was read", *cited)
+
+
+def _error_finding(label: str, e: AppError) -> Finding:
+    meaning = KIND_CAUSES.get(e.kind, KIND_CAUSES["cuda_runtime_error"])
+    return finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind), kind=e.kind,
+                   file=label, line=e.line, log=e.text[:240], tool=e.tool, times=e.times)
+
+
+def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:
+    """FAULTY (wrong results) is the module computing wrong bits; a worker that died or never ran is
+    not a verdict on the module (the kernel log says whether the module went with it)."""
+    out: list[Finding] = []
+    for gpu, verdict in sorted(burn.verdicts.items()):
+        count = burn.errors[gpu] if gpu < len(burn.errors) else None
+        if gpu in burn.died or (gpu < len(burn.work) and burn.work[gpu] <= 0):
+            out.append(finding("application_cuda_error", MEDIUM, module=f"GPU {gpu}", fix=APP_ERROR_FIX["gpu_burn_died"],
+                               tool="gpu-burn", verdict=verdict, file=label, line=burn.verdict_line,
+                               work=burn.work[gpu] if gpu < len(burn.work) else None, errors=count,
+                               detail="the GPU's test worker died or never ran: its verdict says nothing of the module"))
+        elif verdict == "FAULTY":
+            out.append(finding("silent_data_corruption", HIGH if count is None or count > 0 else MEDIUM,
+                               module=f"GPU {gpu}", tool="gpu-burn", verdict=verdict, errors=count, file=label,
+                               line=burn.verdict_line, detail="gpu-burn compared the GPU's results and found them wrong"
+                               + ("" if count is None or count > 0 else f" (its error count reads {count}: gpu-burn's "
+                                  "counter, not a count; the verdict stands)")))
+    out += [finding("application_cuda_error", MEDIUM, fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn", file=label,
+                    line=line, log=text[:240]) for line, text in burn.init_errors[:4]]
+    if not burn.verdicts and not out:
+        unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
+    return out
+
+
+# --- dcgmi health -c ------------------------------------------------------------------------------
+_LINK_DOWN = re.compile(r"NvLink link (\d+) is currently down", re.I)
+_NVLINK_COUNTERS = re.compile(r"CRC|replay|recovery", re.I)
+
+
+def dcgm_health(ev: Evidence) -> Outcome:
+    """DCGM's health report's incidents, each on its GPU; Healthy is cited."""
+    reports = ev.captures.dcgm_health
+    if not reports:
+        return unknown(f"no DCGM health report (give {GIVE['dcgm_health']})")
+    found: list[Finding] = []
+    unsure: list[str] = []
+    for label, report in reports:
+        for inc in report.incidents:
+            if inc.health.lower() in ("warning", "failure"):
+                found += _incident(ev, label, inc, unsure)
+    if found:
+        return confirmed("DCGM's health watches report incidents", *found)
+    if unsure:
+        return unknown(unsure[0] + (f" (and {len(unsure) - 1} more)" if len(unsure) > 1 else ""))
+    return clear("DCGM's health watches report no incident", *[Cited(label, "Overall Health", r.overall or "not printed")
+                                                        for label, r in reports])
+
+
+def _incident(ev: Evidence, label: str, inc: DcgmHealthIncident, unsure: list[str]) -> list[Finding]:
+    system, failure = inc.system.lower(), inc.health.lower() == "failure"
+    said = {"file": label, "system": inc.system, "health": inc.health, "message": inc.message[:300]}
+    links = [int(k) for k in _LINK_DOWN.findall(inc.message)]
+    if system.startswith("nvlink") and links:
+        product = _product(ev, inc.entity)
+        if not _nvlink_fabric(product):
+            unsure.append(f"{inc.entity}: DCGM's health watch says NVLink link(s) {', '.join(map(str, links))} are "
+                          f"down, but {product or 'the captures do not name its model'}"
+                          f"{' has no NVLink fabric' if product else ''}: a PCIe card without an NVLink bridge reports "
+                          f"every link down (not judged a link down; give {GIVE['module_models']} to name the model)")
+            return []
+        return [finding("nvlink_down", HIGH, module=inc.entity, links_down=links, model=product, carried=said)]
+    if system.startswith("nvlink") and _NVLINK_COUNTERS.search(inc.message):
+        return [finding("nvlink_errors", MEDIUM, module=inc.entity, carried=said)]
+    if system.startswith("memory") and re.search(r"\bDBE\b|double.bit|uncorrectable", inc.message, re.I):
+        return [finding("ecc_uncorrectable_since_boot", HIGH, module=inc.entity, carried=said)]
+    if system.startswith("memory") and re.search(r"row remap\w* fail", inc.message, re.I):
+        return [finding("row_remap_failure", HIGH, module=inc.entity, carried=said)]
+    return [finding("dcgm_health_failure" if failure else "dcgm_health_warning", HIGH if failure else MEDIUM,
+                    module=inc.entity, fix=DCGM_HEALTH_FIX, carried=said)]
+
+
+def _product(ev: Evidence, entity: str) -> str | None:
+    """The model the captures name for DCGM's GPU id (nvidia-smi's index: -L, the table, nvlink -s)."""
+    index = entity.rsplit(" ", 1)[-1]
+    for m in ev.captures.smi_text:
+        if m.fields.get("Index") == index and m.product:
+            return m.product
+    return ev.captures.nvlink_products.get(f"GPU {index}")
+
+
+def _nvlink_fabric(product: str | None) -> bool:
+    """A module built into an NVLink fabric (SXM, on a board), not a card that takes a bridge."""
+    if not product:
+        return False
+    from gpuvet.captures.fabric_manager import without_switches  # a parser's module: loaded only with a capture
+
+    model = find_model(product)
+    return (model is not None and model.fabric == "nvlink" and without_switches([product]) is None
+            and not any(k in product.lower() for k in BRIDGED_CARDS))

@@ -1,0 +1,84 @@
+"""Application and runtime error lines (issue 46), as PyTorch, the CUDA runtime and NVML print them,
+and gpu-burn's output (wilicc/gpu-burn's format: progress lines, then `Tested N GPUs:` and one
+verdict per GPU). Each maps to the cause it means: the module's memory, the driver, or the
+application itself (out of memory, an illegal address: check the application, never the
+hardware's fault). Lines written in the tools' wording; the rest made up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures import app_errors, gpu_burn
+from gpuvet.captures.text import clean
+from tests.helpers import doctor_capture, found_causes
+
+TRACE = ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
+         "RuntimeError: CUDA error: {}\nCUDA kernel errors might be asynchronously reported at some other API call, "
+         "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n")
+
+
+def _severities(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
+    _, data = doctor_capture(capsys, tmp_path, text)
+    return {(f["cause"], f.get("module")): f["severity"] for f in data["findings"]}
+
+
+@pytest.mark.parametrize(("text", "cause", "severity"), [
+    (TRACE.format("uncorrectable ECC error encountered"), "ecc_uncorrectable_since_boot", "critical"),
+    (TRACE.format("an illegal memory access was encountered"), "application_cuda_error", "warn"),
+    (TRACE.format("unspecified launch failure"), "application_cuda_error", "warn"),
+    (TRACE.format("out of memory"), "application_out_of_memory", "info"),
+    ("RuntimeError: No CUDA GPUs are available\nCUDA_ERROR_NO_DEVICE\n", "no_modules_visible", "critical"),
+    ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n", "other_processes", "warn"),
+    ("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54\n",
+     "driver_library_mismatch", "critical"),
+    ("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n", "device_permissions", "critical"),
+    ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error (run "
+     "with NCCL_DEBUG=INFO for details)\n", "collective_runtime_error", "warn"),
+    (">>> import torch\n>>> torch.cuda.is_available()\nFalse\n", "framework_sees_no_module", "warn"),
+])
+def test_each_error_line_names_what_it_means(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+                                            cause: str, severity: str) -> None:
+    assert _severities(capsys, tmp_path, text) == {(cause, None): severity}
+
+
+def test_the_module_a_line_names_is_kept_and_repeats_are_counted() -> None:
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity "
+           "of 79.15 GiB of which 1.06 GiB is free.\n")
+    got = app_errors.parse(clean(("  File \"train.py\", line 12, in step\n" + oom) * 3).lines)
+    assert [(e.kind, e.module, e.times, e.tool) for e in got.errors] == [("out_of_memory", "GPU 1", 3, "PyTorch")]
+    assert app_errors.parse(clean("the run was fine, no CUDA errors\n").lines).errors == []
+
+
+BURN = ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0a0a0a0a-1b1b-2c2c-3d3d-4e4e4e4e4e4e)\n"
+        "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-5f5f5f5f-6a6a-7b7b-8c8c-9d9d9d9d9d9d)\n"
+        "Initialized device 0 with 81050 MB of memory (80614 MB available, using 72553 MB of it), using FLOATS\n"
+        "Initialized device 1 with 81050 MB of memory (80614 MB available, using 72553 MB of it), using FLOATS\n"
+        "50.0%  proc'd: 3444 (17862 Gflop/s) - 3444 (17901 Gflop/s)   errors: 0 - {}   temps: 61 C - 63 C \n"
+        "\tSummary at:   Mon Mar  4 10:12:31 UTC 2024\n\n"
+        "100.0%  proc'd: 6888 (17855 Gflop/s) - 6888 (17890 Gflop/s)   errors: 0 - {}   temps: 64 C - 66 C \n"
+        "Killing processes.. Freed memory for dev 0\nUninitted cublas\nFreed memory for dev 1\nUninitted cublas\n"
+        "done\n\nTested 2 GPUs:\n\tGPU 0: OK\n\tGPU 1: {}\n")
+
+
+def test_gpu_burn_is_read_per_gpu() -> None:
+    got = gpu_burn.parse(clean(BURN.format(0, 12, "FAULTY")).lines)
+    assert got.verdicts == {0: "OK", 1: "FAULTY"} and got.work == [6888, 6888] and got.errors == [0, 12]
+    assert got.temps == [64, 66] and got.died == set()
+
+
+def test_gpu_burn_faulty_is_wrong_results_ok_is_clear(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, BURN.format(0, 12, "FAULTY"))
+    assert code == 1 and found_causes(data) == {("silent_data_corruption", "GPU 1")}
+    code, data = doctor_capture(capsys, tmp_path, BURN.format(0, 0, "OK"))
+    assert code == 0 and data["findings"] == []
+    step = next(s for s in data["steps"] if s["check"] == "captured_errors")
+    assert step["status"] == "clear"
+
+
+def test_a_gpu_burn_worker_that_died_is_not_a_verdict_on_the_module(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    died = BURN.replace("- 3444 (17901", "- -1 (0").replace("- 6888 (17890", "- -1 (0").format(
+        0, "-533715488  (DIED!)", "FAULTY")
+    assert _severities(capsys, tmp_path, died) == {("application_cuda_error", "GPU 1"): "warn"}

@@ -1,0 +1,112 @@
+"""The CUDA samples (issue 46): deviceQuery's device list and its errors, p2pBandwidthLatencyTest's
+bandwidth matrices priced against the design of the modules its device lines name (as nvbandwidth's
+pairs are), and bandwidthTest's host<->device figures. Written in the samples' output format
+(NVIDIA/cuda-samples); the figures are made up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures import cuda_samples
+from gpuvet.captures.text import clean
+from tests.helpers import call, doctor_capture, found_causes
+
+DQ_FAIL = ("./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static linking)\n\n"
+           "cudaGetDeviceCount returned {}\n-> {}\nResult = FAIL\n")
+DQ_OK = ("./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static linking)\n\n"
+         "Detected 1 CUDA Capable device(s)\n\nDevice 0: \"NVIDIA A100 80GB PCIe\"\n"
+         "  CUDA Driver Version / Runtime Version          12.2 / 12.1\n"
+         "  CUDA Capability Major/Minor version number:    8.0\n"
+         "  Total amount of global memory:                 81051 MBytes (84987740160 bytes)\n"
+         "  GPU Max Clock rate:                            1410 MHz (1.41 GHz)\n"
+         "  PCI Domain ID / Bus ID / location ID:          0 / 202 / 0\n"
+         "  Compute Mode:\n     < Default (multiple host threads can use ::cudaSetDevice() with device "
+         "simultaneously) >\n\n"
+         "deviceQuery, CUDA Driver = CUDART, CUDA Driver Version = 12.2, CUDA Runtime Version = 12.1, NumDevs = 1\n"
+         "Result = PASS\n")
+
+
+@pytest.mark.parametrize(("code", "error", "cause"), [
+    (35, "CUDA driver version is insufficient for CUDA runtime version", "driver_runtime_mismatch"),
+    (100, "no CUDA-capable device is detected", "no_modules_visible"),
+    (3, "initialization error", "application_cuda_error"),
+])
+def test_device_query_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, code: int, error: str,
+                             cause: str) -> None:
+    _, data = doctor_capture(capsys, tmp_path, DQ_FAIL.format(code, error))
+    assert found_causes(data) == {(cause, None)}
+
+
+def test_device_query_lists_its_devices(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    got = cuda_samples.parse(clean(DQ_OK).lines)
+    assert [(m.bus_id, m.product) for m in got.modules.modules] == [("0000:CA:00.0", "NVIDIA A100 80GB PCIe")]
+    assert got.passed is True and got.modules.cuda == "12.2"
+    path = tmp_path / "dq.txt"
+    path.write_text(DQ_OK)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    assert code == 0 and [(m["bus_id"], m["model"]) for m in json.loads(out)["modules"]] == [
+        ("0000:CA:00.0", "NVIDIA A100 80GB PCIe")]
+    code, data = doctor_capture(capsys, tmp_path, DQ_OK)
+    assert code == 0 and data["findings"] == []
+
+
+def p2p(cells: dict[tuple[int, int], float], n: int = 4, cannot: tuple[tuple[int, int], ...] = ()) -> str:
+    head = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+    head += "".join(f"Device: {i}, NVIDIA H100 80GB HBM3, pciBusID: {0x18 + 0x20 * i:x}, pciDeviceID: 0, "
+                    "pciDomainID:0\n" for i in range(n))
+    head += "".join(f"Device={i} {'CANNOT' if (i, j) in cannot else 'CAN'} Access Peer Device={j}\n"
+                    for i in range(n) for j in range(n) if i != j)
+    cols = "   D\\D" + "".join(f"{j:>7}" for j in range(n)) + "\n"  # the sample prints '%6d ' and '%6.02f '
+
+    def matrix(title: str, off: float) -> str:
+        rows = "".join(f"{i:>6} " + "".join(f"{(1500.0 if i == j else cells.get((i, j), off)):6.2f} "
+                                         for j in range(n)) + "\n" for i in range(n))
+        return title + "\n" + cols + rows
+
+    return (head + matrix("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)", 40.0)
+            + matrix("Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)", 375.0)
+            + "P2P=Disabled Latency Matrix (us)\n   GPU" + "".join(f"{j:>7}" for j in range(n)) + "\n"
+            + "".join(f"{i:>6} " + "".join(f"{2.5:6.2f} " for _ in range(n)) + "\n" for i in range(n)))
+
+
+def test_p2p_matrices_are_read_by_name() -> None:
+    got = cuda_samples.parse(clean(p2p({})).lines)
+    assert sorted(got.matrices) == ["p2pBandwidthLatencyTest unidirectional P2P=Disabled",
+                                    "p2pBandwidthLatencyTest unidirectional P2P=Enabled (writes)"]
+    assert [d.bus_id for d in got.devices] == ["0000:18:00.0", "0000:38:00.0", "0000:58:00.0", "0000:78:00.0"]
+    cut = cuda_samples.parse(clean(p2p({}, cannot=((0, 1),))).lines)
+    assert cut.matrices["p2pBandwidthLatencyTest unidirectional P2P=Enabled (writes)"][0][1] is None
+
+
+def test_a_slow_pair_is_judged_against_the_design_the_device_lines_name(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, p2p({}))
+    step = next(s for s in data["steps"] if s["check"] == "pair_bandwidth")
+    assert code == 0 and data["findings"] == [] and step["status"] == "clear", step
+    code, data = doctor_capture(capsys, tmp_path, p2p({(0, 2): 120.0}))
+    assert ("link_degraded", None) in found_causes(data)
+    slow = [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    assert [f["between"] for f in slow] == [["GPU 0", "GPU 2"]] and "design" in slow[0]["evidence"]["basis"]
+
+
+BT = ("[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA H100 80GB HBM3\n Quick Mode\n\n"
+      " Host to Device Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
+      "   32000000\t\t\t{}\n\n Device to Host Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n"
+      "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t{}\n\n"
+      " Device to Device Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
+      "   32000000\t\t\t1880.5\n\nResult = PASS\n\nNOTE: The CUDA Samples are not meant for performance measurements. "
+      "Results may vary when GPU Boost is enabled.\n")
+
+
+def test_bandwidth_test_host_copies_against_the_modules_pcie_link(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    got = cuda_samples.parse(clean(BT.format(52.1, 53.4)).lines)
+    assert got.matrices["bandwidthTest host_to_device (pinned)"] == [[52.1]]
+    assert got.matrices["bandwidthTest device_to_host (pinned)"] == [[53.4]]
+    code, data = doctor_capture(capsys, tmp_path, BT.format(52.1, 53.4))
+    assert code == 0 and data["findings"] == []
+    code, data = doctor_capture(capsys, tmp_path, BT.format(12.3, 53.4))
+    assert ("link_degraded", None) in found_causes(data)
