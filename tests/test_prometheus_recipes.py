@@ -149,12 +149,14 @@ def test_every_alert_has_a_severity_a_for_and_names_its_module_and_node():
 # ---- gpuvet watch --sim served, scraped by a real Prometheus with the shipped rules ----
 
 @contextmanager
-def watching(tmp: Path, spec: str, *args: str) -> Iterator[str]:
-    """`gpuvet watch --sim SPEC --prometheus 127.0.0.1:<free port> ARGS` in a child process."""
+def watching(tmp: Path, spec: str, *args: str, logbook: Path | None = None) -> Iterator[str]:
+    """`gpuvet watch --sim SPEC --prometheus 127.0.0.1:<free port> ARGS` in a child process; with
+    ``logbook`` it keeps one there (and serves the ledger's ladder step), else --no-log."""
     port = free_port()
     log = tmp / f"watch-{port}.log"
+    keep = ["--logbook", str(logbook)] if logbook else ["--no-log"]
     proc = subprocess.Popen([sys.executable, "-m", "gpuvet", "watch", "--sim", spec, "--prometheus",
-                             f"127.0.0.1:{port}", "--json", "--no-log", *args],
+                             f"127.0.0.1:{port}", "--json", *keep, *args],
                             stdout=subprocess.DEVNULL, stderr=log.open("w"))
     try:
         yield f"127.0.0.1:{port}"
@@ -211,9 +213,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     root = tmp_path_factory.mktemp("recipes")
     (root / "rack3-node7.yaml").write_text(FAULTY)
     with ExitStack() as stack:
-        # the faulty node at 40000x (its forecast stands after about 30 simulated hours), the healthy one live
+        # the faulty node at 40000x (its forecast stands after about 30 simulated hours) with a logbook (its
+        # Xid 79 puts gpu5 on the ledger's ladder: the dashboard's ladder panel), the healthy one live
         faulty = stack.enter_context(watching(root, str(root / "rack3-node7.yaml"), "--names", "both",
-                                              "--interval", "60s", "--speedup", "40000"))
+                                              "--interval", "60s", "--speedup", "40000",
+                                              logbook=root / "rack3-node7.db"))
         healthy = stack.enter_context(watching(root, "hgx-h200-8", "--names", "both", "--interval", "1s"))
         for address in (faulty, healthy):
             until(lambda a=address: "gpuvet_module_info" in scrape(a), f"gpuvet watch serving at {address}")

@@ -285,19 +285,33 @@ def test_nvml_rescan_when_the_pci_count_changes(monkeypatch):
     assert [i.uuid for i in source.present(5.0)][-1] == extra.uuid
 
 
-def test_grafana_dashboard_reads_metrics_gpuvet_exports():
+def test_grafana_dashboard_reads_metrics_gpuvet_exports(faulty, tmp_path):
+    """Every metric a panel or the model variable queries is one a real scrape declares (not a list
+    kept beside it): a watch, with a logbook, of a node whose gpu5 logs Xid 79, so the ledger's
+    ladder step is served and its panel reads it by its exported name."""
     import re
-    from pathlib import Path
+
+    from prometheus_client import CollectorRegistry
+
+    from gpuvet.watch.prometheus import WatchCollector, exposition
 
     dash = json.loads((Path(__file__).parents[1] / "docs" / "grafana" / "gpuvet-modules.json").read_text())
     exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    exprs += [v["query"] for v in dash["templating"]["list"] if v.get("type") == "query"]
     names = {n for e in exprs for n in re.findall(r"gpuvet_[a-z_]+", e)}
-    exported = {"gpuvet_module_temperature_celsius", "gpuvet_module_power_watts", "gpuvet_module_sm_clock_hertz",
-                "gpuvet_module_memory_clock_hertz", "gpuvet_module_utilization_ratio", "gpuvet_module_throttle",
-                "gpuvet_module_ecc_corrected_errors_total", "gpuvet_module_overheat_forecast_seconds",
-                "gpuvet_events_total", "gpuvet_module_pcie_link_width", "gpuvet_module_nvlink_up_links",
-                "gpuvet_module_info"}
-    assert names <= exported and len(dash["panels"]) >= 8
+    book, state = Logbook(tmp_path / "lb.db"), ExportState()
+    Watcher(faulty("hgx-h200-8", [{"kind": "xid", "module": "gpu5", "code": 79, "at": "1h"}]),
+            WatchConfig(interval_s=60, duration_s=1.5 * 3600, speedup=None), book, export=state).run()
+    book.close()
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(WatchCollector(state))
+    text = exposition(state, registry).decode()
+    exported = set(re.findall(r"^# TYPE (\S+) ", text, re.MULTILINE))
+    assert "gpuvet_module_ladder_step" in names and names <= exported, names - exported
+    assert len(dash["panels"]) >= 11
+    (ladder,) = [p for p in dash["panels"] if any("gpuvet_module_ladder_step" in t["expr"] for t in p["targets"])]
+    assert ladder["type"] in ("table", "stat") and ladder["targets"][0]["format"] == "table"
+    assert re.search(r'^gpuvet_module_ladder_step\{.*module="gpu5".*step="reboot_node".*\} 3\.0$', text, re.MULTILINE)
 
 
 def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path):
