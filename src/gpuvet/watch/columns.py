@@ -61,19 +61,46 @@ class Columns:
         """The samples taken in ``order`` as a detector block (``rows``: their stream positions), as
         ``checks.blocks.from_samples`` makes it from the same samples."""
         arrays = {name: getattr(self, name)[order] for name in ("temp", "power", "sm", "mem", "util")}
-        lists = {name: floats(a) for name, a in arrays.items()}
         n = len(order)
         none: list[int | None] = [None] * n
         counts = {c: _ints(self.counts[c][order]) if c in self.counts else none for c in COUNTS}
         # a counter the log lacks is None at once (not a walk over a list of Nones per module)
         some = {c: v if c in self.counts and any(x is not None for x in v) else None for c, v in counts.items()}
         pcie = (counts["pcie_gen"], counts["pcie_gen_max"], counts["pcie_width"], counts["pcie_width_max"])
-        b = ModuleBlock(self.module, self.uuid, self.t[order].tolist(), rows.tolist(), lists["temp"], lists["power"],
-                        lists["sm"], lists["mem"], lists["util"], self.throttle[order].tolist(), None,
-                        some["ecc_corrected"], some["ecc_uncorrected"],
+        b = _ArrayBlock(self.module, self.uuid, self.t[order].tolist(), rows.tolist(), [], [], [], [], [],
+                        self.throttle[order].tolist(), None, some["ecc_corrected"], some["ecc_uncorrected"],
                         pcie if any(some[c] for c in COUNTS[2:]) else None)
         b._arrays.update(arrays)  # what ``ModuleBlock.array`` would make of the lists
         return b
+
+
+class _Listed:
+    """A float column of an ``_ArrayBlock``: its array, made the list ``ModuleBlock`` holds (None
+    for NaN) only when read, as a detector fed one sample at a time reads it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, block: ModuleBlock | None, owner: type | None = None) -> list[float | None]:
+        assert block is not None
+        got: list[float | None] | None = block.__dict__.get(self.name)
+        if got is None:
+            got = block.__dict__[self.name] = floats(block._arrays[self.name])
+        return got
+
+    def __set__(self, block: ModuleBlock, value: list[float | None]) -> None:
+        block.__dict__[self.name] = value or None  # empty: the block's array, listed when read
+
+
+class _ArrayBlock(ModuleBlock):
+    """A ``ModuleBlock`` made from columns: the detectors' block checks and the forecaster read the
+    arrays; a month's float columns are listed only where a detector reads them sample by sample."""
+
+    temp = _Listed()
+    power = _Listed()
+    sm = _Listed()
+    mem = _Listed()
+    util = _Listed()
 
 
 def floats(a: FloatArray) -> list[float | None]:
