@@ -119,10 +119,11 @@ class Job:
             raise PlanError("--accounting", f"unknown accounting {self.accounting!r}", "use paper, deepspeed or fsdp")
         if self.accounting == "deepspeed" and self.zero == 3 and self.arch is None:
             raise PlanError("--accounting", "DeepSpeed's ZeRO-3 estimate counts the largest layer, which needs the "
-                            "architecture", "give --layers, --hidden and --heads")
+                            "architecture", "give --shape (e.g. llama-2-7b) or --layers, --hidden and --heads")
         if self.accounting == "fsdp" and self.arch is None:
             raise PlanError("--accounting", "FSDP gathers one wrapped unit (a transformer block, or the root with the "
-                            "embedding) at a time, which needs the architecture", "give --layers, --hidden and --heads")
+                            "embedding) at a time, which needs the architecture",
+                            "give --shape or --layers, --hidden and --heads")
         if self.accounting == "fsdp" and self.offload_optimizer:
             raise PlanError("--offload-optimizer", "FSDP cannot offload the optimizer alone: its CPUOffload moves the "
                             "parameters and gradients to the host too", "leave --offload-optimizer out, or use "
