@@ -6,6 +6,7 @@ except LEFT, each with why it is still wrong."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,12 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "dmesg_pop751_aer_nvme_not_gpu.txt": set(),
     # sockets the job chose (NCCL_IB_DISABLE=1 on mpirun's -x): no libibverbs is no fault
     "nccl_nccltests82_broadcast_v100_socket_novalidation.txt": set(),
+    # decorations peeled in one place (captures/decorations.py): an indented Open MPI tag over header-less rows, a
+    # space-indented topo -m whose tabs became single spaces; sockets between ranks whose hosts are redacted
+    "nccl_awsk8s585_ompi_tag_output_p5.txt": set(),
+    "topo_club3090_1125_indented_wrapped_legend.txt": set(),
+    "nccl_nccl952_ib_nodevice_socket.txt": {("collective_init_failed", "GPU 3 (host not in the log)"),
+                                            ("nccl_socket_fallback", "rank 0 <-> rank 8")},
     # right at first contact, kept right
     "amdsmi_rocmsys3654_list_nic_static_mi210.txt": set(),
     "dmesg_ogkm1030_xid31_unreal_open_driver.txt": {("xid", "0000:01:00.0")},
@@ -57,10 +64,6 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "topo_nccltests68_c4140_v100_nv2_mlx5.txt": set(),
     # refused or partial at first contact and not fixed yet: the MANIFEST's expectation, scored
     "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": set(),
-    "nccl_awsk8s585_ompi_tag_output_p5.txt": set(),
-    "nccl_nccl952_ib_nodevice_socket.txt": {("collective_init_failed", "host and GPU not in the log"),
-                                            ("nccl_socket_fallback", "host not in the log")},
-    "topo_club3090_1125_indented_wrapped_legend.txt": set(),
 }
 INFO_ONLY = {"pcie_link_idle_speed"}  # a note-level finding: doctor exits 0
 
@@ -87,11 +90,6 @@ MODULES: dict[str, list[str | None]] = {
 # files still wrong after the fixes, and why (the scorer counts them; the tests leave them out)
 LEFT: dict[str, str] = {
     "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": "dcgmi health -c's table is not read (refused)",
-    "nccl_awsk8s585_ompi_tag_output_p5.txt": "nccl-tests rows behind an indented '[1,0]<stdout>:' prefix and no "
-                                             "header are not read (refused)",
-    "nccl_nccl952_ib_nodevice_socket.txt": "the socket transport between ranks is not named where every host name "
-                                           "is redacted to one '<cluster_name>'",
-    "topo_club3090_1125_indented_wrapped_legend.txt": "a topo -m matrix indented by spaces is not read (refused)",
     "smi_ogkm387_rtx2080ti_unable_device_handle.txt": "nvidia-smi -L's listing on one line is not read as modules",
 }
 
@@ -198,3 +196,53 @@ def test_attached_gpus_beyond_the_blocks_listed_is_said() -> None:
              "GPU 00000000:06:00.0\n    Product Name                          : Tesla V100-SXM2-16GB\n")
     fc = parse_text(whole, "q.txt")
     assert fc.smi is not None and fc.smi.attached == 1 and not any("Attached" in n for n in fc.notes)
+
+
+# --- issue 46: the tool's own module numbering, rocm-smi's NUMA lines, redacted hosts ----------------------------
+_ROCM_BANNER = ("============================ ROCm System Management Interface ============================\n"
+                "================================== Product Info ==================================\n")
+_NPU_HEAD = ("+------------------------------------------------------------------------------------------------+\n"
+             "| npu-smi 24.1.rc2.2               Version: 24.1.rc2.2                                           |\n"
+             "+---------------------------+---------------+----------------------------------------------------+\n"
+             "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+             "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+             "+===========================+===============+====================================================+\n")
+
+
+def _npu(npu: int, bus: str) -> str:
+    return (f"| {npu}     910B2C              | OK            | 97.2        46                0    / 0             |\n"
+            f"| 0                         | {bus}  | 0           0    / 0          3373 / 65536         |\n"
+            "+===========================+===============+====================================================+\n")
+
+
+def _inventory(tmp_path: Path, text: str) -> list[tuple[str, int | None]]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, data = run_json("inventory", "--from", str(path))
+    return [(m["id"], m["numa_node"]) for m in data["modules"]]
+
+
+@pytest.mark.parametrize(("text", "ids"), [
+    (_ROCM_BANNER + "".join(f"GPU[{i}]\t\t: Card series: \t\tAMD Instinct MI210\n" for i in (1, 3)), ["gpu1", "gpu3"]),
+    ("GPU: 2\n    ASIC:\n        MARKET_NAME: AMD Instinct MI300X\n    BUS:\n        BDF: 0000:05:00.0\n", ["gpu2"]),
+    (_NPU_HEAD + _npu(2, "0000:49:00.0") + _npu(5, "0000:9A:00.0"), ["gpu2", "gpu5"]),
+])
+def test_a_listing_that_starts_past_0_or_lists_a_subset_keeps_the_tools_numbers(tmp_path: Path, text: str,
+                                                                                ids: list[str]) -> None:
+    assert [i for i, _ in _inventory(tmp_path, text)] == ids
+
+
+def test_rocm_smi_showtoponuma_gives_each_gpu_its_numa_node(tmp_path: Path) -> None:
+    text = (FRESH_D / "rocmsmi_rocm4740_showtoponuma_8gpu.txt").read_text()
+    assert _inventory(tmp_path, text) == [(f"gpu{i}", 0 if i < 4 else 1) for i in range(8)]
+
+
+def test_sockets_between_ranks_of_redacted_hosts_name_the_ranks(tmp_path: Path) -> None:
+    log = "".join(f"<cluster_name>:919:1150 [0] NCCL INFO Channel 0{c}/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n"
+                  for c in range(2))
+    assert _doctor_text(tmp_path, log) == {("nccl_socket_fallback", "rank 0 <-> rank 8"): "warn"}
+    # the job chose sockets itself: no finding, and the transport step says why
+    path = tmp_path / "chosen.txt"
+    path.write_text("mpirun -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n" + log)
+    _, data = run_json("doctor", "--from", str(path), "--verbose")
+    assert data["findings"] == [] and "sockets between ranks rank 0 <-> rank 8 chosen by the job" in json.dumps(data)

@@ -20,7 +20,8 @@ from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
 _LOG = re.compile(
-    r"(?:(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?P<pid>\d{1,9}):(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
+    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|\*{2,}|x{3,}|X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):(?P<pid>\d{1,9}):"
+    r"(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
     r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+)?"
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
@@ -33,6 +34,8 @@ IB_OFF = re.compile(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_N
 NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
 _USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
 _VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
+_PEERS = re.compile(r"\b(?P<a>\d{1,6})\[\d{1,4}\] -> (?P<b>\d{1,6})\[\d{1,4}\]")  # 'Channel 00/0 : 0[0] -> 8[0]'
+
 _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
 _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
@@ -57,6 +60,7 @@ class LogLine:
     source: str | None  # the library's file:line (misc/socket.cc:484)
     message: str
     text: str  # as pasted, after a launcher prefix (at most _TEXT characters)
+    redacted: bool = False  # the poster replaced the host's name (<cluster_name>, ****): the host is not known
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class NetChoice:
     devices: tuple[str, ...]  # mlx5_0:1/IB, eth0
     line: int
     basis: str  # the words it was read from
+    peers: tuple[int, int] | None = None  # the ranks a channel 'a[dev] -> b[dev] via NET/…' joins
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class NcclLog:
     nodes: int | None = None  # nNodes a communicator printed
     completed: list[LogLine] = field(default_factory=list)  # 'Init COMPLETE': a communicator came up
     seen_hosts: list[str] = field(default_factory=list)  # every host a line names, in order (a job's extent)
+    redacted: bool = False  # the poster replaced host names (<cluster_name>): processes are told apart by pid
+    net_peers: dict[tuple[int, int], str] = field(default_factory=dict)  # ranks a 'via NET/…' channel joins
     test_hosts: list[str] = field(default_factory=list)  # the hosts nccl-tests' rank lines name: the whole job's
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
@@ -119,7 +126,8 @@ def _log_line(ln: Line) -> LogLine | None:
     if m is not None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
         return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
-                       _int(m.group("dev")), src, m.group("msg").strip(), text.strip()[:_TEXT])
+                       _int(m.group("dev")), src, m.group("msg").strip(), text.strip()[:_TEXT],
+                       m.group("redacted") is not None)
     p = _PLOG.match(text)
     if p is not None:
         level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
@@ -154,6 +162,7 @@ def parse(lines: list[Line]) -> NcclLog:
             out.libs.append(at.lib)
         if at.host and at.host not in out.seen_hosts:
             out.seen_hosts.append(at.host)
+        out.redacted = out.redacted or at.redacted
         if v is not None:
             out.version = out.version or v.group(2)
         _read(at, out, by_process)
@@ -190,6 +199,8 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
     said = _transport(at)
     if said is not None:
         by_process.setdefault(key, []).append(said)
+        if said[1].peers is not None:
+            out.net_peers.setdefault(said[1].peers, said[1].transport)
 
 
 _RANKED = ("via", "network", "net", "socket")  # what outranks what when one process says several things
@@ -198,7 +209,9 @@ _RANKED = ("via", "network", "net", "socket")  # what outranks what when one pro
 def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
     msg = at.message
     if (v := _VIA.search(msg)) is not None:
-        return "via", NetChoice(at.host, at.pid, _net(v.group("net")), (), at.line, f"channel {v.group(0)}")
+        p = _PEERS.search(msg)
+        peers = (min(int(p.group("a")), int(p.group("b"))), max(int(p.group("a")), int(p.group("b")))) if p else None
+        return "via", NetChoice(at.host, at.pid, _net(v.group("net")), (), at.line, f"channel {v.group(0)}", peers)
     if (u := _USING_NETWORK.match(msg)) is not None:
         return "network", NetChoice(at.host, at.pid, _net(u.group("net")), (), at.line, u.group(0))
     if (n := _NET_USING.match(msg)) is not None:

@@ -2,9 +2,9 @@
 
 A capture may start with a header ``# source: …`` (the test corpus names its source that way),
 followed by ``# shows:``, ``# conclusion:``, ``# expect:``, ``# tuned:`` or ``# note:`` lines; the
-header is skipped. Launcher prefixes (Slurm ``srun --label`` ``0: ``, Open MPI ``--tag-output``
-``[1,0]<stdout>:`` wherever it appears, pdsh/clush ``node07: ``), markdown quote marks, markdown's
-escaped ``\\#`` and code fences are removed;
+header is skipped. Launcher and log-collector prefixes, markdown quote marks and indentation
+(decorations.py says which, and when a prefix counts as one), markdown's escaped ``\\#`` and code
+fences are removed;
 a line of dots (``...``) marks a cut made by the poster and is kept as an elision.
 """
 
@@ -14,22 +14,13 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import decorations
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
 _ELISION = re.compile(r"^\s*(\.\.\.+|…|[\[(]\s*(\.\.\.+|…|snip\w*)\s*[\])]|<\s*snip\w*\s*>)\s*$",
                       re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip>
-_PREFIXES = (
-    ("Slurm srun --label", re.compile(r"^\s*\d{1,5}: ")),
-    ("Open MPI --tag-output", re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr)>:\s?")),
-    ("pdsh/clush host", re.compile(r"^[A-Za-z][\w.-]{0,62}: ")),
-    # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
-    # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
-    ("Ray/SkyPilot worker", re.compile(r"^\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),  # colours already gone
-)
-_NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error"}
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
-_TAG_OUTPUT = "Open MPI --tag-output"  # unambiguous: stripped wherever it appears, not only on most lines
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
 MAX_LINE_CHARS = 65_536  # a line longer than this is named in a note: text tools print lines of a few KB
 # modules in one listing (-q, -q -x, --query-gpu, the table, amd-smi, rocm-smi, npu-smi): more is not one node
@@ -69,28 +60,22 @@ def clean(text: str) -> Cleaned:
     numbered = _cut_long(numbered, notes)
     if numbered and numbered[0][1].lstrip().startswith("\ufeff"):
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
-    numbered = _skip_header(numbered)
-    numbered, hosts = _strip_prefix(numbered, notes)
-    if hosts:  # launchers nest (Ray's prefix over Open MPI's tag): a second one under the first, never a
-        numbered, inner = _strip_prefix(numbered, notes, hosts_too=False)  # host's (that is the driver's NVRM:)
-        hosts += inner
+    peeled = decorations.peel(_skip_header(numbered))  # quote marks, indentation, launcher prefixes
+    notes += peeled.notes
     lines: list[Line] = []
-    quoted = fences = escaped = 0
-    for n, s in numbered:
-        head = s.lstrip()[:3]
-        if head in ("```", "~~~"):
+    fences = escaped = 0
+    for n, unquoted in peeled.lines:
+        if unquoted.lstrip()[:3] in ("```", "~~~"):
             fences += 1
             continue
-        unquoted = _QUOTE.sub("", s) if head.startswith(">") else s
-        quoted += unquoted != s
         if unquoted.lstrip().startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
             unquoted, escaped = unquoted.replace("\\#", "#", 1), escaped + 1
         first = unquoted.lstrip()[:1]  # after the quote marks: a '>     [...]' is a cut too
         lines.append(Line(n, unquoted, first in (".", "…", "[", "(", "<") and bool(_ELISION.match(unquoted))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
-    if quoted:
-        notes.append(f"{quoted} line(s) had markdown quote marks (>), removed")
+    if peeled.quoted:
+        notes.append(f"{peeled.quoted} line(s) had markdown quote marks (>), removed")
     if escaped:
         notes.append(f"{escaped} line(s) began with markdown's escaped '\\#', read as '#'")
     cuts = [ln for ln in lines if ln.elision]
@@ -98,7 +83,7 @@ def clean(text: str) -> Cleaned:
         marks = _list([f"'{m}'" for m in dict.fromkeys(ln.text.strip() for ln in cuts)])
         notes.append(f"the poster cut lines at line(s) {_ranges([ln.no for ln in cuts])} ({marks}): "
                      "what was cut is not known")
-    return Cleaned(lines, notes, hosts)
+    return Cleaned(lines, notes, peeled.hosts)
 
 
 def _skip_header(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -110,30 +95,6 @@ def _skip_header(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
     while end < len(numbered) and _HEADER_MORE.match(numbered[end][1]):
         end += 1
     return numbered[:start] + numbered[end:]
-
-
-def _strip_prefix(numbered: list[tuple[int, str]], notes: list[str],
-                  hosts_too: bool = True) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
-    """Remove a launcher prefix when most non-blank lines carry the same kind (a pdsh/clush host
-    only when ``hosts_too``)."""
-    body = [s for _, s in numbered[:4000] if s.strip()]  # a launcher prefixes every line: a sample decides
-    for label, rx in _PREFIXES:
-        if label.startswith("pdsh") and not hosts_too:
-            continue
-        hits = [m.group(0) for s in body if (m := rx.match(s))]
-        enough = len(hits) >= 2 if label == _TAG_OUTPUT else len(hits) >= max(2, 0.6 * len(body))
-        if body and enough:
-            tags = list(dict.fromkeys(h.strip().rstrip(":").strip() for h in hits))
-            if label.startswith("pdsh") and (len(tags) > max(8, len(hits) // 3) or any(_is_driver(t) for t in tags)):
-                continue  # ordinary words before a colon, or the kernel's own tags (NVRM:, nvidia-modeset:), not hosts
-            notes.append(f"{len(hits)} line(s) carried the {label} launcher prefix, removed ({_list(tags)})")
-            return [(n, rx.sub("", s, count=1)) for n, s in numbered], tuple(tags)
-    return numbered, ()
-
-
-def _is_driver(tag: str) -> bool:
-    """A tag the kernel or a driver prints before its message, never a host's name."""
-    return tag in _NOT_HOSTS or tag.lower().startswith(("nvidia", "nvrm", "amdgpu", "kernel", "kfd", "drm"))
 
 
 def _list(items: list[str], most: int = 6) -> str:

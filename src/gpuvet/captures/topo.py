@@ -33,7 +33,16 @@ class TopoMatrix:
 
 
 def _split(text: str) -> list[str]:
-    return [t.strip() for t in re.split(r"\t+| {2,}|\t", text.strip()) if t.strip()]
+    """Cells apart at tabs or runs of spaces; a paste that turned tabs into single spaces (`GPU0 GPU1`,
+    `GPU1 NODE`) is split there too where every word is a device name or a cell."""
+    out: list[str] = []
+    for t in re.split(r"\t+| {2,}|\t", text.strip()):
+        words = t.split()
+        if len(words) > 1 and all(_DEVICE.fullmatch(w) or _CELL.fullmatch(CELL_ALIASES.get(w, w)) for w in words):
+            out += words
+        elif t.strip():
+            out.append(t.strip())
+    return out
 
 
 def header_index(lines: list[Line]) -> int | None:
@@ -139,6 +148,11 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
         if seen > MAX_MATRICES:
             first.notes.append(f"topo -m: more than {MAX_MATRICES} further matrices in the file: the rest not compared")
             return
+        if (p2p := _p2p_rows(rest[at:])) is not None:
+            first.claimed |= {start, *p2p}
+            first.notes.append(f"topo -m: line {start} starts a `nvidia-smi topo -p2p` status matrix (OK, NS, CNS …): "
+                               "read as P2P status, not as links")
+            continue
         try:
             other = parse(rest[at:], where)
         except CaptureError as exc:
@@ -151,6 +165,23 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
         first.claimed |= other.claimed
         first.notes.append(f"topo -m: a second matrix at line {start}, {_differs(first, other)}: the first one "
                            f"(line {min(first.claimed)}) is used")
+
+
+_P2P = {"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}  # topo -p2p's statuses (its own legend)
+
+
+def _p2p_rows(lines: list[Line]) -> set[int] | None:
+    """The rows of a `topo -p2p r|w|n|a|p` matrix under the header at lines[0]; None when it is not one."""
+    header, _ = _columns(_split(lines[0].text))
+    rows: set[int] = set()
+    for ln in lines[1:]:
+        row = _split(ln.text)
+        if not row or row[0] not in header:
+            break
+        if not set(row[1:]) <= _P2P or "X" not in row[1:]:
+            return None
+        rows.add(ln.no)
+    return rows or None
 
 
 def _differs(first: TopoMatrix, other: TopoMatrix) -> str:
@@ -189,13 +220,15 @@ def _set(topo: TopoMatrix, a: str, b: str, cell: str, where: str) -> None:
 
 def _legend(lines: list[Line], at: int, topo: TopoMatrix) -> None:
     """Legend lines and NIC names are part of the capture."""
-    in_legend = False
+    in_legend = wrapped = False
     for ln in lines[at + 1:]:
         s = ln.text.strip()
         if s.lower().startswith("legend"):
             in_legend = True
-        if in_legend and (not s or "=" in s or s.lower().startswith(("legend", "nic legend"))):
+        entry = in_legend and (not s or "=" in s or s.lower().startswith(("legend", "nic legend")))
+        if entry or (wrapped and s and not _DEVICE.match(s)):  # an entry, or its words wrapped onto the next line
             topo.claimed.add(ln.no)
+        wrapped = bool(in_legend and s and (entry and "=" in s or wrapped))
         if (m := re.match(r"^(NIC\d+):\s*(\S+)$", s)) is not None:
             topo.nic_names[m.group(1)] = m.group(2)
             topo.claimed.add(ln.no)

@@ -107,6 +107,10 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
                                          if t != SOCKET]}
         named = [h if h not in others else f"{h} pid {', '.join(_pids(by_host[h][SOCKET]))}" for h in on_socket]
         return [finding("nccl_transport_mismatch", HIGH, module=", ".join(named), carried=evidence)], cited, ""
+    if on_socket and not any(c.host for _, c in choices) and (pairs := _socket_ranks(logs)):
+        found = _ranks_on_socket(logs, pairs, by_host)
+        off = next((log.ib_off for _, log in logs if log.ib_off), None)
+        return found, cited, "" if found else f"sockets between ranks {_pairs(pairs)} chosen by the job: {off}"
     hosts = set(by_host) | {h for _, log in logs for h in log.seen_hosts}  # a host that only printed its rank counts
     nodes = max((log.nodes or 0) for _, log in logs)
     if len(hosts) < 2 and nodes < 2:
@@ -122,6 +126,30 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     fallback = finding("nccl_socket_fallback", HIGH, module=", ".join(on_socket), carried=_no_ib(logs, on_socket),
                        nodes=nodes or len(hosts), on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in on_socket])
     return [fallback], cited, ""
+
+
+def _socket_ranks(logs: Logs) -> list[tuple[int, int]]:
+    """The rank pairs a channel joins over NET/Socket ('0[0] -> 8[0] via NET/Socket/0'): NCCL takes the
+    network only between ranks it cannot join inside a node."""
+    return sorted({pair for _, log in logs for pair, net in log.net_peers.items() if net == SOCKET})
+
+
+def _ranks_on_socket(logs: Logs, pairs: list[tuple[int, int]],
+                     by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]]) -> list[Finding]:
+    """Sockets between ranks where the log names no host (the poster redacted them: <cluster_name>): the ranks
+    the channels join name the place; none when the job chose sockets itself."""
+    if any(log.ib_off for _, log in logs):
+        return []
+    redacted = any(log.redacted for _, log in logs)
+    return [finding("nccl_socket_fallback", HIGH, module=_pairs(pairs), carried=_no_ib(logs, list(by_host)),
+                    nodes="host names redacted in the log" if redacted else "hosts not named in the log",
+                    on_socket=[_said(SOCKET, items[SOCKET], h) for h, items in by_host.items() if SOCKET in items])]
+
+
+def _pairs(pairs: list[tuple[int, int]]) -> str:
+    """'rank 0 <-> rank 8, rank 1 <-> rank 9' (four, then a count)."""
+    more = f" and {len(pairs) - 4} more pair(s)" if len(pairs) > 4 else ""
+    return ", ".join(f"rank {a} <-> rank {b}" for a, b in pairs[:4]) + more
 
 
 def _said(transport: str, items: list[tuple[str, NetChoice]], host: str | None = None) -> str:

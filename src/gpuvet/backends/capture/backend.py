@@ -150,7 +150,9 @@ _ONE_FABRIC_HOP = 15  # the link weight of one direct xGMI hop (amdgpu KFD io_li
 def fabric_to_node(table: FabricTable, name: str) -> tuple[Node, list[str]]:
     """Modules gpu0… in the table's order, a direct fabric link for each pair the tables join
     directly (one per pair: the tables give no count), PCIe to each module's NUMA node."""
-    ids = {d: f"gpu{i}" for i, d in enumerate(table.devices)}
+    said = [int(d[3:]) for d in table.devices if re.fullmatch(r"GPU\d+", d)]  # rocm-smi's own index: GPU1 stays gpu1
+    ids = ({d: f"gpu{int(d[3:])}" for d in table.devices} if len(said) == len(set(said)) == len(table.devices)
+           else {d: f"gpu{i}" for i, d in enumerate(table.devices)})
     notes: list[str] = []
     sockets = sorted({table.numa[d] for d in table.devices if d in table.numa}) or [0]
     links = [Link(ids[d], f"cpu{table.numa.get(d, sockets[0])}", LinkKind.PCIE, 16, None, width_known=False)
@@ -261,11 +263,21 @@ def _hccs_missing(table: FabricTable, ids: dict[str, str], notes: list[str]) -> 
     return out
 
 
-def _listed_module(module_id: str, m: ListedModule, notes: list[str]) -> ModuleInfo:
+def listed_indexes(modules: list[ListedModule]) -> list[int]:
+    """The tool's own index of each module (rocm-smi's GPU[1], amd-smi's GPU: 1, npu-smi's NPU 1), so a
+    listing that starts at 1 or lists a subset keeps gpu1 as gpu1; numbered in order where the labels give
+    no distinct index (rocm-bandwidth-test counts the CPUs among its devices, npu-smi's chips of one card)."""
+    said = [int(m.group(0)) if (m := re.search(r"\d+", x.label)) else None for x in modules]
+    if any(x.tool == "rocm-bandwidth-test" for x in modules) or None in said or len(set(said)) < len(said):
+        return list(range(len(modules)))
+    return [i for i in said if i is not None]
+
+
+def _listed_module(module_id: str, m: ListedModule, notes: list[str], numa: int | None = None) -> ModuleInfo:
     none4: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
     return _module(module_id, m.name, m.uuid, m.bus_id or "", m.memory_mib, (None, m.pcie_gen_max),
                    (None, m.pcie_width_max), (_NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE), None, none4,
-                   None, notes)
+                   None if numa is None else str(numa), notes)
 
 
 # --- module lists: nvidia-smi -q -x (XML) and nvidia-smi -q (text) -------------------------
@@ -637,9 +649,13 @@ class CaptureBackend(Backend):
                                     _NOT_IN_CAPTURE)
         elif vendor in ("AMD", "Ascend"):  # another vendor's tool listed them
             listed = fc.amd if vendor == "AMD" else fc.npu
-            modules = [_listed_module(f"gpu{i}", m, notes) for i, m in enumerate(listed.modules)]
+            ids = listed_indexes(listed.modules)
+            numa = listed.fabric.numa if listed.fabric is not None else {}  # rocm-smi's (Topology) Numa Node
+            modules = [_listed_module(f"gpu{i}", m, notes, numa.get(re.sub(r"\W", "", m.label)))
+                       for i, m in zip(ids, listed.modules, strict=True)]
             notes += [f"gpu{i} ({v.where}): {v.tool} says {v.field}: {v.value} ({v.severity}; doctor names it)"
-                      for i, m in enumerate(listed.modules) for v in verdicts(m) if v.severity in ("critical", "warn")]
+                      for i, m in zip(ids, listed.modules, strict=True) for v in verdicts(m)
+                      if v.severity in ("critical", "warn")]
             software = SoftwareInfo(__version__, listed.driver or _NOT_IN_CAPTURE, _NOT_IN_CAPTURE, _NOT_IN_CAPTURE)
         else:
             return 0

@@ -1,0 +1,251 @@
+"""What a launcher, a log collector, a forum or an editor puts before each line of a tool's output,
+peeled off before any parser reads the line (text.clean calls this, once, for every capture).
+
+Peeled, in rounds until nothing more comes off (they nest: a quoted, indented block of Open MPI
+tags): markdown quote marks (``> ``, nested), a block's common indentation (a markdown code block
+indents by 4 spaces or a tab; a whole paste indented by any amount), and a prefix every line of a
+run carries: Open MPI ``--tag-output`` ``[1,0]<stdout>:``, ``mpirun``'s ``[host:pid]``, Slurm
+``srun --label`` ``N: ``, a rank label ``[N] ``, kubectl/docker ``--timestamps``
+(``2024-05-01T12:00:00.123456Z``), syslog and journalctl's ``date host program[pid]:``, docker
+compose's ``service-1  | ``, pdsh/clush ``host: `` and Ray's ``(pid=N)``. A prefix is taken only
+where it is consistent: on most of the file's lines, or on a run of consecutive lines, so one line
+that happens to start like a prefix (a nccl-tests row's leading size, ``1: lo:``) is left as is.
+Line numbers never change; each peeling is said in a note.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+Numbered = list[tuple[int, str]]
+
+_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
+_LEAD = re.compile(r"^[ \t]*")
+_FENCE = ("```", "~~~")
+_HOST = r"[A-Za-z0-9][\w.-]{0,62}"
+_STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+_MONTH_DAY = r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?"
+
+
+@dataclass(frozen=True)
+class Prefix:
+    label: str
+    rx: re.Pattern[str]
+    hosts: int = 0  # its tag names a host or a service: at most max(8, lines / hosts) of them, never a driver's
+    anywhere: bool = False  # unambiguous: taken on two lines wherever they are
+
+
+PREFIXES = (
+    Prefix("Open MPI --tag-output", re.compile(r"^[ \t]*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:(?: (?=\S))?"),
+           anywhere=True),
+    Prefix("mpirun [host:pid]", re.compile(r"^[ \t]*\[" + _HOST + r":\d{1,9}\][ \t]?")),
+    Prefix("syslog/journalctl", re.compile(r"^[ \t]*(?:" + _STAMP + "|" + _MONTH_DAY + r") (?P<tag>" + _HOST +
+                                           r") [A-Za-z][\w./@-]{0,63}(?:\[\d{1,9}\])?:(?: |$)"), hosts=2),
+    Prefix("kubectl/docker --timestamps", re.compile(r"^[ \t]*" + _STAMP + r"(?:[ \t]|$)")),
+    Prefix("torchrun --tee", re.compile(r"^[ \t]*\[default\d{1,5}\]:"), anywhere=True),  # the line right after it
+    Prefix("PyTorch rank", re.compile(r"^[ \t]*\[rank\d{1,5}\]: ?"), anywhere=True),  # [rank0]: Traceback
+    Prefix("kubectl logs --prefix", re.compile(r"^[ \t]*\[pod/[^\]\s]{1,200}\][ \t]?")),
+    Prefix("bracketed timestamp", re.compile(r"^[ \t]*\[" + _STAMP + r"\](?:[ \t]|$)")),
+    Prefix("Slurm srun --label", re.compile(r"^[ \t]*\d{1,5}:(?: |$)")),
+    Prefix("rank label [N]", re.compile(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
+    Prefix("docker compose service", re.compile(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),
+    Prefix("pdsh/clush host", re.compile(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}): "), hosts=3),
+    # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
+    # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
+    Prefix("Ray/SkyPilot worker", re.compile(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
+)
+_NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error", "Note", "Output", "Result",
+              "Results", "Example", "Usage", "Command", "Log", "Logs", "Reason", "Status", "Message", "Cause"}
+_HOST_KINDS = ("pdsh/clush host", "docker compose service")
+_HOSTLIKE = re.compile(r"[\d.-]")  # node07, gpu-a100-3, host.example.com: never a bare word (Device:, State:)
+RUN = 3  # consecutive lines carrying one prefix: a launcher's, not a coincidence
+MOST = 0.6  # or this share of the file's lines
+ROUNDS = 6  # decorations nest; each round peels one layer of each kind
+
+
+@dataclass
+class Peeled:
+    lines: Numbered
+    notes: list[str]
+    hosts: tuple[str, ...]
+    quoted: int = 0
+
+
+def peel(numbered: Numbered) -> Peeled:
+    """The lines with every consistent decoration removed, the notes saying what was."""
+    notes: list[str] = []
+    out = Peeled(_web_text(numbered, notes), notes, ())
+    indented: dict[str, set[int]] = {}
+    hosted = False  # a host's prefix came off: the next 'word:' is the tool's own (NVRM:), never another host
+    for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
+        before = out.lines
+        out.lines = _unquote(out.lines, out)
+        lines, tags, note = strip_prefix(out.lines, hosts_too=not hosted)
+        if note:
+            out.lines, out.hosts = lines, out.hosts + tags
+            out.notes.append(note)
+            hosted = hosted or note.split(" launcher prefix")[0].endswith(_HOST_KINDS)
+        peeled = out.lines != before
+        if round_ and not peeled:
+            break
+        out.lines = _dedent(out.lines, indented)
+        if not peeled and out.lines == before:
+            break
+    for what, nos in indented.items():
+        out.notes.append(f"{len(nos)} line(s) were indented by {what} (a paste or a markdown code block), read "
+                         "without it")
+    return out
+
+
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u200b": None, "\u2060": None})
+_ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
+_XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
+
+
+def _web_text(numbered: Numbered, notes: list[str]) -> Numbered:
+    """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
+    as one cell), and HTML entities (`-&gt;`) where the capture is not XML, whose own escapes they are."""
+    spaced = [n for n, s in numbered if s != s.translate(_SPACES)]
+    xml = any(_XML.search(s) for _, s in numbered[:2000])
+    escaped = set() if xml else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
+    if not spaced and not escaped:
+        return numbered
+    if spaced:
+        notes.append(f"{len(spaced)} line(s) held no-break or zero-width spaces (copied from a web page): read as "
+                     "spaces")
+    if escaped:
+        notes.append(f"{len(escaped)} line(s) held HTML entities (&gt;, &amp; …; copied from a web page): unescaped")
+    return [(n, html.unescape(s.translate(_SPACES)) if n in escaped else s.translate(_SPACES)) for n, s in numbered]
+
+
+def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
+    """Markdown quote marks, on any line that has them (a quote block may hold one line)."""
+    lines: Numbered = []
+    for n, s in numbered:
+        if s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
+            s, out.quoted = s[m.end():], out.quoted + 1
+        lines.append((n, s))
+    return lines
+
+
+def _skip(s: str) -> bool:
+    """A line that takes no part in a block's indentation: blank, a code fence, a poster's cut."""
+    t = s.strip()
+    return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
+
+
+def _dedent(numbered: Numbered, indented: dict[str, set[int]]) -> Numbered:
+    """The whole paste's common indentation where its first line sits at it (a tool's excerpt cut from its
+    middle starts deeper than it goes on, -q's `Current : 1` under a cut `Link Width`: that indentation is
+    the tool's), each fenced block's as far as its opening fence is indented, and 4 spaces or a tab off each
+    markdown code block (lines outside fences all indented so, after a blank line or the start), as markdown
+    reads them. A tool's own indented lines follow their flush-left header with no blank between: kept."""
+    numbered = _dedent_run(numbered, 0, len(numbered), indented)
+    fences = [i for i, (_, s) in enumerate(numbered) if s.strip()[:3] in _FENCE]
+    for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
+        lead = _LEAD.match(numbered[a][1]).group(0)  # type: ignore[union-attr]  # the pattern always matches
+        numbered = _dedent_run(numbered, a + 1, b, indented, lead) if lead else numbered
+    inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
+    start = 0
+    while start < len(numbered):
+        end = start
+        if start not in inside and (start == 0 or not numbered[start - 1][1].strip()):
+            while end < len(numbered) and end not in inside and _indented_or_blank(numbered[end][1]):
+                end += 1
+        if end - start >= 2:
+            block = [s for _, s in numbered[start:end] if not _skip(s)]
+            numbered = _dedent_run(numbered, start, end, indented, "\t" if block and block[0][:1] == "\t" else "    ")
+        start = max(end, start + 1)
+    return numbered
+
+
+def _indented_or_blank(s: str) -> bool:
+    return _skip(s) or s[:4] == "    " or s[:1] == "\t"
+
+
+def _dedent_run(numbered: Numbered, start: int, end: int, indented: dict[str, set[int]],
+                lead: str | None = None) -> Numbered:
+    body = [s for _, s in numbered[start:end] if not _skip(s)]
+    if len(body) < 2:
+        return numbered
+    common = _common_lead(body) if lead is None else _common_lead([lead, *body])  # markdown's: at most the lead
+    if not common or (lead is None and _LEAD.match(body[0]).group(0) != common):  # type: ignore[union-attr]
+        return numbered  # a cut excerpt: it starts deeper than its shallowest line
+    what = _describe(common)
+    run = [(n, s[len(common):] if s.startswith(common) else s.lstrip(" \t")) for n, s in numbered[start:end]]
+    indented.setdefault(what, set()).update(n for n, s in numbered[start:end] if s.startswith(common))
+    return numbered[:start] + run + numbered[end:]
+
+
+def _common_lead(body: list[str]) -> str:
+    leads = [_LEAD.match(s).group(0) for s in body]  # type: ignore[union-attr]  # the pattern always matches
+    common = min(leads, key=len)
+    while common and not all(lead.startswith(common) for lead in leads):
+        common = common[:-1]
+    return common
+
+
+def _describe(lead: str) -> str:
+    tabs, spaces = lead.count("\t"), lead.count(" ")
+    parts = ([f"{spaces} space(s)"] if spaces else []) + ([f"{tabs} tab(s)"] if tabs else [])
+    return " and ".join(parts)
+
+
+def strip_prefix(numbered: Numbered, hosts_too: bool = True) -> tuple[Numbered, tuple[str, ...], str]:
+    """The first kind of prefix the lines carry consistently, removed where it is; its tags and a note.
+    A host-naming kind (pdsh, docker compose) only when ``hosts_too`` (under another launcher's prefix
+    the next 'word:' is the tool's own)."""
+    body = [s for _, s in numbered[:4000] if not _skip(s)]  # a launcher prefixes every line: a sample decides
+    for kind in PREFIXES:
+        if kind.label in _HOST_KINDS and not hosts_too:
+            continue
+        carried = [bool(kind.rx.match(s)) for s in body]
+        hits = [m for s in body if (m := kind.rx.match(s))]
+        if len(hits) < 2 or not _consistent(kind, carried, len(hits)):
+            continue
+        tags = list(dict.fromkeys(_tag(m) for m in hits))
+        if kind.hosts and (len(tags) > _most_hosts(kind, len(hits)) or any(_is_driver(t) for t in tags) or
+                           (kind.label in _HOST_KINDS and not all(_HOSTLIKE.search(t) for t in tags))):
+            continue  # ordinary words before a colon, or the kernel's own tags (NVRM:, nvidia-modeset:), not hosts
+        note = f"{len(hits)} line(s) carried the {kind.label} launcher prefix, removed ({_list(tags)})"
+        return [(n, _cut(kind.rx, s)) for n, s in numbered], tuple(tags), note
+    return numbered, (), ""
+
+
+def _most_hosts(kind: Prefix, hits: int) -> int:
+    """A host or a service prints several lines each: its names repeat (keys of a `key: value` listing, or a
+    markdown table's first column, a name per row, do not)."""
+    return min(hits // 2, max(8, hits // kind.hosts) if kind.label.startswith("pdsh") else max(2, hits // kind.hosts))
+
+
+def _consistent(kind: Prefix, carried: list[bool], hits: int) -> bool:
+    """On most lines, or a run of RUN lines in a row (Open MPI's tag: any two lines)."""
+    if kind.anywhere or hits >= MOST * len(carried):
+        return True
+    run = 0
+    for c in carried:
+        run = run + 1 if c else 0
+        if run >= RUN:
+            return True
+    return False
+
+
+def _cut(rx: re.Pattern[str], s: str) -> str:
+    return rx.sub("", s, count=1)
+
+
+def _tag(m: re.Match[str]) -> str:
+    """The host (syslog), or the whole prefix without its punctuation (a launcher's)."""
+    return m.group("tag") if "tag" in m.re.groupindex else m.group(0).strip().rstrip(":|").strip()
+
+
+def _is_driver(tag: str) -> bool:
+    """A tag the kernel or a driver prints before its message, never a host's name."""
+    return tag in _NOT_HOSTS or tag.lower().startswith(("nvidia", "nvrm", "amdgpu", "kernel", "kfd", "drm"))
+
+
+def _list(items: list[str], most: int = 6) -> str:
+    return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
+
