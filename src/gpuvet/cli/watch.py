@@ -133,7 +133,6 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
     from gpuvet.cli import render_watch
     from gpuvet.errors import GpuvetError
     from gpuvet.watch.loop import Watcher
-    from gpuvet.watch.prometheus import ExportState
 
     address = parse_host_port(prometheus, "--prometheus") if prometheus else None
     if address and not is_loopback(address[0]):
@@ -146,7 +145,11 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
                               "for those built on AMD's device-metrics-exporter.")
     backend = open_backend(sim=sim)
     book: Logbook | None = open_logbook(logbook) if keep else None
-    export = ExportState(names=names, hostname=backend.node().name) if prometheus else None
+    export = None
+    if prometheus:  # the endpoint's module (prometheus_client, http.server) only when it is served (issue 43)
+        from gpuvet.watch.prometheus import ExportState
+
+        export = ExportState(names=names, hostname=backend.node().name)
     server = _serve(export, prometheus) if prometheus and export is not None else None
     watcher = Watcher(backend, config, book, export=export)
 
