@@ -28,7 +28,8 @@ def test_a_power_cap_above_the_modules_maximum_is_refused_naming_file_key_and_bo
     err = capsys.readouterr().err
     assert str(path) in err and "faults[0] (power_cap_low)" in err and "`watts`" in err
     assert f"{most:g} W" in err and "5000 W" in err and "Fix:" in err
-    assert main(["topo", "--node", str(path), "--json"]) == 2  # every command that builds the node
+    assert main(["topo", "--node", str(path), "--json"]) == 2  # every command that loads the spec
+    assert main(["topo", "--node", base, "--expect", str(path), "--json"]) == 2  # a declared node too
 
 
 def test_a_power_cap_at_the_maximum_is_accepted_and_zero_is_refused(tmp_path, capsys):
@@ -39,6 +40,18 @@ def test_a_power_cap_at_the_maximum_is_accepted_and_zero_is_refused(tmp_path, ca
     path.write_text(_cap_spec("mesh-4", "gpu1", 0), encoding="utf-8")
     assert main(["spec", "check", str(path)]) == 2
     assert "watts" in capsys.readouterr().err
+
+
+def test_each_module_is_bounded_by_its_own_model(tmp_path, capsys):
+    l40s, h100 = get_model("L40S").tdp_w, get_model("H100-SXM").tdp_w
+    assert l40s is not None and h100 is not None and l40s < h100
+    watts = (l40s + h100) / 2
+    path = tmp_path / "mixed.yaml"
+    for module, code in (("b", 0), ("a", 2)):
+        path.write_text("name: mixed\nmodules: [{id: a, model: L40S}, {id: b, model: H100-SXM}]\n"
+                        f"faults:\n  - {{kind: power_cap_low, module: {module}, watts: {watts}}}\n", encoding="utf-8")
+        assert main(["spec", "check", str(path)]) == code, module
+    assert f"L40S's maximum power limit, {l40s:g} W" in capsys.readouterr().err
 
 
 def test_a_custom_model_is_bounded_by_its_own_declared_maximum(tmp_path, capsys):

@@ -64,19 +64,6 @@ def find_link(node: Node, a: str, b: str, where: str) -> Link:
     return sorted(candidates, key=lambda link: not link.kind.is_fabric)[0]
 
 
-def _check_power_cap(node: Node, fault: PowerCapLowFault, where: str) -> None:
-    """A power limit above the module's maximum is no cap at all (a typo: 5000 for 500): the
-    bound is the catalog's figure for the module's model, never a constant; a model the catalog
-    has no figure for is not bounded here."""
-    model = next(m.model for m in node.modules if m.id == fault.module)
-    most = model.tdp_w
-    if most is not None and fault.watts > most:
-        raise SpecError(f"field `watts`: {fault.watts:g} W for {fault.module} is above the {model.name}'s "
-                        f"maximum power limit, {most:g} W (the catalog's tdp_w)", where=where,
-                        fix=f"give a cap in watts above 0 and at most {most:g} (`gpuvet catalog` lists each "
-                            "model's maximum).")
-
-
 def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
     """Raise SpecError for a fault that names something the node does not have."""
     for i, fault in enumerate(faults):
@@ -84,8 +71,6 @@ def check_faults(node: Node, faults: Sequence[FaultSpec], where: str) -> None:
         if isinstance(fault, (MissingModuleFault, MemClockFlappingFault, PowerCapLowFault, SilentCorruptionFault,
                               ThermalCreepFault, ModuleLostFault, ModuleAddedFault, EccRisingFault, XidFault)):
             _require_module(node, fault.module, at)
-            if isinstance(fault, PowerCapLowFault):
-                _check_power_cap(node, fault, at)
         elif isinstance(fault, (LinkDownFault, LinkDegradedFault)):
             find_link(node, fault.between[0], fault.between[1], at)
         elif isinstance(fault, FabricRegistrationFault):

@@ -430,7 +430,42 @@ def parse_spec(data: dict[str, object], where: str) -> NodeSpec:
         raise SpecError(_format_validation(exc), where=where,
                         fix="see docs/spec.md (limits: docs/limits.md) for the fields and what they allow.") from None
     check_limits(spec, where)
+    check_power_caps(spec, where)
     return spec
+
+
+def check_power_caps(spec: NodeSpec, where: str) -> None:
+    """A power cap above the module's maximum is no cap at all (a typo: 5000 for 500). The bound
+    is the catalog's figure for the module's model (a custom model's own ``tdp_w``), never a
+    constant; a model without that figure is not bounded here. Checked on every spec loaded, so a
+    spec given to --expect is refused as one given to --node is."""
+    caps = [(i, f) for i, f in enumerate(spec.faults) if isinstance(f, PowerCapLowFault)]
+    if not caps:
+        return
+    models = _module_models(spec)
+    for i, fault in caps:
+        name, most = models.get(fault.module, (None, None))
+        if most is not None and fault.watts > most:
+            raise SpecError(f"field `watts`: {fault.watts:g} W for {fault.module} is above the {name}'s maximum power "
+                            f"limit, {most:g} W (the catalog's tdp_w)", where=f"{where}, faults[{i}] (power_cap_low)",
+                            fix=f"give a cap in watts above 0 and at most {most:g} (`gpuvet catalog` lists each "
+                                "model's maximum).")
+
+
+def _module_models(spec: NodeSpec) -> dict[str, tuple[str | None, float | None]]:
+    """Each module's model name and maximum power (W, None where unknown), by module id."""
+    from gpuvet.node.catalog import find_model
+
+    group = spec.modules
+    items = ([(f"{group.prefix}{k}", group.model, group.custom) for k in range(group.count)]
+             if isinstance(group, ModuleGroupSpec) else [(m.id, m.model, m.custom) for m in group])
+    out: dict[str, tuple[str | None, float | None]] = {}
+    for module_id, model_name, custom in items:
+        if custom is not None:
+            out[module_id] = (custom.name, custom.tdp_w)
+        elif model_name is not None and (model := find_model(model_name)) is not None:
+            out[module_id] = (model.name, model.tdp_w)
+    return out
 
 
 def load_spec(ref: str) -> tuple[NodeSpec, str]:
