@@ -82,3 +82,21 @@ def test_a_gpu_burn_worker_that_died_is_not_a_verdict_on_the_module(capsys: pyte
     died = BURN.replace("- 3444 (17901", "- -1 (0").replace("- 6888 (17890", "- -1 (0").format(
         0, "-533715488  (DIED!)", "FAULTY")
     assert _severities(capsys, tmp_path, died) == {("application_cuda_error", "GPU 1"): "warn"}
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+     "NVIDIA driver is installed and running.\n", "no_modules_visible"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized\n",
+     "fabric_manager_failed"),
+    ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+     "compatibility was attempted on non supported HW\n", "driver_runtime_mismatch"),
+    (TRACE.format("device-side assert triggered"), "application_cuda_error"),
+    (TRACE.format("no kernel image is available for execution on the device"), "application_cuda_error"),
+    (TRACE.format("invalid device ordinal"), "application_cuda_error"),
+    (TRACE.format("operation not supported"), "application_cuda_error"),
+])
+def test_more_runtime_errors_and_any_other_cuda_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+                                                      cause: str) -> None:
+    assert {c for c, _ in _severities(capsys, tmp_path, text)} == {cause}

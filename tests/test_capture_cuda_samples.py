@@ -110,3 +110,13 @@ def test_bandwidth_test_host_copies_against_the_modules_pcie_link(capsys: pytest
     assert code == 0 and data["findings"] == []
     code, data = doctor_capture(capsys, tmp_path, BT.format(12.3, 53.4))
     assert ("link_degraded", None) in found_causes(data)
+
+
+def test_pairs_without_peer_access_are_a_fault_only_where_the_design_joins_them(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    _, data = doctor_capture(capsys, tmp_path, p2p({}, cannot=((0, 1), (1, 0))))
+    assert ("p2p_unavailable", None) in found_causes(data)
+    assert [f["between"] for f in data["findings"] if f["cause"] == "p2p_unavailable"] == [["GPU 0", "GPU 1"]]
+    consumer = p2p({}, cannot=((0, 1), (1, 0))).replace("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090")
+    _, data = doctor_capture(capsys, tmp_path, consumer)
+    assert "p2p_unavailable" not in {c for c, _ in found_causes(data)}

@@ -101,3 +101,16 @@ def test_discovery_lists_modules_with_bus_ids(capsys: pytest.CaptureFixture[str]
     import json
 
     assert code == 0 and [m["bus_id"] for m in json.loads(out)["modules"]] == ["0000:07:00.0", "0000:0F:00.0"]
+
+
+def test_json_incidents_name_their_gpu(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    system = {"value": "Warning", "overflow": ["Detected more than 8 PCIe replays per minute for GPU 3 : 20"]}
+    body = {"Overall Health": {"value": "Warning"},
+            "GPU": {"children": {"3": {"value": "Warning", "children": {"Errors": {"children": {"PCIe system": system}}}}}}}
+    text = json.dumps({"body": body, "header": ["Health Monitor Report"]}, indent=8)
+    got = dcgm_health.parse(clean(text).lines)
+    assert [(i.entity, i.system, i.health) for i in got.incidents] == [("GPU 3", "PCIe system", "Warning")]
+    code, data = doctor_capture(capsys, tmp_path, text)
+    assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 3")}

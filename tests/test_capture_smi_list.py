@@ -70,3 +70,11 @@ def test_a_listing_beside_the_error_of_the_module_that_fell_off(capsys: pytest.C
     text = LISTING + "Unable to determine the device handle for GPU 0000:41:00.0: Unknown Error\n"
     code, data = doctor_capture(capsys, tmp_path, text)
     assert code == 1 and found_causes(data) == {("module_fell_off_bus", "0000:41:00.0")}
+
+
+def test_nvlink_capabilities_under_a_module_line_are_read() -> None:
+    text = ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9)\n"
+            + "".join(f"\t Link {k}, P2P is supported: true\n\t Link {k}, Access to system memory supported: true\n"
+                      f"\t Link {k}, Link is supported: {'false' if k == 2 else 'true'}\n" for k in range(3)))
+    got = _parse(text)
+    assert got.modules[0].fields["NVLink Links Supported"] == "0,1" and got.claimed == set(range(1, 11))

@@ -62,7 +62,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "topo_ibmpcb1_h100_nv18_6nic_spaces.txt": set(),
     "topo_nccl1264_hgx_h100_nv18_nics.txt": set(),
     "topo_nccltests68_c4140_v100_nv2_mlx5.txt": set(),
-    # refused or partial at first contact and not fixed yet: the MANIFEST's expectation, scored
+    # dcgmi health -c read (captures/dcgm_health.py): NVLink 'down' on a card the captures name no NVLink fabric for
     "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": set(),
 }
 INFO_ONLY = {"pcie_link_idle_speed"}  # a note-level finding: doctor exits 0
@@ -89,8 +89,10 @@ MODULES: dict[str, list[str | None]] = {
 
 # files still wrong after the fixes, and why (the scorer counts them; the tests leave them out)
 LEFT: dict[str, str] = {
-    "dcgmhealth_nvsentinel1481_a100pcie_nvlink_false_positive.txt": "dcgmi health -c's table is not read (refused)",
-    "smi_ogkm387_rtx2080ti_unable_device_handle.txt": "nvidia-smi -L's listing on one line is not read as modules",
+    "smi_ogkm387_rtx2080ti_unable_device_handle.txt": "-L's one-line listing is read (4 RTX 2080 Ti, their UUIDs), "
+                                                      "but the table puts 0000:0B:00.0 on GPU 1, a join only the "
+                                                      "poster's prose makes ('the GPU 1 falls out of the bus'): -L "
+                                                      "prints no bus id and gpuvet joins none from prose",
 }
 
 

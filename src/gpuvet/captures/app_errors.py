@@ -30,6 +30,18 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "nvml_mismatch": r"Failed to initialize NVML: Driver/library version mismatch",
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
+    "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+    "nvml_permissions": r"Failed to initialize NVML: Insufficient Permissions",
+    "system_not_ready": r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
+    "forward_compat": r"forward compatibility was attempted on non supported HW|cudaErrorCompatNotSupportedOnDevice"
+                      r"|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+    "device_assert": r"device-side assert(?:ion)? triggered|cudaErrorAssert\b|CUDA_ERROR_ASSERT",
+    "no_kernel_image": r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
+                       r"|CUDA_ERROR_NO_BINARY_FOR_GPU",
+    "launch_timeout": r"the launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
+    "invalid_ordinal": r"invalid device ordinal|cudaErrorInvalidDevice\b|CUDA_ERROR_INVALID_DEVICE\b",
+    # any other error the runtime names, last: the application's call failed, the line says which
+    "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+",
 }.items()}
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

@@ -17,7 +17,7 @@ _WORK = re.compile(r"(-?\d+) \([\d.]+ Gflop/s\)")
 _ERRORS = re.compile(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
 _TEMP = re.compile(r"(\d+) C\b")
 _TESTED = re.compile(r"^\s*Tested (\d+) GPUs?:\s*$")
-_VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\s*$")
+_VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\b[^:]{0,60}$")
 _INIT_ERROR = re.compile(r"^\s*Couldn't init a GPU test: (.{1,200})$")
 _OWN = re.compile(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ with|Results are \d+ bytes each|"
                   r"Run length not specified|Burning for|Freed memory for dev|Uninitted cublas|done\s*$|"

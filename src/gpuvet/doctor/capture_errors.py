@@ -42,6 +42,14 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nvml_unknown": _Meaning("device_permissions", LOW),
     "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
     "torch_no_cuda": _Meaning("framework_sees_no_module", MEDIUM),
+    "smi_no_driver": _Meaning("no_modules_visible", HIGH),
+    "nvml_permissions": _Meaning("device_permissions", MEDIUM),
+    "system_not_ready": _Meaning("fabric_manager_failed", MEDIUM),
+    "forward_compat": _Meaning("driver_runtime_mismatch", MEDIUM),
+    "device_assert": _Meaning("application_cuda_error", HIGH),
+    "no_kernel_image": _Meaning("application_cuda_error", HIGH),
+    "launch_timeout": _Meaning("application_cuda_error", MEDIUM),
+    "invalid_ordinal": _Meaning("application_cuda_error", MEDIUM),
 }
 
 
@@ -51,6 +59,7 @@ def captured_errors(ev: Evidence) -> Outcome:
     found = [_error_finding(label, e) for label, e in c.app_errors]
     unsure: list[str] = []
     cited: list[Cited] = []
+    found += _p2p_denied(ev)
     for label, burn in c.gpu_burn:
         found += _burn_findings(label, burn, unsure)
         cited += [Cited(label, f"gpu-burn GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]
@@ -69,6 +78,14 @@ def _error_finding(label: str, e: AppError) -> Finding:
     meaning = KIND_CAUSES.get(e.kind, KIND_CAUSES["cuda_runtime_error"])
     return finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind), kind=e.kind,
                    file=label, line=e.line, log=e.text[:240], tool=e.tool, times=e.times)
+
+
+def _p2p_denied(ev: Evidence) -> list[Finding]:
+    """Pairs p2pBandwidthLatencyTest says cannot reach each other: a fault where the modules are built into an
+    NVLink fabric (their design joins every pair); a PCIe or consumer card without peer access is by design."""
+    return [finding("p2p_unavailable", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), model=model, file=label,
+                    detail=f"Device={i} CANNOT Access Peer Device={j} on modules whose design joins them by NVLink")
+            for label, model, i, j in ev.captures.p2p_denied if _nvlink_fabric(model)]
 
 
 def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:

@@ -85,6 +85,7 @@ class Captures:
     gpu_burn: list[tuple[str, GpuBurnParse]] = field(default_factory=list)  # (file, one gpu-burn run)
     dcgm_health: list[tuple[str, DcgmHealthParse]] = field(default_factory=list)  # (file, its dcgmi health -c)
     samples_passed: list[tuple[str, bool]] = field(default_factory=list)  # (file, deviceQuery's Result = PASS/FAIL)
+    p2p_denied: list[tuple[str, str, int, int]] = field(default_factory=list)  # (file, model, i, j): CANNOT Access Peer
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -175,6 +176,8 @@ def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
     caps.nvbandwidth.update(fc.samples.matrices)
     caps.nvb_devices += fc.samples.devices
     caps.samples_passed += [(label, fc.samples.passed)] if fc.samples.passed is not None else []
+    names = {d.index: d.name for d in fc.samples.devices}
+    caps.p2p_denied += [(label, names.get(i, ""), i, j) for i, j in sorted(fc.samples.no_peer) if i < j]
     caps.gpu_burn += [(label, fc.gpu_burn)] if fc.gpu_burn.ran else []
     caps.dcgm_health += [(label, fc.dcgm_health)] if fc.dcgm_health.overall is not None else []
 

@@ -237,6 +237,26 @@ APP_ERROR_FIX = {
     "torch_no_cuda": "python -c 'import torch; print(torch.version.cuda)': None is a CPU-only build (install a CUDA "
                      "build of PyTorch); otherwise check nvidia-smi lists the modules, that the driver's CUDA "
                      "Version is at least torch.version.cuda, and CUDA_VISIBLE_DEVICES",
+    "smi_no_driver": "the NVIDIA kernel module is not loaded: lsmod | grep nvidia; dkms status (a kernel update "
+                     "without the module rebuilt for it); Secure Boot refusing an unsigned module (mokutil "
+                     "--sb-state); then the kernel log (dmesg | grep -i nvidia) for why it did not load",
+    "nvml_permissions": "the user cannot open the GPU device files: run as a user in the video group, or fix "
+                        "/dev/nvidia* permissions (inside a container: the runtime must pass the devices)",
+    "system_not_ready": "on an NVSwitch system (HGX, DGX) CUDA waits for the fabric manager: systemctl status "
+                        "nvidia-fabricmanager and its log; its version must equal the driver's exactly",
+    "forward_compat": "the CUDA forward-compatibility libraries (cuda-compat) are in use on a GPU that does not "
+                      "support them (GeForce and workstation GPUs): remove them from LD_LIBRARY_PATH or the "
+                      "container image, or install a driver new enough for the program's CUDA",
+    "device_assert": "an assert in a kernel failed: the application's own check (most often an index out of range, "
+                     "e.g. a label >= the number of classes); CUDA_LAUNCH_BLOCKING=1 names the kernel",
+    "no_kernel_image": "the program was not built for this GPU's compute capability: install a build that includes "
+                       "it (PyTorch prints the sm_ list it supports), or build with TORCH_CUDA_ARCH_LIST / -gencode "
+                       "for it",
+    "launch_timeout": "the display watchdog stopped a long kernel (the GPU drives a display; Windows TDR): run on a "
+                      "GPU without a display, or raise the watchdog's limit (TdrDelay)",
+    "invalid_ordinal": "the program asked for a device index the runtime does not see: CUDA_VISIBLE_DEVICES lists "
+                       "fewer modules, or the node has fewer (nvidia-smi -L lists them; one lost from the bus is "
+                       "in the kernel log)",
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",
