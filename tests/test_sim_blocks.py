@@ -22,6 +22,8 @@ FAULTS = [{"kind": "thermal_creep", "module": "gpu2", "c_per_watt_per_day": 0.00
           {"kind": "power_cap_low", "module": "gpu4", "watts": 300},
           {"kind": "module_lost", "module": "gpu6", "at": "5h"},
           {"kind": "module_added", "module": "gpu6", "at": "7h"}]
+NICS = [{"kind": "nic_errors", "nic": "nic1", "at": "1h", "per_hour": 400},
+        {"kind": "nic_port_down", "nic": "nic0", "at": "4h"}]  # NIC events land inside runs of ticks
 HOT = [{"kind": "thermal_creep", "module": "gpu2", "c_per_watt_per_day": 0.5, "start": "0h"}]
 
 
@@ -102,7 +104,7 @@ def test_each_kind_of_draw_has_its_own_stream_and_the_seed_sets_them_all():
 
 
 def _watch(faulty, tmp_path, name, tick_by_tick):
-    sim = faulty("hgx-h200-8", FAULTS)
+    sim = faulty("hgx-h200-8", FAULTS + NICS)
     book = Logbook(tmp_path / f"{name}.db")
     ticks: list[float] = []
     watcher = Watcher(sim, WatchConfig(interval_s=60, duration_s=8 * 3600, speedup=None), book,
@@ -120,7 +122,8 @@ def test_watch_fed_in_blocks_is_watch_fed_tick_by_tick(faulty, tmp_path):
     ticks, tick_rows, tick_events, seen = _watch(faulty, tmp_path, "ticks", tick_by_tick=True)
     assert not none and len(seen) == 8 * 60 + 1  # the live table's hook took the tick-by-tick path
     assert [event_json(e) for e in blocks.events] == [event_json(e) for e in ticks.events]
-    assert {e.kind for e in blocks.events} >= {"xid", "module_lost", "module_added", "ecc_rising", "throttle"}
+    assert {e.kind for e in blocks.events} >= {"xid", "module_lost", "module_added", "ecc_rising", "throttle",
+                                               "nic_errors", "nic_port_down"}
     assert (blocks.samples, blocks.modules) == (ticks.samples, ticks.modules)
     assert [f.to_json() for f in blocks.forecast] == [f.to_json() for f in ticks.forecast]
     assert block_rows == tick_rows and len(block_rows) == blocks.samples
