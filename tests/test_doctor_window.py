@@ -4,6 +4,7 @@ and the fit it gives then is the one feeding it as the window ran gives."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from gpuvet.backends.select import open_backend
@@ -11,7 +12,8 @@ from gpuvet.checks.detectors import default_detectors
 from gpuvet.checks.window import TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.run import diagnose
-from gpuvet.watch.trend import thermal_trend
+from gpuvet.doctor.window import HeldForTrend
+from gpuvet.watch.trend import ForecastTrend, thermal_trend
 
 SPAN_S = 30 * 3600.0  # long enough for a fit (the forecaster wants 24 h), short enough for a test
 FAULTS = """base: hgx-h200-8
@@ -47,6 +49,8 @@ def test_the_held_trend_fits_what_feeding_it_as_the_window_ran_fits(tmp_path: Pa
     direct = thermal_trend(source.slowdown_c(), interval_s=config.interval_s)
     TelemetryWindow(source, config, [*default_detectors(), direct]).run()
     held = ev.window.trend
+    assert isinstance(held, ForecastTrend) and held.forecaster.on_evaluate is not None  # inlets read: fits only
+    assert direct.forecaster.on_evaluate is None  # judged every two hours, as watch does
     assert held.modules() == direct.modules()
     fits = [(held.fit(m, SPAN_S), direct.fit(m, SPAN_S)) for m in direct.modules()]
     assert all(a == b for a, b in fits)
@@ -64,3 +68,24 @@ def test_a_playbook_without_the_trend_check_never_makes_the_trend_model(tmp_path
     assert counted.made == 1
     trend_step = next(s for s in triage.steps if s.check == "thermal_trend")
     assert trend_step.status in ("confirmed", "clear"), trend_step.summary
+
+
+def test_samples_without_an_inlet_reading_keep_the_warnings_judged() -> None:
+    """An estimated inlet leaves a warned module out: there, judging whether to warn can move a fit."""
+    source = open_backend(sim="hgx-h200-8").telemetry()
+    samples = source.sample(0.0, True)
+    made: list[ForecastTrend] = []
+
+    def make() -> ForecastTrend:
+        made.append(thermal_trend(source.slowdown_c(), 60.0))
+        return made[-1]
+
+    read = HeldForTrend(make)
+    for s in samples:
+        read.observe(s)
+    read.fed()
+    estimated = HeldForTrend(make)
+    for s in samples:
+        estimated.observe(replace(s, ambient_c=None))
+    estimated.fed()
+    assert made[0].forecaster.on_evaluate is not None and made[1].forecaster.on_evaluate is None

@@ -4,6 +4,7 @@ The trend model's share of the samples is held as arrays until then."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -51,6 +52,13 @@ class _Held:
                            self.throttle.tolist(), None if self.ambient is None else _listed(self.ambient))
 
 
+def _inlet_read(run: tuple[int, list[_Held]] | Sample) -> bool:
+    """Whether every sample of a held run carries an inlet/coolant reading."""
+    if isinstance(run, Sample):
+        return run.ambient_c is not None and not math.isnan(run.ambient_c)
+    return all(isinstance(h.ambient, np.ndarray) and not np.isnan(h.ambient).any() for h in run[1])
+
+
 class HeldForTrend:
     """The window's samples as the thermal trend model reads them, held until a check asks for the
     trend (thermal_trend): a triage that stops before it, or a symptom whose playbook lacks it, never
@@ -72,6 +80,9 @@ class HeldForTrend:
 
     def fed(self) -> TrendModel:
         trend = self.make()
+        fits_only = getattr(trend, "fits_only", None)  # the checks read fits, not warnings
+        if fits_only is not None and self.runs and all(_inlet_read(run) for run in self.runs):
+            fits_only()  # with every inlet read, judging whether to warn changes no fit: left out
         many = getattr(trend, "observe_blocks", None)  # a trend model that sums blocks itself
         for run in self.runs:
             if isinstance(run, Sample):

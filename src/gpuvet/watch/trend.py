@@ -28,6 +28,13 @@ class ForecastTrend:
         they must come one by one (``ThermalForecaster.observe_blocks``)."""
         return self.forecaster.observe_blocks(blocks, slot)
 
+    def fits_only(self) -> None:
+        """The caller reads fits, never warnings, of samples that all carry an inlet reading (doctor,
+        issue 43): whether to warn is judged every two hours, and a warning changes a later fit only
+        by keeping the warned module out of its peers' estimated inlet, which a read inlet never is.
+        So the judging is left out, and every fit is the one it would be."""
+        self.forecaster.on_evaluate = _not_judged
+
     def modules(self) -> list[str]:
         return sorted(self.forecaster.slowdown_c)
 
@@ -36,6 +43,10 @@ class ForecastTrend:
         if f is None:
             return None
         return TrendFit(f.slope_per_day, f.slope_low, f.crossing, f.earliest, self.forecaster.last_power(module))
+
+
+def _not_judged(module: str, now: float) -> None:
+    """No warning judged (``ForecastTrend.fits_only``)."""
 
 
 def thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> ForecastTrend:
