@@ -242,7 +242,7 @@ def once_per_time(rec: Recording, label: str) -> Recording:
     saying whether they read the same (never a silent merge)."""
     if rec.relative_time:
         return rec  # times counted from the start are the reader's own: no repeats to find
-    if rec.only_columns and all(len(np.unique(c.t)) == len(c) for c in rec.columns):
+    if rec.only_columns and all(bool((np.diff(c.t) > 0).all()) or len(np.unique(c.t)) == len(c) for c in rec.columns):
         return rec  # no module read twice at one time: nothing to drop (the columns stay columns)
     first: dict[tuple[str, float], object] = {}
     kept, same, differ = [], 0, 0
