@@ -113,7 +113,8 @@ def test_a_run_of_prefixed_lines_inside_prose_is_peeled_and_line_numbers_kept() 
 @pytest.mark.parametrize("prefix", ["2024-05-01T12:00:00.123456789Z ", "May 01 12:00:00 gpu-node-3 python3[4242]: ",
                                     "2024-05-01T12:00:00.123+00:00 gpu-node-3 trainer[77]: ", "trainer-1  | ",
                                     "[gpu-node-3:04242] ", "[3] ", "  12: ", "> > ", "\t", "[default3]:", "[rank3]: ",
-                                    "[pod/nccl-test-worker-0/nccl] ", "[2024-05-01 12:00:00] ", "10.0.3.7: "])
+                                    "[pod/nccl-test-worker-0/nccl] ", "[2024-05-01 12:00:00] ", "10.0.3.7: ",
+                                    "Wed May  1 12:00:00 2024[1,0]<stdout>:", "[2024-05-01T12:00:00Z][1,3]<stdout>:"])
 def test_every_common_prefix_shape_is_peeled(prefix: str) -> None:
     body = ["#       size         count      type   redop    root     time   algbw   busbw #wrong", *_ROWS]
     peeled = peel([(i + 1, prefix + s) for i, s in enumerate(body)])

@@ -248,3 +248,13 @@ def test_sockets_between_ranks_of_redacted_hosts_name_the_ranks(tmp_path: Path) 
     path.write_text("mpirun -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n" + log)
     _, data = run_json("doctor", "--from", str(path), "--verbose")
     assert data["findings"] == [] and "sockets between ranks rank 0 <-> rank 8 chosen by the job" in json.dumps(data)
+
+
+def test_a_topo_matrix_whose_tabs_became_single_spaces_is_read_whole() -> None:
+    from gpuvet.captures.read import parse_text
+    text = ("GPU0 GPU1 GPU2 CPU Affinity NUMA Affinity GPU NUMA ID\nGPU0 X NV4 SYS 0-15 0 N/A\n"
+            "GPU1 NV4 X SYS 0-15 0 N/A\nGPU2 SYS SYS X 16-31 1 N/A\n")
+    topo = parse_text(text, "topo.txt").topo
+    assert topo is not None and topo.numa == {"GPU0": 0, "GPU1": 0, "GPU2": 1}
+    assert topo.cells[frozenset(("GPU0", "GPU1"))] == "NV4" and topo.cells[frozenset(("GPU1", "GPU2"))] == "SYS"
+    assert not any("cut" in n for n in topo.notes)  # the GPU NUMA ID after the last row's cells is no cut cell

@@ -47,7 +47,8 @@ PREFIXES = (
     Prefix("torchrun --tee", re.compile(r"^[ \t]*\[default\d{1,5}\]:"), anywhere=True),  # the line right after it
     Prefix("PyTorch rank", re.compile(r"^[ \t]*\[rank\d{1,5}\]: ?"), anywhere=True),  # [rank0]: Traceback
     Prefix("kubectl logs --prefix", re.compile(r"^[ \t]*\[pod/[^\]\s]{1,200}\][ \t]?")),
-    Prefix("bracketed timestamp", re.compile(r"^[ \t]*\[" + _STAMP + r"\](?:[ \t]|$)")),
+    Prefix("bracketed timestamp", re.compile(r"^[ \t]*\[" + _STAMP + r"\][ \t]?")),
+    Prefix("ctime timestamp", re.compile(r"^[ \t]*[A-Z][a-z]{2} " + _MONTH_DAY + r" \d{4}[ \t]?")),  # --timestamp-output
     Prefix("Slurm srun --label", re.compile(r"^[ \t]*\d{1,5}:(?: |$)")),
     Prefix("rank label [N]", re.compile(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
     Prefix("docker compose service", re.compile(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),

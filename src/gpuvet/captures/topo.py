@@ -32,14 +32,18 @@ class TopoMatrix:
     notes: list[str] = field(default_factory=list)
 
 
+_TITLES = re.compile(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
+
+
 def _split(text: str) -> list[str]:
     """Cells apart at tabs or runs of spaces; a paste that turned tabs into single spaces (`GPU0 GPU1`,
-    `GPU1 NODE`) is split there too where every word is a device name or a cell."""
+    `GPU1 NODE  X`, a whole row `GPU0 X NV18 0-55 0 N/A`) is split at each space too where it starts with
+    a device name or a cell, topo -m's column titles kept whole."""
     out: list[str] = []
     for t in re.split(r"\t+| {2,}|\t", text.strip()):
         words = t.split()
-        if len(words) > 1 and all(_DEVICE.fullmatch(w) or _CELL.fullmatch(CELL_ALIASES.get(w, w)) for w in words):
-            out += words
+        if len(words) > 1 and (_DEVICE.fullmatch(words[0]) or _CELL.fullmatch(CELL_ALIASES.get(words[0], words[0]))):
+            out += [w.replace("\x00", " ") for w in _TITLES.sub(lambda m: m.group(0).replace(" ", "\x00"), t).split()]
         elif t.strip():
             out.append(t.strip())
     return out
@@ -75,9 +79,10 @@ def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     return tokens[:n], tokens[n:]
 
 
-def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool) -> list[str]:
-    """A row's cells, its last one left out (with a note) when the capture ends inside it."""
-    if at_end and values and not _CELL.fullmatch(CELL_ALIASES.get(values[-1], values[-1])):
+def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool, devices: int) -> list[str]:
+    """A row's cells, its last one left out (with a note) when the capture ends inside it (a matrix cell;
+    the affinity columns after them are no cells)."""
+    if at_end and values and len(values) <= devices and not _CELL.fullmatch(CELL_ALIASES.get(values[-1], values[-1])):
         topo.notes.append(f"topo -m: the capture ends inside row {name}'s cell {values[-1]!r} (cut): "
                           "that cell is left out")
         return values[:-1]
@@ -112,7 +117,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
             if row and not ln.elision:
                 break
             continue
-        name, values = row[0], _uncut(topo, row[0], row[1:], ln is last)
+        name, values = row[0], _uncut(topo, row[0], row[1:], ln is last, len(header))
         if name in topo.devices:
             raise CaptureError(f"row {name} appears twice", where=where, fix="give one `nvidia-smi topo -m` per file.")
         topo.devices.append(name)
