@@ -66,10 +66,11 @@ DOCTOR_SIM_CAPTURES = {"gpuvet.captures", "gpuvet.captures.records", "gpuvet.cap
 
 
 def test_doctor_on_a_simulated_node_loads_no_capture_parser():
+    """Nor, for --json, the terminal library, the host's process reader or the module ledger."""
     code = ("import sys\nfrom gpuvet.cli.app import main\n"
             "code = main(['doctor', '--node', 'nvl72', '--window', '1h', '--json'])\n"
             "sys.stderr.write(repr((code, sorted(m for m in sys.modules if m.startswith('gpuvet.captures')), "
-            "[m for m in ('scipy', 'torch', 'pandas') if m in sys.modules])))")
+            "[m for m in ('scipy', 'torch', 'pandas', 'rich', 'psutil', 'gpuvet.ledger') if m in sys.modules])))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     exit_code, captures, heavy = eval(r.stderr.strip().splitlines()[-1])  # noqa: S307  # our own repr

@@ -14,8 +14,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
 BUSY_CPUS = 0.5  # other processes using half a CPU or more make the host "busy"
 
 
@@ -63,6 +61,8 @@ def affinity_cpus() -> int:
 
 
 def _process_times() -> dict[int, tuple[str, float]]:
+    import psutil  # only where the host is read: a simulated node's benchmarks never load it
+
     out: dict[int, tuple[str, float]] = {}
     for proc in psutil.process_iter(["name", "cpu_times"]):
         times = proc.info.get("cpu_times")
@@ -115,6 +115,8 @@ class HostPlacement:
 
 
 def read_host_placement(window_s: float = 0.5, sys_node: Path = Path("/sys/devices/system/node")) -> HostPlacement:
+    import psutil
+
     load = float(psutil.cpu_percent(interval=window_s))
     try:
         cpus = psutil.Process().cpu_affinity() or []

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli import exits, term
+from gpuvet.cli import exits
+from gpuvet.cli.beat import heartbeat
 from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.module import LaddersOpt
@@ -59,14 +60,17 @@ def doctor(
     sim = chosen_node(node_ref, sim)
     if sim and from_:
         raise GpuvetError("--node and --from both given", fix="diagnose one source at a time.")
-    from gpuvet.ledger.ladders import load_ladders
+    ledger: tuple[str | None, Ladders] | None = None
+    if logbook:  # the step needs a module's history
+        from gpuvet.ledger.ladders import load_ladders
 
-    ledger = (logbook, load_ladders(ladders)) if logbook else None  # the step needs a module's history
+        ledger = (logbook, load_ladders(ladders))
     result, actions = _diagnose(symptom, sim, expect, list(from_) if from_ else None, window, all_steps, ledger)
     with exits.verdict(1 if any(f.severity != "info" for f in result.findings) else 0):
         if as_json:
             write_json(doctor_json(symptom, result, actions), indent=1)
         else:
+            from gpuvet.cli import term  # rich for the text answer only: --json loads none of it
             from gpuvet.cli.render_doctor import render
 
             render(term.console(), result, verbose=verbose or all_steps)
@@ -108,7 +112,7 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
     ev = Evidence(backend, declared, captures or Captures(), window_s=flag_seconds(window, "--window"),
                   watch=captures is None or bool(sim), trend=thermal_trend)
     try:
-        with term.heartbeat("doctor: gathering evidence and running the playbooks"):
+        with heartbeat("doctor: gathering evidence and running the playbooks"):
             result = diagnose(ev, symptom, all_steps)
         return result, _steps(result, ev, *ledger) if ledger else []
     finally:
@@ -137,6 +141,8 @@ def _steps(result: DoctorRun, ev: Evidence, logbook: str | None, ladders: Ladder
 def _render_actions(actions: list[ModuleStep]) -> None:
     """health's words: one line per module with a cause, its step and why."""
     from rich.text import Text
+
+    from gpuvet.cli import term
 
     for a in actions:
         term.console().print(Text(f"action {a.slot}: {a.step.step.upper()} ({a.step.why})"))

@@ -16,6 +16,8 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from gpuvet.cli.beat import heartbeat as heartbeat  # re-exported: the commands call term.heartbeat, term.step
+from gpuvet.cli.beat import step as step
 from gpuvet.cli.literal import literal
 
 Progress = Callable[[int, int, str], None]
@@ -185,15 +187,6 @@ def progress(what: str, bar: bool | None = None, every_s: float = 2.0, ticking: 
     yield line
 
 
-def step(text: str) -> None:
-    """One plain progress line on stderr (never markup); a closed stderr is ignored."""
-    try:
-        sys.stderr.write(f"gpuvet: {literal(text)}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
 class _Titled(Table):
     """A table whose title is a line of its own, wrapped at the terminal's width (rich wraps a
     title at the table's width, which for a narrow table makes four lines of one)."""
@@ -221,31 +214,3 @@ def column(t: Table, header: str, *, right: bool = False, key: bool = False, min
     wrap (and fold a word longer than the column) rather than cut with an ellipsis; ``min_width``
     keeps the longest word of a wrapping column whole."""
     t.add_column(header, justify="right" if right else "left", no_wrap=key, overflow="fold", min_width=min_width)
-
-
-@contextlib.contextmanager
-def heartbeat(what: str, every_s: float = 5.0) -> Iterator[None]:
-    """For work that reports no steps: a spinner on a terminal; otherwise a plain line on stderr
-    when it starts and every ``every_s`` seconds after, so a piped run is never silent."""
-    if sys.stderr.isatty():
-        with console(stderr=True).status(Text(what)):
-            yield
-        return
-    import threading
-    import time
-
-    step(f"{what} …")
-    done = threading.Event()
-    start = time.monotonic()
-
-    def beat() -> None:
-        while not done.wait(every_s):
-            step(f"{what}: still working, {time.monotonic() - start:.0f} s")
-
-    thread = threading.Thread(target=beat, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
