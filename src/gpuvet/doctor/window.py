@@ -18,9 +18,11 @@ from gpuvet.checks.events import Event
 from gpuvet.checks.window import TrendModel
 
 
-def _kept(values: list[float | None]) -> list[float | None] | FloatArray:
-    """A column as an array (a quarter of a list's memory), or as it is where it holds a None."""
-    return values if None in values else np.asarray(values, dtype=np.float64)
+def _kept(b: ModuleBlock, name: str) -> list[float | None] | FloatArray:
+    """A column as an array (a quarter of a list's memory; the block's own where it made one), or as
+    it is where it holds a None."""
+    values: list[float | None] = getattr(b, name)
+    return values if None in values else b.array(name)
 
 
 def _listed(values: list[float | None] | FloatArray) -> list[float | None]:
@@ -42,14 +44,18 @@ class _Held:
     @classmethod
     def of(cls, b: ModuleBlock) -> _Held:
         return cls(b.module, b.uuid, np.asarray(b.t, dtype=np.float64), np.asarray(b.rows, dtype=np.int64),
-                   np.asarray(b.throttle, dtype=np.int64), tuple(_kept(c) for c in (b.temp, b.power, b.sm, b.mem,
-                                                                                   b.util)),
-                   None if b.ambient is None else _kept(b.ambient))
+                   np.asarray(b.throttle, dtype=np.int64), tuple(_kept(b, c) for c in ("temp", "power", "sm", "mem",
+                                                                                      "util")),
+                   None if b.ambient is None else _kept(b, "ambient"))
 
     def block(self) -> ModuleBlock:
+        """The block again, its float columns' arrays already made (the trend reads them as arrays)."""
         temp, power, sm, mem, util = (_listed(c) for c in self.floats)
+        named = zip(("temp", "power", "sm", "mem", "util", "ambient"), (*self.floats, self.ambient), strict=True)
+        arrays = {name: c for name, c in named if isinstance(c, np.ndarray)}
         return ModuleBlock(self.module, self.uuid, self.t.tolist(), self.rows.tolist(), temp, power, sm, mem, util,
-                           self.throttle.tolist(), None if self.ambient is None else _listed(self.ambient))
+                           self.throttle.tolist(), None if self.ambient is None else _listed(self.ambient),
+                           _arrays=arrays)
 
 
 def _inlet_read(run: tuple[int, list[_Held]] | Sample) -> bool:
