@@ -425,6 +425,7 @@ class _ColumnReader(_RowReader):
         self.flat: list[str] = []
         self.k = k
         self.kept_only = False  # ``plain``: a block with a dropped reading is no block (None)
+        self.period: int | None = None  # the block's rows per tick, where every tick names the modules in one order
         self.names: list[tuple[str, str]] = []  # (module, uuid) of each module, in the order first read
         self._code: dict[tuple[str, ...], int] = {}  # identity cells -> module, once read
         self._place: dict[tuple[str, str], int] = {}
@@ -470,7 +471,7 @@ class _ColumnReader(_RowReader):
         them; None where one's identity is not read once for all its rows (the row reader's cache)."""
         flat, k = self.flat, self.k
         ids = [flat[c::k] for c in self.id_cols]
-        period = _period(ids)
+        period = self.period = _period(ids)
         if period is not None:  # every tick names the modules in one order: row i is module i mod period's
             keys = list(zip(*(c[:period] for c in ids), strict=True))
             rows = np.arange(len(ids[0]), dtype=np.int64) % period
@@ -534,14 +535,16 @@ class _ColumnReader(_RowReader):
         if i < 0:
             return np.full(n, np.nan)
         cells = self.flat[i::self.k]
-        distinct = set(cells)
-        if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS:
+        p = self.period
+        # a reading each module holds through the block (a clock, a counter): one tick's cells, repeated
+        head = cells[:p] if p is not None and cells[p:] == cells[:-p] else cells
+        if max(map(len, head)) > bounds.MAX_NUMBER_CHARS:
             return None
-        number = _numbers(cells[0][:2] == "0x", distinct)
-        if number is None:
+        values = _parsed(head, cells[0][:2] == "0x")
+        if values is None:
             return None
-        values = np.full(n, number[cells[0]]) if len(number) == 1 else \
-            np.fromiter(map(number.__getitem__, cells), dtype=np.float64, count=n)
+        if len(head) < n:
+            values = np.resize(values, n)
         if lo_hi is not None and not ((values >= lo_hi[0]) & (values <= lo_hi[1]) | np.isnan(values)).all():
             return None
         return values
@@ -555,6 +558,34 @@ def _period(ids: list[list[str]]) -> int | None:
     if any(c[period:] != c[:-period] for c in ids) or len(set(zip(*(c[:period] for c in ids), strict=True))) != period:
         return None
     return period
+
+
+def _parsed(cells: list[str], hexa: bool) -> npt.NDArray[np.float64] | None:
+    """Each cell as ``_column`` reads it (``_as_numbers``: '583.54 W' -> 583.54, hex masks where the
+    first cell is one; else ``parse_cell``), NaN for a cell that is no reading ('[N/A]'); None where
+    one is nan or ±inf (dropped and noted by ``_column``). A column of few values (clocks, whole °C,
+    a mask) is parsed a distinct cell at a time; one of many (watts) cell by cell in C, where
+    hashing each cell to parse it once costs more than parsing it."""
+    if hexa or len(set(cells[:_SAMPLE])) <= _FEW:
+        return _mapped(cells, _numbers(hexa, set(cells)))
+    try:  # a cell without a unit is its number ('61'); one with ('583.54 W') fails here at once
+        values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
+    except ValueError:
+        try:
+            values = np.fromiter(map(float, [c.partition(" ")[0] for c in cells]), dtype=np.float64,
+                                 count=len(cells))
+        except ValueError:
+            return _mapped(cells, _numbers(hexa, set(cells)))
+    return values if np.isfinite(values).all() else None
+
+
+_SAMPLE, _FEW = 256, 64  # a column with at most this many values in its first cells is read by value
+
+
+def _mapped(cells: list[str], number: dict[str, float] | None) -> npt.NDArray[np.float64] | None:
+    if number is None:
+        return None
+    return np.fromiter(map(number.__getitem__, cells), dtype=np.float64, count=len(cells))
 
 
 def _numbers(hexa: bool, distinct: Iterable[str]) -> dict[str, float] | None:
