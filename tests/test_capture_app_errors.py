@@ -6,13 +6,14 @@ hardware's fault). Lines written in the tools' wording; the rest made up."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from gpuvet.captures import app_errors, gpu_burn
 from gpuvet.captures.text import clean
-from tests.helpers import doctor_capture, found_causes
+from tests.helpers import call, doctor_capture, found_causes
 
 TRACE = ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
          "RuntimeError: CUDA error: {}\nCUDA kernel errors might be asynchronously reported at some other API call, "
@@ -100,3 +101,19 @@ def test_a_gpu_burn_worker_that_died_is_not_a_verdict_on_the_module(capsys: pyte
 def test_more_runtime_errors_and_any_other_cuda_error(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
                                                       cause: str) -> None:
     assert {c for c, _ in _severities(capsys, tmp_path, text)} == {cause}
+
+
+KEPT = Path(__file__).parent / "data" / "captures" / "formats_46"
+
+
+def test_a_burn_that_never_ran_is_one_finding_not_an_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    """wilicc/gpu-burn#123: 'Couldn't init a GPU test', 0 iterations on every GPU, verdicts OK."""
+    code, out, _ = call(capsys, "doctor", "--from", str(KEPT / "gpuburn_gpuburn123_v100_init_unknown_zero_work.txt"),
+                        "--json")
+    findings = json.loads(out)["findings"]
+    assert code == 1 and [(f["cause"], f.get("module"), f["severity"]) for f in findings] == [
+        ("application_cuda_error", None, "warn")]
+    assert findings[0]["evidence"]["idle"] == ["GPU 0", "GPU 1", "GPU 2", "GPU 3"]
+    code, out, _ = call(capsys, "inventory", "--from", str(KEPT / "gpuburn_gpuburn123_v100_init_unknown_zero_work.txt"),
+                        "--json")
+    assert [m["model"] for m in json.loads(out)["modules"]] == ["Tesla V100-SXM2-32GB"] * 8

@@ -114,3 +114,15 @@ def test_json_incidents_name_their_gpu(capsys: pytest.CaptureFixture[str], tmp_p
     assert [(i.entity, i.system, i.health) for i in got.incidents] == [("GPU 3", "PCIe system", "Warning")]
     code, data = doctor_capture(capsys, tmp_path, text)
     assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 3")}
+
+
+def test_a_healthy_json_report_is_cited_not_judged_further(capsys: pytest.CaptureFixture[str]) -> None:
+    """NVIDIA/DCGM#263: `dcgmi health -c -j` says Healthy; the report holds no incident to name."""
+    path = Path(__file__).parent / "data" / "captures" / "formats_46" / "dcgmhealth_dcgm263_json_healthy_gpu_needs_reset.txt"
+    code, out, _ = call(capsys, "doctor", "--from", str(path), "--json")
+    import json
+
+    data = json.loads(out)
+    step = next(s for s in data["steps"] if s["check"] == "dcgm_health")
+    assert code == 0 and data["findings"] == [] and step["status"] == "clear"
+    assert step["evidence"][0]["value"] == "Healthy"

@@ -36,7 +36,7 @@ LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings wi
 EVIDENCED_BY: dict[str, set[str]] = {
     "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
     "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
-    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench"},  # captured copy tables: against their peers
+    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest"},
     "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
@@ -53,6 +53,9 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog"},  # the runtimes' own logs
+    # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
+    "captured_errors": {"application error lines", "deviceQuery", "p2pBandwidthLatencyTest", "gpu-burn"},
+    "dcgm_health": {"dcgmi health"},
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 

@@ -52,7 +52,9 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi'
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
             "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
             "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
-            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines")
+            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, dcgmi health -c or discovery -l, the CUDA "
+            "samples (deviceQuery, p2pBandwidthLatencyTest, bandwidthTest), gpu-burn, or a program's CUDA/NVML error "
+            "lines")
 
 
 @dataclass

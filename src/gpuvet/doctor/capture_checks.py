@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
+    CUDA_SAMPLE_TABLES,
     benchmark_failures,
     clock_findings,
     ecc_reset_findings,
@@ -126,10 +127,10 @@ def _links_cited(ev: Evidence) -> list[Cited]:
     if c.copy_checks:
         out.append(Cited(c.copy_checks[0][0], "rocm-bandwidth-test -v copies PASS",
                          str(sum(k.passed for _, k in c.copy_checks))))
-    if c.nvbandwidth:
+    checked = sorted(n for n in c.nvbandwidth if not n.startswith(CUDA_SAMPLE_TABLES))
+    if checked:  # nvbandwidth and TransferBench check what they copied; the CUDA samples do not
         out.append(Cited(ev.capture_source("nvbandwidth", "TransferBench") or "nvbandwidth",
-                         "tests run without a copy failure",
-                         ", ".join(sorted(c.nvbandwidth))))
+                         "tests run without a copy failure", ", ".join(checked)))
     return out
 
 

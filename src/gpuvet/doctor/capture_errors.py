@@ -90,23 +90,29 @@ def _p2p_denied(ev: Evidence) -> list[Finding]:
 
 def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:
     """FAULTY (wrong results) is the module computing wrong bits; a worker that died or never ran is
-    not a verdict on the module (the kernel log says whether the module went with it)."""
+    not a verdict on the module (the kernel log says whether the module went with it). A burn that ran
+    on no GPU at all (gpu-burn could not start its test) is one finding, not one per GPU."""
+    idle = [g for g in sorted(burn.verdicts) if g in burn.died or (g < len(burn.work) and burn.work[g] <= 0)]
     out: list[Finding] = []
+    if burn.init_errors or (idle and len(idle) == len(burn.verdicts) > 1):
+        line, text = burn.init_errors[0] if burn.init_errors else (burn.verdict_line, "")
+        out.append(finding("application_cuda_error", MEDIUM, fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn",
+                           file=label, line=line, log=text[:240] or None, idle=[f"GPU {g}" for g in idle],
+                           detail=f"{len(idle)} GPU(s) did no work: their OK says nothing of the modules"))
+        idle = [g for g in idle if g in burn.died and len(idle) < len(burn.verdicts)]  # a died worker: its own
+    for gpu in idle:
+        out.append(finding("application_cuda_error", MEDIUM, module=f"GPU {gpu}", fix=APP_ERROR_FIX["gpu_burn_died"],
+                           tool="gpu-burn", verdict=burn.verdicts[gpu], file=label, line=burn.verdict_line,
+                           work=burn.work[gpu] if gpu < len(burn.work) else None,
+                           detail="the GPU's test worker died or never ran: its verdict says nothing of the module"))
     for gpu, verdict in sorted(burn.verdicts.items()):
         count = burn.errors[gpu] if gpu < len(burn.errors) else None
-        if gpu in burn.died or (gpu < len(burn.work) and burn.work[gpu] <= 0):
-            out.append(finding("application_cuda_error", MEDIUM, module=f"GPU {gpu}", fix=APP_ERROR_FIX["gpu_burn_died"],
-                               tool="gpu-burn", verdict=verdict, file=label, line=burn.verdict_line,
-                               work=burn.work[gpu] if gpu < len(burn.work) else None, errors=count,
-                               detail="the GPU's test worker died or never ran: its verdict says nothing of the module"))
-        elif verdict == "FAULTY":
+        if verdict == "FAULTY" and gpu not in burn.died and not (gpu < len(burn.work) and burn.work[gpu] <= 0):
             out.append(finding("silent_data_corruption", HIGH if count is None or count > 0 else MEDIUM,
                                module=f"GPU {gpu}", tool="gpu-burn", verdict=verdict, errors=count, file=label,
                                line=burn.verdict_line, detail="gpu-burn compared the GPU's results and found them wrong"
                                + ("" if count is None or count > 0 else f" (its error count reads {count}: gpu-burn's "
                                   "counter, not a count; the verdict stands)")))
-    out += [finding("application_cuda_error", MEDIUM, fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn", file=label,
-                    line=line, log=text[:240]) for line, text in burn.init_errors[:4]]
     if not burn.verdicts and not out:
         unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
     return out

@@ -17,6 +17,7 @@ from gpuvet.doctor.xids import kernel_message_catalog
 from gpuvet.node.bus import bus_key
 from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
+CUDA_SAMPLE_TABLES = ("p2pBandwidthLatencyTest", "bandwidthTest")  # tables the CUDA samples time (never check)
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
 # PCIe cards whose NVLink comes only from bridges to one peer: each bridge carries 4 links, 3 bridges make the
 # full set; the chip's other links are unwired. NVIDIA H100 PCIe / H100 NVL product briefs: NVLink 600 GB/s
@@ -119,7 +120,8 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"
         return unknown(f"nccl-tests reported {c.nccl_failures[0].message}: collective_results names the sizes")
     rows = sum(len(r.rows) for r in c.nccl)
-    if not (rows or c.nvbandwidth):  # a header alone (or a cut run) does not say the run finished
+    tables = [n for n in c.nvbandwidth if not n.startswith(CUDA_SAMPLE_TABLES)]  # the samples: captured_errors's
+    if not (rows or tables):  # a header alone (or a cut run) does not say the run finished
         return unknown("no benchmark results (give the whole nccl-tests or nvbandwidth output with --from)")
     cut = [r for r in c.nccl if r.rows and r.avg_busbw is None]
     if cut:  # rows alone do not say the run finished: nccl-tests prints its summary last
@@ -130,10 +132,10 @@ def benchmark_failures(ev: Evidence) -> Outcome:
         cited.append(Cited(ev.capture_source("nccl-tests", "hccl_test") or "captured nccl-tests",
                            "result rows, summary lines, failure lines",
                            f"{rows}, {sum(1 for r in c.nccl if r.rows)}, 0"))
-    if c.nvbandwidth:
+    if tables:
         cited.append(Cited(ev.capture_source("nvbandwidth", "TransferBench") or "captured nvbandwidth",
                            "tests run, device-to-device tests waived",
-                           f"{len(c.nvbandwidth)}, 0"))
+                           f"{len(tables)}, 0"))
     return clear("the benchmarks ran to the end without an error line", *cited)
 
 

@@ -101,7 +101,8 @@ def captured_pairs(ev: Evidence) -> Outcome:
     priced = {name: m for name, m in ev.captures.nvbandwidth.items() if copy_test(name) is not None}
     if not tables and not priced:
         return unknown("no pair measurements")
-    v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench") or "captured copy benchmark")
+    v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest")
+                  or "captured copy benchmark")
     if priced:
         _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v)
     for name, matrix in tables.items():
