@@ -1,8 +1,9 @@
 """Issue 46: a capture reads the same however it was pasted. Every file of the corpus (real, fresh, fresh_c,
 fresh_d and the written ones) is read plain and then decorated as operators paste it: indented by 4 spaces,
 quoted with '> ', behind srun's `0: `, Open MPI's `[1,0]<stdout>:`, a kubectl --timestamps stamp, with CRLF
-line ends. What was read (modules, matrices, rows, kernel events, the lines claimed) must not change; only
-the notes say what was peeled. Parse level (captures.read.parse_text), so the whole corpus stays fast."""
+line ends, and the nestings and log collectors below. What was read (modules, matrices, rows, kernel
+events, the lines claimed) must not change; only the notes say what was peeled. Parse level
+(captures.read.parse_text), so the whole corpus stays fast."""
 
 from __future__ import annotations
 
@@ -32,6 +33,16 @@ DECORATIONS: dict[str, Callable[[list[str]], str]] = {
     "Open MPI '[1,0]<stdout>:'": lambda ls: "\n".join("[1,0]<stdout>:" + s for s in ls),
     "kubectl --timestamps": lambda ls: "\n".join("2024-05-01T12:00:00.123456Z " + s for s in ls),
     "CRLF line ends": lambda ls: "\r\n".join(ls),
+    # and what else operators paste through: nested, padded ranks, log collectors, hosts
+    "quoted then indented": lambda ls: "\n".join(">     " + s for s in ls),
+    "tab-indented": lambda ls: "\n".join("\t" + s if s else s for s in ls),
+    "srun ranks padded": lambda ls: "\n".join(f"{i % 16:>3}: " + s for i, s in enumerate(ls)),
+    "Open MPI ranks": lambda ls: "\n".join(f"[1,{i % 8}]<stdout>:" + s for i, s in enumerate(ls)),
+    "journalctl": lambda ls: "\n".join("May 01 12:00:00 gpu-node-3 job.sh[4242]: " + s for s in ls),
+    "docker compose": lambda ls: "\n".join("trainer-1  | " + s for s in ls),
+    "pdsh host": lambda ls: "\n".join("gpu-node-3: " + s for s in ls),
+    "torchrun --tee": lambda ls: "\n".join("[default0]:" + s for s in ls),
+    "timestamp over srun": lambda ls: "\n".join("2024-05-01T12:00:00Z 0: " + s for s in ls),
 }
 
 

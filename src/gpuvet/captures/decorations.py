@@ -52,7 +52,7 @@ PREFIXES = (
     Prefix("Slurm srun --label", re.compile(r"^[ \t]*\d{1,5}:(?: |$)")),
     Prefix("rank label [N]", re.compile(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
     Prefix("docker compose service", re.compile(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),
-    Prefix("pdsh/clush host", re.compile(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}): "), hosts=3),
+    Prefix("pdsh/clush host", re.compile(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)"), hosts=3),
     # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
     # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
     Prefix("Ray/SkyPilot worker", re.compile(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
@@ -79,15 +79,13 @@ def peel(numbered: Numbered) -> Peeled:
     notes: list[str] = []
     out = Peeled(_web_text(numbered, notes), notes, ())
     indented: dict[str, set[int]] = {}
-    hosted = False  # a host's prefix came off: the next 'word:' is the tool's own (NVRM:), never another host
     for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
         before = out.lines
         out.lines = _unquote(out.lines, out)
-        lines, tags, note = strip_prefix(out.lines, hosts_too=not hosted)
+        lines, tags, note = strip_prefix(out.lines)
         if note:
             out.lines, out.hosts = lines, out.hosts + tags
             out.notes.append(note)
-            hosted = hosted or note.split(" launcher prefix")[0].endswith(_HOST_KINDS)
         peeled = out.lines != before
         if round_ and not peeled:
             break
@@ -194,14 +192,12 @@ def _describe(lead: str) -> str:
     return " and ".join(parts)
 
 
-def strip_prefix(numbered: Numbered, hosts_too: bool = True) -> tuple[Numbered, tuple[str, ...], str]:
-    """The first kind of prefix the lines carry consistently, removed where it is; its tags and a note.
-    A host-naming kind (pdsh, docker compose) only when ``hosts_too`` (under another launcher's prefix
-    the next 'word:' is the tool's own)."""
+def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
+    """The first kind of prefix the lines carry consistently, removed where it is; its tags and a note. A
+    host-naming kind (pdsh, docker compose) only where its names look like hosts (node07, gpu-a100-3,
+    10.0.3.7) and repeat: a driver's tag (NVRM:) or a listing's keys (State:, Device:) are none."""
     body = [s for _, s in numbered[:4000] if not _skip(s)]  # a launcher prefixes every line: a sample decides
     for kind in PREFIXES:
-        if kind.label in _HOST_KINDS and not hosts_too:
-            continue
         carried = [bool(kind.rx.match(s)) for s in body]
         hits = [m for s in body if (m := kind.rx.match(s))]
         if len(hits) < 2 or not _consistent(kind, carried, len(hits)):
