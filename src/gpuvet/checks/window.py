@@ -327,6 +327,18 @@ class TickBlock(Protocol):
     @property
     def identities(self) -> list[ModuleIdentity]: ...
 
+    @property
+    def slow(self) -> list[bool]:
+        """Each tick's slow flag: slow fields (ECC, PCIe, NVLink) are read on slow ticks only."""
+
+    @property
+    def xids(self) -> dict[int, tuple[int, ...]]:
+        """Roster position -> the Xids read on the block's first tick (a source ends a block
+        before the next Xid falls due, so no later tick has one)."""
+
+    def samples(self, i: int) -> list[Sample]:
+        """Tick ``i`` as the ``Sample``s sampling it alone gives (for a sink that reads few ticks)."""
+
     def module_columns(self, first_row: int = 0) -> list[ModuleColumns]: ...
 
     def logbook_columns(self) -> tuple[list[float], list[float], list[float], list[float], list[float],

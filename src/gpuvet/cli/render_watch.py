@@ -17,6 +17,7 @@ from gpuvet.checks.events import Event
 from gpuvet.cli import term
 
 if TYPE_CHECKING:
+    from gpuvet.checks.window import TickBlock
     from gpuvet.logbook.records import ModuleEvent
     from gpuvet.watch.backtest import Backtest
     from gpuvet.watch.forecast_decide import ForecastStatus
@@ -85,6 +86,13 @@ class LiveTable:
                 self.shown[s.uuid] = with_slow_fields(s, self.shown.get(s.uuid))
         self.t = t
 
+    def block(self, block: TickBlock) -> None:
+        """A run of ticks sampled at once shows what its ticks one by one would: the last tick's
+        readings, the slow fields of its slow ticks (fast ticks read none, so they carry none)."""
+        last = len(block.times) - 1
+        for i in [i for i, slow in enumerate(block.slow[:last]) if slow] + [last]:
+            self.tick(block.times[i], block.samples(i))
+
     def event(self, e: Event) -> None:
         if e.kind == "module_lost" and e.uuid:
             self.shown.pop(e.uuid, None)
@@ -96,24 +104,35 @@ class LiveTable:
         return module_table(self.t, self.shown, self.simulated, self.lost)
 
 
-def live(watcher: Watcher, prometheus: str | None) -> WatchResult:
+def live(watcher: Watcher, prometheus: str | None, by_tick: bool = False) -> WatchResult:
+    """The live table over the run, its events as they come, then the summary. The table takes a
+    run of ticks sampled at once (``--speedup max`` on a simulated node) as one refresh from its
+    last tick (issue 43); ``by_tick``: every tick one by one (tests compare the two)."""
     console = term.console()
     view = LiveTable(watcher.backend.simulated)
     last = 0.0
 
-    def on_tick(t: float, samples: list[Sample]) -> None:
+    def refresh() -> None:
         nonlocal last
-        view.tick(t, samples)
         now = time.monotonic()
         if now - last >= 0.25:
             last = now
             live_view.update(view.table())
+
+    def on_tick(t: float, samples: list[Sample]) -> None:
+        view.tick(t, samples)
+        refresh()
+
+    def on_block(block: TickBlock) -> None:
+        view.block(block)
+        refresh()
 
     def on_event(e: Event) -> None:
         view.event(e)
         live_view.console.print(event_line(e))
 
     watcher.on_tick, watcher.on_event = on_tick, on_event
+    watcher.on_block = None if by_tick else on_block
     header = "watching; Ctrl-C stops" + (f"; Prometheus metrics at http://{prometheus}/metrics" if prometheus else "")
     console.print(Text(header, style="dim"))
     with Live(Group(view.table()), console=console, refresh_per_second=4) as live_view:

@@ -19,7 +19,7 @@ from gpuvet.backends.telemetry import TelemetrySource
 from gpuvet.checks.detectors import Detector, default_detectors
 from gpuvet.checks.events import Event
 from gpuvet.checks.model import Json
-from gpuvet.checks.window import Sink, TelemetryWindow, WindowConfig, WindowResult
+from gpuvet.checks.window import Sink, TelemetryWindow, TickBlock, WindowConfig, WindowResult
 from gpuvet.logbook.store import Logbook
 from gpuvet.report.jsonable import to_jsonable
 from gpuvet.watch.events import event_roots, root_of
@@ -94,6 +94,7 @@ class Watcher:
     export: ExportState | None = None
     on_event: Callable[[Event], None] | None = None
     on_tick: Callable[[float, list[Sample]], None] | None = None
+    on_block: Callable[[TickBlock], None] | None = None  # set: runs of ticks sampled at once come here, not to on_tick
     stop_requested: bool = False
     forecaster: ThermalForecaster | None = None  # after run(): its trends
 
@@ -103,7 +104,7 @@ class Watcher:
         self.forecaster = ThermalForecaster(source.slowdown_c(), horizon_s=cfg.horizon_s)
         book = self._begin(source)
         sinks: list[Sink] = [s for s in (book, ExportSink(self.export, source) if self.export else None) if s]
-        sinks.append(CallbackSink(self.on_event, self.on_tick))
+        sinks.append(CallbackSink(self.on_event, self.on_tick, self.on_block))
         nic = self._nic_sink(sinks)
         window = TelemetryWindow(source, cfg.window, [*self.detectors, self.forecaster], [*sinks, nic],
                                  self._admit if cfg.admission else None, lambda: self.stop_requested)

@@ -4,6 +4,7 @@ state, and the caller's callbacks (the live table)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -137,6 +138,7 @@ class ExportSink:
 
     export: ExportState
     source: TelemetrySource
+    takes_blocks: ClassVar[bool] = True  # a scrape reads the latest state: ``samples_block`` (issue 43)
 
     def event(self, e: Event) -> None:
         with self.export.lock:
@@ -171,18 +173,34 @@ class ExportSink:
             self.export.sampler_seconds = cost_per_module
             self.export.simulated = self.source.simulated
 
+    def samples_block(self, block: TickBlock, cost_per_module: float) -> None:
+        """A run of ticks leaves what ``samples`` of each tick leaves: the last tick's readings,
+        the last slow tick's fields, the Xids (read on the first tick only). The counters are the
+        samples' own and the events', which come one by one."""
+        slow = [i for i, s in enumerate(block.slow) if s]
+        for i in sorted(({0} if block.xids else set()) | set(slow[-1:]) | {len(block.times) - 1}):
+            self.samples(block.times[i], block.samples(i), block.slow[i], cost_per_module)
+
 
 @dataclass
 class CallbackSink:
-    """The caller's hooks: each event as it happens, and each tick's samples."""
+    """The caller's hooks: each event as it happens, each tick's samples, and each run of ticks
+    sampled at once (where ``on_block`` is set, those ticks reach ``on_tick`` no more)."""
 
     on_event: Callable[[Event], None] | None = None
     on_tick: Callable[[float, list[Sample]], None] | None = None
+    on_block: Callable[[TickBlock], None] | None = None
+    _block_end: float = -math.inf  # the last tick handed over in a block
 
     @property
     def takes_blocks(self) -> bool:
-        """Runs of ticks need no hook: only the live table reads each tick's samples."""
-        return self.on_tick is None
+        """Runs of ticks need no hook, or the caller's own (the live table reads a block's latest state)."""
+        return self.on_tick is None or self.on_block is not None
+
+    def samples_block(self, block: TickBlock, cost_per_module: float) -> None:
+        if self.on_block:
+            self._block_end = block.times[-1]
+            self.on_block(block)
 
     def event(self, e: Event) -> None:
         if self.on_event:
@@ -192,5 +210,5 @@ class CallbackSink:
         pass
 
     def samples(self, t: float, samples: Sequence[Sample], slow: bool, cost_per_module: float) -> None:
-        if self.on_tick:
+        if self.on_tick and t > self._block_end:  # a block's slow ticks come again, empty: already handed over
             self.on_tick(t, list(samples))
