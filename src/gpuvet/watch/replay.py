@@ -235,9 +235,8 @@ class Replayer:
     def feed(self, rec: Recording) -> None:
         """Replay ``rec``'s samples (each node in time order). Its times are checked before the
         first is written: a NaN time once failed half-way through writing a run to the logbook."""
-        times = rec.times()
-        span = (min(times), max(times)) if times else None
-        self._check(rec, times, span)
+        span, recorded = _span(rec)
+        self._check(rec, span, recorded)
         if self.sink is None:
             self.begin(rec.source, sorted({m.node for m in rec.modules.values()}))
         started = time.perf_counter()
@@ -315,15 +314,15 @@ class Replayer:
             for _, _, e in _in_order(state, blocks):
                 self.sink.event(e)
 
-    def _check(self, rec: Recording, times: list[float], span: tuple[float, float] | None) -> None:
-        """Raises GpuvetError for a time no reader should have let through (``times``: the
-        recording's, ``span``: their least and greatest), or for times counted from the start after
-        recorded times (or the reverse) in one replay."""
-        if span is not None and not (math.isfinite(sum(times)) and span[0] >= 0 and span[1] <= bounds.LATEST_T):
-            bad = next(t for t in times if not 0 <= t <= bounds.LATEST_T)
+    def _check(self, rec: Recording, span: tuple[float, float] | None, recorded: bool) -> None:
+        """Raises GpuvetError for a time no reader should have let through (``recorded``: every time
+        of ``rec`` one; ``span``: their least and greatest, None without any), or for times counted
+        from the start after recorded times (or the reverse) in one replay."""
+        if span is not None and not recorded:
+            bad = next(t for t in rec.times() if not 0 <= t <= bounds.LATEST_T)
             raise GpuvetError(f"time {bad!r} is not a recorded time", where=rec.source,
                               fix="check the source's timestamps (Unix seconds from 1970 to 2100).")
-        if self.samples and times and rec.relative_time != self.relative:
+        if self.samples and span is not None and rec.relative_time != self.relative:
             raise GpuvetError("samples without recorded times after samples with them (or the reverse)",
                               where=rec.source, fix="replay sources with and without timestamps in two runs.")
 
@@ -353,6 +352,20 @@ class Replayer:
         return ReplayResult(self.sink.run_id, self.source, self.relative, self.samples, self.first_t, self.last_t,
                             self.wall_s, sorted(self.modules.values(), key=attrgetter("name")), events, statuses,
                             list(self.notes), scored)
+
+
+def _span(rec: Recording) -> tuple[tuple[float, float] | None, bool]:
+    """The least and greatest of ``rec``'s times (None without any), and whether every one is a
+    recorded time (finite, 1970 to 2100); a recording held as columns is measured in numpy."""
+    if rec.only_columns:
+        t = np.concatenate([c.t for c in rec.columns])
+        if len(t) and bool(((t >= 0) & (t <= bounds.LATEST_T)).all()):
+            return (float(t.min()), float(t.max())), True
+    times = rec.times()
+    if not times:
+        return None, True
+    lo, hi = min(times), max(times)
+    return (lo, hi), math.isfinite(sum(times)) and lo >= 0 and hi <= bounds.LATEST_T
 
 
 def _in_order(state: _Node, blocks: list[ModuleBlock]) -> list[Placed]:
