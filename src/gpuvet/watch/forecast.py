@@ -154,8 +154,9 @@ class ThermalForecaster:
             return []
         out: list[Event] = self._hourly(stats)
         inlets = self._inlet.inlets(stats, self._warned)
+        hist = self._hist
         for module, w in stats.items():
-            h = self._hist[module]
+            h = hist[module]
             h.windows += 1
             if w.loaded or w.steady:
                 h.loaded.append(w.power if w.peak is None else max(w.peak, w.power))

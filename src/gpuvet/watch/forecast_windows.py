@@ -156,13 +156,14 @@ class WindowBook:
         temp, power, power_sq, util, ref = (x.tolist() for x in sums)
         n, n_util, n_ref, hot = (x.tolist() for x in counts)
         peaks = peak.tolist()
+        open_windows = self._windows
         for index, row, g in groups:
-            windows = self._windows.get(index)
+            windows = open_windows.get(index)
             if windows is None:
-                older = sorted(i for i in self._windows if i < index)
+                older = sorted(i for i in open_windows if i < index)
                 for k, e in enumerate(e for old in older for e in self._close(old)):
                     out.append((row, slot + k, e))
-                windows = self._windows[index] = {}
+                windows = open_windows[index] = {}
             m = names[who[g]]
             w = windows.get(m)
             if w is None:
@@ -237,22 +238,25 @@ class WindowBook:
         windows = self._windows.pop(index)
         t = (index + 1) * self.window_s
         stats: dict[str, WindowStat] = {}
+        peaks, previous, models = self._peak_w, self._previous, self.models
+        min_util, min_samples, max_cv = self.min_util, self.min_window_samples, self.max_power_cv
+        # a window of half an hour or more is mostly past any lag of minutes: settled by its length
+        long = self.window_s >= HOUR / 2
         for module, w in windows.items():
             n = w.n
             power = w.power / n
             var = max(w.power_sq / n - power * power, 0.0)
             spread = math.sqrt(var) / power if power > 0 else 1.0
-            peak = self._peak_w[module] = max(self._peak_w.get(module, 0.0), power)
-            busy = w.util / w.n_util >= self.min_util if w.n_util else power >= 0.5 * peak
-            before = self._previous.get(module)
-            self._previous[module] = (index, power)
-            # a window of half an hour or more is mostly past any lag of minutes: settled by its length
-            settled = self.window_s >= HOUR / 2 or (
+            peak = peaks[module] = max(peaks.get(module, 0.0), power)
+            busy = w.util / w.n_util >= min_util if w.n_util else power >= 0.5 * peak
+            before = previous.get(module)
+            previous[module] = (index, power)
+            settled = long or (
                 before is not None and before[0] == index - 1 and abs(before[1] - power) <= SETTLE_TOL * power)
-            loaded = busy and not w.hot and n >= self.min_window_samples and power >= 0.3 * peak
-            steady = loaded and settled and spread <= self.max_power_cv
+            loaded = busy and not w.hot and n >= min_samples and power >= 0.3 * peak
+            steady = loaded and settled and spread <= max_cv
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
-                                       self.models.get(module), loaded, w.peak)
+                                       models.get(module), loaded, w.peak)
         return stats
 
 
