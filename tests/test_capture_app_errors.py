@@ -117,3 +117,24 @@ def test_a_burn_that_never_ran_is_one_finding_not_an_ok(capsys: pytest.CaptureFi
     code, out, _ = call(capsys, "inventory", "--from", str(KEPT / "gpuburn_gpuburn123_v100_init_unknown_zero_work.txt"),
                         "--json")
     assert [m["model"] for m in json.loads(out)["modules"]] == ["Tesla V100-SXM2-32GB"] * 8
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    ("[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: "
+     "WorkNCCL(SeqNum=8721, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600342 milliseconds "
+     "before timing out.\n", "collective_runtime_error"),
+    ("docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n",
+     "no_modules_visible"),
+    ("nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n", "no_modules_visible"),
+    ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:1960] Cannot dlopen some GPU libraries. Skipping "
+     "registering GPU devices...\n", "framework_sees_no_module"),
+])
+def test_collective_container_and_framework_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+                                                   cause: str) -> None:
+    assert {c for c, _ in _severities(capsys, tmp_path, text)} == {cause}
+
+
+def test_lines_that_only_mention_the_words_are_not_errors() -> None:
+    calm = ("Using GPU 0 for training\nCUDA available: True\nNCCL version 2.18.1+cuda12.1\n"
+            "NVIDIA driver 550.54.15 is loaded\n")
+    assert app_errors.parse(clean(calm).lines).errors == []

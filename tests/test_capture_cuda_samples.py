@@ -61,8 +61,9 @@ def p2p(cells: dict[tuple[int, int], float], n: int = 4, cannot: tuple[tuple[int
                     for i in range(n) for j in range(n) if i != j)
     cols = "   D\\D" + "".join(f"{j:>7}" for j in range(n)) + "\n"  # the sample prints '%6d ' and '%6.02f '
 
-    def matrix(title: str, off: float) -> str:
-        rows = "".join(f"{i:>6} " + "".join(f"{(1500.0 if i == j else cells.get((i, j), off)):6.2f} "
+    def matrix(title: str, off: float) -> str:  # ``cells`` are the P2P=Enabled figures
+        mine = cells if "Enabled" in title else {}
+        rows = "".join(f"{i:>6} " + "".join(f"{(1500.0 if i == j else mine.get((i, j), off)):6.2f} "
                                          for j in range(n)) + "\n" for i in range(n))
         return title + "\n" + cols + rows
 
@@ -120,3 +121,14 @@ def test_pairs_without_peer_access_are_a_fault_only_where_the_design_joins_them(
     consumer = p2p({}, cannot=((0, 1), (1, 0))).replace("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090")
     _, data = doctor_capture(capsys, tmp_path, consumer)
     assert "p2p_unavailable" not in {c for c, _ in found_causes(data)}
+
+
+def test_peer_copies_slower_than_host_staged_ones_are_a_broken_p2p_path(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    slow = p2p({(i, j): 9.9 for i in range(4) for j in range(4) if i != j})  # P2P=Disabled reads 40 GB/s
+    _, data = doctor_capture(capsys, tmp_path, slow)
+    found = [f for f in data["findings"] if f["cause"] == "p2p_disabled"]
+    assert len(found) == 1 and found[0]["evidence"]["p2p_median_gbps"] == 9.9
+    assert found[0]["evidence"]["staged_median_gbps"] == 40.0
+    _, data = doctor_capture(capsys, tmp_path, p2p({}))
+    assert "p2p_disabled" not in {c for c, _ in found_causes(data)}

@@ -40,9 +40,24 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                        r"|CUDA_ERROR_NO_BINARY_FOR_GPU",
     "launch_timeout": r"the launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
     "invalid_ordinal": r"invalid device ordinal|cudaErrorInvalidDevice\b|CUDA_ERROR_INVALID_DEVICE\b",
+    "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out",
+    "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
+                  r"exited|unhandled system error|internal error)",
+    "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
+                        r"|nvidia-container-cli: (?:initialization|mount|device|detection) error",
+    "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
+                         r"|cufft|curand|cusolver|cusparse)[^']*'",
     # any other error the runtime names, last: the application's call failed, the line says which
     "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+",
 }.items()}
+# words one of KINDS needs (lower case): a line holding none is no error line, told by one search (a bug
+# report has millions of lines; trying every kind on each would take seconds)
+_KEYS = re.compile("|".join(re.escape(k) for k in (
+    "ecc", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory", "outofmemory",
+    "cuda-capable", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda", "couldn't communicate",
+    "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
+    "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
+    "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")))
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
 _DEVICE = re.compile(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
@@ -80,7 +95,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
 
 
 def _kind(text: str) -> str | None:
-    if "CUDA" not in text.upper() and "NVML" not in text and "NVIDIA" not in text and "misaligned" not in text:
+    if not _KEYS.search(text.lower()):
         return None
     return next((k for k, pattern in KINDS.items() if pattern.search(text)), None)
 
@@ -89,6 +104,8 @@ def _torch_false(lines: list[Line], i: int) -> str | None:
     """``torch.cuda.is_available()`` answering False: on its own line, or on the next line (an
     interactive session: ``>>> torch.cuda.is_available()`` then ``False``)."""
     text = lines[i].text
+    if "is_available" not in text and text.strip() != "False":
+        return None
     if _TORCH_FALSE_SAME.search(text):
         return "torch_no_cuda"
     if text.strip() == "False" and i > 0 and _TORCH_CALL.search(lines[i - 1].text):

@@ -27,15 +27,17 @@ def parse(lines: list[Line]) -> SmiText:
     by_uuid: dict[str, SmiTextModule] = {}
     last: SmiTextModule | None = None
     for ln in lines:
-        found = list(_MODULE.finditer(ln.text))
+        found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else []
         if found:
             for m in found:
                 last = _module(out, by_uuid, m)
             out.claimed.add(ln.no)
-        elif last is not None and (mig := _MIG.match(ln.text)) is not None:
+        elif last is None:
+            continue
+        elif (mig := _MIG.match(ln.text)) is not None:
             _mig(last, mig)
             out.claimed.add(ln.no)
-        elif last is not None and (cap := _CAPABILITY.match(ln.text)) is not None:
+        elif (cap := _CAPABILITY.match(ln.text)) is not None:
             _capability(last, cap)
             out.claimed.add(ln.no)
         if len(out.modules) > MAX_MODULES:

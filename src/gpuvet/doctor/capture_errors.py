@@ -9,6 +9,7 @@ every link of such a card down (NVIDIA/NVSentinel#1481)."""
 from __future__ import annotations
 
 import re
+from statistics import median
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
@@ -21,6 +22,9 @@ from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
 
 if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
     from gpuvet.captures.gpu_burn import GpuBurnParse
+
+
+STAGED_FASTER = 0.9  # a peer copy under 90 % of the same copy staged through host memory: the peer path is worse
 
 
 class _Meaning(NamedTuple):
@@ -50,6 +54,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "no_kernel_image": _Meaning("application_cuda_error", HIGH),
     "launch_timeout": _Meaning("application_cuda_error", MEDIUM),
     "invalid_ordinal": _Meaning("application_cuda_error", MEDIUM),
+    "nccl_timeout": _Meaning("collective_runtime_error", MEDIUM),
+    "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
+    "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
+    "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
 }
 
 
@@ -59,7 +67,7 @@ def captured_errors(ev: Evidence) -> Outcome:
     found = [_error_finding(label, e) for label, e in c.app_errors]
     unsure: list[str] = []
     cited: list[Cited] = []
-    found += _p2p_denied(ev)
+    found += _p2p_denied(ev) + _p2p_slower_than_staged(ev)
     for label, burn in c.gpu_burn:
         found += _burn_findings(label, burn, unsure)
         cited += [Cited(label, f"gpu-burn GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]
@@ -86,6 +94,27 @@ def _p2p_denied(ev: Evidence) -> list[Finding]:
     return [finding("p2p_unavailable", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), model=model, file=label,
                     detail=f"Device={i} CANNOT Access Peer Device={j} on modules whose design joins them by NVLink")
             for label, model, i, j in ev.captures.p2p_denied if _nvlink_fabric(model)]
+
+
+def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:
+    """p2pBandwidthLatencyTest's P2P=Enabled copies slower than its P2P=Disabled ones (staged through host
+    memory) on most pairs: peer traffic takes a path worse than the host's (PCIe ACS redirecting it to the
+    root complex, an IOMMU translating it): one finding for the table, whatever the modules' design."""
+    out: list[Finding] = []
+    tables = ev.captures.nvbandwidth
+    for name, on in tables.items():
+        if not name.startswith("p2pBandwidthLatencyTest") or "P2P=Enabled" not in name:
+            continue
+        off = tables.get(name.split(" P2P=")[0] + " P2P=Disabled")
+        pairs = [(a, b) for i, row in enumerate(on) for j, a in enumerate(row) if i != j and a is not None
+                 and off is not None and i < len(off) and j < len(off[i]) and (b := off[i][j]) is not None and b > 0]
+        slow = [(a, b) for a, b in pairs if a < STAGED_FASTER * b]
+        if len(pairs) >= 2 and 2 * len(slow) > len(pairs):
+            out.append(finding("p2p_disabled", MEDIUM, test=name, pairs=len(pairs), slower=len(slow),
+                               p2p_median_gbps=round(median(a for a, _ in pairs), 2),
+                               staged_median_gbps=round(median(b for _, b in pairs), 2),
+                               detail="peer copies ran slower than copies staged through host memory"))
+    return out
 
 
 def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:

@@ -257,6 +257,17 @@ APP_ERROR_FIX = {
     "invalid_ordinal": "the program asked for a device index the runtime does not see: CUDA_VISIBLE_DEVICES lists "
                        "fewer modules, or the node has fewer (nvidia-smi -L lists them; one lost from the bus is "
                        "in the kernel log)",
+    "nccl_timeout": "a collective waited past the watchdog's limit: one rank stopped (crashed, hung, or its "
+                    "network stalled) and the others waited for it; find the first rank that failed (its own error "
+                    "and the kernel log for Xids on its node), then run again with NCCL_DEBUG=INFO",
+    "nccl_error": "NCCL reports a peer or system failure: the first rank's own error names it (a process that "
+                  "exited, a socket or InfiniBand error); run again with NCCL_DEBUG=INFO on every rank",
+    "container_no_gpu": "the container runtime cannot give the container the GPUs: check the host first "
+                        "(nvidia-smi lists them), then the NVIDIA Container Toolkit (installed, and the runtime "
+                        "configured: nvidia-ctk runtime configure) and --gpus all / the device request",
+    "framework_no_libs": "the framework found no usable CUDA libraries and runs on the CPU: install the CUDA and "
+                         "cuDNN versions its build expects (or a build that bundles them), and check "
+                         "LD_LIBRARY_PATH",
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",
