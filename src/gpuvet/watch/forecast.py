@@ -159,7 +159,7 @@ class ThermalForecaster:
             h = hist[module]
             h.windows += 1
             if w.loaded or w.steady:
-                h.loaded.append(w.power if w.peak is None else max(w.peak, w.power))
+                h.loaded.append(w.power if w.peak is None or w.power > w.peak else w.peak)  # max(peak, power)
                 h.ranked_loaded.add(h.loaded[-1])
                 if len(h.loaded) > 1000:
                     del h.loaded[:-1000]
@@ -197,8 +197,8 @@ class ThermalForecaster:
         if len(h.powers) > 1000:
             del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
         hour = int(now // HOUR)
-        done = [k for k in h.pending if k < hour] if len(h.pending) > 1 or hour not in h.pending else ()
-        for k in sorted(done):
+        done = [k for k in h.pending if k < hour] if len(h.pending) > 1 or hour not in h.pending else []
+        for k in sorted(done) if done else done:
             h.hours.append(float(k))
             h.r.append(statistics.median(h.pending.pop(k)))
             reset = self._step(module, h, now)

@@ -177,7 +177,8 @@ class WindowBook:
             w.ref = ref[g]
             w.n_ref += n_ref[g]
             w.hot = w.hot or hot[g] > 0
-            w.peak = max(w.peak, peaks[g])
+            if peaks[g] > w.peak:
+                w.peak = peaks[g]
         if groups:
             self._lowest = min(self._windows)
         return out
@@ -245,9 +246,11 @@ class WindowBook:
         for module, w in windows.items():
             n = w.n
             power = w.power / n
-            var = max(w.power_sq / n - power * power, 0.0)
+            var = w.power_sq / n - power * power
+            var = 0.0 if 0.0 > var else var  # max(var, 0.0) spelt out (as each max below): a call per module-window
             spread = math.sqrt(var) / power if power > 0 else 1.0
-            peak = peaks[module] = max(peaks.get(module, 0.0), power)
+            peak = peaks.get(module, 0.0)
+            peak = peaks[module] = power if power > peak else peak
             busy = w.util / w.n_util >= min_util if w.n_util else power >= 0.5 * peak
             before = previous.get(module)
             previous[module] = (index, power)
