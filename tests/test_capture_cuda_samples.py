@@ -132,3 +132,10 @@ def test_peer_copies_slower_than_host_staged_ones_are_a_broken_p2p_path(capsys: 
     assert found[0]["evidence"]["staged_median_gbps"] == 40.0
     _, data = doctor_capture(capsys, tmp_path, p2p({}))
     assert "p2p_disabled" not in {c for c, _ in found_causes(data)}
+
+
+def test_the_older_samples_no_device_sentence(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = ("./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static linking)\n\n"
+           "There are no available device(s) that support CUDA\n")
+    _, data = doctor_capture(capsys, tmp_path, old)
+    assert found_causes(data) == {("no_modules_visible", None)}

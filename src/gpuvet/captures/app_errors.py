@@ -22,6 +22,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "out_of_memory": r"CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY"
                      r"|OutOfMemoryError: CUDA",
     "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
+                 r"|There (?:are|is) no available device\(s\) that support CUDA"
                  r"|Found no NVIDIA driver on your system",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
                       r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old",
@@ -54,7 +55,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
 # report has millions of lines; trying every kind on each would take seconds)
 _KEYS = re.compile("|".join(re.escape(k) for k in (
     "ecc", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory", "outofmemory",
-    "cuda-capable", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda", "couldn't communicate",
+    "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda",
+    "couldn't communicate",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")))

@@ -114,10 +114,11 @@ def _device_query_line(lines: list[Line], i: int, out: CudaSamplesParse) -> None
     ln = lines[i]
     if (r := _RESULT.match(ln.text)) is not None:
         out.passed = r.group(1) == "PASS"
-    if not ln.text.strip().startswith("->"):
+    arrow = ln.text.strip().startswith("->")
+    if not arrow and "no available device" not in ln.text:  # older samples: 'There are no available device(s) …'
         return
     kind = next((k for k, pattern in KINDS.items() if pattern.search(ln.text)), None)
-    before = lines[i - 1].text.strip() if i else ""
+    before = lines[i - 1].text.strip() if i and arrow else ""
     out.errors.append(AppError(kind or "cuda_runtime_error", ln.no, f"{before} {ln.text.strip()}".strip()[:300],
                                tool="deviceQuery"))
 
