@@ -198,14 +198,15 @@ class ThermalForecaster:
             del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
         hour = int(now // HOUR)
         done = [k for k in h.pending if k < hour] if len(h.pending) > 1 or hour not in h.pending else []
-        for k in sorted(done) if done else done:
-            h.hours.append(float(k))
-            h.r.append(statistics.median(h.pending.pop(k)))
-            reset = self._step(module, h, now)
-            if reset:
-                out.append(reset)
-        keep = int(self.history_s // HOUR)
-        del h.hours[:-keep], h.r[:-keep]
+        if done:  # hours only grow here: trimmed to the history as they close
+            for k in sorted(done):
+                h.hours.append(float(k))
+                h.r.append(statistics.median(h.pending.pop(k)))
+                reset = self._step(module, h, now)
+                if reset:
+                    out.append(reset)
+            keep = int(self.history_s // HOUR)
+            del h.hours[:-keep], h.r[:-keep]
         if now - self._last_eval.get(module, -1e18) >= self.evaluate_every_s:
             self._last_eval[module] = now
             if self.on_evaluate is not None:

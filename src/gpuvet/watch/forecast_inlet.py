@@ -32,6 +32,8 @@ class NodeInlet:
     def __init__(self) -> None:
         self.offsets: dict[str, float] = {}  # °C of T − R·P over the other modules', learnt slowly
         self.groups: dict[str | None, CommonFit] = defaultdict(CommonFit)
+        # ``inlets``' window and its members, which ``learn`` of the same window takes (once) instead of finding again
+        self._found: tuple[dict[str, WindowStat], dict[str | None, list[str]]] | None = None
 
     def inlets(self, stats: dict[str, WindowStat], warned: Callable[[str], bool]) -> dict[str, Inlet]:
         """Each usable module's inlet in this window and how it was formed: the reading, or the
@@ -43,7 +45,9 @@ class NodeInlet:
         fitted to each module's R less it, so the common R's own wobble cancels."""
         out = {m: (x.ref, text.READ_INLET, 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
         offsets = self.offsets
-        for model, members in _members(stats).items():
+        found = _members(stats)
+        self._found = (stats, found)
+        for model, members in found.items():
             if len(members) < 3:
                 continue
             r = self.groups[model].r
@@ -67,7 +71,9 @@ class NodeInlet:
         decay_r = math.exp(-span_s / COMMON_R_TAU_S)
         rate = min(span_s / OFFSET_TAU_S, 1.0)
         offsets = self.offsets
-        for model, members in _members(stats).items():
+        found = self._found[1] if self._found is not None and self._found[0] is stats else _members(stats)
+        self._found = None
+        for model, members in found.items():
             if len(members) < 3:
                 continue
             g = self.groups[model]
