@@ -99,6 +99,7 @@ def peel(numbered: Numbered) -> Peeled:
 
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u200b": None, "\u2060": None})
+_WEB_SPACE = re.compile("[\u00a0\u202f\u2007\u200b\u2060]")
 _ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
 _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
 
@@ -106,9 +107,10 @@ _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
 def _web_text(numbered: Numbered, notes: list[str]) -> Numbered:
     """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
     as one cell), and HTML entities (`-&gt;`) where the capture is not XML, whose own escapes they are."""
-    spaced = [n for n, s in numbered if s != s.translate(_SPACES)]
-    xml = any(_XML.search(s) for _, s in numbered[:2000])
-    escaped = set() if xml else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
+    whole = "\n".join(s for _, s in numbered)  # one pass over the text decides: most captures hold neither
+    spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if _WEB_SPACE.search(whole) else []
+    xml = _XML.search(whole[:200_000]) is not None
+    escaped = set() if xml or not _ENTITY.search(whole) else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
     if not spaced and not escaped:
         return numbered
     if spaced:
@@ -121,6 +123,8 @@ def _web_text(numbered: Numbered, notes: list[str]) -> Numbered:
 
 def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
     """Markdown quote marks, on any line that has them (a quote block may hold one line)."""
+    if not any(">" in s for _, s in numbered):
+        return numbered
     lines: Numbered = []
     for n, s in numbered:
         if s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
@@ -131,6 +135,8 @@ def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
 
 def _skip(s: str) -> bool:
     """A line that takes no part in a block's indentation: blank, a code fence, a poster's cut."""
+    if s[:1].isalnum():  # most lines: flush-left words
+        return False
     t = s.strip()
     return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
 
@@ -141,31 +147,36 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]]) -> Numbered:
     the tool's), each fenced block's as far as its opening fence is indented, and 4 spaces or a tab off each
     markdown code block (lines outside fences all indented so, after a blank line or the start), as markdown
     reads them. A tool's own indented lines follow their flush-left header with no blank between: kept."""
-    numbered = _dedent_run(numbered, 0, len(numbered), indented)
-    fences = [i for i, (_, s) in enumerate(numbered) if s.strip()[:3] in _FENCE]
+    numbered = _dedent_run(list(numbered), 0, len(numbered), indented)
+    fences = [i for i, (_, s) in enumerate(numbered) if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE]
     for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
         lead = _LEAD.match(numbered[a][1]).group(0)  # type: ignore[union-attr]  # the pattern always matches
         numbered = _dedent_run(numbered, a + 1, b, indented, lead) if lead else numbered
     inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
-    start = 0
-    while start < len(numbered):
+    texts = [s for _, s in numbered]
+    done = 0  # a markdown code block starts after a blank line (or at the start): only those lines are looked at
+    for start in [0, *(i + 1 for i, s in enumerate(texts) if not s or s.isspace())]:
+        if start < done or start >= len(texts) or start in inside or not _indented_or_blank(texts[start]):
+            continue
         end = start
-        if start not in inside and (start == 0 or not numbered[start - 1][1].strip()):
-            while end < len(numbered) and end not in inside and _indented_or_blank(numbered[end][1]):
-                end += 1
+        while end < len(texts) and end not in inside and _indented_or_blank(texts[end]):
+            end += 1
         if end - start >= 2:
-            block = [s for _, s in numbered[start:end] if not _skip(s)]
+            block = [s for s in texts[start:end] if not _skip(s)]
             numbered = _dedent_run(numbered, start, end, indented, "\t" if block and block[0][:1] == "\t" else "    ")
-        start = max(end, start + 1)
+        done = end
     return numbered
 
 
 def _indented_or_blank(s: str) -> bool:
-    return _skip(s) or s[:4] == "    " or s[:1] == "\t"
+    return s[:4] == "    " or s[:1] == "\t" or _skip(s)
 
 
 def _dedent_run(numbered: Numbered, start: int, end: int, indented: dict[str, set[int]],
                 lead: str | None = None) -> Numbered:
+    first = next((s for _, s in numbered[start:end] if not _skip(s)), "")
+    if lead is None and not first[:1].isspace():  # the first line is flush left: nothing in common (most files)
+        return numbered
     body = [s for _, s in numbered[start:end] if not _skip(s)]
     if len(body) < 2:
         return numbered
@@ -175,7 +186,8 @@ def _dedent_run(numbered: Numbered, start: int, end: int, indented: dict[str, se
     what = _describe(common)
     run = [(n, s[len(common):] if s.startswith(common) else s.lstrip(" \t")) for n, s in numbered[start:end]]
     indented.setdefault(what, set()).update(n for n, s in numbered[start:end] if s.startswith(common))
-    return numbered[:start] + run + numbered[end:]
+    numbered[start:end] = run  # in place (the caller's own copy): a bug report has thousands of blocks
+    return numbered
 
 
 def _common_lead(body: list[str]) -> str:
