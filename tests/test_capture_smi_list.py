@@ -78,3 +78,8 @@ def test_nvlink_capabilities_under_a_module_line_are_read() -> None:
                       f"\t Link {k}, Link is supported: {'false' if k == 2 else 'true'}\n" for k in range(3)))
     got = _parse(text)
     assert got.modules[0].fields["NVLink Links Supported"] == "0,1" and got.claimed == set(range(1, 11))
+
+
+def test_a_redacted_uuid_still_lists_the_module_without_one() -> None:
+    got = _parse("GPU 0: NVIDIA A10 (UUID: <redacted>)\nGPU 1: NVIDIA A10 (UUID: GPU-xxxxxxxx)\n")
+    assert [(m.product, m.fields.get("GPU UUID")) for m in got.modules] == [("NVIDIA A10", None), ("NVIDIA A10", None)]

@@ -13,7 +13,7 @@ from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line
 
-_UUID = r"GPU-[^()\s]{0,60}"  # hex as printed, or redacted by the poster (GPU-xxxx…)
+_UUID = r"[^()\s]{1,60}"  # GPU-<hex> as printed, or what the poster put in its place (GPU-xxxx, <redacted>)
 # 'GPU 3: NAME (UUID: GPU-…)' at the start of a line or after a space (several pasted on one line)
 _MODULE = re.compile(r"(?:^|(?<=\s))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
 _CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false)\s*$")  # nvidia-smi nvlink -c
@@ -24,7 +24,7 @@ def parse(lines: list[Line]) -> SmiText:
     """Every module line of an `nvidia-smi -L` listing in the lines (possibly none), MIG instances
     counted under the module above them."""
     out = SmiText()
-    by_uuid: dict[str, SmiTextModule] = {}
+    by_uuid: dict[tuple[str, str], SmiTextModule] = {}  # (index, UUID as printed): a redacted UUID repeats
     last: SmiTextModule | None = None
     for ln in lines:
         found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else []
@@ -51,15 +51,15 @@ def parse(lines: list[Line]) -> SmiText:
     return out
 
 
-def _module(out: SmiText, by_uuid: dict[str, SmiTextModule], m: re.Match[str]) -> SmiTextModule:
+def _module(out: SmiText, by_uuid: dict[tuple[str, str], SmiTextModule], m: re.Match[str]) -> SmiTextModule:
     """One module line (also the header of nvlink -s/-e/-c's blocks that nothing else claimed); the same
     UUID listed again (the listing pasted twice) is one module."""
-    uuid = m.group(3)
-    if uuid in by_uuid:
-        return by_uuid[uuid]
-    module = SmiTextModule(f"GPU {int(m.group(1))}", m.group(2).strip(), {"Index": str(int(m.group(1))),
-                                                                          "GPU UUID": uuid})
-    by_uuid[uuid] = module
+    uuid, key = m.group(3), (m.group(1), m.group(3))
+    if key in by_uuid:
+        return by_uuid[key]
+    fields = {"Index": str(int(m.group(1)))} | ({"GPU UUID": uuid} if re.fullmatch(r"GPU-[0-9a-fA-F-]{36}", uuid) else {})
+    module = SmiTextModule(f"GPU {int(m.group(1))}", m.group(2).strip(), fields)
+    by_uuid[key] = module
     out.modules.append(module)
     return module
 
