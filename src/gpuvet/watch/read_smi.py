@@ -603,14 +603,21 @@ def _numbers(hexa: bool, distinct: Iterable[str]) -> dict[str, float] | None:
 
 def _per_module(names: list[tuple[str, str]], who: npt.NDArray[np.int64],
                 times: npt.NDArray[np.float64], got: dict[str, npt.NDArray[np.float64]]) -> list[Columns]:
-    """The rows split by module, each in the order read."""
-    order = np.argsort(who, kind="stable")
-    cuts = np.searchsorted(who[order], np.arange(len(names) + 1))
+    """The rows split by module, each in the order read (where every tick names the modules in
+    one order, module ``who[j]``'s rows are j, j + ticks' length, …: taken as strides, not sorted)."""
     throttle = np.nan_to_num(got.get("throttle", np.zeros(len(who))), nan=0.0).astype(np.int64)
+    p = len(names)
+    if len(who) >= p and np.array_equal(np.sort(who[:p]), np.arange(p)) and np.array_equal(who[p:], who[:-p]):
+        picks: list[slice | npt.NDArray[np.int64]] = [slice(int(np.flatnonzero(who[:p] == m)[0]), None, p)
+                                                      for m in range(p)]
+    else:
+        order = np.argsort(who, kind="stable")
+        cuts = np.searchsorted(who[order], np.arange(p + 1))
+        picks = [order[cuts[m]:cuts[m + 1]] for m in range(p)]
     out = []
-    for m, (module, uuid) in enumerate(names):
-        rows = order[cuts[m]:cuts[m + 1]]
-        out.append(Columns(module, uuid, rows, times[rows], got["temp"][rows], got["power"][rows], got["sm"][rows],
+    for (module, uuid), rows in zip(names, picks, strict=True):
+        seq = np.arange(len(who), dtype=np.int64)[rows] if isinstance(rows, slice) else rows
+        out.append(Columns(module, uuid, seq, times[rows], got["temp"][rows], got["power"][rows], got["sm"][rows],
                            got["mem"][rows], got["util"][rows], throttle[rows],
                            {c: got[c][rows] for c in COUNTS if c in got}))
     return out
