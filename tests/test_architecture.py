@@ -355,6 +355,20 @@ def test_no_function_over_sixty_lines_outside_the_faces() -> None:
     assert not long, f"functions over {FUNCTION_LINES_MAX} lines (split them): {long}"
 
 
+MODULE_LINES_MAX = 600  # issue 45's measures: a module holds one job
+CLASS_LINES_MAX = 250
+
+
+def test_no_module_over_six_hundred_lines_and_no_class_over_two_hundred_fifty() -> None:
+    big = [(module, len(path.read_text().splitlines())) for module, path, _ in trees()
+           if len(path.read_text().splitlines()) > MODULE_LINES_MAX]
+    assert not big, f"modules over {MODULE_LINES_MAX} lines (split them by job): {big}"
+    wide = [(module, node.name, node.end_lineno - node.lineno + 1) for module, _, tree in trees()
+            for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.end_lineno is not None
+            and node.end_lineno - node.lineno + 1 > CLASS_LINES_MAX]
+    assert not wide, f"classes over {CLASS_LINES_MAX} lines (split them): {wide}"
+
+
 # --- issue 45: one bounded safe opener for every file gpuvet reads (src/gpuvet/files.py) ------
 # Each read outside the opener, by (module, function), with why it is not a user's file.
 _READS_ALLOWED = {
