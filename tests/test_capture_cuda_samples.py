@@ -32,7 +32,8 @@ DQ_OK = ("./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version 
 @pytest.mark.parametrize(("code", "error", "cause"), [
     (35, "CUDA driver version is insufficient for CUDA runtime version", "driver_runtime_mismatch"),
     (100, "no CUDA-capable device is detected", "no_modules_visible"),
-    (3, "initialization error", "application_cuda_error"),
+    (3, "initialization error", "no_modules_visible"),  # deviceQuery only counts: no module is there to use
+    (999, "unknown error", "no_modules_visible"),
 ])
 def test_device_query_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, code: int, error: str,
                              cause: str) -> None:
@@ -139,3 +140,26 @@ def test_the_older_samples_no_device_sentence(capsys: pytest.CaptureFixture[str]
            "There are no available device(s) that support CUDA\n")
     _, data = doctor_capture(capsys, tmp_path, old)
     assert found_causes(data) == {("no_modules_visible", None)}
+
+
+def _inventory(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> list[tuple[object, object]]:
+    path = tmp_path / "samples.txt"
+    path.write_text(text)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    assert code == 0
+    return [(m["bus_id"], m["model"]) for m in json.loads(out)["modules"]]
+
+
+def test_the_samples_device_lines_are_the_module_list(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """p2pBandwidthLatencyTest's and bandwidthTest's own device lines list the modules they ran on (issue 46)."""
+    assert _inventory(capsys, tmp_path, p2p({}, n=2)) == [("0000:18:00.0", "NVIDIA H100 80GB HBM3"),
+                                                         ("0000:38:00.0", "NVIDIA H100 80GB HBM3")]
+    assert _inventory(capsys, tmp_path, BT.format(52.1, 53.4)) == [(None, "NVIDIA H100 80GB HBM3")]
+
+
+def test_a_matrix_without_device_lines_lists_one_unnamed_module_per_row(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    bare = p2p({}, n=3).split("Unidirectional", 1)[1]
+    listed = _inventory(capsys, tmp_path, "Unidirectional" + bare)
+    assert [bus for bus, _ in listed] == [None, None, None]
+    assert all(str(model).startswith("unknown") for _, model in listed)

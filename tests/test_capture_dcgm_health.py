@@ -126,3 +126,22 @@ def test_a_healthy_json_report_is_cited_not_judged_further(capsys: pytest.Captur
     step = next(s for s in data["steps"] if s["check"] == "dcgm_health")
     assert code == 0 and data["findings"] == [] and step["status"] == "clear"
     assert step["evidence"][0]["value"] == "Healthy"
+
+
+def test_discovery_null_names_and_announced_modules_past_a_cut(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """DCGM's <<<NULL>>> is no model; 'N GPUs found.' counts the modules whose rows a cut excerpt lost (issue 46)."""
+    import json
+
+    frame = "+--------+----------------------------------------------------------------------+\n"
+    text = ("3 GPUs found.\n" + frame + "| GPU ID | Device Information                                                   |\n"
+            + frame + f"| 0      | {'Name: <<<NULL>>>':<68} |\n|        | {'PCI Bus ID: 00000000:1B:00.0':<68} |\n"
+            + frame)
+    got = dcgm_health.parse_discovery(clean(text).lines)
+    assert [(m.bus_id, m.product) for m in got.modules] == [("0000:1B:00.0", ""), ("GPU 1", ""), ("GPU 2", "")]
+    path = tmp_path / "d.txt"
+    path.write_text(text)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    modules = json.loads(out)["modules"]
+    assert code == 0 and [m["bus_id"] for m in modules] == ["0000:1B:00.0", None, None]
+    assert all(m["model"].startswith("unknown") for m in modules)

@@ -42,7 +42,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
     "thermal_state": SMI | LISTS | {"window"},
     "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
-    "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI, "captured_clock_events": SMI,
+    "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import rocm_table
+from gpuvet.captures import rocm_table, rocm_validation
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
@@ -423,6 +423,8 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
             bus = f"{int(m.group(4), 16):02X}:{int(m.group(5), 16):02X}.{m.group(6)}"
             out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
                                             uuid=m.group(3), tool="rocm-bandwidth-test"))
+        elif (dev := rocm_validation.devices([ln])) and not rocm_validation.is_cpu(dev[0][1], dev[0][2]):
+            out.modules.append(ListedModule(f"Device {dev[0][0]}", name=dev[0][1], tool="rocm-bandwidth-test"))
         if _RBT_OTHER.match(ln.text):
             out.claimed.add(ln.no)
     out.kinds.append("rocm-bandwidth-test")

@@ -77,7 +77,23 @@ def parse(lines: list[Line]) -> CudaSamplesParse:
         _p2p(lines, out)
     if "[CUDA Bandwidth Test]" in text or _BT_SECTION.search(text):
         _bandwidth_test(lines, out)
+    if not out.modules.modules:
+        _tested_modules(out)
     return out
+
+
+def _tested_modules(out: CudaSamplesParse) -> None:
+    """The modules p2pBandwidthLatencyTest or bandwidthTest ran on, as a module list where no deviceQuery
+    gave one: each device line (index, name, bus id), else one unnamed module per row of a P2P matrix
+    (the test timed that many devices)."""
+    named = {d.index: d for d in out.devices}
+    square = max((len(rows) for k, rows in out.matrices.items() if k.startswith(P2P)), default=0)
+    for i in sorted(set(named) | set(range(square)))[:MAX_MODULES]:
+        d = named.get(i)
+        out.modules.modules.append(SmiTextModule(d.bus_id if d and d.bus_id else f"GPU {i}",
+                                                 d.name if d else "", {"Index": str(i)}))
+    if out.modules.modules and not named:
+        out.notes.append(f"{P2P}: {square} device(s) timed, none named by a device line: listed with nothing read")
 
 
 # --- deviceQuery ---------------------------------------------------------------------------------
@@ -119,6 +135,8 @@ def _device_query_line(lines: list[Line], i: int, out: CudaSamplesParse) -> None
         return
     kind = next((k for k, pattern in KINDS.items() if pattern.search(ln.text)), None)
     before = lines[i - 1].text.strip() if i and arrow else ""
+    if before.startswith("cudaGetDeviceCount returned") and kind in (None, "cuda_runtime_error"):
+        kind = "no_device"  # the runtime could not count the modules (999, 3): none is there to use, whatever the cause
     out.errors.append(AppError(kind or "cuda_runtime_error", ln.no, f"{before} {ln.text.strip()}".strip()[:300],
                                tool="deviceQuery"))
 

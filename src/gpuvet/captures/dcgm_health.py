@@ -10,6 +10,7 @@ printed; doctor judges them (capture_checks.dcgm_health)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -181,6 +182,7 @@ def _overflow(node: Any) -> list[Any]:
 # --- dcgmi discovery -l ------------------------------------------------------------------------
 _COUNT = re.compile(r"^\s*(\d{1,4}) GPUs? found\.?\s*$")
 _GPU_ROW = re.compile(r"^\s*\|\s*(\d{1,4})\s*\|\s*Name:\s*(.+?)\s*\|\s*$")
+_NO_NAME = re.compile(r"<+\s*NULL\s*>+|\(null\)|N/A|", re.I)  # DCGM prints <<<NULL>>> for a name it could not read
 _FIELD_ROW = re.compile(r"^\s*\|\s*\|\s*(PCI Bus ID|Device UUID):\s*(\S+)\s*\|\s*$")
 
 
@@ -188,9 +190,11 @@ def parse_discovery(lines: list[Line]) -> SmiText:
     """`dcgmi discovery -l`: its GPU rows (id, name, bus id, UUID) as a module list."""
     out = SmiText()
     current: SmiTextModule | None = None
+    announced = 0
     for ln in lines:
         if (g := _GPU_ROW.match(ln.text)) is not None and len(out.modules) < MAX_MODULES:
-            current = SmiTextModule(f"GPU {int(g.group(1))}", g.group(2), {"Index": str(int(g.group(1)))})
+            name = "" if _NO_NAME.fullmatch(g.group(2)) else g.group(2)  # DCGM's placeholder is no model name
+            current = SmiTextModule(f"GPU {int(g.group(1))}", name, {"Index": str(int(g.group(1)))})
             out.modules.append(current)
             out.claimed.add(ln.no)
         elif current is not None and (f := _FIELD_ROW.match(ln.text)) is not None:
@@ -199,7 +203,10 @@ def parse_discovery(lines: list[Line]) -> SmiText:
             else:
                 current.fields["GPU UUID"] = f.group(2)
             out.claimed.add(ln.no)
-        elif _COUNT.match(ln.text) or (out.modules and (_FRAME.match(ln.text) or "| GPU ID |" in ln.text)):
+        elif (c := _COUNT.match(ln.text)) is not None:
+            announced = int(c.group(1))
+            out.claimed.add(ln.no)
+        elif (out.modules and (_FRAME.match(ln.text) or "| GPU ID |" in ln.text)):
             out.claimed.add(ln.no)
         elif "| GPU ID |" in ln.text or "Device Information" in ln.text:
             out.claimed.add(ln.no)
@@ -207,4 +214,18 @@ def parse_discovery(lines: list[Line]) -> SmiText:
         out.claimed.clear()
     else:
         out.notes.append(f"dcgmi discovery -l: {len(out.modules)} module(s) read (id, name, bus id, UUID)")
+        _announced(out, announced)
     return out
+
+
+def _announced(out: SmiText, announced: int) -> None:
+    """The modules its 'N GPUs found.' counts past the rows shown (an excerpt cut short): each listed under
+    the next free GPU ID, nothing of it known, so inventory counts every module DCGM found."""
+    said = {m.fields["Index"] for m in out.modules}
+    free = (i for i in range(MAX_MODULES) if str(i) not in said)
+    missing = min(announced, MAX_MODULES) - len(out.modules)
+    for i in itertools.islice(free, max(missing, 0)):
+        out.modules.append(SmiTextModule(f"GPU {i}", "", {"Index": str(i)}))
+    if missing > 0:
+        out.notes.append(f"dcgmi discovery -l: {announced} GPUs found, {announced - missing} row(s) shown (the "
+                         f"capture is cut): the other {missing} listed with nothing read")

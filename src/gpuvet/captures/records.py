@@ -35,6 +35,7 @@ class ModuleHealth:
     fabric_state: str | None = None  # -q 'Fabric/State': the NVLink domain registration (Completed, In Progress)
     fabric_status: str | None = None  # -q 'Fabric/Status': Success, or the fabric manager's error
     fabric_health: str | None = None  # -q 'Fabric/Health/Summary' (newer drivers): Healthy, Unhealthy, …
+    unreadable: tuple[str, ...] = ()  # fields the tool printed as ERR! or Unknown Error: NVML cannot read the module
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ class SmiTextModule:
     bus_id: str
     product: str
     fields: dict[str, str] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)  # the table's cells printed ERR! (its -q key), not in fields
 
 
 @dataclass(frozen=True)

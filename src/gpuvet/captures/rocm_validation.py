@@ -37,15 +37,26 @@ class RbtValidation:
         return [c for c in self.checks if not c.passed]
 
 
+# a host processor's name as the HSA runtime reports it (the CPU's brand string); any other agent is a GPU
+_CPU_NAME = re.compile(r"\bCPU\b|Xeon|EPYC|Ryzen|Threadripper|Opteron|Core\(TM\)|Processor|Kunpeng|Ampere\(R\)", re.I)
+
+
+def is_cpu(name: str, uuid: str | None = None) -> bool:
+    """A device of the list that is a host CPU: newer releases print a GPU's UUID and bus id beside its name,
+    older ones (1.0) the name alone for every device, so a name without a UUID is told by its words."""
+    return uuid is None and _CPU_NAME.search(name) is not None
+
+
+def devices(lines: list[Line]) -> list[tuple[int, str, str | None, str | None]]:
+    """Each 'Device: N, NAME[, GPU-UUID, BUS]' line: (index, name, uuid, bus) as printed."""
+    return [(int(m.group(1)), m.group(2).strip()[:80], m.group(3), m.group(4)) for ln in lines
+            if "Device:" in ln.text and (m := _DEVICE.match(ln.text)) is not None]
+
+
 def _names(lines: list[Line]) -> dict[int, str]:
-    """Device index -> 'Device 2 (AMD Instinct MI210, 05:0.0)' or 'Device 0 (CPU: AMD EPYC 9554 …)'."""
-    out: dict[int, str] = {}
-    for ln in lines:
-        if "Device:" in ln.text and (m := _DEVICE.match(ln.text)) is not None:
-            name = m.group(2).strip()[:80]
-            out[int(m.group(1))] = (f"Device {m.group(1)} ({name}, {m.group(4)})" if m.group(3)
-                                    else f"Device {m.group(1)} (CPU: {name})")
-    return out
+    """Device index -> 'Device 2 (AMD Instinct MI210, 05:0.0)', 'Device 1 (Vega 10 XTX …)' or 'Device 0 (CPU: …)'."""
+    return {i: f"Device {i} (CPU: {name})" if is_cpu(name, uuid) else
+            f"Device {i} ({name}{', ' + bus if bus else ''})" for i, name, uuid, bus in devices(lines)}
 
 
 def parse(lines: list[Line]) -> RbtValidation:

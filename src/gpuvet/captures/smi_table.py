@@ -72,7 +72,8 @@ def parse(lines: list[Line]) -> SmiText:
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
     if unread:
         out.notes.append(f"nvidia-smi table: a reading the tool could not take (ERR!, [Unknown Error]) at "
-                         f"line(s) {ranges(unread)}: left unknown (a read failure of the tool, not a fault)")
+                         f"line(s) {ranges(unread)}: left unknown as a figure; NVML could not read the module "
+                         "(doctor judges it)")
     return out
 
 
@@ -163,9 +164,11 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
         fields["Driver Model/Current"] = row.persistence
     if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
+    errors: list[str] = []
     for key, value in known.items():
         if value in ("N/A", "ERR!") or value.startswith("["):
             unread += [no] if value != "N/A" else []
+            errors += [key] if value != "N/A" else []
             continue
         fields[key] = value
-    return SmiTextModule(bus(row.bus_id), row.name, fields)
+    return SmiTextModule(bus(row.bus_id), row.name, fields, errors)

@@ -270,7 +270,17 @@ def health(m: SmiTextModule) -> ModuleHealth:
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
+        unreadable=(*m.unread, *unreadable(f)),
     )
+
+
+_CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!)\]?", re.I)
+
+
+def unreadable(fields: dict[str, str]) -> tuple[str, ...]:
+    """The fields nvidia-smi printed as 'Unknown Error' (or ERR!): NVML could not read them from the module.
+    The ECC mode is left to its own reading (an unreadable ECC state is a module needing a reset)."""
+    return tuple(k for k, v in fields.items() if _CANNOT_READ.fullmatch(v.strip()) and not k.lower().startswith("ecc"))
 
 
 def _told(value: str | None) -> str | None:

@@ -30,6 +30,7 @@ class TopoMatrix:
     nic_names: dict[str, str] = field(default_factory=dict)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)  # the devices the header names, a row cut or not
 
 
 _TITLES = re.compile(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
@@ -102,7 +103,7 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     if len(header) > MAX_DEVICES:
         raise CaptureError(f"{len(header)} devices in the header (at most {MAX_DEVICES})", where=where,
                            fix="give the capture of one node.")
-    topo = TopoMatrix([], {}, {}, claimed={lines[at].no})
+    topo = TopoMatrix([], {}, {}, claimed={lines[at].no}, header=header)
     topo.notes += _unknown_titles(extra, lines[at].no)
     if not lines[at].text[:1].isspace():
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "

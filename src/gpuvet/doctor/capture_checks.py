@@ -4,6 +4,7 @@ diagnostics. Each names the module as the capture names it (bus id, "GPU 3", "gp
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -48,13 +49,29 @@ def captured_memory(ev: Evidence) -> Outcome:
                                  uncorrectable_volatile=h.ecc_uncorrectable_volatile,
                                  uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
     found += ecc_reset_findings(ev)  # ECC mode 'Unknown Error': needs a reset, not 'ECC off'
+    found += _unreadable(ev, {f.module for f in found})
     if found:
-        return confirmed("the modules' memory needs a reset or a replacement", *found)
+        memory = any(f.cause != "module_unreadable" for f in found)
+        return confirmed("the modules' memory needs a reset or a replacement" if memory else
+                         "a module's state cannot be read: its fields print ERR! or Unknown Error", *found)
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health
              for k in _MEMORY_FIELDS if getattr(h, k) is not None]
     if not cited:
         return unknown(f"no captured memory state (give {GIVE['memory_state']})")
     return clear("no pending or failed row remapping, no retired-page backlog, no uncorrectable ECC error", *cited)
+
+
+def _unreadable(ev: Evidence, judged: set[str | None]) -> list[Finding]:
+    """A module whose fields nvidia-smi prints as ERR! or Unknown Error: NVML cannot read it (the driver
+    lost its state, or it needs a reset), which no figure shows. One sensor reading alone (a power draw's
+    ERR!) is a transient of that sensor, not the module; a module already judged here is not named twice."""
+    return [finding("module_unreadable", HIGH, module=h.module, fields=list(h.unreadable[:8]),
+                    product=h.product, source=ev.smi_source())
+            for h in ev.captures.health if h.module not in judged and (
+                len(h.unreadable) >= 2 or any(not _SENSOR.search(k) for k in h.unreadable))]
+
+
+_SENSOR = re.compile(r"Power|Fan|Temp|Utilization|Clocks", re.I)  # a reading of one sensor, read again each query
 
 
 _MEMORY_FIELDS = ("remap_pending", "remap_failure", "retired_pages_pending", "retired_pages",

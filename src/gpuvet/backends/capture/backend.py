@@ -31,7 +31,7 @@ from gpuvet.backends.capture.module_lists import (
     text_module,
     xml_modules,
 )
-from gpuvet.backends.capture.topo_node import host_side_notes, parse_topo_matrix, topo_to_node
+from gpuvet.backends.capture.topo_node import host_side_notes, parse_topo_matrix, topo_modules, topo_to_node
 from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
@@ -127,6 +127,7 @@ class CaptureBackend(Backend):
         self.paths = paths
         self._notes: list[str] = []
         self._topo: Node | None = None
+        self._matrix: TopoMatrix | None = None  # the topo -m read into _topo: inventory lists its header's GPUs
         self._vendor: str | None = None  # the node is this vendor's: another's modules are named, never joined
         self._modules: list[ModuleInfo] = []
         self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
@@ -158,7 +159,7 @@ class CaptureBackend(Backend):
         stem = Path(path).stem
         if vendor == "NVIDIA" and fc.topo is not None:
             if self._topo is None:
-                self._topo = topo_to_node(fc.topo, stem)
+                self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
         listed = fc.amd if vendor == "AMD" else fc.npu if vendor == "Ascend" else None
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
@@ -219,7 +220,8 @@ class CaptureBackend(Backend):
         return tuple(self._notes)
 
     def inventory(self) -> Inventory:
-        modules = self._modules or [bare_module(m) for m in self._node.modules]
+        modules = self._modules or (topo_modules(self._matrix, self._node) if self._matrix and self._topo is self._node
+                                    else [bare_module(m) for m in self._node.modules])
         host = HostInfo(self._node.name, NOT_IN_CAPTURE, self._node.host.sockets, NOT_IN_CAPTURE,
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured")
         return Inventory(self.name, False, tuple(modules), host, self._software,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.backends.readings import ModuleInfo, Unavailable
 from gpuvet.captures.text import clean
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.topo import parse as _parse_topo
@@ -115,3 +116,15 @@ def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
         own = {g: max(n for pair, n in counts.items() if g in pair) for g in gpus}
         return [Link(_id(g), "nvswitch0", LinkKind.NVLINK, own[g], None) for g in gpus]
     return [Link(_id(a), _id(b), LinkKind.NVLINK, n, None) for (a, b), n in counts.items()]
+
+
+def topo_modules(topo: TopoMatrix, node: Node) -> list[ModuleInfo]:
+    """The modules inventory lists from topo -m alone: every GPU its header names (one whose row the
+    capture cut is still a module of the node, its readings unknown), each with the NUMA Affinity its
+    row read."""
+    u = Unavailable("not in the captured file")
+    known = {m.id: m.model.name for m in node.modules}
+    gpus = [d for d in (topo.header or topo.devices) if re.fullmatch(r"GPU\d+", d)]
+    return [ModuleInfo(_id(g), known.get(_id(g), "unknown (topo -m)"), False, *(u,) * 15,
+                       numa_node=topo.numa[g] if topo.numa.get(g) is not None else u)  # type: ignore[arg-type]
+            for g in gpus]
