@@ -77,3 +77,22 @@ def test_doctor_on_a_simulated_node_loads_no_capture_parser():
     assert exit_code == 0 and json.loads(r.stdout)["findings"] == []
     assert set(captures) <= DOCTOR_SIM_CAPTURES, sorted(set(captures) - DOCTOR_SIM_CAPTURES)
     assert heavy == []
+
+
+def test_replay_with_no_log_loads_no_logbook(tmp_path):
+    """`watch --replay FILE --json --no-log` opens no logbook, so none of its modules load; nor the
+    check model's pydantic records (only a type there), the terminal library or the process reader."""
+    log = tmp_path / "node7.csv"
+    rows = ["timestamp, index, name, uuid, temperature.gpu, power.draw [W], utilization.gpu [%]"]
+    rows += [f"2026/01/01 00:{k // 2:02d}:{30 * (k % 2):02d}.000, {g}, NVIDIA H200, GPU-{g}, {40 + g}, 600.00 W, 97 %"
+             for k in range(20) for g in range(2)]
+    log.write_text("\n".join(rows) + "\n")
+    code = ("import sys\nfrom gpuvet.cli.app import main\n"
+            f"code = main(['watch', '--replay', {str(log)!r}, '--json', '--no-log'])\n"
+            "sys.stderr.write(repr((code, sorted(m for m in sys.modules if m.startswith('gpuvet.logbook')), "
+            "[m for m in ('gpuvet.checks.model', 'rich', 'psutil') if m in sys.modules])))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    exit_code, logbook, heavy = eval(r.stderr.strip().splitlines()[-1])  # noqa: S307  # our own repr
+    assert exit_code == 0 and json.loads(r.stdout)["samples"] == 40
+    assert logbook == [] and heavy == []

@@ -9,11 +9,14 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuvet import knowledge
 from gpuvet.backends.readings import Sample, ThrottleReason, throttle_labels, throttle_reasons
 from gpuvet.checks.events import Event, Severity
-from gpuvet.checks.model import Json
+
+if TYPE_CHECKING:  # a type only (the check model's module loads pydantic's models)
+    from gpuvet.checks.model import Json
 
 THROTTLE_BITS = (ThrottleReason.SW_POWER_CAP | ThrottleReason.HW_SLOWDOWN | ThrottleReason.SW_THERMAL_SLOWDOWN
                  | ThrottleReason.HW_THERMAL_SLOWDOWN | ThrottleReason.HW_POWER_BRAKE_SLOWDOWN)

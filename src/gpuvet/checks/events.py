@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from gpuvet.checks.model import EvidenceMap
+if TYPE_CHECKING:  # a type only: the check model's module loads pydantic's models (watch --replay needs none)
+    from gpuvet.checks.model import EvidenceMap
 
 
 class Severity(StrEnum):

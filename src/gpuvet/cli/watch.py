@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuvet.cli import exits, term
+from gpuvet.cli import exits
 from gpuvet.cli.checks import ints
 from gpuvet.cli.common import LogbookOpt, NodeOpt, SimOpt, chosen_node, flag_seconds, open_logbook
 from gpuvet.cli.jsonout import write_json
@@ -261,7 +261,7 @@ def events(since: Annotated[str | None, typer.Option("--since", help="Only event
     if as_json:
         write_json(rows, indent=1)
         return
-    from gpuvet.cli import render_watch
+    from gpuvet.cli import render_watch, term
 
     if not rows:  # an empty table reads as a display fault; say what was looked at
         from rich.text import Text

@@ -10,13 +10,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gpuvet.cli import term
 from gpuvet.errors import GpuvetError
-from gpuvet.logbook.store import Logbook
 from gpuvet.watch.backtest import Outcome, check_outcomes
-from gpuvet.watch.events import Event
 from gpuvet.watch.replay import ReplayConfig, Replayer, ReplayResult
+
+if TYPE_CHECKING:  # the logbook and the terminal load only when a run opens or prints them (--no-log, --json)
+    from gpuvet.logbook.store import Logbook
+    from gpuvet.watch.events import Event
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def _sleep(seconds: float, stopped: Callable[[], bool]) -> None:
 
 
 def _printer() -> Callable[[Event], None]:
-
+    from gpuvet.cli import term
     from gpuvet.cli.render_history import event_text
 
     console = term.console()
@@ -99,6 +101,7 @@ def render(result: ReplayResult, as_json: bool) -> None:
         sys.stdout.write(json.dumps(result.to_json(), indent=1) + "\n")
         return
 
+    from gpuvet.cli import term
     from gpuvet.cli.render_history import summary
 
     summary(term.console(), result)

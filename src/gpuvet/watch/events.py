@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuvet.checks.events import Event, Severity
-from gpuvet.checks.model import Json
+
+if TYPE_CHECKING:  # a type only (the check model's module loads pydantic's models)
+    from gpuvet.checks.model import Json
 
 __all__ = ["Event", "EventRoot", "Severity", "event_key", "event_roots", "root_of"]
 

@@ -14,14 +14,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.blocks import ModuleBlock, Placed, from_samples, observe_all
 from gpuvet.errors import GpuvetError
-from gpuvet.logbook.store import Logbook, SampleRow
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import GIVE
 from gpuvet.report.jsonable import to_jsonable
@@ -32,6 +31,9 @@ from gpuvet.watch.detectors import Detector, default_detectors
 from gpuvet.watch.events import Event, Severity, event_roots, root_of
 from gpuvet.watch.forecast import ForecastStatus, ThermalForecaster
 from gpuvet.watch.recording import ModuleMeta, Recording
+
+if TYPE_CHECKING:  # a replay with --no-log never loads the logbook
+    from gpuvet.logbook.store import Logbook, SampleRow
 
 BATCH = 100_000
 INTERVAL_ROWS = 20_000  # the stream's first rows give its sampling interval (the median gap of one module's)
