@@ -291,5 +291,26 @@ def test_written_p2p_without_its_hardware_named_cannot_be_told_against_a_design(
     f.write_text(_p2p_text())
     code, data = _doctor_expect(capsys, f)
     step = _step(data, "pair_bandwidth")
-    assert code == 0 and "can't tell against the design: the log names no module" in step["summary"], step
+    assert code == 0 and "can't tell against the design: 'unknown GPU (TransferBench prints no model)' is not in the " \
+        "catalog" in step["summary"], step  # its GPUs are listed by index, no model
     assert not any("pct_of_design" in x["evidence"] for x in data["findings"])
+
+
+def _scaling_text() -> str:
+    """A GPU-GFX scaling preset's sweep, written for the test in TransferBench's format."""
+    rows = "\n".join(f"  {n:>2}     {11.0 + n * 0.1:5.2f}       {min(17.5 * n, 48.0):5.2f}       {18.0 * n:6.2f}"
+                     for n in range(1, 9))
+    return ("GPU-GFX Scaling benchmark:\n==========================\n- Copying 268435456 bytes from GPU 1 to other "
+            f"devices\n- All numbers reported as GB/sec\n\nNumCUs   CPU00        GPU00        GPU01\n{rows}\n")
+
+
+def test_a_scaling_sweep_is_read_its_gpus_listed_and_not_judged(capsys, tmp_path) -> None:
+    f = tmp_path / "written_tb_gfx_scaling.txt"
+    f.write_text(_scaling_text())
+    fc = read(str(f))
+    assert fc.kinds == ["TransferBench"] and not fc.nvb.matrices
+    assert any("scaling from GPU 1" in n and "GPU 0 48" in n and "not judged" in n for n in fc.notes)
+    code = main(["inventory", "--from", str(f), "--json"])
+    modules = json.loads(capsys.readouterr().out)["modules"]
+    assert code == 0 and [(m["id"], m["bus_id"]) for m in modules] == [("gpu0", None), ("gpu1", None)]
+    assert _doctor(capsys, f)["findings"] == []

@@ -52,7 +52,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "local"},  # the RDMA tools' listings, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
-    "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog"},  # the runtimes' own logs
+    "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
     # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
     "captured_errors": {"application error lines", "deviceQuery", "p2pBandwidthLatencyTest", "gpu-burn"},
     "dcgm_health": {"dcgmi health"},

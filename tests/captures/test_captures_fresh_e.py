@@ -170,18 +170,6 @@ FIELDS: dict[str, dict[str, list[object]]] = {
 LEFT: dict[str, str] = {
     "dcgmi_dcgm49_pcie_fail_nvlink_down_no_nvlink_a100.txt": "DCGM's PCIe Fail on a board without NvLink is "
                                                              "critical dcgm_diag_failed with no module; no GPU listed",
-    "hccl_llamafactory3839_ej0001_hccp_init.txt": "torch_npu's EJ0001 HCCP init error is not read (refused)",
-    "hccl_llamafactory5347_fftsplus_task_timeout.txt": "torch_npu's EI9999 hccl task timeout is not read (refused)",
-    "hccl_vllmascend486_ei0006_socket_timeout.txt": "HcclAllreduce EI0006 under '[rank1]: ' is not read (refused)",
-    "kernel_appstream97_amdgpu_vce_ring_reset_domain000d.txt": "inventory lists no module from the kernel log",
-    "kernel_csgo4584_amdgpu_ring_reset_oneline.txt": "inventory lists no module from the kernel log",
-    "kernel_gpuburn1_aer_surprise_down_xid79.txt": "inventory lists no module (nor its board serial) from the kernel "
-                                                   "log",
-    "kernel_ogkm1080_gsp_rpc_failed_gpu0_nobusid.txt": "GSP RPC failures on GPU0 are not judged; no module listed",
-    "kernel_returnn1500_aer_fatal_sdes_cmpltto.txt": "the fatal AER stays a warn on the root port; the module that "
-                                                     "can't recover is not named; no module listed",
-    "kernel_vkd3d3073_amdgpu_ring_reset_dmesg_H.txt": "inventory lists no module from the kernel log",
-    "kernel_yuzu2559_amdgpu_ring_gfx_reset.txt": "inventory lists no module from the kernel log",
     "nccl_nccl258_quoted_v100sxm3_peer_warnings.txt": "the device lines' bus ids (0x1a-0x1e) are not listed",
     "nccl_nccl398_aws_v100_socket_2node.txt": "a two-node job on NET/Socket is not flagged",
     "nccl_raylightning24_pid_prefix_ipc_peer_access.txt": "the P2P/IPC failure is a generic collective_runtime_error "
@@ -189,7 +177,6 @@ LEFT: dict[str, str] = {
                                                           "not p2p_unavailable between 2d:00 and 2e:00; no module listed",
     "p2p_nccl814_p2p_enabled_slower_6gpu.txt": "named p2p_disabled ('P2P is off'; its evidence: 30 of 30 pairs "
                                                "slower than staged), not p2p_slower_than_host; 6 modules not listed",
-    "transferbench_tb45_scaling_preset.txt": "TransferBench's GFX scaling preset table is not read (refused)",
 }
 
 

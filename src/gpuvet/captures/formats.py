@@ -19,6 +19,7 @@ from gpuvet.captures import (
     aer,
     amd_smi,
     app_errors,
+    ascend_errors,
     bench,
     cuda_samples,
     dcgm,
@@ -50,7 +51,8 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi'
             "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
             "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
             "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
-            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info; for the NICs ibstat, "
+            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info or HCCL's EI/EJ error codes; "
+            "for the NICs ibstat, "
             "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
             "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, dcgmi health -c or discovery -l, the CUDA "
             "samples (deviceQuery, p2pBandwidthLatencyTest, bandwidthTest), gpu-burn, or a program's CUDA/NVML error "
@@ -77,6 +79,7 @@ class FileCapture:
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
     npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
     nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
+    ascend: ascend_errors.NcclLog = field(default_factory=ascend_errors.NcclLog)  # CANN's HCCL/HCCP error codes (torch_npu)
     rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
     aer: aer.AerParse = field(default_factory=aer.AerParse)  # the kernel's PCIe AER lines
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
@@ -178,6 +181,13 @@ def _transferbench(lines: list[Line], where: str) -> Parsed:
     return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
 
 
+def _transferbench_gpus(lines: list[Line], where: str) -> Parsed:
+    """The GPUs TransferBench's tables name (by index only), added to the file's AMD module list: the
+    only list a TransferBench log has, so inventory names the GPUs it measured."""
+    got = transferbench.listing(lines)
+    return Parsed(got, set())
+
+
 def _nics(lines: list[Line], where: str) -> Parsed:
     got, claimed = nic_tools.parse(lines)
     return Parsed(got, claimed, kinds=tuple(got.kinds))
@@ -237,6 +247,8 @@ FORMATS: tuple[Format, ...] = (
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED),  # its PASS/FAIL matrix
     Format(hccl.KIND, "nccl", _hccl, adds=True),  # Ascend HCCL Test, read as nccl-tests' records
     Format(transferbench.PREFIX, "nvb", _transferbench, adds=True),  # AMD TransferBench, as nvbandwidth's
+    Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True),  # the GPUs its tables name
+    Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse)),

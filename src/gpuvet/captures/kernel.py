@@ -77,11 +77,20 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
                                             r"\[NV_ERR_RESET_REQUIRED\]|WPR2 already up", re.I)),
     KernelMessage("gsp_failed", re.compile(r"Cannot initialize GSP firmware RM|GSP boot failed|"
                                                 r"GSP RM heartbeat timed out", re.I)),
+    # the open modules' RPCs to the GSP failing or timing out (kernel_rpc.c, kernel_gsp.c): the driver can no
+    # longer talk to the module's firmware; what follows is a reset, or a module that stays unusable
+    KernelMessage("gsp_rpc_failed", re.compile(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
+                                               r"_issueRpcAndWait: .*\b(?:failed|timed ?out)\b|"
+                                               r"Timeout (?:after [\d.]+\s*m?s )?(?:of )?waiting for RPC|"
+                                               r"\bGspRm\w+ failed|GSP Timeout\b", re.I)),
     KernelMessage("cannot_attach", re.compile(r"Cannot attach gpu|osInitNvMapping failed|"
                                               r"API_GPU_ATTACHED_SANITY_CHECK failed", re.I)),
     KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
     KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
     KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
+    # the kernel's AER recovery gave up on the module after an uncorrectable error (pci/pcie/err.c: the driver
+    # has no error_detected callback, or the reset failed): it is unreachable until the slot is reset
+    KernelMessage("aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I)),
     # nv-pci.c: a module the driver will not drive (the open nvidia.ko needs a GSP; a legacy GPU past its
     # release), then the kernel's and the driver's own word that the probe failed
     KernelMessage("unsupported_by_driver", re.compile(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
@@ -107,12 +116,14 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
+    KernelMessage("amd_aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I), "amdgpu"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
 _WORDS: dict[str, tuple[str, ...]] = {
     "gfw_boot_failed": ("gfw",), "fsp_boot_failed": ("fsp",), "needs_reset": ("reset", "wpr2"),
-    "gsp_failed": ("gsp",), "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",),
+    "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp"), "aer_unrecovered": ("recover",),
+    "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
 }
@@ -144,10 +155,22 @@ class KernelEvent:
     count: int = 1
 
 
+@dataclass(frozen=True)
+class KernelModule:
+    """A module the kernel log names, by bus id or (where no line names one) the driver's index, with what
+    the driver printed of it; the model only where a line prints one (a kernel log seldom does)."""
+
+    module: str  # bus id as node.bus spells it, or the driver's index ("GPU0")
+    vendor: str  # NVIDIA, AMD: whose driver named it
+    serial: str | None = None  # 'NVRM: GPU Board Serial Number:'
+    uuid: str | None = None  # 'NVRM: GPU at PCI:0000:02:00: GPU-…'
+
+
 @dataclass
 class KernelParse:
     xids: list[XidLine] = field(default_factory=list)
     events: list[KernelEvent] = field(default_factory=list)
+    modules: list[KernelModule] = field(default_factory=list)  # every module a driver line names, in bus order
     nvrm_lines: int = 0  # how many driver lines were read: a log with none says nothing either way
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
@@ -160,6 +183,7 @@ def bus(text: str) -> str:
 
 def parse(lines: list[Line]) -> KernelParse:
     out = KernelParse()
+    seen: list[KernelModule] = []  # modules named by the driver's own dev_printk prefix
     fallen: str | None = None
     hits: list[tuple[int, str, Line]] = []
     handles: list[KernelEvent] = []
@@ -191,6 +215,10 @@ def parse(lines: list[Line]) -> KernelParse:
         elif (m := _FALLEN.search(s)) is not None:
             fallen = m.group(1)
             out.claimed.add(ln.no)
+        elif (dev := _NVIDIA_DEV.search(s)) is not None:  # the kernel's dev_printk line of the nvidia driver
+            out.claimed.add(ln.no)
+            out.nvrm_lines += 1
+            seen.append(KernelModule(bus(dev.group(1)), "NVIDIA"))
         elif "NVRM:" in s or _NVIDIA_MODULE.search(s):
             out.claimed.add(ln.no)
             if fallen and "fallen off the bus" in s:
@@ -198,7 +226,7 @@ def parse(lines: list[Line]) -> KernelParse:
                 fallen = None
             elif "fallen off the bus" in s and (m := _FALLEN_ONE_LINE.search(s)) is not None:
                 _fell_off(out, m.group(1), s.strip())
-        if "NVRM" in s or (ln.no in out.claimed and "probe" in s):
+        if "NVRM" in s or (ln.no in out.claimed and ("probe" in s or "AER" in s)):
             out.nvrm_lines += "NVRM" in s
             kind = _nvrm_kind(s)
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
@@ -206,7 +234,35 @@ def parse(lines: list[Line]) -> KernelParse:
                 hits.append((i, kind, ln))
     out.events = _events(lines, _recovered(lines, hits), out.notes) + _once(handles)
     _host_errors(lines, out)
+    out.modules = _listed(lines, out, seen)
     return out
+
+
+_NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
+_GPU_AT = re.compile(r"NVRM: GPU at (?:PCI:)?" + _BUS + r"(?:\.\d)?:\s+(GPU-[0-9a-fA-F-]{36})")
+_BOARD_SERIAL = re.compile(r"NVRM: GPU Board Serial Number:\s*(\S{1,64})")
+
+
+def _listed(lines: list[Line], out: KernelParse, seen: list[KernelModule]) -> list[KernelModule]:
+    """The modules the driver lines name: Xids, the messages' modules, dev_printk prefixes, amdgpu's bus ids,
+    each once in bus order (a driver index where no line places it, after them); an NVSwitch is not a module.
+    The UUID and board serial the NVIDIA driver prints after an Xid 79 ('GPU at PCI:…') are kept with it."""
+    found = [KernelModule(x.bus_id, "NVIDIA") for x in out.xids if x.bus_id != NO_BUS] + seen
+    found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "NVIDIA") for e in out.events
+              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS))]
+    found += [KernelModule(bus(m.group(1)), "AMD") for ln in lines if "amdgpu" in ln.text
+              and (m := _AMD_BUS.search(ln.text[:_LINE_HEAD])) is not None]
+    ids: dict[str, tuple[str, str | None]] = {}  # bus -> (UUID, board serial)
+    for i, ln in enumerate(lines):
+        if "GPU at" in ln.text and (m := _GPU_AT.search(ln.text)) is not None:
+            serial = next((sn.group(1) for other in lines[i + 1:i + NEARBY]
+                           if (sn := _BOARD_SERIAL.search(other.text)) is not None), None)
+            ids.setdefault(bus(m.group(1)), (m.group(2), serial))
+    by_key: dict[str, KernelModule] = {}
+    for k in found:
+        uuid, serial = ids.get(k.module, (None, None))
+        by_key.setdefault(k.module, replace(k, uuid=uuid, serial=serial))
+    return sorted(by_key.values(), key=lambda k: (not _BUS_KEY.fullmatch(k.module), k.module))
 
 
 _HOST_ERROR = re.compile(r"\bEDAC\b.*\b(?:UE|CE|error)|\[Hardware Error\]|\bmce: |\bMachine check events", re.I)

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.bench import NvbParse, NvbWaived
-from gpuvet.captures.records import CopyCheckFailure
+from gpuvet.captures.records import CopyCheckFailure, ListedModule, ListedParse
 from gpuvet.captures.text import Line, ranges
 
 MAX_DEVICES = 4096  # columns in one table and a device's index: the AMD listings' bound (docs/limits.md); past it, not read
@@ -34,6 +34,11 @@ _TRANSFER = re.compile(r"^Transfer\s+(\d+)\s*\|\s*(\S+)\s+GB/s\s*\|\s*(\S+)\s+ms
 _TEST = re.compile(r"^Test\s+(\d+):\s*$")
 _VERSION = re.compile(r"^TransferBench v(\d[\w.]*)")
 _ERROR = re.compile(r"^\[ERROR\]\s*(.*)$")
+# a scaling preset's sweep: one source's copy rate to each device at 1, 2, … CUs (or DMA engines)
+_SCALING = re.compile(r"^GPU-(\w+) Scaling benchmark:?\s*$")
+_SCALING_HEAD = re.compile(r"^Num\w+\s+((?:(?:CPU|GPU)\s*\d+\s*)+)$")
+_SCALING_FROM = re.compile(r"^- Copying \d+ bytes from (CPU|GPU) ?(\d+)|^- All numbers reported")
+_SCALING_ROW = re.compile(r"^(\d+)\s+((?:\S+\s*)+)$")
 _META = re.compile(r"^(Bytes Per Direction|Averages \(During|Average\s+bandwidth|Aggregate bandwidth|Aggregate \(CPU\)|"
                    r"Executor:|Iter \d+\s*\||StandardDev\s*\||Summary:|GPU-GFX All-To-All|- Copying|RTotal|"
                    r"\[WARN\]|\[[A-Za-z0-9 ]+(Related)?\]\s*$|[A-Z][A-Z0-9_]+\s+=\s+\S+ :|=+\s*$|CPU->CPU\s+CPU->GPU|##|"
@@ -68,6 +73,7 @@ class TbParse:
     errors: list[TbError] = field(default_factory=list)
     failures: list[CopyCheckFailure] = field(default_factory=list)
     version: str | None = None
+    gpus: set[int] = field(default_factory=set)  # every GPU a table names (its rows, columns, a sweep's source)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -82,7 +88,7 @@ def _figure(text: str) -> float | None:
 
 def _is_transferbench(lines: list[Line]) -> bool:
     """Only a capture with one of TransferBench's own markers is read (an [ERROR] alone is anyone's)."""
-    return any(_VERSION.match(s) or _TITLE.match(s) or _TRANSFER.match(s) or
+    return any(_VERSION.match(s) or _TITLE.match(s) or _TRANSFER.match(s) or _SCALING.match(s) or
                (s.startswith("SRC\\DST") and "STotal" in s) for s in (ln.text.strip() for ln in lines))
 
 
@@ -93,6 +99,16 @@ def records(lines: list[Line]) -> NvbParse:
     return NvbParse(matrices=parsed.matrices, failures=parsed.failures,
                     waived=[NvbWaived(PREFIX, e.text, e.line) for e in parsed.errors], claimed=parsed.claimed,
                     notes=parsed.notes)
+
+
+def listing(lines: list[Line]) -> ListedParse | None:
+    """The GPUs TransferBench's tables name, as an AMD module list (index only: it prints no model or bus
+    id), for a file whose other lines list none; None where it names no GPU."""
+    gpus = parse(lines).gpus
+    if not gpus:
+        return None
+    return ListedParse(modules=[ListedModule(f"GPU {i}", f"unknown GPU ({PREFIX} prints no model)", tool=PREFIX)
+                                for i in sorted(gpus)])
 
 
 def parse(lines: list[Line]) -> TbParse:
@@ -109,6 +125,9 @@ def parse(lines: list[Line]) -> TbParse:
             continue
         if s.startswith("SRC\\DST") and "STotal" in s:
             i = _a2a(lines, i, out)
+            continue
+        if (m := _SCALING.match(s)) is not None:
+            i = _scaling(lines, i, m.group(1), out)
             continue
         if (v := _VERSION.match(s)) is not None:
             out.version = v.group(1)
@@ -164,6 +183,7 @@ def _names(header: str, what: str, out: TbParse) -> list[tuple[str, int]] | None
     if bad is not None:
         out.notes.append(_past_bound(what, bad) + ": table skipped")
         return None
+    out.gpus |= {i for kind, i in cols if kind == "GPU" and i is not None}
     return [(kind, i) for kind, i in cols if i is not None]
 
 
@@ -281,4 +301,37 @@ def _a2a(lines: list[Line], i: int, out: TbParse) -> int:
         out.notes.append(_past_rows(f"{PREFIX} a2a", past))
     if cells:
         out.matrices[f"{PREFIX} a2a GPU->GPU"] = _square(cells, cols, "GPU", "GPU")
+    return i
+
+
+def _scaling(lines: list[Line], i: int, engine: str, out: TbParse) -> int:
+    """A scaling preset's sweep (GPU-GFX: 1, 2, … CUs copying from one GPU to each device): claimed, its
+    devices listed and each destination's peak noted. Not judged: a rate at a chosen CU count has no peer
+    measured alike and no design figure to compare with."""
+    out.claimed.add(lines[i].no)
+    src: str | None = None
+    cols: list[tuple[str, int]] | None = None
+    peaks: dict[tuple[str, int], float] = {}
+    i += 1
+    while i < len(lines):
+        s, no = lines[i].text.strip(), lines[i].no
+        said = _SCALING_FROM.match(s)
+        if said is not None and said.group(1) and (idx := _index(said.group(2))) is not None:
+            src = f"{said.group(1)} {idx}"
+            out.gpus |= {idx} if said.group(1) == "GPU" else set()
+        elif not s or set(s) == {"="} or said is not None:
+            pass
+        elif cols is None and (head := _SCALING_HEAD.match(s)) is not None:
+            cols = _names(head.group(1), f"{PREFIX} {engine} scaling header at line {no}", out)
+        elif cols is not None and (row := _SCALING_ROW.match(s)) is not None:
+            for col, cell in zip(cols, _cells(row.group(2), len(cols)), strict=False):
+                if (v := _figure(cell)) is not None:
+                    peaks[col] = max(v, peaks.get(col, 0.0))
+        else:
+            break
+        out.claimed.add(no)
+        i += 1
+    shown = ", ".join(f"{kind} {idx} {v:g}" for (kind, idx), v in sorted(peaks.items()))
+    out.notes.append(f"{PREFIX} GPU-{engine} scaling from {src or 'a source not shown'}: peak GB/s over the sweep "
+                     f"{shown or 'not read'}; a sweep over CU counts is read, not judged (no peer measured alike)")
     return i

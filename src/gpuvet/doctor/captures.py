@@ -162,8 +162,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]
-    if fc.nccl_log.lines:
-        caps.nccl_logs.append((label, fc.nccl_log))
+    caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]

@@ -24,6 +24,7 @@ from gpuvet.backends.capture.fabric_node import fabric_to_node, npu_fabric_to_no
 from gpuvet.backends.capture.module_lists import (
     NOT_IN_CAPTURE,
     bare_module,
+    kernel_listed,
     listed_indexes,
     listed_module,
     parse_smi_xml,
@@ -37,6 +38,7 @@ from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareIn
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_xml
 from gpuvet.captures.files import once_each
+from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.verdicts import verdicts
 from gpuvet.errors import CaptureError
@@ -134,10 +136,12 @@ class CaptureBackend(Backend):
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
+        named: list[KernelModule] = []  # the modules kernel logs name: listed only where nothing else lists any
         for path in once_each(paths, self._notes):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
+            named += [k for k in fc.kernel.modules if k not in named]
             took = 0
             self._take_nics(fc, label)
             for v in _vendors(fc):
@@ -152,6 +156,8 @@ class CaptureBackend(Backend):
         self._node: Node = _merge(self._topo, xml_node) if self._topo and xml_node else (
             self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
                                            fabric_known=False))
+        if not self._modules and self._topo is None:  # inventory lists them; the node gets no invented links
+            self._modules = kernel_listed(named, self._notes)
 
     def _take(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
         """One vendor's topology (the first one given) and module list from the file; returns how many

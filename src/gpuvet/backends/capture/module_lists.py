@@ -15,6 +15,7 @@ from dataclasses import replace
 from gpuvet import __version__
 from gpuvet.backends.readings import ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import smi_text, smi_xml
+from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.records import ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.errors import CaptureError
@@ -281,3 +282,23 @@ def module_info(module_id: str, name: str | None, uuid: str | None, bus_id: str,
 def bare_module(m: Module) -> ModuleInfo:
     u = NOT_IN_CAPTURE
     return ModuleInfo(m.id, m.model.name, False, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u)
+
+
+def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInfo]:
+    """The modules a kernel log names, when no tool's listing gave any: each under its bus id (or the
+    driver's index, 'GPU0' -> gpu0, where no line names the bus), its vendor said and its model unknown
+    (a kernel log seldom prints one), with the UUID and serial where the driver printed them."""
+    taken = {f"gpu{k.module[3:]}" for k in named if re.fullmatch(r"GPU\d+", k.module)}
+    free = (f"gpu{n}" for n in itertools.count() if f"gpu{n}" not in taken)
+    out: list[ModuleInfo] = []
+    for k in named:
+        module_id = f"gpu{k.module[3:]}" if re.fullmatch(r"GPU\d+", k.module) else next(free)
+        info = module_info(module_id, f"unknown {k.vendor} module", k.uuid, "" if module_id[3:] == k.module[3:]
+                           and k.module.startswith("GPU") else k.module, None, (None, None), (None, None),
+                           (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None, [])
+        out.append(replace(info, serial=k.serial or NOT_IN_CAPTURE))
+    if out:
+        shown = ", ".join(k.module for k in named[:8]) + (" …" if len(named) > 8 else "")
+        notes.append(f"kernel log: {len(out)} module(s) named by the driver's lines ({shown}): listed by bus id, "
+                     "model unknown (no tool's listing given)")
+    return out

@@ -1,0 +1,77 @@
+"""Ascend's runtime errors as a program prints them (torch_npu, MindSpore, a CANN application): CANN's
+error-code lines (``EI0006: … Getting socket times out``, ``EJ0001: … Failed to initialize the HCCP
+process``, ``EI9999 … hccl fftsplus task timeout …``) and torch_npu's own line above them, which names
+the device and rank (``[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST
+call hccl api failed.``).
+
+CANN's documentation gives HCCL the codes EI**** and HCCP EJ****: those are the collective library's
+errors, read as HCCL's own log lines (nccl_log's records), so doctor judges them with the plog's. A
+code of another component (EE, EZ …) is not the collective's and is left to the program's error
+lines. The host is never printed on these lines: the failure is named by device."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog
+from gpuvet.captures.text import Line
+
+__all__ = ["NcclLog", "parse"]
+
+_TEXT = 240  # characters of a line kept as evidence
+_CODE = re.compile(r"^\s*(?P<code>E[IJ]\d{4})\b:?\s*(?P<msg>\S.*)?$")
+# torch_npu's line: '[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.'
+_TORCH_NPU = re.compile(r"^\s*\[ERROR\]\s+[\d:. -]{8,32}\s*\(PID:\s*(?P<pid>\d{1,9}),\s*Device:\s*(?P<dev>-?\d{1,4}),"
+                        r"\s*RankID:\s*(?P<rank>-?\d{1,6})\)\s*(?P<err>ERR\d{5})?\s*(?P<msg>.*)$")
+_ON_DEVICE = re.compile(r"\b(?:device\(chipId:|deviceId=|device_id=)\s*(\d{1,4})\b")
+_TRACE = re.compile(r"\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]\s*$|^\s*TraceBack \(most recent call last\):\s*$")
+# the set-up codes of CANN's HCCL error list (environment, rank table, versions, transport, binding); any
+# other code is an error while the job ran, unless its words say initialisation
+_INIT_CODES = frozenset({"EI0001", "EI0004", "EI0008", "EI0009", "EI0014", "EI0015", "EI0016", "EI0017",
+                         "EI0019", "EI0020"})
+_INIT_WORDS = re.compile(r"\binitiali[sz]|\binit\b|rank ?table", re.I)
+NEARBY = 8  # lines: torch_npu's device line stands this close above the code it reports
+
+
+def parse(lines: list[Line]) -> NcclLog:
+    """The HCCL/HCCP error codes in ``lines``, each with the device torch_npu's line names; an empty
+    NcclLog where there is none."""
+    out = NcclLog()
+    place: tuple[int, int | None, int | None, int | None] | None = None  # (index, pid, device, rank)
+    last: LogFailure | None = None
+    for i, ln in enumerate(lines):
+        if "ERROR" in ln.text and (t := _TORCH_NPU.match(ln.text)) is not None:
+            place = (i, int(t.group("pid")), _number(t.group("dev")), _number(t.group("rank")))
+            out.claimed.add(ln.no)
+            continue
+        m = _CODE.match(ln.text)
+        if m is None:
+            if last is not None and _TRACE.search(ln.text):  # the runtime's trace under a code: part of it
+                out.claimed.add(ln.no)
+            continue
+        near = place if place is not None and i - place[0] <= NEARBY else None
+        failure = _failure(ln, m, near)
+        out.claimed.add(ln.no)
+        out.lines += 1
+        if last is not None and last.at.source == failure.at.source and last.at.dev == failure.at.dev:
+            if len(failure.at.message) > len(last.at.message):  # 'EI9999: Inner Error!', then what it was
+                out.failures[-1] = last = failure
+            continue
+        out.failures.append(failure)
+        last = failure
+    out.libs = ["HCCL"] if out.failures else []
+    return out
+
+
+def _number(text: str | None) -> int | None:
+    return int(text) if text is not None and int(text) >= 0 else None
+
+
+def _failure(ln: Line, m: re.Match[str], near: tuple[int, int | None, int | None, int | None] | None) -> LogFailure:
+    code, message = m.group("code"), (m.group("msg") or "").strip()
+    on = _ON_DEVICE.search(message)
+    dev = near[2] if near is not None else int(on.group(1)) if on is not None else None
+    at = LogLine(ln.no, "HCCL", "ERROR", None, near[1] if near else None, dev, code, message[:_TEXT],
+                 ln.text.strip()[:_TEXT])
+    kind = "init" if code in _INIT_CODES or _INIT_WORDS.search(message.split("Solution")[0]) else "runtime"
+    return LogFailure(kind, at, near[3] if near is not None else None)
