@@ -145,15 +145,42 @@ def test_a_live_modules_vbios_inforom_and_gsp_firmware_are_in_the_envelope_where
 
 def test_compare_names_a_vbios_change_and_an_old_document_without_firmware_still_loads():
     from gpuvet.logbook.document import as_document
-    from gpuvet.validate.compare import compare
+    from gpuvet.validate.compare import compare, not_recorded
 
     old_json = json.loads(OLD_DOCUMENT.read_text())
     assert all("vbios_version" not in m for m in old_json["environment"]["modules"])  # as written before
     old = as_document(old_json)
     assert old.environment.modules[0].vbios_version is None and old.to_json() == old_json  # prints as it was
-    new = old.environment.model_copy(update={"modules": [
+    mid = old.environment.model_copy(update={"modules": [
+        m.model_copy(update={"vbios_version": "96.00.74.00.1C"}) for m in old.environment.modules]})
+    new = mid.model_copy(update={"modules": [
         m.model_copy(update={"vbios_version": "96.00.99.00.01" if m.id == "gpu0" else "96.00.74.00.1C"})
-        for m in old.environment.modules]})
-    changes = {c.key: (c.a, c.b) for c in compare(old.environment, old.checks, new, old.checks)[0]}
-    assert changes["gpu0.vbios_version"] == (None, "96.00.99.00.01")
-    assert changes["gpu1.vbios_version"] == (None, "96.00.74.00.1C")
+        for m in mid.modules]})
+    changes = {c.key: (c.a, c.b) for c in compare(mid, old.checks, new, old.checks)[0]}
+    assert changes == {"gpu0.vbios_version": ("96.00.74.00.1C", "96.00.99.00.01")}  # the one module flashed
+    # review finding: an older run that never recorded the firmware is no change on every module
+    assert compare(old.environment, old.checks, new, old.checks)[0] == []
+    assert not_recorded(old.environment, new) == ["vbios_version"]
+    assert not_recorded(new, old.environment) == []  # a field the later run lacks is still a change
+
+
+def test_log_compare_says_once_what_the_older_run_never_recorded(capsys, tmp_path):
+    from gpuvet.logbook.store import Logbook
+
+    old = json.loads(OLD_DOCUMENT.read_text())
+    assert main(["validate", "--node", "mesh-4", "--level", "quick", "--json", "--no-log"]) == 0
+    new = json.loads(capsys.readouterr().out)
+    book = Logbook(tmp_path / "book.db")
+    ids = []
+    for doc in (old, new):
+        run_id = book.begin("validate", doc["environment"], True, "mesh-4")
+        book.finish(run_id, doc["verdict"], doc["checks"])
+        ids.append(run_id)
+    book.close()
+    main(["log", "compare", *ids, "--json", "--logbook", str(tmp_path / "book.db")])
+    out = json.loads(capsys.readouterr().out)
+    assert not any(e["key"].endswith(".vbios_version") for e in out["environment"])
+    assert "vbios_version" in out["not_recorded_in_a"] and "not recorded in the older run" in out["note"]
+    main(["log", "compare", *ids, "--logbook", str(tmp_path / "book.db")])
+    text = capsys.readouterr().out
+    assert text.count("not recorded in the older run") == 1 and "gpu0.vbios_version" not in text

@@ -261,7 +261,7 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
                 logbook: LogbookOpt = None, as_json: JsonOpt = False, fails_only: FailsOnlyOpt = False) -> None:
     """What changed between two runs: environment, and every check's % change (regressions marked:
     a worse verdict, or more than 5 % worse). Exit 1 if anything regressed."""
-    from gpuvet.validate.compare import compare, missing_checks
+    from gpuvet.validate.compare import compare, missing_checks, not_recorded
 
     book = open_logbook(logbook, existing=True)
     try:
@@ -277,11 +277,15 @@ def log_compare(run_a: Annotated[str, typer.Argument(help="The earlier run.")],
         note = (f"{a.run_id} is a {a.status} {a.kind} run and {b.run_id} a {b.status} {b.kind} run: only the "
                 f"{len(results)} checks both have are compared; {len(only_a)} checks are only in {a.run_id} and "
                 f"{len(only_b)} only in {b.run_id} (not counted as regressions)")
+    unrecorded = not_recorded(a.envelope, b.envelope)
+    if unrecorded:
+        said = f"{', '.join(unrecorded)}: not recorded in the older run {a.run_id} (not compared)"
+        note = f"{note}; {said}" if note else said
     with exits.verdict(1 if any(r.regression for r in results) else 0):
         if as_json:
             _print_json({"run_a": a.run_id, "run_b": b.run_id, "environment": env, "results": results,
                          "regressions": sum(r.regression for r in results), "only_in_a": only_a,
-                         "only_in_b": only_b, "note": note})
+                         "only_in_b": only_b, "not_recorded_in_a": unrecorded, "note": note})
         else:
             from gpuvet.cli import render_validate
 

@@ -41,12 +41,23 @@ def missing_checks(checks_a: Sequence[Check], checks_b: Sequence[Check]) -> tupl
     return sorted(a - b), sorted(b - a)
 
 
+def not_recorded(env_a: Environment, env_b: Environment) -> list[str]:
+    """The module fields B has that no module of A recorded (A written before they existed, e.g. the
+    firmware fields): not a change of every module, so compare leaves them out and says so once."""
+    def fields(env: Environment) -> set[str]:
+        return {k for m in env.modules for k in m.to_json() if k != "id"}
+
+    return sorted(fields(env_b) - fields(env_a)) if env_a.modules else []
+
+
 def compare(env_a: Environment, checks_a: Sequence[Check], env_b: Environment,
             checks_b: Sequence[Check], judge_missing: bool = True) -> tuple[list[EnvChange], list[ResultChange]]:
     """``judge_missing``: a check that B lacks is a regression (two complete runs of one kind);
     otherwise (an aborted run, a watch run) only the checks both runs have are compared."""
     fa, fb = env_a.flat(), env_b.flat()
-    env = [EnvChange(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+    unrecorded = set(not_recorded(env_a, env_b))
+    env = [EnvChange(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb))
+           if fa.get(k) != fb.get(k) and k.rpartition(".")[2] not in unrecorded]
     a = {c.key: c for c in checks_a}
     b = {c.key: c for c in checks_b}
     keys = set(a) | set(b) if judge_missing else set(a) & set(b)
