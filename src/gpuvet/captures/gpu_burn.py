@@ -2,8 +2,10 @@
 temps: 46 C - 48 C``, one figure per GPU joined by `` - ``), and its verdict (``Tested 2 GPUs:`` then
 ``GPU 0: OK`` / ``GPU 1: FAULTY``). The last progress line says what each GPU did: a count of work
 of 0 or -1 is a GPU whose test never ran, an error count marked ``(DIED!)`` a worker that died; a
-negative error count is no count (gpu-burn's counter, wilicc/gpu-burn#12) and is said so. The
-`nvidia-smi -L`-style lines gpu-burn prints first are read by smi_list."""
+negative error count is no count (gpu-burn's counter, wilicc/gpu-burn#12) and is said so. Several
+runs pasted together are each kept (a later OK never overwrites an earlier FAULTY), and a run cut
+before its verdict keeps its last error counts. The `nvidia-smi -L`-style lines gpu-burn prints
+first are read by smi_list."""
 
 from __future__ import annotations
 
@@ -25,8 +27,19 @@ _OWN = re.compile(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ 
 
 
 @dataclass
+class BurnRun:
+    """One ``Tested N GPUs:`` block and the error counts of the progress line before it."""
+
+    line: int
+    verdicts: dict[int, str] = field(default_factory=dict)
+    errors: list[int] = field(default_factory=list)
+
+
+@dataclass
 class GpuBurnParse:
-    verdicts: dict[int, str] = field(default_factory=dict)  # GPU index -> OK / FAULTY, as printed
+    verdicts: dict[int, str] = field(default_factory=dict)  # GPU index -> OK / FAULTY; FAULTY in any run wins
+    runs: list[BurnRun] = field(default_factory=list)  # each verdict block, in the order printed
+    cut_errors: list[int] = field(default_factory=list)  # a last run cut before its verdict: its error counts
     work: list[int] = field(default_factory=list)  # the last progress line: iterations per GPU
     errors: list[int] = field(default_factory=list)  # the last progress line: errors per GPU
     died: set[int] = field(default_factory=set)  # GPUs whose error count the tool marked (DIED!)
@@ -40,32 +53,56 @@ class GpuBurnParse:
     def ran(self) -> bool:
         return bool(self.verdicts or self.work)
 
+    def faulty_run(self, gpu: int) -> BurnRun | None:
+        """The first run that called the GPU FAULTY."""
+        return next((r for r in self.runs if r.verdicts.get(gpu) == "FAULTY"), None)
+
+    def disagree(self, gpu: int) -> list[str]:
+        """The GPU's verdict in each run, where the runs do not all say the same (none when they do)."""
+        said = [r.verdicts[gpu] for r in self.runs if gpu in r.verdicts]
+        return said if len(set(said)) > 1 else []
+
 
 def parse(lines: list[Line]) -> GpuBurnParse:
     out = GpuBurnParse()
     if not any("proc'd:" in ln.text or _TESTED.match(ln.text) for ln in lines):
         return out
-    in_verdict = False
+    in_verdict = cut = False
     for ln in lines:
         if (p := _PROGRESS.match(ln.text)) is not None:
             _progress(out, p)
+            cut = True
         elif _TESTED.match(ln.text):
-            in_verdict, out.verdict_line = True, ln.no
+            in_verdict, cut, out.verdict_line = True, False, ln.no
+            out.runs.append(BurnRun(ln.no, errors=list(out.errors)))
         elif in_verdict and (v := _VERDICT.match(ln.text)) is not None:
-            out.verdicts[int(v.group(1))] = v.group(2)
+            _verdict(out, int(v.group(1)), v.group(2))
         elif (e := _INIT_ERROR.match(ln.text)) is not None:
             out.init_errors.append((ln.no, e.group(1).strip()))
         elif not _OWN.match(ln.text):
             continue
         out.claimed.add(ln.no)
+    out.cut_errors = list(out.errors) if cut else []
     if out.ran:
-        faulty = sorted(g for g, v in out.verdicts.items() if v == "FAULTY")
-        out.notes.append(f"gpu-burn: {len(out.verdicts)} GPU verdict(s)" + (f", FAULTY: GPU {', '.join(map(str, faulty))}"
-                                                                             if faulty else "")
-                         + ("" if out.verdicts else " (no 'Tested N GPUs' verdict: the run was cut or killed)"))
+        out.notes.append(_note(out))
     else:
         out.claimed.clear()
     return out
+
+
+def _verdict(out: GpuBurnParse, gpu: int, verdict: str) -> None:
+    out.runs[-1].verdicts[gpu] = verdict
+    if verdict == "FAULTY" or gpu not in out.verdicts:
+        out.verdicts[gpu] = verdict
+
+
+def _note(out: GpuBurnParse) -> str:
+    faulty = sorted(g for g, v in out.verdicts.items() if v == "FAULTY")
+    split = [g for g in sorted(out.verdicts) if out.disagree(g)]
+    return (f"gpu-burn: {len(out.verdicts)} GPU verdict(s)"
+            + (f", FAULTY: GPU {', '.join(map(str, faulty))}" if faulty else "")
+            + (f" ({len(out.runs)} runs; they disagree on GPU {', '.join(map(str, split))})" if split else "")
+            + ("" if out.verdicts else " (no 'Tested N GPUs' verdict: the run was cut or killed)"))
 
 
 def _progress(out: GpuBurnParse, p: re.Match[str]) -> None:

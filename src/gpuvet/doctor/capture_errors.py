@@ -135,16 +135,36 @@ def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Fi
                            work=burn.work[gpu] if gpu < len(burn.work) else None,
                            detail="the GPU's test worker died or never ran: its verdict says nothing of the module"))
     for gpu, verdict in sorted(burn.verdicts.items()):
-        count = burn.errors[gpu] if gpu < len(burn.errors) else None
         if verdict == "FAULTY" and gpu not in burn.died and not (gpu < len(burn.work) and burn.work[gpu] <= 0):
-            out.append(finding("silent_data_corruption", HIGH if count is None or count > 0 else MEDIUM,
-                               module=f"GPU {gpu}", tool="gpu-burn", verdict=verdict, errors=count, file=label,
-                               line=burn.verdict_line, detail="gpu-burn compared the GPU's results and found them wrong"
-                               + ("" if count is None or count > 0 else f" (its error count reads {count}: gpu-burn's "
-                                  "counter, not a count; the verdict stands)")))
+            out.append(_burn_faulty(label, burn, gpu))
+    out += _burn_cut(label, burn)
     if not burn.verdicts and not out:
         unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
     return out
+
+
+def _burn_faulty(label: str, burn: GpuBurnParse, gpu: int) -> Finding:
+    """FAULTY in any run is the finding; runs that disagree are said, never resolved by the last one."""
+    run = burn.faulty_run(gpu)
+    errors = run.errors if run is not None else burn.errors
+    count = errors[gpu] if gpu < len(errors) else None
+    runs = burn.disagree(gpu)
+    return finding("silent_data_corruption", HIGH if count is None or count > 0 else MEDIUM,
+                   module=f"GPU {gpu}", tool="gpu-burn", verdict="FAULTY", errors=count, file=label,
+                   line=run.line if run is not None else burn.verdict_line, runs=runs or None,
+                   detail="gpu-burn compared the GPU's results and found them wrong"
+                   + ("" if count is None or count > 0 else f" (its error count reads {count}: gpu-burn's "
+                      "counter, not a count; the verdict stands)")
+                   + (f"; the {len(runs)} runs disagree ({', '.join(runs)}): a module that fails some runs is "
+                      "still faulty" if runs else ""))
+
+
+def _burn_cut(label: str, burn: GpuBurnParse) -> list[Finding]:
+    """A run cut before its verdict whose last progress line counted errors on a worker that did not die."""
+    return [finding("silent_data_corruption", MEDIUM, module=f"GPU {gpu}", tool="gpu-burn", errors=count, file=label,
+                    detail=f"the run was cut before its verdict; its last progress line counts {count} wrong result(s) "
+                    "on the GPU")
+            for gpu, count in enumerate(burn.cut_errors) if count > 0 and gpu not in burn.died]
 
 
 # --- dcgmi health -c ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Run playbooks in order: each step's check confirms a cause, rules it out, or cannot tell.
-A playbook stops at the first confirmed cause (all steps with ``all_steps``); without a
+A playbook stops at the first confirmed cause, unless a later step confirms a more severe one
+(all steps with ``all_steps``); without a
 symptom, every playbook runs (triage) and findings are merged."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from gpuvet.doctor.answer import doctor_roots
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.kernel_ids import conflicts
-from gpuvet.doctor.model import DoctorRun, Finding, Playbook, StepResult, playbook, playbooks
+from gpuvet.doctor.model import DoctorRun, Finding, Playbook, Step, StepResult, playbook, playbooks
 from gpuvet.doctor.outcome import Outcome, unknown
 from gpuvet.node.bus import bus_key
 
@@ -20,21 +21,42 @@ ABOUT_THE_MACHINE = {"module_presence", "xid_log", "driver_runtime", "host_bottl
                      "hotplug_history"}
 
 
+_RANK = {"info": 0, "warn": 1, "critical": 2}
+
+
 def run_playbook(book: Playbook, ev: Evidence, all_steps: bool = False) -> tuple[list[StepResult], list[Finding]]:
+    """Every step until one confirms; after that only a step that confirms a MORE severe cause is
+    kept (an ECC off warning must not hide an uncorrectable ECC error a later step reads), and the
+    run ends once nothing more severe can come (a critical)."""
     steps: list[StepResult] = []
     findings: list[Finding] = []
+    worst: int | None = None  # the most severe finding confirmed so far
     for step in book.steps:
-        if ev.no_modules and step.check not in ABOUT_THE_MACHINE:
-            outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
-        else:
-            outcome = cited_or_unknown(CHECKS[step.key](ev))
-        found = _one_name_each(ev, [replace(f, playbook=book.id, check=step.check) for f in outcome.findings])
-        steps.append(StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id,  # type: ignore[arg-type]
-                                outcome.evidence))
-        findings.extend(found)
-        if outcome.status == "confirmed" and not all_steps:
+        if worst is not None and worst >= _RANK["critical"]:
             break
+        result = _run_step(book, step, ev)
+        rank = max((_RANK.get(f.severity, 0) for f in result.findings), default=None)
+        if worst is not None and (result.status != "confirmed" or rank is None or rank <= worst):
+            continue  # ran only to look for a more severe cause; none here
+        steps.append(result)
+        findings.extend(result.findings)
+        if result.status == "confirmed" and not all_steps:
+            worst = max(worst or 0, rank if rank is not None else 0)
     return steps, findings
+
+
+def _run_step(book: Playbook, step: Step, ev: Evidence) -> StepResult:
+    if ev.no_modules and step.check not in ABOUT_THE_MACHINE:
+        outcome = unknown(f"no module to judge: {ev.no_modules}")  # never "clear" about zero modules
+    else:
+        outcome = cited_or_unknown(CHECKS[step.key](ev))
+    found = _one_name_each(ev, [replace(f, playbook=book.id, check=step.check) for f in outcome.findings])
+    return StepResult(step.check, step.why, outcome.status, outcome.summary, found, book.id,  # type: ignore[arg-type]
+                      outcome.evidence)
+
+
+def _first_confirmed(steps: list[StepResult]) -> str:
+    return next((s.check for s in steps if s.status == "confirmed"), steps[-1].check if steps else "?")
 
 
 def _one_name_each(ev: Evidence, found: list[Finding]) -> tuple[Finding, ...]:
@@ -87,8 +109,8 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
         for book in books:
             s, f = run_playbook(book, ev, all_steps)
             steps += s
-            if len(s) < len(book.steps):  # stopped at its first confirmed cause
-                stopped.append(f"{book.id} at {s[-1].check} ({len(book.steps) - len(s)} later step(s) not run)")
+            if len(s) < len(book.steps):  # stopped at its first confirmed cause (or its most severe)
+                stopped.append(f"{book.id} at {_first_confirmed(s)} ({len(book.steps) - len(s)} later step(s) not shown)")
             for x in f:
                 findings.setdefault(_key(x), x)
         design = ev.declared or (ev.node if ev.backend is not None and not ev.no_modules else None)  # roots route on it
@@ -97,7 +119,8 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
     simulated = bool(ev.backend and ev.backend.simulated)
     notes = ["simulated: the evidence comes from a model of the node"] if simulated else []
     if stopped:  # a second cause may hide behind the first
-        notes.append("stopped at the first confirmed cause: " + "; ".join(stopped) + ". --all runs every step")
+        notes.append("stopped at the first confirmed cause (a later step shown only where it confirms a more severe "
+                     "one): " + "; ".join(stopped) + ". --all runs every step")
     if ev.window is not None and simulated:
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
         if ev.window.interval_s > SIM_WINDOW_INTERVAL_S:  # a node too big to sample every minute in seconds
