@@ -184,3 +184,20 @@ def test_log_compare_says_once_what_the_older_run_never_recorded(capsys, tmp_pat
     main(["log", "compare", *ids, "--logbook", str(tmp_path / "book.db")])
     text = capsys.readouterr().out
     assert text.count("not recorded in the older run") == 1 and "gpu0.vbios_version" not in text
+
+
+# --- the forecast's words for a falling trend: below zero is not "includes zero" (review finding) -----
+
+
+@pytest.mark.parametrize("low, high, says", [(-0.00014, -0.00007, "is below zero: cooling"),
+                                              (-0.00002, 0.00003, "includes zero"), (0.0, 0.0001, "includes zero")])
+def test_the_forecast_confidence_says_what_the_interval_is(low, high, says):
+    from gpuvet.watch.forecast_fit import Forecast
+    from gpuvet.watch.forecast_text import confidence, state_reason
+
+    f = Forecast("g0", (low + high) / 2, low, high, 0.05, 0.07, None, None, None, 4.0, 500.0, 30.0, 96)
+    text = confidence(f, 0.9, 1.0)
+    assert says in text and (("includes zero" in text) == (low <= 0 <= high))
+    reason = state_reason("watched", f, significant=False)
+    assert ("falling (cooling): no forecast of a crossing" in reason) == (high < 0)
+    assert ("includes zero" in reason) == (high >= 0)

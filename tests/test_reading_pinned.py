@@ -138,6 +138,11 @@ def _cases(tmp: Path) -> dict[str, Callable[[pytest.CaptureFixture[str]], JsonVa
         return _cli(c, "watch", "--replay", str(tmp / "rack1.csv"), str(tmp / "rack2.csv"), "--backtest", str(events),
                     "--json", "--no-log")
 
+    # Re-pinned text only (a hostile review's finding, 2026-12-06): these two cases' falling trends, e.g.
+    # the interval [-0.00014, -0.00007] °C/W per day, were said to "include zero"; their confidence now
+    # says "is below zero: cooling, no forecast of a crossing" and their reason "falling (cooling): no
+    # forecast of a crossing". Only those 12 strings changed (checked leaf by leaf against the old pin):
+    # every figure, forecast state and decision is as recorded before.
     cases["replay generated minute log"] = minute
     cases["backtest generated fleet"] = backtest
     # Re-pinned (issue 43): the simulated sampler now draws each kind of random number from its own

@@ -51,9 +51,12 @@ def state_reason(state: str, f: Forecast, significant: bool) -> str:
     """Why a module with a trend is warned, withdrawn or only watched."""
     if state in STATE_REASONS:
         return STATE_REASONS[state]
-    return (f"trend {f.slope_per_day:+.5f} °C/W per day; " + (
-        "no crossing within the horizon" if significant else
-        "not significant (its interval includes zero, or less rise than needed so far): no forecast"))
+    if significant:
+        return f"trend {f.slope_per_day:+.5f} °C/W per day; no crossing within the horizon"
+    if f.slope_high < 0:  # the whole interval below zero: falling, not "includes zero" (review finding)
+        return f"trend {f.slope_per_day:+.5f} °C/W per day; falling (cooling): no forecast of a crossing"
+    return (f"trend {f.slope_per_day:+.5f} °C/W per day; "
+            "not significant (its interval includes zero, or less rise than needed so far): no forecast")
 
 
 def confidence(f: Forecast, alpha: float, min_rise_c: float) -> str:
@@ -61,6 +64,8 @@ def confidence(f: Forecast, alpha: float, min_rise_c: float) -> str:
     rise = f.slope_low * f.span_days * f.power_w
     interval = (f"the slope's {alpha:.0%} interval [{f.slope_low:+.5f}, {f.slope_high:+.5f}] °C/W per day "
                 f"from {f.hours} hourly values over {f.span_days:.1f} d")
+    if f.slope_high < 0:  # every slope the interval allows is falling: the module is cooling
+        return interval + " is below zero: cooling, no forecast of a crossing"
     if f.slope_low <= 0:
         return interval + " includes zero"
     return interval + (f" excludes zero; at least {rise:.1f} °C of rise at {f.power_w:.0f} W already "
