@@ -57,3 +57,58 @@ def test_watch_serves_a_module_step_from_its_history_when_it_lists_it(tmp_path: 
     assert {u: (s.serial, s.fault, s.step) for u, s in state.steps.items()} == {
         MOVED[0]: ("SN-LEMON", "xid:79", "reboot_node")}
     book.close()
+
+
+def _sink_on_node08(tmp_path: Path, state: ExportState):
+    """A watch's logbook sink on node08, where SN-LEMON (Xid 79 two days ago in node07) now sits."""
+    from gpuvet.backends.readings import ModuleIdentity
+    from gpuvet.watch.sinks import LogbookSink
+
+    book = Logbook(tmp_path / "lb.db")
+    two_days_ago = (datetime.now(UTC) - timedelta(days=2)).isoformat(timespec="seconds")
+    check(book, spec(tmp_path, "node07", {3: MOVED}, XID79), two_days_ago)
+    sink = LogbookSink.begin(book, {"tool": "gpuvet"}, True, "node08", export=state)
+    sink.listed({MOVED[0]: ModuleIdentity("gpu5", MOVED[0], None, "H200-SXM")})
+    return book, sink
+
+
+def test_an_expired_step_leaves_the_gauge_without_waiting_for_an_event(tmp_path: Path):
+    """Review finding: the step was refreshed only on an event or a new module, so a step whose window
+    ran out was served until the next event. The sink reads the steps again (once a minute of wall
+    time while samples come in); 31 days on, the one Xid 79 is out of its 30-day window."""
+    state = ExportState()
+    book, sink = _sink_on_node08(tmp_path, state)
+    assert state.steps[MOVED[0]].step == "reboot_node"
+    sink.refresh_steps()  # still standing now
+    assert set(state.steps) == {MOVED[0]}
+    later = (datetime.now(UTC) + timedelta(days=31)).isoformat(timespec="seconds")
+    sink.refresh_steps(later)
+    assert state.steps == {} and "gpuvet_module_ladder_step{" not in scrape(state)
+    book.close()
+
+
+def test_the_steps_are_read_again_as_samples_come_in_once_a_minute(tmp_path: Path, monkeypatch):
+    from gpuvet.watch import sinks
+
+    state = ExportState()
+    book, sink = _sink_on_node08(tmp_path, state)
+    calls: list[str | None] = []
+    monkeypatch.setattr(sink, "refresh_steps", lambda now_utc=None: calls.append(now_utc))
+    sink.samples(0.0, [], False, 0.0)
+    assert calls == []  # not yet a minute since the last reading
+    sink._steps_at -= sinks.STEPS_WALL_S
+    sink.samples(0.0, [], False, 0.0)
+    assert calls == [None]
+    book.close()
+
+
+def test_modules_without_a_uuid_are_served_by_their_id(tmp_path: Path):
+    from gpuvet.ledger.ladders import Step
+    from gpuvet.ledger.record import ModuleStep
+
+    state = ExportState()
+    book, sink = _sink_on_node08(tmp_path, state)
+    step = Step("reboot_node", 3, "xid:79", 1, 30 * 86400.0, "1st Xid 79")
+    sink._export([ModuleStep("node08", "gpu1", None, None, step), ModuleStep("node08", "gpu2", "", None, step)])
+    assert {"gpu1", "gpu2"} <= set(state.steps) and "" not in state.steps  # no longer one shared key ""
+    book.close()

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the endpoint's module is imported where it is used (issue 4
     from gpuvet.watch.prometheus import ExportState
 
 FLUSH_WALL_S = 1.0
+STEPS_WALL_S = 60.0  # how often the served ladder steps are read again: a step whose window ran out drops
 MAX_BUFFER = 200_000
 _VERDICT = {Severity.INFO: "pass", Severity.WARN: "warn", Severity.CRITICAL: "fail"}
 _RANK = [Severity.INFO, Severity.WARN, Severity.CRITICAL]
@@ -40,6 +41,8 @@ class LogbookSink:
     ladders: Ladders | None = None  # set: each event of a module says the step of its ladder (the ledger's)
     export: ExportState | None = None  # set: Prometheus serves each module's step (gpuvet_module_ladder_step)
     _stepped: set[str] = field(default_factory=set)  # modules whose history was read for their step
+    _served: set[str] = field(default_factory=set)  # the keys of export.steps this run set
+    _steps_at: float = field(default_factory=time.monotonic)  # when the served steps were last read
     _sighted: set[tuple[str, str]] = field(default_factory=set)  # (slot, uuid) sightings written
     _known: dict[str, ModuleIdentity] = field(default_factory=dict)
     _mkeys: dict[str, int] = field(default_factory=dict)
@@ -63,19 +66,36 @@ class LogbookSink:
     def step_note(self, e: Event) -> None:
         """The module's ladder step after this event, kept as an event of its own (``ledger_step``)."""
         found = module_steps(self.logbook, [e.uuid or ""], self.ladders or load_ladders(), utc_now())
+        if e.uuid and self.export is not None:
+            self._stepped.add(e.uuid)  # read again with the others (refresh_steps)
         for step in found:
             self.logbook.event(self.run_id, "ledger_step", f"{step.step.step}: {step.step.why}", e.module, e.uuid,
                                e.time, "info", step.to_json(), node=self.node or None)
         self._export(found)
 
-    def _export(self, steps: list[ModuleStep]) -> None:
+    def _export(self, steps: list[ModuleStep], replace: bool = False) -> None:
+        """Serve these steps, keyed by UUID (a module without one by its id); ``replace``: the steps
+        of every module now, so a step no longer standing (its window ran out) is dropped."""
         if self.export is None:
             return
         from gpuvet.watch.prometheus import LadderStep
 
+        keys = {m.uuid or m.slot: LadderStep(m.serial or "", m.step.fault, m.step.step, m.step.rank) for m in steps}
         with self.export.lock:
-            for m in steps:
-                self.export.steps[m.uuid or ""] = LadderStep(m.serial or "", m.step.fault, m.step.step, m.step.rank)
+            if replace:
+                for gone in self._served - set(keys):
+                    self.export.steps.pop(gone, None)
+                self._served = set()
+            self.export.steps.update(keys)
+            self._served |= set(keys)
+
+    def refresh_steps(self, now_utc: str | None = None) -> None:
+        """Read every listed module's step again (once a minute of wall time while samples come in):
+        the gauge then drops or lowers an expired step without waiting for an event."""
+        self._steps_at = time.monotonic()
+        if self.export is not None and self._stepped:
+            self._export(module_steps(self.logbook, sorted(self._stepped), self.ladders or load_ladders(),
+                                      now_utc or utc_now()), replace=True)
 
     def listed(self, known: dict[str, ModuleIdentity]) -> None:
         self._known = known
@@ -112,6 +132,8 @@ class LogbookSink:
 
     def _flush_due(self) -> None:
         now = time.monotonic()
+        if self.export is not None and now - self._steps_at >= STEPS_WALL_S:
+            self.refresh_steps()
         if now - self._last_flush >= FLUSH_WALL_S or len(self._buffer) >= MAX_BUFFER:
             self.flush()
             self._last_flush = now
