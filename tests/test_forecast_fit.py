@@ -193,3 +193,45 @@ def test_lack_of_names_the_first_thing_missing():
     assert lack_of(replace(enough, usable=0), 24) == Lack("no_steady", 200)
     assert lack_of(replace(enough, no_reference=150), 24) == Lack("no_inlet")
     assert lack_of(replace(enough, hours=10, resets=1), 24) == Lack("short_trend", 10, True)
+
+
+def test_leave_one_out_with_ties_and_an_even_count_of_others():
+    """Each median read off the sorted trusted bases without the module's own value, a tie taken once."""
+    assert leave_one_out([5.0, 5.0, 1.0, 9.0], [True] * 4) == [(5.0, 3), (5.0, 3), (5.0, 3), (5.0, 3)]
+    assert leave_one_out([4.0, 1.0, 3.0, 2.0, 8.0], [True, True, True, True, False]) == \
+        [(2.0, 3), (3.0, 3), (2.0, 3), (3.0, 3), (2.5, 4)]
+    assert leave_one_out([7.0], [True]) == [None]
+
+
+def test_leave_one_out_is_the_median_of_the_others_exactly():
+    """Against the plain definition on a node's worth of awkward floats, NaN and signed zeros
+    included: the same value to the bit and the same count."""
+    import math
+    import statistics
+
+    rng = np.random.default_rng(43)
+    for case in range(300):
+        n = int(rng.integers(1, 10))
+        bases = [float(v) for v in rng.normal(20.0, 3.0, n).round(int(rng.integers(0, 4)))]
+        if case % 50 == 0:
+            bases[0] = math.nan
+        if case % 37 == 0:
+            bases[-1] = -0.0
+        trusted = [bool(v) for v in rng.random(n) < 0.8]
+        others = [[b for k, (b, ok) in enumerate(zip(bases, trusted, strict=True)) if ok and k != i] for i in range(n)]
+        plain = [(statistics.median(o), len(o)) if o else None for o in others]
+        got = leave_one_out(bases, trusted)
+        assert [None if g is None else (math.copysign(1.0, g[0]), g[1]) for g in got] == \
+            [None if p is None else (math.copysign(1.0, p[0]), p[1]) for p in plain]
+        assert [None if g is None or g[0] != g[0] else g for g in got] == \
+            [None if p is None or p[0] != p[0] else p for p in plain]
+
+
+def test_find_step_takes_the_usual_load_only_past_the_noise():
+    """A jump inside the noise is no step whatever the load (no median of powers needed, so an
+    empty power history is not read); past the noise the load's floor still judges it."""
+    hours, r = _day_then([0.0301] * 6)
+    assert find_step(hours, r, [], 2.5) is None
+    hours, r = _day_then([0.02] * 6)
+    assert find_step(hours, r, [50.0] * 30, 2.5) is None  # 0.01 °C/W × 50 W = 0.5 °C: under the floor
+    assert find_step(hours, r, [500.0] * 30, 2.5) is not None

@@ -74,7 +74,7 @@ class ModuleBlock:
         if a is None:
             values = getattr(self, name)
             a = self._arrays[name] = np.array([np.nan if v is None else v for v in values], dtype=np.float64) \
-                if any(v is None for v in values) else np.asarray(values, dtype=np.float64)
+                if None in values else np.asarray(values, dtype=np.float64)
         return a
 
     def sample(self, i: int) -> Sample:
@@ -135,7 +135,7 @@ def observe_block(d: Detector, b: ModuleBlock) -> list[Placed]:
 def _throttle(d: Detector, b: ModuleBlock) -> bool:
     """No throttle bit under load in the block: the run restarts and the clean count grows."""
     assert isinstance(d, ThrottleDetector)
-    if any(bits & THROTTLE_MASK for bits in b.throttle) or b.module in d._open:
+    if _any_bits(b.throttle, THROTTLE_MASK) or b.module in d._open:
         return False  # an open episode closes with an event: one by one
     m, n = b.module, len(b)
     d._run[m] = 0
@@ -143,6 +143,15 @@ def _throttle(d: Detector, b: ModuleBlock) -> bool:
     if d._clean[m] >= d.clear_samples:
         d._active.discard(m)
     return True
+
+
+def _any_bits(values: list[int], mask: int) -> bool:
+    """Whether any value has a bit of ``mask``: in numpy where every value fits 64 bits, else value by value."""
+    try:
+        words = np.asarray(values, dtype=np.uint64)
+    except (OverflowError, TypeError, ValueError):
+        return any(bits & mask for bits in values)
+    return bool((words & np.uint64(mask)).any())
 
 
 def _flapping(d: Detector, b: ModuleBlock) -> bool:
@@ -263,13 +272,17 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
         return True
     if b.module in d._open:
         return False  # an open ecc_rising closes with an event: one by one
-    read = [i for i, v in enumerate(b.ecc_corrected) if v is not None]  # the detector skips the others
-    if not read:
+    read = _read(b.ecc_corrected)  # the detector skips the others; None: every sample was read
+    if read is not None and not read:
         return True
-    if b.ecc_uncorrected is not None and any(b.ecc_uncorrected[i] for i in read):
+    uncorrected = b.ecc_uncorrected
+    if uncorrected is not None and any(uncorrected if read is None else (uncorrected[i] for i in read)):
         return False  # an uncorrectable count: one by one
-    counts = np.asarray([b.ecc_corrected[i] for i in read], dtype=np.int64)
-    times = np.asarray(b.t, dtype=np.float64)[read]
+    if read is None:
+        counts, times = np.asarray(b.ecc_corrected, dtype=np.int64), np.asarray(b.t, dtype=np.float64)
+    else:
+        counts = np.asarray([b.ecc_corrected[i] for i in read], dtype=np.int64)
+        times = np.asarray(b.t, dtype=np.float64)[read]
     m, prev = b.module, d._prev.get(b.module)
     if (np.diff(counts) < 0).any() or (prev is not None and (counts[0] < prev[0] or prev[1])):
         return False
@@ -296,6 +309,11 @@ def _ecc(d: Detector, b: ModuleBlock) -> bool:
     d._bucket[m] = (current, count + float(sums[-1]))
     d._prev[m] = (int(counts[-1]), 0)
     return True
+
+
+def _read(values: Counts) -> list[int] | None:
+    """The positions of the values read (not None), or None when every one was (no list made)."""
+    return [i for i, v in enumerate(values) if v is not None] if None in values else None
 
 
 _FAST = {ThrottleDetector: _throttle, ClockFlappingDetector: _flapping, PcieLinkDetector: _pcie,

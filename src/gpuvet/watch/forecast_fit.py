@@ -63,7 +63,7 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     """Slope, intercept and the slope's ``alpha`` confidence interval (Sen 1968), as
     scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
     forecast fits every module every two hours of a replay): the three ranks it needs come from
-    one partition of the pairwise slopes, not a sort."""
+    one sort of the pairwise slopes (numpy's partition at four ranks costs more on these)."""
     n = len(x)
     pairs = _PAIRS.get(n)
     if pairs is None:
@@ -71,8 +71,7 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     i, j = pairs
     dx = x[j] - x[i]
     dy = y[j] - y[i]
-    keep = dx != 0
-    slopes = dy / dx if keep.all() else dy[keep] / dx[keep]
+    slopes = dy / dx if dx.all() else dy[dx != 0] / dx[dx != 0]
     m = len(slopes)
     ys = np.sort(y)
     tie_term = 0.0
@@ -80,11 +79,10 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
         _, counts = np.unique(ys, return_counts=True)
         ties = counts[counts > 1]
         tie_term = float(np.sum(ties * (ties - 1) * (2 * ties + 5)))
-    var = (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
-    z = _z(alpha)
-    upper = min(int(np.round((m - z * math.sqrt(var)) / 2)), m - 1)
-    lower = max(int(np.round((m + z * math.sqrt(var)) / 2)) - 1, 0)
-    part = np.sort(slopes)  # one sort: numpy's partition at four ranks costs twice as much here
+    spread = _z(alpha) * math.sqrt((n * (n - 1) * (2 * n + 5) - tie_term) / 18.0)
+    upper = min(round((m - spread) / 2), m - 1)  # round half to even, as np.round
+    lower = max(round((m + spread) / 2) - 1, 0)
+    part = np.sort(slopes)
     slope = float(part[m // 2] if m % 2 else (part[m // 2 - 1] + part[m // 2]) / 2)
     y_median = float(ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2)
     intercept = y_median - slope * _median_x(x)
@@ -218,11 +216,21 @@ class Step:
     split: float
 
 
+def _median(values: Iterable[float]) -> float:
+    """``statistics.median`` without its call overhead (the step rule takes eight a closed hour,
+    the inlet's fit three a window): the same sort, the same middle value or mean of the two."""
+    data = sorted(values)
+    n = len(data)
+    if not n:
+        return statistics.median(data)  # its error
+    return data[n // 2] if n % 2 else (data[n // 2 - 1] + data[n // 2]) / 2
+
+
 def _line(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float, float]:
     """The line through the medians of the day's two halves (cheap, robust; the step rule runs
     every hour): x1, y1, the slope and the rise y2 − y1."""
-    x1, x2 = statistics.median(x[:12]), statistics.median(x[12:24])
-    y1, y2 = statistics.median(y[:12]), statistics.median(y[12:24])
+    x1, x2 = _median(x[:12]), _median(x[12:24])
+    y1, y2 = _median(y[:12]), _median(y[12:24])
     slope = (y2 - y1) / (x2 - x1) if x2 > x1 else 0.0
     return x1, y1, slope, y2 - y1
 
@@ -231,21 +239,23 @@ def find_step(hours: Sequence[float], r: Sequence[float], powers: Sequence[float
     """A level step in R (a re-seated module, new thermal paste, a fixed fan): the last
     ``STEP_HOURS`` all sit on one side of the line fitted to the day before them, by more than
     ``STEP_NOISE`` times the hour-to-hour noise and more than ``step_min_c`` at the usual load
-    (the median of ``powers``' last 200); a creep moves along its line and is not a step."""
+    (the median of ``powers``' last 200, taken only when the noise test passes); a creep moves
+    along its line and is not a step."""
     k = STEP_HOURS
     if len(r) < 24 + k:
         return None
     x, y = hours[-24 - k:], r[-24 - k:]
     x1, y1, slope, rise = _line(x, y)
     residual = [b - (y1 + slope * (a - x1)) for a, b in zip(x, y, strict=True)]
-    noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(residual[:23], residual[1:24], strict=True)) \
-        / math.sqrt(2)
+    noise = 1.4826 * _median([abs(b - a) for a, b in zip(residual[:23], residual[1:24], strict=True)]) / math.sqrt(2)
     after = residual[24:]
-    jump = statistics.median(after)
-    floor = step_min_c / statistics.median(powers[-200:])
+    jump = _median(after)
+    if abs(jump) <= STEP_NOISE * noise:
+        return None  # within the noise, whatever the floor (max(noise bound, floor) is at least the bound)
+    floor = step_min_c / _median(powers[-200:])
     if abs(jump) <= max(STEP_NOISE * noise, floor) or any(v * jump <= 0 or abs(v) < 0.5 * abs(jump) for v in after):
         return None
-    if abs(statistics.median(after[k // 2:]) - statistics.median(after[:k // 2])) > 0.35 * abs(jump):
+    if abs(_median(after[k // 2:]) - _median(after[:k // 2])) > 0.35 * abs(jump):
         return None  # still moving after the supposed step: a ramp (creep, drift), not a step
     if jump > 0 and rise > 0.5 * noise:
         return None  # up on top of a rising day: the creep going on, never a reason to forget it
@@ -297,8 +307,8 @@ def fit_common(sxy: float, sxx: float, powers: Sequence[float], temps: Sequence[
     r = sxy / sxx
     p_mean, t_mean = sum(powers) / len(powers), sum(temps) / len(temps)
     resid = [t - t_mean - r * (p - p_mean) for p, t in zip(powers, temps, strict=True)]
-    centre = statistics.median(resid)
-    spread = statistics.median(abs(x - centre) for x in resid)
+    centre = _median(resid)
+    spread = _median([abs(x - centre) for x in resid])
     limit = max(4 * 1.4826 * spread, 1.0)
     kept = [(p, t) for p, t, x in zip(powers, temps, resid, strict=True) if abs(x - centre) <= limit]
     if len(kept) < 3:
@@ -312,12 +322,27 @@ def fit_common(sxy: float, sxx: float, powers: Sequence[float], temps: Sequence[
 def leave_one_out(bases: Sequence[float], trusted: Sequence[bool]) -> list[tuple[float, int] | None]:
     """Each module's inlet estimate from the others' ``bases`` (T − R·P less their usual offset):
     the median over the trusted others (a warned module is nobody's inlet), and how many it rests
-    on; None where no trusted other is left."""
+    on; None where no trusted other is left. The trusted bases are sorted once a window and each
+    module's median read off them without its own value (the same middle values)."""
+    kept = sorted(b for b, ok in zip(bases, trusted, strict=True) if ok)
+    if not all(b == b and b != 0 for b in kept):  # NaN (no order) or a zero (±0 tie): sorted one by one
+        return [_median_of_others(bases, trusted, i) for i in range(len(bases))]
     out: list[tuple[float, int] | None] = []
-    for i in range(len(bases)):
-        others = [b for k, (b, ok) in enumerate(zip(bases, trusted, strict=True)) if ok and k != i]
-        out.append((statistics.median(others), len(others)) if others else None)
+    for b, ok in zip(bases, trusted, strict=True):
+        n = len(kept) - ok
+        if not n:
+            out.append(None)
+            continue
+        skip = bisect_left(kept, b) if ok else n + 1  # the own value's place, which the others lack
+        mid = n // 2
+        high = kept[mid + (mid >= skip)]
+        out.append((high if n % 2 else (kept[mid - 1 + (mid - 1 >= skip)] + high) / 2, n))
     return out
+
+
+def _median_of_others(bases: Sequence[float], trusted: Sequence[bool], i: int) -> tuple[float, int] | None:
+    others = [b for k, (b, ok) in enumerate(zip(bases, trusted, strict=True)) if ok and k != i]
+    return (statistics.median(others), len(others)) if others else None
 
 
 def learn_offsets(bases: Sequence[float], old: Sequence[float | None], rate: float) -> list[float]:
@@ -325,7 +350,7 @@ def learn_offsets(bases: Sequence[float], old: Sequence[float | None], rate: flo
     way to this window's: the common level is the median of the bases less their known offsets
     when three are known, else of the bases themselves."""
     known = [b - o for b, o in zip(bases, old, strict=True) if o is not None]
-    common = statistics.median(known) if len(known) >= 3 else statistics.median(bases)
+    common = _median(known) if len(known) >= 3 else _median(bases)
     out = []
     for b, o in zip(bases, old, strict=True):
         deviation = b - common
