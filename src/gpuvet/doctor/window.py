@@ -36,8 +36,8 @@ def _inlet_read(run: tuple[int, list[ModuleBlock]] | Sample) -> bool:
 
 class HeldForTrend:
     """The window's samples as the thermal trend model reads them, held until a check asks for the
-    trend (thermal_trend): a triage that stops before it, or a symptom whose playbook lacks it, never
-    pays for the fit (issue 43). Fed later in the order the window took them, so the fit is the one
+    trend (thermal_trend): a symptom whose playbook lacks it, or a playbook that ends at a critical
+    cause before it, never pays for the fit (issue 43). Fed later in the order the window took them, so the fit is the one
     feeding it as they came gives; doctor reads its fits, never its events."""
 
     def __init__(self, make: Callable[[], TrendModel]) -> None:
