@@ -48,7 +48,8 @@ def test_the_module_a_line_names_is_kept_and_repeats_are_counted() -> None:
     oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity "
            "of 79.15 GiB of which 1.06 GiB is free.\n")
     got = app_errors.parse(clean(("  File \"train.py\", line 12, in step\n" + oom) * 3).lines)
-    assert [(e.kind, e.module, e.times, e.tool) for e in got.errors] == [("out_of_memory", "GPU 1", 3, "PyTorch")]
+    assert [(e.kind, e.module, e.times, e.tool) for e in got.errors] == [
+        ("out_of_memory", "CUDA device 1 (process view)", 3, "PyTorch")]
     assert app_errors.parse(clean("the run was fine, no CUDA errors\n").lines).errors == []
 
 
@@ -138,3 +139,61 @@ def test_lines_that_only_mention_the_words_are_not_errors() -> None:
     calm = ("Using GPU 0 for training\nCUDA available: True\nNCCL version 2.18.1+cuda12.1\n"
             "NVIDIA driver 550.54.15 is loaded\n")
     assert app_errors.parse(clean(calm).lines).errors == []
+
+
+# --- issue 46 review: only lines shaped as runtime output count; CUDA's device numbers are the process's ---
+
+@pytest.mark.parametrize("text", [
+    # a grep -rn hit on source code: a string literal and a comment that name errors
+    "$ grep -rn ECC myapp/\nmyapp/retry.py:14:    if \"uncorrectable ECC error encountered\" in str(e) and device == 2:\n"
+    "myapp/retry.py:15:        # cudaErrorECCUncorrectable on cuda:2 means we should drain\n",
+    # a comment inside a traceback's source lines
+    "Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n"
+    "    # retry on CUDA error: an illegal memory access was encountered\n    x = model(batch)\n",
+    # the line that raised, as a traceback prints it
+    "  File \"x.py\", line 3, in <module>\n    raise RuntimeError(\"CUDA error: uncorrectable ECC error encountered\")\n",
+    # prose quoting an error
+    "I once saw 'Failed to initialize NVML: Driver/library version mismatch' on this box but a reboot fixed it.\n",
+    "I once saw Failed to initialize NVML: Driver/library version mismatch but a reboot fixed it\n",
+    "// cudaErrorECCUncorrectable: drain the node\n",
+])
+def test_quoted_commented_or_coded_errors_are_not_error_lines(text: str) -> None:
+    assert app_errors.parse(clean(text).lines).errors == []
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("RuntimeError: CUDA error: uncorrectable ECC error encountered\n", "ecc_uncorrectable"),
+    ("[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\n", "illegal_address"),
+    ("2024-03-04 10:12:31.123 ERROR train: CUDA error: unspecified launch failure\n", "launch_failure"),
+    ("Failed to initialize NVML: Driver/library version mismatch\n", "nvml_mismatch"),
+    ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error\n",
+     "nccl_cuda"),
+    ("localhost: Test CUDA failure common.cu:986 'invalid device ordinal'\n", "invalid_ordinal"),
+    ("node1:1234:1301 [2] include/alloc.h:48 NCCL WARN Cuda failure 'an illegal memory access was encountered'\n",
+     "illegal_address"),
+    ("logs/run.log:1234:RuntimeError: CUDA error: uncorrectable ECC error encountered\n", "ecc_uncorrectable"),
+    ("cudaGetDeviceCount returned 100\n-> no CUDA-capable device is detected\n", "no_device"),
+])
+def test_runtime_lines_still_count(text: str, kind: str) -> None:
+    assert [e.kind for e in app_errors.parse(clean(text).lines).errors] == [kind]
+
+
+def test_a_cuda_device_number_is_the_process_view_and_a_bus_id_joins_a_module() -> None:
+    oom = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 79.15 GiB total "
+           "capacity; 76.10 GiB already allocated)\n")
+    (e,) = app_errors.parse(clean(oom).lines).errors
+    assert e.module == "CUDA device 3 (process view)"
+    (e,) = app_errors.parse(clean("RuntimeError: CUDA error: uncorrectable ECC error encountered on cuda:1\n").lines).errors
+    assert e.module == "CUDA device 1 (process view)"
+    bus = "ERROR: GPU 0000:2d:00.0: cudaErrorECCUncorrectable\n"  # made up: a program that prints the bus id
+    (e,) = app_errors.parse(clean(bus).lines).errors
+    assert e.module == "0000:2d:00.0"
+
+
+def test_the_doctor_names_no_nvidia_smi_index_for_a_cuda_device(capsys: pytest.CaptureFixture[str],
+                                                                tmp_path: Path) -> None:
+    listing = ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee)\n"
+               "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeef)\n")
+    _, data = doctor_capture(capsys, tmp_path, listing + "RuntimeError: CUDA error: uncorrectable ECC error "
+                             "encountered on cuda:1\n")
+    assert ("ecc_uncorrectable_since_boot", "CUDA device 1 (process view)") in found_causes(data)

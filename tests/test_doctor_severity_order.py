@@ -3,11 +3,14 @@ confirms (issue 46 review: "ECC is off" from nvidia-smi -q hid a captured uncorr
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from gpuvet.cli.app import main
 from gpuvet.doctor import run
 from gpuvet.doctor.model import finding, playbooks
 from gpuvet.doctor.outcome import confirmed, unknown
@@ -53,3 +56,17 @@ def test_an_equally_severe_later_cause_stays_behind_the_first(monkeypatch):
     assert len(steps) == 1 and len(found) == 1
     every, _ = run.run_playbook(book, _stub_ev(), all_steps=True)
     assert len(every) == len(book.steps)
+
+
+def test_ecc_off_in_smi_q_does_not_hide_a_captured_uncorrectable_ecc_error(capsys, tmp_path):
+    """The review's case, without --all: nvidia-smi -q says ECC is off on one module (a warning, an
+    early step) and the program's traceback says uncorrectable ECC error (critical, the last step)."""
+    smi = Path(__file__).parent / "data" / "captures" / "smi_q_h100_2gpu.txt"
+    trace = tmp_path / "trace.txt"
+    trace.write_text("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+                     "RuntimeError: CUDA error: uncorrectable ECC error encountered on cuda:1\n", encoding="utf-8")
+    main(["doctor", "compute-errors", "--from", str(smi), "--from", str(trace), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    causes = [f["cause"] for f in data["findings"]]
+    assert "ecc_uncorrectable_since_boot" in causes and "ecc_disabled" in causes, causes
+    assert data["findings"][0]["cause"] == "ecc_uncorrectable_since_boot"

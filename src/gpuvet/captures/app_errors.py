@@ -1,7 +1,9 @@
 """Error lines applications and runtimes print, as operators paste them: PyTorch's ``RuntimeError:
 CUDA error: …``, the CUDA runtime's and driver API's error names (cudaErrorECCUncorrectable,
 CUDA_ERROR_NO_DEVICE), NVML's ``Failed to initialize NVML: …``, PyTorch's NCCL errors, and
-``torch.cuda.is_available()`` answering False. Each line is kept with its kind; what each kind
+``torch.cuda.is_available()`` answering False. Only lines shaped as a runtime prints them count
+(``printed``): a grep hit on source code, a comment, a string literal or a sentence quoting an error
+is not one. Each line is kept with its kind; what each kind
 means (a module's hardware, the driver, or the application itself) is doctor's to say
 (capture_checks.captured_errors), never decided here."""
 
@@ -62,6 +64,7 @@ _KEYS = re.compile("|".join(re.escape(k) for k in (
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")))
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
+_BUS_ID = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _DEVICE = re.compile(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
 
 
@@ -99,7 +102,50 @@ def parse(lines: list[Line]) -> AppErrorsParse:
 def _kind(text: str) -> str | None:
     if not _KEYS.search(text.lower()):
         return None
-    return next((k for k, pattern in KINDS.items() if pattern.search(text)), None)
+    for kind, pattern in KINDS.items():
+        m = pattern.search(text)
+        if m is not None and printed(text, m.start()):
+            return kind
+    return None
+
+
+# what may stand before a runtime's message on its line: a grep/compiler hit's path:NN: (judged on what
+# follows), a label ending in ':' ']' '>' '|' '(' or '->', an error label anywhere, an earlier sentence
+# after a label, or nothing but timestamps and punctuation
+_GREP_HIT = re.compile(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
+_SOURCE_HIT = re.compile(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
+_COMMENT = re.compile(r"^\s*(?:#|//|/\*)")
+_LABEL = re.compile(r"(?:Error|error|ERROR|Exception|Warning|warning|WARN|failed|Failed|FAILED)\S*\s*:")
+_ENDS_AS_LABEL = re.compile(r"(?:[:\]>|(]|->)$")
+_DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)+$")  # torch.cuda.OutOfMemoryError: the module path before the name
+# a label, then an earlier sentence of the same message ("…gpu_device.cc:1960] Cannot dlopen some GPU
+# libraries. Skipping registering GPU devices...")
+_EARLIER_SENTENCE = re.compile(r"[:\]>]\s+[^:\]>'\"]*[.!;,]$")
+# a source line (a traceback prints the line that raised): a statement keyword or a call before the message
+_CODE = re.compile(r"^\s*(?:(?:if|elif|while|for|assert|raise|return|except|throw|catch|case|def|class|import|from|"
+                   r"print|printf|fprintf|puts|echo)\b|[\w.:]+\s*\(|\w+\s*=[^=])")
+_TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
+_QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
+
+
+def printed(text: str, at: int) -> bool:
+    """The message at ``at`` is shaped as a runtime prints it, not quoted by someone: not in a source
+    file's grep hit, a comment, a string literal or code, nor inside a sentence ("I once saw '…'")."""
+    if _SOURCE_HIT.match(text) or _COMMENT.match(text):
+        return False
+    if (hit := _GREP_HIT.match(text)) is not None and hit.end() <= at:
+        text, at = text[hit.end():], at - hit.end()
+        if _COMMENT.match(text):
+            return False
+    before = text[:at]
+    if _CODE.match(before):
+        return False
+    quotes = list(_QUOTE.finditer(before))
+    if len(quotes) % 2:  # inside a quoted string: only a tool's own quoting ("Test CUDA failure common.cu:986 '…'")
+        return bool(_TOOL_QUOTES.search(before[:quotes[-1].start()]))
+    head = _DOTTED.sub("", before.rstrip())
+    return (not re.search(r"[A-Za-z]", head) or bool(_ENDS_AS_LABEL.search(head)) or bool(_LABEL.search(head))
+            or bool(_EARLIER_SENTENCE.search(before.rstrip())))
 
 
 def _torch_false(lines: list[Line], i: int) -> str | None:
@@ -116,10 +162,14 @@ def _torch_false(lines: list[Line], i: int) -> str | None:
 
 
 def _module(text: str) -> str | None:
-    """The module a line names ('device 1', 'cuda:1', 'GPU 1'), or None; a line that names none is not
-    given one."""
+    """The module a line names: its bus id where it prints one (the only name that joins it to a listed
+    module); else the CUDA device number it names ('device 1', 'cuda:1', PyTorch's 'GPU 1'), said as
+    the process's view: CUDA numbers the devices the process sees (CUDA_VISIBLE_DEVICES,
+    CUDA_DEVICE_ORDER), not nvidia-smi's indices. None where it names neither."""
+    if (bus := _BUS_ID.search(text)) is not None:
+        return bus.group(0)
     m = _DEVICE.search(text)
-    return f"GPU {int(m.group(1))}" if m else None
+    return f"CUDA device {int(m.group(1))} (process view)" if m else None
 
 
 def _tool(text: str) -> str | None:
