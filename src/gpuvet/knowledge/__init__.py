@@ -52,7 +52,10 @@ class Fault:
     validate: tuple[str, ...] = ()  # validate's findings for it
 
 
+@cache
 def _read(name: str) -> dict[str, object]:
+    """One package data file, parsed once per process (doctor asks for an Xid's severity per log
+    line: a flood of 20,000 lines re-parsed xids.yaml 20,000 times). Read-only to every caller."""
     text = resources.files("gpuvet.knowledge").joinpath(name).read_text(encoding="utf-8")
     return cast(dict[str, object], load_package_yaml(text))
 
@@ -90,11 +93,19 @@ _NONFATAL = re.compile(r"\bNon-?fatal\b", re.I)
 def xid_severity(code: int, message: str | None) -> Level:
     """The severity of one Xid line: the catalog's, except where the code names its fatality in the
     message (NVLink 5, xids.yaml's nonfatal_in_message) and the message says non-fatal."""
-    rule = cast(dict[str, object], _read("xids.yaml").get("nonfatal_in_message") or {})
-    codes = cast(list[int], rule.get("codes") or [])
+    codes, severity = _nonfatal_rule()
     if message and code in codes and _NONFATAL.search(message):
-        return cast(Level, rule["severity"])
+        return severity
     return xid(code).severity
+
+
+@cache
+def _nonfatal_rule() -> tuple[frozenset[int], Level]:
+    """xids.yaml's ``nonfatal_in_message``: the codes whose message may name them non-fatal, and
+    the severity they then take (no codes: the rule is absent)."""
+    rule = cast(dict[str, object], _read("xids.yaml").get("nonfatal_in_message") or {})
+    codes = frozenset(int(c) for c in cast(list[int], rule.get("codes") or []))
+    return codes, cast(Level, rule.get("severity", "info"))
 
 
 @cache

@@ -1,0 +1,60 @@
+"""Findings of a newcomer's run: a flood of Xid lines reads the knowledge base once, identifiers
+print exactly, one fact is one root, and a cut collective run is never called latency-bound."""
+
+import json
+from pathlib import Path
+
+import gpuvet.knowledge as knowledge
+from gpuvet.cli.app import main
+
+DATA = Path(__file__).parent / "data" / "captures"
+_CACHED = ("_read", "_nonfatal_rule", "xids", "xid_source", "_read_unknown", "fatal_xids", "off_bus_xids",
+           "faults", "thresholds", "severity_of_watch_kind")
+
+
+def _xid_lines(n: int, code: int = 13) -> str:
+    return "".join(f"[Sat Dec  5 {i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d} 2026] NVRM: Xid (PCI:0000:2a:00): "
+                   f"{code}, pid=1, name=x, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address\n"
+                   for i in range(n))
+
+
+def _clear_knowledge() -> None:
+    for name in _CACHED:
+        getattr(knowledge, name).cache_clear()
+
+
+def test_a_flood_of_xid_lines_reads_the_xid_catalog_once(capsys, monkeypatch, tmp_path):
+    """doctor asked each line's severity of a re-parsed xids.yaml: 20,000 lines took minutes."""
+    loads: list[str] = []
+    real = knowledge.load_package_yaml
+
+    def counted(text: str) -> object:
+        loads.append("xids" if "nonfatal_in_message" in text else "other")
+        return real(text)
+
+    log = tmp_path / "k.txt"
+    log.write_text(_xid_lines(2000))
+    _clear_knowledge()
+    monkeypatch.setattr(knowledge, "load_package_yaml", counted)
+    try:
+        assert main(["doctor", "--from", str(log), "--json"]) == 1
+    finally:
+        _clear_knowledge()
+    data = json.loads(capsys.readouterr().out)
+    assert any(f["cause"] for f in data["findings"])
+    assert loads.count("xids") == 1 and len(loads) <= 2
+
+
+def test_every_knowledge_accessor_reads_its_file_once(monkeypatch):
+    loads: list[int] = []
+    real = knowledge.load_package_yaml
+    _clear_knowledge()
+    monkeypatch.setattr(knowledge, "load_package_yaml", lambda text: loads.append(1) or real(text))
+    try:
+        for _ in range(50):
+            knowledge.xid_severity(13, "x"), knowledge.xid_severity(145, "Non-fatal"), knowledge.xid(99999)
+            knowledge.xid_source(), knowledge.fault("xid"), knowledge.thresholds(), knowledge.fatal_xids()
+    finally:
+        _clear_knowledge()
+    assert len(loads) == 2  # xids.yaml and faults.yaml
+    assert knowledge.xid_severity(145, "NVLink: Non-fatal error") == "warn"
