@@ -27,7 +27,8 @@ _SYSLOG_HOST = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:[A-Z][a-z]{2}\s+\d{1,2}\s+\
                           r"(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*) kernel:")
 REPLACED = ("node and host names the logbook keeps for the module's runs and findings",
             "the host field of syslog/journal kernel lines (Dec 6 01:02:03 HOST kernel:) and its FQDN's first label",
-            "those names inside captured files' names (HOST-dmesg.txt)")
+            "those names inside captured files' names (HOST-dmesg.txt) and wherever a file is cited "
+            "(evidence sources, notes), one pseudonym per host (HOST-smi and HOST.domain are HOST)")
 
 
 def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: str,
@@ -222,13 +223,34 @@ def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str
     return "\n".join(lines) + "\n"
 
 
+def pseudonyms(names: list[str]) -> dict[str, str]:
+    """Each name's ``node-N``, N in order of first sight, ONE per host: a name that is another one
+    with a suffix (``prodhost99-smi``, ``prodhost99.example.com``, beside ``prodhost99``) is that
+    host, so a packet never calls one machine node-1 and node-3. No pseudonym is a real name (a
+    second pass could not rename it again)."""
+    real = [n for n in dict.fromkeys(names) if n]
+    group: dict[str, str] = {}
+    alias: dict[str, str] = {}
+    n = 0
+    for name in real:
+        root = min((r for r in real if name == r or (name.startswith(r) and name[len(r)] in "-_.")), key=len)
+        if root not in group:
+            n += 1
+            while f"node-{n}" in real:
+                n += 1
+            group[root] = f"node-{n}"
+        alias[name] = group[root]
+    return alias
+
+
 def _redact(text: str, names: list[str], within_names: bool = False) -> str:
-    """Each name as ``node-<its place in names>``, the longest first and in one pass (an alias is
-    never renamed again): as a word of its own (``node1`` in ``node10`` or ``nvidia-smi`` is not
-    it), or, ``within_names``, also inside a file name (``node07-dmesg.txt``, ``smi.xml``)."""
-    alias = {name: f"node-{i + 1}" for i, name in enumerate(names) if name}
+    """Each name as its pseudonym, the longest first and in one pass: where a word or a file name
+    starts (``prodhost42.txt (nvidia-smi -q)``, ``prodhost99-kern.log``, a kernel line's host) but
+    not inside a word (``node1`` in ``node10``, ``smi`` in ``nvidia-smi``); ``within_names`` (a
+    captured file's own name), also after a separator (``dmesg-node07.txt``)."""
+    alias = pseudonyms(names)
     if not alias:
         return text
     either = "|".join(re.escape(n) for n in sorted(alias, key=len, reverse=True))
-    apart = r"[A-Za-z0-9]" if within_names else r"[\w.-]"
-    return re.sub(rf"(?<!{apart})(?:{either})(?!{apart})", lambda m: alias[m.group(0)], text)
+    before = r"[A-Za-z0-9]" if within_names else r"[\w.-]"
+    return re.sub(rf"(?<!{before})(?:{either})(?![A-Za-z0-9])", lambda m: alias[m.group(0)], text)
