@@ -71,16 +71,18 @@ def test_llama_2_7b_counts_its_untied_head_and_gpt2_its_tied_one():
 
     llama, gpt2 = get_shape("llama-2-7b").arch, get_shape("gpt2").arch
     assert not llama.tied and gpt2.tied
-    assert llama.parameters() == pytest.approx(6.74e9, rel=0.005)
-    assert gpt2.parameters() == pytest.approx(124e6, rel=0.005)
+    assert llama.parameters() == 6_738_415_616 and gpt2.parameters() == 124_439_808  # the checkpoints' counts
+    assert (llama.norm, gpt2.norm) == ("rmsnorm", "layernorm")
     assert llama.parameters() - replace(llama, tied=True).parameters() == llama.vocab * llama.hidden
 
 
-def test_every_shape_is_within_a_tenth_of_a_percent_of_its_published_total():
+def test_every_shape_counts_exactly_its_published_total():
+    """Review finding: 4h of norms a block is GPT-2's LayerNorm (weight and bias, twice); Llama's RMSNorm
+    has 2h. With the norm, GPT-2's biases and the final norm, each count is the checkpoint's exactly."""
     from gpuvet.plan.shapes import SHAPES
 
     for shape in SHAPES.values():
-        assert shape.arch.parameters() == pytest.approx(shape.published_parameters, rel=0.001), shape.name
+        assert shape.arch.parameters() == shape.published_parameters, shape.name
         assert shape.arch.tied == shape.name.startswith("gpt2"), shape.name
 
 
@@ -92,9 +94,11 @@ def _plan_json(capsys, *args: str) -> dict:
 def test_plan_memory_shape_and_head_flags_keep_the_json_keys_and_add_the_architecture(capsys):
     shaped = _plan_json(capsys, "--shape", "llama-2-7b")
     flags = _plan_json(capsys, "--layers", "32", "--hidden", "4096", "--heads", "32", "--ffn", "11008",
-                       "--gated-mlp", "--head", "untied")
-    assert shaped["params"] == flags["params"] == shaped["architecture"]["parameters"]
-    assert shaped["params"] == pytest.approx(6.74e9, rel=0.005)
+                       "--gated-mlp", "--head", "untied", "--norm", "rmsnorm")
+    assert shaped["params"] == flags["params"] == shaped["architecture"]["parameters"] == 6_738_415_616
+    assert shaped["architecture"]["norm"] == flags["architecture"]["norm"] == "rmsnorm"
+    layernorm = _plan_json(capsys, "--shape", "llama-2-7b", "--norm", "layernorm")  # a weight and a bias each
+    assert layernorm["params"] - shaped["params"] == (2 * 32 + 1) * 4096
     assert {"params", "modules", "breakdown", "assumptions", "accounting", "allowances"} <= set(shaped)
     assert shaped["architecture"]["shape"] == "llama-2-7b" and shaped["architecture"]["tied"] is False
     assert any("output head untied" in note for note in shaped["assumptions"])
@@ -110,6 +114,31 @@ def test_a_bad_shape_or_head_is_refused_naming_the_flag_and_the_choices(capsys, 
     assert main(["plan", "memory", *args]) == 2
     err = capsys.readouterr().err
     assert flag in err and "Fix:" in err
+
+
+def test_params_that_contradict_the_shape_are_refused_naming_both(capsys):
+    """Review finding: --shape llama-2-7b --params 13e9 printed 13B while the activations and FSDP units
+    were the 7B shape's. A count within 1 % of the architecture's is the same model and is taken."""
+    for command in (["plan", "memory"], ["plan", "step", "--node", "mesh-4"]):
+        assert main([*command, "--shape", "llama-2-7b", "--params", "13e9"]) == 2
+        err = capsys.readouterr().err
+        assert "--params" in err and "--shape llama-2-7b" in err and "6,738,415,616" in err and "Fix:" in err
+    assert main(["plan", "memory", "--layers", "32", "--hidden", "4096", "--heads", "32", "--params", "70B"]) == 2
+    assert "--layers/--hidden/--heads" in capsys.readouterr().err
+    assert _plan_json(capsys, "--shape", "llama-2-7b", "--params", "6.74B")["params"] == 6.74e9
+    assert main(["plan", "step", "--node", "mesh-4", "--params", "13B", "--json"]) in (0, 1)  # no shape given: as before
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("flag", [["--head", "untied"], ["--norm", "rmsnorm"], ["--ffn", "11008"], ["--gated-mlp"]])
+def test_an_architecture_flag_without_an_architecture_is_refused_not_ignored(capsys, flag):
+    assert main(["plan", "memory", "--params", "7e9", *flag]) == 2
+    err = capsys.readouterr().err
+    assert flag[0] in err and "no architecture is given" in err and "--shape" in err
+
+
+def test_an_unknown_norm_is_refused():
+    assert main(["plan", "memory", "--shape", "gpt2", "--norm", "batchnorm"]) == 2
 
 
 # --- validate's run record carries each module's firmware (VBIOS) beside the driver ------------------

@@ -111,8 +111,8 @@ def test_plan_memory_accounting_flag_and_named_allowances(capsys):
 # BackwardPrefetch.BACKWARD_PRE). A small shape keeps the hand arithmetic short: 4 blocks of 1024, vocabulary 32000.
 SMALL = Architecture(layers=4, hidden=1024, heads=8)
 BLOCK = 4 * 1024**2 + 2 * 1024 * 4096 + 4 * 1024  # attention, MLP, norms: 12,587,008
-ROOT = 32000 * 1024  # the embedding, in the root unit: 32,768,000
-PSI = 4 * BLOCK + ROOT  # 83,116,032
+ROOT = 32000 * 1024 + 2 * 1024  # the embedding and the final LayerNorm, in the root unit: 32,770,048
+PSI = 4 * BLOCK + ROOT  # 83,118,080
 
 
 def _fsdp(zero, **kw):
@@ -120,14 +120,14 @@ def _fsdp(zero, **kw):
 
 
 def test_fsdp_full_shard_holds_fp32_shards_plus_the_root_and_two_gathered_blocks():
-    """FULL_SHARD (--zero 3), N = 8, bf16 with AdamW: weights 4Ψ/N + 2(R + 2B) = 41,558,016 + 115,884,032 =
-    157,442,048; gradients 4Ψ/N + 2·max(R, B) = 41,558,016 + 65,536,000 = 107,094,016; optimizer 8Ψ/N =
-    83,116,032 (the fp32 master is the sharded parameter, so AdamW adds only its two moments)."""
-    assert SMALL.layer_parameters() == BLOCK == 12_587_008 and SMALL.parameters() == PSI == 83_116_032
+    """FULL_SHARD (--zero 3), N = 8, bf16 with AdamW: weights 4Ψ/N + 2(R + 2B) = 41,559,040 + 115,888,128 =
+    157,447,168; gradients 4Ψ/N + 2·max(R, B) = 41,559,040 + 65,540,096 = 107,099,136; optimizer 8Ψ/N =
+    83,118,080 (the fp32 master is the sharded parameter, so AdamW adds only its two moments)."""
+    assert SMALL.layer_parameters() == BLOCK == 12_587_008 and SMALL.parameters() == PSI == 83_118_080
     b = _fsdp(3)
-    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (157_442_048, 107_094_016, 83_116_032)
-    assert b.state_allowances == {"FSDP gathered units (compute dtype)": 115_884_032,
-                                  "FSDP unsharded gradient of one unit": 65_536_000}
+    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (157_447_168, 107_099_136, 83_118_080)
+    assert b.state_allowances == {"FSDP gathered units (compute dtype)": 115_888_128,
+                                  "FSDP unsharded gradient of one unit": 65_540_096}
     assert b.communication_bytes == 0  # FSDP's collectives run on the unit copies above
     assert any("FULL_SHARD" in n and "BACKWARD_PRE" not in n for n in b.assumptions)
     assert any("BACKWARD_PRE" in n for n in b.assumptions)
@@ -135,19 +135,19 @@ def test_fsdp_full_shard_holds_fp32_shards_plus_the_root_and_two_gathered_blocks
 
 def test_fsdp_shard_grad_op_keeps_every_unit_gathered_and_zero1_maps_to_it():
     """SHARD_GRAD_OP (--zero 2; FSDP has no optimizer-only sharding, so --zero 1 too): weights 4Ψ/N + 2Ψ =
-    41,558,016 + 166,232,064 = 207,790,080; gradients and optimizer as FULL_SHARD's (107,094,016 and 83,116,032)."""
+    41,559,040 + 166,236,160 = 207,795,200; gradients and optimizer as FULL_SHARD's (107,099,136 and 83,118,080)."""
     two, one = _fsdp(2), _fsdp(1)
-    assert (two.weights_bytes, two.gradients_bytes, two.optimizer_bytes) == (207_790_080, 107_094_016, 83_116_032)
-    assert (one.weights_bytes, one.gradients_bytes, one.optimizer_bytes) == (207_790_080, 107_094_016, 83_116_032)
+    assert (two.weights_bytes, two.gradients_bytes, two.optimizer_bytes) == (207_795_200, 107_099_136, 83_118_080)
+    assert (one.weights_bytes, one.gradients_bytes, one.optimizer_bytes) == (207_795_200, 107_099_136, 83_118_080)
     assert any("SHARD_GRAD_OP (--zero 1)" in n for n in one.assumptions)
 
 
 def test_fsdp_no_shard_is_replicated_fp32_with_the_unit_copies():
-    """NO_SHARD (--zero 0), bf16: weights 4Ψ + 2(R + 2B) = 332,464,128 + 115,884,032 = 448,348,160; gradients
-    4Ψ + 2·max(R, B) = 398,000,128; optimizer 8Ψ = 664,928,256. In fp32 there is no low-precision copy:
+    """NO_SHARD (--zero 0), bf16: weights 4Ψ + 2(R + 2B) = 332,472,320 + 115,888,128 = 448,360,448; gradients
+    4Ψ + 2·max(R, B) = 398,012,416; optimizer 8Ψ = 664,944,640. In fp32 there is no low-precision copy:
     4Ψ, 4Ψ and 8Ψ with no allowance."""
     b = _fsdp(0)
-    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (448_348_160, 398_000_128, 664_928_256)
+    assert (b.weights_bytes, b.gradients_bytes, b.optimizer_bytes) == (448_360_448, 398_012_416, 664_944_640)
     fp32 = _fsdp(0, precision="fp32")
     assert (fp32.weights_bytes, fp32.gradients_bytes, fp32.optimizer_bytes) == (4 * PSI, 4 * PSI, 8 * PSI)
     assert sum(fp32.state_allowances.values()) == 0
@@ -158,8 +158,10 @@ def test_fsdp_on_a_llama_7b_shape_lies_between_the_paper_and_deepspeed():
     a block B) on 8 ranks: SHARD_GRAD_OP 2Ψ + 16Ψ/N + 2·max(R, B) = 27.48 GB, between the paper's ZeRO-2
     (2Ψ + 14Ψ/N = 25.27 GB) and DeepSpeed's estimator (4Ψ + 16Ψ/N = 40.43 GB); FULL_SHARD 16Ψ/N + 2(R + 2B) +
     2·max(R, B) = 15.34 GB against the paper's 13.48."""
-    llama = Architecture(layers=32, hidden=4096, heads=32, ffn=11008, vocab=32000, gated_mlp=True, tied=False)
-    psi, block, root = float(llama.parameters()), llama.layer_parameters(), 2 * 32000 * 4096
+    llama = Architecture(layers=32, hidden=4096, heads=32, ffn=11008, vocab=32000, gated_mlp=True, tied=False,
+                         norm="rmsnorm")
+    psi, block, root = float(llama.parameters()), llama.layer_parameters(), 2 * 32000 * 4096 + 4096  # + final norm
+    assert psi == 6_738_415_616  # the checkpoint's count
     job = Job(psi, zero=2, dp=8, arch=llama, accounting="fsdp")
     assert _states(job) == pytest.approx(2 * psi + 16 * psi / 8 + 2 * max(root, block))
     assert _states(job) / GB == pytest.approx(27.48, abs=0.01)
@@ -182,9 +184,9 @@ def test_plan_memory_accounting_fsdp_cli(capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["accounting"] == "fsdp"
     b = out["breakdown"]
-    assert (b["weights_bytes"], b["gradients_bytes"], b["optimizer_bytes"]) == (157_442_048, 107_094_016, 83_116_032)
-    assert out["allowances"]["FSDP gathered units (compute dtype)"] == 115_884_032
-    assert out["allowances"]["FSDP unsharded gradient of one unit"] == 65_536_000
+    assert (b["weights_bytes"], b["gradients_bytes"], b["optimizer_bytes"]) == (157_447_168, 107_099_136, 83_118_080)
+    assert out["allowances"]["FSDP gathered units (compute dtype)"] == 115_888_128
+    assert out["allowances"]["FSDP unsharded gradient of one unit"] == 65_540_096
     assert b["total_bytes"] == pytest.approx(sum(v for k, v in b.items() if k != "total_bytes"))
     code = main(["plan", "memory", "--layers", "4", "--hidden", "1024", "--heads", "8", "--zero", "3", "--dp", "8",
                  "--accounting", "fsdp"])

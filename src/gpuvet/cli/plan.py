@@ -29,6 +29,7 @@ from gpuvet.cli.plan_options import (
     LogbookOpt,
     MemoryPlan,
     NodeOpt,
+    NormOpt,
     OptimizerHelp,
     ParamsOpt,
     PositionsOpt,
@@ -91,17 +92,26 @@ class ArchFlags:
     tied: bool | None
     positions: int | None
     experts: int | None = None
+    norm: str | None = None
+
+
+# the flags that change an architecture's figures, by Architecture field: without one they describe nothing
+_ARCH_FLAGS = {"kv_heads": "--kv-heads", "ffn": "--ffn", "vocab": "--vocab", "gated_mlp": "--gated-mlp",
+               "tied": "--head", "positions": "--positions", "experts": "--experts", "norm": "--norm"}
 
 
 def _arch(f: ArchFlags) -> Architecture | None:
     """The architecture: the --shape's with the flags given replacing its figures, or the flags
-    alone (tied head, no position embeddings, 32,000 tokens unless given); None when neither."""
-    from gpuvet.node.memory import Architecture, PlanError
+    alone (tied head, no position embeddings, LayerNorm, 32,000 tokens unless given); None when
+    neither (a figure flag given then would be ignored: refused instead)."""
+    from gpuvet.node.memory import NORMS, Architecture, PlanError
     from gpuvet.plan.shapes import get_shape
 
+    if f.norm is not None and f.norm not in NORMS:
+        raise PlanError("--norm", f"unknown norm {f.norm!r}", "use rmsnorm (Llama) or layernorm (GPT-2)")
     given = {k: v for k, v in (("layers", f.layers), ("hidden", f.hidden), ("heads", f.heads), ("kv_heads", f.kv_heads),
                                ("ffn", f.ffn), ("vocab", f.vocab), ("gated_mlp", f.gated), ("tied", f.tied),
-                               ("positions", f.positions), ("experts", f.experts)) if v is not None}
+                               ("positions", f.positions), ("experts", f.experts), ("norm", f.norm)) if v is not None}
     if f.shape:
         arch = replace(get_shape(f.shape).arch, **given)  # type: ignore[arg-type]  # typed by the flags
     elif f.layers or f.hidden or f.heads:
@@ -109,6 +119,11 @@ def _arch(f: ArchFlags) -> Architecture | None:
             raise PlanError("--layers/--hidden/--heads", "give all three to describe the architecture (or --shape)",
                             "add the rest")
         arch = Architecture(**given)  # type: ignore[arg-type]  # typed by the flags
+    elif given:
+        flags = ", ".join(_ARCH_FLAGS[k] for k in given)
+        raise PlanError(flags, "changes the architecture's figures, but no architecture is given: the plan would "
+                        "ignore it", "add --shape (e.g. llama-2-7b) or --layers, --hidden and --heads, or leave "
+                        f"{flags} out")
     else:
         return None
     if arch.heads > arch.hidden:
@@ -137,7 +152,31 @@ def _arch_json(arch: Architecture, shape: str | None) -> ArchitectureJson:
     return {"shape": get_shape(shape).name if shape else None, "layers": arch.layers, "hidden": arch.hidden,
             "heads": arch.heads, "kv_heads": arch.kv_heads, "ffn": arch.ffn, "vocab": arch.vocab,
             "gated_mlp": arch.gated_mlp, "experts": arch.experts, "tied": arch.tied,
-            "position_embeddings": arch.positions, "parameters": arch.parameters()}
+            "position_embeddings": arch.positions, "norm": arch.norm, "biases": arch.biases,
+            "parameters": arch.parameters()}
+
+
+def _params_agree(params: str | None, arch: Architecture | None, described: str) -> None:
+    """--params beside an architecture the user described (``described``: its flags) must be its
+    count (within 1 %): the activations and FSDP units come from the architecture, so a different
+    count would plan a model that is neither."""
+    from gpuvet.node.memory import PlanError
+
+    if not params or arch is None or not described:
+        return
+    count, own = parse_count(params, "--params"), arch.parameters()
+    if abs(count - own) > 0.01 * own:
+        raise PlanError("--params", f"{count / 1e9:.4g}B conflicts with {described}, which counts "
+                        f"{own:,} parameters ({own / 1e9:.4g}B; its activations and FSDP units are planned from it)",
+                        "leave --params out (the architecture's count is used), or describe the model of that size "
+                        "(another --shape, or --layers, --hidden and --heads)")
+
+
+def _described(shape: str | None, layers: int | None, hidden: int | None, heads: int | None) -> str:
+    """The architecture flags the user gave, in words ('' when none)."""
+    if shape:
+        return f"--shape {shape}" + (" with --layers/--hidden/--heads" if layers or hidden or heads else "")
+    return "--layers/--hidden/--heads" if layers or hidden or heads else ""
 
 
 def _job(params: str | None, precision: str, optimizer: str, zero: int, dp: int, tp: int, pp: int, cp: int,
@@ -194,6 +233,7 @@ def memory(
     shape: ShapeOpt = None,
     head: HeadOpt = None,
     positions: PositionsOpt = None,
+    norm: NormOpt = None,
     model: Annotated[str | None, typer.Option("--model", metavar="MODEL", help="Check the fit on this catalog "
                                               "model (gpuvet catalog, e.g. H200-SXM) and find the fewest modules "
                                               "that fit.")] = None,
@@ -209,7 +249,8 @@ def memory(
     """Bytes per module: weights, gradients, optimizer states, activations, communication buffers,
     runtime overhead; whether it fits a module; the fewest modules that fit."""
     arch = _arch(ArchFlags(shape, layers, hidden, heads, kv_heads, ffn, vocab, gated or None, _tied(head), positions,
-                           experts))
+                           experts, norm))
+    _params_agree(params, arch, _described(shape, layers, hidden, heads))
     job = _job(params, precision, optimizer, zero, dp, tp, pp, cp, recompute, sequence_parallel, fp32_grads, offload,
                arch, seq_len, micro_batch)
     job = replace(job, accounting=accounting)  # type: ignore[arg-type]  # checked by Job.validate
@@ -389,7 +430,7 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
                                                 "or fp8 peak (fp8 keeps bf16 states, as Transformer Engine does).")]
          = "bf16",
          kv_heads: KvHeadsOpt = None, ffn: FfnOpt = None, vocab: VocabOpt = None, gated: GatedOpt = False,
-         shape: ShapeOpt = None, head: HeadOpt = None, positions: PositionsOpt = None,
+         shape: ShapeOpt = None, head: HeadOpt = None, positions: PositionsOpt = None, norm: NormOpt = None,
          accounting: AccountingOpt = "paper",
          as_json: JsonOpt = False) -> None:
     """Step time, communication share (all of it, and the exposed part) of a training job on a
@@ -400,7 +441,8 @@ def step(node_ref: NodeOpt = None, sim: SimOpt = None,
     from gpuvet.plan.step import plan_step
 
     arch = _arch(ArchFlags(shape, *_step_size(shape, layers, hidden, heads), kv_heads, ffn, vocab, gated or None,
-                           _tied(head), positions))
+                           _tied(head), positions, norm=norm))
+    _params_agree(params, arch, _described(shape, layers, hidden, heads))
     results: list[StepPlan] = []
     for ref in [_node_ref(node_ref, sim)] + ([compare] if compare else []):
         node, faults = _node(ref)

@@ -47,6 +47,8 @@ class ArchitectureJson(TypedDict):
     experts: int
     tied: bool  # the output head shares the embedding matrix (GPT-2); False: its own (Llama)
     position_embeddings: int
+    norm: str  # rmsnorm (Llama) or layernorm (GPT-2)
+    biases: bool  # the linear layers' biases are counted (GPT-2)
     parameters: int
 
 
@@ -81,6 +83,10 @@ HeadOpt = Annotated[str | None, typer.Option("--head", metavar="tied|untied", he
 PositionsOpt = Annotated[int | None, typer.Option("--positions", metavar="N", help="Learned position embeddings "
                                                   "(GPT-2: 1024; rotary models: 0). Default: the --shape's, else 0.",
                                                   callback=ints(0, MAX_TOKENS))]
+NormOpt = Annotated[str | None, typer.Option("--norm", metavar="rmsnorm|layernorm", help="The blocks' norms: "
+                                             "rmsnorm (Llama: a weight, h a norm) or layernorm (GPT-2: weight and "
+                                             "bias, 2h a norm); two a block and a final one. Default: the --shape's, "
+                                             "else layernorm.")]
 GatedOpt = Annotated[bool, typer.Option("--gated-mlp", help="SwiGLU-style MLP (3 matrices). Default: the --shape's, "
                                         "else 2 matrices.")]
 KvHeadsOpt = Annotated[int | None, typer.Option("--kv-heads", help="Grouped-query attention.", callback=ints(1, MAX_WIDTH))]

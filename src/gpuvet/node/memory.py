@@ -28,6 +28,8 @@ Precision = Literal["fp32", "bf16", "fp16", "fp8"]
 Optimizer = Literal["adam", "adamw", "adam8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
 Accounting = Literal["paper", "deepspeed", "fsdp"]
+Norm = Literal["rmsnorm", "layernorm"]
+NORMS = ("rmsnorm", "layernorm")
 ACCOUNTINGS = ("paper", "deepspeed", "fsdp")
 # The FSDP sharding strategy each ZeRO stage maps to under --accounting fsdp. FSDP has no strategy that
 # shards the optimizer states alone, so ZeRO-1 takes SHARD_GRAD_OP (gradients sharded too).
@@ -55,22 +57,33 @@ class Architecture:
     experts: int = 1  # MoE experts per layer (every layer)
     tied: bool = True  # the output head reuses the embedding matrix (GPT-2, GPT-3); Llama's head is its own
     positions: int = 0  # learned position embeddings (GPT-2: 1024); rotary models (Llama) have none
+    # Llama's RMSNorm has a weight only (h a norm); GPT-2's LayerNorm a weight and a bias (2h a norm)
+    norm: Norm = "layernorm"
+    biases: bool = False  # GPT-2's linear layers have biases; Llama's have none
+
+    def norm_parameters(self) -> int:
+        """One norm's weights: h for RMSNorm, 2h for LayerNorm (weight and bias)."""
+        return self.hidden if self.norm == "rmsnorm" else 2 * self.hidden
 
     def layer_parameters(self) -> int:
-        """Weights of one transformer block: attention, MLP (every expert) and its norms."""
+        """Weights of one transformer block: attention, MLP (every expert), their biases where the
+        architecture has them, and its two norms."""
         h, kv = self.hidden, (self.kv_heads or self.heads)
         head_dim = h // self.heads
         attention = h * h + 2 * h * kv * head_dim + h * h  # q, k and v, o
         ffn = self.ffn or 4 * h
-        mlp = (3 if self.gated_mlp else 2) * h * ffn * self.experts
-        norms = 4 * h
-        return attention + mlp + norms
+        matrices = 3 if self.gated_mlp else 2
+        mlp = matrices * h * ffn * self.experts
+        if self.biases:  # q, k, v and o; each up (and gate) matrix's ffn and the down matrix's h
+            attention += 2 * h + 2 * kv * head_dim
+            mlp += ((matrices - 1) * ffn + h) * self.experts
+        return attention + mlp + 2 * self.norm_parameters()
 
     def embedding_parameters(self) -> int:
         """The weights outside the blocks: the token embedding, the output head unless it is tied to
-        it (a 7B Llama's untied head alone is 131 M), and learned position embeddings."""
+        it (a 7B Llama's untied head alone is 131 M), learned position embeddings and the final norm."""
         heads = 1 if self.tied else 2
-        return heads * self.vocab * self.hidden + self.positions * self.hidden
+        return heads * self.vocab * self.hidden + self.positions * self.hidden + self.norm_parameters()
 
     def parameters(self) -> int:
         """Weights of the blocks with their norms, plus the embedding (and head, when untied)."""
@@ -81,8 +94,9 @@ class Architecture:
         head = ("output head tied to the token embedding (one vocab × hidden matrix)" if self.tied
                 else "output head untied: a vocab × hidden matrix of its own beside the token embedding")
         positions = f", {self.positions:,} learned position embeddings" if self.positions else ""
+        norms = "RMSNorm (h a norm)" if self.norm == "rmsnorm" else "LayerNorm (2h a norm)"
         return (f"architecture: {self.parameters() / 1e9:.4g}B parameters from {self.layers} layers × "
-                f"{self.hidden} wide, {head}{positions}")
+                f"{self.hidden} wide, {head}{positions}, {norms}" + (", biases counted" if self.biases else ""))
 
 
 @dataclass(frozen=True)
