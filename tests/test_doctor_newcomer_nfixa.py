@@ -58,3 +58,23 @@ def test_every_knowledge_accessor_reads_its_file_once(monkeypatch):
         _clear_knowledge()
     assert len(loads) == 2  # xids.yaml and faults.yaml
     assert knowledge.xid_severity(145, "NVLink: Non-fatal error") == "warn"
+
+
+def test_identifiers_and_counts_print_exactly_readings_keep_three_figures():
+    from gpuvet.cli.term import evidence_words
+
+    words = evidence_words({"xid": 99999, "sxid": 20034, "pid": 123456, "exit_code": 1234, "lines": 12345,
+                            "power_w": 1303.2})
+    assert words == "xid 99999, sxid 20034, pid 123456, exit code 1234, lines 12,345, 1,300 W"
+
+
+def test_doctor_prints_a_spec_xid_and_a_kernel_xid_of_five_digits_exactly(capsys, tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("base: hgx-h200-8\nfaults:\n  - {kind: xid, module: gpu1, code: 99999, at: 10m}\n")
+    main(["doctor", "--node", str(spec)])
+    assert "xid 99999" in capsys.readouterr().out.replace("\n", " ")
+    log = tmp_path / "k.txt"
+    log.write_text("[Sat Dec  5 10:00:00 2026] NVRM: Xid (PCI:0000:18:00): 12345, pid=1, name=x, something\n")
+    main(["doctor", "--from", str(log)])
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "xid 12345" in out and "12,300" not in out

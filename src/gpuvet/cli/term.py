@@ -125,14 +125,27 @@ _LABELS = {"temp_c": "", "power_w": "", "sm_clock_mhz": "SM clock", "mem_clock_m
            "limit_w": "limit", "max_w": "maximum"}
 
 
+# evidence keys that name a thing (an Xid 99999 is not "100,000"): printed as they are, no separators
+_IDENTIFIERS = frozenset(("xid", "sxid", "code", "pid", "id", "bus", "index", "ordinal", "domain", "serial", "errno",
+                          "rank", "port", "lane", "minor", "slot", "function", "device", "uuid"))
+
+
+def _identifier(key: str) -> bool:
+    return key in _IDENTIFIERS or key.rsplit("_", 1)[-1] in _IDENTIFIERS
+
+
 def _figure(key: str, value: float) -> str:
+    """One evidence figure: an identifier exactly, a count exactly (thousands separated), a reading
+    with its unit at 3 significant figures."""
+    if isinstance(value, int) and _identifier(key):
+        return f"{key.replace('_', ' ')} {value}"
     for suffix, unit in _UNITS:
         if key.endswith(suffix):
             label = _LABELS.get(key, key.removesuffix(suffix).replace("_", " "))
             return f"{label} {sig(value, unit)}".strip()
     if key.endswith("_bytes"):
         return f"{key.removesuffix('_bytes').replace('_', ' ')} {size(value)}"
-    return f"{key.replace('_', ' ')} {sig(value)}"
+    return f"{key.replace('_', ' ')} {value:,}" if isinstance(value, int) else f"{key.replace('_', ' ')} {sig(value)}"
 
 
 def evidence_words(evidence: Mapping[str, object], limit: int = 8) -> str:
