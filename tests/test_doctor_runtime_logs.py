@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from gpuvet.captures import nccl_log
 from gpuvet.captures.read import parse_text
 from tests.helpers import doctor_capture, found_causes
 
@@ -65,6 +66,37 @@ def test_sockets_on_one_host_alone_say_nothing_about_a_job_across_nodes(capsys, 
     code, data = _doctor(capsys, tmp_path, _socket("ws-01", 501, 0) + _socket("ws-01", 502, 1))
     assert code == 0 and data["findings"] == []
     assert _step(data, "nccl_log")["status"] == "inconclusive"
+
+
+def test_a_2_4_log_of_one_node_whose_test_ranks_name_two_is_a_fallback(capsys, tmp_path):
+    """NCCL 2.4 names its bootstrap 'Bootstrap : Using'; the NET/Socket line after 'NET/IB : No device found.'
+    is the transport. nccl-tests' rank lines name the job's hosts though only one host's NCCL lines are shown."""
+    head = ("# Using devices\n#   Rank  0 Pid   4101 on   node-a device  0 [0x00] Tesla V100-SXM2-16GB\n"
+            "#   Rank  1 Pid   5202 on   node-b device  0 [0x00] Tesla V100-SXM2-16GB\n")
+    log = head + ("node-a:4101:4101 [0] NCCL INFO Bootstrap : Using [0]eth0:10.1.0.5<0>\n"
+                  "node-a:4101:4101 [0] NCCL INFO NET/IB : No device found.\n"
+                  "node-a:4101:4101 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.0.5<0>\nNCCL version 2.4.8+cuda10.1\n")
+    code, data = _doctor(capsys, tmp_path, log)
+    assert code == 1 and _found(data) == {("nccl_socket_fallback", "node-a")}
+    bootstrap = log.replace("NET/IB : No device found.", "NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.1.0.5<0>")
+    code, data = _doctor(capsys, tmp_path, bootstrap)
+    assert code == 0 and data["findings"] == []
+
+
+def test_peer_access_refused_on_a_p2p_channel_names_the_pair_and_lists_its_modules(capsys, tmp_path):
+    """NCCL's P2P transport set up between two modules whose peer access the CUDA runtime refuses (217): the
+    pair its 'via P2P' channel joined (NCCL's busId hex) is named, and both modules are listed by bus id."""
+    log = ("gpu-w3:7001:7050 [0] NCCL INFO Channel 00 : 0[41000] -> 1[c1000] via P2P/IPC\n"
+           "gpu-w3:7001:7050 [0] NCCL INFO Channel 01 : 0[41000] -> 1[c1000] via P2P/IPC\n"
+           "gpu-w3:7001:7050 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access "
+           "is not supported between these two devices\n"
+           "gpu-w3:7001:7050 [0] NCCL INFO transport.cc:68 -> 1\n")
+    code, data = _doctor(capsys, tmp_path, log)
+    assert code == 1 and ("p2p_unavailable", "0000:41:00.0 <-> 0000:C1:00.0") in _found(data)
+    (path,) = tmp_path.glob("job.log")
+    inventory = parse_text(path.read_text(), str(path))
+    assert inventory.smi is not None and [m.bus_id for m in inventory.smi.modules] == ["0000:41:00.0", "0000:C1:00.0"]
+    assert nccl_log.bus_of("11b000") == "0001:1B:00.0"  # a domain beyond 0 keeps its digits
 
 
 # --- what stopped a communicator -------------------------------------------------------------------

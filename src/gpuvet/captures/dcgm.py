@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuvet.captures.records import DcgmResult
-from gpuvet.captures.text import Line
+from gpuvet.captures.text import MAX_MODULES, Line
 
 _CATEGORY = re.compile(r"^[|+]-+\s+(\w[\w ]*?)\s+-+\+")
 _ROW = re.compile(r"^\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
@@ -64,7 +64,26 @@ def parse_text(lines: list[Line]) -> DcgmParse:
             in_table = False
             continue
         out.claimed.add(ln.no)
+    out.results = [_named_gpus(r) for r in out.results]
     return out
+
+
+_DETAIL_GPU = re.compile(r"\bGPU\s?(\d{1,4})(?!\d)")  # DCGM glues its prefix: "GPU 0GPU 0's NvLink"
+
+
+def _named_gpus(r: DcgmResult) -> DcgmResult:
+    """A result for the whole group ('Fail - All') whose detail names the GPUs it is about ('GPU 0's NvLink link 0
+    is currently down'): the result of those GPUs."""
+    if r.gpu is not None or not r.detail:
+        return r
+    gpus = sorted({int(g) for g in _DETAIL_GPU.findall(r.detail)})
+    return DcgmResult(r.category, r.test, ",".join(map(str, gpus)), r.status, r.detail) if gpus else r
+
+
+def gpus(parsed: DcgmParse) -> list[int]:
+    """The GPU ids the results name ('GPU0: Pass', 'Fail - GPU: 0, 1', a detail's 'GPU 0'), in order."""
+    named = {int(g) for r in parsed.results if r.gpu for g in r.gpu.split(",") if g.strip().isdigit()}
+    return sorted(named)[:MAX_MODULES]
 
 
 def _first_category(lines: list[Line]) -> int | None:

@@ -43,7 +43,7 @@ from gpuvet.captures import (
     topo,
     transferbench,
 )
-from gpuvet.captures.records import ListedParse
+from gpuvet.captures.records import ListedParse, SmiTextModule
 from gpuvet.captures.text import Line
 
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
@@ -288,4 +288,12 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
         if (named := nccl_devices.listing(after_xml)).modules:
             fc.smi = named
+    if fc.smi is None and fc.topo is None and (gpus := dcgm.gpus(fc.dcgm)):  # the GPUs dcgmi diag's results name
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in gpus], notes=[
+            f"dcgmi diag: {len(gpus)} GPU(s) named by its results (GPU {', '.join(map(str, gpus))}): listed by DCGM's "
+            "GPU id, bus id and model not in the output"])
+    if fc.smi is None and fc.topo is None and (buses := nccl_log.listing(fc.nccl_log)):  # the channels' bus ids
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
+            f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
+            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
     return None

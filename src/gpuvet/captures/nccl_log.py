@@ -83,6 +83,15 @@ class LogFailure:
     rank: int | None = None
 
 
+@dataclass(frozen=True)
+class PeerRefused:
+    """A WARN saying the CUDA runtime refused peer access (error 217, cudaErrorPeerAccessUnsupported) while
+    NCCL set up its P2P transport, with the pair of bus ids the process's last 'via P2P' channel joined."""
+
+    at: LogLine
+    pair: tuple[str, str] | None
+
+
 @dataclass
 class NcclLog:
     libs: list[str] = field(default_factory=list)  # NCCL, RCCL, HCCL, in order seen
@@ -102,6 +111,9 @@ class NcclLog:
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     ib_off: str | None = None  # 'NCCL_IB_DISABLE=1' or 'NCCL_NET=Socket' where the job set it (line N)
+    buses: dict[tuple[str | None, int], str] = field(default_factory=dict)  # (host, rank) -> bus id, inside a node
+    p2p_last: dict[tuple[str | None, int | None], tuple[str, str]] = field(default_factory=dict)  # its last P2P pair
+    p2p_refused: list[PeerRefused] = field(default_factory=list)  # the CUDA runtime refused peer access
 
     @property
     def kinds(self) -> list[str]:
@@ -167,8 +179,9 @@ def parse(lines: list[Line]) -> NcclLog:
             out.version = out.version or v.group(2)
         _read(at, out, by_process)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
-    for said in by_process.values():
-        choice = _choose([s for s in said if not (bootstrap and s[0] == "socket")])
+    for key, said in by_process.items():
+        no_ib = min((a.line for a in out.no_ib if (a.host, a.pid) == key), default=None)  # sockets after it: the fallback
+        choice = _choose([s for s in said if not (bootstrap and s[0] == "socket" and (no_ib is None or s[1].line < no_ib))])
         if choice is not None:
             out.choices.append(choice)
     out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
@@ -179,6 +192,10 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
                                                       list[tuple[str, NetChoice]]]) -> None:
     """What one line says: a transport, a failure, NVLS' absence, a communicator's rank."""
     msg, key = at.message, (at.host, at.pid)
+    _channel_buses(at, out)
+    if at.level in ("WARN", "ERROR") and _PEER_REFUSED.search(msg):
+        out.p2p_refused.append(PeerRefused(at, out.p2p_last.get(key)))
+        return
     kind = _failure_kind(at)
     if kind is not None:
         out.failures.append(LogFailure(kind, at))
@@ -201,6 +218,35 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
         by_process.setdefault(key, []).append(said)
         if said[1].peers is not None:
             out.net_peers.setdefault(said[1].peers, said[1].transport)
+
+
+# 'Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC': NCCL's busId as hex (domain, bus, device, function) inside a
+# node (P2P, SHM); a NET channel joins a rank of another node, whose bus id is that node's
+_LOCAL_CHANNEL = re.compile(r"\b(\d{1,6})\[([0-9a-fA-F]{5,12})\] -> (\d{1,6})\[([0-9a-fA-F]{5,12})\] via (P2P|SHM)\b")
+_PEER_REFUSED = re.compile(r"peer access is not supported|cudaErrorPeerAccessUnsupported|"
+                           r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", re.I)
+
+
+def bus_of(nccl_bus: str) -> str:
+    """NCCL's busId hex ('2d000', '10001b000') as a bus id: 0000:2D:00.0, 0001:1B:00.0."""
+    x = nccl_bus.lower().zfill(9)
+    return f"{x[:-5].upper()}:{x[-5:-3].upper()}:{x[-3:-1].upper()}.{x[-1]}"
+
+
+def _channel_buses(at: LogLine, out: NcclLog) -> None:
+    """The bus id of each rank a channel inside the node joins, and the process's last P2P pair."""
+    if "via" not in at.message or (c := _LOCAL_CHANNEL.search(at.message)) is None:
+        return
+    a, b = bus_of(c.group(2)), bus_of(c.group(4))
+    out.buses.setdefault((at.host, int(c.group(1))), a)
+    out.buses.setdefault((at.host, int(c.group(3))), b)
+    if c.group(5) == "P2P":
+        out.p2p_last[(at.host, at.pid)] = (a, b)
+
+
+def listing(log: NcclLog) -> list[tuple[str | None, str]]:
+    """(host, bus id) of each module the log's channels inside a node name, by host and rank."""
+    return [(host, bus) for (host, _), bus in sorted(log.buses.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))]
 
 
 _RANKED = ("via", "network", "net", "socket")  # what outranks what when one process says several things
@@ -226,7 +272,8 @@ def _socket_is_bootstrap(version: str | None,
                          by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]]) -> bool:
     """Up to NCCL 2.4 every process's bootstrap printed 'NET/Socket : Using' before NET/IB's own line:
     there the bare line names the out-of-band interface, not the transport (a version below 2.5, or a
-    process that printed both, says so); a channel 'via NET/Socket' or 'Using network Socket' still does."""
+    process that printed both, says so); a channel 'via NET/Socket' or 'Using network Socket' still does, and so
+    does the line a process prints after its 'NET/IB : No device found.' (2.4 names its bootstrap 'Bootstrap :')."""
     if version is not None and (v := re.match(r"(\d+)\.(\d+)", version)) is not None:
         if (int(v.group(1)), int(v.group(2))) < (2, 5):
             return True

@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 
+from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
     CUDA_SAMPLE_TABLES,
@@ -233,10 +234,9 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     results = ev.captures.dcgm
     if not results:
         return unknown(f"no DCGM diagnostics output (give {GIVE['dcgm_diag']})")
-    found = [finding("dcgm_diag_failed" if r.status in ("fail", "error") else "dcgm_diag_warning",
-                     HIGH if r.status in ("fail", "error") else MEDIUM,
-                     module=f"GPU{r.gpu}" if r.gpu and "," not in r.gpu else None, test=r.test, category=r.category,
-                     gpus=r.gpu, detail=r.detail) for r in results if r.status in ("fail", "error", "warn")]
+    nvlink = _has_nvlink(ev)
+    found = [_dcgm_finding(r, failed=r.status in ("fail", "error") and (nvlink is True or not _links_down_only(r)))
+             for r in results if r.status in ("fail", "error", "warn")]
     if found:
         return confirmed("DCGM diagnostics failed or warned", *found)
     passed = [r for r in results if r.status == "pass"]
@@ -245,6 +245,35 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     source = ev.capture_source(CAPTURED["dcgm_diag"], CAPTURED["dcgm_diag_json"]) or CAPTURED["dcgm_diag"]
     return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip", *[
         Cited(source, r.test, r.status, where=f"GPU {r.gpu}" if r.gpu else r.category) for r in passed])
+
+
+def _dcgm_finding(r: DcgmResult, failed: bool) -> Finding:
+    spurious = r.status in ("fail", "error") and not failed
+    return finding("dcgm_diag_failed" if failed else "dcgm_diag_warning", HIGH if failed else MEDIUM,
+                   module=f"GPU{r.gpu}" if r.gpu and "," not in r.gpu else None, test=r.test, category=r.category,
+                   gpus=r.gpu, detail=r.detail, status=r.status,
+                   note="DCGM fails the test only on NvLink links it reports down, and no module read here is "
+                        "known to have NvLink by design (DCGM 2.x reports links down on PCIe boards without any): "
+                        "rated as its warning; give the modules' listing (their model) to judge the links"
+                   if spurious else None)
+
+
+_LINK_DOWN = re.compile(r"NvLinklink\d+iscurrentlydown", re.I)  # matched with the spaces out: DCGM wraps mid-word
+_OTHER_FAULT = re.compile(r"PCIe|replay|bandwidth|error|fail|timeout|mismatch|below|exceed", re.I)
+
+
+def _links_down_only(r: DcgmResult) -> bool:
+    """The result's detail says nothing but 'NvLink link N is currently down' (and DCGM's advice after it)."""
+    joined = re.sub(r"\s+", "", r.detail or "")
+    return _LINK_DOWN.search(joined) is not None and _OTHER_FAULT.search(joined) is None
+
+
+def _has_nvlink(ev: Evidence) -> bool | None:
+    """Whether the modules read have NvLink by design: None where no module's model is known (a DCGM
+    'NvLink link N is currently down' alone is then a warning, not a failed module)."""
+    node = ev.node
+    models = [m.model for m in node.modules if m.model.name and not m.model.name.startswith("unknown")] if node else []
+    return any(m.fabric == "nvlink" for m in models) if models else None
 
 
 CAPTURE_CHECKS: dict[str, Callable[[Evidence], Outcome]] = {

@@ -110,7 +110,7 @@ def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:
                  and off is not None and i < len(off) and j < len(off[i]) and (b := off[i][j]) is not None and b > 0]
         slow = [(a, b) for a, b in pairs if a < STAGED_FASTER * b]
         if len(pairs) >= 2 and 2 * len(slow) > len(pairs):
-            out.append(finding("p2p_disabled", MEDIUM, test=name, pairs=len(pairs), slower=len(slow),
+            out.append(finding("p2p_slower_than_host", MEDIUM, test=name, pairs=len(pairs), slower=len(slow),
                                p2p_median_gbps=round(median(a for a, _ in pairs), 2),
                                staged_median_gbps=round(median(b for _, b in pairs), 2),
                                detail="peer copies ran slower than copies staged through host memory"))

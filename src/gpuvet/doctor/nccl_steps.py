@@ -29,7 +29,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime"))
+    found = _failure_findings(logs, ("init", "nvls", "runtime")) + _peer_refused(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
@@ -88,6 +88,19 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
     return out
 
 
+def _peer_refused(logs: Logs) -> list[Finding]:
+    """The CUDA runtime refused peer access while NCCL set up P2P: one finding per pair of modules, named by
+    the bus ids the process's 'via P2P' channel joined (the host's GPU where the log names no pair)."""
+    out: dict[str, Finding] = {}
+    for label, log in logs:
+        for r in log.p2p_refused:
+            where = " <-> ".join(r.pair) if r.pair else _where(r.at)
+            out.setdefault(where, finding("p2p_unavailable", MEDIUM, module=where, between=r.pair,
+                                          host=r.at.host, file=label, line=r.at.line, at=r.at.source,
+                                          library=r.at.lib, log=r.at.text))
+    return list(out.values())
+
+
 def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     """Sockets between nodes where InfiniBand/RoCE was expected: all nodes (a fallback) or some (a mismatch)."""
     choices = [(label, c) for label, log in logs for c in log.choices]
@@ -111,7 +124,7 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
         found = _ranks_on_socket(logs, pairs, by_host)
         off = next((log.ib_off for _, log in logs if log.ib_off), None)
         return found, cited, "" if found else f"sockets between ranks {_pairs(pairs)} chosen by the job: {off}"
-    hosts = set(by_host) | {h for _, log in logs for h in log.seen_hosts}  # a host that only printed its rank counts
+    hosts = set(by_host) | {h for _, log in logs for h in (*log.seen_hosts, *log.test_hosts)}  # a rank's host counts
     nodes = max((log.nodes or 0) for _, log in logs)
     if len(hosts) < 2 and nodes < 2:
         if on_socket:
