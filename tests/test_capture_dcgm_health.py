@@ -145,3 +145,68 @@ def test_discovery_null_names_and_announced_modules_past_a_cut(capsys: pytest.Ca
     modules = json.loads(out)["modules"]
     assert code == 0 and [m["bus_id"] for m in modules] == ["0000:1B:00.0", None, None]
     assert all(m["model"].startswith("unknown") for m in modules)
+
+
+# --- issue 46 review: the health word split off a row's value; a non-Healthy report never reads clear -------
+
+BOX = ("+---------------------------+----------------------------------------------------------+\n"
+       "| Health Monitor Report                                                                |\n"
+       "+===========================+==========================================================+\n"
+       "| Overall Health            | Warning                                                  |\n"
+       "| GPU                       |                                                          |\n"
+       "| -> 0                      | Warning                                                  |\n"
+       "|    -> {:<19} | {:<56} |\n"
+       "|                           | {:<56} |\n"
+       "+---------------------------+----------------------------------------------------------+\n")
+
+
+def test_a_system_row_whose_value_holds_the_message_keeps_its_health_word(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    text = BOX.format("PCIe system", "Warning - Detected more than 8 PCIe replays per minute", "for GPU 0: 13")
+    (inc,) = dcgm_health.parse(clean(text).lines).incidents
+    assert (inc.entity, inc.health) == ("GPU 0", "Warning")
+    assert inc.message == "Detected more than 8 PCIe replays per minute for GPU 0: 13"
+    code, data = doctor_capture(capsys, tmp_path, text)
+    assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 0")}
+    dbe = BOX.format("Memory system", "Failure - A DBE error was detected on GPU 0", "")
+    code, data = doctor_capture(capsys, tmp_path, dbe)
+    assert found_causes(data) == {("ecc_uncorrectable_since_boot", "GPU 0")}
+
+
+def test_split_health_reads_the_word_alone_or_with_its_message() -> None:
+    assert dcgm_health.split_health("Warning") == ("Warning", "")
+    assert dcgm_health.split_health("Failure - NvLink link 3 is currently down") == (
+        "Failure", "NvLink link 3 is currently down")
+    assert dcgm_health.split_health("Healthy") == ("Healthy", "")
+
+
+def test_a_failing_report_whose_incidents_were_not_read_is_a_finding_never_clear(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cut = ("+---------------------------+\n| Health Monitor Report     |\n+===========================+\n"
+           "| Overall Health: Failure  |\n| GPU                       |\n")
+    got = dcgm_health.parse(clean(cut).lines)
+    assert got.overall == "Failure" and got.incidents == []
+    code, data = doctor_capture(capsys, tmp_path, cut)
+    step = next(s for s in data["steps"] if s["check"] == "dcgm_health")
+    assert step["status"] == "confirmed" and found_causes(data) == {("dcgm_health_failure", None)}
+    # an entity marked Warning with its incident rows cut: the finding names the entity
+    entity = BOX.format("PCIe system", "Warning", "").split("|    -> PCIe")[0]
+    code, data = doctor_capture(capsys, tmp_path, entity)
+    assert found_causes(data) == {("dcgm_health_warning", "GPU 0")}
+
+
+def test_the_user_guide_layout_overall_under_a_group_key() -> None:
+    """DCGM's user guide prints `dcgmi health -g 1 -c` as ``| Group 1 | Overall Health: Warning |``, then
+    ``| GPU ID: 0 | Warning |`` and the system's message on the value side (written from that layout)."""
+    text = ("Health Monitor Report\n"
+            "+----------------------------------------------------------------------------+\n"
+            "| Group 1          | Overall Health: Warning                                 |\n"
+            "+==================+=========================================================+\n"
+            "| GPU ID: 0        | Warning                                                 |\n"
+            "|                  | PCIe system: Warning - Detected more than 8 PCIe        |\n"
+            "|                  | replays per minute for GPU 0: 13                        |\n"
+            "+------------------+---------------------------------------------------------+\n")
+    got = dcgm_health.parse(clean(text).lines)
+    assert got.overall == "Warning" and got.entities == {"GPU 0": "Warning"}
+    assert [(i.entity, i.system, i.health, i.message) for i in got.incidents] == [
+        ("GPU 0", "PCIe system", "Warning", "Detected more than 8 PCIe replays per minute for GPU 0: 13")]

@@ -29,6 +29,8 @@ _SYSTEM = re.compile(r"^->\s*((?:PCIe|NVLINK|PMU|MCU|Memory|SM|InfoROM|Thermal|P
                      r"(?: system)?|Driver)$", re.I)
 _OLD_SYSTEM = re.compile(r"^((?:PCIe|NVLINK|PMU|MCU|Memory|SM|InfoROM|Thermal|Power) system|Driver):\s*"
                          r"(Healthy|Warning|Failure)\s*(?:-\s*(.*))?$", re.I)
+_OVERALL_VALUE = re.compile(r"^Overall Health:\s*(\S.*)$")
+_HEALTH_VALUE = re.compile(r"^(Healthy|Warning|Failure|Internal error)\b\s*-?\s*(.*)$", re.I)
 _GROUPS = ("GPU", "Switch", "NvSwitch", "CPU", "CPU Core", "Link", "ConnectX", "GPU_I", "GPU_CI")
 
 
@@ -102,7 +104,9 @@ def _row(out: DcgmHealthParse, state: _State, ln: Line) -> bool:
             return True
         return bool(ln.elision)
     key, value = row.group(1), row.group(2)
-    if key == "Overall Health":
+    if (o := _OVERALL_VALUE.match(value)) is not None:  # | Group 1 | Overall Health: Warning | (DCGM's guide)
+        out.overall = o.group(1).strip()
+    elif key == "Overall Health":
         out.overall = value
     elif key in _GROUPS:
         _close(out, state)
@@ -115,7 +119,9 @@ def _row(out: DcgmHealthParse, state: _State, ln: Line) -> bool:
         pass
     elif (s := _SYSTEM.match(key)) is not None:
         _close(out, state)
-        state.system, state.health = _system_name(s.group(1)), value
+        state.system = _system_name(s.group(1))
+        state.health, first = split_health(value)  # "Warning - Detected more than 8 PCIe replays …"
+        state.message = [first] if first else []
     elif not key and (old := _OLD_SYSTEM.match(value)) is not None:
         _close(out, state)
         state.system, state.health = _system_name(old.group(1)), old.group(2)
@@ -125,6 +131,12 @@ def _row(out: DcgmHealthParse, state: _State, ln: Line) -> bool:
     elif key or value:
         return key.startswith("->") or key.startswith("...")  # a level gpuvet does not know: kept in the box
     return True
+
+
+def split_health(value: str) -> tuple[str, str]:
+    """A system row's value: its health word, and the message DCGM printed after it on the same row."""
+    m = _HEALTH_VALUE.match(value)
+    return (m.group(1), m.group(2).strip()) if m else (value, "")
 
 
 def _system_name(text: str) -> str:
@@ -158,8 +170,9 @@ def parse_json(text: str) -> DcgmHealthParse | None:
             name = f"{group} {eid}"
             out.entities[name] = _value(entity) or ""
             for system, inc in _children(_children(entity).get("Errors", {})).items():
-                message = " ".join(str(x) for x in _overflow(inc))
-                out.incidents.append(DcgmHealthIncident(name, _system_name(system), _value(inc) or "", message))
+                health, first = split_health(_value(inc) or "")
+                message = " ".join([first, *(str(x) for x in _overflow(inc))]).strip()
+                out.incidents.append(DcgmHealthIncident(name, _system_name(system), health, message))
     return out
 
 

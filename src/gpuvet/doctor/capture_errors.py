@@ -21,6 +21,7 @@ from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
 
 if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
+    from gpuvet.captures.dcgm_health import DcgmHealthParse
     from gpuvet.captures.gpu_burn import GpuBurnParse
 
 
@@ -183,12 +184,27 @@ def dcgm_health(ev: Evidence) -> Outcome:
         for inc in report.incidents:
             if inc.health.lower() in ("warning", "failure"):
                 found += _incident(ev, label, inc, unsure)
+        if not any(i.health.lower() in ("warning", "failure") for i in report.incidents):
+            found += _health_without_incident(label, report)
     if found:
         return confirmed("DCGM's health watches report incidents", *found)
     if unsure:
         return unknown(unsure[0] + (f" (and {len(unsure) - 1} more)" if len(unsure) > 1 else ""))
     return clear("DCGM's health watches report no incident", *[Cited(label, "Overall Health", r.overall or "not printed")
                                                         for label, r in reports])
+
+
+def _health_without_incident(label: str, report: DcgmHealthParse) -> list[Finding]:
+    """A report that says Warning or Failure but whose incident rows were not read (cut, or a layout
+    gpuvet does not know): each entity it marks, else the report as a whole; never a clear."""
+    marked = {e: h for e, h in report.entities.items() if h.split(" ")[0].lower() in ("warning", "failure")}
+    if not marked and (report.overall or "").split(" ")[0].lower() in ("warning", "failure"):
+        marked = {"": report.overall or ""}
+    return [finding("dcgm_health_failure" if h.lower().startswith("failure") else "dcgm_health_warning", LOW,
+                    module=entity or None, fix=DCGM_HEALTH_FIX, file=label, health=h,
+                    detail=("DCGM marks the GPU" if entity else "DCGM's Overall Health reads") + f" {h}, but no "
+                    "incident row was read (the excerpt may be cut): run dcgmi health -c again and keep its whole box")
+            for entity, h in marked.items()]
 
 
 def _incident(ev: Evidence, label: str, inc: DcgmHealthIncident, unsure: list[str]) -> list[Finding]:
