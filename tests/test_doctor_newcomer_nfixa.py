@@ -78,3 +78,32 @@ def test_doctor_prints_a_spec_xid_and_a_kernel_xid_of_five_digits_exactly(capsys
     main(["doctor", "--from", str(log)])
     out = capsys.readouterr().out.replace("\n", " ")
     assert "xid 12345" in out and "12,300" not in out
+
+
+F8 = """base: hgx-h200-8
+faults:
+  - {kind: power_cap_low, module: gpu5, watts: 350}
+  - {kind: xid, module: gpu6, code: 79, at: 10m}
+"""
+
+
+def test_a_fault_two_checks_find_is_one_root(capsys, tmp_path):
+    """--all runs the inventory and the hotplug history: both find gpu6 lost; one fact, one root."""
+    spec = tmp_path / "f8.yaml"
+    spec.write_text(F8)
+    for extra in ([], ["--all"]):
+        main(["doctor", "--node", str(spec), "--json", *extra])
+        data = json.loads(capsys.readouterr().out)
+        keys = [r["key"] for r in data["roots"]]
+        assert keys.count("module_fell_off_bus/gpu6") == 1 and len(keys) == len(set(keys))
+    main(["doctor", "--node", str(spec), "--all"])
+    assert capsys.readouterr().out.count("critical gpu6 lost") == 1
+
+
+def test_group_merges_records_of_one_key_into_the_gravest():
+    from gpuvet.checks.roots import Seen, group
+
+    warn = Seen("module_fell_off_bus/gpu6", "module_fell_off_bus", "warn", False, "gpu6", None, "gpu6 lost", False)
+    crit = Seen("module_fell_off_bus/gpu6", "module_fell_off_bus", "critical", True, "gpu6", None, "gpu6 lost")
+    (root,) = group([warn, crit], None, frozenset({"gpu6"}))
+    assert (root.severity, root.explains) == ("critical", ("module_fell_off_bus/gpu6",))

@@ -8,7 +8,7 @@ makes the roots. Pure: records and the design in, roots out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuvet import knowledge
 from gpuvet.checks.model import Check, Json, Layer, Verdict
@@ -163,6 +163,7 @@ def group(seen: Sequence[Seen], design: Node | None, places: frozenset[str] = fr
     node when they are spread over every module (P2P off). ``places``: module names the records
     use beyond the design's (a capture's bus ids)."""
     modules = places | (frozenset(m.id for m in design.modules) if design else frozenset())
+    seen = _one_per_key(seen)
     facts = _candidates(seen)
     cause = _causes(facts)
     facts = [f for f in facts if f.key not in cause]
@@ -184,6 +185,18 @@ def group(seen: Sequence[Seen], design: Node | None, places: frozenset[str] = fr
     roots = [Root(f.key, f.kind, f.severity, subject(f.module, f.between), f.title, tuple(owner[f.key]))
              for f in facts]
     return roots + _unexplained([s for s in rest if s.key not in taken], modules)
+
+
+def _one_per_key(seen: Sequence[Seen]) -> list[Seen]:
+    """Checks that find one fault (a module missing from the inventory and from the hotplug
+    history) are one record, so one root: the gravest of them, a fact where any is."""
+    out: dict[str, Seen] = {}
+    for s in seen:
+        kept = out.setdefault(s.key, s)
+        if kept is not s:
+            grave = s if _RANK.get(s.severity, 0) > _RANK.get(kept.severity, 0) else kept
+            out[s.key] = replace(grave, fact=kept.fact or s.fact, failed=kept.failed or s.failed)
+    return list(out.values())
 
 
 def _causes(facts: Sequence[Seen]) -> dict[str, str]:
