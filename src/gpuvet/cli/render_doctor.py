@@ -98,8 +98,8 @@ def _verdict(console: Console, run: DoctorRun) -> None:
         more = f" — explains {len(r.explains) - 1} finding(s)" if len(r.explains) > 1 else ""
         console.print(Text.assemble(f" {i}. ", (r.severity, _SEV.get(r.severity, "")), f" {literal(r.title)}{more}"))
     by_key: dict[str, Finding] = {}
-    for f in sorted(run.findings, key=lambda f: -f.confidence):  # two checks of one fault: the surer leads
-        by_key.setdefault(finding_key(f), f)
+    for found in sorted(run.findings, key=lambda f: -f.confidence):  # two checks of one fault: the surer leads
+        by_key.setdefault(finding_key(found), found)
     shown: set[str] = set()
     for r in run.roots:
         lead = by_key.get(r.explains[0])
