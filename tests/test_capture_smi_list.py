@@ -83,3 +83,28 @@ def test_nvlink_capabilities_under_a_module_line_are_read() -> None:
 def test_a_redacted_uuid_still_lists_the_module_without_one() -> None:
     got = _parse("GPU 0: NVIDIA A10 (UUID: <redacted>)\nGPU 1: NVIDIA A10 (UUID: GPU-xxxxxxxx)\n")
     assert [(m.product, m.fields.get("GPU UUID")) for m in got.modules] == [("NVIDIA A10", None), ("NVIDIA A10", None)]
+
+
+@pytest.mark.parametrize("second", ["GPU-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f90a", "GPU-xxxxxxxx"])
+def test_two_listings_of_one_index_are_refused_never_renumbered(capsys: pytest.CaptureFixture[str],
+                                                                tmp_path: Path, second: str) -> None:
+    """Two nvidia-smi -L listings pasted together (issue 46 review): a second 'GPU 1' was renumbered gpu2
+    and the node counted 3 modules; it is refused, naming the index, exit 2."""
+    text = ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9)\n"
+            "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-99999999-8888-7777-6666-555555555555)\n"
+            f"GPU 1: NVIDIA H100 80GB HBM3 (UUID: {second})\n")
+    path = tmp_path / "l.txt"
+    path.write_text(text)
+    code, out, err = call(capsys, "inventory", "--from", str(path))
+    assert code == 2 and "two listings of GPU 1" in err and "gpu2" not in out + err
+
+
+def test_one_listing_keeps_the_indexes_it_printed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9)\n"
+            "GPU 3: NVIDIA H100 80GB HBM3 (UUID: GPU-99999999-8888-7777-6666-555555555555)\n")
+    path = tmp_path / "l.txt"
+    path.write_text(text)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    import json
+
+    assert code == 0 and [m["id"] for m in json.loads(out)["modules"]] == ["gpu0", "gpu3"]

@@ -150,9 +150,10 @@ def _named(text: str | None) -> str | Unavailable:
 
 def smi_indexes(modules: list[SmiTextModule], notes: list[str]) -> list[str]:
     """nvidia-smi's own index of each module wherever the listing prints one (the table, a --query-gpu with
-    index), so gpu1 stays gpu1; a module without one (or whose index an earlier module holds) takes the
-    lowest number no printed index uses, named in a note: never another module's index."""
+    index), so gpu1 stays gpu1; a module without one takes the lowest number no printed index uses, named
+    in a note: never another module's index. One index printed for two modules is refused, never renumbered."""
     said = [str(int(i)) if i.isdigit() else "" for i in (m.fields.get("Index", "") for m in modules)]
+    _one_module_per_index(said, modules)
     taken = set(filter(None, said))
     free = (str(n) for n in itertools.count() if str(n) not in taken)
     out: list[str] = []
@@ -163,6 +164,23 @@ def smi_indexes(modules: list[SmiTextModule], notes: list[str]) -> list[str]:
         notes.append(f"nvidia-smi printed no index (or one an earlier module holds) for {', '.join(moved[:8])}"
                      f"{' …' if len(moved) > 8 else ''}: numbered after the indexes it printed")
     return out
+
+
+def _one_module_per_index(said: list[str], modules: list[SmiTextModule]) -> None:
+    """Two modules printed under one nvidia-smi index are two listings pasted together (two nodes, or
+    one node listed twice across a change): renumbering one would invent a module, so the list is refused."""
+    first: dict[str, SmiTextModule] = {}
+    for index, m in zip(said, modules, strict=True):
+        if not index:
+            continue
+        if index in first:
+            other = first[index]
+            ids = [x.fields.get("GPU UUID") or (x.bus_id if not x.bus_id.startswith("GPU") else "") or "no UUID"
+                   for x in (other, m)]
+            raise CaptureError(f"two listings of GPU {index} ({ids[0]}, {ids[1]}): two nodes, or one listed twice? "
+                               "gpuvet will not renumber either", where="nvidia-smi listing",
+                               fix="give each node's listing in its own file, one capture per node")
+        first[index] = m
 
 
 def text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInfo:
