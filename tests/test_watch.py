@@ -314,11 +314,14 @@ def test_grafana_dashboard_reads_metrics_gpuvet_exports(faulty, tmp_path):
     assert re.search(r'^gpuvet_module_ladder_step\{.*module="gpu5".*step="reboot_node".*\} 3\.0$', text, re.MULTILINE)
 
 
-def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path):
-    code, out, _ = call(capsys, "watch", "--duration", "1s", "--interval", "0.5s", "--json", "--no-log")
-    data = json.loads(out)
-    assert code == 0 and data["samples"] == 0 and data["modules"] == []
-    assert any("No GPU module to watch" in n and "--node" in n for n in data["notes"])
+def test_watch_on_a_machine_without_modules_says_so(capsys, tmp_path, monkeypatch):
+    from gpuvet.backends import select
+    from gpuvet.backends.host import HostBackend
+
+    monkeypatch.setattr(select, "open_backend", lambda sim=None, **_: HostBackend("the NVIDIA driver is not loaded"))
+    code, out, err = call(capsys, "watch", "--duration", "1s", "--interval", "0.5s", "--json", "--no-log")
+    assert code == 2 and out == ""  # nothing measured: said first, as validate and health say it
+    assert "no GPU module to watch (the NVIDIA driver is not loaded)" in err and "--node" in err
 
 
 def test_slow_fields_map_one_to_one_onto_sample_keywords():

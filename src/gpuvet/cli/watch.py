@@ -17,6 +17,7 @@ from gpuvet.cli.jsonout import write_json
 from gpuvet.quantities import check_float, is_loopback, parse_float, parse_host_port, parse_seconds
 
 if TYPE_CHECKING:
+    from gpuvet.backends.base import Backend
     from gpuvet.checks.events import Event
     from gpuvet.logbook.store import Logbook
     from gpuvet.watch.loop import WatchConfig
@@ -144,6 +145,7 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
                           fix="use dcgm for dashboards built on dcgm-exporter, both for those and gpuvet's own, amd "
                               "for those built on AMD's device-metrics-exporter.")
     backend = open_backend(sim=sim)
+    _refuse_no_module(backend)
     book: Logbook | None = open_logbook(logbook) if keep else None
     export = None
     if prometheus:  # the endpoint's module (prometheus_client, http.server) only when it is served (issue 43)
@@ -170,6 +172,20 @@ def _live(sim: str | None, config: WatchConfig, prometheus: str | None, names: s
     if as_json:
         write_json(result.to_json(), indent=1)
     return result.events
+
+
+def _refuse_no_module(backend: Backend) -> None:
+    """Exit 2 before anything is sampled or kept when the node shows no module: a watch of the
+    host alone measures nothing a GPU check needs, and an empty run in the logbook reads as a
+    quiet one (validate and health say so the same way)."""
+    from gpuvet.errors import GpuvetError
+
+    if backend.why_no_modules is None:
+        return
+    backend.close()
+    raise GpuvetError(f"nothing could be measured: no GPU module to watch ({backend.why_no_modules})",
+                      fix="run it on a node with its driver loaded (nvidia-smi or amd-smi lists the modules), or "
+                          "watch a simulated node: gpuvet watch --node hgx-h200-8")
 
 
 def _serve(export: ExportState, prometheus: str) -> _MetricsServer:
