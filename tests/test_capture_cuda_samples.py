@@ -163,3 +163,18 @@ def test_a_matrix_without_device_lines_lists_one_unnamed_module_per_row(capsys: 
     listed = _inventory(capsys, tmp_path, "Unidirectional" + bare)
     assert [bus for bus, _ in listed] == [None, None, None]
     assert all(str(model).startswith("unknown") for _, model in listed)
+
+
+def test_an_excerpt_of_p2p_writes_tables_alone_is_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 46 review: a paste holding only the '(P2P Writes) Matrix (GB/s)' table was refused (the reader
+    looked for 'Bandwidth Matrix (GB/s)'); any title the module reads now opens it."""
+    devices = "".join(f"Device: {i}, NVIDIA H100 80GB HBM3, pciBusID: {i + 1}8, pciDeviceID: 0, pciDomainID:0\n"
+                      for i in range(4))
+    rows = "".join(f"     {i}" + "".join(f"  {900.0 if i == j else (250.0 if {i, j} == {1, 2} else 390.0):6.2f}"
+                                        for j in range(4)) + "\n" for i in range(4))
+    text = (devices + "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D" +
+            "".join(f"      {j}" for j in range(4)) + "\n" + rows)
+    got = cuda_samples.parse(clean(text).lines)
+    assert len(got.matrices) == 1 and len(next(iter(got.matrices.values()))) == 4
+    code, data = doctor_capture(capsys, tmp_path, text)
+    assert code == 1 and "link_degraded" in {c for c, _ in found_causes(data)}

@@ -73,7 +73,8 @@ def parse(lines: list[Line]) -> CudaSamplesParse:
     text = "\n".join(ln.text for ln in lines[:4000])
     if "deviceQuery" in text or "CUDA Device Query" in text:
         _device_query(lines, out)
-    if "Bandwidth Matrix (GB/s)" in text or "Access Peer Device=" in text:
+    if ("Bandwidth Matrix (GB/s)" in text or "Access Peer Device=" in text  # an excerpt of (P2P Writes) tables too
+            or any(_P2P_TITLE.match(ln.text) for ln in lines[:4000] if "Matrix (GB/s)" in ln.text)):
         _p2p(lines, out)
     if "[CUDA Bandwidth Test]" in text or _BT_SECTION.search(text):
         _bandwidth_test(lines, out)
