@@ -130,7 +130,8 @@ def test_a_healthy_json_report_is_cited_not_judged_further(capsys: pytest.Captur
 
 def test_discovery_null_names_and_announced_modules_past_a_cut(capsys: pytest.CaptureFixture[str],
                                                                tmp_path: Path) -> None:
-    """DCGM's <<<NULL>>> is no model; 'N GPUs found.' counts the modules whose rows a cut excerpt lost (issue 46)."""
+    """DCGM's <<<NULL>>> is no model; 'N GPUs found.' past the rows shown is a count note, no invented module
+    (issue 46 review)."""
     import json
 
     frame = "+--------+----------------------------------------------------------------------+\n"
@@ -138,12 +139,13 @@ def test_discovery_null_names_and_announced_modules_past_a_cut(capsys: pytest.Ca
             + frame + f"| 0      | {'Name: <<<NULL>>>':<68} |\n|        | {'PCI Bus ID: 00000000:1B:00.0':<68} |\n"
             + frame)
     got = dcgm_health.parse_discovery(clean(text).lines)
-    assert [(m.bus_id, m.product) for m in got.modules] == [("0000:1B:00.0", ""), ("GPU 1", ""), ("GPU 2", "")]
+    assert [(m.bus_id, m.product) for m in got.modules] == [("0000:1B:00.0", "")]
+    assert any("3 GPUs found, 1 row(s) shown" in n and "not listed" in n for n in got.notes), got.notes
     path = tmp_path / "d.txt"
     path.write_text(text)
     code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
     modules = json.loads(out)["modules"]
-    assert code == 0 and [m["bus_id"] for m in modules] == ["0000:1B:00.0", None, None]
+    assert code == 0 and [m["bus_id"] for m in modules] == ["0000:1B:00.0"]
     assert all(m["model"].startswith("unknown") for m in modules)
 
 

@@ -108,7 +108,7 @@ MAY: dict[str, dict[str, str]] = {
 MODULES: dict[str, list[str | None]] = {
     "amdsmi_amdexporter18_metric_na.txt": [None],
     "bwtest_helixer22_rtx2080ti_htod.txt": [None],
-    "dcgmi_dcgm229_discovery_null_names_h100.txt": ["0000:4C:00.0", "0000:5D:00.0", None, None],  # 4 announced
+    "dcgmi_dcgm229_discovery_null_names_h100.txt": ["0000:4C:00.0", "0000:5D:00.0", None],  # rows shown; 4 found: a note
     "dcgmi_dcgm49_pcie_fail_nvlink_down_no_nvlink_a100.txt": [None],
     "devq_cudasamples13_getdevicecount_999.txt": [],
     "kernel_appstream97_amdgpu_vce_ring_reset_domain000d.txt": ["000D:31:00.0"],
@@ -144,7 +144,7 @@ MODULES: dict[str, list[str | None]] = {
 FIELDS: dict[str, dict[str, list[object]]] = {
     "amdsmi_amdexporter18_metric_na.txt": {"model": [None]},
     "bwtest_helixer22_rtx2080ti_htod.txt": {"model": ["GeForce RTX 2080 Ti"]},
-    "dcgmi_dcgm229_discovery_null_names_h100.txt": {"model": [None] * 4},  # <<<NULL>>> is no model name
+    "dcgmi_dcgm229_discovery_null_names_h100.txt": {"model": [None] * 3},  # <<<NULL>>> is no model name
     "kernel_gpuburn1_aer_surprise_down_xid79.txt": {"serial": ["0322716036227"]},
     "nccl_nccl258_quoted_v100sxm3_peer_warnings.txt": {"model": ["Tesla V100-SXM3-32GB"] * 4},
     "nccl_nccl398_aws_v100_socket_2node.txt": {"model": ["Tesla V100-SXM2-32GB"] * 2},

@@ -10,7 +10,6 @@ printed; doctor judges them (capture_checks.dcgm_health)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -195,7 +194,7 @@ def _overflow(node: Any) -> list[Any]:
 # --- dcgmi discovery -l ------------------------------------------------------------------------
 _COUNT = re.compile(r"^\s*(\d{1,4}) GPUs? found\.?\s*$")
 _GPU_ROW = re.compile(r"^\s*\|\s*(\d{1,4})\s*\|\s*Name:\s*(.+?)\s*\|\s*$")
-_NO_NAME = re.compile(r"<+\s*NULL\s*>+|\(null\)|N/A|", re.I)  # DCGM prints <<<NULL>>> for a name it could not read
+_NO_NAME = re.compile(r"<+\s*NULL\s*>+|\(null\)|N/A", re.I)  # DCGM prints <<<NULL>>> for a name it could not read
 _FIELD_ROW = re.compile(r"^\s*\|\s*\|\s*(PCI Bus ID|Device UUID):\s*(\S+)\s*\|\s*$")
 
 
@@ -232,13 +231,9 @@ def parse_discovery(lines: list[Line]) -> SmiText:
 
 
 def _announced(out: SmiText, announced: int) -> None:
-    """The modules its 'N GPUs found.' counts past the rows shown (an excerpt cut short): each listed under
-    the next free GPU ID, nothing of it known, so inventory counts every module DCGM found."""
-    said = {m.fields["Index"] for m in out.modules}
-    free = (i for i in range(MAX_MODULES) if str(i) not in said)
-    missing = min(announced, MAX_MODULES) - len(out.modules)
-    for i in itertools.islice(free, max(missing, 0)):
-        out.modules.append(SmiTextModule(f"GPU {i}", "", {"Index": str(i)}))
+    """'N GPUs found.' past the rows shown (an excerpt cut short) is said as a count: a module the excerpt
+    does not show is not listed (its index, model and bus id are unknown, and inventing them would not do)."""
+    missing = announced - len(out.modules)
     if missing > 0:
-        out.notes.append(f"dcgmi discovery -l: {announced} GPUs found, {announced - missing} row(s) shown (the "
-                         f"capture is cut): the other {missing} listed with nothing read")
+        out.notes.append(f"dcgmi discovery -l: {announced} GPUs found, {len(out.modules)} row(s) shown (the capture "
+                         f"is cut): {missing} module(s) DCGM found are not in the excerpt, not listed")
