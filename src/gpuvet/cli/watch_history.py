@@ -39,7 +39,7 @@ class HistoryFlags:
 
 def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) -> ReplayResult:
     """Read, replay, and (with --follow) keep reading Prometheus until stopped."""
-    from gpuvet.watch import prom_history, readers
+    from gpuvet.watch import readers
 
     printer = None if flags.as_json else _printer()
     replayer = Replayer(ReplayConfig(flags.horizon_s, flags.slowdown_c, flags.outcomes), book, printer)
@@ -50,6 +50,8 @@ def run(flags: HistoryFlags, book: Logbook | None, stopped: Callable[[], bool]) 
                        {"files": [str(p) for p in flags.files]})
         replayer.feed(rec)
         return replayer.finish()
+    from gpuvet.watch import prom_history  # the HTTP client only for a server
+
     assert flags.prometheus_url is not None
     match = prom_history.check_match(flags.match)
     end = time.time()

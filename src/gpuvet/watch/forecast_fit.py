@@ -178,8 +178,13 @@ def fit_trend(module: str, hours: Sequence[float], r: Sequence[float], base: flo
               power: float, inlet: float, alpha: float) -> Forecast:
     """The Theil–Sen line through the hourly R (less ``base``, as is ``r_crit``) and when it
     reaches ``r_crit``: the central slope gives the crossing, the interval's ends the range."""
-    days = np.asarray(hours) / 24.0
-    slope, intercept, low, high = theil_sen(days, np.asarray(r), alpha)
+    return _fit(module, np.asarray(hours) / 24.0, np.asarray(r), hours, base, now, r_crit, power, inlet, alpha)
+
+
+def _fit(module: str, days: np.ndarray, r: np.ndarray, hours: Sequence[float], base: float, now: float,
+         r_crit: float, power: float, inlet: float, alpha: float) -> Forecast:
+    """``fit_trend`` of arrays already made (``trend`` makes them once for both of its fits)."""
+    slope, intercept, low, high = theil_sen(days, r, alpha)
     r_now = intercept + slope * now / 86400.0  # both less base until the Forecast is made
 
     def at(rate: float) -> float | None:
@@ -194,11 +199,14 @@ def fit_trend(module: str, hours: Sequence[float], r: Sequence[float], base: flo
 def trend(module: str, hours: Sequence[float], r: Sequence[float], base: float, now: float, slowdown_c: float,
           power: float, inlet: float, alpha: float) -> Forecast:
     """The trend over the whole history, or over the last ``RECENT_HOURS`` when that predicts an
-    earlier crossing (a creep that began inside the history is steeper than the average)."""
+    earlier crossing (a creep that began inside the history is steeper than the average). The
+    arrays are made once: the recent fit's are the last values of the whole's (the same numbers)."""
     r_crit = (slowdown_c - inlet) / power - base
-    whole = fit_trend(module, hours, r, base, now, r_crit, power, inlet, alpha)
-    recent = fit_trend(module, hours[-RECENT_HOURS:], r[-RECENT_HOURS:], base, now, r_crit, power, inlet, alpha) \
-        if len(r) >= RECENT_HOURS + 24 else None
+    days, values = np.asarray(hours) / 24.0, np.asarray(r)
+    whole = _fit(module, days, values, hours, base, now, r_crit, power, inlet, alpha)
+    k = RECENT_HOURS
+    recent = _fit(module, days[-k:], values[-k:], hours[-k:], base, now, r_crit, power, inlet, alpha) \
+        if len(r) >= k + 24 else None
     if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
             whole.earliest is None or recent.earliest < whole.earliest):
         return recent
@@ -310,13 +318,18 @@ def fit_common(sxy: float, sxx: float, powers: Sequence[float], temps: Sequence[
     centre = _median(resid)
     spread = _median([abs(x - centre) for x in resid])
     limit = max(4 * 1.4826 * spread, 1.0)
-    kept = [(p, t) for p, t, x in zip(powers, temps, resid, strict=True) if abs(x - centre) <= limit]
-    if len(kept) < 3:
+    if all(abs(x - centre) <= limit for x in resid):
+        kept_p, kept_t = list(powers), list(temps)
+    else:
+        kept_p = [p for p, x in zip(powers, resid, strict=True) if abs(x - centre) <= limit]
+        kept_t = [t for t, x in zip(temps, resid, strict=True) if abs(x - centre) <= limit]
+    n = len(kept_p)
+    if n < 3:
         return None
-    p_mean = sum(p for p, _ in kept) / len(kept)
-    t_mean = sum(t for _, t in kept) / len(kept)
-    return (decay * sxy + sum((p - p_mean) * (t - t_mean) for p, t in kept) + (1 - decay) * PRIOR_R * PRIOR_WEIGHT_W2,
-            decay * sxx + sum((p - p_mean) ** 2 for p, _ in kept) + (1 - decay) * PRIOR_WEIGHT_W2)
+    p_mean, t_mean = sum(kept_p) / n, sum(kept_t) / n  # the same sums, in the same order, as over pairs
+    return (decay * sxy + sum([(p - p_mean) * (t - t_mean) for p, t in zip(kept_p, kept_t, strict=True)])
+            + (1 - decay) * PRIOR_R * PRIOR_WEIGHT_W2,
+            decay * sxx + sum([(p - p_mean) ** 2 for p in kept_p]) + (1 - decay) * PRIOR_WEIGHT_W2)
 
 
 def leave_one_out(bases: Sequence[float], trusted: Sequence[bool]) -> list[tuple[float, int] | None]:
