@@ -4,6 +4,8 @@ print exactly, one fact is one root, and a cut collective run is never called la
 import json
 from pathlib import Path
 
+import pytest
+
 import gpuvet.knowledge as knowledge
 from gpuvet.cli.app import main
 
@@ -107,3 +109,42 @@ def test_group_merges_records_of_one_key_into_the_gravest():
     crit = Seen("module_fell_off_bus/gpu6", "module_fell_off_bus", "critical", True, "gpu6", None, "gpu6 lost")
     (root,) = group([warn, crit], None, frozenset({"gpu6"}))
     assert (root.severity, root.explains) == ("critical", ("module_fell_off_bus/gpu6",))
+
+
+def _collective_step(capsys, path: Path) -> tuple[dict[str, object], list[str]]:
+    main(["doctor", "interconnect-slow", "--from", str(path), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    return step, [f["cause"] for f in data["findings"]]
+
+
+def _small_sizes(max_bytes: int, whole: bool, rccl: bool = False) -> str:
+    lines = (DATA / "nccl_all_reduce_small_sizes.txt").read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace("maxBytes 65536", f"maxBytes {max_bytes}")
+    if rccl:
+        lines.insert(2, "rccl-tests: Version develop:5272cd1\n")
+    return "".join(ln for ln in lines if whole or not ln.startswith(("# Out of bounds", "# Avg bus")))
+
+
+def test_a_cut_hccl_run_is_not_called_latency_bound(capsys, tmp_path):
+    """The first half of a run announced to 64 MiB ends at 64 KiB: every size read is small."""
+    whole = (DATA / "real" / "written_ascend_hccl_allreduce_8npu.txt").read_text().splitlines(keepends=True)
+    cut = tmp_path / "hccl_cut.txt"
+    cut.write_text("".join(whole[:next(i for i, ln in enumerate(whole) if ln.startswith("65536 ")) + 1]))
+    step, causes = _collective_step(capsys, cut)
+    assert step["status"] == "inconclusive" and "latency_bound_messages" not in causes
+    assert str(step["summary"]).startswith("the run is cut before the sizes it announced (all_reduce ends at 64 KiB "
+                                           "of the 64 MiB announced")
+
+
+@pytest.mark.parametrize("rccl", [False, True], ids=["nccl-tests", "rccl-tests"])
+def test_a_cut_nccl_or_rccl_run_is_not_called_latency_bound_a_whole_one_is(capsys, tmp_path, rccl):
+    log = tmp_path / "all_reduce.txt"
+    log.write_text(_small_sizes(67108864, whole=False, rccl=rccl))
+    step, causes = _collective_step(capsys, log)
+    assert step["status"] == "inconclusive" and "cut before the sizes it announced" in str(step["summary"])
+    assert "latency_bound_messages" not in causes
+    for max_bytes, whole in ((67108864, True), (65536, False)):  # a summary, or the announced size reached
+        log.write_text(_small_sizes(max_bytes, whole=whole, rccl=rccl))
+        step, causes = _collective_step(capsys, log)
+        assert step["status"] == "confirmed" and causes == ["latency_bound_messages"]

@@ -34,6 +34,7 @@ _OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4
 _RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
 _FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
+_MAX_BYTES = re.compile(r"\bmaxBytes (\d{1,20})\b")  # the header's largest size: '# nThread 1 ... maxBytes 134217728'
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
 # '#' optional: a paste can lose it (a markdown heading)
 _NCCL_HEADER = re.compile(r"^#?\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
@@ -125,8 +126,13 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if (solo := nccl_runs.alone(lines)) is not None:
         out.failures.append(_alone(solo))
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
-                                  avg[0] if avg else None, where, nodes, device_models(lines)))
+                                  avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines)))
     return out
+
+
+def _announced_max(lines: list[Line]) -> int | None:
+    """The maxBytes the header announces (a run cut before it says nothing of the sizes after)."""
+    return next((int(m.group(1)) for ln in lines if (m := _MAX_BYTES.search(ln.text))), None)
 
 
 def _runs(parts: list[list[Line]], where: str) -> NcclParse:

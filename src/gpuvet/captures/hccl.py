@@ -208,4 +208,4 @@ def _result(run: _Run, where: str, label: str, notes: list[str]) -> NcclResult:
         notes.append(f"{label}: check_result NULL at {len(unchecked)} size(s): not checked (-c 0, or a sum the check "
                      "cannot represent)")
     avg = sum(sums) / len(sums) if whole and sums and len(sums) == len(rows) else None
-    return NcclResult(op, ranks, rows, avg, where)
+    return NcclResult(op, ranks, rows, avg, where, announced_max=bounds[1] if bounds else None)

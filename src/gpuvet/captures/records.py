@@ -129,6 +129,16 @@ class NcclResult:
     where: str
     nodes: tuple[str, ...] = ()
     models: tuple[str, ...] = ()  # the module each device line names, one per rank line (nccl_devices.py)
+    announced_max: int | None = None  # the largest size its header announced (maxBytes); None: not read
+
+    @property
+    def cut_before(self) -> int | None:
+        """The announced largest size a run stopped short of (killed, hung, or the copy stopped):
+        its rows say nothing of the sizes after them. None: whole (a summary, or the last size
+        reached), or no size announced."""
+        if self.announced_max is None or self.avg_busbw is not None or not self.rows:
+            return None
+        return self.announced_max if max(r.size_bytes for r in self.rows) < self.announced_max else None
 
 
 @dataclass

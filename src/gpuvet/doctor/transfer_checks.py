@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpuvet.backends.readings import Unavailable
+from gpuvet.captures.records import NcclResult
 from gpuvet.checks.model import Check
 from gpuvet.doctor.capture_pairs import MIN_PAIRS, captured_pairs
 from gpuvet.doctor.collective_expect import SLOW, Judged, judge_all, sentence
@@ -187,6 +188,7 @@ def collective_results(ev: Evidence) -> Outcome:
         return confirmed("a collective returned wrong data", *found)
     from gpuvet.node.collectives import fit_alpha_beta
 
+    cut: list[NcclResult] = []
     for r in ev.captures.nccl:
         timed = [(row.size_bytes, row.time_us) for row in r.rows if row.time_us is not None and row.size_bytes > 0]
         if len(timed) < 2:
@@ -195,11 +197,15 @@ def collective_results(ev: Evidence) -> Outcome:
         if fit and fit.alpha_s > 0:
             knee = fit.alpha_s * fit.beta_gbps * 1e9  # bytes where latency and bandwidth cost the same
             largest = max(b for b, _ in timed)
-            if largest < knee:
+            if largest < knee and r.cut_before is not None:  # the sizes that would say were never run
+                cut.append(r)
+            elif largest < knee:
                 found.append(finding("latency_bound_messages", MEDIUM, op=r.op, largest_bytes=largest,
                                      half_bandwidth_bytes=knee))
     if found:
         return confirmed("the messages are latency-bound", *found)
+    if cut:
+        return _cut_run(cut[0])
     judged = judge_all(ev)  # a log naming no module: priced on --expect or a listing beside it
     slow = [j for j in judged if j.fraction is not None and j.fraction < SLOW]
     if slow:
@@ -209,6 +215,24 @@ def collective_results(ev: Evidence) -> Outcome:
             size_bytes=j.size_bytes, busbw_gbps=j.measured, expected_gbps=round(j.expected or 0, 1),
             basis=j.basis) for j in slow))
     return _collectives_clear(ev, judged)
+
+
+def _cut_run(r: NcclResult) -> Outcome:
+    """A run cut before the sizes it announced: its small sizes are latency-bound on any node, so
+    they say nothing of whether the job's sizes are; the run to the end would."""
+    largest = max(row.size_bytes for row in r.rows)
+    return unknown(f"the run is cut before the sizes it announced ({r.op} ends at {_bytes(largest)} "
+                   f"of the {_bytes(r.cut_before or 0)} announced, {r.where}); its sizes are all latency-bound, "
+                   "which any node's small sizes are: run it to its end (or give the whole output)")
+
+
+def _bytes(n: int) -> str:
+    """A size as the tests announce it: 64 KiB, 64 MiB (bytes where it is not a whole unit)."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or n % 1024:
+            return f"{n} {unit}"
+        n //= 1024
+    return f"{n} TiB"
 
 
 def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
