@@ -203,7 +203,7 @@ def _health_without_incident(label: str, report: DcgmHealthParse) -> list[Findin
     return [finding("dcgm_health_failure" if h.lower().startswith("failure") else "dcgm_health_warning", LOW,
                     module=entity or None, fix=DCGM_HEALTH_FIX, file=label, health=h,
                     detail=("DCGM marks the GPU" if entity else "DCGM's Overall Health reads") + f" {h}, but no "
-                    "incident row was read (the excerpt may be cut): run dcgmi health -c again and keep its whole box")
+                    f"incident row was read (the excerpt may be cut): give {GIVE['dcgm_health']}, its whole report")
             for entity, h in marked.items()]
 
 
