@@ -18,7 +18,7 @@ import numpy as np
 from gpuvet.errors import GpuvetError
 from gpuvet.watch import bounds
 from gpuvet.watch.recording import MAX_SAMPLES, Recording
-from gpuvet.watch.smi_cells import Clock, bad_index, no_index_at_all
+from gpuvet.watch.smi_cells import BadTimes, Clock, bad_index, no_index_at_all
 from gpuvet.watch.smi_rows import ColumnReader, RowReader, has_digit, per_module, row_key
 
 # --query-gpu field (as the header prints it, units stripped) -> our field
@@ -103,7 +103,7 @@ def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -
     cols: dict[str, int] = {}
     reader: RowReader | None = None
     tick, seen, rows = 0, set[str](), 0
-    dropped, bad = bounds.Dropped(where), bounds.BadIndex(where)
+    dropped, bad, untimed = bounds.Dropped(where), bounds.BadIndex(where), BadTimes(where)
     headers: dict[bool, int] = {}  # timed or not -> its first header's line
     good_index: set[str | None] = set()  # index cells already found to be GPU indices
     for number, row in _csv_rows(lines, where):
@@ -136,6 +136,7 @@ def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -
         if reader.time >= 0:
             t = clock(row[reader.time]) if reader.time < len(row) else None
             if t is None:
+                untimed.skip(row[reader.time] if reader.time < len(row) else "", number)
                 continue
             reader.add(bounds.check_time(t, f"{where}:{number}"), row, 0, number)
         else:
@@ -149,7 +150,7 @@ def _read_rows(lines: Iterable[str], node: str, where: str, interval_s: float) -
             raise GpuvetError(f"more than {MAX_SAMPLES:,} samples", where=where, fix="replay fewer or shorter files.")
     if reader is not None:
         reader.flush()
-    return _finish_csv(rec, cols, rows, (dropped, bad), where, interval_s)
+    return _finish_csv(rec, cols, rows, (dropped, bad), where, interval_s, untimed)
 
 
 def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
@@ -205,10 +206,14 @@ def _csv_rows(lines: Iterable[str], where: str) -> Iterator[tuple[int, list[str]
 
 
 def _finish_csv(rec: Recording, cols: dict[str, int], rows: int, skipped: tuple[bounds.Dropped, bounds.BadIndex],
-                where: str, interval_s: float) -> Recording:
+                where: str, interval_s: float, untimed: BadTimes | None = None) -> Recording:
     """The notes a whole log earns: readings dropped, rows skipped, columns missing, no timestamps."""
-    rec.notes.extend(note for note in (s.note() for s in skipped) if note)
+    rec.notes.extend(note for note in (s.note() for s in (*skipped, untimed) if s) if note)
     no_index_at_all(rows, skipped[1], where)
+    if not rows and untimed and untimed.count:
+        raise GpuvetError(f"no row has a timestamp that is a date and time: {untimed.count:,} row(s) skipped, first "
+                          f"{untimed.first}", where=where,
+                          fix="check the timestamp column is nvidia-smi's own (YYYY/MM/DD HH:MM:SS.mmm), unedited.")
     if not rows:
         raise GpuvetError("no sample rows under the nvidia-smi CSV header", where=where,
                           fix="check the file is a --query-gpu log with at least one reading.")

@@ -42,6 +42,30 @@ def finite(dropped: bounds.Dropped, cell: str, kind: str, place: str) -> float |
     return value
 
 
+class BadTimes:
+    """Rows whose timestamp is no date and time (``9999/99/99 99:99:99``, month 13): skipped, as a
+    sample without a time cannot join the time line, but counted and named in a note with the
+    first line, as dropped readings are, so a replay never loses rows without a word."""
+
+    def __init__(self, where: str) -> None:
+        self.where, self.count, self.first = where, 0, ""
+
+    def skip(self, cell: str, number: int) -> None:
+        self.count += 1
+        if not self.first:
+            text = cell.strip()
+            odd = next((ch for ch in text if not ch.isprintable()), None)
+            shown = (f"control characters, e.g. {odd!r}" if odd is not None else repr(text[:28] + "…")
+                     if len(text) > 32 else repr(text) if text else "empty")
+            self.first = f"line {number} ({shown})"
+
+    def note(self) -> str | None:
+        if not self.count:
+            return None
+        return (f"{self.where}: {self.count:,} row(s) whose timestamp is no date and time skipped "
+                f"(first: {self.first})")
+
+
 def bad_index(cell: str | None) -> str | None:
     """The cell as a note shows it when it is meant as a GPU index but is none (negative, past
     bounds.MAX_INDEX, no whole number); None for an index or an empty / [N/A] cell."""
