@@ -13,8 +13,12 @@ the shared machine runs).
            --json: the live table, its stdout to a file; the default logbook of a fresh GPUVET_HOME).
   doctor   `gpuvet doctor --sim nvl72`, CPU seconds. Target: <= 1.5 s. Reference: the imports
            alone (`python -c "import gpuvet.cli.app"`).
+  kernel   `gpuvet doctor --from` a kernel log of 20,000 Xid 13 lines (a flood), CPU seconds, beside
+           the same command on 2,000 of them. Target: within 5x (ten times the lines; linear with
+           its startup is about 3x; a per-line cost that swamps the rest, as re-reading xids.yaml
+           per line did, is about 10x), and its lines per marginal CPU second.
 
-    python benchmarks/reading_speed.py [--repeats 3] [--only replay sim doctor] [--keep DIR] [--no-bytecode]
+    python benchmarks/reading_speed.py [--repeats 3] [--only replay sim doctor kernel] [--keep DIR] [--no-bytecode]
 
 pandas lives in the ``bench`` extra (pip install -e '.[bench]'); without it the replay line says so.
 
@@ -204,6 +208,28 @@ def bench_doctor(repeats: int, env: dict[str, str]) -> Pair:
     return pair
 
 
+XID_LINES = 20_000
+
+
+def write_xid_flood(path: Path, lines: int) -> None:
+    """``lines`` NVRM Xid 13 lines of one module, one a second (a job stuck faulting)."""
+    with path.open("w") as out:
+        for i in range(lines):
+            out.write(f"[Sat Dec  5 {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d} 2026] NVRM: Xid "
+                      "(PCI:0000:2a:00): 13, pid=1, name=x, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): "
+                      "Out Of Range Address\n")
+
+
+def bench_kernel(folder: Path, repeats: int, env: dict[str, str]) -> Pair:
+    flood, tenth = folder / "xid_flood.txt", folder / "xid_tenth.txt"
+    write_xid_flood(flood, XID_LINES)
+    write_xid_flood(tenth, XID_LINES // 10)
+    pair = Pair(f"doctor --from a kernel log of {XID_LINES:,} Xid lines")
+    pair.run(repeats, lambda: (child_cpu(gpuvet("doctor", "--from", str(flood), "--json"), env)[0], XID_LINES),
+             lambda: child_cpu(gpuvet("doctor", "--from", str(tenth), "--json"), env)[0])
+    return pair
+
+
 def table(pairs: list[Pair], compiled_once: bool) -> None:
     print(f"{'work':<60}{'gpuvet CPU s':>13}{'reference s':>13}{'ratio':>8}  figure / target")
     for p in pairs:
@@ -214,6 +240,11 @@ def table(pairs: list[Pair], compiled_once: bool) -> None:
             rate = p.samples / p.median
             figure = (f"{rate:,.0f} samples per CPU s (>= 100,000: {'yes' if rate >= 1e5 else 'NO'}); reference: bare "
                       f"sqlite executemany of {p.samples:,} rows")
+        elif p.label.startswith("doctor --from a kernel log"):
+            marginal = p.median - p.ref
+            rate = f"{p.samples * 0.9 / marginal:,.0f}" if marginal > 0 else "-"
+            figure = (f"within 5x: {'yes' if ratio <= 5 else 'NO'}; reference: the same on {p.samples // 10:,} lines; "
+                      f"{rate} lines per marginal CPU s")
         else:
             figure = f"<= 1.5 s: {'yes' if p.median <= 1.5 else 'NO'}; reference: import gpuvet.cli.app"
         print(f"{p.label:<60}{p.median:>13.2f}{p.ref:>13.2f}{ratio:>7.1f}x  {figure}")
@@ -234,7 +265,8 @@ def compiled(env: dict[str, str], folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", nargs="*", default=["replay", "sim", "doctor"], choices=["replay", "sim", "doctor"])
+    parser.add_argument("--only", nargs="*", default=["replay", "sim", "doctor", "kernel"],
+                        choices=["replay", "sim", "doctor", "kernel"])
     parser.add_argument("--keep", type=Path, help="keep the generated month here (and reuse it)")
     parser.add_argument("--no-bytecode", action="store_true", help="compile gpuvet's modules in every timed run")
     args = parser.parse_args()
@@ -253,6 +285,8 @@ def main() -> None:
             pairs.append(bench_sim_table(Path(tmp), args.repeats, env))
         if "doctor" in args.only:
             pairs.append(bench_doctor(args.repeats, env))
+        if "kernel" in args.only:
+            pairs.append(bench_kernel(Path(tmp), args.repeats, env))
     table(pairs, not args.no_bytecode)
 
 
