@@ -8,11 +8,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from gpuvet.backends.readings import ThrottleReason
 from gpuvet.checks.model import Check
 from gpuvet.ledger.ladders import Ladders, current_step
 from gpuvet.ledger.model import Figure, ModuleHistory, Occurrence, Place, Report
 from gpuvet.logbook.records import FindingRow, LedgerEvent, LedgerRows, RunRow, Sighting
 
+_SW_CAP_ONLY = {ThrottleReason.SW_POWER_CAP.label}  # a throttle's reasons that are no hardware or thermal slowdown
 COALESCE_S = 3600.0  # reports of one fault on one module this close are one occurrence (watch and health alike)
 QUIET_EVENTS = ("module_ready", "module_added", "overheat_forecast_withdrawn", "aborted", "layer")
 
@@ -122,10 +124,21 @@ def _from_event(e: LedgerEvent) -> Report | None:
     """A watch event that says something is wrong (warn or critical) is a report; the rest is not."""
     if e.kind in QUIET_EVENTS or e.severity not in ("warn", "critical"):
         return None
+    return Report(e.time_utc, e.node or "", e.module, e.uuid, "watch", e.run_id, event_fault(e), e.severity,
+                  e.message, None, e.data)
+
+
+def event_fault(e: LedgerEvent) -> str:
+    """The ladder's key of a watch event: ``xid:<code>`` for an Xid; ``sw_power_cap`` for a
+    throttle whose only reason is the software power cap (the module draws its power limit: no
+    hardware or thermal slowdown, which is the ``throttle`` ladder's fact); else its kind."""
     code = e.data.get("code")
-    fault = f"xid:{code}" if e.kind == "xid" and isinstance(code, int) else e.kind
-    return Report(e.time_utc, e.node or "", e.module, e.uuid, "watch", e.run_id, fault, e.severity, e.message, None,
-                  e.data)
+    if e.kind == "xid" and isinstance(code, int):
+        return f"xid:{code}"
+    reasons = e.data.get("reasons")
+    if e.kind == "throttle" and isinstance(reasons, list) and reasons and set(map(str, reasons)) <= _SW_CAP_ONLY:
+        return "sw_power_cap"
+    return e.kind
 
 
 def _check_module(run: RunRow, module: str | None, by_uuid: dict[str, str], slots: SlotIndex) -> str | None:
