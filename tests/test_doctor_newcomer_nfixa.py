@@ -148,3 +148,10 @@ def test_a_cut_nccl_or_rccl_run_is_not_called_latency_bound_a_whole_one_is(capsy
         log.write_text(_small_sizes(max_bytes, whole=whole, rccl=rccl))
         step, causes = _collective_step(capsys, log)
         assert step["status"] == "confirmed" and causes == ["latency_bound_messages"]
+
+
+def test_validate_prints_a_whole_number_exactly_and_a_reading_at_three_figures():
+    from gpuvet.cli.render_validate import _figure
+
+    assert (_figure(99999), _figure(12345, "errors"), _figure(1303.2, "W"), _figure(True)) == (
+        "99,999", "12,345 errors", "1,300 W", "yes")

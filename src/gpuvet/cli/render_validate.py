@@ -28,7 +28,10 @@ def _where(c: Check) -> str:
 
 
 def _figure(v: object, unit: object = None) -> str:
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    """A check's value: a whole number (a count, a code) exactly, a reading at 3 significant figures."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,} {unit}" if unit else f"{v:,}"
+    if isinstance(v, float):
         return term.sig(v, str(unit) if unit else "")
     return format_value(v) + (f" {unit}" if unit and v is not None else "")
 
