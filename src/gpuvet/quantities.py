@@ -166,3 +166,13 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.split("%")[0]).is_loopback
     except ValueError:
         return False  # a host name: it may resolve to any interface
+
+
+def binary_size(n: int) -> str:
+    """A size as benchmarks announce it: 64 KiB, 64 MiB (in the largest unit that divides it whole)."""
+    step = 1024  # bytes in a KiB, a KiB in a MiB, …
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < step or n % step:
+            return f"{n} {unit}"
+        n //= step
+    return f"{n} TiB"

@@ -17,6 +17,7 @@ from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.knowledge import threshold
+from gpuvet.quantities import binary_size
 
 SLOW_NCCL_VARS = {
     "NCCL_P2P_DISABLE": ("1", "P2P between modules is disabled"),
@@ -221,18 +222,9 @@ def _cut_run(r: NcclResult) -> Outcome:
     """A run cut before the sizes it announced: its small sizes are latency-bound on any node, so
     they say nothing of whether the job's sizes are; the run to the end would."""
     largest = max(row.size_bytes for row in r.rows)
-    return unknown(f"the run is cut before the sizes it announced ({r.op} ends at {_bytes(largest)} "
-                   f"of the {_bytes(r.cut_before or 0)} announced, {r.where}); its sizes are all latency-bound, "
+    return unknown(f"the run is cut before the sizes it announced ({r.op} ends at {binary_size(largest)} "
+                   f"of the {binary_size(r.cut_before or 0)} announced, {r.where}); its sizes are all latency-bound, "
                    "which any node's small sizes are: run it to its end (or give the whole output)")
-
-
-def _bytes(n: int) -> str:
-    """A size as the tests announce it: 64 KiB, 64 MiB (bytes where it is not a whole unit)."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or n % 1024:
-            return f"{n} {unit}"
-        n //= 1024
-    return f"{n} TiB"
 
 
 def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
