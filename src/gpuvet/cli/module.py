@@ -96,11 +96,27 @@ def list_modules(logbook: LogbookOpt = None, ladders: LaddersOpt = None, as_json
 
     for h in rows:
         sim = "\n(simulated)" if is_simulated(h, ledger) else ""
-        t.add_row(Text(h.id + sim), Text(h.where), Text(str(len(h.occurrences))),
+        t.add_row(Text(_label(h, ledger) + sim), Text(h.where), Text(str(len(h.occurrences))),
                   Text(f"{h.step.step}: {h.step.why}" if h.step else "-"))
     term.console().print(t)
     if not rows:
         term.console().print(Text("no module in the logbook yet: health --logbook, watch and validate keep them"))
+
+
+SHORT_UUID = 12  # 'GPU-1b0e7d3a': NVIDIA's prefix and 8 hex digits, as `module show` takes it (a unique prefix)
+
+
+def _label(h: ModuleHistory, ledger: Ledger) -> str:
+    """The module as the list names it: its serial (where read) over its UUID cut to the shortest
+    prefix of ``SHORT_UUID`` or more characters that no other module's UUID starts with (`module
+    show` finds it by that prefix), so a 40-character UUID leaves the step column its width."""
+    if not h.uuids:
+        return h.id
+    uuid = h.uuids[0]
+    others = [u for m in ledger.modules if m is not h for u in m.uuids]
+    short = next((uuid[:n] for n in range(min(SHORT_UUID, len(uuid)), len(uuid))
+                  if not any(u.startswith(uuid[:n]) for u in others)), uuid)
+    return "\n".join(dict.fromkeys(x for x in (h.serial, short) if x))
 
 
 @module_app.command("show")
