@@ -60,14 +60,15 @@ class Columns:
     def block(self, order: IntArray, rows: IntArray) -> ModuleBlock:
         """The samples taken in ``order`` as a detector block (``rows``: their stream positions), as
         ``checks.blocks.from_samples`` makes it from the same samples."""
-        arrays = {name: getattr(self, name)[order] for name in ("temp", "power", "sm", "mem", "util")}
+        arrays = {name: getattr(self, name)[order] for name in ("temp", "power", "sm", "mem", "util", "t")}
+        arrays["rows"] = rows.astype(np.float64)  # the forecaster's windows read both as arrays
         n = len(order)
         none: list[int | None] = [None] * n
         counts = {c: _ints(self.counts[c][order]) if c in self.counts else none for c in COUNTS}
         # a counter the log lacks is None at once (not a walk over a list of Nones per module)
         some = {c: v if c in self.counts and any(x is not None for x in v) else None for c, v in counts.items()}
         pcie = (counts["pcie_gen"], counts["pcie_gen_max"], counts["pcie_width"], counts["pcie_width_max"])
-        b = _ArrayBlock(self.module, self.uuid, self.t[order].tolist(), rows.tolist(), [], [], [], [], [],
+        b = _ArrayBlock(self.module, self.uuid, arrays["t"].tolist(), rows.tolist(), [], [], [], [], [],
                         self.throttle[order].tolist(), None, some["ecc_corrected"], some["ecc_uncorrected"],
                         pcie if any(some[c] for c in COUNTS[2:]) else None)
         b._arrays.update(arrays)  # what ``ModuleBlock.array`` would make of the lists

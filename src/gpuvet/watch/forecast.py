@@ -76,12 +76,11 @@ class _History:
     powers: list[float] = field(default_factory=list)
     refs: list[float] = field(default_factory=list)  # the inlet (read or estimated) of each usable window
     loaded: list[float] = field(default_factory=list)  # the lagged peak power of each busy window, steady or not
-    bases: list[float] = field(default_factory=list)  # the common R each entry of ``refs`` was estimated with
     # ``powers`` (all 1000 and the last day's 144) and ``loaded`` kept in order too: the heavy load's ranks
     ranked_powers: Ranked = field(default_factory=lambda: Ranked(1000))
     ranked_day: Ranked = field(default_factory=lambda: Ranked(144))
     ranked_loaded: Ranked = field(default_factory=lambda: Ranked(1000))
-    # ``refs``, ``bases`` and ``powers`` as arrays, for the warm inlet
+    # ``refs``, the common R each was estimated with and ``powers`` as arrays, for the warm inlet
     tails: tuple[Tail, Tail, Tail] = field(default_factory=lambda: (Tail(1000), Tail(1000), Tail(1000)))
     warned: bool = False
     withdrawn: bool = False  # warned once, then withdrawn (trend reversed, or a step down)
@@ -159,9 +158,10 @@ class ThermalForecaster:
             h = hist[module]
             h.windows += 1
             if w.loaded or w.steady:
-                h.loaded.append(w.power if w.peak is None or w.power > w.peak else w.peak)  # max(peak, power)
-                h.ranked_loaded.add(h.loaded[-1])
-                if len(h.loaded) > 1000:
+                peak = w.power if w.peak is None or w.power > w.peak else w.peak  # max(peak, power)
+                h.loaded.append(peak)
+                h.ranked_loaded.add(peak)
+                if len(h.loaded) > 2000:  # trimmed a thousand at a time: only its last is read
                     del h.loaded[:-1000]
             if not w.steady:
                 continue
@@ -170,34 +170,39 @@ class ThermalForecaster:
             if inlet is None:
                 h.no_reference += 1
                 continue
-            self._record(module, w, inlet, w.t, out)
+            self._record(h, module, w, inlet, w.t, out)
         self._inlet.learn(stats, self.window_s)
         return out
 
     def _warned(self, module: str) -> bool:
         return self._hist[module].warned
 
-    def _record(self, module: str, w: WindowStat, inlet: Inlet, now: float,
+    def _record(self, h: _History, module: str, w: WindowStat, inlet: Inlet, now: float,
                 out: list[Event]) -> None:
-        """One R value for its hour; hours before ``now``'s are closed (step check), then the
-        trend is judged every ``evaluate_every_s``."""
-        h = self._hist[module]
+        """One R value for its hour (``h``: ``module``'s history); hours before ``now``'s are closed
+        (step check), then the trend is judged every ``evaluate_every_s``."""
         ref, h.reference, base = inlet
         h.base, power = base, w.power
-        h.pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / power - base)
-        h.powers.append(power)
+        pending, hour = h.pending, int(now // HOUR)
+        r = (w.temp - ref) / power - base
+        at = int(w.t // HOUR)
+        got = pending.get(at)
+        if got is None:
+            pending[at] = [r]
+        else:
+            got.append(r)
         h.ranked_powers.add(power)
         h.ranked_day.add(power)
         refs, bases, powers = h.tails
         refs.add(ref)
         bases.add(base)
         powers.add(power)
-        h.refs.append(ref)
-        h.bases.append(base)
-        if len(h.powers) > 1000:
-            del h.powers[:-1000], h.refs[:-1000], h.bases[:-1000]
-        hour = int(now // HOUR)
-        done = [k for k in h.pending if k < hour] if len(h.pending) > 1 or hour not in h.pending else []
+        kept, refs_kept = h.powers, h.refs
+        kept.append(power)
+        refs_kept.append(ref)
+        if len(kept) > 2000:  # trimmed a thousand at a time: only their last 200 are read
+            del kept[:-1000], refs_kept[:-1000]
+        done = [k for k in pending if k < hour] if len(pending) > 1 or hour not in pending else []
         if done:  # hours only grow here: trimmed to the history as they close
             for k in sorted(done):
                 h.hours.append(float(k))
@@ -228,8 +233,9 @@ class ThermalForecaster:
         for m, x in closed.unsteady.items():
             inlet = inlets.get(m)
             if inlet is not None:
-                self._hist[m].usable += 1
-                self._record(m, x, inlet, (closed.hour + 1) * HOUR, out)
+                h = self._hist[m]
+                h.usable += 1
+                self._record(h, m, x, inlet, (closed.hour + 1) * HOUR, out)
         if len(closed.unsteady) >= 3:
             self._inlet.learn(closed.unsteady, HOUR)
         return out

@@ -33,7 +33,7 @@ class _Window:
         self.hot = False  # thermally throttled at some point: the temperature is held, R means nothing
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class WindowStat:
     """One module's closed window (or hour): when it ended, its mean temperature and power, and
     whether R means something in it."""
@@ -46,6 +46,13 @@ class WindowStat:
     model: str | None = None
     loaded: bool = False  # busy and not throttled, though perhaps not steady (an inference load): the hourly tier
     peak: float | None = None  # the highest power through the thermal lag (``LAG_S``): what a minute-long peak heats
+
+    def __init__(self, t: float, temp: float, power: float, ref: float | None, steady: bool, model: str | None = None,
+                 loaded: bool = False, peak: float | None = None) -> None:
+        # one update of its fields, not a guarded setattr each (what frozen's own __init__ does): a
+        # month's replay makes 35,000 of these, a fifth of a microsecond each instead of a whole one
+        self.__dict__.update(t=t, temp=temp, power=power, ref=ref, steady=steady, model=model, loaded=loaded,
+                             peak=peak)
 
 
 class WindowBook:
@@ -135,9 +142,11 @@ class WindowBook:
         temp, power, util, ref, hot, lagged = (c[order] for c in cols[2:])
         starts = np.flatnonzero(np.concatenate(([True], (index[1:] != index[:-1]) | (who[1:] != who[:-1]))))
         names = [p[0].module for p in parts]
+        # what the windows still open hold (none where none is: a replay's one feed of its month)
         held = [self._windows.get(i, {}).get(names[k]) for i, k in zip(index[starts].tolist(), who[starts].tolist(),
-                                                                          strict=True)]
-        sums = [_running(x, starts, [0.0 if w is None else getattr(w, a) for w in held])
+                                                                          strict=True)] if self._windows else []
+        slots = _slots(starts, len(rows))
+        sums = [_running(x, slots, [0.0 if w is None else getattr(w, a) for w in held] or 0.0)
                 for x, a in ((temp, "temp"), (power, "power"), (power * power, "power_sq"),
                              (np.nan_to_num(util), "util"), (np.nan_to_num(ref), "ref"))]
         counts = [np.add.reduceat(x, starts) for x in (np.ones(len(rows), dtype=np.int64), ~np.isnan(util),
@@ -199,12 +208,12 @@ class WindowBook:
         ok = ~np.isnan(temp) & ~np.isnan(power)
         if not ok.any():
             return None
-        t = np.asarray(b.t, dtype=np.float64)[ok]
+        t = b.array("t")[ok]  # the array a block made from columns holds (no list made an array again)
         power = power[ok]
         util = b.array("util")[ok]
         ref = b.array("ambient")[ok] if b.ambient is not None else np.full(len(t), np.nan)
         hot = (np.asarray(b.throttle, dtype=np.int64)[ok] & THERMAL_BITS) != 0
-        return (b, np.asarray(b.rows, dtype=np.float64)[ok], t // self.window_s, temp[ok], power, util, ref,
+        return (b, b.array("rows")[ok], t // self.window_s, temp[ok], power, util, ref,
                 hot.astype(np.float64), self._lag(b.module, t, power))
 
     def _lag(self, module: str, t: FloatArray, power: FloatArray) -> FloatArray:
@@ -320,12 +329,21 @@ class HourlyTier:
         return HourMeans(hour, means, {m: x for m, x in means.items() if acc[m][1] == 0})
 
 
-def _running(values: FloatArray, starts: npt.NDArray[np.intp], held: list[float]) -> FloatArray:
+def _slots(starts: npt.NDArray[np.intp], n: int) -> tuple[int, int, npt.NDArray[np.intp]]:
+    """Where each of ``n`` values sits in ``_running``'s grid (a row a group, its held sum first):
+    groups, width and flat places, found once for the five sums of a feed."""
+    sizes = np.diff(np.append(starts, n))
+    width = int(sizes.max()) + 1
+    group = np.repeat(np.arange(len(starts)), sizes)
+    return len(starts), width, group * width + (np.arange(n) - starts[group] + 1)
+
+
+def _running(values: FloatArray, slots: tuple[int, int, npt.NDArray[np.intp]],
+             held: list[float] | float) -> FloatArray:
     """Each group's sum taken left to right after what its window held, as ``observe`` adds sample
     by sample (numpy's own sum pairs terms: the last bit would differ, and a pinned result with it)."""
-    sizes = np.diff(np.append(starts, len(values)))
-    grid = np.zeros((len(starts), int(sizes.max()) + 1))
-    grid[:, 0] = held
-    group = np.repeat(np.arange(len(starts)), sizes)
-    grid[group, np.arange(len(values)) - starts[group] + 1] = values
-    return np.cumsum(grid, axis=1)[:, -1]
+    groups, width, places = slots
+    grid = np.zeros(groups * width)
+    grid[::width] = held
+    grid[places] = values
+    return np.cumsum(grid.reshape(groups, width), axis=1)[:, -1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import operator
 import re
 from collections.abc import Iterable, Iterator
 
@@ -168,7 +169,7 @@ def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
         return None
     body = held[1:]  # what a block would refuse, found before any block is read (a restart's header)
     if set(map(str.count, body, itertools.repeat(","))) != {len(header) - 1} or \
-            not all(has_digit(line.split(",", 1)[0]) for line in body if not line[:1].isdigit()):
+            not _timed_rows(body):
         return None
     rec = Recording("nvidia-smi --query-gpu csv")
     dropped = bounds.Dropped(where)
@@ -190,6 +191,18 @@ def _read_columns(held: list[str], node: str, where: str) -> Recording | None:
     readings = {name: np.concatenate([p[2][name] for p in parts]) for name in parts[0][2]}
     rec.columns = per_module(reader.names, who, times, readings)
     return _finish_csv(rec, cols, n, (dropped, bounds.BadIndex(where)), where, 60.0)
+
+
+_FIRST = operator.itemgetter(slice(0, 1))
+
+
+def _timed_rows(body: list[str]) -> bool:
+    """Whether every line's first cell holds a digit (no blank line, no second header): the first
+    characters of the lines gathered at once in C, each line looked into only where its first is
+    not a digit (a month's log: none)."""
+    if all(c.isdigit() for c in set(map(_FIRST, body))):
+        return True
+    return all(has_digit(line.split(",", 1)[0]) for line in body if not line[:1].isdigit())
 
 
 def _csv_rows(lines: Iterable[str], where: str) -> Iterator[tuple[int, list[str]]]:

@@ -4,6 +4,7 @@ from read_smi.py, which recognises the header and picks the reader (issue 45: on
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable, Iterable
@@ -30,7 +31,9 @@ def flat_cells(lines: list[str], k: int) -> list[str] | None:
         body += "\n"
     if "\r" in body or "\x00" in body or ",  " in body:
         return None
-    flat = body[:-1].replace("\n", ", ").split(", ")  # one cell more than ', ' in the lines, each line end one more
+    # one cell more than ', ' in the lines, each line end one more, the last one's an empty cell after it
+    flat = body.replace("\n", ", ").split(", ")
+    flat.pop()
     return flat if len(flat) == k * len(lines) else None  # so: every comma followed by a space
 
 
@@ -237,7 +240,7 @@ class ColumnReader(RowReader):
     def block(self, lines: list[str], start: int) -> _Block | None:
         """Each row's module, time and readings; None where a row is not of the usual log."""
         flat, k = flat_cells(lines, self.k), self.k
-        if flat is None or not all(has_digit(c) for c in set(flat[0::k])):
+        if flat is None or not all(c[:1].isdigit() or has_digit(c) for c in set(flat[0::k])):
             return None  # a blank row or a second header: row by row
         index = self.cols.get("index")
         if index is not None and any(bad_index(c) is not None for c in set(flat[index::k])):
@@ -358,11 +361,25 @@ def _parsed(cells: list[str], hexa: bool) -> npt.NDArray[np.float64] | None:
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
         try:
-            values = np.fromiter(map(float, [c.partition(" ")[0] for c in cells]), dtype=np.float64,
-                                 count=len(cells))
+            values = _unit_cut(cells)
         except ValueError:
             return _mapped(cells, _numbers(hexa, set(cells)))
     return values if np.isfinite(values).all() else None
+
+
+def _unit_cut(cells: list[str]) -> npt.NDArray[np.float64]:
+    """Each cell's number before its unit ('583.54 W' -> 583.54): the first cell's unit cut off
+    every cell in C (``str.removesuffix``), the same number as cutting at the first space where
+    float() takes the rest (it strips only the ends); each cell cut at its first space where not.
+    Raises ValueError for a cell that is no number either way."""
+    _, space, unit = cells[0].partition(" ")
+    if space:
+        try:
+            return np.fromiter(map(float, map(str.removesuffix, cells, itertools.repeat(space + unit))),
+                               dtype=np.float64, count=len(cells))
+        except ValueError:
+            pass
+    return np.fromiter(map(float, [c.partition(" ")[0] for c in cells]), dtype=np.float64, count=len(cells))
 
 
 def _mapped(cells: list[str], number: dict[str, float] | None) -> npt.NDArray[np.float64] | None:
