@@ -325,8 +325,6 @@ class ColumnReader(RowReader):
         p = self.period
         # a reading each module holds through the block (a clock, a counter): one tick's cells, repeated
         head = cells[:p] if p is not None and cells[p:] == cells[:-p] else cells
-        if max(map(len, head)) > bounds.MAX_NUMBER_CHARS:
-            return None
         values = _parsed(head, cells[0][:2] == "0x")
         if values is None:
             return None
@@ -354,9 +352,13 @@ def _parsed(cells: list[str], hexa: bool) -> npt.NDArray[np.float64] | None:
     first cell is one; else ``parse_cell``), NaN for a cell that is no reading ('[N/A]'); None where
     one is nan or ±inf (dropped and noted by ``_column``). A column of few values (clocks, whole °C,
     a mask) is parsed a distinct cell at a time; one of many (watts) cell by cell in C, where
-    hashing each cell to parse it once costs more than parsing it."""
+    hashing each cell to parse it once costs more than parsing it. None too where a cell is longer
+    than a number (``bounds.MAX_NUMBER_CHARS``): measured over the distinct cells where they are few."""
     if hexa or len(set(cells[:_SAMPLE])) <= _FEW:
-        return _mapped(cells, _numbers(hexa, set(cells)))
+        distinct = set(cells)
+        return None if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS else _mapped(cells, _numbers(hexa, distinct))
+    if max(map(len, cells)) > bounds.MAX_NUMBER_CHARS:
+        return None
     try:  # a cell without a unit is its number ('61'); one with ('583.54 W') fails here at once
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
