@@ -184,13 +184,7 @@ class ThermalForecaster:
         ref, h.reference, base = inlet
         h.base, power = base, w.power
         pending, hour = h.pending, int(now // HOUR)
-        r = (w.temp - ref) / power - base
-        at = int(w.t // HOUR)
-        got = pending.get(at)
-        if got is None:
-            pending[at] = [r]
-        else:
-            got.append(r)
+        pending.setdefault(int(w.t // HOUR), []).append((w.temp - ref) / power - base)
         h.ranked_powers.add(power)
         h.ranked_day.add(power)
         refs, bases, powers = h.tails
