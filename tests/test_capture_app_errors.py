@@ -197,3 +197,16 @@ def test_the_doctor_names_no_nvidia_smi_index_for_a_cuda_device(capsys: pytest.C
     _, data = doctor_capture(capsys, tmp_path, listing + "RuntimeError: CUDA error: uncorrectable ECC error "
                              "encountered on cuda:1\n")
     assert ("ecc_uncorrectable_since_boot", "CUDA device 1 (process view)") in found_causes(data)
+
+
+def test_an_uncaught_cpp_exception_names_its_cuda_error_after_what(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    """libstdc++'s terminate prints 'what():' and the tool's 'Error (file.cpp:N):' before CUDA's message:
+    a printed line; CUDA's 'system not yet initialized' (802) is an NVSwitch fabric that was not set up."""
+    text = ("$ gpu_burn -d 60\nBurning for 60 seconds.\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n"
+            "terminate called after throwing an instance of 'std::runtime_error'\n"
+            "  what():  Error (gpu_burn-drv.cpp:298): system not yet initialized\n")
+    assert [e.kind for e in app_errors.parse(clean(text).lines).errors] == ["system_not_ready"]
+    assert _severities(capsys, tmp_path, text) == {("fabric_manager_failed", None): "critical"}
+    coded = "    if (err) throw std::runtime_error(\"system not yet initialized\");\n"  # the source, not its output
+    assert app_errors.parse(clean(coded).lines).errors == []

@@ -113,3 +113,83 @@ def test_a_module_listing_beside_the_kernel_log_is_the_one_inventory_lists(capsy
     ])
     _, data = _run(capsys, "inventory", "--from", listing, "--from", log)
     assert [m["model"] for m in data["modules"]] == ["AMD Instinct MI210"]  # the tool's list, not the log's buses
+
+
+def _ring_reset(bus: str, ring: str, second: int, outcome: str) -> list[str]:
+    """amdgpu's lines for one ring timeout and the ring reset that follows it (amdgpu_job_timedout)."""
+    t = f"[ {second}.100200]"
+    return [f"{t} amdgpu {bus}: amdgpu: ring {ring} timeout, signaled seq=45, emitted seq=47",
+            f"{t} amdgpu {bus}: amdgpu:  Process python3 pid 5244 thread python3 pid 5244",
+            f"{t} amdgpu {bus}: amdgpu: Starting {ring} ring reset",
+            f"{t} amdgpu {bus}: amdgpu: Ring {ring} reset {outcome}"]
+
+
+def test_a_ring_timeout_its_ring_reset_recovered_is_a_warning_on_its_module(capsys, tmp_path) -> None:
+    path = _write(tmp_path, "dmesg_ring_back.txt", [
+        *_ring_reset("0000:2a:00.0", "comp_1.0.1", 812, "succeeded"),
+        "[ 812.100300] amdgpu 0000:2a:00.0: [drm] device wedged, but recovered through reset",
+        *_ring_reset("0000:2a:00.0", "gfx_0.0.0", 913, "success"),  # older kernels' wording
+    ])
+    code, found = _findings(capsys, path)
+    assert found == {("module_ring_reset_recovered", "0000:2A:00.0"): "warn"}
+    assert [m["bus_id"] for m in _modules(capsys, path)] == ["0000:2A:00.0"]
+
+
+def test_a_ring_reset_that_failed_or_keeps_coming_back_stays_critical(capsys, tmp_path) -> None:
+    failed = _write(tmp_path, "dmesg_ring_failed.txt", [
+        *_ring_reset("0000:45:00.0", "gfx_0.0.0", 100, "failed"),
+        "[ 101.000000] amdgpu 0000:45:00.0: amdgpu: GPU reset begin!. Source:  1"])
+    _, found = _findings(capsys, failed)
+    assert found == {("module_hung_reset", "0000:45:00.0"): "critical"}
+    again = _write(tmp_path, "dmesg_ring_again.txt", [
+        ln for s in (100, 200, 300) for ln in _ring_reset("0000:45:00.0", "gfx_0.0.0", s, "succeeded")])
+    _, found = _findings(capsys, again)
+    assert found == {("module_hung_reset", "0000:45:00.0"): "critical"}
+    other_ring = _write(tmp_path, "dmesg_other_ring.txt", [  # another ring's recovery does not vouch for this one
+        "[ 100.000000] amdgpu 0000:45:00.0: amdgpu: ring sdma0 timeout, signaled seq=1, emitted seq=3",
+        "[ 100.000100] amdgpu 0000:45:00.0: amdgpu: Ring gfx_0.0.0 reset succeeded"])
+    _, found = _findings(capsys, other_ring)
+    assert found[("module_hung_reset", "0000:45:00.0")] == "critical"
+
+
+def _port_error(port: str, layer: str, bit: str, second: int) -> list[str]:
+    """The kernel's lines for one corrected AER error a root port logged (drivers/pci/pcie/aer.c)."""
+    t = f"[ {second}.499123]"
+    return [f"{t} pcieport {port}: AER: Corrected error received: {port}",
+            f"{t} pcieport {port}: AER: PCIe Bus Error: severity=Corrected, type={layer}, (Receiver ID)",
+            f"{t} pcieport {port}: AER:   device [8086:a29a] error status/mask=00000001/00002000",
+            f"{t} pcieport {port}: AER:    [ 0] {bit}                  (First)"]
+
+
+def test_corrected_receiver_errors_on_a_port_leading_to_no_named_gpu_are_an_info_note(capsys, tmp_path) -> None:
+    path = _write(tmp_path, "dmesg_port_rxerr.txt", [
+        ln for s in (3, 4, 5) for ln in _port_error("0000:00:1d.0", "Physical Layer", "RxErr", s)])
+    code, found = _findings(capsys, path)
+    assert code == 0 and found == {("pcie_port_receiver_errors", "0000:00:1D.0"): "info"}
+
+
+def test_a_burst_of_data_link_errors_on_a_port_stays_a_warning(capsys, tmp_path) -> None:
+    path = _write(tmp_path, "dmesg_port_dll.txt", [
+        *_port_error("0000:00:03.1", "Data Link Layer", "Timeout", 3),
+        *_port_error("0000:00:03.1", "Data Link Layer", "BadTLP", 4),
+        *_port_error("0000:00:03.1", "Physical Layer", "RxErr", 5)])
+    _, found = _findings(capsys, path)
+    assert found == {("pcie_aer_errors", "0000:00:03.1"): "warn"}
+
+
+def _rpc_row(entry: int, seq: int, polling: str) -> str:
+    """A row of the GSP RPC history the open modules dump after an RPC failed, under Talos's kernel prefix."""
+    return (f"10.0.0.7: kern: warning: [2026-04-22T21:27:51.2888{seq}Z]: NVRM:     {entry:>2}    76   "
+            f"GSP_RM_CONTROL              {seq} 0x0000000020803039 0x00000000000000b0 0x00065013160bb6e0 "
+            f"0x0000000000000000   {polling}")
+
+
+def test_a_gsp_rpc_history_dump_says_an_rpc_failed_on_a_module_the_log_does_not_name(capsys, tmp_path) -> None:
+    path = _write(tmp_path, "talos_rpc_history.txt", [_rpc_row(-e, 4127 - e, "y" if e == 0 else "136us")
+                                                      for e in range(4)])
+    code, found = _findings(capsys, path)
+    assert code == 1 and found == {("module_needs_reset", "bus id not in the log"): "critical"}
+    healthy = _write(tmp_path, "nvrm_ok.txt", [  # an NVRM line with a register value is no RPC history
+        "[ 4.1] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  575.57.08",
+        "[ 4.2] NVRM: GPU 0000:06:00.0: RmInitAdapter succeeded, 0x0000000020803039 0x00000000000000b0"])
+    assert _findings(capsys, healthy)[1] == {}

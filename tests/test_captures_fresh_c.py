@@ -51,7 +51,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     # right at first contact, kept right
     "amd_kern_rocm1584_ryzen_apu_mode2.txt": {("module_hung_reset", "0000:03:00.0")},
     "amd_kern_rocm2196_smu_busy_ring_gfx.txt": {("module_hung_reset", "0000:0D:00.0")},
-    "kern_cachyos703_amdgpu_ring_reset_ok.txt": {("module_hung_reset", "0000:05:00.0")},
+    "kern_cachyos703_amdgpu_ring_reset_ok.txt": {("module_ring_reset_recovered", "0000:05:00.0")},  # warn, as expected
     "kern_nvforum364958_rtxpro6000_xid120_62_154.txt": {("xid", "0000:01:00.0")},
     "kern_nvforum371272_5080_xid62_154.txt": {("xid", "0000:01:00.0")},
     "nccl_nvls_nccl1488_h100_fm_restart.txt": {("nvls_setup_failed", "node23 GPU 2")},

@@ -153,7 +153,10 @@ def test_kernel_aer_lines_name_the_device_that_reported_them(tmp_path: Path) -> 
     port = "pcieport 0000:00:01.0: AER: Correctable error message received from 0000:00:01.0\n"
     one = port + _aer("pcieport", "0000:00:01.0", "Corrected", "RxErr", "8086")
     assert _doctor_text(tmp_path, one) == {}  # one correctable error is no burst
-    assert _doctor_text(tmp_path, one * 2) == {("pcie_aer_errors", "0000:00:01.0"): "warn"}
+    # a burst of replayed packets (BadTLP) on a port is a warning; receiver errors alone are an info note
+    # (batch F: gsconnect1052, rpipcie64)
+    assert _doctor_text(tmp_path, one.replace("RxErr", "BadTLP") * 2) == {("pcie_aer_errors", "0000:00:01.0"): "warn"}
+    assert _doctor_text(tmp_path, one * 2) == {("pcie_port_receiver_errors", "0000:00:01.0"): "info"}
     nvme = "pcieport 0000:00:1d.0: AER: Multiple Corrected error received: 0000:03:00.0\n" + \
         _aer("pcieport", "0000:00:1d.0", "Corrected", "RxErr", "8086") * 2 + \
         _aer("nvme", "0000:03:00.0", "Corrected", "RxErr", "144d")

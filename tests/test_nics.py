@@ -79,6 +79,16 @@ def test_the_catalog_alone_is_no_design_a_connectx7_may_be_a_200g_card():
     assert nics.ports(_readings(_nic("mlx5_0", _up(200.0)))) == []
 
 
+def test_an_ethernet_port_below_the_slowest_speed_of_its_model_is_slow_alone():
+    """The floor is the model's (its driver's release notes list 10 GbE as a ConnectX-6 Dx's slowest), never
+    the port's own reading; a port whose ibstat excerpt lacks its link layer is Ethernet on an Ethernet-only model."""
+    [verdict] = nics.ports(_readings(_nic("mlx5_2", _up(2.5, layer="unknown"), hca="MT4125")))
+    assert verdict.kind == "nic_rate_low" and verdict.reason.startswith("mlx5_2 port 1 at 2.5 Gb/s 4X, design 10 Gb/s")
+    assert nics.ports(_readings(_nic("mlx5_2", _up(25.0, layer="Ethernet"), hca="MT4125"))) == []  # a 25 GbE card
+    assert nics.ports(_readings(_nic("mlx5_0", _up(2.5, layer="unknown"), hca="MT4129"))) == []  # IB or Ethernet
+    assert nics.ports(_readings(_nic("mlx5_0", _up(1.0, layer="Ethernet"), hca="MT4119"))) == []  # 1 GbE is listed
+
+
 def test_an_unknown_card_is_judged_against_its_peers_not_itself():
     peers = [_nic(f"mlx5_{i}", _up(100.0), hca="MT9999") for i in range(3)]
     slow = _nic("mlx5_3", _up(50.0), hca="MT9999")

@@ -21,6 +21,7 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Unc
                    r"Non-?fatal)[\w ()-]*? (?:error )?(?:message )?received(?: from)?:? "
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 NVIDIA = "10de"
+RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 
 
@@ -36,6 +37,14 @@ class AerDevice:
     kinds: list[str] = field(default_factory=list)  # 'Data Link Layer: Timeout', in order first seen
     sources: list[str] = field(default_factory=list)  # for a port: the devices it says sent the messages
     first_line: int = 0
+
+    @property
+    def receiver_errors_only(self) -> bool:
+        """Only corrected Physical Layer receiver errors (RxErr): the lane's signal, fixed by the link's own
+        retry before any packet is lost; a port's Data Link Layer errors (BadTLP, BadDLLP, replay Timeout)
+        are packets it had to replay, and an uncorrectable error is a failed transaction."""
+        return not self.uncorrectable and bool(self.kinds) and all(
+            k == "Physical Layer" or k.rpartition(": ")[2] in RECEIVER_ERRORS for k in self.kinds)
 
 
 @dataclass

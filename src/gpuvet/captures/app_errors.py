@@ -128,9 +128,16 @@ _TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|cuda|nccl)\b.*\b(?:failure|error|f
 _QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 
+# C++'s terminate handler prints an uncaught exception's message after 'what():' (libstdc++), often behind
+# the tool's own 'Error (file.cpp:298):' location: a printed label, never a call in source code
+_THROWN = re.compile(r"^\s*what\(\):\s+(?:\w+ \([\w./-]{1,80}:\d+\):\s*)?")
+
+
 def printed(text: str, at: int) -> bool:
     """The message at ``at`` is shaped as a runtime prints it, not quoted by someone: not in a source
     file's grep hit, a comment, a string literal or code, nor inside a sentence ("I once saw '…'")."""
+    if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
+        text, at = text[thrown.end():], at - thrown.end()
     if _SOURCE_HIT.match(text) or _COMMENT.match(text):
         return False
     if (hit := _GREP_HIT.match(text)) is not None and hit.end() <= at:

@@ -82,7 +82,11 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gsp_rpc_failed", re.compile(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
                                                r"_issueRpcAndWait: .*\b(?:failed|timed ?out)\b|"
                                                r"Timeout (?:after [\d.]+\s*m?s )?(?:of )?waiting for RPC|"
-                                               r"\bGspRm\w+ failed|GSP Timeout\b", re.I)),
+                                               r"\bGspRm\w+ failed|GSP Timeout\b|"
+                                               # the RPC history the driver dumps only after an RPC failed or
+                                               # timed out (its header, or its newest row: entry 0)
+                                               r"\bGSP RPC (?:buffer )?history\b|"
+                                               r"NVRM:\s+\W?0\s+\d+\s+[A-Z][A-Z0-9_]+\s+\d+\s+0x[0-9a-f]{16}\s", re.I)),
     KernelMessage("cannot_attach", re.compile(r"Cannot attach gpu|osInitNvMapping failed|"
                                               r"API_GPU_ATTACHED_SANITY_CHECK failed", re.I)),
     KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
@@ -113,6 +117,9 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
                   "amdgpu"),
     KernelMessage("amd_xgmi_error", re.compile(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
+    # a ring reset that brought the ring back (amdgpu_job_timedout: "Ring %s reset succeeded"; older kernels
+    # "reset success"): the job was lost, the module kept working
+    KernelMessage("amd_ring_recovered", re.compile(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
@@ -122,7 +129,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
 _WORDS: dict[str, tuple[str, ...]] = {
     "gfw_boot_failed": ("gfw",), "fsp_boot_failed": ("fsp",), "needs_reset": ("reset", "wpr2"),
-    "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp"), "aer_unrecovered": ("recover",),
+    "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000"), "aer_unrecovered": ("recover",),
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
@@ -232,7 +239,7 @@ def parse(lines: list[Line]) -> KernelParse:
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
-    out.events = _events(lines, _recovered(lines, hits), out.notes) + _once(handles)
+    out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes)) + _once(handles)
     _host_errors(lines, out)
     out.modules = _listed(lines, out, seen)
     return out
@@ -299,6 +306,36 @@ def _recovered(lines: list[Line], hits: list[tuple[int, str, Line]]) -> list[tup
     done = [i for i, ln in enumerate(lines) if "reset" in ln.text.lower() and _RESET_DONE.search(ln.text)]
     return [(i, kind, ln) for i, kind, ln in hits
             if not (kind == "amd_recovery_failed" and _TEARDOWN.search(ln.text) and any(d > i for d in done))]
+
+
+_RING_NAME = re.compile(r"\bring (\S+) (?:timeout|reset succe)", re.I)
+RING_WINDOW = 8  # lines: amdgpu prints the process, the reset's start and its outcome just after the timeout
+RING_RESETS_REPEATED = 3  # recovered ring resets on one module from which on they are a hang, not one bad job
+
+
+def _rings_back(hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
+    """A ring timeout whose own ring reports 'reset succeeded' a few lines on is one recovered event (read
+    from the timeout's line); a ring that did not come back stays a timeout (critical)."""
+    ring = {i: m.group(1) for i, kind, ln in hits if kind in ("amd_ring_timeout", "amd_ring_recovered")
+            and (m := _RING_NAME.search(ln.text)) is not None}
+    paired: set[int] = set()
+    out: list[tuple[int, str, Line]] = []
+    for i, kind, ln in hits:
+        if kind == "amd_ring_timeout" and i in ring:
+            back = next((j for j, k, _ in hits if k == "amd_ring_recovered" and i < j <= i + RING_WINDOW
+                         and ring.get(j) == ring[i] and j not in paired), None)
+            if back is not None:
+                paired.add(back)
+                kind = "amd_ring_recovered"
+        out.append((i, kind, ln))
+    return [h for h in out if h[0] not in paired]  # a paired 'reset succeeded' is its timeout's event
+
+
+def _repeated_rings(events: list[KernelEvent]) -> list[KernelEvent]:
+    """Ring resets that recover again and again on one module are a hang that keeps coming back: read as
+    ring timeouts (critical) from RING_RESETS_REPEATED on."""
+    return [replace(e, kind="amd_ring_timeout") if e.kind == "amd_ring_recovered"
+            and e.count >= RING_RESETS_REPEATED else e for e in events]
 
 
 def _once(events: list[KernelEvent]) -> list[KernelEvent]:

@@ -53,7 +53,8 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
                  ) -> tuple[float | None, str]:
     """(Gb/s, what it rests on): the declared model's rate, else the same model's other ports (two or
     more). The catalog alone is no design: one device id covers cards of several speeds (a ConnectX-7
-    runs at 400 or 200 Gb/s), so it only names the model."""
+    runs at 400 or 200 Gb/s), so it gives only a floor: an Ethernet port below the slowest speed its model
+    runs at (a ConnectX-6 Dx at 2.5 Gb/s) is below any design."""
     if declared is not None:
         return float(declared.rate_gbps), f"{declared.name}, declared"
     others = [p.rate_gbps for n, p in peers if n.hca_type == nic.hca_type and (n, p) != (nic, port)
@@ -61,7 +62,12 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
     model = find_nic_model(nic.hca_type)
     basis = f"its {model.name} peers on the node" if model else "its peers on the node"
     # the peers' median: one faster port (a different card's speed) must not make every other port "slow"
-    return (float(statistics.median(others)), basis) if len(others) >= 2 else (None, "")
+    if len(others) >= 2:
+        return float(statistics.median(others)), basis
+    ethernet = port.link_layer == "Ethernet" or model is not None and model.link_layers == ("Ethernet",)
+    if model is not None and model.slowest_eth_gbps is not None and ethernet:
+        return float(model.slowest_eth_gbps), f"no {model.name} runs Ethernet slower, per its driver's release notes"
+    return None, ""
 
 
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:

@@ -212,7 +212,8 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
 def _aer_findings(ev: Evidence) -> list[Finding]:
     """The kernel's AER errors on an NVIDIA module, or on a root port whose messages no other device's
     driver claims (a burst: two or more correctable, or any uncorrectable); a port reporting for an NVMe
-    drive or a NIC, and those devices' own errors, are theirs (a note), never a GPU's."""
+    drive or a NIC, and those devices' own errors, are theirs (a note), never a GPU's. A port with no GPU
+    named below it that logged only corrected receiver errors is an info note: nothing leads to a module."""
     out: list[Finding] = []
     for label, parsed in ev.captures.aer:
         for d in parsed.devices.values():
@@ -221,7 +222,9 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
             port = d.driver == "pcieport" and not others and (d.uncorrectable or d.correctable >= 2)
             if not parsed.gpu(d.bus) and not port:
                 continue
-            out.append(finding("pcie_aer_errors", HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
+            quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only  # no GPU known below it
+            out.append(finding("pcie_port_receiver_errors" if quiet else "pcie_aer_errors",
+                               HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
                                line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
                                uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else
                                ("the module itself" if parsed.gpu(d.bus) else "the module below it is not named "

@@ -20,17 +20,20 @@ class NicModel:
     pcie_gen: int
     pcie_width: int
     source: str
+    # the slowest Ethernet speed the driver's release notes list for the model (MLNX_OFED "Uplink Speed"):
+    # an Active Ethernet port below it runs at no speed any card of the model is built for; None: not listed
+    slowest_eth_gbps: float | None = None
 
 
 NIC_MODELS = (
     NicModel("ConnectX-5", ("MT4119", "0x1017"), 1, 100, ("InfiniBand", "Ethernet"), 3, 16,
-             f"{_BRIEF}: ConnectX-5 VPI, EDR 100 Gb/s, PCIe Gen3/4 x16"),
+             f"{_BRIEF}: ConnectX-5 VPI, EDR 100 Gb/s, PCIe Gen3/4 x16", 1),
     NicModel("ConnectX-6", ("MT4123", "0x101b"), 1, 200, ("InfiniBand", "Ethernet"), 4, 16,
-             f"{_BRIEF}: ConnectX-6 VPI, HDR 200 Gb/s, PCIe Gen4 x16"),
+             f"{_BRIEF}: ConnectX-6 VPI, HDR 200 Gb/s, PCIe Gen4 x16", 10),
     NicModel("ConnectX-6 Dx", ("MT4125", "0x101d"), 2, 100, ("Ethernet",), 4, 16,
-             f"{_BRIEF}: ConnectX-6 Dx, 2 x 100 GbE, PCIe Gen4 x16"),
+             f"{_BRIEF}: ConnectX-6 Dx, 2 x 100 GbE, PCIe Gen4 x16", 10),
     NicModel("ConnectX-7", ("MT4129", "0x1021"), 1, 400, ("InfiniBand", "Ethernet"), 5, 16,
-             f"{_BRIEF}: ConnectX-7, NDR 400 Gb/s, PCIe Gen5 x16"),
+             f"{_BRIEF}: ConnectX-7, NDR 400 Gb/s, PCIe Gen5 x16", 1),
     NicModel("ConnectX-8", ("MT4131", "0x1023"), 1, 800, ("InfiniBand", "Ethernet"), 6, 16,
              f"{_BRIEF}: ConnectX-8 SuperNIC, XDR 800 Gb/s, PCIe Gen6 x16"),
     NicModel("BlueField-3", ("MT41692", "0xa2dc"), 1, 400, ("InfiniBand", "Ethernet"), 5, 16,
