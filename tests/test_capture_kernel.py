@@ -193,3 +193,12 @@ def test_a_gsp_rpc_history_dump_says_an_rpc_failed_on_a_module_the_log_does_not_
         "[ 4.1] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  575.57.08",
         "[ 4.2] NVRM: GPU 0000:06:00.0: RmInitAdapter succeeded, 0x0000000020803039 0x00000000000000b0"])
     assert _findings(capsys, healthy)[1] == {}
+
+
+def test_another_modules_ring_reset_does_not_vouch_for_a_timeout(capsys, tmp_path) -> None:
+    path = _write(tmp_path, "dmesg_two_modules.txt", [
+        "[ 100.000000] amdgpu 0000:45:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
+        "[ 100.000100] amdgpu 0000:46:00.0: amdgpu: Ring gfx_0.0.0 reset succeeded"])
+    _, found = _findings(capsys, path)
+    assert found == {("module_hung_reset", "0000:45:00.0"): "critical",
+                     ("module_ring_reset_recovered", "0000:46:00.0"): "warn"}

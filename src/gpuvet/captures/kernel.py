@@ -314,21 +314,30 @@ RING_RESETS_REPEATED = 3  # recovered ring resets on one module from which on th
 
 
 def _rings_back(hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
-    """A ring timeout whose own ring reports 'reset succeeded' a few lines on is one recovered event (read
-    from the timeout's line); a ring that did not come back stays a timeout (critical)."""
-    ring = {i: m.group(1) for i, kind, ln in hits if kind in ("amd_ring_timeout", "amd_ring_recovered")
-            and (m := _RING_NAME.search(ln.text)) is not None}
+    """A ring timeout whose own ring (same module, same ring) reports 'reset succeeded' a few lines on is one
+    recovered event (read from the timeout's line); a ring that did not come back stays a timeout (critical)."""
+    ring = {i: _ring_key(ln.text) for i, kind, ln in hits if kind in ("amd_ring_timeout", "amd_ring_recovered")}
+    back_at = {i for i, kind, _ in hits if kind == "amd_ring_recovered" and ring[i] is not None}
     paired: set[int] = set()
     out: list[tuple[int, str, Line]] = []
     for i, kind, ln in hits:
-        if kind == "amd_ring_timeout" and i in ring:
-            back = next((j for j, k, _ in hits if k == "amd_ring_recovered" and i < j <= i + RING_WINDOW
-                         and ring.get(j) == ring[i] and j not in paired), None)
+        if kind == "amd_ring_timeout" and ring[i] is not None:
+            back = next((j for j in range(i + 1, i + RING_WINDOW + 1)
+                         if j in back_at and j not in paired and ring[j] == ring[i]), None)
             if back is not None:
                 paired.add(back)
                 kind = "amd_ring_recovered"
         out.append((i, kind, ln))
     return [h for h in out if h[0] not in paired]  # a paired 'reset succeeded' is its timeout's event
+
+
+def _ring_key(text: str) -> tuple[str | None, str] | None:
+    """(the bus id the line names, the ring's name): a ring is another module's when the bus ids differ."""
+    m = _RING_NAME.search(text)
+    if m is None:
+        return None
+    b = _AMD_BUS.search(text)
+    return (b.group(0) if b else None, m.group(1))
 
 
 def _repeated_rings(events: list[KernelEvent]) -> list[KernelEvent]:
