@@ -41,7 +41,7 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
 
 import forecast_replay as own  # noqa: E402  (the repository's benchmarks folder, put on the path above)
 import telemetry_blind as blind  # noqa: E402
-from tests.test_telemetry_real import FLAGS  # noqa: E402  (each real log's flags, from its source note)
+from tests.node.test_telemetry_real import FLAGS  # noqa: E402  (each real log's flags, from its source note)
 
 from gpuvet.watch.forecast_settings import ForecastSettings  # noqa: E402
 

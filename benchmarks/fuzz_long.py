@@ -1,4 +1,4 @@
-"""The long fuzz run: tests/test_hostile_fuzz.py with many more examples than CI runs (default
+"""The long fuzz run: tests/hostile/test_hostile_fuzz.py with many more examples than CI runs (default
 2,000 per property instead of 25), and a fresh random seed unless --seed is given, so each run
 explores new inputs. Exit status is pytest's; a failure prints the smallest input that breaks.
 

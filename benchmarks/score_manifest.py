@@ -46,7 +46,7 @@ def _batch_tables(batch: str) -> ModuleType:
     moved = f"tests.captures.test_captures_fresh_{batch}"
     if importlib.util.find_spec("tests.captures") is not None and importlib.util.find_spec(moved) is not None:
         return importlib.import_module(moved)
-    return importlib.import_module(f"tests.test_captures_fresh_{batch}")
+    return importlib.import_module(f"tests.captures.test_captures_fresh_{batch}")
 
 
 if __name__ == "__main__":

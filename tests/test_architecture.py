@@ -560,3 +560,12 @@ def test_backends_are_one_subpackage_per_vendor_with_a_gateway_named_gateway() -
     bad = [(m, line, n) for m, line, n in edges() if _vendor_of(n) and _vendor_of(n) != _vendor_of(m)
            and n.rsplit(".", 1)[-1].startswith("_") and not n.rsplit(".", 1)[-1].startswith("__")]
     assert not bad, _violations("a module imports a vendor package's private name (make it public)", bad)
+
+
+def test_tests_live_in_the_folder_of_their_layer() -> None:
+    """Issue 45: tests by layer. Only the house's own rules stay at the top of tests/."""
+    tests = SRC.parent / "tests"
+    top = sorted(p.name for p in tests.glob("test_*.py") if p.name != "test_architecture.py")
+    assert not top, f"tests at the top of tests/ (put each in node/, captures/, jobs/, cli/ or hostile/): {top}"
+    layers = {p.name for p in tests.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert layers == {"node", "captures", "jobs", "cli", "hostile"}, layers

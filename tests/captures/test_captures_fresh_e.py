@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_captures_fresh_c import run_json
+from tests.captures.test_captures_fresh_c import run_json
 
 FRESH_E = Path(__file__).parents[1] / "data" / "captures" / "fresh_e"
 RANK = {"info": 0, "warn": 1, "critical": 2}

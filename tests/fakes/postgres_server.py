@@ -13,7 +13,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from tests.ports import free_port
+from tests.support.ports import free_port
 
 SUPERUSER = "gpuvet"
 

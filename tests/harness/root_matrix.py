@@ -2,7 +2,7 @@
 validated (simulated, quick, no --expect), and three properties judged per case: the roots are
 the planted faults (no fewer, no more, by place), every failed or warned check is attached to
 exactly one root, and the first 24 lines at 80 columns hold the verdict and every root's title.
-Run whole by benchmarks/validate_matrix.py and a slice of it by tests/test_roots_matrix.py."""
+Run whole by benchmarks/validate_matrix.py and a slice of it by tests/jobs/test_roots_matrix.py."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ class SlowFields:
 
     def sample_fields(self) -> SlowSampleFields:
         """As ``Sample``'s keyword arguments."""
-        return cast(SlowSampleFields, asdict(self))  # the same keys (tests/test_watch.py)
+        return cast(SlowSampleFields, asdict(self))  # the same keys (tests/jobs/test_watch.py)
 
 
 def designed_fabric_links(node: Node, bonded: bool = True) -> dict[str, int]:

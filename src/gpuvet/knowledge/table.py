@@ -1,5 +1,5 @@
 """The knowledge base as Markdown: ``python -m gpuvet.knowledge.table`` prints the fault kinds,
-the thresholds and every Xid (docs/knowledge.md begins with it; tests/one_verdict.py adds the command matrix)."""
+the thresholds and every Xid (docs/knowledge.md begins with it; tests/support/one_verdict.py adds the command matrix)."""
 
 from __future__ import annotations
 

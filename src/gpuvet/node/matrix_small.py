@@ -3,7 +3,7 @@ importing numpy (about a fifth of ``gpuvet topo``'s wall on an 8-module node).
 
 Routes are the ones ``routing.Router`` takes: least sum of 1/capacity, ties broken towards
 the nearer predecessor, then the higher endpoint index; links out of a module that does not
-forward carry only routes that start there. ``tests/test_scale_paths.py`` holds both paths to
+forward carry only routes that start there. ``tests/node/test_scale_paths.py`` holds both paths to
 the pair-by-pair labelling.
 """
 

@@ -48,7 +48,7 @@ TRAIN_EFFICIENCY = {  # share of the dense fp16/bf16 peak (AMP) a training step 
 # table below 8 MiB was found to check it. all_to_all (pairwise send/recv) has no published table
 # here: it takes the ring's constants.
 # Refit with `python benchmarks/collective_vs_published.py --fit`; the same script checks every
-# constant against published runs it was not fitted to (tests/test_plan.py holds it there).
+# constant against published runs it was not fitted to (tests/jobs/test_plan.py holds it there).
 _R, _S, _P = Algorithm.RING, Algorithm.IN_SWITCH, Algorithm.PAIRWISE
 _LL, _LL128, _SIMPLE = Protocol.LL, Protocol.LL128, Protocol.SIMPLE
 _FABRIC_RING = {(_R, _LL): 0.688e-6, (_R, _LL128): 1.26e-6, (_R, _SIMPLE): 2.51e-6}

@@ -1,0 +1,1 @@
+"""Tests of hostile input: bad files, flags, sizes and races, each refused clearly."""

@@ -1,0 +1,354 @@
+"""The evidence audit (issue 34): a verdict that says clear / OK / pass names what it read, and a
+check given inputs that lack its evidence says "can't tell" (SKIP for validate).
+
+The checks are enumerated from the playbooks and health's check list, so a new check is audited
+as soon as a playbook names it; ``EVIDENCED_BY`` must then say which inputs can tell it anything
+(the test naming the check fails until it does)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.backends.host import HostBackend
+from gpuvet.backends.nic_readings import NicReadings
+from gpuvet.backends.readings import ModuleHealth, Unavailable
+from gpuvet.cli.app import main
+from gpuvet.doctor.checks import CHECKS
+from gpuvet.doctor.model import Cited, playbooks
+from gpuvet.doctor.outcome import clear
+from gpuvet.health import checks as health_checks
+from gpuvet.health import nic_checks
+from gpuvet.health.fabric_state import fabric_state
+from gpuvet.health.model import CHECKS as HEALTH_CHECKS
+from gpuvet.health.model import Status
+
+DATA = Path(__file__).parent.parent / "data" / "captures"
+CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md")
+
+SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
+NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
+LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings without -q's sections
+# What can tell each doctor check anything. "declared": --expect with a found node; "window":
+# live or simulated telemetry; "engine": a benchmark run; "local": this machine (env, host, devices).
+EVIDENCED_BY: dict[str, set[str]] = {
+    "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
+    "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
+    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest"},
+    "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
+    "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
+    "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
+    "thermal_state": SMI | LISTS | {"window"},
+    "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
+    "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
+    "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
+                       "rocm-bandwidth-test -v"},
+    "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
+    "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
+    "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
+    "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
+    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "local"},  # the RDMA tools' listings, or sysfs
+    "fabric_registration": SMI,  # -q's Fabric section
+    "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
+    "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
+    # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
+    "captured_errors": {"application error lines", "deviceQuery", "p2pBandwidthLatencyTest", "gpu-burn"},
+    "dcgm_health": {"dcgmi health"},
+}
+NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
+
+
+def _playbook_checks() -> set[str]:
+    return {s.check for b in playbooks().values() for s in b.steps}
+
+
+def _doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+    code = main(["doctor", "--all", "--json", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if code != 2 else {}
+
+
+def _assert_cited(step: dict, where: str) -> None:
+    """A clear or confirmed step names what it read: source, field and value, none empty."""
+    assert NO_EVIDENCE_MARK not in step["summary"], f"{where}: {step['check']} called clear() with no evidence"
+    if step["status"] == "clear":
+        assert step["evidence"], f"{where}: {step['check']} says clear with no evidence: {step['summary']!r}"
+        for e in step["evidence"]:
+            assert e["source"] and e["field"] and e["value"], f"{where}: {step['check']}: empty citation {e}"
+
+
+def _read_as(data: dict, name: str) -> set[str]:
+    """The kinds a capture was read as, from doctor's own notes ("file: read as a, b")."""
+    prefix = f"{name}: read as "
+    return {k for n in data["notes"] if n.startswith(prefix) for k in n[len(prefix):].split(", ")}
+
+
+def test_every_playbook_check_says_what_can_tell_it():
+    unlisted = _playbook_checks() - set(EVIDENCED_BY)
+    assert not unlisted, f"add to EVIDENCED_BY the inputs that can tell these checks anything: {sorted(unlisted)}"
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: str(p.relative_to(DATA)))
+def test_each_capture_alone_clears_only_what_it_holds(capsys, capture):
+    """Each capture kind alone: a check whose evidence is not in the file says can't tell, and
+    whatever says clear cites the file."""
+    code, data = _doctor(capsys, "--from", str(capture))
+    if code == 2:
+        pytest.skip("refused as bad input (exit 2): nothing judged")
+    _audit(capture, data)
+
+
+def _audit(capture: Path, data: dict) -> None:
+    kinds = _read_as(data, capture.name)
+    assert kinds, data["notes"]
+    for step in data["steps"]:
+        _assert_cited(step, capture.name)
+        if not EVIDENCED_BY.get(step["check"], set()) & kinds:
+            assert step["status"] == "inconclusive", (
+                f"{capture.name} (read as {sorted(kinds)}) holds nothing for {step['check']}, yet it says "
+                f"{step['status']}: {step['summary']!r}")
+        elif step["status"] == "clear":
+            assert any(capture.name in e["source"] for e in step["evidence"]), (capture.name, step)
+
+
+# The audit's own mutation check: a check that lies must fail it. Three lies of ecc_health, the
+# check issue 34 caught clearing on an lspci capture: a bare clear, a clear citing a reading the
+# file does not hold, and a clear citing the file for a field it does not have.
+LIES = {
+    "bare clear": lambda ev: clear("ECC on and quiet"),
+    "cites nvidia-smi -q it was not given": lambda ev: clear("ECC on and quiet",
+                                                             Cited("nvidia-smi -q", "ECC Mode", "Enabled")),
+    "cites another file": lambda ev: clear("ECC on and quiet", Cited("other.txt (nvidia-smi -q)", "ECC", "on")),
+}
+
+
+@pytest.mark.parametrize("lie", LIES)
+def test_the_audit_fails_a_check_that_clears_without_evidence(capsys, monkeypatch, lie):
+    monkeypatch.setitem(CHECKS, "ecc_health", LIES[lie])
+    capture = DATA / "real" / "lspci_hwloc653_a100_cut.txt"
+    code, data = _doctor(capsys, "--from", str(capture))
+    assert code != 2
+    with pytest.raises(AssertionError, match="ecc_health"):
+        _audit(capture, data)
+
+
+def test_issue_34_lspci_alone_says_nothing_of_ecc(capsys):
+    _, data = _doctor(capsys, "--from", str(DATA / "real" / "lspci_hwloc653_a100_cut.txt"))
+    (ecc, *_) = [s for s in data["steps"] if s["check"] == "ecc_health"]
+    assert ecc["status"] == "inconclusive" and "nvidia-smi -q" in ecc["summary"], ecc
+
+
+def test_issue_34_unreadable_nccl_rows_are_not_clear(capsys, tmp_path):
+    head = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+            "   busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+            "     (us)  (GB/s)  (GB/s)\n")
+    rows = ("         8             2     float     sum      -1     nan    0.00    0.00      0     nan    0.00    0.00"
+            "      0\n        16             4     float     sum      -1    -1.0    0.00    0.00      0    -1.0    0.00"
+            "    0.00      0\n        32             8     float     sum      -1   1.2.3    0.00    0.00      0   1.2.3"
+            "    0.00    0.00      0\n")
+    f = tmp_path / "nccl.txt"
+    f.write_text(head + rows)
+    _, data = _doctor(capsys, "--from", str(f))
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    assert step["status"] == "inconclusive", step
+
+
+HEADERS = {
+    "nccl_header.txt": "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
+                       "validation: 1\n#\n#       size         count      type   redop    root     time   algbw   "
+                       "busbw #wrong     time   algbw   busbw #wrong\n#        (B)    (elements)                   "
+                       "            (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n",
+    "nvb_header.txt": "nvbandwidth Version: v0.4\n\nCUDA Runtime Version: 12040\nCUDA Driver Version: 12040\n"
+                      "Driver Version: 550.54.15\n\nDevice 0: NVIDIA H100 80GB HBM3\n\n",
+    "smi_header.txt": "\n==============NVSMI LOG==============\n\nTimestamp : Mon Jan  1 00:00:00 2024\n"
+                      "Driver Version : 550.54.15\nCUDA Version : 12.4\n\nAttached GPUs : 8\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADERS))
+def test_a_capture_with_only_its_header_tells_nothing(capsys, tmp_path, name):
+    f = tmp_path / name
+    f.write_text(HEADERS[name])
+    code, data = _doctor(capsys, "--from", str(f))
+    if code == 2:
+        return  # refused with what/where/fix: not a verdict
+    judged = [(s["check"], s["status"], s["summary"]) for s in data["steps"] if s["status"] != "inconclusive"]
+    assert not judged, judged
+
+
+def test_an_empty_node_clears_nothing_about_modules(capsys, monkeypatch):
+    from gpuvet.backends import select
+    from gpuvet.doctor.run import ABOUT_THE_MACHINE
+
+    monkeypatch.setattr(select, "open_backend", lambda **_: HostBackend("the NVIDIA driver is not loaded"))
+    _, data = _doctor(capsys)
+    for step in data["steps"]:
+        _assert_cited(step, "empty node")
+        if step["check"] not in ABOUT_THE_MACHINE:
+            assert step["status"] == "inconclusive", step
+
+
+def test_a_simulated_node_without_modules_clears_nothing_about_modules(capsys, tmp_path):
+    spec = tmp_path / "none.yaml"
+    spec.write_text("base: mesh-4\nfaults:\n" + "".join(f"  - {{kind: missing_module, module: gpu{i}}}\n"
+                                                          for i in range(4)))
+    _, data = _doctor(capsys, "--sim", str(spec))
+    for step in data["steps"]:
+        _assert_cited(step, "simulated node without modules")
+        if step["status"] == "clear":  # only what speaks of this process, not of a module
+            assert all(e["source"].startswith("environment") for e in step["evidence"]), step
+
+
+def test_simulated_clears_cite_simulated_readings(capsys):
+    code, data = _doctor(capsys, "--sim", "hgx-h200-8")
+    assert code == 0 and data["simulated"]
+    clears = [s for s in data["steps"] if s["status"] == "clear"]
+    assert {s["check"] for s in clears} >= {"ecc_health", "link_state", "module_presence", "power_limit",
+                                            "compute_rate", "xid_log"}
+    for step in clears:
+        _assert_cited(step, "hgx-h200-8")
+        node_sources = [e["source"] for e in step["evidence"] if not e["source"].startswith("environment")
+                        and e["source"] != "this machine"]
+        assert all("simulated" in s for s in node_sources), step
+        assert node_sources or step["check"] == "nccl_environment", step
+
+
+# --- health -----------------------------------------------------------------------------------
+def _unread(module: str) -> ModuleHealth:
+    gone = Unavailable("the reading failed")
+    return ModuleHealth(module, gone, gone, gone, gone, gone)
+
+
+# each health check fed readings that tell it nothing: no module, or every reading failed
+HEALTH_EMPTY = {
+    "ecc": lambda: health_checks.ecc([], "src") + health_checks.ecc([_unread("gpu0")], "src"),
+    "row_remap": lambda: health_checks.row_remap([], "src") + health_checks.row_remap([_unread("gpu0")], "src"),
+    "throttle": lambda: health_checks.throttle([], "src") + health_checks.throttle([_unread("gpu0")], "src"),
+    "xid": lambda: health_checks.xid(Unavailable("no kernel log"), None, _policy(), "since boot", "src")[0],
+    "kernel_messages": lambda: health_checks.kernel_messages(Unavailable("no kernel log"), None, {}, "since boot",
+                                                             "src"),
+    "processes": lambda: health_checks.processes(_empty_inventory()),
+    "power_limit": lambda: health_checks.power_limit(_empty_inventory()),
+    "pcie": lambda: health_checks.pcie(_empty_inventory(), _empty_node(), []),
+    "fabric": lambda: health_checks.fabric(_empty_node(), [], "src"),
+    "presence": lambda: health_checks.presence(_empty_inventory(), _empty_node(), None, None),
+    "driver": lambda: health_checks.driver(HostBackend("no driver").inventory(), None, 0.1),
+    "fabric_state": lambda: fabric_state([], "src") + fabric_state([_unread("gpu0")], "src"),
+    "nic": lambda: nic_checks.nic(None, [], {}) + nic_checks.nic(Unavailable("no sysfs"), [], {})
+    + nic_checks.nic(NicReadings((), None, "src"), [], {}),
+    "peer_memory": lambda: nic_checks.peer_memory(None, {"nvidia"})
+    + nic_checks.peer_memory(NicReadings((), Unavailable("no /sys/module"), "src"), {"nvidia"}),
+}
+
+
+def _policy():
+    from gpuvet.health.xids import xid_policy
+
+    return xid_policy()
+
+
+def _empty_inventory():
+    return HostBackend("no driver").inventory()
+
+
+def _empty_node():
+    return HostBackend("no driver").node()
+
+
+def test_every_health_check_is_audited():
+    assert set(HEALTH_CHECKS) == set(HEALTH_EMPTY)
+
+
+@pytest.mark.parametrize("check", HEALTH_CHECKS)
+def test_a_health_check_without_readings_is_never_ok(check):
+    found = HEALTH_EMPTY[check]()
+    assert found and all(f.status in (Status.UNKNOWN, Status.SKIP) for f in found), found
+
+
+@pytest.mark.parametrize("sim", ["hgx-h200-8", "pcie-8"])
+def test_health_oks_cite_simulated_readings(capsys, sim):
+    code = main(["health", "--sim", sim, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    oks = [f for f in data["findings"] if f["status"] == "ok"]
+    assert oks
+    for f in oks:
+        assert f.get("evidence"), f
+        assert all(e["source"] and e["field"] and e["value"] and "simulated" in e["source"] for e in f["evidence"]), f
+
+
+# --- validate ---------------------------------------------------------------------------------
+def _validate(capsys, *args: str) -> list[dict]:
+    main(["validate", "--level", "quick", "--json", "--no-log", *args])
+    return json.loads(capsys.readouterr().out)["checks"]
+
+
+def test_every_validate_pass_carries_evidence(capsys):
+    checks = _validate(capsys, "--sim", "hgx-h200-8")
+    passes = [c for c in checks if c["verdict"] == "pass"]
+    assert len(passes) > 50
+    bare = [(c["layer"], c["name"], c.get("module")) for c in passes if not c.get("evidence")]
+    assert not bare, bare
+    settings = [c for c in passes if c["layer"] == "software" and c.get("module")]
+    assert settings and all("simulated" in c["evidence"]["source"] for c in settings)
+
+
+def test_validate_on_a_node_without_modules_skips_rather_than_passes(capsys, tmp_path):
+    spec = tmp_path / "none.yaml"
+    spec.write_text("base: mesh-4\nfaults:\n" + "".join(f"  - {{kind: missing_module, module: gpu{i}}}\n"
+                                                          for i in range(4)))
+    checks = _validate(capsys, "--sim", str(spec))
+    (modules,) = [c for c in checks if c["name"] == "modules"]
+    assert modules["verdict"] == "skip", modules
+    assert not [c for c in checks if c["verdict"] == "pass" and not c.get("evidence")]
+
+
+# --- topo -------------------------------------------------------------------------------------
+def test_topo_no_differences_names_what_was_compared(capsys):
+    assert main(["topo", "--sim", "hgx-h200-8", "--expect", "hgx-h200-8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["differences"] == [] and data["simulated"]
+    assert data["compared"] == {"declared": "hgx-h200-8", "modules": 8, "links": len(data["links"]),
+                                "fabric_known": True, "pcie_known": True, "pcie_width_unread": [],
+                                "fabric_rate_unread": []}
+
+
+def test_topo_says_it_cannot_tell_a_width_no_source_gave(capsys):
+    """A topology matrix names no PCIe width: the nominal x16 the node carries for modelling is
+    not a reading, so "no differences" must not cover it; the module list's widths are judged."""
+    topo_only = str(DATA / "topo_nvswitch_8gpu.txt")
+    assert main(["topo", "--from", topo_only, "--expect", "hgx-h200-8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]
+    own = [lk for lk in data["links"] if lk["kind"] == "pcie" and lk["between"][0].startswith("gpu")]
+    assert len(own) == 8 and all(lk["width_known"] is False and lk["width"] == 16 for lk in own), own
+    main(["topo", "--from", topo_only, "--expect", "hgx-h200-8"])
+    assert "can't tell the PCIe width of 8 module(s)" in capsys.readouterr().out
+    assert main(["topo", "--from", topo_only, "--from", str(DATA / "smi_q_x_h100_8gpu.xml"),
+                 "--expect", "hgx-h200-8", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["pcie_width_unread"] == []
+    assert [d["between"] for d in data["differences"] if d["kind"] == "link_degraded"] == [["gpu5", "pcisw2"]]
+
+
+def test_topo_from_an_xml_alone_says_its_fabric_was_not_compared(capsys):
+    main(["topo", "--from", str(DATA / "smi_q_x_h100_8gpu.xml"), "--expect", "hgx-h200-8", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["compared"]["fabric_known"] is False
+    assert not [d for d in data["differences"] if d["kind"] in ("link_down", "wiring_mismatch")
+                and "nvswitch" in json.dumps(d)]
+
+
+def test_validate_topology_pass_names_the_widths_it_could_not_read():
+    from gpuvet.backends.capture.backend import CaptureBackend
+    from gpuvet.node.build import build_node
+    from gpuvet.node.spec import load_spec
+    from gpuvet.validate.run import _difference_checks
+
+    want = build_node(*load_spec("hgx-h200-8"))
+    found = CaptureBackend([str(DATA / "topo_nvswitch_8gpu.txt")]).node()
+    (check,) = _difference_checks(want, found, "declared", "", "fix")
+    assert check.verdict.value == "pass" and "PCIe width of 8 module(s) not read" in str(check.value)
+    assert check.evidence["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]

@@ -1,0 +1,1 @@
+"""Tests of the node layer: backends, catalog, simulator, telemetry, the performance model."""

@@ -1,0 +1,166 @@
+"""Issue 49: the collective model against published figures beyond 8-GPU NVSwitch nodes (xGMI mesh,
+NVL72 rack), and validate judging with it: a node at the published speed passes, a node at a third of
+its design fails."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.backends.sim.backend import SimBackend
+from gpuvet.bench import collective
+from gpuvet.bench.context import BenchContext
+from gpuvet.bench.records import BenchResult, Status
+from gpuvet.bench.timing import QUICK
+from gpuvet.checks.expected import Expectations
+from gpuvet.checks.measured import collective_checks
+from gpuvet.checks.model import Verdict
+from gpuvet.cli.app import main
+from gpuvet.validate.rules import apply_all, default_rules
+from tests.conftest import sim_with_faults
+
+FIGURES = Path(__file__).parent.parent / "data" / "published_collectives_issue49.json"
+MiB, GiB = 2**20, 2**30
+
+
+def _compare():
+    from tests.harness.plan_reference import compare
+
+    return compare(FIGURES)
+
+
+def test_every_new_family_has_figures_with_a_source_and_library_and_a_role():
+    data = json.loads(FIGURES.read_text())
+    for family in ("xgmi", "nvl72"):
+        for entry in data[family]:
+            assert entry["source"].startswith("https://") and entry["hardware"] and entry["library"]
+            assert entry["role"] in ("calibration", "check") and entry["points"]
+    roles = {(f, e["role"]) for f in ("xgmi", "nvl72") for e in data[f]}
+    assert ("xgmi", "check") in roles and ("xgmi", "calibration") in roles  # fitted on one table, checked on another
+    assert ("nvl72", "check") in roles and ("nvl72", "calibration") in roles
+
+
+def test_mi300x_within_10_percent_bandwidth_bound_and_25_at_mid_sizes_on_a_table_it_was_not_fitted_to():
+    check = [r for r in _compare() if r.point.family == "xgmi" and r.point.role == "check"]
+    assert len(check) >= 20 and min(r.smallest for r in check) <= 1024 and max(r.smallest for r in check) >= 8 * GiB
+    assert all(abs(r.error) <= 0.10 for r in check if r.smallest > 512 * MiB)
+    assert all(abs(r.error) <= 0.25 for r in check if MiB <= r.smallest <= 512 * MiB)
+    assert all(abs(r.error) <= 0.03 for r in check if r.smallest >= 16 * MiB)  # what it does today
+
+
+def test_nvl72_rack_matches_the_run_it_was_fitted_to():
+    # the only full-rack table found (72 ranks, 512 MiB - 8 GiB): the calibration figures
+    rows = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "calibration"]
+    assert {r.point.ranks for r in rows} == {72} and len(rows) == 5
+    assert all(abs(r.error) <= 0.05 for r in rows)
+
+
+def test_nvl72_checked_on_four_gpus_of_a_tray_it_was_not_fitted_to():
+    """Azure's ND GB200 v6 table (4 GPUs of one tray, NCCL_ALGO=Ring, 1 KiB - 8 GiB) is priced on the
+    rack fabric with 4 ranks. The ring's constants are the 8-GPU NVSwitch fit's carried to NVLink 5 by
+    NCCL's per-link figure and a published B200/H200 latency ratio (node/performance.py), not fitted
+    to this table: within 10 % from 1 GiB up, always optimistic (docs/plan.md states the one miss)."""
+    check = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "check"]
+    assert len(check) == 24 and {r.point.ranks for r in check} == {4} and {r.point.algorithm for r in check} == {"ring"}
+    assert all(0 < r.error <= 0.10 for r in check if r.smallest > 512 * MiB)
+    assert all(0 < r.error <= 0.42 for r in check)
+    # validate judges the largest size: a healthy tray at Azure's 8 GiB figure is above 90 % of the model
+    eight = next(r for r in check if r.smallest == 8 * GiB)
+    assert eight.point.published_busbw / eight.predicted_busbw > 0.9
+
+
+# Issue 49's verdict on each size of the GB200 tray check table (10 % above 512 MiB, 25 % at 1 - 512
+# MiB, no target below 1 MiB). A change to the model that turns a pass into a miss, or a miss into a
+# pass, must change this table and docs/plan.md with it. 4 MiB misses (+41 %): docs/plan.md says why.
+GB200_TRAY_VERDICTS = {
+    **{2**k: "no target" for k in range(10, 20)},
+    MiB: "pass", 2 * MiB: "pass", 4 * MiB: "miss", 8 * MiB: "pass", 16 * MiB: "pass", 32 * MiB: "pass",
+    64 * MiB: "pass", 128 * MiB: "pass", 256 * MiB: "pass", 512 * MiB: "pass",
+    GiB: "pass", 2 * GiB: "pass", 4 * GiB: "pass", 8 * GiB: "pass",
+}
+
+
+def test_the_gb200_tray_check_verdicts_per_size_are_pinned():
+    from tests.harness.plan_reference import verdict
+
+    check = [r for r in _compare() if r.point.family == "nvl72" and r.point.role == "check"]
+    assert {r.smallest: verdict(r) for r in check} == GB200_TRAY_VERDICTS
+    # below 1 MiB the issue sets no target; the model stays optimistic there by at most 27 %
+    assert all(0 < r.error <= 0.27 for r in check if r.smallest < MiB)
+
+
+def test_every_check_figure_of_every_family_keeps_its_verdict():
+    """Every check table of issue 22 and issue 49 (8-GPU NVSwitch, PCIe, xGMI, GB200): the one miss is
+    the GB200 tray's 4 MiB; a change that breaks any other passing figure fails here."""
+    from tests.harness.plan_reference import compare, verdict
+
+    rows = compare(FIGURES) + compare(Path(__file__).parents[2] / "benchmarks" / "data" / "published_collectives.yaml")
+    misses = {(r.point.family, r.smallest) for r in rows if r.point.role == "check" and verdict(r) == "miss"}
+    assert misses == {("nvl72", 4 * MiB)}
+
+
+def _plan(capsys, *args):
+    code = main(["plan", "collective", *args, "--json"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    return json.loads(out)
+
+
+def test_plan_collective_prices_every_link_of_a_mesh_and_the_rack_at_its_published_figures(capsys):
+    mi300x = _plan(capsys, "--node", "mi300x-8", "--op", "all_reduce", "--bytes", "8GiB")
+    assert mi300x["algorithm"] == "ring" and mi300x["busbw"] == pytest.approx(317.96, rel=0.02)  # AMD's table
+    # 4 H100 with 6 links to each peer: three peers' links at the NVSwitch node's ring efficiency (0.82)
+    assert _plan(capsys, "--node", "mesh-4", "--bytes", "8GiB")["busbw"] == pytest.approx(3 * 150 * 0.82, rel=0.01)
+    rack = _plan(capsys, "--node", "nvl72", "--bytes", "8GiB")
+    assert rack["busbw"] == pytest.approx(834.57, rel=0.03)  # CoreWeave's full-rack run
+    assert _plan(capsys, "--node", "nvl72", "--bytes", "512MiB")["busbw"] == pytest.approx(586.06, rel=0.03)
+    # the 8-GPU NVSwitch node keeps its figures (issue 22's fit)
+    assert _plan(capsys, "--node", "hgx-h200-8", "--bytes", "8GiB")["busbw"] == pytest.approx(479.0, abs=0.1)
+
+
+def _every_link(node, factor):
+    return [{"kind": "link_degraded", "between": [link.a, link.b], "factor": factor}
+            for link in node.fabric_links()]
+
+
+def _judged(backend, size):
+    """The all_reduce_busbw check validate makes of one size, with the default rules."""
+    engine = backend.engine()
+    ids = backend.declared.module_ids
+    results = collective.run(BenchContext(engine, QUICK), collective.CollectiveOptions(
+        ops=("all_reduce",), min_bytes=size, max_bytes=size, check=False))
+    checks = apply_all(default_rules(), collective_checks(results, Expectations(backend.declared), ids, "gpu"))
+    return next(c for c in checks if c.name == "all_reduce_busbw")
+
+
+@pytest.mark.parametrize(("preset", "size", "published"), [("mi300x-8", 8 * GiB, 317.96),
+                                                            ("nvl72", 8 * GiB, 834.57)])
+def test_validate_fails_a_collective_at_a_third_of_design_and_passes_the_published_figure(tmp_path, preset, size,
+                                                                                       published):
+    healthy = SimBackend.from_ref(preset)
+    check = _judged(healthy, size)
+    assert check.verdict is Verdict.PASS and check.value == pytest.approx(published, rel=0.05)
+    third = sim_with_faults(tmp_path, preset, _every_link(healthy.declared, 1 / 3))
+    slow = _judged(third, size)
+    assert slow.verdict is Verdict.FAIL and slow.pct_of_expected == pytest.approx(100 / 3, abs=3)
+    # the published figure itself, judged against the design: passes (the old model put the rack's at 77 % of
+    # design at 8 GiB, 59 % at 512 MiB: a fail; and a third of MI300X's at 200 %: a pass)
+    figure = BenchResult("collective", "busbw", published, "GB/s", Status.OK, True, size_bytes=size,
+                         detail={"op": "all_reduce", "ranks": len(healthy.declared.module_ids)})
+    design = healthy.declared
+    (judged,) = [c for c in apply_all(default_rules(), collective_checks([figure], Expectations(design),
+                                                                         design.module_ids, "gpu"))
+                 if c.name == "all_reduce_busbw"]
+    assert judged.verdict is Verdict.PASS and judged.pct_of_expected > 95
+
+
+def test_one_slow_xgmi_link_slows_every_ring(tmp_path):
+    # RCCL gives each ring the same share: the slowest pair sets the pace (AMD's blog: 7 x the slowest link)
+    from gpuvet.plan.collective import CollectiveModel
+
+    healthy = CollectiveModel(SimBackend.from_ref("mi300x-8").declared)
+    ids = healthy.node.module_ids
+    slow = sim_with_faults(tmp_path, "mi300x-8",
+                           [{"kind": "link_degraded", "between": ["gpu0", "gpu1"], "factor": 0.5}]).node()
+    one = CollectiveModel(slow).predict("all_reduce", 8 * GiB, ids).busbw
+    assert one / healthy.predict("all_reduce", 8 * GiB, ids).busbw == pytest.approx(0.5, rel=0.01)

@@ -1,0 +1,1 @@
+"""Helpers the tests share: one place (issue 45)."""
