@@ -80,7 +80,7 @@ def test_a_block_reads_as_the_same_samples_gathered_one_by_one(faulty):
     for j, mb in enumerate(made):
         samples = [b.samples(i)[j] for i in range(len(b))]
         want = from_samples(samples, [i * k + j for i in range(len(b))])
-        got = {f: getattr(mb, f) for f in want.__dataclass_fields__ if f != "_arrays"}
+        got = {f: getattr(mb, f) for f in want.__dataclass_fields__ if f != "arrays"}
         assert got == {f: getattr(want, f) for f in got}
 
 

@@ -3,8 +3,15 @@ read is an explicit ``Unavailable`` with the reason, never 0 or NaN."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntFlag
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -246,3 +253,35 @@ class HealthReadings:
     xids: tuple[XidRecord, ...] | Unavailable
     boot_id: str
     kernel_lines: tuple[KernelLine, ...] | Unavailable = NO_KERNEL_LINES
+
+
+Column = list[float | None]
+Counts = list[int | None]
+
+
+@dataclass
+class ModuleColumns:
+    """One module's samples of a block, column by column: what a source that samples runs of ticks
+    at once hands the detectors (``checks.blocks.ModuleBlock`` adds how they read it). A column not
+    read in the whole block is None (a detector of it skips the block at once); slow fields are
+    None on fast ticks."""
+
+    module: str
+    uuid: str
+    t: list[float]
+    rows: list[int]  # each sample's position in its node's stream
+    temp: Column
+    power: Column
+    sm: Column
+    mem: Column
+    util: Column
+    throttle: list[int]
+    ambient: Column | None = None
+    ecc_corrected: Counts | None = None
+    ecc_uncorrected: Counts | None = None
+    pcie: tuple[Counts, Counts, Counts, Counts] | None = None  # gen, gen max, width, width max
+    pcie_replays: Counts | None = None
+    nvlink: tuple[Counts, Counts, Counts] | None = None  # up, expected, errors
+    xids: list[tuple[int, ...]] | None = None
+    nvlink_down: Counts | None = None  # fabric links inactive, where the source tells them from slowed ones
+    arrays: dict[str, FloatArray] = field(default_factory=dict, repr=False)  # float columns as arrays

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuvet.backends.readings import Sample
+from gpuvet.backends.readings import Counts, ModuleColumns, Sample
 from gpuvet.checks.detectors import (
     THROTTLE_MASK,
     ClockFlappingDetector,
@@ -34,46 +34,24 @@ from gpuvet.checks.detectors import (
 from gpuvet.checks.events import Event
 
 FloatArray = npt.NDArray[np.float64]
-Column = list[float | None]
-Counts = list[int | None]
 T = TypeVar("T")
 Placed = tuple[int, int, Event]  # (stream position of the sample, order within it, event)
 
 
 @dataclass
-class ModuleBlock:
-    """One module's samples in time order, column by column. A column the source lacks for the
-    whole block is None (not a list of Nones): a detector of it skips the block at once."""
-
-    module: str
-    uuid: str
-    t: list[float]
-    rows: list[int]  # each sample's position in its node's stream
-    temp: Column
-    power: Column
-    sm: Column
-    mem: Column
-    util: Column
-    throttle: list[int]
-    ambient: Column | None = None
-    ecc_corrected: Counts | None = None
-    ecc_uncorrected: Counts | None = None
-    pcie: tuple[Counts, Counts, Counts, Counts] | None = None  # gen, gen max, width, width max
-    pcie_replays: Counts | None = None
-    nvlink: tuple[Counts, Counts, Counts] | None = None  # up, expected, errors
-    xids: list[tuple[int, ...]] | None = None
-    nvlink_down: Counts | None = None  # fabric links inactive, where the source tells them from slowed ones
-    _arrays: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+class ModuleBlock(ModuleColumns):
+    """One module's samples in time order, column by column (``backends.readings.ModuleColumns``),
+    with what the detectors read of them: a column as an array, one sample."""
 
     def __len__(self) -> int:
         return len(self.t)
 
     def array(self, name: str) -> FloatArray:
         """A float column as an array, None as NaN (made once per block)."""
-        a = self._arrays.get(name)
+        a = self.arrays.get(name)
         if a is None:
             values = getattr(self, name)
-            a = self._arrays[name] = np.array([np.nan if v is None else v for v in values], dtype=np.float64) \
+            a = self.arrays[name] = np.array([np.nan if v is None else v for v in values], dtype=np.float64) \
                 if None in values else np.asarray(values, dtype=np.float64)
         return a
 

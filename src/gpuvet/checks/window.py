@@ -19,7 +19,7 @@ from gpuvet.checks.events import Event
 from gpuvet.checks.presence import ModuleState, Presence
 
 if TYPE_CHECKING:  # benchmarking a module that appears is imported only where one does (issue 43)
-    from gpuvet.backends.sim.ticks import ModuleColumns
+    from gpuvet.backends.readings import ModuleColumns
     from gpuvet.checks.admission import Admission
 
 
@@ -349,7 +349,7 @@ def module_blocks(block: TickBlock) -> list[ModuleBlock]:
     """A block's modules as the detectors' ``ModuleBlock``s (stream rows tick-major from 0)."""
     return [ModuleBlock(c.module, c.uuid, c.t, c.rows, c.temp, c.power, c.sm, c.mem, c.util, c.throttle, c.ambient,
                         c.ecc_corrected, c.ecc_uncorrected, c.pcie, c.pcie_replays, c.nvlink, c.xids, c.nvlink_down,
-                        _arrays=c.arrays) for c in block.module_columns()]
+                        arrays=c.arrays) for c in block.module_columns()]
 
 
 class BlockSource(Protocol):

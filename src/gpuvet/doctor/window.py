@@ -24,7 +24,7 @@ def _for_trend(b: ModuleBlock) -> ModuleBlock:
     with their arrays, without the detectors' other cached arrays."""
     names = (*_TREND_READS, "ambient") if b.ambient is not None else _TREND_READS
     return ModuleBlock(b.module, b.uuid, b.t, b.rows, b.temp, b.power, b.sm, b.mem, b.util, b.throttle, b.ambient,
-                       _arrays={name: b.array(name) for name in names})
+                       arrays={name: b.array(name) for name in names})
 
 
 def _inlet_read(run: tuple[int, list[ModuleBlock]] | Sample) -> bool:

@@ -71,7 +71,7 @@ class Columns:
         b = _ArrayBlock(self.module, self.uuid, arrays["t"].tolist(), rows.tolist(), [], [], [], [], [],
                         self.throttle[order].tolist(), None, some["ecc_corrected"], some["ecc_uncorrected"],
                         pcie if any(some[c] for c in COUNTS[2:]) else None)
-        b._arrays.update(arrays)  # what ``ModuleBlock.array`` would make of the lists
+        b.arrays.update(arrays)  # what ``ModuleBlock.array`` would make of the lists
         return b
 
 
@@ -86,7 +86,7 @@ class _Listed:
         assert block is not None
         got: list[float | None] | None = block.__dict__.get(self.name)
         if got is None:
-            got = block.__dict__[self.name] = floats(block._arrays[self.name])
+            got = block.__dict__[self.name] = floats(block.arrays[self.name])
         return got
 
     def __set__(self, block: ModuleBlock, value: list[float | None]) -> None:

@@ -10,12 +10,12 @@ re-computing from the first tick where it does not."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuvet.backends.readings import ModuleIdentity, Sample
+from gpuvet.backends.readings import ModuleColumns, ModuleIdentity, Sample
 from gpuvet.backends.sim.physics import FloatArray, IntArray, SimPhysics
 from gpuvet.node.thermal import SEED_TAU_S, throttle_levels
 
@@ -107,36 +107,6 @@ class SlowFields:
     nvlink_up: int | None = None
     nvlink_expected: int | None = None
     nvlink_down: int | None = None  # links of the declared bonds not up (a link down, not a slowed one)
-
-
-Column = list[float | None]
-Counts = list[int | None]
-
-
-@dataclass
-class ModuleColumns:
-    """One module's samples of a block, column by column, in ``checks.blocks.ModuleBlock``'s
-    fields (a column not read in the whole block is None; slow fields None on fast ticks)."""
-
-    module: str
-    uuid: str
-    t: list[float]
-    rows: list[int]  # each sample's position in the node's stream
-    temp: Column
-    power: Column
-    sm: Column
-    mem: Column
-    util: Column
-    throttle: list[int]
-    ambient: Column | None = None
-    ecc_corrected: Counts | None = None
-    ecc_uncorrected: Counts | None = None
-    pcie: tuple[Counts, Counts, Counts, Counts] | None = None  # gen, gen max, width, width max
-    pcie_replays: Counts | None = None
-    nvlink: tuple[Counts, Counts, Counts] | None = None  # up, expected, errors
-    xids: list[tuple[int, ...]] | None = None
-    nvlink_down: Counts | None = None
-    arrays: dict[str, FloatArray] = field(default_factory=dict)  # the float columns as arrays
 
 
 @dataclass(frozen=True)
