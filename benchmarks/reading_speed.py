@@ -230,6 +230,178 @@ def bench_kernel(folder: Path, repeats: int, env: dict[str, str]) -> Pair:
     return pair
 
 
+REPORT_SIZES = (20, 125)  # MB of generated bug report (issue 43's "20 MB and 125 MB")
+BANNER = "_" * 44
+KERNEL_NOISE = (
+    "usb 1-1.{n}: new high-speed USB device number {k} using xhci_hcd",
+    "EXT4-fs (nvme0n1p{n}): mounted filesystem with ordered data mode. Quota mode: none.",
+    "IPv6: ADDRCONF(NETDEV_CHANGE): ens{n}f0: link becomes ready",
+    "audit: type=1400 audit({k}.120:{n}): apparmor=\"STATUS\" operation=\"profile_load\" name=\"job{n}\"",
+    "systemd[1]: Started session-{k}.scope - Session {k} of User slurm.",
+    "mlx5_core 0000:{n:02x}:00.0: mlx5_pcie_event:301: PCIe slot advertised sufficient power (75W).",
+    "nvidia-nvswitch{n}: open (major={k})",
+    "perf: interrupt took too long ({k} > {n}), lowering kernel.perf_event_max_sample_rate to 50000",
+)
+XID_BLOCK = (
+    "NVRM: Xid (PCI:0000:{bus:02x}:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    "NVRM: GPU at PCI:0000:{bus:02x}:00: GPU-bench-{bus:02x}",
+    "NVRM: GPU Board Serial Number: 16520230{bus:05d}",
+    "NVRM: Xid (PCI:0000:{bus:02x}:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)",
+)
+
+
+def dmesg_section(rng: np.random.Generator, lines: int, start: float, xids: int) -> str:
+    """``lines`` of ordinary kernel log, ``xids`` Xid blocks placed at seeded lines."""
+    at = set(rng.integers(0, lines, xids).tolist())
+    picks, ns = rng.integers(0, len(KERNEL_NOISE), lines), rng.integers(1, 200, lines)
+    out = []
+    for i in range(lines):
+        stamp = f"[{start + i * 0.37:12.6f}] "
+        out.append(stamp + KERNEL_NOISE[picks[i]].format(n=ns[i], k=i + 1000))
+        if i in at:
+            bus = int(rng.choice([0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb]))
+            out.extend(stamp + line.format(bus=bus) for line in XID_BLOCK)
+    return "\n".join(out) + "\n"
+
+
+def lspci_section(buses: list[int]) -> str:
+    """``lspci -vvv`` of the node's H200 modules: the link fields doctor reads, the rest as printed."""
+    out = []
+    for bus in buses:
+        out += [f"0000:{bus:02x}:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H200 SXM 141GB] [10de:2335] (rev a1)",
+                "\tSubsystem: NVIDIA Corporation Device [10de:18be]",
+                "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr+ Stepping- SERR+ FastB2B- DisINTx+",
+                "\tLatency: 0, Cache Line Size: 64 bytes", f"\tInterrupt: pin A routed to IRQ {bus + 100}",
+                f"\tNUMA node: {0 if bus < 0x80 else 1}",
+                "\tCapabilities: [68] Express (v2) Endpoint, MSI 00",
+                "\t\tDevCap:\tMaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us",
+                "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported",
+                "\t\tLnkSta:\tSpeed 32GT/s, Width x16", "\t\tLnkCtl2: Target Link Speed: 32GT/s, EnterCompliance- SpeedDis-",
+                "\tCapabilities: [100 v1] Advanced Error Reporting",
+                "\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-",
+                "\t\tCESta:\tRxErr- BadTLP- BadDLLP- Rollover- Timeout- AdvNonFatalErr-",
+                "\tKernel driver in use: nvidia", "\tKernel modules: nvidia", ""]
+    return "\n".join(out) + "\n"
+
+
+def smi_q_section(buses: list[int], rng: np.random.Generator) -> str:
+    """``nvidia-smi -q`` of the same modules (a sample of its ``Key : value`` lines)."""
+    out = ["==============NVSMI LOG==============", "", "Driver Version                            : 570.124.06",
+           "CUDA Version                              : 12.8", "",
+           f"Attached GPUs                             : {len(buses)}"]
+    for bus in buses:
+        out += [f"GPU 00000000:{bus:02X}:00.0", "    Product Name                          : NVIDIA H200",
+                f"    Serial Number                         : 16520230{bus:05d}",
+                f"    GPU UUID                              : GPU-bench-{bus:02x}",
+                "    PCI", f"        Bus                               : 0x{bus:02X}",
+                "        GPU Link Info", "            PCIe Generation",
+                "                Max                       : 5", "                Current                   : 5",
+                "            Link Width", "                Max                       : 16x",
+                "                Current                   : 16x", "    ECC Errors", "        Volatile",
+                "            SRAM Correctable              : 0", "            SRAM Uncorrectable            : 0",
+                "            DRAM Correctable              : 0", "            DRAM Uncorrectable            : 0",
+                "    Temperature", f"        GPU Current Temp                  : {int(rng.integers(30, 45))} C",
+                "    Power Readings", f"        Power Draw                        : {rng.uniform(70, 120):.2f} W", ""]
+    return "\n".join(out) + "\n"
+
+
+def write_report(path: Path, megabytes: int, seed: int = 43) -> None:
+    """A generated nvidia-bug-report.log of about ``megabytes`` MB: its header, then banner-led
+    sections of lspci -vvv, nvidia-smi -q and rotated kernel logs (ordinary dmesg text, a few
+    Xid blocks) until the size is reached."""
+    rng = np.random.default_rng(seed)
+    buses = [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb]
+    target = megabytes * 1_000_000
+    with path.open("w") as out:
+        out.write("Start of NVIDIA bug report log file.  Please include this file, along\n"
+                  "with a detailed description of your problem, when reporting a graphics\ndriver bug.\n\n"
+                  "nvidia-bug-report.sh Version: 1\n\nDate: Sun Dec  6 08:00:00 UTC 2026\n\n")
+        for name, text in (("lspci -nnDvvv", lspci_section(buses)), ("nvidia-smi -q", smi_q_section(buses, rng))):
+            out.write(f"{BANNER}\n\n{name}\n\n{text}\n")
+        rotated = 0
+        while out.tell() < target:
+            lines = min(100_000, max(1, (target - out.tell()) // 90))
+            out.write(f"{BANNER}\n\n/var/log/kern.log.{rotated}\n\n")
+            out.write(dmesg_section(rng, lines, 1000.0 + rotated * 40_000, xids=1))
+            rotated += 1
+        out.write(f"{BANNER}\n\nEnd of NVIDIA bug report log file.\n")
+
+
+# One pass over the file, the same kinds of patterns gpuvet's readers look for; counts each.
+SCAN = r"""
+import re, sys
+kinds = [re.compile(p) for p in (
+    r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+)",
+    r"^\s*(LnkSta|LnkCap):\s*(?:Port #\d+, )?Speed ([\d.]+)GT/s.*?Width x(\d+)",
+    r"^\s*([A-Za-z][\w ()/.-]*?)\s+: (.*)$",
+    r"AER: (Corrected|Uncorrected|Multiple).*error",
+    r"amdgpu [0-9a-f:.]+: .*(fault|timeout|reset)",
+)]
+counts = [0] * len(kinds)
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    for line in f:
+        for i, k in enumerate(kinds):
+            if k.search(line):
+                counts[i] += 1
+print(counts)
+"""
+
+
+def child_usage(argv: list[str], env: dict[str, str], folder: Path) -> tuple[float, float, str]:
+    """CPU seconds and peak RSS (MiB) of this one child alone (``os.wait4``: its own rusage, not
+    the max over every child so far as RUSAGE_CHILDREN gives), and its stdout."""
+    sink = folder / "child.out"
+    with sink.open("w") as out:
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
+        assert child.stderr is not None
+        err = child.stderr.read().decode(errors="replace")
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {child.returncode}: {err[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, sink.read_text(encoding="utf-8")
+
+
+@dataclass
+class ReportRow:
+    """One report size: gpuvet's and the scan's CPU seconds and peak MiB, alternating runs."""
+
+    megabytes: float
+    ours: list[float] = field(default_factory=list)
+    ours_mib: list[float] = field(default_factory=list)
+    scan: list[float] = field(default_factory=list)
+    scan_mib: list[float] = field(default_factory=list)
+
+
+def bench_report(folder: Path, repeats: int, env: dict[str, str], sizes: tuple[int, ...]) -> list[ReportRow]:
+    rows = []
+    for mb in sizes:
+        path = folder / f"nvidia-bug-report-{mb}MB.log"
+        if not path.exists():
+            write_report(path, mb)
+        row = ReportRow(path.stat().st_size / 1e6)
+        for _ in range(repeats):
+            cpu, mib, _ = child_usage(gpuvet("doctor", "--from", str(path), "--json"), env, folder)
+            row.ours.append(cpu)
+            row.ours_mib.append(mib)
+            cpu, mib, _ = child_usage([sys.executable, "-c", SCAN, str(path)], env, folder)
+            row.scan.append(cpu)
+            row.scan_mib.append(mib)
+        rows.append(row)
+    return rows
+
+
+def report_table(rows: list[ReportRow]) -> None:
+    print(f"{'doctor --from a bug report':<28}{'gpuvet CPU s':>13}{'MB/s':>7}{'peak MiB':>10}{'scan CPU s':>12}"
+          f"{'scan MiB':>10}{'ratio':>8}  within 5x / memory bound")
+    for r in rows:
+        cpu, scan, mib = statistics.median(r.ours), statistics.median(r.scan), max(r.ours_mib)
+        ratio, bound = cpu / scan if scan > 0 else float("inf"), 100 + r.megabytes
+        print(f"{f'{r.megabytes:.1f} MB ({len(r.ours)} runs)':<28}{cpu:>13.2f}{r.megabytes / cpu:>7.1f}{mib:>10.0f}"
+              f"{scan:>12.2f}{max(r.scan_mib):>10.0f}{ratio:>7.1f}x  {'met' if ratio <= 5 else 'NOT met'} / "
+              f"<= {bound:.0f} MiB: {'met' if mib <= bound else 'NOT met'}")
+
+
 def table(pairs: list[Pair], compiled_once: bool) -> None:
     print(f"{'work':<60}{'gpuvet CPU s':>13}{'reference s':>13}{'ratio':>8}  figure / target")
     for p in pairs:
@@ -265,9 +437,11 @@ def compiled(env: dict[str, str], folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", nargs="*", default=["replay", "sim", "doctor", "kernel"],
-                        choices=["replay", "sim", "doctor", "kernel"])
-    parser.add_argument("--keep", type=Path, help="keep the generated month here (and reuse it)")
+    parser.add_argument("--only", nargs="*", default=["replay", "sim", "doctor", "kernel", "report"],
+                        choices=["replay", "sim", "doctor", "kernel", "report"])
+    parser.add_argument("--sizes", nargs="*", type=int, default=list(REPORT_SIZES),
+                        help="MB of each generated bug report (default: 20 125)")
+    parser.add_argument("--keep", type=Path, help="keep the generated month and bug reports here (and reuse them)")
     parser.add_argument("--no-bytecode", action="store_true", help="compile gpuvet's modules in every timed run")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -287,7 +461,13 @@ def main() -> None:
             pairs.append(bench_doctor(args.repeats, env))
         if "kernel" in args.only:
             pairs.append(bench_kernel(Path(tmp), args.repeats, env))
-    table(pairs, not args.no_bytecode)
+        reports = bench_report(folder, args.repeats, env, tuple(args.sizes)) if "report" in args.only else []
+    if pairs:
+        table(pairs, not args.no_bytecode)
+    if reports:
+        report_table(reports)
+        print(f"(CPU time and peak RSS of each child alone, os.wait4; medians of alternating runs, peak the largest; "
+              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":
