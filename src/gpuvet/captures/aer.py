@@ -22,6 +22,7 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Unc
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 NVIDIA = "10de"
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
+_BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 
 
@@ -63,8 +64,8 @@ def parse(lines: list[Line]) -> AerParse:
     for ln in lines:
         s = ln.text
         if len(s) > _LONGEST or ("AER" not in s and "PCIe Bus Error" not in s and "error status" not in s
-                                 and "] " not in s):
-            continue
+                                 and ("] " not in s or _BUS_SAID.search(s) is None)):
+            continue  # every AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint)
         if (m := _ERROR.search(s)) is not None:
             d = _device(out, m, ln)
             if m.group(3).lower().startswith("correct"):

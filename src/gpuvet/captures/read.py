@@ -105,8 +105,23 @@ def _gunzip(fh: BinaryIO) -> Iterator[bytes]:
     return unpacked(fh, True, _CHUNK)
 
 
+_PARSED: dict[tuple[str, int, int], FileCapture] = {}  # (path, length, hash of the text) -> its parse
+_KEEP_PARSED = 8  # files a command reads: doctor's checks and its backend ask for the same few
+
+
 def read(path: str) -> FileCapture:
-    return parse_text(read_text(path), path)
+    """The file's parse, made once per process for the same text: doctor's own reading and the
+    capture backend both ask for every --from file (issue 43: a bug report parsed twice doubled
+    its time). The text is read each time, so a file changed in between is parsed again."""
+    text = read_text(path)
+    key = (path, len(text), hash(text))
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = parse_text(text, path)
+        while len(_PARSED) >= _KEEP_PARSED:
+            del _PARSED[next(iter(_PARSED))]
+        _PARSED[key] = parsed
+    return parsed
 
 
 def parse_text(text: str, where: str) -> FileCapture:
