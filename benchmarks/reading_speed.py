@@ -347,19 +347,29 @@ print(counts)
 """
 
 
+# A fresh small process that runs the child and writes the child's own CPU seconds and peak RSS:
+# Linux carries the forking process's resident size into a child's ru_maxrss across exec, so the
+# peak of a child forked from this process (numpy loaded, a report just written) would be floored
+# at this process's size; the wrapper's floor is a bare interpreter's.
+ALONE = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1] + '.out', 'w'))\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "open(sys.argv[1], 'w').write(f'{u.ru_utime + u.ru_stime} {u.ru_maxrss}')\n"
+    "sys.exit(rc)\n"
+)
+
+
 def child_usage(argv: list[str], env: dict[str, str], folder: Path) -> tuple[float, float, str]:
-    """CPU seconds and peak RSS (MiB) of this one child alone (``os.wait4``: its own rusage, not
-    the max over every child so far as RUSAGE_CHILDREN gives), and its stdout."""
-    sink = folder / "child.out"
-    with sink.open("w") as out:
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
-        assert child.stderr is not None
-        err = child.stderr.read().decode(errors="replace")
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} exited {child.returncode}: {err[-2000:]}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, sink.read_text(encoding="utf-8")
+    """CPU seconds and peak RSS (MiB) of this one child alone (run under ``ALONE``: not the max
+    over every child so far, as this process's RUSAGE_CHILDREN gives), and its stdout."""
+    usage = folder / "child.usage"
+    done = subprocess.run([sys.executable, "-c", ALONE, str(usage), *argv], stderr=subprocess.PIPE, text=True,
+                          env=env, check=False)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-2000:]}")
+    cpu, kib = usage.read_text(encoding="utf-8").split()
+    return float(cpu), int(kib) / 1024, Path(f"{usage}.out").read_text(encoding="utf-8")
 
 
 @dataclass
@@ -466,7 +476,8 @@ def main() -> None:
         table(pairs, not args.no_bytecode)
     if reports:
         report_table(reports)
-        print(f"(CPU time and peak RSS of each child alone, os.wait4; medians of alternating runs, peak the largest; "
+        print(f"(CPU time and peak RSS of each child alone, under a bare wrapper; medians of alternating runs, "
+              f"peak the largest; "
               f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
 
 
