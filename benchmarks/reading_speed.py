@@ -17,8 +17,15 @@ the shared machine runs).
            the same command on 2,000 of them. Target: within 5x (ten times the lines; linear with
            its startup is about 3x; a per-line cost that swamps the rest, as re-reading xids.yaml
            per line did, is about 10x), and its lines per marginal CPU second.
+  report   `gpuvet doctor --from` a generated nvidia-bug-report.log of 20 MB and 125 MB (its header,
+           banner-led sections of lspci -vvv, nvidia-smi -q and ordinary kernel logs with a few Xid
+           blocks; seeded), CPU seconds and peak RSS of the child alone, beside a one-pass Python
+           scan of the same file with the same kinds of regexes (Xid, LnkSta/LnkCap, nvidia-smi -q
+           `Key : value`, AER, amdgpu), its own process and startup. Targets: within 5x, and peak
+           memory <= 100 MiB + 1 MiB per MB of input.
 
-    python benchmarks/reading_speed.py [--repeats 3] [--only replay sim doctor kernel] [--keep DIR] [--no-bytecode]
+    python benchmarks/reading_speed.py [--repeats 3] [--only replay sim doctor kernel report] [--sizes 20 125]
+                                       [--keep DIR] [--no-bytecode]
 
 pandas lives in the ``bench`` extra (pip install -e '.[bench]'); without it the replay line says so.
 
