@@ -10,47 +10,24 @@ import re
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.watch.backtest import CONFIRM_S, SWEEP, Outcome, read_outcomes, score
 from gpuvet.watch.forecast import ForecastSettings
+from tests.support.fleet_logs import START, node_csv
 
-START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
 DAY = 86400.0
 
 
-def _node_csv(path: Path, days: float, creeping: int | None, seed: int) -> float | None:
-    """A simulated node of 4 H200, a 5-minute nvidia-smi log; ``creeping`` warms by R from day 1.
-    Returns the creeping module's first sample at or above 89 °C (the generator's own figure)."""
-    rng = np.random.default_rng(seed)
-    rows = ["timestamp, index, name, uuid, temperature.gpu, power.draw [W], utilization.gpu [%]"]
-    crossing = None
-    levels = rng.uniform(610, 690, 4)
-    for k in range(int(days * 288)):
-        t = START + k * 300
-        day = k / 288
-        if k % 96 == 0:  # new jobs every 8 h, each at its own power
-            levels = rng.uniform(610, 690, 4)
-        for g in range(4):
-            r = 0.05 * (1 + 0.02 * g) + (0.006 * max(day - 1, 0) if g == creeping else 0.0)
-            power = levels[g] + rng.normal(0, 4)
-            temp = 24 + 2.5 * np.sin(2 * np.pi * day) + r * power + rng.normal(0, 0.3)
-            if g == creeping and crossing is None and temp >= 89:
-                crossing = t
-            stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(t))
-            rows.append(f"{stamp}.000, {g}, NVIDIA H200, GPU-{path.stem}-{g}, {temp:.0f}, {power:.2f} W, 97 %")
-    path.write_text("\n".join(rows) + "\n")
-    return crossing
 
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
     root = tmp_path_factory.mktemp("fleet")
-    crossing = _node_csv(root / "rack1.csv", 10, 2, seed=1)
-    _node_csv(root / "rack2.csv", 10, None, seed=2)
+    crossing = node_csv(root / "rack1.csv", 10, 2, seed=1)
+    node_csv(root / "rack2.csv", 10, None, seed=2)
     assert crossing is not None
     return root, crossing
 

@@ -20,6 +20,7 @@ import pytest
 
 from gpuvet.cli.app import main
 from tests.node.test_telemetry_real import FLAGS, REAL
+from tests.support.fleet_logs import node_csv
 
 PINNED = Path(__file__).parent.parent / "data" / "reading_pinned.json"
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
@@ -85,25 +86,6 @@ def _minute_log(path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _backtest_node(path: Path, days: float, creeping: int | None, seed: int) -> float | None:
-    """A 5-minute log of 4 H200; ``creeping`` warms from day 1. Its first reading at 89 °C or above."""
-    rng = np.random.default_rng(seed)
-    rows = ["timestamp, index, name, uuid, temperature.gpu, power.draw [W], utilization.gpu [%]"]
-    crossing, levels = None, rng.uniform(610, 690, 4)
-    for k in range(int(days * 288)):
-        t, day = START + k * 300, k / 288
-        if k % 96 == 0:
-            levels = rng.uniform(610, 690, 4)
-        for g in range(4):
-            r = 0.05 * (1 + 0.02 * g) + (0.006 * max(day - 1, 0) if g == creeping else 0.0)
-            power = levels[g] + rng.normal(0, 4)
-            temp = 24 + 2.5 * np.sin(2 * np.pi * day) + r * power + rng.normal(0, 0.3)
-            if g == creeping and crossing is None and temp >= 89:
-                crossing = t
-            stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(t))
-            rows.append(f"{stamp}.000, {g}, NVIDIA H200, GPU-{path.stem}-{g}, {temp:.0f}, {power:.2f} W, 97 %")
-    path.write_text("\n".join(rows) + "\n")
-    return crossing
 
 
 def _faulty_spec(path: Path, base: str) -> Path:
@@ -128,8 +110,8 @@ def _cases(tmp: Path) -> dict[str, Callable[[pytest.CaptureFixture[str]], JsonVa
         return _cli(c, "watch", "--replay", str(tmp / "minute.csv"), "--json", "--no-log")
 
     def backtest(c: pytest.CaptureFixture[str]) -> JsonValue:
-        crossing = _backtest_node(tmp / "rack1.csv", 10, 2, seed=1)
-        _backtest_node(tmp / "rack2.csv", 10, None, seed=2)
+        crossing = node_csv(tmp / "rack1.csv", 10, 2, seed=1)
+        node_csv(tmp / "rack2.csv", 10, None, seed=2)
         assert crossing is not None
         events = tmp / "events.csv"
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(crossing))
