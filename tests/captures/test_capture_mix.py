@@ -13,17 +13,13 @@ from gpuvet.backends.capture.backend import CaptureBackend
 from gpuvet.cli.app import main
 from gpuvet.node.capacity import assumed_pcie_lanes
 from gpuvet.node.matrix import link_matrix
+from tests.support.helpers import call
 
 DATA = Path(__file__).parent.parent / "data" / "captures"
 TOPO = str(DATA / "topo_nvswitch_8gpu.txt")
 XML = str(DATA / "smi_q_x_h100_8gpu.xml")
 BOTH = [[TOPO, XML], [XML, TOPO]]
 
-
-def call(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def froms(files: list[str]) -> list[str]:

@@ -5,13 +5,7 @@ import json
 import pytest
 import yaml
 
-from gpuvet.cli.app import main
-
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.helpers import call
 
 
 def bench_json(capsys, *args):

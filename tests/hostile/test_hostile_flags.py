@@ -10,6 +10,7 @@ from gpuvet.cli.app import main
 from gpuvet.cli.jsonout import dumps
 from gpuvet.errors import GpuvetError
 from gpuvet.quantities import is_loopback, parse_count, parse_float_range, parse_host_port, parse_seconds
+from tests.support.helpers import call
 from tests.support.ports import free_port
 
 
@@ -18,11 +19,6 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUVET_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 REFUSED = [

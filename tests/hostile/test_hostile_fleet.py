@@ -13,23 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold
 from gpuvet.fleet.peers import PeerTable
 from tests.support.fleet_envelopes import envelope, module_checks
-
-
-def _merge(capsys, *args: str, timeout: float = 30) -> tuple[int, str, str]:
-    """``fleet merge`` in a thread, so a hang fails the test instead of stopping it."""
-    result: list[int] = []
-    worker = threading.Thread(target=lambda: result.append(main(["fleet", "merge", *args])), daemon=True)
-    worker.start()
-    worker.join(timeout)
-    assert result, f"fleet merge {' '.join(args)} did not return in {timeout} s"
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return result[0], out, err
+from tests.support.helpers import fleet_merge as _merge
 
 
 def _fleet(tmp_path: Path, nodes: int = 12) -> list[str]:

@@ -13,8 +13,8 @@ from gpuvet.backends import settings_journal
 from gpuvet.backends.nvidia.backend import NvidiaBackend
 from gpuvet.backends.nvidia.gateway import Nvml
 from gpuvet.backends.power_control import NvmlPowerControl
-from gpuvet.cli.app import main
 from tests.fakes.fake_nvml import hgx_h200
+from tests.support.helpers import call
 
 
 @pytest.fixture(autouse=True)
@@ -49,11 +49,6 @@ def entry(fake, i: int = 0, watts: float = 700.0) -> dict:
 def sets(fake) -> list[str]:
     return [c for c in fake.calls if c.startswith("nvmlDeviceSet")]
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_version_and_other_commands_never_read_the_journal(capsys, home, fake, monkeypatch):

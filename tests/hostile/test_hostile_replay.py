@@ -5,10 +5,8 @@ counted. All input here is made up by the test (none of it is a real capture).""
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import http.server
-import io
 import json
 import os
 import socketserver
@@ -23,23 +21,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch import bounds, prom_history
 from gpuvet.watch.read_prom import SeriesSink, add_range_json
 from gpuvet.watch.readers import read_file, read_files
+from tests.support.helpers import run
 
 CSV_HEADER = "timestamp, index, temperature.gpu, power.draw [W], clocks_event_reasons.active\n"
 ROW = "2024/01/16 14:44:16.981, 0, 45, 310.12 W, 0x0000000000000000\n"
 LABELS = 'gpu="0",UUID="GPU-1",Hostname="n1"'
 
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 def refused(argv: list[str], *words: str) -> str:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from pathlib import Path
 
 import pytest
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold, sanity
 from gpuvet.fleet.executor import validate_envelope
 from gpuvet.fleet.peers import PeerTable
+from tests.support.helpers import fleet_merge as _merge
 
 
 @pytest.fixture(scope="module")
@@ -50,17 +49,6 @@ def _files(tmp_path: Path, envs: list[dict]) -> list[str]:
         paths.append(str(path))
     return paths
 
-
-def _merge(capsys, *args: str, timeout: float = 30) -> tuple[int, str, str]:
-    """``fleet merge`` in a thread, so a hang fails the test instead of stopping it."""
-    result: list[int] = []
-    worker = threading.Thread(target=lambda: result.append(main(["fleet", "merge", *args])), daemon=True)
-    worker.start()
-    worker.join(timeout)
-    assert result, f"fleet merge {' '.join(args)} did not return in {timeout} s"
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return result[0], out, err
 
 
 def _both(path: str) -> list[tuple[PeerTable, list[str]]]:

@@ -8,9 +8,7 @@ file holds are refused naming the file and line. All input here is made up by th
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import json
 import time
 from pathlib import Path
@@ -22,16 +20,11 @@ from gpuvet.errors import GpuvetError
 from gpuvet.watch import backtest, bounds
 from gpuvet.watch.read_prom import parse_json
 from gpuvet.watch.readers import read_file, read_files
+from tests.support.helpers import run
 
 START = 1_768_003_200.0  # 2026-01-10 00:00 UTC
 HEADER = "timestamp, index, uuid, name, temperature.gpu, power.draw [W], utilization.gpu [%]"
 
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 def replayed(*argv: str) -> dict[str, object]:
@@ -318,7 +311,6 @@ def test_rows_appended_twice_are_read_once_and_said(tmp_path, capsys):
     """A log appended to itself repeats every row: each module and time is read once, with a note."""
     import json
 
-    from gpuvet.cli.app import main
 
     head = "timestamp, index, name, temperature.gpu, power.draw [W]\n"
     rows = "".join(f"2026/01/15 10:{m:02d}:00.000, {i}, NVIDIA H100 80GB HBM3, {40 + i}, 300.00 W\n"

@@ -12,17 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.files import read_small, write_atomic
+from tests.support.helpers import call
 
 PRECIOUS = "precious: a system file gpuvet must never touch\n"
 
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

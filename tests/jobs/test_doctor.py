@@ -13,14 +13,10 @@ from gpuvet.doctor.run import validate_playbooks
 from gpuvet.watch.trend import thermal_trend
 from tests.harness.doctor_evaluate import run_case
 from tests.harness.doctor_matrix import suite_cases
+from tests.support.helpers import call
 
 DATA = Path(__file__).parent.parent / "data" / "captures"
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_playbooks_are_data_and_name_real_checks_and_causes():

@@ -9,20 +9,15 @@ import sys
 import pytest
 import yaml
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet.executor import validate_envelope
 from gpuvet.fleet.peers import analyse
+from tests.support.helpers import call
 from tests.support.ports import free_port
 
 DEGRADED = [{"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.5}]
 SLOW_MODULE = [{"kind": "power_cap_low", "module": "gpu5", "watts": 450}]
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write_specs(folder, count=6, base="hgx-h200-8", faults_at=None):

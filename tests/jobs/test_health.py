@@ -14,7 +14,6 @@ from gpuvet.backends.base import Backend
 from gpuvet.backends.host import HostBackend
 from gpuvet.backends.nvidia.backend import NvidiaBackend
 from gpuvet.backends.nvidia.gateway import Nvml
-from gpuvet.cli.app import main
 from gpuvet.health import formats
 from gpuvet.health.model import Status
 from gpuvet.health.run import HealthOptions, run_health
@@ -22,6 +21,7 @@ from gpuvet.health.state import XidMark
 from tests.conftest import declared
 from tests.fakes.fake_nvml import hgx_h200
 from tests.fakes.fake_sysfs import rail_node
+from tests.support.helpers import call
 
 PRESETS = ("hgx-h200-8", "mesh-4", "pcie-8", "grouped-16", "nvl72")
 FORMATS = ("text", "json", "nhc", "npd")
@@ -70,11 +70,6 @@ NOT_VISIBLE = [
 def wide_terminal(monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")  # a finding stays on one line of the text table
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def spec_file(tmp_path, base, faults):

@@ -12,16 +12,10 @@ import time
 
 import pytest
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
+from tests.support.helpers import call
 from tests.support.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures)
-
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _layers(target):

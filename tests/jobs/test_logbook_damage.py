@@ -16,20 +16,15 @@ from pathlib import Path
 import pytest
 
 from gpuvet.backends.sim.backend import SimBackend
-from gpuvet.cli.app import main
 from gpuvet.logbook.db import LogbookError, LogbookFull
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch.loop import WatchConfig, Watcher
+from tests.support.helpers import call
 from tests.support.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures, raw)
 from tests.support.logbook_fixtures import raw
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _complete_run(book, node="n", value=1.0):

@@ -6,17 +6,12 @@ import json
 import pytest
 import yaml
 
-from gpuvet.cli.app import main
 from gpuvet.logbook.store import Logbook
+from tests.support.helpers import call
 from tests.support.logbook_fixtures import *  # noqa: F403  (the pg_server and target fixtures)
 
 DEGRADED = [{"kind": "link_degraded", "between": ["gpu1", "nvswitch0"], "factor": 0.5}]
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_fleet_merge_reads_the_newest_run_of_every_node_from_the_logbook(target, tmp_path, capsys):

@@ -8,14 +8,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gpuvet.cli.app import main
+from tests.support.helpers import call
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.document import CheckRecord, RunDocument, Verdict, as_document, json_schema
 from gpuvet.logbook.store import Logbook
+from tests.support.helpers import call
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schema" / "run-document.schema.json"
 
@@ -25,11 +25,6 @@ def _validate(data):
         jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))).validate(data)
     return RunDocument.model_validate(data)
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_committed_schema_is_the_one_the_models_give():

@@ -8,21 +8,16 @@ import yaml
 
 from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.checks.model import Check, Layer, Verdict
-from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
 from gpuvet.logbook.store import Logbook
 from gpuvet.validate.baseline import apply_baseline, load_baseline, make_baseline, save_baseline
 from gpuvet.validate.rules import RuleSet, load_rules
 from gpuvet.validate.run import Level, Validator, check_json, node_type
 from tests.conftest import declared
+from tests.support.helpers import call
 
 LAYERS = {"inventory", "software", "network", "compute", "host_link", "module_link", "collective", "memory", "model"}
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def validate(backend, level=Level.LONG, expect=None, **kw):

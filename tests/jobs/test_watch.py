@@ -15,18 +15,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gpuvet.backends.nvidia.backend import NvidiaBackend
 from gpuvet.backends.nvidia.gateway import Nvml
-from gpuvet.cli.app import main
 from gpuvet.logbook.store import Logbook
 from gpuvet.watch.loop import WatchConfig, Watcher
 from gpuvet.watch.prometheus import ExportState, serve
 from tests.fakes.fake_nvml import hgx_h200
+from tests.support.helpers import call
 from tests.support.ports import free_port
-
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_hot_plug_removal_and_insertion_with_admission(faulty, tmp_path):

@@ -18,10 +18,10 @@ from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.context import BenchContext
 from gpuvet.bench.efficiency import EfficiencyOptions, run
 from gpuvet.bench.timing import QUICK
-from gpuvet.cli.app import main
 from gpuvet.errors import BackendError, GpuvetError
 from gpuvet.node.power_model import PowerModel
 from tests.fakes.fake_nvml import FakeNvml, hgx_h200
+from tests.support.helpers import call
 
 
 @pytest.fixture(autouse=True)
@@ -29,11 +29,6 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUVET_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
 
-
-def call(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_simulated_curve_has_its_knee_where_the_model_puts_it(capsys):

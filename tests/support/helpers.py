@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,26 @@ def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    """Run ``gpuvet ARGV`` with its output captured here (for tests without capsys)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def fleet_merge(capsys: pytest.CaptureFixture[str], *args: str, timeout: float = 30) -> tuple[int, str, str]:
+    """``fleet merge`` in a thread, so a hang fails the test instead of stopping it."""
+    result: list[int] = []
+    worker = threading.Thread(target=lambda: result.append(main(["fleet", "merge", *args])), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    assert result, f"fleet merge {' '.join(args)} did not return in {timeout} s"
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return result[0], out, err
 
 
 def doctor_capture(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, *more: str,
