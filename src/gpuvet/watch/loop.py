@@ -59,6 +59,7 @@ class WatchResult:
     notes: list[str] = field(default_factory=list)
     forecast: list[ForecastStatus] = field(default_factory=list)  # each module's forecast state at the end
     node: str | None = None  # the node watched: every event names it (issue 44)
+    stopped_by: str = "duration"  # or "signal": a script must tell a cut-short run from a whole one
 
     def to_json(self) -> dict[str, Json]:
         """``roots`` first (issue 42): each lost module or downed link with the events it explains,
@@ -71,7 +72,7 @@ class WatchResult:
             "modules": list(self.modules.values()), "notes": self.notes,
             "events": [event_json(e, self.node) | ({"root": root[i]} if i in root else {})
                        for i, e in enumerate(self.events)],
-            "forecast": [to_jsonable(f.to_json()) for f in self.forecast],
+            "forecast": [to_jsonable(f.to_json()) for f in self.forecast], "stopped_by": self.stopped_by,
         }
 
 
@@ -149,9 +150,13 @@ class Watcher:
                          + "; only host metrics were sampled. Try a simulated node: gpuvet watch --node hgx-h200-8")
         if simulated:
             notes.append("simulated: every sample comes from a model of the node")
+        watched = result.end_t - self.config.interval_s
+        if self.stop_requested and self.config.duration_s is not None and watched < self.config.duration_s:
+            notes.append(f"stopped early by a signal after {max(watched, 0.0):,.0f} s of the {self.config.duration_s:,.0f} s "
+                         "asked for: the run is shorter than --duration")
         modules = {uuid: m.to_json() for uuid, m in result.modules.items()}
         forecast = [self.forecaster.status(m, result.end_t) for m in sorted(self.forecaster.uuids)] \
             if self.forecaster else []
-        return WatchResult(book.run_id if book else None, simulated, result.end_t - self.config.interval_s,
+        return WatchResult(book.run_id if book else None, simulated, watched,
                            result.samples, result.sampler_seconds_per_module, result.events, modules, notes, forecast,
-                           self.backend.node().name)
+                           self.backend.node().name, "signal" if self.stop_requested else "duration")
