@@ -152,8 +152,9 @@ class Watcher:
             notes.append("simulated: every sample comes from a model of the node")
         watched = result.end_t - self.config.interval_s
         if self.stop_requested and self.config.duration_s is not None and watched < self.config.duration_s:
-            notes.append(f"stopped early by a signal after {max(watched, 0.0):,.0f} s of the {self.config.duration_s:,.0f} s "
-                         "asked for: the run is shorter than --duration")
+            asked = self.config.duration_s
+            notes.append(f"stopped early by a signal after {max(watched, 0.0):,.0f} s of the {asked:,.0f} s asked "
+                         "for: the run is shorter than --duration")
         modules = {uuid: m.to_json() for uuid, m in result.modules.items()}
         forecast = [self.forecaster.status(m, result.end_t) for m in sorted(self.forecaster.uuids)] \
             if self.forecaster else []
