@@ -29,3 +29,16 @@ def test_a_whole_run_says_its_duration_ended_it():
     assert out["stopped_by"] == "duration"
     assert out["duration_s"] >= 3600 - 1
     assert not any("stopped early" in n for n in out["notes"])
+
+
+def test_the_live_header_says_how_long_a_watch_takes_and_when_it_ends():
+    from gpuvet.cli.render_watch import _until
+
+    now = 1_800_000_000.0
+    assert _until(WatchConfig(duration_s=None)) == " until stopped"
+    real = _until(WatchConfig(duration_s=72 * 3600, speedup=1.0), now=now)
+    assert real.startswith(" for 3.0d (until about ")
+    assert "2027-01-" in real  # 72 h after 2027-01-15 is still January, in any time zone
+    fast = _until(WatchConfig(duration_s=72 * 3600, speedup=60.0), now=now)
+    assert fast.startswith(" for 1.2h (until about ")  # 72 h at 60x
+    assert "as fast as it goes" in _until(WatchConfig(duration_s=3600, speedup=None))

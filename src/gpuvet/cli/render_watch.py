@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from gpuvet.logbook.records import ModuleEvent
     from gpuvet.watch.backtest import Backtest
     from gpuvet.watch.forecast_decide import ForecastStatus
-    from gpuvet.watch.loop import Watcher, WatchResult
+    from gpuvet.watch.loop import WatchConfig, Watcher, WatchResult
 from gpuvet.node.timeunits import format_duration
 
 _SEVERITY = {"info": "cyan", "warn": "yellow", "critical": "bold red"}
@@ -133,7 +133,8 @@ def live(watcher: Watcher, prometheus: str | None, by_tick: bool = False) -> Wat
 
     watcher.on_tick, watcher.on_event = on_tick, on_event
     watcher.on_block = None if by_tick else on_block
-    header = "watching; Ctrl-C stops" + (f"; Prometheus metrics at http://{prometheus}/metrics" if prometheus else "")
+    header = f"watching{_until(watcher.config)}; Ctrl-C stops" + (
+        f"; Prometheus metrics at http://{prometheus}/metrics" if prometheus else "")
     console.print(Text(header, style="dim"))
     with Live(Group(view.table()), console=console, refresh_per_second=4) as live_view:
         result = watcher.run()
@@ -147,6 +148,18 @@ def live(watcher: Watcher, prometheus: str | None, by_tick: bool = False) -> Wat
         console.print(Text(note, style="dim"))
     forecast_states(console, result.forecast)
     return result
+
+
+def _until(config: WatchConfig, now: float | None = None) -> str:
+    """How long the run will take in wall time and when it ends: a 72 h watch must say so before
+    the operator walks away from it."""
+    if config.duration_s is None:
+        return " until stopped"
+    if config.speedup is None:
+        return f" {format_duration(config.duration_s)} of simulated time, as fast as it goes"
+    wall = config.duration_s / config.speedup
+    ends = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime((time.time() if now is None else now) + wall))
+    return f" for {format_duration(wall)} (until about {ends})"
 
 
 def roots(console: Console, events: Sequence[Event]) -> None:
