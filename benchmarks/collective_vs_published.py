@@ -8,10 +8,15 @@ Targets (issue 49): |error| <= 10 % at bandwidth-bound sizes (above 512 MiB) and
 (1 - 512 MiB); none below 1 MiB. The `issue 49` column gives each figure's verdict (pass, miss, or
 no target); the last lines count them for the check figures and name every miss.
 
-    python benchmarks/collective_vs_published.py [--data FILE ...] [--fit]
+    python benchmarks/collective_vs_published.py [--data FILE ...] [--fit] [--terms NODE:RANKS[:ALGORITHM]]
 
 With no --data it scores both figure files: issue 22's 8-GPU tables and issue 49's families
-(tests/data/published_collectives_issue49.json: xGMI, NVL72, the GB200 tray check).
+(tests/data/published_collectives_issue49.json: xGMI with the MI325X check, NVL72, the GB200 tray
+check, the H200 forced-NVLS check).
+
+--terms prints, for one case (e.g. nvl72:4:ring, the GB200 tray check), the model's all_reduce time
+per size split into its terms for every protocol it could run (fixed, steps x step latency, traffic
+over bandwidth), and the protocol it picks: where a size's error comes from.
 
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
 copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
@@ -24,6 +29,7 @@ import sys
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
+from gpuvet.node.collectives import Algorithm, collective_cost
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the harness is tests/harness
 from tests.harness.plan_reference import (  # noqa: E402
@@ -78,12 +84,54 @@ def _refit(data: str) -> None:
             print(f"  share {proto.value} = {share:.3f}")
 
 
+def _terms(case: str) -> None:
+    """The model's all_reduce terms per size and protocol for ``case`` (NODE:RANKS[:ALGORITHM])."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.plan.collective import CollectiveModel
+
+    node, ranks, *forced = case.split(":")
+    backend = open_backend(sim=node)
+    model = CollectiveModel(backend.node(), backend.spec.faults if backend.spec else ())
+    members = model.members(int(ranks))
+    session = model.perf.collectives(members)
+    medium, bandwidth = session.bandwidths("all_reduce")
+    tuning = model.perf.collective_tuning[medium]
+    algo = Algorithm(forced[0]) if forced else None
+    print(f"{node}, {ranks} ranks, all_reduce, constants {medium!r}; per protocol: fixed + steps x step "
+          f"latency + traffic / bandwidth = total us (busbw GB/s); * marks the model's pick")
+    for size in (2**k for k in range(18, 27)):
+        pick = model.predict("all_reduce", size, members, forced[0] if forced else None)
+        cells = []
+        for (a, proto), alpha in tuning.alpha_s.items():
+            if a not in bandwidth or (algo is not None and a is not algo):
+                continue
+            eff = tuning.efficiency[a] * tuning.share[proto]
+            total = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
+                                    base_s=tuning.base_s, algorithm=a, efficiency=eff)
+            bare = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
+                                   algorithm=a, efficiency=eff)
+            empty = collective_cost("all_reduce", len(members), 0, link_gbps=bandwidth[a], alpha_s=alpha,
+                                    algorithm=a, efficiency=eff)
+            if total is None or bare is None or empty is None:
+                continue
+            mark = "*" if (a.value, proto.value) == (pick.algorithm, pick.protocol) else " "
+            cells.append(f"{mark}{a.value}/{proto.value} {tuning.base_s * 1e6:.1f}+{empty.seconds * 1e6:.1f}+"
+                         f"{(bare.seconds - empty.seconds) * 1e6:.1f}={total.seconds * 1e6:.1f} "
+                         f"({size * pick.busbw / pick.algbw / total.seconds / 1e9:.0f})")
+        print(f"{_fmt(size):>8}  " + "  ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the "
                         "repository's)")
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
+    parser.add_argument("--terms", metavar="NODE:RANKS[:ALGORITHM]",
+                        help="print the model's all_reduce terms per size and protocol for one case, e.g. nvl72:4:ring")
     args = parser.parse_args()
+    if args.terms:
+        _terms(args.terms)
+        return
     if args.fit:
         _refit(args.data[0] if args.data else str(DATA))
         return

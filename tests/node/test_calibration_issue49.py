@@ -195,3 +195,21 @@ def test_one_slow_xgmi_link_slows_every_ring(tmp_path):
                            [{"kind": "link_degraded", "between": ["gpu0", "gpu1"], "factor": 0.5}]).node()
     one = CollectiveModel(slow).predict("all_reduce", 8 * GiB, ids).busbw
     assert one / healthy.predict("all_reduce", 8 * GiB, ids).busbw == pytest.approx(0.5, rel=0.01)
+
+
+def test_terms_show_why_the_tray_misses_at_4_mib(capsys):
+    """benchmarks/collective_vs_published.py --terms prints the model's terms per protocol: at 4 MiB on
+    the tray it picks LL128 (NCCL 2.25.1's own tuner picks LL there; docs/plan.md), and LL would still be
+    priced faster than the published 43.0 us."""
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "benchmarks" / "collective_vs_published.py"
+    spec = importlib.util.spec_from_file_location("collective_vs_published", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench._terms("nvl72:4:ring")
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("4 MiB"))
+    assert "*ring/ll128" in line and " ring/ll " in line and "in_switch" not in line
+    ll_total = float(line.split(" ring/ll ")[1].split("=")[1].split()[0])
+    assert 30 < ll_total < 43.0
