@@ -154,6 +154,9 @@ class WindowBook:
         first = np.minimum.reduceat(rows, starts)
         peak = np.maximum.reduceat(lagged, starts)
         at = np.lexsort((first, index[starts]))  # by window, then first row (unique): as sorting the triples
+        if not held and np.isfinite(sums[1]).all():  # no window open before: each closes here at once
+            return self._add_fresh(index[starts][at], first[at], who[starts][at], [x[at] for x in sums],
+                                   [x[at] for x in counts], peak[at], names, slot)
         groups = list(zip(index[starts][at].tolist(), first[at].tolist(), at.tolist(), strict=True))
         return self._add_groups(groups, names, who[starts].tolist(), sums, counts, peak, slot)
 
@@ -192,6 +195,84 @@ class WindowBook:
             self._lowest = min(self._windows)
         return out
 
+    def _add_fresh(self, index: npt.NDArray[np.int64], first: npt.NDArray[np.int64], who: npt.NDArray[np.int64],
+                   sums: list[FloatArray], counts: list[npt.NDArray[np.int64]], peak: FloatArray, names: list[str],
+                   slot: int) -> list[Placed]:
+        """``_add_groups`` where no window was open before the feed (a replay's one feed of its
+        month): the groups (by window, then first row) of every window but the last close here,
+        their figures found for all at once (``_fresh_stats``, as ``_stats`` finds them one by
+        one) and each window's events placed at the next one's first sample; the last stays open."""
+        cut = int(np.searchsorted(index, index[-1]))  # the groups of the windows closed here
+        modules = [names[k] for k in who.tolist()]
+        out: list[Placed] = []
+        if cut:
+            stats = self._fresh_stats(index[:cut], who[:cut], [x[:cut] for x in sums], [x[:cut] for x in counts],
+                                      peak[:cut], modules[:cut])
+            bounds = np.flatnonzero(np.diff(index[:cut + 1])).tolist()  # each closed window's last group
+            rows = first[np.add(bounds, 1)].tolist()
+            low = 0
+            for high, row in zip(bounds, rows, strict=True):
+                window = dict(zip(modules[low:high + 1], stats[low:high + 1], strict=True))
+                low = high + 1
+                for k, e in enumerate(self._closed(window)):
+                    out.append((row, slot + k, e))
+        windows = self._windows[int(index[-1])] = {}
+        for g in range(cut, len(index)):
+            w = windows[modules[g]] = _Window()
+            w.n, w.n_util, w.n_ref = int(counts[0][g]), int(counts[1][g]), int(counts[2][g])
+            w.temp, w.power, w.power_sq, w.util, w.ref = (float(x[g]) for x in sums)
+            w.hot = bool(counts[3][g] > 0)
+            w.peak = max(float(peak[g]), 0.0)
+        self._lowest = min(self._windows)
+        return out
+
+    def _fresh_stats(self, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64], sums: list[FloatArray],
+                     counts: list[npt.NDArray[np.int64]], lagged: FloatArray, modules: list[str]) -> list[WindowStat]:
+        """``_stats`` of groups of windows in order (every module's windows ascending), the same
+        figures element by element (the same operations in the same order, so the same bits)."""
+        temp, power, power_sq, util, ref = sums
+        n, n_util, n_ref, hot = counts
+        mean = power / n
+        var = power_sq / n - mean * mean
+        var = np.where(0.0 > var, 0.0, var)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = np.where(mean > 0, np.sqrt(var) / mean, 1.0)
+            busy_util = util / n_util >= self.min_util
+            refs = (ref / n_ref).tolist()
+        peak, before, gap = self._carried(index, who, mean, modules)
+        busy = np.where(n_util > 0, busy_util, mean >= 0.5 * peak)
+        settled = self.window_s >= HOUR / 2 or gap & (np.abs(before - mean) <= SETTLE_TOL * mean)
+        loaded = busy & (hot == 0) & (n >= self.min_window_samples) & (mean >= 0.3 * peak)
+        steady = loaded & settled & (spread <= self.max_power_cv)
+        models, size = self.models, self.window_s
+        return [WindowStat((i + 1) * size, t, p, r if c else None, s, models.get(m), ld, k if k > 0.0 else 0.0)
+                for i, t, p, r, c, s, m, ld, k in zip(index.tolist(), (temp / n).tolist(), mean.tolist(), refs,
+                                                      n_ref.tolist(), steady.tolist(), modules, loaded.tolist(),
+                                                      lagged.tolist(), strict=True)]
+
+    def _carried(self, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64], power: FloatArray,
+                 modules: list[str]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+        """What ``_stats`` carries from a module's window to its next, for groups in window order:
+        the module's highest mean power so far (its own included), the power of its window before
+        and whether that window was the one just before. Updates the carried state."""
+        order = np.argsort(who, kind="stable")  # each module's windows together, ascending
+        ends = [*np.flatnonzero(np.diff(who[order])).tolist(), len(who) - 1]
+        peak, before = np.empty(len(who)), np.zeros(len(who))
+        before_index = np.full(len(who), -2, dtype=np.int64)
+        at, ranked, low = index[order], power[order], 0
+        for high in ends:
+            m = modules[int(order[low])]
+            peak[low:high + 1] = np.maximum.accumulate(np.append(self._peak_w.get(m, 0.0), ranked[low:high + 1]))[1:]
+            last = self._previous.get(m)
+            if last is not None:
+                before_index[low], before[low] = last
+            before_index[low + 1:high + 1], before[low + 1:high + 1] = at[low:high], ranked[low:high]
+            self._peak_w[m], self._previous[m] = float(peak[high]), (int(at[high]), float(ranked[high]))
+            low = high + 1
+        back = np.empty_like(order)
+        back[order] = np.arange(len(order))
+        return peak[back], before[back], before_index[back] == index - 1
+
     def _count_unpowered(self, blocks: Sequence[ModuleBlock]) -> None:
         for b in blocks:
             n = int((~np.isnan(b.array("temp")) & np.isnan(b.array("power"))).sum())
@@ -224,12 +305,13 @@ class WindowBook:
             gain[0] = -math.expm1(-max(float(t[0]) - last[0], 0.0) / LAG_S)
         values = power.tolist()
         level = values[0] if last is None else last[1] + (values[0] - last[1]) * float(gain[0])
-        out = [level]
-        keep = out.append
-        for p, a in zip(values[1:], gain[1:].tolist(), strict=True):
-            level = level + (p - level) * a
-            keep(level)
-        self._lagged[module] = (float(t[-1]), level)
+        if len(gain) > 1 and bool((gain[1:] == gain[1]).all()):  # samples evenly spaced: one gain
+            a = float(gain[1])
+            out = [level, *[level := level + (p - level) * a for p in values[1:]]]
+        else:
+            out = [level, *[level := level + (p - level) * a for p, a in zip(values[1:], gain[1:].tolist(),
+                                                                             strict=True)]]
+        self._lagged[module] = (float(t[-1]), out[-1])
         return np.asarray(out)
 
     def flush(self) -> list[Event]:
@@ -346,4 +428,8 @@ def _running(values: FloatArray, slots: tuple[int, int, npt.NDArray[np.intp]],
     grid = np.zeros(groups * width)
     grid[::width] = held
     grid[places] = values
-    return np.cumsum(grid.reshape(groups, width), axis=1)[:, -1]
+    table = grid.reshape(groups, width)
+    total = table[:, 0].copy()
+    for k in range(1, width):  # a column at a time: each group's sum in its own order (what cumsum's last is)
+        total += table[:, k]
+    return total
