@@ -40,7 +40,10 @@ def flat_cells(lines: list[str], k: int) -> list[str] | None:
 def column_times(cells: list[str]) -> npt.NDArray[np.float64] | None:
     """Each row's time (nvidia-smi's own layout at once, any other each distinct stamp once); None
     where one is not a recorded time."""
-    at_once = stamps(cells)
+    run = _run(cells)
+    at_once = stamps(cells) if run == 1 else stamps(cells[::run])
+    if at_once is not None and run > 1:
+        at_once = np.repeat(at_once, run)[:len(cells)]
     if at_once is not None:
         return at_once if ((at_once >= 0) & (at_once <= bounds.LATEST_T)).all() else None
     clock, seen = Clock(), {}
@@ -50,6 +53,17 @@ def column_times(cells: list[str]) -> npt.NDArray[np.float64] | None:
             return None  # a row skipped or a time refused: row by row, naming its line
         seen[cell] = t
     return np.array([seen[c] for c in cells], dtype=np.float64)
+
+
+def _run(cells: list[str]) -> int:
+    """The length of the runs of equal cells ``cells`` come in (a tick's time on each of its
+    modules' rows: 8 for an 8-module node), where every cell is its run's first; else 1."""
+    first = cells[0] if cells else ""
+    run = next((i for i, cell in enumerate(itertools.islice(cells, 1, 4097), 1) if cell != first), 1)
+    heads = cells[::run]
+    if run == 1 or any(cells[k::run] != heads[:len(cells[k::run])] for k in range(1, run)):
+        return 1
+    return run
 
 
 def _text(row: list[str], cols: dict[str, int], name: str) -> str | None:
@@ -217,6 +231,7 @@ class ColumnReader(RowReader):
         self._code: dict[tuple[str, ...], int] = {}  # identity cells -> module, once read
         self._place: dict[tuple[str, str], int] = {}
         self._of_code: list[int] = []
+        self._known: dict[tuple[str, bool], dict[str, float]] = {}  # (column, hex) -> its cells read before
 
     def _cells(self, i: int) -> list[str]:
         return self.flat[i::self.k]
@@ -325,7 +340,11 @@ class ColumnReader(RowReader):
         p = self.period
         # a reading each module holds through the block (a clock, a counter): one tick's cells, repeated
         head = cells[:p] if p is not None and cells[p:] == cells[:-p] else cells
-        values = _parsed(head, cells[0][:2] == "0x")
+        hexa = cells[0][:2] == "0x"
+        known = self._known.setdefault((name, hexa), {})
+        if len(known) > _KNOWN:
+            known.clear()
+        values = _parsed(head, hexa, known)
         if values is None:
             return None
         if len(head) < n:
@@ -346,17 +365,30 @@ def _period(ids: list[list[str]]) -> int | None:
 
 
 _SAMPLE, _FEW = 256, 64  # a column with at most this many values in its first cells is read by value
+_KNOWN = 4096  # the most cells of a column kept as read (a counter that keeps growing starts again)
 
-def _parsed(cells: list[str], hexa: bool) -> npt.NDArray[np.float64] | None:
+
+def _parsed(cells: list[str], hexa: bool, known: dict[str, float]) -> npt.NDArray[np.float64] | None:
     """Each cell as ``_column`` reads it (``_as_numbers``: '583.54 W' -> 583.54, hex masks where the
     first cell is one; else ``parse_cell``), NaN for a cell that is no reading ('[N/A]'); None where
     one is nan or ±inf (dropped and noted by ``_column``). A column of few values (clocks, whole °C,
     a mask) is parsed a distinct cell at a time; one of many (watts) cell by cell in C, where
     hashing each cell to parse it once costs more than parsing it. None too where a cell is longer
-    than a number (``bounds.MAX_NUMBER_CHARS``): measured over the distinct cells where they are few."""
+    than a number (``bounds.MAX_NUMBER_CHARS``): measured over the distinct cells where they are few.
+    ``known``: the column's cells read in blocks before (each a number or NaN, as read here), so a
+    block whose every cell is among them is read without gathering its distinct cells again."""
     if hexa or len(set(cells[:_SAMPLE])) <= _FEW:
+        try:
+            return np.fromiter(map(known.__getitem__, cells), dtype=np.float64, count=len(cells))
+        except KeyError:  # a cell not read before: the block's distinct cells read as they always are
+            pass
         distinct = set(cells)
-        return None if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS else _mapped(cells, _numbers(hexa, distinct))
+        if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS:
+            return None
+        number = _numbers(hexa, distinct)
+        if number is not None:
+            known.update(number)
+        return _mapped(cells, number)
     if max(map(len, cells)) > bounds.MAX_NUMBER_CHARS:
         return None
     try:  # a cell without a unit is its number ('61'); one with ('583.54 W') fails here at once
