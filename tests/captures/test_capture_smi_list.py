@@ -108,3 +108,13 @@ def test_one_listing_keeps_the_indexes_it_printed(capsys: pytest.CaptureFixture[
     import json
 
     assert code == 0 and [m["id"] for m in json.loads(out)["modules"]] == ["gpu0", "gpu3"]
+
+
+def test_a_line_whose_uuid_the_poster_elided_keeps_its_index_and_model() -> None:
+    """gpu-burn echoes the -L listing first; a poster who shortens it leaves 'GPU 0: MODEL ...'."""
+    burn = ("$ gpu_burn -d 30\nBurning for 30 seconds.\nGPU 0: NVIDIA A100-SXM4-80GB ...\n...\n"
+            "GPU 3: NVIDIA A100-SXM4-80GB …\nGPU 3: OK\nGPU 1: hot again ...\n")
+    got = _parse(burn)
+    assert [(m.fields["Index"], m.product) for m in got.modules] == [("0", "NVIDIA A100-SXM4-80GB"),
+                                                                    ("3", "NVIDIA A100-SXM4-80GB")]
+    assert "GPU UUID" not in got.modules[0].fields and got.claimed == {3, 5}

@@ -30,7 +30,8 @@ class DcgmParse:
     notes: list[str] = field(default_factory=list)
 
 
-def _status(text: str) -> str | None:
+def status_of(text: str) -> str | None:
+    """DCGM's status word (Pass, Fail, Warn, Skip, Not Run, Error; any case or tense) as one of _STATUSES."""
     t = text.strip().lower()
     for s in _STATUSES:
         if t.startswith(s):
@@ -64,14 +65,14 @@ def parse_text(lines: list[Line]) -> DcgmParse:
             in_table = False
             continue
         out.claimed.add(ln.no)
-    out.results = [_named_gpus(r) for r in out.results]
+    out.results = [named_gpus(r) for r in out.results]
     return out
 
 
 _DETAIL_GPU = re.compile(r"\bGPU\s?(\d{1,4})(?!\d)")  # DCGM glues its prefix: "GPU 0GPU 0's NvLink"
 
 
-def _named_gpus(r: DcgmResult) -> DcgmResult:
+def named_gpus(r: DcgmResult) -> DcgmResult:
     """A result for the whole group ('Fail - All') whose detail names the GPUs it is about ('GPU 0's NvLink link 0
     is currently down'): the result of those GPUs."""
     if r.gpu is not None or not r.detail:
@@ -90,7 +91,7 @@ def _first_category(lines: list[Line]) -> int | None:
     """A category row followed (within three lines) by a `| test | result |` row: a table without its header."""
     for i, ln in enumerate(lines):
         if _CATEGORY.match(ln.text.strip()) and any(
-                (r := _ROW.match(x.text.strip())) is not None and _status(r.group(2).split(" - ")[0])
+                (r := _ROW.match(x.text.strip())) is not None and status_of(r.group(2).split(" - ")[0])
                 for x in lines[i + 1:i + 4]):
             return ln.no
     return None
@@ -107,14 +108,14 @@ def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str
         return test
     per_gpu = _GPU_RESULT.match(value)
     grouped = _STATUS_GPUS.match(value)
-    if grouped and _status(grouped.group(1)):
+    if grouped and status_of(grouped.group(1)):
         out.results.append(DcgmResult(category, test, (grouped.group(2) or "").replace(" ", "") or None,
-                                      _status(grouped.group(1)) or "", None))
-    elif per_gpu and _status(per_gpu.group(2)):
-        out.results.append(DcgmResult(category, test, per_gpu.group(1), _status(per_gpu.group(2)) or "",
+                                      status_of(grouped.group(1)) or "", None))
+    elif per_gpu and status_of(per_gpu.group(2)):
+        out.results.append(DcgmResult(category, test, per_gpu.group(1), status_of(per_gpu.group(2)) or "",
                                       per_gpu.group(3) or None))
-    elif name and _status(value):
-        out.results.append(DcgmResult(category, test, None, _status(value) or "", None))
+    elif name and status_of(value):
+        out.results.append(DcgmResult(category, test, None, status_of(value) or "", None))
     elif value and out.results:  # warning/error text continues the last result
         last = out.results[-1]
         out.results[-1] = DcgmResult(last.category, last.test, last.gpu, last.status,
@@ -161,5 +162,5 @@ def _json_test(out: DcgmParse, category: str, test: dict[str, Any]) -> None:
         warnings = warnings if isinstance(warnings, list) else [warnings]
         detail = "; ".join(str(w.get("warning", w)) if isinstance(w, dict) else str(w) for w in warnings) or None
         out.results.append(DcgmResult(category, str(test.get("name", "?")), None if gpu is None else str(gpu),
-                                      _status(str(res.get("status", ""))) or str(res.get("status", "")).lower(),
+                                      status_of(str(res.get("status", ""))) or str(res.get("status", "")).lower(),
                                       detail or (str(res["info"]) if res.get("info") else None)))

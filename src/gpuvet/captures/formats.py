@@ -23,6 +23,7 @@ from gpuvet.captures import (
     bench,
     cuda_samples,
     dcgm,
+    dcgm_events,
     dcgm_health,
     fabric_manager,
     gpu_burn,
@@ -237,6 +238,7 @@ FORMATS: tuple[Format, ...] = (
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED),
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED),
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED),
+    Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True),  # any keys kept, jq'd logs
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED),
     Format("kernel AER", "aer", _one(aer.parse), SHARED),
     Format("nvidia-smi: no devices", None, _no_devices, SHARED),

@@ -22,7 +22,7 @@ from gpuvet.captures.text import Line, ranges
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
-_XID = re.compile(r"NVRM: Xid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),")
+_XID = re.compile(r"NVRM: Xid \((?:PCI:)?" + _BUS + r"(?:\.\d)?\): (\d+),")  # older drivers print no 'PCI:'
 _XID_MASKED = re.compile(r"NVRM: Xid \((?:PCI:)?[^)\d]{0,20}\): (\d+),")  # a poster's 'PCI:...' or 'PCI:xxxx'
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 # nvidia-smi's own answer for a module NVML cannot open: 'Unknown Error', 'GPU is lost', 'No data' …
@@ -33,8 +33,9 @@ _SMI_LEAD = (r"^\s*(?:\[[^\]]{1,40}\]\s*)?"
              r"(?:(?:[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?)"
              r"\s+(?:[\w.-]+\s+)?(?:[\w./-]+(?:\[\d+\])?:\s+)?)?"
              r"(?:[\w.@:~/\\-]*[$#>]\s*(?:\S*nvidia-smi\S*(?:\s+-{1,2}\S+)*\s+)?)?")
-_NO_HANDLE_WORDS = (r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?" + _BUS +
-                    r"(?:\.\d)?:\s*(\S.{0,80}")
+# the bus id as the poster left it: a domain shortened or mistyped ('000:BA:80.0'), or none ('0B:00.0')
+_NO_HANDLE_WORDS = (r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?"
+                    r"((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?:\s*(\S.{0,80}")
 _NO_HANDLE = re.compile(_SMI_LEAD + _NO_HANDLE_WORDS + ")")
 _NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
                                r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +

@@ -40,7 +40,7 @@ _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
 _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
 _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
-                    r"neither|no route|reset by peer", re.I)
+                    r"neither|no route|reset by peer|\bstatus=[1-9]|vendor err", re.I)  # NET/IB: 'with status=12'
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}

@@ -1,7 +1,9 @@
 """`nvidia-smi -L`: one line per module (``GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-…)``), older
 drivers without the ``NVIDIA`` prefix, MIG instances indented under their module (``MIG 1g.10gb
 Device 0: (UUID: MIG-…)``), and several modules on one line, as an issue form or a post's prose
-joins them. Each module keeps the index, name and UUID printed; -L prints no bus id, so none is
+joins them; a line whose UUID the poster elided (``GPU 0: NVIDIA H100 80GB HBM3 ...``, as pasted from
+gpu-burn's echo of the listing) keeps its index and name. Each module keeps the index, name and UUID
+printed; -L prints no bus id, so none is
 given (never guessed from the order). Read into the same module record as the other listings, so
 inventory and doctor see the modules."""
 
@@ -16,6 +18,8 @@ from gpuvet.captures.text import MAX_MODULES, Line
 _UUID = r"[^()\s]{1,60}"  # GPU-<hex> as printed, or what the poster put in its place (GPU-xxxx, <redacted>)
 # 'GPU 3: NAME (UUID: GPU-…)' at the start of a line or after a space (several pasted on one line)
 _MODULE = re.compile(r"(?:^|(?<=\s))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
+# the same line with its '(UUID: …)' elided: a model name (a letter and a digit in it), then '...' or '…'
+_ELIDED = re.compile(r"^\s*GPU (\d{1,4}): ((?=[^()\n]*[A-Za-z])(?=[^()\n]*\d)[^()\n]{2,96}?)\s*(?:\.{3}|…)\s*$")
 _CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false)\s*$")  # nvidia-smi nvlink -c
 _MIG = re.compile(r"^\s*MIG\s+(\S{1,40})\s+Device\s+(\d{1,3}):\s*\(UUID: (MIG-[^)\s]{1,120})\)")
 
@@ -27,7 +31,8 @@ def parse(lines: list[Line]) -> SmiText:
     by_uuid: dict[tuple[str, str], SmiTextModule] = {}  # (index, UUID as printed): a redacted UUID repeats
     last: SmiTextModule | None = None
     for ln in lines:
-        found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else []
+        found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else [
+            e for e in [_ELIDED.match(ln.text)] if e is not None]
         if found:
             for m in found:
                 last = _module(out, by_uuid, m)
@@ -54,7 +59,8 @@ def parse(lines: list[Line]) -> SmiText:
 def _module(out: SmiText, by_uuid: dict[tuple[str, str], SmiTextModule], m: re.Match[str]) -> SmiTextModule:
     """One module line (also the header of nvlink -s/-e/-c's blocks that nothing else claimed); the same
     UUID listed again (the listing pasted twice) is one module."""
-    uuid, key = m.group(3), (m.group(1), m.group(3))
+    uuid = m.group(3) if m.re is _MODULE else "elided"
+    key = (m.group(1), uuid)
     if key in by_uuid:
         return by_uuid[key]
     fields = {"Index": str(int(m.group(1)))} | ({"GPU UUID": uuid} if re.fullmatch(r"GPU-[0-9a-fA-F-]{36}", uuid) else {})

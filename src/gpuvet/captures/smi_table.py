@@ -1,7 +1,10 @@
-"""`nvidia-smi`'s default table, as drivers from 4xx to 5xx print it: per module a row of index, name,
+"""`nvidia-smi`'s default table, as drivers from 3xx to 5xx print it: per module a row of index, name,
 persistence mode, bus id, display and volatile uncorrectable ECC, then a row of fan, temperature,
 performance state, power draw / cap, memory used / total, utilisation and compute mode (the
-column widths changed at 530; the cells did not). Read into the same module fields as
+column widths changed at 530; the cells did not). Drivers before 340 print memory in MB (nvidia-smi's
+MB were MiB: 6143MB on a 6 GiB card) and, before 319, no persistence column and the memory
+utilisation before the memory cell. A module whose readings row an excerpt cut at its end keeps
+its name and bus id, its readings unknown. Read into the same module fields as
 `nvidia-smi -q`, so every check judges them alike. A reading the tool could not take (ERR!, N/A,
 [Unknown Error]) stays unknown and is named in a note, never a figure; a line is a module row
 only when its cells hold a bus id and its next line holds those readings."""
@@ -19,12 +22,12 @@ from gpuvet.captures.text import MAX_MODULES, Line, ranges
 _BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
 _HEADS = ("GPU  Name", "Fan  Temp", "MIG M.", "Persistence-M", "Memory-Usage")
-_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|WDDM|TCC)\s*$"),  # Windows prints the driver model
+_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)(?:\s+(On|Off|WDDM|TCC))?\s*$"),  # Windows prints the driver model
          re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
 _READING = r"(\d+(?:\.\d+)?W|N/A|ERR!|\[[^\]]{1,30}\])"
 _ROW2 = (re.compile(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|N/A|ERR!)\s+" + _READING +
                     r"\s*/\s*" + _READING + r"\s*$"),
-         re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$"))
+         re.compile(r"^\s*(?:\d{1,3}%\s+)?(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*$"))
 
 
 _PROCESS = re.compile(r"^\|\s+(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,9})\s+(C\+G|C|G|M\+C|M)\s+(\S.*?)\s+"
@@ -58,6 +61,10 @@ def parse(lines: list[Line]) -> SmiText:
         if row is None or i + 1 >= len(lines):
             continue
         module = _second_row(row, lines[i + 1].text, unread, lines[i + 1].no)
+        if module is None and _cut_here(lines, i + 1):
+            module = SmiTextModule(bus(row.bus_id), row.name, {"Product Name": row.name, "Index": row.index}, [])
+            out.notes.append(f"nvidia-smi table: the readings of module {row.index} ({row.bus_id}) were cut at "
+                             f"line {lines[i + 1].no}: its name and bus id read, its readings unknown")
         if module is not None:
             out.modules.append(module)
             out.claimed |= {ln.no, lines[i + 1].no}
@@ -139,7 +146,17 @@ def _first_row(text: str) -> _Row | None:
     a, b = _ROW1[0].match(cells[0]), _ROW1[1].match(cells[1])
     if a is None or b is None:
         return None
-    return _Row(a.group(1), a.group(2), a.group(3), b.group(1), cells[2].strip())
+    return _Row(a.group(1), a.group(2), a.group(3) or "", b.group(1), cells[2].strip())
+
+
+def _cut_here(lines: list[Line], at: int) -> bool:
+    """The excerpt ends inside the readings row at ``at``: it opens as one (fan, temperature cells),
+    stops before its last cell closes, and no table line follows it (a paste cut mid-row)."""
+    parts = lines[at].text.strip().split("|")
+    if not 2 <= len(parts) < 5 or parts[0] or _ROW2[0].match(parts[1]) is None and not re.match(
+            r"^\s*(\d{1,3}%|N/A)\s+(\d{1,3}C|N/A)\s", parts[1]):
+        return False
+    return all("|" not in ln.text and not _FRAME.match(ln.text) for ln in lines[at + 1:])
 
 
 def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModule | None:
@@ -160,7 +177,7 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
              "Compute Mode": util[1] if len(util) > 1 else "N/A"}
     if row.persistence in ("On", "Off"):
         fields["Persistence Mode"] = "Enabled" if row.persistence == "On" else "Disabled"
-    else:
+    elif row.persistence:
         fields["Driver Model/Current"] = row.persistence
     if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.model import Cited, Finding, finding
+from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
 from gpuvet.node.bus import bus_key
@@ -92,6 +92,18 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
                  Cited(_source(ev, "kernel log"), "driver lines read", str(c.kernel_lines)))
 
 
+def _first_runtime_error(ev: Evidence, before: int) -> str | None:
+    """The collective library's first WARN/ERROR logged before a benchmark's failure line, with the host
+    and device it names: the error the benchmark's own abort ('unhandled cuda error') only echoes."""
+    fails = sorted((f.at for _, log in ev.captures.nccl_logs for f in log.failures if f.at.line < before),
+                   key=lambda at: at.line)
+    if not fails:
+        return None
+    at = fails[0]
+    where = " ".join(x for x in (at.host, f"[{at.dev}]" if at.dev is not None else None) if x)
+    return f"{where or 'host not in the log'}, line {at.line}: {at.text[:200]}"
+
+
 def benchmark_failures(ev: Evidence) -> Outcome:
     """nccl-tests that stopped or failed their check; nvbandwidth device-to-device tests it waived."""
     c = ev.captures
@@ -104,8 +116,11 @@ def benchmark_failures(ev: Evidence) -> Outcome:
             f.kind, "collective_test_failed")
         fix = {"collective_test_failed": COLLECTIVE_FIX, "data_corruption_in_transfer": CORRUPTION_FIX}.get(
             cause, {}).get(f.tool)
-        found.append(finding(cause, HIGH, fix=fix, tool=f.tool, kind=f.kind, error=f.message, at=f.where,
-                             line=f.line, output=f.text[:240]))
+        first = _first_runtime_error(ev, f.line) if cause == "collective_test_failed" else None
+        if first is not None:  # the library's own WARN before the abort says why: its advice, not "run with INFO"
+            fix = causes()["collective_runtime_error"].fix
+        found.append(finding(cause, HIGH, fix=fix, carried={"first_error": first} if first else None, tool=f.tool,
+                             kind=f.kind, error=f.message, at=f.where, line=f.line, output=f.text[:240]))
     waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]
     if waived:
         found.append(finding("p2p_unavailable", MEDIUM, tests=[w.test for w in waived if w.test],
