@@ -19,6 +19,7 @@ from gpuvet.watch.events import Event
 from gpuvet.watch.forecast_settings import HOUR, LAG_S, SETTLE_TOL, THERMAL_BITS
 
 FloatArray = npt.NDArray[np.float64]
+_Carried = tuple[dict[str, float], dict[str, tuple[int, float]]]  # a module's highest mean power; its last window, power
 
 
 class _Window:
@@ -206,72 +207,18 @@ class WindowBook:
         modules = [names[k] for k in who.tolist()]
         out: list[Placed] = []
         if cut:
-            stats = self._fresh_stats(index[:cut], who[:cut], [x[:cut] for x in sums], [x[:cut] for x in counts],
-                                      peak[:cut], modules[:cut])
-            bounds = np.flatnonzero(np.diff(index[:cut + 1])).tolist()  # each closed window's last group
-            rows = first[np.add(bounds, 1)].tolist()
+            stats = _fresh_stats(self, (self._peak_w, self._previous), index[:cut], who[:cut],
+                                 [x[:cut] for x in sums], [x[:cut] for x in counts], peak[:cut], modules[:cut])
+            ends = np.flatnonzero(np.diff(index[:cut + 1])).tolist()  # each closed window's last group
             low = 0
-            for high, row in zip(bounds, rows, strict=True):
+            for high, row in zip(ends, first[np.add(ends, 1)].tolist(), strict=True):
                 window = dict(zip(modules[low:high + 1], stats[low:high + 1], strict=True))
                 low = high + 1
-                for k, e in enumerate(self._closed(window)):
-                    out.append((row, slot + k, e))
-        windows = self._windows[int(index[-1])] = {}
-        for g in range(cut, len(index)):
-            w = windows[modules[g]] = _Window()
-            w.n, w.n_util, w.n_ref = int(counts[0][g]), int(counts[1][g]), int(counts[2][g])
-            w.temp, w.power, w.power_sq, w.util, w.ref = (float(x[g]) for x in sums)
-            w.hot = bool(counts[3][g] > 0)
-            w.peak = max(float(peak[g]), 0.0)
+                out += [(row, slot + k, e) for k, e in enumerate(self._closed(window))]
+        self._windows[int(index[-1])] = _opened(modules[cut:], [x[cut:] for x in sums], [x[cut:] for x in counts],
+                                                peak[cut:])
         self._lowest = min(self._windows)
         return out
-
-    def _fresh_stats(self, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64], sums: list[FloatArray],
-                     counts: list[npt.NDArray[np.int64]], lagged: FloatArray, modules: list[str]) -> list[WindowStat]:
-        """``_stats`` of groups of windows in order (every module's windows ascending), the same
-        figures element by element (the same operations in the same order, so the same bits)."""
-        temp, power, power_sq, util, ref = sums
-        n, n_util, n_ref, hot = counts
-        mean = power / n
-        var = power_sq / n - mean * mean
-        var = np.where(0.0 > var, 0.0, var)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            spread = np.where(mean > 0, np.sqrt(var) / mean, 1.0)
-            busy_util = util / n_util >= self.min_util
-            refs = (ref / n_ref).tolist()
-        peak, before, gap = self._carried(index, who, mean, modules)
-        busy = np.where(n_util > 0, busy_util, mean >= 0.5 * peak)
-        settled = self.window_s >= HOUR / 2 or gap & (np.abs(before - mean) <= SETTLE_TOL * mean)
-        loaded = busy & (hot == 0) & (n >= self.min_window_samples) & (mean >= 0.3 * peak)
-        steady = loaded & settled & (spread <= self.max_power_cv)
-        models, size = self.models, self.window_s
-        return [WindowStat((i + 1) * size, t, p, r if c else None, s, models.get(m), ld, k if k > 0.0 else 0.0)
-                for i, t, p, r, c, s, m, ld, k in zip(index.tolist(), (temp / n).tolist(), mean.tolist(), refs,
-                                                      n_ref.tolist(), steady.tolist(), modules, loaded.tolist(),
-                                                      lagged.tolist(), strict=True)]
-
-    def _carried(self, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64], power: FloatArray,
-                 modules: list[str]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
-        """What ``_stats`` carries from a module's window to its next, for groups in window order:
-        the module's highest mean power so far (its own included), the power of its window before
-        and whether that window was the one just before. Updates the carried state."""
-        order = np.argsort(who, kind="stable")  # each module's windows together, ascending
-        ends = [*np.flatnonzero(np.diff(who[order])).tolist(), len(who) - 1]
-        peak, before = np.empty(len(who)), np.zeros(len(who))
-        before_index = np.full(len(who), -2, dtype=np.int64)
-        at, ranked, low = index[order], power[order], 0
-        for high in ends:
-            m = modules[int(order[low])]
-            peak[low:high + 1] = np.maximum.accumulate(np.append(self._peak_w.get(m, 0.0), ranked[low:high + 1]))[1:]
-            last = self._previous.get(m)
-            if last is not None:
-                before_index[low], before[low] = last
-            before_index[low + 1:high + 1], before[low + 1:high + 1] = at[low:high], ranked[low:high]
-            self._peak_w[m], self._previous[m] = float(peak[high]), (int(at[high]), float(ranked[high]))
-            low = high + 1
-        back = np.empty_like(order)
-        back[order] = np.arange(len(order))
-        return peak[back], before[back], before_index[back] == index - 1
 
     def _count_unpowered(self, blocks: Sequence[ModuleBlock]) -> None:
         for b in blocks:
@@ -352,6 +299,72 @@ class WindowBook:
             stats[module] = WindowStat(t, w.temp / n, power, w.ref / w.n_ref if w.n_ref else None, steady,
                                        models.get(module), loaded, w.peak)
         return stats
+
+
+def _opened(modules: list[str], sums: list[FloatArray], counts: list[npt.NDArray[np.int64]],
+            peak: FloatArray) -> dict[str, _Window]:
+    """The window left open after a fresh feed, its modules' running sums as ``observe`` holds them."""
+    windows: dict[str, _Window] = {}
+    for g, module in enumerate(modules):
+        w = windows[module] = _Window()
+        w.n, w.n_util, w.n_ref = int(counts[0][g]), int(counts[1][g]), int(counts[2][g])
+        w.temp, w.power, w.power_sq, w.util, w.ref = (float(x[g]) for x in sums)
+        w.hot = bool(counts[3][g] > 0)
+        w.peak = max(float(peak[g]), 0.0)
+    return windows
+
+
+def _fresh_stats(book: WindowBook, carried: _Carried, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64],
+                 sums: list[FloatArray], counts: list[npt.NDArray[np.int64]], lagged: FloatArray,
+                 modules: list[str]) -> list[WindowStat]:
+    """``WindowBook._stats`` of ``book``'s groups of windows in order (every module's windows
+    ascending), the same figures element by element (the same operations in the same order, so
+    the same bits)."""
+    temp, power, power_sq, util, ref = sums
+    n, n_util, n_ref, hot = counts
+    mean = power / n
+    var = power_sq / n - mean * mean
+    var = np.where(0.0 > var, 0.0, var)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = np.where(mean > 0, np.sqrt(var) / mean, 1.0)
+        busy_util = util / n_util >= book.min_util
+        refs = (ref / n_ref).tolist()
+    peak, before, gap = _carried(carried, index, who, mean, modules)
+    busy = np.where(n_util > 0, busy_util, mean >= 0.5 * peak)
+    settled = book.window_s >= HOUR / 2 or gap & (np.abs(before - mean) <= SETTLE_TOL * mean)
+    loaded = busy & (hot == 0) & (n >= book.min_window_samples) & (mean >= 0.3 * peak)
+    steady = loaded & settled & (spread <= book.max_power_cv)
+    models, size = book.models, book.window_s
+    return [WindowStat((i + 1) * size, t, p, r if c else None, s, models.get(m), ld, k if k > 0.0 else 0.0)
+            for i, t, p, r, c, s, m, ld, k in zip(index.tolist(), (temp / n).tolist(), mean.tolist(), refs,
+                                                  n_ref.tolist(), steady.tolist(), modules, loaded.tolist(),
+                                                  lagged.tolist(), strict=True)]
+
+
+def _carried(carried: _Carried, index: npt.NDArray[np.int64], who: npt.NDArray[np.int64], power: FloatArray,
+             modules: list[str]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """What ``_stats`` carries from a module's window to its next, for groups in window order:
+    the module's highest mean power so far (its own included), the power of its window before
+    and whether that window was the one just before. Updates ``carried`` (each module's highest
+    mean power and its last window's index and power)."""
+    peaks, previous = carried
+    order = np.argsort(who, kind="stable")  # each module's windows together, ascending
+    ends = [*np.flatnonzero(np.diff(who[order])).tolist(), len(who) - 1]
+    peak, before = np.empty(len(who)), np.zeros(len(who))
+    before_index = np.full(len(who), -2, dtype=np.int64)
+    at, ranked, low = index[order], power[order], 0
+    for high in ends:
+        m = modules[int(order[low])]
+        peak[low:high + 1] = np.maximum.accumulate(np.append(peaks.get(m, 0.0), ranked[low:high + 1]))[1:]
+        last = previous.get(m)
+        if last is not None:
+            before_index[low], before[low] = last
+        before_index[low + 1:high + 1], before[low + 1:high + 1] = at[low:high], ranked[low:high]
+        peaks[m], previous[m] = float(peak[high]), (int(at[high]), float(ranked[high]))
+        low = high + 1
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return peak[back], before[back], before_index[back] == index - 1
 
 
 @dataclass(frozen=True)
