@@ -123,7 +123,8 @@ INVENTORY: dict[str, list[tuple[str, str | None, int | None, bool]]] = {  # mode
     "ascend_vllmascend12980_npusmi26.txt": [("Ascend910", b, 65536, False) for b in ("0000:9D:00.0", "0000:9F:00.0")],
     "ascend_vllmascend2082_glm45.txt": [("Ascend910", b, 65536, False) for b in
                                         ("0000:9D:00.0", "0000:9F:00.0", "0000:99:00.0", "0000:9B:00.0")],
-    "ascend_llamabox31_910b3.txt": [("910B3", "0000:C1:00.0", 65536, True)],  # the catalog knows the 910B (issue 46)
+    # the catalog knows the 910B (issue 46); the second NPU's row is cut after its bus id: listed, memory unknown
+    "ascend_llamabox31_910b3.txt": [("910B3", "0000:C1:00.0", 65536, True), ("910B3", "0000:C2:00.0", None, True)],
     "ascend_hamiwebui47_910b4_masked_bus.txt": [("910B4-1", None, 65536, True)] * 2,
 }
 

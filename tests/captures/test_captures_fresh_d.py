@@ -23,7 +23,9 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "dmesg_gpud1160_xid144_149_nvlink.txt": {("xid", "0000:01:00.0"), ("xid", "0000:00:00.0")},
     "dmesg_nvtrust124_nvswitch_sxid22013.txt": {("nvswitch_sxid", "nvswitch3 0000:04:00.0 SXid 22013")},
     # lspci: a speed-only drop at full width is an idle link (info); GPUs on the bus that nvidia-smi cannot find
-    "lspci_club3090_1028_rtx3090_idle_speed_downgraded.txt": {("pcie_link_idle_speed", NO_EXCERPT)},
+    # each LnkSta block after its 'lspci -vvv -s BUS' line is that device's (issue 46, dev_g_other): the GPU and its bridge
+    "lspci_club3090_1028_rtx3090_idle_speed_downgraded.txt": {("pcie_link_idle_speed", "0000:01:00.0"),
+                                                              ("pcie_link_idle_speed", "0000:00:01.1")},
     "lspci_nvtrust124_ppcie_h100_no_devices.txt": {("no_modules_visible", PPCIE_GPUS)},
     # the kernel's PCIe AER lines: a root port's burst with no other device named (warn); an NVMe drive's are its own
     "journal_pop3363_aer_rootport_before_fallen_off_bus.txt": {("pcie_aer_errors", "0000:00:03.1")},
@@ -71,7 +73,8 @@ INFO_ONLY = {"pcie_link_idle_speed"}  # a note-level finding: doctor exits 0
 SEVERITY: dict[str, dict[tuple[str, str | None], str]] = {
     "dmesg_gpud1160_xid144_149_nvlink.txt": {("xid", "0000:01:00.0"): "warn", ("xid", "0000:00:00.0"): "critical"},
     "dmesg_nvtrust124_nvswitch_sxid22013.txt": {("nvswitch_sxid", "nvswitch3 0000:04:00.0 SXid 22013"): "warn"},
-    "lspci_club3090_1028_rtx3090_idle_speed_downgraded.txt": {("pcie_link_idle_speed", NO_EXCERPT): "info"},
+    "lspci_club3090_1028_rtx3090_idle_speed_downgraded.txt": {("pcie_link_idle_speed", "0000:01:00.0"): "info",
+                                                              ("pcie_link_idle_speed", "0000:00:01.1"): "info"},
     "lspci_nvtrust124_ppcie_h100_no_devices.txt": {("no_modules_visible", PPCIE_GPUS): "critical"},
     "dmesg_ogkm1030_xid31_unreal_open_driver.txt": {("xid", "0000:01:00.0"): "warn"},
 }
@@ -79,7 +82,8 @@ SEVERITY: dict[str, dict[tuple[str, str | None], str]] = {
 # file -> the bus ids of the modules inventory --from lists (None where the capture prints none)
 MODULES: dict[str, list[str | None]] = {
     "amdsmi_rocmsys3654_list_nic_static_mi210.txt": ["0000:23:00.0"],
-    "npu_vllmascend2658_ascend910_ok.txt": ["0000:9D:00.0", "0000:9F:00.0"],
+    # the third chip's row is cut after its bus id: read (its MANIFEST: "read or noted as cut"), memory unknown
+    "npu_vllmascend2658_ascend910_ok.txt": ["0000:9D:00.0", "0000:9F:00.0", "0000:99:00.0"],
     "smi_nccltests228_a100_sxm4_table.txt": ["0000:2A:00.0", "0000:51:00.0", "0000:57:00.0"],
     "smi_darknet86_geforce840m_gpu_lost_then_ok.txt": ["0000:03:00.0"],
     "smi_q_dcgmexporter16_excerpt_no_gpu_line.txt": [None],

@@ -42,6 +42,17 @@ class Nic:
     netdevs: tuple[str, ...] = ()
     numa_node: int | None = None
     read_from: str | None = None  # where this device was read, where it differs by device (a capture file)
+    pcie: NicPcie | None = None  # the card's own PCIe link, where a listing gives it (lshca's LnkSta/LnkCap)
+
+
+@dataclass(frozen=True)
+class NicPcie:
+    """A NIC's PCIe link as trained and as capable (generation and lanes); None where not given."""
+
+    gen: int | None
+    width: int | None
+    gen_max: int | None
+    width_max: int | None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """AMD's tools as people paste them: ``amd-smi static|metric|list`` (text and ``--json``),
 ``amd-smi topology``, ``rocm-smi --showtopo``, ``rocm-smi -a`` (``--showallinfo``) and its
-``--json``/``--csv`` forms, and ``rocm-bandwidth-test``'s device list.
+``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s device list and ``rocminfo``'s GPU agents.
 
 Each reader claims the lines it understood; modules are listed in the tool's order with only
 what it printed (a name, a bus id, memory, PCIe maxima); link tables are kept as printed (type,
@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import rocm_table, rocm_validation
+from gpuvet.captures import rocm_table, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
@@ -42,7 +42,7 @@ def parse(lines: list[Line]) -> ListedParse:
     """Every AMD tool output in the lines; the first module listing found is kept."""
     out = ListedParse()
     for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, rocm_table.read,
-                   _rocm_bandwidth_test):
+                   _rocm_bandwidth_test, rocminfo.read):
         reader([ln for ln in lines if ln.no not in out.claimed], out)
     out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
     out.notes += twice

@@ -6,20 +6,25 @@ call hccl api failed.``).
 
 CANN's documentation gives HCCL the codes EI**** and HCCP EJ****: those are the collective library's
 errors, read as HCCL's own log lines (nccl_log's records), so doctor judges them with the plog's. A
-code of another component (EE, EZ …) is not the collective's and is left to the program's error
-lines. The host is never printed on these lines: the failure is named by device."""
+code of another component (the runtime's EE/EH/EZ …: 'EH9999: wait for compute device to finish
+failed, runtime result = 107020', 'rtDeviceSynchronize execute failed, reason=[task timeout]') is not
+the collective's: it is kept apart (``AscendLog.runtime``), an error of the NPU's runtime while the job
+ran. The host is never printed on these lines: the failure is named by device."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog
 from gpuvet.captures.text import Line
 
-__all__ = ["NcclLog", "parse"]
+__all__ = ["AscendLog", "NcclLog", "parse"]
 
 _TEXT = 240  # characters of a line kept as evidence
-_CODE = re.compile(r"^\s*(?P<code>E[IJ]\d{4})\b:?\s*(?P<msg>\S.*)?$")
+_CODE = re.compile(r"^\s*(?P<code>E[A-Z]\d{4})\b:?\s*(?P<msg>\S.*)?$")
+_COLLECTIVE = ("EI", "EJ")  # HCCL's and HCCP's codes; any other prefix is another component's (the runtime's)
+_REASON = re.compile(r"reason=\[([^\]]{1,80})\]")  # the runtime's words for what failed ('task timeout')
 # torch_npu's line: '[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.'
 _TORCH_NPU = re.compile(r"^\s*\[ERROR\]\s+[\d:. -]{8,32}\s*\(PID:\s*(?P<pid>\d{1,9}),\s*Device:\s*(?P<dev>-?\d{1,4}),"
                         r"\s*RankID:\s*(?P<rank>-?\d{1,6})\)\s*(?P<err>ERR\d{5})?\s*(?P<msg>.*)$")
@@ -33,10 +38,17 @@ _INIT_WORDS = re.compile(r"\binitiali[sz]|\binit\b|rank ?table", re.I)
 NEARBY = 8  # lines: torch_npu's device line stands this close above the code it reports
 
 
-def parse(lines: list[Line]) -> NcclLog:
-    """The HCCL/HCCP error codes in ``lines``, each with the device torch_npu's line names; an empty
-    NcclLog where there is none."""
-    out = NcclLog()
+@dataclass
+class AscendLog(NcclLog):
+    """HCCL's failures (``failures``, as the plog's) and the runtime's error codes (``runtime``)."""
+
+    runtime: list[LogFailure] = field(default_factory=list)
+
+
+def parse(lines: list[Line]) -> AscendLog:
+    """The HCCL/HCCP error codes in ``lines``, each with the device torch_npu's line names, and the other
+    components' codes apart; an empty AscendLog where there is none."""
+    out = AscendLog()
     place: tuple[int, int | None, int | None, int | None] | None = None  # (index, pid, device, rank)
     last: LogFailure | None = None
     for i, ln in enumerate(lines):
@@ -53,6 +65,10 @@ def parse(lines: list[Line]) -> NcclLog:
         failure = _failure(ln, m, near)
         out.claimed.add(ln.no)
         out.lines += 1
+        if not m.group("code").startswith(_COLLECTIVE):
+            _runtime(out, failure, lines, i)
+            last = None
+            continue
         if last is not None and last.at.source == failure.at.source and last.at.dev == failure.at.dev:
             if len(failure.at.message) > len(last.at.message):  # 'EI9999: Inner Error!', then what it was
                 out.failures[-1] = last = failure
@@ -61,6 +77,21 @@ def parse(lines: list[Line]) -> NcclLog:
         last = failure
     out.libs = ["HCCL"] if out.failures else []
     return out
+
+
+def _runtime(out: AscendLog, failure: LogFailure, lines: list[Line], i: int) -> None:
+    """Another component's code: kept apart, once per code and device (a traceback repeats it, 'EH9999:
+    Inner Error!' then what it was), with the runtime's reason from the lines under it ('reason=[task
+    timeout]') added to the first one's message."""
+    reason = next((r.group(1) for ln in lines[i + 1:i + 4] if (r := _REASON.search(ln.text)) is not None), None)
+    at = failure.at
+    k = next((k for k, f in enumerate(out.runtime) if f.at.source == at.source and f.at.dev == at.dev), None)
+    if k is None:
+        out.runtime.append(replace(failure, at=replace(at, lib="CANN runtime")))
+        k = len(out.runtime) - 1
+    kept = out.runtime[k].at
+    if reason and reason not in kept.message:
+        out.runtime[k] = replace(out.runtime[k], at=replace(kept, message=f"{kept.message} ({reason})"[:_TEXT]))
 
 
 def _number(text: str | None) -> int | None:

@@ -14,6 +14,7 @@ from gpuvet.captures.text import bounded
 
 _BDF = re.compile(r"(?:([0-9A-Fa-f]{1,8}):)?([0-9A-Fa-f]{1,2}):([0-9A-Fa-f]{1,2})\.([0-7])")
 _SHOWN = 4  # differing readings named per module; the rest counted
+_HEX = re.compile(r"[0-9a-f]")
 
 
 def bus_key(bus: str | None) -> str | None:
@@ -22,6 +23,13 @@ def bus_key(bus: str | None) -> str | None:
     if m is None:
         return None
     return f"{int(m.group(1) or '0', 16):x}:{int(m.group(2), 16):02x}:{int(m.group(3), 16):02x}.{m.group(4)}"
+
+
+def _identity(uuid: str | None) -> str | None:
+    """A UUID as a module's identity; None for a placeholder a poster or tool left in its place ('GPU-XX',
+    '<redacted>', 'N/A'): fewer than 8 hex digits name no module, and two of them are not one module."""
+    uid = (uuid or "").strip().lower()
+    return uid if len(_HEX.findall(uid.removeprefix("gpu-"))) >= 8 else None
 
 
 class _Index:
@@ -33,7 +41,7 @@ class _Index:
         self.clashes: list[str] = []
 
     def find(self, uuid: str | None, bus: str | None) -> int | None:
-        uid, key = (uuid or "").strip().lower() or None, bus_key(bus)
+        uid, key = _identity(uuid), bus_key(bus)
         if uid is not None and uid in self.by_uuid:
             return self.by_uuid[uid]
         if key is None or key not in self.by_bus:
@@ -45,7 +53,7 @@ class _Index:
         return at
 
     def add(self, at: int, uuid: str | None, bus: str | None) -> None:
-        uid, key = (uuid or "").strip().lower() or None, bus_key(bus)
+        uid, key = _identity(uuid), bus_key(bus)
         if uid is not None:
             self.by_uuid.setdefault(uid, at)
         if key is not None:

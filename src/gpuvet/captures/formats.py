@@ -250,6 +250,8 @@ FORMATS: tuple[Format, ...] = (
     Format(hccl.KIND, "nccl", _hccl, adds=True),  # Ascend HCCL Test, read as nccl-tests' records
     Format(transferbench.PREFIX, "nvb", _transferbench, adds=True),  # AMD TransferBench, as nvbandwidth's
     Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True),  # the GPUs its tables name
+    Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
+           adds=True),  # the AMD modules rccl-tests' device lines name (nccl-tests' parse claimed them)
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules

@@ -109,6 +109,11 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
                                                  r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
                   "amdgpu"),
+    # the driver could not bring the module up at all (amdgpu_device_init: an IP block's sw_init/hw_init failed,
+    # then 'amdgpu_device_ip_init failed' and 'Fatal error during GPU init'; the PCI core's probe failure)
+    KernelMessage("amd_init_failed", re.compile(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
+                                                r"\b[hs]w_init of IP block <\w+> failed|"
+                                                r"probe with driver amdgpu failed", re.I), "amdgpu"),
     # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
     # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"

@@ -132,8 +132,16 @@ _DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) 
 _DEV_IN_PROSE = re.compile(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
                            r"((?:VGA compatible|3D|Display) controller: .+)$")
 _GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
+# the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
+# 'ATI Technologies Inc' in older pci.ids)
+_GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
+_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*"
+                           r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
+
 _LNK = re.compile(r"Speed ([\d.]+)GT/s( \(downgraded\))?, Width x(\d+)( \(downgraded\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
+# 'sudo lspci -s 2f:00.0 -vv | grep …': a command line choosing one device; the fields printed after it are its own
+_SELECT = re.compile(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
 
 @dataclass
@@ -142,14 +150,27 @@ class LspciParse:
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     gpus: list[tuple[str, str]] = field(default_factory=list)  # every NVIDIA GPU function listed: (bus id, name)
+    listed: list[ListedGpu] = field(default_factory=list)  # every GPU function of a vendor gpuvet reads (NVIDIA, AMD)
     smi_none: int | None = None  # the line of nvidia-smi's 'No devices were found': the driver brought up none
+
+
+@dataclass(frozen=True)
+class ListedGpu:
+    """A GPU function lspci lists: its bus id, vendor, model words (pci.ids' name without the vendor and
+    revision) and its link as trained and as capable, where the excerpt has them."""
+
+    bus_id: str
+    vendor: str
+    model: str
+    link: PcieLink | None
 
 
 @dataclass
 class _Dev:
     device: str
     name: str | None
-    nvidia: bool
+    nvidia: bool  # a GPU function of a vendor gpuvet reads (NVIDIA or AMD): its link is judged
+    vendor: str | None = None
     cap: tuple[float | None, int | None] = (None, None)
     sta: tuple[float | None, int | None, bool, bool] | None = None
     ue: tuple[str, ...] = ()
@@ -161,8 +182,12 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     out = LspciParse()
     devs: list[_Dev] = []
     cur: _Dev | None = None
+    chosen: str | None = None  # the device an 'lspci -s BUS' command line chose: the fields after it are its
     for ln in lines:
         s = ln.text
+        if "lspci" in s and (c := _SELECT.search(s)) is not None:
+            chosen, cur = c.group(1).upper(), None
+            continue
         if s.strip() == "No devices were found":  # nvidia-smi's whole answer when the driver has no module
             out.smi_none = out.smi_none or ln.no
             out.claimed.add(ln.no)
@@ -172,7 +197,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.notes.append(f"lspci: line {ln.no}: the device line of {d.group(1)} follows other words on the line "
                              f"({s[:d.start(1)].strip()[:60]!r}): read from its bus id on")
         if d is not None:
-            cur = _Dev(d.group(1).upper(), d.group(2), "NVIDIA" in d.group(2) and bool(_GPU_CLASS.search(d.group(2))))
+            vendor = _gpu_vendor(d.group(2))
+            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None, vendor)
             devs.append(cur)
             cur.lines.append(ln.no)
             continue
@@ -182,25 +208,44 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             cur = None  # lspci indents its fields with tabs and ends a device with a blank line
             continue
         if known and cur is None:
-            cur = _Dev(NO_DEVICE_LINE, None, True)
-            devs.append(cur)
+            cur = _selected(devs, chosen) if chosen else None
+            if cur is None:
+                cur = _Dev(chosen or NO_DEVICE_LINE, None, True)
+                devs.append(cur)
         if cur is None:
             continue
         cur.lines.append(ln.no)
         _field(cur, body)
     for dev in _once(devs, out):
-        if dev.nvidia and dev.device != NO_DEVICE_LINE:
+        link = None
+        if dev.vendor == "NVIDIA" and dev.device != NO_DEVICE_LINE:
             out.gpus.append((dev.device, dev.name or ""))
         if dev.nvidia and (dev.sta is not None or dev.cap != (None, None) or dev.ue or dev.ce):
             out.claimed.update(dev.lines)
             sta = dev.sta or (None, None, False, False)
-            out.links.append(PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3],
-                                      dev.ue, dev.ce))
+            link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce)
+            out.links.append(link)
         elif dev.nvidia and dev.lines:
             out.claimed.update(dev.lines)
-            out.notes.append(f"lspci: NVIDIA device {dev.device} has no LnkCap/LnkSta lines (cut, or lspci run "
-                             "without root): its link cannot be judged")
+            out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
+                             "lspci run without root): its link cannot be judged")
+        if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
+            out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
+
+
+def _selected(devs: list[_Dev], bus: str) -> _Dev | None:
+    """The device an 'lspci -s BUS' line chose, where its device line was given before (domain or not)."""
+    key = bus[-7:]
+    return next((d for d in devs if d.device[-7:] == key), None)
+
+
+def _gpu_vendor(text: str) -> str | None:
+    """The vendor of a GPU function's device line ('VGA compatible controller: Advanced Micro Devices, Inc.
+    [AMD/ATI] Navi 48 …' -> AMD); None for any other device (a bridge, an audio function, another vendor)."""
+    if not _GPU_CLASS.search(text):
+        return None
+    return next((name for name, pattern in _GPU_VENDORS if pattern.search(text)), None)
 
 
 def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:

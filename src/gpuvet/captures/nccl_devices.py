@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.records import UNNAMED, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
@@ -25,7 +25,8 @@ def device_models(lines: list[Line]) -> tuple[str, ...]:
 
 
 _OTHER_VENDOR = re.compile(r"\bAMD\b|Instinct|Radeon|\bgfx\d|Ascend", re.I)
-_BRACKET = re.compile(r"\bdevice\s+\d+\s+\[(?:0x[0-9a-fA-F]+|([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}))\]")
+_BRACKET = re.compile(r"\bdevice\s+\d+\s+\[(?:0x[0-9a-fA-F]+|([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
+                      r"(?:\.[0-7])?)\]")  # rccl-tests prints the function too: [0002:00:00.0]
 
 
 def listing(lines: list[Line]) -> SmiText:
@@ -53,6 +54,29 @@ def listing(lines: list[Line]) -> SmiText:
                          f"host(s) ({', '.join(f'{h}: {n}' for h, n in hosts.items())}); only their model and bus "
                          "id are known" + ("; bus ids repeat from host to host" if len(hosts) > 1 else ""))
     return out
+
+
+def amd_listing(lines: list[Line]) -> ListedParse | None:
+    """The AMD modules rccl-tests' device lines name ('#  Rank  0 Group  0 Pid 37300 on g100n126 device  0
+    [0000:05:00] AMD Instinct MI300X'), one per rank, with the bus id where the line prints it whole: the
+    file's AMD module list when the run is all it holds. None where no device line names an AMD module."""
+    seen: dict[tuple[str, str], ListedModule] = {}
+    for ln in lines:
+        if "device" not in ln.text or (m := DEVICE_LINE.match(ln.text.strip())) is None:
+            continue
+        if not (_OTHER_VENDOR.search(m.group(4)) or "rccl" in ln.text.lower()) or "Ascend" in m.group(4):
+            continue
+        b = _BRACKET.search(ln.text)
+        bus = bus_key(b.group(1)) if b is not None and b.group(1) else None
+        seen.setdefault((m.group(2), m.group(1)), ListedModule(f"GPU {m.group(3)} on {m.group(2)}", m.group(4)[:120],
+                                                               bus, tool="rccl-tests"))
+    if not seen:
+        return None
+    hosts = list(dict.fromkeys(h for h, _ in seen))
+    note = (f"rccl-tests: {len(seen)} module(s) named by its device lines on {len(hosts)} host(s) "
+            f"({', '.join(hosts[:4])}); only their model and bus id are known")
+    return ListedParse(modules=list(seen.values()), notes=[note + ("; bus ids repeat from host to host"
+                                                                   if len(hosts) > 1 else "")])
 
 
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+(-?\d+)\s")

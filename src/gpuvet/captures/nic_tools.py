@@ -1,15 +1,17 @@
 """The RDMA tools' listings as people paste them: ``ibstat`` (CA 'mlx5_0' / Port 1: / State: Active),
-``ibv_devinfo`` (-v; hca_id: / port: / state: PORT_ACTIVE (4)) and ``ibdev2netdev`` (mlx5_0 port 1 ==>
-ib0 (Up)). Each becomes the same NIC record a live node's sysfs gives (backends/nic_readings.py),
-so a captured node's NICs are judged as a live node's are. A device listed by two tools is one
-device (ibstat's and ibv_devinfo's readings merged, the first tool's kept where both have one)."""
+``ibv_devinfo`` (-v; hca_id: / port: / state: PORT_ACTIVE (4)), ``ibdev2netdev`` (mlx5_0 port 1 ==>
+ib0 (Up)) and ``lshca``'s table (PCI_addr | RDMA | Net | Numa | … | LnkCapWidth | LnkStaWidth |
+HCA_Type, read by its header's column names, whichever columns a version prints). Each becomes the
+same NIC record a live node's sysfs gives (backends/nic_readings.py), so a captured node's NICs are
+judged as a live node's are. A device listed by two tools is one device (ibstat's and ibv_devinfo's
+readings merged, the first tool's kept where both have one)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPort
+from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPcie, NicPort
 from gpuvet.captures.text import Line
 
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
@@ -28,6 +30,10 @@ _WIDTH = re.compile(r"^(\d+X)")
 _PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",
          "PORT_CONFIGURATION_TRAINING": "PortConfigurationTraining", "LINK_ERROR_RECOVERY": "LinkErrorRecovery"}
 MAX_NICS = 256
+# lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
+_LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_LSHCA_LINK = re.compile(r"x(\d{1,2})\s*G(\d)(\*)?")  # 'x16 G3*': width, generation, lshca's mark of a degraded link
+_LSHCA_FW = re.compile(r"^\s*FW:\s*(\S+)")
 
 
 @dataclass
@@ -123,6 +129,9 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     for name, nic in _ibstatus([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "ibstatus" in out.kinds else ["ibstatus"]
+    for name, nic in _lshca([ln for ln in lines if ln.no not in claimed], claimed).items():
+        found[name] = _merge(found[name], nic) if name in found else nic
+        out.kinds += [] if "lshca" in out.kinds else ["lshca"]
     for ln in lines:
         if ln.no not in claimed and (m := _IBDEV2NETDEV.match(ln.text.strip())) is not None:
             out.netdevs[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4) == "Up")
@@ -166,9 +175,56 @@ def _ibstatus(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
 
 
 def _merge(first: Nic, second: Nic) -> Nic:
-    ports = {p.port: p for p in second.ports} | {p.port: p for p in first.ports if p.rate_gbps is not None}
+    layers = {p.port: p.link_layer for p in second.ports if p.link_layer != UNKNOWN}
+    ports = {p.port: p for p in second.ports} | {
+        p.port: replace(p, link_layer=layers.get(p.port, p.link_layer)) if p.link_layer == UNKNOWN else p
+        for p in first.ports if p.rate_gbps is not None}
     return replace(first, hca_type=first.hca_type or second.hca_type, firmware=first.firmware or second.firmware,
-                   ports=tuple(ports[k] for k in sorted(ports)))
+                   ports=tuple(ports[k] for k in sorted(ports)), bus_id=first.bus_id or second.bus_id,
+                   numa_node=first.numa_node if first.numa_node is not None else second.numa_node,
+                   netdevs=first.netdevs or second.netdevs, pcie=first.pcie or second.pcie)
+
+
+def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
+    """lshca's table rows, one device each: its bus id, RDMA name, netdev, NUMA node, HCA type and PCIe
+    link (LnkStaWidth against LnkCapWidth); the firmware of the 'FW:' line above the table. The ports'
+    state is ibstat's: lshca's table gives none, and its Rate column rounds fractional rates (2.5 -> 5)."""
+    out: dict[str, Nic] = {}
+    cols: list[str] = []
+    firmware: str | None = None
+    for ln in lines:
+        cells = [c.strip() for c in ln.text.strip().strip("|").split("|")]
+        lower = [c.lower().replace(" ", "_") for c in cells]
+        if (fw := _LSHCA_FW.match(ln.text)) is not None:
+            firmware = fw.group(1)
+        elif len(cells) >= 3 and "rdma" in lower and any(c.startswith("pci") for c in lower):
+            cols = lower
+        elif cols and len(cells) == len(cols) and _LSHCA_BDF.match(cells[0]):
+            row = dict(zip(cols, cells, strict=True))
+            if nic := _lshca_nic(row, firmware):
+                out.setdefault(nic.device, nic)
+        elif not cols or not set(ln.text.strip()) <= set("-=+| "):
+            continue  # the table's rules ('----') are its own; other lines are not
+        claimed.add(ln.no)
+    return out
+
+
+def _lshca_nic(row: dict[str, str], firmware: str | None) -> Nic | None:
+    device = row.get("rdma", "")
+    if not re.fullmatch(r"[\w.-]{1,64}", device):
+        return None
+    bus = next((v for k, v in row.items() if k.startswith("pci")), "")
+    numa = row.get("numa", "")
+    link = row.get("link", "").lower()
+    layer = "Ethernet" if link.startswith("eth") else "InfiniBand" if link.startswith("ib") else UNKNOWN
+    sta, cap = _LSHCA_LINK.search(row.get("lnkstawidth", "")), _LSHCA_LINK.search(row.get("lnkcapwidth", ""))
+    pcie = NicPcie(int(sta.group(2)) if sta else None, int(sta.group(1)) if sta else None,
+                   int(cap.group(2)) if cap else None, int(cap.group(1)) if cap else None) if sta or cap else None
+    net = row.get("net", "")
+    return Nic(device, row.get("hca_type") or None, bus.upper() or None,
+               (NicPort(int(row["port"]) if row.get("port", "").isdigit() else 1, UNKNOWN, UNKNOWN, None, None, layer),),
+               firmware, netdevs=(net,) if re.fullmatch(r"[\w.@-]{1,64}", net) else (),
+               numa_node=int(numa) if numa.isdigit() else None, pcie=pcie)
 
 
 def _with_netdevs(nic: Nic, netdevs: dict[tuple[str, int], tuple[str, bool]]) -> Nic:

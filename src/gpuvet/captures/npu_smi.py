@@ -27,7 +27,10 @@ _NO_PROCESS = re.compile(r"^\s*\|?\s*No running processes found in NPU \d+", re.
 
 
 def _cells(text: str) -> list[str]:
+    """A row's cells; a row the paste cut short (no closing '|') keeps its last, partial cell as empty."""
     parts = text.strip().split("|")
+    if len(parts) >= 3 and not text.rstrip().endswith("|"):
+        return [p.strip() for p in parts[1:-1]] + [""]
     return [p.strip() for p in parts[1:-1]] if len(parts) >= 3 else []
 
 
@@ -50,6 +53,9 @@ def parse(lines: list[Line]) -> ListedParse:
         if len(cells) < 3:
             continue
         if _BUS.match(cells[1]) and first is not None:
+            if not ln.text.rstrip().endswith("|"):
+                out.notes.append(f"npu-smi: line {ln.no}: the chip's second row is cut after its bus id: listed, "
+                                 "its memory not read")
             module, was_masked = _chip(first[0], cells, hbm, out.notes)
             masked += was_masked
             if len(out.modules) < MAX_MODULES:

@@ -1,7 +1,11 @@
 """rocm-bandwidth-test's validation mode (``-v``, unidirectional copies): after its device list it
 prints a 'Data Path Validation' matrix whose cell is PASS, FAIL or N/A for each copy from the row's
 device to the column's (rocm_bandwidth_test_report.cpp: FAIL where the copied buffer differed from
-the source). A FAIL is data corrupted on that path; CPUs are listed as devices without a GPU UUID."""
+the source). A FAIL is data corrupted on that path; CPUs are listed as devices without a GPU UUID.
+
+Every run (``-a``, ``-A``, the default) also prints its 'Inter-Device Access' matrix: 1 where the row's
+device can reach the column's memory, 0 where not. A 0 between two GPUs is peer access the runtime does
+not have: the test copies nothing between them (its bandwidth cells read N/A)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from dataclasses import dataclass, field
 from gpuvet.captures.text import Line
 
 _TITLE = re.compile(r"^\s*Data Path Validation\s*$")
+_ACCESS = re.compile(r"^\s*Inter-Device Access\s*$")
+_ACCESS_ROW = re.compile(r"^\s*(\d+)((?:\s+[01])+)\s*$")
 _COLUMNS = re.compile(r"^\s*D/D((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)((?:\s+(?:PASS|FAIL|N/A))+)\s*$")
 _DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?)\s*(?:,\s*(GPU-[0-9A-Za-z]+)\s*,\s*([0-9a-fA-F:.]+))?\s*$")
@@ -29,6 +35,7 @@ class CopyCheck:
 @dataclass
 class RbtValidation:
     checks: list[CopyCheck] = field(default_factory=list)
+    no_peer: list[CopyCheck] = field(default_factory=list)  # GPU pairs the access matrix says cannot reach each other
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -61,6 +68,7 @@ def _names(lines: list[Line]) -> dict[int, str]:
 
 def parse(lines: list[Line]) -> RbtValidation:
     out = RbtValidation()
+    _access(lines, out)
     start = next((i for i, ln in enumerate(lines) if _TITLE.match(ln.text)), None)
     if start is None:
         return out
@@ -85,3 +93,30 @@ def parse(lines: list[Line]) -> RbtValidation:
         out.notes.append(f"rocm-bandwidth-test: 'Data Path Validation' at line {lines[start].no} without a row of "
                          "PASS/FAIL cells (cut?): nothing to judge")
     return out
+
+
+def _access(lines: list[Line], out: RbtValidation) -> None:
+    """The 'Inter-Device Access' matrix's 0 cells between two GPUs (each pair once)."""
+    start = next((i for i, ln in enumerate(lines) if "Access" in ln.text and _ACCESS.match(ln.text)), None)
+    if start is None:
+        return
+    listed = {i: (name, uuid) for i, name, uuid, _ in devices(lines)}
+    names = _names(lines)
+    columns: list[int] = []
+    seen: set[frozenset[int]] = set()
+    for ln in lines[start + 1:]:
+        if not ln.text.strip():
+            continue
+        if (c := _COLUMNS.match(ln.text)) is not None and not columns:
+            columns = [int(x) for x in c.group(1).split()]
+        elif (r := _ACCESS_ROW.match(ln.text)) is not None and columns:
+            src = int(r.group(1))
+            for dst, cell in zip(columns, r.group(2).split(), strict=False):
+                gpus = all(k in listed and not is_cpu(*listed[k]) for k in (src, dst))
+                if cell == "0" and src != dst and gpus and frozenset((src, dst)) not in seen:
+                    seen.add(frozenset((src, dst)))
+                    out.no_peer.append(CopyCheck(names[src], names[dst], False, ln.no))
+        else:
+            break
+        out.claimed.add(ln.no)
+    out.claimed.add(lines[start].no)

@@ -13,12 +13,16 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPort, NicReadings
+from gpuvet import knowledge
+from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPcie, NicPort, NicReadings
 from gpuvet.node import vendor_tools
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
 
 DRAINING = frozenset({"nic_port_down", "nic_missing"})  # critical (knowledge/faults.yaml); the rest warn
+# what one PCIe lane carries per generation, Gb/s after line coding (PCI-SIG: Gen1-2 8b/10b, Gen3-5 128b/130b,
+# Gen6 FLIT): the payload ceiling a NIC's trained link puts on its port
+LANE_GBPS = {1: 2.0, 2: 4.0, 3: 7.877, 4: 15.754, 5: 31.508, 6: 60.5}
 
 
 @dataclass(frozen=True)
@@ -179,3 +183,32 @@ def nccl_environment(readings: NicReadings, env: Mapping[str, str]) -> list[NicV
                                   f"{', '.join(absent)}, which this node does not have",
                                   vendor_tools.NCCL_SOCKET_IFNAME_FIX))
     return out
+
+
+def pcie(readings: NicReadings) -> list[NicVerdict]:
+    """A NIC whose PCIe link trained below its capability (a listing that gives both, lshca's LnkSta and
+    LnkCap): a warning where the trained link carries less than its fastest port's rate, a note where not."""
+    out: list[NicVerdict] = []
+    for nic in readings.nics:
+        link = nic.pcie
+        if link is None or not _below_cap(link):
+            continue
+        now = f"Gen{link.gen} x{link.width}, capable of Gen{link.gen_max} x{link.width_max}"
+        carries = LANE_GBPS.get(link.gen or 0, 0.0) * (link.width or 0)
+        rate = max((p.rate_gbps for p in nic.ports if p.state == ACTIVE and p.rate_gbps is not None), default=None)
+        where = f"{nic.device}{f' ({nic.bus_id})' if nic.bus_id else ''}"
+        if rate is not None and carries and carries < rate:
+            out.append(NicVerdict("nic_pcie_limits_rate", nic.device, f"{where} PCIe {now}: carries ~{carries:.0f} "
+                                  f"Gb/s, below its port's {rate:g} Gb/s",
+                                  vendor_tools.NIC_PCIE_FIX.format(bus=nic.bus_id or "<bus id>")))
+        else:
+            said = f"carries ~{carries:.0f} Gb/s" + (f", above its port's {rate:g} Gb/s" if rate is not None else "")
+            out.append(NicVerdict("nic_pcie_below_cap", nic.device, f"{where} PCIe {now} ({said})",
+                                  knowledge.fault("nic_pcie_below_cap").action))
+    return out
+
+
+def _below_cap(link: NicPcie) -> bool:
+    gen_low = link.gen is not None and link.gen_max is not None and link.gen < link.gen_max
+    width_low = link.width is not None and link.width_max is not None and link.width < link.width_max
+    return (gen_low or width_low) and link.gen is not None and link.width is not None

@@ -130,6 +130,9 @@ def benchmark_failures(ev: Evidence) -> Outcome:
             cause = "p2p_unavailable" if "peer" in w.reason.lower() else "copy_test_failed"
             found.append(finding(cause, MEDIUM, fix=P2P_FIX_AMD if cause == "p2p_unavailable" else None, tool=w.test,
                                  error=w.reason[:240], line=w.line))
+    found += [finding("p2p_unavailable", MEDIUM, between=(k.src, k.dst), fix=P2P_FIX_AMD, tool="rocm-bandwidth-test",
+                      file=label, line=k.line, reading="Inter-Device Access 0: no peer access between them")
+              for label, k in c.no_peer]
     if found:
         return confirmed("a benchmark failed or skipped what it was asked to measure", *found)
     if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"

@@ -78,6 +78,7 @@ class Captures:
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
+    no_peer: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, GPUs rocm-bandwidth-test cannot join)
     bus_gpus: list[tuple[str, str]] = field(default_factory=list)  # NVIDIA GPU functions an lspci listing names
     smi_none: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of nvidia-smi's 'No devices were found'
     aer: list[tuple[str, AerParse]] = field(default_factory=list)  # (file, the kernel's PCIe AER lines by device)
@@ -164,6 +165,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.perftest += [(label, run) for run in fc.perftest.runs]
     caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
+    caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]
     _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
 

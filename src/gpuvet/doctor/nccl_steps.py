@@ -5,6 +5,7 @@ job did, whatever the NICs' state says; a WARN naming socket.cc or nvls.cc is wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO
           "[ERROR] lines)")
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error"}
 _LINES = 16  # line numbers kept per finding
+_CANN_CODE = re.compile(r"^E[IJ]\d{4}$")  # HCCL's (EI) and HCCP's (EJ) error codes
 Logs = Sequence[tuple[str, "NcclLog"]]
 
 
@@ -29,7 +31,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime")) + _peer_refused(logs)
+    found = _failure_findings(logs, ("init", "nvls", "runtime")) + _peer_refused(logs) + _npu_runtime(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
@@ -82,10 +84,35 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
     for (kind, where), items in groups.items():
         label, first = items[0]
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
-        out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, file=label,
+        fix, meaning = _library_fix(first.at)
+        out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
+                           carried={"meaning": meaning} if meaning else None, file=label,
                            line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                            lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None))
     return out
+
+
+def _library_fix(at: LogLine) -> tuple[str | None, str | None]:
+    """HCCL's failures take the knowledge base's advice for their CANN code (causes.yaml's fix speaks of
+    NCCL's NET/IB and CUDA); NCCL's and RCCL's keep the cause's fix."""
+    if at.lib != "HCCL":
+        return None, None
+    from gpuvet.knowledge import hccl_code
+
+    entry = hccl_code(at.source if at.source and _CANN_CODE.match(at.source) else "")
+    return entry.action, entry.meaning if entry.known else None
+
+
+def _npu_runtime(logs: Logs) -> list[Finding]:
+    """The Ascend runtime's own error codes (EH9999 … reason=[task timeout]): one finding per code and device,
+    with the knowledge base's advice; not the collective's failure, though a stuck collective is a common cause."""
+    from gpuvet.captures.ascend_errors import AscendLog
+    from gpuvet.knowledge import cann_runtime_code
+
+    entry = cann_runtime_code()
+    return [finding("npu_runtime_error", MEDIUM, module=_where(f.at), fix=entry.action, file=label, line=f.at.line,
+                    at=f.at.source, library=f.at.lib, log=f.at.text, message=f.at.message, meaning=entry.meaning)
+            for label, log in logs if isinstance(log, AscendLog) for f in log.runtime]
 
 
 def _peer_refused(logs: Logs) -> list[Finding]:

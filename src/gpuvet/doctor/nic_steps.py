@@ -55,7 +55,7 @@ def nic_ports(ev: Evidence) -> Outcome:
     if not readings.nics and not _declared(ev):
         return unknown("can't tell: no InfiniBand or RoCE NIC on this node, and none declared")
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
-    verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env)
+    verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings)
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
     verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:

@@ -175,3 +175,29 @@ def severity_of_watch_kind(kind: str) -> Level | None:
     """The severity faults.yaml gives the fault a watch event kind names (None: not a fault)."""
     found = {f.severity for f in faults().values() if kind in f.watch}
     return found.pop() if len(found) == 1 else None
+
+
+@dataclass(frozen=True)
+class HcclCode:
+    """One CANN error code of HCCL (EI) or HCCP (EJ): what it means and what to do (hccl_codes.yaml)."""
+
+    code: str
+    meaning: str
+    action: str
+    known: bool = True
+
+
+def hccl_code(code: str) -> HcclCode:
+    """The entry for ``code`` (EI0006, EJ0001 …); a code the list lacks gets the file's ``unknown`` entry."""
+    data = _read("hccl_codes.yaml")
+    row = cast(dict[str, dict[str, str]], data["codes"]).get(code.upper())
+    if row is not None:
+        return HcclCode(code.upper(), row["meaning"], row["action"])
+    unknown = cast(dict[str, str], data["unknown"])
+    return HcclCode(code.upper(), unknown["meaning"], unknown["action"], known=False)
+
+
+def cann_runtime_code() -> HcclCode:
+    """What an error code of the Ascend runtime (not HCCL's EI/EJ) means and what to do (hccl_codes.yaml)."""
+    row = cast(dict[str, str], _read("hccl_codes.yaml")["runtime"])
+    return HcclCode("runtime", row["meaning"], row["action"])

@@ -105,6 +105,8 @@ NIC_PORT_DOWN_FIX = {"InfiniBand": "check the cable/transceiver and the switch p
                                    "be running for the port to go ACTIVE (sminfo)",
                      "Ethernet": "check the cable/transceiver and the switch port ({state}): ethtool shows the link "
                                  "and its partner"}
+NIC_PCIE_FIX = ("lspci -vv -s {bus} (LnkSta against LnkCap): reseat the card, check the riser and the slot's lanes and "
+                "generation in the BIOS; a slot of the card's generation and width gives it its full link")
 NIC_RATE_FIX = ("a port trained below its rate: reseat or replace the cable/transceiver, check the switch port's "
                 "speed and `mlxlink -d {dev} -p {port}` for its errors")
 PEER_MEMORY_FIX = {"nvidia": "modprobe nvidia_peermem (and list it in /etc/modules-load.d/ so it loads at boot); "

@@ -16,6 +16,7 @@ from gpuvet import __version__
 from gpuvet.backends.readings import ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import smi_text, smi_xml
 from gpuvet.captures.kernel import KernelModule
+from gpuvet.captures.links import ListedGpu
 from gpuvet.captures.records import ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.errors import CaptureError
@@ -24,6 +25,7 @@ from gpuvet.node.model import Module
 
 NOT_IN_CAPTURE = Unavailable("not in the captured file")
 _WIDTHS = (1, 2, 4, 8, 12, 16, 32)
+_GENS = {2.5: 1.0, 5.0: 2.0, 8.0: 3.0, 16.0: 4.0, 32.0: 5.0, 64.0: 6.0}  # PCIe transfer rate (GT/s) -> generation
 _MAX_MIB = 10 * max(m.memory_mib or 0 for m in CATALOG.values())  # 10x the largest module known: a corrupt reading
 
 
@@ -320,3 +322,27 @@ def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInf
         notes.append(f"kernel log: {len(out)} module(s) named by the driver's lines ({shown}): listed by bus id, "
                      "model unknown (no tool's listing given)")
     return out
+
+
+def lspci_listed(listed: list[ListedGpu], notes: list[str]) -> list[ModuleInfo]:
+    """The GPU functions an lspci listing names, when no tool's listing gave any: each under its bus id, its
+    model as pci.ids words it (a chip name, seldom the product), and its PCIe link where LnkCap/LnkSta were
+    given (generation from the transfer rate)."""
+    out: list[ModuleInfo] = []
+    for n, g in enumerate(listed):
+        link = g.link
+        gen = (_gen(link.speed_gts), _gen(link.cap_speed_gts)) if link else (None, None)
+        width = (link.width, link.cap_width) if link else (None, None)
+        out.append(module_info(f"gpu{n}", f"{g.vendor} {g.model}".strip(), None, g.bus_id, None, gen, width,
+                               (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None,
+                               notes))
+    if out:
+        shown = ", ".join(f"{g.bus_id} {g.vendor}" for g in listed[:8]) + (" …" if len(listed) > 8 else "")
+        notes.append(f"lspci: {len(out)} GPU function(s) listed ({shown}): listed by bus id with lspci's device "
+                     "name (no tool's module listing given)")
+    return out
+
+
+def _gen(gts: float | None) -> float | None:
+    """The PCIe generation of a link's transfer rate (2.5, 5, 8, 16, 32, 64 GT/s: Gen1 to Gen6)."""
+    return None if gts is None else _GENS.get(gts)

@@ -1,0 +1,47 @@
+"""``rocminfo``'s agents as people paste them: the whole listing (``Agent 3`` / ``Name: gfx942`` /
+``Uuid: GPU-…`` / ``Marketing Name: AMD Instinct MI300X`` / ``Device Type: GPU``) or grepped to its
+names (``rocminfo | grep -E 'Name|Marketing Name'``). A GPU agent is one whose Name is its gfx
+target; the host CPUs (Name and Marketing Name both the CPU's brand) and the ISA lines under a GPU
+(``Name: amdgcn-amd-amdhsa--gfx942:…``) are not modules. It prints no bus id or memory size: the
+modules are listed by their marketing name alone, read only where no other AMD tool listed any."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import Line
+
+TOOL = "rocminfo"
+_NAME = re.compile(r"^\s*Name:\s+(gfx[0-9a-f]{3,5})\s*$")
+_MARKETING = re.compile(r"^\s*Marketing Name:\s+(\S.{0,119}?)\s*$")
+_UUID = re.compile(r"^\s*Uuid:\s+(GPU-[0-9A-Za-z]{1,40})\s*$")
+_OTHER = re.compile(r"^\s*(Name|Marketing Name|Uuid|Device Type|Vendor Name):\s")
+_FIELDS = 12  # lines after a gfx Name where its Marketing Name and Uuid stand (rocminfo prints them next)
+
+
+def read(lines: list[Line], out: ListedParse) -> None:
+    """The GPU agents of a rocminfo listing, added to ``out`` where no other AMD tool listed a module."""
+    if out.modules or not any("Name:" in ln.text and _NAME.match(ln.text) for ln in lines):
+        return
+    found: list[ListedModule] = []
+    for i, ln in enumerate(lines):
+        if "Name:" not in ln.text or (m := _NAME.match(ln.text)) is None:
+            continue
+        name, uuid = m.group(1), None
+        for after in lines[i + 1:i + 1 + _FIELDS]:
+            if _NAME.match(after.text):
+                break
+            if (mk := _MARKETING.match(after.text)) is not None:
+                name = mk.group(1)
+                out.claimed.add(after.no)
+            elif (u := _UUID.match(after.text)) is not None:
+                uuid = u.group(1)
+        out.claimed.add(ln.no)
+        found.append(ListedModule(f"GPU {len(found)} (rocminfo's GPU agents in order)", name=name, uuid=uuid,
+                                  tool=TOOL))
+    out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text)}
+    out.modules += found
+    out.kinds.append(TOOL)
+    names = ", ".join(dict.fromkeys(m.name or "" for m in found))
+    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed by name ({names}); it prints no bus id or memory size")

@@ -1,0 +1,64 @@
+"""Doctor on captures beyond NVIDIA's own tools (issue 46, dev set dev_g_other): HCCL's error codes take
+HCCL's advice from the knowledge base, not NCCL's; the Ascend runtime's codes are their own finding; the
+amdgpu driver's initialisation failure is a module that did not come up. Captures written here in the
+format torch_npu, CANN and the kernel print."""
+
+from __future__ import annotations
+
+from gpuvet.knowledge import hccl_code
+from tests.support.helpers import doctor_capture, found_causes
+
+EI0006 = """\
+[rank3]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: HcclAllreduce, \
+error code is 6
+[rank3]: [ERROR] 2025-05-14-07:02:31 (PID:58110, Device:3, RankID:3) ERR01100 OPS call acl api failed.
+[rank3]: EI0006: [PID: 58110] 2025-05-14-07:02:31.441.902 Getting socket times out. Reason: Remote Rank did not send \
+the data in time. Please check the reason for the rank being stuck
+"""
+
+
+def test_an_hccl_code_gets_hccls_own_advice_not_nccls(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, EI0006)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["module"]) == ("collective_runtime_error", "GPU 3 (host not in the log)")
+    assert f["fix"] == hccl_code("EI0006").action and "HCCL_CONNECT_TIMEOUT" in f["fix"]
+    assert "NET/IB" not in f["fix"] and f["evidence"]["meaning"] == hccl_code("EI0006").meaning
+
+
+def test_a_code_the_list_lacks_still_gets_hccls_general_advice(capsys, tmp_path) -> None:
+    _, data = doctor_capture(capsys, tmp_path, EI0006.replace("EI0006", "EI0042"))
+    [f] = data["findings"]
+    assert f["fix"] == hccl_code("EI0042").action and not hccl_code("EI0042").known
+    assert "meaning" not in f["evidence"]
+
+
+RUNTIME_ONLY = """\
+worker-2: EH9999: 2024-11-20-14:51:09.377.162  wait for compute device to finish failed, runtime result = 107020.\
+[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]
+worker-2:         TraceBack (most recent call last):
+worker-2: EH9999: Inner Error!
+worker-2:         rtDeviceSynchronize execute failed, reason=[task timeout][FUNC:FuncErrorReason]\
+[FILE:error_message_manage.cc][LINE:53]
+"""
+
+
+def test_the_ascend_runtimes_own_code_is_an_npu_runtime_error_not_a_refusal(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, RUNTIME_ONLY)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["severity"]) == ("npu_runtime_error", "warn")
+    assert "task timeout" in f["evidence"]["message"] and "HCCL_EXEC_TIMEOUT" in f["fix"]
+
+
+AMD_INIT = """\
+[    6.402117] amdgpu 0000:2d:00.0: [drm:amdgpu_ring_test_helper [amdgpu]] *ERROR* ring mes_kiq_3.1.0 test failed (-110)
+[    6.413050] [drm:amdgpu_device_init [amdgpu]] *ERROR* hw_init of IP block <gfx_v11_0> failed -110
+[    6.421733] amdgpu 0000:2d:00.0: amdgpu: amdgpu_device_ip_init failed
+[    6.428190] amdgpu 0000:2d:00.0: amdgpu: Fatal error during GPU init
+"""
+
+
+def test_amdgpus_fatal_error_during_gpu_init_is_a_module_that_did_not_come_up(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, AMD_INIT)
+    assert code == 1 and ("module_init_failed", "0000:2D:00.0") in found_causes(data)
+    [f] = [x for x in data["findings"] if x["cause"] == "module_init_failed"]
+    assert f["severity"] == "critical" and "amdgpu" in f["fix"]
