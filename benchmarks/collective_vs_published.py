@@ -75,6 +75,7 @@ def _refit(data: str) -> None:
     for name, f in fits.items():
         print(f"{name}: fitted to {f.figures} calibration figures, rms ln-error {f.rms_log_error:.3f}, "
               f"largest {f.max_log_error:.3f}")
+        print(f"  free (the rest held): {', '.join(f.free)}")
         print(f"  base_s={f.tuning.base_s:.3g}")
         for (algo, proto), a in f.tuning.alpha_s.items():
             print(f"  alpha {algo.value}/{proto.value} = {a * 1e6:.3g} us")
@@ -82,6 +83,9 @@ def _refit(data: str) -> None:
             print(f"  efficiency {algo.value} = {e:.3f}")
         for proto, share in f.tuning.share.items():
             print(f"  share {proto.value} = {share:.3f}")
+        if f.tuning.switch is not None:
+            print(f"  chunk in_switch = {f.tuning.switch.chunk_s * 1e6:.3g} us ({f.tuning.switch.channels} channels, "
+                  f"heads up to {f.tuning.switch.max_heads})")
 
 
 def _terms(case: str) -> None:
@@ -98,7 +102,8 @@ def _terms(case: str) -> None:
     tuning = model.perf.collective_tuning[medium]
     algo = Algorithm(forced[0]) if forced else None
     print(f"{node}, {ranks} ranks, all_reduce, constants {medium!r}; per protocol: fixed + steps x step "
-          f"latency + traffic / bandwidth = total us (busbw GB/s); * marks the model's pick")
+          f"latency + traffic / bandwidth [+ NVLink SHARP's chunk rounds and pipeline fill] = total us "
+          f"(busbw GB/s); * marks the model's pick")
     for size in (2**k for k in range(18, 27)):
         pick = model.predict("all_reduce", size, members, forced[0] if forced else None)
         cells = []
@@ -106,8 +111,9 @@ def _terms(case: str) -> None:
             if a not in bandwidth or (algo is not None and a is not algo):
                 continue
             eff = tuning.efficiency[a] * tuning.share[proto]
+            chunks = tuning.chunk_s(a, size, len(members), bandwidth[a] * eff)  # NVLink SHARP's rounds and fill
             total = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
-                                    base_s=tuning.base_s, algorithm=a, efficiency=eff)
+                                    base_s=tuning.base_s + chunks, algorithm=a, efficiency=eff)
             bare = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
                                    algorithm=a, efficiency=eff)
             empty = collective_cost("all_reduce", len(members), 0, link_gbps=bandwidth[a], alpha_s=alpha,
@@ -116,7 +122,8 @@ def _terms(case: str) -> None:
                 continue
             mark = "*" if (a.value, proto.value) == (pick.algorithm, pick.protocol) else " "
             cells.append(f"{mark}{a.value}/{proto.value} {tuning.base_s * 1e6:.1f}+{empty.seconds * 1e6:.1f}+"
-                         f"{(bare.seconds - empty.seconds) * 1e6:.1f}={total.seconds * 1e6:.1f} "
+                         f"{(bare.seconds - empty.seconds) * 1e6:.1f}"
+                         f"{f'+{chunks * 1e6:.1f}' if chunks else ''}={total.seconds * 1e6:.1f} "
                          f"({size * pick.busbw / pick.algbw / total.seconds / 1e9:.0f})")
         print(f"{_fmt(size):>8}  " + "  ".join(cells))
 

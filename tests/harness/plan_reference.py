@@ -178,6 +178,8 @@ def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:
             out.append(tuning.share[Protocol(name[6:])])
         elif name.startswith("eff:"):
             out.append(tuning.efficiency[Algorithm(name[4:])])
+        elif name == "chunk:in_switch" and tuning.switch is not None:
+            out.append(tuning.switch.chunk_s)
         else:
             algo, proto = name.split("/")
             out.append(tuning.alpha_s[(Algorithm(algo), Protocol(proto))])
@@ -186,9 +188,12 @@ def _parameters(tuning: Tuning, free: Sequence[str]) -> list[float]:
 
 def _with(tuning: Tuning, free: Sequence[str], values: Sequence[float]) -> Tuning:
     alpha, eff, base, share = dict(tuning.alpha_s), dict(tuning.efficiency), tuning.base_s, dict(tuning.share)
+    switch = tuning.switch
     for name, v in zip(free, values, strict=True):
         if name == "base":
             base = v
+        elif name == "chunk:in_switch" and switch is not None:
+            switch = replace(switch, chunk_s=v)
         elif name.startswith("share:"):
             share[Protocol(name[6:])] = v
         elif name.startswith("eff:"):
@@ -196,7 +201,7 @@ def _with(tuning: Tuning, free: Sequence[str], values: Sequence[float]) -> Tunin
         else:
             algo, proto = name.split("/")
             alpha[(Algorithm(algo), Protocol(proto))] = v
-    return replace(tuning, base_s=base, alpha_s=alpha, efficiency=eff, share=share)
+    return replace(tuning, base_s=base, alpha_s=alpha, efficiency=eff, share=share, switch=switch)
 
 
 @dataclass(frozen=True)
@@ -217,9 +222,12 @@ def calibration_error(path: str | Path, family: str) -> float:
 
 
 
-# What each medium's fit sets, from which family's calibration figures.
+# What each medium's fit sets, from which family's calibration figures. NVLink SHARP's step latency
+# (fabric) and chunk rule come from NCCL's source; its efficiency and per-chunk time are what the
+# fabric fit sets now, the ring's constants held at their issue 22 fit (the figures they were fitted
+# to are unchanged). The rack's SHARP: its step latency and efficiency (docs/plan.md says why).
 FITTED = {
-    "fabric": ("nvswitch", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "in_switch/simple")),
+    "fabric": ("nvswitch", ("eff:in_switch", "chunk:in_switch")),
     "pcie": ("pcie", ("eff:ring", "ring/ll")),
     "xgmi": ("xgmi", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "eff:ring")),
     "nvl_domain": ("nvl72", ("in_switch/simple", "eff:in_switch")),

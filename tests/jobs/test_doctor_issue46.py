@@ -156,7 +156,8 @@ def test_a_slow_all_reduce_is_judged_against_what_its_modules_reach(capsys, tmp_
     (f,) = [f for f in data["findings"] if f["cause"] == "collective_below_model"]
     assert code == 1 and 400 < f["evidence"]["expected_gbps"] < 520 and f["evidence"]["busbw_gbps"] == 190.0
     (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
-    assert step["summary"].startswith("all_reduce 190 GB/s busbw at 8 GiB is 40% of the ~"), step["summary"]
+    # 190 of the model's 481.7 (479.0 before NVLink SHARP took NCCL's chunk rule, issue 49)
+    assert step["summary"].startswith("all_reduce 190 GB/s busbw at 8 GiB is 39% of the ~"), step["summary"]
     assert "8 H100-SXM reach on NVSwitch" in step["summary"]
 
 

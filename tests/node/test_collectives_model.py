@@ -13,6 +13,7 @@ from gpuvet.backends.collective_data import (
 from gpuvet.node.collectives import (
     COLLECTIVES,
     Algorithm,
+    SwitchChunking,
     algbw_gbps,
     bus_factor,
     busbw_gbps,
@@ -122,3 +123,35 @@ def test_all_to_all_is_labelled_by_the_algorithm_the_model_runs():
     with pytest.raises(PlanError, match="needs modules and a switch"):
         CollectiveModel(pcie).predict("all_reduce", 1 << 20, pcie.module_ids, "in_switch")
     assert collective_cost("all_reduce", 8, 10**6, link_gbps=100, alpha_s=1e-6, algorithm="pairwise") is None
+
+
+KiB, MiB, GiB = 2**10, 2**20, 2**30
+
+
+@pytest.mark.parametrize(("size", "chunk"), [
+    (1 * KiB, 16 * KiB), (8 * MiB - 1, 16 * KiB), (8 * MiB, 32 * KiB), (64 * MiB - 1, 32 * KiB),
+    (64 * MiB, 64 * KiB), (GiB - 1, 64 * KiB), (GiB, 128 * KiB), (16 * GiB, 128 * KiB),
+])
+def test_nvlink_sharp_chunk_shrinks_with_the_buffer_as_nccl_cuts_it(size, chunk):
+    # 16 channels x 8 heads = 128 chunks at once: 128 KiB chunks from 64 of them per operation
+    # (1 GiB), 64 KiB from 8 x 128 x 64 KiB (64 MiB), 32 KiB from 2 x 128 x 32 KiB (8 MiB), 16 KiB below
+    assert SwitchChunking(channels=16, max_heads=32, chunk_s=1e-6).chunk_bytes(size, 8) == chunk
+
+
+def test_nvlink_sharp_heads_stop_at_the_arity_and_rounds_count_whole_chunks():
+    rack = SwitchChunking(channels=32, max_heads=32, chunk_s=1e-6)
+    assert rack.chunk_bytes(512 * MiB, 72) == rack.chunk_bytes(512 * MiB, 32) == 64 * KiB  # 72 ranks, 32 heads
+    board = SwitchChunking(channels=16, max_heads=32, chunk_s=1e-6)
+    assert board.loops(1 * KiB, 8) == 1 and board.loops(2 * MiB, 8) == 1 and board.loops(4 * MiB, 8) == 2
+    assert board.loops(GiB, 8) == 64  # 128 KiB x 128 at once: 16 MiB a round
+
+
+def test_nvlink_sharp_pays_the_pipeline_fill_and_a_cost_per_round():
+    board = SwitchChunking(channels=16, max_heads=32, chunk_s=2e-6)
+    # one round (2 MiB of 16 KiB chunks), three stages: 3 x 2 us and two more rounds' bytes at 100 GB/s
+    assert board.seconds(2 * MiB, 8, 100.0) == pytest.approx(3 * 2e-6 + 2 * 2 * MiB / 100e9)
+    # a small buffer is one partial round: the fill is its own bytes, not a whole round's
+    assert board.seconds(1 * KiB, 8, 100.0) == pytest.approx(3 * 2e-6 + 2 * KiB / 100e9)
+    # past 1 GiB the fill is fixed while the rounds grow with the buffer
+    big, bigger = board.seconds(GiB, 8, 100.0), board.seconds(2 * GiB, 8, 100.0)
+    assert bigger - big == pytest.approx(64 * 2e-6)

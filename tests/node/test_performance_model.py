@@ -26,6 +26,11 @@ COLLECTIVE = json.loads((Path(__file__).parent.parent / "data" / "collective_fig
 ISSUE49 = json.loads((Path(__file__).parent.parent / "data" / "collective_figures_issue49.json").read_text())
 assert set(ISSUE49) == {"mesh-4", "nvl72"}
 COLLECTIVE |= ISSUE49
+# Issue 49 again: NVLink SHARP priced by NCCL's own latency, chunk rule and pipeline (node/collectives.py
+# SwitchChunking) moved the in-switch figures of the presets that have it: saved once more then.
+NVLS = json.loads((Path(__file__).parent.parent / "data" / "collective_figures_issue49_nvls.json").read_text())
+assert set(NVLS) == {"hgx-h200-8", "nvl72"}
+COLLECTIVE |= NVLS
 
 
 def _collective(key: str) -> bool:

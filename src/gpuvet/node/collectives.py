@@ -127,6 +127,50 @@ class Protocol(StrEnum):
 PROTOCOL_PAYLOAD = {Protocol.LL: 0.5, Protocol.LL128: 120 / 128, Protocol.SIMPLE: 1.0}
 
 
+KiB = 1024
+# NCCL's NVLink SHARP (NVLS) chunk rule, by the buffer: a chunk of at most 128 KiB, halved to
+# 64, 32 and 16 KiB when the buffer holds fewer than 64, 8 and 2 such chunks for every concurrent
+# operation (channel × head); source: NCCL src/enqueue.cc at v2.20.5-1 and v2.26.2-1.
+_SWITCH_CHUNK_STEPS = ((64, 64 * KiB), (8, 32 * KiB), (2, 16 * KiB))
+
+
+@dataclass(frozen=True)
+class SwitchChunking:
+    """How NVLink SHARP cuts a buffer: ``channels`` × heads (one head per rank, at most
+    ``max_heads``) move one chunk each at a time, a round; each round passes ``stages`` pipelined
+    stages (scatter into the switch buffers, reduce-and-multicast, gather out), so a collective
+    takes (rounds + stages − 1) stage times, and each stage time is ``chunk_s`` plus the round's
+    bytes. Small buffers get small chunks, so more rounds for their bytes and a shorter pipeline
+    fill: the bandwidth ramp the library shows below ~1 GiB."""
+
+    channels: int
+    max_heads: int
+    chunk_s: float
+    max_chunk: int = 128 * KiB
+    stages: int = 3
+
+    def chunk_bytes(self, size_bytes: int, nranks: int) -> int:
+        ops = self.channels * min(nranks, self.max_heads)
+        chunk = self.max_chunk
+        for multiple, smaller in _SWITCH_CHUNK_STEPS:
+            if size_bytes < multiple * ops * chunk and chunk > smaller:
+                chunk = smaller
+        return chunk
+
+    def loops(self, size_bytes: int, nranks: int) -> int:
+        """Chunks each channel moves in turn (one, however small the buffer)."""
+        ops = self.channels * min(nranks, self.max_heads)
+        return max(1, math.ceil(size_bytes / (ops * self.chunk_bytes(size_bytes, nranks))))
+
+    def seconds(self, size_bytes: int, nranks: int, traffic_gbps: float) -> float:
+        """What chunking adds to the collective's bytes over ``traffic_gbps``: a ``chunk_s`` per
+        stage time, and the pipeline fill (stages − 1 rounds of bytes)."""
+        ops = self.channels * min(nranks, self.max_heads)
+        round_bytes = min(size_bytes, ops * self.chunk_bytes(size_bytes, nranks))
+        fill = (self.stages - 1) * round_bytes / (traffic_gbps * 1e9)
+        return (self.loops(size_bytes, nranks) + self.stages - 1) * self.chunk_s + fill
+
+
 @dataclass(frozen=True)
 class Tuning:
     """The constants of one medium (NVLink fabric, PCIe): a fixed launch-and-completion time,
@@ -140,6 +184,13 @@ class Tuning:
     alpha_s: dict[tuple[Algorithm, Protocol], float]
     efficiency: dict[Algorithm, float]
     share: dict[Protocol, float] = field(default_factory=lambda: dict(PROTOCOL_PAYLOAD))
+    switch: SwitchChunking | None = None  # NVLink SHARP's per-chunk cost, where the medium has it
+
+    def chunk_s(self, algorithm: Algorithm, size_bytes: int, nranks: int, traffic_gbps: float) -> float:
+        """What chunking adds to ``algorithm``'s time (in-switch reduction only; zero elsewhere)."""
+        if algorithm is not Algorithm.IN_SWITCH or self.switch is None:
+            return 0.0
+        return self.switch.seconds(size_bytes, nranks, traffic_gbps)
 
 
 @dataclass(frozen=True)
@@ -159,9 +210,10 @@ def choose(op: Collective | str, nranks: int, size_bytes: int, link_gbps: dict[A
     for (algo, proto), alpha in tuning.alpha_s.items():
         if algo not in link_gbps or (forced is not None and algo is not forced):
             continue
+        efficiency = tuning.efficiency[algo] * tuning.share[proto]
+        chunking = tuning.chunk_s(algo, size_bytes, nranks, link_gbps[algo] * efficiency)
         cost = collective_cost(op, nranks, size_bytes, link_gbps=link_gbps[algo], alpha_s=alpha,
-                               base_s=tuning.base_s, algorithm=algo,
-                               efficiency=tuning.efficiency[algo] * tuning.share[proto])
+                               base_s=tuning.base_s + chunking, algorithm=algo, efficiency=efficiency)
         if cost is not None and (best is None or cost.seconds < best.seconds):
             best = CollectiveChoice(cost.seconds, algo, proto)
     return best

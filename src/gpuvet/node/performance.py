@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuvet.node.catalog import ModuleModel
-from gpuvet.node.collectives import Algorithm, Collective, CollectiveChoice, Protocol, Tuning, choose
+from gpuvet.node.collectives import (
+    Algorithm,
+    Collective,
+    CollectiveChoice,
+    Protocol,
+    SwitchChunking,
+    Tuning,
+    choose,
+)
 from gpuvet.node.flow import solve_transfers
 from gpuvet.node.model import HOST, EndpointKind, LinkKind, Node, Transfer
 from gpuvet.node.power_model import PowerModel
@@ -53,6 +61,17 @@ _R, _S, _P = Algorithm.RING, Algorithm.IN_SWITCH, Algorithm.PAIRWISE
 _LL, _LL128, _SIMPLE = Protocol.LL, Protocol.LL128, Protocol.SIMPLE
 _FABRIC_RING = {(_R, _LL): 0.688e-6, (_R, _LL128): 1.26e-6, (_R, _SIMPLE): 2.51e-6}
 _PCIE_RING = {(_R, _LL): 1.47e-6, (_R, _SIMPLE): 4.0e-6}
+# NVLink SHARP (NVLS) from NCCL's own source, not fitted: its tuner counts 23 us for a single-node
+# NVLS collective (src/graph/tuning.cc at v2.20.5-1), the model's 8 us fixed time plus its two
+# steps (push, pull) at 7.5 us each; one head per rank, at most 32 (src/include/device.h at
+# v2.26.2-1), 16 channels on Hopper and 32 on Blackwell (src/transport/nvls.cc at v2.20.5-1 and
+# v2.26.2-1); the chunk rule is SwitchChunking's (src/enqueue.cc at v2.20.5-1), its three pipelined
+# stages the single-node NVLS all_reduce kernel's scatter, reduce-multicast and gather warps
+# (src/device/all_reduce.h at v2.20.5-1). Fitted: the per-chunk time and the bandwidth efficiency
+# (``benchmarks/collective_vs_published.py --fit``, on the calibration figures only).
+_SHARP_STEP = (23.0e-6 - 8.0e-6) / 2
+_SHARP_CHUNK_S = 2.95e-6
+_NVLS_ARITY = 32
 
 
 def _pairwise_as_ring(alpha: dict[tuple[Algorithm, Protocol], float]) -> dict[tuple[Algorithm, Protocol], float]:
@@ -60,9 +79,10 @@ def _pairwise_as_ring(alpha: dict[tuple[Algorithm, Protocol], float]) -> dict[tu
 
 
 _FABRIC = Tuning(base_s=8.0e-6,
-                 alpha_s={**_FABRIC_RING, (_S, _SIMPLE): 40.7e-6, **_pairwise_as_ring(_FABRIC_RING)},
-                 efficiency={_R: 0.82, _S: 0.61, _P: 0.82},
-                 share={_LL: 0.445, _LL128: 0.695, _SIMPLE: 1.0})
+                 alpha_s={**_FABRIC_RING, (_S, _SIMPLE): _SHARP_STEP, **_pairwise_as_ring(_FABRIC_RING)},
+                 efficiency={_R: 0.82, _S: 0.646, _P: 0.82},
+                 share={_LL: 0.445, _LL128: 0.695, _SIMPLE: 1.0},
+                 switch=SwitchChunking(channels=16, max_heads=_NVLS_ARITY, chunk_s=_SHARP_CHUNK_S))
 # xGMI mesh (RCCL on 8 MI300X): fitted to the all_reduce_perf table of AMD's ROCm blog "Understanding
 # RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X" (RCCL 2.22.3, ROCm 6.3, 1 KiB - 16 GiB);
 # checked against an independent 8x MI300X table (hisohara/ai-scripts, AAC8). The bandwidth it
@@ -81,13 +101,20 @@ _NVLINK5_LINK_SHARE = (40.0 / 50) / (20.6 / 25)
 _BLACKWELL_STEP = 3.0 / 2.3
 _NVL_RING = {key: alpha * _BLACKWELL_STEP for key, alpha in _FABRIC_RING.items()}
 _NVL_RING_EFFICIENCY = _FABRIC.efficiency[_R] * _NVLINK5_LINK_SHARE
+# NVL72 rack's NVLink SHARP: NCCL's chunk rule and pipeline, 32 channels on Blackwell (source above),
+# the per-chunk time the 8-GPU fit's (an assumption); the step latency and the efficiency fitted to
+# the rack's run. Not NCCL's 25 us (src/graph/tuning.cc at v2.26.2-1): with it the best fit misses
+# the rack's 4 GiB row by 8.5 % (rms ln-error 0.051 against 0.018); the run has a fixed time of
+# about 0.3 ms beyond the pipeline fill that NCCL's tuner does not count (docs/plan.md).
+_NVL_SHARP_STEP = 147e-6
 COLLECTIVE_TUNING = {
     "fabric": _FABRIC,
     "nvlink_mesh": _FABRIC,  # an assumption: no published table of a 4-GPU NVLink mesh was found
     "nvl_domain": Tuning(base_s=8.0e-6,
-                         alpha_s={**_NVL_RING, (_S, _SIMPLE): 297e-6, **_pairwise_as_ring(_NVL_RING)},
-                         efficiency={_R: _NVL_RING_EFFICIENCY, _S: 0.487, _P: _NVL_RING_EFFICIENCY},
-                         share=dict(_FABRIC.share)),
+                         alpha_s={**_NVL_RING, (_S, _SIMPLE): _NVL_SHARP_STEP, **_pairwise_as_ring(_NVL_RING)},
+                         efficiency={_R: _NVL_RING_EFFICIENCY, _S: 0.498, _P: _NVL_RING_EFFICIENCY},
+                         share=dict(_FABRIC.share),
+                         switch=SwitchChunking(channels=32, max_heads=_NVLS_ARITY, chunk_s=_SHARP_CHUNK_S)),
     "xgmi": Tuning(base_s=8.0e-6, alpha_s={**_XGMI_RING, **_pairwise_as_ring(_XGMI_RING)},
                    efficiency={_R: 0.710, _P: 0.710}, share={_LL: 0.301, _LL128: 0.714, _SIMPLE: 1.0}),
     "pcie": Tuning(base_s=8.0e-6,
