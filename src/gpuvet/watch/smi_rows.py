@@ -24,17 +24,19 @@ def has_digit(cell: str) -> bool:
 
 
 def flat_cells(lines: list[str], k: int) -> list[str] | None:
-    """Every cell of ``lines`` (each with ``k`` - 1 commas: the caller checks) in one list, row
-    after row, where every cell is split by ', ' alone (what the csv module reads them as); else None."""
+    """Every cell of ``lines`` in one list, row after row, each row's ``k`` cells followed by a
+    line-end cell ('\\n': rows are ``k`` + 1 apart), where every line has ``k`` cells split by ', '
+    alone (what the csv module reads them as); else None. A line of another width moves the
+    line-end cells after it off their places: found here, with no count of each line's commas."""
     body = "".join(lines)
     if not body.endswith("\n"):
         body += "\n"
     if "\r" in body or "\x00" in body or ",  " in body:
         return None
-    # one cell more than ', ' in the lines, each line end one more, the last one's an empty cell after it
-    flat = body.replace("\n", ", ").split(", ")
-    flat.pop()
-    return flat if len(flat) == k * len(lines) else None  # so: every comma followed by a space
+    flat = body.replace("\n", ", \n, ").split(", ")
+    flat.pop()  # the empty cell after the last line end
+    n = len(lines)
+    return flat if len(flat) == (k + 1) * n and flat[k::k + 1] == ["\n"] * n else None
 
 
 def column_times(cells: list[str]) -> npt.NDArray[np.float64] | None:
@@ -224,7 +226,7 @@ class ColumnReader(RowReader):
                  k: int) -> None:
         super().__init__(cols, node, rec, where, dropped)
         self.flat: list[str] = []
-        self.k = k
+        self.k, self.stride = k, k + 1  # cells a row; a row's cells and its line end (``flat_cells``)
         self.kept_only = False  # ``plain``: a block with a dropped reading is no block (None)
         self.period: int | None = None  # the block's rows per tick, where every tick names the modules in one order
         self.names: list[tuple[str, str]] = []  # (module, uuid) of each module, in the order first read
@@ -234,7 +236,7 @@ class ColumnReader(RowReader):
         self._known: dict[tuple[str, bool], dict[str, float]] = {}  # (column, hex) -> its cells read before
 
     def _cells(self, i: int) -> list[str]:
-        return self.flat[i::self.k]
+        return self.flat[i::self.stride]
 
     def plain(self, lines: list[str], start: int) -> list[_Block] | None:
         """``block`` of ``lines`` a ``SUB`` rows at a time (a few MB of cells that stay in the CPU's
@@ -254,7 +256,7 @@ class ColumnReader(RowReader):
 
     def block(self, lines: list[str], start: int) -> _Block | None:
         """Each row's module, time and readings; None where a row is not of the usual log."""
-        flat, k = flat_cells(lines, self.k), self.k
+        flat, k = flat_cells(lines, self.k), self.stride
         if flat is None or not all(c[:1].isdigit() or has_digit(c) for c in set(flat[0::k])):
             return None  # a blank row or a second header: row by row
         index = self.cols.get("index")
@@ -271,7 +273,7 @@ class ColumnReader(RowReader):
     def _modules(self) -> npt.NDArray[np.int64] | None:
         """Each row's module (its place in ``names``), the modules made in the order the rows name
         them; None where one's identity is not read once for all its rows (the row reader's cache)."""
-        flat, k = self.flat, self.k
+        flat, k = self.flat, self.stride
         ids = [flat[c::k] for c in self.id_cols]
         period = self.period = _period(ids)
         if period is not None:  # every tick names the modules in one order: row i is module i mod period's
@@ -286,7 +288,7 @@ class ColumnReader(RowReader):
         for key, r in zip(keys, first, strict=True):
             if key in self._code:
                 continue
-            row = flat[r * k:(r + 1) * k]
+            row = flat[r * k:r * k + self.k]
             ident = self._ident(row, 0)
             if self.idents.get(self._id_cells(row)) != ident:
                 return None
@@ -336,7 +338,7 @@ class ColumnReader(RowReader):
         n = len(self.numbers)
         if i < 0:
             return np.full(n, np.nan)
-        cells = self.flat[i::self.k]
+        cells = self.flat[i::self.stride]
         p = self.period
         # a reading each module holds through the block (a clock, a counter): one tick's cells, repeated
         head = cells[:p] if p is not None and cells[p:] == cells[:-p] else cells
