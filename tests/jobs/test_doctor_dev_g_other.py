@@ -62,3 +62,38 @@ def test_amdgpus_fatal_error_during_gpu_init_is_a_module_that_did_not_come_up(ca
     assert code == 1 and ("module_init_failed", "0000:2D:00.0") in found_causes(data)
     [f] = [x for x in data["findings"] if x["cause"] == "module_init_failed"]
     assert f["severity"] == "critical" and "amdgpu" in f["fix"]
+
+
+RBT = """\
+          RocmBandwidthTest Version: 2.6.0
+
+          Device: 0,  AMD EPYC 7763 64-Core Processor
+          Device: 1,  AMD Instinct MI250X,  GPU-1a2b3c4d5e6f7081,  c1:0.0
+          Device: 2,  AMD Instinct MI250X,  GPU-2a2b3c4d5e6f7082,  c6:0.0
+          Device: 3,  AMD Instinct MI250X,  GPU-3a2b3c4d5e6f7083,  c9:0.0
+          Device: 4,  AMD Instinct MI250X,  GPU-4a2b3c4d5e6f7084,  ce:0.0
+
+          Unidirectional copy peak bandwidth GB/s
+
+          D/D       0           1           2           3           4
+
+          0         N/A         24.902      24.888      24.911      24.899
+
+          1         25.121      1271.223    37.533      37.512      37.498
+
+          2         25.107      37.541      1270.871    37.515      9.102
+
+          3         25.119      37.507      37.522      1271.015    37.540
+
+          4         25.114      37.499      9.095       37.531      1270.442
+"""
+
+
+def test_rocm_bandwidth_tests_gpu_pairs_are_judged_against_their_peers(capsys, tmp_path) -> None:
+    """Device 2 <-> Device 4 at 9.1 GB/s while every other pair reads ~37.5: GPUs 1 and 3 in GPU order
+    (the CPU row and column are host memory; the diagonal a module's copy to itself)."""
+    code, data = doctor_capture(capsys, tmp_path, RBT)
+    assert code == 1 and [(f["cause"], f["between"]) for f in data["findings"]] == [
+        ("link_degraded", ["GPU 1", "GPU 3"])]
+    _, healthy = doctor_capture(capsys, tmp_path, RBT.replace("9.102", "37.520").replace("9.095", "37.511"))
+    assert healthy["findings"] == []

@@ -35,6 +35,7 @@ from gpuvet.captures import (
     nic_tools,
     npu_smi,
     perftest,
+    rocm_bandwidth,
     rocm_validation,
     smi_list,
     smi_query,
@@ -250,6 +251,8 @@ FORMATS: tuple[Format, ...] = (
     Format(hccl.KIND, "nccl", _hccl, adds=True),  # Ascend HCCL Test, read as nccl-tests' records
     Format(transferbench.PREFIX, "nvb", _transferbench, adds=True),  # AMD TransferBench, as nvbandwidth's
     Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True),  # the GPUs its tables name
+    Format("rocm-bandwidth-test copies", "nvb", lambda lines, where: Parsed(rocm_bandwidth.parse(lines), set()), ALL,
+           adds=True),  # its copy matrices as nvbandwidth's tables (amd_smi claimed its lines)
     Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
            adds=True),  # the AMD modules rccl-tests' device lines name (nccl-tests' parse claimed them)
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints

@@ -41,10 +41,11 @@ MAX_PRICED = 1_024  # cells priced per table (one flow solve each): a 32-module 
 
 def pair_tables(matrices: dict[str, list[list[float | None]]]) -> dict[str, list[list[float | None]]]:
     """The tables of module-to-module copies: nvbandwidth device_to_device_*, TransferBench GPU->GPU, the CUDA
-    sample p2pBandwidthLatencyTest's P2P=Enabled matrices."""
+    sample p2pBandwidthLatencyTest's P2P=Enabled matrices, rocm-bandwidth-test's GPU->GPU tables."""
     return {name: m for name, m in matrices.items()
             if name.startswith("device_to_device") or (name.startswith("TransferBench") and "GPU->GPU" in name)
-            or (name.startswith("p2pBandwidthLatencyTest") and "P2P=Enabled" in name)}
+            or (name.startswith("p2pBandwidthLatencyTest") and "P2P=Enabled" in name)
+            or (name.startswith("rocm-bandwidth-test") and name.endswith("GPU->GPU"))}
 
 
 class _Table(NamedTuple):

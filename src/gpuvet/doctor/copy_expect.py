@@ -1,5 +1,7 @@
 """What a captured copy benchmark's cells should reach: nvbandwidth's device-to-device and
 host/device tests, TransferBench's GPU->GPU tables, priced from the design of the modules they ran on.
+rocm-bandwidth-test's tables are not priced: its copies run on the SDMA engines, whose rate the model does
+not give (its GPU->GPU tables are judged against their peers, capture_pairs.py).
 
 The design is, in order: the node declared with ``--expect``; the nominal design of the node the
 captures list (their modules' catalog figures, never the state judged); the board the benchmark's own
