@@ -39,10 +39,9 @@ def flat_cells(lines: list[str], k: int) -> list[str] | None:
     return flat if len(flat) == (k + 1) * n and flat[k::k + 1] == ["\n"] * n else None
 
 
-def column_times(cells: list[str]) -> npt.NDArray[np.float64] | None:
+def column_times(cells: list[str], run: int = 1) -> npt.NDArray[np.float64] | None:
     """Each row's time (nvidia-smi's own layout at once, any other each distinct stamp once); None
-    where one is not a recorded time."""
-    run = _run(cells)
+    where one is not a recorded time. ``run``: the runs of equal cells they come in (``_run``)."""
     at_once = stamps(cells) if run == 1 else stamps(cells[::run])
     if at_once is not None and run > 1:
         at_once = np.repeat(at_once, run)[:len(cells)]
@@ -257,12 +256,17 @@ class ColumnReader(RowReader):
     def block(self, lines: list[str], start: int) -> _Block | None:
         """Each row's module, time and readings; None where a row is not of the usual log."""
         flat, k = flat_cells(lines, self.k), self.stride
-        if flat is None or not all(c[:1].isdigit() or has_digit(c) for c in set(flat[0::k])):
+        if flat is None:
+            return None
+        firsts = flat[0::k]
+        run = _run(firsts)  # each cell of a run its first's: their distinct cells are the runs' firsts'
+        if not all(c[:1].isdigit() or has_digit(c) for c in set(firsts[::run])):
             return None  # a blank row or a second header: row by row
         index = self.cols.get("index")
         if index is not None and any(bad_index(c) is not None for c in set(flat[index::k])):
             return None
-        times = column_times(flat[self.cols["time"]::k])
+        at = self.cols["time"]
+        times = column_times(firsts, run) if at == 0 else column_times(flat[at::k], _run(flat[at::k]))
         self.flat, self.numbers = flat, list(range(start + 2, start + 2 + len(lines)))
         who = self._modules() if times is not None else None
         readings = self._readings() if who is not None else None
