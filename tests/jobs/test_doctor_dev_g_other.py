@@ -97,3 +97,21 @@ def test_rocm_bandwidth_tests_gpu_pairs_are_judged_against_their_peers(capsys, t
         ("link_degraded", ["GPU 1", "GPU 3"])]
     _, healthy = doctor_capture(capsys, tmp_path, RBT.replace("9.102", "37.520").replace("9.095", "37.511"))
     assert healthy["findings"] == []
+
+
+LINK_STATUS = """\
+[    5.912800] nvidia 0000:41:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at \
+0000:40:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)
+[    5.913100] mlx5_core 0000:3b:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x16 link at \
+0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)
+[    6.001000] amdgpu 0000:0b:00.0: 32.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s PCIe x16 link at \
+0000:00:03.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)
+"""
+
+
+def test_the_pci_cores_link_status_line_of_a_gpu_driver_is_that_gpus_link(capsys, tmp_path) -> None:
+    """A GPU's path trained narrower than it can is a downgraded link (warn); at full width but a lower speed,
+    an idle downshift (info); a NIC's or a drive's line is theirs, not a GPU's."""
+    code, data = doctor_capture(capsys, tmp_path, LINK_STATUS)
+    assert code == 1 and {(f["cause"], f["module"], f["severity"]) for f in data["findings"]} == {
+        ("pcie_link_downgraded", "0000:41:00.0", "warn"), ("pcie_link_idle_speed", "0000:0B:00.0", "info")}

@@ -34,6 +34,7 @@ from gpuvet.captures import (
     nccl_log,
     nic_tools,
     npu_smi,
+    pcie_status,
     perftest,
     rocm_bandwidth,
     rocm_validation,
@@ -190,6 +191,10 @@ def _transferbench_gpus(lines: list[Line], where: str) -> Parsed:
     return Parsed(got, set())
 
 
+def _found(got: links.LspciParse | None) -> Parsed:
+    return Parsed(got, got.claimed if got else set(), found=got is not None)
+
+
 def _nics(lines: list[Line], where: str) -> Parsed:
     got, claimed = nic_tools.parse(lines)
     return Parsed(got, claimed, kinds=tuple(got.kinds))
@@ -255,6 +260,8 @@ FORMATS: tuple[Format, ...] = (
            adds=True),  # its copy matrices as nvbandwidth's tables (amd_smi claimed its lines)
     Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
            adds=True),  # the AMD modules rccl-tests' device lines name (nccl-tests' parse claimed them)
+    Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
+           adds=True),  # the PCI core's 'available PCIe bandwidth, limited by' line of a GPU driver
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules

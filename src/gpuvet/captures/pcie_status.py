@@ -1,0 +1,39 @@
+"""The PCI core's link status line, printed when a driver binds a device whose path trains below what
+it can do (drivers/pci/pci.c, __pcie_print_link_status): 'nvidia 0000:41:00.0: 63.008 Gb/s available
+PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:40:01.1 (capable of 252.048 Gb/s with 16.0
+GT/s PCIe x16 link)'. The limiting link may be the device's own or one above it (the port named after
+'at'): either way it is the device's path as trained. Read for the GPU drivers (nvidia, amdgpu) as
+the device's PCIe link, judged as lspci's LnkSta against LnkCap is; another driver's line (mlx5_core,
+nvme) is that device's, not a GPU's, and is left unread."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.links import LspciParse
+from gpuvet.captures.records import PcieLink
+from gpuvet.captures.text import Line
+
+KIND = "kernel PCIe link status"
+_GPU_DRIVERS = ("nvidia", "amdgpu")
+_STATUS = re.compile(r"\b([\w-]{1,32}) ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available "
+                     r"PCIe bandwidth, limited by ([\d.]+) GT/s PCIe x(\d{1,2}) link at (\S+?) \(capable of [\d.]+ Gb/s "
+                     r"with ([\d.]+) GT/s PCIe x(\d{1,2}) link\)")
+
+
+def parse(lines: list[Line]) -> LspciParse | None:
+    """Each GPU driver's link status line as the device's link (the first line per device kept)."""
+    out = LspciParse()
+    seen: set[str] = set()
+    for ln in lines:
+        if "available PCIe bandwidth" not in ln.text or (m := _STATUS.search(ln.text)) is None:
+            continue
+        driver, bus = m.group(1), m.group(2).upper()
+        if driver not in _GPU_DRIVERS or bus in seen:
+            continue
+        seen.add(bus)
+        speed, width, cap_speed, cap_width = float(m.group(3)), int(m.group(4)), float(m.group(6)), int(m.group(7))
+        out.links.append(PcieLink(bus, f"{driver} (limited at {m.group(5)})", cap_speed, cap_width, speed, width,
+                                  speed < cap_speed, width < cap_width))
+        out.claimed.add(ln.no)
+    return out if out.links else None
