@@ -210,3 +210,14 @@ def test_an_uncaught_cpp_exception_names_its_cuda_error_after_what(capsys: pytes
     assert _severities(capsys, tmp_path, text) == {("fabric_manager_failed", None): "critical"}
     coded = "    if (err) throw std::runtime_error(\"system not yet initialized\");\n"  # the source, not its output
     assert app_errors.parse(clean(coded).lines).errors == []
+
+
+def test_the_cuda_samples_error_code_print_is_the_runtimes_message() -> None:
+    """The CUDA samples print cudaGetErrorString after '(error code …' (issue 46 dev set); prose that only
+    names the message is still not a printed error."""
+    sample = ("[Vector addition of 50000 elements]\n"
+              "Failed to allocate device vector A (error code all CUDA-capable devices are busy or unavailable)!\n")
+    got = app_errors.parse(clean(sample).lines)
+    assert [(e.kind, e.line) for e in got.errors] == [("devices_busy", 2)]
+    prose = "it says all CUDA-capable devices are busy or unavailable on some nodes\n"
+    assert app_errors.parse(clean(prose).lines).errors == []

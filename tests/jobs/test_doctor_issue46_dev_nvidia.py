@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import doctor_capture
+from tests.support.helpers import doctor_capture, found_causes
 
 FAILURE = ("nodeb: Test NCCL failure common.cu:1005 'unhandled cuda error'\n"
            " .. nodeb pid 4410: Test failure common.cu:891\n")
@@ -36,3 +36,32 @@ def test_an_abort_alone_keeps_the_benchmarks_own_advice(capsys: pytest.CaptureFi
     code, data = doctor_capture(capsys, tmp_path, FAILURE)
     f = _benchmark(data)
     assert "first_error" not in f["evidence"] and "NCCL_DEBUG=INFO" in str(f["fix"])  # type: ignore[operator]
+
+
+def test_a_warn_without_a_failure_word_fails_when_its_error_trace_follows(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    """NCCL prints 'file.cc:N -> code' only for a call that returned an error: the WARN before it failed."""
+    dup = ("gpu-a:8810:8870 [0] init.cc:566 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+           "device 1b000\ngpu-a:8810:8870 [0] NCCL INFO init.cc:1301 -> 5\n")
+    code, data = doctor_capture(capsys, tmp_path, dup)
+    assert code == 1 and ("collective_init_failed", "gpu-a GPU 0") in found_causes(data)
+    benign = ("gpu-a:8810:8870 [0] NCCL WARN NCCL_SOCKET_IFNAME set to ib0 but not found, using eth0\n"
+              "gpu-a:8810:8870 [0] NCCL INFO Channel 00/02 : 0 1\n")
+    code, data = doctor_capture(capsys, tmp_path, benign, name="benign.txt")
+    assert not {c for c, _ in found_causes(data)} & {"collective_init_failed", "collective_runtime_error"}
+
+
+def _temperature_q(current: int) -> str:
+    return ("==============NVSMI LOG==============\n\nDriver Version                      : 384.81\n\n"
+            "Attached GPUs                       : 1\nGPU 00000000:02:00.0\n    Temperature\n"
+            f"        GPU Current Temp            : {current} C\n        GPU Shutdown Temp           : 96 C\n"
+            "        GPU Slowdown Temp           : 93 C\n        GPU Max Operating Temp      : N/A\n")
+
+
+def test_a_module_at_its_own_slowdown_temperature_throttles(capsys: pytest.CaptureFixture[str],
+                                                          tmp_path: Path) -> None:
+    """-q's Temperature section alone: at or above the module's Slowdown Temp its hardware lowers the clocks."""
+    code, data = doctor_capture(capsys, tmp_path, _temperature_q(94))
+    assert code == 1 and ("thermal_throttling", "0000:02:00.0") in found_causes(data)
+    code, data = doctor_capture(capsys, tmp_path, _temperature_q(78), name="cool.txt")
+    assert "thermal_throttling" not in {c for c, _ in found_causes(data)}

@@ -45,7 +45,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v"},
-    "dcgm_diag": {"dcgmi diag", "dcgmi diag -j"},
+    "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},

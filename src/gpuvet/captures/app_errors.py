@@ -116,7 +116,7 @@ _GREP_HIT = re.compile(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
 _SOURCE_HIT = re.compile(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*)")
 _LABEL = re.compile(r"(?:Error|error|ERROR|Exception|Warning|warning|WARN|failed|Failed|FAILED)\S*\s*:")
-_ENDS_AS_LABEL = re.compile(r"(?:[:\]>|(]|->)$")
+_ENDS_AS_LABEL = re.compile(r"(?:[:\]>|(]|->|\(error code)$")  # the CUDA samples: '… (error code %s)!'
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)+$")  # torch.cuda.OutOfMemoryError: the module path before the name
 # a label, then an earlier sentence of the same message ("…gpu_device.cc:1960] Cannot dlopen some GPU
 # libraries. Skipping registering GPU devices...")

@@ -15,7 +15,8 @@ _NOTHING = re.compile(r"NV_WARN_NOTHING_TO_DO")
 _STARTED = re.compile(r"Successfully configured all the available NVSwitches|Started \"?Nvidia Fabric Manager|"
                       r"Active: active \(running\)", re.IGNORECASE)
 _FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
-                     r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code", re.IGNORECASE)
+                     r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code|"
+                     r"aborting fabric manager", re.IGNORECASE)  # its own log: '…, aborting fabric manager'
 _STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = re.compile(r"\[ERROR\]")
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards

@@ -156,6 +156,7 @@ def parse(lines: list[Line]) -> NcclLog:
     """Every library log line in ``lines``; an empty NcclLog where there is none."""
     out = NcclLog()
     by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]] = {}
+    pending: dict[tuple[str | None, int | None], LogLine] = {}  # each process's last WARN no word marked failed
     for ln in lines:
         v = _VERSION.search(ln.text) if "version" in ln.text else None
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
@@ -177,7 +178,9 @@ def parse(lines: list[Line]) -> NcclLog:
         out.redacted = out.redacted or at.redacted
         if v is not None:
             out.version = out.version or v.group(2)
+        before = len(out.failures)
         _read(at, out, by_process)
+        _traced(at, out, pending, before)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
     for key, said in by_process.items():
         no_ib = min((a.line for a in out.no_ib if (a.host, a.pid) == key), default=None)  # sockets after it: the fallback
@@ -186,6 +189,27 @@ def parse(lines: list[Line]) -> NcclLog:
             out.choices.append(choice)
     out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
     return out
+
+
+_TRACE = re.compile(r"^(?P<file>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):\d{1,6} -> [1-9]\d{0,3}\b")  # 'init.cc:1245 -> 5'
+
+
+def _traced(at: LogLine, out: NcclLog, pending: dict[tuple[str | None, int | None], LogLine], before: int) -> None:
+    """A WARN no failure word marks ('Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 3b000') is
+    a failure when the same process's error-return trace follows it ('NCCL INFO init.cc:1245 -> 5'): NCCL
+    prints that trace only for a call that returned an error."""
+    key = (at.host, at.pid)
+    if len(out.failures) > before:  # this line failed in its own words: the trace after it is its own
+        pending.pop(key, None)
+    elif at.level in ("WARN", "ERROR") and at.lib != "HCCL":
+        if not (_GOES_ON.search(at.message) or NO_VERBS.search(at.message) or _NET_NONE.match(at.message)
+                or _PEER_REFUSED.search(at.message)):  # read as what it is already (peer access, no IB)
+            pending[key] = at
+    elif at.level == "INFO" and key in pending and (t := _TRACE.match(at.message)) is not None:
+        warn = pending.pop(key)
+        files = {(warn.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1], t.group("file").rsplit("/", 1)[-1]}
+        init = bool(files & _INIT_FILES) or _INIT_WORDS.search(warn.message) is not None
+        out.failures.append(LogFailure("init" if init else "runtime", warn))
 
 
 def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | None],

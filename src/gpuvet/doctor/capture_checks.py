@@ -245,7 +245,8 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     passed = [r for r in results if r.status == "pass"]
     if not passed:
         return unknown(f"{len(results)} DCGM diagnostic result(s), none a pass (skipped or not run)")
-    source = ev.capture_source(CAPTURED["dcgm_diag"], CAPTURED["dcgm_diag_json"]) or CAPTURED["dcgm_diag"]
+    source = ev.capture_source(CAPTURED["dcgm_diag"], CAPTURED["dcgm_diag_json"],
+                               "DCGM diagnostic JSON") or CAPTURED["dcgm_diag"]  # the kind formats.py names it
     return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip", *[
         Cited(source, r.test, r.status, where=f"GPU {r.gpu}" if r.gpu else r.category) for r in passed])
 

@@ -172,7 +172,8 @@ def ecc_reset_findings(ev: Evidence) -> list[Finding]:
 
 def clock_findings(ev: Evidence) -> list[Finding]:
     """SM clock at a quarter of its maximum or less while the capture's clock reasons say it is not
-    idle; a module at its own maximum operating temperature with no thermal slowdown active yet."""
+    idle; a module at or above its own slowdown temperature (throttling, whether or not the capture shows
+    the clock reasons), else at its own maximum operating temperature with no thermal slowdown active yet."""
     out: list[Finding] = []
     for h in ev.captures.health:
         reasons_read = h.module in ev.captures.clock_reasons_read  # without them an idle module looks the same
@@ -184,7 +185,12 @@ def clock_findings(ev: Evidence) -> list[Finding]:
                                note=None if h.clock_events else "no reason active in the capture: read it under load"))
         limit = h.temperature_max_operating_c
         thermal = h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"}
-        if limit and h.temperature_c is not None and h.temperature_c >= limit - 1 and not thermal:
+        slowdown = h.temperature_slowdown_c
+        if slowdown and h.temperature_c is not None and h.temperature_c >= slowdown and not thermal:
+            out.append(finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                               slowdown_c=slowdown, note="at or above the module's own slowdown temperature: its "
+                               "hardware lowers the clocks there (the capture shows no clock reasons saying so)"))
+        elif limit and h.temperature_c is not None and h.temperature_c >= limit - 1 and not thermal:
             out.append(finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
                                max_operating_c=limit, slowdown_c=h.temperature_slowdown_c))
     return out
