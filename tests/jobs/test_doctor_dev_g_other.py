@@ -115,3 +115,25 @@ def test_the_pci_cores_link_status_line_of_a_gpu_driver_is_that_gpus_link(capsys
     code, data = doctor_capture(capsys, tmp_path, LINK_STATUS)
     assert code == 1 and {(f["cause"], f["module"], f["severity"]) for f in data["findings"]} == {
         ("pcie_link_downgraded", "0000:41:00.0", "warn"), ("pcie_link_idle_speed", "0000:0B:00.0", "info")}
+
+
+PERFTEST_FAILED = """\
+---------------------------------------------------------------------------------------
+                    RDMA_Read BW Test
+ Dual-port       : OFF          Device         : mlx5_2
+ Number of qps   : 1            Transport type : IB
+ Link type       : Ethernet
+ GID index       : 1
+---------------------------------------------------------------------------------------
+ Failed to modify QP 297 to RTR
+ Unable to Connect the HCA's through the link
+"""
+
+
+def test_a_perftest_run_that_failed_is_named_with_perftests_own_line(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, PERFTEST_FAILED)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["severity"], f["evidence"]["nic"]) == ("rdma_test_failed", "warn", "mlx5_2")
+    assert f["evidence"]["error"] == "Failed to modify QP 297 to RTR" and f["evidence"]["times"] == 2
+    code, data = doctor_capture(capsys, tmp_path, " Couldn't connect to 192.168.10.2:18515\n")  # the line alone
+    assert code == 1 and [f["cause"] for f in data["findings"]] == ["rdma_test_failed"]

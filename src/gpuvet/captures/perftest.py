@@ -1,7 +1,13 @@
 """perftest's output (ib_write_bw, ib_read_bw, ib_send_bw; their _lat siblings) as people paste it:
 the header block (`Device : mlx5_0`, `Link type : IB`), the local/remote address lines and the
 result rows (`#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]`, or Gb/sec with
---report_gbits). Its `Key : value` header is perftest's, never an nvidia-smi -q module."""
+--report_gbits). Its `Key : value` header is perftest's, never an nvidia-smi -q module.
+
+A run that failed says so in perftest's own words (perftest_communication.c, perftest_resources.c): the TCP
+side channel ('Couldn't connect to HOST:PORT', 'Unable to init the socket connection'), the QP's set-up
+('Failed to modify QP 0x… to RTR', 'Couldn't create QP'), the exchange ('Failed to exchange data between
+server and clients'), the device ('No IB devices found') or a work request ('Completion with error at
+client', 'Failed status 12: wr_id …'): each is kept with its line, with or without the header."""
 
 from __future__ import annotations
 
@@ -18,6 +24,13 @@ _ROW = re.compile(r"^\s*\**\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\
 _DEVICE = re.compile(r"\bDevice\s+:\s*([\w.-]+)")
 _LINK = re.compile(r"\bLink type\s+:\s*(\w+)")
 _RULE = re.compile(r"^\s*-{20,}\s*$")
+_FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connection|open file descriptor for socket|"
+                   r"Connect the HCA's through the link)|"
+                   r"Failed to (?:modify QP\b.{0,24}?to (?:INIT|RTR|RTS)|exchange data between server and clients|"
+                   r"create QP)|Couldn't create (?:the )?QP|Unable to create QP|No IB devices found|"
+                   r"Couldn't get device list|Completion with error at (?:client|server)|Failed status \d+:|"
+                   r"Couldn't allocate MR|Couldn't read remote address", re.IGNORECASE)
+_FAIL_WORDS = ("couldn't", "unable to", "failed", "completion with error", "no ib devices")
 _HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|\s*(local|remote) address:.*)$")
 
 
@@ -33,6 +46,7 @@ class PerftestRun:
     device: str | None = None
     link_type: str | None = None
     rows: list[PerftestRow] = field(default_factory=list)
+    failures: list[tuple[int, str]] = field(default_factory=list)  # (line, perftest's error line)
 
 
 @dataclass
@@ -50,6 +64,13 @@ def parse(lines: list[Line]) -> PerftestParse:
     run: PerftestRun | None = None
     unit = "MB"
     for ln in lines:
+        if any(w in ln.text.lower() for w in _FAIL_WORDS) and _FAIL.search(ln.text) is not None:
+            if run is None:
+                run = PerftestRun("perftest (header not in the capture)")
+                out.runs.append(run)
+            run.failures.append((ln.no, ln.text.strip()[:240]))
+            out.claimed.add(ln.no)
+            continue
         if (m := _TITLE.match(ln.text)) is not None:
             run = PerftestRun(f"{m.group(1)} {m.group(2)}")
             out.runs.append(run)

@@ -75,6 +75,12 @@ BW_SHARE_MIN = 0.8  # perftest's write/read/send BW reaches ~95 % of the line ra
 def rdma_bandwidth(ev: Evidence) -> Outcome:
     """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
     gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only."""
+    failed = [(label, r) for label, r in ev.captures.perftest if r.failures]
+    if failed:
+        return confirmed(f"{len(failed)} perftest run(s) failed: {failed[0][1].failures[0][1][:120]}",
+                         *(finding("rdma_test_failed", HIGH, None, nic=r.device, test=r.test, file=label,
+                                   line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
+                           for label, r in failed))
     runs = [(label, r) for label, r in ev.captures.perftest if r.test.endswith("BW")]
     if not runs:
         return unknown("no perftest bandwidth run (give ib_write_bw / ib_read_bw / ib_send_bw output)")
