@@ -11,6 +11,7 @@ import pytest
 
 from gpuvet.watch.recording import Recording
 from gpuvet.watch.smi_cells import Clock, stamps
+from gpuvet.watch.smi_rows import ColumnReader, RowReader
 from tests.support.query_logs import read_both_ways, write_log
 
 HEAD = ("timestamp, index, uuid, temperature.gpu, power.draw [W], power.draw.instant [W], utilization.gpu [%], "
@@ -84,3 +85,29 @@ def _write(path: Path, rows: list[list[str]]) -> Path:
 
 
 _both = read_both_ways
+
+
+def test_a_mask_cell_reads_in_each_block_as_the_rows_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mask column's cell without '0x' ('20') reads as hex (32) in a block of masks and as a
+    number (20) in a block beside a cell that is no hex ('[N/A]'), as the row reader's blocks read
+    it: the column reader's cells kept from one block never stand in for another's reading."""
+    monkeypatch.setattr(RowReader, "BLOCK", 100)
+    monkeypatch.setattr(ColumnReader, "SUB", 100)
+    rows = [_row(f"2026/01/01 {k // 60:02d}:{k % 60:02d}:00.000", g, k) for k in range(150) for g in range(2)]
+    for at in (10, 110, 210):  # one cell '20' in each of three blocks; '[N/A]' in the second
+        rows[at][10] = "20"
+    rows[150][10] = "[N/A]"
+    cols, by_rows = _both(_write(tmp_path / "node01.csv", rows), monkeypatch)
+    _same(cols, by_rows)
+    assert [cols.samples[at].throttle for at in (10, 110, 210)] == [32, 20, 32]
+
+
+def test_lines_of_another_width_in_one_block_read_row_by_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line with a cell too many and a later one with a cell too few (the block's count of cells
+    is right): no column is read shifted; the log is read row by row, as before."""
+    rows = [_row(f"2026/01/01 {k // 60:02d}:{k % 60:02d}:00.000", g, k) for k in range(100) for g in range(2)]
+    rows[40].append("7")
+    rows[45].pop()
+    cols, by_rows = _both(_write(tmp_path / "node01.csv", rows), monkeypatch)
+    assert not cols.columns
+    assert cols.notes == by_rows.notes and cols.samples == by_rows.samples

@@ -391,10 +391,7 @@ def _parsed(cells: list[str], hexa: bool, known: dict[str, float]) -> npt.NDArra
         distinct = set(cells)
         if max(map(len, distinct)) > bounds.MAX_NUMBER_CHARS:
             return None
-        number = _numbers(hexa, distinct)
-        if number is not None:
-            known.update(number)
-        return _mapped(cells, number)
+        return _mapped(cells, _numbers(hexa, distinct, known))
     if max(map(len, cells)) > bounds.MAX_NUMBER_CHARS:
         return None
     try:  # a cell without a unit is its number ('61'); one with ('583.54 W') fails here at once
@@ -428,9 +425,11 @@ def _mapped(cells: list[str], number: dict[str, float] | None) -> npt.NDArray[np
     return np.fromiter(map(number.__getitem__, cells), dtype=np.float64, count=len(cells))
 
 
-def _numbers(hexa: bool, distinct: Iterable[str]) -> dict[str, float] | None:
+def _numbers(hexa: bool, distinct: Iterable[str], known: dict[str, float] | None = None) -> dict[str, float] | None:
     """Each distinct cell as ``_column`` reads it (``_as_numbers``, else ``parse_cell``), NaN for a
-    cell that is no reading ('[N/A]'); None where one is nan or ±inf (no reading: dropped, noted)."""
+    cell that is no reading ('[N/A]'); None where one is nan or ±inf (no reading: dropped, noted).
+    Only cells read the first way join ``known``: the same cell reads otherwise beside one that
+    fails it ('20' is 32 among hex masks, 20 beside '[N/A]'), as it does without ``known``."""
     try:
         number = {c: float(int(c, 16)) if hexa else float(c.partition(" ")[0]) for c in distinct}
     except ValueError:
@@ -438,7 +437,11 @@ def _numbers(hexa: bool, distinct: Iterable[str]) -> dict[str, float] | None:
         if not all(v - v == 0 for v in cell.values() if v is not None):
             return None
         return {c: math.nan if v is None else v for c, v in cell.items()}
-    return number if all(v - v == 0 for v in number.values()) else None
+    if not all(v - v == 0 for v in number.values()):
+        return None
+    if known is not None:
+        known.update(number)
+    return number
 
 
 def per_module(names: list[tuple[str, str]], who: npt.NDArray[np.int64],
