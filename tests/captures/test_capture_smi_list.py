@@ -118,3 +118,21 @@ def test_a_line_whose_uuid_the_poster_elided_keeps_its_index_and_model() -> None
     assert [(m.fields["Index"], m.product) for m in got.modules] == [("0", "NVIDIA A100-SXM4-80GB"),
                                                                     ("3", "NVIDIA A100-SXM4-80GB")]
     assert "GPU UUID" not in got.modules[0].fields and got.claimed == {3, 5}
+
+
+PROC_INFO = ("____________________________________________\n\n"
+             "*** /proc/driver/nvidia/gpus/0000:86:00.0/information\n"
+             "*** ls: -r--r--r-- 1 root root 0 2024-02-01 09:00:00.000000000 +0000 "
+             "/proc/driver/nvidia/gpus/0000:86:00.0/information\n"
+             "Model: \t\t NVIDIA A40\nIRQ:   \t\t 212\nGPU UUID: \t GPU-5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b\n"
+             "Video BIOS: \t 94.02.5c.00.04\nBus Type: \t PCIe\nDMA Size: \t 47 bits\nDMA Mask: \t 0x7fffffffffff\n"
+             "Bus Location: \t 0000:86:00.0\nDevice Minor: \t 1\nGPU Excluded:\t No\n"
+             "____________________________________________\n")
+
+
+def test_the_drivers_proc_listing_in_a_bug_report_names_each_module_with_its_bus_id() -> None:
+    got = _parse(PROC_INFO)
+    assert [(m.bus_id, m.product) for m in got.modules] == [("0000:86:00.0", "NVIDIA A40")]
+    assert got.modules[0].fields == {"GPU UUID": "GPU-5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                                     "VBIOS Version": "94.02.5c.00.04", "Minor Number": "1"}
+    assert _parse("Model: my own\nBus Location: the lab\n").modules == []  # no bus id: no module

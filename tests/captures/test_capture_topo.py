@@ -33,3 +33,19 @@ def test_numa_affinity_is_each_modules_numa_node(capsys: pytest.CaptureFixture[s
 def test_a_gpu_whose_row_is_cut_is_still_listed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     modules = _inventory(capsys, tmp_path, HEADER + "".join(ROWS[:2]))
     assert [(m["id"], m["numa_node"]) for m in modules] == [("gpu0", 0), ("gpu1", 0), ("gpu2", None), ("gpu3", None)]
+
+
+P2P_STATUS = (" \tGPU0\tGPU1\tGPU2\t\n GPU0\tX\tOK\tNS\t\n GPU1\tOK\tX\tNS\t\n GPU2\tNS\tNS\tX\t\n\n"
+              "Legend:\n\n  X    = Self\n  OK   = Status Ok\n  NS   = Not supported\n")
+TOPO_AFTER = ("\tGPU0\tGPU1\tGPU2\tCPU Affinity\nGPU0\t X \tPHB\tSYS\t0-15\nGPU1\tPHB\t X \tSYS\t0-15\n"
+              "GPU2\tSYS\tSYS\t X \t16-31\n")
+
+
+def test_a_topo_p2p_status_matrix_first_is_no_topo_m(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`nvidia-smi topo -p2p r` (issue 46 dev set): its OK/NS statuses are not links; alone it is no topo -m
+    (a clear refusal, not 'NS is not a topo -m cell'), and a topo -m after it is read as the matrix."""
+    alone = tmp_path / "p2p.txt"
+    alone.write_text(P2P_STATUS)
+    code, _, err = call(capsys, "inventory", "--from", str(alone))
+    assert code == 2 and "not a topo -m cell" not in err
+    assert len(_inventory(capsys, tmp_path, P2P_STATUS + "\n" + TOPO_AFTER)) == 3

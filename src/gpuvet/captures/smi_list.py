@@ -2,7 +2,9 @@
 drivers without the ``NVIDIA`` prefix, MIG instances indented under their module (``MIG 1g.10gb
 Device 0: (UUID: MIG-…)``), and several modules on one line, as an issue form or a post's prose
 joins them; a line whose UUID the poster elided (``GPU 0: NVIDIA H100 80GB HBM3 ...``, as pasted from
-gpu-burn's echo of the listing) keeps its index and name. Each module keeps the index, name and UUID
+gpu-burn's echo of the listing) keeps its index and name. The driver's own listing a bug report holds
+(``/proc/driver/nvidia/gpus/<bus>/information``: ``Model:``, ``GPU UUID:``, ``Video BIOS:``, ``Bus
+Location:``) gives each module with its bus id. Each module keeps the index, name and UUID
 printed; -L prints no bus id, so none is
 given (never guessed from the order). Read into the same module record as the other listings, so
 inventory and doctor see the modules."""
@@ -24,9 +26,43 @@ _CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false
 _MIG = re.compile(r"^\s*MIG\s+(\S{1,40})\s+Device\s+(\d{1,3}):\s*\(UUID: (MIG-[^)\s]{1,120})\)")
 
 
+_PROC_KEY = re.compile(r"^\s*(Model|GPU UUID|Video BIOS|Bus Location|Bus Type|IRQ|Device Minor|GPU Excluded|"
+                       r"DMA Size|DMA Mask|Firmware):\s+(\S.{0,120}?)\s*$")
+_PROC_BUS = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
+_PROC_FIELDS = {"GPU UUID": "GPU UUID", "Video BIOS": "VBIOS Version", "Device Minor": "Minor Number"}
+
+
+def _proc_information(lines: list[Line], out: SmiText) -> None:
+    """The driver's /proc/driver/nvidia/gpus/<bus>/information blocks (a bug report prints each): a block
+    is a module when it names its model and its bus location."""
+    block: dict[str, str] = {}
+    seen: list[int] = []
+    for ln in [*lines, Line(-1, "")]:
+        m = _PROC_KEY.match(ln.text)
+        if m is not None:
+            block[m.group(1)] = m.group(2)
+            seen.append(ln.no)
+            continue
+        bus = _PROC_BUS.fullmatch(block.get("Bus Location", ""))
+        if block.get("Model") and bus is not None and len(out.modules) < MAX_MODULES:
+            fields = {_PROC_FIELDS[k]: v for k, v in block.items() if k in _PROC_FIELDS}
+            out.modules.append(SmiTextModule(bus.group(0).upper()[-12:], block["Model"], fields))
+            out.claimed |= set(seen)
+        block, seen = {}, []
+
+
 def parse(lines: list[Line]) -> SmiText:
     """Every module line of an `nvidia-smi -L` listing in the lines (possibly none), MIG instances
-    counted under the module above them."""
+    counted under the module above them; else the driver's /proc listing a bug report holds."""
+    out = _listing(lines)
+    if not out.modules and any("Bus Location:" in ln.text for ln in lines):
+        _proc_information(lines, out)
+        if out.modules:
+            out.notes.append(f"driver's /proc listing: {len(out.modules)} module(s) read (model, bus id, UUID, VBIOS)")
+    return out
+
+
+def _listing(lines: list[Line]) -> SmiText:
     out = SmiText()
     by_uuid: dict[tuple[str, str], SmiTextModule] = {}  # (index, UUID as printed): a redacted UUID repeats
     last: SmiTextModule | None = None

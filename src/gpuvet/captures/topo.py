@@ -90,9 +90,25 @@ def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool, devices
     return values
 
 
+def _after_p2p(lines: list[Line], start: int, p2p: set[int], where: str) -> TopoMatrix | None:
+    """`topo -p2p` first: its statuses (OK, NS, CNS) are no links; the topo -m after it, if any, is the matrix."""
+    got = parse([ln for ln in lines if ln.no > max(p2p)], where)
+    if got is not None:
+        got.claimed |= {start, *p2p}
+        got.notes.append(f"topo -m: line {start} starts a `nvidia-smi topo -p2p` status matrix (OK, NS, CNS …): "
+                         "read as P2P status, not as links")
+    return got
+
+
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
     """The matrix in the lines, or None when there is none. Raises CaptureError when it cannot be trusted."""
     at = header_index(lines)
+    if at is not None and (p2p := _p2p_rows(lines[at:])) is not None:
+        return _after_p2p(lines, lines[at].no, p2p, where)
+    return _matrix(lines, at, where)
+
+
+def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     if at is None:
         return None
     header, extra = _columns(_split(lines[at].text))
