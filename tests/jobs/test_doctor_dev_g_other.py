@@ -137,3 +137,19 @@ def test_a_perftest_run_that_failed_is_named_with_perftests_own_line(capsys, tmp
     assert f["evidence"]["error"] == "Failed to modify QP 297 to RTR" and f["evidence"]["times"] == 2
     code, data = doctor_capture(capsys, tmp_path, " Couldn't connect to 192.168.10.2:18515\n")  # the line alone
     assert code == 1 and [f["cause"] for f in data["findings"]] == ["rdma_test_failed"]
+
+
+AMD_AER = """\
+[  812.100231] pcieport 0000:00:01.1: AER: Multiple Corrected error received: 0000:03:00.0
+[  812.100245] amdgpu 0000:03:00.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)
+[  812.100248] amdgpu 0000:03:00.0:   device [1002:73bf] error status/mask=00001000/00002000
+[  812.100251] amdgpu 0000:03:00.0:    [12] Timeout
+"""
+
+
+def test_an_amd_gpus_own_aer_errors_are_the_modules(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, AMD_AER)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["module"], f["evidence"]["below"]) == (
+        "pcie_aer_errors", "0000:03:00.0", "the module itself")
+    assert not any("not a GPU" in n for n in data["notes"])

@@ -21,6 +21,7 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Unc
                    r"Non-?fatal)[\w ()-]*? (?:error )?(?:message )?received(?: from)?:? "
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 NVIDIA = "10de"
+GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU module's own
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
@@ -54,9 +55,10 @@ class AerParse:
     claimed: set[int] = field(default_factory=set)
 
     def gpu(self, bus: str) -> bool:
-        """The device is an NVIDIA module by its vendor id or its driver's name."""
+        """The device is a GPU module: NVIDIA's by its vendor id or its driver's name, AMD's by its driver's
+        (amdgpu: AMD's vendor id also names its GPUs' audio functions and their PCIe switch ports)."""
         d = self.devices.get(bus)
-        return d is not None and (d.vendor == NVIDIA or d.driver == "nvidia")
+        return d is not None and (d.vendor == NVIDIA or d.driver in GPU_DRIVERS)
 
 
 def parse(lines: list[Line]) -> AerParse:
