@@ -153,3 +153,24 @@ def test_an_amd_gpus_own_aer_errors_are_the_modules(capsys, tmp_path) -> None:
     assert code == 1 and (f["cause"], f["module"], f["evidence"]["below"]) == (
         "pcie_aer_errors", "0000:03:00.0", "the module itself")
     assert not any("not a GPU" in n for n in data["notes"])
+
+
+HIP_FAULT = """\
+Loading checkpoint shards: 100%|██████████| 4/4 [00:03<00:00,  1.21it/s]
+Memory access fault by GPU node-2 (Agent handle: 0x55d1c0a5e9a0) on address 0x7f3a2c000000. Reason: Page not present \
+or supervisor privilege.
+Aborted (core dumped)
+"""
+
+
+def test_rocms_runtime_errors_are_read_as_cudas_are(capsys, tmp_path) -> None:
+    """The HSA runtime's memory access fault and HIP's errors: the application's first (warn), named by the
+    HSA node the line gives; HIP's out of memory is no hardware fault (info)."""
+    code, data = doctor_capture(capsys, tmp_path, HIP_FAULT)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["severity"], f["evidence"]["kind"]) == (
+        "application_hip_error", "warn", "hip_memory_fault")
+    _, oom = doctor_capture(capsys, tmp_path, "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. "
+                                              "GPU 0 has a total capacity of 191.98 GiB\n")
+    assert [(x["cause"], x["severity"]) for x in oom["findings"]] == [("application_out_of_memory", "info")]
+    assert "amd-smi" in oom["findings"][0]["fix"]

@@ -28,6 +28,7 @@ from gpuvet.captures import (
     fabric_manager,
     gpu_burn,
     hccl,
+    hip_errors,
     kernel,
     links,
     nccl_devices,
@@ -272,6 +273,7 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse)),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse)),
     Format("application error lines", "app_errors", _one(app_errors.parse)),
+    Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True),  # HIP's, HSA's
     Format(LISTING, None, _kept(smi_list.parse)),  # nvidia-smi -L (and nvlink -s/-e/-c headers nothing took)
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery)),
     Format(TABLE, None, _kept(smi_table.parse)),  # nvidia-smi's default table

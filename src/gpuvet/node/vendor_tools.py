@@ -207,6 +207,11 @@ CAPTURE_FOR_CHECK: dict[str, str] = {
 # What an application's or a CUDA sample's error line asks the operator to do (captures/app_errors.py
 # kinds); the cause named (doctor/capture_errors.py) keeps its own meaning, the fix is the runtime's.
 APP_ERROR_FIX = {
+    "hip_out_of_memory": "not a hardware fault: check the application (a smaller batch, model sharding, freeing cached "
+                         "memory); amd-smi metric --mem-usage (or rocm-smi --showmeminfo vram) shows what holds memory",
+    "hip_no_device": "check the framework's build first (torch.version.hip None is not a ROCm build), then that the "
+                     "amdgpu driver and ROCm list the modules (amd-smi list, rocminfo), the user is in the video and "
+                     "render groups, and HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
     "ecc_uncorrectable": "find the module the job ran on (nvidia-smi -q -d ECC,ROW_REMAPPER shows its volatile "
                          "uncorrectable count and pending remaps); drain it, reset it (nvidia-smi -r -i <index>) so "
                          "the remap applies, run dcgmi diag -r 3; RMA it if errors return",

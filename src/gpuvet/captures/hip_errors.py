@@ -1,0 +1,51 @@
+"""The error lines a program on AMD's ROCm prints, as app_errors reads CUDA's: the HSA runtime's 'Memory
+access fault by GPU node-2 (Agent handle: 0x…) on address 0x…. Reason: Page not present or supervisor
+privilege.', HIP's 'HIP error: invalid device function' / hipError* names, PyTorch's 'HIP out of memory'
+and 'No HIP GPUs are available', HSA_STATUS_ERROR_* codes. Each becomes the same AppError record
+(captures/app_errors.py), one per kind and module, counted, so doctor judges them beside CUDA's."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from gpuvet.captures.app_errors import AppErrorsParse, printed
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+# kind -> its words, most specific first; the kinds are doctor's (doctor/capture_errors.py KIND_CAUSES)
+KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
+    "hip_memory_fault": r"Memory access fault by GPU node-\d+",
+    "hip_out_of_memory": r"HIP out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+    "hip_no_binary": r"hipErrorNoBinaryForGpu|HIP error: invalid device function|hipErrorInvalidDeviceFunction",
+    "hip_no_device": r"No HIP GPUs are available|hipErrorNoDevice\b|HIP error: no ROCm-capable device",
+    "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR_[A-Z_]+",
+}.items()}
+_KEYS = ("hip", "hsa_status", "memory access fault by gpu")  # a line holding none is no ROCm error line
+_NODE = re.compile(r"GPU node-(\d+)")
+
+
+def parse(lines: list[Line]) -> AppErrorsParse:
+    out = AppErrorsParse()
+    seen: dict[tuple[str, str | None], int] = {}
+    for ln in lines:
+        low = ln.text.lower()
+        if not any(k in low for k in _KEYS):
+            continue
+        kind = next((k for k, p in KINDS.items() if (m := p.search(ln.text)) is not None and printed(ln.text, m.start())),
+                    None)
+        if kind is None:
+            continue
+        out.claimed.add(ln.no)
+        node = _NODE.search(ln.text)
+        module = f"GPU node-{node.group(1)} (HSA node, CPUs counted)" if node else None
+        if (kind, module) in seen:
+            k = seen[(kind, module)]
+            out.errors[k] = replace(out.errors[k], times=out.errors[k].times + 1)
+            continue
+        seen[(kind, module)] = len(out.errors)
+        out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, "ROCm/HIP"))
+    if out.errors:
+        kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
+        out.notes.append(f"ROCm/HIP error lines: {len(out.claimed)} read ({kinds})")
+    return out
