@@ -65,3 +65,30 @@ def test_a_module_at_its_own_slowdown_temperature_throttles(capsys: pytest.Captu
     assert code == 1 and ("thermal_throttling", "0000:02:00.0") in found_causes(data)
     code, data = doctor_capture(capsys, tmp_path, _temperature_q(78), name="cool.txt")
     assert "thermal_throttling" not in {c for c, _ in found_causes(data)}
+
+
+def _a100_all_reduce(busbw: float) -> str:
+    """nccl-tests' all_reduce_perf over 8 A100-SXM4-80GB (its header, device lines and two large rows)."""
+    head = ["# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+            "agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    head += [f"#  Rank {i:2d} Group  0 Pid  18321 on    dgx-a01 device {i:2d} [0x{7 + 8 * i:02x}] NVIDIA A100-SXM4-80GB"
+             for i in range(8)]
+    head += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time"
+             "   algbw   busbw #wrong"]
+    rows = []
+    for size in (2**30, 8 * 2**30):
+        alg = busbw * 8 / 14
+        t = size / alg / 1e3
+        rows.append(f"{size:12d}  {size // 4:12d}     float     sum      -1  {t:7.1f}  {alg:6.2f}  {busbw:6.2f}"
+                    f"      0  {t:7.1f}  {alg:6.2f}  {busbw:6.2f}      0")
+    return "\n".join(head + rows + ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {busbw:.2f}", "#"])
+
+
+def test_an_a100_board_is_judged_with_the_a100s_own_links(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The NVSwitch board's links are the module's: 12 NVLink 3 links on an A100, not the H200's 18, so a
+    DGX A100 at its usual ~240 GB/s all_reduce busbw is healthy and a quarter of it is slow."""
+    code, data = doctor_capture(capsys, tmp_path, _a100_all_reduce(240.0), "--all")
+    assert "collective_below_model" not in {c for c, _ in found_causes(data)}
+    code, data = doctor_capture(capsys, tmp_path, _a100_all_reduce(60.0), name="slow.txt")
+    (f,) = [f for f in data["findings"] if f["cause"] == "collective_below_model"]
+    assert 200 < f["evidence"]["expected_gbps"] < 300

@@ -163,8 +163,14 @@ def board(model: ModuleModel) -> tuple[Node, str] | str:
     modules = spec.modules
     if isinstance(modules, list):
         return f"the {preset} shape lists its modules one by one: not priced"
+    update: dict[str, object] = {"modules": modules.model_copy(update={"model": model.name})}
+    fabric = spec.fabric
+    if preset == "hgx-h200-8" and model.fabric_links and model.fabric_lane_gbps and fabric is not None:
+        # the baseboard's switch links are the module's own: an A100 has 12 NVLink 3 links, a B200 18 at 50 GB/s
+        link = fabric.link.model_copy(update={"width": model.fabric_links, "lane_gbps": float(model.fabric_lane_gbps)})
+        update["fabric"] = fabric.model_copy(update={"link": link})
     try:
-        return build_node(spec.model_copy(update={"modules": modules.model_copy(update={"model": model.name})})), preset
+        return build_node(spec.model_copy(update=update)), preset
     except GpuvetError as exc:
         return f"the model cannot build it ({exc})"
 
