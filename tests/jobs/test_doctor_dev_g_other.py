@@ -174,3 +174,20 @@ def test_rocms_runtime_errors_are_read_as_cudas_are(capsys, tmp_path) -> None:
                                               "GPU 0 has a total capacity of 191.98 GiB\n")
     assert [(x["cause"], x["severity"]) for x in oom["findings"]] == [("application_out_of_memory", "info")]
     assert "amd-smi" in oom["findings"][0]["fix"]
+
+
+AMD_VM_FAULT = """\
+[ 4410.118072] amdgpu 0000:c1:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:32771, for \
+process python3 pid 88121 thread python3 pid 88121)
+[ 4410.118081] amdgpu 0000:c1:00.0: amdgpu:   in page starting at address 0x00007f1c2a400000 from IH client 0x1b (UTCL2)
+[ 4410.118086] amdgpu 0000:c1:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00800932
+[ 4410.200001] amdgpu 0000:c1:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:9 pasid:32772, for \
+process python3 pid 88200 thread python3 pid 88200)
+"""
+
+
+def test_an_amdgpu_page_fault_is_a_warning_on_its_module_and_a_retry_fault_is_not(capsys, tmp_path) -> None:
+    code, data = doctor_capture(capsys, tmp_path, AMD_VM_FAULT)
+    [f] = data["findings"]
+    assert code == 1 and (f["cause"], f["module"], f["severity"]) == ("module_page_fault", "0000:C1:00.0", "warn")
+    assert f["evidence"]["times"] == 1  # XNACK's retry fault (recoverable) is not counted

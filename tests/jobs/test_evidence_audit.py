@@ -36,7 +36,8 @@ LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings wi
 EVIDENCED_BY: dict[str, set[str]] = {
     "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
     "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
-    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest"},
+    "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
+                       "rocm-bandwidth-test"},
     "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
@@ -44,17 +45,18 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
-                       "rocm-bandwidth-test -v"},
+                       "rocm-bandwidth-test -v", "kernel PCIe link status"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json"},  # the tools' own verdicts
     "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
-    "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench"},
-    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "local"},  # the RDMA tools' listings, or sysfs
+    "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
+    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "local"},  # the RDMA tools, or sysfs
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest"},
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
     # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
-    "captured_errors": {"application error lines", "deviceQuery", "p2pBandwidthLatencyTest", "gpu-burn"},
+    "captured_errors": {"application error lines", "ROCm/HIP error lines", "deviceQuery", "p2pBandwidthLatencyTest",
+                        "gpu-burn"},
     "dcgm_health": {"dcgmi health"},
 }
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read

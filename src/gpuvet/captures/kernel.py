@@ -129,6 +129,9 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
+    # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
+    # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
+    KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+)?page fault\b", re.I), "amdgpu"),
     KernelMessage("amd_aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I), "amdgpu"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
