@@ -1,8 +1,8 @@
 """DCGM diagnostic results as JSON in whatever shape a user kept (issue 46, batch F): a job's
 structured log of one object per event piped through jq (pretty objects one after another, the
 last one cut by the paste), the same as JSON lines, `dcgmi diag -j` filtered by jq down to a
-test's name and results, and JSON that is not DCGM's. The objects are written here in those
-shapes; UUIDs and figures are made up."""
+test's name and results, and JSON that is not DCGM's; and DCGM 4's text table, whose per-GPU rows and
+'Warning: GPUn' rows follow a test's overall row. Written here in those shapes; UUIDs and figures made up."""
 
 from __future__ import annotations
 
@@ -95,3 +95,32 @@ def test_doctor_names_the_failed_module_and_the_settings_warning(capsys: pytest.
     code, data = doctor_capture(capsys, tmp_path, EVENTS)
     assert code == 1
     assert {("dcgm_diag_failed", "GPU2"), ("dcgm_diag_warning", "GPU3")} <= found_causes(data)
+
+
+DCGM4_TABLE = """\
++---------------------------+------------------------------------------------+
+| Diagnostic                | Result                                         |
++===========================+================================================+
+|-----  Deployment  --------+------------------------------------------------|
+| software                  | Pass                                           |
+|                           | GPU0: Pass                                     |
+|                           | GPU1: Pass                                     |
++-----  Hardware  ----------+------------------------------------------------+
+| memory                    | Fail                                           |
+|                           | GPU0: Pass                                     |
+|                           | GPU1: Fail                                     |
+| Warning: GPU1             | Error using CUDA API cuMemAlloc Check DCGM and |
+|                           |  system logs for errors.                       |
++---------------------------+------------------------------------------------+
+"""
+
+
+def test_dcgm4s_table_keeps_each_gpus_result_and_its_warning_row_as_the_detail() -> None:
+    """DCGM 4 prints a test's overall result, then a row per GPU, then 'Warning: GPUn' rows: the overall
+    row is the GPUs' rows again (no second, unlocated failure), the warning is GPU1's detail, not a test."""
+    from gpuvet.captures import dcgm
+
+    got = dcgm.parse_text(clean(DCGM4_TABLE).lines)
+    assert [(r.test, r.gpu, r.status) for r in got.results] == [
+        ("software", "0", "pass"), ("software", "1", "pass"), ("memory", "0", "pass"), ("memory", "1", "fail")]
+    assert got.results[-1].detail == "Error using CUDA API cuMemAlloc Check DCGM and system logs for errors."

@@ -65,7 +65,8 @@ def parse_text(lines: list[Line]) -> DcgmParse:
             in_table = False
             continue
         out.claimed.add(ln.no)
-    out.results = [named_gpus(r) for r in out.results]
+    per_gpu = {(r.category, r.test) for r in out.results if r.gpu is not None}  # DCGM 4: the test's row, then GPUn:
+    out.results = [named_gpus(r) for r in out.results if r.gpu is not None or (r.category, r.test) not in per_gpu]
     return out
 
 
@@ -97,12 +98,26 @@ def _first_category(lines: list[Line]) -> int | None:
     return None
 
 
+_NOTE = re.compile(r"^(?:Warning|Info)\b\s*(?::\s*GPU\s*(\d+))?", re.I)
+
+
+def _detail(out: DcgmParse, value: str, gpu: str | None) -> str:
+    """A Warning/Info row: its text is the detail of the last result of the GPU it names (else the last result)."""
+    at = next((i for i in range(len(out.results) - 1, -1, -1) if gpu is None or out.results[i].gpu == gpu),
+              len(out.results) - 1)
+    r = out.results[at]
+    out.results[at] = DcgmResult(r.category, r.test, r.gpu, r.status, ((r.detail or "") + " " + value).strip())
+    return r.test
+
+
 def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str:
     """Read one table row; returns the test later continuation rows belong to."""
     if category == "Metadata":
         if name == "DCGM Version":
             out.version = value
         return test
+    if (note := _NOTE.match(name)) is not None and out.results:  # 'Warning: GPU1 | Error using …': a detail row
+        return _detail(out, value, note.group(1))
     test = name or test
     if not test or name == "Diagnostic":
         return test
