@@ -155,7 +155,8 @@ class WindowBook:
         first = np.minimum.reduceat(rows, starts)
         peak = np.maximum.reduceat(lagged, starts)
         at = np.lexsort((first, index[starts]))  # by window, then first row (unique): as sorting the triples
-        if not held and np.isfinite(sums[1]).all():  # no window open before: each closes here at once
+        # no window open before and one block a module (a replay's feed): each window closes here at once
+        if not held and len(set(names)) == len(names) and np.isfinite(sums[1]).all():
             return self._add_fresh(index[starts][at], first[at], who[starts][at], [x[at] for x in sums],
                                    [x[at] for x in counts], peak[at], names, slot)
         groups = list(zip(index[starts][at].tolist(), first[at].tolist(), at.tolist(), strict=True))
