@@ -202,3 +202,21 @@ def test_rocminfo_lists_its_gpu_agents_by_marketing_name_not_its_cpus(capsys, tm
     modules = _inventory(capsys, tmp_path, ROCMINFO)["modules"]
     assert [(m["id"], m["model"], m["uuid"]) for m in modules] == [("gpu0", "AMD Instinct MI250X/MI250",
                                                                       "GPU-5d3f8a1c2b7e9046")]
+
+
+MONITOR = """\
+$ amd-smi monitor
+GPU  POWER  GPU_TEMP  MEM_TEMP  GFX_UTIL  GFX_CLOCK  MEM_UTIL  SINGLE_ECC  DOUBLE_ECC  PCIE_REPLAY  VRAM_USED  VRAM_TOTAL
+  0  741 W     78 °C     71 °C     100 %   1987 MHz      56 %           0           0            0  176842 MB   196592 MB
+  1  122 W     41 °C     36 °C       0 %    132 MHz       0 %          12           4            0     283 MB   196592 MB
+"""
+
+
+def test_amd_smi_monitor_rows_are_modules_read_by_their_header(capsys, tmp_path) -> None:
+    modules = _inventory(capsys, tmp_path, MONITOR)["modules"]
+    assert [(m["id"], m["memory_bytes"] // 2**20) for m in modules] == [("gpu0", 196592), ("gpu1", 196592)]
+    f = tmp_path / "monitor.txt"
+    f.write_text(MONITOR, encoding="utf-8")
+    main(["doctor", "--from", str(f), "--json"])
+    found = {(x["cause"], x["module"]) for x in json.loads(capsys.readouterr().out)["findings"]}
+    assert found == {("module_reported_critical", "GPU 1")}  # its 4 uncorrectable (DOUBLE_ECC) errors

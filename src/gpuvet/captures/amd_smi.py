@@ -1,6 +1,7 @@
 """AMD's tools as people paste them: ``amd-smi static|metric|list`` (text and ``--json``),
 ``amd-smi topology``, ``rocm-smi --showtopo``, ``rocm-smi -a`` (``--showallinfo``) and its
-``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s device list and ``rocminfo``'s GPU agents.
+``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s device list, ``amd-smi monitor``'s table and
+``rocminfo``'s GPU agents.
 
 Each reader claims the lines it understood; modules are listed in the tool's order with only
 what it printed (a name, a bus id, memory, PCIe maxima); link tables are kept as printed (type,
@@ -15,7 +16,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import rocm_table, rocm_validation, rocminfo
+from gpuvet.captures import amd_monitor, rocm_table, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
@@ -42,7 +43,7 @@ def parse(lines: list[Line]) -> ListedParse:
     """Every AMD tool output in the lines; the first module listing found is kept."""
     out = ListedParse()
     for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, rocm_table.read,
-                   _rocm_bandwidth_test, rocminfo.read):
+                   _rocm_bandwidth_test, _monitor, rocminfo.read):
         reader([ln for ln in lines if ln.no not in out.claimed], out)
     out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
     out.notes += twice
@@ -131,6 +132,10 @@ def _amd_module(label: str, f: dict[str, str]) -> ListedModule:
         temperature_c=number(_field(f, "TEMPERATURE/HOTSPOT", "HOTSPOT")),
         ecc_uncorrectable=integer(_field(f, "ECC/TOTAL_UNCORRECTABLE_COUNT", "TOTAL_UNCORRECTABLE_COUNT")),
         ras=ras_fields(f), tool="amd-smi")
+
+
+def _monitor(lines: list[Line], out: ListedParse) -> None:
+    amd_monitor.read(lines, out, _mib)
 
 
 def _bus(text: str | None) -> str | None:
