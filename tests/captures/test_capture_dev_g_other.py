@@ -220,3 +220,37 @@ def test_amd_smi_monitor_rows_are_modules_read_by_their_header(capsys, tmp_path)
     main(["doctor", "--from", str(f), "--json"])
     found = {(x["cause"], x["module"]) for x in json.loads(capsys.readouterr().out)["findings"]}
     assert found == {("module_reported_critical", "GPU 1")}  # its 4 uncorrectable (DOUBLE_ECC) errors
+
+
+MLXLINK = """\
+[root@gpu-07 ~]# mlxlink -d mlx5_3 -p 1
+
+Operational Info
+----------------
+State                           : Polling
+Physical state                  : ETH_AN_FSM_ENABLE
+Speed                           : N/A
+Width                           : N/A
+FEC                             : N/A
+Loopback Mode                   : No Loopback
+Auto Negotiation                : ON
+
+Troubleshooting Info
+--------------------
+Status Opcode                   : 1024
+Group Opcode                    : PHY FW
+Recommendation                  : Cable is unplugged
+"""
+
+
+def test_mlxlinks_operational_info_is_the_named_devices_port() -> None:
+    parsed, _ = nic_tools.parse(clean(MLXLINK).lines)
+    [nic] = parsed.nics
+    [port] = nic.ports
+    assert (nic.device, port.port, port.state, port.rate_gbps) == ("mlx5_3", 1, "DOWN", None)
+    assert "mlxlink" in parsed.kinds
+    hdr = MLXLINK.replace("Polling", "Active").replace("ETH_AN_FSM_ENABLE", "LinkUp").replace(
+        "Speed                           : N/A", "Speed                           : IB-HDR").replace(
+        "Width                           : N/A", "Width                           : 2x")
+    [up] = nic_tools.parse(clean(hdr).lines)[0].nics[0].ports
+    assert (up.state, up.rate_gbps, up.width, up.link_layer) == ("ACTIVE", 100.0, "2X", "InfiniBand")  # HDR100

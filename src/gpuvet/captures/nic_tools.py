@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPcie, NicPort
+from gpuvet.captures import mlxlink
 from gpuvet.captures.text import Line
 
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
@@ -132,6 +133,9 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     for name, nic in _lshca([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "lshca" in out.kinds else ["lshca"]
+    for name, nic in mlxlink.parse([ln for ln in lines if ln.no not in claimed], claimed).items():
+        found[name] = _merge(found[name], nic) if name in found else nic
+        out.kinds += [] if "mlxlink" in out.kinds else ["mlxlink"]
     for ln in lines:
         if ln.no not in claimed and (m := _IBDEV2NETDEV.match(ln.text.strip())) is not None:
             out.netdevs[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4) == "Up")
