@@ -15,6 +15,8 @@ class ModuleHealth:
     product: str | None = None
     pcie_gen: int | None = None
     pcie_gen_max: int | None = None
+    pcie_gen_link_max: int | None = None  # -q 'PCIe Generation/Max' (host and device), else 'Host Max'
+    utilization_pct: float | None = None  # -q 'Utilization/Gpu': busy now (a busy link does not downshift)
     pcie_width: int | None = None
     pcie_width_max: int | None = None
     clock_events: frozenset[str] = frozenset()  # active reasons: hw_slowdown, hw_thermal_slowdown, …
@@ -29,6 +31,11 @@ class ModuleHealth:
     temperature_c: float | None = None
     temperature_max_operating_c: float | None = None  # -q 'GPU Max Operating Temp': the module's own limit
     temperature_slowdown_c: float | None = None  # -q 'GPU Slowdown Temp'
+    # newer drivers' -q 'T.Limit' fields are margins, not temperatures: 'GPU T.Limit Temp' is the degrees left to
+    # the module's limit now; 'GPU Slowdown / Max Operating T.Limit Temp' is where on that scale each step begins
+    margin_c: float | None = None
+    slowdown_margin_c: float | None = None
+    max_operating_margin_c: float | None = None
     sm_clock_mhz: float | None = None  # -q 'Clocks/SM' now
     sm_clock_max_mhz: float | None = None  # -q 'Max Clocks/SM': the module's own maximum
     corrupt: tuple[str, ...] = ()  # figures outside physical bounds (99999 °C, NaN): left out above, said here

@@ -27,6 +27,8 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "utilization.gpu": ("Utilization/Gpu", " %"), "utilization.memory": ("Utilization/Memory", " %"),
     "pstate": ("Performance State", ""), "fan.speed": ("Fan Speed", " %"),
     "pcie.link.gen.current": ("PCIe Generation/Current", ""), "pcie.link.gen.max": ("PCIe Generation/Max", ""),
+    "pcie.link.gen.gpucurrent": ("PCIe Generation/Device Current", ""),
+    "pcie.link.gen.gpumax": ("PCIe Generation/Device Max", ""), "pcie.link.gen.hostmax": ("PCIe Generation/Host Max", ""),
     "pcie.link.width.current": ("Link Width/Current", ""), "pcie.link.width.max": ("Link Width/Max", ""),
     "clocks.sm": ("Clocks/SM", " MHz"), "clocks.current.sm": ("Clocks/SM", " MHz"),
     "clocks.gr": ("Clocks/Graphics", " MHz"), "clocks.current.graphics": ("Clocks/Graphics", " MHz"),

@@ -249,9 +249,11 @@ def health(m: SmiTextModule) -> ModuleHealth:
     retired = [integer(get(f, f"Retired Pages/{k}")) for k in ("Single Bit ECC", "Double Bit ECC")]
     return ModuleHealth(
         module=m.bus_id, product=m.product or None,
-        pcie_gen=integer(get(f, "PCIe Generation/Current")),
+        pcie_gen=integer(get(f, "PCIe Generation/Current", "PCIe Generation/Device Current")),
         pcie_gen_max=integer(get(f, "PCIe Generation/Device Max", "PCIe Generation/Max")),
         pcie_width=integer(get(f, "Link Width/Current")), pcie_width_max=integer(get(f, "Link Width/Max")),
+        pcie_gen_link_max=_link_max(f),
+        utilization_pct=reading(get(f, "Utilization/Gpu", "Utilization/GPU"), (0.0, 100.0), "Utilization/Gpu", bad),
         clock_events=events(f), ecc_mode=get(f, "ECC Mode/Current", "Ecc Mode/Current"),  # older drivers: "Ecc"
         ecc_uncorrectable_volatile=_sum_uncorrectable(f, "Volatile"),
         ecc_uncorrectable_aggregate=_sum_uncorrectable(f, "Aggregate"),
@@ -266,12 +268,31 @@ def health(m: SmiTextModule) -> ModuleHealth:
         temperature_max_operating_c=reading(get(f, "Temperature/GPU Max Operating Temp"), TEMP_C,
                                             "GPU Max Operating Temp", bad),
         temperature_slowdown_c=reading(get(f, "Temperature/GPU Slowdown Temp"), TEMP_C, "GPU Slowdown Temp", bad),
+        margin_c=reading(get(f, "Temperature/GPU T.Limit Temp"), _MARGIN_C, "GPU T.Limit Temp", bad),
+        slowdown_margin_c=reading(get(f, "Temperature/GPU Slowdown T.Limit Temp"), _MARGIN_C,
+                                  "GPU Slowdown T.Limit Temp", bad),
+        max_operating_margin_c=reading(get(f, "Temperature/GPU Max Operating T.Limit Temp"), _MARGIN_C,
+                                       "GPU Max Operating T.Limit Temp", bad),
         sm_clock_mhz=reading(_exact(f, "Clocks/SM"), CLOCK_MHZ, "Clocks/SM", bad),
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
         unreadable=(*m.unread, *unreadable(f)),
     )
+
+
+def _link_max(f: dict[str, str]) -> int | None:
+    """The top generation the link can train to: -q's 'Max' (the lower of host and device), or the lower of
+    'Device Max' and 'Host Max' where only those are printed; a slot's lower generation is no module fault."""
+    top = integer(get(f, "PCIe Generation/Max"))
+    if top is not None:
+        return top
+    known = [g for g in (integer(get(f, "PCIe Generation/Device Max")), integer(get(f, "PCIe Generation/Host Max")))
+             if g is not None]
+    return min(known) if known else None
+
+
+_MARGIN_C = (-100.0, 200.0)  # a T.Limit margin in °C: negative past the limit, never a temperature
 
 
 _CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!)\]?", re.I)

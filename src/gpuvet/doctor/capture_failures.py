@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from gpuvet.captures.records import ModuleHealth
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -194,7 +195,26 @@ def clock_findings(ev: Evidence) -> list[Finding]:
         elif limit and h.temperature_c is not None and h.temperature_c >= limit - 1 and not thermal:
             out.append(finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
                                max_operating_c=limit, slowdown_c=h.temperature_slowdown_c))
+        elif slowdown is None and limit is None and not thermal:
+            out += _margin_findings(h)
     return out
+
+
+def _margin_findings(h: ModuleHealth) -> list[Finding]:
+    """Newer drivers print T.Limit margins instead of thresholds: the degrees left to the limit ('GPU T.Limit
+    Temp') against where slowdown and the maximum operating step begin on that scale ('GPU Slowdown T.Limit
+    Temp : -2 C'). A margin is never read as a temperature (a margin of 5 C is a hot module, not a cold one)."""
+    margin, slow, top = h.margin_c, h.slowdown_margin_c, h.max_operating_margin_c
+    if margin is None:
+        return []
+    if slow is not None and margin <= slow:
+        return [finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                        tlimit_margin_c=margin, slowdown_tlimit_c=slow, note="its T.Limit margin has reached the "
+                        "slowdown step: its hardware lowers the clocks there")]
+    if top is not None and margin <= top + 1:
+        return [finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                        tlimit_margin_c=margin, max_operating_tlimit_c=top)]
+    return []
 
 
 @dataclass(frozen=True)

@@ -178,7 +178,19 @@ def _narrow_pcie(ev: Evidence) -> list[Finding]:
             w, wmax = mi.pcie_width_current, mi.pcie_width_max
             if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged:
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
-    return found
+    return found + _slow_while_busy(ev, {f.module for f in found})
+
+
+def _slow_while_busy(ev: Evidence, named: set[str | None]) -> list[Finding]:
+    """A PCIe link below its top generation while the capture shows the module busy: an idle module
+    downshifts to save power, a busy one does not, so the width need not be in the capture to judge it."""
+    busy = threshold("pcie_busy_pct")
+    return [finding("pcie_link_downgraded", MEDIUM, module=h.module, generation=h.pcie_gen,
+                    max_generation=h.pcie_gen_link_max, utilization_pct=h.utilization_pct,
+                    note=f"below its top generation while {h.utilization_pct:g} % busy (not an idle downshift)")
+            for h in ev.captures.health
+            if h.module not in named and h.pcie_gen is not None and h.pcie_gen_link_max is not None
+            and h.pcie_gen < h.pcie_gen_link_max and h.utilization_pct is not None and h.utilization_pct >= busy]
 
 
 def wiring(ev: Evidence) -> Outcome:
