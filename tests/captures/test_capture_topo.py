@@ -49,3 +49,24 @@ def test_a_topo_p2p_status_matrix_first_is_no_topo_m(capsys: pytest.CaptureFixtu
     code, _, err = call(capsys, "inventory", "--from", str(alone))
     assert code == 2 and "not a topo -m cell" not in err
     assert len(_inventory(capsys, tmp_path, P2P_STATUS + "\n" + TOPO_AFTER)) == 3
+
+
+def test_a_thousand_topo_p2p_matrices_are_read_in_a_loop(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Review 53: each `topo -p2p` matrix first in a file was one more recursive call (500 of them: a
+    RecursionError traceback). 1,000 are a clear refusal alone, and a topo -m after them is read."""
+    many = tmp_path / "p2p_many.txt"
+    many.write_text((P2P_STATUS + "\n") * 1000)
+    code, _, err = call(capsys, "inventory", "--from", str(many))
+    assert code == 2 and "Traceback" not in err and "RecursionError" not in err
+    assert len(_inventory(capsys, tmp_path, (P2P_STATUS + "\n") * 1000 + TOPO_AFTER)) == 3
+
+
+def test_topo_p2p_statuses_are_said_to_be_unjudged_and_topo_m_is_no_second_matrix(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Review 53: a topo -m after a `topo -p2p` matrix was compared with itself ('a second matrix … the first
+    one is used'), and the NS pairs were claimed without a word that nothing judges them."""
+    path = tmp_path / "p2p_then_topo.txt"
+    path.write_text(P2P_STATUS + "\n" + TOPO_AFTER)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    notes = " ".join(json.loads(out)["notes"])
+    assert code == 0 and "second matrix" not in notes and "does not judge these statuses" in notes

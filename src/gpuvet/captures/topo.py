@@ -31,6 +31,7 @@ class TopoMatrix:
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     header: list[str] = field(default_factory=list)  # the devices the header names, a row cut or not
+    header_line: int = 0  # the line of its own header (a `topo -p2p` matrix before it is no part of it)
 
 
 _TITLES = re.compile(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
@@ -90,22 +91,34 @@ def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool, devices
     return values
 
 
-def _after_p2p(lines: list[Line], start: int, p2p: set[int], where: str) -> TopoMatrix | None:
-    """`topo -p2p` first: its statuses (OK, NS, CNS) are no links; the topo -m after it, if any, is the matrix."""
-    got = parse([ln for ln in lines if ln.no > max(p2p)], where)
-    if got is not None:
-        got.claimed |= {start, *p2p}
-        got.notes.append(f"topo -m: line {start} starts a `nvidia-smi topo -p2p` status matrix (OK, NS, CNS …): "
-                         "read as P2P status, not as links")
-    return got
+_P2P_NOTE = ("read as P2P status, not as links; gpuvet does not judge these statuses (an NS or CNS pair is named "
+             "nowhere): give p2pBandwidthLatencyTest or simpleP2P output to judge peer access")
+
+
+def _p2p_note(starts: list[int]) -> str:
+    """One note for the `topo -p2p` matrices a file holds, however many (their first lines named, at most eight)."""
+    named = ", ".join(str(s) for s in starts[:8]) + (f" and {len(starts) - 8} more" if len(starts) > 8 else "")
+    what = "starts a `nvidia-smi topo -p2p` status matrix" if len(starts) == 1 else \
+        f"start {len(starts)} `nvidia-smi topo -p2p` status matrices"
+    return f"topo -m: line(s) {named} {what} (OK, NS, CNS …): {_P2P_NOTE}"
 
 
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
-    """The matrix in the lines, or None when there is none. Raises CaptureError when it cannot be trusted."""
+    """The matrix in the lines, or None when there is none. Raises CaptureError when it cannot be trusted.
+    `topo -p2p` status matrices before it (any number: a loop, not a call per matrix) are claimed and noted."""
+    starts: list[int] = []
+    claimed: set[int] = set()
     at = header_index(lines)
-    if at is not None and (p2p := _p2p_rows(lines[at:])) is not None:
-        return _after_p2p(lines, lines[at].no, p2p, where)
-    return _matrix(lines, at, where)
+    while at is not None and (p2p := _p2p_rows(lines[at:])) is not None:
+        starts.append(lines[at].no)
+        claimed |= {lines[at].no, *p2p}
+        lines = lines[at + 1 + len(p2p):]  # the status rows follow their header line by line
+        at = header_index(lines)
+    got = _matrix(lines, at, where)
+    if got is not None and starts:
+        got.claimed |= claimed
+        got.notes.append(_p2p_note(starts))
+    return got
 
 
 def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
@@ -119,7 +132,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     if len(header) > MAX_DEVICES:
         raise CaptureError(f"{len(header)} devices in the header (at most {MAX_DEVICES})", where=where,
                            fix="give the capture of one node.")
-    topo = TopoMatrix([], {}, {}, claimed={lines[at].no}, header=header)
+    topo = TopoMatrix([], {}, {}, claimed={lines[at].no}, header=header, header_line=lines[at].no)
     topo.notes += _unknown_titles(extra, lines[at].no)
     if not lines[at].text[:1].isspace():
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
@@ -163,8 +176,9 @@ MAX_MATRICES = 16  # further topo -m matrices compared with the first in one fil
 
 def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
     """Each further `topo -m` in the lines (a log appended twice; the morning's and the evening's): its
-    lines are the capture's, and a note says whether it matches the first, which is the one used."""
-    start, seen = min(first.claimed), 0
+    lines are the capture's, and a note says whether it matches the first, which is the one used. A `topo -p2p`
+    matrix is noted, not compared."""
+    start, seen = first.header_line, 0
     while (at := header_index(rest := [ln for ln in lines if ln.no > start])) is not None:
         start, seen = rest[at].no, seen + 1
         if seen > MAX_MATRICES:
@@ -172,8 +186,7 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
             return
         if (p2p := _p2p_rows(rest[at:])) is not None:
             first.claimed |= {start, *p2p}
-            first.notes.append(f"topo -m: line {start} starts a `nvidia-smi topo -p2p` status matrix (OK, NS, CNS …): "
-                               "read as P2P status, not as links")
+            first.notes.append(_p2p_note([start]))
             continue
         try:
             other = parse(rest[at:], where)
@@ -186,7 +199,7 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
             continue
         first.claimed |= other.claimed
         first.notes.append(f"topo -m: a second matrix at line {start}, {_differs(first, other)}: the first one "
-                           f"(line {min(first.claimed)}) is used")
+                           f"(line {first.header_line}) is used")
 
 
 _P2P = {"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}  # topo -p2p's statuses (its own legend)
