@@ -124,3 +124,29 @@ def test_dcgm4s_table_keeps_each_gpus_result_and_its_warning_row_as_the_detail()
     assert [(r.test, r.gpu, r.status) for r in got.results] == [
         ("software", "0", "pass"), ("software", "1", "pass"), ("memory", "0", "pass"), ("memory", "1", "fail")]
     assert got.results[-1].detail == "Error using CUDA API cuMemAlloc Check DCGM and system logs for errors."
+
+
+DCGM4_PLUGIN_FAILED = """\
++---------------------------+------------------------------------------------+
+| Diagnostic                | Result                                         |
++===========================+================================================+
+|-----  Deployment  --------+------------------------------------------------|
+| software                  | Pass                                           |
+|                           | GPU0: Pass                                     |
+|                           | GPU1: Pass                                     |
++-----  Hardware  ----------+------------------------------------------------+
+| memory                    | Fail                                           |
+|                           | GPU0: Skip                                     |
+|                           | GPU1: Skip                                     |
+| Warning                   | The plugin failed to initialize                |
++---------------------------+------------------------------------------------+
+"""
+
+
+def test_dcgm4s_overall_fail_over_gpu_rows_that_skipped_is_the_nodes_failure(capsys: pytest.CaptureFixture[str],
+                                                                            tmp_path: Path) -> None:
+    """Review 53: the overall row was dropped whenever GPUn rows followed, so a test that failed as a whole
+    (a plugin that could not start) over GPU rows reading Skip came out 'all pass or skip', exit 0. The overall
+    row is kept where the GPU rows do not carry its worst status."""
+    code, data = doctor_capture(capsys, tmp_path, DCGM4_PLUGIN_FAILED)
+    assert code != 0 and ("dcgm_diag_failed", None) in found_causes(data)

@@ -65,9 +65,24 @@ def parse_text(lines: list[Line]) -> DcgmParse:
             in_table = False
             continue
         out.claimed.add(ln.no)
-    per_gpu = {(r.category, r.test) for r in out.results if r.gpu is not None}  # DCGM 4: the test's row, then GPUn:
-    out.results = [named_gpus(r) for r in out.results if r.gpu is not None or (r.category, r.test) not in per_gpu]
+    out.results = [named_gpus(r) for r in _overall_kept(out.results)]
     return out
+
+
+_RANK = {"pass": 0, "skip": 1, "not run": 1, "warn": 2, "error": 3, "fail": 3}
+
+
+def _overall_kept(results: list[DcgmResult]) -> list[DcgmResult]:
+    """DCGM 4 prints a test's overall row, then its GPUn: rows. The overall row is dropped where the GPU rows
+    already carry its worst status (no second, unlocated failure beside GPU1's); an overall Fail over GPU rows
+    that read Skip or Pass (a plugin that failed to start) is kept as the node's result."""
+    worst: dict[tuple[str, str], int] = {}
+    for r in results:
+        if r.gpu is not None:
+            key = (r.category, r.test)
+            worst[key] = max(worst.get(key, 0), _RANK.get(r.status, 0))
+    return [r for r in results if r.gpu is not None or (r.category, r.test) not in worst
+            or _RANK.get(r.status, 0) > worst[(r.category, r.test)]]
 
 
 _DETAIL_GPU = re.compile(r"\bGPU\s?(\d{1,4})(?!\d)")  # DCGM glues its prefix: "GPU 0GPU 0's NvLink"
