@@ -59,3 +59,27 @@ def test_query_gpu_host_and_device_generations(tmp_path: Path) -> None:
     assert capture.smi is not None
     h = health(capture.smi.modules[0])
     assert (h.pcie_gen, h.pcie_gen_max, h.pcie_gen_link_max, h.utilization_pct) == (3, 5, 4, 88)
+
+
+HEADER_SECTION = """==============NVSMI LOG==============
+
+Timestamp                                 : Mon Mar  2 09:41:12 2026
+Driver Version                            : 580.95.05
+CUDA Version                              : 13.0
+vGPU Driver Capability
+        Heterogenous Multi-vGPU           : Supported
+
+Attached GPUs                             : 1
+GPU 00000000:17:00.0
+    Product Name                          : NVIDIA L40S
+    Performance State                     : P0
+"""
+
+
+def test_a_section_of_the_logs_header_is_the_nodes_not_a_module(tmp_path: Path) -> None:
+    """Newer drivers print 'vGPU Driver Capability' among the top fields: its fields make no unnamed GPU."""
+    path = tmp_path / "q.txt"
+    path.write_text(HEADER_SECTION)
+    capture = read(str(path))
+    assert capture.smi is not None
+    assert [m.bus_id for m in capture.smi.modules] == ["0000:17:00.0"]

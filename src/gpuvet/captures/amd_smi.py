@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import amd_monitor, rocm_table, rocm_validation, rocminfo
+from gpuvet.captures import amd_monitor, amd_smi_table, rocm_table, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
@@ -43,7 +43,7 @@ def parse(lines: list[Line]) -> ListedParse:
     """Every AMD tool output in the lines; the first module listing found is kept."""
     out = ListedParse()
     for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, rocm_table.read,
-                   _rocm_bandwidth_test, _monitor, rocminfo.read):
+                   _rocm_bandwidth_test, _monitor, rocminfo.read, amd_smi_table.read):
         reader([ln for ln in lines if ln.no not in out.claimed], out)
     out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
     out.notes += twice

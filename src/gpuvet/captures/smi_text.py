@@ -22,6 +22,8 @@ _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])
 _KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
 _SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
 _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
+# a flush-left section name (each further word capitalised, not prose) between the top fields and the first GPU
+_NODE_SECTION = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?: [A-Z][\w()/-]*){0,6}$")
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
 _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks", "Applications Clocks", "Temperature",
                                         "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
@@ -56,6 +58,8 @@ class _Reader:
     flush: list[int] = field(default_factory=list)  # section names printed flush left
     kv_in_run: int = 0
     cut: bool = False  # a poster's cut ('[...]') inside the current block: what follows may be another GPU's
+    header: bool = False  # the log's top fields were read and no GPU line has followed yet
+    node_section: bool = False  # inside a header section (vGPU Driver Capability): the node's fields, no GPU's
 
 
 def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
@@ -76,9 +80,16 @@ def _step(r: _Reader, ln: Line) -> None:
     if gpu:
         r.current = SmiTextModule(bus(gpu.group(1)), "", {})
         r.out.modules.append(r.current)
-        r.stack, r.run, r.cut = [], r.run + [ln.no], False
+        r.stack, r.run, r.cut, r.header, r.node_section = [], r.run + [ln.no], False, False, False
     elif _TOP.match(s.strip()) or s.strip().startswith("=="):
         _top_field(r.out, s)
+        r.run.append(ln.no)
+        r.kv_in_run += 1
+        r.header = True
+    elif r.header and _NODE_SECTION.match(s) and s.strip().lower() not in _KNOWN_SECTIONS:  # the node's section
+        r.current, r.stack, r.node_section = None, [], True
+        r.run.append(ln.no)
+    elif kv and kv.group(1) and r.node_section and r.current is None:
         r.run.append(ln.no)
         r.kv_in_run += 1
     elif kv and (kv.group(1) or r.current is not None):

@@ -1,0 +1,82 @@
+"""``amd-smi``'s default table (amd-smi 24.7 and later, run with no command) as people paste it: a
+boxed table whose header names two rows per GPU (``BDF  GPU-Name | Mem-Uti  Temp  UEC  Power-Usage``
+then ``GPU  HIP-ID  OAM-ID  Partition-Mode | GFX-Uti  Fan  Mem-Usage``), each GPU's first row led by its
+bus id and model, its second by its index. The cells right of the bar are read by the header's names,
+whatever columns a release prints: the temperature, the uncorrectable ECC count (UEC) and the VRAM
+total of ``used/total MB``. A cut copy keeps the rows it holds."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import Line, integer, number
+
+TOOL = "amd-smi"
+_CELLS = re.compile(r"\s{2,}")
+_FIRST = re.compile(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(\S.*?)$")
+_SECOND = re.compile(r"^(\d{1,4})(?:\s|$)")
+_FRAME = re.compile(r"^(?:[+|][-=+|]{10,}|\|\s*(?:AMD-SMI \S+|Platform:).*\|)$")
+_USAGE = re.compile(r"^\s*\d+(?:\.\d+)?\s*/\s*(\d+(?:\.\d+)?)\s*(MB|MiB|GB|GiB)\s*$")
+
+
+@dataclass
+class _Table:
+    """The header's column names right of the bar, for a GPU's first and second row."""
+
+    first: list[str] = field(default_factory=list)
+    second: list[str] = field(default_factory=list)
+
+
+def _halves(text: str) -> tuple[str, str] | None:
+    """A boxed row's two cells (``| left | right |``), None for a border or a line of another shape."""
+    body = text.strip()
+    if not (body.startswith("|") and body.endswith("|")) or body.count("|") != 3:
+        return None
+    left, right = body[1:-1].split("|")
+    return left.strip(), right.strip()
+
+
+def read(lines: list[Line], out: ListedParse) -> None:
+    """Each GPU of amd-smi's default table, as a module (where no other AMD tool listed one)."""
+    table: _Table | None = None
+    found: list[ListedModule] = []
+    frame: list[int] = []  # borders and the title rows: the table's, once a GPU row is read
+    for ln in lines:
+        cells = _halves(ln.text)
+        if cells is None:
+            if _FRAME.match(ln.text.strip()):
+                frame.append(ln.no)
+            continue
+        left, right = cells
+        if left.startswith("BDF") and "GPU-Name" in left:
+            table = _Table(first=_CELLS.split(right))
+        elif table is not None and left.startswith("GPU ") and "HIP-ID" in left:
+            table.second = _CELLS.split(right)
+        elif table is not None and (row := _FIRST.match(left)):
+            found.append(_module(len(found), row.group(1), row.group(2), dict(zip(table.first, _CELLS.split(right),
+                                                                                  strict=False))))
+        elif table is not None and found and (second := _SECOND.match(left)):
+            found[-1] = _second(found[-1], second.group(1), dict(zip(table.second, _CELLS.split(right), strict=False)))
+        else:
+            continue
+        out.claimed.add(ln.no)
+    if found:
+        out.claimed.update(frame)
+    if found and not out.modules:
+        out.modules += found
+        out.kinds.append(f"{TOOL} (default table)")
+
+
+def _module(k: int, bus_id: str, name: str, row: dict[str, str]) -> ListedModule:
+    return ListedModule(f"GPU {k}", name=name, bus_id=bus_id.upper(), temperature_c=number(row.get("Temp")),
+                        ecc_uncorrectable=integer(row.get("UEC")), tool=TOOL)
+
+
+def _second(m: ListedModule, index: str, row: dict[str, str]) -> ListedModule:
+    """The GPU's second row: its index (the label amd-smi's other commands use) and its VRAM total."""
+    usage = _USAGE.match(row.get("Mem-Usage", ""))
+    mib = None if usage is None else float(usage.group(1)) * (1024.0 if usage.group(2).startswith("G") else 1.0)
+    return ListedModule(f"GPU {index}", name=m.name, bus_id=m.bus_id, memory_mib=mib, temperature_c=m.temperature_c,
+                        ecc_uncorrectable=m.ecc_uncorrectable, tool=m.tool)
