@@ -123,7 +123,10 @@ class WindowBook:
         """The node's samples a module at a time (``ModuleBlock``, stream positions in ``rows``), summed
         into their windows in numpy; windows close where the first sample of a later one comes, as
         ``observe`` closes them, and their events are placed there. None (nothing read) when a
-        sample goes back before a window still open: the caller feeds those one by one."""
+        sample goes back before a window still open, or a module comes in two blocks (two files of
+        one node): the caller feeds those one by one, as a window is summed from one block a module."""
+        if len({b.module for b in blocks}) < len(blocks):  # before _valid carries any block's lag
+            return None
         parts = [p for p in (self._valid(b) for b in blocks) if p is not None]
         if not parts:
             self._count_unpowered(blocks)
