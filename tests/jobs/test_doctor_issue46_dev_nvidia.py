@@ -51,6 +51,28 @@ def test_a_warn_without_a_failure_word_fails_when_its_error_trace_follows(capsys
     assert not {c for c, _ in found_causes(data)} & {"collective_init_failed", "collective_runtime_error"}
 
 
+def test_a_warn_whose_trace_is_far_off_or_after_init_complete_is_no_init_failure(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Review 53: a WARN without a failure word stayed pending for the whole process, so a healthy log's
+    teardown trace (socket.cc -> 2 in another thread, after Init COMPLETE) made an early informative WARN a
+    critical init failure. The trace must follow the WARN in its own thread within a few lines, and a failure
+    after the process's Init COMPLETE is a runtime one."""
+    healthy = ("gpu-a:8810:8810 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+               "gpu-a:8810:8871 [0] NCCL WARN NET/IB : Got async event : port active\n"
+               "gpu-a:8810:8810 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+               "gpu-a:8810:8810 [0] NCCL INFO comm 0x55 rank 0 nranks 8 cudaDev 0 busId 18000 - Init COMPLETE\n"
+               "gpu-a:8810:8899 [0] NCCL INFO misc/socket.cc:538 -> 2\n"
+               "gpu-a:8810:8810 [0] NCCL INFO comm 0x55 rank 0 nranks 8 cudaDev 0 busId 18000 - Destroy COMPLETE\n")
+    _, data = doctor_capture(capsys, tmp_path, healthy)
+    assert not {c for c, _ in found_causes(data)} & {"collective_init_failed", "collective_runtime_error"}
+    late = ("gpu-a:8810:8810 [0] NCCL INFO comm 0x55 rank 0 nranks 8 cudaDev 0 busId 18000 - Init COMPLETE\n"
+            "gpu-a:8810:8810 [0] init.cc:566 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+            "device 1b000\ngpu-a:8810:8810 [0] NCCL INFO init.cc:1301 -> 5\n")
+    _, data = doctor_capture(capsys, tmp_path, late, name="late.txt")
+    causes = {c for c, _ in found_causes(data)}
+    assert "collective_init_failed" not in causes and "collective_runtime_error" in causes
+
+
 def _temperature_q(current: int) -> str:
     return ("==============NVSMI LOG==============\n\nDriver Version                      : 384.81\n\n"
             "Attached GPUs                       : 1\nGPU 00000000:02:00.0\n    Temperature\n"

@@ -61,6 +61,7 @@ class LogLine:
     message: str
     text: str  # as pasted, after a launcher prefix (at most _TEXT characters)
     redacted: bool = False  # the poster replaced the host's name (<cluster_name>, ****): the host is not known
+    tid: int | None = None  # the thread NCCL's host:pid:tid prefix names
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def _log_line(ln: Line) -> LogLine | None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
         return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
                        _int(m.group("dev")), src, m.group("msg").strip(), text.strip()[:_TEXT],
-                       m.group("redacted") is not None)
+                       m.group("redacted") is not None, _int(m.group("tid")))
     p = _PLOG.match(text)
     if p is not None:
         level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
@@ -156,7 +157,7 @@ def parse(lines: list[Line]) -> NcclLog:
     """Every library log line in ``lines``; an empty NcclLog where there is none."""
     out = NcclLog()
     by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]] = {}
-    pending: dict[tuple[str | None, int | None], LogLine] = {}  # each process's last WARN no word marked failed
+    pending: dict[_Thread, tuple[LogLine, int]] = {}  # each thread's last WARN no word marked failed, lines since
     for ln in lines:
         v = _VERSION.search(ln.text) if "version" in ln.text else None
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
@@ -194,22 +195,38 @@ def parse(lines: list[Line]) -> NcclLog:
 _TRACE = re.compile(r"^(?P<file>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):\d{1,6} -> [1-9]\d{0,3}\b")  # 'init.cc:1245 -> 5'
 
 
-def _traced(at: LogLine, out: NcclLog, pending: dict[tuple[str | None, int | None], LogLine], before: int) -> None:
+_Thread = tuple[str | None, int | None, int | None]  # host, pid, tid
+TRACE_WITHIN = 3  # further lines of the WARN's own thread its error-return trace may come after it
+
+
+def _traced(at: LogLine, out: NcclLog, pending: dict[_Thread, tuple[LogLine, int]], before: int) -> None:
     """A WARN no failure word marks ('Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 3b000') is
-    a failure when the same process's error-return trace follows it ('NCCL INFO init.cc:1245 -> 5'): NCCL
-    prints that trace only for a call that returned an error."""
-    key = (at.host, at.pid)
+    a failure when its error-return trace ('NCCL INFO init.cc:1245 -> 5') follows it closely in the same
+    thread: NCCL prints that trace only for a call that returned an error, right after the WARN it caused. A
+    trace further on (a socket closed at teardown) is none of the WARN's, and one after the process's Init
+    COMPLETE is no init failure."""
+    key = (at.host, at.pid, at.tid)
     if len(out.failures) > before:  # this line failed in its own words: the trace after it is its own
         pending.pop(key, None)
     elif at.level in ("WARN", "ERROR") and at.lib != "HCCL":
         if not (_GOES_ON.search(at.message) or NO_VERBS.search(at.message) or _NET_NONE.match(at.message)
                 or _PEER_REFUSED.search(at.message)):  # read as what it is already (peer access, no IB)
-            pending[key] = at
-    elif at.level == "INFO" and key in pending and (t := _TRACE.match(at.message)) is not None:
-        warn = pending.pop(key)
-        files = {(warn.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1], t.group("file").rsplit("/", 1)[-1]}
-        init = bool(files & _INIT_FILES) or _INIT_WORDS.search(warn.message) is not None
-        out.failures.append(LogFailure("init" if init else "runtime", warn))
+            pending[key] = (at, 0)
+    elif key in pending:
+        warn, since = pending.pop(key)
+        if at.level == "INFO" and (t := _TRACE.match(at.message)) is not None:
+            out.failures.append(LogFailure("init" if _at_init(warn, t.group("file"), out) else "runtime", warn))
+        elif since + 1 < TRACE_WITHIN:
+            pending[key] = (warn, since + 1)
+
+
+def _at_init(warn: LogLine, trace_file: str, out: NcclLog) -> bool:
+    """An init failure: the WARN or its trace in an init file or naming init's steps, before its process's Init
+    COMPLETE."""
+    if any((c.host, c.pid) == (warn.host, warn.pid) and c.line < warn.line for c in out.completed):
+        return False
+    files = {(warn.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1], trace_file.rsplit("/", 1)[-1]}
+    return bool(files & _INIT_FILES) or _INIT_WORDS.search(warn.message) is not None
 
 
 def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | None],
