@@ -120,6 +120,16 @@ def test_a_line_whose_uuid_the_poster_elided_keeps_its_index_and_model() -> None
     assert "GPU UUID" not in got.modules[0].fields and got.claimed == {3, 5}
 
 
+
+def test_an_elided_line_is_a_module_only_when_it_names_a_gpu_model() -> None:
+    """Review 53: any 'GPU N: <words with a digit> ...' was a module ('loading shard 1 of 8', 'epoch 3'), and
+    the note claimed a UUID for lines that printed none."""
+    progress = "GPU 0: loading shard 1 of 8 ...\nGPU 1: loading shard 2 of 8 ...\nGPU 0: epoch 3 ...\n"
+    assert _parse(progress).modules == []
+    old = _parse("GPU 0: Tesla T4 ...\nGPU 1: GeForce GTX 1080 Ti …\nGPU 2: A100-SXM4-40GB ...\n")
+    assert [m.product for m in old.modules] == ["Tesla T4", "GeForce GTX 1080 Ti", "A100-SXM4-40GB"]
+    assert "no UUID" in old.notes[-1] and "(index, name, UUID" not in old.notes[-1]
+
 PROC_INFO = ("____________________________________________\n\n"
              "*** /proc/driver/nvidia/gpus/0000:86:00.0/information\n"
              "*** ls: -r--r--r-- 1 root root 0 2024-02-01 09:00:00.000000000 +0000 "

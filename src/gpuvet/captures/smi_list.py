@@ -2,12 +2,11 @@
 drivers without the ``NVIDIA`` prefix, MIG instances indented under their module (``MIG 1g.10gb
 Device 0: (UUID: MIG-…)``), and several modules on one line, as an issue form or a post's prose
 joins them; a line whose UUID the poster elided (``GPU 0: NVIDIA H100 80GB HBM3 ...``, as pasted from
-gpu-burn's echo of the listing) keeps its index and name. The driver's own listing a bug report holds
-(``/proc/driver/nvidia/gpus/<bus>/information``: ``Model:``, ``GPU UUID:``, ``Video BIOS:``, ``Bus
-Location:``) gives each module with its bus id. Each module keeps the index, name and UUID
-printed; -L prints no bus id, so none is
-given (never guessed from the order). Read into the same module record as the other listings, so
-inventory and doctor see the modules."""
+gpu-burn's echo of the listing) keeps its index and name where the name is a GPU model's. The
+driver's own listing a bug report holds (``/proc/driver/nvidia/gpus/<bus>/information``: ``Model:``,
+``GPU UUID:``, ``Video BIOS:``, ``Bus Location:``) gives each module with its bus id. Each module
+keeps the index, name and UUID printed; -L prints no bus id, so none is given (never guessed from the
+order). Read into the same module record as the other listings, so inventory and doctor see the modules."""
 
 from __future__ import annotations
 
@@ -16,12 +15,16 @@ import re
 from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line
+from gpuvet.node.catalog import find_model
 
 _UUID = r"[^()\s]{1,60}"  # GPU-<hex> as printed, or what the poster put in its place (GPU-xxxx, <redacted>)
 # 'GPU 3: NAME (UUID: GPU-…)' at the start of a line or after a space (several pasted on one line)
 _MODULE = re.compile(r"(?:^|(?<=\s))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
 # the same line with its '(UUID: …)' elided: a model name (a letter and a digit in it), then '...' or '…'
 _ELIDED = re.compile(r"^\s*GPU (\d{1,4}): ((?=[^()\n]*[A-Za-z])(?=[^()\n]*\d)[^()\n]{2,96}?)\s*(?:\.{3}|…)\s*$")
+# a GPU model word in an elided line: a brand (NVIDIA, Tesla, GeForce, Quadro, TITAN, RTX/GTX) or a family letter
+# and its number (A100, H100, V100, T4, L40S, A10G, GH200, B200); else the catalog's name ('loading shard 1 of 8' has none)
+_MODEL_WORD = re.compile(r"\b(?:NVIDIA|Tesla|GeForce|Quadro|TITAN|[RG]TX|(?:A|B|H|L|T|V|P|K|M|GH|GB)\d{1,4}[A-Z]{0,2})\b")
 _CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false)\s*$")  # nvidia-smi nvlink -c
 _MIG = re.compile(r"^\s*MIG\s+(\S{1,40})\s+Device\s+(\d{1,3}):\s*\(UUID: (MIG-[^)\s]{1,120})\)")
 
@@ -68,7 +71,7 @@ def _listing(lines: list[Line]) -> SmiText:
     last: SmiTextModule | None = None
     for ln in lines:
         found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else [
-            e for e in [_ELIDED.match(ln.text)] if e is not None]
+            e for e in [_ELIDED.match(ln.text)] if e is not None and _is_model(e.group(2))]
         if found:
             for m in found:
                 last = _module(out, by_uuid, m)
@@ -85,11 +88,22 @@ def _listing(lines: list[Line]) -> SmiText:
             out.notes.append(f"nvidia-smi -L: more than {MAX_MODULES} modules: not one node, the rest not read")
             break
     if out.modules:
-        migs = sum(int(m.fields.get("MIG Devices", "0")) for m in out.modules)
-        out.notes.append(f"nvidia-smi -L: {len(out.modules)} module(s) read (index, name, UUID"
-                         f"{f'; {migs} MIG instance(s)' if migs else ''}); -L prints no bus id, PCIe link or "
-                         "health fields")
+        out.notes.append(_note(out.modules, sum(key[1] == "elided" for key in by_uuid)))
     return out
+
+
+def _is_model(name: str) -> bool:
+    """An elided line's name is a GPU model: a model word in it, or the catalog knows it."""
+    return _MODEL_WORD.search(name) is not None or find_model(name) is not None
+
+
+def _note(modules: list[SmiTextModule], elided: int) -> str:
+    """What was read; a UUID is claimed only for the lines that printed one."""
+    migs = sum(int(m.fields.get("MIG Devices", "0")) for m in modules)
+    uuid = "UUID" if not elided else ("no UUID: the poster elided it" if elided == len(modules) else
+                                      f"UUID; {elided} line(s) with it elided")
+    return (f"nvidia-smi -L: {len(modules)} module(s) read (index, name, {uuid}"
+            f"{f'; {migs} MIG instance(s)' if migs else ''}); -L prints no bus id, PCIe link or health fields")
 
 
 def _module(out: SmiText, by_uuid: dict[tuple[str, str], SmiTextModule], m: re.Match[str]) -> SmiTextModule:
