@@ -115,3 +115,34 @@ def test_perftest_without_the_ports_rate_or_with_small_messages_cannot_tell(caps
     small = WRITE_BW.format(peak="0.48", avg="0.48").replace(" 65536 ", " 8     ")
     _, data, steps = _doctor(capsys, tmp_path, small, IBSTAT_400)
     assert steps["rdma_bandwidth"]["status"] == "inconclusive" and data["findings"] == []
+
+
+CURL_REFUSED = """$ curl -fsSL http://10.0.0.5:8080/metrics
+curl: (7) Failed to connect to 10.0.0.5 port 8080 after 0 ms: Couldn't connect to server
+$ nvidia-smi -L
+GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-2222-3333-4444-555555555555)
+"""
+SERVER_DOWN = """---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF		Device         : mlx5_1
+ Link type       : IB
+---------------------------------------------------------------------------------------
+Couldn't connect to 10.1.0.7:18515
+Unable to open file descriptor for socket connection Unable to init the socket connection
+"""
+
+
+@pytest.mark.parametrize("line", ["Couldn't connect to server", "Couldn't connect to AAAA", "Failed to connect"])
+def test_another_tools_connect_error_without_perftests_header_is_no_rdma_test(capsys, tmp_path, line):
+    text = CURL_REFUSED.replace("Couldn't connect to server", line)
+    _, data, steps = _doctor(capsys, tmp_path, text)
+    assert "rdma_test_failed" not in [f["cause"] for f in data["findings"]]
+    assert steps["rdma_bandwidth"]["status"] == "inconclusive"
+
+
+def test_a_failed_run_never_hides_another_runs_slow_bandwidth(capsys, tmp_path):
+    slow = WRITE_BW.format(peak="196.40", avg="196.40")
+    code, data, steps = _doctor(capsys, tmp_path, SERVER_DOWN + slow, IBSTAT_400)
+    causes = sorted(f["cause"] for f in data["findings"])
+    assert code == 1 and causes == ["rdma_bandwidth_low", "rdma_test_failed"], causes
+    assert steps["rdma_bandwidth"]["status"] == "confirmed"

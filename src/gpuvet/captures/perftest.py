@@ -7,7 +7,8 @@ A run that failed says so in perftest's own words (perftest_communication.c, per
 side channel ('Couldn't connect to HOST:PORT', 'Unable to init the socket connection'), the QP's set-up
 ('Failed to modify QP 0x… to RTR', 'Couldn't create QP'), the exchange ('Failed to exchange data between
 server and clients'), the device ('No IB devices found') or a work request ('Completion with error at
-client', 'Failed status 12: wr_id …'): each is kept with its line, with or without the header."""
+client', 'Failed status 12: wr_id …'): each is kept with its line. Without the header only perftest's own
+wording counts (HOST:PORT, a QP/HCA/GID word): curl's "Couldn't connect to server" is no RDMA test."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ _FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connec
                    r"Couldn't get device list|Completion with error at (?:client|server)|Failed status \d+:|"
                    r"Couldn't allocate MR|Couldn't read remote address", re.IGNORECASE)
 _FAIL_WORDS = ("couldn't", "unable to", "failed", "completion with error", "no ib devices")
+# Without perftest's header a failure line must be perftest's alone: curl, ssh and many others also say
+# "Couldn't connect to server" or "Failed to ...", so a headless line needs HOST:PORT or an RDMA noun.
+_HEADLESS = re.compile(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|HCA's|HCA|GID)\b|"
+                       r"Unable to init the socket connection|exchange data between server and clients|"
+                       r"No IB devices found|Completion with error at (?:client|server)|Failed status \d+: wr_id|"
+                       r"Couldn't allocate MR|Couldn't read remote address")
 _HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|\s*(local|remote) address:.*)$")
 
 
@@ -64,7 +71,8 @@ def parse(lines: list[Line]) -> PerftestParse:
     run: PerftestRun | None = None
     unit = "MB"
     for ln in lines:
-        if any(w in ln.text.lower() for w in _FAIL_WORDS) and _FAIL.search(ln.text) is not None:
+        if any(w in ln.text.lower() for w in _FAIL_WORDS) and _FAIL.search(ln.text) is not None \
+                and (run is not None or _HEADLESS.search(ln.text) is not None):
             if run is None:
                 run = PerftestRun("perftest (header not in the capture)")
                 out.runs.append(run)

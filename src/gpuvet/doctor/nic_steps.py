@@ -8,7 +8,7 @@ from gpuvet.backends.nic_readings import NicReadings
 from gpuvet.backends.readings import Unavailable
 from gpuvet.checks import nics
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.model import Cited, finding
+from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, Outcome, clear, confirmed, unknown
 from gpuvet.node.model import EndpointKind
 from gpuvet.node.vendor_tools import GIVE
@@ -72,23 +72,23 @@ BW_SIZE_MIN = 65536  # smaller messages are message-rate bound: their Gb/s says 
 BW_SHARE_MIN = 0.8  # perftest's write/read/send BW reaches ~95 % of the line rate at large messages
 
 
-def rdma_bandwidth(ev: Evidence) -> Outcome:
-    """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
-    gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only."""
-    failed = [(label, r) for label, r in ev.captures.perftest if r.failures]
-    if failed:
-        return confirmed(f"{len(failed)} perftest run(s) failed: {failed[0][1].failures[0][1][:120]}",
-                         *(finding("rdma_test_failed", HIGH, None, nic=r.device, test=r.test, file=label,
-                                   line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
-                           for label, r in failed))
-    runs = [(label, r) for label, r in ev.captures.perftest if r.test.endswith("BW")]
-    if not runs:
-        return unknown("no perftest bandwidth run (give ib_write_bw / ib_read_bw / ib_send_bw output)")
+def _failed(ev: Evidence) -> list[Finding]:
+    """One rdma_test_failed per run that failed, with perftest's first error line."""
+    return [finding("rdma_test_failed", HIGH, None, nic=r.device, test=r.test, file=label,
+                    line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
+            for label, r in ev.captures.perftest if r.failures]
+
+
+def _bandwidth(ev: Evidence) -> tuple[list[Finding], list[Cited]]:
+    """Each BW run's best large-message Gb/s against its port's rate; a run that also failed is judged
+    on the rows it did measure, so one failed run never hides another's slow link."""
+    if not ev.captures.perftest:
+        return [], []
     readings = _readings(ev)
-    rates = {n.device: max((p.rate_gbps or 0.0) for p in n.ports) for n in readings.nics} \
+    rates = {n.device: max((p.rate_gbps or 0.0 for p in n.ports), default=0.0) for n in readings.nics} \
         if isinstance(readings, NicReadings) else {}
     found, cited = [], []
-    for label, run in runs:
+    for label, run in ((label, r) for label, r in ev.captures.perftest if r.test.endswith("BW")):
         big = [r for r in run.rows if r.size_bytes >= BW_SIZE_MIN]
         rate = rates.get(run.device or "")
         if not big or not rate:
@@ -99,8 +99,24 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
             found.append(finding("rdma_bandwidth_low", HIGH, None, nic=run.device, reading=f"{run.test} "
                                  f"{best:.1f} Gb/s at {max(r.size_bytes for r in big):,} B, {best / rate:.0%} of "
                                  f"the port's {rate:g} Gb/s", file=label))
-    if found:
-        return confirmed(f"{len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate", *found)
+    return found, cited
+
+
+def rdma_bandwidth(ev: Evidence) -> Outcome:
+    """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
+    gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only.
+    A failed run is its own finding beside the others' verdicts."""
+    failed = _failed(ev)
+    found, cited = _bandwidth(ev)
+    if failed or found:
+        first = next(r for _, r in ev.captures.perftest if r.failures) if failed else None
+        head = (f"{len(failed)} perftest run(s) failed: {first.failures[0][1][:120]}" if first is not None else
+                f"{len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate")
+        if failed and found:
+            head += f"; {len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate"
+        return confirmed(head, *failed, *found)
+    if not any(r.test.endswith("BW") for _, r in ev.captures.perftest):
+        return unknown("no perftest bandwidth run (give ib_write_bw / ib_read_bw / ib_send_bw output)")
     if not cited:
         return unknown("can't tell: the perftest runs have no message of 64 KiB or more, or their device's rate "
                        f"is not in the evidence (give {GIVE['nic_rates']} with them)")
