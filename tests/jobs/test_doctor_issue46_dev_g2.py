@@ -54,3 +54,26 @@ def test_a_busy_module_below_its_top_pcie_generation_is_downgraded(capsys: pytes
     assert code == 1 and found_causes(data) >= {("pcie_link_downgraded", "0000:01:00.0")}
     assert ("pcie_link_downgraded", "0000:41:00.0") not in found_causes(data)
     assert "pcie_link_downgraded" not in _causes(capsys, tmp_path, _query_csv(1, 0), "idle.csv")
+
+
+def _xml(margin: int, gen: int, util: int) -> str:
+    """-q -x of drivers 535+: the T.Limit elements, no absolute thresholds; the link's generations and load."""
+    return ("<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n<nvidia_smi_log>\n"
+            "\t<driver_version>550.90.07</driver_version>\n\t<attached_gpus>1</attached_gpus>\n"
+            "\t<gpu id=\"00000000:65:00.0\">\n\t\t<product_name>NVIDIA RTX 6000 Ada Generation</product_name>\n"
+            "\t\t<pci>\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
+            f"\t\t\t\t\t<max_link_gen>4</max_link_gen>\n\t\t\t\t\t<current_link_gen>{gen}</current_link_gen>\n"
+            "\t\t\t\t</pcie_gen>\n\t\t\t</pci_gpu_link_info>\n\t\t</pci>\n"
+            f"\t\t<utilization>\n\t\t\t<gpu_util>{util} %</gpu_util>\n\t\t</utilization>\n"
+            f"\t\t<temperature>\n\t\t\t<gpu_temp>{85 - margin} C</gpu_temp>\n"
+            f"\t\t\t<gpu_temp_tlimit>{margin} C</gpu_temp_tlimit>\n"
+            "\t\t\t<gpu_temp_max_tlimit_threshold>-7 C</gpu_temp_max_tlimit_threshold>\n"
+            "\t\t\t<gpu_temp_slow_tlimit_threshold>-2 C</gpu_temp_slow_tlimit_threshold>\n"
+            "\t\t\t<gpu_temp_max_gpu_tlimit_threshold>0 C</gpu_temp_max_gpu_tlimit_threshold>\n"
+            "\t\t</temperature>\n\t</gpu>\n</nvidia_smi_log>\n")
+
+
+def test_the_xml_reads_the_same_margins_and_load(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert _causes(capsys, tmp_path, _xml(40, 4, 95), "ok.xml") & {"thermal_throttling", "pcie_link_downgraded"} \
+        == set()
+    assert {"thermal_throttling", "pcie_link_downgraded"} <= _causes(capsys, tmp_path, _xml(-4, 2, 95), "hot.xml")

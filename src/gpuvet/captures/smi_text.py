@@ -279,10 +279,10 @@ def health(m: SmiTextModule) -> ModuleHealth:
         temperature_max_operating_c=reading(get(f, "Temperature/GPU Max Operating Temp"), TEMP_C,
                                             "GPU Max Operating Temp", bad),
         temperature_slowdown_c=reading(get(f, "Temperature/GPU Slowdown Temp"), TEMP_C, "GPU Slowdown Temp", bad),
-        margin_c=reading(get(f, "Temperature/GPU T.Limit Temp"), _MARGIN_C, "GPU T.Limit Temp", bad),
-        slowdown_margin_c=reading(get(f, "Temperature/GPU Slowdown T.Limit Temp"), _MARGIN_C,
+        margin_c=reading(get(f, "Temperature/GPU T.Limit Temp"), MARGIN_C, "GPU T.Limit Temp", bad),
+        slowdown_margin_c=reading(get(f, "Temperature/GPU Slowdown T.Limit Temp"), MARGIN_C,
                                   "GPU Slowdown T.Limit Temp", bad),
-        max_operating_margin_c=reading(get(f, "Temperature/GPU Max Operating T.Limit Temp"), _MARGIN_C,
+        max_operating_margin_c=reading(get(f, "Temperature/GPU Max Operating T.Limit Temp"), MARGIN_C,
                                        "GPU Max Operating T.Limit Temp", bad),
         sm_clock_mhz=reading(_exact(f, "Clocks/SM"), CLOCK_MHZ, "Clocks/SM", bad),
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
@@ -303,7 +303,7 @@ def _link_max(f: dict[str, str]) -> int | None:
     return min(known) if known else None
 
 
-_MARGIN_C = (-100.0, 200.0)  # a T.Limit margin in °C: negative past the limit, never a temperature
+MARGIN_C = (-100.0, 200.0)  # a T.Limit margin in °C: negative past the limit, never a temperature
 
 
 _CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!)\]?", re.I)

@@ -15,6 +15,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from gpuvet.captures.records import ModuleHealth, SmiProcess
+from gpuvet.captures.smi_text import MARGIN_C
 from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, reading
 from gpuvet.errors import CaptureError
 
@@ -166,6 +167,14 @@ def _uncorrectable(g: ET.Element, scope: str) -> int | None:
     return sum(seen) if seen else None
 
 
+def _link_max(g: ET.Element, gen: str) -> int | None:
+    """The top generation the link can train to: max_link_gen, else the lower of the device's and the host's."""
+    top = integer(text_of(g, f"{gen}/max_link_gen"))
+    known = [v for v in (integer(text_of(g, f"{gen}/max_device_link_gen")), integer(text_of(g, f"{gen}/max_host_link_gen")))
+             if v is not None]
+    return top if top is not None else (min(known) if known else None)
+
+
 def health(module: str, g: ET.Element) -> ModuleHealth:
     link = "pci/pci_gpu_link_info"
     retired = [integer(text_of(g, f"retired_pages/{k}/retired_count"))
@@ -192,6 +201,13 @@ def health(module: str, g: ET.Element) -> ModuleHealth:
                                             "gpu_temp_max_gpu_threshold", bad),
         temperature_slowdown_c=reading(text_of(g, "temperature/gpu_temp_slow_threshold"), TEMP_C,
                                        "gpu_temp_slow_threshold", bad),
+        margin_c=reading(text_of(g, "temperature/gpu_temp_tlimit"), MARGIN_C, "gpu_temp_tlimit", bad),
+        slowdown_margin_c=reading(text_of(g, "temperature/gpu_temp_slow_tlimit_threshold"), MARGIN_C,
+                                  "gpu_temp_slow_tlimit_threshold", bad),
+        max_operating_margin_c=reading(text_of(g, "temperature/gpu_temp_max_gpu_tlimit_threshold"), MARGIN_C,
+                                       "gpu_temp_max_gpu_tlimit_threshold", bad),
+        pcie_gen_link_max=_link_max(g, f"{link}/pcie_gen"),
+        utilization_pct=reading(text_of(g, "utilization/gpu_util"), (0.0, 100.0), "gpu_util", bad),
         sm_clock_mhz=reading(text_of(g, "clocks/sm_clock"), CLOCK_MHZ, "sm_clock", bad),
         sm_clock_max_mhz=reading(text_of(g, "max_clocks/sm_clock"), CLOCK_MHZ, "max sm_clock", bad), corrupt=tuple(bad),
     )
