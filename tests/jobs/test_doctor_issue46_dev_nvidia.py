@@ -89,6 +89,21 @@ def test_a_module_at_its_own_slowdown_temperature_throttles(capsys: pytest.Captu
     assert "thermal_throttling" not in {c for c, _ in found_causes(data)}
 
 
+def test_at_slowdown_temperature_with_thermal_slowdown_read_not_active_is_no_throttling(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Review 53: a module at its Slowdown Temp whose capture reads HW and SW Thermal Slowdown 'Not Active'
+    was thermal_throttling; it is that hot without throttling yet (at_max_operating_temp, said so)."""
+    reasons = ("    Clocks Event Reasons\n        Idle                        : Not Active\n"
+               "        HW Slowdown                 : Not Active\n"
+               "            HW Thermal Slowdown     : Not Active\n"
+               "        SW Thermal Slowdown         : Not Active\n")
+    text = _temperature_q(94).replace("    Temperature\n", reasons + "    Temperature\n")
+    code, data = doctor_capture(capsys, tmp_path, text)
+    causes = found_causes(data)
+    assert code == 1 and ("at_max_operating_temp", "0000:02:00.0") in causes
+    assert "thermal_throttling" not in {c for c, _ in causes}
+
+
 def _a100_all_reduce(busbw: float) -> str:
     """nccl-tests' all_reduce_perf over 8 A100-SXM4-80GB (its header, device lines and two large rows)."""
     head = ["# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "

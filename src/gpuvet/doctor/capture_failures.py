@@ -189,15 +189,27 @@ def clock_findings(ev: Evidence) -> list[Finding]:
         thermal = h.clock_events & {"sw_thermal_slowdown", "hw_thermal_slowdown"}
         slowdown = h.temperature_slowdown_c
         if slowdown and h.temperature_c is not None and h.temperature_c >= slowdown and not thermal:
-            out.append(finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=h.temperature_c,
-                               slowdown_c=slowdown, note="at or above the module's own slowdown temperature: its "
-                               "hardware lowers the clocks there (the capture shows no clock reasons saying so)"))
+            out.append(_at_slowdown(h, slowdown, reasons_read))
         elif limit and h.temperature_c is not None and h.temperature_c >= limit - 1 and not thermal:
             out.append(finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
                                max_operating_c=limit, slowdown_c=h.temperature_slowdown_c))
         elif slowdown is None and limit is None and not thermal:
             out += _margin_findings(h)
     return out
+
+
+def _at_slowdown(h: ModuleHealth, slowdown: float, reasons_read: bool) -> Finding:
+    """At or above the module's own slowdown temperature: throttling where the capture has no clock reasons;
+    where it read them and no thermal slowdown is active among them, the module is that hot without
+    throttling yet (the maximum operating temperature's kind: the next step is throttling)."""
+    if reasons_read:
+        return finding("at_max_operating_temp", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                       max_operating_c=h.temperature_max_operating_c, slowdown_c=slowdown,
+                       note="at or above the module's own slowdown temperature, but the capture's clock reasons "
+                       "show no thermal slowdown active (HW/SW Thermal Slowdown): not throttling when captured")
+    return finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=h.temperature_c,
+                   slowdown_c=slowdown, note="at or above the module's own slowdown temperature: its "
+                   "hardware lowers the clocks there (the capture shows no clock reasons saying so)")
 
 
 def _margin_findings(h: ModuleHealth) -> list[Finding]:
