@@ -150,3 +150,19 @@ def test_dcgm4s_overall_fail_over_gpu_rows_that_skipped_is_the_nodes_failure(cap
     row is kept where the GPU rows do not carry its worst status."""
     code, data = doctor_capture(capsys, tmp_path, DCGM4_PLUGIN_FAILED)
     assert code != 0 and ("dcgm_diag_failed", None) in found_causes(data)
+
+
+def test_past_the_object_cap_it_says_so_and_the_findings_named_are_capped(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 53: past the cap on JSON objects the rest were 'not output gpuvet reads' with no word of the cap,
+    and each failed result was a finding of its own (10,000 of them). The cap is said, its lines claimed, and
+    the findings named stop at MAX_NAMED (the rest counted)."""
+    from gpuvet.doctor.capture_pairs import MAX_NAMED
+
+    monkeypatch.setattr(dcgm_events, "_MAX_OBJECTS", MAX_NAMED + 20)
+    many = "".join(f'{{"test": "memory", "status": "fail", "gpu": {i}}}\n' for i in range(MAX_NAMED + 40))
+    code, data = doctor_capture(capsys, tmp_path, many)
+    notes = " ".join(data["notes"])
+    assert code != 0 and "not output gpuvet reads" not in notes and f"the first {MAX_NAMED + 20:,} read" in notes
+    assert len([f for f in data["findings"] if f["cause"] == "dcgm_diag_failed"]) == MAX_NAMED

@@ -40,7 +40,9 @@ def parse(lines: list[Line]) -> DcgmParse:
     results: list[DcgmResult] = []
     summaries: list[_Obj] = []
     spans: set[int] = set()
+    objects = 0
     for obj, span in _objects(lines):
+        objects += 1
         results += _results(obj, "", "")
         summaries += [d for d in _dicts(obj) if isinstance(d.get("failed"), int) and (
             isinstance(d.get("passed"), int) or isinstance(d.get("total"), int))]
@@ -51,7 +53,20 @@ def parse(lines: list[Line]) -> DcgmParse:
     out.results = _unique(results) + _unshown(results, summaries)
     out.notes.append(f"DCGM diagnostic JSON: {len(out.results)} result(s) read from {len(out.claimed)} line(s) of "
                      "JSON objects (the keys the capture kept)")
+    if objects >= _MAX_OBJECTS:
+        _capped(lines, out)
     return out
+
+
+def _capped(lines: list[Line], out: DcgmParse) -> None:
+    """Past _MAX_OBJECTS the objects are not read: said, and their lines are the same log's (not 'not output
+    gpuvet reads')."""
+    last = max(out.claimed)
+    rest = {ln.no for ln in lines if ln.no > last and ln.text.lstrip().startswith("{")}
+    if rest:
+        out.claimed |= rest
+        out.notes.append(f"DCGM diagnostic JSON: more than {_MAX_OBJECTS:,} objects: the first {_MAX_OBJECTS:,} read, "
+                         f"the rest ({len(rest):,} line(s) opening an object) not read (the cap on one capture)")
 
 
 def _dcgm_s(results: list[DcgmResult], text: str) -> bool:

@@ -19,6 +19,7 @@ from gpuvet.doctor.capture_failures import (
     kernel_presence_messages,
     links_expected,
 )
+from gpuvet.doctor.capture_pairs import MAX_NAMED
 from gpuvet.doctor.capture_verdicts import tool_verdicts
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fabric_steps import fabric_manager, fabric_registration
@@ -241,7 +242,9 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     found = [_dcgm_finding(r, failed=r.status in ("fail", "error") and (nvlink is True or not _links_down_only(r)))
              for r in results if r.status in ("fail", "error", "warn")]
     if found:
-        return confirmed("DCGM diagnostics failed or warned", *found)
+        found.sort(key=lambda f: f.cause != "dcgm_diag_failed")  # failures named first, in the capture's order
+        more = f" ({len(found)} results; the first {MAX_NAMED} named, the rest counted)" if len(found) > MAX_NAMED else ""
+        return confirmed(f"DCGM diagnostics failed or warned{more}", *found[:MAX_NAMED])
     passed = [r for r in results if r.status == "pass"]
     if not passed:
         return unknown(f"{len(results)} DCGM diagnostic result(s), none a pass (skipped or not run)")
