@@ -13,6 +13,7 @@ from statistics import median
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
+from gpuvet.checks.model import Json
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -71,7 +72,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
 def captured_errors(ev: Evidence) -> Outcome:
     """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
     c = ev.captures
-    found = [_error_finding(label, e) for label, e in c.app_errors]
+    found = _error_findings(c.app_errors)
     unsure: list[str] = []
     cited: list[Cited] = []
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev)
@@ -87,6 +88,33 @@ def captured_errors(ev: Evidence) -> Outcome:
     if not cited:
         return unknown(f"no application error lines, deviceQuery or gpu-burn output (give {GIVE['app_errors']})")
     return clear("the captured tests passed and no application error line was read", *cited)
+
+
+def _error_findings(errors: list[tuple[str, AppError]]) -> list[Finding]:
+    """One finding per cause and module, as doctor merges them; where several kinds of line name the same
+    cause on one module ('invalid device function' beside a memory fault), each kind and line stays in the
+    evidence and each kind's advice in the fix, so the merge never drops what a line said."""
+    groups: dict[tuple[str, str | None], list[tuple[str, AppError]]] = {}
+    for label, e in errors:
+        groups.setdefault((_meaning(e.kind).cause, e.module), []).append((label, e))
+    return [_error_finding(*group[0]) if len(group) == 1 else _merged(group) for group in groups.values()]
+
+
+def _meaning(kind: str) -> _Meaning:
+    return KIND_CAUSES.get(kind, KIND_CAUSES["cuda_runtime_error"])
+
+
+def _merged(group: list[tuple[str, AppError]]) -> Finding:
+    first_label, first = group[0]
+    kinds = list(dict.fromkeys(e.kind for _, e in group))
+    meaning = max((_meaning(k) for k in kinds), key=lambda m: m.confidence)
+    fixes = [f for f in dict.fromkeys(APP_ERROR_FIX.get(k) for k in kinds) if f is not None]
+    base = _error_finding(first_label, first)
+    fix = "; ".join(dict.fromkeys([base.fix, *fixes])) if fixes else base.fix
+    lines: list[Json] = [f"{label} line {e.line} ({e.kind}{f', {e.times} times' if e.times > 1 else ''}): "
+                         f"{e.text[:240]}" for label, e in group]
+    return finding(meaning.cause, meaning.confidence, module=first.module, fix=fix, carried=base.evidence,
+                   kinds=list(kinds), lines=lines, times=sum(e.times for _, e in group))
 
 
 def _error_finding(label: str, e: AppError) -> Finding:
