@@ -128,7 +128,7 @@ RBT = """\
 """
 
 
-def test_a_uuid_placeholder_names_no_module_and_an_access_matrix_zero_is_no_peer_access(capsys, tmp_path) -> None:
+def test_a_uuid_placeholder_names_no_module_and_an_access_zero_is_no_peer_access_on_an_xgmi_design(capsys, tmp_path) -> None:
     modules = _inventory(capsys, tmp_path, RBT)["modules"]
     assert [m["bus_id"] for m in modules] == ["23:00.0", "43:00.0"]  # two GPUs, though both print GPU-XXXX
     parsed = rocm_validation.parse(clean(RBT).lines)
@@ -136,7 +136,10 @@ def test_a_uuid_placeholder_names_no_module_and_an_access_matrix_zero_is_no_peer
         ("Device 1 (Radeon PRO W7900, 23:0.0)", "Device 2 (Radeon PRO W7900, 43:0.0)")]  # CPU pairs are not peers
     f = tmp_path / "rbt.txt"
     f.write_text(RBT, encoding="utf-8")
-    main(["doctor", "--from", str(f), "--json"])
+    main(["doctor", "--from", str(f), "--json"])  # PCIe cards: no peer access may be their design (as CUDA's)
+    assert "p2p_unavailable" not in [x["cause"] for x in json.loads(capsys.readouterr().out)["findings"]]
+    f.write_text(RBT.replace("Radeon PRO W7900", "AMD Instinct MI250X"), encoding="utf-8")
+    main(["doctor", "--from", str(f), "--json"])  # an xGMI design joins its peers: a 0 is a fault
     [p2p] = [x for x in json.loads(capsys.readouterr().out)["findings"] if x["cause"] == "p2p_unavailable"]
     assert p2p["severity"] == "warn" and "rocm-smi --showtopo" in p2p["fix"]
 

@@ -30,6 +30,7 @@ class CopyCheck:
     dst: str
     passed: bool
     line: int
+    models: tuple[str, str] = ("", "")  # the two devices' product names (the list's), for their design
 
 
 @dataclass
@@ -115,7 +116,8 @@ def _access(lines: list[Line], out: RbtValidation) -> None:
                 gpus = all(k in listed and not is_cpu(*listed[k]) for k in (src, dst))
                 if cell == "0" and src != dst and gpus and frozenset((src, dst)) not in seen:
                     seen.add(frozenset((src, dst)))
-                    out.no_peer.append(CopyCheck(names[src], names[dst], False, ln.no))
+                    out.no_peer.append(CopyCheck(names[src], names[dst], False, ln.no,
+                                                 (listed[src][0], listed[dst][0])))
         else:
             break
         out.claimed.add(ln.no)

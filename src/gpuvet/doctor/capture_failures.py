@@ -16,6 +16,7 @@ from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
 from gpuvet.node.bus import bus_key
+from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 # tables the CUDA samples and rocm-bandwidth-test (its -v aside, read apart) time and never check
@@ -94,6 +95,14 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
                  Cited(_source(ev, "kernel log"), "driver lines read", str(c.kernel_lines)))
 
 
+def _xgmi_fabric(product: str) -> bool:
+    """A module built into an xGMI fabric (the catalog's design): its peers are joined by design, so no peer
+    access between two of them is a fault. A PCIe card (a Radeon) may have none by design, as CUDA's
+    p2p_denied is judged only on NVLink boards: one fact, one verdict."""
+    model = find_model(product) if product else None
+    return model is not None and model.fabric == "xgmi"
+
+
 def _first_runtime_error(ev: Evidence, before: int) -> str | None:
     """The collective library's first WARN/ERROR logged before a benchmark's failure line, with the host
     and device it names: the error the benchmark's own abort ('unhandled cuda error') only echoes."""
@@ -134,7 +143,7 @@ def benchmark_failures(ev: Evidence) -> Outcome:
                                  error=w.reason[:240], line=w.line))
     found += [finding("p2p_unavailable", MEDIUM, between=(k.src, k.dst), fix=P2P_FIX_AMD, tool="rocm-bandwidth-test",
                       file=label, line=k.line, reading="Inter-Device Access 0: no peer access between them")
-              for label, k in c.no_peer]
+              for label, k in c.no_peer if all(_xgmi_fabric(m) for m in k.models)]
     if found:
         return confirmed("a benchmark failed or skipped what it was asked to measure", *found)
     if c.nccl_failures:  # only an 'Out of bounds values … FAILED' beside #wrong rows: never "clear"
