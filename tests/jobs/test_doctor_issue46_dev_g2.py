@@ -77,3 +77,24 @@ def test_the_xml_reads_the_same_margins_and_load(capsys: pytest.CaptureFixture[s
     assert _causes(capsys, tmp_path, _xml(40, 4, 95), "ok.xml") & {"thermal_throttling", "pcie_link_downgraded"} \
         == set()
     assert {"thermal_throttling", "pcie_link_downgraded"} <= _causes(capsys, tmp_path, _xml(-4, 2, 95), "hot.xml")
+
+
+_UNWARNED = ("node7:4410:4470 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ens1f0\n"
+             "node7:4410:4470 [1] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.\n"
+             "node7:4410:4470 [1] NCCL INFO transport/net_ib.cc:310 -> 2\n"
+             "node7:4410:4470 [1] NCCL INFO transport/net.cc:702 -> 2\n"
+             "node7:4410:4455 [1] NCCL INFO init.cc:1301 -> 2\n"
+             "node7:4410:4455 [1] NCCL INFO group.cc:64 -> 2 [Async thread]\n")
+
+
+def test_an_error_trace_without_a_warn_that_reaches_init_is_an_init_failure(capsys: pytest.CaptureFixture[str],
+                                                                              tmp_path: Path) -> None:
+    """NCCL fails some calls with no WARN: the trace reaching init.cc says the communicator did not come up,
+    its first frame (net_ib.cc) where, and the settings the process logged are cited beside it."""
+    code, data = doctor_capture(capsys, tmp_path, _UNWARNED, name="nccl.log")
+    assert code == 1 and ("collective_init_failed", "node7 GPU 1") in found_causes(data)
+    f = next(f for f in data["findings"] if f["cause"] == "collective_init_failed")
+    assert "net_ib.cc:310" in str(f["evidence"]["log"]) and "NCCL_IB_GID_INDEX" in str(f["evidence"]["settings"])
+    done = ("node7:4410:4455 [1] NCCL INFO comm 0x55d0 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n"
+            "node7:4410:4480 [1] NCCL INFO misc/socket.cc:49 -> 6\nnode7:4410:4480 [1] NCCL INFO init.cc:1870 -> 6\n")
+    assert "collective_init_failed" not in _causes(capsys, tmp_path, done, "teardown.log")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, integer, number
 
-TOOL = "amd-smi"
+TOOL = "amd-smi (default table)"  # the tool and the kind the file is read as, as amd-smi monitor's
 _CELLS = re.compile(r"\s{2,}")
 _FIRST = re.compile(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(\S.*?)$")
 _SECOND = re.compile(r"^(\d{1,4})(?:\s|$)")
@@ -66,7 +66,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
         out.claimed.update(frame)
     if found and not out.modules:
         out.modules += found
-        out.kinds.append(f"{TOOL} (default table)")
+        out.kinds.append(TOOL)
 
 
 def _module(k: int, bus_id: str, name: str, row: dict[str, str]) -> ListedModule:

@@ -98,6 +98,7 @@ class NcclLog:
     libs: list[str] = field(default_factory=list)  # NCCL, RCCL, HCCL, in order seen
     version: str | None = None
     lines: int = 0
+    env: list[LogLine] = field(default_factory=list)  # 'NCCL_IB_ADDR_RANGE set by environment to …' lines
     choices: list[NetChoice] = field(default_factory=list)
     no_ib: list[LogLine] = field(default_factory=list)  # 'NET/IB : No device found', no libibverbs
     failures: list[LogFailure] = field(default_factory=list)
@@ -158,6 +159,7 @@ def parse(lines: list[Line]) -> NcclLog:
     out = NcclLog()
     by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]] = {}
     pending: dict[_Thread, tuple[LogLine, int]] = {}  # each thread's last WARN no word marked failed, lines since
+    first_frame: dict[tuple[str | None, int | None], LogLine] = {}  # each process's first trace no WARN explains
     for ln in lines:
         v = _VERSION.search(ln.text) if "version" in ln.text else None
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
@@ -179,9 +181,12 @@ def parse(lines: list[Line]) -> NcclLog:
         out.redacted = out.redacted or at.redacted
         if v is not None:
             out.version = out.version or v.group(2)
+        if _ENV.match(at.message):
+            out.env.append(at)
         before = len(out.failures)
         _read(at, out, by_process)
         _traced(at, out, pending, before)
+        _unwarned(at, out, first_frame)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
     for key, said in by_process.items():
         no_ib = min((a.line for a in out.no_ib if (a.host, a.pid) == key), default=None)  # sockets after it: the fallback
@@ -192,6 +197,7 @@ def parse(lines: list[Line]) -> NcclLog:
     return out
 
 
+_ENV = re.compile(r"^(?:NCCL|RCCL)_\w{1,60} set by environment to ")  # a setting the process runs under
 _TRACE = re.compile(r"^(?P<file>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):\d{1,6} -> [1-9]\d{0,3}\b")  # 'init.cc:1245 -> 5'
 
 
@@ -218,6 +224,21 @@ def _traced(at: LogLine, out: NcclLog, pending: dict[_Thread, tuple[LogLine, int
             out.failures.append(LogFailure("init" if _at_init(warn, t.group("file"), out) else "runtime", warn))
         elif since + 1 < TRACE_WITHIN:
             pending[key] = (warn, since + 1)
+
+
+def _unwarned(at: LogLine, out: NcclLog, first: dict[tuple[str | None, int | None], LogLine]) -> None:
+    """An error-return trace with no WARN before it (some calls fail without one: an NCCL_IB_ADDR_RANGE no GID
+    falls in) is an init failure once it reaches init.cc before its process's Init COMPLETE: its first frame
+    (transport/net_ib.cc:282 -> 2) names where it failed. A process already failed, or past Init, is left."""
+    if at.level != "INFO" or at.lib == "HCCL" or (t := _TRACE.match(at.message)) is None:
+        return
+    key = (at.host, at.pid)
+    if any((f.at.host, f.at.pid) == key for f in out.failures) or any((c.host, c.pid) == key for c in out.completed):
+        first.pop(key, None)
+        return
+    first.setdefault(key, at)
+    if t.group("file").rsplit("/", 1)[-1] == "init.cc":
+        out.failures.append(LogFailure("init", first.pop(key)))
 
 
 def _at_init(warn: LogLine, trace_file: str, out: NcclLog) -> bool:

@@ -85,11 +85,23 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         label, first = items[0]
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
         fix, meaning = _library_fix(first.at)
+        carried = {"meaning": meaning} if meaning else {}
+        settings = _settings(logs, label, first.at)
+        if settings:
+            carried["settings"] = settings
         out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
-                           carried={"meaning": meaning} if meaning else None, file=label,
+                           carried=carried or None, file=label,
                            line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                            lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None))
     return out
+
+
+def _settings(logs: Logs, label: str, at: LogLine) -> str | None:
+    """The library settings the failed process logged as set by its environment before it failed (an
+    NCCL_IB_ADDR_RANGE no address falls in, an NCCL_SOCKET_IFNAME no node has): the first place to look."""
+    said = [e.message for lab, log in logs if lab == label for e in log.env
+            if (e.host, e.pid) == (at.host, at.pid) and e.line < at.line]
+    return "; ".join(dict.fromkeys(said))[:400] or None
 
 
 def _library_fix(at: LogLine) -> tuple[str | None, str | None]:
