@@ -5,6 +5,7 @@ figures sit well above what one node, rack or Prometheus page holds."""
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,20 +59,68 @@ def line_ends(chunk: bytes, cr_before: bool) -> tuple[bytes, bool]:
     return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), chunk.endswith(b"\r")
 
 
+_BLOCK_CHARS = 2**16  # text read at once: lines split by one call a block, not one readline a line
+_ASCII_ENDS = "\v\f\x1c\x1d\x1e"  # where str.splitlines also ends a line (as at \x85, \u2028, \u2029)
+
+
 def text_lines(text: TextIO, where: str, limit: int = MAX_LINE_CHARS, max_lines: int = MAX_FILE_LINES,
                fix: str = FIX_LONG) -> Iterator[str]:
     """The lines of ``text`` (opened with universal newlines: ``open_text`` or ``io.StringIO(…,
     newline=None)``), each ending in LF, a byte-order mark at the start of any line dropped (two
     PowerShell files joined with cat carry one mid-file), each line and their count within the
-    bounds (checked again while read: a file may have grown since its scan)."""
-    count = 0
-    while line := text.readline(limit + 1):
-        count += 1
-        if len(line) > limit and not line.endswith("\n"):
-            raise GpuvetError(f"line longer than {limit:,} characters", where=f"{where}:{count}", fix=fix)
-        if count > max_lines:
-            raise too_many(count, max_lines, "lines", where, FIX_SPLIT)
-        yield line[1:] if line[:1] == BOM else line
+    bounds (checked again while read: a file may have grown since its scan). Read and split a
+    block at a time (a readline a line cost as much as the rest of the reading); the lines
+    before a bad one are given before its error, as line by line."""
+    return itertools.chain.from_iterable(_blocks(text, (where, limit, max_lines, fix)))
+
+
+def _blocks(text: TextIO, bound: tuple[str, int, int, str]) -> Iterator[list[str]]:
+    """``text_lines``' lines, a block's at a time; a line past the bound is refused once it is
+    longer than the bound, not once it is whole."""
+    count, rest = 0, ""
+    size = max(min(_BLOCK_CHARS, bound[1]), 1)  # no bigger than a line may be: only a block's first line can be longer
+    while True:
+        block = text.read(size)
+        data = rest + block if rest else block
+        lines = _split(data) if data else []
+        rest = lines.pop() if block and lines and not lines[-1].endswith("\n") else ""
+        if len(rest) > bound[1]:
+            lines.append(rest)
+        good, error = _checked(lines, count, BOM in data, bound)
+        yield good
+        if error is not None:
+            raise error  # once the lines before it are taken
+        count += len(lines)
+        if not block:
+            return
+
+
+def _split(data: str) -> list[str]:
+    """``data`` split after each LF, ends kept (str.splitlines also splits at the other ends)."""
+    lines = data.splitlines(True)
+    if not (data.isascii() or "\x85" not in data and "\u2028" not in data and "\u2029" not in data) or any(
+            end in data for end in _ASCII_ENDS):
+        lines = [piece + "\n" for piece in data.split("\n")]
+        last = lines.pop()[:-1]
+        if last:
+            lines.append(last)
+    return lines
+
+
+def _checked(lines: list[str], before: int, bom: bool,
+             bound: tuple[str, int, int, str]) -> tuple[list[str], GpuvetError | None]:
+    """``lines`` (the ``before``-th line of the text was the last before them), BOMs dropped
+    (``bom``: one is among them), up to the first that breaks a bound, and its error."""
+    where, limit, max_lines, fix = bound
+    bad = 0 if lines and len(lines[0]) - lines[0].endswith("\n") > limit else len(lines)  # the others fit a block
+    many = max(max_lines - before, 0)
+    error = None
+    if bad < len(lines) and bad <= many:
+        error = GpuvetError(f"line longer than {limit:,} characters", where=f"{where}:{before + bad + 1}", fix=fix)
+    elif many < len(lines):
+        error = too_many(before + many + 1, max_lines, "lines", where, FIX_SPLIT)
+    good = lines[:min(bad, many)] if error is not None else lines
+    return ([line[1:] if line[:1] == BOM else line for line in good] if bom else good), error
 
 
 def not_utf16(head: bytes, where: str) -> None:

@@ -64,6 +64,13 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     scipy.stats.theilslopes computes them for distinct x, without its per-call overhead (the
     forecast fits every module every two hours of a replay): the three ranks it needs come from
     one sort of the pairwise slopes (numpy's partition at four ranks costs more on these)."""
+    return _theil_sen(x, y, pair_slopes(x, y)[0], alpha)
+
+
+def pair_slopes(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The slopes of every pair of points with distinct x, pair (i, j) for i < j in row order,
+    and whether that is every pair: then the pairs among the last k points are its last
+    k(k-1)/2 slopes (``trend``'s recent fit takes them instead of making them again)."""
     n = len(x)
     pairs = _PAIRS.get(n)
     if pairs is None:
@@ -71,7 +78,13 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     i, j = pairs
     dx = x[j] - x[i]
     dy = y[j] - y[i]
-    slopes = dy / dx if dx.all() else dy[dx != 0] / dx[dx != 0]
+    every = bool(dx.all())
+    return (dy / dx if every else dy[dx != 0] / dx[dx != 0]), every
+
+
+def _theil_sen(x: np.ndarray, y: np.ndarray, slopes: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
+    """``theil_sen`` of the pairs' ``slopes`` (``pair_slopes``; a new array, sorted here in place)."""
+    n = len(x)
     m = len(slopes)
     ys = np.sort(y)
     tie_term = 0.0
@@ -82,7 +95,8 @@ def theil_sen(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[float, float,
     spread = _z(alpha) * math.sqrt((n * (n - 1) * (2 * n + 5) - tie_term) / 18.0)
     upper = min(round((m - spread) / 2), m - 1)  # round half to even, as np.round
     lower = max(round((m + spread) / 2) - 1, 0)
-    part = np.sort(slopes)
+    part = slopes  # sorted in place (np.sort's copy cost as much again)
+    part.sort()
     slope = float(part[m // 2] if m % 2 else (part[m // 2 - 1] + part[m // 2]) / 2)
     y_median = float(ys[n // 2] if n % 2 else (ys[n // 2 - 1] + ys[n // 2]) / 2)
     intercept = y_median - slope * _median_x(x)
@@ -159,11 +173,11 @@ class Ranked:
         self.ordered: list[float] = []
 
     def add(self, value: float) -> None:
-        self.values.append(value)
-        insort(self.ordered, value)
-        if len(self.values) > self.size:
-            old = self.values.popleft()
-            del self.ordered[bisect_left(self.ordered, old)]
+        values, ordered = self.values, self.ordered
+        values.append(value)
+        insort(ordered, value)
+        if len(values) > self.size:
+            del ordered[bisect_left(ordered, values.popleft())]
 
     def __len__(self) -> int:
         return len(self.ordered)
@@ -178,13 +192,15 @@ def fit_trend(module: str, hours: Sequence[float], r: Sequence[float], base: flo
               power: float, inlet: float, alpha: float) -> Forecast:
     """The Theil–Sen line through the hourly R (less ``base``, as is ``r_crit``) and when it
     reaches ``r_crit``: the central slope gives the crossing, the interval's ends the range."""
-    return _fit(module, np.asarray(hours) / 24.0, np.asarray(r), hours, base, now, r_crit, power, inlet, alpha)
+    days, values = np.asarray(hours) / 24.0, np.asarray(r)
+    return _fit(module, (days, values, pair_slopes(days, values)[0]), hours, base, now, r_crit, power, inlet, alpha)
 
 
-def _fit(module: str, days: np.ndarray, r: np.ndarray, hours: Sequence[float], base: float, now: float,
-         r_crit: float, power: float, inlet: float, alpha: float) -> Forecast:
-    """``fit_trend`` of arrays already made (``trend`` makes them once for both of its fits)."""
-    slope, intercept, low, high = theil_sen(days, r, alpha)
+def _fit(module: str, points: tuple[np.ndarray, np.ndarray, np.ndarray], hours: Sequence[float], base: float,
+         now: float, r_crit: float, power: float, inlet: float, alpha: float) -> Forecast:
+    """``fit_trend`` of arrays already made: the days, the R values and their pairs' slopes
+    (``trend`` makes them once for both of its fits)."""
+    slope, intercept, low, high = _theil_sen(*points, alpha)
     r_now = intercept + slope * now / 86400.0  # both less base until the Forecast is made
 
     def at(rate: float) -> float | None:
@@ -200,13 +216,19 @@ def trend(module: str, hours: Sequence[float], r: Sequence[float], base: float, 
           power: float, inlet: float, alpha: float) -> Forecast:
     """The trend over the whole history, or over the last ``RECENT_HOURS`` when that predicts an
     earlier crossing (a creep that began inside the history is steeper than the average). The
-    arrays are made once: the recent fit's are the last values of the whole's (the same numbers)."""
+    arrays are made once: the recent fit's are the last values of the whole's (the same numbers),
+    and its pairs' slopes the whole's last ones where the whole has every pair."""
     r_crit = (slowdown_c - inlet) / power - base
     days, values = np.asarray(hours) / 24.0, np.asarray(r)
-    whole = _fit(module, days, values, hours, base, now, r_crit, power, inlet, alpha)
     k = RECENT_HOURS
-    recent = _fit(module, days[-k:], values[-k:], hours[-k:], base, now, r_crit, power, inlet, alpha) \
-        if len(r) >= k + 24 else None
+    slopes, every = pair_slopes(days, values)
+    recent_points = None
+    if len(r) >= k + 24:
+        tail = slopes[len(slopes) - k * (k - 1) // 2:].copy() if every else pair_slopes(days[-k:], values[-k:])[0]
+        recent_points = (days[-k:], values[-k:], tail)
+    whole = _fit(module, (days, values, slopes), hours, base, now, r_crit, power, inlet, alpha)
+    recent = _fit(module, recent_points, hours[-k:], base, now, r_crit, power, inlet, alpha) \
+        if recent_points is not None else None
     if recent is not None and recent.slope_low > 0 and recent.earliest is not None and (
             whole.earliest is None or recent.earliest < whole.earliest):
         return recent
@@ -337,8 +359,9 @@ def leave_one_out(bases: Sequence[float], trusted: Sequence[bool]) -> list[tuple
     the median over the trusted others (a warned module is nobody's inlet), and how many it rests
     on; None where no trusted other is left. The trusted bases are sorted once a window and each
     module's median read off them without its own value (the same middle values)."""
-    kept = sorted(b for b, ok in zip(bases, trusted, strict=True) if ok)
-    if not all(b == b and b != 0 for b in kept):  # NaN (no order) or a zero (±0 tie): sorted one by one
+    kept = sorted(bases) if all(trusted) and len(trusted) == len(bases) else \
+        sorted(b for b, ok in zip(bases, trusted, strict=True) if ok)
+    if 0.0 in kept or any(map(math.isnan, kept)):  # a zero (±0 tie) or NaN (no order): sorted one by one
         return [_median_of_others(bases, trusted, i) for i in range(len(bases))]
     out: list[tuple[float, int] | None] = []
     for b, ok in zip(bases, trusted, strict=True):

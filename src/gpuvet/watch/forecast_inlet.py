@@ -43,9 +43,15 @@ class NodeInlet:
         creep would leak into the others); none with fewer than two others at the start.
         The third figure is the common R the estimate rests on (0 with a reading): the trend is
         fitted to each module's R less it, so the common R's own wobble cancels."""
-        out = {m: (x.ref, text.READ_INLET, 0.0) for m, x in stats.items() if x.steady and x.ref is not None}
+        out: dict[str, Inlet] = {}
+        found: dict[str | None, list[str]] = defaultdict(list)  # ``_members``, in the same pass
+        for m, x in stats.items():
+            if x.steady:
+                if x.ref is not None:
+                    out[m] = (x.ref, text.READ_INLET, 0.0)
+                elif x.power > 0:
+                    found[x.model].append(m)
         offsets = self.offsets
-        found = _members(stats)
         self._found = (stats, found)
         for model, members in found.items():
             if len(members) < 3:
