@@ -70,3 +70,4 @@ def test_topo_p2p_statuses_are_said_to_be_unjudged_and_topo_m_is_no_second_matri
     code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
     notes = " ".join(json.loads(out)["notes"])
     assert code == 0 and "second matrix" not in notes and "does not judge these statuses" in notes
+    assert "not output gpuvet reads" not in notes  # the -p2p legend is the same capture

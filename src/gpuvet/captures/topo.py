@@ -100,7 +100,7 @@ def _p2p_note(starts: list[int]) -> str:
     named = ", ".join(str(s) for s in starts[:8]) + (f" and {len(starts) - 8} more" if len(starts) > 8 else "")
     what = "starts a `nvidia-smi topo -p2p` status matrix" if len(starts) == 1 else \
         f"start {len(starts)} `nvidia-smi topo -p2p` status matrices"
-    return f"topo -m: line(s) {named} {what} (OK, NS, CNS …): {_P2P_NOTE}"
+    return f"topo -m: line{'s' if len(starts) > 1 else ''} {named} {what} (OK, NS, CNS …): {_P2P_NOTE}"
 
 
 def parse(lines: list[Line], where: str) -> TopoMatrix | None:
@@ -113,6 +113,9 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         starts.append(lines[at].no)
         claimed |= {lines[at].no, *p2p}
         lines = lines[at + 1 + len(p2p):]  # the status rows follow their header line by line
+        legend = _p2p_legend(lines)
+        claimed |= {ln.no for ln in lines[:legend]}
+        lines = lines[legend:]
         at = header_index(lines)
     got = _matrix(lines, at, where)
     if got is not None and starts:
@@ -203,6 +206,15 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
 
 
 _P2P = {"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}  # topo -p2p's statuses (its own legend)
+
+
+_P2P_LEGEND = re.compile(r"^\s*(?:Legend:?|(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+=\s+\S.*)?\s*$")
+
+
+def _p2p_legend(lines: list[Line]) -> int:
+    """How many of the lines after a `topo -p2p` matrix are its legend ('Legend:', 'NS   = Not supported') or
+    blank: they are the same capture."""
+    return next((i for i, ln in enumerate(lines) if not _P2P_LEGEND.match(ln.text)), len(lines))
 
 
 def _p2p_rows(lines: list[Line]) -> set[int] | None:
