@@ -98,3 +98,16 @@ def test_an_error_trace_without_a_warn_that_reaches_init_is_an_init_failure(caps
     done = ("node7:4410:4455 [1] NCCL INFO comm 0x55d0 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n"
             "node7:4410:4480 [1] NCCL INFO misc/socket.cc:49 -> 6\nnode7:4410:4480 [1] NCCL INFO init.cc:1870 -> 6\n")
     assert "collective_init_failed" not in _causes(capsys, tmp_path, done, "teardown.log")
+
+
+def test_a_runtime_worded_warn_whose_error_reaches_init_is_an_init_failure(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    """'Call to ibv_modify_qp failed' names no init step, but its error-return trace reaching init.cc before
+    Init COMPLETE says the communicator never came up."""
+    log = ("hostb:7001:7040 [2] NCCL INFO NET/IB : Using [0]mlx5_2:1/RoCE ; OOB eth0:10.1.2.3<0>\n"
+           "hostb:7001:7060 [2] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device\n"
+           "hostb:7001:7060 [2] NCCL INFO transport/net_ib.cc:395 -> 2\n"
+           "hostb:7001:7060 [2] NCCL INFO init.cc:566 -> 2\n")
+    assert "collective_init_failed" in _causes(capsys, tmp_path, log, "init.log")
+    later = log.replace("NCCL INFO init.cc:566 -> 2", "NCCL INFO enqueue.cc:1120 -> 2")
+    assert "collective_init_failed" not in _causes(capsys, tmp_path, later, "runtime.log")

@@ -229,15 +229,21 @@ def _traced(at: LogLine, out: NcclLog, pending: dict[_Thread, tuple[LogLine, int
 def _unwarned(at: LogLine, out: NcclLog, first: dict[tuple[str | None, int | None], LogLine]) -> None:
     """An error-return trace with no WARN before it (some calls fail without one: an NCCL_IB_ADDR_RANGE no GID
     falls in) is an init failure once it reaches init.cc before its process's Init COMPLETE: its first frame
-    (transport/net_ib.cc:282 -> 2) names where it failed. A process already failed, or past Init, is left."""
+    (transport/net_ib.cc:282 -> 2) names where it failed. A WARN read as a runtime failure (ibv_modify_qp
+    failed) whose error reaches init.cc so is init's; a process past Init is left."""
     if at.level != "INFO" or at.lib == "HCCL" or (t := _TRACE.match(at.message)) is None:
         return
-    key = (at.host, at.pid)
-    if any((f.at.host, f.at.pid) == key for f in out.failures) or any((c.host, c.pid) == key for c in out.completed):
+    key, init = (at.host, at.pid), t.group("file").rsplit("/", 1)[-1] == "init.cc"
+    if any((c.host, c.pid) == key for c in out.completed):
         first.pop(key, None)
         return
+    if any((f.at.host, f.at.pid) == key for f in out.failures):  # a WARN said it: init's when its error reaches init
+        first.pop(key, None)
+        out.failures = [LogFailure("init", f.at) if init and f.kind == "runtime" and (f.at.host, f.at.pid) == key
+                        else f for f in out.failures]
+        return
     first.setdefault(key, at)
-    if t.group("file").rsplit("/", 1)[-1] == "init.cc":
+    if init:
         out.failures.append(LogFailure("init", first.pop(key)))
 
 
