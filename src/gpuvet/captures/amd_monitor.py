@@ -11,12 +11,20 @@ import re
 from collections.abc import Callable
 
 from gpuvet.captures.records import ListedModule, ListedParse
-from gpuvet.captures.text import Line, integer, number
+from gpuvet.captures.text import Line, number, reading
 
 TOOL = "amd-smi monitor"
 _KNOWN = frozenset({"POWER", "GPU_TEMP", "HOTSPOT_TEMP", "MEM_TEMP", "GFX_UTIL", "GFX_CLOCK", "MEM_UTIL", "MEM_CLOCK",
                     "SINGLE_ECC", "DOUBLE_ECC", "PCIE_REPLAY", "VRAM_USED", "VRAM_TOTAL", "PCIE_BW", "THROTTLE"})
+ECC_COUNT = (0.0, float(2**64 - 1))  # amd-smi's ECC counters are 64-bit
 _CELLS = re.compile(r"\s{2,}")
+
+
+def _count(cell: str | None, line: int, notes: list[str]) -> int | None:
+    """DOUBLE_ECC as a count; one no counter holds (infinite, above a 64-bit counter) is corrupt: left unread
+    and said, never dropped silently nor judged as a number of errors."""
+    value = reading(cell.split(" ")[0] if cell else None, ECC_COUNT, f"{TOOL} line {line}: DOUBLE_ECC", notes)
+    return int(value) if value is not None and value == int(value) else None
 
 
 def read(lines: list[Line], out: ListedParse, mib: Callable[[str | None], float | None]) -> None:
@@ -33,7 +41,7 @@ def read(lines: list[Line], out: ListedParse, mib: Callable[[str | None], float 
             total = row.get("VRAM_TOTAL")
             found.append(ListedModule(f"GPU {cells[0]}", memory_mib=mib(total),
                                       temperature_c=number(row.get("HOTSPOT_TEMP") or row.get("GPU_TEMP")),
-                                      ecc_uncorrectable=integer(row.get("DOUBLE_ECC", "").split(" ")[0]), tool=TOOL))
+                                      ecc_uncorrectable=_count(row.get("DOUBLE_ECC"), ln.no, out.notes), tool=TOOL))
             out.claimed.add(ln.no)
         elif cols and ln.text.strip():
             cols = []

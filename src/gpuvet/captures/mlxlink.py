@@ -6,10 +6,16 @@ lane's (IB-HDR: 50 Gb/s a lane, times the width: HDR100 at 2x); an Ethernet spee
 
 from __future__ import annotations
 
+import math
 import re
 
 from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPort
 from gpuvet.captures.text import Line
+from gpuvet.errors import CaptureError
+
+MAX_PORT = 8  # an adapter's ports as mlxlink -p numbers them (ConnectX: 1 or 2; a few more on some cards)
+LANES = (1, 2, 4, 8, 12)  # the lane counts an InfiniBand or Ethernet port trains at
+MAX_PORT_GBPS = 3200.0  # no port runs faster than 1.6 Tb/s today; twice that is room, not a reading
 
 _COMMAND = re.compile(r"\bmlxlink\b.*?\s-d\s*(\S+)(?:.*?\s-p\s*(\d{1,2}))?")
 _FIELD = re.compile(r"^\s*(State|Physical state|Speed|Width|Recommendation)\s*:\s*(.*?)\s*$")
@@ -28,26 +34,39 @@ def parse(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
     for ln in lines:
         if "mlxlink" in ln.text and (c := _COMMAND.search(ln.text)) is not None:
             device, port = c.group(1).rsplit("/", 1)[-1], int(c.group(2) or 1)
+            if not 1 <= port <= MAX_PORT:
+                raise CaptureError(f"mlxlink -p {port}: no adapter has a port {port} (1-{MAX_PORT})",
+                                   where=f"line {ln.no}",
+                                   fix="give mlxlink's output as it printed it, with its own command line.")
         elif _TITLE.match(ln.text):
             fields = {}
             out.setdefault(device, Nic(device, None, None, ()))
         elif fields is not None and (f := _FIELD.match(ln.text)) is not None:
             fields[f.group(1).lower()] = f.group(2)
             if f.group(1) == "Width":
-                out[device] = Nic(device, None, None, (_port(port, fields),))
+                out[device] = Nic(device, None, None, (_port(port, fields, ln.no),))
         else:
             continue
         claimed.add(ln.no)
     return {d: n for d, n in out.items() if n.ports}
 
 
-def _port(port: int, f: dict[str, str]) -> NicPort:
+def _port(port: int, f: dict[str, str], line: int) -> NicPort:
+    """The port's record; a width or speed no port has (x99, 'inf' or a thousand Gb/s and more) is refused:
+    judged, it would pass or fail the port against a number no link runs at."""
     speed, width = f.get("speed", ""), f.get("width", "")
-    lanes = int(w.group(1)) if (w := re.match(r"(\d{1,2})x", width)) else None
+    lanes = int(w.group(1)) if (w := re.match(r"(\d+)x", width)) else None
     ib = speed.upper().startswith("IB-")
     lane = _IB_LANE.get(speed.upper().removeprefix("IB-")) if ib else None
     eth = _ETH.match(speed) if not ib else None
     rate = lane * lanes if lane and lanes else float(eth.group(1)) if eth else None
+    if lanes is not None and lanes not in LANES:
+        raise CaptureError(f"mlxlink Width {width[:40]!r}: a port runs on 1, 2, 4, 8 or 12 lanes", where=f"line {line}",
+                           fix="give mlxlink's output as it printed it.")
+    if rate is not None and not (math.isfinite(rate) and 0 < rate <= MAX_PORT_GBPS):
+        raise CaptureError(f"mlxlink Speed {speed[:40]!r} (the block whose Width is on this line): no port runs at "
+                           f"{rate:g} Gb/s (at most {MAX_PORT_GBPS:,.0f} Gb/s)", where=f"line {line}",
+                           fix="give mlxlink's output as it printed it.")
     state = _STATE.get(f.get("state", "").split()[0].lower(), UNKNOWN) if f.get("state") else UNKNOWN
     phys = f.get("physical state", UNKNOWN).split()[0] if f.get("physical state") else UNKNOWN
     return NicPort(port, state, "LinkUp" if phys.lower() == "linkup" else phys, rate, f"{lanes}X" if lanes else None,

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.backends.nic_readings import UNKNOWN, Nic, NicPcie, NicPort
 from gpuvet.captures import mlxlink
+from gpuvet.captures.pcie_values import generation_fault, width_fault
 from gpuvet.captures.text import Line
+from gpuvet.errors import CaptureError
 
 _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
 _IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
@@ -31,6 +33,7 @@ _WIDTH = re.compile(r"^(\d+X)")
 _PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",
          "PORT_CONFIGURATION_TRAINING": "PortConfigurationTraining", "LINK_ERROR_RECOVERY": "LinkErrorRecovery"}
 MAX_NICS = 256
+MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _LSHCA_LINK = re.compile(r"x(\d{1,2})\s*G(\d)(\*)?")  # 'x16 G3*': width, generation, lshca's mark of a degraded link
@@ -205,7 +208,7 @@ def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
             cols = lower
         elif cols and len(cells) == len(cols) and _LSHCA_BDF.match(cells[0]):
             row = dict(zip(cols, cells, strict=True))
-            if nic := _lshca_nic(row, firmware):
+            if nic := _lshca_nic(row, firmware, ln.no):
                 out.setdefault(nic.device, nic)
         elif not cols or not set(ln.text.strip()) <= set("-=+| "):
             continue  # the table's rules ('----') are its own; other lines are not
@@ -213,7 +216,19 @@ def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
     return out
 
 
-def _lshca_nic(row: dict[str, str], firmware: str | None) -> Nic | None:
+def _lshca_link(cell: str, column: str, line: int) -> tuple[int, int] | None:
+    """'x16 G4' as (generation, width); a width or generation no PCIe link has is refused (exit 2)."""
+    if (m := _LSHCA_LINK.search(cell)) is None:
+        return None
+    width, gen = int(m.group(1)), int(m.group(2))
+    faults = [f for f in (width_fault(width), generation_fault(gen)) if f]
+    if faults:
+        raise CaptureError(f"lshca {column} {cell[:40]!r}: {'; '.join(faults)}", where=f"line {line}",
+                           fix="give lshca's table as it printed it.")
+    return gen, width
+
+
+def _lshca_nic(row: dict[str, str], firmware: str | None, line: int) -> Nic | None:
     device = row.get("rdma", "")
     if not re.fullmatch(r"[\w.-]{1,64}", device):
         return None
@@ -221,9 +236,13 @@ def _lshca_nic(row: dict[str, str], firmware: str | None) -> Nic | None:
     numa = row.get("numa", "")
     link = row.get("link", "").lower()
     layer = "Ethernet" if link.startswith("eth") else "InfiniBand" if link.startswith("ib") else UNKNOWN
-    sta, cap = _LSHCA_LINK.search(row.get("lnkstawidth", "")), _LSHCA_LINK.search(row.get("lnkcapwidth", ""))
-    pcie = NicPcie(int(sta.group(2)) if sta else None, int(sta.group(1)) if sta else None,
-                   int(cap.group(2)) if cap else None, int(cap.group(1)) if cap else None) if sta or cap else None
+    sta = _lshca_link(row.get("lnkstawidth", ""), "LnkStaWidth", line)
+    cap = _lshca_link(row.get("lnkcapwidth", ""), "LnkCapWidth", line)
+    pcie = NicPcie(sta[0] if sta else None, sta[1] if sta else None,
+                   cap[0] if cap else None, cap[1] if cap else None) if sta or cap else None
+    if numa.isdigit() and int(numa) > MAX_NUMA:
+        raise CaptureError(f"lshca Numa {numa[:40]!r}: no NUMA node is numbered above {MAX_NUMA}",
+                           where=f"line {line}", fix="give lshca's table as it printed it.")
     net = row.get("net", "")
     return Nic(device, row.get("hca_type") or None, bus.upper() or None,
                (NicPort(int(row["port"]) if row.get("port", "").isdigit() else 1, UNKNOWN, UNKNOWN, None, None, layer),),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gpuvet.captures.links import LspciParse
+from gpuvet.captures.pcie_values import rate_fault, width_fault
 from gpuvet.captures.records import PcieLink
 from gpuvet.captures.text import Line
 
@@ -33,7 +34,12 @@ def parse(lines: list[Line]) -> LspciParse | None:
             continue
         seen.add(bus)
         speed, width, cap_speed, cap_width = float(m.group(3)), int(m.group(4)), float(m.group(6)), int(m.group(7))
+        faults = [f for f in (rate_fault(speed), width_fault(width), rate_fault(cap_speed), width_fault(cap_width)) if f]
+        if faults:  # a corrupt line is no link that trained down: left unread, said
+            out.notes.append(f"line {ln.no}: {driver} {bus}'s link status line is not read: {'; '.join(faults)} "
+                             "(a corrupt or edited line; give the kernel log as dmesg printed it)")
+            continue
         out.links.append(PcieLink(bus, f"{driver} (limited at {m.group(5)})", cap_speed, cap_width, speed, width,
                                   speed < cap_speed, width < cap_width))
         out.claimed.add(ln.no)
-    return out if out.links else None
+    return out if out.links or out.notes else None
