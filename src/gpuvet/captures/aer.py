@@ -63,11 +63,8 @@ class AerParse:
 
 def parse(lines: list[Line]) -> AerParse:
     out = AerParse()
-    for ln in lines:
+    for ln in _candidates(lines):
         s = ln.text
-        if len(s) > _LONGEST or ("AER" not in s and "PCIe Bus Error" not in s and "error status" not in s
-                                 and ("] " not in s or _BUS_SAID.search(s) is None)):
-            continue  # every AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint)
         if (m := _ERROR.search(s)) is not None:
             d = _device(out, m, ln)
             if m.group(3).lower().startswith("correct"):
@@ -88,6 +85,21 @@ def parse(lines: list[Line]) -> AerParse:
     for d in out.devices.values():
         d.kinds = list(dict.fromkeys(d.kinds))
     return out
+
+
+# what a _BIT line holds past its device's bus id (the other three patterns each hold a literal: see _candidates)
+_BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\] [A-Za-z]")
+
+
+def _candidates(lines: list[Line]) -> list[Line]:
+    """The lines one of the four patterns can match, found with literal tests first (each pattern's own words:
+    a bug report's dmesg is mostly other drivers' lines, and four regex searches of each cost seconds); every
+    AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint)."""
+    return [ln for ln in lines if len(s := ln.text) <= _LONGEST
+            and ("PCIe Bus Error: severity=" in s or "error status/mask=" in s or "received" in s
+                 or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
+            and ("AER" in s or "PCIe Bus Error" in s or "error status" in s
+                 or "] " in s and _BUS_SAID.search(s) is not None)]
 
 
 def _device(out: AerParse, m: re.Match[str], ln: Line) -> AerDevice:

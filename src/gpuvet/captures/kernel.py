@@ -203,7 +203,8 @@ def parse(lines: list[Line]) -> KernelParse:
     fallen: str | None = None
     hits: list[tuple[int, str, Line]] = []
     handles: list[KernelEvent] = []
-    for i, ln in enumerate(lines):
+    worded = _worded(lines)
+    for i, ln in worded:
         s = ln.text
         if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
                 "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
@@ -219,7 +220,7 @@ def parse(lines: list[Line]) -> KernelParse:
         if "SXid" in s and (m := _SXID.search(s)) is not None:
             _sxid_line(out, handles, m, ln)
             continue
-        if (m := _XID.search(s)) is not None:
+        if "Xid" in s and (m := _XID.search(s)) is not None:
             out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip()))
             out.claimed.add(ln.no)
         elif "Xid" in s and (m := _XID_MASKED.search(s)) is not None:  # the Xid stands; its module is unnamed
@@ -228,14 +229,14 @@ def parse(lines: list[Line]) -> KernelParse:
             out.notes += [] if any("masked" in n for n in out.notes) else [
                 f"line {ln.no}: an Xid whose PCI id is masked in the copy ({s.strip()[:80]!r}): read with its "
                 f"module as '{NO_BUS}'"]
-        elif (m := _FALLEN.search(s)) is not None:
+        elif "The NVIDIA GPU" in s and (m := _FALLEN.search(s)) is not None:
             fallen = m.group(1)
             out.claimed.add(ln.no)
-        elif (dev := _NVIDIA_DEV.search(s)) is not None:  # the kernel's dev_printk line of the nvidia driver
+        elif "nvidia " in s and (dev := _NVIDIA_DEV.search(s)) is not None:  # the driver's dev_printk line
             out.claimed.add(ln.no)
             out.nvrm_lines += 1
             seen.append(KernelModule(bus(dev.group(1)), "NVIDIA"))
-        elif "NVRM:" in s or _NVIDIA_MODULE.search(s):
+        elif "NVRM:" in s or ("kernel" in s or "module" in s or "probe" in s) and _NVIDIA_MODULE.search(s):
             out.claimed.add(ln.no)
             if fallen and "fallen off the bus" in s:
                 _fell_off(out, fallen, f"GPU {fallen} has fallen off the bus (no Xid line)")
@@ -249,9 +250,16 @@ def parse(lines: list[Line]) -> KernelParse:
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
     out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes)) + _once(handles)
-    _host_errors(lines, out)
-    out.modules = _listed(lines, out, seen)
+    _host_errors([ln for _, ln in worded], out)
+    out.modules = _listed(lines, worded, out, seen)
     return out
+
+
+def _worded(lines: list[Line]) -> list[tuple[int, Line]]:
+    """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
+    handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
+    return [(i, ln) for i, ln in enumerate(lines) if "NVRM" in (s := ln.text) or "nvidia" in s or "amdgpu" in s
+            or "drm" in s or "device handle" in s or "EDAC" in s or "rror" in s or "mce" in s]
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
@@ -259,17 +267,18 @@ _GPU_AT = re.compile(r"NVRM: GPU at (?:PCI:)?" + _BUS + r"(?:\.\d)?:\s+(GPU-[0-9
 _BOARD_SERIAL = re.compile(r"NVRM: GPU Board Serial Number:\s*(\S{1,64})")
 
 
-def _listed(lines: list[Line], out: KernelParse, seen: list[KernelModule]) -> list[KernelModule]:
+def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
+            seen: list[KernelModule]) -> list[KernelModule]:
     """The modules the driver lines name: Xids, the messages' modules, dev_printk prefixes, amdgpu's bus ids,
     each once in bus order (a driver index where no line places it, after them); an NVSwitch is not a module.
     The UUID and board serial the NVIDIA driver prints after an Xid 79 ('GPU at PCI:…') are kept with it."""
     found = [KernelModule(x.bus_id, "NVIDIA") for x in out.xids if x.bus_id != NO_BUS] + seen
     found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "NVIDIA") for e in out.events
               if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS))]
-    found += [KernelModule(bus(m.group(1)), "AMD") for ln in lines if "amdgpu" in ln.text
+    found += [KernelModule(bus(m.group(1)), "AMD") for _, ln in worded if "amdgpu" in ln.text
               and (m := _AMD_BUS.search(ln.text[:_LINE_HEAD])) is not None]
     ids: dict[str, tuple[str, str | None]] = {}  # bus -> (UUID, board serial)
-    for i, ln in enumerate(lines):
+    for i, ln in worded:  # a 'GPU at' line is an NVRM line
         if "GPU at" in ln.text and (m := _GPU_AT.search(ln.text)) is not None:
             serial = next((sn.group(1) for other in lines[i + 1:i + NEARBY]
                            if (sn := _BOARD_SERIAL.search(other.text)) is not None), None)
@@ -312,6 +321,8 @@ _TEARDOWN = re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed", re.
 def _recovered(lines: list[Line], hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
     """A KIQ ring test or KGQ/KCQ disable failing while a reset tears the engines down is the driver on its
     way to a full (MODE1, BACO) reset: a failed recovery only when no such reset or success follows it."""
+    if not any(kind == "amd_recovery_failed" for _, kind, _ in hits):
+        return hits  # nothing to weigh against a reset: the log is not searched for one
     done = [i for i, ln in enumerate(lines) if "reset" in ln.text.lower() and _RESET_DONE.search(ln.text)]
     return [(i, kind, ln) for i, kind, ln in hits
             if not (kind == "amd_recovery_failed" and _TEARDOWN.search(ln.text) and any(d > i for d in done))]
@@ -407,6 +418,8 @@ def _amdgpu_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln
 
 def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[str]) -> list[KernelEvent]:
     """One event per (kind, module), the first line kept as evidence and the repeats counted."""
+    if not hits:
+        return []
     index_bus = _index_buses(lines)
     found: dict[tuple[str, str], KernelEvent] = {}
     unresolved: set[str] = set()
@@ -438,7 +451,7 @@ def _index_buses(lines: list[Line]) -> dict[str, str]:
     """The driver's 'GPU6' -> the bus id an adjacent line of the same message names."""
     out: dict[str, str] = {}
     for i, ln in enumerate(lines):
-        idx = _RM_INDEX.search(ln.text)
+        idx = _RM_INDEX.search(ln.text) if "NVRM: GPU" in ln.text else None
         if idx is None or idx.group(1) in out:
             continue
         for other in lines[i + 1:i + NEARBY]:

@@ -37,6 +37,8 @@ def parse_nvlink(lines: list[Line]) -> NvLinkParse:
     gpu_line = -1
     dcgm_gpu: str | None = None
     for ln in lines:
+        if gpu is None and dcgm_gpu is None and "GPU " not in ln.text and "gpuId " not in ln.text:
+            continue  # no GPU's links being read, and no GPU named here
         s = ln.text.strip()
         if (g := _GPU.match(s)) is not None:
             gpu, gpu_line, dcgm_gpu = f"GPU {g.group(1)}", ln.no, None
@@ -110,7 +112,7 @@ _BOX = ("+---", "|  NvLink Link Status", "|", "GPUs:", "NvSwitches:", "No NvSwit
 
 def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
     """The frame around `dcgmi nvlink --link-status` belongs to it."""
-    ids = [i for i, ln in enumerate(lines) if _DCGM_GPU.match(ln.text.strip())]
+    ids = [i for i, ln in enumerate(lines) if "gpuId " in ln.text and _DCGM_GPU.match(ln.text.strip())]
     if not ids:
         return
     i = ids[0] - 1
@@ -140,6 +142,7 @@ _VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technolog
 
 _LNK = re.compile(r"Speed ([\d.]+)GT/s( \(downgraded\))?, Width x(\d+)( \(downgraded\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
+_HEX = frozenset("0123456789abcdefABCDEF")  # what a device line (_DEV) starts with
 # 'sudo lspci -s 2f:00.0 -vv | grep …': a command line choosing one device; the fields printed after it are its own
 _SELECT = re.compile(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
@@ -185,18 +188,16 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     chosen: str | None = None  # the device an 'lspci -s BUS' command line chose: the fields after it are its
     for ln in lines:
         s = ln.text
+        if cur is None and _opens_nothing(s):
+            continue  # most of a bug report
         if "lspci" in s and (c := _SELECT.search(s)) is not None:
             chosen, cur = c.group(1).upper(), None
             continue
-        if s.strip() == "No devices were found":  # nvidia-smi's whole answer when the driver has no module
+        if "No devices were found" in s and s.strip() == "No devices were found":  # nvidia-smi: the driver has no module
             out.smi_none = out.smi_none or ln.no
             out.claimed.add(ln.no)
             continue
-        d = _DEV.match(s) if not s[:1].isspace() else None
-        if d is None and (d := _DEV_IN_PROSE.search(s)) is not None:
-            out.notes.append(f"lspci: line {ln.no}: the device line of {d.group(1)} follows other words on the line "
-                             f"({s[:d.start(1)].strip()[:60]!r}): read from its bus id on")
-        if d is not None:
+        if (d := _device_line(out, s, ln.no)) is not None:
             vendor = _gpu_vendor(d.group(2))
             cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None, vendor)
             devs.append(cur)
@@ -232,6 +233,22 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
         if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
+
+
+def _device_line(out: LspciParse, s: str, no: int) -> re.Match[str] | None:
+    """A device line: flush left, or after other words on the line (noted)."""
+    d = _DEV.match(s) if not s[:1].isspace() else None
+    if d is None and "controller: " in s and (d := _DEV_IN_PROSE.search(s)) is not None:
+        out.notes.append(f"lspci: line {no}: the device line of {d.group(1)} follows other words on the line "
+                         f"({s[:d.start(1)].strip()[:60]!r}): read from its bus id on")
+    return d
+
+
+def _opens_nothing(s: str) -> bool:
+    """No device line, field, 'lspci -s' command or nvidia-smi answer can be on the line: each holds a word
+    tested here (or a device line's leading hex digit), so the line is passed over without a regex."""
+    return s[:1] not in _HEX and "lspci" not in s and "No devices were found" not in s \
+        and "controller: " not in s and "Sta:" not in s and "LnkCap:" not in s
 
 
 def _selected(devs: list[_Dev], bus: str) -> _Dev | None:

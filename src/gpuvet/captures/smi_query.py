@@ -42,6 +42,7 @@ _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
 _UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
 _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
 _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")  # what a header's first query name (_NAME) starts with
 
 
 @dataclass
@@ -95,6 +96,11 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
     current: _Table | None = None
     asked: tuple[list[str], int] | None = None
     for ln in lines:
+        t = ln.text
+        if "--query-gpu" not in t and ("," not in t or current is None and asked is None
+                                       and (head := t[:1]) not in _LOWER and not head.isspace()):
+            current = None if t.strip() else current  # no row, and no header (its first name is lower case)
+            continue
         s = ln.text.strip()
         if "--query-gpu" in s and (c := _COMMAND.search(s)) is not None:
             asked = (cols, ln.no) if (cols := _columns(c.group(1))) else None

@@ -29,6 +29,10 @@ _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks",
                                         "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
                                         "GPU Power Readings", "PCI", "Performance", "Clocks Event Reasons Counters",
                                         "Fabric")}
+# what a line _step reads while no block (nor the log's header) is open can start with: a GPU heading, a top field, a
+# section name printed flush left (either case); any other line (a dmesg line, lspci's, prose) ends a block, and does
+# nothing when none is open
+_OPENERS = frozenset("G=TDCA" + "".join(k[0] + k[0].upper() for k in _KNOWN_SECTIONS))
 _MARKER = re.compile(r"\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
 
 
@@ -67,6 +71,10 @@ def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
     _bound(lines, where)
     r = _Reader()
     for ln in lines:
+        c = ln.text[:1]
+        if c and c not in _OPENERS and not c.isspace() and not ln.elision and r.current is None and not r.header \
+                and not (r.run or r.stack or r.kv_in_run):
+            continue  # no block or header open, and this line opens none (a bug report's kernel log: most of its lines)
         _step(r, ln)
     _close(r.out, r.run, r.kv_in_run)
     return _finish(r)
@@ -370,6 +378,8 @@ def parse_dmon(lines: list[Line]) -> Dmon:
     out = Dmon()
     columns: list[str] | None = None
     for ln in lines:
+        if columns is None and "#" not in ln.text:
+            continue  # no dmon block open, and no header here
         s = ln.text.strip()
         if (h := _DMON_HEAD.match(s)) is not None:
             columns = h.group(1).split()

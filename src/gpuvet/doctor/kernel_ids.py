@@ -6,6 +6,7 @@ the kernel log is not filed on the listing's board (docs/ledger.md)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpuvet.doctor.evidence import Evidence
@@ -38,7 +39,7 @@ def kernel_identities(text: str) -> dict[str, tuple[str, str | None]]:
     """Bus key -> (UUID, board serial or None) as the driver printed them when it loaded."""
     out: dict[str, tuple[str, str | None]] = {}
     last: str | None = None
-    for line in text.splitlines():
+    for line in _nvrm_gpu_lines(text):
         at = _AT.search(line)
         if at:
             last = bus_key(at.group(1))
@@ -49,6 +50,17 @@ def kernel_identities(text: str) -> dict[str, tuple[str, str | None]]:
             out[last] = (out[last][0], serial.group(1))
             last = None
     return out
+
+
+def _nvrm_gpu_lines(text: str) -> Iterator[str]:
+    """The lines (as str.splitlines cuts them) holding 'NVRM: GPU ', which both patterns begin with, from the
+    first identity line on (a serial line before any names no bus): found in the text, not by a test of every line."""
+    at = text.find("NVRM: GPU at PCI:")
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield from (line for line in text[start:end].splitlines() if "NVRM: GPU " in line)
+        at = text.find("NVRM: GPU ", end)
 
 
 def conflicts(ev: Evidence) -> list[Conflict]:
