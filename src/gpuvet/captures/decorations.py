@@ -126,10 +126,11 @@ def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
     if not any(">" in s for _, s in numbered):
         return numbered
     lines: Numbered = []
-    for n, s in numbered:
-        if s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
-            s, out.quoted = s[m.end():], out.quoted + 1
-        lines.append((n, s))
+    for item in numbered:  # a line left as it is keeps its pair (issue 43: no copy of every line for a few '>')
+        s = item[1]
+        if s.find(">", 0, 4) >= 0 and s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
+            item, out.quoted = (item[0], s[m.end():]), out.quoted + 1
+        lines.append(item)
     return lines
 
 

@@ -11,6 +11,7 @@ the format before them (read side by side, their claims do not hide lines from e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -119,13 +120,17 @@ ALL: Lines = "all"
 class Format:
     """One captured format. ``field`` is the FileCapture field it fills (None: kept by name for
     ``choose_smi``); ``adds`` puts what it found beside what an earlier format left in that field
-    (HCCL Test beside nccl-tests), field by field, instead of replacing it."""
+    (HCCL Test beside nccl-tests), field by field, instead of replacing it. ``markers`` (issue 43):
+    literal strings or patterns, one of which every line the parser can claim or read holds (taken
+    from the parser's own patterns); a text holding none of them is not given to the parser, which
+    would find nothing in it. None declared: always parsed."""
 
     name: str  # the kind a file is read as when it holds this format
     field: str | None
     parse: Callable[[list[Line], str], Parsed]
     lines: Lines = UNCLAIMED
     adds: bool = False
+    markers: tuple[str | re.Pattern[str], ...] = ()
 
 
 class _Claims(Protocol):
@@ -235,11 +240,28 @@ def _dcgm_json(lines: list[Line], where: str) -> Parsed:
     return Parsed(got, got.claimed, found=True)
 
 
+# markers (Format.markers): each is in every line its parser can claim or read, from the parser's patterns
+# nccl-tests: a header (bench._NCCL_HEADER, _RANK), a failure (_FAILURE, _OOB) or a result row (_NEW_ROW,
+# _MID_ROW, _OLD_ROW: two counts, then a word and four fields); without one it returns an empty parse
+_NCCL_MARKS = ("nThread", "Using devices", "Avg bus bandwidth", "Out of bounds", "Rank", " failure ",
+               re.compile(r"size\s+count"), re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\S+\s+\S+\s+\S+\s+\S+", re.M))
+# AER: aer._ERROR, _DEVICE, _FROM; a '[bit] Name' line (_BIT) only after a device one of these named
+_AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received")
+# HCCL Test: hccl.parse reads nothing without its header or a failed row (both '|' tables), its first
+# line or an error line; a one-character marker is a memchr, the cheapest look
+_HCCL_MARKS = ("|", "minbytes is", "interface return err")
+# TransferBench: transferbench._is_transferbench (its version, a title, a Transfer line, a sweep or an a2a head)
+_TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
+# npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
+_NPU_MARKS = ("|", "NPU", "Phy-ID")
+# dcgmi health -c: its box or its -j document (dcgm_health.parse)
+_HEALTH_MARKS = ("Health Monitor Report", "Overall Health")
+
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml),
-    Format("nccl-tests", "nccl", _nccl),
+    Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
     Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED),
     Format("kernel log", "kernel", _one(kernel.parse), SHARED),
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED),
@@ -247,16 +269,16 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED),
     Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True),  # any keys kept, jq'd logs
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED),
-    Format("kernel AER", "aer", _one(aer.parse), SHARED),
+    Format("kernel AER", "aer", _one(aer.parse), SHARED, markers=_AER_MARKS),
     Format("nvidia-smi: no devices", None, _no_devices, SHARED),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", _listed(amd_smi.parse), SHARED),
-    Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED),
+    Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED),  # its PASS/FAIL matrix
-    Format(hccl.KIND, "nccl", _hccl, adds=True),  # Ascend HCCL Test, read as nccl-tests' records
-    Format(transferbench.PREFIX, "nvb", _transferbench, adds=True),  # AMD TransferBench, as nvbandwidth's
-    Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True),  # the GPUs its tables name
+    Format(hccl.KIND, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
+    Format(transferbench.PREFIX, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
+    Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True, markers=_TB_MARKS),  # the GPUs it names
     Format("rocm-bandwidth-test copies", "nvb", lambda lines, where: Parsed(rocm_bandwidth.parse(lines), set()), ALL,
            adds=True),  # its copy matrices as nvbandwidth's tables (amd_smi claimed its lines)
     Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
@@ -270,7 +292,7 @@ FORMATS: tuple[Format, ...] = (
     Format("perftest", "perftest", _one(perftest.parse), SHARED),
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse)),  # deviceQuery, p2pBandwidthLatencyTest, …
-    Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse)),
+    Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse)),
     Format("application error lines", "app_errors", _one(app_errors.parse)),
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True),  # HIP's, HSA's
@@ -291,7 +313,7 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     when -q gave the list or nothing did."""
     if fc.smi is not None:
         return None
-    table, query = kept[TABLE], kept[QUERY]
+    table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
     assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
     if table.modules or query.modules:
         fc.smi = table if table.modules else query

@@ -165,13 +165,21 @@ def _refuse_long_numbers(text: str, where: str) -> None:
 def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     """Each format of FORMATS in turn, on the lines its ``lines`` says, filling its field and naming
     the kinds it found; then the module list from the table, the CSV or nccl-tests' device lines
-    where no -q gave one (named where -q would be). The lines claimed."""
+    where no -q gave one (named where -q would be). A format whose markers the text lacks is not
+    run (issue 43: it would find nothing; a bug report is mostly other tools' lines). The lines
+    claimed."""
     claimed: set[int] = set()
     kept: dict[str, object] = {}
-    seen, smi_at = lines, 0
+    present, unclaimed = _Markers(lines), _Unclaimed(lines)
+    mode, seen, smi_at = ALL, None, 0  # seen: the lines of the format leading a SHARED run, cut when one first runs
     for fmt in FORMATS:
         if fmt.lines != SHARED:
-            seen = lines if fmt.lines == ALL else [ln for ln in lines if ln.no not in claimed]
+            mode, seen = fmt.lines, None
+        if not present.any(fmt.markers):
+            kept.update({fmt.name: None} if fmt.field is None else {})
+            continue
+        if seen is None:  # nothing claimed since the run's leader came (skipped formats claim nothing)
+            seen = lines if mode == ALL else unclaimed.now(claimed)
         parsed = fmt.parse(seen, where)
         claimed |= parsed.claimed
         fc.kinds += parsed.kinds or ((fmt.name,) if parsed.found else ())
@@ -180,6 +188,40 @@ def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     if (kind := choose_smi(fc, kept, lines)) is not None:
         fc.kinds.insert(smi_at, kind)
     return claimed
+
+
+class _Unclaimed:
+    """The lines no format claimed yet, cut again only when a claim was added since the last cut."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines, self.cut, self.at = lines, lines, 0
+
+    def now(self, claimed: set[int]) -> list[Line]:
+        if len(claimed) != self.at:  # claims only grow: the same count is the same set
+            self.cut, self.at = [ln for ln in self.lines if ln.no not in claimed], len(claimed)
+        return self.cut
+
+
+class _Markers:
+    """Whether the text holds a format's markers, each looked for once in the whole text (one C-speed
+    search, not a parser's Python loop over every line)."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+        self.text: str | None = None
+        self.found: dict[str | re.Pattern[str], bool] = {}
+
+    def any(self, markers: tuple[str | re.Pattern[str], ...]) -> bool:
+        if not markers:
+            return True
+        if self.text is None:
+            self.text = "\n".join(ln.text for ln in self.lines)
+        return any(self._has(m, self.text) for m in markers)
+
+    def _has(self, marker: str | re.Pattern[str], text: str) -> bool:
+        if (got := self.found.get(marker)) is None:
+            got = self.found[marker] = marker in text if isinstance(marker, str) else bool(marker.search(text))
+        return got
 
 
 def _fill(fc: FileCapture, fmt: Format, value: object | None, kept: dict[str, object]) -> None:

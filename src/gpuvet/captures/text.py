@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gpuvet.captures import decorations
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ELISION = re.compile(r"^\s*(\.\.\.+|…|[\[(]\s*(\.\.\.+|…|snip\w*)\s*[\])]|<\s*snip\w*\s*>)\s*$",
                       re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip>
+_CUT_FIRST = (".", "…", "[", "(", "<")  # how a poster's cut starts (_ELISION)
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
@@ -27,8 +29,10 @@ MAX_LINE_CHARS = 65_536  # a line longer than this is named in a note: text tool
 MAX_MODULES = 4096  # (docs/limits.md)
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
+    """One line of a capture. A tuple, not a dataclass (issue 43): a bug report has millions of lines,
+    and a tuple of three is a third of the memory of an object with a __dict__, and faster made."""
+
     no: int  # 1-based line number in the file as given
     text: str  # what is left after the launcher prefix and quote marks
     elision: bool = False  # the poster cut lines here (`...`)
@@ -54,7 +58,9 @@ def _cut_long(numbered: list[tuple[int, str]], notes: list[str]) -> list[tuple[i
 
 def clean(text: str) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file."""
-    raw = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    if "\r" in text:  # most captures have none: no copy of the whole text made for them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    raw = (_ANSI.sub("", text) if "\x1b" in text else text).split("\n")
     notes: list[str] = []
     numbered = [(i + 1, s.rstrip()) for i, s in enumerate(raw)]
     numbered = _cut_long(numbered, notes)
@@ -62,16 +68,22 @@ def clean(text: str) -> Cleaned:
         numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
     peeled = decorations.peel(_skip_header(numbered))  # quote marks, indentation, launcher prefixes
     notes += peeled.notes
+    del raw, numbered
+    pairs, peeled.lines = peeled.lines, []
+    pairs.reverse()  # taken from the end, each pair let go as its Line is made: the two lists never both whole
     lines: list[Line] = []
     fences = escaped = 0
-    for n, unquoted in peeled.lines:
-        if unquoted.lstrip()[:3] in ("```", "~~~"):
+    made = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes millions
+    while pairs:
+        n, unquoted = pairs.pop()
+        head = unquoted.lstrip()
+        first = head[:1]  # after the quote marks: a '>     [...]' is a cut too
+        if first in ("`", "~") and head[:3] in ("```", "~~~"):
             fences += 1
             continue
-        if unquoted.lstrip().startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
-            unquoted, escaped = unquoted.replace("\\#", "#", 1), escaped + 1
-        first = unquoted.lstrip()[:1]  # after the quote marks: a '>     [...]' is a cut too
-        lines.append(Line(n, unquoted, first in (".", "…", "[", "(", "<") and bool(_ELISION.match(unquoted))))
+        if first == "\\" and head.startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
+            unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
+        lines.append(made(Line, (n, unquoted, first in _CUT_FIRST and bool(_ELISION.match(unquoted)))))
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if peeled.quoted:
