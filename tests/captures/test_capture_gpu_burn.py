@@ -67,3 +67,27 @@ def test_a_second_run_cut_after_a_complete_one_is_judged_too(capsys, tmp_path):
     assert got.verdicts == {0: "OK", 1: "OK"} and got.cut_errors == [0, 77]
     (f,) = _sdc(capsys, tmp_path, text)
     assert f["module"] == "GPU 1" and f["evidence"]["errors"] == 77
+
+
+def _burn_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> list[dict[str, object]]:
+    _, data = doctor_capture(capsys, tmp_path, text)
+    return [f for f in data["findings"] if f["cause"] == "application_cuda_error"]
+
+
+def test_workers_that_died_before_any_verdict_are_a_finding_quoted_or_bare(capsys, tmp_path):
+    """Issue 46 batch G: gpu-burn aborts once no worker is alive and prints no 'Tested N GPUs' verdict; its
+    last progress line, bare or quoted inside a post, marks each died worker."""
+    died = ("20.0%  proc'd: -1 (0 Gflop/s) - -1 (0 Gflop/s)   errors: -12345  (DIED!)- -12345  (DIED!)  "
+            "temps: 41 C - 40 C \n")
+    for text in (died + "No clients are alive!  Aborting\n",
+                 'The terminal printed:\n "' + died + '\nNo clients are alive!  Aborting"\n'):
+        got = gpu_burn.parse(clean(text).lines)
+        assert got.died == {0, 1} and got.aborted is not None and got.verdicts == {}
+        (f,) = _burn_errors(capsys, tmp_path, text)
+        assert f["severity"] == "warn" and f["evidence"]["died"] == ["GPU 0", "GPU 1"]
+        assert "aborted" in str(f["evidence"]["detail"])
+    one = ("Initialized device 0 with 5120 MB of memory\n50.0%  proc'd: -1 (0 Gflop/s)   errors: 99  (DIED!)  "
+           "temps: 38 C\nNo clients are alive!  Aborting\n")
+    (f,) = _burn_errors(capsys, tmp_path, one)
+    assert f["module"] == "GPU 0"
+    assert _burn_errors(capsys, tmp_path, LIST + PROGRESS.format("0")) == []  # a cut run, nothing died

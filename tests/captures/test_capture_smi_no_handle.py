@@ -22,3 +22,19 @@ def test_the_device_handle_error_names_its_module_whatever_the_domain_width() ->
 
 def test_prose_that_only_mentions_the_error_is_not_the_tools_output() -> None:
     assert _buses("we sometimes see Unable to determine the device handle for GPU 86:00.0 in the logs, why\n") == []
+
+
+def test_the_error_quoted_in_a_sentence_in_bold_or_in_a_backtick_block_is_read() -> None:
+    """Issue 46 batch G: the line as posters paste it: quoted mid-sentence with prose after it, bold
+    markdown around the quotes, and Windows nvidia-smi.exe's 'Unable to detect' wording with no space
+    after 'GPU' on a line of its own inside a lone-backtick block."""
+    assert _buses('Now nvidia-smi in the terminal shows "Unable to determine the device handle for GPU '
+                  '0000:61:00.0: Unknown Error". Any idea what to do?\n') == ["0000:61:00.0"]
+    assert _buses('**"Unable to determine the device handle for GPU 0000:1A:00.0: GPU is lost. Reboot the system '
+                  'to recover this GPU"**\n') == ["0000:1A:00.0"]
+    assert _buses("nvidia-smi.exe prints:\n`\nUnable to detect the device handle for GPU0000:C3:00.0: "
+                  "Unknown Error\n`\n") == ["0000:C3:00.0"]
+
+
+def test_a_quoted_phrase_without_a_bus_id_is_not_an_event() -> None:
+    assert _buses('searching for "Unable to determine the device handle" gives many threads\n') == []

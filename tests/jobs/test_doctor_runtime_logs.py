@@ -62,6 +62,28 @@ def test_infiniband_on_every_node_is_clear_and_cites_each_host(capsys, tmp_path)
     assert {e["where"] for e in step["evidence"]} == {"gpu-b01", "gpu-b02"}
 
 
+def test_a_2_4_log_whose_one_socket_line_comes_before_no_ib_device_is_a_fallback(capsys, tmp_path):
+    """NCCL before 2.5 opens NET/Socket once: its 'NET/Socket : Using' line, printed for the bootstrap before
+    'NET/IB : No device found.', is also the transport the process falls back to (issue 46 batch G)."""
+    def proc(host: str, pid: int, ip: str) -> str:
+        return (f"{host}:{pid}:{pid} [0] NCCL INFO NET/Socket : Using [0]ens5:{ip}<0>\n"
+                f"{host}:{pid}:{pid} [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\n"
+                f"{host}:{pid}:{pid} [0] NCCL INFO NET/IB : No device found.\n")
+    log = "NCCL version 2.4.7+cuda10.0\n" + proc("node-x1", 700, "10.2.0.4") + proc("node-x2", 801, "10.2.0.9")
+    code, data = _doctor(capsys, tmp_path, log)
+    assert code == 1 and _found(data) == {("nccl_socket_fallback", "node-x1, node-x2")}
+    assert data["findings"][0]["severity"] == "warn"
+
+
+def test_a_2_4_socket_line_with_infiniband_found_stays_the_bootstrap(capsys, tmp_path):
+    log = "NCCL version 2.4.7+cuda10.0\n" + "".join(
+        f"{h}:{p}:{p} [0] NCCL INFO NET/Socket : Using [0]ib0:10.3.0.{p % 100}<0>\n"
+        f"{h}:{p}:{p} [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.3.0.{p % 100}<0>\n"
+        for h, p in (("node-y1", 901), ("node-y2", 902)))
+    code, data = _doctor(capsys, tmp_path, log)
+    assert code == 0 and data["findings"] == []
+
+
 def test_sockets_on_one_host_alone_say_nothing_about_a_job_across_nodes(capsys, tmp_path):
     code, data = _doctor(capsys, tmp_path, _socket("ws-01", 501, 0) + _socket("ws-01", 502, 1))
     assert code == 0 and data["findings"] == []
@@ -126,6 +148,17 @@ def test_an_nvls_cuda_failure_behind_a_pod_prefix_names_the_pod_and_gpu(capsys, 
     assert code == 1 and _found(data) == {("nvls_setup_failed", f"{w1} GPU 4")}  # not available: info, no finding
     assert "NCCL_NVLS_ENABLE=0" in data["findings"][0]["fix"] and "FABRIC" in data["findings"][0]["fix"]
     assert data["findings"][0]["evidence"]["line"] == 3
+
+
+def test_a_warn_whose_source_names_its_function_behind_a_timestamp_keeps_host_and_gpu(capsys, tmp_path):
+    """Issue 46 batch G: a collector's '[date time] ' before the line, and the function NCCL names after
+    file:line ('transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN'): the host:pid:tid [dev] prefix still
+    places the failure."""
+    log = ("[2026-03-02 08:11:40] train-pod-7q2xk:512:530 [3] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN "
+           "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 "
+           "'the operation cannot be performed in the present state'.\n")
+    code, data = _doctor(capsys, tmp_path, log)
+    assert code == 1 and _found(data) == {("nvls_setup_failed", "train-pod-7q2xk GPU 3")}
 
 
 def test_nvls_not_available_alone_is_said_and_found_nothing(capsys, tmp_path):

@@ -16,7 +16,11 @@ _STARTED = re.compile(r"Successfully configured all the available NVSwitches|Sta
                       r"Active: active \(running\)", re.IGNORECASE)
 _FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
                      r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code|"
-                     r"aborting fabric manager", re.IGNORECASE)  # its own log: '…, aborting fabric manager'
+                     r"aborting fabric manager|"  # its own log: '…, aborting fabric manager'
+                     # a config file it cannot use ends the start before anything runs: 'fabric manager config
+                     # file item: FABRIC_NODE_CONFIG_FILE has an invalid value', 'failed to parse … config file'
+                     r"config file item: \S+ has an invalid value|"
+                     r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config", re.IGNORECASE)
 _STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = re.compile(r"\[ERROR\]")
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards

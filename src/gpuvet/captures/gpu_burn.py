@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.text import Line
 
-_PROGRESS = re.compile(r"^\s*[\d.]+%\s+proc'd:\s*(.*?)\s+errors:\s*(.*?)(?:\s+temps:\s*(.*))?\s*$")
+# a progress line as pasted: bare, or quoted or set in markdown inside a post ('"30.0%  proc'd: …')
+_PROGRESS = re.compile(r"^\s*[\"'`*>]*\s*[\d.]+%\s+proc'd:\s*(.*?)\s+errors:\s*(.*?)(?:\s+temps:\s*(.*))?\s*$")
 _WORK = re.compile(r"(-?\d+) \([\d.]+ Gflop/s\)")
 _ERRORS = re.compile(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
 _TEMP = re.compile(r"(\d+) C\b")
@@ -46,6 +47,7 @@ class GpuBurnParse:
     temps: list[int] = field(default_factory=list)
     init_errors: list[tuple[int, str]] = field(default_factory=list)  # (line, gpu-burn's error)
     verdict_line: int | None = None
+    aborted: int | None = None  # the line of 'No clients are alive!  Aborting': every worker gone, no verdict
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -81,6 +83,8 @@ def parse(lines: list[Line]) -> GpuBurnParse:
             out.init_errors.append((ln.no, e.group(1).strip()))
         elif not _OWN.match(ln.text):
             continue
+        elif "No clients are alive" in ln.text:
+            out.aborted = ln.no
         out.claimed.add(ln.no)
     out.cut_errors = list(out.errors) if cut else []
     if out.ran:

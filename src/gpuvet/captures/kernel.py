@@ -34,9 +34,14 @@ _SMI_LEAD = (r"^\s*(?:\[[^\]]{1,40}\]\s*)?"
              r"\s+(?:[\w.-]+\s+)?(?:[\w./-]+(?:\[\d+\])?:\s+)?)?"
              r"(?:[\w.@:~/\\-]*[$#>]\s*(?:\S*nvidia-smi\S*(?:\s+-{1,2}\S+)*\s+)?)?")
 # the bus id as the poster left it: a domain shortened or mistyped ('000:BA:80.0'), or none ('0B:00.0')
-_NO_HANDLE_WORDS = (r"Unable to determine the device handle for (?:GPU\s*)?(?:PCI:)?"
-                    r"((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?:\s*(\S.{0,80}")
+# nvidia-smi.exe on Windows words it 'Unable to detect the device handle for GPU0000:B1:00.0: …'
+_NO_HANDLE_HEAD = (r"Unable to (?:determine|detect) the device handle for (?:GPU\s*)?(?:PCI:)?"
+                   r"((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?:\s*")
+_NO_HANDLE_WORDS = _NO_HANDLE_HEAD + r"(\S.{0,80}"
 _NO_HANDLE = re.compile(_SMI_LEAD + _NO_HANDLE_WORDS + ")")
+# the whole line quoted anywhere in a sentence or markdown ('it shows "Unable to … Unknown Error". Can …',
+# '**"Unable to … GPU is lost …"**'): the quotes that open and close it mark it as the tool's output
+_NO_HANDLE_ENCLOSED = re.compile(r"[\"\u201c`]" + _NO_HANDLE_HEAD + r"([^\"\u201d`]{1,120})[\"\u201d`]")
 _NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
                                r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +
                                _NO_HANDLE_WORDS + r"?)[\"'`.]*\s*$", re.I)
@@ -210,7 +215,8 @@ def parse(lines: list[Line]) -> KernelParse:
                 "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
             _amdgpu_line(out, hits, i, ln)
             continue
-        if "device handle" in s and (m := _NO_HANDLE.match(s) or _NO_HANDLE_QUOTED.search(s)) is not None:
+        if "device handle" in s and (m := _NO_HANDLE.match(s) or _NO_HANDLE_QUOTED.search(s)
+                                              or _NO_HANDLE_ENCLOSED.search(s)) is not None:
             out.claimed.add(ln.no)
             out.nvrm_lines += 1
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))

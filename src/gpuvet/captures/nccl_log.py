@@ -19,10 +19,11 @@ from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
+# host:pid:tid [dev], then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
 _LOG = re.compile(
     r"(?:(?:(?P<redacted><[\w .-]{1,62}>|\*{2,}|x{3,}|X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):(?P<pid>\d{1,9}):"
     r"(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
-    r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+)?"
+    r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+(?:\([\w:~]{1,120}\)\s+)?)?"
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
                    r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
@@ -188,9 +189,11 @@ def parse(lines: list[Line]) -> NcclLog:
         _traced(at, out, pending, before)
         _unwarned(at, out, first_frame)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
+    shared = _before_25(out.version)  # 2.4 opens NET/Socket once, for the bootstrap and as the fallback alike
     for key, said in by_process.items():
         no_ib = min((a.line for a in out.no_ib if (a.host, a.pid) == key), default=None)  # sockets after it: the fallback
-        choice = _choose([s for s in said if not (bootstrap and s[0] == "socket" and (no_ib is None or s[1].line < no_ib))])
+        choice = _choose([s for s in said if not (bootstrap and s[0] == "socket" and (
+            no_ib is None or not shared and s[1].line < no_ib))])
         if choice is not None:
             out.choices.append(choice)
     out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
@@ -342,11 +345,17 @@ def _socket_is_bootstrap(version: str | None,
     there the bare line names the out-of-band interface, not the transport (a version below 2.5, or a
     process that printed both, says so); a channel 'via NET/Socket' or 'Using network Socket' still does, and so
     does the line a process prints after its 'NET/IB : No device found.' (2.4 names its bootstrap 'Bootstrap :')."""
-    if version is not None and (v := re.match(r"(\d+)\.(\d+)", version)) is not None:
-        if (int(v.group(1)), int(v.group(2))) < (2, 5):
-            return True
+    if _before_25(version):
+        return True
     return any({"socket", "net"} <= {k for k, _ in said}
                for said in by_process.values())
+
+
+def _before_25(version: str | None) -> bool:
+    """NCCL below 2.5: its one 'NET/Socket : Using' line serves the bootstrap and, where NET/IB then finds no
+    device, the transport too (it prints no second one)."""
+    v = re.match(r"(\d+)\.(\d+)", version) if version is not None else None
+    return v is not None and (int(v.group(1)), int(v.group(2))) < (2, 5)
 
 
 def _net(name: str) -> str:

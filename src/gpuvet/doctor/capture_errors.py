@@ -172,7 +172,7 @@ def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Fi
     for gpu, verdict in sorted(burn.verdicts.items()):
         if verdict == "FAULTY" and gpu not in burn.died and not (gpu < len(burn.work) and burn.work[gpu] <= 0):
             out.append(_burn_faulty(label, burn, gpu))
-    out += _burn_cut(label, burn)
+    out += _burn_cut(label, burn) + _burn_died_unjudged(label, burn)
     if not burn.verdicts and not out:
         unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
     return out
@@ -192,6 +192,20 @@ def _burn_faulty(label: str, burn: GpuBurnParse, gpu: int) -> Finding:
                       "counter, not a count; the verdict stands)")
                    + (f"; the {len(runs)} runs disagree ({', '.join(runs)}): a module that fails some runs is "
                       "still faulty" if runs else ""))
+
+
+def _burn_died_unjudged(label: str, burn: GpuBurnParse) -> list[Finding]:
+    """Workers the last progress line marks (DIED!) in a run that printed no verdict (gpu-burn aborts once
+    no worker is alive): the test did not run to its end on those GPUs; like a died worker with a verdict,
+    it says nothing of the module by itself (the kernel log says whether the module went with it)."""
+    if burn.verdicts or not burn.died:
+        return []
+    gpus = [f"GPU {g}" for g in sorted(burn.died)]
+    said = "aborted ('No clients are alive')" if burn.aborted is not None else "cut before its verdict"
+    return [finding("application_cuda_error", MEDIUM, module=gpus[0] if len(gpus) == 1 else None,
+                    fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn", file=label, line=burn.aborted,
+                    died=gpus, detail=f"{len(gpus)} of {max(len(burn.errors), len(gpus))} gpu-burn worker(s) "
+                    f"died; the run {said} with no verdict")]
 
 
 def _burn_cut(label: str, burn: GpuBurnParse) -> list[Finding]:
