@@ -9,6 +9,7 @@ from typing import Any
 
 from gpuvet.captures import nccl_log
 from gpuvet.captures.read import parse_text
+from gpuvet.captures.text import clean
 from tests.support.helpers import doctor_capture, found_causes
 
 _doctor = partial(doctor_capture, name="job.log")
@@ -73,6 +74,11 @@ def test_a_2_4_log_whose_one_socket_line_comes_before_no_ib_device_is_a_fallback
     code, data = _doctor(capsys, tmp_path, log)
     assert code == 1 and _found(data) == {("nccl_socket_fallback", "node-x1, node-x2")}
     assert data["findings"][0]["severity"] == "warn"
+    alone = log + "node-x3:902:902 [0] NCCL INFO NET/IB : No device found.\n"  # its Socket line not in the excerpt
+    code, data = _doctor(capsys, tmp_path, alone)
+    assert code == 1 and _found(data) == {("nccl_socket_fallback", "node-x1, node-x2, node-x3")}
+    newer = alone.replace("2.4.7", "2.18.3")  # from 2.5 on a lone 'No device found' chooses nothing
+    assert not any(c.host == "node-x3" for c in nccl_log.parse(clean(newer).lines).choices)
 
 
 def test_a_2_4_socket_line_with_infiniband_found_stays_the_bootstrap(capsys, tmp_path):

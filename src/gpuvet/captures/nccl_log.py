@@ -196,6 +196,7 @@ def parse(lines: list[Line]) -> NcclLog:
             no_ib is None or not shared and s[1].line < no_ib))])
         if choice is not None:
             out.choices.append(choice)
+    out.choices += _no_ib_is_socket(out, by_process) if shared else []
     out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
     return out
 
@@ -349,6 +350,19 @@ def _socket_is_bootstrap(version: str | None,
         return True
     return any({"socket", "net"} <= {k for k, _ in said}
                for said in by_process.values())
+
+
+def _no_ib_is_socket(out: NcclLog, by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]]
+                     ) -> list[NetChoice]:
+    """NCCL < 2.5: a process whose NET/IB found no device and that named no network at all (its one NET/Socket
+    line not in the excerpt) runs on sockets: 2.4 has no other transport left (a plugin would have said so)."""
+    said: dict[tuple[str | None, int | None], NetChoice] = {}
+    for at in out.no_ib:
+        if (n := _NET_NONE.match(at.message)) is not None and _net(n.group("net")) == "IB" \
+                and (at.host, at.pid) not in by_process:
+            said.setdefault((at.host, at.pid), NetChoice(at.host, at.pid, "Socket", (), at.line,
+                                                         f"{at.message[:120]} (NCCL < 2.5: NET/Socket is left)"))
+    return list(said.values())
 
 
 def _before_25(version: str | None) -> bool:
