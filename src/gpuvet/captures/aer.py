@@ -23,6 +23,8 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Unc
 NVIDIA = "10de"
 GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU module's own
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
+# the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
+_RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed)")
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 
@@ -39,6 +41,8 @@ class AerDevice:
     kinds: list[str] = field(default_factory=list)  # 'Data Link Layer: Timeout', in order first seen
     sources: list[str] = field(default_factory=list)  # for a port: the devices it says sent the messages
     first_line: int = 0
+    fatal: int = 0  # uncorrectable errors the kernel called Fatal (the link is reset to recover)
+    unrecovered: bool = False  # the kernel said recovery failed (the port) or can't recover (a device)
 
     @property
     def receiver_errors_only(self) -> bool:
@@ -71,6 +75,7 @@ def parse(lines: list[Line]) -> AerParse:
                 d.correctable += 1
             else:
                 d.uncorrectable += 1
+                d.fatal += "fatal" in m.group(3).lower() and "non" not in m.group(3).lower()
             d.kinds.append(m.group(4).strip())
         elif (m := _DEVICE.search(s)) is not None:
             _device(out, m, ln).vendor = m.group(3).lower()
@@ -78,6 +83,8 @@ def parse(lines: list[Line]) -> AerParse:
             d = _device(out, m, ln)
             src = bus_key(m.group(3))
             d.sources += [] if src in d.sources else [src]
+        elif (m := _RECOVERY.search(s)) is not None:
+            _device(out, m, ln).unrecovered = True
         elif (m := _BIT.search(s)) is not None and bus_key(m.group(2)) in out.devices:
             d = _device(out, m, ln)
             layer = d.kinds.pop() if d.kinds and ":" not in d.kinds[-1] else ""
@@ -96,7 +103,7 @@ def _candidates(lines: list[Line]) -> list[Line]:
     a bug report's dmesg is mostly other drivers' lines, and four regex searches of each cost seconds); every
     AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint)."""
     return [ln for ln in lines if len(s := ln.text) <= _LONGEST
-            and ("PCIe Bus Error: severity=" in s or "error status/mask=" in s or "received" in s
+            and ("PCIe Bus Error: severity=" in s or "error status/mask=" in s or "received" in s or "recover" in s
                  or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
             and ("AER" in s or "PCIe Bus Error" in s or "error status" in s
                  or "] " in s and _BUS_SAID.search(s) is not None)]

@@ -345,6 +345,10 @@ def _tables(lines: list[Line], out: ListedParse) -> None:
         text = lines[i].text.strip()
         amd, rocm = _AMD_TABLE.match(text), _ROCM_TABLE.match(text)
         if amd is None and rocm is None:
+            if (untitled := _untitled(lines, i)) is not None:
+                out.fabric = out.fabric or FabricTable("rocm-smi --showtopo")
+                i = _matrix(lines, i, untitled, out)
+                continue
             i += 1
             continue
         source = "amd-smi topology" if amd else "rocm-smi --showtopo"
@@ -389,6 +393,26 @@ def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
                 _cell(fabric, what, frozenset((row[0], other)), cell, out.notes)
         i += 1
     return i
+
+
+def _untitled(lines: list[Line], i: int) -> str | None:
+    """A matrix whose title was cut off (an excerpt opens inside it): rocm-smi --showtopo prints weight,
+    hops, then link type, so a matrix of whole numbers (0 on its diagonal, where topo -m prints X) right
+    above the hops or link type title is the table before it in that order."""
+    header = lines[i].text.split()
+    if not header or not all(re.fullmatch(r"GPU\d{1,4}", t) for t in header) or len(header) > MAX_MODULES:
+        return None
+    j = i + 1
+    while j < len(lines) and (row := lines[j].text.split()) and row[0] in header:
+        if not all(c.isdigit() and len(c) < 7 for c in row[1:]):
+            return None
+        j += 1
+    while j < len(lines) and not lines[j].text.strip():
+        j += 1
+    if j == i + 1 or j >= len(lines) or (title := _ROCM_TABLE.match(lines[j].text.strip())) is None:
+        return None
+    before = {"hops": "weight", "link type": "hops"}
+    return before.get(title.group(1).lower())
 
 
 def _repeated(names: list[str]) -> str | None:

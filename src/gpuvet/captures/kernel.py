@@ -138,6 +138,12 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
     KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+)?page fault\b", re.I), "amdgpu"),
     KernelMessage("amd_aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I), "amdgpu"),
+    # the fault's own status register, printed under any page fault line: a non-zero status is a fault the
+    # memory management unit could not resolve (PERMISSION_FAULTS, MAPPING_ERROR …), a retry fault's too
+    KernelMessage("amd_vm_protection_fault", re.compile(r"\bVM_L2_PROTECTION_FAULT_STATUS:\s*0x0*[1-9a-fA-F]"),
+                  "amdgpu"),
+    # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
+    KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -439,7 +445,18 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
             KernelEvent(seen.kind, seen.module, seen.text, seen.line, seen.count + 1)
     if unresolved:
         _note_unresolved(unresolved, notes)
-    return list(found.values())
+    return _without_hang_echo(list(found.values()))
+
+
+_HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
+                    "amd_recovery_failed", "amd_mes_unresponsive"))
+
+
+def _without_hang_echo(events: list[KernelEvent]) -> list[KernelEvent]:
+    """A fence timeout on a module whose ring timed out or was reset is that hang seen from the display:
+    the hang is the finding; alone, the timeout is one."""
+    hung = {e.module for e in events if e.kind in _HANGS}
+    return [e for e in events if not (e.kind == "amd_fence_timeout" and e.module in hung)]
 
 
 def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:

@@ -86,6 +86,31 @@ def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str]) -> 
     return devices[:MAX_NICS], claimed
 
 
+UNNAMED_CA = "unnamed CA"
+
+
+def _unnamed_ca(lines: list[Line], claimed: set[int]) -> list[_Device]:
+    """ibstat's port blocks pasted without their ``CA '…'`` line: a ``Port N:`` line whose keys hold both
+    ``State`` and ``Physical state`` (ibstat's pair) is a port of an adapter the paste does not name."""
+    device, taken = _Device(UNNAMED_CA), set[int]()
+    port: _Port | None = None
+    for ln in lines:
+        if (m := _IBSTAT_PORT.match(ln.text)) is not None:
+            port = _Port(int(m.group(1)))
+            block = {ln.no}
+        elif port is not None and (k := _KEY.match(ln.text)) is not None:
+            port.values.setdefault(k.group(1).strip().lower(), k.group(2))
+            block.add(ln.no)
+        elif ln.text.strip():
+            port = None
+            continue
+        if port is not None and {"state", "physical state"} <= port.values.keys():
+            device.ports.setdefault(port.port, port)
+            taken |= block
+    claimed |= taken
+    return [device] if device.ports else []
+
+
 def _word(text: str | None) -> str:
     """"Active" / "PORT_ACTIVE (4)" / "4: ACTIVE" -> ACTIVE; physical states as sysfs spells them."""
     if not text:
@@ -119,6 +144,7 @@ def _ibv_type(values: dict[str, str]) -> str | None:
 def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     out = NicToolsParse()
     ibstat, claimed = _blocks(lines, _IBSTAT_CA, _IBSTAT_PORT)
+    ibstat = ibstat or _unnamed_ca(lines, claimed)
     ibv, more = _blocks([ln for ln in lines if ln.no not in claimed], _IBV_HCA, _IBV_PORT)
     claimed |= more
     found: dict[str, Nic] = {}

@@ -41,6 +41,8 @@ def read(lines: list[Line], out: ListedParse) -> None:
             i += 1
             continue
         i = _table(lines, i, out)
+    if len(out.modules) == before:
+        _headless(lines, out)
     if len(out.modules) > before:  # the banners around it
         out.claimed |= {ln.no for ln in lines if _FRAME.match(ln.text.strip())}
 
@@ -83,6 +85,36 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
         out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
                          "characters and may be cut there (rocm-smi --showproductname prints it whole)")
     return i
+
+
+def _headless(lines: list[Line], out: ListedParse) -> None:
+    """Rows pasted without their header (an excerpt that opens mid-table): a run of two or more rows of
+    the header's shape that also hold what only rocm-smi prints in them, a clock spelled ``Mhz`` or a
+    device id ``0x74a1,`` in its first cells; read as the table, the missing header said."""
+    run: list[tuple[Line, list[str]]] = []
+    for ln in [*lines, Line(-1, "")]:
+        row = _ROW.match(ln.text.strip())
+        cells = row.group(2).split() if row is not None else []
+        if row is not None and _shaped(cells) and _rocm_only(cells) and len(run) < MAX_MODULES:
+            run.append((ln, [row.group(1), *cells]))
+            continue
+        if len(run) >= 2:
+            dids = []
+            for _, cells_of in run:
+                module, did = _module(int(cells_of[0]), cells_of[1:], False)
+                out.modules.append(module)
+                dids += [f"{module.label} {did}"] if did else []
+            out.claimed.update(r.no for r, _ in run)
+            out.kinds.append("rocm-smi (default table)")
+            ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
+            out.notes.append(f"rocm-smi's default table at line(s) {ranges([r.no for r, _ in run])}: {len(run)} "
+                             f"row(s) without the table's header, read by what their cells hold{ids}")
+        run = []
+
+
+def _rocm_only(cells: list[str]) -> bool:
+    return any(c.endswith("Mhz") and c[:-3].isdigit() for c in cells) or \
+        any(c.startswith("0x") and c.endswith(",") and _DID.match(c) for c in cells[:3])
 
 
 def _shaped(cells: list[str]) -> bool:

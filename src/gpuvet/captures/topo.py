@@ -47,8 +47,20 @@ def _split(text: str) -> list[str]:
         if len(words) > 1 and (_DEVICE.fullmatch(words[0]) or _CELL.fullmatch(CELL_ALIASES.get(words[0], words[0]))):
             out += [w.replace("\x00", " ") for w in _TITLES.sub(lambda m: m.group(0).replace(" ", "\x00"), t).split()]
         elif t.strip():
-            out.append(t.strip())
+            out += _unfused(t.strip())
     return out
+
+
+_FUSED = re.compile(r"(?:GPU\d+|NIC\d+){2,}|(?:NV\d+|PIX|PXB|PHB|NODE|SYS){2,}")
+_PART = re.compile(r"GPU\d+|NIC\d+|NV\d+|PIX|PXB|PHB|NODE|SYS")
+
+
+def _unfused(token: str) -> list[str]:
+    """Two names or cells a lost tab ran together (`NIC8NIC9`, `NODEPXB`), apart again: topo -m pads
+    every column, so only a paste joins them."""
+    if len(token) < 6 or _FUSED.fullmatch(token) is None:
+        return [token]
+    return _PART.findall(token)
 
 
 def header_index(lines: list[Line]) -> int | None:
@@ -168,10 +180,19 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: {', '.join(missing)} named in the header have no row (the capture is cut): "
                           "a GPU without its row is left out of the node, not guessed; a NIC is kept only "
                           "through the cells of the rows read")
+    _fused_note(lines, topo)
     if rows_cut:
         topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
                           "other rows' columns where those exist")
     return topo
+
+
+def _fused_note(lines: list[Line], topo: TopoMatrix) -> None:
+    fused = [str(ln.no) for ln in lines if ln.no in topo.claimed and any(
+        _FUSED.fullmatch(t) for t in ln.text.split() if len(t) >= 6)]
+    if fused:
+        topo.notes.append(f"topo -m: line(s) {', '.join(fused[:8])} hold two columns run together (a tab lost in "
+                          "the paste, `NODENODE`): read as two cells")
 
 
 MAX_MATRICES = 16  # further topo -m matrices compared with the first in one file; past it, counted

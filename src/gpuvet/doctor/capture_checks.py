@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 
+from gpuvet.captures.aer import AerDevice, AerParse
 from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
@@ -223,6 +224,10 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
             port = d.driver == "pcieport" and not others and (d.uncorrectable or d.correctable >= 2)
             if not parsed.gpu(d.bus) and not port:
                 continue
+            if d.fatal and d.unrecovered and not any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values()):
+                # the link was reset and the kernel gave up on what is below (a lost GPU is the kernel reader's finding)
+                out.append(_aer_unrecovered(label, parsed, d))
+                continue
             quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only  # no GPU known below it
             out.append(finding("pcie_port_receiver_errors" if quiet else "pcie_aer_errors",
                                HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
@@ -231,6 +236,14 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                                ("the module itself" if parsed.gpu(d.bus) else "the module below it is not named "
                                 "in the log")))
     return out
+
+
+def _aer_unrecovered(label: str, parsed: AerParse, d: AerDevice) -> Finding:
+    """A fatal uncorrectable error whose recovery failed: the devices the kernel could not recover are named."""
+    lost = [o.bus for o in parsed.devices.values() if o.unrecovered and o.bus != d.bus]
+    return finding("pcie_fatal_unrecovered", HIGH, module=d.bus, file=label, line=d.first_line, driver=d.driver,
+                   errors=d.kinds[:6], uncorrectable=d.uncorrectable,
+                   lost=", ".join(lost) if lost else "the device below it is not named in the log")
 
 
 def dcgm_diag(ev: Evidence) -> Outcome:
