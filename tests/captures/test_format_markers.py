@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import read
+from gpuvet.captures import app_errors, read
 from gpuvet.captures.formats import FORMATS, FileCapture
 from gpuvet.captures.text import Line, clean
 
@@ -39,3 +39,20 @@ def test_the_text_is_searched_once_per_marker() -> None:
     present = read._Markers([Line(1, "# nThread 1 nGpus 8"), Line(2, "plain")])
     assert present.any(("nothing here", "nThread")) and not present.any(("CA '",))
     assert set(present.found) == {"nothing here", "nThread", "CA '"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_the_application_error_lines_are_among_the_candidates(path: Path) -> None:
+    """app_errors reads only the lines its one search of the whole text found (issue 43): every line
+    its per-line reading would take is one of them."""
+    lines = clean(read.read_text(str(path))).lines
+    every = {i for i, ln in enumerate(lines) if app_errors._kind(ln.text) or app_errors._torch_false(lines, i)}
+    assert every <= set(app_errors._candidates(lines))
+
+
+def test_the_candidates_hold_every_key_and_the_line_after_is_available() -> None:
+    lines = [Line(1, "plain"), Line(2, ">>> torch.cuda.is_available()"), Line(3, "False"), Line(4, "ECC Mode"),
+             Line(5, "RuntimeError: CUDA error: an illegal memory access was encountered"), Line(6, "İ nvml")]
+    assert app_errors._candidates(lines) == [1, 2, 4, 5]
+    assert all(any(a in k for a in app_errors._ANCHORS) for k in app_errors._KEY_WORDS)
+    assert [e.kind for e in app_errors.parse(lines).errors] == ["torch_no_cuda", "illegal_address"]

@@ -54,14 +54,23 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+",
 }.items()}
 # words one of KINDS needs (lower case): a line holding none is no error line, told by one search (a bug
-# report has millions of lines; trying every kind on each would take seconds)
-_KEYS = re.compile("|".join(re.escape(k) for k in (
-    "ecc", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory", "outofmemory",
+# report has millions of lines; trying every kind on each would take seconds). "ecc error encountered", not
+# "ecc": every nvidia-smi -q names ECC, and the kind's other words hold "cudaerror" or "cuda_error"
+_KEY_WORDS = (
+    "ecc error encountered", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory",
+    "outofmemory",
     "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda",
     "couldn't communicate",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
-    "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")))
+    "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")
+_KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
+# issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
+# seven of them); the lines holding one are the only lines _kind can read
+_ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
+            "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
+            "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
+            "could not load dynamic library")
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
 _BUS_ID = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
@@ -80,7 +89,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     counted (a traceback prints its error two or three times)."""
     out = AppErrorsParse()
     seen: dict[tuple[str, str | None], int] = {}
-    for i, ln in enumerate(lines):
+    for i in _candidates(lines):
+        ln = lines[i]
         kind = _kind(ln.text) or _torch_false(lines, i)
         if kind is None:
             continue
@@ -97,6 +107,25 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")
     return out
+
+
+def _candidates(lines: list[Line]) -> list[int]:
+    """The indexes of the lines ``_kind`` or ``_torch_false`` can read (issue 43): those holding one of
+    _ANCHORS, or 'is_available' (and the line after it), each word found by one C-speed search of
+    the whole lowered text, not a regex a line. Every other line is none of theirs."""
+    low = "\n".join(ln.text for ln in lines).lower()
+    hits: list[tuple[int, bool]] = []
+    for key in (*_ANCHORS, "is_available"):
+        at = low.find(key)
+        while at != -1:
+            hits.append((at, key == "is_available"))
+            at = low.find(key, at + 1)
+    found: set[int] = set()
+    line, counted = 0, 0
+    for at, torch in sorted(hits):
+        line, counted = line + low.count("\n", counted, at), at  # lower() adds no newline: the same lines
+        found.update((line, line + 1) if torch else (line,))
+    return sorted(i for i in found if i < len(lines))
 
 
 def _kind(text: str) -> str | None:
