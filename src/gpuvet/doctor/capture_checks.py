@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from gpuvet.captures.aer import AerDevice, AerParse
 from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
@@ -29,6 +29,9 @@ from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
+
+if TYPE_CHECKING:  # the capture parsers load only when a capture is read (issue 43: doctor --node loads none)
+    from gpuvet.captures.aer import AerDevice, AerParse
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
 _NVLINK_COUNTERS = ("crc", "replay", "recovery")
