@@ -50,7 +50,10 @@ def test_the_application_error_lines_are_among_the_candidates(path: Path) -> Non
     assert every <= set(app_errors._candidates(lines))
 
 
-def test_the_candidates_hold_every_key_and_the_line_after_is_available() -> None:
+@pytest.mark.parametrize("block", [1, 2, 3, 8192])
+def test_the_candidates_hold_every_key_and_the_line_after_is_available(block: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_errors, "_BLOCK", block)  # a block's edge between a line and the next
     lines = [Line(1, "plain"), Line(2, ">>> torch.cuda.is_available()"), Line(3, "False"), Line(4, "ECC Mode"),
              Line(5, "RuntimeError: CUDA error: an illegal memory access was encountered"), Line(6, "İ nvml")]
     assert app_errors._candidates(lines) == [1, 2, 4, 5]

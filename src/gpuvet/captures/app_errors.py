@@ -71,6 +71,7 @@ _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidi
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library")
+_BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
 _BUS_ID = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
@@ -112,19 +113,21 @@ def parse(lines: list[Line]) -> AppErrorsParse:
 def _candidates(lines: list[Line]) -> list[int]:
     """The indexes of the lines ``_kind`` or ``_torch_false`` can read (issue 43): those holding one of
     _ANCHORS, or 'is_available' (and the line after it), each word found by one C-speed search of
-    the whole lowered text, not a regex a line. Every other line is none of theirs."""
-    low = "\n".join(ln.text for ln in lines).lower()
-    hits: list[tuple[int, bool]] = []
-    for key in (*_ANCHORS, "is_available"):
-        at = low.find(key)
-        while at != -1:
-            hits.append((at, key == "is_available"))
-            at = low.find(key, at + 1)
+    the lowered text a block of lines at a time (a copy of the whole text would add its size to the
+    peak), not a regex a line. Every other line is none of theirs."""
     found: set[int] = set()
-    line, counted = 0, 0
-    for at, torch in sorted(hits):
-        line, counted = line + low.count("\n", counted, at), at  # lower() adds no newline: the same lines
-        found.update((line, line + 1) if torch else (line,))
+    for first in range(0, len(lines), _BLOCK):
+        low = "\n".join(ln.text for ln in lines[first:first + _BLOCK]).lower()
+        hits: list[tuple[int, bool]] = []
+        for key in (*_ANCHORS, "is_available"):
+            at = low.find(key)
+            while at != -1:
+                hits.append((at, key == "is_available"))
+                at = low.find(key, at + 1)
+        line, counted = first, 0
+        for at, torch in sorted(hits):
+            line, counted = line + low.count("\n", counted, at), at  # lower() adds no newline: the same lines
+            found.update((line, line + 1) if torch else (line,))
     return sorted(i for i in found if i < len(lines))
 
 
