@@ -19,7 +19,8 @@ MARKED = [f for f in FORMATS if f.markers]
 
 
 def test_the_costly_formats_have_markers() -> None:
-    assert {"nccl-tests", "kernel AER", "hccl_test", "TransferBench"} <= {f.name for f in MARKED}
+    assert {"nccl-tests", "kernel AER", "hccl_test", "TransferBench", "ibstat, ibstatus, ibv_devinfo, ibdev2netdev"} <= {
+        f.name for f in MARKED}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))

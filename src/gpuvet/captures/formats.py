@@ -256,6 +256,10 @@ _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 _NPU_MARKS = ("|", "NPU", "Phy-ID")
 # dcgmi health -c: its box or its -j document (dcgm_health.parse)
 _HEALTH_MARKS = ("Health Monitor Report", "Overall Health")
+# the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
+# ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
+_NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>",
+              re.compile(r"Port \d{1,3}:\s*$", re.M))
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
@@ -286,7 +290,7 @@ FORMATS: tuple[Format, ...] = (
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
            adds=True),  # the PCI core's 'available PCIe bandwidth, limited by' line of a GPU driver
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints
-    Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics),  # the RDMA NICs
+    Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse)),
     Format("perftest", "perftest", _one(perftest.parse), SHARED),
