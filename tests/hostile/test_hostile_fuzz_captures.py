@@ -24,7 +24,7 @@ from gpuvet.doctor.captures import read_captures
 from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold
 from gpuvet.fleet.peers import PeerTable
-from tests.support.fleet_envelopes import envelope, module_checks
+from tests.support.fleet_envelopes import envelope, module_checks, outcome
 
 EXAMPLES = int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "15"))
 RANDOM = os.environ.get("GPUVET_FUZZ_RANDOM") == "1"
@@ -142,13 +142,6 @@ def damaged_envelope(draw: st.DrawFn) -> bytes:
     return data
 
 
-def _outcome(step, *args):
-    try:
-        step(*args)
-    except GpuvetError as exc:
-        return exc.what
-    return None
-
 
 @CI
 @given(damaged_envelope())
@@ -156,7 +149,7 @@ def test_a_damaged_envelope_folds_or_is_refused_alike_by_both_readers(tmp_path_f
     path = tmp_path_factory.mktemp("env") / "node.json"
     path.write_bytes(data)
     ordinary, fast = PeerTable(), PeerTable()
-    said = [_outcome(fold.fold_file, ordinary, str(path)), _outcome(fold.fold_figures, fast, str(path))]
+    said = [outcome(fold.fold_file, ordinary, str(path)), outcome(fold.fold_figures, fast, str(path))]
     assert said[0] == said[1]
     if said[0] is None:
         assert ordinary.analyse() == fast.analyse()

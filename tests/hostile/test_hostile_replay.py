@@ -26,21 +26,13 @@ from gpuvet.logbook.store import Logbook
 from gpuvet.watch import bounds, prom_history
 from gpuvet.watch.read_prom import SeriesSink, add_range_json
 from gpuvet.watch.readers import read_file, read_files
-from tests.support.helpers import run
+from tests.support.helpers import refused, run
 
 CSV_HEADER = "timestamp, index, temperature.gpu, power.draw [W], clocks_event_reasons.active\n"
 ROW = "2024/01/16 14:44:16.981, 0, 45, 310.12 W, 0x0000000000000000\n"
 LABELS = 'gpu="0",UUID="GPU-1",Hostname="n1"'
 
 
-
-def refused(argv: list[str], *words: str) -> str:
-    code, _, err = run(argv)
-    assert code == 2, err
-    assert "Traceback" not in err and err.startswith("error: ")
-    for w in words:
-        assert w in err, err
-    return err
 
 
 def peak_mib(fn: Callable[[], object]) -> tuple[float, BaseException | None]:

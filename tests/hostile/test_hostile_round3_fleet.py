@@ -17,6 +17,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.fleet import fold, sanity
 from gpuvet.fleet.executor import validate_envelope
 from gpuvet.fleet.peers import PeerTable
+from tests.support.fleet_envelopes import write_envelopes
 from tests.support.helpers import fleet_merge as _merge
 
 
@@ -42,12 +43,7 @@ def _check(env: dict, name: str, module: str | None = None, between: list[str] |
 
 
 def _files(tmp_path: Path, envs: list[dict]) -> list[str]:
-    paths = []
-    for env in envs:
-        path = tmp_path / f"{env['environment']['node']}.json"
-        path.write_text(json.dumps(env), encoding="utf-8")
-        paths.append(str(path))
-    return paths
+    return write_envelopes(tmp_path, envs)
 
 
 

@@ -20,7 +20,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.watch import backtest, bounds
 from gpuvet.watch.read_prom import parse_json
 from gpuvet.watch.readers import read_file, read_files
-from tests.support.helpers import run
+from tests.support.helpers import refused, run
 
 START = 1_768_003_200.0  # 2026-01-10 00:00 UTC
 HEADER = "timestamp, index, uuid, name, temperature.gpu, power.draw [W], utilization.gpu [%]"
@@ -33,14 +33,6 @@ def replayed(*argv: str) -> dict[str, object]:
     doc: dict[str, object] = json.loads(out)
     return doc
 
-
-def refused(argv: list[str], *words: str) -> str:
-    code, _, err = run(argv)
-    assert code == 2, err
-    assert "Traceback" not in err and err.startswith("error: ")
-    for w in words:
-        assert w in err, err
-    return err
 
 
 def stamp(t: float) -> str:

@@ -16,7 +16,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.fleet import figures, fold
 from gpuvet.fleet.peers import PeerTable
 from gpuvet.fleet.peers_reference import analyse_reference
-from tests.support.fleet_envelopes import envelope, module_checks, table_state
+from tests.support.fleet_envelopes import envelope, module_checks, outcome, table_state
 
 pytest.importorskip("msgspec")
 
@@ -211,13 +211,6 @@ def _fold_objects(table, where, data):
     fold.fold_envelope(table, where, fold.parse_json(data))  # as fold_file reads a file
 
 
-def _outcome(step, *args):
-    try:
-        step(*args)
-    except GpuvetError as exc:
-        return exc.what
-    return None
-
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_node, _kind), min_size=1, max_size=6))
@@ -228,7 +221,7 @@ def test_any_envelopes_fold_alike_from_objects_and_from_bytes(nodes):
     objects, from_bytes = PeerTable(), PeerTable()
     for where, env in envs:
         data = json.dumps(env).encode()
-        outcomes = [_outcome(_fold_objects, objects, where, data), _outcome(fold.fold_bytes, from_bytes, where, data)]
+        outcomes = [outcome(_fold_objects, objects, where, data), outcome(fold.fold_bytes, from_bytes, where, data)]
         assert outcomes[1] == outcomes[0]
         if outcomes[0] is not None:
             return  # both refused, in the same words: a merge stops at the first bad file

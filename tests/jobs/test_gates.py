@@ -13,6 +13,7 @@ import pytest
 from gpuvet.backends.host import HostBackend
 from gpuvet.cli.app import main
 from gpuvet.errors import GpuvetError
+from tests.support.fleet_envelopes import write_envelopes
 
 NO_DRIVER = ("NVIDIA: the NVML library (libnvidia-ml.so) is not installed; AMD: the amdsmi Python package is not "
              "installed (No module named 'amdsmi')")
@@ -106,12 +107,7 @@ def _envelope(node: str, verdict: str, fails: int) -> dict:
 
 
 def _write(tmp_path: Path, *envs: dict) -> list[str]:
-    paths = []
-    for env in envs:
-        path = tmp_path / f"{env['environment']['node']}.json"
-        path.write_text(json.dumps(env), encoding="utf-8")
-        paths.append(str(path))
-    return paths
+    return write_envelopes(tmp_path, list(envs))
 
 
 @pytest.mark.parametrize("extra", [(), ("--jobs", "1"), ("--report", "REPORT")])

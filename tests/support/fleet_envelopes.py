@@ -1,9 +1,14 @@
 """validate --json envelopes as the peer-analysis tests build them: a node's per-module checks
 from an array, wrapped with the node's name and type; and a table's state, to compare two folds."""
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from gpuvet.errors import GpuvetError
 
 
 def module_checks(values: np.ndarray) -> list[dict[str, Any]]:
@@ -26,3 +31,22 @@ def table_state(table: Any, with_layout: bool = True) -> Any:
                  c.ref_of.tolist(), c.node_of.tolist(), np.frombuffer(c.value).tobytes(),
                  c.regular if with_layout else None) for t, c in table.types.items()},
             list(table.types), dict(table.schemas), table.simulated)
+
+
+def outcome(step: Callable[..., object], *args: object) -> str | None:
+    """What ``step(*args)`` refused (the error's words), or None where it took the input."""
+    try:
+        step(*args)
+    except GpuvetError as exc:
+        return exc.what
+    return None
+
+
+def write_envelopes(folder: Path, envs: list[dict[str, Any]]) -> list[str]:
+    """Each envelope as NODE.json in ``folder`` (its environment's node name): the paths, in order."""
+    paths = []
+    for env in envs:
+        path = folder / f"{env['environment']['node']}.json"
+        path.write_text(json.dumps(env), encoding="utf-8")
+        paths.append(str(path))
+    return paths

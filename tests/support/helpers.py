@@ -29,6 +29,16 @@ def run(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def refused(argv: list[str], *words: str) -> str:
+    """``gpuvet ARGV`` refused as bad input: exit 2, a one-line ``error:`` naming ``words``, no traceback."""
+    code, _, err = run(argv)
+    assert code == 2, err
+    assert "Traceback" not in err and err.startswith("error: ")
+    for w in words:
+        assert w in err, err
+    return err
+
+
 def fleet_merge(capsys: pytest.CaptureFixture[str], *args: str, timeout: float = 30) -> tuple[int, str, str]:
     """``fleet merge`` in a thread, so a hang fails the test instead of stopping it."""
     result: list[int] = []
