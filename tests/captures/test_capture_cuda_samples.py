@@ -114,6 +114,18 @@ def test_bandwidth_test_host_copies_against_the_modules_pcie_link(capsys: pytest
     assert ("link_degraded", None) in found_causes(data)
 
 
+def test_a_module_the_catalog_lacks_gets_no_host_copy_design_to_fail(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    """A module whose PCIe rate no source gives (not in the catalog, no link read) is not judged at
+    the router's typical lane speed: that figure is assumed, not a design (a P100, a Gen3 card, was
+    called 14 % of an assumed ~27 GB/s)."""
+    topo = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-5\nGPU1\tSYS\t X \t6-11\n\n"
+    text = topo + BT.replace("NVIDIA H100 80GB HBM3", "Tesla P100-PCIE-16GB").format(3.8, 2.5)
+    code, data = doctor_capture(capsys, tmp_path, text)
+    step = next(s for s in data["steps"] if s["check"] == "pair_bandwidth")
+    assert code == 0 and data["findings"] == [] and step["status"] != "confirmed", step
+
+
 def test_pairs_without_peer_access_are_a_fault_only_where_the_design_joins_them(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _, data = doctor_capture(capsys, tmp_path, p2p({}, cannot=((0, 1), (1, 0))))

@@ -92,8 +92,16 @@ class CopyDesign:
             raw = solve_transfers(self.node, legs, self._perf.router)[0]
         except (NotModelled, KeyError):
             return None
+        if self._assumed(raw.bottleneck):  # a figure no source gave is no design to judge a reading by
+            return None
         gbps = sum(rates) if test.summed else rates[0]
         return Priced(gbps, self._basis(raw.bottleneck, rates[0] / raw.gbps if raw.gbps else None))
+
+    def _assumed(self, hop: tuple[str, str] | None) -> bool:
+        """Whether the narrowest link on the path has no known lane rate (a placeholder priced at
+        its kind's typical speed by the router)."""
+        link = next((lk for lk in self.node.links if hop is not None and lk.ends == frozenset(hop)), None)
+        return link is not None and link.lane_gbps is None
 
     def _basis(self, hop: tuple[str, str] | None, efficiency: float | None) -> str:
         """'18 NVLink links × 25 GB/s × 0.85 a copy achieves' (the narrowest link on the path)."""
