@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from gpuvet import knowledge
+from gpuvet.doctor.model import causes
 from tests.support import one_verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,13 +38,14 @@ def test_the_xids_take_the_knowledge_base_severity_in_every_command():
             assert {v.severity for v in row.values() if v} == {level}, (name, row)
 
 
-def test_doctor_causes_agree_with_the_knowledge_base():
-    causes = yaml.safe_load((ROOT / "src/gpuvet/doctor/causes.yaml").read_text())["causes"]
-    by_cause = {c: f for f in knowledge.faults().values() for c in f.doctor}
-    missing = sorted(set(causes) - set(by_cause))
+def test_doctor_causes_are_fault_kinds_read_from_the_knowledge_base():
+    names = yaml.safe_load((ROOT / "src/gpuvet/doctor/causes.yaml").read_text())["causes"]
+    assert isinstance(names, list) and len(names) == len(set(names)), "causes.yaml lists each cause's name once"
+    missing = sorted(set(names) - set(knowledge.faults()))
     assert not missing, f"doctor causes with no fault kind in knowledge/faults.yaml: {missing}"
-    wrong = {c: (v["severity"], by_cause[c].severity) for c, v in causes.items() if v["severity"] != by_cause[c].severity}
-    assert not wrong, wrong
+    for name, cause in causes().items():
+        fault = knowledge.fault(name)
+        assert (cause.title, cause.fix, cause.severity) == (fault.meaning, fault.action, fault.severity), name
 
 
 def test_watch_event_kinds_agree_with_the_knowledge_base():

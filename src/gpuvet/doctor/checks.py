@@ -160,7 +160,7 @@ def _link_events(ev: Evidence, covered: set[str]) -> list[Finding]:
 
 def _fabric_fix(ev: Evidence, link_kind: str) -> str | None:
     """A module fabric's link (NVLink, xGMI) is looked at with its vendor's own tool; a PCIe link (or
-    one of no known kind) keeps causes.yaml's fix (lspci's LnkSta against LnkCap)."""
+    one of no known kind) keeps the cause's fix (lspci's LnkSta against LnkCap)."""
     if link_kind in ("pcie", "smp", ""):
         return None
     return f"check the link with {_tools(ev).link_state}; reseat the module or its fabric cabling, or replace it"

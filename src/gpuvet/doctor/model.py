@@ -47,8 +47,14 @@ class Playbook(BaseModel):
 
 @cache
 def causes() -> dict[str, Cause]:
+    """The causes doctor names (causes.yaml), each with the knowledge base's meaning, action and
+    severity for its fault kind: the words and level every other command gives the same fact."""
+    from gpuvet.knowledge import faults
+
     text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
-    return {k: Cause.model_validate(v) for k, v in load_package_yaml(text)["causes"].items()}
+    known = faults()
+    return {name: Cause(title=known[name].meaning, fix=known[name].action, severity=known[name].severity)
+            for name in load_package_yaml(text)["causes"]}
 
 
 @cache

@@ -105,7 +105,7 @@ def _settings(logs: Logs, label: str, at: LogLine) -> str | None:
 
 
 def _library_fix(at: LogLine) -> tuple[str | None, str | None]:
-    """HCCL's failures take the knowledge base's advice for their CANN code (causes.yaml's fix speaks of
+    """HCCL's failures take the knowledge base's advice for their CANN code (the cause's fix speaks of
     NCCL's NET/IB and CUDA); NCCL's and RCCL's keep the cause's fix."""
     if at.lib != "HCCL":
         return None, None

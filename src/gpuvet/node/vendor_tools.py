@@ -72,14 +72,14 @@ NO_ACCELERATOR_FIX = ("install the accelerator's driver: NVIDIA's driver with it
                       "machine's CPUs and memory alone")
 
 
-# Fixes for failures read from another vendor's benchmark (doctor's causes.yaml holds nccl-tests' and
+# Fixes for failures read from another vendor's benchmark (the knowledge base's actions are nccl-tests' and
 # nvbandwidth's), keyed by the tool that printed the failure.
-# p2p_unavailable read from TransferBench (ROCm): causes.yaml's fix names nvidia-smi, the AMD tools instead
+# p2p_unavailable read from TransferBench (ROCm): the knowledge base's action names nvidia-smi, the AMD tools instead
 P2P_FIX_AMD = ("rocm-smi --showtopo (or amd-smi topology) shows which pairs have P2P and over which link; a PCIe "
                "topology without it is by design; otherwise check the IOMMU (off or iommu=pt on the kernel command "
                "line) and PCIe ACS in the BIOS, large BAR (Above 4G decoding, Resizable BAR), the ROCm environment "
                "(HSA_* variables, HIP_VISIBLE_DEVICES) and that the amdgpu driver and ROCm versions match")
-# collective_test_failed read from rccl-tests or HCCL Test: causes.yaml's fix is nccl-tests' (NCCL, CUDA, Xids)
+# collective_test_failed read from rccl-tests or HCCL Test: the knowledge base's action is nccl-tests' (NCCL, CUDA, Xids)
 COLLECTIVE_FIX = {
     "rccl-tests": "the error rccl-tests printed names the failing call: run again with NCCL_DEBUG=INFO (RCCL reads "
                   "it) to see the transport; check that the amdgpu driver and ROCm versions match, the IOMMU "
