@@ -18,6 +18,11 @@ check, the H200 forced-NVLS check).
 per size split into its terms for every protocol it could run (fixed, steps x step latency, traffic
 over bandwidth), and the protocol it picks: where a size's error comes from.
 
+--nccl-tuner ARCH:RANKS prints, beside every ring-forced figure of that many ranks on that
+architecture (blackwell: the GB200 tray check; hopper: the 8-GPU ring rows), what NCCL 2.25.1's own
+tuner estimates (its cost model, read from its source, not gpuvet's), the protocol it picks by that
+estimate, and gpuvet's figure: whether a miss is gpuvet's or already in the library's own model.
+
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
 copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
 """
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
@@ -128,6 +134,68 @@ def _terms(case: str) -> None:
         print(f"{_fmt(size):>8}  " + "  ".join(cells))
 
 
+@dataclass(frozen=True)
+class NcclRingTuner:
+    """NCCL's own estimate of a single-node ring all_reduce, as its tuner computes it to pick a
+    protocol (NCCL src/graph/tuning.cc at 80f6bda4378b99d99e82b4d76a633791cc45fef0, v2.25.1-1,
+    the release Azure's GB200 tray table ran): latency = base + 2(n-1) NVLink steps (lines 121,
+    131), bus bandwidth = the ring's, LL's halved and capped at ``llMaxBws`` (lines 151-156, 255),
+    LL128's at 0.92 and ``perChMaxRingLL128Bws`` per channel (lines 158-163, 256), algorithm
+    bandwidth = bus × n / 2(n-1) (line 291), time = latency + bytes / bandwidth (line 544).
+    A comparison, not gpuvet's model: what the library believes a size costs."""
+
+    ring_gbps: float  # the ring graph's channels × per-channel GB/s
+    ll_cap_gbps: float  # llMaxBws, the architecture's single-node row
+    ll128_cap_gbps: float  # the graph's channels × perChMaxRingLL128Bws
+
+    def microseconds(self, nranks: int, size: int) -> dict[str, float]:
+        steps = 2 * (nranks - 1)
+        protocols = {"ll": (min(self.ll_cap_gbps, 0.5 * self.ring_gbps), 6.6 + steps * 0.6),
+                     "ll128": (min(0.92 * self.ring_gbps, self.ll128_cap_gbps), 14.0 + steps * 1.9),
+                     "simple": (self.ring_gbps, 8.4 + steps * 3.4)}
+        return {p: lat + size / (1000 * bus * nranks / steps) for p, (bus, lat) in protocols.items()}
+
+
+# The ring graph: 18 NVLinks at topo.h's per-link figure (SM100_NVLINK_BW 40.0, SM90_NVLINK_BW 20.6;
+# src/graph/topo.h lines 17 and 19 at the same commit). Blackwell: the search's first speed (90 GB/s,
+# src/graph/search.cc line 940) fills 8 channels = 720, the GPU's whole NVLink figure, duplicated to
+# 16 x 45 (lines 915-926). Hopper: 6 channels x 60 (7 would exceed 370.8), duplicated to 12 x 30 =
+# 360. The channel counts are derived from the search rule, not read from a run's log.
+NCCL_RING_TUNERS = {
+    "blackwell": NcclRingTuner(ring_gbps=16 * 45.0, ll_cap_gbps=2 * 141.0, ll128_cap_gbps=16 * 2 * 36.7),
+    "hopper": NcclRingTuner(ring_gbps=12 * 30.0, ll_cap_gbps=141.0, ll128_cap_gbps=12 * 36.7),
+}
+_TUNER_FAMILY = {"blackwell": "nvl72", "hopper": "nvswitch"}
+
+
+def _nccl_tuner(case: str) -> None:
+    """NCCL 2.25.1's own estimate beside every ring-forced figure of ``case`` (ARCH:RANKS)."""
+    arch, _, ranks = case.partition(":")
+    if arch not in NCCL_RING_TUNERS or not ranks.isdigit() or int(ranks) < 2:
+        raise GpuvetError(f"not an ARCH:RANKS case: {case!r}", where="--nccl-tuner",
+                          fix=f"give one of {', '.join(NCCL_RING_TUNERS)} and a rank count, e.g. blackwell:4")
+    tuner, n = NCCL_RING_TUNERS[arch], int(ranks)
+    rows = [r for data in (DATA, DATA_49) for r in compare(data)
+            if r.point.family == _TUNER_FAMILY[arch] and r.point.ranks == n and r.point.algorithm == "ring"
+            and len(r.point.sizes) == 1]
+    if not rows:
+        print(f"no ring-forced published figure of {n} {arch} ranks in the data files")
+        return
+    print(f"NCCL 2.25.1's own ring estimate (its tuner's cost model, modelled) on {n} {arch} ranks, against the "
+          f"published figure and gpuvet's; busbw GB/s, error against the published")
+    print(f"{'size':>8} {'published':>9} {'us':>8}  {'NCCL picks':10} {'us':>8} {'busbw':>7} {'error':>7}  "
+          f"{'gpuvet':>7} {'error':>7}  role")
+    for r in rows:
+        size, factor = r.point.sizes[0], 2 * (n - 1) / n
+        estimate = tuner.microseconds(n, size)
+        pick = min(estimate, key=lambda p: estimate[p])
+        busbw = size * factor / estimate[pick] / 1e3
+        published_us = size * factor / r.point.published_busbw / 1e3
+        print(f"{_fmt(size):>8} {r.point.published_busbw:9.2f} {published_us:8.1f}  {pick:10} {estimate[pick]:8.1f} "
+              f"{busbw:7.2f} {busbw / r.point.published_busbw - 1:+7.1%}  {r.predicted_busbw:7.2f} {r.error:+7.1%}  "
+              f"{r.point.role}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the "
@@ -135,9 +203,14 @@ def main() -> None:
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
     parser.add_argument("--terms", metavar="NODE:RANKS[:ALGORITHM]",
                         help="print the model's all_reduce terms per size and protocol for one case, e.g. nvl72:4:ring")
+    parser.add_argument("--nccl-tuner", metavar="ARCH:RANKS",
+                        help="print NCCL 2.25.1's own ring estimate beside the ring-forced figures, e.g. blackwell:4")
     args = parser.parse_args()
     if args.terms:
         _terms(args.terms)
+        return
+    if args.nccl_tuner:
+        _nccl_tuner(args.nccl_tuner)
         return
     if args.fit:
         _refit(args.data[0] if args.data else str(DATA))
@@ -186,4 +259,5 @@ if __name__ == "__main__":
     try:
         main()
     except GpuvetError as e:
-        sys.exit(f"error: {e}")
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)

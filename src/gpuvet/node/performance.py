@@ -113,6 +113,8 @@ COLLECTIVE_TUNING = {
     "nvl_domain": Tuning(base_s=8.0e-6,
                          alpha_s={**_NVL_RING, (_S, _SIMPLE): _NVL_SHARP_STEP, **_pairwise_as_ring(_NVL_RING)},
                          efficiency={_R: _NVL_RING_EFFICIENCY, _S: 0.498, _P: _NVL_RING_EFFICIENCY},
+                         # the Hopper fit's protocol shares: NCCL 2.25.1 prices LL and LL128 on Blackwell as on
+                         # Hopper relative to the ring (src/graph/tuning.cc; docs/plan.md gives the lines)
                          share=dict(_FABRIC.share),
                          switch=SwitchChunking(channels=32, max_heads=_NVLS_ARITY, chunk_s=_SHARP_CHUNK_S)),
     "xgmi": Tuning(base_s=8.0e-6, alpha_s={**_XGMI_RING, **_pairwise_as_ring(_XGMI_RING)},
