@@ -60,11 +60,12 @@ def bus(bus_id: object) -> object:
 
 
 def model_wrong(got: list[object], want: list[object]) -> bool:
-    """Each wanted name within gpuvet's model; None wanted: no model invented (null or 'unknown …')."""
+    """Each wanted name ('A|B': either) within gpuvet's model; None: no model invented (null or 'unknown …')."""
     if len(got) != len(want):
         return True
     return any((w is None and g is not None and not str(g).startswith("unknown")) or
-               (w is not None and (g is None or str(w) not in str(g))) for g, w in zip(got, want, strict=True))
+               (w is not None and (g is None or not any(a in str(g) for a in str(w).split("|"))))
+               for g, w in zip(got, want, strict=True))
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Batch:
     causes: dict[str, set[Finding]]  # what doctor must name; empty: nothing at warn or above
     severity: dict[str, dict[Finding, str]] = field(default_factory=dict)  # where the MANIFEST rates one
     may: dict[str, dict[str, str]] = field(default_factory=dict)  # allowed, not asked for: cause -> highest
+    told: dict[str, tuple[str, ...]] = field(default_factory=dict)  # words doctor --json must hold
     modules: dict[str, list[str | None]] = field(default_factory=dict)  # inventory's bus ids, in order
     fields: dict[str, dict[str, list[object]]] = field(default_factory=dict)  # inventory field per module
     said: dict[str, tuple[str, ...]] = field(default_factory=dict)  # words inventory --json must hold
@@ -91,7 +93,7 @@ class Batch:
         names = self.files_on_disk()
         problems = [f"CAUSES lacks {sorted(names - set(self.causes))}"] if names - set(self.causes) else []
         for title, table in (("CAUSES", self.causes), ("SEVERITY", self.severity), ("MAY", self.may),
-                             ("MODULES", self.modules), ("FIELDS", self.fields), ("SAID", self.said),
+                             ("TOLD", self.told), ("MODULES", self.modules), ("FIELDS", self.fields), ("SAID", self.said),
                              ("NICS", self.nics), ("HOSTS", self.hosts), ("KNOWN_MISSES", self.known_misses),
                              ("REFUSAL_OK", dict.fromkeys(self.refusal_ok))):
             problems += [f"{title} names {n}, not in the batch" for n in set(table) - names]
@@ -127,7 +129,8 @@ class Batch:
         rated = {k: v for k, v in found.items() if k in self.severity.get(name, {})}
         if name in self.severity and rated != self.severity[name]:
             wrong.append(f"doctor rated {rated}, expected {self.severity[name]}")
-        return wrong
+        text = json.dumps(doctor.data)
+        return wrong + [f"doctor does not say {w!r}" for w in self.told.get(name, ()) if w not in text]
 
     def _inventory_wrong(self, name: str) -> list[str]:
         if not ({name} & (set(self.modules) | set(self.fields) | set(self.said) | set(self.nics))):
