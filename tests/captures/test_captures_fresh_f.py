@@ -1,8 +1,9 @@
 """Batch F (tests/data/captures/fresh_f/, issue 46), collected blind: each file's expected diagnosis is in
 its MANIFEST.md, written before gpuvet read it. The tables below hold the MANIFEST's "a correct tool should
 report" column for every file (not what gpuvet prints): CAUSES with SEVERITY where the row rates a finding,
-MAY where it allows one without asking for it, MODULES / FIELDS / SAID / NICS where it says what inventory
-must list; benchmarks/score_manifest.py --batch f scores the batch against them (tests/support/blind_batch.py).
+MAY where it allows one without asking for it, TOLD where it names what the answer must cite, MODULES /
+FIELDS / SAID / NICS where it says what inventory must list; benchmarks/score_manifest.py --batch f scores
+the batch against them (tests/support/blind_batch.py).
 
 As the MANIFEST scored its rows, "no finding" means nothing at warn or above: an info note is no finding.
 Module names follow gpuvet's own (a bus id as 0000:0C:00.0; 'bus id not in the log'; 'host GPU n' for a
@@ -101,6 +102,15 @@ MAY: dict[str, dict[str, str]] = {
     "nccltests_nccltests30_quoted_no_cuda_device_8xt4.txt": {"no_modules_visible": "critical"},
 }
 
+# file -> words doctor --json must hold (what the row says the answer names beyond the finding's module)
+TOLD: dict[str, tuple[str, ...]] = {
+    "hccl_llamafactory5071_ei0006_910b3.txt": ("EI0006", "HCCL_CONNECT_TIMEOUT"),  # check the other ranks, the timeout
+    "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": ("ibv_modify_qp", "IB"),  # transport NET/IB, through '[155] '
+    "nccl_info_nccltests227_l40_irdma_roce.txt": ("IB", "irdma0", "irdma3", "RoCE"),  # NET/IB over RoCE, 2 hosts
+    "dcgm_nvsentinel772_jq_diag_summary_failed.txt": ("GPU-64c6592e",),  # persistence mode disabled on that GPU
+    "ibstat_lshca79_cx6dx_eth_rate_2_5.txt": ("mlx5_2",),
+}
+
 # file -> the bus ids of the modules inventory --from lists (None where the capture prints none)
 MODULES: dict[str, list[str | None]] = {
     "amd_kern_rocm6127_gfx1201_comp_ring_pagefault.txt": ["0000:03:00.0"],
@@ -169,7 +179,7 @@ NICS: dict[str, list[Nic]] = {
 REFUSAL_OK = frozenset({"xpusmi_xpumanager102_arc_a770_diag_fail.txt",
                         "smixml_1panel11910_html_escaped_fragment.txt"})
 
-# files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell); run at 3c0003f
+# files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell); run at ddf3a44
 KNOWN_MISSES: dict[str, str] = {
     "hccl_llamafactory5071_ei0006_910b3.txt": "inventory: Ascend910B3 still not listed (a prose line: '- NPU type')",
     "rocmsmi_rocsmi55_radeonvii_default_table.txt": "inventory: the 250 W PwrCap not taken (hit (unchanged): "
@@ -177,11 +187,14 @@ KNOWN_MISSES: dict[str, str] = {
     "rocmsmi_rocsmi22_vega64_a_dotted.txt": "inventory: 1 module (gpu0), model unknown; its GPU ID 0x687f not said",
     "nccl_info_nccltests227_l40_irdma_roce.txt": "inventory: L40, bus 0x61 not taken (nccl-tests prints the bus "
                                                  "number alone)",
+    "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": "the transport (NET/IB: its 'via NET/IB/3' rings) not said; "
+                                                   "the init failure is named (after fixes: critical "
+                                                   "collective_init_failed on crow-ib-new-nccl-256-info-19 GPU 3)",
     "nvlink_srtslurm307_gb300_e_hwinfo_block.txt": "inventory: empty - GB300 GPU 0 (nvidia-smi nvlink -e's "
                                                    "'GPU 0: NVIDIA GB300' line) not listed",
 }
 
-BATCH = Batch(FRESH_F, CAUSES, severity=SEVERITY, may=MAY, modules=MODULES, fields=FIELDS, said=SAID, nics=NICS,
+BATCH = Batch(FRESH_F, CAUSES, severity=SEVERITY, may=MAY, told=TOLD, modules=MODULES, fields=FIELDS, said=SAID, nics=NICS,
               refusal_ok=REFUSAL_OK, known_misses=KNOWN_MISSES)
 
 

@@ -59,6 +59,11 @@ def bus(bus_id: object) -> object:
     return ("0000:" + bus_id if re.fullmatch(r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d", bus_id) else bus_id).upper()
 
 
+def holds(text: str, word: str) -> bool:
+    """``word`` in ``text`` as a word of its own ('IB' in 'NET/IB', not in 'VISIBLE')."""
+    return re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text) is not None
+
+
 def model_wrong(got: list[object], want: list[object]) -> bool:
     """Each wanted name ('A|B': either) within gpuvet's model; None: no model invented (null or 'unknown …')."""
     if len(got) != len(want):
@@ -130,7 +135,7 @@ class Batch:
         if name in self.severity and rated != self.severity[name]:
             wrong.append(f"doctor rated {rated}, expected {self.severity[name]}")
         text = json.dumps(doctor.data)
-        return wrong + [f"doctor does not say {w!r}" for w in self.told.get(name, ()) if w not in text]
+        return wrong + [f"doctor does not say {w!r}" for w in self.told.get(name, ()) if not holds(text, w)]
 
     def _inventory_wrong(self, name: str) -> list[str]:
         if not ({name} & (set(self.modules) | set(self.fields) | set(self.said) | set(self.nics))):
@@ -147,7 +152,7 @@ class Batch:
             if model_wrong(got, want) if key == "model" else got != want:
                 wrong.append(f"inventory read {key} {got}, expected {want}")
         text = json.dumps(inventory.data).replace(Path(name).stem, "")  # the file's own name says nothing
-        wrong += [f"inventory does not say {w!r}" for w in self.said.get(name, ()) if w not in text]
+        wrong += [f"inventory does not say {w!r}" for w in self.said.get(name, ()) if not holds(text, w)]
         if name in self.nics and (ports := nic_ports(inventory.data)) != self.nics[name]:
             wrong.append(f"inventory listed NIC ports {ports}, expected {self.nics[name]}")
         return wrong
