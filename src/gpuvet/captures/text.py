@@ -10,10 +10,15 @@ a line of dots (``...``) marks a cut made by the poster and is kept as an elisio
 
 from __future__ import annotations
 
+import gc
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from itertools import compress, count, repeat
+from operator import is_not
+from typing import NamedTuple, cast
 
 from gpuvet.captures import decorations
 
@@ -30,12 +35,27 @@ MAX_MODULES = 4096  # (docs/limits.md)
 
 
 class Line(NamedTuple):
-    """One line of a capture. A tuple, not a dataclass (issue 43): a bug report has millions of lines,
-    and a tuple of three is a third of the memory of an object with a __dict__, and faster made."""
+    """One line of a capture. A pair, not a dataclass (issue 43): a bug report has millions of lines,
+    and a pair is what decorations.peel reads, so the pair made from the file's line is the Line
+    kept (one object per line, made at C speed, not a second copy after peeling)."""
 
     no: int  # 1-based line number in the file as given
     text: str  # what is left after the launcher prefix and quote marks
-    elision: bool = False  # the poster cut lines here (`...`)
+
+    @property
+    def elision(self) -> bool:
+        """The poster cut lines here (`...`): a Cut."""
+        return False
+
+
+class Cut(Line):
+    """A line where the poster cut lines (`...`, `[snip]`): what was cut is not known."""
+
+    __slots__ = ()
+
+    @property
+    def elision(self) -> bool:
+        return True
 
 
 @dataclass
@@ -45,68 +65,136 @@ class Cleaned:
     hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
 
 
-def _cut_long(numbered: list[tuple[int, str]], notes: list[str]) -> list[tuple[int, str]]:
+def _long_lines(parts: list[str]) -> list[str]:
     """A line longer than any text tool prints is named in a note (a pasted blob, or a log that lost
     its line ends); it is read whole all the same: XML or JSON saved on one line is such a line, and
     the text as a whole is bounded by the file's own limits."""
-    long = [n for n, s in numbered if len(s) > MAX_LINE_CHARS]
-    if long:
-        notes.append(f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters (no text tool prints "
-                     "such a line: a pasted blob, or a log that lost its line ends?); read whole")
-    return numbered
+    if max(map(len, parts), default=0) <= MAX_LINE_CHARS:  # one C-speed pass: most files have none
+        return []
+    long = [n for n, s in enumerate(parts, 1) if len(s) > MAX_LINE_CHARS]
+    return [f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters (no text tool prints such a line: "
+            "a pasted blob, or a log that lost its line ends?); read whole"]
+
+
+_MARKS = ("```", "~~~", "\\#", "...", "\u2026")  # a fence, an escaped '#', a cut: each such line holds one
+_SNIP = re.compile(r"[\[(<][^\S\n]*snip", re.I)  # or this (_ELISION's [snip] and <snip>); keep both beside it
 
 
 def clean(text: str) -> Cleaned:
-    """The tool output inside a pasted text, each line with its number in the file."""
+    """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
+    C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
+    a fence, an escaped '#' or a cut mark (found by str.find over the text) and those decorations.peel
+    changed are looked at one by one."""
     if "\r" in text:  # most captures have none: no copy of the whole text made for them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    raw = (_ANSI.sub("", text) if "\x1b" in text else text).split("\n")
-    notes: list[str] = []
-    numbered = [(i + 1, s.rstrip()) for i, s in enumerate(raw)]
-    numbered = _cut_long(numbered, notes)
-    if numbered and numbered[0][1].lstrip().startswith("\ufeff"):
-        numbered[0] = (1, numbered[0][1].lstrip("\ufeff"))
-    peeled = decorations.peel(_skip_header(numbered))  # quote marks, indentation, launcher prefixes
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    parts = list(map(str.rstrip, text.split("\n")))  # rstrip gives the same string back where nothing is cut
+    notes = _long_lines(parts)
+    marked = _marked(text)
+    with _collector_paused():
+        lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
+    del parts
+    if lines and lines[0].text.lstrip().startswith("\ufeff"):
+        lines[0] = Line(1, lines[0].text.lstrip("\ufeff"))
+    lines, header = _skip_header(lines)
+    peeled = decorations.peel(cast(decorations.Numbered, lines))  # a Line is a (no, text) pair
     notes += peeled.notes
-    del raw, numbered
+    del lines
     pairs, peeled.lines = peeled.lines, []
-    pairs.reverse()  # taken from the end, each pair let go as its Line is made: the two lists never both whole
-    lines: list[Line] = []
-    fences = escaped = 0
-    made = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes millions
-    while pairs:
-        n, unquoted = pairs.pop()
-        head = unquoted.lstrip()
-        first = head[:1]  # after the quote marks: a '>     [...]' is a cut too
-        if first in ("`", "~") and head[:3] in ("```", "~~~"):
-            fences += 1
-            continue
-        if first == "\\" and head.startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
-            unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
-        lines.append(made(Line, (n, unquoted, first in _CUT_FIRST and bool(_ELISION.match(unquoted)))))
+    look = {0, *compress(count(), map(is_not, map(type, pairs), repeat(Line)))}  # the first, and those peeled
+    look.update(i if i < header.start else i - len(header) for i in marked if i not in header)
+    kept, counts, cuts = _per_line(pairs, sorted(i for i in look if i < len(pairs)))
+    fences, escaped = counts
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
     if peeled.quoted:
         notes.append(f"{peeled.quoted} line(s) had markdown quote marks (>), removed")
     if escaped:
         notes.append(f"{escaped} line(s) began with markdown's escaped '\\#', read as '#'")
-    cuts = [ln for ln in lines if ln.elision]
     if cuts:
         marks = _list([f"'{m}'" for m in dict.fromkeys(ln.text.strip() for ln in cuts)])
         notes.append(f"the poster cut lines at line(s) {_ranges([ln.no for ln in cuts])} ({marks}): "
                      "what was cut is not known")
-    return Cleaned(lines, notes, peeled.hosts)
+    return Cleaned(kept, notes, peeled.hosts)
 
 
-def _skip_header(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The corpus header: a `# source:` line in the first three, and the `# shows:` … lines right after it."""
-    start = next((i for i, (n, s) in enumerate(numbered[:3]) if _HEADER.match(s)), None)
+_MADE = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes millions
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file's Lines are made: each is a pair of an int and a str,
+    which the collector can never free, and a bug report's million of them would set it off to walk
+    the whole heap again and again (issue 43: that doubled the time to make them)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _marked(text: str) -> list[int]:
+    """0-based numbers of the lines of ``text`` holding one of _MARKS or _SNIP, in order: one search of
+    the whole text for each (a bug report holds few or none), not a Python test of every line."""
+    at: list[int] = []
+    for mark in _MARKS:
+        i = text.find(mark) if mark[0] in text else -1  # one character is found at memchr's speed: most are absent
+        while i >= 0:  # the first on each line is enough
+            at.append(i)
+            end = text.find("\n", i)
+            i = text.find(mark, end) if end >= 0 else -1
+    if not text.isascii() or "snip" in text.lower():  # ASCII (most text): lower() folds as re.I
+        at += (m.start() for m in _SNIP.finditer(text))
+    numbers, line, last = [], 0, 0
+    for pos in sorted(at):
+        line += text.count("\n", last, pos)
+        numbers.append(line)
+        last = pos
+    return numbers
+
+
+def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line], tuple[int, int], list[Line]]:
+    """The pairs as Lines, the lines at ``look`` read one by one: a code fence dropped, markdown's
+    escaped '#' read as '#', a poster's cut made a Cut; every other pair is already the Line it was
+    made as. The Lines, (fences, escaped) and the cuts."""
+    escaped = 0
+    cuts: list[Line] = []
+    fences: list[int] = []
+    for i in look:
+        n, unquoted = pairs[i]
+        head = unquoted.lstrip()
+        first = head[:1]  # after the quote marks: a '>     [...]' is a cut too
+        if first in ("`", "~") and head[:3] in ("```", "~~~"):
+            fences.append(i)
+            continue
+        if first == "\\" and head.startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
+            unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
+        if first in _CUT_FIRST and _ELISION.match(unquoted):
+            cuts.append(Cut(n, unquoted))
+            pairs[i] = cuts[-1]
+        elif type(pairs[i]) is not Line or unquoted is not pairs[i][1]:
+            pairs[i] = Line(n, unquoted)
+    if fences:
+        keep = bytearray(b"\x01") * len(pairs)
+        for i in fences:
+            keep[i] = 0
+        pairs = list(compress(pairs, keep))
+    return cast(list[Line], pairs), (len(fences), escaped), cuts
+
+
+def _skip_header(lines: list[Line]) -> tuple[list[Line], range]:
+    """The corpus header: a `# source:` line in the first three, and the `# shows:` … lines right after it.
+    The lines without it, and the indexes it held."""
+    start = next((i for i, (n, s) in enumerate(lines[:3]) if _HEADER.match(s)), None)
     if start is None:
-        return numbered
+        return lines, range(0)
     end = start + 1
-    while end < len(numbered) and _HEADER_MORE.match(numbered[end][1]):
+    while end < len(lines) and _HEADER_MORE.match(lines[end][1]):
         end += 1
-    return numbered[:start] + numbered[end:]
+    return lines[:start] + lines[end:], range(start, end)
 
 
 def _list(items: list[str], most: int = 6) -> str:
