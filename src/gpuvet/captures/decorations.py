@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Numbered = list[tuple[int, str]]
 
@@ -72,12 +72,17 @@ class Peeled:
     notes: list[str]
     hosts: tuple[str, ...]
     quoted: int = 0
+    unglued: set[int] = field(default_factory=set)  # lines that had a fence typed on them
+    fences: set[int] = field(default_factory=set)  # of those, the ones that opened or closed a block
 
 
 def peel(numbered: Numbered) -> Peeled:
     """The lines with every consistent decoration removed, the notes saying what was."""
     notes: list[str] = []
-    out = Peeled(_web_text(numbered, notes), notes, ())
+    whole = "\n".join(s for _, s in numbered)  # one pass over the text decides what to look for: most hold none
+    out = Peeled(_web_text(numbered, notes, whole), notes, ())
+    glued = "`" in whole and "```" in whole  # one character first: a bug report holds none (2 ms, not 17)
+    del whole
     indented: dict[str, set[int]] = {}
     for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
         before = out.lines
@@ -87,14 +92,20 @@ def peel(numbered: Numbered) -> Peeled:
             out.lines, out.hosts = lines, out.hosts + tags
             out.notes.append(note)
         peeled = out.lines != before
+        if glued and not peeled:  # once the quote marks and prefixes are off ('0: ```' is srun's, no glue)
+            out.lines, glued = _unglue(out.lines, out), False
+            peeled = out.lines != before
         if round_ and not peeled:
             break
-        out.lines = _dedent(out.lines, indented)
+        out.lines = _dedent(out.lines, indented, out.fences)
         if not peeled and out.lines == before:
             break
     for what, nos in indented.items():
         out.notes.append(f"{len(nos)} line(s) were indented by {what} (a paste or a markdown code block), read "
                          "without it")
+    if out.unglued:
+        out.notes.append(f"{len(out.unglued)} line(s) had a code fence typed on them (```[ 12.3] …, … seq=47```), "
+                         "read without it")
     return out
 
 
@@ -104,10 +115,9 @@ _ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
 _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
 
 
-def _web_text(numbered: Numbered, notes: list[str]) -> Numbered:
+def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
     """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
     as one cell), and HTML entities (`-&gt;`) where the capture is not XML, whose own escapes they are."""
-    whole = "\n".join(s for _, s in numbered)  # one pass over the text decides: most captures hold neither
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if _WEB_SPACE.search(whole) else []
     xml = _XML.search(whole[:200_000]) is not None
     escaped = set() if xml or not _ENTITY.search(whole) else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
@@ -134,6 +144,29 @@ def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
     return lines
 
 
+_LANGUAGE = re.compile(r"[A-Za-z][\w+#.-]{0,30}")  # a fence's info string: ```shell, ```text, ```c++
+
+
+def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
+    """A code fence typed on the output's first or last line (```[  12.3] amdgpu …, … seq=47```): the line is
+    the tool's, the fence markdown's. A fence alone or with a language tag stays a fence; backtick fences
+    only (the glued ones pastes show)."""
+    lines: Numbered = []
+    for item in numbered:  # a line without a backtick is kept as the same pair
+        s = item[1]
+        if "`" in s and (t := s.strip()) and len(t) > 3:
+            head, tail = t[:3] == "```", t[-3:] == "```"
+            rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
+            rest = rest.rstrip("`") if tail else rest
+            if rest.strip(" \t+-") and (tail or (head and not _LANGUAGE.fullmatch(rest.strip()))):
+                item = (item[0], s[:len(s) - len(s.lstrip())] + rest if head else s.rstrip().rstrip("`"))
+                out.unglued.add(item[0])
+                if head != tail:  # it opened or closed a block ("```text```" is inline code)
+                    out.fences.add(item[0])
+        lines.append(item)
+    return lines
+
+
 def _skip(s: str) -> bool:
     """A line that takes no part in a block's indentation: blank, a code fence, a poster's cut."""
     if s[:1].isalnum():  # most lines: flush-left words
@@ -142,17 +175,21 @@ def _skip(s: str) -> bool:
     return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
 
 
-def _dedent(numbered: Numbered, indented: dict[str, set[int]]) -> Numbered:
+def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: set[int]) -> Numbered:
     """The whole paste's common indentation where its first line sits at it (a tool's excerpt cut from its
     middle starts deeper than it goes on, -q's `Current : 1` under a cut `Link Width`: that indentation is
     the tool's), each fenced block's as far as its opening fence is indented, and 4 spaces or a tab off each
     markdown code block (lines outside fences all indented so, after a blank line or the start), as markdown
-    reads them. A tool's own indented lines follow their flush-left header with no blank between: kept."""
+    reads them. A tool's own indented lines follow their flush-left header with no blank between: kept. A
+    line a fence was typed on (``glued``) opens or closes its block and is part of it."""
     numbered = _dedent_run(list(numbered), 0, len(numbered), indented)
     fences = [i for i, (_, s) in enumerate(numbered) if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE]
+    if glued:  # rare: a pass over the lines only then
+        fences = sorted({*fences, *(i for i, (n, _) in enumerate(numbered) if n in glued)})
     for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
         lead = _LEAD.match(numbered[a][1]).group(0)  # type: ignore[union-attr]  # the pattern always matches
-        numbered = _dedent_run(numbered, a + 1, b, indented, lead) if lead else numbered
+        start, end = a + (numbered[a][0] not in glued), b + (b < len(numbered) and numbered[b][0] in glued)
+        numbered = _dedent_run(numbered, start, end, indented, lead) if lead else numbered
     inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
     texts = [s for _, s in numbered]
     done = 0  # a markdown code block starts after a blank line (or at the start): only those lines are looked at

@@ -1,0 +1,216 @@
+"""Issue 46: a capture is read the same however it was pasted. A metamorphic test: a fixed subset of the
+corpus (every tool family, files on which doctor finds a cause or inventory lists modules), each file
+decorated as real pastes decorate output (tests/support/decorate.py says where each shows), and doctor's
+findings (cause, module, severity) and inventory's modules must be those of the plain file.
+
+Doctor and inventory run in this process through the functions `doctor --from` and `inventory --from`
+call (cli.doctor._diagnose, cli.app._backend), without the CLI's argument parsing and JSON, so ~1,000
+cases stay within a few seconds. test_capture_decorations.py checks the parse of the whole corpus under
+launcher prefixes; this one checks the answers, under the decorations forums and terminals add.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, partial
+from pathlib import Path
+
+import pytest
+
+from gpuvet.cli.app import _backend
+from gpuvet.cli.doctor import _diagnose
+from gpuvet.errors import GpuvetError
+from tests.support import decorate as d
+
+CAPTURES = Path(__file__).parent.parent / "data" / "captures"
+_HEADER = re.compile(r"#\s*(source|shows|conclusion|expect|note|tuned)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Sample:
+    path: str  # under tests/data/captures
+    command: str  # what the poster typed (the prompt transforms show it)
+    kind: str = "text"  # "kernel": dmesg lines with their stamps; "json", "xml": one document
+
+
+SAMPLES = (
+    # NVIDIA's tools
+    Sample("smi_q_h100_2gpu.txt", "nvidia-smi -q"),
+    Sample("real/smi_q_gpud80_remapped_pending.txt", "nvidia-smi -q"),
+    Sample("fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt", "nvidia-smi -q"),
+    Sample("smi_q_x_h100_8gpu.xml", "nvidia-smi -q -x", "xml"),
+    Sample("topo_nvswitch_8gpu.txt", "nvidia-smi topo -m"),
+    Sample("topo_2gpu_consumer.txt", "nvidia-smi topo -m"),
+    Sample("dev_g_nvidia/topo_dcgmexp316_8gpu_nv12_pairs_pxb.txt", "nvidia-smi topo -m"),
+    Sample("real/topo_club3090_1229_2x5090.txt", "nvidia-smi topo -m"),
+    Sample("fresh_e/smi_dcgmexp313_a10g_gpu0_err.txt", "nvidia-smi"),
+    Sample("fresh_c/smi_azhpcdiag77_v100_power_err.txt", "nvidia-smi"),
+    Sample("fresh_g/smi_wsl9134_windows_2x_geforce_indented_table.txt", "nvidia-smi"),
+    Sample("dev_g_nvidia/smi_xxd3vin19_unknown_error_device_handle_2015.txt", "nvidia-smi"),
+    Sample("fresh_d/smi_ogkm387_rtx2080ti_unable_device_handle.txt", "nvidia-smi"),
+    Sample("fresh_e/smicsv_smc57_rtx2060_query.txt", "nvidia-smi --query-gpu=name,pcie.link.gen.current --format=csv"),
+    Sample("fresh_g/smiL_gpuhot64_4x3090_prompt.txt", "nvidia-smi -L"),
+    Sample("fresh_c/nvlink_gpud1085_b200_all_inactive.txt", "nvidia-smi nvlink -s"),
+    Sample("nccl_all_reduce_small_sizes.txt", "./build/all_reduce_perf -b 8 -e 128M -f 8 -g 8"),
+    Sample("nccl_all_reduce_8gpu_wrong.txt", "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8"),
+    Sample("real/nccl_tests289_5090_invalid_argument.txt", "./build/hypercube_perf -g 8"),
+    Sample("fresh/nccl_nvls_nccl1788_h100_cuda401.txt", "NCCL_DEBUG=INFO python train.py"),
+    Sample("dev_g_nvidia/nccl_nccltests24_ib_error12_illegal_access.txt", "mpirun -np 16 ./all_reduce_perf"),
+    Sample("fresh_e/nccl_raylightning24_pid_prefix_ipc_peer_access.txt", "python train.py"),
+    Sample("nvbandwidth_d2d_p2p_off.txt", "./nvbandwidth"),
+    Sample("fresh_e/p2p_nccl814_p2p_enabled_slower_6gpu.txt", "./p2pBandwidthLatencyTest"),
+    Sample("fresh_e/dcgmi_dcgm49_pcie_fail_nvlink_down_no_nvlink_a100.txt", "dcgmi diag -r 2"),
+    Sample("fresh_f/dcgm_nvsentinel772_jq_diag_summary_failed.txt", "dcgmi diag -r 1 -j | jq .", "json"),
+    Sample("dev_g_nvidia/gpuburn_gpuburn14_1080ti_cublas_not_initialized.txt", "./gpu_burn 60"),
+    Sample("fresh_c/fabricmgr_gpuop356_geforce_fm_fail.txt", "systemctl status nvidia-fabricmanager"),
+    Sample("real/lspci_jan183_4090_riser_gen1.txt", "sudo lspci -vvv"),
+    Sample("fresh_e/devq_cudasamples13_getdevicecount_999.txt", "./deviceQuery"),
+    Sample("fresh_e/bwtest_helixer22_rtx2080ti_htod.txt", "./bandwidthTest"),
+    # the kernel's
+    Sample("dmesg_xid.txt", "sudo dmesg -T | grep NVRM", "kernel"),
+    Sample("fresh/kern_ogkm587_h100_snp_guest_probe_failed.txt", "sudo dmesg", "kernel"),
+    Sample("fresh_e/kernel_gpuburn1_aer_surprise_down_xid79.txt", "sudo dmesg", "kernel"),
+    Sample("fresh_f/amd_kern_rocm6127_gfx1201_comp_ring_pagefault.txt", "sudo dmesg", "kernel"),
+    Sample("real/amd_kern_rocm1386_mi50_athub.txt", "sudo dmesg", "kernel"),
+    Sample("fresh_g/aer_redhat7128107_switch_port_sdes_fatal.txt", "journalctl -k"),
+    # AMD's, Huawei's, the NICs'
+    Sample("fresh_g/rocmsmi_rocsmi73_vega10_unable_memuse.txt", "rocm-smi -a"),
+    Sample("fresh_f/rocmsmi_rocsmi55_radeonvii_default_table.txt", "rocm-smi"),
+    Sample("real/amd_rocmsmi_marimo9237_json.txt", "rocm-smi --showuse --json", "json"),
+    Sample("fresh_g/rocmsmi_vllm32017_8x_mi300x_weight_hops_topo.txt", "rocm-smi --showtopo"),
+    Sample("fresh_e/amdsmi_amdexporter18_metric_na.txt", "amd-smi metric"),
+    Sample("real/amd_rocmsystems5763_mi250x_hops.txt", "amd-smi topology"),
+    Sample("fresh_e/rocmbw_rocmbuild559_validation_fail_riser.txt", "rocm-bandwidth-test -v"),
+    Sample("real/amd_tb_mhilgema_mi350x_cfg_error.txt", "TransferBench config.cfg"),
+    Sample("fresh_e/npusmi_1panel9472_910b4_ok.txt", "npu-smi info"),
+    Sample("fresh_f/hccl_llamafactory5071_ei0006_910b3.txt", "llamafactory-cli train"),
+    Sample("real/ascend_arthurchiao_910b_topo.txt", "npu-smi info -t topo"),
+    Sample("fresh/ibvdevinfo_deepep60_port_down.txt", "ibv_devinfo"),
+    Sample("fresh_f/ibstat_lshca79_cx6dx_eth_rate_2_5.txt", "lshca"),
+)
+
+Transform = Callable[[str, str], str]  # (the tool's text, the command typed) -> the text as pasted
+TRANSFORMS: dict[str, Transform] = {
+    "quoted '> '": lambda t, c: d.quoted(t),
+    "indented 4 spaces": lambda t, c: d.indented(t),
+    "fence, prose around": lambda t, c: d.fenced(t),
+    "fence ```shell, prose around": lambda t, c: d.fenced(t, "shell"),
+    "fence glued to the first and last lines": lambda t, c: d.fence_glued(t),
+    "fence behind '> '": lambda t, c: d.quoted_fence(t),
+    "fence in a list item": lambda t, c: d.listed_fence(t),
+    "CRLF": lambda t, c: d.crlf(t),
+    "trailing spaces": lambda t, c: d.trailing_spaces(t),
+    "no-break spaces": lambda t, c: d.no_break_spaces(t),
+    "tabs expanded": lambda t, c: d.tabs_expanded(t),
+    **{f"prompt {style}": partial(d.prompted, style=style) for style in d.PROMPTS},
+    **{f"prompts around, {style}": partial(d.prompt_after, style=style) for style in ("bash $", "root@host #")},
+    "journald": lambda t, c: d.journald(t),
+    "dmesg -T": lambda t, c: d.dmesg_t(t),
+    "pdsh node01:": lambda t, c: d.pdsh(t),
+    "kubectl --timestamps": lambda t, c: d.kubectl_timestamps(t),
+    "srun -l": lambda t, c: d.srun_label(t),
+    "<details>": lambda t, c: d.details(t),
+    "**bold** prose": lambda t, c: d.bold_prose(t),
+    **{f"cut {mark}": partial(lambda t, c, mark: d.cut(t, mark), mark=mark) for mark in d.CUT_MARKS},
+}
+LONG = 12  # lines: a cut between two halves needs a block long enough to have halves
+
+
+def out_of_scope(sample: Sample, transform: str, body: str) -> str | None:
+    """Why a transform does not apply to a sample (None: it does). Said, never skipped silently."""
+    if transform == "dmesg -T" and sample.kind != "kernel":
+        return "dmesg -T stamps the kernel's ring buffer only: no tool's output reaches it"
+    if transform == "journald" and sample.kind in ("json", "xml"):
+        return "a document is printed to a terminal or a file, not logged line by line to the journal"
+    if transform.startswith("cut ") and sample.kind in ("json", "xml"):
+        return "a cut inside one document makes another document (unbalanced): what is read of it may change"
+    if transform.startswith("cut ") and len(body.split("\n")) < LONG:
+        return f"fewer than {LONG} lines: no long block to cut in two"
+    return None
+
+
+def _split(text: str) -> tuple[list[str], str]:
+    """The corpus header (`# source:` …, no part of a paste) and the tool's text after it."""
+    lines = text.split("\n")
+    head = 0
+    while head < min(len(lines), 10) and _HEADER.match(lines[head]):
+        head += 1
+    return lines[:head], "\n".join(lines[head:])
+
+
+def read_back(path: Path) -> tuple[object, object]:
+    """doctor's findings (cause, module or NIC, between, severity) and inventory's modules, as
+    `doctor --from` and `inventory --from` compute them; a refusal as ('refused', what)."""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            result, _ = _diagnose(None, None, None, [str(path)], None, False)
+        findings: object = sorted((f.cause, f.module or str(f.evidence.get("nic")), f.between, f.severity)
+                                  for f in result.findings)
+    except GpuvetError as exc:
+        findings = ("refused", exc.message)
+    try:
+        backend = _backend(None, [str(path)])
+        try:
+            modules: object = [dataclasses.asdict(m) for m in backend.inventory().modules]
+        finally:
+            backend.close()
+    except GpuvetError as exc:
+        modules = ("refused", exc.message)
+    return findings, modules
+
+
+@cache
+def plain(sample: Sample) -> tuple[object, object]:
+    return read_back(CAPTURES / sample.path)
+
+
+CASES = [(s, t) for s in SAMPLES for t in TRANSFORMS]
+_PROMPT_JSON = "a shell prompt line that opens with '[' ([root@gpu01 ~]#) before a JSON document is taken for its start"
+_CUT_MATRIX = "a poster's cut line between the rows of a rocm-smi --showtopo matrix ends the matrix there"
+XFAIL: dict[tuple[str, str], str] = {  # (sample path, transform) -> the class of decoration left unread
+    ("real/amd_rocmsmi_marimo9237_json.txt", "prompt root@host #"): _PROMPT_JSON,
+    ("real/amd_rocmsmi_marimo9237_json.txt", "prompts around, root@host #"): _PROMPT_JSON,
+    **{("fresh_g/rocmsmi_vllm32017_8x_mi300x_weight_hops_topo.txt", f"cut {m}"): _CUT_MATRIX for m in d.CUT_MARKS},
+}
+
+
+def _param(sample: Sample, transform: str) -> object:
+    why = XFAIL.get((sample.path, transform))
+    marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
+    return pytest.param(sample, transform, marks=marks, id=f"{transform}-{sample.path}")
+
+
+@pytest.mark.parametrize(("sample", "transform"), [_param(s, t) for s, t in CASES])
+def test_a_decorated_capture_gets_the_plain_ones_answer(sample: Sample, transform: str, tmp_path: Path) -> None:
+    head, body = _split((CAPTURES / sample.path).read_text(encoding="utf-8", errors="replace"))
+    why = out_of_scope(sample, transform, body)
+    if why:  # listed by test_every_out_of_scope_pair_says_why; nothing to compare here
+        return
+    pasted = "\n".join([*head, TRANSFORMS[transform](body, sample.command)])
+    where = tmp_path / Path(sample.path).name
+    where.write_bytes(pasted.encode("utf-8"))
+    assert read_back(where) == plain(sample)
+
+
+def test_every_sample_has_something_to_keep() -> None:
+    """A sample on which doctor finds nothing and inventory lists no module would compare nothing."""
+    empty = [s.path for s in SAMPLES if plain(s) == ([], [])]
+    refused = [s.path for s in SAMPLES if any(isinstance(r, tuple) for r in plain(s))]
+    assert empty == [] and refused == []
+
+
+def test_every_out_of_scope_pair_says_why() -> None:
+    """The pairs left out, each with its reason; most pairs are in scope."""
+    left = {}
+    for s, t in CASES:
+        body = _split((CAPTURES / s.path).read_text(encoding="utf-8", errors="replace"))[1]
+        why = out_of_scope(s, t, body)
+        if why:
+            left[(s.path, t)] = why
+    assert all(left.values()) and len(left) < len(CASES) / 4
+    assert len(SAMPLES) >= 40 and len({s.path.split("/")[0] for s in SAMPLES}) >= 8
