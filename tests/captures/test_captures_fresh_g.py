@@ -52,7 +52,8 @@ CAUSES: dict[str, set[Finding]] = {
     "gpuburn_hamicore100_died_under_memory_limit.txt": {("application_cuda_error", "GPU 0")},
     # HCCL transport init failed: connect timeout between rank 7 and rank 15 (the plog names no host or device)
     "hccl_vllmascend10591_2node_16npu_transport_init_timeout.txt": {("collective_init_failed", NO_HOST)},
-    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down", None)},  # Down / Polling
+    # Down / Polling: no design says the port is required, so it warns (nic_port_down is a declared port's)
+    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", None)},
     # NVIDIA kernel logs: Xid 62 (micro-controller halt) after Xid 31, then Xid 45s; Xid 13 from the application;
     # Xid 119 GSP RPC timeouts on two modules of domain 0001
     "kern_chiagigahorse301_xid31_62_45_cascade.txt": {("xid", "0000:0A:00.0")},
@@ -103,7 +104,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "busgrind_cudasamples357_8gpu_bidir_low_4to7.txt": {("host_copy_slow", f"GPU {n}"): "warn" for n in (5, 6, 7)},
     "bwtest_gearshifft82_p100_numactl_two_nodes_topo.txt": {("numa_misplaced", "GPU 0"): "warn"},
     "gpuburn_hamicore100_died_under_memory_limit.txt": {("application_cuda_error", "GPU 0"): "warn"},
-    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down", None): "warn"},
+    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", None): "warn"},
     "kern_chiagigahorse301_xid31_62_45_cascade.txt": {("xid", "0000:0A:00.0"): "critical"},
     "kern_relion436_xid13_illegal_instruction_syslog.txt": {("xid", "0000:41:00.0"): "warn"},
     "kern_vllm40652_8xa100_xid119_gsp_timeout_dmesgT.txt": {("xid", "0001:6C:00.0"): "critical",
@@ -243,8 +244,6 @@ HOSTS: dict[str, list[str]] = {
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell, else its
 # first-contact cell); run at 6de0aa8
 KNOWN_MISSES: dict[str, str] = {
-    "amd_kern_drmkmod78_freebsd_gfxhub_retry_fault_no_bus.txt": "inventory: still empty (kernel lines list no "
-                                                                "module)",
     "amd_kern_rocminstall615_mi210_probe_failed_12_inline_fence.txt": "inventory: 'unknown AMD module' at "
                                                                       "0000:83:00.0 (ALDEBARAN 0x740F not named MI210)",
     "amdsmi_rocm5480_mi210_plus_a100_list_uniqueid.txt": "inventory: 2 'unknown' modules, the MI210 twice (amd-smi "
@@ -255,8 +254,6 @@ KNOWN_MISSES: dict[str, str] = {
     "dcgm_dcgm282_diag_r1_metadata_7gpu_cut.txt": "inventory: empty (7 GPUs of device 3182 and driver 580.95.05 "
                                                   "in the Metadata not listed)",
     "gpuburn_hamicore100_died_under_memory_limit.txt": "inventory: empty (the one GPU not listed)",
-    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": "partial: port 1 of an 'unnamed CA' DOWN / Polling named, "
-                                                         "but critical (nic port down's fixed severity), not warn",
     "nccl_info_nccl1519_h100_ib_none_socket_8nics.txt": "miss (unchanged): one host's lines only; nranks 16 does "
                                                         "not prove two nodes and the log prints no nNodes",
     "nccl_info_nccl226_aws_8nodes_ib_none_socket_ens3.txt": "inventory: empty (the hosts ip-172-31-* not listed)",

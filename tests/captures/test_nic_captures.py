@@ -124,7 +124,7 @@ def test_ibstat_with_ibdev2netdev_names_the_netdevs_and_a_down_port_is_found():
     assert parsed.kinds == ["ibstat", "ibdev2netdev"]
     assert [n.netdevs for n in parsed.nics] == [("ibp24s0",), ("ibp40s0",), ("ibp56s0",)]
     verdicts = nics.ports(nic_tools_readings(IBSTAT + IBDEV2NETDEV))
-    assert [(v.kind, v.nic) for v in verdicts] == [("nic_port_down", "mlx5_1")]
+    assert [(v.kind, v.nic) for v in verdicts] == [("nic_port_down_undeclared", "mlx5_1")]  # no design given
 
 
 def test_one_device_in_two_tools_is_one_device():
@@ -154,7 +154,8 @@ def _doctor(capsys, tmp_path, text: str, *args: str):
 def test_doctor_from_ibstat_names_the_port_that_is_down(capsys, tmp_path):
     code, data = _doctor(capsys, tmp_path, IBSTAT + IBDEV2NETDEV, "interconnect-slow")
     found = [(f["cause"], f["evidence"].get("nic")) for f in data["findings"]]
-    assert code == 1 and found == [("nic_port_down", "mlx5_1")], data["findings"]
+    assert code == 1 and found == [("nic_port_down_undeclared", "mlx5_1")], data["findings"]
+    assert data["findings"][0]["severity"] == "warn"  # a captured ibstat carries no design: a warning
 
 
 def test_doctor_from_a_healthy_ibstat_is_clear_and_cites_each_port(capsys, tmp_path):

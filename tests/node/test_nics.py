@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpuvet import knowledge
 from gpuvet.backends.nic_readings import Nic, NicPort, NicReadings
 from gpuvet.backends.nic_sysfs import read_nics
 from gpuvet.checks import nics
@@ -63,8 +64,20 @@ def test_healthy_ports_give_no_verdict():
 def test_an_infiniband_port_not_active_is_down(state, phys):
     bad = NicPort(1, state, phys, 400.0, "4X", "InfiniBand")
     [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_3", bad)))
-    assert verdict.kind == "nic_port_down" and verdict.nic == "mlx5_3" and state in verdict.reason
+    assert verdict.kind == "nic_port_down_undeclared" and verdict.nic == "mlx5_3" and state in verdict.reason
     assert "ibstat mlx5_3" in verdict.fix
+
+
+def test_a_port_down_is_critical_only_where_the_design_declares_its_nic():
+    """The design says which ports the node needs: a declared NIC's port down drains it (critical); with no
+    design (a captured ibstat, a node without a spec) the same port warns (knowledge/faults.yaml)."""
+    bad = NicPort(1, "DOWN", "Polling", None, "4X", "InfiniBand")
+    readings = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", bad))
+    declared = [nics.DeclaredNic(f"nic{i}", None) for i in range(2)]
+    assert [v.kind for v in nics.ports(readings, declared)] == ["nic_port_down"]
+    assert [v.kind for v in nics.ports(readings)] == ["nic_port_down_undeclared"]
+    assert knowledge.fault("nic_port_down").severity == "critical"
+    assert knowledge.fault("nic_port_down_undeclared").severity == "warn"
 
 
 def test_a_port_below_its_peers_of_the_same_model_is_named_with_the_design():
@@ -110,7 +123,7 @@ def test_an_unused_second_ethernet_port_down_on_every_card_is_not_a_fault():
     assert nics.ports(_readings(*cards)) == []
     one_up = _nic("mlx5_2", _up(100.0, "Ethernet"), _up(100.0, "Ethernet", port=2), hca="MT4125")
     found = nics.ports(_readings(*cards, one_up))
-    assert [v.kind for v in found] == ["nic_port_down", "nic_port_down"]  # a peer's port 2 is up: these should be
+    assert [v.kind for v in found] == ["nic_port_down_undeclared"] * 2  # a peer's port 2 is up: these should be
 
 
 def test_peer_memory_missing_beside_nvidia_modules_and_an_rdma_port_up():

@@ -15,8 +15,10 @@ lines carry none).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures import drm_kmod
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line, ranges
 from gpuvet.node.bus import bus_key
@@ -61,6 +63,7 @@ NEARBY = 6  # lines: a message without a bus id takes the bus id a line this clo
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
 NO_BUS = "bus id not in the log"  # the module of a message that no line near it places
 AMD_NO_BUS = "an AMD module, " + NO_BUS  # an amdgpu message no line near it places: the vendor is still known
+INTEL_NO_BUS = "an Intel module, " + NO_BUS  # an i915/xe message no line near it places
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,10 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
     # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
     # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
-    KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+)?page fault\b", re.I), "amdgpu"),
+    # older drivers word it '[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)' (gmc_v9, 2018) or, on
+    # GCN parts before Vega (gmc_v6/7/8), 'GPU fault detected: 146 0x0000480c' before the VM_CONTEXT1 registers
+    KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b|"
+                                               r"\bGPU fault detected: \d+", re.I), "amdgpu"),
     KernelMessage("amd_aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I), "amdgpu"),
     # the fault's own status register, printed under any page fault line: a non-zero status is a fault the
     # memory management unit could not resolve (PERMISSION_FAULTS, MAPPING_ERROR …), a retry fault's too
@@ -144,6 +150,18 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
     KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
+)
+# Intel's i915 and xe drivers (drivers/gpu/drm/i915 and drm/xe in Linux print them as shown; FreeBSD's drm-kmod
+# port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine
+# reset that failed (the driver then resets the whole chip), and a GPU hang whose engine or chip reset recovered it
+INTEL_MESSAGES: tuple[KernelMessage, ...] = (
+    KernelMessage("intel_wedged", re.compile(r"\bdeclared device \S+ as wedged|\bhanging too fast, declaring wedged|"
+                                             r"\bFailed to reset chip|\b(?:GPU|device) (?:is |has been )?wedged\b", re.I),
+                  "i915"),
+    KernelMessage("intel_engine_reset_failed", re.compile(r"\bEngine reset failed|\bfailed to reset engine|"
+                                                          r"\b\w+cs\d reset request timed out", re.I), "i915"),
+    KernelMessage("intel_gpu_hang", re.compile(r"\bGPU HANG: ecode\b|\bResetting (?:\w+|chip) (?:for|after) "
+                                               r"(?:gpu )?hang\b", re.I), "i915"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -163,8 +181,14 @@ SWITCH_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("nvswitch_sxid_fatal", re.compile(_SXID.pattern.replace(r"(.*)", r"Fatal\b", 1)),
                   "nvidia-nvswitch"))
 # every kind: kernel_messages.yaml gives each its cause and action
-MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + SMI_MESSAGES + SWITCH_MESSAGES
+MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + INTEL_MESSAGES + SMI_MESSAGES + SWITCH_MESSAGES
 _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
+_INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
+# an i915/xe line: the driver's dev_printk prefix ('i915 0000:00:02.0:', 'xe 0000:03:00.0:'), its function names
+# ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either
+_INTEL_LINE = re.compile(r"\b(?:i915|xe) [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|\bdrm/i915\b|"
+                         r"GPU HANG: ecode")
+_INTEL_BUS = re.compile(r"\b(?:i915|xe) " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
@@ -217,9 +241,7 @@ def parse(lines: list[Line]) -> KernelParse:
     worded = _worded(lines)
     for i, ln in worded:
         s = ln.text
-        if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
-                "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
-            _amdgpu_line(out, hits, i, ln)
+        if _other_vendor_line(out, hits, i, ln):
             continue
         if "device handle" in s and (m := _NO_HANDLE.match(s) or _NO_HANDLE_QUOTED.search(s)
                                               or _NO_HANDLE_ENCLOSED.search(s)) is not None:
@@ -261,9 +283,11 @@ def parse(lines: list[Line]) -> KernelParse:
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
-    out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes)) + _once(handles)
+    devices = drm_kmod.devices(lines, worded)
+    out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes, devices)) + \
+        _once(handles)
     _host_errors([ln for _, ln in worded], out)
-    out.modules = _listed(lines, worded, out, seen)
+    out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
     return out
 
 
@@ -271,7 +295,8 @@ def _worded(lines: list[Line]) -> list[tuple[int, Line]]:
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return [(i, ln) for i, ln in enumerate(lines) if "NVRM" in (s := ln.text) or "nvidia" in s or "amdgpu" in s
-            or "drm" in s or "device handle" in s or "EDAC" in s or "rror" in s or "mce" in s]
+            or "drm" in s or "device handle" in s or "EDAC" in s or "rror" in s or "mce" in s or "i915" in s
+            or "xe " in s or "HANG" in s]
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
@@ -285,8 +310,9 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
     each once in bus order (a driver index where no line places it, after them); an NVSwitch is not a module.
     The UUID and board serial the NVIDIA driver prints after an Xid 79 ('GPU at PCI:…') are kept with it."""
     found = [KernelModule(x.bus_id, "NVIDIA") for x in out.xids if x.bus_id != NO_BUS] + seen
-    found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "NVIDIA") for e in out.events
-              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS))]
+    found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "Intel" if e.kind in _INTEL_KINDS
+                           else "NVIDIA") for e in out.events
+              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS, INTEL_NO_BUS))]
     found += [KernelModule(bus(m.group(1)), "AMD") for _, ln in worded if "amdgpu" in ln.text
               and (m := _AMD_BUS.search(ln.text[:_LINE_HEAD])) is not None]
     ids: dict[str, tuple[str, str | None]] = {}  # bus -> (UUID, board serial)
@@ -305,6 +331,7 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
 _HOST_ERROR = re.compile(r"\bEDAC\b.*\b(?:UE|CE|error)|\[Hardware Error\]|\bmce: |\bMachine check events", re.I)
 _HOST_DEVICE = re.compile(r"\bdevice_id: ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 _HOST_VENDOR = re.compile(r"\bvendor_id: (0x[0-9a-fA-F]{4})")
+_HOST_SEVERITY = re.compile(r"\bevent severity: (\w+)", re.I)  # an APEI/GHES record's: corrected, recoverable, fatal
 _GPU_VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x19e5": "Huawei"}
 
 
@@ -321,9 +348,13 @@ def _host_errors(lines: list[Line], out: KernelParse) -> None:
     vendors = list(dict.fromkeys(v.group(1).lower() for ln in seen if (v := _HOST_VENDOR.search(ln.text))))
     named = ", ".join(f"{v} ({_GPU_VENDORS.get(v, 'not a GPU vendor')})" for v in vendors) or "not given"
     memory = sum(1 for ln in seen if "EDAC" in ln.text and re.search(r"\bUE\b|uncorrect", ln.text, re.I))
+    rated = Counter(m.group(1).lower() for ln in seen if (m := _HOST_SEVERITY.search(ln.text)) is not None)
+    severity = "; firmware-first (APEI/GHES) event(s): " + ", ".join(f"{n} {s}" for s, n in rated.items()) \
+        if rated else ""
     out.notes.append(f"kernel log: {len(seen)} host hardware error line(s) (EDAC, APEI/GHES, machine check) at "
                      f"line(s) {ranges([ln.no for ln in seen])}: {memory} uncorrectable host-memory report(s); PCIe "
-                     f"device(s) {', '.join(devices) or 'not named'}, vendor {named}; no GPU driver line names them")
+                     f"device(s) {', '.join(devices) or 'not named'}, vendor {named}{severity}; no GPU driver line names "
+                     "them")
 
 
 _RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)
@@ -428,7 +459,48 @@ def _amdgpu_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln
         hits.append((i, kind, ln))
 
 
-def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[str]) -> list[KernelEvent]:
+def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln: Line) -> bool:
+    """An amdgpu line (Linux's prefix or function names, FreeBSD's drmn0 with one of its messages), or an
+    i915/xe line: read by its driver's messages; False for any other line."""
+    s = ln.text
+    if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
+            "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
+        _amdgpu_line(out, hits, i, ln)
+        return True
+    if ("i915" in s or "xe " in s or "HANG" in s or "intel" in s) and _INTEL_LINE.search(s):
+        _intel_line(out, hits, i, ln)
+        return True
+    return False
+
+
+def _intel_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln: Line) -> None:
+    """An i915/xe line that says one of INTEL_MESSAGES: claimed, counted as a driver line and kept; the
+    driver's other lines (an iGPU's boot lines in a discrete GPU's log) are left to the other readers."""
+    head = ln.text[:_LINE_HEAD]
+    kind = next((k.kind for k in INTEL_MESSAGES if k.pattern.search(head)), None)
+    if kind is not None:
+        out.claimed.add(ln.no)
+        out.nvrm_lines += 1
+        hits.append((i, kind, ln))
+
+
+def _intel_module_of(lines: list[Line], i: int) -> str:
+    """The bus id the i915/xe prefix gives on the line or the nearest line that has one."""
+    for d in range(NEARBY):
+        for j in (i + d, i - d):
+            if 0 <= j < len(lines) and (b := _INTEL_BUS.search(lines[j].text)) is not None:
+                return bus(b.group(1))
+    return INTEL_NO_BUS
+
+
+def _freebsd_listed(events: list[KernelEvent], devices: dict[str, str]) -> list[KernelModule]:
+    """The drm-kmod devices amdgpu's messages come from whose bus id no line gives (drmn0): AMD modules."""
+    said = [e.text for e in events if e.kind in _AMD_KINDS and e.module == AMD_NO_BUS]
+    return [KernelModule(d, "AMD") for d in drm_kmod.unplaced(said, devices)] if said and devices else []
+
+
+def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[str],
+            devices: dict[str, str]) -> list[KernelEvent]:
     """One event per (kind, module), the first line kept as evidence and the repeats counted."""
     if not hits:
         return []
@@ -436,7 +508,10 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
     found: dict[tuple[str, str], KernelEvent] = {}
     unresolved: set[str] = set()
     for i, kind, ln in hits:
-        module = _amd_module_of(lines, i) if kind in _AMD_KINDS else _module_of(lines, i, index_bus)
+        module = _amd_module_of(lines, i) if kind in _AMD_KINDS else _intel_module_of(lines, i) \
+            if kind in _INTEL_KINDS else _module_of(lines, i, index_bus)
+        if module == AMD_NO_BUS and devices:
+            module = drm_kmod.placed(ln.text, devices) or AMD_NO_BUS
         if not _BUS_KEY.fullmatch(module):
             unresolved.add(module)
         key = (kind, module)
@@ -461,11 +536,11 @@ def _without_hang_echo(events: list[KernelEvent]) -> list[KernelEvent]:
 
 def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:
     """Say which modules are named without a bus id, and how: a driver index, or nothing at all."""
-    indexes = sorted(m for m in unresolved if m not in (NO_BUS, AMD_NO_BUS))
+    indexes = sorted(m for m in unresolved if m not in (NO_BUS, AMD_NO_BUS, INTEL_NO_BUS))
     if indexes:
         notes.append(f"kernel log: no line names the bus id of the driver's {', '.join(indexes)}: "
                      "named as the driver printed it")
-    for name in (n for n in (NO_BUS, AMD_NO_BUS) if n in unresolved):
+    for name in (n for n in (NO_BUS, AMD_NO_BUS, INTEL_NO_BUS) if n in unresolved):
         notes.append(f"kernel log: a message names no module and no driver line near it names a bus id: "
                      f"its module is shown as '{name}' (the whole log, from boot, usually names it)")
 

@@ -27,8 +27,9 @@ ERROR_BOUNDS_PER_HOUR: Mapping[str, float] = {
     "link_error_recovery": 10.0, "local_link_integrity_errors": 10.0,
 }
 QUIET_S = 3600.0  # an error episode closes after an hour without a rise
-_JUDGED = ("nic_port_down", "nic_rate_low", "nic_missing")  # checks.nics' verdicts that watch follows
-_BACK = {"nic_port_down": "the port is up again", "nic_rate_low": "the port runs at its design rate again",
+_JUDGED = ("nic_port_down", "nic_port_down_undeclared", "nic_rate_low", "nic_missing")  # checks.nics' verdicts watched
+_BACK = {"nic_port_down": "the port is up again", "nic_port_down_undeclared": "the port is up again",
+         "nic_rate_low": "the port runs at its design rate again",
          "nic_missing": "the NICs of the design are all there again"}
 
 

@@ -42,7 +42,7 @@ def declared_nics(design: Node | None) -> list[DeclaredNic]:
 
 @dataclass(frozen=True)
 class NicVerdict:
-    kind: str  # nic_missing, nic_port_down, nic_rate_low, peer_memory_missing, nccl_device_absent, nic_far
+    kind: str  # nic_missing, nic_port_down(_undeclared), nic_rate_low, peer_memory_missing, nccl_device_absent, nic_far
     nic: str | None
     reason: str
     fix: str
@@ -127,7 +127,10 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
         if not _expected_up(nic, port, declared, peers):
             return []
         state = f"{port.state}, physical {port.phys_state}"
-        return [NicVerdict("nic_port_down", nic.device, f"{where} ({port.link_layer}) is {state}",
+        # a port the design declares is required: down, it drains the node; without a design (a captured ibstat,
+        # a node with no spec) nothing says the port must carry traffic, so it warns (knowledge/faults.yaml)
+        kind = "nic_port_down" if declared else "nic_port_down_undeclared"
+        return [NicVerdict(kind, nic.device, f"{where} ({port.link_layer}) is {state}",
                            f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state))]
     rate, basis = _design_rate(nic, port, model, peers)
     if rate is not None and port.rate_gbps is not None and port.rate_gbps < rate * 0.99:

@@ -15,7 +15,8 @@ from gpuvet.checks.nics import declared_nics as declared_nics
 from gpuvet.node.vendor_tools import FABRIC_STATE_FIX, FABRIC_STATE_LOOK
 
 _FAILS = {"nic_port_down", "nic_missing"}  # the rest (slow port, no peer memory) are warnings
-_VALUE = {"nic_port_down": "down", "nic_missing": "missing", "nic_rate_low": "slow", "peer_memory_missing": "not loaded",
+_VALUE = {"nic_port_down": "down", "nic_port_down_undeclared": "down",
+          "nic_missing": "missing", "nic_rate_low": "slow", "peer_memory_missing": "not loaded",
           "nccl_device_absent": "absent"}  # the table's value column; the reason says the rest
 
 

@@ -313,14 +313,18 @@ def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInf
     out: list[ModuleInfo] = []
     for k in named:
         module_id = f"gpu{k.module[3:]}" if re.fullmatch(r"GPU\d+", k.module) else next(free)
-        info = module_info(module_id, f"unknown {k.vendor} module", k.uuid, "" if module_id[3:] == k.module[3:]
-                           and k.module.startswith("GPU") else k.module, None, (None, None), (None, None),
+        placed = re.fullmatch(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]", k.module)  # not GPU6, drmn0
+        info = module_info(module_id, f"unknown {k.vendor} module", k.uuid, k.module if placed else "", None,
+                           (None, None), (None, None),
                            (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None, [])
         out.append(replace(info, serial=k.serial or NOT_IN_CAPTURE))
     if out:
         shown = ", ".join(k.module for k in named[:8]) + (" …" if len(named) > 8 else "")
+        unplaced = [k.module for k in named if not re.fullmatch(r"GPU\d+|[0-9A-Fa-f:]+\.[0-7]", k.module)]
         notes.append(f"kernel log: {len(out)} module(s) named by the driver's lines ({shown}): listed by bus id, "
-                     "model unknown (no tool's listing given)")
+                     "model unknown (no tool's listing given)" + (
+                         f"; {', '.join(unplaced)}: the driver's name for it, no line gives its bus id" if unplaced
+                         else ""))
     return out
 
 
