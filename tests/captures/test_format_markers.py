@@ -9,35 +9,75 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import app_errors, read
+from gpuvet.captures import amd_smi, app_errors, marks, read
 from gpuvet.captures.formats import FORMATS, FileCapture
+from gpuvet.captures.marks import Marks
+from gpuvet.captures.records import ListedParse
+from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line, clean
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "captures"
-FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file())
+# every capture kept, less the blind batch being collected (fresh_h: opened by its collector alone)
+FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md" and "fresh_h" not in p.parts)
 MARKED = [f for f in FORMATS if f.markers]
 
 
 def test_the_costly_formats_have_markers() -> None:
-    assert {"nccl-tests", "kernel AER", "hccl_test", "TransferBench", "ibstat, ibstatus, ibv_devinfo, ibdev2netdev"} <= {
-        f.name for f in MARKED}
+    assert {"nccl-tests", "kernel AER", "hccl_test", "TransferBench", "ibstat, ibstatus, ibv_devinfo, ibdev2netdev",
+            "amd-smi, rocm-smi, rocm-bandwidth-test", "perftest", "ROCm/HIP error lines"} <= {f.name for f in MARKED}
+
+
+def test_every_format_has_markers_or_says_why_not() -> None:
+    """A format added without markers runs over every line of every file (issue 43); one that cannot
+    have them says why in one line."""
+    assert [f.name for f in FORMATS if not f.markers and not f.unmarked.strip()] == []
+    assert [f.name for f in FORMATS if f.markers and f.unmarked] == []
+    assert all(markers for markers, _ in amd_smi.READERS)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_a_format_without_its_markers_finds_nothing(path: Path) -> None:
     lines = clean(read.read_text(str(path))).lines
-    present = read._Markers(lines)
+    present = Marks(lines)
     for fmt in MARKED:
         if present.any(fmt.markers):
             continue
-        got = fmt.parse(lines, str(path))
+        got = fmt.run(lines, str(path))
         assert not got.claimed and not got.found and not got.kinds, (fmt.name, sorted(got.claimed)[:5])
         default = getattr(FileCapture(str(path)), fmt.field) if fmt.field else None
         assert got.value is None or got.value == default or fmt.field is None, fmt.name
+        assert fmt.field or not isinstance(got.value, SmiText) or not got.value.modules, fmt.name
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_an_amd_reader_without_its_markers_finds_nothing(path: Path) -> None:
+    """amd_smi.parse runs each of its ten readers only on a text holding that reader's markers: run
+    anyway where they are absent, a reader changes nothing."""
+    lines = clean(read.read_text(str(path))).lines
+    present = Marks(lines)
+    for markers, reader in amd_smi.READERS:
+        if present.any(markers):
+            continue
+        out = ListedParse()
+        reader(lines, out)
+        assert out == ListedParse(), (reader.__qualname__, sorted(out.claimed)[:5], out.kinds, out.notes[:1])
+
+
+def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
+    is ``in``'s, across the steps the triples are counted in and for any characters."""
+    monkeypatch.setattr(marks, "_SMALL", 0)
+    monkeypatch.setattr(marks, "_STEP", 3)
+    texts = ["", "a", "GPU[0] : x\nab", "é€ \U0001f600 x\n\tGPU: 1", "nThread 1 nGpus 8 minBytes", "0123456789" * 3]
+    for text in texts:
+        present = Marks([Line(i + 1, t) for i, t in enumerate(text.split("\n"))])
+        for marker in ("GPU[", "GPU: ", "\U0001f600 x", "é€", "nGpus", "minBytes", "789012", "90", "ab", "ba", "x\n",
+                       "\tGPU", "zz", "€ \U0001f600"):
+            assert present.has(marker) == (marker in text), (text, marker)
 
 
 def test_the_text_is_searched_once_per_marker() -> None:
-    present = read._Markers([Line(1, "# nThread 1 nGpus 8"), Line(2, "plain")])
+    present = Marks([Line(1, "# nThread 1 nGpus 8"), Line(2, "plain")])
     assert present.any(("nothing here", "nThread")) and not present.any(("CA '",))
     assert set(present.found) == {"nothing here", "nThread", "CA '"}
 

@@ -18,6 +18,8 @@ _KNOWN = frozenset({"POWER", "GPU_TEMP", "HOTSPOT_TEMP", "MEM_TEMP", "GFX_UTIL",
                     "SINGLE_ECC", "DOUBLE_ECC", "PCIE_REPLAY", "VRAM_USED", "VRAM_TOTAL", "PCIE_BW", "THROTTLE"})
 ECC_COUNT = (0.0, float(2**64 - 1))  # amd-smi's ECC counters are 64-bit
 _CELLS = re.compile(r"\s{2,}")
+# a header names two of _KNOWN: POWER and THROTTLE, or one of these (every other name holds one); issue 43
+MARKERS = ("_TEMP", "_UTIL", "_CLOCK", "_ECC", "PCIE_", "VRAM_", "THROTTLE")
 
 
 def _count(cell: str | None, line: int, notes: list[str]) -> int | None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from gpuvet.captures import amd_monitor, amd_smi_table, rocm_table, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
+from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, integer, number
 from gpuvet.captures.verdicts import ras_fields
@@ -39,12 +40,18 @@ _RBT_OTHER = re.compile(r"^\s*(RocmBandwidthTest Version|Launch Command is|Devic
 _INSTINCT = re.compile(r"\[(AMD Instinct [^\]]+)\]")
 
 
-def parse(lines: list[Line]) -> ListedParse:
-    """Every AMD tool output in the lines; the first module listing found is kept."""
-    out = ListedParse()
-    for reader in (_amd_smi_text, _json, _tables, _rocm_smi_fields, _rocm_smi_csv, rocm_table.read,
-                   _rocm_bandwidth_test, _monitor, rocminfo.read, amd_smi_table.read):
-        reader([ln for ln in lines if ln.no not in out.claimed], out)
+def parse(lines: list[Line], marks: Marks | None = None) -> ListedParse:
+    """Every AMD tool output in the lines; the first module listing found is kept. Each tool's reader
+    runs only where the text holds one of its markers (READERS; ``marks``: the whole text's, else the
+    lines')."""
+    out, marks = ListedParse(), marks or Marks(lines)
+    seen, at = lines, 0
+    for markers, reader in READERS:
+        if not marks.any(markers):
+            continue
+        if len(out.claimed) != at:  # the lines no reader claimed yet, cut again only after a claim
+            seen, at = [ln for ln in lines if ln.no not in out.claimed], len(out.claimed)
+        reader(seen, out)
     out.modules, twice = merge_listed(out.modules, "AMD listing")  # a module listed twice (or by two tools) is one
     out.notes += twice
     if len(out.modules) > MAX_MODULES:
@@ -457,3 +464,21 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
         if _RBT_OTHER.match(ln.text):
             out.claimed.add(ln.no)
     out.kinds.append("rocm-bandwidth-test")
+
+
+# --- each reader's markers (issue 43): strings every line it can claim or read holds, or without which it
+# reads nothing (its title, its header, its JSON keys), as each version and decoration it reads prints them
+READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], None]], ...] = (
+    (("GPU: ",), _amd_smi_text),  # a block opens at 'GPU: N' (_GPU_HEAD)
+    (('"gpu"', '"gpu_data"', '"card'), _json),  # amd-smi's items each name "gpu"; rocm-smi's keys are "cardN"
+    ((" TABLE:", "between two GPUs"), _tables),  # amd-smi's '… TABLE:' titles, rocm-smi's (an untitled one is
+    # read only above the next title)
+    (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'
+    (("device,",), _rocm_smi_csv),  # its header row
+    (rocm_table.MARKERS, rocm_table.read),
+    (("RocmBandwidthTest", "Device:"), _rocm_bandwidth_test),  # read only after its title or a device line
+    (amd_monitor.MARKERS, _monitor),
+    (("gfx",), rocminfo.read),  # read only after a 'Name: gfx…' agent
+    (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
+)
+MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))

@@ -48,6 +48,7 @@ from gpuvet.captures import (
     topo,
     transferbench,
 )
+from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import ListedParse, SmiTextModule
 from gpuvet.captures.text import Line
 
@@ -117,6 +118,14 @@ ALL: Lines = "all"
 
 
 @dataclass(frozen=True)
+class Gated:
+    """A parser of several tools' readers, each with markers of its own: given the whole text's marks, it
+    runs only the readers whose markers the text holds (issue 43: amd-smi's ten)."""
+
+    parse: Callable[[list[Line], str, Marks], Parsed]
+
+
+@dataclass(frozen=True)
 class Format:
     """One captured format. ``field`` is the FileCapture field it fills (None: kept by name for
     ``choose_smi``); ``adds`` puts what it found beside what an earlier format left in that field
@@ -127,10 +136,17 @@ class Format:
 
     name: str  # the kind a file is read as when it holds this format
     field: str | None
-    parse: Callable[[list[Line], str], Parsed]
+    parse: Callable[[list[Line], str], Parsed] | Gated
     lines: Lines = UNCLAIMED
     adds: bool = False
-    markers: tuple[str | re.Pattern[str], ...] = ()
+    markers: tuple[Marker, ...] = ()
+    unmarked: str = ""  # why a format has no markers (then it is cheap on other tools' lines)
+
+    def run(self, lines: list[Line], where: str, marks: Marks | None = None) -> Parsed:
+        """The parse of ``lines``; ``marks``: the whole text's, for a Gated parser (else the lines')."""
+        if isinstance(self.parse, Gated):
+            return self.parse.parse(lines, where, marks or Marks(lines))
+        return self.parse(lines, where)
 
 
 class _Claims(Protocol):
@@ -157,6 +173,11 @@ def _listed(parse: Callable[[list[Line]], _Lists]) -> Callable[[list[Line], str]
         got = parse(lines)
         return Parsed(got, got.claimed, kinds=tuple(got.kinds))
     return run
+
+
+def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
+    got = amd_smi.parse(lines, marks)
+    return Parsed(got, got.claimed, kinds=tuple(got.kinds))
 
 
 def _xml(lines: list[Line], where: str) -> Parsed:
@@ -244,7 +265,7 @@ def _dcgm_json(lines: list[Line], where: str) -> Parsed:
 # nccl-tests: a header (bench._NCCL_HEADER, _RANK), a failure (_FAILURE, _OOB) or a result row (_NEW_ROW,
 # _MID_ROW, _OLD_ROW: two counts, then a word and four fields); without one it returns an empty parse
 _NCCL_MARKS = ("nThread", "Using devices", "Avg bus bandwidth", "Out of bounds", "Rank", " failure ",
-               re.compile(r"size\s+count"), re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\S+\s+\S+\s+\S+\s+\S+", re.M))
+               re.compile(r"size\s+count"), re.compile(r"\n[^\S\n]*\d+[^\S\n]+\d+[^\S\n]+\w+" + r"[^\S\n]+\S+" * 4))
 # AER: aer._ERROR, _DEVICE, _FROM; a '[bit] Name' line (_BIT) only after a device one of these named
 _AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received")
 # HCCL Test: hccl.parse reads nothing without its header or a failed row (both '|' tables), its first
@@ -261,52 +282,82 @@ _HEALTH_MARKS = ("Health Monitor Report", "Overall Health")
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>",
               re.compile(r"Port \d{1,3}:\s*$", re.M))
 
+# nvbandwidth: parse_nvbandwidth reads nothing without a 'Running'/'Waiving' line, its name or a matrix title
+# (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)')
+_NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)")
+# nvidia-smi nvlink -s/-e and -L's module lines ('GPU 0: …', products kept), dcgmi nvlink's 'gpuId 0:'
+_NVLINK_MARKS = ("GPU ", "gpuId ")
+# dcgmi diag's table: its header row or a category row ('| Diagnostic', '+--- Deployment ---+')
+_DIAG_MARKS = ("|", "+-")
+# perftest: a title (_TITLE, any case: '… BW Test', '… Latency Test': 'Test'), its units row (_UNITS), or a failure in
+# its own words (_HEADLESS: HOST:PORT after "Couldn't connect to", a QP/HCA/GID, …)
+_PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP", "HCA", "GID",
+                   "Unable to init", "exchange data between", "No IB devices", "Completion with error", "Failed status")
+# the CUDA samples: cuda_samples.parse's titles (deviceQuery, p2pBandwidthLatencyTest's matrices, bandwidthTest)
+_SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access Peer Device=", "[CUDA Bandwidth Test]",
+                  " Bandwidth, ")
+# hip_errors: a line holding one of its _KEYS, any case (it lowers each line)
+_HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT")
+# the NCCL/RCCL/HCCL log: every line it reads names its library ('CCL'), IB_OFF any case, a rank line 'Rank'
+_NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank")
+
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 FORMATS: tuple[Format, ...] = (
-    Format("nvidia-smi -q -x", "xml", _xml),
+    Format("nvidia-smi -q -x", "xml", _xml, markers=("<",)),  # find_span: only lines holding a tag's '<'
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
-    Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED),
-    Format("kernel log", "kernel", _one(kernel.parse), SHARED),
-    Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED),
-    Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED),
-    Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED),
-    Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True),  # any keys kept, jq'd logs
-    Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED),
+    Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED, markers=_NVB_MARKS),
+    Format("kernel log", "kernel", _one(kernel.parse), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
+           "amdgpu, NVRM, the PCI core); one literal test a line before any regex"),
+    Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED, markers=_NVLINK_MARKS),
+    Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "
+           "name, no literal; a line that opens nothing while nothing is open is passed over first"),
+    Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED, markers=_DIAG_MARKS),
+    Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True,
+           markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
+    Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
     Format("kernel AER", "aer", _one(aer.parse), SHARED, markers=_AER_MARKS),
-    Format("nvidia-smi: no devices", None, _no_devices, SHARED),
-    Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", _listed(amd_smi.parse), SHARED),
+    Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
+    Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd), SHARED, markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
-    Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED),
-    Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED),  # its PASS/FAIL matrix
+    Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
+    Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
+           markers=("Inter-Device Access", "Data Path Validation")),  # its PASS/FAIL matrix (and access matrix)
     Format(hccl.KIND, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
     Format(transferbench.PREFIX, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
     Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True, markers=_TB_MARKS),  # the GPUs it names
     Format("rocm-bandwidth-test copies", "nvb", lambda lines, where: Parsed(rocm_bandwidth.parse(lines), set()), ALL,
-           adds=True),  # its copy matrices as nvbandwidth's tables (amd_smi claimed its lines)
+           adds=True, markers=("copy peak bandwidth",)),  # its copy matrices as nvbandwidth's (amd_smi claimed them)
     Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
-           adds=True),  # the AMD modules rccl-tests' device lines name (nccl-tests' parse claimed them)
+           adds=True, markers=("Rank",)),  # the AMD modules rccl-tests' device lines name (nccl-tests' claimed them)
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
-           adds=True),  # the PCI core's 'available PCIe bandwidth, limited by' line of a GPU driver
-    Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse)),  # EI/EJ lines torch_npu prints
+           adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
+    Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
+           unmarked="a code is 'E', a capital and four digits at a line's start, no literal; one anchored match a line"),
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
-    Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse)),
-    Format("perftest", "perftest", _one(perftest.parse), SHARED),
+    Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),
+           markers=("abric", "ABRIC")),  # read only where its name is (_FM, any case)
+    Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
-    Format("CUDA samples", "samples", _listed(cuda_samples.parse)),  # deviceQuery, p2pBandwidthLatencyTest, …
+    Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
-    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse)),
-    Format("application error lines", "app_errors", _one(app_errors.parse)),
-    Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True),  # HIP's, HSA's
-    Format(LISTING, None, _kept(smi_list.parse)),  # nvidia-smi -L (and nvlink -s/-e/-c headers nothing took)
-    Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery)),
-    Format(TABLE, None, _kept(smi_table.parse)),  # nvidia-smi's default table
-    Format(QUERY, None, _kept(smi_query.parse)),  # nvidia-smi --query-gpu CSV
-    Format("nvidia-smi topo -m", "topo", _topo),
-    Format("nvidia-smi -q", "smi", _smi),
-    Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL),  # replaces the text table's records when both are there
+    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse), markers=("proc'd:", "Tested ")),  # progress or verdict
+    Format("application error lines", "app_errors", _one(app_errors.parse), unmarked="its words in any case; "
+           "its one search of the lowered text (app_errors._candidates) is its gate"),
+    Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
+           markers=_HIP_MARKS),  # HIP's, HSA's
+    Format(LISTING, None, _kept(smi_list.parse),
+           markers=("GPU ", "Bus Location:")),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
+    Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
+    Format(TABLE, None, _kept(smi_table.parse), markers=("|",)),  # nvidia-smi's default table
+    Format(QUERY, None, _kept(smi_query.parse), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
+    Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0",)),  # its header names GPU0
+    Format("nvidia-smi -q", "smi", _smi, unmarked="excerpts of 'Key : value' lines, no literal of their own; a line "
+           "that opens nothing while nothing is open is passed over first"),
+    Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL,
+           markers=("test_categories",)),  # replaces the text table's records when both are there
 )
 
 

@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, choose_smi
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
+from gpuvet.captures.marks import Marks
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked
@@ -170,7 +171,7 @@ def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     claimed."""
     claimed: set[int] = set()
     kept: dict[str, object] = {}
-    present, unclaimed = _Markers(lines), _Unclaimed(lines)
+    present, unclaimed = Marks(lines), _Unclaimed(lines)
     mode, seen, smi_at = ALL, None, 0  # seen: the lines of the format leading a SHARED run, cut when one first runs
     for fmt in FORMATS:
         if fmt.lines != SHARED:
@@ -180,7 +181,7 @@ def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
             continue
         if seen is None:  # nothing claimed since the run's leader came (skipped formats claim nothing)
             seen = lines if mode == ALL else unclaimed.now(claimed)
-        parsed = fmt.parse(seen, where)
+        parsed = fmt.run(seen, where, present)
         claimed |= parsed.claimed
         fc.kinds += parsed.kinds or ((fmt.name,) if parsed.found else ())
         _fill(fc, fmt, parsed.value, kept)
@@ -200,28 +201,6 @@ class _Unclaimed:
         if len(claimed) != self.at:  # claims only grow: the same count is the same set
             self.cut, self.at = [ln for ln in self.lines if ln.no not in claimed], len(claimed)
         return self.cut
-
-
-class _Markers:
-    """Whether the text holds a format's markers, each looked for once in the whole text (one C-speed
-    search, not a parser's Python loop over every line)."""
-
-    def __init__(self, lines: list[Line]) -> None:
-        self.lines = lines
-        self.text: str | None = None
-        self.found: dict[str | re.Pattern[str], bool] = {}
-
-    def any(self, markers: tuple[str | re.Pattern[str], ...]) -> bool:
-        if not markers:
-            return True
-        if self.text is None:
-            self.text = "\n".join(ln.text for ln in self.lines)
-        return any(self._has(m, self.text) for m in markers)
-
-    def _has(self, marker: str | re.Pattern[str], text: str) -> bool:
-        if (got := self.found.get(marker)) is None:
-            got = self.found[marker] = marker in text if isinstance(marker, str) else bool(marker.search(text))
-        return got
 
 
 def _fill(fc: FileCapture, fmt: Format, value: object | None, kept: dict[str, object]) -> None:

@@ -34,13 +34,12 @@ _FRAME = re.compile(r"^=+\s*(ROCm System Management Interface|Concise Info|End o
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
-    """Every default table in the lines: one module a row, the tool's messages about a module noted."""
-    i, before = 0, len(out.modules)
-    while i < len(lines):
-        if _HEAD.match(lines[i].text.strip()) is None:
-            i += 1
-            continue
-        i = _table(lines, i, out)
+    """Every default table in the lines: one module a row, the tool's messages about a module noted.
+    A header is looked for only on the lines holding 'Temp' (issue 43: one C-speed test a line)."""
+    end, before = 0, len(out.modules)
+    for i in [i for i, ln in enumerate(lines) if "Temp" in ln.text]:
+        if i >= end and _HEAD.match(lines[i].text.strip()) is not None:
+            end = _table(lines, i, out)
     if len(out.modules) == before:
         _headless(lines, out)
     if len(out.modules) > before:  # the banners around it
@@ -92,24 +91,39 @@ def _headless(lines: list[Line], out: ListedParse) -> None:
     the header's shape that also hold what only rocm-smi prints in them, a clock spelled ``Mhz`` or a
     device id ``0x74a1,`` in its first cells; read as the table, the missing header said."""
     run: list[tuple[Line, list[str]]] = []
-    for ln in [*lines, Line(-1, "")]:
-        row = _ROW.match(ln.text.strip())
+    last = -1
+    for i in [*(i for i, ln in enumerate(lines) if _ROCM_ONLY[0] in ln.text or _ROCM_ONLY[1] in ln.text), -1]:
+        if i != last + 1:  # a line between them lacks both words: no row of the run
+            _rows_read(run, out)
+            run = []
+        last = i
+        row = _ROW.match(lines[i].text.strip()) if i >= 0 else None
         cells = row.group(2).split() if row is not None else []
         if row is not None and _shaped(cells) and _rocm_only(cells) and len(run) < MAX_MODULES:
-            run.append((ln, [row.group(1), *cells]))
+            run.append((lines[i], [row.group(1), *cells]))
             continue
-        if len(run) >= 2:
-            dids = []
-            for _, cells_of in run:
-                module, did = _module(int(cells_of[0]), cells_of[1:], False)
-                out.modules.append(module)
-                dids += [f"{module.label} {did}"] if did else []
-            out.claimed.update(r.no for r, _ in run)
-            out.kinds.append("rocm-smi (default table)")
-            ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
-            out.notes.append(f"rocm-smi's default table at line(s) {ranges([r.no for r, _ in run])}: {len(run)} "
-                             f"row(s) without the table's header, read by what their cells hold{ids}")
+        _rows_read(run, out)
         run = []
+
+
+_ROCM_ONLY = ("Mhz", "0x")  # in every row _rocm_only takes: the lines _headless looks at
+MARKERS = ("Temp", *_ROCM_ONLY)  # a header holds 'Temp' (_HEAD); a row without it one of these
+
+
+def _rows_read(run: list[tuple[Line, list[str]]], out: ListedParse) -> None:
+    """A run of two or more headless rows, read as the table."""
+    if len(run) < 2:
+        return
+    dids = []
+    for _, cells_of in run:
+        module, did = _module(int(cells_of[0]), cells_of[1:], False)
+        out.modules.append(module)
+        dids += [f"{module.label} {did}"] if did else []
+    out.claimed.update(r.no for r, _ in run)
+    out.kinds.append("rocm-smi (default table)")
+    ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
+    out.notes.append(f"rocm-smi's default table at line(s) {ranges([r.no for r, _ in run])}: {len(run)} "
+                     f"row(s) without the table's header, read by what their cells hold{ids}")
 
 
 def _rocm_only(cells: list[str]) -> bool:

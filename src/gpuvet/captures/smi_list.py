@@ -71,7 +71,7 @@ def _listing(lines: list[Line]) -> SmiText:
     last: SmiTextModule | None = None
     for ln in lines:
         found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else [
-            e for e in [_ELIDED.match(ln.text)] if e is not None and _is_model(e.group(2))]
+            e for e in [_ELIDED.match(ln.text) if "GPU " in ln.text else None] if e is not None and _is_model(e.group(2))]
         if found:
             for m in found:
                 last = _module(out, by_uuid, m)
