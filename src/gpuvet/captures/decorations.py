@@ -76,10 +76,12 @@ class Peeled:
     fences: set[int] = field(default_factory=set)  # of those, the ones that opened or closed a block
 
 
-def peel(numbered: Numbered) -> Peeled:
-    """The lines with every consistent decoration removed, the notes saying what was."""
+def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
+    """The lines with every consistent decoration removed, the notes saying what was. ``whole``: the lines'
+    texts joined by newlines, where the caller has that text already (no second copy of a bug report)."""
     notes: list[str] = []
-    whole = "\n".join(s for _, s in numbered)  # one pass over the text decides what to look for: most hold none
+    if whole is None:  # one pass over the text decides what to look for: most hold none
+        whole = "\n".join(s for _, s in numbered)
     out = Peeled(_web_text(numbered, notes, whole), notes, ())
     glued = "`" in whole and "```" in whole  # one character first: a bug report holds none (2 ms, not 17)
     del whole

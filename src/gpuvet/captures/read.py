@@ -114,11 +114,11 @@ def read(path: str) -> FileCapture:
     """The file's parse, made once per process for the same text: doctor's own reading and the
     capture backend both ask for every --from file (issue 43: a bug report parsed twice doubled
     its time). The text is read each time, so a file changed in between is parsed again."""
-    text = read_text(path)
-    key = (path, len(text), hash(text))
+    held = [read_text(path)]  # given up to the parse, which lets the text go once it is cleaned
+    key = (path, len(held[0]), hash(held[0]))
     parsed = _PARSED.get(key)
     if parsed is None:
-        parsed = parse_text(text, path)
+        parsed = _parse(held, path)
         while len(_PARSED) >= _KEEP_PARSED:
             del _PARSED[next(iter(_PARSED))]
         _PARSED[key] = parsed
@@ -128,12 +128,21 @@ def read(path: str) -> FileCapture:
 def parse_text(text: str, where: str) -> FileCapture:
     """Every capture in the text. Raises CaptureError when nothing in it can be read, or when
     what is there cannot be trusted (see the parsers)."""
+    return _parse([text], where)
+
+
+def _parse(held: list[str], where: str) -> FileCapture:
+    """parse_text of the text ``held`` holds, taken out of it: the raw text is let go once it is cleaned
+    (issue 43: a bug report's text is as large as its lines' text, and the parsers need only the lines)."""
+    text = held.pop()
     _refuse_long_numbers(text, where)
+    bug_report = bool(_BUNDLE.search(text[:20000]))
     cleaned = clean(text)
+    del text
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")
-    fc = FileCapture(where, bug_report=bool(_BUNDLE.search(text[:20000])))
+    fc = FileCapture(where, bug_report=bug_report)
     try:
         claimed = _walk(fc, cleaned.lines, where)
     except CaptureError as exc:  # a parser that knows the line, not the file: name both
