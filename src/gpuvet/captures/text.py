@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
 from operator import is_not, ne, sub
-from typing import NamedTuple, cast
+from typing import ClassVar, NamedTuple, cast
 
 from gpuvet.captures import decorations
 
@@ -34,28 +34,25 @@ MAX_LINE_CHARS = 65_536  # a line longer than this is named in a note: text tool
 MAX_MODULES = 4096  # (docs/limits.md)
 
 
-class Line(NamedTuple):
+class _Pair(NamedTuple):
+    no: int  # 1-based line number in the file as given
+    text: str  # what is left after the launcher prefix and quote marks
+
+
+class Line(_Pair):
     """One line of a capture. A pair, not a dataclass (issue 43): a bug report has millions of lines,
     and a pair is what decorations.peel reads, so the pair made from the file's line is the Line
     kept (one object per line, made at C speed, not a second copy after peeling)."""
 
-    no: int  # 1-based line number in the file as given
-    text: str  # what is left after the launcher prefix and quote marks
-
-    @property
-    def elision(self) -> bool:
-        """The poster cut lines here (`...`): a Cut."""
-        return False
+    __slots__ = ()
+    elision: ClassVar[bool] = False  # the poster cut lines here (`...`): a Cut (a class's, not each line's)
 
 
 class Cut(Line):
     """A line where the poster cut lines (`...`, `[snip]`): what was cut is not known."""
 
     __slots__ = ()
-
-    @property
-    def elision(self) -> bool:
-        return True
+    elision: ClassVar[bool] = True
 
 
 @dataclass
