@@ -475,7 +475,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     # read only above the next title)
     (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'
     (("device,",), _rocm_smi_csv),  # its header row
-    (rocm_table.MARKERS, rocm_table.read),
+    (rocm_table.MARKERS, rocm_table.read_tables),
+    (rocm_table.HEADLESS_MARKERS, rocm_table.read_headless),  # only where read_tables found no table
     (("RocmBandwidthTest", "Device:"), _rocm_bandwidth_test),  # read only after its title or a device line
     (amd_monitor.MARKERS, _monitor),
     (("gfx",), rocminfo.read),  # read only after a 'Name: gfx…' agent

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures.marks import may_hold
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
@@ -119,8 +120,9 @@ def _candidates(lines: list[Line]) -> list[int]:
     for first in range(0, len(lines), _BLOCK):
         low = "\n".join(ln.text for ln in lines[first:first + _BLOCK]).lower()
         hits: list[tuple[int, bool]] = []
+        maybe = may_hold(low)  # most words are in no block: their search skipped (one count of its byte triples)
         for key in (*_ANCHORS, "is_available"):
-            at = low.find(key)
+            at = low.find(key) if maybe(key) else -1
             while at != -1:
                 hits.append((at, key == "is_available"))
                 at = low.find(key, at + 1)

@@ -47,7 +47,6 @@ from gpuvet.captures import (
     smi_xml,
     topo,
     transferbench,
-    xpu_smi,
 )
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import ListedParse, SmiTextModule
@@ -85,9 +84,8 @@ class FileCapture:
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
     npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
-    xpu: ListedParse = field(default_factory=ListedParse)  # Intel xpu-smi discovery, diag, health
     nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
-    ascend: ascend_errors.NcclLog = field(default_factory=ascend_errors.NcclLog)  # CANN's HCCL/HCCP error codes (torch_npu)
+    ascend: ascend_errors.AscendLog = field(default_factory=ascend_errors.AscendLog)  # CANN's HCCL/HCCP codes (torch_npu)
     rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
     aer: aer.AerParse = field(default_factory=aer.AerParse)  # the kernel's PCIe AER lines
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
@@ -284,6 +282,10 @@ _HEALTH_MARKS = ("Health Monitor Report", "Overall Health")
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>",
               re.compile(r"Port \d{1,3}:\s*$", re.M))
 
+# nvidia-smi -q -x: smi_xml.find_span reads nothing without its root, the XML declaration or one of its tags (_MARK)
+_XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>", "clocks_event_reasons>",
+              "fb_memory_usage>", "pci_gpu_link_info>", "temperature>", "retired_pages>", "remapped_rows>",
+              "power_readings>", "max_clocks>", "ecc_errors>")
 # nvbandwidth: parse_nvbandwidth reads nothing without a 'Running'/'Waiving' line, its name or a matrix title
 # (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)')
 _NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)")
@@ -306,7 +308,7 @@ _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank")
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 FORMATS: tuple[Format, ...] = (
-    Format("nvidia-smi -q -x", "xml", _xml, markers=("<",)),  # find_span: only lines holding a tag's '<'
+    Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
     Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED, markers=_NVB_MARKS),
     Format("kernel log", "kernel", _one(kernel.parse), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
@@ -322,7 +324,6 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd), SHARED, markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
-    Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED, markers=("Device ID",)),  # every box's header row
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
@@ -337,7 +338,7 @@ FORMATS: tuple[Format, ...] = (
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           unmarked="a code is 'E', a capital and four digits at a line's start, no literal; one anchored match a line"),
+           markers=("[ERROR]", re.compile(r"\n[^\S\n]*E[A-Z]\d{4}\b"))),  # torch_npu's line, a code opening a line
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),

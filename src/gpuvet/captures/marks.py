@@ -6,7 +6,7 @@ a parser's own Python loop over each of them costs a hundred times more than tha
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -54,6 +54,15 @@ class Marks:
                 got = bool(marker.search(text))
             self.found[marker] = got
         return got
+
+
+def may_hold(text: str) -> Callable[[str], bool]:
+    """A test of whether a word may be in ``text``: False only where one of the word's byte pairs or triples
+    is not in it (then neither is the word); always True for a short text (search it)."""
+    if len(text) <= _SMALL:
+        return lambda word: True
+    pairs, triples = _counted(text)
+    return lambda word: _may_hold(pairs, triples, word)
 
 
 def _counted(text: str) -> tuple[np.ndarray, np.ndarray]:

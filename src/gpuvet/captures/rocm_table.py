@@ -33,16 +33,37 @@ _BANNER = re.compile(r"^=+.*=*$")
 _FRAME = re.compile(r"^=+\s*(ROCm System Management Interface|Concise Info|End of ROCm SMI Log)?\s*=+$")
 
 
+KIND = "rocm-smi (default table)"
+
+
 def read(lines: list[Line], out: ListedParse) -> None:
-    """Every default table in the lines: one module a row, the tool's messages about a module noted.
-    A header is looked for only on the lines holding 'Temp' (issue 43: one C-speed test a line)."""
+    """Every default table in the lines: one module a row, the tool's messages about a module noted;
+    where none has its header, the rows pasted without it."""
+    read_tables(lines, out)
+    read_headless(lines, out)
+
+
+def read_tables(lines: list[Line], out: ListedParse) -> None:
+    """The tables under their header, which is looked for only on the lines holding 'Temp' (issue 43: one
+    C-speed test a line)."""
     end, before = 0, len(out.modules)
     for i in [i for i, ln in enumerate(lines) if "Temp" in ln.text]:
         if i >= end and _HEAD.match(lines[i].text.strip()) is not None:
             end = _table(lines, i, out)
-    if len(out.modules) == before:
-        _headless(lines, out)
-    if len(out.modules) > before:  # the banners around it
+    _framed(lines, out, before)
+
+
+def read_headless(lines: list[Line], out: ListedParse) -> None:
+    """Rows without their header, where no table with one was read (read_tables named the kind)."""
+    if KIND in out.kinds:
+        return
+    before = len(out.modules)
+    _headless(lines, out)
+    _framed(lines, out, before)
+
+
+def _framed(lines: list[Line], out: ListedParse, before: int) -> None:
+    if len(out.modules) > before:  # the banners around the rows read
         out.claimed |= {ln.no for ln in lines if _FRAME.match(ln.text.strip())}
 
 
@@ -75,7 +96,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     if i < len(lines) and _BANNER.match(lines[i].text.strip()):
         claimed.append(lines[i].no)
     out.claimed.update(claimed)
-    out.kinds.append("rocm-smi (default table)")
+    out.kinds.append(KIND)
     ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
     out.notes.append(f"rocm-smi's default table at line(s) {ranges(claimed)}: {rows} module(s) read{ids}; it prints "
                      "no bus ids or memory sizes (rocm-smi -a or --json give them)")
@@ -107,7 +128,9 @@ def _headless(lines: list[Line], out: ListedParse) -> None:
 
 
 _ROCM_ONLY = ("Mhz", "0x")  # in every row _rocm_only takes: the lines _headless looks at
-MARKERS = ("Temp", *_ROCM_ONLY)  # a header holds 'Temp' (_HEAD); a row without it one of these
+# issue 43: a header holds 'Temp' (_HEAD); a row read without it a clock in 'Mhz' or a device id cell '0x74a1,'
+MARKERS = ("Temp",)
+HEADLESS_MARKERS = ("Mhz", re.compile(r"0x[0-9a-fA-F]{4},"))
 
 
 def _rows_read(run: list[tuple[Line, list[str]]], out: ListedParse) -> None:
@@ -120,7 +143,7 @@ def _rows_read(run: list[tuple[Line, list[str]]], out: ListedParse) -> None:
         out.modules.append(module)
         dids += [f"{module.label} {did}"] if did else []
     out.claimed.update(r.no for r, _ in run)
-    out.kinds.append("rocm-smi (default table)")
+    out.kinds.append(KIND)
     ids = f"; device ids {', '.join(dids[:16])}" if dids else ""
     out.notes.append(f"rocm-smi's default table at line(s) {ranges([r.no for r, _ in run])}: {len(run)} "
                      f"row(s) without the table's header, read by what their cells hold{ids}")

@@ -69,7 +69,8 @@ def _listing(lines: list[Line]) -> SmiText:
     out = SmiText()
     by_uuid: dict[tuple[str, str], SmiTextModule] = {}  # (index, UUID as printed): a redacted UUID repeats
     last: SmiTextModule | None = None
-    for ln in lines:
+    # issue 43: a module line holds 'GPU ', a MIG line 'MIG', a capability line 'Link ': the others do nothing here
+    for ln in [ln for ln in lines if "GPU " in (t := ln.text) or "MIG" in t or "Link " in t]:
         found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else [
             e for e in [_ELIDED.match(ln.text) if "GPU " in ln.text else None] if e is not None and _is_model(e.group(2))]
         if found:
