@@ -48,7 +48,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
                        "rocm-bandwidth-test -v", "kernel PCIe link status"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json", "amd-smi monitor",
-                      "amd-smi (default table)"},  # theirs (the default table: its UEC column)
+                      "amd-smi (default table)", "xpu-smi diag", "xpu-smi health"},  # theirs (amd-smi's table: UEC)
     "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local"},  # or sysfs

@@ -47,6 +47,7 @@ from gpuvet.captures import (
     smi_xml,
     topo,
     transferbench,
+    xpu_smi,
 )
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import ListedParse, SmiTextModule
@@ -84,6 +85,7 @@ class FileCapture:
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
     npu: ListedParse = field(default_factory=ListedParse)  # npu-smi info
+    xpu: ListedParse = field(default_factory=ListedParse)  # Intel xpu-smi discovery, diag, health
     nccl_log: nccl_log.NcclLog = field(default_factory=nccl_log.NcclLog)  # NCCL_DEBUG lines, RCCL's, HCCL's plog
     ascend: ascend_errors.AscendLog = field(default_factory=ascend_errors.AscendLog)  # CANN's HCCL/HCCP codes (torch_npu)
     rbt_validation: rocm_validation.RbtValidation = field(default_factory=rocm_validation.RbtValidation)  # -v
@@ -324,6 +326,7 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd), SHARED, markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
+    Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED, markers=("Device ID",)),  # every box's header row
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,

@@ -1,6 +1,6 @@
 """A vendor tool's own verdict on a module, read from what it printed: ``npu-smi info``'s Health
-column (OK, Warning, Alarm, Critical) and amd-smi's RAS and ECC fields (an ECC block state of
-MULT_UC or POISON, a non-zero uncorrectable count, a bad-page threshold exceeded). The tool has
+column (OK, Warning, Alarm, Critical), xpu-smi's diag and health rows, and amd-smi's RAS and ECC
+fields (an ECC block state of MULT_UC or POISON, a non-zero uncorrectable count, a bad-page threshold exceeded). The tool has
 already judged the module; gpuvet only says what the words mean, so a listed module marked
 Critical is never "no cause found".
 
@@ -11,6 +11,8 @@ the page: treated as uncorrectable).
 """
 
 from __future__ import annotations
+
+import re
 
 from gpuvet.captures.records import ListedModule, ToolVerdict
 
@@ -27,12 +29,31 @@ def verdicts(m: ListedModule) -> list[ToolVerdict]:
     if m.health is not None:
         out.append(ToolVerdict(tool, m.label, m.bus_id, "Health", m.health,
                                _NPU_HEALTH.get(m.health.strip().lower(), "unknown")))
+    xpu = tool.startswith("xpu-smi")
+    failed = xpu and any(_xpu_severity(p, v) != "ok" for p, v in m.ras if not p.endswith(": Result"))
     for path, value in m.ras:
-        out.append(ToolVerdict(tool, m.label, m.bus_id, path, value, _ras_severity(path, value)))
+        if xpu and path.endswith(": Result") and failed:
+            continue  # the diag's overall Fail: the failing test's own row says it
+        out.append(ToolVerdict(tool, m.label, m.bus_id, path, value,
+                               _xpu_severity(path, value) if xpu else _ras_severity(path, value)))
     if m.ecc_uncorrectable is not None and not any(p.endswith("TOTAL_UNCORRECTABLE_COUNT") for p, _ in m.ras):
         out.append(ToolVerdict(tool, m.label, m.bus_id, "ECC/TOTAL_UNCORRECTABLE_COUNT", str(m.ecc_uncorrectable),
                                "critical" if m.ecc_uncorrectable > 0 else "ok"))
     return out
+
+
+# xpu-smi's words: diag's Pass/Fail, health's OK/Warning/Critical/Unknown. A diag test that failed is a warning (the
+# test to rerun and read: a failed check, not a verdict on the hardware), unless its message says it had no
+# threshold to judge by ('Unconfigured or invalid threshold'): then nothing was judged
+_XPU_WORDS = {"pass": "ok", "ok": "ok", "healthy": "ok", "warning": "warn", "critical": "critical", "fail": "warn"}
+_NO_THRESHOLD = re.compile(r"\b(?:unconfigured|invalid) threshold|threshold (?:is )?not (?:set|configured)", re.I)
+
+
+def _xpu_severity(path: str, value: str) -> str:
+    word = value.split()[0].lower() if value.split() else ""
+    if word == "fail" and _NO_THRESHOLD.search(value):
+        return "unknown"
+    return _XPU_WORDS.get(word, "unknown")
 
 
 def _ras_severity(path: str, value: str) -> str:

@@ -159,7 +159,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nccl_failures += fc.nccl.failures
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
-    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules) for v in verdicts(m)]
+    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules) for v in verdicts(m)]
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]

@@ -104,7 +104,7 @@ def _vendors(fc: capture_read.FileCapture) -> list[_Vendor]:
         gpus = len(names) or (sum(d.startswith("GPU") for d in fc.topo.devices) if fc.topo else 0)
         out.append(_Vendor("NVIDIA", min(min(c, default=0) for c in nvidia),
                            tuple(k for k in fc.kinds if k in _NVIDIA_KINDS), gpus, tuple(dict.fromkeys(names))))
-    for name, listed in (("AMD", fc.amd), ("Ascend", fc.npu)):
+    for name, listed in (("AMD", fc.amd), ("Ascend", fc.npu), ("Intel", fc.xpu)):
         devices = len(listed.fabric.devices) if listed.fabric is not None else 0
         if listed.modules or devices:
             out.append(_Vendor(name, min(listed.claimed, default=0), tuple(listed.kinds),
@@ -171,7 +171,7 @@ class CaptureBackend(Backend):
             if self._topo is None:
                 self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
-        listed = fc.amd if vendor == "AMD" else fc.npu if vendor == "Ascend" else None
+        listed = {"AMD": fc.amd, "Ascend": fc.npu, "Intel": fc.xpu}.get(vendor)
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
             make = fabric_to_node if vendor == "AMD" else npu_fabric_to_node
             self._topo, fabric_notes = make(listed.fabric, stem)
@@ -188,8 +188,8 @@ class CaptureBackend(Backend):
                                                                                strict=True)]
             software = SoftwareInfo(__version__, fc.smi.driver or NOT_IN_CAPTURE, fc.smi.cuda or NOT_IN_CAPTURE,
                                     NOT_IN_CAPTURE)
-        elif vendor in ("AMD", "Ascend"):  # another vendor's tool listed them
-            listed = fc.amd if vendor == "AMD" else fc.npu
+        elif vendor in ("AMD", "Ascend", "Intel"):  # another vendor's tool listed them
+            listed = {"AMD": fc.amd, "Ascend": fc.npu}.get(vendor, fc.xpu)
             ids = listed_indexes(listed.modules)
             numa = listed.fabric.numa if listed.fabric is not None else {}  # rocm-smi's (Topology) Numa Node
             modules = [listed_module(f"gpu{i}", m, notes, numa.get(re.sub(r"\W", "", m.label)))

@@ -1,0 +1,103 @@
+"""Intel's xpu-smi (XPU Manager) boxes: ``discovery`` (a ``Device ID | Device Information`` table of ``Key: Value``
+cells per device), ``diag`` (``Level``, ``Result``, ``Items`` then one row per test, ``Result: Pass|Fail`` and
+its ``Message:``) and ``health`` (one row per component, ``Status: OK|Warning|Critical``). Every box is two
+columns between '|' rails; a row whose first cell is empty continues the row above (a device's next field, a
+test's message wrapped over lines). The tool's own verdicts are kept as printed (ListedModule.ras) and judged
+in captures.verdicts: gpuvet only says what xpu-smi's words mean."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import Line
+
+_ROW = re.compile(r"^\s*\|([^|]*)\|(.*?)\|?\s*$")  # a cut last row keeps its cells without the closing rail
+_RULE = re.compile(r"^\s*\+[-=+]+\s*$")
+_VERDICT = re.compile(r"^(Result|Status):\s*(\w+)")
+_MIB = re.compile(r"([\d.]+)\s*MiB")
+KINDS = {"discovery": "xpu-smi discovery", "diag": "xpu-smi diag", "health": "xpu-smi health"}
+
+
+@dataclass
+class _Box:
+    """One box being read: its kind, the devices its header names, what each row said."""
+
+    kind: str
+    devices: list[str]
+    fields: dict[str, dict[str, str]] = field(default_factory=dict)  # discovery: device -> key -> value
+    results: list[list[str]] = field(default_factory=list)  # diag/health: [item, verdict, message…]
+
+
+def parse(lines: list[Line]) -> ListedParse:
+    out = ListedParse()
+    boxes: list[_Box] = []
+    box: _Box | None = None
+    device = ""
+    for ln in lines:
+        m = _ROW.match(ln.text) if "|" in ln.text else None
+        if m is None:
+            if box is not None and _RULE.match(ln.text):
+                out.claimed.add(ln.no)  # the box's own +----+ rules
+            continue
+        left, right = m.group(1).strip(), m.group(2).strip()
+        if left == "Device ID":
+            box = _Box("discovery" if right == "Device Information" else "results",
+                       [] if right == "Device Information" else [d.strip() for d in right.split(",") if d.strip()])
+            boxes.append(box)
+            out.claimed.add(ln.no)
+            continue
+        if box is None:
+            continue
+        out.claimed.add(ln.no)
+        if box.kind == "discovery":
+            device = left if left.isdigit() else device
+            key, _, value = right.partition(":")
+            if device and value:
+                box.fields.setdefault(device, {})[key.strip()] = value.strip()
+        else:
+            _result_row(box, left, right)
+    out.modules = _modules(boxes)
+    out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
+    return out if out.modules else ListedParse()
+
+
+def _result_row(box: _Box, left: str, right: str) -> None:
+    """A diag or health row: an overall field, a test or component with its verdict, or its message's next line."""
+    said = _VERDICT.match(right)
+    if left and said is not None:
+        box.kind = "diag" if said.group(1) == "Result" else "health"
+        box.results.append([left, said.group(2), right[said.end():].strip()])
+    elif left in ("Level", "Result", "Items"):
+        box.kind = "diag"
+        if left == "Result":
+            box.results.append(["Result", right.split()[0] if right else "", ""])
+    elif not left and right and box.results:
+        box.results[-1].append(right.removeprefix("Message:").strip())
+
+
+def _modules(boxes: list[_Box]) -> list[ListedModule]:
+    """One module per device a box names: discovery's fields, the verdicts the diag and health boxes gave it."""
+    found: dict[str, dict[str, str]] = {}
+    said: dict[str, list[tuple[str, str]]] = {}
+    tools: dict[str, str] = {}
+    for b in boxes:
+        for device, fields in b.fields.items():
+            found.setdefault(device, {}).update(fields)
+            tools.setdefault(device, KINDS["discovery"])
+        for device in b.devices:
+            found.setdefault(device, {})
+            said.setdefault(device, []).extend(
+                (f"{KINDS.get(b.kind, 'xpu-smi')}: {item}", " ".join(p for p in (verdict, *more) if p)[:240])
+                for item, verdict, *more in b.results)
+            tools[device] = KINDS.get(b.kind, "xpu-smi")
+    return [_module(d, found[d], tuple(said.get(d, ())), tools.get(d, "xpu-smi")) for d in found]
+
+
+def _module(device: str, fields: dict[str, str], verdicts: tuple[tuple[str, str], ...], tool: str) -> ListedModule:
+    memory = _MIB.search(fields.get("Memory Physical Size", ""))
+    bus = fields.get("PCI BDF Address")
+    return ListedModule(f"GPU {device}", name=fields.get("Device Name"), bus_id=bus.upper() if bus else None,
+                        memory_mib=float(memory.group(1)) if memory else None,
+                        uuid=fields.get("UUID") or fields.get("SOC UUID"), ras=verdicts[:256], tool=tool)

@@ -1,0 +1,45 @@
+"""Issue 43: reading a large capture holds each line once. clean() makes one (no, text) pair per line
+and nothing per line beside it; a second list of pairs, or a copy of every line's text, shows here as
+a larger peak of allocations relative to the text's own size (tracemalloc counts bytes asked for, so
+the figure does not depend on the machine's speed). Time and RSS are the benchmark's
+(benchmarks/reading_speed.py --only report)."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+from gpuvet.captures.text import clean
+
+_NOISE = (
+    "usb 1-1.{n}: new high-speed USB device number {k} using xhci_hcd",
+    "EXT4-fs (nvme0n1p{n}): mounted filesystem with ordered data mode. Quota mode: none.",
+    "systemd[1]: Started session-{k}.scope - Session {k} of User slurm.",
+    "mlx5_core 0000:{n:02x}:00.0: mlx5_pcie_event:301: PCIe slot advertised sufficient power (75W).",
+)
+# One Line per line is about 2.6x a kernel log's text (a pair, an int and a str beside ~75 characters);
+# the old clean(), which made a second list of pairs before the Lines, peaked at 3.9x.
+_PEAK = 3.2
+
+
+def _kernel_log(lines: int) -> str:
+    """A bug report's kernel log: other drivers' lines with their stamps, and one Xid (seeded)."""
+    rnd = random.Random(43)
+    out = [f"[{1000 + i * 0.37:12.6f}] " + rnd.choice(_NOISE).format(n=rnd.randrange(1, 200), k=i + 1000)
+           for i in range(lines)]
+    out.append("[ 9999.000000] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+               "the bus.")
+    return "\n".join(out) + "\n"
+
+
+def test_cleaning_a_long_log_holds_each_line_once() -> None:
+    text = _kernel_log(10_000)
+    tracemalloc.start()
+    try:
+        cleaned = clean(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(cleaned.lines) == 10_002  # every line, the last (empty) one too
+    assert cleaned.lines[-2].text.endswith("fallen off the bus.")
+    assert peak <= _PEAK * len(text), f"clean() peaked at {peak / len(text):.2f}x the text's size"
