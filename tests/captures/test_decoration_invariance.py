@@ -103,6 +103,8 @@ TRANSFORMS: dict[str, Transform] = {
     "fence glued to the first and last lines": lambda t, c: d.fence_glued(t),
     "fence behind '> '": lambda t, c: d.quoted_fence(t),
     "fence in a list item": lambda t, c: d.listed_fence(t),
+    "each line in `inline code`": lambda t, c: d.inline_code(t),
+    "each line in **bold**": lambda t, c: d.bold_lines(t),
     "CRLF": lambda t, c: d.crlf(t),
     "trailing spaces": lambda t, c: d.trailing_spaces(t),
     "no-break spaces": lambda t, c: d.no_break_spaces(t),
@@ -170,13 +172,7 @@ def plain(sample: Sample) -> tuple[object, object]:
 
 
 CASES = [(s, t) for s in SAMPLES for t in TRANSFORMS]
-_PROMPT_JSON = "a shell prompt line that opens with '[' ([root@gpu01 ~]#) before a JSON document is taken for its start"
-_CUT_MATRIX = "a poster's cut line between the rows of a rocm-smi --showtopo matrix ends the matrix there"
-XFAIL: dict[tuple[str, str], str] = {  # (sample path, transform) -> the class of decoration left unread
-    ("real/amd_rocmsmi_marimo9237_json.txt", "prompt root@host #"): _PROMPT_JSON,
-    ("real/amd_rocmsmi_marimo9237_json.txt", "prompts around, root@host #"): _PROMPT_JSON,
-    **{("fresh_g/rocmsmi_vllm32017_8x_mi300x_weight_hops_topo.txt", f"cut {m}"): _CUT_MATRIX for m in d.CUT_MARKS},
-}
+XFAIL: dict[tuple[str, str], str] = {}  # (sample path, transform) -> the class of decoration left unread
 
 
 def _param(sample: Sample, transform: str) -> object:
@@ -214,3 +210,34 @@ def test_every_out_of_scope_pair_says_why() -> None:
             left[(s.path, t)] = why
     assert all(left.values()) and len(left) < len(CASES) / 4
     assert len(SAMPLES) >= 40 and len({s.path.split("/")[0] for s in SAMPLES}) >= 8
+
+
+# --- the classes the sweep found, each in its tool's own format ---------------------------------------------
+def test_a_fence_typed_on_the_first_and_last_log_lines_leaves_both_lines_read() -> None:
+    from gpuvet.captures.text import clean
+
+    text = ("dmesg says:\n```[    9.29] amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init\n"
+            "[    9.30] amdgpu: probe of 0000:83:00.0 failed with error -12```\nany idea?")
+    cleaned = clean(text)
+    assert [ln.text for ln in cleaned.lines][1:3] == ["[    9.29] amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init",
+                                                  "[    9.30] amdgpu: probe of 0000:83:00.0 failed with error -12"]
+    assert any("code fence typed on them" in n for n in cleaned.notes)
+    assert [ln.text for ln in clean("```shell\n$ ls\n```").lines] == ["$ ls"]  # a language tag is no glued line
+
+
+def test_a_root_prompt_before_rocm_smi_json_is_not_its_start() -> None:
+    from gpuvet.captures.read import parse_text
+
+    text = '[root@gpu01 ~]# rocm-smi --showuse --json\n{"card0": {"GPU use (%)": "0", "Card Series": "Radeon RX 7900 XT"}}'
+    assert [m.name for m in parse_text(text, "rocm.json").amd.modules] == ["Radeon RX 7900 XT"]
+
+
+def test_a_cut_between_the_rows_of_a_rocm_smi_matrix_keeps_the_rows_after_it() -> None:
+    from gpuvet.captures.read import parse_text
+
+    rows = [f"GPU{i}   " + "   ".join("0" if j == i else "15" for j in range(4)) for i in range(4)]
+    text = "\n".join(["       GPU0   GPU1   GPU2   GPU3", *rows[:2], "[...]", *rows[2:], "",
+                      "===== Hops between two GPUs =====", "       GPU0   GPU1   GPU2   GPU3",
+                      *(r.replace("15", "1") for r in rows)])
+    fabric = parse_text(text, "topo.txt").amd.fabric
+    assert fabric is not None and len(fabric.weight) == 6 and len(fabric.hops) == 6

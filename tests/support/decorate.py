@@ -70,6 +70,21 @@ def listed_fence(text: str) -> str:
     return "1. Ran the command:\n\n" + "\n".join("   " + s if s else s for s in _lines(fenced(text)))
 
 
+def _each_marked(text: str, mark: str) -> str:
+    return "\n".join(s[:len(s) - len(s.lstrip())] + mark + s.lstrip() + mark if s.strip() else s
+                     for s in _lines(text))
+
+
+def inline_code(text: str) -> str:
+    """Each line set in `inline code` by hand (a chat message, a forum post without fences)."""
+    return _each_marked(text, "`")
+
+
+def bold_lines(text: str) -> str:
+    """Each line in **bold** (an error line a poster wanted seen; batch G's nvidia-smi line)."""
+    return _each_marked(text, "**")
+
+
 def crlf(text: str) -> str:
     """Saved on Windows, or pasted through a web form: CR LF line ends."""
     return "\r\n".join(_lines(text))

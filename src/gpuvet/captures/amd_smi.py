@@ -38,6 +38,7 @@ _RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-
 _RBT_OTHER = re.compile(r"^\s*(RocmBandwidthTest Version|Launch Command is|Device:\s*\d+,|D/D\s|Inter-Device|"
                         r"(Uni|Bi)directional copy peak|\d+(\s+(\d+(\.\d+)?|N/A))+\s*$)")
 _INSTINCT = re.compile(r"\[(AMD Instinct [^\]]+)\]")
+_JSON_OPENS = re.compile(r'\{|\[\s*(?:[\[{"\d-]|$)')  # not a shell prompt's '[root@gpu01 ~]# rocm-smi --json'
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> ListedParse:
@@ -170,7 +171,7 @@ def _add_module(out: ListedParse, module: ListedModule, printed: bool = False) -
 # --- --json: amd-smi (a list of {"gpu": 0, "asic": {…}}) and rocm-smi ({"card0": {…}}) --------
 
 def _json(lines: list[Line], out: ListedParse) -> None:
-    start = next((i for i, ln in enumerate(lines) if _unquoted(ln.text)[:1] in ("[", "{")), None)
+    start = next((i for i, ln in enumerate(lines) if _JSON_OPENS.match(_unquoted(ln.text))), None)
     if start is None:
         return
     end = max((i for i, ln in enumerate(lines) if _unquoted(ln.text)[-1:] in ("]", "}")), default=-1)
@@ -392,6 +393,9 @@ def _matrix(lines: list[Line], i: int, what: str, out: ListedParse) -> int:
     i += 1
     while i < len(lines):
         row = lines[i].text.split()
+        if lines[i].elision:  # a poster's cut between rows: the rows after it are the same table's
+            i += 1
+            continue
         if not row or row[0] not in header:
             break
         out.claimed.add(lines[i].no)
@@ -410,8 +414,8 @@ def _untitled(lines: list[Line], i: int) -> str | None:
     if not header or not all(re.fullmatch(r"GPU\d{1,4}", t) for t in header) or len(header) > MAX_MODULES:
         return None
     j = i + 1
-    while j < len(lines) and (row := lines[j].text.split()) and row[0] in header:
-        if not all(c.isdigit() and len(c) < 7 for c in row[1:]):
+    while j < len(lines) and (lines[j].elision or (row := lines[j].text.split()) and row[0] in header):
+        if not lines[j].elision and not all(c.isdigit() and len(c) < 7 for c in row[1:]):  # a cut: rows go on
             return None
         j += 1
     while j < len(lines) and not lines[j].text.strip():
