@@ -85,3 +85,20 @@ def test_older_amdgpu_page_fault_wordings_are_page_faults() -> None:
     gcn = ("[ 88.1] amdgpu 0000:01:00.0: GPU fault detected: 146 0x0c80440c\n"
            "[ 88.1] amdgpu 0000:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_ADDR   0x00100d48\n")
     assert _events(gcn) == [("amd_page_fault", "0000:01:00.0", 1)]
+
+
+def test_a_probe_that_failed_is_an_init_failure_of_the_module_it_names() -> None:
+    """The PCI core's own line ('<driver>: probe of <bus id> failed with error N') and i915's 'Device
+    initialization failed': the module never came up, named by the bus id the line gives."""
+    amd = "[    4.61] amdgpu: probe of 0000:0b:00.0 failed with error -22\n"
+    assert _events(amd) == [("amd_init_failed", "0000:0B:00.0", 1)]
+    intel = ("[    3.20] i915 0000:00:02.0: [drm] *ERROR* Device initialization failed (-5)\n"
+             "[    3.21] i915: probe of 0000:00:02.0 failed with error -5\n")
+    assert _events(intel) == [("intel_init_failed", "0000:00:02.0", 2)]
+
+
+def test_xe_words_a_hang_as_a_timed_out_job_and_an_engine_reset() -> None:
+    log = ("[ 812.4] xe 0000:03:00.0: [drm] GT0: Timedout job: seqno=4294967169, lrc_seqno=4294967169, guc_id=2, "
+           "flags=0x0 in llama-server [3311]\n"
+           "[ 812.4] xe 0000:03:00.0: [drm] GT0: Engine reset: engine_class=ccs, logical_mask: 0x1, guc_id=2\n")
+    assert _events(log) == [("intel_gpu_hang", "0000:03:00.0", 2)]

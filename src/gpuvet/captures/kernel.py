@@ -121,7 +121,8 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # then 'amdgpu_device_ip_init failed' and 'Fatal error during GPU init'; the PCI core's probe failure)
     KernelMessage("amd_init_failed", re.compile(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
                                                 r"\b[hs]w_init of IP block <\w+> failed|"
-                                                r"probe with driver amdgpu failed", re.I), "amdgpu"),
+                                                r"probe with driver amdgpu failed|\bprobe of \S+ failed with error",
+                                                re.I), "amdgpu"),
     # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
     # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
@@ -160,8 +161,13 @@ INTEL_MESSAGES: tuple[KernelMessage, ...] = (
                   "i915"),
     KernelMessage("intel_engine_reset_failed", re.compile(r"\bEngine reset failed|\bfailed to reset engine|"
                                                           r"\b\w+cs\d reset request timed out", re.I), "i915"),
+    # the driver could not bring the module up: its probe failed (the PCI core's line, or i915's own)
+    KernelMessage("intel_init_failed", re.compile(r"\bprobe (?:of \S+|with driver (?:i915|xe)) failed with error|"
+                                                  r"\bDevice initiali[sz]ation failed\b", re.I), "i915"),
+    # xe words a hang as a job that timed out on the GuC and the engine reset that follows
     KernelMessage("intel_gpu_hang", re.compile(r"\bGPU HANG: ecode\b|\bResetting (?:\w+|chip) (?:for|after) "
-                                               r"(?:gpu )?hang\b", re.I), "i915"),
+                                               r"(?:gpu )?hang\b|\bTimedout job: seqno=|\bEngine reset: engine_class=",
+                                               re.I), "i915"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -186,13 +192,13 @@ _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
 _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 # an i915/xe line: the driver's dev_printk prefix ('i915 0000:00:02.0:', 'xe 0000:03:00.0:'), its function names
 # ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either
-_INTEL_LINE = re.compile(r"\b(?:i915|xe) [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|\bdrm/i915\b|"
-                         r"GPU HANG: ecode")
-_INTEL_BUS = re.compile(r"\b(?:i915|xe) " + _BUS + r"\.\d")
+_INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
+                         r"\bdrm/i915\b|GPU HANG: ecode")
+_INTEL_BUS = re.compile(r"\b(?:i915|xe)(?:: probe of)? " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
-_AMD_BUS = re.compile(r"\bamdgpu " + _BUS + r"\.\d")
+_AMD_BUS = re.compile(r"\bamdgpu(?:: probe of)? " + _BUS + r"\.\d")  # or the PCI core's 'amdgpu: probe of …'
 
 
 @dataclass(frozen=True)
