@@ -248,9 +248,8 @@ KNOWN_MISSES: dict[str, str] = {
                                                                       "0000:83:00.0 (ALDEBARAN 0x740F not named MI210)",
     "amdsmi_rocm5480_mi210_plus_a100_list_uniqueid.txt": "inventory: 2 'unknown' modules, the MI210 twice (amd-smi "
                                                          "list and rocm-smi GPU[0]), the A100 at 81:00.0 not listed",
-    "busgrind_cudasamples357_8gpu_bidir_low_4to7.txt": "refused (exit 2): busGrind matrices not read",
-    "bwtest_gearshifft82_p100_numactl_two_nodes_topo.txt": "miss: no cause; the peer comparison the thread used "
-                                                           "(12.2 GB/s from NUMA 0 against 3.8 from NUMA 1) is not made",
+    "bwtest_gearshifft82_p100_numactl_two_nodes_topo.txt": "inventory: 1 module (bandwidthTest's Device 0, the "
+                                                           "P100); topo -m's GPU1 not listed",
     "dcgm_dcgm282_diag_r1_metadata_7gpu_cut.txt": "inventory: empty (7 GPUs of device 3182 and driver 580.95.05 "
                                                   "in the Metadata not listed)",
     "gpuburn_hamicore100_died_under_memory_limit.txt": "inventory: empty (the one GPU not listed)",

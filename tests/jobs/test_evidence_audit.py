@@ -37,7 +37,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
     "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
     "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
-                       "rocm-bandwidth-test"},
+                       "busGrind", "rocm-bandwidth-test"},
     "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},

@@ -1,4 +1,4 @@
-"""The CUDA samples operators run first: deviceQuery, p2pBandwidthLatencyTest and bandwidthTest.
+"""The CUDA samples operators run first: deviceQuery, p2pBandwidthLatencyTest, bandwidthTest and busGrind.
 
 deviceQuery lists the modules the runtime sees (``Device 0: "NAME"``, its memory and its PCI
 domain / bus / location in decimal) or stops with the runtime's error (``cudaGetDeviceCount
@@ -10,7 +10,8 @@ is kept under its own name, as nvbandwidth's are, so doctor prices the P2P=Enabl
 design of the modules named (a pair the connectivity matrix says cannot reach its peer is left
 blank: its copies went through host memory by design of the test). bandwidthTest's host<->device
 figures of one device are kept as a one-cell table (PINNED memory only: pageable copies are not a
-link's figure)."""
+link's figure), each run of a file under its own name ('… run 2'), so doctor compares a module's runs.
+busGrind's host/device matrices (D2H, H2D, BiDir by device) become host tables, one per direction."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from gpuvet.captures.text import MAX_MODULES, Line, number
 
 P2P = "p2pBandwidthLatencyTest"
 BANDWIDTH_TEST = "bandwidthTest"
+BUS_GRIND = "busGrind"
 _DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.{1,96})"\s*$')
 _DQ_MEMORY = re.compile(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
 _DQ_PCI = re.compile(r"^\s*PCI Domain ID / Bus ID / location ID:\s+(\d+) / (\d+) / (\d+)\s*$")
@@ -78,6 +80,8 @@ def parse(lines: list[Line]) -> CudaSamplesParse:
         _p2p(lines, out)
     if "[CUDA Bandwidth Test]" in text or _BT_SECTION.search(text):
         _bandwidth_test(lines, out)
+    if "Bandwidth Matrix (GB/s), memory=" in text:
+        _bus_grind(lines, out)
     if not out.modules.modules:
         _tested_modules(out)
     return out
@@ -88,13 +92,15 @@ def _tested_modules(out: CudaSamplesParse) -> None:
     gave one: each device line (index, name, bus id), else one unnamed module per row of a P2P matrix
     (the test timed that many devices)."""
     named = {d.index: d for d in out.devices}
-    square = max((len(rows) for k, rows in out.matrices.items() if k.startswith(P2P)), default=0)
+    square = max((len(rows) if k.startswith(P2P) else len(rows[0]) for k, rows in out.matrices.items()
+                  if k.startswith((P2P, BUS_GRIND)) and rows), default=0)  # busGrind: a column per device
     for i in sorted(set(named) | set(range(square)))[:MAX_MODULES]:
         d = named.get(i)
         out.modules.modules.append(SmiTextModule(d.bus_id if d and d.bus_id else f"GPU {i}",
                                                  d.name if d else "", {"Index": str(i)}))
     if out.modules.modules and not named:
-        out.notes.append(f"{P2P}: {square} device(s) timed, none named by a device line: listed with nothing read")
+        tool = P2P if any(k.startswith(P2P) for k in out.matrices) else BUS_GRIND
+        out.notes.append(f"{tool}: {square} device(s) timed, none named by a device line: listed with nothing read")
 
 
 # --- deviceQuery ---------------------------------------------------------------------------------
@@ -224,4 +230,46 @@ def _bt_cell(out: CudaSamplesParse, section: tuple[str, int], memory: str, devic
             "Device to Device": "device_local"}[section[0]]
     col = device if device is not None and section[1] == 1 else 0
     label = f"{BANDWIDTH_TEST} {kind} ({memory.lower()}{'' if section[1] == 1 else f', {section[1]} devices summed'})"
-    out.matrices[label] = [[None] * col + [gbps]]
+    run = 1
+    while (f"{label} run {run}" if run > 1 else label) in out.matrices:  # the same test again: another run
+        run += 1
+    out.matrices[f"{label} run {run}" if run > 1 else label] = [[None] * col + [gbps]]
+
+
+# --- busGrind -----------------------------------------------------------------------------------------
+_BG_TITLE = re.compile(r"^\s*(Concurrent )?(Host/Device|Device/Device) Bandwidth Matrix \(GB/s\), memory=(\w+)\s*$")
+_BG_HEAD = re.compile(r"^\s*(?:Dir|D)\\D((?:\s+\d+)+)(\s+Total)?\s*$")
+_BG_ROW = re.compile(r"^\s*(D2H|H2D|BiDir|\d{1,4})((?:\s+(?:-?[\d.]+|N/A))+)\s*$")
+_BG_OTHER = re.compile(r"^\s*(?:\*{8,}|Test Description: .*)\s*$")
+_BG_DIRECTION = {"D2H": "device_to_host", "H2D": "host_to_device", "BiDir": "host_bidirectional"}
+
+
+def _bus_grind(lines: list[Line], out: CudaSamplesParse) -> None:
+    """busGrind's matrices: a host/device one (rows D2H, H2D, BiDir; a column per device) becomes one table per
+    direction with the host as its only row, a device/device one a square table; 'Concurrent' ones (every
+    device at once, sharing the host's links by design) are kept under their own names; a Total column is
+    left out."""
+    title: tuple[str, str, str] | None = None
+    width = 0
+    claimed: set[int] = set()
+    for ln in lines:
+        if (t := _BG_TITLE.match(ln.text)) is not None:
+            title, width = ("concurrent " if t.group(1) else "", t.group(2), t.group(3).lower()), 0
+        elif title is not None and (h := _BG_HEAD.match(ln.text)) is not None:
+            width = len(h.group(1).split())
+        elif title is not None and width and (r := _BG_ROW.match(ln.text)) is not None:
+            _bg_row(out, title, r.group(1), [number(x) for x in r.group(2).split()][:width])
+        elif not _BG_OTHER.match(ln.text):
+            continue
+        claimed.add(ln.no)
+    if any(k.startswith(BUS_GRIND) for k in out.matrices):
+        out.claimed |= claimed
+        out.kinds.append(BUS_GRIND)
+
+
+def _bg_row(out: CudaSamplesParse, title: tuple[str, str, str], label: str, cells: list[float | None]) -> None:
+    concurrent, kind, memory = title
+    if kind == "Host/Device" and label in _BG_DIRECTION:
+        out.matrices[f"{BUS_GRIND} {concurrent}{_BG_DIRECTION[label]} ({memory})"] = [cells]
+    elif kind == "Device/Device" and label.isdigit():
+        out.matrices.setdefault(f"{BUS_GRIND} {concurrent}device_to_device ({memory})", []).append(cells)

@@ -52,10 +52,40 @@ class _State:
 
 
 def parse(lines: list[Line]) -> DcgmHealthParse:
-    """The health report in the lines, as its box or as -j JSON (none: overall stays None)."""
+    """The health report in the lines, as its box or as -j JSON, else the incidents DCGM's own log lines
+    carry (none: overall stays None)."""
     out = _parse_box(lines)
     if out.overall is None and any('"Health Monitor Report"' in ln.text for ln in lines):
         return _parse_json_lines(lines) or out
+    if out.overall is None:
+        return _parse_log(lines)
+    return out
+
+
+# nv-hostengine's log (and the tools that relay it): "[[Health]] Detected a WARNING in health system Thermal:
+# 'Detected clocks event due to thermal violation in GPU 2. …'" under any prefix (timestamp, level, [pid:tid])
+_LOG = re.compile(r"Detected an? (WARNING|FAILURE|ERROR) in health system ([A-Za-z][\w ]{0,30}?):\s*(.*)$", re.I)
+_LOG_GPU = re.compile(r"\bGPU (?:ID )?(\d{1,4})\b")
+
+
+def _parse_log(lines: list[Line]) -> DcgmHealthParse:
+    """DCGM's own log lines that report a health incident: each an incident on the GPU its message names
+    (the report's box is not there; Overall Health is the worst incident's, as the box would say)."""
+    out = DcgmHealthParse()
+    for ln in lines:
+        if "health system" not in ln.text or (m := _LOG.search(ln.text)) is None:
+            continue
+        message = m.group(3).strip().strip("`'\" ").strip()
+        gpu = _LOG_GPU.search(message)
+        health = "Warning" if m.group(1).upper() == "WARNING" else "Failure"
+        out.incidents.append(DcgmHealthIncident(f"GPU {int(gpu.group(1))}" if gpu else "GPU (id not in the line)",
+                                                _system_name(m.group(2)), health, message[:400]))
+        out.claimed.add(ln.no)
+    if out.incidents:
+        worst = "Failure" if any(i.health == "Failure" for i in out.incidents) else "Warning"
+        out.overall = worst
+        out.notes.append(f"DCGM log: {len(out.incidents)} health incident line(s) read ('Detected a … in health "
+                         f"system …'), not `dcgmi health -c`'s report: Overall Health taken as {worst}, the worst")
     return out
 
 

@@ -74,6 +74,7 @@ class FileCapture:
     path: str
     kinds: list[str] = field(default_factory=list)
     xml: smi_xml.SmiXml | None = None
+    p2p: topo.P2pStatus = field(default_factory=topo.P2pStatus)  # topo -p2p's statuses (before the field `topo`)
     topo: topo.TopoMatrix | None = None
     smi: smi_text.SmiText | None = None  # -q text, else the table, the --query-gpu CSV or nccl-tests' device lines
     nccl: bench.NcclParse = field(default_factory=bench.NcclParse)  # nccl-tests, rccl-tests, HCCL Test
@@ -277,8 +278,8 @@ _HCCL_MARKS = ("|", "minbytes is", "interface return err")
 _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 # npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
 _NPU_MARKS = ("|", "NPU", "Phy-ID")
-# dcgmi health -c: its box or its -j document (dcgm_health.parse)
-_HEALTH_MARKS = ("Health Monitor Report", "Overall Health")
+# dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG)
+_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system")
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>",
@@ -361,6 +362,7 @@ FORMATS: tuple[Format, ...] = (
     Format(TABLE, None, _kept(smi_table.parse), markers=("|",)),  # nvidia-smi's default table
     Format(QUERY, None, _kept(smi_query.parse), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0",)),  # its header names GPU0
+    Format("nvidia-smi topo -p2p", "p2p", _one(topo.parse_p2p), SHARED, markers=("GPU0",)),  # its header names GPU0
     Format("nvidia-smi -q", "smi", _smi, unmarked="excerpts of 'Key : value' lines, no literal of their own; a line "
            "that opens nothing while nothing is open is passed over first"),
     Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL,

@@ -100,8 +100,8 @@ def _step(r: _Reader, ln: Line) -> None:
     elif kv and kv.group(1) and r.node_section and r.current is None:
         r.run.append(ln.no)
         r.kv_in_run += 1
-    elif kv and (kv.group(1) or r.current is not None):
-        _key_value(r, ln, kv)
+    elif kv and (kv.group(1) or r.current is not None or kv.group(2).strip() in _PROCESS_HEAD):  # a flush-left
+        _key_value(r, ln, kv)  # excerpt of Processes (a paste dedented) starts a module too
     elif s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace():
         # flush left: an older driver's (or a flattened paste's) section name; an excerpt may begin
         # with one (no GPU line above it): its key/value lines make the unnamed module
@@ -197,9 +197,14 @@ def _repeats(m: SmiTextModule, stack: list[tuple[int, str]], kv: re.Match[str]) 
     return path in m.fields and not path.startswith("Processes/")  # each process repeats its keys
 
 
+_PROCESS_HEAD = ("GPU instance ID", "Process ID")  # the first key of each entry -q prints under Processes
+
+
 def _add(m: SmiTextModule, stack: list[tuple[int, str]], indent: int, key: str, value: str) -> None:
     while stack and stack[-1][0] >= indent:
         stack.pop()
+    if not stack and key in _PROCESS_HEAD:  # an excerpt that starts inside Processes (its heading cut)
+        stack.append((indent - 1, "Processes"))  # its entries are processes, not the next GPU's fields
     if value:
         if key == "Process ID" and stack and stack[-1][1] == "Processes":  # each process's Type, Name, memory
             stack.append((indent, f"Process {value}"))  # sit under its pid: one path per process, not the last only

@@ -103,8 +103,7 @@ def _uncut(topo: TopoMatrix, name: str, values: list[str], at_end: bool, devices
     return values
 
 
-_P2P_NOTE = ("read as P2P status, not as links; gpuvet does not judge these statuses (an NS or CNS pair is named "
-             "nowhere): give p2pBandwidthLatencyTest or simpleP2P output to judge peer access")
+_P2P_NOTE = "read as peer-access statuses (their own note says which pairs lack it), not as links"
 
 
 def _p2p_note(starts: list[int]) -> str:
@@ -250,6 +249,72 @@ def _p2p_rows(lines: list[Line]) -> set[int] | None:
             return None
         rows.add(ln.no)
     return rows or None
+
+
+P2P_MEANING = {"OK": "status OK", "CNS": "chipset not supported", "GNS": "GPU not supported",
+               "TNS": "topology not supported", "NS": "not supported", "DR": "disabled by regkey", "U": "unknown"}
+_P2P_MODE = re.compile(r"topo\s+-p2p\s+([rwnap]{1,4})\b")  # r(ead), w(rite), n(vlink), a(tomics), p(rop); rw …
+
+
+@dataclass
+class P2pStatus:
+    """`nvidia-smi topo -p2p r|w|n|a|p` status matrices: each ordered pair's status as printed (OK, NS, CNS,
+    GNS, TNS, DR, U), the diagonal left out; the capability each matrix asked for where the command is named."""
+
+    pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # (row GPU, column GPU) -> status
+    modes: list[str] = field(default_factory=list)  # 'r', 'rw' … as the command line or its title names them
+    claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    def denied(self) -> list[tuple[int, int, str]]:
+        """The pairs (i < j) whose status is not OK, with the status of either direction that is not."""
+        out: dict[tuple[int, int], str] = {}
+        for (a, b), status in self.pairs.items():
+            if not (a[3:].isdigit() and b[3:].isdigit()):
+                continue
+            i, j = sorted((int(a[3:]), int(b[3:])))
+            if status != "OK":
+                out.setdefault((i, j), status)
+        return sorted((i, j, st) for (i, j), st in out.items())
+
+
+def parse_p2p(lines: list[Line]) -> P2pStatus:
+    """Every `topo -p2p` status matrix in the lines (a header of GPU names alone, rows of statuses with X on the
+    diagonal), with its legend; read alone or beside a topo -m."""
+    out = P2pStatus()
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        rows = _p2p_rows(lines[i:]) if "GPU0" in ln.text and not _columns(_split(ln.text))[1] else None
+        if rows is None:
+            i += 1
+            continue
+        mode = next((m.group(1) for back in lines[max(0, i - 3):i] if (m := _P2P_MODE.search(back.text))), None)
+        out.modes += [mode] if mode else []
+        out.claimed |= {ln.no, *rows}
+        header = _columns(_split(ln.text))[0]
+        for row in lines[i + 1:i + 1 + len(rows)]:
+            cells = _split(row.text)
+            out.pairs.update({(cells[0], b): st for b, st in zip(header, cells[1:], strict=False) if st != "X"})
+        i += 1 + len(rows)
+        legend = _p2p_legend(lines[i:])
+        out.claimed |= {x.no for x in lines[i:i + legend]}
+        i += legend
+    if out.pairs:
+        out.notes.append(_p2p_said(out))
+    return out
+
+
+def _p2p_said(got: P2pStatus) -> str:
+    modes = f" ({', '.join(dict.fromkeys(got.modes))})" if got.modes else ""
+    denied = got.denied()
+    gpus = len({g for pair in got.pairs for g in pair})
+    if not denied:
+        return f"topo -p2p{modes}: {gpus} GPU(s), every pair OK (peer access available)"
+    shown = ", ".join(f"GPU{i}-GPU{j} {st} ({P2P_MEANING.get(st, st)})" for i, j, st in denied[:8])
+    more = f" and {len(denied) - 8} more" if len(denied) > 8 else ""
+    return (f"topo -p2p{modes}: {gpus} GPU(s), {len(denied)} pair(s) without peer access: {shown}{more}; judged "
+            "against the modules' design (a fault only where the design joins them by NVLink)")
 
 
 def _differs(first: TopoMatrix, other: TopoMatrix) -> str:

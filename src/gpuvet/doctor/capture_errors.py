@@ -124,11 +124,14 @@ def _error_finding(label: str, e: AppError) -> Finding:
 
 
 def _p2p_denied(ev: Evidence) -> list[Finding]:
-    """Pairs p2pBandwidthLatencyTest says cannot reach each other: a fault where the modules are built into an
-    NVLink fabric (their design joins every pair); a PCIe or consumer card without peer access is by design."""
+    """Pairs p2pBandwidthLatencyTest or `nvidia-smi topo -p2p` says cannot reach each other: a fault where the
+    modules are built into an NVLink fabric (their design joins every pair); a PCIe or consumer card without
+    peer access is by design."""
+    named = [(label, model or _product(ev, f"GPU {i}") or "", i, j, said)  # a listing in another file names it
+             for label, model, i, j, said in ev.captures.p2p_denied]
     return [finding("p2p_unavailable", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), model=model, file=label,
-                    detail=f"Device={i} CANNOT Access Peer Device={j} on modules whose design joins them by NVLink")
-            for label, model, i, j in ev.captures.p2p_denied if _nvlink_fabric(model)]
+                    detail=f"{said} on modules whose design joins them by NVLink")
+            for label, model, i, j, said in named if _nvlink_fabric(model)]
 
 
 def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:

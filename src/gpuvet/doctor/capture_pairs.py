@@ -15,10 +15,12 @@ a figure (N/A, cut) are listed in the verdict, and a table with none readable is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from statistics import median
 from typing import NamedTuple
 
+from gpuvet.checks.model import EvidenceMap
 from gpuvet.doctor.copy_expect import CopyDesign, CopyTest, Priced, copy_test, design_for
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -91,6 +93,8 @@ class _Verdicts:
     priced: int = 0  # tables with a design figure
     no_design: str | None = None  # why no table could be priced
     unnamed: int = 0  # past MAX_NAMED in a table: counted, not named
+    runs_low: int = 0  # runs far below the same module's best run of the same test
+    host_links: set[int] = field(default_factory=set)  # modules whose one-way host copies fell below their peers
 
 
 def captured_pairs(ev: Evidence) -> Outcome:
@@ -100,15 +104,92 @@ def captured_pairs(ev: Evidence) -> Outcome:
     listed, never taken for clear."""
     tables = pair_tables(ev.captures.nvbandwidth)
     priced = {name: m for name, m in ev.captures.nvbandwidth.items() if copy_test(name) is not None}
-    if not tables and not priced:
+    hosts = host_tables(ev.captures.nvbandwidth)
+    if not tables and not priced and not hosts:
         return unknown("no pair measurements")
-    v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest")
-                  or "captured copy benchmark")
+    v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
+                                    "busGrind") or "captured copy benchmark")
     if priced:
         _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v)
     for name, matrix in tables.items():
         _against_peers(name, matrix, v)
+    for name in sorted(hosts, key=lambda n: "bidirectional" in n):  # one-way first: a slow link is said there
+        _hosts_against_peers(name, hosts[name], v)
+    _runs_against_each_other(ev.captures.nvbandwidth, v)
     return _verdict(v)
+
+
+def host_tables(matrices: dict[str, list[list[float | None]]]) -> dict[str, list[list[float | None]]]:
+    """The tables of host<->module copies run one module at a time (a row per host side, a column per
+    module): nvbandwidth's and bandwidthTest's host tables, busGrind's; its 'concurrent' ones share the
+    host's links by design and are no peer group."""
+    return {name: m for name, m in matrices.items() if "concurrent" not in name and (
+        (name.startswith("busGrind ") and " host_" in name) or ((t := copy_test(name)) is not None and t.host))}
+
+
+def _hosts_against_peers(name: str, matrix: list[list[float | None]], v: _Verdicts) -> None:
+    """Each module's host copies against the other modules' in the same row (validate's peers rule): one-way
+    copies far below them are that module's link (link_degraded host<->GPU n); two-way copies far below them
+    while its one-way ones kept up are the shared path upstream of it or the host's side (host_copy_slow)."""
+    both = "bidirectional" in name
+    for r, row in enumerate(matrix):
+        cells = [(j, x) for j, x in enumerate(row) if x is not None and x > 0]
+        if len(cells) < MIN_PAIRS:
+            continue
+        middle = median(x for _, x in cells)
+        if median(abs(x - middle) for _, x in cells) / middle > PEER_SPREAD:
+            v.unsure.append(f"{name}: the modules' host copies disagree among themselves (several paths or "
+                            "classes): no module has peers to be judged by")
+            continue
+        slow = [(j, x) for j, x in cells if x < PEER_LOW * middle and (name, r, j) not in v.named]
+        v.slow += len(slow)
+        v.found += [_host_slow(name, j, x, middle, len(cells) - 1, both, j in v.host_links, v.source)
+                    for j, x in slow[:MAX_NAMED]]
+        v.host_links |= {j for j, _ in slow} if not both else set()
+        low = min(x for _, x in cells)
+        v.cited.append(Cited(v.source, f"{name}: lowest module / peers' median",
+                             f"{low:.2f} / {middle:.2f} GB/s ({100 * low / middle:.0f} %)", where=f"{len(cells)} modules"))
+
+
+def _host_slow(name: str, j: int, x: float, middle: float, peers: int, both: bool, link_said: bool,
+               source: str) -> Finding:
+    said: EvidenceMap = {"test": name, "measured_gbps": x, "peers_median_gbps": round(middle, 2),
+                         "pct_of_peers": round(100 * x / middle, 1), "peers": peers, "source": source}
+    if both and not link_said:  # its one-way copies kept up with its peers (or were not run)
+        return finding("host_copy_slow", MEDIUM, module=f"GPU {j}", carried=said, detail=(
+            f"GPU {j}'s two-way host copies reach {x:g} GB/s, {100 * x / middle:.0f} % of its peers' "
+            f"{middle:.1f} GB/s, while its one-way copies were not below theirs: the path it shares upstream (a "
+            "PCIe switch, the root port) or the host memory side, not the module's own link"))
+    return finding("link_degraded", MEDIUM, between=("host", f"GPU {j}"), carried=said)
+
+
+_RUN = re.compile(r"^(.*) run (\d+)$")
+
+
+def _runs_against_each_other(matrices: dict[str, list[list[float | None]]], v: _Verdicts) -> None:
+    """The same host copy test run again on the same module in one capture (bandwidthTest under two numactl
+    bindings): the module and its link reached its best run's figure, so a run far below it was held back on
+    the host's side, most often the process's NUMA placement (numa_misplaced on that module, once)."""
+    runs: dict[tuple[str, int], list[tuple[str, float]]] = {}
+    for name, matrix in matrices.items():
+        base = m.group(1) if (m := _RUN.match(name)) else name
+        for j, x in enumerate(matrix[0] if len(matrix) == 1 else []):
+            if x is not None and x > 0 and (t := copy_test(base)) is not None and t.host:
+                runs.setdefault((base, j), []).append((name, x))
+    low: dict[int, list[str]] = {}
+    for (base, j), got in runs.items():
+        if len(got) < 2:
+            continue
+        best_name, best = max(got, key=lambda r: r[1])
+        low.setdefault(j, []).extend(f"{name}: {x:.2f} GB/s, {100 * x / best:.0f} % of '{best_name}' ({best:.2f})"
+                                     for name, x in got if x < PEER_LOW * best)
+        v.cited.append(Cited(v.source, f"{base}: runs on GPU {j}", ", ".join(f"{x:.2f}" for _, x in got) + " GB/s",
+                             where=f"{len(got)} runs"))
+    v.runs_low += sum(len(said) for said in low.values())
+    v.found += [finding("numa_misplaced", MEDIUM, module=f"GPU {j}", runs=list(said), source=v.source, detail=(
+        f"{len(said)} run(s) far below the figure the same module reached in another run of this capture: the "
+        "module and its link can do more; the host's side of those runs (most often the process's NUMA placement) "
+        "held them back")) for j, said in sorted(low.items()) if said]
 
 
 def _captured_node(ev: Evidence) -> Node | None:
@@ -226,7 +307,8 @@ def _verdict(v: _Verdicts) -> Outcome:
         also = f"; {v.no_design}{also}" if v.no_design else also
         parts = ([f"{v.dead} pair(s) measured 0 GB/s"] if v.dead else []) + \
             ([f"{v.below_design} cell(s) below {100 * DESIGN_LOW:.0f} % of their design"] if v.below_design else []) + \
-            ([f"{v.slow} pair(s) below {100 * PEER_LOW:.0f} % of their peers"] if v.slow else [])
+            ([f"{v.slow} pair(s) below {100 * PEER_LOW:.0f} % of their peers"] if v.slow else []) + \
+            ([f"{v.runs_low} run(s) below {100 * PEER_LOW:.0f} % of the same module's best run"] if v.runs_low else [])
         named = f" ({MAX_NAMED} per table named)" if v.unnamed else ""
         return confirmed(f"{' and '.join(parts)} in the captured tables{named}{also}", *v.found, cited=tuple(v.cited))
     judged = any(c.field.endswith(("peers' median", "against the design")) for c in v.cited)

@@ -86,7 +86,8 @@ class Captures:
     gpu_burn: list[tuple[str, GpuBurnParse]] = field(default_factory=list)  # (file, one gpu-burn run)
     dcgm_health: list[tuple[str, DcgmHealthParse]] = field(default_factory=list)  # (file, its dcgmi health -c)
     samples_passed: list[tuple[str, bool]] = field(default_factory=list)  # (file, deviceQuery's Result = PASS/FAIL)
-    p2p_denied: list[tuple[str, str, int, int]] = field(default_factory=list)  # (file, model, i, j): CANNOT Access Peer
+    # (file, model, i, j, what said it): p2pBandwidthLatencyTest's CANNOT Access Peer, topo -p2p's NS/GNS/CNS …
+    p2p_denied: list[tuple[str, str, int, int, str]] = field(default_factory=list)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -178,9 +179,21 @@ def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
     caps.nvb_devices += fc.samples.devices
     caps.samples_passed += [(label, fc.samples.passed)] if fc.samples.passed is not None else []
     names = {d.index: d.name for d in fc.samples.devices}
-    caps.p2p_denied += [(label, names.get(i, ""), i, j) for i, j in sorted(fc.samples.no_peer) if i < j]
+    caps.p2p_denied += [(label, names.get(i, ""), i, j, f"Device={i} CANNOT Access Peer Device={j}")
+                        for i, j in sorted(fc.samples.no_peer) if i < j]
+    caps.p2p_denied += _p2p_statuses(fc, label)
     caps.gpu_burn += [(label, fc.gpu_burn)] if fc.gpu_burn.ran else []
     caps.dcgm_health += [(label, fc.dcgm_health)] if fc.dcgm_health.overall is not None else []
+
+
+def _p2p_statuses(fc: read.FileCapture, label: str) -> list[tuple[str, str, int, int, str]]:
+    """`nvidia-smi topo -p2p`'s pairs without peer access, each with the model the same file's listing
+    gives its row's index (none: judged as a model not named)."""
+    from gpuvet.captures.topo import P2P_MEANING
+
+    names = {m.fields.get("Index", ""): m.product for m in (fc.smi.modules if fc.smi else [])}
+    return [(label, names.get(str(i), ""), i, j, f"topo -p2p: GPU{i}-GPU{j} {st} ({P2P_MEANING.get(st, st)})")
+            for i, j, st in fc.p2p.denied()]
 
 
 def sniff(path: str) -> str:

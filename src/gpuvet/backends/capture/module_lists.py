@@ -247,24 +247,34 @@ def _settings(module_id: str, persistence: str | None, procs: tuple[SmiProcess, 
 
 
 def _pids(module_id: str, procs: tuple[SmiProcess, ...] | None, notes: list[str]) -> tuple[int, ...] | Unavailable:
-    """The pids of the compute processes listed (type C, C+G, M…; a graphics-only G is not compute), each
-    process named in a note as printed, so a finding's pid can be told from the job the user meant."""
+    """The pids of the compute processes listed (type C, C+G, M…; a graphics-only G is not compute, nor a C+G
+    whose memory has no figure: a desktop's client, as WDDM lists every window), each process named in a note
+    as printed, so a finding's pid can be told from the job the user meant."""
     if procs is None:
         return NOT_IN_CAPTURE
     pids: list[int] = []
     shown: list[str] = []
     for p in procs:
         pid = integer(p.pid)
-        compute = p.type is None or p.type.strip().upper() != "G"
+        cut = p.type is None and p.name is None and p.memory is None  # the excerpt stops after its pid
+        compute = not cut and (p.type is None or p.type.strip().upper() != "G" and not _desktop(p))
         if pid is not None and pid >= 0 and compute:
             pids.append(pid)
-        kind = "not a process id: left out" if pid is None or pid < 0 else "compute" if compute else "graphics only"
+        kind = "not a process id: left out" if pid is None or pid < 0 else "compute" if compute else \
+            "its entry cut after the pid: not known" if cut else \
+            "a desktop client, memory not reported" if _desktop(p) else "graphics only"
         shown.append(f"pid {p.pid[:20]} {(p.name or '?')[:60]} ({p.type or 'type not printed'}, "
                      f"{p.memory or 'memory not printed'}; {kind})")
     if shown:
         more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
         notes.append(f"{module_id}: the capture lists {len(shown)} process(es) on it: {'; '.join(shown[:4])}{more}")
     return tuple(dict.fromkeys(pids))
+
+
+def _desktop(p: SmiProcess) -> bool:
+    """A C+G process without a memory figure ('Not available in WDDM driver model', or none printed): a
+    window of the desktop, not a job holding the module."""
+    return (p.type or "").strip().upper() == "C+G" and not re.match(r"\s*\d", p.memory or "")
 
 
 def module_info(module_id: str, name: str | None, uuid: str | None, bus_id: str, mib: float | None,

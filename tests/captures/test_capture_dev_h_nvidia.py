@@ -1,0 +1,158 @@
+"""Issue 46, dev set dev_h_nvidia: classes of NVIDIA-side input the readers missed, each written here in the
+tool's own format (not copied from the dev set): `nvidia-smi topo -p2p` status matrices alone, DCGM's own log
+line of a health incident, an `nvidia-smi -q` excerpt that starts inside Processes, Windows' desktop
+processes, busGrind's host/device matrices and bandwidthTest run twice on one module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.helpers import call, doctor_capture
+
+P2P_LEGEND = ("\nLegend:\n\n  X    = Self\n  OK   = Status Ok\n  CNS  = Chipset not supported\n  GNS  = GPU not supported\n"
+              "  TNS  = Topology not supported\n  NS   = Not supported\n  U    = Unknown\n")
+
+
+def _causes(answer: dict[str, Any]) -> set[tuple[str, str | None, str]]:
+    """(cause, module or 'a↔b', severity) of every finding doctor --json gave."""
+    return {(f["cause"], f.get("module") or ("↔".join(f["between"]) if f.get("between") else None), f["severity"])
+            for f in answer["findings"]}
+
+
+def _warned(answer: dict[str, Any]) -> set[str]:
+    return {f["cause"] for f in answer["findings"] if f["severity"] in ("warn", "critical")}
+
+
+# --- nvidia-smi topo -p2p -------------------------------------------------------------------------------
+def _p2p(statuses: list[list[str]], mode: str = "r") -> str:
+    n = len(statuses)
+    head = " \t" + "\t".join(f"GPU{i}" for i in range(n)) + "\t\n"
+    rows = "".join(f" GPU{i}\t" + "\t".join(r) + "\t\n" for i, r in enumerate(statuses))
+    return f"$ nvidia-smi topo -p2p {mode}\n" + head + rows + P2P_LEGEND
+
+
+def test_a_topo_p2p_matrix_alone_is_read_and_its_denied_pairs_said(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """A consumer board's matrix alone: read (not refused), each pair without peer access named with the
+    legend's meaning; no model is named, so nothing is judged a fault."""
+    text = _p2p([["X", "GNS", "CNS"], ["GNS", "X", "OK"], ["CNS", "OK", "X"]], mode="w")
+    code, answer = doctor_capture(capsys, tmp_path, text)
+    notes = " ".join(answer["notes"])
+    assert code == 0 and not _warned(answer)
+    assert "topo -p2p (w): 3 GPU(s), 2 pair(s) without peer access" in notes
+    assert "GPU0-GPU1 GNS (GPU not supported)" in notes and "GPU0-GPU2 CNS (chipset not supported)" in notes
+
+
+def test_topo_p2p_on_modules_an_nvlink_fabric_joins_is_a_fault(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    """The same statuses beside a listing that names SXM modules (their design joins every pair by NVLink):
+    each pair without peer access is p2p_unavailable; on PCIe cards of the same listing it is not."""
+    listing = "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}aaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee)\n"
+                      for i in range(3))
+    text = listing + _p2p([["X", "OK", "NS"], ["OK", "X", "NS"], ["NS", "NS", "X"]])
+    _, answer = doctor_capture(capsys, tmp_path, text)
+    assert {("p2p_unavailable", "GPU 0↔GPU 2", "warn"), ("p2p_unavailable", "GPU 1↔GPU 2", "warn")} <= \
+        _causes(answer)
+    pcie = listing.replace("H100 80GB HBM3", "GeForce RTX 4090")
+    _, answer = doctor_capture(capsys, tmp_path, pcie + _p2p([["X", "OK", "NS"], ["OK", "X", "NS"], ["NS", "NS", "X"]]),
+                               name="pcie.txt")
+    assert "p2p_unavailable" not in _warned(answer)
+
+
+# --- DCGM's log --------------------------------------------------------------------------------------------
+DCGM_LOG = ("2026-02-03 04:05:06.789 ERROR [4242:4243] [[Health]] Detected a WARNING in health system Thermal: "
+            "'Detected clocks event due to thermal violation in GPU 5. Verify the cooling.' "
+            "[/dcgm/modules/health/DcgmHealthWatch.cpp:1234] [DcgmHealthWatch::MonitorThermal]\n"
+            "2026-02-03 04:05:07.001 ERROR [4242:4243] [[Health]] Detected a FAILURE in health system Memory: "
+            "'A DBE has occurred on GPU 1.'\n")
+
+
+def test_dcgms_log_lines_of_health_incidents_are_read_as_incidents(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path) -> None:
+    """nv-hostengine logs each incident its health watches raise: the GPU its message names carries it, a
+    thermal warning a warn, a double-bit error an uncorrectable ECC error (as dcgmi health -c's row would)."""
+    code, answer = doctor_capture(capsys, tmp_path, "`" + DCGM_LOG + "`\n")
+    assert code == 1
+    assert {("dcgm_health_warning", "GPU 5", "warn"), ("ecc_uncorrectable_since_boot", "GPU 1", "critical")} <= \
+        _causes(answer)
+    assert any("DCGM log: 2 health incident line(s) read" in n for n in answer["notes"])
+
+
+# --- nvidia-smi -q Processes ---------------------------------------------------------------------------
+def _process(pid: int, kind: str, name: str, memory: str) -> str:
+    return (f"        GPU instance ID                   : N/A\n        Compute instance ID               : N/A\n"
+            f"        Process ID                        : {pid}\n            Type                          : {kind}\n"
+            f"            Name                          : {name}\n            Used GPU Memory               : {memory}\n")
+
+
+def test_an_excerpt_inside_processes_is_one_module_and_desktop_clients_hold_nothing(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An excerpt that starts inside -q's Processes (its heading cut): each entry is a process of one module,
+    not the next GPU's block; Windows' desktop windows (C+G, 'Not available in WDDM driver model') and an entry
+    cut after its pid hold nothing, a compute process with its memory does."""
+    wddm = "Not available in WDDM driver model"
+    desktop = _process(2100, "C+G", r"C:\Windows\explorer.exe", wddm) + _process(2200, "C+G", r"C:\Apps\chat.exe", wddm)
+    cut = "        GPU instance ID                   : N/A\n        Process ID                        : 2300\n"
+    path = tmp_path / "procs.txt"
+    path.write_text(desktop + cut)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    assert code == 0 and len(json.loads(out)["modules"]) == 1
+    _, answer = doctor_capture(capsys, tmp_path, desktop + cut, name="desktop.txt")
+    assert "other_processes" not in _warned(answer)
+    job = desktop + _process(2400, "C", "python3", "70000 MiB")
+    _, answer = doctor_capture(capsys, tmp_path, job, name="job.txt")
+    held = [f for f in answer["findings"] if f["cause"] == "other_processes"]
+    assert held and held[0]["evidence"]["pids"] == [2400]
+
+
+# --- busGrind and bandwidthTest ------------------------------------------------------------------------
+def _bus_grind(d2h: list[float], h2d: list[float], both: list[float]) -> str:
+    cols = "".join(f"{i:>7}" for i in range(len(d2h)))
+    row = lambda name, xs: f"   {name:<6}" + "".join(f"{x:7.2f}" for x in xs) + "\n"  # noqa: E731
+    stars = "*" * 73 + "\n"
+    return (stars * 2 + "Test Description: Bus bandwidth between the host and a single device\n" + stars +
+            "Host/Device Bandwidth Matrix (GB/s), memory=Pinned\n" + f"   Dir\\D{cols}\n" + row("D2H", d2h) +
+            row("H2D", h2d) + row("BiDir", both) + stars * 2)
+
+
+def test_busgrind_host_copies_are_judged_against_the_other_devices(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """busGrind's host/device matrix, one device at a time: a device whose two-way copies fall far below the
+    others' while its one-way copies keep up is held back upstream of it (host_copy_slow on that device); a
+    device whose one-way copies are far below is its own link (link_degraded host↔GPU n), said once."""
+    d2h, h2d = [26.1, 26.3, 26.2, 26.2, 26.0, 26.1], [25.9, 26.0, 25.8, 26.0, 25.9, 12.4]
+    both = [48.1, 48.3, 21.0, 48.2, 48.0, 24.0]
+    code, answer = doctor_capture(capsys, tmp_path, _bus_grind(d2h, h2d, both))
+    got = {c for c in _causes(answer) if c[0] in ("host_copy_slow", "link_degraded")}
+    assert code == 1 and got == {("host_copy_slow", "GPU 2", "warn"), ("link_degraded", "host↔GPU 5", "warn")}
+    even = _bus_grind(d2h, [25.9] * 6, [48.1] * 6)
+    _, answer = doctor_capture(capsys, tmp_path, even, name="even.txt")
+    assert not _warned(answer)
+
+
+def _bandwidth_test(h2d_mbs: float, d2h_mbs: float) -> str:
+    section = "\n {} Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(MB/s)\n" \
+              "   33554432\t\t\t{}\n"
+    return ("[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: Tesla V100-PCIE-32GB\n Quick Mode\n" +
+            section.format("Host to Device", h2d_mbs) + section.format("Device to Host", d2h_mbs) + "Result = PASS\n")
+
+
+def test_bandwidthtest_run_twice_on_one_module_is_judged_by_its_best_run(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    """Two runs of bandwidthTest on the same module in one capture (numactl on each socket): the module reached
+    its best run's figure, so a run far below it was held back on the host's side (numa_misplaced), and two
+    runs alike are fine."""
+    text = "$ numactl -N0 -m0 ./bandwidthTest\n" + _bandwidth_test(12100.0, 13050.0) + \
+        "$ numactl -N1 -m1 ./bandwidthTest\n" + _bandwidth_test(6100.0, 4000.0)
+    _, answer = doctor_capture(capsys, tmp_path, text)
+    placed = [f for f in answer["findings"] if f["cause"] == "numa_misplaced"]
+    assert [(f["module"], f["severity"]) for f in placed] == [("GPU 0", "warn")]
+    assert [r.split(":")[0] for r in placed[0]["evidence"]["runs"]] == [
+        "bandwidthTest host_to_device (pinned) run 2", "bandwidthTest device_to_host (pinned) run 2"]
+    alike = _bandwidth_test(12100.0, 13050.0) + _bandwidth_test(11900.0, 12900.0)
+    _, answer = doctor_capture(capsys, tmp_path, alike, name="alike.txt")
+    assert "numa_misplaced" not in _warned(answer)
