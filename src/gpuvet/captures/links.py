@@ -140,7 +140,8 @@ _GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AM
 _VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*"
                            r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
 
-_LNK = re.compile(r"Speed ([\d.]+)GT/s( \(downgraded\))?, Width x(\d+)( \(downgraded\))?")
+# newer pciutils mark each half '(ok)' or '(downgraded)'; a speed the kernel cannot name prints 'Speed unknown'
+_LNK = re.compile(r"Speed (?:([\d.]+)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
 _HEX = frozenset("0123456789abcdefABCDEF")  # what a device line (_DEV) starts with
 # 'sudo lspci -s 2f:00.0 -vv | grep …': a command line choosing one device; the fields printed after it are its own
@@ -205,8 +206,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             continue
         body = s.strip()
         known = body.startswith(("LnkCap:", "LnkSta:", "UESta:", "CESta:"))
-        if cur is not None and (not body or not s.startswith("\t") and not known):
-            cur = None  # lspci indents its fields with tabs and ends a device with a blank line
+        if cur is not None and (not body or not s[:1].isspace() and not known):
+            cur = None  # lspci indents its fields (tabs, or spaces once a paste expanded them), a blank line ends it
             continue
         if known and cur is None:
             cur = _selected(devs, chosen) if chosen else None
@@ -285,9 +286,10 @@ def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
 
 def _field(dev: _Dev, body: str) -> None:
     if body.startswith("LnkCap:") and (m := _LNK.search(body)) is not None:
-        dev.cap = (float(m.group(1)), int(m.group(3)))
+        dev.cap = (float(m.group(1)) if m.group(1) else None, int(m.group(3)))
     elif body.startswith("LnkSta:") and (m := _LNK.search(body)) is not None:
-        dev.sta = (float(m.group(1)), int(m.group(3)), bool(m.group(2)), bool(m.group(4)))
+        dev.sta = (float(m.group(1)) if m.group(1) else None, int(m.group(3)), m.group(2) == " (downgraded)",
+                   m.group(4) == " (downgraded)")
     elif body.startswith("UESta:"):
         dev.ue = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))
     elif body.startswith("CESta:"):
