@@ -116,6 +116,10 @@ TRANSFORMS: dict[str, Transform] = {
     "pdsh node01:": lambda t, c: d.pdsh(t),
     "kubectl --timestamps": lambda t, c: d.kubectl_timestamps(t),
     "srun -l": lambda t, c: d.srun_label(t),
+    # nested as pastes nest them: a fence typed on launcher-prefixed lines, a prose line that looks like a host
+    "fence glued over srun -l": lambda t, c: d.fence_glued(d.srun_label(t)),
+    "fence glued over pdsh": lambda t, c: d.fence_glued(d.pdsh(t)),
+    "'Output:' over pdsh": lambda t, c: "Output:\n" + d.pdsh(t),
     "<details>": lambda t, c: d.details(t),
     "**bold** prose": lambda t, c: d.bold_prose(t),
     **{f"cut {mark}": partial(lambda t, c, mark: d.cut(t, mark), mark=mark) for mark in d.CUT_MARKS},

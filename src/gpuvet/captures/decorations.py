@@ -265,17 +265,26 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
     10.0.3.7) and repeat: a driver's tag (NVRM:) or a listing's keys (State:, Device:) are none."""
     body = [s for _, s in numbered[:4000] if not _skip(s)]  # a launcher prefixes every line: a sample decides
     for kind in PREFIXES:
-        carried = [bool(kind.rx.match(s)) for s in body]
-        hits = [m for s in body if (m := kind.rx.match(s))]
-        if len(hits) < 2 or not _consistent(kind, carried, len(hits)):
+        matches = [_match(kind, s) for s in body]
+        hits = [m for m in matches if m is not None]
+        if len(hits) < 2 or not _consistent(kind, [m is not None for m in matches], len(hits)):
             continue
         tags = list(dict.fromkeys(_tag(m) for m in hits))
-        if kind.hosts and (len(tags) > _most_hosts(kind, len(hits)) or any(_is_driver(t) for t in tags) or
-                           (kind.label in _HOST_KINDS and not all(_HOSTLIKE.search(t) for t in tags))):
-            continue  # ordinary words before a colon, or the kernel's own tags (NVRM:, nvidia-modeset:), not hosts
+        if kind.hosts and (len(tags) > _most_hosts(kind, len(hits)) or any(_is_driver(t) for t in tags)):
+            continue  # a listing's keys (a name per row), or the kernel's own tags (NVRM:, nvidia-modeset:)
         note = f"{len(hits)} line(s) carried the {kind.label} launcher prefix, removed ({_list(tags)})"
-        return [(n, _cut(kind.rx, s)) for n, s in numbered], tuple(tags), note
+        return [(n, _cut(kind, s)) for n, s in numbered], tuple(tags), note
     return numbered, (), ""
+
+
+def _match(kind: Prefix, s: str) -> re.Match[str] | None:
+    """The kind's prefix on the line. A host-naming kind's only where the name looks like a host: a line of
+    prose ('Output:', 'Log:') or a key ('State:') carries none, and leaves the launcher's lines theirs."""
+    m = kind.rx.match(s)
+    if m is None or kind.label not in _HOST_KINDS:
+        return m
+    tag = _tag(m)
+    return m if _HOSTLIKE.search(tag) and tag not in _NOT_HOSTS else None
 
 
 def _most_hosts(kind: Prefix, hits: int) -> int:
@@ -296,8 +305,12 @@ def _consistent(kind: Prefix, carried: list[bool], hits: int) -> bool:
     return False
 
 
-def _cut(rx: re.Pattern[str], s: str) -> str:
-    return rx.sub("", s, count=1)
+def _cut(kind: Prefix, s: str) -> str:
+    """The line without its prefix; on a line a fence was typed before (```node01: GPU0 …), the prefix
+    behind the fence (_unglue takes the fence off later)."""
+    at = len(s) - len(s.lstrip("`")) if s[:3] == "```" else 0
+    m = _match(kind, s[at:] if at else s)  # the patterns are anchored at the line's start
+    return s if m is None else s[:at] + s[at + m.end():]
 
 
 def _tag(m: re.Match[str]) -> str:
