@@ -63,6 +63,18 @@ def test_an_amd_reader_without_its_markers_finds_nothing(path: Path) -> None:
         assert out == ListedParse(), (reader.__qualname__, sorted(out.claimed)[:5], out.kinds, out.notes[:1])
 
 
+def test_the_joined_text_is_let_go_once_settled_and_joined_again_if_asked() -> None:
+    """read._walk settles every marker group its formats and their readers ask about, then lets the joined
+    text (a bug report's size) go; a marker asked later is still answered."""
+    present = Marks([Line(1, "GPU[0] : x"), Line(2, "plain")])
+    present.settle([("GPU[",), ("nothing", "plain")])
+    assert present.text is None and present.found == {"GPU[": True, "nothing": False, "plain": True}
+    assert present.has("GPU[0]") and not present.has("zzz")
+    assert all(markers in fmt.groups() for fmt in FORMATS for markers in [fmt.markers])
+    amd = next(fmt for fmt in FORMATS if fmt.name.startswith("amd-smi"))
+    assert all(markers in amd.groups() for markers, _ in amd_smi.READERS)
+
+
 def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
     is ``in``'s, across the steps the triples are counted in and for any characters."""

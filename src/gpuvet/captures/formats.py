@@ -126,6 +126,7 @@ class Gated:
     runs only the readers whose markers the text holds (issue 43: amd-smi's ten)."""
 
     parse: Callable[[list[Line], str, Marks], Parsed]
+    groups: tuple[tuple[Marker, ...], ...] = ()  # each reader's markers
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,10 @@ class Format:
     adds: bool = False
     markers: tuple[Marker, ...] = ()
     unmarked: str = ""  # why a format has no markers (then it is cheap on other tools' lines)
+
+    def groups(self) -> tuple[tuple[Marker, ...], ...]:
+        """The marker groups a run of this format may ask about: its own, and each of its readers'."""
+        return (self.markers, *self.parse.groups) if isinstance(self.parse, Gated) else (self.markers,)
 
     def run(self, lines: list[Line], where: str, marks: Marks | None = None) -> Parsed:
         """The parse of ``lines``; ``marks``: the whole text's, for a Gated parser (else the lines')."""
@@ -279,7 +284,7 @@ _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 # npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
 _NPU_MARKS = ("|", "NPU", "Phy-ID")
 # dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG)
-_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system")
+_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM")
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>",
@@ -292,8 +297,11 @@ _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>"
 # nvbandwidth: parse_nvbandwidth reads nothing without a 'Running'/'Waiving' line, its name or a matrix title
 # (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)')
 _NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)")
-# nvidia-smi nvlink -s/-e and -L's module lines ('GPU 0: …', products kept), dcgmi nvlink's 'gpuId 0:'
-_NVLINK_MARKS = ("GPU ", "gpuId ")
+# nvidia-smi nvlink -s/-e and -L's module lines (a line opening 'GPU 0: …', products kept), dcgmi nvlink's 'gpuId 0:'
+_NVLINK_MARKS = (re.compile(r"\n[^\S\n]*GPU \d+: "), "gpuId ")
+# nvidia-smi -L: a module line ('GPU 0: … (UUID: …)', or elided: '…' or '...' after its name), the driver's /proc
+# listing ('Bus Location:'); MIG and capability lines are read only after a module line
+_LIST_MARKS = ("(UUID: ", "...", "…", "Bus Location:")
 # dcgmi diag's table: its header row or a category row ('| Diagnostic', '+--- Deployment ---+')
 _DIAG_MARKS = ("|", "+-")
 # perftest: a title (_TITLE, any case: '… BW Test', '… Latency Test': 'Test'), its units row (_UNITS), or a failure in
@@ -325,7 +333,8 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
     Format("kernel AER", "aer", _one(aer.parse), SHARED, markers=_AER_MARKS),
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
-    Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd), SHARED, markers=amd_smi.MARKERS),
+    Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
+           markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
     Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED, markers=("Device ID",)),  # every box's header row
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
@@ -357,7 +366,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format(LISTING, None, _kept(smi_list.parse),
-           markers=("GPU ", "Bus Location:")),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
+           markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
     Format(TABLE, None, _kept(smi_table.parse), markers=("|",)),  # nvidia-smi's default table
     Format(QUERY, None, _kept(smi_query.parse), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV

@@ -42,6 +42,14 @@ class Marks:
                 return True
         return not given
 
+    def settle(self, groups: Iterable[tuple[Marker, ...]]) -> None:
+        """Whether the text holds one of each group's markers answered now (as ``any`` answers it), then
+        the joined text and its counts let go (a bug report's size again, held through every parser's run
+        otherwise); a marker asked later joins them again."""
+        for markers in groups:
+            self.any(markers)
+        self.text, self.seen = None, None
+
     def has(self, marker: Marker) -> bool:
         if (got := self.found.get(marker)) is None:
             if self.text is None:

@@ -181,6 +181,7 @@ def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     claimed: set[int] = set()
     kept: dict[str, object] = {}
     present, unclaimed = Marks(lines), _Unclaimed(lines)
+    present.settle(group for fmt in FORMATS for group in fmt.groups())  # then the joined text let go
     mode, seen, smi_at = ALL, None, 0  # seen: the lines of the format leading a SHARED run, cut when one first runs
     for fmt in FORMATS:
         if fmt.lines != SHARED:
