@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -108,6 +108,7 @@ TRANSFORMS: dict[str, Transform] = {
     "CRLF": lambda t, c: d.crlf(t),
     "trailing spaces": lambda t, c: d.trailing_spaces(t),
     "no-break spaces": lambda t, c: d.no_break_spaces(t),
+    "curly quotes and ellipsis": lambda t, c: d.typeset(t),
     "tabs expanded": lambda t, c: d.tabs_expanded(t),
     **{f"prompt {style}": partial(d.prompted, style=style) for style in d.PROMPTS},
     **{f"prompts around, {style}": partial(d.prompt_after, style=style) for style in ("bash $", "root@host #")},
@@ -149,11 +150,17 @@ def _split(text: str) -> tuple[list[str], str]:
     return lines[:head], "\n".join(lines[head:])
 
 
+@cache
+def sample_text(sample: Sample) -> tuple[tuple[str, ...], str]:
+    head, body = _split((CAPTURES / sample.path).read_text(encoding="utf-8", errors="replace"))
+    return tuple(head), body
+
+
 def read_back(path: Path) -> tuple[object, object]:
     """doctor's findings (cause, module or NIC, between, severity) and inventory's modules, as
     `doctor --from` and `inventory --from` compute them; a refusal as ('refused', what)."""
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
+        with mock.patch("gpuvet.cli.doctor.heartbeat", _quiet):  # a thread per case, for a terminal no one sees
             result, _ = _diagnose(None, None, None, [str(path)], None, False)
         findings: object = sorted((f.cause, f.module or str(f.evidence.get("nic")), f.between, f.severity)
                                   for f in result.findings)
@@ -168,6 +175,11 @@ def read_back(path: Path) -> tuple[object, object]:
     except GpuvetError as exc:
         modules = ("refused", exc.message)
     return findings, modules
+
+
+@contextlib.contextmanager
+def _quiet(what: str) -> Iterator[None]:
+    yield
 
 
 @cache
@@ -185,14 +197,20 @@ def _param(sample: Sample, transform: str) -> object:
     return pytest.param(sample, transform, marks=marks, id=f"{transform}-{sample.path}")
 
 
+@pytest.fixture(scope="module")
+def pasted_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for every case (a folder per case cost as much as reading it)."""
+    return tmp_path_factory.mktemp("pasted")
+
+
 @pytest.mark.parametrize(("sample", "transform"), [_param(s, t) for s, t in CASES])
-def test_a_decorated_capture_gets_the_plain_ones_answer(sample: Sample, transform: str, tmp_path: Path) -> None:
-    head, body = _split((CAPTURES / sample.path).read_text(encoding="utf-8", errors="replace"))
+def test_a_decorated_capture_gets_the_plain_ones_answer(sample: Sample, transform: str, pasted_dir: Path) -> None:
+    head, body = sample_text(sample)
     why = out_of_scope(sample, transform, body)
     if why:  # listed by test_every_out_of_scope_pair_says_why; nothing to compare here
         return
     pasted = "\n".join([*head, TRANSFORMS[transform](body, sample.command)])
-    where = tmp_path / Path(sample.path).name
+    where = pasted_dir / Path(sample.path).name
     where.write_bytes(pasted.encode("utf-8"))
     assert read_back(where) == plain(sample)
 
@@ -208,8 +226,7 @@ def test_every_out_of_scope_pair_says_why() -> None:
     """The pairs left out, each with its reason; most pairs are in scope."""
     left = {}
     for s, t in CASES:
-        body = _split((CAPTURES / s.path).read_text(encoding="utf-8", errors="replace"))[1]
-        why = out_of_scope(s, t, body)
+        why = out_of_scope(s, t, sample_text(s)[1])
         if why:
             left[(s.path, t)] = why
     assert all(left.values()) and len(left) < len(CASES) / 4

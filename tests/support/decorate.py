@@ -100,6 +100,18 @@ def no_break_spaces(text: str) -> str:
     return _RUN_OF_SPACES.sub(lambda m: "\u00a0" * len(m.group(0)), text)
 
 
+_OPEN_DOUBLE = re.compile(r'(^|[\s(\[{:,])"', re.M)
+_OPEN_SINGLE = re.compile(r"(^|[\s(\[{:,])'", re.M)
+
+
+def typeset(text: str) -> str:
+    """A blog or a forum that typesets prose (WordPress, Medium): curly quotes for ' and ", an ellipsis
+    character for ..., in the output too when it was pasted as text."""
+    text = _OPEN_DOUBLE.sub("\\1\u201c", text).replace('"', "\u201d")
+    text = _OPEN_SINGLE.sub("\\1\u2018", text).replace("'", "\u2019")
+    return text.replace("...", "\u2026")
+
+
 def tabs_expanded(text: str) -> str:
     """A terminal or an editor that turns tabs into spaces (8 columns), as most copies from a terminal do."""
     return "\n".join(s.expandtabs(8) for s in _lines(text))

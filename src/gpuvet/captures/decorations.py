@@ -112,25 +112,34 @@ def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
 
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u200b": None, "\u2060": None})
-_WEB_SPACE = re.compile("[\u00a0\u202f\u2007\u200b\u2060]")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "..."})
+_WEB = str.maketrans({**_SPACES, **_QUOTES})
+_WEB_SPACE = re.compile("[\u00a0\u202f\u2007\u200b\u2060\u2018\u2019\u201c\u201d\u2026]")
 _ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
 _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
 
 
 def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
     """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
-    as one cell), and HTML entities (`-&gt;`) where the capture is not XML, whose own escapes they are."""
-    spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if _WEB_SPACE.search(whole) else []
+    as one cell), the curly quotes and ellipsis a blog or forum typesets for ' " and ... (a JSON in “…”
+    reads as none; no tool prints them), and HTML entities (`-&gt;`) where the capture is not XML, whose
+    own escapes they are."""
+    web = _WEB_SPACE.search(whole) is not None
+    spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
+    typeset = [n for n, s in numbered if s != s.translate(_QUOTES)] if web else []
     xml = _XML.search(whole[:200_000]) is not None
     escaped = set() if xml or not _ENTITY.search(whole) else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
-    if not spaced and not escaped:
+    if not spaced and not typeset and not escaped:
         return numbered
     if spaced:
         notes.append(f"{len(spaced)} line(s) held no-break or zero-width spaces (copied from a web page): read as "
                      "spaces")
+    if typeset:
+        notes.append(f"{len(typeset)} line(s) held curly quotes or an ellipsis character (typeset by a web page): "
+                     "read as ' \" and ...")
     if escaped:
         notes.append(f"{len(escaped)} line(s) held HTML entities (&gt;, &amp; …; copied from a web page): unescaped")
-    return [(n, html.unescape(s.translate(_SPACES)) if n in escaped else s.translate(_SPACES)) for n, s in numbered]
+    return [(n, html.unescape(s.translate(_WEB)) if n in escaped else s.translate(_WEB)) for n, s in numbered]
 
 
 def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
