@@ -34,3 +34,14 @@ def test_a_speed_the_kernel_cannot_name_keeps_the_width() -> None:
     unknown = HEAD + FIELDS.replace("Port #0, Speed 32GT/s, Width x16", "Port #0, Speed unknown, Width x16")
     [link] = links.parse_lspci(clean(unknown).lines).links
     assert (link.cap_speed_gts, link.cap_width, link.width) == (None, 16, 8)
+
+
+def test_a_nic_or_an_accelerator_is_judged_by_its_trained_link_a_bridge_is_not() -> None:
+    """A NIC or an accelerator carries what its trained link carries; a bridge or a USB controller is not judged."""
+    fields = FIELDS
+    nic = "b3:00.0 Ethernet controller: Mellanox Technologies MT2892 Family [ConnectX-6 Dx]\n" + fields
+    accelerator = "01:00.0 Processing accelerators: Device 1e52:b140\n" + fields
+    bridge = "00:01.1 PCI bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge\n" + fields
+    assert _links(nic + "\n" + accelerator + "\n" + bridge) == [("B3:00.0", 32.0, 8, False, True),
+                                                                ("01:00.0", 32.0, 8, False, True)]
+    assert links.parse_lspci(clean(nic.replace("Width x8 (downgraded)", "Width x16 (ok)")).lines).links[0].width == 16

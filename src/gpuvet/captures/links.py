@@ -134,6 +134,8 @@ _DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) 
 _DEV_IN_PROSE = re.compile(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
                            r"((?:VGA compatible|3D|Display) controller: .+)$")
 _GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
+# the other functions whose trained link decides what they carry: NICs and accelerators (not bridges, storage, USB)
+_LINKED_CLASS = re.compile(r"^(?:Ethernet|Infiniband|Network) controller: |^Processing accelerators: ", re.I)
 # the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
 # 'ATI Technologies Inc' in older pci.ids)
 _GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
@@ -173,7 +175,7 @@ class ListedGpu:
 class _Dev:
     device: str
     name: str | None
-    nvidia: bool  # a GPU function of a vendor gpuvet reads (NVIDIA or AMD): its link is judged
+    nvidia: bool  # a GPU function of a vendor gpuvet reads (NVIDIA or AMD), a NIC or an accelerator: its link is judged
     vendor: str | None = None
     cap: tuple[float | None, int | None] = (None, None)
     sta: tuple[float | None, int | None, bool, bool] | None = None
@@ -200,7 +202,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             continue
         if (d := _device_line(out, s, ln.no)) is not None:
             vendor = _gpu_vendor(d.group(2))
-            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None, vendor)
+            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None or bool(_LINKED_CLASS.match(d.group(2))),
+                       vendor)
             devs.append(cur)
             cur.lines.append(ln.no)
             continue
@@ -227,7 +230,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             sta = dev.sta or (None, None, False, False)
             link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce)
             out.links.append(link)
-        elif dev.nvidia and dev.lines:
+        elif dev.nvidia and dev.lines and not (dev.name and _LINKED_CLASS.match(dev.name)):
             out.claimed.update(dev.lines)
             out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
                              "lspci run without root): its link cannot be judged")
