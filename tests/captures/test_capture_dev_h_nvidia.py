@@ -156,3 +156,41 @@ def test_bandwidthtest_run_twice_on_one_module_is_judged_by_its_best_run(capsys:
     alike = _bandwidth_test(12100.0, 13050.0) + _bandwidth_test(11900.0, 12900.0)
     _, answer = doctor_capture(capsys, tmp_path, alike, name="alike.txt")
     assert "numa_misplaced" not in _warned(answer)
+
+
+# --- nvidia-smi mig ---------------------------------------------------------------------------------------
+LGI = """+-------------------------------------------------------+
+| GPU instances:                                        |
+| GPU   Name             Profile  Instance   Placement  |
+|                          ID       ID       Start:Size |
+|=======================================================|
+|   0  MIG 3g.40gb          9        1          4:4     |
++-------------------------------------------------------+
+|   0  MIG 1g.10gb         19        7          0:1     |
++-------------------------------------------------------+
+|   1  MIG 7g.80gb          0        0          0:8     |
++-------------------------------------------------------+
+"""
+LCIP = """+--------------------------------------------------------------------------------------+
+| Compute instance profiles:                                                           |
+| GPU     GPU       Name             Profile  Instances   Exclusive       Shared       |
+|       Instance                       ID     Free/Total     SM       DEC   ENC   OFA  |
+|         ID                                                          CE    JPEG       |
+|======================================================================================|
+|   0      1       MIG 1c.3g.40gb       0      0/3           14        2     0     0   |
+|                                                                      2     0         |
++--------------------------------------------------------------------------------------+
+"""
+
+
+def test_mig_listings_are_read_as_a_configuration(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`nvidia-smi mig -lgi` and `-lcip` boxes (and a node without MIG): read and said - the modules by index,
+    the profiles and how many - never refused, never a fault."""
+    code, answer = doctor_capture(capsys, tmp_path, "$ nvidia-smi mig -lgi\n" + LGI + "$ nvidia-smi mig -lcip\n" + LCIP)
+    notes = " ".join(answer["notes"])
+    assert code == 0 and not _warned(answer)
+    assert "nvidia-smi mig -lgi: 3 instance(s) on GPU 0, 1: 3g.40gb, 1g.10gb, 7g.80gb" in notes
+    assert "nvidia-smi mig -lcip: 1 profile(s) offered on GPU 0: 1c.3g.40gb" in notes
+    code, answer = doctor_capture(capsys, tmp_path, "$ nvidia-smi mig -lgi\nNo MIG-enabled devices found.\n",
+                                  name="none.txt")
+    assert code == 0 and any("No MIG-enabled devices found." in n for n in answer["notes"])

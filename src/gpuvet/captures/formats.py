@@ -41,6 +41,7 @@ from gpuvet.captures import (
     rocm_bandwidth,
     rocm_validation,
     smi_list,
+    smi_mig,
     smi_query,
     smi_table,
     smi_text,
@@ -97,6 +98,7 @@ class FileCapture:
     samples: cuda_samples.CudaSamplesParse = field(default_factory=cuda_samples.CudaSamplesParse)  # deviceQuery, …
     dcgm_health: dcgm_health.DcgmHealthParse = field(default_factory=dcgm_health.DcgmHealthParse)  # dcgmi health -c
     gpu_burn: gpu_burn.GpuBurnParse = field(default_factory=gpu_burn.GpuBurnParse)
+    mig: smi_mig.MigListing = field(default_factory=smi_mig.MigListing)  # nvidia-smi mig -lgi/-lgip/-lci/-lcip
     app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
@@ -365,6 +367,8 @@ FORMATS: tuple[Format, ...] = (
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
+    Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
+                                                                  "MIG-enabled devices found")),  # its box titles
     Format(LISTING, None, _kept(smi_list.parse),
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
