@@ -262,3 +262,20 @@ def test_a_cut_between_the_rows_of_a_rocm_smi_matrix_keeps_the_rows_after_it() -
                       *(r.replace("15", "1") for r in rows)])
     fabric = parse_text(text, "topo.txt").amd.fabric
     assert fabric is not None and len(fabric.weight) == 6 and len(fabric.hops) == 6
+
+
+@pytest.mark.parametrize("mark", ["...", "…", "[...]", "(snip)", "<snip>", "--- snip ---", "<!-- snip -->", "// ...",
+                                  "# ...",
+                                  "...skipping...", "... (output truncated) ...", "[... 120 lines omitted ...]", "<...>"])
+def test_a_posters_cut_mark_is_a_cut_in_any_common_spelling(mark: str) -> None:
+    from gpuvet.captures.text import clean
+
+    lines = clean(f"GPU0  X\n{mark}\nGPU3  NV4").lines
+    assert [ln.elision for ln in lines] == [False, True, False]
+
+
+def test_dots_around_a_tools_title_are_no_cut() -> None:
+    from gpuvet.captures.text import clean
+
+    title = "." * 20 + "    ROCm System Management Interface    " + "." * 20
+    assert [ln.elision for ln in clean(f"{title}\n... done\nLoading ... ok").lines] == [False, False, False]

@@ -172,7 +172,7 @@ def bold_prose(text: str) -> str:
     return f"**Output of the command:**\n\n{text}\n\n**Expected:** no errors."
 
 
-CUT_MARKS = ("...", "[...]", "<snip>")
+CUT_MARKS = ("...", "[...]", "<snip>", "--- snip ---", "... (output truncated) ...", "[... 120 lines omitted ...]")
 
 
 def cut(text: str, mark: str) -> str:

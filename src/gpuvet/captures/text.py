@@ -23,9 +23,13 @@ from typing import ClassVar, NamedTuple, cast
 from gpuvet.captures import decorations
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_ELISION = re.compile(r"^\s*(\.\.\.+|…|[\[(]\s*(\.\.\.+|…|snip\w*)\s*[\])]|<\s*snip\w*\s*>)\s*$",
-                      re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip>
-_CUT_FIRST = (".", "…", "[", "(", "<")  # how a poster's cut starts (_ELISION)
+_DOTS, _WORDS = r"(?:\.{3,5}|…)", r"[\w\-,:/'() ]{0,60}?"  # around words: a rocm-smi title between dots is none
+_SNIPPED = _WORDS + r"\bsnip(?:ped|s|ping)?\b" + _WORDS
+_ELISION = re.compile(r"^\s*(?:<!--|//|#|-{2,}|[\[(<])?\s*(?:\.\.\.+|…|" + _DOTS + _WORDS + _DOTS + r"|(?:"
+                      + _DOTS + r")?" + _SNIPPED + r"(?:" + _DOTS + r")?)\s*(?:-->|-{2,}|[\])>])?\s*$",
+                      re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip> <!-- snip --> --- snip --- // ...
+# ...skipping... [... 120 lines omitted ...] ... (output truncated) ...: dots on both sides of a few words, or 'snip'
+_CUT_FIRST = (".", "…", "[", "(", "<", "-", "/", "#")  # how a poster's cut starts (_ELISION)
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
@@ -74,7 +78,7 @@ def _long_lines(parts: list[str]) -> list[str]:
 
 
 _MARKS = ("```", "~~~", "\\#", "...", "\u2026")  # a fence, an escaped '#', a cut: each such line holds one
-_SNIP = re.compile(r"[\[(<][^\S\n]*snip", re.I)  # or this (_ELISION's [snip] and <snip>); keep both beside it
+_SNIP = re.compile(r"snip", re.I)  # or this (_ELISION's [snip], <snip>, --- snip ---); keep both beside it
 
 
 def clean(text: str) -> Cleaned:
