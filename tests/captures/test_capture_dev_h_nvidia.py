@@ -194,3 +194,25 @@ def test_mig_listings_are_read_as_a_configuration(capsys: pytest.CaptureFixture[
     code, answer = doctor_capture(capsys, tmp_path, "$ nvidia-smi mig -lgi\nNo MIG-enabled devices found.\n",
                                   name="none.txt")
     assert code == 0 and any("No MIG-enabled devices found." in n for n in answer["notes"])
+
+
+# --- nvidia-smi --query-gpu with the fields of its other families ----------------------------------------
+QUERY = ("$ nvidia-smi --query-gpu=index,name,clocks_throttle_reasons.hw_slowdown,clocks_event_reasons.sw_power_cap,"
+         "ecc.errors.uncorrected.volatile.total,remapped_rows.pending,fabric.state --format=csv\n"
+         "index, name, clocks_throttle_reasons.hw_slowdown, clocks_event_reasons.sw_power_cap, "
+         "ecc.errors.uncorrected.volatile.total, remapped_rows.pending, fabric.state\n"
+         "0, NVIDIA H100 80GB HBM3, Not Active, Not Active, 0, No, Completed\n"
+         "1, NVIDIA H100 80GB HBM3, Active, Not Active, 2, Yes, Completed\n")
+
+
+def test_a_query_of_fields_gpuvet_does_not_map_is_still_read_and_the_ones_it_maps_judged(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A --query-gpu header of nvidia-smi's own query families (throttle or event reasons, ECC counts, remapped
+    rows, fabric) is its header though gpuvet maps few of its fields (it was refused): the reasons, the ECC
+    count and the pending remap are read as -q's fields are, and judged alike, on module 1 only."""
+    code, answer = doctor_capture(capsys, tmp_path, QUERY)
+    warned = {(f["cause"], f["severity"]) for f in answer["findings"] if f["severity"] in ("warn", "critical")}
+    assert code == 1 and {("hw_slowdown", "warn"), ("row_remap_pending", "warn")} <= warned
+    assert any(f["cause"].startswith("ecc_uncorrectable") for f in answer["findings"])
+    assert all("#2" in (f.get("module") or "") or f.get("module") == "GPU 1" for f in answer["findings"]
+               if f["severity"] in ("warn", "critical"))

@@ -34,8 +34,28 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "clocks.gr": ("Clocks/Graphics", " MHz"), "clocks.current.graphics": ("Clocks/Graphics", " MHz"),
     "clocks.mem": ("Clocks/Memory", " MHz"), "clocks.current.memory": ("Clocks/Memory", " MHz"),
     "clocks.max.sm": ("Max Clocks/SM", " MHz"), "clocks.max.memory": ("Max Clocks/Memory", " MHz"),
-    "ecc.mode.current": ("ECC Mode/Current", ""),
+    "ecc.mode.current": ("ECC Mode/Current", ""), "temperature.memory": ("Temperature/Memory Current Temp", " C"),
+    "ecc.errors.uncorrected.volatile.total": ("ECC Errors/Volatile/Double Bit/Total", ""),
+    "ecc.errors.uncorrected.aggregate.total": ("ECC Errors/Aggregate/Double Bit/Total", ""),
+    "retired_pages.pending": ("Retired Pages/Pending Page Retirement", ""),
+    "retired_pages.sbe": ("Retired Pages/Single Bit ECC", ""), "retired_pages.dbe": ("Retired Pages/Double Bit ECC", ""),
+    "remapped_rows.pending": ("Remapped Rows/Pending", ""),
+    "remapped_rows.failure": ("Remapped Rows/Remapping Failure Occurred", ""),
+    "remapped_rows.uncorrectable": ("Remapped Rows/Uncorrectable Error", ""),
 }
+# the clock event (throttle) reasons, under either family name nvidia-smi has used: -q's Clocks Event Reasons
+_REASONS = {"gpu_idle": "Idle", "applications_clocks_setting": "Applications Clocks Setting",
+            "sw_power_cap": "SW Power Cap", "hw_slowdown": "HW Slowdown", "hw_thermal_slowdown": "HW Thermal Slowdown",
+            "hw_power_brake_slowdown": "HW Power Brake Slowdown", "sw_thermal_slowdown": "SW Thermal Slowdown",
+            "sync_boost": "Sync Boost"}
+_FIELDS.update({f"{family}.{k}": (f"Clocks Event Reasons/{v}", "") for family in ("clocks_throttle_reasons",
+                "clocks_event_reasons") for k, v in _REASONS.items()})
+# nvidia-smi's query families (--help-query-gpu): a header naming their fields is its, read or not by gpuvet
+_FAMILIES = ("clocks_throttle_reasons.", "clocks_event_reasons.", "ecc.", "retired_pages.", "remapped_rows.",
+             "temperature.", "power.", "memory.", "utilization.", "pcie.", "clocks.", "clocks_applications.",
+             "clocks_default_applications.", "enforced.", "encoder.", "fan.", "mig.", "driver_model.", "accounting.",
+             "inforom.", "reset_status.", "fabric.", "gsp.", "gom.", "protected_memory.", "compute_mode", "compute_cap",
+             "display_", "count", "vbios", "module_id", "addressing_mode", "platform.")
 _KEYS = ("pci.bus_id", "gpu_bus_id", "index", "driver_version", "timestamp", "persistence_mode")
 _NAME = re.compile(r"^[a-z][a-z0-9_.]{1,60}(?:\s*\[[^\]]{1,12}\])?$")
 _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
@@ -86,7 +106,7 @@ def _columns(text: str) -> list[str] | None:
     if len(cells) < 2 or not all(_NAME.match(c) for c in cells):
         return None
     names = [re.sub(r"\s*\[.*$", "", c) for c in cells]
-    known = sum(n in _FIELDS or n in _KEYS for n in names)
+    known = sum(n in _FIELDS or n in _KEYS or n.startswith(_FAMILIES) for n in names)
     return names if known * 3 >= len(names) * 2 else None
 
 
