@@ -75,6 +75,28 @@ def test_the_joined_text_is_let_go_once_settled_and_joined_again_if_asked() -> N
     assert all(markers in amd.groups() for markers, _ in amd_smi.READERS)
 
 
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_the_application_error_candidates_are_the_same_with_the_whole_texts_marks(path: Path) -> None:
+    """app_errors skips a word no casing of which the whole text holds (Marks.any_case): the same lines."""
+    lines = clean(read.read_text(str(path))).lines
+    assert app_errors._candidates(lines, Marks(lines)) == app_errors._candidates(lines)
+
+
+def test_no_casing_of_a_word_is_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """any_case is False only where the lowered text lacks the word, whatever the casing, across the steps
+    the triples are counted in; a text with İ or the Kelvin sign (lower() makes ASCII of them) says True."""
+    monkeypatch.setattr(marks, "_SMALL", 0)
+    monkeypatch.setattr(marks, "_STEP", 3)
+    texts = ["RuntimeError: CUDA ERROR", "cUdA eRrOr\nIS_AVAILABLE", "[[GPU]] x", "\u0130llegal", "\u212aernel image",
+             "é€ NVML\tmisaligned", "plain text only"]
+    for text in texts:
+        present = Marks([Line(i + 1, t) for i, t in enumerate(text.split("\n"))])
+        for word in (*app_errors._ANCHORS, "is_available", "kernel image", "illegal"):
+            assert present.any_case(word) or word not in text.lower(), (text, word)
+    assert not Marks([Line(1, "plain text only")]).any_case("cuda")
+    assert Marks([Line(1, "\u212a")]).any_case("k image")
+
+
 def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
     is ``in``'s, across the steps the triples are counted in and for any characters."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures.marks import may_hold
+from gpuvet.captures.marks import Marks, may_hold
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
@@ -86,12 +86,13 @@ class AppErrorsParse:
     notes: list[str] = field(default_factory=list)
 
 
-def parse(lines: list[Line]) -> AppErrorsParse:
+def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """Every application or runtime error line in the lines; the same kind on the same module once,
-    counted (a traceback prints its error two or three times)."""
+    counted (a traceback prints its error two or three times). ``marks``: the whole text's, whose words
+    no casing of which is in it are not searched."""
     out = AppErrorsParse()
     seen: dict[tuple[str, str | None], int] = {}
-    for i in _candidates(lines):
+    for i in _candidates(lines, marks):
         ln = lines[i]
         kind = _kind(ln.text) or _torch_false(lines, i)
         if kind is None:
@@ -111,18 +112,20 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     return out
 
 
-def _candidates(lines: list[Line]) -> list[int]:
+def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:
     """The indexes of the lines ``_kind`` or ``_torch_false`` can read (issue 43): those holding one of
     _ANCHORS, or 'is_available' (and the line after it), each word found by one C-speed search of
     the lowered text a block of lines at a time (a copy of the whole text would add its size to the
-    peak), not a regex a line. Every other line is none of theirs."""
+    peak), not a regex a line. Every other line is none of theirs. A word the whole text's ``marks`` say
+    no casing of is in it is not searched (else each block's byte triples are counted for that)."""
     found: set[int] = set()
-    for first in range(0, len(lines), _BLOCK):
+    keys = [key for key in (*_ANCHORS, "is_available") if marks is None or marks.any_case(key)]
+    for first in range(0, len(lines), _BLOCK) if keys else ():
         low = "\n".join(ln.text for ln in lines[first:first + _BLOCK]).lower()
         hits: list[tuple[int, bool]] = []
-        maybe = may_hold(low)  # most words are in no block: their search skipped (one count of its byte triples)
-        for key in (*_ANCHORS, "is_available"):
-            at = low.find(key) if maybe(key) else -1
+        maybe = may_hold(low) if marks is None else None  # most words are in no block: their search skipped
+        for key in keys:
+            at = low.find(key) if maybe is None or maybe(key) else -1
             while at != -1:
                 hits.append((at, key == "is_available"))
                 at = low.find(key, at + 1)

@@ -185,6 +185,11 @@ def _listed(parse: Callable[[list[Line]], _Lists]) -> Callable[[list[Line], str]
     return run
 
 
+def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
+    got = app_errors.parse(lines, marks)  # its words searched only where some casing of them is in the text
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = amd_smi.parse(lines, marks)
     return Parsed(got, got.claimed, kinds=tuple(got.kinds))
@@ -363,7 +368,7 @@ FORMATS: tuple[Format, ...] = (
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse), markers=("proc'd:", "Tested ")),  # progress or verdict
-    Format("application error lines", "app_errors", _one(app_errors.parse), unmarked="its words in any case; "
+    Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's

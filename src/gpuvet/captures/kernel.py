@@ -302,7 +302,7 @@ def _worded(lines: list[Line]) -> list[tuple[int, Line]]:
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return [(i, ln) for i, ln in enumerate(lines) if "NVRM" in (s := ln.text) or "nvidia" in s or "amdgpu" in s
             or "drm" in s or "device handle" in s or "EDAC" in s or "rror" in s or "mce" in s or "i915" in s
-            or "xe " in s or "HANG" in s]
+            or "xe " in s or "GPU HANG" in s]  # (a 'HANG' without 'GPU ' is read only beside '[drm:xe_', a 'drm')
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
