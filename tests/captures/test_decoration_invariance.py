@@ -44,6 +44,7 @@ SAMPLES = (
     Sample("real/smi_q_gpud80_remapped_pending.txt", "nvidia-smi -q"),
     Sample("fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt", "nvidia-smi -q"),
     Sample("smi_q_x_h100_8gpu.xml", "nvidia-smi -q -x", "xml"),
+    Sample("real/smi_x_netdata2922_fragment.xml", "nvidia-smi -q -x", "xml"),
     Sample("topo_nvswitch_8gpu.txt", "nvidia-smi topo -m"),
     Sample("topo_2gpu_consumer.txt", "nvidia-smi topo -m"),
     Sample("dev_g_nvidia/topo_dcgmexp316_8gpu_nv12_pairs_pxb.txt", "nvidia-smi topo -m"),

@@ -40,9 +40,19 @@ def find_span(lines: list[Line]) -> tuple[int, int] | None:
     if not marks:
         return None
     tagged = [i for i, ln in enumerate(lines) if "<" in ln.text and (_TAG.search(ln.text) or
-                                                                      ln.text.strip().startswith("<"))]
+                                                                      ln.text.strip().startswith("<"))
+              and not _html_only(ln.text)]
     first = min(i for i in tagged if i >= 0)
     return first, max(tagged)
+
+
+_HTML = frozenset(("details", "summary", "pre", "code", "p", "div", "br", "b", "strong"))  # none is nvidia-smi's
+
+
+def _html_only(text: str) -> bool:
+    """A line of a post's HTML around the XML (GitHub's <details><summary>log</summary> … </details>)."""
+    tags = [m.group(2).lower() for m in _TAG.finditer(text)]
+    return bool(tags) and all(t in _HTML for t in tags)
 
 
 def parse(lines: list[Line], where: str) -> SmiXml | None:
