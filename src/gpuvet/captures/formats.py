@@ -50,7 +50,8 @@ from gpuvet.captures import (
     transferbench,
     xpu_smi,
 )
-from gpuvet.captures.marks import Marker, Marks
+from gpuvet.captures.marks import Marker
+from gpuvet.captures.marks import Marks as Marks  # read.py's too: it imports formats and text alone
 from gpuvet.captures.records import ListedParse, SmiTextModule
 from gpuvet.captures.text import Line
 

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, choose_smi
+from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
-from gpuvet.captures.marks import Marks
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked
