@@ -43,6 +43,7 @@ SAMPLES = (
     Sample("smi_q_h100_2gpu.txt", "nvidia-smi -q"),
     Sample("real/smi_q_gpud80_remapped_pending.txt", "nvidia-smi -q"),
     Sample("fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt", "nvidia-smi -q"),
+    Sample("real/smi_q_gpustat135_clocks.txt", "nvidia-smi -q -d CLOCK"),
     Sample("smi_q_x_h100_8gpu.xml", "nvidia-smi -q -x", "xml"),
     Sample("real/smi_x_netdata2922_fragment.xml", "nvidia-smi -q -x", "xml"),
     Sample("topo_nvswitch_8gpu.txt", "nvidia-smi topo -m"),

@@ -73,7 +73,8 @@ class Peeled:
     hosts: tuple[str, ...]
     quoted: int = 0
     unglued: set[int] = field(default_factory=set)  # lines that had a fence typed on them
-    fences: set[int] = field(default_factory=set)  # of those, the ones that opened or closed a block
+    fences: dict[int, str] = field(default_factory=dict)  # of those, the ones that opened or closed a block: the
+    # fence's own indentation (the line's after it is the tool's)
 
 
 def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
@@ -155,7 +156,8 @@ def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
     return lines
 
 
-_LANGUAGE = re.compile(r"[A-Za-z][\w+#.-]{0,30}")  # a fence's info string: ```shell, ```text, ```c++
+_LANGUAGE = re.compile(r" ?[a-z][\w+#.-]{0,30}")  # a fence's info string: ```shell, ``` text, ```c++ (a capital or
+# an indent is the tool's: ```Clocks, ```    Fabric, the first line of a -q excerpt)
 
 
 def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
@@ -172,11 +174,11 @@ def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
             head, tail = t[:3] == "```", t[-3:] == "```"
             rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
             rest = rest.rstrip("`") if tail else rest
-            if rest.strip(" \t+-") and (tail or (head and not _LANGUAGE.fullmatch(rest.strip()))):
+            if rest.strip(" \t+-") and (tail or (head and not _LANGUAGE.fullmatch(rest))):
                 item = (item[0], s[:len(s) - len(s.lstrip())] + rest if head else s.rstrip().rstrip("`"))
                 out.unglued.add(item[0])
                 if head != tail:  # it opened or closed a block ("```text```" is inline code)
-                    out.fences.add(item[0])
+                    out.fences[item[0]] = s[:len(s) - len(s.lstrip())]
         lines.append(item)
     return lines
 
@@ -201,7 +203,7 @@ def _skip(s: str) -> bool:
     return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
 
 
-def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: set[int]) -> Numbered:
+def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, str]) -> Numbered:
     """The whole paste's common indentation where its first line sits at it (a tool's excerpt cut from its
     middle starts deeper than it goes on, -q's `Current : 1` under a cut `Link Width`: that indentation is
     the tool's), each fenced block's as far as its opening fence is indented, and 4 spaces or a tab off each
@@ -213,7 +215,7 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: set[int]) 
     if glued:  # rare: a pass over the lines only then
         fences = sorted({*fences, *(i for i, (n, _) in enumerate(numbered) if n in glued)})
     for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
-        lead = _LEAD.match(numbered[a][1]).group(0)  # type: ignore[union-attr]  # the pattern always matches
+        lead = glued.get(numbered[a][0], _LEAD.match(numbered[a][1]).group(0))  # type: ignore[union-attr]
         start, end = a + (numbered[a][0] not in glued), b + (b < len(numbered) and numbered[b][0] in glued)
         numbered = _dedent_run(numbered, start, end, indented, lead) if lead else numbered
     inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
