@@ -216,3 +216,19 @@ def test_a_query_of_fields_gpuvet_does_not_map_is_still_read_and_the_ones_it_map
     assert any(f["cause"].startswith("ecc_uncorrectable") for f in answer["findings"])
     assert all("#2" in (f.get("module") or "") or f.get("module") == "GPU 1" for f in answer["findings"]
                if f["severity"] in ("warn", "critical"))
+
+
+# --- a program's runtime warning -----------------------------------------------------------------------------
+def test_a_python_warning_of_the_runtime_is_its_line_not_a_grep_hit(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path) -> None:
+    """Python's warnings module prints 'file.py:LINE: UserWarning: message': torch saying the driver is too old
+    for its CUDA is the runtime's own line (it read as a grep hit in a source file and was refused); a grep hit
+    that quotes the message in code stays unread."""
+    warning = ("/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: "
+               "The NVIDIA driver on your system is too old (found version 11020). Please update your GPU driver.\n")
+    _, answer = doctor_capture(capsys, tmp_path, warning)
+    assert [f["evidence"]["kind"] for f in answer["findings"]] == ["driver_too_old"]
+    grep = tmp_path / "grep.txt"
+    grep.write_text('src/check.py:12:    raise RuntimeError("The NVIDIA driver on your system is too old")\n')
+    code, _, _ = call(capsys, "doctor", "--from", str(grep))
+    assert code == 2

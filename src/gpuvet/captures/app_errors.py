@@ -152,6 +152,9 @@ def _kind(text: str) -> str | None:
 _GREP_HIT = re.compile(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
 _SOURCE_HIT = re.compile(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*)")
+# Python's warnings module prints 'file.py:LINE: CategoryWarning: message' (torch's 'The NVIDIA driver on your
+# system is too old'): the runtime's own line, not a grep hit in a source file
+_PY_WARNING = re.compile(r"^\s*[\w./~+-]+\.py:\d+: \w*Warning: ")
 _LABEL = re.compile(r"(?:Error|error|ERROR|Exception|Warning|warning|WARN|failed|Failed|FAILED)\S*\s*:")
 _ENDS_AS_LABEL = re.compile(r"(?:[:\]>|(]|->|\(error code)$")  # the CUDA samples: '… (error code %s)!'
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)+$")  # torch.cuda.OutOfMemoryError: the module path before the name
@@ -175,7 +178,7 @@ def printed(text: str, at: int) -> bool:
     file's grep hit, a comment, a string literal or code, nor inside a sentence ("I once saw '…'")."""
     if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
         text, at = text[thrown.end():], at - thrown.end()
-    if _SOURCE_HIT.match(text) or _COMMENT.match(text):
+    if (_SOURCE_HIT.match(text) and not _PY_WARNING.match(text)) or _COMMENT.match(text):
         return False
     if (hit := _GREP_HIT.match(text)) is not None and hit.end() <= at:
         text, at = text[hit.end():], at - hit.end()
