@@ -281,3 +281,14 @@ def test_dots_around_a_tools_title_are_no_cut() -> None:
 
     title = "." * 20 + "    ROCm System Management Interface    " + "." * 20
     assert [ln.elision for ln in clean(f"{title}\n... done\nLoading ... ok").lines] == [False, False, False]
+
+
+def test_a_matrix_row_cut_mid_cell_before_a_posters_cut_mark_is_read_as_cut() -> None:
+    """A cut mark after the last row says the excerpt stops there: the row's half cell is left out, as at
+    the file's end, not refused."""
+    from gpuvet.captures.read import parse_text
+
+    text = "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \tNV4\nGPU2\tNV4\tN"
+    for after in ("", "\n...", "\n[...]\n"):
+        topo = parse_text(text + after, "topo.txt").topo
+        assert topo is not None and topo.devices == ["GPU0", "GPU1", "GPU2"]
