@@ -289,6 +289,6 @@ def test_a_matrix_row_cut_mid_cell_before_a_posters_cut_mark_is_read_as_cut() ->
     from gpuvet.captures.read import parse_text
 
     text = "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \tNV4\nGPU2\tNV4\tN"
-    for after in ("", "\n...", "\n[...]\n"):
+    for after in ("", "\n...", "\n[...]\n", "\n# [cut: the excerpt ends here, mid-row]"):
         topo = parse_text(text + after, "topo.txt").topo
         assert topo is not None and topo.devices == ["GPU0", "GPU1", "GPU2"]
