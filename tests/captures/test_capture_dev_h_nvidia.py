@@ -232,3 +232,27 @@ def test_a_python_warning_of_the_runtime_is_its_line_not_a_grep_hit(capsys: pyte
     grep.write_text('src/check.py:12:    raise RuntimeError("The NVIDIA driver on your system is too old")\n')
     code, _, _ = call(capsys, "doctor", "--from", str(grep))
     assert code == 2
+
+
+# --- the fabric manager's own log of NVSwitch errors --------------------------------------------------------
+FM_LOG = ("[Mar 02 2026 08:00:01] [INFO] [tid 811] Fabric Manager version 570.124.06 is running with the following "
+          "configuration options\n"
+          "[Mar 02 2026 08:14:07] [ERROR] [tid 902] detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci "
+          "bus id 00000000:86:00.0 physical id 3 port 61\n"
+          "[Mar 02 2026 08:14:09] [ERROR] [tid 902] detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci "
+          "bus id 00000000:86:00.0 physical id 3 port 62\n"
+          "Mar 02 08:20:11 gpu-node7 nv-fabricmanager[5183]: detected NVSwitch fatal error 24007 on NodeId 0 on "
+          "NVSwitch pci bus id 00000000:08:00.0 physical id 0 port 10\n")
+
+
+def test_nvswitch_errors_the_fabric_manager_logs_are_judged_as_sxids(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path) -> None:
+    """The fabric manager logs each NVSwitch SXid ('detected NVSwitch non-fatal error 12028 on … pci bus id …
+    port 61'), in its own log or its journal: one finding per switch and SXid as the kernel's SXid lines are
+    judged (fatal critical, non-fatal warn), its ports and count said; before, no start or stop line: can't tell."""
+    _, answer = doctor_capture(capsys, tmp_path, FM_LOG)
+    got = {(f["cause"], f["module"], f["severity"]) for f in answer["findings"]}
+    assert got == {("nvswitch_sxid", "nvswitch 0000:86:00.0 SXid 12028", "warn"),
+                   ("nvswitch_sxid_fatal", "nvswitch 0000:08:00.0 SXid 24007", "critical")}
+    warned = next(f for f in answer["findings"] if f["cause"] == "nvswitch_sxid")
+    assert warned["evidence"]["ports"] == ["61", "62"] and warned["evidence"]["times"] == 2

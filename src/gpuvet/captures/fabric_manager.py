@@ -23,6 +23,10 @@ _FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to
                      r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config", re.IGNORECASE)
 _STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = re.compile(r"\[ERROR\]")
+# an NVSwitch's SXid as the fabric manager logs it: 'detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci
+# bus id 00000000:86:00.0 physical id 3 port 61' (its own log, or its journal's 'nv-fabricmanager[N]: …')
+SWITCH_ERROR = re.compile(r"detected NVSwitch (non-fatal|fatal) error (\d{1,6})(?:.*?\bpci bus id "
+                          r"((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?(?:.*?\bport (\d{1,3}))?", re.I)
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards
 _NO_SWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
                         r"T400)\b", re.IGNORECASE)
@@ -39,7 +43,7 @@ def without_switches(products: list[str | None]) -> list[str] | None:
 
 @dataclass(frozen=True)
 class FmEvent:
-    kind: str  # nothing_to_do, started, failed, stopped, error
+    kind: str  # nothing_to_do, started, failed, stopped, switch_error (an NVSwitch SXid), error
     line: int
     text: str
 
@@ -62,7 +66,7 @@ class FabricManagerLog:
 
 def _kind(text: str) -> str | None:
     for kind, pattern in (("nothing_to_do", _NOTHING), ("failed", _FAILED), ("started", _STARTED),
-                          ("stopped", _STOPPED), ("error", _ERROR)):
+                          ("stopped", _STOPPED), ("switch_error", SWITCH_ERROR), ("error", _ERROR)):
         if pattern.search(text):
             return kind
     return None

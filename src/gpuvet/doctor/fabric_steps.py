@@ -5,14 +5,21 @@ collectives, whatever its links say. A capture without the section says nothing 
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from gpuvet.backends.readings import FabricState
 from gpuvet.captures.records import ModuleHealth
 from gpuvet.checks.fabric import live_problem
 from gpuvet.doctor.evidence import Evidence
-from gpuvet.doctor.model import Cited, finding
+from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.errors import GpuvetError
 from gpuvet.node import vendor_tools
+from gpuvet.node.bus import bus_key
+
+if TYPE_CHECKING:  # the parser loads when a fabric manager log was read
+    from gpuvet.captures.fabric_manager import FmEvent
 
 
 def _problem(h: ModuleHealth) -> str | None:
@@ -69,6 +76,21 @@ def fabric_registration(ev: Evidence) -> Outcome:
                    for h in read))
 
 
+def _switch_errors(label: str, events: list[FmEvent], pattern: re.Pattern[str]) -> list[Finding]:
+    """The NVSwitch SXids the fabric manager logged, one finding per switch and SXid (its ports and count
+    said), as the kernel's SXid lines are judged: fatal is critical, non-fatal a warn."""
+    groups: dict[tuple[bool, str, str], list[tuple[FmEvent, str | None]]] = {}
+    for e in events:
+        if (m := pattern.search(e.text)) is not None:
+            key = (m.group(1).lower() == "fatal", bus_key(m.group(3)) if m.group(3) else "bus id not in the log",
+                   m.group(2))
+            groups.setdefault(key, []).append((e, m.group(4)))
+    return [finding("nvswitch_sxid_fatal" if fatal else "nvswitch_sxid", HIGH if fatal else MEDIUM,
+                    module=f"nvswitch {where} SXid {sxid}", file=label, line=hits[0][0].line, reading=hits[0][0].text,
+                    times=len(hits), ports=sorted({p for _, p in hits if p}, key=int))
+            for (fatal, where, sxid), hits in groups.items()]
+
+
 def fabric_manager(ev: Evidence) -> Outcome:
     """The fabric manager's service as its journal tells it: not needed on a board without NVSwitches
     (NV_WARN_NOTHING_TO_DO: its failure is expected), failed or stopped last (the domain is not set up),
@@ -96,6 +118,7 @@ def fabric_manager(ev: Evidence) -> Outcome:
                                  errors=errors))
         if last is not None:
             cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
+        found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR)
     if found:
         return confirmed(f"{len(found)} fabric manager finding(s)", *found)
     if not cited:
