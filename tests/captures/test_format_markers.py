@@ -97,6 +97,30 @@ def test_no_casing_of_a_word_is_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Marks([Line(1, "\u212a")]).any_case("k image")
 
 
+NEEDING = [m for fmt in FORMATS for group in fmt.groups() for m in group if isinstance(m, marks.Needing)]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+def test_a_pattern_needing_words_is_found_where_it_matches(path: Path) -> None:
+    """A Needing marker is searched only where one of its words may be (issue 43): found wherever its
+    pattern matches the text."""
+    lines = clean(read.read_text(str(path))).lines
+    text = "\n" + "\n".join(ln.text for ln in lines)
+    present = Marks(lines)
+    for marker in NEEDING:
+        assert present.has(marker) == bool(marker.pattern.search(text)), marker.pattern.pattern
+
+
+def test_the_words_a_pattern_needs_decide_only_where_they_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(marks, "_SMALL", 0)
+    assert len(NEEDING) >= 3
+    code = next(m for m in NEEDING if "E[A-Z]" in m.pattern.pattern)
+    for text, found in (("EI0001: x", True), ("  EJ0004 y", True), ("ERROR EI00", False), ("EI٠٠٠١ z", True)):
+        assert Marks([Line(1, "plain"), Line(2, text)]).has(code) is found, text
+    cell = next(m for m in NEEDING if "0x" in m.pattern.pattern)
+    assert Marks([Line(1, "0  0x74a1,  35.0c")]).has(cell) and not Marks([Line(1, "0x74a1 35.0c")]).has(cell)
+
+
 def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
     is ``in``'s, across the steps the triples are counted in and for any characters."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from string import ascii_uppercase, digits
 from typing import Literal, Protocol
 
 from gpuvet.captures import (
@@ -50,7 +51,7 @@ from gpuvet.captures import (
     transferbench,
     xpu_smi,
 )
-from gpuvet.captures.marks import Marker
+from gpuvet.captures.marks import Marker, Needing
 from gpuvet.captures.marks import Marks as Marks  # read.py's too: it imports formats and text alone
 from gpuvet.captures.records import ListedParse, SmiTextModule
 from gpuvet.captures.text import Line
@@ -281,7 +282,8 @@ def _dcgm_json(lines: list[Line], where: str) -> Parsed:
 # nccl-tests: a header (bench._NCCL_HEADER, _RANK), a failure (_FAILURE, _OOB) or a result row (_NEW_ROW,
 # _MID_ROW, _OLD_ROW: two counts, then a word and four fields); without one it returns an empty parse
 _NCCL_MARKS = ("nThread", "Using devices", "Avg bus bandwidth", "Out of bounds", "Rank", " failure ",
-               re.compile(r"size\s+count"), re.compile(r"\n[^\S\n]*\d+[^\S\n]+\d+[^\S\n]+\w+" + r"[^\S\n]+\S+" * 4))
+               Needing(re.compile(r"size\s+count"), ("count",)),
+               re.compile(r"\n[^\S\n]*\d+[^\S\n]+\d+[^\S\n]+\w+" + r"[^\S\n]+\S+" * 4))
 # AER: aer._ERROR, _DEVICE, _FROM; a '[bit] Name' line (_BIT) only after a device one of these named
 _AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received")
 # HCCL Test: hccl.parse reads nothing without its header or a failed row (both '|' tables), its first
@@ -302,6 +304,10 @@ _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "
 _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>", "clocks_event_reasons>",
               "fb_memory_usage>", "pci_gpu_link_info>", "temperature>", "retired_pages>", "remapped_rows>",
               "power_readings>", "max_clocks>", "ecc_errors>")
+# Ascend's codes: 'E', a capital and four digits opening a line (ascend_errors._CODE); an ASCII text without 'E',
+# a capital and a digit together holds none (\d is any script's digit: a text of others searched)
+_CODE_OPENS = Needing(re.compile(r"\n[^\S\n]*E[A-Z]\d{4}\b"), tuple(f"E{c}{d}" for c in ascii_uppercase for d in digits),
+                      unicode=True)
 # nvbandwidth: parse_nvbandwidth reads nothing without a 'Running'/'Waiving' line, its name or a matrix title
 # (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)')
 _NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)")
@@ -359,7 +365,7 @@ FORMATS: tuple[Format, ...] = (
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           markers=("[ERROR]", re.compile(r"\n[^\S\n]*E[A-Z]\d{4}\b"))),  # torch_npu's line, a code opening a line
+           markers=("[ERROR]", _CODE_OPENS)),  # torch_npu's line, a code opening a line
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),

@@ -7,12 +7,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
 from gpuvet.captures.text import Line
 
-Marker = str | re.Pattern[str]
+
+@dataclass(frozen=True)
+class Needing:
+    """A pattern searched only where the text may hold one of ``words``, each match holding one (a triple
+    test each, no search). ``unicode``: the pattern's classes (\\d, \\w) take other scripts' characters too,
+    the words only ASCII's: then they decide only for an ASCII text."""
+
+    pattern: re.Pattern[str]
+    words: tuple[str, ...]
+    unicode: bool = False
+
+
+Marker = str | re.Pattern[str] | Needing
 _SMALL = 1 << 16  # characters: a text this short is searched marker by marker, no triples counted
 _STEP = 1 << 20  # characters of the text encoded and counted at a time (memory: a few MiB, whatever the text)
 _WINDOW = np.dtype("<u4")  # four bytes as one number, the first the low byte
@@ -33,6 +46,7 @@ class Marks:
         self.text: str | None = None
         self.found: dict[Marker, bool] = {}
         self.triples: np.ndarray | None = None  # a bit each (np.packbits); None: a short text, or not counted yet
+        self.ascii = True
 
     def any(self, markers: Iterable[Marker]) -> bool:
         """Whether the text holds one of ``markers``; none given: always (a format said to need none)."""
@@ -56,14 +70,21 @@ class Marks:
             if self.text is None:
                 self.text = "\n" + "\n".join([ln.text for ln in self.lines])  # each line after a "\n"
                 self.triples = _counted(self.text) if len(self.text) > _SMALL else None
+                self.ascii = self.text.isascii()
             text = self.text
             if isinstance(marker, str):
                 got = (self.triples is None or _may_hold(self.triples, marker.encode("utf-8", "surrogatepass"))) \
                     and marker in text
+            elif isinstance(marker, Needing):
+                decides = self.triples is not None and (self.ascii or not marker.unicode)
+                got = (not decides or any(self._may(word) for word in marker.words)) and bool(marker.pattern.search(text))
             else:
                 got = bool(marker.search(text))
             self.found[marker] = got
         return got
+
+    def _may(self, word: str) -> bool:
+        return self.triples is None or _may_hold(self.triples, word.encode("utf-8", "surrogatepass"))
 
     def any_case(self, word: str) -> bool:
         """Whether the lowered text may hold the ASCII ``word`` (in small letters): False only where, at some

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures.marks import Needing
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
@@ -130,7 +131,8 @@ def _headless(lines: list[Line], out: ListedParse) -> None:
 _ROCM_ONLY = ("Mhz", "0x")  # in every row _rocm_only takes: the lines _headless looks at
 # issue 43: a header holds 'Temp' (_HEAD); a row read without it a clock in 'Mhz' or a device id cell '0x74a1,'
 MARKERS = ("Temp",)
-HEADLESS_MARKERS = ("Mhz", re.compile(r"0x[0-9a-fA-F]{4},"))
+_DIGITS = "0123456789abcdefABCDEF"  # a device id's last two, then its comma: in every such cell
+HEADLESS_MARKERS = ("Mhz", Needing(re.compile(r"0x[0-9a-fA-F]{4},"), tuple(f"{a}{b}," for a in _DIGITS for b in _DIGITS)))
 
 
 def _rows_read(run: list[tuple[Line, list[str]]], out: ListedParse) -> None:
