@@ -3,7 +3,8 @@ CUDA error: …``, the CUDA runtime's and driver API's error names (cudaErrorECC
 CUDA_ERROR_NO_DEVICE), NVML's ``Failed to initialize NVML: …``, PyTorch's NCCL errors, and
 ``torch.cuda.is_available()`` answering False. Only lines shaped as a runtime prints them count
 (``printed``): a grep hit on source code, a comment, a string literal or a sentence quoting an error
-is not one. Each line is kept with its kind; what each kind
+is not one. Where nothing in a file is a tool's own line, a sentence quoting a message is read as the poster's
+report (``quoted``, issue 46), never code. Each line is kept with its kind; what each kind
 means (a module's hardware, the driver, or the application itself) is doctor's to say
 (capture_checks.captured_errors), never decided here."""
 
@@ -193,6 +194,48 @@ def printed(text: str, at: int) -> bool:
     head = _DOTTED.sub("", before.rstrip())
     return (not re.search(r"[A-Za-z]", head) or bool(_ENDS_AS_LABEL.search(head)) or bool(_LABEL.search(head))
             or bool(_EARLIER_SENTENCE.search(before.rstrip())))
+
+
+# issue 46, the one rule: a sentence that denies the message or puts it behind the poster is no report of it
+_DISTANCED = re.compile(r"\b(?:not|never|no longer|used to|before the fix|fixed|solved|resolved|anymore|"
+                        r"(?:do|does|did|is|was|were|are|wo|has|have|had)n[’']t)\b", re.I)
+
+
+QUOTED = "error messages quoted in a poster's words"  # the kind read.py names when these are all a file holds
+
+
+def quoted(lines: list[Line]) -> AppErrorsParse:
+    """The messages of KINDS a poster's sentence or quote holds ("nvidia-smi says '…'"): read only where
+    nothing in the file is a tool's own line (captures/read.py), each marked ``quoted`` so doctor says
+    whose words they are. Never in code (a source or grep hit, a comment, a statement or a literal in
+    one), never in a sentence that denies it or puts it behind the poster (_DISTANCED)."""
+    out = AppErrorsParse()
+    seen: set[tuple[str, str | None]] = set()
+    for ln in lines:
+        kind = _quoted_kind(ln.text) if _KEYS.search(ln.text.lower()) else None
+        if kind is None:
+            continue
+        out.claimed.add(ln.no)
+        if (kind, _module(ln.text)) not in seen:
+            seen.add((kind, _module(ln.text)))
+            out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
+                                       quoted=True))
+    if out.errors:
+        kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
+        out.notes.append(f"error messages quoted in the poster's words: {len(out.claimed)} line(s) ({kinds}); "
+                         "no tool's own line was read")
+    return out
+
+
+def _quoted_kind(text: str) -> str | None:
+    if _SOURCE_HIT.match(text) or _GREP_HIT.match(text) or _COMMENT.match(text):
+        return None
+    for kind, pattern in KINDS.items():
+        m = pattern.search(text)
+        if m is None or _CODE.match(text[:m.start()].lstrip(" `>*")):
+            continue
+        return None if _DISTANCED.search(text[:m.start()] + " " + text[m.end():]) else kind
+    return None
 
 
 def _torch_false(lines: list[Line], i: int) -> str | None:

@@ -192,6 +192,14 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
+def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
+    """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
+    (app_errors.quoted) are their report, named as such. The lines read."""
+    fc.app_errors = app_errors.quoted(lines)
+    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors else fc.kinds
+    return fc.app_errors.claimed
+
+
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = amd_smi.parse(lines, marks)
     return Parsed(got, got.claimed, kinds=tuple(got.kinds))

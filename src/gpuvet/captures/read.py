@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi
+from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi, read_quoted
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -149,6 +149,8 @@ def _parse(held: list[str], where: str) -> FileCapture:
             exc = CaptureError(exc.what, where=f"{where}, {exc.where}", fix=exc.fix)
             raise exc from None
         raise
+    if not claimed or not fc.kinds:  # issue 46: nothing read; messages quoted in a poster's words are their report
+        claimed = read_quoted(fc, cleaned.lines)
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []

@@ -109,6 +109,7 @@ class AppError:
     module: str | None = None  # "GPU 0", a bus id, or None where the line names none
     tool: str | None = None  # the program that printed it, where the line says (gpu-burn, deviceQuery, PyTorch)
     times: int = 1  # lines of the same kind on the same module (a traceback repeats its error)
+    quoted: bool = False  # issue 46: a poster's sentence quoting the message, read only where nothing else was
 
 
 @dataclass(frozen=True)
