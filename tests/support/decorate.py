@@ -181,3 +181,24 @@ def cut(text: str, mark: str) -> str:
     lines = _lines(text)
     half = len(lines) // 2
     return "\n".join([*lines[:half], mark, *lines[half:]])
+
+
+CUT_MARKS_MORE = ("(truncated)", "[truncated]", "-- 8< --", "\u2702", ". . .")  # issue 46 round 2
+
+
+def bulleted(text: str, mark: str = "-") -> str:
+    """A chat message or a forum post that set each line as a markdown list item (`- ` or `* `)."""
+    return "\n".join(f"{mark} {s}" if s.strip() else s for s in _lines(text))
+
+
+def dashed(text: str, dash: str = "\u2013") -> str:
+    """A word processor or a chat app that turns `--` into an en dash (or an em dash)."""
+    return text.replace("--", dash)
+
+
+_LEAD_SPACES = re.compile(r"^(?: {8})+", re.M)
+
+
+def retabbed(text: str) -> str:
+    """An editor (or a terminal) that turns each 8 leading spaces back into a tab."""
+    return _LEAD_SPACES.sub(lambda m: "\t" * (len(m.group(0)) // 8), text)

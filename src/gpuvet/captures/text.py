@@ -29,7 +29,9 @@ _ELISION = re.compile(r"^\s*(?:<!--|//|#|-{2,}|[\[(<])?\s*(?:\.\.\.+|…|" + _DO
                       + _DOTS + r")?" + _SNIPPED + r"(?:" + _DOTS + r")?)\s*(?:-->|-{2,}|[\])>])?\s*$",
                       re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip> <!-- snip --> --- snip --- // ...
 # ...skipping... [... 120 lines omitted ...] ... (output truncated) ...: dots on both sides of a few words, or 'snip'
-_CUT_FIRST = (".", "…", "[", "(", "<", "-", "/", "#")  # how a poster's cut starts (_ELISION)
+_ELISION_MORE = re.compile(r"^\s*(?:[\[(<]\s*[\w ,]{0,30}?\btruncated\b[\w ,.]{0,30}?[\])>]|-*\s*(?:8<|\u2702)[\s-]*"
+                           r"|\.(?: \.){2,})\s*$", re.IGNORECASE)  # (truncated) [truncated] -- 8< -- ✂ . . .
+_CUT_FIRST = (".", "…", "[", "(", "<", "-", "/", "#", "8", "\u2702")  # how a poster's cut starts (_ELISION)
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
@@ -77,7 +79,9 @@ def _long_lines(parts: list[str]) -> list[str]:
             "a pasted blob, or a log that lost its line ends?); read whole"]
 
 
-_MARKS = ("```", "~~~", "\\#", "...", "\u2026")  # a fence, an escaped '#', a cut: each such line holds one
+_MARKS = ("```", "~~~", "\\#", "...", "\u2026", "runcated", ". . .", "\u2702")  # a fence, an escaped '#', a cut
+# (…, (truncated), ✂, . . .): each such line holds one; -- 8< -- is found by its rare '<' (memchr's speed, not a scan
+# of every character for '8<')
 _SNIP = re.compile(r"snip", re.I)  # or this (_ELISION's [snip], <snip>, --- snip ---); keep both beside it
 
 
@@ -149,6 +153,12 @@ def _marked(text: str) -> list[int]:
             at.append(i)
             end = text.find("\n", i)
             i = text.find(mark, end) if end >= 0 else -1
+    i, seen = text.find("<"), 0
+    while i >= 0:  # few texts hold many '<' (XML does: past 64 of them, '8<' is searched for as it is)
+        if text[i - 1:i] == "8":
+            at.append(i)
+        seen += 1
+        i = text.find("<", i + 1) if seen < 64 else text.find("8<", i) + 1 or -1
     if not text.isascii() or _holds_snip(text):
         at += (m.start() for m in _SNIP.finditer(text))
     numbers, line, last = [], 0, 0
@@ -181,7 +191,7 @@ def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line],
             continue
         if first == "\\" and head.startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
             unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
-        if first in _CUT_FIRST and _ELISION.match(unquoted):
+        if first in _CUT_FIRST and (_ELISION.match(unquoted) or _ELISION_MORE.match(unquoted)):
             cuts.append(Cut(n, unquoted))
             pairs[i] = cuts[-1]
         elif type(pairs[i]) is not Line or unquoted is not pairs[i][1]:
