@@ -87,8 +87,13 @@ def _switch_errors(label: str, events: list[FmEvent], pattern: re.Pattern[str]) 
             groups.setdefault(key, []).append((e, m.group(4)))
     return [finding("nvswitch_sxid_fatal" if fatal else "nvswitch_sxid", HIGH if fatal else MEDIUM,
                     module=f"nvswitch {where} SXid {sxid}", file=label, line=hits[0][0].line, reading=hits[0][0].text,
-                    times=len(hits), ports=sorted({p for _, p in hits if p}, key=int))
+                    times=len(hits), ports=_port_numbers(hits))
             for (fatal, where, sxid), hits in groups.items()]
+
+
+def _port_numbers(hits: list[tuple[FmEvent, str | None]]) -> list[str]:
+    """The switch ports an SXid's lines name, each once, in number order."""
+    return sorted({p for _, p in hits if p}, key=int)
 
 
 def fabric_manager(ev: Evidence) -> Outcome:
