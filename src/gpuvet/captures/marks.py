@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where a long text's triples are counted: a short capture never needs it
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class Needing:
 Marker = str | re.Pattern[str] | Needing
 _SMALL = 1 << 16  # characters: a text this short is searched marker by marker, no triples counted
 _STEP = 1 << 20  # characters of the text encoded and counted at a time (memory: a few MiB, whatever the text)
-_WINDOW = np.dtype("<u4")  # four bytes as one number, the first the low byte
+_WINDOW = "<u4"  # four bytes as one number, the first the low byte
 _TRIPLE = (1 << 22) - 1  # a window's first three bytes, the third's two high bits dropped: 4 Mi flags
 _THIRDS = range(64)  # what is left of a third byte: a pair is there when a triple it begins is
 _DOTTED_I, _KELVIN = (0xC4, 0xB0), (0xE2, 0x84, 0xAA)  # İ and the Kelvin sign in UTF-8: the two whose lower() is ASCII
@@ -113,6 +115,8 @@ def _counted(text: str) -> np.ndarray:
     """Which byte triples (hashed to _TRIPLE + 1 flags, packed a bit each) the text's UTF-8 holds, a step of
     characters at a time, each step with the two characters after it (those across its end) and two zero
     bytes after the last (so a pair ending the text begins a triple)."""
+    import numpy as np
+
     seen = np.zeros(_TRIPLE + 1, dtype=bool)
     for start in range(0, len(text), _STEP):
         data = text[start:start + _STEP + 2].encode("utf-8", "surrogatepass") + b"\0\0"  # the last windows' ends
