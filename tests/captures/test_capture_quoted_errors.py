@@ -85,3 +85,46 @@ def test_doctor_says_whose_words_and_is_less_sure(tmp_path: Path, capsys: pytest
     assert "said" not in found["printed.txt"]["evidence"]
     assert main(["doctor", "--from", str(said), "--verbose"]) != 2
     assert "quoted in the poster's words, not a tool's own line" in " ".join(capsys.readouterr().out.split())
+
+
+# the kernel's Xids in a poster's words: (the words, the module, the code), or refused
+XIDS_READ = [
+    ("dmesg shows Xid 79 on 0000:3b:00.0", "0000:3B:00.0", 79),
+    ("**Why** do we keep getting `Xid 48` on this node?", "bus id not in the log", 48),
+    ('the kernel log is full of "Xid (PCI:0000:86:00): 94" since Monday', "0000:86:00.0", 94),
+]
+XIDS_REFUSED = [
+    "The Xid 79 errors on 0000:3b:00.0 are fixed since we replaced the riser.",
+    "src/nvidia/nv.c:1200: // Xid 79 is logged when the GPU falls off the bus",
+    "We have not seen Xid 79 on 0000:3b:00.0 again.",
+]
+
+
+@pytest.mark.parametrize(("text", "module", "code"), XIDS_READ)
+def test_an_xid_in_a_posters_words_is_their_report(text: str, module: str, code: int) -> None:
+    fc = parse_text(text + "\n", "post.txt")
+    assert fc.kinds == [QUOTED]
+    assert [(x.bus_id, x.code, x.quoted) for x in fc.kernel.xids] == [(module, code, True)]
+
+
+@pytest.mark.parametrize("text", XIDS_REFUSED)
+def test_an_xid_in_code_or_a_denied_sentence_stays_refused(text: str) -> None:
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text(text + "\n", "post.txt")
+
+
+def test_doctor_is_less_sure_of_a_quoted_xid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said, printed = tmp_path / "said.txt", tmp_path / "dmesg.txt"
+    said.write_text("dmesg shows Xid 79 on 0000:3b:00.0\n")
+    printed.write_text("[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n")
+    found = {}
+    for path in (said, printed):
+        assert main(["doctor", "--from", str(path), "--json"]) != 2
+        out = json.loads(capsys.readouterr().out)
+        found[path.name] = next(f for f in out["findings"] if f["evidence"].get("xid") == 79)
+    assert found["said.txt"]["cause"] == found["dmesg.txt"]["cause"]
+    assert found["said.txt"]["severity"] == found["dmesg.txt"]["severity"]
+    assert found["said.txt"]["module"] == found["dmesg.txt"]["module"]
+    assert found["said.txt"]["confidence"] < found["dmesg.txt"]["confidence"]
+    assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
+    assert "said" not in found["dmesg.txt"]["evidence"]

@@ -228,14 +228,19 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
 
 
 def _quoted_kind(text: str) -> str | None:
-    if _SOURCE_HIT.match(text) or _GREP_HIT.match(text) or _COMMENT.match(text):
-        return None
     for kind, pattern in KINDS.items():
-        m = pattern.search(text)
-        if m is None or _CODE.match(text[:m.start()].lstrip(" `>*")):
-            continue
-        return None if _DISTANCED.search(text[:m.start()] + " " + text[m.end():]) else kind
+        if (m := pattern.search(text)) is not None and not _CODE.match(text[:m.start()].lstrip(" `>*")):
+            return kind if reported(text, m.start(), m.end()) else None
     return None
+
+
+def reported(text: str, start: int, end: int) -> bool:
+    """The message at text[start:end] is a poster's report of it (issue 46, for every quoted reader): the line
+    is no source or grep hit, comment or statement, and the rest of its sentence neither denies it nor puts
+    it behind the poster."""
+    if _SOURCE_HIT.match(text) or _GREP_HIT.match(text) or _COMMENT.match(text):
+        return False
+    return not _CODE.match(text[:start].lstrip(" `>*")) and not _DISTANCED.search(text[:start] + " " + text[end:])
 
 
 def _torch_false(lines: list[Line], i: int) -> str | None:

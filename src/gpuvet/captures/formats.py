@@ -39,6 +39,7 @@ from gpuvet.captures import (
     npu_smi,
     pcie_status,
     perftest,
+    quoted,
     rocm_bandwidth,
     rocm_validation,
     smi_list,
@@ -194,10 +195,10 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
 
 def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
-    (app_errors.quoted) are their report, named as such. The lines read."""
-    fc.app_errors = app_errors.quoted(lines)
-    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors else fc.kinds
-    return fc.app_errors.claimed
+    (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
+    (fc.kernel.xids, xids), fc.app_errors = quoted.quoted_xids(lines), app_errors.quoted(lines)
+    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids else fc.kinds
+    return fc.app_errors.claimed | xids
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:

@@ -117,6 +117,7 @@ class XidLine:
     bus_id: str
     code: int
     text: str
+    quoted: bool = False  # issue 46: a poster's sentence naming the Xid, read only where nothing else was
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
@@ -12,6 +13,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
+from gpuvet.doctor.capture_errors import QUOTED_SAID
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -223,10 +225,13 @@ def xid_log(ev: Evidence) -> Outcome:
         return clear("no Xid errors", *cited)
     found = []
     worst = _worst_xid_lines(ev)
+    said = set() if ev.events("xid") else {x.text for x in ev.captures.xids if x.quoted}  # issue 46: a poster's
     for module, codes in xids.items():
         for code in sorted(set(codes)):
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
-            found.append(xid_catalogue.xid_finding(kind, HIGH, module, code, worst.get((module, code))))
+            line = worst.get((module, code))
+            xid = xid_catalogue.xid_finding(kind, MEDIUM if line in said else HIGH, module, code, line)
+            found.append(replace(xid, evidence={**xid.evidence, "said": QUOTED_SAID}) if line in said else xid)
     return confirmed("the driver reported Xid errors", *found)
 
 
