@@ -12,7 +12,7 @@ import pytest
 from gpuvet.captures.app_errors import QUOTED
 from gpuvet.captures.read import parse_text
 from gpuvet.cli.app import main
-from gpuvet.doctor.capture_errors import QUOTED_SAID
+from gpuvet.doctor.capture_failures import QUOTED_SAID
 from gpuvet.errors import CaptureError
 
 # (the poster's words, the kind read): issue 46's examples and others worded as operators write
@@ -125,6 +125,42 @@ def test_doctor_is_less_sure_of_a_quoted_xid(tmp_path: Path, capsys: pytest.Capt
     assert found["said.txt"]["cause"] == found["dmesg.txt"]["cause"]
     assert found["said.txt"]["severity"] == found["dmesg.txt"]["severity"]
     assert found["said.txt"]["module"] == found["dmesg.txt"]["module"]
+    assert found["said.txt"]["confidence"] < found["dmesg.txt"]["confidence"]
+    assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
+    assert "said" not in found["dmesg.txt"]["evidence"]
+
+
+# the NVIDIA driver's messages (kernel.NVRM_MESSAGES) in a poster's words, with no driver line in the file
+MESSAGES_READ = [
+    ('the journal keeps printing "RmInitAdapter failed! (0x26:0xffff:1290)" on 0000:3b:00.0', "init_failed",
+     "0000:3B:00.0"),
+    ("Is `GPU lost from the bus` a hardware fault?", "gpu_lost", "bus id not in the log"),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "module"), MESSAGES_READ)
+def test_a_driver_message_in_a_posters_words_is_their_report(text: str, kind: str, module: str) -> None:
+    fc = parse_text(text + "\n", "post.txt")
+    assert fc.kinds == [QUOTED]
+    assert [(e.kind, e.module, e.quoted) for e in fc.kernel.events] == [(kind, module, True)]
+
+
+def test_a_driver_message_put_behind_the_poster_stays_refused() -> None:
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text("we no longer get 'RmInitAdapter failed' since the BIOS update\n", "post.txt")
+
+
+def test_doctor_is_less_sure_of_a_quoted_driver_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said, printed = tmp_path / "said.txt", tmp_path / "dmesg.txt"
+    said.write_text(MESSAGES_READ[0][0] + "\n")
+    printed.write_text("[   12.345678] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0xffff:1290)\n")
+    found = {}
+    for path in (said, printed):
+        assert main(["doctor", "--from", str(path), "--json"]) != 2
+        out = json.loads(capsys.readouterr().out)
+        found[path.name] = next(f for f in out["findings"] if f["evidence"].get("message") == "init_failed")
+    assert (found["said.txt"]["cause"], found["said.txt"]["severity"]) == (found["dmesg.txt"]["cause"],
+                                                                          found["dmesg.txt"]["severity"])
     assert found["said.txt"]["confidence"] < found["dmesg.txt"]["confidence"]
     assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
     assert "said" not in found["dmesg.txt"]["evidence"]

@@ -197,8 +197,9 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
     (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
     (fc.kernel.xids, xids), fc.app_errors = quoted.quoted_xids(lines), app_errors.quoted(lines)
-    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids else fc.kinds
-    return fc.app_errors.claimed | xids
+    fc.kernel.events, said = quoted.quoted_messages(lines)
+    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids or fc.kernel.events else fc.kinds
+    return fc.app_errors.claimed | xids | said
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:

@@ -210,6 +210,7 @@ class KernelEvent:
     text: str  # the first line saying it, as logged
     line: int  # its line number in the file
     count: int = 1
+    quoted: bool = False  # issue 46: a poster's sentence naming the message (captures/quoted.py)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Issue 46: the kernel's Xids as a poster's words name them ('dmesg shows Xid 79 on 0000:3b:00.0'), read only where
+"""Issue 46: the kernel's Xids and the NVIDIA driver's messages (kernel.NVRM_MESSAGES) as a poster's words name
+them ('dmesg shows Xid 79 on 0000:3b:00.0', 'the log says "RmInitAdapter failed"'), read only where
 nothing in a file is a tool's own line (formats.read_quoted), as app_errors.quoted reads the runtimes' messages."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 import re
 
 from gpuvet.captures.app_errors import reported
-from gpuvet.captures.kernel import NO_BUS, bus
+from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, bus
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
@@ -31,3 +32,19 @@ def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
 
 
 _XID_BUS = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?\b")  # with its domain: no clock
+
+
+def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
+    """The NVIDIA driver's messages a poster's words name, as quoted_xids reads Xids: one per module and kind,
+    marked ``quoted``; the lines read."""
+    out: dict[tuple[str, str], KernelEvent] = {}
+    claimed: set[int] = set()
+    for ln in lines:
+        for message in NVRM_MESSAGES:
+            if (m := message.pattern.search(ln.text)) is not None and reported(ln.text, m.start(), m.end()):
+                where = _XID_BUS.search(ln.text)
+                key = (message.kind, bus(where.group(1)) if where else NO_BUS)
+                out.setdefault(key, KernelEvent(*key, ln.text.strip()[:240], ln.no, quoted=True))
+                claimed.add(ln.no)
+                break
+    return list(out.values()), claimed

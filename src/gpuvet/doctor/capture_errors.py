@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
-from gpuvet.doctor.capture_failures import BRIDGED_CARDS
+from gpuvet.doctor.capture_failures import BRIDGED_CARDS, QUOTED_SAID
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -121,7 +121,6 @@ def _merged(group: list[tuple[str, AppError]]) -> Finding:
 
 # issue 46: a message a poster quoted in a sentence (app_errors.quoted) is their report: the kind's cause and
 # severity, one step less sure, and said as theirs
-QUOTED_SAID = "quoted in the poster's words, not a tool's own line"
 _LESS_SURE = {HIGH: MEDIUM, MEDIUM: LOW, LOW: LOW}
 
 

@@ -73,16 +73,21 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
                     detail=f"{len(buses)} NVIDIA GPU function(s) on the PCI bus, none brought up by the driver")]
 
 
+# issue 46: what a finding read from a poster's sentence (captures/quoted.py, app_errors.quoted) says of its source
+QUOTED_SAID = "quoted in the poster's words, not a tool's own line"
+
+
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
     if unused:
         return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
-    if not c.kernel_lines:
+    if not c.kernel_lines and not c.kernel_events:  # issue 46: a poster's words may name a message, no line
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
     events = [e for e in c.kernel_events if causes is None or table[e.kind].cause in causes]
-    found = [finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
+    found = [finding(table[e.kind].cause, MEDIUM if e.quoted else HIGH, module=e.module, fix=table[e.kind].action,
+                     carried={"said": QUOTED_SAID} if e.quoted else None, message=e.kind,
                      meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count)
              for e in events]
     if found:

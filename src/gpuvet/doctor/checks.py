@@ -13,7 +13,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_errors import QUOTED_SAID
+from gpuvet.doctor.capture_failures import QUOTED_SAID
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
