@@ -69,3 +69,35 @@ def test_health_says_critical_and_ok_in_its_own_words(capsys, tmp_path: Path) ->
               "|                              | Description: Memory errors are found.              |\n" + RULE)
     assert _doctor(capsys, tmp_path, health) == [("module_reported_critical", "GPU 0", "critical")]
     assert _doctor(capsys, tmp_path, health.replace("Status: Critical", "Status: OK")) == []
+
+
+def test_a_garbled_size_or_bus_id_is_left_out_and_said_not_a_traceback() -> None:
+    text = DISCOVERY.replace("49152.00 MiB", "1.2.3 MiB   ").replace("0000:3a:00.0", "zz:zz       ")
+    got = xpu_smi.parse(clean(text).lines)
+    assert [(m.bus_id, m.memory_mib) for m in got.modules] == [("0000:29:00.0", None), (None, None)]
+    assert any("'1.2.3 MiB' is not a number" in n for n in got.notes)
+    assert any("'zz:zz' is not a PCI bus id" in n for n in got.notes)
+    for size in (".", "1e999", "-5", "99999999999"):
+        bad = xpu_smi.parse(clean(DISCOVERY.replace("49152.00", size)).lines)
+        assert bad.modules[0].memory_mib is None and bad.notes, size
+
+
+NV_TABLE = ("+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 535.129.03   Driver Version: 535.129.03   CUDA Version: 12.2     |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+            "|===============================+======================+======================|\n"
+            "|   0  NVIDIA A100-SXM...  On   | 00000000:07:00.0 Off |                    0 |\n"
+            "| N/A   34C    P0    60W / 400W |      0MiB / 81920MiB |      0%      Default |\n"
+            "+-------------------------------+----------------------+----------------------+\n")
+
+
+def test_a_box_ends_where_its_two_cell_rows_end_and_claims_nothing_after() -> None:
+    """Another tool's table after the box (with or without a blank line) stays another tool's to read."""
+    for gap in ("", "\n", "$ nvidia-smi\n"):
+        text = DISCOVERY + gap + NV_TABLE
+        got = xpu_smi.parse(clean(text).lines)
+        first_nv = text.splitlines().index(NV_TABLE.splitlines()[1]) + 1
+        assert [m.label for m in got.modules] == ["GPU 0", "GPU 1"], gap
+        assert not any(no >= first_nv for no in got.claimed), (gap, sorted(got.claimed))

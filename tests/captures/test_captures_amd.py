@@ -294,3 +294,27 @@ def test_inventory_of_a_listing_without_pcie_prints_n_a_once(capsys):
     assert main(["inventory", "--from", str(REAL / "amd_rbt129_mi210_devices.txt")]) == 0
     out = capsys.readouterr().out
     assert "AMD Instinct MI210" in out and "genn/a" not in out and "xn/a" not in out, out
+
+
+ROCM_JSON = {"card0": {"Card series": "Instinct MI250X", "Card SKU": "D65209"},
+             "card1": {"Card series": "Instinct MI250X", "Card SKU": "D65209"}}
+KERNEL_LINES = ("[  12.345] amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!\n"
+                "[12.400] [drm] Initialized amdgpu 3.54.0 20150101 for 0000:03:00.0 on minor 1\n"
+                "[-1] not json either\n")
+
+
+@pytest.mark.parametrize("indent", [None, 4])
+def test_a_kernel_line_before_rocm_smi_json_is_not_its_start(indent: int | None) -> None:
+    """'[  12.345] amdgpu …' opens like a JSON array; the JSON starts where a decoder reads past the line."""
+    text = KERNEL_LINES + "$ rocm-smi --showproductname --json\n" + json.dumps(ROCM_JSON, indent=indent) + "\n"
+    parsed = amd_smi.parse(clean(text).lines)
+    assert parsed.kinds == ["rocm-smi --json"]
+    assert [m.name for m in parsed.modules] == ["Instinct MI250X", "Instinct MI250X"]
+
+
+def test_a_cut_rocm_smi_json_after_kernel_lines_is_still_salvaged() -> None:
+    whole = json.dumps(ROCM_JSON, indent=4)
+    text = KERNEL_LINES + whole[:whole.index('"card1"') + 30] + "\n"
+    parsed = amd_smi.parse(clean(text).lines)
+    assert [m.name for m in parsed.modules][:1] == ["Instinct MI250X"]
+    assert any("before its closing braces" in n for n in parsed.notes)

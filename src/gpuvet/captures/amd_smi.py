@@ -12,6 +12,7 @@ module and the backend's translation only.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -171,7 +172,7 @@ def _add_module(out: ListedParse, module: ListedModule, printed: bool = False) -
 # --- --json: amd-smi (a list of {"gpu": 0, "asic": {…}}) and rocm-smi ({"card0": {…}}) --------
 
 def _json(lines: list[Line], out: ListedParse) -> None:
-    start = next((i for i, ln in enumerate(lines) if _JSON_OPENS.match(_unquoted(ln.text))), None)
+    start = _json_start([_unquoted(ln.text) for ln in lines])
     if start is None:
         return
     end = max((i for i, ln in enumerate(lines) if _unquoted(ln.text)[-1:] in ("]", "}")), default=-1)
@@ -196,6 +197,31 @@ def _json(lines: list[Line], out: ListedParse) -> None:
                 out.notes.append(f"{kind}: the JSON {how} at line {lines[end].no}, before its closing braces: read "
                                  "up to its last complete field; what followed is not read (cut, not absent)")
             return
+
+
+def _json_start(texts: list[str]) -> int | None:
+    """The first line that opens a JSON value: one json's decoder reads past the line, or to its end. A line
+    that only looks like one ('[  12.345] amdgpu …', '[root@gpu01 ~]# rocm-smi --json') stops it on the line."""
+    decoder, joined = json.JSONDecoder(), ""
+    starts: list[int] = []
+    for i, text in enumerate(texts):
+        if not _JSON_OPENS.match(text):
+            continue
+        if not starts:
+            joined = "\n".join(texts)
+            starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
+        line_end = starts[i] + len(text)
+        try:
+            _, end = decoder.raw_decode(joined, starts[i])
+        except json.JSONDecodeError as e:
+            if e.pos >= line_end:
+                return i  # ran past its own line: a JSON, perhaps cut (salvaged by the caller)
+            continue
+        except RecursionError:
+            return i
+        if end > line_end or not joined[end:line_end].strip():
+            return i
+    return None
 
 
 def _unquoted(text: str) -> str:

@@ -11,12 +11,14 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.records import ListedModule, ListedParse
-from gpuvet.captures.text import Line
+from gpuvet.captures.text import Line, reading
 
-_ROW = re.compile(r"^\s*\|([^|]*)\|(.*?)\|?\s*$")  # a cut last row keeps its cells without the closing rail
-_RULE = re.compile(r"^\s*\+[-=+]+\s*$")
+_ROW = re.compile(r"^\s*\|([^|]*)\|([^|]*?)\|?\s*$")  # a cut last row keeps its cells without the closing rail
+_RULE = re.compile(r"^\s*\+[-=]+\+[-=]*\+?\s*$")  # a two-column rule (its last '+' may be cut); '+---+---+---+' is not
 _VERDICT = re.compile(r"^(Result|Status):\s*(\w+)")
-_MIB = re.compile(r"([\d.]+)\s*MiB")
+_MIB = re.compile(r"(\S+)\s*MiB\b")
+_BDF = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
+_MAX_MIB = (1.0, float(2**24))  # 16 TiB: no device's memory; a larger size is a corrupt reading
 KINDS = {"discovery": "xpu-smi discovery", "diag": "xpu-smi diag", "health": "xpu-smi health"}
 
 
@@ -36,10 +38,12 @@ def parse(lines: list[Line]) -> ListedParse:
     box: _Box | None = None
     device = ""
     for ln in lines:
-        m = _ROW.match(ln.text) if "|" in ln.text else None
+        m = _ROW.match(ln.text) if _two_cells(ln.text) else None
         if m is None:
             if box is not None and _RULE.match(ln.text):
-                out.claimed.add(ln.no)  # the box's own +----+ rules
+                out.claimed.add(ln.no)  # the box's own +----+----+ rules
+            else:
+                box = None  # a blank line, a line of another shape, a row not of two cells: the box has ended
             continue
         left, right = m.group(1).strip(), m.group(2).strip()
         if left == "Device ID":
@@ -58,9 +62,16 @@ def parse(lines: list[Line]) -> ListedParse:
                 box.fields.setdefault(device, {})[key.strip()] = value.strip()
         else:
             _result_row(box, left, right)
-    out.modules = _modules(boxes)
+    out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     return out if out.modules else ListedParse()
+
+
+def _two_cells(text: str) -> bool:
+    """'| a | b |', or '| a | b' where the paste cut the last row before its closing rail: nothing else is a row."""
+    row = text.strip()
+    rails = row.count("|")
+    return row.startswith("|") and (rails == 3 and row.endswith("|") or rails == 2 and not row.endswith("|"))
 
 
 def _result_row(box: _Box, left: str, right: str) -> None:
@@ -77,7 +88,7 @@ def _result_row(box: _Box, left: str, right: str) -> None:
         box.results[-1].append(right.removeprefix("Message:").strip())
 
 
-def _modules(boxes: list[_Box]) -> list[ListedModule]:
+def _modules(boxes: list[_Box], notes: list[str]) -> list[ListedModule]:
     """One module per device a box names: discovery's fields, the verdicts the diag and health boxes gave it."""
     found: dict[str, dict[str, str]] = {}
     said: dict[str, list[tuple[str, str]]] = {}
@@ -92,12 +103,22 @@ def _modules(boxes: list[_Box]) -> list[ListedModule]:
                 (f"{KINDS.get(b.kind, 'xpu-smi')}: {item}", " ".join(p for p in (verdict, *more) if p)[:240])
                 for item, verdict, *more in b.results)
             tools[device] = KINDS.get(b.kind, "xpu-smi")
-    return [_module(d, found[d], tuple(said.get(d, ())), tools.get(d, "xpu-smi")) for d in found]
+    return [_module(d, found[d], tuple(said.get(d, ())), tools.get(d, "xpu-smi"), notes) for d in found]
 
 
-def _module(device: str, fields: dict[str, str], verdicts: tuple[tuple[str, str], ...], tool: str) -> ListedModule:
-    memory = _MIB.search(fields.get("Memory Physical Size", ""))
+def _module(device: str, fields: dict[str, str], verdicts: tuple[tuple[str, str], ...], tool: str,
+            notes: list[str]) -> ListedModule:
+    """The device's module; a size that is no number, or none a device has, and a bus id that is none, left out."""
+    bad: list[str] = []
+    size = _MIB.search(fields.get("Memory Physical Size", ""))
+    memory = reading(size.group(1), _MAX_MIB, "Memory Physical Size (MiB)", bad) if size else None
+    if size and memory is None and not bad and any(c in "0123456789.,+-" for c in size.group(1)):
+        bad.append(f"Memory Physical Size {size.group(0)!r} is not a number: left out")
     bus = fields.get("PCI BDF Address")
+    if bus and not _BDF.fullmatch(bus):
+        bad.append(f"PCI BDF Address {bus[:40]!r} is not a PCI bus id (domain:bus:device.function): left out")
+        bus = None
+    notes.extend(f"xpu-smi: GPU {device}: {b}" for b in bad)
     return ListedModule(f"GPU {device}", name=fields.get("Device Name"), bus_id=bus.upper() if bus else None,
-                        memory_mib=float(memory.group(1)) if memory else None,
-                        uuid=fields.get("UUID") or fields.get("SOC UUID"), ras=verdicts[:256], tool=tool)
+                        memory_mib=memory, uuid=fields.get("UUID") or fields.get("SOC UUID"), ras=verdicts[:256],
+                        tool=tool)
