@@ -1,6 +1,8 @@
-"""Issue 46: a file whose only words are a poster's sentence quoting a runtime's or a tool's message is read as the
-poster's report (app_errors.quoted), one step less sure and said as theirs; code, grep hits and sentences that deny
-the message or put it behind the poster stay unread, and a file holding a tool's own line reads as before."""
+"""Issue 46: a file whose only words are a poster's sentence reporting a runtime's or a tool's message on their own
+system is read as the poster's report (app_errors.reported), a lead (at most warn, low confidence) said as theirs;
+a sentence that only asks what it means, cites documentation, or sets it in a runbook, a condition or a plan is
+no report; code, grep hits and sentences that deny the message or put it behind the poster stay unread, and a
+file holding a tool's own line reads as before."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from gpuvet.captures.app_errors import QUOTED
 from gpuvet.captures.read import parse_text
 from gpuvet.cli.app import main
 from gpuvet.doctor.capture_failures import QUOTED_SAID
+from gpuvet.doctor.outcome import LOW
 from gpuvet.errors import CaptureError
 
 # (the poster's words, the kind read): issue 46's examples and others worded as operators write
@@ -27,7 +30,8 @@ READ = [
      "container_no_gpu"),
     ("> so deviceQuery tells me that *no CUDA-capable device is detected* on this box", "no_device"),
     ("Our PyTorch job hits a \"device-side assert triggered\" at step 400 on every node.", "device_assert"),
-    ("Anyone know what 'CUDA driver version is insufficient for CUDA runtime version' means here?", "driver_too_old"),
+    ("Since the driver update my container prints 'CUDA driver version is insufficient for CUDA runtime version'.",
+     "driver_too_old"),
     ("- on rank 5 the job says the Watchdog caught collective operation timeout after 30 minutes", "nccl_timeout"),
 ]
 
@@ -43,6 +47,60 @@ REFUSED = [
     "Solved: the 'Failed to initialize NVML: Driver/library version mismatch' went away after a reboot",
     "We never got a 'device-side assert triggered' on the A100s.",
 ]
+
+# a poster's words that only ask about, cite or plan around a message (issue 46's review): no report, in any reader
+NOT_REPORTS = [
+    # a question about meaning
+    "What does Xid 79 mean? Our vendor docs list it next to Xid 48 and Xid 63.",
+    "Anyone know what 'CUDA driver version is insufficient for CUDA runtime version' means here?",
+    'FAQ: what does "CUDA error: an illegal memory access was encountered" mean?',
+    "Is `GPU lost from the bus` a hardware fault?",
+    # a runbook or a conditional
+    'Runbook: if a node logs "GPU has fallen off the bus" or "RmInitAdapter failed", drain it and open a ticket.',
+    "If you see Xid 79 in dmesg, reseat the card.",
+    "When `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver` appears, reinstall the driver.",
+    # documentation, a plan, a hypothetical, a how-to
+    "Is it normal that the docs say `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver` "
+    "happens after a kernel update? I am asking before I upgrade.",
+    "We should add a retry when NCCL reports \"unhandled system error\" in our launcher, see PR #12.",
+    "Could a bad riser make the kernel print 'RmInitAdapter failed' on our nodes?",
+    'How can I prevent "CUDA out of memory" errors when fine-tuning a 70B model on 8 GPUs?',
+    # gone
+    'Thanks, after reinstalling the driver the "GPU has fallen off the bus" message is gone and everything works.',
+]
+
+# the same messages as a report of the poster's own system: read
+REPORTS = [
+    ("Xid 79 showed up in dmesg on node gpu-07 last night, what does it say about the card?", "xid"),
+    ("Our node logs 'RmInitAdapter failed! (0x26:0xffff:1290)' after every reboot.", "event"),
+    ("I get \"CUDA error: an illegal memory access was encountered\" on GPU 2 every time.", "app"),
+    ("After a kernel update nvidia-smi printed `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+     "driver` on my workstation.", "app"),
+]
+
+
+@pytest.mark.parametrize("text", NOT_REPORTS)
+def test_words_that_ask_cite_or_plan_are_no_report(text: str) -> None:
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text(text + "\n", "post.txt")
+
+
+@pytest.mark.parametrize(("text", "reader"), REPORTS)
+def test_a_report_of_the_posters_system_is_read(text: str, reader: str) -> None:
+    fc = parse_text(text + "\n", "post.txt")
+    assert fc.kinds == [QUOTED]
+    read = {"xid": fc.kernel.xids, "event": fc.kernel.events, "app": fc.app_errors.errors}[reader]
+    assert len(read) == 1 and read[0].quoted
+
+
+def test_a_quoted_critical_message_is_a_lead_at_warn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A poster's report is capped at warn, at low confidence, whatever the knowledge base says a tool's line is."""
+    for text in [r[0] for r in REPORTS]:
+        (tmp_path / "post.txt").write_text(text + "\n")
+        assert main(["doctor", "--from", str(tmp_path / "post.txt"), "--json"]) != 2
+        findings = json.loads(capsys.readouterr().out)["findings"]
+        assert findings and all(f["severity"] in ("warn", "info") for f in findings), text
+        assert all(f["confidence"] == LOW and f["evidence"]["said"] == QUOTED_SAID for f in findings), text
 
 
 @pytest.mark.parametrize(("text", "kind"), READ)
@@ -79,8 +137,8 @@ def test_doctor_says_whose_words_and_is_less_sure(tmp_path: Path, capsys: pytest
         out = json.loads(capsys.readouterr().out)
         found[path.name] = next(f for f in out["findings"] if f["evidence"].get("kind") == "smi_no_driver")
     assert found["said.txt"]["cause"] == found["printed.txt"]["cause"]
-    assert found["said.txt"]["severity"] == found["printed.txt"]["severity"]
-    assert found["said.txt"]["confidence"] < found["printed.txt"]["confidence"]
+    assert (found["printed.txt"]["severity"], found["said.txt"]["severity"]) == ("critical", "warn")
+    assert found["said.txt"]["confidence"] == LOW < found["printed.txt"]["confidence"]
     assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
     assert "said" not in found["printed.txt"]["evidence"]
     assert main(["doctor", "--from", str(said), "--verbose"]) != 2
@@ -123,9 +181,9 @@ def test_doctor_is_less_sure_of_a_quoted_xid(tmp_path: Path, capsys: pytest.Capt
         out = json.loads(capsys.readouterr().out)
         found[path.name] = next(f for f in out["findings"] if f["evidence"].get("xid") == 79)
     assert found["said.txt"]["cause"] == found["dmesg.txt"]["cause"]
-    assert found["said.txt"]["severity"] == found["dmesg.txt"]["severity"]
+    assert (found["dmesg.txt"]["severity"], found["said.txt"]["severity"]) == ("critical", "warn")
     assert found["said.txt"]["module"] == found["dmesg.txt"]["module"]
-    assert found["said.txt"]["confidence"] < found["dmesg.txt"]["confidence"]
+    assert found["said.txt"]["confidence"] == LOW < found["dmesg.txt"]["confidence"]
     assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
     assert "said" not in found["dmesg.txt"]["evidence"]
 
@@ -134,7 +192,7 @@ def test_doctor_is_less_sure_of_a_quoted_xid(tmp_path: Path, capsys: pytest.Capt
 MESSAGES_READ = [
     ('the journal keeps printing "RmInitAdapter failed! (0x26:0xffff:1290)" on 0000:3b:00.0', "init_failed",
      "0000:3B:00.0"),
-    ("Is `GPU lost from the bus` a hardware fault?", "gpu_lost", "bus id not in the log"),
+    ("Why does our node keep logging `GPU lost from the bus`?", "gpu_lost", "bus id not in the log"),
 ]
 
 
@@ -159,8 +217,8 @@ def test_doctor_is_less_sure_of_a_quoted_driver_message(tmp_path: Path, capsys: 
         assert main(["doctor", "--from", str(path), "--json"]) != 2
         out = json.loads(capsys.readouterr().out)
         found[path.name] = next(f for f in out["findings"] if f["evidence"].get("message") == "init_failed")
-    assert (found["said.txt"]["cause"], found["said.txt"]["severity"]) == (found["dmesg.txt"]["cause"],
-                                                                          found["dmesg.txt"]["severity"])
-    assert found["said.txt"]["confidence"] < found["dmesg.txt"]["confidence"]
+    assert found["said.txt"]["cause"] == found["dmesg.txt"]["cause"]
+    assert (found["dmesg.txt"]["severity"], found["said.txt"]["severity"]) == ("critical", "warn")
+    assert found["said.txt"]["confidence"] == LOW < found["dmesg.txt"]["confidence"]
     assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
     assert "said" not in found["dmesg.txt"]["evidence"]

@@ -196,9 +196,40 @@ def printed(text: str, at: int) -> bool:
             or bool(_EARLIER_SENTENCE.search(before.rstrip())))
 
 
-# issue 46, the one rule: a sentence that denies the message or puts it behind the poster is no report of it
-_DISTANCED = re.compile(r"\b(?:not|never|no longer|used to|before the fix|fixed|solved|resolved|anymore|"
-                        r"(?:do|does|did|is|was|were|are|wo|has|have|had)n[’']t)\b", re.I)
+# issue 46, the one rule for every quoted reader (reported): a poster's words are a lead, and only a REPORT counts,
+# a line saying the poster's own system showed, printed or logged the message. The words that make one:
+# a verb of showing (_SHOWN), said of the poster's system (_THEIRS: first person, a named GPU, node, host, rank or
+# bus id, the machine's own log, or a when: 'since Monday', 'every time'); and none of _NOT_A_REPORT.
+_SHOWN = re.compile(r"\b(?:says?|said|saying|shows?|showed|shown|showing|prints?|printed|printing|logs?|logged|logging|"
+                    r"reports?|reported|reporting|gets?|got|getting|gives?|gave|throws?|threw|thrown|throwing|"
+                    r"raised?|hits?|hitting|fails?|failed|failing|die|dies|died|dying|crash(?:es|ed|ing)?|returns?|"
+                    r"returned|returning|sees?|saw|seen|seeing|tells?|told|telling|full of|keeps?|kept|spams?|"
+                    r"spammed|complains?|complained|errors? out|errored|abort(?:s|ed)?|emits?|emitted|outputs?|"
+                    r"displays?|displayed|appeared|popped up|came up|ended with|stopped with|receiv(?:e|es|ed|ing)|"
+                    r"r[au]n(?:ning)? into|encounter(?:s|ed|ing)?|occurred|happened)\b", re.I)
+_THEIRS = re.compile(r"\b(?:I|I'm|I've|me|my|we|we're|we've|us|our)\b|\b(?:GPU|node|host|rank|server|worker|card|device)\s*"
+                     r"#?[\w.-]*\d|[0-9a-fA-F]{2,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}|\b(?:this|that|the|one|every|each|all)\s+"
+                     r"(?:node|host|box|machine|server|cluster|system|card|GPU|worker)s?\b|\b(?:dmesg|journal|journalctl|"
+                     r"syslog|kernel log|the logs?|the job|the container)\b|\b(?:since|after the|today|yesterday|"
+                     r"suddenly|again|every time|this morning|last night|keeps?|kept)\b", re.I)
+_NOT_A_REPORT = re.compile(
+    # denied, or behind the poster
+    r"\b(?:not|never|no longer|used to|before the fix|fixed|solved|resolved|anymore|is gone|went away|disappeared|"
+    r"(?:do|does|did|is|was|were|are|wo|has|have|had)n[’']t)\b"
+    # a question of meaning, or how to keep it away
+    r"|\b(?:mean|means|meaning|meant|stand for|definition of|prevent|avoid|reproduce|simulate|inject)\b"
+    # a conditional or a runbook: 'if you see', 'if a node logs', 'when … appears'
+    r"|\b(?:if|whenever|in case|unless|should)\s+(?:you|one|a|an|any|the|your|some|there|it|this|that)\b"
+    r"|\bwhen\s+you\b|\bwhen\b[^.?!]*\b(?:appears?|shows up|occurs?|is (?:logged|printed|shown|reported))\b"
+    # a hypothetical or a plan: 'might', 'would', 'before I upgrade', 'we should add'
+    r"|\b(?:might|could|would|(?-i:may)|maybe|perhaps|suppose|imagine|hypothetically|will|going to|plan(?:ning)? to|"
+    r"about to|should|shall)\b"
+    r"|\bbefore (?:I|we) (?:upgrade|update|install|reinstall|switch|move|migrate|deploy|try|roll|buy|order|go)\b"
+    # documentation quoted: 'the docs say', 'our runbook', 'FAQ'
+    r"|\b(?:docs?|documentation|manual|runbooks?|playbooks?|FAQ|wiki|knowledge ?base|release notes|readme|"
+    r"man page|according to)\b", re.I)
+# a quoted span in the poster's sentence (the message's own words): never read as theirs
+_QUOTED_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<![A-Za-z])'[^']*'(?![A-Za-z])")
 
 
 QUOTED = "error messages quoted in a poster's words"  # the kind read.py names when these are all a file holds
@@ -208,7 +239,7 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
     """The messages of KINDS a poster's sentence or quote holds ("nvidia-smi says '…'"): read only where
     nothing in the file is a tool's own line (captures/read.py), each marked ``quoted`` so doctor says
     whose words they are. Never in code (a source or grep hit, a comment, a statement or a literal in
-    one), never in a sentence that denies it or puts it behind the poster (_DISTANCED)."""
+    one), only where its line reports it (reported)."""
     out = AppErrorsParse()
     seen: set[tuple[str, str | None]] = set()
     for ln in lines:
@@ -236,11 +267,15 @@ def _quoted_kind(text: str) -> str | None:
 
 def reported(text: str, start: int, end: int) -> bool:
     """The message at text[start:end] is a poster's report of it (issue 46, for every quoted reader): the line
-    is no source or grep hit, comment or statement, and the rest of its sentence neither denies it nor puts
-    it behind the poster."""
+    is no source or grep hit, comment or statement, and its own words (the quotes in it left out) say the
+    poster's system showed it (_SHOWN, _THEIRS), never ask what it means, deny it, put it behind them, cite
+    documentation, or set it in a condition, a hypothetical or a plan (_NOT_A_REPORT)."""
     if _SOURCE_HIT.match(text) or _GREP_HIT.match(text) or _COMMENT.match(text):
         return False
-    return not _CODE.match(text[:start].lstrip(" `>*")) and not _DISTANCED.search(text[:start] + " " + text[end:])
+    if _CODE.match(text[:start].lstrip(" `>*")):
+        return False
+    words = _QUOTED_SPAN.sub(" ", text[:start] + " … " + text[end:])
+    return bool(_SHOWN.search(words)) and bool(_THEIRS.search(words)) and not _NOT_A_REPORT.search(words)
 
 
 def _torch_false(lines: list[Line], i: int) -> str | None:

@@ -16,7 +16,7 @@ _XID_SAID = re.compile(r"\bXid\s*(?:\((?:PCI:)?[0-9a-fA-F:.]{7,16}\)\s*:?\s*|(?:
 
 
 def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
-    """The Xids a poster's words name (app_errors.reported: never code, never denied), each marked ``quoted``;
+    """The Xids a poster's words report (app_errors.reported: their system showed it), each marked ``quoted``;
     read only where nothing in the file is a tool's own line (formats.read_quoted). One per module and code;
     the lines read."""
     out: dict[tuple[str, int], XidLine] = {}

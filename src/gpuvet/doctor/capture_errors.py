@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
-from gpuvet.doctor.capture_failures import BRIDGED_CARDS, QUOTED_SAID
+from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -108,28 +108,21 @@ def _merged(group: list[tuple[str, AppError]]) -> Finding:
     first_label, first = group[0]
     kinds = list(dict.fromkeys(e.kind for _, e in group))
     meaning = max((_meaning(k) for k in kinds), key=lambda m: m.confidence)
-    if all(e.quoted for _, e in group):
-        meaning = _Meaning(meaning.cause, _LESS_SURE.get(meaning.confidence, LOW))
     fixes = [f for f in dict.fromkeys(APP_ERROR_FIX.get(k) for k in kinds) if f is not None]
     base = _error_finding(first_label, first)
     fix = "; ".join(dict.fromkeys([base.fix, *fixes])) if fixes else base.fix
     lines: list[Json] = [f"{label} line {e.line} ({e.kind}{f', {e.times} times' if e.times > 1 else ''}): "
                          f"{e.text[:240]}" for label, e in group]
-    return finding(meaning.cause, meaning.confidence, module=first.module, fix=fix, carried=base.evidence,
-                   kinds=list(kinds), lines=lines, times=sum(e.times for _, e in group))
-
-
-# issue 46: a message a poster quoted in a sentence (app_errors.quoted) is their report: the kind's cause and
-# severity, one step less sure, and said as theirs
-_LESS_SURE = {HIGH: MEDIUM, MEDIUM: LOW, LOW: LOW}
+    merged = finding(meaning.cause, meaning.confidence, module=first.module, fix=fix, carried=base.evidence,
+                     kinds=list(kinds), lines=lines, times=sum(e.times for _, e in group))
+    return as_quoted(merged) if all(e.quoted for _, e in group) else merged
 
 
 def _error_finding(label: str, e: AppError) -> Finding:
     meaning = KIND_CAUSES.get(e.kind, KIND_CAUSES["cuda_runtime_error"])
-    if e.quoted:
-        return finding(meaning.cause, _LESS_SURE.get(meaning.confidence, LOW), module=e.module,
-                       fix=APP_ERROR_FIX.get(e.kind), kind=e.kind, file=label, line=e.line, said=QUOTED_SAID,
-                       log=e.text[:240], times=e.times)
+    if e.quoted:  # issue 46: a message a poster quoted in a sentence (app_errors.quoted) is a lead (as_quoted)
+        return as_quoted(finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind),
+                                 kind=e.kind, file=label, line=e.line, log=e.text[:240], times=e.times))
     return finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind), kind=e.kind,
                    file=label, line=e.line, log=e.text[:240], tool=e.tool, times=e.times)
 

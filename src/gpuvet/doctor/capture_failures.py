@@ -7,7 +7,7 @@ Each finding carries the line or field it was read from."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from gpuvet.captures.records import ModuleHealth
@@ -77,6 +77,13 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
 QUOTED_SAID = "quoted in the poster's words, not a tool's own line"
 
 
+def as_quoted(found: Finding) -> Finding:
+    """A finding read from a poster's words (issue 46): a lead, not a verdict. The knowledge base's cause and
+    advice, at most warn (a sentence is never a critical fault), low confidence, and said as theirs."""
+    severity = "warn" if found.severity == "critical" else found.severity
+    return replace(found, severity=severity, confidence=LOW, evidence={**found.evidence, "said": QUOTED_SAID})
+
+
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
@@ -86,10 +93,10 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
     events = [e for e in c.kernel_events if causes is None or table[e.kind].cause in causes]
-    found = [finding(table[e.kind].cause, MEDIUM if e.quoted else HIGH, module=e.module, fix=table[e.kind].action,
-                     carried={"said": QUOTED_SAID} if e.quoted else None, message=e.kind,
+    found = [finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
                      meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count)
              for e in events]
+    found = [as_quoted(f) if e.quoted else f for f, e in zip(found, events, strict=True)]
     if found:
         said = list(dict.fromkeys(re.sub(r"\s*\([^)]*\)", "", table[e.kind].meaning).split(":")[0]
                                   for e in events))  # each meaning's first clause, once

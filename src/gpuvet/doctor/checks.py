@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
@@ -13,7 +12,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_failures import QUOTED_SAID
+from gpuvet.doctor.capture_failures import as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -230,8 +229,8 @@ def xid_log(ev: Evidence) -> Outcome:
         for code in sorted(set(codes)):
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
             line = worst.get((module, code))
-            xid = xid_catalogue.xid_finding(kind, MEDIUM if line in said else HIGH, module, code, line)
-            found.append(replace(xid, evidence={**xid.evidence, "said": QUOTED_SAID}) if line in said else xid)
+            xid = xid_catalogue.xid_finding(kind, HIGH, module, code, line)
+            found.append(as_quoted(xid) if line in said else xid)
     return confirmed("the driver reported Xid errors", *found)
 
 
