@@ -30,6 +30,7 @@ copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,10 +100,12 @@ def _terms(case: str) -> None:
     from gpuvet.backends.select import open_backend
     from gpuvet.plan.collective import CollectiveModel
 
-    node, ranks, *forced = case.split(":")
+    node, ranks, *forced = case.split(":") + [""]
+    n = _ranks(ranks, "--terms", f"not a NODE:RANKS[:ALGORITHM] case: {case!r}", "e.g. nvl72:4:ring")
+    forced = [f for f in forced if f]
     backend = open_backend(sim=node)
     model = CollectiveModel(backend.node(), backend.spec.faults if backend.spec else ())
-    members = model.members(int(ranks))
+    members = model.members(n)
     session = model.perf.collectives(members)
     medium, bandwidth = session.bandwidths("all_reduce")
     tuning = model.perf.collective_tuning[medium]
@@ -168,13 +171,21 @@ NCCL_RING_TUNERS = {
 _TUNER_FAMILY = {"blackwell": "nvl72", "hopper": "nvswitch"}
 
 
+def _ranks(text: str, flag: str, what: str, example: str) -> int:
+    """A rank count of two or more in ASCII digits: str.isdigit() takes '²' and '٣', which int() then refuses."""
+    if re.fullmatch(r"[0-9]+", text) is None or int(text) < 2:
+        raise GpuvetError(f"{what}: the rank count {text!r} is not a whole number of 2 or more", where=flag,
+                          fix=f"give {example}")
+    return int(text)
+
+
 def _nccl_tuner(case: str) -> None:
     """NCCL 2.25.1's own estimate beside every ring-forced figure of ``case`` (ARCH:RANKS)."""
     arch, _, ranks = case.partition(":")
-    if arch not in NCCL_RING_TUNERS or not ranks.isdigit() or int(ranks) < 2:
-        raise GpuvetError(f"not an ARCH:RANKS case: {case!r}", where="--nccl-tuner",
-                          fix=f"give one of {', '.join(NCCL_RING_TUNERS)} and a rank count, e.g. blackwell:4")
-    tuner, n = NCCL_RING_TUNERS[arch], int(ranks)
+    fix = f"one of {', '.join(NCCL_RING_TUNERS)} and a rank count, e.g. blackwell:4"
+    if arch not in NCCL_RING_TUNERS:
+        raise GpuvetError(f"not an ARCH:RANKS case: {case!r}", where="--nccl-tuner", fix=f"give {fix}")
+    tuner, n = NCCL_RING_TUNERS[arch], _ranks(ranks, "--nccl-tuner", f"not an ARCH:RANKS case: {case!r}", fix)
     rows = [r for data in (DATA, DATA_49) for r in compare(data)
             if r.point.family == _TUNER_FAMILY[arch] and r.point.ranks == n and r.point.algorithm == "ring"
             and len(r.point.sizes) == 1]

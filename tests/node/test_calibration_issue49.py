@@ -265,3 +265,15 @@ def test_nccl_tuner_refuses_a_case_it_has_no_constants_for(capsys):
 
     with pytest.raises(GpuvetError, match="ARCH:RANKS"):
         _bench()._nccl_tuner("volta:8")
+
+
+@pytest.mark.parametrize(("flag", "case"), [("_nccl_tuner", "blackwell:²"), ("_nccl_tuner", "hopper:٣"),
+                                            ("_nccl_tuner", "blackwell:1"), ("_terms", "nvl72:x"),
+                                            ("_terms", "nvl72:³:ring")])
+def test_a_rank_count_not_in_ascii_digits_is_a_clear_refusal(flag, case):
+    """str.isdigit() takes a superscript or an Arabic-Indic digit that int() then refuses: a GpuvetError (exit 2
+    in the script), never a traceback."""
+    from gpuvet.errors import GpuvetError
+
+    with pytest.raises(GpuvetError, match="rank count"):
+        getattr(_bench(), flag)(case)
