@@ -65,9 +65,11 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi'
             "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info or HCCL's EI/EJ error codes; "
             "for the NICs ibstat, "
             "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
-            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, dcgmi health -c or discovery -l, the CUDA "
-            "samples (deviceQuery, p2pBandwidthLatencyTest, bandwidthTest), gpu-burn, or a program's CUDA/NVML error "
-            "lines")
+            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, nvidia-smi mig -lgi/-lgip/-lci/-lcip, "
+            "nvidia-smi topo -p2p, dcgmi health -c or discovery -l, the CUDA samples (deviceQuery, "
+            "p2pBandwidthLatencyTest, bandwidthTest, busGrind), gpu-burn; for Intel xpu-smi discovery/diag/health "
+            "or i915/xe kernel lines (FreeBSD drm-kmod's too); a program's CUDA/NVML error lines, or a sentence "
+            "reporting a message your own system printed ('nvidia-smi on node 3 says \"…\"')")
 
 
 @dataclass
