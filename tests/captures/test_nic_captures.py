@@ -106,7 +106,7 @@ def test_a_lone_captured_card_is_not_judged_on_the_catalogs_top_speed():
 def nic_tools_readings(text: str) -> nics.NicReadings:
     from gpuvet.backends.nic_readings import NicReadings
 
-    return NicReadings(tuple(_parse(text).nics), None, "capture")
+    return NicReadings(tuple(_parse(text).nics), None, "capture", captured=True)
 
 
 def test_ibdev2netdev_alone_says_nothing_of_the_ports_state():

@@ -35,13 +35,13 @@ def _readings(state: str = "ACTIVE", rate: float = 400.0, symbol: int = 0, link_
 
 
 def test_a_port_down_is_one_event_and_its_return_clears_it():
-    judge = NicWatch()  # no design: nothing says mlx5_3 must be up, so its port down warns (faults.yaml)
+    judge = NicWatch()  # no design, but watch reads the node itself: an HCA it carries is declared by its presence
     events = [e for t, r in enumerate([_readings(), _readings("DOWN"), _readings("DOWN"), _readings()])
               for e in judge.observe(r, t * 30.0)]
     assert [(e.kind, e.severity.value, e.time) for e in events] == [
-        ("nic_port_down_undeclared", "warn", 30.0), ("cleared", "info", 90.0)]
+        ("nic_port_down", "critical", 30.0), ("cleared", "info", 90.0)]
     assert events[0].module is None and events[0].evidence["nic"] == "mlx5_3"
-    assert events[1].evidence["of"] == "nic_port_down_undeclared" and events[1].evidence["seen"] == 2
+    assert events[1].evidence["of"] == "nic_port_down" and events[1].evidence["seen"] == 2
 
 
 def test_a_port_below_its_peers_rate_warns_once():

@@ -51,9 +51,10 @@ def _up(rate: float | None = 400.0, layer: str = "InfiniBand", port: int = 1) ->
     return NicPort(port, "ACTIVE", "LinkUp", rate, "4X", layer)
 
 
-def _readings(*nic: Nic, peer: str | None = "nvidia_peermem", interfaces: tuple[str, ...] | None = None
-              ) -> NicReadings:
-    return NicReadings(nic, peer, "test", interfaces)
+def _readings(*nic: Nic, peer: str | None = "nvidia_peermem", interfaces: tuple[str, ...] | None = None,
+              captured: bool = True) -> NicReadings:
+    """A captured listing by default (no design known); captured=False: read on the node itself."""
+    return NicReadings(nic, peer, "test", interfaces, captured=captured)
 
 
 def test_healthy_ports_give_no_verdict():
@@ -371,3 +372,25 @@ def test_topo_expect_names_the_nics_that_differ_from_the_declared_node(capsys, t
     assert json.loads(capsys.readouterr().out)["nic_differences"] == []
     assert main(["topo", "--node", str(spec), "--json"]) == 0  # no declaration: the NICs are shown, not judged
     assert "nic_differences" not in json.loads(capsys.readouterr().out)
+
+
+def test_on_the_node_itself_an_hca_present_is_declared_by_its_presence() -> None:
+    """Read on the node (sysfs; `gpuvet health` with no --expect), a port of an HCA the node carries is expected
+    up: down, it drains the node (critical), as a declared one does; the unused second port of a dual-port
+    Ethernet card stays no fault. The warn-level reading is the captured fragment's, whose design is unknown."""
+    bad = NicPort(1, "DOWN", "Polling", None, "4X", "InfiniBand")
+    live = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", bad), captured=False)
+    assert [(v.kind, knowledge.fault(v.kind).severity) for v in nics.ports(live)] == [("nic_port_down", "critical")]
+    assert NicReadings((), None, "sysfs").captured is False  # a source that does not say is the node's: fail closed
+    off = NicPort(2, "DOWN", "Disabled", None, None, "Ethernet")
+    cards = [_nic(f"mlx5_{i}", _up(100.0, "Ethernet"), off, hca="MT4125") for i in range(2)]
+    assert nics.ports(_readings(*cards, captured=False)) == []
+
+
+def test_health_without_a_design_fails_a_live_hcas_port_down() -> None:
+    from gpuvet.health import nic_checks
+
+    bad = NicPort(1, "DOWN", "Polling", None, "4X", "InfiniBand")
+    live = nic_checks.nic(_readings(_nic("mlx5_0", bad), captured=False), [], {})
+    captured = nic_checks.nic(_readings(_nic("mlx5_0", bad)), [], {})
+    assert [f.status.value for f in live] == ["fail"] and [f.status.value for f in captured] == ["warn"]

@@ -61,3 +61,6 @@ class NicReadings:
     peer_memory: str | None | Unavailable  # the module loaded (nvidia_peermem, nv_peer_mem), None: none
     source: str  # "sysfs", "simulated", a capture's name
     interfaces: tuple[str, ...] | None = None  # every network interface (/sys/class/net); None: not read
+    # a captured fragment (doctor --from): its node's design is unknown, so a NIC listed is not one the node must
+    # have up; read on the node itself (sysfs, the simulated node) an HCA present is declared by its presence
+    captured: bool = False

@@ -128,14 +128,15 @@ def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
 
 
 # --- lspci -vvv -----------------------------------------------------------------------------
-_DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (.+)$")
+_DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) ([^\"].*)$")  # -m's quoted: lspci_list
 # a device line pasted after prose ('here is my card 62:00.0 VGA compatible controller: NVIDIA …'): the bus id,
 # then a PCI class name and its colon, as lspci prints them
 _DEV_IN_PROSE = re.compile(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
                            r"((?:VGA compatible|3D|Display) controller: .+)$")
 _GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
-# the other functions whose trained link decides what they carry: NICs and accelerators (not bridges, storage, USB)
-_LINKED_CLASS = re.compile(r"^(?:Ethernet|Infiniband|Network) controller: |^Processing accelerators: ", re.I)
+# a NIC function: its trained link is judged by the NIC rule (checks/nics.pcie: what the link carries against its
+# port's rate), never as a module's; other functions (bridges, storage, USB, accelerators) are not judged here
+_NIC_CLASS = re.compile(r"^(?:Ethernet|Infiniband|Network) controller: ", re.I)
 # the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
 # 'ATI Technologies Inc' in older pci.ids)
 _GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
@@ -153,6 +154,7 @@ _SELECT = re.compile(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}
 @dataclass
 class LspciParse:
     links: list[PcieLink] = field(default_factory=list)
+    nics: list[PcieLink] = field(default_factory=list)  # NIC functions' links, for the NIC rule (checks/nics.pcie)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     gpus: list[tuple[str, str]] = field(default_factory=list)  # every NVIDIA GPU function listed: (bus id, name)
@@ -175,8 +177,9 @@ class ListedGpu:
 class _Dev:
     device: str
     name: str | None
-    nvidia: bool  # a GPU function of a vendor gpuvet reads (NVIDIA or AMD), a NIC or an accelerator: its link is judged
+    nvidia: bool  # a GPU function of a vendor gpuvet reads (NVIDIA or AMD), or a NIC: its link is read
     vendor: str | None = None
+    nic: bool = False
     cap: tuple[float | None, int | None] = (None, None)
     sta: tuple[float | None, int | None, bool, bool] | None = None
     ue: tuple[str, ...] = ()
@@ -202,8 +205,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             continue
         if (d := _device_line(out, s, ln.no)) is not None:
             vendor = _gpu_vendor(d.group(2))
-            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None or bool(_LINKED_CLASS.match(d.group(2))),
-                       vendor)
+            nic = vendor is None and bool(_NIC_CLASS.match(d.group(2)))
+            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None or nic, vendor, nic=nic)
             devs.append(cur)
             cur.lines.append(ln.no)
             continue
@@ -229,8 +232,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.claimed.update(dev.lines)
             sta = dev.sta or (None, None, False, False)
             link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce)
-            out.links.append(link)
-        elif dev.nvidia and dev.lines and not (dev.name and _LINKED_CLASS.match(dev.name)):
+            (out.nics if dev.nic else out.links).append(link)
+        elif dev.nvidia and dev.lines and not dev.nic:
             out.claimed.update(dev.lines)
             out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
                              "lspci run without root): its link cannot be judged")

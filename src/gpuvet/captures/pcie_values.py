@@ -32,3 +32,10 @@ def generation_fault(gen: float | None) -> str | None:
     if gen is None or (math.isfinite(gen) and gen in GENERATIONS):
         return None
     return f"Gen{gen:g} is no PCIe generation (Gen1-Gen6)"
+
+
+def generation(gts: float | None) -> int | None:
+    """The generation whose per-lane rate ``gts`` is (within 2 %, as rate_fault allows); None for no rate."""
+    if gts is None or not math.isfinite(gts):
+        return None
+    return next((gen for gen, rate in enumerate(RATES_GTS, 1) if abs(gts - rate) <= 0.02 * rate), None)

@@ -111,12 +111,13 @@ def ports(readings: NicReadings, declared: Sequence[DeclaredNic] = ()) -> list[N
     peers = [(n, p) for n in readings.nics for p in n.ports]
     for i, nic in enumerate(readings.nics):
         for port in nic.ports:
-            out += _port(nic, port, models.get(i), i < len(declared), peers)
+            out += _port(nic, port, models.get(i), i < len(declared), peers, required=not readings.captured)
     return out
 
 
-def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers: Sequence[tuple[Nic, NicPort]]
-          ) -> list[NicVerdict]:
+def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers: Sequence[tuple[Nic, NicPort]],
+          required: bool = True) -> list[NicVerdict]:
+    """``required``: read on the node itself, whose HCAs are declared by their presence (a port down drains it)."""
     where = _label(nic, port)
     layer = "Ethernet" if port.link_layer == "Ethernet" else "InfiniBand"  # unknown: InfiniBand's words, the common case
     netdev = nic.netdevs[0] if nic.netdevs else "its netdev"
@@ -127,9 +128,10 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
         if not _expected_up(nic, port, declared, peers):
             return []
         state = f"{port.state}, physical {port.phys_state}"
-        # a port the design declares is required: down, it drains the node; without a design (a captured ibstat,
-        # a node with no spec) nothing says the port must carry traffic, so it warns (knowledge/faults.yaml)
-        kind = "nic_port_down" if declared else "nic_port_down_undeclared"
+        # a port the design declares, or one of an HCA the node itself carries, is required: down, it drains the
+        # node; in a captured fragment with no design nothing says the port must carry traffic: it warns
+        # (knowledge/faults.yaml)
+        kind = "nic_port_down" if declared or required else "nic_port_down_undeclared"
         return [NicVerdict(kind, nic.device, f"{where} ({port.link_layer}) is {state}",
                            f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state))]
     rate, basis = _design_rate(nic, port, model, peers)

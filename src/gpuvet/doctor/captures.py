@@ -62,6 +62,7 @@ class Captures:
     nvlink_states: list[NvLinkState] = field(default_factory=list)
     nvlink_errors: list[NvLinkErrors] = field(default_factory=list)
     pcie_links: list[PcieLink] = field(default_factory=list)
+    nic_links: list[PcieLink] = field(default_factory=list)  # lspci's NIC functions: the NIC rule judges them
     dcgm: list[DcgmResult] = field(default_factory=list)
     kernel_events: list[KernelEvent] = field(default_factory=list)  # NVRM messages without an Xid
     kernel_lines: int = 0  # NVRM lines read: a log without any says nothing about the driver
@@ -147,6 +148,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvlink_states += fc.nvlink.states
     caps.nvlink_errors += fc.nvlink.errors
     caps.pcie_links += fc.lspci.links
+    caps.nic_links += fc.lspci.nics
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
     if fc.aer.devices:

@@ -4,14 +4,20 @@ are the NIC checks' (checks/nics.py), the same health gives; this only turns the
 
 from __future__ import annotations
 
-from gpuvet.backends.nic_readings import NicReadings
+import re
+from dataclasses import replace
+
+from gpuvet.backends.nic_readings import Nic, NicPcie, NicReadings
 from gpuvet.backends.readings import Unavailable
+from gpuvet.captures.links import NO_DEVICE_LINE
+from gpuvet.captures.pcie_values import generation
 from gpuvet.checks import nics
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, Outcome, clear, confirmed, unknown
+from gpuvet.node.bus import bus_key
 from gpuvet.node.model import EndpointKind
-from gpuvet.node.vendor_tools import GIVE
+from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 
 def _declared(ev: Evidence) -> list[nics.DeclaredNic]:
@@ -38,6 +44,23 @@ def _far(ev: Evidence) -> list[nics.NicVerdict]:
     return nic_affinity.far(ev.node, ev.declared)
 
 
+def _bus_nics(ev: Evidence, readings: NicReadings | None) -> NicReadings:
+    """lspci's NIC functions as NICs with their PCIe link, for the one NIC rule (nics.pcie): the ports of the
+    RDMA device on the same bus id give the rate it is judged against. One per card (a dual-port card's
+    functions share one link); none where a listing gave that card's link already (lshca)."""
+    listed = {bus_key(n.bus_id)[:-1]: n for n in readings.nics if n.bus_id} if readings is not None else {}
+    out: dict[str, Nic] = {}
+    for link in ev.captures.nic_links:
+        card = bus_key(link.device)[:-1]
+        nic = listed.get(card)
+        if card in out or nic is not None and nic.pcie is not None or link.device == NO_DEVICE_LINE:
+            continue
+        pcie = NicPcie(generation(link.speed_gts), link.width, generation(link.cap_speed_gts), link.cap_width)
+        name = re.sub(r"\s*\(rev \w+\)", "", (link.name or "").partition(": ")[2]).strip()[:80] or link.device
+        out[card] = replace(nic, pcie=pcie) if nic is not None else Nic(name, None, bus_key(link.device), (), pcie=pcie)
+    return NicReadings(tuple(out.values()), None, CAPTURED["pcie"], captured=True)
+
+
 def _found(verdicts: list[nics.NicVerdict]) -> Outcome:
     found = [finding(v.kind, HIGH, v.module, fix=v.fix, nic=v.nic, reading=v.reason) for v in verdicts]
     return confirmed(f"{len(verdicts)} NIC finding(s): {verdicts[0].reason}", *found)
@@ -46,8 +69,9 @@ def _found(verdicts: list[nics.NicVerdict]) -> Outcome:
 def nic_ports(ev: Evidence) -> Outcome:
     readings = _readings(ev)
     far = _far(ev)
-    if far and not isinstance(readings, NicReadings):
-        return _found(far)
+    bus = nics.pcie(_bus_nics(ev, readings if isinstance(readings, NicReadings) else None))
+    if (far or bus) and not isinstance(readings, NicReadings):
+        return _found(far + bus)
     if readings is None:
         return unknown(f"can't tell: no NIC listing ({GIVE['nic_listing']}) in the evidence")
     if isinstance(readings, Unavailable):
@@ -55,7 +79,7 @@ def nic_ports(ev: Evidence) -> Outcome:
     if not readings.nics and not _declared(ev):
         return unknown("can't tell: no InfiniBand or RoCE NIC on this node, and none declared")
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
-    verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings)
+    verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings) + bus
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
     verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:

@@ -221,7 +221,7 @@ class CaptureBackend(Backend):
         if not self._nics:
             return None
         return NicReadings(tuple(self._nics.values()), Unavailable("not in the captures (lsmod | grep peermem)"),
-                           "captured ibstat/ibv_devinfo")
+                           "captured ibstat/ibv_devinfo", captured=True)
 
     def node(self) -> Node:
         return self._node
