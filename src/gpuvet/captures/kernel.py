@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod
+from gpuvet.captures.kernel_echoes import without_echoes
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line, ranges
 from gpuvet.node.bus import bus_key
@@ -47,6 +48,10 @@ _NO_HANDLE_ENCLOSED = re.compile(r"[\"\u201c`]" + _NO_HANDLE_HEAD + r"([^\"\u201
 _NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
                                r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +
                                _NO_HANDLE_WORDS + r"?)[\"'`.]*\s*$", re.I)
+# the line glued into prose of another script (CJK, Cyrillic: no space, '：' or '。' around it) is the tool's words
+_OTHER_SCRIPT = r"[^\x00-\u024f\s]"
+_NO_HANDLE_IN_SCRIPT = re.compile(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
+                                  r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
 _NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
 _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
@@ -108,6 +113,9 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     # release), then the kernel's and the driver's own word that the probe failed
     KernelMessage("unsupported_by_driver", re.compile(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
                                                       r"installed in this system is not supported", re.I)),
+    # nv-pci.c: another driver (nouveau, vfio-pci ...) owns the devices; the NVIDIA probe is never called for them
+    KernelMessage("probe_not_called", re.compile(r"NVIDIA probe routine was not called for \d+ device|"
+                                                 r"obtained ownership of the NVIDIA device", re.I)),
     KernelMessage("probe_failed", re.compile(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
                                              r"None of the NVIDIA devices were initiali[sz]ed|"
                                              r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
@@ -174,7 +182,7 @@ INTEL_MESSAGES: tuple[KernelMessage, ...] = (
 _WORDS: dict[str, tuple[str, ...]] = {
     "gfw_boot_failed": ("gfw",), "fsp_boot_failed": ("fsp",), "needs_reset": ("reset", "wpr2"),
     "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000"), "aer_unrecovered": ("recover",),
-    "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",),
+    "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
 }
@@ -251,7 +259,8 @@ def parse(lines: list[Line]) -> KernelParse:
         if _other_vendor_line(out, hits, i, ln):
             continue
         if "device handle" in s and (m := _NO_HANDLE.match(s) or _NO_HANDLE_QUOTED.search(s)
-                                              or _NO_HANDLE_ENCLOSED.search(s)) is not None:
+                                              or _NO_HANDLE_ENCLOSED.search(s)
+                                              or _NO_HANDLE_IN_SCRIPT.search(s)) is not None:
             out.claimed.add(ln.no)
             out.nvrm_lines += 1
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
@@ -528,18 +537,7 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
             KernelEvent(seen.kind, seen.module, seen.text, seen.line, seen.count + 1)
     if unresolved:
         _note_unresolved(unresolved, notes)
-    return _without_hang_echo(list(found.values()))
-
-
-_HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
-                    "amd_recovery_failed", "amd_mes_unresponsive"))
-
-
-def _without_hang_echo(events: list[KernelEvent]) -> list[KernelEvent]:
-    """A fence timeout on a module whose ring timed out or was reset is that hang seen from the display:
-    the hang is the finding; alone, the timeout is one."""
-    hung = {e.module for e in events if e.kind in _HANGS}
-    return [e for e in events if not (e.kind == "amd_fence_timeout" and e.module in hung)]
+    return without_echoes(list(found.values()))
 
 
 def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
 
-_TEXT = 240  # characters of a line kept as evidence
+_TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
 # host:pid:tid [dev], then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
 _LOG = re.compile(
     r"(?:(?:(?P<redacted><[\w .-]{1,62}>|\*{2,}|x{3,}|X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):(?P<pid>\d{1,9}):"
@@ -141,14 +141,26 @@ def _log_line(ln: Line) -> LogLine | None:
     if m is not None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
         return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
-                       _int(m.group("dev")), src, m.group("msg").strip(), text.strip()[:_TEXT],
+                       _int(m.group("dev")), src, m.group("msg").strip(), kept(text),
                        m.group("redacted") is not None, _int(m.group("tid")))
     p = _PLOG.match(text)
     if p is not None:
         level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
         return LogLine(ln.no, "HCCL", level, None, int(p.group("pid")), None, p.group("src"),
-                       p.group("msg").strip(), text.strip()[:_TEXT])
+                       p.group("msg").strip(), kept(text))
     return None
+
+
+def kept(text: str) -> str:
+    """The line as evidence, cut only between words and marked: a name cut mid-token ('mlx5_1' of 'mlx5_10')
+    would quote a device the log never named."""
+    s = text.strip()
+    if len(s) <= _TEXT:
+        return s
+    head = s[:_TEXT]
+    if not s[_TEXT].isspace() and any(c.isspace() for c in head):
+        head = head.rsplit(None, 1)[0]
+    return f"{head.rstrip()} …"
 
 
 def _int(text: str | None) -> int | None:

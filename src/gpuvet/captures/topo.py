@@ -128,11 +128,44 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         claimed |= {ln.no for ln in lines[:legend]}
         lines = lines[legend:]
         at = header_index(lines)
+    inferred = _headerless(lines) if at is None else None
+    if inferred is not None:  # issue 46: the rows without their header line (a paste cut above them)
+        at, header = inferred
+        lines = [*lines[:at], Line(lines[at].no, header), *lines[at:]]
     got = _matrix(lines, at, where)
+    if got is not None and inferred is not None:
+        got.notes.append(f"topo -m: no header line above the rows (line {lines[inferred[0]].no} on): the GPU columns "
+                         f"({', '.join(got.header)}) are inferred from the rows, a square block with X on its "
+                         "diagonal; the columns after them (NICs, affinity) are not read")
     if got is not None and starts:
         got.claimed |= claimed
         got.notes.append(_p2p_note(starts))
     return got
+
+
+def _headerless(lines: list[Line]) -> tuple[int, str] | None:
+    """topo -m rows whose header line is not in the paste: GPU0, GPU1 … in order, row k with X in column k and
+    topo -m cells before it, the block's two halves alike. Its GPU columns are the rows', and any column further
+    right holding an NV# (only GPUs have NVLinks) up to the last such; the header those columns would have."""
+    start = next((i for i, ln in enumerate(lines) if ln.text.lstrip().startswith("GPU0")
+                  and _split(ln.text)[1:2] == ["X"]), None)
+    if start is None:
+        return None
+    rows: list[list[str]] = []
+    for ln in lines[start:]:
+        cells = _split(ln.text)
+        k = len(rows)
+        if not cells or cells[0] != f"GPU{k}" or len(cells) < k + 2 or cells[k + 1] != "X" \
+                or not all(_CELL.fullmatch(CELL_ALIASES.get(c, c)) for c in cells[1:k + 2]):
+            break
+        rows.append(cells[1:])
+    n = len(rows)
+    if n < 2 or any(rows[i][j] != rows[j][i] for i in range(n) for j in range(n) if j < len(rows[i]) and
+                    i < len(rows[j])):
+        return None
+    nv = [j for r in rows for j, c in enumerate(r) if c.startswith("NV") and _CELL.fullmatch(c)]
+    width = max(n, max(nv, default=-1) + 1)
+    return start, "        " + "  ".join(f"GPU{j}" for j in range(width))
 
 
 def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
