@@ -104,3 +104,25 @@ def test_a_headerless_block_whose_halves_disagree_or_has_no_diagonal_is_not_take
     bad = _ROWS.replace("GPU1    NV12     X      NV12    NV12", "GPU1    NV4      X      NV12    NV12")
     assert topo.parse(clean(bad).lines, "constructed") is None
     assert topo.parse(clean(_ROWS.replace(" X ", " 0 ")).lines, "constructed") is None
+
+
+def _switched(off: int | None, n: int = 8, nv: str = "NV18") -> str:
+    head = "        " + "  ".join(f"GPU{j}" for j in range(n)) + "  CPU Affinity    NUMA Affinity"
+    rows = []
+    for i in range(n):
+        cells = ["X" if i == j else ("SYS" if off in (i, j) else nv) for j in range(n)]
+        rows.append(f"GPU{i}    " + "    ".join(cells) + f"    {0 if i < n // 2 else 1}-{i}    {i * 2 // n}")
+    return "\n".join([head, *rows]) + "\n"
+
+
+def test_a_module_off_the_switched_fabric_is_named_with_none_of_the_peers_links(tmp_path: Path) -> None:
+    _, data = _doctor(tmp_path, _switched(5))
+    assert _found(data) == {("nvlink_down", "gpu5"): "critical"}
+    assert "gpu5: 0 of 18" in next(f for f in data["findings"])["evidence"]["detail"]
+    _, clean_data = _doctor(tmp_path, _switched(None))
+    assert _found(clean_data) == {}
+
+
+def test_a_card_beside_a_small_directly_linked_group_is_not_taken_for_a_module_off_a_switch(tmp_path: Path) -> None:
+    _, data = _doctor(tmp_path, _switched(4, n=5, nv="NV4"))
+    assert not [f for f in data["findings"] if f["cause"] == "nvlink_down"]

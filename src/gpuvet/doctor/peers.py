@@ -31,11 +31,16 @@ def peer_degraded(node: Node, source: str) -> tuple[list[Finding], list[Cited]]:
     """Modules with fewer switch links than the count most of their peers share (the design the
     peers show); with the count each module has, cited."""
     widths = switch_widths(node)
-    if len(widths) < 3 or len(widths) < len(node.module_ids):
-        return [], []  # two modules (or some without switch links) cannot outvote each other
+    if len(widths) < 3:
+        return [], []  # two modules cannot outvote each other
     design, peers = Counter(widths.values()).most_common(1)[0]
-    if peers * 2 < len(widths):
+    # issue 46: a module of the peers' model with no link to the switches at all (topo -m: NODE/SYS to every
+    # peer that reads NV18) is off the fabric: 0 of the design, when those peers are most of the node
+    models = {node.module(m).model.name for m in widths}
+    off = [m for m in node.module_ids if m not in widths and node.module(m).model.name in models]
+    if peers * 2 <= len(widths) + len(off) or len(widths) + len(off) < len(node.module_ids):
         return [], []
+    widths.update(dict.fromkeys(off, 0))
     found = [finding("nvlink_down", HIGH, module=m, detail=f"{m}: {w} of {design} NVLinks to the switches",
                      expected=design, measured=w, basis=f"{peers} of its {len(widths) - 1} peers read {design}")
              for m, w in widths.items() if w < design]

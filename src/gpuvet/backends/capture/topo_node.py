@@ -109,12 +109,14 @@ def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
             m = re.fullmatch(r"NV(\d+)", topo.cells.get(frozenset((a, b)), ""))
             if m:
                 counts[(a, b)] = int(m.group(1))
-    everyone = len(counts) == len(gpus) * (len(gpus) - 1) // 2 and len(gpus) > 2
-    if everyone and max(counts.values()) * (len(gpus) - 1) > _MAX_NVLINKS_PER_MODULE:
+    # issue 46: a module with no NV# to any peer is off the fabric (no links), not a reason to read the rest as direct
+    linked = [g for g in gpus if any(g in pair for pair in counts)]
+    everyone = len(counts) == len(linked) * (len(linked) - 1) // 2 and len(linked) > 2
+    if everyone and max(counts.values()) * (len(linked) - 1) > _MAX_NVLINKS_PER_MODULE:
         # every pair sees more links than a module has, shared: they go to switches, and a pair's NV# is what
         # the fewer-linked of the two has up to them; a module's own count is the most any of its pairs reads
-        own = {g: max(n for pair, n in counts.items() if g in pair) for g in gpus}
-        return [Link(_id(g), "nvswitch0", LinkKind.NVLINK, own[g], None) for g in gpus]
+        own = {g: max(n for pair, n in counts.items() if g in pair) for g in linked}
+        return [Link(_id(g), "nvswitch0", LinkKind.NVLINK, own[g], None) for g in linked]
     return [Link(_id(a), _id(b), LinkKind.NVLINK, n, None) for (a, b), n in counts.items()]
 
 
