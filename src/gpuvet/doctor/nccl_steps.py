@@ -165,6 +165,10 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
         return found, cited, "" if found else f"sockets between ranks {_pairs(pairs)} chosen by the job: {off}"
     hosts = set(by_host) | {h for _, log in logs for h in (*log.seen_hosts, *log.test_hosts)}  # a rank's host counts
     nodes = max((log.nodes or 0) for _, log in logs)
+    # the rule (issue 46, batches G and H): a fallback to sockets is a finding only where the log proves the job
+    # spans nodes (two hosts, nNodes > 1). One host on NET/Socket after 'NET/IB : No device found' proves neither
+    # another node (a 16-rank communicator fits one node) nor an HCA (an RDMA plugin such as HPC-X's IBext is
+    # shipped in containers whatever the node carries): can't tell, and said so
     if len(hosts) < 2 and nodes < 2:
         if on_socket:
             return [], cited, (f"can't tell: one host in the log ({', '.join(sorted(hosts))}) on NET/Socket: between "
