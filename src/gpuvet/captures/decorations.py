@@ -121,6 +121,9 @@ _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u200b": 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "..."})
 _DASHES = str.maketrans({"\u2013": "--", "\u2014": "--"})  # a word processor's or chat app's dash for '--': no tool's
 _WEB = str.maketrans({**_SPACES, **_QUOTES, **_DASHES})
+_ELLIPSIS = str.maketrans({"\u2026": "..."})
+_OWN_QUOTES = {**_SPACES, **_ELLIPSIS, **_DASHES}  # a line that kept an ASCII '"': its curly
+# quotes are its own (a JSON string value's “GPU memory”), never a web page's typesetting, which turns every '"'
 _WEB_SPACE = re.compile("[\u00a0\u202f\u2007\u200b\u2060\u2018\u2019\u201c\u201d\u2026\u2013\u2014]")
 _ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
 _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
@@ -133,7 +136,7 @@ def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
     own escapes they are."""
     web = _WEB_SPACE.search(whole) is not None
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
-    typeset = [n for n, s in numbered if s != s.translate(_QUOTES)] if web else []
+    typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []
     dashed = [n for n, s in numbered if s != s.translate(_DASHES)] if web else []
     xml = _XML.search(whole[:200_000]) is not None
     escaped = set() if xml or not _ENTITY.search(whole) else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
@@ -150,7 +153,14 @@ def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
                      "as --")
     if escaped:
         notes.append(f"{len(escaped)} line(s) held HTML entities (&gt;, &amp; …; copied from a web page): unescaped")
-    return [(n, html.unescape(s.translate(_WEB)) if n in escaped else s.translate(_WEB)) for n, s in numbered]
+    web_lines = [(n, s.translate(_WEB if _typeset(s) else _OWN_QUOTES)) for n, s in numbered]
+    return [(n, html.unescape(s)) if n in escaped else (n, s) for n, s in web_lines]
+
+
+def _typeset(line: str) -> bool:
+    """Whether the line's quotes are a web page's: typesetting turns every '"' on a line, so a line that
+    holds one (a JSON key or value) quotes with its own characters, curly ones included."""
+    return '"' not in line
 
 
 _ITEMS = ("- ", "* ")
@@ -218,8 +228,8 @@ def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
     return lines
 
 
-_LANGUAGE = re.compile(r" ?[a-z][\w+#.-]{0,30}")  # a fence's info string: ```shell, ``` text, ```c++ (a capital or
-# an indent is the tool's: ```Clocks, ```    Fabric, the first line of a -q excerpt)
+_LANGUAGE = re.compile(r" ?[A-Za-z][\w+#.-]{0,30}")  # a fence's info string, one word alone in any case: ```shell,
+# ``` text, ```c++, ```JSON, ```Bash (an indent is the tool's: ```    Fabric, ```  Current : 1, a -q excerpt's line)
 
 
 def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
@@ -227,7 +237,7 @@ def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
     the tool's, the fence markdown's. A fence alone or with a language tag stays a fence; backtick fences
     only (the glued ones pastes show)."""
     lines: Numbered = []
-    for item in numbered:  # a line without a backtick is kept as the same pair
+    for at, item in enumerate(numbered):  # a line without a backtick is kept as the same pair
         s = item[1]
         if s[-1:] in ("`", "*") and (inner := _marked_up(s)) is not None:
             item, s = (item[0], inner), inner
@@ -236,13 +246,28 @@ def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
             head, tail = t[:3] == "```", t[-3:] == "```"
             rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
             rest = rest.rstrip("`") if tail else rest
-            if rest.strip(" \t+-") and (tail or (head and not _LANGUAGE.fullmatch(rest))):
+            if rest.strip(" \t+-") and (tail or (head and not _is_language(rest, s, numbered[at + 1:at + 9]))):
                 item = (item[0], s[:len(s) - len(s.lstrip())] + rest if head else s.rstrip().rstrip("`"))
                 out.unglued.add(item[0])
                 if head != tail:  # it opened or closed a block ("```text```" is inline code)
                     out.fences[item[0]] = s[:len(s) - len(s.lstrip())]
         lines.append(item)
     return lines
+
+
+def _is_language(rest: str, fence: str, after: Numbered) -> bool:
+    """Whether what follows a fence is its language tag: one word alone, not a -q section typed on the
+    fence (```Clocks): a capitalised word whose next line is deeper and holds -q's ' : ' is the tool's."""
+    if not _LANGUAGE.fullmatch(rest):
+        return False
+    if rest.lstrip()[0].islower():
+        return True
+    nxt = next((t for _, t in after if t.strip()), "")
+    return not (" : " in nxt and _depth(nxt) > _depth(fence))
+
+
+def _depth(s: str) -> int:
+    return len(s.expandtabs(8)) - len(s.expandtabs(8).lstrip())
 
 
 def _marked_up(s: str) -> str | None:
@@ -343,7 +368,8 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
         if len(hits) < 2 or not _consistent(kind, [m is not None for m in matches], len(hits)):
             continue
         tags = list(dict.fromkeys(_tag(m) for m in hits))
-        if kind.hosts and (len(tags) > _most_hosts(kind, len(hits)) or any(_is_driver(t) for t in tags)):
+        if kind.hosts and (len(tags) > _most_hosts(kind, len(hits)) or any(_is_driver(t) for t in tags)
+                           or (kind.label.startswith("pdsh") and _kernel_log(body))):
             continue  # a listing's keys (a name per row), or the kernel's own tags (NVRM:, nvidia-modeset:)
         note = f"{len(hits)} line(s) carried the {kind.label} launcher prefix, removed ({_list(tags)})"
         return [(n, _cut(kind, s)) for n, s in numbered], tuple(tags), note
@@ -389,6 +415,17 @@ def _cut(kind: Prefix, s: str) -> str:
 def _tag(m: re.Match[str]) -> str:
     """The host (syslog), or the whole prefix without its punctuation (a launcher's)."""
     return m.group("tag") if "tag" in m.re.groupindex else m.group(0).strip().rstrip(":|").strip()
+
+
+_KERNEL_LINE = re.compile(r"[ \t]*(?:\[ *\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d |(?:NVRM|nvidia[\w-]*|amdgpu"
+                          r"|kfd|kernel):|[a-z][\w-]{0,31} (?:[\da-fA-F]{4}:)?[\da-fA-F]{2}:[\da-fA-F]{2}\.[0-7]: )")
+
+
+def _kernel_log(body: list[str]) -> bool:
+    """Whether the lines hold the kernel's own, led by nothing (a dmesg stamp, NVRM:, a driver's
+    `i915 0000:03:00.0:`): then every `tag: ` is the kernel's prefix grammar (IPv6:, e1000e:, usb1-port2:,
+    i915:), never a pdsh host's, which would lead those lines too."""
+    return any(_KERNEL_LINE.match(s) for s in body)
 
 
 def _is_driver(tag: str) -> bool:

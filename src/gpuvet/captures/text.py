@@ -29,8 +29,9 @@ _ELISION = re.compile(r"^\s*(?:<!--|//|#|-{2,}|[\[(<])?\s*(?:\.\.\.+|…|" + _DO
                       + _DOTS + r")?" + _SNIPPED + r"(?:" + _DOTS + r")?)\s*(?:-->|-{2,}|[\])>])?\s*$",
                       re.IGNORECASE)  # a poster's cut: ... … [...] (...) [snip] <snip> <!-- snip --> --- snip --- // ...
 # ...skipping... [... 120 lines omitted ...] ... (output truncated) ...: dots on both sides of a few words, or 'snip'
-_ELISION_MORE = re.compile(r"^\s*(?:[\[(<]\s*[\w ,]{0,30}?\btruncated\b[\w ,.]{0,30}?[\])>]|-*\s*(?:8<|\u2702)[\s-]*"
-                           r"|\.(?: \.){2,})\s*$", re.IGNORECASE)  # (truncated) [truncated] -- 8< -- ✂ . . .
+_ELISION_MORE = re.compile(r"^\s*(?:(?:#|//)\s*)?(?:[\[(<]\s*[\w ,]{0,30}?\btruncated\b[\w ,.]{0,30}?[\])>]"
+                           r"|[\[(]cut\b[^\])\n]{0,80}[\])]|-*\s*(?:8<|\u2702)[\s-]*|\.(?: \.){2,})\s*$",
+                           re.IGNORECASE)  # (truncated) [truncated] [cut] # [cut: the rest of the log] -- 8< -- ✂ . . .
 _CUT_FIRST = (".", "…", "[", "(", "<", "-", "/", "#", "8", "\u2702")  # how a poster's cut starts (_ELISION)
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
@@ -82,7 +83,9 @@ def _long_lines(parts: list[str]) -> list[str]:
 _MARKS = ("```", "~~~", "\\#", "...", "\u2026", "runcated", ". . .", "\u2702")  # a fence, an escaped '#', a cut
 # (…, (truncated), ✂, . . .): each such line holds one; -- 8< -- is found by its rare '<' (memchr's speed, not a scan
 # of every character for '8<')
-_SNIP = re.compile(r"snip", re.I)  # or this (_ELISION's [snip], <snip>, --- snip ---); keep both beside it
+_SNIP = re.compile(r"snip|[\[(]cut", re.I)  # or this (_ELISION's [snip], <snip>, --- snip ---, [cut: …], (Cut)); keep
+# both beside it and _SNIPS
+_SNIPS = ("snip", "[cut", "(cut")
 
 
 def clean(text: str) -> Cleaned:
@@ -170,9 +173,10 @@ def _marked(text: str) -> list[int]:
 
 
 def _holds_snip(text: str, step: int = 1 << 20) -> bool:
-    """Whether an ASCII text holds 'snip' in any case (lower() folds ASCII as re.I does), a MiB lowered at a
-    time: twice _SNIP's speed on a bug report, and no lowered copy of the whole text."""
-    return any("snip" in text[at:at + step + 3].lower() for at in range(0, len(text), step))
+    """Whether an ASCII text holds 'snip' or '[cut' in any case (lower() folds ASCII as re.I does), a MiB
+    lowered at a time: twice _SNIP's speed on a bug report, and no lowered copy of the whole text."""
+    return any(any(w in low for w in _SNIPS) for at in range(0, len(text), step)
+               if (low := text[at:at + step + 3].lower()))
 
 
 def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line], tuple[int, int], list[Line]]:

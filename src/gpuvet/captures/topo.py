@@ -185,8 +185,8 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
                           "read as the header")
     rows_cut: list[str] = []
-    last = next((x for x in reversed(lines) if x.text.strip() and not x.elision and not x.text.startswith("# [cut")),
-                None)  # once: a cell cut at the capture's end (a cut mark after it, or a collector's '# [cut: …]' note)
+    last = next((x for x in reversed(lines) if x.text.strip() and not x.elision), None)  # once: a cell cut at the
+    # capture's end (a cut mark after it says so too)
     for ln in lines[at + 1:]:
         row = _split(ln.text)
         if not row or row[0] not in header:
