@@ -38,9 +38,9 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "kernel_csgo4584_amdgpu_ring_reset_oneline.txt": {("module_hung_reset", "0000:29:00.0")},
     "kernel_vkd3d3073_amdgpu_ring_reset_dmesg_H.txt": {("module_hung_reset", "0000:03:00.0")},
     "kernel_yuzu2559_amdgpu_ring_gfx_reset.txt": {("module_hung_reset", "0000:0C:00.0")},
-    # Xid 79 after a fatal Surprise Down on the root port above the module: both named
+    # Xid 79 after a fatal Surprise Down on the root port above the module: both named (the port's, fatal, critical)
     "kernel_gpuburn1_aer_surprise_down_xid79.txt": {("module_fell_off_bus", "0000:02:00.0"),
-                                                    ("pcie_aer_errors", "0000:00:02.0")},
+                                                    ("pcie_aer_fatal", "0000:00:02.0")},
     # open-module GSP RPC failures on the driver's GPU0 (no bus id in the log): the module needs a reset
     "kernel_ogkm1080_gsp_rpc_failed_gpu0_nobusid.txt": {("module_needs_reset", "GPU0")},
     # a fatal AER whose recovery failed: the module below the root port (nvidia 0000:03:00.0 can't recover)

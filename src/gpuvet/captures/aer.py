@@ -16,7 +16,7 @@ from gpuvet.node.bus import bus_key
 _DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:AER: )?"
 _ERROR = re.compile(_DEV + r"PCIe Bus Error: severity=([A-Za-z]+(?: \([A-Za-z-]+\))?), type=([A-Za-z ]+?),")
 _DEVICE = re.compile(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
-_BIT = re.compile(_DEV + r"\s*\[\s*\d+\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
+_BIT = re.compile(_DEV + r"\s*\[\s*\d+\s*\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
 _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
                    r"Non-?fatal)[\w ()-]*? (?:error )?(?:message )?received(?: from)?:? "
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
@@ -24,7 +24,7 @@ NVIDIA = "10de"
 GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU module's own
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
-_RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed)")
+_RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 
@@ -43,6 +43,7 @@ class AerDevice:
     first_line: int = 0
     fatal: int = 0  # uncorrectable errors the kernel called Fatal (the link is reset to recover)
     unrecovered: bool = False  # the kernel said recovery failed (the port) or can't recover (a device)
+    recovered: bool = False  # the kernel said the link's recovery succeeded (the last word on it)
 
     @property
     def receiver_errors_only(self) -> bool:
@@ -66,7 +67,10 @@ class AerParse:
 
 
 def parse(lines: list[Line]) -> AerParse:
+    """Each device's AER lines; an error bit named before its device's severity line (an excerpt that starts
+    inside the kernel's block) is that device's once the severity line comes."""
     out = AerParse()
+    early: dict[str, list[tuple[Line, str]]] = {}
     for ln in _candidates(lines):
         s = ln.text
         if (m := _ERROR.search(s)) is not None:
@@ -84,18 +88,25 @@ def parse(lines: list[Line]) -> AerParse:
             src = bus_key(m.group(3))
             d.sources += [] if src in d.sources else [src]
         elif (m := _RECOVERY.search(s)) is not None:
-            _device(out, m, ln).unrecovered = True
+            d = _device(out, m, ln)
+            d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
         elif (m := _BIT.search(s)) is not None and bus_key(m.group(2)) in out.devices:
             d = _device(out, m, ln)
             layer = d.kinds.pop() if d.kinds and ":" not in d.kinds[-1] else ""
             d.kinds.append(f"{layer}: {m.group(3).strip()}" if layer else m.group(3).strip())
+        elif m is not None:
+            early.setdefault(bus_key(m.group(2)), []).append((ln, m.group(3).strip()))
+    for bus, bits in early.items():
+        if bus in out.devices:
+            out.devices[bus].kinds += [name for _, name in bits]
+            out.claimed.update(ln.no for ln, _ in bits)
     for d in out.devices.values():
         d.kinds = list(dict.fromkeys(d.kinds))
     return out
 
 
 # what a _BIT line holds past its device's bus id (the other three patterns each hold a literal: see _candidates)
-_BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\] [A-Za-z]")
+_BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\s*\] [A-Za-z]")
 
 
 def _candidates(lines: list[Line]) -> list[Line]:

@@ -33,6 +33,7 @@ from gpuvet.captures import (
     hip_errors,
     kernel,
     links,
+    lspci_list,
     nccl_devices,
     nccl_log,
     nic_tools,
@@ -51,6 +52,7 @@ from gpuvet.captures import (
     topo,
     transferbench,
     xpu_smi,
+    xpu_smi_table,
 )
 from gpuvet.captures.marks import Marker, Needing
 from gpuvet.captures.marks import Marks as Marks  # read.py's too: it imports formats and text alone
@@ -363,6 +365,8 @@ FORMATS: tuple[Format, ...] = (
            markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
     Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED, markers=("Device ID",)),  # every box's header row
+    Format("xpu-smi table", "xpu", _listed(xpu_smi_table.parse), SHARED, adds=True,
+           markers=("XPU-SMI",)),  # the default table's title box
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
@@ -376,6 +380,8 @@ FORMATS: tuple[Format, ...] = (
            adds=True, markers=("Rank",)),  # the AMD modules rccl-tests' device lines name (nccl-tests' claimed them)
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
+    Format("lspci -m, -nn", "lspci", _one(lspci_list.parse), adds=True,
+           markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
            markers=("[ERROR]", _CODE_OPENS)),  # torch_npu's line, a code opening a line
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs

@@ -159,6 +159,9 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
     KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
+    # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
+    KernelMessage("amd_thermal_throttle", re.compile(r"\bthermal throttling temperature reached|over temperature range|"
+                  r"\bGPU is throttled, expect performance|\b[SH]W CTF\b|Critical Temperature Fault", re.I), "amdgpu"),
 )
 # Intel's i915 and xe drivers (drivers/gpu/drm/i915 and drm/xe in Linux print them as shown; FreeBSD's drm-kmod
 # port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine

@@ -198,6 +198,7 @@ class ListedModule:
     health: str | None = None  # the tool's own verdict (npu-smi Health: OK, Warning, Alarm, Critical)
     temperature_c: float | None = None
     ecc_uncorrectable: int | None = None  # since the driver loaded (amd-smi metric --ecc)
+    power_limit_w: float | None = None  # the power cap the tool prints (xpu-smi's table: Pwr:Usage/Cap)
     ras: tuple[tuple[str, str], ...] = ()  # amd-smi's RAS/ECC fields as printed: (path, value), judged by captures.verdicts
     tool: str | None = None  # the tool that listed it: "amd-smi", "rocm-smi", "npu-smi info", "rocm-bandwidth-test"
 

@@ -218,7 +218,9 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
     """The kernel's AER errors on an NVIDIA module, or on a root port whose messages no other device's
     driver claims (a burst: two or more correctable, or any uncorrectable); a port reporting for an NVMe
     drive or a NIC, and those devices' own errors, are theirs (a note), never a GPU's. A port with no GPU
-    named below it that logged only corrected receiver errors is an info note: nothing leads to a module."""
+    named below it that logged only corrected receiver errors is an info note: nothing leads to a module.
+    An error the kernel called Fatal failed the link itself (pcie_aer_fatal), unless the kernel then said its
+    recovery succeeded, or a GPU below it it could not recover has its own finding (the module's, critical)."""
     out: list[Finding] = []
     for label, parsed in ev.captures.aer:
         for d in parsed.devices.values():
@@ -232,7 +234,10 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                 out.append(_aer_unrecovered(label, parsed, d))
                 continue
             quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only  # no GPU known below it
-            out.append(finding("pcie_port_receiver_errors" if quiet else "pcie_aer_errors",
+            lost_gpu = any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values())  # its own finding
+            fatal = d.fatal and not d.recovered and not lost_gpu
+            cause = "pcie_aer_fatal" if fatal else "pcie_port_receiver_errors" if quiet else "pcie_aer_errors"
+            out.append(finding(cause,
                                HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
                                line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
                                uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else

@@ -1,0 +1,72 @@
+"""lspci's one-line listings (issue 46): ``-m``/``-mm``/``-nnm`` print each function as quoted fields (its
+class, vendor and device, ``[id]`` after each name with ``-nn``), ``-nn`` as the default line with the class
+code and the vendor:device ids in brackets. Neither has a field block, so links.parse_lspci (lspci -vvv)
+reads no GPU from the quoted form nor an accelerator's class from either; this reader lists the GPU and
+accelerator functions of the vendors gpuvet reads, by bus id, for inventory."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.links import ListedGpu, LspciParse
+from gpuvet.captures.text import Line
+
+_BUS = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+# -m: BUS "class" "vendor" "device" ... (a line cut in the device's name keeps its bus id, class and vendor)
+_MACHINE = re.compile(_BUS + r'\s+"([^"]*)"\s+"([^"]*)"\s+"([^"]*)')
+# -nn: BUS class name [cccc]: vendor and device words [vvvv:dddd] (rev xx)
+_NUMERIC = re.compile(_BUS + r"\s+([^\[\]:]+?)\s*\[([0-9a-fA-F]{4})\]:\s*(.+?)\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+# the PCI classes of a GPU or an accelerator: display controllers (03xx) and processing accelerators (1200)
+_CLASSES = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)\b",
+                      re.I)
+_CLASS_CODES = ("0300", "0302", "0380", "1200")
+_VENDOR_IDS = {"10de": "NVIDIA", "1002": "AMD"}
+_VENDOR_NAMES = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
+_ID = re.compile(r"\s*\[[0-9a-fA-F]{4}\]$")  # the id -nn puts after each quoted name
+_PRODUCT = re.compile(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]\s*$")  # pci.ids' 'chip [product]': the product
+
+
+def parse(lines: list[Line]) -> LspciParse:
+    """Each GPU or accelerator function of NVIDIA or AMD a quoted or -nn line lists, once by bus id."""
+    out = LspciParse()
+    seen: set[str] = set()
+    for ln in lines:
+        s = ln.text.strip()
+        if not s[:1].isalnum() or ('"' not in s and "]:" not in s):
+            continue
+        got = _machine(s) or _numeric(s)
+        if got is None or got.bus_id in seen:
+            continue
+        seen.add(got.bus_id)
+        out.claimed.add(ln.no)
+        out.listed.append(got)
+        if got.vendor == "NVIDIA":
+            out.gpus.append((got.bus_id, got.model))
+    return out
+
+
+def _machine(s: str) -> ListedGpu | None:
+    """A quoted (-m) line of a GPU or accelerator function."""
+    m = _MACHINE.match(s)
+    if m is None or not _CLASSES.match(m.group(2)):
+        return None
+    code = re.search(r"\[([0-9a-fA-F]{4})\]$", m.group(3))
+    vendor = _VENDOR_IDS.get(code.group(1).lower()) if code else None
+    vendor = vendor or next((name for name, p in _VENDOR_NAMES if p.search(m.group(3))), None)
+    return ListedGpu(m.group(1).upper(), vendor, _model(_ID.sub("", m.group(4))), None) if vendor else None
+
+
+def _numeric(s: str) -> ListedGpu | None:
+    """An -nn line of a GPU or accelerator function, by its class code and vendor id."""
+    m = _NUMERIC.match(s)
+    if m is None or m.group(3) not in _CLASS_CODES or (vendor := _VENDOR_IDS.get(m.group(5).lower())) is None:
+        return None
+    words = re.sub(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*", "", m.group(4))
+    return ListedGpu(m.group(1).upper(), vendor, _model(words), None)
+
+
+def _model(words: str) -> str:
+    """The product pci.ids names in brackets after the chip ('Aqua Vanjaram [Instinct MI325X]' ->
+    'Instinct MI325X': the catalog knows products, not chips), else the chip's words."""
+    p = _PRODUCT.search(words)
+    return p.group(1).strip() if p else words.strip()

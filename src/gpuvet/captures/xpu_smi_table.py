@@ -1,0 +1,77 @@
+"""Intel xpu-smi's default table (issue 46): ``xpu-smi`` with no command prints, since v2, an nvidia-smi-like
+box under an ``Intel XPU-SMI vX  Driver: …`` title: per device two rows of three cells, ``GPU Name
+Persistence-M | Bus-Id Disp.A | Volatile Uncorr. ECC`` then ``Fan Temp Pwr:Usage/Cap | Memory-Usage |
+GPU-Util Compute M.``. The name cell may be empty (a device the tool cannot name): the device is still
+listed by its index and bus id. Read into the xpu-smi modules beside discovery's (xpu_smi.py)."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.text import Line, reading
+
+KIND = "xpu-smi"
+_TITLE = re.compile(r"XPU-SMI\b(?:\s+v?([\w.]+))?(?:.*?\bDriver:\s*(\S+))?", re.I)
+_RULE = re.compile(r"^\s*\+[-=+]+\s*$")
+_BDF = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
+_FIRST = re.compile(r"^\s*(\d+)\b(.*?)\s*(?:\b(On|Off|N/A)\s*)?$")  # GPU index, name, Persistence-M
+_POWER = re.compile(r"(?:(\d+(?:\.\d+)?)\s*W|N/A)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")  # usage (or N/A) / cap
+_TEMP = re.compile(r"\b(\d+(?:\.\d+)?)\s*C\b")
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*MiB\s*/\s*(\d+(?:\.\d+)?)\s*MiB\b")
+UNNAMED = "Intel GPU (xpu-smi printed no name)"  # the vendor is known: the tool is Intel's
+_HEADS = ("Bus-Id", "Memory-Usage", "Pwr:Usage/Cap", "Persistence-M", "Compute M.", "GPU-Util")
+
+
+def parse(lines: list[Line]) -> ListedParse:
+    """The devices of each default table a title opens; the table ends at a line that is neither a rule nor a row."""
+    out = ListedParse()
+    inside, first = False, None  # first: the device whose first row was read, waiting for its second
+    for ln in lines:
+        s = ln.text.strip()
+        if (t := _TITLE.search(s)) is not None and s.startswith("|"):
+            inside, first = True, None
+            out.claimed.add(ln.no)
+            out.driver = out.driver or t.group(2)
+            continue
+        if not inside:
+            continue
+        if _RULE.match(s):
+            out.claimed.add(ln.no)
+            continue
+        if not s.startswith("|"):
+            inside = False
+            continue
+        out.claimed.add(ln.no)
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if any(h in s for h in _HEADS) and not _BDF.search(s):
+            continue  # the column heads
+        first = _row(out, cells, first)
+    out.kinds = [KIND] if out.modules else []
+    return out
+
+
+def _row(out: ListedParse, cells: list[str], first: ListedModule | None) -> ListedModule | None:
+    """A device's first row (index, name, bus id) adds its module; its second (power, memory) fills it in."""
+    head = _FIRST.match(cells[0])
+    bus = _BDF.search(cells[1]) if len(cells) > 1 else None
+    if head is not None and bus is not None:
+        name = head.group(2).strip() or UNNAMED
+        if name == UNNAMED:
+            out.notes.append(f"xpu-smi: GPU {head.group(1)} at {bus.group(0)}: its name cell is empty (not printed)")
+        module = ListedModule(f"GPU {head.group(1)}", name=name, bus_id=bus.group(0).upper(), tool=KIND)
+        out.modules.append(module)
+        return module
+    if first is None:
+        return None
+    bad: list[str] = []
+    power, temp = _POWER.search(cells[0]), _TEMP.search(cells[0])
+    memory = _MEMORY.search(cells[1]) if len(cells) > 1 else None
+    i = out.modules.index(first)
+    out.modules[i] = ListedModule(
+        first.label, name=first.name, bus_id=first.bus_id, tool=KIND,
+        memory_mib=reading(memory.group(2), (1.0, float(2**24)), "Memory-Usage total (MiB)", bad) if memory else None,
+        temperature_c=reading(temp.group(1), (-50.0, 200.0), "Temp (C)", bad) if temp else None,
+        power_limit_w=reading(power.group(2), (1.0, 5000.0), "Pwr cap (W)", bad) if power else None)
+    out.notes.extend(f"xpu-smi: {first.label}: {b}" for b in bad)
+    return None
