@@ -3,6 +3,7 @@ never one capture's strings."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,28 @@ def test_a_module_off_the_switched_fabric_is_named_with_none_of_the_peers_links(
 def test_a_card_beside_a_small_directly_linked_group_is_not_taken_for_a_module_off_a_switch(tmp_path: Path) -> None:
     _, data = _doctor(tmp_path, _switched(4, n=5, nv="NV4"))
     assert not [f for f in data["findings"] if f["cause"] == "nvlink_down"]
+
+
+def _p2p_matrix(title: str, n: int, cell: Callable[[int, int], float]) -> list[str]:
+    head = "   D\\D" + "".join(f"{j:>7}" for j in range(n))
+    rows = [f"{i:>6} " + " ".join(f"{(800.0 if i == j else cell(i, j)):6.2f}" for j in range(n)) for i in range(n)]
+    return [title, head, *rows]
+
+
+def _p2p_run(gain: float, cut_top: int = 0) -> str:
+    def slow(i: int, j: int) -> float:
+        return 6.1 if (i < 2) == (j < 2) else 8.6
+
+    before = _p2p_matrix("Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)", 4, slow)
+    after = _p2p_matrix("Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)", 4, lambda i, j: slow(i, j) * gain)
+    kept = before[2 + cut_top:] if cut_top else before
+    return "\n".join([*kept, *after, "P2P=Disabled Latency Matrix (us)"]) + "\n"
+
+
+def test_a_p2p_enabled_matrix_no_faster_than_the_disabled_one_is_one_finding_not_degraded_links(
+        tmp_path: Path) -> None:
+    for cut in (0, 2):  # whole, or its title and first two rows cut (the rows above the first title)
+        _, data = _doctor(tmp_path, _p2p_run(1.0, cut))
+        assert _found(data) == {("p2p_disabled", None): "warn"}, cut
+    _, data = _doctor(tmp_path, _p2p_run(4.0))
+    assert not [f for f in data["findings"] if f["cause"] == "p2p_disabled"]

@@ -149,10 +149,20 @@ def _device_query_line(lines: list[Line], i: int, out: CudaSamplesParse) -> None
 
 
 # --- p2pBandwidthLatencyTest --------------------------------------------------------------------
+# the sample prints its bandwidth matrices in this order: rows whose title a paste cut are the matrix before the
+# first title read (its last rows: the cut took the top)
+_P2P_BEFORE = {("Bidirectional", "Enabled"): "bidirectional P2P=Disabled",
+               ("Bidirectional", "Disabled"): "unidirectional P2P=Enabled",
+               ("Unidirectional", "Enabled"): "unidirectional P2P=Disabled"}
+
+
 def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
     name: str | None = None
     rows: list[list[float | None]] = []
+    untitled: list[tuple[int, list[float | None]]] = []  # matrix rows above the first title (issue 46)
     for ln in lines:
+        if name is None and not out.matrices and (r := _MATRIX_ROW.match(ln.text)) is not None:
+            untitled.append((int(r.group(1)), [number(x) for x in r.group(2).split()]))
         if (d := _P2P_DEVICE.match(ln.text)) is not None:
             bus = f"{int(d.group(5), 16):04X}:{int(d.group(3), 16):02X}:{int(d.group(4), 16):02X}.0"
             out.devices.append(NvbDevice(int(d.group(1)), d.group(2).strip(), bus))
@@ -161,6 +171,9 @@ def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
                 out.no_peer.add((int(a.group(1)), int(a.group(3))))
         elif (t := _P2P_TITLE.match(ln.text)) is not None:
             _keep(out, name, rows)
+            if untitled and not out.matrices and (before := _P2P_BEFORE.get((t.group(1), t.group(2)))):
+                _keep_tail(out, f"{P2P} {before}" + (f" ({t.group(3).lower()})" if t.group(3) else ""), untitled)
+            untitled = []
             name = f"{P2P} {t.group(1).lower()} P2P={t.group(2)}" + (f" ({t.group(3).lower()})" if t.group(3) else "")
             rows = []
         elif "Latency" in ln.text and "Matrix" in ln.text:
@@ -174,6 +187,7 @@ def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
             if name is not None:
                 _keep(out, name, rows)
                 name = None
+            untitled = []
             continue
         out.claimed.add(ln.no)
     _keep(out, name, rows)
@@ -194,6 +208,18 @@ def _keep(out: CudaSamplesParse, name: str | None, rows: list[list[float | None]
     if "P2P=Enabled" in name:
         rows = [[None if (i, j) in out.no_peer else x for j, x in enumerate(r)] for i, r in enumerate(rows)]
     out.matrices[name] = rows
+
+
+def _keep_tail(out: CudaSamplesParse, name: str, tail: list[tuple[int, list[float | None]]]) -> None:
+    """A matrix's last rows, its top cut with its title (named by the print order): kept, the cut rows blank,
+    when they run k..n-1 with n cells each."""
+    n = len(tail[-1][1])
+    if n < 2 or [i for i, _ in tail] != list(range(n - len(tail), n)) or any(len(r) != n for _, r in tail):
+        return
+    blank: list[list[float | None]] = [[None] * n for _ in range(n - len(tail))]
+    out.matrices[name] = blank + [r for _, r in tail]
+    out.notes.append(f"{P2P}: rows {n - len(tail)}-{n - 1} above the first title read as the end of '{name}' "
+                     "(the sample prints it there; its title and first rows are cut)")
 
 
 # --- bandwidthTest ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.p2p_gain import not_working
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
 
@@ -75,7 +76,7 @@ def captured_errors(ev: Evidence) -> Outcome:
     found = _error_findings(c.app_errors)
     unsure: list[str] = []
     cited: list[Cited] = []
-    found += _p2p_denied(ev) + _p2p_slower_than_staged(ev)
+    found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
     for label, burn in c.gpu_burn:
         found += _burn_findings(label, burn, unsure)
         cited += [Cited(label, f"gpu-burn GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]

@@ -21,10 +21,12 @@ from statistics import median
 from typing import NamedTuple
 
 from gpuvet.checks.model import EvidenceMap
+from gpuvet.doctor.capture_errors import STAGED_FASTER
 from gpuvet.doctor.copy_expect import CopyDesign, CopyTest, Priced, copy_test, design_for
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.p2p_gain import no_gain
 from gpuvet.errors import GpuvetError
 from gpuvet.knowledge import threshold
 from gpuvet.node.model import Node
@@ -102,8 +104,10 @@ def captured_pairs(ev: Evidence) -> Outcome:
     them), and each pair table against its peers: a pair that measured 0 is named link_down, a pair below
     DESIGN_LOW of its design or PEER_LOW of its peers' median link_degraded; pairs without a figure are
     listed, never taken for clear."""
-    tables = pair_tables(ev.captures.nvbandwidth)
-    priced = {name: m for name, m in ev.captures.nvbandwidth.items() if copy_test(name) is not None}
+    gained_nothing = no_gain(ev.captures.nvbandwidth, STAGED_FASTER)  # one finding of captured_errors, not pairs
+    tables = {n: m for n, m in pair_tables(ev.captures.nvbandwidth).items() if n not in gained_nothing}
+    priced = {name: m for name, m in ev.captures.nvbandwidth.items()
+              if copy_test(name) is not None and name not in gained_nothing}
     hosts = host_tables(ev.captures.nvbandwidth)
     if not tables and not priced and not hosts:
         return unknown("no pair measurements")
