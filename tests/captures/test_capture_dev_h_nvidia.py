@@ -63,6 +63,22 @@ def test_topo_p2p_on_modules_an_nvlink_fabric_joins_is_a_fault(capsys: pytest.Ca
     assert "p2p_unavailable" not in _warned(answer)
 
 
+def test_topo_p2p_atomics_and_pcie_matrices_are_said_not_judged(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """`topo -p2p p` (the PCIe 'prop' capability) and `-p2p a` (atomics) say NS on an NVLink board by design:
+    said in a note, never p2p_unavailable; the read matrix beside them still judges the same pairs."""
+    listing = "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}aaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee)\n"
+                      for i in range(3))
+    ns = [["X", "NS", "NS"], ["NS", "X", "NS"], ["NS", "NS", "X"]]
+    for mode in ("p", "a"):
+        _, answer = doctor_capture(capsys, tmp_path, listing + _p2p(ns, mode=mode), name=f"{mode}.txt")
+        assert "p2p_unavailable" not in _warned(answer)
+        assert any("is said, not judged" in n for n in answer["notes"])
+    read = _p2p([["X", "OK", "NS"], ["OK", "X", "NS"], ["NS", "NS", "X"]], mode="r")
+    _, answer = doctor_capture(capsys, tmp_path, listing + _p2p(ns, mode="p") + read, name="both.txt")
+    assert {c[1] for c in _causes(answer) if c[0] == "p2p_unavailable"} == {"GPU 0↔GPU 2", "GPU 1↔GPU 2"}
+
+
 # --- DCGM's log --------------------------------------------------------------------------------------------
 DCGM_LOG = ("2026-02-03 04:05:06.789 ERROR [4242:4243] [[Health]] Detected a WARNING in health system Thermal: "
             "'Detected clocks event due to thermal violation in GPU 5. Verify the cooling.' "
@@ -108,6 +124,30 @@ def test_an_excerpt_inside_processes_is_one_module_and_desktop_clients_hold_noth
     held = [f for f in answer["findings"] if f["cause"] == "other_processes"]
     assert held and held[0]["evidence"]["pids"] == [2400]
 
+
+
+def test_a_processes_excerpt_beside_a_module_list_adds_no_module(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    """A -q excerpt of Processes alone names no GPU: beside nvidia-smi -L's list the modules are the list's
+    (not one unnamed module in their place), its processes said to be placed on none."""
+    listing = "".join(f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-11111111-2222-3333-4444-55555555555{i})\n"
+                      for i in range(2))
+    for name, excerpt in (("indented.txt", _process(4242, "C", "python3", "70000 MiB")),
+                          ("flush.txt", "Process ID                        : 4242\n    Type                          : C\n"
+                                        "    Name                          : python3\n")):
+        path = tmp_path / name
+        path.write_text(listing + "\n" + excerpt)
+        code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+        got = json.loads(out)
+        assert code == 0 and [m["model"] for m in got["modules"]] == ["NVIDIA A100-SXM4-80GB"] * 2
+        assert any("Processes alone (pid 4242)" in n for n in got["notes"])
+    crash = "Crash report\nProcess ID                        : 4242\nProcess Name                      : python3\n"
+    path = tmp_path / "crash.txt"
+    path.write_text(crash)  # keys -q never prints beside a pid: no -q excerpt, no module
+    assert call(capsys, "inventory", "--from", str(path), "--json")[0] == 2
+    path.write_text(listing + "\n" + crash)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    assert [m["model"] for m in json.loads(out)["modules"]] == ["NVIDIA A100-SXM4-80GB"] * 2
 
 # --- busGrind and bandwidthTest ------------------------------------------------------------------------
 def _bus_grind(d2h: list[float], h2d: list[float], both: list[float]) -> str:
@@ -157,6 +197,35 @@ def test_bandwidthtest_run_twice_on_one_module_is_judged_by_its_best_run(capsys:
     _, answer = doctor_capture(capsys, tmp_path, alike, name="alike.txt")
     assert "numa_misplaced" not in _warned(answer)
 
+
+
+def _bandwidth_range(h2d: list[float], d2h: list[float], sizes: list[int]) -> str:
+    """bandwidthTest --mode=range: one table per direction, a row per transfer size (GB/s, as cuda-samples 11+)."""
+    def section(name: str, figures: list[float]) -> str:
+        rows = "".join(f"   {n}\t\t\t{x}\n" for n, x in zip(sizes, figures, strict=True))
+        return (f"\n {name} Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n"
+                "   Transfer Size (Bytes)\tBandwidth(GB/s)\n" + rows)
+    return ("[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA GeForce RTX 3090\n Range Mode\n" +
+            section("Host to Device", h2d) + section("Device to Host", d2h) + "\nResult = PASS\n")
+
+
+def test_bandwidthtest_range_rows_are_one_run_at_its_largest_transfer(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path) -> None:
+    """A range or shmoo table's rows are one run's transfer sizes: the run's figure is its largest transfer, a
+    small transfer's latency-bound row is never a slow run of its own; a run that never reached a
+    bandwidth-bound size is not compared with one that did, while two bandwidth-bound runs still are."""
+    sizes = [1000, 10000, 100000, 1000000, 10000000, 68000000]
+    healthy = _bandwidth_range([0.4, 3.2, 11.9, 21.8, 24.1, 24.6], [0.4, 3.3, 12.1, 22.2, 24.6, 25.1], sizes)
+    _, answer = doctor_capture(capsys, tmp_path, healthy)
+    assert "numa_misplaced" not in _warned(answer)
+    small = _bandwidth_range([0.4, 0.8], [0.4, 0.8], [1000, 2000])
+    _, answer = doctor_capture(capsys, tmp_path, healthy + small, name="small.txt")
+    assert "numa_misplaced" not in _warned(answer)
+    slow = _bandwidth_range([0.2, 1.6, 6.0, 10.9, 12.0, 12.3], [0.2, 1.6, 6.0, 11.1, 12.3, 12.5], sizes)
+    _, answer = doctor_capture(capsys, tmp_path, healthy + slow, name="two.txt")
+    placed = [f for f in answer["findings"] if f["cause"] == "numa_misplaced"]
+    assert [r.split(":")[0] for r in placed[0]["evidence"]["runs"]] == [
+        "bandwidthTest host_to_device (pinned) run 2", "bandwidthTest device_to_host (pinned) run 2"]
 
 # --- nvidia-smi mig ---------------------------------------------------------------------------------------
 LGI = """+-------------------------------------------------------+
@@ -256,3 +325,19 @@ def test_nvswitch_errors_the_fabric_manager_logs_are_judged_as_sxids(capsys: pyt
                    ("nvswitch_sxid_fatal", "nvswitch 0000:08:00.0 SXid 24007", "critical")}
     warned = next(f for f in answer["findings"] if f["cause"] == "nvswitch_sxid")
     assert warned["evidence"]["ports"] == ["61", "62"] and warned["evidence"]["times"] == 2
+
+
+def test_an_sxid_in_the_kernel_log_and_the_fabric_managers_is_one_finding(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    """nvidia-bug-report holds the kernel log and the fabric manager's: one SXid logged by both is one finding
+    per switch and SXid (the kernel's), the fabric manager's line cited beside it; an SXid only the fabric
+    manager logged is still its own finding."""
+    kernel = ("[  812.441122] nvidia-nvswitch3: SXid (PCI:0000:86:00.0): 12028, Non-fatal, Link 61 egress "
+              "non-posted PRIV error (First)\n[  812.441130] nvidia-nvswitch3: SXid (PCI:0000:86:00.0): 12028, "
+              "Severity 0 Engine instance 61 Sub-engine instance 00\n")
+    _, answer = doctor_capture(capsys, tmp_path, kernel + FM_LOG)
+    got = sorted((f["cause"], f["module"]) for f in answer["findings"] if f["cause"].startswith("nvswitch_sxid"))
+    assert got == [("nvswitch_sxid", "nvswitch3 0000:86:00.0 SXid 12028"),
+                   ("nvswitch_sxid_fatal", "nvswitch 0000:08:00.0 SXid 24007")]
+    fm = next(s for s in answer["steps"] if s["check"] == "fabric_manager")
+    assert any("also in the kernel log" in e["field"] and "port 61" in e["value"] for e in fm["evidence"])

@@ -224,42 +224,65 @@ def _keep_tail(out: CudaSamplesParse, name: str, tail: list[tuple[int, list[floa
 
 # --- bandwidthTest ----------------------------------------------------------------------------------
 def _bandwidth_test(lines: list[Line], out: CudaSamplesParse) -> None:
+    """Each section ('Host to Device Bandwidth, 1 Device(s)' and its table) is one run, its figure the last row:
+    a range or shmoo table's rows are one run's transfer sizes, not runs of their own."""
     device: int | None = None
     section: tuple[str, int] | None = None
     memory, scale = "PINNED", 1.0
+    last: _BtRow | None = None  # the open section's last row, kept when the section ends
     claimed: set[int] = set()
     for ln in lines:
         if (d := _BT_DEVICE.match(ln.text)) is not None and device is None and not d.group(2).startswith('"'):
             device = int(d.group(1))
             out.devices.append(NvbDevice(device, d.group(2)))
         elif (s := _BT_SECTION.match(ln.text)) is not None:
-            section = (s.group(1), int(s.group(2)))
+            _bt_cell(out, last)
+            section, last = (s.group(1), int(s.group(2))), None
         elif (m := _BT_MEMORY.match(ln.text)) is not None:
             memory = m.group(1)
         elif (u := _BT_UNIT.match(ln.text)) is not None:
             scale = 1.0 if u.group(1) == "GB" else 1e-3
         elif section is not None and (r := _BT_ROW.match(ln.text)) is not None:
-            _bt_cell(out, section, memory, device, float(r.group(2)) * scale)
+            last = _BtRow(section, memory, device, int(r.group(1)), float(r.group(2)) * scale)
         elif not (_BT_OTHER.match(ln.text) or _RESULT.match(ln.text)):
             continue
         claimed.add(ln.no)
+    _bt_cell(out, last)
     if any(k.startswith(BANDWIDTH_TEST) for k in out.matrices):
         out.claimed |= claimed
         out.kinds.append(BANDWIDTH_TEST)
 
 
-def _bt_cell(out: CudaSamplesParse, section: tuple[str, int], memory: str, device: int | None, gbps: float) -> None:
-    """One figure: a table of one cell at the device's column (the largest transfer size kept: the
-    last row of a range or shmoo run). Several devices at once (--device=all) print their sum: kept, not
-    a one-link figure."""
+# a transfer at least this large is bound by the link, not by each copy's latency (quick mode copies 32 MB)
+_BT_BOUND_BYTES = 8_000_000
+
+
+@dataclass(frozen=True)
+class _BtRow:
+    section: tuple[str, int]
+    memory: str
+    device: int | None
+    size: int  # bytes
+    gbps: float
+
+
+def _bt_cell(out: CudaSamplesParse, row: _BtRow | None) -> None:
+    """One run's figure: a table of one cell at the device's column. A run whose largest transfer is below
+    _BT_BOUND_BYTES is named with its size ('(pinned, 1000 B)'): its figure is each copy's latency, neither
+    priced nor compared with a bandwidth-bound run. Several devices at once (--device=all) print their sum:
+    kept, not a one-link figure."""
+    if row is None:
+        return
     kind = {"Host to Device": "host_to_device", "Device to Host": "device_to_host",
-            "Device to Device": "device_local"}[section[0]]
-    col = device if device is not None and section[1] == 1 else 0
-    label = f"{BANDWIDTH_TEST} {kind} ({memory.lower()}{'' if section[1] == 1 else f', {section[1]} devices summed'})"
+            "Device to Device": "device_local"}[row.section[0]]
+    col = row.device if row.device is not None and row.section[1] == 1 else 0
+    summed = "" if row.section[1] == 1 else f", {row.section[1]} devices summed"
+    small = "" if row.size >= _BT_BOUND_BYTES else f", {row.size} B"
+    label = f"{BANDWIDTH_TEST} {kind} ({row.memory.lower()}{summed}{small})"
     run = 1
     while (f"{label} run {run}" if run > 1 else label) in out.matrices:  # the same test again: another run
         run += 1
-    out.matrices[f"{label} run {run}" if run > 1 else label] = [[None] * col + [gbps]]
+    out.matrices[f"{label} run {run}" if run > 1 else label] = [[None] * col + [row.gbps]]
 
 
 # --- busGrind -----------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ from gpuvet.captures import (
 )
 from gpuvet.captures.marks import Marker, Needing
 from gpuvet.captures.marks import Marks as Marks  # read.py's too: it imports formats and text alone
-from gpuvet.captures.records import ListedParse, SmiTextModule
+from gpuvet.captures.records import UNNAMED, ListedParse, SmiTextModule
 from gpuvet.captures.text import Line
 
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
@@ -417,18 +417,20 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     """The module list when no -q text gave one: the table, else the --query-gpu CSV (a -q beside
     them, as in a bug report, says more of the same modules), else a benchmark log's device lines
     when the run is all the file holds. The kind it is read as, named where -q's would be; None
-    when -q gave the list or nothing did."""
+    when -q gave the list or nothing did. A -q excerpt of Processes alone names no module: another
+    list in the file gives the modules."""
+    if fc.smi is not None and not _processes_only(fc.smi):
+        return None
+    if (listed := _other_list(fc, kept)) is not None:
+        kind, smi = listed
+        if fc.smi is not None:
+            pids = sorted({v for m in fc.smi.modules for p, v in m.fields.items() if p.endswith("/Process ID")})
+            smi.notes.append(f"nvidia-smi -q: an excerpt of Processes alone (pid {', '.join(pids)}) names no GPU: "
+                             f"the modules are the {kind or 'deviceQuery'} list's; its processes are placed on none")
+        fc.smi = smi
+        return kind
     if fc.smi is not None:
         return None
-    table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
-    assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
-    if table.modules or query.modules:
-        fc.smi = table if table.modules else query
-        return TABLE if table.modules else QUERY
-    for kind, listed in ((DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
-        if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
-            fc.smi = listed
-            return None if kind == "deviceQuery" else kind  # deviceQuery is named among the CUDA samples
     if fc.nccl.results and fc.topo is None:
         after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
         if (named := nccl_devices.listing(after_xml)).modules:
@@ -441,4 +443,22 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
             f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
+    return None
+
+
+def _processes_only(smi: smi_text.SmiText) -> bool:
+    """-q's modules are an excerpt of Processes alone: no module is named and every field is a process's."""
+    return all(m.bus_id.startswith(UNNAMED) and all(p.startswith("Processes/") for p in m.fields)
+               for m in smi.modules)
+
+
+def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, smi_text.SmiText] | None:
+    """The first other module list that holds modules and its kind (None: deviceQuery, named among the samples)."""
+    table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
+    assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
+    if table.modules or query.modules:
+        return (TABLE, table) if table.modules else (QUERY, query)
+    for kind, listed in ((DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
+        if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
+            return None if kind == "deviceQuery" else kind, listed
     return None

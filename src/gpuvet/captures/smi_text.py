@@ -141,7 +141,7 @@ def _key_value(r: _Reader, ln: Line, kv: re.Match[str]) -> None:
 def _finish(r: _Reader) -> SmiText:
     """The modules that hold fields, merged where -q was printed twice, with the notes of the pass."""
     out = r.out
-    read = [m for m in out.modules if m.fields]
+    read = [m for m in out.modules if m.fields and not _stray_pid(m)]
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
@@ -198,6 +198,14 @@ def _repeats(m: SmiTextModule, stack: list[tuple[int, str]], kv: re.Match[str]) 
 
 
 _PROCESS_HEAD = ("GPU instance ID", "Process ID")  # the first key of each entry -q prints under Processes
+_PROCESS_KEYS = frozenset(("GPU instance ID", "Compute instance ID", "Type", "Name", "Used GPU Memory"))
+
+
+def _stray_pid(m: SmiTextModule) -> bool:
+    """An unnamed 'module' of a 'Process ID : N' line and keys -q never prints beside it (a crash report's
+    'Process Name'): not an excerpt of -q's Processes, whose entries hold its own keys."""
+    return m.bus_id.startswith(UNNAMED) and all(p.startswith("Processes/") for p in m.fields) and \
+        not any(p.rsplit("/", 1)[-1] in _PROCESS_KEYS for p in m.fields)
 
 
 def _add(m: SmiTextModule, stack: list[tuple[int, str]], indent: int, key: str, value: str) -> None:

@@ -288,14 +288,22 @@ def _p2p_rows(lines: list[Line]) -> set[int] | None:
 P2P_MEANING = {"OK": "status OK", "CNS": "chipset not supported", "GNS": "GPU not supported",
                "TNS": "topology not supported", "NS": "not supported", "DR": "disabled by regkey", "U": "unknown"}
 _P2P_MODE = re.compile(r"topo\s+-p2p\s+([rwnap]{1,4})\b")  # r(ead), w(rite), n(vlink), a(tomics), p(rop); rw …
+# NVML's P2P capability indices behind the letters: READ, WRITE, NVLINK, ATOMICS and PROP (= PCI, its value 4).
+# Peer reads and writes (r, w) are peer access itself, and NVLink (n) is judged against the design's links; the
+# atomics (a) and PCIe (p) capabilities say NS by design on many boards (an NVLink or NVSwitch board moves its
+# peer traffic off PCIe; PCIe peer atomics are rarely offered), so their matrices are said, never judged.
+_P2P_NOTED = frozenset("ap")
 
 
 @dataclass
 class P2pStatus:
     """`nvidia-smi topo -p2p r|w|n|a|p` status matrices: each ordered pair's status as printed (OK, NS, CNS,
-    GNS, TNS, DR, U), the diagonal left out; the capability each matrix asked for where the command is named."""
+    GNS, TNS, DR, U), the diagonal left out; the capability each matrix asked for where the command is named.
+    Only the read, write and NVLink matrices (or one whose command is not in the paste) are judged: an atomics
+    or PCIe (prop) matrix's NS is the board's design on NVLink boards, kept apart in `noted`."""
 
     pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # (row GPU, column GPU) -> status
+    noted: dict[tuple[str, str], str] = field(default_factory=dict)  # the same, from 'a' or 'p' matrices
     modes: list[str] = field(default_factory=list)  # 'r', 'rw' … as the command line or its title names them
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
@@ -327,15 +335,21 @@ def parse_p2p(lines: list[Line]) -> P2pStatus:
         out.modes += [mode] if mode else []
         out.claimed |= {ln.no, *rows}
         header = _columns(_split(ln.text))[0]
+        into = out.noted if mode and set(mode) <= _P2P_NOTED else out.pairs
         for row in lines[i + 1:i + 1 + len(rows)]:
             cells = _split(row.text)
-            out.pairs.update({(cells[0], b): st for b, st in zip(header, cells[1:], strict=False) if st != "X"})
+            into.update({(cells[0], b): st for b, st in zip(header, cells[1:], strict=False) if st != "X"})
         i += 1 + len(rows)
         legend = _p2p_legend(lines[i:])
         out.claimed |= {x.no for x in lines[i:i + legend]}
         i += legend
     if out.pairs:
         out.notes.append(_p2p_said(out))
+    if out.noted:
+        shown = sorted({st for st in out.noted.values()})
+        out.notes.append(f"topo -p2p: the atomics or PCIe (prop) capability matrix ({', '.join(shown)} among its "
+                         "pairs) is said, not judged: on NVLink boards peer traffic leaves PCIe by design, and PCIe "
+                         "peer atomics are rarely offered; the read, write and NVLink matrices say peer access")
     return out
 
 

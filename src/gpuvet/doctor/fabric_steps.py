@@ -76,15 +76,31 @@ def fabric_registration(ev: Evidence) -> Outcome:
                    for h in read))
 
 
-def _switch_errors(label: str, events: list[FmEvent], pattern: re.Pattern[str]) -> list[Finding]:
+def _kernel_sxids(ev: Evidence) -> dict[tuple[str, str], str]:
+    """The kernel log's NVSwitch SXids by (switch bus id, SXid): the module its finding names."""
+    said = {}
+    for e in ev.captures.kernel_events:
+        if e.kind.startswith("nvswitch_sxid") and len(parts := e.module.split()) == 4:
+            said[(bus_key(parts[1]), parts[3])] = e.module
+    return said
+
+
+def _switch_errors(label: str, events: list[FmEvent], pattern: re.Pattern[str],
+                   kernel: dict[tuple[str, str], str], cited: list[Cited]) -> list[Finding]:
     """The NVSwitch SXids the fabric manager logged, one finding per switch and SXid (its ports and count
-    said), as the kernel's SXid lines are judged: fatal is critical, non-fatal a warn."""
+    said), as the kernel's SXid lines are judged: fatal is critical, non-fatal a warn. An SXid the kernel log
+    holds too (a bug report has both logs) is the kernel's finding: this log's line is cited beside it."""
     groups: dict[tuple[bool, str, str], list[tuple[FmEvent, str | None]]] = {}
     for e in events:
         if (m := pattern.search(e.text)) is not None:
             key = (m.group(1).lower() == "fatal", bus_key(m.group(3)) if m.group(3) else "bus id not in the log",
                    m.group(2))
             groups.setdefault(key, []).append((e, m.group(4)))
+    for (_, where, sxid), hits in list(groups.items()):
+        if (module := kernel.get((where, sxid))) is not None:
+            cited.append(Cited(label, f"SXid {sxid} on {where}, also in the kernel log (finding '{module}')",
+                               hits[0][0].text[:240], where=f"line {hits[0][0].line}, {len(hits)} time(s)"))
+            del groups[(_, where, sxid)]
     return [finding("nvswitch_sxid_fatal" if fatal else "nvswitch_sxid", HIGH if fatal else MEDIUM,
                     module=f"nvswitch {where} SXid {sxid}", file=label, line=hits[0][0].line, reading=hits[0][0].text,
                     times=len(hits), ports=_port_numbers(hits))
@@ -107,7 +123,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
     from gpuvet.captures import fabric_manager as fm_log  # its logs were read: the parser is loaded
 
     found = []
-    cited = []
+    cited: list[Cited] = []
+    also: list[Cited] = []  # SXid lines the kernel log holds too: cited, judged by the kernel's step
     for label, log in logs:
         last = log.last_state
         if log.nothing_to_do:
@@ -123,9 +140,12 @@ def fabric_manager(ev: Evidence) -> Outcome:
                                  errors=errors))
         if last is not None:
             cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
-        found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR)
+        found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR,
+                                _kernel_sxids(ev), also)
     if found:
-        return confirmed(f"{len(found)} fabric manager finding(s)", *found)
+        return confirmed(f"{len(found)} fabric manager finding(s)", *found, cited=tuple(also))
+    if also and not cited:
+        return clear("the fabric manager's SXid line(s) are the kernel log's, judged by its step", *also)
     if not cited:
         return unknown("can't tell: the fabric manager's lines name no start, stop or failure")
-    return clear("the fabric manager is running", *cited)
+    return clear("the fabric manager is running", *cited, *also)
