@@ -219,12 +219,8 @@ HOSTS: dict[str, list[str]] = {
 }
 
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell, else its
-# first-contact cell); run at b3d891b
+# first-contact cell); run at 4859a03
 KNOWN_MISSES: dict[str, str] = {
-    "aer_vgpuunlock114_2080ti_pve_fatal_sdes_rootport.txt": "partial: the fatal Surprise Down (SDES) on root port "
-                                                            "0000:00:01.1 only a warn 'AER bits are set'",
-    "amd_kern_rocm1468_mi100_hbm_thermal_throttle_sensors.txt": "miss: amdgpu's 'GPU thermal throttling temperature "
-                                                                "reached ... HBM' on 0000:29:00.0 judged clear",
     "dcgmi_kempnerpulse15_discovery_8xh100_elided.txt": "inventory: the '8 GPUs found' count not said (GPU 0 listed)",
     "devq_rpgremode9_gtx770_after_driver_update.txt": "inventory: the CUDA runtime version 6.5 not said",
     "hccl_lmdeploy3354_910_ei0002_notify_timeout_rank6.txt": "the stalled collective (Broadcast) not named; the "
@@ -236,18 +232,14 @@ KNOWN_MISSES: dict[str, str] = {
                                                                        "named as the reason the probe failed",
     "kern_ogkm862_5090_no_devices_rminit_bar_syslog.txt": "the fix names no BIOS setting (above 4G / resizable BAR) "
                                                           "for the NVIDIA RmInitAdapter failure",
-    "lspci_cloudstack11701_nnm_8x_mi325x.txt": "refused (exit 2): lspci -nnm is not read",
     "nccl_info_pytorch124380_ibext_no_device_socket_eno3.txt": "miss: NET/IB no device -> NET/Socket on eno3 not "
                                                                "reported",
     "nccl_warn_nccl1562_h200_nvls_invalid_argument_list.txt": "HPL's CUDA 700 (illegal memory access) on gpu46 not "
                                                               "reported; the NVLS failure is",
-    "p2p_nccl1127_8x3090_bidir_enabled_6gbs_cut.txt": "partial: 12 'link degraded' against the peers' median; P2P "
-                                                      "not effective on any pair not said",
     "smi_openbmc637_4x_p100_sxm2_ppc64_2016_table.txt": "inventory: the 4th P100 (0007:01:00.0), cut after its "
                                                         "first row, dropped",
     "topo_club3090_1140_2x5090_phb_p2p_gns.txt": "inventory: the CPU affinity 0-63 not said",
     "topo_unsloth3872_8xb200_nv18_4numa_cut.txt": "inventory: the CPU affinity 0-27 / 28-55 / 56-83 not said",
-    "xpusmi_xpumanager158_b580_default_table_no_name.txt": "refused (exit 2): xpu-smi's default table not read",
 }
 
 
