@@ -302,7 +302,9 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             "probe_failed": "NVRM: The NVIDIA probe routine failed for 1 device(s).",
             # batch E: the open modules' GSP RPCs, and the kernel's AER recovery giving up on the module
             "gsp_rpc_failed": "NVRM: GPU2 _issueRpcAndWait: rpcRecvPoll timedout for fn 76!",
-            "aer_unrecovered": "nvidia 0000:18:00.0: AER: can't recover (no error_detected callback)"}
+            "aer_unrecovered": "nvidia 0000:18:00.0: AER: can't recover (no error_detected callback)",
+            # batch H: another driver (nouveau, vfio-pci) owns the modules, so NVIDIA's probe never ran
+            "probe_not_called": "NVRM: The NVIDIA probe routine was not called for 3 device(s)."}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind

@@ -9,8 +9,6 @@ from dataclasses import replace
 
 from gpuvet.backends.nic_readings import Nic, NicPcie, NicReadings
 from gpuvet.backends.readings import Unavailable
-from gpuvet.captures.links import NO_DEVICE_LINE
-from gpuvet.captures.pcie_values import generation
 from gpuvet.checks import nics
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -48,6 +46,12 @@ def _bus_nics(ev: Evidence, readings: NicReadings | None) -> NicReadings:
     """lspci's NIC functions as NICs with their PCIe link, for the one NIC rule (nics.pcie): the ports of the
     RDMA device on the same bus id give the rate it is judged against. One per card (a dual-port card's
     functions share one link); none where a listing gave that card's link already (lshca)."""
+    if not ev.captures.nic_links:
+        return NicReadings((), None, CAPTURED["pcie"], captured=True)
+    # lspci was read: its parser's modules load only then (doctor --sim loads none of them)
+    from gpuvet.captures.links import NO_DEVICE_LINE
+    from gpuvet.captures.pcie_values import generation
+
     listed = {bus_key(n.bus_id)[:-1]: n for n in readings.nics if n.bus_id} if readings is not None else {}
     out: dict[str, Nic] = {}
     for link in ev.captures.nic_links:
