@@ -16,12 +16,11 @@ KNOWN_MISSES, each with why (the MANIFEST's after-fixes cell, or its first-conta
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.support.blind_batch import Answer, Batch, Finding, Nic
+from tests.support.blind_batch import Batch, Finding, Nic
 
 FRESH_H = Path(__file__).parents[1] / "data" / "captures" / "fresh_h"
 NO_HOST = "host and GPU not in the log"
@@ -243,16 +242,7 @@ KNOWN_MISSES: dict[str, str] = {
 
 
 
-class _Unnamed(Batch):
-    """The batch, its doctor answer read without the file's own name (doctor's notes name the file, and H's
-    names hold words TOLD asks for: 'mlx5_10', 'eno3', 'nouveau'), as Batch reads inventory's."""
-
-    def _doctor_wrong(self, name: str, doctor: Answer) -> list[str]:
-        text = json.dumps(doctor.data).replace(Path(name).stem, "")
-        return super()._doctor_wrong(name, Answer(doctor.code, json.loads(text), doctor.err))
-
-
-BATCH = _Unnamed(FRESH_H, CAUSES, severity=SEVERITY, may=MAY, told=TOLD, modules=MODULES, fields=FIELDS, said=SAID,
+BATCH = Batch(FRESH_H, CAUSES, severity=SEVERITY, may=MAY, told=TOLD, modules=MODULES, fields=FIELDS, said=SAID,
               nics=NICS, hosts=HOSTS, known_misses=KNOWN_MISSES)
 
 
