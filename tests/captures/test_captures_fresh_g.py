@@ -279,7 +279,6 @@ def test_the_tables_cover_the_whole_batch() -> None:
     assert BATCH.table_problems() == []
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[n]))
-                                  if n in KNOWN_MISSES else n for n in sorted(CAUSES)])
+@pytest.mark.parametrize("name", BATCH.cases())
 def test_each_batch_g_capture_gets_its_blind_diagnosis(name: str) -> None:
     assert right(name) == []
