@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from gpuvet.backends.readings import HealthReadings, Inventory, Unavailable
 from gpuvet.errors import BackendError
 from gpuvet.node.model import Node
-from gpuvet.node.spec import NodeSpec
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the spec's pydantic models: imported by the backends built from a spec, not a capture's)
     from gpuvet.backends.engine import BenchEngine
     from gpuvet.backends.host_load import HostLoad, HostPlacement
     from gpuvet.backends.nic_readings import NicReadings
     from gpuvet.backends.power_control import PowerControl
     from gpuvet.backends.telemetry import TelemetrySource
+    from gpuvet.node.spec import NodeSpec
 
 
 class ModuleLost(BackendError):

@@ -7,19 +7,27 @@ flow solver on the links they share."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from gpuvet.node.collectives import bus_factor
 from gpuvet.node.model import Node, Transfer
-from gpuvet.node.performance import NotModelled, PerformanceModel
+
+if TYPE_CHECKING:
+    from gpuvet.node.performance import PerformanceModel
 
 
 class Expectations:
     def __init__(self, design: Node) -> None:
+        # imported here: the model's flow solver loads numpy, which a capture read without modules never needs
+        from gpuvet.node.performance import PerformanceModel
+
         self.perf = PerformanceModel(design) if design.modules else None
 
     def _seconds(self, compute: Callable[[PerformanceModel], float]) -> float | None:
         if self.perf is None:
             return None
+        from gpuvet.node.performance import NotModelled
+
         try:
             return compute(self.perf)
         except (NotModelled, KeyError):
@@ -37,6 +45,8 @@ class Expectations:
         """Rate of each transfer with all of them at once."""
         if self.perf is None:
             return None
+        from gpuvet.node.performance import NotModelled
+
         try:
             return self.perf.transfer_rates(transfers)
         except (NotModelled, KeyError):

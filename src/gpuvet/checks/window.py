@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from gpuvet.backends.readings import ModuleIdentity, Sample
 from gpuvet.backends.telemetry import TelemetrySource
-from gpuvet.checks.blocks import ModuleBlock, Placed, block_fed, from_samples, skips
 from gpuvet.checks.detectors import Detector
 from gpuvet.checks.events import Event
 from gpuvet.checks.presence import ModuleState, Presence
 
-if TYPE_CHECKING:  # benchmarking a module that appears is imported only where one does (issue 43)
+if TYPE_CHECKING:  # benchmarking a module that appears is imported only where one does (issue 43); the blocks
+    # load numpy: imported where samples are judged, never by doctor reading a file
     from gpuvet.backends.readings import ModuleColumns
     from gpuvet.checks.admission import Admission
+    from gpuvet.checks.blocks import ModuleBlock, Placed
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,8 @@ class _Chunk:
     def observe(self, observers: Sequence[Observer]) -> list[Event]:
         if not self.n:
             return []
+        from gpuvet.checks.blocks import from_samples
+
         groups = list(self.groups.values())
         blocks = [from_samples(ss, rows) for ss, rows in groups]
         placed = observe_in_order(observers, blocks, [ss for ss, _ in groups])
@@ -281,6 +284,8 @@ def observe_in_order(observers: Sequence[Observer], blocks: Sequence[ModuleBlock
     """Every observer over the blocks (``samples``: each block's samples where the caller has them;
     made from the block where it does not, only for an observer that must read them one by one),
     placed in the order feeding every sample to every observer as it came raises them."""
+    from gpuvet.checks.blocks import block_fed, skips
+
     placed: list[Placed] = []
     stream: list[tuple[int, Sample]] | None = None
 
@@ -347,6 +352,8 @@ class TickBlock(Protocol):
 
 def module_blocks(block: TickBlock) -> list[ModuleBlock]:
     """A block's modules as the detectors' ``ModuleBlock``s (stream rows tick-major from 0)."""
+    from gpuvet.checks.blocks import ModuleBlock
+
     return [ModuleBlock(c.module, c.uuid, c.t, c.rows, c.temp, c.power, c.sm, c.mem, c.util, c.throttle, c.ambient,
                         c.ecc_corrected, c.ecc_uncorrected, c.pcie, c.pcie_replays, c.nvlink, c.xids, c.nvlink_down,
                         arrays=c.arrays) for c in block.module_columns()]

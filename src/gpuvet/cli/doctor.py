@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from gpuvet.backends.base import Backend
+    from gpuvet.checks.window import TrendModel
     from gpuvet.doctor.captures import Captures
     from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.model import DoctorRun
@@ -107,10 +108,8 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
         declared = build_node(spec, where)
     elif sim and backend is not None:
         declared = backend.declared
-    from gpuvet.watch.trend import thermal_trend
-
     ev = Evidence(backend, declared, captures or Captures(), window_s=flag_seconds(window, "--window"),
-                  watch=captures is None or bool(sim), trend=thermal_trend)
+                  watch=captures is None or bool(sim), trend=_thermal_trend)
     try:
         with heartbeat("doctor: gathering evidence and running the playbooks"):
             result = diagnose(ev, symptom, all_steps)
@@ -118,6 +117,13 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
     finally:
         if backend is not None:
             backend.close()
+
+
+def _thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> TrendModel:
+    """watch's forecaster, imported when a window is fed to it (it loads numpy; a file read needs none)."""
+    from gpuvet.watch.trend import thermal_trend
+
+    return thermal_trend(slowdown_c, interval_s)
 
 
 def _steps(result: DoctorRun, ev: Evidence, logbook: str | None, ladders: Ladders) -> list[ModuleStep]:

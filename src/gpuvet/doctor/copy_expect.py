@@ -17,13 +17,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import NvbDevice
 from gpuvet.doctor.collective_expect import board
 from gpuvet.node.catalog import find_model
-from gpuvet.node.flow import solve_transfers
 from gpuvet.node.model import HOST, Link, Node, Transfer
-from gpuvet.node.performance import NotModelled, PerformanceModel
+
+if TYPE_CHECKING:  # the model and its flow solver load numpy: imported where a cell is priced
+    from gpuvet.node.performance import PerformanceModel
 
 _NVB = re.compile(r"^(device_to_device|host_to_device|device_to_host)(_bidirectional)?_memcpy(?:_(?:read|write))?"
                   r"_(ce|sm)$")
@@ -84,6 +86,9 @@ class CopyDesign:
             return None
         a, b = (HOST, self.ids[j]) if test.host == "to" else (self.ids[j], HOST) if test.host == "from" \
             else (self.ids[i], self.ids[j])
+        from gpuvet.node.flow import solve_transfers
+        from gpuvet.node.performance import NotModelled, PerformanceModel
+
         self._perf = self._perf or PerformanceModel(self.node)
         copies = [Transfer(a, b, _SIZE)] + ([Transfer(b, a, _SIZE)] if test.both_ways else [])
         try:

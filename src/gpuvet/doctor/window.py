@@ -8,13 +8,14 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import Sample
-from gpuvet.checks.blocks import ModuleBlock, Placed
 from gpuvet.checks.events import Event
 from gpuvet.checks.window import TrendModel
+
+if TYPE_CHECKING:  # the blocks load numpy: imported where a window holds blocks, never by doctor reading a file
+    from gpuvet.checks.blocks import ModuleBlock, Placed
 
 _TREND_READS = ("temp", "power", "util")  # the float columns the forecaster reads as arrays (and ambient)
 
@@ -22,6 +23,8 @@ _TREND_READS = ("temp", "power", "util")  # the float columns the forecaster rea
 def _for_trend(b: ModuleBlock) -> ModuleBlock:
     """The block's columns the trend model reads (the lists the window made anyway, not copies)
     with their arrays, without the detectors' other cached arrays."""
+    from gpuvet.checks.blocks import ModuleBlock
+
     names = (*_TREND_READS, "ambient") if b.ambient is not None else _TREND_READS
     return ModuleBlock(b.module, b.uuid, b.t, b.rows, b.temp, b.power, b.sm, b.mem, b.util, b.throttle, b.ambient,
                        arrays={name: b.array(name) for name in names})
@@ -31,6 +34,8 @@ def _inlet_read(run: tuple[int, list[ModuleBlock]] | Sample) -> bool:
     """Whether every sample of a held run carries an inlet/coolant reading."""
     if isinstance(run, Sample):
         return run.ambient_c is not None and not math.isnan(run.ambient_c)
+    import numpy as np
+
     return all(b.ambient is not None and not np.isnan(b.array("ambient")).any() for b in run[1])
 
 
