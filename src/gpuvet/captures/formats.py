@@ -192,6 +192,11 @@ def _listed(parse: Callable[[list[Line]], _Lists]) -> Callable[[list[Line], str]
     return run
 
 
+def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
+    got = kernel.parse(lines, marks)  # the words it looks for that the text lacks are not searched
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
 def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = app_errors.parse(lines, marks)  # its words searched only where some casing of them is in the text
     return Parsed(got, got.claimed, found=bool(got.claimed))
@@ -350,7 +355,7 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
     Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED, markers=_NVB_MARKS),
-    Format("kernel log", "kernel", _one(kernel.parse), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
+    Format("kernel log", "kernel", Gated(_kernel), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
            "amdgpu, NVRM, the PCI core); one literal test a line before any regex"),
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED, markers=_NVLINK_MARKS),
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "

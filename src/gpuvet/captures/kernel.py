@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod
 from gpuvet.captures.kernel_echoes import without_echoes
+from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line, ranges
 from gpuvet.node.bus import bus_key
@@ -250,13 +251,14 @@ def bus(text: str) -> str:
     return bus_key(text)
 
 
-def parse(lines: list[Line]) -> KernelParse:
+def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
+    """``marks``: the whole text's (formats' run), which tell the words it lacks without a search."""
     out = KernelParse()
     seen: list[KernelModule] = []  # modules named by the driver's own dev_printk prefix
     fallen: str | None = None
     hits: list[tuple[int, str, Line]] = []
     handles: list[KernelEvent] = []
-    worded = _worded(lines)
+    worded = _worded(lines, marks)
     for i, ln in worded:
         s = ln.text
         if _other_vendor_line(out, hits, i, ln):
@@ -310,12 +312,12 @@ def parse(lines: list[Line]) -> KernelParse:
     return out
 
 
-def _worded(lines: list[Line]) -> list[tuple[int, Line]]:
+def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
-    return [(i, ln) for i, ln in enumerate(lines) if "NVRM" in (s := ln.text) or "nvidia" in s or "amdgpu" in s
-            or "drm" in s or "device handle" in s or "EDAC" in s or "rror" in s or "mce" in s or "i915" in s
-            or "xe " in s or "GPU HANG" in s]  # (a 'HANG' without 'GPU ' is read only beside '[drm:xe_', a 'drm')
+    return [(i, lines[i]) for i in holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
+                                                   "mce", "i915", "xe ", "GPU HANG"), marks)]  # (a 'HANG' without 'GPU ' is
+    # read only beside '[drm:xe_', a 'drm'); each word found once in the joined lines (marks.holding)
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")

@@ -88,6 +88,10 @@ class Marks:
     def _may(self, word: str) -> bool:
         return self.triples is None or _may_hold(self.triples, word.encode("utf-8", "surrogatepass"))
 
+    def may(self, word: str) -> bool:
+        """False only where the text cannot hold ``word`` (one of its byte triples is not in it); no search."""
+        return self._may(word)
+
     def any_case(self, word: str) -> bool:
         """Whether the lowered text may hold the ASCII ``word`` (in small letters): False only where, at some
         place of the word, none of the casings of its byte triple is in the text, and the text holds neither
@@ -141,3 +145,25 @@ def _may_hold(triples: np.ndarray, data: bytes) -> bool:
     if len(data) == 2:
         return _pair(triples, data[0], data[1])
     return all(_triple(triples, data[i], data[i + 1], data[i + 2]) for i in range(len(data) - 2))
+
+
+def holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None = None) -> list[int]:
+    """The indices, in order, of the lines holding one of ``words`` (none holds a newline): each word
+    found in the lines joined once, with str.find (C speed, only its hits cost Python), not tested
+    line by line; a bug report's log is mostly lines holding none of them. ``marks``: a text's that
+    holds the lines, whose byte triples tell a word it lacks without a search (a miss reads it all)."""
+    text = "\n".join([ln.text for ln in lines])
+    starts: list[int] = []  # where a line holding a word starts in the text (one entry per word's hit)
+    for word in words if marks is None else [w for w in words if marks.may(w)]:
+        at = text.find(word)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            starts.append(start)
+            end = text.find("\n", at)
+            at = -1 if end < 0 else text.find(word, end)
+    found, line, seen = [], 0, 0
+    for start in sorted(set(starts)):  # each line's index: the newlines before its start, counted once in all
+        line += text.count("\n", seen, start)
+        seen = start
+        found.append(line)
+    return found

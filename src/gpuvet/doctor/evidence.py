@@ -10,29 +10,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gpuvet.backends.base import Backend
-from gpuvet.backends.engine import BenchEngine
 from gpuvet.backends.readings import Inventory
-from gpuvet.bench import copy, gemm
-from gpuvet.bench.context import BenchContext
-from gpuvet.bench.records import BenchResult
-from gpuvet.bench.timing import QUICK
-from gpuvet.checks.admission import admit
-from gpuvet.checks.detectors import default_detectors
 from gpuvet.checks.events import Event
-from gpuvet.checks.expected import Expectations
 from gpuvet.checks.model import Check
-from gpuvet.checks.window import Observer, TelemetryWindow, TrendModel, evidence_window
 from gpuvet.doctor.captures import Captures
 from gpuvet.doctor.model import Cited
 from gpuvet.doctor.window import HeldForTrend, Window
 from gpuvet.errors import GpuvetError
 from gpuvet.node.bus import bus_key
-from gpuvet.node.diff import Difference, diff_nodes
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import CAPTURED
+
+if TYPE_CHECKING:  # the benchmarks, the telemetry window and the design's expectations: imported by the evidence
+    # that gathers them (a live or simulated node), never by a captured file's (issue 43: a small file's startup)
+    from gpuvet.backends.engine import BenchEngine
+    from gpuvet.bench.context import BenchContext
+    from gpuvet.bench.records import BenchResult
+    from gpuvet.checks.expected import Expectations
+    from gpuvet.checks.window import TrendModel
+    from gpuvet.node.diff import Difference
 
 PAIR_TESTS = ("p2p_one_way", "p2p_two_way")  # the copy benchmark's pair checks doctor judges
 
@@ -58,6 +57,10 @@ class Evidence:
         """Telemetry over a window; run first so the node below is the node at its end."""
         if self.backend is None or not self.watch or self.backend.why_no_modules:
             return None  # nothing to watch: no live node, or a machine without modules (no 10 s wait for nothing)
+        from gpuvet.checks.admission import admit
+        from gpuvet.checks.detectors import default_detectors
+        from gpuvet.checks.window import Observer, TelemetryWindow, evidence_window
+
         backend = self.backend
         try:
             source = backend.telemetry()
@@ -97,6 +100,8 @@ class Evidence:
     def differences(self) -> list[Difference] | None:
         if self.declared is None or self.node is None:
             return None
+        from gpuvet.node.diff import diff_nodes
+
         return diff_nodes(self.declared, self.node)
 
     @cached_property
@@ -114,18 +119,26 @@ class Evidence:
         """Against what the node should be: the declared spec, else its inferred nominal design."""
         if self.node is None:
             return None
+        from gpuvet.checks.expected import Expectations
         from gpuvet.node.design import infer_design
 
         return Expectations(self.declared if self.declared is not None else infer_design(self.node).node)
 
     def _ctx(self) -> BenchContext | None:
-        return BenchContext(self.engine, QUICK) if self.engine is not None else None
+        if self.engine is None:
+            return None
+        from gpuvet.bench.context import BenchContext
+        from gpuvet.bench.timing import QUICK
+
+        return BenchContext(self.engine, QUICK)
 
     @cached_property
     def pairs(self) -> list[BenchResult] | None:
         ctx = self._ctx()
         if ctx is None or any(m.is_host for m in ctx.engine.modules()) or len(ctx.engine.modules()) < 2:
             return None
+        from gpuvet.bench import copy
+
         return copy.run(ctx, copy.CopyOptions(tests=("p2p",), size_bytes=64 * 2**20, pairs="sampled"))
 
     @cached_property
@@ -145,6 +158,8 @@ class Evidence:
         ctx = self._ctx()
         if ctx is None or any(m.is_host for m in ctx.engine.modules()):
             return None
+        from gpuvet.bench import gemm
+
         return gemm.run(ctx, gemm.GemmOptions(dtypes=("bf16",), check=True))
 
     @property

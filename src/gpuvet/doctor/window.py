@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import Sample
 from gpuvet.checks.events import Event
-from gpuvet.checks.window import TrendModel
 
 if TYPE_CHECKING:  # the blocks load numpy: imported where a window holds blocks, never by doctor reading a file
     from gpuvet.checks.blocks import ModuleBlock, Placed
+    from gpuvet.checks.window import TrendModel
 
 _TREND_READS = ("temp", "power", "util")  # the float columns the forecaster reads as arrays (and ambient)
 
