@@ -261,8 +261,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                  "Vega 10, nor said)",
     "smi_easygpupv276_windows_gpupv_a10_unknown_error.txt": "inventory: nvdebugdump still not read (the A10 not "
                                                             "named)",
-    "topo_vllm13855_dgx_h100_nv18_zsh_tabs_merged_cols.txt": "inventory: the CPU affinity (0-55,112-167 / "
-                                                             "56-111,168-223) not said",
 }
 
 BATCH = Batch(FRESH_G, CAUSES, severity=SEVERITY, may=MAY, told=TOLD, modules=MODULES, fields=FIELDS, said=SAID,

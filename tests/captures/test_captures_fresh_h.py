@@ -221,23 +221,9 @@ HOSTS: dict[str, list[str]] = {
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell, else its
 # first-contact cell); run at 169a7de
 KNOWN_MISSES: dict[str, str] = {
-    "dcgmi_kempnerpulse15_discovery_8xh100_elided.txt": "inventory: the '8 GPUs found' count not said (GPU 0 listed)",
-    "devq_rpgremode9_gtx770_after_driver_update.txt": "inventory: the CUDA runtime version 6.5 not said",
-    "hccl_lmdeploy3354_910_ei0002_notify_timeout_rank6.txt": "the stalled collective (Broadcast) not named; the "
-                                                             "EI0002 timeout is",
-    "kern_bumblebeeold583_2011_gt520m_not_supported_probe_failed.txt": "'not supported by the 280.13 release' not "
-                                                                       "named as the reason the probe failed",
-    "kern_ogkm862_5090_no_devices_rminit_bar_syslog.txt": "the fix names no BIOS setting (above 4G / resizable BAR) "
-                                                          "for the NVIDIA RmInitAdapter failure",
     "nccl_info_pytorch124380_ibext_no_device_socket_eno3.txt": "miss, decided: one host on NET/Socket after NET/IB "
                                                                "'No device found' is can't tell (the log proves no "
                                                                "second node), as batch G's nccl1519",
-    "nccl_warn_nccl1562_h200_nvls_invalid_argument_list.txt": "HPL's CUDA 700 (illegal memory access) on gpu46 not "
-                                                              "reported; the NVLS failure is",
-    "smi_openbmc637_4x_p100_sxm2_ppc64_2016_table.txt": "inventory: the 4th P100 (0007:01:00.0), cut after its "
-                                                        "first row, dropped",
-    "topo_club3090_1140_2x5090_phb_p2p_gns.txt": "inventory: the CPU affinity 0-63 not said",
-    "topo_unsloth3872_8xb200_nv18_4numa_cut.txt": "inventory: the CPU affinity 0-27 / 28-55 / 56-83 not said",
 }
 
 

@@ -94,6 +94,8 @@ class ModuleInfo:
     vbios_version: str | Unavailable = Unavailable("not read")  # what an RMA form asks beside the serial
     inforom_version: str | Unavailable = Unavailable("not read")  # the InfoROM image version
     gsp_firmware: str | Unavailable = Unavailable("not read")  # the GSP firmware version, where it runs one
+    cpu_affinity: str | Unavailable = Unavailable("not read")  # the CPUs near it, as topo -m prints them ('0-27')
+    gpu_numa_id: str | Unavailable = Unavailable("not read")  # its own NUMA node (topo -m's GPU NUMA ID; 'N/A')
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class SoftwareInfo:
     driver_version: str | Unavailable
     cuda_driver_version: str | Unavailable
     nvml_version: str | Unavailable
+    cuda_runtime_version: str | Unavailable = Unavailable("not read")  # a CUDA program's own (deviceQuery's)
 
 
 @dataclass(frozen=True)

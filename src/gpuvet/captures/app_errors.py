@@ -291,6 +291,9 @@ def _torch_false(lines: list[Line], i: int) -> str | None:
     return None
 
 
+_ON_HOST = re.compile(r"\)\s+on\s+([A-Za-z][\w.-]{0,62})\s+at\s+\([\w./-]{1,120}:\d+\)")
+
+
 def _module(text: str) -> str | None:
     """The module a line names: its bus id where it prints one (the only name that joins it to a listed
     module); else the CUDA device number it names ('device 1', 'cuda:1', PyTorch's 'GPU 1'), said as
@@ -298,6 +301,8 @@ def _module(text: str) -> str | None:
     CUDA_DEVICE_ORDER), not nvidia-smi's indices. None where it names neither."""
     if (bus := _BUS_ID.search(text)) is not None:
         return bus.group(0)
+    if (host := _ON_HOST.search(text)) is not None:  # HPL's '… = 700 (…) on gpu46 at (file:line)': a host
+        return f"{host.group(1)} (host; GPU not in the line)"
     m = _DEVICE.search(text)
     return f"CUDA device {int(m.group(1))} (process view)" if m else None
 

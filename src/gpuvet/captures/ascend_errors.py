@@ -35,6 +35,9 @@ _TRACE = re.compile(r"\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]\s*$|^\s*TraceBack 
 _INIT_CODES = frozenset({"EI0001", "EI0004", "EI0008", "EI0009", "EI0014", "EI0015", "EI0016", "EI0017",
                          "EI0019", "EI0020"})
 _INIT_WORDS = re.compile(r"\binitiali[sz]|\binit\b|rank ?table", re.I)
+# HCCL's task tag names the collective it ran ('tag[Broadcast_172.16.38.219%eth0_60000_0_…]', 'tag:[HcomAllReduce_…')
+_OP_TAG = re.compile(r"\btag\s*:?\s*\[\s*\w*?(AllReduce|AllGather|ReduceScatter|Broadcast|All[Tt]oAll(?:VC?)?|"
+                     r"BatchSendRecv|Reduce|Scatter|Gather|Send|Recv)(?![a-z])")
 NEARBY = 8  # lines: torch_npu's device line stands this close above the code it reports
 
 
@@ -105,4 +108,5 @@ def _failure(ln: Line, m: re.Match[str], near: tuple[int, int | None, int | None
     at = LogLine(ln.no, "HCCL", "ERROR", None, near[1] if near else None, dev, code, message[:_TEXT],
                  ln.text.strip()[:_TEXT])
     kind = "init" if code in _INIT_CODES or _INIT_WORDS.search(message.split("Solution")[0]) else "runtime"
-    return LogFailure(kind, at, near[3] if near is not None else None)
+    op = _OP_TAG.search(message)  # past the evidence's cut too: the tag stands late in EI0002's line
+    return LogFailure(kind, at, near[3] if near is not None else None, op.group(1) if op else None)

@@ -119,7 +119,7 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
             current.fields["FB Memory Usage/Total"] = f"{m.group(1)} MiB"  # deviceQuery's MBytes are 2**20 bytes
             claimed.add(ln.no)
         elif (v := _DQ_VERSIONS.match(ln.text)) is not None:
-            out.modules.cuda = v.group(1)
+            out.modules.cuda, out.modules.cuda_runtime = v.group(1), v.group(2)
             claimed.add(ln.no)
         elif _DQ_MARKS.match(ln.text) or (current is not None and _DQ_FIELD.match(ln.text)):
             claimed.add(ln.no)

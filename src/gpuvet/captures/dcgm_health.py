@@ -222,7 +222,7 @@ def _overflow(node: Any) -> list[Any]:
 
 
 # --- dcgmi discovery -l ------------------------------------------------------------------------
-_COUNT = re.compile(r"^\s*(\d{1,4}) GPUs? found\.?\s*$")
+_COUNT = re.compile(r"^\s*(\d{1,4}) GPUs? found\s*(?:\((?:Active|[A-Za-z ]{1,20})\))?\.?\s*$")  # '(Active)' newer
 _GPU_ROW = re.compile(r"^\s*\|\s*(\d{1,4})\s*\|\s*Name:\s*(.+?)\s*\|\s*$")
 _NO_NAME = re.compile(r"<+\s*NULL\s*>+|\(null\)|N/A", re.I)  # DCGM prints <<<NULL>>> for a name it could not read
 _FIELD_ROW = re.compile(r"^\s*\|\s*\|\s*(PCI Bus ID|Device UUID):\s*(\S+)\s*\|\s*$")
@@ -255,7 +255,8 @@ def parse_discovery(lines: list[Line]) -> SmiText:
     if not out.modules:
         out.claimed.clear()
     else:
-        out.notes.append(f"dcgmi discovery -l: {len(out.modules)} module(s) read (id, name, bus id, UUID)")
+        found = f"{announced} GPUs found, " if announced else ""
+        out.notes.append(f"dcgmi discovery -l: {found}{len(out.modules)} module(s) read (id, name, bus id, UUID)")
         _announced(out, announced)
     return out
 

@@ -113,7 +113,12 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     # nv-pci.c: a module the driver will not drive (the open nvidia.ko needs a GSP; a legacy GPU past its
     # release), then the kernel's and the driver's own word that the probe failed
     KernelMessage("unsupported_by_driver", re.compile(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
-                                                      r"installed in this system is not supported", re.I)),
+                                                      r"installed in this system is not supported|"
+                                                      # the kernel wraps it: '… installed' / 'NVRM: in this system is
+                                                      # not supported by the 280.13 NVIDIA Linux'; a legacy GPU's
+                                                      # newer wording '… is supported through the NVIDIA 390.xx'
+                                                      r"\bis not supported by the [\d.]+ NVIDIA\b|"
+                                                      r"\bsupported through the NVIDIA [\d.x]+", re.I)),
     # nv-pci.c: another driver (nouveau, vfio-pci ...) owns the devices; the NVIDIA probe is never called for them
     KernelMessage("probe_not_called", re.compile(r"NVIDIA probe routine was not called for \d+ device|"
                                                  r"obtained ownership of the NVIDIA device", re.I)),
@@ -188,7 +193,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000"), "aer_unrecovered": ("recover",),
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
-    "unsupported_by_driver": ("not supported",), "probe_failed": ("probe", "initiali", "no nvidia"),
+    "unsupported_by_driver": ("not supported", "supported through"), "probe_failed": ("probe", "initiali", "no nvidia"),
 }
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)

@@ -83,6 +83,7 @@ class LogFailure:
     kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime"
     at: LogLine
     rank: int | None = None
+    collective: str | None = None  # the collective that stalled, where the line names it (HCCL's tag[Broadcast_…])
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,12 @@ def parse(lines: list[Line]) -> SmiText:
             banners.add(ln.no)
             continue
         row = _first_row(text)
+        if row is None and (cut := _cut_first_row(lines, i)) is not None:
+            out.modules.append(cut)
+            out.claimed.add(ln.no)
+            out.notes.append(f"nvidia-smi table: module {cut.fields['Index']} ({cut.bus_id}) was cut inside its first "
+                             f"row (line {ln.no}): its name and bus id read, its ECC cell and readings unknown")
+            continue
         if row is None or i + 1 >= len(lines):
             continue
         module = _second_row(row, lines[i + 1].text, unread, lines[i + 1].no)
@@ -147,6 +153,21 @@ def _first_row(text: str) -> _Row | None:
     if a is None or b is None:
         return None
     return _Row(a.group(1), a.group(2), a.group(3) or "", b.group(1), cells[2].strip())
+
+
+_CUT_BUS = re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?:\s+(?:On|Off|N/A))?\s*$")
+
+
+def _cut_first_row(lines: list[Line], at: int) -> SmiTextModule | None:
+    """A module's first row the excerpt ends inside (index and name, then its whole bus id, the rest cut,
+    no table line after it): the module is listed with what the row gave, never its readings guessed."""
+    parts = lines[at].text.strip().split("|")
+    if len(parts) < 3 or parts[0] or len([p for p in parts[1:] if p.strip()]) > 2:
+        return None
+    a, b = _ROW1[0].match(parts[1]), _CUT_BUS.match(parts[2])
+    if a is None or b is None or any("|" in ln.text or _FRAME.match(ln.text) for ln in lines[at + 1:]):
+        return None
+    return SmiTextModule(bus(b.group(1)), a.group(2), {"Product Name": a.group(2), "Index": a.group(1)}, [])
 
 
 def _cut_here(lines: list[Line], at: int) -> bool:

@@ -41,6 +41,7 @@ class SmiText:
     modules: list[SmiTextModule] = field(default_factory=list)
     driver: str | None = None
     cuda: str | None = None
+    cuda_runtime: str | None = None  # deviceQuery's 'Runtime Version' (the CUDA the sample was built with)
     attached: int | None = None  # the header's 'Attached GPUs': how many the node has, whatever the paste lists
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)

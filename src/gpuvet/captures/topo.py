@@ -32,6 +32,7 @@ class TopoMatrix:
     notes: list[str] = field(default_factory=list)
     header: list[str] = field(default_factory=list)  # the devices the header names, a row cut or not
     header_line: int = 0  # the line of its own header (a `topo -p2p` matrix before it is no part of it)
+    affinity: dict[str, dict[str, str]] = field(default_factory=dict)  # row -> {'CPU Affinity': '0-27', …} as printed
 
 
 _TITLES = re.compile(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
@@ -205,6 +206,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
         for other, cell in zip(header, values, strict=False):
             _set(topo, name, other, CELL_ALIASES.get(cell, cell), where)
         topo.numa[name] = _numa(values[len(header):], extra)
+        topo.affinity[name] = _affinity(values[len(header):], extra)
     if not any(d.startswith("GPU") for d in topo.devices):
         raise CaptureError("the matrix has no GPU rows", where=where, fix="capture the whole output.")
     _legend(lines, at, topo)
@@ -425,3 +427,10 @@ def _numa(values: list[str], headers: list[str]) -> int | None:
         if header.lower().startswith("numa") and value.isdigit():
             return int(value)
     return None
+
+
+def _affinity(values: list[str], headers: list[str]) -> dict[str, str]:
+    """A row's affinity columns as printed ('CPU Affinity': '0-27', 'GPU NUMA ID': 'N/A'): what inventory
+    says per module, a matrix cell (a row cut into the next columns) never taken for one."""
+    return {h: v for h, v in zip(headers, values, strict=False)
+            if _AFFINITY.search(h) and not _CELL.fullmatch(CELL_ALIASES.get(v, v))}

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from gpuvet.backends.readings import Inventory, ModuleInfo, Unavailable
+from gpuvet.backends.readings import Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.cli import term
 
 if TYPE_CHECKING:  # keep scipy (pulled in by the matrix) out of commands that do not need it
@@ -71,15 +71,34 @@ def inventory(console: Console, inv: Inventory) -> None:
             for m in inv.modules:
                 u.add_row(Text(m.id), Text(_v(m.uuid)))
             console.print(u)
+    _affinity(console, inv.modules)
     h, s = inv.host, inv.software
     host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
     console.print(Text.assemble(("Host ", "bold"), f"{h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
                                 f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes "
                                 f"{_v(h.numa_nodes)}, memory {_v(host_mem, '{:.1f} GiB')}, {h.os}"))
     console.print(Text.assemble(("Software ", "bold"), f"driver {_v(s.driver_version)}, CUDA driver API "
-                                f"{_v(s.cuda_driver_version)}, NVML {_v(s.nvml_version)}, gpuvet {s.gpuvet_version}"))
+                                f"{_v(s.cuda_driver_version)}{_runtime(s)}, NVML {_v(s.nvml_version)}, "
+                                f"gpuvet {s.gpuvet_version}"))
     for note in inv.notes:
         console.print(Text.assemble(("note: ", "cyan"), note))
+
+
+def _runtime(s: SoftwareInfo) -> str:
+    """', CUDA runtime 6.5' where a capture (deviceQuery) printed the runtime a program was built with."""
+    return f", CUDA runtime {s.cuda_runtime_version}" if isinstance(s.cuda_runtime_version, str) else ""
+
+
+def _affinity(console: Console, modules: tuple[ModuleInfo, ...]) -> None:
+    """The CPUs and NUMA nodes near each module, where a capture (topo -m) printed them."""
+    if not any(isinstance(m.cpu_affinity, str) or isinstance(m.gpu_numa_id, str) for m in modules):
+        return
+    t = term.table("Affinity")
+    for col in ("id", "CPU affinity", "NUMA affinity", "GPU NUMA ID"):
+        term.column(t, col, key=col == "id")
+    for m in modules:
+        t.add_row(Text(m.id), Text(_v(m.cpu_affinity)), Text(_v(m.numa_node)), Text(_v(m.gpu_numa_id)))
+    console.print(t)
 
 
 def _nic_model(hca_type: str | None) -> str:

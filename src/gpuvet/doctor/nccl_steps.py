@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.checks.model import Json
@@ -22,6 +23,7 @@ NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO
           "[ERROR] lines)")
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error"}
 _LINES = 16  # line numbers kept per finding
+_TEXT = 240  # characters of a program's error line said beside a failure
 _CANN_CODE = re.compile(r"^E[IJ]\d{4}$")  # HCCL's (EI) and HCCP's (EJ) error codes
 Logs = Sequence[tuple[str, "NcclLog"]]
 
@@ -48,7 +50,7 @@ def nccl_log_init(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls"))
+    found = _beside(ev, _failure_findings(logs, ("init", "nvls")))
     if found:
         return confirmed(f"the communicator did not come up: {_first_words(found)}", *found)
     done = [(label, at) for label, log in logs for at in log.completed]
@@ -57,6 +59,22 @@ def nccl_log_init(ev: Evidence) -> Outcome:
                        "('Init COMPLETE')")
     return clear(f"{len(done)} communicator(s) came up (Init COMPLETE), no set-up failure",
                  *(Cited(label, f"{at.lib} Init COMPLETE", f"line {at.line}", _where(at)) for label, at in done[:64]))
+
+
+def _beside(ev: Evidence, found: list[Finding]) -> list[Finding]:
+    """A program's own CUDA error in the file that holds the library's failure (HPL's 'CUDART Error: … = 700
+    (an illegal memory access was encountered) on gpu46'), said beside it: the playbook stops at this step,
+    and the program's line would go unseen."""
+    out = []
+    for f in found:
+        said = [f"line {e.line}: {e.text[:_TEXT]}" for label, e in ev.captures.app_errors
+                if label == f.evidence.get("file")]
+        keys = list(f.evidence)  # said right after the library's own line (text shows the first 8 keys)
+        at = keys.index("log") + 1 if "log" in keys else len(keys)
+        evidence = {**{k: f.evidence[k] for k in keys[:at]}, "also_in_the_file": said[:4],
+                    **{k: f.evidence[k] for k in keys[at:]}}
+        out.append(replace(f, evidence=evidence) if said else f)
+    return out
 
 
 def _first_words(found: list[Finding]) -> str:
@@ -89,6 +107,8 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         settings = _settings(logs, label, first.at)
         if settings:
             carried["settings"] = settings
+        if first.collective:  # the collective that stalled, as the library's line named it
+            carried["collective"] = first.collective
         out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
                            carried=carried or None, file=label,
                            line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,

@@ -33,7 +33,7 @@ from gpuvet.backends.capture.module_lists import (
     text_module,
     xml_modules,
 )
-from gpuvet.backends.capture.topo_node import host_side_notes, parse_topo_matrix, topo_modules, topo_to_node
+from gpuvet.backends.capture.topo_node import host_side_notes, parse_topo_matrix, topo_modules, topo_to_node, with_affinity
 from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
@@ -187,7 +187,7 @@ class CaptureBackend(Backend):
             modules = [text_module(f"gpu{k}", m, notes) for k, m in zip(smi_indexes(fc.smi.modules, notes), fc.smi.modules,
                                                                                strict=True)]
             software = SoftwareInfo(__version__, fc.smi.driver or NOT_IN_CAPTURE, fc.smi.cuda or NOT_IN_CAPTURE,
-                                    NOT_IN_CAPTURE)
+                                    NOT_IN_CAPTURE, fc.smi.cuda_runtime or NOT_IN_CAPTURE)
         elif vendor in ("AMD", "Ascend", "Intel"):  # another vendor's tool listed them
             listed = {"AMD": fc.amd, "Ascend": fc.npu}.get(vendor, fc.xpu)
             ids = listed_indexes(listed.modules)
@@ -232,6 +232,8 @@ class CaptureBackend(Backend):
     def inventory(self) -> Inventory:
         modules = self._modules or (topo_modules(self._matrix, self._node) if self._matrix and self._topo is self._node
                                     else [bare_module(m) for m in self._node.modules])
+        if self._modules and self._matrix is not None:  # a module list beside topo -m: its affinity columns too
+            modules = with_affinity(self._modules, topo_modules(self._matrix, self._node))
         host = HostInfo(self._node.name, NOT_IN_CAPTURE, self._node.host.sockets, NOT_IN_CAPTURE,
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured")
         return Inventory(self.name, False, tuple(modules), host, self._software,

@@ -6,6 +6,7 @@ tests and tools call alone (parse_topo_matrix, topo_to_node)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
 from gpuvet.captures.text import clean
@@ -128,5 +129,21 @@ def topo_modules(topo: TopoMatrix, node: Node) -> list[ModuleInfo]:
     known = {m.id: m.model.name for m in node.modules}
     gpus = [d for d in (topo.header or topo.devices) if re.fullmatch(r"GPU\d+", d)]
     return [ModuleInfo(_id(g), known.get(_id(g), "unknown (topo -m)"), False, *(u,) * 15,
-                       numa_node=topo.numa[g] if topo.numa.get(g) is not None else u)  # type: ignore[arg-type]
-            for g in gpus]
+                       numa_node=topo.numa[g] if topo.numa.get(g) is not None else u,  # type: ignore[arg-type]
+                       cpu_affinity=_column(topo, g, "CPU Affinity", u),
+                       gpu_numa_id=_column(topo, g, "GPU NUMA ID", u)) for g in gpus]
+
+
+def with_affinity(modules: list[ModuleInfo], from_topo: list[ModuleInfo]) -> list[ModuleInfo]:
+    """Another list's modules with topo -m's CPU affinity and GPU NUMA ID for the same id, where both lists
+    name the same modules (ids read alike); unchanged otherwise."""
+    if [m.id for m in modules] != [m.id for m in from_topo]:
+        return modules
+    return [replace(m, cpu_affinity=t.cpu_affinity, gpu_numa_id=t.gpu_numa_id) for m, t in
+            zip(modules, from_topo, strict=True)]
+
+
+def _column(topo: TopoMatrix, gpu: str, title: str, u: Unavailable) -> str | Unavailable:
+    """One affinity column of a GPU's row as topo -m printed it; unread where the row or column is absent."""
+    value = topo.affinity.get(gpu, {}).get(title)
+    return value if value else u
