@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import random
 import tracemalloc
+from pathlib import Path
+
+import pytest
 
 from gpuvet.captures.text import clean
 
@@ -43,3 +46,41 @@ def test_cleaning_a_long_log_holds_each_line_once() -> None:
     assert len(cleaned.lines) == 10_002  # every line, the last (empty) one too
     assert cleaned.lines[-2].text.endswith("fallen off the bus.")
     assert peak <= _PEAK * len(text), f"clean() peaked at {peak / len(text):.2f}x the text's size"
+
+
+def test_markers_are_searched_in_one_copy_of_the_lines() -> None:
+    """Marks joins the lines once, each after a newline: no join and then a second copy with a newline
+    before it (a bug report's text twice, beside its lines, was the top of doctor --from's peak)."""
+    from gpuvet.captures.marks import Marks
+
+    lines = clean(_kernel_log(600)).lines  # under marks._SMALL: no byte triples counted, the join alone
+    joined = sum(len(ln.text) + 1 for ln in lines)
+    tracemalloc.start()
+    try:
+        marks = Marks(lines)
+        assert marks.has("NVRM: Xid") and not marks.has("nvidia-smi")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert marks.text is not None and len(marks.text) == joined and marks.text.startswith("\n[")
+    assert peak <= 1.4 * joined, f"Marks peaked at {peak / joined:.2f}x the joined lines"
+
+
+def test_a_settled_file_is_parsed_and_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """doctor and its capture backend both read every --from file: a file unchanged since it was read is
+    not read again (a 125 MB report's text, read and decoded a second time); a changed one is."""
+    from gpuvet.captures import read
+
+    path = tmp_path / "dmesg.txt"
+    path.write_text(_kernel_log(50), encoding="utf-8")
+    reads: list[str] = []
+    real = read.read_text
+    monkeypatch.setattr(read, "read_text", lambda p: reads.append(p) or real(p))
+    monkeypatch.setattr(read, "_SETTLED_NS", -10**12)  # as if written long ago (a test cannot set ctime back)
+    first = read.read(str(path))
+    assert read.read(str(path)) is first and reads == [str(path)]
+    path.write_text(_kernel_log(50).replace("Xid (PCI:0000:18:00): 79", "Xid (PCI:0000:18:00): 48"), encoding="utf-8")
+    second = read.read(str(path))
+    assert len(reads) == 2 and [x.code for x in second.kernel.xids] == [48]
+    monkeypatch.setattr(read, "_SETTLED_NS", 2 * 10**9)  # just written: read each time, whatever its stat says
+    assert read.read(str(path)) is second and len(reads) == 3

@@ -70,7 +70,10 @@ class Marks:
     def has(self, marker: Marker) -> bool:
         if (got := self.found.get(marker)) is None:
             if self.text is None:
-                self.text = "\n" + "\n".join([ln.text for ln in self.lines])  # each line after a "\n"
+                texts = [""]  # each line after a "\n": joined once (not a join, then a second copy with "\n" before it)
+                texts.extend(ln.text for ln in self.lines)
+                self.text = "\n".join(texts)
+                del texts
                 self.triples = _counted(self.text) if len(self.text) > _SMALL else None
                 self.ascii = self.text.isascii()
             text = self.text

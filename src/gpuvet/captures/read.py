@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
@@ -107,12 +109,20 @@ def _gunzip(fh: BinaryIO) -> Iterator[bytes]:
 
 _PARSED: dict[tuple[str, int, int], FileCapture] = {}  # (path, length, hash of the text) -> its parse
 _KEEP_PARSED = 8  # files a command reads: doctor's checks and its backend ask for the same few
+_STATED: dict[str, tuple[tuple[int, ...], tuple[str, int, int]]] = {}  # path -> (its stat when read, _PARSED's key)
+_SETTLED_NS = 2 * 10**9  # a file last changed this long before it is stat'ed: a change since shows in its stat
 
 
 def read(path: str) -> FileCapture:
     """The file's parse, made once per process for the same text: doctor's own reading and the
     capture backend both ask for every --from file (issue 43: a bug report parsed twice doubled
-    its time). The text is read each time, so a file changed in between is parsed again."""
+    its time). A file whose stat is as it was when read, and was then settled, is not read again
+    (issue 43: a second read of a 125 MB report held its text twice more); any other is read, so a
+    file changed in between is parsed again."""
+    stated = _stat(path)
+    if stated is not None and (known := _STATED.get(path)) is not None and known[0] == stated:
+        if (parsed := _PARSED.get(known[1])) is not None:
+            return parsed
     held = [read_text(path)]  # given up to the parse, which lets the text go once it is cleaned
     key = (path, len(held[0]), hash(held[0]))
     parsed = _PARSED.get(key)
@@ -121,7 +131,24 @@ def read(path: str) -> FileCapture:
         while len(_PARSED) >= _KEEP_PARSED:
             del _PARSED[next(iter(_PARSED))]
         _PARSED[key] = parsed
+    if stated is not None:
+        _STATED[path] = (stated, key)  # read after its stat: a change since then changes it
     return parsed
+
+
+def _stat(path: str) -> tuple[int, ...] | None:
+    """What any change to the file changes: its device, inode, size, and modification and change
+    times (the change time is the kernel's, never set back). None when it cannot be stat'ed (read_text
+    then says why), is no regular file, or changed within _SETTLED_NS of now: a change in the same
+    tick of the file system's clock might leave the stat as it was (such a file is read each time)."""
+    now = time.time_ns()
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or max(st.st_mtime_ns, st.st_ctime_ns) > now - _SETTLED_NS:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def parse_text(text: str, where: str) -> FileCapture:
