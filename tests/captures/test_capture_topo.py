@@ -73,3 +73,12 @@ def test_topo_p2p_statuses_are_said_and_topo_m_is_no_second_matrix(
     assert code == 0 and "second matrix" not in notes
     assert "2 pair(s) without peer access: GPU0-GPU2 NS (not supported), GPU1-GPU2 NS (not supported)" in notes
     assert "not output gpuvet reads" not in notes  # the -p2p legend is the same capture
+
+
+def test_a_sentence_after_the_matrix_that_starts_with_a_gpu_name_ends_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A post that goes on after the matrix with 'GPU0 and GPU1 are connected by nvlink …' (issue 46 dev set I):
+    the sentence ends the matrix, it is not a second GPU0 row (which refused the file)."""
+    text = "```\n$ nvidia-smi topo -m\n" + HEADER + "".join(ROWS) + "```\n\nGPU0 and GPU1 are connected by nvlink.\n"
+    modules = _inventory(capsys, tmp_path, text)
+    assert [(m["id"], m["numa_node"]) for m in modules] == [("gpu0", 0), ("gpu1", 0), ("gpu2", 1), ("gpu3", 1)]

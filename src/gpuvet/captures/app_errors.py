@@ -27,7 +27,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                      r"|OutOfMemoryError: CUDA",
     "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
                  r"|There (?:are|is) no available device\(s\) that support CUDA"
-                 r"|Found no NVIDIA driver on your system",
+                 r"|Found no NVIDIA driver on your system|No CUDA GPUs are available",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
                       r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old",
     "devices_busy": r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable"
@@ -50,6 +50,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                   r"exited|unhandled system error|internal error)",
     "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
                         r"|nvidia-container-cli: (?:initialization|mount|device|detection) error",
+    # PyTorch's words for cudaErrorUnknown at init ('CUDA initialization: CUDA unknown error - this may be due to
+    # an incorrectly set up environment …') and for cuInit failing: the runtime could not start, the module unnamed
+    "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed",
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
     # any other error the runtime names, last: the application's call failed, the line says which
@@ -65,7 +68,8 @@ _KEY_WORDS = (
     "couldn't communicate",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
-    "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library")
+    "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
+    "cuda unknown error", "cuda driver initialization")
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read

@@ -10,6 +10,7 @@ import re
 
 from gpuvet.captures.links import ListedGpu, LspciParse
 from gpuvet.captures.text import Line
+from gpuvet.node.catalog import find_model, pci_product
 
 _BUS = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 # -m: BUS "class" "vendor" "device" ... (a line cut in the device's name keeps its bus id, class and vendor)
@@ -21,9 +22,13 @@ _CLASSES = re.compile(r"^(?:VGA compatible controller|3D controller|Display cont
                       re.I)
 _CLASS_CODES = ("0300", "0302", "0380", "1200")
 _VENDOR_IDS = {"10de": "NVIDIA", "1002": "AMD"}
+_VENDOR_CODES = {name: code for code, name in _VENDOR_IDS.items()}
 _VENDOR_NAMES = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
 _ID = re.compile(r"\s*\[[0-9a-fA-F]{4}\]$")  # the id -nn puts after each quoted name
 _PRODUCT = re.compile(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]\s*$")  # pci.ids' 'chip [product]': the product
+_PCI_ID = re.compile(r"\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")  # -nn's [vendor:device] after the name
+_NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # '(rev a1)', '(prog-if 00 [VGA …])'
+_UNNAMED = re.compile(r"(?:Device|Unknown device)\s+([0-9a-fA-F]{4})", re.I)  # an id its pci.ids does not name
 
 
 def parse(lines: list[Line]) -> LspciParse:
@@ -53,7 +58,11 @@ def _machine(s: str) -> ListedGpu | None:
     code = re.search(r"\[([0-9a-fA-F]{4})\]$", m.group(3))
     vendor = _VENDOR_IDS.get(code.group(1).lower()) if code else None
     vendor = vendor or next((name for name, p in _VENDOR_NAMES if p.search(m.group(3))), None)
-    return ListedGpu(m.group(1).upper(), vendor, _model(_ID.sub("", m.group(4))), None) if vendor else None
+    if not vendor:
+        return None
+    device = re.search(r"\[([0-9a-fA-F]{4})\]$", m.group(4))  # -nnm's device id after its name
+    words = _ID.sub("", m.group(4)) + (f" [{_VENDOR_CODES[vendor]}:{device.group(1)}]" if device else "")
+    return ListedGpu(m.group(1).upper(), vendor, product_name(vendor, words), None)
 
 
 def _numeric(s: str) -> ListedGpu | None:
@@ -62,7 +71,7 @@ def _numeric(s: str) -> ListedGpu | None:
     if m is None or m.group(3) not in _CLASS_CODES or (vendor := _VENDOR_IDS.get(m.group(5).lower())) is None:
         return None
     words = re.sub(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*", "", m.group(4))
-    return ListedGpu(m.group(1).upper(), vendor, _model(words), None)
+    return ListedGpu(m.group(1).upper(), vendor, product_name(vendor, f"{words} [{m.group(5)}:{m.group(6)}]"), None)
 
 
 def _model(words: str) -> str:
@@ -70,3 +79,24 @@ def _model(words: str) -> str:
     'Instinct MI325X': the catalog knows products, not chips), else the chip's words."""
     p = _PRODUCT.search(words)
     return p.group(1).strip() if p else words.strip()
+
+
+def product_name(vendor: str, words: str, keep_chip: bool = False) -> str:
+    """The module lspci names, from its device words as any lspci form prints them (-vvv, -nn, -m): pci.ids'
+    product in brackets after the chip ('GA100 [A100 SXM4 80GB]' -> 'A100 SXM4 80GB'; with ``keep_chip`` the
+    chip stays where the product is no catalog model's: 'TU104 [GeForce RTX 2080]'), the [vendor:device] id,
+    revision and prog-if left out. Where the words name no product ('GH100', 'Device 2330': a pci.ids older than
+    the module) the id names it from the catalog's pci.ids table; a product the words do name is kept as named
+    (an 'H100 SXM5 94GB' is not the catalog's 80 GB one)."""
+    clean = _NOISE.sub("", _PCI_ID.sub("", words)).strip()
+    product = _PRODUCT.search(clean)
+    if product is not None:
+        named = product.group(1).strip()
+        catalog = find_model(named) or find_model(f"{vendor} {named}")
+        return clean if keep_chip and catalog is None else named
+    ids = _PCI_ID.search(words)
+    unnamed = _UNNAMED.fullmatch(clean)
+    code = ids.group(1).lower() if ids else _VENDOR_CODES.get(vendor)
+    device = ids.group(2) if ids else unnamed.group(1) if unnamed else None
+    known = pci_product(f"{code}:{device}") if code and device else None
+    return known.product if known else clean

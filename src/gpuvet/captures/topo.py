@@ -190,7 +190,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     # capture's end (a cut mark after it says so too)
     for ln in lines[at + 1:]:
         row = _split(ln.text)
-        if not row or row[0] not in header:
+        if not row or row[0] not in header or _prose(row):
             if row and row[0].lower().startswith("legend"):
                 break
             if row and not ln.elision:
@@ -220,6 +220,16 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
                           "other rows' columns where those exist")
     return topo
+
+
+def _prose(row: list[str]) -> bool:
+    """A line that starts with a device's name but goes on in words ('GPU0 and GPU1 are connected by nvlink'
+    after the matrix): the poster's sentence, which ends the matrix, not a second row of that device."""
+    return len(row) > 1 and _WORD.fullmatch(row[1]) is not None and not _CELL.fullmatch(row[1])
+
+
+_WORD = re.compile(r"[A-Za-z][a-z']*[,.:;]?")  # a word of a sentence ('and', 'is'), never a cell, a fused pair or
+# an affinity column ('NODENODE', '0-11', 'N/A'): a row cut short still reads as that row (and is judged so)
 
 
 def _fused_note(lines: list[Line], topo: TopoMatrix) -> None:

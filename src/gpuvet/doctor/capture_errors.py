@@ -61,6 +61,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
+    "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),

@@ -260,6 +260,58 @@ for _model in reversed(_MODELS):  # the first model listed wins a name two of th
     _BY_NORM.update({_norm(n): _model for n in (_model.name, *_model.aliases)})
 
 
+@dataclass(frozen=True)
+class PciId:
+    """A PCI vendor:device id and the product pci.ids names for it (in brackets after the chip: 'GH100 [H100 SXM5
+    80GB]'): lspci prints the id with -nn, and only the id ('Device [10de:2330]') where its pci.ids is older than
+    the module. ``model`` is the catalog model, or None for a product the catalog lacks (another memory variant
+    of a catalog chip: its name is kept, never read as the catalog's) or an id pci.ids gives two products."""
+
+    id: str  # 'vvvv:dddd', lowercase hex
+    product: str
+    model: str | None
+    source: str
+
+
+_PCI_IDS_DB = "pci.ids (https://pci-ids.ucw.cz; mirror github.com/pciutils/pciids, commit c1c12547, 2026-08-22)"
+_VENDOR_WORD = {"10de": "NVIDIA", "1002": "AMD"}
+# Every catalog model's ids as pci.ids lists them, and the other products of the same chips, so that an id alone
+# names its variant (H100 SXM5 64/80/94/96 GB are four ids). Ascend 910B (Huawei, 19e5) has no entry in pci.ids.
+PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, product, model in (
+    ("10de:2330", "H100 SXM5 80GB", "H100-SXM"),
+    ("10de:2331", "H100 PCIe", None),
+    ("10de:2336", "H100", None),  # no variant in the name: not read as the SXM5 80GB
+    ("10de:2337", "H100 SXM5 64GB", None),
+    ("10de:2338", "H100 SXM5 96GB", None),
+    ("10de:2339", "H100 SXM5 94GB", None),
+    ("10de:233a", "H800L 94GB", None),
+    ("10de:233d", "H100 96GB", None),
+    ("10de:2335", "H200 SXM 141GB", "H200-SXM"),
+    ("10de:233b", "H200 NVL", None),
+    ("10de:20b2", "A100 SXM4 80GB", "A100-SXM-80GB"),
+    ("10de:20b0", "A100 SXM4 40GB", None),
+    ("10de:20b1", "A100 PCIe 40GB", None),
+    ("10de:20b3", "A100-SXM-64GB", None),
+    ("10de:20b5", "A100 PCIe 80GB", None),
+    ("10de:26b9", "L40S", "L40S"),
+    ("10de:2901", "B200", "B200"),
+    ("1002:74a1", "Instinct MI300X", "MI300X"),
+    ("1002:74a5", "Instinct MI325X", "MI325X"),
+    ("1002:740c", "Instinct MI250X/MI250", None),  # one id for the MI250X and the MI250: only a name decides
+    ("1002:740f", "Instinct MI210", "MI210"),
+))
+_BY_PCI_ID = {p.id: p for p in PCI_IDS}
+for _pci in PCI_IDS:  # pci.ids' product name, bare and after its vendor ('NVIDIA H100 SXM5 80GB'), names the model
+    if _pci.model is not None:
+        for _name in (_pci.product, f"{_VENDOR_WORD[_pci.id[:4]]} {_pci.product}"):
+            _BY_NORM.setdefault(_norm(_name), CATALOG[_pci.model])
+
+
+def pci_product(pci_id: str) -> PciId | None:
+    """The product pci.ids names for a 'vvvv:dddd' id, where it is a catalog model's or the same chip's."""
+    return _BY_PCI_ID.get(pci_id.lower())
+
+
 def find_model(name: str) -> ModuleModel | None:
     """The catalog model for a catalog name or a name a driver reports, or None."""
     return _BY_NORM.get(_norm(name))

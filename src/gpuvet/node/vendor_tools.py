@@ -275,6 +275,11 @@ APP_ERROR_FIX = {
     "framework_no_libs": "the framework found no usable CUDA libraries and runs on the CPU: install the CUDA and "
                          "cuDNN versions its build expects (or a build that bundles them), and check "
                          "LD_LIBRARY_PATH",
+    "cuda_init_unknown": "CUDA could not start (an unknown error at initialisation): most often the driver's state, "
+                         "not the module: nvidia_uvm not loaded or stale after a suspend (modprobe -r nvidia_uvm; "
+                         "modprobe nvidia_uvm), /dev/nvidia-uvm missing inside a container, or a driver upgraded "
+                         "without a reboot; nvidia-smi and the kernel log (Xid 79, RmInitAdapter) tell a lost module "
+                         "apart",
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",

@@ -17,6 +17,7 @@ from gpuvet.backends.readings import ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import smi_text, smi_xml
 from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.links import ListedGpu
+from gpuvet.captures.lspci_list import product_name
 from gpuvet.captures.records import ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.errors import CaptureError
@@ -348,7 +349,8 @@ def lspci_listed(listed: list[ListedGpu], notes: list[str]) -> list[ModuleInfo]:
         link = g.link
         gen = (_gen(link.speed_gts), _gen(link.cap_speed_gts)) if link else (None, None)
         width = (link.width, link.cap_width) if link else (None, None)
-        out.append(module_info(f"gpu{n}", f"{g.vendor} {g.model}".strip(), None, g.bus_id, None, gen, width,
+        name = f"{g.vendor} {product_name(g.vendor, g.model, keep_chip=True)}".strip()  # pci.ids' words, id left out
+        out.append(module_info(f"gpu{n}", name, None, g.bus_id, None, gen, width,
                                (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None,
                                notes))
     if out:

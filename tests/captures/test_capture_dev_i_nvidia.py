@@ -1,0 +1,84 @@
+"""The NVIDIA side of round I's development set (issue 46), each miss fixed for its class of input and tested
+on lines written here in the tool's own format: lspci naming a module from pci.ids' product or, where the
+words name none, from its PCI device id (the catalog's pci.ids table; a memory variant the words name is
+kept); PyTorch's 'CUDA unknown error' at CUDA's initialisation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpuvet.captures.lspci_list import product_name
+from gpuvet.node.catalog import CATALOG, PCI_IDS, find_model, pci_product
+from tests.captures.test_captures_fresh_c import run_json
+
+
+def _run(tmp_path: Path, command: str, text: str) -> dict[str, Any]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, data = run_json(command, "--from", str(path))
+    return data
+
+
+def _modules(tmp_path: Path, text: str) -> list[tuple[str, str, bool]]:
+    return [(m["bus_id"], m["model"], m["in_catalog"]) for m in _run(tmp_path, "inventory", text)["modules"]]
+
+
+def test_lspci_nn_names_a_module_by_its_device_id_where_its_pci_ids_has_no_name(tmp_path: Path) -> None:
+    """An older pci.ids prints 'Device [10de:2330]': the id names the catalog's H100 SXM5 80GB; a line that
+    names its product keeps it, the 94 GB variant never read as the 80 GB one."""
+    text = ("41:00.0 3D controller [0302]: NVIDIA Corporation Device [10de:2330] (rev a1)\n"
+            "c1:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 94GB] [10de:2339] (rev a1)\n"
+            "e1:00.0 3D controller [0302]: NVIDIA Corporation GH100 [10de:2337] (rev a1)\n")
+    assert _modules(tmp_path, text) == [("41:00.0", "NVIDIA H100 SXM5 80GB", True),
+                                        ("C1:00.0", "NVIDIA GH100 [H100 SXM5 94GB]", False),
+                                        ("E1:00.0", "NVIDIA H100 SXM5 64GB", False)]
+
+
+def test_lspci_nnm_quoted_fields_name_the_catalog_model_from_the_product_or_the_id(tmp_path: Path) -> None:
+    text = ('41:00.0 "3D controller [0302]" "NVIDIA Corporation [10de]" "GH100 [H100 SXM5 80GB] [2330]" -ra1 '
+            '"NVIDIA Corporation [10de]" "Device [16c1]"\n'
+            '42:00.0 "3D controller [0302]" "NVIDIA Corporation [10de]" "Device [2335]" -ra1 '
+            '"NVIDIA Corporation [10de]" "Device [18be]"\n')
+    assert _modules(tmp_path, text) == [("41:00.0", "NVIDIA H100 SXM5 80GB", True),
+                                        ("42:00.0", "NVIDIA H200 SXM 141GB", True)]
+
+
+def test_lspci_device_lines_lose_their_id_and_revision_not_their_product(tmp_path: Path) -> None:
+    """An `lspci -nn` line read as lspci's device lines: the [vendor:device] id is no part of the name."""
+    text = ("$ lspci -nn | grep -i -E 'vga|3d'\n"
+            "02:00.0 3D controller [0302]: NVIDIA Corporation GM108M [GeForce MX130] [10de:174d] (rev a2)\n"
+            "08:00.0 VGA compatible controller [0300]: NVIDIA Corporation GM204 [GeForce GTX 970] [10de:13c2] "
+            "(rev a1)\n")
+    models = [model for _, model, _ in _modules(tmp_path, text)]
+    assert models == ["NVIDIA GM108M [GeForce MX130]", "NVIDIA GM204 [GeForce GTX 970]"]
+    assert product_name("NVIDIA", "TU104 [GeForce RTX 2080] (rev a1) (prog-if 00 [VGA controller])") == \
+        "GeForce RTX 2080"
+    assert product_name("AMD", "Aldebaran/MI200 [Instinct MI250X/MI250] [1002:740c]") == "Instinct MI250X/MI250"
+
+
+def test_the_catalog_pci_ids_name_catalog_models_with_their_source() -> None:
+    """Every catalog model pci.ids lists has its id (Ascend 910B is not in pci.ids); each id names a model the
+    catalog has, or none (another variant of the chip), and its source."""
+    named = {p.model for p in PCI_IDS if p.model is not None}
+    assert named <= set(CATALOG)
+    assert set(CATALOG) - named == {"MI250X", "Ascend910B"}  # MI250X shares 740c with the MI250: the name decides
+    assert all(p.source.startswith("pci.ids") for p in PCI_IDS)
+    hit = pci_product("10DE:2330")
+    assert hit is not None and hit.model == "H100-SXM"
+    assert find_model("NVIDIA H100 SXM5 80GB") is CATALOG["H100-SXM"]
+    assert find_model("NVIDIA H100 SXM5 94GB") is None and find_model("AMD Instinct MI250X/MI250") is None
+    assert find_model("NVIDIA A100-SXM4-80GB") is CATALOG["A100-SXM-80GB"]  # the existing aliases still name it
+
+
+def test_pytorchs_cuda_unknown_error_at_init_is_the_framework_seeing_no_module(tmp_path: Path) -> None:
+    """torch.cuda.is_available()'s UserWarning (cudaErrorUnknown at init): a warn on the node, no module named."""
+    text = ("/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: "
+            "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+            "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero. (Triggered "
+            "internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n  return torch._C._cuda_getDeviceCount() > 0\n"
+            "False\n")
+    findings = _run(tmp_path, "doctor", text)["findings"]
+    assert [(f["cause"], f["severity"]) for f in findings] == [("framework_sees_no_module", "warn")]
+    said = "RuntimeError: No CUDA GPUs are available\n"
+    assert [f["cause"] for f in _run(tmp_path, "doctor", said)["findings"]] == ["no_modules_visible"]
