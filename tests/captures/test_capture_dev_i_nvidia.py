@@ -82,3 +82,54 @@ def test_pytorchs_cuda_unknown_error_at_init_is_the_framework_seeing_no_module(t
     assert [(f["cause"], f["severity"]) for f in findings] == [("framework_sees_no_module", "warn")]
     said = "RuntimeError: No CUDA GPUs are available\n"
     assert [f["cause"] for f in _run(tmp_path, "doctor", said)["findings"]] == ["no_modules_visible"]
+
+
+def test_an_uncorrectable_nvlink_error_is_the_link_and_a_missing_nvml_library_no_module_visible(tmp_path: Path) -> None:
+    """cudaErrorNvlinkUncorrectable is the NVLink's fault, not the application's; nvidia-smi without
+    libnvidia-ml.so (a container started without the GPUs) sees no module."""
+    nvlink = ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
+              "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\n")
+    assert [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", nvlink)["findings"]] == \
+        [("nvlink_errors", "warn")]
+    smi = ("root@4f2c1d:/workspace# nvidia-smi\nNVIDIA-SMI couldn't find libnvidia-ml.so library in your system. "
+           "Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\n")
+    assert [f["cause"] for f in _run(tmp_path, "doctor", smi)["findings"]] == ["no_modules_visible"]
+
+
+_Q = """GPU 00000000:3B:00.0
+    Product Name                          : NVIDIA A100-SXM4-80GB
+    GPU Reset Status
+        Reset Required                    : {required}
+        Drain and Reset Recommended       : {drain}
+    GPU Recovery Action                   : {action}
+"""
+_X = """<?xml version="1.0" ?>
+<nvidia_smi_log>
+	<driver_version>575.51.02</driver_version>
+	<attached_gpus>1</attached_gpus>
+	<gpu id="00000000:3B:00.0">
+		<product_name>NVIDIA H100 80GB HBM3</product_name>
+		<gpu_reset_status>
+			<reset_required>{required}</reset_required>
+			<drain_and_reset_recommended>{drain}</drain_and_reset_recommended>
+		</gpu_reset_status>
+		<gpu_recovery_action>{action}</gpu_recovery_action>
+	</gpu>
+</nvidia_smi_log>
+"""
+
+
+def _causes(tmp_path: Path, text: str) -> list[tuple[str, str, str | None]]:
+    return [(f["cause"], f["severity"], f.get("module")) for f in _run(tmp_path, "doctor", text)["findings"]]
+
+
+def test_the_drivers_reset_status_and_recovery_action_name_a_module_that_needs_a_reset(tmp_path: Path) -> None:
+    """-q's GPU Reset Status (Yes) and the newer GPU Recovery Action (Reset, Node Reboot Required) are the driver's
+    own word; No, None, N/A and 'Requested functionality has been deprecated' are not, in -q and -q -x alike."""
+    needs = [("module_needs_reset", "critical", "0000:3B:00.0")]
+    assert _causes(tmp_path, _Q.format(required="Yes", drain="No", action="None")) == needs
+    assert _causes(tmp_path, _Q.format(required="No", drain="No", action="Node Reboot Required")) == needs
+    assert _causes(tmp_path, _Q.format(required="No", drain="N/A", action="None")) == []
+    deprecated = "Requested functionality has been deprecated"
+    assert _causes(tmp_path, _X.format(required=deprecated, drain=deprecated, action="Reset")) == needs
+    assert _causes(tmp_path, _X.format(required=deprecated, drain=deprecated, action="None")) == []

@@ -53,6 +53,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     # PyTorch's words for cudaErrorUnknown at init ('CUDA initialization: CUDA unknown error - this may be due to
     # an incorrectly set up environment …') and for cuInit failing: the runtime could not start, the module unnamed
     "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed",
+    # cudaErrorNvlinkUncorrectable: the NVLink between modules failed under the job (Xid 74 names the link)
+    "nvlink_uncorrectable": r"uncorrectable NVLink error|cudaErrorNvlinkUncorrectable|CUDA_ERROR_NVLINK_UNCORRECTABLE",
+    # nvidia-smi without the driver's NVML library: a container started without the GPUs, or no driver installed
+    "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object",
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
     # any other error the runtime names, last: the application's call failed, the line says which
@@ -69,14 +73,14 @@ _KEY_WORDS = (
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
-    "cuda unknown error", "cuda driver initialization")
+    "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml")
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
-            "could not load dynamic library")
+            "could not load dynamic library", "libnvidia-ml")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

@@ -43,6 +43,7 @@ class ModuleHealth:
     fabric_status: str | None = None  # -q 'Fabric/Status': Success, or the fabric manager's error
     fabric_health: str | None = None  # -q 'Fabric/Health/Summary' (newer drivers): Healthy, Unhealthy, …
     unreadable: tuple[str, ...] = ()  # fields the tool printed as ERR! or Unknown Error: NVML cannot read the module
+    reset_told: str | None = None  # -q 'GPU Reset Status' Yes or 'GPU Recovery Action' other than None, as printed
 
 
 @dataclass(frozen=True)

@@ -311,7 +311,23 @@ def health(m: SmiTextModule) -> ModuleHealth:
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
         unreadable=(*m.unread, *unreadable(f)),
+        reset_told=reset_told(get(f, "GPU Reset Status/Reset Required"),
+                              get(f, "GPU Reset Status/Drain and Reset Recommended"), get(f, "GPU Recovery Action")),
     )
+
+
+_NO_ACTION = ("none", "n/a", "no", "")
+
+
+def reset_told(required: str | None, drain: str | None, action: str | None) -> str | None:
+    """The driver's own word that the module needs a reset or more: -q's 'GPU Reset Status' (Reset Required,
+    Drain and Reset Recommended: Yes) or, on newer drivers, 'GPU Recovery Action' (Reset, Node Reboot Required,
+    Drain P2P …), said as printed; None where each says no, N/A or 'Requested functionality has been deprecated'."""
+    said = [f"Reset Required: {required.strip()}" if required and required.strip().lower() == "yes" else "",
+            f"Drain and Reset Recommended: {drain.strip()}" if drain and drain.strip().lower() == "yes" else "",
+            f"GPU Recovery Action: {action.strip()}" if action and action.strip().lower() not in _NO_ACTION
+            and "deprecated" not in action.lower() else ""]
+    return "; ".join(s for s in said if s) or None
 
 
 def _link_max(f: dict[str, str]) -> int | None:

@@ -15,7 +15,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from gpuvet.captures.records import ModuleHealth, SmiProcess
-from gpuvet.captures.smi_text import MARGIN_C
+from gpuvet.captures.smi_text import MARGIN_C, reset_told
 from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, reading
 from gpuvet.errors import CaptureError
 
@@ -220,4 +220,7 @@ def health(module: str, g: ET.Element) -> ModuleHealth:
         utilization_pct=reading(text_of(g, "utilization/gpu_util"), (0.0, 100.0), "gpu_util", bad),
         sm_clock_mhz=reading(text_of(g, "clocks/sm_clock"), CLOCK_MHZ, "sm_clock", bad),
         sm_clock_max_mhz=reading(text_of(g, "max_clocks/sm_clock"), CLOCK_MHZ, "max sm_clock", bad), corrupt=tuple(bad),
+        reset_told=reset_told(text_of(g, "gpu_reset_status/reset_required"),
+                              text_of(g, "gpu_reset_status/drain_and_reset_recommended"),
+                              text_of(g, "gpu_recovery_action")),
     )

@@ -55,6 +55,8 @@ def captured_memory(ev: Evidence) -> Outcome:
                                  uncorrectable_volatile=h.ecc_uncorrectable_volatile,
                                  uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
     found += ecc_reset_findings(ev)  # ECC mode 'Unknown Error': needs a reset, not 'ECC off'
+    found += [finding("module_needs_reset", HIGH, module=h.module, said=h.reset_told, product=h.product)
+              for h in ev.captures.health if h.reset_told]  # -q's GPU Reset Status / GPU Recovery Action
     found += _unreadable(ev, {f.module for f in found})
     if found:
         memory = any(f.cause != "module_unreadable" for f in found)

@@ -62,6 +62,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
+    "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
+    "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),

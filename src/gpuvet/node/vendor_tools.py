@@ -280,6 +280,14 @@ APP_ERROR_FIX = {
                          "modprobe nvidia_uvm), /dev/nvidia-uvm missing inside a container, or a driver upgraded "
                          "without a reboot; nvidia-smi and the kernel log (Xid 79, RmInitAdapter) tell a lost module "
                          "apart",
+    "nvlink_uncorrectable": "the NVLink between modules failed under the job (not the application): the kernel log's "
+                            "Xid 74 at that time names the module and link; nvidia-smi nvlink -s/-e shows the link "
+                            "down or its error counters; reset the modules, then reseat or replace the bridge or "
+                            "baseboard if the same link fails again",
+    "smi_no_nvml_lib": "nvidia-smi finds no NVML library (libnvidia-ml.so): inside a container start it with the "
+                       "GPUs (--gpus all, the NVIDIA runtime) so the driver's libraries are mounted; on the host the "
+                       "driver's user-space is not installed (or not in the loader's path: ldconfig -p | grep "
+                       "nvidia-ml)",
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",
