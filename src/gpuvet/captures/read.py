@@ -158,13 +158,13 @@ def parse_text(text: str, where: str) -> FileCapture:
 
 
 def _parse(held: list[str], where: str) -> FileCapture:
-    """parse_text of the text ``held`` holds, taken out of it: the raw text is let go once it is cleaned
-    (issue 43: a bug report's text is as large as its lines' text, and the parsers need only the lines)."""
-    text = held.pop()
+    """parse_text of the text ``held`` holds, taken out of it: the raw text is let go once its lines are
+    made (issue 43: a bug report's text is as large as its lines' text, and the parsers need only the lines)."""
+    text = held[0]
     _refuse_long_numbers(text, where)
     bug_report = bool(_BUNDLE.search(text[:20000]))
-    cleaned = clean(text)
     del text
+    cleaned = clean(held)  # given up: clean lets the text go once the lines are made
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")

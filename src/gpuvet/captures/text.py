@@ -88,11 +88,14 @@ _SNIP = re.compile(r"snip|[\[(]cut", re.I)  # or this (_ELISION's [snip], <snip>
 _SNIPS = ("snip", "[cut", "(cut")
 
 
-def clean(text: str) -> Cleaned:
+def clean(text: str | list[str]) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
     C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
     a fence, an escaped '#' or a cut mark (found by str.find over the text) and those decorations.peel
-    changed are looked at one by one."""
+    changed are looked at one by one. The text given in a list is taken out of it: clean then lets it
+    go once the lines are made, where peel does not read it (a bug report's text beside its lines)."""
+    if isinstance(text, list):
+        text = text.pop()
     if "\r" in text:  # most captures have none: no copy of the whole text made for them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x1b" in text:
@@ -107,8 +110,10 @@ def clean(text: str) -> Cleaned:
     if lines and lines[0].text.lstrip().startswith("\ufeff"):
         lines[0], same = Line(1, lines[0].text.lstrip("\ufeff")), False
     lines, header = _skip_header(lines)
-    peeled = decorations.peel(cast(decorations.Numbered, lines),  # a Line is a (no, text) pair
-                              text if same and not header else None)  # (no second copy of the text joined)
+    whole = text if same and not header else None  # the lines' text already (no second copy joined)
+    del text  # else peel joins the cleaned lines: the text as read is not held beside them (one line right-stripped)
+    peeled = decorations.peel(cast(decorations.Numbered, lines), whole)  # a Line is a (no, text) pair
+    del whole
     notes += peeled.notes
     del lines
     pairs, peeled.lines = peeled.lines, []
