@@ -133,3 +133,25 @@ def test_the_drivers_reset_status_and_recovery_action_name_a_module_that_needs_a
     deprecated = "Requested functionality has been deprecated"
     assert _causes(tmp_path, _X.format(required=deprecated, drain=deprecated, action="Reset")) == needs
     assert _causes(tmp_path, _X.format(required=deprecated, drain=deprecated, action="None")) == []
+
+
+def test_a_table_row_whose_memory_cell_reads_unknown_error_is_a_module_nvidia_smi_cannot_read(tmp_path: Path) -> None:
+    """nvidia-smi's table for a lost module: ERR! in every reading and 'Unknown Error' for its memory. The row was
+    no module (the memory cell is no 'used / total'): now the module, unreadable (critical), its peer clean."""
+    text = ("| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+            "|=========================================+======================+======================|\n"
+            "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |\n"
+            "| N/A   33C    P0              61W / 400W |      4MiB / 81920MiB |      0%      Default |\n"
+            "+-----------------------------------------+----------------------+----------------------+\n"
+            "|   1  ERR!                           On  | 00000000:0B:00.0 Off |                 ERR! |\n"
+            "|ERR!  ERR! ERR!             ERR! / ERR!  |   Unknown Error      |    ERR!      Default |\n"
+            "+-----------------------------------------+----------------------+----------------------+\n")
+    assert _causes(tmp_path, text) == [("module_unreadable", "critical", "0000:0B:00.0")]
+    assert [m for _, m, _ in _modules(tmp_path, text)] == ["NVIDIA A100-SXM4-80GB", "ERR!"]
+
+
+def test_nvidia_smis_device_handle_error_in_lower_case_names_the_module(tmp_path: Path) -> None:
+    """Newer nvidia-smi prints 'for gpu 0000:3B:00.0: GPU is lost', older 'for GPU0000:04:00.0: Unknown Error'."""
+    for line in ("Unable to determine the device handle for gpu 0000:3B:00.0: GPU is lost.  Reboot the system to "
+                 "recover this GPU\n", "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n"):
+        assert _causes(tmp_path, "$ nvidia-smi\n" + line) == [("module_fell_off_bus", "critical", "0000:3B:00.0")]

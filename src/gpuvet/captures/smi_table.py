@@ -180,17 +180,22 @@ def _cut_here(lines: list[Line], at: int) -> bool:
     return all("|" not in ln.text and not _FRAME.match(ln.text) for ln in lines[at + 1:])
 
 
+_LOST = ("Unknown Error", "ERR!", "GPU is lost")  # a memory cell nvidia-smi could not fill
+
+
 def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModule | None:
     cells = _cells(text)
     if len(cells) < 3:
         return None
     a, b = _ROW2[0].match(cells[0]), _ROW2[1].match(cells[1])
-    if a is None or b is None:
+    lost = b is None and cells[1].strip() in _LOST  # the memory cell NVML could not read either: a lost module
+    if a is None or (b is None and not lost):
         return None
     fan, temp, pstate, draw, cap = a.groups()
     util = cells[2].split()
-    fields = {"Product Name": row.name, "Index": row.index,
-              "FB Memory Usage/Used": f"{b.group(1)} MiB", "FB Memory Usage/Total": f"{b.group(2)} MiB"}
+    fields = {"Product Name": row.name, "Index": row.index}
+    if b is not None:
+        fields |= {"FB Memory Usage/Used": f"{b.group(1)} MiB", "FB Memory Usage/Total": f"{b.group(2)} MiB"}
     known = {"Fan Speed": fan.replace("%", " %"), "Temperature/GPU Current Temp": temp.replace("C", " C"),
              "Performance State": pstate, "GPU Power Readings/Power Draw": draw.replace("W", " W"),
              "GPU Power Readings/Current Power Limit": cap.replace("W", " W"),
@@ -202,7 +207,7 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
         fields["Driver Model/Current"] = row.persistence
     if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
-    errors: list[str] = []
+    errors: list[str] = ["FB Memory Usage"] * lost + ["ECC Errors"] * (row.ecc == "ERR!")
     for key, value in known.items():
         if value in ("N/A", "ERR!") or value.startswith("["):
             unread += [no] if value != "N/A" else []
