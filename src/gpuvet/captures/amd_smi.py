@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import amd_monitor, amd_smi_table, rocm_table, rocm_validation, rocminfo
+from gpuvet.captures import amd_monitor, amd_smi_table, rocm_ras, rocm_table, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.marks import Marker, Marks
@@ -28,6 +28,7 @@ from gpuvet.errors import CaptureError
 
 _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _GPU_HEAD = re.compile(r"^GPU: (\d{1,4})\s*$")
+_AMD_COMMAND = re.compile(r"amd-smi\s+(?:static|metric)\b(?:.*?\s-g\s+(\d{1,4})\b)?")
 _KEY = re.compile(r"^(\s+)([A-Z][A-Z0-9_ ]*):(?: (.*))?$")
 _AMD_TABLE = re.compile(r"^(ACCESS|WEIGHT|HOPS|LINK TYPE|LINK STATUS|NUMA BW|FB SHARING) TABLE:\s*$")
 _ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
@@ -66,17 +67,27 @@ def parse(lines: list[Line], marks: Marks | None = None) -> ListedParse:
 # --- amd-smi static / metric / list (text) ------------------------------------------------
 
 def _amd_smi_text(lines: list[Line], out: ListedParse) -> None:
-    """``GPU: 0`` blocks of indented ``SECTION:`` / ``KEY: value`` lines."""
+    """``GPU: 0`` blocks of indented ``SECTION:`` / ``KEY: value`` lines; an excerpt without its ``GPU: N`` line
+    (``amd-smi metric -g 0 -k | grep -A3 UMC``) is read when the command line stands right above it, its GPU
+    the one the command's ``-g`` names."""
     blocks: list[tuple[str, dict[str, str]]] = []
     stack: list[tuple[int, str]] = []
     fields: dict[str, str] | None = None
+    command: str | None = None  # the GPU of an amd-smi command line just read, its block not opened yet
     for ln in lines:
+        m = _KEY.match(ln.text)
+        if fields is None and command is not None and m is not None:
+            fields, stack = {}, []  # the excerpt's first field: its block opened by the command line above
+            blocks.append((command, fields))
+        command = None if ln.text.strip() else command
         if (head := _GPU_HEAD.match(ln.text)) is not None:
             fields, stack = {}, []
             blocks.append((head.group(1), fields))
             out.claimed.add(ln.no)
             continue
-        m = _KEY.match(ln.text)
+        if (said := _AMD_COMMAND.search(ln.text)) is not None:
+            fields, command = None, said.group(1) or "(not named)"
+            continue
         if fields is not None and m is None and _continues(fields, ln.text):
             out.claimed.add(ln.no)  # a long list ('[N/A, N/A, …') wrapped over lines
             continue
@@ -490,7 +501,10 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
             out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
                                             uuid=m.group(3), tool="rocm-bandwidth-test"))
         elif (dev := rocm_validation.devices([ln])) and not rocm_validation.is_cpu(dev[0][1], dev[0][2]):
-            out.modules.append(ListedModule(f"Device {dev[0][0]}", name=dev[0][1], tool="rocm-bandwidth-test"))
+            at = re.fullmatch(r"([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.(\d)", dev[0][3] or "")  # 2.3.x: no UUID
+            short = f"{int(at.group(1), 16):02X}:{int(at.group(2), 16):02X}.{at.group(3)}" if at else None
+            out.modules.append(ListedModule(f"Device {dev[0][0]}", name=dev[0][1], bus_id=short,
+                                            tool="rocm-bandwidth-test"))
         if _RBT_OTHER.match(ln.text):
             out.claimed.add(ln.no)
     out.kinds.append("rocm-bandwidth-test")
@@ -499,10 +513,12 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
 # --- each reader's markers (issue 43): strings every line it can claim or read holds, or without which it
 # reads nothing (its title, its header, its JSON keys), as each version and decoration it reads prints them
 READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], None]], ...] = (
-    (("GPU: ",), _amd_smi_text),  # a block opens at 'GPU: N' (_GPU_HEAD)
+    (("GPU: ", "amd-smi static", "amd-smi metric"), _amd_smi_text),  # a block opens at 'GPU: N' (_GPU_HEAD) or
+    # under the command line of an excerpt without it
     (('"gpu"', '"gpu_data"', '"card'), _json),  # amd-smi's items each name "gpu"; rocm-smi's keys are "cardN"
     ((" TABLE:", "between two GPUs"), _tables),  # amd-smi's '… TABLE:' titles, rocm-smi's (an untitled one is
     # read only above the next title)
+    (rocm_ras.MARKERS, rocm_ras.read),  # --showrasinfo: before 'GPU[' fields, which would take 'Block X is: …'
     (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'
     (("device,",), _rocm_smi_csv),  # its header row
     (rocm_table.MARKERS, rocm_table.read_tables),

@@ -369,7 +369,8 @@ FORMATS: tuple[Format, ...] = (
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
-    Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED, markers=("Device ID",)),  # every box's header row
+    Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED,
+           markers=("Device ID", "DeviceId", "xpu-smi")),  # a box's header row, dump's header, stats' command line
     Format("xpu-smi table", "xpu", _listed(xpu_smi_table.parse), SHARED, adds=True,
            markers=("XPU-SMI",)),  # the default table's title box
     # the runtimes' own logs: before -q, whose `Key : value` they resemble

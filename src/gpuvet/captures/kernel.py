@@ -15,14 +15,13 @@ lines carry none).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod
+from gpuvet.captures import drm_kmod, host_errors
 from gpuvet.captures.kernel_echoes import without_echoes
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
-from gpuvet.captures.text import Line, ranges
+from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
@@ -165,6 +164,8 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
     KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
+    # '[drm] Fence fallback timer expired on ring gfx_0.0.0' (amdgpu_fence.c; drm-kmod alike): no interrupt came
+    KernelMessage("amd_fence_fallback", re.compile(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
     KernelMessage("amd_thermal_throttle", re.compile(r"\bthermal throttling temperature reached|over temperature range|"
                   r"\bGPU is throttled, expect performance|\b[SH]W CTF\b|Critical Temperature Fault", re.I), "amdgpu"),
@@ -213,6 +214,7 @@ _INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-f
                          r"\bdrm/i915\b|GPU HANG: ecode")
 _INTEL_BUS = re.compile(r"\b(?:i915|xe)(?:: probe of)? " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
+                          r"Fence fallback timer expired on ring|"
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 _AMD_BUS = re.compile(r"\bamdgpu(?:: probe of)? " + _BUS + r"\.\d")  # or the PCI core's 'amdgpu: probe of …'
@@ -354,33 +356,11 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
     return sorted(by_key.values(), key=lambda k: (not _BUS_KEY.fullmatch(k.module), k.module))
 
 
-_HOST_ERROR = re.compile(r"\bEDAC\b.*\b(?:UE|CE|error)|\[Hardware Error\]|\bmce: |\bMachine check events", re.I)
-_HOST_DEVICE = re.compile(r"\bdevice_id: ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
-_HOST_VENDOR = re.compile(r"\bvendor_id: (0x[0-9a-fA-F]{4})")
-_HOST_SEVERITY = re.compile(r"\bevent severity: (\w+)", re.I)  # an APEI/GHES record's: corrected, recoverable, fatal
-_GPU_VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x19e5": "Huawei"}
-
-
 def _host_errors(lines: list[Line], out: KernelParse) -> None:
-    """The host's own hardware error reports (EDAC memory errors, APEI/GHES records, machine checks): read
-    and named in a note with the device and vendor an APEI PCIe record gives; a module's finding comes only
-    from its driver's lines, so a DIMM's or an NVMe drive's error is never a GPU's."""
-    seen = [ln for ln in lines if ("EDAC" in ln.text or "rror" in ln.text or "mce" in ln.text)
-            and _HOST_ERROR.search(ln.text)]
-    if not seen:
-        return
-    out.claimed |= {ln.no for ln in seen}
-    devices = list(dict.fromkeys(d.group(1) for ln in seen if (d := _HOST_DEVICE.search(ln.text))))
-    vendors = list(dict.fromkeys(v.group(1).lower() for ln in seen if (v := _HOST_VENDOR.search(ln.text))))
-    named = ", ".join(f"{v} ({_GPU_VENDORS.get(v, 'not a GPU vendor')})" for v in vendors) or "not given"
-    memory = sum(1 for ln in seen if "EDAC" in ln.text and re.search(r"\bUE\b|uncorrect", ln.text, re.I))
-    rated = Counter(m.group(1).lower() for ln in seen if (m := _HOST_SEVERITY.search(ln.text)) is not None)
-    severity = "; firmware-first (APEI/GHES) event(s): " + ", ".join(f"{n} {s}" for s, n in rated.items()) \
-        if rated else ""
-    out.notes.append(f"kernel log: {len(seen)} host hardware error line(s) (EDAC, APEI/GHES, machine check) at "
-                     f"line(s) {ranges([ln.no for ln in seen])}: {memory} uncorrectable host-memory report(s); PCIe "
-                     f"device(s) {', '.join(devices) or 'not named'}, vendor {named}{severity}; no GPU driver line names "
-                     "them")
+    """The host's own hardware error reports, said in a note (captures/host_errors.py), never a module's finding."""
+    claimed, said = host_errors.note(lines)
+    out.claimed |= claimed
+    out.notes += [said] if said else []
 
 
 _RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)
@@ -489,7 +469,7 @@ def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: i
     """An amdgpu line (Linux's prefix or function names, FreeBSD's drmn0 with one of its messages), or an
     i915/xe line: read by its driver's messages; False for any other line."""
     s = ln.text
-    if ("amdgpu" in s or "drm " in s) and _AMDGPU_LINE.search(s) or \
+    if ("amdgpu" in s or "drm " in s or "Fence fallback" in s) and _AMDGPU_LINE.search(s) or \
             "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
         _amdgpu_line(out, hits, i, ln)
         return True

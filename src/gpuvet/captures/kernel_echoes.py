@@ -23,8 +23,9 @@ E = TypeVar("E", bound=_Event)
 _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
                     "amd_recovery_failed", "amd_mes_unresponsive"))
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
-# 'No NVIDIA devices probed' or a failed probe
-_ECHOES = ((_HANGS, "amd_fence_timeout"), (frozenset(("probe_not_called",)), "probe_failed"))
+# 'No NVIDIA devices probed' or a failed probe; a hung ring's fences found signalled by the fallback timer only
+_ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
+           (frozenset(("probe_not_called",)), "probe_failed"))
 
 
 def without_echoes(events: Sequence[E]) -> list[E]:

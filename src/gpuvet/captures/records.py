@@ -215,7 +215,7 @@ class ToolVerdict:
     bus_id: str | None
     field: str  # "Health", "ECC/TOTAL_UNCORRECTABLE_COUNT", "RAS/ECC_BLOCK_STATE/UMC"
     value: str
-    severity: str  # ok, warn, critical, unknown
+    severity: str  # ok, info (a count said, not judged: no bound), warn, critical, unknown
 
     @property
     def where(self) -> str:

@@ -19,7 +19,9 @@ _ACCESS = re.compile(r"^\s*Inter-Device Access\s*$")
 _ACCESS_ROW = re.compile(r"^\s*(\d+)((?:\s+[01])+)\s*$")
 _COLUMNS = re.compile(r"^\s*D/D((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)((?:\s+(?:PASS|FAIL|N/A))+)\s*$")
-_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?)\s*(?:,\s*(GPU-[0-9A-Za-z]+)\s*,\s*([0-9a-fA-F:.]+))?\s*$")
+# 'Device: 2,  AMD Instinct MI210, GPU-…, 05:0.0'; 2.3.x printed the bus id without a UUID ('Vega 10 XT …,  2f:0.0')
+_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?)\s*(?:,\s*(GPU-[0-9A-Za-z]+))?"
+                     r"\s*(?:,\s*((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7]))?\s*$")
 
 
 @dataclass(frozen=True)

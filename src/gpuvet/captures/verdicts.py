@@ -30,7 +30,7 @@ def verdicts(m: ListedModule) -> list[ToolVerdict]:
         out.append(ToolVerdict(tool, m.label, m.bus_id, "Health", m.health,
                                _NPU_HEALTH.get(m.health.strip().lower(), "unknown")))
     xpu = tool.startswith("xpu-smi")
-    failed = xpu and any(_xpu_severity(p, v) != "ok" for p, v in m.ras if not p.endswith(": Result"))
+    failed = xpu and any(_xpu_severity(p, v) not in ("ok", "info") for p, v in m.ras if not p.endswith(": Result"))
     for path, value in m.ras:
         if xpu and path.endswith(": Result") and failed:
             continue  # the diag's overall Fail: the failing test's own row says it
@@ -49,7 +49,29 @@ _XPU_WORDS = {"pass": "ok", "ok": "ok", "healthy": "ok", "warning": "warn", "cri
 _NO_THRESHOLD = re.compile(r"\b(?:unconfigured|invalid) threshold|threshold (?:is )?not (?:set|configured)", re.I)
 
 
+# xpu-smi stats' and dump's counters (since the driver loaded): an uncorrectable error is critical; a reset or a
+# driver error a warning (the device recovered, something made it); correctable errors and programming errors
+# (the application's) are said, not judged: no bound from a source says how many are too many. A throttle
+# reason naming heat warns; any other reason (power, a set frequency range) is the device's limit, not judged.
+_XPU_COUNTS = {"Uncorrectable": "critical", "Reset": "warn", "Driver Errors": "warn", "Correctable": "info",
+               "Programming Errors": "info"}
+
+
+def _xpu_counter(path: str, value: str) -> str | None:
+    """A stats/dump counter's severity; None for a path that is not one of them."""
+    name = path.rpartition(": ")[2]
+    if name == "Throttle Reason":
+        said = value.lower()
+        return "warn" if "thermal" in said or "temperature" in said else "ok" if "not" in said else "info"
+    judged = next((s for k, s in _XPU_COUNTS.items() if name.endswith(k)), None)
+    if judged is None or not path.startswith(("xpu-smi stats", "xpu-smi dump")):
+        return None
+    return "unknown" if not value.isdigit() else judged if int(value) > 0 else "ok"
+
+
 def _xpu_severity(path: str, value: str) -> str:
+    if (counted := _xpu_counter(path, value)) is not None:
+        return counted
     word = value.split()[0].lower() if value.split() else ""
     if word == "fail" and _NO_THRESHOLD.search(value):
         return "unknown"
@@ -60,6 +82,10 @@ def _ras_severity(path: str, value: str) -> str:
     word = value.strip().lower()
     if path.endswith("UNCORRECTABLE_COUNT"):
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
+    if path.endswith(("CORRECTABLE_COUNT", "DEFERRED_COUNT")):  # corrected: said, not judged (no bound from a
+        # source); deferred: an uncorrectable error the hardware isolated (poisoned) before it was consumed
+        worse = "warn" if path.endswith("DEFERRED_COUNT") else "info"
+        return worse if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path.endswith("BAD_PAGE_THRESHOLD_EXCEEDED"):
         return "critical" if word in _YES else "ok" if word in ("false", "no", "n/a") else "unknown"
     return _ECC_STATE.get(word, "unknown")
@@ -67,8 +93,9 @@ def _ras_severity(path: str, value: str) -> str:
 
 def ras_fields(fields: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """The RAS/ECC fields of an amd-smi module (text or --json, flattened to KEY paths) that say
-    something about its state: ECC block states, uncorrectable counts, the bad-page threshold."""
+    something about its state: ECC block states, error counts, the bad-page threshold."""
     picked = [(k, v.strip()) for k, v in fields.items()
-              if ("ECC_BLOCK_STATE/" in k or k.endswith("UNCORRECTABLE_COUNT") or k.endswith("BAD_PAGE_THRESHOLD_EXCEEDED"))
+              if ("ECC_BLOCK_STATE/" in k or k.endswith(("CORRECTABLE_COUNT", "DEFERRED_COUNT"))
+                  or k.endswith("BAD_PAGE_THRESHOLD_EXCEEDED"))
               and v.strip() and v.strip().upper() != "N/A"]
     return tuple(picked[:256])

@@ -8,8 +8,9 @@ in captures.verdicts: gpuvet only says what xpu-smi's words mean."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from gpuvet.captures import xpu_smi_stats
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, reading
 
@@ -64,7 +65,24 @@ def parse(lines: list[Line]) -> ListedParse:
             _result_row(box, left, right)
     out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
+    _telemetry(out, xpu_smi_stats.read(lines))
     return out if out.modules else ListedParse()
+
+
+def _telemetry(out: ListedParse, got: xpu_smi_stats.Telemetry) -> None:
+    """stats' and dump's devices beside the boxes' (one module per device): their counters and temperature added."""
+    out.claimed |= got.claimed
+    out.kinds += [k for k in got.kinds if k not in out.kinds]
+    listed = {m.label: i for i, m in enumerate(out.modules)}
+    for module in got.modules():
+        if module.label not in listed:
+            out.modules.append(module)
+            continue
+        i = listed[module.label]
+        had = out.modules[i]
+        hot = module.temperature_c if module.temperature_c is not None else had.temperature_c
+        out.modules[i] = replace(had, name=had.name or module.name, ras=(had.ras + module.ras)[:256], temperature_c=hot,
+                                 tool=had.tool if had.tool in KINDS.values() else module.tool)
 
 
 def _two_cells(text: str) -> bool:

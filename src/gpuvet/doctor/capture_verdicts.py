@@ -19,14 +19,24 @@ def tool_verdicts(ev: Evidence) -> Outcome:
     found = [_finding(v) for v in read if v.severity in ("critical", "warn")]
     odd = [v for v in read if v.severity == "unknown"]
     said = f"; {len(odd)} state(s) gpuvet does not know, not judged (first: {_said(odd[0])})" if odd else ""
+    said += _counted([v for v in read if v.severity == "info"])
     if found:
         return confirmed("the vendor's own tool reports modules in an error state" + said, *found)
-    ok = [v for v in read if v.severity == "ok"]
+    ok = [v for v in read if v.severity in ("ok", "info")]
     if not ok:
         return unknown(f"{len(odd)} module state(s) of words gpuvet does not know (first: {_said(odd[0])})")
     return clear("every module state the vendor's tool printed is healthy" + said,
                  *[Cited(ev.capture_source(*TOOL_VERDICT_KINDS.get(v.tool, (v.tool,))) or v.tool, v.field, v.value,
                          where=v.where) for v in ok[:64]])
+
+
+def _counted(info: list[ToolVerdict]) -> str:
+    """Counts the tool printed that no bound judges (correctable errors, an application's programming errors)."""
+    if not info:
+        return ""
+    first = ", ".join(f"{_said(v)}" for v in info[:3])
+    return (f"; {len(info)} count(s) said, not judged (no bound from a source says how many are too many): "
+            f"{first}{' …' if len(info) > 3 else ''}")
 
 
 def _finding(v: ToolVerdict) -> Finding:
