@@ -79,7 +79,9 @@ def parse(lines: list[Line]) -> AerParse:
                 d.correctable += 1
             else:
                 d.uncorrectable += 1
-                d.fatal += "fatal" in m.group(3).lower() and "non" not in m.group(3).lower()
+                fatal = "fatal" in m.group(3).lower() and "non" not in m.group(3).lower()
+                d.fatal += fatal
+                d.recovered = d.recovered and not fatal  # a recovery is the last word only until the next fatal
             d.kinds.append(m.group(4).strip())
         elif (m := _DEVICE.search(s)) is not None:
             _device(out, m, ln).vendor = m.group(3).lower()
@@ -90,6 +92,7 @@ def parse(lines: list[Line]) -> AerParse:
         elif (m := _RECOVERY.search(s)) is not None:
             d = _device(out, m, ln)
             d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
+            _recover_sources(out, d)
         elif (m := _BIT.search(s)) is not None and bus_key(m.group(2)) in out.devices:
             d = _device(out, m, ln)
             layer = d.kinds.pop() if d.kinds and ":" not in d.kinds[-1] else ""
@@ -118,6 +121,15 @@ def _candidates(lines: list[Line]) -> list[Line]:
                  or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
             and ("AER" in s or "PCIe Bus Error" in s or "error status" in s
                  or "] " in s and _BUS_SAID.search(s) is not None)]
+
+
+def _recover_sources(out: AerParse, port: AerDevice) -> None:
+    """The kernel prints a link's successful recovery on the port that reported the error, never on the
+    endpoint: it is the last word on the devices that port named as the errors' sources too."""
+    if port.recovered:
+        for src in port.sources:
+            if src in out.devices and src != port.bus:
+                out.devices[src].recovered = True
 
 
 def _device(out: AerParse, m: re.Match[str], ln: Line) -> AerDevice:

@@ -1,0 +1,56 @@
+"""Review 55's findings on readers (RF2): each class of input in the tool's own format, written here
+small (the reviewer's reproducers' shape), fixed for its class, never for the one string."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.captures.test_captures_fresh_c import run_json
+
+
+def _doctor(tmp_path: Path, text: str, *extra: str) -> dict[tuple[str, str | None], str]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, data = run_json("doctor", "--from", str(path), *extra)
+    return {(f["cause"], f.get("module")): f["severity"] for f in data["findings"]}
+
+
+def _fatal(stamp: str, port: str, dev: str, driver: str, vid: str, bit: str) -> str:
+    return (f"[{stamp}] pcieport {port}: AER: Uncorrected (Fatal) error received: {dev}\n"
+            f"[{stamp}] {driver} {dev}: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, "
+            "(Receiver ID)\n"
+            f"[{stamp}] {driver} {dev}:   device [{vid}] error status/mask=00000020/04400000\n"
+            f"[{stamp}] {driver} {dev}:    {bit}                   (First)\n")
+
+
+def _recovered(stamp: str, port: str) -> str:
+    return (f"[{stamp}] pcieport {port}: AER: Root Port link has been reset (0)\n"
+            f"[{stamp}] pcieport {port}: AER: device recovery successful\n")
+
+
+_PORT = "0000:40:01.1"
+
+
+def test_f6_a_fatal_after_a_successful_recovery_is_unrecovered_again(tmp_path: Path) -> None:
+    """review 55 F6 (a): the kernel's recovery is the last word on a device only until its next fatal error."""
+    first = _fatal("1200.101", _PORT, _PORT, "pcieport", "1022:1483", "[ 5] SDES") + _recovered("1200.300", _PORT)
+    again = _fatal("5400.777", _PORT, _PORT, "pcieport", "1022:1483", "[14] CmpltTO")
+    assert _doctor(tmp_path, first) == {("pcie_aer_errors", _PORT.upper()): "warn"}
+    assert _doctor(tmp_path, first + again) == {("pcie_aer_fatal", _PORT.upper()): "critical"}
+    assert _doctor(tmp_path, first + again + _recovered("5400.900", _PORT)) == {
+        ("pcie_aer_errors", _PORT.upper()): "warn"}
+
+
+def test_f6_b_recovery_said_on_the_reporting_port_is_the_gpus_below_it(tmp_path: Path) -> None:
+    """review 55 F6 (b): the kernel prints a link's recovery on the port that reported the error, never on the
+    endpoint: the port's 'recovery successful' is the word on the devices it named as the errors' sources."""
+    gpu = "0000:41:00.0"
+    fatal = _fatal("1200.101", _PORT, gpu, "nvidia", "10de:2330", "[ 5] SDES")
+    assert _doctor(tmp_path, fatal) == {("pcie_aer_fatal", gpu.upper()): "critical"}
+    assert _doctor(tmp_path, fatal + _recovered("1200.300", _PORT)) == {("pcie_aer_errors", gpu.upper()): "warn"}
+    later = _fatal("5400.777", _PORT, gpu, "nvidia", "10de:2330", "[14] CmpltTO")
+    assert _doctor(tmp_path, fatal + _recovered("1200.300", _PORT) + later) == {
+        ("pcie_aer_fatal", gpu.upper()): "critical"}
+    other = "0000:40:03.1"  # a port's recovery is never another port's devices'
+    assert _doctor(tmp_path, fatal + _recovered("1200.300", other)) == {("pcie_aer_fatal", gpu.upper()): "critical"}
+
