@@ -132,11 +132,9 @@ TRANSFORMS: dict[str, Transform] = {
     "en dash for --": lambda t, c: d.dashed(t),
     "leading spaces retabbed": lambda t, c: d.retabbed(t),
     **{f"cut {mark}": partial(lambda t, c, mark: d.cut(t, mark), mark=mark) for mark in d.CUT_MARKS_MORE},
+    # round 3: long lines cut at a fixed width, mid-token (fold -w 80; a mail client at 72): decorations.unwrap
+    **{f"wrapped at {w}": partial(lambda t, c, w: d.wrapped(t, w), w=w) for w in d.WRAP_WIDTHS},
 }
-# Not in the matrix: a line wrapped at 80 columns by a terminal or a mail client (19 of 50 files change their
-# answer). A continuation can be rejoined only where the reader can tell it is one (a kernel line's tail without
-# the stamp its neighbours carry; a `Key : value` row whose value ran over); a wrapped table row, matrix row or
-# JSON line is text the tool could have printed, and joining it back would guess. Left for a round of its own.
 LONG = 12  # lines: a cut between two halves needs a block long enough to have halves
 
 
@@ -150,6 +148,8 @@ def out_of_scope(sample: Sample, transform: str, body: str) -> str | None:
         return "a cut inside one document makes another document (unbalanced): what is read of it may change"
     if transform.startswith("cut ") and len(body.split("\n")) < LONG:
         return f"fewer than {LONG} lines: no long block to cut in two"
+    if transform.startswith("wrapped at ") and max(map(len, body.split("\n"))) <= int(transform.split()[-1]):
+        return "no line longer than the width: nothing to wrap"
     return None
 
 
@@ -202,9 +202,18 @@ def plain(sample: Sample) -> tuple[object, object]:
 CASES = [(s, t) for s in SAMPLES for t in TRANSFORMS]
 _MIXED = ("a -q excerpt indented by 4 spaces at its first level and one tab at its second: an editor's tab is told "
           "from a tool's only by a line led by a tab then spaces (a pass over every line of every text otherwise)")
+_ONE_LINE = ("one line wrapped alone: a single line exactly as wide as the width could be the tool's own, and the "
+             "line after it a record (an '[exit 2]' after an 80-column 'ls:' error is one): not rejoined")
+_LIKE_RECORDS = ("the tail is shaped like the records around it (a header's 'GPU5  GPU6' beside rows led by 'GPU0'; "
+                 "'GPU 0000:0B:00.0: Unknown Error.' beside nvidia-smi -L's 'GPU 3: …'): it could be one, not rejoined")
 XFAIL: dict[tuple[str, str], str] = {  # (sample path, transform) -> the class of decoration left unread
     ("real/smi_q_gpud80_remapped_pending.txt", "leading spaces retabbed"): _MIXED,
     ("real/smi_q_gpustat135_clocks.txt", "leading spaces retabbed"): _MIXED,
+    ("fresh_f/dcgm_nvsentinel772_jq_diag_summary_failed.txt", "wrapped at 80"): _ONE_LINE,
+    ("dev_g_nvidia/topo_dcgmexp316_8gpu_nv12_pairs_pxb.txt", "wrapped at 72"): _ONE_LINE,
+    ("fresh/nccl_nvls_nccl1788_h100_cuda401.txt", "wrapped at 72"): _ONE_LINE,
+    ("fresh_d/smi_ogkm387_rtx2080ti_unable_device_handle.txt", "wrapped at 80"): _LIKE_RECORDS,
+    ("fresh_g/rocmsmi_vllm32017_8x_mi300x_weight_hops_topo.txt", "wrapped at 72"): _LIKE_RECORDS,
 }
 
 
@@ -226,7 +235,10 @@ def test_a_decorated_capture_gets_the_plain_ones_answer(sample: Sample, transfor
     why = out_of_scope(sample, transform, body)
     if why:  # listed by test_every_out_of_scope_pair_says_why; nothing to compare here
         return
-    pasted = "\n".join([*head, TRANSFORMS[transform](body, sample.command)])
+    decorated = TRANSFORMS[transform](body, sample.command)
+    if decorated == body:  # nothing to decorate in this text (no tab, no '--', no line to wrap): the plain file itself
+        return
+    pasted = "\n".join([*head, decorated])
     where = pasted_dir / Path(sample.path).name
     where.write_bytes(pasted.encode("utf-8"))
     assert read_back(where) == plain(sample)
@@ -360,3 +372,51 @@ def test_an_smi_q_retabbed_by_an_editor_keeps_its_levels() -> None:
     text = "GPU 00000000:18:00.0\n    ECC Errors\n\tVolatile\n\t    SRAM Correctable : 0\n\tAggregate\nGPU0\tX\tNV4"
     assert [ln.text for ln in clean(text).lines][2:] == ["        Volatile", "            SRAM Correctable : 0",
                                                        "        Aggregate", "GPU0\tX\tNV4"]
+
+
+# --- round 3: a paste wrapped at a fixed width (decorations.unwrap) ------------------------------------------
+_KERNEL = [
+    "[ 8123.441907] NVRM: Xid (PCI:0000:41:00): 79, pid=2291, name=python3, GPU has fallen off the bus.",
+    "[ 8123.441920] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.",
+    "[ 8123.442311] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x26:0xffff:1601) while resuming",
+    "[ 8123.442340] pcieport 0000:40:01.1: AER: Uncorrected (Fatal) error message received from 0000:41:00.0",
+    "[ 8123.442355] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer",
+]
+
+
+def test_a_kernel_log_folded_at_80_reads_as_printed() -> None:
+    from gpuvet.captures.text import clean
+
+    plain = "\n".join(_KERNEL)
+    for width in (80, 72):
+        cleaned = clean(d.wrapped(plain, width))
+        assert [ln.text for ln in cleaned.lines] == _KERNEL
+        assert any(f"wrapped at {width} columns" in n for n in cleaned.notes), cleaned.notes
+    assert [ln.no for ln in clean(d.wrapped(plain, 80)).lines] == [1, 3, 4, 6, 8]  # each line keeps its first number
+
+
+_LS = "ls: cannot access '/dev/nvidia-caps-imex-channels/x/': No such file or directory"  # 80 wide
+
+
+def test_real_lines_exactly_80_wide_stay_apart() -> None:
+    from gpuvet.captures.text import clean
+
+    def wide(line: str) -> str:
+        return (line + " " + "x" * 80)[:80]
+
+    kernel = [wide(s) for s in _KERNEL] + ["[ 8123.443001] NVRM: GPU at PCI:0000:41:00: GPU-5a1b"]  # 5 of 80
+    table = ["+" + "-" * 78 + "+", "| NVIDIA-SMI 470.82.01" + " " * 57 + "|", "+" + "-" * 78 + "+",
+             "|   0  Tesla V100-SXM2" + " " * 57 + "|", "| N/A   35C    P0    42W / 300W" + " " * 48 + "|"]
+    header = "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    rows = [header[:80], "           8             2     float     sum      -1    27.90    0.00    0.00      0",
+            "          16             4     float     sum      -1    28.01    0.00    0.00      0"]
+    wrapped_at_word = ["NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x26:0xffff:1601) while", "resuming the module"]
+    perftest = ["\t#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]",
+                "\t1024       1000             0.00               5544.28\t\t   5.677340", ""] * 2  # tab-indented
+    nvlink = ["            GPU 0: NVIDIA GB200 (UUID: GPU-d1b93026-6d5b-03bd-3a71-f85b47a61bde)",  # nvidia-smi nvlink -s
+              " " * 21 + "NVLE: disabled", " " * 17 + "Link 0: 50 GB/s", " " * 17 + "Link 1: 50 GB/s"] * 2
+    for lines in (kernel, table, [r[:80] for r in rows], wrapped_at_word * 2, [_LS, "[exit 2]"], perftest, nvlink):
+        assert all(len(s) <= 80 for s in lines) and (any(len(s) == 80 for s in lines) or lines[0] in wrapped_at_word)
+        cleaned = clean("\n".join(lines))
+        assert [ln.text.strip() for ln in cleaned.lines] == [s.strip() for s in lines]  # (a block's indent peeled)
+        assert not any("wrapped at" in n for n in cleaned.notes)

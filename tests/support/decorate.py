@@ -202,3 +202,13 @@ _LEAD_SPACES = re.compile(r"^(?: {8})+", re.M)
 def retabbed(text: str) -> str:
     """An editor (or a terminal) that turns each 8 leading spaces back into a tab."""
     return _LEAD_SPACES.sub(lambda m: "\t" * (len(m.group(0)) // 8), text)
+
+
+WRAP_WIDTHS = (80, 72)  # fold's default and a terminal's; a mail client's (RFC 2822 asks for 78, most wrap at 72)
+
+
+def wrapped(text: str, width: int = 80) -> str:
+    """A mail client, a forum editor or `fold -w WIDTH` that wraps every line longer than ``width`` at exactly
+    that column, mid-token, the rest on the next line(s)."""
+    return "\n".join("\n".join(s[i:i + width] for i in range(0, len(s), width)) if len(s) > width else s
+                     for s in _lines(text))

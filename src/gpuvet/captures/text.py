@@ -100,6 +100,7 @@ def clean(text: str | list[str]) -> Cleaned:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    text, wrapped = decorations.unwrap(text)  # a paste wrapped at a fixed width: its pieces rejoined
     parts = list(map(str.rstrip, text.split("\n")))  # rstrip gives the same string back where nothing is cut
     notes = _long_lines(parts)
     marked = _marked(text)
@@ -131,6 +132,8 @@ def clean(text: str | list[str]) -> Cleaned:
         marks = _list([f"'{m}'" for m in dict.fromkeys(ln.text.strip() for ln in cuts)])
         notes.append(f"the poster cut lines at line(s) {_ranges([ln.no for ln in cuts])} ({marks}): "
                      "what was cut is not known")
+    if wrapped.dropped:
+        kept, notes = decorations.without(kept, wrapped.dropped), [*notes, wrapped.note()]
     return Cleaned(kept, notes, peeled.hosts)
 
 
