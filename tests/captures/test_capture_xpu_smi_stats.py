@@ -99,3 +99,30 @@ def test_dump_judges_an_uncorrectable_count_and_a_thermal_throttle(capsys, tmp_p
     assert sorted(_doctor(capsys, tmp_path, text)[0]) == [("module_reported_critical", "GPU 0", "critical"),
                                                           ("module_reported_warning", "GPU 1", "warn")]
     assert _doctor(capsys, tmp_path, DUMP.format(ue="0", reason="Not Throttled"))[0] == []
+
+
+STATS_JSON = """$ xpu-smi stats -d 1 -j
+{
+    "device_id": 1,
+    "device_level": [
+        {"metrics_type": "XPUM_STATS_POWER", "value": 231.5},
+        {"metrics_type": "XPUM_STATS_GPU_CORE_TEMPERATURE", "value": 58.0},
+        {"metrics_type": "XPUM_STATS_RAS_ERROR_CAT_RESET", "value": 0},
+        {"metrics_type": "XPUM_STATS_RAS_ERROR_CAT_CACHE_ERRORS_UNCORRECTABLE", "value": 0}
+    ],
+    "tile_level": [
+        {"tile_id": 0, "data_list": [
+            {"metrics_type": "XPUM_STATS_GPU_CORE_TEMPERATURE", "value": 61.5},
+            {"metrics_type": "XPUM_STATS_RAS_ERROR_CAT_NON_COMPUTE_ERRORS_UNCORRECTABLE", "value": {ue}}
+        ]}
+    ]
+}
+"""
+
+
+def test_stats_json_is_read_per_device_and_tile(capsys, tmp_path: Path) -> None:
+    [m] = xpu_smi.parse(clean(STATS_JSON.replace("{ue}", "0")).lines).modules
+    assert (m.label, m.temperature_c) == ("GPU 1", 61.5)
+    assert dict(m.ras)["xpu-smi stats: Memory Errors Uncorrectable"] == "0"
+    assert _doctor(capsys, tmp_path, STATS_JSON.replace("{ue}", "4"))[0] == [("module_reported_critical", "GPU 1",
+                                                                             "critical")]

@@ -303,8 +303,9 @@ def _dcgm_json(lines: list[Line], where: str) -> Parsed:
 _NCCL_MARKS = ("nThread", "Using devices", "Avg bus bandwidth", "Out of bounds", "Rank", " failure ",
                Needing(re.compile(r"size\s+count"), ("count",)),
                re.compile(r"\n[^\S\n]*\d+[^\S\n]+\d+[^\S\n]+\w+" + r"[^\S\n]+\S+" * 4))
-# AER: aer._ERROR, _DEVICE, _FROM; a '[bit] Name' line (_BIT) only after a device one of these named
-_AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received")
+# AER: aer._ERROR, _DEVICE, _FROM, _RECOVERY (an excerpt of the recovery lines alone is read); a '[bit] Name'
+# line (_BIT) only after a device one of these named
+_AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received", "recover")
 # HCCL Test: hccl.parse reads nothing without its header or a failed row (both '|' tables), its first
 # line or an error line; a one-character marker is a memchr, the cheapest look
 _HCCL_MARKS = ("|", "minbytes is", "interface return err")
@@ -370,7 +371,8 @@ FORMATS: tuple[Format, ...] = (
            markers=amd_smi.MARKERS),
     Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
     Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED,
-           markers=("Device ID", "DeviceId", "xpu-smi")),  # a box's header row, dump's header, stats' command line
+           markers=("Device ID", "DeviceId", "xpu-smi", "XPUM_STATS_")),  # a box's header row, dump's header,
+    # stats' command line, stats -j's metric names
     Format("xpu-smi table", "xpu", _listed(xpu_smi_table.parse), SHARED, adds=True,
            markers=("XPU-SMI",)),  # the default table's title box
     # the runtimes' own logs: before -q, whose `Key : value` they resemble

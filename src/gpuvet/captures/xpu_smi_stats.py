@@ -10,6 +10,7 @@ is read only when its rows are metrics xpu-smi prints, its device taken from the
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -30,7 +31,10 @@ COUNTERS = {"reset": "Reset", "reset counter": "Reset", "programming errors": "P
             "mem errors correctable": "Memory Errors Correctable",
             "mem errors uncorrectable": "Memory Errors Uncorrectable",
             "gpu memory errors correctable": "Memory Errors Correctable",
-            "gpu memory errors uncorrectable": "Memory Errors Uncorrectable", "throttle reason": "Throttle Reason"}
+            "gpu memory errors uncorrectable": "Memory Errors Uncorrectable", "throttle reason": "Throttle Reason",
+            # stats -j's metrics_type names (XPUM_STATS_RAS_ERROR_CAT_…), read the same way
+            "non compute errors correctable": "Memory Errors Correctable",
+            "non compute errors uncorrectable": "Memory Errors Uncorrectable"}
 _TEMPERATURE = ("gpu core temperature",)
 _METRICS = ("gpu utilization", "eu array active", "eu array stall", "eu array idle", "compute engine util",
             "render engine util", "media engine util", "decoder engine util", "encoder engine util",
@@ -68,8 +72,9 @@ def metric(cell: str) -> str:
 
 
 def read(lines: list[Line]) -> Telemetry:
-    """Every stats box, headless stats fragment and dump CSV in the lines."""
+    """Every stats box, headless stats fragment, dump CSV and stats -j document in the lines."""
     out = Telemetry()
+    _json(lines, out)
     device = _command_device(lines)
     current: str | None = None
     header: list[str] | None = None
@@ -144,3 +149,32 @@ def _put(got: _Device, name: str, cell: str) -> None:
             got.counters[key] = str(int(max(values + ([old] if old is not None else []))))
     elif name in _TEMPERATURE and values and -50 <= max(values) <= 200:
         got.temperature = max(values + ([got.temperature] if got.temperature is not None else []))
+
+
+def _json(lines: list[Line], out: Telemetry) -> None:
+    """``xpu-smi stats -d N -j``: ``{"device_id": N, "device_level": [{"metrics_type": "XPUM_STATS_…", "value": v}],
+    "tile_level": [{"tile_id": t, "data_list": […]}]}``; a device's counter is the largest its levels give."""
+    if not any("XPUM_STATS_" in ln.text for ln in lines):
+        return
+    first = next((i for i, ln in enumerate(lines) if ln.text.lstrip().startswith("{")
+                  or ln.text.strip() == "[" or ln.text.lstrip().startswith("[{")), None)
+    last = max((i for i, ln in enumerate(lines) if ln.text.rstrip().endswith(("}", "]"))), default=None)
+    if first is None or last is None or last < first:
+        return
+    try:
+        doc = json.loads("\n".join(ln.text for ln in lines[first:last + 1]))
+    except ValueError:
+        return
+    for item in doc if isinstance(doc, list) else [doc]:
+        if not isinstance(item, dict) or "device_id" not in item:
+            continue
+        got = out.devices.setdefault(str(item["device_id"]), _Device(STATS))
+        levels = [item.get("device_level") or []] + [t.get("data_list") or [] for t in item.get("tile_level") or []
+                                                     if isinstance(t, dict)]
+        for entry in (e for level in levels if isinstance(level, list) for e in level if isinstance(e, dict)):
+            name = str(entry.get("metrics_type", "")).removeprefix("XPUM_STATS_").removeprefix("RAS_ERROR_CAT_")
+            _put(got, name.replace("_", " ").lower().replace("memory temperature", "gpu memory temperature"),
+                 str(entry.get("value", "")))
+    if out.devices:
+        out.claimed |= {ln.no for ln in lines[first:last + 1]}
+        _kind(out, STATS)
