@@ -54,3 +54,24 @@ def test_f6_b_recovery_said_on_the_reporting_port_is_the_gpus_below_it(tmp_path:
     other = "0000:40:03.1"  # a port's recovery is never another port's devices'
     assert _doctor(tmp_path, fatal + _recovered("1200.300", other)) == {("pcie_aer_fatal", gpu.upper()): "critical"}
 
+
+def test_f7_the_aer_format_is_run_on_every_excerpt_its_parser_reads() -> None:
+    """review 55 F7: a format whose markers a text lacks is not run, so every line the AER parser can claim
+    must hold one of them: an excerpt of the kernel's recovery lines alone is read."""
+    from gpuvet.captures.formats import FORMATS
+    from gpuvet.captures.marks import Marks
+    from gpuvet.captures.text import Line
+
+    aer = next(f for f in FORMATS if f.name == "kernel AER")
+    excerpts = (["Sep 22 09:59:09 gpu01 kernel: nvidia 0000:41:00.0: AER: can't recover (no error_detected callback)",
+                 "Sep 22 09:59:09 gpu01 kernel: pcieport 0000:40:01.1: AER: device recovery failed"],
+                ["[ 1200.300] pcieport 0000:40:01.1: AER: device recovery successful"],
+                ["[ 1200.101] pcieport 0000:40:01.1: AER: Uncorrected (Fatal) error received: 0000:41:00.0"])
+    for texts in excerpts:
+        lines = [Line(i + 1, t) for i, t in enumerate(texts)]
+        claimed = aer.run(lines, "dmesg.txt").claimed
+        assert claimed, texts
+        for ln in lines:
+            if ln.no in claimed:
+                assert Marks([ln]).any(aer.markers), ln.text
+
