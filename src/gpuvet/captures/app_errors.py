@@ -130,7 +130,7 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:
     found: set[int] = set()
     keys = [key for key in (*_ANCHORS, "is_available") if marks is None or marks.any_case(key)]
     for first in range(0, len(lines), _BLOCK) if keys else ():
-        low = "\n".join(ln.text for ln in lines[first:first + _BLOCK]).lower()
+        low = "\n".join([ln.text for ln in lines[first:first + _BLOCK]]).lower()  # (a list joins faster)
         hits: list[tuple[int, bool]] = []
         maybe = may_hold(low) if marks is None else None  # most words are in no block: their search skipped
         for key in keys:

@@ -324,7 +324,7 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return [(i, lines[i]) for i in holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
                                                    "mce", "i915", "xe ", "GPU HANG"), marks)]  # (a 'HANG' without 'GPU ' is
-    # read only beside '[drm:xe_', a 'drm'); each word found once in the joined lines (marks.holding)
+    # read only beside '[drm:xe_', a 'drm'); a word the whole text lacks is not tested (marks.holding)
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")

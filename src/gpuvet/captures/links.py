@@ -194,8 +194,10 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     chosen: str | None = None  # the device an 'lspci -s BUS' command line chose: the fields after it are its
     for ln in lines:
         s = ln.text
-        if cur is None and _opens_nothing(s):
-            continue  # most of a bug report
+        if cur is None and s[:1] not in _HEX and "lspci" not in s and "No devices were found" not in s \
+                and "controller: " not in s and "Sta:" not in s and "LnkCap:" not in s:
+            continue  # no device line, field, 'lspci -s' command or nvidia-smi answer (each holds one of these words, or
+            # a device line's leading hex digit): most of a bug report, passed over without a regex or a call
         if "lspci" in s and (c := _SELECT.search(s)) is not None:
             chosen, cur = c.group(1).upper(), None
             continue
@@ -249,13 +251,6 @@ def _device_line(out: LspciParse, s: str, no: int) -> re.Match[str] | None:
         out.notes.append(f"lspci: line {no}: the device line of {d.group(1)} follows other words on the line "
                          f"({s[:d.start(1)].strip()[:60]!r}): read from its bus id on")
     return d
-
-
-def _opens_nothing(s: str) -> bool:
-    """No device line, field, 'lspci -s' command or nvidia-smi answer can be on the line: each holds a word
-    tested here (or a device line's leading hex digit), so the line is passed over without a regex."""
-    return s[:1] not in _HEX and "lspci" not in s and "No devices were found" not in s \
-        and "controller: " not in s and "Sta:" not in s and "LnkCap:" not in s
 
 
 def _selected(devs: list[_Dev], bus: str) -> _Dev | None:

@@ -119,7 +119,8 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
         t = ln.text
         if "--query-gpu" not in t and ("," not in t or current is None and asked is None
                                        and (head := t[:1]) not in _LOWER and not head.isspace()):
-            current = None if t.strip() else current  # no row, and no header (its first name is lower case)
+            if current is not None and t.strip():  # no row, and no header (its first name is lower case)
+                current = None
             continue
         s = ln.text.strip()
         if "--query-gpu" in s and (c := _COMMAND.search(s)) is not None:

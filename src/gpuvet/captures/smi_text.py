@@ -71,12 +71,12 @@ def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
     """Every `nvidia-smi -q` block in the lines (possibly none). Raises CaptureError past MAX_MODULES GPUs."""
     _bound(lines, where)
     r = _Reader()
+    idle = True  # no block or header open: only _step opens or closes one, so it is asked again after each
     for ln in lines:
-        c = ln.text[:1]
-        if c and c not in _OPENERS and not c.isspace() and not ln.elision and r.current is None and not r.header \
-                and not (r.run or r.stack or r.kv_in_run):
-            continue  # no block or header open, and this line opens none (a bug report's kernel log: most of its lines)
+        if idle and (c := ln.text[:1]) and c not in _OPENERS and not c.isspace() and not ln.elision:
+            continue  # and this line opens none (a bug report's kernel log: most of its lines)
         _step(r, ln)
+        idle = r.current is None and not r.header and not (r.run or r.stack or r.kv_in_run)
     _close(r.out, r.run, r.kv_in_run)
     return _finish(r)
 
