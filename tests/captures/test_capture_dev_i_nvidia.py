@@ -155,3 +155,21 @@ def test_nvidia_smis_device_handle_error_in_lower_case_names_the_module(tmp_path
     for line in ("Unable to determine the device handle for gpu 0000:3B:00.0: GPU is lost.  Reboot the system to "
                  "recover this GPU\n", "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n"):
         assert _causes(tmp_path, "$ nvidia-smi\n" + line) == [("module_fell_off_bus", "critical", "0000:3B:00.0")]
+
+
+def test_nvidia_smi_L_lines_quoted_in_backticks_inside_prose_are_its_modules(tmp_path: Path) -> None:
+    text = ("My machine has these: `GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-6a7b8c9d-0e1f-2a3b-4c5d-6e7f8a9b0c1d)` "
+            "and `GPU 1: NVIDIA GeForce RTX 4090 (UUID: GPU-6a7b8c9d-0e1f-2a3b-4c5d-6e7f8a9b0c1e)`\n")
+    assert [m for _, m, _ in _modules(tmp_path, text)] == ["NVIDIA GeForce RTX 4090"] * 2
+
+
+def test_topo_m_pasted_as_a_markdown_table_is_read_as_the_matrix(tmp_path: Path) -> None:
+    """A poster's markdown rendering of topo -m: the cells between the pipes, the |---| row none."""
+    text = ("|      | GPU0 | GPU1 | GPU2 | GPU3 | CPU Affinity | NUMA Affinity |\n"
+            "|------|------|------|------|------|--------------|---------------|\n"
+            "| GPU0 | X    | NV4  | SYS  | SYS  | 0-31         | 0             |\n"
+            "| GPU1 | NV4  | X    | SYS  | SYS  | 0-31         | 0             |\n"
+            "| GPU2 | SYS  | SYS  | X    | NV4  | 32-63        | 1             |\n"
+            "| GPU3 | SYS  | SYS  | NV4  | X    | 32-63        | 1             |\n")
+    modules = _run(tmp_path, "inventory", text)["modules"]
+    assert [(m["id"], m["numa_node"]) for m in modules] == [("gpu0", 0), ("gpu1", 0), ("gpu2", 1), ("gpu3", 1)]

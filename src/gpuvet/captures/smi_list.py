@@ -19,7 +19,8 @@ from gpuvet.node.catalog import find_model
 
 _UUID = r"[^()\s]{1,60}"  # GPU-<hex> as printed, or what the poster put in its place (GPU-xxxx, <redacted>)
 # 'GPU 3: NAME (UUID: GPU-…)' at the start of a line or after a space (several pasted on one line)
-_MODULE = re.compile(r"(?:^|(?<=\s))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
+# a module line: at the line's start or after a blank, a quote or a backtick (`GPU 0: … (UUID: …)` quoted in prose)
+_MODULE = re.compile(r"(?:^|(?<=[\s`'\"\u201c]))GPU (\d{1,4}): ([^()\n]{1,96}?) \(UUID: (" + _UUID + r")\)")
 # the same line with its '(UUID: …)' elided: a model name (a letter and a digit in it), then '...' or '…'
 _ELIDED = re.compile(r"^\s*GPU (\d{1,4}): ((?=[^()\n]*[A-Za-z])(?=[^()\n]*\d)[^()\n]{2,96}?)\s*(?:\.{3}|…)\s*$")
 # a GPU model word in an elided line: a brand (NVIDIA, Tesla, GeForce, Quadro, TITAN, RTX/GTX) or a family letter

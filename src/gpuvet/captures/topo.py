@@ -43,6 +43,8 @@ def _split(text: str) -> list[str]:
     `GPU1 NODE  X`, a whole row `GPU0 X NV18 0-55 0 N/A`) is split at each space too where it starts with
     a device name or a cell, topo -m's column titles kept whole."""
     out: list[str] = []
+    if (md := _markdown_row(text)) is not None:
+        return md
     for t in re.split(r"\t+| {2,}|\t", text.strip()):
         words = t.split()
         if len(words) > 1 and (_DEVICE.fullmatch(words[0]) or _CELL.fullmatch(CELL_ALIASES.get(words[0], words[0]))):
@@ -50,6 +52,16 @@ def _split(text: str) -> list[str]:
         elif t.strip():
             out += _unfused(t.strip())
     return out
+
+
+def _markdown_row(text: str) -> list[str] | None:
+    """A row of the matrix as a markdown table (`| GPU0 | X | NV4 |`: a poster's rendering): its cells between the
+    pipes, the separator row (`|---|---|`) none; None for any other line."""
+    t = text.strip()
+    if len(t) < 3 or t[0] != "|" or t[-1] != "|":
+        return None
+    cells = [c.strip() for c in t[1:-1].split("|")]
+    return [] if all(set(c) <= set("-: ") for c in cells) else [c for c in cells if c]
 
 
 _FUSED = re.compile(r"(?:GPU\d+|NIC\d+){2,}|(?:NV\d+|PIX|PXB|PHB|NODE|SYS){2,}")
