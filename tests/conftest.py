@@ -1,13 +1,39 @@
 import os
 import textwrap
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer.main
 
 from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
+
+
+def _params_read_once(real: Callable[[Callable[..., Any]], Any]) -> Callable[[Callable[..., Any]], Any]:
+    """typer reads a command function's parameters (its signature, every annotation eval'd from its
+    string) each time it builds the command, and ``main`` builds the command tree on every call: in
+    one process it is built once, here thousands of times (a third of a CLI test's CPU). A function's
+    parameters never change, so they are read once per function; the click commands are still built
+    afresh on every call, and the subprocess tests run typer untouched."""
+    seen: weakref.WeakKeyDictionary[Callable[..., Any], Any] = weakref.WeakKeyDictionary()
+
+    def params(func: Callable[..., Any]) -> Any:
+        try:
+            return seen[func]
+        except KeyError:
+            seen[func] = got = real(func)
+            return got
+        except TypeError:  # not weakly referable: read each time, as typer does
+            return real(func)
+
+    return params
+
+
+typer.main.get_params_from_function = _params_read_once(typer.main.get_params_from_function)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
