@@ -75,3 +75,31 @@ def test_f7_the_aer_format_is_run_on_every_excerpt_its_parser_reads() -> None:
             if ln.no in claimed:
                 assert Marks([ln]).any(aer.markers), ln.text
 
+
+def _bandwidth_test(device: int, name: str, h2d: float, d2h: float) -> str:
+    return (f"$ ./bandwidthTest --device={device}\n[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n"
+            f" Device {device}: {name}\n Quick Mode\n\n"
+            + "".join(f" {title} Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n"
+                      f"   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t{x}\n\n"
+                      for title, x in (("Host to Device", h2d), ("Device to Host", d2h)))
+            + "Result = PASS\n\n")
+
+
+def test_f9_bandwidth_test_runs_of_two_devices_are_two_modules_never_two_runs_of_one(tmp_path: Path) -> None:
+    """review 55 F9: each run's own 'Device N:' line names its module: a second device's figures are that
+    module's, never a second run of the first one (no numa_misplaced from two boards of different models)."""
+    from gpuvet.captures import cuda_samples
+    from gpuvet.captures.text import clean
+
+    text = _bandwidth_test(0, "NVIDIA GeForce RTX 4090", 24.5, 26.3) + _bandwidth_test(
+        1, "NVIDIA GeForce GTX 1080 Ti", 11.8, 12.9)
+    parsed = cuda_samples.parse(clean(text).lines)
+    assert [(d.index, d.name) for d in parsed.devices] == [(0, "NVIDIA GeForce RTX 4090"),
+                                                            (1, "NVIDIA GeForce GTX 1080 Ti")]
+    assert not any(" run " in name for name in parsed.matrices), sorted(parsed.matrices)
+    assert parsed.matrices["bandwidthTest host_to_device (pinned)"] == [[24.5, 11.8]]
+    assert not any(cause == "numa_misplaced" for cause, _ in _doctor(tmp_path, text))
+    again = _bandwidth_test(0, "NVIDIA GeForce RTX 4090", 24.5, 26.3) + _bandwidth_test(
+        0, "NVIDIA GeForce RTX 4090", 11.8, 12.9)  # the same module run twice (two numactl bindings): two runs
+    assert _doctor(tmp_path, again).get(("numa_misplaced", "GPU 0")) == "warn"
+

@@ -232,9 +232,9 @@ def _bandwidth_test(lines: list[Line], out: CudaSamplesParse) -> None:
     last: _BtRow | None = None  # the open section's last row, kept when the section ends
     claimed: set[int] = set()
     for ln in lines:
-        if (d := _BT_DEVICE.match(ln.text)) is not None and device is None and not d.group(2).startswith('"'):
-            device = int(d.group(1))
-            out.devices.append(NvbDevice(device, d.group(2)))
+        if (d := _BT_DEVICE.match(ln.text)) is not None and not d.group(2).startswith('"'):
+            device = int(d.group(1))  # each run names its device: a second run's may be another module
+            out.devices += [] if any(n.index == device for n in out.devices) else [NvbDevice(device, d.group(2))]
         elif (s := _BT_SECTION.match(ln.text)) is not None:
             _bt_cell(out, last)
             section, last = (s.group(1), int(s.group(2))), None
@@ -279,10 +279,20 @@ def _bt_cell(out: CudaSamplesParse, row: _BtRow | None) -> None:
     summed = "" if row.section[1] == 1 else f", {row.section[1]} devices summed"
     small = "" if row.size >= _BT_BOUND_BYTES else f", {row.size} B"
     label = f"{BANDWIDTH_TEST} {kind} ({row.memory.lower()}{summed}{small})"
+    if label in out.matrices and _bt_free(out.matrices[label][0], col):  # another module's run: its own column
+        cells = out.matrices[label][0]
+        out.matrices[label] = [[*cells, *[None] * (col + 1 - len(cells))]]
+        out.matrices[label][0][col] = row.gbps
+        return
     run = 1
     while (f"{label} run {run}" if run > 1 else label) in out.matrices:  # the same test again: another run
         run += 1
     out.matrices[f"{label} run {run}" if run > 1 else label] = [[None] * col + [row.gbps]]
+
+
+def _bt_free(cells: list[float | None], col: int) -> bool:
+    """The column holds no figure yet: a run of another device than those the table has."""
+    return col >= len(cells) or cells[col] is None
 
 
 # --- busGrind -----------------------------------------------------------------------------------------
