@@ -103,3 +103,30 @@ def test_f9_bandwidth_test_runs_of_two_devices_are_two_modules_never_two_runs_of
         0, "NVIDIA GeForce RTX 4090", 11.8, 12.9)  # the same module run twice (two numactl bindings): two runs
     assert _doctor(tmp_path, again).get(("numa_misplaced", "GPU 0")) == "warn"
 
+
+_XPU_RULE = "+-----------------------------+--------------------------------------------------------------------+"
+
+
+def _xpu_box(rows: list[tuple[str, str]]) -> list[str]:
+    return [_XPU_RULE, *[f"| {a:<27} | {b:<66} |" for a, b in rows], _XPU_RULE]
+
+
+def test_f14_an_xpu_smi_box_claims_only_the_rows_it_read(tmp_path: Path) -> None:
+    """review 55 F14: a box under a 'Device ID' row is read row by row; a row neither the diag/health reader nor
+    the stats reader took is left unclaimed (the skipped-lines note names it), never silently claimed."""
+    from gpuvet.captures import xpu_smi
+    from gpuvet.captures.text import clean
+
+    health = ["$ xpu-smi health -l", *_xpu_box([("Device ID", "0")]),
+              *_xpu_box([("1. GPU Core Temperature", "Status: Ok"), ("", "Description: All sensors are healthy.")])]
+    config = ["$ xpu-smi config -d 0", *_xpu_box([("Device ID", "0")]),
+              *_xpu_box([("GPU Min Frequency (MHz)", "300"), ("Standby Mode", "default")])]
+    lines = clean("\n".join(health + config) + "\n").lines
+    claimed = xpu_smi.parse(lines).claimed
+    texts = {ln.no: ln.text for ln in lines}
+    assert {texts[n].split("|")[1].strip() for n in claimed if "|" in texts[n]} == {
+        "Device ID", "1. GPU Core Temperature", ""}
+    stats = ["$ xpu-smi stats -d 0 -r", *_xpu_box([("Device ID", "0")]),
+             *_xpu_box([("Reset", "3"), ("Mem Errors Uncorrectable", "12")])]
+    found = _doctor(tmp_path, "\n".join(health + stats) + "\n", "--all")
+    assert found.get(("module_reported_critical", "GPU 0")) == "critical"  # the stats box's counters judged

@@ -55,14 +55,14 @@ def parse(lines: list[Line]) -> ListedParse:
             continue
         if box is None:
             continue
-        out.claimed.add(ln.no)
         if box.kind == "discovery":
+            out.claimed.add(ln.no)
             device = left if left.isdigit() else device
             key, _, value = right.partition(":")
             if device and value:
                 box.fields.setdefault(device, {})[key.strip()] = value.strip()
-        else:
-            _result_row(box, left, right)
+        elif _result_row(box, left, right):  # another box under a Device ID row (stats, config): not claimed here
+            out.claimed.add(ln.no)
     out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     _telemetry(out, xpu_smi_stats.read(lines))
@@ -92,8 +92,9 @@ def _two_cells(text: str) -> bool:
     return row.startswith("|") and (rails == 3 and row.endswith("|") or rails == 2 and not row.endswith("|"))
 
 
-def _result_row(box: _Box, left: str, right: str) -> None:
-    """A diag or health row: an overall field, a test or component with its verdict, or its message's next line."""
+def _result_row(box: _Box, left: str, right: str) -> bool:
+    """A diag or health row: an overall field, a test or component with its verdict, or its message's next line;
+    False for a row that is none of these (it was not read)."""
     said = _VERDICT.match(right)
     if left and said is not None:
         box.kind = "diag" if said.group(1) == "Result" else "health"
@@ -104,6 +105,9 @@ def _result_row(box: _Box, left: str, right: str) -> None:
             box.results.append(["Result", right.split()[0] if right else "", ""])
     elif not left and right and box.results:
         box.results[-1].append(right.removeprefix("Message:").strip())
+    else:
+        return False
+    return True
 
 
 def _modules(boxes: list[_Box], notes: list[str]) -> list[ListedModule]:
