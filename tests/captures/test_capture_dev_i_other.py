@@ -53,3 +53,14 @@ def test_edac_corrected_counts_are_summed_per_dimm_in_the_host_note() -> None:
     got = kernel.parse(clean(text).lines)
     assert got.events == [] and any("42 corrected host-memory error(s) counted by EDAC "
                                     "(42 on CPU_SrcID#1_Ha#0_Chan#2_DIMM#1: a host DIMM)" in n for n in got.notes)
+
+
+HEALTH = ("[root@ascend01 ~]# npu-smi info -t health -i 3 -c 1\n"
+          "        Health Status                  : {status}\n"
+          "        Error Code                     : {code}\n")
+
+
+def test_npu_smi_health_of_one_chip_is_its_verdict(capsys, tmp_path: Path) -> None:
+    bad = HEALTH.format(status="Alarm", code="A8028801")
+    assert _doctor(capsys, tmp_path, bad) == [("module_reported_warning", "NPU 3 chip 1", "warn")]
+    assert _doctor(capsys, tmp_path, HEALTH.format(status="OK", code="NA")) == []

@@ -312,7 +312,7 @@ _HCCL_MARKS = ("|", "minbytes is", "interface return err")
 # TransferBench: transferbench._is_transferbench (its version, a title, a Transfer line, a sweep or an a2a head)
 _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 # npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
-_NPU_MARKS = ("|", "NPU", "Phy-ID")
+_NPU_MARKS = ("|", "NPU", "Phy-ID", "Health Status")  # and -t health's status line
 # dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG)
 _HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM")
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,

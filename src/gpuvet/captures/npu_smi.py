@@ -24,6 +24,9 @@ _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
 _USAGE = re.compile(r"([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
 _MAX_MIB = 2**24  # 16 TiB: no chip's memory; a larger total is a corrupt reading (the backend bounds it closer)
 _NO_PROCESS = re.compile(r"^\s*\|?\s*No running processes found in NPU \d+", re.I)
+_HEALTH_COMMAND = re.compile(r"npu-smi\s+info\s+-t\s+health\s+-i\s+(\d{1,4})(?:\s+-c\s+(\d{1,3}))?")
+_HEALTH_STATUS = re.compile(r"^\s*Health Status\s*:\s*(\w+)\s*$")
+_ERROR_CODE = re.compile(r"^\s*(Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
 
 
 def _cells(text: str) -> list[str]:
@@ -39,8 +42,11 @@ def parse(lines: list[Line]) -> ListedParse:
     matrix (captures/npu_topo) when the file holds one."""
     out = ListedParse()
     npu_topo.parse(lines, out)
+    _health(lines, out)
     lines = [ln for ln in lines if ln.no not in out.claimed]
     if not any(_HEAD.match(ln.text) for ln in lines) and not _has_rows(lines):
+        if out.modules:
+            out.kinds.append("npu-smi info -t health")
         return out
     hbm = any("HBM-Usage" in ln.text for ln in lines)
     first: tuple[list[str], Line] | None = None
@@ -73,6 +79,22 @@ def parse(lines: list[Line]) -> ListedParse:
     if first is not None:
         out.notes.append(f"npu-smi: line {first[1].no} starts a chip whose second row is cut: left out")
     return out
+
+
+def _health(lines: list[Line], out: ListedParse) -> None:
+    """``npu-smi info -t health -i N [-c C]``: one chip's ``Health Status : OK|Warning|Alarm|Critical`` (and its
+    ``Error Code``), the chip named by the command line above it (chip 0 where ``-c`` is not given)."""
+    chip: str | None = None
+    for ln in lines:
+        if (asked := _HEALTH_COMMAND.search(ln.text)) is not None:
+            chip = f"NPU {asked.group(1)} chip {asked.group(2) or 0}"
+        elif chip is not None and (said := _HEALTH_STATUS.match(ln.text)) is not None:
+            out.modules.append(ListedModule(chip, health=said.group(1), tool="npu-smi info"))
+            out.claimed.add(ln.no)
+        elif chip is not None and (code := _ERROR_CODE.match(ln.text)) is not None:
+            out.claimed.add(ln.no)
+            if code.group(2).upper() not in ("NA", "N/A", "0"):
+                out.notes.append(f"npu-smi: {chip}: {code.group(1)} {code.group(2)[:160]}")
 
 
 def _has_rows(lines: list[Line]) -> bool:
