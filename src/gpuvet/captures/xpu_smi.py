@@ -61,8 +61,8 @@ def parse(lines: list[Line]) -> ListedParse:
             key, _, value = right.partition(":")
             if device and value:
                 box.fields.setdefault(device, {})[key.strip()] = value.strip()
-        elif _result_row(box, left, right):  # another box under a Device ID row (stats, config): not claimed here
-            out.claimed.add(ln.no)
+        elif _result_row(box, left, right) or not (left or right):  # an empty row is the box's frame; another
+            out.claimed.add(ln.no)  # box's rows under a Device ID row (stats, config) are not claimed here
     out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     _telemetry(out, xpu_smi_stats.read(lines))
