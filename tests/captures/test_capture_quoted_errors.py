@@ -222,3 +222,62 @@ def test_doctor_is_less_sure_of_a_quoted_driver_message(tmp_path: Path, capsys: 
     assert found["said.txt"]["confidence"] == LOW < found["dmesg.txt"]["confidence"]
     assert found["said.txt"]["evidence"]["said"] == QUOTED_SAID
     assert "said" not in found["dmesg.txt"]["evidence"]
+
+
+# review 55 (F2, F8): sentences that explain a message, ask others about it, describe an alert rule, a course or a
+# tutorial, call it a false positive or expected, or say it in everyday words unquoted: no report
+NOT_REPORTS_55 = [
+    "Xid 79 shows that the GPU has fallen off the bus. Reseat it and check the power cables.",
+    "Xid 79 is what the driver prints when a GPU falls off the bus; the node then shows it missing in nvidia-smi.",
+    "Has anyone seen Xid 79 on our nodes? Just curious whether it is common.",
+    "Our monitoring alerts when a node logs Xid 79.",
+    "Q: What is the difference between Xid 79 and Xid 48? I got both explained in a training course.",
+    'Is it normal that the GPU shows "Xid 13" when my kernel has an out-of-bounds write?',
+    "Every time our job crashes I reset the GPU, it needs to be reset with nvidia-smi -r.",
+    "Our new server got a GSP Timeout message in the BMC web page, but the GPUs are fine.",
+    "I got a GPU lost from the bus alert from our Grafana dashboard template, which was a false positive.",
+    'In the tutorial we saw how nvidia-smi shows "Failed to initialize NVML: Driver/library version mismatch" after '
+    "an upgrade without reboot.",
+    'PyTorch throws "RuntimeError: CUDA error: an illegal memory access was encountered" every time I index past the '
+    "end of a tensor, which is expected.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_REPORTS_55)
+def test_an_explanation_question_rule_or_course_is_no_report(text: str) -> None:
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text(text + "\n", "post.txt")
+
+
+def test_every_xid_of_a_report_is_read_each_on_its_own_bus_id() -> None:
+    """review 55 F3/F20: every Xid a report names is read, each on the bus id nearest it in its clause (never the
+    line's first id); an Xid whose clause names no id is on no module."""
+    xids = [("I got Xid 48 and then Xid 79 on GPU 0000:3b:00.0 last night.", [("0000:3B:00.0", 48), ("0000:3B:00.0", 79)]),
+            ("GPU 0000:5e:00.0 runs fine, but since Monday I got Xid 79 on 0000:3b:00.0 twice.", [("0000:3B:00.0", 79)]),
+            ("GPU 0000:5e:00.0 runs fine, but since Monday I got Xid 79 twice.", [("bus id not in the log", 79)])]
+    for text, read in xids:
+        fc = parse_text(text + "\n", "post.txt")
+        assert sorted((x.bus_id, x.code) for x in fc.kernel.xids) == read, text
+
+
+def test_every_driver_message_of_a_report_is_on_its_own_bus_id() -> None:
+    text = ('my dmesg shows "RmInitAdapter failed! (0x26:0x56:1474)" for GPU 0000:5e:00.0 after GPU 0000:3b:00.0 got '
+            'Xid 79 and "GPU lost from the bus" on 0000:86:00.0\n')
+    fc = parse_text(text, "post.txt")
+    assert sorted((e.kind, e.module) for e in fc.kernel.events) == [("gpu_lost", "0000:86:00.0"),
+                                                                     ("init_failed", "0000:5E:00.0")]
+    assert [(x.bus_id, x.code) for x in fc.kernel.xids] == [("0000:3B:00.0", 79)]
+
+
+def test_every_runtime_message_of_a_report_is_read() -> None:
+    fc = parse_text("My job got 'CUDA out of memory' on GPU 1 and then 'an illegal memory access was encountered'.\n",
+                    "post.txt")
+    assert sorted(e.kind for e in fc.app_errors.errors) == ["illegal_address", "out_of_memory"]
+
+
+@pytest.mark.timeout(30)  # a guard only: read in well under a second when the reading is linear
+@pytest.mark.parametrize("filler", ["when ", " ", "Xid ", "'a ", '"a '])
+def test_a_100kb_prose_line_is_read_in_bounded_work(filler: str) -> None:
+    """review 55 F1: a poster's line of 100 KB is judged on a bounded window around each message, whatever it holds."""
+    fc = parse_text("I got Xid 79 on GPU 0000:3b:00.0 " + filler * (100_000 // len(filler)) + "\n", "post.txt")
+    assert [(x.bus_id, x.code) for x in fc.kernel.xids] == [("0000:3B:00.0", 79)]

@@ -228,14 +228,33 @@ _NOT_A_REPORT = re.compile(
     r"|\b(?:mean|means|meaning|meant|stand for|definition of|prevent|avoid|reproduce|simulate|inject)\b"
     # a conditional or a runbook: 'if you see', 'if a node logs', 'when … appears'
     r"|\b(?:if|whenever|in case|unless|should)\s+(?:you|one|a|an|any|the|your|some|there|it|this|that)\b"
-    r"|\bwhen\s+you\b|\bwhen\b[^.?!]*\b(?:appears?|shows up|occurs?|is (?:logged|printed|shown|reported))\b"
+    r"|\bwhen\s+you\b|\bwhen\b[^.?!]{0,200}\b(?:appears?|shows up|occurs?|is (?:logged|printed|shown|reported))\b"
     # a hypothetical or a plan: 'might', 'would', 'before I upgrade', 'we should add'
     r"|\b(?:might|could|would|(?-i:may)|maybe|perhaps|suppose|imagine|hypothetically|will|going to|plan(?:ning)? to|"
     r"about to|should|shall)\b"
     r"|\bbefore (?:I|we) (?:upgrade|update|install|reinstall|switch|move|migrate|deploy|try|roll|buy|order|go)\b"
     # documentation quoted: 'the docs say', 'our runbook', 'FAQ'
     r"|\b(?:docs?|documentation|manual|runbooks?|playbooks?|FAQ|wiki|knowledge ?base|release notes|readme|"
-    r"man page|according to)\b", re.I)
+    r"man page|according to)\b"
+    # review 55: called harmless or a false alarm ('which was a false positive', 'but the GPUs are fine')
+    r"|\bfalse (?:positive|alarm|alert)s?\b|\b(?:the|all|our|my)\s+(?:GPUs|cards|nodes|devices|modules)\s+(?:are|seem|"
+    r"look|work|run)\s+(?:fine|ok|okay|healthy|normal)\b|\beverything (?:is|was|seems|looks|works) (?:fine|ok|okay)\b",
+    re.I)
+# review 55: in the message's own sentence, words that make it no report of the poster's system: a question to
+# others ('has anyone seen'), of its nature ('is it normal', 'which is expected', 'the difference between'), a
+# course or tutorial, or a monitor's rule or alert ('our monitoring alerts when', 'the BMC web page', Grafana)
+_NOT_THEIR_SENTENCE = re.compile(
+    r"\b(?:has|have|did|does|do|is|can|could)\s+(?:anyone|anybody|someone|somebody|any of you|others)\b"
+    r"|\b(?:anyone|anybody)\s+(?:else\s+)?(?:seen|seeing|get|got|getting|know|had|having|experienced?)\b"
+    r"|\b(?:is|was|are|it's|that's)\s+(?:(?:it|this|that)\s+)?(?:normal|expected|common|usual)\b"
+    r"|\bdifference between\b|\bcurious\b|\b(?:tutorials?|(?<!of )courses?|lectures?|workshops?|webinars?|textbooks?|"
+    r"slides|homework|exams?|quiz)\b"
+    r"|\b(?:alerts?|alerting|alarms?|monitoring|dashboards?|grafana|prometheus|nagios|zabbix|datadog|BMC|IPMI|"
+    r"web (?:page|ui))\b", re.I)
+# review 55: the message as the subject of a definition ('Xid 79 shows that …', '… is what the driver prints')
+_EXPLAINED = re.compile(r"^\W{0,3}\s?(?:shows? that|means?|indicates?|signals?|signifies|refers to|stands for|"
+                        r"is (?:what|when|how|why)|(?:happens|occurs) when)\b", re.I)
+_REACH = 300  # the characters either side of a message that judge it (its evidence is cut at 300): bounded work
 # a quoted span in the poster's sentence (the message's own words): never read as theirs
 _QUOTED_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<![A-Za-z])'[^']*'(?![A-Za-z])")
 
@@ -251,14 +270,12 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
     out = AppErrorsParse()
     seen: set[tuple[str, str | None]] = set()
     for ln in lines:
-        kind = _quoted_kind(ln.text) if _KEYS.search(ln.text.lower()) else None
-        if kind is None:
-            continue
-        out.claimed.add(ln.no)
-        if (kind, _module(ln.text)) not in seen:
-            seen.add((kind, _module(ln.text)))
-            out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
-                                       quoted=True))
+        for kind in _quoted_kinds(ln.text) if _KEYS.search(ln.text.lower()) else ():
+            out.claimed.add(ln.no)
+            if (kind, _module(ln.text)) not in seen:
+                seen.add((kind, _module(ln.text)))
+                out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
+                                           quoted=True))
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"error messages quoted in the poster's words: {len(out.claimed)} line(s) ({kinds}); "
@@ -266,11 +283,33 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
     return out
 
 
-def _quoted_kind(text: str) -> str | None:
+SAID_PER_LINE = 16  # the messages of one pattern judged on a line: a poster's sentence names a few (bounded work)
+
+
+def said(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """The first SAID_PER_LINE places ``pattern`` names a message on the line."""
+    found: list[re.Match[str]] = []
+    for m in pattern.finditer(text):
+        found.append(m)
+        if len(found) == SAID_PER_LINE:
+            break
+    return found
+
+
+def _quoted_kinds(text: str) -> list[str]:
+    """Every kind a poster's line reports (review 55: not only the first), in KINDS' order; a place an earlier
+    kind named (reported or not) is not read again by a later, wider one (cuda_runtime_error)."""
+    kinds: list[str] = []
+    taken: list[tuple[int, int]] = []
     for kind, pattern in KINDS.items():
-        if (m := pattern.search(text)) is not None and not _CODE.match(text[:m.start()].lstrip(" `>*")):
-            return kind if reported(text, m.start(), m.end()) else None
-    return None
+        for m in said(pattern, text):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            taken.append(m.span())
+            if (not _CODE.match(text[:min(m.start(), _REACH)].lstrip(" `>*"))
+                    and reported(text, m.start(), m.end()) and kind not in kinds):
+                kinds.append(kind)
+    return kinds
 
 
 def reported(text: str, start: int, end: int) -> bool:
@@ -280,10 +319,27 @@ def reported(text: str, start: int, end: int) -> bool:
     documentation, or set it in a condition, a hypothetical or a plan (_NOT_A_REPORT)."""
     if _SOURCE_HIT.match(text) or _GREP_HIT.match(text) or _COMMENT.match(text):
         return False
-    if _CODE.match(text[:start].lstrip(" `>*")):
+    if _CODE.match(text[:min(start, _REACH)].lstrip(" `>*")):
         return False
-    words = _QUOTED_SPAN.sub(" ", text[:start] + " … " + text[end:])
-    return bool(_SHOWN.search(words)) and bool(_THEIRS.search(words)) and not _NOT_A_REPORT.search(words)
+    before, after = text[max(0, start - _REACH):start], text[end:end + _REACH]
+    before, after = _QUOTED_SPAN.sub(" ", before), _QUOTED_SPAN.sub(" ", after)
+    words = before + " … " + after
+    if not (_SHOWN.search(words) and _THEIRS.search(words)) or _NOT_A_REPORT.search(words):
+        return False
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    after_end = _SENTENCE_END.search(after)
+    sentence = before[ends[-1] if ends else 0:] + " … " + after[:after_end.end() if after_end else len(after)]
+    return not _NOT_THEIR_SENTENCE.search(sentence) and not _EXPLAINED.match(after)
+
+
+_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+
+
+def in_quotes(before: str) -> bool:
+    """The text after ``before`` is inside a quote it opened (backticks, double or typographic quotes, a quote
+    that is no apostrophe)."""
+    return (before.count("`") % 2 == 1 or before.count('"') % 2 == 1 or before.rfind("“") > before.rfind("”")
+            or len(_QUOTE.findall(before.replace('"', ""))) % 2 == 1)
 
 
 def _torch_false(lines: list[Line], i: int) -> str | None:

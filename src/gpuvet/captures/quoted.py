@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.app_errors import reported
+from gpuvet.captures.app_errors import in_quotes, reported, said
 from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, bus
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
 # an Xid a poster's sentence names ('dmesg shows Xid 79 on 0000:3b:00.0', '"Xid (PCI:0000:3b:00): 79"')
-_XID_SAID = re.compile(r"\bXid\s*(?:\((?:PCI:)?[0-9a-fA-F:.]{7,16}\)\s*:?\s*|(?:error\s*)?(?:code\s*)?#?\s*)(\d{1,3})\b")
+# (each optional part carries its own leading blanks: no two adjacent \s* to retry on a long run of blanks)
+_XID_SAID = re.compile(r"\bXid(?:\s*\((?:PCI:)?[0-9a-fA-F:.]{7,16}\)(?:\s*:)?|(?:\s*error)?(?:\s*code)?(?:\s*#)?)\s*"
+                       r"(\d{1,3})\b")
 
 
 def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
@@ -22,12 +24,11 @@ def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
     out: dict[tuple[str, int], XidLine] = {}
     claimed: set[int] = set()
     for ln in lines:
-        m = _XID_SAID.search(ln.text) if "Xid" in ln.text else None
-        if m is not None and reported(ln.text, m.start(), m.end()):
-            where = _XID_BUS.search(ln.text)
-            key = (bus(where.group(1)) if where else NO_BUS, int(m.group(1)))
-            out.setdefault(key, XidLine(*key, ln.text.strip()[:300], quoted=True))
-            claimed.add(ln.no)
+        for m in said(_XID_SAID, ln.text) if "Xid" in ln.text else ():
+            if reported(ln.text, m.start(), m.end()):
+                key = (nearest_bus(ln.text, m.start(), m.end()), int(m.group(1)))
+                out.setdefault(key, XidLine(*key, ln.text.strip()[:300], quoted=True))
+                claimed.add(ln.no)
     return list(out.values()), claimed
 
 
@@ -41,10 +42,40 @@ def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
     claimed: set[int] = set()
     for ln in lines:
         for message in NVRM_MESSAGES:
-            if (m := message.pattern.search(ln.text)) is not None and reported(ln.text, m.start(), m.end()):
-                where = _XID_BUS.search(ln.text)
-                key = (message.kind, bus(where.group(1)) if where else NO_BUS)
+            for m in said(message.pattern, ln.text):
+                if _your_words(ln.text, m) or not reported(ln.text, m.start(), m.end()):
+                    continue
+                key = (message.kind, nearest_bus(ln.text, m.start(), m.end()))
                 out.setdefault(key, KernelEvent(*key, ln.text.strip()[:240], ln.no, quoted=True))
                 claimed.add(ln.no)
-                break
     return list(out.values()), claimed
+
+
+# review 55 (F8): a driver message worded in a few everyday lower-case words ('it needs to be reset') is the
+# poster's own phrasing unless they quote it
+_PLAIN = re.compile(r"[a-z']+(?: [a-z']+){0,4}")
+
+
+def _your_words(text: str, m: re.Match[str]) -> bool:
+    return _PLAIN.fullmatch(m.group()) is not None and not in_quotes(text[max(0, m.start() - 300):m.start()])
+
+
+# review 55 (F20): where one clause ends and the next begins: a comma or semicolon, a sentence's end, 'but', 'while'
+_QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”")
+_CLAUSE_END = re.compile(r"[,;](?=\s)|[.?!](?=\s|$)|\s(?:but|while|whereas|although|though)\s", re.I)
+
+
+def nearest_bus(text: str, start: int, end: int) -> str:
+    """The bus id a message at text[start:end] is on: the one nearest it in its own clause (in it, or the nearest
+    before or after: 'Xid 79 on 0000:3b:00.0', 'GPU 0000:3b:00.0 got Xid 79'), never another clause's; else NO_BUS."""
+    lo, hi = max(0, start - 300), min(len(text), end + 300)
+    plain = _QUOTED.sub(lambda q: "x" * len(q.group()), text[lo:hi])  # a quote's '!' or ',' ends no clause
+    first, last = lo, hi
+    for cut in _CLAUSE_END.finditer(plain, 0, start - lo):
+        first = lo + cut.end()
+    if (tail := _CLAUSE_END.search(plain, end - lo)) is not None:
+        last = lo + tail.start()
+    lo, hi = first, last
+    found = [(max(where.start() - end, start - where.end(), 0), where.start() < start, where.group(1))
+             for where in _XID_BUS.finditer(text, lo, hi)]
+    return bus(min(found)[2]) if found else NO_BUS
