@@ -173,3 +173,19 @@ def test_topo_m_pasted_as_a_markdown_table_is_read_as_the_matrix(tmp_path: Path)
             "| GPU3 | SYS  | SYS  | NV4  | X    | 32-63        | 1             |\n")
     modules = _run(tmp_path, "inventory", text)["modules"]
     assert [(m["id"], m["numa_node"]) for m in modules] == [("gpu0", 0), ("gpu1", 0), ("gpu2", 1), ("gpu3", 1)]
+
+
+def test_the_device_plugins_and_dcgm_exporters_xids_are_xids_on_the_module_they_name(tmp_path: Path) -> None:
+    """NVIDIA's Kubernetes device plugin ('XidCriticalError: Xid=79 on Device=GPU-…') and dcgm-exporter's
+    DCGM_FI_DEV_XID_ERRORS metric (the last Xid; 0 is none) were refused: each is an Xid on its module."""
+    plugin = ("I0315 10:22:11.123500       1 health.go:185] XidCriticalError: Xid=48 on "
+              "Device=GPU-7d1a3c9e-55aa-4e2b-9c1d-0f6e8a2b4c11; marking device as unhealthy.\n")
+    assert _causes(tmp_path, plugin) == [("xid", "critical", "GPU-7d1a3c9e-55aa-4e2b-9c1d-0f6e8a2b4c11")]
+    metric = ('# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n'
+              '# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n'
+              'DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-0a1b2c3d-1111-2222-3333-444455556666",'
+              'pci_bus_id="00000000:18:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="n7"} 0\n'
+              'DCGM_FI_DEV_XID_ERRORS{gpu="3",UUID="GPU-0a1b2c3d-1111-2222-3333-444455556669",'
+              'pci_bus_id="00000000:9B:00.0",device="nvidia3",modelName="NVIDIA H100 80GB HBM3",Hostname="n7"} 79\n')
+    assert _causes(tmp_path, metric) == [("module_fell_off_bus", "critical", "0000:9B:00.0")]
+    assert _causes(tmp_path, metric.replace("} 79", "} 0")) == []  # every GPU's last Xid 0: nothing to say

@@ -40,6 +40,7 @@ from gpuvet.captures import (
     npu_smi,
     pcie_status,
     perftest,
+    plugin_xids,
     quoted,
     rocm_bandwidth,
     rocm_validation,
@@ -366,6 +367,8 @@ FORMATS: tuple[Format, ...] = (
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
     Format("kernel AER", "aer", _one(aer.parse), SHARED, markers=_AER_MARKS),
+    Format("device plugin or dcgm-exporter Xids", "kernel", _one(plugin_xids.parse), SHARED, adds=True,
+           markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS")),  # the monitors' Xid words, beside the kernel's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
