@@ -28,6 +28,8 @@ class Needing:
 
 
 Marker = str | re.Pattern[str] | Needing
+_LINE_START = r"\n[^\S\n]*"  # what a pattern anchored at a line's start opens with (its blanks before the line's text)
+_BACKREF = re.compile(r"\\\d|\(\?P=")  # a pattern referring to its own groups is searched alone
 _SMALL = 1 << 16  # characters: a text this short is searched marker by marker, no triples counted
 _STEP = 1 << 20  # characters of the text encoded and counted at a time (memory: a few MiB, whatever the text)
 _WINDOW = "<u4"  # four bytes as one number, the first the low byte
@@ -63,30 +65,70 @@ class Marks:
         """Whether the text holds one of each group's markers answered now (as ``any`` answers it), then
         the joined text let go (a bug report's size again, held through every parser's run otherwise; the
         triples, 512 KiB, are kept for any_case); a marker asked later joins it again."""
+        groups = list(groups)
+        self._at_line_starts([m for markers in groups for m in markers])
         for markers in groups:
             self.any(markers)
         self.text = None
 
+    def _at_line_starts(self, markers: list[Marker]) -> None:
+        """The patterns anchored at a line's start (each opens _LINE_START) searched in one pass, where two or
+        more would each be searched: every newline is a place each of them is tried, the text's most common
+        one (a pass each cost about as much as the byte triples' count). Each is found where its own pattern
+        matches at a place the joined one matched (a match never runs past the newline it opens with, so no
+        place is passed over); a Needing whose words the triples rule out is not searched, as ``has`` says."""
+        todo: dict[Marker, re.Pattern[str]] = {}
+        for marker in markers:
+            pattern = marker.pattern if isinstance(marker, Needing) else marker
+            if isinstance(pattern, re.Pattern) and marker not in self.found and pattern.flags == re.UNICODE \
+                    and pattern.pattern.startswith(_LINE_START) and not _BACKREF.search(pattern.pattern):
+                todo[marker] = pattern
+        if len(todo) < 2:
+            return
+        text = self._joined()
+        for marker in [m for m in todo if isinstance(m, Needing) and not self._needs_search(m)]:
+            self.found[marker] = False
+            del todo[marker]
+        if len(todo) < 2:
+            return  # one left: ``has`` searches it alone
+        joined = re.compile(_LINE_START + "(?:" + "|".join(f"(?:{p.pattern[len(_LINE_START):]})" for p in todo.values())
+                            + ")")
+        for hit in joined.finditer(text):
+            for marker in [m for m, p in todo.items() if p.match(text, hit.start())]:
+                self.found[marker] = True
+                del todo[marker]
+            if not todo:
+                break
+        self.found.update(dict.fromkeys(todo, False))
+
     def has(self, marker: Marker) -> bool:
         if (got := self.found.get(marker)) is None:
-            if self.text is None:
-                texts = [""]  # each line after a "\n": joined once (not a join, then a second copy with "\n" before it)
-                texts.extend(ln.text for ln in self.lines)
-                self.text = "\n".join(texts)
-                del texts
-                self.triples = _counted(self.text) if len(self.text) > _SMALL else None
-                self.ascii = self.text.isascii()
-            text = self.text
+            text = self._joined()
             if isinstance(marker, str):
                 got = (self.triples is None or _may_hold(self.triples, marker.encode("utf-8", "surrogatepass"))) \
                     and marker in text
             elif isinstance(marker, Needing):
-                decides = self.triples is not None and (self.ascii or not marker.unicode)
-                got = (not decides or any(self._may(word) for word in marker.words)) and bool(marker.pattern.search(text))
+                got = self._needs_search(marker) and bool(marker.pattern.search(text))
             else:
                 got = bool(marker.search(text))
             self.found[marker] = got
         return got
+
+    def _joined(self) -> str:
+        """The lines joined (again, once let go), their triples counted the first time."""
+        if self.text is None:
+            texts = [""]  # each line after a "\n": joined once (not a join, then a second copy with "\n" before it)
+            texts.extend(ln.text for ln in self.lines)
+            self.text = "\n".join(texts)
+            del texts
+            self.triples = _counted(self.text) if len(self.text) > _SMALL else None
+            self.ascii = self.text.isascii()
+        return self.text
+
+    def _needs_search(self, marker: Needing) -> bool:
+        """False where the byte triples rule out every word of the marker (then its pattern is not there)."""
+        decides = self.triples is not None and (self.ascii or not marker.unicode)
+        return not decides or any(self._may(word) for word in marker.words)
 
     def _may(self, word: str) -> bool:
         return self.triples is None or _may_hold(self.triples, word.encode("utf-8", "surrogatepass"))
