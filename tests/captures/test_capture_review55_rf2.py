@@ -130,3 +130,25 @@ def test_f14_an_xpu_smi_box_claims_only_the_rows_it_read(tmp_path: Path) -> None
              *_xpu_box([("Reset", "3"), ("Mem Errors Uncorrectable", "12")])]
     found = _doctor(tmp_path, "\n".join(health + stats) + "\n", "--all")
     assert found.get(("module_reported_critical", "GPU 0")) == "critical"  # the stats box's counters judged
+
+
+def _ibstat(n: int, down: set[int], model: str = "MT4129") -> str:
+    def ca(i: int) -> str:
+        state = ("Down", "Polling") if i in down else ("Active", "LinkUp")
+        return (f"CA 'mlx5_{i}'\n\tCA type: {model}\n\tNumber of ports: 1\n\tFirmware version: 28.39.1002\n"
+                f"\tHardware version: 0\n\tNode GUID: 0xa088c20300{i:02x}aa00\n\tPort 1:\n\t\tState: {state[0]}\n"
+                f"\t\tPhysical state: {state[1]}\n\t\tRate: {'10' if i in down else '400'}\n\t\tBase lid: {10 + i}\n"
+                f"\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0xa751e848\n\t\tPort GUID: 0xa088c20300{i:02x}aa00\n"
+                "\t\tLink layer: InfiniBand\n")
+    return "".join(ca(i) for i in range(n))
+
+
+def test_f4_a_captured_port_down_among_active_ports_of_its_model_is_critical(tmp_path: Path) -> None:
+    """review 55 F4: in a captured ibstat the HCAs of one model whose other ports are Active are the peers that
+    say the rail is used (as on the node itself, where a present HCA is declared): a port of that model down is
+    critical; a lone port, or one whose model no Active peer shares, stays a warning."""
+    assert _doctor(tmp_path, _ibstat(8, {5})) == {("nic_port_down", None): "critical"}
+    assert _doctor(tmp_path, _ibstat(1, {0})) == {("nic_port_down_undeclared", None): "warn"}
+    assert _doctor(tmp_path, _ibstat(2, {0, 1})) == {("nic_port_down_undeclared", None): "warn"}
+    other = _ibstat(1, {0}, "MT4123") + _ibstat(2, set()).replace("mlx5_0", "mlx5_8").replace("mlx5_1", "mlx5_9")
+    assert _doctor(tmp_path, other) == {("nic_port_down_undeclared", None): "warn"}  # no peer of its model

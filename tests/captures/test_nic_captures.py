@@ -124,7 +124,7 @@ def test_ibstat_with_ibdev2netdev_names_the_netdevs_and_a_down_port_is_found():
     assert parsed.kinds == ["ibstat", "ibdev2netdev"]
     assert [n.netdevs for n in parsed.nics] == [("ibp24s0",), ("ibp40s0",), ("ibp56s0",)]
     verdicts = nics.ports(nic_tools_readings(IBSTAT + IBDEV2NETDEV))
-    assert [(v.kind, v.nic) for v in verdicts] == [("nic_port_down_undeclared", "mlx5_1")]  # no design given
+    assert [(v.kind, v.nic) for v in verdicts] == [("nic_port_down", "mlx5_1")]  # mlx5_0, its model, is Active
 
 
 def test_one_device_in_two_tools_is_one_device():
@@ -154,8 +154,9 @@ def _doctor(capsys, tmp_path, text: str, *args: str):
 def test_doctor_from_ibstat_names_the_port_that_is_down(capsys, tmp_path):
     code, data = _doctor(capsys, tmp_path, IBSTAT + IBDEV2NETDEV, "interconnect-slow")
     found = [(f["cause"], f["evidence"].get("nic")) for f in data["findings"]]
-    assert code == 1 and found == [("nic_port_down_undeclared", "mlx5_1")], data["findings"]
-    assert data["findings"][0]["severity"] == "warn"  # a captured ibstat carries no design: a warning
+    assert code == 1 and found == [("nic_port_down", "mlx5_1")], data["findings"]
+    # no design given, but mlx5_0 of its model is Active beside it: the node uses the rail (review 55 F4)
+    assert data["findings"][0]["severity"] == "critical"
 
 
 def test_doctor_from_a_healthy_ibstat_is_clear_and_cites_each_port(capsys, tmp_path):

@@ -65,18 +65,26 @@ def test_healthy_ports_give_no_verdict():
 def test_an_infiniband_port_not_active_is_down(state, phys):
     bad = NicPort(1, state, phys, 400.0, "4X", "InfiniBand")
     [verdict] = nics.ports(_readings(_nic("mlx5_0", _up()), _nic("mlx5_3", bad)))
-    assert verdict.kind == "nic_port_down_undeclared" and verdict.nic == "mlx5_3" and state in verdict.reason
+    assert verdict.kind == "nic_port_down" and verdict.nic == "mlx5_3" and state in verdict.reason  # a peer is up
     assert "ibstat mlx5_3" in verdict.fix
 
 
-def test_a_port_down_is_critical_only_where_the_design_declares_its_nic():
+def test_a_port_down_is_critical_where_the_design_or_its_peers_say_the_node_uses_it():
     """The design says which ports the node needs: a declared NIC's port down drains it (critical); with no
-    design (a captured ibstat, a node without a spec) the same port warns (knowledge/faults.yaml)."""
+    design (a captured ibstat) the same port of a model whose other HCAs have it Active is critical too (the
+    peers inside the capture, review 55 F4); a lone port, or one no peer of its model has up, warns
+    (knowledge/faults.yaml)."""
     bad = NicPort(1, "DOWN", "Polling", None, "4X", "InfiniBand")
     readings = _readings(_nic("mlx5_0", _up()), _nic("mlx5_1", bad))
     declared = [nics.DeclaredNic(f"nic{i}", None) for i in range(2)]
     assert [v.kind for v in nics.ports(readings, declared)] == ["nic_port_down"]
-    assert [v.kind for v in nics.ports(readings)] == ["nic_port_down_undeclared"]
+    assert [v.kind for v in nics.ports(readings)] == ["nic_port_down"]
+    assert [v.kind for v in nics.ports(_readings(_nic("mlx5_1", bad)))] == ["nic_port_down_undeclared"]
+    other = _readings(_nic("mlx5_0", _up(200.0), hca="MT4123"), _nic("mlx5_1", bad))
+    assert [v.kind for v in nics.ports(other)] == ["nic_port_down_undeclared"]
+    second = NicPort(2, "DOWN", "Polling", None, "4X", "InfiniBand")  # every card's second port unplugged
+    cards = _readings(*[_nic(f"mlx5_{i}", _up(), second) for i in range(2)])
+    assert [v.kind for v in nics.ports(cards)] == ["nic_port_down_undeclared"] * 2
     assert knowledge.fault("nic_port_down").severity == "critical"
     assert knowledge.fault("nic_port_down_undeclared").severity == "warn"
 
@@ -124,7 +132,7 @@ def test_an_unused_second_ethernet_port_down_on_every_card_is_not_a_fault():
     assert nics.ports(_readings(*cards)) == []
     one_up = _nic("mlx5_2", _up(100.0, "Ethernet"), _up(100.0, "Ethernet", port=2), hca="MT4125")
     found = nics.ports(_readings(*cards, one_up))
-    assert [v.kind for v in found] == ["nic_port_down_undeclared"] * 2  # a peer's port 2 is up: these should be
+    assert [v.kind for v in found] == ["nic_port_down"] * 2  # a peer of their model has port 2 up: these should be
 
 
 def test_peer_memory_missing_beside_nvidia_modules_and_an_rdma_port_up():

@@ -83,6 +83,14 @@ def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[
     return any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type for n, p in peers)
 
 
+def _peers_up(nic: Nic, port: NicPort, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
+    """Another HCA of the same known model has this port (its number, its link layer) Active: the node uses that
+    model's rail (a dual-port card's second port unplugged on every card has no such peer)."""
+    return nic.hca_type is not None and any(
+        n is not nic and n.hca_type == nic.hca_type and p.port == port.port and p.link_layer == port.link_layer
+        and p.state == ACTIVE for n, p in peers)
+
+
 def summary(readings: NicReadings) -> str:
     """What a clear verdict saw: ports up at their design rate, and ports down that no design uses."""
     ports = [p for n in readings.nics for p in n.ports]
@@ -129,9 +137,10 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
             return []
         state = f"{port.state}, physical {port.phys_state}"
         # a port the design declares, or one of an HCA the node itself carries, is required: down, it drains the
-        # node; in a captured fragment with no design nothing says the port must carry traffic: it warns
+        # node; in a captured fragment with no design the Active ports of its model beside it say the rail is
+        # used (the peers inside the capture); a lone port, or one no Active peer shares the model of, warns
         # (knowledge/faults.yaml)
-        kind = "nic_port_down" if declared or required else "nic_port_down_undeclared"
+        kind = "nic_port_down" if declared or required or _peers_up(nic, port, peers) else "nic_port_down_undeclared"
         return [NicVerdict(kind, nic.device, f"{where} ({port.link_layer}) is {state}",
                            f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state))]
     rate, basis = _design_rate(nic, port, model, peers)
