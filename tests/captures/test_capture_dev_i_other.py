@@ -64,3 +64,18 @@ def test_npu_smi_health_of_one_chip_is_its_verdict(capsys, tmp_path: Path) -> No
     bad = HEALTH.format(status="Alarm", code="A8028801")
     assert _doctor(capsys, tmp_path, bad) == [("module_reported_warning", "NPU 3 chip 1", "warn")]
     assert _doctor(capsys, tmp_path, HEALTH.format(status="OK", code="NA")) == []
+
+
+MST = ("$ sudo mst status -v\nMST modules:\n------------\n    MST PCI module is not loaded\n"
+       "    MST PCI configuration module loaded\nPCI devices:\n------------\n"
+       "DEVICE_TYPE             MST                           PCI       RDMA            NET                     NUMA\n"
+       "ConnectX6(rev:0)        /dev/mst/mt4123_pciconf0      3b:00.0   mlx5_0          net-ibp59s0             0\n"
+       "ConnectX6(rev:0)        /dev/mst/mt4123_pciconf1      86:00.0                                           1\n")
+
+
+def test_mst_status_lists_each_card_with_its_bus_id_netdev_and_numa_node() -> None:
+    from gpuvet.captures import nic_tools
+    got, _ = nic_tools.parse(clean(MST).lines)
+    assert got.kinds == ["mst status"]
+    assert [(n.device, n.hca_type, n.bus_id, n.netdevs, n.numa_node) for n in got.nics] == [
+        ("mlx5_0", "MT4123", "3B:00.0", ("ibp59s0",), 0), ("mt4123_pciconf1", "MT4123", "86:00.0", (), 1)]

@@ -38,6 +38,7 @@ MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _LSHCA_LINK = re.compile(r"x(\d{1,2})\s*G(\d)(\*)?")  # 'x16 G3*': width, generation, lshca's mark of a degraded link
 _LSHCA_FW = re.compile(r"^\s*FW:\s*(\S+)")
+_MST_HEAD = re.compile(r"^\s*DEVICE_TYPE\s+MST\s+PCI\b")  # mst status -v's PCI devices table
 
 
 @dataclass
@@ -162,6 +163,9 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     for name, nic in _lshca([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "lshca" in out.kinds else ["lshca"]
+    for name, nic in _mst_status([ln for ln in lines if ln.no not in claimed], claimed).items():
+        found[name] = _merge(found[name], nic) if name in found else nic
+        out.kinds += [] if "mst status" in out.kinds else ["mst status"]
     for name, nic in mlxlink.parse([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "mlxlink" in out.kinds else ["mlxlink"]
@@ -238,6 +242,37 @@ def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
                 out.setdefault(nic.device, nic)
         elif not cols or not set(ln.text.strip()) <= set("-=+| "):
             continue  # the table's rules ('----') are its own; other lines are not
+        claimed.add(ln.no)
+    return out
+
+
+def _mst_status(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
+    """``mst status -v``'s PCI devices table (DEVICE_TYPE  MST  PCI  RDMA  NET  NUMA), read by its header's
+    column positions (a device without a driver leaves RDMA and NET empty): each card's RDMA name (else its mst
+    device), HCA type (the mt<id> of its mst device: mt4129 -> MT4129), bus id, netdev and NUMA node. It gives no
+    port state: the ports are ibstat's."""
+    out: dict[str, Nic] = {}
+    starts: list[tuple[str, int]] = []
+    for ln in lines:
+        if _MST_HEAD.match(ln.text):
+            starts = [(m.group(0).lower(), m.start()) for m in re.finditer(r"\S+", ln.text)]
+            claimed.add(ln.no)
+            continue
+        if not starts or "/dev/mst/" not in ln.text:
+            starts = starts if not ln.text.strip() or set(ln.text.strip()) <= set("-") else []
+            continue
+        ends = [at for _, at in starts[1:]] + [len(ln.text)]
+        row = {name: ln.text[at:end].strip() for (name, at), end in zip(starts, ends, strict=True)}
+        mst, rdma, numa = row.get("mst", ""), row.get("rdma", ""), row.get("numa", "")
+        device = rdma if re.fullmatch(r"[\w.-]{1,64}", rdma) else mst.rsplit("/", 1)[-1]
+        if not re.fullmatch(r"[\w.-]{1,64}", device):
+            continue
+        kind = re.search(r"/dev/mst/mt(\d{3,5})_", mst)
+        net = row.get("net", "").removeprefix("net-")
+        out.setdefault(device, Nic(device, f"MT{kind.group(1)}" if kind else row.get("device_type") or None,
+                                   row.get("pci", "").upper() or None, (NicPort(1, UNKNOWN, UNKNOWN, None, None, UNKNOWN),),
+                                   netdevs=(net,) if re.fullmatch(r"[\w.@-]{1,64}", net) else (),
+                                   numa_node=int(numa) if numa.isdigit() and int(numa) <= MAX_NUMA else None))
         claimed.add(ln.no)
     return out
 
