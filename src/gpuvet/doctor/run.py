@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S
 from gpuvet.doctor.answer import doctor_roots
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
@@ -122,6 +121,8 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
         notes.append("stopped at the first confirmed cause (a later step shown only where it confirms a more severe "
                      "one): " + "; ".join(stopped) + ". --all runs every step")
     if ev.window is not None and simulated:
+        from gpuvet.checks.window import SIM_WINDOW_INTERVAL_S  # (the window's detectors: a captured file needs none)
+
         notes.append(f"telemetry: {ev.window.duration_s / 86400:.1f} simulated days observed")
         if ev.window.interval_s > SIM_WINDOW_INTERVAL_S:  # a node too big to sample every minute in seconds
             notes.append(f"telemetry: simulated window sampled every {ev.window.interval_s / 60:g} min for "
