@@ -8,7 +8,6 @@ model T = inlet + R·P through a first-order lag (expected values come from that
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import lfilter
 
 from gpuvet.backends.readings import Sample
 from gpuvet.watch.forecast import ThermalForecaster, WindowStat
@@ -16,6 +15,14 @@ from gpuvet.watch.forecast import ThermalForecaster, WindowStat
 MODULES, STEP = 8, 60.0
 R_DESIGN = 0.055  # °C/W, every module within ±3 % of it
 SLOWDOWN = 89.0
+
+
+def lfilter(b: list[float], a: list[float], x: np.ndarray, zi: list[float] | None = None):
+    """scipy.signal.lfilter, imported on first use: the import takes ~2 s of CPU, and every test
+    worker collects this module while one runs it."""
+    from scipy.signal import lfilter as scipy_lfilter
+
+    return scipy_lfilter(b, a, x, zi=zi)
 
 
 def _node(days: float, creeping: int | None, seed: int) -> tuple[list[list[Sample]], dict[str, float], float | None]:
