@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import yaml
-from scipy.optimize import least_squares
 
 from gpuvet.backends.select import open_backend
 from gpuvet.errors import GpuvetError
@@ -244,6 +243,8 @@ def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> Tuni
     "<algorithm>/<protocol>") so that the model's busbw matches the ``calibration`` figures of
     ``family`` in ratio: robust least squares (soft L1) on ln(predicted / published), so small and
     large sizes count alike and one odd row of a table cannot pull every other size off."""
+    from scipy.optimize import least_squares  # here, not at the top: ~1 s of import in every test worker
+
     points = [p for p in load(path) if p.family == family and p.role == "calibration" and p.fitted]
     if not points:
         raise ValueError(f"no calibration figures for {family} in {path}")
