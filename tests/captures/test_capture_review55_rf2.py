@@ -152,3 +152,36 @@ def test_f4_a_captured_port_down_among_active_ports_of_its_model_is_critical(tmp
     assert _doctor(tmp_path, _ibstat(2, {0, 1})) == {("nic_port_down_undeclared", None): "warn"}
     other = _ibstat(1, {0}, "MT4123") + _ibstat(2, set()).replace("mlx5_0", "mlx5_8").replace("mlx5_1", "mlx5_9")
     assert _doctor(tmp_path, other) == {("nic_port_down_undeclared", None): "warn"}  # no peer of its model
+
+
+_PROBE_NOT_CALLED = """[    4.100100] NVRM: The NVIDIA probe routine was not called for 1 device(s).
+[    4.100110] NVRM: This can occur when a driver such as:
+               NVRM: nouveau, rivafb, nvidiafb or rivatv
+               NVRM: was loaded and obtained ownership of the NVIDIA device(s).
+[    4.100120] NVRM: Try unloading the conflicting kernel module (and/or
+               NVRM: reconfigure your kernel without the conflicting
+               NVRM: driver(s)), then try loading the NVIDIA kernel module
+               NVRM: again.
+[    4.200000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024
+"""
+
+
+def test_f19_the_probe_not_called_where_vfio_pci_owns_the_nvidia_device_is_a_passthrough(tmp_path: Path) -> None:
+    """review 55 F19: where the same log shows vfio-pci bound to an NVIDIA (10de) function, or the kernel told
+    to give it NVIDIA ids (vfio-pci.ids=10de:…), the probe was not called because the GPU is passed through to a
+    VM on purpose: a note (info), never a failed module; with nouveau's own lines, or no owner shown, critical."""
+    from gpuvet.captures.kernel import NO_BUS
+
+    vfio = ("[    3.201234] vfio-pci 0000:41:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem,decodes=io+mem:"
+            "owns=none\n[    3.201300] vfio_pci: add [10de:2684[ffffffff:ffffffff]] class 0x000000/00000000\n")
+    cmdline = ("[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-6.8.0 root=/dev/sda1 intel_iommu=on "
+               "vfio-pci.ids=10de:2684,10de:22ba\n")
+    passthrough = {("module_passed_through", NO_BUS): "info"}
+    assert _doctor(tmp_path, vfio + _PROBE_NOT_CALLED) == passthrough
+    assert _doctor(tmp_path, cmdline + _PROBE_NOT_CALLED) == passthrough
+    assert _doctor(tmp_path, _PROBE_NOT_CALLED) == {("module_init_failed", NO_BUS): "critical"}
+    nouveau = "[    2.900000] nouveau 0000:41:00.0: NVIDIA AD102 (192000a1)\n"
+    assert _doctor(tmp_path, vfio + nouveau + _PROBE_NOT_CALLED) == {("module_init_failed", NO_BUS): "critical"}
+    other = "[    3.201300] vfio_pci: add [8086:56c0[ffffffff:ffffffff]] class 0x000000/00000000\n"  # not NVIDIA's
+    assert _doctor(tmp_path, other + _PROBE_NOT_CALLED) == {("module_init_failed", NO_BUS): "critical"}
+

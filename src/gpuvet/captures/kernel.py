@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors
-from gpuvet.captures.kernel_echoes import without_echoes
+from gpuvet.captures.kernel_echoes import passed_through, without_echoes
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
@@ -314,6 +314,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     devices = drm_kmod.devices(lines, worded)
     out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes, devices)) + \
         _once(handles)
+    out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
     return out

@@ -1,12 +1,17 @@
 """Kernel events that are another event seen again (issue 46): the cause is the finding, its echo is not a
-second one. Kept apart from kernel.py's reading so each stays one job."""
+second one; and an event the rest of the log explains (the probe not called for a GPU vfio-pci holds). Kept
+apart from kernel.py's reading so each stays one job."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
+
+    from gpuvet.captures.kernel import KernelEvent
 
 
 class _Event(Protocol):
@@ -22,10 +27,16 @@ E = TypeVar("E", bound=_Event)
 # an amdgpu hang (a ring timed out, the module reset), seen again from the display as a fence timeout
 _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
                     "amd_recovery_failed", "amd_mes_unresponsive"))
+PASSTHROUGH = "probe_not_called_passthrough"
+DERIVED = (PASSTHROUGH,)  # kinds no pattern reads: a read kind the rest of the log explains (kernel_messages.yaml)
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
 # 'No NVIDIA devices probed' or a failed probe; a hung ring's fences found signalled by the fallback timer only
 _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
-           (frozenset(("probe_not_called",)), "probe_failed"))
+           (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"))
+# vfio-pci given an NVIDIA function (its 'add [10de:…]' line, vfio-pci.ids=10de:… on the kernel's command line):
+# a GPU passed through to a VM on purpose; a framebuffer driver's own line (nouveau 0000:41:00.0: …) owns one
+_VFIO_NVIDIA = re.compile(r"vfio[-_]pci(?:\.ids=(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{4},)*|: add \[)10de:", re.I)
+_FB_OWNER = re.compile(r"\b(?:nouveau|nvidiafb|rivafb|rivatv) [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.")
 
 
 def without_echoes(events: Sequence[E]) -> list[E]:
@@ -35,3 +46,18 @@ def without_echoes(events: Sequence[E]) -> list[E]:
         held = {e.module for e in out if e.kind in causes}
         out = [e for e in out if not (e.kind == echo and e.module in held)]
     return out
+
+
+def passed_through(events: list[KernelEvent], texts: Iterable[str]) -> list[KernelEvent]:
+    """'probe routine was not called' where the log shows vfio-pci holding an NVIDIA function and no framebuffer
+    driver's own line: the passthrough's (probe_not_called_passthrough), not a module that failed to come up."""
+    if not any(e.kind == "probe_not_called" for e in events):
+        return events
+    vfio = fb = False
+    for text in texts:
+        if "vfio" in text and _VFIO_NVIDIA.search(text):
+            vfio = True
+        fb = fb or ("fb " in text or "nouveau " in text or "rivatv " in text) and _FB_OWNER.search(text) is not None
+    if not vfio or fb:
+        return events
+    return [replace(e, kind=PASSTHROUGH) if e.kind == "probe_not_called" else e for e in events]
