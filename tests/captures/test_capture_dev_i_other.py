@@ -19,7 +19,7 @@ def _doctor(capsys, tmp_path: Path, text: str) -> list[tuple[str, str, str]]:
     main(["doctor", "--from", str(path), "--json"])
     out, err = capsys.readouterr()
     assert "Traceback" not in err, err
-    return [(f["cause"], f["module"], f["severity"]) for f in json.loads(out)["findings"]]
+    return [(f["cause"], f.get("module"), f["severity"]) for f in json.loads(out)["findings"]]
 
 
 FALLBACK = "[drm] Fence fallback timer expired on ring {ring}\n"
@@ -79,3 +79,11 @@ def test_mst_status_lists_each_card_with_its_bus_id_netdev_and_numa_node() -> No
     assert got.kinds == ["mst status"]
     assert [(n.device, n.hca_type, n.bus_id, n.netdevs, n.numa_node) for n in got.nics] == [
         ("mlx5_0", "MT4123", "3B:00.0", ("ibp59s0",), 0), ("mt4123_pciconf1", "MT4123", "86:00.0", (), 1)]
+
+
+def test_the_rocm_tools_finding_no_driver_say_no_module_is_visible(capsys, tmp_path: Path) -> None:
+    for said in ("$ rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n",
+                 "$ amd-smi list\nERROR:root:Unable to detect any GPU devices, check amdgpu version and module status "
+                 "(sudo modprobe amdgpu)\n",
+                 "=== ROCm System Management Interface ===\nWARNING: No AMD GPUs specified\n=== End of ROCm SMI Log ===\n"):
+        assert _doctor(capsys, tmp_path, said) == [("no_modules_visible", None, "critical")]

@@ -347,7 +347,8 @@ _PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn
 _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access Peer Device=", "[CUDA Bandwidth Test]",
                   " Bandwidth, ")
 # hip_errors: a line holding one of its _KEYS, any case (it lowers each line)
-_HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT")
+_HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
+              "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs")  # and the ROCm tools' no-driver lines
 # the NCCL/RCCL/HCCL log: every line it reads names its library ('CCL'), IB_OFF any case, a rank line 'Rank'
 _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank")
 

@@ -19,9 +19,16 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
     "hip_out_of_memory": r"HIP out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES",
     "hip_no_binary": r"hipErrorNoBinaryForGpu|HIP error: invalid device function|hipErrorInvalidDeviceFunction",
     "hip_no_device": r"No HIP GPUs are available|hipErrorNoDevice\b|HIP error: no ROCm-capable device",
+    # the ROCm tools finding no driver or no GPU: rocminfo's 'ROCk module is NOT loaded, possibly no GPU devices',
+    # amd-smi's 'Unable to detect any GPU devices, check amdgpu version and module status' and its
+    # AMDSMI_STATUS_DRIVER_NOT_LOADED, rocm-smi's 'WARNING: No AMD GPUs specified'
+    "rocm_no_driver": r"ROCk module is NOT loaded|AMDSMI_STATUS_DRIVER_NOT_LOADED|Unable to detect any GPU devices, "
+                      r"check amdgpu|WARNING: No AMD GPUs specified",
     "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR_[A-Z_]+",
 }.items()}
-_KEYS = ("hip", "hsa_status", "memory access fault by gpu")  # a line holding none is no ROCm error line
+_KEYS = ("hip", "hsa_status", "memory access fault by gpu", "rock module", "amdsmi_status_driver",
+         "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
+_ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own words after 'hsa api call failure at:'
 _NODE = re.compile(r"GPU node-(\d+)")
 
 
@@ -32,8 +39,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         low = ln.text.lower()
         if not any(k in low for k in _KEYS):
             continue
-        kind = next((k for k, p in KINDS.items() if (m := p.search(ln.text)) is not None and printed(ln.text, m.start())),
-                    None)
+        kind = next((k for k, p in KINDS.items() if (m := p.search(ln.text)) is not None
+                     and (printed(ln.text, m.start()) or _ROCMINFO_CALL.match(ln.text))), None)
         if kind is None:
             continue
         out.claimed.add(ln.no)

@@ -69,6 +69,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),
     "hip_no_binary": _Meaning("application_hip_error", HIGH),
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
+    "rocm_no_driver": _Meaning("no_modules_visible", HIGH),
     "hip_error": _Meaning("application_hip_error", MEDIUM),
 }
 

@@ -212,6 +212,10 @@ APP_ERROR_FIX = {
     "hip_no_device": "check the framework's build first (torch.version.hip None is not a ROCm build), then that the "
                      "amdgpu driver and ROCm list the modules (amd-smi list, rocminfo), the user is in the video and "
                      "render groups, and HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
+    "rocm_no_driver": "the ROCm tools found no AMD GPU: the amdgpu kernel driver (its KFD) is not loaded or brought no "
+                      "module up: lsmod | grep amdgpu and dmesg | grep -i amdgpu for its init failure; install the "
+                      "amdgpu-dkms of the ROCm release (or the distribution kernel's amdgpu) and its firmware; in a "
+                      "container pass /dev/kfd and /dev/dri",
     "ecc_uncorrectable": "find the module the job ran on (nvidia-smi -q -d ECC,ROW_REMAPPER shows its volatile "
                          "uncorrectable count and pending remaps); drain it, reset it (nvidia-smi -r -i <index>) so "
                          "the remap applies, run dcgmi diag -r 3; RMA it if errors return",
