@@ -185,3 +185,31 @@ def test_f19_the_probe_not_called_where_vfio_pci_owns_the_nvidia_device_is_a_pas
     other = "[    3.201300] vfio_pci: add [8086:56c0[ffffffff:ffffffff]] class 0x000000/00000000\n"  # not NVIDIA's
     assert _doctor(tmp_path, other + _PROBE_NOT_CALLED) == {("module_init_failed", NO_BUS): "critical"}
 
+
+def _lspci_nic(name: str, cap: str, sta: str) -> str:
+    return (f"3b:00.0 Infiniband controller: Mellanox Technologies {name}\n"
+            "\tCapabilities: [60] Express (v2) Endpoint, MSI 00\n"
+            f"\t\tLnkCap:\tPort #0, Speed {cap}, Width x16, ASPM not supported\n"
+            f"\t\tLnkSta:\tSpeed {sta} (downgraded), Width x16 (ok)\n"
+            "\tKernel driver in use: mlx5_core\n")
+
+
+def test_f18_an_lspci_only_nic_below_its_cap_is_judged_by_its_models_rate_never_said_to_carry_it(
+        tmp_path: Path) -> None:
+    """review 55 F18: lspci gives no port rate: a NIC below its link capability is judged against the fastest
+    rate its model runs at (the catalog), a slot that carries less may limit it (warn); a model the catalog
+    does not know can't be told (a note saying so); 'it still carries the port's rate' only where it does."""
+    def found(text: str) -> dict[str, tuple[str, str]]:
+        path = tmp_path / "lspci.txt"
+        path.write_text(text)
+        _, data = run_json("doctor", "--from", str(path), "--all")
+        return {f["cause"]: (f["severity"], f["title"]) for f in data["findings"] if f["cause"].startswith("nic_")}
+
+    cx7 = found(_lspci_nic("MT2910 Family [ConnectX-7]", "32GT/s", "16GT/s"))  # Gen4 x16 ~252 Gb/s < NDR 400
+    assert list(cx7) == ["nic_pcie_may_limit_rate"] and cx7["nic_pcie_may_limit_rate"][0] == "warn"
+    cx6dx = found(_lspci_nic("MT2892 Family [ConnectX-6 Dx]", "16GT/s", "8GT/s"))  # Gen3 x16 ~126 > 100 GbE
+    assert list(cx6dx) == ["nic_pcie_below_cap"] and cx6dx["nic_pcie_below_cap"][0] == "info"
+    unknown = found(_lspci_nic("MT99999 Family [Unknown]", "16GT/s", "8GT/s"))
+    assert list(unknown) == ["nic_pcie_rate_unread"] and unknown["nic_pcie_rate_unread"][0] == "info"
+    assert all("carries the port's rate" not in title for _, title in [*cx7.values(), *unknown.values()])
+

@@ -201,7 +201,8 @@ def nccl_environment(readings: NicReadings, env: Mapping[str, str]) -> list[NicV
 
 def pcie(readings: NicReadings) -> list[NicVerdict]:
     """A NIC whose PCIe link trained below its capability (a listing that gives both, lshca's LnkSta and
-    LnkCap): a warning where the trained link carries less than its fastest port's rate, a note where not."""
+    LnkCap): a warning where the trained link carries less than its fastest port's rate, a note where not.
+    With no port rate read (lspci alone) the fastest rate its model runs at (the catalog) is the bound."""
     out: list[NicVerdict] = []
     for nic in readings.nics:
         link = nic.pcie
@@ -211,7 +212,9 @@ def pcie(readings: NicReadings) -> list[NicVerdict]:
         carries = LANE_GBPS.get(link.gen or 0, 0.0) * (link.width or 0)
         rate = max((p.rate_gbps for p in nic.ports if p.state == ACTIVE and p.rate_gbps is not None), default=None)
         where = f"{nic.device}{f' ({nic.bus_id})' if nic.bus_id else ''}"
-        if rate is not None and carries and carries < rate:
+        if rate is None and (unread := _rate_unread(nic, f"{where} PCIe {now}", carries)) is not None:
+            out.append(unread)
+        elif rate is not None and carries and carries < rate:
             out.append(NicVerdict("nic_pcie_limits_rate", nic.device, f"{where} PCIe {now}: carries ~{carries:.0f} "
                                   f"Gb/s, below its port's {rate:g} Gb/s",
                                   vendor_tools.NIC_PCIE_FIX.format(bus=nic.bus_id or "<bus id>")))
@@ -220,6 +223,19 @@ def pcie(readings: NicReadings) -> list[NicVerdict]:
             out.append(NicVerdict("nic_pcie_below_cap", nic.device, f"{where} PCIe {now} ({said})",
                                   knowledge.fault("nic_pcie_below_cap").action))
     return out
+
+
+def _rate_unread(nic: Nic, said: str, carries: float) -> NicVerdict | None:
+    """No port rate read: the model's fastest rate (the catalog; one device id covers slower cards too) above
+    what the link carries may be limited; a model the catalog does not know can't be told; None where every
+    card of the model fits (the note that it still carries the port's rate holds)."""
+    model = find_nic_model(nic.hca_type) or find_nic_model(nic.device)
+    if model is not None and carries >= model.rate_gbps:
+        return None
+    kind = "nic_pcie_may_limit_rate" if model is not None else "nic_pcie_rate_unread"
+    fastest = f", below the {model.rate_gbps} Gb/s a {model.name} runs at" if model is not None else ""
+    return NicVerdict(kind, nic.device, f"{said} (carries ~{carries:.0f} Gb/s{fastest}; no port rate read)",
+                      knowledge.fault(kind).action)
 
 
 def _below_cap(link: NicPcie) -> bool:
