@@ -189,3 +189,14 @@ def test_the_device_plugins_and_dcgm_exporters_xids_are_xids_on_the_module_they_
               'pci_bus_id="00000000:9B:00.0",device="nvidia3",modelName="NVIDIA H100 80GB HBM3",Hostname="n7"} 79\n')
     assert _causes(tmp_path, metric) == [("module_fell_off_bus", "critical", "0000:9B:00.0")]
     assert _causes(tmp_path, metric.replace("} 79", "} 0")) == []  # every GPU's last Xid 0: nothing to say
+
+
+def test_the_drivers_api_mismatch_and_busy_devices_in_either_wording(tmp_path: Path) -> None:
+    """NVRM's 'API mismatch' (client libraries of another version than the loaded module) is the driver/library
+    mismatch; 'CUDA-capable device(s) is/are busy or unavailable' (newer CUDA) is the busy-devices error."""
+    mismatch = ("[   12.345678] NVRM: API mismatch: the client has the version 535.129.03, but\n"
+                "               NVRM: this kernel module has the version 535.104.05.  Please\n")
+    assert [c for c, _, _ in _causes(tmp_path, mismatch)] == ["driver_library_mismatch"]
+    for said in ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n",
+                 "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"):
+        assert [c for c, _, _ in _causes(tmp_path, said)] == ["other_processes"]

@@ -304,7 +304,9 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             "gsp_rpc_failed": "NVRM: GPU2 _issueRpcAndWait: rpcRecvPoll timedout for fn 76!",
             "aer_unrecovered": "nvidia 0000:18:00.0: AER: can't recover (no error_detected callback)",
             # batch H: another driver (nouveau, vfio-pci) owns the modules, so NVIDIA's probe never ran
-            "probe_not_called": "NVRM: The NVIDIA probe routine was not called for 3 device(s)."}
+            "probe_not_called": "NVRM: The NVIDIA probe routine was not called for 3 device(s).",
+            # batch I's dev set: the driver's user-space of another version than the loaded module
+            "api_mismatch": "NVRM: API mismatch: the client has the version 535.129.03, but"}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind

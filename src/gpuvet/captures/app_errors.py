@@ -30,7 +30,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                  r"|Found no NVIDIA driver on your system|No CUDA GPUs are available",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
                       r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old",
-    "devices_busy": r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable"
+    "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
+                    r"|cudaErrorDevicesUnavailable"
                     r"|CUDA_ERROR_DEVICES_UNAVAILABLE",
     "nvml_mismatch": r"Failed to initialize NVML: Driver/library version mismatch",
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",

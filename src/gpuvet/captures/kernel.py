@@ -106,6 +106,7 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
     KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
     KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
+    KernelMessage("api_mismatch", re.compile(r"\bAPI mismatch: the client has the version", re.I)),
     # the kernel's AER recovery gave up on the module after an uncorrectable error (pci/pcie/err.c: the driver
     # has no error_detected callback, or the reset failed): it is unreachable until the slot is reset
     KernelMessage("aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I)),
@@ -195,6 +196,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported", "supported through"), "probe_failed": ("probe", "initiali", "no nvidia"),
+    "api_mismatch": ("api mismatch",),
 }
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
