@@ -1,0 +1,238 @@
+"""Issue 46: a capture's excerpt is read like the whole where the excerpt holds the fault. The sibling of
+test_decoration_invariance.py for CUTS: posters paste a fragment (a table's rows without its header, the
+block around the error, the second half of a long output after `...`, a `grep` of a log), and doctor must
+still name the same cause on the same module from what the fragment kept.
+
+For each faulty sample and each cut: every finding of the plain file whose evidence lines the cut kept
+must come back (cause and module; severity the same, or one step lower only where a case below says what
+the cut removed), and the fragment may gain no warning or critical the plain file did not have. Where a
+cut cannot be read in principle, `out_of_scope` says why; no case is skipped silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from gpuvet.cli.doctor import _diagnose
+from gpuvet.doctor.model import Finding
+from gpuvet.errors import GpuvetError
+from tests.captures.test_decoration_invariance import SAMPLES, Sample, _quiet, sample_text
+
+CAPTURES = Path(__file__).parent.parent / "data" / "captures"
+SHORT = 10  # non-blank lines: an excerpt shorter than this has no header to drop, its first lines are the fault
+K = 3  # lines kept either side of an evidence line: the block a poster selects around the error
+_EXCLUDED = {"fresh_i"}  # the blind exam: never read here
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One finding as compared: what, where, how bad, and the body lines (0-based) that show it."""
+
+    cause: str
+    module: str | None
+    severity: str
+    lines: tuple[int, ...]
+
+
+# the decoration test's samples, less the documents (a cut one is unbalanced); a healthy one (no finding) is kept:
+# its fragments may gain no warning
+FAULTY = tuple(s for s in SAMPLES if s.kind not in ("xml", "json") and s.path.split("/")[0] not in _EXCLUDED)
+CUTS = ("header dropped 1", "header dropped 2", "header dropped 3", "block around the evidence",
+        "first half cut with ...", "grep of the evidence's key words")
+_SEVERITY = {"info": 0, "warn": 1, "critical": 2}
+_BUS = re.compile(r"(?:[0-9a-f]{4,8}:)?([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])", re.I)
+_WORD = re.compile(r"[A-Za-z][\w.-]{3,}")
+
+
+def _needles(f: Finding) -> list[str]:
+    """The text a finding quotes from the file (the log line, the runtime's reason)."""
+    out: list[str] = []
+    for key in ("log", "why", "text", "message_line"):
+        v = f.evidence.get(key)
+        if isinstance(v, str) and len(v.strip()) >= 8:
+            out.append(v.strip())
+    return out
+
+
+def _evidence_lines(f: Finding, head: int, body: list[str]) -> tuple[int, ...]:
+    """The body lines a finding cites: its line numbers, else the lines holding the text it quotes."""
+    cited: list[int] = []
+    for key in ("line", "lines"):
+        v = f.evidence.get(key)
+        for n in v if isinstance(v, list) else [v]:
+            if isinstance(n, int) and 0 <= n - 1 - head < len(body):
+                cited.append(n - 1 - head)
+    for needle in _needles(f):
+        cited += [i for i, s in enumerate(body) if needle in s or (len(s.strip()) > 20 and s.strip() in needle)]
+    if cited:  # a finding read from a group of lines cites its first: the module's lines belong to it too
+        cited += _module_lines(f.module or "", body)
+    return tuple(sorted(set(cited)))
+
+
+def _module_lines(module: str, body: list[str]) -> list[int]:
+    """The lines naming a module's bus id, in the kernel's spelling (`02:00.0`) or NCCL's (`[2d000]`)."""
+    forms: list[str] = []
+    for m in _BUS.finditer(module):
+        b, dev, fn = (g.lower() for g in m.groups())
+        forms += [f"{b}:{dev}.{fn}", f"{b}:{dev}):", f"[{b}{dev}{fn}]"]
+    return [i for i, s in enumerate(body) if any(x in s.lower() for x in forms)] if forms else []
+
+
+def _findings(path: Path) -> tuple[Finding, ...] | str:
+    try:
+        with mock.patch("gpuvet.cli.doctor.heartbeat", _quiet):
+            result, _ = _diagnose(None, None, None, [str(path)], None, False)
+    except GpuvetError as exc:
+        return f"refused: {exc.message}"
+    return tuple(result.findings)
+
+
+@cache
+def plain(sample: Sample) -> tuple[Seen, ...]:
+    head, text = sample_text(sample)
+    body = text.split("\n")
+    found = _findings(CAPTURES / sample.path)
+    assert not isinstance(found, str), found
+    return tuple(Seen(f.cause, f.module, f.severity, _evidence_lines(f, len(head), body)) for f in found)
+
+
+def _keep(body: list[str], keep: set[int], mark: str | None = None) -> str:
+    """The lines kept, in order; a cut mark where lines between two kept ones were left out."""
+    out: list[str] = []
+    last = -1
+    for i in sorted(keep):
+        if mark is not None and out and i != last + 1:
+            out.append(mark)
+        out.append(body[i])
+        last = i
+    return "\n".join(out)
+
+
+def _key_words(body: list[str], lines: tuple[int, ...]) -> list[str]:
+    """What a poster greps for: the driver's tag or the bus id the evidence line carries."""
+    words: list[str] = []
+    for i in lines:
+        line = body[i]
+        bus = _BUS.search(line)
+        if bus:
+            words.append(f"{bus.group(1)}:{bus.group(2)}")
+        for tag in ("NVRM", "amdgpu", "AER", "NCCL WARN", "Xid", "pcieport", "HCCL", "error", "Error", "FAIL"):
+            if tag in line:
+                words.append(tag)
+                break
+    return words
+
+
+def cut(sample: Sample, how: str) -> tuple[str, set[int]] | str:
+    """The fragment a poster pastes and the body lines it kept; a str: why this cut is out of scope."""
+    _, text = sample_text(sample)
+    body = text.split("\n")
+    every = [i for s in plain(sample) for i in s.lines]
+    if how.startswith("header dropped"):
+        n = int(how.split()[-1])
+        if len([s for s in body if s.strip()]) < SHORT:
+            return f"an excerpt of fewer than {SHORT} lines: its first lines are the fault itself, no header"
+        why = OUT_OF_SCOPE.get((sample.path, how))
+        if why:
+            return why
+        kept = set(range(n, len(body)))
+        return "\n".join(body[n:]), kept
+    if not every:
+        return "no finding cites a line of the file (a value read from a table or a document): no line to cut around"
+    why = OUT_OF_SCOPE.get((sample.path, how))
+    if why:
+        return why
+    if how == "block around the evidence":
+        kept = {j for i in every for j in range(max(0, i - K), min(len(body), i + K + 1))}
+        return _keep(body, kept, "..."), kept
+    if how == "first half cut with ...":
+        half = len(body) // 2
+        return "...\n" + "\n".join(body[half:]), set(range(half, len(body)))
+    words = _key_words(body, tuple(every))
+    if not words:
+        return "the evidence lines hold no driver tag or bus id a poster would grep for"
+    kept = {i for i, s in enumerate(body) if any(w in s for w in words)}
+    return "\n".join(body[i] for i in sorted(kept)), kept
+
+
+_CONTEXT = ("the plain file's answer is milder because of a line far from the error (the board a GeForce, for "
+            "which no fabric manager is needed): a fragment without that line is read as the error alone says")
+_TITLE = ("the lines dropped are the matrix's title, the only place that says what it measures (P2P disabled "
+          "or enabled): two matrices of the same shape cannot be told apart without it")
+OUT_OF_SCOPE: dict[tuple[str, str], str] = {  # (sample path, cut) -> why the cut cannot be read in principle
+    ("fresh_c/fabricmgr_gpuop356_geforce_fm_fail.txt", "block around the evidence"): _CONTEXT,
+    ("fresh_c/fabricmgr_gpuop356_geforce_fm_fail.txt", "grep of the evidence's key words"): _CONTEXT,
+    ("fresh_e/p2p_nccl814_p2p_enabled_slower_6gpu.txt", "header dropped 3"): _TITLE,
+}
+_DEVQ = "deviceQuery's tail ('cudaGetDeviceCount returned 999 / -> unknown error / Result = FAIL') without its banner"
+_BURN = "gpu_burn's one error line ('Couldn't init a GPU test: Error in \"init\": CUBLAS_…') grepped out alone"
+_TB = ("TransferBench's '[ERROR] HIP Error: …' line without the banner that names the tool: which program failed "
+       "is not in the fragment")
+_RBT = "rocm_bandwidth_test -v's validation matrix (PASS/FAIL cells) without its 'Data Path Validation' title"
+_IBV = "ibv_devinfo's port block without its 'hca_id:' line (the device's name): the port state is still read"
+XFAIL: dict[tuple[str, str], str] = {  # (sample path, cut) -> the class of fragment left unread
+    ("fresh_e/devq_cudasamples13_getdevicecount_999.txt", "first half cut with ..."): _DEVQ,
+    ("dev_g_nvidia/gpuburn_gpuburn14_1080ti_cublas_not_initialized.txt", "grep of the evidence's key words"): _BURN,
+    ("real/amd_tb_mhilgema_mi350x_cfg_error.txt", "first half cut with ..."): _TB,
+    ("real/amd_tb_mhilgema_mi350x_cfg_error.txt", "grep of the evidence's key words"): _TB,
+    ("fresh_e/rocmbw_rocmbuild559_validation_fail_riser.txt", "block around the evidence"): _RBT,
+    ("fresh_e/rocmbw_rocmbuild559_validation_fail_riser.txt", "grep of the evidence's key words"): _RBT,
+    **{("fresh/ibvdevinfo_deepep60_port_down.txt", f"header dropped {n}"): _IBV for n in (1, 2, 3)},
+}
+
+
+def compare(sample: Sample, how: str, fragment_dir: Path) -> list[str]:
+    """The differences between the plain file's answer and the fragment's, as sentences."""
+    made = cut(sample, how)
+    if isinstance(made, str):
+        return []
+    text, kept = made
+    where = fragment_dir / Path(sample.path).name
+    where.write_bytes(text.encode("utf-8"))
+    got = _findings(where)
+    was = plain(sample)
+    held = [s for s in was if (set(s.lines) <= kept if s.lines else how.startswith("header dropped"))]
+    if isinstance(got, str):  # refused: right only where the cut kept no finding's evidence
+        return [got[:160]] if held else []
+    wrong: list[str] = []
+    for s in held:  # a finding citing no line is kept by a header's cut only (its table is whole after it)
+        same = [f for f in got if f.cause == s.cause and f.module == s.module]
+        if not same:
+            wrong.append(f"lost {s.cause} on {s.module}")
+        elif max(_SEVERITY[f.severity] for f in same) < _SEVERITY[s.severity]:
+            wrong.append(f"{s.cause} on {s.module}: {s.severity} -> {same[0].severity}")
+    causes = {s.cause for s in was}
+    gained = [f"gained {f.cause} on {f.module} ({f.severity})" for f in got
+              if f.cause not in causes and _SEVERITY[f.severity] >= 1]
+    return wrong + gained
+
+
+def _param(sample: Sample, how: str) -> object:
+    why = XFAIL.get((sample.path, how))
+    marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
+    return pytest.param(sample, how, marks=marks, id=f"{how}-{sample.path}")
+
+
+@pytest.fixture(scope="module")
+def fragment_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fragment")
+
+
+@pytest.mark.parametrize(("sample", "how"), [_param(s, c) for s in FAULTY for c in CUTS])
+def test_a_fragment_holding_the_fault_gets_the_whole_files_answer(sample: Sample, how: str,
+                                                                  fragment_dir: Path) -> None:
+    assert compare(sample, how, fragment_dir) == []
+
+
+def test_every_cut_left_out_says_why_and_most_are_read() -> None:
+    """The cuts out of scope, each with its reason; the faulty samples span the tool families."""
+    faulty = [s for s in FAULTY if plain(s)]
+    left = {(s.path, c): made for s in faulty for c in CUTS if isinstance(made := cut(s, c), str)}
+    assert all(left.values()) and len(left) < len(faulty) * len(CUTS) / 2
+    assert len(faulty) >= 28 and len({s.path.split("/")[0] for s in faulty}) >= 8
