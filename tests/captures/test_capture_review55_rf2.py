@@ -213,3 +213,13 @@ def test_f18_an_lspci_only_nic_below_its_cap_is_judged_by_its_models_rate_never_
     assert list(unknown) == ["nic_pcie_rate_unread"] and unknown["nic_pcie_rate_unread"][0] == "info"
     assert all("carries the port's rate" not in title for _, title in [*cx7.values(), *unknown.values()])
 
+
+def test_f16_a_posters_cut_in_capitals_is_a_cut() -> None:
+    """review 55 F16: the lines looked at for a cut were found by a case-sensitive 'runcated', while the cut
+    patterns read any case: '[OUTPUT TRUNCATED]' or '[ TRUNCATED ]' was no cut and named in no note."""
+    from gpuvet.captures.text import Cut, clean
+
+    for mark in ("[OUTPUT TRUNCATED]", "[ TRUNCATED ]", "(Truncated)", "[output truncated]"):
+        lines = clean(f"GPU 0: A\n{mark}\nGPU 1: B\n").lines
+        assert [type(ln) is Cut for ln in lines if ln.text] == [False, True, False], mark
+

@@ -80,8 +80,9 @@ def _long_lines(parts: list[str]) -> list[str]:
             "a pasted blob, or a log that lost its line ends?); read whole"]
 
 
-_MARKS = ("```", "~~~", "\\#", "...", "\u2026", "runcated", ". . .", "\u2702")  # a fence, an escaped '#', a cut
-# (…, (truncated), ✂, . . .): each such line holds one; -- 8< -- is found by its rare '<' (memchr's speed, not a scan
+_MARKS = ("```", "~~~", "\\#", "...", "\u2026", "runcated", "RUNCATED", ". . .", "\u2702")  # a fence, an escaped
+# '#', a cut (…, (truncated), [OUTPUT TRUNCATED], ✂, . . .: _ELISION_MORE reads any case): each such line holds one;
+# -- 8< -- is found by its rare '<' (memchr's speed, not a scan
 # of every character for '8<')
 _SNIP = re.compile(r"snip|[\[(]cut", re.I)  # or this (_ELISION's [snip], <snip>, --- snip ---, [cut: …], (Cut)); keep
 # both beside it and _SNIPS
