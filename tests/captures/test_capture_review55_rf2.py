@@ -223,3 +223,14 @@ def test_f16_a_posters_cut_in_capitals_is_a_cut() -> None:
         lines = clean(f"GPU 0: A\n{mark}\nGPU 1: B\n").lines
         assert [type(ln) is Cut for ln in lines if ln.text] == [False, True, False], mark
 
+
+def test_f17_the_fabric_managers_nvswitch_error_lines_are_read_without_its_name(tmp_path: Path) -> None:
+    """review 55 F17: an excerpt of /var/log/fabricmanager.log holding only its 'detected NVSwitch … error'
+    lines was refused (exit 2): the format's marker and the parser's gate asked for the word 'fabric'. The
+    line is the fabric manager's own and unambiguous."""
+    sxid = ("[Mar 14 2024 03:22:11] [ERROR] [tid 2209] detected NVSwitch fatal error 24007 on fid 0 on NVSwitch pci "
+            "bus id 00000000:86:00.0 physical id 3 port 61\n"
+            "[Mar 14 2024 03:22:12] [ERROR] [tid 2209] detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch "
+            "pci bus id 00000000:87:00.0 physical id 4 port 10\n")
+    found = {cause: severity for (cause, _), severity in _doctor(tmp_path, sxid).items()}
+    assert found == {"nvswitch_sxid_fatal": "critical", "nvswitch_sxid": "warn"}

@@ -27,6 +27,7 @@ _ERROR = re.compile(r"\[ERROR\]")
 # bus id 00000000:86:00.0 physical id 3 port 61' (its own log, or its journal's 'nv-fabricmanager[N]: …')
 SWITCH_ERROR = re.compile(r"detected NVSwitch (non-fatal|fatal) error (\d{1,6})(?:.*?\bpci bus id "
                           r"((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?(?:.*?\bport (\d{1,3}))?", re.I)
+SWITCH_WORDS = "detected NVSwitch"  # how each SWITCH_ERROR line starts, as the fabric manager prints it (a marker)
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards
 _NO_SWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
                         r"T400)\b", re.IGNORECASE)
@@ -74,8 +75,8 @@ def _kind(text: str) -> str | None:
 
 def parse(lines: list[Line]) -> FabricManagerLog:
     out = FabricManagerLog()
-    if not any(_FM.search(ln.text) for ln in lines[:5000]):
-        return out
+    if not any(_FM.search(ln.text) or SWITCH_WORDS in ln.text for ln in lines[:5000]):
+        return out  # its name, or its own NVSwitch error lines (unambiguous: an excerpt of its log without the name)
     for ln in lines:
         kind = _kind(ln.text)  # systemctl status' "Active:" line names no fabric manager itself
         if not (_FM.search(ln.text) or kind is not None):
