@@ -200,3 +200,11 @@ def test_the_drivers_api_mismatch_and_busy_devices_in_either_wording(tmp_path: P
     for said in ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n",
                  "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"):
         assert [c for c, _, _ in _causes(tmp_path, said)] == ["other_processes"]
+
+
+def test_a_ptx_newer_than_the_driver_and_error_803_are_the_driver_and_runtime_mismatched(tmp_path: Path) -> None:
+    """'the provided PTX was compiled with an unsupported toolchain' (the driver's JIT older than the compiler) and
+    803 'system has unsupported display driver / cuda driver combination' are no application bug."""
+    for said in ("RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.\n",
+                 "CUDA error: system has unsupported display driver / cuda driver combination (error 803)\n"):
+        assert [c for c, _, _ in _causes(tmp_path, said)] == ["driver_runtime_mismatch"]

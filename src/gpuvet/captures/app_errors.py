@@ -29,7 +29,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                  r"|There (?:are|is) no available device\(s\) that support CUDA"
                  r"|Found no NVIDIA driver on your system|No CUDA GPUs are available",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
-                      r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old",
+                      r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old"
+                      # a PTX newer than the driver's JIT (cudaErrorUnsupportedPtxVersion): the driver is too old
+                      r"|the provided PTX was compiled with an unsupported toolchain|cudaErrorUnsupportedPtxVersion"
+                      r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
     "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
                     r"|cudaErrorDevicesUnavailable"
                     r"|CUDA_ERROR_DEVICES_UNAVAILABLE",
@@ -40,7 +43,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "nvml_permissions": r"Failed to initialize NVML: Insufficient Permissions",
     "system_not_ready": r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
     "forward_compat": r"forward compatibility was attempted on non supported HW|cudaErrorCompatNotSupportedOnDevice"
-                      r"|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+                      r"|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
+                      # error 803, cudaErrorSystemDriverMismatch: compat libraries of another driver than the kernel's
+                      r"|system has unsupported display driver / cuda driver combination"
+                      r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
     "device_assert": r"device-side assert(?:ion)? triggered|cudaErrorAssert\b|CUDA_ERROR_ASSERT",
     "no_kernel_image": r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
                        r"|CUDA_ERROR_NO_BINARY_FOR_GPU",
@@ -74,14 +80,15 @@ _KEY_WORDS = (
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
-    "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml")
+    "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
+    "unsupported display driver")
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
-            "could not load dynamic library", "libnvidia-ml")
+            "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
