@@ -234,3 +234,18 @@ def test_f17_the_fabric_managers_nvswitch_error_lines_are_read_without_its_name(
             "pci bus id 00000000:87:00.0 physical id 4 port 10\n")
     found = {cause: severity for (cause, _), severity in _doctor(tmp_path, sxid).items()}
     assert found == {"nvswitch_sxid_fatal": "critical", "nvswitch_sxid": "warn"}
+
+
+def test_f15_the_copy_judgements_figures_are_the_knowledge_bases_thresholds() -> None:
+    """review 55 F15: the figures the captured-copy verdicts judge by live in knowledge/faults.yaml `thresholds:`
+    (one place, each with why), read by the code that judges."""
+    from gpuvet import knowledge
+    from gpuvet.captures import cuda_samples
+    from gpuvet.doctor import capture_errors, p2p_gain
+
+    rows = knowledge.thresholds()
+    for name in ("p2p_no_gain", "p2p_slower_than_staged", "bandwidth_test_bound_bytes"):
+        assert name in rows and rows[name].meaning, name
+    assert p2p_gain.NO_GAIN == knowledge.threshold("p2p_no_gain")
+    assert capture_errors.STAGED_FASTER == knowledge.threshold("p2p_slower_than_staged")
+    assert cuda_samples.bound_bytes() == knowledge.threshold("bandwidth_test_bound_bytes")

@@ -253,8 +253,12 @@ def _bandwidth_test(lines: list[Line], out: CudaSamplesParse) -> None:
         out.kinds.append(BANDWIDTH_TEST)
 
 
-# a transfer at least this large is bound by the link, not by each copy's latency (quick mode copies 32 MB)
-_BT_BOUND_BYTES = 8_000_000
+def bound_bytes() -> float:
+    """A transfer at least this large is bound by the link, not by each copy's latency (quick mode copies 32 MB):
+    knowledge/faults.yaml's bandwidth_test_bound_bytes, read when a figure is (not when the readers load)."""
+    from gpuvet.knowledge import threshold
+
+    return threshold("bandwidth_test_bound_bytes")
 
 
 @dataclass(frozen=True)
@@ -268,7 +272,7 @@ class _BtRow:
 
 def _bt_cell(out: CudaSamplesParse, row: _BtRow | None) -> None:
     """One run's figure: a table of one cell at the device's column. A run whose largest transfer is below
-    _BT_BOUND_BYTES is named with its size ('(pinned, 1000 B)'): its figure is each copy's latency, neither
+    bound_bytes() is named with its size ('(pinned, 1000 B)'): its figure is each copy's latency, neither
     priced nor compared with a bandwidth-bound run. Several devices at once (--device=all) print their sum:
     kept, not a one-link figure."""
     if row is None:
@@ -277,7 +281,7 @@ def _bt_cell(out: CudaSamplesParse, row: _BtRow | None) -> None:
             "Device to Device": "device_local"}[row.section[0]]
     col = row.device if row.device is not None and row.section[1] == 1 else 0
     summed = "" if row.section[1] == 1 else f", {row.section[1]} devices summed"
-    small = "" if row.size >= _BT_BOUND_BYTES else f", {row.size} B"
+    small = "" if row.size >= bound_bytes() else f", {row.size} B"
     label = f"{BANDWIDTH_TEST} {kind} ({row.memory.lower()}{summed}{small})"
     if label in out.matrices and _bt_free(out.matrices[label][0], col):  # another module's run: its own column
         cells = out.matrices[label][0]

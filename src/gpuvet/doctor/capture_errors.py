@@ -19,6 +19,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.p2p_gain import not_working
+from gpuvet.knowledge import threshold
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
 
@@ -27,7 +28,8 @@ if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
     from gpuvet.captures.gpu_burn import GpuBurnParse
 
 
-STAGED_FASTER = 0.9  # a peer copy under 90 % of the same copy staged through host memory: the peer path is worse
+STAGED_FASTER = threshold("p2p_slower_than_staged")  # of the same copy staged through host memory: the peer path
+# is worse
 
 
 class _Meaning(NamedTuple):

@@ -9,9 +9,10 @@ from statistics import median
 
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import MEDIUM
+from gpuvet.knowledge import threshold
 
 Tables = dict[str, list[list[float | None]]]
-NO_GAIN = 1.1  # a peer copy within 10 % of the same copy staged through host memory gained nothing from P2P
+NO_GAIN = threshold("p2p_no_gain")  # a peer copy within this factor of its staged copy gained nothing from P2P
 MIN_PAIRS = 3  # fewer pairs measured both ways say nothing of the table
 
 
