@@ -16,10 +16,20 @@ from gpuvet.captures.records import DcgmResult
 from gpuvet.captures.text import MAX_MODULES, Line
 
 _CATEGORY = re.compile(r"^[|+]-+\s+(\w[\w ]*?)\s+-+\+")
-_ROW = re.compile(r"^\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")
 _GPU_RESULT = re.compile(r"^GPU\s*(\d+)\s*:\s*(\w+)\b\s*(.*)$")
 _STATUS_GPUS = re.compile(r"^(\w+)\s+-\s+(?:GPUs?\s*:?\s*([\d, ]+)|All)\s*$", re.I)
 _STATUSES = ("pass", "fail", "warn", "skip", "not run", "error")
+
+
+def two_cells(s: str) -> tuple[str, str] | None:
+    """A box's '| key | value |' row (a line that starts and ends with a bar and holds one between): the first
+    cell and the rest, stripped; None for any other line. Split, not a regex: the regex's lazy cells and blanks
+    were retried at every split of a long line of bars and blanks (review 55 F13: a 10 KB line took minutes)."""
+    body = s.strip()
+    if len(body) < 3 or body[0] != "|" or body[-1] != "|" or body.count("|") < 3:
+        return None
+    key, _, value = body[1:-1].partition("|")
+    return key.strip(), value.strip()
 
 
 @dataclass
@@ -59,8 +69,8 @@ def parse_text(lines: list[Line]) -> DcgmParse:
             continue
         if (c := _CATEGORY.match(s)) is not None:
             category = c.group(1).strip()
-        elif (r := _ROW.match(s)) is not None:
-            test = _row(out, category, r.group(1), r.group(2), test)
+        elif (r := two_cells(s)) is not None:
+            test = _row(out, category, r[0], r[1], test)
         elif not s.startswith(("+", "|")):
             in_table = False
             continue
@@ -107,7 +117,7 @@ def _first_category(lines: list[Line]) -> int | None:
     """A category row followed (within three lines) by a `| test | result |` row: a table without its header."""
     for i, ln in enumerate(lines):
         if _CATEGORY.match(ln.text.strip()) and any(
-                (r := _ROW.match(x.text.strip())) is not None and status_of(r.group(2).split(" - ")[0])
+                (r := two_cells(x.text)) is not None and status_of(r[1].split(" - ")[0])
                 for x in lines[i + 1:i + 4]):
             return ln.no
     return None

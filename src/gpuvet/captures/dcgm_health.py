@@ -15,13 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuvet.captures.dcgm import two_cells
 from gpuvet.captures.records import DcgmHealthIncident, SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line
 
 _HEALTH = ("Healthy", "Warning", "Failure", "Internal error")
-_ROW = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|\s*$")  # | key | value |
-_WIDE = re.compile(r"^\s*\|\s*(.*?)\s*\|\s*$")  # | Health Monitor Report |, | Overall Health: Warning |
 _FRAME = re.compile(r"^\s*\+[-=+]+\+\s*$")
 _ENTITY = re.compile(r"^(?:->\s*(\d{1,4})|GPU ID:\s*(\d{1,4}))$")
 _SYSTEM = re.compile(r"^->\s*((?:PCIe|NVLINK|PMU|MCU|Memory|SM|InfoROM|Thermal|Power|NvSwitch \w+|CPU \w+|ConnectX)"
@@ -123,16 +122,22 @@ def _parse_box(lines: list[Line]) -> DcgmHealthParse:
     return out
 
 
+def _one_cell(s: str) -> str | None:
+    """A box's row of one cell, stripped (split, not a regex of lazy cells and blanks: review 55 F13)."""
+    body = s.strip()
+    return body[1:-1].strip() if len(body) > 1 and body[0] == "|" and body[-1] == "|" else None
+
+
 def _row(out: DcgmHealthParse, state: _State, ln: Line) -> bool:
     """One row of the box; False at the first line that is not one (the report ended)."""
-    row = _ROW.match(ln.text)
+    row = two_cells(ln.text)  # | key | value |
     if row is None:
-        wide = _WIDE.match(ln.text)
-        if wide is not None and (m := re.match(r"Overall Health:\s*(\S.*)$", wide.group(1))) is not None:
+        wide = _one_cell(ln.text)  # | Health Monitor Report |, | Overall Health: Warning |
+        if wide is not None and (m := re.match(r"Overall Health:\s*(\S.*)$", wide)) is not None:
             out.overall = m.group(1).strip()
             return True
         return bool(ln.elision)
-    key, value = row.group(1), row.group(2)
+    key, value = row
     if (o := _OVERALL_VALUE.match(value)) is not None:  # | Group 1 | Overall Health: Warning | (DCGM's guide)
         out.overall = o.group(1).strip()
     elif key == "Overall Health":

@@ -272,15 +272,28 @@ def _depth(s: str) -> int:
     return len(s.expandtabs(8)) - len(s.expandtabs(8).lstrip())
 
 
+_PEELS = 4  # marks taken off one line at most (a post's **`…`**: two); review 55 F5: one recursion a mark overflowed
+
+
 def _marked_up(s: str) -> str | None:
     """A whole line set in inline code (`…` or ``…``) or in **bold** by hand (a chat or forum post): the
-    line inside; None for any other line (a fence, a line that only ends so)."""
+    line inside (**`…`**: both marks off, at most _PEELS); None for any other line (a fence, a line that only
+    ends so)."""
+    inner = None
+    for _ in range(_PEELS):
+        if (peeled := _peeled(s if inner is None else inner)) is None:
+            break
+        inner = peeled
+    return inner
+
+
+def _peeled(s: str) -> str | None:
+    """``s`` with one pair of marks around the whole line taken off; None where it has none."""
     t = s.lstrip()
     for mark in ("**", "``", "`"):
         if len(t) > 2 * len(mark) and t.startswith(mark) and t.endswith(mark) and t[:3] != "```" \
                 and t[len(mark)] != mark[0] and t[-len(mark) - 1] != mark[0]:
-            inner = s[:len(s) - len(t)] + t[len(mark):-len(mark)]
-            return _marked_up(inner) or inner  # **`…`**: both
+            return s[:len(s) - len(t)] + t[len(mark):-len(mark)]
     return None
 
 

@@ -16,7 +16,9 @@ _BUS = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 # -m: BUS "class" "vendor" "device" ... (a line cut in the device's name keeps its bus id, class and vendor)
 _MACHINE = re.compile(_BUS + r'\s+"([^"]*)"\s+"([^"]*)"\s+"([^"]*)')
 # -nn: BUS class name [cccc]: vendor and device words [vvvv:dddd] (rev xx)
-_NUMERIC = re.compile(_BUS + r"\s+([^\[\]:]+?)\s*\[([0-9a-fA-F]{4})\]:\s*(.+?)\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+# (each name starts and ends on a non-blank: no run of blanks split between a name and \s*, review 55 F12)
+_NUMERIC = re.compile(_BUS + r"\s+([^\[\]:\s](?:[^\[\]:]*?[^\[\]:\s])?)\s*\[([0-9a-fA-F]{4})\]:\s*(\S(?:.*?\S)?)\s*"
+                      r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 # the PCI classes of a GPU or an accelerator: display controllers (03xx) and processing accelerators (1200)
 _CLASSES = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)\b",
                       re.I)

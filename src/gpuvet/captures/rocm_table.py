@@ -31,7 +31,8 @@ _NAME_WIDTH = 20  # ROCm 6's 'Name (20 chars)' column
 _NAME = re.compile(r"[A-Za-z0-9][\w .()/+-]{0,19}")  # a name line under a row: 20 characters at most
 _HEX = re.compile(r"0x[0-9a-fA-F]{1,8}")
 _BANNER = re.compile(r"^=+.*=*$")
-_FRAME = re.compile(r"^=+\s*(ROCm System Management Interface|Concise Info|End of ROCm SMI Log)?\s*=+$")
+# a rule, or a rule around a title; never two '=+' side by side (quadratic on a long rule that is none, review 55 F10)
+_FRAME = re.compile(r"^=+(?:\s*(?:ROCm System Management Interface|Concise Info|End of ROCm SMI Log)\s*=+|\s+=+)?$")
 
 
 KIND = "rocm-smi (default table)"

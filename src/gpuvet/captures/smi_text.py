@@ -19,7 +19,8 @@ from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, 
 from gpuvet.errors import CaptureError
 
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
-_KV = re.compile(r"^(\s*)([^\s\"{\[|+#<][^:]*?)\s+:(?:\s+(.*))?$")
+# the key ends on a non-blank: the blanks before ':' are never split with it (quadratic on a long line, review 55)
+_KV = re.compile(r"^(\s*)([^\s\"{\[|+#<](?:[^:]*?[^\s:])?)\s+:(?:\s+(.*))?$")
 _SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
 _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
 # a flush-left section name (each further word capitalised, not prose) between the top fields and the first GPU
@@ -33,7 +34,7 @@ _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks",
 # section name printed flush left (either case); any other line (a dmesg line, lspci's, prose) ends a block, and does
 # nothing when none is open
 _OPENERS = frozenset("G=TDCA" + "".join(k[0] + k[0].upper() for k in _KNOWN_SECTIONS))
-_MARKER = re.compile(r"\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
+_MARKER = re.compile(r"(?<!\s)\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
 
 
 @dataclass

@@ -33,6 +33,13 @@ _ELISION_MORE = re.compile(r"^\s*(?:(?:#|//)\s*)?(?:[\[(<]\s*[\w ,]{0,30}?\btrun
                            r"|[\[(]cut\b[^\])\n]{0,80}[\])]|-*\s*(?:8<|\u2702)[\s-]*|\.(?: \.){2,})\s*$",
                            re.IGNORECASE)  # (truncated) [truncated] [cut] # [cut: the rest of the log] -- 8< -- ✂ . . .
 _CUT_FIRST = (".", "…", "[", "(", "<", "-", "/", "#", "8", "\u2702")  # how a poster's cut starts (_ELISION)
+_CUT_CHARS = 300  # a cut mark is a few words (_WORDS: 60 a side): a longer line is none, and is not retried
+
+
+def _cut_mark(s: str) -> bool:
+    """``s`` (stripped) is a poster's cut mark; bounded work (review 55 F11: _ELISION's runs of blanks beside
+    its optional parts are retried split by split, quadratic on a long line)."""
+    return len(s) <= _CUT_CHARS and bool(_ELISION.match(s) or _ELISION_MORE.match(s))
 _HEADER = re.compile(r"^#\s*source:", re.I)
 _HEADER_MORE = re.compile(r"^#\s*(shows|conclusion|expect|note|tuned)\b[^:]*:", re.I)
 MAX_LINES = 2_000_000  # a capture (even an unpacked bug report) longer than this is refused before parsing
@@ -204,7 +211,7 @@ def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line],
             continue
         if first == "\\" and head.startswith("\\#"):  # markdown's escaped '#' (a dmon or nccl-tests header in a post)
             unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
-        if first in _CUT_FIRST and (_ELISION.match(unquoted) or _ELISION_MORE.match(unquoted)):
+        if first in _CUT_FIRST and _cut_mark(unquoted.strip()):
             cuts.append(Cut(n, unquoted))
             pairs[i] = cuts[-1]
         elif type(pairs[i]) is not Line or unquoted is not pairs[i][1]:

@@ -17,7 +17,7 @@ from gpuvet.captures.text import Line, reading
 _ROW = re.compile(r"^\s*\|([^|]*)\|([^|]*?)\|?\s*$")  # a cut last row keeps its cells without the closing rail
 _RULE = re.compile(r"^\s*\+[-=]+\+[-=]*\+?\s*$")  # a two-column rule (its last '+' may be cut); '+---+---+---+' is not
 _VERDICT = re.compile(r"^(Result|Status):\s*(\w+)")
-_MIB = re.compile(r"(\S+)\s*MiB\b")
+_MIB = re.compile(r"(?<!\S)(\S+)\s*MiB\b")  # tried from a word's start only: linear (review 55 F12)
 _BDF = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 _MAX_MIB = (1.0, float(2**24))  # 16 TiB: no device's memory; a larger size is a corrupt reading
 KINDS = {"discovery": "xpu-smi discovery", "diag": "xpu-smi diag", "health": "xpu-smi health"}
