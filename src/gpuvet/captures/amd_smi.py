@@ -34,7 +34,7 @@ _AMD_TABLE = re.compile(r"^(ACCESS|WEIGHT|HOPS|LINK TYPE|LINK STATUS|NUMA BW|FB 
 _ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
 _ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*)$")
 _ROCM_DRIVER = re.compile(r"^Driver version:\s*(\S{1,40})\s*$")
-_ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=+.*=+$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
+_ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=.*=$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
 _RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-z]+),\s*([0-9a-fA-F]{1,2}):"
                          r"([0-9a-fA-F]{1,2})\.(\d)\s*$")
 _RBT_OTHER = re.compile(r"^\s*(RocmBandwidthTest Version|Launch Command is|Device:\s*\d+,|D/D\s|Inter-Device|"

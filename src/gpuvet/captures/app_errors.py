@@ -207,7 +207,9 @@ def printed(text: str, at: int) -> bool:
     quotes = list(_QUOTE.finditer(before))
     if len(quotes) % 2:  # inside a quoted string: only a tool's own quoting ("Test CUDA failure common.cu:986 '…'")
         return bool(_TOOL_QUOTES.search(before[:quotes[-1].start()]))
-    head = _DOTTED.sub("", before.rstrip())
+    head = before.rstrip()  # less the module path before the name (a short one: searched in the last 200 characters)
+    if (path := _DOTTED.search(head, max(0, len(head) - 200))) is not None:
+        head = head[:path.start()]
     return (not re.search(r"[A-Za-z]", head) or bool(_ENDS_AS_LABEL.search(head)) or bool(_LABEL.search(head))
             or bool(_EARLIER_SENTENCE.search(before.rstrip())))
 

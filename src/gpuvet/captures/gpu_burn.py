@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from gpuvet.captures.text import Line
 
 # a progress line as pasted: bare, or quoted or set in markdown inside a post ('"30.0%  proc'd: …')
-_PROGRESS = re.compile(r"^\s*[\"'`*>]*\s*[\d.]+%\s+proc'd:\s*(.*?)\s+errors:\s*(.*?)(?:\s+temps:\s*(.*))?\s*$")
-_WORK = re.compile(r"(-?\d+) \([\d.]+ Gflop/s\)")
+# (each cell starts and ends on a non-blank, or is absent: no run of blanks split two ways, review 55)
+_PROGRESS = re.compile(r"^\s*(?:[\"'`*>]+\s*)?[\d.]+%\s+proc'd:(?:\s*(\S(?:.*?\S)??))?\s+errors:\s*((?:\S(?:.*?\S)??)?)"
+                       r"(?:\s+temps:\s*(.*))?\s*$")
+_WORK = re.compile(r"(?<!\d)(-?\d+) \([\d.]+ Gflop/s\)")
 _ERRORS = re.compile(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
-_TEMP = re.compile(r"(\d+) C\b")
+_TEMP = re.compile(r"(?<!\d)(\d+) C\b")
 _TESTED = re.compile(r"^\s*Tested (\d+) GPUs?:\s*$")
 _VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\b[^:]{0,60}$")
 _INIT_ERROR = re.compile(r"^\s*Couldn't init a GPU test: (.{1,200})$")
@@ -111,7 +113,7 @@ def _note(out: GpuBurnParse) -> str:
 
 def _progress(out: GpuBurnParse, p: re.Match[str]) -> None:
     """A progress line: the last one read wins (it holds the run's totals)."""
-    out.work = [int(w) for w in _WORK.findall(p.group(1))]
+    out.work = [int(w) for w in _WORK.findall(p.group(1) or "")]
     found = _ERRORS.findall(p.group(2))
     out.errors = [int(n) for n, _ in found]
     out.died = {i for i, (_, mark) in enumerate(found) if mark == "DIED"}

@@ -21,7 +21,9 @@ from gpuvet.captures.text import Line
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
 # host:pid:tid [dev], then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
 _LOG = re.compile(
-    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|\*{2,}|x{3,}|X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):(?P<pid>\d{1,9}):"
+    # (a run of '*' or 'x' taken from its start only: linear on a long one, review 55)
+    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):"
+    r"(?P<pid>\d{1,9}):"
     r"(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
     r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+(?:\([\w:~]{1,120}\)\s+)?)?"
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")

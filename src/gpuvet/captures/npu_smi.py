@@ -21,9 +21,9 @@ MAX_MODULES = 4096
 _BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
 _HEAD = re.compile(r"^\s*\|\s*(NPU\s+Name|Chip\b|npu-smi\s+\S+\s+Version:|NPU\s+Chip\s)")
 _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
-_USAGE = re.compile(r"([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
+_USAGE = re.compile(r"(?<![-+\w.])([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
 _MAX_MIB = 2**24  # 16 TiB: no chip's memory; a larger total is a corrupt reading (the backend bounds it closer)
-_NO_PROCESS = re.compile(r"^\s*\|?\s*No running processes found in NPU \d+", re.I)
+_NO_PROCESS = re.compile(r"^\s*(?:\|\s*)?No running processes found in NPU \d+", re.I)
 _HEALTH_COMMAND = re.compile(r"npu-smi\s+info\s+-t\s+health\s+-i\s+(\d{1,4})(?:\s+-c\s+(\d{1,3}))?")
 _HEALTH_STATUS = re.compile(r"^\s*Health Status\s*:\s*(\w+)\s*$")
 _ERROR_CODE = re.compile(r"^\s*(Error Code|Error Information)\s*:\s*(\S.*?)\s*$")

@@ -21,7 +21,7 @@ _TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\w*)\b[\w ]{0,30}?\b(
                     re.IGNORECASE)  # "RDMA_Write BW Test", "RDMA_Write Post List BW Test"
 _UNITS = re.compile(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[(MB|Gb|MiB)/sec\]",
                     re.IGNORECASE)
-_ROW = re.compile(r"^\s*\**\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\**\s*$")
+_ROW = re.compile(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s*\*+)?\s*$")
 _DEVICE = re.compile(r"\bDevice\s+:\s*([\w.-]+)")
 _LINK = re.compile(r"\bLink type\s+:\s*(\w+)")
 _RULE = re.compile(r"^\s*-{20,}\s*$")
@@ -38,7 +38,7 @@ _HEADLESS = re.compile(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|
                        r"Unable to init the socket connection|exchange data between server and clients|"
                        r"No IB devices found|Completion with error at (?:client|server)|Failed status \d+: wr_id|"
                        r"Couldn't allocate MR|Couldn't read remote address")
-_HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|\s*(local|remote) address:.*)$")
+_HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|(local|remote) address:.*)$")
 
 
 @dataclass(frozen=True)

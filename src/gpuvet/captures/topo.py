@@ -286,7 +286,7 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
 _P2P = {"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}  # topo -p2p's statuses (its own legend)
 
 
-_P2P_LEGEND = re.compile(r"^\s*(?:Legend:?|(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+=\s+\S.*)?\s*$")
+_P2P_LEGEND = re.compile(r"^\s*(?:(?:Legend:?|(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+=\s+\S.*)\s*)?$")
 
 
 def _p2p_legend(lines: list[Line]) -> int:

@@ -42,7 +42,7 @@ _SCALING_ROW = re.compile(r"^(\d+)\s+((?:\S+\s*)+)$")
 _META = re.compile(r"^(Bytes Per Direction|Averages \(During|Average\s+bandwidth|Aggregate bandwidth|Aggregate \(CPU\)|"
                    r"Executor:|Iter \d+\s*\||StandardDev\s*\||Summary:|GPU-GFX All-To-All|- Copying|RTotal|"
                    r"\[WARN\]|\[[A-Za-z0-9 ]+(Related)?\]\s*$|[A-Z][A-Z0-9_]+\s+=\s+\S+ :|=+\s*$|CPU->CPU\s+CPU->GPU|##|"
-                   r"(\S+=\S+\s+)*(\S*/)?TransferBench\b)")
+                   r"([^\s=]+=\S+\s+)*(\S*/)?TransferBench\b)")
 
 
 @dataclass(frozen=True)

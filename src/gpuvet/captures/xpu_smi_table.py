@@ -16,9 +16,9 @@ _TITLE = re.compile(r"XPU-SMI\b(?:\s+v?([\w.]+))?(?:.*?\bDriver:\s*(\S+))?", re.
 _RULE = re.compile(r"^\s*\+[-=+]+\s*$")
 _BDF = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _FIRST = re.compile(r"^\s*(\d+)\b(.*?)\s*(?:\b(On|Off|N/A)\s*)?$")  # GPU index, name, Persistence-M
-_POWER = re.compile(r"(?:(\d+(?:\.\d+)?)\s*W|N/A)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")  # usage (or N/A) / cap
+_POWER = re.compile(r"(?:(?<!\d)(\d+(?:\.\d+)?)\s*W|N/A)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")  # usage (or N/A) / cap
 _TEMP = re.compile(r"\b(\d+(?:\.\d+)?)\s*C\b")
-_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*MiB\s*/\s*(\d+(?:\.\d+)?)\s*MiB\b")
+_MEMORY = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*MiB\s*/\s*(\d+(?:\.\d+)?)\s*MiB\b")
 UNNAMED = "Intel GPU (xpu-smi printed no name)"  # the vendor is known: the tool is Intel's
 _HEADS = ("Bus-Id", "Memory-Usage", "Pwr:Usage/Cap", "Persistence-M", "Compute M.", "GPU-Util")
 
