@@ -4,6 +4,7 @@ module's imports from its syntax tree (no import runs) and hold them to the rule
 from __future__ import annotations
 
 import ast
+import gc
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -29,8 +30,18 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
 
 @cache
 def trees() -> tuple[tuple[str, Path, ast.Module], ...]:
-    """(module name, path, syntax tree) of every module of the package, parsed once."""
-    return tuple((_module_name(p), p, ast.parse(p.read_text(), str(p))) for p in sorted((SRC / "gpuvet").rglob("*.py")))
+    """(module name, path, syntax tree) of every module of the package, parsed once. The trees'
+    million nodes live as long as the test worker: they are made with the collector paused and then
+    set aside from its walks (gc.freeze), which otherwise went over them again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return tuple((_module_name(p), p, ast.parse(p.read_text(), str(p)))
+                     for p in sorted((SRC / "gpuvet").rglob("*.py")))
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 def imports_of(module: str, path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
