@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
@@ -66,12 +67,12 @@ class AerParse:
         return d is not None and (d.vendor == NVIDIA or d.driver in GPU_DRIVERS)
 
 
-def parse(lines: list[Line]) -> AerParse:
+def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
     """Each device's AER lines; an error bit named before its device's severity line (an excerpt that starts
-    inside the kernel's block) is that device's once the severity line comes."""
+    inside the kernel's block) is that device's once the severity line comes. ``marks``: the whole text's."""
     out = AerParse()
     early: dict[str, list[tuple[Line, str]]] = {}
-    for ln in _candidates(lines):
+    for ln in _candidates(lines, marks):
         s = ln.text
         if (m := _ERROR.search(s)) is not None:
             d = _device(out, m, ln)
@@ -108,14 +109,22 @@ def parse(lines: list[Line]) -> AerParse:
     return out
 
 
+_WORDS = ("PCIe Bus Error: severity=", "error status/mask=", "received", "recover")  # _candidates' literals
+_NAMING = (_ERROR, _DEVICE, _FROM, _RECOVERY)  # the patterns that name a device (a bit's line needs one named)
 # what a _BIT line holds past its device's bus id (the other three patterns each hold a literal: see _candidates)
 _BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\s*\] [A-Za-z]")
 
 
-def _candidates(lines: list[Line]) -> list[Line]:
+def _candidates(lines: list[Line], marks: Marks | None = None) -> list[Line]:
     """The lines one of the four patterns can match, found with literal tests first (each pattern's own words:
     a bug report's dmesg is mostly other drivers' lines, and four regex searches of each cost seconds); every
-    AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint)."""
+    AER line names its device's bus, 'dev:fn: ' (a dmesg stamp's '] ' alone is no hint). A bit's line is a
+    device's only once a line of the others names one, and each of those holds one of _WORDS: where no line
+    holding one does (a bug report's 'recover' is the NVIDIA driver's Xid 154), none is read and no line is
+    tested for a bit's hint (issue 43: that test of every line was most of a bug report's AER time)."""
+    named = [lines[i] for i in holding(lines, _WORDS, marks)]  # the words the whole text lacks: not tested
+    if not any(p.search(ln.text) for ln in named if len(ln.text) <= _LONGEST for p in _NAMING):
+        return []
     return [ln for ln in lines if len(s := ln.text) <= _LONGEST
             and ("PCIe Bus Error: severity=" in s or "error status/mask=" in s or "received" in s or "recover" in s
                  or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)

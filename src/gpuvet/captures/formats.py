@@ -198,6 +198,11 @@ def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
+def _aer(lines: list[Line], where: str, marks: Marks) -> Parsed:
+    got = aer.parse(lines, marks)  # the words it looks for that the text lacks are not tested on each line
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
 def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = app_errors.parse(lines, marks)  # its words searched only where some casing of them is in the text
     return Parsed(got, got.claimed, found=bool(got.claimed))
@@ -367,7 +372,7 @@ FORMATS: tuple[Format, ...] = (
     Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True,
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
-    Format("kernel AER", "aer", _one(aer.parse), SHARED, markers=_AER_MARKS),
+    Format("kernel AER", "aer", Gated(_aer), SHARED, markers=_AER_MARKS),
     Format("device plugin or dcgm-exporter Xids", "kernel", _one(plugin_xids.parse), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS")),  # the monitors' Xid words, beside the kernel's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),

@@ -200,7 +200,10 @@ def holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None = Non
     present = [w for w in words if marks is None or marks.may(w)]
     if not present:
         return []
-    a, b, c = (present * 3)[:3]  # fewer than three: one tested again (never a wrong answer)
+    if len(present) == 1:
+        word = present[0]
+        return [i for i, ln in enumerate(lines) if word in ln.text]
+    a, b, c = (present * 2)[:3]  # two: one tested again (never a wrong answer)
     if len(present) <= 3:
         return [i for i, ln in enumerate(lines) if a in (s := ln.text) or b in s or c in s]
     more = present[3:]
