@@ -9,7 +9,8 @@ from gpuvet.captures.formats import FORMATS
 from gpuvet.captures.marks import Marks
 from gpuvet.captures.text import clean
 
-XID_154 = "[ 8007.43] NVRM: Xid (PCI:0000:9a:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"
+XID_154 = ("[ 8007.43] NVRM: Xid (PCI:0000:9a:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+           "(Node Reboot Required)")
 BIT = "[ 9.1] pcieport 0000:00:01.0: AER:   [ 0] RxErr"
 NOISE = "[ 1.000000] usb 1-1.3: new high-speed USB device number 7 using xhci_hcd\n" * 1200  # past 64 KiB: triples
 
