@@ -73,7 +73,7 @@ class CudaSamplesParse:
 def parse(lines: list[Line]) -> CudaSamplesParse:
     out = CudaSamplesParse()
     text = "\n".join(ln.text for ln in lines[:4000])
-    if "deviceQuery" in text or "CUDA Device Query" in text:
+    if "deviceQuery" in text or "CUDA Device Query" in text or "cudaGetDeviceCount returned" in text:  # or its tail
         _device_query(lines, out)
     if ("Bandwidth Matrix (GB/s)" in text or "Access Peer Device=" in text  # an excerpt of (P2P Writes) tables too
             or any(_P2P_TITLE.match(ln.text) for ln in lines[:4000] if "Matrix (GB/s)" in ln.text)):

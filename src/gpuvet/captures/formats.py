@@ -324,7 +324,8 @@ _HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "He
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",
-              re.compile(r"Port \d{1,3}:\s*$", re.M))
+              re.compile(r"Port \d{1,3}:\s*$", re.M),
+              re.compile(r"^\s*state:\s*PORT_[A-Z]", re.M))  # the last: ibv_devinfo without its hca_id line
 
 # nvidia-smi -q -x: smi_xml.find_span reads nothing without its root, the XML declaration or one of its tags (_MARK)
 _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>", "clocks_event_reasons>",
@@ -350,7 +351,7 @@ _PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn
                    "Unable to init", "exchange data between", "No IB devices", "Completion with error", "Failed status")
 # the CUDA samples: cuda_samples.parse's titles (deviceQuery, p2pBandwidthLatencyTest's matrices, bandwidthTest)
 _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access Peer Device=", "[CUDA Bandwidth Test]",
-                  " Bandwidth, ")
+                  " Bandwidth, ", "cudaGetDeviceCount returned")  # the last: deviceQuery's tail pasted alone
 # hip_errors: a line holding one of its _KEYS, any case (it lowers each line)
 _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
               "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs")  # and the ROCm tools' no-driver lines
@@ -387,7 +388,8 @@ FORMATS: tuple[Format, ...] = (
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
-           markers=("Inter-Device Access", "Data Path Validation")),  # its PASS/FAIL matrix (and access matrix)
+           markers=("Inter-Device Access", "Data Path Validation", " FAIL")),  # its PASS/FAIL matrix (and access
+    # matrix); ' FAIL': the matrix's rows pasted without its title (rocm_validation._untitled)
     Format(hccl.KIND, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
     Format(transferbench.PREFIX, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
     Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True, markers=_TB_MARKS),  # the GPUs it names
@@ -410,7 +412,8 @@ FORMATS: tuple[Format, ...] = (
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
-    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse), markers=("proc'd:", "Tested ")),  # progress or verdict
+    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone
+           markers=("proc'd:", "Tested ", "Couldn't init a GPU test")),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,

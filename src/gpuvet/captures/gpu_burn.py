@@ -55,7 +55,7 @@ class GpuBurnParse:
 
     @property
     def ran(self) -> bool:
-        return bool(self.verdicts or self.work)
+        return bool(self.verdicts or self.work or self.init_errors)  # its init error alone: it started
 
     def faulty_run(self, gpu: int) -> BurnRun | None:
         """The first run that called the GPU FAULTY."""
@@ -69,7 +69,7 @@ class GpuBurnParse:
 
 def parse(lines: list[Line]) -> GpuBurnParse:
     out = GpuBurnParse()
-    if not any("proc'd:" in ln.text or _TESTED.match(ln.text) for ln in lines):
+    if not any("proc'd:" in ln.text or _TESTED.match(ln.text) or _INIT_ERROR.match(ln.text) for ln in lines):
         return out
     in_verdict = cut = False
     for ln in lines:

@@ -61,11 +61,13 @@ class NicToolsParse:
     netdevs: dict[tuple[str, int], tuple[str, bool]] = field(default_factory=dict)  # ibdev2netdev
 
 
-def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str]) -> tuple[list[_Device], set[int]]:
-    """Devices and their ports from an indented listing: a device line, keys, port lines, keys."""
-    devices: list[_Device] = []
+def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str],
+            unnamed: str | None = None) -> tuple[list[_Device], set[int]]:
+    """Devices and their ports from an indented listing: a device line, keys, port lines, keys. ``unnamed``:
+    the listing's first device is pasted without its device line (the keys before any are its own)."""
+    current: _Device | None = _Device(unnamed) if unnamed else None
+    devices: list[_Device] = [current] if current else []
     claimed: set[int] = set()
-    current: _Device | None = None
     where: _Port | None = None
     for ln in lines:
         if (m := head.match(ln.text)) is not None:
@@ -112,6 +114,21 @@ def _unnamed_ca(lines: list[Line], claimed: set[int]) -> list[_Device]:
     return [device] if device.ports else []
 
 
+UNNAMED_HCA = "unnamed HCA"
+
+
+def _unnamed_hca(lines: list[Line], claimed: set[int]) -> list[_Device]:
+    """ibv_devinfo pasted without its first ``hca_id:`` line (a grep, a cut header): the keys before the first
+    hca_id are an adapter the paste does not name, where a port of theirs reads ibv_devinfo's own state word
+    (``PORT_ACTIVE (4)``, ``PORT_DOWN (1)``); nothing else is taken for it."""
+    first = next((i for i, ln in enumerate(lines) if _IBV_HCA.match(ln.text)), len(lines))
+    devices, taken = _blocks(lines[:first], _IBV_HCA, _IBV_PORT, unnamed=UNNAMED_HCA)
+    if not any(p.values.get("state", "").startswith("PORT_") for d in devices[:1] for p in d.ports.values()):
+        return []
+    claimed |= taken
+    return devices[:1]
+
+
 def _word(text: str | None) -> str:
     """"Active" / "PORT_ACTIVE (4)" / "4: ACTIVE" -> ACTIVE; physical states as sysfs spells them."""
     if not text:
@@ -148,6 +165,7 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     ibstat = ibstat or _unnamed_ca(lines, claimed)
     ibv, more = _blocks([ln for ln in lines if ln.no not in claimed], _IBV_HCA, _IBV_PORT)
     claimed |= more
+    ibv = _unnamed_hca([ln for ln in lines if ln.no not in claimed], claimed) + ibv
     found: dict[str, Nic] = {}
     for d in ibstat:
         found.setdefault(d.name, Nic(d.name, d.values.get("ca type"), None,

@@ -74,6 +74,7 @@ def parse(lines: list[Line]) -> RbtValidation:
     _access(lines, out)
     start = next((i for i, ln in enumerate(lines) if _TITLE.match(ln.text)), None)
     if start is None:
+        _untitled(lines, out)
         return out
     names = _names(lines)
     out.claimed.add(lines[start].no)
@@ -96,6 +97,34 @@ def parse(lines: list[Line]) -> RbtValidation:
         out.notes.append(f"rocm-bandwidth-test: 'Data Path Validation' at line {lines[start].no} without a row of "
                          "PASS/FAIL cells (cut?): nothing to judge")
     return out
+
+
+def _untitled(lines: list[Line], out: RbtValidation) -> None:
+    """The matrix pasted without its 'Data Path Validation' title (a grep for FAIL, the block around it): rows
+    of PASS/FAIL/N/A cells are its own words. Their columns are the 'D/D' line's above them, else, where
+    the rows are square and numbered 0..n-1 in order (each row a device, each cell one), those numbers."""
+    at = next((i for i, ln in enumerate(lines) if (r := _ROW.match(ln.text)) and "FAIL" in r.group(2)), None)
+    if at is None:
+        return
+    while at > 0 and (not lines[at - 1].text.strip() or _ROW.match(lines[at - 1].text)):
+        at -= 1  # back to the block's first row
+    rows = [(ln, r) for ln in lines[at:] if ln.text.strip() for r in [_ROW.match(ln.text)]]
+    rows = rows[:next((k for k, (_, r) in enumerate(rows) if r is None), len(rows))]
+    head = next((c for ln in reversed(lines[:at]) if ln.text.strip() for c in [_COLUMNS.match(ln.text)]), None)
+    cells = [(ln, int(r.group(1)), r.group(2).split()) for ln, r in rows if r is not None]
+    square = [n for _, n, _ in cells] == list(range(len(cells))) and all(len(c) == len(cells) for _, _, c in cells)
+    columns = [int(x) for x in head.group(1).split()] if head else list(range(len(cells))) if square else []
+    if not columns:
+        out.notes.append("rocm-bandwidth-test: PASS/FAIL rows without their header, not square: columns unknown")
+        return
+    names = _names(lines)
+    for ln, src, row in cells:
+        for dst, cell in zip(columns, row, strict=False):
+            if cell != "N/A":
+                out.checks.append(CopyCheck(names.get(src, f"Device {src}"), names.get(dst, f"Device {dst}"),
+                                            cell == "PASS", ln.no))
+        out.claimed.add(ln.no)
+    out.notes.append("rocm-bandwidth-test: a PASS/FAIL matrix without its 'Data Path Validation' title, read as it")
 
 
 def _access(lines: list[Line], out: RbtValidation) -> None:
