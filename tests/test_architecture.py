@@ -522,19 +522,17 @@ def test_the_where_to_add_table_names_places_that_exist() -> None:
 
 
 # --- a captured format is one unit: one protocol, one ordered list (issue 45) ---
-CAPTURE_WALK = ("gpuvet.captures.read", "gpuvet.captures.formats",  # the walk and the list it walks
-                "gpuvet.captures.sections")  # and the same walk a bug report's section at a time (issue 43)
+CAPTURE_WALK = ("gpuvet.captures.read", "gpuvet.captures.formats")  # the walk and the list it walks
 
 
 def test_a_captured_format_is_reached_through_formats_alone() -> None:
     """captures/read.py imports no parser module (it walks FORMATS of captures/formats.py, the one
     list), and no parser imports read or formats to fill a FileCapture itself: it returns its parse
-    and its Format says which field that fills. captures/sections.py is the same walk, a bug report's section
-    at a time (it merges rotated kernel logs' parses, so it knows that reader's records)."""
+    and its Format says which field that fills."""
     captures = [(m, line, n) for m, line, n in edges() if m.startswith("gpuvet.captures.") and n.count(".") >= 2
                 and n.startswith("gpuvet.captures.")]
     bad = [(m, line, n) for m, line, n in captures if m == CAPTURE_WALK[0]
-           and n.split(".")[2] not in ("formats", "text", "sections")]
+           and n.split(".")[2] not in ("formats", "text")]
     bad += [(m, line, n) for m, line, n in captures if m not in CAPTURE_WALK
             and ".".join(n.split(".")[:3]) in CAPTURE_WALK]
     assert not bad, _violations("a captured format registered outside captures/formats.py FORMATS", bad)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, Parsed, choose_smi, read_quoted
+from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi, read_quoted
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -164,10 +164,6 @@ def _parse(held: list[str], where: str) -> FileCapture:
     _refuse_long_numbers(text, where)
     bug_report = bool(_BUNDLE.search(text[:20000]))
     del text
-    if bug_report:  # a section at a time where that reads the same (captures/sections.py); else the whole text
-        from gpuvet.captures.sections import read_sections
-        if (by_section := read_sections(held[0], where)) is not None:
-            return by_section
     cleaned = clean(held)  # given up: clean lets the text go once the lines are made
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
@@ -204,12 +200,12 @@ def _refuse_long_numbers(text: str, where: str) -> None:
                            "writes one", where=where, fix="give the tool's output as it printed it.")
 
 
-def _walk(fc: FileCapture, lines: list[Line], where: str, record: dict[str, Parsed] | None = None) -> set[int]:
+def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     """Each format of FORMATS in turn, on the lines its ``lines`` says, filling its field and naming
     the kinds it found; then the module list from the table, the CSV or nccl-tests' device lines
     where no -q gave one (named where -q would be). A format whose markers the text lacks is not
     run (issue 43: it would find nothing; a bug report is mostly other tools' lines). The lines
-    claimed. ``record``: each format's find kept by name too, and no module list chosen (sections.py merges)."""
+    claimed."""
     claimed: set[int] = set()
     kept: dict[str, object] = {}
     present, unclaimed = Marks(lines), _Unclaimed(lines)
@@ -224,13 +220,11 @@ def _walk(fc: FileCapture, lines: list[Line], where: str, record: dict[str, Pars
         if seen is None:  # nothing claimed since the run's leader came (skipped formats claim nothing)
             seen = lines if mode == ALL else unclaimed.now(claimed)
         parsed = fmt.run(seen, where, present)
-        if record is not None:
-            record[fmt.name] = parsed
         claimed |= parsed.claimed
         fc.kinds += parsed.kinds or ((fmt.name,) if parsed.found else ())
         _fill(fc, fmt, parsed.value, kept)
         smi_at = len(fc.kinds) if fmt.field == "smi" else smi_at
-    if record is None and (kind := choose_smi(fc, kept, lines)) is not None:
+    if (kind := choose_smi(fc, kept, lines)) is not None:
         fc.kinds.insert(smi_at, kind)
     return claimed
 

@@ -96,13 +96,12 @@ _SNIP = re.compile(r"snip|[\[(]cut", re.I)  # or this (_ELISION's [snip], <snip>
 _SNIPS = ("snip", "[cut", "(cut")
 
 
-def clean(text: str | list[str], first: int = 1) -> Cleaned:
+def clean(text: str | list[str]) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
     C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
     a fence, an escaped '#' or a cut mark (found by str.find over the text) and those decorations.peel
     changed are looked at one by one. The text given in a list is taken out of it: clean then lets it
-    go once the lines are made, where peel does not read it (a bug report's text beside its lines). ``first``:
-    the number of the text's first line in its file (a bug report's section, read.py, keeps the file's numbers)."""
+    go once the lines are made, where peel does not read it (a bug report's text beside its lines)."""
     if isinstance(text, list):
         text = text.pop()
     if "\r" in text:  # most captures have none: no copy of the whole text made for them
@@ -114,11 +113,11 @@ def clean(text: str | list[str], first: int = 1) -> Cleaned:
     notes = _long_lines(parts)
     marked = _marked(text)
     with _collector_paused():
-        lines = list(map(_MADE, repeat(Line), zip(count(first), parts)))
+        lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
     same = sum(map(len, parts)) + len(parts) - 1 == len(text)  # nothing right-stripped: the lines are the text
     del parts
     if lines and lines[0].text.lstrip().startswith("\ufeff"):
-        lines[0], same = Line(lines[0].no, lines[0].text.lstrip("\ufeff")), False
+        lines[0], same = Line(1, lines[0].text.lstrip("\ufeff")), False
     lines, header = _skip_header(lines)
     whole = text if same and not header else None  # the lines' text already (no second copy joined)
     del text  # else peel joins the cleaned lines: the text as read is not held beside them (one line right-stripped)
