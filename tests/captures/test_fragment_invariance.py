@@ -275,3 +275,37 @@ def test_ibv_devinfo_without_its_hca_id_line_still_reads_the_port(tmp_path: Path
     assert [c for c, _, _ in _doctor_on(block, tmp_path)] == ["nic_port_down_undeclared"]
     healthy = block.replace("PORT_DOWN (1)", "PORT_ACTIVE (4)")
     assert _doctor_on(healthy, tmp_path) == []
+
+
+_Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_FLUSH = ("three 'Key : value' lines alone, their common indent peeled (flush left): -q's reader opens no module "
+          "on a flush-left key (prose's 'Name : value' lines look the same), so 'Product Brand : Unknown Error' "
+          "without its GPU line is not read")
+_Q_SAMPLES = ("smi_q_h100_2gpu.txt", pytest.param("fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt",
+                                                  marks=pytest.mark.xfail(reason=_FLUSH, strict=True)))
+
+
+@pytest.mark.parametrize("path", _Q_SAMPLES)
+def test_a_q_block_without_its_gpu_line_is_named_by_its_bus_id_field(path: str, tmp_path: Path) -> None:
+    """The middle of a -q dump: one GPU's block pasted from the line after 'GPU 0000…'. Its findings are the
+    whole file's on that module, named by the block's own 'Bus Id' field (a block without one: the unnamed
+    module, 'bus id not in the excerpt')."""
+    sample = next(s for s in FAULTY if s.path == path)
+    body = sample_text(sample)[1].split("\n")
+    heads = [i for i, s in enumerate(body) if _Q_GPU.match(s)]
+    for k, i in enumerate(heads):
+        block = body[i + 1:heads[k + 1] if k + 1 < len(heads) else len(body)]
+        bus = _Q_GPU.match(body[i]).group(1)[-7:].upper()  # type: ignore[union-attr]
+        want = {(s.cause, s.severity) for s in plain(sample) if s.module and s.module.endswith(bus)}
+        named = bus if any("Bus Id" in s for s in block) else "GPU (bus id not in the excerpt)"  # else: unnamed
+        got = _doctor_on("\n".join(block), tmp_path)
+        assert want and want <= {(c, sev) for c, m, sev in got if m and m.endswith(named)}, (bus, got)
+        assert len({m for _, m, _ in got}) == 1  # one module, not the block's twice under two names
+
+
+def test_a_q_block_without_gpu_line_nor_bus_id_is_the_unnamed_module(tmp_path: Path) -> None:
+    q = ("    Clocks Event Reasons\n        Idle                              : Not Active\n"
+         "        HW Slowdown                       : Active\n    ECC Mode\n"
+         "        Current                           : Disabled\n        Pending                           : Disabled\n")
+    got = _doctor_on(q, tmp_path)
+    assert ("ecc_disabled", "GPU (bus id not in the excerpt)", "warn") in got

@@ -144,6 +144,7 @@ def _finish(r: _Reader) -> SmiText:
     """The modules that hold fields, merged where -q was printed twice, with the notes of the pass."""
     out = r.out
     read = [m for m in out.modules if m.fields and not _stray_pid(m)]
+    out.notes += _named_by_bus_field(read)
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
@@ -156,6 +157,24 @@ def _finish(r: _Reader) -> SmiText:
     if r.flush:
         out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(r.flush)}: read as sections")
     return out
+
+
+_BUS_VALUE = re.compile(r"^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$")
+
+
+def _named_by_bus_field(modules: list[SmiTextModule]) -> list[str]:
+    """An excerpt cut below its 'GPU xxxx' line that still holds the PCI section's 'Bus Id' names its module by
+    it, as the GPU line would (one Bus Id per block: -q prints it once); a bus id another block names is left."""
+    named = {m.bus_id for m in modules if not m.bus_id.startswith(UNNAMED)}
+    notes: list[str] = []
+    for m in modules:
+        ids = {v.strip() for p, v in m.fields.items() if p.rsplit("/", 1)[-1] == "Bus Id"}
+        if m.bus_id.startswith(UNNAMED) and len(ids) == 1 and (b := _BUS_VALUE.match(ids.pop())) is not None \
+                and bus(b.group(1)) not in named:
+            notes.append(f"nvidia-smi -q: a block without its 'GPU …' line named by its Bus Id field ({b.group(1)})")
+            m.bus_id = bus(b.group(1))
+            named.add(m.bus_id)
+    return notes
 
 
 def _bound(lines: list[Line], where: str) -> None:
