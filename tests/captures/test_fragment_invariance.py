@@ -309,3 +309,23 @@ def test_a_q_block_without_gpu_line_nor_bus_id_is_the_unnamed_module(tmp_path: P
          "        Current                           : Disabled\n        Pending                           : Disabled\n")
     got = _doctor_on(q, tmp_path)
     assert ("ecc_disabled", "GPU (bus id not in the excerpt)", "warn") in got
+
+
+@pytest.mark.parametrize("last", [12, 6, 3])
+def test_the_last_lines_of_an_nccl_tests_run_keep_its_wrong_values(last: int, tmp_path: Path) -> None:
+    """The tail a poster pastes: the rows and summary (12), the last rows without the header (6), the summary
+    alone (3, '# Out of bounds values : 2 FAILED'): the wrong values found in each."""
+    sample = next(s for s in FAULTY if s.path == "nccl_all_reduce_8gpu_wrong.txt")
+    tail = "\n".join(sample_text(sample)[1].rstrip("\n").split("\n")[-last:])
+    assert ("data_corruption_in_transfer", None, "critical") in _doctor_on(tail, tmp_path)
+
+
+def test_a_topo_matrix_without_its_header_still_names_the_degraded_module(tmp_path: Path) -> None:
+    """Rows without the header that names the columns: the diagonal X and the rows' order give the columns
+    (GPU rows only too: the NIC columns then unnamed)."""
+    from tests.jobs.test_doctor_issue46 import _topo_m
+
+    rows = _topo_m({3: 16}).split("\n")
+    for fragment in (rows[1:], rows[1:9]):
+        got = _doctor_on("\n".join(fragment), tmp_path)
+        assert [(c, m) for c, m, _ in got if c == "nvlink_down"] == [("nvlink_down", "gpu3")]
