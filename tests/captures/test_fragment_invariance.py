@@ -278,11 +278,9 @@ def test_ibv_devinfo_without_its_hca_id_line_still_reads_the_port(tmp_path: Path
 
 
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
-_FLUSH = ("three 'Key : value' lines alone, their common indent peeled (flush left): -q's reader opens no module "
-          "on a flush-left key (prose's 'Name : value' lines look the same), so 'Product Brand : Unknown Error' "
-          "without its GPU line is not read")
-_Q_SAMPLES = ("smi_q_h100_2gpu.txt", pytest.param("fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt",
-                                                  marks=pytest.mark.xfail(reason=_FLUSH, strict=True)))
+# the second: three 'Key : value' lines alone, their common indent peeled (flush left): 'Product Name', a block's
+# first key, opens the module (smi_text._OPENS), so 'Product Brand : Unknown Error' is read without its GPU line
+_Q_SAMPLES = ("smi_q_h100_2gpu.txt", "fresh_e/smiq_dcgmexp319_a10g_unknown_error.txt")
 
 
 @pytest.mark.parametrize("path", _Q_SAMPLES)

@@ -102,8 +102,8 @@ def _step(r: _Reader, ln: Line) -> None:
     elif kv and kv.group(1) and r.node_section and r.current is None:
         r.run.append(ln.no)
         r.kv_in_run += 1
-    elif kv and (kv.group(1) or r.current is not None or kv.group(2).strip() in _PROCESS_HEAD):  # a flush-left
-        _key_value(r, ln, kv)  # excerpt of Processes (a paste dedented) starts a module too
+    elif kv and (kv.group(1) or r.current is not None or kv.group(2).strip() in _OPENS):  # a flush-left
+        _key_value(r, ln, kv)  # excerpt of Processes, or of a block from its first key (a paste dedented), starts one
     elif s.strip().lower() in _KNOWN_SECTIONS and not s[:1].isspace():
         # flush left: an older driver's (or a flattened paste's) section name; an excerpt may begin
         # with one (no GPU line above it): its key/value lines make the unnamed module
@@ -219,6 +219,7 @@ def _repeats(m: SmiTextModule, stack: list[tuple[int, str]], kv: re.Match[str]) 
 
 
 _PROCESS_HEAD = ("GPU instance ID", "Process ID")  # the first key of each entry -q prints under Processes
+_OPENS = (*_PROCESS_HEAD, "Product Name")  # flush-left keys that open a module: 'Product Name' is a block's first
 _PROCESS_KEYS = frozenset(("GPU instance ID", "Compute instance ID", "Type", "Name", "Used GPU Memory"))
 
 
