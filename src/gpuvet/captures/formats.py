@@ -412,7 +412,7 @@ FORMATS: tuple[Format, ...] = (
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
-    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone
+    Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test")),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
