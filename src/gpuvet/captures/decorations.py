@@ -15,11 +15,15 @@ Line numbers never change; each peeling is said in a note.
 
 from __future__ import annotations
 
-import bisect
 import html
 import re
 from dataclasses import dataclass, field
-from typing import TypeVar
+from operator import itemgetter
+
+from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
+from gpuvet.captures.wrapping import Unwrapped as Unwrapped
+from gpuvet.captures.wrapping import unwrap as unwrap
+from gpuvet.captures.wrapping import without as without
 
 Numbered = list[tuple[int, str]]
 
@@ -87,6 +91,11 @@ def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
         whole = "\n".join(s for _, s in numbered)
     out = Peeled(_web_text(numbered, notes, whole), notes, ())
     glued = "`" in whole or ("*" in whole and "**" in whole)  # one character first (2 ms, not 17 on 20 MB)
+    # the passes after _web_text only take characters off a line: a character the text lacks is on no line of
+    # any round (where _web_text unescaped '&gt;' or '&#96;', the lines are not the text: looked at as they are)
+    quoted = ">" in whole or out.lines is not numbered
+    fenced = "`" in whole or "~" in whole or out.lines is not numbered
+    look = _quote_lines(whole) if quoted and out.lines is numbered else None  # the first round's, from the text
     if _tab_then_spaces(whole):  # an editor's tabs for 8 spaces (most texts hold none)
         out.lines = _untab(out.lines, notes)
     del whole
@@ -94,7 +103,8 @@ def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
     indented: dict[str, set[int]] = {}
     for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
         before = out.lines
-        out.lines = _unquote(out.lines, out)
+        out.lines = _unquote(out.lines, out, look) if quoted else out.lines
+        look = None  # a prefix or an indentation taken off may bring a '>' to a line's start
         if not listed:  # a list item's mark comes off once: '- - x' is a list item holding '- x'
             out.lines, listed = _unlist(out.lines, notes)
         lines, tags, note = strip_prefix(out.lines)
@@ -107,7 +117,7 @@ def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
             peeled = out.lines != before
         if round_ and not peeled:
             break
-        out.lines = _dedent(out.lines, indented, out.fences)
+        out.lines = _dedent(out.lines, indented, out.fences, fenced)
         if not peeled and out.lines == before:
             break
     for what, nos in indented.items():
@@ -136,12 +146,13 @@ def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
     as one cell), the curly quotes and ellipsis a blog or forum typesets for ' " and ... (a JSON in “…”
     reads as none; no tool prints them), and HTML entities (`-&gt;`) where the capture is not XML, whose
     own escapes they are."""
-    web = _WEB_SPACE.search(whole) is not None
+    web = not whole.isascii() and _WEB_SPACE.search(whole) is not None  # isascii: a flag the str holds (most texts)
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
     typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []
     dashed = [n for n, s in numbered if s != s.translate(_DASHES)] if web else []
     xml = _XML.search(whole[:200_000]) is not None
-    escaped = set() if xml or not _ENTITY.search(whole) else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
+    escaped = set() if xml or "&" not in whole or not _ENTITY.search(whole) else \
+        {n for n, s in numbered if "&" in s and _ENTITY.search(s)}  # '&' found at memchr's speed first
     if not spaced and not typeset and not dashed and not escaped:
         return numbered
     if spaced:
@@ -217,17 +228,35 @@ def _untab(numbered: Numbered, notes: list[str]) -> Numbered:
     return lines
 
 
-def _unquote(numbered: Numbered, out: Peeled) -> Numbered:
-    """Markdown quote marks, on any line that has them (a quote block may hold one line)."""
-    if not any(">" in s for _, s in numbered):
-        return numbered
-    lines: Numbered = []
-    for item in numbered:  # a line left as it is keeps its pair (issue 43: no copy of every line for a few '>')
-        s = item[1]
-        if s.find(">", 0, 4) >= 0 and s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
-            item, out.quoted = (item[0], s[m.end():]), out.quoted + 1
-        lines.append(item)
+def _unquote(numbered: Numbered, out: Peeled, look: list[int] | None = None) -> Numbered:
+    """Markdown quote marks, on any line that has them (a quote block may hold one line). Only the lines with
+    a '>' in their first 4 characters are looked at (``look``: those the caller found in the text), and the
+    list is copied only where one changes (issue 43)."""
+    if look is None:
+        look = [i for i, (_, s) in enumerate(numbered) if s.find(">", 0, 4) >= 0]
+    lines = numbered
+    for i in look:
+        n, s = numbered[i]
+        if s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
+            lines = list(numbered) if lines is numbered else lines
+            lines[i], out.quoted = (n, s[m.end():]), out.quoted + 1
     return lines
+
+
+_TEXT = itemgetter(1)
+_QUOTE_AT = re.compile(r"\n[^\n]{0,3}>")  # a literal newline first: the search skips from line to line at C speed
+
+
+def _quote_lines(whole: str) -> list[int]:
+    """0-based numbers of the text's lines with a '>' in their first 4 characters, in order."""
+    gt, nl = whole.find(">", 0, 4), whole.find("\n", 0, 4)
+    numbers = [0] if gt >= 0 and (nl < 0 or gt < nl) else []
+    line, last = 0, 0
+    for m in _QUOTE_AT.finditer(whole):
+        line += whole.count("\n", last, m.start() + 1)
+        numbers.append(line)
+        last = m.start() + 1
+    return numbers
 
 
 _LANGUAGE = re.compile(r" ?[A-Za-z][\w+#.-]{0,30}")  # a fence's info string, one word alone in any case: ```shell,
@@ -305,23 +334,27 @@ def _skip(s: str) -> bool:
     return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
 
 
-def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, str]) -> Numbered:
+def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, str], fenced: bool = True) -> Numbered:
     """The whole paste's common indentation where its first line sits at it (a tool's excerpt cut from its
     middle starts deeper than it goes on, -q's `Current : 1` under a cut `Link Width`: that indentation is
     the tool's), each fenced block's as far as its opening fence is indented, and 4 spaces or a tab off each
     markdown code block (lines outside fences all indented so, after a blank line or the start), as markdown
     reads them. A tool's own indented lines follow their flush-left header with no blank between: kept. A
-    line a fence was typed on (``glued``) opens or closes its block and is part of it."""
-    numbered = _dedent_run(list(numbered), 0, len(numbered), indented)
-    fences = [i for i, (_, s) in enumerate(numbered) if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE]
+    line a fence was typed on (``glued``) opens or closes its block and is part of it. ``fenced``: whether a
+    line may hold a fence's '`' or '~' (the caller's one search of the text); the list is copied only where a
+    run changes (issue 43)."""
+    given = numbered
+    numbered = _dedent_run(numbered, 0, len(numbered), indented, given=given)
+    fences = [i for i, (_, s) in enumerate(numbered) if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE] \
+        if fenced else []
     if glued:  # rare: a pass over the lines only then
         fences = sorted({*fences, *(i for i, (n, _) in enumerate(numbered) if n in glued)})
     for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
         lead = glued.get(numbered[a][0], _LEAD.match(numbered[a][1]).group(0))  # type: ignore[union-attr]
         start, end = a + (numbered[a][0] not in glued), b + (b < len(numbered) and numbered[b][0] in glued)
-        numbered = _dedent_run(numbered, start, end, indented, lead) if lead else numbered
+        numbered = _dedent_run(numbered, start, end, indented, lead, given) if lead else numbered
     inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
-    texts = [s for _, s in numbered]
+    texts = list(map(_TEXT, numbered))
     done = 0  # a markdown code block starts after a blank line (or at the start): only those lines are looked at
     for start in [0, *(i + 1 for i, s in enumerate(texts) if not s or s.isspace())]:
         if start < done or start >= len(texts) or start in inside or not _indented_or_blank(texts[start]):
@@ -331,7 +364,8 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, 
             end += 1
         if end - start >= 2:
             block = [s for s in texts[start:end] if not _skip(s)]
-            numbered = _dedent_run(numbered, start, end, indented, "\t" if block and block[0][:1] == "\t" else "    ")
+            numbered = _dedent_run(numbered, start, end, indented, "\t" if block and block[0][:1] == "\t" else "    ",
+                                   given)
         done = end
     return numbered
 
@@ -341,7 +375,7 @@ def _indented_or_blank(s: str) -> bool:
 
 
 def _dedent_run(numbered: Numbered, start: int, end: int, indented: dict[str, set[int]],
-                lead: str | None = None) -> Numbered:
+                lead: str | None = None, given: Numbered | None = None) -> Numbered:
     first = next((s for _, s in numbered[start:end] if not _skip(s)), "")
     if lead is None and not first[:1].isspace():  # the first line is flush left: nothing in common (most files)
         return numbered
@@ -354,7 +388,8 @@ def _dedent_run(numbered: Numbered, start: int, end: int, indented: dict[str, se
     what = _describe(common)
     run = [(n, s[len(common):] if s.startswith(common) else s.lstrip(" \t")) for n, s in numbered[start:end]]
     indented.setdefault(what, set()).update(n for n, s in numbered[start:end] if s.startswith(common))
-    numbered[start:end] = run  # in place (the caller's own copy): a bug report has thousands of blocks
+    numbered = list(numbered) if numbered is given else numbered  # the caller's list is never changed
+    numbered[start:end] = run  # in place (our own copy, made once): a bug report has thousands of blocks
     return numbered
 
 
@@ -377,7 +412,10 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
     host-naming kind (pdsh, docker compose) only where its names look like hosts (node07, gpu-a100-3,
     10.0.3.7) and repeat: a driver's tag (NVRM:) or a listing's keys (State:, Device:) are none."""
     body = [s for _, s in numbered[:4000] if not _skip(s)]  # a launcher prefixes every line: a sample decides
+    seen = _seen(body)
     for kind in PREFIXES:
+        if kind.label not in seen:  # C-speed searches of the sample rule most kinds out
+            continue
         matches = [_match(kind, s) for s in body]
         hits = [m for m in matches if m is not None]
         if len(hits) < 2 or not _consistent(kind, [m is not None for m in matches], len(hits)):
@@ -389,6 +427,24 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
         note = f"{len(hits)} line(s) carried the {kind.label} launcher prefix, removed ({_list(tags)})"
         return [(n, _cut(kind, s)) for n, s in numbered], tuple(tags), note
     return numbered, (), ""
+
+
+# each kind's pattern over the sample's text: '^' made the newline before each line (a literal the search skips to,
+# where a multiline '^' is tried at every character); a line's end ('$') as it is
+_AT_LINE = {kind.label: re.compile("\n" + kind.rx.pattern[1:], re.M) for kind in PREFIXES}
+
+
+def _seen(body: list[str], step: int = 512) -> set[str]:
+    """The kinds whose pattern starts two of the lines or more (a kind taken on fewer is none): each searched
+    for in the lines' text, joined ``step`` lines at a time (no copy of the whole sample held)."""
+    hits = dict.fromkeys(_AT_LINE, 0)
+    for at in range(0, len(body), step):
+        piece = "\n".join(["", *body[at:at + step]])
+        for label, rx in _AT_LINE.items():
+            end = 0
+            while hits[label] < 2 and (m := rx.search(piece, end)) is not None:
+                hits[label], end = hits[label] + 1, m.end()
+    return {label for label, n in hits.items() if n >= 2}
 
 
 def _match(kind: Prefix, s: str) -> re.Match[str] | None:
@@ -450,154 +506,3 @@ def _is_driver(tag: str) -> bool:
 
 def _list(items: list[str], most: int = 6) -> str:
     return ", ".join(items[:most]) + (f" and {len(items) - most} more" if len(items) > most else "")
-
-
-
-# --- a paste wrapped at a fixed width ---------------------------------------------------------------------------
-WRAP_WIDTHS = frozenset((72, 76, 78, 80))  # mail clients (72, 76, 78), fold and forum editors (80); 79, 100, 120 are
-# tables' own widths (nvidia-smi's old table, perftest's header, nccl-tests' rows): a wrap there cannot be told
-_WIDEST = max(WRAP_WIDTHS)
-_WRAP_MOST = 1 << 18  # characters: a text a mail client or `fold` wrapped is a post, never a bug report
-_WRAP_NEAR = 4  # lines that surely start a record, each side of a continuation: the shapes it is told from
-_WRAP_HEADS = 2  # wrapped lines at the least: one line exactly as wide as the rest could be the tool's own
-_CORPUS_HEAD = re.compile(r"#\s*(?:source|shows|conclusion|expect|note|tuned)\b", re.I)
-
-
-@dataclass(frozen=True)
-class Unwrapped:
-    """Where a wrapped paste was rejoined: the 1-based numbers of the continuation lines (their text now at the
-    end of the line before, the line itself left empty, to be dropped) and the note that says so."""
-
-    width: int = 0
-    dropped: frozenset[int] = frozenset()
-
-    def note(self) -> str:
-        return (f"{len(self.dropped)} line(s) continued the line before them, wrapped at {self.width} columns (a mail "
-                f"client, a forum editor or fold): rejoined")
-
-
-def unwrap(text: str) -> tuple[str, Unwrapped]:
-    """A paste whose long lines were cut at exactly one width (mid-token), rejoined where the evidence says so: no
-    line of the text (a corpus header aside) is longer than that width; at least two lines are exactly that wide,
-    none of them a table's frame (``+---+``, ``| … |``); each such line's pieces end in a shorter line; and each
-    piece's shape (its indentation and its first word's kinds of characters) is none of the shapes of the nearby
-    lines that surely start a record (a kernel line's tail has no '[' stamp, a table row's tail no '|', a -q
-    value's tail no indent) nor its first piece's. One wrapped line alone, a wrap at word boundaries (lines
-    shorter than the width) and a tail shaped like the records around it leave no such evidence: left as they
-    are."""
-    if len(text) > _WRAP_MOST or "\n" not in text or _wider_early(text):
-        return text, Unwrapped()
-    lines = text.split("\n")
-    head = 0
-    while head < min(12, len(lines)) and _CORPUS_HEAD.match(lines[head]):
-        head += 1
-    width = max(map(len, lines[head:]), default=0)  # at C speed: most texts stop here
-    if width not in WRAP_WIDTHS:
-        return text, Unwrapped()
-    lengths = list(map(len, lines))
-    if lengths.count(width) < _WRAP_HEADS:
-        return text, Unwrapped()
-    joins = _continuations(lines, head, _pieces(lines, lengths, head, width))
-    if len({_first(j, set(joins)) for j in joins}) < _WRAP_HEADS:
-        return text, Unwrapped()
-    joins += [j for j in range(head + 1, len(lines)) if lengths[j - 1] == width and _rule_tail(lines[j - 1], lines[j])]
-    for j in sorted(joins, reverse=True):  # a line wrapped twice: its last piece onto the middle one first
-        lines[j - 1] += lines[j]
-        lines[j] = ""
-    return "\n".join(lines), Unwrapped(width, frozenset(j + 1 for j in joins))
-
-
-def _wider_early(text: str) -> bool:
-    """A line wider than any wrap among the text's first 4 KiB, a corpus header's aside: most texts are told apart
-    here, without a split of the whole."""
-    probe = text[:4096].split("\n")[:-1]
-    return any(len(s) > _WIDEST and not _CORPUS_HEAD.match(s) for s in probe)
-
-
-def _pieces(lines: list[str], lengths: list[int], head: int, width: int) -> set[int]:
-    """The lines that may continue the line before: each after a line exactly ``width`` wide (no table frame),
-    in runs that end in a shorter, non-blank line (a wrapped line's last piece)."""
-    out: set[int] = set()
-    j = head + 1
-    while j < len(lines):
-        if lengths[j - 1] != width or _framed(lines[j - 1]):
-            j += 1
-            continue
-        run = [j]
-        while lengths[run[-1]] == width and not _framed(lines[run[-1]]) and run[-1] + 1 < len(lines):
-            run.append(run[-1] + 1)
-        last = run[-1]
-        if lines[last].strip() and lengths[last] < width:  # a frame within the run: a table's own lines
-            out.update(run)
-        j = last + 1
-    return out
-
-
-def _continuations(lines: list[str], head: int, cont: set[int]) -> list[int]:
-    """The candidate lines whose shape differs from every nearby line that surely starts a record (one after a
-    line shorter than the width) and from the record's own first line."""
-    starts = [i for i in range(head, len(lines)) if i not in cont and lines[i].strip()]
-    shapes = [_shape(lines[i]) for i in starts]
-    out = []
-    for j in sorted(cont):
-        at = bisect.bisect_left(starts, j)
-        near = set(shapes[max(0, at - _WRAP_NEAR):at + _WRAP_NEAR])
-        first, lead = lines[_first(j, cont)], _lead(lines[j])
-        if _shape(lines[j]) not in near and _shape(lines[j]) != _shape(first) and not (lead and (
-                lead == _lead(first) or (lead != " " and lines[j - 1][-1:] not in (" ", "\t")))):
-            out.append(j)  # (a piece that starts with blanks was cut at a word's space or inside a run of them:
-            # past one, the line before ends in one; one indented as its first piece is, is a record of its block)
-        else:
-            cont.discard(j)  # read as a record of its own: the pieces after it continue it, not the line before
-    return out
-
-
-def _lead(s: str) -> str:
-    return s[:len(s) - len(s.lstrip())]
-
-
-def _first(j: int, cont: set[int]) -> int:
-    """The first piece of the line whose piece ``j`` is."""
-    first = j - 1
-    while first in cont:
-        first -= 1
-    return first
-
-
-_FRAMES = "|+-=*#~_:."  # the characters tables draw their frames and rules with (rocm-smi: dots)
-
-
-def _framed(s: str) -> bool:
-    """A line a table's frame closes (``+----+``, ``| … |``, a rule of dashes): whole as it stands, exactly the
-    table's width, not the first piece of a longer one."""
-    body = s.lstrip()  # a piece cut inside a row's padding ends in spaces, not in the frame
-    return len(body) > 1 and body[0] == body[-1] and body[0] in _FRAMES
-
-
-_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
-
-
-def _rule_tail(ruled: str, s: str) -> bool:
-    """The rest of a rule (``=====``) wider than the wrap: a shorter line of nothing but the rule's character."""
-    return bool(s) and ruled[-1:] == s[0] and not s[0].isalnum() and s[0] not in " \t|" and s == s[0] * len(s)
-
-
-def _shape(s: str) -> tuple[int, str]:
-    """A line's indentation and, flush left (where a piece cut mid-token starts), the kinds in its first word's
-    first 8 characters: upper and lower case letters and digits each a run ('GPU1' A9, 'ffinity' a, '10.0%'
-    9.9%, '[' itself); indented, only its first character's kind (an indented record's key is its own word:
-    'NVLE:' under 'Link 0:' is a record all the same)."""
-    body = s.lstrip()
-    indent = len(s) - len(body)
-    if indent or not body:
-        first = body[:1]
-        return indent, "a" if first.isalpha() else "9" if first.isdigit() else first
-    return 0, _RUNS.sub(lambda m: "A" if m[0][0].isupper() else "a" if m[0][0].islower() else "9", body[:8].split()[0])
-
-
-_T = TypeVar("_T", bound=tuple[int, str])
-
-
-def without(lines: list[_T], dropped: frozenset[int]) -> list[_T]:
-    """The lines but the emptied continuations ``unwrap`` joined onto the line before them."""
-    return [ln for ln in lines if ln[0] not in dropped]
