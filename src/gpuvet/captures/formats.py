@@ -356,7 +356,7 @@ _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access P
 _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
               "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs")  # and the ROCm tools' no-driver lines
 # the NCCL/RCCL/HCCL log: every line it reads names its library ('CCL'), IB_OFF any case, a rank line 'Rank'
-_NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank")
+_NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB completion error quoted bare
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"

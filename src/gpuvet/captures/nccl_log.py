@@ -29,6 +29,9 @@ _LOG = re.compile(
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
                    r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
+# NCCL's IB completion error quoted without its 'NCCL WARN' prefix (in a sentence, a chat paste): its words are
+# NCCL's own, old ('with error 12, opcode 0') and new ('with status=12 opcode=0 … vendor err 129'), any IB plugin
+_BARE_COMPLETION = re.compile(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
 _VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
 _NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
@@ -43,7 +46,8 @@ _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
 _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
 _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
-                    r"neither|no route|reset by peer|\bstatus=[1-9]|vendor err", re.I)  # NET/IB: 'with status=12'
+                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err",
+                    re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}
@@ -139,7 +143,7 @@ class NcclLog:
 def _log_line(ln: Line) -> LogLine | None:
     text = ln.text
     if "CCL" not in text:
-        return None
+        return _bare(ln)
     m = _LOG.search(text)
     if m is not None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
@@ -151,7 +155,14 @@ def _log_line(ln: Line) -> LogLine | None:
         level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
         return LogLine(ln.no, "HCCL", level, None, int(p.group("pid")), None, p.group("src"),
                        p.group("msg").strip(), kept(text))
-    return None
+    return _bare(ln)
+
+
+def _bare(ln: Line) -> LogLine | None:
+    """NCCL's IB completion error quoted without its prefix: a WARN of a host and process not named."""
+    bare = _BARE_COMPLETION.search(ln.text) if "Got completion" in ln.text else None
+    return None if bare is None else LogLine(ln.no, "NCCL", "WARN", None, None, None, None, bare.group(0),
+                                             kept(ln.text))
 
 
 def kept(text: str) -> str:
