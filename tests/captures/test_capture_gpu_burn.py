@@ -91,3 +91,38 @@ def test_workers_that_died_before_any_verdict_are_a_finding_quoted_or_bare(capsy
     (f,) = _burn_errors(capsys, tmp_path, one)
     assert f["module"] == "GPU 0"
     assert _burn_errors(capsys, tmp_path, LIST + PROGRESS.format("0")) == []  # a cut run, nothing died
+
+
+# issue 46, batch I: gpu-burn set a GPU up and was stopped before its first progress line (a hang)
+SET_UP = ("Run length not specified in the command line.  Burning for 10 secs\n"
+          "Initialized device 0 with 7982 MB of memory (7500 MB available, using 6750 MB of it), using FLOATS\n"
+          "Initialized device 1 with 7982 MB of memory (7500 MB available, using 6750 MB of it), using FLOATS\n")
+
+
+@pytest.mark.parametrize("stop", ["\nKilling processes.. \n^C\n$ \n", "^C\n"])
+def test_a_run_stopped_before_any_progress_line_is_no_pass(capsys, tmp_path, stop):
+    got = gpu_burn.parse(clean(SET_UP + stop).lines)
+    assert got.silent and sorted(got.initialized) == [0, 1]
+    code, data = doctor_capture(capsys, tmp_path, SET_UP + stop)
+    (f,) = [f for f in data["findings"] if f["cause"] == "application_cuda_error"]
+    assert code == 1 and f["severity"] == "warn" and "no result" in str(f["evidence"]["detail"])
+    assert f["evidence"]["initialized"] == ["GPU 0 (7982 MB)", "GPU 1 (7982 MB)"]
+
+
+@pytest.mark.parametrize("after", [
+    "[... output trimmed ...]\nKilling processes.. \n",  # the poster cut what it printed between
+    "",  # the paste ends after the set-up: what came next is not known
+    PROGRESS.format("0") + "Killing processes.. \n",  # it ran and counted no error (a run stopped early)
+])
+def test_a_set_up_not_proven_silent_is_no_finding(capsys, tmp_path, after):
+    got = gpu_burn.parse(clean(SET_UP + after).lines)
+    assert not got.silent and got.ran
+    _, data = doctor_capture(capsys, tmp_path, SET_UP + after)
+    assert not [f for f in data["findings"] if f["severity"] in ("warn", "critical")]
+
+
+def test_the_devices_it_set_up_are_the_inventorys_modules_where_nothing_else_names_them(capsys, tmp_path):
+    from gpuvet.captures.read import parse_text
+
+    fc = parse_text(SET_UP + "^C\n", "burn.txt")
+    assert fc.smi is not None and [m.fields["FB Memory Usage/Total"] for m in fc.smi.modules] == ["7982 MiB"] * 2

@@ -413,7 +413,7 @@ FORMATS: tuple[Format, ...] = (
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
-           markers=("proc'd:", "Tested ", "Couldn't init a GPU test")),
+           markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
@@ -460,6 +460,11 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in gpus], notes=[
             f"dcgmi diag: {len(gpus)} GPU(s) named by its results (GPU {', '.join(map(str, gpus))}): listed by DCGM's "
             "GPU id, bus id and model not in the output"])
+    if fc.smi is None and fc.topo is None and (burned := fc.gpu_burn.initialized):  # the devices gpu-burn set up
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {
+            "Index": str(g), "FB Memory Usage/Total": f"{mb} MiB"}) for g, (_, mb) in sorted(burned.items())], notes=[
+            f"gpu-burn: {len(burned)} device(s) named by its 'Initialized device' lines: listed by CUDA index, "
+            "bus id and model not in its output"])
     if fc.smi is None and fc.topo is None and (buses := nccl_log.listing(fc.nccl_log)):  # the channels' bus ids
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "

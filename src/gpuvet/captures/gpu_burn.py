@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures.text import Line
+from gpuvet.captures.text import Cut, Line
 
 # a progress line as pasted: bare, or quoted or set in markdown inside a post ('"30.0%  proc'd: …')
 # (each cell starts and ends on a non-blank, or is absent: no run of blanks split two ways, review 55)
@@ -24,6 +24,8 @@ _TEMP = re.compile(r"(?<!\d)(\d+) C\b")
 _TESTED = re.compile(r"^\s*Tested (\d+) GPUs?:\s*$")
 _VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\b[^:]{0,60}$")
 _INIT_ERROR = re.compile(r"^\s*Couldn't init a GPU test: (.{1,200})$")
+_INITIALIZED = re.compile(r"^\s*Initialized device (\d{1,4}) with (\d{1,9}) MB of memory")
+_ENDED = re.compile(r"^\s*(?:Killing processes|\^C\s*$)")  # gpu-burn stopping its workers, or the poster's ^C
 _OWN = re.compile(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ with|Results are \d+ bytes each|"
                   r"Run length not specified|Burning for|Freed memory for dev|Uninitted cublas|done\s*$|"
                   r"No clients are alive|read\[\d+\] error|Using compare file)")
@@ -50,12 +52,20 @@ class GpuBurnParse:
     init_errors: list[tuple[int, str]] = field(default_factory=list)  # (line, gpu-burn's error)
     verdict_line: int | None = None
     aborted: int | None = None  # the line of 'No clients are alive!  Aborting': every worker gone, no verdict
+    initialized: dict[int, tuple[int, int]] = field(default_factory=dict)  # device -> (line, MB) it set up
+    ended: int | None = None  # the line it stopped at ('Killing processes', ^C) with no progress line before
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
     @property
     def ran(self) -> bool:
-        return bool(self.verdicts or self.work or self.init_errors)  # its init error alone: it started
+        return bool(self.verdicts or self.work or self.init_errors or self.initialized)  # set up a GPU: it started
+
+    @property
+    def silent(self) -> bool:
+        """It set its GPUs up and stopped (killed, or ^C) with no progress line, verdict or error: no result."""
+        return bool(self.initialized) and self.ended is not None and not (
+            self.work or self.errors or self.verdicts or self.init_errors)
 
     def faulty_run(self, gpu: int) -> BurnRun | None:
         """The first run that called the GPU FAULTY."""
@@ -69,10 +79,15 @@ class GpuBurnParse:
 
 def parse(lines: list[Line]) -> GpuBurnParse:
     out = GpuBurnParse()
-    if not any("proc'd:" in ln.text or _TESTED.match(ln.text) or _INIT_ERROR.match(ln.text) for ln in lines):
+    if not any("proc'd:" in ln.text or _TESTED.match(ln.text) or _INIT_ERROR.match(ln.text)
+               or _INITIALIZED.match(ln.text) for ln in lines):
         return out
-    in_verdict = cut = False
+    in_verdict = cut = gap = False
     for ln in lines:
+        if isinstance(ln, Cut):  # the poster cut lines after a GPU's set-up: what it printed then is not known
+            gap = gap or bool(out.initialized) and out.ended is None
+        elif (i := _INITIALIZED.match(ln.text)) is not None:
+            out.initialized[int(i.group(1))] = (ln.no, int(i.group(2)))
         if (p := _PROGRESS.match(ln.text)) is not None:
             _progress(out, p)
             cut = True
@@ -83,12 +98,15 @@ def parse(lines: list[Line]) -> GpuBurnParse:
             _verdict(out, int(v.group(1)), v.group(2))
         elif (e := _INIT_ERROR.match(ln.text)) is not None:
             out.init_errors.append((ln.no, e.group(1).strip()))
+        elif out.initialized and _ENDED.match(ln.text):
+            out.ended = out.ended or ln.no
         elif not _OWN.match(ln.text):
             continue
         elif "No clients are alive" in ln.text:
             out.aborted = ln.no
         out.claimed.add(ln.no)
     out.cut_errors = list(out.errors) if cut else []
+    out.ended = None if gap else out.ended
     if out.ran:
         out.notes.append(_note(out))
     else:
@@ -108,7 +126,9 @@ def _note(out: GpuBurnParse) -> str:
     return (f"gpu-burn: {len(out.verdicts)} GPU verdict(s)"
             + (f", FAULTY: GPU {', '.join(map(str, faulty))}" if faulty else "")
             + (f" ({len(out.runs)} runs; they disagree on GPU {', '.join(map(str, split))})" if split else "")
-            + ("" if out.verdicts else " (no 'Tested N GPUs' verdict: the run was cut or killed)"))
+            + ("" if out.verdicts else " (no 'Tested N GPUs' verdict: the run was cut or killed)")
+            + (f"; device(s) {', '.join(map(str, sorted(out.initialized)))} set up, then it stopped at line "
+               f"{out.ended} with no progress line" if out.silent else ""))
 
 
 def _progress(out: GpuBurnParse, p: re.Match[str]) -> None:

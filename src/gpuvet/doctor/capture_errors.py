@@ -186,7 +186,7 @@ def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Fi
     for gpu, verdict in sorted(burn.verdicts.items()):
         if verdict == "FAULTY" and gpu not in burn.died and not (gpu < len(burn.work) and burn.work[gpu] <= 0):
             out.append(_burn_faulty(label, burn, gpu))
-    out += _burn_cut(label, burn) + _burn_died_unjudged(label, burn)
+    out += _burn_cut(label, burn) + _burn_died_unjudged(label, burn) + _burn_silent(label, burn)
     if not burn.verdicts and not out:
         unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
     return out
@@ -220,6 +220,21 @@ def _burn_died_unjudged(label: str, burn: GpuBurnParse) -> list[Finding]:
                     fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn", file=label, line=burn.aborted,
                     died=gpus, detail=f"{len(gpus)} of {max(len(burn.errors), len(gpus))} gpu-burn worker(s) "
                     f"died; the run {said} with no verdict")]
+
+
+def _burn_silent(label: str, burn: GpuBurnParse) -> list[Finding]:
+    """gpu-burn set its GPUs up and was stopped (killed, ^C) before one progress line: the test never reported
+    (a hang in its first kernel or compare), so the run is no pass; what stopped it is not in its output."""
+    if not burn.silent:
+        return []
+    gpus = [f"GPU {g}" for g in sorted(burn.initialized)]
+    first = min(line for line, _ in burn.initialized.values())
+    return [finding("application_cuda_error", MEDIUM, module=gpus[0] if len(gpus) == 1 else None,
+                    fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn", file=label, line=first, stopped=burn.ended,
+                    initialized=[f"{g} ({mb} MB)" for g, (_, mb) in zip(gpus, [burn.initialized[k] for k in sorted(
+                        burn.initialized)], strict=True)],
+                    detail=f"gpu-burn set up {', '.join(gpus)} and was stopped at line {burn.ended} before its "
+                    "first progress line or verdict: the test produced no result (not a pass)")]
 
 
 def _burn_cut(label: str, burn: GpuBurnParse) -> list[Finding]:
