@@ -41,6 +41,7 @@ from gpuvet.captures import (
     pcie_status,
     perftest,
     plugin_xids,
+    prom_metrics,
     quoted,
     rocm_bandwidth,
     rocm_validation,
@@ -71,7 +72,9 @@ EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi'
             "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, nvidia-smi mig -lgi/-lgip/-lci/-lcip, "
             "nvidia-smi topo -p2p, dcgmi health -c or discovery -l, the CUDA samples (deviceQuery, "
             "p2pBandwidthLatencyTest, bandwidthTest, busGrind), gpu-burn; for Intel xpu-smi discovery/diag/health "
-            "or i915/xe kernel lines (FreeBSD drm-kmod's too); a program's CUDA/NVML error lines, or a sentence "
+            "or i915/xe kernel lines (FreeBSD drm-kmod's too); the GPU monitors' text (dcgm-exporter's or AMD "
+            "device-metrics-exporter's Prometheus metrics, gpud's events, the device plugin's Xids); a program's "
+            "CUDA/NVML error lines, or a sentence "
             "reporting a message your own system printed ('nvidia-smi on node 3 says \"…\"')")
 
 
@@ -360,6 +363,7 @@ _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB compl
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
+EXPORTER = prom_metrics.DCGM + " metrics"
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
@@ -374,8 +378,9 @@ FORMATS: tuple[Format, ...] = (
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
     Format("kernel AER", "aer", Gated(_aer), SHARED, markers=_AER_MARKS),
-    Format("device plugin or dcgm-exporter Xids", "kernel", _one(plugin_xids.parse), SHARED, adds=True,
-           markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS")),  # the monitors' Xid words, beside the kernel's
+    Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one(plugin_xids.parse), SHARED, adds=True,
+           markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
+    # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
@@ -397,6 +402,8 @@ FORMATS: tuple[Format, ...] = (
            adds=True, markers=("copy peak bandwidth",)),  # its copy matrices as nvbandwidth's (amd_smi claimed them)
     Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
            adds=True, markers=("Rank",)),  # the AMD modules rccl-tests' device lines name (nccl-tests' claimed them)
+    Format(prom_metrics.AMD, "amd", _listed(prom_metrics.parse_amd), ALL, adds=True,
+           markers=('gpu_id="',)),  # its Prometheus samples' module label
     Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
     Format("lspci -m, -nn", "lspci", _one(lspci_list.parse), adds=True,
@@ -420,6 +427,10 @@ FORMATS: tuple[Format, ...] = (
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
+    Format(EXPORTER, None, _kept(prom_metrics.parse_dcgm), ALL,
+           markers=("DCGM_",)),  # its Prometheus samples (the Xid metric's are plugin_xids' too)
+    Format(prom_metrics.DCGM + " NVLink counters", "nvlink", _one(prom_metrics.parse_dcgm_nvlink), ALL, adds=True,
+           markers=("DCGM_FI_DEV_NVLINK_",)),  # as nvidia-smi nvlink -e's counters
     Format(LISTING, None, _kept(smi_list.parse),
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
@@ -484,7 +495,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
-    for kind, listed in ((DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
+    for kind, listed in ((EXPORTER, kept[EXPORTER]), (DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules),
+                         (LISTING, kept[LISTING])):
         if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
             return None if kind == "deviceQuery" else kind, listed
     return None

@@ -2,20 +2,27 @@
 device plugin marks a device unhealthy with ``XidCriticalError: Xid=79 on Device=GPU-…`` (the health checker's
 log line, or the node event it raises), and dcgm-exporter serves the last Xid of each GPU as the metric
 ``DCGM_FI_DEV_XID_ERRORS{gpu="3",UUID="GPU-…",pci_bus_id="…",…} 79``. Each is one Xid on the module it names
-(its bus id where the metric gives one, else its UUID); a metric of 0 is no Xid. The kernel log's own lines
-are kernel.py's."""
+(its bus id where the metric gives one, else its UUID); a metric of 0 is no Xid. gpud (leptonai's node agent)
+says an Xid in its own words: its event text ``XID 79(GPU has fallen off the bus) detected on PCI:0000:ae:00`` and
+its JSON events (``"message": "xid 119 detected by dmesg"``, the Xid and device_uuid again in extra_info's escaped
+JSON, read unescaped): one Xid on the module named, "bus id not in the log" where none is. The kernel log's own
+lines are kernel.py's."""
 
 from __future__ import annotations
 
 import re
 
-from gpuvet.captures.kernel import KernelParse, bus
+from gpuvet.captures.kernel import NO_BUS, KernelParse, bus
+from gpuvet.captures.prom_metrics import module_of, sample
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
 _PLUGIN = re.compile(r"XidCriticalError: Xid=(\d{1,3}) on Device=(GPU-[0-9a-fA-F-]{8,40}|MIG-[0-9a-fA-F-]{8,40})")
-_METRIC = re.compile(r"^\s*DCGM_FI_DEV_XID_ERRORS\{([^{}]*)\}\s+(\d{1,3})(?:\.0+)?(?:\s+\d+)?\s*$")
-_LABEL = re.compile(r'(\w+)="([^"]*)"')
+# gpud: its event text (a PCI id, else 'by dmesg') and its JSON event's Xid and device, escapes removed
+_GPUD = re.compile(r"\bxid (\d{1,3})\s*(?:\([^()]{0,80}\)\s*)?detected (?:on PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
+                   r"[0-9a-fA-F]{2}(?:\.\d)?)|by )", re.IGNORECASE)
+_GPUD_JSON = re.compile(r'"xid"\s*:\s*(\d{1,3})\b')
+_GPUD_UUID = re.compile(r'"device_uuid"\s*:\s*"(GPU-[0-9a-fA-F-]{8,40})"')
 
 
 def parse(lines: list[Line]) -> KernelParse:
@@ -23,7 +30,8 @@ def parse(lines: list[Line]) -> KernelParse:
     out = KernelParse()
     seen: set[tuple[str, int]] = set()
     for ln in lines:
-        got = _plugin(ln.text) if "Xid=" in ln.text else _metric(ln.text) if "XID_ERRORS" in ln.text else None
+        got = (_plugin(ln.text) if "Xid=" in ln.text else _metric(ln.text) if "XID_ERRORS" in ln.text
+               else _gpud(ln.text) if "detected" in ln.text or "xid" in ln.text else None)
         if got is None:
             continue
         out.claimed.add(ln.no)
@@ -31,10 +39,12 @@ def parse(lines: list[Line]) -> KernelParse:
         if code and (module, code) not in seen:
             seen.add((module, code))
             out.xids.append(XidLine(module, code, ln.text.strip()[:240]))
+    named = {x.code for x in out.xids if x.bus_id != NO_BUS}  # gpud's message beside its event's data naming the GPU
+    out.xids = [x for x in out.xids if x.bus_id != NO_BUS or x.code not in named]
     if out.claimed:
         out.notes.append(f"GPU monitors' Xids (the device plugin's XidCriticalError, dcgm-exporter's "
-                         f"DCGM_FI_DEV_XID_ERRORS): {len(out.xids)} read from {len(out.claimed)} line(s); the kernel "
-                         "log's own Xid lines say more (the process, the engine)")
+                         f"DCGM_FI_DEV_XID_ERRORS, gpud's events): {len(out.xids)} read from {len(out.claimed)} "
+                         "line(s); the kernel log's own Xid lines say more (the process, the engine)")
     return out
 
 
@@ -44,11 +54,19 @@ def _plugin(text: str) -> tuple[str, int] | None:
 
 
 def _metric(text: str) -> tuple[str, int] | None:
-    """A sample of the XID metric: its module from the labels (pci_bus_id, else UUID, else the GPU index)."""
-    m = _METRIC.match(text)
-    if m is None:
+    """A whole sample of the XID metric (prom_metrics reads it): its module from the labels."""
+    s = sample(text)
+    if s is None or s.name != "DCGM_FI_DEV_XID_ERRORS" or not 0 <= s.value < 1000:
         return None
-    labels = dict(_LABEL.findall(m.group(1)))
-    where = labels.get("pci_bus_id") or labels.get("PCI_BUS_ID")
-    module = bus(where) if where else labels.get("UUID") or labels.get("uuid") or f"GPU{labels.get('gpu', '?')}"
-    return module, int(m.group(2))
+    return module_of(s.labels), int(s.value)
+
+
+def _gpud(text: str) -> tuple[str, int] | None:
+    """gpud's event text, or its JSON event's Xid (a cut string read up to the cut): the module it names."""
+    if (m := _GPUD.search(text)) is not None:
+        return (bus(m.group(2)) if m.group(2) else NO_BUS), int(m.group(1))
+    plain = text.replace("\\", "") if '\\"xid\\"' in text else ""  # extra_info's JSON string, escaped
+    if (j := _GPUD_JSON.search(plain)) is None:
+        return None
+    uuid = _GPUD_UUID.search(plain)
+    return (uuid.group(1) if uuid else NO_BUS), int(j.group(1))

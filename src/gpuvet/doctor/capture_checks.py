@@ -180,7 +180,7 @@ def _nvlink_findings(ev: Evidence, unsure: list[str]) -> list[Finding]:
     errors: dict[str, dict[str, int]] = defaultdict(dict)
     for e in ev.captures.nvlink_errors:
         if e.count > 0 and any(k in e.counter.lower() for k in _NVLINK_COUNTERS):
-            errors[e.gpu][f"link {e.link} {e.counter}"] = e.count
+            errors[e.gpu][f"link {e.link} {e.counter}" if e.link >= 0 else f"{e.counter} (all links)"] = e.count
     for gpu, counters in errors.items():
         out.append(finding("nvlink_errors", MEDIUM, module=gpu, counters=counters))
     return out
