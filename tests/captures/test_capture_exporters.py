@@ -105,3 +105,11 @@ def test_dcgm_exporter_nvlink_error_counters_are_judged_per_module_and_zeros_say
         ("nvlink_errors", "warn", "0000:43:00.0")]
     per_link = _dcgm("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L7", "counter", ("2", "0"))
     assert _causes(tmp_path, per_link) == [("nvlink_errors", "warn", "0000:1B:00.0")]
+
+
+def test_an_older_dcgm_exporter_without_the_bus_id_label_lists_its_modules_by_index_and_uuid(tmp_path: Path) -> None:
+    text = "".join(f'DCGM_FI_DEV_GPU_TEMP{{gpu="{i}",UUID="GPU-604ac76c-d9cf-4ef3-82e9-d92044ab6e5{i}",'
+                   f'device="nvidia{i}",modelName="Tesla T4",Hostname="exporter-pod"}} 3{i}\n' for i in (1, 0))
+    modules = _run(tmp_path, "inventory", text)["modules"]
+    assert [(m["id"], m["model"]) for m in modules] == [("gpu0", "Tesla T4"), ("gpu1", "Tesla T4")]
+    assert _causes(tmp_path, text) == []
