@@ -50,3 +50,47 @@ def test_a_sentence_naming_a_completion_without_nccls_words_is_no_log_line() -> 
              Line(2, "NET/IB : Got completion from peer 10.0.3.7<41233> with status=0 opcode=0 len=8 (Recv)")]
     got = nccl_log.parse(lines)
     assert got.failures == [] and got.lines == 1  # a status of 0 is a success NCCL never warns of
+
+
+def _socket_log(iface: str, hosts: tuple[str, ...], cut_prefix: str = "") -> str:
+    """NCCL_DEBUG=INFO init lines of a job with InfiniBand disabled, one process per host."""
+    rows = []
+    for n, host in enumerate(hosts):
+        rows += [f"{host}:{40 + n}:{90 + n} [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.",
+                 f"{host}:{40 + n}:{90 + n} [0] NCCL INFO NET/Socket : Using [0]{iface}<0>"]
+    return "NCCL version 2.18.5+cuda12.2\n" + "\n".join(rows) + "\n" + cut_prefix
+
+
+def _wrong_interface(data: dict[str, object]) -> list[dict[str, object]]:
+    return [f for f in data["findings"] if f["cause"] == "nccl_socket_wrong_interface"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("iface", ["ip6tnl0:fe80::e1:2ff:fe3:4%ip6tnl0", "tunl0:10.8.0.3", "lo:127.0.0.1",
+                                   "eth0:fe80::5054:ff:fe12:3456%eth0", "eth1:169.254.3.7"])
+def test_sockets_between_nodes_over_a_tunnel_or_link_local_address_are_a_warning(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, iface: str) -> None:
+    code, data = doctor_capture(capsys, tmp_path, _socket_log(iface, ("node-a", "node-b")))
+    (f,) = _wrong_interface(data)
+    assert code == 1 and f["severity"] == "warn" and f["module"] == "node-a, node-b"
+    assert iface.split(":")[0] in str(f["evidence"]["interfaces"])  # type: ignore[index]
+    assert "NCCL_SOCKET_IFNAME" in str(f["fix"])
+
+
+def test_a_host_named_only_by_a_cut_lines_prefix_makes_the_job_multi_node(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    text = _socket_log("ip6tnl0:fe80::e1:2ff:fe3:4%ip6tnl0", ("node-a",), "node-b:51:301\n# [cut: the paste ends]\n")
+    _, data = doctor_capture(capsys, tmp_path, text)
+    assert _wrong_interface(data)
+
+
+@pytest.mark.parametrize(("iface", "hosts"), [
+    ("eth0:10.0.0.5", ("node-a", "node-b")),  # the nodes' own network: sockets chosen by the job, no fault
+    ("veth0:2a02:6b8:fc1d:3606::600a", ("node-a", "node-b")),  # a container's interface with a routed address
+    ("ip6tnl0:fe80::e1:2ff:fe3:4%ip6tnl0", ("node-a",)),  # one host: sockets carry nothing between its GPUs
+])
+def test_sockets_over_a_routed_interface_or_on_one_node_are_no_finding(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path, iface: str,
+                                                                       hosts: tuple[str, ...]) -> None:
+    _, data = doctor_capture(capsys, tmp_path, _socket_log(iface, hosts))
+    assert not _wrong_interface(data) and not [
+        f for f in data["findings"] if f["severity"] in ("warn", "critical")]  # type: ignore[attr-defined]

@@ -32,6 +32,8 @@ _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib
 # NCCL's IB completion error quoted without its 'NCCL WARN' prefix (in a sentence, a chat paste): its words are
 # NCCL's own, old ('with error 12, opcode 0') and new ('with status=12 opcode=0 … vendor err 129'), any IB plugin
 _BARE_COMPLETION = re.compile(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
+# NCCL's 'host:pid:tid' prefix alone on a line (a paste cut right after it): the host it names ran a process
+_PREFIX_ONLY = re.compile(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
 _VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
 _NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
@@ -198,6 +200,8 @@ def parse(lines: list[Line]) -> NcclLog:
             out.test_hosts += [r.group(3)] if r.group(3) not in out.test_hosts else []
         at = _log_line(ln)
         if at is None:
+            if out.lines and (only := _PREFIX_ONLY.match(ln.text)) and only.group("host") not in out.seen_hosts:
+                out.seen_hosts.append(only.group("host"))
             continue
         out.lines += 1
         out.claimed.add(ln.no)

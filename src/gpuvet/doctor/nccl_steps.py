@@ -197,11 +197,32 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     if not on_socket:
         return [], cited, f"every node's processes use {_nets(by_host)} between nodes ({', '.join(sorted(by_host))})"
     off = next((log.ib_off for _, log in logs if log.ib_off), None)
-    if off:  # the job chose sockets: not a fallback
-        return [], cited, f"sockets between nodes ({', '.join(on_socket)}) chosen by the job: {off}"
+    tunnels = _tunnel_sockets(by_host, on_socket, nodes or len(hosts))
+    if off:  # the job chose sockets: not a fallback, though the interface they run over may still be wrong
+        return tunnels, cited, "" if tunnels else f"sockets between nodes ({', '.join(on_socket)}) chosen by the job: {off}"
     fallback = finding("nccl_socket_fallback", HIGH, module=", ".join(on_socket), carried=_no_ib(logs, on_socket),
                        nodes=nodes or len(hosts), on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in on_socket])
-    return [fallback], cited, ""
+    return [fallback, *tunnels], cited, ""
+
+
+# an interface that is no node's own network: a tunnel's (ip6tnl0, tunl0, gre1, sit0, ipip0, vti0) or loopback, or
+# an address valid on one link only (fe80::, 169.254.x): NCCL's sockets over one between nodes are slow or unrouted
+_NOT_BETWEEN_NODES = re.compile(r"^(?:(?:ip6tnl|tunl|ip6gre|gretap|gre|sit|ipip|ip_vti|vti|lo)\d*[:<]"
+                                r"|[\w.-]+:(?:fe80:|169\.254\.|127\.))", re.I)
+
+
+def _tunnel_sockets(by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]], on_socket: list[str],
+                    nodes: int) -> list[Finding]:
+    """The job's sockets between nodes run over a tunnel, loopback or link-local interface (picked by NCCL or
+    named by NCCL_SOCKET_IFNAME): the interface, not the transport, is what times the job out."""
+    bad = {h: [d for _, c in by_host[h][SOCKET] for d in c.devices if _NOT_BETWEEN_NODES.match(d)]
+           for h in on_socket}
+    bad = {h: list(dict.fromkeys(d)) for h, d in bad.items() if d}
+    if not bad:
+        return []
+    return [finding("nccl_socket_wrong_interface", HIGH, module=", ".join(bad), nodes=nodes,
+                    interfaces=[f"{h}: {', '.join(d[:4])}" for h, d in bad.items()],
+                    on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in bad])]
 
 
 def _socket_ranks(logs: Logs) -> list[tuple[int, int]]:
