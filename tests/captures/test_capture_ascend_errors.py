@@ -56,11 +56,11 @@ def test_a_set_up_code_is_a_communicator_that_did_not_come_up_on_the_device_name
 def test_another_code_is_an_error_while_the_job_ran_with_its_rank(capsys, tmp_path) -> None:
     parsed = ascend_errors.parse(clean(OP_TIMEOUT).lines)
     [failure] = parsed.failures
-    assert (failure.kind, failure.at.dev, failure.rank, failure.at.source) == ("runtime", 6, 14, "EI0002")
+    assert (failure.kind, failure.at.dev, failure.rank, failure.at.source) == ("stalled", 6, 14, "EI0002")
     f = tmp_path / "torch_npu_ei0002.txt"
     f.write_text(OP_TIMEOUT)
     code, found = _doctor(capsys, f)
-    assert code == 1 and found == {("collective_runtime_error", "GPU 6 (host not in the log)"): "warn"}
+    assert code == 1 and found == {("collective_stalled", "GPU 6 (host not in the log)"): "critical"}
 
 
 def test_a_code_said_twice_is_one_failure_and_another_components_code_is_not_hccls() -> None:

@@ -217,7 +217,7 @@ def test_bug_report_bundle_is_read_section_by_section(capsys, tmp_path):
     assert fc.notes[0].startswith("nvidia-bug-report: read")
     code, data, _ = _run(capsys, "doctor", "--from", str(path), "--json", "--all")
     causes = {f["cause"] for f in data["findings"]}
-    assert code == 1 and {"row_remap_pending", "xid", "pcie_link_downgraded", "pcie_aer_errors"} <= causes
+    assert code == 1 and {"row_remap_pending", "xid", "pcie_link_downgraded", "pcie_aer_corrected_bits"} <= causes
     assert len(CaptureBackend([str(path)]).node().modules) == 4
 
 

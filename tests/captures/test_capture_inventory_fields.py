@@ -180,7 +180,7 @@ def test_hccl_notify_timeout_names_the_stalled_collective(tmp_path: Path) -> Non
             "AlgType(level 0-1-2):[fullmesh-ring-NHR].]. task information: []. group information: [rankSize[4], "
             "rankId[1].]\n")
     findings = _json(tmp_path, "doctor", line)["findings"]
-    stalled = [f for f in findings if f["cause"] == "collective_runtime_error"]
+    stalled = [f for f in findings if f["cause"] == "collective_stalled"]
     assert stalled and stalled[0]["evidence"]["collective"] == "AllReduce", findings
 
 

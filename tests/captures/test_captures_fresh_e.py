@@ -31,7 +31,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     # Ascend errors printed through torch_npu: HCCP init failed (stale process), an HCCL task timeout, a socket
     # timeout in HcclAllreduce under '[rank1]: '; the device (= rank) is named, the host is not
     "hccl_llamafactory3839_ej0001_hccp_init.txt": {("collective_init_failed", "GPU 3 (host not in the log)")},
-    "hccl_llamafactory5347_fftsplus_task_timeout.txt": {("collective_runtime_error", "GPU 5 (host not in the log)")},
+    "hccl_llamafactory5347_fftsplus_task_timeout.txt": {("collective_stalled", "GPU 5 (host not in the log)")},
     "hccl_vllmascend486_ei0006_socket_timeout.txt": {("collective_runtime_error", "GPU 1 (host not in the log)")},
     # amdgpu ring timeouts and GPU resets, each on the bus id its lines print (the PCI domain 000d kept)
     "kernel_appstream97_amdgpu_vce_ring_reset_domain000d.txt": {("module_hung_reset", "000D:31:00.0")},

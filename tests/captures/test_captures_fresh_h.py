@@ -49,7 +49,7 @@ CAUSES: dict[str, set[Finding]] = {
     # NET/IB found no device, NCCL uses NET/Socket over eno3 for a multi-node DDP job (the host's lines)
     "nccl_info_pytorch124380_ibext_no_device_socket_eno3.txt": {("nccl_socket_fallback", "10-12-3-162")},
     # HCCL EI0002 notify wait timeout on rank 6 of 8 (Broadcast); Ascend EE1002 stream sync timeout (507046)
-    "hccl_lmdeploy3354_910_ei0002_notify_timeout_rank6.txt": {("collective_runtime_error", NO_HOST)},
+    "hccl_lmdeploy3354_910_ei0002_notify_timeout_rank6.txt": {("collective_stalled", NO_HOST)},
     "ascend_pytorch48_ee1002_stream_sync_timeout_507046.txt": {("npu_runtime_error", NO_HOST)},
     # amdgpu: 'GPU thermal throttling temperature reached ... HBM' on the MI100
     "amd_kern_rocm1468_mi100_hbm_thermal_throttle_sensors.txt": {("thermal_throttling", "0000:29:00.0")},

@@ -108,7 +108,7 @@ def _geerling480(fc: FileCapture, data: dict[str, Any]) -> None:
     (link,) = fc.lspci.links
     assert (link.speed_gts, link.width, link.width_downgraded) == (5.0, 1, True)
     assert _finding(data, "pcie_link_downgraded")["confidence"] >= 0.9
-    assert _finding(data, "pcie_aer_errors")["evidence"]["correctable"] == ["AdvNonFatalErr"]
+    assert _finding(data, "pcie_aer_corrected_bits")["evidence"]["correctable"] == ["AdvNonFatalErr"]
 
 
 def _hwloc653(fc: FileCapture, data: dict[str, Any]) -> None:

@@ -34,6 +34,8 @@ _TRACE = re.compile(r"\[FUNC:\w+\]\[FILE:[\w.]+\]\[LINE:\d+\]\s*$|^\s*TraceBack 
 # other code is an error while the job ran, unless its words say initialisation
 _INIT_CODES = frozenset({"EI0001", "EI0004", "EI0008", "EI0009", "EI0014", "EI0015", "EI0016", "EI0017",
                          "EI0019", "EI0020"})
+# a collective that waited for a rank that never came: EI0002's notify wait, EI9999's '… task timeout occurred'
+_STALLED = re.compile(r"\btask timeout\b|\bnotify wait\b.*\btime[sd]? ?out|\bstuck notify\b", re.I)
 _INIT_WORDS = re.compile(r"\binitiali[sz]|\binit\b|rank ?table", re.I)
 # HCCL's task tag names the collective it ran ('tag[Broadcast_172.16.38.219%eth0_60000_0_…]', 'tag:[HcomAllReduce_…')
 _OP_TAG = re.compile(r"\btag\s*:?\s*\[\s*\w*?(AllReduce|AllGather|ReduceScatter|Broadcast|All[Tt]oAll(?:VC?)?|"
@@ -72,7 +74,8 @@ def parse(lines: list[Line]) -> AscendLog:
             _runtime(out, failure, lines, i)
             last = None
             continue
-        if last is not None and last.at.source == failure.at.source and last.at.dev == failure.at.dev:
+        if last is not None and last.at.source == failure.at.source and (
+                last.at.dev == failure.at.dev or None in (last.at.dev, failure.at.dev)):
             if len(failure.at.message) > len(last.at.message):  # 'EI9999: Inner Error!', then what it was
                 out.failures[-1] = last = failure
             continue
@@ -107,6 +110,7 @@ def _failure(ln: Line, m: re.Match[str], near: tuple[int, int | None, int | None
     dev = near[2] if near is not None else int(on.group(1)) if on is not None else None
     at = LogLine(ln.no, "HCCL", "ERROR", None, near[1] if near else None, dev, code, message[:_TEXT],
                  ln.text.strip()[:_TEXT])
-    kind = "init" if code in _INIT_CODES or _INIT_WORDS.search(message.split("Solution")[0]) else "runtime"
+    kind = "init" if code in _INIT_CODES or _INIT_WORDS.search(message.split("Solution")[0]) else \
+        "stalled" if code == "EI0002" or _STALLED.search(message) else "runtime"
     op = _OP_TAG.search(message)  # past the evidence's cut too: the tag stands late in EI0002's line
     return LogFailure(kind, at, near[3] if near is not None else None, op.group(1) if op else None)

@@ -135,8 +135,8 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # then 'amdgpu_device_ip_init failed' and 'Fatal error during GPU init'; the PCI core's probe failure)
     KernelMessage("amd_init_failed", re.compile(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
                                                 r"\b[hs]w_init of IP block <\w+> failed|"
-                                                r"probe with driver amdgpu failed|\bprobe of \S+ failed with error",
-                                                re.I), "amdgpu"),
+                                                r"probe with driver amdgpu failed|\bprobe of \S+ failed with error|"
+                                                r"\batombios stuck (?:in loop|executing)\b", re.I), "amdgpu"),
     # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
     # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
@@ -165,6 +165,11 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
     KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
+    # a kernel WARNING/BUG in amdgpu's own code: the trace's 'RIP: 0010:amdgpu_irq_put+0x68/0x90 [amdgpu]' or the
+    # 'WARNING: CPU: 5 PID: 1 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:631 …' header of the same trace
+    KernelMessage("amd_driver_warning", re.compile(r"\bRIP: [0-9a-fA-F]{4}:\S+ \[amdgpu\]|"
+                                                   r"\bWARNING: CPU: \d+ PID: \d+ at \S*drivers/gpu/drm/amd/"),
+                  "amdgpu"),
     # '[drm] Fence fallback timer expired on ring gfx_0.0.0' (amdgpu_fence.c; drm-kmod alike): no interrupt came
     KernelMessage("amd_fence_fallback", re.compile(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)

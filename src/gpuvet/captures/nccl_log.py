@@ -88,7 +88,7 @@ class NetChoice:
 
 @dataclass(frozen=True)
 class LogFailure:
-    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime"
+    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime", "stalled"
     at: LogLine
     rank: int | None = None
     collective: str | None = None  # the collective that stalled, where the line names it (HCCL's tag[Broadcast_…])
@@ -227,8 +227,18 @@ def parse(lines: list[Line]) -> NcclLog:
         if choice is not None:
             out.choices.append(choice)
     out.choices += _no_ib_is_socket(out, by_process) if shared else []
-    out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures]
+    out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
+                    if not (f.kind == "init" and _came_up(f.at, out.completed))]
     return out
+
+
+def _came_up(warn: LogLine, completed: list[LogLine]) -> bool:
+    """The WARN's own thread (or its device, where no thread is printed) reached Init COMPLETE after it: the
+    communicator came up, so the WARN declined an option ('Cannot enable MSCCL++; environment is not MSCCL
+    compatible') and is no init failure."""
+    return any(c.line > warn.line and (c.host, c.pid) == (warn.host, warn.pid) and (
+        c.tid == warn.tid if c.tid is not None and warn.tid is not None else c.dev == warn.dev is not None)
+        for c in completed)
 
 
 _ENV = re.compile(r"^(?:NCCL|RCCL)_\w{1,60} set by environment to ")  # a setting the process runs under
@@ -312,6 +322,8 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
         out.completed.append(at)
     if (c := _COMM.search(msg)) is not None:
         out.ranks.setdefault(key, int(c.group("rank")))
+        if (b := _INIT_BUS.search(msg)) is not None:  # ncclCommInitRank's 'busId 48000': the rank's module
+            out.buses.setdefault((at.host, int(c.group("rank"))), bus_of(b.group(1)))
         if c.group("nodes"):
             out.nodes = max(out.nodes or 0, int(c.group("nodes")))
         return
@@ -325,6 +337,7 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
 # 'Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC': NCCL's busId as hex (domain, bus, device, function) inside a
 # node (P2P, SHM); a NET channel joins a rank of another node, whose bus id is that node's
 _LOCAL_CHANNEL = re.compile(r"\b(\d{1,6})\[([0-9a-fA-F]{5,12})\] -> (\d{1,6})\[([0-9a-fA-F]{5,12})\] via (P2P|SHM)\b")
+_INIT_BUS = re.compile(r"\bbusId (?:0x)?([0-9a-fA-F]{5,12})\b")
 _PEER_REFUSED = re.compile(r"peer access is not supported|cudaErrorPeerAccessUnsupported|"
                            r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", re.I)
 

@@ -210,8 +210,9 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
             out.append(finding("pcie_link_downgraded", HIGH, module=p.device,
                                source=CAPTURED["pcie_tool"], width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
                                max_speed_gts=p.cap_speed_gts))
-        if p.aer_uncorrectable or p.aer_correctable:
-            out.append(finding("pcie_aer_errors", HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
+        if p.aer_uncorrectable or p.aer_correctable:  # corrected bits alone: sticky, no count or rate (info)
+            out.append(finding("pcie_aer_errors" if p.aer_uncorrectable else "pcie_aer_corrected_bits",
+                               HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
                                uncorrectable=list(p.aer_uncorrectable), correctable=list(p.aer_correctable)))
     return out
 

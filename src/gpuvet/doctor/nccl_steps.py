@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # the log parser loads when a log is read (issue 43)
 SOCKET = "Socket"
 NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO, or give the plog's "
           "[ERROR] lines)")
-_CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error"}
+_CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error",
+          "stalled": "collective_stalled"}
 _LINES = 16  # line numbers kept per finding
 _TEXT = 240  # characters of a program's error line said beside a failure
 _CANN_CODE = re.compile(r"^E[IJ]\d{4}$")  # HCCL's (EI) and HCCP's (EJ) error codes
@@ -33,7 +34,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime")) + _peer_refused(logs) + _npu_runtime(logs)
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled")) + _peer_refused(logs) + _npu_runtime(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
