@@ -190,3 +190,35 @@ def test_an_excerpt_of_p2p_writes_tables_alone_is_read(capsys: pytest.CaptureFix
     assert len(got.matrices) == 1 and len(next(iter(got.matrices.values()))) == 4
     code, data = doctor_capture(capsys, tmp_path, text)
     assert code == 1 and "link_degraded" in {c for c, _ in found_causes(data)}
+
+
+# the samples' own spelling (CUDA 8 to 12: 'Device PCI Domain ID / …', ECC support, '> Peer access' lines),
+# as public deviceQuery outputs show it (a CUDA 10.1 Quadro P1000 setup guide, a CUDA 12 RTX 50 note); figures made up
+DQ_REAL = ("./deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static linking)\n\n"
+           "Detected 2 CUDA Capable device(s)\n\n" + "".join(
+               f"Device {i}: \"NVIDIA H100 80GB HBM3\"\n"
+               "  CUDA Driver Version / Runtime Version          12.4 / 12.4\n"
+               "  Total amount of global memory:                 81079 MBytes (85017755648 bytes)\n"
+               f"  Device has ECC support:                        {ecc}\n"
+               f"  Device PCI Domain ID / Bus ID / location ID:   0 / {bus} / 0\n"
+               "  Compute Mode:\n     < Default (multiple host threads can use ::cudaSetDevice() with device "
+               "simultaneously) >\n" for i, ecc, bus in ((0, "Enabled", 24), (1, "Disabled", 42)))
+           + "> Peer access from NVIDIA H100 80GB HBM3 (GPU0) -> NVIDIA H100 80GB HBM3 (GPU1) : {}\n"
+           "> Peer access from NVIDIA H100 80GB HBM3 (GPU1) -> NVIDIA H100 80GB HBM3 (GPU0) : {}\n\n"
+           "deviceQuery, CUDA Driver = CUDART, CUDA Driver Version = 12.4, CUDA Runtime Version = 12.4, NumDevs = 2\n"
+           "Result = PASS\n")
+
+
+def test_device_query_real_spelling_bus_ids_ecc_and_peer_access(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    text = DQ_REAL.format("No", "No")
+    path = tmp_path / "dq.txt"
+    path.write_text(text)
+    code, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    assert [(m["bus_id"], m["ecc_enabled"]) for m in json.loads(out)["modules"]] == [
+        ("0000:18:00.0", True), ("0000:2A:00.0", False)]
+    _, data = doctor_capture(capsys, tmp_path, text, "--all")
+    assert [f["between"] for f in data["findings"] if f["cause"] == "p2p_unavailable"] == [["GPU 0", "GPU 1"]]
+    assert not any("quote" in n or "skipped" in n for n in data.get("notes", []))
+    _, data = doctor_capture(capsys, tmp_path, DQ_REAL.format("Yes", "Yes"), "--all")
+    assert "p2p_unavailable" not in {c for c, _ in found_causes(data)}

@@ -28,11 +28,16 @@ BANDWIDTH_TEST = "bandwidthTest"
 BUS_GRIND = "busGrind"
 _DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.{1,96})"\s*$')
 _DQ_MEMORY = re.compile(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
-_DQ_PCI = re.compile(r"^\s*PCI Domain ID / Bus ID / location ID:\s+(\d+) / (\d+) / (\d+)\s*$")
+# the samples print 'Device PCI Domain ID / …' (CUDA 8 to 12); a paste may lose its first word
+_DQ_PCI = re.compile(r"^\s*(?:Device )?PCI Domain ID / Bus ID / location ID:\s+(\d{1,5}) / (\d{1,3}) / (\d{1,3})\s*$")
+# '> Peer access from NAME (GPU0) -> NAME (GPU1) : No' (simpleP2P: '> Peer-to-Peer (P2P) access from …')
+_DQ_PEER = re.compile(r"^\s*(?:>\s?)?Peer(?: access|-to-Peer \(P2P\) access) from .{0,120}?\(GPU(\d{1,4})\) -> "
+                      r".{0,120}?\(GPU(\d{1,4})\) : (Yes|No)\s*$")
+_DQ_ECC = re.compile(r"^\s*Device has ECC support:\s+(Enabled|Disabled)\s*$")
 _DQ_VERSIONS = re.compile(r"^\s*CUDA Driver Version / Runtime Version\s+([\d.]+) / ([\d.]+)")
 _DQ_MARKS = re.compile(r"^\s*(?:\S*deviceQuery Starting|CUDA Device Query \(Runtime API\)|Detected \d+ CUDA Capable"
                        r"|There (?:are|is) no available device|cudaGetDeviceCount returned \d+|-> |deviceQuery, CUDA Driver"
-                       r"|Result = (?:PASS|FAIL)|Peer access from )")
+                       r"|Result = (?:PASS|FAIL)|Peer access from |Compute Mode:\s*$|< (?:Default|Exclusive|Prohibited) )")
 _DQ_FIELD = re.compile(r"^\s{2,}[A-Z(][\w ()/,.-]{3,70}?:?\s{2,}\S")  # '  CUDA Capability Major/Minor …   8.6'
 _RESULT = re.compile(r"^\s*Result = (PASS|FAIL)\s*$")
 
@@ -64,6 +69,7 @@ class CudaSamplesParse:
     matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)  # as nvbandwidth's: name -> GB/s
     devices: list[NvbDevice] = field(default_factory=list)  # the benchmarks' own device lines
     no_peer: set[tuple[int, int]] = field(default_factory=set)  # pairs the test says cannot access each other
+    peer_said: dict[tuple[int, int], str] = field(default_factory=dict)  # deviceQuery's own line for such a pair
     passed: bool | None = None  # the sample's own 'Result = PASS/FAIL'
     kinds: list[str] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
@@ -115,6 +121,12 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
         elif current is not None and (p := _DQ_PCI.match(ln.text)) is not None:
             current.bus_id = f"{int(p.group(1)):04X}:{int(p.group(2)):02X}:{int(p.group(3)):02X}.0"
             claimed.add(ln.no)
+        elif (q := _DQ_PEER.match(ln.text)) is not None:
+            _peer(out, int(q.group(1)), int(q.group(2)), q.group(3) == "Yes", ln.text.strip())
+            claimed.add(ln.no)
+        elif current is not None and (e := _DQ_ECC.match(ln.text)) is not None:
+            current.fields["ECC Mode/Current"] = e.group(1)  # the mode -q prints, so inventory and rules read it
+            claimed.add(ln.no)
         elif current is not None and (m := _DQ_MEMORY.match(ln.text)) is not None:
             current.fields["FB Memory Usage/Total"] = f"{m.group(1)} MiB"  # deviceQuery's MBytes are 2**20 bytes
             claimed.add(ln.no)
@@ -130,6 +142,15 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
         out.modules.claimed |= claimed
         said = f"{len(out.modules.modules)} device(s)" if out.modules.modules else "no device"
         out.notes.append(f"deviceQuery: {said} read{'; it failed: ' + out.errors[0].text if out.errors else ''}")
+
+
+def _peer(out: CudaSamplesParse, i: int, j: int, yes: bool, said: str) -> None:
+    """deviceQuery's peer access line: a pair without it is judged against the modules' design (doctor)."""
+    if yes or i == j or (min(i, j), max(i, j)) in out.no_peer:
+        return
+    out.no_peer.add((min(i, j), max(i, j)))
+    out.peer_said[(min(i, j), max(i, j))] = said[:300]
+    out.notes.append(f"deviceQuery: no peer access between GPU {i} and GPU {j} (judged against the modules' design)")
 
 
 def _device_query_line(lines: list[Line], i: int, out: CudaSamplesParse) -> None:

@@ -28,6 +28,7 @@ from gpuvet.captures.wrapping import without as without
 Numbered = list[tuple[int, str]]
 
 _QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
+_OWN_GT = re.compile(r"Peer access from |Peer-to-Peer \(P2P\) access")  # deviceQuery prints them after '> '
 _LEAD = re.compile(r"^[ \t]*")
 _FENCE = ("```", "~~~")
 _HOST = r"[A-Za-z0-9][\w.-]{0,62}"
@@ -238,8 +239,13 @@ def _unquote(numbered: Numbered, out: Peeled, look: list[int] | None = None) -> 
     for i in look:
         n, s = numbered[i]
         if s.lstrip()[:1] == ">" and (m := _QUOTE.match(s)) is not None:
+            end = m.end()
+            if _OWN_GT.match(s, end):  # deviceQuery's own '> Peer access from …': only the marks before it go
+                end = s.rfind(">", 0, end)
+                if s.find(">", 0, end) < 0:
+                    continue
             lines = list(numbered) if lines is numbered else lines
-            lines[i], out.quoted = (n, s[m.end():]), out.quoted + 1
+            lines[i], out.quoted = (n, s[end:]), out.quoted + 1
     return lines
 
 

@@ -180,8 +180,10 @@ def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
     caps.nvbandwidth.update(fc.samples.matrices)
     caps.nvb_devices += fc.samples.devices
     caps.samples_passed += [(label, fc.samples.passed)] if fc.samples.passed is not None else []
-    names = {d.index: d.name for d in fc.samples.devices}
-    caps.p2p_denied += [(label, names.get(i, ""), i, j, f"Device={i} CANNOT Access Peer Device={j}")
+    names = {int(m.fields.get("Index", -1)): m.product for m in fc.samples.modules.modules}  # deviceQuery's
+    names.update({d.index: d.name for d in fc.samples.devices})
+    caps.p2p_denied += [(label, names.get(i, ""), i, j,
+                         fc.samples.peer_said.get((i, j), f"Device={i} CANNOT Access Peer Device={j}"))
                         for i, j in sorted(fc.samples.no_peer) if i < j]
     caps.p2p_denied += _p2p_statuses(fc, label)
     caps.gpu_burn += [(label, fc.gpu_burn)] if fc.gpu_burn.ran else []
