@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import nccl_log
-from gpuvet.captures.text import Line
+from gpuvet.captures import nccl_log, smi_query
+from gpuvet.captures.text import Line, clean
 from tests.support.helpers import doctor_capture, found_causes
 
 ABORT = "NCCL failure common.cu:921 'unhandled system error'\n"
@@ -94,3 +94,35 @@ def test_sockets_over_a_routed_interface_or_on_one_node_are_no_finding(capsys: p
     _, data = doctor_capture(capsys, tmp_path, _socket_log(iface, hosts))
     assert not _wrong_interface(data) and not [
         f for f in data["findings"] if f["severity"] in ("warn", "critical")]  # type: ignore[attr-defined]
+
+
+QUERY = ("$ nvidia-smi -i 0 --query-gpu=name,gpu_uuid,power.limit,power.max_limit,temperature.gpu "
+         "--format=csv,noheader,nounits\n")
+ROW = "GeForce RTX 2070, GPU-0a1b2c3d-0000-1111-2222-333344445555, 185.00, 240.00, 52"
+
+
+@pytest.mark.parametrize("printed", [
+    f"['{ROW}', '']",  # a program's print of the tool's stdout split into lines
+    f'["{ROW}"]',
+    ROW,  # the row itself
+])
+def test_a_noheader_row_a_program_printed_as_a_python_list_is_read_by_the_command_lines_columns(printed: str) -> None:
+    text = QUERY + "items: [2]\n" + printed + "\n" + "['185.00,', '240.00,', '52']\n"  # the program's own mis-split
+    (m,) = smi_query.parse(clean(text).lines).modules
+    assert m.fields["Product Name"] == "GeForce RTX 2070" and m.fields["Temperature/GPU Current Temp"] == "52 C"
+
+
+def test_a_list_of_several_strings_is_no_row() -> None:
+    text = QUERY + "['GeForce RTX 2070,', 'GPU-0a1b2c3d-0000-1111-2222-333344445555,', '185.00,', '240.00,', '52']\n"
+    assert smi_query.parse(clean(text).lines).modules == []
+
+
+def test_a_limit_under_the_maximum_of_a_board_not_in_the_catalog_with_no_default_read_is_no_cap(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Consumer boards ship with their default under their maximum: without the default, no cap is proven."""
+    _, data = doctor_capture(capsys, tmp_path, QUERY + ROW + "\n")
+    assert "power_cap_low" not in {c for c, _ in found_causes(data)}
+    catalog = ("$ nvidia-smi --query-gpu=name,pci.bus_id,power.limit,power.max_limit --format=csv,noheader\n"
+               "NVIDIA H100 80GB HBM3, 00000000:18:00.0, 500.00 W, 700.00 W\n")  # a datacenter module ships at its max
+    _, data = doctor_capture(capsys, tmp_path, catalog, name="h100.txt")
+    assert "power_cap_low" in {c for c, _ in found_causes(data)}

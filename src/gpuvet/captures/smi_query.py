@@ -62,6 +62,8 @@ _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
 _UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
 _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
 _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
+# a program's print of the tool's output split into lines (Python's ['row', '']): the row is the one string
+_LISTED = re.compile(r"""^\[(['"])([^'"]{1,4000})\1(?:,\s*(['"])\3)*\]$""")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")  # what a header's first query name (_NAME) starts with
 
 
@@ -132,6 +134,8 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
             continue
         if not s:
             continue
+        if s[:1] == "[" and (listed := _LISTED.match(s)) is not None:
+            s = listed.group(2).strip()
         table = current or (_Table(asked[0], lines={asked[1]}) if asked else None)
         cells = [c.strip() for c in s.split(",")]
         if table is None or len(cells) != len(table.columns):

@@ -432,8 +432,10 @@ def _tools(ev: Evidence) -> VendorTools:
 
 
 def _power_reference(m: ModuleInfo) -> float | None:
-    """The limit a module is judged against: its default, else its maximum, else None."""
-    for value in (m.power_limit_default_w, m.power_limit_max_w):
+    """The limit a module is judged against: its default, else its maximum where the module is a catalog one
+    (datacenter modules ship at their maximum), else None: a board not in the catalog often ships with its
+    default under its maximum (an RTX 2080 board at 200 of 292 W), so its maximum proves no cap."""
+    for value in (m.power_limit_default_w, m.power_limit_max_w if m.in_catalog else None):
         if isinstance(value, (int, float)):
             return float(value)
     return None
@@ -441,7 +443,7 @@ def _power_reference(m: ModuleInfo) -> float | None:
 
 def power_limit(ev: Evidence) -> Outcome:
     """A limit under the module's default is a cap, as health judges it (one fact, one verdict); the
-    maximum stands in only where no default was read (a board may ship with its default under its
+    maximum stands in only where no default was read, on a catalog module (a board may ship with its default under its
     maximum: an RTX 3090 at 350 of 400 W is as it comes)."""
     if ev.inventory is None:
         return unknown("no inventory")
