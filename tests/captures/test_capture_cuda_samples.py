@@ -222,3 +222,14 @@ def test_device_query_real_spelling_bus_ids_ecc_and_peer_access(capsys: pytest.C
     assert not any("quote" in n or "skipped" in n for n in data.get("notes", []))
     _, data = doctor_capture(capsys, tmp_path, DQ_REAL.format("Yes", "Yes"), "--all")
     assert "p2p_unavailable" not in {c for c, _ in found_causes(data)}
+
+
+def test_device_query_says_devices_the_paste_cut_and_keeps_a_blob_named_device() -> None:
+    """newcomer 55: 'Detected 8' with 2 listed says 6 are not in the paste; a 100k-character name keeps Device 0."""
+    text = DQ_REAL.format("Yes", "Yes").replace("Detected 2 CUDA", "Detected 8 CUDA")
+    got = cuda_samples.parse(clean(text).lines)
+    assert len(got.modules.modules) == 2 and any("detected 8 device(s), 2 listed" in n for n in got.notes)
+    blob = text.replace('Device 0: "NVIDIA H100 80GB HBM3"', 'Device 0: "' + "H" * 100_000 + '"')
+    got = cuda_samples.parse(clean(blob).lines)
+    assert [m.bus_id for m in got.modules.modules] == ["0000:18:00.0", "0000:2A:00.0"]
+    assert len(got.modules.modules[0].product) == 96 and any("100,000 characters" in n for n in got.notes)

@@ -26,7 +26,9 @@ from gpuvet.captures.text import MAX_MODULES, Line, number
 P2P = "p2pBandwidthLatencyTest"
 BANDWIDTH_TEST = "bandwidthTest"
 BUS_GRIND = "busGrind"
-_DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.{1,96})"\s*$')
+_DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.+)"\s*$')  # a name over _NAME is cut, said
+_NAME = 96
+_DQ_DETECTED = re.compile(r"^\s*Detected (\d{1,6}) CUDA Capable device")
 _DQ_MEMORY = re.compile(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
 # the samples print 'Device PCI Domain ID / …' (CUDA 8 to 12); a paste may lose its first word
 _DQ_PCI = re.compile(r"^\s*(?:Device )?PCI Domain ID / Bus ID / location ID:\s+(\d{1,5}) / (\d{1,3}) / (\d{1,3})\s*$")
@@ -115,7 +117,8 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
     claimed: set[int] = set()
     for i, ln in enumerate(lines):
         if (d := _DQ_DEVICE.match(ln.text)) is not None and len(out.modules.modules) < MAX_MODULES:
-            current = SmiTextModule(f"GPU {int(d.group(1))}", d.group(2), {"Index": str(int(d.group(1)))})
+            current = SmiTextModule(f"GPU {int(d.group(1))}", _name(out, d.group(2), ln.no),
+                                    {"Index": str(int(d.group(1)))})
             out.modules.modules.append(current)
             claimed.add(ln.no)
         elif current is not None and (p := _DQ_PCI.match(ln.text)) is not None:
@@ -137,11 +140,30 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
             claimed.add(ln.no)
             _device_query_line(lines, i, out)
     if claimed:
+        _detected(lines, out)
         out.claimed |= claimed
         out.kinds.append("deviceQuery")
         out.modules.claimed |= claimed
         said = f"{len(out.modules.modules)} device(s)" if out.modules.modules else "no device"
         out.notes.append(f"deviceQuery: {said} read{'; it failed: ' + out.errors[0].text if out.errors else ''}")
+
+
+def _name(out: CudaSamplesParse, name: str, no: int) -> str:
+    """A device's name as listed; one longer than any module's (a pasted blob) is cut, and said."""
+    if len(name) <= _NAME:
+        return name
+    out.notes.append(f"deviceQuery: line {no}: a device name of {len(name):,} characters (no module's is that "
+                     f"long): its first {_NAME} kept")
+    return name[:_NAME]
+
+
+def _detected(lines: list[Line], out: CudaSamplesParse) -> None:
+    """deviceQuery's count of the devices it found against those the paste lists: the others were cut."""
+    said = next((int(m.group(1)) for ln in lines[:4000] if (m := _DQ_DETECTED.match(ln.text)) is not None), None)
+    listed = len(out.modules.modules)
+    if said is not None and said > listed:
+        out.notes.append(f"deviceQuery: it detected {said} device(s), {listed} listed in the paste: "
+                         f"{said - listed} not in it (not read)")
 
 
 def _peer(out: CudaSamplesParse, i: int, j: int, yes: bool, said: str) -> None:
