@@ -89,3 +89,27 @@ def test_an_hccl_task_timeout_is_a_stalled_collective_once_per_device(tmp_path: 
     assert _findings(tmp_path, log) == {("collective_stalled", "GPU 5 (host not in the log)"): "critical"}
     failed_call = ("EI9999: 2025-03-02-07:15:41.022.118  call hcclCommInitRootInfo failed.\n")
     assert _findings(tmp_path, failed_call) != {("collective_stalled", "host and GPU not in the log"): "critical"}
+
+
+_ROCM = """========================ROCm System Management Interface========================
+================================= Concise Info =================================
+{errors}GPU  Temp   AvgPwr  SCLK     MCLK     Fan     Perf  PwrCap  VRAM%  GPU%
+0    {temp}  {power}  {sclk}  {mclk}  21.96%  {perf}  250.0W  {vram}  {gpu}
+1    41.0c  35.0W   852Mhz   167Mhz   21.96%  auto  250.0W    0%   0%
+================================================================================
+============================= End of ROCm SMI Log ==============================
+"""
+
+
+def test_a_rocm_smi_row_the_tool_could_not_read_beside_its_error_is_the_tools_warning(tmp_path: Path) -> None:
+    errors = ("ERROR: 15 GPU[0]: power: Data (usually from reading a file) was not of the type that was expected\n"
+              "WARNING:  One or more commands failed\n")
+    hung = _ROCM.format(errors=errors, temp="N/A  ", power="N/A   ", sclk="None   ", mclk="None   ", perf="unknown",
+                        vram="0%   ", gpu="0%")
+    assert _findings(tmp_path, hung) == {("module_reported_warning", "GPU[0]"): "warn"}
+    healthy = _ROCM.format(errors="", temp="40.0c", power="34.0W ", sclk="852Mhz ", mclk="167Mhz ", perf="auto",
+                           vram="0%   ", gpu="0%")
+    assert _findings(tmp_path, healthy) == {}
+    no_error = _ROCM.format(errors="", temp="N/A  ", power="N/A   ", sclk="None   ", mclk="None   ", perf="unknown",
+                            vram="0%   ", gpu="0%")
+    assert _findings(tmp_path, no_error) == {}  # readings not taken, the tool says no error: not judged

@@ -95,6 +95,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
         i += 1
     if not rows:
         return i
+    _unanswered(lines[max(0, at - _ERRORS_ABOVE):i], out, rows)
     if i < len(lines) and _BANNER.match(lines[i].text.strip()):
         claimed.append(lines[i].no)
     out.claimed.update(claimed)
@@ -107,6 +108,33 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
         out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
                          "characters and may be cut there (rocm-smi --showproductname prints it whole)")
     return i
+
+
+# rocm-smi's own error on a module ('ERROR: 15 GPU[0]: power: Data … was not of the type that was expected'), printed
+# above the table it fails to fill; a reading it could not take stays N/A, None or unknown in the row
+_TOOL_ERROR = re.compile(r"\bERROR:?\s*(?:\d{1,4}\s+)?GPU\[(\d{1,4})\]\s*:?\s*(.{0,120})")
+_NO_READING = frozenset({"n/a", "none", "unknown"})
+_ERRORS_ABOVE = 40  # lines above the header where the tool's errors for the table stand
+UNANSWERED = "rocm-smi: readings unreadable"  # the ras path a module that stopped answering is said under
+
+
+def _unanswered(lines: list[Line], out: ListedParse, rows: int) -> None:
+    """A row with no temperature and three readings or more the tool could not take (N/A, None, unknown), on a
+    module the tool's own ERROR line names: the module stopped answering its driver (after a hung or killed job)."""
+    errors: dict[str, str] = {}
+    for ln in lines:
+        if "ERROR" in ln.text and (e := _TOOL_ERROR.search(ln.text)) is not None:
+            errors.setdefault(f"GPU[{e.group(1)}]", e.group(0).strip())
+    if not errors:
+        return
+    by_label = {ln_row.group(1): ln_row.group(2).split() for ln in lines
+                if (ln_row := _ROW.match(ln.text.strip())) is not None}
+    for k in range(len(out.modules) - rows, len(out.modules)):
+        m = out.modules[k]
+        cells = by_label.get(m.label[4:-1], [])
+        unread = [c for c in cells if c.lower() in _NO_READING]
+        if m.temperature_c is None and len(unread) >= 3 and m.label in errors:
+            out.modules[k] = replace(m, ras=(*m.ras, (UNANSWERED, f"{' '.join(cells)} ({errors[m.label]})"[:240])))
 
 
 def _headless(lines: list[Line], out: ListedParse) -> None:

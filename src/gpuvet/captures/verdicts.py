@@ -80,6 +80,8 @@ def _xpu_severity(path: str, value: str) -> str:
 
 def _ras_severity(path: str, value: str) -> str:
     word = value.strip().lower()
+    if path == "rocm-smi: readings unreadable":  # rocm_table.UNANSWERED: the tool's ERROR and no reading taken
+        return "warn"
     if path.endswith("UNCORRECTABLE_COUNT"):
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path.endswith(("CORRECTABLE_COUNT", "DEFERRED_COUNT")):  # corrected: said, not judged (no bound from a
