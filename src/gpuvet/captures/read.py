@@ -82,7 +82,7 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytear
     kept: bytearray | None = bytearray()
     size = lines = 0
     for piece in (_gunzip(fh) if packed else iter(lambda: fh.read(_CHUNK), b"")):
-        if not size and b"\x00" in piece[:65536]:
+        if not size and _binary(piece[:65536]):
             raise CaptureError("a binary file, not captured text", where=path, fix=f"give {EXPECTED}.")
         size += len(piece)
         lines += piece.count(b"\n")
@@ -99,6 +99,22 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytear
             if limit is not None and size > limit:
                 kept = None  # let it go: counted to the end, then read again
     return kept
+
+
+_CONTROL = re.compile(rb"[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]")  # no text holds them (tab, line ends, ESC do)
+
+
+def _binary(head: bytes) -> bool:
+    """A NUL in the first 64 KiB is binary, unless it is only runs of NULs after whole text lines (a log
+    file preallocated before a crash): the text outside the runs has a line first and hardly a control
+    byte, and the runs are few (UTF-16's NUL every other byte is binary). text.clean drops the runs, said."""
+    at = head.find(b"\x00")
+    if at < 0:
+        return False
+    rest = head.replace(b"\x00", b"")
+    scattered = head.count(b"\x00\x00") < head.count(b"\x00") // 2  # NULs mostly single: not a zero fill
+    return (b"\n" not in head[:at] or not rest or scattered
+            or 100 * len(_CONTROL.findall(rest)) > len(rest) or len(re.findall(rb"\x00+", head)) > 64)
 
 
 def _gunzip(fh: BinaryIO) -> Iterator[bytes]:

@@ -96,6 +96,19 @@ _SNIP = re.compile(r"snip|[\[(]cut", re.I)  # or this (_ELISION's [snip], <snip>
 _SNIPS = ("snip", "[cut", "(cut")
 
 
+_NULS = re.compile("\x00+")
+
+
+def _without_nuls(text: str) -> tuple[str, list[str]]:
+    """The text without its runs of NUL bytes (read.py lets through only a text whose NULs are a few runs
+    after whole lines: a log file preallocated before a crash, its unwritten tail zero-filled), said."""
+    runs = [(m.start(), m.end() - m.start()) for m in _NULS.finditer(text)]
+    first = text.count("\n", 0, runs[0][0]) + 1
+    said = (f"{sum(n for _, n in runs):,} NUL byte(s) in {len(runs)} run(s) dropped (first at line {first}: a "
+            "log file preallocated before a crash, or a disk's zero fill); the text around them read")
+    return text.replace("\x00", ""), [said]
+
+
 def clean(text: str | list[str]) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
     C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
@@ -108,9 +121,12 @@ def clean(text: str | list[str]) -> Cleaned:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    nuls: list[str] = []
+    if "\x00" in text:
+        text, nuls = _without_nuls(text)
     text, wrapped = decorations.unwrap(text)  # a paste wrapped at a fixed width: its pieces rejoined
     parts = list(map(str.rstrip, text.split("\n")))  # rstrip gives the same string back where nothing is cut
-    notes = _long_lines(parts)
+    notes = nuls + _long_lines(parts)
     marked = _marked(text)
     with _collector_paused():
         lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
