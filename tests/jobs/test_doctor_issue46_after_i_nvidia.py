@@ -5,13 +5,14 @@ nccl-tests' formats; hosts, pids and addresses are made up."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import nccl_log, smi_query
+from gpuvet.captures import nccl_log, smi_query, smi_table
 from gpuvet.captures.text import Line, clean
-from tests.support.helpers import doctor_capture, found_causes
+from tests.support.helpers import call, doctor_capture, found_causes
 
 ABORT = "NCCL failure common.cu:921 'unhandled system error'\n"
 
@@ -126,3 +127,30 @@ def test_a_limit_under_the_maximum_of_a_board_not_in_the_catalog_with_no_default
                "NVIDIA H100 80GB HBM3, 00000000:18:00.0, 500.00 W, 700.00 W\n")  # a datacenter module ships at its max
     _, data = doctor_capture(capsys, tmp_path, catalog, name="h100.txt")
     assert "power_cap_low" in {c for c, _ in found_causes(data)}
+
+
+HEADINGS = ("+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n")
+
+
+@pytest.mark.parametrize("end", ["", "# [cut: the excerpt ends here]\n",
+                                 "| Fan  Temp  Perf  Pwr:Usage/\n"])  # cut mid-heading
+def test_a_table_cut_after_its_headings_gives_its_versions_and_no_finding(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, end: str) -> None:
+    text = "$ docker run --rm --gpus all cuda:12.2.0-base nvidia-smi\n\n" + HEADINGS + end
+    code, data = doctor_capture(capsys, tmp_path, text)
+    assert code == 0 and not data["findings"]
+    path = tmp_path / "inv.txt"
+    path.write_text(text)
+    rc, out, _ = call(capsys, "inventory", "--from", str(path), "--json")
+    inv = json.loads(out)
+    assert rc == 0 and inv["software"]["driver_version"] == "535.104.05" and inv["modules"] == []
+
+
+def test_a_banner_with_table_lines_after_it_that_are_no_rows_is_not_read_as_headings() -> None:
+    text = HEADINGS + "|  0  garbage that is no module row                                  |\n"
+    got = smi_table.parse(clean(text).lines)
+    assert got.modules == [] and not got.claimed

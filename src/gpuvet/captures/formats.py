@@ -499,4 +499,4 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
                          (LISTING, kept[LISTING])):
         if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
             return None if kind == "deviceQuery" else kind, listed
-    return None
+    return (TABLE, table) if table.claimed and table.driver else None  # a table cut before its first module row

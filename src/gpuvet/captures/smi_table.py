@@ -83,11 +83,26 @@ def parse(lines: list[Line]) -> SmiText:
             ln.no > min(out.claimed) and _framed(ln.text)))}  # the MIG-mode and Processes heading rows within
         out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
+    if not out.modules and banners:
+        _heading_only(lines, min(banners), out)
     if unread:
         out.notes.append(f"nvidia-smi table: a reading the tool could not take (ERR!, [Unknown Error]) at "
                          f"line(s) {ranges(unread)}: left unknown as a figure; NVML could not read the module "
                          "(doctor judges it)")
     return out
+
+
+def _heading_only(lines: list[Line], banner: int, out: SmiText) -> None:
+    """A table cut after its banner and column headings, before any module row (a paste's end, or its cut
+    mark): its versions are read, and what was cut is said; a banner under which no heading follows is none."""
+    after = [ln for ln in lines if ln.no > banner]
+    head = [ln for ln in after[:4] if _frame_or_head(ln.text) or any(h in ln.text for h in _HEADS)]
+    rest = [ln for ln in after if ln.no > max((h.no for h in head), default=banner)]
+    if not any(h in ln.text for ln in head for h in _HEADS) or any("|" in ln.text for ln in rest):
+        return
+    out.claimed |= {banner, *(ln.no for ln in head)}
+    out.notes.append(f"nvidia-smi table: cut after its headings (line {max(out.claimed)}), before any module row: "
+                     "driver and CUDA versions read, no module in the excerpt")
 
 
 def _once_each(out: SmiText) -> None:

@@ -205,6 +205,8 @@ class CaptureBackend(Backend):
             self._notes.append(f"{label}: a second module list; the first one given is used")
         elif modules:
             self._modules, self._software = modules, software
+        elif not self._modules and vendor == "NVIDIA" and isinstance(software.driver_version, str):
+            self._software = software  # a table cut before its first module row: its versions alone
         return len(modules)
 
     def _take_nics(self, fc: capture_read.FileCapture, label: str) -> None:
