@@ -42,7 +42,8 @@ def test_topo_m_affinity_columns_are_read_per_module(tmp_path: Path) -> None:
     modules = _json(tmp_path, "inventory", _TOPO_4)["modules"]
     assert [m["cpu_affinity"] for m in modules] == ["0-23,48-71"] * 2 + ["24-47,72-95"] * 2
     assert [m["numa_node"] for m in modules] == [0, 0, 1, 1]
-    assert [m["gpu_numa_id"] for m in modules] == ["N/A"] * 4
+    assert [m["gpu_numa_id"] for m in modules] == [None] * 4  # N/A: no NUMA node of its own, said why
+    assert all("no NUMA node of its own" in m["unavailable"]["gpu_numa_id"] for m in modules)
     text = _text(tmp_path, "inventory", _TOPO_4)
     assert "Affinity" in text and "24-47,72-95" in text
 
@@ -195,3 +196,16 @@ def test_a_programs_cuda_error_is_said_beside_the_library_failure(tmp_path: Path
     assert nvls, findings
     beside = nvls[0]["evidence"]["also_in_the_file"]
     assert len(beside) == 1 and beside[0].startswith("line 3: ") and "= 700 (an illegal memory access" in beside[0]
+
+
+def test_topo_m_affinity_values_no_tool_prints_are_unreadable(tmp_path: Path) -> None:
+    """newcomer 55: a NUMA id past Linux's 1023, 'banana', '1e309', '-5' and a CPU list 'RED' were listed."""
+    bad = ("\tGPU0\tGPU1\tGPU2\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+           "GPU0\t X \tNV4\tNV4\t0-7\tbanana\t\t-5\n"
+           "GPU1\tNV4\t X \tNV4\tRED\t99999999999999999999\t\t1e309\n"
+           "GPU2\tNV4\tNV4\t X \t0-63,128-191\t1\t\t9\n")
+    data = _json(tmp_path, "inventory", bad)
+    modules = data["modules"]
+    assert [(m["cpu_affinity"], m["numa_node"], m["gpu_numa_id"]) for m in modules] == [
+        ("0-7", None, None), (None, None, None), ("0-63,128-191", 1, 9)]
+    assert any("unreadable" in n and "banana" in n and "RED" in n for n in data["notes"]), data["notes"]

@@ -95,7 +95,7 @@ class ModuleInfo:
     inforom_version: str | Unavailable = Unavailable("not read")  # the InfoROM image version
     gsp_firmware: str | Unavailable = Unavailable("not read")  # the GSP firmware version, where it runs one
     cpu_affinity: str | Unavailable = Unavailable("not read")  # the CPUs near it, as topo -m prints them ('0-27')
-    gpu_numa_id: str | Unavailable = Unavailable("not read")  # its own NUMA node (topo -m's GPU NUMA ID; 'N/A')
+    gpu_numa_id: int | Unavailable = Unavailable("not read")  # its own NUMA node (topo -m's GPU NUMA ID; N/A: none)
 
 
 @dataclass(frozen=True)

@@ -160,25 +160,33 @@ def _headerless(lines: list[Line]) -> tuple[int, str] | None:
     """topo -m rows whose header line is not in the paste: GPU0, GPU1 … in order, row k with X in column k and
     topo -m cells before it, the block's two halves alike. Its GPU columns are the rows', and any column further
     right holding an NV# (only GPUs have NVLinks) up to the last such; the header those columns would have."""
-    start = next((i for i, ln in enumerate(lines) if ln.text.lstrip().startswith("GPU0")
-                  and _split(ln.text)[1:2] == ["X"]), None)
+    start, first = next(((i, k) for i, ln in enumerate(lines) if (k := _own_row(ln.text)) is not None), (None, 0))
     if start is None:
         return None
     rows: list[list[str]] = []
     for ln in lines[start:]:
         cells = _split(ln.text)
-        k = len(rows)
+        k = first + len(rows)
         if not cells or cells[0] != f"GPU{k}" or len(cells) < k + 2 or cells[k + 1] != "X" \
                 or not all(_CELL.fullmatch(CELL_ALIASES.get(c, c)) for c in cells[1:k + 2]):
             break
         rows.append(cells[1:])
     n = len(rows)
-    if n < 2 or any(rows[i][j] != rows[j][i] for i in range(n) for j in range(n) if j < len(rows[i]) and
-                    i < len(rows[j])):
-        return None
+    nvlinked = all(sum(c.startswith("NV") for c in r[:first + i]) == first + i for i, r in enumerate(rows))
+    if n < 2 and not (first > 0 and nvlinked) or any(
+            rows[i][first + j] != rows[j][first + i] for i in range(n) for j in range(n)
+            if first + j < len(rows[i]) and first + i < len(rows[j])):
+        return None  # one row is a matrix's only where an NV# to every GPU before it (only topo -m prints) says so
     nv = [j for r in rows for j, c in enumerate(r) if c.startswith("NV") and _CELL.fullmatch(c)]
     width = max(n, max(nv, default=-1) + 1)
     return start, "        " + "  ".join(f"GPU{j}" for j in range(width))
+
+
+def _own_row(text: str) -> int | None:
+    """k where the line is a topo -m row 'GPUk' with its X in column k (a paste may start at any GPU's row)."""
+    cells = _split(text) if text.lstrip().startswith("GPU") else []
+    k = int(cells[0][3:]) if cells and cells[0][3:].isdigit() and len(cells[0]) <= 6 else None
+    return k if k is not None and len(cells) > k + 1 and cells[k + 1] == "X" else None
 
 
 def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
@@ -197,7 +205,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     if not lines[at].text[:1].isspace():
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
                           "read as the header")
-    rows_cut: list[str] = []
+    rows_cut, unsound = list[str](), list[str]()
     last = next((x for x in reversed(lines) if x.text.strip() and not x.elision), None)  # once: a cell cut at the
     # capture's end (a cut mark after it says so too)
     for ln in lines[at + 1:]:
@@ -219,6 +227,9 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
             _set(topo, name, other, CELL_ALIASES.get(cell, cell), where)
         topo.numa[name] = _numa(values[len(header):], extra)
         topo.affinity[name] = _affinity(values[len(header):], extra)
+        unsound += _unsound_affinity(topo, name)
+    topo.notes += [f"topo -m: {', '.join(unsound)}: no CPU list or NUMA node id (0 to {MAX_NUMA_NODE}): "
+                   "unreadable"] if unsound else []
     if not any(d.startswith("GPU") for d in topo.devices):
         raise CaptureError("the matrix has no GPU rows", where=where, fix="capture the whole output.")
     _legend(lines, at, topo)
@@ -444,11 +455,31 @@ def _legend(lines: list[Line], at: int, topo: TopoMatrix) -> None:
                           "endpoint carries its device name")
 
 
+# Linux numbers NUMA nodes below MAX_NUMNODES = 1 << CONFIG_NODES_SHIFT, a shift of 10 at most: 0 to 1023
+MAX_NUMA_NODE = 1023
+_NUMA_ID = re.compile(r"[0-9]{1,4}")
+_CPU_LIST = re.compile(r"[0-9]{1,5}(?:-[0-9]{1,5})?(?:,[0-9]{1,5}(?:-[0-9]{1,5})?)*")  # '0-63,128-191'
+
+
+def numa_id(value: str) -> int | None:
+    """A NUMA node id as topo -m prints it, within the ids Linux gives; None for anything else."""
+    return int(value) if _NUMA_ID.fullmatch(value) and int(value) <= MAX_NUMA_NODE else None
+
+
 def _numa(values: list[str], headers: list[str]) -> int | None:
     for header, value in zip(headers, values, strict=False):
-        if header.lower().startswith("numa") and value.isdigit():
-            return int(value)
+        if header.lower().startswith("numa") and numa_id(value) is not None:
+            return numa_id(value)
     return None
+
+
+def _unsound_affinity(topo: TopoMatrix, name: str) -> list[str]:
+    """A row's affinity cells no topo -m prints (a NUMA id past Linux's, 'banana', a CPU list not of the
+    '0-63,128-191' shape): taken out, so inventory says them unreadable; named for the note."""
+    cells = topo.affinity.get(name, {})
+    bad = [h for h, v in cells.items() if v != "N/A" and (_CPU_LIST.fullmatch(v) is None if "cpu" in h.lower()
+                                                          else numa_id(v) is None)]
+    return [f"{name}'s {h} '{cells.pop(h)[:40]}'" for h in bad]
 
 
 def _affinity(values: list[str], headers: list[str]) -> dict[str, str]:

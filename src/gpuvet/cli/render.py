@@ -91,7 +91,7 @@ def _runtime(s: SoftwareInfo) -> str:
 
 def _affinity(console: Console, modules: tuple[ModuleInfo, ...]) -> None:
     """The CPUs and NUMA nodes near each module, where a capture (topo -m) printed them."""
-    if not any(isinstance(m.cpu_affinity, str) or isinstance(m.gpu_numa_id, str) for m in modules):
+    if not any(isinstance(m.cpu_affinity, str) or isinstance(m.gpu_numa_id, int) for m in modules):
         return
     t = term.table("Affinity")
     for col in ("id", "CPU affinity", "NUMA affinity", "GPU NUMA ID"):

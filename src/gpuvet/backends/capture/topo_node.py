@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
 from gpuvet.captures.text import clean
-from gpuvet.captures.topo import TopoMatrix
+from gpuvet.captures.topo import TopoMatrix, numa_id
 from gpuvet.captures.topo import parse as _parse_topo
 from gpuvet.errors import CaptureError
 from gpuvet.node.catalog import unknown_model
@@ -131,7 +131,7 @@ def topo_modules(topo: TopoMatrix, node: Node) -> list[ModuleInfo]:
     return [ModuleInfo(_id(g), known.get(_id(g), "unknown (topo -m)"), False, *(u,) * 15,
                        numa_node=topo.numa[g] if topo.numa.get(g) is not None else u,  # type: ignore[arg-type]
                        cpu_affinity=_column(topo, g, "CPU Affinity", u),
-                       gpu_numa_id=_column(topo, g, "GPU NUMA ID", u)) for g in gpus]
+                       gpu_numa_id=_numa_id(topo, g, u)) for g in gpus]
 
 
 def with_affinity(modules: list[ModuleInfo], from_topo: list[ModuleInfo]) -> list[ModuleInfo]:
@@ -141,6 +141,14 @@ def with_affinity(modules: list[ModuleInfo], from_topo: list[ModuleInfo]) -> lis
         return modules
     return [replace(m, cpu_affinity=t.cpu_affinity, gpu_numa_id=t.gpu_numa_id) for m, t in
             zip(modules, from_topo, strict=True)]
+
+
+def _numa_id(topo: TopoMatrix, gpu: str, u: Unavailable) -> int | Unavailable:
+    """A GPU's own NUMA node (topo -m's GPU NUMA ID): a number, or why not ('N/A': it has none of its own)."""
+    value = topo.affinity.get(gpu, {}).get("GPU NUMA ID", "")
+    if value == "N/A":
+        return Unavailable("N/A in topo -m: the GPU has no NUMA node of its own")
+    return u if (got := numa_id(value)) is None else got
 
 
 def _column(topo: TopoMatrix, gpu: str, title: str, u: Unavailable) -> str | Unavailable:
