@@ -252,7 +252,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                            "P100); topo -m's GPU1 not listed",
     "dcgm_dcgm282_diag_r1_metadata_7gpu_cut.txt": "inventory: empty (7 GPUs of device 3182 and driver 580.95.05 "
                                                   "in the Metadata not listed)",
-    "gpuburn_hamicore100_died_under_memory_limit.txt": "inventory: empty (the one GPU not listed)",
     "nccl_info_nccl1519_h100_ib_none_socket_8nics.txt": "miss (unchanged): one host's lines only; nranks 16 does "
                                                         "not prove two nodes and the log prints no nNodes",
     "nccl_info_nccl226_aws_8nodes_ib_none_socket_ens3.txt": "inventory: empty (the hosts ip-172-31-* not listed)",
