@@ -113,3 +113,20 @@ def test_a_rocm_smi_row_the_tool_could_not_read_beside_its_error_is_the_tools_wa
     no_error = _ROCM.format(errors="", temp="N/A  ", power="N/A   ", sclk="None   ", mclk="None   ", perf="unknown",
                             vram="0%   ", gpu="0%")
     assert _findings(tmp_path, no_error) == {}  # readings not taken, the tool says no error: not judged
+
+
+def _models(tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    return [(m["model"], m["bus_id"]) for m in _run(tmp_path, text, "inventory")["modules"]]  # type: ignore[attr-defined]
+
+
+def test_the_module_a_program_says_it_runs_on_is_listed_where_nothing_else_lists_one(tmp_path: Path) -> None:
+    julia = ("INFO: Testing using device Tesla P100-PCIE-16GB\n"
+             "  CUDA error: uncorrectable ECC error encountered (code #214, ERROR_ECC_UNCORRECTABLE)\n")
+    assert [m for m, _ in _models(tmp_path, julia)] == ["Tesla P100-PCIE-16GB"]
+    tf = ("2025-01-09 10:11:12.345678: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1613] Created device "
+          "/job:localhost/replica:0/task:0/device:GPU:0 with 14791 MB memory:  -> device: 0, name: Tesla T4, "
+          "pci bus id: 0000:00:04.0, compute capability: 7.5\n"
+          "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert _models(tmp_path, tf) == [("Tesla T4", "0000:00:04.0")]  # TensorFlow 2.5 on
+    assert _models(tmp_path, tf.replace("-> device", "-> physical GPU (device").replace("7.5\n", "7.5)\n")) == [
+        ("Tesla T4", "0000:00:04.0")]

@@ -40,6 +40,7 @@ from gpuvet.captures import (
     npu_smi,
     pcie_status,
     perftest,
+    program_devices,
     plugin_xids,
     prom_metrics,
     quoted,
@@ -480,6 +481,8 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
             f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
+    if fc.smi is None and fc.topo is None and not fc.amd.modules and (named := program_devices.listing(lines)).modules:
+        fc.smi = named  # the module a program says it runs on ('Testing using device Tesla K80')
     return None
 
 
