@@ -40,7 +40,16 @@ def unwrap(text: str) -> tuple[str, Unwrapped]:
     value's tail no indent) nor its first piece's. One wrapped line alone, a wrap at word boundaries (lines
     shorter than the width) and a tail shaped like the records around it leave no such evidence: left as they
     are."""
-    if len(text) > _WRAP_MOST or "\n" not in text or _wider_early(text):
+    if len(text) > _WRAP_MOST or "\n" not in text:
+        return text, Unwrapped()
+    if "GPU0" in text and (topo := _topo_folded(text)).dropped:
+        return _joined(text.split("\n"), sorted(j - 1 for j in topo.dropped)), topo
+    return _unwrap_any(text)
+
+
+def _unwrap_any(text: str) -> tuple[str, Unwrapped]:
+    """unwrap's evidence for any text: the pieces' shapes against the records near them."""
+    if _wider_early(text):
         return text, Unwrapped()
     lines = text.split("\n")
     head = 0
@@ -56,10 +65,42 @@ def unwrap(text: str) -> tuple[str, Unwrapped]:
     if len({_first(j, set(joins)) for j in joins}) < _WRAP_HEADS:
         return text, Unwrapped()
     joins += [j for j in range(head + 1, len(lines)) if lengths[j - 1] == width and _rule_tail(lines[j - 1], lines[j])]
+    return _joined(lines, joins), Unwrapped(width, frozenset(j + 1 for j in joins))
+
+
+def _joined(lines: list[str], joins: list[int]) -> str:
     for j in sorted(joins, reverse=True):  # a line wrapped twice: its last piece onto the middle one first
         lines[j - 1] += lines[j]
         lines[j] = ""
-    return "\n".join(lines), Unwrapped(width, frozenset(j + 1 for j in joins))
+    return "\n".join(lines)
+
+
+_TOPO_LINK = re.compile(r"(?:^|[ \t])(?:X|NV\d{1,3}|SYS|NODE|PHB|PXB|PIX)(?:[ \t]|$)")
+_TOPO_HEAD = re.compile(r"[ \t]+GPU0[ \t]")  # topo -m's header: blanks, then its devices from GPU0
+_TOPO_CELL = re.compile(r"[ \t]*(?:X|NV\d{1,3}|SYS|NODE|PHB|PXB|PIX|N/A|\d[\d,-]*)(?:[ \t]|$)")  # no row starts so
+
+
+def _topo_folded(text: str) -> Unwrapped:
+    """nvidia-smi topo -m's matrix folded at a wrap width (fold counts a tab to its next stop of 8): rejoined where
+    every piece before a continuation is exactly that wide and each continuation cannot start a matrix row (it
+    starts with a cell: X, NV#, SYS, a CPU list), the header's own continuation being the line before GPU0's row.
+    Any other line inside the matrix (a piece cut mid-word) leaves the text as it is."""
+    lines = text[:1 << 16].split("\n")
+    at = next((i for i, s in enumerate(lines[:200]) if _TOPO_HEAD.match(s)), None)
+    if at is None or (width := len(lines[at].expandtabs())) not in WRAP_WIDTHS or at + 2 >= len(lines):
+        return Unwrapped()
+    head = lines[at + 1]
+    joins = [at + 1] if head.strip() and not head.lstrip().startswith("GPU0") else []
+    for j in range(at + 1 + len(joins), len(lines)):
+        if not lines[j].strip():
+            break
+        if _TOPO_CELL.match(lines[j]):
+            if len(lines[j - 1].expandtabs()) != width:
+                return Unwrapped()  # a cell opening a line not after a full one: not fold's cut
+            joins.append(j)
+    rows = len(joins) - (1 if joins and joins[0] == at + 1 else 0)
+    links = any(_TOPO_LINK.search(s) for s in lines[at + 1:j])  # nvidia-smi's cells, not another tool's figures
+    return Unwrapped(width, frozenset(j + 1 for j in joins)) if rows >= _WRAP_HEADS and links else Unwrapped()
 
 
 def _wider_early(text: str) -> bool:
