@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import nccl_log, smi_query, smi_table
+from gpuvet.captures import nccl_log, smi_query, smi_table, topo
 from gpuvet.captures.text import Line, clean
 from tests.support.helpers import call, doctor_capture, found_causes
 
@@ -154,3 +154,24 @@ def test_a_banner_with_table_lines_after_it_that_are_no_rows_is_not_read_as_head
     text = HEADINGS + "|  0  garbage that is no module row                                  |\n"
     got = smi_table.parse(clean(text).lines)
     assert got.modules == [] and not got.claimed
+
+
+def _topo_row(k: int, n: int, cell: str, nics: str) -> str:
+    cells = ["X" if j == k else cell for j in range(n)]
+    return f"GPU{k}\t" + "\t".join(cells) + f"\t{nics}\t48-95,144-191\t1\t\tN/A"
+
+
+@pytest.mark.parametrize("first", [7, 5])
+def test_topo_rows_pasted_from_a_later_gpu_without_their_header_are_read(first: int) -> None:
+    """A paste of the last rows of an 8-GPU NVSwitch board's topo -m (no header, GPU0 never named): the rows'
+    own X and NV# cells give the columns; a single row only where it reads NV# to every GPU before it."""
+    text = "\n".join(_topo_row(k, 8, "NV18", "NODE\tPIX") for k in range(first, 8)) + "\n"
+    text += "NIC0\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\tNODE\tNODE\t X \tPIX\n"
+    got = topo.parse(clean(text).lines, "t.txt")
+    assert got is not None and got.devices == [f"GPU{k}" for k in range(first, 8)]
+    assert all(got.cells[frozenset(("GPU7", f"GPU{j}"))] == "NV18" for j in range(7))
+
+
+def test_a_single_row_without_nvlinks_to_every_gpu_before_it_is_no_matrix() -> None:
+    text = _topo_row(3, 4, "PIX", "NODE") + "\n"
+    assert topo.parse(clean(text).lines, "t.txt") is None

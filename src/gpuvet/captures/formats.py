@@ -437,7 +437,8 @@ FORMATS: tuple[Format, ...] = (
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
     Format(TABLE, None, _kept(smi_table.parse), markers=("|",)),  # nvidia-smi's default table
     Format(QUERY, None, _kept(smi_query.parse), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
-    Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0",)),  # its header names GPU0
+    Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
+    # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)
     Format("nvidia-smi topo -p2p", "p2p", _one(topo.parse_p2p), SHARED, markers=("GPU0",)),  # its header names GPU0
     Format("nvidia-smi -q", "smi", _smi, unmarked="excerpts of 'Key : value' lines, no literal of their own; a line "
            "that opens nothing while nothing is open is passed over first"),

@@ -178,7 +178,7 @@ def _headerless(lines: list[Line]) -> tuple[int, str] | None:
             if first + j < len(rows[i]) and first + i < len(rows[j])):
         return None  # one row is a matrix's only where an NV# to every GPU before it (only topo -m prints) says so
     nv = [j for r in rows for j, c in enumerate(r) if c.startswith("NV") and _CELL.fullmatch(c)]
-    width = max(n, max(nv, default=-1) + 1)
+    width = max(first + n, max(nv, default=-1) + 1)
     return start, "        " + "  ".join(f"GPU{j}" for j in range(width))
 
 
