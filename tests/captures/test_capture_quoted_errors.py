@@ -65,6 +65,10 @@ NOT_REPORTS = [
     "We should add a retry when NCCL reports \"unhandled system error\" in our launcher, see PR #12.",
     "Could a bad riser make the kernel print 'RmInitAdapter failed' on our nodes?",
     'How can I prevent "CUDA out of memory" errors when fine-tuning a 70B model on 8 GPUs?',
+    # NBF1 (newcomer 55): a tool's whole line quoted in the question or the runbook, read by no tool's reader
+    'What does "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus." mean?',
+    'What does "NVRM: RmInitAdapter failed! (0x22:0x56:742)" mean?',
+    'If you ever see "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error", drain the node.',
     # gone
     'Thanks, after reinstalling the driver the "GPU has fallen off the bus" message is gone and everything works.',
 ]
@@ -76,6 +80,8 @@ REPORTS = [
     ("I get \"CUDA error: an illegal memory access was encountered\" on GPU 2 every time.", "app"),
     ("After a kernel update nvidia-smi printed `NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
      "driver` on my workstation.", "app"),
+    # NBF1: a tool's whole line inside the poster's quotes is their report, never the kernel reader's own line
+    ('nvidia-smi on node 3 says "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error"', "event"),
 ]
 
 
@@ -281,3 +287,31 @@ def test_a_100kb_prose_line_is_read_in_bounded_work(filler: str) -> None:
     """review 55 F1: a poster's line of 100 KB is judged on a bounded window around each message, whatever it holds."""
     fc = parse_text("I got Xid 79 on GPU 0000:3b:00.0 " + filler * (100_000 // len(filler)) + "\n", "post.txt")
     assert [(x.bus_id, x.code) for x in fc.kernel.xids] == [("0000:3B:00.0", 79)]
+
+
+def test_an_empty_file_is_said_to_be_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """NBF1 (newcomer 55, LOW 12): an empty file is named as such, not answered with every format gpuvet reads."""
+    (tmp_path / "empty.txt").write_text("")
+    assert main(["doctor", "--from", str(tmp_path / "empty.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "empty" in err and "nothing in it is output" not in err
+
+
+def test_a_tool_line_quoted_in_prose_is_not_its_readers_own() -> None:
+    """NBF1: beside a tool's own line, a sentence quoting a driver message is no kernel line (no module lost)."""
+    text = ("[    5.100000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+            'nvidia-smi on node 3 says "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error"\n')
+    fc = parse_text(text, "log.txt")
+    assert QUOTED not in fc.kinds and not fc.kernel.events
+
+
+@pytest.mark.parametrize("text", [
+    # a whole NCCL line pasted in backticks, its host:pid:tid prefix kept: NCCL's own line
+    "error log `H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+    "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)`",
+    # a tool's line with an empty quoted string, and NCCL's WARN with a quoted path, no prefix
+    'Expected integer value from monitor, but got ""\nNCCL WARN Failed to open libibverbs.so "libibverbs.so.1"',
+])
+def test_real_lines_holding_quotes_are_still_the_tools(text: str) -> None:
+    fc = parse_text(text + "\n", "log.txt")
+    assert fc.kinds and QUOTED not in fc.kinds

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from gpuvet.captures.app_errors import in_quotes, reported, said
-from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, bus
+from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, bus
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
@@ -35,13 +35,20 @@ def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
 _XID_BUS = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?\b")  # with its domain: no clock
 
 
+# NBF1: nvidia-smi's answer for a module it cannot open, anywhere in the poster's sentence (its own reader
+# takes it only at a line's start or as the tool's output)
+_SAID_MESSAGES = NVRM_MESSAGES + (KernelMessage("smi_no_handle", re.compile(
+    r"Unable to (?:determine|detect) the device handle for (?:GPU\s*)?(?:PCI:)?[0-9a-fA-F]{0,8}:?[0-9a-fA-F]{2}:"
+    r"[0-9a-fA-F]{2}"), "nvidia-smi"),)
+
+
 def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
     """The NVIDIA driver's messages a poster's words name, as quoted_xids reads Xids: one per module and kind,
     marked ``quoted``; the lines read."""
     out: dict[tuple[str, str], KernelEvent] = {}
     claimed: set[int] = set()
     for ln in lines:
-        for message in NVRM_MESSAGES:
+        for message in _SAID_MESSAGES:
             for m in said(message.pattern, ln.text):
                 if _your_words(ln.text, m) or not reported(ln.text, m.start(), m.end()):
                     continue

@@ -195,6 +195,8 @@ def _parse(held: list[str], where: str) -> FileCapture:
     if not claimed or not fc.kinds:  # issue 46: nothing read; messages quoted in a poster's words are their report
         claimed = read_quoted(fc, cleaned.lines)
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
+        if not any(ln.text.strip() for ln in cleaned.lines):  # NBF1: said as watch --replay says it
+            raise CaptureError("the file is empty (no line holds anything)", where=where, fix=f"give {EXPECTED}.")
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
@@ -216,6 +218,16 @@ def _refuse_long_numbers(text: str, where: str) -> None:
                            "writes one", where=where, fix="give the tool's output as it printed it.")
 
 
+# NBF1: a line opening with a poster's words ('What does', 'nvidia-smi on node 3 says': two or more words, none a
+# tool's capitalised marker like NCCL, WARN or NVRM, no timestamp, prefix or label) then a quote: the tool's line
+# is inside the quote, the poster's, judged by the quoted-prose rules (app_errors.reported), never by its reader;
+# a quote that closes a string (a wrapped JSON line's '…al Number": ', rocm-smi's 'but got ""') or opens a whole
+# pasted log line, its own prefix kept (a timestamp, NCCL's host:pid:tid), is the tool's and read as before
+_PROSE_QUOTE = re.compile(r"\n[^\S\n]*(?:[>*-][^\S\n]+)?(?![A-Z]{4,}\b)[A-Za-z][\w'’-]*"
+                          r"(?:,?[^\S\n]+(?![A-Z]{4,}\b)[\w'’-]+){1,12}[^\S\n]*[\"“`]"
+                          r"(?![\s:,\]}\[\d\"“”`]|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} +\d{1,2} \d\d:)")
+
+
 def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     """Each format of FORMATS in turn, on the lines its ``lines`` says, filling its field and naming
     the kinds it found; then the module list from the table, the CSV or nccl-tests' device lines
@@ -224,7 +236,11 @@ def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
     claimed."""
     claimed: set[int] = set()
     kept: dict[str, object] = {}
-    present, unclaimed = Marks(lines), _Unclaimed(lines)
+    present = Marks(lines)
+    if present.has(_PROSE_QUOTE):  # rare: a poster's sentence quoting a tool's line is read_quoted's alone
+        lines = [ln for ln in lines if not _PROSE_QUOTE.match("\n" + ln.text)]
+        present = Marks(lines)
+    unclaimed = _Unclaimed(lines)
     present.settle(group for fmt in FORMATS for group in fmt.groups())  # then the joined text let go
     mode, seen, smi_at = ALL, None, 0  # seen: the lines of the format leading a SHARED run, cut when one first runs
     for fmt in FORMATS:
