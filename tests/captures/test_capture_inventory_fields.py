@@ -209,3 +209,12 @@ def test_topo_m_affinity_values_no_tool_prints_are_unreadable(tmp_path: Path) ->
     assert [(m["cpu_affinity"], m["numa_node"], m["gpu_numa_id"]) for m in modules] == [
         ("0-7", None, None), (None, None, None), ("0-63,128-191", 1, 9)]
     assert any("unreadable" in n and "banana" in n and "RED" in n for n in data["notes"]), data["notes"]
+
+
+def test_a_cpu_list_as_wide_as_its_title_runs_into_the_numa_column_and_is_put_back(tmp_path: Path) -> None:
+    """topo -m pads CPU Affinity to its title's width and one space: '112-127,240-255 7' is the list, then node 7."""
+    wide = ("        GPU0    GPU1    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+            "GPU0     X      NV12    48-63,176-191   3               N/A\n"
+            "GPU1    NV12     X      112-127,240-255 7               N/A\n")
+    modules = _json(tmp_path, "inventory", wide)["modules"]
+    assert [(m["cpu_affinity"], m["numa_node"]) for m in modules] == [("48-63,176-191", 3), ("112-127,240-255", 7)]

@@ -227,6 +227,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
             _set(topo, name, other, CELL_ALIASES.get(cell, cell), where)
         topo.numa[name] = _numa(values[len(header):], extra)
         topo.affinity[name] = _affinity(values[len(header):], extra)
+        _merged_cpu_numa(topo, name, extra)
         unsound += _unsound_affinity(topo, name)
     topo.notes += [f"topo -m: {', '.join(unsound)}: no CPU list or NUMA node id (0 to {MAX_NUMA_NODE}): "
                    "unreadable"] if unsound else []
@@ -471,6 +472,21 @@ def _numa(values: list[str], headers: list[str]) -> int | None:
         if header.lower().startswith("numa") and numa_id(value) is not None:
             return numa_id(value)
     return None
+
+
+_MERGED = re.compile(r"([0-9][0-9,-]*) ([0-9]{1,4})")
+
+
+def _merged_cpu_numa(topo: TopoMatrix, name: str, titles: list[str]) -> None:
+    """topo -m pads CPU Affinity to its title's width and one space: a list as wide ('112-127,240-255 7') runs
+    into the NUMA Affinity, and the cells after it read one column early; each put back in its column."""
+    cells = topo.affinity.get(name, {})
+    m = _MERGED.fullmatch(cells.get("CPU Affinity", ""))
+    if m is None or "NUMA Affinity" not in titles:
+        return
+    shifted = {"GPU NUMA ID": cells["NUMA Affinity"]} if "NUMA Affinity" in cells and "GPU NUMA ID" in titles else {}
+    topo.affinity[name] = {"CPU Affinity": m[1], "NUMA Affinity": m[2], **shifted}
+    topo.numa[name] = numa_id(m[2])
 
 
 def _unsound_affinity(topo: TopoMatrix, name: str) -> list[str]:
