@@ -113,3 +113,12 @@ def test_an_older_dcgm_exporter_without_the_bus_id_label_lists_its_modules_by_in
     modules = _run(tmp_path, "inventory", text)["modules"]
     assert [(m["id"], m["model"]) for m in modules] == [("gpu0", "Tesla T4"), ("gpu1", "Tesla T4")]
     assert _causes(tmp_path, text) == []
+
+
+def test_an_infinite_or_impossible_counter_is_no_reading_not_a_crash() -> None:
+    """Prometheus prints +Inf and NaN as values; a counter can hold neither, nor more than 64 bits."""
+    for value in ("+Inf", "-Inf", "NaN", "1e300"):
+        s = sample(f'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{{gpu="0",UUID="GPU-1"}} {value}')
+        assert s is not None and s.value != s.value  # NaN: read as a sample, judged as no reading
+    kept = sample('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{gpu="0",UUID="GPU-1"} 12')
+    assert kept is not None and kept.value == 12

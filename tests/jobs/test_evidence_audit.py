@@ -38,17 +38,20 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
     "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
                        "busGrind", "rocm-bandwidth-test"},
-    "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window"},
+    "collective_results": {"nccl-tests", "hccl_test"}, "host_bottleneck": {"local"}, "xid_log": {"kernel log", "window",
+                                                                                            "device plugin",
+                                                                                            "dcgm-exporter or gpud Xids"},
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
     "thermal_state": SMI | LISTS | {"window"},
     "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
-                       "rocm-bandwidth-test -v", "kernel PCIe link status"},
+                       "rocm-bandwidth-test -v", "kernel PCIe link status", "dcgm-exporter NVLink counters"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json", "amd-smi monitor",
-                      "amd-smi (default table)", "xpu-smi diag", "xpu-smi health"},  # theirs (amd-smi's table: UEC)
+                      "amd-smi (default table)", "xpu-smi diag", "xpu-smi health",
+                      "rocm-smi (default table)"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line on a module)
     "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local"},  # or sysfs

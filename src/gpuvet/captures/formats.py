@@ -430,7 +430,7 @@ FORMATS: tuple[Format, ...] = (
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept(prom_metrics.parse_dcgm), ALL,
            markers=("DCGM_",)),  # its Prometheus samples (the Xid metric's are plugin_xids' too)
-    Format(prom_metrics.DCGM + " NVLink counters", "nvlink", _one(prom_metrics.parse_dcgm_nvlink), ALL, adds=True,
+    Format(prom_metrics.NVLINK_KIND, "nvlink", _one(prom_metrics.parse_dcgm_nvlink), ALL, adds=True,
            markers=("DCGM_FI_DEV_NVLINK_",)),  # as nvidia-smi nvlink -e's counters
     Format(LISTING, None, _kept(smi_list.parse),
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's

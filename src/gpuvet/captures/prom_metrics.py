@@ -8,6 +8,7 @@ read (said in a note). The Xid metric is plugin_xids' (it reads its samples with
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ _SAMPLE = re.compile(r"^\s*([A-Za-z_:][A-Za-z0-9_:]*)(?:\{((?:[^{}\"]|\"(?:[^\"\
 _META = re.compile(r"^\s*#\s+(?:HELP|TYPE)\s+([A-Za-z_:][A-Za-z0-9_:]*)(?:\s|$)")
 _LABEL = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 DCGM, AMD = "dcgm-exporter", "AMD device-metrics-exporter"
+NVLINK_KIND = DCGM + " NVLink counters"  # the kind its NVLink counters are read as (doctor cites the file by it)
 # dcgm-exporter's fields -> the -q field nvidia-smi prints for the same reading (smi_text judges those)
 _DCGM_FIELDS = {
     "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL": "ECC Errors/Volatile/Double Bit/Total",
@@ -35,6 +37,8 @@ _YES_NO = {"DCGM_FI_DEV_RETIRED_PENDING": "Retired Pages/Pending Page Retirement
 # an NVLink error counter: per link (_L<k>) or the module's total; its words name the counter (CRC FLIT, REPLAY, …)
 _NVLINK = re.compile(r"^DCGM_FI_DEV_NVLINK_(\w*?ERROR\w*?)(?:_COUNT)?(?:_TOTAL|_L(\d{1,2}))?$")
 _AMD_UNCORRECTABLE = re.compile(r"^gpu_ecc_uncorrect_")  # per block, and _total: the largest is the count
+
+_MAX_COUNT = 2.0**64  # a counter no exporter can hold (an unsigned 64-bit counter's range)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,10 @@ def sample(text: str, no: int = 0) -> Sample | None:
     m = _SAMPLE.match(text)
     if m is None:
         return None
-    return Sample(m.group(1), dict(_LABEL.findall(m.group(2) or "")), float(m.group(3)), no)
+    value = float(m.group(3))
+    if not -_MAX_COUNT < value < _MAX_COUNT:  # +Inf, -Inf or beyond any 64-bit counter: no reading, as NaN
+        value = math.nan
+    return Sample(m.group(1), dict(_LABEL.findall(m.group(2) or "")), value, no)
 
 
 def module_of(labels: dict[str, str]) -> str:

@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.prom_metrics import NVLINK_KIND as _EXPORTER_NVLINK
 from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
@@ -144,7 +145,8 @@ def _links_cited(ev: Evidence) -> list[Cited]:
         if c.nvlink_states else []
     if c.nvlink_errors:
         set_ = sum(1 for e in c.nvlink_errors if e.count > 0)  # counters gpuvet does not judge may be set
-        out.append(Cited(ev.capture_source("nvlink state") or CAPTURED["nvlink_errors"], "error counters read / non-zero",
+        counted = ev.capture_source("nvlink state", _EXPORTER_NVLINK)  # nvlink -e, or dcgm-exporter's counters
+        out.append(Cited(counted or CAPTURED["nvlink_errors"], "error counters read / non-zero",
                          f"{len(c.nvlink_errors)} / {set_}"))
     out += [Cited(ev.capture_source(CAPTURED["pcie"]) or CAPTURED["pcie"], "LnkSta / LnkCap",
                   f"x{p.width} {p.speed_gts} GT/s / x{p.cap_width} {p.cap_speed_gts} GT/s", where=p.device)
