@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 UNNAMED = "GPU (bus id not in the excerpt)"
+EXPORTER_NVLINK = "dcgm-exporter NVLink counters"  # the kind dcgm-exporter's NVLink counters are read as
 
 
 @dataclass(frozen=True)

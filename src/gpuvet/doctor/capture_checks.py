@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gpuvet.captures.prom_metrics import NVLINK_KIND as _EXPORTER_NVLINK
+from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
 from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
