@@ -128,7 +128,7 @@ def clean(text: str | list[str]) -> Cleaned:
     parts = list(map(str.rstrip, text.split("\n")))  # rstrip gives the same string back where nothing is cut
     notes = nuls + _long_lines(parts)
     marked = _marked(text)
-    with _collector_paused():
+    with collector_paused():
         lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
     same = sum(map(len, parts)) + len(parts) - 1 == len(text)  # nothing right-stripped: the lines are the text
     del parts
@@ -165,10 +165,11 @@ _MADE = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a file's Lines are made: each is a pair of an int and a str,
-    which the collector can never free, and a bug report's million of them would set it off to walk
-    the whole heap again and again (issue 43: that doubled the time to make them)."""
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file's Lines are made, or while doctor reads its files: each
+    Line is a pair of an int and a str, which the collector can never free, and a bug report's million of
+    them would set it off to walk the whole heap again and again (issue 43: that doubled the time to make
+    them, and a tenth of a read). Whatever cycle the work left is collected when it is back on."""
     was = gc.isenabled()
     gc.disable()
     try:

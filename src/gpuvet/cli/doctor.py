@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -99,8 +97,12 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
     from gpuvet.doctor.evidence import Evidence
     from gpuvet.doctor.run import diagnose
 
-    with _collector_paused():
-        captures = read_captures(from_) if from_ else None
+    captures = None
+    if from_:  # a simulated node loads no capture parser
+        from gpuvet.captures.text import collector_paused
+
+        with collector_paused():  # the files' lines are many small objects in no cycle (issue 43)
+            captures = read_captures(from_)
     backend = _backend(sim, captures)
     declared = None
     if expect:
@@ -120,22 +122,6 @@ def _diagnose(symptom: str | None, sim: str | None, expect: str | None, from_: l
     finally:
         if backend is not None:
             backend.close()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while the files are read: a bug report's lines are some
-    hundred thousand small objects in no cycle, and each full collection walked them all again (issue 43:
-    a tenth of the read). Whatever cycle the read left is collected when it is back on."""
-    import gc
-
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _thermal_trend(slowdown_c: dict[str, float], interval_s: float = 60.0) -> TrendModel:
