@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     misses: dict[str, list[str]] = {}
     for name in sorted(batch.CAUSES):
-        wrong = batch.right(name)
+        wrong = batch.BATCH.wrong(name) if hasattr(batch, "BATCH") else batch.right(name)
         if wrong:
             misses[name] = wrong
     files = len(batch.CAUSES)

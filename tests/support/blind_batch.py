@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -114,6 +115,19 @@ class Batch:
         rated = [(n, s) for n, r in self.severity.items() for s in r.values()]
         return problems + [f"{n}: severity {s} unknown" for n, s in rated + [(n, s) for n, r in self.may.items()
                                                                                for s in r.values()] if s not in RANK]
+
+    def tests(self, files: int) -> tuple[Callable[[], None], Callable[[str], None]]:
+        """The batch's two tests, made once here: the tables cover its ``files`` files, and each file gets its
+        blind diagnosis (a known miss a strict xfail). A module binds them to its own test_ names."""
+        def tables_cover_the_whole_batch() -> None:
+            assert len(self.files_on_disk()) == files
+            assert self.table_problems() == []
+
+        @pytest.mark.parametrize("name", self.cases())
+        def each_capture_gets_its_blind_diagnosis(name: str) -> None:
+            assert self.wrong(name) == []
+
+        return tables_cover_the_whole_batch, each_capture_gets_its_blind_diagnosis
 
     def wrong(self, name: str) -> list[str]:
         """What gpuvet gets wrong on one file against the tables (empty: a hit)."""
