@@ -210,3 +210,16 @@ def test_plan_step_exits_1_when_one_compared_node_does_not_fit(capsys):
 def test_plan_step_that_fits_exits_0(capsys):
     code, out, _ = call(capsys, "plan", "step", "--node", "mesh-4", "--json")
     assert code == 0 and json.loads(out)["plans"][0]["fits"] is True
+
+
+# --- topo on a machine with no accelerator says why, as inventory does -----------------------------
+def test_topo_with_no_accelerator_names_what_was_looked_for(capsys, monkeypatch):
+    """`topo --expect` on a machine without a driver listed every declared module as missing and never said
+    that no NVML or AMD SMI was there (a newcomer's run): the host backend's note says why, in text and JSON."""
+    from gpuvet.backends import select
+
+    monkeypatch.setattr(select, "open_backend", lambda sim=None, **_: HostBackend(NO_DRIVER))
+    code, out, _ = call(capsys, "topo", "--expect", "hgx-h200-8")
+    assert code == 1 and "missing_module" in out and NO_DRIVER in " ".join(out.split())
+    code, out, _ = call(capsys, "topo", "--json")
+    assert code == 0 and any(NO_DRIVER in n for n in json.loads(out)["notes"])

@@ -87,9 +87,12 @@ class HostBackend(Backend):
 
     def inventory(self) -> Inventory:
         software = SoftwareInfo(__version__, Unavailable(self._why), Unavailable(self._why), Unavailable(self._why))
-        note = f"No GPU module found ({self._why}); showing the host only."
         hint = "Try the simulated supernode: gpuvet inventory --node hgx-h200-8"
-        return Inventory(self.name, False, (), self._info, software, (note, hint))
+        return Inventory(self.name, False, (), self._info, software, (*self.notes(), hint))
+
+    def notes(self) -> tuple[str, ...]:
+        """Why the node has no module, for every command that shows it (topo's missing modules included)."""
+        return (f"No GPU module found ({self._why}); showing the host only.",)
 
     def node(self) -> Node:
         return host_node(self._info)
