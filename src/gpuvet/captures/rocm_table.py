@@ -114,6 +114,8 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
 # above the table it fails to fill; a reading it could not take stays N/A, None or unknown in the row
 _TOOL_ERROR = re.compile(r"\bERROR:?\s*(?:\d{1,4}\s+)?GPU\[(\d{1,4})\]\s*:?\s*(.{0,120})")
 _NO_READING = frozenset({"n/a", "none", "unknown"})
+_UNREAD_CELLS = 3  # a judgement, not a measurement: more than a reading or two the card may lack (fan, power)
+# unread beside rocm-smi's own ERROR line on that GPU is a module that stopped answering
 _ERRORS_ABOVE = 40  # lines above the header where the tool's errors for the table stand
 UNANSWERED = "rocm-smi: readings unreadable"  # the ras path a module that stopped answering is said under
 
@@ -133,7 +135,7 @@ def _unanswered(lines: list[Line], out: ListedParse, rows: int) -> None:
         m = out.modules[k]
         cells = by_label.get(m.label[4:-1], [])
         unread = [c for c in cells if c.lower() in _NO_READING]
-        if m.temperature_c is None and len(unread) >= 3 and m.label in errors:
+        if m.temperature_c is None and len(unread) >= _UNREAD_CELLS and m.label in errors:
             out.modules[k] = replace(m, ras=(*m.ras, (UNANSWERED, f"{' '.join(cells)} ({errors[m.label]})"[:240])))
 
 
