@@ -23,6 +23,9 @@ __all__ = ["AscendLog", "NcclLog", "parse"]
 
 _TEXT = 240  # characters of a line kept as evidence
 _CODE = re.compile(r"^\s*(?P<code>E[A-Z]\d{4})\b:?\s*(?P<msg>\S.*)?$")
+# HCCL's code written after its name, the whole line ('Communication_Error_Get_Socket(EI0006)'): the name is
+# the message; only the collective's codes (EI/EJ) in this form, a bracketed code of another kind is not claimed
+_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z][\w.]{2,80})\s*\(\s*(?P<code>E[IJ]\d{4})\s*\)\s*[.:]?\s*(?P<msg>\S.*)?$")
 _COLLECTIVE = ("EI", "EJ")  # HCCL's and HCCP's codes; any other prefix is another component's (the runtime's)
 _REASON = re.compile(r"reason=\[([^\]]{1,80})\]")  # the runtime's words for what failed ('task timeout')
 # torch_npu's line: '[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.'
@@ -61,7 +64,7 @@ def parse(lines: list[Line]) -> AscendLog:
             place = (i, int(t.group("pid")), _number(t.group("dev")), _number(t.group("rank")))
             out.claimed.add(ln.no)
             continue
-        m = _CODE.match(ln.text)
+        m = _CODE.match(ln.text) or _NAMED.match(ln.text)
         if m is None:
             if last is not None and _TRACE.search(ln.text):  # the runtime's trace under a code: part of it
                 out.claimed.add(ln.no)
@@ -106,6 +109,8 @@ def _number(text: str | None) -> int | None:
 
 def _failure(ln: Line, m: re.Match[str], near: tuple[int, int | None, int | None, int | None] | None) -> LogFailure:
     code, message = m.group("code"), (m.group("msg") or "").strip()
+    if "name" in m.groupdict():  # 'Communication_Error_Get_Socket(EI0006)': the name says what failed
+        message = f"{m.group('name').replace('_', ' ')} {message}".strip()
     on = _ON_DEVICE.search(message)
     dev = near[2] if near is not None else int(on.group(1)) if on is not None else None
     at = LogLine(ln.no, "HCCL", "ERROR", None, near[1] if near else None, dev, code, message[:_TEXT],

@@ -410,7 +410,8 @@ FORMATS: tuple[Format, ...] = (
     Format("lspci -m, -nn", "lspci", _one(lspci_list.parse), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           markers=("[ERROR]", _CODE_OPENS)),  # torch_npu's line, a code opening a line
+           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ")),  # torch_npu's line, a code opening a line or after
+    # its name ('Communication_Error_Get_Socket(EI0006)')
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),
