@@ -9,6 +9,8 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch f  # batch F (tests/data/captures/fresh_f)
     .venv/bin/python -m benchmarks.score_manifest --batch g  # batch G (tests/data/captures/fresh_g)
     .venv/bin/python -m benchmarks.score_manifest --batch h  # batch H, once tests/captures/test_captures_fresh_h.py
+    .venv/bin/python -m benchmarks.score_manifest --batch i  # batch I (tests/data/captures/fresh_i)
+    .venv/bin/python -m benchmarks.score_manifest --batch j  # batch J, once tests/captures/test_captures_fresh_j.py
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -23,7 +25,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j")
 
 
 def main(argv: list[str] | None = None) -> int:
