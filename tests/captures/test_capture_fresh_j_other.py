@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuvet.captures import ascend_errors
+from gpuvet.captures.text import Line
 from gpuvet.cli.app import main
 from tests.captures.test_captures_fresh_c import run_json
 
@@ -30,6 +32,51 @@ def test_an_hccl_code_after_its_name_is_read_with_the_codes_advice(tmp_path: Pat
     assert "HCCL_CONNECT_TIMEOUT" in found[0]["fix"]  # type: ignore[index]
     assert _findings(tmp_path, "Error_Transport_Init(EJ0001)\n") == {
         ("collective_init_failed", "host and GPU not in the log"): "critical"}  # HCCP's code: its words say init
-    path = tmp_path / "other.txt"  # a bracketed code of another component is not the collective's: not read
-    path.write_text("Some_Runtime_Error(EH9999)\n")
+    other = ascend_errors.parse([Line(1, "Some_Runtime_Error(EH9999)")])  # another component's code, bracketed
+    assert not other.failures and not other.runtime and not other.claimed
+
+
+def _ucx(prefix: str, what: str, port: str) -> str:
+    return f"{prefix} ib_mlx5_log.c:177  {what} on {port} (synd 0x15 vend 0x81 hw_synd 0/0)\n"
+
+
+def test_ucx_completion_errors_are_one_warn_per_port_and_status(tmp_path: Path) -> None:
+    log = "".join(_ucx(f"[node7:{pid}:0:{pid}]", "Transport retry count exceeded", "mlx5_3:1/IB") +
+                  f"[node7:{pid}:0:{pid}] ib_mlx5_log.c:177  RC QP 0x1c{pid % 10} wqe[3]: SEND s-e [inl len 18]\n"
+                  for pid in (2201, 2202, 2203))
+    log += ("[1737742661.094513] [node8:3310:0]   ib_mlx5_log.c:143  UCX  ERROR   Remote access on mlx5_1:1/RoCE "
+            "(synd 0x13 vend 0x88 hw_synd 0/0)\n")
+    data = _run(tmp_path, log)
+    found = {f["evidence"]["nic"]: f for f in data["findings"]}  # type: ignore[attr-defined]
+    assert {(n, f["cause"], f["severity"], f["evidence"]["error"], f["evidence"]["times"]) for n, f in found.items()} == {
+        ("mlx5_3 port 1", "rdma_completion_error", "warn", "Transport retry count exceeded", 3),
+        ("mlx5_1 port 1", "rdma_completion_error", "warn", "Remote access", 1)}
+    assert "UCX_RC_TIMEOUT" in found["mlx5_3 port 1"]["fix"]
+    assert not [n for n in data["notes"] if "skipped" in n]  # type: ignore[attr-defined]  # the wqe lines read too
+    bare = "Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n"  # grep'd, no prefix
+    assert _findings(tmp_path, bare) == {("rdma_completion_error", "mlx5_0 port 1"): "warn"}
+    path = tmp_path / "prose.txt"  # a sentence naming a port is no UCX line
+    path.write_text("we moved the job on mlx5_0:1/IB to the other switch\n")
     assert main(["doctor", "--from", str(path)]) == 2
+
+
+def _sysfs(dev: str, values: dict[str, int]) -> str:
+    return "".join(f"/sys/class/infiniband/{dev}/ports/1/counters/{k}:{v}\n" for k, v in values.items())
+
+
+def test_sysfs_ib_counters_at_their_limit_warn_on_the_port_and_counts_below_do_not(tmp_path: Path) -> None:
+    healthy = {"symbol_error": 0, "link_downed": 1, "port_rcv_errors": 0, "link_error_recovery": 0,
+               "excessive_buffer_overrun_errors": 0, "port_xmit_wait": 4294967295}  # xmit_wait is no error
+    assert _findings(tmp_path, "$ grep -H . /sys/class/infiniband/mlx5_*/ports/1/counters/*\n" +
+                     _sysfs("mlx5_4", healthy)) == {}
+    full = _sysfs("mlx5_4", healthy) + _sysfs("mlx5_7", {**healthy, "symbol_error": 65535, "link_error_recovery": 255})
+    data = _run(tmp_path, full)
+    assert [(f["cause"], f["severity"], f["evidence"]["nic"]) for f in data["findings"]] == [  # type: ignore
+        ("nic_counters_at_limit", "warn", "mlx5_7")]
+    assert "symbol_error 65535" in data["findings"][0]["evidence"]["reading"]  # type: ignore[index]
+    # a loop that prints each name then its value, in the counters directory a cd named
+    loop = ("$ cd /sys/class/infiniband/ibp12s0/ports/1/counters\n$ for f in *; do echo \"== $f ==\"; cat $f; done\n"
+            "=== link_downed ===\n255\n\n=== symbol_error ===\n0\n")
+    assert _findings(tmp_path, loop) == {("nic_counters_at_limit", None): "warn"}
+    named = "port_rcv_errors: 0\nlocal_link_integrity_errors: 15\nlink_downed: 0\n"  # name: value, no directory
+    assert _findings(tmp_path, named) == {("nic_counters_at_limit", None): "warn"}

@@ -12,6 +12,11 @@ from gpuvet.backends.readings import Unavailable
 ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_buffer_overrun_errors",
                   "link_error_recovery", "local_link_integrity_errors", "port_rcv_remote_physical_errors",
                   "port_xmit_discards")
+# where each error counter stops: the width of its field in the InfiniBand PortCounters attribute (IBTA spec,
+# PerfMgt): it saturates there and counts no further until cleared
+COUNTER_LIMITS = {"symbol_error": 0xFFFF, "link_error_recovery": 0xFF, "link_downed": 0xFF, "port_rcv_errors": 0xFFFF,
+                  "port_rcv_remote_physical_errors": 0xFFFF, "port_xmit_discards": 0xFFFF,
+                  "local_link_integrity_errors": 0xF, "excessive_buffer_overrun_errors": 0xF}
 # the traffic counters, in 4-byte units as sysfs keeps them (port_xmit_data × 4 = bytes)
 TRAFFIC_COUNTERS = ("port_xmit_data", "port_rcv_data")
 ACTIVE = "ACTIVE"

@@ -54,6 +54,7 @@ from gpuvet.captures import (
     smi_xml,
     topo,
     transferbench,
+    ucx,
     xpu_smi,
     xpu_smi_table,
 )
@@ -107,6 +108,7 @@ class FileCapture:
     nics: nic_tools.NicToolsParse = field(default_factory=nic_tools.NicToolsParse)  # ibstat, ibv_devinfo, …
     fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
     perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
+    ucx: ucx.UcxParse = field(default_factory=ucx.UcxParse)  # UCX's completion errors on an RDMA port
     samples: cuda_samples.CudaSamplesParse = field(default_factory=cuda_samples.CudaSamplesParse)  # deviceQuery, …
     dcgm_health: dcgm_health.DcgmHealthParse = field(default_factory=dcgm_health.DcgmHealthParse)  # dcgmi health -c
     gpu_burn: gpu_burn.GpuBurnParse = field(default_factory=gpu_burn.GpuBurnParse)
@@ -273,6 +275,14 @@ def _nics(lines: list[Line], where: str) -> Parsed:
     return Parsed(got, claimed, kinds=tuple(got.kinds))
 
 
+def _ib_counters(lines: list[Line], where: str) -> Parsed:
+    """sysfs' RDMA port counters, added to the NIC tools' records (loaded only where a text has the markers)."""
+    from gpuvet.captures import ib_counters
+
+    got, claimed = ib_counters.parse(lines)
+    return Parsed(got if claimed else None, claimed, kinds=tuple(got.kinds))
+
+
 def _kept(parse: Callable[[list[Line]], smi_text.SmiText]) -> Callable[[list[Line], str], Parsed]:
     """The table and the --query-gpu CSV: their lines claimed now, their modules kept for choose_smi."""
     def run(lines: list[Line], where: str) -> Parsed:
@@ -330,6 +340,10 @@ _HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "He
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",
               re.compile(r"Port \d{1,3}:\s*$", re.M),
               re.compile(r"^\s*state:\s*PORT_[A-Z]", re.M))  # the last: ibv_devinfo without its hca_id line
+
+# sysfs' RDMA port counters (ib_counters): a path under /sys/class/infiniband, a loop's or head's title, or a
+# counter's name (each holds one of the last five: symbol_error, link_downed, port_xmit_discards, VL15_dropped, …)
+_IB_COUNTER_MARKS = ("/sys/class/infiniband", "===", "==>", "error", "xmit", "rcv", "link_downed", "VL15")
 
 # nvidia-smi -q -x: smi_xml.find_span reads nothing without its root, the XML declaration or one of its tags (_MARK)
 _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>", "clocks_event_reasons>",
@@ -413,11 +427,13 @@ FORMATS: tuple[Format, ...] = (
            markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ")),  # torch_npu's line, a code opening a line or after
     # its name ('Communication_Error_Get_Socket(EI0006)')
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
+    Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),
            markers=("abric", "ABRIC", fabric_manager.SWITCH_WORDS)),  # its name (_FM, any case), or its own
     # NVSwitch error lines (fabric_manager.parse's gate)
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
+    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth")),  # the port its error names
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),

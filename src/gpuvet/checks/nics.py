@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuvet import knowledge
-from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPcie, NicPort, NicReadings
+from gpuvet.backends.nic_readings import ACTIVE, COUNTER_LIMITS, UNKNOWN, Nic, NicPcie, NicPort, NicReadings
 from gpuvet.node import vendor_tools
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
@@ -150,6 +150,19 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
                            f"{rate:g} Gb/s ({basis})",
                            f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port))]
     return []
+
+
+def counters_at_limit(readings: NicReadings) -> list[NicVerdict]:
+    """Error counters read once: no rate without a second reading (watch's nic_errors judges the rise), but
+    one that stands at its field's limit has saturated: at least that many errors, the rest uncounted."""
+    out = []
+    for nic in readings.nics:
+        for port in nic.ports:
+            full = [f"{name} {value}" for name, value in port.counters.items() if value == COUNTER_LIMITS.get(name)]
+            if full:  # the knowledge base's action (an empty fix)
+                out.append(NicVerdict("nic_counters_at_limit", nic.device, f"{_label(nic, port)}: "
+                                      f"{', '.join(full)} (at the counter's limit)", ""))
+    return out
 
 
 def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerdict]:

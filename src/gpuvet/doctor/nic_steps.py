@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpuvet.backends.nic_readings import Nic, NicPcie, NicReadings
 from gpuvet.backends.readings import Unavailable
 from gpuvet.checks import nics
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
-from gpuvet.doctor.outcome import HIGH, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.node.bus import bus_key
 from gpuvet.node.model import EndpointKind
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
+
+if TYPE_CHECKING:  # the parser loads when a log is read
+    from gpuvet.captures.ucx import UcxError
 
 
 def _declared(ev: Evidence) -> list[nics.DeclaredNic]:
@@ -84,6 +88,7 @@ def nic_ports(ev: Evidence) -> Outcome:
         return unknown("can't tell: no InfiniBand or RoCE NIC on this node, and none declared")
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
     verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings) + bus
+    verdicts += nics.counters_at_limit(readings)
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
     verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:
@@ -105,6 +110,22 @@ def _failed(ev: Evidence) -> list[Finding]:
     return [finding("rdma_test_failed", HIGH, None, nic=r.device, test=r.test, file=label,
                     line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
             for label, r in ev.captures.perftest if r.failures]
+
+
+def _completion_errors(ev: Evidence) -> list[Finding]:
+    """One rdma_completion_error per port and status UCX reported (retry exceeded on mlx5_0 port 1), citing
+    its first line and counting the processes and lines that saw the same."""
+    groups: dict[tuple[str, int, str], list[tuple[str, UcxError]]] = {}
+    for label, e in ev.captures.rdma_errors:
+        groups.setdefault((e.device, e.port, e.what), []).append((label, e))
+    out = []
+    for (device, port, what), items in groups.items():
+        label, first = items[0]
+        seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
+        out.append(finding("rdma_completion_error", MEDIUM, f"{device} port {port}", nic=f"{device} port {port}", error=what,
+                           transport=first.transport, syndrome=first.syndrome, file=label, line=first.line,
+                           log=first.text, times=len(items), processes=seen[:16] or None))
+    return out
 
 
 def _bandwidth(ev: Evidence) -> tuple[list[Finding], list[Cited]]:
@@ -133,9 +154,13 @@ def _bandwidth(ev: Evidence) -> tuple[list[Finding], list[Cited]]:
 def rdma_bandwidth(ev: Evidence) -> Outcome:
     """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
     gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only.
-    A failed run is its own finding beside the others' verdicts."""
+    A failed run is its own finding beside the others' verdicts, and so is a completion error UCX reported."""
     failed = _failed(ev)
     found, cited = _bandwidth(ev)
+    if errors := _completion_errors(ev):
+        said = errors[0].evidence
+        return confirmed(f"RDMA traffic failed: {said['error']} on {said['nic']} ({said['times']} time(s))",
+                         *errors, *failed, *found)
     if failed or found:
         first = next(r for _, r in ev.captures.perftest if r.failures) if failed else None
         head = (f"{len(failed)} perftest run(s) failed: {first.failures[0][1][:120]}" if first is not None else

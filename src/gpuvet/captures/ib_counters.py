@@ -1,0 +1,92 @@
+"""An RDMA port's counters as sysfs keeps them (``/sys/class/infiniband/<dev>/ports/<n>/counters/<name>``),
+printed by a shell: ``grep -H . …/counters/*`` (``/sys/class/infiniband/mlx5_1/ports/1/counters/link_downed:255``),
+a loop that echoes each file's name then cats it (``=== ./link_downed ===`` / ``255``), ``head``'s ``==> name <==``
+heads, or ``name: value`` lines. A bare name takes its device and port from the last counters directory the
+text named (a prompt ``…/mlx5_1/ports/1/counters$``, a ``cd``); without one it is an unnamed port's, and a
+``name: value`` line is read only where the name is one of sysfs' counters.
+
+Each port becomes the NIC record a live node's sysfs gives (backends/nic_readings.py: its error counters, its
+traffic counters), its state unknown: the counters alone do not say it, and the NIC checks judge them as they
+judge a live node's (checks/nics.py). hw_counters (the driver's own) are claimed as read, not judged."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.backends.nic_readings import ERROR_COUNTERS, TRAFFIC_COUNTERS, UNKNOWN, Nic, NicPort
+from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.text import Line
+
+KIND = "sysfs IB counters"
+UNNAMED = "an RDMA device (not named)"
+_DIR = r"/sys/class/infiniband/(?P<dev>[\w.-]{1,64})/ports/(?P<port>\d{1,3})/(?P<set>hw_counters|counters)"
+_PATH_VALUE = re.compile(r"^\s*" + _DIR + r"/(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
+_PATH = re.compile(_DIR + r"(?:/(?P<name>\w{1,64}))?/?(?=[\s$#:<=]|$)")  # a prompt, a cd, a head's title
+_HEAD = re.compile(r"^\s*(?:===|==>)\s*(?:\./)?(?:" + _DIR + r"/)?(?P<name>\w{1,64})\s*(?:===|<==)\s*$")
+_VALUE = re.compile(r"^\s*(\d{1,20})\s*$")
+_NAME_VALUE = re.compile(r"^\s*(?:\./)?(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
+MARKERS = ("/sys/class/infiniband", "===", "==>")  # and each counter's name: every line read holds one, or is a value
+# under a line that did
+# the names sysfs' counters directory holds beside the error and traffic counters (read as the port's)
+_OTHER = ("port_xmit_wait", "port_xmit_packets", "port_rcv_packets", "unicast_xmit_packets", "unicast_rcv_packets",
+          "multicast_xmit_packets", "multicast_rcv_packets", "VL15_dropped", "port_xmit_constraint_errors",
+          "port_rcv_constraint_errors", "port_rcv_switch_relay_errors")
+NAMES = frozenset((*ERROR_COUNTERS, *TRAFFIC_COUNTERS, *_OTHER))
+
+
+@dataclass
+class _Reading:
+    """The parse's place: the port a bare name belongs to, a head waiting for its value, what was read."""
+
+    where: tuple[str, int, str] | None = None  # (device, port, counters or hw_counters)
+    pending: tuple[tuple[str, int, str], str] | None = None
+    values: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+
+
+def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
+    """The ports' counters in ``lines``, one NIC per device (the NIC tools' record), and the lines read."""
+    out, r, claimed = NicToolsParse(), _Reading(), set()
+    for ln in lines:
+        if _line(ln.text, r):
+            claimed.add(ln.no)
+    if not r.values:
+        return NicToolsParse(), set()
+    devices: dict[str, list[NicPort]] = {}
+    for (dev, port), values in r.values.items():
+        errors = {k: v for k, v in values.items() if k in ERROR_COUNTERS}
+        traffic = {k: v for k, v in values.items() if k in TRAFFIC_COUNTERS}
+        devices.setdefault(dev, []).append(NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN, errors, traffic))
+    out.nics = [Nic(dev, None, None, tuple(sorted(ports, key=lambda p: p.port)), read_from=KIND)
+                for dev, ports in devices.items()]
+    out.kinds = [KIND]
+    return out, claimed
+
+
+def _line(text: str, r: _Reading) -> bool:
+    """Reads one line into ``r``; whether it was the counters' own."""
+    if (m := _PATH_VALUE.match(text)) is not None:
+        _keep(r, (m.group("dev"), int(m.group("port")), m.group("set")), m.group("name"), int(m.group("value")))
+        return True
+    if (m := _HEAD.match(text)) is not None:
+        place = (m.group("dev"), int(m.group("port")), m.group("set")) if m.group("dev") else r.where
+        r.pending = (place or (UNNAMED, 0, "counters"), m.group("name"))
+        return True
+    if r.pending is not None and (v := _VALUE.match(text)) is not None:
+        _keep(r, r.pending[0], r.pending[1], int(v.group(1)))
+        r.pending = None
+        return True
+    if (m := _NAME_VALUE.match(text)) is not None and (r.where is not None or m.group("name") in NAMES):
+        _keep(r, r.where or (UNNAMED, 0, "counters"), m.group("name"), int(m.group("value")))
+        return True
+    if (m := _PATH.search(text)) is not None:  # a prompt or a cd: the directory the names after it are in
+        r.where = (m.group("dev"), int(m.group("port")), m.group("set"))
+        if m.group("name"):  # a head's title naming one file: its value is the next line
+            r.pending = (r.where, m.group("name"))
+        return True
+    return False
+
+
+def _keep(r: _Reading, place: tuple[str, int, str], name: str, value: int) -> None:
+    if place[2] == "counters":  # hw_counters: the driver's own, read not judged
+        r.values.setdefault((place[0], place[1]), {})[name] = value

@@ -1,0 +1,69 @@
+"""UCX's own error lines about an RDMA port: a work completion with error, as its mlx5 transports print it
+(``[host:pid:thread] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81
+hw_synd 0/0)``; newer versions put a timestamp before the bracket and ``UCX  ERROR`` after the source), and the
+queue pair's work request it dumps on the next line (``DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703]``).
+
+Each is one failure on one NIC port: what failed (the completion's status in UCX's words), the device and
+port, the host and process that saw it. The status tells the side: a retry count exceeded means the remote
+port never acknowledged (the fabric or the peer's port between them), a remote access / remote QP error that
+the peer refused (its process gone or its memory unregistered), a local one is the program's own request.
+Without its bracketed prefix a line is read only with UCX's syndrome after the port (``(synd 0x…``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.text import Line
+
+_TEXT = 240  # characters of a line kept as evidence
+# '[1737742661.094513] [cn0244:260472:0]      ib_mlx5_log.c:139  UCX  ERROR   ': the timestamp, host, pid,
+# thread ids, source file and line, UCX's level word
+_PREFIX = (r"^\s*(?:\[\d{1,12}\.\d{1,9}\]\s*)?\[(?P<host>[\w.-]{1,64}):(?P<pid>\d{1,9})(?::\d{1,9}){0,3}\]\s+"
+           r"[\w.-]{1,64}\.c:\d{1,6}\s+(?:UCX\s+(?:ERROR|WARN|DIAG|INFO)\s+)?")
+_ERROR = r"(?P<what>[A-Za-z][A-Za-z ]{2,60}?)\s+on\s+(?P<dev>[\w.-]{1,64}):(?P<port>\d{1,3})/(?P<tl>IB|RoCE|Eth)\b"
+_PREFIXED = re.compile(_PREFIX + _ERROR + r"(?P<rest>.*)$")
+_BARE = re.compile(r"^\s*" + _ERROR + r"\s*\(synd (?P<synd>0x[0-9a-fA-F]{1,8})\b.*$")
+_SYND = re.compile(r"\(synd (0x[0-9a-fA-F]{1,8})\b")
+# the work request dumped under the error: 'DCI QP 0xa9f wqe[0]: SEND …', 'RC QP 0x1c4 wqe[12]: RDMA_READ …'
+_WQE = re.compile(r"^\s*(?:\[[\w.-]{1,64}:\d{1,9}(?::\d{1,9}){0,3}\]\s+[\w.-]{1,64}\.c:\d{1,6}\s+)?"
+                  r"(?:UCX\s+\w+\s+)?(?:DCI|DCT|RC|DC|UD|QP)\b[\w ]{0,8}\b0x[0-9a-fA-F]{1,8} wqe\[\d{1,9}\]:")
+
+
+@dataclass(frozen=True)
+class UcxError:
+    """One work completion with error on one port, as UCX printed it."""
+
+    line: int
+    host: str | None  # the bracket's host ('master'); None: a line without UCX's prefix
+    pid: int | None
+    device: str  # mlx5_0
+    port: int
+    transport: str  # IB, RoCE
+    what: str  # the completion's status in UCX's words: 'Transport retry count exceeded', 'Remote access'
+    syndrome: str | None  # the CQE syndrome, 0x15 for a retry exceeded
+    text: str
+
+
+@dataclass
+class UcxParse:
+    errors: list[UcxError] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+
+
+def parse(lines: list[Line]) -> UcxParse:
+    """UCX's completion errors in ``lines``, each work-request line under one claimed with it."""
+    out = UcxParse()
+    for ln in lines:
+        m = _PREFIXED.match(ln.text) or _BARE.match(ln.text)
+        if m is not None:
+            prefixed = "host" in m.groupdict()
+            synd = _SYND.search(ln.text)
+            out.errors.append(UcxError(ln.no, m.group("host") if prefixed else None,
+                                       int(m.group("pid")) if prefixed else None, m.group("dev"), int(m.group("port")),
+                                       m.group("tl"), m.group("what").strip(), synd.group(1) if synd else None,
+                                       ln.text.strip()[:_TEXT]))
+            out.claimed.add(ln.no)
+        elif out.errors and _WQE.match(ln.text):
+            out.claimed.add(ln.no)
+    return out
