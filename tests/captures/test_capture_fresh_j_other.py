@@ -80,3 +80,57 @@ def test_sysfs_ib_counters_at_their_limit_warn_on_the_port_and_counts_below_do_n
     assert _findings(tmp_path, loop) == {("nic_counters_at_limit", None): "warn"}
     named = "port_rcv_errors: 0\nlocal_link_integrity_errors: 15\nlink_downed: 0\n"  # name: value, no directory
     assert _findings(tmp_path, named) == {("nic_counters_at_limit", None): "warn"}
+
+
+def test_an_lspci_tree_is_read_as_structure_listing_and_judging_nothing(tmp_path: Path) -> None:
+    tree = ("$ lspci -tv\n"
+            "-+-[0000:80]-+-00.0  Advanced Micro Devices, Inc. [AMD] Starship/Matisse Root Complex\n"
+            " |           +-01.1-[81-83]----00.0-[82-83]----00.0-[83]----00.0  NVIDIA Corporation AD102 [GeForce RTX 4090]\n"
+            " |           \\-07.1-[84]--+-00.0  Advanced Micro Devices, Inc. [AMD] Starship/Matisse PCIe Dummy Function\n"
+            " |                        \\-00.3  Advanced Micro Devices, Inc. [AMD] Starship USB 3.0 Host Controller\n"
+            " \\-[0000:00]-+-00.0  Advanced Micro Devices, Inc. [AMD] Starship/Matisse Root Complex\n")
+    doctor = _run(tmp_path, tree)
+    assert doctor["findings"] == []
+    assert any("lspci -t: a PCIe tree of 2 root bus(es)" in n and "5 function(s) named" in n
+               for n in doctor["notes"])  # type: ignore[attr-defined]
+    assert _run(tmp_path, tree, "inventory")["modules"] == []
+    assert not [n for n in doctor["notes"] if "skipped" in n]  # type: ignore[attr-defined]
+
+
+def test_short_lspci_lines_list_intel_gpus_alone_and_drop_them_beside_another_vendors(tmp_path: Path) -> None:
+    intel = ("00:14.0 USB controller: Intel Corporation Device 7a60 (rev 11)\n"
+             "3b:00.0 Display controller: Intel Corporation Device 0bd5 (rev 2f)\n"
+             "9a:00.0 Display controller: Intel Corporation Device 0bd5 (rev 2f)\n"
+             "c3:00.0 Ethernet controller: Intel Corporation Ethernet Controller E810-C (rev 02)\n")
+    modules = _run(tmp_path, intel, "inventory")["modules"]
+    assert [(m["bus_id"], m["model"]) for m in modules] == [  # type: ignore[attr-defined]
+        ("3B:00.0", "Intel Device 0bd5"), ("9A:00.0", "Intel Device 0bd5")]
+    mixed = ("00:02.0 VGA compatible controller: Intel Corporation Device 3e92\n"
+             "01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n")
+    data = _run(tmp_path, mixed, "inventory")
+    assert [m["bus_id"] for m in data["modules"]] == ["01:00.0"]  # type: ignore[attr-defined]
+    assert any("Intel display function(s) 00:02.0" in n for n in data["notes"])  # type: ignore[attr-defined]
+
+
+def test_xpu_smi_discovery_dump_csv_names_each_device(tmp_path: Path) -> None:
+    dump = ("$ xpu-smi discovery --dump 1,2,4,11\n"
+            "Device ID,Device Name,PCI BDF Address,Memory Physical Size\n"
+            '0,"Intel(R) Data Center GPU Flex 170","0000:4d:00.0","14248.00 MiB"\n'
+            '1,"Intel(R) Data Center GPU Flex 170","0000:b1:00.0","N/A"\n')
+    modules = _run(tmp_path, dump, "inventory")["modules"]
+    assert [(m["model"], m["bus_id"]) for m in modules] == [  # type: ignore[attr-defined]
+        ("Intel(R) Data Center GPU Flex 170", "0000:4D:00.0"), ("Intel(R) Data Center GPU Flex 170", "0000:B1:00.0")]
+    assert _findings(tmp_path, dump) == {}
+
+
+def test_rocm_smi_default_table_power_cap_is_listed_from_its_pwrcap_column(tmp_path: Path) -> None:
+    table = ("======================= ROCm System Management Interface =======================\n"
+             "================================= Concise Info =================================\n"
+             "GPU  Temp   AvgPwr  SCLK     MCLK     Fan     Perf  PwrCap  VRAM%  GPU%\n"
+             "0    41.0c  35.0W   1000Mhz  1200Mhz  0%      auto  300.0W    0%   0%\n"
+             "1    40.0c  N/A     1000Mhz  1200Mhz  0%      auto  300.0W    0%   0%\n"
+             "================================================================================\n"
+             "============================= End of ROCm SMI Log ==============================\n")
+    modules = _run(tmp_path, table, "inventory")["modules"]
+    assert [m["power_limit_w"] for m in modules] == [300.0, None]  # type: ignore[attr-defined]
+    assert _findings(tmp_path, table) == {}

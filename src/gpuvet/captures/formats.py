@@ -34,6 +34,7 @@ from gpuvet.captures import (
     kernel,
     links,
     lspci_list,
+    lspci_tree,
     nccl_devices,
     nccl_log,
     nic_tools,
@@ -96,6 +97,7 @@ class FileCapture:
     kernel: kernel.KernelParse = field(default_factory=kernel.KernelParse)
     nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
     lspci: links.LspciParse = field(default_factory=links.LspciParse)
+    lspci_tree: lspci_tree.LspciTree = field(default_factory=lspci_tree.LspciTree)  # lspci -t: counted, not judged
     dcgm: dcgm.DcgmParse = field(default_factory=dcgm.DcgmParse)
     dmon: smi_text.Dmon = field(default_factory=smi_text.Dmon)
     amd: ListedParse = field(default_factory=ListedParse)  # amd-smi, rocm-smi, rocm-bandwidth-test
@@ -423,6 +425,7 @@ FORMATS: tuple[Format, ...] = (
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
     Format("lspci -m, -nn", "lspci", _one(lspci_list.parse), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
+    Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
            markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ")),  # torch_npu's line, a code opening a line or after
     # its name ('Communication_Error_Get_Socket(EI0006)')

@@ -140,7 +140,10 @@ _NIC_CLASS = re.compile(r"^(?:Ethernet|Infiniband|Network) controller: ", re.I)
 # the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
 # 'ATI Technologies Inc' in older pci.ids)
 _GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
-_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*"
+# Intel's GPU functions, by class and pci.ids' vendor words (Intel's NICs and bridges are other classes)
+_INTEL_GPU = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators): "
+                        r"Intel Corporation\b")
+_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*"
                            r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
 
 # newer pciutils mark each half '(ok)' or '(downgraded)'; a speed the kernel cannot name prints 'Speed unknown'
@@ -206,9 +209,9 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.claimed.add(ln.no)
             continue
         if (d := _device_line(out, s, ln.no)) is not None:
-            vendor = _gpu_vendor(d.group(2))
+            vendor = _gpu_vendor(d.group(2)) or ("Intel" if intel_gpu(d.group(2)) else None)
             nic = vendor is None and bool(_NIC_CLASS.match(d.group(2)))
-            cur = _Dev(d.group(1).upper(), d.group(2), vendor is not None or nic, vendor, nic=nic)
+            cur = _Dev(d.group(1).upper(), d.group(2), vendor not in (None, "Intel") or nic, vendor, nic=nic)
             devs.append(cur)
             cur.lines.append(ln.no)
             continue
@@ -240,6 +243,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
                              "lspci run without root): its link cannot be judged")
         if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
+            out.claimed.update(dev.lines if dev.vendor == "Intel" else ())  # listed only, its link not read
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
 
@@ -265,6 +269,13 @@ def _gpu_vendor(text: str) -> str | None:
     if not _GPU_CLASS.search(text):
         return None
     return next((name for name, pattern in _GPU_VENDORS if pattern.search(text)), None)
+
+
+def intel_gpu(text: str) -> bool:
+    """An Intel GPU function's device line ('VGA compatible controller: Intel Corporation Device e223'): listed
+    for inventory, its link not judged (an integrated GPU has none; module_lists drops them beside another
+    vendor's GPUs, where they are the host's display)."""
+    return _INTEL_GPU.match(text) is not None
 
 
 def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:

@@ -23,9 +23,10 @@ _NUMERIC = re.compile(_BUS + r"\s+([^\[\]:\s](?:[^\[\]:]*?[^\[\]:\s])?)\s*\[([0-
 _CLASSES = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)\b",
                       re.I)
 _CLASS_CODES = ("0300", "0302", "0380", "1200")
-_VENDOR_IDS = {"10de": "NVIDIA", "1002": "AMD"}
+_VENDOR_IDS = {"10de": "NVIDIA", "1002": "AMD", "8086": "Intel"}  # Intel's: dropped beside the others' (module_lists)
 _VENDOR_CODES = {name: code for code, name in _VENDOR_IDS.items()}
-_VENDOR_NAMES = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
+_VENDOR_NAMES = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")),
+                 ("Intel", re.compile(r"^Intel Corporation\b")))
 _ID = re.compile(r"\s*\[[0-9a-fA-F]{4}\]$")  # the id -nn puts after each quoted name
 _PRODUCT = re.compile(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]\s*$")  # pci.ids' 'chip [product]': the product
 _PCI_ID = re.compile(r"\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")  # -nn's [vendor:device] after the name
@@ -72,7 +73,7 @@ def _numeric(s: str) -> ListedGpu | None:
     m = _NUMERIC.match(s)
     if m is None or m.group(3) not in _CLASS_CODES or (vendor := _VENDOR_IDS.get(m.group(5).lower())) is None:
         return None
-    words = re.sub(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*", "", m.group(4))
+    words = re.sub(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*", "", m.group(4))
     return ListedGpu(m.group(1).upper(), vendor, product_name(vendor, f"{words} [{m.group(5)}:{m.group(6)}]"), None)
 
 

@@ -73,12 +73,13 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     """The rows under the header at ``at``; the index of the first line after the table."""
     head = lines[at].text.split()
     did_column = len(head) > 1 and head[1] == "DID"  # ROC-smi 2017: the device id as four hex digits
+    capped = "PwrCap" in head  # ROCm 1.x on: the power cap, after the average power
     claimed, messages, dids, cut, rows = [lines[at].no], list[str](), list[str](), list[str](), 0
     i = at + 1
     while i < len(lines):
         text = lines[i].text.strip()
         if (row := _ROW.match(text)) is not None and rows < MAX_MODULES and _shaped(row.group(2).split()):
-            module, did = _module(int(row.group(1)), row.group(2).split(), did_column)
+            module, did = _module(int(row.group(1)), row.group(2).split(), did_column, capped)
             out.modules.append(module)
             dids += [f"{module.label} {did}"] if did else []
             rows += 1
@@ -196,9 +197,13 @@ def _shaped(cells: list[str]) -> bool:
     return (temp or unread > 0) and (watts or unread > int(not temp))
 
 
-def _module(index: int, cells: list[str], did_column: bool) -> tuple[ListedModule, str | None]:
-    """One row: the module, and its device id where printed; the first temperature; N/A stays unknown."""
+def _module(index: int, cells: list[str], did_column: bool, capped: bool = False) -> tuple[ListedModule, str | None]:
+    """One row: the module, and its device id where printed; the first temperature; N/A stays unknown. Under a
+    header with PwrCap, the power cap is the second of the row's two watt cells (the average power the first);
+    a row with one (the other N/A) leaves it unknown: which one it is can't be told."""
     shown = cells[:1] if did_column else [c for c in cells[:3] if c.lower().startswith("0x")][:1]
     did = next((f"0x{d.group(1).lower()}" for c in shown if (d := _DID.match(c)) is not None), None)
     temp = next((float(t.group(1)) for c in cells if (t := _TEMP.match(c)) is not None), None)
-    return ListedModule(f"GPU[{index}]", temperature_c=temp, tool="rocm-smi"), did
+    watts = [float(c[:-1]) for c in cells if _WATTS.match(c)]
+    cap = watts[1] if capped and len(watts) == 2 and watts[1] > 0 else None
+    return ListedModule(f"GPU[{index}]", temperature_c=temp, power_limit_w=cap, tool="rocm-smi"), did

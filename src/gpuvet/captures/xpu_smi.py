@@ -7,6 +7,7 @@ in captures.verdicts: gpuvet only says what xpu-smi's words mean."""
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +21,9 @@ _VERDICT = re.compile(r"^(Result|Status):\s*(\w+)")
 _MIB = re.compile(r"(?<!\S)(\S+)\s*MiB\b")  # tried from a word's start only: linear (review 55 F12)
 _BDF = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 _MAX_MIB = (1.0, float(2**24))  # 16 TiB: no device's memory; a larger size is a corrupt reading
+# discovery --dump's CSV: 'Device ID,Device Name,…' (the --dump fields' names, discovery's box keys), a row per device
+_CSV_HEAD = re.compile(r"^\s*Device ID\s*,\s*\w")
+_CSV_ROW = re.compile(r"^\s*\d{1,4}\s*,")
 KINDS = {"discovery": "xpu-smi discovery", "diag": "xpu-smi diag", "health": "xpu-smi health"}
 
 
@@ -63,10 +67,32 @@ def parse(lines: list[Line]) -> ListedParse:
                 box.fields.setdefault(device, {})[key.strip()] = value.strip()
         elif _result_row(box, left, right) or not (left or right):  # an empty row is the box's frame; another
             out.claimed.add(ln.no)  # box's rows under a Device ID row (stats, config) are not claimed here
+    boxes += _dumped(lines, out.claimed)
     out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     _telemetry(out, xpu_smi_stats.read(lines))
     return out if out.modules else ListedParse()
+
+
+def _dumped(lines: list[Line], claimed: set[int]) -> list[_Box]:
+    """``xpu-smi discovery --dump 1,2,…``: its header names the fields as discovery's box does (Device Name, PCI
+    BDF Address, Memory Physical Size), each row one device's cells (quoted where they hold a comma); N/A is no
+    value. One discovery box per header, its rows' lines claimed."""
+    out: list[_Box] = []
+    header: list[str] | None = None
+    for ln in lines:
+        if _CSV_HEAD.match(ln.text):
+            header = [c.strip() for c in next(csv.reader([ln.text]))]
+            out.append(_Box("discovery", []))
+            claimed.add(ln.no)
+        elif header is not None and _CSV_ROW.match(ln.text):
+            cells = [c.strip() for c in next(csv.reader([ln.text], skipinitialspace=True))]
+            out[-1].fields[cells[0]] = {k: v for k, v in zip(header[1:], cells[1:], strict=False)
+                                        if v and v.upper() != "N/A"}
+            claimed.add(ln.no)
+        elif ln.text.strip():
+            header = None
+    return out
 
 
 def _telemetry(out: ListedParse, got: xpu_smi_stats.Telemetry) -> None:

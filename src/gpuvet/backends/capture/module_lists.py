@@ -345,6 +345,10 @@ def lspci_listed(listed: list[ListedGpu], notes: list[str]) -> list[ModuleInfo]:
     model as pci.ids words it (a chip name, seldom the product), and its PCIe link where LnkCap/LnkSta were
     given (generation from the transfer rate)."""
     out: list[ModuleInfo] = []
+    if any(g.vendor != "Intel" for g in listed) and (intel := [g.bus_id for g in listed if g.vendor == "Intel"]):
+        notes.append(f"lspci: Intel display function(s) {', '.join(intel[:8])} beside another vendor's GPUs: the "
+                     "host's own graphics, not listed")
+        listed = [g for g in listed if g.vendor != "Intel"]
     for n, g in enumerate(listed):
         link = g.link
         gen = (_gen(link.speed_gts), _gen(link.cap_speed_gts)) if link else (None, None)
