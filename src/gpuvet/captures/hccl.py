@@ -33,10 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuvet.captures.bench import NcclFailure, NcclParse
-from gpuvet.captures.records import NcclResult, NcclRow
+from gpuvet.captures.records import HCCL_TEST, NcclResult, NcclRow
 from gpuvet.captures.text import Line
 
-KIND = "hccl_test"
+KIND = HCCL_TEST
 _HEAD = re.compile(r"^\s*data_size\(Bytes\):\s*\|\s*a(?:ve?g)_time\(us\):\s*\|\s*alg_bandwidth\(GB/s\):\s*\|"
                    r"\s*check_result:\s*$")
 _ROW = re.compile(r"^\s*(\d{1,20})\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*(success|failed|NULL)\s*$")

@@ -12,10 +12,10 @@ import re
 
 from gpuvet.captures.links import LspciParse
 from gpuvet.captures.pcie_values import rate_fault, width_fault
-from gpuvet.captures.records import PcieLink
+from gpuvet.captures.records import PCIE_STATUS, PcieLink
 from gpuvet.captures.text import Line
 
-KIND = "kernel PCIe link status"
+KIND = PCIE_STATUS
 _GPU_DRIVERS = ("nvidia", "amdgpu")
 _STATUS = re.compile(r"\b([\w-]{1,32}) ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available "
                      r"PCIe bandwidth, limited by ([\d.]+) GT/s PCIe x(\d{1,2}) link at (\S+?) \(capable of [\d.]+ Gb/s "

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from gpuvet.captures.kernel import bus
 from gpuvet.captures.links import NvLinkParse
-from gpuvet.captures.records import EXPORTER_NVLINK, ListedModule, ListedParse, NvLinkErrors, SmiTextModule
+from gpuvet.captures.records import (
+    AMD_EXPORTER,
+    DCGM_EXPORTER,
+    EXPORTER_NVLINK,
+    ListedModule,
+    ListedParse,
+    NvLinkErrors,
+    SmiTextModule,
+)
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
 
@@ -22,7 +30,7 @@ _SAMPLE = re.compile(r"^\s*([A-Za-z_:][A-Za-z0-9_:]*)(?:\{((?:[^{}\"]|\"(?:[^\"\
                      r"\s+([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN|[-+]?Inf))(?:\s+-?\d+)?\s*$")
 _META = re.compile(r"^\s*#\s+(?:HELP|TYPE)\s+([A-Za-z_:][A-Za-z0-9_:]*)(?:\s|$)")
 _LABEL = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
-DCGM, AMD = "dcgm-exporter", "AMD device-metrics-exporter"
+DCGM, AMD = DCGM_EXPORTER, AMD_EXPORTER
 NVLINK_KIND = EXPORTER_NVLINK  # the kind its NVLink counters are read as (doctor cites the file by it)
 # dcgm-exporter's fields -> the -q field nvidia-smi prints for the same reading (smi_text judges those)
 _DCGM_FIELDS = {

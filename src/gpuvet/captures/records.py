@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 UNNAMED = "GPU (bus id not in the excerpt)"
 EXPORTER_NVLINK = "dcgm-exporter NVLink counters"  # the kind dcgm-exporter's NVLink counters are read as
+# the kinds of readers that formats.py names before it imports them (issue 43: a reader is imported on first need)
+HCCL_TEST, TRANSFERBENCH, PCIE_STATUS = "hccl_test", "TransferBench", "kernel PCIe link status"
+DCGM_EXPORTER, AMD_EXPORTER = "dcgm-exporter", "AMD device-metrics-exporter"
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.bench import NvbParse, NvbWaived
-from gpuvet.captures.records import CopyCheckFailure, ListedModule, ListedParse
+from gpuvet.captures.records import TRANSFERBENCH, CopyCheckFailure, ListedModule, ListedParse
 from gpuvet.captures.text import Line, ranges
 
 MAX_DEVICES = 4096  # columns in one table and a device's index: the AMD listings' bound (docs/limits.md); past it, not read
-PREFIX = "TransferBench"
+PREFIX = TRANSFERBENCH
 _TITLE = re.compile(r"^(Uni|Bi)directional copy peak bandwidth GB/s \[(\w+) read / (\w+) write\]"
                     r"(?: \(GPU-Executor: (\w+)\))?")
 _HEAD = re.compile(r"^(SRC\+EXE\\DST|SRC\\EXE\+DST|SRC\\DST)\s+((?:(?:CPU|GPU)\s*\d+\s*)+)(STotal\s+Actual)?\s*$")
