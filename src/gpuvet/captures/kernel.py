@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors
 from gpuvet.captures.kernel_echoes import passed_through, without_echoes
+from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
@@ -59,10 +60,7 @@ _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of
 # (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)
 _FALLEN_ONE_LINE = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
 _RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
-# the NVSwitch driver's errors (nvidia-nvswitchN: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 ...): one
-# event spans a summary line that says Fatal or Non-fatal, and 'Data {...}' / 'Severity N ...' detail lines
-_SXID = re.compile(r"(nvidia-nvswitch\d+|nvswitch\d*)\S*: SXid \(PCI:" + _BUS + r"(?:\.\d)?\): (\d+),\s*(.*)")
-_SXID_FATALITY = re.compile(r"^(Non-?fatal|Fatal)\b", re.I)
+_SXID = SXID  # the NVSwitch driver's SXid line (captures/kernel_sxid.py; read by captures/fallback.py too)
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
@@ -122,6 +120,8 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     # nv-pci.c: another driver (nouveau, vfio-pci ...) owns the devices; the NVIDIA probe is never called for them
     KernelMessage("probe_not_called", re.compile(r"NVIDIA probe routine was not called for \d+ device|"
                                                  r"obtained ownership of the NVIDIA device", re.I)),
+    # nv.c: the driver loaded and no NVIDIA device answered its probe (the GPU powered off or absent)
+    KernelMessage("no_adapter", re.compile(r"No NVIDIA graphics adapter found", re.I)),
     KernelMessage("probe_failed", re.compile(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
                                              r"None of the NVIDIA devices were initiali[sz]ed|"
                                              r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
@@ -201,7 +201,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported", "supported through"), "probe_failed": ("probe", "initiali", "no nvidia"),
-    "api_mismatch": ("api mismatch",),
+    "api_mismatch": ("api mismatch",), "no_adapter": ("graphics adapter",),
 }
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
@@ -258,6 +258,7 @@ class KernelParse:
     nvrm_lines: int = 0  # how many driver lines were read: a log with none says nothing either way
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    sxid_details: list[KernelEvent] = field(default_factory=list)  # read where the excerpt lacks their summary
 
 
 def bus(text: str) -> str:
@@ -320,7 +321,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
                 hits.append((i, kind, ln))
     devices = drm_kmod.devices(lines, worded)
     out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes, devices)) + \
-        _once(handles)
+        _once(handles + [e for e in out.sxid_details if e.module not in {h.module for h in handles}])
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
@@ -348,7 +349,7 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
     found = [KernelModule(x.bus_id, "NVIDIA") for x in out.xids if x.bus_id != NO_BUS] + seen
     found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "Intel" if e.kind in _INTEL_KINDS
                            else "NVIDIA") for e in out.events
-              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS, INTEL_NO_BUS))]
+              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS, INTEL_NO_BUS)) and e.module != "node"]
     found += [KernelModule(bus(m.group(1)), "AMD") for _, ln in worded if "amdgpu" in ln.text
               and (m := _AMD_BUS.search(ln.text[:_LINE_HEAD])) is not None]
     ids: dict[str, tuple[str, str | None]] = {}  # bus -> (UUID, board serial)
@@ -434,16 +435,14 @@ def _once(events: list[KernelEvent]) -> list[KernelEvent]:
 
 
 def _sxid_line(out: KernelParse, events: list[KernelEvent], m: re.Match[str], ln: Line) -> None:
-    """An NVSwitch SXid line: its summary line (Fatal / Non-fatal) is one event on the switch (named by the
-    driver's device and its bus id, never as a GPU module); its detail lines are read as part of it."""
+    """An NVSwitch SXid line: one event on the switch (named by the driver's device and its bus id, never as
+    a GPU module); a detail line counts only where no summary line of the same SXid is read."""
     out.claimed.add(ln.no)
     out.nvrm_lines += 1
-    said = _SXID_FATALITY.match(m.group(4))
-    if said is None:
-        return
-    kind = "nvswitch_sxid_fatal" if said.group(1).lower() == "fatal" else "nvswitch_sxid"
+    kind, stated = sxid_kind(m.group(3), m.group(4))
     switch = m.group(1).removeprefix("nvidia-")
-    events.append(KernelEvent(kind, f"{switch} {bus(m.group(2))} SXid {m.group(3)}", ln.text.strip()[:240], ln.no))
+    event = KernelEvent(kind, f"{switch} {bus(m.group(2))} SXid {m.group(3)}", ln.text.strip()[:240], ln.no)
+    (events if stated else out.sxid_details).append(event)
 
 
 def _fell_off(out: KernelParse, where: str, text: str) -> None:
@@ -523,11 +522,11 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
     found: dict[tuple[str, str], KernelEvent] = {}
     unresolved: set[str] = set()
     for i, kind, ln in hits:
-        module = _amd_module_of(lines, i) if kind in _AMD_KINDS else _intel_module_of(lines, i) \
-            if kind in _INTEL_KINDS else _module_of(lines, i, index_bus)
+        module = "node" if kind == "no_adapter" else _amd_module_of(lines, i) if kind in _AMD_KINDS else \
+            _intel_module_of(lines, i) if kind in _INTEL_KINDS else _module_of(lines, i, index_bus)
         if module == AMD_NO_BUS and devices:
             module = drm_kmod.placed(ln.text, devices) or AMD_NO_BUS
-        if not _BUS_KEY.fullmatch(module):
+        if not _BUS_KEY.fullmatch(module) and module != "node":  # no_adapter: the driver's word for the node
             unresolved.add(module)
         key = (kind, module)
         seen = found.get(key)

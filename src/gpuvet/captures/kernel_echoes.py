@@ -30,9 +30,13 @@ _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "
 PASSTHROUGH = "probe_not_called_passthrough"
 DERIVED = (PASSTHROUGH,)  # kinds no pattern reads: a read kind the rest of the log explains (kernel_messages.yaml)
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
-# 'No NVIDIA devices probed' or a failed probe; a hung ring's fences found signalled by the fallback timer only
+# 'No NVIDIA devices probed' or a failed probe (and a module the driver refused or could not initialise, seen
+# again as 'No NVIDIA graphics adapter found'); a hung ring's fences found signalled by the fallback timer only
 _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"))
+# an echo that names no module (the driver's word for the whole probe): any module's cause explains it
+_NODE_ECHOES = ((frozenset(("probe_not_called", PASSTHROUGH, "probe_failed", "unsupported_by_driver",
+                            "init_failed")), "no_adapter"),)
 # vfio-pci given an NVIDIA function (its 'add [10de:…]' line, vfio-pci.ids=10de:… on the kernel's command line):
 # a GPU passed through to a VM on purpose; a framebuffer driver's own line (nouveau 0000:41:00.0: …) owns one
 _VFIO_NVIDIA = re.compile(r"vfio[-_]pci(?:\.ids=(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{4},)*|: add \[)10de:", re.I)
@@ -45,6 +49,9 @@ def without_echoes(events: Sequence[E]) -> list[E]:
     for causes, echo in _ECHOES:
         held = {e.module for e in out if e.kind in causes}
         out = [e for e in out if not (e.kind == echo and e.module in held)]
+    for causes, echo in _NODE_ECHOES:
+        if any(e.kind in causes for e in out):
+            out = [e for e in out if e.kind != echo]
     return out
 
 

@@ -27,6 +27,16 @@ _LOG = re.compile(
     r"(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
     r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+(?:\([\w:~]{1,120}\)\s+)?)?"
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
+# a per-rank logger's form of the same line: the source and the host in brackets after its own prefix
+# ('rank_7.log:[0007/0064][2025-02-16 22:31:34,418] [misc/socket.cc:586] [node12:pid=3942411] NCCL WARN …')
+_BRACKETED = re.compile(r"(?:\[(?P<rank>\d{1,6})/\d{1,6}\](?:\[[^\]\n]{1,40}\])?\s*)?"
+                        r"\[(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\]\s+"
+                        r"\[(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?:pid=)?(?P<pid>\d{1,9})(?::(?P<tid>\d{1,9}))?\]\s+"
+                        r"(?:\[(?P<dev>\d{1,4})\]\s+)?(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?"
+                        r"(?P<msg>.*)$")
+# PyTorch's watchdog on a collective that timed out, with its sequence number: past the first, collectives ran,
+# so the communicator had come up ('WorkNCCL(SeqNum=66, OpType=ALLREDUCE, …)')
+_WATCHDOG_SEQ = re.compile(r"\bWork(?:NCCL|RCCL)?\(SeqNum=(\d{1,12})\b")
 _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
                    r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
 # NCCL's IB completion error quoted without its 'NCCL WARN' prefix (in a sentence, a chat paste): its words are
@@ -48,7 +58,7 @@ _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
 _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
 _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
-                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err",
+                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT",
                     re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
@@ -71,6 +81,7 @@ class LogLine:
     text: str  # as pasted, after a launcher prefix (at most _TEXT characters)
     redacted: bool = False  # the poster replaced the host's name (<cluster_name>, ****): the host is not known
     tid: int | None = None  # the thread NCCL's host:pid:tid prefix names
+    rank: int | None = None  # the rank a per-rank logger's '[rank/size]' prefix names
 
 
 @dataclass(frozen=True)
@@ -146,12 +157,14 @@ def _log_line(ln: Line) -> LogLine | None:
     text = ln.text
     if "CCL" not in text:
         return _bare(ln)
-    m = _LOG.search(text)
+    m = _BRACKETED.search(text) if "] [" in text else None
+    m = m or _LOG.search(text)
     if m is not None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
         return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
                        _int(m.group("dev")), src, m.group("msg").strip(), kept(text),
-                       m.group("redacted") is not None, _int(m.group("tid")))
+                       m.groupdict().get("redacted") is not None, _int(m.group("tid")),
+                       _int(m.groupdict().get("rank")))
     p = _PLOG.match(text)
     if p is not None:
         level = {"WARNING": "WARN", "EVENT": "INFO", "DEBUG": "INFO"}.get(p.group("level"), p.group("level"))
@@ -189,7 +202,10 @@ def parse(lines: list[Line]) -> NcclLog:
     by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]] = {}
     pending: dict[_Thread, tuple[LogLine, int]] = {}  # each thread's last WARN no word marked failed, lines since
     first_frame: dict[tuple[str | None, int | None], LogLine] = {}  # each process's first trace no WARN explains
+    ran = False  # a watchdog timed out a collective past the first: the communicator had come up
     for ln in lines:
+        if "SeqNum=" in ln.text and (w := _WATCHDOG_SEQ.search(ln.text)) is not None:
+            ran = ran or int(w.group(1)) > 1
         v = _VERSION.search(ln.text) if "version" in ln.text else None
         if v is not None and ln.text.strip().startswith(v.group(0)[:4]):  # the bare 'NCCL version 2.18.3' line
             out.version = out.version or v.group(2)
@@ -209,6 +225,8 @@ def parse(lines: list[Line]) -> NcclLog:
             out.libs.append(at.lib)
         if at.host and at.host not in out.seen_hosts:
             out.seen_hosts.append(at.host)
+        if at.rank is not None:
+            out.ranks.setdefault((at.host, at.pid), at.rank)
         out.redacted = out.redacted or at.redacted
         if v is not None:
             out.version = out.version or v.group(2)
@@ -227,7 +245,8 @@ def parse(lines: list[Line]) -> NcclLog:
         if choice is not None:
             out.choices.append(choice)
     out.choices += _no_ib_is_socket(out, by_process) if shared else []
-    out.failures = [LogFailure(f.kind, f.at, out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
+    out.failures = [LogFailure("runtime" if f.kind == "init" and ran else f.kind, f.at,
+                               out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
                     if not (f.kind == "init" and _came_up(f.at, out.completed))]
     return out
 

@@ -64,6 +64,7 @@ _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
 _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
 # a program's print of the tool's output split into lines (Python's ['row', '']): the row is the one string
 _LISTED = re.compile(r"""^\[(['"])([^'"]{1,4000})\1(?:,\s*(['"])\3)*\]$""")
+_ONE_VALUE = re.compile(r"^[^\s$#>@:,]+(?: [^\s$#>@:,]+){0,5}$")  # a name, version or mode: no prompt, no prose
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")  # what a header's first query name (_NAME) starts with
 
 
@@ -102,10 +103,11 @@ def parse(lines: list[Line]) -> SmiText:
     return out
 
 
-def _columns(text: str) -> list[str] | None:
-    """The query names of a header line, None where it is not one."""
+def _columns(text: str, asked: bool = False) -> list[str] | None:
+    """The query names of a header line (or, ``asked``, of the command line's --query-gpu=, where one name is
+    a table too: its rows are one value each), None where it is not one."""
     cells = [c.strip() for c in text.split(",")]
-    if len(cells) < 2 or not all(_NAME.match(c) for c in cells):
+    if len(cells) < 2 - asked or not all(_NAME.match(c) for c in cells):
         return None
     names = [re.sub(r"\s*\[.*$", "", c) for c in cells]
     known = sum(n in _FIELDS or n in _KEYS or n.startswith(_FAMILIES) for n in names)
@@ -119,14 +121,17 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
     asked: tuple[list[str], int] | None = None
     for ln in lines:
         t = ln.text
-        if "--query-gpu" not in t and ("," not in t or current is None and asked is None
+        named = current.columns if current is not None else asked[0] if asked is not None else []
+        single = len(named) == 1  # a one-name query: its rows hold no comma
+        if "--query-gpu" not in t and ("," not in t and not single or current is None and asked is None
                                        and (head := t[:1]) not in _LOWER and not head.isspace()):
             if current is not None and t.strip():  # no row, and no header (its first name is lower case)
                 current = None
             continue
         s = ln.text.strip()
         if "--query-gpu" in s and (c := _COMMAND.search(s)) is not None:
-            asked = (cols, ln.no) if (cols := _columns(c.group(1))) else None
+            asked = (cols, ln.no) if (cols := _columns(c.group(1), asked=True)) else None
+            current = None
             continue
         if (cols := _columns(s)) is not None:
             current = _Table(cols, lines={ln.no})
@@ -147,6 +152,8 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
         if _is_row(table.columns, cells):
             table.rows.append((ln.no, cells))
             table.lines.add(ln.no)
+        elif len(cells) == 1:  # one value a line: a line that is none ends the table (prose, the next prompt)
+            current = asked = None
         else:
             skipped.append(ln.no)
     kept = [t for t in tables if t.rows]
@@ -162,6 +169,8 @@ def _is_row(columns: list[str], cells: list[str]) -> bool:
     if named:
         return any(_BUS.match(c) if n != "index" else c.isdigit() for n, c in named)
     figures = [c for n, c in zip(columns, cells, strict=True) if n in _FIELDS and _FIELDS[n][1]]
+    if len(columns) == 1 and not figures:  # one text value a line: the tool's, never a prompt or a sentence
+        return _UNREAD.match(cells[0]) is not None or _ONE_VALUE.match(cells[0]) is not None
     return all(_NUMBER_UNIT.match(c) or _UNREAD.match(c) for c in figures)
 
 

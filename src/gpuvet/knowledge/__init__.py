@@ -171,6 +171,14 @@ def threshold(name: str) -> float:
 
 
 @cache
+def sxid_fatal(code: int) -> bool | None:
+    """Whether NVIDIA's guide calls an NVSwitch SXid fatal (True), non-fatal (False), or neither list holds
+    it (None): for an SXid line that does not say so itself (faults.yaml, sxids)."""
+    lists = cast(dict[str, list[int]], _read("faults.yaml")["sxids"])
+    return True if code in lists["fatal"] else False if code in lists["non_fatal"] else None
+
+
+@cache
 def severity_of_watch_kind(kind: str) -> Level | None:
     """The severity faults.yaml gives the fault a watch event kind names (None: not a fault)."""
     found = {f.severity for f in faults().values() if kind in f.watch}
