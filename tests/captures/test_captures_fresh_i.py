@@ -64,9 +64,8 @@ CAUSES: dict[str, set[Finding]] = {
     # gpud's JSON event: an Xid 119 (GSP RPC timeout) seen in dmesg, no bus id and no UUID
     "gpud_gpud192_json_events_xid119_no_uuid_cut.txt": {("xid", NO_BUS)},
     # sysfs IB counters of mlx5_1 port 1: link_downed 255, port_xmit_discards 65535 (ceilings), buffer overruns
-    # 15: the port's counters say the link flaps or congests. The cause a NIC port's rising counters get (watch's
-    # nic_errors); NIC findings name no module
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_errors", None)},
+    # 15: the port's counters say the link flaps or congests (NIC findings name no module)
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", None)},
     # rocm-smi: ERROR 15 on GPU[0], Temp N/A, SCLK/MCLK None, Perf unknown: the tool cannot read the module
     "rocmsmi_rocmsmilib85_concise_err15_na_after_kill.txt": {("module_reported_warning", "GPU[0]")},
     # NCCL socket connection to 10.0.0.2 aborted, node1 closed it, proxy Connect failed: the network between nodes
@@ -120,7 +119,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
                                                                      ("module_page_fault", "0000:06:00.0"): "warn"},
     "amd_kern_rocmbuild2766_gcvm_protection_faults_opencl_cpc.txt": {("module_page_fault", "0000:83:00.0"): "warn"},
     "gpud_gpud192_json_events_xid119_no_uuid_cut.txt": {("xid", NO_BUS): "critical"},
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_errors", None): "warn"},
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", None): "warn"},
     "nccl_warn_nccltests166_socket_connect_abort_proxy_internal.txt": {("collective_init_failed", "ubuntu GPU 0"):
                                                                        "critical"},
     "nccl_info_nccl529_ip6tnl0_veth0_ib_disabled_socket_cut.txt": {
@@ -157,7 +156,7 @@ TOLD: dict[str, tuple[str, ...]] = {
     "amd_kern_sglang10195_mi300_ep_page_fault_two_gpus_dmesg_T.txt": ("python3",),
     "amd_kern_rocmbuild2766_gcvm_protection_faults_opencl_cpc.txt": ("CPC",),
     "gpud_gpud192_json_events_xid119_no_uuid_cut.txt": ("119",),
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": ("mlx5_1", "link_downed"),
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": ("mlx5_1", "link_downed", "port_xmit_discards"),
     "nccl_warn_nccltests166_socket_connect_abort_proxy_internal.txt": ("10.0.0.2",),
     "nccl_info_nccl529_ip6tnl0_veth0_ib_disabled_socket_cut.txt": ("ip6tnl0",),
     "nccl_warn_nccltests15_nccl2_connection_closed_unhandled_system.txt": ("Connection closed by remote peer",
@@ -238,14 +237,16 @@ SAID: dict[str, tuple[str, ...]] = {
     "smi_nvctrruntime189_docker_cuda_banner_table_head_cut.txt": ("525.85.12", "12.0"),  # driver, CUDA
     "smicsv_gpuutils83_rtx2080_noheader_nounits_python_split.txt": ("440.64",),
     "smiq_hami1422_mig_inforom_bullet_dash_fragment.txt": ("575.57.08",),  # driver / GSP firmware
+    # 'inventory: mlx5_0 (MT_0000000838, fw 28.41.1000), mlx5_1': mlx5_0 is named by gpud's table after the counters
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": ("mlx5_0", "MT_0000000838", "28.41.1000", "mlx5_1"),
 }
 
 # inventory's NIC ports ('mlx5_0 (MT_0000000838, fw 28.41.1000), mlx5_1': the sysfs dump gives no rate or layer)
 NICS: dict[str, list[Nic]] = {}
 
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell, or what neither of
-# its cells checked); run at f1deecc. The MANIFEST's summary (38/40) counts the first four beside the two it
-# names as hits although their cells say partial or left, and did not check the last four
+# its cells checked); run at 1d80830. The MANIFEST's summary (38/40) names the last two; it counts the first three
+# as hits although their cells say partial or left, and did not check the four after them
 KNOWN_MISSES: dict[str, str] = {
     "kern_gpud604_xid79_gpud_reason_gpu_is_lost.txt": "inventory: partial (after-fixes cell), no module listed: the "
                                                       "GPU is named only by gpud's Xid line and the UUID in the reason",
@@ -265,8 +266,10 @@ KNOWN_MISSES: dict[str, str] = {
                                                                      "own line) is not named",
     "amd_kern_rocmbuild2766_gcvm_protection_faults_opencl_cpc.txt": "the faulting client CPC (pasid 0, no process: "
                                                                     "the only source the log names) is not cited",
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": "refused (left): sysfs InfiniBand counter dumps "
-                                                               "('=== ./link_downed === 255') have no reader yet",
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": "inventory: mlx5_0 (MT_0000000838, fw 28.41.1000), "
+                                                               "named by gpud's table after the counters, is not "
+                                                               "listed (the counters themselves are read since "
+                                                               "950dcfe)",
     "hccl_ascendpytorch54_lmdeploy_ei9999_fftsplus_timeout_chip3_cut.txt": "inventory: partial, NPU chip 3 is "
                                                                            "named by the critical but not listed",
 }
