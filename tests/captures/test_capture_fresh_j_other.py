@@ -134,3 +134,15 @@ def test_rocm_smi_default_table_power_cap_is_listed_from_its_pwrcap_column(tmp_p
     modules = _run(tmp_path, table, "inventory")["modules"]
     assert [m["power_limit_w"] for m in modules] == [300.0, None]  # type: ignore[attr-defined]
     assert _findings(tmp_path, table) == {}
+
+
+def test_the_npus_an_ascend_error_log_names_are_listed_where_nothing_else_lists(tmp_path: Path) -> None:
+    torch_npu = ("[ERROR] 2025-03-02-08:11:40 (PID:5120, Device:5, RankID:5) ERR02200 DIST call hccl api failed.\n"
+                 "EI0006: 2025-03-02-08:11:40.101.220 Getting socket times out. Reason: Remote Rank did not send\n")
+    assert [(m["id"], m["bus_id"]) for m in _run(tmp_path, torch_npu, "inventory")["modules"]] == [  # type: ignore
+        ("gpu5", None)]
+    device = ("EI9999: 2025-03-02-08:41:40.358.410  The error from device(chipId:2, dieId:0), serial number is 9, "
+              "hccl fftsplus task timeout occurred during task execution, stream_id:5, stuck notify num:1\n")
+    data = _run(tmp_path, device, "inventory")
+    assert [(m["id"], m["bus_id"]) for m in data["modules"]] == [("gpu2", None)]  # type: ignore[attr-defined]
+    assert any("Ascend error log: 1 NPU(s) named by device (2)" in n for n in data["notes"])  # type: ignore

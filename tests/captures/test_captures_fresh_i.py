@@ -270,8 +270,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                                "named by gpud's table after the counters, is not "
                                                                "listed (the counters themselves are read since "
                                                                "950dcfe)",
-    "hccl_ascendpytorch54_lmdeploy_ei9999_fftsplus_timeout_chip3_cut.txt": "inventory: partial, NPU chip 3 is "
-                                                                           "named by the critical but not listed",
 }
 
 

@@ -28,6 +28,7 @@ from gpuvet.backends.capture.module_lists import (
     listed_indexes,
     listed_module,
     lspci_listed,
+    npu_listed,
     parse_smi_xml,
     smi_indexes,
     text_module,
@@ -140,12 +141,14 @@ class CaptureBackend(Backend):
             raise CaptureError("no capture file given", fix="pass --from FILE.")
         named: list[KernelModule] = []  # the modules kernel logs name: listed only where nothing else lists any
         on_bus: list[ListedGpu] = []  # the GPU functions lspci lists: the same, and before the kernel's (models named)
+        npus: set[int] = set()  # the NPUs an Ascend error log names by device: listed last, where nothing else lists
         for path in once_each(paths, self._notes):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
             named += [k for k in fc.kernel.modules if k not in named]
             on_bus += [g for g in fc.lspci.listed if g.bus_id not in {b.bus_id for b in on_bus}]
+            npus |= {f.at.dev for f in (*fc.ascend.failures, *fc.ascend.runtime) if f.at.dev is not None}
             took = 0
             self._take_nics(fc, label)
             for v in _vendors(fc):
@@ -161,7 +164,8 @@ class CaptureBackend(Backend):
             self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
                                            fabric_known=False))
         if not self._modules and self._topo is None:  # inventory lists them; the node gets no invented links
-            self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes)
+            self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes) or \
+                npu_listed(sorted(npus), self._notes)
 
     def _take(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
         """One vendor's topology (the first one given) and module list from the file; returns how many

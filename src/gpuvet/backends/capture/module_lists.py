@@ -340,6 +340,18 @@ def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInf
     return out
 
 
+def npu_listed(devices: list[int], notes: list[str]) -> list[ModuleInfo]:
+    """The NPUs an Ascend error log names by device ('device(chipId:3, …)', torch_npu's 'Device:3'), when no
+    tool's listing gave any: each under its device index (gpu3, as npu-smi's listing is), model and bus id not in the log."""
+    out = [module_info(f"gpu{d}", "unknown Ascend NPU", None, "", None, (None, None), (None, None),
+                       (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None, [])
+           for d in devices]
+    if out:
+        notes.append(f"Ascend error log: {len(out)} NPU(s) named by device ({', '.join(map(str, devices[:8]))}): "
+                     "listed by device index, model and bus id not in the log (no tool's listing given)")
+    return out
+
+
 def lspci_listed(listed: list[ListedGpu], notes: list[str]) -> list[ModuleInfo]:
     """The GPU functions an lspci listing names, when no tool's listing gave any: each under its bus id, its
     model as pci.ids words it (a chip name, seldom the product), and its PCIe link where LnkCap/LnkSta were
