@@ -74,8 +74,8 @@ def test_a_settled_file_is_parsed_and_read_once(tmp_path: Path, monkeypatch: pyt
     path = tmp_path / "dmesg.txt"
     path.write_text(_kernel_log(50), encoding="utf-8")
     reads: list[str] = []
-    real = read.read_text
-    monkeypatch.setattr(read, "read_text", lambda p: reads.append(p) or real(p))
+    real = read._read_text
+    monkeypatch.setattr(read, "_read_text", lambda p, lead: reads.append(p) or real(p, lead))
     monkeypatch.setattr(read, "_SETTLED_NS", -10**12)  # as if written long ago (a test cannot set ctime back)
     first = read.read(str(path))
     assert read.read(str(path)) is first and reads == [str(path)]

@@ -84,22 +84,50 @@ class Peeled:
     # fence's own indentation (the line's after it is the tool's)
 
 
-def peel(numbered: Numbered, whole: str | None = None) -> Peeled:
+@dataclass(frozen=True)
+class Survey:
+    """What the whole text says peel need look for (one pass over the text each: most hold none), found where
+    the text is at hand: text.clean finds it before the lines are made, so a bug report's text is let go first."""
+
+    web: bool  # a no-break or zero-width space, a curly quote or a dash a web page typesets
+    xml: bool  # the capture is XML (its entities are its own)
+    entity: bool  # an HTML entity somewhere
+    glued: bool  # a fence or ** that may be typed on a line
+    quoted: bool  # a '>' somewhere
+    fenced: bool  # a '`' or '~' somewhere
+    quote_lines: tuple[int, ...]  # the lines with a '>' in their first 4 characters
+    tabbed: bool  # a line led by tabs then 4 spaces
+
+    @classmethod
+    def of(cls, whole: str, lead: int = 0) -> Survey:
+        """The survey of ``whole``; ``lead``: 1 where the text is given after a newline of its own (the
+        text's first line then starts at 1, as every other starts after its newline)."""
+        xml = _XML.search(whole, lead, lead + 200_000) is not None
+        return cls(web=not whole.isascii() and _WEB_SPACE.search(whole) is not None,  # isascii: a flag the str holds
+                   xml=xml, entity=not xml and "&" in whole and _ENTITY.search(whole) is not None,  # '&' at memchr's speed
+                   glued="`" in whole or ("*" in whole and "**" in whole),  # one character first (2 ms, not 17 on 20 MB)
+                   quoted=">" in whole, fenced="`" in whole or "~" in whole,
+                   quote_lines=tuple(_quote_lines(whole, lead)) if ">" in whole else (),
+                   tabbed=_tab_then_spaces(whole))  # an editor's tabs for 8 spaces (most texts hold none)
+
+
+def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = None) -> Peeled:
     """The lines with every consistent decoration removed, the notes saying what was. ``whole``: the lines'
-    texts joined by newlines, where the caller has that text already (no second copy of a bug report)."""
+    texts joined by newlines, where the caller has that text already (no second copy of a bug report);
+    ``survey``: that text's survey, where the caller made it and let the text go."""
     notes: list[str] = []
-    if whole is None:  # one pass over the text decides what to look for: most hold none
-        whole = "\n".join(s for _, s in numbered)
-    out = Peeled(_web_text(numbered, notes, whole), notes, ())
-    glued = "`" in whole or ("*" in whole and "**" in whole)  # one character first (2 ms, not 17 on 20 MB)
+    if survey is None:
+        survey = Survey.of("\n".join(s for _, s in numbered) if whole is None else whole)
+    del whole
+    out = Peeled(_web_text(numbered, notes, survey), notes, ())
+    glued = survey.glued
     # the passes after _web_text only take characters off a line: a character the text lacks is on no line of
     # any round (where _web_text unescaped '&gt;' or '&#96;', the lines are not the text: looked at as they are)
-    quoted = ">" in whole or out.lines is not numbered
-    fenced = "`" in whole or "~" in whole or out.lines is not numbered
-    look = _quote_lines(whole) if quoted and out.lines is numbered else None  # the first round's, from the text
-    if _tab_then_spaces(whole):  # an editor's tabs for 8 spaces (most texts hold none)
+    quoted = survey.quoted or out.lines is not numbered
+    fenced = survey.fenced or out.lines is not numbered
+    look = list(survey.quote_lines) if quoted and out.lines is numbered else None  # the first round's, from the text
+    if survey.tabbed:
         out.lines = _untab(out.lines, notes)
-    del whole
     listed = False
     indented: dict[str, set[int]] = {}
     for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
@@ -142,18 +170,16 @@ _ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
 _XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
 
 
-def _web_text(numbered: Numbered, notes: list[str], whole: str) -> Numbered:
+def _web_text(numbered: Numbered, notes: list[str], survey: Survey) -> Numbered:
     """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
     as one cell), the curly quotes and ellipsis a blog or forum typesets for ' " and ... (a JSON in “…”
     reads as none; no tool prints them), and HTML entities (`-&gt;`) where the capture is not XML, whose
     own escapes they are."""
-    web = not whole.isascii() and _WEB_SPACE.search(whole) is not None  # isascii: a flag the str holds (most texts)
+    web = survey.web
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
     typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []
     dashed = [n for n, s in numbered if s != s.translate(_DASHES)] if web else []
-    xml = _XML.search(whole[:200_000]) is not None
-    escaped = set() if xml or "&" not in whole or not _ENTITY.search(whole) else \
-        {n for n, s in numbered if "&" in s and _ENTITY.search(s)}  # '&' found at memchr's speed first
+    escaped = set() if survey.xml or not survey.entity else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
     if not spaced and not typeset and not dashed and not escaped:
         return numbered
     if spaced:
@@ -253,11 +279,12 @@ _TEXT = itemgetter(1)
 _QUOTE_AT = re.compile(r"\n[^\n]{0,3}>")  # a literal newline first: the search skips from line to line at C speed
 
 
-def _quote_lines(whole: str) -> list[int]:
-    """0-based numbers of the text's lines with a '>' in their first 4 characters, in order."""
+def _quote_lines(whole: str, lead: int = 0) -> list[int]:
+    """0-based numbers of the text's lines with a '>' in their first 4 characters, in order; ``lead``: 1 where
+    the text opens with a newline of its own (then its first line is found as the others are)."""
     gt, nl = whole.find(">", 0, 4), whole.find("\n", 0, 4)
-    numbers = [0] if gt >= 0 and (nl < 0 or gt < nl) else []
-    line, last = 0, 0
+    numbers = [0] if gt >= 0 and (nl < 0 or gt < nl) and not lead else []
+    line, last = -lead, 0
     for m in _QUOTE_AT.finditer(whole):
         line += whole.count("\n", last, m.start() + 1)
         numbers.append(line)

@@ -45,12 +45,16 @@ class Marks:
     is not there is not there, with no search: a bug report lacks most of some hundred markers, and a
     search that finds nothing reads the whole text, each of them."""
 
-    def __init__(self, lines: list[Line]) -> None:
+    def __init__(self, lines: list[Line], text: str | None = None) -> None:
+        """``text``: the lines joined as ``_joined`` joins them, given where the caller has it before the lines
+        are made (text.clean's; issue 43: then the text and a bug report's million lines are never held together)."""
         self.lines = lines
         self.text: str | None = None
         self.found: dict[Marker, bool] = {}
         self.triples: np.ndarray | None = None  # a bit each (np.packbits); None: a short text, or not counted yet
         self.ascii = True
+        if text is not None:
+            self._take(text)
 
     def any(self, markers: Iterable[Marker]) -> bool:
         """Whether the text holds one of ``markers``; none given: always (a format said to need none)."""
@@ -119,11 +123,15 @@ class Marks:
         if self.text is None:
             texts = [""]  # each line after a "\n": joined once (not a join, then a second copy with "\n" before it)
             texts.extend(ln.text for ln in self.lines)
-            self.text = "\n".join(texts)
+            self._take("\n".join(texts))
             del texts
-            self.triples = _counted(self.text) if len(self.text) > _SMALL else None
-            self.ascii = self.text.isascii()
+        assert self.text is not None
         return self.text
+
+    def _take(self, text: str) -> None:
+        self.text = text
+        self.triples = _counted(text) if len(text) > _SMALL else None
+        self.ascii = text.isascii()
 
     def _needs_search(self, marker: Needing) -> bool:
         """False where the byte triples rule out every word of the marker (then its pattern is not there)."""

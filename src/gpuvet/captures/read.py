@@ -39,6 +39,11 @@ def read_text(path: str) -> str:
     would wait for a writer, /dev/zero never ends), at most MAX_FILE_BYTES on disk, and its text
     at most MAX_TEXT_BYTES and MAX_LINES lines, counted as the bytes come (a small .gz that
     unpacks to gigabytes is refused at the bound, not after). Raises CaptureError."""
+    return _read_text(path, b"")
+
+
+def _read_text(path: str, lead: bytes) -> str:
+    """read_text's text after ``lead`` (read's newline: the text as marks.Marks searches it, made with no copy)."""
     with _open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > MAX_FILE_BYTES:
@@ -50,10 +55,10 @@ def read_text(path: str) -> str:
                 raise CaptureError(f"{size / 2**20:,.0f} MiB of text is more than any capture holds "
                                    f"({MAX_TEXT_BYTES // 2**20} MiB at most)", where=path, fix=_SMALLER)
             fh.seek(0)
-            data = _bounded(fh, path, packed, _KEEP_WHILE)
+            data = _bounded(fh, path, packed, _KEEP_WHILE, lead)
             if data is None:  # past _KEEP_WHILE yet within the bounds: read again, keeping it this time
                 fh.seek(0)
-                data = _bounded(fh, path, packed, None)
+                data = _bounded(fh, path, packed, None, lead)
             assert data is not None  # with no keep limit the text is always kept
         except OSError as exc:
             raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
@@ -74,12 +79,12 @@ def _open_regular(path: str) -> BinaryIO:
     return open_input(path, path, _CAPTURE)
 
 
-def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None) -> bytearray | None:
-    """The text's bytes, read (and unpacked) a MiB at a time while its size and lines are counted;
-    CaptureError at the first bound passed. Kept only up to ``limit`` bytes: past it the rest is
+def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None, lead: bytes = b"") -> bytearray | None:
+    """The text's bytes after ``lead``, read (and unpacked) a MiB at a time while its size and lines are
+    counted; CaptureError at the first bound passed. Kept only up to ``limit`` bytes: past it the rest is
     only counted, and None says that the text fits the bounds but must be read again to be kept
     (a refusal never holds more than ``limit`` bytes)."""
-    kept: bytearray | None = bytearray()
+    kept: bytearray | None = bytearray(lead)
     size = lines = 0
     for piece in (_gunzip(fh) if packed else iter(lambda: fh.read(_CHUNK), b"")):
         if not size and _binary(piece[:65536]):
@@ -139,11 +144,11 @@ def read(path: str) -> FileCapture:
     if stated is not None and (known := _STATED.get(path)) is not None and known[0] == stated:
         if (parsed := _PARSED.get(known[1])) is not None:
             return parsed
-    held = [read_text(path)]  # given up to the parse, which lets the text go once it is cleaned
+    held = [_read_text(path, b"\n")]  # given up to the parse, which lets the text go once it is cleaned
     key = (path, len(held[0]), hash(held[0]))
     parsed = _PARSED.get(key)
     if parsed is None:
-        parsed = _parse(held, path)
+        parsed = _parse(held, path, 1)
         while len(_PARSED) >= _KEEP_PARSED:
             del _PARSED[next(iter(_PARSED))]
         _PARSED[key] = parsed
@@ -173,20 +178,23 @@ def parse_text(text: str, where: str) -> FileCapture:
     return _parse([text], where)
 
 
-def _parse(held: list[str], where: str) -> FileCapture:
+def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
     """parse_text of the text ``held`` holds, taken out of it: the raw text is let go once its lines are
-    made (issue 43: a bug report's text is as large as its lines' text, and the parsers need only the lines)."""
+    made (issue 43: a bug report's text is as large as its lines' text, and the parsers need only the lines).
+    ``lead``: 1 where the text opens with read's own newline: clean then hands it, before it makes the lines,
+    to _settled, whose Marks the walk takes where the lines stayed that text's (never both held at once)."""
     text = held[0]
-    _refuse_long_numbers(text, where)
-    bug_report = bool(_BUNDLE.search(text[:20000]))
+    _refuse_long_numbers(text, where, lead)
+    bug_report = bool(_BUNDLE.search(text, lead, lead + 20000))
     del text
-    cleaned = clean(held)  # given up: clean lets the text go once the lines are made
+    early: list[Marks] = []
+    cleaned = clean(held, (lambda led: early.append(_settled(led))) if lead else None)  # lets the text go
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")
     fc = FileCapture(where, bug_report=bug_report)
     try:
-        claimed = _walk(fc, cleaned.lines, where)
+        claimed = _walk(fc, cleaned.lines, where, early.pop() if early and cleaned.exact else None)
     except CaptureError as exc:  # a parser that knows the line, not the file: name both
         if exc.where and where not in exc.where:
             exc = CaptureError(exc.what, where=f"{where}, {exc.where}", fix=exc.fix)
@@ -203,8 +211,18 @@ def _parse(held: list[str], where: str) -> FileCapture:
     return fc
 
 
-def _refuse_long_numbers(text: str, where: str) -> None:
-    """No tool writes a number of a thousand digits; one would make int() raise mid-parse."""
+def _settled(text: str) -> Marks:
+    """The Marks of the text clean hands over before it makes the lines: every marker _walk asks for answered
+    (a poster's quote, each format's groups), then the text let go."""
+    marks = Marks([], text)
+    marks.has(_PROSE_QUOTE)
+    marks.settle(group for fmt in FORMATS for group in fmt.groups())
+    return marks
+
+
+def _refuse_long_numbers(text: str, where: str, lead: int = 0) -> None:
+    """No tool writes a number of a thousand digits; one would make int() raise mid-parse. ``lead``: the
+    newline of read's own that the text opens with (not a line of the file)."""
     run, step = "0" * (MAX_DIGITS + 1), 1 << 20
     for start in range(0, len(text), step):  # a MiB at a time (overlapping by a run), not a copy of the whole text
         at = text[start:start + step + MAX_DIGITS].translate(_ZEROS).find(run)
@@ -213,7 +231,7 @@ def _refuse_long_numbers(text: str, where: str) -> None:
         begin = end = start + at
         while end < len(text) and text[end] in "0123456789":
             end += 1
-        line = text.count("\n", 0, begin) + text.count("\r", 0, begin) - text.count("\r\n", 0, begin) + 1
+        line = text.count("\n", 0, begin) + text.count("\r", 0, begin) - text.count("\r\n", 0, begin) + 1 - lead
         raise CaptureError(f"line {line}: a number of {end - begin:,} digits (at most {MAX_DIGITS:,}); no tool "
                            "writes one", where=where, fix="give the tool's output as it printed it.")
 
@@ -228,15 +246,16 @@ _PROSE_QUOTE = re.compile(r"\n[^\S\n]*(?:[>*-][^\S\n]+)?(?![A-Z]{4,}\b)[A-Za-z][
                           r"(?![\s:,\]}\[\d\"“”`]|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} +\d{1,2} \d\d:)")
 
 
-def _walk(fc: FileCapture, lines: list[Line], where: str) -> set[int]:
+def _walk(fc: FileCapture, lines: list[Line], where: str, marks: Marks | None = None) -> set[int]:
     """Each format of FORMATS in turn, on the lines its ``lines`` says, filling its field and naming
     the kinds it found; then the module list from the table, the CSV or nccl-tests' device lines
     where no -q gave one (named where -q would be). A format whose markers the text lacks is not
-    run (issue 43: it would find nothing; a bug report is mostly other tools' lines). The lines
-    claimed."""
+    run (issue 43: it would find nothing; a bug report is mostly other tools' lines). ``marks``: the
+    lines' text's, made before the lines were (_settled). The lines claimed."""
     claimed: set[int] = set()
     kept: dict[str, object] = {}
-    present = Marks(lines)
+    present = Marks(lines) if marks is None else marks
+    present.lines = lines  # a marker not asked before joins them
     if present.has(_PROSE_QUOTE):  # rare: a poster's sentence quoting a tool's line is read_quoted's alone
         lines = [ln for ln in lines if not _PROSE_QUOTE.match("\n" + ln.text)]
         present = Marks(lines)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import gc
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
-from operator import is_not, ne, sub
+from operator import is_, is_not, itemgetter, lt, ne, sub
 from typing import ClassVar, NamedTuple, cast
 
 from gpuvet.captures import decorations
@@ -74,6 +74,7 @@ class Cleaned:
     lines: list[Line]
     notes: list[str] = field(default_factory=list)
     hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
+    exact: bool = False  # the lines are the text clean gave ``settle``, line for line (its leading newline aside)
 
 
 def _long_lines(parts: list[str]) -> list[str]:
@@ -109,13 +110,19 @@ def _without_nuls(text: str) -> tuple[str, list[str]]:
     return text.replace("\x00", ""), [said]
 
 
-def clean(text: str | list[str]) -> Cleaned:
+def clean(text: str | list[str], settle: Callable[[str], None] | None = None) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
     C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
     a fence, an escaped '#' or a cut mark (found by str.find over the text) and those decorations.peel
     changed are looked at one by one. The text given in a list is taken out of it: clean then lets it
-    go once the lines are made, where peel does not read it (a bug report's text beside its lines)."""
+    go once the lines are made, where peel does not read it (a bug report's text beside its lines).
+    ``settle``: where the text in the list opens with a newline of the caller's own, called with the text
+    (that newline first, as marks.Marks joins lines) before the lines are made, where the text is them line
+    for line (Cleaned.exact says whether they stayed so): the caller's whole-text searches done then, so a
+    bug report's text and its lines are never held together (issue 43: they were its peak memory)."""
     if isinstance(text, list):
+        if settle is not None and (got := _clean_led(text, settle)) is not None:
+            return got
         text = text.pop()
     if "\r" in text:  # most captures have none: no copy of the whole text made for them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -138,9 +145,62 @@ def clean(text: str | list[str]) -> Cleaned:
     whole = text if same and not header else None  # the lines' text already (no second copy joined)
     del text  # else peel joins the cleaned lines: the text as read is not held beside them (one line right-stripped)
     peeled = decorations.peel(cast(decorations.Numbered, lines), whole)  # a Line is a (no, text) pair
-    del whole
-    notes += peeled.notes
+    del whole, lines
+    return _finish(peeled, marked, header, notes, wrapped)
+
+
+def _clean_led(held: list[str], settle: Callable[[str], None]) -> Cleaned | None:
+    """clean of the text ``held`` holds after a newline of the caller's own, its lines made once ``settle`` has
+    had the text and it is let go (their peel's whole-text tests made on it before). None, the text put back
+    in ``held`` without that newline, where it needs what only clean's general way does: line ends or escapes
+    to rewrite, NULs, a corpus header, a byte-order mark, or a paste wrapped at a fixed width."""
+    led = held.pop()
+    body = led[1:]
+    firsts = led[1:_nth_newline(led, 4)].split("\n")  # its first three lines (the 1st newline is the caller's)
+    if any(c in led for c in "\r\x1b\x00") or any(_HEADER.match(s) for s in firsts[:3]) \
+            or firsts[0].lstrip().startswith("\ufeff") or _unwraps(body):
+        held.append(body)
+        return None
+    del body
+    parts = list(map(str.rstrip, led.split("\n")))  # rstrip gives the same string back where nothing is cut
+    marked = [i - 1 for i in _marked(led)]  # the newline first: each line's number one more
+    if sum(map(len, parts)) + len(parts) - 1 != len(led):  # a line right-stripped: the lines' text made from them
+        led = "\n".join(parts)
+    del parts[0]  # the newline's empty line
+    notes = _long_lines(parts)
+    survey = decorations.Survey.of(led, 1)
+    settle(led)
+    del led
+    with collector_paused():
+        lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
+    peeled = decorations.peel(cast(decorations.Numbered, lines), survey=survey)
     del lines
+    got = _finish(peeled, marked, range(0), notes, decorations.Unwrapped())
+    got.exact = len(got.lines) == len(parts) and all(map(is_, map(itemgetter(1), got.lines), parts))
+    return got
+
+
+def _unwraps(text: str) -> bool:
+    """Whether decorations.unwrap rejoins anything of the text."""
+    unwrapped, wrapped = decorations.unwrap(text)
+    return unwrapped is not text or bool(wrapped.dropped)
+
+
+def _nth_newline(text: str, n: int) -> int:
+    """Where the text's ``n``-th newline is (its end where it has fewer)."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return len(text)
+    return at
+
+
+def _finish(peeled: decorations.Peeled, marked: list[int], header: range, notes: list[str],
+            wrapped: decorations.Unwrapped) -> Cleaned:
+    """The peeled lines read one by one where they must be (the first, those peeled, those ``marked``), and
+    what was done said."""
+    notes += peeled.notes
     pairs, peeled.lines = peeled.lines, []
     look = {0, *compress(count(), map(is_not, map(type, pairs), repeat(Line)))}  # the first, and those peeled
     look.update(i if i < header.start else i - len(header) for i in marked if i not in header)
@@ -260,7 +320,8 @@ def _list(items: list[str], most: int = 6) -> str:
 def _ranges(numbers: list[int], most: int = 6) -> str:
     """1,2,3,7 -> '1–3, 7' (at most `most` ranges, then a count). The ranges are counted at C speed, only
     the first few made: a bug report's unread lines are some hundred thousand numbers."""
-    ordered = sorted(set(numbers))
+    rising = all(map(lt, numbers, islice(numbers, 1, None)))  # as a file's lines come: no set of them made
+    ordered = numbers if rising else sorted(set(numbers))  # (issue 43: a bug report's was its peak memory)
     if not ordered:
         return ""
     steps = map(sub, islice(ordered, 1, None), ordered)
