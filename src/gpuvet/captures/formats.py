@@ -7,15 +7,20 @@ specific formats come first and the loose ones (topo -m, then nvidia-smi -q, who
 shape is the least specific) read what the others left. ``SHARED`` formats see the same lines as
 the format before them (read side by side, their claims do not hide lines from each other);
 ``ALL`` sees every line whatever was claimed.
+
+A format's parser may be named by its module and attribute (``_one("smi_list.parse")``): the module is
+imported on its first run, so a text without the format's markers never imports it (issue 43: the
+readers' imports were a third of a short capture's startup). A parser given as a function still works.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import ascii_uppercase, digits
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gpuvet.captures import (
     aer,
@@ -25,44 +30,38 @@ from gpuvet.captures import (
     bench,
     cuda_samples,
     dcgm,
-    dcgm_events,
     dcgm_health,
     fabric_manager,
     gpu_burn,
-    hccl,
-    hip_errors,
     kernel,
     links,
-    lspci_list,
     lspci_tree,
-    nccl_devices,
     nccl_log,
     nic_tools,
-    npu_smi,
-    pcie_status,
     perftest,
-    plugin_xids,
-    program_devices,
-    prom_metrics,
-    quoted,
-    rocm_bandwidth,
     rocm_validation,
-    smi_list,
     smi_mig,
-    smi_query,
-    smi_table,
     smi_text,
-    smi_xml,
     topo,
-    transferbench,
     ucx,
-    xpu_smi,
-    xpu_smi_table,
 )
 from gpuvet.captures.marks import Marker, Needing
 from gpuvet.captures.marks import Marks as Marks  # read.py's too: it imports formats and text alone
-from gpuvet.captures.records import UNNAMED, ListedParse, SmiTextModule
+from gpuvet.captures.records import (
+    AMD_EXPORTER,
+    DCGM_EXPORTER,
+    EXPORTER_NVLINK,
+    HCCL_TEST,
+    PCIE_STATUS,
+    TRANSFERBENCH,
+    UNNAMED,
+    ListedParse,
+    SmiTextModule,
+)
 from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures import smi_xml
 
 EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
             "nvidia-smi topo -m (a matrix under a "
@@ -175,6 +174,14 @@ class Format:
         return self.parse(lines, where)
 
 
+def _loaded(parse: Callable[..., Any] | str) -> Callable[..., Any]:
+    """``parse``, or the function a ``module.attr`` under gpuvet.captures names (its module imported now)."""
+    if not isinstance(parse, str):
+        return parse
+    module, attr = parse.split(".")
+    return getattr(importlib.import_module(f"gpuvet.captures.{module}"), attr)  # type: ignore[no-any-return]
+
+
 class _Claims(Protocol):
     @property
     def claimed(self) -> set[int]: ...
@@ -185,18 +192,18 @@ class _Lists(_Claims, Protocol):
     def kinds(self) -> list[str]: ...
 
 
-def _one(parse: Callable[[list[Line]], _Claims]) -> Callable[[list[Line], str], Parsed]:
+def _one(parse: Callable[[list[Line]], _Claims] | str) -> Callable[[list[Line], str], Parsed]:
     """A parser that takes the lines alone, found when it claimed one."""
     def run(lines: list[Line], where: str) -> Parsed:
-        got = parse(lines)
+        got = _loaded(parse)(lines)
         return Parsed(got, got.claimed, found=bool(got.claimed))
     return run
 
 
-def _listed(parse: Callable[[list[Line]], _Lists]) -> Callable[[list[Line], str], Parsed]:
+def _listed(parse: Callable[[list[Line]], _Lists] | str) -> Callable[[list[Line], str], Parsed]:
     """A parser that names the tools it found itself (amd-smi or rocm-smi, ibstat or ibv_devinfo)."""
     def run(lines: list[Line], where: str) -> Parsed:
-        got = parse(lines)
+        got = _loaded(parse)(lines)
         return Parsed(got, got.claimed, kinds=tuple(got.kinds))
     return run
 
@@ -219,6 +226,8 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
 def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
     (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
+    from gpuvet.captures import quoted
+
     (fc.kernel.xids, xids), fc.app_errors = quoted.quoted_xids(lines), app_errors.quoted(lines)
     fc.kernel.events, said = quoted.quoted_messages(lines)
     fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids or fc.kernel.events else fc.kinds
@@ -230,7 +239,13 @@ def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, kinds=tuple(got.kinds))
 
 
+def _aside(parse: str) -> Callable[[list[Line], str], Parsed]:
+    """A parser of lines another format claimed (its value added beside that format's): none claimed."""
+    return lambda lines, where: Parsed(_loaded(parse)(lines), set())
+
+
 def _xml(lines: list[Line], where: str) -> Parsed:
+    from gpuvet.captures import smi_xml
     got = smi_xml.parse(lines, where)
     return Parsed(got, got.claimed if got else set(), found=got is not None)
 
@@ -252,11 +267,15 @@ def _rbt_validation(lines: list[Line], where: str) -> Parsed:
 
 
 def _hccl(lines: list[Line], where: str) -> Parsed:
+    from gpuvet.captures import hccl
+
     got = hccl.parse(lines, where)
     return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
 
 
 def _transferbench(lines: list[Line], where: str) -> Parsed:
+    from gpuvet.captures import transferbench
+
     got = transferbench.records(lines)
     return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
 
@@ -264,11 +283,16 @@ def _transferbench(lines: list[Line], where: str) -> Parsed:
 def _transferbench_gpus(lines: list[Line], where: str) -> Parsed:
     """The GPUs TransferBench's tables name (by index only), added to the file's AMD module list: the
     only list a TransferBench log has, so inventory names the GPUs it measured."""
+    from gpuvet.captures import transferbench
+
     got = transferbench.listing(lines)
     return Parsed(got, set())
 
 
-def _found(got: links.LspciParse | None) -> Parsed:
+def _pcie_status(lines: list[Line], where: str) -> Parsed:
+    from gpuvet.captures import pcie_status
+
+    got = pcie_status.parse(lines)
     return Parsed(got, got.claimed if got else set(), found=got is not None)
 
 
@@ -285,10 +309,10 @@ def _ib_counters(lines: list[Line], where: str) -> Parsed:
     return Parsed(got if claimed else None, claimed, kinds=tuple(got.kinds))
 
 
-def _kept(parse: Callable[[list[Line]], smi_text.SmiText]) -> Callable[[list[Line], str], Parsed]:
+def _kept(parse: Callable[[list[Line]], smi_text.SmiText] | str) -> Callable[[list[Line], str], Parsed]:
     """The table and the --query-gpu CSV: their lines claimed now, their modules kept for choose_smi."""
     def run(lines: list[Line], where: str) -> Parsed:
-        got = parse(lines)
+        got = _loaded(parse)(lines)
         return Parsed(got, got.claimed)
     return run
 
@@ -341,7 +365,8 @@ _HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "He
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",
               re.compile(r"Port \d{1,3}:\s*$", re.M),
-              re.compile(r"^\s*state:\s*PORT_[A-Z]", re.M))  # the last: ibv_devinfo without its hca_id line
+              Needing(re.compile(r"\n[^\S\n]*state:\s*PORT_[A-Z]"), ("PORT_",)))  # the last: ibv_devinfo without its
+# hca_id line, looked for at line starts (a '^' of re.M is tried at every character: 0.08 s of a 20 MB report)
 
 # sysfs' RDMA port counters (ib_counters): a path under /sys/class/infiniband, a loop's or head's title, or a
 # counter's name (each holds one of the last five: symbol_error, link_downed, port_xmit_discards, VL15_dropped, …)
@@ -380,7 +405,7 @@ _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB compl
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
-EXPORTER = prom_metrics.DCGM + " metrics"
+EXPORTER = DCGM_EXPORTER + " metrics"
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
@@ -391,39 +416,39 @@ FORMATS: tuple[Format, ...] = (
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "
            "name, no literal; a line that opens nothing while nothing is open is passed over first"),
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED, markers=_DIAG_MARKS),
-    Format("DCGM diagnostic JSON", "dcgm", _one(dcgm_events.parse), SHARED, adds=True,
+    Format("DCGM diagnostic JSON", "dcgm", _one("dcgm_events.parse"), SHARED, adds=True,
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
     Format("kernel AER", "aer", Gated(_aer), SHARED, markers=_AER_MARKS),
-    Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one(plugin_xids.parse), SHARED, adds=True,
+    Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
-    Format("npu-smi info", "npu", _listed(npu_smi.parse), SHARED, markers=_NPU_MARKS),
-    Format("xpu-smi", "xpu", _listed(xpu_smi.parse), SHARED,
+    Format("npu-smi info", "npu", _listed("npu_smi.parse"), SHARED, markers=_NPU_MARKS),
+    Format("xpu-smi", "xpu", _listed("xpu_smi.parse"), SHARED,
            markers=("Device ID", "DeviceId", "xpu-smi", "XPUM_STATS_")),  # a box's header row, dump's header,
     # stats' command line, stats -j's metric names
-    Format("xpu-smi table", "xpu", _listed(xpu_smi_table.parse), SHARED, adds=True,
+    Format("xpu-smi table", "xpu", _listed("xpu_smi_table.parse"), SHARED, adds=True,
            markers=("XPU-SMI",)),  # the default table's title box
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
            markers=("Inter-Device Access", "Data Path Validation", " FAIL")),  # its PASS/FAIL matrix (and access
     # matrix); ' FAIL': the matrix's rows pasted without its title (rocm_validation._untitled)
-    Format(hccl.KIND, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
-    Format(transferbench.PREFIX, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
+    Format(HCCL_TEST, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
+    Format(TRANSFERBENCH, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
     Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True, markers=_TB_MARKS),  # the GPUs it names
-    Format("rocm-bandwidth-test copies", "nvb", lambda lines, where: Parsed(rocm_bandwidth.parse(lines), set()), ALL,
+    Format("rocm-bandwidth-test copies", "nvb", _aside("rocm_bandwidth.parse"), ALL,
            adds=True, markers=("copy peak bandwidth",)),  # its copy matrices as nvbandwidth's (amd_smi claimed them)
-    Format("rccl-tests devices", "amd", lambda lines, where: Parsed(nccl_devices.amd_listing(lines), set()), ALL,
+    Format("rccl-tests devices", "amd", _aside("nccl_devices.amd_listing"), ALL,
            adds=True, markers=("Rank",)),  # the AMD modules rccl-tests' device lines name (nccl-tests' claimed them)
-    Format(prom_metrics.AMD, "amd", _listed(prom_metrics.parse_amd), ALL, adds=True,
+    Format(AMD_EXPORTER, "amd", _listed("prom_metrics.parse_amd"), ALL, adds=True,
            markers=('gpu_id="',)),  # its Prometheus samples' module label
-    Format(pcie_status.KIND, "lspci", lambda lines, where: _found(pcie_status.parse(lines)), ALL,
+    Format(PCIE_STATUS, "lspci", _pcie_status, ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
-    Format("lspci -m, -nn", "lspci", _one(lspci_list.parse), adds=True,
+    Format("lspci -m, -nn", "lspci", _one("lspci_list.parse"), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
@@ -444,19 +469,19 @@ FORMATS: tuple[Format, ...] = (
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
-    Format("ROCm/HIP error lines", "app_errors", _one(hip_errors.parse), SHARED, adds=True,
+    Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
-    Format(EXPORTER, None, _kept(prom_metrics.parse_dcgm), ALL,
+    Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,
            markers=("DCGM_",)),  # its Prometheus samples (the Xid metric's are plugin_xids' too)
-    Format(prom_metrics.NVLINK_KIND, "nvlink", _one(prom_metrics.parse_dcgm_nvlink), ALL, adds=True,
+    Format(EXPORTER_NVLINK, "nvlink", _one("prom_metrics.parse_dcgm_nvlink"), ALL, adds=True,
            markers=("DCGM_FI_DEV_NVLINK_",)),  # as nvidia-smi nvlink -e's counters
-    Format(LISTING, None, _kept(smi_list.parse),
+    Format(LISTING, None, _kept("smi_list.parse"),
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
-    Format(TABLE, None, _kept(smi_table.parse), markers=("|",)),  # nvidia-smi's default table
-    Format(QUERY, None, _kept(smi_query.parse), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
+    Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
+    Format(QUERY, None, _kept("smi_query.parse"), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)
     Format("nvidia-smi topo -p2p", "p2p", _one(topo.parse_p2p), SHARED, markers=("GPU0",)),  # its header names GPU0
@@ -487,6 +512,8 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         return None
     if fc.nccl.results and fc.topo is None:
         after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
+        from gpuvet.captures import nccl_devices
+
         if (named := nccl_devices.listing(after_xml)).modules:
             fc.smi = named
     if fc.smi is None and fc.topo is None and (gpus := dcgm.gpus(fc.dcgm)):  # the GPUs dcgmi diag's results name
@@ -502,8 +529,11 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
             f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
-    if fc.smi is None and fc.topo is None and not fc.amd.modules and (named := program_devices.listing(lines)).modules:
-        fc.smi = named  # the module a program says it runs on ('Testing using device Tesla K80')
+    if fc.smi is None and fc.topo is None and not fc.amd.modules:
+        from gpuvet.captures import program_devices
+
+        if (named := program_devices.listing(lines)).modules:
+            fc.smi = named  # the module a program says it runs on ('Testing using device Tesla K80')
     return None
 
 
