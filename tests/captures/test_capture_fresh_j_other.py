@@ -1,12 +1,14 @@
-"""Batch J's misses on AMD, Intel, NIC, Ascend and lspci output (issue 46), each fixed for its class of input
-and tested on lines written here in the tool's own form: HCCL's error code written after its name, alone on
-its line."""
+"""Batch J's misses on AMD, Intel, NIC, Ascend and lspci output and batch I's leftovers (issue 46), each fixed for
+its class of input and tested on lines written here in the tool's own form: HCCL's error code written after its
+name alone on its line; UCX's completion errors on an RDMA port; sysfs InfiniBand counters printed by a shell;
+lspci's tree; lspci's one-line listings of Intel GPUs; xpu-smi discovery --dump's CSV; rocm-smi's PwrCap column;
+the NPUs an Ascend error log names."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gpuvet.captures import ascend_errors
+from gpuvet.captures import ascend_errors, ib_counters
 from gpuvet.captures.text import Line
 from gpuvet.cli.app import main
 from tests.captures.test_captures_fresh_c import run_json
@@ -77,9 +79,12 @@ def test_sysfs_ib_counters_at_their_limit_warn_on_the_port_and_counts_below_do_n
     # a loop that prints each name then its value, in the counters directory a cd named
     loop = ("$ cd /sys/class/infiniband/ibp12s0/ports/1/counters\n$ for f in *; do echo \"== $f ==\"; cat $f; done\n"
             "=== link_downed ===\n255\n\n=== symbol_error ===\n0\n")
-    assert _findings(tmp_path, loop) == {("nic_counters_at_limit", None): "warn"}
+    assert _findings(tmp_path, loop) == {("nic_counters_at_limit", "ibp12s0 port 1"): "warn"}
     named = "port_rcv_errors: 0\nlocal_link_integrity_errors: 15\nlink_downed: 0\n"  # name: value, no directory
-    assert _findings(tmp_path, named) == {("nic_counters_at_limit", None): "warn"}
+    assert _findings(tmp_path, named) == {("nic_counters_at_limit", ib_counters.UNNAMED): "warn"}
+    two = _sysfs("mlx5_0", {"link_downed": 255}) + _sysfs("mlx5_3", {"symbol_error": 65535})  # one finding per port
+    assert _findings(tmp_path, two) == {("nic_counters_at_limit", "mlx5_0 port 1"): "warn",
+                                        ("nic_counters_at_limit", "mlx5_3 port 1"): "warn"}
 
 
 def test_an_lspci_tree_is_read_as_structure_listing_and_judging_nothing(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
 KIND = "sysfs IB counters"
-UNNAMED = "an RDMA device (not named)"
+UNNAMED = "an RDMA port (device and port not named)"  # its port numbered 0: no HCA's port is
 _DIR = r"/sys/class/infiniband/(?P<dev>[\w.-]{1,64})/ports/(?P<port>\d{1,3})/(?P<set>hw_counters|counters)"
 _PATH_VALUE = re.compile(r"^\s*" + _DIR + r"/(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
 _PATH = re.compile(_DIR + r"(?:/(?P<name>\w{1,64}))?/?(?=[\s$#:<=]|$)")  # a prompt, a cd, a head's title

@@ -50,7 +50,8 @@ class NicVerdict:
 
 
 def _label(nic: Nic, port: NicPort) -> str:
-    return f"{nic.device} port {port.port}"
+    """'mlx5_0 port 1'; a port 0 is a capture's that named no port (an HCA's ports count from 1)."""
+    return nic.device if port.port == 0 else f"{nic.device} port {port.port}"
 
 
 def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequence[tuple[Nic, NicPort]]
@@ -159,9 +160,9 @@ def counters_at_limit(readings: NicReadings) -> list[NicVerdict]:
     for nic in readings.nics:
         for port in nic.ports:
             full = [f"{name} {value}" for name, value in port.counters.items() if value == COUNTER_LIMITS.get(name)]
-            if full:  # the knowledge base's action (an empty fix)
+            if full:  # the knowledge base's action (an empty fix); the port as its subject: one finding per port
                 out.append(NicVerdict("nic_counters_at_limit", nic.device, f"{_label(nic, port)}: "
-                                      f"{', '.join(full)} (at the counter's limit)", ""))
+                                      f"{', '.join(full)} (at the counter's limit)", "", _label(nic, port)))
     return out
 
 
