@@ -14,10 +14,10 @@ starting 'inventory:'. An inventory item is pinned where the row names it as a f
 bus id, serial, driver, CPU list); where the row hedges ('if it names it', 'nothing certain') or its own
 first-contact cell accepted the shortfall ('acceptable', '(ok)': nccl246's CUDA devices, rocmbuild4533's VBIOS,
 nccltests166's ranks, rpipcie4's HDMI audio function), it is not. Module names follow gpuvet's own (a bus id as
-0000:0C:00.0; 'host GPU n' for a runtime log's device; 'bus id not in the log'; node and
-NIC findings name no module). Files gpuvet still gets wrong are KNOWN_MISSES, each with why (the
-MANIFEST's after-fixes cell, or what neither of its cells checked); their test is a strict xfail, so a fix
-shows up."""
+0000:0C:00.0; 'host GPU n' for a runtime log's device; 'bus id not in the log'; a NIC port's finding names
+its port, 'mlx5_1 port 1'; node findings name no module). Files gpuvet still gets wrong are KNOWN_MISSES, each
+with why (the MANIFEST's after-fixes cell, or what neither of its cells checked); their test is a strict
+xfail, so a fix shows up."""
 
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ CAUSES: dict[str, set[Finding]] = {
     # gpud's JSON event: an Xid 119 (GSP RPC timeout) seen in dmesg, no bus id and no UUID
     "gpud_gpud192_json_events_xid119_no_uuid_cut.txt": {("xid", NO_BUS)},
     # sysfs IB counters of mlx5_1 port 1: link_downed 255, port_xmit_discards 65535 (ceilings), buffer overruns
-    # 15: the port's counters say the link flaps or congests (NIC findings name no module)
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", None)},
+    # 15: the port's counters say the link flaps or congests ('IB port mlx5_1 port 1')
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", "mlx5_1 port 1")},
     # rocm-smi: ERROR 15 on GPU[0], Temp N/A, SCLK/MCLK None, Perf unknown: the tool cannot read the module
     "rocmsmi_rocmsmilib85_concise_err15_na_after_kill.txt": {("module_reported_warning", "GPU[0]")},
     # NCCL socket connection to 10.0.0.2 aborted, node1 closed it, proxy Connect failed: the network between nodes
@@ -119,7 +119,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
                                                                      ("module_page_fault", "0000:06:00.0"): "warn"},
     "amd_kern_rocmbuild2766_gcvm_protection_faults_opencl_cpc.txt": {("module_page_fault", "0000:83:00.0"): "warn"},
     "gpud_gpud192_json_events_xid119_no_uuid_cut.txt": {("xid", NO_BUS): "critical"},
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", None): "warn"},
+    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": {("nic_counters_at_limit", "mlx5_1 port 1"): "warn"},
     "nccl_warn_nccltests166_socket_connect_abort_proxy_internal.txt": {("collective_init_failed", "ubuntu GPU 0"):
                                                                        "critical"},
     "nccl_info_nccl529_ip6tnl0_veth0_ib_disabled_socket_cut.txt": {
