@@ -32,11 +32,14 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                       r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old"
                       # a PTX newer than the driver's JIT (cudaErrorUnsupportedPtxVersion): the driver is too old
                       r"|the provided PTX was compiled with an unsupported toolchain|cudaErrorUnsupportedPtxVersion"
-                      r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+                      r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
+                      # nvidia-container-cli refusing an image whose CUDA the driver is too old for
+                      r"|requirement error: unsatisfied condition: cuda\s*>=?\s*[\d.]+",
     "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
                     r"|cudaErrorDevicesUnavailable"
                     r"|CUDA_ERROR_DEVICES_UNAVAILABLE",
-    "nvml_mismatch": r"Failed to initialize NVML: Driver/library version mismatch",
+    # NVML's words, as nvidia-smi prints them and as nvidia-container-cli relays them ('nvml error: …')
+    "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error): Driver/library version mismatch",
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
     "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
@@ -56,7 +59,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",
     "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
-                        r"|nvidia-container-cli: (?:initialization|mount|device|detection) error",
+                        # the toolkit's binary is nvidia-container-cli.real where a wrapper script calls it
+                        r"|nvidia-container-cli(?:\.real)?: (?:initialization|mount|device|detection) error",
     # PyTorch's words for cudaErrorUnknown at init ('CUDA initialization: CUDA unknown error - this may be due to
     # an incorrectly set up environment …') and for cuInit failing: the runtime could not start, the module unnamed
     "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed",
@@ -81,14 +85,15 @@ _KEY_WORDS = (
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
-    "unsupported display driver")
+    "unsupported display driver", "unsatisfied condition")
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
-            "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver")
+            "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
+            "unsatisfied condition")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
@@ -185,6 +190,9 @@ _TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|cuda|nccl)\b.*\b(?:failure|error|f
 _QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 
+# a quote opening the line before its first word, and the quote that would close it (a poster quoting a pasted line)
+_OPENS_QUOTE = re.compile(r"^\s*([\"“'])(?=\S)")
+_CLOSES = {'"': '"', "“": "”", "'": "'"}
 # C++'s terminate handler prints an uncaught exception's message after 'what():' (libstdc++), often behind
 # the tool's own 'Error (file.cpp:298):' location: a printed label, never a call in source code
 _THROWN = re.compile(r"^\s*what\(\):\s+(?:\w+ \([\w./-]{1,80}:\d+\):\s*)?")
@@ -193,6 +201,8 @@ _THROWN = re.compile(r"^\s*what\(\):\s+(?:\w+ \([\w./-]{1,80}:\d+\):\s*)?")
 def printed(text: str, at: int) -> bool:
     """The message at ``at`` is shaped as a runtime prints it, not quoted by someone: not in a source
     file's grep hit, a comment, a string literal or code, nor inside a sentence ("I once saw '…'")."""
+    if (opened := _OPENS_QUOTE.match(text)) is not None and _CLOSES[opened.group(1)] not in text[opened.end():]:
+        text, at = text[opened.end():], at - opened.end()  # a pasted line the poster opened a quote on, never closed
     if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
         text, at = text[thrown.end():], at - thrown.end()
     if (_SOURCE_HIT.match(text) and not _PY_WARNING.match(text)) or _COMMENT.match(text):

@@ -223,6 +223,13 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
+def _ops_layer(lines: list[Line], where: str) -> Parsed:
+    from gpuvet.captures import ops_layer  # imported on the format's first run (issue 43)
+
+    got = ops_layer.parse(lines)
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
 def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
     (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
@@ -471,6 +478,11 @@ FORMATS: tuple[Format, ...] = (
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
+    Format("scheduler and runtime GPU lines", "app_errors", _ops_layer, ALL, adds=True,
+           markers=("gres", "apacity", "llocatable", "hostengine", "CDI", "Reason=", "REASON", "autodetect",
+                    "No devices found", "Incompatible strategy", "GPU node", "check failed", "Insufficient",
+                    "Nvidia", "AcceleratedHardware")),  # issue 46 (dev_k_ops): Slurm's gres
+    # lines and drain reasons, Kubernetes' resource blocks, the device plugin, nv-hostengine's log, CDI errors
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,

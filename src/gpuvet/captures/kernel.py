@@ -53,7 +53,7 @@ _NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|pri
 _OTHER_SCRIPT = r"[^\x00-\u024f\s]"
 _NO_HANDLE_IN_SCRIPT = re.compile(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
                                   r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
-_NVIDIA_MODULE = re.compile(r"\bnvidia\b.*(kernel|module|probe)")
+_NVIDIA_MODULE = re.compile(r"(?<![\w.])nvidia\b(?!\.com).*(kernel|module|probe)")  # no web address (docs.nvidia.com)
 _LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
 # kernel modules (``NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.``) and the old one-line wording

@@ -404,8 +404,9 @@ def _exact(fields: dict[str, str], path: str) -> str | None:
 
 
 # --- nvidia-smi dmon ---------------------------------------------------------------------------
-_DMON_HEAD = re.compile(r"^#\s*gpu\s+(.*)$", re.I)
-_DMON_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|-|N/A))+)\s*$")
+# nvidia-smi dmon's '# gpu pwr …' and dcgmi dmon's '#Entity  NLXMITP …' (its rows 'GPU 0  …', its units line 'ID')
+_DMON_HEAD = re.compile(r"^#\s*(?:gpu|Entity)\s+(.*)$", re.I)
+_DMON_ROW = re.compile(r"^\s*(?:GPU\s+)?(\d+)((?:\s+(?:-?[\d.]+|-|N/A))+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -435,8 +436,8 @@ def parse_dmon(lines: list[Line]) -> Dmon:
         if (h := _DMON_HEAD.match(s)) is not None:
             columns = h.group(1).split()
             out.claimed.add(ln.no)
-        elif columns is not None and s.startswith("#"):
-            out.claimed.add(ln.no)  # the units line (# Idx W C C % …)
+        elif columns is not None and (s.startswith("#") or s == "ID"):
+            out.claimed.add(ln.no)  # the units line (# Idx W C C % …; dcgmi's 'ID')
         elif columns is not None and (r := _DMON_ROW.match(s)) is not None:
             cells = r.group(2).split()
             out.samples.append(DmonSample(int(r.group(1)), {c: number(v) for c, v in zip(columns, cells, strict=False)},

@@ -66,6 +66,18 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
     "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
+    # the layer above the node's tools (captures/ops_layer.py): the scheduler's counts, its configuration, DCGM
+    "slurm_gpu_count_low": _Meaning("scheduler_gpus_short", HIGH),
+    "slurm_drained_gpu": _Meaning("scheduler_gpus_short", MEDIUM),
+    "k8s_gpus_unhealthy": _Meaning("scheduler_gpus_short", HIGH),
+    "k8s_no_gpu_resource": _Meaning("scheduler_gpus_short", MEDIUM),
+    "k8s_gpu_condition": _Meaning("scheduler_gpus_short", MEDIUM),
+    "k8s_insufficient_gpu": _Meaning("scheduler_gpus_short", LOW),
+    "slurm_gres_no_device": _Meaning("gpu_config_mismatch", MEDIUM),
+    "slurm_gres_config": _Meaning("gpu_config_mismatch", MEDIUM),
+    "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),
+    "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
+    "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),

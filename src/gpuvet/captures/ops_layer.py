@@ -1,0 +1,205 @@
+"""What the layer above the node's tools prints about its GPUs, as operators paste it (issue 46): Slurm's
+node registration (``Reason=gres/gpu count reported lower than configured (0 < 8)`` in scontrol, sinfo -R
+or slurmctld's log; slurmd's ``can't stat gres.conf file /dev/nvidia0``), Kubernetes' node resources
+(``kubectl describe node``'s Capacity/Allocatable blocks, ``get node -o yaml``, jsonpath or JSON forms of
+nvidia.com/gpu and amd.com/gpu), DCGM's host engine log and the container runtime's CDI errors.
+
+Each is read into an application-error record of its own kind (records.AppError), so doctor judges it as
+it judges every error line a program printed (doctor/capture_errors.KIND_CAUSES); what a count means is
+doctor's. A scheduler's count is the design the node was registered with: fewer GPUs than configured, or
+fewer allocatable than its capacity, is a module the node's daemon or device plugin no longer offers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.app_errors import AppErrorsParse
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+# Slurm's words for a node registering fewer GPUs than slurm.conf gives it: 'gres/gpu count reported lower
+# than configured (0 < 8)' (20.11 on), 'gres/gpu count too low (0 < 4)' (older), and slurmctld's
+# '_node_config_validate: gres/gpu: Count changed on node n1 (4 != 3)'; a typed gres ('gres/gpu:a100') too
+_SLURM_LOW = re.compile(r"gres/gpu(?::[\w.-]+)? count (?:reported lower than configured|too low) \((\d+) < (\d+)\)")
+_SLURM_CHANGED = re.compile(r"gres/gpu(?::[\w.-]+)?: Count changed on node (\S+) \((\d+) != (\d+)\)")
+_SLURM_NODE = re.compile(r"\bNodeName=(\S+)|\bnode[= ]([\w.-]+)")
+# slurmd cannot find a device file gres.conf names (the driver not loaded, no GPU, or a wrong File=)
+_SLURM_NO_FILE = re.compile(r"(?:can't stat|Waiting for) gres\.conf file (/dev/\S+)")
+# slurmd discarding a GPU configured without a File= while it autodetected others: the config, not a module
+_SLURM_DISCARD = re.compile(r"Discarding the following config-only GPU|autodetected GPUs are being ignored")
+# slurmd built without the library its gres.conf asks to autodetect with (AutoDetect=nvml/rsmi)
+_SLURM_NO_LIB = re.compile(r"configured to autodetect (\w+) functionality, but we weren't able to find that lib")
+# a drain reason naming a GPU fault (scontrol's Reason=, or a sinfo -R row) that is no count line
+_GPU_FAULT = r"\b(?:GPU|gpu|GPUs|gpus|Xid|XID|ECC|ecc|NVLink|nvlink|NVRM|nvidia)\b"
+_SLURM_REASON = re.compile(r"\bReason=(.*" + _GPU_FAULT + r".*?)(?:\s\[\S+\])?\s*$")
+_SINFO_HEAD = re.compile(r"^\s*REASON\s+USER\s+TIMESTAMP\s+NODELIST\s*$")  # sinfo -R's header
+_SINFO_ROW = re.compile(r"^\s*(.*" + _GPU_FAULT + r".*?)\s+\S+\s+\d{4}-\d\d-\d\dT[\d:]+\s+(\S+)\s*$")
+# LBNL NHC failing a GPU check ('ERROR: nhc:  Health check failed:  check_gpu_count: …'; its drain note 'NHC: …')
+_NHC_FAILED = re.compile(r"Health check failed:\s+(.*" + _GPU_FAULT + r".*)$")
+# a node condition a GPU health agent sets (EKS' AcceleratedHardwareReady False with reason NvidiaXID79Error or
+# NvidiaDeviceCountMismatch; any condition row whose reason names an NVIDIA, GPU or Xid fault)
+_K8S_CONDITION = re.compile(r"^\s*(\w+)\s+(?:False|True)\s+.*?\b((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|"
+                            r"Failure|Failed|Unhealthy|Lost|Degraded)\w*)\b")
+# the scheduler finding no node with a free GPU: 'Insufficient nvidia.com/gpu' (a pod's FailedScheduling event)
+_K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)")
+# the NVIDIA device plugin finding no module to offer (no driver in its view, or the runtime not nvidia's)
+_PLUGIN_NONE = re.compile(r"No devices found\. Waiting indefinitely|Incompatible strategy detected|"
+                          r"If this is a GPU node, did you (?:set the docker default runtime|configure the NVIDIA)")
+
+_K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu)"
+_K8S_BLOCK = re.compile(r"^\s*\"?(capacity|allocatable)\"?:\s*\{?\s*$", re.I)  # describe's, -o yaml's, -o json's
+_K8S_ENTRY = re.compile(r"^\s*\"?" + _K8S_RESOURCE + r"\"?:\s*\"?(\d+)\"?,?\s*$")
+_K8S_KEY = re.compile(r"^\s*\"?[\w./-]+\"?:\s*\S")  # any entry of a block (cpu: 8, memory: 1Ki)
+# one-line forms: jsonpath ('status.capacity.amd.com/gpu: 0'), and custom-columns' names
+_K8S_INLINE = re.compile(r"\b(capacity|allocatable)\.\"?" + _K8S_RESOURCE + r"\"?\s*[:=]\s*\"?(\d+)", re.I)
+_GPU_WORD = re.compile(r"\bGPUs?\b|nvidia|amdgpu|rocm|\bgpu\b", re.I)
+
+# nv-hostengine's log: 'YYYY-MM-DD HH:MM:SS.mmm ERROR [pid:tid] message [file:line] [function]'
+_HOSTENGINE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+(.*?Failed to initialize NVML.*?)(?:\s\[/\S+\])")
+# the container runtime failing to hand a GPU over by CDI name (podman, docker, containerd)
+_CDI = re.compile(r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", re.I)
+
+
+
+@dataclass
+class _Blocks:
+    """A Kubernetes node's resource blocks as read: (block, resource) -> count and the line that said it."""
+
+    counts: dict[tuple[str, str], tuple[int, Line]] = field(default_factory=dict)
+    bare: list[Line] = field(default_factory=list)  # a block that listed entries but no GPU resource
+
+
+def parse(lines: list[Line]) -> AppErrorsParse:
+    """The scheduler's, orchestrator's, DCGM host engine's and container runtime's GPU lines."""
+    out = AppErrorsParse()
+    _slurm(lines, out)
+    _kubernetes(lines, out)
+    for ln in lines:  # each pattern tried only on a line holding a literal it needs (a log has millions of lines)
+        t = ln.text
+        if "hostengine" in t and (m := _HOSTENGINE.search(t)) is not None:
+            _add(out, "hostengine_no_nvml", ln, m.group(1).strip(), tool="nv-hostengine")
+        elif "CDI" in t and _CDI.search(t):
+            _add(out, "container_cdi", ln, t.strip(), tool="container runtime (CDI)")
+        elif ("No devices" in t or "strategy" in t or "GPU node" in t) and _PLUGIN_NONE.search(t):
+            _add(out, "k8s_plugin_no_devices", ln, t.strip(), tool="NVIDIA device plugin")
+        elif (" False " in t or " True " in t) and (cond := _K8S_CONDITION.match(t)) is not None:
+            _add(out, "k8s_gpu_condition", ln, f"node condition {cond.group(1)}: {cond.group(2)}: {ln.text.strip()}",
+                 tool="Kubernetes")
+        elif "Insufficient" in ln.text and (short := _K8S_INSUFFICIENT.search(ln.text)) is not None:
+            _add(out, "k8s_insufficient_gpu", ln, f"no node offers a free {short.group(1)}: {ln.text.strip()}",
+                 tool="Kubernetes scheduler")
+    if out.errors:
+        kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
+        out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")
+    return out
+
+
+def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str) -> None:
+    out.claimed.add(ln.no)
+    for i, e in enumerate(out.errors):
+        if e.kind == kind:
+            out.errors[i] = AppError(e.kind, e.line, e.text, e.module, e.tool, e.times + 1)
+            return
+    out.errors.append(AppError(kind, ln.no, text[:300], None, tool))
+
+
+def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
+    """Slurm's count lines (the node named where its line or an earlier NodeName= says), slurmd's missing
+    device files and discarded GPUs, and a drain reason naming a GPU fault."""
+    node: str | None = None
+    sinfo = False
+    for ln in lines:
+        s = ln.text
+        if "NodeName=" in s and (m := _SLURM_NODE.search(s)) is not None:
+            node = m.group(1)
+        if "REASON" in s and _SINFO_HEAD.match(s):
+            sinfo = True
+            continue
+        if sinfo and (row := _SINFO_ROW.match(s)) is not None and not _SLURM_LOW.search(s):
+            _add(out, "slurm_drained_gpu", ln, f"{row.group(2)} drained: {row.group(1).strip()}", tool="Slurm (sinfo -R)")
+            continue
+        if "gres" not in s and "Reason=" not in s and "GPU" not in s and "autodetect" not in s and "check" not in s:
+            continue
+        if (low := _SLURM_LOW.search(s)) is not None:
+            where = _node_in(s) or node
+            said = f"{'node ' + where + ': ' if where else ''}Slurm counts {low.group(1)} GPU(s) of " \
+                   f"{low.group(2)} configured: {s.strip()}"
+            _add(out, "slurm_gpu_count_low", ln, said, tool="Slurm")
+        elif (changed := _SLURM_CHANGED.search(s)) is not None:
+            said = f"node {changed.group(1)}: Slurm's GPU count changed from {changed.group(2)} configured to " \
+                   f"{changed.group(3)}: {s.strip()}"
+            kind = "slurm_gpu_count_low" if int(changed.group(3)) < int(changed.group(2)) else "slurm_gres_config"
+            _add(out, kind, ln, said, tool="Slurm")
+        elif (nofile := _SLURM_NO_FILE.search(s)) is not None:
+            _add(out, "slurm_gres_no_device", ln, f"slurmd: no device file {nofile.group(1)}: {s.strip()}",
+                 tool="slurmd")
+        elif (lib := _SLURM_NO_LIB.search(s)) is not None:
+            _add(out, "slurm_gres_config", ln, f"slurmd cannot autodetect with {lib.group(1)} (not built with it): "
+                 f"{s.strip()}", tool="slurmd")
+        elif _SLURM_DISCARD.search(s):
+            _add(out, "slurm_gres_config", ln, s.strip(), tool="slurmd")
+        elif (nhc := _NHC_FAILED.search(s)) is not None:
+            _add(out, "slurm_drained_gpu", ln, f"node health check failed: {nhc.group(1).strip()}", tool="NHC")
+        elif (reason := _SLURM_REASON.search(s)) is not None:
+            _add(out, "slurm_drained_gpu", ln, f"{'node ' + node + ': ' if node else ''}drained: {reason.group(1)}",
+                 tool="Slurm")
+
+
+def _node_in(text: str) -> str | None:
+    m = _SLURM_NODE.search(text)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
+    """Kubernetes' GPU resources: allocatable below capacity (GPUs the device plugin marked unhealthy), a
+    capacity of none, or blocks that list no GPU resource in a file about GPUs."""
+    blocks = _blocks(lines)
+    out.claimed.update(ln.no for _, ln in blocks.counts.values())
+    for res in sorted({r for _, r in blocks.counts}):
+        cap, alloc = blocks.counts.get(("capacity", res)), blocks.counts.get(("allocatable", res))
+        out.notes.append(f"Kubernetes {res}: capacity {cap[0] if cap else 'not shown'}, allocatable "
+                         f"{alloc[0] if alloc else 'not shown'}")
+        if cap is not None and alloc is not None and alloc[0] < cap[0]:
+            said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} ({cap[0] - alloc[0]} not offered: " \
+                   f"marked unhealthy by the device plugin)"
+            _add(out, "k8s_gpus_unhealthy", alloc[1], said, tool="Kubernetes")
+        elif (said_one := cap or alloc) is not None and said_one[0] == 0:
+            ln = said_one[1]
+            _add(out, "k8s_no_gpu_resource", ln, f"{res}: none offered: {ln.text.strip()}", tool="Kubernetes")
+    if not blocks.counts and blocks.bare and any(_GPU_WORD.search(ln.text) for ln in lines):
+        ln = blocks.bare[0]
+        _add(out, "k8s_no_gpu_resource", ln, f"the node's {ln.text.strip().rstrip(':')} lists no nvidia.com/gpu or "
+             "amd.com/gpu resource", tool="Kubernetes")
+
+
+def _blocks(lines: list[Line]) -> _Blocks:
+    got = _Blocks()
+    block: str | None = None
+    gpu_in_block = False
+    opened: Line | None = None
+    for ln in lines:
+        s = ln.text
+        named = "apacity" in s or "llocatable" in s or "APACITY" in s or "LLOCATABLE" in s
+        if named and (inline := _K8S_INLINE.search(s)) is not None:
+            got.counts[(inline.group(1).lower(), inline.group(2))] = (int(inline.group(3)), ln)
+            continue
+        if named and (head := _K8S_BLOCK.match(s)) is not None:
+            _close(got, block, gpu_in_block, opened)
+            block, gpu_in_block, opened = head.group(1).lower(), False, ln
+            continue
+        if block is None:
+            continue
+        if (entry := _K8S_ENTRY.match(s)) is not None:
+            got.counts[(block, entry.group(1))] = (int(entry.group(2)), ln)
+            gpu_in_block = True
+        elif not _K8S_KEY.match(s) or not s.startswith((" ", "\t")):
+            _close(got, block, gpu_in_block, opened)
+            block = None
+    _close(got, block, gpu_in_block, opened)
+    return got
+
+
+def _close(got: _Blocks, block: str | None, gpu_in_block: bool, opened: Line | None) -> None:
+    if block is not None and not gpu_in_block and opened is not None:
+        got.bare.append(opened)
