@@ -151,3 +151,19 @@ def test_the_npus_an_ascend_error_log_names_are_listed_where_nothing_else_lists(
     data = _run(tmp_path, device, "inventory")
     assert [(m["id"], m["bus_id"]) for m in data["modules"]] == [("gpu2", None)]  # type: ignore[attr-defined]
     assert any("Ascend error log: 1 NPU(s) named by device (2)" in n for n in data["notes"])  # type: ignore
+
+
+def test_perfquery_counters_and_counters_beside_ibstat_are_judged_alike(tmp_path: Path) -> None:
+    perfquery = ("# Port extended counters: Lid 7 port 1 (CapMask: 0x1600 CapMask2: 0x0000000)\n"
+                 "PortSelect:......................1\nCounterSelect:...................0x0000\n"
+                 "PortXmitData:....................13672645927\nSymbolErrorCounter:..............0\n"
+                 "LinkErrorRecoveryCounter:........255\nLinkDownedCounter:...............3\nVL15Dropped:.....................0\n")
+    data = _run(tmp_path, perfquery)
+    assert [(f["cause"], f["module"]) for f in data["findings"]] == [  # type: ignore[attr-defined]
+        ("nic_counters_at_limit", "LID 7 port 1")]
+    assert any("read as perfquery" in n for n in data["notes"])  # type: ignore[attr-defined]
+    assert _findings(tmp_path, perfquery.replace("255", "12")) == {}
+    ibstat = ("CA 'mlx5_2'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tFirmware version: 28.41.1000\n\tPort 1:\n"
+              "\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tLink layer: InfiniBand\n")
+    both = ibstat + _sysfs("mlx5_2", {"symbol_error": 65535, "link_downed": 0})  # one device: its counters kept
+    assert _findings(tmp_path, both) == {("nic_counters_at_limit", "mlx5_2 port 1"): "warn"}

@@ -7,7 +7,11 @@ text named (a prompt ``…/mlx5_1/ports/1/counters$``, a ``cd``); without one it
 
 Each port becomes the NIC record a live node's sysfs gives (backends/nic_readings.py: its error counters, its
 traffic counters), its state unknown: the counters alone do not say it, and the NIC checks judge them as they
-judge a live node's (checks/nics.py). hw_counters (the driver's own) are claimed as read, not judged."""
+judge a live node's (checks/nics.py). hw_counters (the driver's own) are claimed as read, not judged.
+
+perfquery prints the same counters by their PortCounters names, dotted to their value under a title naming the
+port by LID (``# Port counters: Lid 21 port 1 (CapMask: 0x1600)`` / ``LinkDownedCounter:...............255``):
+read alike, the port's device named 'LID 21' (perfquery names no HCA), its names mapped to sysfs'."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
 KIND = "sysfs IB counters"
+PERFQUERY = "perfquery"
 UNNAMED = "an RDMA port (device and port not named)"  # its port numbered 0: no HCA's port is
 _DIR = r"/sys/class/infiniband/(?P<dev>[\w.-]{1,64})/ports/(?P<port>\d{1,3})/(?P<set>hw_counters|counters)"
 _PATH_VALUE = re.compile(r"^\s*" + _DIR + r"/(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
@@ -26,7 +31,16 @@ _PATH = re.compile(_DIR + r"(?:/(?P<name>\w{1,64}))?/?(?=[\s$#:<=]|$)")  # a pro
 _HEAD = re.compile(r"^\s*(?:===|==>)\s*(?:\./)?(?:" + _DIR + r"/)?(?P<name>\w{1,64})\s*(?:===|<==)\s*$")
 _VALUE = re.compile(r"^\s*(\d{1,20})\s*$")
 _NAME_VALUE = re.compile(r"^\s*(?:\./)?(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
-MARKERS = ("/sys/class/infiniband", "===", "==>")  # and each counter's name: every line read holds one, or is a value
+# perfquery: '# Port counters: Lid 21 port 1', '# Port extended counters: …', then 'Name:......value' lines
+_PERFQUERY_HEAD = re.compile(r"^\s*#\s*Port (?:extended )?counters:\s*Lid (\d{1,5}) port (\d{1,3})\b")
+_DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9]{2,40}):\.{2,}\s*(?P<value>0x[0-9a-fA-F]{1,16}|\d{1,20})\s*$")
+_PERFQUERY = {"SymbolErrorCounter": "symbol_error", "LinkErrorRecoveryCounter": "link_error_recovery",
+              "LinkDownedCounter": "link_downed", "PortRcvErrors": "port_rcv_errors",
+              "PortRcvRemotePhysicalErrors": "port_rcv_remote_physical_errors", "PortXmitDiscards": "port_xmit_discards",
+              "LocalLinkIntegrityErrors": "local_link_integrity_errors",
+              "ExcessiveBufferOverrunErrors": "excessive_buffer_overrun_errors", "PortXmitData": "port_xmit_data",
+              "PortRcvData": "port_rcv_data"}  # the rest (PortXmitWait, VL15Dropped …) read, not kept
+MARKERS = ("/sys/class/infiniband", "===", "==>", ":..")  # and each counter's name: every line read holds one, or is a value
 # under a line that did
 # the names sysfs' counters directory holds beside the error and traffic counters (read as the port's)
 _OTHER = ("port_xmit_wait", "port_xmit_packets", "port_rcv_packets", "unicast_xmit_packets", "unicast_rcv_packets",
@@ -42,6 +56,7 @@ class _Reading:
     where: tuple[str, int, str] | None = None  # (device, port, counters or hw_counters)
     pending: tuple[tuple[str, int, str], str] | None = None
     values: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    tools: dict[str, None] = field(default_factory=dict)  # the kinds read, in order: sysfs's, perfquery's
 
 
 def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
@@ -57,14 +72,15 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
         errors = {k: v for k, v in values.items() if k in ERROR_COUNTERS}
         traffic = {k: v for k, v in values.items() if k in TRAFFIC_COUNTERS}
         devices.setdefault(dev, []).append(NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN, errors, traffic))
-    out.nics = [Nic(dev, None, None, tuple(sorted(ports, key=lambda p: p.port)), read_from=KIND)
-                for dev, ports in devices.items()]
-    out.kinds = [KIND]
+    out.kinds = list(r.tools) or [KIND]
+    out.nics = [Nic(dev, None, None, tuple(sorted(ports, key=lambda p: p.port))) for dev, ports in devices.items()]
     return out, claimed
 
 
 def _line(text: str, r: _Reading) -> bool:
     """Reads one line into ``r``; whether it was the counters' own."""
+    if ":.." in text or "counters:" in text:
+        return _perfquery(text, r)
     if (m := _PATH_VALUE.match(text)) is not None:
         _keep(r, (m.group("dev"), int(m.group("port")), m.group("set")), m.group("name"), int(m.group("value")))
         return True
@@ -87,6 +103,20 @@ def _line(text: str, r: _Reading) -> bool:
     return False
 
 
-def _keep(r: _Reading, place: tuple[str, int, str], name: str, value: int) -> None:
+def _perfquery(text: str, r: _Reading) -> bool:
+    """perfquery's title (the port it names by LID) or one of its dotted counters, under a title or not."""
+    if (m := _PERFQUERY_HEAD.match(text)) is not None:
+        r.where = (f"LID {m.group(1)}", int(m.group(2)), "counters")
+        return True
+    if (m := _DOTTED.match(text)) is None:
+        return False
+    name = _PERFQUERY.get(m.group("name"))
+    if name is not None and not m.group("value").startswith("0x"):
+        _keep(r, r.where or (UNNAMED, 0, "counters"), name, int(m.group("value")), PERFQUERY)
+    return True
+
+
+def _keep(r: _Reading, place: tuple[str, int, str], name: str, value: int, tool: str = KIND) -> None:
     if place[2] == "counters":  # hw_counters: the driver's own, read not judged
         r.values.setdefault((place[0], place[1]), {})[name] = value
+        r.tools[tool] = None

@@ -121,6 +121,18 @@ def _other_vendor(label: str, v: _Vendor, node_vendor: str) -> str:
             f"vendors' modules, and such a file is most often of several machines. Give it a --from run of its own")
 
 
+def _counters_added(had: Nic, more: Nic) -> Nic | None:
+    """``had`` with the error and traffic counters ``more`` read of its ports (where ``had`` read none), its ports
+    ``had`` does not list added; None where ``more`` adds no counter (a second listing of the same device)."""
+    mine = {p.port: p for p in had.ports}
+    added = [p for p in more.ports if (p.counters or p.traffic) and not (mine.get(p.port) and mine[p.port].counters)]
+    if not added:
+        return None
+    for p in added:
+        mine[p.port] = replace(mine[p.port], counters=p.counters, traffic=p.traffic) if p.port in mine else p
+    return replace(had, ports=tuple(mine[k] for k in sorted(mine)))
+
+
 class CaptureBackend(Backend):
     """Readings from captured files; nothing is measured."""
 
@@ -216,7 +228,9 @@ class CaptureBackend(Backend):
     def _take_nics(self, fc: capture_read.FileCapture, label: str) -> None:
         """Each RDMA device once, whichever file lists it first; a second listing is named."""
         for nic in fc.nics.nics:
-            if nic.device in self._nics:
+            if nic.device in self._nics and (merged := _counters_added(self._nics[nic.device], nic)) is not None:
+                self._nics[nic.device] = merged  # a port's counters (sysfs, perfquery) beside ibstat's state
+            elif nic.device in self._nics:
                 self._notes.append(f"{label}: {nic.device} listed again: the first listing is used")
             else:
                 self._nics[nic.device] = replace(nic, read_from=f"{label} ({'/'.join(fc.nics.kinds)})")
