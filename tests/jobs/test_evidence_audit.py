@@ -54,7 +54,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
                       "rocm-smi (default table)"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line on a module)
     "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
-    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local", "sysfs IB counters"},
+    "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local", "sysfs IB counters",
+                  "perfquery"},
     "fabric_registration": SMI,  # -q's Fabric section
     "fabric_manager": {"fabric manager log"}, "rdma_bandwidth": {"perftest", "UCX log"},
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
