@@ -113,3 +113,20 @@ def test_a_one_name_query_the_tool_cannot_read_is_no_fault(tmp_path: Path) -> No
     data = _run(tmp_path, text)
     assert data["findings"] == [] and any("Not Supported" in n for n in data["notes"])  # type: ignore[union-attr]
     assert len(_run(tmp_path, text, "inventory")["modules"]) == 1  # type: ignore[arg-type]
+
+
+# --- a copy kernel's GPU-by-GPU matrices ('Measured bandwidth in GB/s of size …'), judged against peers --------
+_KERNEL = ("memcpyKernel Read 64b stride 256 threads/SM:\n\nMeasured bandwidth in GB/s of size 256 MiB:\n"
+           "            0      1      2      3\n--------------------------------------\n"
+           "     0   0.00 151.20 150.90 151.05\n     1 151.10   0.00 150.80 {slow}\n"
+           "     2 150.95 151.00   0.00 151.15\n     3 151.02 150.70 151.08   0.00\n")
+
+
+def test_a_copy_kernels_uniform_matrix_is_healthy_and_its_diagonal_no_pair(tmp_path: Path) -> None:
+    assert _run(tmp_path, _KERNEL.format(slow="150.99"))["findings"] == []
+
+
+def test_a_copy_kernels_pair_far_below_its_peers_is_named(tmp_path: Path) -> None:
+    found = _run(tmp_path, _KERNEL.format(slow=" 38.40"))["findings"]
+    assert [(f["cause"], f["severity"], f["between"]) for f in found] == [  # type: ignore[index]
+        ("link_degraded", "warn", ["GPU 1", "GPU 3"])]

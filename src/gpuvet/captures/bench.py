@@ -212,6 +212,9 @@ def _row(text: str) -> NcclRow | None:
 _RUNNING = re.compile(r"^Running (\w+)\.?\s*$")
 _WAIVING = re.compile(r"^Waiving (\w+)\.?\s*$")
 _TITLE = re.compile(r"^(memcpy|memory latency|latency)\b.*\((GB/s|ns|us)\)\s*$", re.I)
+# a copy kernel's matrix of the same shape (memcpyKernel, the IMEX/multi-node NVLink checks): its test is the line
+# above ('memcpyKernel Write 128b stride 512 threads/SM:'), its title names the size, a dashed rule under the header
+_MEASURED = re.compile(r"^Measured bandwidth in GB/s of size (.{1,40}?):?\s*$")
 _SUM = re.compile(r"^SUM (\w+) ")
 _DEVICE = re.compile(r"^Device (\d+): (.+?)(?: \(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
 _NVB_META = re.compile(r"^(nvbandwidth Version|Built from Git version|CUDA Runtime Version|CUDA Driver Version|"
@@ -240,7 +243,7 @@ class NvbParse:
 def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
     out = NvbParse()
     if not any(_RUNNING.match(ln.text.strip()) or _TITLE.match(ln.text.strip()) or "nvbandwidth" in ln.text
-               or _WAIVING.match(ln.text.strip())
+               or _WAIVING.match(ln.text.strip()) or ln.text.startswith("Measured bandwidth")
                for ln in lines):
         return out
     test: str | None = None
@@ -253,7 +256,7 @@ def parse_nvbandwidth(lines: list[Line]) -> NvbParse:
         elif (d := _DEVICE.match(s)) is not None:
             out.devices.append(NvbDevice(int(d.group(1)), d.group(2).strip(), d.group(3)))
             out.claimed.add(lines[i].no)
-        elif _TITLE.match(s):
+        elif _TITLE.match(s) or (k := _MEASURED.match(s)) is not None and (test := _kernel_test(lines, i, k, out)):
             i = _matrix(lines, i, test, out)
             test = None
             continue
@@ -289,6 +292,9 @@ def _matrix(lines: list[Line], i: int, test: str | None, out: NvbParse) -> int:
         columns = len(lines[i].text.split())
         out.claimed.add(lines[i].no)
         i += 1
+        if i < len(lines) and re.fullmatch(r"\s*-{8,}\s*", lines[i].text):  # the copy kernel's rule
+            out.claimed.add(lines[i].no)
+            i += 1
     rows: list[list[float | None]] = []
     cut: list[int] = []
     while i < len(lines) and re.match(r"^\s*\d+\s+\S", lines[i].text):
@@ -316,6 +322,16 @@ def _matrix(lines: list[Line], i: int, test: str | None, out: NvbParse) -> int:
     if rows:
         out.matrices[name] = rows
     return i
+
+
+def _kernel_test(lines: list[Line], i: int, title: re.Match[str], out: NvbParse) -> str:
+    """A copy kernel's matrix name: the test line above its title (blank lines between) and the size; a module-to-
+    module table (capture_pairs reads names starting 'memcpyKernel')."""
+    above = next((ln for ln in reversed(lines[max(0, i - 3):i]) if ln.text.strip()), None)
+    if above is None or not above.text.strip().startswith("memcpyKernel"):
+        return f"memcpyKernel ({title.group(1)})"
+    out.claimed.add(above.no)
+    return f"{above.text.strip().rstrip(':')} ({title.group(1)})"
 
 
 def _square(title: str) -> bool:

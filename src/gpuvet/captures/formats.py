@@ -389,8 +389,8 @@ _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>"
 _CODE_OPENS = Needing(re.compile(r"\n[^\S\n]*E[A-Z]\d{4}\b"), tuple(f"E{c}{d}" for c in ascii_uppercase for d in digits),
                       unicode=True)
 # nvbandwidth: parse_nvbandwidth reads nothing without a 'Running'/'Waiving' line, its name or a matrix title
-# (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)')
-_NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)")
+# (_TITLE, any case, ends '(GB/s)', '(ns)' or '(us)'; a copy kernel's 'Measured bandwidth in GB/s of size …')
+_NVB_MARKS = ("Running ", "Waiving ", "nvbandwidth", "s)", "S)", "Measured bandwidth")
 # nvidia-smi nvlink -s/-e and -L's module lines (a line opening 'GPU 0: …', products kept), dcgmi nvlink's 'gpuId 0:'
 _NVLINK_MARKS = (re.compile(r"\n[^\S\n]*GPU \d+: "), "gpuId ")
 # nvidia-smi -L: a module line ('GPU 0: … (UUID: …)', or elided: '…' or '...' after its name), the driver's /proc

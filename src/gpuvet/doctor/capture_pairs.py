@@ -45,11 +45,12 @@ MAX_PRICED = 1_024  # cells priced per table (one flow solve each): a 32-module 
 
 def pair_tables(matrices: dict[str, list[list[float | None]]]) -> dict[str, list[list[float | None]]]:
     """The tables of module-to-module copies: nvbandwidth device_to_device_*, TransferBench GPU->GPU, the CUDA
-    sample p2pBandwidthLatencyTest's P2P=Enabled matrices, rocm-bandwidth-test's GPU->GPU tables."""
+    sample p2pBandwidthLatencyTest's P2P=Enabled matrices, rocm-bandwidth-test's GPU->GPU tables, a copy kernel's
+    (memcpyKernel) GPU-by-GPU matrices."""
     return {name: m for name, m in matrices.items()
             if name.startswith("device_to_device") or (name.startswith("TransferBench") and "GPU->GPU" in name)
             or (name.startswith("p2pBandwidthLatencyTest") and "P2P=Enabled" in name)
-            or (name.startswith("rocm-bandwidth-test") and name.endswith("GPU->GPU"))}
+            or (name.startswith("rocm-bandwidth-test") and name.endswith("GPU->GPU")) or name.startswith("memcpyKernel")}
 
 
 class _Table(NamedTuple):
