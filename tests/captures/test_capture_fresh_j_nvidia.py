@@ -75,6 +75,15 @@ def test_nccl_lines_behind_a_per_rank_loggers_prefix_name_their_host_and_ranks(t
         ("collective_init_failed", "gpu-a17", [12, 13])]
 
 
+def test_nccl_lines_behind_torchruns_and_sruns_rank_labels_keep_their_host_and_gpu(tmp_path: Path) -> None:
+    text = ("[rank5]:gpu-d1:4410:4502 [5] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no "
+            "POLLOUT events\n"
+            "3: gpu-d2:991:1030 [1] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no POLLOUT "
+            "events\n")
+    assert _findings(tmp_path, text) == {("collective_init_failed", "gpu-d1 GPU 5"): "critical",
+                                         ("collective_init_failed", "gpu-d2 GPU 1"): "critical"}
+
+
 def test_a_connect_without_pollout_in_nccls_own_prefix_is_a_bootstrap_failure(tmp_path: Path) -> None:
     text = "gpu-b02:5521:5600 [3] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events\n"
     assert _findings(tmp_path, text) == {("collective_init_failed", "gpu-b02 GPU 3"): "critical"}
