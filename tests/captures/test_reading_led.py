@@ -39,6 +39,7 @@ CASES = {
     "a long number": "\n".join(_KERNEL[:2]) + "\n" + "1" * 1200 + "\n",
     "blank lines": "\n\n\n",
     "nothing readable": "x",
+    "longer than unwrap reads": "\n".join(_KERNEL * (2**18 // len(_LOG) + 2)),
 }
 
 

@@ -21,6 +21,7 @@ from operator import is_, is_not, itemgetter, lt, ne, sub
 from typing import ClassVar, NamedTuple, cast
 
 from gpuvet.captures import decorations
+from gpuvet.captures.wrapping import _WRAP_MOST as WRAP_MOST  # unwrap reads no longer text
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _DOTS, _WORDS = r"(?:\.{3,5}|…)", r"[\w\-,:/'() ]{0,60}?"  # around words: a rocm-smi title between dots is none
@@ -155,13 +156,11 @@ def _clean_led(held: list[str], settle: Callable[[str], None]) -> Cleaned | None
     in ``held`` without that newline, where it needs what only clean's general way does: line ends or escapes
     to rewrite, NULs, a corpus header, a byte-order mark, or a paste wrapped at a fixed width."""
     led = held.pop()
-    body = led[1:]
     firsts = led[1:_nth_newline(led, 4)].split("\n")  # its first three lines (the 1st newline is the caller's)
     if any(c in led for c in "\r\x1b\x00") or any(_HEADER.match(s) for s in firsts[:3]) \
-            or firsts[0].lstrip().startswith("\ufeff") or _unwraps(body):
-        held.append(body)
+            or firsts[0].lstrip().startswith("\ufeff") or _unwraps(led):
+        held.append(led[1:])
         return None
-    del body
     parts = list(map(str.rstrip, led.split("\n")))  # rstrip gives the same string back where nothing is cut
     marked = [i - 1 for i in _marked(led)]  # the newline first: each line's number one more
     if sum(map(len, parts)) + len(parts) - 1 != len(led):  # a line right-stripped: the lines' text made from them
@@ -180,10 +179,15 @@ def _clean_led(held: list[str], settle: Callable[[str], None]) -> Cleaned | None
     return got
 
 
-def _unwraps(text: str) -> bool:
-    """Whether decorations.unwrap rejoins anything of the text."""
-    unwrapped, wrapped = decorations.unwrap(text)
-    return unwrapped is not text or bool(wrapped.dropped)
+def _unwraps(led: str) -> bool:
+    """Whether decorations.unwrap rejoins anything of the text after its first newline. A text longer than
+    unwrap reads is left as it is: no copy of it made to ask (issue 43: below 32 MiB the copy, let go, stays
+    in the process's heap, 19 MiB of a 20 MB report's peak)."""
+    if len(led) - 1 > WRAP_MOST:
+        return False
+    body = led[1:]
+    unwrapped, wrapped = decorations.unwrap(body)
+    return unwrapped is not body or bool(wrapped.dropped)
 
 
 def _nth_newline(text: str, n: int) -> int:
