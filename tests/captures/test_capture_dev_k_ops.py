@@ -1,9 +1,10 @@
 """Round K's development set of the layer above the node's tools (issue 46, dev_k_ops), each class tested on
 lines written here in the tool's own format: Slurm's GPU count below its configuration (scontrol, sinfo -R,
-slurmctld), NHC's failed GPU checks, a GPU health agent's node condition, slurmd's gres configuration errors, Kubernetes' GPU resources (describe, -o yaml, -o json,
-jsonpath), the device plugin finding nothing, nv-hostengine failing on NVML, CDI errors; and the runtime's
-words on their way through (nvidia-container-cli's NVML mismatch, a quote the poster opened, a web address
-beside 'kernel'), dcgmi dmon's table read. A healthy node's resources never warn."""
+slurmctld), NHC's failed GPU checks, a GPU health agent's node condition, slurmd's gres configuration
+errors, Kubernetes' GPU resources (describe, -o yaml, -o json, jsonpath), the device plugin finding nothing,
+nv-hostengine failing on NVML, CDI errors, dcgmi nvlink -e's error box; and the runtime's words on their way
+through (nvidia-container-cli's NVML mismatch and CUDA requirement, a quote the poster opened, a web address
+beside 'kernel'), dcgmi dmon's table read. A healthy node's resources and record never warn."""
 
 from __future__ import annotations
 
@@ -147,3 +148,48 @@ def test_the_container_cli_refusing_an_image_for_an_old_driver_is_the_driver_too
             "'legacy'\nnvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
             "your driver to a newer version, or use an earlier cuda container: unknown.\n")
     assert _causes(tmp_path, text) == [("driver_runtime_mismatch", "critical")]
+
+
+_DCGMI_NVLINK_E = """+-----------------------------+------------------------------------------------+
+| NVLINK Error Counts                                                          |
+| GPU 2                                                                        |
++=============================+================================================+
+| Link 0                      | CRC FLIT Error => 0                            |
+|                             | CRC Data Error => 0                            |
+|                             | Replay Error => {replay}                              |
+|                             | Recovery Error => 0                            |
+| Link 1                      | CRC FLIT Error => 0                            |
+|                             | Recovery Error => 0                            |
++-----------------------------+------------------------------------------------+
+"""
+
+
+def test_dcgmi_nvlink_error_counts_are_judged_as_nvidia_smis(tmp_path: Path) -> None:
+    data = _run(tmp_path, "doctor", _DCGMI_NVLINK_E.format(replay=57))
+    assert [(f["cause"], f["severity"], f.get("module")) for f in data["findings"]] == \
+        [("nvlink_errors", "warn", "GPU 2")]
+    assert "link 0 Replay" in str(data["findings"][0]["evidence"])
+    assert _causes(tmp_path, _DCGMI_NVLINK_E.format(replay=0)) == []
+
+
+def test_a_healthy_slurm_node_record_is_read_without_a_finding(tmp_path: Path) -> None:
+    record = ("NodeName=gpu-a01 Arch=x86_64 CoresPerSocket=32\n   Gres=gpu:h100:8(S:0-1)\n"
+              "   State=IDLE ThreadsPerCore=2 TmpDisk=0 Weight=1\n   CfgTRES=cpu=128,mem=2000000M,gres/gpu=8\n")
+    data = _run(tmp_path, "doctor", record)
+    assert data["findings"] == []
+    assert any("Slurm node gpu-a01: Gres=gpu:h100:8(S:0-1)" in n for n in data["notes"])
+
+
+def test_dcgmi_without_its_host_engine_is_said_not_judged_a_fault(tmp_path: Path) -> None:
+    text = "$ dcgmi discovery -l\nError: unable to establish a connection to the specified host: localhost\n" \
+           "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n"
+    assert _causes(tmp_path, text) == [("dcgm_hostengine_down", "info")]
+
+
+def test_a_capacity_below_the_gpu_count_feature_discovery_labelled_warns(tmp_path: Path) -> None:
+    text = ("Labels:             nvidia.com/gpu.count=8\n                    nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3\n"
+            "Capacity:\n  cpu:             192\n  nvidia.com/gpu:  7\nAllocatable:\n  cpu:             192\n"
+            "  nvidia.com/gpu:  7\n")
+    data = _run(tmp_path, "doctor", text)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
+    assert "capacity 7 of the 8 GPU feature discovery labelled" in str(data["findings"][0]["evidence"])

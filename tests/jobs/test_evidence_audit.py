@@ -47,7 +47,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
-                       "rocm-bandwidth-test -v", "kernel PCIe link status", "dcgm-exporter NVLink counters"},
+                       "rocm-bandwidth-test -v", "kernel PCIe link status", "dcgm-exporter NVLink counters",
+                       "dcgmi nvlink -e"},
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json", "amd-smi monitor",
                       "amd-smi (default table)", "xpu-smi diag", "xpu-smi health",

@@ -23,6 +23,7 @@ from gpuvet.captures.text import Line
 # '_node_config_validate: gres/gpu: Count changed on node n1 (4 != 3)'; a typed gres ('gres/gpu:a100') too
 _SLURM_LOW = re.compile(r"gres/gpu(?::[\w.-]+)? count (?:reported lower than configured|too low) \((\d+) < (\d+)\)")
 _SLURM_CHANGED = re.compile(r"gres/gpu(?::[\w.-]+)?: Count changed on node (\S+) \((\d+) != (\d+)\)")
+_SLURM_RECORD = re.compile(r"\bGres=\S*gpu\S*|\bState=\S+")  # scontrol show node's GPUs and state
 _SLURM_NODE = re.compile(r"\bNodeName=(\S+)|\bnode[= ]([\w.-]+)")
 # slurmd cannot find a device file gres.conf names (the driver not loaded, no GPU, or a wrong File=)
 _SLURM_NO_FILE = re.compile(r"(?:can't stat|Waiting for) gres\.conf file (/dev/\S+)")
@@ -53,10 +54,16 @@ _K8S_ENTRY = re.compile(r"^\s*\"?" + _K8S_RESOURCE + r"\"?:\s*\"?(\d+)\"?,?\s*$"
 _K8S_KEY = re.compile(r"^\s*\"?[\w./-]+\"?:\s*\S")  # any entry of a block (cpu: 8, memory: 1Ki)
 # one-line forms: jsonpath ('status.capacity.amd.com/gpu: 0'), and custom-columns' names
 _K8S_INLINE = re.compile(r"\b(capacity|allocatable)\.\"?" + _K8S_RESOURCE + r"\"?\s*[:=]\s*\"?(\d+)", re.I)
+# GPU feature discovery's label: the modules the node had when it was labelled (its design, in the node's words)
+_GFD_COUNT = re.compile(r"\b((?:nvidia|amd)\.com/gpu)\.count[=:]\s*\"?(\d+)")
 _GPU_WORD = re.compile(r"\bGPUs?\b|nvidia|amdgpu|rocm|\bgpu\b", re.I)
 
 # nv-hostengine's log: 'YYYY-MM-DD HH:MM:SS.mmm ERROR [pid:tid] message [file:line] [function]'
 _HOSTENGINE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+(.*?Failed to initialize NVML.*?)(?:\s\[/\S+\])")
+# dcgmi or dcgm-exporter finding no host engine to talk to (nv-hostengine / nvidia-dcgm not running)
+_NO_HOSTENGINE = re.compile(r"Unable to connect to host engine|Host engine connection invalid/disconnected|"
+                            r"unable to establish a connection to the specified host|Host engine is not valid any longer",
+                            re.I)
 # the container runtime failing to hand a GPU over by CDI name (podman, docker, containerd)
 _CDI = re.compile(r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", re.I)
 
@@ -79,6 +86,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         t = ln.text
         if "hostengine" in t and (m := _HOSTENGINE.search(t)) is not None:
             _add(out, "hostengine_no_nvml", ln, m.group(1).strip(), tool="nv-hostengine")
+        elif ("ost engine" in t or "specified host" in t) and _NO_HOSTENGINE.search(t):
+            _add(out, "hostengine_unreachable", ln, t.strip(), tool="DCGM")
         elif "CDI" in t and _CDI.search(t):
             _add(out, "container_cdi", ln, t.strip(), tool="container runtime (CDI)")
         elif ("No devices" in t or "strategy" in t or "GPU node" in t) and _PLUGIN_NONE.search(t):
@@ -113,6 +122,9 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         s = ln.text
         if "NodeName=" in s and (m := _SLURM_NODE.search(s)) is not None:
             node = m.group(1)
+        if ("Gres=" in s or "State=" in s) and node is not None and (rec := _SLURM_RECORD.search(s)) is not None:
+            out.claimed.add(ln.no)  # a node record's GPUs and state (scontrol show node): read, judged by its Reason=
+            out.notes.append(f"Slurm node {node}: {rec.group(0)}")
         if "REASON" in s and _SINFO_HEAD.match(s):
             sinfo = True
             continue
@@ -160,7 +172,11 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
         cap, alloc = blocks.counts.get(("capacity", res)), blocks.counts.get(("allocatable", res))
         out.notes.append(f"Kubernetes {res}: capacity {cap[0] if cap else 'not shown'}, allocatable "
                          f"{alloc[0] if alloc else 'not shown'}")
-        if cap is not None and alloc is not None and alloc[0] < cap[0]:
+        labelled = blocks.counts.get(("labelled", res))
+        if labelled is not None and cap is not None and cap[0] < labelled[0]:
+            said = f"{res}: capacity {cap[0]} of the {labelled[0]} GPU feature discovery labelled (gpu.count)"
+            _add(out, "k8s_gpus_unhealthy", cap[1], said, tool="Kubernetes")
+        elif cap is not None and alloc is not None and alloc[0] < cap[0]:
             said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} ({cap[0] - alloc[0]} not offered: " \
                    f"marked unhealthy by the device plugin)"
             _add(out, "k8s_gpus_unhealthy", alloc[1], said, tool="Kubernetes")
@@ -180,6 +196,8 @@ def _blocks(lines: list[Line]) -> _Blocks:
     opened: Line | None = None
     for ln in lines:
         s = ln.text
+        if ".count" in s and (label := _GFD_COUNT.search(s)) is not None:
+            got.counts[("labelled", label.group(1))] = (int(label.group(2)), ln)
         named = "apacity" in s or "llocatable" in s or "APACITY" in s or "LLOCATABLE" in s
         if named and (inline := _K8S_INLINE.search(s)) is not None:
             got.counts[(inline.group(1).lower(), inline.group(2))] = (int(inline.group(3)), ln)

@@ -78,6 +78,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),
     "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
     "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
+    "hostengine_unreachable": _Meaning("dcgm_hostengine_down", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),
