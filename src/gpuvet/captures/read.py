@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi, read_quoted
+from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi, read_quoted, read_unrecognised
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -202,6 +202,8 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         raise
     if not claimed or not fc.kinds:  # issue 46: nothing read; messages quoted in a poster's words are their report
         claimed = read_quoted(fc, cleaned.lines)
+    if not claimed or not fc.kinds:  # issue 46: a known message inside a surrounding no reader knows (fallback.py)
+        claimed = read_unrecognised(fc, cleaned, lambda into, lines: _walk(into, lines, where))
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         if not any(ln.text.strip() for ln in cleaned.lines):  # NBF1: said as watch --replay says it
             raise CaptureError("the file is empty (no line holds anything)", where=where, fix=f"give {EXPECTED}.")

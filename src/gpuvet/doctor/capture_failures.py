@@ -84,11 +84,17 @@ def as_quoted(found: Finding) -> Finding:
     return replace(found, severity=severity, confidence=LOW, evidence={**found.evidence, "said": QUOTED_SAID})
 
 
+GPULESS = "{} kernel line(s), none from a GPU, NIC-to-GPU or driver module"  # fallback.py's kernel excerpt
+
+
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
     if unused:
         return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
+    if not c.kernel_lines and not c.kernel_events and c.kernel_plain:  # issue 46: an excerpt of other lines only
+        return clear(GPULESS.format(c.kernel_plain), Cited(_source(ev, "kernel log"), "kernel lines read",
+                                                           str(c.kernel_plain)))
     if not c.kernel_lines and not c.kernel_events:  # issue 46: a poster's words may name a message, no line
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()

@@ -67,6 +67,7 @@ class Captures:
     dcgm: list[DcgmResult] = field(default_factory=list)
     kernel_events: list[KernelEvent] = field(default_factory=list)  # NVRM messages without an Xid
     kernel_lines: int = 0  # NVRM lines read: a log without any says nothing about the driver
+    kernel_plain: int = 0  # issue 46: kernel lines of an excerpt with no GPU, NIC-to-GPU or driver line (fallback.py)
     nccl_failures: list[NcclFailure] = field(default_factory=list)
     nvb_waived: list[NvbWaived] = field(default_factory=list)
     nvlink_products: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> product, for its design link count
@@ -120,7 +121,7 @@ def _foreign_xids(caps: Captures) -> list[str]:
 
 
 def _add(caps: Captures, fc: read.FileCapture) -> None:
-    from gpuvet.captures import smi_text
+    from gpuvet.captures import fallback, smi_text
     from gpuvet.captures.smi_xml import health as xml_health
     from gpuvet.captures.verdicts import verdicts
 
@@ -161,6 +162,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.dcgm += fc.dcgm.results
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines
+    caps.kernel_plain += fc.kernel.lines if isinstance(fc.kernel, fallback.GpulessKernel) else 0
     caps.nccl_failures += fc.nccl.failures
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)

@@ -12,7 +12,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_failures import as_quoted
+from gpuvet.doctor.capture_failures import GPULESS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -219,6 +219,10 @@ def xid_log(ev: Evidence) -> Outcome:
             cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "driver lines read / Xid lines",
                                f"{lines} / 0"))
             return clear(f"no Xid among the {lines} driver line(s) read", *cited)
+        if ev.captures.kernel_plain:  # issue 46: a kernel excerpt of other lines only (captures/fallback.py)
+            cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "kernel lines read / Xid lines",
+                               f"{ev.captures.kernel_plain} / 0"))
+            return clear(f"no Xid: {GPULESS.format(ev.captures.kernel_plain)}", *cited)
         if not cited:
             return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
         return clear("no Xid errors", *cited)

@@ -1,0 +1,198 @@
+"""Issue 46: a file no format claimed, read once more before it is refused (formats.read_unrecognised, called
+from read.py's one hook, composes what is here).
+
+Two classes of first-contact paste hold output an engineer reads at once:
+
+- a tool's known message inside a surrounding no reader knows: a monitoring agent's or a program's log prefix
+  (glog's ``E1201 10:00:01.123 4411 nvml.go:88] ``, ``ERROR 12-01 10:00:01 worker.py:88] ``), a JSON log
+  envelope (``{"msg":"…"}``), a table cell. The message is found by the readers' own patterns (KNOWN below:
+  no second copy of any; the readers that search the whole line need none), what precedes it is stripped,
+  and the remainders go to the same readers, so the same findings come out as from a clean log. A prefix
+  that is a poster's sentence is prose (read_quoted's, never read here); a line holding only a word such as
+  'error' holds no known message;
+- a kernel excerpt with no GPU line (dmesg, dmesg -T, journalctl -k or syslog lines of NICs, disks, systemd):
+  read as a kernel log with no GPU or driver event (GpulessKernel), which doctor judges clear.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from gpuvet.captures import ascend_errors, hccl, kernel, nccl_log
+from gpuvet.captures.decorations import PREFIXES
+from gpuvet.captures.kernel import KernelParse
+from gpuvet.captures.text import Cleaned, Line
+
+HEAD = 1000  # characters of a line searched for a known message: bounded work per line, whatever its length
+SHOWN = 60  # characters of a stripped surrounding quoted in the note
+
+
+def _unanchored(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """A reader's pattern that reads a message only at the line's start, searched anywhere (its '^\\s*' off)."""
+    return re.compile(r"(?<!\w)" + rx.pattern.removeprefix("^\\s*").removeprefix("^"), rx.flags)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A reader's message found inside a line: near ``word`` (a str found at C speed, or a cheap pattern),
+    the reader's own pattern searched from ``before`` characters ahead of it, in a window only (bounded work)."""
+
+    word: str | re.Pattern[str]
+    before: int
+    rx: re.Pattern[str]
+
+    def start(self, head: str) -> int | None:
+        """Where the message starts in ``head``, or None."""
+        if isinstance(self.word, str):
+            at = head.find(self.word)
+        else:
+            found = self.word.search(head)
+            at = found.start() if found is not None else -1
+        if at < 0:
+            return None
+        m = self.rx.search(head, max(0, at - self.before), at + WINDOW)
+        return m.start() if m is not None else None
+
+
+WINDOW = 400  # characters after the word a message's pattern is searched in
+# The readers that read their message only at a line's start (the Xid, SXid, NV_DEV_PRINTF, amdgpu, AER and
+# NCCL readers search the whole line already: tests/captures/test_capture_fallback.py holds them to it)
+KNOWN: tuple[Known, ...] = (
+    Known("device handle", 40, re.compile(kernel._NO_HANDLE_HEAD)),  # nvidia-smi's own answer for a lost module
+    Known("HCCL(", 24, _unanchored(nccl_log._PLOG)), Known("HCCP(", 24, _unanchored(nccl_log._PLOG)),
+    Known("interface return err", 8, _unanchored(hccl._ERROR)),
+    Known("(PID:", 48, _unanchored(ascend_errors._TORCH_NPU)),
+    Known("(E", 90, _unanchored(ascend_errors._NAMED)),
+    # inside a line only with CANN's colon ('EI0006: …'): a bare code-like token (a serial) is no message
+    Known(re.compile(r"(?<!\w)E[A-Z]\d{4}:"), 0, _unanchored(ascend_errors._CODE)),
+)
+# a surrounding that is a poster's sentence (three or more plain words in a row): their prose, read_quoted's
+_PROSE = re.compile(r"\b[A-Za-z][a-z'\u2019]+(?:,? [a-z][a-z'\u2019]*){2,}\b")
+# a JSON string's key and its value opened, not closed before the message
+_JSON_OPEN = re.compile(r"[{,]\s*\"[\w.@-]{1,40}\"\s*:\s*\"(?:[^\"\\\\]|\\\\.){0,200}$")
+_CAP = 1000  # lines of a file read this way at most: a paste's few, never a log's millions
+KIND = "kernel log"  # what such an excerpt is read as
+
+
+@dataclass
+class GpulessKernel(KernelParse):
+    """A kernel excerpt whose lines no driver reader took: kernel lines read, none from a GPU, NIC-to-GPU
+    or driver module (doctor's kernel checks are then clear, never 'can't tell')."""
+
+    lines: int = 0
+
+
+@dataclass(frozen=True)
+class Surrounded:
+    """The file's lines with each known message's surrounding stripped (a JSON string's lines apart), and the
+    surroundings stripped, by line: what formats.read_unrecognised gives the readers."""
+
+    lines: list[Line]
+    stripped: list[tuple[int, str]]
+
+    def said(self, claimed: set[int]) -> str | None:
+        """The note naming what was read this way; None where the readers read none of those lines."""
+        read = [(no, prefix) for no, prefix in self.stripped if no in claimed]
+        if not read:
+            return None
+        return (f"read {len(read)} line(s) by their known message inside an unrecognised surrounding "
+                f"(e.g. line {read[0][0]}: {read[0][1][:SHOWN]!r})")
+
+
+def surrounded(lines: list[Line]) -> Surrounded | None:
+    """``lines`` with the surrounding of every known message stripped (at most _CAP of them), or None where no
+    line holds a known message after a surrounding that is not prose."""
+    cut: dict[int, list[Line]] = {}
+    stripped: list[tuple[int, str]] = []
+    for i, ln in enumerate(lines):
+        if len(cut) >= _CAP:
+            break
+        got = _remainder(ln)
+        if got is not None:
+            cut[i] = got[1]
+            stripped.append((ln.no, got[0]))
+    if not cut:
+        return None
+    return Surrounded([part for i, ln in enumerate(lines) for part in cut.get(i, [ln])], stripped)
+
+
+def _remainder(ln: Line) -> tuple[str, list[Line]] | None:
+    """The surrounding stripped off the line's first known message, and the message as the line(s) a reader
+    reads (a JSON string's escapes undone, its '\\n' lines apart); None where the line holds no known message
+    after some surrounding, or the surrounding is prose."""
+    head = ln.text[:HEAD]
+    starts = [at for known in KNOWN if (at := known.start(head)) is not None]
+    at = min(starts, default=0)
+    prefix = head[:at]
+    if not at or not prefix.strip() or _PROSE.search(prefix):
+        return None
+    rest = ln.text[at:]
+    if _JSON_OPEN.search(prefix):
+        rest = _json_string(rest)
+    return prefix.strip(), [Line(ln.no, part) for part in rest.split("\n") if part.strip()]
+
+
+def _json_string(rest: str) -> str:
+    """The JSON string value that opens ``rest``, unescaped (its closing quote found by json itself); as it
+    is where it does not parse (a cut line)."""
+    try:
+        value, _ = json.JSONDecoder().raw_decode('"' + rest)
+    except ValueError:
+        return rest
+    return value if isinstance(value, str) else rest
+
+
+# the kernel's own line shapes, at the line's start: dmesg's '[  12.345678] ', dmesg -T's '[Mon Dec  1 10:00:01
+# 2026] ', a syslog or ISO-stamped journal line of the kernel ('Dec  1 10:00:01 host kernel: ')
+_KERNEL_SHAPE = re.compile(r"\s*(?:<\d>)?(?:\[\s*\d{1,10}\.\d{3,9}\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d "
+                           r"\d\d:\d\d:\d\d \d{4}\]|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]"
+                           r"\d\d:\d\d:\d\d[\d.,:+Z-]{0,16}) \S{1,63} kernel: )")
+_JOURNAL = next(p.label for p in PREFIXES if p.label.startswith("syslog"))
+_PEELED = re.compile(r"\d+ line\(s\) carried the " + re.escape(_JOURNAL) + " launcher prefix")
+# the command that printed the excerpt, as the poster typed it: the kernel's log is its source
+_KERNEL_SOURCE = re.compile(r"^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:journalctl\b[^|]*\s(?:-k|--dmesg)\b|dmesg\b|"
+                            r"(?:cat|grep|tail|less|zgrep)\b.*/var/log/kern\.log\b)")
+# a kernel message as a journal line holds it after its prefix: a driver and its device ('mlx5_core 0000:ab:00.0
+# mlx5_5: ', 'nvme nvme0: ', 'usb 1-4: '), or a subsystem ('EXT4-fs (md127p3): ', 'workqueue: ')
+_KERNEL_BODY = re.compile(r"(?:[a-z][\w-]{0,31} (?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
+                          r"[a-z]{1,8}\d[\w.:-]{0,20}|\d[\w.:-]{0,20})(?: [\w.-]{1,32})?|"
+                          r"[a-z][\w-]{1,31}(?: \([\w.:-]{1,40}\))?|"
+                          r"[A-Za-z]\w{0,15}-fs \([\w.:-]{1,40}\)): \S")
+_NIC_LINK = re.compile(r"\b(mlx5_\d+): Port: (\d+) Link (DOWN|INIT|ARM|ACTIVE)\b")
+MIN_LINES = 2  # kernel lines an excerpt holds at least: one stamped line may be anything
+
+
+def gpuless(cleaned: Cleaned) -> GpulessKernel | None:
+    """A kernel excerpt (most of its lines the kernel's, at least MIN_LINES) that no reader took a line of, read
+    as such (its kernel lines claimed, the note said); None where the file is not one. A journal's prefix was
+    peeled off its lines first, the program lost with it: such lines are the kernel's where the file names the
+    kernel's log as its source (`journalctl -k`, `dmesg`, kern.log) or where they read as the kernel's own."""
+    body = [ln for ln in cleaned.lines if _content(ln)]
+    peeled = any(_PEELED.match(note) for note in cleaned.notes)
+    from_kernel = peeled and any(_KERNEL_SOURCE.search(ln.text) for ln in cleaned.lines)
+    shaped = {ln.no for ln in body if _KERNEL_SHAPE.match(ln.text) or from_kernel
+              or peeled and _KERNEL_BODY.match(ln.text)}
+    if len(shaped) < MIN_LINES or 2 * len(shaped) <= len(body):
+        return None
+    note = f"{len(shaped)} kernel line(s), none from a GPU, NIC-to-GPU or driver module" + _nic_links(body)
+    return GpulessKernel(claimed=shaped, notes=[note], lines=len(shaped))
+
+
+def _content(ln: Line) -> bool:
+    """A line of the paste's own (not blank, not a poster's cut, '# source:' comment or shell prompt)."""
+    s = ln.text.strip()
+    return bool(s) and not ln.elision and not s.startswith(("#", "$ ", "```", "~~~"))
+
+
+def _nic_links(body: list[Line]) -> str:
+    """The NIC ports whose link state the excerpt logs, said (a NIC's link, not a GPU's: not judged here)."""
+    states: dict[str, list[str]] = {}
+    for ln in body:
+        if "Link" in ln.text and (m := _NIC_LINK.search(ln.text)) is not None:
+            states.setdefault(f"{m.group(1)} port {m.group(2)}", []).append(m.group(3))
+    if not states:
+        return ""
+    said = "; ".join(f"{port}: {' -> '.join(s)}" for port, s in states.items())
+    return f" (NIC link states logged: {said}; a NIC's link, judged by ibstat/mlxlink, not by this excerpt)"
