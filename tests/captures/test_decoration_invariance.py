@@ -214,6 +214,10 @@ XFAIL: dict[tuple[str, str], str] = {  # (sample path, transform) -> the class o
     ("fresh/nccl_nvls_nccl1788_h100_cuda401.txt", "wrapped at 72"): _ONE_LINE,
     ("fresh_d/smi_ogkm387_rtx2080ti_unable_device_handle.txt", "wrapped at 80"): _LIKE_RECORDS,
     ("fresh_g/rocmsmi_vllm32017_8x_mi300x_weight_hops_topo.txt", "wrapped at 72"): _LIKE_RECORDS,
+    ("fresh_f/rocmsmi_rocsmi55_radeonvii_default_table.txt", "wrapped at 80"): (
+        "rocm-smi's header wrapped inside a word ('PwrCap   SC' / 'LK OD   MCLK OD  GPU%') and its banner rules are "
+        "not rejoined: the wrapped paste's table is not read (its 250 W PwrCap, read from the plain one since "
+        "dec1f0d, is missing; before that both answers were equally empty)"),
 }
 
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from gpuvet.captures.text import Line
 
 KIND = "lspci -t"
-# the drawing: tree characters, bus brackets and functions, then (-tv) two blanks and the device's name
-_TREE = re.compile(r"^(?P<tree>[ \t|+\\`-][ \t|+\\`\-\[\]0-9a-fA-F:.]*?)(?:\s{2,}(?P<name>[A-Za-z].*))?\s*$")
+# the drawing: tree characters, bus brackets and functions, then (-tv) two blanks and the device's name; the name's
+# gap is found from a run's first blank only, and the drawing is one character class: linear on a long blank run
+_DRAWING = re.compile(r"[ \t|+\\`-][ \t|+\\`\-\[\]0-9a-fA-F:.]*")
+_NAME_GAP = re.compile(r"(?<!\s)\s{2,}(?=[A-Za-z])")
 _FUNCTION = re.compile(r"[-+]([0-9a-fA-F]{2}\.[0-7])(?![0-9a-fA-F])")  # '-00.0', '+-01.1': a function on the tree
 _DOMAIN = re.compile(r"\[([0-9a-fA-F]{4}:[0-9a-fA-F]{2})\]")  # a root's '[0000:00]'
 _COMMAND = re.compile(r"\blspci\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-su-z]*t[A-Za-z]*\b")  # 'lspci -tv', 'sudo lspci -t -v'
@@ -39,14 +41,15 @@ def parse(lines: list[Line]) -> LspciTree:
         if "lspci" in ln.text and _COMMAND.search(ln.text):
             command = ln.no
             continue
-        m = _TREE.match(ln.text)
-        if m is None or not (found := _FUNCTION.findall(m.group("tree"))):
+        gap = _NAME_GAP.search(ln.text)
+        tree = (ln.text[:gap.start()] if gap is not None else ln.text).rstrip()
+        if not _DRAWING.fullmatch(tree) or not (found := _FUNCTION.findall(tree)):
             continue
         out.claimed.add(ln.no)
         out.functions += len(found)
-        out.roots += _DOMAIN.findall(m.group("tree"))
-        out.bridges += len(_BRIDGE.findall(m.group("tree")))
-        out.named += 1 if m.group("name") else 0
+        out.roots += _DOMAIN.findall(tree)
+        out.bridges += len(_BRIDGE.findall(tree))
+        out.named += 1 if gap is not None else 0
     if out.claimed:
         out.claimed |= {command} if command is not None else set()
         names = (f"{out.named} function(s) named (-tv); its names are not read as modules" if out.named else
