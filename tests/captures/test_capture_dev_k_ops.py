@@ -193,3 +193,20 @@ def test_a_capacity_below_the_gpu_count_feature_discovery_labelled_warns(tmp_pat
     data = _run(tmp_path, "doctor", text)
     assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
     assert "capacity 7 of the 8 GPU feature discovery labelled" in str(data["findings"][0]["evidence"])
+
+
+def test_node_events_a_driver_container_and_pytorchs_architecture_warning(tmp_path: Path) -> None:
+    events = ("Events:\n  Type     Reason            Age   From                       Message\n"
+              "  ----     ------            ----  ----                       -------\n"
+              "  Warning  NvidiaXID48Error  2m    eks-node-monitoring-agent  XID 48 (double-bit ECC) on GPU 5\n")
+    assert _causes(tmp_path, events) == [("scheduler_gpus_short", "warn")]
+    driver = ("Installing the NVIDIA driver kernel modules...\n"
+              "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel "
+              "module was built against the wrong or improperly configured kernel sources\n")
+    assert ("no_modules_visible", "critical") in _causes(tmp_path, driver)
+    arch = ("/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:215: UserWarning:\n"
+            "NVIDIA B200 with CUDA capability sm_100 is not compatible with the current PyTorch installation.\n"
+            "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n")
+    assert _causes(tmp_path, arch) == [("application_cuda_error", "warn")]
+    told = "I read that a card with CUDA capability sm_120 is not compatible with the current PyTorch build\n"
+    assert ("application_cuda_error", "warn") not in _causes(tmp_path, told + "GPU 0: NVIDIA L4 (UUID: GPU-1)\n")

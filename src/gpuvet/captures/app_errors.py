@@ -52,7 +52,11 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
     "device_assert": r"device-side assert(?:ion)? triggered|cudaErrorAssert\b|CUDA_ERROR_ASSERT",
     "no_kernel_image": r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
-                       r"|CUDA_ERROR_NO_BINARY_FOR_GPU",
+                       r"|CUDA_ERROR_NO_BINARY_FOR_GPU"
+                       # PyTorch's warning at init that its build has no kernels for the module's architecture
+                       r"|^\s*(?:NVIDIA|Tesla|Quadro|GeForce|TITAN|Titan|RTX|GRID)\b(?: \S+){0,6} with CUDA capability"
+                       r" sm_\d+ is not compatible with the current PyTorch"
+                       r"|^\s*PyTorch no longer supports this GPU because it is too old",
     "launch_timeout": r"the launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
     "invalid_ordinal": r"invalid device ordinal|cudaErrorInvalidDevice\b|CUDA_ERROR_INVALID_DEVICE\b",
     "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out",
@@ -85,7 +89,7 @@ _KEY_WORDS = (
     "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
-    "unsupported display driver", "unsatisfied condition")
+    "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu")
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
@@ -93,7 +97,7 @@ _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidi
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
-            "unsatisfied condition")
+            "unsatisfied condition", "current pytorch", "no longer supports this gpu")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

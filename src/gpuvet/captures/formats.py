@@ -225,14 +225,12 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
 
 def _dcgmi_nvlink(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import dcgmi_more  # imported on the format's first run (issue 43)
-
     got = dcgmi_more.parse_errors(lines)
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
 def _ops_layer(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import ops_layer  # imported on the format's first run (issue 43)
-
     got = ops_layer.parse(lines)
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
@@ -455,8 +453,7 @@ FORMATS: tuple[Format, ...] = (
     Format("kernel log", "kernel", Gated(_kernel), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
            "amdgpu, NVRM, the PCI core); one literal test a line before any regex"),
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED, markers=_NVLINK_MARKS),
-    Format("dcgmi nvlink -e", "nvlink", _dcgmi_nvlink, SHARED, adds=True,
-           markers=("NVLINK Error Counts",)),  # its box title (issue 46, dev_k_ops)
+    Format("dcgmi nvlink -e", "nvlink", _dcgmi_nvlink, SHARED, adds=True, markers=("NVLINK Error Counts",)),
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "
            "name, no literal; a line that opens nothing while nothing is open is passed over first"),
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED, markers=_DIAG_MARKS),
@@ -518,9 +515,8 @@ FORMATS: tuple[Format, ...] = (
     Format("scheduler and runtime GPU lines", "app_errors", _ops_layer, ALL, adds=True,
            markers=("gres", "apacity", "llocatable", "hostengine", "CDI", "Reason=", "REASON", "autodetect",
                     "No devices found", "Incompatible strategy", "GPU node", "check failed", "Insufficient",
-                    "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count")),
-    # issue 46 (dev_k_ops): Slurm's gres lines and drain reasons, Kubernetes' resource blocks and labels, the device
-    # plugin, DCGM's host engine, CDI errors
+                    "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count", "kernel module")),
+    # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,

@@ -42,6 +42,12 @@ _NHC_FAILED = re.compile(r"Health check failed:\s+(.*" + _GPU_FAULT + r".*)$")
 # NvidiaDeviceCountMismatch; any condition row whose reason names an NVIDIA, GPU or Xid fault)
 _K8S_CONDITION = re.compile(r"^\s*(\w+)\s+(?:False|True)\s+.*?\b((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|"
                             r"Failure|Failed|Unhealthy|Lost|Degraded)\w*)\b")
+# the same agents' events ('Warning  NvidiaXID79Error  3m  eks-node-monitoring-agent  …' in describe's Events)
+_K8S_EVENT = re.compile(r"^\s*Warning\s+((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|Failure|Failed|Unhealthy|"
+                        r"Lost|Degraded)\w*)\s")
+# the NVIDIA installer in a driver container (the GPU operator's driver daemonset) failing to load the module
+_DRIVER_LOAD = re.compile(r"Unable to load the kernel module '?nvidia(?:\.ko)?'?|Could not load (?:the )?NVIDIA "
+                          r"(?:driver )?kernel modules?", re.I)
 # the scheduler finding no node with a free GPU: 'Insufficient nvidia.com/gpu' (a pod's FailedScheduling event)
 _K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)")
 # the NVIDIA device plugin finding no module to offer (no driver in its view, or the runtime not nvidia's)
@@ -95,6 +101,10 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         elif (" False " in t or " True " in t) and (cond := _K8S_CONDITION.match(t)) is not None:
             _add(out, "k8s_gpu_condition", ln, f"node condition {cond.group(1)}: {cond.group(2)}: {ln.text.strip()}",
                  tool="Kubernetes")
+        elif "Warning" in t and (event := _K8S_EVENT.match(t)) is not None:
+            _add(out, "k8s_gpu_condition", ln, f"node event {event.group(1)}: {t.strip()}", tool="Kubernetes")
+        elif "load" in t and _DRIVER_LOAD.search(t):
+            _add(out, "driver_load_failed", ln, t.strip(), tool="NVIDIA installer (driver container)")
         elif "Insufficient" in ln.text and (short := _K8S_INSUFFICIENT.search(ln.text)) is not None:
             _add(out, "k8s_insufficient_gpu", ln, f"no node offers a free {short.group(1)}: {ln.text.strip()}",
                  tool="Kubernetes scheduler")

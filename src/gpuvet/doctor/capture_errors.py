@@ -79,6 +79,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
     "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
     "hostengine_unreachable": _Meaning("dcgm_hostengine_down", MEDIUM),
+    "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),
