@@ -29,6 +29,9 @@ MESSAGES = {  # each tool's own line, as it prints it
     "plog": "[ERROR] HCCL(1234,python3):2026-12-01-10:00:01.123.456 [transport_base.cc:123][1234]transport connect "
             "failed",
     "no_handle": "Unable to determine the device handle for GPU 0000:3b:00.0: Unknown Error",
+    "cuda": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+    "torch_nccl": "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled "
+                  "system error, NCCL version 2.14.3",
 }
 SURROUNDINGS = {  # what a monitoring agent, a program's logger, a log shipper or a table puts around the line
     "glog": "E1201 10:00:01.123456    4411 monitor.go:88] {}",

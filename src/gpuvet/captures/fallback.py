@@ -1,11 +1,11 @@
-"""Issue 46: a file no format claimed, read once more before it is refused (formats.read_unrecognised, called
-from read.py's one hook, composes what is here).
+"""Issue 46: a file no format claimed, read once more before it is refused (read, through
+formats.read_unrecognised, from read.py's one hook).
 
 Two classes of first-contact paste hold output an engineer reads at once:
 
 - a tool's known message inside a surrounding no reader knows: a monitoring agent's or a program's log prefix
   (glog's ``E1201 10:00:01.123 4411 nvml.go:88] ``, ``ERROR 12-01 10:00:01 worker.py:88] ``), a JSON log
-  envelope (``{"msg":"…"}``), a table cell. The message is found by the readers' own patterns (KNOWN below:
+  envelope (``{"msg":"…"}``), a table cell. The message is found by the readers' own patterns (known() below:
   no second copy of any; the readers that search the whole line need none), what precedes it is stripped,
   and the remainders go to the same readers, so the same findings come out as from a clean log. A prefix
   that is a poster's sentence is prose (read_quoted's, never read here); a line holding only a word such as
@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from typing import Protocol, TypeVar
 
-from gpuvet.captures import ascend_errors, hccl, kernel, nccl_log
+from gpuvet.captures import kernel
 from gpuvet.captures.decorations import PREFIXES
 from gpuvet.captures.kernel import KernelParse
 from gpuvet.captures.text import Cleaned, Line
@@ -36,42 +39,60 @@ def _unanchored(rx: re.Pattern[str]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Known:
-    """A reader's message found inside a line: near ``word`` (a str found at C speed, or a cheap pattern),
-    the reader's own pattern searched from ``before`` characters ahead of it, in a window only (bounded work)."""
+    """A reader's message found inside a line: near ``word`` (a str found at C speed, or a cheap pattern; in
+    the lowered line where ``lowered``), the reader's own pattern searched from ``before`` characters ahead of
+    it, in a window only (bounded work). ``json``: read this way only inside a JSON string (the reader's own
+    rules take a message after an open quote for a poster's quoting, which a JSON log's value is not)."""
 
     word: str | re.Pattern[str]
     before: int
     rx: re.Pattern[str]
+    lowered: bool = False
+    json: bool = False
 
     def start(self, head: str) -> int | None:
         """Where the message starts in ``head``, or None."""
         if isinstance(self.word, str):
             at = head.find(self.word)
         else:
-            found = self.word.search(head)
+            found = self.word.search(head.lower() if self.lowered else head)
             at = found.start() if found is not None else -1
         if at < 0:
             return None
         m = self.rx.search(head, max(0, at - self.before), at + WINDOW)
-        return m.start() if m is not None else None
+        if m is None or not self.json:
+            return None if m is None else m.start()
+        value = _JSON_OPEN.search(head, max(0, m.start() - HEAD), m.start())  # the whole string is the program's
+        return value.start("value") if value is not None else None
 
 
 WINDOW = 400  # characters after the word a message's pattern is searched in
-# The readers that read their message only at a line's start (the Xid, SXid, NV_DEV_PRINTF, amdgpu, AER and
-# NCCL readers search the whole line already: tests/captures/test_capture_fallback.py holds them to it)
-KNOWN: tuple[Known, ...] = (
-    Known("device handle", 40, re.compile(kernel._NO_HANDLE_HEAD)),  # nvidia-smi's own answer for a lost module
-    Known("HCCL(", 24, _unanchored(nccl_log._PLOG)), Known("HCCP(", 24, _unanchored(nccl_log._PLOG)),
-    Known("interface return err", 8, _unanchored(hccl._ERROR)),
-    Known("(PID:", 48, _unanchored(ascend_errors._TORCH_NPU)),
-    Known("(E", 90, _unanchored(ascend_errors._NAMED)),
-    # inside a line only with CANN's colon ('EI0006: …'): a bare code-like token (a serial) is no message
-    Known(re.compile(r"(?<!\w)E[A-Z]\d{4}:"), 0, _unanchored(ascend_errors._CODE)),
-)
+
+
+@cache
+def known() -> tuple[Known, ...]:
+    """The readers that read their message only at a line's start (the Xid, SXid, NV_DEV_PRINTF, amdgpu, AER
+    and NCCL readers search the whole line already: tests/captures/test_capture_fallback.py holds them to it),
+    and the program errors inside a JSON log's string; made on a first refusal (their readers imported then)."""
+    from gpuvet.captures import app_errors, ascend_errors, hccl, nccl_log
+
+    programs = re.compile("|".join(f"(?:{rx.pattern})" for rx in app_errors.KINDS.values()), re.I)
+    return (
+        Known("device handle", 40, re.compile(kernel._NO_HANDLE_HEAD)),  # nvidia-smi's own answer for a lost module
+        Known("HCCL(", 24, _unanchored(nccl_log._PLOG)), Known("HCCP(", 24, _unanchored(nccl_log._PLOG)),
+        Known("interface return err", 8, _unanchored(hccl._ERROR)),
+        Known("(PID:", 48, _unanchored(ascend_errors._TORCH_NPU)),
+        Known("(E", 90, _unanchored(ascend_errors._NAMED)),
+        # inside a line only with CANN's colon ('EI0006: …'): a bare code-like token (a serial) is no message
+        Known(re.compile(r"(?<!\w)E[A-Z]\d{4}:"), 0, _unanchored(ascend_errors._CODE)),
+        Known(app_errors._KEYS, 120, programs, lowered=True, json=True),
+    )
+
+
 # a surrounding that is a poster's sentence (three or more plain words in a row): their prose, read_quoted's
 _PROSE = re.compile(r"\b[A-Za-z][a-z'\u2019]+(?:,? [a-z][a-z'\u2019]*){2,}\b")
 # a JSON string's key and its value opened, not closed before the message
-_JSON_OPEN = re.compile(r"[{,]\s*\"[\w.@-]{1,40}\"\s*:\s*\"(?:[^\"\\\\]|\\\\.){0,200}$")
+_JSON_OPEN = re.compile(r"[{,]\s*\"[\w.@-]{1,40}\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){0,200})$")
 _CAP = 1000  # lines of a file read this way at most: a paste's few, never a log's millions
 KIND = "kernel log"  # what such an excerpt is read as
 
@@ -82,6 +103,39 @@ class GpulessKernel(KernelParse):
     or driver module (doctor's kernel checks are then clear, never 'can't tell')."""
 
     lines: int = 0
+
+
+class _Capture(Protocol):
+    """What the fallback fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
+
+    kinds: list[str]
+    kernel: KernelParse
+
+
+Capture = TypeVar("Capture", bound=_Capture)
+_OWN = ("path", "notes", "bug_report")  # a capture's own fields, never taken from the fresh one
+
+
+def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], set[int]],
+         fresh: Callable[[], Capture]) -> set[int]:
+    """The known messages inside a surrounding no reader knows, stripped of it and read by the same readers
+    (``walk``, into a ``fresh`` capture kept only if they read one of them); else a kernel excerpt with no GPU
+    line, read as such. The lines read; ``fc`` filled and the way named in ``cleaned.notes``."""
+    found = surrounded(cleaned.lines)
+    if found is not None:
+        into = fresh()
+        claimed = walk(into, found.lines)
+        if into.kinds and (said := found.said(claimed)) is not None:
+            for name, value in vars(into).items():
+                if name not in _OWN:
+                    setattr(fc, name, value)
+            cleaned.notes.append(said)
+            return claimed
+    excerpt = gpuless(cleaned)
+    if excerpt is None:
+        return set()
+    fc.kernel, fc.kinds = excerpt, [KIND]
+    return excerpt.claimed
 
 
 @dataclass(frozen=True)
@@ -123,7 +177,7 @@ def _remainder(ln: Line) -> tuple[str, list[Line]] | None:
     reads (a JSON string's escapes undone, its '\\n' lines apart); None where the line holds no known message
     after some surrounding, or the surrounding is prose."""
     head = ln.text[:HEAD]
-    starts = [at for known in KNOWN if (at := known.start(head)) is not None]
+    starts = [at for one in known() if (at := one.start(head)) is not None]
     at = min(starts, default=0)
     prefix = head[:at]
     if not at or not prefix.strip() or _PROSE.search(prefix):

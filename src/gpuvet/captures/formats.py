@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from string import ascii_uppercase, digits
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -247,27 +247,10 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
 
 
 def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCapture, list[Line]], set[int]]) -> set[int]:
-    """Issue 46, called by read.py only where nothing was read, not even a poster's quoted message (captures/
-    fallback.py): the known messages inside a surrounding no reader knows, stripped of it and read by the same
-    readers (``walk``, into a fresh capture kept only if they read one of them); else a kernel excerpt with no
-    GPU line, read as such. The lines read; ``fc`` filled and the way named in ``cleaned.notes``."""
+    """Issue 46, called by read.py only where nothing was read, not even a quoted message: captures/fallback.py."""
     from gpuvet.captures import fallback
 
-    found = fallback.surrounded(cleaned.lines)
-    if found is not None:
-        fresh = FileCapture(fc.path, bug_report=fc.bug_report)
-        claimed = walk(fresh, found.lines)
-        if fresh.kinds and (said := found.said(claimed)) is not None:
-            for f in fields(fresh):
-                if f.name not in ("path", "notes", "bug_report"):
-                    setattr(fc, f.name, getattr(fresh, f.name))
-            cleaned.notes.append(said)
-            return claimed
-    excerpt = fallback.gpuless(cleaned)
-    if excerpt is None:
-        return set()
-    fc.kernel, fc.kinds = excerpt, [fallback.KIND]
-    return excerpt.claimed
+    return fallback.read(fc, cleaned, walk, lambda: FileCapture(fc.path, bug_report=fc.bug_report))
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
