@@ -14,7 +14,7 @@ _GPU = re.compile(r"^\|\s*GPU (\d+)\s*\|?\s*$")
 _COUNTER = re.compile(r"^\|\s*(?:Link (\d+))?\s*\|\s*([A-Za-z ]+?) Errors? => (\d+)\s*\|?\s*$")
 
 
-def parse_errors(lines: list[Line]) -> NvLinkParse:
+def parse(lines: list[Line]) -> NvLinkParse:
     """Every counter the box gives, by DCGM's GPU id and link; a counter row before any link row is not read."""
     out = NvLinkParse()
     gpu: str | None = None

@@ -223,18 +223,6 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
-def _dcgmi_nvlink(lines: list[Line], where: str) -> Parsed:
-    from gpuvet.captures import dcgmi_more  # imported on the format's first run (issue 43)
-    got = dcgmi_more.parse_errors(lines)
-    return Parsed(got, got.claimed, found=bool(got.claimed))
-
-
-def _ops_layer(lines: list[Line], where: str) -> Parsed:
-    from gpuvet.captures import ops_layer  # imported on the format's first run (issue 43)
-    got = ops_layer.parse(lines)
-    return Parsed(got, got.claimed, found=bool(got.claimed))
-
-
 def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
     (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
@@ -436,7 +424,7 @@ FORMATS: tuple[Format, ...] = (
     Format("kernel log", "kernel", Gated(_kernel), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
            "amdgpu, NVRM, the PCI core); one literal test a line before any regex"),
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED, markers=_NVLINK_MARKS),
-    Format("dcgmi nvlink -e", "nvlink", _dcgmi_nvlink, SHARED, adds=True, markers=("NVLINK Error Counts",)),
+    Format("dcgmi nvlink -e", "nvlink", _one("dcgmi_more.parse"), SHARED, adds=True, markers=("NVLINK Error Counts",)),
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "
            "name, no literal; a line that opens nothing while nothing is open is passed over first"),
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED, markers=_DIAG_MARKS),
@@ -495,7 +483,7 @@ FORMATS: tuple[Format, ...] = (
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
-    Format("scheduler and runtime GPU lines", "app_errors", _ops_layer, ALL, adds=True,
+    Format("scheduler and runtime GPU lines", "app_errors", _one("ops_layer.parse"), ALL, adds=True,
            markers=("gres", "apacity", "llocatable", "hostengine", "CDI", "Reason=", "REASON", "autodetect",
                     "No devices found", "Incompatible strategy", "GPU node", "check failed", "Insufficient",
                     "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count", "kernel module")),
