@@ -139,3 +139,16 @@ def test_a_copy_kernels_pair_far_below_its_peers_is_named(tmp_path: Path) -> Non
     found = _run(tmp_path, _KERNEL.format(slow=" 38.40"))["findings"]
     assert [(f["cause"], f["severity"], f["between"]) for f in found] == [  # type: ignore[index]
         ("link_degraded", "warn", ["GPU 1", "GPU 3"])]
+
+
+# --- nv-hostengine's log: its NvSwitch module cannot read the switches -------------------------------------------
+def test_dcgms_nvswitch_module_errors_are_one_warning_counted(tmp_path: Path) -> None:
+    line = ("2026-02-11 03:{m}:07.511 ERROR [1880:1921] [[NvSwitch]] ReadNvSwitchStatusAllSwitches() returned "
+            "Host engine is not ready [/builds/dcgm-rel_dcgm_3_3/modules/nvswitch/DcgmModuleNvSwitch.cpp:412] "
+            "[DcgmNs::DcgmModuleNvSwitch::RunOnce]\n")
+    data = _run(tmp_path, "".join(line.format(m=m) for m in ("10", "11", "12")))
+    found = data["findings"]
+    assert [(f["cause"], f["severity"], f["module"]) for f in found] == [  # type: ignore[index]
+        ("dcgm_health_warning", "warn", "NVSwitch (DCGM's NvSwitch module)")]
+    message = found[0]["evidence"]["message"]  # type: ignore[index]
+    assert "ReadNvSwitchStatusAllSwitches() returned Host engine is not ready" in message and "3 line(s)" in message

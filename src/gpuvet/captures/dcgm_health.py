@@ -65,13 +65,24 @@ def parse(lines: list[Line]) -> DcgmHealthParse:
 # 'Detected clocks event due to thermal violation in GPU 2. …'" under any prefix (timestamp, level, [pid:tid])
 _LOG = re.compile(r"Detected an? (WARNING|FAILURE|ERROR) in health system ([A-Za-z][\w ]{0,30}?):\s*(.*)$", re.I)
 _LOG_GPU = re.compile(r"\bGPU (?:ID )?(\d{1,4})\b")
+# its NvSwitch module failing to read the switches ('ERROR [pid:tid] [[NvSwitch]] ReadNvSwitchStatusAllSwitches()
+# returned Object is in an undefined state [/…/DcgmModuleNvSwitch.cpp:388] [DcgmNs::…::RunOnce]'): what DCGM
+# watches on the NVSwitches is unread, said again each time the module runs
+_SWITCH_MODULE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+\[\[NvSwitch\]\]\s+(.*?)(?:\s+\[/?[^\]\s]+:\d+\])?"
+                            r"(?:\s+\[[\w:~]+\])?\s*$")
+_SWITCHES = "NVSwitch (DCGM's NvSwitch module)"
 
 
 def _parse_log(lines: list[Line]) -> DcgmHealthParse:
     """DCGM's own log lines that report a health incident: each an incident on the GPU its message names
     (the report's box is not there; Overall Health is the worst incident's, as the box would say)."""
     out = DcgmHealthParse()
+    switch: dict[str, int] = {}  # the NvSwitch module's error messages, each with how often it was logged
     for ln in lines:
+        if "[[NvSwitch]]" in ln.text and (e := _SWITCH_MODULE.search(ln.text)) is not None:
+            switch[e.group(1)] = switch.get(e.group(1), 0) + 1
+            out.claimed.add(ln.no)
+            continue
         if "health system" not in ln.text or (m := _LOG.search(ln.text)) is None:
             continue
         message = m.group(3).strip().strip("`'\" ").strip()
@@ -80,11 +91,14 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
         out.incidents.append(DcgmHealthIncident(f"GPU {int(gpu.group(1))}" if gpu else "GPU (id not in the line)",
                                                 _system_name(m.group(2)), health, message[:400]))
         out.claimed.add(ln.no)
+    out.incidents += [DcgmHealthIncident(_SWITCHES, "NvSwitch", "Warning", f"DCGM cannot read the switches' state: "
+                                         f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
     if out.incidents:
         worst = "Failure" if any(i.health == "Failure" for i in out.incidents) else "Warning"
         out.overall = worst
-        out.notes.append(f"DCGM log: {len(out.incidents)} health incident line(s) read ('Detected a … in health "
-                         f"system …'), not `dcgmi health -c`'s report: Overall Health taken as {worst}, the worst")
+        also = ", its NvSwitch module's ERROR lines" if switch else ""
+        out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
+                         f"system …'{also}), not `dcgmi health -c`'s report: Overall Health taken as {worst}, the worst")
     return out
 
 
