@@ -210,3 +210,11 @@ def test_node_events_a_driver_container_and_pytorchs_architecture_warning(tmp_pa
     assert _causes(tmp_path, arch) == [("application_cuda_error", "warn")]
     told = "I read that a card with CUDA capability sm_120 is not compatible with the current PyTorch build\n"
     assert ("application_cuda_error", "warn") not in _causes(tmp_path, told + "GPU 0: NVIDIA L4 (UUID: GPU-1)\n")
+
+
+def test_kubelets_admission_error_for_a_gpu_is_the_node_short_of_gpus(tmp_path: Path) -> None:
+    text = ("  Warning  UnexpectedAdmissionError  40s  kubelet  Allocate failed due to requested number of devices "
+            "unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected\n")
+    data = _run(tmp_path, "doctor", text)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
+    assert "no free nvidia.com/gpu" in str(data["findings"][0]["evidence"])

@@ -486,7 +486,8 @@ FORMATS: tuple[Format, ...] = (
     Format("scheduler and runtime GPU lines", "app_errors", _one("ops_layer.parse"), ALL, adds=True,
            markers=("gres", "apacity", "llocatable", "hostengine", "CDI", "Reason=", "REASON", "autodetect",
                     "No devices found", "Incompatible strategy", "GPU node", "check failed", "Insufficient",
-                    "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count", "kernel module")),
+                    "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count", "kernel module",
+                    "devices unavailable")),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles

@@ -49,7 +49,8 @@ _K8S_EVENT = re.compile(r"^\s*Warning\s+((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:
 _DRIVER_LOAD = re.compile(r"Unable to load the kernel module '?nvidia(?:\.ko)?'?|Could not load (?:the )?NVIDIA "
                           r"(?:driver )?kernel modules?", re.I)
 # the scheduler finding no node with a free GPU: 'Insufficient nvidia.com/gpu' (a pod's FailedScheduling event)
-_K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)")
+_K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)|requested number of devices unavailable "
+                               r"for ((?:nvidia|amd)\.com/gpu)")  # kubelet's admission error (UnexpectedAdmissionError)
 # the NVIDIA device plugin finding no module to offer (no driver in its view, or the runtime not nvidia's)
 _PLUGIN_NONE = re.compile(r"No devices found\. Waiting indefinitely|Incompatible strategy detected|"
                           r"If this is a GPU node, did you (?:set the docker default runtime|configure the NVIDIA)")
@@ -105,8 +106,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
             _add(out, "k8s_gpu_condition", ln, f"node event {event.group(1)}: {t.strip()}", tool="Kubernetes")
         elif "load" in t and _DRIVER_LOAD.search(t):
             _add(out, "driver_load_failed", ln, t.strip(), tool="NVIDIA installer (driver container)")
-        elif "Insufficient" in ln.text and (short := _K8S_INSUFFICIENT.search(ln.text)) is not None:
-            _add(out, "k8s_insufficient_gpu", ln, f"no node offers a free {short.group(1)}: {ln.text.strip()}",
+        elif ("Insufficient" in t or "unavailable for" in t) and (short := _K8S_INSUFFICIENT.search(t)) is not None:
+            _add(out, "k8s_insufficient_gpu", ln, f"no free {short.group(1) or short.group(2)}: {t.strip()}",
                  tool="Kubernetes scheduler")
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
