@@ -223,6 +223,12 @@ def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
+def _ops_layer(lines: list[Line], where: str, marks: Marks) -> Parsed:
+    from gpuvet.captures import ops_layer  # imported on the format's first run (issue 43)
+    got = ops_layer.parse(lines, marks)  # the words it looks for that the text lacks are not searched
+    return Parsed(got, got.claimed, found=bool(got.claimed))
+
+
 def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     """Issue 46, called by read.py only where no format read anything: the messages a poster's sentence quotes
     (app_errors.quoted) and the Xids it names (quoted.quoted_xids) are their report, named as such. The lines read."""
@@ -483,11 +489,11 @@ FORMATS: tuple[Format, ...] = (
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
-    Format("scheduler and runtime GPU lines", "app_errors", _one("ops_layer.parse"), ALL, adds=True,
-           markers=("gres", "apacity", "llocatable", "hostengine", "CDI", "Reason=", "REASON", "autodetect",
-                    "No devices found", "Incompatible strategy", "GPU node", "check failed", "Insufficient",
-                    "Nvidia", "AcceleratedHardware", "ost engine", "specified host", "gpu.count", "kernel module",
-                    "devices unavailable")),
+    Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True,
+           markers=("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "config-only", "autodetect",
+                    ".com/gpu", "Allocatable:", "allocatable:", "hostengine", "ost engine",
+                    "specified host", "CDI device", "No devices found.", "Incompatible strategy", "If this is a GPU node",
+                    "Health check failed", "Nvidia", "AcceleratedHardware", "load the kernel module", "load NVIDIA")),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.app_errors import AppErrorsParse
+from gpuvet.captures.marks import Marks
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
@@ -84,12 +85,17 @@ class _Blocks:
     bare: list[Line] = field(default_factory=list)  # a block that listed entries but no GPU resource
 
 
-def parse(lines: list[Line]) -> AppErrorsParse:
-    """The scheduler's, orchestrator's, DCGM host engine's and container runtime's GPU lines."""
+def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
+    """The scheduler's, orchestrator's, DCGM host engine's and container runtime's GPU lines. ``marks``: the
+    whole text's, whose byte triples tell the words it lacks (a bug report: most of them) without a search."""
     out = AppErrorsParse()
-    _slurm(lines, out)
-    _kubernetes(lines, out)
-    for ln in lines:  # each pattern tried only on a line holding a literal it needs (a log has millions of lines)
+    slurm = _candidates(lines, _SLURM_WORDS, marks)
+    if slurm:  # sinfo -R's rows hold none of the words: after its header every line is read
+        _slurm(lines if any("REASON" in lines[i].text for i in slurm) else [lines[i] for i in slurm], out)
+    if marks is None or any(marks.may(w) for w in _K8S_WORDS):
+        _kubernetes(lines, out)
+    for i in _candidates(lines, _LINE_WORDS, marks):  # each pattern tried only on a line holding a literal it needs
+        ln = lines[i]
         t = ln.text
         if "hostengine" in t and (m := _HOSTENGINE.search(t)) is not None:
             _add(out, "hostengine_no_nvml", ln, m.group(1).strip(), tool="nv-hostengine")
@@ -104,7 +110,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
                  tool="Kubernetes")
         elif "Warning" in t and (event := _K8S_EVENT.match(t)) is not None:
             _add(out, "k8s_gpu_condition", ln, f"node event {event.group(1)}: {t.strip()}", tool="Kubernetes")
-        elif "load" in t and _DRIVER_LOAD.search(t):
+        elif "kernel module" in t and _DRIVER_LOAD.search(t):
             _add(out, "driver_load_failed", ln, t.strip(), tool="NVIDIA installer (driver container)")
         elif ("Insufficient" in t or "unavailable for" in t) and (short := _K8S_INSUFFICIENT.search(t)) is not None:
             _add(out, "k8s_insufficient_gpu", ln, f"no free {short.group(1) or short.group(2)}: {t.strip()}",
@@ -113,6 +119,35 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")
     return out
+
+
+# the literals parse's line patterns need, one of them on every line it reads; Slurm's and Kubernetes' readers'
+_LINE_WORDS = ("hostengine", "ost engine", "specified host", "CDI", "No devices", "strategy", "GPU node", " False ",
+               " True ", "Warning", "kernel module", "Insufficient", "unavailable for")
+_SLURM_WORDS = ("gres", "Reason=", "REASON", "config-only", "autodetect", "check failed", "NodeName=", "Gres=",
+                "State=")
+_K8S_WORDS = ("apacity", "llocatable", "APACITY", "LLOCATABLE", ".count")
+_BLOCK = 8192  # lines joined and searched at a time
+
+
+def _candidates(lines: list[Line], words: tuple[str, ...], marks: Marks | None) -> list[int]:
+    """The indexes of the lines holding one of ``words`` that ``marks`` does not rule out, each found by one
+    C-speed search of a block of lines joined: a test of each word on each of a bug report's lines costs more."""
+    present = [w for w in words if marks is None or marks.may(w)]
+    found: set[int] = set()
+    for first in range(0, len(lines), _BLOCK) if present else ():
+        block = "\n".join([ln.text for ln in lines[first:first + _BLOCK]])
+        hits: list[int] = []
+        for word in present:
+            at = block.find(word)
+            while at != -1:
+                hits.append(at)
+                at = block.find(word, at + 1)
+        line, counted = first, 0
+        for at in sorted(hits):
+            line, counted = line + block.count("\n", counted, at), at
+            found.add(line)
+    return sorted(found)
 
 
 def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str) -> None:
@@ -142,7 +177,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         if sinfo and (row := _SINFO_ROW.match(s)) is not None and not _SLURM_LOW.search(s):
             _add(out, "slurm_drained_gpu", ln, f"{row.group(2)} drained: {row.group(1).strip()}", tool="Slurm (sinfo -R)")
             continue
-        if "gres" not in s and "Reason=" not in s and "GPU" not in s and "autodetect" not in s and "check" not in s:
+        if "gres" not in s and "Reason=" not in s and "config-only" not in s and "autodetect" not in s \
+                and "check failed" not in s:
             continue
         if (low := _SLURM_LOW.search(s)) is not None:
             where = _node_in(s) or node
