@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.captures.test_captures_fresh_c import run_json
+from tests.support.helpers import run
 
 
 def _run(tmp_path: Path, text: str, cmd: str = "doctor") -> dict[str, object]:
@@ -152,3 +153,27 @@ def test_dcgms_nvswitch_module_errors_are_one_warning_counted(tmp_path: Path) ->
         ("dcgm_health_warning", "warn", "NVSwitch (DCGM's NvSwitch module)")]
     message = found[0]["evidence"]["message"]  # type: ignore[index]
     assert "ReadNvSwitchStatusAllSwitches() returned Host engine is not ready" in message and "3 line(s)" in message
+
+
+# --- a monitor's log of DCGM field values by field tag ---------------------------------------------------------
+_FIELDS = ("2026-03-09 14:02:11.300 DEBUG [gpumon] GPU 0 serial_number (STR), value: 1652922004811\n"
+           "2026-03-09 14:02:11.301 DEBUG [gpumon] GPU 0 power_usage (FP64), value: 61.5\n"
+           "2026-03-09 14:02:11.301 DEBUG [gpumon] GPU 0 gpu_temp (INT64), value: 34\n"
+           "2026-03-09 14:02:11.302 DEBUG [gpumon] GPU 1 power_usage (FP64), value: 58.25\n"
+           "2026-03-09 14:02:11.302 DEBUG [gpumon] GPU 1 gpu_temp (INT64), value: 33\n"
+           "2026-03-09 14:02:11.303 WARN  [gpumon] GPU 1 nvlink_bandwidth_total unexpected case!\n"
+           "2026-03-09 14:02:11.303 WARN  [gpumon] GPU 1 nvlink_bandwidth_total version = 16781336 fieldId = 449 "
+           "fieldType = 105 status = -6\n")
+
+
+def test_dcgm_field_values_by_tag_are_each_gpus_readings_and_the_clients_warnings_no_fault(tmp_path: Path) -> None:
+    data = _run(tmp_path, _FIELDS)
+    assert data["findings"] == []
+    assert any("could not decode" in n for n in data["notes"])  # type: ignore[union-attr]
+    assert len(_run(tmp_path, _FIELDS, "inventory")["modules"]) == 2  # type: ignore[arg-type]
+
+
+def test_a_value_whose_type_is_no_dcgm_field_type_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "capture.txt"
+    path.write_text("fanctl: set GPU 0 fan_speed (manual), value: 70\n")
+    assert run(["doctor", "--from", str(path)])[0] == 2

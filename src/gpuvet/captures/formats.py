@@ -423,6 +423,7 @@ _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB compl
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 EXPORTER = DCGM_EXPORTER + " metrics"
+FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
@@ -499,6 +500,7 @@ FORMATS: tuple[Format, ...] = (
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,
            markers=("DCGM_",)),  # its Prometheus samples (the Xid metric's are plugin_xids' too)
+    Format(FIELDS, None, _kept("dcgm_fields.parse"), ALL, markers=(", value: ",)),
     Format(EXPORTER_NVLINK, "nvlink", _one("prom_metrics.parse_dcgm_nvlink"), ALL, adds=True,
            markers=("DCGM_FI_DEV_NVLINK_",)),  # as nvidia-smi nvlink -e's counters
     Format(LISTING, None, _kept("smi_list.parse"),
@@ -573,8 +575,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
-    for kind, listed in ((EXPORTER, kept[EXPORTER]), (DISCOVERY, kept[DISCOVERY]), ("deviceQuery", fc.samples.modules),
-                         (LISTING, kept[LISTING])):
+    for kind, listed in ((EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
+                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
         if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
             return None if kind == "deviceQuery" else kind, listed
     return (TABLE, table) if table.claimed and table.driver else None  # a table cut before its first module row
