@@ -16,7 +16,6 @@ import typer
 
 from gpuvet import __version__
 from gpuvet.cli.checks import output_file
-from gpuvet.cli.coerce import plain_checks
 from gpuvet.cli.common import NodeOpt, SimOpt, chosen_node
 from gpuvet.cli.jsonout import write_json
 from gpuvet.cli.lazy import Lazy, LazyCommands, lazy_group
@@ -507,12 +506,10 @@ def _with_metavars(command: Command) -> Command:
         option = shown_help(ctx)
         if option is not None:
             option.metavar = ""  # --help is a flag: no <bool>
-            plain_checks(option)
         return option
 
     command.get_help_option = help_option  # type: ignore[method-assign,assignment]
     for param in command.params:
-        plain_checks(param)  # no pydantic for a value given as text (issue 43)
         if param.metavar is None:
             param.metavar = _metavar(param)
         if not hasattr(param, "opts") or not any(o.startswith("-") for o in param.opts):  # an argument
