@@ -147,11 +147,12 @@ def test_f4_a_captured_port_down_among_active_ports_of_its_model_is_critical(tmp
     """review 55 F4: in a captured ibstat the HCAs of one model whose other ports are Active are the peers that
     say the rail is used (as on the node itself, where a present HCA is declared): a port of that model down is
     critical; a lone port, or one whose model no Active peer shares, stays a warning."""
-    assert _doctor(tmp_path, _ibstat(8, {5})) == {("nic_port_down", None): "critical"}
-    assert _doctor(tmp_path, _ibstat(1, {0})) == {("nic_port_down_undeclared", None): "warn"}
-    assert _doctor(tmp_path, _ibstat(2, {0, 1})) == {("nic_port_down_undeclared", None): "warn"}
+    assert _doctor(tmp_path, _ibstat(8, {5})) == {("nic_port_down", "mlx5_5 port 1"): "critical"}
+    assert _doctor(tmp_path, _ibstat(1, {0})) == {("nic_port_down_undeclared", "mlx5_0 port 1"): "warn"}
+    assert _doctor(tmp_path, _ibstat(2, {0, 1})) == {("nic_port_down_undeclared", "mlx5_0 port 1"): "warn",
+                                                     ("nic_port_down_undeclared", "mlx5_1 port 1"): "warn"}  # each port
     other = _ibstat(1, {0}, "MT4123") + _ibstat(2, set()).replace("mlx5_0", "mlx5_8").replace("mlx5_1", "mlx5_9")
-    assert _doctor(tmp_path, other) == {("nic_port_down_undeclared", None): "warn"}  # no peer of its model
+    assert _doctor(tmp_path, other) == {("nic_port_down_undeclared", "mlx5_0 port 1"): "warn"}  # no peer of its model
 
 
 _PROBE_NOT_CALLED = """[    4.100100] NVRM: The NVIDIA probe routine was not called for 1 device(s).

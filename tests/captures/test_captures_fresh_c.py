@@ -280,7 +280,7 @@ def test_kernel_lines_read_as_the_drivers_and_tools_print_them(tmp_path: Path) -
 def test_ibstatus_and_nvlink_all_inactive(tmp_path: Path) -> None:
     down = ("Infiniband device 'mlx5_3' port 1 status:\n\tdefault gid:\t fe80::1\n\tstate:\t\t 1: DOWN\n"
             "\tphys state:\t 3: Disabled\n\trate:\t\t 10 Gb/sec (4X SDR)\n\tlink_layer:\t InfiniBand\n")
-    assert _doctor_text(tmp_path, down) == {("nic_port_down_undeclared", None)}  # no design given: warn
+    assert _doctor_text(tmp_path, down) == {("nic_port_down_undeclared", "mlx5_3 port 1")}  # no design given: warn
     inactive = "\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
     assert _doctor_text(tmp_path, "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)" + inactive) == {("nvlink_down", "GPU 0")}
     for card in ("NVIDIA GeForce RTX 3090", "Some Future GPU"):  # no bridge fitted, or a model not known: a note

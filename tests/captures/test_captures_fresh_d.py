@@ -45,7 +45,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
                                                      ("module_needs_reset", "0000:0C:00.0")},
     "dmesg_rocr180_apu_sdma0_timeout_mode2.txt": {("module_hung_reset", "0000:30:00.0")},
     "ibstat_gpud752_partial_ibpanic.txt": set(),
-    "ibstat_rdmacore847_mlx4_port1_disabled.txt": {("nic_port_down_undeclared", None)},  # no design: warn
+    "ibstat_rdmacore847_mlx4_port1_disabled.txt": {("nic_port_down_undeclared", "mlx4_0 port 1")},  # no design: warn
     "journal_rocm6313_bc250_sdma0_ring_reset_czech.txt": {("module_hung_reset", "0000:01:00.0")},
     "kmsg_ogkm363_xid31_chrome_mmu_fault.txt": {("xid", "0000:08:00.0")},
     "nccl_nccl1232_socket_srun_label.txt": {("nccl_socket_fallback", "node0, node2")},

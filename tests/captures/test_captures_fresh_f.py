@@ -44,7 +44,8 @@ CAUSES: dict[str, set[Finding]] = {
     # (dcgm_diag_failed is critical in the knowledge base: the row asks warn)
     "dcgm_nvsentinel772_jq_diag_summary_failed.txt": {("dcgm_diag_warning", "GPU0"), ("dcgm_diag_warning", None)},
     # mlx5_2 port 1 Active at 2.5 Gb/s (warn); its PCIe Gen3 below the Gen4 cap (info)
-    "ibstat_lshca79_cx6dx_eth_rate_2_5.txt": {("nic_rate_low", None), ("nic_pcie_below_cap", None)},
+    "ibstat_lshca79_cx6dx_eth_rate_2_5.txt": {("nic_rate_low", "mlx5_2 port 1"),
+                                              ("nic_pcie_below_cap", "mlx5_2 (0000:30:00.0)")},
     # a lost GPU the capture cannot name: nothing invented on the three listed
     "smi_cbio39_gtx_titan_lost_gpu_2014.txt": set(),
     # xpu-smi is no supported capture: a clear refusal or nothing
@@ -86,7 +87,8 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "kern_dxvk1027_xid31_13_32_geforce.txt": {("xid", "0000:01:00.0"): "warn"},  # application/driver, not critical
     "dcgm_nvsentinel772_jq_diag_summary_failed.txt": {("dcgm_diag_warning", "GPU0"): "warn",
                                                       ("dcgm_diag_warning", None): "warn"},
-    "ibstat_lshca79_cx6dx_eth_rate_2_5.txt": {("nic_rate_low", None): "warn", ("nic_pcie_below_cap", None): "info"},
+    "ibstat_lshca79_cx6dx_eth_rate_2_5.txt": {("nic_rate_low", "mlx5_2 port 1"): "warn",
+                                              ("nic_pcie_below_cap", "mlx5_2 (0000:30:00.0)"): "info"},
 }
 
 # file -> {cause: the highest severity it may have}: the same fault said once more, as the row allows it

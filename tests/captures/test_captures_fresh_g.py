@@ -51,7 +51,7 @@ CAUSES: dict[str, set[Finding]] = {
     # HCCL transport init failed: connect timeout between rank 7 and rank 15 (the plog names no host or device)
     "hccl_vllmascend10591_2node_16npu_transport_init_timeout.txt": {("collective_init_failed", NO_HOST)},
     # Down / Polling: no design says the port is required, so it warns (nic_port_down is a declared port's)
-    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", None)},
+    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", "unnamed CA port 1")},
     # NVIDIA kernel logs: Xid 62 (micro-controller halt) after Xid 31, then Xid 45s; Xid 13 from the application;
     # Xid 119 GSP RPC timeouts on two modules of domain 0001
     "kern_chiagigahorse301_xid31_62_45_cascade.txt": {("xid", "0000:0A:00.0")},
@@ -102,7 +102,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "busgrind_cudasamples357_8gpu_bidir_low_4to7.txt": {("host_copy_slow", f"GPU {n}"): "warn" for n in (5, 6, 7)},
     "bwtest_gearshifft82_p100_numactl_two_nodes_topo.txt": {("numa_misplaced", "GPU 0"): "warn"},
     "gpuburn_hamicore100_died_under_memory_limit.txt": {("application_cuda_error", "GPU 0"): "warn"},
-    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", None): "warn"},
+    "ibstat_azhpcdiag76_port_down_polling_fragment.txt": {("nic_port_down_undeclared", "unnamed CA port 1"): "warn"},
     "kern_chiagigahorse301_xid31_62_45_cascade.txt": {("xid", "0000:0A:00.0"): "critical"},
     "kern_relion436_xid13_illegal_instruction_syslog.txt": {("xid", "0000:41:00.0"): "warn"},
     "kern_vllm40652_8xa100_xid119_gsp_timeout_dmesgT.txt": {("xid", "0001:6C:00.0"): "critical",

@@ -82,6 +82,8 @@ class Peeled:
     unglued: set[int] = field(default_factory=set)  # lines that had a fence typed on them
     fences: dict[int, str] = field(default_factory=dict)  # of those, the ones that opened or closed a block: the
     # fence's own indentation (the line's after it is the tool's)
+    host_of: dict[int, str] = field(default_factory=dict)  # line number -> the host its prefix named, where the
+    # prefixes named two hosts or more (one log of several nodes: their modules are not one)
 
 
 @dataclass(frozen=True)
@@ -136,8 +138,11 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
         look = None  # a prefix or an indentation taken off may bring a '>' to a line's start
         if not listed:  # a list item's mark comes off once: '- - x' is a list item holding '- x'
             out.lines, listed = _unlist(out.lines, notes)
-        lines, tags, note = strip_prefix(out.lines)
+        lines, tags, note, kind = _strip(out.lines)
         if note:
+            if kind is not None and kind.hosts and len(tags) > 1:
+                for no, host in _hosts_of(kind, out.lines).items():
+                    out.host_of.setdefault(no, host)  # an outer prefix's host first (pdsh over syslog)
             out.lines, out.hosts = lines, out.hosts + tags
             out.notes.append(note)
         peeled = out.lines != before
@@ -444,6 +449,17 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
     """The first kind of prefix the lines carry consistently, removed where it is; its tags and a note. A
     host-naming kind (pdsh, docker compose) only where its names look like hosts (node07, gpu-a100-3,
     10.0.3.7) and repeat: a driver's tag (NVRM:) or a listing's keys (State:, Device:) are none."""
+    lines, tags, note, _ = _strip(numbered)
+    return lines, tags, note
+
+
+def _hosts_of(kind: Prefix, numbered: Numbered) -> dict[int, str]:
+    """Line number -> the host a host-naming prefix names on that line (before it is cut)."""
+    return {n: _tag(m) for n, s in numbered if (m := _match(kind, s)) is not None}
+
+
+def _strip(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str, Prefix | None]:
+    """strip_prefix, with the kind of prefix it removed (None: none)."""
     body = [s for _, s in numbered[:4000] if not _skip(s)]  # a launcher prefixes every line: a sample decides
     seen = _seen(body)
     for kind in PREFIXES:
@@ -458,8 +474,8 @@ def strip_prefix(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str]:
                            or (kind.label.startswith("pdsh") and _kernel_log(body))):
             continue  # a listing's keys (a name per row), or the kernel's own tags (NVRM:, nvidia-modeset:)
         note = f"{len(hits)} line(s) carried the {kind.label} launcher prefix, removed ({_list(tags)})"
-        return [(n, _cut(kind, s)) for n, s in numbered], tuple(tags), note
-    return numbered, (), ""
+        return [(n, _cut(kind, s)) for n, s in numbered], tuple(tags), note, kind
+    return numbered, (), "", None
 
 
 # each kind's pattern over the sample's text: '^' made the newline before each line (a literal the search skips to,

@@ -291,10 +291,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
             _sxid_line(out, handles, m, ln)
             continue
         if "Xid" in s and (m := _XID.search(s)) is not None:
-            out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip()))
+            out.xids.append(XidLine(bus(m.group(1)), int(m.group(2)), s.strip(), line=ln.no))
             out.claimed.add(ln.no)
         elif "Xid" in s and (m := _XID_MASKED.search(s)) is not None:  # the Xid stands; its module is unnamed
-            out.xids.append(XidLine(NO_BUS, int(m.group(1)), s.strip()))
+            out.xids.append(XidLine(NO_BUS, int(m.group(1)), s.strip(), line=ln.no))
             out.claimed.add(ln.no)
             out.notes += [] if any("masked" in n for n in out.notes) else [
                 f"line {ln.no}: an Xid whose PCI id is masked in the copy ({s.strip()[:80]!r}): read with its "
@@ -309,10 +309,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
         elif "NVRM:" in s or ("kernel" in s or "module" in s or "probe" in s) and _NVIDIA_MODULE.search(s):
             out.claimed.add(ln.no)
             if fallen and "fallen off the bus" in s:
-                _fell_off(out, fallen, f"GPU {fallen} has fallen off the bus (no Xid line)")
+                _fell_off(out, fallen, f"GPU {fallen} has fallen off the bus (no Xid line)", ln.no)
                 fallen = None
             elif "fallen off the bus" in s and (m := _FALLEN_ONE_LINE.search(s)) is not None:
-                _fell_off(out, m.group(1), s.strip())
+                _fell_off(out, m.group(1), s.strip(), ln.no)
         if "NVRM" in s or (ln.no in out.claimed and ("probe" in s or "AER" in s)):
             out.nvrm_lines += "NVRM" in s
             kind = _nvrm_kind(s)
@@ -445,13 +445,13 @@ def _sxid_line(out: KernelParse, events: list[KernelEvent], m: re.Match[str], ln
     (events if stated else out.sxid_details).append(event)
 
 
-def _fell_off(out: KernelParse, where: str, text: str) -> None:
+def _fell_off(out: KernelParse, where: str, text: str, no: int = 0) -> None:
     """A module lost from the bus without an Xid line: read as Xid 79, once per module (a driver that
     says it again, or beside its own Xid 79 line, is the same event)."""
     key = bus(where)
     if any(x.bus_id == key and x.code == 79 for x in out.xids):
         return
-    out.xids.append(XidLine(key, 79, text))
+    out.xids.append(XidLine(key, 79, text, line=no))
     out.notes.append(f"GPU {where} 'fallen off the bus' without an Xid line: read as Xid 79")
 
 

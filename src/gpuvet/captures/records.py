@@ -123,6 +123,8 @@ class XidLine:
     code: int
     text: str
     quoted: bool = False  # issue 46: a poster's sentence naming the Xid, read only where nothing else was
+    line: int = 0  # its line number in the file (0: not kept), which names its host in a log of several
+    host: str | None = None  # the launcher's host (pdsh's 'node1: '), where the log names two or more
 
 
 @dataclass(frozen=True)

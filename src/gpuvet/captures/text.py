@@ -75,6 +75,7 @@ class Cleaned:
     lines: list[Line]
     notes: list[str] = field(default_factory=list)
     hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
+    host_of: dict[int, str] = field(default_factory=dict)  # line number -> its host, where prefixes named two or more
     exact: bool = False  # the lines are the text clean gave ``settle``, line for line (its leading newline aside)
 
 
@@ -222,7 +223,7 @@ def _finish(peeled: decorations.Peeled, marked: list[int], header: range, notes:
                      "what was cut is not known")
     if wrapped.dropped:
         kept, notes = decorations.without(kept, wrapped.dropped), [*notes, wrapped.note()]
-    return Cleaned(kept, notes, peeled.hosts)
+    return Cleaned(kept, notes, peeled.hosts, host_of=peeled.host_of)
 
 
 _MADE = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes millions

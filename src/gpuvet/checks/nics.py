@@ -46,7 +46,9 @@ class NicVerdict:
     nic: str | None
     reason: str
     fix: str
-    module: str | None = None  # the module it is about (nic_far: the module far from its NIC)
+    # its subject, so that two ports (two cards) are two findings, never one: the port ('mlx5_3 port 1'), the card
+    # of a PCIe verdict ('mlx5_0 (0000:3b:00.0)'), or nic_far's module far from its NIC
+    module: str | None = None
 
 
 def _label(nic: Nic, port: NicPort) -> str:
@@ -143,13 +145,13 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
         # (knowledge/faults.yaml)
         kind = "nic_port_down" if declared or required or _peers_up(nic, port, peers) else "nic_port_down_undeclared"
         return [NicVerdict(kind, nic.device, f"{where} ({port.link_layer}) is {state}",
-                           f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state))]
+                           f"{look}; " + vendor_tools.NIC_PORT_DOWN_FIX[layer].format(state=state), where)]
     rate, basis = _design_rate(nic, port, model, peers)
     if rate is not None and port.rate_gbps is not None and port.rate_gbps < rate * 0.99:
         width = f" {port.width}" if port.width else ""
         return [NicVerdict("nic_rate_low", nic.device, f"{where} at {port.rate_gbps:g} Gb/s{width}, design "
                            f"{rate:g} Gb/s ({basis})",
-                           f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port))]
+                           f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port), where)]
     return []
 
 
@@ -201,7 +203,7 @@ def nccl_environment(readings: NicReadings, env: Mapping[str, str]) -> list[NicV
         absent = _absent(names, exact, [n.device for n in readings.nics])
         if absent:
             out.append(NicVerdict("nccl_device_absent", None, f"NCCL_IB_HCA={hca} names {', '.join(absent)}, which "
-                                  "this node does not have", vendor_tools.NCCL_IB_HCA_FIX))
+                                  "this node does not have", vendor_tools.NCCL_IB_HCA_FIX, "NCCL_IB_HCA"))
     ifname = env.get("NCCL_SOCKET_IFNAME", "").strip()
     if ifname and readings.interfaces is not None:
         names, exact = _named(ifname)
@@ -209,7 +211,7 @@ def nccl_environment(readings: NicReadings, env: Mapping[str, str]) -> list[NicV
         if absent:
             out.append(NicVerdict("nccl_device_absent", None, f"NCCL_SOCKET_IFNAME={ifname} names "
                                   f"{', '.join(absent)}, which this node does not have",
-                                  vendor_tools.NCCL_SOCKET_IFNAME_FIX))
+                                  vendor_tools.NCCL_SOCKET_IFNAME_FIX, "NCCL_SOCKET_IFNAME"))
     return out
 
 
@@ -226,20 +228,20 @@ def pcie(readings: NicReadings) -> list[NicVerdict]:
         carries = LANE_GBPS.get(link.gen or 0, 0.0) * (link.width or 0)
         rate = max((p.rate_gbps for p in nic.ports if p.state == ACTIVE and p.rate_gbps is not None), default=None)
         where = f"{nic.device}{f' ({nic.bus_id})' if nic.bus_id else ''}"
-        if rate is None and (unread := _rate_unread(nic, f"{where} PCIe {now}", carries)) is not None:
+        if rate is None and (unread := _rate_unread(nic, where, f"{where} PCIe {now}", carries)) is not None:
             out.append(unread)
         elif rate is not None and carries and carries < rate:
             out.append(NicVerdict("nic_pcie_limits_rate", nic.device, f"{where} PCIe {now}: carries ~{carries:.0f} "
                                   f"Gb/s, below its port's {rate:g} Gb/s",
-                                  vendor_tools.NIC_PCIE_FIX.format(bus=nic.bus_id or "<bus id>")))
+                                  vendor_tools.NIC_PCIE_FIX.format(bus=nic.bus_id or "<bus id>"), where))
         else:
             said = f"carries ~{carries:.0f} Gb/s" + (f", above its port's {rate:g} Gb/s" if rate is not None else "")
             out.append(NicVerdict("nic_pcie_below_cap", nic.device, f"{where} PCIe {now} ({said})",
-                                  knowledge.fault("nic_pcie_below_cap").action))
+                                  knowledge.fault("nic_pcie_below_cap").action, where))
     return out
 
 
-def _rate_unread(nic: Nic, said: str, carries: float) -> NicVerdict | None:
+def _rate_unread(nic: Nic, where: str, said: str, carries: float) -> NicVerdict | None:
     """No port rate read: the model's fastest rate (the catalog; one device id covers slower cards too) above
     what the link carries may be limited; a model the catalog does not know can't be told; None where every
     card of the model fits (the note that it still carries the port's rate holds)."""
@@ -249,7 +251,7 @@ def _rate_unread(nic: Nic, said: str, carries: float) -> NicVerdict | None:
     kind = "nic_pcie_may_limit_rate" if model is not None else "nic_pcie_rate_unread"
     fastest = f", below the {model.rate_gbps} Gb/s a {model.name} runs at" if model is not None else ""
     return NicVerdict(kind, nic.device, f"{said} (carries ~{carries:.0f} Gb/s{fastest}; no port rate read)",
-                      knowledge.fault(kind).action)
+                      knowledge.fault(kind).action, where)
 
 
 def _below_cap(link: NicPcie) -> bool:

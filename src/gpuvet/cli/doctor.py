@@ -184,6 +184,8 @@ def _finding_json(d: dict[str, object], actions: Sequence[ModuleStep] = ()) -> d
         d.pop("between", None)
     if d.get("module") is None:
         d.pop("module", None)
+    if d.get("host") is None:  # named only where a capture names several hosts
+        d.pop("host", None)
     module = d.get("module")
     step = next((a for a in actions if module == a.slot or (a.bus_id and bus_key(str(module)) == bus_key(a.bus_id))),
                 None) if module else None

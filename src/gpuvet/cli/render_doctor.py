@@ -14,7 +14,7 @@ from rich.text import Text
 
 from gpuvet.cli import term
 from gpuvet.cli.literal import literal
-from gpuvet.doctor.answer import cant_tell_line, finding_key, judged
+from gpuvet.doctor.answer import cant_tell_line, finding_key, judged, place
 from gpuvet.doctor.model import Cited, DoctorRun, Finding
 
 _STATUS = {"confirmed": ("confirmed", "bold red"), "clear": ("clear", "green"),
@@ -117,7 +117,7 @@ def _verdict(console: Console, run: DoctorRun) -> None:
 
 
 def _where(f: Finding) -> str:
-    return f.module or ("↔".join(f.between) if f.between else "node")
+    return place(f) or ("↔".join(f.between) if f.between else "node")
 
 
 def _finding(console: Console, f: Finding) -> None:

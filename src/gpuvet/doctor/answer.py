@@ -69,18 +69,23 @@ MEASURING = frozenset({"pair_bandwidth", "collective_results", "compute_rate", "
 
 def finding_key(f: Finding) -> str:
     """``cause/where`` (and the Xid's code): names a finding in --json's ``roots[].explains``."""
-    where = f.module or ("-".join(f.between) if f.between else "node")
+    where = place(f) or ("-".join(f.between) if f.between else "node")
     xid = f.evidence.get("xid")
     return f"{f.cause}/{where}" + (f"/xid{xid}" if isinstance(xid, int) else "")
+
+
+def place(f: Finding) -> str | None:
+    """The finding's module, led by its host where the capture named several ('node1 0000:3B:00.0')."""
+    return f"{f.host} {f.module}" if f.host and f.module else f.host or f.module
 
 
 def _seen(f: Finding) -> Seen:
     measured = f.evidence.get("measured")
     expected = f.evidence.get("expected")
     share = link_share(measured, expected) if isinstance(measured, str) and isinstance(expected, str) else None
-    title = (f"{subject(f.module, f.between)} at {share} % of design" if f.cause == "link_degraded" and share
-             else place_title(f.cause, f.module, f.between))
-    return Seen(finding_key(f), f.cause, f.severity, f.check not in MEASURING, f.module, f.between, title,
+    title = (f"{subject(place(f), f.between)} at {share} % of design" if f.cause == "link_degraded" and share
+             else place_title(f.cause, place(f), f.between))
+    return Seen(finding_key(f), f.cause, f.severity, f.check not in MEASURING, place(f), f.between, title,
                 f.severity == "critical")
 
 
@@ -90,5 +95,5 @@ def doctor_roots(findings: Sequence[Finding], design: Node | None) -> list[Root]
     on its module. Info findings (advice, not faults) stand outside the roots. A capture names
     modules by bus id and pairs by 'GPU 0': those are places too (without a design, pair ends)."""
     faults = [f for f in findings if f.severity != "info"]
-    places = {f.module for f in faults if f.module} | {m for f in faults if design is None for m in f.between or ()}
+    places = {p for f in faults if (p := place(f))} | {m for f in faults if design is None for m in f.between or ()}
     return group([_seen(f) for f in faults], design, frozenset(places))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
@@ -26,28 +27,39 @@ THERMAL_BITS = 0x20 | 0x40
 
 
 def _xid_modules(ev: Evidence) -> dict[str, list[int]]:
-    """Module id -> Xid codes, from the telemetry window and from a captured kernel log."""
+    """Module id -> Xid codes, from the telemetry window and from a captured kernel log (every host's)."""
     out: dict[str, list[int]] = {}
-    for e in ev.events("xid"):
-        code = e.evidence.get("code", 0)
-        out.setdefault(e.module or "?", []).append(int(code) if isinstance(code, (int, float, str)) else 0)
-    by_bus = {}
-    if ev.inventory is not None:
-        by_bus = {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
-    for x in ev.captures.xids:
-        out.setdefault(by_bus.get(bus_key(x.bus_id), x.bus_id), []).append(x.code)
+    for (_, module), codes in _xid_places(ev).items():
+        out.setdefault(module, []).extend(codes)
     return out
 
 
-def _worst_xid_lines(ev: Evidence) -> dict[tuple[str, int], str]:
-    """(module, code) -> the captured line that rates it: a fatal one over a non-fatal one (NVLink 5 Xids
-    say which in the message); keyed as _xid_modules names modules."""
-    by_bus = {}
-    if ev.inventory is not None:
-        by_bus = {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
-    out: dict[tuple[str, int], str] = {}
+def _xid_places(ev: Evidence) -> dict[tuple[str | None, str], list[int]]:
+    """(host, module id) -> Xid codes: the host a log of several names (pdsh's 'node1: '), else None; one bus
+    id on two hosts is two modules."""
+    out: dict[tuple[str | None, str], list[int]] = {}
+    for e in ev.events("xid"):
+        code = e.evidence.get("code", 0)
+        out.setdefault((None, e.module or "?"), []).append(int(code) if isinstance(code, (int, float, str)) else 0)
+    by_bus = _inventory_buses(ev)
     for x in ev.captures.xids:
-        key = (by_bus.get(bus_key(x.bus_id), x.bus_id), x.code)
+        out.setdefault((x.host, by_bus.get(bus_key(x.bus_id), x.bus_id)), []).append(x.code)
+    return out
+
+
+def _inventory_buses(ev: Evidence) -> dict[str, str]:
+    if ev.inventory is None:
+        return {}
+    return {bus_key(str(m.bus_id)): m.id for m in ev.inventory.modules if not isinstance(m.bus_id, Unavailable)}
+
+
+def _worst_xid_lines(ev: Evidence) -> dict[tuple[str | None, str, int], str]:
+    """(host, module, code) -> the captured line that rates it: a fatal one over a non-fatal one (NVLink 5 Xids
+    say which in the message); keyed as _xid_places names modules."""
+    by_bus = _inventory_buses(ev)
+    out: dict[tuple[str | None, str, int], str] = {}
+    for x in ev.captures.xids:
+        key = (x.host, by_bus.get(bus_key(x.bus_id), x.bus_id), x.code)
         if key not in out or xid_severity(x.code, out[key]) != "critical":
             out[key] = x.text
     return out
@@ -211,7 +223,7 @@ def wiring(ev: Evidence) -> Outcome:
 
 # --- presence, history, visibility --------------------------------------------------------
 def xid_log(ev: Evidence) -> Outcome:
-    xids = _xid_modules(ev)
+    xids = _xid_places(ev)
     if not xids:
         cited = _window_cited(ev, "xid events", "none")
         lines = ev.captures.kernel_lines  # a driver that wrote to the log and reported no Xid
@@ -229,11 +241,11 @@ def xid_log(ev: Evidence) -> Outcome:
     found = []
     worst = _worst_xid_lines(ev)
     said = set() if ev.events("xid") else {x.text for x in ev.captures.xids if x.quoted}  # issue 46: a poster's
-    for module, codes in xids.items():
+    for (host, module), codes in xids.items():
         for code in sorted(set(codes)):
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
-            line = worst.get((module, code))
-            xid = xid_catalogue.xid_finding(kind, HIGH, module, code, line)
+            line = worst.get((host, module, code))
+            xid = replace(xid_catalogue.xid_finding(kind, HIGH, module, code, line), host=host)
             found.append(as_quoted(xid) if line in said else xid)
     return confirmed("the driver reported Xid errors", *found)
 

@@ -81,14 +81,15 @@ def kernel_lines(f: Finding, ev: Evidence, place: Place, slot: str | None = None
             return False
         return (place.by_bus.get(bus_key(where)) if ":" in where else where.lower()) == slot
 
-    lines = [x.text for x in ev.captures.xids if mine(x.bus_id) and (not codes or x.code in codes)]
-    if f.cause != "xid":
+    lines = [x.text for x in ev.captures.xids if x.host == f.host and mine(x.bus_id) and (not codes or x.code in codes)]
+    if f.cause != "xid" and f.host is None:  # the driver's messages name no host: none is another host's
         lines += [e.text for e in ev.captures.kernel_events if mine(e.module)]
     return list(dict.fromkeys(lines))
 
 
 def flagged(run: DoctorRun, ev: Evidence, place: Place) -> list[Flagged]:
-    """The causes found on a module (not info): what the ledger keeps of this diagnosis."""
+    """The causes found on a module (not info): what the ledger keeps of this diagnosis. A module of a log of
+    several hosts is kept as 'node1 0000:3B:00.0': another host's module is never this node's."""
     out = []
     for f in run.findings:
         if f.severity == "info":
@@ -101,7 +102,8 @@ def flagged(run: DoctorRun, ev: Evidence, place: Place) -> list[Flagged]:
                                fault=f"xid:{codes[0]}" if codes else None,
                                status="fail" if f.severity == "critical" else "warn"))
             continue
-        out += [Flagged(f.cause, slot, f.title, f.fix, evidence, kernel_lines(f, ev, place, slot),
+        out += [Flagged(f.cause, f"{f.host} {slot}" if f.host else slot, f.title, f.fix, evidence,
+                        kernel_lines(f, ev, place, slot),
                         fault=f"xid:{codes[0]}" if codes else None,
                         status="fail" if f.severity == "critical" else "warn",
                         captured_from=[Path(name).name for name in ev.captures.read_as])

@@ -85,6 +85,7 @@ class Finding:
     evidence: EvidenceMap = field(default_factory=dict)
     playbook: str | None = None
     check: str | None = None
+    host: str | None = None  # the host its module is on, where a capture names two or more (pdsh's 'node1: ')
 
 
 def finding(cause: str, confidence: float, module: str | None = None, between: tuple[str, str] | None = None,

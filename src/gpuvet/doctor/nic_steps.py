@@ -107,7 +107,7 @@ BW_SHARE_MIN = 0.8  # perftest's write/read/send BW reaches ~95 % of the line ra
 
 def _failed(ev: Evidence) -> list[Finding]:
     """One rdma_test_failed per run that failed, with perftest's first error line."""
-    return [finding("rdma_test_failed", HIGH, None, nic=r.device, test=r.test, file=label,
+    return [finding("rdma_test_failed", HIGH, r.device, nic=r.device, test=r.test, file=label,
                     line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
             for label, r in ev.captures.perftest if r.failures]
 
@@ -145,7 +145,7 @@ def _bandwidth(ev: Evidence) -> tuple[list[Finding], list[Cited]]:
         best = max(r.bw_avg_gbps for r in big)
         cited.append(Cited(label, f"{run.test} on {run.device}", f"{best:.1f} of {rate:g} Gb/s"))
         if best < rate * BW_SHARE_MIN:
-            found.append(finding("rdma_bandwidth_low", HIGH, None, nic=run.device, reading=f"{run.test} "
+            found.append(finding("rdma_bandwidth_low", HIGH, run.device, nic=run.device, reading=f"{run.test} "
                                  f"{best:.1f} Gb/s at {max(r.size_bytes for r in big):,} B, {best / rate:.0%} of "
                                  f"the port's {rate:g} Gb/s", file=label))
     return found, cited

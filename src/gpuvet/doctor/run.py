@@ -88,8 +88,9 @@ def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
     # a lost module's [79] (the presence step's) and its 79 (the log's) are one
     xid = f.evidence.get("xid")
     xid = xid[0] if isinstance(xid, list) and len(xid) == 1 else xid
-    return (f.cause, f.module, tuple(sorted(f.between)) if f.between else None,  # type: ignore[return-value]
-            xid if isinstance(xid, int) else None)
+    # a finding's place is its host and module: one bus id on two hosts is two modules
+    return (f.cause, f"{f.host} {f.module}" if f.host else f.module,  # type: ignore[return-value]
+            tuple(sorted(f.between)) if f.between else None, xid if isinstance(xid, int) else None)
 
 
 # Triage order: the most specific symptoms first, so a cause is credited to the playbook
