@@ -75,6 +75,20 @@ def test_syslog_of_two_hosts_is_two_findings(tmp_path, capsys):
     assert hosts == ["gpu-node1", "gpu-node2"]
 
 
+def test_driver_messages_of_two_hosts_are_counted_per_host(tmp_path, capsys):
+    """The driver's messages are counted per module: per host's module where the log names two hosts, and a
+    bus loss said without an Xid line on node2 is node2's, not folded into node1's Xid 79."""
+    init = "".join(f"node{h}: [    5.{h}] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x62:0x55:2477)\n"
+                   for h in (1, 2, 1, 2, 1))
+    data, _ = _doctor(tmp_path, "init.log", init, capsys)
+    failed = sorted((f["host"], f["evidence"]["times"]) for f in data["findings"] if f["cause"] == "module_init_failed")
+    assert failed == [("node1", 3), ("node2", 2)]
+    off = ("node1: " + _XID.format(t="1.5") + "node2: [ 1.6] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n"
+           "node1: [ 1.7] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n") * 2
+    data, _ = _doctor(tmp_path, "off.log", off, capsys)
+    assert sorted(f["host"] for f in data["findings"] if f["cause"] == "module_fell_off_bus") == ["node1", "node2"]
+
+
 @pytest.mark.parametrize("prefix", ["", "node1: "])
 def test_a_log_of_one_host_is_unchanged(tmp_path, capsys, prefix):
     """No host named, or one host named: the module alone, no 'host' key, as before."""

@@ -247,6 +247,13 @@ def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCap
     return fallback.read(fc, cleaned, walk, lambda: FileCapture(fc.path, bug_report=fc.bug_report))
 
 
+def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:
+    """Issue 46, called by read.py where prefixes named two hosts or more: captures/hosted.py."""
+    from gpuvet.captures import hosted
+
+    hosted.by_host(fc.kernel, cleaned.lines, cleaned.host_of)
+
+
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = amd_smi.parse(lines, marks)
     return Parsed(got, got.claimed, kinds=tuple(got.kinds))

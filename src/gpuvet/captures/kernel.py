@@ -237,6 +237,7 @@ class KernelEvent:
     line: int  # its line number in the file
     count: int = 1
     quoted: bool = False  # issue 46: a poster's sentence naming the message (captures/quoted.py)
+    host: str | None = None  # the launcher's host, where the log names two or more (captures/hosted.py)
 
 
 @dataclass(frozen=True)

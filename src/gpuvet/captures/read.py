@@ -15,10 +15,21 @@ import stat
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import fields, is_dataclass
 from typing import BinaryIO
 
-from gpuvet.captures.formats import ALL, EXPECTED, FORMATS, SHARED, Format, Marks, choose_smi, read_quoted, read_unrecognised
+from gpuvet.captures.formats import (
+    ALL,
+    EXPECTED,
+    FORMATS,
+    SHARED,
+    Format,
+    Marks,
+    choose_smi,
+    read_hosted,
+    read_quoted,
+    read_unrecognised,
+)
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -209,16 +220,10 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
             raise CaptureError("the file is empty (no line holds anything)", where=where, fix=f"give {EXPECTED}.")
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     if cleaned.host_of:
-        _hosted(fc, cleaned.host_of)
+        read_hosted(fc, cleaned)
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
     return fc
-
-
-def _hosted(fc: FileCapture, host_of: dict[int, str]) -> None:
-    """Each Xid line of a log of several hosts (pdsh's 'node1: ', syslog's host) with its host: two hosts'
-    modules of one bus id are two modules, never one."""
-    fc.kernel.xids = [replace(x, host=host_of[x.line]) if x.line in host_of else x for x in fc.kernel.xids]
 
 
 def _settled(text: str) -> Marks:

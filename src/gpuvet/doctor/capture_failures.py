@@ -99,8 +99,8 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
     events = [e for e in c.kernel_events if causes is None or table[e.kind].cause in causes]
-    found = [finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
-                     meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count)
+    found = [replace(finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
+                             meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count), host=e.host)
              for e in events]
     found = [as_quoted(f) if e.quoted else f for f, e in zip(found, events, strict=True)]
     if found:
