@@ -11,7 +11,9 @@ Two classes of first-contact paste hold output an engineer reads at once:
   that is a poster's sentence is prose (read_quoted's, never read here); a line holding only a word such as
   'error' holds no known message;
 - a kernel excerpt with no GPU line (dmesg, dmesg -T, journalctl -k or syslog lines of NICs, disks, systemd):
-  read as a kernel log with no GPU or driver event (GpulessKernel), which doctor judges clear.
+  read as a kernel log with no GPU or driver event (GpulessKernel), which doctor judges clear. One holding a
+  GPU or accelerator driver's line no reader read (nouveau, radeon, nvidia-modeset, habanalabs …) is refused,
+  the line named: gpuvet can't tell what it means, so never 'none from a GPU' (review 56).
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from gpuvet.captures import kernel
 from gpuvet.captures.decorations import PREFIXES
 from gpuvet.captures.kernel import KernelParse
 from gpuvet.captures.text import Cleaned, Line
+from gpuvet.errors import CaptureError
+
+if TYPE_CHECKING:
+    from gpuvet.captures.app_errors import AppErrorsParse
+    from gpuvet.captures.ascend_errors import AscendLog
+    from gpuvet.captures.nccl_log import NcclLog
 
 HEAD = 1000  # characters of a line searched for a known message: bounded work per line, whatever its length
 SHOWN = 60  # characters of a stripped surrounding quoted in the note
@@ -79,10 +87,10 @@ def known() -> tuple[Known, ...]:
     programs = re.compile("|".join(f"(?:{rx.pattern})" for rx in app_errors.KINDS.values()), re.I)
     return (
         Known("device handle", 40, re.compile(kernel._NO_HANDLE_HEAD)),  # nvidia-smi's own answer for a lost module
-        Known("HCCL(", 24, _unanchored(nccl_log._PLOG)), Known("HCCP(", 24, _unanchored(nccl_log._PLOG)),
+        Known(re.compile(r"HCC[LP]\(\d"), 24, _unanchored(nccl_log._PLOG)),  # the plog's 'HCCL(pid,'
         Known("interface return err", 8, _unanchored(hccl._ERROR)),
         Known("(PID:", 48, _unanchored(ascend_errors._TORCH_NPU)),
-        Known("(E", 90, _unanchored(ascend_errors._NAMED)),
+        Known(re.compile(r"\(\s*E[IJ]\d{4}\s*\)"), 90, _unanchored(ascend_errors._NAMED)),  # 'Name(EI0006)'
         # inside a line only with CANN's colon ('EI0006: …'): a bare code-like token (a serial) is no message
         Known(re.compile(r"(?<!\w)E[A-Z]\d{4}:"), 0, _unanchored(ascend_errors._CODE)),
         Known(app_errors._KEYS, 120, programs, lowered=True, json=True),
@@ -92,7 +100,25 @@ def known() -> tuple[Known, ...]:
 # a surrounding that is a poster's sentence (three or more plain words in a row): their prose, read_quoted's
 _PROSE = re.compile(r"\b[A-Za-z][a-z'\u2019]+(?:,? [a-z][a-z'\u2019]*){2,}\b")
 # a JSON string's key and its value opened, not closed before the message
-_JSON_OPEN = re.compile(r"[{,]\s*\"[\w.@-]{1,40}\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){0,200})$")
+_JSON_OPEN = re.compile(r"[{,]\s*\"(?P<key>[\w.@-]{1,40})\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){0,200})$")
+# review 56 (5): the keys a log envelope holds its program's message under; another key's value (a title, a
+# question, a summary) is a document's text, not a program's log
+_MESSAGE_KEY = re.compile(r"(?i:msg|message|log|text|error|err|exception|stack(?:_?trace)?|traceback|stderr|stdout|"
+                          r"output|line|event|detail|details|reason|payload|body)")
+# review 56 (5): a message's own line that asks (a question word first, or a question mark last) is a poster's
+_ASKED = re.compile(r"^\W*(?i:what|why|how|when|where|which|who|is|are|was|were|does|do|did|can|could|should|would|"
+                    r"has|have|any(?:one|body| idea)|help)\b|\?\W*$")
+# review 56 (6): one token of a log's own prefix, as loggers write it: a bracketed field ('[ERROR]', '[4411]',
+# '[misc/check.cc:12]'), a source file:line or a log file's name ('monitor.go:88]', 'train.log:'), a host, pod
+# or stamp holding a digit ('node-3', 'worker-0', glog's 'E1201'), a date, time or pid, a level or stream, a
+# month or weekday, one capital (glog's level, a container log's 'F'), a table's or a logger's separators.
+# Matched one token at a time (no nested repetition: linear on any prefix)
+_LOG_TOKEN = re.compile(r"\s*(?:\[[^\[\]\n]{0,80}\]|\([^()\n]{0,80}\)|<\d{1,3}>|[\w/-][\w./-]*\.\w{1,8}(?::\d{1,6})?\]?|"
+                        r"[A-Za-z][\w.-]*\d[\w.-]*(?:\[\d{1,9}\])?|\d[\d:./,T+Z-]*|"
+                        r"(?i:error|err|warn(?:ing)?|info|debug|trace|fatal|crit(?:ical)?|notice|severe|stderr|stdout)"
+                        r"(?!\w)|[A-Z][a-z]{2}(?!\w)|[A-Z](?!\w)|[A-Za-z_][\w-]*\[\d{1,9}\]|[|>:,;=*#-]+)\s*")
+# a token of the prefix that is a host or pod ('worker-0', 'node12.cluster'), not glog's level and date
+_HOST = re.compile(r"(?!(?:[IWEFD]\d{4})$)[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*")
 _CAP = 1000  # lines of a file read this way at most: a paste's few, never a log's millions
 KIND = "kernel log"  # what such an excerpt is read as
 
@@ -108,8 +134,12 @@ class GpulessKernel(KernelParse):
 class _Capture(Protocol):
     """What the fallback fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
 
+    path: str
     kinds: list[str]
     kernel: KernelParse
+    nccl_log: NcclLog
+    ascend: AscendLog
+    app_errors: AppErrorsParse
 
 
 Capture = TypeVar("Capture", bound=_Capture)
@@ -126,12 +156,13 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
         into = fresh()
         claimed = walk(into, found.lines)
         if into.kinds and (said := found.said(claimed)) is not None:
+            found.place(into)
             for name, value in vars(into).items():
                 if name not in _OWN:
                     setattr(fc, name, value)
             cleaned.notes.append(said)
             return claimed
-    excerpt = gpuless(cleaned)
+    excerpt = gpuless(cleaned, fc.path)
     if excerpt is None:
         return set()
     fc.kernel, fc.kinds = excerpt, [KIND]
@@ -141,10 +172,25 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
 @dataclass(frozen=True)
 class Surrounded:
     """The file's lines with each known message's surrounding stripped (a JSON string's lines apart), and the
-    surroundings stripped, by line: what formats.read_unrecognised gives the readers."""
+    surroundings stripped, by line: what formats.read_unrecognised gives the readers. ``original``: each such
+    line as the file holds it (the evidence cites it); ``hosts``: the host its surrounding named."""
 
     lines: list[Line]
     stripped: list[tuple[int, str]]
+    original: dict[int, str]
+    hosts: dict[int, str]
+
+    def place(self, into: _Capture) -> None:
+        """Review 56 (7): the library's and the program's errors read this way cite the file's own line, and
+        keep the host their surrounding named where the surroundings name two or more (two pods' errors stay
+        two findings; one host's output is as the clean line's)."""
+        hosts = self.hosts if len(set(self.hosts.values())) > 1 else {}
+        for log in (into.nccl_log, into.ascend):
+            log.failures = [replace(f, at=replace(f.at, text=self.original[f.at.line][:_TEXT],
+                                                  host=f.at.host or hosts.get(f.at.line)))
+                            if f.at.line in self.original else f for f in log.failures]
+        into.app_errors.errors = [replace(e, text=self.original[e.line][:_TEXT]) if e.line in self.original else e
+                                  for e in into.app_errors.errors]
 
     def said(self, claimed: set[int]) -> str | None:
         """The note naming what was read this way; None where the readers read none of those lines."""
@@ -155,37 +201,78 @@ class Surrounded:
                 f"(e.g. line {read[0][0]}: {read[0][1][:SHOWN]!r})")
 
 
+_TEXT = 400  # characters of a file's line cited as evidence (nccl_log's)
+_BLOCK = 8192  # lines whose heads are searched together for the known messages' words
+
+
 def surrounded(lines: list[Line]) -> Surrounded | None:
     """``lines`` with the surrounding of every known message stripped (at most _CAP of them), or None where no
-    line holds a known message after a surrounding that is not prose."""
+    line holds a known message after a surrounding shaped like a log's. Review 56 (11): the known messages'
+    words are searched once per block of lines; a line is searched only for the messages its block holds."""
     cut: dict[int, list[Line]] = {}
     stripped: list[tuple[int, str]] = []
-    for i, ln in enumerate(lines):
-        if len(cut) >= _CAP:
-            break
-        got = _remainder(ln)
-        if got is not None:
-            cut[i] = got[1]
-            stripped.append((ln.no, got[0]))
+    for first in range(0, len(lines), _BLOCK):
+        block = lines[first:first + _BLOCK]
+        present = _present("\n".join(ln.text[:HEAD] for ln in block))
+        for i, ln in enumerate(block if present else (), first):
+            if len(cut) >= _CAP:
+                break
+            if (got := _remainder(ln, present)) is not None:
+                cut[i] = got[1]
+                stripped.append((ln.no, got[0]))
     if not cut:
         return None
-    return Surrounded([part for i, ln in enumerate(lines) for part in cut.get(i, [ln])], stripped)
+    hosts = {no: host for no, prefix in stripped if (host := _host_in(prefix)) is not None}
+    return Surrounded([part for i, ln in enumerate(lines) for part in cut.get(i, [ln])], stripped,
+                      {lines[i].no: lines[i].text.strip() for i in cut}, hosts)
 
 
-def _remainder(ln: Line) -> tuple[str, list[Line]] | None:
+def _present(heads: str) -> tuple[Known, ...]:
+    """The known messages whose word the lines' heads hold (searched once over them all)."""
+    lowered = heads.lower() if any(one.lowered for one in known()) else heads
+    return tuple(one for one in known() if (one.word in heads if isinstance(one.word, str)
+                                            else one.word.search(lowered if one.lowered else heads)))
+
+
+def _remainder(ln: Line, present: tuple[Known, ...]) -> tuple[str, list[Line]] | None:
     """The surrounding stripped off the line's first known message, and the message as the line(s) a reader
     reads (a JSON string's escapes undone, its '\\n' lines apart); None where the line holds no known message
-    after some surrounding, or the surrounding is prose."""
+    after some surrounding, or the surrounding is prose, no log's prefix, another JSON key's value than a
+    message's, or a message's line that asks (review 56: 5, 6)."""
     head = ln.text[:HEAD]
-    starts = [at for one in known() if (at := one.start(head)) is not None]
+    starts = [at for one in present if (at := one.start(head)) is not None]
     at = min(starts, default=0)
     prefix = head[:at]
     if not at or not prefix.strip() or _PROSE.search(prefix):
         return None
     rest = ln.text[at:]
-    if _JSON_OPEN.search(prefix):
+    if (opened := _JSON_OPEN.search(prefix)) is not None:
         rest = _json_string(rest)
+        if not _MESSAGE_KEY.fullmatch(opened.group("key")) or _ASKED.search(rest.split("\n", 1)[0]):
+            return None
+    elif not _log_shaped(prefix):
+        return None
     return prefix.strip(), [Line(ln.no, part) for part in rest.split("\n") if part.strip()]
+
+
+def _log_shaped(prefix: str) -> bool:
+    """The surrounding is a log's own prefix: all of it log tokens (_LOG_TOKEN), read one at a time."""
+    at = 0
+    while at < len(prefix):
+        m = _LOG_TOKEN.match(prefix, at)
+        if m is None or m.end() == at:
+            return False
+        at = m.end()
+    return True
+
+
+def _host_in(prefix: str) -> str | None:
+    """The host or pod a log's prefix names (its first token shaped as one, holding a digit), or None."""
+    for token in re.split(r"[\s|]+", prefix):
+        token = token.strip(":,")
+        if any(c.isdigit() for c in token) and _HOST.fullmatch(token):
+            return token
+    return None
 
 
 def _json_string(rest: str) -> str:
@@ -218,11 +305,13 @@ _NIC_LINK = re.compile(r"\b(mlx5_\d+): Port: (\d+) Link (DOWN|INIT|ARM|ACTIVE)\b
 MIN_LINES = 2  # kernel lines an excerpt holds at least: one stamped line may be anything
 
 
-def gpuless(cleaned: Cleaned) -> GpulessKernel | None:
+def gpuless(cleaned: Cleaned, where: str = "") -> GpulessKernel | None:
     """A kernel excerpt (most of its lines the kernel's, at least MIN_LINES) that no reader took a line of, read
     as such (its kernel lines claimed, the note said); None where the file is not one. A journal's prefix was
     peeled off its lines first, the program lost with it: such lines are the kernel's where the file names the
-    kernel's log as its source (`journalctl -k`, `dmesg`, kern.log) or where they read as the kernel's own."""
+    kernel's log as its source (`journalctl -k`, `dmesg`, kern.log) or where they read as the kernel's own.
+    Refused (CaptureError, naming the line) where a line is a GPU or accelerator driver's that no reader read:
+    such an excerpt is never one with no GPU line."""
     body = [ln for ln in cleaned.lines if _content(ln)]
     peeled = any(_PEELED.match(note) for note in cleaned.notes)
     from_kernel = peeled and any(_KERNEL_SOURCE.search(ln.text) for ln in cleaned.lines)
@@ -230,8 +319,40 @@ def gpuless(cleaned: Cleaned) -> GpulessKernel | None:
               or peeled and _KERNEL_BODY.match(ln.text)}
     if len(shaped) < MIN_LINES or 2 * len(shaped) <= len(body):
         return None
+    _refuse_gpu_lines(body, where)
     note = f"{len(shaped)} kernel line(s), none from a GPU, NIC-to-GPU or driver module" + _nic_links(body)
     return GpulessKernel(claimed=shaped, notes=[note], lines=len(shaped))
+
+
+# a GPU or accelerator driver's kernel line no reader read (NVIDIA's own modules beside NVRM, nouveau, radeon,
+# amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, GPUDirect, DRM): its message, after the kernel's
+# stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]')
+_GPU_DRIVER = re.compile(r"\s*(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
+                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|ascend\w*|devdrv\w*)(?=[:\s\[(])")
+_GPU_BRACKET = re.compile(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
+                          r"(?<![\w-])(?P<nvrm>NVRM):")
+
+
+def _gpu_driver(text: str) -> str | None:
+    """The GPU or accelerator driver a kernel line is from, or None."""
+    shape = _KERNEL_SHAPE.match(text)
+    m = _GPU_DRIVER.match(text, shape.end() if shape is not None else 0) or _GPU_BRACKET.search(text)
+    return None if m is None else m.group("driver") or m.group("nvrm")
+
+
+def _refuse_gpu_lines(body: list[Line], where: str) -> None:
+    """A GPU or accelerator driver's lines no reader read: refused, the first named (gpuvet can't tell whether
+    they are a fault, so never 'none from a GPU')."""
+    drivers = [(ln, d) for ln in body if (d := _gpu_driver(ln.text.lstrip())) is not None]
+    if not drivers:
+        return
+    ln, driver = drivers[0]
+    raise CaptureError(
+        f"a kernel excerpt with {len(drivers)} line(s) from a GPU or accelerator driver no reader of gpuvet "
+        f"knows (line {ln.no}, {driver!r}: {ln.text.strip()[:SHOWN]!r}): it can't tell whether they are a fault",
+        where=where or None,
+        fix="read those lines yourself, or give what gpuvet reads of that GPU (nvidia-smi -q, amd-smi, the "
+            "kernel log's NVRM/Xid, amdgpu or i915/xe lines).")
 
 
 def _content(ln: Line) -> bool:

@@ -1,0 +1,90 @@
+"""Review 56's fallback findings (RF1), each on lines written here in the tool's own form: a kernel excerpt
+holding a GPU or accelerator driver's line no reader knows is refused, naming it (never 'none from a GPU')."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures.read import parse_text
+from gpuvet.cli.app import main
+from gpuvet.errors import CaptureError
+
+UNREAD_GPU_DRIVERS = {  # each driver's own words (Linux prints them so); no reader of gpuvet reads them
+    "nvidia-modeset": "[  100.000001] nvidia-modeset: ERROR: GPU:0: Idling display engine timed out: 0x0000c67e:0:0:1128",
+    "drm": "[  100.000003] [drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip "
+           "event timeout on head 0",
+    "nouveau": "[   12.345678] nouveau 0000:01:00.0: fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]",
+    "radeon": "[  100.000002] radeon 0000:01:00.0: GPU lockup (current fence id 0x00000000000a1b2c last fence id "
+              "0x00000000000a1b2d on ring 0)",
+    "habanalabs": "[  300.000001] habanalabs hl0: Device is NOT usable",
+}
+OTHERS = ("[  100.000000] usb 1-4: new high-speed USB device number 3 using xhci_hcd",
+          "[  100.000004] EXT4-fs (md127p3): re-mounted. Quota mode: none.")
+
+
+@pytest.mark.parametrize("driver", sorted(UNREAD_GPU_DRIVERS))
+def test_a_kernel_excerpt_with_an_unread_gpu_drivers_line_is_refused_naming_it(tmp_path: Path, driver: str) -> None:
+    text = "\n".join((*OTHERS, UNREAD_GPU_DRIVERS[driver])) + "\n"
+    with pytest.raises(CaptureError, match=f"from a GPU or accelerator driver .*line 3, '{driver}'"):
+        parse_text(text, "kern.txt")
+    path = tmp_path / "kern.txt"
+    path.write_text(text)
+    assert main(["doctor", "--from", str(path)]) == 2
+
+
+def test_a_journal_lines_gpu_driver_is_refused_too() -> None:
+    text = ("$ journalctl -k\nDec 06 10:00:01 node-7 kernel: usb 1-4: new device\n"
+            "Dec 06 10:00:02 node-7 kernel: nvidia-drm: [GPU ID 0x00000100] Loading driver\n"
+            "Dec 06 10:00:03 node-7 kernel: EXT4-fs (md127p3): re-mounted.\n")
+    with pytest.raises(CaptureError, match="'nvidia-drm'"):
+        parse_text(text, "kern.txt")
+
+
+def test_an_excerpt_of_nics_disks_and_memory_is_still_a_clear_kernel_log() -> None:
+    text = "\n".join((*OTHERS, "[ 5000.000100] Out of memory: Killed process 4242 (python) total-vm:900000000kB",
+                      "[ 9000.000001] mlx5_core 0000:ab:00.0: poll_health:801:(pid 0): device's health compromised")) + "\n"
+    assert parse_text(text, "kern.txt").kinds == ["kernel log"]
+
+
+@pytest.mark.parametrize("text", [
+    # review 56 (5): a question in a JSON document's field, and in a log envelope's message
+    '[{"id": 101, "title": "What does RuntimeError: CUDA error: device-side assert triggered mean?", "answers": 3}]\n',
+    '{"ts": "2026-12-01T10:00:01Z", "msg": "What does RuntimeError: CUDA error: device-side assert triggered mean?"}\n',
+    '{"ts": "2026-12-01T10:00:01Z", "msg": "RuntimeError: CUDA error: device-side assert triggered - why?"}\n',
+    # review 56 (6): a closed ticket's listing is no log's prefix
+    "ticket #4411 | status: closed | summary: EI0006: Getting socket times out. Reason: Remote rank did not send "
+    "the data.\nticket #4412 | status: closed | summary: user question, resolved\n",
+])
+def test_a_question_or_a_tickets_listing_around_a_known_message_is_refused(text: str) -> None:
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text(text, "paste.txt")
+
+
+PLOG = ("[ERROR] HCCL({pid},python):2026-12-01-10:00:01.123.456 [hccl_communicator.cc:120][{pid}]EI0006: Getting "
+        "socket times out. Reason: Remote rank did not send the data.")
+
+
+def _pods(tmp_path: Path, pods: tuple[str, ...]) -> tuple[list[dict[str, object]], list[str]]:
+    from tests.captures.test_captures_fresh_c import run_json
+    lines = [f"2026-12-01T10:00:0{i}Z {pod} stderr F " + PLOG.format(pid=4411 + i) for i, pod in enumerate(pods)]
+    path = tmp_path / "pods.log"
+    path.write_text("\n".join(lines) + "\n")
+    code, data = run_json("doctor", "--from", str(path))
+    assert code == 1
+    return data["findings"], lines
+
+
+def test_two_pods_errors_in_an_unknown_prefix_stay_two_findings_citing_the_files_lines(tmp_path: Path) -> None:
+    """Review 56 (7): the host the stripped prefix named is kept where two or more are named; the evidence
+    quotes the file's line (its container-log stamp peeled, as every launcher prefix is), not the remainder."""
+    found, lines = _pods(tmp_path, ("worker-0", "worker-1"))
+    assert [(f["cause"], f["module"]) for f in found] == [
+        ("collective_runtime_error", "worker-0"), ("collective_runtime_error", "worker-1")]
+    assert [f["evidence"]["log"] for f in found] == [ln.split("Z ", 1)[1] for ln in lines]
+
+
+def test_one_pods_error_is_read_as_the_clean_line_is(tmp_path: Path) -> None:
+    found, lines = _pods(tmp_path, ("worker-0",))
+    assert [(f["module"], f["evidence"]["log"]) for f in found] == [("host and GPU not in the log", lines[0])]
