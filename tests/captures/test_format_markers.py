@@ -121,6 +121,21 @@ def test_the_words_a_pattern_needs_decide_only_where_they_can(monkeypatch: pytes
     assert Marks([Line(1, "0  0x74a1,  35.0c")]).has(cell) and not Marks([Line(1, "0x74a1 35.0c")]).has(cell)
 
 
+def test_rocm_smis_table_is_run_for_its_header_not_for_any_temp() -> None:
+    """Issue 43: rocm-smi's default table is read under its header (rocm_table._HEAD, of a line's text without
+    its blanks), and its marker is that header at a line's start: not every text holding 'Temp' (nvidia-smi -q's
+    'GPU Current Temp', in every bug report)."""
+    from gpuvet.captures import rocm_table
+
+    for line in (" GPU  Temp    AvgPwr   SCLK     MCLK     Fan      Perf", "\t GPU\tTemp\tAvgPwr", "GPU DID Temp AvgPwr",
+                 "Device  Node  IDs        Temp      Power     Partitions", "Device [Model : Revision]    Temp  Power",
+                 "        GPU Current Temp                  : 31 C", "    GPU Shutdown Temp : 92 C   Power Draw : 70 W",
+                 "GPU Temp (DieEdge) AvgPwr", "GPUs  Temp  AvgPwr", "GPU Temperature Power", "Device Temp", "GPU TempPower"):
+        header = rocm_table._HEAD.match(line.strip()) is not None
+        assert Marks([Line(1, "x"), Line(2, line), Line(3, "y")]).any(rocm_table.MARKERS) is header, line
+    assert not Marks(clean((CORPUS / "smi_q_h100_2gpu.txt").read_text()).lines).any(rocm_table.MARKERS)
+
+
 def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
     is ``in``'s, across the steps the triples are counted in and for any characters."""

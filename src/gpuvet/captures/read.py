@@ -199,7 +199,7 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
     bug_report = bool(_BUNDLE.search(text, lead, lead + 20000))
     del text
     early: list[Marks] = []
-    cleaned = clean(held, (lambda led: early.append(_settled(led))) if lead else None)  # lets the text go
+    cleaned = clean(held, (lambda led: _kept(early, _settled(led))) if lead else None)  # lets the text go
     if len(cleaned.lines) > MAX_LINES:
         raise CaptureError(f"{len(cleaned.lines)} lines (at most {MAX_LINES})", where=where,
                            fix="give the capture itself, or the part of it that matters.")
@@ -233,6 +233,11 @@ def _settled(text: str) -> Marks:
     marks.has(_PROSE_QUOTE)
     marks.settle(group for fmt in FORMATS for group in fmt.groups())
     return marks
+
+
+def _kept(early: list[Marks], marks: Marks) -> Marks:
+    early.append(marks)  # for the walk
+    return marks  # for clean: the poster's cut marks it rules out are not searched
 
 
 def _refuse_long_numbers(text: str, where: str, lead: int = 0) -> None:

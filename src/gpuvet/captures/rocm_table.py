@@ -161,8 +161,11 @@ def _headless(lines: list[Line], out: ListedParse) -> None:
 
 
 _ROCM_ONLY = ("Mhz", "0x")  # in every row _rocm_only takes: the lines _headless looks at
-# issue 43: a header holds 'Temp' (_HEAD); a row read without it a clock in 'Mhz' or a device id cell '0x74a1,'
-MARKERS = ("Temp",)
+# issue 43: a header (_HEAD, at a line's start; not any 'Temp': every nvidia-smi -q holds 'GPU Current Temp', and
+# the test of each line holding it was 0.02 s of a 20 MB bug report); a row read without it a clock in 'Mhz' or a
+# device id cell '0x74a1,'
+MARKERS = (Needing(re.compile(r"\n[^\S\n]*(?:GPU|Device)[^\S\n][^\n]*\bTemp\b[^\n]*\b(?:SCLK|AvgPwr|Power)\b"),
+                   ("Temp",)),)
 _DIGITS = "0123456789abcdefABCDEF"  # a device id's last two, then its comma: in every such cell
 HEADLESS_MARKERS = ("Mhz", Needing(re.compile(r"0x[0-9a-fA-F]{4},"), tuple(f"{a}{b}," for a in _DIGITS for b in _DIGITS)))
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, count, islice, repeat
 from operator import is_, is_not, itemgetter, lt, ne, sub
-from typing import ClassVar, NamedTuple, cast
+from typing import ClassVar, NamedTuple, Protocol, cast
 
 from gpuvet.captures import decorations
 from gpuvet.captures.wrapping import _WRAP_MOST as WRAP_MOST  # unwrap reads no longer text
@@ -112,7 +112,7 @@ def _without_nuls(text: str) -> tuple[str, list[str]]:
     return text.replace("\x00", ""), [said]
 
 
-def clean(text: str | list[str], settle: Callable[[str], None] | None = None) -> Cleaned:
+def clean(text: str | list[str], settle: Callable[[str], Holds | None] | None = None) -> Cleaned:
     """The tool output inside a pasted text, each line with its number in the file. Whole-text work at
     C speed (issue 43): the split, the right-strip and each Line made by map; only the lines that hold
     a fence, an escaped '#' or a cut mark (found by str.find over the text) and those decorations.peel
@@ -121,7 +121,8 @@ def clean(text: str | list[str], settle: Callable[[str], None] | None = None) ->
     ``settle``: where the text in the list opens with a newline of the caller's own, called with the text
     (that newline first, as marks.Marks joins lines) before the lines are made, where the text is them line
     for line (Cleaned.exact says whether they stayed so): the caller's whole-text searches done then, so a
-    bug report's text and its lines are never held together (issue 43: they were its peak memory)."""
+    bug report's text and its lines are never held together (issue 43: they were its peak memory); what it
+    returns says which of the marks a poster's cut needs the text cannot hold (those are not searched)."""
     if isinstance(text, list):
         if settle is not None and (got := _clean_led(text, settle)) is not None:
             return got
@@ -151,7 +152,7 @@ def clean(text: str | list[str], settle: Callable[[str], None] | None = None) ->
     return _finish(peeled, marked, header, notes, wrapped)
 
 
-def _clean_led(held: list[str], settle: Callable[[str], None]) -> Cleaned | None:
+def _clean_led(held: list[str], settle: Callable[[str], Holds | None]) -> Cleaned | None:
     """clean of the text ``held`` holds after a newline of the caller's own, its lines made once ``settle`` has
     had the text and it is let go (their peel's whole-text tests made on it before). None, the text put back
     in ``held`` without that newline, where it needs what only clean's general way does: line ends or escapes
@@ -163,13 +164,12 @@ def _clean_led(held: list[str], settle: Callable[[str], None]) -> Cleaned | None
         held.append(led[1:])
         return None
     parts = list(map(str.rstrip, led.split("\n")))  # rstrip gives the same string back where nothing is cut
-    marked = [i - 1 for i in _marked(led)]  # the newline first: each line's number one more
     if sum(map(len, parts)) + len(parts) - 1 != len(led):  # a line right-stripped: the lines' text made from them
-        led = "\n".join(parts)
+        led = "\n".join(parts)  # (its lines, and the lines holding a mark, are the text's as read)
     del parts[0]  # the newline's empty line
     notes = _long_lines(parts)
     survey = decorations.Survey.of(led, 1)
-    settle(led)
+    marked = [i - 1 for i in _marked(led, settle(led))]  # the newline first: each line's number one more
     del led
     with collector_paused():
         lines = list(map(_MADE, repeat(Line), zip(count(1), parts)))
@@ -244,23 +244,33 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _marked(text: str) -> list[int]:
+class Holds(Protocol):
+    """What a survey of a whole text (marks.Marks, its byte triples counted) says it cannot hold, with no search."""
+
+    def may(self, word: str) -> bool: ...
+
+    def any_case(self, word: str) -> bool: ...
+
+
+def _marked(text: str, holds: Holds | None = None) -> list[int]:
     """0-based numbers of the lines of ``text`` holding one of _MARKS or _SNIP, in order: one search of
-    the whole text for each (a bug report holds few or none), not a Python test of every line."""
+    the whole text for each (a bug report holds few or none), not a Python test of every line. ``holds``:
+    the text's survey, where one was made: a mark it rules out is not searched (issue 43: each search reads
+    the whole text, 0.09 s of a 20 MB bug report that held none)."""
     at: list[int] = []
-    for mark in _MARKS:
+    for mark in _MARKS if holds is None else [m for m in _MARKS if holds.may(m)]:
         i = text.find(mark) if mark[0] in text else -1  # one character is found at memchr's speed: most are absent
         while i >= 0:  # the first on each line is enough
             at.append(i)
             end = text.find("\n", i)
             i = text.find(mark, end) if end >= 0 else -1
-    i, seen = text.find("<"), 0
+    i, seen = text.find("<") if holds is None or holds.may("8<") else -1, 0
     while i >= 0:  # few texts hold many '<' (XML does: past 64 of them, '8<' is searched for as it is)
         if text[i - 1:i] == "8":
             at.append(i)
         seen += 1
         i = text.find("<", i + 1) if seen < 64 else text.find("8<", i) + 1 or -1
-    if not text.isascii() or _holds_snip(text):
+    if not text.isascii() or ((holds is None or any(map(holds.any_case, _SNIPS))) and _holds_snip(text)):
         at += (m.start() for m in _SNIP.finditer(text))
     numbers, line, last = [], 0, 0
     for pos in sorted(at):
