@@ -150,7 +150,7 @@ def test_dcgms_nvswitch_module_errors_are_one_warning_counted(tmp_path: Path) ->
     data = _run(tmp_path, "".join(line.format(m=m) for m in ("10", "11", "12")))
     found = data["findings"]
     assert [(f["cause"], f["severity"], f["module"]) for f in found] == [  # type: ignore[index]
-        ("dcgm_health_warning", "warn", "NVSwitch (DCGM's NvSwitch module)")]
+        ("dcgm_nvswitch_unread", "warn", "NVSwitch (DCGM's NvSwitch module)")]  # review 56 LOW 12: its own cause
     message = found[0]["evidence"]["message"]  # type: ignore[index]
     assert "ReadNvSwitchStatusAllSwitches() returned Host engine is not ready" in message and "3 line(s)" in message
 

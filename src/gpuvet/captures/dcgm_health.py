@@ -71,6 +71,8 @@ _LOG_GPU = re.compile(r"\bGPU (?:ID )?(\d{1,4})\b")
 _SWITCH_MODULE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+\[\[NvSwitch\]\]\s+(.*?)(?:\s+\[/?[^\]\s]+:\d+\])?"
                             r"(?:\s+\[[\w:~]+\])?\s*$")
 _SWITCHES = "NVSwitch (DCGM's NvSwitch module)"
+SWITCH_MODULE = "NvSwitch module"  # the incidents' system: its ERROR lines, kept as logged (the doctor judges them:
+# knowledge/faults.yaml's dcgm_nvswitch_unread), never a health DCGM did not print
 
 
 def _parse_log(lines: list[Line]) -> DcgmHealthParse:
@@ -91,14 +93,16 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
         out.incidents.append(DcgmHealthIncident(f"GPU {int(gpu.group(1))}" if gpu else "GPU (id not in the line)",
                                                 _system_name(m.group(2)), health, message[:400]))
         out.claimed.add(ln.no)
-    out.incidents += [DcgmHealthIncident(_SWITCHES, "NvSwitch", "Warning", f"DCGM cannot read the switches' state: "
+    out.incidents += [DcgmHealthIncident(_SWITCHES, SWITCH_MODULE, "ERROR", f"DCGM cannot read the switches' state: "
                                          f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
     if out.incidents:
-        worst = "Failure" if any(i.health == "Failure" for i in out.incidents) else "Warning"
-        out.overall = worst
+        healths = {i.health for i in out.incidents}
+        worst = next((h for h in ("Failure", "Warning") if h in healths), None)
+        out.overall = worst or "not printed (DCGM's log: its NvSwitch module's ERROR lines alone)"
         also = ", its NvSwitch module's ERROR lines" if switch else ""
+        taken = f"Overall Health taken as {worst}, the worst" if worst else "no health incident"
         out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
-                         f"system …'{also}), not `dcgmi health -c`'s report: Overall Health taken as {worst}, the worst")
+                         f"system …'{also}), not `dcgmi health -c`'s report: {taken}")
     return out
 
 

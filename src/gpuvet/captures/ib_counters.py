@@ -26,7 +26,10 @@ KIND = "sysfs IB counters"
 PERFQUERY = "perfquery"
 UNNAMED = "an RDMA port (device and port not named)"  # its port numbered 0: no HCA's port is
 _DIR = r"/sys/class/infiniband/(?P<dev>[\w.-]{1,64})/ports/(?P<port>\d{1,3})/(?P<set>hw_counters|counters)"
-_PATH_VALUE = re.compile(r"^\s*" + _DIR + r"/(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
+# pdsh/clush's 'nodeA: ' before the path (review 56): a host's name, read here (the path after it makes it one even
+# where it is a bare word, which decorations leaves on the line)
+_PATH_VALUE = re.compile(r"^\s*(?:(?P<host>[A-Za-z0-9][\w.-]{0,62}):\s+)?" + _DIR +
+                         r"/(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,20})\s*$")
 _PATH = re.compile(_DIR + r"(?:/(?P<name>\w{1,64}))?/?(?=[\s$#:<=]|$)")  # a prompt, a cd, a head's title
 _HEAD = re.compile(r"^\s*(?:===|==>)\s*(?:\./)?(?:" + _DIR + r"/)?(?P<name>\w{1,64})\s*(?:===|<==)\s*$")
 _VALUE = re.compile(r"^\s*(\d{1,20})\s*$")
@@ -56,6 +59,7 @@ class _Reading:
     where: tuple[str, int, str] | None = None  # (device, port, counters or hw_counters)
     pending: tuple[tuple[str, int, str], str] | None = None
     values: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    hosts: dict[tuple[str, int], str] = field(default_factory=dict)  # a port's host, where a prefix named it
     tools: dict[str, None] = field(default_factory=dict)  # the kinds read, in order: sysfs's, perfquery's
 
 
@@ -68,7 +72,10 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     if not r.values:
         return NicToolsParse(), set()
     devices: dict[str, list[NicPort]] = {}
+    one_host = len(set(r.hosts.values())) == 1
     for (dev, port), values in r.values.items():
+        if one_host and (dev, port) in r.hosts:  # one host named: its ports by their own names
+            dev = dev.split(" ", 1)[1]
         errors = {k: v for k, v in values.items() if k in ERROR_COUNTERS}
         traffic = {k: v for k, v in values.items() if k in TRAFFIC_COUNTERS}
         devices.setdefault(dev, []).append(NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN, errors, traffic))
@@ -82,7 +89,11 @@ def _line(text: str, r: _Reading) -> bool:
     if ":.." in text or "counters:" in text:
         return _perfquery(text, r)
     if (m := _PATH_VALUE.match(text)) is not None:
-        _keep(r, (m.group("dev"), int(m.group("port")), m.group("set")), m.group("name"), int(m.group("value")))
+        host = m.group("host")
+        dev = f"{host} {m.group('dev')}" if host else m.group("dev")  # named alone below if one host only
+        _keep(r, (dev, int(m.group("port")), m.group("set")), m.group("name"), int(m.group("value")))
+        if host and m.group("set") == "counters":
+            r.hosts[(dev, int(m.group("port")))] = host
         return True
     if (m := _HEAD.match(text)) is not None:
         place = (m.group("dev"), int(m.group("port")), m.group("set")) if m.group("dev") else r.where
@@ -118,5 +129,6 @@ def _perfquery(text: str, r: _Reading) -> bool:
 
 def _keep(r: _Reading, place: tuple[str, int, str], name: str, value: int, tool: str = KIND) -> None:
     if place[2] == "counters":  # hw_counters: the driver's own, read not judged
-        r.values.setdefault((place[0], place[1]), {})[name] = value
+        values = r.values.setdefault((place[0], place[1]), {})
+        values[name] = max(value, values.get(name, value))  # read twice (two hosts' lines peeled): the worst kept
         r.tools[tool] = None

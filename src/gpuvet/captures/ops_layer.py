@@ -34,15 +34,28 @@ _SLURM_DISCARD = re.compile(r"Discarding the following config-only GPU|autodetec
 _SLURM_NO_LIB = re.compile(r"configured to autodetect (\w+) functionality, but we weren't able to find that lib")
 # a drain reason naming a GPU fault (scontrol's Reason=, or a sinfo -R row) that is no count line
 _GPU_FAULT = r"\b(?:GPU|gpu|GPUs|gpus|Xid|XID|ECC|ecc|NVLink|nvlink|NVRM|nvidia)\b"
+# the words that make a drain reason naming a GPU a fault (review 56): without one it is an admin's drain
+# ('scheduled nvidia driver upgrade', 'GPU firmware update'), said, not judged
+_FAULT_WORD = re.compile(r"\b(?:fail\w*|err(?:or)?s?|lost|los(?:s|ing)|missing|xid|ecc|fallen|fell|off the bus|count|"
+                         r"unhealthy|down|dead|hung|hangs?|hanging|degraded|bad|broken|faulty|fault|crash\w*|timeout|"
+                         r"timed out|not (?:found|detected|responding|visible)|unreachable|mismatch|throttl\w*|"
+                         r"overheat\w*|problems?|issues?|rma|reset required|requires? (?:a )?reset)\b", re.I)
 _SLURM_REASON = re.compile(r"\bReason=(.*" + _GPU_FAULT + r".*?)(?:\s\[\S+\])?\s*$")
 _SINFO_HEAD = re.compile(r"^\s*REASON\s+USER\s+TIMESTAMP\s+NODELIST\s*$")  # sinfo -R's header
 _SINFO_ROW = re.compile(r"^\s*(.*" + _GPU_FAULT + r".*?)\s+\S+\s+\d{4}-\d\d-\d\dT[\d:]+\s+(\S+)\s*$")
 # LBNL NHC failing a GPU check ('ERROR: nhc:  Health check failed:  check_gpu_count: …'; its drain note 'NHC: …')
 _NHC_FAILED = re.compile(r"Health check failed:\s+(.*" + _GPU_FAULT + r".*)$")
 # a node condition a GPU health agent sets (EKS' AcceleratedHardwareReady False with reason NvidiaXID79Error or
-# NvidiaDeviceCountMismatch; any condition row whose reason names an NVIDIA, GPU or Xid fault)
-_K8S_CONDITION = re.compile(r"^\s*(\w+)\s+(?:False|True)\s+.*?\b((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|"
-                            r"Failure|Failed|Unhealthy|Lost|Degraded)\w*)\b")
+# NvidiaDeviceCountMismatch): describe's row is Type, Status, two times, Reason, Message; the Reason column alone is
+# read (a message may name a past fault), and only where the Status means a problem (_CONDITION_UP)
+_K8S_TIME = r"(?:\w{3}, \d{1,2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}|\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-][\d:]{4,5})?|<unknown>)"
+_K8S_CONDITION = re.compile(r"^\s*(\w+)\s+(False|True|Unknown)\s+(?:" + _K8S_TIME + r"\s+" + _K8S_TIME + r"\s+)?"
+                            r"(\w+)(?:\s|$)")
+_GPU_REASON = re.compile(r"(?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|Failure|Failed|Unhealthy|Lost|Degraded)\w*")
+_GPU_CONDITION = re.compile(r"Accelerat|Gpu|GPU|Nvidia|NVIDIA")  # a GPU agent's own condition (its healthy row read)
+# a condition whose name says a good state (Ready, AcceleratedHardwareReady) has a problem when False; the others
+# (MemoryPressure, node-problem-detector's GPUProblem, NetworkUnavailable) when True
+_CONDITION_UP = re.compile(r"(?:Ready|Healthy|(?<!Un)Available)$")
 # the same agents' events ('Warning  NvidiaXID79Error  3m  eks-node-monitoring-agent  …' in describe's Events)
 _K8S_EVENT = re.compile(r"^\s*Warning\s+((?:Nvidia|NVIDIA|Gpu|GPU|Amd|AMD)\w*(?:Error|Mismatch|Failure|Failed|Unhealthy|"
                         r"Lost|Degraded)\w*)\s")
@@ -56,14 +69,17 @@ _K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)|requ
 _PLUGIN_NONE = re.compile(r"No devices found\. Waiting indefinitely|Incompatible strategy detected|"
                           r"If this is a GPU node, did you (?:set the docker default runtime|configure the NVIDIA)")
 
-_K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu)"
+# the device plugin's resources: whole GPUs, and under MIG's mixed strategy each MIG profile's slices
+# ('nvidia.com/mig-1g.10gb: 56'): the node's GPUs in MIG mode are offered as those, not as nvidia.com/gpu
+_K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu|nvidia\.com/mig-[\w.-]{1,40}?)"
+_MIG = "nvidia.com/mig-"
 _K8S_BLOCK = re.compile(r"^\s*\"?(capacity|allocatable)\"?:\s*\{?\s*$", re.I)  # describe's, -o yaml's, -o json's
 _K8S_ENTRY = re.compile(r"^\s*\"?" + _K8S_RESOURCE + r"\"?:\s*\"?(\d+)\"?,?\s*$")
 _K8S_KEY = re.compile(r"^\s*\"?[\w./-]+\"?:\s*\S")  # any entry of a block (cpu: 8, memory: 1Ki)
 # one-line forms: jsonpath ('status.capacity.amd.com/gpu: 0'), and custom-columns' names
 _K8S_INLINE = re.compile(r"\b(capacity|allocatable)\.\"?" + _K8S_RESOURCE + r"\"?\s*[:=]\s*\"?(\d+)", re.I)
 # GPU feature discovery's label: the modules the node had when it was labelled (its design, in the node's words)
-_GFD_COUNT = re.compile(r"\b((?:nvidia|amd)\.com/gpu)\.count[=:]\s*\"?(\d+)")
+_GFD_COUNT = re.compile(r"\b" + _K8S_RESOURCE + r"\.count[=:]\s*\"?(\d+)")
 _GPU_WORD = re.compile(r"\bGPUs?\b|nvidia|amdgpu|rocm|\bgpu\b", re.I)
 
 # nv-hostengine's log: 'YYYY-MM-DD HH:MM:SS.mmm ERROR [pid:tid] message [file:line] [function]'
@@ -106,8 +122,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         elif ("No devices" in t or "strategy" in t or "GPU node" in t) and _PLUGIN_NONE.search(t):
             _add(out, "k8s_plugin_no_devices", ln, t.strip(), tool="NVIDIA device plugin")
         elif (" False " in t or " True " in t) and (cond := _K8S_CONDITION.match(t)) is not None:
-            _add(out, "k8s_gpu_condition", ln, f"node condition {cond.group(1)}: {cond.group(2)}: {ln.text.strip()}",
-                 tool="Kubernetes")
+            _condition(out, ln, cond.group(1), cond.group(2), cond.group(3))
         elif "Warning" in t and (event := _K8S_EVENT.match(t)) is not None:
             _add(out, "k8s_gpu_condition", ln, f"node event {event.group(1)}: {t.strip()}", tool="Kubernetes")
         elif "kernel module" in t and _DRIVER_LOAD.search(t):
@@ -159,6 +174,19 @@ def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str) -> None
     out.errors.append(AppError(kind, ln.no, text[:300], None, tool))
 
 
+def _condition(out: AppErrorsParse, ln: Line, kind: str, status: str, reason: str) -> None:
+    """A node condition row: a GPU fault where its Reason names one and its Status means a problem; a GPU
+    agent's condition, or a fault's name under a status meaning none (a message of one cleared), said."""
+    fault = _GPU_REASON.fullmatch(reason) is not None
+    problem = status == ("False" if _CONDITION_UP.search(kind) else "True")
+    if fault and problem:
+        _add(out, "k8s_gpu_condition", ln, f"node condition {kind} {status}: {reason}: {ln.text.strip()}",
+             tool="Kubernetes")
+    elif not problem and status != "Unknown" and (fault or _GPU_CONDITION.search(kind)):
+        out.claimed.add(ln.no)
+        out.notes.append(f"Kubernetes node condition {kind} {status}, reason {reason}: no GPU problem")
+
+
 def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
     """Slurm's count lines (the node named where its line or an earlier NodeName= says), slurmd's missing
     device files and discarded GPUs, and a drain reason naming a GPU fault."""
@@ -175,7 +203,7 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
             sinfo = True
             continue
         if sinfo and (row := _SINFO_ROW.match(s)) is not None and not _SLURM_LOW.search(s):
-            _add(out, "slurm_drained_gpu", ln, f"{row.group(2)} drained: {row.group(1).strip()}", tool="Slurm (sinfo -R)")
+            _drained(out, ln, f"{row.group(2)} drained", row.group(1).strip(), "Slurm (sinfo -R)")
             continue
         if "gres" not in s and "Reason=" not in s and "config-only" not in s and "autodetect" not in s \
                 and "check failed" not in s:
@@ -201,8 +229,17 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         elif (nhc := _NHC_FAILED.search(s)) is not None:
             _add(out, "slurm_drained_gpu", ln, f"node health check failed: {nhc.group(1).strip()}", tool="NHC")
         elif (reason := _SLURM_REASON.search(s)) is not None:
-            _add(out, "slurm_drained_gpu", ln, f"{'node ' + node + ': ' if node else ''}drained: {reason.group(1)}",
-                 tool="Slurm")
+            _drained(out, ln, f"{'node ' + node + ': ' if node else ''}drained", reason.group(1), "Slurm")
+
+
+def _drained(out: AppErrorsParse, ln: Line, who: str, reason: str, tool: str) -> None:
+    """A drain reason naming a GPU: a fault where it says one (_FAULT_WORD), else an admin's drain, said."""
+    said = f"{who}: {reason}"
+    if _FAULT_WORD.search(reason):
+        _add(out, "slurm_drained_gpu", ln, said, tool=tool)
+    else:
+        out.claimed.add(ln.no)
+        out.notes.append(f"Slurm {said} (an admin's drain: the reason names no fault)")
 
 
 def _node_in(text: str) -> str | None:
@@ -215,19 +252,24 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
     capacity of none, or blocks that list no GPU resource in a file about GPUs."""
     blocks = _blocks(lines)
     out.claimed.update(ln.no for _, ln in blocks.counts.values())
+    slices = {r: n for (b, r), (n, _) in blocks.counts.items() if b != "labelled" and r.startswith(_MIG) and n > 0}
+    if slices:
+        out.notes.append(f"Kubernetes: MIG slices offered ({', '.join(sorted(slices))}): the GPUs in MIG mode are "
+                         "offered as those, so nvidia.com/gpu below the GPUs labelled, or none, is not judged a GPU lost")
     for res in sorted({r for _, r in blocks.counts}):
         cap, alloc = blocks.counts.get(("capacity", res)), blocks.counts.get(("allocatable", res))
         out.notes.append(f"Kubernetes {res}: capacity {cap[0] if cap else 'not shown'}, allocatable "
                          f"{alloc[0] if alloc else 'not shown'}")
         labelled = blocks.counts.get(("labelled", res))
-        if labelled is not None and cap is not None and cap[0] < labelled[0]:
+        whole = bool(slices) and res == "nvidia.com/gpu"  # some of the GPUs partitioned: not all offered whole
+        if labelled is not None and cap is not None and cap[0] < labelled[0] and not whole:
             said = f"{res}: capacity {cap[0]} of the {labelled[0]} GPU feature discovery labelled (gpu.count)"
             _add(out, "k8s_gpus_unhealthy", cap[1], said, tool="Kubernetes")
         elif cap is not None and alloc is not None and alloc[0] < cap[0]:
             said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} ({cap[0] - alloc[0]} not offered: " \
                    f"marked unhealthy by the device plugin)"
             _add(out, "k8s_gpus_unhealthy", alloc[1], said, tool="Kubernetes")
-        elif (said_one := cap or alloc) is not None and said_one[0] == 0:
+        elif (said_one := cap or alloc) is not None and said_one[0] == 0 and not whole and not res.startswith(_MIG):
             ln = said_one[1]
             _add(out, "k8s_no_gpu_resource", ln, f"{res}: none offered: {ln.text.strip()}", tool="Kubernetes")
     if not blocks.counts and blocks.bare and any(_GPU_WORD.search(ln.text) for ln in lines):

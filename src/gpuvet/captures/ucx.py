@@ -18,12 +18,17 @@ from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
 # '[1737742661.094513] [cn0244:260472:0]      ib_mlx5_log.c:139  UCX  ERROR   ': the timestamp, host, pid,
-# thread ids, source file and line, UCX's level word
+# thread ids, source file and line, UCX's level word: ERROR or WARN (review 56: an INFO line's 'Using active port
+# on mlx5_0:1/IB' is no error); a line without a level word (older UCX) is read only with the syndrome after the port
 _PREFIX = (r"^\s*(?:\[\d{1,12}\.\d{1,9}\]\s*)?\[(?P<host>[\w.-]{1,64}):(?P<pid>\d{1,9})(?::\d{1,9}){0,3}\]\s+"
-           r"[\w.-]{1,64}\.c:\d{1,6}\s+(?:UCX\s+(?:ERROR|WARN|DIAG|INFO)\s+)?")
+           r"[\w.-]{1,64}\.c:\d{1,6}\s+")
 _ERROR = r"(?P<what>[A-Za-z][A-Za-z ]{2,60}?)\s+on\s+(?P<dev>[\w.-]{1,64}):(?P<port>\d{1,3})/(?P<tl>IB|RoCE|Eth)\b"
-_PREFIXED = re.compile(_PREFIX + _ERROR + r"(?P<rest>.*)$")
-_BARE = re.compile(r"^\s*" + _ERROR + r"\s*\(synd (?P<synd>0x[0-9a-fA-F]{1,8})\b.*$")
+_SYND_AFTER = r"\s*\(synd (?P<synd>0x[0-9a-fA-F]{1,8})\b"
+_LEVELLED = re.compile(_PREFIX + r"UCX\s+(?:ERROR|WARN)\s+" + _ERROR)
+_UNLEVELLED = re.compile(_PREFIX + r"(?!UCX\s)" + _ERROR + _SYND_AFTER)
+_BARE = re.compile(r"^\s*" + _ERROR + _SYND_AFTER)
+# UCX's own lines at a level below WARN ('UCX  INFO  Using active port on mlx5_0:1/IB'): read as its, no error
+_QUIET = re.compile(_PREFIX + r"UCX\s+(?:INFO|DIAG|DEBUG|TRACE\w*|DATA|REQ|FUNC|POLL|PRINT)\s")
 _SYND = re.compile(r"\(synd (0x[0-9a-fA-F]{1,8})\b")
 # the work request dumped under the error: 'DCI QP 0xa9f wqe[0]: SEND …', 'RC QP 0x1c4 wqe[12]: RDMA_READ …'
 _WQE = re.compile(r"^\s*(?:\[[\w.-]{1,64}:\d{1,9}(?::\d{1,9}){0,3}\]\s+[\w.-]{1,64}\.c:\d{1,6}\s+)?"
@@ -52,10 +57,11 @@ class UcxParse:
 
 
 def parse(lines: list[Line]) -> UcxParse:
-    """UCX's completion errors in ``lines``, each work-request line under one claimed with it."""
+    """UCX's completion errors in ``lines``, each work-request line under one claimed with it, and its lines
+    below WARN claimed as read (no error)."""
     out = UcxParse()
     for ln in lines:
-        m = _PREFIXED.match(ln.text) or _BARE.match(ln.text)
+        m = _LEVELLED.match(ln.text) or _UNLEVELLED.match(ln.text) or _BARE.match(ln.text)
         if m is not None:
             prefixed = "host" in m.groupdict()
             synd = _SYND.search(ln.text)
@@ -64,6 +70,6 @@ def parse(lines: list[Line]) -> UcxParse:
                                        m.group("tl"), m.group("what").strip(), synd.group(1) if synd else None,
                                        ln.text.strip()[:_TEXT]))
             out.claimed.add(ln.no)
-        elif out.errors and _WQE.match(ln.text):
+        elif (out.errors and _WQE.match(ln.text)) or ("UCX" in ln.text and _QUIET.match(ln.text)):
             out.claimed.add(ln.no)
     return out

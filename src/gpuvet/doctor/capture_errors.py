@@ -269,13 +269,18 @@ def dcgm_health(ev: Evidence) -> Outcome:
     reports = ev.captures.dcgm_health
     if not reports:
         return unknown(f"no DCGM health report (give {GIVE['dcgm_health']})")
+    from gpuvet.captures.dcgm_health import SWITCH_MODULE  # its module: loaded with the report
+
     found: list[Finding] = []
     unsure: list[str] = []
     for label, report in reports:
         for inc in report.incidents:
-            if inc.health.lower() in ("warning", "failure"):
+            if inc.system == SWITCH_MODULE:  # its ERROR lines: judged by the knowledge base, not by a health word
+                found.append(finding("dcgm_nvswitch_unread", MEDIUM, module=inc.entity, file=label,
+                                     system=inc.system, health=inc.health, message=inc.message[:300]))
+            elif inc.health.lower() in ("warning", "failure"):
                 found += _incident(ev, label, inc, unsure)
-        if not any(i.health.lower() in ("warning", "failure") for i in report.incidents):
+        if not any(i.health.lower() in ("warning", "failure") or i.system == SWITCH_MODULE for i in report.incidents):
             found += _health_without_incident(label, report)
     if found:
         return confirmed("DCGM's health watches report incidents", *found)

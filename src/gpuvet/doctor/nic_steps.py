@@ -113,18 +113,21 @@ def _failed(ev: Evidence) -> list[Finding]:
 
 
 def _completion_errors(ev: Evidence) -> list[Finding]:
-    """One rdma_completion_error per port and status UCX reported (retry exceeded on mlx5_0 port 1), citing
-    its first line and counting the processes and lines that saw the same."""
-    groups: dict[tuple[str, int, str], list[tuple[str, UcxError]]] = {}
+    """One rdma_completion_error per host, port and status UCX reported (retry exceeded on mlx5_0 port 1),
+    citing its first line and counting the processes and lines that saw the same. Where UCX's lines name two
+    or more hosts, each host's port is its own finding (review 56: mlx5_0:1 on nodeA and on nodeB are two)."""
+    groups: dict[tuple[str | None, str, int, str], list[tuple[str, UcxError]]] = {}
+    hosts = {e.host for _, e in ev.captures.rdma_errors if e.host is not None}
     for label, e in ev.captures.rdma_errors:
-        groups.setdefault((e.device, e.port, e.what), []).append((label, e))
+        groups.setdefault((e.host if len(hosts) > 1 else None, e.device, e.port, e.what), []).append((label, e))
     out = []
-    for (device, port, what), items in groups.items():
+    for (host, device, port, what), items in groups.items():
         label, first = items[0]
         seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
-        out.append(finding("rdma_completion_error", MEDIUM, f"{device} port {port}", nic=f"{device} port {port}", error=what,
-                           transport=first.transport, syndrome=first.syndrome, file=label, line=first.line,
-                           log=first.text, times=len(items), processes=seen[:16] or None))
+        out.append(replace(finding("rdma_completion_error", MEDIUM, f"{device} port {port}",
+                                   nic=f"{device} port {port}", error=what, transport=first.transport,
+                                   syndrome=first.syndrome, file=label, line=first.line, log=first.text,
+                                   times=len(items), processes=seen[:16] or None), host=host))
     return out
 
 
@@ -159,7 +162,8 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
     found, cited = _bandwidth(ev)
     if errors := _completion_errors(ev):
         said = errors[0].evidence
-        return confirmed(f"RDMA traffic failed: {said['error']} on {said['nic']} ({said['times']} time(s))",
+        where = f"{errors[0].host} {said['nic']}" if errors[0].host else said["nic"]
+        return confirmed(f"RDMA traffic failed: {said['error']} on {where} ({said['times']} time(s))",
                          *errors, *failed, *found)
     if failed or found:
         first = next(r for _, r in ev.captures.perftest if r.failures) if failed else None
