@@ -59,6 +59,8 @@ class AerDevice:
 class AerParse:
     devices: dict[str, AerDevice] = field(default_factory=dict)
     claimed: set[int] = field(default_factory=set)
+    host: str | None = None  # the host whose lines these are, in a log of several (captures/hosted.py)
+    hosted: list[AerParse] = field(default_factory=list)  # there: each host's devices, read from its lines alone
 
     def gpu(self, bus: str) -> bool:
         """The device is a GPU module: NVIDIA's by its vendor id or its driver's name, AMD's by its driver's

@@ -251,7 +251,7 @@ def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:
     """Issue 46, called by read.py where prefixes named two hosts or more: captures/hosted.py."""
     from gpuvet.captures import hosted
 
-    hosted.by_host(fc.kernel, cleaned.lines, cleaned.host_of)
+    hosted.by_host((fc.kernel, fc.aer, fc.app_errors), cleaned.lines, cleaned.host_of)
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:

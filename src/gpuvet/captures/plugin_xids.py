@@ -38,7 +38,7 @@ def parse(lines: list[Line]) -> KernelParse:
         module, code = got
         if code and (module, code) not in seen:
             seen.add((module, code))
-            out.xids.append(XidLine(module, code, ln.text.strip()[:240]))
+            out.xids.append(XidLine(module, code, ln.text.strip()[:240], line=ln.no))
     named = {x.code for x in out.xids if x.bus_id != NO_BUS}  # gpud's message beside its event's data naming the GPU
     out.xids = [x for x in out.xids if x.bus_id != NO_BUS or x.code not in named]
     if out.claimed:

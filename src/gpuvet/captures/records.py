@@ -115,6 +115,7 @@ class AppError:
     tool: str | None = None  # the program that printed it, where the line says (gpu-burn, deviceQuery, PyTorch)
     times: int = 1  # lines of the same kind on the same module (a traceback repeats its error)
     quoted: bool = False  # issue 46: a poster's sentence quoting the message, read only where nothing else was
+    host: str | None = None  # the launcher's host, where the log names two or more (captures/hosted.py)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
@@ -236,18 +237,18 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                 continue
             if d.fatal and d.unrecovered and not any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values()):
                 # the link was reset and the kernel gave up on what is below (a lost GPU is the kernel reader's finding)
-                out.append(_aer_unrecovered(label, parsed, d))
+                out.append(replace(_aer_unrecovered(label, parsed, d), host=parsed.host))
                 continue
             quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only  # no GPU known below it
             lost_gpu = any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values())  # its own finding
             fatal = d.fatal and not d.recovered and not lost_gpu
             cause = "pcie_aer_fatal" if fatal else "pcie_port_receiver_errors" if quiet else "pcie_aer_errors"
-            out.append(finding(cause,
+            out.append(replace(finding(cause,
                                HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
                                line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
                                uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else
                                ("the module itself" if parsed.gpu(d.bus) else "the module below it is not named "
-                                "in the log")))
+                                "in the log")), host=parsed.host))
     return out
 
 

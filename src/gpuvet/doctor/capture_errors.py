@@ -9,6 +9,7 @@ every link of such a card down (NVIDIA/NVSentinel#1481)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from statistics import median
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -115,10 +116,11 @@ def _error_findings(errors: list[tuple[str, AppError]]) -> list[Finding]:
     """One finding per cause and module, as doctor merges them; where several kinds of line name the same
     cause on one module ('invalid device function' beside a memory fault), each kind and line stays in the
     evidence and each kind's advice in the fix, so the merge never drops what a line said."""
-    groups: dict[tuple[str, str | None], list[tuple[str, AppError]]] = {}
-    for label, e in errors:
-        groups.setdefault((_meaning(e.kind).cause, e.module), []).append((label, e))
-    return [_error_finding(*group[0]) if len(group) == 1 else _merged(group) for group in groups.values()]
+    groups: dict[tuple[str, str | None, str | None], list[tuple[str, AppError]]] = {}
+    for label, e in errors:  # a log of several hosts: each host's 'device 0' its own (captures/hosted.py)
+        groups.setdefault((_meaning(e.kind).cause, e.host, e.module), []).append((label, e))
+    return [replace(_error_finding(*group[0]) if len(group) == 1 else _merged(group), host=group[0][1].host)
+            for group in groups.values()]
 
 
 def _meaning(kind: str) -> _Meaning:

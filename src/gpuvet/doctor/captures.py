@@ -154,11 +154,14 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nic_links += fc.lspci.nics
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
-    if fc.aer.devices:
-        caps.aer.append((label, fc.aer))
-        caps.notes += [f"{label}: kernel AER: {d.driver} {d.bus} (not a GPU: no module finding), {d.correctable} "
-                       f"correctable, {d.uncorrectable} uncorrectable" for d in fc.aer.devices.values()
-                       if d.driver not in ("pcieport", "nvidia") and not fc.aer.gpu(d.bus)]
+    for aer in (fc.aer, *fc.aer.hosted):  # a log of several hosts: each host's devices apart (captures/hosted.py)
+        if not aer.devices:
+            continue
+        caps.aer.append((label, aer))
+        on = f"{aer.host} " if aer.host else ""
+        caps.notes += [f"{label}: kernel AER: {d.driver} {on}{d.bus} (not a GPU: no module finding), {d.correctable} "
+                       f"correctable, {d.uncorrectable} uncorrectable" for d in aer.devices.values()
+                       if d.driver not in ("pcieport", "nvidia") and not aer.gpu(d.bus)]
     caps.dcgm += fc.dcgm.results
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines
