@@ -306,7 +306,9 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             # batch H: another driver (nouveau, vfio-pci) owns the modules, so NVIDIA's probe never ran
             "probe_not_called": "NVRM: The NVIDIA probe routine was not called for 3 device(s).",
             # batch I's dev set: the driver's user-space of another version than the loaded module
-            "api_mismatch": "NVRM: API mismatch: the client has the version 535.129.03, but"}
+            "api_mismatch": "NVRM: API mismatch: the client has the version 535.129.03, but",
+            # batch J: the driver loaded and bound no module (a laptop's switched-off GPU, a VM without one)
+            "no_adapter": "NVRM: No NVIDIA graphics adapter found!"}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind
