@@ -117,6 +117,7 @@ class FileCapture:
     app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
+    host: str | None = None  # the host the file names as its own (one syslog host, one pdsh host), else None
 
 
 @dataclass(frozen=True)
