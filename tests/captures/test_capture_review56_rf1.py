@@ -88,3 +88,29 @@ def test_two_pods_errors_in_an_unknown_prefix_stay_two_findings_citing_the_files
 def test_one_pods_error_is_read_as_the_clean_line_is(tmp_path: Path) -> None:
     found, lines = _pods(tmp_path, ("worker-0",))
     assert [(f["module"], f["evidence"]["log"]) for f in found] == [("host and GPU not in the log", lines[0])]
+
+
+def test_a_question_about_an_xid_line_is_no_xid_of_the_posters() -> None:
+    """Review 56 (16): the line asks what an Xid line means: read_quoted's (a question, no report), not the
+    driver's line; the same Xid line as the kernel prints it is still read."""
+    asked = ("Question: how would gpuvet report an Xid 79 if one appeared? Our nodes are fine.\n"
+             "For example, what does NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus. mean in practice?\n")
+    with pytest.raises(CaptureError, match="nothing in it is output gpuvet can read"):
+        parse_text(asked, "q.txt")
+    fc = parse_text("[  12.3] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n", "k.txt")
+    assert [(x.bus_id, x.code) for x in fc.kernel.xids] == [("0000:3B:00.0", 79)]
+
+
+@pytest.mark.parametrize("line", [
+    "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",  # the HSA runtime's, in a job's log
+    "[  10.000002] kfd kfd: HW exception by GPU node-1 (agent 0xa1b2) reason :GPU Hang",
+])
+def test_a_gpu_hang_the_rocm_runtime_reports_is_the_knowledge_bases_hung_module(tmp_path: Path, line: str) -> None:
+    """Review 56 (16): judged through faults.yaml's module_hung_reset, never 'clear'."""
+    from tests.captures.test_captures_fresh_c import run_json
+    path = tmp_path / "job.log"
+    path.write_text("step 1 loss 4.75\n" + line + "\n")
+    code, data = run_json("doctor", "--from", str(path))
+    assert code == 1
+    assert [(f["cause"], f["module"], f["evidence"]["kind"]) for f in data["findings"]] == [
+        ("module_hung_reset", f"GPU node-{line.split('node-')[1][0]} (HSA node, CPUs counted)", "hip_gpu_hang")]

@@ -16,6 +16,9 @@ from gpuvet.captures.text import Line
 # kind -> its words, most specific first; the kinds are doctor's (doctor/capture_errors.py KIND_CAUSES)
 KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
     "hip_memory_fault": r"Memory access fault by GPU node-\d+",
+    # review 56 (16): the HSA runtime's word for a queue the driver found hung and reset ('HW Exception by GPU
+    # node-1 (Agent handle: 0x…) reason :GPU Hang'; the program aborts): doctor's module_hung_reset
+    "hip_gpu_hang": r"(?i:HW Exception) by GPU node-\d+ \((?i:Agent handle|agent):? ?0x[0-9a-fA-F]+\) reason ?: ?GPU Hang",
     "hip_out_of_memory": r"HIP out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES",
     "hip_no_binary": r"hipErrorNoBinaryForGpu|HIP error: invalid device function|hipErrorInvalidDeviceFunction",
     "hip_no_device": r"No HIP GPUs are available|hipErrorNoDevice\b|HIP error: no ROCm-capable device",
@@ -26,7 +29,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
                       r"check amdgpu|WARNING: No AMD GPUs specified",
     "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR_[A-Z_]+",
 }.items()}
-_KEYS = ("hip", "hsa_status", "memory access fault by gpu", "rock module", "amdsmi_status_driver",
+_KEYS = ("hip", "hsa_status", "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
          "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
 _ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own words after 'hsa api call failure at:'
 _NODE = re.compile(r"GPU node-(\d+)")

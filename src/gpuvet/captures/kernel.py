@@ -286,7 +286,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
             out.nvrm_lines += 1
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
             continue
-        if "NVRM" not in s and "nvidia" not in s:
+        if "NVRM" not in s and "nvidia" not in s or _asked(s):
             continue
         if "SXid" in s and (m := _SXID.search(s)) is not None:
             _sxid_line(out, handles, m, ln)
@@ -591,3 +591,10 @@ def _amd_module_of(lines: list[Line], i: int) -> str:
         if (b := _AMD_BUS.search(other.text)) is not None:
             return bus(b.group(1))
     return AMD_NO_BUS
+
+
+def _asked(s: str) -> bool:
+    """Review 56 (16): a poster's question about the Xid line it quotes ('what does NVRM: Xid (…): 79, … mean?':
+    plain words before it, a '?' closing the line, which no kernel line does): read_quoted's, not the driver's."""
+    m = _XID.search(s) if s.rstrip().endswith("?") else None
+    return m is not None and re.search(r"[A-Za-z][a-z']+ [a-z']+", s[max(0, m.start() - 300):m.start()]) is not None

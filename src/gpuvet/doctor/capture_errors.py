@@ -83,6 +83,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
+    "hip_gpu_hang": _Meaning("module_hung_reset", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),
     "hip_no_binary": _Meaning("application_hip_error", HIGH),
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
