@@ -24,7 +24,8 @@ CAPTURES = Path(__file__).parent.parent / "data" / "captures"
 FILES = sorted(p for d in (CAPTURES, CAPTURES / "real", CAPTURES / "fresh", CAPTURES / "fresh_c", CAPTURES / "fresh_d")
                for p in d.iterdir() if p.is_file() and p.suffix in (".txt", ".xml", ".log"))
 _HEADER = re.compile(r"#\s*(source|shows|conclusion|expect|note|tuned)\b", re.I)
-_SKIP = {"notes", "path", "where"}  # what may differ: the notes name the decoration; the path is the variant's
+_SKIP = {"notes", "path", "where", "host"}  # what may differ: the notes name the decoration; the path is the variant's;
+# the host a launcher prefix names (pdsh's, syslog's) is the decoration's own word, said for doctor --from's several files
 
 DECORATIONS: dict[str, Callable[[list[str]], str]] = {
     "indented by 4 spaces": lambda ls: "\n".join("    " + s if s else s for s in ls),

@@ -78,3 +78,79 @@ def test_app_error_counts_per_host(tmp_path, capsys):
     text = "".join(f"node1: {_APP}" for _ in range(3)) + f"node2: {_APP}"
     found = _findings(tmp_path, text, capsys, "application_cuda_error")
     assert sorted((f["host"], f["evidence"]["times"]) for f in found) == [("node1", 3), ("node2", 1)]
+
+
+# --- several files given to one doctor --from -----------------------------------------------------------------
+
+_XID = "[ {t}] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
+
+
+def _files(tmp_path: Path, capsys: pytest.CaptureFixture[str], **texts: str) -> dict:
+    args = []
+    for name, text in texts.items():
+        (tmp_path / f"{name}.log").write_text(text)
+        args += ["--from", str(tmp_path / f"{name}.log")]
+    main(["doctor", *args, "--json"])
+    return json.loads(capsys.readouterr().out)
+
+
+def _syslog(host: str) -> str:
+    return "".join(f"Dec  6 10:00:0{s} {host} kernel: " + _XID.format(t=f"12{s}.5") for s in (1, 2))
+
+
+def _lost(data: dict) -> list[tuple[str | None, str]]:
+    return sorted(((f.get("host") or ""), f["module"]) for f in data["findings"] if f["cause"] == "module_fell_off_bus")
+
+
+def test_two_files_of_two_hosts(tmp_path, capsys):
+    """Each file's syslog host column names its host: one finding per host, and a note per file."""
+    data = _files(tmp_path, capsys, a=_syslog("gpu-node1"), b=_syslog("gpu-node2"))
+    assert _lost(data) == [("gpu-node1", "0000:3B:00.0"), ("gpu-node2", "0000:3B:00.0")]
+    assert sum("host gpu-node1's (the host the file names" in n for n in data["notes"]) == 1
+
+
+def test_two_files_naming_no_host_are_kept_apart_by_name(tmp_path, capsys):
+    """Two bare dmesg excerpts naming one bus id: each file's name is its place, said in a note."""
+    data = _files(tmp_path, capsys, a=_XID.format(t="1.5"), b=_XID.format(t="2.5"))
+    assert _lost(data) == [("a.log", "0000:3B:00.0"), ("b.log", "0000:3B:00.0")]
+    assert sum("0000:3B:00.0 also named by another file given: kept apart" in n for n in data["notes"]) == 2
+
+
+def test_two_files_of_one_host_merge(tmp_path, capsys):
+    """Both files name the same host: one machine's, one finding, no host key."""
+    data = _files(tmp_path, capsys, a=_syslog("gpu-node1"), b=_syslog("gpu-node1"))
+    assert _lost(data) == [("", "0000:3B:00.0")]
+    assert not any("kept apart" in n for n in data["notes"])
+
+
+def test_files_naming_other_modules_are_unchanged(tmp_path, capsys):
+    """Two files with nothing in common: read as before (no host key, no note)."""
+    other = _XID.format(t="3.5").replace("3b:00", "5e:00")
+    data = _files(tmp_path, capsys, a=_XID.format(t="1.5"), b=other)
+    assert _lost(data) == [("", "0000:3B:00.0"), ("", "0000:5E:00.0")]
+    assert not any("kept apart" in n for n in data["notes"])
+
+
+def test_two_files_of_one_name_are_placed_by_path(tmp_path, capsys):
+    """node1/dmesg.txt and node2/dmesg.txt: the same file name, so each is placed by its path."""
+    paths = []
+    for node in ("node1", "node2"):
+        (tmp_path / node).mkdir()
+        (tmp_path / node / "dmesg.txt").write_text(_XID.format(t="1.5"))
+        paths += ["--from", str(tmp_path / node / "dmesg.txt")]
+    main(["doctor", *paths, "--json"])
+    hosts = sorted(h for h, _ in _lost(json.loads(capsys.readouterr().out)))
+    assert hosts == [str(tmp_path / "node1" / "dmesg.txt"), str(tmp_path / "node2" / "dmesg.txt")]
+
+
+_REPORT = ("____________________________________________\n\nStart of NVIDIA bug report log file.  Please include this "
+           "file, along\nwith a detailed description of your problem.\n\nnvidia-bug-report.sh Version: 35249876\n\n"
+           "Date: Sat Dec  5 10:00:00 UTC 2026\nuname: Linux {host} 5.15.0-91-generic #101-Ubuntu SMP x86_64 "
+           "GNU/Linux\ncommand line flags:\n\n")
+
+
+def test_bug_reports_of_two_hosts(tmp_path, capsys):
+    """Each bug report's header names its machine (uname -a's node name): each report's Xid is its host's."""
+    data = _files(tmp_path, capsys, a=_REPORT.format(host="dgx-a") + _XID.format(t="1.5"),
+                  b=_REPORT.format(host="dgx-b") + _XID.format(t="2.5"))
+    assert _lost(data) == [("dgx-a", "0000:3B:00.0"), ("dgx-b", "0000:3B:00.0")]

@@ -84,6 +84,7 @@ class Peeled:
     # fence's own indentation (the line's after it is the tool's)
     host_of: dict[int, str] = field(default_factory=dict)  # line number -> the host its prefix named, where the
     # prefixes named two hosts or more (one log of several nodes: their modules are not one)
+    host: str | None = None  # the one host a host-naming prefix named (the file's host: doctor --from's several files)
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,8 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
             if kind is not None and kind.hosts and len(tags) > 1:
                 for no, host in _hosts_of(kind, out.lines).items():
                     out.host_of.setdefault(no, host)  # an outer prefix's host first (pdsh over syslog)
+            elif kind is not None and kind.hosts:
+                out.host = out.host or tags[0]
             out.lines, out.hosts = lines, out.hosts + tags
             out.notes.append(note)
         peeled = out.lines != before

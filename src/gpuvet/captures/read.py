@@ -221,9 +221,22 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
     if cleaned.host_of:
         read_hosted(fc, cleaned)
+    fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None)
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
     return fc
+
+
+def _uname_host(lines: list[Line]) -> str | None:
+    """The machine nvidia-bug-report's header names: its 'uname: ' line is uname -a's, the node name second
+    (doctor --from's several files: doctor/file_hosts.py)."""
+    for ln in lines[:200]:
+        if ln.text.startswith("uname: ") and (m := _UNAME.match(ln.text)) is not None:
+            return m.group(1)
+    return None
+
+
+_UNAME = re.compile(r"uname: \S+ ([A-Za-z0-9][\w.-]{0,62}) ")
 
 
 def _settled(text: str) -> Marks:

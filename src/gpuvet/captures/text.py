@@ -76,6 +76,7 @@ class Cleaned:
     notes: list[str] = field(default_factory=list)
     hosts: tuple[str, ...] = ()  # launcher prefixes naming hosts or ranks, in order of appearance
     host_of: dict[int, str] = field(default_factory=dict)  # line number -> its host, where prefixes named two or more
+    host: str | None = None  # the one host a host-naming prefix named (syslog's host column, pdsh's 'node1: ')
     exact: bool = False  # the lines are the text clean gave ``settle``, line for line (its leading newline aside)
 
 
@@ -223,7 +224,7 @@ def _finish(peeled: decorations.Peeled, marked: list[int], header: range, notes:
                      "what was cut is not known")
     if wrapped.dropped:
         kept, notes = decorations.without(kept, wrapped.dropped), [*notes, wrapped.note()]
-    return Cleaned(kept, notes, peeled.hosts, host_of=peeled.host_of)
+    return Cleaned(kept, notes, peeled.hosts, host_of=peeled.host_of, host=peeled.host)
 
 
 _MADE = tuple.__new__  # Line's own __new__ is a Python call: a bug report makes millions

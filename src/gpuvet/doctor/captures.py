@@ -98,10 +98,14 @@ def read_captures(paths: list[str]) -> Captures:
     """Read every file. Raises CaptureError (naming the file and what was expected)."""
     from gpuvet.captures import read
     from gpuvet.captures.files import once_each
+    from gpuvet.doctor import file_hosts
 
     caps = Captures(files=list(paths))
-    for p in once_each(paths, caps.notes):
-        _add(caps, read.read(p))
+    files = [(Path(p).name, read.read(p)) for p in once_each(paths, caps.notes)]
+    files, apart = file_hosts.apart(files)  # two files naming one module: kept apart, each in its place (issue 46)
+    for _, fc in files:
+        _add(caps, fc)
+    caps.notes += apart
     caps.notes += _foreign_xids(caps)
     return caps
 
