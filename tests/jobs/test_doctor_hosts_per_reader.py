@@ -154,3 +154,16 @@ def test_bug_reports_of_two_hosts(tmp_path, capsys):
     data = _files(tmp_path, capsys, a=_REPORT.format(host="dgx-a") + _XID.format(t="1.5"),
                   b=_REPORT.format(host="dgx-b") + _XID.format(t="2.5"))
     assert _lost(data) == [("dgx-a", "0000:3B:00.0"), ("dgx-b", "0000:3B:00.0")]
+
+
+def test_fabric_manager_journal_of_two_hosts(tmp_path, capsys):
+    """A central syslog of two hosts' fabric managers, each logging one SXid on its own switch 0000:86:00.0:
+    one finding per host (the fabric manager's events are grouped by doctor, host by host)."""
+    line = ("Mar 02 08:14:0{s} gpu-node{h} nv-fabricmanager[5183]: detected NVSwitch non-fatal error 12028 on fid 0 "
+            "on NVSwitch pci bus id 00000000:86:00.0 physical id 3 port 6{h}\n")
+    text = "".join(line.format(s=s, h=h) for s in (1, 2) for h in (1, 2))
+    found = _findings(tmp_path, text, capsys, "nvswitch_sxid")
+    assert sorted((f["host"], f["module"], f["evidence"]["times"]) for f in found) == [
+        ("gpu-node1", "nvswitch 0000:86:00.0 SXid 12028", 2), ("gpu-node2", "nvswitch 0000:86:00.0 SXid 12028", 2)]
+    one = _findings(tmp_path, "".join(line.format(s=s, h=1) for s in (1, 2)), capsys, "nvswitch_sxid")
+    assert len(one) == 1 and "host" not in one[0]

@@ -47,12 +47,20 @@ class FmEvent:
     kind: str  # nothing_to_do, started, failed, stopped, switch_error (an NVSwitch SXid), error
     line: int
     text: str
+    host: str | None = None  # the host its syslog/pdsh prefix named, in a log of several (captures/hosted.py)
 
 
 @dataclass
 class FabricManagerLog:
     events: list[FmEvent] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
+
+    def by_host(self) -> list[tuple[str | None, FabricManagerLog]]:
+        """Each host's service apart, where the log names several (its last state is that host's): else itself."""
+        hosts = list(dict.fromkeys(e.host for e in self.events))
+        if hosts == [None]:
+            return [(None, self)]
+        return [(h, FabricManagerLog([e for e in self.events if e.host == h], self.claimed)) for h in hosts]
 
     @property
     def nothing_to_do(self) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
-from gpuvet.captures import aer, app_errors, kernel
+from gpuvet.captures import aer, app_errors, fabric_manager, kernel
 from gpuvet.captures.text import Line
 
 
@@ -23,13 +23,16 @@ class _Read(Protocol):
 R = TypeVar("R", bound=_Read)
 
 
-def by_host(read: tuple[kernel.KernelParse, aer.AerParse, app_errors.AppErrorsParse], lines: list[Line],
-            host_of: dict[int, str]) -> None:
+def by_host(read: tuple[kernel.KernelParse, aer.AerParse, app_errors.AppErrorsParse, fabric_manager.FabricManagerLog],
+            lines: list[Line], host_of: dict[int, str]) -> None:
     """The kernel reader's (and the monitors' Xids), AER's and the programs' error lines' reads (FileCapture's
-    fields), each read again one host's lines at a time where a host prefix named a line it claimed."""
+    fields), each read again one host's lines at a time where a host prefix named a line it claimed; the fabric
+    manager's events, which it does not group as it reads (doctor does, host by host), each given its host."""
     _again(read[0], _kernel, _join_kernel, lines, host_of)
     _again(read[1], aer.parse, _join_aer, lines, host_of)
     _again(read[2], _app_errors, _join_errors, lines, host_of, before=1)  # 'False' after its call on its own line
+    fm = read[3]
+    fm.events = [replace(e, host=host_of[e.line]) if e.line in host_of else e for e in fm.events]
 
 
 def _again(whole: R, parse: Callable[[list[Line]], R], join: Callable[[R, dict[str, R], set[int]], None],

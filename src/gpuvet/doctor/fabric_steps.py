@@ -6,6 +6,7 @@ collectives, whatever its links say. A capture without the section says nothing 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import FabricState
@@ -76,11 +77,12 @@ def fabric_registration(ev: Evidence) -> Outcome:
                    for h in read))
 
 
-def _kernel_sxids(ev: Evidence) -> dict[tuple[str, str], str]:
-    """The kernel log's NVSwitch SXids by (switch bus id, SXid): the module its finding names."""
+def _kernel_sxids(ev: Evidence, host: str | None = None) -> dict[tuple[str, str], str]:
+    """The kernel log's NVSwitch SXids on ``host`` (a log of several hosts) by (switch bus id, SXid): the module
+    its finding names."""
     said = {}
     for e in ev.captures.kernel_events:
-        if e.kind.startswith("nvswitch_sxid") and len(parts := e.module.split()) == 4:
+        if e.kind.startswith("nvswitch_sxid") and e.host == host and len(parts := e.module.split()) == 4:
             said[(bus_key(parts[1]), parts[3])] = e.module
     return said
 
@@ -122,10 +124,11 @@ def fabric_manager(ev: Evidence) -> Outcome:
                        "systemctl status)")
     from gpuvet.captures import fabric_manager as fm_log  # its logs were read: the parser is loaded
 
-    found = []
+    found: list[Finding] = []
     cited: list[Cited] = []
     also: list[Cited] = []  # SXid lines the kernel log holds too: cited, judged by the kernel's step
-    for label, log in logs:
+    for label, log, host in [(label, part, host) for label, whole in logs for host, part in whole.by_host()]:
+        before = len(found)  # a log of several hosts: each host's service and switches apart (captures/hosted.py)
         last = log.last_state
         if log.nothing_to_do:
             hit = next(e for e in log.events if e.kind == "nothing_to_do")
@@ -141,7 +144,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
         if last is not None:
             cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
         found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR,
-                                _kernel_sxids(ev), also)
+                                _kernel_sxids(ev, host), also)
+        found[before:] = [replace(f, host=host) for f in found[before:]]
     if found:
         return confirmed(f"{len(found)} fabric manager finding(s)", *found, cited=tuple(also))
     if also and not cited:

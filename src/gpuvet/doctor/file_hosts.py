@@ -56,8 +56,10 @@ def _place(fc: FileCapture, where: str) -> FileCapture:
                      events=[e if e.host else replace(e, host=where) for e in fc.kernel.events])
     errors = [e if e.host else replace(e, host=where) for e in fc.app_errors.errors]
     samples = [e if e.host else replace(e, host=where) for e in fc.samples.errors]
+    fm = [e if e.host else replace(e, host=where) for e in fc.fabric_manager.events]  # its SXids beside the kernel's
     return replace(fc, kernel=kernel, aer=replace(fc.aer, host=fc.aer.host or where),
-                   app_errors=replace(fc.app_errors, errors=errors), samples=replace(fc.samples, errors=samples))
+                   app_errors=replace(fc.app_errors, errors=errors), samples=replace(fc.samples, errors=samples),
+                   fabric_manager=replace(fc.fabric_manager, events=fm))
 
 
 def _list(items: list[str], most: int = 4) -> str:
