@@ -136,6 +136,24 @@ def test_rocm_smis_table_is_run_for_its_header_not_for_any_temp() -> None:
     assert not Marks(clean((CORPUS / "smi_q_h100_2gpu.txt").read_text()).lines).any(rocm_table.MARKERS)
 
 
+def test_the_query_gpu_csv_is_run_for_its_header_or_command_not_for_any_comma() -> None:
+    """Issue 43: a --query-gpu table opens at its header (smi_query._columns: query names split by commas) or under
+    its command line; its marker is a line opening as such a header does, or the command: not every text holding a
+    comma (a bug report's lspci -vvv, -q and kernel logs)."""
+    from gpuvet.captures import smi_query
+
+    query = next(fmt for fmt in FORMATS if fmt.name == "nvidia-smi --query-gpu")
+    headers = ("index, name, temperature.gpu", "  pci.bus_id, power.draw [W], utilization.gpu [%]", "timestamp,name,uuid",
+               "memory.total [MiB] , memory.used [MiB]", "\tclocks.sm [MHz],clocks.mem [MHz]")
+    for line in headers:
+        assert smi_query._columns(line.strip()) is not None, line
+        assert Marks([Line(1, "x"), Line(2, line)]).any(query.markers), line
+    for line in ("\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16", "[ 1000.370000] nvidia-nvswitch124: open (major=1001)",
+                 "    Product Name : NVIDIA H200, rev a1", "with a detailed description of your problem, when", "a, b"):
+        assert not Marks([Line(1, "x"), Line(2, line)]).any(query.markers), line
+    assert Marks([Line(1, "$ nvidia-smi --query-gpu=index --format=csv,noheader")]).any(query.markers)
+
+
 def test_the_byte_triples_never_hide_a_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     """A marker is looked for only where each of its byte triples is in the text (marks._triples): the answer
     is ``in``'s, across the steps the triples are counted in and for any characters."""

@@ -45,7 +45,7 @@ def test_doctor_causes_are_fault_kinds_read_from_the_knowledge_base():
     assert not missing, f"doctor causes with no fault kind in knowledge/faults.yaml: {missing}"
     for name, cause in causes().items():
         fault = knowledge.fault(name)
-        assert (cause.title, cause.fix, cause.severity) == (fault.meaning, fault.action, fault.severity), name
+        assert (cause.title, cause.fix, cause.severity) == (fault.title, fault.action, fault.severity), name
 
 
 def test_watch_event_kinds_agree_with_the_knowledge_base():

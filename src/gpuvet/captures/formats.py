@@ -430,6 +430,10 @@ _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault",
 _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB completion error quoted bare
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
+# a --query-gpu table opens with its header (smi_query._columns: query names, each lower case first, split by commas)
+# or under the command line: not any ',' (issue 43: every bug report's, its walk of every line 0.03 s of 20 MB)
+_QUERY_HEAD = Needing(re.compile(r"\n[^\S\n]*[a-z][a-z0-9_.]{1,60}(?:[^\S\n]*\[[^\]\n]{1,12}\])?[^\S\n]*,[^\S\n]*[a-z]"),
+                      (",",))
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
@@ -516,7 +520,7 @@ FORMATS: tuple[Format, ...] = (
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
-    Format(QUERY, None, _kept("smi_query.parse"), markers=(",", "--query-gpu")),  # nvidia-smi --query-gpu CSV
+    Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)
     Format("nvidia-smi topo -p2p", "p2p", _one(topo.parse_p2p), SHARED, markers=("GPU0",)),  # its header names GPU0

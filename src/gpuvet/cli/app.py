@@ -64,7 +64,8 @@ app.add_typer(spec_app, name="spec")
 
 FromOpt = Annotated[list[str] | None, typer.Option(
     "--from", help="Read captured files instead of this machine: `nvidia-smi topo -m`, `nvidia-smi -q` (text or "
-    "-x XML), or any capture doctor reads (see docs/doctor.md); repeat to combine.")]
+    "-x XML), or any capture doctor reads (see docs/doctor.md); give --from once per file to combine: "
+    "--from a.txt --from b.txt.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
 
 
@@ -420,8 +421,8 @@ def catalog(as_json: JsonOpt = False) -> None:
         term.column(t, col, key=col == "model", right=col not in ("model", "PCIe"))
     for m in CATALOG.values():
         t.add_row(Text(m.name), f"{m.memory_gib:.1f} GiB" if m.memory_gib else "-", term.sig(m.memory_bw_gbps),
-                  term.sig(m.fabric_gbps) if m.fabric_gbps else "-", f"gen{m.pcie_gen} x{m.pcie_width}",
-                  term.sig(m.tdp_w, "W"))
+                  term.sig(m.fabric_gbps) if m.fabric_gbps else "-",
+                  f"gen{m.pcie_gen} x{m.pcie_width}" if m.pcie_gen else "-", term.sig(m.tdp_w, "W"))  # none: Ascend OAM
     console.print(t)
     f = term.table("Dense TFLOPS (datasheet, without sparsity)")
     term.column(f, "model", key=True)
@@ -513,7 +514,7 @@ def _with_metavars(command: Command) -> Command:
         if param.metavar is None:
             param.metavar = _metavar(param)
         if not hasattr(param, "opts") or not any(o.startswith("-") for o in param.opts):  # an argument
-            shown = param.metavar + ("..." if param.nargs != 1 else "")
+            shown = "..." if param.nargs != 1 else ""  # its name beside it says the rest: no 'SYMPTOM  SYMPTOM'
             param.display_type_rich = lambda ctx, shown=shown: shown  # type: ignore[attr-defined]  # not its type
     return command
 
@@ -529,6 +530,9 @@ def main(argv: list[str] | None = None) -> int:
     from gpuvet.errors import GpuvetError
 
     try:
+        from gpuvet.cli.from_args import check_argv  # files after one --from: say how, before click's box
+
+        check_argv(sys.argv[1:] if argv is None else argv)
         command().main(args=argv, prog_name="gpuvet")
     except SystemExit as exc:
         code = exc.code

@@ -36,7 +36,8 @@ def doctor(
                      "nvidia-smi -q (text or -x XML, whole or excerpts), topo -m, nvlink -s/-e, lspci -vvv, dcgmi diag "
                      "(text or JSON), nccl-tests/rccl-tests, nvbandwidth, kernel logs with Xids, NCCL/RCCL/HCCL "
                      "logs, ibstat, ibv_devinfo, ibdev2netdev, perftest, the fabric manager's journal, amd-smi, "
-                     "rocm-smi, npu-smi, nvidia-bug-report.log(.gz); detected by content (repeat).")] = None,
+                     "rocm-smi, npu-smi, nvidia-bug-report.log(.gz); detected by content. Once per file: "
+                     "--from a.txt --from b.txt.")] = None,
     window: Annotated[str | None, typer.Option("--window", help="Telemetry window to observe (default: 4 simulated "
                                                "days on --node, 10 s on this machine).")] = None,
     all_steps: Annotated[bool, typer.Option("--all", help="Run every step, not only up to the first cause "
@@ -52,7 +53,11 @@ def doctor(
     """Ordered troubleshooting: each playbook runs its checks in the order an experienced engineer
     would (for a slow interconnect: the physical link, then driver and runtime configuration, then
     the application's pattern, and the host) and names the cause with its evidence, fix and
-    confidence. Exit 1 when a cause is found, 2 on bad input."""
+    confidence. Exit 1 when a cause is found, 2 on bad input.
+
+    Example: gpuvet doctor --from dmesg.txt --from smi.txt (files copied from another machine, --from each)
+
+    Example: gpuvet doctor interconnect-slow (this machine, one playbook)"""
     from gpuvet.doctor.model import playbook
     from gpuvet.errors import GpuvetError
 
@@ -135,11 +140,15 @@ def _steps(result: DoctorRun, ev: Evidence, logbook: str | None, ladders: Ladder
     """Each module with a cause: its ladder step (health's code path); kept in the logbook with
     --logbook. A logbook that cannot be used is a note: the diagnosis stands all the same."""
     from gpuvet.doctor.ledger_link import keep
+    from gpuvet.logbook.location import new_file_note
     from gpuvet.logbook.store import Logbook, LogbookError
 
     book = None
     try:
+        new = new_file_note(logbook)
         book = Logbook(logbook) if logbook else None
+        if new:
+            result.notes.append(new)
         return keep(result, ev, book, ladders)
     except LogbookError as exc:
         result.notes.append(f"not kept in the module ledger: {exc.message}")

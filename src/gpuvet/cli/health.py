@@ -158,11 +158,15 @@ def _ledger(result: HealthResult, logbook: str | None, ladders: Ladders) -> None
     """Each flagged module's ladder step; the check kept in the logbook when --logbook names one.
     A logbook that cannot be used is a note: the node's health is judged all the same."""
     from gpuvet.health.ledger_link import attach
+    from gpuvet.logbook.location import new_file_note
     from gpuvet.logbook.store import Logbook, LogbookError
 
     book = None
     try:
+        new = new_file_note(logbook)
         book = Logbook(logbook) if logbook else None
+        if new:
+            result.report.notes.append(new)
         attach(result, book, ladders)
     except LogbookError as exc:
         result.report.notes.append(f"not kept in the module ledger: {exc.message}")

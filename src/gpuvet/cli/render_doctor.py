@@ -68,7 +68,7 @@ def render(console: Console, run: DoctorRun, verbose: bool = False) -> None:
     if run.simulated:
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — the evidence comes from a model of the "
                                           "node"), style="yellow"))
-    _verdict(console, run)
+    _verdict(console, run, verbose)
     if verbose:
         _every_step(console, run)
     else:
@@ -81,9 +81,10 @@ def render(console: Console, run: DoctorRun, verbose: bool = False) -> None:
         console.print(Text(note, style="dim"))
 
 
-def _verdict(console: Console, run: DoctorRun) -> None:
+def _verdict(console: Console, run: DoctorRun, verbose: bool = False) -> None:
     """The headline and the root causes (each with how many findings it explains), then each root's
-    finding with its place, evidence and fix, and under it one line per finding it explains."""
+    finding with its place, evidence and fix (``verbose``: and what its cause means in full), and under
+    it one line per finding it explains."""
     what = f"doctor {run.symptom or '(triage across all playbooks)'}"
     if not run.findings:
         console.print(Text.assemble((f"{what}: no cause found", "green"),
@@ -104,7 +105,7 @@ def _verdict(console: Console, run: DoctorRun) -> None:
     for r in run.roots:
         lead = by_key.get(r.explains[0])
         if lead is not None:
-            _finding(console, lead)
+            _finding(console, lead, verbose)
         for key in r.explains[1:]:
             if (f := by_key.get(key)) is not None:
                 words = term.evidence_words(f.evidence, 3) or "no evidence cited"
@@ -113,18 +114,29 @@ def _verdict(console: Console, run: DoctorRun) -> None:
         shown.update(r.explains)
     for f in run.findings:
         if finding_key(f) not in shown:  # info: advice, not a fault
-            _finding(console, f)
+            _finding(console, f, verbose)
 
 
 def _where(f: Finding) -> str:
     return place(f) or ("↔".join(f.between) if f.between else "node")
 
 
-def _finding(console: Console, f: Finding) -> None:
+def _finding(console: Console, f: Finding, verbose: bool = False) -> None:
     console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (_where(f), "bold"), ": ",
                                 (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
+    if verbose and (detail := _detail(f)):
+        console.print(Text(f"    means: {detail}"))
     console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
     console.print(Text(f"    fix: {f.fix}"))
+
+
+def _detail(f: Finding) -> str:
+    """The knowledge base's whole meaning where the finding's title is its short one: the title
+    says what, this says when and why."""
+    from gpuvet.knowledge import faults
+
+    kind = faults().get(f.cause)
+    return kind.meaning if kind and kind.short and f.title == kind.short else ""
 
 
 def _judged(console: Console, run: DoctorRun) -> None:

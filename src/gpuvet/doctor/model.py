@@ -53,7 +53,7 @@ def causes() -> dict[str, Cause]:
 
     text = resources.files("gpuvet.doctor").joinpath("causes.yaml").read_text(encoding="utf-8")
     known = faults()
-    return {name: Cause(title=known[name].meaning, fix=known[name].action, severity=known[name].severity)
+    return {name: Cause(title=known[name].title, fix=known[name].action, severity=known[name].severity)
             for name in load_package_yaml(text)["causes"]}
 
 
@@ -68,9 +68,20 @@ def playbooks() -> dict[str, Playbook]:
 def playbook(symptom: str) -> Playbook:
     books = playbooks()
     if symptom not in books:
+        near = _nearest(symptom, list(books))
+        hint = f"did you mean {near}? Or " if near else ""
         raise GpuvetError(f"unknown symptom {symptom!r}", where="SYMPTOM",
-                          fix=f"use one of {', '.join(books)}, or none for a triage across all of them.")
+                          fix=f"{hint}use one of {', '.join(books)}, or none for a triage across all of them.")
     return books[symptom]
+
+
+def _nearest(word: str, names: list[str]) -> str | None:
+    """The symptom a mistyped one meant ('interconnect_slow', 'Overheat'), if one is close."""
+    import difflib
+
+    typed = word.lower().replace("_", "-").replace(" ", "-")
+    close = difflib.get_close_matches(typed, names, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 @dataclass(frozen=True)

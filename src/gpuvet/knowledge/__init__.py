@@ -50,6 +50,12 @@ class Fault:
     health: tuple[str, ...] = ()  # health's checks that fail on it
     watch: tuple[str, ...] = ()  # watch's event kinds for it
     validate: tuple[str, ...] = ()  # validate's findings for it
+    short: str = ""  # faults.yaml's `title` where the meaning is too long to head a finding
+
+    @property
+    def title(self) -> str:
+        """What the fault is, in a line a person reads at a glance (the meaning says when and why)."""
+        return self.short or self.meaning
 
 
 @cache
@@ -139,7 +145,8 @@ def faults() -> dict[str, Fault]:
         out[kind] = Fault(kind, cast(Subject, row["subject"]), cast(Level, row["severity"]), str(row["meaning"]),
                           str(row["action"]), _names(row, "explains"), cast(str | None, row.get("tool")),
                           _names(row, "doctor") if "doctor" in row else (kind,),
-                          _names(row, "health"), _names(row, "watch"), _names(row, "validate"))
+                          _names(row, "health"), _names(row, "watch"), _names(row, "validate"),
+                          str(row.get("title") or ""))
     return out
 
 

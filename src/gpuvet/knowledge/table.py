@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import sys
 
-from gpuvet.knowledge import faults, thresholds, xid_source, xids
+from gpuvet.knowledge import Fault, faults, thresholds, xid_source, xids
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
+def _meaning(f: Fault) -> str:
+    """The meaning, led by the short title doctor heads a finding with where the fault has one."""
+    return f"**{f.short}**: {f.meaning}" if f.short else f.meaning
+
+
 def faults_markdown() -> str:
     lines = ["## Fault kinds", "", "From `src/gpuvet/knowledge/faults.yaml`.", "",
              "| kind | subject | severity | meaning | doctor | health | watch |", "|---|---|---|---|---|---|---|"]
     for f in faults().values():
-        lines.append(f"| `{f.kind}` | {f.subject} | {f.severity} | {_cell(f.meaning)} | {', '.join(f.doctor)} | "
+        lines.append(f"| `{f.kind}` | {f.subject} | {f.severity} | {_cell(_meaning(f))} | {', '.join(f.doctor)} | "
                      f"{', '.join(f.health)} | {', '.join(f.watch)} |")
     return "\n".join(lines) + "\n"
 

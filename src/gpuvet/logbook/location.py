@@ -30,6 +30,18 @@ def locate(target: str | Path | None) -> str | Path:
     return target
 
 
+def new_file_note(target: str | None) -> str | None:
+    """A writer's note where the --logbook it was given is no file yet: it creates it (an empty
+    history, nothing to count repeats from), and a mistyped path must not pass unnoticed."""
+    if not target:
+        return None
+    where = locate(target)
+    if not isinstance(where, Path) or where.exists():
+        return None
+    return (f"logbook {where}: no file there, so a new, empty one is made (no history to count repeats from); "
+            "check the path if you meant an existing logbook")
+
+
 def typed_by(target: str | Path | None) -> str | None:
     """Who named the logbook's path: ``--logbook``, ``GPUVET_LOGBOOK``, or None for gpuvet's own
     default location (the only one whose missing folders gpuvet creates: a typo in a typed path
