@@ -185,7 +185,7 @@ def rma(ident: IdArg,
 
     It adds the node's environment, a one-page summary, and what the packet still lacks."""
     from gpuvet.files import write_atomic
-    from gpuvet.ledger.packet import packet_files, write_tar
+    from gpuvet.ledger.packet import host_names, packet_files, pseudonyms, write_tar
 
     ledger, lad, now = _ledger(logbook, ladders)
     h = _find(ledger, ident)
@@ -205,6 +205,9 @@ def rma(ident: IdArg,
     sys.stdout.write(line(f"wrote {out}: {len(files)} files for module {h.id}") + "\n")
     for text in files["summary.txt"].decode("utf-8").splitlines():
         sys.stdout.write(line(text) + "\n")
+    if not keep_hostnames and (alias := pseudonyms(host_names(h, ledger))):  # here only: the packet keeps none
+        said = ", ".join(f"{fake} is {real}" for real, fake in alias.items())
+        sys.stdout.write(line(f"host names replaced in the packet: {said} (this key stays out of it)") + "\n")
 
 
 @module_app.command("fleet")

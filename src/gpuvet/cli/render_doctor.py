@@ -105,7 +105,7 @@ def _verdict(console: Console, run: DoctorRun, verbose: bool = False) -> None:
     for r in run.roots:
         lead = by_key.get(r.explains[0])
         if lead is not None:
-            _finding(console, lead, verbose)
+            _finding(console, lead, verbose, run.symptom)
         for key in r.explains[1:]:
             if (f := by_key.get(key)) is not None:
                 words = term.evidence_words(f.evidence, 3) or "no evidence cited"
@@ -114,20 +114,27 @@ def _verdict(console: Console, run: DoctorRun, verbose: bool = False) -> None:
         shown.update(r.explains)
     for f in run.findings:
         if finding_key(f) not in shown:  # info: advice, not a fault
-            _finding(console, f, verbose)
+            _finding(console, f, verbose, run.symptom)
 
 
 def _where(f: Finding) -> str:
     return place(f) or ("↔".join(f.between) if f.between else "node")
 
 
-def _finding(console: Console, f: Finding, verbose: bool = False) -> None:
+def _finding(console: Console, f: Finding, verbose: bool = False, symptom: str | None = None) -> None:
     console.print(Text.assemble((f.severity.upper(), _SEV[f.severity]), " ", (_where(f), "bold"), ": ",
-                                (f.title, "bold"), f" (confidence {f.confidence:.0%}, {f.playbook}/{f.check})"))
+                                (f.title, "bold"), f" (confidence {f.confidence:.0%}, {_label(f, symptom)})"))
     if verbose and (detail := _detail(f)):
         console.print(Text(f"    means: {detail}"))
     console.print(Text(f"    evidence: {term.evidence_words(f.evidence) or 'none cited'}"))
     console.print(Text(f"    fix: {f.fix}"))
+
+
+def _label(f: Finding, symptom: str | None) -> str:
+    """The check that found it, under the playbook the user asked for; a triage names the check
+    alone: the playbook there is only the order the checks ran in, and 'module-missing/xid_log' on
+    an application's Xid 13 read as 'a module is missing' (newcomer 56)."""
+    return f"{f.playbook}/{f.check}" if symptom and f.playbook else (f.check or "-")
 
 
 def _detail(f: Finding) -> str:

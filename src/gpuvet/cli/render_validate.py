@@ -110,11 +110,11 @@ def actions(console: Console, doc: RunDocument) -> None:
 
 
 def run(console: Console, doc: RunDocument, report: Path | None, junit: Path | None, fails_only: bool = False) -> None:
-    roots(console, doc)
-    actions(console, doc)
-    if doc.simulated:
+    if doc.simulated:  # first: the verdict and its actions below it are a model's (newcomer 56)
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " — every figure comes from a model of the "
                                           "node, not from hardware"), style="yellow"))
+    roots(console, doc)
+    actions(console, doc)
     checks = list(doc.checks)
     _summary(console, checks)
     notes = _Notes()

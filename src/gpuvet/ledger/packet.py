@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pydantic import JsonValue
 
 from gpuvet.ledger.build import Ledger
+from gpuvet.ledger.fleet import is_simulated
 from gpuvet.ledger.ladders import Ladders
 from gpuvet.ledger.model import ModuleHistory, Report
 from gpuvet.logbook.records import RunRow
@@ -35,9 +36,7 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
                  keep_hostnames: bool = False) -> dict[str, bytes]:
     """Every file of the packet by name (MANIFEST.json last: each other file's size and sha256)."""
     runs = [ledger.runs[r] for r in h.runs if r in ledger.runs]
-    others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
-                    | {r.node for r in runs if r.node})
-    names = list(dict.fromkeys([p.node for p in h.places] + others + line_hosts(h)))  # node-1: where it was first
+    names = host_names(h, ledger)
     body = {
         "identity.json": _json(_identity(h)),
         "timeline.json": _json(timeline(h)),
@@ -48,7 +47,8 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
         "environment.json": _json(_environment(runs, h.uuids)),
         "lacking.txt": _lacking(h, runs),
     }
-    body["summary.txt"] = summary(h, ladders, runs, now_utc)
+    body["summary.txt"] = summary(h, ladders, runs, now_utc, simulated=is_simulated(h, ledger),
+                                  names_replaced=not keep_hostnames and bool(names))
     if not keep_hostnames:
         body = {k: _redact(v, names) for k, v in body.items()}
     files = {k: v.encode("utf-8") for k, v in body.items()}
@@ -57,6 +57,14 @@ def packet_files(h: ModuleHistory, ledger: Ledger, ladders: Ladders, now_utc: st
                 "files": {k: {"bytes": len(v), "sha256": hashlib.sha256(v).hexdigest()} for k, v in files.items()}}
     files["MANIFEST.json"] = _json(manifest).encode("utf-8")
     return files
+
+
+def host_names(h: ModuleHistory, ledger: Ledger) -> list[str]:
+    """The node and host names a packet replaces, in order of first sight (node-1: where it was first)."""
+    runs = [ledger.runs[r] for r in h.runs if r in ledger.runs]
+    others = sorted({r.node for r in h.reports} | {f.node for f in h.figures} | {r.host for r in runs}
+                    | {r.node for r in runs if r.node})
+    return list(dict.fromkeys([p.node for p in h.places] + others + line_hosts(h)))
 
 
 def write_tar(files: dict[str, bytes], folder: str) -> bytes:
@@ -189,17 +197,22 @@ def _lacking(h: ModuleHistory, runs: list[RunRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str) -> str:
-    """One page, in the order a support form asks: product, identity, failure, history, done."""
+def summary(h: ModuleHistory, ladders: Ladders, runs: list[RunRow], now_utc: str, simulated: bool = False,
+            names_replaced: bool = False) -> str:
+    """One page, in the order a support form asks: product, identity, failure, history, done. A module
+    only simulated runs saw says so on its second line: the packet is a model's, nothing to send."""
     driver = next((r.envelope.driver_version for r in reversed(runs) if r.envelope.driver_version), None)
     firmware = next((e for r in reversed(runs) if (e := _module_entry(r, h.uuids)).get("vbios_version")), {})
     first = h.occurrences[0] if h.occurrences else None
-    lines = [f"RMA request: {h.model or 'unknown model'} (made by gpuvet on {now_utc[:10]})", "",
+    lines = [f"RMA request: {h.model or 'unknown model'} (made by gpuvet on {now_utc[:10]})",
+             *(["SIMULATED: every run that saw this module was on a simulated node (a model, not hardware)"]
+               if simulated else []), "",
              f"Product / model:   {h.model or 'not read'}",
              f"Serial number:     {h.serial or 'not read (see lacking.txt)'}",
              f"UUID(s):           {', '.join(h.uuids)}",
              f"PCI bus id:        {h.places[-1].bus_id if h.places and h.places[-1].bus_id else 'not read'}",
-             f"Where now:         {h.where}",
+             f"Where now:         {h.where}" + (" (host names replaced: --keep-hostnames keeps them)"
+                                                   if names_replaced else ""),
              f"Driver version:    {driver or 'not kept (see lacking.txt)'}",
              f"VBIOS / InfoROM:   {firmware.get('vbios_version') or 'not read (see lacking.txt)'} / "
              f"{firmware.get('inforom_version') or 'not read'}",

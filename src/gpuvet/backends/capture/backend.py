@@ -149,6 +149,7 @@ class CaptureBackend(Backend):
         self._modules: list[ModuleInfo] = []
         self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
+        self._hosts: set[str] = set()  # the hosts the files name (a bug report's uname, a prompt)
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
         named: list[KernelModule] = []  # the modules kernel logs name: listed only where nothing else lists any
@@ -158,6 +159,7 @@ class CaptureBackend(Backend):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
+            self._hosts |= {fc.host} if fc.host else set()
             named += [k for k in fc.kernel.modules if k not in named]
             on_bus += [g for g in fc.lspci.listed if g.bus_id not in {b.bus_id for b in on_bus}]
             npus |= {f.at.dev for f in (*fc.ascend.failures, *fc.ascend.runtime) if f.at.dev is not None}
@@ -254,7 +256,10 @@ class CaptureBackend(Backend):
                                     else [bare_module(m) for m in self._node.modules])
         if self._modules and self._matrix is not None:  # a module list beside topo -m: its affinity columns too
             modules = with_affinity(self._modules, topo_modules(self._matrix, self._node))
-        host = HostInfo(self._node.name, NOT_IN_CAPTURE, self._node.host.sockets, NOT_IN_CAPTURE,
+        # a file's own host name where the files name one; sockets only where a topology was read (never Host(1))
+        name = next(iter(self._hosts)) if len(self._hosts) == 1 else self._node.name
+        sockets = self._node.host.sockets if self._topo is not None else NOT_IN_CAPTURE
+        host = HostInfo(name, NOT_IN_CAPTURE, sockets, NOT_IN_CAPTURE,
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured")
         return Inventory(self.name, False, tuple(modules), host, self._software,
                          (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes))
