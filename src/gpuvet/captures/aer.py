@@ -18,8 +18,8 @@ _DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (
 _ERROR = re.compile(_DEV + r"PCIe Bus Error: severity=([A-Za-z]+(?: \([A-Za-z-]+\))?), type=([A-Za-z ]+?),")
 _DEVICE = re.compile(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
 _BIT = re.compile(_DEV + r"\s*\[\s*\d+\s*\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
-_FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?(?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
-                   r"Non-?fatal)[\w ()-]*? (?:error )?(?:message )?received(?: from)?:? "
+_FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?((?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
+                   r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 NVIDIA = "10de"
 GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU module's own
@@ -45,6 +45,7 @@ class AerDevice:
     fatal: int = 0  # uncorrectable errors the kernel called Fatal (the link is reset to recover)
     unrecovered: bool = False  # the kernel said recovery failed (the port) or can't recover (a device)
     recovered: bool = False  # the kernel said the link's recovery succeeded (the last word on it)
+    said: list[str] = field(default_factory=list)  # a port's 'Uncorrected (Fatal) error received' severities
 
     @property
     def receiver_errors_only(self) -> bool:
@@ -90,8 +91,9 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             _device(out, m, ln).vendor = m.group(3).lower()
         elif (m := _FROM.search(s)) is not None:
             d = _device(out, m, ln)
-            src = bus_key(m.group(3))
+            src = bus_key(m.group(4))
             d.sources += [] if src in d.sources else [src]
+            d.said.append(m.group(3).strip())
         elif (m := _RECOVERY.search(s)) is not None:
             d = _device(out, m, ln)
             d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
@@ -108,7 +110,24 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             out.claimed.update(ln.no for ln, _ in bits)
     for d in out.devices.values():
         d.kinds = list(dict.fromkeys(d.kinds))
+    _said_alone(out)
     return out
+
+
+def _said_alone(out: AerParse) -> None:
+    """A port's 'Uncorrected (Fatal) error received: BDF' with no severity line of its own or of that source
+    after it (an excerpt, a grep for 'AER'): the message's severity is the port's error, counted once. A
+    corrected one alone stays a source named (corrected errors count only from their severity lines)."""
+    for d in list(out.devices.values()):
+        counted = [x for x in (d, *(out.devices.get(s) for s in d.sources)) if x is not None
+                   and (x.correctable or x.uncorrectable)]
+        if counted or not d.said:
+            continue
+        failed = [said for said in d.said if not said.lower().startswith(("correct", "multiple corrected"))]
+        for said in failed:
+            d.uncorrectable += 1
+            d.fatal += "fatal" in said.lower() and "non" not in said.lower()
+        d.kinds += list(dict.fromkeys(f"{said} error received" for said in failed))
 
 
 _WORDS = ("PCIe Bus Error: severity=", "error status/mask=", "received", "recover")  # _candidates' literals

@@ -63,22 +63,6 @@ from gpuvet.captures.text import Cleaned, Line
 if TYPE_CHECKING:
     from gpuvet.captures import smi_xml
 
-EXPECTED = ("nvidia-smi -q (text, whole or excerpts) or -q -x (XML), nvidia-smi's default table or --query-gpu CSV, "
-            "nvidia-smi topo -m (a matrix under a "
-            "GPU0 … header), nvidia-smi nvlink -s/-e, nccl-tests output, nvbandwidth output, kernel log lines with "
-            "Xid errors, lspci -vvv, dcgmi diag (text or -j JSON), or an nvidia-bug-report.log(.gz) holding them; "
-            "for AMD amd-smi static/metric/topology (text or --json), rocm-smi --showtopo/-a (text, --json, --csv), "
-            "rocm-bandwidth-test, rccl-tests or amdgpu kernel lines; for Ascend npu-smi info or HCCL's EI/EJ error codes; "
-            "for the NICs ibstat, "
-            "ibstatus, ibv_devinfo, ibdev2netdev or perftest (ib_write_bw, …); the fabric manager's journal; "
-            "NCCL_DEBUG=INFO or RCCL logs, HCCL plog lines; nvidia-smi -L, nvidia-smi mig -lgi/-lgip/-lci/-lcip, "
-            "nvidia-smi topo -p2p, dcgmi health -c or discovery -l, the CUDA samples (deviceQuery, "
-            "p2pBandwidthLatencyTest, bandwidthTest, busGrind), gpu-burn; for Intel xpu-smi discovery/diag/health "
-            "or i915/xe kernel lines (FreeBSD drm-kmod's too); the GPU monitors' text (dcgm-exporter's or AMD "
-            "device-metrics-exporter's Prometheus metrics, gpud's events, the device plugin's Xids); a program's "
-            "CUDA/NVML error lines, or a sentence "
-            "reporting a message your own system printed ('nvidia-smi on node 3 says \"…\"')")
-
 
 @dataclass
 class FileCapture:
@@ -493,7 +477,7 @@ FORMATS: tuple[Format, ...] = (
            markers=("abric", "ABRIC", fabric_manager.SWITCH_WORDS)),  # its name (_FM, any case), or its own
     # NVSwitch error lines (fabric_manager.parse's gate)
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
-    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth")),  # the port its error names
+    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory")),  # its port, memlock
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),

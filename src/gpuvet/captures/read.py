@@ -20,7 +20,6 @@ from typing import BinaryIO
 
 from gpuvet.captures.formats import (
     ALL,
-    EXPECTED,
     FORMATS,
     SHARED,
     Format,
@@ -34,6 +33,12 @@ from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for 
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked
+
+# what a refused file's fix says: a few of the tools, and where every format is listed (newcomer 56: the whole
+# list, ~50 formats in one 1,800-character line, never said which line was refused or why)
+GIVE_READABLE = ("give a tool's own output saved to a file (nvidia-smi -q, a kernel log with Xid lines, nccl-tests, "
+                 "ibstat, amd-smi, npu-smi, …) or a sentence reporting a message your own system printed; "
+                 "`gpuvet doctor --help` (--from) names the tools and docs/doctor.md's table lists every format read.")
 
 _BUNDLE = re.compile(r"Start of NVIDIA bug report log file|nvidia-bug-report\.sh Version:")  # the bundle's header
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
@@ -99,7 +104,7 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None, lead: byt
     size = lines = 0
     for piece in (_gunzip(fh) if packed else iter(lambda: fh.read(_CHUNK), b"")):
         if not size and _binary(piece[:65536]):
-            raise CaptureError("a binary file, not captured text", where=path, fix=f"give {EXPECTED}.")
+            raise CaptureError("a binary file, not captured text", where=path, fix=GIVE_READABLE)
         size += len(piece)
         lines += piece.count(b"\n")
         if b"\r" in piece:  # clean() splits at a lone CR too
@@ -217,8 +222,8 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         claimed = read_unrecognised(fc, cleaned, lambda into, lines: _walk(into, lines, where))
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         if not any(ln.text.strip() for ln in cleaned.lines):  # NBF1: said as watch --replay says it
-            raise CaptureError("the file is empty (no line holds anything)", where=where, fix=f"give {EXPECTED}.")
-        raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=f"give {EXPECTED}.")
+            raise CaptureError("the file is empty (no line holds anything)", where=where, fix=GIVE_READABLE)
+        raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=GIVE_READABLE)
     if cleaned.host_of:
         read_hosted(fc, cleaned)
     fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None)

@@ -21,6 +21,8 @@ from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 _BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
+# the date nvidia-smi prints above its table ('Sun Dec  6 17:05:11 2026'): the tool's own first line
+_STAMP = re.compile(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
 _HEADS = ("GPU  Name", "Fan  Temp", "MIG M.", "Persistence-M", "Memory-Usage")
 _ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)(?:\s+(On|Off|WDDM|TCC))?\s*$"),  # Windows prints the driver model
          re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
@@ -80,7 +82,7 @@ def parse(lines: list[Line]) -> SmiText:
         _processes(lines, out)
         first, last = min(out.claimed) - 8, max(out.claimed) + 2  # the frame and headings around the rows
         out.claimed |= {ln.no for ln in lines if first <= ln.no <= last and (_frame_or_head(ln.text) or (
-            ln.no > min(out.claimed) and _framed(ln.text)))}  # the MIG-mode and Processes heading rows within
+            ln.no > min(out.claimed) and _framed(ln.text)) or _STAMP.match(ln.text))}  # MIG-mode, Processes heads
         out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
     if not out.modules and banners:
@@ -222,6 +224,8 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
         fields["Driver Model/Current"] = row.persistence
     if row.ecc.isdigit() and int(row.ecc) > 0:  # a count: the table shows no remapping nor retired pages to clear
         known["ECC Errors/Volatile/Uncorrectable"] = row.ecc
+    if row.ecc.isdigit():  # a count at all is ECC on: the column says N/A where ECC is off (newcomer 56)
+        fields["ECC Mode/Current"] = "Enabled"
     errors: list[str] = ["FB Memory Usage"] * lost + ["ECC Errors"] * (row.ecc == "ERR!")
     for key, value in known.items():
         if value in ("N/A", "ERR!") or value.startswith("["):

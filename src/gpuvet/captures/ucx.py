@@ -7,7 +7,11 @@ Each is one failure on one NIC port: what failed (the completion's status in UCX
 port, the host and process that saw it. The status tells the side: a retry count exceeded means the remote
 port never acknowledged (the fabric or the peer's port between them), a remote access / remote QP error that
 the peer refused (its process gone or its memory unregistered), a local one is the program's own request.
-Without its bracketed prefix a line is read only with UCX's syndrome after the port (``(synd 0x…``)."""
+Without its bracketed prefix a line is read only with UCX's syndrome after the port (``(synd 0x…``).
+
+UCX also says when it cannot set up a port at all because the process may lock too little memory
+(``ibv_create_cq(cqe=4096) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to
+'unlimited' (current: 64 kbytes)``): the node's limit, read with the call that failed and the limit it names."""
 
 from __future__ import annotations
 
@@ -35,6 +39,24 @@ _WQE = re.compile(r"^\s*(?:\[[\w.-]{1,64}:\d{1,9}(?::\d{1,9}){0,3}\]\s+[\w.-]{1,
                   r"(?:UCX\s+\w+\s+)?(?:DCI|DCT|RC|DC|UD|QP)\b[\w ]{0,8}\b0x[0-9a-fA-F]{1,8} wqe\[\d{1,9}\]:")
 
 
+# UCX's advice after a verbs call the memlock limit failed (its own words name the limit: 'max locked memory')
+_MEMLOCK = re.compile(_PREFIX + r"(?:UCX\s+(?:ERROR|WARN)\s+)?(?P<call>\w{2,40})\([^)]{0,80}\) failed:.{0,80}?"
+                      r"max locked memory \(ulimit -l\)")
+_CURRENT = re.compile(r"\(current: ([\w ]{1,20})\)")
+
+
+@dataclass(frozen=True)
+class UcxLimit:
+    """A verbs call UCX says failed for the max locked memory limit (ulimit -l): the node's set-up, no port's."""
+
+    line: int
+    host: str
+    pid: int
+    call: str  # ibv_create_cq, ibv_reg_mr
+    current: str | None  # the limit UCX read, '64 kbytes'
+    text: str
+
+
 @dataclass(frozen=True)
 class UcxError:
     """One work completion with error on one port, as UCX printed it."""
@@ -54,6 +76,7 @@ class UcxError:
 class UcxParse:
     errors: list[UcxError] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
+    limits: list[UcxLimit] = field(default_factory=list)  # calls the memlock limit failed
 
 
 def parse(lines: list[Line]) -> UcxParse:
@@ -69,6 +92,11 @@ def parse(lines: list[Line]) -> UcxParse:
                                        int(m.group("pid")) if prefixed else None, m.group("dev"), int(m.group("port")),
                                        m.group("tl"), m.group("what").strip(), synd.group(1) if synd else None,
                                        ln.text.strip()[:_TEXT]))
+            out.claimed.add(ln.no)
+        elif "locked memory" in ln.text and (m := _MEMLOCK.match(ln.text)) is not None:
+            current = _CURRENT.search(ln.text)
+            out.limits.append(UcxLimit(ln.no, m.group("host"), int(m.group("pid")), m.group("call"),
+                                       current.group(1).strip() if current else None, ln.text.strip()[:_TEXT]))
             out.claimed.add(ln.no)
         elif (out.errors and _WQE.match(ln.text)) or ("UCX" in ln.text and _QUIET.match(ln.text)):
             out.claimed.add(ln.no)

@@ -143,6 +143,7 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
         diffs = diff_nodes(declared, found)
         unread = unread_widths(declared, found)
         rates = unread_rates(declared, found)
+    diffs, unlisted = _modules_unlisted(backend, found, diffs)
     nic_diffs = _nic_differences(nics, declared, found)
     from gpuvet.checks import nic_affinity
 
@@ -162,14 +163,32 @@ def topo(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = None,
             if nic_diffs is not None:
                 data["nic_differences"] = [{"kind": v.kind, "nic": v.nic, "reason": v.reason, "fix": v.fix}
                                            for v in nic_diffs]
+            if unlisted and isinstance(compared := data.get("compared"), dict):
+                compared["modules_unlisted"] = unlisted
             _print_topo_json(data, _matrix_rows(mat))
         else:
             _print_topo(backend, found, mat, diffs if diffs or not nic_diffs else None, unread, rates)
+            if unlisted:
+                from rich.text import Text
+
+                _console().print(Text(f"can't tell the {len(unlisted)} declared module(s) ({', '.join(unlisted)}): "
+                                      "the captured files list no module (give nvidia-smi -q, nvidia-smi -L or "
+                                      "topo -m taken on the node)", style="yellow"))
             if nic_affinity.nics_of(found):
                 from gpuvet.cli import render as shown
 
                 shown.nearest_nics(_console(), nearest)
             _print_topo_nics(nics, nic_diffs)
+
+
+def _modules_unlisted(backend: Backend, found: Node, diffs: list[Difference] | None
+                      ) -> tuple[list[Difference] | None, list[str]]:
+    """Captured files that list no module (an ibstat alone) judge none: the declared modules are can't-tell,
+    never missing (newcomer 56); returns the differences left and the modules not judged."""
+    if diffs is None or not backend.captured or found.modules:
+        return diffs, []
+    unlisted = [d.module for d in diffs if d.kind == "missing_module" and d.module]
+    return [d for d in diffs if d.kind != "missing_module"], unlisted
 
 
 def _nic_differences(nics: NicReadings | Unavailable | None, declared: Node | None,

@@ -247,9 +247,18 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                                HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
                                line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
                                uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else
-                               ("the module itself" if parsed.gpu(d.bus) else "the module below it is not named "
-                                "in the log")), host=parsed.host))
+                               ("the module itself" if parsed.gpu(d.bus) else _unnamed_below(parsed, d))),
+                               host=parsed.host))
     return out
+
+
+def _unnamed_below(parsed: AerParse, d: AerDevice) -> str:
+    """A port's message names the device that sent it though no line of that device says what it is (a source
+    id of zero, 0000:00:00.0, is the kernel's word for one it could not read: not named)."""
+    sent = [s for s in d.sources if s != d.bus and s not in parsed.devices and s != "0000:00:00.0"]
+    if sent:
+        return f"{', '.join(sent)} (the port's message names it; no line of its own says what device it is)"
+    return "the module below it is not named in the log"
 
 
 def _aer_unrecovered(label: str, parsed: AerParse, d: AerDevice) -> Finding:

@@ -15,6 +15,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.xids import kernel_message_catalog
+from gpuvet.knowledge import off_bus_xids
 from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
@@ -108,9 +109,19 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
                                   for e in events))  # each meaning's first clause, once
         return confirmed("the driver's kernel messages say: " + "; ".join(said), *found)
     other = len(c.kernel_events) - len(events)
-    return clear("no initialisation, reset, attach or bus-loss message among the driver's lines"
-                 + (f" ({other} other message(s): see compute-errors)" if other else ""),
+    return clear(_none_said(ev) + (f" ({other} other message(s): see compute-errors)" if other else ""),
                  Cited(_source(ev, "kernel log"), "driver lines read", str(c.kernel_lines)))
+
+
+def _none_said(ev: Evidence) -> str:
+    """What the clear verdict rules out: never the bus loss the log reported as an Xid (the knowledge base's
+    off-bus codes), which the reader hands to xid_log and xid_log confirms; one check does not call clear what
+    another found."""
+    lost = sorted({x.code for x in ev.captures.xids if x.code in off_bus_xids()})
+    if not lost:
+        return "no initialisation, reset, attach or bus-loss message among the driver's lines"
+    codes = ", ".join(str(code) for code in lost)
+    return f"no initialisation, reset or attach message among the driver's lines (the bus loss, Xid {codes}: xid_log)"
 
 
 def _xgmi_fabric(product: str) -> bool:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.nccl_log import NcclLog
     from gpuvet.captures.perftest import PerftestRun
     from gpuvet.captures.rocm_validation import CopyCheck
-    from gpuvet.captures.ucx import UcxError
+    from gpuvet.captures.ucx import UcxError, UcxLimit
 
 __all__ = ["Captures", "NcclResult", "NcclRow", "SmiTextModule", "XID_MEANINGS", "XidLine", "parse_nccl_tests",
            "parse_nvbandwidth", "parse_smi_text", "parse_xid_log", "read_captures", "sniff"]
@@ -80,6 +80,7 @@ class Captures:
     fabric_manager: list[tuple[str, FabricManagerLog]] = field(default_factory=list)  # (file, its FM lines)
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     rdma_errors: list[tuple[str, UcxError]] = field(default_factory=list)  # (file, UCX's completion error on a port)
+    rdma_memlock: list[tuple[str, UcxLimit]] = field(default_factory=list)  # (file, a verbs call ulimit -l failed)
     nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
     no_peer: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, GPUs rocm-bandwidth-test cannot join)
@@ -178,6 +179,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]
     caps.rdma_errors += [(label, e) for e in fc.ucx.errors]
+    caps.rdma_memlock += [(label, e) for e in fc.ucx.limits]
     caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]

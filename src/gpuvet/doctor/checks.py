@@ -245,9 +245,18 @@ def xid_log(ev: Evidence) -> Outcome:
         for code in sorted(set(codes)):
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
             line = worst.get((host, module, code))
-            xid = replace(xid_catalogue.xid_finding(kind, HIGH, module, code, line), host=host)
+            xid = _times(replace(xid_catalogue.xid_finding(kind, HIGH, module, code, line), host=host), codes.count(code))
             found.append(as_quoted(xid) if line in said else xid)
     return confirmed("the driver reported Xid errors", *found)
+
+
+def _times(found: Finding, times: int) -> Finding:
+    """A code the log repeats for one module: one finding that says how many times (after the code)."""
+    if times < 2:
+        return found
+    said = dict(found.evidence)
+    ordered = {k: v for k, v in said.items() if k in ("log", "xid")} | {"times": times}
+    return replace(found, evidence=ordered | said)
 
 
 def hotplug_history(ev: Evidence) -> Outcome:

@@ -203,7 +203,8 @@ class Evidence:
         return ", ".join(files) or None
 
     def smi_source(self) -> str:
-        return self.capture_source(CAPTURED["smi_q"], CAPTURED["smi_qx"]) or CAPTURED["smi_q_label"]
+        return self.capture_source(CAPTURED["smi_q"], CAPTURED["smi_qx"], CAPTURED["smi_table"],
+                                   CAPTURED["smi_query"]) or CAPTURED["smi_q_label"]
 
     def clock_reasons_cited(self) -> list[Cited]:
         """Captured modules whose clock-event section was read (an excerpt without it says nothing)."""

@@ -19,7 +19,7 @@ from gpuvet.node.model import EndpointKind
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 if TYPE_CHECKING:  # the parser loads when a log is read
-    from gpuvet.captures.ucx import UcxError
+    from gpuvet.captures.ucx import UcxError, UcxLimit
 
 
 def _declared(ev: Evidence) -> list[nics.DeclaredNic]:
@@ -131,6 +131,18 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     return out
 
 
+def _memlock(ev: Evidence) -> list[Finding]:
+    """One rdma_memlock_limit per host whose UCX said a verbs call failed for the max locked memory limit:
+    the node's set-up (ulimit -l), not a port's, citing the first line and the limit UCX read."""
+    hosts: dict[str, list[tuple[str, UcxLimit]]] = {}
+    for label, e in ev.captures.rdma_memlock:
+        hosts.setdefault(e.host, []).append((label, e))
+    return [replace(finding("rdma_memlock_limit", HIGH, None, call=first.call, limit=first.current or "not said",
+                            file=label, line=first.line, log=first.text, times=len(items)),
+                    host=host if len(hosts) > 1 else None)
+            for host, items in hosts.items() for label, first in items[:1]]
+
+
 def _bandwidth(ev: Evidence) -> tuple[list[Finding], list[Cited]]:
     """Each BW run's best large-message Gb/s against its port's rate; a run that also failed is judged
     on the rows it did measure, so one failed run never hides another's slow link."""
@@ -160,11 +172,16 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
     A failed run is its own finding beside the others' verdicts, and so is a completion error UCX reported."""
     failed = _failed(ev)
     found, cited = _bandwidth(ev)
+    limits = _memlock(ev)
     if errors := _completion_errors(ev):
         said = errors[0].evidence
         where = f"{errors[0].host} {said['nic']}" if errors[0].host else said["nic"]
         return confirmed(f"RDMA traffic failed: {said['error']} on {where} ({said['times']} time(s))",
-                         *errors, *failed, *found)
+                         *errors, *limits, *failed, *found)
+    if limits:
+        said = limits[0].evidence
+        return confirmed(f"UCX could not set up RDMA: {said['call']} failed for the max locked memory limit "
+                         f"(ulimit -l, {said['limit']})", *limits, *failed, *found)
     if failed or found:
         first = next(r for _, r in ev.captures.perftest if r.failures) if failed else None
         head = (f"{len(failed)} perftest run(s) failed: {first.failures[0][1][:120]}" if first is not None else

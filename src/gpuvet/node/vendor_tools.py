@@ -171,6 +171,7 @@ GIVE = {"module_list": "nvidia-smi -q -x or topo -m for a captured node",
 CAPTURED = {"nvlink_state": "nvidia-smi nvlink", "nvlink_errors": "nvidia-smi nvlink -e", "pcie": "lspci -vvv",
             "pcie_tool": "lspci", "dcgm_diag": "dcgmi diag", "dcgm_diag_json": "dcgmi diag -j",
             "smi_q": "nvidia-smi -q", "smi_qx": "nvidia-smi -q -x", "smi_q_label": "captured nvidia-smi -q",
+            "smi_table": "nvidia-smi table", "smi_query": "nvidia-smi --query-gpu",  # formats.TABLE, QUERY
             "ecc_mode": "nvidia-smi -q ECC Mode/Current", "nvlinks_listed": "every link nvidia-smi lists"}
 
 # A vendor tool's own verdict on its module (npu-smi's Health, amd-smi's RAS): the capture kinds
