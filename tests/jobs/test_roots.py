@@ -35,7 +35,10 @@ def test_roots_are_the_planted_faults_and_explain_every_failure(capsys, tmp_path
     bad = [c for c in data["checks"] if c["verdict"] in ("fail", "warn")]
     assert len(bad) == len(explained)  # each failed or warned check under exactly one root
     monkeypatch.setenv("COLUMNS", "80")
-    head = _validate(capsys, tmp_path, base, faults).splitlines()[:24]
+    shown = _validate(capsys, tmp_path, base, faults).splitlines()
+    assert "SIMULATED" in shown[1]  # the banner first (newcomer 56 LOW 15), then the verdict
+    banner = 3
+    head = shown[banner:banner + 24]
     assert head[0].startswith(f"verdict: {data['verdict']}")
     for r in data["roots"]:
         assert any(r["title"] in line for line in head), (r["title"], head)
