@@ -25,15 +25,20 @@ def _causes(tmp_path: Path, text: str) -> list[tuple[str, str]]:
     return [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", text)["findings"]]
 
 
+def _one_shortage_saying(tmp_path: Path, text: str, words: str) -> None:
+    """doctor's one finding on ``text`` is the scheduler short of GPUs (warn), its evidence holding ``words``."""
+    data = _run(tmp_path, "doctor", text)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
+    assert words in str(data["findings"][0]["evidence"])
+
+
 def test_slurm_gpu_count_below_its_configuration_is_the_scheduler_short_of_gpus(tmp_path: Path) -> None:
     scontrol = ("NodeName=gpu07 Arch=x86_64 CoresPerSocket=32\n"
                 "   Gres=gpu:h100:8\n"
                 "   State=IDLE+DRAIN ThreadsPerCore=2 TmpDisk=0 Weight=1\n"
                 "   CfgTRES=cpu=128,mem=1000G,billing=128,gres/gpu=8\n"
                 "   Reason=gres/gpu:h100 count reported lower than configured (7 < 8) [slurm@2025-03-02T08:11:40]\n")
-    data = _run(tmp_path, "doctor", scontrol)
-    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
-    assert "node gpu07: Slurm counts 7 GPU(s) of 8 configured" in str(data["findings"][0]["evidence"])
+    _one_shortage_saying(tmp_path, scontrol, "node gpu07: Slurm counts 7 GPU(s) of 8 configured")
     older = "[2021-05-04T10:00:01.123] error: Setting node n12 state to DRAIN with reason:gres/gpu count too low (2 < 4)\n"
     assert _causes(tmp_path, older) == [("scheduler_gpus_short", "warn")]
     ctld = ("Jun 01 09:00:00 head slurmctld[811]: slurmctld: _node_config_validate: gres/gpu: Count changed on node "
@@ -46,9 +51,7 @@ def test_sinfo_reasons_naming_a_gpu_fault_warn_and_others_do_not(tmp_path: Path)
              "REASON               USER      TIMESTAMP           NODELIST\n"
              "GPU 3 Xid 79 fell off root      2025-01-09T10:12:55 dgx014\n"
              "Kill task failed     root      2025-01-09T11:00:02 dgx015\n")
-    data = _run(tmp_path, "doctor", sinfo)
-    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
-    assert "dgx014 drained: GPU 3 Xid 79 fell off" in str(data["findings"][0]["evidence"])
+    _one_shortage_saying(tmp_path, sinfo, "dgx014 drained: GPU 3 Xid 79 fell off")
 
 
 def test_slurmd_gres_configuration_errors_are_a_configuration_mismatch(tmp_path: Path) -> None:
@@ -65,9 +68,7 @@ def test_kubernetes_allocatable_below_capacity_in_every_form(tmp_path: Path) -> 
     describe = ("Capacity:\n  cpu:                96\n  memory:             1056446428Ki\n  nvidia.com/gpu:     8\n"
                 "  pods:               110\nAllocatable:\n  cpu:                96\n  memory:             1056344028Ki\n"
                 "  nvidia.com/gpu:     6\n  pods:               110\nSystem Info:\n  Machine ID:  abc\n")
-    data = _run(tmp_path, "doctor", describe)
-    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
-    assert "allocatable 6 of capacity 8" in str(data["findings"][0]["evidence"])
+    _one_shortage_saying(tmp_path, describe, "allocatable 6 of capacity 8")
     as_json = ('  "status": {\n    "allocatable": {\n      "amd.com/gpu": "3",\n      "cpu": "64"\n    },\n'
                '    "capacity": {\n      "amd.com/gpu": "4",\n      "cpu": "64"\n    }\n  }\n')
     assert _causes(tmp_path, as_json) == [("scheduler_gpus_short", "warn")]
@@ -190,9 +191,7 @@ def test_a_capacity_below_the_gpu_count_feature_discovery_labelled_warns(tmp_pat
     text = ("Labels:             nvidia.com/gpu.count=8\n                    nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3\n"
             "Capacity:\n  cpu:             192\n  nvidia.com/gpu:  7\nAllocatable:\n  cpu:             192\n"
             "  nvidia.com/gpu:  7\n")
-    data = _run(tmp_path, "doctor", text)
-    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
-    assert "capacity 7 of the 8 GPU feature discovery labelled" in str(data["findings"][0]["evidence"])
+    _one_shortage_saying(tmp_path, text, "capacity 7 of the 8 GPU feature discovery labelled")
 
 
 def test_node_events_a_driver_container_and_pytorchs_architecture_warning(tmp_path: Path) -> None:
@@ -215,6 +214,4 @@ def test_node_events_a_driver_container_and_pytorchs_architecture_warning(tmp_pa
 def test_kubelets_admission_error_for_a_gpu_is_the_node_short_of_gpus(tmp_path: Path) -> None:
     text = ("  Warning  UnexpectedAdmissionError  40s  kubelet  Allocate failed due to requested number of devices "
             "unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected\n")
-    data = _run(tmp_path, "doctor", text)
-    assert [(f["cause"], f["severity"]) for f in data["findings"]] == [("scheduler_gpus_short", "warn")]
-    assert "no free nvidia.com/gpu" in str(data["findings"][0]["evidence"])
+    _one_shortage_saying(tmp_path, text, "no free nvidia.com/gpu")

@@ -7,20 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.captures.test_captures_fresh_c import run_json
-
-
-def _run(tmp_path: Path, text: str, cmd: str = "doctor") -> dict[str, object]:
-    path = tmp_path / "capture.txt"
-    path.write_text(text)
-    _, data = run_json(cmd, "--from", str(path))
-    assert isinstance(data, dict)
-    return data
-
-
-def _findings(tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
-    data = _run(tmp_path, text)
-    return {(f["cause"], f.get("module")): f["severity"] for f in data["findings"]}  # type: ignore[attr-defined]
+from tests.support.helpers import capture_findings, capture_json
 
 
 def _init(host: str, pid: int, tid: int, rank: int, bus: str) -> str:
@@ -32,11 +19,11 @@ def test_a_warn_whose_own_thread_then_completes_init_is_no_init_failure(tmp_path
     warn = ("gpu07:4410:4418 [1] /src/rccl/src/init.cc:2011 NCCL WARN MSCCL++: Cannot enable MSCCL++; "
             "environment is not MSCCL compatible\n")
     log = warn + _init("gpu07", 4410, 4417, 0, "1b000") + _init("gpu07", 4410, 4418, 1, "9c000")
-    assert _findings(tmp_path, log) == {}
-    modules = _run(tmp_path, log, "inventory")["modules"]
+    assert capture_findings(tmp_path, log) == {}
+    modules = capture_json(tmp_path, log, "inventory")["modules"]
     assert [m["bus_id"] for m in modules] == ["0000:1B:00.0", "0000:9C:00.0"]  # type: ignore[attr-defined]
     failed = warn + _init("gpu07", 4410, 4417, 0, "1b000")  # the warning thread never came up
-    assert _findings(tmp_path, failed) == {("collective_init_failed", "gpu07 GPU 1"): "critical"}
+    assert capture_findings(tmp_path, failed) == {("collective_init_failed", "gpu07 GPU 1"): "critical"}
 
 
 def test_the_vbios_tables_stuck_and_aborted_are_an_init_failure_on_the_module_named_before(tmp_path: Path) -> None:
@@ -45,7 +32,7 @@ def test_the_vbios_tables_stuck_and_aborted_are_an_init_failure_on_the_module_na
            "[   29.812877] [drm:atom_op_jump [amdgpu]] *ERROR* atombios stuck in loop for more than 20secs aborting\n"
            "[   29.813940] [drm:amdgpu_atom_execute_table_locked [amdgpu]] *ERROR* atombios stuck executing B2D4 "
            "(len 62, WS 0, PS 0) @ 0xB2F0\n")
-    assert _findings(tmp_path, log) == {("module_init_failed", "0000:C3:00.0"): "critical"}
+    assert capture_findings(tmp_path, log) == {("module_init_failed", "0000:C3:00.0"): "critical"}
 
 
 def test_a_kernel_warning_inside_amdgpu_is_a_driver_warning_with_or_without_a_bus_id(tmp_path: Path) -> None:
@@ -53,11 +40,11 @@ def test_a_kernel_warning_inside_amdgpu_is_a_driver_warning_with_or_without_a_bu
              "amdgpu_irq_put+0x9a/0xb0 [amdgpu]\n"
              "[  211.400301] RIP: 0010:amdgpu_irq_put+0x9a/0xb0 [amdgpu]\n"
              "[  211.400512]  amdgpu_fence_driver_hw_fini+0xe4/0x110 [amdgpu]\n")
-    assert _findings(tmp_path, trace) == {("module_driver_warning", "an AMD module, bus id not in the log"): "warn"}
+    assert capture_findings(tmp_path, trace) == {("module_driver_warning", "an AMD module, bus id not in the log"): "warn"}
     other = ("[    4.190311] amdgpu 0000:c1:00.0: amdgpu: SMU is initialized successfully!\n"
              "[  211.400118] WARNING: CPU: 7 PID: 1822 at fs/ext4/inode.c:3645 ext4_set_page_dirty+0x3e/0x50\n"
              "[  211.400301] RIP: 0010:ext4_set_page_dirty+0x3e/0x50\n")
-    assert _findings(tmp_path, other) == {}  # another subsystem's warning is not a GPU's
+    assert capture_findings(tmp_path, other) == {}  # another subsystem's warning is not a GPU's
 
 
 _AER = """\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-
@@ -70,9 +57,9 @@ _AER = """\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- M
 def test_corrected_aer_status_bits_alone_are_info_and_an_uncorrectable_bit_a_warning(tmp_path: Path) -> None:
     head = ("41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)\n"
             "\tCapabilities: [100 v1] Advanced Error Reporting\n")
-    assert _findings(tmp_path, head + _AER) == {("pcie_aer_corrected_bits", "41:00.0"): "info"}
+    assert capture_findings(tmp_path, head + _AER) == {("pcie_aer_corrected_bits", "41:00.0"): "info"}
     failed = head + _AER.replace("CmpltTO-", "CmpltTO+", 1)
-    assert _findings(tmp_path, failed) == {("pcie_aer_errors", "41:00.0"): "warn"}
+    assert capture_findings(tmp_path, failed) == {("pcie_aer_errors", "41:00.0"): "warn"}
 
 
 def test_an_hccl_task_timeout_is_a_stalled_collective_once_per_device(tmp_path: Path) -> None:
@@ -86,9 +73,9 @@ def test_an_hccl_task_timeout_is_a_stalled_collective_once_per_device(tmp_path: 
            "stuck notify num:1, timeout:30min(default).[FUNC:ProcessStarsCoreErrorInfo][FILE:device_error_proc.cc]"
            "[LINE:1321]\n"
            "        TraceBack (most recent call last):\n")
-    assert _findings(tmp_path, log) == {("collective_stalled", "GPU 5 (host not in the log)"): "critical"}
+    assert capture_findings(tmp_path, log) == {("collective_stalled", "GPU 5 (host not in the log)"): "critical"}
     failed_call = ("EI9999: 2025-03-02-07:15:41.022.118  call hcclCommInitRootInfo failed.\n")
-    assert _findings(tmp_path, failed_call) != {("collective_stalled", "host and GPU not in the log"): "critical"}
+    assert capture_findings(tmp_path, failed_call) != {("collective_stalled", "host and GPU not in the log"): "critical"}
 
 
 _ROCM = """========================ROCm System Management Interface========================
@@ -106,17 +93,17 @@ def test_a_rocm_smi_row_the_tool_could_not_read_beside_its_error_is_the_tools_wa
               "WARNING:  One or more commands failed\n")
     hung = _ROCM.format(errors=errors, temp="N/A  ", power="N/A   ", sclk="None   ", mclk="None   ", perf="unknown",
                         vram="0%   ", gpu="0%")
-    assert _findings(tmp_path, hung) == {("module_reported_warning", "GPU[0]"): "warn"}
+    assert capture_findings(tmp_path, hung) == {("module_reported_warning", "GPU[0]"): "warn"}
     healthy = _ROCM.format(errors="", temp="40.0c", power="34.0W ", sclk="852Mhz ", mclk="167Mhz ", perf="auto",
                            vram="0%   ", gpu="0%")
-    assert _findings(tmp_path, healthy) == {}
+    assert capture_findings(tmp_path, healthy) == {}
     no_error = _ROCM.format(errors="", temp="N/A  ", power="N/A   ", sclk="None   ", mclk="None   ", perf="unknown",
                             vram="0%   ", gpu="0%")
-    assert _findings(tmp_path, no_error) == {}  # readings not taken, the tool says no error: not judged
+    assert capture_findings(tmp_path, no_error) == {}  # readings not taken, the tool says no error: not judged
 
 
 def _models(tmp_path: Path, text: str) -> list[tuple[str, str]]:
-    return [(m["model"], m["bus_id"]) for m in _run(tmp_path, text, "inventory")["modules"]]  # type: ignore[attr-defined]
+    return [(m["model"], m["bus_id"]) for m in capture_json(tmp_path, text, "inventory")["modules"]]  # type: ignore[attr-defined]
 
 
 def test_the_module_a_program_says_it_runs_on_is_listed_where_nothing_else_lists_one(tmp_path: Path) -> None:

@@ -6,25 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.captures.test_captures_fresh_c import run_json
-from tests.support.helpers import run
-
-
-def _run(tmp_path: Path, text: str, cmd: str = "doctor") -> dict[str, object]:
-    path = tmp_path / "capture.txt"
-    path.write_text(text)
-    _, data = run_json(cmd, "--from", str(path))
-    assert isinstance(data, dict)
-    return data
-
-
-def _findings(tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
-    data = _run(tmp_path, text)
-    return {(f["cause"], f.get("module")): f["severity"] for f in data["findings"]}  # type: ignore[attr-defined]
+from tests.support.helpers import capture_findings, capture_json, run
 
 
 def _causes(tmp_path: Path, text: str) -> dict[str, str]:
-    return {cause: severity for (cause, _), severity in _findings(tmp_path, text).items()}
+    return {cause: severity for (cause, _), severity in capture_findings(tmp_path, text).items()}
 
 
 # --- the driver loaded and found no adapter -----------------------------------------------------------------
@@ -34,8 +20,8 @@ _NO_ADAPTER = ("Jan  9 07:02:11 lap-7 kernel: [    3.118201] nvidia: module lice
 
 
 def test_no_adapter_found_is_one_warn_on_the_node_not_a_failed_module(tmp_path: Path) -> None:
-    assert _findings(tmp_path, _NO_ADAPTER) == {("driver_found_no_module", "node"): "warn"}
-    assert _run(tmp_path, _NO_ADAPTER, "inventory")["modules"] == []
+    assert capture_findings(tmp_path, _NO_ADAPTER) == {("driver_found_no_module", "node"): "warn"}
+    assert capture_json(tmp_path, _NO_ADAPTER, "inventory")["modules"] == []
 
 
 def test_no_adapter_after_a_failed_probe_is_its_echo(tmp_path: Path) -> None:
@@ -51,9 +37,9 @@ def test_an_sxid_detail_line_alone_takes_its_fatality_from_nvidias_lists(tmp_pat
              "Severity 1 Engine instance 12 Sub-engine instance 00\n")
     non_fatal = "[ 9012.003311] nvidia-nvswitch2: SXid (PCI:0000:05:00.0): 19084, Data {0x00000001, 0x00000000}\n"
     unlisted = "[ 9012.003311] nvidia-nvswitch2: SXid (PCI:0000:05:00.0): 31999, Data {0x00000001}\n"
-    assert _findings(tmp_path, fatal) == {("nvswitch_sxid_fatal", "nvswitch5 0000:C7:00.0 SXid 20034"): "critical"}
-    assert _findings(tmp_path, non_fatal) == {("nvswitch_sxid", "nvswitch2 0000:05:00.0 SXid 19084"): "warn"}
-    assert _findings(tmp_path, unlisted) == {("nvswitch_sxid", "nvswitch2 0000:05:00.0 SXid 31999"): "warn"}
+    assert capture_findings(tmp_path, fatal) == {("nvswitch_sxid_fatal", "nvswitch5 0000:C7:00.0 SXid 20034"): "critical"}
+    assert capture_findings(tmp_path, non_fatal) == {("nvswitch_sxid", "nvswitch2 0000:05:00.0 SXid 19084"): "warn"}
+    assert capture_findings(tmp_path, unlisted) == {("nvswitch_sxid", "nvswitch2 0000:05:00.0 SXid 31999"): "warn"}
 
 
 def test_an_sxid_summary_line_keeps_its_own_word_over_its_detail_lines(tmp_path: Path) -> None:
@@ -62,7 +48,7 @@ def test_an_sxid_summary_line_keeps_its_own_word_over_its_detail_lines(tmp_path:
             "[ 77.1] nvidia-nvswitch0: SXid (PCI:0000:89:00.0): 12028, Severity 0 Engine instance 8 Sub-engine "
             "instance 00\n"
             "[ 77.1] nvidia-nvswitch0: SXid (PCI:0000:89:00.0): 12028, Data {0x00000000, 0x00000010}\n")
-    assert _findings(tmp_path, text) == {("nvswitch_sxid", "nvswitch0 0000:89:00.0 SXid 12028"): "warn"}
+    assert capture_findings(tmp_path, text) == {("nvswitch_sxid", "nvswitch0 0000:89:00.0 SXid 12028"): "warn"}
 
 
 # --- NCCL lines behind a per-rank logger's prefix; a socket connect that never completed ----------------------
@@ -71,7 +57,7 @@ def test_nccl_lines_behind_a_per_rank_loggers_prefix_name_their_host_and_ranks(t
             "[gpu-a17:pid=77120] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events\n"
             "job-81/rank_13.gpu-a17.77121.log:[0013/0064][2026-05-01 09:14:02,120] [misc/socket.cc:586] "
             "[gpu-a17:pid=77121] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events\n")
-    found = _run(tmp_path, text)["findings"]
+    found = capture_json(tmp_path, text)["findings"]
     assert [(f["cause"], f["module"], f["evidence"]["ranks"]) for f in found] == [  # type: ignore[index]
         ("collective_init_failed", "gpu-a17", [12, 13])]
 
@@ -81,13 +67,13 @@ def test_nccl_lines_behind_torchruns_and_sruns_rank_labels_keep_their_host_and_g
             "POLLOUT events\n"
             "3: gpu-d2:991:1030 [1] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no POLLOUT "
             "events\n")
-    assert _findings(tmp_path, text) == {("collective_init_failed", "gpu-d1 GPU 5"): "critical",
+    assert capture_findings(tmp_path, text) == {("collective_init_failed", "gpu-d1 GPU 5"): "critical",
                                          ("collective_init_failed", "gpu-d2 GPU 1"): "critical"}
 
 
 def test_a_connect_without_pollout_in_nccls_own_prefix_is_a_bootstrap_failure(tmp_path: Path) -> None:
     text = "gpu-b02:5521:5600 [3] misc/socket.cc:586 NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events\n"
-    assert _findings(tmp_path, text) == {("collective_init_failed", "gpu-b02 GPU 3"): "critical"}
+    assert capture_findings(tmp_path, text) == {("collective_init_failed", "gpu-b02 GPU 3"): "critical"}
 
 
 # --- a watchdog timeout after collectives ran: the WARNs before it are no set-up failure ---------------------
@@ -114,15 +100,15 @@ def test_a_watchdog_timeout_on_the_first_collective_leaves_the_set_up_failure(tm
 def test_a_one_name_query_reads_one_value_a_line_until_the_next_prompt(tmp_path: Path) -> None:
     text = ("gpu@n4:~$ nvidia-smi --query-gpu=name --format=csv,noheader\nNVIDIA L40S\nNVIDIA L40S\n"
             "gpu@n4:~$ echo done\ndone\n")
-    modules = _run(tmp_path, text, "inventory")["modules"]
+    modules = capture_json(tmp_path, text, "inventory")["modules"]
     assert [m["model"] for m in modules] == ["NVIDIA L40S", "NVIDIA L40S"]  # type: ignore[index,union-attr]
 
 
 def test_a_one_name_query_the_tool_cannot_read_is_no_fault(tmp_path: Path) -> None:
     text = "[admin@r7 ~]# nvidia-smi --query-gpu=fan.speed --format=csv,noheader,nounits -i 1\n[Not Supported]\n"
-    data = _run(tmp_path, text)
+    data = capture_json(tmp_path, text)
     assert data["findings"] == [] and any("Not Supported" in n for n in data["notes"])  # type: ignore[union-attr]
-    assert len(_run(tmp_path, text, "inventory")["modules"]) == 1  # type: ignore[arg-type]
+    assert len(capture_json(tmp_path, text, "inventory")["modules"]) == 1  # type: ignore[arg-type]
 
 
 # --- a copy kernel's GPU-by-GPU matrices ('Measured bandwidth in GB/s of size …'), judged against peers --------
@@ -133,11 +119,11 @@ _KERNEL = ("memcpyKernel Read 64b stride 256 threads/SM:\n\nMeasured bandwidth i
 
 
 def test_a_copy_kernels_uniform_matrix_is_healthy_and_its_diagonal_no_pair(tmp_path: Path) -> None:
-    assert _run(tmp_path, _KERNEL.format(slow="150.99"))["findings"] == []
+    assert capture_json(tmp_path, _KERNEL.format(slow="150.99"))["findings"] == []
 
 
 def test_a_copy_kernels_pair_far_below_its_peers_is_named(tmp_path: Path) -> None:
-    found = _run(tmp_path, _KERNEL.format(slow=" 38.40"))["findings"]
+    found = capture_json(tmp_path, _KERNEL.format(slow=" 38.40"))["findings"]
     assert [(f["cause"], f["severity"], f["between"]) for f in found] == [  # type: ignore[index]
         ("link_degraded", "warn", ["GPU 1", "GPU 3"])]
 
@@ -147,7 +133,7 @@ def test_dcgms_nvswitch_module_errors_are_one_warning_counted(tmp_path: Path) ->
     line = ("2026-02-11 03:{m}:07.511 ERROR [1880:1921] [[NvSwitch]] ReadNvSwitchStatusAllSwitches() returned "
             "Host engine is not ready [/builds/dcgm-rel_dcgm_3_3/modules/nvswitch/DcgmModuleNvSwitch.cpp:412] "
             "[DcgmNs::DcgmModuleNvSwitch::RunOnce]\n")
-    data = _run(tmp_path, "".join(line.format(m=m) for m in ("10", "11", "12")))
+    data = capture_json(tmp_path, "".join(line.format(m=m) for m in ("10", "11", "12")))
     found = data["findings"]
     assert [(f["cause"], f["severity"], f["module"]) for f in found] == [  # type: ignore[index]
         ("dcgm_nvswitch_unread", "warn", "NVSwitch (DCGM's NvSwitch module)")]  # review 56 LOW 12: its own cause
@@ -167,10 +153,10 @@ _FIELDS = ("2026-03-09 14:02:11.300 DEBUG [gpumon] GPU 0 serial_number (STR), va
 
 
 def test_dcgm_field_values_by_tag_are_each_gpus_readings_and_the_clients_warnings_no_fault(tmp_path: Path) -> None:
-    data = _run(tmp_path, _FIELDS)
+    data = capture_json(tmp_path, _FIELDS)
     assert data["findings"] == []
     assert any("could not decode" in n for n in data["notes"])  # type: ignore[union-attr]
-    assert len(_run(tmp_path, _FIELDS, "inventory")["modules"]) == 2  # type: ignore[arg-type]
+    assert len(capture_json(tmp_path, _FIELDS, "inventory")["modules"]) == 2  # type: ignore[arg-type]
 
 
 def test_a_value_whose_type_is_no_dcgm_field_type_is_not_read(tmp_path: Path) -> None:

@@ -65,3 +65,20 @@ def doctor_capture(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
 def found_causes(data: dict[str, Any]) -> set[tuple[str, str | None]]:
     """The (cause, module) of each finding of a doctor --json answer."""
     return {(f["cause"], f.get("module")) for f in data["findings"]}
+
+
+def capture_json(tmp_path: Path, text: str, cmd: str = "doctor") -> dict[str, object]:
+    """``gpuvet CMD --from`` one capture written from ``text``, for tests without capsys: its --json answer."""
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    _, out, err = run([cmd, "--from", str(path), "--json"])
+    assert "Traceback" not in err
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def capture_findings(tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
+    """doctor's findings on one capture written from ``text``: {(cause, module): severity}."""
+    findings: list[dict[str, Any]] = capture_json(tmp_path, text)["findings"]  # type: ignore[assignment]
+    return {(f["cause"], f.get("module")): f["severity"] for f in findings}
