@@ -477,7 +477,8 @@ FORMATS: tuple[Format, ...] = (
            markers=("abric", "ABRIC", fabric_manager.SWITCH_WORDS)),  # its name (_FM, any case), or its own
     # NVSwitch error lines (fabric_manager.parse's gate)
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
-    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory")),  # its port, memlock
+    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory", "status")),  # its
+    # port, memlock, a raw-verbs completion status
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),

@@ -196,6 +196,29 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None else None
 
 
+# a poster's label for what they hoped to see ('Expected:', '### Expected behavior', 'It should print:'): the library's
+# lines right under it are their expectation, not the run's (issue 46, batch K)
+_WISH = r"(?:expected|what I expected|(?:it|NCCL) should (?:print|show|say|use)|I should see)\b[\w ()/,-]{0,30}"
+_EXPECTED = re.compile(rf"^\s*(?:#{{1,6}}\s*(?:\*\*)?\s*{_WISH}(?:\*\*)?\s*:?|(?:\*\*)?\s*{_WISH}:\s*(?:\*\*)?)\s*$",
+                       re.I)  # a heading ('### Expected behavior'), or a label that ends in its colon ('Expected:')
+
+
+def _not_hoped(lines: list[Line], claimed: set[int]) -> list[Line]:
+    """``lines`` less the library's lines right under a poster's 'Expected' label (blank lines between them
+    kept; any other line ends it): those are claimed as read and judged as nothing."""
+    out, hoped = [], False
+    for ln in lines:
+        if _EXPECTED.match(ln.text) is not None:
+            hoped = True
+        elif hoped and _log_line(ln) is not None:
+            claimed.add(ln.no)
+            continue
+        else:
+            hoped = hoped and not ln.text.strip()
+        out.append(ln)
+    return out
+
+
 def parse(lines: list[Line]) -> NcclLog:
     """Every library log line in ``lines``; an empty NcclLog where there is none."""
     out = NcclLog()
@@ -203,7 +226,7 @@ def parse(lines: list[Line]) -> NcclLog:
     pending: dict[_Thread, tuple[LogLine, int]] = {}  # each thread's last WARN no word marked failed, lines since
     first_frame: dict[tuple[str | None, int | None], LogLine] = {}  # each process's first trace no WARN explains
     ran = False  # a watchdog timed out a collective past the first: the communicator had come up
-    for ln in lines:
+    for ln in _not_hoped(lines, out.claimed):  # a poster's 'Expected:' line is their wish, no line of the run
         if "SeqNum=" in ln.text and (w := _WATCHDOG_SEQ.search(ln.text)) is not None:
             ran = ran or int(w.group(1)) > 1
         v = _VERSION.search(ln.text) if "version" in ln.text else None

@@ -11,7 +11,12 @@ Without its bracketed prefix a line is read only with UCX's syndrome after the p
 
 UCX also says when it cannot set up a port at all because the process may lock too little memory
 (``ibv_create_cq(cqe=4096) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to
-'unlimited' (current: 64 kbytes)``): the node's limit, read with the call that failed and the limit it names."""
+'unlimited' (current: 64 kbytes)``): the node's limit, read with the call that failed and the limit it names.
+
+A program on raw verbs (uccl, a transfer engine) prints the same failure as the completion queue entry's verbs
+status (``CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 vendor_err=0xa qp_num=0x2c10``):
+read as one completion error of the same meaning, on the device the line names (``dev=mlx5_0``, ``on mlx5_0:1``)
+or on a NIC it does not name (issue 46, batch K)."""
 
 from __future__ import annotations
 
@@ -45,6 +50,41 @@ _MEMLOCK = re.compile(_PREFIX + r"(?:UCX\s+(?:ERROR|WARN)\s+)?(?P<call>\w{2,40})
 _CURRENT = re.compile(r"\(current: ([\w ]{1,20})\)")
 
 
+# ibverbs' work-completion statuses (enum ibv_wc_status, 1-21) in the words ibv_wc_status_str gives them
+_WC_STATUS = ("local length error", "local QP operation error", "local EE context operation error",
+              "local protection error", "Work Request Flushed Error", "memory management operation error",
+              "bad response error", "local access error", "remote invalid request error", "remote access error",
+              "remote operation error", "transport retry counter exceeded", "RNR retry counter exceeded",
+              "local RDD violation error", "remote invalid RD request", "remote aborted error",
+              "invalid EE context number", "invalid EE context state", "fatal error", "response timeout error",
+              "general error")
+# a completion word, then the entry's status as its number and/or its verbs words: 'CQE ERROR … status=12(transport
+# retry counter exceeded)', 'WC error: status 5 (Work Request Flushed Error)', 'completion with status: 12'
+_VERBS = re.compile(r"\b(?:CQE|CQ|WC|wc|[Cc]ompletion)\b.{0,80}?\b(?:wc[._])?status\s*[=:]?\s*(?P<code>\d{1,2})\b"
+                    r"(?:\s*\((?P<words>[A-Za-z][A-Za-z ]{2,60})\))?")
+_VERBS_DEV = re.compile(r"(?:\b(?:dev(?:ice)?|hca|ibdev|nic)\s*[=:]?\s*|\bon\s+)(?P<dev>[a-z][a-z0-9]{1,12}_[\w.]{1,16})"
+                        r"(?::(?P<port>\d{1,3})\b|.{0,40}?\bport\s*[=:]?\s*(?P<port2>\d{1,3})\b)?")
+
+_FAILED = re.compile(r"err|fail", re.I)
+
+
+def _verbs(ln: Line) -> UcxError | None:
+    """A raw-verbs program's completion error line (status 1-21, not NCCL's own NET/IB line, read elsewhere)."""
+    m = _VERBS.search(ln.text) if "status" in ln.text and "NET/IB" not in ln.text else None
+    if m is None or not 1 <= int(m.group("code")) <= len(_WC_STATUS):
+        return None
+    code = int(m.group("code"))
+    words = (m.group("words") or _WC_STATUS[code - 1]).strip()
+    if words.lower() not in {w.lower() for w in _WC_STATUS}:
+        return None  # a status number with other words: some other library's status, not a verbs completion
+    if m.group("words") is None and _FAILED.search(ln.text) is None:
+        return None  # a bare number is a verbs status only on a line that says the entry failed
+    dev = _VERBS_DEV.search(ln.text)
+    port = dev.group("port") or dev.group("port2") if dev else None
+    return UcxError(ln.no, None, None, dev.group("dev") if dev else None, int(port) if port else None, "verbs",
+                    f"{words[:1].upper()}{words[1:]} (status {code})", None, ln.text.strip()[:_TEXT])
+
+
 @dataclass(frozen=True)
 class UcxLimit:
     """A verbs call UCX says failed for the max locked memory limit (ulimit -l): the node's set-up, no port's."""
@@ -64,8 +104,8 @@ class UcxError:
     line: int
     host: str | None  # the bracket's host ('master'); None: a line without UCX's prefix
     pid: int | None
-    device: str  # mlx5_0
-    port: int
+    device: str | None  # mlx5_0; None: a verbs completion line that names no device
+    port: int | None
     transport: str  # IB, RoCE
     what: str  # the completion's status in UCX's words: 'Transport retry count exceeded', 'Remote access'
     syndrome: str | None  # the CQE syndrome, 0x15 for a retry exceeded
@@ -92,6 +132,9 @@ def parse(lines: list[Line]) -> UcxParse:
                                        int(m.group("pid")) if prefixed else None, m.group("dev"), int(m.group("port")),
                                        m.group("tl"), m.group("what").strip(), synd.group(1) if synd else None,
                                        ln.text.strip()[:_TEXT]))
+            out.claimed.add(ln.no)
+        elif (v := _verbs(ln)) is not None:
+            out.errors.append(v)
             out.claimed.add(ln.no)
         elif "locked memory" in ln.text and (m := _MEMLOCK.match(ln.text)) is not None:
             current = _CURRENT.search(ln.text)

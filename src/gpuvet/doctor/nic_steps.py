@@ -116,7 +116,7 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     """One rdma_completion_error per host, port and status UCX reported (retry exceeded on mlx5_0 port 1),
     citing its first line and counting the processes and lines that saw the same. Where UCX's lines name two
     or more hosts, each host's port is its own finding (review 56: mlx5_0:1 on nodeA and on nodeB are two)."""
-    groups: dict[tuple[str | None, str, int, str], list[tuple[str, UcxError]]] = {}
+    groups: dict[tuple[str | None, str | None, int | None, str], list[tuple[str, UcxError]]] = {}
     hosts = {e.host for _, e in ev.captures.rdma_errors if e.host is not None}
     for label, e in ev.captures.rdma_errors:
         groups.setdefault((e.host if len(hosts) > 1 else None, e.device, e.port, e.what), []).append((label, e))
@@ -124,8 +124,9 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     for (host, device, port, what), items in groups.items():
         label, first = items[0]
         seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
-        out.append(replace(finding("rdma_completion_error", MEDIUM, f"{device} port {port}",
-                                   nic=f"{device} port {port}", error=what, transport=first.transport,
+        nic = device if port is None else f"{device} port {port}"  # a verbs line may name no port, or no NIC
+        out.append(replace(finding("rdma_completion_error", MEDIUM, nic,
+                                   nic=nic or "a NIC the log does not name", error=what, transport=first.transport,
                                    syndrome=first.syndrome, file=label, line=first.line, log=first.text,
                                    times=len(items), processes=seen[:16] or None), host=host))
     return out
