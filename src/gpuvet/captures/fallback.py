@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from gpuvet.captures import kernel
+from gpuvet.captures import kernel, topo
 from gpuvet.captures.decorations import PREFIXES
 from gpuvet.captures.kernel import KernelParse
 from gpuvet.captures.text import Cleaned, Line
@@ -162,6 +162,9 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
                     setattr(fc, name, value)
             cleaned.notes.append(said)
             return claimed
+    if (nics := topo.nic_rows_alone(cleaned.lines)) is not None:  # topo -m's NIC rows alone: said with what they show
+        raise CaptureError(nics, where=fc.path, fix="give the whole `nvidia-smi topo -m` output: its header line and "
+                           "GPU rows with the NIC rows")
     excerpt = gpuless(cleaned, fc.path)
     if excerpt is None:
         return set()

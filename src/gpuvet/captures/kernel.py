@@ -131,10 +131,11 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
                                                  r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
                   "amdgpu"),
-    # the driver could not bring the module up at all (amdgpu_device_init: an IP block's sw_init/hw_init failed,
-    # then 'amdgpu_device_ip_init failed' and 'Fatal error during GPU init'; the PCI core's probe failure)
+    # the driver could not bring the module up (amdgpu_device_init: an IP block's sw_init/hw_init failed, then
+    # 'Fatal error during GPU init'; the PCI core's probe failure; amdgpu_psp.c: the PSP ring or firmware)
     KernelMessage("amd_init_failed", re.compile(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
-                                                r"\b[hs]w_init of IP block <\w+> failed|"
+                                                r"\b[hs]w_init of IP block <\w+> failed|\bPSP (?:create ring|"
+                                                r"load \w+|tmr init|firmware loading) failed|Fail to stop psp ring|"
                                                 r"probe with driver amdgpu failed|\bprobe of \S+ failed with error|"
                                                 r"\batombios stuck (?:in loop|executing)\b", re.I), "amdgpu"),
     # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
@@ -146,8 +147,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
                   "amdgpu"),
     KernelMessage("amd_xgmi_error", re.compile(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
-    # a ring reset that brought the ring back (amdgpu_job_timedout: "Ring %s reset succeeded"; older kernels
-    # "reset success"): the job was lost, the module kept working
+    # a ring reset brought the ring back ('Ring %s reset succeeded', older 'reset success'): the job was lost
     KernelMessage("amd_ring_recovered", re.compile(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),

@@ -503,3 +503,25 @@ def _affinity(values: list[str], headers: list[str]) -> dict[str, str]:
     says per module, a matrix cell (a row cut into the next columns) never taken for one."""
     return {h: v for h, v in zip(headers, values, strict=False)
             if _AFFINITY.search(h) and not _CELL.fullmatch(CELL_ALIASES.get(v, v))}
+
+
+def nic_rows_alone(lines: list[Line]) -> str | None:
+    """Why a file of topo -m NIC rows alone (a paste that starts below the header and the GPU rows) is not read,
+    said with what its rows show: row NICk's X falls in column g + k, so g GPU columns precede the NICs, and each
+    NIC's nearest GPU column (PIX, PXB) is named; None where the file holds no such rows."""
+    rows: list[tuple[Line, int, list[str]]] = []
+    for ln in lines:
+        cells = _split(ln.text)
+        if cells and re.fullmatch(r"NIC\d{1,4}", cells[0]) and cells[1:].count("X") <= 1 and len(cells) > 2 \
+                and all(_CELL.fullmatch(CELL_ALIASES.get(c, c)) for c in cells[1:]):
+            rows.append((ln, int(cells[0][3:]), cells[1:]))
+    gpus = {values.index("X") - k for _, k, values in rows if "X" in values}  # a row cut before its X: no count
+    if not rows or len(gpus) != 1 or min(gpus) < 1:
+        return None  # no rows, or rows whose X do not agree on one GPU count: not said as topo -m's
+    g = gpus.pop()
+    near = [f"NIC{k} {values[j]} to GPU{j}'s column" for _, k, values in rows
+            for j in range(min(g, len(values))) if values[j] in ("PIX", "PXB")]
+    return (f"nvidia-smi topo -m rows NIC{rows[0][1]} to NIC{rows[-1][1]} (lines {rows[0][0].no}-{rows[-1][0].no}) "
+            "without the matrix's header line or any GPU row: the matrix is read from its header and GPU rows, so "
+            f"no GPU pair or NIC is judged here; by each row's X the matrix has {g} GPU columns before the NICs"
+            + (f" and its rows show {', '.join(near)}" if near else ""))
