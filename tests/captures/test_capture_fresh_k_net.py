@@ -50,3 +50,17 @@ def test_an_nccl_line_under_the_posters_expected_label_is_not_the_runs_transport
     assert 4 in log.claimed  # read, and set aside as the poster's wish
     heading = nccl_log.parse(_lines("### Expected behavior\nExpected:\nNCCL INFO NET/IB : Using [0]mlx5_bond:1/RoCE\n"))
     assert heading.choices == []
+
+
+def test_an_ibdev2netdev_netdev_down_beside_one_of_its_kind_up_is_a_port_down(tmp_path: Path) -> None:
+    from gpuvet.captures.nic_tools import parse as nic_parse
+
+    listing = ("mlx5_0 port 1 ==> ibs1f0 (Up)\nmlx5_1 port 1 ==> ibs2f0 (Down)\n"
+               "mlx5_2 port 1 ==> enp65s0f1np1 (Down)\nmlx5_3 port 1 ==> enp65s0f0np0 (Up)\n")
+    states = {n.device: n.ports[0].state for n in nic_parse(_lines(listing))[0].nics}
+    assert states == {"mlx5_0": "unknown", "mlx5_1": "DOWN", "mlx5_2": "unknown", "mlx5_3": "unknown"}  # Eth: unused?
+    found = capture_json(tmp_path, "$ ibdev2netdev\n" + listing)["findings"]
+    assert [(f["cause"], f["severity"], f["module"]) for f in found] == [  # type: ignore[attr-defined]
+        ("nic_port_down_undeclared", "warn", "mlx5_1 port 1")]
+    lone = "[root@pod /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n"  # a netdev alone Down: may be IPoIB left off
+    assert capture_json(tmp_path, lone)["findings"] == []

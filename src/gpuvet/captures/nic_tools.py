@@ -194,9 +194,9 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     out.kinds = [k for k, hit in (("ibstat", ibstat), ("ibv_devinfo", ibv), ("ibdev2netdev", out.netdevs)) if hit] + \
         out.kinds
     out.nics = [_with_netdevs(n, out.netdevs) for n in found.values()]
-    for (dev, port), (netdev, _up) in out.netdevs.items():
-        if dev not in found:  # ibdev2netdev alone: the device, its port and netdev; not the port's state
-            out.nics.append(Nic(dev, None, None, (NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN),),
+    for (dev, port), (netdev, up) in out.netdevs.items():
+        if dev not in found:  # ibdev2netdev alone: the device, its port and netdev; the port's state rarely
+            out.nics.append(Nic(dev, None, None, (_netdev_port(dev, port, netdev, up, out.netdevs),),
                                 netdevs=(netdev,)))
     return out, claimed
 
@@ -327,6 +327,24 @@ def _lshca_nic(row: dict[str, str], firmware: str | None, line: int) -> Nic | No
                (NicPort(int(row["port"]) if row.get("port", "").isdigit() else 1, UNKNOWN, UNKNOWN, None, None, layer),),
                firmware, netdevs=(net,) if re.fullmatch(r"[\w.@-]{1,64}", net) else (),
                numa_node=int(numa) if numa.isdigit() else None, pcie=pcie)
+
+
+def _netdev_layer(netdev: str) -> str:
+    """The link layer a netdev's name gives: IPoIB's 'ib…', Ethernet's 'en…'/'eth…'; a renamed one ('net1') not."""
+    return "InfiniBand" if netdev.startswith("ib") else "Ethernet" if netdev.startswith(("en", "eth")) else UNKNOWN
+
+
+def _netdev_port(dev: str, port: int, netdev: str, up: bool, netdevs: dict[tuple[str, int], tuple[str, bool]]
+                 ) -> NicPort:
+    """A port ibdev2netdev alone lists: its (Up)/(Down) is the netdev's, so the port's state stays unknown, except
+    an IPoIB netdev Down where another device's IPoIB netdev is Up in the same listing: the node runs IPoIB on
+    that rail, and the port reads DOWN for the captured-port-down rule (issue 46, batch K). A lone Down, or all
+    Down (no IPoIB on a pure InfiniBand fabric), says nothing; so does an Ethernet one."""
+    layer = _netdev_layer(netdev)
+    peers_up = any(u and _netdev_layer(n) == layer for (d, _), (n, u) in netdevs.items() if d != dev)
+    if up or not peers_up or layer != "InfiniBand":  # an Ethernet card's second port Down is often unused
+        return NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN)
+    return NicPort(port, "DOWN", UNKNOWN, None, None, layer)
 
 
 def _with_netdevs(nic: Nic, netdevs: dict[tuple[str, int], tuple[str, bool]]) -> Nic:
