@@ -25,8 +25,8 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "amd_kern_yoga38_sdma_mode2.txt": {("module_hung_reset", "0000:33:00.0")},
     "kern_bumblebee554_old_fallen_off_bus.txt": {("module_fell_off_bus", "0000:01:00.0")},
     "kern_ogkm322_v100_open_no_gsp.txt": {("module_init_failed", "0000:AF:00.0")},
-    "kern_ogkm433_3060ti_gsp_bootstrap.txt": {("module_init_failed", "0000:05:00.0"),
-                                              ("module_needs_reset", "0000:05:00.0")},
+    # issue 46 (batch K): the GSP that did not start is RmInitAdapter's reason on the module: one cause, not two
+    "kern_ogkm433_3060ti_gsp_bootstrap.txt": {("module_init_failed", "0000:05:00.0")},
     "kern_ogkm543_3090_gfw_boot_cut.txt": {("module_firmware_boot_failed", "bus id not in the log")},
     "kern_ogkm587_h100_snp_guest_probe_failed.txt": {("module_init_failed", "0000:01:00.0")},
     "amd_rccl_containertk77_mi300x_enroot.txt": set(),

@@ -380,7 +380,8 @@ DIAGNOSES: dict[str, Diagnosis] = {
                                        ("module_init_failed", "0000:01:00.0")),
     "kern_ogkm1125_gsp_resume_reset.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("xid", "0000:01:00.0")),
     "kern_ogkm688_dgx_gpu_lost.txt": _dx(("module_fell_off_bus", "bus id not in the log")),
-    "kern_ogkm943_3080_fwsec.txt": _dx(("module_needs_reset", "0000:01:00.0"), ("module_init_failed", "0000:01:00.0")),
+    # issue 46 (batch K): 'RmInitAdapter: Cannot initialize GSP firmware RM' is the init failure's reason, one cause
+    "kern_ogkm943_3080_fwsec.txt": _dx(("module_init_failed", "0000:01:00.0")),
     "kern_bazzite4449_gsp_heartbeat.txt": _dx(("module_needs_reset", "0000:05:00.0")),
     "nccl_tests5_nccl1_unhandled.txt": _dx(("collective_test_failed", None)),
     "nccl_tests322_hca_unhandled.txt": _dx(("collective_test_failed", None), never=("data_corruption_in_transfer",)),

@@ -132,10 +132,25 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
             continue
         seen[key] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, _tool(ln.text)))
+    _after_update(lines, out)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")
     return out
+
+
+# a driver package update the same file shows (pacman's ALPM log, dpkg.log and apt, dnf/yum, dkms rebuilding the
+# module): NVML's 'Unknown Error' after it is the old kernel module under the new libraries, not the device files
+_DRIVER_UPDATE = re.compile(r"\b(?:upgraded|downgraded|upgrade|unpacking|setting up|updated|upgrading|updating)\s*:?\s+"
+                            r"\S*nvidia|\bdkms (?:remove|install|build)\b.{0,40}nvidia", re.I)
+AFTER_UPDATE = "nvml_unknown_after_update"
+
+
+def _after_update(lines: list[Line], out: AppErrorsParse) -> None:
+    """NVML's 'Unknown Error' read as AFTER_UPDATE where a line of the file shows a driver package updated."""
+    if any(e.kind == "nvml_unknown" for e in out.errors) and \
+            any(_DRIVER_UPDATE.search(ln.text) for ln in lines if "nvidia" in ln.text.lower()):
+        out.errors = [replace(e, kind=AFTER_UPDATE) if e.kind == "nvml_unknown" else e for e in out.errors]
 
 
 def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:

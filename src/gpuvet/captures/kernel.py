@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod, host_errors
+from gpuvet.captures import drm_kmod, host_errors, pci_enum, xid_shorthand
 from gpuvet.captures.kernel_echoes import passed_through, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
@@ -326,7 +326,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
-    return out
+    return xid_shorthand.read(lines, pci_enum.read(lines, out, marks))  # captures/pci_enum.py, xid_shorthand.py
 
 
 def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:

@@ -28,12 +28,16 @@ E = TypeVar("E", bound=_Event)
 _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
                     "amd_recovery_failed", "amd_mes_unresponsive"))
 PASSTHROUGH = "probe_not_called_passthrough"
-DERIVED = (PASSTHROUGH,)  # kinds no pattern reads: a read kind the rest of the log explains (kernel_messages.yaml)
+DERIVED = (PASSTHROUGH, "pci_bar_unassigned")  # kinds no pattern reads (kernel_messages.yaml): a read kind the
+# rest of the log explains; a GPU function's BAR the PCI enumeration could not assign (pci_enum.KIND)
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
 # 'No NVIDIA devices probed' or a failed probe (and a module the driver refused or could not initialise, seen
 # again as 'No NVIDIA graphics adapter found'); a hung ring's fences found signalled by the fallback timer only
 _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
-           (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"))
+           (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"),
+           # the GSP firmware that did not start while the driver initialised the module: RmInitAdapter's reason
+           # ('RmInitAdapter: Cannot initialize GSP firmware RM'), the one init failure, not a second cause
+           (frozenset(("init_failed",)), "gsp_failed"))
 # an echo that names no module (the driver's word for the whole probe): any module's cause explains it
 _NODE_ECHOES = ((frozenset(("probe_not_called", PASSTHROUGH, "probe_failed", "unsupported_by_driver",
                             "init_failed")), "no_adapter"),)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.kernel import NO_BUS, KernelParse, bus
+from gpuvet.captures.kernel import NO_BUS, KernelModule, KernelParse, bus
 from gpuvet.captures.prom_metrics import module_of, sample
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
@@ -41,6 +41,8 @@ def parse(lines: list[Line]) -> KernelParse:
             out.xids.append(XidLine(module, code, ln.text.strip()[:240], line=ln.no))
     named = {x.code for x in out.xids if x.bus_id != NO_BUS}  # gpud's message beside its event's data naming the GPU
     out.xids = [x for x in out.xids if x.bus_id != NO_BUS or x.code not in named]
+    out.modules = [KernelModule(m, "NVIDIA", uuid=m if m.startswith("GPU-") else None)  # a MIG UUID is no module
+                   for m in dict.fromkeys(x.bus_id for x in out.xids) if m != NO_BUS and not m.startswith("MIG-")]
     if out.claimed:
         out.notes.append(f"GPU monitors' Xids (the device plugin's XidCriticalError, dcgm-exporter's "
                          f"DCGM_FI_DEV_XID_ERRORS, gpud's events): {len(out.xids)} read from {len(out.claimed)} "

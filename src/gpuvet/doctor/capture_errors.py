@@ -22,7 +22,7 @@ from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, 
 from gpuvet.doctor.p2p_gain import not_working
 from gpuvet.knowledge import threshold
 from gpuvet.node.catalog import find_model
-from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE
+from gpuvet.node.vendor_tools import APP_ERROR_FIX, DCGM_HEALTH_FIX, GIVE, LISTING_TOOLS
 
 if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
     from gpuvet.captures.dcgm_health import DcgmHealthParse
@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # the parsers load when a file is read (issue 43)
 
 STAGED_FASTER = threshold("p2p_slower_than_staged")  # of the same copy staged through host memory: the peer path
 # is worse
+
+
+UNSEEN_LISTED = "listed_but_unseen"
 
 
 class _Meaning(NamedTuple):
@@ -50,6 +53,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "devices_busy": _Meaning("other_processes", MEDIUM),
     "nvml_mismatch": _Meaning("driver_library_mismatch", HIGH),
     "nvml_unknown": _Meaning("device_permissions", LOW),
+    "nvml_unknown_after_update": _Meaning("driver_library_mismatch", MEDIUM),  # a driver package update in the file
+    "listed_but_unseen": _Meaning("program_sees_no_listed_module", MEDIUM),  # _UNSEEN where a tool lists modules
     "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
     "torch_no_cuda": _Meaning("framework_sees_no_module", MEDIUM),
     "smi_no_driver": _Meaning("no_modules_visible", HIGH),
@@ -95,7 +100,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
 def captured_errors(ev: Evidence) -> Outcome:
     """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
     c = ev.captures
-    found = _error_findings(c.app_errors)
+    found = _error_findings(c.app_errors, _listed_by_a_tool(ev))
     unsure: list[str] = []
     cited: list[Cited] = []
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
@@ -113,11 +118,25 @@ def captured_errors(ev: Evidence) -> Outcome:
     return clear("the captured tests passed and no application error line was read", *cited)
 
 
-def _error_findings(errors: list[tuple[str, AppError]]) -> list[Finding]:
+# a program's 'no device' (the runtime's, the framework's) where a tool's listing in the captures names modules:
+# the driver lists them, so the program's own view hides them (CUDA_VISIBLE_DEVICES, a container, its build)
+_UNSEEN = {"no_device", "torch_no_cuda", "hip_no_device"}
+
+
+def _listed_by_a_tool(ev: Evidence) -> bool:
+    """A module list in the captures from a tool that asks the driver (not the kernel's enumeration lines)."""
+    inv = ev.inventory
+    return bool(inv and inv.modules) and any(k.startswith(LISTING_TOOLS) for kinds in ev.captures.read_as.values()
+                                             for k in kinds)
+
+
+def _error_findings(errors: list[tuple[str, AppError]], listed: bool = False) -> list[Finding]:
     """One finding per cause and module, as doctor merges them; where several kinds of line name the same
     cause on one module ('invalid device function' beside a memory fault), each kind and line stays in the
-    evidence and each kind's advice in the fix, so the merge never drops what a line said."""
+    evidence and each kind's advice in the fix, so the merge never drops what a line said. ``listed``: a tool
+    lists modules, so a program's 'no device' is its own view of them (_UNSEEN)."""
     groups: dict[tuple[str, str | None, str | None], list[tuple[str, AppError]]] = {}
+    errors = [(label, replace(e, kind=UNSEEN_LISTED) if listed and e.kind in _UNSEEN else e) for label, e in errors]
     for label, e in errors:  # a log of several hosts: each host's 'device 0' its own (captures/hosted.py)
         groups.setdefault((_meaning(e.kind).cause, e.host, e.module), []).append((label, e))
     return [replace(_error_finding(*group[0]) if len(group) == 1 else _merged(group), host=group[0][1].host)

@@ -207,6 +207,10 @@ CAPTURE_FOR_CHECK: dict[str, str] = {
 
 # What an application's or a CUDA sample's error line asks the operator to do (captures/app_errors.py
 # kinds); the cause named (doctor/capture_errors.py) keeps its own meaning, the fix is the runtime's.
+# the formats (captures/formats.py names) of tools that list the modules by asking the driver: doctor's sign
+# that the driver lists them, whatever a program said (doctor/capture_errors.py)
+LISTING_TOOLS = ("nvidia-smi table", "nvidia-smi -q", "nvidia-smi -L", "nvidia-smi --query", "rocm-smi", "amd-smi",
+                 "dcgmi discovery", "xpu-smi", "npu-smi")
 APP_ERROR_FIX = {
     "hip_out_of_memory": "not a hardware fault: check the application (a smaller batch, model sharding, freeing cached "
                          "memory); amd-smi metric --mem-usage (or rocm-smi --showmeminfo vram) shows what holds memory",
@@ -244,6 +248,14 @@ APP_ERROR_FIX = {
     "nvml_unknown": "NVML cannot reach the devices: in a container the GPU device nodes were lost (a systemd "
                     "daemon-reload with the cgroup driver revokes them): restart the container, and see the NVIDIA "
                     "Container Toolkit's note on it; on the host check /dev/nvidia* and the kernel log",
+    "listed_but_unseen": "the driver lists the modules (the capture's tool output shows them), so the program's own "
+                         "view hid them: CUDA_VISIBLE_DEVICES empty or naming an index past the modules listed "
+                         "(indices start at 0), a container started without them (--gpus, NVIDIA_VISIBLE_DEVICES), "
+                         "or a framework build without CUDA/ROCm",
+    "nvml_unknown_after_update": "the driver package was updated while the old nvidia kernel module stayed loaded: "
+                                 "NVML cannot start until the module and the libraries match again; reboot, or "
+                                 "unload and reload the nvidia kernel modules (cat /proc/driver/nvidia/version shows "
+                                 "the loaded one)",
     "nccl_cuda": "NCCL reports a CUDA error underneath: run again with NCCL_DEBUG=INFO and CUDA_LAUNCH_BLOCKING=1 to "
                  "see the call, and read the kernel log for Xids at that time",
     "torch_no_cuda": "python -c 'import torch; print(torch.version.cuda)': None is a CPU-only build (install a CUDA "

@@ -1,0 +1,68 @@
+"""Issue 46: the kernel's PCI enumeration lines of a GPU function, read with the kernel log. The function line
+('pci 0000:01:00.0: [10de:2204] type 00 class 0x030000') names an NVIDIA or AMD module the driver may never
+mention (inventory); a memory BAR the kernel could not give it ('BAR 1 [mem size …]: can't assign; no space',
+'failed to assign', or the older 'BAR 1: no space for [mem …]') and did not assign later is a module whose
+windows the driver cannot map: the host bridge's window is too small (or above-4G decoding is off)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.marks import Marks, holding
+from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.kernel import KernelParse
+
+KIND = "pci_bar_unassigned"  # kernel_messages.yaml gives its cause (no NVRM pattern reads it: kernel_echoes.DERIVED)
+_FN = r"pci ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+# display (0x03xx) and processing-accelerator (0x12xx) classes: not the card's audio or USB functions
+_DEVICE = re.compile(_FN + r"\[(10de|1002):[0-9a-fA-F]{4}\] type [0-9a-fA-F]{2} class 0x(?:03|12)[0-9a-fA-F]{4}\b")
+_VENDORS = {"10de": "NVIDIA", "1002": "AMD"}
+# the kernel's two wordings (pci/setup-res.c): 'BAR 1 [mem size …]: can't assign; no space' (6.8 and later)
+# and 'BAR 1: no space for [mem size …]' / 'BAR 1: failed to assign [mem …]' / 'BAR 1: assigned [mem …]'
+_NEW = re.compile(_FN + r"BAR (\d) \[(mem|io)[^\]]*\]: (can't assign|failed to assign|assigned)\b")
+_OLD = re.compile(_FN + r"BAR (\d): (no space for|failed to assign|assigned) \[(mem|io)\b")
+
+
+def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
+    """``out`` with the GPU functions the enumeration lines name added to its modules, and one event per
+    module whose memory BAR stayed unassigned (the first failure line as evidence)."""
+    from gpuvet.captures.kernel import KernelEvent, KernelModule, bus
+
+    gpus: dict[str, str] = {}
+    failed: dict[tuple[str, str], Line] = {}
+    for i in holding(lines, ("pci ",), marks):
+        ln = lines[i]
+        if (d := _DEVICE.search(ln.text)) is not None:
+            gpus.setdefault(d.group(1).lower(), _VENDORS[d.group(2).lower()])
+            out.claimed.add(ln.no)
+            out.nvrm_lines += 1  # a line about the module: the log says something of it
+        elif (bar := _bar(ln.text)) is not None:
+            fn, number, assigned = bar
+            if assigned:
+                failed.pop((fn, number), None)
+            else:
+                failed.setdefault((fn, number), ln)
+    claimed = {ln.no for (fn, _), ln in failed.items() if fn in gpus}
+    out.claimed |= claimed
+    out.nvrm_lines += len(claimed)
+    said = {e.module for e in out.events if e.kind == KIND}
+    for (fn, _), ln in sorted(failed.items(), key=lambda kv: kv[1].no):
+        if fn in gpus and bus(fn) not in said:
+            said.add(bus(fn))
+            out.events.append(KernelEvent(KIND, bus(fn), ln.text.strip()[:240], ln.no))
+    known = {m.module for m in out.modules}
+    out.modules += [KernelModule(bus(fn), vendor) for fn, vendor in sorted(gpus.items()) if bus(fn) not in known]
+    return out
+
+
+def _bar(text: str) -> tuple[str, str, bool] | None:
+    """(function, BAR number, assigned) of a memory BAR's assignment line; None for any other line (an I/O
+    BAR a GPU does not need, the ROM)."""
+    if (m := _NEW.search(text)) is not None and m.group(3) == "mem":
+        return m.group(1).lower(), m.group(2), m.group(4) == "assigned"
+    if (m := _OLD.search(text)) is not None and m.group(4) == "mem":
+        return m.group(1).lower(), m.group(2), m.group(3) == "assigned"
+    return None

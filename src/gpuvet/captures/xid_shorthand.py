@@ -1,0 +1,47 @@
+"""Issue 46: Xid lines a poster shortened inside a kernel log the driver's own lines already make one ('Xid 31
+PCI:0000:f0:00 pid=477448 ...', or 'Xid (PCI:0000:f0:00): 31, ...' with 'NVRM:' left out): the same event as
+the driver's line, read with its module, so a burst over many modules is seen whole. Outside such a log a
+shortened line is a poster's words (captures/quoted.py reads those)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.records import XidLine
+from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.kernel import KernelParse
+
+_BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?"
+# the line's own start (a time or dmesg stamp at most before it), never a sentence that mentions one
+_LEAD = r"^\s*(?:\[[^\]]{1,40}\]\s*|[\d:.,T+-]{5,32}\s+)*"
+_CODE_FIRST = re.compile(_LEAD + r"Xid:? (\d{1,3}),? \(?PCI:" + _BUS + r"\)?[\s,:]")
+_BUS_FIRST = re.compile(_LEAD + r"Xid \(PCI:" + _BUS + r"\): (\d{1,3})\b")
+
+
+def read(lines: list[Line], out: KernelParse) -> KernelParse:
+    """``out`` with the shortened Xid lines added (and their modules), where it read a driver Xid line."""
+    from gpuvet.captures.kernel import KernelModule, bus
+
+    if not any(not x.quoted for x in out.xids):
+        return out
+    known = {m.module for m in out.modules}
+    for ln in lines:
+        s = ln.text
+        if "Xid" not in s or ln.no in out.claimed or "NVRM" in s or s.rstrip().endswith("?"):
+            continue
+        if (m := _CODE_FIRST.match(s)) is not None:
+            key, code = bus(m.group(2)), int(m.group(1))
+        elif (m := _BUS_FIRST.match(s)) is not None:
+            key, code = bus(m.group(1)), int(m.group(2))
+        else:
+            continue
+        out.xids.append(XidLine(key, code, s.strip()[:240], line=ln.no))
+        out.claimed.add(ln.no)
+        out.nvrm_lines += 1
+        if key not in known:
+            known.add(key)
+            out.modules.append(KernelModule(key, "NVIDIA"))
+    return out
