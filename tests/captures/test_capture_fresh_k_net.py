@@ -64,3 +64,33 @@ def test_an_ibdev2netdev_netdev_down_beside_one_of_its_kind_up_is_a_port_down(tm
         ("nic_port_down_undeclared", "warn", "mlx5_1 port 1")]
     lone = "[root@pod /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n"  # a netdev alone Down: may be IPoIB left off
     assert capture_json(tmp_path, lone)["findings"] == []
+
+
+def _one_size_run(hosts: tuple[str, str], tail: str) -> str:
+    head = ("# nThread 1 nGpus 1 minBytes 8589934592 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20\n"
+            "#\n# Using devices\n" + "".join(f"#  Rank  {i} Group  0 Pid  {4100 + i} on {h:>8} device  0 "
+                                               f"[0000:1b:00] NVIDIA H100 80GB HBM3\n" for i, h in enumerate(hosts)))
+    table = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+             "busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+             "(us)  (GB/s)  (GB/s)\n"
+             "  8589934592    2147483648     float     sum      -1   190210   45.16   45.16      0   189870   45.24   "
+             "45.24      0\n")
+    return head + table + tail
+
+
+def _step(data: dict[str, object], check: str) -> dict[str, str]:
+    return next(s for s in data["steps"] if s["check"] == check)  # type: ignore[attr-defined,no-any-return]
+
+
+def test_a_one_size_run_between_hosts_says_what_would_price_it(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, _one_size_run(("nodeA", "nodeB"), "# Out of bounds values : 0 OK\n"))
+    assert data["findings"] == []
+    step = _step(data, "collective_results")
+    assert step["status"] == "inconclusive" and "2 hosts in one run" in step["summary"]
+    assert "ibstat" in step["summary"] and "NET/IB" in step["summary"]  # what would let it judge: the NIC's rate
+    assert _step(data, "benchmark_failures")["status"] == "clear"  # 'Out of bounds … OK': every size ran
+    assert any("only the average is missing" in n for n in data["notes"])  # type: ignore[attr-defined]
+    cut = capture_json(tmp_path, _one_size_run(("nodeA", "nodeB"), ""))  # the paste stops at the row: maybe cut
+    assert _step(cut, "benchmark_failures")["status"] == "inconclusive"
+    failed = capture_json(tmp_path, _one_size_run(("nodeA", "nodeB"), "# Out of bounds values : 4 FAILED\n"))
+    assert _step(failed, "benchmark_failures")["status"] != "clear"

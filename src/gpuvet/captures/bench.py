@@ -36,6 +36,12 @@ _FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
 _MAX_BYTES = re.compile(r"\bmaxBytes (\d{1,20})\b")  # the header's largest size: '# nThread 1 ... maxBytes 134217728'
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
+# its line after the last size ('# Out of bounds values : 0 OK'): the table is whole even where the paste stops
+# before the 'Avg bus bandwidth' line under it (issue 46, batch K)
+_OOB_OK = re.compile(r"^#\s*Out of bounds values\s*:\s*\d+\s+OK\b")
+_FINISHED_NO_AVG = ("nccl-tests: the table ends with its 'Out of bounds values : … OK' line, printed after the last "
+                    "size, but the 'Avg bus bandwidth' line under it is not in the text: every size ran, only the "
+                    "average is missing")
 # '#' optional: a paste can lose it (a markdown heading)
 _NCCL_HEADER = re.compile(r"^#?\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
 
@@ -115,8 +121,9 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
+    finished = any(_OOB_OK.match(ln.text.strip()) for ln in lines if "Out of bounds" in ln.text)
     if rows and not avg and not out.failures:
-        out.notes.append(_cut_table(lines, max(out.claimed)))
+        out.notes.append(_cut_table(lines, max(out.claimed)) if not finished else _FINISHED_NO_AVG)
     if not rows and out.failures:
         out.notes.append(f"nccl-tests stopped before its first result row: {out.failures[0].text[:160]}")
     elif not rows:
@@ -126,7 +133,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if (solo := nccl_runs.alone(lines)) is not None:
         out.failures.append(_alone(solo))
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
-                                  avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines)))
+                                  avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines),
+                                  finished))
     return out
 
 

@@ -147,13 +147,14 @@ class NcclResult:
     nodes: tuple[str, ...] = ()
     models: tuple[str, ...] = ()  # the module each device line names, one per rank line (nccl_devices.py)
     announced_max: int | None = None  # the largest size its header announced (maxBytes); None: not read
+    finished: bool = False  # its 'Out of bounds values : N OK' line, printed after the last size, was read
 
     @property
     def cut_before(self) -> int | None:
         """The announced largest size a run stopped short of (killed, hung, or the copy stopped):
         its rows say nothing of the sizes after them. None: whole (a summary, or the last size
         reached), or no size announced."""
-        if self.announced_max is None or self.avg_busbw is not None or not self.rows:
+        if self.announced_max is None or self.avg_busbw is not None or self.finished or not self.rows:
             return None
         return self.announced_max if max(r.size_bytes for r in self.rows) < self.announced_max else None
 

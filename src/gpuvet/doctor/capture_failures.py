@@ -181,7 +181,7 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     tables = [n for n in c.nvbandwidth if not n.startswith(CUDA_SAMPLE_TABLES)]  # the samples: captured_errors's
     if not (rows or tables):  # a header alone (or a cut run) does not say the run finished
         return unknown("no benchmark results (give the whole nccl-tests or nvbandwidth output with --from)")
-    cut = [r for r in c.nccl if r.rows and r.avg_busbw is None]
+    cut = [r for r in c.nccl if r.rows and r.avg_busbw is None and not r.finished]  # 'Out of bounds … OK': whole
     if cut:  # rows alone do not say the run finished: nccl-tests prints its summary last
         return unknown(f"the output ends before nccl-tests' summary ('# Out of bounds values' / '# Avg bus bandwidth')"
                        f" after {len(cut[0].rows)} result row(s): cut, killed or hung (give the whole output)")

@@ -18,6 +18,7 @@ from gpuvet.errors import GpuvetError
 from gpuvet.node.catalog import ModuleModel, find_model
 from gpuvet.node.collectives import Collective
 from gpuvet.node.model import LinkKind, Node
+from gpuvet.node.vendor_tools import GIVE
 
 if TYPE_CHECKING:
     from gpuvet.doctor.copy_expect import CopyDesign
@@ -92,9 +93,13 @@ def judge(r: NcclResult, declared: Node | None = None, captured: Node | None = N
 
     if not said:
         return _unnamed(r, row, declared, captured)
-    if len(said) > 1 or len(r.nodes) > 1:
-        return cant(f"{'several models' if len(said) > 1 else f'{len(r.nodes)} hosts'} in one run: the model "
-                    "prices one node of one model")
+    if len(said) > 1:
+        return cant("several models in one run: the model prices one node of one model")
+    if len(r.nodes) > 1:  # between hosts the network bounds busbw, and a nccl-tests log names no NIC or its rate
+        return cant(f"{len(r.nodes)} hosts in one run: between nodes the NICs' line rate bounds busbw, and neither "
+                    "this log nor the model (one node) gives it; compare busbw with each host's NIC rate per GPU "
+                    f"({GIVE['nic_rates']}: its Rate in Gb/s / 8; the run's NCCL_DEBUG=INFO 'NET/IB : Using …' lines "
+                    "name the NICs)")
     name = next(iter(said))
     model = find_model(name)
     if model is None:

@@ -12,7 +12,7 @@ from gpuvet.backends.readings import Unavailable
 from gpuvet.captures.records import NcclResult
 from gpuvet.checks.model import Check
 from gpuvet.doctor.capture_pairs import MIN_PAIRS, captured_pairs
-from gpuvet.doctor.collective_expect import SLOW, Judged, judge_all, sentence
+from gpuvet.doctor.collective_expect import LARGE, SLOW, Judged, judge_all, sentence
 from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -234,13 +234,13 @@ def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
     if not any(rows for _, rows in checked):
         return unknown("no result row reports #wrong (validation off, -c 0, or unreadable rows): can't tell "
                        "whether the data was correct (run nccl-tests with -c 1)")
-    if not any(len(rows) >= 2 for _, rows in timed):
+    if not any(len(rows) >= 2 or rows and max(x.size_bytes for x in rows) >= LARGE for _, rows in timed):  # -b = -e
         return unknown("no two result rows with a readable time (NaN, negative or malformed figures): can't tell "
                        "whether the sizes reach bandwidth-bound")
     source = ev.capture_source("nccl-tests", "hccl_test") or "nccl-tests output"
     cited = [Cited(source, "#wrong", f"0 in {len(rows)} row(s)", where=r.op) for r, rows in checked if rows]
     cited += [Cited(source, "largest size with a readable time", f"{max(x.size_bytes for x in rows)} B",
-                    where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if len(rows) >= 2]
+                    where=f"{r.op}, {len(rows)} timed row(s)") for r, rows in timed if rows]
     cited += [Cited(source, "busbw at the largest size against the model", sentence(j), where=j.op) for j in judged]
     told = [j for j in judged if j.fraction is not None]
     if judged and not told:  # not priced (below bandwidth-bound sizes, or no design): correct data, speed untold
