@@ -147,8 +147,9 @@ FIELDS: dict[str, dict[str, list[object]]] = {
     # the NUMA Affinity column: GPU0-3 on node 0, GPU4-5 on node 1; GPU6 and GPU7's rows are cut
     "topo_vllm30441_b300_nv18_cut.txt": {"numa_node": [0, 0, 0, 0, 1, 1, None, None]},
     "smi_k8sdp243_v100s_ecc_cut.txt": {"model": ["V100S"]},
-    "smi_gonvml57_2xa100_mig_cut.txt": {"model": ["A100 80G"] * 2},
-    "smi_ollama4814_2xa100_mig_cut.txt": {"model": ["A100 80G"] * 2},
+    # 'MIG enabled': the MIG M. column reads Enabled (gonvml57's gpu1 row is cut before that cell)
+    "smi_gonvml57_2xa100_mig_cut.txt": {"model": ["A100 80G"] * 2, "mig_mode": [True, None]},
+    "smi_ollama4814_2xa100_mig_cut.txt": {"model": ["A100 80G"] * 2, "mig_mode": [True, True]},
 }
 
 # file -> words inventory --json must hold where the row names something no field carries
@@ -156,8 +157,6 @@ SAID: dict[str, tuple[str, ...]] = {
     "ibvdevinfo_ucx5732_mlx5_1_vv_cut.txt": ("mlx5_1", "20.27.6202"),  # cut before its port section
     "npusmi_vllmascend6999_a3_busy_cut.txt": ("Ascend910", "9D:00.0", "9F:00.0"),
     "dmesg_gpud338_sxid12028_nvswitch1.txt": ("0000:84:00.0",),  # 'inventory: NVSwitch at 0000:84:00.0'
-    "smi_gonvml57_2xa100_mig_cut.txt": ("MIG",),  # 'MIG enabled': the MIG M. column reads Enabled
-    "smi_ollama4814_2xa100_mig_cut.txt": ("MIG",),
 }
 
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell); run at 86ac7b2 (17:56)
@@ -170,10 +169,6 @@ KNOWN_MISSES: dict[str, str] = {
                                              "inventory: no NVSwitch (switches are not modules)",
     "ncclwarn_nccl1618_pollconnect_prefixed.txt": "partial: critical collective_init_failed where the row says warn "
                                                   "(gpuvet counts a bootstrap connect failure as a set-up failure)",
-    "smi_gonvml57_2xa100_mig_cut.txt": "inventory: MIG mode (the MIG M. column, Enabled) is not read; no inventory "
-                                       "field carries it",
-    "smi_ollama4814_2xa100_mig_cut.txt": "inventory: MIG mode (the MIG M. column, Enabled) is not read; no inventory "
-                                         "field carries it",
 }
 
 

@@ -50,6 +50,7 @@ class FakeGpu:
     vbios: str = "96.00.74.00.1C"  # nvidia-smi -q: VBIOS Version
     inforom_image: str = "G520.0200.00.05"  # nvidia-smi -q: Image Version (InfoROM)
     gsp_firmware: str = "570.86.15"  # nvidia-smi -q: GSP Firmware Version
+    mig: tuple[int, int] = (0, 0)  # MIG mode: current, pending (1: NVML_DEVICE_MIG_ENABLE)
 
 
 class FakeNvml:
@@ -121,6 +122,9 @@ class FakeNvml:
 
     def nvmlDeviceGetGspFirmwareVersion(self, h: int, version: Any = None) -> str:
         return self._gpu(h, "nvmlDeviceGetGspFirmwareVersion").gsp_firmware
+
+    def nvmlDeviceGetMigMode(self, h: int) -> tuple[int, int]:
+        return self._gpu(h, "nvmlDeviceGetMigMode").mig
 
     def nvmlDeviceGetUUID(self, h: int) -> str:
         return self._gpu(h, "nvmlDeviceGetUUID").uuid

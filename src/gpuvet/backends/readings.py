@@ -96,6 +96,8 @@ class ModuleInfo:
     gsp_firmware: str | Unavailable = Unavailable("not read")  # the GSP firmware version, where it runs one
     cpu_affinity: str | Unavailable = Unavailable("not read")  # the CPUs near it, as topo -m prints them ('0-27')
     gpu_numa_id: int | Unavailable = Unavailable("not read")  # its own NUMA node (topo -m's GPU NUMA ID; N/A: none)
+    mig_mode: bool | Unavailable = Unavailable("not read")  # MIG mode on now (True: Enabled); n/a: not shown
+    mig_mode_pending: bool | Unavailable = Unavailable("not read")  # the mode the next reset brings
 
 
 @dataclass(frozen=True)

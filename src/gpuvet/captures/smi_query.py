@@ -18,6 +18,7 @@ from gpuvet.captures.text import MAX_MODULES, Line, ranges
 _FIELDS: dict[str, tuple[str, str]] = {
     "name": ("Product Name", ""), "gpu_name": ("Product Name", ""), "uuid": ("GPU UUID", ""),
     "gpu_uuid": ("GPU UUID", ""), "serial": ("Serial Number", ""), "vbios_version": ("VBIOS Version", ""),
+    "mig.mode.current": ("MIG Mode/Current", ""), "mig.mode.pending": ("MIG Mode/Pending", ""),
     "temperature.gpu": ("Temperature/GPU Current Temp", " C"), "power.draw": ("GPU Power Readings/Power Draw", " W"),
     "power.limit": ("GPU Power Readings/Current Power Limit", " W"),
     "enforced.power.limit": ("GPU Power Readings/Current Power Limit", " W"),

@@ -76,6 +76,7 @@ def parse(lines: list[Line]) -> SmiText:
         if module is not None:
             out.modules.append(module)
             out.claimed |= {ln.no, lines[i + 1].no}
+            _mig_row(lines[i + 2:i + 3], module, out)
     if out.modules:
         out.claimed |= banners
         _once_each(out)
@@ -144,6 +145,17 @@ def _processes(lines: list[Line], out: SmiText) -> None:
         for m in out.modules:  # a section that lists some modules' processes lists none on the others
             if m not in listed:
                 m.fields["Processes"] = "None"
+
+
+def _mig_row(after: list[Line], module: SmiTextModule, out: SmiText) -> None:
+    """The third row drivers from 450 print under a module's two (the MIG M. column): Enabled or Disabled
+    is its MIG mode, read as -q's 'MIG Mode/Current'; N/A (no MIG on the module) leaves it unknown."""
+    cells = _cells(after[0].text) if after else []
+    if len(cells) == 3 and not cells[0].strip() and not cells[1].strip() and cells[2].strip() in (
+            "Enabled", "Disabled", "N/A"):
+        out.claimed.add(after[0].no)
+        if cells[2].strip() != "N/A":
+            module.fields["MIG Mode/Current"] = cells[2].strip()
 
 
 def _framed(text: str) -> bool:

@@ -72,6 +72,7 @@ def inventory(console: Console, inv: Inventory) -> None:
                 u.add_row(Text(m.id), Text(_v(m.uuid)))
             console.print(u)
     _affinity(console, inv.modules)
+    _mig_modes(console, inv.modules)
     h, s = inv.host, inv.software
     host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
     console.print(Text.assemble(("Host ", "bold"), f"{h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
@@ -98,6 +99,19 @@ def _affinity(console: Console, modules: tuple[ModuleInfo, ...]) -> None:
         term.column(t, col, key=col == "id")
     for m in modules:
         t.add_row(Text(m.id), Text(_v(m.cpu_affinity)), Text(_v(m.numa_node)), Text(_v(m.gpu_numa_id)))
+    console.print(t)
+
+
+def _mig_modes(console: Console, modules: tuple[ModuleInfo, ...]) -> None:
+    """Each module's MIG mode (current, and pending where it was read), where any module's was read."""
+    if not any(isinstance(m.mig_mode, bool) or isinstance(m.mig_mode_pending, bool) for m in modules):
+        return
+    t = term.table("MIG mode")
+    for col in ("id", "current", "pending"):
+        term.column(t, col, key=col == "id")
+    for m in modules:
+        t.add_row(Text(m.id), *(Text(_v(("enabled" if v else "disabled") if isinstance(v, bool) else v))
+                                for v in (m.mig_mode, m.mig_mode_pending)))
     console.print(t)
 
 

@@ -142,6 +142,7 @@ def _xml_module(module_id: str, g: ET.Element, notes: list[str]) -> ModuleInfo:
     info = replace(info, serial=_named(t(g, "serial")), vbios_version=_named(t(g, "vbios_version")),
                    inforom_version=_named(t(g, "inforom_version/img_version")),
                    gsp_firmware=_named(t(g, "gsp_firmware_version")))
+    info = _mig(module_id, t(g, "mig_mode/current_mig"), t(g, "mig_mode/pending_mig"), notes, info)
     return _settings(module_id, t(g, "persistence_mode"), smi_xml.processes(g), notes, info)
 
 
@@ -212,6 +213,7 @@ def text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInf
     info = replace(info, serial=_named(get("Serial Number")), vbios_version=_named(get("VBIOS Version")),
                    inforom_version=_named(get("Inforom Version/Image Version")),
                    gsp_firmware=_named(get("GSP Firmware Version")))
+    info = _mig(module_id, get("MIG Mode/Current"), get("MIG Mode/Pending"), notes, info)
     return _settings(module_id, get("Persistence Mode"), smi_text.processes(f), notes, info)
 
 
@@ -246,6 +248,21 @@ def _settings(module_id: str, persistence: str | None, procs: tuple[SmiProcess, 
     mode: bool | Unavailable = (said == "Enabled" if said in ("Enabled", "Disabled") else NOT_IN_CAPTURE if not said
                                 else Unavailable(f"the capture says {said[:40]!r}"))
     return replace(info, persistence_mode=mode, processes=_pids(module_id, procs, notes))
+
+
+def _mig(module_id: str, current: str | None, pending: str | None, notes: list[str], info: ModuleInfo) -> ModuleInfo:
+    """MIG mode as printed (Enabled/Disabled; N/A on a module without MIG: n/a): which is on decides what a job
+    sees (MIG instances, not the module); a pending mode unlike the current one waits for a reset, said in a note."""
+    now, then = _enabled(current), _enabled(pending)
+    if isinstance(now, bool) and isinstance(then, bool) and now != then:
+        notes.append(f"{module_id}: MIG mode {'Enabled' if now else 'Disabled'}, pending "
+                     f"{'Enabled' if then else 'Disabled'}: the change waits for a module reset (nvidia-smi -r)")
+    return replace(info, mig_mode=now, mig_mode_pending=then)
+
+
+def _enabled(text: str | None) -> bool | Unavailable:
+    said = (text or "").strip()
+    return said == "Enabled" if said in ("Enabled", "Disabled") else NOT_IN_CAPTURE
 
 
 def _pids(module_id: str, procs: tuple[SmiProcess, ...] | None, notes: list[str]) -> tuple[int, ...] | Unavailable:

@@ -145,6 +145,7 @@ class NvidiaBackend(Backend):
         mem = q("nvmlDeviceGetMemoryInfo")
         ecc = q("nvmlDeviceGetEccMode")
         constraints = q("nvmlDeviceGetPowerManagementLimitConstraints")
+        mig = q("nvmlDeviceGetMigMode")  # (current, pending)
         err = self.nvml._errors
         return ModuleInfo(
             id=d.id, model=d.name, in_catalog=find_model(d.name) is not None, uuid=d.uuid,
@@ -170,6 +171,7 @@ class NvidiaBackend(Backend):
             vbios_version=_version(q("nvmlDeviceGetVbiosVersion")),
             inforom_version=_version(q("nvmlDeviceGetInforomImageVersion")),
             gsp_firmware=_version(q("nvmlDeviceGetGspFirmwareVersion")),
+            mig_mode=_mig(mig, 0), mig_mode_pending=_mig(mig, 1),
         )
 
     def _software(self) -> SoftwareInfo:
@@ -303,6 +305,14 @@ def _version(value: object) -> str | Unavailable:
 
 def _flag(value: object) -> bool | Unavailable:
     return value if isinstance(value, Unavailable) else bool(value)
+
+
+def _mig(modes: object, which: int) -> bool | Unavailable:
+    """One of nvmlDeviceGetMigMode's (current, pending): 1 is NVML_DEVICE_MIG_ENABLE; a module without MIG
+    answers not supported, which stays n/a."""
+    if isinstance(modes, Unavailable):
+        return modes
+    return bool(modes[which] == 1)  # type: ignore[index]
 
 
 def _locked(current: object, default: object) -> bool | Unavailable:
