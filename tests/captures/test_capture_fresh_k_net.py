@@ -27,6 +27,9 @@ def test_a_verbs_completion_status_is_a_completion_error_on_the_nic_it_names(tmp
                              "completion failed on mlx5_2:1, status: 10\n"))
     assert [(e.device, e.port, e.what) for e in named.errors] == [
         ("bnxt_re0", 1, "Work Request Flushed Error (status 5)"), ("mlx5_2", 1, "Remote access error (status 10)")]
+    enum = ucx.parse(_lines("poll_cq: bad wc status IBV_WC_RNR_RETRY_EXC_ERR on hca irdma_1 port 1\n"
+                            "wc status IBV_WC_SUCCESS\n"))  # the enum's name; success is no error
+    assert [(e.device, e.port, e.what) for e in enum.errors] == [("irdma_1", 1, "RNR retry counter exceeded (status 13)")]
 
 
 def test_a_status_number_outside_verbs_or_on_a_healthy_line_is_no_completion_error() -> None:

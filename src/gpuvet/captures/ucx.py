@@ -66,19 +66,29 @@ _VERBS_DEV = re.compile(r"(?:\b(?:dev(?:ice)?|hca|ibdev|nic)\s*[=:]?\s*|\bon\s+)
                         r"(?::(?P<port>\d{1,3})\b|.{0,40}?\bport\s*[=:]?\s*(?P<port2>\d{1,3})\b)?")
 
 _FAILED = re.compile(r"err|fail", re.I)
+# the same statuses by their enum names ('wc status IBV_WC_RETRY_EXC_ERR (12)'), in the enum's order
+_WC_ENUM = ("LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR",
+            "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
+            "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+            "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR")
+_VERBS_ENUM = re.compile(r"\bstatus\b.{0,20}?\bIBV_WC_(?P<enum>[A-Z_]{6,24})\b")
 
 
 def _verbs(ln: Line) -> UcxError | None:
     """A raw-verbs program's completion error line (status 1-21, not NCCL's own NET/IB line, read elsewhere)."""
-    m = _VERBS.search(ln.text) if "status" in ln.text and "NET/IB" not in ln.text else None
-    if m is None or not 1 <= int(m.group("code")) <= len(_WC_STATUS):
+    if "status" not in ln.text or "NET/IB" in ln.text:
         return None
-    code = int(m.group("code"))
-    words = (m.group("words") or _WC_STATUS[code - 1]).strip()
-    if words.lower() not in {w.lower() for w in _WC_STATUS}:
-        return None  # a status number with other words: some other library's status, not a verbs completion
-    if m.group("words") is None and _FAILED.search(ln.text) is None:
-        return None  # a bare number is a verbs status only on a line that says the entry failed
+    if (e := _VERBS_ENUM.search(ln.text)) is not None and e.group("enum") in _WC_ENUM:
+        code = _WC_ENUM.index(e.group("enum")) + 1
+        words = _WC_STATUS[code - 1]
+    elif (m := _VERBS.search(ln.text)) is None or not 1 <= (code := int(m.group("code"))) <= len(_WC_STATUS):
+        return None
+    else:
+        words = (m.group("words") or _WC_STATUS[code - 1]).strip()
+        if words.lower() not in {w.lower() for w in _WC_STATUS}:
+            return None  # a status number with other words: some other library's status, not a verbs completion
+        if m.group("words") is None and _FAILED.search(ln.text) is None:
+            return None  # a bare number is a verbs status only on a line that says the entry failed
     dev = _VERBS_DEV.search(ln.text)
     port = dev.group("port") or dev.group("port2") if dev else None
     return UcxError(ln.no, None, None, dev.group("dev") if dev else None, int(port) if port else None, "verbs",
