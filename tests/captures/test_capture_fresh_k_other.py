@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpuvet.cli.app import main
-from tests.support.helpers import capture_findings
+from tests.support.helpers import capture_findings, capture_json
 
 
 def _psp_boot(stamp: str, failure: str) -> str:
@@ -53,3 +53,48 @@ def test_topo_nic_rows_without_header_or_gpu_rows_are_refused_naming_what_is_mis
     path.write_text("NIC0  X  PIX\nNIC1  PIX  PIX  PIX  X\n")
     assert main(["doctor", "--from", str(path)]) == 2
     assert "nothing in it is output gpuvet can read" in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_dcgm_failure_reason_code_is_read_and_imex_not_ready_is_no_gpu_fault(tmp_path: Path) -> None:
+    condition = ("NodeCondition GpuNvlinkWatch=True\n```\nErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:3 IMEX daemon status is "
+                 "-1 (not READY)\nRecommended Action=CONTACT_SUPPORT;\n```\n")
+    assert capture_findings(tmp_path, condition) == {("imex_not_ready", "GPU 3"): "info"}
+    logged = "2025-11-02T08:14:07Z ERROR health check: DCGM_FR_PCI_REPLAY_RATE, GPU 5: PCIe replay rate is too high\n"
+    assert capture_findings(tmp_path, logged) == {("dcgm_health_warning", "GPU 5"): "warn"}  # any other code: DCGM's
+    assert capture_findings(tmp_path, "DCGM_FR_IMEX_UNHEALTHY: IMEX daemon status is -3\n") == {
+        ("imex_not_ready", "GPU (id not in the line)"): "info"}
+
+
+def _rig(gpu: int, width: int, limit: float, bus_id: str) -> str:
+    return (f"- **GPU {gpu}:** NVIDIA RTX A6000 | 49140 MiB | driver 580.95.05 | VBIOS 94.02.5C.00.02 | "
+            "persistence=Disabled\n"
+            f"  - **Power:** limit={limit:.2f} W (default=300.00 W, max=300.00 W) | current_draw=21.07 W\n"
+            f"  - **PCIe:** x{width} lanes negotiated (GPU max x16, Gen up to 4) | bus {bus_id}\n")
+
+
+def test_a_rig_reports_gpu_bullets_are_read_as_nvidia_smis_fields_and_judged_from_them(tmp_path: Path) -> None:
+    head = "# rig report\n\n## GPU hardware\n\n"
+    healthy = head + _rig(0, 16, 300, "00000000:41:00.0") + _rig(1, 16, 300, "00000000:C1:00.0")
+    assert capture_findings(tmp_path, healthy) == {}
+    narrow = head + _rig(0, 16, 300, "00000000:41:00.0") + _rig(1, 8, 300, "00000000:C1:00.0")
+    assert capture_findings(tmp_path, narrow) == {("pcie_link_downgraded", "0000:C1:00.0"): "warn"}
+    listed = capture_json(tmp_path, healthy, "inventory")["modules"]
+    assert [(m["bus_id"], m["pcie_width_current"], m["power_limit_w"]) for m in listed] == [  # type: ignore[index,union-attr]
+        ("0000:41:00.0", 16, 300.0), ("0000:C1:00.0", 16, 300.0)]
+
+
+def _xmrig(stamp: str, index: int, address: str, fields: str) -> str:
+    return f"{stamp}  opencl   #{index} {address}  {fields}\n"
+
+
+def test_xmrig_opencl_health_lines_list_the_cards_and_a_zero_reading_is_no_fault(tmp_path: Path) -> None:
+    stamp = "[2024-06-11 03:22:41.118]"
+    log = (_xmrig(stamp, 0, "01:00.0", "131W 61C 2210RPM 1350/1750MHz") +
+           _xmrig(stamp, 1, "02:00.0", "  0W  0C    0RPM 0/0MHz") +
+           _xmrig(stamp, 2, "05:00.0", "128W 63C 2305RPM 1350/1750MHz"))
+    assert capture_findings(tmp_path, log) == {}
+    data = capture_json(tmp_path, log, "inventory")
+    assert [m["bus_id"] for m in data["modules"]] == ["0000:01:00.0", "0000:02:00.0", "0000:05:00.0"]  # type: ignore
+    assert any("line(s) 2 read 0 in every field" in n and "not a card at 0 C" in n for n in data["notes"])  # type: ignore
+    plain = log.replace(stamp + "  ", "")  # grep'd without the miner's timestamp
+    assert len(capture_json(tmp_path, plain, "inventory")["modules"]) == 3  # type: ignore[arg-type]

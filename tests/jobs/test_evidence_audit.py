@@ -31,10 +31,11 @@ CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
 LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings without -q's sections
+RIG = "rig report (nvidia-smi's fields restated)"  # a report's GPU bullets: -q's power limits and PCIe link width
 # What can tell each doctor check anything. "declared": --expect with a found node; "window":
 # live or simulated telemetry; "engine": a benchmark run; "local": this machine (env, host, devices).
 EVIDENCED_BY: dict[str, set[str]] = {
-    "module_presence": {"declared"}, "link_state": NODE | {"declared", "window"}, "wiring": {"declared"},
+    "module_presence": {"declared"}, "link_state": NODE | {"declared", "window", RIG}, "wiring": {"declared"},
     "p2p_path": {"nvbandwidth", "engine", "local"}, "nccl_environment": {"local"},
     "pair_bandwidth": {"engine", "nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
                        "busGrind", "rocm-bandwidth-test"},
@@ -44,7 +45,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "hotplug_history": {"window"}, "visibility": {"local"}, "driver_runtime": {"engine"},
     "ecc_health": SMI | LISTS | {"window"}, "gemm_agreement": {"engine"},
     "thermal_state": SMI | LISTS | {"window"},
-    "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"}, "power_limit": NODE | LISTS,
+    "thermal_trend": {"window"}, "other_processes": NODE | LISTS, "clock_stability": {"window"},
+    "power_limit": NODE | LISTS | {RIG},
     "clocks": NODE | LISTS, "compute_rate": {"engine"}, "captured_memory": SMI | LISTS, "captured_clock_events": SMI,
     "captured_links": {"nvlink state", "lspci -vvv", "kernel AER", "nvbandwidth", "npu-smi info -t topo", "TransferBench",
                        "rocm-bandwidth-test -v", "kernel PCIe link status", "dcgm-exporter NVLink counters",

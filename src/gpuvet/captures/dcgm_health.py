@@ -75,6 +75,18 @@ SWITCH_MODULE = "NvSwitch module"  # the incidents' system: its ERROR lines, kep
 # knowledge/faults.yaml's dcgm_nvswitch_unread), never a health DCGM did not print
 
 
+# a DCGM failure-reason code (dcgm_errors.h, DCGM_FR_*) as a health incident's relay prints it: NVSentinel's
+# node condition 'ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 IMEX daemon status is -3 (not READY)', a log's
+# 'DCGM_FR_NVLINK_DOWN: GPU 3 …'; the code names the system, the words after it are DCGM's message
+_CODE = re.compile(r"\b(DCGM_FR_[A-Z0-9_]{2,60})\b[:,]?\s*(?:GPU(?: ID)?[:\s]\s*(\d{1,4})\b[:,]?)?\s*(.*)$")
+
+
+def _coded(c: re.Match[str]) -> DcgmHealthIncident:
+    """The incident a DCGM_FR_* code reports; its health is not in such a line: Warning, the milder one."""
+    entity = f"GPU {int(c.group(2))}" if c.group(2) else "GPU (id not in the line)"
+    return DcgmHealthIncident(entity, c.group(1), "Warning", c.group(3).strip()[:400])
+
+
 def _parse_log(lines: list[Line]) -> DcgmHealthParse:
     """DCGM's own log lines that report a health incident: each an incident on the GPU its message names
     (the report's box is not there; Overall Health is the worst incident's, as the box would say)."""
@@ -83,6 +95,10 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
     for ln in lines:
         if "[[NvSwitch]]" in ln.text and (e := _SWITCH_MODULE.search(ln.text)) is not None:
             switch[e.group(1)] = switch.get(e.group(1), 0) + 1
+            out.claimed.add(ln.no)
+            continue
+        if "DCGM_FR_" in ln.text and (c := _CODE.search(ln.text)) is not None:
+            out.incidents.append(_coded(c))
             out.claimed.add(ln.no)
             continue
         if "health system" not in ln.text or (m := _LOG.search(ln.text)) is None:

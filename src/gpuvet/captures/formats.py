@@ -365,7 +365,8 @@ _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 # npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
 _NPU_MARKS = ("|", "NPU", "Phy-ID", "Health Status")  # and -t health's status line
 # dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG, [[NvSwitch]])
-_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM", "[[")
+_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM", "[[",
+                 "DCGM_FR_")  # a failure-reason code a relay prints (NVSentinel, logs)
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",
@@ -419,6 +420,7 @@ TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 _QUERY_HEAD = Needing(re.compile(r"\n[^\S\n]*[a-z][a-z0-9_.]{1,60}(?:[^\S\n]*\[[^\]\n]{1,12}\])?[^\S\n]*,[^\S\n]*[a-z]"),
                       (",",))
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
+RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
 FORMATS: tuple[Format, ...] = (
@@ -460,6 +462,8 @@ FORMATS: tuple[Format, ...] = (
            adds=True, markers=("copy peak bandwidth",)),  # its copy matrices as nvbandwidth's (amd_smi claimed them)
     Format("rccl-tests devices", "amd", _aside("nccl_devices.amd_listing"), ALL,
            adds=True, markers=("Rank",)),  # the AMD modules rccl-tests' device lines name (nccl-tests' claimed them)
+    Format("xmrig GPU health", "amd", _listed("miner_health.parse"), adds=True,
+           markers=("opencl ",)),  # its health lines' backend ('opencl   #0 03:00.0  94W 55C …')
     Format(AMD_EXPORTER, "amd", _listed("prom_metrics.parse_amd"), ALL, adds=True,
            markers=('gpu_id="',)),  # its Prometheus samples' module label
     Format(PCIE_STATUS, "lspci", _pcie_status, ALL,
@@ -504,6 +508,7 @@ FORMATS: tuple[Format, ...] = (
     Format(LISTING, None, _kept("smi_list.parse"),
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
+    Format(RIG, None, _kept("rig_report.parse"), markers=("**GPU ",)),  # its GPU bullet ('- **GPU 0:** …')
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
@@ -573,7 +578,7 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
-    for kind, listed in ((EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
+    for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
         if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
             return None if kind == "deviceQuery" else kind, listed

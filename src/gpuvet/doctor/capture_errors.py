@@ -300,6 +300,9 @@ def dcgm_health(ev: Evidence) -> Outcome:
             if inc.system == SWITCH_MODULE:  # its ERROR lines: judged by the knowledge base, not by a health word
                 found.append(finding("dcgm_nvswitch_unread", MEDIUM, module=inc.entity, file=label,
                                      system=inc.system, health=inc.health, message=inc.message[:300]))
+            elif inc.system.startswith("DCGM_FR_IMEX"):  # the IMEX daemon's state: no GPU's (knowledge: imex_not_ready)
+                found.append(finding("imex_not_ready", MEDIUM, module=inc.entity, file=label, code=inc.system,
+                                     message=inc.message[:300]))
             elif inc.health.lower() in ("warning", "failure"):
                 found += _incident(ev, label, inc, unsure)
         if not any(i.health.lower() in ("warning", "failure") or i.system == SWITCH_MODULE for i in report.incidents):
