@@ -247,6 +247,7 @@ def xid_log(ev: Evidence) -> Outcome:
             line = worst.get((host, module, code))
             xid = _times(replace(xid_catalogue.xid_finding(kind, HIGH, module, code, line), host=host), codes.count(code))
             found.append(as_quoted(xid) if line in said else xid)
+    found += xid_catalogue.burst(xids)  # one application Xid on many modules at once: a node finding beside them
     return confirmed("the driver reported Xid errors", *found)
 
 

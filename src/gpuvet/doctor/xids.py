@@ -4,6 +4,7 @@ captures/kernel_messages.yaml (shared with health)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from functools import cache
 
@@ -47,3 +48,21 @@ def xid_finding(cause: str, confidence: float, module: str | None, code: int, li
     found = finding(cause, confidence, module=module, fix=x.action, carried={"log": line} if line else None, xid=code,
                     meaning=x.meaning, bucket=x.bucket)
     return replace(found, severity=knowledge.xid_severity(code, line))
+
+
+BURST_MODULES = 4  # the same application Xid on this many modules of one host at least: the work's fault
+
+
+def burst(places: dict[tuple[str | None, str], list[int]]) -> list[Finding]:
+    """Issue 46: the same Xid of the application's bucket (RESTART_APP: an MMU fault, a graphics exception) on
+    BURST_MODULES modules or more of one host: one fault of the work that ran on all of them (a kernel writing
+    out of bounds, a collective's), seen on every module, not so many failed modules; a node-wide burst of
+    MMU faults often leaves the modules hung until the host reboots."""
+    out: list[Finding] = []
+    for host in dict.fromkeys(h for h, _ in places):
+        counts = Counter(c for (h, _), codes in places.items() if h == host for c in set(codes))
+        for code, n in sorted(counts.items()):
+            if n >= BURST_MODULES and knowledge.xid(code).bucket == "RESTART_APP":
+                out.append(replace(finding("xid_burst_across_modules", 0.7, xid=code, modules=n,
+                                           meaning=knowledge.xid(code).meaning), host=host))
+    return out
