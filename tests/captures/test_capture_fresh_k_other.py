@@ -26,6 +26,17 @@ def test_amdgpu_psp_failures_on_load_are_a_module_that_did_not_come_up(tmp_path:
                 ("module_init_failed", "0000:2F:00.0"): "critical"}, (stamp, failure)
 
 
+def test_a_psp_failure_while_a_reset_resumes_the_module_is_the_failed_resets_not_an_init_failure(
+        tmp_path: Path) -> None:
+    log = ("[  812.110201] amdgpu 0000:43:00.0: amdgpu: GPU reset begin!\n"
+           "[  812.431876] amdgpu 0000:43:00.0: amdgpu: PSP is resuming...\n"
+           "[  812.623007] [drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!\n"
+           "[  812.623402] amdgpu 0000:43:00.0: amdgpu: GPU reset(2) failed\n")
+    found = capture_findings(tmp_path, log)
+    assert found[("module_needs_reset", "0000:43:00.0")] == "critical"
+    assert ("module_init_failed", "0000:43:00.0") not in found
+
+
 def test_psp_lines_that_are_no_failure_stay_clear(tmp_path: Path) -> None:
     healthy = ("[    5.998506] amdgpu 0000:2f:00.0: amdgpu: Will use PSP to load VCN firmware\n"
                "[    6.008707] amdgpu 0000:2f:00.0: firmware: direct-loading firmware amdgpu/psp_13_0_0_sos.bin\n"

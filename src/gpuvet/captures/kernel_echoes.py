@@ -37,7 +37,10 @@ _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"),
            # the GSP firmware that did not start while the driver initialised the module: RmInitAdapter's reason
            # ('RmInitAdapter: Cannot initialize GSP firmware RM'), the one init failure, not a second cause
-           (frozenset(("init_failed",)), "gsp_failed"))
+           (frozenset(("init_failed",)), "gsp_failed"),
+           # amdgpu's reset re-starts the IP blocks: their failure then ('PSP create ring failed!' after 'PSP is
+           # resuming...') is the failed reset's own step on that module, not a second cause beside it
+           (frozenset(("amd_reset_failed", "amd_recovery_failed")), "amd_init_failed"))
 # an echo that names no module (the driver's word for the whole probe): any module's cause explains it
 _NODE_ECHOES = ((frozenset(("probe_not_called", PASSTHROUGH, "probe_failed", "unsupported_by_driver",
                             "init_failed")), "no_adapter"),)
