@@ -151,3 +151,19 @@ def test_a_gpu_monitors_xid_names_its_module_for_the_inventory() -> None:
     assert [(m.module, m.uuid) for m in got.modules] == [
         ("GPU-0b3d9a51-1c2e-4f7a-8e60-5d2a9c7f4e13", "GPU-0b3d9a51-1c2e-4f7a-8e60-5d2a9c7f4e13"),
         ("0000:3B:00.0", None)]
+
+
+def test_the_drivers_loading_line_gives_the_inventory_its_version_where_no_tool_does(tmp_path: Path) -> None:
+    from tests.support.helpers import capture_json
+
+    for loading, version in (
+            ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024", "535.183.01"),
+            ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (dvs-builder@U16)",
+             "570.124.06"),
+            ("NVRM: loading NVIDIA UNIX Open Kernel Module for aarch64  560.35.03  Release Build", "560.35.03"),
+            ("NVRM: loading NVIDIA UNIX ppc64le Kernel Module  418.87.01  Thu Aug  8 15:53:22 CDT 2019", "418.87.01")):
+        text = (f"[    4.100200] {loading}\n"
+                "[    9.2] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x38:852)\n")
+        assert kernel.parse(_lines(text)).driver == version
+        software = capture_json(tmp_path, text, "inventory")["software"]
+        assert isinstance(software, dict) and software["driver_version"] == version

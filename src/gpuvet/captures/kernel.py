@@ -6,10 +6,9 @@ A message names its module by bus id (``GPU 0000:a1:00.0:``) or only by the driv
 (``GPU6 _kgspBootGspRm``); the index is resolved to the bus id the nearest ``RmInitAdapter
 failed`` line of the same index or a nearby line names, or left as printed (noted).
 
-The amdgpu driver's messages are read the same way (AMD_MESSAGES): a ring that timed out, a GPU
-reset, a reset that failed, an uncorrectable RAS error or poison, xGMI errors; a line names its
-module as ``amdgpu 0000:28:00.0:``, or a nearby amdgpu line does (``[drm:amdgpu_job_timedout]``
-lines carry none).
+The amdgpu driver's messages are read the same way (AMD_MESSAGES): a ring that timed out, a GPU reset, a reset
+that failed, an uncorrectable RAS error or poison, xGMI errors; a line names its module as ``amdgpu 0000:28:00.0:``,
+or a nearby amdgpu line does (``[drm:amdgpu_job_timedout]`` lines carry none).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod, host_errors, pci_enum, xid_shorthand
+from gpuvet.captures import drm_kmod, host_errors, kernel_more
 from gpuvet.captures.kernel_echoes import passed_through, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
@@ -260,6 +259,7 @@ class KernelParse:
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     sxid_details: list[KernelEvent] = field(default_factory=list)  # read where the excerpt lacks their summary
+    driver: str | None = None  # the version the NVIDIA driver's loading line names (captures/kernel_more.py)
 
 
 def bus(text: str) -> str:
@@ -326,7 +326,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
-    return xid_shorthand.read(lines, pci_enum.read(lines, out, marks))  # captures/pci_enum.py, xid_shorthand.py
+    return kernel_more.read(lines, out, marks)  # PCI enumeration, shortened Xids, the driver version
 
 
 def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:

@@ -153,6 +153,7 @@ class CaptureBackend(Backend):
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
         named: list[KernelModule] = []  # the modules kernel logs name: listed only where nothing else lists any
+        loaded: str | None = None  # the driver version a kernel log's loading line names: where no tool names one
         on_bus: list[ListedGpu] = []  # the GPU functions lspci lists: the same, and before the kernel's (models named)
         npus: set[int] = set()  # the NPUs an Ascend error log names by device: listed last, where nothing else lists
         for path in once_each(paths, self._notes):
@@ -161,6 +162,7 @@ class CaptureBackend(Backend):
             self._notes += [f"{label}: {n}" for n in fc.notes]
             self._hosts |= {fc.host} if fc.host else set()
             named += [k for k in fc.kernel.modules if k not in named]
+            loaded = fc.kernel.driver or loaded
             on_bus += [g for g in fc.lspci.listed if g.bus_id not in {b.bus_id for b in on_bus}]
             npus |= {f.at.dev for f in (*fc.ascend.failures, *fc.ascend.runtime) if f.at.dev is not None}
             took = 0
@@ -173,6 +175,8 @@ class CaptureBackend(Backend):
                     took += self._take(fc, v.name, path, label)
             if not took and self._topo is None:
                 self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
+        if loaded and not isinstance(self._software.driver_version, str):
+            self._software = replace(self._software, driver_version=loaded)
         xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
         self._node: Node = _merge(self._topo, xml_node) if self._topo and xml_node else (
             self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
