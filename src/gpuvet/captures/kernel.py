@@ -326,7 +326,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
-    return kernel_more.read(lines, out, marks)  # PCI enumeration, shortened Xids, the driver version
+    return kernel_more.read(lines, out, marks, worded)  # PCI enumeration, shortened Xids, the driver version
 
 
 def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:

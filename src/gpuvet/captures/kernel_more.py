@@ -19,10 +19,29 @@ _LOADING = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open Kernel Module for \w+|
                       r"(?:\.\d{1,3})?)\s")
 
 
-def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
+def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
+         worded: list[tuple[int, Line]] | None = None) -> KernelParse:
     """``out`` with the enumeration lines' modules and events, the shortened Xids and the driver version (the
-    last loading line's: a log over a driver update names the one loaded last)."""
-    out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks))
-    loaded = [m.group(1) for i in holding(lines, ("NVRM: loading",), marks) if (m := _LOADING.search(lines[i].text))]
+    last loading line's: a log over a driver update names the one loaded last). ``worded``: kernel.parse's lines
+    holding 'NVRM' (a loading line's), so that the version costs no pass over a bug report's lines."""
+    candidates = _candidates(lines, out, marks)
+    out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
+    loading = [ln for _, ln in worded] if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
+    loaded = [m.group(1) for ln in loading if "NVRM: loading" in ln.text and (m := _LOADING.search(ln.text))]
     out.driver = loaded[-1] if loaded else out.driver
     return out
+
+
+def _candidates(lines: list[Line], out: KernelParse, marks: Marks | None) -> list[int]:
+    """Issue 43: the indices of the lines either reader may read, in one pass: a GPU function's line ('[10de:' or
+    '[1002:', both held by '[10') and, in a log with a driver Xid line, a line holding 'Xid'; a word the whole
+    text lacks is not tested (a bug report's log is mostly other lines)."""
+    may = marks.may if marks is not None else (lambda word: True)
+    vendors = [w for w in ("[10de:", "[1002:") if may(w)]
+    words = (["[10"] if len(vendors) == 2 else vendors) + (["Xid"] if xid_shorthand.wanted(out) and may("Xid") else [])
+    if not words:
+        return []
+    if len(words) == 1:
+        return holding(lines, (words[0],))
+    a, b = words
+    return [i for i, ln in enumerate(lines) if a in (s := ln.text) or b in s]

@@ -26,25 +26,23 @@ _NEW = re.compile(_FN + r"BAR (\d) \[(mem|io)[^\]]*\]: (can't assign|failed to a
 _OLD = re.compile(_FN + r"BAR (\d): (no space for|failed to assign|assigned) \[(mem|io)\b")
 
 
-def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
+def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
+         candidates: list[int] | None = None) -> KernelParse:
     """``out`` with the GPU functions the enumeration lines name added to its modules, and one event per
-    module whose memory BAR stayed unassigned (the first failure line as evidence)."""
+    module whose memory BAR stayed unassigned (the first failure line as evidence). ``candidates``: the indices
+    of the lines that may name a GPU function ('[10de:' or '[1002:'; kernel_more's one pass), else all lines'."""
     from gpuvet.captures.kernel import KernelEvent, KernelModule, bus
 
     gpus: dict[str, str] = {}
-    failed: dict[tuple[str, str], Line] = {}
-    for i in holding(lines, ("pci ",), marks):
+    named: set[int] = set()
+    for i in candidates if candidates is not None else holding(lines, ("[10de:", "[1002:"), marks):
         ln = lines[i]
         if (d := _DEVICE.search(ln.text)) is not None:
             gpus.setdefault(d.group(1).lower(), _VENDORS[d.group(2).lower()])
             out.claimed.add(ln.no)
             out.nvrm_lines += 1  # a line about the module: the log says something of it
-        elif (bar := _bar(ln.text)) is not None:
-            fn, number, assigned = bar
-            if assigned:
-                failed.pop((fn, number), None)
-            else:
-                failed.setdefault((fn, number), ln)
+            named.add(i)
+    failed = _failed(lines, marks, named) if gpus else {}  # issue 43: no GPU function, no BAR of one to read
     claimed = {ln.no for (fn, _), ln in failed.items() if fn in gpus}
     out.claimed |= claimed
     out.nvrm_lines += len(claimed)
@@ -56,6 +54,20 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     known = {m.module for m in out.modules}
     out.modules += [KernelModule(bus(fn), vendor) for fn, vendor in sorted(gpus.items()) if bus(fn) not in known]
     return out
+
+
+def _failed(lines: list[Line], marks: Marks | None, named: set[int]) -> dict[tuple[str, str], Line]:
+    """The first failure line of each memory BAR the lines leave unassigned (a later 'assigned' line takes it
+    back), by (function, BAR number); every wording holds 'assign' or 'no space for'."""
+    failed: dict[tuple[str, str], Line] = {}
+    for i in holding(lines, ("assign", "no space for"), marks):
+        if i not in named and (bar := _bar(lines[i].text)) is not None:
+            fn, number, assigned = bar
+            if assigned:
+                failed.pop((fn, number), None)
+            else:
+                failed.setdefault((fn, number), lines[i])
+    return failed
 
 
 def _bar(text: str) -> tuple[str, str, bool] | None:

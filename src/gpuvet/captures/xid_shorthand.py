@@ -21,14 +21,20 @@ _CODE_FIRST = re.compile(_LEAD + r"Xid:? (\d{1,3}),? \(?PCI:" + _BUS + r"\)?[\s,
 _BUS_FIRST = re.compile(_LEAD + r"Xid \(PCI:" + _BUS + r"\): (\d{1,3})\b")
 
 
-def read(lines: list[Line], out: KernelParse) -> KernelParse:
-    """``out`` with the shortened Xid lines added (and their modules), where it read a driver Xid line."""
+def wanted(out: KernelParse) -> bool:
+    """Whether the log read a driver Xid line (outside such a log no shortened line is read here)."""
+    return any(not x.quoted for x in out.xids)
+
+
+def read(lines: list[Line], out: KernelParse, candidates: list[int] | None = None) -> KernelParse:
+    """``out`` with the shortened Xid lines added (and their modules), where it read a driver Xid line.
+    ``candidates``: the indices of the lines that may hold 'Xid' (kernel_more's one pass; issue 43), else all."""
     from gpuvet.captures.kernel import KernelModule, bus
 
-    if not any(not x.quoted for x in out.xids):
+    if not wanted(out):
         return out
     known = {m.module for m in out.modules}
-    for ln in lines:
+    for ln in (lines[i] for i in candidates) if candidates is not None else lines:
         s = ln.text
         if "Xid" not in s or ln.no in out.claimed or "NVRM" in s or s.rstrip().endswith("?"):
             continue
