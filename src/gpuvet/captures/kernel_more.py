@@ -34,10 +34,11 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
 
 def _candidates(lines: list[Line], out: KernelParse, marks: Marks | None) -> list[int]:
     """Issue 43: the indices of the lines either reader may read, in one pass: a GPU function's line ('[10de:' or
-    '[1002:', both held by '[10') and, in a log with a driver Xid line, a line holding 'Xid'; a word the whole
-    text lacks is not tested (a bug report's log is mostly other lines)."""
+    '[1002:', both held by '[10'; each also holds '] type ' and ' class 0x') and, in a log with a driver Xid line,
+    a line holding 'Xid'; a word the whole text lacks is not tested (a bug report's log is mostly other lines)."""
     may = marks.may if marks is not None else (lambda word: True)
-    vendors = [w for w in ("[10de:", "[1002:") if may(w)]
+    typed = may("] type ") and may(" class 0x")
+    vendors = [w for w in ("[10de:", "[1002:") if typed and may(w)]
     words = (["[10"] if len(vendors) == 2 else vendors) + (["Xid"] if xid_shorthand.wanted(out) and may("Xid") else [])
     if not words:
         return []
