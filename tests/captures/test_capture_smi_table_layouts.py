@@ -66,3 +66,15 @@ def test_a_readings_row_cut_by_the_excerpt_keeps_the_module_by_name_and_bus_id()
     # a row followed by more of the table is not a cut: a broken readings row is no module
     broken = MB_TABLE.replace("|        7MB /  2047MB |", "| garbage |")
     assert [m.bus_id for m in _parse(broken).modules] == ["0000:05:00.0"]
+
+
+def test_a_readings_row_cut_in_its_utilisation_cell_keeps_the_whole_cells_before_it() -> None:
+    # batch K's 375 table: the excerpt ends inside the last cell; power and memory were printed whole
+    cut = MB_TABLE.rsplit("| 26%", 1)[0] + "| 26%   33C    P8    10W / 250W |      7MB /  2047MB |      0%      De\n"
+    got = _parse(cut).modules[1].fields
+    assert (got["FB Memory Usage/Total"], got["GPU Power Readings/Current Power Limit"]) == ("2047 MiB", "250 W")
+    assert "Utilization/Gpu" not in got and "Compute Mode" not in got  # the cut cell stays unknown
+    # the pre-319 layout (memory utilisation first), cut the same way, with a shell prompt's indent
+    old = NO_PERSISTENCE.split("| N/A   47C")[0] + "  | N/A   47C    P0   118W / 225W |  18%  612MB / 5375MB |  9\n"
+    m = _parse(old).modules
+    assert [(x.bus_id, x.fields.get("FB Memory Usage/Total")) for x in m] == [("0000:11:00.0", "5375 MiB")]

@@ -214,7 +214,6 @@ KNOWN_MISSES: dict[str, str] = {
                                              "pcie_link_speed (160 x 0.1 GT/s) are not read into the module",
     "smiL_akash12_2x_quadro_rtx4000.txt": "inventory: the nvidia-smi -L lines' UUIDs are not carried into the "
                                           "default table's modules",
-    "smi_pytorch1040_titanx_pascal_2017.txt": "inventory: the 2017 table's memory total (12186MiB) is not read",
 }
 
 

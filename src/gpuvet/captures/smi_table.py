@@ -70,9 +70,10 @@ def parse(lines: list[Line]) -> SmiText:
             continue
         module = _second_row(row, lines[i + 1].text, unread, lines[i + 1].no)
         if module is None and _cut_here(lines, i + 1):
-            module = SmiTextModule(bus(row.bus_id), row.name, {"Product Name": row.name, "Index": row.index}, [])
+            module = _cut_readings(row, lines[i + 1].text, unread, lines[i + 1].no)
+            read = "its whole cells read, the cut one unknown" if len(module.fields) > 2 else "its readings unknown"
             out.notes.append(f"nvidia-smi table: the readings of module {row.index} ({row.bus_id}) were cut at "
-                             f"line {lines[i + 1].no}: its name and bus id read, its readings unknown")
+                             f"line {lines[i + 1].no}: its name and bus id read, {read}")
         if module is not None:
             out.modules.append(module)
             out.claimed |= {ln.no, lines[i + 1].no}
@@ -207,6 +208,16 @@ def _cut_here(lines: list[Line], at: int) -> bool:
             r"^\s*(\d{1,3}%|N/A)\s+(\d{1,3}C|N/A)\s", parts[1]):
         return False
     return all("|" not in ln.text and not _FRAME.match(ln.text) for ln in lines[at + 1:])
+
+
+def _cut_readings(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModule:
+    """A readings row cut in its last cell (utilisation, compute mode): the two cells closed before the cut
+    (fan to power cap, memory used / total) are whole and read; the cut cell stays unknown."""
+    parts = text.strip().split("|")
+    module = _second_row(row, "|".join(parts[:-1]) + "| |", unread, no) if len(parts) == 4 else None
+    if module is None:
+        return SmiTextModule(bus(row.bus_id), row.name, {"Product Name": row.name, "Index": row.index}, [])
+    return module
 
 
 _LOST = ("Unknown Error", "ERR!", "GPU is lost")  # a memory cell nvidia-smi could not fill
