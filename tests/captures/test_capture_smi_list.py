@@ -146,3 +146,38 @@ def test_the_drivers_proc_listing_in_a_bug_report_names_each_module_with_its_bus
     assert got.modules[0].fields == {"GPU UUID": "GPU-5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                                      "VBIOS Version": "94.02.5c.00.04", "Minor Number": "1"}
     assert _parse("Model: my own\nBus Location: the lab\n").modules == []  # no bus id: no module
+
+
+BESIDE_TABLE = """\
+$ nvidia-smi -L
+GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9)
+GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-99999999-8888-7777-6666-555555555555)
+$ nvidia-smi
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.129.03             Driver Version: 535.129.03   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|=========================================+======================+======================|
+|   0  NVIDIA GeForce RTX 3090        Off | 00000000:06:00.0 Off |                  N/A |
+| 30%   25C    P8              10W / 350W |      1MiB / 24576MiB |      0%      Default |
++-----------------------------------------+----------------------+----------------------+
+|   1  NVIDIA GeForce ...             Off | 00000000:07:00.0 Off |                  N/A |
+| 30%   25C    P8              11W / 350W |      1MiB / 24576MiB |      0%      Default |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_listing_beside_the_table_gives_each_module_its_uuid_by_index_and_name(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "l.txt"
+    path.write_text(BESIDE_TABLE)
+    modules = json.loads(call(capsys, "inventory", "--from", str(path), "--json")[1])["modules"]
+    assert [(m["bus_id"], m["uuid"]) for m in modules] == [
+        ("0000:06:00.0", "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"),
+        ("0000:07:00.0", "GPU-99999999-8888-7777-6666-555555555555")]  # the table's '...' name agrees
+    path.write_text(BESIDE_TABLE.replace("GeForce RTX 3090 (", "A100-SXM4-80GB ("))  # another node's listing
+    modules = json.loads(call(capsys, "inventory", "--from", str(path), "--json")[1])["modules"]
+    assert [m["uuid"] for m in modules] == [None, None]

@@ -212,8 +212,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                 "(the power_limit check's severity for a limit below default)",
     "rocmsmi_ollama9633_rx9070_metrics.txt": "inventory: rocm-smi --showmetrics' pcie_link_width (16) and "
                                              "pcie_link_speed (160 x 0.1 GT/s) are not read into the module",
-    "smiL_akash12_2x_quadro_rtx4000.txt": "inventory: the nvidia-smi -L lines' UUIDs are not carried into the "
-                                          "default table's modules",
 }
 
 

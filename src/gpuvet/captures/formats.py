@@ -536,6 +536,10 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
             smi.notes.append(f"nvidia-smi -q: an excerpt of Processes alone (pid {', '.join(pids)}) names no GPU: "
                              f"the modules are the {kind or 'deviceQuery'} list's; its processes are placed on none")
         fc.smi = smi
+        if kind != LISTING and isinstance(listing := kept[LISTING], smi_text.SmiText):
+            from gpuvet.captures import smi_list  # run already: its listing is here
+
+            smi_list.carry_uuids(smi, listing)
         return kind
     if fc.smi is not None:
         return None

@@ -136,3 +136,29 @@ def _mig(module: SmiTextModule, m: re.Match[str]) -> None:
     module.fields["MIG Devices"] = str(int(module.fields.get("MIG Devices", "0")) + 1)
     profiles = module.fields.get("MIG Profiles")
     module.fields["MIG Profiles"] = f"{profiles}, {m.group(1)}" if profiles else m.group(1)
+
+
+def carry_uuids(smi: SmiText, listing: SmiText) -> None:
+    """`nvidia-smi -L` beside the table (or another list without UUIDs) of the same modules: each module
+    takes the UUID its -L line prints. Carried only where both list the same indices and each name agrees
+    (the table elides long names with '...'); a listing of other modules (another node) carries none."""
+    by_index = {m.fields.get("Index"): m for m in listing.modules}
+    indices = [m.fields.get("Index") for m in smi.modules]
+    if None in indices or sorted(indices, key=str) != sorted(by_index, key=str):
+        return
+    pairs = [(m, by_index[m.fields.get("Index")]) for m in smi.modules]
+    if not all(_same_name(m.product, other.product) for m, other in pairs):
+        return
+    carried = [(m, other.fields["GPU UUID"]) for m, other in pairs
+               if "GPU UUID" in other.fields and "GPU UUID" not in m.fields]
+    for m, uuid in carried:
+        m.fields["GPU UUID"] = uuid
+    if carried:
+        smi.notes.append(f"nvidia-smi -L: the UUIDs of {len(carried)} module(s) carried onto the same indices "
+                         "and names")
+
+
+def _same_name(table: str, listed: str) -> bool:
+    """A table's name and -L's of one module: equal, or the table's cut short with '...' or '…'."""
+    short = table.rstrip(".… ").strip()
+    return bool(short) and (table.strip() == listed.strip() or (short != table.strip() and listed.startswith(short)))
