@@ -132,3 +132,15 @@ def test_rocm_smi_default_table_of_rocm6_model_layout_reads_each_rows_name_line(
         ("GPU[0]", "AMD Instinct MI300X", 41.0), ("GPU[1]", "AMD INSTINCT MI200 (", 43.0), ("GPU[2]", None, 30.0)]
     assert out.claimed == set(range(1, 14))
     assert any("the name of GPU[1] fills its 20 characters" in n for n in out.notes), out.notes
+
+
+def test_rocm_smi_showmetrics_current_link_is_read_in_either_speed_unit_and_its_not_supported_stays_unread() -> None:
+    # --showmetrics' gpu_metrics table: speed in 0.1 GT/s (160: 16 GT/s, gen 4), a later spelling in GT/s
+    text = ("====================== GPU Metrics ======================\n"
+            "GPU[0]\t\t: pcie_link_width (Lanes): 16\nGPU[0]\t\t: pcie_link_speed (0.1 GT/s): 160\n"
+            "GPU[1]\t\t: pcie_link_width (Lanes): 8\nGPU[1]\t\t: pcie_link_speed (GT/s): 32\n"
+            "GPU[2]\t\t: pcie_link_width (Lanes): 65535\nGPU[2]\t\t: pcie_link_speed (0.1 GT/s): 65535\n")
+    got = [(m.pcie_gen_current, m.pcie_width_current) for m in _parse(text).modules]
+    assert got == [(4, 16), (5, 8), (None, None)]
+    as_json = '{"card0": {"pcie_link_width (Lanes)": "4", "pcie_link_speed (0.1 GT/s)": "80"}}\n'
+    assert [(m.pcie_gen_current, m.pcie_width_current) for m in _parse(as_json).modules] == [(3, 4)]

@@ -210,8 +210,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                      "gives it, so 18.9 GB/s is not judged",
     "rigreport_club585_2x3090_x4_powercap.txt": "partial: power_cap_low is warn on both cards where the row says info "
                                                 "(the power_limit check's severity for a limit below default)",
-    "rocmsmi_ollama9633_rx9070_metrics.txt": "inventory: rocm-smi --showmetrics' pcie_link_width (16) and "
-                                             "pcie_link_speed (160 x 0.1 GT/s) are not read into the module",
 }
 
 

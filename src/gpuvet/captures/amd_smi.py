@@ -316,10 +316,25 @@ def _rocm_module(label: str, f: dict[str, str]) -> ListedModule:
     instinct = _INSTINCT.search(series or "")
     vram = number(get("vram total memory (b)"))
     uid = get("unique id")
+    gen, width = _metrics_link(get("pcie_link_speed (0.1 gt/s)"), get("pcie_link_speed (gt/s)"),
+                               get("pcie_link_width (lanes)"))
     return ListedModule(label, name=instinct.group(1) if instinct else series, bus_id=_bus(get("pci bus")),
                         memory_mib=vram / 2**20 if vram else None, uuid=uid if uid and uid != "0x0" else None,
+                        pcie_gen_current=gen, pcie_width_current=width,
                         temperature_c=number(get("temperature (sensor junction) (c)", "temperature (sensor edge) (c)")),
                         tool="rocm-smi")
+
+
+_GEN_OF_RATE = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}  # GT/s per lane: the PCIe generation
+
+
+def _metrics_link(tenths: str | None, rate: str | None, lanes: str | None) -> tuple[int | None, int | None]:
+    """rocm-smi --showmetrics' current link (the gpu_metrics table): speed in 0.1 GT/s (or GT/s) as its
+    generation, width in lanes; 65535, the table's 'not supported', and a rate no generation runs stay unread."""
+    t = number(tenths)
+    gts = t / 10 if t is not None else number(rate)
+    width = integer(lanes)
+    return _GEN_OF_RATE.get(gts) if gts is not None else None, width if width is not None and width < 65535 else None
 
 
 def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:

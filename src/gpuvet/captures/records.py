@@ -204,6 +204,8 @@ class ListedModule:
     uuid: str | None = None
     pcie_gen_max: int | None = None
     pcie_width_max: int | None = None
+    pcie_gen_current: int | None = None  # rocm-smi --showmetrics' pcie_link_speed, as the generation of that rate
+    pcie_width_current: int | None = None
     health: str | None = None  # the tool's own verdict (npu-smi Health: OK, Warning, Alarm, Critical)
     temperature_c: float | None = None
     ecc_uncorrectable: int | None = None  # since the driver loaded (amd-smi metric --ecc)
