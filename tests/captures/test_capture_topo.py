@@ -82,3 +82,23 @@ def test_a_sentence_after_the_matrix_that_starts_with_a_gpu_name_ends_it(
     text = "```\n$ nvidia-smi topo -m\n" + HEADER + "".join(ROWS) + "```\n\nGPU0 and GPU1 are connected by nvlink.\n"
     modules = _inventory(capsys, tmp_path, text)
     assert [(m["id"], m["numa_node"]) for m in modules] == [("gpu0", 0), ("gpu1", 0), ("gpu2", 1), ("gpu3", 1)]
+
+
+_CUT_ABOVE = """\
+GPU3    NV18    NV18    NV18     X      NODE    PXB     96-191,288-383  1               N/A
+NIC0    SYS     SYS     NODE    NODE     X      PIX
+NIC1    SYS     SYS     NODE    PXB     PIX      X
+"""
+
+
+def test_header_less_rows_read_their_nic_and_affinity_columns_in_topo_ms_order() -> None:
+    from gpuvet.captures.read import parse_text
+
+    topo = parse_text("[cut above]\n" + _CUT_ABOVE, "constructed").topo
+    assert topo is not None and topo.header == ["GPU0", "GPU1", "GPU2", "GPU3", "NIC0", "NIC1"]
+    assert topo.affinity["GPU3"] == {"CPU Affinity": "96-191,288-383", "NUMA Affinity": "1", "GPU NUMA ID": "N/A"}
+    older = parse_text(_CUT_ABOVE.replace("  1               N/A", "  1"), "constructed").topo  # no GPU NUMA ID
+    assert older is not None and older.affinity["GPU3"] == {"CPU Affinity": "96-191,288-383", "NUMA Affinity": "1"}
+    # without a NIC0 row the columns after the GPUs are not named, and no affinity is guessed from position
+    alone = parse_text(_CUT_ABOVE.splitlines()[0] + "\n", "constructed").topo
+    assert alone is not None and alone.header == ["GPU0", "GPU1", "GPU2", "GPU3"] and not any(alone.affinity.values())

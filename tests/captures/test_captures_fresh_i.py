@@ -250,9 +250,6 @@ NICS: dict[str, list[Nic]] = {}
 KNOWN_MISSES: dict[str, str] = {
     "kern_gpud604_xid79_gpud_reason_gpu_is_lost.txt": "inventory: partial (after-fixes cell), no module listed: the "
                                                       "GPU is named only by gpud's Xid line and the UUID in the reason",
-    "topo_sglang3538_gpu7_nv18_nic_rows_cut.txt": "inventory: partial (after-fixes cell), GPU7's CPU affinity "
-                                                  "96-191,288-383, NUMA 1 and NIC columns not read (the inferred "
-                                                  "header has no titles for them)",
     "rccl_rccltests50_4x_mi210_internal_error_iommu_warn.txt": "the row's cause pointer, RCCL's WARN 'Missing "
                                                                "\"amd_iommu=on\" from kernel command line', is not "
                                                                "cited (after-fixes cell: left)",

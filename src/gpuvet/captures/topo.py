@@ -147,9 +147,11 @@ def parse(lines: list[Line], where: str) -> TopoMatrix | None:
         lines = [*lines[:at], Line(lines[at].no, header), *lines[at:]]
     got = _matrix(lines, at, where)
     if got is not None and inferred is not None:
-        got.notes.append(f"topo -m: no header line above the rows (line {lines[inferred[0]].no} on): the GPU columns "
+        got.notes.append(f"topo -m: no header line above the rows (line {lines[inferred[0]].no} on): the columns "
                          f"({', '.join(got.header)}) are inferred from the rows, a square block with X on its "
-                         "diagonal; the columns after them (NICs, affinity) are not read")
+                         "diagonal; " + ("the NIC columns after them named by the NIC rows' X, the affinity "
+                                         "columns by topo -m's order of titles" if any(got.affinity.values()) else
+                                         "the columns after them (NICs, affinity) are not read"))
     if got is not None and starts:
         got.claimed |= claimed
         got.notes.append(_p2p_note(starts))
@@ -179,7 +181,24 @@ def _headerless(lines: list[Line]) -> tuple[int, str] | None:
         return None  # one row is a matrix's only where an NV# to every GPU before it (only topo -m prints) says so
     nv = [j for r in rows for j, c in enumerate(r) if c.startswith("NV") and _CELL.fullmatch(c)]
     width = max(first + n, max(nv, default=-1) + 1)
-    return start, "        " + "  ".join(f"GPU{j}" for j in range(width))
+    return start, "        " + "  ".join([f"GPU{j}" for j in range(width)] + _beyond_gpus(lines[start:], rows[0], width))
+
+
+_AFTER = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")  # topo -m's titles after the devices, in every version's order
+
+
+def _beyond_gpus(lines: list[Line], row: list[str], gpus: int) -> list[str]:
+    """The titles of a header-less row's columns after its GPUs: NIC0, NIC1 … where a NIC0 row below has its X in
+    the first of them (the tool names its NICs so), then the affinity titles in topo -m's order for the cells
+    after those (the first a CPU list); none where that is not so."""
+    rest = row[gpus:]
+    nics = next((i for i, c in enumerate(rest) if not _CELL.fullmatch(CELL_ALIASES.get(c, c))), len(rest))
+    named = nics == 0 or any((c := _split(ln.text))[:1] == ["NIC0"] and len(c) > gpus + 1 and c[gpus + 1] == "X"
+                             for ln in lines)
+    after = rest[nics:]
+    if not named or not 0 < len(after) <= len(_AFTER) or not (_CPU_LIST.fullmatch(after[0]) or after[0] == "N/A"):
+        return []
+    return [f"NIC{k}" for k in range(nics)] + list(_AFTER[:len(after)])
 
 
 def _own_row(text: str) -> int | None:
