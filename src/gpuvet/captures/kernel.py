@@ -22,6 +22,7 @@ from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
+from gpuvet.captures.xid_shorthand import asked
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
@@ -164,11 +165,15 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
     KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
-    # a kernel WARNING/BUG in amdgpu's own code: the trace's 'RIP: 0010:amdgpu_irq_put+0x68/0x90 [amdgpu]' or the
-    # 'WARNING: CPU: 5 PID: 1 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:631 …' header of the same trace
+    # a kernel WARNING/BUG in amdgpu's own code: the trace's 'RIP: 0010:amdgpu_irq_put+0x68/0x90 [amdgpu]', the
+    # 'WARNING: CPU: 5 PID: 1 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:631 …' header of the same trace, or where
+    # only its frames are shown, one of an IP block's teardown ('gmc_v9_0_sw_fini+0x11b/0x180 [amdgpu]')
     KernelMessage("amd_driver_warning", re.compile(r"\bRIP: [0-9a-fA-F]{4}:\S+ \[amdgpu\]|"
-                                                   r"\bWARNING: CPU: \d+ PID: \d+ at \S*drivers/gpu/drm/amd/"),
+                                                   r"\bWARNING: CPU: \d+ PID: \d+ at \S*drivers/gpu/drm/amd/|"
+                                                   r"^\s*(?:\[[^\]]{1,40}\]\s*)?(?:\w+_v\d+_\d+_sw_fini|"
+                                                   r"amdgpu_device_fini\w*)\+0x[0-9a-f]+/0x[0-9a-f]+ \[amdgpu\]"),
                   "amdgpu"),
+    KernelMessage("amd_queue_fence_timeout", re.compile(r"\bqcm fence wait loop timeout expire"), "amdgpu"),  # amdkfd
     # '[drm] Fence fallback timer expired on ring gfx_0.0.0' (amdgpu_fence.c; drm-kmod alike): no interrupt came
     KernelMessage("amd_fence_fallback", re.compile(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
@@ -220,7 +225,7 @@ _INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-f
                          r"\bdrm/i915\b|GPU HANG: ecode")
 _INTEL_BUS = re.compile(r"\b(?:i915|xe)(?:: probe of)? " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
-                          r"Fence fallback timer expired on ring|"
+                          r"Fence fallback timer expired on ring|qcm fence wait loop timeout expire|"
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 _AMD_BUS = re.compile(r"\bamdgpu(?:: probe of)? " + _BUS + r"\.\d")  # or the PCI core's 'amdgpu: probe of …'
@@ -286,7 +291,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
             out.nvrm_lines += 1
             handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
             continue
-        if "NVRM" not in s and "nvidia" not in s or _asked(s):
+        if "NVRM" not in s and "nvidia" not in s or asked(s, _XID):
             continue
         if "SXid" in s and (m := _SXID.search(s)) is not None:
             _sxid_line(out, handles, m, ln)
@@ -333,8 +338,8 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return [(i, lines[i]) for i in holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
-                                                   "mce", "i915", "xe ", "GPU HANG"), marks)]  # (a 'HANG' without 'GPU ' is
-    # read only beside '[drm:xe_', a 'drm'); a word the whole text lacks is not tested (marks.holding)
+                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence"), marks)]
+    # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 
 _NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
@@ -477,7 +482,7 @@ def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: i
     """An amdgpu line (Linux's prefix or function names, FreeBSD's drmn0 with one of its messages), or an
     i915/xe line: read by its driver's messages; False for any other line."""
     s = ln.text
-    if ("amdgpu" in s or "drm " in s or "Fence fallback" in s) and _AMDGPU_LINE.search(s) or \
+    if ("amdgpu" in s or "drm " in s or "Fence fallback" in s or "qcm fence" in s) and _AMDGPU_LINE.search(s) or \
             "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
         _amdgpu_line(out, hits, i, ln)
         return True
@@ -591,10 +596,3 @@ def _amd_module_of(lines: list[Line], i: int) -> str:
         if (b := _AMD_BUS.search(other.text)) is not None:
             return bus(b.group(1))
     return AMD_NO_BUS
-
-
-def _asked(s: str) -> bool:
-    """Review 56 (16): a poster's question about the Xid line it quotes ('what does NVRM: Xid (…): 79, … mean?':
-    plain words before it, a '?' closing the line, which no kernel line does): read_quoted's, not the driver's."""
-    m = _XID.search(s) if s.rstrip().endswith("?") else None
-    return m is not None and re.search(r"[A-Za-z][a-z']+ [a-z']+", s[max(0, m.start() - 300):m.start()]) is not None

@@ -34,6 +34,8 @@ DERIVED = (PASSTHROUGH, "pci_bar_unassigned")  # kinds no pattern reads (kernel_
 # 'No NVIDIA devices probed' or a failed probe (and a module the driver refused or could not initialise, seen
 # again as 'No NVIDIA graphics adapter found'); a hung ring's fences found signalled by the fallback timer only
 _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
+           # amdkfd's queue-eviction fence timeout ('qcm fence wait loop timeout expire') the reset then recovered
+           (_HANGS, "amd_queue_fence_timeout"),
            (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"),
            # the GSP firmware that did not start while the driver initialised the module: RmInitAdapter's reason
            # ('RmInitAdapter: Cannot initialize GSP firmware RM'), the one init failure, not a second cause

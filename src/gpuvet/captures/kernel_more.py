@@ -39,7 +39,8 @@ def _candidates(lines: list[Line], out: KernelParse, marks: Marks | None) -> lis
     may = marks.may if marks is not None else (lambda word: True)
     typed = may("] type ") and may(" class 0x")
     vendors = [w for w in ("[10de:", "[1002:") if typed and may(w)]
-    words = (["[10"] if len(vendors) == 2 else vendors) + (["Xid"] if xid_shorthand.wanted(out) and may("Xid") else [])
+    xids = may("Xid") and (xid_shorthand.wanted(out) or may(xid_shorthand.CONDENSED_WORD))
+    words = (["[10"] if len(vendors) == 2 else vendors) + (["Xid"] if xids else [])
     if not words:
         return []
     if len(words) == 1:
