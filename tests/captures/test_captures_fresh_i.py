@@ -263,10 +263,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                                      "own line) is not named",
     "amd_kern_rocmbuild2766_gcvm_protection_faults_opencl_cpc.txt": "the faulting client CPC (pasid 0, no process: "
                                                                     "the only source the log names) is not cited",
-    "ibcounters_gpud943_mlx5_1_sysfs_link_downed_255_cut.txt": "inventory: mlx5_0 (MT_0000000838, fw 28.41.1000), "
-                                                               "named by gpud's table after the counters, is not "
-                                                               "listed (the counters themselves are read since "
-                                                               "950dcfe)",
 }
 
 

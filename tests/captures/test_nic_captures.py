@@ -196,3 +196,18 @@ def test_a_completed_fabric_section_is_clear_and_cited(capsys, tmp_path):
     step = next(s for s in data["steps"] if s["check"] == "fabric_registration")
     assert step["status"] == "clear" and step["evidence"][0]["value"] == "Completed / Success"
     assert not [f for f in data["findings"] if f["cause"] == "fabric_unregistered"]
+
+
+def test_a_device_box_gives_each_columns_board_id_and_firmware_and_no_port_state() -> None:
+    # gpud's key | value box, a column per RDMA device; made-up ids
+    box = ("+----------------------+---------------+---------------+\n"
+           "|        Device        |    mlx5_0     |    mlx5_1     |\n"
+           "|       Board ID       | MT_0000000838 | MT_0000000839 |\n"
+           "|   Firmware Version   |  28.41.1000   |  28.39.2048   |\n"
+           "|     Port 1 Name      |    ibp12s0    |    ibp13s0    |\n"
+           "+----------------------+---------------+---------------+\n")
+    got = {n.device: (n.board_id, n.firmware, n.ports[0].state) for n in _parse(box).nics}
+    assert got == {"mlx5_0": ("MT_0000000838", "28.41.1000", "unknown"),
+                   "mlx5_1": ("MT_0000000839", "28.39.2048", "unknown")}
+    nameless, _ = nic_tools.parse(clean(box.replace("Device  ", "Name    ")).lines)
+    assert not nameless.nics  # a box that names no device is no listing

@@ -48,6 +48,7 @@ class Nic:
     numa_node: int | None = None
     read_from: str | None = None  # where this device was read, where it differs by device (a capture file)
     pcie: NicPcie | None = None  # the card's own PCIe link, where a listing gives it (lshca's LnkSta/LnkCap)
+    board_id: str | None = None  # the card's PSID as printed (MT_0000000838): which firmware image it takes
 
 
 @dataclass(frozen=True)

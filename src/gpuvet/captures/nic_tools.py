@@ -184,6 +184,9 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     for name, nic in _mst_status([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "mst status" in out.kinds else ["mst status"]
+    for name, nic in _device_box([ln for ln in lines if ln.no not in claimed], claimed).items():
+        found[name] = _merge(found[name], nic) if name in found else nic
+        out.kinds += [] if "device table" in out.kinds else ["device table"]
     for name, nic in mlxlink.parse([ln for ln in lines if ln.no not in claimed], claimed).items():
         found[name] = _merge(found[name], nic) if name in found else nic
         out.kinds += [] if "mlxlink" in out.kinds else ["mlxlink"]
@@ -237,7 +240,8 @@ def _merge(first: Nic, second: Nic) -> Nic:
     return replace(first, hca_type=first.hca_type or second.hca_type, firmware=first.firmware or second.firmware,
                    ports=tuple(ports[k] for k in sorted(ports)), bus_id=first.bus_id or second.bus_id,
                    numa_node=first.numa_node if first.numa_node is not None else second.numa_node,
-                   netdevs=first.netdevs or second.netdevs, pcie=first.pcie or second.pcie)
+                   netdevs=first.netdevs or second.netdevs, pcie=first.pcie or second.pcie,
+                   board_id=first.board_id or second.board_id)
 
 
 def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
@@ -260,6 +264,36 @@ def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
                 out.setdefault(nic.device, nic)
         elif not cols or not set(ln.text.strip()) <= set("-=+| "):
             continue  # the table's rules ('----') are its own; other lines are not
+        claimed.add(ln.no)
+    return out
+
+
+_BOX_KEYS = {"board id": "board_id", "firmware version": "firmware"}
+
+
+def _device_box(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
+    """A key | value box of RDMA devices (gpud's: '| Device | mlx5_0 |', '| Board ID | MT_0000000838 |',
+    '| Firmware Version | 28.41.1000 |'), a column per device: each device's board id and firmware. The rows
+    after the Device row are read while their cell count is the Device row's; port rows give no state here."""
+    out: dict[str, Nic] = {}
+    names: list[str] = []
+    for ln in lines:
+        cells = [c.strip() for c in ln.text.strip().split("|")] if ln.text.strip().startswith("|") else []
+        cells = cells[1:-1] if len(cells) > 2 and cells[-1] == "" else []
+        if cells[:1] == ["Device"] and all(re.fullmatch(r"mlx\d+_\d+|[a-z]+\w*_\d+", c) for c in cells[1:]) \
+                and len(cells) > 1:
+            names = cells[1:]
+            out |= {n: Nic(n, None, None, (NicPort(1, UNKNOWN, UNKNOWN, None, None, UNKNOWN),)) for n in names}
+        elif names and len(cells) == len(names) + 1 and (key := _BOX_KEYS.get(cells[0].lower())) is not None:
+            for name, value in zip(names, cells[1:], strict=True):
+                if re.fullmatch(r"[\w.-]{1,64}", value):
+                    out[name] = replace(out[name], board_id=value) if key == "board_id" else \
+                        replace(out[name], firmware=value)
+        elif cells[:1] != [] and names and len(cells) == len(names) + 1:
+            continue  # another row of the box (a port's name): nothing here to read
+        else:
+            names = [] if not set(ln.text.strip()) <= set("+-") else names
+            continue
         claimed.add(ln.no)
     return out
 

@@ -132,6 +132,7 @@ def nics_json(readings: NicReadings | Unavailable | None) -> dict[str, object]:
     peer = readings.peer_memory
     return {"nics": [{"device": n.device, "model": _nic_model(n.hca_type), "hca_type": n.hca_type, "bus_id": n.bus_id,
                       "firmware": n.firmware, "netdevs": list(n.netdevs), "numa_node": n.numa_node,
+                      **({"board_id": n.board_id} if n.board_id else {}),
                       **({"pcie": {"gen": n.pcie.gen, "width": n.pcie.width, "gen_max": n.pcie.gen_max,
                                    "width_max": n.pcie.width_max}} if n.pcie else {}),
                       "ports": [{"port": p.port, "state": p.state, "physical_state": p.phys_state,
