@@ -168,7 +168,8 @@ def test_topo_rows_pasted_from_a_later_gpu_without_their_header_are_read(first: 
     text = "\n".join(_topo_row(k, 8, "NV18", "NODE\tPIX") for k in range(first, 8)) + "\n"
     text += "NIC0\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\tNODE\tNODE\t X \tPIX\n"
     got = topo.parse(clean(text).lines, "t.txt")
-    assert got is not None and got.devices == [f"GPU{k}" for k in range(first, 8)]
+    # the NIC0 row's X in the first column after the GPUs names that column NIC0, as topo -m's header would
+    assert got is not None and got.devices == [f"GPU{k}" for k in range(first, 8)] + ["NIC0"]
     assert all(got.cells[frozenset(("GPU7", f"GPU{j}"))] == "NV18" for j in range(7))
 
 
