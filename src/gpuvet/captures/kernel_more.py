@@ -1,7 +1,8 @@
 """Issue 46: what kernel.parse reads after the driver's own messages, each its own module: a GPU function's PCI
 enumeration lines (pci_enum), Xid lines a poster shortened (xid_shorthand), and the driver version the NVIDIA
 driver's loading line names ('NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15 …', the open modules'
-'… Open Kernel Module for aarch64  565.77 …'): the version loaded, for the inventory where no tool says one."""
+'… Open Kernel Module for aarch64  565.77 …'; /proc/driver/nvidia/version's 'NVRM version: NVIDIA UNIX …' line
+the same): the version loaded, for the inventory where no tool says one."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from gpuvet.captures.text import Line
 if TYPE_CHECKING:
     from gpuvet.captures.kernel import KernelParse
 
-_LOADING = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)\s+(\d{2,4}\.\d{1,3}"
-                      r"(?:\.\d{1,3})?)\s")
+_LOADING = re.compile(r"NVRM(?: version)?:\s+(?:loading )?NVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)"
+                      r"\s+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
 
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
@@ -27,7 +28,8 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     candidates = _candidates(lines, out, marks)
     out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
     loading = [ln for _, ln in worded] if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
-    loaded = [m.group(1) for ln in loading if "NVRM: loading" in ln.text and (m := _LOADING.search(ln.text))]
+    loaded = [m.group(1) for ln in loading
+              if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]
     out.driver = loaded[-1] if loaded else out.driver
     return out
 

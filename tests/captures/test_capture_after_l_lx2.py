@@ -1,0 +1,31 @@
+"""Batch L's after-fixes (issue 46, LX2): /proc/driver/nvidia/version's 'NVRM version: NVIDIA UNIX …' line names
+the driver loaded as the kernel's loading line does, so an issue form quoting it with an nvidia-smi -L list carries
+that version into the inventory; a line naming no version leaves it unsaid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.helpers import capture_json
+
+_SMI_L = ("GPU 0: NVIDIA GeForce RTX 2080 SUPER (UUID: GPU-6304bf68-46a6-459f-2dc0-682f676a8d85)\n"
+          "GPU 1: NVIDIA GeForce RTX 2080 SUPER (UUID: GPU-1177f867-a501-9c09-29b9-30540e93cc9a)\n")
+
+
+def _driver(tmp_path: Path, version_line: str) -> object:
+    software = capture_json(tmp_path, version_line + "\n" + _SMI_L, "inventory")["software"]
+    assert isinstance(software, dict)
+    return software["driver_version"]
+
+
+def test_the_proc_version_files_nvrm_line_is_the_driver_version(tmp_path: Path) -> None:
+    for line, version in (
+            ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  610.43.02  Release Build  "
+             "(dvs-builder@U22-I3-H05-01-2)  GCC version:  gcc version 12.2.0", "610.43.02"),
+            ("NVRM version:  NVIDIA UNIX Open Kernel Module for x86_64  515.57  Release Build", "515.57"),
+            ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024", "535.183.01")):
+        assert _driver(tmp_path, line) == version, line
+
+
+def test_an_nvrm_version_line_without_a_version_says_none(tmp_path: Path) -> None:
+    assert _driver(tmp_path, "NVRM version: (see the attached log)") is None
