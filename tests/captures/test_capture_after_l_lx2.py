@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.helpers import capture_json
+from tests.support.helpers import capture_findings, capture_json
 
 _SMI_L = ("GPU 0: NVIDIA GeForce RTX 2080 SUPER (UUID: GPU-6304bf68-46a6-459f-2dc0-682f676a8d85)\n"
           "GPU 1: NVIDIA GeForce RTX 2080 SUPER (UUID: GPU-1177f867-a501-9c09-29b9-30540e93cc9a)\n")
@@ -29,3 +29,10 @@ def test_the_proc_version_files_nvrm_line_is_the_driver_version(tmp_path: Path) 
 
 def test_an_nvrm_version_line_without_a_version_says_none(tmp_path: Path) -> None:
     assert _driver(tmp_path, "NVRM version: (see the attached log)") is None
+
+
+def test_xorgs_failed_to_initialize_line_is_the_modules_init_failure_on_its_bus(tmp_path: Path) -> None:
+    relayed = ("Mar 05 23:33:35 host bumblebeed[1734]: [91063.874832] [ERROR][XORG] (EE) NVIDIA(GPU-0): Failed to "
+               "initialize the NVIDIA GPU at PCI:{}.  Please\n")
+    assert capture_findings(tmp_path, relayed.format("1:0:0")) == {("module_init_failed", "0000:01:00.0"): "critical"}
+    assert capture_findings(tmp_path, relayed.format("65:0:0")) == {("module_init_failed", "0000:41:00.0"): "critical"}
