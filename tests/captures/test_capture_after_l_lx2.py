@@ -1,6 +1,7 @@
 """Batch L's after-fixes (issue 46, LX2): /proc/driver/nvidia/version's 'NVRM version: NVIDIA UNIX …' line names
 the driver loaded as the kernel's loading line does, so an issue form quoting it with an nvidia-smi -L list carries
-that version into the inventory; a line naming no version leaves it unsaid."""
+that version into the inventory; a line naming no version leaves it unsaid. Xorg's 'Failed to initialize the
+NVIDIA GPU at PCI:b:d:f' is the driver's init failure on that GPU, its decimal bus read as the bus id."""
 
 from __future__ import annotations
 
