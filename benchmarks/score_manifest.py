@@ -12,6 +12,7 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch i  # batch I (tests/data/captures/fresh_i)
     .venv/bin/python -m benchmarks.score_manifest --batch j  # batch J, once tests/captures/test_captures_fresh_j.py
     .venv/bin/python -m benchmarks.score_manifest --batch k  # batch K (tests/data/captures/fresh_k)
+    .venv/bin/python -m benchmarks.score_manifest --batch l  # batch L (tests/data/captures/fresh_l)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -26,7 +27,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l")
 
 
 def main(argv: list[str] | None = None) -> int:
