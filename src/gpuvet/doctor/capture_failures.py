@@ -18,7 +18,7 @@ from gpuvet.doctor.xids import kernel_message_catalog
 from gpuvet.knowledge import off_bus_xids
 from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import find_model
-from gpuvet.node.vendor_tools import CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
+from gpuvet.node.vendor_tools import APP_ERROR_FIX, CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 # tables the CUDA samples and rocm-bandwidth-test (its -v aside, read apart) time and never check
 CUDA_SAMPLE_TABLES = ("p2pBandwidthLatencyTest", "bandwidthTest", "busGrind", "rocm-bandwidth-test")
@@ -65,9 +65,16 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     """nvidia-smi found no device while an lspci listing shows NVIDIA GPU functions on the bus: the
     modules are there and the driver brings up none of them (not loaded, refused, or a CC/PPCIe set-up)."""
     c = ev.captures
-    if not c.smi_none or not c.bus_gpus:
+    if not c.smi_none:
         return []
     label, line = c.smi_none[0]
+    if not c.bus_gpus and c.bus_other_gpus:  # another vendor's modules only: NVIDIA's tool rightly finds none
+        return []
+    if not c.bus_gpus:  # nvidia-smi alone: the driver answered and lists none (or none was passed to a container)
+        return [finding("no_modules_visible", MEDIUM, fix=APP_ERROR_FIX["smi_no_devices"], file=label, line=line,
+                        log="No devices were found",
+                        detail="nvidia-smi reached the driver and lists no module; no PCI listing given to say "
+                               "whether they are on the bus")]
     buses = [bus_key(b) for b, _ in c.bus_gpus]
     return [finding("no_modules_visible", HIGH, module=", ".join(buses), file=label, line=line,
                     log="No devices were found", on_the_bus=[f"{bus_key(b)} {name}".strip() for b, name in c.bus_gpus],
@@ -91,8 +98,17 @@ GPULESS = "{} kernel line(s), none from a GPU, NIC-to-GPU or driver module"  # f
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
-    if unused:
+    if unused and c.bus_gpus:
         return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
+    said = _driver_lines(ev, causes)
+    if unused and said.status != "confirmed":  # nvidia-smi's 'none' alone; the driver's own lines say more
+        return confirmed("nvidia-smi reached the driver and it lists no module", *unused)
+    return said
+
+
+def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
+    """What the driver's kernel lines say (those of ``causes`` only, where given)."""
+    c = ev.captures
     if not c.kernel_lines and not c.kernel_events and c.kernel_plain:  # issue 46: an excerpt of other lines only
         return clear(GPULESS.format(c.kernel_plain), Cited(_source(ev, "kernel log"), "kernel lines read",
                                                            str(c.kernel_plain)))

@@ -85,6 +85,7 @@ class Captures:
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
     no_peer: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, GPUs rocm-bandwidth-test cannot join)
     bus_gpus: list[tuple[str, str]] = field(default_factory=list)  # NVIDIA GPU functions an lspci listing names
+    bus_other_gpus: int = 0  # other vendors' GPU functions lspci lists: nvidia-smi's 'none' is no fault
     smi_none: list[tuple[str, int]] = field(default_factory=list)  # (file, line) of nvidia-smi's 'No devices were found'
     aer: list[tuple[str, AerParse]] = field(default_factory=list)  # (file, the kernel's PCIe AER lines by device)
     app_errors: list[tuple[str, AppError]] = field(default_factory=list)  # (file, a program's CUDA/NVML error line)
@@ -158,6 +159,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.pcie_links += fc.lspci.links
     caps.nic_links += fc.lspci.nics
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
+    caps.bus_other_gpus += sum(1 for g in fc.lspci.listed if g.vendor != "NVIDIA")
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
     for aer in (fc.aer, *fc.aer.hosted):  # a log of several hosts: each host's devices apart (captures/hosted.py)
         if not aer.devices:

@@ -261,6 +261,10 @@ APP_ERROR_FIX = {
     "torch_no_cuda": "python -c 'import torch; print(torch.version.cuda)': None is a CPU-only build (install a CUDA "
                      "build of PyTorch); otherwise check nvidia-smi lists the modules, that the driver's CUDA "
                      "Version is at least torch.version.cuda, and CUDA_VISIBLE_DEVICES",
+    "smi_no_devices": "nvidia-smi reached the driver and it lists no module: lspci -nn | grep -i nvidia shows "
+                      "whether the modules are on the bus; if they are, the kernel log (dmesg | grep -i -e NVRM -e "
+                      "nvidia) says why the driver did not bring them up (RmInitAdapter, probe failures); inside a "
+                      "container, start it with the modules (--gpus all, NVIDIA_VISIBLE_DEVICES)",
     "smi_no_driver": "the NVIDIA kernel module is not loaded: lsmod | grep nvidia; dkms status (a kernel update "
                      "without the module rebuilt for it); Secure Boot refusing an unsigned module (mokutil "
                      "--sb-state); then the kernel log (dmesg | grep -i nvidia) for why it did not load",
