@@ -44,6 +44,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "remapped_rows.failure": ("Remapped Rows/Remapping Failure Occurred", ""),
     "remapped_rows.uncorrectable": ("Remapped Rows/Uncorrectable Error", ""),
 }
+_FLAGS = frozenset(("remapped_rows.pending", "remapped_rows.failure", "retired_pages.pending"))  # yes/no fields
 # the clock event (throttle) reasons, under either family name nvidia-smi has used: -q's Clocks Event Reasons
 _REASONS = {"gpu_idle": "Idle", "applications_clocks_setting": "Applications Clocks Setting",
             "sw_power_cap": "SW Power Cap", "hw_slowdown": "HW Slowdown", "hw_thermal_slowdown": "HW Thermal Slowdown",
@@ -205,6 +206,8 @@ def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread:
             fields["Index"] = value
         elif name == "persistence_mode":
             fields["Persistence Mode"] = value
+        elif name in _FLAGS and value in ("0", "1"):  # --query-remapped-rows prints its flags as 0/1, -q as No/Yes
+            fields[_FIELDS[name][0]] = "Yes" if value == "1" else "No"
         elif name in _FIELDS:
             path, unit = _FIELDS[name]
             figure = _NUMBER_UNIT.match(value)
