@@ -59,6 +59,13 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                        r"|^\s*PyTorch no longer supports this GPU because it is too old",
     "launch_timeout": r"the launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
     "invalid_ordinal": r"invalid device ordinal|cudaErrorInvalidDevice\b|CUDA_ERROR_INVALID_DEVICE\b",
+    # a collective library's communicator never came up (the job stops before its first collective): PyTorch's c10d
+    # waiting on rank 0's unique id through its key-value store ('[1] is setting up HCCL communicator and retrieving
+    # hcclUniqueId from [0] via c10d key-value store …'), torch_npu's failed HCCL init call ('HCCL function error:
+    # hcclCommInitRootInfoConfig(…), error code is 5'), NCCL's and RCCL's init calls failing by name
+    "collective_init": r"is setting up (?:NCCL|HCCL|RCCL) communicator and retrieving \w{0,8}UniqueId"
+                       r"|HCCL function error: \s*(?:hccl|Hccl)(?:CommInit\w*|GetRootInfo)\b"
+                       r"|\b(?:nccl|rccl)CommInit(?:Rank|All|RankConfig|RankScalable)\w* failed",
     "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out",
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",
@@ -86,7 +93,8 @@ _KEY_WORDS = (
     "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda",
     "couldn't communicate",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
-    "invalid device", "cuda error: ", "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
+    "invalid device", "cuda error: ", "uniqueid", "hccl function error", "comminit",
+    "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu")
@@ -95,7 +103,8 @@ _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
-            "watchdog caught", "before timing out", "[[gpu]]", "nvidia-container-cli", "skipping registering gpu",
+            "watchdog caught", "before timing out", "[[gpu]]",
+            "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
             "unsatisfied condition", "current pytorch", "no longer supports this gpu")
 _BLOCK = 8192  # lines lowered and searched at a time

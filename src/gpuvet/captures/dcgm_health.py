@@ -109,6 +109,7 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
         out.incidents.append(DcgmHealthIncident(f"GPU {int(gpu.group(1))}" if gpu else "GPU (id not in the line)",
                                                 _system_name(m.group(2)), health, message[:400]))
         out.claimed.add(ln.no)
+    _dcgm_log_lines(lines, out)
     out.incidents += [DcgmHealthIncident(_SWITCHES, SWITCH_MODULE, "ERROR", f"DCGM cannot read the switches' state: "
                                          f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
     if out.incidents:
@@ -120,6 +121,46 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
         out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
                          f"system …'{also}), not `dcgmi health -c`'s report: {taken}")
     return out
+
+
+# DCGM's own log line (nv-hostengine.log, the diagnostic's nvvs.log): 'YYYY-MM-DD HH:MM:SS.mmm LEVEL [pid:tid]
+# message [/path/file.cpp:N] [Class::Function]' (the stamp may be gone: a paste's prefix is cleaned off); nvvs
+# names a test's plugin in its message ('[[pcie]] …', '[[Diag]]') and each test it starts ('Test pcie start')
+_DCGM_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?\s+)?(FATAL|ERROR|WARNING|WARN|INFO|DEBUG|"
+                        r"VERBOSE)\s+\[\d{1,9}:\d{1,9}\]\s+(.*?)(?:\s+\[/?[^\]\s]+:\d+\])?(?:\s+\[[^\]\s]+\])?\s*$")
+_TEST_START = re.compile(r"^Test (\w[\w ]{0,40}?) start\b")
+_PLUGIN = re.compile(r"\[\[(\w{1,40})\]\]")
+
+
+def _dcgm_log_lines(lines: list[Line], out: DcgmHealthParse) -> None:
+    """The rest of DCGM's log lines, read and said: their count by level, the tests nvvs started, the plugins
+    named, and the first ERROR line's message. Only an incident line or a DCGM_FR_ code is judged: a debug
+    log's ERROR line is DCGM's own trouble as often as a module's, and the diagnostic's verdict is its result."""
+    levels: dict[str, int] = {}
+    tests: list[str] = []
+    plugins: list[str] = []
+    errors: list[str] = []
+    for ln in lines:
+        if ln.no in out.claimed or "[" not in ln.text or (m := _DCGM_LINE.match(ln.text)) is None:
+            continue
+        out.claimed.add(ln.no)
+        level, message = m.group(1), m.group(2)
+        levels[level] = levels.get(level, 0) + 1
+        if (t := _TEST_START.match(message)) is not None and t.group(1) not in tests:
+            tests.append(t.group(1))
+        plugins += [p for p in _PLUGIN.findall(message) if p not in plugins]
+        if level in ("ERROR", "FATAL"):
+            errors.append(message)
+    if not levels:
+        return
+    counts = ", ".join(f"{n} {level}" for level, n in levels.items())
+    said = f"DCGM log (nv-hostengine or nvvs): {sum(levels.values())} line(s) read ({counts})"
+    said += f"; tests started: {', '.join(tests)}" if tests else ""
+    said += f"; plugins named: {', '.join(plugins)}" if plugins else ""
+    said += (f"; {len(errors)} ERROR line(s), the first: {errors[0][:200]!r} (not judged: no health incident or "
+             "DCGM_FR_ code in it; the diagnostic's own result says pass or fail)") if errors else \
+        "; no ERROR line, no health incident: nothing about the modules to judge"
+    out.notes.append(said)
 
 
 def _parse_json_lines(lines: list[Line]) -> DcgmHealthParse | None:

@@ -366,7 +366,8 @@ _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 _NPU_MARKS = ("|", "NPU", "Phy-ID", "Health Status")  # and -t health's status line
 # dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG, [[NvSwitch]])
 _HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM", "[[",
-                 "DCGM_FR_")  # a failure-reason code a relay prints (NVSentinel, logs)
+                 "DCGM_FR_",  # a failure-reason code a relay prints (NVSentinel, logs)
+                 "ERROR [", "WARNING [", "INFO [", "DEBUG [", "VERBOSE [")  # DCGM's own log lines (nvvs.log)
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",

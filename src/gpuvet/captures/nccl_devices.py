@@ -36,6 +36,7 @@ def listing(lines: list[Line]) -> SmiText:
     since their bus ids repeat from host to host."""
     out = SmiText()
     seen: dict[tuple[str, str], SmiTextModule] = {}
+    numbers: dict[tuple[str, str], str] = {}  # an old build's bus number alone ('[0x1a]'), said, never a bus id
     for ln in lines:
         if "device" not in ln.text or (m := DEVICE_LINE.match(ln.text.strip())) is None:
             continue
@@ -43,6 +44,8 @@ def listing(lines: list[Line]) -> SmiText:
             return SmiText()  # rccl-tests: AMD's modules, never read as NVIDIA's
         b = _BRACKET.search(ln.text)
         bus = bus_key(b.group(1)) if b is not None and b.group(1) else f"{UNNAMED} #{len(seen) + 1}"
+        if b is not None and not b.group(1) and (n := _BUS_NUMBER.search(b.group(0))) is not None:
+            numbers.setdefault((m.group(2), m.group(1)), n.group(0).lower())
         name = m.group(4)[:120]
         seen.setdefault((m.group(2), m.group(1)), SmiTextModule(bus, name, {"Product Name": name}))
     out.modules = list(seen.values())
@@ -52,8 +55,21 @@ def listing(lines: list[Line]) -> SmiText:
     if out.modules:
         out.notes.append(f"nccl-tests: {len(out.modules)} module(s) named by its device lines on {len(hosts)} "
                          f"host(s) ({', '.join(f'{h}: {n}' for h, n in hosts.items())}); only their model and bus "
-                         "id are known" + ("; bus ids repeat from host to host" if len(hosts) > 1 else ""))
+                         "id are known" + ("; bus ids repeat from host to host" if len(hosts) > 1 else "") +
+                         _numbers_said(numbers))
     return out
+
+
+_BUS_NUMBER = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _numbers_said(numbers: dict[tuple[str, str], str]) -> str:
+    """The bus numbers an old build prints ('[0x1a]'), by host and rank: the PCI bus alone (no domain, device or
+    function), so said, never made a bus id."""
+    if not numbers:
+        return ""
+    said = ", ".join(f"rank {rank} on {host} {n}" for (host, rank), n in list(numbers.items())[:16])
+    return f"; PCI bus numbers printed (the bus alone, no domain, device or function: no bus id made of them): {said}"
 
 
 def amd_listing(lines: list[Line]) -> ListedParse | None:

@@ -12,7 +12,7 @@ fewer allocatable than its capacity, is a module the node's daemon or device plu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks
@@ -45,6 +45,19 @@ _SINFO_HEAD = re.compile(r"^\s*REASON\s+USER\s+TIMESTAMP\s+NODELIST\s*$")  # sin
 _SINFO_ROW = re.compile(r"^\s*(.*" + _GPU_FAULT + r".*?)\s+\S+\s+\d{4}-\d\d-\d\dT[\d:]+\s+(\S+)\s*$")
 # LBNL NHC failing a GPU check ('ERROR: nhc:  Health check failed:  check_gpu_count: …'; its drain note 'NHC: …')
 _NHC_FAILED = re.compile(r"Health check failed:\s+(.*" + _GPU_FAULT + r".*)$")
+# any NHC check's failure: the check's function name, then its message (Azure's azurehpc-health-checks end it with
+# 'FaultCode: NHC2010'); a measurement the suite holds below its threshold ('BUS BW (expected >=431.0 GB/s, but
+# measured 15.1 GB/s)', 'Bandwidth 9.8 is less than 24', 'IB BW (expected > 380 Gbps, but measured 12 Gbps',
+# STREAM's 'less than expeted value') is said as such, never as a GPU the scheduler lost
+_NHC_CHECK = re.compile(r"Health check failed:\s+(?P<check>[A-Za-z_]\w{0,60}):\s+(?P<msg>\S.*?)\s*$")
+_NHC_MEASURED = re.compile(r"expected\s*>=?\s*[\d.]+\s*(?:[GM]B/s|Gbps|Gb/s).{0,40}?measured\s+[\d.]+|"
+                           r"\bBandwidth\s+[\d.]+\s+is less than\s+[\d.]+|less than expec?ted value", re.I)
+# the checks of a GPU or interconnect (the suites' names: check_gpu_*, check_nccl_*, check_ib_*, check_nv_healthmon,
+# check_hw_topology, check_nvlink_*, csc's nvidia-smi healthmon); a check of a file system or service is not one
+_NHC_SHORT = re.compile(r"_count\b|\bcount\b|\bfound \d+|\blost\b|missing|fallen off|fell off|not (?:found|detected|"
+                        r"visible)", re.I)  # a GPU count short or a GPU gone: the node offers fewer GPUs
+_NHC_GPU_CHECK = re.compile(r"gpu|nccl|rccl|_ib_|ib_bw|nvlink|nv_|nvsmi|nvidia|xid|ecc|dcgm|hw_topology|xgmi|cuda",
+                            re.I)
 # a node condition a GPU health agent sets (EKS' AcceleratedHardwareReady False with reason NvidiaXID79Error or
 # NvidiaDeviceCountMismatch): describe's row is Type, Status, two times, Reason, Message; the Reason column alone is
 # read (a message may name a past fault), and only where the Status means a problem (_CONDITION_UP)
@@ -81,6 +94,11 @@ _K8S_INLINE = re.compile(r"\b(capacity|allocatable)\.\"?" + _K8S_RESOURCE + r"\"
 # GPU feature discovery's label: the modules the node had when it was labelled (its design, in the node's words)
 _GFD_COUNT = re.compile(r"\b" + _K8S_RESOURCE + r"\.count[=:]\s*\"?(\d+)")
 _GPU_WORD = re.compile(r"\bGPUs?\b|nvidia|amdgpu|rocm|\bgpu\b", re.I)
+# the node a Kubernetes listing is of: its hostname label (describe's Labels, -o yaml/json), -o yaml's address of
+# type Hostname, or describe's first line 'Name:  gpu-node-031' (a node's: 'Roles:' follows it; a pod's does not)
+_K8S_HOSTNAME = re.compile(r"kubernetes\.io/hostname\"?\s*[=:]\s*\"?([A-Za-z0-9][\w.-]{0,62})")
+_K8S_ADDRESS = re.compile(r"^\s*-?\s*\"?address\"?:\s*\"?([A-Za-z][\w.-]{0,62})\"?,?\s*$")
+_K8S_NAME = re.compile(r"^Name:\s+([A-Za-z0-9][\w.-]{0,62})\s*$")
 
 # nv-hostengine's log: 'YYYY-MM-DD HH:MM:SS.mmm ERROR [pid:tid] message [file:line] [function]'
 _HOSTENGINE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+(.*?Failed to initialize NVML.*?)(?:\s\[/\S+\])")
@@ -226,10 +244,29 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
                  f"{s.strip()}", tool="slurmd")
         elif _SLURM_DISCARD.search(s):
             _add(out, "slurm_gres_config", ln, s.strip(), tool="slurmd")
+        elif (check := _NHC_CHECK.search(s)) is not None:
+            _nhc_failed(out, ln, check.group("check"), check.group("msg"))
         elif (nhc := _NHC_FAILED.search(s)) is not None:
             _add(out, "slurm_drained_gpu", ln, f"node health check failed: {nhc.group(1).strip()}", tool="NHC")
         elif (reason := _SLURM_REASON.search(s)) is not None:
             _drained(out, ln, f"{'node ' + node + ': ' if node else ''}drained", reason.group(1), "Slurm")
+
+
+def _nhc_failed(out: AppErrorsParse, ln: Line, check: str, message: str) -> None:
+    """An NHC check that failed: a measurement below its threshold, or another GPU or interconnect check, is the
+    suite's verdict, cited (a GPU count short or a GPU lost: the GPUs the node no longer offers); a file system's
+    or service's check is said, not judged (no module of gpuvet's)."""
+    said = f"{check}: {message}"
+    gpu = _NHC_GPU_CHECK.search(check) is not None or re.search(_GPU_FAULT, message) is not None
+    if _NHC_MEASURED.search(message):
+        _add(out, "nhc_below_threshold", ln, said, tool="NHC")
+    elif gpu and _NHC_SHORT.search(f"{check} {message}"):
+        _add(out, "slurm_drained_gpu", ln, f"node health check failed: {said}", tool="NHC")
+    elif gpu:
+        _add(out, "nhc_check_failed", ln, said, tool="NHC")
+    else:
+        out.claimed.add(ln.no)
+        out.notes.append(f"NHC check {check} failed ({message[:120]}): not a GPU or interconnect check, not judged")
 
 
 def _drained(out: AppErrorsParse, ln: Line, who: str, reason: str, tool: str) -> None:
@@ -252,6 +289,10 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
     capacity of none, or blocks that list no GPU resource in a file about GPUs."""
     blocks = _blocks(lines)
     out.claimed.update(ln.no for _, ln in blocks.counts.values())
+    node = _k8s_node(lines) if blocks.counts or blocks.bare else None
+    if node is not None:
+        out.notes.append(f"Kubernetes node {node} (named by the listing)")
+    before = len(out.errors)
     slices = {r: n for (b, r), (n, _) in blocks.counts.items() if b != "labelled" and r.startswith(_MIG) and n > 0}
     if slices:
         out.notes.append(f"Kubernetes: MIG slices offered ({', '.join(sorted(slices))}): the GPUs in MIG mode are "
@@ -276,6 +317,24 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
         ln = blocks.bare[0]
         _add(out, "k8s_no_gpu_resource", ln, f"the node's {ln.text.strip().rstrip(':')} lists no nvidia.com/gpu or "
              "amd.com/gpu resource", tool="Kubernetes")
+    if node is not None:  # the findings read here say which node, as Slurm's do
+        out.errors[before:] = [replace(e, text=f"node {node}: {e.text}"[:300]) for e in out.errors[before:]]
+
+
+def _k8s_node(lines: list[Line]) -> str | None:
+    """The node the listing names: its hostname label, -o yaml's Hostname address, describe's 'Name:' line."""
+    for ln in lines:
+        if "hostname" in ln.text and (label := _K8S_HOSTNAME.search(ln.text)) is not None:
+            return label.group(1)
+    for i, ln in enumerate(lines):
+        s = ln.text
+        if "address" in s and (addr := _K8S_ADDRESS.match(s)) is not None and i + 1 < len(lines) \
+                and re.search(r"type\"?:\s*\"?Hostname\b", lines[i + 1].text):
+            return addr.group(1)
+        if s.startswith("Name:") and (name := _K8S_NAME.match(s)) is not None and \
+                any(n.text.startswith("Roles:") for n in lines[i + 1:i + 3]):
+            return name.group(1)
+    return None
 
 
 def _blocks(lines: list[Line]) -> _Blocks:

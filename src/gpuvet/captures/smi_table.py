@@ -19,7 +19,8 @@ from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
-_BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?")
+# the 610 drivers name the kernel module's version 'KMD Version' and the CUDA driver's 'CUDA UMD Version'
+_BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
 # the date nvidia-smi prints above its table ('Sun Dec  6 17:05:11 2026'): the tool's own first line
 _STAMP = re.compile(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")

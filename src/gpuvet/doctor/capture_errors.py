@@ -65,6 +65,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "no_kernel_image": _Meaning("application_cuda_error", HIGH),
     "launch_timeout": _Meaning("application_cuda_error", MEDIUM),
     "invalid_ordinal": _Meaning("application_cuda_error", MEDIUM),
+    "collective_init": _Meaning("collective_init_failed", MEDIUM),
     "nccl_timeout": _Meaning("collective_runtime_error", MEDIUM),
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
@@ -86,6 +87,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
     "hostengine_unreachable": _Meaning("dcgm_hostengine_down", MEDIUM),
     "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),
+    "nhc_below_threshold": _Meaning("node_health_check_failed", MEDIUM),  # NHC's measurement under its threshold
+    "nhc_check_failed": _Meaning("node_health_check_failed", MEDIUM),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_gpu_hang": _Meaning("module_hung_reset", MEDIUM),
