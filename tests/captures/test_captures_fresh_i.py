@@ -248,8 +248,6 @@ NICS: dict[str, list[Nic]] = {}
 # its cells checked); run at 1d80830. The MANIFEST's summary (38/40) names the last two; it counts the first three
 # as hits although their cells say partial or left, and did not check the four after them
 KNOWN_MISSES: dict[str, str] = {
-    "kern_gpud604_xid79_gpud_reason_gpu_is_lost.txt": "inventory: partial (after-fixes cell), no module listed: the "
-                                                      "GPU is named only by gpud's Xid line and the UUID in the reason",
     "rccl_rccltests50_4x_mi210_internal_error_iommu_warn.txt": "the row's cause pointer, RCCL's WARN 'Missing "
                                                                "\"amd_iommu=on\" from kernel command line', is not "
                                                                "cited (after-fixes cell: left)",

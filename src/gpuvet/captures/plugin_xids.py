@@ -23,6 +23,9 @@ _GPUD = re.compile(r"\bxid (\d{1,3})\s*(?:\([^()]{0,80}\)\s*)?detected (?:on PCI
                    r"[0-9a-fA-F]{2}(?:\.\d)?)|by )", re.IGNORECASE)
 _GPUD_JSON = re.compile(r'"xid"\s*:\s*(\d{1,3})\b')
 _GPUD_UUID = re.compile(r'"device_uuid"\s*:\s*"(GPU-[0-9a-fA-F-]{8,40})"')
+# NVML answering GPU_IS_LOST for a GPU named by UUID (gpud's component reason 'failed to get remapped rows for
+# GPU-…: … ERROR_GPU_IS_LOST', a monitor's 'NVML_ERROR_GPU_IS_LOST' on a device)
+_LOST_UUID = re.compile(r"\b(GPU-[0-9a-fA-F]{8}-[0-9a-fA-F-]{27,31})\b.{0,200}?\b(?:NVML_)?ERROR_GPU_IS_LOST\b")
 
 
 def parse(lines: list[Line]) -> KernelParse:
@@ -43,6 +46,7 @@ def parse(lines: list[Line]) -> KernelParse:
     out.xids = [x for x in out.xids if x.bus_id != NO_BUS or x.code not in named]
     out.modules = [KernelModule(m, "NVIDIA", uuid=m if m.startswith("GPU-") else None)  # a MIG UUID is no module
                    for m in dict.fromkeys(x.bus_id for x in out.xids) if m != NO_BUS and not m.startswith("MIG-")]
+    _lost_uuid(lines, out)
     if out.claimed:
         out.notes.append(f"GPU monitors' Xids (the device plugin's XidCriticalError, dcgm-exporter's "
                          f"DCGM_FI_DEV_XID_ERRORS, gpud's events): {len(out.xids)} read from {len(out.claimed)} "
@@ -72,3 +76,17 @@ def _gpud(text: str) -> tuple[str, int] | None:
         return None
     uuid = _GPUD_UUID.search(plain)
     return (uuid.group(1) if uuid else NO_BUS), int(j.group(1))
+
+
+def _lost_uuid(lines: list[Line], out: KernelParse) -> None:
+    """NVML's GPU_IS_LOST on one GPU named by UUID beside one module lost by Xid 79 on a bus id: the same module
+    (both say the GPU left the bus), so the module carries the UUID; with more of either, none is paired."""
+    lost = {m.group(1) for ln in lines if "GPU_IS_LOST" in ln.text for m in [_LOST_UUID.search(ln.text)] if m}
+    fell = [m for m in out.modules if m.uuid is None and any(x.bus_id == m.module and x.code == 79 for x in out.xids)]
+    if len(lost) != 1 or len(fell) != 1:
+        return
+    uuid = lost.pop()
+    out.modules = [KernelModule(m.module, m.vendor, m.serial, uuid) if m is fell[0] else m for m in out.modules]
+    out.claimed.update(ln.no for ln in lines if uuid in ln.text and "GPU_IS_LOST" in ln.text)
+    out.notes.append(f"{fell[0].module}: NVML's GPU_IS_LOST names {uuid}, the one module lost here (Xid 79): "
+                     "its UUID")
