@@ -89,6 +89,17 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),
     "nhc_below_threshold": _Meaning("node_health_check_failed", MEDIUM),  # NHC's measurement under its threshold
     "nhc_check_failed": _Meaning("node_health_check_failed", MEDIUM),
+    # the driver's installation and binding (captures/driver_state.py)
+    "gpu_bound_other_driver": _Meaning("gpu_bound_to_other_driver", MEDIUM),
+    "gpu_no_driver": _Meaning("gpu_no_driver_bound", LOW),
+    "gpu_passthrough": _Meaning("module_passed_through", MEDIUM),
+    "driver_build_failed": _Meaning("driver_install_failed", HIGH),
+    "driver_install_blocked": _Meaning("driver_install_failed", MEDIUM),
+    "dkms_not_built": _Meaning("driver_install_failed", LOW),
+    "driver_key_rejected": _Meaning("driver_module_rejected", HIGH),
+    "driver_insert_failed": _Meaning("no_modules_visible", MEDIUM),
+    "persistenced_no_devices": _Meaning("no_modules_visible", MEDIUM),
+    "persistenced_failed": _Meaning("no_modules_visible", LOW),
     # a program on ROCm (captures/hip_errors.py)
     "hip_memory_fault": _Meaning("application_hip_error", MEDIUM),
     "hip_gpu_hang": _Meaning("module_hung_reset", MEDIUM),

@@ -1,0 +1,342 @@
+"""What users paste when the GPU driver is not, or not properly, in place (issue 46): which kernel driver holds
+each GPU (``lspci -k``/``-nnk``/``-vv``'s 'Kernel driver in use', ``lshw -C display``'s ``driver=`` or
+``UNCLAIMED``), DKMS' state and build errors (``dkms status``, 'Error! Bad return status for module build'),
+``modprobe``/``insmod`` refusals (a Secure Boot key, no device), the NVIDIA installer's errors,
+nvidia-persistenced's 'Failed to query NVIDIA devices', ``mokutil --sb-state`` and ``ubuntu-drivers devices``.
+
+Each fault is an application-error record of its own kind (records.AppError), judged by doctor as every error
+line is (doctor/capture_errors.KIND_CAUSES). A GPU bound to nouveau is a fault only where the capture itself
+expects NVIDIA's driver (its 'Kernel modules' line names nvidia, or another line names NVIDIA's software); a GPU
+held by vfio-pci is a pass-through set-up, said as such (info), never a fault. What the capture says of the
+installed state (the bound driver, DKMS versions and kernels, Secure Boot) is said in notes, which inventory
+lists; the GPUs lshw and ubuntu-drivers name are listed for inventory by ``listing``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.app_errors import AppErrorsParse
+from gpuvet.captures.links import ListedGpu, LspciParse
+from gpuvet.captures.marks import Marks
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+_BUS = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+# an lspci device line of a display function (any of -k, -nnk, -vv, -vnn): bus id, class, then its name
+_LSPCI_DEV = re.compile(r"^\s*(" + _BUS + r")\s+(VGA compatible controller|3D controller|Display controller)"
+                        r"(?:\s*\[03[0-9a-f]{2}\])?:\s*(.*?)\s*$", re.I)
+_ANY_DEV = re.compile(r"^\s*" + _BUS + r"\s+\S")  # any lspci device line (a block ends at the next)
+_IN_USE = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
+_MODULES = re.compile(r"^\s*Kernel modules:\s*(.+?)\s*$")
+_NVIDIA = re.compile(r"\bNVIDIA\b|\[10de:", re.I)
+_AMD = re.compile(r"\[AMD/ATI\]|\bAdvanced Micro Devices\b|\bATI Technologies\b|\[1002:")
+_NVIDIA_PRODUCT = re.compile(r"\[(?:GeForce|Quadro|Tesla|TITAN|NVS)\b|^(?:GeForce|Quadro|Tesla)\b")
+_AMD_PRODUCT = re.compile(r"\[(?:Radeon|FirePro|Instinct)\b|^(?:Radeon|FirePro)\b")
+_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*")  # pci.ids' vendor
+_NAME_NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)|\s*\[[0-9a-f]{4}:[0-9a-f]{4}\]", re.I)
+# the drivers that hold a GPU instead of its vendor's compute driver
+_OTHER = {"NVIDIA": ("nouveau", "nvidiafb", "rivafb"), "AMD": ("radeon",)}
+_OWN = {"NVIDIA": "nvidia", "AMD": "amdgpu"}
+_OWN_MODULE = {"NVIDIA": re.compile(r"^nvidia(?:$|[_-](?!fb))"), "AMD": re.compile(r"^amdgpu")}  # not nvidiafb
+_PASSTHROUGH = ("vfio-pci", "pci-stub", "vfio_pci")
+# a line outside lspci's own that names the vendor's driver stack: the capture expects that driver to run
+_EXPECTS = {"NVIDIA": re.compile(r"nvidia-smi|nvidia-bug-report|nvidia\.ko|\bNVRM\b|nvidia-driver|\bcuda\b|"
+                                 r"nvidia-persistenced|dkms.*nvidia|nvidia/\d", re.I),
+            "AMD": re.compile(r"\brocm|rocminfo|amdgpu-install|amdgpu-dkms|rock-dkms|\bhip\b", re.I)}
+
+# lshw's display node ('*-display', '*-display:1 UNCLAIMED') and its fields
+_LSHW_NODE = re.compile(r"^\s*\*-(display|video)(?::\d+)?(\s+UNCLAIMED)?\s*$")
+_LSHW_OTHER = re.compile(r"^\s*\*-")
+_LSHW_FIELD = re.compile(r"^\s*(product|vendor|bus info|configuration):\s*(.*?)\s*$")
+_LSHW_DRIVER = re.compile(r"\bdriver=(\S+)")
+
+# DKMS: 'nvidia/390.157, 6.4.1-zen1-1-zen, x86_64: installed', 'amdgpu, 2.3-14.el7, 5.0.8, x86_64: installed
+# (original_module exists)', 'nvidia/390.157: added' (3.x and 2.x spellings)
+_DKMS_STATUS = re.compile(r"^\s*([A-Za-z][\w.+-]*)(?:/|,\s*)([\w.+~:-]+?)(?:,\s*([\w.+~-]+),\s*(\w+))?:\s*"
+                          r"(added|built|installed(?:-weak)?|broken|unbuilt)\b(.*)$")
+_DKMS_FAILED = re.compile(r"Error! Bad return status for module build on kernel:\s*(\S+)")
+_DKMS_CONSULT = re.compile(r"/var/lib/dkms/([\w.+-]+)/([\w.+~-]+)/build/make\.log")
+_DKMS_AUTO = re.compile(r"dkms autoinstall on (\S+?)/\S+ failed for ([\w.+-]+)")
+_DKMS_INSTALL = re.compile(r"dkms (?:install|build)\b.*?\s([\w.+-]+)/([\w.+~-]+)(?:\s+-k\s+(\S+))?")
+# the GPU driver modules (not bbswitch, vboxhost, nvidia-fs: their failure leaves the GPU driver in place)
+_GPU_MODULE = re.compile(r"^(?:nvidia(?!-fs\b)[\w.-]*|amdgpu[\w.-]*|rock-dkms|rock)$")
+# modprobe/insmod/systemd-modules-load refusing a GPU driver module, and why
+_INSERT = re.compile(r"(?:could not insert '?|Failed to insert module '|could not insert module \S*?)"
+                     r"(nvidia[\w-]*|amdgpu)(?:\.ko)?'?:\s*(.+?)\s*$", re.I)
+_KEY = re.compile(r"Key was rejected by service|Required key not available|with unavailable key is rejected|"
+                  r"Loading of unsigned module is rejected", re.I)
+_UDEV_MODPROBE = re.compile(r"Process '/sbin/modprobe (nvidia[\w-]*|amdgpu)' failed with exit code (\d+)")
+_PERSISTENCED_NONE = re.compile(r"Failed to query NVIDIA devices")
+_PERSISTENCED_FAILED = re.compile(r"nvidia-persistenced\.service: Failed with result|Failed to start (?:nvidia-"
+                                  r"persistenced\.service|NVIDIA Persistence Daemon)")
+# the NVIDIA installer's own errors (nvidia-installer.log or its console)
+_INSTALLER_BUILD = re.compile(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"
+                              r"Unable to build the NVIDIA kernel module)")
+_INSTALLER_LOADED = re.compile(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded")
+_SB_STATE = re.compile(r"SecureBoot (enabled|disabled)|Secure Boot (not enabled|enabled) on this system", re.I)
+# ubuntu-drivers devices: '== /sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0 ==', then 'key : value' rows
+_UD_HEAD = re.compile(r"^\s*==\s*/sys/devices/\S*?/(" + _BUS + r")\s*==\s*$")
+_UD_FIELD = re.compile(r"^\s*(vendor|model|driver)\s*:\s*(.*?)\s*$")
+
+
+@dataclass
+class _Gpu:
+    """One GPU function as lspci or lshw shows it, with the driver that holds it."""
+
+    bus: str | None
+    vendor: str
+    name: str
+    line: Line
+    tool: str
+    in_use: str | None = None
+    modules: list[str] = field(default_factory=list)
+    unclaimed: bool = False  # lshw's UNCLAIMED: no driver bound
+    lines: set[int] = field(default_factory=set)
+
+
+def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
+    """The driver's installed state and its failures in the lines (see the module's docstring)."""
+    out = AppErrorsParse()
+    gpus = _lspci_gpus(lines) + _lshw_gpus(lines)
+    for g in gpus:
+        _judge_binding(out, g, lines)
+    _dkms(lines, out)
+    _module_loading(lines, out)
+    _ubuntu_drivers(lines, out)
+    return out
+
+
+def listing(lines: list[Line]) -> LspciParse:
+    """The NVIDIA and AMD GPUs lshw's display nodes and ubuntu-drivers' device blocks name, for inventory."""
+    out = LspciParse()
+    for g in _lshw_gpus(lines) + _ud_gpus(lines):
+        if g.bus is None or g.bus in {x.bus_id for x in out.listed}:
+            continue
+        out.listed.append(ListedGpu(g.bus, g.vendor, g.name, None))
+        out.claimed |= g.lines
+        if g.vendor == "NVIDIA":
+            out.gpus.append((g.bus, g.name))
+    return out
+
+
+def _vendor(words: str) -> str | None:
+    """The GPU's vendor from its names: the vendor's own name, else a product line only it sells (an excerpt cut
+    before lshw's vendor field)."""
+    if _NVIDIA.search(words) or _NVIDIA_PRODUCT.search(words):
+        return "NVIDIA"
+    return "AMD" if _AMD.search(words) or _AMD_PRODUCT.search(words) else None
+
+
+def _bus(raw: str) -> str:
+    """A bus id as inventory spells it: upper case, the domain kept where given."""
+    return raw.upper()
+
+
+def _lspci_gpus(lines: list[Line]) -> list[_Gpu]:
+    """Each NVIDIA or AMD display function an lspci listing shows, with its driver lines (-k) where given."""
+    out: list[_Gpu] = []
+    cur: _Gpu | None = None
+    for ln in lines:
+        t = ln.text
+        if (m := _LSPCI_DEV.match(t)) is not None:
+            vendor = _vendor(m.group(3))
+            cur = _Gpu(_bus(m.group(1)), vendor, _VENDOR_WORDS.sub("", _NAME_NOISE.sub("", m.group(3))), ln,
+                       "lspci") if vendor else None
+            if cur is not None:
+                out.append(cur)
+            continue
+        if _ANY_DEV.match(t):
+            cur = None
+        elif cur is not None and (u := _IN_USE.match(t)) is not None:
+            cur.in_use, cur.lines = u.group(1), cur.lines | {ln.no}
+        elif cur is not None and (k := _MODULES.match(t)) is not None:
+            cur.modules, cur.lines = [x.strip() for x in k.group(1).split(",")], cur.lines | {ln.no}
+    return out
+
+
+def _lshw_gpus(lines: list[Line]) -> list[_Gpu]:
+    """Each NVIDIA or AMD display node of an lshw listing: product, bus info, driver= or UNCLAIMED."""
+    out: list[_Gpu] = []
+    node: dict[str, str] | None = None
+    start: Line | None = None
+    unclaimed, seen = False, set[int]()
+    for ln in [*lines, None]:
+        m = _LSHW_NODE.match(ln.text) if ln is not None else None
+        if node is not None and start is not None and (ln is None or m or _LSHW_OTHER.match(ln.text)):
+            gpu = _lshw_gpu(node, start, unclaimed, seen)
+            out += [gpu] if gpu else []
+            node = None
+        if ln is None:
+            break
+        if m is not None:
+            node, start, unclaimed, seen = {}, ln, bool(m.group(2)), {ln.no}
+        elif node is not None and (f := _LSHW_FIELD.match(ln.text)) is not None:
+            node[f.group(1)], seen = f.group(2), seen | {ln.no}
+    return out
+
+
+def _lshw_gpu(node: dict[str, str], start: Line, unclaimed: bool, seen: set[int]) -> _Gpu | None:
+    vendor = _vendor(f"{node.get('vendor', '')} {node.get('product', '')}")
+    if vendor is None:
+        return None
+    bus = re.search(r"pci@(" + _BUS + r")", node.get("bus info", ""))
+    driver = _LSHW_DRIVER.search(node.get("configuration", ""))
+    return _Gpu(_bus(bus.group(1)) if bus else None, vendor, node.get("product", "").strip(), start, "lshw",
+                driver.group(1) if driver else None, unclaimed=unclaimed, lines=set(seen))
+
+
+def _ud_gpus(lines: list[Line]) -> list[_Gpu]:
+    """The NVIDIA and AMD devices ubuntu-drivers devices lists (its modalias blocks)."""
+    out: list[_Gpu] = []
+    cur: dict[str, str] = {}
+    head: tuple[str, Line] | None = None
+    for ln in [*lines, None]:
+        h = _UD_HEAD.match(ln.text) if ln is not None else None
+        if head is not None and (ln is None or h):
+            vendor = _vendor(cur.get("vendor", ""))
+            if vendor:
+                out.append(_Gpu(_bus(head[0]), vendor, cur.get("model", ""), head[1], "ubuntu-drivers"))
+            head, cur = None, {}
+        if h is not None and ln is not None:
+            head = (h.group(1), ln)
+        elif head is not None and ln is not None and (f := _UD_FIELD.match(ln.text)) and f.group(1) not in cur:
+            cur[f.group(1)] = f.group(2)
+    return out
+
+
+def _expects_vendor_driver(g: _Gpu, lines: list[Line]) -> bool:
+    """Whether the capture expects the vendor's own driver on ``g``: its 'Kernel modules' names it, or a line
+    that is no lspci/lshw field names the vendor's software."""
+    if any(_OWN_MODULE[g.vendor].match(m) for m in g.modules):
+        return True
+    pattern = _EXPECTS[g.vendor]
+    return any(pattern.search(ln.text) for ln in lines if not _MODULES.match(ln.text) and
+               not _LSPCI_DEV.match(ln.text) and "product:" not in ln.text)
+
+
+def _judge_binding(out: AppErrorsParse, g: _Gpu, lines: list[Line]) -> None:
+    """The driver holding one GPU function, said; a fault where it is not the one the capture expects."""
+    where = g.bus or "bus id not given"
+    said = f"{g.tool}: {g.vendor} {g.name} ({where})"
+    out.claimed |= g.lines
+    if g.in_use in _PASSTHROUGH:
+        _add(out, "gpu_passthrough", g, f"{said}: kernel driver in use {g.in_use} (a VM pass-through set-up, "
+             "by design)")
+    elif g.in_use in _OTHER[g.vendor] and _expects_vendor_driver(g, lines):
+        _add(out, "gpu_bound_other_driver", g, f"{said}: kernel driver in use {g.in_use}, not "
+             f"{_OWN[g.vendor]}" + (f" (installed: {', '.join(g.modules)})" if g.modules else ""))
+    elif g.in_use is not None:
+        out.notes.append(f"{said}: kernel driver in use {g.in_use}" +
+                         ("" if _OWN_MODULE[g.vendor].match(g.in_use) else " (nothing in the capture expects "
+                          f"{_OWN[g.vendor]})"))
+    elif g.unclaimed or (g.modules and g.tool == "lspci"):
+        _add(out, "gpu_no_driver", g, f"{said}: no kernel driver bound" + (" (lshw: UNCLAIMED)" if g.unclaimed
+                                                                           else f" (modules: {', '.join(g.modules)})"))
+
+
+def _add(out: AppErrorsParse, kind: str, g: _Gpu, text: str) -> None:
+    out.errors.append(AppError(kind, g.line.no, text[:300], g.bus, g.tool))
+    out.claimed.add(g.line.no)
+
+
+def _error(out: AppErrorsParse, kind: str, ln: Line, tool: str, module: str | None = None) -> None:
+    """One error record of ``kind`` for the line, the same kind and text once."""
+    text = ln.text.strip()[:300]
+    out.claimed.add(ln.no)
+    for i, e in enumerate(out.errors):
+        if e.kind == kind and e.module == module and e.text == text:
+            out.errors[i] = AppError(e.kind, e.line, e.text, e.module, e.tool, e.times + 1)
+            return
+    out.errors.append(AppError(kind, ln.no, text, module, tool))
+
+
+def _dkms(lines: list[Line], out: AppErrorsParse) -> None:
+    """DKMS' status lines (said) and its build failures of a GPU driver module (a fault each)."""
+    failed: set[tuple[str, str]] = set()
+    for i, ln in enumerate(lines):
+        t = ln.text
+        if (s := _DKMS_STATUS.match(t)) is not None and "dkms" not in t.lower():
+            _dkms_status(out, ln, s)
+        elif "Bad return status" in t and (f := _DKMS_FAILED.search(t)) is not None:
+            module = _built_module(lines, i)
+            if module is None or _GPU_MODULE.match(module.split("/")[0]):
+                failed.add((module or "a module", f.group(1)))
+                _error(out, "driver_build_failed", ln, "dkms")
+        elif "autoinstall" in t and (a := _DKMS_AUTO.search(t)) is not None and _GPU_MODULE.match(a.group(2)):
+            failed.add((a.group(2), a.group(1)))
+            _error(out, "driver_build_failed", ln, "dkms")
+        elif "Consult" in t and _DKMS_CONSULT.search(t):
+            out.claimed.add(ln.no)
+        elif "ERROR:" in t and _INSTALLER_BUILD.search(t):
+            _error(out, "driver_build_failed", ln, "NVIDIA installer")
+        elif "appears to already be loaded" in t and _INSTALLER_LOADED.search(t):
+            _error(out, "driver_install_blocked", ln, "NVIDIA installer")
+    for module, kernel in sorted(failed):
+        out.notes.append(f"dkms: {module} failed to build for kernel {kernel}")
+
+
+def _built_module(lines: list[Line], i: int) -> str | None:
+    """The module a DKMS build error is about: its 'Consult …/make.log' line after it, else the dkms install or
+    build command before it."""
+    for ln in lines[i + 1:i + 3]:
+        if (c := _DKMS_CONSULT.search(ln.text)) is not None:
+            return f"{c.group(1)}/{c.group(2)}"
+    for ln in reversed(lines[max(0, i - 12):i]):
+        if (d := _DKMS_INSTALL.search(ln.text)) is not None:
+            return f"{d.group(1)}/{d.group(2)}"
+    return None
+
+
+def _dkms_status(out: AppErrorsParse, ln: Line, s: re.Match[str]) -> None:
+    module, version, kernel, state = s.group(1), s.group(2), s.group(3), s.group(5)
+    if not _GPU_MODULE.match(module):
+        return
+    out.claimed.add(ln.no)
+    out.notes.append(f"dkms status: {module} {version} {state}" + (f" for kernel {kernel}" if kernel else ""))
+    if state == "added" and kernel is None:
+        _error(out, "dkms_not_built", ln, "dkms")
+
+
+def _module_loading(lines: list[Line], out: AppErrorsParse) -> None:
+    """modprobe/insmod refusing a GPU driver module, udev's failed modprobe, nvidia-persistenced finding no
+    device, and Secure Boot's state."""
+    gpu_text = None
+    for ln in lines:
+        t = ln.text
+        if "insert" in t and (m := _INSERT.search(t)) is not None:
+            kind = "driver_key_rejected" if _KEY.search(m.group(2)) else "driver_insert_failed"
+            _error(out, kind, ln, "modprobe")
+        elif "modprobe" in t and _UDEV_MODPROBE.search(t):
+            _error(out, "driver_insert_failed", ln, "udev")
+        elif "rejected" in t and _KEY.search(t):
+            gpu_text = gpu_text if gpu_text is not None else any("nvidia" in x.text.lower() or "amdgpu" in x.text
+                                                                 for x in lines)
+            if gpu_text:
+                _error(out, "driver_key_rejected", ln, "kernel")
+        elif "NVIDIA devices" in t and _PERSISTENCED_NONE.search(t):
+            _error(out, "persistenced_no_devices", ln, "nvidia-persistenced")
+        elif "ersistence" in t and _PERSISTENCED_FAILED.search(t):
+            _error(out, "persistenced_failed", ln, "nvidia-persistenced")
+        elif "ecure" in t and (sb := _SB_STATE.search(t)) is not None:
+            out.claimed.add(ln.no)
+            on = (sb.group(1) or sb.group(2) or "").lower() == "enabled"
+            out.notes.append(f"Secure Boot {'enabled' if on else 'disabled'} (line {ln.no}): "
+                             + ("a kernel module must be signed with an enrolled key to load" if on else
+                                "unsigned modules may load"))
+
+
+def _ubuntu_drivers(lines: list[Line], out: AppErrorsParse) -> None:
+    """ubuntu-drivers' recommended package for each GPU it lists: said, never judged."""
+    for g in _ud_gpus(lines):
+        out.claimed.add(g.line.no)
+        start = g.line.no
+        block = [ln for ln in lines if start <= ln.no <= start + 30]
+        for ln in block[1:]:
+            if _UD_HEAD.match(ln.text):
+                break
+            if (f := _UD_FIELD.match(ln.text)) is not None:
+                out.claimed.add(ln.no)
+                if f.group(1) == "driver" and "recommended" in f.group(2):
+                    out.notes.append(f"ubuntu-drivers: {g.vendor} {g.name} ({g.bus}): recommended "
+                                     f"{f.group(2).split()[0]}")
