@@ -73,7 +73,7 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     if not c.bus_gpus:  # nvidia-smi alone: the driver answered and lists none (or none was passed to a container)
         return [finding("no_modules_visible", MEDIUM, fix=APP_ERROR_FIX["smi_no_devices"], file=label, line=line,
                         log="No devices were found",
-                        detail="nvidia-smi reached the driver and lists no module; no PCI listing given to say "
+                        detail="the driver answered and lists no module; no PCI listing given to say "
                                "whether they are on the bus")]
     buses = [bus_key(b) for b, _ in c.bus_gpus]
     return [finding("no_modules_visible", HIGH, module=", ".join(buses), file=label, line=line,
@@ -102,7 +102,7 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
     said = _driver_lines(ev, causes)
     if unused and said.status != "confirmed":  # nvidia-smi's 'none' alone; the driver's own lines say more
-        return confirmed("nvidia-smi reached the driver and it lists no module", *unused)
+        return confirmed("the driver answered and lists no module", *unused)
     return said
 
 

@@ -156,11 +156,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.xids += fc.kernel.xids
     caps.nvlink_states += fc.nvlink.states
     caps.nvlink_errors += fc.nvlink.errors
-    caps.pcie_links += fc.lspci.links
-    caps.nic_links += fc.lspci.nics
-    caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
-    caps.bus_other_gpus += sum(1 for g in fc.lspci.listed if g.vendor != "NVIDIA")
-    caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
+    _add_bus(caps, fc, label)
     for aer in (fc.aer, *fc.aer.hosted):  # a log of several hosts: each host's devices apart (captures/hosted.py)
         if not aer.devices:
             continue
@@ -187,6 +183,15 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]
     _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
+
+
+def _add_bus(caps: Captures, fc: read.FileCapture, label: str) -> None:
+    """What an lspci listing says of the bus, and nvidia-smi's 'No devices were found' read beside it."""
+    caps.pcie_links += fc.lspci.links
+    caps.nic_links += fc.lspci.nics
+    caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
+    caps.bus_other_gpus += sum(1 for g in fc.lspci.listed if g.vendor != "NVIDIA")
+    caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
 
 
 def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
