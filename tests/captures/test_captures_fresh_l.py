@@ -178,13 +178,11 @@ SAID: dict[str, tuple[str, ...]] = {
     "smi_club1107_2x_rtx5090_kmd610_cut.txt": ("610.57.04",),
     "nccl_nccltests74_8x_a40_header_cut.txt": A40_BUSES,
     "report_ogkm1193_2x_rtx2080s_fan_err_open_module.txt": ("610.43.02",),
+    "report_ogkm326_rtx3080_open_module_version_lsmod.txt": ("515.57",),  # /proc's version (captures/env_report.py)
 }
 
 # files gpuvet still gets wrong against the tables, and why
 KNOWN_MISSES: dict[str, str] = {
-    "report_ogkm326_rtx3080_open_module_version_lsmod.txt": "refused: no reader committed claims a bare "
-                                                            "/proc/driver/nvidia/version with lsmod (ENV1's "
-                                                            "environment report reads it once its format lands)",
     "hccl_vllmascend5135_300i_tp2_communicator_recv_failed.txt": "partial: collective_init_failed is critical where "
                                                                  "the row says warn (the knowledge base's severity: "
                                                                  "the job stops before its first collective)",

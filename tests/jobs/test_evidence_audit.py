@@ -67,6 +67,9 @@ EVIDENCED_BY: dict[str, set[str]] = {
                         "gpu-burn", "scheduler and runtime GPU lines", "driver installation and binding"},
     "dcgm_health": {"dcgmi health"},
 }
+# issue 46: an environment report's 'Is CUDA available' answer (captures/env_report.py), by the script that printed it
+EVIDENCED_BY["captured_errors"] |= {"PyTorch collect_env", "vLLM collect_env", "check_env (mmcv/sglang/lmdeploy)",
+                                    "transformers/diffusers/accelerate env", "detectron2 collect_env"}
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 
 

@@ -421,6 +421,11 @@ TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 _QUERY_HEAD = Needing(re.compile(r"\n[^\S\n]*[a-z][a-z0-9_.]{1,60}(?:[^\S\n]*\[[^\]\n]{1,12}\])?[^\S\n]*,[^\S\n]*[a-z]"),
                       (",",))
 LISTING, DISCOVERY = "nvidia-smi -L", "dcgmi discovery -l"
+ENV = "environment report"  # collect_env, check_env, *-cli env, ds_report, nvcc -V, /proc's version, container-cli info
+_ENV_MARKS = ("CUDA available", "GPU available", "used to build PyTorch", "GPU models and", "(GPU?)", "listing device",
+              "Cuda compilation tools", "torch cuda version", "CUDA Driver Version", "Nvidia driver version", "NVRM version",
+              "vLLM Version", "GPU type", "Device Index",  # and nvidia-smi's header line alone (a table's holds '|'):
+              Needing(re.compile(r"\n[^\S\n]*NVIDIA-SMI [\d.]+ +Driver"), ("NVIDIA-SMI",)))
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
@@ -530,6 +535,10 @@ FORMATS: tuple[Format, ...] = (
            "that opens nothing while nothing is open is passed over first"),
     Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL,
            markers=("test_categories",)),  # replaces the text table's records when both are there
+    Format(ENV, "app_errors", lambda lines, _: _loaded("env_report.parsed")(lines, Parsed), ALL, adds=True,
+           markers=_ENV_MARKS),
+    Format(ENV + " GPUs", None, _kept("env_report.listing"), ALL, markers=_ENV_MARKS),  # read last: its claims hide nothing
+    Format(ENV + " AMD GPUs", "amd", _aside("env_report.amd"), ALL, adds=True, markers=_ENV_MARKS),  # a ROCm build's
 )
 
 
@@ -595,7 +604,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
-                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING])):
-        if isinstance(listed, smi_text.SmiText) and listed.modules:  # issue 46: the lists without -q's fields
+                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"])):
+        if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _loaded("env_report.alone")(
+                fc.kinds, listed)):  # issue 46: the lists without -q's fields (an environment report's versions alone)
             return None if kind == "deviceQuery" else kind, listed
     return (TABLE, table) if table.claimed and table.driver else None  # a table cut before its first module row

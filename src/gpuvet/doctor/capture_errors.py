@@ -73,6 +73,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
     "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
+    # an environment report's 'Is CUDA available: False' for a GPU build, told by its own lines (captures/env_report.py)
+    "env_driver_too_old": _Meaning("driver_runtime_mismatch", HIGH),
+    "env_no_device": _Meaning("framework_sees_no_module", MEDIUM),
+    "env_gpus_unusable": _Meaning("framework_sees_no_module", MEDIUM),
     # the layer above the node's tools (captures/ops_layer.py): the scheduler's counts, its configuration, DCGM
     "slurm_gpu_count_low": _Meaning("scheduler_gpus_short", HIGH),
     "slurm_drained_gpu": _Meaning("scheduler_gpus_short", MEDIUM),
