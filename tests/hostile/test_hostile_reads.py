@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import os
 import resource
+import sys
 import threading
 from pathlib import Path
 
@@ -69,6 +70,28 @@ def test_a_text_past_the_keep_bound_is_read_whole_on_a_second_pass(tmp_path, mon
     packed = tmp_path / "smi.txt.gz"
     packed.write_bytes(gzip.compress(smi))
     assert len(smi) > 1000 and capture_read.read_text(str(packed)) == smi.decode()
+
+
+_MIXED = ("GPU 0: température 45 °C — ok, 末\n".encode() * 3 + b"bad \xff\xfe byte\n\xe2\x82 cut\n"
+          + b"\xed\xa0\x80 a surrogate\n" + b"ends mid-character \xf0\x9f")
+
+
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("profiled", [False, True])
+def test_the_text_decoded_a_piece_at_a_time_is_the_whole_decoded_at_once(tmp_path, monkeypatch, packed, profiled):
+    """Issue 43: read_text decodes each piece of the file as it comes (its text never held beside its bytes): a
+    character cut between two pieces, bad bytes and a character cut at the end read as one decode of the whole."""
+    monkeypatch.setattr(capture_read, "_CHUNK", 5)  # every multi-byte character cut somewhere
+    path = tmp_path / ("mixed.log.gz" if packed else "mixed.log")
+    path.write_bytes(gzip.compress(_MIXED) if packed else _MIXED)
+    was = sys.getprofile()
+    if profiled:  # pieces joined once at the end (a growing str is copied each time under a profiler)
+        sys.setprofile(lambda *_: None)
+    try:
+        got = capture_read.read_text(str(path))
+    finally:
+        sys.setprofile(was)
+    assert got == _MIXED.decode("utf-8", errors="replace") and got.endswith("character \ufffd")
 
 
 def test_gzip_members_one_after_another_and_zero_padding_read_as_gzip_reads_them(tmp_path):

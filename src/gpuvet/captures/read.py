@@ -9,9 +9,11 @@ read_text and docs/limits.md.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
+import sys
 import time
 import zlib
 from collections.abc import Iterator
@@ -43,7 +45,7 @@ GIVE_READABLE = ("give a tool's own output saved to a file (nvidia-smi -q, a ker
 _BUNDLE = re.compile(r"Start of NVIDIA bug report log file|nvidia-bug-report\.sh Version:")  # the bundle's header
 MAX_FILE_BYTES = 256 * 2**20  # on disk (a bug report of a large node is tens of MB)
 MAX_TEXT_BYTES = 128 * 2**20  # the text, after decompression: a large node's bug report is tens of MB
-_KEEP_WHILE = 64 * 2**20  # kept as read up to here; a larger text is counted to its end first, then read again
+_KEEP_WHILE = 64 * 2**20  # a gzip's text kept as read up to here; a larger one is counted to its end, then read again
 _CHUNK = 2**20
 _SMALLER = "give the capture itself, or the part of it that matters."
 MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more than 4,300 (a ValueError mid-parse)
@@ -71,18 +73,19 @@ def _read_text(path: str, lead: bytes) -> str:
                 raise CaptureError(f"{size / 2**20:,.0f} MiB of text is more than any capture holds "
                                    f"({MAX_TEXT_BYTES // 2**20} MiB at most)", where=path, fix=_SMALLER)
             fh.seek(0)
-            data = _bounded(fh, path, packed, _KEEP_WHILE, lead)
+            data = _bounded(fh, path, packed, _KEEP_WHILE if packed else None, lead)  # a plain file's size is
+            # known to be within MAX_TEXT_BYTES: kept as read (issue 43: a 125 MB one was read twice)
             if data is None:  # past _KEEP_WHILE yet within the bounds: read again, keeping it this time
                 fh.seek(0)
                 data = _bounded(fh, path, packed, None, lead)
             assert data is not None  # with no keep limit the text is always kept
+            return data
         except OSError as exc:
             raise CaptureError(f"cannot read the file ({exc.strerror or exc})", where=path,
                                fix="check the path and that it is a file you can read.") from None
         except (EOFError, zlib.error) as exc:
             raise CaptureError(f"a damaged gzip file ({exc})", where=path,
                                fix="copy the .gz again, or give the unpacked .log.") from None
-    return data.decode("utf-8", errors="replace")
 
 
 _CAPTURE = Input(error=CaptureError, not_file=", not a regular file: a capture is a file saved from a tool's output",
@@ -95,12 +98,18 @@ def _open_regular(path: str) -> BinaryIO:
     return open_input(path, path, _CAPTURE)
 
 
-def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None, lead: bytes = b"") -> bytearray | None:
-    """The text's bytes after ``lead``, read (and unpacked) a MiB at a time while its size and lines are
-    counted; CaptureError at the first bound passed. Kept only up to ``limit`` bytes: past it the rest is
-    only counted, and None says that the text fits the bounds but must be read again to be kept
-    (a refusal never holds more than ``limit`` bytes)."""
-    kept: bytearray | None = bytearray(lead)
+def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None, lead: bytes = b"") -> str | None:
+    """The text after ``lead``, read (and unpacked) a MiB at a time while its size and lines are counted,
+    each MiB decoded as it comes (UTF-8, errors replaced, as the whole decoded at once: an incremental
+    decoder carries a character cut between two MiBs to the next); CaptureError at the first bound passed.
+    Kept only up to ``limit`` bytes: past it the rest is only counted, and None says that the text fits the
+    bounds but must be read again to be kept (a refusal never holds more than ``limit`` bytes). The text is
+    never held beside its bytes (issue 43: a 125 MB report's both were 250 MB): each MiB's text is added to
+    the text in place (CPython grows a str only one name holds without copying it; under a tracer or a
+    profiler it copies the text each time, so the MiBs' texts are joined once at the end instead)."""
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+    kept: str | None = lead.decode("utf-8")
+    traced: list[str] | None = [] if sys.gettrace() or sys.getprofile() else None
     size = lines = 0
     for piece in (_gunzip(fh) if packed else iter(lambda: fh.read(_CHUNK), b"")):
         if not size and _binary(piece[:65536]):
@@ -115,10 +124,14 @@ def _bounded(fh: BinaryIO, path: str, packed: bool, limit: int | None, lead: byt
         if lines >= MAX_LINES:
             raise CaptureError(f"more than {MAX_LINES:,} lines{' unpacked' if packed else ''} (at most "
                                f"{MAX_LINES:,})", where=path, fix=_SMALLER)
-        if kept is not None:
-            kept += piece
-            if limit is not None and size > limit:
-                kept = None  # let it go: counted to the end, then read again
+        if kept is not None and traced is not None:
+            traced.append(decode(piece))
+        elif kept is not None:
+            kept += decode(piece)
+        if kept is not None and limit is not None and size > limit:
+            kept, traced = None, None  # let it go: counted to the end, then read again
+    if kept is not None:
+        kept = kept + "".join(traced) + decode(b"", True) if traced else kept + decode(b"", True)
     return kept
 
 
