@@ -18,7 +18,8 @@ UNREAD_GPU_DRIVERS = {  # each driver's own words (Linux prints them so); no rea
     "nouveau": "[   12.345678] nouveau 0000:01:00.0: fifo: SCHED_ERROR 0a [CTXSW_TIMEOUT]",
     "radeon": "[  100.000002] radeon 0000:01:00.0: GPU lockup (current fence id 0x00000000000a1b2c last fence id "
               "0x00000000000a1b2d on ring 0)",
-    "habanalabs": "[  300.000001] habanalabs hl0: Device is NOT usable",
+    "habanalabs": "[  300.000001] habanalabs hl0: Received H/W interrupt 36 [TPC0_QM], critical error",  # issue 46:
+    # its 'Device is NOT usable' is read now (captures/accel_tools.py), this line is not
 }
 OTHERS = ("[  100.000000] usb 1-4: new high-speed USB device number 3 using xhci_hcd",
           "[  100.000004] EXT4-fs (md127p3): re-mounted. Quota mode: none.")

@@ -31,6 +31,8 @@ CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
 LISTS = {"nvidia-smi table", "nvidia-smi --query-gpu"}  # a module's readings without -q's sections
+LISTS |= {"gpustat", "gpustat --json", "nvitop", "nvidia-top", "nvtop -s", "nvidia-smi pmon",  # issue 46: the
+          "nvidia-smi --query-compute-apps"}  # monitors' screens, read into -q's fields (captures/monitor_tools.py)
 RIG = "rig report (nvidia-smi's fields restated)"  # a report's GPU bullets: -q's power limits and PCIe link width
 # What can tell each doctor check anything. "declared": --expect with a found node; "window":
 # live or simulated telemetry; "engine": a benchmark run; "local": this machine (env, host, devices).
@@ -71,6 +73,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
 EVIDENCED_BY["captured_errors"] |= {"PyTorch collect_env", "vLLM collect_env", "check_env (mmcv/sglang/lmdeploy)",
                                     "transformers/diffusers/accelerate env", "detectron2 collect_env"}
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
+# issue 46: other accelerators' tools judge their own modules (captures/accel_tools.py)
+EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalabs driver", "tt-smi"}
 
 
 def _playbook_checks() -> set[str]:

@@ -88,6 +88,22 @@ def _op(lines: list[Line], where: str, first_row: int | None) -> str:
     return op_from_rows(lines, first_row)
 
 
+_PMON_HEAD = re.compile(r"^\s*#\s*gpu\s+pid\s+type\b", re.I)
+
+
+def _pmon_rows(lines: list[Line]) -> set[int]:
+    """The rows under nvidia-smi pmon's '# gpu pid type …' header (issue 46: a process row, 'gpu pid type sm mem …',
+    has nccl-tests' headerless row shape): read by captures/monitor_tools, never as results."""
+    out: set[int] = set()
+    under = False
+    for ln in lines:
+        s = ln.text.strip()
+        under = bool(_PMON_HEAD.match(s)) or (under and bool(s) and (s[0].isdigit() or s.startswith("#")))
+        if under:
+            out.add(ln.no)
+    return out
+
+
 def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     parts = nccl_runs.separate(lines)
     if len(parts) > 1:  # one header and one summary per run: each read alone
@@ -97,10 +113,11 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     rows: list[NcclRow] = []
     bad: list[int] = []
     first_row: int | None = None
+    pmon = _pmon_rows(lines) if any("pid" in ln.text for ln in lines[:4000] if ln.text.lstrip().startswith("#")) else set()
     for ln in lines:
         if _failure(ln, out):
             continue
-        row = _row(ln.text)
+        row = _row(ln.text) if ln.no not in pmon else None
         if row is None:
             continue
         first_row = first_row or ln.no

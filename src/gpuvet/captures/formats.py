@@ -99,6 +99,7 @@ class FileCapture:
     gpu_burn: gpu_burn.GpuBurnParse = field(default_factory=gpu_burn.GpuBurnParse)
     mig: smi_mig.MigListing = field(default_factory=smi_mig.MigListing)  # nvidia-smi mig -lgi/-lgip/-lci/-lcip
     app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
+    accel: ListedParse = field(default_factory=ListedParse)  # hl-smi, habanalabs, neuron-ls, tt-smi (accel_tools)
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
     host: str | None = None  # the host the file names as its own (one syslog host, one pdsh host), else None
@@ -426,6 +427,7 @@ _ENV_MARKS = ("CUDA available", "GPU available", "used to build PyTorch", "GPU m
               "Cuda compilation tools", "torch cuda version", "CUDA Driver Version", "Nvidia driver version", "NVRM version",
               "vLLM Version", "GPU type", "Device Index",  # and nvidia-smi's header line alone (a table's holds '|'):
               Needing(re.compile(r"\n[^\S\n]*NVIDIA-SMI [\d.]+ +Driver"), ("NVIDIA-SMI",)))
+MONITOR = "gpustat, pmon or another monitor"  # issue 46: captures/monitor_tools.py (its kinds name the tool)
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
@@ -501,6 +503,10 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
+    Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
+           "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
+    Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
+           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "Config space reset", '"device_name"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
@@ -601,6 +607,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     """The first other module list that holds modules and its kind (None: deviceQuery, named among the samples)."""
     table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
     assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
+    if isinstance(screen := kept[MONITOR], smi_text.SmiText) and len(screen.modules) > len(table.modules):  # issue 46
+        return _loaded("monitor_tools.kinds_of")(screen) or MONITOR, _loaded("monitor_tools.beside")(table, screen)
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),

@@ -433,7 +433,9 @@ def parse_dmon(lines: list[Line]) -> Dmon:
         if columns is None and "#" not in ln.text:
             continue  # no dmon block open, and no header here
         s = ln.text.strip()
-        if (h := _DMON_HEAD.match(s)) is not None:
+        if (h := _DMON_HEAD.match(s)) is not None and "pid" in h.group(1).lower().split()[:1]:
+            columns = None  # pmon's '# gpu pid type …' (and nvidia-top's '#  GPU  PID'): per process, monitor_tools'
+        elif h is not None:
             columns = h.group(1).split()
             out.claimed.add(ln.no)
         elif columns is not None and (s.startswith("#") or s == "ID"):

@@ -78,8 +78,22 @@ def _xpu_severity(path: str, value: str) -> str:
     return _XPU_WORDS.get(word, "unknown")
 
 
+# accel_tools' verdicts (issue 46): the habanalabs driver's 'Device is NOT usable', a Tenstorrent chip that did not
+# come back from tt-smi's reset, hl-smi's volatile uncorrectable count (as amd-smi's: any is an uncorrectable error)
+_ACCEL_SAID = {"habanalabs: device not usable": "critical", "tt-smi: chip not back after reset": "critical",
+               "tt-smi: reset": "ok"}
+
+
 def _ras_severity(path: str, value: str) -> str:
     word = value.strip().lower()
+    if path in _ACCEL_SAID:
+        return _ACCEL_SAID[path]
+    if path == "hl-smi: Module status":  # hl-smi -q's word for a module it can use; any other is named, not judged
+        return "ok" if word == "operational" else "unknown"
+    if path == "hl-smi: Replaced Rows pending":  # a row replacement that takes effect at the next reset
+        return "warn" if word in _YES else "ok" if word == "no" else "unknown"
+    if path == "hl-smi: volatile uncorrectable":
+        return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path == "rocm-smi: readings unreadable":  # rocm_table.UNANSWERED: the tool's ERROR and no reading taken
         return "warn"
     if path.endswith("UNCORRECTABLE_COUNT"):

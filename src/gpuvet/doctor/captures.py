@@ -136,7 +136,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.read_as[label] = list(fc.kinds)
     before = len(caps.health)
     if fc.topo is not None or fc.xml is not None or fc.smi is not None or fc.amd.modules or fc.amd.fabric \
-            or fc.npu.modules or fc.npu.fabric or fc.nics.nics:  # a node, or its NICs, to rebuild
+            or fc.npu.modules or fc.npu.fabric or fc.nics.nics or fc.accel.modules:  # a node, or its NICs, to rebuild
         caps.topo_and_xml.append(fc.path)
     if fc.smi is not None:
         caps.smi_text += fc.smi.modules
@@ -172,7 +172,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nccl_failures += fc.nccl.failures
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
-    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules) for v in verdicts(m)]
+    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules, *fc.accel.modules) for v in verdicts(m)]
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]

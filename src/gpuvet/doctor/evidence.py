@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from gpuvet.backends.base import Backend
 from gpuvet.backends.readings import Inventory
+from gpuvet.captures.records import MONITOR_KINDS
 from gpuvet.checks.events import Event
 from gpuvet.checks.model import Check
 from gpuvet.doctor.captures import Captures
@@ -204,7 +205,7 @@ class Evidence:
 
     def smi_source(self) -> str:
         return self.capture_source(CAPTURED["smi_q"], CAPTURED["smi_qx"], CAPTURED["smi_table"],
-                                   CAPTURED["smi_query"]) or CAPTURED["smi_q_label"]
+                                   CAPTURED["smi_query"], *MONITOR_KINDS) or CAPTURED["smi_q_label"]
 
     def clock_reasons_cited(self) -> list[Cited]:
         """Captured modules whose clock-event section was read (an excerpt without it says nothing)."""

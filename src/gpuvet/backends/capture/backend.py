@@ -42,6 +42,7 @@ from gpuvet.captures import smi_xml
 from gpuvet.captures.files import once_each
 from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.links import ListedGpu
+from gpuvet.captures.records import ListedParse
 from gpuvet.captures.topo import TopoMatrix
 from gpuvet.captures.verdicts import verdicts
 from gpuvet.errors import CaptureError
@@ -105,13 +106,28 @@ def _vendors(fc: capture_read.FileCapture) -> list[_Vendor]:
         gpus = len(names) or (sum(d.startswith("GPU") for d in fc.topo.devices) if fc.topo else 0)
         out.append(_Vendor("NVIDIA", min(min(c, default=0) for c in nvidia),
                            tuple(k for k in fc.kinds if k in _NVIDIA_KINDS), gpus, tuple(dict.fromkeys(names))))
-    for name, listed in (("AMD", fc.amd), ("Ascend", fc.npu), ("Intel", fc.xpu)):
+    for name, listed in (("AMD", fc.amd), ("Ascend", fc.npu), ("Intel", fc.xpu), (accel_vendor(fc.accel), fc.accel)):
         devices = len(listed.fabric.devices) if listed.fabric is not None else 0
         if listed.modules or devices:
             out.append(_Vendor(name, min(listed.claimed, default=0), tuple(listed.kinds),
                                len(listed.modules) or devices,
                                tuple(dict.fromkeys(m.name or "unknown" for m in listed.modules))))
     return sorted(out, key=lambda v: v.first)
+
+
+def accel_vendor(listed: ListedParse) -> str:
+    """The vendor another accelerator's listing names (captures/accel_tools.py, imported only where it read one)."""
+    if not listed.modules:
+        return "another accelerator"
+    from gpuvet.captures.accel_tools import vendor
+
+    return vendor(listed)
+
+
+def _listed(fc: capture_read.FileCapture, vendor: str) -> ListedParse | None:
+    """The module list of a vendor other than NVIDIA: AMD's, Ascend's, Intel's xpu-smi, another accelerator's."""
+    return {"AMD": fc.amd, "Ascend": fc.npu, "Intel": fc.xpu}.get(vendor) or (
+        fc.accel if fc.accel.modules and vendor == accel_vendor(fc.accel) else None)
 
 
 def _other_vendor(label: str, v: _Vendor, node_vendor: str) -> str:
@@ -193,7 +209,7 @@ class CaptureBackend(Backend):
             if self._topo is None:
                 self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
-        listed = {"AMD": fc.amd, "Ascend": fc.npu, "Intel": fc.xpu}.get(vendor)
+        listed = _listed(fc, vendor)
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
             make = fabric_to_node if vendor == "AMD" else npu_fabric_to_node
             self._topo, fabric_notes = make(listed.fabric, stem)
@@ -210,8 +226,7 @@ class CaptureBackend(Backend):
                                                                                strict=True)]
             software = SoftwareInfo(__version__, fc.smi.driver or NOT_IN_CAPTURE, fc.smi.cuda or NOT_IN_CAPTURE,
                                     NOT_IN_CAPTURE, fc.smi.cuda_runtime or NOT_IN_CAPTURE)
-        elif vendor in ("AMD", "Ascend", "Intel"):  # another vendor's tool listed them
-            listed = {"AMD": fc.amd, "Ascend": fc.npu}.get(vendor, fc.xpu)
+        elif (listed := _listed(fc, vendor)) is not None:  # another vendor's tool listed them
             ids = listed_indexes(listed.modules)
             numa = listed.fabric.numa if listed.fabric is not None else {}  # rocm-smi's (Topology) Numa Node
             modules = [listed_module(f"gpu{i}", m, notes, numa.get(re.sub(r"\W", "", m.label)))
