@@ -198,3 +198,9 @@ def test_nvitop_once_is_read_as_nvidia_smi_table_is(tmp_path: Path) -> None:
     assert (m.product, m.bus_id, m.fields["FB Memory Usage/Total"]) == ("L40S", "0000:81:00.0", "46070 MiB")
     assert m.fields["GPU Power Readings/Current Power Limit"] == "350 W"
     assert m.fields["Temperature/GPU Current Temp"] == "29 C"
+
+
+def test_hl_smi_banner_alone_is_read_with_its_driver(tmp_path: Path) -> None:
+    """A paste cut after hl-smi's banner: read as hl-smi (its driver said), no module listed, not refused."""
+    fc = _read(tmp_path, "\n".join(HL_SMI.splitlines()[:5]) + "\n")
+    assert fc.kinds == ["hl-smi"] and not fc.accel.modules and fc.accel.driver == "1.21.0-4c4a1b2"
