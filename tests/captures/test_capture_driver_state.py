@@ -179,3 +179,64 @@ def test_ubuntu_drivers_devices_lists_the_gpu_and_its_recommendation(tmp_path: P
     assert _kinds(fc) == []
     assert [(g.bus_id, g.model) for g in fc.lspci.listed] == [("0000:2B:00.0", "AD102 [GeForce RTX 4090]")]
     assert any("recommended nvidia-driver-550" in n for n in fc.notes)
+
+
+def test_inxi_graphics_devices_their_driver_and_a_missing_one(tmp_path: Path) -> None:
+    text = ("Graphics:\n"
+            "  Device-1: Intel Alder Lake-P GT2 [Iris Xe Graphics] vendor: Lenovo driver: i915 v: kernel\n"
+            "    arch: Gen-12.2 bus-ID: 00:02.0\n"
+            "  Device-2: NVIDIA GA107M [GeForce RTX 3050 Mobile] vendor: Lenovo driver: N/A\n"
+            "    arch: Ampere bus-ID: 01:00.0\n"
+            "  Display: x11 server: X.Org v: 21.1.4 driver: X: loaded: modesetting\n"
+            "Graphics:  Device-1: NVIDIA GP104 [GeForce GTX 1080] vendor: ASUSTeK driver: nvidia v: 430.40 "
+            "bus ID: 02:00.0\n")
+    fc = _read(tmp_path, text)
+    assert _kinds(fc) == [("gpu_no_driver", "01:00.0")]
+    assert any("GP104 [GeForce GTX 1080] (02:00.0): kernel driver in use nvidia 430.40" in n for n in fc.notes)
+    assert [g.bus_id for g in fc.lspci.listed] == ["01:00.0", "02:00.0"]
+
+
+def test_an_instinct_accelerator_class_and_its_binding(tmp_path: Path) -> None:
+    text = ("c1:00.0 Processing accelerators [1200]: Advanced Micro Devices, Inc. [AMD/ATI] Aqua Vanjaram "
+            "[Instinct MI300X] [1002:74a1]\n\tSubsystem: Advanced Micro Devices, Inc. [AMD/ATI] Device [1002:74a1]\n"
+            "\tKernel modules: amdgpu\n")
+    assert _kinds(_read(tmp_path, text)) == [("gpu_no_driver", "C1:00.0")]
+
+
+def test_package_managers_lockdown_and_systemctl_status(tmp_path: Path) -> None:
+    text = ("Setting up nvidia-dkms-535 (535.183.01-0ubuntu1) ...\n"
+            "dpkg: error processing package nvidia-dkms-535 (--configure):\n"
+            " installed nvidia-dkms-535 package post-installation script subprocess returned error exit status 10\n"
+            "Building and installing nvidia-kmod                        [FAILED]\n"
+            "[   12.331] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n"
+            "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with "
+            "the NVIDIA driver\n"
+            "● nvidia-persistenced.service - NVIDIA Persistence Daemon\n"
+            "     Loaded: loaded (/lib/systemd/system/nvidia-persistenced.service; static)\n"
+            "     Active: failed (Result: exit-code) since Tue 2024-05-14 09:01:22 UTC; 3min ago\n"
+            "$ sbctl status\nSecure Boot:\t✓ Enabled\n")
+    fc = _read(tmp_path, text)
+    assert [k for k, _ in _kinds(fc)] == ["driver_build_failed", "driver_build_failed", "driver_install_blocked",
+                                         "driver_key_rejected", "persistenced_failed"]
+    assert any(n.startswith("Secure Boot enabled") for n in fc.notes)
+
+
+def test_a_gpu_module_installed_for_other_kernels_only_leaves_the_running_one_without(tmp_path: Path) -> None:
+    text = ("$ uname -r\n5.15.0-91-generic\n$ dkms status\n"
+            "nvidia, 535.129.03, 5.15.0-88-generic, x86_64: installed\n"
+            "nvidia, 535.129.03, 5.15.0-89-generic, x86_64: installed\n")
+    fc = _read(tmp_path, text)
+    assert _kinds(fc) == [("dkms_other_kernel", None)]
+    assert "not for the running kernel 5.15.0-91-generic" in fc.app_errors.errors[0].text
+
+
+def test_a_gpu_module_installed_for_the_running_kernel_and_modinfo_are_said(tmp_path: Path) -> None:
+    text = ("$ uname -a\nLinux gpu01 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024 "
+            "x86_64 x86_64 x86_64 GNU/Linux\n$ dkms status\nnvidia/550.107.02, 6.8.0-45-generic, x86_64: installed\n"
+            "$ modinfo nvidia | head -4\nfilename:       /lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst\n"
+            "import_ns:      DMA_BUF\nalias:          char-major-195-*\nversion:        550.107.02\n"
+            "vermagic:       6.8.0-45-generic SMP preempt mod_unload modversions\n")
+    fc = _read(tmp_path, text)
+    assert _kinds(fc) == []
+    assert "running kernel 6.8.0-45-generic" in fc.notes
+    assert "modinfo: nvidia 550.107.02 built for kernel 6.8.0-45-generic" in fc.notes

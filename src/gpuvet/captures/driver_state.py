@@ -24,8 +24,8 @@ from gpuvet.captures.text import Line
 
 _BUS = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # an lspci device line of a display function (any of -k, -nnk, -vv, -vnn): bus id, class, then its name
-_LSPCI_DEV = re.compile(r"^\s*(" + _BUS + r")\s+(VGA compatible controller|3D controller|Display controller)"
-                        r"(?:\s*\[03[0-9a-f]{2}\])?:\s*(.*?)\s*$", re.I)
+_LSPCI_DEV = re.compile(r"^\s*(" + _BUS + r")\s+(VGA compatible controller|3D controller|Display controller|"
+                        r"Processing accelerators)(?:\s*\[(?:03[0-9a-f]{2}|1200)\])?:\s*(.*?)\s*$", re.I)
 _ANY_DEV = re.compile(r"^\s*" + _BUS + r"\s+\S")  # any lspci device line (a block ends at the next)
 _IN_USE = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
 _MODULES = re.compile(r"^\s*Kernel modules:\s*(.+?)\s*$")
@@ -65,16 +65,41 @@ _GPU_MODULE = re.compile(r"^(?:nvidia(?!-fs\b)[\w.-]*|amdgpu[\w.-]*|rock-dkms|ro
 _INSERT = re.compile(r"(?:could not insert '?|Failed to insert module '|could not insert module \S*?)"
                      r"(nvidia[\w-]*|amdgpu)(?:\.ko)?'?:\s*(.+?)\s*$", re.I)
 _KEY = re.compile(r"Key was rejected by service|Required key not available|with unavailable key is rejected|"
-                  r"Loading of unsigned module is rejected", re.I)
+                  r"Loading of unsigned module is rejected|unsigned module loading is restricted", re.I)
 _UDEV_MODPROBE = re.compile(r"Process '/sbin/modprobe (nvidia[\w-]*|amdgpu)' failed with exit code (\d+)")
+_PERSISTENCED_UNIT = re.compile(r"nvidia-persistenced\.service\b")  # systemctl status' head ('● … - NVIDIA …')
 _PERSISTENCED_NONE = re.compile(r"Failed to query NVIDIA devices")
 _PERSISTENCED_FAILED = re.compile(r"nvidia-persistenced\.service: Failed with result|Failed to start (?:nvidia-"
                                   r"persistenced\.service|NVIDIA Persistence Daemon)")
 # the NVIDIA installer's own errors (nvidia-installer.log or its console)
 _INSTALLER_BUILD = re.compile(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"
-                              r"Unable to build the NVIDIA kernel module)")
-_INSTALLER_LOADED = re.compile(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded")
-_SB_STATE = re.compile(r"SecureBoot (enabled|disabled)|Secure Boot (not enabled|enabled) on this system", re.I)
+                              r"Unable to build the NVIDIA kernel module|Unable to find the kernel source tree|"
+                              r"Failed to run `?\S*dkms (?:build|install))")
+_INSTALLER_LOADED = re.compile(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded|The Nouveau kernel "
+                               r"driver is currently in use by your system")
+# a package manager failing to set the driver's kernel package up (dpkg runs DKMS' build in its postinst) and
+# Fedora's akmods failing to build it
+_PACKAGE_FAILED = re.compile(r"dpkg: error processing package ((?:nvidia|amdgpu|rock)[\w.+:-]*?(?:dkms|kernel|driver)"
+                             r"[\w.+:-]*)|Building and installing (?:nvidia|amdgpu)[\w.-]*\s*\[\s*FAILED|"
+                             r"akmods.{0,80}?(?:nvidia|amdgpu)\S*.{0,80}?\bfail", re.I)
+# mokutil --sb-state, DKMS' own words, sbctl status ('Secure Boot:  ✓ Enabled'), bootctl ('Secure Boot: enabled')
+_SB_STATE = re.compile(r"SecureBoot (enabled|disabled)|Secure Boot (not enabled|enabled) on this system|"
+                       r"Secure Boot:\s*(?:[^\w\s]\s*)?(enabled|disabled)", re.I)
+# inxi -G's device line ('Device-1: NVIDIA GA106 [GeForce RTX 3060] vendor: ASUSTeK driver: nvidia v: 535.129.03
+# … bus-ID: 0b:00.0'; older inxi 'Card-1: … bus ID: 01:00.0'); 'driver: N/A' is none bound. Its long lines wrap onto
+# indented lines that open with no key of their own
+_INXI_DEV = re.compile(r"^\s*(?:Graphics:\s+)?(?:Device|Card)-\d+:\s*(.+?)\s+driver:\s*(\S+)(?:\s+v:\s*(\S+))?")
+_INXI_BUS = re.compile(r"\bbus[- ]ID:\s*(" + _BUS + r")")
+_INXI_VENDOR = re.compile(r"\s+vendor:\s.*$")
+_INXI_KEY = re.compile(r"^\s*(?:[A-Z][\w-]*-\d+|Display|API|Info|OpenGL|Vulkan|EGL|Screen|Monitor|Audio|Network|"
+                       r"Drives|Sensors|Graphics|Server|Compositor|Machine|System|CPU|Memory)\b[\w-]*:")
+# the running kernel: uname -r's answer (the line after the command), uname -a's release
+_UNAME_CMD = re.compile(r"uname -r\W*$")
+_RELEASE = re.compile(r"^\s*(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$")
+_UNAME_A = re.compile(r"^\s*Linux \S+ (\d+\.\d+(?:\.\d+)?[\w.+~-]*) #")
+# modinfo nvidia / amdgpu: the module file, its version and the kernel it was built for
+_MODINFO_FILE = re.compile(r"^\s*filename:\s*\S*/(nvidia|amdgpu)\.ko(?:\.\w+)?\s*$")
+_MODINFO_FIELD = re.compile(r"^\s*(version|vermagic):\s*(\S+)")
 # ubuntu-drivers devices: '== /sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0 ==', then 'key : value' rows
 _UD_HEAD = re.compile(r"^\s*==\s*/sys/devices/\S*?/(" + _BUS + r")\s*==\s*$")
 _UD_FIELD = re.compile(r"^\s*(vendor|model|driver)\s*:\s*(.*?)\s*$")
@@ -92,25 +117,28 @@ class _Gpu:
     in_use: str | None = None
     modules: list[str] = field(default_factory=list)
     unclaimed: bool = False  # lshw's UNCLAIMED: no driver bound
+    version: str | None = None  # the driver's version, where the tool says it (inxi's 'v:')
     lines: set[int] = field(default_factory=set)
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """The driver's installed state and its failures in the lines (see the module's docstring)."""
     out = AppErrorsParse()
-    gpus = _lspci_gpus(lines) + _lshw_gpus(lines)
+    gpus = _lspci_gpus(lines) + _lshw_gpus(lines) + _inxi_gpus(lines)
     for g in gpus:
         _judge_binding(out, g, lines)
     _dkms(lines, out)
     _module_loading(lines, out)
     _ubuntu_drivers(lines, out)
+    _running_kernel(lines, out)
+    _modinfo(lines, out)
     return out
 
 
 def listing(lines: list[Line]) -> LspciParse:
     """The NVIDIA and AMD GPUs lshw's display nodes and ubuntu-drivers' device blocks name, for inventory."""
     out = LspciParse()
-    for g in _lshw_gpus(lines) + _ud_gpus(lines):
+    for g in _lshw_gpus(lines) + _ud_gpus(lines) + _inxi_gpus(lines):
         if g.bus is None or g.bus in {x.bus_id for x in out.listed}:
             continue
         out.listed.append(ListedGpu(g.bus, g.vendor, g.name, None))
@@ -186,6 +214,28 @@ def _lshw_gpu(node: dict[str, str], start: Line, unclaimed: bool, seen: set[int]
                 driver.group(1) if driver else None, unclaimed=unclaimed, lines=set(seen))
 
 
+def _inxi_gpus(lines: list[Line]) -> list[_Gpu]:
+    """Each NVIDIA or AMD device of inxi -G's Graphics section, its wrapped continuation lines joined."""
+    out: list[_Gpu] = []
+    for i, ln in enumerate(lines):
+        if "-" not in ln.text or (m := _INXI_DEV.match(ln.text)) is None:
+            continue
+        tail = [x for x in lines[i + 1:i + 3] if x.text[:1].isspace() and not _INXI_KEY.match(x.text)]
+        whole = " ".join([ln.text, *(x.text.strip() for x in tail)])
+        name = _INXI_VENDOR.sub("", m.group(1))
+        words = re.sub(r"^(?:NVIDIA|AMD|Advanced Micro Devices,? (?:Inc\.)?|\[AMD/ATI\])\s+", "", name)
+        words = re.sub(r"^\[AMD/ATI\]\s+", "", words)
+        if (vendor := _vendor(name)) is None:
+            continue
+        bus = _INXI_BUS.search(whole)
+        driver = None if m.group(2).upper() == "N/A" else m.group(2)
+        version = m.group(3) if m.group(3) and m.group(3)[:1].isdigit() else None  # 'v: kernel' names none
+        gpu = _Gpu(_bus(bus.group(1)) if bus else None, vendor, words, ln, "inxi", driver, unclaimed=driver is None,
+                   lines={ln.no, *(x.no for x in tail)}, version=version)
+        out.append(gpu)
+    return out
+
+
 def _ud_gpus(lines: list[Line]) -> list[_Gpu]:
     """The NVIDIA and AMD devices ubuntu-drivers devices lists (its modalias blocks)."""
     out: list[_Gpu] = []
@@ -227,7 +277,7 @@ def _judge_binding(out: AppErrorsParse, g: _Gpu, lines: list[Line]) -> None:
         _add(out, "gpu_bound_other_driver", g, f"{said}: kernel driver in use {g.in_use}, not "
              f"{_OWN[g.vendor]}" + (f" (installed: {', '.join(g.modules)})" if g.modules else ""))
     elif g.in_use is not None:
-        out.notes.append(f"{said}: kernel driver in use {g.in_use}" +
+        out.notes.append(f"{said}: kernel driver in use {g.in_use}" + (f" {g.version}" if g.version else "") +
                          ("" if _OWN_MODULE[g.vendor].match(g.in_use) else " (nothing in the capture expects "
                           f"{_OWN[g.vendor]})"))
     elif g.unclaimed or (g.modules and g.tool == "lspci"):
@@ -270,8 +320,10 @@ def _dkms(lines: list[Line], out: AppErrorsParse) -> None:
             out.claimed.add(ln.no)
         elif "ERROR:" in t and _INSTALLER_BUILD.search(t):
             _error(out, "driver_build_failed", ln, "NVIDIA installer")
-        elif "appears to already be loaded" in t and _INSTALLER_LOADED.search(t):
+        elif ("already be loaded" in t or "Nouveau kernel driver" in t) and _INSTALLER_LOADED.search(t):
             _error(out, "driver_install_blocked", ln, "NVIDIA installer")
+        elif ("rror processing" in t or "FAILED" in t or "akmods" in t) and (p := _PACKAGE_FAILED.search(t)):
+            _error(out, "driver_build_failed", ln, "dpkg" if p.group(1) else "akmods")
     for module, kernel in sorted(failed):
         out.notes.append(f"dkms: {module} failed to build for kernel {kernel}")
 
@@ -298,18 +350,53 @@ def _dkms_status(out: AppErrorsParse, ln: Line, s: re.Match[str]) -> None:
         _error(out, "dkms_not_built", ln, "dkms")
 
 
+def _running_kernel(lines: list[Line], out: AppErrorsParse) -> None:
+    """The kernel the capture says runs, said; where DKMS lists a GPU driver module installed for other kernels
+    only, that kernel has none (the driver was not rebuilt after a kernel update)."""
+    running = None
+    for i, ln in enumerate(lines):
+        if (a := _UNAME_A.match(ln.text)) is not None:
+            running = a.group(1)
+        elif i and _UNAME_CMD.search(lines[i - 1].text) and (r := _RELEASE.match(ln.text)) is not None:
+            running = r.group(1)
+        if running:
+            out.claimed.add(ln.no)
+            break
+    if running is None:
+        return
+    out.notes.append(f"running kernel {running}")
+    installed = [(m.group(1), m.group(3), ln) for ln in lines if (m := _DKMS_STATUS.match(ln.text)) is not None
+                 and m.group(3) and m.group(5).startswith("installed") and _GPU_MODULE.match(m.group(1))]
+    if installed and running not in {k for _, k, _ in installed}:
+        kernels = ", ".join(sorted({k for _, k, _ in installed}))
+        out.errors.append(AppError("dkms_other_kernel", installed[0][2].no, f"dkms: {installed[0][0]} installed for "
+                                   f"{kernels}, not for the running kernel {running}", None, "dkms"))
+
+
+def _modinfo(lines: list[Line], out: AppErrorsParse) -> None:
+    """modinfo's GPU driver module: its version and the kernel it was built for, said."""
+    for i, ln in enumerate(lines):
+        if "filename:" not in ln.text or (m := _MODINFO_FILE.match(ln.text)) is None:
+            continue
+        got = {f.group(1): f.group(2) for x in lines[i + 1:i + 12] if (f := _MODINFO_FIELD.match(x.text))}
+        out.claimed |= {ln.no}
+        if "version" in got:
+            out.notes.append(f"modinfo: {m.group(1)} {got['version']}" +
+                             (f" built for kernel {got['vermagic']}" if "vermagic" in got else ""))
+
+
 def _module_loading(lines: list[Line], out: AppErrorsParse) -> None:
     """modprobe/insmod refusing a GPU driver module, udev's failed modprobe, nvidia-persistenced finding no
     device, and Secure Boot's state."""
     gpu_text = None
-    for ln in lines:
+    for i, ln in enumerate(lines):
         t = ln.text
         if "insert" in t and (m := _INSERT.search(t)) is not None:
             kind = "driver_key_rejected" if _KEY.search(m.group(2)) else "driver_insert_failed"
             _error(out, kind, ln, "modprobe")
         elif "modprobe" in t and _UDEV_MODPROBE.search(t):
             _error(out, "driver_insert_failed", ln, "udev")
-        elif "rejected" in t and _KEY.search(t):
+        elif ("rejected" in t or "restricted" in t) and _KEY.search(t):
             gpu_text = gpu_text if gpu_text is not None else any("nvidia" in x.text.lower() or "amdgpu" in x.text
                                                                  for x in lines)
             if gpu_text:
@@ -318,9 +405,11 @@ def _module_loading(lines: list[Line], out: AppErrorsParse) -> None:
             _error(out, "persistenced_no_devices", ln, "nvidia-persistenced")
         elif "ersistence" in t and _PERSISTENCED_FAILED.search(t):
             _error(out, "persistenced_failed", ln, "nvidia-persistenced")
+        elif "Active: failed" in t and any(_PERSISTENCED_UNIT.search(x.text) for x in lines[max(0, i - 4):i]):
+            _error(out, "persistenced_failed", ln, "systemctl")
         elif "ecure" in t and (sb := _SB_STATE.search(t)) is not None:
             out.claimed.add(ln.no)
-            on = (sb.group(1) or sb.group(2) or "").lower() == "enabled"
+            on = (sb.group(1) or sb.group(2) or sb.group(3) or "").lower() == "enabled"
             out.notes.append(f"Secure Boot {'enabled' if on else 'disabled'} (line {ln.no}): "
                              + ("a kernel module must be signed with an enrolled key to load" if on else
                                 "unsigned modules may load"))

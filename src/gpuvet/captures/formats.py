@@ -31,6 +31,7 @@ from gpuvet.captures import (
     cuda_samples,
     dcgm,
     dcgm_health,
+    driver_marks,
     fabric_manager,
     gpu_burn,
     kernel,
@@ -431,13 +432,6 @@ MONITOR = "gpustat, pmon or another monitor"  # issue 46: captures/monitor_tools
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
-# the driver's installed state and its failures (driver_state.parse): lspci -k's and lshw's driver lines, DKMS' status
-# and build errors, modprobe's refusals, nvidia-persistenced, the NVIDIA installer, mokutil, ubuntu-drivers
-_DRIVER_MARKS = ("Kernel driver in use", "Kernel modules", "*-display", "*-video", "dkms", "DKMS", "could not insert",
-                 "Failed to insert module", "key not available", "Key was rejected", "with unavailable key",
-                 "unsigned module", "Failed to query NVIDIA devices", "ersistence", "modalias", "Bad return status",
-                 "SecureBoot", "Secure Boot", "appears to already be loaded", "/sbin/modprobe", "Building kernel modules",
-                 "build the NVIDIA kernel module")
 FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi -q -x", "xml", _xml, markers=_XML_MARKS),
     Format("nccl-tests", "nccl", _nccl, markers=_NCCL_MARKS),
@@ -518,9 +512,9 @@ FORMATS: tuple[Format, ...] = (
                     "Health check failed", "Nvidia", "AcceleratedHardware", "load the kernel module", "load NVIDIA")),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("driver installation and binding", "app_errors", _one("driver_state.parse"), ALL, adds=True,
-           markers=_DRIVER_MARKS),  # issue 46 (dev_m_drv): lspci -k, lshw, dkms, modprobe, persistenced, mokutil
-    Format("lshw or ubuntu-drivers GPUs", "lspci", _one("driver_state.listing"), ALL, adds=True,
-           markers=("*-display", "*-video", "modalias")),  # lshw's display node, ubuntu-drivers' device block
+           markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced
+    Format("lshw, inxi or ubuntu-drivers GPUs", "lspci", _one("driver_state.listing"), ALL, adds=True,
+           markers=driver_marks.LISTED),
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,

@@ -100,6 +100,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "driver_build_failed": _Meaning("driver_install_failed", HIGH),
     "driver_install_blocked": _Meaning("driver_install_failed", MEDIUM),
     "dkms_not_built": _Meaning("driver_install_failed", LOW),
+    "dkms_other_kernel": _Meaning("driver_install_failed", MEDIUM),
     "driver_key_rejected": _Meaning("driver_module_rejected", HIGH),
     "driver_insert_failed": _Meaning("no_modules_visible", MEDIUM),
     "persistenced_no_devices": _Meaning("no_modules_visible", MEDIUM),
