@@ -58,3 +58,17 @@ def test_accelerators_that_did_not_come_up(capsys: pytest.CaptureFixture[str], t
           "(warm_reset.cpp:134)\n2025-05-02 10:00:12.000 | error | UMD | Reset failed. (warm_reset.cpp:180)\n")
     code, answer = doctor_capture(capsys, tmp_path, tt, name="tt.txt")
     assert code != 0 and _severe(answer) == {("module_reported_critical", "TT 0000:3B:00.0 (0000:3B:00.0)")}
+
+
+def test_a_rocm_smi_row_with_no_reading_at_all_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """rocm-smi's default table: a row whose every cell is N/A (as nvidia-smi's ERR! row) warns on that GPU; a row
+    with one figure read (a fan's 0%: a device without the other sensors) is not judged."""
+    head = ("========================ROCm System Management Interface========================\n"
+            "GPU  Temp   AvgPwr  SCLK    MCLK    Fan     Perf  PwrCap  VRAM%  GPU%\n")
+    rows = ("0    N/A    N/A     N/A     N/A     N/A     N/A   N/A     N/A    N/A\n"
+            "1    41.0c  52.0W   852Mhz  167Mhz  17.65%  auto  250.0W    0%   0%\n")
+    code, answer = doctor_capture(capsys, tmp_path, head + rows)
+    assert code != 0 and _severe(answer) == {("module_reported_warning", "GPU[0]")}
+    lacking = rows.replace("0    N/A    N/A     N/A     N/A     N/A ", "0    N/A    N/A     N/A     N/A     0%  ")
+    code, answer = doctor_capture(capsys, tmp_path, head + lacking, name="lacking.txt")
+    assert code == 0 and not _severe(answer)

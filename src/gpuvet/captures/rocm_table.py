@@ -97,6 +97,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     if not rows:
         return i
     _unanswered(lines[max(0, at - _ERRORS_ABOVE):i], out, rows)
+    _all_unread(lines[at + 1:i], out, rows)
     if i < len(lines) and _BANNER.match(lines[i].text.strip()):
         claimed.append(lines[i].no)
     out.claimed.update(claimed)
@@ -138,6 +139,24 @@ def _unanswered(lines: list[Line], out: ListedParse, rows: int) -> None:
         unread = [c for c in cells if c.lower() in _NO_READING]
         if m.temperature_c is None and len(unread) >= _UNREAD_CELLS and m.label in errors:
             out.modules[k] = replace(m, ras=(*m.ras, (UNANSWERED, f"{' '.join(cells)} ({errors[m.label]})"[:240])))
+
+
+ALL_UNREAD = "rocm-smi: every reading N/A"  # issue 46: the row of a module its driver answers nothing for
+
+
+def _all_unread(lines: list[Line], out: ListedParse, rows: int) -> None:
+    """A row whose every cell after its index (a device id aside) the tool printed as N/A, None or unknown: no
+    temperature, power, clock, fan nor use read, as nvidia-smi's ERR! row (a module the driver cannot read); a row
+    with one figure (a fan's 0%) is a device that lacks the others, not judged."""
+    cells_of = {r.group(1): r.group(2).split() for ln in lines if (r := _ROW.match(ln.text.strip())) is not None}
+    for k in range(len(out.modules) - rows, len(out.modules)):
+        m = out.modules[k]
+        cells = [c.rstrip(",") for c in cells_of.get(m.label[4:-1], [])]
+        while cells and (cells[0].isdigit() or _HEX.fullmatch(cells[0])):  # ROCm 6's node id, device id, GUID
+            cells = cells[1:]
+        if len(cells) >= 4 and all(c.lower() in _NO_READING or c.lower() == "unsupported" for c in cells) \
+                and not any(p == UNANSWERED for p, _ in m.ras):
+            out.modules[k] = replace(m, ras=(*m.ras, (ALL_UNREAD, " ".join(cells)[:240])))
 
 
 def _headless(lines: list[Line], out: ListedParse) -> None:

@@ -94,8 +94,8 @@ def _ras_severity(path: str, value: str) -> str:
         return "warn" if word in _YES else "ok" if word == "no" else "unknown"
     if path == "hl-smi: volatile uncorrectable":
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
-    if path == "rocm-smi: readings unreadable":  # rocm_table.UNANSWERED: the tool's ERROR and no reading taken
-        return "warn"
+    if path in ("rocm-smi: readings unreadable", "rocm-smi: every reading N/A"):  # rocm_table.UNANSWERED (the tool's
+        return "warn"  # ERROR, no reading taken) and ALL_UNREAD (no cell of the row read)
     if path.endswith("UNCORRECTABLE_COUNT"):
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path.endswith(("CORRECTABLE_COUNT", "DEFERRED_COUNT")):  # corrected: said, not judged (no bound from a
