@@ -66,7 +66,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
     # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
     "captured_errors": {"application error lines", "ROCm/HIP error lines", "deviceQuery", "p2pBandwidthLatencyTest",
-                        "gpu-burn", "scheduler and runtime GPU lines", "driver installation and binding"},
+                        "gpu-burn", "scheduler and runtime GPU lines",
+                        "runtime and framework device lines", "driver installation and binding"},
     "dcgm_health": {"dcgmi health"},
 }
 # issue 46: an environment report's 'Is CUDA available' answer (captures/env_report.py), by the script that printed it

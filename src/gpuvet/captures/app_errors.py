@@ -74,7 +74,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                         r"|nvidia-container-cli(?:\.real)?: (?:initialization|mount|device|detection) error",
     # PyTorch's words for cudaErrorUnknown at init ('CUDA initialization: CUDA unknown error - this may be due to
     # an incorrectly set up environment …') and for cuInit failing: the runtime could not start, the module unnamed
-    "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed",
+    "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed"
+                         # cuInit's own unknown error as XLA (JAX, TensorFlow) logs it (issue 46, dev_m_runtime)
+                         r"|failed call to cuInit: CUDA_ERROR_UNKNOWN",
     # cudaErrorNvlinkUncorrectable: the NVLink between modules failed under the job (Xid 74 names the link)
     "nvlink_uncorrectable": r"uncorrectable NVLink error|cudaErrorNvlinkUncorrectable|CUDA_ERROR_NVLINK_UNCORRECTABLE",
     # nvidia-smi without the driver's NVML library: a container started without the GPUs, or no driver installed

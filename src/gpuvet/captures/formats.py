@@ -59,6 +59,7 @@ from gpuvet.captures.records import (
     ListedParse,
     SmiTextModule,
 )
+from gpuvet.captures.runtime_marks import RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
 from gpuvet.captures.text import Cleaned, Line
 
 if TYPE_CHECKING:
@@ -515,6 +516,9 @@ FORMATS: tuple[Format, ...] = (
            markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced
     Format("lshw, inxi or ubuntu-drivers GPUs", "lspci", _one("driver_state.listing"), ALL, adds=True,
            markers=driver_marks.LISTED),
+    Format(RUNTIME_LINES, "app_errors", _one("runtime_status.parse"), ALL, adds=True, markers=RUNTIME_MARKS),  # issue 46
+    Format(RUNTIME, None, _kept("runtime_status.listing"), ALL, markers=RUNTIME_MARKS),  # llama.cpp, ollama, TF, JAX,
+    Format(RUNTIME + " (AMD)", "amd", _aside("runtime_status.amd_listing"), ALL, adds=True, markers=RUNTIME_MARKS),
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,
@@ -606,7 +610,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
-                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"])):
+                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
+                         (RUNTIME, kept[RUNTIME])):
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _loaded("env_report.alone")(
                 fc.kinds, listed)):  # issue 46: the lists without -q's fields (an environment report's versions alone)
             return None if kind == "deviceQuery" else kind, listed

@@ -73,6 +73,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
     "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
+    # an inference runtime's or a framework's own lines (captures/runtime_status.py): no GPU it can use
+    "runtime_no_device": _Meaning("framework_sees_no_module", MEDIUM),
+    "runtime_cpu_only_build": _Meaning("framework_sees_no_module", HIGH),
+    "runtime_unsupported_gpu": _Meaning("framework_sees_no_module", MEDIUM),
     # an environment report's 'Is CUDA available: False' for a GPU build, told by its own lines (captures/env_report.py)
     "env_driver_too_old": _Meaning("driver_runtime_mismatch", HIGH),
     "env_no_device": _Meaning("framework_sees_no_module", MEDIUM),
@@ -139,7 +143,7 @@ def captured_errors(ev: Evidence) -> Outcome:
 
 # a program's 'no device' (the runtime's, the framework's) where a tool's listing in the captures names modules:
 # the driver lists them, so the program's own view hides them (CUDA_VISIBLE_DEVICES, a container, its build)
-_UNSEEN = {"no_device", "torch_no_cuda", "hip_no_device"}
+_UNSEEN = {"no_device", "torch_no_cuda", "hip_no_device", "runtime_no_device"}
 
 
 def _listed_by_a_tool(ev: Evidence) -> bool:

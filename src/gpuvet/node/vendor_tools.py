@@ -309,6 +309,19 @@ APP_ERROR_FIX = {
                        "GPUs (--gpus all, the NVIDIA runtime) so the driver's libraries are mounted; on the host the "
                        "driver's user-space is not installed (or not in the loader's path: ldconfig -p | grep "
                        "nvidia-ml)",
+    "runtime_no_device": "the runtime (llama.cpp, ollama, TensorFlow, JAX, OpenCL, Vulkan) found no GPU it can use: "
+                         "check the host first (nvidia-smi or amd-smi lists the modules; the kernel log says why one "
+                         "did not load), then the runtime's view: a build with the GPU backend (not CPU-only), "
+                         "libraries that match the driver, CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, and inside a "
+                         "container the GPUs passed in (--gpus all, /dev/kfd and /dev/dri)",
+    "runtime_cpu_only_build": "the framework or runtime was installed without GPU support (a CPU-only jaxlib or "
+                              "wheel): install its CUDA or ROCm build for the driver (pip install -U \"jax[cuda12]\", "
+                              "the framework's GPU package); not a fault of the GPU",
+    "runtime_unsupported_gpu": "the runtime found the GPU but does not support it (an AMD gfx target its ROCm "
+                               "libraries were not built for, an integrated GPU, a compute capability below its "
+                               "minimum): use a build or backend that includes it (the runtime's Vulkan backend), or "
+                               "on Linux HSA_OVERRIDE_GFX_VERSION set to a supported target of the same family; not a "
+                               "fault of the GPU",
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",

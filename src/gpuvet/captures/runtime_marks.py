@@ -1,0 +1,18 @@
+"""What marks a text as holding an inference runtime's or a compute API's lines (issue 46, dev_m_runtime): the
+words of their device lines (captures/runtime_devices.py, api_devices.py) and of each status rule
+(runtime_status.RULES). Kept apart from the readers so formats.py can name them without importing the readers
+(issue 43: a text holding none of them never loads them)."""
+
+RUNTIME_LINES = "runtime and framework device lines"  # the kind a file holding their lines is read as
+RUNTIME = "runtime device list"  # the kind a file's GPUs are read as when a runtime's lines are the only list
+RUNTIME_MARKS = ("ggml_", "Device 0:", "Device ID #", "* Device #", "Device Name", "-- Device #", "Found device",
+                 "Created TensorFlow device", "Created device", "inference compute", "MiB free", "deviceName", "GPU id",
+                 "compatible GPU", "no GPU detected", "no nvidia devices", "init failure", "cudaSetDevice err",
+                 "amdgpu is not supported", "amdgpu too old", "rocm library found", "unsupported integrated GPU",
+                 "unsupported Radeon", "unsupported GPU", "TensileLibrary", "cuInit", "failed: out of memory",
+                 "failed to allocate", "ErrorOutOfDeviceMemory", "memory allocation of size", "allocatable device memory",
+                 "CL_MEM_OBJECT_ALLOCATION_FAILURE", "Cannot dlopen", "Could not find cuda drivers", "CUDA kernel binaries",
+                 "CUDA backend failed", "Jax plugin", "Num GPUs Available", "Unable to initialize backend", "jaxlib",
+                 "No GPU/TPU found", "Number of platforms", "clGetPlatformIDs", "CL_PLATFORM_NOT_FOUND_KHR",
+                 "No devices found/left", "compatible platform found", "Found no drivers", "Cannot create Vulkan instance",
+                 "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover")
