@@ -154,3 +154,21 @@ def test_hugging_face_env_bullets_read_the_build_and_its_answer() -> None:
     rep = env_report.read(clean(text).lines)
     assert rep.values["build_cuda"] == "11.8" and rep.available is not None and rep.available[0]
     assert [g.name for g in rep.gpus] == ["NVIDIA GeForce RTX 4090"]
+
+
+def test_the_accelerator_form_in_backticks_names_the_build_driver_and_its_cuda() -> None:
+    text = ("* `accelerate` version: `1.10.0`\n* PyTorch version (accelerator?): `2.8.0+cu126 (CUDA)`\n"
+            "* GPU type: `NVIDIA L40S`\n* NVIDIA driver version: `560.35.05`\n* CUDA version: `12.6`\n")
+    rep = env_report.read(clean(text).lines)
+    assert (rep.values["build_cuda"], rep.values["driver"], rep.values["driver_cuda"]) == ("12.6", "560.35.05", "12.6")
+    assert rep.available is not None and rep.available[0] and [g.name for g in rep.gpus] == ["NVIDIA L40S"]
+
+
+def test_detectron2s_table_reads_its_gpu_rows_driver_and_answer() -> None:
+    text = ("----------------------  ----------------------------------------------------\nsys.platform            linux\n"
+            "PyTorch                 2.1.2+cu118 @/opt/conda/lib/python3.10/site-packages/torch\n"
+            "GPU available           Yes\nGPU 0,1                 NVIDIA RTX A4000 (arch=8.6)\n"
+            "Driver version          535.154.05\nCUDA_HOME               /usr/local/cuda\n")
+    rep = env_report.read(clean(text).lines)
+    assert [g.name for g in rep.gpus] == ["NVIDIA RTX A4000"] * 2 and rep.values["driver"] == "535.154.05"
+    assert rep.values["build_cuda"] == "11.8" and rep.tools == ["detectron2 collect_env"]

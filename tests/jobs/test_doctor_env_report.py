@@ -54,3 +54,17 @@ def test_a_framework_using_its_gpus_reads_clear_with_what_was_read(tmp_path: Pat
 def test_a_hugging_face_env_saying_false_for_a_cuda_wheel_is_a_finding(tmp_path: Path) -> None:
     text = "- Platform: Linux-6.8.0-x86_64\n- PyTorch version (GPU?): 2.1.0+cu118 (False)\n- Using GPU in script?: yes\n"
     assert capture_findings(tmp_path, text) == {("framework_sees_no_module", None): "warn"}
+
+
+def test_a_report_that_names_no_build_no_gpu_and_no_driver_is_not_judged(tmp_path: Path) -> None:
+    """check_env's 'CUDA available: False' beside a torch version without a build tag: nothing says a GPU was
+    expected, so nothing is invented."""
+    text = "sys.platform: linux\nCUDA available: False\nPyTorch: 2.0.1\nTorchVision: 0.15.2\n"
+    data = capture_json(tmp_path, text)
+    assert data["findings"] == [] and any("whether it expects a GPU is not said" in n for n in data["notes"])  # type: ignore[union-attr]
+
+
+def test_detectron2_saying_no_gpu_for_a_cuda_wheel_is_a_finding(tmp_path: Path) -> None:
+    text = ("PyTorch                 1.13.1+cu117 @/usr/lib/python3/dist-packages/torch\n"
+            "GPU available           No: torch.cuda.is_available() == False\n")
+    assert capture_findings(tmp_path, text) == {("framework_sees_no_module", None): "warn"}

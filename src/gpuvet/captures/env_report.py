@@ -33,7 +33,8 @@ _STRONG = {
     "is cuda available": "available", "cuda available": "available", "gpu available": "available",
     "cuda used to build pytorch": "build_cuda", "rocm used to build pytorch": "build_rocm",
     "gpu models and configuration": "gpus", "nvidia driver version": "driver", "cuda driver version": "driver",
-    "pytorch version (gpu?)": "torch_gpu", "nvrm version": "nvrm", "torch cuda version": "build_cuda",
+    "pytorch version (gpu?)": "torch_gpu", "pytorch version (accelerator?)": "torch_gpu", "nvrm version": "nvrm",
+    "torch cuda version": "build_cuda",
 }
 _WEAK = {
     "pytorch version": "torch", "pytorch": "torch", "cuda runtime version": "runtime", "hip runtime version": "hip",
@@ -48,6 +49,7 @@ _COLLECT, _CHECK, _HF = "PyTorch collect_env", "check_env (mmcv/sglang/lmdeploy)
 _TOOLS = {"Is CUDA available": _COLLECT, "CUDA used to build PyTorch": _COLLECT, "ROCM used to build PyTorch": _COLLECT,
           "GPU models and configuration": _COLLECT, "Nvidia driver version": _COLLECT, "vLLM Version": "vLLM collect_env",
           "CUDA available": _CHECK, "CUDA Driver Version": _CHECK, "PyTorch version (GPU?)": _HF, "GPU type": _HF,
+          "PyTorch version (accelerator?)": _HF,
           "torch cuda version": "ds_report", "GPU available": "detectron2 collect_env",
           "NVRM version": "nvidia-container-cli info"}
 TOOLS = {*_TOOLS.values(), "nvcc --version", "nvidia-smi header line", "/proc/driver/nvidia/version", "lsmod"}
@@ -56,7 +58,9 @@ _LISTS = {_COLLECT, _CHECK, "vLLM collect_env", "detectron2 collect_env"}  # the
 _BLOCK = {"device index": "index", "device minor": "", "model": "name", "brand": "", "gpu uuid": "uuid",
           "bus location": "bus", "architecture": "arch"}
 _KEY = re.compile(r"^(?:[-*]\s+)?`?([A-Za-z][\w ()?/.-]{0,48}?)`?\s*(?::|\s\.{3,})\s*(.*)$")
-_GPU_LINE = re.compile(r"^GPU (\d{1,3}(?:,\s?\d{1,3})*)\s*:\s*(\S.*)$")  # collect_env's and check_env's
+# collect_env's, check_env's ('GPU 0,1: …') and detectron2's ('GPU 0   …') model lines
+_GPU_LINE = re.compile(r"^GPU (\d{1,3}(?:,\s?\d{1,3})*)(?:\s*:|\s{2,})\s*(\S.*)$")
+_D2 = re.compile(r"^(GPU available|Driver version|PyTorch)\s{2,}(\S.*)$")  # detectron2's table (tabulate, no colons)
 _LISTING = re.compile(r"listing device (\S+) \((GPU-[0-9a-fA-F-]{8,}|\(null\)) at ([0-9a-fA-F:.]{7,16}|\(null\))\)")
 _SMI_HEAD = re.compile(r"^NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)\s+CUDA Version:\s*(\S+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V(\d+\.\d+\.\d+)")
@@ -123,7 +127,7 @@ def read(lines: list[Line]) -> Report:
         if k is None:
             block = None
             continue
-        printed, value = " ".join(k.group(1).split()), k.group(2).strip()
+        printed, value = " ".join(k.group(1).split()), k.group(2).strip().strip("`").strip()
         key = printed.lower()
         if key in _BLOCK and (block is not None or printed == "Device Index"):
             block = _block(key, value, block, out)
@@ -171,6 +175,13 @@ def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | Non
         out.tool("/proc/driver/nvidia/version")
     elif text.startswith("GCC version:") and "/proc/driver/nvidia/version" in out.tools:
         pass
+    elif (t := _D2.match(text)) is not None:  # detectron2's 'GPU available  No: torch.cuda.is_available() == False'
+        if t.group(1) == "GPU available" and t.group(2).startswith(("Yes", "No")):
+            out.available = out.available or (t.group(2).startswith("Yes"), ln)
+            out.tool("detectron2 collect_env")
+        elif t.group(1) == "Driver version" and _VERSION.match(t.group(2)):
+            out.values.setdefault("driver", t.group(2).split()[0])
+        _wheel(t.group(2), out)
     elif (m := _LSMOD.match(text)) is not None:
         out.loaded.append(m.group(1))
     elif "listing device" in text and (d := _LISTING.search(text)) is not None:
@@ -188,9 +199,9 @@ def _value(what: str, value: str, ln: Line, out: Report) -> None:
     if what == "available":
         if low in _TRUE | _FALSE:
             out.available = out.available or (low in _TRUE, ln)
-    elif what == "torch_gpu":  # '1.12.1+cu116 (False)'
-        if (a := re.search(r"\((True|False)\)\s*$", value)) is not None:
-            out.available = out.available or (a.group(1) == "True", ln)
+    elif what == "torch_gpu":  # '1.12.1+cu116 (False)'; newer: '2.9.1+cu128 (CUDA)', '(NA)' where none
+        if (a := re.search(r"\((\w+)\)\s*$", value)) is not None:
+            out.available = out.available or (a.group(1).lower() not in ("false", "na", "none", "cpu"), ln)
         _wheel(value, out)
     elif what == "torch":
         _wheel(value, out)
@@ -250,8 +261,8 @@ def _place(listed: list[tuple[str, str | None]], out: Report) -> None:
 
 
 def _gpu_name(text: str) -> str:
-    """collect_env's model as printed, without a trailing '(UUID: …)'."""
-    return re.sub(r"\s*\(UUID: [^)]*\)\s*$", "", text).strip()
+    """collect_env's model as printed, without a trailing '(UUID: …)' (detectron2's '(arch=8.6)')."""
+    return re.sub(r"\s*\((?:UUID: |arch=)[^)]*\)\s*$", "", text).strip()
 
 
 def _amd(out: Report) -> bool:
@@ -332,6 +343,8 @@ def _unusable(rep: Report) -> tuple[str | None, str]:
     drv, drv_cuda = v.get("driver"), v.get("driver_cuda")
     if "build_cuda" in v and (old := _too_old(v["build_cuda"], drv, drv_cuda)):
         return "env_driver_too_old", old
+    if not build and not rep.gpus and not drv:
+        return None, "the report names no GPU build, no GPU and no driver: whether it expects a GPU is not said"
     build = build or "GPU"
     if not rep.gpus and not drv:
         return "env_no_device", (f"a {build} build; the report names no GPU and no driver: no device is visible to "
