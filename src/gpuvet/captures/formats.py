@@ -430,6 +430,11 @@ _ENV_MARKS = ("CUDA available", "GPU available", "used to build PyTorch", "GPU m
               "vLLM Version", "GPU type", "Device Index", "(accelerator?)",  # and nvidia-smi's header line alone:
               Needing(re.compile(r"\n[^\S\n]*NVIDIA-SMI [\d.]+ +Driver"), ("NVIDIA-SMI",)))
 MONITOR = "gpustat, pmon or another monitor"  # issue 46: captures/monitor_tools.py (its kinds name the tool)
+WINDOWS = "Windows adapter listing"  # dxdiag's Display Devices, Win32_VideoController's fields (captures/windows.py)
+_WIN_MARKS = ("nvlddmkm", "amdkm", "amdwddmg", "atikm", "igfx", "igdkmd", "Display driver", "TDR occurred", "LKD_0x",
+              "LiveKernelEvent", "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "dxg", "GPU access blocked",
+              "/usr/lib/wsl/lib/", "CUDA Version: ERR!")
+_WIN_LIST_MARKS = ("Card name", "DriverVersion", "VideoProcessor", "-Driver Version")  # not -q's 'Driver Version :'
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
@@ -451,6 +456,8 @@ FORMATS: tuple[Format, ...] = (
     Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
+    Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=_WIN_LIST_MARKS),  # its NVIDIA adapters
+    Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=_WIN_LIST_MARKS),  # as amd-smi's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
@@ -531,6 +538,8 @@ FORMATS: tuple[Format, ...] = (
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
     Format(RIG, None, _kept("rig_report.parse"), markers=("**GPU ",)),  # its GPU bullet ('- **GPU 0:** …')
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
+    Format("Windows event log or WSL lines", "kernel", _one("windows.parse"), ALL, adds=True, markers=_WIN_MARKS),  # after
+    # the table: its banner's CUDA ERR! is read here too
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)
@@ -611,7 +620,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
-                         (RUNTIME, kept[RUNTIME])):
+                         (RUNTIME, kept[RUNTIME]),
+                         (WINDOWS, kept[WINDOWS])):
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _loaded("env_report.alone")(
                 fc.kinds, listed)):  # issue 46: the lists without -q's fields (an environment report's versions alone)
             return None if kind == "deviceQuery" else kind, listed

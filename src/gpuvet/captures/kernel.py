@@ -39,7 +39,7 @@ _SMI_LEAD = (r"^\s*(?:\[[^\]]{1,40}\]\s*)?"
              r"(?:[\w.@:~/\\-]*[$#>]\s*(?:\S*nvidia-smi\S*(?:\s+-{1,2}\S+)*\s+)?)?")
 # the bus id as the poster left it: a domain shortened or mistyped ('000:BA:80.0'), or none ('0B:00.0')
 # nvidia-smi.exe on Windows words it 'Unable to detect the device handle for GPU0000:B1:00.0: …'
-_NO_HANDLE_HEAD = (r"Unable to (?:determine|detect) the device handle for (?:[Gg][Pp][Uu]\s*)?(?:PCI:)?"
+_NO_HANDLE_HEAD = (r"Unable to (?:determine|detect) the device handle for (?:[Gg][Pp][Uu]\s*(?:\d{1,3}:\s+)?)?(?:PCI:)?"
                    r"((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?:\s*")
 _NO_HANDLE_WORDS = _NO_HANDLE_HEAD + r"(\S.{0,80}"
 _NO_HANDLE = re.compile(_SMI_LEAD + _NO_HANDLE_WORDS + ")")

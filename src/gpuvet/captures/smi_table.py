@@ -57,7 +57,7 @@ def parse(lines: list[Line]) -> SmiText:
         if "|" not in text:
             continue
         if (b := _BANNER.search(text)) is not None:
-            out.driver, out.cuda = b.group(2), b.group(3)
+            out.driver, out.cuda = b.group(2), _cuda(b.group(3), ln.no, out)
             banners.add(ln.no)
             continue
         row = _first_row(text)
@@ -88,6 +88,7 @@ def parse(lines: list[Line]) -> SmiText:
             ln.no > min(out.claimed) and _framed(ln.text)) or _STAMP.match(ln.text))}  # MIG-mode, Processes heads
         out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
+        _driver_models(out)
     if not out.modules and banners:
         _heading_only(lines, min(banners), out)
     if unread:
@@ -95,6 +96,26 @@ def parse(lines: list[Line]) -> SmiText:
                          f"line(s) {ranges(unread)}: left unknown as a figure; NVML could not read the module "
                          "(doctor judges it)")
     return out
+
+
+def _cuda(version: str | None, no: int, out: SmiText) -> str | None:
+    """The banner's CUDA version; 'ERR!' (NVML could not ask the driver's CUDA library) is none, said in a note."""
+    if version != "ERR!":
+        return version
+    out.notes.append(f"nvidia-smi table: CUDA Version: ERR! (line {no}): NVML could not read the CUDA version from "
+                     "the driver's CUDA library (libcuda missing, shadowed or of another driver; inside WSL the one "
+                     "under /usr/lib/wsl/lib): CUDA programs are likely to fail to start")
+    return None
+
+
+def _driver_models(out: SmiText) -> None:
+    """Windows' table names each module's driver model (WDDM, TCC): said once, with what it means."""
+    models = [(m.fields.get("Index", "?"), m.fields["Driver Model/Current"]) for m in out.modules
+              if "Driver Model/Current" in m.fields]
+    if models:
+        out.notes.append("nvidia-smi table (Windows): driver model " + ", ".join(f"GPU {i} {dm}" for i, dm in models)
+                         + ("; a GPU in TCC mode drives no display and is not visible inside WSL" if any(
+                             dm == "TCC" for _, dm in models) else ""))
 
 
 def _heading_only(lines: list[Line], banner: int, out: SmiText) -> None:

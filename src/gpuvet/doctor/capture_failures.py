@@ -93,6 +93,7 @@ def as_quoted(found: Finding) -> Finding:
 
 
 GPULESS = "{} kernel line(s), none from a GPU, NIC-to-GPU or driver module"  # fallback.py's kernel excerpt
+WINDOWS_LOG = "Windows event log or WSL lines"  # issue 46: Windows' display drivers' events (captures/windows.py)
 
 
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
@@ -126,7 +127,7 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return confirmed("the driver's kernel messages say: " + "; ".join(said), *found)
     other = len(c.kernel_events) - len(events)
     return clear(_none_said(ev) + (f" ({other} other message(s): see compute-errors)" if other else ""),
-                 Cited(_source(ev, "kernel log"), "driver lines read", str(c.kernel_lines)))
+                 Cited(_source(ev, "kernel log", WINDOWS_LOG), "driver lines read", str(c.kernel_lines)))
 
 
 def _none_said(ev: Evidence) -> str:
@@ -213,8 +214,8 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     return clear("the benchmarks ran to the end without an error line", *cited)
 
 
-def _source(ev: Evidence, kind: str) -> str:
-    return ev.capture_source(kind) or f"captured {kind}"
+def _source(ev: Evidence, kind: str, *more: str) -> str:
+    return ev.capture_source(kind, *more) or f"captured {kind}"
 
 
 # --- findings the existing capture checks add --------------------------------------------------
