@@ -74,6 +74,10 @@ def test_ollama_inference_compute_lines_list_gpus_and_library_cpu_none() -> None
                 'time=2025-02-01T10:00:00.001Z level=INFO source=types.go:130 msg="inference compute" id=0 library=cpu '
                 'variant="" compute="" driver=0.0 name="" total="31.2 GiB" available="28.0 GiB"\n')
     assert cpu.smi is None and _kinds(cpu) == [NO_DEVICE]
+    rocm = _read('time=2025-01-05T10:00:00.000Z level=INFO source=types.go:131 msg="inference compute" id=0 '
+                 'library=rocm variant="" compute=gfx1100 driver=6.3 name=1002:744c total="24.0 GiB" available="23.9 '
+                 'GiB"\n')
+    assert [m.name for m in rocm.amd.modules] == ["AMD GPU 1002:744c (gfx1100)"]
 
 
 def test_tensorflow_device_lines_of_each_version_name_model_and_bus() -> None:

@@ -18,7 +18,7 @@ from gpuvet.captures.text import MAX_MODULES, Line
 _NVIDIA = re.compile(r"\b(?:NVIDIA|Tesla|Quadro|GeForce|TITAN|Titan|RTX)\b")
 _AMD = re.compile(r"\b(?:AMD|Radeon|Instinct|FirePro|gfx\d{3,4}|Vega|Navi)\b|\bATI\b")
 _INTEL = re.compile(r"\b(?:Intel|Arc)\b")
-_VENDOR_IDS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x106b": "Apple"}
+_VENDOR_IDS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x106b": "Apple"}  # PCI vendor ids
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,9 @@ def _ollama(ln: Line) -> RuntimeDevice | None:
     name = kv.get("description") or kv.get("name") or ""
     if library.lower() == "cpu" or not name or re.fullmatch(r"(?:CUDA|ROCm|Vulkan)\d+", name) and "description" not in kv:
         return None
+    if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{4}", name, re.I):  # ollama 0.5 names an AMD GPU by its PCI ids
+        name = f"{_VENDOR_IDS.get('0x' + name[:4].lower(), 'GPU')} GPU {name}" + (f" ({kv['compute']})" if kv.get(
+            "compute") else "")
     return RuntimeDevice("ollama", kv.get("id", "?"), name, ln.no, vendor_of(name, library), kv.get("pci_id"),
                          mib(kv.get("total")), kv.get("compute") or None, kv.get("driver") or None,
                          kv["id"] if kv.get("id", "").startswith("GPU-") else None)

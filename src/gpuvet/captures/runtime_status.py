@@ -177,10 +177,17 @@ def _kept(log: RuntimeLog) -> list[AppError]:
     return out
 
 
+_READERS = ((runtime_lines, ()), (api_devices.clinfo, ("Number of platforms", "Device Name", "-- Device #")),
+            (api_devices.hashcat, ("Device ID #", "* Device #")), (api_devices.vulkaninfo, ("deviceName", "GPU id")))
+
+
 def read(lines: list[Line]) -> RuntimeLog:
-    """The runtime lines of a file: devices each tool lists (once by tool and index) and the errors."""
+    """The runtime lines of a file: devices each tool lists (once by tool and index) and the errors. A listing
+    tool's reader runs only where a line holds its words (a bug report's million lines are not each matched)."""
     log = RuntimeLog()
-    for reader in (runtime_lines, api_devices.clinfo, api_devices.hashcat, api_devices.vulkaninfo):
+    for reader, words in _READERS:
+        if words and not any(w in ln.text for ln in lines for w in words):
+            continue
         devices, claimed = reader(lines)
         log.claimed |= claimed
         for d in devices:  # once by tool and index: a log repeats its start-up
@@ -194,10 +201,21 @@ def read(lines: list[Line]) -> RuntimeLog:
 KIND = RUNTIME_LINES  # the format's name (formats.py), the kind a file is read as
 
 
+_last: list[tuple[list[Line], RuntimeLog]] = []  # the walk's lines and their read, for the formats after parse
+
+
+def _read_once(lines: list[Line], last: bool = False) -> RuntimeLog:
+    """read(lines), made once for the three formats of one walk (parse, then listing, then amd_listing, which
+    lets it go: the lines are never held past the walk)."""
+    log = _last[0][1] if _last and _last[0][0] is lines else read(lines)
+    _last[:] = [] if last else [(lines, log)]
+    return log
+
+
 def parse(lines: list[Line]) -> AppErrorsParse:
     """The format's parse: the runtime errors as app_errors' records, every runtime line read claimed (none where
     no tool's line was read: a lone status word is no runtime's log)."""
-    log = read(lines)
+    log = _read_once(lines)
     out = AppErrorsParse(errors=_kept(log), claimed=log.claimed if log.tools else set())
     if log.devices:
         by_tool: dict[str, list[str]] = {}
@@ -211,11 +229,11 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     return out
 
 
-def devices(lines: list[Line]) -> list[RuntimeDevice]:
+def devices(lines: list[Line], last: bool = False) -> list[RuntimeDevice]:
     """Every GPU the runtimes' lines list, the first tool's list where several list the same GPUs (ollama's
     'inference compute' and its runner's ggml lines, hashcat's CUDA and OpenCL views): the longest list wins."""
     by_tool: dict[str, list[RuntimeDevice]] = {}
-    for d in read(lines).devices:
+    for d in _read_once(lines, last).devices:
         by_tool.setdefault(d.tool, []).append(d)
     return max(by_tool.values(), key=len, default=[])
 
@@ -252,7 +270,7 @@ def _versions(out: SmiText, d: RuntimeDevice) -> None:
 
 def amd_listing(lines: list[Line]) -> ListedParse | None:
     """The AMD GPUs a runtime lists, as the AMD tools' modules; None where it lists none."""
-    found = [d for d in devices(lines) if d.vendor == "AMD"]
+    found = [d for d in devices(lines, last=True) if d.vendor == "AMD"]
     if not found:
         return None
     out = ListedParse(modules=[ListedModule(f"GPU {d.index}", d.name, _full(d.bus_id).upper() if d.bus_id else None,
