@@ -68,3 +68,8 @@ def test_detectron2_saying_no_gpu_for_a_cuda_wheel_is_a_finding(tmp_path: Path) 
     text = ("PyTorch                 1.13.1+cu117 @/usr/lib/python3/dist-packages/torch\n"
             "GPU available           No: torch.cuda.is_available() == False\n")
     assert capture_findings(tmp_path, text) == {("framework_sees_no_module", None): "warn"}
+
+
+def test_no_proc_version_file_is_the_module_not_loaded(tmp_path: Path) -> None:
+    text = "$ cat /proc/driver/nvidia/version\ncat: /proc/driver/nvidia/version: No such file or directory\n"
+    assert capture_findings(tmp_path, text) == {("no_modules_visible", None): "critical"}

@@ -99,6 +99,7 @@ class Report:
     available: tuple[bool, Line] | None = None
     loaded: list[str] = field(default_factory=list)  # lsmod's nvidia modules
     open_module: bool = False
+    no_module: Line | None = None  # 'cat: /proc/driver/nvidia/version: No such file or directory'
     claimed: set[int] = field(default_factory=set)
 
     def tool(self, name: str) -> None:
@@ -172,6 +173,9 @@ def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | Non
     elif "NVRM version" in text and (p := _PROC.search(text)) is not None:
         out.values.setdefault("driver", p.group(2))
         out.open_module = bool(p.group(1))
+        out.tool("/proc/driver/nvidia/version")
+    elif "/proc/driver/nvidia/version" in text and "No such file" in text:  # the file is there while the module is
+        out.no_module = out.no_module or ln
         out.tool("/proc/driver/nvidia/version")
     elif text.startswith("GCC version:") and "/proc/driver/nvidia/version" in out.tools:
         pass
@@ -323,6 +327,9 @@ def faults(lines: list[Line]) -> EnvFaults:
     if not rep.tools:
         return out
     out.notes.append(_summary(rep))
+    if rep.no_module is not None and "driver" not in rep.values:
+        out.errors.append(AppError("env_no_driver", rep.no_module.no, f"{rep.no_module.text.strip()[:160]} (the NVIDIA "
+                                   "kernel module is not loaded: the file exists only while it is)", tool=rep.tools[0]))
     if rep.available is None or rep.available[0]:
         return out
     kind, why = _unusable(rep)

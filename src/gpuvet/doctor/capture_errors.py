@@ -81,6 +81,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "env_driver_too_old": _Meaning("driver_runtime_mismatch", HIGH),
     "env_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "env_gpus_unusable": _Meaning("framework_sees_no_module", MEDIUM),
+    "env_no_driver": _Meaning("no_modules_visible", MEDIUM),  # no /proc/driver/nvidia/version: the module not loaded
     # the layer above the node's tools (captures/ops_layer.py): the scheduler's counts, its configuration, DCGM
     "slurm_gpu_count_low": _Meaning("scheduler_gpus_short", HIGH),
     "slurm_drained_gpu": _Meaning("scheduler_gpus_short", MEDIUM),
