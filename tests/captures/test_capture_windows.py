@@ -294,3 +294,12 @@ def test_wevtutil_text_records_keep_their_own_devices() -> None:
     assert [(e.kind, e.module) for e in got.events] == [
         ("win_driver_error", "\\Device\\Video5 (nvlddmkm)"),
         ("win_tdr", "an NVIDIA module (nvlddmkm), bus id not in the log")]
+
+
+@pytest.mark.parametrize("line", [
+    "NVIDIA OpenGL Driver: The NVIDIA OpenGL driver lost connection with the display driver due to exceeding the "
+    "Windows Time-Out limit and is unable to continue. The application must close. Error code: 3",
+    "D3D12 ERROR: Device removed, reason: DXGI_ERROR_DEVICE_HUNG",
+    "Fatal error: GetDeviceRemovedReason returned 0x887a0006"])
+def test_a_programs_view_of_a_tdr_is_one(line: str) -> None:
+    assert [e.kind for e in _parse(line + "\n").events] == ["win_tdr"]

@@ -7,7 +7,9 @@ NVIDIA; amdkmdag, amdkmdap, amdwddmg, atikmdag, atikmpag for AMD; igfx, igdkmd64
 - Event 4101 of the source Display, 'Display driver X stopped responding and has successfully recovered', the
   driver's own 'Reset TDR occurred' / 'Restarting TDR occurred', and Reliability Monitor's LiveKernelEvent 141
   or 117 (a live dump: VIDEO_ENGINE_TIMEOUT_DETECTED, VIDEO_TDR_TIMEOUT_DETECTED) are a TDR: Windows' watchdog
-  found the driver's work hung, reset the GPU and recovered (kind ``win_tdr``);
+  found the driver's work hung, reset the GPU and recovered (kind ``win_tdr``); a program sees the same as NVIDIA's
+  OpenGL driver's 'lost connection with the display driver due to exceeding the Windows Time-Out limit' or DXGI's
+  DXGI_ERROR_DEVICE_HUNG / _RESET (0x887A0006 / 7);
 - bug check 0x116 VIDEO_TDR_FAILURE: that recovery failed and Windows stopped (``win_tdr_failed``);
 - nvlddmkm's Event 13, whose text is the driver's 'Graphics Exception' (the same words the Linux driver logs
   with Xid 13), is read as Xid 13; its other event IDs (153, 14, 0: 'Error occurred on GPUID: 100') are
@@ -36,6 +38,9 @@ _DRIVER = re.compile(r"(?<![A-Za-z])(" + "|".join(_DRIVERS) + r")(?:\.sys)?(?![A
 _DEVICE = re.compile(r"(\\Device\\[A-Za-z]*[0-9A-Fa-f]+)\b")
 _TDR = re.compile(r"Display driver (\w{3,20}) stopped responding and has (?:successfully )?recovered|"
                   r"\b(?:Reset|Restarting) TDR occurred on GPUID:\s*\w+", re.I)
+# a TDR as a program sees it: NVIDIA's OpenGL driver's message, DXGI's device hung or reset (0x887A0006, 0x887A0007)
+_APP_TDR = re.compile(r"lost connection with the display driver due to exceeding the Windows Time-Out limit|"
+                      r"\bDXGI_ERROR_DEVICE_(?:HUNG|RESET)\b|(?<![0-9A-Fa-f])887A000[67]\b", re.I)
 _LIVE = re.compile(r"\bLiveKernelEvent\b|\bLKD_0x", re.I)
 _LIVE_CODE = re.compile(r"(?:LiveKernelEvent\W{0,12}(?:code\W{0,4})?|\bLKD_0x|\b(?:BC)?Code\W{0,4}(?:0x)?0*)"
                         r"(141|117)\b", re.I)
@@ -59,7 +64,8 @@ KINDS = ("win_tdr", "win_tdr_failed", "win_driver_error", "wsl_gpu_blocked", "sm
 NEAR = 8  # lines: an event's source, device and text stand this close to its ID
 # the words a line the readers read holds (a record's ID line is read only where a display driver is named)
 _WORDS = ("dxg", "NVML", "/usr/lib/wsl/lib/", _CUDA_ERR, "Display driver", "TDR occurred", "LiveKernelEvent", "LKD_0x",
-          "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK")
+          "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000",
+          "887a000")
 _RECORD_WORDS = ("Event ID", "EventID", "Id ", "Id:", "Id=")
 
 
@@ -109,6 +115,9 @@ def _windows_line(scan: _Scan, lines: list[Line], i: int) -> None:
     if (m := _TDR.search(s)) is not None:
         driver = m.group(1) or _driver_near(lines, i) or "nvlddmkm"
         _event(scan, "win_tdr", _module(lines, i, driver), ln, _vendor(driver))
+    elif (m := _APP_TDR.search(s)) is not None:
+        driver = "nvlddmkm" if "NVIDIA" in s else _driver_near(lines, i)
+        _event(scan, "win_tdr", _module(lines, i, driver), ln, _vendor(driver), f"as a program saw it: {s.strip()}")
     elif _TDR_FAILED.search(s):
         driver = _driver_near(lines, i)
         _event(scan, "win_tdr_failed", _module(lines, i, driver), ln, _vendor(driver))
