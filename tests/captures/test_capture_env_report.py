@@ -172,3 +172,12 @@ def test_detectron2s_table_reads_its_gpu_rows_driver_and_answer() -> None:
     rep = env_report.read(clean(text).lines)
     assert [g.name for g in rep.gpus] == ["NVIDIA RTX A4000"] * 2 and rep.values["driver"] == "535.154.05"
     assert rep.values["build_cuda"] == "11.8" and rep.tools == ["detectron2 collect_env"]
+
+
+def test_a_rocm_report_beside_rocm_smis_topology_leaves_the_gpus_to_it() -> None:
+    """vLLM's collect_env on ROCm prints rocm-smi's tables under 'GPU Topology:': they list every GPU, where
+    collect_env names the current device alone."""
+    text = ("ROCM used to build PyTorch: 6.2.41133-dd7f95766\nIs CUDA available: True\nGPU models and configuration: "
+            "AMD Instinct MI300X (gfx942:sramecc+:xnack-)\nGPU Topology:\n====== ROCm System Management Interface ======\n"
+            "====== Weight between two GPUs ======\n       GPU0    GPU1\nGPU0   0       15\nGPU1   15      0\n")
+    assert env_report.amd(clean(text).lines) is None

@@ -72,6 +72,7 @@ _VERSION = re.compile(r"^\d+(?:\.\d+)+")
 _WHEEL = re.compile(r"\+(cu|rocm)(\d+(?:\.\d+)*)|\+(cpu)\b")
 _AMD = re.compile(r"\b(?:AMD|Radeon|Instinct)\b|\(gfx\w|^Device [0-9a-f]{4}$")
 _GFX = re.compile(r"\s*\(gfx\w*(?::[\w+-]*)*\)\s*$")  # a ROCm device name's ISA ('(gfx908:sramecc+:xnack-)')
+_AMD_TOOLS = ("System Management Interface", "Weight between", "AMD SMI", "amd-smi", "GPU[")  # their own lines
 _TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 
 # the oldest Linux driver branch that runs each CUDA major (NVIDIA's CUDA compatibility table; a newer minor of
@@ -291,8 +292,8 @@ def listing(lines: list[Line]) -> SmiText:
 def amd(lines: list[Line]) -> ListedParse | None:
     """A ROCm build's AMD GPUs, as the AMD tools' modules; None where the report names none."""
     rep = read(lines)
-    if not _amd(rep):
-        return None
+    if not _amd(rep) or any(w in ln.text for ln in lines for w in _AMD_TOOLS):
+        return None  # rocm-smi's or amd-smi's output beside it (vLLM's 'GPU Topology:') lists every GPU
     out = ListedParse(modules=[ListedModule(f"GPU {i}", _GFX.sub("", g.name), bus(g.bus) if g.bus else None)
                                for i, g in enumerate(rep.gpus)], kinds=list(rep.tools))
     out.notes.append("a ROCm build's collect_env names the model of the current device only, not how many the node has")
