@@ -204,3 +204,19 @@ def test_hl_smi_banner_alone_is_read_with_its_driver(tmp_path: Path) -> None:
     """A paste cut after hl-smi's banner: read as hl-smi (its driver said), no module listed, not refused."""
     fc = _read(tmp_path, "\n".join(HL_SMI.splitlines()[:5]) + "\n")
     assert fc.kinds == ["hl-smi"] and not fc.accel.modules and fc.accel.driver == "1.21.0-4c4a1b2"
+
+
+def test_tt_smi_snapshot_lists_chips_and_judges_dram_and_silent_ones(tmp_path: Path) -> None:
+    """tt-smi -s: each chip's board type (Wormhole n300 L/R), bus id and temperature; DRAM not trained, or a chip
+    whose board_info and telemetry came back empty, is a verdict on it."""
+    text = ('{\n    "time": "2025-06-01T10:00:00",\n    "device_info": [\n'
+            '        {"board_info": {"bus_id": "0000:04:00.0", "board_type": "n300 L", "board_id": "0100007311523010",'
+            ' "dram_status": true}, "telemetry": {"asic_temperature": "46.1"}},\n'
+            '        {"board_info": {"bus_id": "N/A", "board_type": "n300 R", "board_id": "0100007311523010",'
+            ' "dram_status": false}, "telemetry": {"asic_temperature": "44.0"}},\n'
+            '        {"board_info": {}, "telemetry": {}}\n    ]\n}\n')
+    fc = _read(tmp_path, text)
+    first, second, third = fc.accel.modules
+    assert fc.kinds == ["tt-smi -s"] and first.name == "Tenstorrent Wormhole n300 L" and first.bus_id == "0000:04:00.0"
+    assert first.temperature_c == 46.1 and ("tt-smi: dram_status", "false") in second.ras
+    assert ("tt-smi: chip not answering", "board_info and telemetry empty") in third.ras

@@ -267,6 +267,7 @@ def _tt_smi(lines: list[Line], out: ListedParse) -> None:
     that failed to initialise after it (ARC timeout): each a verdict on the device; a reset that completed
     without one of them is ok."""
     family, devices, failed, lost = "Tenstorrent device", list[str](), list[str](), dict[str, str]()
+    read: set[int] = set()
     for ln in lines:
         text = ln.text
         if (s := _TT_START.search(text)) is not None:
@@ -278,9 +279,10 @@ def _tt_smi(lines: list[Line], out: ListedParse) -> None:
             failed.append(text[f.start():].strip()[:120])
         else:
             continue
-        out.claimed.add(ln.no)
+        read.add(ln.no)
     if not devices and not lost:
-        return
+        return  # failure words without the reset they follow: not tt-smi's (nothing claimed)
+    out.claimed |= read
     said = "; ".join(dict.fromkeys(failed))[:200]
     if lost and len([d for d in lost if ":" in d]) == len(devices) and not any(":" in d for d in devices):
         devices = []  # the devices it reset by PCI index are the ones it names by BDF when they do not reappear
@@ -290,6 +292,36 @@ def _tt_smi(lines: list[Line], out: ListedParse) -> None:
         out.modules.append(ListedModule(f"TT {bus_id}" if bus_id else f"TT device {d}", family, bus_id, tool=TT_SMI,
                                         ras=((RESET_FAILED, verdict) if verdict else (RESET_DONE, "completed"),)))
     out.kinds.append(TT_SMI)
+
+
+_TT_BOARDS = {"e": "Grayskull", "n": "Wormhole", "p": "Blackhole"}  # tt-smi's board types: e150, n150/n300, p100/p150
+DRAM_STATUS, NOT_ANSWERING = "tt-smi: dram_status", "tt-smi: chip not answering"
+
+
+def _tt_snapshot(lines: list[Line], out: ListedParse) -> None:
+    """tt-smi -s's snapshot: per chip its board_info (board type, bus id, DRAM trained or not) and telemetry; a chip
+    whose board_info and telemetry are empty did not answer (its ARC wedged); DRAM not trained is a verdict."""
+    from gpuvet.captures.monitor_tools import json_span  # its document reader, shared
+
+    doc = json_span(lines, '"board_info"')
+    chips = doc[0].get("device_info") if doc is not None and isinstance(doc[0], dict) else None
+    if doc is None or not isinstance(chips, list):
+        return
+    for k, chip in enumerate(c for c in chips if isinstance(c, dict)):
+        board: dict[str, object] = chip["board_info"] if isinstance(chip.get("board_info"), dict) else {}
+        tele: dict[str, object] = chip["telemetry"] if isinstance(chip.get("telemetry"), dict) else {}
+        kind = str(board.get("board_type") or "")
+        name = f"Tenstorrent {_TT_BOARDS.get(kind[:1].lower(), '')} {kind}".replace("  ", " ").strip() if kind else \
+            "Tenstorrent chip (board type not read)"
+        said: tuple[tuple[str, str], ...] = ((DRAM_STATUS, str(board["dram_status"]).lower()),) \
+            if "dram_status" in board else ()
+        if not board.get("board_type") and not board.get("board_id") and not tele:
+            said += ((NOT_ANSWERING, "board_info and telemetry empty"),)
+        temp = re.match(r"\s*(\d{1,3}(?:\.\d+)?)", str(tele.get("asic_temperature", "")))
+        out.modules.append(ListedModule(f"TT device {k}", name, str(board.get("bus_id") or "").upper() or None,
+                                        temperature_c=float(temp.group(1)) if temp else None, tool=TT_SMI, ras=said))
+    out.claimed |= doc[1]
+    out.kinds.append(TT_SMI + " -s")
 
 
 def _nvtop(lines: list[Line], out: ListedParse) -> None:
@@ -313,8 +345,9 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     ((".aip", "hl-smi"), _hl_csv),
     (("habanalabs",), _habanalabs),
     (("NEURON",), _neuron_ls),
-    (("reset on", "to reappear", "Config space reset"), _tt_smi),
+    (("reset on", "to reappear", "space reset"), _tt_smi),
     (('"device_name"',), _nvtop),
+    (('"board_info"',), _tt_snapshot),
 )
 MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))
 

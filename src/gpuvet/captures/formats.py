@@ -508,7 +508,7 @@ FORMATS: tuple[Format, ...] = (
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
-           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "Config space reset", '"device_name"')),
+           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,

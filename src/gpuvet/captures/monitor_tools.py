@@ -110,7 +110,7 @@ def _gpustat(lines: list[Line], found: _Found) -> None:
 
 def _gpustat_json(lines: list[Line], found: _Found) -> None:
     """gpustat --json: one document whose "gpus" list holds NVML's fields by query name."""
-    doc = _json_span(lines, '"gpus"')
+    doc = json_span(lines, '"gpus"')
     if doc is None or not isinstance(doc[0], dict) or not isinstance(gpus := doc[0].get("gpus"), list):
         return
     keys = {"temperature.gpu": ("Temperature/GPU Current Temp", "C"), "fan.speed": ("Fan Speed", "%"),
@@ -134,7 +134,7 @@ def _gpustat_json(lines: list[Line], found: _Found) -> None:
     found.kinds.append("gpustat --json")
 
 
-def _json_span(lines: list[Line], key: str) -> tuple[object, set[int]] | None:
+def json_span(lines: list[Line], key: str) -> tuple[object, set[int]] | None:
     """The outermost JSON document (object or list) around the first line holding ``key``, and its lines; None
     if none parses. At most a few openings above the key are tried (a pasted document, not a log of them)."""
     at = next((i for i, ln in enumerate(lines) if key in ln.text), None)
@@ -206,8 +206,9 @@ def _compute_apps(lines: list[Line], found: _Found) -> None:
     columns: list[str] | None = None
     for ln in lines:
         cells = [re.sub(r"\s*\[[^\]]*\]$", "", c.strip()) for c in ln.text.split(",")]
-        if len(cells) >= 2 and all(c in _APPS_KEYS for c in cells) and {"pid", "process_name"} & set(cells) \
-                and {"gpu_uuid", "gpu_bus_id", "gpu_name"} & set(cells):
+        names = set(cells)  # a process's key, a module's, and one of the format's markers (gpu_uuid, gpu_bus_id, …)
+        if len(cells) >= 2 and names <= _APPS_KEYS and names & {"pid", "process_name"} and \
+                names & {"gpu_uuid", "gpu_bus_id", "gpu_name"} and names & {"gpu_uuid", "gpu_bus_id", "process_name"}:
             columns = cells
             found.out.claimed.add(ln.no)
         elif columns is not None and len(cells) == len(columns) and not ln.text.lstrip().startswith("#"):
@@ -233,8 +234,10 @@ _NVTOP_ROW = re.compile(r"^\s*(\d{1,3})\s+(\S.{1,60}?)\*?\s+(\d+)\s*MiB\s*/\s*(\
 def _nvidia_top(lines: list[Line], found: _Found) -> None:
     """nvidia-top's table: '#  Name  Mem. Use  Mem. Use  Pow. Use  Temp.' rows (a '*' after the name: it drives the
     display)."""
+    headed = False
     for ln in lines:
-        if "MiB" not in ln.text or (m := _NVTOP_ROW.match(ln.text)) is None:
+        headed = headed or "Mem. Use" in ln.text  # rows are read only under its header
+        if not headed or "MiB" not in ln.text or (m := _NVTOP_ROW.match(ln.text)) is None:
             continue
         mod = found.module(f"gpu{m.group(1)}", m.group(2).strip(), index=m.group(1))
         mod.fields |= {"FB Memory Usage/Used": f"{m.group(3)} MiB", "FB Memory Usage/Total": f"{m.group(4)} MiB",
@@ -259,10 +262,12 @@ def _nvitop(lines: list[Line], found: _Found) -> None:
     Version … CUDA Driver Version …'; memory in MiB or GiB with decimals; compact rows (-C) hold no name or bus."""
     rows = [(ln, [c for c in re.split(r"[│|]", ln.text)[1:-1]]) for ln in lines if "│" in ln.text or "NVITOP" in ln.text]
     named: tuple[str, str, str] | None = None
-    read = 0
+    read, headed = 0, False
     for ln, cells in rows:
         if (b := _NVITOP_BANNER.search(ln.text)) is not None:
-            found.out.driver, found.out.cuda = b.group(2), b.group(3)
+            found.out.driver, found.out.cuda, headed = b.group(2), b.group(3), True
+        elif not headed:
+            continue  # rows are read only under its banner
         elif len(cells) >= 3 and (head := re.match(r"^\s*(\d{1,3})\s+(\S.*?)\s+(?:On|Off|N/A)?\s*$", cells[0])) and \
                 (at := re.match(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s", cells[1])):
             named = (head.group(1), head.group(2).strip(), at.group(1))
@@ -297,7 +302,7 @@ NVIDIA_NAME = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|RTX)\b", re.I)
 
 def nvtop_devices(lines: list[Line]) -> tuple[list[dict[str, str]], set[int]]:
     """nvtop -s's device entries (each a flat object of strings) and the document's lines."""
-    doc = _json_span(lines, '"device_name"')
+    doc = json_span(lines, '"device_name"')
     if doc is None or not isinstance(doc[0], list):
         return [], set()
     return [{str(k): str(v) for k, v in d.items()} for d in doc[0] if isinstance(d, dict) and "device_name" in d], doc[1]

@@ -81,13 +81,15 @@ def _xpu_severity(path: str, value: str) -> str:
 # accel_tools' verdicts (issue 46): the habanalabs driver's 'Device is NOT usable', a Tenstorrent chip that did not
 # come back from tt-smi's reset, hl-smi's volatile uncorrectable count (as amd-smi's: any is an uncorrectable error)
 _ACCEL_SAID = {"habanalabs: device not usable": "critical", "tt-smi: chip not back after reset": "critical",
-               "tt-smi: reset": "ok"}
+               "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical"}
 
 
 def _ras_severity(path: str, value: str) -> str:
     word = value.strip().lower()
     if path in _ACCEL_SAID:
         return _ACCEL_SAID[path]
+    if path == "tt-smi: dram_status":  # tt-smi -s: the chip's DRAM trained (true) or not (false: the chip unusable)
+        return "ok" if word == "true" else "critical" if word == "false" else "unknown"
     if path == "hl-smi: Module status":  # hl-smi -q's word for a module it can use; any other is named, not judged
         return "ok" if word == "operational" else "unknown"
     if path == "hl-smi: Replaced Rows pending":  # a row replacement that takes effect at the next reset
