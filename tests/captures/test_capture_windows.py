@@ -303,3 +303,38 @@ def test_wevtutil_text_records_keep_their_own_devices() -> None:
     "Fatal error: GetDeviceRemovedReason returned 0x887a0006"])
 def test_a_programs_view_of_a_tdr_is_one(line: str) -> None:
     assert [e.kind for e in _parse(line + "\n").events] == ["win_tdr"]
+
+
+ANALYZE = """0: kd> !analyze -v
+*******************************************************************************
+*                        Bugcheck Analysis                                    *
+*******************************************************************************
+
+VIDEO_TDR_FAILURE (116)
+Attempt to reset the display driver and recover from timeout failed.
+Arguments:
+Arg1: ffffe00123456010, Optional pointer to internal TDR recovery context (TDR_RECOVERY_CONTEXT).
+Arg2: fffff80123456789, The pointer into responsible device driver module (e.g. owner tag).
+Arg3: ffffffffc000009a, Optional error code (NTSTATUS) of the last failed operation.
+Arg4: 0000000000000004, Optional internal context dependent data.
+
+BUGCHECK_CODE:  116
+
+BUGCHECK_P1: ffffe00123456010
+
+PROCESS_NAME:  System
+
+STACK_TEXT:
+ffffd000`2a1b0a48 fffff801`2c4f2f5c     : 00000000`00000116 ffffe001`23456010 : nt!KeBugCheckEx
+ffffd000`2a1b0a50 fffff801`2c4c2867     : fffff801`23456789 ffffe001`23456010 : dxgkrnl!TdrBugcheckOnTimeout+0xec
+
+IMAGE_NAME:  nvlddmkm.sys
+
+FAILURE_BUCKET_ID:  0x116_IMAGE_nvlddmkm.sys
+"""
+
+
+def test_a_dump_analysis_of_a_failed_tdr_is_one_event_on_the_image_it_names() -> None:
+    got = _parse(ANALYZE)
+    assert [(e.kind, e.module, e.count) for e in got.events] == [
+        ("win_tdr_failed", "an NVIDIA module (nvlddmkm), bus id not in the log", 1)]

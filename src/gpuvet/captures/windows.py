@@ -44,8 +44,11 @@ _APP_TDR = re.compile(r"lost connection with the display driver due to exceeding
 _LIVE = re.compile(r"\bLiveKernelEvent\b|\bLKD_0x", re.I)
 _LIVE_CODE = re.compile(r"(?:LiveKernelEvent\W{0,12}(?:code\W{0,4})?|\bLKD_0x|\b(?:BC)?Code\W{0,4}(?:0x)?0*)"
                         r"(141|117)\b", re.I)
-_TDR_FAILED = re.compile(r"\bVIDEO_TDR_FAILURE\b|bug ?check (?:was|code)\W{0,4}0x0*116\b|\bBugCheck\w*\W{1,4}(?:0x)?0*116\b",
-                         re.I)
+_TDR_FAILED = re.compile(r"\bVIDEO_TDR_FAILURE\b|bug ?check (?:was|code)\W{0,4}0x0*116\b|\bBugCheck\w*\W{1,4}(?:0x)?0*116\b|"
+                         r"\bTHREAD_STUCK_IN_DEVICE_DRIVER\b", re.I)  # 0xEA: a thread stuck in the display driver
+# a debugger's analysis of a live dump (!analyze -v) names the TDR's bug check: 0x141, 0x117
+_DUMP_TDR = re.compile(r"\bVIDEO_(?:ENGINE|TDR)_TIMEOUT_DETECTED\b")
+DUMP = 200  # lines: a crash dump's analysis names its bug check several times; one dump, one event
 _EVENT_ID = re.compile(r"The description for Event ID '?(\d{1,5})'? (?:from|in) [Ss]ource '?([\w.-]+)'? cannot be found|"
                        r"^\s*(?:-\s*)?(?:Event ID|EventID|Id)\s*[:=]\s*(\d{1,5})\s*$|<EventID[^>]*>(\d{1,5})</EventID>")
 _SOURCE = re.compile(r"^\s*(?:Source|ProviderName|Provider Name)\s*[:=]\s*([\w.-]+)\s*$|<Provider Name=\"([\w.-]+)\"")
@@ -64,8 +67,8 @@ KINDS = ("win_tdr", "win_tdr_failed", "win_driver_error", "wsl_gpu_blocked", "sm
 NEAR = 8  # lines: an event's source, device and text stand this close to its ID
 # the words a line the readers read holds (a record's ID line is read only where a display driver is named)
 _WORDS = ("dxg", "NVML", "/usr/lib/wsl/lib/", _CUDA_ERR, "Display driver", "TDR occurred", "LiveKernelEvent", "LKD_0x",
-          "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000",
-          "887a000")
+          "VIDEO_TDR_FAILURE", "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", "ugcheck", "ugCheck", "UGCHECK",
+          "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000")
 _RECORD_WORDS = ("Event ID", "EventID", "Id ", "Id:", "Id=")
 
 
@@ -79,6 +82,7 @@ class _Scan:
     record: tuple[int, str, int, bool] = (-1, "", -NEAR, False)  # the last record read: its ID, source, line
     # index and whether its ID was in Event Viewer's sentence ('The description for Event ID …')
     live: int = -NEAR  # the line index of the last live kernel event read (its Bucket ID line is the same event)
+    dump: int = -DUMP  # the line index of the last bug check or dump analysis read (its other lines: the same one)
 
 
 def parse(lines: list[Line]) -> KernelParse:
@@ -118,9 +122,12 @@ def _windows_line(scan: _Scan, lines: list[Line], i: int) -> None:
     elif (m := _APP_TDR.search(s)) is not None:
         driver = "nvlddmkm" if "NVIDIA" in s else _driver_near(lines, i)
         _event(scan, "win_tdr", _module(lines, i, driver), ln, _vendor(driver), f"as a program saw it: {s.strip()}")
-    elif _TDR_FAILED.search(s):
-        driver = _driver_near(lines, i)
-        _event(scan, "win_tdr_failed", _module(lines, i, driver), ln, _vendor(driver))
+    elif (_TDR_FAILED.search(s) or _DUMP_TDR.search(s)) and i - scan.dump < DUMP:  # the same dump, said again
+        scan.out.claimed.add(ln.no)
+    elif _TDR_FAILED.search(s) or _DUMP_TDR.search(s):
+        driver, scan.dump = _driver_near(lines, i) or _driver_named(lines), i
+        kind = "win_tdr_failed" if _TDR_FAILED.search(s) else "win_tdr"
+        _event(scan, kind, _module(lines, i, driver), ln, _vendor(driver))
     elif _LIVE.search(s) and i - scan.live < NEAR:  # the same live dump's Bucket ID line
         scan.out.claimed.add(ln.no)
     elif _LIVE.search(s) and (code := _live_code(lines, i)) is not None:
@@ -214,6 +221,12 @@ def _record_lines(lines: list[Line], i: int) -> list[Line]:
 
 def _vendor(driver: str | None) -> str:
     return _DRIVERS.get((driver or "").lower(), "Windows")
+
+
+def _driver_named(lines: list[Line]) -> str | None:
+    """The one display driver the whole text names (a dump analysis' IMAGE_NAME far below its bug check), else None."""
+    named = {d.group(1).lower() for ln in lines if "sys" in ln.text.lower() and (d := _DRIVER.search(ln.text))}
+    return named.pop() if len(named) == 1 else None
 
 
 def _driver_near(lines: list[Line], i: int) -> str | None:
