@@ -95,6 +95,22 @@ def test_tensorflow_device_lines_of_each_version_name_model_and_bus() -> None:
     assert _nvidia(created) == [("NVIDIA A10G", "0000:00:1E.0")]
 
 
+def test_comfyui_start_up_names_its_device_and_vram() -> None:
+    fc = _read("Total VRAM 24564 MB, total RAM 64215 MB\npytorch version: 2.5.1+cu124\nSet vram state to: NORMAL_VRAM\n"
+               "Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync\n")
+    assert [p for p, _ in _nvidia(fc)] == ["NVIDIA GeForce RTX 4090"]
+    rocm = _read("Total VRAM 24560 MB, total RAM 31930 MB\nDevice: cuda:0 AMD Radeon RX 7900 XTX : native\n")
+    assert [m.name for m in rocm.amd.modules] == ["AMD Radeon RX 7900 XTX"]
+
+
+def test_ollama_skipping_an_igpu_beside_the_gpu_it_uses_is_no_error() -> None:
+    fc = _read('time=2025-02-01T10:00:00.000Z level=INFO source=amd_linux.go:296 msg="unsupported Radeon iGPU detected '
+               'skipping" id=1 total="512.0 MiB"\n'
+               'time=2025-02-01T10:00:00.100Z level=INFO source=types.go:131 msg="inference compute" id=0 library=rocm '
+               'variant="" compute=gfx1100 driver=6.3 name=1002:744c total="24.0 GiB" available="23.9 GiB"\n')
+    assert _kinds(fc) == [] and len(fc.amd.modules) == 1
+
+
 def test_clinfo_long_form_and_list_name_gpus_not_cpus() -> None:
     long = _read("Number of platforms                               2\n"
                  "  Platform Name                                   NVIDIA CUDA\n"

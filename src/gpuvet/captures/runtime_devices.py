@@ -154,7 +154,21 @@ def _named(devices: list[RuntimeDevice]) -> list[RuntimeDevice]:
     return list(seen.values())[:MAX_MODULES]
 
 
-_ANCHORS = ("Device ", "ggml_", "MiB free", "inference compute", "with properties", "using device", "Created ")
+# ComfyUI's start-up ('Total VRAM 24564 MB, total RAM …' then 'Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync')
+_COMFY = re.compile(r"^\s*Device: (cuda|rocm|xpu):?(\d{0,3}) (.+?)(?: : \w+)?\s*$")
+_COMFY_VRAM = re.compile(r"^\s*Total VRAM (\d+) MB")
+
+
+def _comfy(lines: list[Line], i: int) -> RuntimeDevice | None:
+    """The device ComfyUI says it runs on, with the VRAM its line before gives."""
+    if (c := _COMFY.match(lines[i].text)) is None:
+        return None
+    vram = next((float(v.group(1)) for ln in lines[max(0, i - 3):i] if (v := _COMFY_VRAM.match(ln.text))), None)
+    return RuntimeDevice("ComfyUI", c.group(2) or "0", c.group(3).strip(), lines[i].no, vendor_of(c.group(3)),
+                         memory_mib=vram)  # by its name: a ROCm build of PyTorch says 'cuda' too
+
+
+_ANCHORS = ("Device ", "Device:", "ggml_", "MiB free", "inference compute", "with properties", "using device", "Created ")
 
 
 def runtime_lines(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
@@ -170,7 +184,7 @@ def runtime_lines(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
             backend = h.group(2)
             claimed.add(ln.no)
             continue
-        d = _ggml(ln, backend) or _ollama(ln) or _tensorflow(lines, i)
+        d = _ggml(ln, backend) or _ollama(ln) or _tensorflow(lines, i) or _comfy(lines, i)
         if d is not None:
             found.append(d)
             claimed.add(ln.no)

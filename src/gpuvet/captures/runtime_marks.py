@@ -5,7 +5,8 @@ words of their device lines (captures/runtime_devices.py, api_devices.py) and of
 
 RUNTIME_LINES = "runtime and framework device lines"  # the kind a file holding their lines is read as
 RUNTIME = "runtime device list"  # the kind a file's GPUs are read as when a runtime's lines are the only list
-RUNTIME_MARKS = ("ggml_", "Device 0:", "Device ID #", "* Device #", "Device Name", "-- Device #", "Found device",
+RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # ComfyUI's device line
+                 "Device 0:", "Device ID #", "* Device #", "Device Name", "-- Device #", "Found device",
                  "Created TensorFlow device", "Created device", "inference compute", "MiB free", "deviceName", "GPU id",
                  "compatible GPU", "no GPU detected", "no nvidia devices", "init failure", "cudaSetDevice err",
                  "amdgpu is not supported", "amdgpu too old", "rocm library found", "unsupported integrated GPU",

@@ -161,13 +161,14 @@ def _errors(lines: list[Line], log: RuntimeLog) -> None:
 
 def _kept(log: RuntimeLog) -> list[AppError]:
     """The errors that stand: a 'no device' where a more specific reason or a device of its backend is in the
-    file is dropped (that line says why, or the runtime did find one); one of a kind and module, counted."""
+    file is dropped (that line says why, or the runtime did find one), and a GPU ollama refused where it lists
+    another it runs on (the iGPU it skips beside the card it uses); one of a kind and module, counted."""
     listed = {_backend_of(d.tool) for d in log.devices}
     specific = bool(log.specific) or any(e.kind in _SPECIFIC for e, _ in log.errors)
     seen: dict[tuple[str, str | None], int] = {}
     out: list[AppError] = []
     for e, backend in log.errors:
-        if e.kind == NO_DEVICE and (specific or backend in listed):
+        if e.kind == NO_DEVICE and (specific or backend in listed) or e.kind == REFUSED and backend in listed:
             continue
         if (key := (e.kind, e.module)) in seen:
             out[seen[key]] = replace(out[seen[key]], times=out[seen[key]].times + 1)
