@@ -181,3 +181,9 @@ def test_a_rocm_report_beside_rocm_smis_topology_leaves_the_gpus_to_it() -> None
             "AMD Instinct MI300X (gfx942:sramecc+:xnack-)\nGPU Topology:\n====== ROCm System Management Interface ======\n"
             "====== Weight between two GPUs ======\n       GPU0    GPU1\nGPU0   0       15\nGPU1   15      0\n")
     assert env_report.amd(clean(text).lines) is None
+
+
+def test_the_banner_line_alone_in_its_old_and_610_wordings() -> None:
+    old = env_report.read(clean("NVIDIA-SMI 390.116                Driver Version: 390.116\n").lines)
+    new = env_report.read(clean("NVIDIA-SMI 610.21.01   KMD Version: 610.21.01   CUDA UMD Version: 13.2\n").lines)
+    assert old.values == {"driver": "390.116"} and new.values == {"driver": "610.21.01", "driver_cuda": "13.2"}
