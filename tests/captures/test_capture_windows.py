@@ -338,3 +338,21 @@ def test_a_dump_analysis_of_a_failed_tdr_is_one_event_on_the_image_it_names() ->
     got = _parse(ANALYZE)
     assert [(e.kind, e.module, e.count) for e in got.events] == [
         ("win_tdr_failed", "an NVIDIA module (nvlddmkm), bus id not in the log", 1)]
+
+
+@pytest.mark.parametrize(("text", "kind", "module"), [
+    ("Device status\nWindows has stopped this device because it has reported problems. (Code 43)\n", "win_code_43",
+     "a GPU, bus id not in the log"),
+    ("           Card name: NVIDIA GeForce GTX 1070\n      Driver Version: 31.0.15.1694\n"
+     "Device Problem Code: Code 43\n", "win_code_43", "NVIDIA GeForce GTX 1070, bus id not in the log"),
+    ("Name                    : AMD Radeon RX 6800 XT\nConfigManagerErrorCode  : 12\nDriverVersion           : "
+     "31.0.21001.45002\n", "win_code_12", "AMD Radeon RX 6800 XT, bus id not in the log"),
+    ("This device cannot find enough free resources that it can use. (Code 12)\n", "win_code_12",
+     "a GPU, bus id not in the log")])
+def test_device_managers_problem_code_is_read_on_the_adapter(text: str, kind: str, module: str) -> None:
+    assert [(e.kind, e.module) for e in _parse(text).events] == [(kind, module)]
+
+
+def test_a_working_adapters_problem_code_is_none() -> None:
+    text = "           Card name: NVIDIA GeForce RTX 3080\nDevice Problem Code: No Problem\nConfigManagerErrorCode : 0\n"
+    assert _parse(text).events == []

@@ -88,3 +88,9 @@ def test_cuda_version_err_is_a_warn_on_the_cuda_library(tmp_path: Path) -> None:
     from tests.captures.test_capture_windows import CUDA_ERR
 
     assert [(c, s) for c, s, _ in _doctor(tmp_path, CUDA_ERR)] == [("cuda_library_unreadable", "warn")]
+
+
+def test_code_43_is_the_adapter_not_coming_up(tmp_path: Path) -> None:
+    text = DXDIAG + "Device Problem Code: Code 43\n"
+    assert _doctor(tmp_path, text) == [("module_init_failed", "critical",
+                                        "NVIDIA GeForce RTX 3060, bus id not in the log")]

@@ -435,7 +435,7 @@ WINDOWS = "Windows adapter listing"  # dxdiag's Display Devices, Win32_VideoCont
 _WIN_MARKS = ("nvlddmkm", "amdkm", "amdwddmg", "atikm", "igfx", "igdkmd", "Display driver", "TDR occurred", "LKD_0x",
               "LiveKernelEvent", "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "dxg", "GPU access blocked",
               "/usr/lib/wsl/lib/", "CUDA Version: ERR!", "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000",
-              "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER")
+              "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", "ode 43", "ode 12", "ode 28", "ErrorCode")
 _WIN_LIST_MARKS = ("Card name", "DriverVersion", "VideoProcessor", "-Driver Version")  # not -q's 'Driver Version :'
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
@@ -510,7 +510,7 @@ FORMATS: tuple[Format, ...] = (
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
-           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "Config space reset", '"device_name"')),
+           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,

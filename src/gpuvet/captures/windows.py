@@ -60,15 +60,21 @@ _DXG_ANY = ("misc dxg:", "dxgkrnl", "dxgk:")
 _BLOCKED = re.compile(r"(?:Failed to initialize NVML|nvml error): GPU access blocked by the operating system", re.I)
 _BLOCKED_AGAIN = "Failed to properly shut down NVML: GPU access blocked"
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib/\S+ is not a symbolic link")
+# Device Manager's problem code for a display adapter: its sentence '… (Code 43)', dxdiag's 'Device Problem Code: Code 43',
+# Win32_VideoController's/PnP's 'ConfigManagerErrorCode : 43'; 43 (the driver reported the device failed), 12 (no free
+# resources: its BARs could not be placed), 28 (no driver installed); 'No Problem' and 0 are a working device
+_CODE = re.compile(r"\((?:Code|code) (43|12|28)\)|Device Problem Code:\s*Code (43|12|28)\b|"
+                   r"ConfigManagerErrorCode\s*:\s*(43|12|28)\b")
+_CODE_KINDS = {"43": "win_code_43", "12": "win_code_12", "28": "win_code_28"}
 _CUDA_ERR = "CUDA Version: ERR!"  # nvidia-smi's banner where NVML could not ask the driver's CUDA library
 _NEXT_RECORD = re.compile(r"^\s*(?:Log Name:|Event\[\d+\]|<Event\b|-\s*<Event\b|TimeCreated\b)")
 # the kinds read here (kernel_messages.yaml gives their causes)
-KINDS = ("win_tdr", "win_tdr_failed", "win_driver_error", "wsl_gpu_blocked", "smi_cuda_unreadable")
+KINDS = ("win_tdr", "win_tdr_failed", "win_driver_error", "wsl_gpu_blocked", "smi_cuda_unreadable", *_CODE_KINDS.values())
 NEAR = 8  # lines: an event's source, device and text stand this close to its ID
 # the words a line the readers read holds (a record's ID line is read only where a display driver is named)
 _WORDS = ("dxg", "NVML", "/usr/lib/wsl/lib/", _CUDA_ERR, "Display driver", "TDR occurred", "LiveKernelEvent", "LKD_0x",
           "VIDEO_TDR_FAILURE", "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", "ugcheck", "ugCheck", "UGCHECK",
-          "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000")
+          "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000", "ode 43", "ode 12", "ode 28", "ErrorCode")
 _RECORD_WORDS = ("Event ID", "EventID", "Id ", "Id:", "Id=")
 
 
@@ -133,6 +139,9 @@ def _windows_line(scan: _Scan, lines: list[Line], i: int) -> None:
     elif _LIVE.search(s) and (code := _live_code(lines, i)) is not None:
         driver, scan.live = _driver_near(lines, i), i
         _event(scan, "win_tdr", _module(lines, i, driver), ln, _vendor(driver), f"LiveKernelEvent {code}")
+    elif (m := _CODE.search(s)) is not None:
+        code = next(g for g in m.groups() if g)
+        _event(scan, _CODE_KINDS[code], _adapter_near(lines, i), ln, "Windows", f"Device Manager Code {code}: {s.strip()}")
     elif (m := _EVENT_ID.search(s)) is not None:
         _record(scan, lines, i, int(next(g for g in m.groups() if g and g.isdigit())), m.group(2))
 
@@ -221,6 +230,16 @@ def _record_lines(lines: list[Line], i: int) -> list[Line]:
 
 def _vendor(driver: str | None) -> str:
     return _DRIVERS.get((driver or "").lower(), "Windows")
+
+
+def _adapter_near(lines: list[Line], i: int) -> str:
+    """The adapter a problem code belongs to: the listing's name nearest above it (dxdiag's Card name, Name : …),
+    else a GPU whose bus id the text does not give."""
+    for ln in reversed(lines[max(0, i - _SPAN):i + 1]):
+        if (m := _FIELD.match(ln.text)) is not None and m.group(1).lower().replace(" ", "") in _NAME_KEYS and \
+                _GPU_NAME.search(m.group(2)):
+            return f"{m.group(2)}, {NO_BUS}"
+    return f"a GPU, {NO_BUS}"
 
 
 def _driver_named(lines: list[Line]) -> str | None:
