@@ -14,6 +14,8 @@ NVIDIA; amdkmdag, amdkmdap, amdwddmg, atikmdag, atikmpag for AMD; igfx, igdkmd64
 - nvlddmkm's Event 13, whose text is the driver's 'Graphics Exception' (the same words the Linux driver logs
   with Xid 13), is read as Xid 13; its other event IDs (153, 14, 0: 'Error occurred on GPUID: 100') are
   the driver's error events, not Xids (Event 153 is not Xid 153), read as ``win_driver_error``.
+- Device Manager's problem code of a display adapter ('(Code 43)', dxdiag's 'Device Problem Code', WMI's
+  'ConfigManagerErrorCode'): 43 the adapter failed, 12 no resources for its BARs, 28 no driver (``win_code_N``).
 
 A module is named by the device object the event names (``\\Device\\Video3``), else by its driver. WSL2's
 lines: ``misc dxg: dxgk: … Ioctl failed: -22`` (or -2) is dxgkrnl probing what the host adapter offers,
