@@ -54,8 +54,9 @@ RULES: tuple[_Rule, ...] = (
     _r(_IGNORED, r"gpu VRAM usage didn't recover within timeout", "ollama"),  # a model unloaded slowly: said, not judged
     _r(REFUSED, r"rocBLAS error: Cannot read \S*TensileLibrary\S*.{0,40}for GPU arch ?: ?(gfx\w+)", "rocBLAS"),
     _r(_BY_CODE, r"(?:cudart|cuda driver library|nvcuda|nvml) init failure: (\d+)|cudaSetDevice err: (\d+)", "ollama"),
-    _r(REFUSED, r"amdgpu is not supported|unsupported Radeon iGPU|ROCm unsupported integrated GPU|amdgpu too old|"
-       r"unsupported (?:AMD )?GPU (?:detected|version)|gpu_type=gfx\w+ .*not supported", "ollama"),
+    _r(_IGNORED, r"unsupported Radeon iGPU|ROCm unsupported integrated GPU", "ollama"),  # an iGPU skipped by design
+    _r(REFUSED, r"amdgpu is not supported|amdgpu too old|unsupported (?:AMD )?GPU (?:detected|version)|"
+       r"gpu_type=gfx\w+ .*not supported", "ollama"),
     _r(_INIT, r"failed call to cuInit: (?:CUDA_ERROR_UNKNOWN|UNKNOWN ERROR \(\d+\))|cuInit\(\): unknown error",
        "the CUDA runtime"),
     _r("framework_no_libs", r"Cannot dlopen some GPU libraries", "TensorFlow"),
