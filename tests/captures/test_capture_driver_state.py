@@ -240,3 +240,12 @@ def test_a_gpu_module_installed_for_the_running_kernel_and_modinfo_are_said(tmp_
     assert _kinds(fc) == []
     assert "running kernel 6.8.0-45-generic" in fc.notes
     assert "modinfo: nvidia 550.107.02 built for kernel 6.8.0-45-generic" in fc.notes
+
+
+def test_installer_load_errors_and_its_secure_boot_explanation(tmp_path: Path) -> None:
+    text = ("ERROR: Unable to load the 'nvidia-drm' kernel module.\n"
+            "-> Kernel module load error: Key was rejected by service\n"
+            "ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because "
+            "it was not signed by a key that is trusted by the kernel.\n")
+    assert [k for k, _ in _kinds(_read(tmp_path, text))] == ["driver_insert_failed", "driver_key_rejected",
+                                                            "driver_key_rejected"]

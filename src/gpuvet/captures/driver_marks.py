@@ -8,6 +8,7 @@ STATE = ("Kernel driver in use", "Kernel modules", "*-display", "*-video", "Devi
          "unsigned module", "Failed to query NVIDIA devices", "ersistence", "modalias", "Bad return status", "SecureBoot",
          "Secure Boot", "appears to already be loaded", "/sbin/modprobe", "Building kernel modules",
          "build the NVIDIA kernel module", "error processing package", "akmods", "Building and installing",
-         "Nouveau kernel driver", "kernel source tree", "nvidia.ko", "amdgpu.ko")
+         "Nouveau kernel driver", "kernel source tree", "nvidia.ko", "amdgpu.ko", "kernel module", "Secure boot")
 # what driver_state.listing lists: lshw's display node, ubuntu-drivers' device block, inxi -G's device line
 LISTED = ("*-display", "*-video", "modalias", "Device-", "Card-")
+

@@ -14,6 +14,7 @@ lists; the GPUs lshw and ubuntu-drivers name are listed for inventory by ``listi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuvet.captures.app_errors import AppErrorsParse
@@ -75,6 +76,11 @@ _PERSISTENCED_FAILED = re.compile(r"nvidia-persistenced\.service: Failed with re
 _INSTALLER_BUILD = re.compile(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"
                               r"Unable to build the NVIDIA kernel module|Unable to find the kernel source tree|"
                               r"Failed to run `?\S*dkms (?:build|install))")
+# the installer failing to load what it built: another module than nvidia.ko (ops_layer reads that one), its log's
+# 'Kernel module load error' line, and its own Secure Boot explanation
+_INSTALLER_LOAD = re.compile(r"Unable to load the '(nvidia[\w-]*)' kernel module|Kernel module load error:\s*(.+)$|"
+                             r"(Secure boot is enabled on this system, so this is likely because it was not signed)",
+                             re.I)
 _INSTALLER_LOADED = re.compile(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded|The Nouveau kernel "
                                r"driver is currently in use by your system")
 # a package manager failing to set the driver's kernel package up (dpkg runs DKMS' build in its postinst) and
@@ -121,24 +127,98 @@ class _Gpu:
     lines: set[int] = field(default_factory=set)
 
 
+class _Near:
+    """The lines near each line holding one of some literals, found by a search of the joined text at C speed, and
+    no search at all for a literal the text's byte triples rule out (``marks``): a bug report's 200,000 lines are
+    never walked in Python by the readers here (issue 43)."""
+
+    def __init__(self, lines: list[Line], marks: Marks | None) -> None:
+        self.lines = lines
+        self.marks = marks
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The lines joined, each after a newline (as Marks joins them: its text is taken where it has it)."""
+        if self._text is None:
+            m = self.marks
+            self._text = m.text if m is not None and m.lines is self.lines and m.text is not None else \
+                "\n" + "\n".join(ln.text for ln in self.lines)
+        return self._text
+
+    def hits(self, literals: tuple[str, ...]) -> list[int]:
+        """The indexes of the lines holding one of ``literals``, in order."""
+        found: set[int] = set()
+        for lit in literals:
+            if self.marks is not None and not self.marks.may(lit):
+                continue
+            text, at, idx, last = self.text, self.text.find(lit), -1, 0
+            while at != -1:
+                idx += text.count("\n", last, at)  # the line holding it: the newlines before it, counted once
+                found.add(idx)
+                last = text.find("\n", at)
+                at = -1 if last == -1 else text.find(lit, last)
+        return sorted(found)
+
+    def windows(self, literals: tuple[str, ...], before: int, after: int) -> list[list[Line]]:
+        """Each run of lines from ``before`` lines above a hit to ``after`` below it, overlapping runs joined."""
+        runs: list[list[int]] = []
+        for i in self.hits(literals):
+            lo, hi = max(0, i - before), min(len(self.lines), i + after + 1)
+            if runs and lo <= runs[-1][1]:
+                runs[-1][1] = max(runs[-1][1], hi)
+            else:
+                runs.append([lo, hi])
+        return [self.lines[lo:hi] for lo, hi in runs]
+
+    def near(self, literals: tuple[str, ...], before: int, after: int) -> list[Line]:
+        return [ln for w in self.windows(literals, before, after) for ln in w]
+
+
+_BINDING = ("Kernel driver in use", "Kernel modules")
+_LSHW = ("*-display", "*-video")
+_INXI = ("Device-", "Card-")
+_UD = ("== /sys/devices",)
+_DKMS_WORDS = (": added", ": built", ": installed", ": broken", ": unbuilt", "Bad return status", "autoinstall",
+               "Consult", "ERROR:", "already be loaded", "Nouveau kernel driver", "rror processing", "FAILED", "akmods",
+               "Unable to load the '", "load error", "Secure boot is enabled")
+_LOADING_WORDS = ("insert", "modprobe", "rejected", "restricted", "NVIDIA devices", "ersistence", "Active: failed",
+                  "ecure")
+# the words of a line that names a vendor's driver stack (then _EXPECTS decides)
+_EXPECT_WORDS = {"NVIDIA": ("nvidia-smi", "NVIDIA-SMI", "nvidia-bug-report", "nvidia.ko", "NVRM", "nvidia-driver",
+                            "cuda", "CUDA", "Cuda", "nvidia-persistenced", "dkms", "nvidia/"),
+                 "AMD": ("rocm", "ROCm", "ROCM", "amdgpu-install", "amdgpu-dkms", "rock-dkms", "hip", "HIP")}
+
+
 def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """The driver's installed state and its failures in the lines (see the module's docstring)."""
     out = AppErrorsParse()
-    gpus = _lspci_gpus(lines) + _lshw_gpus(lines) + _inxi_gpus(lines)
+    near = _Near(lines, marks)
+    gpus = [g for w in near.windows(_BINDING, 200, 0) for g in _lspci_gpus(w)] + _listed_gpus(near)
+    expects: dict[str, bool] = {}
     for g in gpus:
-        _judge_binding(out, g, lines)
-    _dkms(lines, out)
-    _module_loading(lines, out)
-    _ubuntu_drivers(lines, out)
-    _running_kernel(lines, out)
-    _modinfo(lines, out)
+        _judge_binding(out, g, lambda vendor: expects.setdefault(vendor, _expects(near, vendor)))
+    dkms = near.near(_DKMS_WORDS, 12, 2)
+    _dkms(dkms, out)
+    _module_loading(near.near(_LOADING_WORDS, 4, 0), out, lambda: bool(near.hits(("nvidia", "NVIDIA", "amdgpu"))))
+    for w in near.windows(_UD, 0, 30):
+        _ubuntu_drivers(w, out)
+    _running_kernel(near.near(("uname -r", "Linux "), 0, 1), dkms, out)
+    _modinfo(near.near(("filename:",), 0, 12), out)
     return out
 
 
-def listing(lines: list[Line]) -> LspciParse:
-    """The NVIDIA and AMD GPUs lshw's display nodes and ubuntu-drivers' device blocks name, for inventory."""
+def _listed_gpus(near: _Near) -> list[_Gpu]:
+    """The GPUs lshw's display nodes and inxi's device lines show."""
+    return [g for w in near.windows(_LSHW, 0, 20) for g in _lshw_gpus(w)] + \
+        [g for w in near.windows(_INXI, 0, 2) for g in _inxi_gpus(w)]
+
+
+def listing(lines: list[Line], marks: Marks | None = None) -> LspciParse:
+    """The NVIDIA and AMD GPUs lshw's display nodes, ubuntu-drivers' device blocks and inxi name, for inventory."""
     out = LspciParse()
-    for g in _lshw_gpus(lines) + _ud_gpus(lines) + _inxi_gpus(lines):
+    near = _Near(lines, marks)
+    for g in _listed_gpus(near) + [g for w in near.windows(_UD, 0, 30) for g in _ud_gpus(w)]:
         if g.bus is None or g.bus in {x.bus_id for x in out.listed}:
             continue
         out.listed.append(ListedGpu(g.bus, g.vendor, g.name, None))
@@ -255,17 +335,14 @@ def _ud_gpus(lines: list[Line]) -> list[_Gpu]:
     return out
 
 
-def _expects_vendor_driver(g: _Gpu, lines: list[Line]) -> bool:
-    """Whether the capture expects the vendor's own driver on ``g``: its 'Kernel modules' names it, or a line
-    that is no lspci/lshw field names the vendor's software."""
-    if any(_OWN_MODULE[g.vendor].match(m) for m in g.modules):
-        return True
-    pattern = _EXPECTS[g.vendor]
-    return any(pattern.search(ln.text) for ln in lines if not _MODULES.match(ln.text) and
-               not _LSPCI_DEV.match(ln.text) and "product:" not in ln.text)
+def _expects(near: _Near, vendor: str) -> bool:
+    """Whether a line of the capture that is no lspci/lshw field names the vendor's driver stack."""
+    pattern = _EXPECTS[vendor]
+    return any(pattern.search(ln.text) for ln in (near.lines[i] for i in near.hits(_EXPECT_WORDS[vendor]))
+               if not _MODULES.match(ln.text) and not _LSPCI_DEV.match(ln.text) and "product:" not in ln.text)
 
 
-def _judge_binding(out: AppErrorsParse, g: _Gpu, lines: list[Line]) -> None:
+def _judge_binding(out: AppErrorsParse, g: _Gpu, expects: Callable[[str], bool]) -> None:
     """The driver holding one GPU function, said; a fault where it is not the one the capture expects."""
     where = g.bus or "bus id not given"
     said = f"{g.tool}: {g.vendor} {g.name} ({where})"
@@ -273,7 +350,8 @@ def _judge_binding(out: AppErrorsParse, g: _Gpu, lines: list[Line]) -> None:
     if g.in_use in _PASSTHROUGH:
         _add(out, "gpu_passthrough", g, f"{said}: kernel driver in use {g.in_use} (a VM pass-through set-up, "
              "by design)")
-    elif g.in_use in _OTHER[g.vendor] and _expects_vendor_driver(g, lines):
+    elif g.in_use in _OTHER[g.vendor] and (any(_OWN_MODULE[g.vendor].match(m) for m in g.modules) or
+                                           expects(g.vendor)):
         _add(out, "gpu_bound_other_driver", g, f"{said}: kernel driver in use {g.in_use}, not "
              f"{_OWN[g.vendor]}" + (f" (installed: {', '.join(g.modules)})" if g.modules else ""))
     elif g.in_use is not None:
@@ -320,6 +398,9 @@ def _dkms(lines: list[Line], out: AppErrorsParse) -> None:
             out.claimed.add(ln.no)
         elif "ERROR:" in t and _INSTALLER_BUILD.search(t):
             _error(out, "driver_build_failed", ln, "NVIDIA installer")
+        elif ("load" in t or "Secure boot" in t) and (ld := _INSTALLER_LOAD.search(t)) is not None:
+            key = ld.group(3) or (ld.group(2) and _KEY.search(ld.group(2)))
+            _error(out, "driver_key_rejected" if key else "driver_insert_failed", ln, "NVIDIA installer")
         elif ("already be loaded" in t or "Nouveau kernel driver" in t) and _INSTALLER_LOADED.search(t):
             _error(out, "driver_install_blocked", ln, "NVIDIA installer")
         elif ("rror processing" in t or "FAILED" in t or "akmods" in t) and (p := _PACKAGE_FAILED.search(t)):
@@ -350,7 +431,7 @@ def _dkms_status(out: AppErrorsParse, ln: Line, s: re.Match[str]) -> None:
         _error(out, "dkms_not_built", ln, "dkms")
 
 
-def _running_kernel(lines: list[Line], out: AppErrorsParse) -> None:
+def _running_kernel(lines: list[Line], dkms: list[Line], out: AppErrorsParse) -> None:
     """The kernel the capture says runs, said; where DKMS lists a GPU driver module installed for other kernels
     only, that kernel has none (the driver was not rebuilt after a kernel update)."""
     running = None
@@ -365,7 +446,7 @@ def _running_kernel(lines: list[Line], out: AppErrorsParse) -> None:
     if running is None:
         return
     out.notes.append(f"running kernel {running}")
-    installed = [(m.group(1), m.group(3), ln) for ln in lines if (m := _DKMS_STATUS.match(ln.text)) is not None
+    installed = [(m.group(1), m.group(3), ln) for ln in dkms if (m := _DKMS_STATUS.match(ln.text)) is not None
                  and m.group(3) and m.group(5).startswith("installed") and _GPU_MODULE.match(m.group(1))]
     if installed and running not in {k for _, k, _ in installed}:
         kernels = ", ".join(sorted({k for _, k, _ in installed}))
@@ -385,7 +466,7 @@ def _modinfo(lines: list[Line], out: AppErrorsParse) -> None:
                              (f" built for kernel {got['vermagic']}" if "vermagic" in got else ""))
 
 
-def _module_loading(lines: list[Line], out: AppErrorsParse) -> None:
+def _module_loading(lines: list[Line], out: AppErrorsParse, gpu_words: Callable[[], bool]) -> None:
     """modprobe/insmod refusing a GPU driver module, udev's failed modprobe, nvidia-persistenced finding no
     device, and Secure Boot's state."""
     gpu_text = None
@@ -397,8 +478,7 @@ def _module_loading(lines: list[Line], out: AppErrorsParse) -> None:
         elif "modprobe" in t and _UDEV_MODPROBE.search(t):
             _error(out, "driver_insert_failed", ln, "udev")
         elif ("rejected" in t or "restricted" in t) and _KEY.search(t):
-            gpu_text = gpu_text if gpu_text is not None else any("nvidia" in x.text.lower() or "amdgpu" in x.text
-                                                                 for x in lines)
+            gpu_text = gpu_text if gpu_text is not None else gpu_words()
             if gpu_text:
                 _error(out, "driver_key_rejected", ln, "kernel")
         elif "NVIDIA devices" in t and _PERSISTENCED_NONE.search(t):

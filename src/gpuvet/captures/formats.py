@@ -188,6 +188,15 @@ def _one(parse: Callable[[list[Line]], _Claims] | str) -> Callable[[list[Line], 
     return run
 
 
+def _marked(parse: str) -> Callable[[list[Line], str, Marks], Parsed]:
+    """A parser named by ``module.attr`` that takes the lines and the text's marks (a literal they rule out is
+    never searched), found when it claimed one."""
+    def run(lines: list[Line], where: str, marks: Marks) -> Parsed:
+        got = _loaded(parse)(lines, marks)
+        return Parsed(got, got.claimed, found=bool(got.claimed))
+    return run
+
+
 def _listed(parse: Callable[[list[Line]], _Lists] | str) -> Callable[[list[Line], str], Parsed]:
     """A parser that names the tools it found itself (amd-smi or rocm-smi, ibstat or ibv_devinfo)."""
     def run(lines: list[Line], where: str) -> Parsed:
@@ -521,9 +530,9 @@ FORMATS: tuple[Format, ...] = (
                     "specified host", "CDI device", "No devices found.", "Incompatible strategy", "If this is a GPU node",
                     "Health check failed", "Nvidia", "AcceleratedHardware", "load the kernel module", "load NVIDIA")),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
-    Format("driver installation and binding", "app_errors", _one("driver_state.parse"), ALL, adds=True,
+    Format("driver installation and binding", "app_errors", Gated(_marked("driver_state.parse")), ALL, adds=True,
            markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced
-    Format("lshw, inxi or ubuntu-drivers GPUs", "lspci", _one("driver_state.listing"), ALL, adds=True,
+    Format("lshw, inxi or ubuntu-drivers GPUs", "lspci", Gated(_marked("driver_state.listing")), ALL, adds=True,
            markers=driver_marks.LISTED),
     Format(RUNTIME_LINES, "app_errors", _one("runtime_status.parse"), ALL, adds=True, markers=RUNTIME_MARKS),  # issue 46
     Format(RUNTIME, None, _kept("runtime_status.listing"), ALL, markers=RUNTIME_MARKS),  # llama.cpp, ollama, TF, JAX,
