@@ -128,37 +128,26 @@ class _Gpu:
 
 
 class _Near:
-    """The lines near each line holding one of some literals, found by a search of the joined text at C speed, and
-    no search at all for a literal the text's byte triples rule out (``marks``): a bug report's 200,000 lines are
-    never walked in Python by the readers here (issue 43)."""
+    """The lines near each line holding one of some literals: one pass over the lines with one pattern of the
+    literals the text's marks may hold (a literal their byte triples rule out is never searched, and a bug report's
+    lines are never joined again): its 200,000 lines are walked once, not once per reader (issue 43)."""
 
-    def __init__(self, lines: list[Line], marks: Marks | None) -> None:
+    def __init__(self, lines: list[Line], marks: Marks | None, literals: tuple[str, ...]) -> None:
         self.lines = lines
-        self.marks = marks
-        self._text: str | None = None
-
-    @property
-    def text(self) -> str:
-        """The lines joined, each after a newline (as Marks joins them: its text is taken where it has it)."""
-        if self._text is None:
-            m = self.marks
-            self._text = m.text if m is not None and m.lines is self.lines and m.text is not None else \
-                "\n" + "\n".join(ln.text for ln in self.lines)
-        return self._text
+        present = [w for w in dict.fromkeys(literals) if marks is None or marks.may(w)]
+        self.at: dict[str, list[int]] = {w: [] for w in present}
+        if not present:
+            return
+        pattern = re.compile("|".join(re.escape(w) for w in present))
+        for i, ln in enumerate(lines):
+            if pattern.search(ln.text) is not None:
+                for w in present:
+                    if w in ln.text:
+                        self.at[w].append(i)
 
     def hits(self, literals: tuple[str, ...]) -> list[int]:
-        """The indexes of the lines holding one of ``literals``, in order."""
-        found: set[int] = set()
-        for lit in literals:
-            if self.marks is not None and not self.marks.may(lit):
-                continue
-            text, at, idx, last = self.text, self.text.find(lit), -1, 0
-            while at != -1:
-                idx += text.count("\n", last, at)  # the line holding it: the newlines before it, counted once
-                found.add(idx)
-                last = text.find("\n", at)
-                at = -1 if last == -1 else text.find(lit, last)
-        return sorted(found)
+        """The indexes of the lines holding one of ``literals`` (each one of those given when made), in order."""
+        return sorted({i for w in literals for i in self.at.get(w, ())})
 
     def windows(self, literals: tuple[str, ...], before: int, after: int) -> list[list[Line]]:
         """Each run of lines from ``before`` lines above a hit to ``after`` below it, overlapping runs joined."""
@@ -189,18 +178,21 @@ _EXPECT_WORDS = {"NVIDIA": ("nvidia-smi", "NVIDIA-SMI", "nvidia-bug-report", "nv
                             "cuda", "CUDA", "Cuda", "nvidia-persistenced", "dkms", "nvidia/"),
                  "AMD": ("rocm", "ROCm", "ROCM", "amdgpu-install", "amdgpu-dkms", "rock-dkms", "hip", "HIP")}
 
+_GPU_WORDS = ("nvidia", "NVIDIA", "amdgpu")
+_WORDS = (*_BINDING, *_LSHW, *_INXI, *_UD, *_DKMS_WORDS, *_LOADING_WORDS, "uname -r", "Linux ", "filename:")
+
 
 def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """The driver's installed state and its failures in the lines (see the module's docstring)."""
     out = AppErrorsParse()
-    near = _Near(lines, marks)
+    near = _Near(lines, marks, _WORDS)
     gpus = [g for w in near.windows(_BINDING, 200, 0) for g in _lspci_gpus(w)] + _listed_gpus(near)
     expects: dict[str, bool] = {}
     for g in gpus:
-        _judge_binding(out, g, lambda vendor: expects.setdefault(vendor, _expects(near, vendor)))
+        _judge_binding(out, g, lambda vendor: expects.setdefault(vendor, _expects(lines, marks, vendor)))
     dkms = near.near(_DKMS_WORDS, 12, 2)
     _dkms(dkms, out)
-    _module_loading(near.near(_LOADING_WORDS, 4, 0), out, lambda: bool(near.hits(("nvidia", "NVIDIA", "amdgpu"))))
+    _module_loading(near.near(_LOADING_WORDS, 4, 0), out, lambda: bool(_Near(lines, marks, _GPU_WORDS).hits(_GPU_WORDS)))
     for w in near.windows(_UD, 0, 30):
         _ubuntu_drivers(w, out)
     _running_kernel(near.near(("uname -r", "Linux "), 0, 1), dkms, out)
@@ -217,7 +209,7 @@ def _listed_gpus(near: _Near) -> list[_Gpu]:
 def listing(lines: list[Line], marks: Marks | None = None) -> LspciParse:
     """The NVIDIA and AMD GPUs lshw's display nodes, ubuntu-drivers' device blocks and inxi name, for inventory."""
     out = LspciParse()
-    near = _Near(lines, marks)
+    near = _Near(lines, marks, _LSHW + _INXI + _UD)
     for g in _listed_gpus(near) + [g for w in near.windows(_UD, 0, 30) for g in _ud_gpus(w)]:
         if g.bus is None or g.bus in {x.bus_id for x in out.listed}:
             continue
@@ -335,10 +327,11 @@ def _ud_gpus(lines: list[Line]) -> list[_Gpu]:
     return out
 
 
-def _expects(near: _Near, vendor: str) -> bool:
-    """Whether a line of the capture that is no lspci/lshw field names the vendor's driver stack."""
-    pattern = _EXPECTS[vendor]
-    return any(pattern.search(ln.text) for ln in (near.lines[i] for i in near.hits(_EXPECT_WORDS[vendor]))
+def _expects(lines: list[Line], marks: Marks | None, vendor: str) -> bool:
+    """Whether a line of the capture that is no lspci/lshw field names the vendor's driver stack (asked only where a
+    GPU is bound to another driver)."""
+    pattern, words = _EXPECTS[vendor], _EXPECT_WORDS[vendor]
+    return any(pattern.search(ln.text) for ln in (lines[i] for i in _Near(lines, marks, words).hits(words))
                if not _MODULES.match(ln.text) and not _LSPCI_DEV.match(ln.text) and "product:" not in ln.text)
 
 
