@@ -26,12 +26,12 @@ from gpuvet.captures.formats import (
     SHARED,
     Format,
     Marks,
-    choose_smi,
     read_hosted,
     read_quoted,
     read_unrecognised,
 )
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
+from gpuvet.captures.module_list import choose_smi
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked

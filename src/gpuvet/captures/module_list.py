@@ -1,0 +1,106 @@
+"""Which list names a capture's modules when nvidia-smi -q gave none (issue 46): the table, the --query-gpu
+CSV, a monitor's screen, a rig report, an exporter, DCGM's discovery, deviceQuery, -L, an environment report, a
+runtime's device lines, a Windows adapter listing; else what a benchmark, gpu-burn, an NCCL log or a program names.
+read.py asks once, after every format of formats.FORMATS has read the file."""
+
+from __future__ import annotations
+
+from gpuvet.captures import dcgm, nccl_log, smi_text
+from gpuvet.captures.formats import (
+    DISCOVERY,
+    ENV,
+    EXPORTER,
+    FIELDS,
+    LISTING,
+    MONITOR,
+    QUERY,
+    RIG,
+    TABLE,
+    WINDOWS,
+    FileCapture,
+)
+from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.runtime_marks import RUNTIME
+from gpuvet.captures.text import Line
+
+
+def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> str | None:
+    """The module list when no -q text gave one: the table, else the --query-gpu CSV (a -q beside
+    them, as in a bug report, says more of the same modules), else a benchmark log's device lines
+    when the run is all the file holds. The kind it is read as, named where -q's would be; None
+    when -q gave the list or nothing did. A -q excerpt of Processes alone names no module: another
+    list in the file gives the modules."""
+    if fc.smi is not None and not _processes_only(fc.smi):
+        return None
+    if (listed := _other_list(fc, kept)) is not None:
+        kind, smi = listed
+        if fc.smi is not None:
+            pids = sorted({v for m in fc.smi.modules for p, v in m.fields.items() if p.endswith("/Process ID")})
+            smi.notes.append(f"nvidia-smi -q: an excerpt of Processes alone (pid {', '.join(pids)}) names no GPU: "
+                             f"the modules are the {kind or 'deviceQuery'} list's; its processes are placed on none")
+        fc.smi = smi
+        if kind != LISTING and isinstance(listing := kept[LISTING], smi_text.SmiText):
+            from gpuvet.captures import smi_list  # run already: its listing is here
+
+            smi_list.carry_uuids(smi, listing)
+        return kind
+    if fc.smi is not None:
+        return None
+    if fc.nccl.results and fc.topo is None:
+        after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
+        from gpuvet.captures import nccl_devices
+
+        if (named := nccl_devices.listing(after_xml)).modules:
+            fc.smi = named
+    if fc.smi is None and fc.topo is None and (gpus := dcgm.gpus(fc.dcgm)):  # the GPUs dcgmi diag's results name
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in gpus], notes=[
+            f"dcgmi diag: {len(gpus)} GPU(s) named by its results (GPU {', '.join(map(str, gpus))}): listed by DCGM's "
+            "GPU id, bus id and model not in the output"])
+    if fc.smi is None and fc.topo is None and (burned := fc.gpu_burn.initialized):  # the devices gpu-burn set up
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {
+            "Index": str(g), "FB Memory Usage/Total": f"{mb} MiB"}) for g, (_, mb) in sorted(burned.items())], notes=[
+            f"gpu-burn: {len(burned)} device(s) named by its 'Initialized device' lines: listed by CUDA index, "
+            "bus id and model not in its output"])
+    if fc.smi is None and fc.topo is None and (buses := nccl_log.listing(fc.nccl_log)):  # the channels' bus ids
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
+            f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
+            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
+    if fc.smi is None and fc.topo is None and not fc.amd.modules:
+        from gpuvet.captures import program_devices
+
+        if (named := program_devices.listing(lines)).modules:
+            fc.smi = named  # the module a program says it runs on ('Testing using device Tesla K80')
+    return None
+
+
+def _processes_only(smi: smi_text.SmiText) -> bool:
+    """-q's modules are an excerpt of Processes alone: no module is named and every field is a process's."""
+    return all(m.bus_id.startswith(UNNAMED) and all(p.startswith("Processes/") for p in m.fields)
+               for m in smi.modules)
+
+
+def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, smi_text.SmiText] | None:
+    """The first other module list that holds modules and its kind (None: deviceQuery, named among the samples)."""
+    table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
+    assert isinstance(table, smi_text.SmiText) and isinstance(query, smi_text.SmiText)
+    if isinstance(screen := kept[MONITOR], smi_text.SmiText) and len(screen.modules) > len(table.modules):  # issue 46
+        from gpuvet.captures import monitor_tools  # imported where a monitor's screen was read (issue 43)
+
+        return monitor_tools.kinds_of(screen) or MONITOR, monitor_tools.beside(table, screen)
+    if table.modules or query.modules:
+        return (TABLE, table) if table.modules else (QUERY, query)
+    for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
+                         ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
+                         (RUNTIME, kept[RUNTIME]),
+                         (WINDOWS, kept[WINDOWS])):
+        # issue 46: the lists without -q's fields (an environment report's versions alone)
+        if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):
+            return None if kind == "deviceQuery" else kind, listed
+    return (TABLE, table) if table.claimed and table.driver else None  # a table cut before its first module row
+
+
+def _versions_alone(fc: FileCapture, listed: smi_text.SmiText) -> bool:
+    """An environment report that names versions and no module is still the file's list (issue 46)."""
+    from gpuvet.captures import env_report  # imported only where an environment report was read (issue 43)
+
+    return env_report.alone(fc.kinds, listed)
