@@ -13,6 +13,7 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch j  # batch J, once tests/captures/test_captures_fresh_j.py
     .venv/bin/python -m benchmarks.score_manifest --batch k  # batch K (tests/data/captures/fresh_k)
     .venv/bin/python -m benchmarks.score_manifest --batch l  # batch L (tests/data/captures/fresh_l)
+    .venv/bin/python -m benchmarks.score_manifest --batch m  # batch M (tests/data/captures/fresh_m)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -27,7 +28,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m")
 
 
 def main(argv: list[str] | None = None) -> int:
