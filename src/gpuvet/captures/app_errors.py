@@ -171,7 +171,7 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:
     peak), not a regex a line. Every other line is none of theirs. A word the whole text's ``marks`` say
     no casing of is in it is not searched (else each block's byte triples are counted for that)."""
     found: set[int] = set()
-    keys = [key for key in (*_ANCHORS, "is_available") if marks is None or marks.any_case(key)]
+    keys = _keys(marks)
     for first in range(0, len(lines), _BLOCK) if keys else ():
         low = "\n".join([ln.text for ln in lines[first:first + _BLOCK]]).lower()  # (a list joins faster)
         hits: list[tuple[int, bool]] = []
@@ -186,6 +186,24 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:
             line, counted = line + low.count("\n", counted, at), at  # lower() adds no newline: the same lines
             found.update((line, line + 1) if torch else (line,))
     return sorted(i for i in found if i < len(lines))
+
+
+# each of _KEY_WORDS under the first of _ANCHORS it holds (the anchor it is found by)
+_UNDER = {anchor: tuple(k for k in _KEY_WORDS if next(a for a in _ANCHORS if a in k) == anchor) for anchor in _ANCHORS}
+
+
+def _keys(marks: Marks | None) -> list[str]:
+    """The words _candidates searches: each anchor some casing of which the text may hold, or, where the text may
+    hold only one of the key words it stands for (or none), that word alone (a bug report's 'error' is in no key
+    word there: its every block's search of it found lines no kind reads); 'is_available' for _torch_false."""
+    if marks is None:
+        return [*_ANCHORS, "is_available"]
+    keys: list[str] = []
+    for anchor in _ANCHORS:
+        if marks.any_case(anchor):
+            words = [k for k in _UNDER[anchor] if marks.any_case(k)]
+            keys += words if len(words) <= 1 else [anchor]
+    return keys + (["is_available"] if marks.any_case("is_available") else [])
 
 
 def _kind(text: str) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.links import ListedGpu, LspciParse
-from gpuvet.captures.marks import Marks
+from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
@@ -128,8 +128,8 @@ class _Gpu:
 
 
 class _Near:
-    """The lines near each line holding one of some literals: one pass over the lines with one pattern of the
-    literals the text's marks may hold (a literal their byte triples rule out is never searched, and a bug report's
+    """The lines near each line holding one of some literals: one pass over the lines testing the literals the
+    text's marks may hold (a literal their byte triples rule out is never searched, and a bug report's
     lines are never joined again): its 200,000 lines are walked once, not once per reader (issue 43)."""
 
     def __init__(self, lines: list[Line], marks: Marks | None, literals: tuple[str, ...]) -> None:
@@ -138,12 +138,15 @@ class _Near:
         self.at: dict[str, list[int]] = {w: [] for w in present}
         if not present:
             return
-        pattern = re.compile("|".join(re.escape(w) for w in present))
-        for i, ln in enumerate(lines):
-            if pattern.search(ln.text) is not None:
-                for w in present:
-                    if w in ln.text:
-                        self.at[w].append(i)
+        if len(present) <= 3:  # ``in`` tests of the few words left (a bug report's): a third of a regex a line
+            hit = holding(lines, tuple(present))
+        else:
+            pattern = re.compile("|".join(re.escape(w) for w in present))
+            hit = [i for i, ln in enumerate(lines) if pattern.search(ln.text) is not None]
+        for i in hit:
+            for w in present:
+                if w in lines[i].text:
+                    self.at[w].append(i)
 
     def hits(self, literals: tuple[str, ...]) -> list[int]:
         """The indexes of the lines holding one of ``literals`` (each one of those given when made), in order."""

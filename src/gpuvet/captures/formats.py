@@ -388,10 +388,12 @@ _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "
 # sysfs' RDMA port counters (ib_counters): a path under /sys/class/infiniband, a loop's or head's title, or a
 # counter's name (each holds one of the last five: symbol_error, link_downed, port_xmit_discards, VL15_dropped, …);
 # perfquery's dotted counters ('LinkDownedCounter:......255'): ':..'
-_IB_HEADS = Needing(re.compile(r"(?:===|==>)[^\S\n]*[\w/.-]*\w[^\S\n]*(?:===|<==)"), ("===", "==>"))  # issue 43: a
-# head as ib_counters._HEAD reads it ('=== ./link_downed ===', '==> name <=='), not any '===': every bug report's
-# '====NVSMI LOG====' banner holds that, and the walk of every line it woke was 0.09 s of a 20 MB report
-_IB_COUNTER_MARKS = ("/sys/class/infiniband", _IB_HEADS, "error", "xmit", "rcv", "link_downed", "VL15", ":..")
+# issue 43: a head as ib_counters._HEAD reads it ('=== ./link_downed ===', '==> name <=='), not any '===': every bug
+# report's '====NVSMI LOG====' banner holds that, and the walk of every line it woke was 0.09 s of a 20 MB report; at a
+# line's start, as _HEAD reads it (searched with the other line starts, not alone: 10 ms of a 20 MB report)
+_IB_HEADS = Needing(re.compile(r"\n[^\S\n]*(?:===|==>)[^\S\n]*[\w/.-]*\w[^\S\n]*(?:===|<==)"), ("===", "==>"))
+# '_error': every counter name holding 'error' holds it ('error' alone is in every bug report, searched to its end)
+_IB_COUNTER_MARKS = ("/sys/class/infiniband", _IB_HEADS, "_error", "xmit", "rcv", "link_downed", "VL15", ":..")
 
 # nvidia-smi -q -x: smi_xml.find_span reads nothing without its root, the XML declaration or one of its tags (_MARK)
 _XML_MARKS = ("<nvidia_smi_log", "<?xml", "<gpu id=", "clocks_throttle_reasons>", "clocks_event_reasons>",
@@ -442,7 +444,8 @@ WINDOWS = "Windows adapter listing"  # dxdiag's Display Devices, Win32_VideoCont
 _WIN_MARKS = ("nvlddmkm", "amdkm", "amdwddmg", "atikm", "igfx", "igdkmd", "Display driver", "TDR occurred", "LKD_0x",
               "LiveKernelEvent", "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "dxg", "GPU access blocked",
               "/usr/lib/wsl/lib/", "CUDA Version: ERR!", "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000",
-              "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", "ode 43", "ode 12", "ode 28", "ErrorCode")
+              "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", *(f"{c}ode {n}" for c in "Cc" for n in (43, 12, 28)),
+              "ErrorCode")  # windows._CODE's problem codes as it reads them ('(Code 43)'; 'ode 43' is in a bug report)
 _WIN_LIST_MARKS = ("Card name", "DriverVersion", "VideoProcessor", "-Driver Version")  # not -q's 'Driver Version :'
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
