@@ -238,9 +238,12 @@ def test_the_default_table_needs_both_rows_of_a_module(tmp_path: Path) -> None:
     fc = parse_text(windows, "w.txt")
     assert fc.smi is not None and "Persistence Mode" not in fc.smi.modules[0].fields  # WDDM is the driver model
     prose = "| my card | 0000:4E:00.0 On | it is slow |\n| and this | is not | a reading row |\n"
-    for alone in (row1 + "\n", prose):  # a first row without its readings, or prose between pipes: not a module
-        with pytest.raises(CaptureError):
-            parse_text(alone, "p.txt")
+    with pytest.raises(CaptureError):  # prose between pipes: not a module
+        parse_text(prose, "p.txt")
+    # a first row without its readings is no table's module: only the GPU it names, as text naming GPUs (MX1)
+    fc = parse_text(row1 + "\n", "p.txt")
+    assert fc.kinds == ["text naming GPUs"] and fc.smi is not None
+    assert [(m.bus_id, m.fields) for m in fc.smi.modules] == [("0000:4E:00.0", {"Product Name": "NVIDIA A100-SXM4-80GB"})]
 
 
 def test_a_query_csv_is_read_by_its_names_and_other_csv_is_not() -> None:

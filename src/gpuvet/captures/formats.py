@@ -236,10 +236,16 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
 
 
 def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCapture, list[Line]], set[int]]) -> set[int]:
-    """Issue 46, called by read.py only where nothing was read, not even a quoted message: captures/fallback.py."""
+    """Issue 46, called by read.py only where nothing was read, not even a quoted message: captures/fallback.py,
+    else the GPUs the text names (captures/gpu_mentions.py)."""
     from gpuvet.captures import fallback
 
-    return fallback.read(fc, cleaned, walk, lambda: FileCapture(fc.path, bug_report=fc.bug_report))
+    claimed = fallback.read(fc, cleaned, walk, lambda: FileCapture(fc.path, bug_report=fc.bug_report))
+    if claimed and fc.kinds:
+        return claimed
+    from gpuvet.captures import gpu_mentions  # MX1: text naming GPUs in a form no reader reads
+
+    return gpu_mentions.read(fc, cleaned)
 
 
 def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:
