@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import amd_monitor, amd_smi_table, rocm_ras, rocm_table, rocm_validation, rocminfo
+from gpuvet.captures import amd_monitor, amd_smi_table, rocm_ras, rocm_table, rocm_tools, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import Salvage, salvage
 from gpuvet.captures.marks import Marker, Marks
@@ -533,6 +533,7 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (('"gpu"', '"gpu_data"', '"card'), _json),  # amd-smi's items each name "gpu"; rocm-smi's keys are "cardN"
     ((" TABLE:", "between two GPUs"), _tables),  # amd-smi's '… TABLE:' titles, rocm-smi's (an untitled one is
     # read only above the next title)
+    (("GPU[",), rocm_tools.read_set),  # rocm-smi --setsclk, …: before the fields, whose shape its lines share
     (rocm_ras.MARKERS, rocm_ras.read),  # --showrasinfo: before 'GPU[' fields, which would take 'Block X is: …'
     (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'
     (("device,",), _rocm_smi_csv),  # its header row
@@ -542,5 +543,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (amd_monitor.MARKERS, _monitor),
     (("gfx",), rocminfo.read),  # read only after a 'Name: gfx…' agent
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
+    (("DevicePath", '"DeviceName"'), rocm_tools.read_top),  # amdgpu_top -d's blocks, its --json dump
+    (("[RESULT]",), rocm_tools.read_rvs),  # rvs pqt/pebb results
+    (("Numa Distance",), rocm_tools.read_numa),  # rocm_bandwidth_test's topology
 )
 MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))

@@ -17,7 +17,7 @@ _CPU_NAME = re.compile(r"\bCPU\b|Processor|pthread|\bcpu-|llvmpipe|lavapipe|Swif
 # clinfo's long form: 'Key<two spaces or more>value', the keys it prints for a device
 _CLINFO = re.compile(r"^\s*(Device Name|Device Vendor|Device Type|Driver Version|Device Board Name \(AMD\)|"
                      r"Device Topology \((?:NV|AMD)\)|Device PCI bus info \(KHR\)|Global memory size|Platform Name)"
-                     r"\s{2,}(\S.*?)\s*$")
+                     r"\s{2,}([^\s:].*?)\s*$")  # 'Device Name   : [..]' is amdgpu_top -d's (rocm_tools), not clinfo's
 _CLINFO_TREE = re.compile(r"^\s*[`+|\\]--\s*Device #(\d{1,3}): (.+?)\s*$")
 
 

@@ -98,6 +98,8 @@ def _ras_severity(path: str, value: str) -> str:
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path in ("rocm-smi: readings unreadable", "rocm-smi: every reading N/A"):  # rocm_table.UNANSWERED (the tool's
         return "warn"  # ERROR, no reading taken) and ALL_UNREAD (no cell of the row read)
+    if path.startswith("rvs ") and path.endswith(": pass"):  # the ROCm Validation Suite's own verdict on an action
+        return "ok" if word == "true" else "warn" if word == "false" else "unknown"  # (rocm_tools.read_rvs)
     if path.endswith("UNCORRECTABLE_COUNT"):
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
     if path.endswith(("CORRECTABLE_COUNT", "DEFERRED_COUNT")):  # corrected: said, not judged (no bound from a

@@ -11,7 +11,7 @@ import csv
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import xpu_smi_stats
+from gpuvet.captures import xpu_smi_json, xpu_smi_stats
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, reading
 
@@ -71,6 +71,7 @@ def parse(lines: list[Line]) -> ListedParse:
     out.modules = _modules(boxes, out.notes)
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     _telemetry(out, xpu_smi_stats.read(lines))
+    xpu_smi_json.read(lines, out)  # discovery/health/diag -j
     return out if out.modules else ListedParse()
 
 
