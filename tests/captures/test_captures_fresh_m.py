@@ -213,11 +213,6 @@ KNOWN_MISSES: dict[str, str] = {
     "dmesg_xmrstak2054_11x_gtx750_xid32_spaced_colon.txt": "refused (exit 2): the old NVRM form 'NVRM Xid "
                                                            "(PCI:0000:0b:00) : 32, …' (no colon after NVRM, a space "
                                                            "before the colon) is not read as an Xid line",
-    "fahlspci_fah1149_gtx980_not_recognized_devices_file.txt": "refused (exit 2): FAHClient --lspci's "
-                                                               "'vendor:device:bus:slot:func:name' lines are no "
-                                                               "format gpuvet reads",
-    "hipbw_tfu359_d2h_pinned_table_cut.txt": "refused (exit 2): hipBusBandwidth's D2H_Bandwidth_pinned / "
-                                             "D2H_Time_pinned table is no format gpuvet reads",
     "kmsg_ogkm446_talos_prefix_gsp_coredump_trace_cut.txt": "miss: exit 0, no cause: the open module's GSP core dump "
                                                             "lines (NVRM: kflcnCoreDumpNondestructive_IMPL: TRACE) "
                                                             "behind Talos' prefix are not read as a GSP hang",
@@ -250,8 +245,6 @@ KNOWN_MISSES: dict[str, str] = {
     "smi_nvdocker933_no_devices_found_plugin_stuck.txt": "refused (exit 2): nvidia-smi's 'No devices were found' "
                                                          "inside an inline code span in prose is not read, nor "
                                                          "nvidia-docker-plugin's lines",
-    "smicsv_nvset80_throttle_supported_gtx1080.txt": "refused (exit 2): a one-field nvidia-smi --query-gpu CSV "
-                                                     "(header and value in an inline code span) is not read",
     "topo_vllm6746_8x_h100_nv18_12nic_tail_cut.txt": "inventory: the header-less topo -m tail lists 8 modules (gpu0-3"
                                                      " 'unknown (topo -m)' from the columns) where only GPU4-7 have "
                                                      "rows; NIC0-NIC7 not listed",

@@ -22,6 +22,9 @@ def test_a_listing_rows_gpu_functions_are_listed_their_audio_functions_not() -> 
     assert fc.kinds == [KIND]
     assert fc.smi is not None and [m.product for m in fc.smi.modules] == ["PCI device 10de:1b80"] * 2
     assert any("its format is not one gpuvet reads; 2 GPU(s) named" in n for n in fc.notes)
+    twice = parse_text(_FAH.replace("0x1b80:2:0:0", "0x1b80:1:0:0"), "fah.txt")  # a client listing one address twice
+    assert twice.smi is not None and len(twice.smi.modules) == 2
+    assert any("2 of its rows give the same PCI address (bus:slot:function 1:0:0)" in n for n in twice.notes)
 
 
 def test_a_json_dump_naming_an_amd_model_lists_it_as_amd() -> None:

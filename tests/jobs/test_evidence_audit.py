@@ -81,6 +81,7 @@ EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalab
 EVIDENCED_BY["tool_verdicts"] |= {"xpu-smi diag -j", "xpu-smi health -j", "rvs (ROCm Validation Suite)"}
 EVIDENCED_BY["kernel_messages"] |= {"Windows event log or WSL lines"}
 EVIDENCED_BY["xid_log"] |= {"Windows event log or WSL lines"}  # nvlddmkm's Event 13: Xid 13
+EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
 
 
 def _playbook_checks() -> set[str]:

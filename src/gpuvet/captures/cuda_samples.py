@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import hip_bus
 from gpuvet.captures.app_errors import KINDS
 from gpuvet.captures.records import AppError, NvbDevice, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
@@ -90,6 +91,12 @@ def parse(lines: list[Line]) -> CudaSamplesParse:
         _bandwidth_test(lines, out)
     if "Bandwidth Matrix (GB/s), memory=" in text:
         _bus_grind(lines, out)
+    if any(mark in text for mark in hip_bus.MARKS):  # HIP's bus bandwidth sample (captures/hip_bus.py)
+        hip = hip_bus.read(lines, bound_bytes())
+        out.matrices.update(hip.tables)
+        out.claimed |= hip.claimed
+        out.kinds += [hip_bus.HIP_BUS] if hip.tables else []
+        out.devices += [NvbDevice(0, hip.device)] if hip.device and not out.devices else []  # the run's one device
     if not out.modules.modules:
         _tested_modules(out)
     return out

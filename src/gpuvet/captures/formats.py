@@ -425,7 +425,8 @@ _PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn
                    "Unable to init", "exchange data between", "No IB devices", "Completion with error", "Failed status")
 # the CUDA samples: cuda_samples.parse's titles (deviceQuery, p2pBandwidthLatencyTest's matrices, bandwidthTest)
 _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access Peer Device=", "[CUDA Bandwidth Test]",
-                  " Bandwidth, ", "cudaGetDeviceCount returned")  # the last: deviceQuery's tail pasted alone
+                  " Bandwidth, ", "cudaGetDeviceCount returned",  # deviceQuery's tail pasted alone
+                  "_Bandwidth_pinned", "_Bandwidth_pageable")  # hipBusBandwidth's tests (hip_bus.MARKS)
 # hip_errors: a line holding one of its _KEYS, any case (it lowers each line)
 _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
               "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs",  # and the ROCm tools' no-driver lines

@@ -72,6 +72,7 @@ class _Named:
     vendor: str
     bus: str | None = None
     lines: set[int] = field(default_factory=set)
+    row: str | None = None  # the address a listing's row gives (FAHClient --lspci's bus:slot:function), as printed
 
 
 def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
@@ -85,6 +86,10 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     note = (f"{KIND}: its format is not one gpuvet reads; {len(named)} GPU(s) named "
             f"({', '.join(dict.fromkeys(n.model for n in named))[:200]}), listed as named (bus id only where "
             "the same line gives it); only known fault lines were looked for in it")
+    rows = [n.row for n in named if n.row is not None]
+    if twice := sorted({r for r in rows if rows.count(r) > 1}):  # the listing's artefact, not two cards in one slot
+        note += (f"; {len(rows) - len(set(rows)) + len(twice)} of its rows give the same PCI address "
+                 f"(bus:slot:function {', '.join(twice[:4])}): each row is listed, its address not taken for a bus id")
     notes = [note]  # said once, by the first vendor's list
     if nvidia := [n for n in named if n.vendor == "NVIDIA"]:
         fc.smi = SmiText(modules=[SmiTextModule(n.bus or f"{UNNAMED} #{i}", n.model, {"Product Name": n.model})
@@ -137,8 +142,9 @@ def _on_line(head: str, no: int) -> list[tuple[str, _Named]]:
             pid = f"{m.group('vendor')}:{m.group('device').lower()}"
             known = pci_product(pid)
             model = known.product if known is not None else f"PCI device {pid}"
-            row = f"{pid}@line {no}" if _ID_FUNCTION.match(head, m.start()) else f"{pid}@{len(out)}"
-            out.append((bus or row, _Named(model, _vendor(pid), bus)))
+            fn = _ID_FUNCTION.match(head, m.start())
+            row = f"{pid}@line {no}" if fn else f"{pid}@{len(out)}"
+            out.append((bus or row, _Named(model, _vendor(pid), bus, row=":".join(fn.groups()) if fn else None)))
     models = [m.group("model").strip() for m in _MODEL.finditer(head)]
     models += [g for g in _GFX.findall(head)] if not models else []
     if models and not out:

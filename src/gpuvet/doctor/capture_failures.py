@@ -21,7 +21,7 @@ from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import APP_ERROR_FIX, CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
 
 # tables the CUDA samples and rocm-bandwidth-test (its -v aside, read apart) time and never check
-CUDA_SAMPLE_TABLES = ("p2pBandwidthLatencyTest", "bandwidthTest", "busGrind", "rocm-bandwidth-test")
+CUDA_SAMPLE_TABLES = ("p2pBandwidthLatencyTest", "bandwidthTest", "busGrind", "rocm-bandwidth-test", "hipBusBandwidth")
 CLOCK_HELD_LOW = 0.25  # SM clock at or below a quarter of its maximum: HW slowdown territory (nvml: "by 2x or more")
 # PCIe cards whose NVLink comes only from bridges to one peer: each bridge carries 4 links, 3 bridges make the
 # full set; the chip's other links are unwired. NVIDIA H100 PCIe / H100 NVL product briefs: NVLink 600 GB/s

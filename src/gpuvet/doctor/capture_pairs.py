@@ -113,7 +113,7 @@ def captured_pairs(ev: Evidence) -> Outcome:
     if not tables and not priced and not hosts:
         return unknown("no pair measurements")
     v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
-                                    "busGrind") or "captured copy benchmark")
+                                    "busGrind", "hipBusBandwidth") or "captured copy benchmark")
     if priced:
         _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v)
     for name, matrix in tables.items():

@@ -57,8 +57,8 @@ def copy_test(name: str) -> CopyTest | None:
         return CopyTest(None, " bidirectional " in name)
     if name.startswith("p2pBandwidthLatencyTest") and "P2P=Enabled" in name:  # its bidirectional cell: both summed
         return CopyTest(None, " bidirectional " in name, summed=" bidirectional " in name)
-    if name.startswith("bandwidthTest host_to_device (pinned)") or name.startswith("bandwidthTest device_to_host "
-                                                                                   "(pinned)"):
+    if name.startswith(tuple(f"{tool} {way} (pinned)" for tool in ("bandwidthTest", "hipBusBandwidth")
+                             for way in ("host_to_device", "device_to_host"))):  # hipBusBandwidth: HIP's (MX1)
         return CopyTest("to" if "host_to_device" in name else "from", False)
     return None
 
