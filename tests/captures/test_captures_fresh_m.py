@@ -210,21 +210,13 @@ KNOWN_MISSES: dict[str, str] = {
                                                                 "attaching after the fix)",
     "dmesg_lrb384_amdgpu_psp_fw_load_failed_minus22_cut.txt": "inventory: the VRAM ('VRAM: 8176M', 'amdgpu: 8176M of "
                                                               "VRAM memory ready') not read as the module's memory",
-    "dmesg_xmrstak2054_11x_gtx750_xid32_spaced_colon.txt": "refused (exit 2): the old NVRM form 'NVRM Xid "
-                                                           "(PCI:0000:0b:00) : 32, …' (no colon after NVRM, a space "
-                                                           "before the colon) is not read as an Xid line",
-    "kmsg_ogkm446_talos_prefix_gsp_coredump_trace_cut.txt": "miss: exit 0, no cause: the open module's GSP core dump "
-                                                            "lines (NVRM: kflcnCoreDumpNondestructive_IMPL: TRACE) "
-                                                            "behind Talos' prefix are not read as a GSP hang",
-    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": "miss: exit 0, no cause: the quoted program line 'Cannot "
-                                                          "get number of CUDA devices: operation not supported' is "
-                                                          "skipped; inventory names device 1b06 'NVIDIA Device 1b06',"
-                                                          " not GTX 1080 Ti",
-    "minerlog_trex642_3060ti_riser_gpu_lost_15_cut.txt": "refused (exit 2): the miner's 'GPU2: unable to get fan "
-                                                         "speed - GPU is lost (15)' lines are no format gpuvet reads",
-    "nccl_nccl2013_hgx_ibv_modify_qp_110_cross_nic.txt": "partial: collective_init_failed is named on 'host and GPU "
-                                                         "not in the log' although the line's prefix '[date] "
-                                                         "host-01.example.com:PID [5]' names the host and device",
+    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": "partial: the failed count of the CUDA devices is read as "
+                                                          "CUDA not starting (framework_sees_no_module, warn), not "
+                                                          "application_cuda_error; inventory names device 1b06 "
+                                                          "'NVIDIA Device 1b06', not GTX 1080 Ti",
+    "minerlog_trex642_3060ti_riser_gpu_lost_15_cut.txt": "inventory: GPU 2's loss is read (module_fell_off_bus), but "
+                                                         "the cards GPU1 and GPU2 the miner's health line names are "
+                                                         "not listed",
     "nccl_nccl914_roce_proxy_connection_closed_by_peer.txt": "partial: collective_init_failed is critical where the "
                                                              "row says warn, and the redacted 'host :22337' line adds"
                                                              " a second critical on 'host and GPU not in the log'",
@@ -242,9 +234,9 @@ KNOWN_MISSES: dict[str, str] = {
     "rocmbw_rvs254_numa_distance_10x_mi25_cut.txt": "inventory: the Device Numa Distance matrix is read (12 devices "
                                                     "said, no finding) but which are GPUs only the cut device list "
                                                     "said: no module invented",
-    "smi_nvdocker933_no_devices_found_plugin_stuck.txt": "refused (exit 2): nvidia-smi's 'No devices were found' "
-                                                         "inside an inline code span in prose is not read, nor "
-                                                         "nvidia-docker-plugin's lines",
+    "smi_nvdocker933_no_devices_found_plugin_stuck.txt": "partial: nvidia-smi's 'No devices were found' in the code "
+                                                         "span is read as that line alone is (no_modules_visible), "
+                                                         "not driver_found_no_module",
     "topo_vllm6746_8x_h100_nv18_12nic_tail_cut.txt": "inventory: the header-less topo -m tail lists 8 modules (gpu0-3"
                                                      " 'unknown (topo -m)' from the columns) where only GPU4-7 have "
                                                      "rows; NIC0-NIC7 not listed",

@@ -57,7 +57,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json", "amd-smi monitor",
                       "amd-smi (default table)", "xpu-smi diag", "xpu-smi health",
                       "rocm-smi (default table)"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line on a module)
-    "kernel_messages": {"kernel log", "nvidia-smi: no devices"},  # 'No devices were found' beside lspci's GPUs
+    "kernel_messages": {"kernel log", "nvidia-smi: no devices",  # 'No devices were found' beside lspci's GPUs
+                        "miner NVML lines"},  # a miner's 'GPU is lost (15)' (captures/miner_lost.py)
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local", "sysfs IB counters",
                   "perfquery"},

@@ -23,7 +23,8 @@ KMSG = Path("/dev/kmsg")
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 MAX_RECORDS = 200_000  # a full ring is far smaller; bounds the read whatever the device returns
 MAX_LINE = 1000  # characters of a driver line kept: the messages read are far shorter
-_XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+),?(.*)")
+# every spelling of the driver's Xid line: 'PCI:' or not before the bus, older drivers' spaced colons
+_XID = re.compile(r"NVRM:? ?Xid \((?:PCI:)?([0-9a-fA-F:.]+)\) ?: ?(\d+) ?,?(.*)")
 
 
 def parse_kmsg_record(record: str) -> tuple[int, str] | None:

@@ -279,7 +279,7 @@ def _nccl(lines: list[Line], where: str) -> Parsed:
 def _no_devices(lines: list[Line], where: str) -> Parsed:
     """nvidia-smi's whole answer when the driver brought up no module: lspci's parse claims the line
     and keeps it (``LspciParse.smi_none``); here it only names the file, after the kinds read beside it."""
-    return Parsed(None, set(), found=any(ln.text.strip() == "No devices were found" for ln in lines))
+    return Parsed(None, set(), found=any("No devices were found" in ln.text and links.smi_none(ln.text) for ln in lines))
 
 
 def _rbt_validation(lines: list[Line], where: str) -> Parsed:
@@ -475,6 +475,8 @@ FORMATS: tuple[Format, ...] = (
     Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
+    Format("miner NVML lines", "kernel", _one("miner_lost.parse"), SHARED, adds=True,
+           markers=("is lost", "error code 15")),  # a mining program's 'GPU2: … GPU is lost (15)' (miner_lost.py)
     Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=_WIN_LIST_MARKS),  # its NVIDIA adapters
     Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=_WIN_LIST_MARKS),  # as amd-smi's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),

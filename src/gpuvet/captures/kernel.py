@@ -26,8 +26,8 @@ from gpuvet.captures.xid_shorthand import asked
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?" + _BUS + r"(?:\.\d)?\): (\d+),")  # older drivers print no 'PCI:'
-_XID_MASKED = re.compile(r"NVRM: Xid \((?:PCI:)?[^)\d]{0,20}\): (\d+),")  # a poster's 'PCI:...' or 'PCI:xxxx'
+_XID = re.compile(r"NVRM:? ?Xid \((?:PCI:)?" + _BUS + r"(?:\.\d)?\) ?: ?(\d+) ?,")  # older: no 'PCI:', 'NVRM Xid (…) : 32,'
+_XID_MASKED = re.compile(r"NVRM:? ?Xid \((?:PCI:)?[^)\d]{0,20}\) ?: ?(\d+) ?,")  # a poster's 'PCI:...' or 'PCI:xxxx'
 _FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
 # nvidia-smi's own answer for a module NVML cannot open: 'Unknown Error', 'GPU is lost', 'No data' …
 # read as nvidia-smi's own line: at the line's start, after a dmesg/syslog/journal prefix or a shell prompt
@@ -94,7 +94,7 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gsp_rpc_failed", re.compile(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
                                                r"_issueRpcAndWait: .*\b(?:failed|timed ?out)\b|"
                                                r"Timeout (?:after [\d.]+\s*m?s )?(?:of )?waiting for RPC|"
-                                               r"\bGspRm\w+ failed|GSP Timeout\b|"
+                                               r"\bGspRm\w+ failed|GSP Timeout\b|\bkflcnCoreDump\w*|GSP core dump|"
                                                # the RPC history the driver dumps only after an RPC failed or
                                                # timed out (its header, or its newest row: entry 0)
                                                r"\bGSP RPC (?:buffer )?history\b|"
@@ -201,7 +201,7 @@ INTEL_MESSAGES: tuple[KernelMessage, ...] = (
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
 _WORDS: dict[str, tuple[str, ...]] = {
     "gfw_boot_failed": ("gfw",), "fsp_boot_failed": ("fsp",), "needs_reset": ("reset", "wpr2"),
-    "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000"), "aer_unrecovered": ("recover",),
+    "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000", "coredump"), "aer_unrecovered": ("recover",),
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported", "supported through"), "probe_failed": ("probe", "initiali", "no nvidia"),

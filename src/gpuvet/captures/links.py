@@ -190,6 +190,22 @@ class _Dev:
     lines: list[int] = field(default_factory=list)
 
 
+# nvidia-smi's whole answer when the driver brought up no module, as posters paste it: alone on its line (a quote's
+# '> ', markdown emphasis or code marks around it), inside an inline code span or quotes in a sentence
+# ('… with the following error: `"No devices were found"`'), closing a sentence after a colon, or right after
+# the verb saying the tool printed it
+_SMI_NONE = re.compile(r"^[\s>*_`\"'\u201c]*No devices were found\.?[\s*_`\"'\u201d]*$|"
+                       r"[`\"\u201c]\s*No devices were found\.?\s*[`\"\u201d]|:\s*No devices were found\.?\s*$"
+                       r"|\b(?:prints?|printed|says?|said|shows?|showed|returns?|returned|outputs?|gives?|gave|fails? with|"
+                       r"failed with)\s+No devices were found\b")  # a code span's marks removed (decorations.py)
+
+
+def smi_none(s: str) -> bool:
+    """Whether the line holds nvidia-smi's 'No devices were found' as the tool's answer (a sentence that only
+    names the words, 'in case of No devices were found we …', is not)."""
+    return _SMI_NONE.search(s) is not None
+
+
 def parse_lspci(lines: list[Line]) -> LspciParse:
     out = LspciParse()
     devs: list[_Dev] = []
@@ -204,7 +220,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
         if "lspci" in s and (c := _SELECT.search(s)) is not None:
             chosen, cur = c.group(1).upper(), None
             continue
-        if "No devices were found" in s and s.strip() == "No devices were found":  # nvidia-smi: the driver has no module
+        if "No devices were found" in s and smi_none(s):  # nvidia-smi: the driver has no module
             out.smi_none = out.smi_none or ln.no
             out.claimed.add(ln.no)
             continue

@@ -19,12 +19,13 @@ from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
 
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
-# host:pid:tid [dev], then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
+# host:pid:tid [dev] (or host:pid [dev]), then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
 _LOG = re.compile(
     # (a run of '*' or 'x' taken from its start only: linear on a long one, review 55)
-    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>[A-Za-z0-9][\w.-]{0,62})):"
-    r"(?P<pid>\d{1,9}):"
-    r"(?P<tid>\d{1,9})\s+\[(?P<dev>\d{1,4})\]\s+)?"
+    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>(?!\d+:)[A-Za-z0-9][\w.-]{0,62})):"
+    # pid:tid as printed, or masked by the poster, the tid with it or not ('host-01.example.com:XXXXXX [5]')
+    r"(?:(?P<pid>\d{1,9}):(?P<tid>\d{1,9})|(?:X{2,}|x{2,}|\*{2,}|<[\w .-]{1,20}>)(?::(?:\d{1,9}|X{2,}|x{2,}))?)"
+    r"\s+\[(?P<dev>\d{1,4})\]\s+)?"
     r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+(?:\([\w:~]{1,120}\)\s+)?)?"
     r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 # a per-rank logger's form of the same line: the source and the host in brackets after its own prefix

@@ -40,6 +40,7 @@ def _r(kind: str, pattern: str, tool: str, backend: str = "") -> _Rule:
 
 _BY_CODE = "by code"  # the kind the CUDA error number in group 1 names (_coded)
 _BY_WORDS = "by words"  # the kind the message in group 1 names (_worded)
+_BY_COUNT = "by count"  # a failed device count: the kind its message names, else CUDA not starting (_counted)
 _IGNORED = "ignored"  # read (claimed), no error: JAX's TPU/ROCm/plugin backends, which every machine prints
 RULES: tuple[_Rule, ...] = (
     _r(_BY_WORDS, r"ggml_(?:cuda_init|init_cublas): failed to initialize (?:CUDA|ROCm|MUSA|HIP): (.+)", "llama.cpp"),
@@ -72,12 +73,18 @@ RULES: tuple[_Rule, ...] = (
        "OpenCL"),
     _r(NO_DEVICE, r"No devices found/left|No OpenCL, HIP,? (?:or|and) CUDA compatible platform found|No OpenCL or CUDA"
        r" compatible platform found|No OpenCL-compatible or CUDA-compatible platform found", "hashcat", "OpenCL"),
+    # any program counting the CUDA devices and printing the runtime's answer when the count fails ('Cannot get number
+    # of CUDA devices: <cudaGetErrorString's words>'); deviceQuery's 'cudaGetDeviceCount returned N' is cuda_samples'
+    _r(_BY_COUNT, r"(?:(?:Cannot|Can't|Could not|Couldn't|Unable to|Failed to|Error)\s+)?"
+       r"(?:cuDeviceGetCount|(?:get|getting|query|querying|retrieve|determine|read) (?:the )?"
+       r"(?:number|count) of (?:CUDA |GPU )?(?:devices|GPUs))(?: failed| returned \d+)?\s*(?::|->|with|failed)\s*"
+       r"(?:error:?\s*)?(?:\d+\s*)?[(\[\"']?([A-Za-z][\w '/.-]{3,80})", "CUDA device count"),
     _r(NO_DEVICE, r"vkCreateInstance: Found no drivers|Cannot create Vulkan instance|vkEnumeratePhysicalDevices "
        r"failed|vkCreateInstance failed with ERROR_INCOMPATIBLE_DRIVER", "vulkaninfo", "Vulkan"),
 )
 _ANCHORS = ("ggml_", "alloc", "emory", "GPU", "init failure", "err: ", "amdgpu", "Radeon", "unsupported", "cuInit",
             "dlopen", "backend", "jaxlib", "platform", "devices", "Vulkan", "vkEnumerate", "gfx", "cuda drivers",
-            "compute capability", "Jax plugin", "rocBLAS")
+            "compute capability", "Jax plugin", "rocBLAS", "DeviceGetCount", "of CUDA devices")
 
 
 def _coded(codes: tuple[str | None, ...]) -> str:
@@ -98,6 +105,14 @@ def _worded(reason: str) -> str:
     return _kind(reason) or "framework_no_libs"
 
 
+def _counted(reason: str) -> str:
+    """The kind a failed count of the CUDA devices names: no device, a driver too old, the compatibility
+    libraries; any other of the runtime's messages ('operation not supported', 'initialization error') is the
+    runtime not starting, whatever the program calls it."""
+    kind = _worded(reason)
+    return _INIT if kind == "framework_no_libs" else kind
+
+
 @dataclass
 class RuntimeLog:
     """What one file's runtime lines say: the devices they list and their errors."""
@@ -113,7 +128,7 @@ class RuntimeLog:
 def _error(rule: _Rule, m: re.Match[str], ln: Line) -> AppError | None:
     """The error ``rule`` read on the line: printed by the runtime, or a poster's report of it (a quote)."""
     kind = (_coded(m.groups()) if rule.kind == _BY_CODE else _worded(m.group(1)) if rule.kind == _BY_WORDS
-            else rule.kind)
+            else _counted(m.group(1)) if rule.kind == _BY_COUNT else rule.kind)
     if kind == _IGNORED:
         return None
     quoted = not printed(ln.text, m.start()) and not _LOGFMT.search(ln.text)
