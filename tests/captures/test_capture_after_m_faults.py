@@ -60,6 +60,9 @@ def test_a_failed_count_of_the_cuda_devices_says_the_runtime_could_not_start(tmp
                        ("cuDeviceGetCount failed: initialization error", "cuda_init_unknown")):
         log = runtime_status.read(clean(line + "\n").lines)
         assert [e.kind for e, _ in log.errors] == [kind], line
+    found_none = runtime_status.read(clean("[2020-01-02 03:04:05] [INFO] [Devices] CudaDevicesDetection found no "
+                                           "devices.\n").lines)
+    assert [e.kind for e, _ in found_none.errors] == ["runtime_no_device"]  # a program's own detection found none
     text = "> [APP] [Error] app.cpp (line 9): Cannot get number of CUDA devices: initialization error\n"
     assert capture_findings(tmp_path, text) == {("framework_sees_no_module", None): "warn"}
 

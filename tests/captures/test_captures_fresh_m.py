@@ -240,11 +240,11 @@ KNOWN_MISSES: dict[str, str] = {
     "topo_vllm6746_8x_h100_nv18_12nic_tail_cut.txt": "inventory: the header-less topo -m tail lists 8 modules (gpu0-3"
                                                      " 'unknown (topo -m)' from the columns) where only GPU4-7 have "
                                                      "rows; NIC0-NIC7 not listed",
-    "winlog_nhm1001_2x_gtx1060_mixed_driver_no_cuda_devices_cut.txt": "refused (exit 2): NiceHashMiner's "
-                                                                      "Win32_VideoController dump (two GTX 1060 on "
-                                                                      "driver 22.21.13.8233 and 21.21.13.7651) and "
-                                                                      "'CudaDevicesDetection found no devices' are "
-                                                                      "not read",
+    "winlog_nhm1001_2x_gtx1060_mixed_driver_no_cuda_devices_cut.txt": "inventory: 'CudaDevicesDetection found no "
+                                                                      "devices' is read (framework_sees_no_module), "
+                                                                      "but the Win32_VideoController dump's adapters "
+                                                                      "(two GTX 1060 on driver 22.21.13.8233 and "
+                                                                      "21.21.13.7651) are not listed nor compared",
     "xpusmi_xpum127_discovery_json_b580_cut.txt": "inventory: discovery -j is read (the module, its memory; firmware "
                                                   "and 'memory ECC disabled' said in a note) but the ECC state is "
                                                   "not the module's field (ecc_disabled would warn on a part without "

@@ -17,4 +17,5 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "No GPU/TPU found", "Number of platforms", "clGetPlatformIDs", "CL_PLATFORM_NOT_FOUND_KHR",
                  "No devices found/left", "compatible platform found", "Found no drivers", "Cannot create Vulkan instance",
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
-                 "DeviceGetCount", "of CUDA devices", "number of GPUs")  # a failed count of the devices
+                 "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
+                 "found no devices", "found no GPUs", "found no CUDA")  # a program's device detection finding none

@@ -73,6 +73,9 @@ RULES: tuple[_Rule, ...] = (
        "OpenCL"),
     _r(NO_DEVICE, r"No devices found/left|No OpenCL, HIP,? (?:or|and) CUDA compatible platform found|No OpenCL or CUDA"
        r" compatible platform found|No OpenCL-compatible or CUDA-compatible platform found", "hashcat", "OpenCL"),
+    # a program's own CUDA device detection finding none (NiceHashMiner's 'CudaDevicesDetection found no devices')
+    _r(NO_DEVICE, r"\b(?:CUDA|Cuda|NVIDIA|Nvidia|NVML)\w{0,30}\s?found no (?:CUDA )?(?:devices|GPUs)\b",
+       "CUDA device detection"),
     # any program counting the CUDA devices and printing the runtime's answer when the count fails ('Cannot get number
     # of CUDA devices: <cudaGetErrorString's words>'); deviceQuery's 'cudaGetDeviceCount returned N' is cuda_samples'
     _r(_BY_COUNT, r"(?:(?:Cannot|Can't|Could not|Couldn't|Unable to|Failed to|Error)\s+)?"
