@@ -82,3 +82,17 @@ def test_the_gsp_falcon_core_dump_behind_any_prefix_is_the_gsp_no_longer_answeri
     log = "".join(f"10.0.0.9: kern: warning: [2026-01-05T03:04:05.{i:06d}Z]: NVRM: kflcnCoreDumpNondestructive_IMPL: "
                   f"TRACE: {i:02d} = 0x00000000051{i:02d}a0\n" for i in range(3))
     assert capture_findings(tmp_path, log) == {("module_needs_reset", kernel.NO_BUS): "critical"}
+
+
+def test_a_miners_device_list_names_its_cards() -> None:
+    """T-Rex's start-up list (bus and device id) and PhoenixMiner's (no full bus id) list the cards it mines on."""
+    from gpuvet.captures.runtime_devices import runtime_lines
+
+    log = ("20220103 10:00:01 + GPU #0: [00:01.0|2489] EVGA GeForce RTX 3060 Ti, 8192 MB\n"
+           "2021.09.24:20:00:01.100: main GPU1: NVIDIA GeForce RTX 3060 Ti (pcie 1), CUDA cap. 8.6, 8 GB VRAM, 38 CUs\n"
+           "2021.09.24:22:57:10.065: main GPU1: 68C 72% 140W, GPU2: 67C\n")
+    found, claimed = runtime_lines(clean(log).lines)
+    assert [(d.tool, d.index, d.name, d.bus_id, d.memory_mib) for d in found] == [
+        ("T-Rex", "#0", "EVGA GeForce RTX 3060 Ti", "0000:00:01.0", 8192.0),
+        ("PhoenixMiner", "1", "NVIDIA GeForce RTX 3060 Ti", None, 8192.0)]
+    assert claimed == {1, 2}

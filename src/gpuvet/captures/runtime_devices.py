@@ -168,7 +168,26 @@ def _comfy(lines: list[Line], i: int) -> RuntimeDevice | None:
                          memory_mib=vram)  # by its name: a ROCm build of PyTorch says 'cuda' too
 
 
-_ANCHORS = ("Device ", "Device:", "ggml_", "MiB free", "inference compute", "with properties", "using device", "Created ")
+# the mining programs' device lists at start-up: T-Rex's '+ GPU #0: [00:01.0|1f06] MSI GeForce RTX 3060 Ti, 8192 MB'
+# (its bus and device id), PhoenixMiner's 'GPU1: NVIDIA GeForce RTX 3060 Ti (pcie 1), CUDA cap. 8.6, 8 GB VRAM, 38 CUs'
+_TREX = re.compile(r"\+ GPU #(\d{1,2}): \[([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?:\|[0-9a-fA-F]{4})?\] (.+?), (\d+) MB\b")
+_PHOENIX = re.compile(r"\bGPU(\d{1,2}): (.+?) \(pcie \d{1,3}\), (?:CUDA cap\. (\d+\.\d+)|OpenCL [\d.]+), "
+                      r"(\d+(?:\.\d+)?) GB VRAM\b")
+
+
+def _miner(ln: Line) -> RuntimeDevice | None:
+    """One card of a miner's start-up list (only what it prints: PhoenixMiner's 'pcie N' is not a full bus id)."""
+    if (t := _TREX.search(ln.text)) is not None:
+        return RuntimeDevice("T-Rex", f"#{t.group(1)}", t.group(3).strip(), ln.no, vendor_of(t.group(3), "CUDA"),
+                             f"0000:{t.group(2)}", float(t.group(4)))
+    if (p := _PHOENIX.search(ln.text)) is not None:
+        return RuntimeDevice("PhoenixMiner", p.group(1), p.group(2).strip(), ln.no, vendor_of(p.group(2)),
+                             memory_mib=float(p.group(4)) * 1024, compute=p.group(3))
+    return None
+
+
+_ANCHORS = ("Device ", "Device:", "ggml_", "MiB free", "inference compute", "with properties", "using device", "Created ",
+            "+ GPU #", "GB VRAM")
 
 
 def runtime_lines(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
@@ -184,7 +203,7 @@ def runtime_lines(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
             backend = h.group(2)
             claimed.add(ln.no)
             continue
-        d = _ggml(ln, backend) or _ollama(ln) or _tensorflow(lines, i) or _comfy(lines, i)
+        d = _ggml(ln, backend) or _ollama(ln) or _tensorflow(lines, i) or _comfy(lines, i) or _miner(ln)
         if d is not None:
             found.append(d)
             claimed.add(ln.no)

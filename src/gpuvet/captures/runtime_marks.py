@@ -18,4 +18,5 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "No devices found/left", "compatible platform found", "Found no drivers", "Cannot create Vulkan instance",
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
-                 "found no devices", "found no GPUs", "found no CUDA")  # a program's device detection finding none
+                 "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
+                 "+ GPU #", "GB VRAM")  # the miners' device lists (runtime_devices._miner)
