@@ -198,8 +198,9 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     _module_loading(near.near(_LOADING_WORDS, 4, 0), out, lambda: bool(_Near(lines, marks, _GPU_WORDS).hits(_GPU_WORDS)))
     for w in near.windows(_UD, 0, 30):
         _ubuntu_drivers(w, out)
-    _running_kernel(near.near(("uname -r", "Linux "), 0, 1), dkms, out)
     _modinfo(near.near(("filename:",), 0, 12), out)
+    if gpus or dkms or out.claimed:  # the running kernel is said beside the driver's state, not alone
+        _running_kernel(near.near(("uname -r", "Linux "), 0, 1), dkms, out)
     return out
 
 
