@@ -43,8 +43,9 @@ CAUSES: dict[str, set[Finding]] = {
     "rdma_uccl641_mi355x_ionic_modify_qp_rtr_timeout_cut.txt": {("rdma_test_failed", None)},
     # NCCL WARN ibv_modify_qp INIT->RTR 110 on host-01.example.com [5]: the rail/cross-NIC configuration
     "nccl_nccl2013_hgx_ibv_modify_qp_110_cross_nic.txt": {("collective_init_failed", "host-01.example.com GPU 5")},
-    # 'Cannot get number of CUDA devices: operation not supported' while lspci lists 4 NVIDIA GPUs
-    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": {("application_cuda_error", None)},
+    # 'Cannot get number of CUDA devices: operation not supported' while lspci lists 4 NVIDIA GPUs: the runtime
+    # sees no GPU it can use (a driver/runtime problem, not the program's own error)
+    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": {("framework_sees_no_module", None)},
     # two GTX 1060 on different driver versions and 'CudaDevicesDetection found no devices': reinstall the driver
     "winlog_nhm1001_2x_gtx1060_mixed_driver_no_cuda_devices_cut.txt": {("framework_sees_no_module", None)},
     # PSP firmware loading failed, hw_init of <psp> failed -22, amdgpu_device_ip_init failed
@@ -66,8 +67,9 @@ CAUSES: dict[str, set[Finding]] = {
     # 'NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver': no GPU usable
     "smi_nv304_11_failed_communicate_driver.txt": {("no_modules_visible", None)},
     "smi_gcpinstall18_failed_after_kernel_upgrade.txt": {("no_modules_visible", None)},
-    # 'No devices were found' with the driver loaded (nvidia-docker-plugin stuck discovering GPU devices)
-    "smi_nvdocker933_no_devices_found_plugin_stuck.txt": {("driver_found_no_module", None)},
+    # 'No devices were found' with the driver loaded (nvidia-docker-plugin stuck discovering GPU devices): no GPU
+    # visible, critical or warn
+    "smi_nvdocker933_no_devices_found_plugin_stuck.txt": {("no_modules_visible", None)},
     # the template's prose: an uncorrectable NVLink error on the TP=2 pair (PCI 66:00.0 and 76:00.0)
     "report_ogkm1355_8x_b300_xid145_template_cut.txt": {("nvlink_errors", "0000:66:00.0"),
                                                         ("nvlink_errors", "0000:76:00.0")},
@@ -96,7 +98,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
                                                                           ("module_needs_reset", "0000:04:00.0"):
                                                                           "critical"},
     "rdma_uccl641_mi355x_ionic_modify_qp_rtr_timeout_cut.txt": {("rdma_test_failed", None): "warn"},
-    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": {("application_cuda_error", None): "warn"},
+    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": {("framework_sees_no_module", None): "warn"},
     "winlog_nhm1001_2x_gtx1060_mixed_driver_no_cuda_devices_cut.txt": {("framework_sees_no_module", None): "warn"},
     "dmesg_lrb384_amdgpu_psp_fw_load_failed_minus22_cut.txt": {("module_init_failed", "0000:03:00.0"): "critical"},
     "dmesg_kmsdrm234_freebsd_drmn0_psp_load_fatal_then_ok.txt": {("module_init_failed", AMD_NO_BUS): "warn"},
@@ -168,7 +170,7 @@ MODULES: dict[str, list[str | None]] = {
 # file -> {inventory field: its value per module} where the MANIFEST names one; 'model': the name ('A|B': either)
 # must be in gpuvet's model, None: no model invented
 FIELDS: dict[str, dict[str, list[object]]] = {
-    "xpusmi_xpum127_discovery_json_b580_cut.txt": {"model": ["0xe211|0xE211"], "ecc_enabled": [False]},
+    "xpusmi_xpum127_discovery_json_b580_cut.txt": {"model": ["0xe211|0xE211|Arc Pro B60"], "ecc_enabled": [False]},
     "rocmsmi_lrb4414_setsclk_not_supported_8x_mi300x_cut.txt": {"model": [None] * 8},  # not named in the paste
     "lspci_lrb6165_vvv_strix_halo_x16_no_aer_cut.txt": {"model": ["Strix Halo"], "pcie_gen_current": [4],
                                                         "pcie_width_current": [16]},
@@ -210,10 +212,9 @@ KNOWN_MISSES: dict[str, str] = {
                                                                 "attaching after the fix)",
     "dmesg_lrb384_amdgpu_psp_fw_load_failed_minus22_cut.txt": "inventory: the VRAM ('VRAM: 8176M', 'amdgpu: 8176M of "
                                                               "VRAM memory ready') not read as the module's memory",
-    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": "partial: the failed count of the CUDA devices is read as "
-                                                          "CUDA not starting (framework_sees_no_module, warn), not "
-                                                          "application_cuda_error; inventory names device 1b06 "
-                                                          "'NVIDIA Device 1b06', not GTX 1080 Ti",
+    "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": "inventory: the failed count of the CUDA devices is read "
+                                                          "(framework_sees_no_module, warn), but lspci's device 1b06 "
+                                                          "is listed as 'NVIDIA Device 1b06', not GTX 1080 Ti",
     "minerlog_trex642_3060ti_riser_gpu_lost_15_cut.txt": "inventory: GPU 2's loss is read (module_fell_off_bus), but "
                                                          "the cards GPU1 and GPU2 the miner's health line names are "
                                                          "not listed",
@@ -234,9 +235,6 @@ KNOWN_MISSES: dict[str, str] = {
     "rocmbw_rvs254_numa_distance_10x_mi25_cut.txt": "inventory: the Device Numa Distance matrix is read (12 devices "
                                                     "said, no finding) but which are GPUs only the cut device list "
                                                     "said: no module invented",
-    "smi_nvdocker933_no_devices_found_plugin_stuck.txt": "partial: nvidia-smi's 'No devices were found' in the code "
-                                                         "span is read as that line alone is (no_modules_visible), "
-                                                         "not driver_found_no_module",
     "topo_vllm6746_8x_h100_nv18_12nic_tail_cut.txt": "inventory: the header-less topo -m tail lists 8 modules (gpu0-3"
                                                      " 'unknown (topo -m)' from the columns) where only GPU4-7 have "
                                                      "rows; NIC0-NIC7 not listed",
