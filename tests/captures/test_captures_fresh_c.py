@@ -294,7 +294,8 @@ def test_ibstatus_and_nvlink_all_inactive(tmp_path: Path) -> None:
 
 
 def test_the_tables_processes_section_is_read_as_minus_q_lists_them(tmp_path: Path) -> None:
-    """A process row lands on its module by nvidia-smi's index; the other module lists none; doctor judges it."""
+    """A process row lands on its module by nvidia-smi's index; the other module lists none. With no benchmark
+    and no symptom it is the machine's workload (no finding); named with a slowness symptom, it is a lead."""
     rows = ["|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |",
             "| N/A   35C    P0            120W /  700W |   70123MiB /  81559MiB |     95%      Default |",
             "|   1  NVIDIA H100 80GB HBM3          On  |   00000000:2A:00.0 Off |                    0 |",
@@ -302,6 +303,8 @@ def test_the_tables_processes_section_is_read_as_minus_q_lists_them(tmp_path: Pa
             "| Processes:                                                                              |",
             "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
             "|    0   N/A  N/A     41235      C   python3                                   70110MiB |"]
-    assert _doctor_text(tmp_path, "\n".join(rows) + "\n") == {("other_processes", "0000:18:00.0")}
+    assert _doctor_text(tmp_path, "\n".join(rows) + "\n") == set()
+    _, slow = run_json("doctor", "compute-below-peak", "--from", str(tmp_path / "capture.txt"))
+    assert {(f["cause"], f.get("module")) for f in slow["findings"]} == {("other_processes", "0000:18:00.0")}
     none = [*rows[:4], "|  No running processes found                                                             |"]
     assert _doctor_text(tmp_path, "\n".join(none) + "\n") == set()

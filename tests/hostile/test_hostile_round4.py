@@ -147,6 +147,9 @@ def test_a_compute_process_in_the_q_makes_doctor_see_other_processes(capsys, tmp
     assert [m["processes"] for m in data["modules"]] == [[2456], []]  # Xorg (type G) is not a compute process
     assert any("python3" in n and "70000 MiB" in n for n in data["notes"])
     code, doc, _ = _run(capsys, "doctor", "--from", path, "--all", "--json")
+    step = _step(doc, "other_processes")  # no symptom, no benchmark: the machine's workload, read and cited
+    assert step["status"] == "clear" and "2456" in json.dumps(step)
+    code, doc, _ = _run(capsys, "doctor", "compute-below-peak", "--from", path, "--all", "--json")
     step = _step(doc, "other_processes")
     assert step["status"] == "confirmed"
     assert any(f["cause"] == "other_processes" and f.get("evidence", {}).get("pids") == [2456]

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors, kernel_more
-from gpuvet.captures.kernel_echoes import passed_through, without_echoes
+from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
@@ -142,6 +142,13 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
                                                     r"Failed to disable smu features", re.I), "amdgpu"),
+    # an engine failed the driver's own self-test while the module was brought up or resumed (amdgpu_ib.c's
+    # 'IB test failed on vpe (-110).', amdgpu_device.c's 'ib ring test failed (-110).', amdgpu_ring.c's 'ring
+    # sdma0 test failed (-110)', older drivers' 'amdgpu: failed testing IB on ring 0' / 'IB test timed out', and
+    # the compute queues that would not map: 'KCQ enable failed'): any IP block - gfx, sdma, vcn, jpeg, vpe, mes
+    KernelMessage("amd_ring_test_failed", re.compile(r"\bIB test (?:failed|timed out)\b|\bib ring test failed\b|"
+                                                     r"\bring \S+ test failed\b|\bfailed testing IB\b|"
+                                                     r"\bK[GC]Q enable failed\b", re.I), "amdgpu"),
     KernelMessage("amd_ras_uncorrectable", re.compile(r"uncorrectable hardware error|\d+ uncorrectable hardware "
                                                       r"errors? detected|RAS:? .*\buncorrectable", re.I), "amdgpu"),
     KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
@@ -326,7 +333,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
     devices = drm_kmod.devices(lines, worded)
-    out.events = _repeated_rings(_events(lines, _rings_back(_recovered(lines, hits)), out.notes, devices)) + \
+    out.events = _repeated_rings(_events(lines, _rings_back(recovered(lines, hits)), out.notes, devices)) + \
         _once(handles + [e for e in out.sxid_details if e.module not in {h.module for h in handles}])
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors([ln for _, ln in worded], out)
@@ -376,20 +383,6 @@ def _host_errors(lines: list[Line], out: KernelParse) -> None:
     claimed, said = host_errors.note(lines)
     out.claimed |= claimed
     out.notes += [said] if said else []
-
-
-_RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)
-_TEARDOWN = re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed", re.I)
-
-
-def _recovered(lines: list[Line], hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
-    """A KIQ ring test or KGQ/KCQ disable failing while a reset tears the engines down is the driver on its
-    way to a full (MODE1, BACO) reset: a failed recovery only when no such reset or success follows it."""
-    if not any(kind == "amd_recovery_failed" for _, kind, _ in hits):
-        return hits  # nothing to weigh against a reset: the log is not searched for one
-    done = [i for i, ln in enumerate(lines) if "reset" in ln.text.lower() and _RESET_DONE.search(ln.text)]
-    return [(i, kind, ln) for i, kind, ln in hits
-            if not (kind == "amd_recovery_failed" and _TEARDOWN.search(ln.text) and any(d > i for d in done))]
 
 
 _RING_NAME = re.compile(r"\bring (\S+) (?:timeout|reset succe)", re.I)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from gpuvet.captures.kernel import KernelEvent
+    from gpuvet.captures.text import Line
 
 
 class _Event(Protocol):
@@ -26,7 +27,7 @@ E = TypeVar("E", bound=_Event)
 
 # an amdgpu hang (a ring timed out, the module reset), seen again from the display as a fence timeout
 _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
-                    "amd_recovery_failed", "amd_mes_unresponsive"))
+                    "amd_recovery_failed", "amd_mes_unresponsive", "amd_ring_test_failed"))
 PASSTHROUGH = "probe_not_called_passthrough"
 DERIVED = (PASSTHROUGH, "pci_bar_unassigned")  # kinds no pattern reads (kernel_messages.yaml): a read kind the
 # rest of the log explains; a GPU function's BAR the PCI enumeration could not assign (pci_enum.KIND)
@@ -42,7 +43,10 @@ _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            (frozenset(("init_failed",)), "gsp_failed"),
            # amdgpu's reset re-starts the IP blocks: their failure then ('PSP create ring failed!' after 'PSP is
            # resuming...') is the failed reset's own step on that module, not a second cause beside it
-           (frozenset(("amd_reset_failed", "amd_recovery_failed")), "amd_init_failed"))
+           (frozenset(("amd_reset_failed", "amd_recovery_failed")), "amd_init_failed"),
+           # an engine's ring or IB test failing while a hang or reset on that module is under way (the reset
+           # re-runs every test) is that reset's step, not a module that never came up
+           (_HANGS - {"amd_ring_test_failed"}, "amd_ring_test_failed"))
 # an echo that names no module (the driver's word for the whole probe): any module's cause explains it
 _NODE_ECHOES = ((frozenset(("probe_not_called", PASSTHROUGH, "probe_failed", "unsupported_by_driver",
                             "init_failed")), "no_adapter"),)
@@ -77,3 +81,19 @@ def passed_through(events: list[KernelEvent], texts: Iterable[str]) -> list[Kern
     if not vfio or fb:
         return events
     return [replace(e, kind=PASSTHROUGH) if e.kind == "probe_not_called" else e for e in events]
+
+
+_RESET_DONE = re.compile(r"\b(?:MODE[12]|BACO|PCI|mode1|mode2) reset\b|reset(?:\(\d+\))? succeeded", re.I)
+_TEARDOWN = re.compile(r"\bring \S+ test failed|\bIB test (?:failed|timed out)|\bib ring test failed|"
+                       r"\bK[GC]Q (?:dis|en)able failed", re.I)
+_TORN_DOWN = frozenset(("amd_recovery_failed", "amd_ring_test_failed"))
+
+
+def recovered(lines: Sequence[Line], hits: list[tuple[int, str, Line]]) -> list[tuple[int, str, Line]]:
+    """A ring or IB test (KIQ's, any engine's) or a KGQ/KCQ disable failing while a reset tears the engines down
+    is the driver on its way to a full (MODE1, BACO) reset: a failure only when no such reset or success follows."""
+    if not any(kind in _TORN_DOWN for _, kind, _ in hits):
+        return hits  # nothing to weigh against a reset: the log is not searched for one
+    done = [i for i, ln in enumerate(lines) if "reset" in ln.text.lower() and _RESET_DONE.search(ln.text)]
+    return [(i, kind, ln) for i, kind, ln in hits
+            if not (kind in _TORN_DOWN and _TEARDOWN.search(ln.text) and any(d > i for d in done))]

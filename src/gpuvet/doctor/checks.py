@@ -428,11 +428,24 @@ def thermal_trend(ev: Evidence) -> Outcome:
               where=m) for m, f in fits.items()])
 
 
+def _workload_only(ev: Evidence) -> bool:
+    """A captured listing with no benchmark result and no symptom named: its processes are the machine's own
+    work (a lead only beside a measurement they could slow, or a slowness the user reports)."""
+    caps = ev.captures
+    bench = caps.nccl or caps.nvbandwidth or caps.perftest or caps.gpu_burn or caps.copy_checks or caps.dcgm
+    return ev.backend is not None and ev.backend.captured and ev.symptom is None and not bench
+
+
 def other_processes(ev: Evidence) -> Outcome:
     if ev.inventory is None:
         return unknown("no inventory")
     found = [finding("other_processes", HIGH, module=m.id, pids=list(m.processes)) for m in ev.inventory.modules
              if isinstance(m.processes, tuple) and m.processes]
+    if found and _workload_only(ev):
+        return clear("the processes the capture lists are the machine's workload: no benchmark or slowness in the "
+                     "captures for them to disturb", *_inventory_cited(ev, "compute processes (pids)", {
+                         m.id: ", ".join(map(str, m.processes)) for m in ev.inventory.modules
+                         if isinstance(m.processes, tuple) and m.processes}))
     if found:
         return confirmed("other processes hold modules", *found)
     cited = _inventory_cited(ev, "compute processes", {m.id: 0 for m in ev.inventory.modules

@@ -52,6 +52,7 @@ class Evidence:
     window_s: float | None = None  # telemetry window; None: the default for the backend
     watch: bool = True  # False for captured evidence: there is no live node to watch
     trend: TrendFactory | None = None  # the thermal trend model (watch's forecaster), given by the face
+    symptom: str | None = None  # the symptom the user named (diagnose sets it); None: triage, no symptom given
 
     @cached_property
     def window(self) -> Window | None:

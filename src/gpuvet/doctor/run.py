@@ -100,6 +100,7 @@ TRIAGE_ORDER = ("module-missing", "compute-errors", "overheating", "compute-belo
 
 
 def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) -> DoctorRun:
+    ev.symptom = symptom or ev.symptom  # a check may weigh what it reads by the symptom (other_processes)
     books = [playbook(symptom)] if symptom else sorted(
         playbooks().values(), key=lambda b: TRIAGE_ORDER.index(b.id) if b.id in TRIAGE_ORDER else len(TRIAGE_ORDER))
     steps: list[StepResult] = []
