@@ -9,7 +9,13 @@ errors, read as HCCL's own log lines (nccl_log's records), so doctor judges them
 code of another component (the runtime's EE/EH/EZ …: 'EH9999: wait for compute device to finish
 failed, runtime result = 107020', 'rtDeviceSynchronize execute failed, reason=[task timeout]') is not
 the collective's: it is kept apart (``AscendLog.runtime``), an error of the NPU's runtime while the job
-ran. The host is never printed on these lines: the failure is named by device."""
+ran. The host is never printed on these lines: the failure is named by device.
+
+A CANN traceback may carry no code of its own, only the HCCL call that failed and its HcclResult
+(``… fails to invoke the HcclAllocComResourceByTiling function of the hccl module. ret = 9``): that is the
+collective's error too, its result read by hccl_types.h's names (9 a timeout, 11-14 a TCP/RoCE connect or
+transfer, 19 the network); a call that sets the communicator or its resources up (Init, Alloc, Create,
+Resource) failing is a set-up failure."""
 
 from __future__ import annotations
 
@@ -43,6 +49,14 @@ _INIT_WORDS = re.compile(r"\binitiali[sz]|\binit\b|rank ?table", re.I)
 # HCCL's task tag names the collective it ran ('tag[Broadcast_172.16.38.219%eth0_60000_0_…]', 'tag:[HcomAllReduce_…')
 _OP_TAG = re.compile(r"\btag\s*:?\s*\[\s*\w*?(AllReduce|AllGather|ReduceScatter|Broadcast|All[Tt]oAll(?:VC?)?|"
                      r"BatchSendRecv|Reduce|Scatter|Gather|Send|Recv)(?![a-z])")
+# an HCCL/HCOM call named with its non-zero result: 'the HcclAllocComResourceByTiling function … ret = 9'
+_CALL = re.compile(r"\b(?P<fn>H(?:ccl|com)[A-Z]\w{2,60})\b[^\n]{0,80}?\bret(?:code)?\s*[=:]\s*(?P<ret>\d{1,4})\b")
+_RESULTS = {1: "a parameter error", 2: "an empty pointer", 3: "a memory error", 4: "an internal error",
+            5: "not supported", 6: "a resource not found", 7: "a resource unavailable", 8: "a system call failed",
+            9: "a timeout", 11: "a TCP connect failure", 12: "a RoCE connect failure", 13: "a TCP transfer failure",
+            14: "a RoCE transfer failure", 15: "a runtime call failed", 16: "a driver call failed",
+            19: "a network error", 20: "try again", 21: "the remote side's error"}  # HcclResult (hccl_types.h)
+_SETUP_CALL = re.compile(r"Init|Alloc|Create|Resource|Comm(?:Init|Config)", re.I)
 NEARBY = 8  # lines: torch_npu's device line stands this close above the code it reports
 
 
@@ -65,6 +79,13 @@ def parse(lines: list[Line]) -> AscendLog:
             out.claimed.add(ln.no)
             continue
         m = _CODE.match(ln.text) or _NAMED.match(ln.text)
+        if m is None and "ret" in ln.text and (call := _call(ln, place if place and i - place[0] <= NEARBY else None)):
+            out.claimed.add(ln.no)
+            out.lines += 1
+            if not any(f.at.source == call.at.source for f in out.failures):  # each call once (a traceback repeats it)
+                out.failures.append(call)
+            last = call
+            continue
         if m is None:
             if last is not None and _TRACE.search(ln.text):  # the runtime's trace under a code: part of it
                 out.claimed.add(ln.no)
@@ -101,6 +122,19 @@ def _runtime(out: AscendLog, failure: LogFailure, lines: list[Line], i: int) -> 
     kept = out.runtime[k].at
     if reason and reason not in kept.message:
         out.runtime[k] = replace(out.runtime[k], at=replace(kept, message=f"{kept.message} ({reason})"[:_TEXT]))
+
+
+def _call(ln: Line, near: tuple[int, int | None, int | None, int | None] | None) -> LogFailure | None:
+    """An HCCL call's failed result on a traceback line, as the collective's failure (set-up or while running)."""
+    m = _CALL.search(ln.text)
+    if m is None or int(m.group("ret")) == 0:
+        return None
+    ret, fn = int(m.group("ret")), m.group("fn")
+    message = f"{fn} failed: HcclResult {ret} ({_RESULTS.get(ret, 'an HCCL error')})"
+    at = LogLine(ln.no, "HCCL", "ERROR", None, near[1] if near else None, near[2] if near else None, fn, message,
+                 ln.text.strip()[:_TEXT])
+    kind = "init" if _SETUP_CALL.search(fn) else "stalled" if ret == 9 else "runtime"
+    return LogFailure(kind, at, near[3] if near is not None else None, None)
 
 
 def _number(text: str | None) -> int | None:

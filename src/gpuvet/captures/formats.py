@@ -470,13 +470,15 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi diag", "dcgm", _one(dcgm.parse_text), SHARED, markers=_DIAG_MARKS),
     Format("DCGM diagnostic JSON", "dcgm", _one("dcgm_events.parse"), SHARED, adds=True,
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
-    Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#",)),  # its '# gpu …' header
+    Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#", "dcgmi dmon")),
+    # its '# gpu …' header (dcgmi's '#Entity'), or dcgmi's command line naming the columns of rows printed without it
     Format("kernel AER", "aer", Gated(_aer), SHARED, markers=_AER_MARKS),
     Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
     Format("miner NVML lines", "kernel", _one("miner_lost.parse"), SHARED, adds=True,
-           markers=("is lost", "error code 15")),  # a mining program's 'GPU2: … GPU is lost (15)' (miner_lost.py)
+           markers=("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")),
+    # a mining program's 'GPU2: … GPU is lost (15)', NVML's GPUIsLost / GPU_IS_LOST, NVAPI's device not found
     Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=_WIN_LIST_MARKS),  # its NVIDIA adapters
     Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=_WIN_LIST_MARKS),  # as amd-smi's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
@@ -488,7 +490,7 @@ FORMATS: tuple[Format, ...] = (
                     '"component_list"', '"device_name"', '"core_temperature"')),  # a box's header row, dump's
     # header, stats' command line, stats -j's metric names, discovery/health/diag -j's keys (xpu_smi_json)
     Format("xpu-smi table", "xpu", _listed("xpu_smi_table.parse"), SHARED, adds=True,
-           markers=("XPU-SMI",)),  # the default table's title box
+           markers=("XPU-SMI", "xpu-smi")),  # the default table's title box, or the bare command above its rows
     # the runtimes' own logs: before -q, whose `Key : value` they resemble
     Format("NCCL, RCCL or HCCL debug log", "nccl_log", _listed(nccl_log.parse), SHARED, markers=_NCCL_LOG_MARKS),
     Format("rocm-bandwidth-test -v", "rbt_validation", _rbt_validation, SHARED,
@@ -511,8 +513,8 @@ FORMATS: tuple[Format, ...] = (
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ")),  # torch_npu's line, a code opening a line or after
-    # its name ('Communication_Error_Get_Socket(EI0006)')
+           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ", "Hccl", "Hcom")),  # torch_npu's line, a code opening a
+    # line or after its name ('Communication_Error_Get_Socket(EI0006)'), an HCCL call's 'HcclX … ret = 9' (a traceback)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules

@@ -233,7 +233,7 @@ _INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-f
 _INTEL_BUS = re.compile(r"\b(?:i915|xe)(?:: probe of)? " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"Fence fallback timer expired on ring|qcm fence wait loop timeout expire|"
-                          r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_")  # FreeBSD drm-kmod
+                          r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 _AMD_BUS = re.compile(r"\bamdgpu(?:: probe of)? " + _BUS + r"\.\d")  # or the PCI core's 'amdgpu: probe of …'
 
@@ -475,7 +475,7 @@ def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: i
     """An amdgpu line (Linux's prefix or function names, FreeBSD's drmn0 with one of its messages), or an
     i915/xe line: read by its driver's messages; False for any other line."""
     s = ln.text
-    if ("amdgpu" in s or "drm " in s or "Fence fallback" in s or "qcm fence" in s) and _AMDGPU_LINE.search(s) or \
+    if ("amdgpu" in s or "drm" in s or "Fence fallback" in s or "qcm fence" in s) and _AMDGPU_LINE.search(s) or \
             "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
         _amdgpu_line(out, hits, i, ln)
         return True

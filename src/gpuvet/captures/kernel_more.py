@@ -16,6 +16,11 @@ from gpuvet.captures.text import Line
 if TYPE_CHECKING:
     from gpuvet.captures.kernel import KernelParse
 
+# amdgpu's bring-up through DRM's info prints, read as its driver lines (kernel._AMDGPU_LINE; FreeBSD drm-kmod's
+# '[drm ERROR :amdgpu_…' before it): '[drm] amdgpu kernel modesetting enabled.', '[drm] amdgpu version: …',
+# '[drm] initializing kernel modesetting (VEGA10 0x1002:0x6860 …' (AMD's vendor id), '[drm] add ip block number 0 <…>'
+AMD_INIT = (r"\[drm\] (?:amdgpu (?:kernel modesetting|version)|initializing kernel modesetting \(\w+ 0x1002:|"
+            r"add ip block number)")
 _LOADING = re.compile(r"NVRM(?: version)?:\s+(?:loading )?NVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)"
                       r"\s+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
 

@@ -5,6 +5,12 @@ temperature through NVML every few seconds and print its answer when the read fa
     PhoenixMiner   2021.09.24:22:57:10.022: hwmc GPU2: unable to get fan speed - GPU is lost (15)
     T-Rex          20211219 17:26:36 WARN: NVML: can't get fan speed for GPU #1, error code 15
     others         GPU #3: ... GPU is lost / GPU 3 is lost
+    NiceHash Miner [NVML] ... get failed with status: GPUIsLost   (NVML's enum name, no card named)
+                   [NVAPI] Tach get failed with status: NVIDIA_DEVICE_NOT_FOUND
+
+NVML's error in any spelling (``GPU is lost``, ``GPUIsLost``, ``GPU_IS_LOST``, ``NVML_ERROR_GPU_IS_LOST``) and
+NVAPI's ``NVIDIA_DEVICE_NOT_FOUND`` asked about a card it was reading a moment before are the same loss; a line
+naming no card puts it on "bus id not in the log".
 
 Each is the card lost from the bus, named by the miner's own index (not a bus id, and not always the driver's
 index: PhoenixMiner counts from 1), once per card. A miner's other NVML codes (999, an unknown error) and its
@@ -15,13 +21,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures.kernel import KernelEvent, KernelParse
+from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse
 from gpuvet.captures.text import Line
 
 # the card's index, then NVML's 'GPU is lost' (its code 15 in brackets or not) on the same line
 _LOST = re.compile(r"\bGPU\s?#?(\d{1,2})\b[^\n]{0,120}?\b(?:GPU )?is lost\b")
 # T-Rex's wording: NVML, the card's index, and the error code 15 (GPU_IS_LOST)
 _CODE = re.compile(r"\bNVML\b[^\n]{0,80}?\bGPU\s?#?(\d{1,2})\b[^\n]{0,40}?\berror(?: code)?:?\s*15\b", re.I)
+# NVML's GPU_IS_LOST by its enum name (GPUIsLost, GPU_IS_LOST) or NVAPI's NVIDIA_DEVICE_NOT_FOUND, on a miner's line
+# that names NVML/NVAPI (a card's index on it if any)
+_ENUM = re.compile(r"\b(?:NVML_)?(?:ERROR_)?(?:GPUIsLost|GPU_IS_LOST)\b"
+                   r"|\bNVAPI\b[^\n]{0,120}?\b(?:NVAPI_)?NVIDIA_DEVICE_NOT_FOUND\b")
+_INDEX = re.compile(r"\bGPU\s?#?(\d{1,2})\b")
 _ASKED = re.compile(r"\b(?:what|why|how|does|is there)\b[^\n]*\?\s*$", re.I)  # a poster's question about the line
 
 
@@ -31,18 +42,33 @@ def parse(lines: list[Line]) -> KernelParse:
     lost: dict[str, KernelEvent] = {}
     for ln in lines:
         s = ln.text
-        if "lost" not in s and "NVML" not in s:
-            continue
-        m = (_LOST.search(s) if "lost" in s else None) or (_CODE.search(s) if "NVML" in s else None)
-        if m is None or _ASKED.search(s) or "device handle" in s:  # nvidia-smi's own answer: kernel.py's
+        card = _card(s)
+        if card is None:
             continue
         out.claimed.add(ln.no)
-        card = f"GPU {m.group(1)}"
         first = lost.get(card)
         lost[card] = replace(first, count=first.count + 1) if first else KernelEvent("gpu_lost", card, s.strip()[:240],
                                                                                       ln.no)
     out.events = list(lost.values())
-    if lost:
-        out.notes.append(f"a miner's NVML reads: {', '.join(lost)} 'GPU is lost' (NVML error 15); the card is named "
-                         "by the miner's own index, its bus id is not in these lines")
+    lost.pop(NO_BUS, None)
+    if out.events:
+        named = f"{', '.join(lost)} " if lost else "a card (none named) "
+        out.notes.append(f"a miner's NVML/NVAPI reads: {named}'GPU is lost' (NVML error 15, GPU_IS_LOST, or NVAPI "
+                         "finding no NVIDIA device); a card is named by the miner's own index, its bus id is not "
+                         "in these lines")
     return out
+
+
+def _card(s: str) -> str | None:
+    """The card a miner's line says NVML (or NVAPI) lost: its index, NO_BUS where none is named; None if no loss."""
+    if "lost" not in s and "NVML" not in s and "Lost" not in s and "LOST" not in s and "NOT_FOUND" not in s:
+        return None
+    m = (_LOST.search(s) if "lost" in s else None) or (_CODE.search(s) if "NVML" in s else None)
+    if _ASKED.search(s) or "device handle" in s:  # a question, or nvidia-smi's own answer: kernel.py's
+        return None
+    if m is not None:
+        return f"GPU {m.group(1)}"
+    if _ENUM.search(s) is None or "GPU-" in s:  # a UUID's GPU_IS_LOST is plugin_xids' (monitors, by UUID)
+        return None
+    index = _INDEX.search(s)
+    return f"GPU {index.group(1)}" if index else NO_BUS

@@ -21,6 +21,9 @@ _PLUGIN = re.compile(r"XidCriticalError: Xid=(\d{1,3}) on Device=(GPU-[0-9a-fA-F
 # gpud: its event text (a PCI id, else 'by dmesg') and its JSON event's Xid and device, escapes removed
 _GPUD = re.compile(r"\bxid (\d{1,3})\s*(?:\([^()]{0,80}\)\s*)?detected (?:on PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
                    r"[0-9a-fA-F]{2}(?:\.\d)?)|by )", re.IGNORECASE)
+# dcgm-exporter's XID metric with its labels but no value (newer exporters label the Xid as err_code)
+_BARE = re.compile(r'\bDCGM_FI_DEV_XID_ERRORS\{((?:[^{}"]|"(?:[^"\\]|\\.)*")*)\}')
+_LABEL = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _GPUD_JSON = re.compile(r'"xid"\s*:\s*(\d{1,3})\b')
 _GPUD_UUID = re.compile(r'"device_uuid"\s*:\s*"(GPU-[0-9a-fA-F-]{8,40})"')
 # NVML answering GPU_IS_LOST for a GPU named by UUID (gpud's component reason 'failed to get remapped rows for
@@ -62,9 +65,20 @@ def _plugin(text: str) -> tuple[str, int] | None:
 def _metric(text: str) -> tuple[str, int] | None:
     """A whole sample of the XID metric (prom_metrics reads it): its module from the labels."""
     s = sample(text)
-    if s is None or s.name != "DCGM_FI_DEV_XID_ERRORS" or not 0 <= s.value < 1000:
+    if s is None:  # the metric's name and labels without a value (a paste's cut, a label listing): its err_code
+        bare = _BARE.search(text)
+        labels = dict(_LABEL.findall(bare.group(1))) if bare else {}
+        code = labels.get("err_code", "")
+        return (_module(labels), int(code)) if code.isdigit() and int(code) < 1000 else None
+    if s.name != "DCGM_FI_DEV_XID_ERRORS" or not 0 <= s.value < 1000:
         return None
-    return module_of(s.labels), int(s.value)
+    return _module(s.labels), int(s.value)
+
+
+def _module(labels: dict[str, str]) -> str:
+    """The module the labels name; "bus id not in the log" where none names one (no gpu, UUID or bus label)."""
+    named = any(k in labels for k in ("gpu", "UUID", "uuid", "pci_bus_id", "PCI_BUS_ID"))
+    return module_of(labels) if named else NO_BUS
 
 
 def _gpud(text: str) -> tuple[str, int] | None:

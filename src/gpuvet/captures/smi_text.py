@@ -407,6 +407,10 @@ def _exact(fields: dict[str, str], path: str) -> str | None:
 # nvidia-smi dmon's '# gpu pwr …' and dcgmi dmon's '#Entity  NLXMITP …' (its rows 'GPU 0  …', its units line 'ID')
 _DMON_HEAD = re.compile(r"^#\s*(?:gpu|Entity)\s+(.*)$", re.I)
 _DMON_ROW = re.compile(r"^\s*(?:GPU\s+)?(\d+)((?:\s+(?:-?[\d.]+|-|N/A))+)\s*$")
+# the command itself ('dcgmi dmon -e 155,150', '$ dcgmi dmon -i 0 -e 203 -c 1'): its field ids are the columns of
+# rows printed without the '#Entity' header; such a row is the entity's index, then its cells as printed
+_DCGMI_CMD = re.compile(r"^(?:[$#>]\s*)?(?:sudo\s+)?dcgmi\s+dmon\b[^\n]*?\s-e\s+(\d{1,4}(?:\s*,\s*\d{1,4})*)")
+_DCGMI_ROW = re.compile(r"^\s*(?:GPU\s+)?(\d{1,3})\s+(\S.{0,200})$")
 
 
 @dataclass(frozen=True)
@@ -429,11 +433,20 @@ def parse_dmon(lines: list[Line]) -> Dmon:
     """`nvidia-smi dmon` blocks: the `# gpu pwr …` header, its units line, then one row per module per tick."""
     out = Dmon()
     columns: list[str] | None = None
+    bare = False  # columns from dcgmi's command line: a row may run its cells together (its print overflows)
     for ln in lines:
-        if columns is None and "#" not in ln.text:
+        if columns is None and "#" not in ln.text and "dmon" not in ln.text:
             continue  # no dmon block open, and no header here
         s = ln.text.strip()
-        if (h := _DMON_HEAD.match(s)) is not None and "pid" in h.group(1).lower().split()[:1]:
+        if "dmon" in s and (c := _DCGMI_CMD.match(s)) is not None:
+            columns, bare = [f"field {f.strip()}" for f in c.group(1).split(",")], True
+            out.claimed.add(ln.no)
+        elif bare and columns is not None and _DMON_ROW.match(s) is None and (b := _DCGMI_ROW.match(s)) is not None:
+            out.samples.append(DmonSample(int(b.group(1)), dict.fromkeys(columns), ln.no))  # its cells unread
+            out.claimed.add(ln.no)
+            out.notes.append(f"line {ln.no}: a dcgmi dmon row whose cells run together ({b.group(2)[:40]!r}): "
+                             "not read as values")
+        elif (h := _DMON_HEAD.match(s)) is not None and "pid" in h.group(1).lower().split()[:1]:
             columns = None  # pmon's '# gpu pid type …' (and nvidia-top's '#  GPU  PID'): per process, monitor_tools'
         elif h is not None:
             columns = h.group(1).split()
@@ -446,7 +459,7 @@ def parse_dmon(lines: list[Line]) -> Dmon:
                                           ln.no))
             out.claimed.add(ln.no)
         elif s:
-            columns = None
+            columns, bare = None, False
     if out.samples:
         gpus = sorted({x.gpu for x in out.samples})
         out.notes.append(f"nvidia-smi dmon: {len(out.samples)} sample(s) of {len(gpus)} module(s) read; dmon gives "

@@ -2,7 +2,11 @@
 box under an ``Intel XPU-SMI vX  Driver: …`` title: per device two rows of three cells, ``GPU Name
 Persistence-M | Bus-Id Disp.A | Volatile Uncorr. ECC`` then ``Fan Temp Pwr:Usage/Cap | Memory-Usage |
 GPU-Util Compute M.``. The name cell may be empty (a device the tool cannot name): the device is still
-listed by its index and bus id. Read into the xpu-smi modules beside discovery's (xpu_smi.py)."""
+listed by its index and bus id. Read into the xpu-smi modules beside discovery's (xpu_smi.py).
+
+A paste may keep only the device rows under the command that printed them (``$ xpu-smi`` then
+``|   0  Intel(R) Arc(TM) Pro B  Off  | 0000:18:00.0  Off  |  Disabled |``): the bare command opens the table as
+its title would. The name cell is the table's, cut to its width: read as printed."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ _POWER = re.compile(r"(?:(?<!\d)(\d+(?:\.\d+)?)\s*W|N/A)\s*/\s*(\d+(?:\.\d+)?)\s
 _TEMP = re.compile(r"\b(\d+(?:\.\d+)?)\s*C\b")
 _MEMORY = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*MiB\s*/\s*(\d+(?:\.\d+)?)\s*MiB\b")
 UNNAMED = "Intel GPU (xpu-smi printed no name)"  # the vendor is known: the tool is Intel's
+_COMMAND = re.compile(r"^(?:[$#>]\s*)?(?:sudo\s+)?xpu-smi\s*(?:#.*)?$")  # the bare command: the default table
 _HEADS = ("Bus-Id", "Memory-Usage", "Pwr:Usage/Cap", "Persistence-M", "Compute M.", "GPU-Util")
 
 
@@ -29,6 +34,10 @@ def parse(lines: list[Line]) -> ListedParse:
     inside, first = False, None  # first: the device whose first row was read, waiting for its second
     for ln in lines:
         s = ln.text.strip()
+        if "xpu-smi" in s and _COMMAND.match(s):
+            inside, first = True, None
+            out.claimed.add(ln.no)
+            continue
         if (t := _TITLE.search(s)) is not None and s.startswith("|"):
             inside, first = True, None
             out.claimed.add(ln.no)
