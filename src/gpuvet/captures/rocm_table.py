@@ -106,6 +106,11 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     out.notes.append(f"rocm-smi's default table at line(s) {ranges(claimed)}: {rows} module(s) read{ids}; it prints "
                      "no bus ids or memory sizes (rocm-smi -a or --json give them)")
     out.notes += [f"rocm-smi says {m}" for m in dict.fromkeys(messages)]
+    hot = [f"{m.label} {m.temperature_c:g} °C" for m in out.modules[-rows:] if m.temperature_c is not None]
+    if hot:  # a reading is never its own limit: the module's design limit or the driver's must judge it
+        out.notes.append(f"rocm-smi's default table: temperature {', '.join(hot[:8])}; the table prints no slowdown "
+                         "or critical temperature to judge it by: can't tell whether it is too hot (rocm-smi -a, "
+                         "amd-smi metric and the driver's hwmon temp*_crit give the limits)")
     if cut:
         out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
                          "characters and may be cut there (rocm-smi --showproductname prints it whole)")
