@@ -13,7 +13,7 @@ ran, and NVLS's 'multicast support is not available' (info). Up to NCCL 2.4 the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
@@ -45,6 +45,8 @@ _PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib
 _BARE_COMPLETION = re.compile(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
 # NCCL's 'host:pid:tid' prefix alone on a line (a paste cut right after it): the host it names ran a process
 _PREFIX_ONLY = re.compile(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
+# a word standing for any host in a poster's paste ('host:22337:22453 [6]'): no host's name
+_PLACEHOLDER = re.compile(r"^(?:host|hostname|node|nodename|localhost|server|machine|myhost|my-?host)\d?$", re.I)
 _VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
 _NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
@@ -61,6 +63,14 @@ _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
 _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
                     r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT",
                     re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
+# a verbs call of NCCL's IB transport that failed ('Call to ibv_create_qp failed', 'ibv_reg_mr_iova2 failed with error
+# 12'): what it could not get names the cause, whichever step's trace follows it, so every rank's copy of the line
+# reads alike (issue 46, batch N: one rank's trace cut, its peers' not)
+_VERBS = re.compile(r"\bibv_(?P<call>create_qp|create_cq|create_srq|alloc_pd|create_comp_channel|reg_mr(?:_iova2?)?|"
+                    r"reg_dmabuf_mr|open_device|get_device_list|query_device|query_port)\b.{0,60}?\bfail", re.I)
+VERBS_KIND = {"reg_mr": "ib_memory", "reg_mr_iova": "ib_memory", "reg_mr_iova2": "ib_memory",
+              "reg_dmabuf_mr": "ib_memory", "open_device": "ib_device", "get_device_list": "ib_device",
+              "query_device": "ib_device", "query_port": "ib_device"}  # the rest: a QP, CQ, SRQ or PD: ib_resource
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}
@@ -100,7 +110,8 @@ class NetChoice:
 
 @dataclass(frozen=True)
 class LogFailure:
-    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime", "stalled"
+    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime", "stalled",
+    # or a verbs call NET/IB made that failed: "ib_resource" (QP, CQ, PD), "ib_memory" (reg_mr), "ib_device"
     at: LogLine
     rank: int | None = None
     collective: str | None = None  # the collective that stalled, where the line names it (HCCL's tag[Broadcast_…])
@@ -148,6 +159,14 @@ class NcclLog:
         """The job is known to run on one node: a communicator said nNodes 1, or every rank nccl-tests
         listed is on one host."""
         return self.nodes == 1 or len(self.test_hosts) == 1
+
+    @property
+    def one_host(self) -> str | None:
+        """The one host every prefixed line names, where it is a name: none in a log of several hosts or whose
+        poster masked them ('<hostname>', '****', or a word standing for any host: 'host:22337:22453 [6]')."""
+        if len(self.seen_hosts) != 1 or self.redacted or _PLACEHOLDER.match(self.seen_hosts[0]):
+            return None
+        return self.seen_hosts[0]
 
     @property
     def hosts(self) -> list[str]:
@@ -272,7 +291,18 @@ def parse(lines: list[Line]) -> NcclLog:
     out.failures = [LogFailure("runtime" if f.kind == "init" and ran else f.kind, f.at,
                                out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
                     if not (f.kind == "init" and _came_up(f.at, out.completed))]
+    out.failures = _placed(out)
     return out
+
+
+def _placed(out: NcclLog) -> list[LogFailure]:
+    """A failure line quoted without NCCL's prefix (a title, a sentence) in a log whose every prefixed line names
+    one host is that host's: the poster's log is one node's (where it names two, or redacted them, it stays unplaced)."""
+    host = out.one_host
+    if host is None:
+        return out.failures
+    return [replace(f, at=replace(f.at, host=host)) if f.at.host is None and f.at.pid is None else f
+            for f in out.failures]
 
 
 def _came_up(warn: LogLine, completed: list[LogLine]) -> bool:
@@ -486,6 +516,8 @@ def _failure_kind(at: LogLine) -> str | None:
         return "nvls"
     if at.lib == "HCCL":
         return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "runtime"
+    if "ibv_" in msg and (v := _VERBS.search(msg)) is not None:
+        return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
     if not _FAILS.search(msg) or _GOES_ON.search(msg):
         return None
     return "init" if file in _INIT_FILES or _INIT_WORDS.search(msg) else "runtime"

@@ -239,10 +239,17 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=GIVE_READABLE)
     if cleaned.host_of:
         read_hosted(fc, cleaned)
-    fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None)
+    fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None) or (
+        _log_host(fc))
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
     return fc
+
+
+def _log_host(fc: FileCapture) -> str | None:
+    """The one host every NCCL/RCCL line's 'host:pid:tid' prefix names: the log is that node's (issue 46, batch N);
+    a log of several hosts, or one whose poster masked the names, names none."""
+    return fc.nccl_log.one_host if fc.nccl_log.seen_hosts else None
 
 
 def _uname_host(lines: list[Line]) -> str | None:

@@ -22,7 +22,9 @@ SOCKET = "Socket"
 NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO, or give the plog's "
           "[ERROR] lines)")
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error",
-          "stalled": "collective_stalled"}
+          "stalled": "collective_stalled", "ib_resource": "nccl_ib_resource_failed",
+          "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed"}
+_IB = ("ib_resource", "ib_memory", "ib_device")  # a verbs call of NET/IB failed: the RDMA setup, any step
 _LINES = 16  # line numbers kept per finding
 _TEXT = 240  # characters of a program's error line said beside a failure
 _CANN_CODE = re.compile(r"^E[IJ]\d{4}$")  # HCCL's (EI) and HCCP's (EJ) error codes
@@ -34,7 +36,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled")) + _peer_refused(logs) + _npu_runtime(logs)
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", *_IB)) + _peer_refused(logs) + _npu_runtime(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
@@ -51,7 +53,7 @@ def nccl_log_init(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _beside(ev, _failure_findings(logs, ("init", "nvls")))
+    found = _beside(ev, _failure_findings(logs, ("init", "nvls", *_IB)))
     if found:
         return confirmed(f"the communicator did not come up: {_first_words(found)}", *found)
     done = [(label, at) for label, log in logs for at in log.completed]
@@ -97,17 +99,22 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
     groups: dict[tuple[str, str], list[tuple[str, LogFailure]]] = {}
     for label, log in logs:
         for f in log.failures:
-            if f.kind in kinds:
-                groups.setdefault((f.kind, _where(f.at)), []).append((label, f))
+            if f.kind in kinds:  # a verbs failure is the node's RDMA setup: its GPUs' copies of the line are one
+                place = f.at.host if f.kind in _IB and f.at.host else _where(f.at)
+                groups.setdefault((f.kind, place), []).append((label, f))
     out: list[Finding] = []
     for (kind, where), items in groups.items():
         label, first = items[0]
+        devs = sorted({f.at.dev for _, f in items if f.at.dev is not None})
+        where = f"{where} GPU {', '.join(map(str, devs))}" if kind in _IB and first.at.host and devs else where
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
         fix, meaning = _library_fix(first.at)
         carried = {"meaning": meaning} if meaning else {}
         settings = _settings(logs, label, first.at)
         if settings:
             carried["settings"] = settings
+        if kind in _IB and (hca := _hca(logs, label, first.at)):
+            carried["hca"] = hca
         if first.collective:  # the collective that stalled, as the library's line named it
             carried["collective"] = first.collective
         out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
@@ -123,6 +130,14 @@ def _settings(logs: Logs, label: str, at: LogLine) -> str | None:
     said = [e.message for lab, log in logs if lab == label for e in log.env
             if (e.host, e.pid) == (at.host, at.pid) and e.line < at.line]
     return "; ".join(dict.fromkeys(said))[:400] or None
+
+
+def _hca(logs: Logs, label: str, at: LogLine) -> str | None:
+    """The HCA ports NET/IB said it uses ('mlx5_1:1/RoCE') in the failed process (its host's, where the line names
+    no process): the device whose verbs call failed."""
+    said = [d for lab, log in logs if lab == label for c in log.choices if c.transport == "IB" and c.host == at.host
+            and (at.pid is None or c.pid == at.pid) for d in c.devices]
+    return ", ".join(dict.fromkeys(said)) or None
 
 
 def _library_fix(at: LogLine) -> tuple[str | None, str | None]:
