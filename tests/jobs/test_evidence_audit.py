@@ -77,9 +77,9 @@ EVIDENCED_BY["captured_errors"] |= {"PyTorch collect_env", "vLLM collect_env", "
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 # issue 46: other accelerators' tools judge their own modules (captures/accel_tools.py)
 EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalabs driver", "tt-smi"}
-# issue 46: Windows' event log and WSL's lines are a kernel log of another OS (captures/windows.py)
 # issue 46 (MX2): xpu-smi's -j forms and rvs's own pass/FALSE verdicts (captures/xpu_smi_json.py, rocm_tools.py)
 EVIDENCED_BY["tool_verdicts"] |= {"xpu-smi diag -j", "xpu-smi health -j", "rvs (ROCm Validation Suite)"}
+# issue 46: Windows' event log and WSL's lines are a kernel log of another OS (captures/windows.py)
 EVIDENCED_BY["kernel_messages"] |= {"Windows event log or WSL lines"}
 EVIDENCED_BY["xid_log"] |= {"Windows event log or WSL lines"}  # nvlddmkm's Event 13: Xid 13
 EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
