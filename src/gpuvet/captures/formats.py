@@ -245,7 +245,12 @@ def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCap
         return claimed
     from gpuvet.captures import gpu_mentions  # MX1: text naming GPUs in a form no reader reads
 
-    return gpu_mentions.read(fc, cleaned)
+    claimed = gpu_mentions.read(fc, cleaned)
+    if claimed and fc.kinds:
+        return claimed
+    from gpuvet.captures import gpu_software  # OX1: a GPU software stack's lines no reader reads
+
+    return gpu_software.read(fc, cleaned)
 
 
 def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:

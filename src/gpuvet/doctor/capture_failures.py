@@ -93,6 +93,16 @@ def as_quoted(found: Finding) -> Finding:
 
 
 GPULESS = "{} kernel line(s), none from a GPU, NIC-to-GPU or driver module"  # fallback.py's kernel excerpt
+UNREAD = "{}: gpuvet has no reader for these lines, so it can't tell whether they hold a fault"  # OX1
+
+
+def unread_gpu_text(counts: dict[str, int]) -> str | None:
+    """A GPU software stack's lines no reader read (captures/gpu_software.py), said with their count; None if none."""
+    if not counts:
+        return None
+    return UNREAD.format("; ".join(f"{n} {source} line(s) not understood" for source, n in counts.items()))
+
+
 WINDOWS_LOG = "Windows event log or WSL lines"  # issue 46: Windows' display drivers' events (captures/windows.py)
 
 
@@ -113,6 +123,8 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     if not c.kernel_lines and not c.kernel_events and c.kernel_plain:  # issue 46: an excerpt of other lines only
         return clear(GPULESS.format(c.kernel_plain), Cited(_source(ev, "kernel log"), "kernel lines read",
                                                            str(c.kernel_plain)))
+    if not c.kernel_lines and not c.kernel_events and (unread := unread_gpu_text(c.gpu_unread)) is not None:
+        return unknown(unread)
     if not c.kernel_lines and not c.kernel_events:  # issue 46: a poster's words may name a message, no line
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()

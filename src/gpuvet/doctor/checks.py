@@ -13,7 +13,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_failures import GPULESS, as_quoted
+from gpuvet.doctor.capture_failures import GPULESS, as_quoted, unread_gpu_text
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -235,6 +235,8 @@ def xid_log(ev: Evidence) -> Outcome:
             cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "kernel lines read / Xid lines",
                                f"{ev.captures.kernel_plain} / 0"))
             return clear(f"no Xid: {GPULESS.format(ev.captures.kernel_plain)}", *cited)
+        if (unread := unread_gpu_text(ev.captures.gpu_unread)) is not None:  # OX1: never clear
+            return unknown(unread)
         if not cited:
             return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
         return clear("no Xid errors", *cited)

@@ -1,0 +1,74 @@
+"""Issue 46 (OX1): text that plainly comes from a GPU software stack (a collective library's log, a management
+daemon's log, a driver's or firmware loader's lines) in a form no reader of gpuvet reads, and holding no known
+fault line. Refusing it as 'nothing in it is output gpuvet can read' is untrue: it is read as '<its source> lines
+gpuvet has no reader for', no finding drawn from it, and every check that would judge such lines says it can't
+tell, with the count of lines not understood (never clear: captures/fallback.py's guard, kept by other means).
+
+Reached from formats.read_unrecognised last: after fallback.py (known messages, a kernel excerpt; a kernel
+line of a GPU driver is still refused there) and gpu_mentions.py (the GPUs a text names, listed there). A line
+naming NVRM or an Xid keeps the file refused: those are NVIDIA's fault lines, which only their readers judge.
+The source is named from the text's own words; a text naming no GPU software stays refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from gpuvet.captures.kernel import KernelParse
+from gpuvet.captures.text import Cleaned, Line
+
+KIND = "GPU software lines gpuvet has no reader for"
+_CAP = 2000  # lines searched at most: a paste's few, never a log's millions
+HEAD = 1000  # characters of a line searched
+
+# each stack by its own words, the most specific first (a collective library's log names CUDA or HIP too)
+_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("RCCL/NCCL", re.compile(r"\b[RN]CCL\b|^=== System : maxBw\b|\bNCCL_\w+")),
+    ("ROCm RDC", re.compile(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
+    ("NVIDIA DCGM", re.compile(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
+    ("FreeBSD drm-kmod", re.compile(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),
+    ("amdgpu driver", re.compile(r"\bamdgpu\b")),
+    ("ROCm/HIP runtime", re.compile(r"\bROCm\b|\bhip[A-Z]\w+|\bHSA_STATUS_\w+|\bhsa_\w+")),
+    ("CUDA runtime", re.compile(r"\bcuda[A-Z]\w+|\bCUDA_ERROR_\w+|\bCUresult\b")),
+)
+# NVIDIA's fault lines: only their readers judge them (the file stays refused, as before)
+_FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
+
+
+class _Capture(Protocol):
+    """What this fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
+
+    kinds: list[str]
+    kernel: KernelParse
+
+
+@dataclass
+class UnreadGpuText(KernelParse):
+    """Lines of a GPU software stack no reader read: ``unread`` of them, from ``source`` (doctor's checks that
+    would judge such lines say they can't tell, never clear)."""
+
+    unread: int = 0
+    source: str = ""
+
+
+def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
+    """The file read as KIND where its words name a GPU software stack; the lines claimed (none otherwise)."""
+    body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
+    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) for ln in body):
+        return set()
+    source = next((name for name, rx in _SOURCES if any(rx.search(ln.text[:HEAD].strip()) for ln in body)), None)
+    if source is None:
+        return set()
+    note = (f"{source} lines gpuvet has no reader for: {len(body)} line(s) not understood, no finding drawn "
+            "from them (the checks that would judge them can't tell)")
+    claimed = {ln.no for ln in body}
+    fc.kernel = UnreadGpuText(claimed=claimed, notes=[note], unread=len(body), source=source)
+    fc.kinds = [KIND]
+    return claimed
+
+
+def _content(ln: Line) -> bool:
+    """A line of the paste's own (not blank, not a poster's cut, '# source:' comment or code fence)."""
+    s = ln.text.strip()
+    return bool(s) and not ln.elision and s != "\u2026" and not s.startswith(("#", "```", "~~~"))
