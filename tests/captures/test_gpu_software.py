@@ -47,3 +47,15 @@ def test_doctor_finds_nothing_and_its_kernel_checks_cant_tell_with_the_count(tmp
     assert got["findings"] == []
     said = json.dumps(got)
     assert "2 ROCm RDC line(s) not understood" in said and "no Xid" not in said
+
+
+def test_beside_a_kernel_excerpt_with_no_gpu_line_the_xid_check_still_cant_tell(tmp_path: Path) -> None:
+    """A GPU stack's unread lines beside another file's kernel lines of NICs and disks: never 'no Xid'."""
+    kern, rdc = tmp_path / "kern.txt", tmp_path / "rdc.txt"
+    kern.write_text("[   12.345678] e1000e 0000:00:1f.6 eno1: NIC Link is Up 1000 Mbps Full Duplex\n"
+                    "[   13.100000] EXT4-fs (sda1): mounted filesystem with ordered data mode\n")
+    rdc.write_text(_DRM)
+    code, out, err = run(["doctor", "--from", str(kern), "--from", str(rdc), "--json", "--verbose"])
+    assert code == 0, err
+    said = json.dumps(json.loads(out))
+    assert "2 FreeBSD drm-kmod line(s) not understood" in said and "no Xid:" not in said

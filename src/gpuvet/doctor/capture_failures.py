@@ -120,11 +120,11 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
 def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     """What the driver's kernel lines say (those of ``causes`` only, where given)."""
     c = ev.captures
+    if not c.kernel_lines and not c.kernel_events and (unread := unread_gpu_text(c.gpu_unread)) is not None:
+        return unknown(unread)
     if not c.kernel_lines and not c.kernel_events and c.kernel_plain:  # issue 46: an excerpt of other lines only
         return clear(GPULESS.format(c.kernel_plain), Cited(_source(ev, "kernel log"), "kernel lines read",
                                                            str(c.kernel_plain)))
-    if not c.kernel_lines and not c.kernel_events and (unread := unread_gpu_text(c.gpu_unread)) is not None:
-        return unknown(unread)
     if not c.kernel_lines and not c.kernel_events:  # issue 46: a poster's words may name a message, no line
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()

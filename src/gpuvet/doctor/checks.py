@@ -231,12 +231,12 @@ def xid_log(ev: Evidence) -> Outcome:
             cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "driver lines read / Xid lines",
                                f"{lines} / 0"))
             return clear(f"no Xid among the {lines} driver line(s) read", *cited)
+        if (unread := unread_gpu_text(ev.captures.gpu_unread)) is not None:  # OX1: never clear
+            return unknown(unread)
         if ev.captures.kernel_plain:  # issue 46: a kernel excerpt of other lines only (captures/fallback.py)
             cited.append(Cited(ev.capture_source("kernel log") or "captured kernel log", "kernel lines read / Xid lines",
                                f"{ev.captures.kernel_plain} / 0"))
             return clear(f"no Xid: {GPULESS.format(ev.captures.kernel_plain)}", *cited)
-        if (unread := unread_gpu_text(ev.captures.gpu_unread)) is not None:  # OX1: never clear
-            return unknown(unread)
         if not cited:
             return unknown("no telemetry of any module and no kernel log (give `dmesg | grep Xid` output with --from)")
         return clear("no Xid errors", *cited)
