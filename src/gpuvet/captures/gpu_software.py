@@ -6,7 +6,8 @@ tell, with the count of lines not understood (never clear: captures/fallback.py'
 
 Reached from formats.read_unrecognised last: after fallback.py (known messages, a kernel excerpt; a kernel
 line of a GPU driver is still refused there) and gpu_mentions.py (the GPUs a text names, listed there). A line
-naming NVRM or an Xid keeps the file refused: those are NVIDIA's fault lines, which only their readers judge.
+naming NVRM or an Xid keeps the file refused: those are NVIDIA's fault lines, which only their readers judge; so
+does a markdown table's row (a poster's table of readings, such as DCGM field values: values to judge, not a log).
 The source is named from the text's own words; a text naming no GPU software stays refused."""
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ class UnreadGpuText(KernelParse):
 def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     """The file read as KIND where its words name a GPU software stack; the lines claimed (none otherwise)."""
     body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
-    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) for ln in body):
-        return set()
+    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) or ln.text.lstrip().startswith("|") for ln in body):
+        return set()  # a table's row is a document's reading (a value to judge), not a stack's log line
     source = next((name for name, rx in _SOURCES if any(rx.search(ln.text[:HEAD].strip()) for ln in body)), None)
     if source is None:
         return set()
