@@ -33,7 +33,8 @@ def test_a_gpu_stacks_unread_lines_are_said_with_their_source_and_count(text: st
 
 @pytest.mark.parametrize("text", ["hello world\nno devices here\n", "backup finished\nrsync: 12 files\n",
                                   "frobd[12]: NVRM frobbed the RCCL ring zz\nmore\n",
-                                  "| Field | Value |\n|---|---|\n| `DCGM_FI_DEV_ECC_SBE_VOL_TOTAL` | 12 |\n"])
+                                  "| Field | Value |\n|---|---|\n| `DCGM_FI_DEV_ECC_SBE_VOL_TOTAL` | 12 |\n",
+                                  "We plan to move the RCCL ring onto XGMI next week.\nDoes hipMemcpy wait here?\n"])
 def test_text_naming_no_gpu_software_or_an_nvrm_line_stays_refused(text: str) -> None:
     with pytest.raises(CaptureError):
         parse_text(text, "none.txt")

@@ -36,6 +36,10 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # NVIDIA's fault lines: only their readers judge them (the file stays refused, as before)
 _FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
 
+# a poster's sentence (a capital word, three words more, a full stop, question or exclamation mark at its end, or
+# any line asking): their words about a stack (a plan, a question), never its output
+_SENTENCE = re.compile(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$")
+
 
 class _Capture(Protocol):
     """What this fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
@@ -58,7 +62,8 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
     if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) or ln.text.lstrip().startswith("|") for ln in body):
         return set()  # a table's row is a document's reading (a value to judge), not a stack's log line
-    source = next((name for name, rx in _SOURCES if any(rx.search(ln.text[:HEAD].strip()) for ln in body)), None)
+    own = [ln.text[:HEAD].strip() for ln in body if not _SENTENCE.match(ln.text[:HEAD].strip())]
+    source = next((name for name, rx in _SOURCES if any(rx.search(text) for text in own)), None)
     if source is None:
         return set()
     note = (f"{source} lines gpuvet has no reader for: {len(body)} line(s) not understood, no finding drawn "
