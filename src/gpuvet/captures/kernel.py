@@ -235,7 +235,10 @@ _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|" 
                           r"Fence fallback timer expired on ring|qcm fence wait loop timeout expire|"
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
-_AMD_BUS = re.compile(r"\bamdgpu(?:: probe of)? " + _BUS + r"\.\d")  # or the PCI core's 'amdgpu: probe of …'
+# or the PCI core's 'amdgpu: probe of …'; or a pasted line cut inside dev_printk's driver name ('dgpu 0000:2b:00.0:
+# amdgpu: …'): a tail of 'amdgpu' opening the line, its bus id, then the driver's own 'amdgpu:' or '[drm]'
+_AMD_BUS = re.compile(r"(?:\bamdgpu(?:: probe of)? |^\s*(?=(?:mdgpu|dgpu|gpu|pu|u)? ?[0-9a-fA-F]{4,8}:\S+ "
+                      r"(?:amdgpu:|\[drm\]))(?:mdgpu|dgpu|gpu|pu|u)? ?)" + _BUS + r"\.\d")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,11 @@ temperature through NVML every few seconds and print its answer when the read fa
     NiceHash Miner [NVML] ... get failed with status: GPUIsLost   (NVML's enum name, no card named)
                    [NVAPI] Tach get failed with status: NVIDIA_DEVICE_NOT_FOUND
 
+Any other program's line that names NVML and carries its error text is the same answer (Slurm's gres/nvml
+plugin in slurmstepd and slurmd: ``error: NVML: Failed to get usage(15): GPU is lost``, ``Failed to get device
+handle for GPU 0: GPU is lost``; a wrapper's ``nvmlDeviceGetHandleByIndex ... GPU is lost``): NVML's string for
+its code 15 names no card unless the line does.
+
 NVML's error in any spelling (``GPU is lost``, ``GPUIsLost``, ``GPU_IS_LOST``, ``NVML_ERROR_GPU_IS_LOST``) and
 NVAPI's ``NVIDIA_DEVICE_NOT_FOUND`` asked about a card it was reading a moment before are the same loss; a line
 naming no card puts it on "bus id not in the log".
@@ -32,12 +37,15 @@ _CODE = re.compile(r"\bNVML\b[^\n]{0,80}?\bGPU\s?#?(\d{1,2})\b[^\n]{0,40}?\berro
 # that names NVML/NVAPI (a card's index on it if any)
 _ENUM = re.compile(r"\b(?:NVML_)?(?:ERROR_)?(?:GPUIsLost|GPU_IS_LOST)\b"
                    r"|\bNVAPI\b[^\n]{0,120}?\b(?:NVAPI_)?NVIDIA_DEVICE_NOT_FOUND\b")
+# any program's line naming NVML (Slurm's 'NVML:', gres/nvml, an nvml* call) and NVML's text for its code 15
+_NVML_TEXT = re.compile(r"(?:\bNVML\b|\bnvml\w*|gres/nvml)[^\n]{0,160}?\bGPU is lost\b", re.I)
 _INDEX = re.compile(r"\bGPU\s?#?(\d{1,2})\b")
 _ASKED = re.compile(r"\b(?:what|why|how|does|is there)\b[^\n]*\?\s*$", re.I)  # a poster's question about the line
 
 
 def parse(lines: list[Line]) -> KernelParse:
-    """One 'module lost' event per card a miner's NVML line says was lost (the first line, and how often)."""
+    """One 'module lost' event per card a program's NVML line (a miner's, slurmstepd's) says was lost (the first
+    line, and how often)."""
     out = KernelParse()
     lost: dict[str, KernelEvent] = {}
     for ln in lines:
@@ -53,9 +61,9 @@ def parse(lines: list[Line]) -> KernelParse:
     lost.pop(NO_BUS, None)
     if out.events:
         named = f"{', '.join(lost)} " if lost else "a card (none named) "
-        out.notes.append(f"a miner's NVML/NVAPI reads: {named}'GPU is lost' (NVML error 15, GPU_IS_LOST, or NVAPI "
-                         "finding no NVIDIA device); a card is named by the miner's own index, its bus id is not "
-                         "in these lines")
+        out.notes.append(f"a program's NVML/NVAPI reads (a miner's, slurmstepd's): {named}'GPU is lost' (NVML error "
+                         "15, GPU_IS_LOST, or NVAPI finding no NVIDIA device); a card is named by the program's "
+                         "index, its bus id is not in these lines")
     return out
 
 
@@ -64,10 +72,12 @@ def _card(s: str) -> str | None:
     if "lost" not in s and "NVML" not in s and "Lost" not in s and "LOST" not in s and "NOT_FOUND" not in s:
         return None
     m = (_LOST.search(s) if "lost" in s else None) or (_CODE.search(s) if "NVML" in s else None)
-    if _ASKED.search(s) or "device handle" in s:  # a question, or nvidia-smi's own answer: kernel.py's
+    if _ASKED.search(s) or "the device handle" in s:  # a question, or nvidia-smi's own answer: kernel.py's
         return None
     if m is not None:
         return f"GPU {m.group(1)}"
+    if _NVML_TEXT.search(s) is not None and "GPU-" not in s:  # NVML's text on another program's line, no card
+        return NO_BUS
     if _ENUM.search(s) is None or "GPU-" in s:  # a UUID's GPU_IS_LOST is plugin_xids' (monitors, by UUID)
         return None
     index = _INDEX.search(s)
