@@ -61,3 +61,10 @@ def test_beside_a_kernel_excerpt_with_no_gpu_line_the_xid_check_still_cant_tell(
     assert code == 0, err
     said = json.dumps(json.loads(out))
     assert "2 FreeBSD drm-kmod line(s) not understood" in said and "no Xid:" not in said
+
+
+def test_what_the_lines_name_is_said_as_printed_never_judged() -> None:
+    rccl = parse_text(_RCCL, "rccl.txt")
+    assert any("maxBw 24.0 totalBw 96.0 GB/s; links named: PCI 24.0 GB/s" in n for n in rccl.notes)
+    drm = parse_text(_DRM, "drm.txt")
+    assert any("1 firmware image(s) loaded (amdgpu/radeon_sos.bin)" in n for n in drm.notes)

@@ -67,7 +67,7 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     if source is None:
         return set()
     note = (f"{source} lines gpuvet has no reader for: {len(body)} line(s) not understood, no finding drawn "
-            "from them (the checks that would judge them can't tell)")
+            "from them (the checks that would judge them can't tell)" + _named(body))
     claimed = {ln.no for ln in body}
     fc.kernel = UnreadGpuText(claimed=claimed, notes=[note], unread=len(body), source=source)
     fc.kinds = [KIND]
@@ -78,3 +78,25 @@ def _content(ln: Line) -> bool:
     """A line of the paste's own (not blank, not a poster's cut, '# source:' comment or code fence)."""
     s = ln.text.strip()
     return bool(s) and not ln.elision and s != "\u2026" and not s.startswith(("#", "```", "~~~"))
+
+
+# what such lines name that is worth saying as printed (never judged): RCCL/NCCL's topology summary's bandwidths
+# and link types, a firmware loader's images loaded
+_SYSTEM_BW = re.compile(r"=== System : maxBw (?P<max>[\d.]+) totalBw (?P<total>[\d.]+) ===")
+_LINK_BW = re.compile(r"(?<![\w/])(?P<link>XGMI|NVL|NVLS|PCI|NET|SYS|C2C)\[(?P<bw>[\d.]+)\]")
+_FW_LOADED = re.compile(r"^drmn\d+: successfully loaded firmware image '(?P<image>[^']{1,80})'")
+
+
+def _named(body: list[Line]) -> str:
+    """What the lines name, said as printed (a topology summary's bandwidths, the firmware images loaded)."""
+    said: list[str] = []
+    heads = [ln.text[:HEAD].strip() for ln in body]
+    if system := next((m for h in heads if (m := _SYSTEM_BW.search(h)) is not None), None):
+        said.append(f"topology summary: maxBw {system['max']} totalBw {system['total']} GB/s")
+    links = dict.fromkeys(f"{m['link']} {m['bw']}" for h in heads for m in _LINK_BW.finditer(h))
+    if links:
+        said.append(f"links named: {', '.join(list(links)[:8])} GB/s")
+    images = [m["image"] for h in heads if (m := _FW_LOADED.match(h)) is not None]
+    if images:
+        said.append(f"{len(images)} firmware image(s) loaded ({', '.join(images[:6])})")
+    return f"; it names {'; '.join(said)}" if said else ""
