@@ -288,11 +288,30 @@ def parse(lines: list[Line]) -> NcclLog:
         if choice is not None:
             out.choices.append(choice)
     out.choices += _no_ib_is_socket(out, by_process) if shared else []
+    connected = _connected(lines)
     out.failures = [LogFailure("runtime" if f.kind == "init" and ran else f.kind, f.at,
                                out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
-                    if not (f.kind == "init" and _came_up(f.at, out.completed))]
+                    if not (f.kind == "init" and _came_up(f.at, out.completed) or _retried(f.at, connected))]
     out.failures = _placed(out)
     return out
+
+
+# a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')
+_CONNECTED = re.compile(r"\bConnected after \d+ retr|\bAccepted data socket|\bconnected after \d+ attempts", re.I)
+_PLUGIN_FILE = re.compile(r"^net_\w+\.(?:cc|cpp|c)$")  # an external net plugin's source (net_fastsocket.cc), not NCCL's
+
+
+def _connected(lines: list[Line]) -> set[tuple[str | None, int | None]]:
+    """The processes whose net plugin says it connected after retrying (a cheap word test before the regex)."""
+    said = (_log_line(ln) for ln in lines if "onnected after" in ln.text or "Accepted data socket" in ln.text)
+    return {(at.host, at.pid) for at in said if at is not None and at.level == "INFO" and _CONNECTED.search(at.message)}
+
+
+def _retried(warn: LogLine, connected: set[tuple[str | None, int | None]]) -> bool:
+    """A net plugin's WARN ('Cannot get incoming CPU.', 'Maximum retry reached for connect 3.') in a process the
+    same log shows connecting after its retries is the plugin's retry loop, no error: the connection was made."""
+    file = (warn.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    return (warn.host, warn.pid) in connected and bool(_PLUGIN_FILE.match(file))
 
 
 def _placed(out: NcclLog) -> list[LogFailure]:

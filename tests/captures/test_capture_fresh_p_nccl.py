@@ -1,0 +1,33 @@
+"""Batch P's NCCL rows (issue 46), fixed for their class and tested on lines written here in NCCL's own form: a net
+plugin's retry WARNs in a process the same log shows connecting after its retries are the plugin's retry loop,
+never a collective error; the same WARN in a process that never connects still is one."""
+
+from __future__ import annotations
+
+from gpuvet.captures import nccl_log
+from gpuvet.captures.text import Line
+
+
+def _lines(text: str) -> list[Line]:
+    return [Line(i, t) for i, t in enumerate(text.splitlines(), 1)]
+
+
+_RETRIES = ("nodeb-7:310:322 [2] net_gsock.cc:411 NCCL WARN Maximum retry reached for connect 5.\n"
+            "nodeb-7:310:330 [2] net_gsock.cc:388 NCCL WARN Cannot get incoming CPU.\n"
+            "nodea-3:77:90 [2] net_gsock.cc:388 NCCL WARN Cannot get incoming CPU.\n")
+
+
+def test_a_plugin_retry_warn_in_a_process_that_connected_is_no_failure() -> None:
+    log = nccl_log.parse(_lines(_RETRIES + "nodeb-7:310:322 [2] NCCL INFO NET/GSock : Connected after 250 retries.\n"
+                                "nodea-3:77:81 [2] NCCL INFO NET/GSock : Accepted data socket 5\n"))
+    assert log.failures == []
+    assert log.seen_hosts == ["nodeb-7", "nodea-3"]
+
+
+def test_the_same_warn_in_a_process_that_never_connected_still_fails() -> None:
+    log = nccl_log.parse(_lines(_RETRIES + "nodeb-7:310:322 [2] NCCL INFO NET/GSock : Connected after 250 retries.\n"))
+    assert [(f.at.host, f.at.line) for f in log.failures] == [("nodea-3", 3)]
+    core = nccl_log.parse(_lines("nodeb-7:310:322 [2] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+                                 "10.0.0.2<4410> failed : Connection refused\n"
+                                 "nodeb-7:310:322 [2] NCCL INFO NET/GSock : Connected after 3 retries.\n"))
+    assert len(core.failures) == 1  # NCCL's own socket failure is judged as before: only a plugin's retry loop
