@@ -31,3 +31,14 @@ def test_the_same_warn_in_a_process_that_never_connected_still_fails() -> None:
                                  "10.0.0.2<4410> failed : Connection refused\n"
                                  "nodeb-7:310:322 [2] NCCL INFO NET/GSock : Connected after 3 retries.\n"))
     assert len(core.failures) == 1  # NCCL's own socket failure is judged as before: only a plugin's retry loop
+
+
+def test_a_cuda_failure_naming_out_of_memory_is_the_jobs_memory_not_a_runtime_error() -> None:
+    log = nccl_log.parse(_lines("gpu-a:900:900 [1] enqueue.cc:402 NCCL WARN Cuda failure 'out of memory'\n"
+                                "gpu-a:900:900 [1] NCCL INFO init.cc:1310 -> 1\n"
+                                "gpu-b:41:41 [0] include/alloc.h:48 NCCL WARN Cuda failure 2 'out of memory'\n"
+                                "gpu-c:7:7 [3] RCCL WARN Hip failure 'hipErrorOutOfMemory'\n"
+                                "gpu-d:8:8 [0] enqueue.cc:402 NCCL WARN Cuda failure 'an illegal memory access was "
+                                "encountered'\n"))
+    assert [(f.kind, f.at.host) for f in log.failures] == [
+        ("cuda_oom", "gpu-a"), ("cuda_oom", "gpu-b"), ("cuda_oom", "gpu-c"), ("runtime", "gpu-d")]

@@ -71,6 +71,9 @@ _VERBS = re.compile(r"\bibv_(?P<call>create_qp|create_cq|create_srq|alloc_pd|cre
 VERBS_KIND = {"reg_mr": "ib_memory", "reg_mr_iova": "ib_memory", "reg_mr_iova2": "ib_memory",
               "reg_dmabuf_mr": "ib_memory", "open_device": "ib_device", "get_device_list": "ib_device",
               "query_device": "ib_device", "query_port": "ib_device"}  # the rest: a QP, CQ, SRQ or PD: ib_resource
+# the CUDA/HIP error NCCL's 'Cuda failure' quotes names the cause: out of memory is the job's memory, not the module
+_OOM = re.compile(r"\b(?:Cuda|Hip) failure (?:'out of memory'|2\b)|\b(?:cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b",
+                  re.I)
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}
@@ -537,6 +540,8 @@ def _failure_kind(at: LogLine) -> str | None:
         return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "runtime"
     if "ibv_" in msg and (v := _VERBS.search(msg)) is not None:
         return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
+    if _OOM.search(msg):
+        return "cuda_oom"
     if not _FAILS.search(msg) or _GOES_ON.search(msg):
         return None
     return "init" if file in _INIT_FILES or _INIT_WORDS.search(msg) else "runtime"

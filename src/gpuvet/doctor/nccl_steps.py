@@ -23,7 +23,8 @@ NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO
           "[ERROR] lines)")
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error",
           "stalled": "collective_stalled", "ib_resource": "nccl_ib_resource_failed",
-          "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed"}
+          "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed",
+          "cuda_oom": "nccl_cuda_out_of_memory"}
 _IB = ("ib_resource", "ib_memory", "ib_device")  # a verbs call of NET/IB failed: the RDMA setup, any step
 _LINES = 16  # line numbers kept per finding
 _TEXT = 240  # characters of a program's error line said beside a failure
@@ -36,7 +37,8 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", *_IB)) + _peer_refused(logs) + _npu_runtime(logs)
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", *_IB))
+    found += _peer_refused(logs) + _npu_runtime(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
