@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod, host_errors, kernel_more
+from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_wrapped
 from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.marks import Marks, holding
@@ -141,7 +141,8 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
     # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
-                                                    r"Failed to disable smu features", re.I), "amdgpu"),
+                                                    r"Failed to disable smu features|"
+                                                    r"\bfailed to send message \w+ ret is 0\b", re.I), "amdgpu"),
     # an engine failed the driver's own self-test while the module was brought up or resumed (amdgpu_ib.c's
     # 'IB test failed on vpe (-110).', amdgpu_device.c's 'ib ring test failed (-110).', amdgpu_ring.c's 'ring
     # sdma0 test failed (-110)', older drivers' 'amdgpu: failed testing IB on ring 0' / 'IB test timed out', and
@@ -289,7 +290,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     fallen: str | None = None
     hits: list[tuple[int, str, Line]] = []
     handles: list[KernelEvent] = []
-    worded = _worded(lines, marks)
+    lines, worded = kernel_wrapped.joined(lines, _worded(lines, marks))
     for i, ln in worded:
         s = ln.text
         if _other_vendor_line(out, hits, i, ln):
