@@ -26,6 +26,9 @@ GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU modu
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
 _RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)
+# older kernels' word for a device the port's error broadcast reached that has no error handler (newer ones say
+# "can't recover (no error_detected callback)"): a device below the port, lost with it if its recovery fails
+_NO_HANDLER = re.compile(_DEV + r"device has no AER-aware driver")
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 
@@ -62,6 +65,7 @@ class AerParse:
     claimed: set[int] = field(default_factory=set)
     host: str | None = None  # the host whose lines these are, in a log of several (captures/hosted.py)
     hosted: list[AerParse] = field(default_factory=list)  # there: each host's devices, read from its lines alone
+    unhandled: dict[str, str] = field(default_factory=dict)  # bus -> driver: reached by a broadcast, no handler
 
     def gpu(self, bus: str) -> bool:
         """The device is a GPU module: NVIDIA's by its vendor id or its driver's name, AMD's by its driver's
@@ -98,6 +102,9 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             d = _device(out, m, ln)
             d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
             _recover_sources(out, d)
+        elif (m := _NO_HANDLER.search(s)) is not None:
+            out.unhandled.setdefault(bus_key(m.group(2)), m.group(1))
+            out.claimed.add(ln.no)
         elif (m := _BIT.search(s)) is not None and bus_key(m.group(2)) in out.devices:
             d = _device(out, m, ln)
             layer = d.kinds.pop() if d.kinds and ":" not in d.kinds[-1] else ""
@@ -130,7 +137,7 @@ def _said_alone(out: AerParse) -> None:
         d.kinds += list(dict.fromkeys(f"{said} error received" for said in failed))
 
 
-_WORDS = ("PCIe Bus Error: severity=", "error status/mask=", "received", "recover")  # _candidates' literals
+_WORDS = ("PCIe Bus Error: severity=", "error status/mask=", "received", "recover", "AER-aware")  # _candidates' literals
 _NAMING = (_ERROR, _DEVICE, _FROM, _RECOVERY)  # the patterns that name a device (a bit's line needs one named)
 # what a _BIT line holds past its device's bus id (the other three patterns each hold a literal: see _candidates)
 _BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\s*\] [A-Za-z]")
@@ -148,7 +155,7 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[Line]:
         return []
     return [ln for ln in lines if len(s := ln.text) <= _LONGEST
             and ("PCIe Bus Error: severity=" in s or "error status/mask=" in s or "received" in s or "recover" in s
-                 or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
+                 or "AER-aware" in s                 or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
             and ("AER" in s or "PCIe Bus Error" in s or "error status" in s
                  or "] " in s and _BUS_SAID.search(s) is not None)]
 

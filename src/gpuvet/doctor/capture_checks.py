@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.aer import GPU_DRIVERS
 from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
 from gpuvet.captures.records import DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
@@ -263,7 +264,9 @@ def _unnamed_below(parsed: AerParse, d: AerDevice) -> str:
 
 def _aer_unrecovered(label: str, parsed: AerParse, d: AerDevice) -> Finding:
     """A fatal uncorrectable error whose recovery failed: the devices the kernel could not recover are named."""
-    lost = [o.bus for o in parsed.devices.values() if o.unrecovered and o.bus != d.bus]
+    lost = [o.bus for o in parsed.devices.values() if o.unrecovered and o.bus != d.bus] or \
+        [f"{bus} ({driver}: no AER-aware driver)" for bus, driver in sorted(
+            parsed.unhandled.items(), key=lambda kv: kv[1] not in GPU_DRIVERS) if bus != d.bus]
     return finding("pcie_fatal_unrecovered", HIGH, module=d.bus, file=label, line=d.first_line, driver=d.driver,
                    errors=d.kinds[:6], uncorrectable=d.uncorrectable,
                    lost=", ".join(lost) if lost else "the device below it is not named in the log")
