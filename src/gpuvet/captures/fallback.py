@@ -328,10 +328,11 @@ def gpuless(cleaned: Cleaned, where: str = "") -> GpulessKernel | None:
 
 
 # a GPU or accelerator driver's kernel line no reader read (NVIDIA's own modules beside NVRM, nouveau, radeon,
-# amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, GPUDirect, DRM): its message, after the kernel's
+# amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, Moore Threads' mtgpu (MUSA; it prints 'MTGPU:'),
+# GPUDirect, DRM): its message, after the kernel's
 # stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]')
 _GPU_DRIVER = re.compile(r"\s*(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
-                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|ascend\w*|devdrv\w*)(?=[:\s\[(])")
+                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|ascend\w*|devdrv\w*|MTGPU|mtgpu)(?=[:\s\[(])")
 _GPU_BRACKET = re.compile(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
                           r"(?<![\w-])(?P<nvrm>NVRM):")
 
