@@ -4,8 +4,11 @@ never a collective error; the same WARN in a process that never connects still i
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gpuvet.captures import nccl_log
 from gpuvet.captures.text import Line
+from tests.support.helpers import capture_json
 
 
 def _lines(text: str) -> list[Line]:
@@ -42,3 +45,16 @@ def test_a_cuda_failure_naming_out_of_memory_is_the_jobs_memory_not_a_runtime_er
                                 "encountered'\n"))
     assert [(f.kind, f.at.host) for f in log.failures] == [
         ("cuda_oom", "gpu-a"), ("cuda_oom", "gpu-b"), ("cuda_oom", "gpu-c"), ("runtime", "gpu-d")]
+
+
+def test_a_dcgm_diagnostic_that_could_not_set_up_is_a_test_not_run_never_a_hardware_fault(tmp_path: Path) -> None:
+    log = ("2024-05-02 09:14:07.101 INFO  [5120:5120] Starting the validation suite [/src/nvvs/main.cpp:88] [main]\n"
+           "2024-05-02 09:14:07.312 ERROR [5120:5120] Could not read package diag config. Please ensure the "
+           "datacenter-gpu-manager-config package is installed [/src/nvvs/ConfigFileParser_v2.cpp:170] [Parse]\n"
+           "2024-05-02 09:14:07.640 ERROR [5120:5120] Couldn't load plugin libPcie.so: ./libPcie.so: cannot open "
+           "shared object file [/src/nvvs/PluginLib.cpp:141] [LoadPlugin]\n")
+    found = [(f["cause"], f["severity"]) for f in capture_json(tmp_path, log)["findings"]]  # type: ignore[attr-defined]
+    assert found == [("dcgm_diag_not_run", "warn")]
+    quiet = ("2024-05-02 09:14:07.312 ERROR [5120:5120] Failed to connect to host engine [/src/dcgmi/main.cpp:40] "
+             "[Connect]\n")  # another ERROR of DCGM's: said in a note, not this finding
+    assert "dcgm_diag_not_run" not in str(capture_json(tmp_path, quiet)["findings"])

@@ -109,13 +109,14 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
         out.incidents.append(DcgmHealthIncident(f"GPU {int(gpu.group(1))}" if gpu else "GPU (id not in the line)",
                                                 _system_name(m.group(2)), health, message[:400]))
         out.claimed.add(ln.no)
+    _diag_setup(lines, out)
     _dcgm_log_lines(lines, out)
     out.incidents += [DcgmHealthIncident(_SWITCHES, SWITCH_MODULE, "ERROR", f"DCGM cannot read the switches' state: "
                                          f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
     if out.incidents:
         healths = {i.health for i in out.incidents}
         worst = next((h for h in ("Failure", "Warning") if h in healths), None)
-        out.overall = worst or "not printed (DCGM's log: its NvSwitch module's ERROR lines alone)"
+        out.overall = worst or "not printed (DCGM's log: its own ERROR lines alone)"
         also = ", its NvSwitch module's ERROR lines" if switch else ""
         taken = f"Overall Health taken as {worst}, the worst" if worst else "no health incident"
         out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
@@ -130,6 +131,24 @@ _DCGM_LINE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?
                         r"VERBOSE)\s+\[\d{1,9}:\d{1,9}\]\s+(.*?)(?:\s+\[/?[^\]\s]+:\d+\])?(?:\s+\[[^\]\s]+\])?\s*$")
 _TEST_START = re.compile(r"^Test (\w[\w ]{0,40}?) start\b")
 _PLUGIN = re.compile(r"\[\[(\w{1,40})\]\]")
+
+
+# nvvs (dcgmi diag's validation suite) failing to set itself up: its config package or SKU file missing, a test
+# plugin that does not load; the diagnostic did not run its tests, which says nothing of the modules
+_SETUP = re.compile(r"Could not read package diag config|config package is installed|bad file: \S*(?:nvidia-validation"
+                    r"-suite|diag-skus)|Couldn't load (?:a definition for \w+ in )?plugin|(?:Unable|Failed) to load "
+                    r"(?:the )?plugin", re.I)
+DIAG_SETUP = "diagnostic set-up"  # the incidents' system: nvvs could not set up (knowledge: dcgm_diag_not_run)
+
+
+def _diag_setup(lines: list[Line], out: DcgmHealthParse) -> None:
+    """nvvs's own ERROR lines saying it could not set up (config, plugins): one incident, the first such message."""
+    said = [m.group(2) for ln in lines if ln.no not in out.claimed and "[" in ln.text
+            and (m := _DCGM_LINE.match(ln.text)) is not None and m.group(1) in ("ERROR", "FATAL")
+            and _SETUP.search(m.group(2))]
+    if said:
+        out.incidents.append(DcgmHealthIncident("the diagnostic (nvvs)", DIAG_SETUP, "ERROR",
+                                                f"{said[0][:300]} ({len(said)} set-up ERROR line(s))"))
 
 
 def _dcgm_log_lines(lines: list[Line], out: DcgmHealthParse) -> None:

@@ -315,7 +315,7 @@ def dcgm_health(ev: Evidence) -> Outcome:
     reports = ev.captures.dcgm_health
     if not reports:
         return unknown(f"no DCGM health report (give {GIVE['dcgm_health']})")
-    from gpuvet.captures.dcgm_health import SWITCH_MODULE  # its module: loaded with the report
+    from gpuvet.captures.dcgm_health import DIAG_SETUP, SWITCH_MODULE  # its module: loaded with the report
 
     found: list[Finding] = []
     unsure: list[str] = []
@@ -324,12 +324,15 @@ def dcgm_health(ev: Evidence) -> Outcome:
             if inc.system == SWITCH_MODULE:  # its ERROR lines: judged by the knowledge base, not by a health word
                 found.append(finding("dcgm_nvswitch_unread", MEDIUM, module=inc.entity, file=label,
                                      system=inc.system, health=inc.health, message=inc.message[:300]))
+            elif inc.system == DIAG_SETUP:  # nvvs could not set up: the test did not run (knowledge: dcgm_diag_not_run)
+                found.append(finding("dcgm_diag_not_run", MEDIUM, module=inc.entity, file=label, message=inc.message))
             elif inc.system.startswith("DCGM_FR_IMEX"):  # the IMEX daemon's state: no GPU's (knowledge: imex_not_ready)
                 found.append(finding("imex_not_ready", MEDIUM, module=inc.entity, file=label, code=inc.system,
                                      message=inc.message[:300]))
             elif inc.health.lower() in ("warning", "failure"):
                 found += _incident(ev, label, inc, unsure)
-        if not any(i.health.lower() in ("warning", "failure") or i.system == SWITCH_MODULE for i in report.incidents):
+        if not any(i.health.lower() in ("warning", "failure") or i.system in (SWITCH_MODULE, DIAG_SETUP)
+                   for i in report.incidents):
             found += _health_without_incident(label, report)
     if found:
         return confirmed("DCGM's health watches report incidents", *found)
