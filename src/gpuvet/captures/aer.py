@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.marks import Marks, holding
+from gpuvet.captures.records import GPU_DRIVERS as GPU_DRIVERS  # its readers' and doctor's (records: no parser)
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
@@ -22,7 +23,6 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?((?:Corrected|Correctable|Un
                    r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
                    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 NVIDIA = "10de"
-GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose AER lines are a GPU module's own
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
 _RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)

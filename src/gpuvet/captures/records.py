@@ -258,3 +258,6 @@ class ListedParse:
     kinds: list[str] = field(default_factory=list)  # the formats found, named as the user ran them
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+
+
+GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose kernel AER lines are a GPU module's own (captures/aer.py)

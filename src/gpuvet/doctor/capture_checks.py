@@ -10,9 +10,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpuvet.captures.aer import GPU_DRIVERS
 from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
-from gpuvet.captures.records import DcgmResult
+from gpuvet.captures.records import GPU_DRIVERS, DcgmResult
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
     CUDA_SAMPLE_TABLES,
