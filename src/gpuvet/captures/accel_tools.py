@@ -76,7 +76,7 @@ def _hl_smi(lines: list[Line], out: ListedParse) -> None:
         out.kinds.append(HL_SMI)
         out.notes.append(f"hl-smi: {rows} Intel Gaudi module(s) read (index, product, bus id, temperature, power, "
                          "memory); hl-smi's table, not nvidia-smi's")
-        out.notes += [f"hl-smi lists a process on {p} (the machine's workload: info, not a fault)" for p in procs[:8]]
+        out.notes += [f"hl-smi lists a process on {p} (said, not judged)" for p in procs[:8]]
     elif out.driver is not None and HL_SMI not in out.kinds:  # its banner alone (a paste cut before the modules)
         out.kinds.append(HL_SMI)
         out.notes.append(f"hl-smi: its banner alone (driver {out.driver}): cut before any module row, no module listed")

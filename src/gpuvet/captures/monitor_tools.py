@@ -5,8 +5,9 @@ user(…M)``, under its host/time/driver header or without it; --show-fan/-F, --
 a module NVML could not read), gpustat --json, ``nvidia-smi pmon`` (per-process rows, 545's and 550's column
 sets), ``nvidia-smi --query-compute-apps`` CSV, nvidia-top's table, and the NVIDIA entries of ``nvtop -s``.
 
-gpustat's MB are NVML's bytes // 2**20 (MiB). The processes these screens show are the machine's workload:
-named in a note on their module (info), never placed in -q's Processes fields, whose holders doctor judges."""
+gpustat's MB are NVML's bytes // 2**20 (MiB). The processes these screens show are said in a note on their module,
+not placed in -q's Processes fields (doctor's other_processes step judges those alone: the workload when no symptom
+or benchmark is given, a lead beside one); a screen's processes are not judged yet."""
 
 from __future__ import annotations
 
@@ -348,7 +349,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> SmiText:
         where = f"GPU {at.fields.get('Index')}" if at is not None and "Index" in at.fields else \
             (at.bus_id if at is not None and not at.bus_id.startswith(UNNAMED) else key)
         found.out.notes.append(f"{where}: the screen shows {len(said)} process(es) on it: {'; '.join(said[:6])}"
-                               f"{' …' if len(said) > 6 else ''} (the machine's workload: info, not a fault)")
+                               f"{' …' if len(said) > 6 else ''} (said, not judged)")
     if found.out.modules:
         found.out.notes.insert(0, f"{', '.join(found.kinds)}: {len(found.out.modules)} module(s) read at line(s) "
                                   f"{ranges(sorted(found.out.claimed))}; NVIDIA's, as NVML names them")
