@@ -14,6 +14,9 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch k  # batch K (tests/data/captures/fresh_k)
     .venv/bin/python -m benchmarks.score_manifest --batch l  # batch L (tests/data/captures/fresh_l)
     .venv/bin/python -m benchmarks.score_manifest --batch m  # batch M (tests/data/captures/fresh_m)
+    .venv/bin/python -m benchmarks.score_manifest --batch n  # batch N (tests/data/captures/fresh_n)
+    .venv/bin/python -m benchmarks.score_manifest --batch o  # batch O, once tests/captures/test_captures_fresh_o.py
+    .venv/bin/python -m benchmarks.score_manifest --batch p  # batch P, once tests/captures/test_captures_fresh_p.py
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -28,7 +31,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p")
 
 
 def main(argv: list[str] | None = None) -> int:
