@@ -15,8 +15,8 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch l  # batch L (tests/data/captures/fresh_l)
     .venv/bin/python -m benchmarks.score_manifest --batch m  # batch M (tests/data/captures/fresh_m)
     .venv/bin/python -m benchmarks.score_manifest --batch n  # batch N (tests/data/captures/fresh_n)
-    .venv/bin/python -m benchmarks.score_manifest --batch o  # batch O, once tests/captures/test_captures_fresh_o.py
-    .venv/bin/python -m benchmarks.score_manifest --batch p  # batch P, once tests/captures/test_captures_fresh_p.py
+    .venv/bin/python -m benchmarks.score_manifest --batch o  # batch O (tests/data/captures/fresh_o)
+    .venv/bin/python -m benchmarks.score_manifest --batch p  # batch P (tests/data/captures/fresh_p)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
