@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuvet.captures import read
+from gpuvet.captures import read, smi_text
 from gpuvet.captures.formats import FileCapture
+from gpuvet.captures.records import SmiProcess
 
 GPUSTAT = ("node7                    Tue Mar  4 10:11:12 2025  550.54.15\n"
            "[0] NVIDIA A100-SXM4-80GB | 33°C,  41 %,  87 % (E:   0 %  D:   0 %),  312 / 400 W | 61234 / 81920 MB | "
@@ -46,7 +47,7 @@ def _read(tmp_path: Path, text: str, name: str = "capture.txt") -> FileCapture:
 
 def test_gpustat_rows_fill_the_fields_nvidia_smi_would(tmp_path: Path) -> None:
     """Its header's driver, each row's name, temperature, fan, utilisation, power / cap and memory (MiB), the
-    processes said in a note, not placed among -q's Processes."""
+    processes placed among -q's Processes fields (pid, name, memory); a row showing none lists none."""
     fc = _read(tmp_path, GPUSTAT)
     assert fc.kinds == ["gpustat"] and fc.smi is not None and fc.smi.driver == "550.54.15"
     first, second = fc.smi.modules
@@ -54,8 +55,9 @@ def test_gpustat_rows_fill_the_fields_nvidia_smi_would(tmp_path: Path) -> None:
     assert first.fields["Temperature/GPU Current Temp"] == "33 C" and first.fields["Fan Speed"] == "41 %"
     assert first.fields["Utilization/Gpu"] == "87 %" and first.fields["GPU Power Readings/Current Power Limit"] == "400 W"
     assert first.fields["FB Memory Usage/Total"] == "81920 MiB" and second.fields["FB Memory Usage/Used"] == "4 MiB"
-    assert not any(k.startswith("Processes/") for k in first.fields)
-    assert any("alice:python/41235 (61200 MiB)" in n for n in fc.smi.notes)
+    assert [(p.pid, p.name, p.memory) for p in smi_text.processes(first.fields) or ()] == [
+        ("41235", "alice:python", "61200 MiB")]
+    assert smi_text.processes(second.fields) == ()
 
 
 def test_gpustat_without_header_old_quote_unknown_and_cut_rows(tmp_path: Path) -> None:
@@ -96,7 +98,25 @@ def test_pmon_is_read_as_processes_not_as_dmon_samples(tmp_path: Path) -> None:
     fc = _read(tmp_path, text)
     assert fc.kinds == ["nvidia-smi pmon"] and not fc.dmon.samples
     assert fc.smi is not None and [m.fields["Index"] for m in fc.smi.modules] == ["0", "1"]
-    assert any("python3/2231001 (C)" in n for n in fc.smi.notes)
+    zero, one = fc.smi.modules
+    assert [(p.pid, p.type, p.name) for p in smi_text.processes(zero.fields) or ()] == [("2231001", "C", "python3")]
+    assert smi_text.processes(one.fields) == ()
+
+
+def test_processes_without_a_pid_are_said_never_none(tmp_path: Path) -> None:
+    """gpustat without -p prints the user alone: no pid to place; no module's list is then 'none'."""
+    fc = _read(tmp_path, GPUSTAT.replace("alice:python/41235", "alice"))
+    assert fc.smi is not None and all(smi_text.processes(m.fields) is None for m in fc.smi.modules)
+    assert any("1 process(es) without a pid: alice (61200 MiB)" in n for n in fc.smi.notes)
+
+
+def test_hl_smi_processes_land_on_their_aip(tmp_path: Path) -> None:
+    """hl-smi's Compute Processes rows by AIP index, as nvidia-smi's table's; an AIP with an N/A row lists none."""
+    fc = _read(tmp_path, HL_SMI.replace("|   0        N/A   N/A    N/A                                      N/A        |",
+                                        "|   0      52311     C    python3                                  all        |"))
+    first, second = fc.accel.modules
+    assert first.processes == (SmiProcess("52311", "C", "python3", "all"),) and second.processes == ()
+    assert _read(tmp_path, HL_SMI, "plain.txt").accel.modules[0].processes == ()
 
 
 def test_query_compute_apps_names_modules_by_bus_id(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """Issue 46 (dev_m_mon): what doctor and inventory say of the monitors' screens and other accelerators' tools:
-a healthy screen is clear (the processes it shows are the machine's workload, said, not judged), a module the
+a healthy screen is clear (the processes it shows are judged by other_processes as -q's and the table's are: the
+machine's workload alone, a lead beside a slow benchmark), a module the
 screen could not read is named, and the faults other vendors' tools print (hl-smi's uncorrectable count, the
 habanalabs driver's 'NOT usable', a Tenstorrent chip that does not come back from tt-smi's reset) are findings
 on that module, named by the vendor's own label and bus id."""
@@ -13,7 +14,18 @@ from typing import Any
 import pytest
 
 from tests.captures.test_capture_monitor_tools import GPUSTAT, HL_SMI
+from tests.jobs.test_doctor_issue46 import _all_reduce
 from tests.support.helpers import call, doctor_capture
+
+PMON = ("# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command\n"
+        "# Idx           #    C/G      %      %      %      %      %      %    name\n"
+        "    0     2231001     C     97     41      -      -      -      -    python3\n"
+        "    1          -     -      -      -      -      -      -      -    -\n")
+TABLE = ("|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |\n"
+         "| N/A   35C    P0            120W /  700W |   70123MiB /  81559MiB |     95%      Default |\n"
+         "| Processes:                                                                              |\n"
+         "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |\n"
+         "|    0   N/A  N/A     41235      C   python3                                   70110MiB |\n")
 
 
 def _severe(answer: dict[str, Any]) -> set[tuple[str, str | None]]:
@@ -72,3 +84,44 @@ def test_a_rocm_smi_row_with_no_reading_at_all_is_named(capsys: pytest.CaptureFi
     lacking = rows.replace("0    N/A    N/A     N/A     N/A     N/A ", "0    N/A    N/A     N/A     N/A     0%  ")
     code, answer = doctor_capture(capsys, tmp_path, head + lacking, name="lacking.txt")
     assert code == 0 and not _severe(answer)
+
+
+def _processes_step(capsys: pytest.CaptureFixture[str], tmp_path: Path, screen: str, *logs: str
+                    ) -> tuple[list[tuple[str, str, Any]], set[tuple[str, str]]]:
+    """doctor over a screen (and logs beside it): other_processes' findings (cause, severity, pids) and its
+    steps' (status, summary)."""
+    for i, log in enumerate(logs):
+        (tmp_path / f"log{i}.txt").write_text(log, encoding="utf-8")
+    more = [a for i in range(len(logs)) for a in ("--from", str(tmp_path / f"log{i}.txt"))]
+    _, answer = doctor_capture(capsys, tmp_path, screen, *more)
+    found = [(f["cause"], f["severity"], f["evidence"]["pids"]) for f in answer["findings"]
+             if f["cause"] == "other_processes"]
+    return found, {(s["status"], s["summary"]) for s in answer["steps"] if s["check"] == "other_processes"}
+
+
+@pytest.mark.parametrize(("screen", "pid"), [(TABLE, 41235), (GPUSTAT, 41235), (PMON, 2231001)])
+def test_a_screens_processes_are_judged_as_the_tables(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                      screen: str, pid: int) -> None:
+    """gpustat's and pmon's processes go where the table's do: beside an nccl-tests result below what the modules
+    reach, the same warn lead (same words); alone, the machine's workload (cleared, no finding)."""
+    found, steps = _processes_step(capsys, tmp_path, screen, _all_reduce(190.0))
+    assert found == [("other_processes", "warn", [pid])] and steps == {("confirmed", "other processes hold modules")}
+    found, steps = _processes_step(capsys, tmp_path, screen)
+    assert not found and {status for status, _ in steps} == {"clear"}
+    assert all("the machine's workload" in summary for _, summary in steps)
+
+
+def test_a_screen_without_pids_is_not_read_as_none(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """gpustat without -p: its processes have no pid to judge; other_processes can't tell, never 'no process'."""
+    found, steps = _processes_step(capsys, tmp_path, GPUSTAT.replace("alice:python/41235", "alice"), _all_reduce(190.0))
+    assert not found and {status for status, _ in steps} == {"inconclusive"}
+
+
+def test_hl_smi_processes_are_judged_as_the_tables(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    healthy = HL_SMI.replace("|                   2  |", "|                   0  |")
+    busy = healthy.replace("|   0        N/A   N/A    N/A                                      N/A        |",
+                           "|   0      52311     C    python3                                  all        |")
+    found, steps = _processes_step(capsys, tmp_path, busy)
+    assert not found and all("the machine's workload" in summary for _, summary in steps)
+    found, steps = _processes_step(capsys, tmp_path, healthy)
+    assert not found and {summary for _, summary in steps} == {"no other process on the modules"}

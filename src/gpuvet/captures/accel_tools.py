@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.monitor_tools import NVIDIA_NAME, nvtop_devices
-from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.records import ListedModule, ListedParse, SmiProcess
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 HL_SMI, HABANALABS, NEURON_LS, TT_SMI, NVTOP = "hl-smi", "habanalabs driver", "neuron-ls", "tt-smi", "nvtop -s"
@@ -37,7 +38,8 @@ def gaudi(product: str) -> str:
 _HL_ROW1 = re.compile(r"^\s*(\d{1,3})\s+(HL-[\w-]{1,20}|\S[^|]{0,30}?)\s+(?:N/A|On|Off)?\s*$")
 _HL_ROW2 = re.compile(r"^\s*\S+\s+(\d{1,3})C\s+\S+\s+(\d{1,5})W\s*/\s*(\d{1,5})W\s*$|^\s*\S+\s+N/A\s", re.I)
 _HL_MEM = re.compile(r"^\s*(\d{1,9})\s*Mi?B\s*/\s*(\d{1,9})\s*Mi?B\s*$", re.I)
-_HL_PROC = re.compile(r"^\|\s+(\d{1,3})\s+(\d{1,9})\s+(C|G|C\+G)\s+(\S+)")
+_HL_PROC = re.compile(r"^\|\s+(\d{1,3})\s+(\d{1,9})\s+(C|G|C\+G)\s+(\S+)(?:\s+(\S[^|]*?))?\s*\|?$")
+_HL_NO_PROC = re.compile(r"^\|\s+(\d{1,3})\s+N/A\s+N/A\s+N/A\b|^\|\s+No running processes found", re.I)
 _HL_VERSION = re.compile(r"HL-SMI Version:\s*(\S+)|^\|?\s*Driver Version:\s*(\S+)")
 
 
@@ -49,7 +51,7 @@ def _cells(text: str) -> list[str]:
 def _hl_smi(lines: list[Line], out: ListedParse) -> None:
     """hl-smi's table: its banner (HL-SMI and driver versions), per module a row of index, product, bus id and
     the uncorrectable count, then a row of temperature, power / cap and memory used / total."""
-    inside, rows, procs = False, 0, []
+    inside, rows, procs = False, 0, dict[str, list[SmiProcess]]()
     for i, ln in enumerate(lines):
         text = ln.text
         if "HL-SMI" in text or "AIP" in text:
@@ -63,7 +65,10 @@ def _hl_smi(lines: list[Line], out: ListedParse) -> None:
             out.notes += [f"hl-smi: version {v.group(1)}"] if v.group(1) else []
             out.claimed.add(ln.no)
         elif (p := _HL_PROC.match(text.strip())) is not None:
-            procs.append(f"AIP {p.group(1)}: {p.group(4)}/{p.group(2)}")
+            procs.setdefault(p.group(1), []).append(SmiProcess(p.group(2), p.group(3), p.group(4), p.group(5)))
+            out.claimed.add(ln.no)
+        elif (none := _HL_NO_PROC.match(text.strip())) is not None:
+            procs.setdefault(none.group(1) or "*", [])
             out.claimed.add(ln.no)
         elif (cells := _cells(text)) and len(cells) >= 3 and (a := _HL_ROW1.match(cells[0])) and \
                 (b := re.match(r"^\s*" + _BUS + r"\s", cells[1])) and i + 1 < len(lines):
@@ -76,10 +81,20 @@ def _hl_smi(lines: list[Line], out: ListedParse) -> None:
         out.kinds.append(HL_SMI)
         out.notes.append(f"hl-smi: {rows} Intel Gaudi module(s) read (index, product, bus id, temperature, power, "
                          "memory); hl-smi's table, not nvidia-smi's")
-        out.notes += [f"hl-smi lists a process on {p} (said, not judged)" for p in procs[:8]]
+        _hl_processes(out, procs)
     elif out.driver is not None and HL_SMI not in out.kinds:  # its banner alone (a paste cut before the modules)
         out.kinds.append(HL_SMI)
         out.notes.append(f"hl-smi: its banner alone (driver {out.driver}): cut before any module row, no module listed")
+
+
+def _hl_processes(out: ListedParse, procs: dict[str, list[SmiProcess]]) -> None:
+    """The Compute Processes section onto its modules by AIP index, as nvidia-smi's table's are (doctor's
+    other_processes step judges them); a section that lists some AIPs lists none on the others. No section
+    (a cut paste): not known."""
+    if not procs:
+        return
+    out.modules = [replace(m, processes=tuple(procs.get(m.label.split()[-1], ())))
+                   if m.tool == HL_SMI and m.label.startswith("AIP ") else m for m in out.modules]
 
 
 def _hl_module(a: re.Match[str], bus_id: str, ecc: str, second: list[str]) -> ListedModule:

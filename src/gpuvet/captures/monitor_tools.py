@@ -5,9 +5,11 @@ user(…M)``, under its host/time/driver header or without it; --show-fan/-F, --
 a module NVML could not read), gpustat --json, ``nvidia-smi pmon`` (per-process rows, 545's and 550's column
 sets), ``nvidia-smi --query-compute-apps`` CSV, nvidia-top's table, and the NVIDIA entries of ``nvtop -s``.
 
-gpustat's MB are NVML's bytes // 2**20 (MiB). The processes these screens show are said in a note on their module,
-not placed in -q's Processes fields (doctor's other_processes step judges those alone: the workload when no symptom
-or benchmark is given, a lead beside one); a screen's processes are not judged yet."""
+gpustat's MB are NVML's bytes // 2**20 (MiB). The processes these screens show (pid, name, type, memory) are placed
+in their module's Processes fields as -q's and the table's are, so doctor's other_processes step judges them by the
+one rule (the workload when no symptom or benchmark is given, a lead beside one); a screen that read a module's
+processes and shows none there is 'Processes: None'. A process printed without its pid (gpustat without -p) is
+said in a note and placed nowhere: the screen's processes are then not known, never none."""
 
 from __future__ import annotations
 
@@ -37,11 +39,13 @@ _READINGS = ("Temperature/GPU Current Temp", "Fan Speed", "Utilization/Gpu", "GP
 
 @dataclass
 class _Found:
-    """What the readers found: the modules by their key (index, bus id or uuid), the processes said of each."""
+    """What the readers found: the modules by their key (index, bus id or uuid), the keys whose processes a screen
+    read (shown), and the processes printed without a pid (said only)."""
 
     out: SmiText = field(default_factory=SmiText)
     by_key: dict[str, SmiTextModule] = field(default_factory=dict)
-    procs: dict[str, list[str]] = field(default_factory=dict)
+    shown: set[str] = field(default_factory=set)
+    unnamed: dict[str, list[str]] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)
 
     def module(self, key: str, name: str = "", bus_id: str = "", index: str | None = None) -> SmiTextModule:
@@ -51,8 +55,27 @@ class _Found:
             self.by_key[key] = SmiTextModule(at, name, fields | ({"Index": index} if index is not None else {}))
         return self.by_key.get(key) or SmiTextModule(UNNAMED, name)
 
+    def place(self, key: str, pid: str, kind: str | None, name: str | None, memory: str | None) -> None:
+        """One process onto its module's Processes fields, as -q's table reader places the table's rows."""
+        self.shown.add(key)
+        if key not in self.by_key:
+            return
+        base = f"Processes/Process {pid}"
+        said = {"Process ID": pid, "Type": kind, "Name": name, "Used GPU Memory": memory}
+        self.by_key[key].fields.update({f"{base}/{k}": v for k, v in said.items() if v is not None})
+
     def said(self, key: str, what: str) -> None:
-        self.procs.setdefault(key, []).append(what)
+        """A process printed without its pid: named in a note, placed nowhere."""
+        self.shown.add(key)
+        self.unnamed.setdefault(key, []).append(what)
+
+    def settle(self) -> None:
+        """'Processes: None' on each module whose processes a screen read and showed none; where some process
+        had no pid, no module's list is complete enough to say none."""
+        for key in self.shown if not self.unnamed else ():
+            at = self.by_key.get(key)
+            if at is not None and not any(k.startswith("Processes/") for k in at.fields):
+                at.fields["Processes"] = "None"
 
 
 def _figure(value: str | None, unit: str) -> str | None:
@@ -70,10 +93,15 @@ def _gpustat_row(m: re.Match[str], found: _Found, at: int) -> None:
         if (said := _figure(value, unit)) is not None:
             mod.fields[path] = said
     procs = m.group(11).strip()
-    if procs and procs != "(Not Supported)":
-        for p in _PROC.finditer(procs):
-            found.said(f"gpu{index}", f"{p.group(1)} ({p.group(2)} MiB)" if p.group(2) != "?" else
-                       f"{p.group(1)} (memory not read)")
+    if procs == "(Not Supported)":
+        return
+    found.shown.add(f"gpu{index}")
+    for p in _PROC.finditer(procs):
+        memory = f"{p.group(2)} MiB" if p.group(2) != "?" else None
+        if (named := re.fullmatch(r"(.*)/(\d{1,9})", p.group(1))) is not None:  # user:command/pid (gpustat -p)
+            found.place(f"gpu{index}", named.group(2), None, named.group(1) or None, memory)
+        else:
+            found.said(f"gpu{index}", f"{p.group(1)} ({memory or 'memory not read'})")
 
 
 def _gpustat(lines: list[Line], found: _Found) -> None:
@@ -125,14 +153,25 @@ def _gpustat_json(lines: list[Line], found: _Found) -> None:
         for key, (path, unit) in keys.items():
             if isinstance(g.get(key), (int, float)):
                 mod.fields[path] = f"{g[key]:g} {unit}"
-        for p in g.get("processes") or []:
+        procs = g.get("processes")
+        found.shown |= {f"gpu{index}"} if isinstance(procs, list) else set()
+        for p in procs if isinstance(procs, list) else []:
             if isinstance(p, dict):
-                found.said(f"gpu{index}", f"{p.get('username', '?')}:{p.get('command', '?')}/{p.get('pid', '?')} "
-                                          f"({p.get('gpu_memory_usage', '?')} MiB)")
+                _json_process(found, f"gpu{index}", p)
     if isinstance(doc[0].get("driver_version"), str):
         found.out.driver = doc[0]["driver_version"]
     found.out.claimed |= doc[1]
     found.kinds.append("gpustat --json")
+
+
+def _json_process(found: _Found, key: str, p: dict[str, object]) -> None:
+    """One of gpustat --json's processes (pid, username, command, gpu_memory_usage in MiB)."""
+    name = f"{p.get('username', '?')}:{p.get('command', '?')}"
+    memory = f"{p['gpu_memory_usage']} MiB" if isinstance(p.get("gpu_memory_usage"), int) else None
+    if isinstance(p.get("pid"), int):
+        found.place(key, str(p["pid"]), None, name, memory)
+    else:
+        found.said(key, f"{name} ({memory or 'memory not read'})")
 
 
 def json_span(lines: list[Line], key: str) -> tuple[object, set[int]] | None:
@@ -181,11 +220,12 @@ def _pmon(lines: list[Line], found: _Found) -> None:
         elif columns is not None and s.startswith("#"):
             pass  # its units line ('# Idx # C/G % % …')
         elif columns is not None and (r := _PMON_ROW.match(s)) is not None:
-            gpu, pid, kind = r.group(1), r.group(2), r.group(3)
+            gpu, pid, kind, cells = r.group(1), r.group(2), r.group(3), r.group(4).split()
             found.module(f"gpu{gpu}", index=gpu)
-            command = r.group(4).split()[-1] if r.group(4).split() else "-"
+            found.shown.add(f"gpu{gpu}")
+            fb = dict(zip(columns, cells, strict=False)).get("fb", "-")  # its -s m column: FB memory in MB
             if pid != "-":
-                found.said(f"gpu{gpu}", f"{command}/{pid} ({kind})")
+                found.place(f"gpu{gpu}", pid, kind, cells[-1] if cells else None, f"{fb} MiB" if fb.isdigit() else None)
             read += 1
         else:
             columns = None if s else columns
@@ -205,6 +245,7 @@ def _compute_apps(lines: list[Line], found: _Found) -> None:
     """nvidia-smi --query-compute-apps CSV: its header of query names (a process's and its module's), then one row
     per process; the module is named by its bus id, else its uuid."""
     columns: list[str] | None = None
+    rows = 0
     for ln in lines:
         cells = [re.sub(r"\s*\[[^\]]*\]$", "", c.strip()) for c in ln.text.split(",")]
         names = set(cells)  # a process's key, a module's, and one of the format's markers (gpu_uuid, gpu_bus_id, …)
@@ -218,13 +259,17 @@ def _compute_apps(lines: list[Line], found: _Found) -> None:
             mod = found.module(where, row.get("gpu_name", ""), bus_id=bus(row["gpu_bus_id"]) if "gpu_bus_id" in row
                                else "")
             mod.fields |= {"GPU UUID": row["gpu_uuid"]} if row.get("gpu_uuid", "").startswith("GPU-") else {}
-            memory = row.get("used_memory") or row.get("used_gpu_memory") or "memory not queried"
-            pid = f"/{row['pid']}" if row.get("pid") else " (pid not queried)"
-            found.said(where, f"{row.get('process_name') or row.get('name') or '?'}{pid} ({memory})")
+            memory = row.get("used_memory") or row.get("used_gpu_memory") or None
+            name = row.get("process_name") or row.get("name") or None
+            if re.fullmatch(r"\d{1,9}", row.get("pid", "")):
+                found.place(where, row["pid"], None, name, memory)
+            else:
+                found.said(where, f"{name or '?'} (pid not queried, {memory or 'memory not queried'})")
             found.out.claimed.add(ln.no)
+            rows += 1
         elif ln.text.strip():
             columns = None
-    if found.procs and any(k not in found.kinds for k in ("nvidia-smi --query-compute-apps",)):
+    if rows:
         found.kinds.append("nvidia-smi --query-compute-apps")
 
 
@@ -338,18 +383,21 @@ MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS fo
 
 def parse(lines: list[Line], marks: Marks | None = None) -> SmiText:
     """Every monitor screen in the lines, read as one module list; each reader runs only where the text holds
-    one of its markers. The processes each module runs are said in a note."""
+    one of its markers. The processes each module runs are placed in its Processes fields (one without a pid is
+    said in a note)."""
     found, marks = _Found(), marks or Marks(lines)
     for markers, reader in READERS:
         if marks.any(markers):
             reader(lines, found)
+    found.settle()
     found.out.modules = list(found.by_key.values())
-    for key, said in found.procs.items():
+    for key, said in found.unnamed.items():
         at = found.by_key.get(key)
         where = f"GPU {at.fields.get('Index')}" if at is not None and "Index" in at.fields else \
             (at.bus_id if at is not None and not at.bus_id.startswith(UNNAMED) else key)
-        found.out.notes.append(f"{where}: the screen shows {len(said)} process(es) on it: {'; '.join(said[:6])}"
-                               f"{' …' if len(said) > 6 else ''} (said, not judged)")
+        found.out.notes.append(f"{where}: the screen shows {len(said)} process(es) without a pid: {'; '.join(said[:6])}"
+                               f"{' …' if len(said) > 6 else ''}; the screen's processes are not known (gpustat -p, "
+                               "nvidia-smi -q or its table list the pids)")
     if found.out.modules:
         found.out.notes.insert(0, f"{', '.join(found.kinds)}: {len(found.out.modules)} module(s) read at line(s) "
                                   f"{ranges(sorted(found.out.claimed))}; NVIDIA's, as NVML names them")

@@ -215,6 +215,7 @@ class ListedModule:
     power_limit_w: float | None = None  # the power cap the tool prints (xpu-smi's table: Pwr:Usage/Cap)
     ras: tuple[tuple[str, str], ...] = ()  # amd-smi's RAS/ECC fields as printed: (path, value), judged by captures.verdicts
     tool: str | None = None  # the tool that listed it: "amd-smi", "rocm-smi", "npu-smi info", "rocm-bandwidth-test"
+    processes: tuple[SmiProcess, ...] | None = None  # the processes the tool lists on it (hl-smi); None: not listed
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,10 @@ def listed_indexes(modules: list[ListedModule]) -> list[int]:
 def listed_module(module_id: str, m: ListedModule, notes: list[str], numa: int | None = None) -> ModuleInfo:
     none4: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
     cap = NOT_IN_CAPTURE if m.power_limit_w is None else m.power_limit_w
-    return module_info(module_id, m.name, m.uuid, m.bus_id or "", m.memory_mib, (m.pcie_gen_current, m.pcie_gen_max),
+    info = module_info(module_id, m.name, m.uuid, m.bus_id or "", m.memory_mib, (m.pcie_gen_current, m.pcie_gen_max),
                    (m.pcie_width_current, m.pcie_width_max), (cap, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, none4,
                    None if numa is None else str(numa), notes)
+    return info if m.processes is None else replace(info, processes=_pids(module_id, m.processes, notes))
 
 
 def _plausible(value: float | None, what: str, ok: bool, notes: list[str], module: str) -> float | Unavailable:
