@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from gpuvet.captures import amd_monitor, amd_smi_table, rocm_ras, rocm_table, rocm_tools, rocm_validation, rocminfo
 from gpuvet.captures.dedupe import merge_listed
-from gpuvet.captures.json_cut import Salvage, salvage
+from gpuvet.captures.json_cut import CUT_KEY, Salvage, fragment, salvage
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, integer, number
@@ -208,6 +208,43 @@ def _json(lines: list[Line], out: ListedParse) -> None:
                 out.notes.append(f"{kind}: the JSON {how} at line {lines[end].no}, before its closing braces: read "
                                  "up to its last complete field; what followed is not read (cut, not absent)")
             return
+
+
+# amd-smi metric --json's own field names: a fragment holding one of them is that tool's
+_AMD_FIELDS = frozenset({"CLK_LOCKED", "DEEP_SLEEP", "MIN_CLK", "MAX_CLK", "HOTSPOT", "SOCKET_POWER",
+                         "GFX_ACTIVITY", "UMC_ACTIVITY", "MM_ACTIVITY", "GFX_VOLTAGE"})
+FRAGMENT_MARKERS = tuple(f'"{f.lower()}"' for f in sorted(_AMD_FIELDS))
+_SHOWN = 6  # fields named in the fragment's note; the rest counted
+
+
+def _json_fragment(lines: list[Line], out: ListedParse) -> None:
+    """amd-smi --json pasted from inside the document (no '[' or '{' opens it, no "gpu" key): what it
+    holds is read and said, as printed; no module is named, since the part that named it was cut."""
+    texts = [_unquoted(ln.text) for ln in lines]
+    start = next((i for i, t in enumerate(texts) if t.startswith('"')), None)
+    if start is None or out.kinds:
+        return
+    cut = fragment("\n".join(texts[start:]))
+    try:
+        data = json.loads(cut.text) if cut is not None else None
+    except (ValueError, RecursionError):
+        return
+    if cut is None or not isinstance(data, dict):
+        return
+    f = {k.replace(f"{CUT_KEY.upper()}/", ""): v for k, v in _flat(data).items()}
+    if not _AMD_FIELDS & {k.rsplit("/", 1)[-1] for k in f}:
+        return
+    kept = lines[start:start + cut.lines_kept]
+    end = start + cut.lines_kept
+    after = [ln for ln, t in zip(lines[end:], texts[end:], strict=True) if t[:1] in '"{}[]']
+    out.kinds.append("amd-smi --json")
+    out.claimed |= {ln.no for ln in kept + after}
+    said = [f"{k} {v}" for k, v in f.items() if v.upper() not in ("N/A", "")]
+    more = f" and {len(said) - _SHOWN} more" if len(said) > _SHOWN else ""
+    rest = f"; lines {after[0].no}-{after[-1].no} open fields the paste cut (not read)" if after else ""
+    out.notes.append(f"amd-smi --json: a fragment (lines {kept[0].no}-{kept[-1].no}) that starts inside the "
+                     "document: the part naming its module was cut, so no module is listed; it holds "
+                     f"{len(f)} field(s): {', '.join(said[:_SHOWN]) or 'all N/A'}{more} (as printed, not judged){rest}")
 
 
 def _json_start(texts: list[str]) -> int | None:
@@ -531,6 +568,7 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("GPU: ", "amd-smi static", "amd-smi metric"), _amd_smi_text),  # a block opens at 'GPU: N' (_GPU_HEAD) or
     # under the command line of an excerpt without it
     (('"gpu"', '"gpu_data"', '"card'), _json),  # amd-smi's items each name "gpu"; rocm-smi's keys are "cardN"
+    (FRAGMENT_MARKERS, _json_fragment),  # amd-smi --json pasted from inside: only where _json read none
     ((" TABLE:", "between two GPUs"), _tables),  # amd-smi's '… TABLE:' titles, rocm-smi's (an untitled one is
     # read only above the next title)
     (("GPU[",), rocm_tools.read_set),  # rocm-smi --setsclk, …: before the fields, whose shape its lines share

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gpuvet.captures.kernel import KernelParse
+from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Cleaned, Line
 
 KIND = "GPU software lines gpuvet has no reader for"
@@ -46,6 +47,7 @@ class _Capture(Protocol):
 
     kinds: list[str]
     kernel: KernelParse
+    amd: ListedParse
 
 
 @dataclass
@@ -71,7 +73,25 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     claimed = {ln.no for ln in body}
     fc.kernel = UnreadGpuText(claimed=claimed, notes=[note], unread=len(body), source=source)
     fc.kinds = [KIND]
+    if source in ("FreeBSD drm-kmod", "amdgpu driver"):
+        _chips(fc, [ln.text[:HEAD] for ln in body])
     return claimed
+
+
+def _chips(fc: _Capture, texts: list[str]) -> None:
+    """The AMD chips the lines' firmware images name, listed as modules without a bus id (drm-kmod's drmn0 where
+    the lines name one device): a firmware loader's chatter still says which card it is for."""
+    from gpuvet.captures.amd_firmware import chips_named
+    from gpuvet.captures.drm_kmod import DRMN_NAME
+
+    named = chips_named(texts)
+    devices = list(dict.fromkeys(n.group(1) for t in texts if (n := DRMN_NAME.search(t)) is not None))
+    for i, (code, chip) in enumerate(named):
+        label = devices[0] if len(devices) == 1 and len(named) == 1 else f"GPU {i}"
+        fc.amd.modules.append(ListedModule(label, name=f"AMD {chip} ({code})", tool="amdgpu firmware images"))
+    if named:
+        fc.amd.notes.append(f"amdgpu firmware images name the chip: {', '.join(f'{c} = {n}' for c, n in named)} "
+                            "(no bus id in the lines)")
 
 
 def _content(ln: Line) -> bool:

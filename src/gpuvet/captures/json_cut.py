@@ -49,3 +49,30 @@ def salvage(text: str) -> Salvage | None:
     at, open_ = safe
     closed = text[:at] + "".join(_CLOSE[b] for b in reversed(open_))
     return Salvage(closed, text.count("\n", 0, at) + 1, broken)
+
+
+_MEMBER = re.compile(r'\s*"[^"\n]{1,80}"\s*:')
+CUT_KEY = "(cut)"  # the key of an object whose own key the paste cut off
+
+
+def fragment(text: str) -> Salvage | None:
+    """A paste that starts inside a document, at an object's member (``"fclk_0": {``): the objects
+    its unmatched closing brackets end are opened before it under the key ``(cut)`` (their own
+    keys were cut off, and are not guessed), and its end is salvaged as a cut document's; None
+    when it does not start at a member or no complete field is left."""
+    if not _MEMBER.match(text):
+        return None
+    prefix, depth = "{", 0
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok[0] == '"':
+            if m.group(1) is None:
+                break
+        elif tok in _CLOSE:
+            depth += 1
+        elif tok in "}]":
+            if depth:
+                depth -= 1
+            else:  # closes an object opened before the paste began: its parent holds it under (cut)
+                prefix = ("[" if tok == "]" else '{"' + CUT_KEY + '": ') + prefix
+    return salvage(prefix + text)

@@ -55,7 +55,8 @@ IB_OFF = re.compile(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_N
 NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
 _USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
 _VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
-_PEERS = re.compile(r"\b(?P<a>\d{1,6})\[\d{1,4}\] -> (?P<b>\d{1,6})\[\d{1,4}\]")  # 'Channel 00/0 : 0[0] -> 8[0]'
+# 'Channel 00/0 : 0[0] -> 8[0]' (a device index), 2.7's '1[1e0] -> 0[1e0]' (a busId in hex)
+_PEERS = re.compile(r"\b(?P<a>\d{1,6})\[[0-9a-fA-F]{1,12}\] -> (?P<b>\d{1,6})\[[0-9a-fA-F]{1,12}\]")
 
 _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")

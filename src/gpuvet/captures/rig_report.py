@@ -35,9 +35,17 @@ def parse(lines: list[Line]) -> SmiText:
         if (g := _GPU.match(ln.text)) is not None:
             gpus.append((g.group(1), _head(g.group(2), out)))
             out.claimed.add(ln.no)
-        elif gpus and (s := _SUB.match(ln.text)) is not None and _sub(s.group(1), s.group(2), gpus[-1][1]):
-            out.claimed.add(ln.no)
-    unplaced = [index for index, f in gpus if "bus" not in f]
+        elif (s := _SUB.match(ln.text)) is not None:
+            fields = gpus[-1][1] if gpus else {}  # above every GPU bullet: an excerpt cut its GPU's own line
+            if _sub(s.group(1), s.group(2), fields):
+                out.claimed.add(ln.no)
+                if not gpus:
+                    gpus.append(("", fields))
+    headless = [f.get("bus", "") for index, f in gpus if not index]
+    if any(headless):
+        out.notes.append(f"rig report: the sub-bullets above the first GPU bullet (its own line cut) name the GPU at "
+                         f"{headless[0]}: listed without its name")
+    unplaced = [index for index, f in gpus if "bus" not in f and index]
     out.modules = [SmiTextModule(bus(f.pop("bus")), f.get("Product Name", ""), f) for _, f in gpus
                    if "bus" in f][:MAX_MODULES]
     if out.modules:

@@ -106,11 +106,13 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     out.notes.append(f"rocm-smi's default table at line(s) {ranges(claimed)}: {rows} module(s) read{ids}; it prints "
                      "no bus ids or memory sizes (rocm-smi -a or --json give them)")
     out.notes += [f"rocm-smi says {m}" for m in dict.fromkeys(messages)]
-    hot = [f"{m.label} {m.temperature_c:g} °C" for m in out.modules[-rows:] if m.temperature_c is not None]
+    hot = [f"{m.label} {m.temperature_c:g} °C{f' ({m.name})' if m.name else ''}" for m in out.modules[-rows:]
+           if m.temperature_c is not None]
     if hot:  # a reading is never its own limit: the module's design limit or the driver's must judge it
         out.notes.append(f"rocm-smi's default table: temperature {', '.join(hot[:8])}; the table prints no slowdown "
-                         "or critical temperature to judge it by: can't tell whether it is too hot (rocm-smi -a, "
-                         "amd-smi metric and the driver's hwmon temp*_crit give the limits)")
+                         "or critical temperature to judge it by, and no design limit is published for the model: "
+                         "can't tell whether it is too hot (rocm-smi -a, amd-smi metric and the driver's hwmon "
+                         "temp*_crit give the board's own limits)")
     if cut:
         out.notes.append(f"rocm-smi's default table: the name of {', '.join(cut[:8])} fills its {_NAME_WIDTH} "
                          "characters and may be cut there (rocm-smi --showproductname prints it whole)")
@@ -233,4 +235,13 @@ def _module(index: int, cells: list[str], did_column: bool, capped: bool = False
     temp = next((float(t.group(1)) for c in cells if (t := _TEMP.match(c)) is not None), None)
     watts = [float(c[:-1]) for c in cells if _WATTS.match(c)]
     cap = watts[1] if capped and len(watts) == 2 and watts[1] > 0 else None
-    return ListedModule(f"GPU[{index}]", temperature_c=temp, power_limit_w=cap, tool="rocm-smi"), did
+    return ListedModule(f"GPU[{index}]", name=_named(did), temperature_c=temp, power_limit_w=cap, tool="rocm-smi"), did
+
+
+def _named(did: str | None) -> str | None:
+    """The product pci.ids names for an AMD device id the row prints (rocm-smi 1.x's DID column), else None:
+    the id alone then stays in the note."""
+    from gpuvet.node.catalog import pci_product
+
+    known = pci_product(f"1002:{did[2:]}") if did else None
+    return f"AMD {known.product}" if known is not None else None

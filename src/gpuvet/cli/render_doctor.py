@@ -14,7 +14,7 @@ from rich.text import Text
 
 from gpuvet.cli import term
 from gpuvet.cli.literal import literal
-from gpuvet.doctor.answer import cant_tell_line, finding_key, judged, place
+from gpuvet.doctor.answer import cant_tell_line, finding_key, judged, place, unjudged_figures
 from gpuvet.doctor.model import Cited, DoctorRun, Finding
 
 _STATUS = {"confirmed": ("confirmed", "bold red"), "clear": ("clear", "green"),
@@ -87,6 +87,11 @@ def _verdict(console: Console, run: DoctorRun, verbose: bool = False) -> None:
     it one line per finding it explains."""
     what = f"doctor {run.symptom or '(triage across all playbooks)'}"
     if not run.findings:
+        untold = unjudged_figures(run)
+        if untold:  # a figure read but not judged: "no cause found" alone reads as "normal"
+            console.print(Text.assemble((f"{what}: no cause found, but can't tell whether the figures it read "
+                                         "are normal", "yellow"), ": ", literal("; ".join(untold))))
+            return
         console.print(Text.assemble((f"{what}: no cause found", "green"),
                                     ": every check came back clear or could not tell (see below)"))
         return

@@ -67,6 +67,22 @@ def cant_tell_line(run: DoctorRun, most: int = 4) -> str | None:
 MEASURING = frozenset({"pair_bandwidth", "collective_results", "compute_rate", "rdma_bandwidth"})
 
 
+def unjudged_figures(run: DoctorRun) -> list[str]:
+    """Why each figure read could not be judged (a measuring check that read a log, or a temperature
+    read without its limit, and said can't tell): a busbw with no hardware named is no answer, and
+    "no cause found" alone would read as "normal" (issue 46, nccl-tests #527). One line per check, its
+    step's own words."""
+    told = {s.check for s in run.steps if s.status != "inconclusive"}
+    out: dict[str, str] = {}
+    for s in run.steps:
+        if s.check in _FIGURES and s.check not in told and s.evidence and s.check not in out:
+            out[s.check] = s.summary
+    return list(out.values())
+
+
+_FIGURES = MEASURING | {"thermal_state"}  # a temperature read but not judged is a figure untold too
+
+
 def finding_key(f: Finding) -> str:
     """``cause/where`` (and the Xid's code): names a finding in --json's ``roots[].explains``."""
     where = place(f) or ("-".join(f.between) if f.between else "node")

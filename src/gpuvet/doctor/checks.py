@@ -400,9 +400,14 @@ def thermal_state(ev: Evidence) -> Outcome:
         return confirmed("modules throttle on temperature", *found)
     cited = _window_cited(ev, "throttle events with a thermal reason", "none")
     cited += ev.clock_reasons_cited()
+    from gpuvet.doctor.captured_temps import judge_bare
+
+    told = judge_bare(ev)  # issue 46: a temperature printed without its limit, judged against the design
+    if told is not None and (told.status == "confirmed" or not cited):
+        return told
     if not cited:
         return unknown(f"no telemetry and no captured clock-event reasons (give {GIVE['clock_reasons']})")
-    return clear("no thermal throttling", *cited)
+    return clear("no thermal throttling", *cited, *(told.evidence if told is not None else ()))
 
 
 def thermal_trend(ev: Evidence) -> Outcome:

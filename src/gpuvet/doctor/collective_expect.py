@@ -117,9 +117,8 @@ def _unnamed(r: NcclResult, row: NcclRow, declared: Node | None, captured: Node 
         return Judged(r.op, row.size_bytes, row.busbw, None, why)
 
     if (declared is None or not declared.module_ids) and (captured is None or not captured.module_ids):
-        return cant("the log names no module (no device lines, no module listing beside it): can't tell what this "
-                    "run should reach; give --expect PRESET, or the node's module listing (its vendor's smi tool) "
-                    "beside it")
+        return cant("the log names no module (no hardware: no device lines, no module listing beside it): can't tell "
+                    f"what this run should reach; give {GIVE['bench_hardware']}")
     if r.ranks is None:
         return cant("the log does not say how many ranks ran (give the mpirun command line with it)")
     if row.size_bytes < LARGE:

@@ -208,6 +208,8 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     # another node (a 16-rank communicator fits one node) nor an HCA (an RDMA plugin such as HPC-X's IBext is
     # shipped in containers whatever the node carries): can't tell, and said so
     if len(hosts) < 2 and nodes < 2:
+        if on_socket and _socket_ranks(logs) and (wrong := _tunnel_sockets(by_host, on_socket, 2)):
+            return wrong + _ib_unavailable(logs), cited, ""  # NET between ranks is between nodes: the other's log is cut
         if on_socket:
             return [], cited, (f"can't tell: one host in the log ({', '.join(sorted(hosts))}) on NET/Socket: between "
                                "the GPUs of one node it carries nothing; give every node's log if the job spans nodes")
@@ -225,7 +227,10 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
 
 # an interface that is no node's own network: a tunnel's (ip6tnl0, tunl0, gre1, sit0, ipip0, vti0) or loopback, or
 # an address valid on one link only (fe80::, 169.254.x): NCCL's sockets over one between nodes are slow or unrouted
-_NOT_BETWEEN_NODES = re.compile(r"^(?:(?:ip6tnl|tunl|ip6gre|gretap|gre|sit|ipip|ip_vti|vti|lo)\d*[:<]"
+# a container's or VM's bridge on the host (docker0, docker's br-<id>, a veth end, libvirt's virbr0) reaches no
+# other node either
+_NOT_BETWEEN_NODES = re.compile(r"^(?:(?:ip6tnl|tunl|ip6gre|gretap|gre|sit|ipip|ip_vti|vti|lo|docker|virbr)\d*[:<]"
+                                r"|(?:veth[0-9a-f]{1,16}|br-[0-9a-f]{12})[:<]"
                                 r"|[\w.-]+:(?:fe80:|169\.254\.|127\.))", re.I)
 
 

@@ -164,7 +164,11 @@ GIVE = {"module_list": "nvidia-smi -q -x or topo -m for a captured node",
         "slowdown_temp": "nvidia-smi -q shows it as GPU Slowdown Temp",
         "app_errors": "the application's error output (its traceback), deviceQuery or gpu-burn output",
         "dcgm_health": "`dcgmi health -s a` some minutes before, then `dcgmi health -c` (text or -j)",
-        "module_models": "nvidia-smi -L or nvidia-smi nvlink -s beside it"}
+        "module_models": "nvidia-smi -L or nvidia-smi nvlink -s beside it",
+        "bench_hardware": "the log's header with its '#  Rank N … device N [bus] MODEL' lines, or the node's module "
+                          "listing beside it (nvidia-smi -L, rocm-smi, npu-smi info), or --expect PRESET",
+        "temperature_limits": "nvidia-smi -q -d TEMPERATURE,PERFORMANCE (the module's own slowdown and maximum "
+                              "operating temperatures, and whether it throttles)"}
 
 # The captures doctor reads, by what they hold: the kind a capture is known by (captures/ names
 # them so) or the label cited where no file is named.
