@@ -19,6 +19,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
+from typing import Any, cast
 
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
@@ -187,7 +188,7 @@ def _web_text(numbered: Numbered, notes: list[str], survey: Survey) -> Numbered:
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
     typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []
     dashed = [n for n, s in numbered if s != s.translate(_DASHES)] if web else []
-    escaped = set() if survey.xml or not survey.entity else {n for n, s in numbered if "&" in s and _ENTITY.search(s)}
+    escaped = set() if survey.xml or not survey.entity else {n for n, s in _holding(numbered, "&") if _ENTITY.search(s)}
     if not spaced and not typeset and not dashed and not escaped:
         return numbered
     if spaced:
@@ -309,22 +310,35 @@ def _unglue(numbered: Numbered, out: Peeled) -> Numbered:
     the tool's, the fence markdown's. A fence alone or with a language tag stays a fence; backtick fences
     only (the glued ones pastes show)."""
     lines: Numbered = []
-    for at, item in enumerate(numbered):  # a line without a backtick is kept as the same pair
-        s = item[1]
-        if s[-1:] in ("`", "*") and (inner := _marked_up(s)) is not None:
-            item, s = (item[0], inner), inner
-            out.unglued.add(item[0])
-        if "`" in s and (t := s.strip()) and len(t) > 3:
-            head, tail = t[:3] == "```", t[-3:] == "```"
-            rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
-            rest = rest.rstrip("`") if tail else rest
-            if rest.strip(" \t+-") and (tail or (head and not _is_language(rest, s, numbered[at + 1:at + 9]))):
-                item = (item[0], s[:len(s) - len(s.lstrip())] + rest if head else s.rstrip().rstrip("`"))
-                out.unglued.add(item[0])
-                if head != tail:  # it opened or closed a block ("```text```" is inline code)
-                    out.fences[item[0]] = s[:len(s) - len(s.lstrip())]
-        lines.append(item)
+    if (places := _places(numbered, "`", "*")) is not None:  # a long text's lines: only those that may change
+        lines = numbered
+        for at in places:
+            if (item := _unglued(numbered, at, out)) != numbered[at]:
+                lines = list(numbered) if lines is numbered else lines
+                lines[at] = item
+        return lines
+    for at in range(len(numbered)):  # a line without a backtick is kept as the same pair
+        lines.append(_unglued(numbered, at, out))
     return lines
+
+
+def _unglued(numbered: Numbered, at: int, out: Peeled) -> tuple[int, str]:
+    """_unglue's work on one line."""
+    item = numbered[at]
+    s = item[1]
+    if s[-1:] in ("`", "*") and (inner := _marked_up(s)) is not None:
+        item, s = (item[0], inner), inner
+        out.unglued.add(item[0])
+    if "`" in s and (t := s.strip()) and len(t) > 3:
+        head, tail = t[:3] == "```", t[-3:] == "```"
+        rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
+        rest = rest.rstrip("`") if tail else rest
+        if rest.strip(" \t+-") and (tail or (head and not _is_language(rest, s, numbered[at + 1:at + 9]))):
+            item = (item[0], s[:len(s) - len(s.lstrip())] + rest if head else s.rstrip().rstrip("`"))
+            out.unglued.add(item[0])
+            if head != tail:  # it opened or closed a block ("```text```" is inline code)
+                out.fences[item[0]] = s[:len(s) - len(s.lstrip())]
+    return item
 
 
 def _is_language(rest: str, fence: str, after: Numbered) -> bool:
@@ -386,8 +400,9 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, 
     run changes (issue 43)."""
     given = numbered
     numbered = _dedent_run(numbered, 0, len(numbered), indented, given=given)
-    fences = [i for i, (_, s) in enumerate(numbered) if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE] \
-        if fenced else []
+    places = _places(numbered, "`", "~")
+    fences = [i for i, (_, s) in (enumerate(numbered) if places is None else ((i, numbered[i]) for i in places))
+              if ("`" in s or "~" in s) and s.strip()[:3] in _FENCE] if fenced else []
     if glued:  # rare: a pass over the lines only then
         fences = sorted({*fences, *(i for i, (n, _) in enumerate(numbered) if n in glued)})
     for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False):
@@ -395,9 +410,11 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, 
         start, end = a + (numbered[a][0] not in glued), b + (b < len(numbered) and numbered[b][0] in glued)
         numbered = _dedent_run(numbered, start, end, indented, lead, given) if lead else numbered
     inside = {i for a, b in zip(fences[::2], [*fences[1::2], len(numbered)], strict=False) for i in range(a, b + 1)}
-    texts = list(map(_TEXT, numbered))
+    blank = getattr(numbered, "blank", None)  # a long text's lines: its empty ones found at C speed, each line made
+    texts: list[str] | _Texts = list(map(_TEXT, numbered)) if blank is None else _Texts(numbered)  # when read
     done = 0  # a markdown code block starts after a blank line (or at the start): only those lines are looked at
-    for start in [0, *(i + 1 for i, s in enumerate(texts) if not s or s.isspace())]:
+    for start in [0, *(i + 1 for i, s in enumerate(cast(list[str], texts)) if not s or s.isspace())] if blank is None \
+            else [0, *(i + 1 for i in blank())]:
         if start < done or start >= len(texts) or start in inside or not _indented_or_blank(texts[start]):
             continue
         end = start
@@ -409,6 +426,29 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, 
                                    given)
         done = end
     return numbered
+
+
+class _Texts:
+    """The texts of a long text's lines (lines.TextLines: each made when read), as _dedent reads them."""
+    def __init__(self, numbered: Numbered) -> None:
+        self.numbered = numbered
+
+    def __len__(self) -> int:
+        return len(self.numbered)
+    def __getitem__(self, k: int | slice) -> Any:
+        return self.numbered[k][1] if isinstance(k, int) else [s for _, s in self.numbered[k]]
+
+
+def _holding(numbered: Numbered, word: str) -> Numbered:
+    """The lines holding ``word`` (a long text's found in its text: lines.TextLines)."""
+    at = _places(numbered, word)
+    return [item for item in numbered if word in item[1]] if at is None else [numbered[i] for i in at]
+
+
+def _places(numbered: Numbered, *words: str) -> list[int] | None:
+    """Where a long text's lines (lines.TextLines) hold one of ``words``; None for a list (its lines tested)."""
+    holding = getattr(numbered, "holding", None)
+    return None if holding is None else holding(list(words))
 
 
 def _indented_or_blank(s: str) -> bool:

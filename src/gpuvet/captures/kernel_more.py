@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gpuvet.captures import pci_enum, xid_shorthand, xorg_init
+from gpuvet.captures.lines import seconds
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -33,7 +34,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     candidates = _candidates(lines, out, marks)
     out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
-    loading = [ln for _, ln in worded] if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
+    loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]
     out.driver = loaded[-1] if loaded else out.driver

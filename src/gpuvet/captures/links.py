@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.fabric_manager import without_switches
+from gpuvet.captures.lines import TextLines, walk
 from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
 from gpuvet.captures.text import Line, number
 from gpuvet.node.catalog import find_model
@@ -211,7 +212,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
     devs: list[_Dev] = []
     cur: _Dev | None = None
     chosen: str | None = None  # the device an 'lspci -s BUS' command line chose: the fields after it are its
-    for ln in lines:
+    for ln in walk(lines, lambda: cur is not None, _lspci_candidates(lines)):  # noqa: B023 (cur as it is now)
         s = ln.text
         if cur is None and s[:1] not in _HEX and "lspci" not in s and "No devices were found" not in s \
                 and "controller: " not in s and "Sta:" not in s and "LnkCap:" not in s:
@@ -262,6 +263,18 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             out.claimed.update(dev.lines if dev.vendor == "Intel" else ())  # listed only, its link not read
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
+
+
+_LSPCI_WORDS = ["lspci", "No devices were found", "controller: ", "Sta:", "LnkCap:"]  # parse_lspci's first test
+
+
+def _lspci_candidates(lines: list[Line]) -> list[int] | None:
+    """Where a long text's lines are places in it (lines.TextLines), the positions of those parse_lspci's first
+    test keeps while no device is open (a leading hex digit, or one of its words): the others are never made
+    (issue 43). None for any other list: each line is tested."""
+    if not isinstance(lines, TextLines) or (worded := lines.holding(_LSPCI_WORDS)) is None:
+        return None
+    return sorted({*lines.starting("".join(sorted(_HEX))), *worded})
 
 
 def _device_line(out: LspciParse, s: str, no: int) -> re.Match[str] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lines import starting
 from gpuvet.captures.links import ListedGpu, LspciParse
 from gpuvet.captures.text import Line
 from gpuvet.node.catalog import find_model, pci_product
@@ -34,11 +35,16 @@ _NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # '(re
 _UNNAMED = re.compile(r"(?:Device|Unknown device)\s+([0-9a-fA-F]{4})", re.I)  # an id its pci.ids does not name
 
 
+_LEADS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz \t\x0b\x0c\r\x1c\x1d\x1e\x1f"  # what a line
+# whose stripped text opens with a letter or a digit can open with (an ASCII text's: lines.TextLines)
+
+
 def parse(lines: list[Line]) -> LspciParse:
     """Each GPU or accelerator function of NVIDIA or AMD a quoted or -nn line lists, once by bus id."""
     out = LspciParse()
     seen: set[str] = set()
-    for ln in lines:
+    firsts = starting(lines, _LEADS)  # a long text's (lines.TextLines): a line the test below passes over is not made
+    for ln in lines if firsts is None else map(lines.__getitem__, firsts):
         s = ln.text.strip()
         if not s[:1].isalnum() or ('"' not in s and "]:" not in s):
             continue

@@ -120,6 +120,8 @@ class Marks:
 
     def _joined(self) -> str:
         """The lines joined (again, once let go), their triples counted the first time."""
+        if self.text is None and (whole := getattr(self.lines, "joined", lambda: None)()) is not None:
+            self.text = whole  # lines kept as places in their text (lines.TextLines): that text, no copy
         if self.text is None:
             texts = [""]  # each line after a "\n": joined once (not a join, then a second copy with "\n" before it)
             texts.extend(ln.text for ln in self.lines)
@@ -208,6 +210,9 @@ def holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None = Non
     present = [w for w in words if marks is None or marks.may(w)]
     if not present:
         return []
+    placed = getattr(lines, "holding", None)
+    if placed is not None and (got := placed(present)) is not None:
+        return list(got)  # lines kept as places in their text (lines.TextLines): the words found in it
     if len(present) == 1:
         word = present[0]
         return [i for i, ln in enumerate(lines) if word in ln.text]

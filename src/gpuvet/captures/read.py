@@ -31,6 +31,7 @@ from gpuvet.captures.formats import (
     read_unrecognised,
 )
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
+from gpuvet.captures.lines import TextLines
 from gpuvet.captures.module_list import choose_smi
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
@@ -345,7 +346,9 @@ class _Unclaimed:
         self.lines, self.cut, self.at = lines, lines, 0
 
     def now(self, claimed: set[int]) -> list[Line]:
-        if len(claimed) != self.at:  # claims only grow: the same count is the same set
+        if len(claimed) != self.at and isinstance(self.lines, TextLines):  # a long text's: a view of its places
+            self.cut, self.at = self.lines.without(claimed), len(claimed)
+        elif len(claimed) != self.at:  # claims only grow: the same count is the same set
             self.cut, self.at = [ln for ln in self.lines if ln.no not in claimed], len(claimed)
         return self.cut
 
@@ -381,8 +384,12 @@ def _notes(fc: FileCapture) -> list[str]:
 
 
 def _skipped(cleaned: Cleaned, claimed: set[int], bug_report: bool) -> list[str]:
-    rest = [ln.no for ln in cleaned.lines if ln.no not in claimed and ln.text.strip() and not ln.elision]
-    if not rest:
+    if isinstance(cleaned.lines, TextLines) and (counted := cleaned.lines.unread(claimed)) is not None:
+        said, many = counted
+    else:
+        rest = [ln.no for ln in cleaned.lines if ln.no not in claimed and ln.text.strip() and not ln.elision]
+        said, many = ranges(rest), len(rest)
+    if not many:
         return []
     what = "not output gpuvet reads" if not bug_report else "other sections of the bug report"
-    return [f"line(s) {ranges(rest)}: {what}, skipped ({len(rest)} line(s))"]
+    return [f"line(s) {said}: {what}, skipped ({many} line(s))"]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.dedupe import merge_smi
+from gpuvet.captures.lines import TextLines, starting, walk
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
 from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, number, ranges, reading
 from gpuvet.errors import CaptureError
@@ -34,6 +35,7 @@ _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks",
 # section name printed flush left (either case); any other line (a dmesg line, lspci's, prose) ends a block, and does
 # nothing when none is open
 _OPENERS = frozenset("G=TDCA" + "".join(k[0] + k[0].upper() for k in _KNOWN_SECTIONS))
+_OPENING = "".join(sorted(_OPENERS)) + " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"  # (str.isspace's ASCII; '\n': an empty line)
 _MARKER = re.compile(r"(?<!\s)\s+(?:<[=-]{2,}|<{2,}|←|-+>|=+>|\*{2,}|!{2,}|#+\s).*$")
 
 
@@ -73,7 +75,8 @@ def parse(lines: list[Line], where: str = "nvidia-smi -q") -> SmiText:
     _bound(lines, where)
     r = _Reader()
     idle = True  # no block or header open: only _step opens or closes one, so it is asked again after each
-    for ln in lines:
+    opening = starting(lines, _OPENING)  # a long text's lines (lines.TextLines): those the test below can pass
+    for ln in walk(lines, lambda: not idle, opening):  # noqa: B023 (idle as it is now) over are not made while idle
         if idle and (c := ln.text[:1]) and c not in _OPENERS and not c.isspace() and not ln.elision:
             continue  # and this line opens none (a bug report's kernel log: most of its lines)
         _step(r, ln)
@@ -179,7 +182,9 @@ def _named_by_bus_field(modules: list[SmiTextModule]) -> list[str]:
 
 def _bound(lines: list[Line], where: str) -> None:
     """The bound -q -x and the AMD listings keep (docs/limits.md), counted on the GPU lines before any block is read."""
-    heads = {g.group(1).upper()[-12:] for ln in lines if ln.text[:4] == "GPU " and (g := _GPU.match(ln.text))}
+    places = starting(lines, "G")  # a long text's (lines.TextLines): only its lines opening with 'G' made
+    chosen = lines if places is None else map(lines.__getitem__, places)
+    heads = {g.group(1).upper()[-12:] for ln in chosen if ln.text[:4] == "GPU " and (g := _GPU.match(ln.text))}
     if len(heads) > MAX_MODULES:
         raise CaptureError(f"nvidia-smi -q lists {len(heads):,} GPUs (at most {MAX_MODULES:,}, the bound of every "
                            "module listing: docs/limits.md)", where=where, fix="give the capture of one node.")
@@ -434,7 +439,8 @@ def parse_dmon(lines: list[Line]) -> Dmon:
     out = Dmon()
     columns: list[str] | None = None
     bare = False  # columns from dcgmi's command line: a row may run its cells together (its print overflows)
-    for ln in lines:
+    heads = None if not isinstance(lines, TextLines) else lines.holding(["#", "dmon"])  # a long text's: only the
+    for ln in walk(lines, lambda: columns is not None, heads):  # noqa: B023 (now) lines the test below keeps are made
         if columns is None and "#" not in ln.text and "dmon" not in ln.text:
             continue  # no dmon block open, and no header here
         s = ln.text.strip()

@@ -13,6 +13,8 @@ from __future__ import annotations
 import gc
 import math
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -91,6 +93,18 @@ def _long_lines(parts: list[str]) -> list[str]:
             "a pasted blob, or a log that lost its line ends?); read whole"]
 
 
+def _long_lines_places(starts: array[int], ends: array[int]) -> list[str]:
+    """_long_lines of lines kept as places (their lengths counted at C speed)."""
+    import numpy as np
+
+    lengths = np.frombuffer(ends, dtype=np.uint32) - np.frombuffer(starts, dtype=np.uint32)  # no end before its start
+    if not len(lengths) or int(lengths.max()) <= MAX_LINE_CHARS:
+        return []
+    long = (np.flatnonzero(lengths > MAX_LINE_CHARS) + 1).tolist()
+    return [f"line(s) {ranges(long)}: longer than {MAX_LINE_CHARS:,} characters (no text tool prints such a line: "
+            "a pasted blob, or a log that lost its line ends?); read whole"]
+
+
 _MARKS = ("```", "~~~", "\\#", "...", "\u2026", "runcated", "RUNCATED", ". . .", "\u2702")  # a fence, an escaped
 # '#', a cut (…, (truncated), [OUTPUT TRUNCATED], ✂, . . .: _ELISION_MORE reads any case): each such line holds one;
 # -- 8< -- is found by its rare '<' (memchr's speed, not a scan
@@ -164,6 +178,8 @@ def _clean_led(held: list[str], settle: Callable[[str], Holds | None]) -> Cleane
             or firsts[0].lstrip().startswith("\ufeff") or _unwraps(led):
         held.append(led[1:])
         return None
+    if len(led) > PLACES_FROM and led.isascii():  # a bug report's size: its lines kept as places in the text
+        return _clean_places(led, settle)
     parts = list(map(str.rstrip, led.split("\n")))  # rstrip gives the same string back where nothing is cut
     if sum(map(len, parts)) + len(parts) - 1 != len(led):  # a line right-stripped: the lines' text made from them
         led = "\n".join(parts)  # (its lines, and the lines holding a mark, are the text's as read)
@@ -179,6 +195,45 @@ def _clean_led(held: list[str], settle: Callable[[str], Holds | None]) -> Cleane
     got = _finish(peeled, marked, range(0), notes, decorations.Unwrapped())
     got.exact = len(got.lines) == len(parts) and all(map(is_, map(itemgetter(1), got.lines), parts))
     return got
+
+
+PLACES_FROM = 8 * 2**20  # characters: a longer (ASCII) text's lines are places in it (lines.TextLines), not objects
+_BLANKS = " \t\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.rstrip takes off an ASCII line (no CR is left by then)
+
+
+def _clean_places(led: str, settle: Callable[[str], Holds | None]) -> Cleaned:
+    """_clean_led's work on a long text whose lines stay places in it (issue 43: as objects a 125 MB bug
+    report's 1.4 million lines were 305 MiB beside the text). The same Lines to every reader; the text is
+    the one ``settle`` had, so the walk's searches are of it, where nothing changed a line."""
+    from gpuvet.captures.lines import TextLines, line_ends
+
+    holds = settle(led)
+    starts, ends = line_ends(led, 1)
+    stripped = _strip_ends(led, starts, ends, holds)
+    notes = _long_lines_places(starts, ends)
+    survey = decorations.Survey.of(led, 1)
+    marked = [i - 1 for i in _marked(led, holds)]
+    lines = TextLines(led, starts, ends, whole=not stripped)
+    peeled = decorations.peel(cast(decorations.Numbered, lines), survey=survey)
+    got = _finish(peeled, marked, range(0), notes, decorations.Unwrapped())
+    got.exact = got.lines is lines and lines.joined() is led
+    return got
+
+
+def _strip_ends(text: str, starts: array[int], ends: array[int], holds: Holds | None) -> bool:
+    """Each line's end moved back over what str.rstrip takes off (an ASCII text's blanks); whether one moved.
+    Only a blank the text's triples allow before a newline is searched for."""
+    cut = {len(ends) - 1} if text[-1:] in _BLANKS else set()
+    for pair in [c + "\n" for c in _BLANKS]:
+        if holds is not None and not holds.may(pair):
+            continue
+        at = text.find(pair)
+        while at >= 0:
+            cut.add(bisect_left(ends, at + 1))
+            at = text.find(pair, at + 2)
+    for i in cut:
+        ends[i] = starts[i] + len(text[starts[i]:ends[i]].rstrip())
+    return bool(cut)
 
 
 def _unwraps(led: str) -> bool:
@@ -208,9 +263,11 @@ def _finish(peeled: decorations.Peeled, marked: list[int], header: range, notes:
     what was done said."""
     notes += peeled.notes
     pairs, peeled.lines = peeled.lines, []
-    look = {0, *compress(count(), map(is_not, map(type, pairs), repeat(Line)))}  # the first, and those peeled
+    placed = getattr(pairs, "over", None)  # lines.TextLines' Lines changed here, where the lines are places
+    look = {0, *(compress(count(), map(is_not, map(type, pairs), repeat(Line))) if placed is None else ())}  # the
+    # first, and those peeled (a TextLines peel left as it was: none)
     look.update(i if i < header.start else i - len(header) for i in marked if i not in header)
-    kept, counts, cuts = _per_line(pairs, sorted(i for i in look if i < len(pairs)))
+    kept, counts, cuts = _per_line(pairs, sorted(i for i in look if i < len(pairs)), placed)
     fences, escaped = counts
     if fences:
         notes.append(f"{fences} code-fence line(s) skipped")
@@ -288,10 +345,12 @@ def _holds_snip(text: str, step: int = 1 << 20) -> bool:
                if (low := text[at:at + step + 3].lower()))
 
 
-def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line], tuple[int, int], list[Line]]:
+def _per_line(pairs: decorations.Numbered, look: list[int], placed: dict[int, Line] | None = None
+              ) -> tuple[list[Line], tuple[int, int], list[Line]]:
     """The pairs as Lines, the lines at ``look`` read one by one: a code fence dropped, markdown's
     escaped '#' read as '#', a poster's cut made a Cut; every other pair is already the Line it was
-    made as. The Lines, (fences, escaped) and the cuts."""
+    made as. The Lines, (fences, escaped) and the cuts. ``placed``: where the pairs are a TextLines, its
+    Lines put in place of those changed (each made afresh when read: one the same as its place is not)."""
     escaped = 0
     cuts: list[Line] = []
     fences: list[int] = []
@@ -306,7 +365,13 @@ def _per_line(pairs: decorations.Numbered, look: list[int]) -> tuple[list[Line],
             unquoted, escaped, first = unquoted.replace("\\#", "#", 1), escaped + 1, "#"
         if first in _CUT_FIRST and _cut_mark(unquoted.strip()):
             cuts.append(Cut(n, unquoted))
-            pairs[i] = cuts[-1]
+            if placed is None:
+                pairs[i] = cuts[-1]
+            else:
+                placed[i] = cuts[-1]
+        elif placed is not None:
+            if unquoted != pairs[i][1]:
+                placed[i] = Line(n, unquoted)
         elif type(pairs[i]) is not Line or unquoted is not pairs[i][1]:
             pairs[i] = Line(n, unquoted)
     if fences:
@@ -345,7 +410,11 @@ def _ranges(numbers: list[int], most: int = 6) -> str:
     starts = [0, *islice(breaks, most)]
     total = len(starts) + sum(map(bool, breaks))
     ends = [at - 1 for at in starts[1:]] + [len(ordered) - 1]
-    spans = [(ordered[a], ordered[b]) for a, b in zip(starts, ends, strict=True)][:most]
+    return spans_text([(ordered[a], ordered[b]) for a, b in zip(starts, ends, strict=True)][:most], total, most)
+
+
+def spans_text(spans: list[tuple[int, int]], total: int, most: int = 6) -> str:
+    """_ranges' words for its first ``spans`` of ``total`` ranges."""
     text = ", ".join(f"{a}–{b}" if b > a else f"{a}" for a, b in spans)
     return text + (f" and {total - most} more range(s)" if total > most else "")
 

@@ -225,9 +225,10 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
         topo.notes.append(f"topo -m: the header row (line {lines[at].no}) starts flush left, not with a blank: "
                           "read as the header")
     rows_cut, unsound = list[str](), list[str]()
-    last = next((x for x in reversed(lines) if x.text.strip() and not x.elision), None)  # once: a cell cut at the
-    # capture's end (a cut mark after it says so too)
-    for ln in lines[at + 1:]:
+    last = next((k for k in range(len(lines) - 1, -1, -1) if lines[k].text.strip() and not lines[k].elision), None)
+    # once: a cell cut at the capture's end (a cut mark after it says so too); by place (lines.TextLines makes a
+    # Line each time it is read: two reads are two objects)
+    for k, ln in enumerate(lines[at + 1:], at + 1):
         row = _split(ln.text)
         if not row or row[0] not in header or _prose(row):
             if row and row[0].lower().startswith("legend"):
@@ -235,7 +236,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
             if row and not ln.elision:
                 break
             continue
-        name, values = row[0], _uncut(topo, row[0], row[1:], ln is last, len(header))
+        name, values = row[0], _uncut(topo, row[0], row[1:], k == last, len(header))
         if name in topo.devices:
             raise CaptureError(f"row {name} appears twice", where=where, fix="give one `nvidia-smi topo -m` per file.")
         topo.devices.append(name)

@@ -222,7 +222,7 @@ def _module(lines: list[Line], i: int, driver: str | None) -> str:
 
 def _record_lines(lines: list[Line], i: int) -> list[Line]:
     """The lines of the record around line ``i``: two before it, then up to 2 * NEAR after, to the next record."""
-    out = lines[max(0, i - 2):i + 1]
+    out = list(lines[max(0, i - 2):i + 1])  # a copy to add to (lines.TextLines' slices are read-only views)
     for ln in lines[i + 1:i + 2 * NEAR + 1]:
         if _NEXT_RECORD.match(ln.text):
             break

@@ -1,0 +1,56 @@
+"""Issue 43: a long text's lines kept as places in it (lines.TextLines) read as the list of Lines does: every
+capture parsed both ways (its corpus header taken off, so each is read the led way) gives the same parse."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures import read, text
+from gpuvet.captures.lines import TextLines, line_ends
+from gpuvet.captures.text import Line
+from gpuvet.errors import CaptureError
+
+CORPUS = Path(__file__).parent.parent / "data" / "captures"
+FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md"
+               and not {"fresh_h", "fresh_m"} & set(p.parts))
+_HEADER = re.compile(r"#\s*(?:source|shows|conclusion|expect|note|tuned)\b")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an XML element's repr names where it is
+
+
+def _parsed(body: str, places: bool, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(text, "PLACES_FROM", -1 if places else 1 << 40)
+    read._PARSED.clear()
+    try:
+        return _ADDRESS.sub("", repr(read._parse(["\n" + body], "x", 1)))
+    except CaptureError as exc:
+        return f"refused: {exc}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
+def test_each_capture_reads_the_same_from_places_as_from_lines(path, monkeypatch):
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        pytest.skip("not UTF-8")
+    lines = raw.split("\n")
+    while lines and _HEADER.match(lines[0]):
+        lines.pop(0)
+    body = "\n".join(lines)
+    assert _parsed(body, True, monkeypatch) == _parsed(body, False, monkeypatch)
+
+
+def test_text_lines_read_as_a_list_of_lines():
+    body = "\nGPU 0: A\n  x  \n\nXid 79 here\nlast"
+    starts, ends = line_ends(body, 1)
+    places = TextLines(body, starts, ends, whole=True)
+    listed = [Line(n, s) for n, s in enumerate(body[1:].split("\n"), 1)]
+    assert list(places) == listed and len(places) == len(listed) and places[-1] == listed[-1]
+    assert list(places[1:4]) == listed[1:4] and list(places[::-2]) == listed[::-2] and places == listed
+    assert places.holding(["Xid", "GPU"]) == [0, 3] and places[1:].holding(["Xid", "GPU"]) == [2]
+    rest = places.without({2, 5})
+    assert list(rest) == [ln for ln in listed if ln.no not in {2, 5}] and rest.holding(["Xid"]) == [2]
+    with pytest.raises(TypeError):
+        places.append(listed[0])
