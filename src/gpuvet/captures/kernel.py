@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_wrapped
 from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
+from gpuvet.captures.lines import pairs, seconds
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
@@ -340,7 +341,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     out.events = _repeated_rings(_events(lines, _rings_back(recovered(lines, hits)), out.notes, devices)) + \
         _once(handles + [e for e in out.sxid_details if e.module not in {h.module for h in handles}])
     out.events = passed_through(out.events, (ln.text for ln in lines))
-    _host_errors([ln for _, ln in worded], out)
+    _host_errors(seconds(worded), out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
     return kernel_more.read(lines, out, marks, worded)  # PCI enumeration, shortened Xids, the driver version
 
@@ -348,8 +349,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
 def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
-    return [(i, lines[i]) for i in holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
-                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence"), marks)]
+    return pairs(lines, holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
+                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence"), marks))
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 
