@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import read, text
+from gpuvet.captures import lines, read, text
 from gpuvet.captures.lines import TextLines, line_ends
 from gpuvet.captures.text import Line
 from gpuvet.errors import CaptureError
@@ -22,6 +22,7 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an XML element's repr names where i
 
 def _parsed(body: str, places: bool, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(text, "PLACES_FROM", -1 if places else 1 << 40)
+    monkeypatch.setattr(lines, "PLACED_FROM", 0)  # the kernel reader's worded lines as places too (lines.pairs)
     read._PARSED.clear()
     try:
         return _ADDRESS.sub("", repr(read._parse(["\n" + body], "x", 1)))

@@ -53,6 +53,7 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
         super().__init__()
         self.text, self.starts, self.ends = text, starts, ends
         self.firsts: list[np.ndarray] = []  # each line's first byte, once counted (shared with the views)
+        self.may: Callable[[str], bool] | None = None  # the text's byte triples' test (marks.Marks.may), if counted
         self.rows: range | array[int] = range(len(starts)) if index is None else index
         self.over: dict[int, Line] = {} if over is None else over
         self.whole = whole and index is None
@@ -75,7 +76,7 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
 
     def _view(self, index: range | array[int], ascending: bool = True) -> TextLines:
         view = TextLines(self.text, self.starts, self.ends, index, self.over)
-        view.firsts, view.whole_rows = self.firsts, self.whole_rows
+        view.firsts, view.whole_rows, view.may = self.firsts, self.whole_rows, self.may
         view.ascending = self.ascending and ascending
         return view
 
@@ -195,9 +196,9 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
             return []
         lo, hi = self.starts[index[0]], self.ends[index[-1]]
         starts, ends = np.frombuffer(self.starts, dtype=np.uint32), np.frombuffer(self.ends, dtype=np.uint32)
-        found = []
-        for word in words:
-            at, places = text.find(word, lo, hi), array("I")
+        found = [np.zeros(0, dtype=np.intp)]
+        for word in words if self.may is None else [w for w in words if self.may(w)]:  # one the text's byte
+            at, places = text.find(word, lo, hi), array("I")  # triples rule out is in none of its lines: unsearched
             while at >= 0:  # its first place on each line: the next looked for after that line's end
                 places.append(at)
                 end = text.find("\n", at + len(word), hi)
@@ -386,10 +387,13 @@ class Placed(list[tuple[int, Line]]):  # a list to every reader's annotation; it
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
 
 
+PLACED_FROM = 1 << 16  # pairs: more are kept as places (Placed), fewer as a list (each pass over them at C speed)
+
+
 def pairs(lines: list[Line], positions: list[int]) -> list[tuple[int, Line]]:
-    """``[(i, lines[i]) for i in positions]``; where ``lines`` are places in a long text (TextLines), each Line
-    made when the pairs are read, none kept."""
-    if isinstance(lines, TextLines):
+    """``[(i, lines[i]) for i in positions]``; where ``lines`` are places in a long text (TextLines) and the pairs
+    many, each Line made when the pairs are read, none kept (a few MiB of pairs are faster read from a list)."""
+    if isinstance(lines, TextLines) and len(positions) > PLACED_FROM:
         return Placed(lines, positions)
     return [(i, lines[i]) for i in positions]
 

@@ -214,6 +214,7 @@ def _clean_places(led: str, settle: Callable[[str], Holds | None]) -> Cleaned:
     survey = decorations.Survey.of(led, 1)
     marked = [i - 1 for i in _marked(led, holds)]
     lines = TextLines(led, starts, ends, whole=not stripped)
+    lines.may = holds.may if holds is not None else None  # the words a reader looks for that the text lacks
     peeled = decorations.peel(cast(decorations.Numbered, lines), survey=survey)
     got = _finish(peeled, marked, range(0), notes, decorations.Unwrapped())
     got.exact = got.lines is lines and lines.joined() is led
