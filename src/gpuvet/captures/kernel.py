@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_wrapped
+from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_unknown, kernel_wrapped
 from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.lines import pairs, seconds
@@ -254,6 +254,8 @@ class KernelEvent:
     count: int = 1
     quoted: bool = False  # issue 46: a poster's sentence naming the message (captures/quoted.py)
     host: str | None = None  # the launcher's host, where the log names two or more (captures/hosted.py)
+    driver: str = ""  # issue 46: the driver whose unnamed error lines these are (kernel_unknown.UNNAMED)
+    shown: tuple[str, ...] = ()  # the first of those lines, quoted
 
 
 @dataclass(frozen=True)
@@ -277,6 +279,8 @@ class KernelParse:
     notes: list[str] = field(default_factory=list)
     sxid_details: list[KernelEvent] = field(default_factory=list)  # read where the excerpt lacks their summary
     driver: str | None = None  # the version the NVIDIA driver's loading line names (captures/kernel_more.py)
+    unknown_drivers: dict[str, int] = field(default_factory=dict)  # issue 46: lines of drivers kernel.py has no
+    # messages for (mtgpu, nouveau …), by driver: a log of only these is read, and never called clear
 
 
 def bus(text: str) -> str:
@@ -343,14 +347,59 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
     out.events = passed_through(out.events, (ln.text for ln in lines))
     _host_errors(seconds(worded), out)
     out.modules = _listed(lines, worded, out, seen) + _freebsd_listed(out.events, devices)
-    return kernel_more.read(lines, out, marks, worded)  # PCI enumeration, shortened Xids, the driver version
+    out = kernel_more.read(lines, out, marks, worded)  # PCI enumeration, shortened Xids, the driver version
+    others = marks is None or any(marks.may(w) for w in kernel_unknown.OTHER_WORDS)
+    return _unnamed(lines, worded, out, {ln.no for _, _, ln in hits} | {e.line for e in handles}, others)
+
+
+def _unnamed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse, hit: set[int],
+             others: bool) -> KernelParse:
+    """Issue 46: a GPU driver's error lines no message here names, one event per driver and module (their count,
+    the first lines quoted), on a module no named message is about (there they are its context: its finding
+    already says to read the log); the lines of a driver with no messages here claimed, counted, modules listed."""
+    named = hit | {e.line for e in out.events} | {x.line for x in out.xids}
+    judged = {e.module for e in out.events} | {x.bus_id for x in out.xids}
+    found, seen = kernel_unknown.error_lines(lines, worded, named, others)
+    for u in found:
+        module = _no_bus_label(u.driver) if u.module.startswith("a module of") else bus(u.module)
+        if module in judged:
+            continue
+        out.events.append(KernelEvent(kernel_unknown.UNNAMED, module, u.lines[0][2][:240], u.lines[0][1],
+                                      count=len(u.lines), driver=u.driver,
+                                      shown=tuple(t[:240] for _, _, t in u.lines[:kernel_unknown.SHOWN])))
+        out.claimed |= {no for _, no, _ in u.lines}
+    other = {d: n for d, n in seen.items() if not kernel_unknown.known(d)}
+    if other:
+        out.unknown_drivers = other
+        out.claimed |= {ln.no for _, ln in worded if kernel_unknown.driver_of(ln.text) in other}
+        out.modules += _other_modules(worded, other, out.modules)
+    return out
+
+
+def _no_bus_label(driver: str) -> str:
+    """A module no line places: the vendor's label where kernel.py has one, else the driver's."""
+    return {"amdgpu": AMD_NO_BUS, "i915": INTEL_NO_BUS, "xe": INTEL_NO_BUS}.get(
+        driver, f"a module of {driver}, {NO_BUS}")
+
+
+def _other_modules(worded: list[tuple[int, Line]], drivers: dict[str, int],
+                   listed: list[KernelModule]) -> list[KernelModule]:
+    """The bus ids the lines of drivers with no messages here name (dev_printk's prefix), each once."""
+    have = {k.module for k in listed}
+    found: dict[str, KernelModule] = {}
+    for _, ln in worded:
+        if (d := kernel_unknown.driver_of(ln.text)) in drivers and d is not None and \
+                (m := kernel_unknown.prefixed_bus(ln.text)) is not None and bus(m) not in have:
+            found.setdefault(bus(m), KernelModule(bus(m), kernel_unknown.VENDOR.get(d, d)))
+    return list(found.values())
 
 
 def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Line]]:
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return pairs(lines, holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
-                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence"), marks))
+                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence", "mtgpu", "MTGPU",
+                                                   "nouveau", "radeon", "ascend", "devdrv"), marks))
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 

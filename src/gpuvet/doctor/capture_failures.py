@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import ModuleHealth
 from gpuvet.doctor.evidence import Evidence
@@ -19,6 +19,9 @@ from gpuvet.knowledge import off_bus_xids
 from gpuvet.node.bus import bus_key
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import APP_ERROR_FIX, CAPTURED, COLLECTIVE_FIX, CORRUPTION_FIX, P2P_FIX_AMD
+
+if TYPE_CHECKING:
+    from gpuvet.captures.kernel import KernelEvent
 
 # tables the CUDA samples and rocm-bandwidth-test (its -v aside, read apart) time and never check
 CUDA_SAMPLE_TABLES = ("p2pBandwidthLatencyTest", "bandwidthTest", "busGrind", "rocm-bandwidth-test", "hipBusBandwidth")
@@ -92,6 +95,9 @@ def as_quoted(found: Finding) -> Finding:
     return replace(found, severity=severity, confidence=LOW, evidence={**found.evidence, "said": QUOTED_SAID})
 
 
+# issue 46: the kind of captures/kernel_unknown.py's events (UNNAMED, not imported: doctor --sim loads no parser)
+# and the cause they give (knowledge/faults.yaml)
+UNNAMED = UNNAMED_CAUSE = "driver_error_unnamed"
 GPULESS = "{} kernel line(s), none from a GPU, NIC-to-GPU or driver module"  # fallback.py's kernel excerpt
 UNREAD = "{}: gpuvet has no reader for these lines, so it can't tell whether they hold a fault"  # OX1
 
@@ -120,6 +126,8 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
 def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     """What the driver's kernel lines say (those of ``causes`` only, where given)."""
     c = ev.captures
+    if not c.kernel_lines and not c.kernel_events and c.kernel_other:  # issue 46: a driver with no messages known
+        return unknown(OTHER_DRIVERS.format(", ".join(f"{n} {d}" for d, n in c.kernel_other.items())))
     if not c.kernel_lines and not c.kernel_events and (unread := unread_gpu_text(c.gpu_unread)) is not None:
         return unknown(unread)
     if not c.kernel_lines and not c.kernel_events and c.kernel_plain:  # issue 46: an excerpt of other lines only
@@ -129,7 +137,8 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return unknown("no NVRM lines in the captures (give `dmesg -T | grep NVRM` or `journalctl -k` output)")
     table = kernel_message_catalog()
     events = [e for e in c.kernel_events if causes is None or table[e.kind].cause in causes]
-    found = [replace(finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
+    found = [_unnamed(e, table[e.kind].action) if e.kind == UNNAMED else
+             replace(finding(table[e.kind].cause, HIGH, module=e.module, fix=table[e.kind].action, message=e.kind,
                              meaning=table[e.kind].meaning, line=e.line, log=e.text[:240], times=e.count), host=e.host)
              for e in events]
     found = [as_quoted(f) if e.quoted else f for f, e in zip(found, events, strict=True)]
@@ -140,6 +149,19 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     other = len(c.kernel_events) - len(events)
     return clear(_none_said(ev) + (f" ({other} other message(s): see compute-errors)" if other else ""),
                  Cited(_source(ev, "kernel log", WINDOWS_LOG), "driver lines read", str(c.kernel_lines)))
+
+
+OTHER_DRIVERS = ("kernel lines of a GPU driver gpuvet has no messages for ({}), none at error level: it can't tell "
+                 "whether they hold a fault (read them, or give that vendor's tool's output)")
+
+
+def _unnamed(e: KernelEvent, action: str) -> Finding:
+    """Issue 46: a driver's error lines no message of the knowledge base names: said with their count and the
+    first of them quoted, a lead to read (warn), never a named fault."""
+    said = f"the {e.driver} driver printed {e.count} error line(s) gpuvet's knowledge base does not name"
+    found = finding(UNNAMED_CAUSE, MEDIUM, module=e.module, fix=action, message=e.kind, driver=e.driver,
+                    line=e.line, times=e.count, lines=list(e.shown))
+    return replace(found, title=said[0].upper() + said[1:], host=e.host)
 
 
 def _none_said(ev: Evidence) -> str:

@@ -68,6 +68,7 @@ class Captures:
     kernel_events: list[KernelEvent] = field(default_factory=list)  # NVRM messages without an Xid
     kernel_lines: int = 0  # NVRM lines read: a log without any says nothing about the driver
     kernel_plain: int = 0  # issue 46: kernel lines of an excerpt with no GPU, NIC-to-GPU or driver line (fallback.py)
+    kernel_other: dict[str, int] = field(default_factory=dict)  # issue 46: lines of GPU drivers with no messages known
     gpu_unread: dict[str, int] = field(default_factory=dict)  # OX1: a GPU stack's lines no reader read, by source
     nccl_failures: list[NcclFailure] = field(default_factory=list)
     nvb_waived: list[NvbWaived] = field(default_factory=list)
@@ -170,6 +171,8 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines
     caps.kernel_plain += fc.kernel.lines if isinstance(fc.kernel, fallback.GpulessKernel) else 0
+    for driver, n in fc.kernel.unknown_drivers.items():
+        caps.kernel_other[driver] = caps.kernel_other.get(driver, 0) + n
     if isinstance(fc.kernel, gpu_software.UnreadGpuText):  # OX1: never judged clear (captures/gpu_software.py)
         caps.gpu_unread[fc.kernel.source] = caps.gpu_unread.get(fc.kernel.source, 0) + fc.kernel.unread
     caps.nccl_failures += fc.nccl.failures

@@ -22,7 +22,7 @@ from gpuvet.checks.model import Cited
 from gpuvet.health.design import switched_domain_gap
 from gpuvet.health.model import Finding, Status
 from gpuvet.health.xids import XidPolicy
-from gpuvet.knowledge import threshold
+from gpuvet.knowledge import fault, threshold
 from gpuvet.node.bus import bus_key
 from gpuvet.node.design import Design
 from gpuvet.node.diff import Difference
@@ -245,7 +245,8 @@ def kernel_messages(lines: tuple[KernelLine, ...] | Unavailable, since_seq: int 
         where = modules.get(e.module, e.module)
         info = table[e.kind]
         times = f" (logged {e.count} times)" if e.count > 1 else ""
-        out.append(Finding("kernel_messages", Status.FAIL, f"{where}: {info.meaning}{times}", where, fix=info.action,
+        status = Status.WARN if fault(info.cause).severity == "warn" else Status.FAIL  # faults.yaml's verdict
+        out.append(Finding("kernel_messages", status, f"{where}: {info.meaning}{times}", where, fix=info.action,
                            evidence=(Cited(f"kernel log ({source})", _driver_word(e.kind), e.text[:240],
                                            f"record {e.line}"),)))
     cited = [Cited(f"kernel log ({source})", f"driver lines {window} / failure messages", f"{len(fresh)} / 0")]

@@ -1,0 +1,201 @@
+"""Issue 46: a GPU driver's error lines that no message of kernel.py names. A driver prints many failures in
+words no catalogue lists (amdgpu's SMU not answering, a vendor driver gpuvet has no table for: Moore Threads'
+mtgpu, nouveau, radeon, Ascend's devdrv; habanalabs' lines are accel_tools'); read as "clear" they hide the
+fault the log holds. Each such line at error level (the kernel's own marks: ``*ERROR*``, ``[ERROR]``, ``<3>``,
+``BUG:``, a call trace's RIP in the module; or a failure word) is kept, one event per driver and module, the
+lines quoted: a lead to read, never a diagnosis. Lines a healthy boot prints in such words are named in BENIGN,
+each with why; lines beside a named message are that message's context, not another fault.
+
+Only the lines kernel.parse already holds (its ``worded``) are tested: no pass over a bug report's other lines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuvet.captures.text import Line
+
+UNNAMED = "driver_error_unnamed"  # the kind (kernel_messages.yaml) of such an event
+CONTEXT = 8  # lines: an error line this close to a named message of the same log is that message's context
+SHOWN = 3  # lines quoted in the event
+_HEAD = 1000  # characters of a line searched: a driver line is short, a hostile one is not read to its end
+# the driver a kernel line is from: its dev_printk or pr_* prefix ('mtgpu 0000:05:00.0:', 'nouveau:', 'NVRM:'),
+# DRM's function tag with the module in brackets ('[drm:nouveau_bo_move [nouveau]]'), or a call trace's frame
+# in the module ('RIP: 0010:foo+0x1/0x2 [mtgpu]'); a bus id after the prefix is the module's
+_LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
+_PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm|-nvswitch\d*)?|"
+                       r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*)"
+                       r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)?:")
+_BRACKETED = re.compile(r"(?:\[drm:\w+ |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|amdgpu|"
+                        r"i915|xe|mtgpu|MTGPU|nouveau|radeon)\]|^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
+_NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
+_CANONICAL = {"NVRM": "nvidia", "MTGPU": "mtgpu", "nvidia_uvm": "nvidia-uvm", "nvidia_modeset": "nvidia-modeset",
+              "nvidia_drm": "nvidia-drm"}
+# the drivers gpuvet has messages for (kernel.py): a log of only the others is read, and can't be called clear
+KNOWN_DRIVERS = ("nvidia", "amdgpu", "i915", "xe")
+
+
+def known(driver: str) -> bool:
+    """Whether kernel.py has messages for the driver (nvidia-modeset, nvidia-uvm: the NVIDIA driver's)."""
+    return driver.split("-")[0] in KNOWN_DRIVERS
+VENDOR = {"nvidia": "NVIDIA", "nouveau": "NVIDIA", "amdgpu": "AMD", "radeon": "AMD", "i915": "Intel", "xe": "Intel",
+          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei"}
+_ERROR = re.compile(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
+                    r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
+                    r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
+                    r"FAULT)_)", re.I)  # nouveau's 'SCHED_ERROR', 'CTXSW_TIMEOUT': upper case only
+# a user-space program's line naming the driver as its device (udev running modprobe for it): not the driver's own
+_USER_SPACE = re.compile(r"\(udev-worker\)|systemd-udevd\[|\bProcess '/")
+# the PCIe AER lines the driver's device prints are captures/aer.py's to read and judge
+_AER = re.compile(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error")
+_BUS = re.compile(r"(?<![\w:])((?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?!\w)")
+_STAMP = re.compile(r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
+                    r"^\s*\d{4}-\d\d-\d\d[T ]\d")
+_SENTENCE = re.compile(r"[A-Z][a-z]+ ")  # a line opening with a capitalised word: prose, not a wrapped message
+NEARBY = 6  # lines: an error line without a bus id takes the one its driver's nearest line names
+
+
+@dataclass(frozen=True)
+class Benign:
+    """An error-worded line a healthy boot prints: what it is, why it is no fault."""
+
+    name: str
+    pattern: re.Pattern[str]
+    why: str
+
+
+BENIGN: tuple[Benign, ...] = (
+    Benign("taint", re.compile(r"taints? kernel|tainting kernel|due to kernel taint|module verification failed", re.I),
+           "the kernel marks an out-of-tree or unsigned module (every DKMS-built driver): a licence mark, no fault"),
+    Benign("firmware_file", re.compile(r"Direct firmware load for \S+ failed with error -2|firmware: failed to load "
+                                       r"\S+ \(-2\)", re.I),
+           "the firmware loader found no such file; a driver that needs it says so itself (that line is read), "
+           "one with a fallback goes on"),
+    Benign("debugfs", re.compile(r"debugfs|\bsysfs (?:entry|file|group)|\bprocfs\b", re.I),
+           "a debugging or statistics file was not created: the module works without it"),
+    Benign("display", re.compile(r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
+                                 r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
+                                 r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b", re.I),
+           "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "
+           "render offload between two GPUs): the screen's path, not the module's compute or health"),
+    Benign("chipset_setup", re.compile(r"Chipset Setup Function Error"),
+           "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
+           "laptops: NVIDIA/open-gpu-kernel-modules#489)"),
+    Benign("secure_display", re.compile(r"Secure display", re.I),
+           "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots"),
+    Benign("acpi", re.compile(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
+           "an ACPI method the platform does not provide: the driver takes its defaults"),
+    Benign("bar_size", re.compile(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
+           "the memory window left at its default size: a slower host path at most, judged from lspci"),
+    Benign("zero_count", re.compile(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
+           "a counter read as zero"),
+    Benign("warning_level", re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
+           "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error"),
+)
+
+
+@dataclass
+class Unnamed:
+    """Error lines of one driver's module, in log order: (index in the lines, line number, text)."""
+
+    driver: str
+    module: str
+    lines: list[tuple[int, int, str]]
+
+
+def driver_of(text: str) -> str | None:
+    """The GPU or accelerator driver a kernel line is from (its canonical name), or None."""
+    head = text[:_HEAD]
+    if _USER_SPACE.search(head) or _AER.search(head):
+        return None
+    m = _PREFIXED.search(head) or _BRACKETED.search(head)
+    if m is None:
+        return "nvidia" if "NVRM " in head and _NVRM_BARE.search(head) else None
+    name = m.group("drv") or m.group("tag")
+    name = _CANONICAL.get(name, name)
+    return "devdrv" if name.startswith("devdrv") else "nvidia" if name.startswith("nvidia-nvswitch") else name
+
+
+def benign(text: str) -> Benign | None:
+    """The BENIGN entry a line is, or None."""
+    return next((b for b in BENIGN if b.pattern.search(text)), None)
+
+
+def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[int], others: bool = True
+                ) -> tuple[list[Unnamed], dict[str, int]]:
+    """The GPU drivers' error lines no named message covers, grouped by (driver, module); and the lines of the
+    drivers kernel.py has no messages for, counted by driver. ``named``: the lines of the messages it named;
+    ``others``: False where the text holds none of those drivers' words (OTHER_WORDS; the marks tell)."""
+    seen: dict[str, int] = {}
+    at: list[int] = []  # the indices of the named messages' lines
+    maybe: list[tuple[int, Line]] = []
+    for i, ln in worded:  # one pass: a long text's worded lines are made as they are read (captures/lines.py)
+        s = ln.text
+        if others and any(w in s for w in OTHER_WORDS) and (d := driver_of(s)) is not None:  # their lines counted
+            seen[d] = seen.get(d, 0) + 1
+        if ln.no in named:
+            at.append(i)
+        elif _maybe(s) or len(s) >= WRAPS and i + 1 < len(lines) and _maybe(lines[i + 1].text):
+            maybe.append((i, ln))  # issue 43: one literal scan a line; the patterns only where a failure's word may be
+    near = {j for i in at for j in range(i - CONTEXT, i + CONTEXT + 1)}
+    groups: dict[tuple[str, str], Unnamed] = {}
+    for i, ln in maybe:
+        driver = driver_of(ln.text)
+        if i in near or driver is None:
+            continue
+        text = _with_continuation(lines, i)
+        if _ERROR.search(text[:_HEAD]) is None or benign(text) is not None:
+            continue
+        module = _module_of(lines, i, driver)
+        groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
+    return list(groups.values()), seen
+
+
+# a literal each of _ERROR's forms holds (either case where the driver prints both): a line without any is not
+# searched; and the words of the drivers kernel.py has no messages for, whose every line is counted
+_ERROR_LITERALS = ("ail", "AIL", "rror", "RROR", "ault", "AULT", "ime", "IME", "ang", "ANG", "ung", "UNG", "ost",
+                   "OST", "atal", "ATAL", "nable", "NABLE", "annot", "ANNOT", "an't", "BUG:", "RIP:", "FFFFFFFF",
+                   "ffffffff", "ockup", "OCKUP", "esponding", "<0>", "<1>", "<2>", "<3>")
+OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv")
+WRAPS = 72  # characters a line holds at least for the next line to be read as its wrapped tail (a terminal's width)
+
+
+_MAYBE = re.compile("|".join(re.escape(w) for w in _ERROR_LITERALS))  # literals only: one scan of the line
+
+
+def _maybe(text: str) -> bool:
+    """Whether a line may hold one of _ERROR's forms."""
+    return _MAYBE.search(text) is not None
+
+
+def _with_continuation(lines: list[Line], i: int) -> str:
+    """The line, and the next one where the copy wrapped it: a stamped line followed by one with no stamp and no
+    driver prefix of its own (a terminal's or a forum's wrap of a long message) is one message."""
+    text = lines[i].text.strip()
+    if i + 1 >= len(lines) or not _STAMP.match(lines[i].text):
+        return text
+    raw = lines[i + 1].text
+    nxt = raw.strip()
+    if not nxt or _STAMP.match(raw) or driver_of(nxt) is not None or len(nxt) > 120 or \
+            not raw[:1].isspace() and _SENTENCE.match(raw):  # a poster's sentence below the line is not its tail
+        return text
+    return f"{text} {nxt}"
+
+
+def _module_of(lines: list[Line], i: int, driver: str) -> str:
+    """The bus id the line gives, else the one the nearest line of the same driver gives; else said as unknown."""
+    for d in range(NEARBY):
+        for j in (i + d, i - d):
+            if 0 <= j < len(lines) and (b := _BUS.search(lines[j].text[:_HEAD])) is not None \
+                    and (d == 0 or driver_of(lines[j].text) == driver):
+                return b.group(1).removeprefix("PCI:")
+    return f"a module of {driver}, bus id not in the log"
+
+
+_PREFIX_BUS = re.compile(r"(?:^|[\s\]>:])[\w-]{2,20} (?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):")
+
+
+def prefixed_bus(text: str) -> str | None:
+    """The bus id of a dev_printk prefix ('mtgpu 0000:05:00.0: …'), or None."""
+    m = _PREFIX_BUS.search(text[:_HEAD])
+    return m.group(1) if m is not None else None
