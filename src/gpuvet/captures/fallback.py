@@ -12,8 +12,9 @@ Two classes of first-contact paste hold output an engineer reads at once:
   'error' holds no known message;
 - a kernel excerpt with no GPU line (dmesg, dmesg -T, journalctl -k or syslog lines of NICs, disks, systemd):
   read as a kernel log with no GPU or driver event (GpulessKernel), which doctor judges clear. One holding a
-  GPU or accelerator driver's line no reader read (nouveau, radeon, nvidia-modeset, habanalabs …) is refused,
-  the line named: gpuvet can't tell what it means, so never 'none from a GPU' (review 56).
+  GPU or accelerator driver's line no reader read (nvidia-modeset's display lines, DRM's, habanalabs' …) is
+  refused, the line named: gpuvet can't tell what it means, so never 'none from a GPU' (review 56). The lines
+  mtgpu, nouveau, radeon and Ascend's devdrv print under their own prefix are kernel.py's (kernel_unknown.py).
 """
 
 from __future__ import annotations
