@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures import api_errors
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
 from gpuvet.captures.records import AppError
@@ -84,9 +85,13 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object",
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
+    # issue 46: every other name the GPU APIs return (knowledge/api_errors.yaml), by its meaning class
+    **api_errors.kinds(),
     # any other error the runtime names, last: the application's call failed, the line says which
     "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+",
 }.items()}
+# KINDS in order, each API kind with the words a line must hold for it (api_errors.words_of)
+_ORDER = [(kind, pattern, api_errors.words_of(kind)) for kind, pattern in KINDS.items()]
 # words one of KINDS needs (lower case): a line holding none is no error line, told by one search (a bug
 # report has millions of lines; trying every kind on each would take seconds). "ecc error encountered", not
 # "ecc": every nvidia-smi -q names ECC, and the kind's other words hold "cudaerror" or "cuda_error"
@@ -100,11 +105,13 @@ _KEY_WORDS = (
     "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
-    "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu")
+    "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
+    *api_errors.KEY_WORDS)
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
-_ANCHORS = ("cuda", "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
+_ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anchor, never "error"'s)
+            "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]",
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
@@ -114,6 +121,7 @@ _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
 _BUS_ID = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
+_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _DEVICE = re.compile(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
 
 
@@ -136,7 +144,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         if kind is None:
             continue
         out.claimed.add(ln.no)
-        module = _module(ln.text)
+        module = api_errors.module(kind, _module(ln.text))
         key = (kind, module)
         if key in seen:
             first = seen[key]
@@ -208,12 +216,18 @@ def _keys(marks: Marks | None) -> list[str]:
 
 
 def _kind(text: str) -> str | None:
-    if not _KEYS.search(text.lower()):
+    if not _KEYS.search(low := text.lower()):
         return None
-    for kind, pattern in KINDS.items():
+    named: set[str] | None = None  # the API words the line holds, found once (most lines hold none)
+    for kind, pattern, words in _ORDER:
+        if words is not None:
+            named = {w for w in api_errors.API_WORDS if w in low} if named is None else named
+            if named.isdisjoint(words):
+                continue
         m = pattern.search(text)
-        if m is not None and printed(text, m.start()):
-            return kind
+        if m is not None and (printed(text, m.start()) or (m.re.groups > 0 and m.start(1) >= 0
+                                                          and printed(text, m.start(1)))):
+            return kind  # the API's context, or its printed words (group 1) after it, shaped as a tool prints them
     return None
 
 
@@ -239,6 +253,11 @@ _TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|cuda|nccl)\b.*\b(?:failure|error|f
 _QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 
+# issue 46: a logfmt record (Go agents such as dcgm-exporter, the device plugin: 'time="…" level=error msg="…"'): its
+# message and error fields are the program's own words, whatever they quote
+_LOGFMT = re.compile(r"(?:^|\s)(?:time|ts|level)=(?:\"[^\"]*\"|\S+)(?:\s+\w+=(?:\"[^\"]*\"|\S+))*?\s+"
+                     r"(?:msg|message|err|error|reason)=\"?")
+
 # a quote opening the line before its first word, and the quote that would close it (a poster quoting a pasted line)
 _OPENS_QUOTE = re.compile(r"^\s*([\"“'])(?=\S)")
 _CLOSES = {'"': '"', "“": "”", "'": "'"}
@@ -252,6 +271,8 @@ def printed(text: str, at: int) -> bool:
     file's grep hit, a comment, a string literal or code, nor inside a sentence ("I once saw '…'")."""
     if (opened := _OPENS_QUOTE.match(text)) is not None and _CLOSES[opened.group(1)] not in text[opened.end():]:
         text, at = text[opened.end():], at - opened.end()  # a pasted line the poster opened a quote on, never closed
+    if (record := _LOGFMT.search(text, 0, at)) is not None and record.end() <= at:
+        return True
     if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
         text, at = text[thrown.end():], at - thrown.end()
     if (_SOURCE_HIT.match(text) and not _PY_WARNING.match(text)) or _COMMENT.match(text):
@@ -434,6 +455,8 @@ def _module(text: str) -> str | None:
     CUDA_DEVICE_ORDER), not nvidia-smi's indices. None where it names neither."""
     if (bus := _BUS_ID.search(text)) is not None:
         return bus.group(0)
+    if (uuid := _UUID.search(text)) is not None:  # NVML's and DCGM's other name for a module (issue 46)
+        return uuid.group(0)
     if (host := _ON_HOST.search(text)) is not None:  # HPL's '… = 700 (…) on gpu46 at (file:line)': a host
         return f"{host.group(1)} (host; GPU not in the line)"
     m = _DEVICE.search(text)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures import api_errors
 from gpuvet.captures.app_errors import AppErrorsParse, printed
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
+from gpuvet.knowledge.api_errors import api_table
 
 # kind -> its words, most specific first; the kinds are doctor's (doctor/capture_errors.py KIND_CAUSES)
 KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
@@ -35,6 +37,19 @@ _ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own 
 _NODE = re.compile(r"GPU node-(\d+)")
 
 
+_HIP_NAME = re.compile(r"\bhipError[A-Z]\w+")
+
+
+def _by_class(kind: str, text: str) -> str:
+    """issue 46: a hipError name hip_error reads, by its class in knowledge/api_errors.yaml (hipErrorECCNotCorrectable:
+    the module's hardware, hipErrorNotInitialized: the driver's state), where that is not the application's."""
+    if kind != "hip_error" or (name := _HIP_NAME.search(text)) is None:
+        return kind
+    found = api_table().class_of(name.group(0))
+    return f"{found[0].kind}_{found[1]}" if found is not None and found[1] in ("hardware", "lost", "driver",
+                                                                            "resources") else kind
+
+
 def parse(lines: list[Line]) -> AppErrorsParse:
     out = AppErrorsParse()
     seen: dict[tuple[str, str | None], int] = {}
@@ -46,9 +61,10 @@ def parse(lines: list[Line]) -> AppErrorsParse:
                      and (printed(ln.text, m.start()) or _ROCMINFO_CALL.match(ln.text))), None)
         if kind is None:
             continue
+        kind = _by_class(kind, ln.text)
         out.claimed.add(ln.no)
         node = _NODE.search(ln.text)
-        module = f"GPU node-{node.group(1)} (HSA node, CPUs counted)" if node else None
+        module = api_errors.module(kind, f"GPU node-{node.group(1)} (HSA node, CPUs counted)" if node else None)
         if (kind, module) in seen:
             k = seen[(kind, module)]
             out.errors[k] = replace(out.errors[k], times=out.errors[k].times + 1)

@@ -168,7 +168,13 @@ def _error_findings(errors: list[tuple[str, AppError]], listed: bool = False) ->
 
 
 def _meaning(kind: str) -> _Meaning:
-    return KIND_CAUSES.get(kind, KIND_CAUSES["cuda_runtime_error"])
+    """The kind's cause: KIND_CAUSES', else the API error table's class (issue 46: knowledge/api_errors.yaml, read
+    only when such a line was read), else a CUDA runtime error's."""
+    if kind in KIND_CAUSES:
+        return KIND_CAUSES[kind]
+    from gpuvet.knowledge.api_errors import api_table  # noqa: PLC0415 - its table read only where a line names one
+    cause = api_table().cause(kind)
+    return _Meaning(cause, MEDIUM) if cause is not None else KIND_CAUSES["cuda_runtime_error"]
 
 
 def _merged(group: list[tuple[str, AppError]]) -> Finding:
@@ -186,7 +192,7 @@ def _merged(group: list[tuple[str, AppError]]) -> Finding:
 
 
 def _error_finding(label: str, e: AppError) -> Finding:
-    meaning = KIND_CAUSES.get(e.kind, KIND_CAUSES["cuda_runtime_error"])
+    meaning = _meaning(e.kind)
     if e.quoted:  # issue 46: a message a poster quoted in a sentence (app_errors.quoted) is a lead (as_quoted)
         return as_quoted(finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind),
                                  kind=e.kind, file=label, line=e.line, log=e.text[:240], times=e.times))
