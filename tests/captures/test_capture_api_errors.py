@@ -52,6 +52,16 @@ def test_an_api_error_name_printed_in_any_surrounding_is_its_class_finding(
     assert _findings(capsys, tmp_path, text) == {(cause, severity, module)}
 
 
+def test_a_diagnostic_that_could_not_run_is_a_finding_naming_why(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    text = ("$ dcgmi diag -r 3\nError: Unable to complete diagnostic for group 2147483647. Return: (-40) The "
+            "third-party Profiling module returned an unrecoverable error.\n")
+    _, data = doctor_capture(capsys, tmp_path, text)
+    [found] = data["findings"]
+    assert (found["cause"], found["severity"]) == ("dcgm_diag_not_run", "warn")
+    assert "Profiling module returned an unrecoverable error" in found["evidence"]["log"]
+
+
 def test_healthy_output_with_error_words_and_not_supported_cells_gives_no_finding() -> None:
     healthy = ("GPU 0 errors: 0\nNVML Version : 535.104.05\n    Fan Speed                         : [Not Supported]\n"
                "    Memory-Usage : Not Supported\nrecords checked: 12 errors: 0 (no error)\n"

@@ -85,6 +85,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object",
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
+    # issue 46: dcgmi diag's own words for a diagnostic that could not run its tests (the modules were not tested):
+    # 'Error: Unable to complete diagnostic for group N. Return: (-40) …'; the reason is the rest of the line
+    "diag_not_run": r"Unable to complete diagnostic for group \d+",
     # issue 46: every other name the GPU APIs return (knowledge/api_errors.yaml), by its meaning class
     **api_errors.kinds(),
     # any other error the runtime names, last: the application's call failed, the line says which
@@ -106,7 +109,7 @@ _KEY_WORDS = (
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
-    *api_errors.KEY_WORDS)
+    "unable to complete diagnostic", *api_errors.KEY_WORDS)
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
@@ -116,7 +119,7 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "watchdog caught", "before timing out", "[[gpu]]",
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
-            "unsatisfied condition", "current pytorch", "no longer supports this gpu")
+            "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

@@ -96,6 +96,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
     "hostengine_unreachable": _Meaning("dcgm_hostengine_down", MEDIUM),
     "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),
+    "diag_not_run": _Meaning("dcgm_diag_not_run", MEDIUM),  # dcgmi diag could not run: the modules were not tested
     "nhc_below_threshold": _Meaning("node_health_check_failed", MEDIUM),  # NHC's measurement under its threshold
     "nhc_check_failed": _Meaning("node_health_check_failed", MEDIUM),
     # the driver's installation and binding (captures/driver_state.py)
