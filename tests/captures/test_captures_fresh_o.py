@@ -203,8 +203,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                            "not read",
     "dmesg_chiagh74_rtx4080_xid109_ctx_switch_then_smi_head.txt": "inventory: the module and its UUID are listed, "
                                                                   "the smi head's driver 530.41.03 is not",
-    "dmesg_drmkmod323_freebsd_navi22_fw_retry_loaded_cut.txt": "inventory: no module listed although every line "
-                                                               "names navy_flounder's firmware (Navi 22)",
     "dmesg_kmsdrm206_freebsd_vega20_psp_unknown_fw_type.txt": "inventory: module_init_failed is right, but the "
                                                               "module stays 'unknown AMD module' although the "
                                                               "firmware names say vega20",

@@ -190,8 +190,6 @@ REFUSAL_OK = frozenset({"dmesg_musa22_mtgpu_guilty_lockup.txt"})
 
 # files gpuvet still gets wrong against the tables, and why; run at HEAD
 KNOWN_MISSES: dict[str, str] = {
-    "amdsmi_json_ajean39_clocks.txt": "miss: refused (exit 2, 'nothing in it is output gpuvet can read'): no reader "
-                                      "for an amd-smi --json clock fragment",
     "dmesg_acominer9_rx480_smu_failed.txt": "inventory: module_needs_reset on the AMD module is right, but no module "
                                             "row is listed for it (only a note)",
     "dmesg_therock2591_gfx1201_resume.txt": "miss (the row's warn is disputed): 'SMU driver if version not matched' "
@@ -214,8 +212,6 @@ KNOWN_MISSES: dict[str, str] = {
                                       "power column glued to the name); the second GPU is lost",
     "smi_csv_megaminer376_1080ti_unknown_error.txt": "inventory: 2 modules (one per distinct name) listed instead of "
                                                      "the CSV's 8 rows",
-    "smi_table_nvs67_mx330_indented.txt": "partial: the indented table is read, but the 67 C the row asks about is "
-                                          "not said (no warn, can't tell only under --verbose)",
     "topo_ucxpy1088_h100_nv18_nics.txt": "inventory: 8 modules and gpu0's NUMA 0 read, but NV18 and NIC0/NIC1 are "
                                          "only in topo --from",
 }
