@@ -227,10 +227,10 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
 
 # an interface that is no node's own network: a tunnel's (ip6tnl0, tunl0, gre1, sit0, ipip0, vti0) or loopback, or
 # an address valid on one link only (fe80::, 169.254.x): NCCL's sockets over one between nodes are slow or unrouted
-# a container's or VM's bridge on the host (docker0, docker's br-<id>, a veth end, libvirt's virbr0) reaches no
-# other node either
+# a container's or VM's bridge on the host (docker0, libvirt's virbr0) reaches no other node either; a veth end
+# or a br-<id> is named by what it carries: a pod's routed address (Calico-style) is the pod's own network, a
+# link-local one (a docker veth's fe80::) is caught by the address
 _NOT_BETWEEN_NODES = re.compile(r"^(?:(?:ip6tnl|tunl|ip6gre|gretap|gre|sit|ipip|ip_vti|vti|lo|docker|virbr)\d*[:<]"
-                                r"|(?:veth[0-9a-f]{1,16}|br-[0-9a-f]{12})[:<]"
                                 r"|[\w.-]+:(?:fe80:|169\.254\.|127\.))", re.I)
 
 
