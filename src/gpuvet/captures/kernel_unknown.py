@@ -6,7 +6,8 @@ fault the log holds. Each such line at error level (the kernel's own marks: ``*E
 lines quoted: a lead to read, never a diagnosis. Lines a healthy boot prints in such words are named in BENIGN,
 each with why; lines beside a named message are that message's context, not another fault.
 
-Only the lines kernel.parse already holds (its ``worded``) are tested: no pass over a bug report's other lines."""
+Only the lines kernel.parse already holds (its ``worded``) are tested: no pass over a bug report's other lines.
+An NVSwitch's lines are not a GPU module's: its faults are its SXids (kernel_sxid.py), read as such."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 # DRM's function tag with the module in brackets ('[drm:nouveau_bo_move [nouveau]]'), or a call trace's frame
 # in the module ('RIP: 0010:foo+0x1/0x2 [mtgpu]'); a bus id after the prefix is the module's
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
-_PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm|-nvswitch\d*)?|"
+_PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
                        r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*)"
                        r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)?:")
 _BRACKETED = re.compile(r"(?:\[drm:\w+ |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|amdgpu|"
@@ -113,7 +114,7 @@ def driver_of(text: str) -> str | None:
         return "nvidia" if "NVRM " in head and _NVRM_BARE.search(head) else None
     name = m.group("drv") or m.group("tag")
     name = _CANONICAL.get(name, name)
-    return "devdrv" if name.startswith("devdrv") else "nvidia" if name.startswith("nvidia-nvswitch") else name
+    return "devdrv" if name.startswith("devdrv") else name
 
 
 def benign(text: str) -> Benign | None:
@@ -135,7 +136,7 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
             seen[d] = seen.get(d, 0) + 1
         if ln.no in named:
             at.append(i)
-        elif _maybe(s) or len(s) >= WRAPS and i + 1 < len(lines) and _maybe(lines[i + 1].text):
+        elif "nvswitch" not in s and _maybe(s) or len(s) >= WRAPS and i + 1 < len(lines) and _maybe(lines[i + 1].text):
             maybe.append((i, ln))  # issue 43: one literal scan a line; the patterns only where a failure's word may be
     near = {j for i in at for j in range(i - CONTEXT, i + CONTEXT + 1)}
     groups: dict[tuple[str, str], Unnamed] = {}
