@@ -19,7 +19,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, cast
+from typing import cast
 
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
@@ -421,7 +421,7 @@ def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, 
         while end < len(texts) and end not in inside and _indented_or_blank(texts[end]):
             end += 1
         if end - start >= 2:
-            block = [s for s in texts[start:end] if not _skip(s)]
+            block = [s for s in (texts[k] for k in range(start, end)) if not _skip(s)]
             numbered = _dedent_run(numbered, start, end, indented, "\t" if block and block[0][:1] == "\t" else "    ",
                                    given)
         done = end
@@ -435,8 +435,8 @@ class _Texts:
 
     def __len__(self) -> int:
         return len(self.numbered)
-    def __getitem__(self, k: int | slice) -> Any:
-        return self.numbered[k][1] if isinstance(k, int) else [s for _, s in self.numbered[k]]
+    def __getitem__(self, k: int) -> str:
+        return self.numbered[k][1]
 
 
 def _holding(numbered: Numbered, word: str) -> Numbered:

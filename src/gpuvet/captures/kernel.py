@@ -18,6 +18,12 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_unknown, kernel_wrapped
 from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
+from gpuvet.captures.kernel_places import AMD_BUS as _AMD_BUS
+from gpuvet.captures.kernel_places import AMD_NO_BUS as AMD_NO_BUS  # re-exported: the labels readers share
+from gpuvet.captures.kernel_places import INTEL_NO_BUS as INTEL_NO_BUS
+from gpuvet.captures.kernel_places import NEARBY as NEARBY
+from gpuvet.captures.kernel_places import NO_BUS as NO_BUS
+from gpuvet.captures.kernel_places import amd_module_of, index_buses, intel_module_of, module_of
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
 from gpuvet.captures.lines import pairs, seconds
 from gpuvet.captures.marks import Marks, holding
@@ -55,19 +61,13 @@ _OTHER_SCRIPT = r"[^\x00-\u024f\s]"
 _NO_HANDLE_IN_SCRIPT = re.compile(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
                                   r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
 _NVIDIA_MODULE = re.compile(r"(?<![\w.])nvidia\b(?!\.com).*(kernel|module|probe)")  # no web address (docs.nvidia.com)
-_LINE_BUS = re.compile(r"(?:NVRM: GPU |PCI:|nvidia |NVIDIA GPU |GPU at |probe of )" + _BUS)
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
 # kernel modules (``NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.``) and the old one-line wording
 # (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)
 _FALLEN_ONE_LINE = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
-_RM_INDEX = re.compile(r"NVRM: (GPU\d+) ")
 _SXID = SXID  # the NVSwitch driver's SXid line (captures/kernel_sxid.py; read by captures/fallback.py too)
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
-NEARBY = 6  # lines: a message without a bus id takes the bus id a line this close names
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
-NO_BUS = "bus id not in the log"  # the module of a message that no line near it places
-AMD_NO_BUS = "an AMD module, " + NO_BUS  # an amdgpu message no line near it places: the vendor is still known
-INTEL_NO_BUS = "an Intel module, " + NO_BUS  # an i915/xe message no line near it places
 
 
 @dataclass(frozen=True)
@@ -232,15 +232,10 @@ _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 # ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either
 _INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
                          r"\bdrm/i915\b|GPU HANG: ecode")
-_INTEL_BUS = re.compile(r"\b(?:i915|xe)(?:: probe of)? " + _BUS + r"\.\d")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                           r"Fence fallback timer expired on ring|qcm fence wait loop timeout expire|"
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
-# or the PCI core's 'amdgpu: probe of …'; or a pasted line cut inside dev_printk's driver name ('dgpu 0000:2b:00.0:
-# amdgpu: …'): a tail of 'amdgpu' opening the line, its bus id, then the driver's own 'amdgpu:' or '[drm]'
-_AMD_BUS = re.compile(r"(?:\bamdgpu(?:: probe of)? |^\s*(?=(?:mdgpu|dgpu|gpu|pu|u)? ?[0-9a-fA-F]{4,8}:\S+ "
-                      r"(?:amdgpu:|\[drm\]))(?:mdgpu|dgpu|gpu|pu|u)? ?)" + _BUS + r"\.\d")
 
 
 @dataclass(frozen=True)
@@ -341,6 +336,15 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too
                 out.claimed.add(ln.no)
                 hits.append((i, kind, ln))
+    return _finish(lines, worded, out, (hits, handles, seen), marks)
+
+
+def _finish(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
+            found: tuple[list[tuple[int, str, Line]], list[KernelEvent], list[KernelModule]],
+            marks: Marks | None) -> KernelParse:
+    """The messages found (``hits``, nvidia-smi's lost handles, the modules dev_printk named) made events, one
+    per kind and module; the modules listed; then what the other readers of a kernel log add."""
+    hits, handles, seen = found
     devices = drm_kmod.devices(lines, worded)
     out.events = _repeated_rings(_events(lines, _rings_back(recovered(lines, hits)), out.notes, devices)) + \
         _once(handles + [e for e in out.sxid_details if e.module not in {h.module for h in handles}])
@@ -551,15 +555,6 @@ def _intel_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln:
         hits.append((i, kind, ln))
 
 
-def _intel_module_of(lines: list[Line], i: int) -> str:
-    """The bus id the i915/xe prefix gives on the line or the nearest line that has one."""
-    for d in range(NEARBY):
-        for j in (i + d, i - d):
-            if 0 <= j < len(lines) and (b := _INTEL_BUS.search(lines[j].text)) is not None:
-                return bus(b.group(1))
-    return INTEL_NO_BUS
-
-
 def _freebsd_listed(events: list[KernelEvent], devices: dict[str, str]) -> list[KernelModule]:
     """The drm-kmod devices amdgpu's messages come from whose bus id no line gives (drmn0): AMD modules."""
     said = [e.text for e in events if e.kind in _AMD_KINDS and e.module == AMD_NO_BUS]
@@ -571,12 +566,12 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
     """One event per (kind, module), the first line kept as evidence and the repeats counted."""
     if not hits:
         return []
-    index_bus = _index_buses(lines)
+    index_bus = index_buses(lines)
     found: dict[tuple[str, str], KernelEvent] = {}
     unresolved: set[str] = set()
     for i, kind, ln in hits:
-        module = "node" if kind == "no_adapter" else _amd_module_of(lines, i) if kind in _AMD_KINDS else \
-            _intel_module_of(lines, i) if kind in _INTEL_KINDS else _module_of(lines, i, index_bus)
+        module = "node" if kind == "no_adapter" else amd_module_of(lines, i) if kind in _AMD_KINDS else \
+            intel_module_of(lines, i) if kind in _INTEL_KINDS else module_of(lines, i, index_bus)
         if module == AMD_NO_BUS and devices:
             module = drm_kmod.placed(ln.text, devices) or AMD_NO_BUS
         if not _BUS_KEY.fullmatch(module) and module != "node":  # no_adapter: the driver's word for the node
@@ -601,45 +596,3 @@ def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:
                      f"its module is shown as '{name}' (the whole log, from boot, usually names it)")
 
 
-def _index_buses(lines: list[Line]) -> dict[str, str]:
-    """The driver's 'GPU6' -> the bus id an adjacent line of the same message names."""
-    out: dict[str, str] = {}
-    for i, ln in enumerate(lines):
-        idx = _RM_INDEX.search(ln.text) if "NVRM: GPU" in ln.text else None
-        if idx is None or idx.group(1) in out:
-            continue
-        for other in lines[i + 1:i + NEARBY]:
-            if (b := _LINE_BUS.search(other.text)) is not None and "RmInitAdapter" in other.text:
-                out[idx.group(1)] = bus(b.group(1))
-                break
-    return out
-
-
-def _module_of(lines: list[Line], i: int, index_bus: dict[str, str]) -> str:
-    if (b := _LINE_BUS.search(lines[i].text)) is not None:
-        return bus(b.group(1))
-    idx = _RM_INDEX.search(lines[i].text)
-    if idx is not None and idx.group(1) in index_bus:
-        return index_bus[idx.group(1)]
-    for d in range(1, NEARBY):  # the bus id the nearest driver line names (a message printed over several lines)
-        for j in (i + d, i - d):
-            if 0 <= j < len(lines) and any(w in lines[j].text for w in ("NVRM", "nvidia ", "probe of")) \
-                    and (b := _LINE_BUS.search(lines[j].text)):
-                return bus(b.group(1))
-    return idx.group(1) if idx is not None else NO_BUS
-
-
-def _amd_module_of(lines: list[Line], i: int) -> str:
-    """The bus id of ``amdgpu 0000:28:00.0:`` on the line, or on the nearest amdgpu line that has one; past
-    those, the next amdgpu line of the same burst that names one (a MES or KFD failure is printed without a
-    bus id, and the reset it leads to names the device a few lines on)."""
-    for d in range(NEARBY):
-        for j in (i + d, i - d):
-            if 0 <= j < len(lines) and (b := _AMD_BUS.search(lines[j].text)) is not None:
-                return bus(b.group(1))
-    for other in lines[i + NEARBY:i + 3 * NEARBY]:
-        if "amdgpu" not in other.text:
-            break  # the burst ended: another driver's lines, or none
-        if (b := _AMD_BUS.search(other.text)) is not None:
-            return bus(b.group(1))
-    return AMD_NO_BUS

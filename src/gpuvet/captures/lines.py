@@ -218,7 +218,7 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
         empty lines too), and of every line text.clean changed (its own text is the reader's to test)."""
         import numpy as np
 
-        firsts = self._firsts()
+        firsts = _first_bytes(self)
         index = self.rows
         picked = firsts[index.start:index.stop:index.step] if isinstance(index, range) else \
             firsts[np.frombuffer(index, dtype=np.uint32)]
@@ -229,26 +229,6 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
             return at
         changed = self._positions(np.array(sorted(self.over), dtype=np.int64))
         return sorted({*at, *changed})
-
-    def _firsts(self) -> np.ndarray:
-        """Each line's first byte (an ASCII text's: TextLines are made of those only), a newline for an empty
-        line; counted once a step of the text at a time (no copy of the whole text encoded)."""
-        import numpy as np
-
-        if self.firsts:
-            return self.firsts[0]
-        starts, ends = np.frombuffer(self.starts, dtype=np.uint32), np.frombuffer(self.ends, dtype=np.uint32)
-        firsts = np.full(len(starts), 10, dtype=np.uint8)
-        lo = 0
-        for at in range(0, len(self.text), _STEP):
-            hi = int(np.searchsorted(starts, min(at + _STEP, len(self.text))))  # a start at the end: empty
-            if hi > lo:
-                chunk = np.frombuffer(self.text[at:at + _STEP].encode("ascii"), dtype=np.uint8)
-                firsts[lo:hi] = chunk[starts[lo:hi] - at]
-                lo = hi
-        firsts[starts == ends] = 10
-        self.firsts.append(firsts)
-        return firsts
 
     def block(self, first: int, stop: int) -> str | None:
         """The texts of lines ``first`` to ``stop`` (positions) joined by newlines, as a slice of the text where
@@ -313,6 +293,27 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
 
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+
+def _first_bytes(self: TextLines) -> np.ndarray:
+    """Each line's first byte (an ASCII text's: TextLines are made of those only), a newline for an empty
+    line; counted once a step of the text at a time (no copy of the whole text encoded)."""
+    import numpy as np
+
+    if self.firsts:
+        return self.firsts[0]
+    starts, ends = np.frombuffer(self.starts, dtype=np.uint32), np.frombuffer(self.ends, dtype=np.uint32)
+    firsts = np.full(len(starts), 10, dtype=np.uint8)
+    lo = 0
+    for at in range(0, len(self.text), _STEP):
+        hi = int(np.searchsorted(starts, min(at + _STEP, len(self.text))))  # a start at the end: empty
+        if hi > lo:
+            chunk = np.frombuffer(self.text[at:at + _STEP].encode("ascii"), dtype=np.uint8)
+            firsts[lo:hi] = chunk[starts[lo:hi] - at]
+            lo = hi
+    firsts[starts == ends] = 10
+    self.firsts.append(firsts)
+    return firsts
 
 
 def starting(lines: list[Line], chars: str) -> list[int] | None:

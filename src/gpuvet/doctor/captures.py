@@ -159,14 +159,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvlink_states += fc.nvlink.states
     caps.nvlink_errors += fc.nvlink.errors
     _add_bus(caps, fc, label)
-    for aer in (fc.aer, *fc.aer.hosted):  # a log of several hosts: each host's devices apart (captures/hosted.py)
-        if not aer.devices:
-            continue
-        caps.aer.append((label, aer))
-        on = f"{aer.host} " if aer.host else ""
-        caps.notes += [f"{label}: kernel AER: {d.driver} {on}{d.bus} (not a GPU: no module finding), {d.correctable} "
-                       f"correctable, {d.uncorrectable} uncorrectable" for d in aer.devices.values()
-                       if d.driver not in ("pcieport", "nvidia") and not aer.gpu(d.bus)]
+    _add_aer(caps, fc, label)
     caps.dcgm += fc.dcgm.results
     caps.kernel_events += fc.kernel.events
     caps.kernel_lines += fc.kernel.nvrm_lines
@@ -189,6 +182,19 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]
     _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
+
+
+def _add_aer(caps: Captures, fc: read.FileCapture, label: str) -> None:
+    """The kernel's AER lines, a log of several hosts each host's devices apart (captures/hosted.py); a device
+    that is not a GPU is noted, never a module finding."""
+    for aer in (fc.aer, *fc.aer.hosted):
+        if not aer.devices:
+            continue
+        caps.aer.append((label, aer))
+        on = f"{aer.host} " if aer.host else ""
+        caps.notes += [f"{label}: kernel AER: {d.driver} {on}{d.bus} (not a GPU: no module finding), {d.correctable} "
+                       f"correctable, {d.uncorrectable} uncorrectable" for d in aer.devices.values()
+                       if d.driver not in ("pcieport", "nvidia") and not aer.gpu(d.bus)]
 
 
 def _add_bus(caps: Captures, fc: read.FileCapture, label: str) -> None:
