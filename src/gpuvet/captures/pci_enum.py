@@ -2,11 +2,15 @@
 ('pci 0000:01:00.0: [10de:2204] type 00 class 0x030000') names an NVIDIA or AMD module the driver may never
 mention (inventory); a memory BAR the kernel could not give it ('BAR 1 [mem size …]: can't assign; no space',
 'failed to assign', or the older 'BAR 1: no space for [mem …]') and did not assign later is a module whose
-windows the driver cannot map: the host bridge's window is too small (or above-4G decoding is off)."""
+windows the driver cannot map: the host bridge's window is too small (or above-4G decoding is off). The NVIDIA
+driver's own word for it (nv-pci.c: 'NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:' and,
+on its next line, indented under whatever prefix the log has, 'NVRM: BAR1 is 0M @ 0x0 (PCI:0000:08:00.0)') is
+the same fault named on its module; the failed probe that follows it is its echo, not a second cause."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.captures.marks import Marks, holding
@@ -20,6 +24,11 @@ _FN = r"pci ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
 # display (0x03xx) and processing-accelerator (0x12xx) classes: not the card's audio or USB functions
 _DEVICE = re.compile(_FN + r"\[(10de|1002):[0-9a-fA-F]{4}\] type [0-9a-fA-F]{2} class 0x(?:03|12)[0-9a-fA-F]{4}\b")
 _VENDORS = {"10de": "NVIDIA", "1002": "AMD"}
+NVRM_KIND = "bar_invalid"  # the NVIDIA driver's 'BARn is 0M @ 0x0 (PCI:…)' (kernel_messages.yaml)
+_NVRM_BAR = re.compile(r"NVRM:\s+BAR(\d) is (\d+)M @ 0x[0-9a-fA-F]+ \(PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
+                       r"[0-9a-fA-F]{2})(?:\.[0-7])?\)")
+# what the driver says after refusing the module: its probe failed, no device initialised (kernel.py's kinds)
+_ECHOES = frozenset(("probe_failed", "init_failed", "no_adapter"))
 # the kernel's two wordings (pci/setup-res.c): 'BAR 1 [mem size …]: can't assign; no space' (6.8 and later)
 # and 'BAR 1: no space for [mem size …]' / 'BAR 1: failed to assign [mem …]' / 'BAR 1: assigned [mem …]'
 _NEW = re.compile(_FN + r"BAR (\d) \[(mem|io)[^\]]*\]: (can't assign|failed to assign|assigned)\b")
@@ -53,6 +62,34 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
             out.events.append(KernelEvent(KIND, bus(fn), ln.text.strip()[:240], ln.no))
     known = {m.module for m in out.modules}
     out.modules += [KernelModule(bus(fn), vendor) for fn, vendor in sorted(gpus.items()) if bus(fn) not in known]
+    return _nvrm_bars(lines, out, marks)
+
+
+def _nvrm_bars(lines: list[Line], out: KernelParse, marks: Marks | None) -> KernelParse:
+    """``out`` with one event per module whose BAR the NVIDIA driver found invalid (its first such line), the
+    module listed, and the driver's failed probe on that module (or on none named) dropped as its echo."""
+    from gpuvet.captures.kernel import KernelEvent, KernelModule, bus
+    from gpuvet.captures.kernel_places import NO_BUS
+
+    pci = {e.module for e in out.events if e.kind == KIND}  # the PCI core's line names the BAR's size: kept
+    said: dict[str, int] = {}  # module -> its event's index
+    for i in holding(lines, ("M @ 0x",), marks):
+        if (m := _NVRM_BAR.search(lines[i].text)) is None or (module := bus(m.group(3))) in pci:
+            continue
+        out.claimed.add(lines[i].no)
+        if module in said:  # the driver tried again (a probe per boot stage): the same fault, counted
+            seen = out.events[said[module]]
+            out.events[said[module]] = replace(seen, count=seen.count + 1)
+        else:
+            said[module] = len(out.events)
+            out.events.append(KernelEvent(NVRM_KIND, module, lines[i].text.strip()[:240], lines[i].no))
+    causes = set(said) | pci
+    if not causes:
+        return out
+    out.events = [e for e in out.events if not (e.kind in _ECHOES and (e.module in causes or e.module == NO_BUS
+                                                                       or e.kind == "no_adapter"))]
+    known = {m.module for m in out.modules}
+    out.modules += [KernelModule(module, "NVIDIA") for module in sorted(set(said) - known)]
     return out
 
 

@@ -1,0 +1,72 @@
+"""Issue 46 (batch Q): a module whose BAR the host could not size or assign, named with that cause from every
+way the kernel log says it; lines written here in the driver's and the kernel's own form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuvet.captures import kernel
+from gpuvet.captures.text import Line
+from tests.support.helpers import capture_findings
+
+ATTACH = "module_cannot_attach"
+
+
+def _lines(text: str) -> list[Line]:
+    return [Line(i + 1, t) for i, t in enumerate(text.splitlines())]
+
+
+def _invalid(bar: int, fn: str, head: str, indent: str) -> str:
+    """nv-pci.c's two-line report, the second line indented under the first one's prefix."""
+    return (f"{head}NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+            f"{indent}NVRM: BAR{bar} is 0M @ 0x0 (PCI:{fn})\n")
+
+
+def test_the_drivers_invalid_bar_alone_under_any_prefix_is_the_module_it_names(tmp_path: Path) -> None:
+    for head in ("[   3.402117] ", "Mar 02 08:11:27 ws01 kernel: ", "<4>[    3.4021] "):
+        for bar in (0, 1, 2):
+            text = "[   3.40] nvidia-nvlink: Nvlink Core is being initialized, major device number 234\n" + \
+                _invalid(bar, "0000:41:00.0", head, " " * len(head))
+            assert capture_findings(tmp_path, text) == {(ATTACH, "0000:41:00.0"): "critical"}, (head, bar)
+            got = kernel.parse(_lines(text))
+            assert [(m.module, m.vendor) for m in got.modules] == [("0000:41:00.0", "NVIDIA")]
+
+
+def test_a_failed_probe_after_the_invalid_bar_is_one_finding_with_the_bar_as_its_cause(tmp_path: Path) -> None:
+    text = (_invalid(0, "0000:07:00.0", "[   21.50] ", "              ") +
+            "[   21.51] NVRM: The system BIOS may have misconfigured your GPU.\n"
+            "[   21.52] nvidia: probe of 0000:07:00.0 failed with error -1\n"
+            "[   21.53] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+            "[   21.54] NVRM: None of the NVIDIA devices were initialized.\n")
+    assert capture_findings(tmp_path, text + text) == {(ATTACH, "0000:07:00.0"): "critical"}
+    events = kernel.parse(_lines(text + text)).events
+    assert [(e.kind, e.count) for e in events] == [("bar_invalid", 2)]
+    assert "BAR0 is 0M" in events[0].text
+
+
+def test_each_passed_through_module_with_an_unmapped_bar_is_named(tmp_path: Path) -> None:
+    text = "".join(_invalid(1, fn, "[9120.06] ", "          ") + f"[9120.07] nvidia: probe of {fn} failed with error -1\n"
+                   for fn in ("0000:00:06.0", "0000:00:07.0"))
+    text += "[9120.08] NVRM: The NVIDIA probe routine failed for 2 device(s).\n"
+    assert capture_findings(tmp_path, text) == {(ATTACH, "0000:00:06.0"): "critical",
+                                                (ATTACH, "0000:00:07.0"): "critical"}
+
+
+def test_a_probe_failure_on_another_module_stays_its_own_finding(tmp_path: Path) -> None:
+    text = (_invalid(1, "0000:21:00.0", "[ 5.10] ", "        ") +
+            "[ 5.90] nvidia 0000:c1:00.0: some other line\n"
+            "[ 5.91] nvidia: probe of 0000:c1:00.0 failed with error -1\n")
+    got = capture_findings(tmp_path, text)
+    assert got[(ATTACH, "0000:21:00.0")] == "critical"
+    assert got[("module_init_failed", "0000:C1:00.0")] == "critical"
+
+
+def test_a_healthy_boots_bar_assignment_lines_give_no_finding(tmp_path: Path) -> None:
+    text = ("[ 0.61] pci 0000:01:00.0: [10de:2684] type 00 class 0x030000 PCIe Legacy Endpoint\n"
+            "[ 0.61] pci 0000:01:00.0: BAR 0 [mem 0xf2000000-0xf2ffffff]\n"
+            "[ 0.61] pci 0000:01:00.0: BAR 1 [mem 0x7800000000-0x7fffffffff 64bit pref]\n"
+            "[ 0.61] pci 0000:01:00.0: BAR 3 [mem 0x8000000000-0x8001ffffff 64bit pref]\n"
+            "[ 0.90] pci 0000:01:00.0: BAR 1 [mem 0x7800000000-0x7fffffffff 64bit pref]: assigned\n"
+            "[ 4.20] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  560.35.03  Fri Aug 16 21:39:15 UTC 2024\n"
+            "[ 4.30] nvidia 0000:01:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem,decodes=none:owns=io+mem\n")
+    assert capture_findings(tmp_path, text) == {}
