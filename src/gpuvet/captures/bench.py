@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuvet.captures import nccl_runs
+from gpuvet.captures import cut_rows, nccl_runs
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
 from gpuvet.captures.text import Line, ranges
@@ -110,21 +110,24 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         return _runs(parts, where)
     out = NcclParse()
     header = [ln for ln in lines if _NCCL_HEADER.match(ln.text.strip()) or _RANK.match(ln.text.strip())]
-    rows: list[NcclRow] = []
-    bad: list[int] = []
-    first_row: int | None = None
+    found: list[tuple[Line, NcclRow]] = []
     pmon = _pmon_rows(lines) if any("pid" in ln.text for ln in lines[:4000] if ln.text.lstrip().startswith("#")) else set()
     for ln in lines:
         if _failure(ln, out):
             continue
         row = _row(ln.text) if ln.no not in pmon else None
-        if row is None:
-            continue
-        first_row = first_row or ln.no
-        out.claimed.add(ln.no)
-        rows.append(row)
-        if row.time_us is None or row.busbw is None or row.algbw is None:
-            bad.append(ln.no)
+        if row is not None:
+            out.claimed.add(ln.no)
+            found.append((ln, row))
+    first_row = found[0][0].no if found else None
+    named = _header_line(header)
+    widest = max((ln.text for ln, _ in found), key=lambda t: len(t.split()), default="")
+    cut = cut_rows.short([(ln.no, ln.text) for ln, _ in found], named,
+                         _cells_read(named if len(found) == 1 and named else widest))
+    rows = [row for ln, row in found if ln.no not in cut]
+    bad = [ln.no for ln, r in found if ln.no not in cut and None in (r.time_us, r.busbw, r.algbw)]
+    if cut:
+        out.notes.append(cut_rows.note("nccl-tests", cut))
     if any(f.kind == "hip" for f in out.failures) or any(ln.text.lstrip().startswith("rccl-tests") for ln in lines):
         out.failures = [replace(f, tool="rccl-tests") for f in out.failures]  # RCCL names its calls NCCL too
     if not rows and not header:
@@ -153,6 +156,21 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
                                   avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines),
                                   finished))
     return out
+
+
+def _header_line(header: list[Line]) -> str | None:
+    """The '# size count type …' line, from its first column (a table of one row is measured against it)."""
+    named = [ln.text for ln in header if re.search(r"\bsize\s+count\b", ln.text)]
+    return " " * named[0].index("size") + named[0][named[0].index("size"):] if named else None
+
+
+def _cells_read(text: str) -> int | None:
+    """The cells a row of the table's layout gives the reader: up to the out-of-place '#wrong' (the in-place
+    half is not read, so a row cut inside it loses nothing read)."""
+    cells = text.split()
+    if cells and cells[0] == "size":  # the header: up to its first error column
+        return next((k + 1 for k, c in enumerate(cells) if c in ("#wrong", "error", "#errors")), None)
+    return 9 if _NEW_ROW.match(text) else 8 if _MID_ROW.match(text) else 7 if _OLD_ROW.match(text) else None
 
 
 def _announced_max(lines: list[Line]) -> int | None:

@@ -89,7 +89,7 @@ def parse(lines: list[Line]) -> GpuBurnParse:
         elif (i := _INITIALIZED.match(ln.text)) is not None:
             out.initialized[int(i.group(1))] = (ln.no, int(i.group(2)))
         if (p := _PROGRESS.match(ln.text)) is not None:
-            _progress(out, p)
+            _progress(out, p, ln.no)
             cut = True
         elif _TESTED.match(ln.text):
             in_verdict, cut, out.verdict_line = True, False, ln.no
@@ -131,9 +131,15 @@ def _note(out: GpuBurnParse) -> str:
                f"{out.ended} with no progress line" if out.silent else ""))
 
 
-def _progress(out: GpuBurnParse, p: re.Match[str]) -> None:
-    """A progress line: the last one read wins (it holds the run's totals)."""
+def _progress(out: GpuBurnParse, p: re.Match[str], line: int) -> None:
+    """A progress line: the last one read wins (it holds the run's totals). gpu-burn ends every one with its
+    temps: a line without them was cut by the paste, its error cells (the last maybe cut mid-number, its
+    (DIED!) mark lost) are not read: a cell the paste lost is never judged (issue 46, batch Q's class)."""
     out.work = [int(w) for w in _WORK.findall(p.group(1) or "")]
+    if p.group(3) is None:
+        out.notes.append(f"gpu-burn: the progress line at line {line} is cut (no 'temps:' column): its error "
+                         "counts are not read")
+        return
     found = _ERRORS.findall(p.group(2))
     out.errors = [int(n) for n, _ in found]
     out.died = {i for i, (_, mark) in enumerate(found) if mark == "DIED"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures import cut_rows
 from gpuvet.captures.marks import Needing
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
@@ -155,10 +156,15 @@ def _all_unread(lines: list[Line], out: ListedParse, rows: int) -> None:
     """A row whose every cell after its index (a device id aside) the tool printed as N/A, None or unknown: no
     temperature, power, clock, fan nor use read, as nvidia-smi's ERR! row (a module the driver cannot read); a row
     with one figure (a fan's 0%) is a device that lacks the others, not judged."""
-    cells_of = {r.group(1): r.group(2).split() for ln in lines if (r := _ROW.match(ln.text.strip())) is not None}
+    found = [(ln.no, r) for ln in lines if (r := _ROW.match(ln.text.strip())) is not None]
+    cells_of = {r.group(1): r.group(2).split() for _, r in found}
+    cut = cut_rows.short([(ln.no, ln.text) for ln in lines if _ROW.match(ln.text.strip())])  # cut: not judged
+    if cut:
+        out.notes.append(cut_rows.note("rocm-smi's default table", cut))
+    cut_labels = {r.group(1) for no, r in found if no in cut}
     for k in range(len(out.modules) - rows, len(out.modules)):
         m = out.modules[k]
-        cells = [c.rstrip(",") for c in cells_of.get(m.label[4:-1], [])]
+        cells = [c.rstrip(",") for c in cells_of.get(m.label[4:-1], [])] if m.label[4:-1] not in cut_labels else []
         while cells and (cells[0].isdigit() or _HEX.fullmatch(cells[0])):  # ROCm 6's node id, device id, GUID
             cells = cells[1:]
         if len(cells) >= 4 and all(c.lower() in _NO_READING or c.lower() == "unsupported" for c in cells) \
