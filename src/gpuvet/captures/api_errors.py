@@ -20,7 +20,7 @@ _CONTEXT = {
 }
 # the words app_errors' one search finds these lines by (lower case; its _KEY_WORDS holds them)
 KEY_WORDS = ("ze_result_", "dcgm_st_", "ncclinvalid", "ncclsystemerror", "ncclinternalerror", "ncclremoteerror",
-             "nccl failure")
+             "nccltimeout", "nccl failure")
 
 
 # each API's kinds read only a line holding one of its words (lower case): a candidate line of another kind (a bug

@@ -31,15 +31,14 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                  r"|There (?:are|is) no available device\(s\) that support CUDA"
                  r"|Found no NVIDIA driver on your system|No CUDA GPUs are available",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
-                      r"|CUDA_ERROR_INSUFFICIENT_DRIVER|The NVIDIA driver on your system is too old"
+                      r"|The NVIDIA driver on your system is too old"  # the driver API has no such name (cuda.h)
                       # a PTX newer than the driver's JIT (cudaErrorUnsupportedPtxVersion): the driver is too old
                       r"|the provided PTX was compiled with an unsupported toolchain|cudaErrorUnsupportedPtxVersion"
                       r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
                       # nvidia-container-cli refusing an image whose CUDA the driver is too old for
                       r"|requirement error: unsatisfied condition: cuda\s*>=?\s*[\d.]+",
     "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
-                    r"|cudaErrorDevicesUnavailable"
-                    r"|CUDA_ERROR_DEVICES_UNAVAILABLE",
+                    r"|cudaErrorDevicesUnavailable",  # the runtime's name only: cuda.h defines no driver-API twin
     # NVML's words, as nvidia-smi prints them and as nvidia-container-cli relays them ('nvml error: …')
     "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error): Driver/library version mismatch",
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
