@@ -70,3 +70,43 @@ def test_a_healthy_boots_bar_assignment_lines_give_no_finding(tmp_path: Path) ->
             "[ 4.20] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  560.35.03  Fri Aug 16 21:39:15 UTC 2024\n"
             "[ 4.30] nvidia 0000:01:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem,decodes=none:owns=io+mem\n")
     assert capture_findings(tmp_path, text) == {}
+
+
+_GPU = "{p} pci 0000:2d:00.0: [10de:2705] type 00 class 0x030000 PCIe Legacy Endpoint\n"
+SMALL = "module_bar_small"
+
+
+def test_an_nvidia_bar1_of_256_mib_is_resizable_bar_not_in_effect_at_info(tmp_path: Path) -> None:
+    for p in ("[    1.9031]", "Jun 03 10:00:01 box kernel:"):
+        for bar1 in ("{p} pci 0000:2d:00.0: BAR 1 [mem 0x6fe0000000-0x6fefffffff 64bit pref]\n",
+                     "{p} pci 0000:2d:00.0: reg 0x14: [mem 0xd0000000-0xdfffffff 64bit pref]\n"):
+            text = (_GPU + "{p} pci 0000:2d:00.0: BAR 0 [mem 0xfa000000-0xfaffffff]\n" + bar1).format(p=p)
+            assert capture_findings(tmp_path, text) == {(SMALL, "0000:2D:00.0"): "info"}, (p, bar1)
+            got = kernel.parse(_lines(text))
+            assert [(m.module, m.vendor) for m in got.modules] == [("0000:2D:00.0", "NVIDIA")]
+
+
+def test_a_bar1_resized_or_large_and_another_vendors_small_bar_stay_clear(tmp_path: Path) -> None:
+    resized = (_GPU + "{p} pci 0000:2d:00.0: BAR 1 [mem 0x6fe0000000-0x6fefffffff 64bit pref]\n"
+               "{p} pci 0000:2d:00.0: BAR 1 [mem 0x7000000000-0x73ffffffff 64bit pref]: assigned\n").format(p="[ 1.1]")
+    intel = ("[ 1.1] pci 0000:03:00.0: [8086:56a0] type 00 class 0x030000 PCIe Endpoint\n"
+             "[ 1.1] pci 0000:03:00.0: BAR 1 [mem 0x6fe0000000-0x6fefffffff 64bit pref]\n"
+             "[ 4.2] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  560.35.03  Fri Aug 16 21:39:15 UTC 2024\n")
+    for text in (resized, intel):
+        assert capture_findings(tmp_path, text) == {}
+
+
+def test_amdgpu_that_could_not_resize_its_vram_bar_is_info_on_its_module(tmp_path: Path) -> None:
+    for said in ("amdgpu 0000:0c:00.0: amdgpu: Not enough PCI address space for a large BAR.",
+                 "[drm:amdgpu_device_resize_fb_bar [amdgpu]] *ERROR* Problem resizing BAR0 (-28)."):
+        text = ("[ 4.01] [drm] amdgpu kernel modesetting enabled.\n"
+                "[ 4.02] amdgpu 0000:0c:00.0: amdgpu: Fetched VBIOS from VFCT\n"
+                f"[ 4.03] {said}\n"
+                "[ 4.04] amdgpu 0000:0c:00.0: amdgpu: VRAM: 16368M 0x0000008000000000 - 0x00000083FEFFFFFF\n")
+        assert capture_findings(tmp_path, text) == {(SMALL, "0000:0C:00.0"): "info"}, said
+
+
+def test_the_small_bar_gives_way_to_the_fault_on_the_same_module(tmp_path: Path) -> None:
+    text = (_GPU + "{p} pci 0000:2d:00.0: BAR 1 [mem 0x6fe0000000-0x6fefffffff 64bit pref]\n").format(p="[ 1.1]") + \
+        _invalid(1, "0000:2d:00.0", "[ 3.30] ", "         ")
+    assert capture_findings(tmp_path, text) == {(ATTACH, "0000:2D:00.0"): "critical"}

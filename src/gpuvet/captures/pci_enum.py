@@ -27,6 +27,15 @@ _VENDORS = {"10de": "NVIDIA", "1002": "AMD"}
 NVRM_KIND = "bar_invalid"  # the NVIDIA driver's 'BARn is 0M @ 0x0 (PCI:…)' (kernel_messages.yaml)
 _NVRM_BAR = re.compile(r"NVRM:\s+BAR(\d) is (\d+)M @ 0x[0-9a-fA-F]+ \(PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
                        r"[0-9a-fA-F]{2})(?:\.[0-7])?\)")
+SMALL_KIND = "bar_small"  # an NVIDIA GPU's BAR1 of 256 MiB or less: its memory seen through a small window
+AMD_SMALL_KIND = "amd_bar_not_resized"  # amdgpu could not resize its VRAM BAR (it works with the small one)
+SMALL_BAR = 256 * 2**20  # bytes: BAR1's size on an NVIDIA GPU whose BAR was not resized (the legacy default)
+# a memory BAR's window as the kernel lists it: 'BAR 1 [mem 0x…-0x… 64bit pref]' (6.8 and later, ': assigned'
+# after a re-assignment) or 'reg 0x14: [mem 0x…-0x… 64bit pref]' (older kernels; 0x14 is an NVIDIA GPU's BAR1)
+_BAR1 = re.compile(_FN + r"(?:BAR 1 |reg 0x14: )\[mem (0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\b")
+_WINDOW = re.compile(_FN + r"(?:VF )?(?:BAR \d|reg 0x[0-9a-f]{2}:|ROM) ?\[(?:mem|io)\b")  # any window's line
+# amdgpu_device_resize_fb_bar: no room for the large BAR, or the resize itself failed ('Problem resizing BAR0')
+_AMD_NOT_RESIZED = re.compile(r"Not enough PCI address space for a large BAR|Problem resizing BAR0")
 # what the driver says after refusing the module: its probe failed, no device initialised (kernel.py's kinds)
 _ECHOES = frozenset(("probe_failed", "init_failed", "no_adapter"))
 # the kernel's two wordings (pci/setup-res.c): 'BAR 1 [mem size …]: can't assign; no space' (6.8 and later)
@@ -62,7 +71,34 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
             out.events.append(KernelEvent(KIND, bus(fn), ln.text.strip()[:240], ln.no))
     known = {m.module for m in out.modules}
     out.modules += [KernelModule(bus(fn), vendor) for fn, vendor in sorted(gpus.items()) if bus(fn) not in known]
-    return _nvrm_bars(lines, out, marks)
+    out = _nvrm_bars(lines, out, marks)
+    _small_bars(lines, out, marks, {fn for fn, vendor in gpus.items() if vendor == "NVIDIA"})
+    return out
+
+
+def _small_bars(lines: list[Line], out: KernelParse, marks: Marks | None, nvidia: set[str]) -> None:
+    """An info event per module whose memory is mapped through a small BAR (Resizable BAR not in effect): an
+    NVIDIA GPU function whose BAR1 the kernel last listed at SMALL_BAR or less, and amdgpu's word that it could
+    not resize its VRAM BAR; never on a module another event is about (that one is the finding)."""
+    from gpuvet.captures.kernel import KernelEvent, bus
+    from gpuvet.captures.kernel_places import AMD_NO_BUS, amd_module_of
+
+    sizes: dict[str, tuple[int, Line]] = {}
+    for i in holding(lines, ("BAR ", "reg 0x", "ROM ["), marks) if nvidia else []:
+        if (fn := _WINDOW.search(lines[i].text)) is not None and fn.group(1).lower() in nvidia:
+            out.claimed.add(lines[i].no)  # the GPU function's windows as the kernel lists them: read
+        if (m := _BAR1.search(lines[i].text)) is not None and m.group(1).lower() in nvidia:
+            sizes[m.group(1).lower()] = (int(m.group(3), 16) - int(m.group(2), 16) + 1, lines[i])
+    found = [(bus(fn), ln) for fn, (size, ln) in sizes.items() if 0 < size <= SMALL_BAR]
+    amd = [(amd_module_of(lines, i), lines[i]) for i in holding(lines, ("BAR",), marks)
+           if "amdgpu" in lines[i].text and _AMD_NOT_RESIZED.search(lines[i].text)]
+    judged = {e.module for e in out.events}
+    for kind, hits in ((SMALL_KIND, found), (AMD_SMALL_KIND, amd)):
+        for module, ln in hits:
+            if module not in judged and (module != AMD_NO_BUS or kind == AMD_SMALL_KIND):
+                judged.add(module)
+                out.claimed.add(ln.no)
+                out.events.append(KernelEvent(kind, module, ln.text.strip()[:240], ln.no))
 
 
 def _nvrm_bars(lines: list[Line], out: KernelParse, marks: Marks | None) -> KernelParse:
