@@ -170,7 +170,7 @@ FIELDS: dict[str, dict[str, list[object]]] = {
     "lspci_nvbw53_grep_rlxdord_a100_nvswitch_bridges.txt": {"model": ["20b2|A100"] * 4},
     "dmesg_rocm121_carrizo_apu_kfd_topology.txt": {"model": ["CARRIZO|Carrizo|9874"], "memory_bytes": [512 * MIB]},
     "dmesg_rocm599_power9_vega10_load_cut.txt": {"model": ["VEGA10|Vega 10|6860"]},
-    "rocmsmi_rocm196_vega_fe_94c_old_table.txt": {"model": ["6863"]},
+    "rocmsmi_rocm196_vega_fe_94c_old_table.txt": {"model": ["6863|Vega Frontier"]},  # DID 6863 or its name
     "nccltests_nt293_2node_a100pcie_hpcx_header_info.txt": {"model": ["A100-PCIE-40GB"] * 2},
     "nccltests_nccl318_p3dn_8v100_header_cut.txt": {"model": ["V100-SXM2-32GB"] * 8},
     "nccltests_nccl257_4x1080ti_hang_socket_info.txt": {"model": ["GTX 1080 Ti"] * 4},
@@ -217,8 +217,8 @@ KNOWN_MISSES: dict[str, str] = {
                                                        "file); the libibverbs WARN is not said",
     "nccltests_nt293_2node_a100pcie_hpcx_header_info.txt": "partial: no finding, but the IBext_v8 plugin is not said",
     "rocmsmi_brickhouse_mi300x_vf_productname.txt": "inventory: 4 x MI300X VF listed, their gfx942 not said",
-    "rocmsmi_rocm196_vega_fe_94c_old_table.txt": "miss: 94 C read but not judged (no design limit for the card: "
-                                                 "can't tell); the model stays 'unknown', DID 6863 only in a note",
+    "rocmsmi_rocm196_vega_fe_94c_old_table.txt": "miss: 94 C is said as can't tell (no design limit known for "
+                                                 "the card), no warn",
     "smiL_godcgm30_a100_pcie_mig_2g.txt": "inventory: the MIG 2g.20gb device line is counted in a note, mig_mode is "
                                           "not set and the profile not said",
     "smi_nvitop8_mig_processes_gi_ci_then_L_cut.txt": "inventory: only GPU 0 (from -L) is listed; the GI/CI process "

@@ -123,7 +123,6 @@ TOLD: dict[str, tuple[str, ...]] = {
     "smi_table_nvs67_mx330_indented.txt": ("67",),
     "dmesg_lrb32_fury_aer_fatal.txt": ("Malformed TLP", "0000:06:00.0"),
     "journal_lrb1724_navi21_gfx_timeout.txt": ("gfx_0.0.0", "kiq"),
-    "report_club222_3090_1080_x4.txt": ("x4",),
 }
 
 # file -> the bus ids of the modules inventory --from lists (None where the capture prints none)
@@ -165,7 +164,7 @@ FIELDS: dict[str, dict[str, list[object]]] = {
     "smi_table_qwen1043_v100s.txt": {"model": ["V100S-PCI"] * 2},
     "smi_table_nvs67_mx330_indented.txt": {"model": ["MX330|GeForce"]},
     "topo_ucxpy1088_h100_nv18_nics.txt": {"numa_node": [0] + [None] * 7},  # only GPU0's row is in the file
-    "report_club222_3090_1080_x4.txt": {"model": ["3090", "1080"]},
+    "report_club222_3090_1080_x4.txt": {"model": [None, "1080"]},  # GPU 0's name line is cut
     "lspci_club688_4x3090_nnk.txt": {"model": ["3090"] * 2},
 }
 
@@ -199,13 +198,12 @@ KNOWN_MISSES: dict[str, str] = {
     "nccl_nccl527_allreduce_ec2_slow.txt": "miss: exit 0, 'no cause found': 0.62 GB/s busbw and ~160 us latency "
                                            "read as rows but not judged (no hardware named, no can't-tell verdict)",
     "ncclinfo_nccl1017_h100_affinity.txt": "inventory: the NCCL lines' hosts ib-vm-3 and ib-vm-4 are not listed",
-    "ncclinfo_pytorch68893_socket_veth.txt": "partial: warn nccl_ib_unavailable on the host is right, but the "
-                                             "Socket transport over the veth beside ens5 is not named, nor NCCL "
-                                             "2.7.8 in inventory",
+    "ncclinfo_pytorch68893_socket_veth.txt": "inventory: doctor names the Socket fallback and the veth (right), "
+                                             "but inventory does not say NCCL 2.7.8",
     "ncclwarn_fastsocket4_a100_gce.txt": "inventory: no finding (right), but the hosts full-debug2-test-0/1 are not "
                                          "listed",
-    "report_club222_3090_1080_x4.txt": "partial: the x4-of-x16 link is reported on 0000:02:00.0 (GTX 1080) only; "
-                                       "the RTX 3090 at 0000:01:00.0 is neither judged nor listed, PHB not said",
+    "report_club222_3090_1080_x4.txt": "inventory: both links' x4 of x16 are judged and both GPUs listed, but "
+                                       "the PHB between them (the file's topo -m) is not said",
     "rocmsmi_lrb5231_mi300x_concise.txt": "inventory: the 750 W cap is read, but DID 0x74b5 is not named MI300X "
                                           "(model 'unknown')",
     "smi_csv_ethminer51_gtx1080.txt": "inventory: the column -t CSV lists one module 'GeForce GTX 1080   131' (the "
