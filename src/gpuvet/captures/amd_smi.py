@@ -17,7 +17,16 @@ import json
 import re
 from collections.abc import Callable
 
-from gpuvet.captures import amd_monitor, amd_smi_table, rocm_ras, rocm_table, rocm_tools, rocm_validation, rocminfo
+from gpuvet.captures import (
+    amd_monitor,
+    amd_smi_table,
+    rocm_ras,
+    rocm_table,
+    rocm_tools,
+    rocm_unsupported,
+    rocm_validation,
+    rocminfo,
+)
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import CUT_KEY, Salvage, fragment, salvage
 from gpuvet.captures.marks import Marker, Marks
@@ -580,6 +589,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("RocmBandwidthTest", "Device:"), _rocm_bandwidth_test),  # read only after its title or a device line
     (amd_monitor.MARKERS, _monitor),
     (("gfx",), rocminfo.read),  # read only after a 'Name: gfx…' agent
+    (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a listing of CPU agents alone
+    (rocm_unsupported.MARKERS, rocm_unsupported.read),  # rocm-smi's 'not supported' lines, --json's 'no data'
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
     (("DevicePath", '"DeviceName"'), rocm_tools.read_top),  # amdgpu_top -d's blocks, its --json dump
     (("[RESULT]",), rocm_tools.read_rvs),  # rvs pqt/pebb results

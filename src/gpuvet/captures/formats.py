@@ -460,6 +460,7 @@ _WIN_MARKS = ("nvlddmkm", "amdkm", "amdwddmg", "atikm", "igfx", "igdkmd", "Displ
               "ErrorCode")  # windows._CODE's problem codes as it reads them ('(Code 43)'; 'ode 43' is in a bug report)
 _WIN_LIST_MARKS = ("Card name", "DriverVersion", "VideoProcessor", "-Driver Version")  # not -q's 'Driver Version :'
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
+NCCL_TOPO = "NCCL topology XML"  # NCCL_TOPO_DUMP_FILE's <system> dump (captures/nccl_topo.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
 FIELDS = "DCGM field values"  # a monitor's log of them by field tag ('GPU 0 power_usage (FP64), value: 35.274')
 FORMATS: tuple[Format, ...] = (
@@ -566,6 +567,7 @@ FORMATS: tuple[Format, ...] = (
            markers=_LIST_MARKS),  # nvidia-smi -L (and nvlink's headers nothing took), /proc's
     Format(DISCOVERY, None, _kept(dcgm_health.parse_discovery), markers=("Name:",)),  # its GPU rows ('| 0 | Name: …')
     Format(RIG, None, _kept("rig_report.parse"), markers=("**GPU ",)),  # its GPU bullet ('- **GPU 0:** …')
+    Format(NCCL_TOPO, None, _kept("nccl_topo.parse"), markers=("<system version=",)),  # its root element
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format("Windows event log or WSL lines", "kernel", _one("windows.parse"), ALL, adds=True, markers=_WIN_MARKS),  # after
     # the table: its banner's CUDA ERR! is read here too

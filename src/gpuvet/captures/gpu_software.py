@@ -8,7 +8,9 @@ Reached from formats.read_unrecognised last: after fallback.py (known messages, 
 line of a GPU driver is still refused there) and gpu_mentions.py (the GPUs a text names, listed there). A line
 naming NVRM or an Xid keeps the file refused: those are NVIDIA's fault lines, which only their readers judge; so
 does a markdown table's row (a poster's table of readings, such as DCGM field values: values to judge, not a log).
-The source is named from the text's own words; a text naming no GPU software stays refused."""
+The source is named from the text's own words; a text naming no GPU software stays refused. QX2: a GPU
+tool's own banner or record shape is such a source too (rocm-smi's, rocminfo's, amd-smi's, nvidia-smi's, npu-smi's,
+NCCL's topology XML): a tool's healthy output in a form no reader reads is said, never refused."""
 
 from __future__ import annotations
 
@@ -26,7 +28,16 @@ HEAD = 1000  # characters of a line searched
 
 # each stack by its own words, the most specific first (a collective library's log names CUDA or HIP too)
 _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("NCCL topology XML", re.compile(r"<(?:system version|gpu dev|nvlink target)=\"")),
     ("RCCL/NCCL", re.compile(r"\b[RN]CCL\b|^=== System : maxBw\b|\bNCCL_\w+")),
+    # QX2: a GPU tool's own banner, record shape or error/notice line (its healthy output is never refused); never
+    # the tool's bare name, which a poster's sentence or a program's code holds as well
+    ("rocm-smi", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log|\bRSMI_STATUS_\w+|"
+                            r"^(?:ERROR|WARNING):\s+(?:\d{1,3}\s+)?GPU\[\d{1,4}\]")),
+    ("rocminfo", re.compile(r"^HSA (?:Agents|System Attributes)$|^ROCk module (?:is|version)\b")),
+    ("amd-smi", re.compile(r"\bAMDSMI_STATUS_[A-Z_]+")),
+    ("nvidia-smi", re.compile(r"\bNVIDIA-SMI \d{2,3}\.\d|=+NVSMI LOG=+")),
+    ("npu-smi", re.compile(r"\bnpu-smi \d{1,2}\.\d")),
     ("ROCm RDC", re.compile(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
     ("NVIDIA DCGM", re.compile(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
     ("FreeBSD drm-kmod", re.compile(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),

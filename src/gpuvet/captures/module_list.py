@@ -13,6 +13,7 @@ from gpuvet.captures.formats import (
     FIELDS,
     LISTING,
     MONITOR,
+    NCCL_TOPO,
     QUERY,
     RIG,
     TABLE,
@@ -46,7 +47,7 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         return kind
     if fc.smi is not None:
         return None
-    if fc.nccl.results and fc.topo is None:
+    if (fc.nccl.results or fc.nccl.claimed) and fc.topo is None:  # QX2: a header cut before its rows names them too
         after_xml = [ln for ln in lines if fc.xml is None or ln.no not in fc.xml.claimed]
         from gpuvet.captures import nccl_devices
 
@@ -91,7 +92,7 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
-                         (RUNTIME, kept[RUNTIME]),
+                         (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]),
                          (WINDOWS, kept[WINDOWS])):
         # issue 46: the lists without -q's fields (an environment report's versions alone)
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):

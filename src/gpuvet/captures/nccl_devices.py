@@ -11,8 +11,9 @@ from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
-DEVICE_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+"
+DEVICE_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S*)\s*device\s+(\d+)\s+"
                          r"\[(?:0x)?[0-9a-fA-F:.]+\]\s+(.+?)\s*$")
+_NO_HOST = "host not named"  # a device line whose host the poster blanked ('on        device  0')
 
 
 def device_models(lines: list[Line]) -> tuple[str, ...]:
@@ -53,8 +54,9 @@ def listing(lines: list[Line]) -> SmiText:
     for host, _ in seen:
         hosts[host] = hosts.get(host, 0) + 1
     if out.modules:
+        counts = ", ".join(f"{h or _NO_HOST}: {n}" for h, n in hosts.items())
         out.notes.append(f"nccl-tests: {len(out.modules)} module(s) named by its device lines on {len(hosts)} "
-                         f"host(s) ({', '.join(f'{h}: {n}' for h, n in hosts.items())}); only their model and bus "
+                         f"host(s) ({counts}); only their model and bus "
                          "id are known" + ("; bus ids repeat from host to host" if len(hosts) > 1 else "") +
                          _numbers_said(numbers))
     return out
@@ -84,8 +86,8 @@ def amd_listing(lines: list[Line]) -> ListedParse | None:
             continue
         b = _BRACKET.search(ln.text)
         bus = bus_key(b.group(1)) if b is not None and b.group(1) else None
-        seen.setdefault((m.group(2), m.group(1)), ListedModule(f"GPU {m.group(3)} on {m.group(2)}", m.group(4)[:120],
-                                                               bus, tool="rccl-tests"))
+        label = f"GPU {m.group(3)} on {m.group(2) or _NO_HOST}"
+        seen.setdefault((m.group(2), m.group(1)), ListedModule(label, m.group(4)[:120], bus, tool="rccl-tests"))
     if not seen:
         return None
     hosts = list(dict.fromkeys(h for h, _ in seen))

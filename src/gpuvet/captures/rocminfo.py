@@ -18,15 +18,26 @@ _MARKETING = re.compile(r"^\s*Marketing Name:\s+(\S.{0,119}?)\s*$")
 _UUID = re.compile(r"^\s*Uuid:\s+(GPU-[0-9A-Za-z]{1,40})\s*$")
 _OTHER = re.compile(r"^\s*(Name|Marketing Name|Uuid|Device Type|Vendor Name):\s")
 _FIELDS = 12  # lines after a gfx Name where its Marketing Name and Uuid stand (rocminfo prints them next)
+_AGENT = re.compile(r"^\s*Agent \d{1,3}\s*$")  # an agent's head ('Agent 2' between two rules of '*')
+_HEAD = 4  # lines above an agent's Name its head stands within
+_DEVICE_TYPE = re.compile(r"^\s*Device Type:\s+(CPU|GPU|DSP|AIE)\s*$")
+CPU_MARKERS = ("HSA Agents", "Device Type:")
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
-    """The GPU agents of a rocminfo listing, added to ``out`` where no other AMD tool listed a module."""
+    """The GPU agents of a rocminfo listing, added to ``out`` where no other AMD tool listed a module. Where
+    the file holds the whole listing (its 'Agent N' heads), a gfx Name under no head is a grep's echo of one
+    of those agents (`rocminfo | grep gfx` pasted before it), not one more GPU."""
     if out.modules or not any("Name:" in ln.text and _NAME.match(ln.text) for ln in lines):
         return
+    headed = {i for i, ln in enumerate(lines) if "Name:" in ln.text and _NAME.match(ln.text)
+              and any(_AGENT.match(before.text) for before in lines[max(0, i - _HEAD):i])}
     found: list[ListedModule] = []
     for i, ln in enumerate(lines):
         if "Name:" not in ln.text or (m := _NAME.match(ln.text)) is None:
+            continue
+        if headed and i not in headed:
+            out.claimed.add(ln.no)  # the grep's echo of a headed agent
             continue
         name, uuid = m.group(1), None
         for after in lines[i + 1:i + 1 + _FIELDS]:
@@ -45,3 +56,19 @@ def read(lines: list[Line], out: ListedParse) -> None:
     out.kinds.append(TOOL)
     names = ", ".join(dict.fromkeys(m.name or "" for m in found))
     out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed by name ({names}); it prints no bus id or memory size")
+
+
+def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
+    """A rocminfo listing whose agents are all CPUs (the runtime found no GPU, or the paste stops before one):
+    read as rocminfo, no module listed, said (never refused: it is the tool's own answer)."""
+    if out.modules or TOOL in out.kinds:
+        return
+    types = [(ln.no, t.group(1)) for ln in lines if "Device Type:" in ln.text and (t := _DEVICE_TYPE.match(ln.text))]
+    heads = any("HSA Agents" in ln.text for ln in lines) or any(_AGENT.match(ln.text) for ln in lines)
+    if not types or not heads or any(kind != "CPU" for _, kind in types):
+        return
+    names = [m.group(1) for ln in lines if (m := _MARKETING.match(ln.text)) is not None]
+    out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text) or _AGENT.match(ln.text) or "HSA Agents" in ln.text}
+    out.kinds.append(TOOL)
+    out.notes.append(f"rocminfo: {len(types)} agent(s) listed, all CPU ({', '.join(dict.fromkeys(names)) or 'unnamed'}): "
+                     "no GPU agent in the listing (the runtime saw none, or the paste stops before it)")

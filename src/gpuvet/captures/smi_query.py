@@ -58,7 +58,11 @@ _FAMILIES = ("clocks_throttle_reasons.", "clocks_event_reasons.", "ecc.", "retir
              "clocks_default_applications.", "enforced.", "encoder.", "fan.", "mig.", "driver_model.", "accounting.",
              "inforom.", "reset_status.", "fabric.", "gsp.", "gom.", "protected_memory.", "compute_mode", "compute_cap",
              "display_", "count", "vbios", "module_id", "addressing_mode", "platform.")
-_KEYS = ("pci.bus_id", "gpu_bus_id", "index", "driver_version", "timestamp", "persistence_mode")
+# QX2: the PCI ids a query may ask for (the catalogue PRs' 'name,pci.device_id'): known names, never a figure; each
+# cell is the id as nvidia-smi prints it ('0x232110DE'), which a line of prose is not
+_PCI_IDS = ("pci.device_id", "pci.sub_device_id")
+_PCI_ID_CELL = re.compile(r"^0x[0-9A-Fa-f]{8}$")
+_KEYS = ("pci.bus_id", "gpu_bus_id", "index", "driver_version", "timestamp", "persistence_mode", *_PCI_IDS)
 _NAME = re.compile(r"^[a-z][a-z0-9_.]{1,60}(?:\s*\[[^\]]{1,12}\])?$")
 _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
 _UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
@@ -170,6 +174,8 @@ def _is_row(columns: list[str], cells: list[str]) -> bool:
     named = [(n, c) for n, c in zip(columns, cells, strict=True) if n in ("pci.bus_id", "gpu_bus_id", "index")]
     if named:
         return any(_BUS.match(c) if n != "index" else c.isdigit() for n, c in named)
+    if any(n in _PCI_IDS and not _PCI_ID_CELL.match(c) for n, c in zip(columns, cells, strict=True)):
+        return False
     figures = [c for n, c in zip(columns, cells, strict=True) if n in _FIELDS and _FIELDS[n][1]]
     if len(columns) == 1 and not figures:  # one text value a line: the tool's, never a prompt or a sentence
         return _UNREAD.match(cells[0]) is not None or _ONE_VALUE.match(cells[0]) is not None
