@@ -110,3 +110,13 @@ def test_the_small_bar_gives_way_to_the_fault_on_the_same_module(tmp_path: Path)
     text = (_GPU + "{p} pci 0000:2d:00.0: BAR 1 [mem 0x6fe0000000-0x6fefffffff 64bit pref]\n").format(p="[ 1.1]") + \
         _invalid(1, "0000:2d:00.0", "[ 3.30] ", "         ")
     assert capture_findings(tmp_path, text) == {(ATTACH, "0000:2D:00.0"): "critical"}
+
+
+def test_the_kernels_bar_failure_on_a_function_the_driver_names_is_that_modules_cause(tmp_path: Path) -> None:
+    text = ("[    0.74] pci 0000:65:00.0: BAR 1: no space for [mem size 0x1000000000 64bit pref]\n"
+            "[    0.74] pci 0000:65:00.0: BAR 1: failed to assign [mem size 0x1000000000 64bit pref]\n"
+            "[    0.75] pci 0000:65:00.1: BAR 0: failed to assign [mem size 0x00004000]\n"
+            "[   12.10] NVRM: GPU 0000:65:00.0: RmInitAdapter failed! (0x22:0x56:667)\n"
+            "[   12.11] NVRM: GPU 0000:65:00.0: rm_init_adapter failed, device minor number 0\n")
+    assert capture_findings(tmp_path, text) == {(ATTACH, "0000:65:00.0"): "critical"}
+    assert [e.kind for e in kernel.parse(_lines(text)).events] == ["pci_bar_unassigned"]

@@ -60,13 +60,17 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
             out.claimed.add(ln.no)
             out.nvrm_lines += 1  # a line about the module: the log says something of it
             named.add(i)
-    failed = _failed(lines, marks, named) if gpus else {}  # issue 43: no GPU function, no BAR of one to read
-    claimed = {ln.no for (fn, _), ln in failed.items() if fn in gpus}
+    # a function a GPU driver's own lines name is a GPU's too (its enumeration line may be cut from the paste)
+    driven = {m.module for m in out.modules if m.vendor in ("NVIDIA", "AMD")}
+    # issue 43: no GPU function, no BAR of one to read
+    failed = _failed(lines, marks, named) if gpus or driven else {}
+    failed = {key: ln for key, ln in failed.items() if key[0] in gpus or bus(key[0]) in driven}
+    claimed = {ln.no for ln in failed.values()}
     out.claimed |= claimed
     out.nvrm_lines += len(claimed)
     said = {e.module for e in out.events if e.kind == KIND}
     for (fn, _), ln in sorted(failed.items(), key=lambda kv: kv[1].no):
-        if fn in gpus and bus(fn) not in said:
+        if bus(fn) not in said:
             said.add(bus(fn))
             out.events.append(KernelEvent(KIND, bus(fn), ln.text.strip()[:240], ln.no))
     known = {m.module for m in out.modules}
