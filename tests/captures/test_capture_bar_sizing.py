@@ -120,3 +120,13 @@ def test_the_kernels_bar_failure_on_a_function_the_driver_names_is_that_modules_
             "[   12.11] NVRM: GPU 0000:65:00.0: rm_init_adapter failed, device minor number 0\n")
     assert capture_findings(tmp_path, text) == {(ATTACH, "0000:65:00.0"): "critical"}
     assert [e.kind for e in kernel.parse(_lines(text)).events] == ["pci_bar_unassigned"]
+
+
+def test_in_a_virtual_machine_the_unmapped_bar_is_the_guests_mmio_window() -> None:
+    bar = _invalid(2, "0000:00:05.0", "[    1.12] ", "           ")
+    for guest in ("[    0.00] Hypervisor detected: KVM\n", "[    0.00] DMI: QEMU Standard PC (Q35 + ICH9, 2009)\n",
+                  "[    0.00] DMI: Cloud Hypervisor cloud-hypervisor, BIOS 0\n"):
+        events = kernel.parse(_lines(guest + bar)).events
+        assert [(e.kind, e.module) for e in events] == [("bar_unmapped_guest", "0000:00:05.0")], guest
+    host = "[    0.00] DMI: Supermicro SYS-4029GP-TRT/X11DPG-OT-CPU, BIOS 3.3 02/21/2020\n"
+    assert [e.kind for e in kernel.parse(_lines(host + bar)).events] == ["bar_invalid"]

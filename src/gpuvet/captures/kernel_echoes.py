@@ -31,8 +31,8 @@ _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "
 PASSTHROUGH = "probe_not_called_passthrough"
 # kinds no pattern reads (kernel_messages.yaml): a read kind the rest of the log explains; a GPU function's BAR the
 # PCI enumeration could not assign, or the NVIDIA driver found invalid, or one left small (pci_enum.KIND, NVRM_KIND,
-# SMALL_KIND, AMD_SMALL_KIND)
-DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized")
+# SMALL_KIND, AMD_SMALL_KIND; either of the first two in a virtual machine, GUEST_KIND)
+DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest")
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
 # 'No NVIDIA devices probed' or a failed probe (and a module the driver refused or could not initialise, seen
 # again as 'No NVIDIA graphics adapter found'); a hung ring's fences found signalled by the fallback timer only

@@ -36,6 +36,11 @@ _BAR1 = re.compile(_FN + r"(?:BAR 1 |reg 0x14: )\[mem (0x[0-9a-fA-F]+)-(0x[0-9a-
 _WINDOW = re.compile(_FN + r"(?:VF )?(?:BAR \d|reg 0x[0-9a-f]{2}:|ROM) ?\[(?:mem|io)\b")  # any window's line
 # amdgpu_device_resize_fb_bar: no room for the large BAR, or the resize itself failed ('Problem resizing BAR0')
 _AMD_NOT_RESIZED = re.compile(r"Not enough PCI address space for a large BAR|Problem resizing BAR0")
+GUEST_KIND = "bar_unmapped_guest"  # either of the above where the log shows the kernel runs in a virtual machine
+# the guest kernel's own word that it runs under a hypervisor (not Xen: its dom0 is the host of the GPUs)
+_GUEST = re.compile(r"Hypervisor detected: (?:KVM|Microsoft Hyper-V|VMware|ACRN|Bhyve)|"
+                    r"Booting paravirtualized kernel on (?:KVM|Hyper-V|VMware)|"
+                    r"DMI: (?:QEMU |Cloud Hypervisor|Microsoft Corporation Virtual Machine|VMware)")
 # what the driver says after refusing the module: its probe failed, no device initialised (kernel.py's kinds)
 _ECHOES = frozenset(("probe_failed", "init_failed", "no_adapter"))
 # the kernel's two wordings (pci/setup-res.c): 'BAR 1 [mem size …]: can't assign; no space' (6.8 and later)
@@ -130,6 +135,8 @@ def _nvrm_bars(lines: list[Line], out: KernelParse, marks: Marks | None) -> Kern
                                                                        or e.kind == "no_adapter"))]
     known = {m.module for m in out.modules}
     out.modules += [KernelModule(module, "NVIDIA") for module in sorted(set(said) - known)]
+    if any(_GUEST.search(lines[i].text) for i in holding(lines, ("Hypervisor", "paravirtualized", "DMI: "), marks)):
+        out.events = [replace(e, kind=GUEST_KIND) if e.kind in (KIND, NVRM_KIND) else e for e in out.events]
     return out
 
 
