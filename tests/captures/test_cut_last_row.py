@@ -5,6 +5,7 @@ tool's own layout, cut at every column."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from unittest import mock
 
@@ -92,3 +93,37 @@ def test_a_gpu_burn_line_cut_mid_error_cell_gains_no_finding(tmp_path: Path) -> 
     for cut in _cuts(_BURN):
         if "errors:" in cut:
             assert {(c, sev) for c, _, sev in _severe(cut, tmp_path)} <= whole, cut[-60:]
+
+
+@pytest.mark.parametrize("kept", [7, 8])
+def test_a_row_cut_short_of_its_layout_is_no_row_of_an_older_one(kept: int, tmp_path: Path) -> None:
+    """Rows without a header (a tail): a row cut at 7 or 8 cells fits the older layouts' shapes ('sum' or the
+    root -1 in their time column, the busbw or algbw in their error column); it is none of them."""
+    rows = _NCCL.split("\n")[5:]
+    cut = " ".join(rows[-1].split()[:kept])
+    assert bench._row(cut) is None
+    assert _severe("\n".join([*rows[:-1], cut]), tmp_path) == []
+    alone = _severe_or_refused(cut, tmp_path)  # the row alone: refused, or read with no finding
+    assert alone == [] or isinstance(alone, str)
+
+
+def _severe_or_refused(text: str, tmp_path: Path) -> object:
+    from gpuvet.errors import GpuvetError
+
+    try:
+        return _severe(text, tmp_path)
+    except GpuvetError as exc:
+        return exc.message
+
+
+def test_a_rocm_smi_table_of_one_row_cut_is_measured_against_its_header(tmp_path: Path) -> None:
+    """The file stops inside the table's only row: its header's columns ('SCLK OD' one column) say it is cut;
+    a whole row missing a blank cell still reaches the last column and is read."""
+    head = ("====================    ROCm System Management Interface    ====================\n"
+            " GPU  Temp    AvgPwr   SCLK     MCLK     Fan      Perf    SCLK OD    MCLK OD\n")
+    row = "  0   N/A     N/A      N/A      N/A      0%       N/A       N/A        N/A"
+    for cells in range(2, 9):
+        cut = row[:list(re.finditer(r"\S+", row))[cells - 1].end()]
+        assert _severe(head + cut, tmp_path) == [], cut
+    unread = row.replace("0%      ", "N/A     ")
+    assert ("module_reported_warning", "GPU[0]", "warn") in _severe(head + unread, tmp_path)

@@ -31,6 +31,11 @@ _NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([A-Za-z]\w*)\s+(\w+|-)\s+(-?\d+)\s+
 _MID_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+" +
                       r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 _OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
+# a layout's time cell is never a redop nor a small integer (times print with decimals below 10000 us): a row cut
+# short of its layout's cells (a root then read as the time, an algbw as the error) is no row of an older layout
+_REDOP = re.compile(r"sum|prod|max|min|avg|none|mulsum")
+_ROOT = re.compile(r"-?\d{1,3}")
+_ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z]\w*(?:\s|$)")  # size, count, type: a row however it ends
 _RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
 _FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
@@ -110,22 +115,19 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         return _runs(parts, where)
     out = NcclParse()
     header = [ln for ln in lines if _NCCL_HEADER.match(ln.text.strip()) or _RANK.match(ln.text.strip())]
-    found: list[tuple[Line, NcclRow]] = []
+    found: list[tuple[Line, NcclRow | None]] = []  # None: a row's start that no layout reads (cut short?)
     pmon = _pmon_rows(lines) if any("pid" in ln.text for ln in lines[:4000] if ln.text.lstrip().startswith("#")) else set()
     for ln in lines:
-        if _failure(ln, out):
+        if _failure(ln, out) or ln.no in pmon:
             continue
-        row = _row(ln.text) if ln.no not in pmon else None
-        if row is not None:
-            out.claimed.add(ln.no)
+        row = _row(ln.text)
+        if row is not None or _ROW_START.match(ln.text):
             found.append((ln, row))
-    first_row = found[0][0].no if found else None
-    named = _header_line(header)
-    widest = max((ln.text for ln, _ in found), key=lambda t: len(t.split()), default="")
-    cut = cut_rows.short([(ln.no, ln.text) for ln, _ in found], named,
-                         _cells_read(named if len(found) == 1 and named else widest))
-    rows = [row for ln, row in found if ln.no not in cut]
-    bad = [ln.no for ln, r in found if ln.no not in cut and None in (r.time_us, r.busbw, r.algbw)]
+    cut = _cut(found, header)
+    out.claimed.update(ln.no for ln, row in found if row is not None or ln.no in cut)
+    first_row = next((ln.no for ln, row in found if row is not None), None)
+    rows = [row for ln, row in found if row is not None and ln.no not in cut]
+    bad = [ln.no for ln, r in found if r is not None and ln.no not in cut and None in (r.time_us, r.busbw, r.algbw)]
     if cut:
         out.notes.append(cut_rows.note("nccl-tests", cut))
     if any(f.kind == "hip" for f in out.failures) or any(ln.text.lstrip().startswith("rccl-tests") for ln in lines):
@@ -158,10 +160,21 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     return out
 
 
+def _cut(found: list[tuple[Line, NcclRow | None]], header: list[Line]) -> dict[int, tuple[int, int]]:
+    """The rows the paste cut short, measured against the table's widest row (its header where it has one)."""
+    named = _header_line(header)
+    widest = max((ln.text for ln, row in found if row is not None), key=lambda t: len(t.split()), default="")
+    model = named if named and (len(found) == 1 or not widest) else widest
+    return cut_rows.short([(ln.no, ln.text) for ln, _ in found], named, _cells_read(model))
+
+
 def _header_line(header: list[Line]) -> str | None:
     """The '# size count type …' line, from its first column (a table of one row is measured against it)."""
     named = [ln.text for ln in header if re.search(r"\bsize\s+count\b", ln.text)]
-    return " " * named[0].index("size") + named[0][named[0].index("size"):] if named else None
+    if not named:
+        return None
+    at = named[0].index("size")  # '#wrong' set apart from 'busbw' as a column, in the same width
+    return " " * at + re.sub(r"(?<=\S) #(?=wrong\b)", "  ", named[0][at:])
 
 
 def _cells_read(text: str) -> int | None:
@@ -169,7 +182,7 @@ def _cells_read(text: str) -> int | None:
     half is not read, so a row cut inside it loses nothing read)."""
     cells = text.split()
     if cells and cells[0] == "size":  # the header: up to its first error column
-        return next((k + 1 for k, c in enumerate(cells) if c in ("#wrong", "error", "#errors")), None)
+        return next((k + 1 for k, c in enumerate(cells) if c in ("#wrong", "wrong", "error", "#errors")), None)
     return 9 if _NEW_ROW.match(text) else 8 if _MID_ROW.match(text) else 7 if _OLD_ROW.match(text) else None
 
 
@@ -239,12 +252,13 @@ def _row(text: str) -> NcclRow | None:
         t, alg, bus, wrong = m.group(6), m.group(7), m.group(8), m.group(9)
         return NcclRow(int(m.group(1)), _figure(t), _figure(alg), _figure(bus), int(wrong) if wrong.isdigit() else None)
     m = _MID_ROW.match(text)
-    if m:  # redop but no root (nccl-tests 2.0): the error column is a float
+    if m and not _ROOT.fullmatch(m.group(5)):  # redop but no root (nccl-tests 2.0): the error column is a float
         err = _figure(m.group(8))
         return NcclRow(int(m.group(1)), _figure(m.group(5)), _figure(m.group(6)), _figure(m.group(7)),
                        None if err is None else int(err > 1e-3))
     m = _OLD_ROW.match(text)
-    if m and re.fullmatch(r"[a-z]+\d*|float|double|half|bfloat16|int8|uint8", m.group(3)):
+    if m and re.fullmatch(r"[a-z]+\d*|float|double|half|bfloat16|int8|uint8", m.group(3)) \
+            and not _REDOP.fullmatch(m.group(4)):
         err = _figure(m.group(7))
         return NcclRow(int(m.group(1)), _figure(m.group(4)), _figure(m.group(5)), _figure(m.group(6)),
                        None if err is None else int(err > 1e-3))

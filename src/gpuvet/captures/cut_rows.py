@@ -6,24 +6,27 @@ cut mark or prose) is said in a note and never judged: a missing cell is never z
 
 from __future__ import annotations
 
+import re
 
-def _last_start(text: str) -> int:
-    """Where a line's last cell begins."""
+
+def _columns(text: str, header: bool) -> tuple[int, int]:
+    """A line's cell count and where its last cell begins; a header's columns are set apart by two blanks or
+    more ('SCLK OD', one column of two words)."""
     body = text.rstrip()
-    return len(body) - len(body.split()[-1]) if body.split() else 0
+    cells = [c for c in (re.split(r"\s{2,}", body.strip()) if header else body.split()) if c]
+    return len(cells), (len(body) - len(cells[-1]) if cells else 0)
 
 
 def short(rows: list[tuple[int, str]], header: str | None = None, read: int | None = None) -> dict[int, tuple[int, int]]:
     """The rows (line number, text) cut short: at the end of a run of rows, with fewer cells than the table's
-    widest row (a table of one row: its header), ending before that row's last cell begins, and (``read``:
-    the cells the reader uses) missing one the reader would read. Line number -> (cells kept, columns)."""
+    widest row (a table of one row: its header's columns), ending before that line's last cell begins, and
+    (``read``: the cells the reader uses) missing one the reader would read. Line -> (cells kept, columns)."""
     model = max((text for _, text in rows), key=lambda t: len(t.split()), default="")
-    if len(rows) == 1 and header is not None:
-        model = header
-    full = len(model.split())
+    by_header = len(rows) == 1 and header is not None
+    full, last = _columns(header if by_header and header is not None else model, by_header)
     ends = [(no, text) for k, (no, text) in enumerate(rows) if k + 1 == len(rows) or rows[k + 1][0] != no + 1]
     return {no: (len(text.split()), full) for no, text in ends
-            if len(text.split()) < min(full, read or full) and len(text.rstrip()) < _last_start(model)}
+            if len(text.split()) < min(full, read or full) and len(text.rstrip()) < last}
 
 
 def note(tool: str, cut: dict[int, tuple[int, int]]) -> str:

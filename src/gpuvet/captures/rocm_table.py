@@ -98,7 +98,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     if not rows:
         return i
     _unanswered(lines[max(0, at - _ERRORS_ABOVE):i], out, rows)
-    _all_unread(lines[at + 1:i], out, rows)
+    _all_unread(lines[at + 1:i], out, rows, lines[at].text)
     if i < len(lines) and _BANNER.match(lines[i].text.strip()):
         claimed.append(lines[i].no)
     out.claimed.update(claimed)
@@ -152,13 +152,13 @@ def _unanswered(lines: list[Line], out: ListedParse, rows: int) -> None:
 ALL_UNREAD = "rocm-smi: every reading N/A"  # issue 46: the row of a module its driver answers nothing for
 
 
-def _all_unread(lines: list[Line], out: ListedParse, rows: int) -> None:
+def _all_unread(lines: list[Line], out: ListedParse, rows: int, header: str | None = None) -> None:
     """A row whose every cell after its index (a device id aside) the tool printed as N/A, None or unknown: no
     temperature, power, clock, fan nor use read, as nvidia-smi's ERR! row (a module the driver cannot read); a row
     with one figure (a fan's 0%) is a device that lacks the others, not judged."""
     found = [(ln.no, r) for ln in lines if (r := _ROW.match(ln.text.strip())) is not None]
     cells_of = {r.group(1): r.group(2).split() for _, r in found}
-    cut = cut_rows.short([(ln.no, ln.text) for ln in lines if _ROW.match(ln.text.strip())])  # cut: not judged
+    cut = cut_rows.short([(ln.no, ln.text) for ln in lines if _ROW.match(ln.text.strip())], header)  # not judged
     if cut:
         out.notes.append(cut_rows.note("rocm-smi's default table", cut))
     cut_labels = {r.group(1) for no, r in found if no in cut}
