@@ -48,7 +48,9 @@ _ERROR = re.compile(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|r
 # a user-space program's line naming the driver as its device (udev running modprobe for it): not the driver's own
 _USER_SPACE = re.compile(r"\(udev-worker\)|systemd-udevd\[|\bProcess '/")
 # the PCIe AER lines the driver's device prints are captures/aer.py's to read and judge
-_AER = re.compile(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error")
+# (an error bit's own line too: 'amdgpu 0000:03:00.0:    [12] Timeout', the replay timer's bit, not a GPU timeout)
+_AER = re.compile(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error"
+                  r"|:\s{2,}\[\s?\d{1,2}\]\s+[A-Z]\w")
 _BUS = re.compile(r"(?<![\w:])((?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?!\w)")
 _STAMP = re.compile(r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
                     r"^\s*\d{4}-\d\d-\d\d[T ]\d")
