@@ -17,6 +17,9 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch n  # batch N (tests/data/captures/fresh_n)
     .venv/bin/python -m benchmarks.score_manifest --batch o  # batch O (tests/data/captures/fresh_o)
     .venv/bin/python -m benchmarks.score_manifest --batch p  # batch P (tests/data/captures/fresh_p)
+    .venv/bin/python -m benchmarks.score_manifest --batch q  # batch Q (tests/data/captures/fresh_q)
+    .venv/bin/python -m benchmarks.score_manifest --batch r  # batch R, once tests/captures/test_captures_fresh_r.py
+    .venv/bin/python -m benchmarks.score_manifest --batch s  # batch S, once tests/captures/test_captures_fresh_s.py
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -31,7 +34,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s")
 
 
 def main(argv: list[str] | None = None) -> int:
