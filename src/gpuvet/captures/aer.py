@@ -15,13 +15,15 @@ from gpuvet.captures.records import GPU_DRIVERS as GPU_DRIVERS  # its readers' a
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
-_DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:AER: )?"
+# a domain of four hex digits, or up to eight (Linux prints %04x: a VMD controller's domains are 10000 and up)
+_DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:AER: )?"
 _ERROR = re.compile(_DEV + r"PCIe Bus Error: severity=([A-Za-z]+(?: \([A-Za-z-]+\))?), type=([A-Za-z ]+?),")
 _DEVICE = re.compile(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
 _BIT = re.compile(_DEV + r"\s*\[\s*\d+\s*\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
-_FROM = re.compile(_DEV + r"(?:AER: )?(?:Multiple )?((?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
+# older kernels name the source by its requester id ('received: id=00e8': bus << 8 | device << 3 | function)
+_FROM = re.compile(_DEV + r"(?:AER: )?(Multiple )?((?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
                    r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
-                   r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+                   r"(?:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])|id=([0-9a-fA-F]{4})\b)")
 NVIDIA = "10de"
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
@@ -49,6 +51,7 @@ class AerDevice:
     unrecovered: bool = False  # the kernel said recovery failed (the port) or can't recover (a device)
     recovered: bool = False  # the kernel said the link's recovery succeeded (the last word on it)
     said: list[str] = field(default_factory=list)  # a port's 'Uncorrected (Fatal) error received' severities
+    messages: int = 0  # corrected error messages the port says it received ('Multiple …' is two at least)
 
     @property
     def receiver_errors_only(self) -> bool:
@@ -95,9 +98,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             _device(out, m, ln).vendor = m.group(3).lower()
         elif (m := _FROM.search(s)) is not None:
             d = _device(out, m, ln)
-            src = bus_key(m.group(4))
+            src = bus_key(m.group(5) or _requester(d.bus, m.group(6)))
             d.sources += [] if src in d.sources else [src]
-            d.said.append(m.group(3).strip())
+            d.said.append(m.group(4).strip())
+            d.messages += (2 if m.group(3) else 1) if m.group(4).lower().startswith("correct") else 0
         elif (m := _RECOVERY.search(s)) is not None:
             d = _device(out, m, ln)
             d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
@@ -167,6 +171,13 @@ def _recover_sources(out: AerParse, port: AerDevice) -> None:
         for src in port.sources:
             if src in out.devices and src != port.bus:
                 out.devices[src].recovered = True
+
+
+def _requester(port: str, rid: str) -> str:
+    """The bus id an older kernel's 'id=XXXX' names: bus, device and function of the requester id, in the
+    domain of the port that received the message."""
+    n = int(rid, 16)
+    return f"{port.rpartition(':')[0].rpartition(':')[0]}:{n >> 8:02X}:{(n >> 3) & 0x1F:02X}.{n & 7}"
 
 
 def _device(out: AerParse, m: re.Match[str], ln: Line) -> AerDevice:

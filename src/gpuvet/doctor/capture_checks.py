@@ -222,9 +222,11 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
 
 def _aer_findings(ev: Evidence) -> list[Finding]:
     """The kernel's AER errors on an NVIDIA module, or on a root port whose messages no other device's
-    driver claims (a burst: two or more correctable, or any uncorrectable); a port reporting for an NVMe
-    drive or a NIC, and those devices' own errors, are theirs (a note), never a GPU's. A port with no GPU
-    named below it that logged only corrected receiver errors is an info note: nothing leads to a module.
+    driver claims (a burst: two or more correctable, or its messages received saying so where no device below
+    has lines of its own, or any uncorrectable);
+    a port reporting for an NVMe drive or a NIC, and those devices' own errors, are theirs (a note), never a
+    GPU's. A port with no GPU named below it that logged only corrected receiver errors is an info note:
+    nothing leads to a module.
     An error the kernel called Fatal failed the link itself (pcie_aer_fatal), unless the kernel then said its
     recovery succeeded, or a GPU below it it could not recover has its own finding (the module's, critical)."""
     out: list[Finding] = []
@@ -232,7 +234,8 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
         for d in parsed.devices.values():
             others = [s for s in d.sources if s in parsed.devices and s != d.bus and not parsed.gpu(s)]
             gpus = [s for s in d.sources if parsed.gpu(s)]
-            port = d.driver == "pcieport" and not others and (d.uncorrectable or d.correctable >= 2)
+            said = d.messages if not any(s in parsed.devices and s != d.bus for s in d.sources) else 0  # else theirs
+            port = d.driver == "pcieport" and not others and (d.uncorrectable or max(d.correctable, said) >= 2)
             if not parsed.gpu(d.bus) and not port:
                 continue
             if d.fatal and d.unrecovered and not any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values()):
