@@ -44,6 +44,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
     "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+    # issue 46: rocm-smi's and amd-smi's words for the same: /sys/module/amdgpu/initstate absent (amdgpu not loaded)
+    "amd_smi_no_driver": r"[Dd]river not initialized \(amdgpu not found in modules\)",
     "nvml_permissions": r"Failed to initialize NVML: Insufficient Permissions",
     "system_not_ready": r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
     "forward_compat": r"forward compatibility was attempted on non supported HW|cudaErrorCompatNotSupportedOnDevice"
@@ -101,7 +103,7 @@ _KEY_WORDS = (
     "ecc error encountered", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory",
     "outofmemory",
     "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda",
-    "couldn't communicate",
+    "couldn't communicate", "amdgpu not found in modules",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "uniqueid", "hccl function error", "comminit",
     "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
@@ -114,6 +116,7 @@ _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anchor, never "error"'s)
             "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
+            "amdgpu not found in modules",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
             "watchdog caught", "before timing out", "[[gpu]]",
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",

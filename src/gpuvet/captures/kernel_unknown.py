@@ -92,6 +92,11 @@ BENIGN: tuple[Benign, ...] = (
            "the memory window left at its default size: a slower host path at most, judged from lspci"),
     Benign("zero_count", re.compile(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
            "a counter read as zero"),
+    Benign("ras_eeprom", re.compile(r"I2C_NAK_(?:7B_ADDR|TXDATA)_NOACK|\b(?:Write|Read)I2CData\(\) - I2C error "
+                                    r"occurred|Failed to read EEPROM table header"),
+           "amdgpu could not reach the board's RAS EEPROM over the SMU's I2C bus (smu_v11_0_i2c's NAK, then "
+           "amdgpu_ras_eeprom_init): a board or slot without that bus wired (Radeon VII, an MI50 in a desktop or on "
+           "a riser) keeps no table of retired pages, and the module works without it"),
     Benign("warning_level", re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
            "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error"),
 )

@@ -58,6 +58,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
     "torch_no_cuda": _Meaning("framework_sees_no_module", MEDIUM),
     "smi_no_driver": _Meaning("no_modules_visible", HIGH),
+    "amd_smi_no_driver": _Meaning("no_modules_visible", HIGH),
     "nvml_permissions": _Meaning("device_permissions", MEDIUM),
     "system_not_ready": _Meaning("fabric_manager_failed", MEDIUM),
     "forward_compat": _Meaning("driver_runtime_mismatch", MEDIUM),

@@ -272,6 +272,12 @@ APP_ERROR_FIX = {
     "smi_no_driver": "the NVIDIA kernel module is not loaded: lsmod | grep nvidia; dkms status (a kernel update "
                      "without the module rebuilt for it); Secure Boot refusing an unsigned module (mokutil "
                      "--sb-state); then the kernel log (dmesg | grep -i nvidia) for why it did not load",
+    "amd_smi_no_driver": "the amdgpu kernel module is not loaded (rocm-smi and amd-smi find no "
+                         "/sys/module/amdgpu/initstate; clinfo and rocminfo then list no GPU): lsmod | grep amdgpu; "
+                         "dkms status (amdgpu-dkms not built for the running kernel); sudo modprobe amdgpu and the "
+                         "kernel log (dmesg | grep -i amdgpu) for why it did not load (Secure Boot, a blacklist or "
+                         "nomodeset on the kernel command line); under WSL it is expected (ROCm reaches the GPU "
+                         "through /dev/dxg): judge the GPU with rocminfo there",
     "nvml_permissions": "the user cannot open the GPU device files: run as a user in the video group, or fix "
                         "/dev/nvidia* permissions (inside a container: the runtime must pass the devices)",
     "system_not_ready": "on an NVSwitch system (HGX, DGX) CUDA waits for the fabric manager: systemctl status "
