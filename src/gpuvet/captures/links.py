@@ -164,6 +164,20 @@ class LspciParse:
     gpus: list[tuple[str, str]] = field(default_factory=list)  # every NVIDIA GPU function listed: (bus id, name)
     listed: list[ListedGpu] = field(default_factory=list)  # every GPU function of a vendor gpuvet reads (NVIDIA, AMD)
     smi_none: int | None = None  # the line of nvidia-smi's 'No devices were found': the driver brought up none
+    not_enabled: list[NotEnabled] = field(default_factory=list)  # GPU functions no driver has enabled (BusMaster-)
+
+
+@dataclass(frozen=True)
+class NotEnabled:
+    """A GPU function whose Control line reads BusMaster- with no driver in use named: no driver has enabled it
+    (a driver's probe turns bus mastering on; vfio-pci's, held for a VM, is left out). MSI's state and the IRQ
+    are what the excerpt shows of it (MSI Enable-, IRQ 255: no interrupt set up either)."""
+
+    bus_id: str
+    vendor: str
+    model: str
+    msi: str | None  # 'Enable+' / 'Enable-' as lspci prints it
+    irq: int | None
 
 
 @dataclass(frozen=True)
@@ -189,6 +203,10 @@ class _Dev:
     ue: tuple[str, ...] = ()
     ce: tuple[str, ...] = ()
     lines: list[int] = field(default_factory=list)
+    master: bool | None = None  # the Control line's BusMaster+ / BusMaster-
+    msi: str | None = None
+    irq: int | None = None
+    driver: str | None = None  # 'Kernel driver in use'
 
 
 # nvidia-smi's whole answer when the driver brought up no module, as posters paste it: alone on its line (a quote's
@@ -261,6 +279,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
                              "lspci run without root): its link cannot be judged")
         if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
             out.claimed.update(dev.lines if dev.vendor == "Intel" else ())  # listed only, its link not read
+            _enabled(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
 
@@ -325,8 +344,24 @@ def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
     return kept
 
 
+_CONTROL = re.compile(r"^Control:.*\bBusMaster([+-])")
+_MSI = re.compile(r"^Capabilities: \[\w+\] MSI: (Enable[+-])")
+_IRQ = re.compile(r"^Interrupt: pin \w routed to IRQ (\d+)")
+
+
+def _enabled(out: LspciParse, dev: _Dev) -> None:
+    """A GPU function lspci shows with bus mastering off and no driver in use named (an NVIDIA or AMD one; one held
+    by vfio-pci for a VM names it, and its guest's driver enables it)."""
+    if dev.master is False and dev.driver is None and dev.vendor in ("NVIDIA", "AMD"):
+        out.not_enabled.append(NotEnabled(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(),
+                                          dev.msi, dev.irq))
+        out.claimed.update(dev.lines)
+
+
 def _field(dev: _Dev, body: str) -> None:
-    if body.startswith("LnkCap:") and (m := _LNK.search(body)) is not None:
+    if body.startswith(("Control:", "Capabilities:", "Interrupt:", "Kernel driver in use:")):
+        _setup(dev, body)
+    elif body.startswith("LnkCap:") and (m := _LNK.search(body)) is not None:
         dev.cap = (float(m.group(1)) if m.group(1) else None, int(m.group(3)))
     elif body.startswith("LnkSta:") and (m := _LNK.search(body)) is not None:
         dev.sta = (float(m.group(1)) if m.group(1) else None, int(m.group(3)), m.group(2) == " (downgraded)",
@@ -335,3 +370,15 @@ def _field(dev: _Dev, body: str) -> None:
         dev.ue = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))
     elif body.startswith("CESta:"):
         dev.ce = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))
+
+
+def _setup(dev: _Dev, body: str) -> None:
+    """What a driver sets up on the function: bus mastering, MSI, its IRQ, and the driver named in use."""
+    if (m := _CONTROL.match(body)) is not None:
+        dev.master = m.group(1) == "+"
+    elif (m := _MSI.match(body)) is not None:
+        dev.msi = m.group(1)
+    elif (m := _IRQ.match(body)) is not None:
+        dev.irq = int(m.group(1))
+    elif body.startswith("Kernel driver in use:"):
+        dev.driver = body.partition(":")[2].strip() or None

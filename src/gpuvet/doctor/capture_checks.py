@@ -110,7 +110,8 @@ def captured_links(ev: Evidence) -> Outcome:
     """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
     c = ev.captures
     unsure: list[str] = []
-    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _aer_findings(ev) + _captured_fabric_down(ev)
+    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _not_enabled(ev) + _aer_findings(ev) + \
+        _captured_fabric_down(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
     found += _validation_failures(ev)
@@ -218,6 +219,17 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
                                HIGH if p.aer_uncorrectable else MEDIUM, module=p.device,
                                uncorrectable=list(p.aer_uncorrectable), correctable=list(p.aer_correctable)))
     return out
+
+
+def _not_enabled(ev: Evidence) -> list[Finding]:
+    """A GPU function lspci shows with bus mastering off and no driver named in use: no driver has enabled it
+    (its probe never ran or failed), so no program can use it."""
+    return [finding("gpu_no_driver_bound", MEDIUM, module=g.bus_id, source=CAPTURED["pcie_tool"], vendor=g.vendor,
+                    model=g.model, msi=g.msi, irq=g.irq,
+                    said="lspci shows BusMaster-" + (f", MSI {g.msi}" if g.msi else "") +
+                         (f", IRQ {g.irq}" if g.irq is not None else "") + " and no kernel driver in use: no driver "
+                         "has enabled the function (a GPU held by vfio-pci for a VM would name it)")
+            for g in ev.captures.not_enabled]
 
 
 def _aer_findings(ev: Evidence) -> list[Finding]:
