@@ -226,7 +226,7 @@ def _not_enabled(ev: Evidence) -> list[Finding]:
     (its probe never ran or failed), so no program can use it."""
     return [finding("gpu_no_driver_bound", MEDIUM, module=g.bus_id, source=CAPTURED["pcie_tool"], vendor=g.vendor,
                     model=g.model, msi=g.msi, irq=g.irq,
-                    said="lspci shows BusMaster-" + (f", MSI {g.msi}" if g.msi else "") +
+                    said=f"{CAPTURED['pcie_tool']} shows BusMaster-" + (f", MSI {g.msi}" if g.msi else "") +
                          (f", IRQ {g.irq}" if g.irq is not None else "") + " and no kernel driver in use: no driver "
                          "has enabled the function (a GPU held by vfio-pci for a VM would name it)")
             for g in ev.captures.not_enabled]
