@@ -71,3 +71,21 @@ def test_a_code_said_twice_is_one_failure_and_another_components_code_is_not_hcc
         "EE1001: [PID: 4410] The argument is invalid.\n").lines)
     assert [(f.at.source, f.at.dev) for f in parsed.failures] == [("EI9999", 1)]
     assert "hccl task timeout" in parsed.failures[0].at.message  # the line that says what it was, kept
+
+
+# CANN's error manager leading the named code with the process and time, then the calls it came through
+LED = """\
+[PID: 4411] 2026-03-02-14:20:51.602.117 Get_Socket_Timeout(EI0006): Getting socket times out. Reason: the peer \
+rank did not start its connect in time.
+        Solution: Check the peer ranks' logs first; raise HCCL_CONNECT_TIMEOUT for a slow start.
+        TraceBack (most recent call last):
+        Op fails to invoke the HcclCreateComResource function of the hccl module. ret = 4, comm = 0xfff0001.
+        Op fails to invoke the HcclCreateComResource function of the hccl module. ret = 4, comm = 0xfff0001.
+"""
+
+
+def test_a_code_led_by_pid_and_time_is_read_and_the_calls_on_its_trace_are_the_same_failure() -> None:
+    got = ascend_errors.parse(clean(LED).lines)
+    (f,) = got.failures
+    assert f.at.source == "EI0006" and f.at.line == 1 and f.kind == "init"  # set up: the call on its trace says so
+    assert {1, 3, 4, 5} <= got.claimed

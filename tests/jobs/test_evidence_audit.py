@@ -67,7 +67,7 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "nccl_log": {"NCCL debug log", "RCCL debug log", "HCCL plog", "Ascend HCCL error codes"},  # the runtimes' own logs
     # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
     "captured_errors": {"application error lines", "ROCm/HIP error lines", "deviceQuery", "p2pBandwidthLatencyTest",
-                        "gpu-burn", "scheduler and runtime GPU lines",
+                        "gpu-burn", "gpu-fryer", "scheduler and runtime GPU lines",
                         "runtime and framework device lines", "driver installation and binding"},
     "dcgm_health": {"dcgmi health"},
 }

@@ -28,10 +28,12 @@ from gpuvet.captures.text import Line
 __all__ = ["AscendLog", "NcclLog", "parse"]
 
 _TEXT = 240  # characters of a line kept as evidence
-_CODE = re.compile(r"^\s*(?P<code>E[A-Z]\d{4})\b:?\s*(?P<msg>\S.*)?$")
+# CANN's error manager may lead the line with the process and time ('[PID: 749] 2025-12-29-03:16:15.787.356 '): read past
+_LEAD = r"^\s*(?:\[PID:\s*\d{1,9}\]\s*)?(?:\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6}){0,2}\s+)?"
+_CODE = re.compile(_LEAD + r"(?P<code>E[A-Z]\d{4})\b:?\s*(?P<msg>\S.*)?$")
 # HCCL's code written after its name, the whole line ('Communication_Error_Get_Socket(EI0006)'): the name is
 # the message; only the collective's codes (EI/EJ) in this form, a bracketed code of another kind is not claimed
-_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z][\w.]{2,80})\s*\(\s*(?P<code>E[IJ]\d{4})\s*\)\s*[.:]?\s*(?P<msg>\S.*)?$")
+_NAMED = re.compile(_LEAD + r"(?P<name>[A-Za-z][\w.]{2,80})\s*\(\s*(?P<code>E[IJ]\d{4})\s*\)\s*[.:]?\s*(?P<msg>\S.*)?$")
 _COLLECTIVE = ("EI", "EJ")  # HCCL's and HCCP's codes; any other prefix is another component's (the runtime's)
 _REASON = re.compile(r"reason=\[([^\]]{1,80})\]")  # the runtime's words for what failed ('task timeout')
 # torch_npu's line: '[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.'
@@ -73,6 +75,7 @@ def parse(lines: list[Line]) -> AscendLog:
     out = AscendLog()
     place: tuple[int, int | None, int | None, int | None] | None = None  # (index, pid, device, rank)
     last: LogFailure | None = None
+    traced: LogFailure | None = None  # the code whose 'TraceBack' lines are being read
     for i, ln in enumerate(lines):
         if "ERROR" in ln.text and (t := _TORCH_NPU.match(ln.text)) is not None:
             place = (i, int(t.group("pid")), _number(t.group("dev")), _number(t.group("rank")))
@@ -82,14 +85,18 @@ def parse(lines: list[Line]) -> AscendLog:
         if m is None and "ret" in ln.text and (call := _call(ln, place if place and i - place[0] <= NEARBY else None)):
             out.claimed.add(ln.no)
             out.lines += 1
-            if not any(f.at.source == call.at.source for f in out.failures):  # each call once (a traceback repeats it)
+            if traced is not None:
+                traced = last = _fold(out, traced, call)
+            elif not any(f.at.source == call.at.source for f in out.failures):  # each call once (a traceback repeats)
                 out.failures.append(call)
-            last = call
+                last = call
             continue
         if m is None:
             if last is not None and _TRACE.search(ln.text):  # the runtime's trace under a code: part of it
                 out.claimed.add(ln.no)
+                traced = last if (last.at.source or "").startswith(_COLLECTIVE) and last in out.failures else traced
             continue
+        traced = None
         near = place if place is not None and i - place[0] <= NEARBY else None
         failure = _failure(ln, m, near)
         out.claimed.add(ln.no)
@@ -107,6 +114,15 @@ def parse(lines: list[Line]) -> AscendLog:
         last = failure
     out.libs = ["HCCL"] if out.failures else []
     return out
+
+
+def _fold(out: AscendLog, code: LogFailure, call: LogFailure) -> LogFailure:
+    """A failed HCCL call on the trace CANN prints under a code is that code's failure, not a second one; a call
+    that sets the communicator up makes the code a set-up failure (issue 46, batch R: EI0006 under Alloc)."""
+    k = out.failures.index(code)
+    if call.kind == "init" and code.kind != "init":
+        out.failures[k] = replace(code, kind="init")
+    return out.failures[k]
 
 
 def _runtime(out: AscendLog, failure: LogFailure, lines: list[Line], i: int) -> None:

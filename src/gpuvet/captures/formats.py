@@ -203,6 +203,12 @@ def _listed(parse: Callable[[list[Line]], _Lists] | str) -> Callable[[list[Line]
     return run
 
 
+def _fryer(lines: list[Line], where: str) -> Parsed:
+    """gpu-fryer's summary, where it found one (else the field keeps what gpu-burn's reader left)."""
+    got = _loaded("gpu_fryer.parse")(lines)
+    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+
+
 def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = kernel.parse(lines, marks)  # the words it looks for that the text lacks are not searched
     return Parsed(got, got.claimed, found=bool(got.claimed))
@@ -535,6 +541,7 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
+    Format("gpu-fryer", "gpu_burn", _fryer, markers=("Gflops/s",)),  # issue 46: its summary, kept as a stress run
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",

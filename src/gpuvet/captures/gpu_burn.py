@@ -42,6 +42,7 @@ class BurnRun:
 
 @dataclass
 class GpuBurnParse:
+    tool: str = "gpu-burn"  # the stress tool whose run this is (gpu_fryer's summary is kept as one too)
     verdicts: dict[int, str] = field(default_factory=dict)  # GPU index -> OK / FAULTY; FAULTY in any run wins
     runs: list[BurnRun] = field(default_factory=list)  # each verdict block, in the order printed
     cut_errors: list[int] = field(default_factory=list)  # a last run cut before its verdict: its error counts

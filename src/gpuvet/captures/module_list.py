@@ -97,7 +97,9 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
         # issue 46: the lists without -q's fields (an environment report's versions alone)
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):
             return None if kind == "deviceQuery" else kind, listed
-    return (TABLE, table) if table.claimed and table.driver else None  # a table cut before its first module row
+    if table.claimed and table.driver:  # a table cut before its first module row
+        return TABLE, table
+    return (QUERY, query) if query.claimed else None  # a --query-gpu header cut before its first row (issue 46)
 
 
 def _versions_alone(fc: FileCapture, listed: smi_text.SmiText) -> bool:

@@ -431,9 +431,10 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
 
 
 # 'Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC': NCCL's busId as hex (domain, bus, device, function) inside a
-# node (P2P, SHM); a NET channel joins a rank of another node, whose bus id is that node's
-_LOCAL_CHANNEL = re.compile(r"\b(\d{1,6})\[([0-9a-fA-F]{5,12})\] -> (\d{1,6})\[([0-9a-fA-F]{5,12})\] via (P2P|SHM)\b")
-_INIT_BUS = re.compile(r"\bbusId (?:0x)?([0-9a-fA-F]{5,12})\b")
+# node (P2P, SHM); a NET channel joins a rank of another node, whose bus id is that node's. NCCL prints the id
+# without its leading zeros: a module on bus 01 is '1000', one on bus 00 of a VM '50' (issue 46, batch R)
+_LOCAL_CHANNEL = re.compile(r"\b(\d{1,6})\[([0-9a-fA-F]{2,12})\] -> (\d{1,6})\[([0-9a-fA-F]{2,12})\] via (P2P|SHM)\b")
+_INIT_BUS = re.compile(r"\bbusId (?:0x)?([0-9a-fA-F]{2,12})\b")
 _PEER_REFUSED = re.compile(r"peer access is not supported|cudaErrorPeerAccessUnsupported|"
                            r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", re.I)
 

@@ -86,7 +86,8 @@ def parse(lines: list[Line]) -> SmiText:
     out = SmiText()
     unread: list[int] = []
     skipped: list[int] = []
-    for table in _tables(lines, skipped):
+    bare: list[int] = []
+    for table in _tables(lines, skipped, bare):
         out.claimed |= table.lines
         for no, cells in _module_rows(table):
             out.modules.append(_module(out, table.columns, cells, no, unread))
@@ -97,6 +98,10 @@ def parse(lines: list[Line]) -> SmiText:
         out.notes.append(f"nvidia-smi --query-gpu: line(s) {ranges(skipped)} have the header's width but no bus id "
                          "or index nvidia-smi prints (nor figures where the header asks for them): not a module, "
                          "skipped")
+    if bare and not out.modules:  # issue 46 (batch R): read, and said; no module, so nothing is judged from it
+        out.claimed |= set(bare)
+        out.notes.append(f"nvidia-smi --query-gpu: the header at line(s) {ranges(bare)} has no row under it (the "
+                         "output was cut there, or no GPU answered): no module read from it")
     if len(out.modules) > MAX_MODULES:
         out.notes.append(f"nvidia-smi --query-gpu: {len(out.modules):,} modules, more than one node has: the first "
                          f"{MAX_MODULES:,} kept")
@@ -120,8 +125,9 @@ def _columns(text: str, asked: bool = False) -> list[str] | None:
     return names if known * 3 >= len(names) * 2 else None
 
 
-def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
-    """The tables with at least one row read; a line of the header's width that is no row is in ``skipped``."""
+def _tables(lines: list[Line], skipped: list[int], bare: list[int]) -> list[_Table]:
+    """The tables with at least one row read; a line of the header's width that is no row is in ``skipped``, a
+    header line with no row under it in ``bare``."""
     tables: list[_Table] = []
     current: _Table | None = None
     asked: tuple[list[str], int] | None = None
@@ -163,6 +169,8 @@ def _tables(lines: list[Line], skipped: list[int]) -> list[_Table]:
         else:
             skipped.append(ln.no)
     kept = [t for t in tables if t.rows]
+    heads = [min(t.lines) for t in tables if not t.rows and len(t.lines) == 1]
+    bare += [h for h in heads if not any(no > h for no in skipped)]  # a header alone: nothing of its width under it
     skipped[:] = [no for no in skipped if any(min(t.lines) < no for t in kept)]  # garbage under no table read: not ours
     return kept
 

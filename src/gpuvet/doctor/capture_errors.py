@@ -132,7 +132,7 @@ def captured_errors(ev: Evidence) -> Outcome:
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
     for label, burn in c.gpu_burn:
         found += _burn_findings(label, burn, unsure)
-        cited += [Cited(label, f"gpu-burn GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]
+        cited += [Cited(label, f"{burn.tool} GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]
     if found:
         said = list(dict.fromkeys(f.title.split(":")[0] for f in found))
         return confirmed("the captured program output says: " + "; ".join(said[:4]), *found)
@@ -234,6 +234,12 @@ def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:
     return out
 
 
+# issue 46 (batch S): a stress tool that judges each GPU against the best one passes GPUs that all did nothing
+_IDLE_SAID = {"gpu-fryer": " (0 Gflops/s under gpu-fryer's load; its 'seem healthy' compares the GPUs with one "
+                           "another only): a GPU that computes nothing under load is hung or lost, not healthy"}
+_IDLE_FIX = {"gpu-fryer": APP_ERROR_FIX["gpu_fryer_idle"]}
+
+
 def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:
     """FAULTY (wrong results) is the module computing wrong bits; a worker that died or never ran is
     not a verdict on the module (the kernel log says whether the module went with it). A burn that ran
@@ -242,13 +248,14 @@ def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Fi
     out: list[Finding] = []
     if burn.init_errors or (idle and len(idle) == len(burn.verdicts) > 1):
         line, text = burn.init_errors[0] if burn.init_errors else (burn.verdict_line, "")
-        out.append(finding("application_cuda_error", MEDIUM, fix=APP_ERROR_FIX["gpu_burn_died"], tool="gpu-burn",
-                           file=label, line=line, log=text[:240] or None, idle=[f"GPU {g}" for g in idle],
-                           detail=f"{len(idle)} GPU(s) did no work: their OK says nothing of the modules"))
+        out.append(finding("application_cuda_error", MEDIUM, fix=_IDLE_FIX.get(burn.tool, APP_ERROR_FIX["gpu_burn_died"]),
+                           tool=burn.tool, file=label, line=line, log=text[:240] or None, idle=[f"GPU {g}" for g in idle],
+                           detail=f"{len(idle)} GPU(s) did no work: their OK says nothing of the modules"
+                           + _IDLE_SAID.get(burn.tool, "")))
         idle = [g for g in idle if g in burn.died and len(idle) < len(burn.verdicts)]  # a died worker: its own
     for gpu in idle:
         out.append(finding("application_cuda_error", MEDIUM, module=f"GPU {gpu}", fix=APP_ERROR_FIX["gpu_burn_died"],
-                           tool="gpu-burn", verdict=burn.verdicts[gpu], file=label, line=burn.verdict_line,
+                           tool=burn.tool, verdict=burn.verdicts[gpu], file=label, line=burn.verdict_line,
                            work=burn.work[gpu] if gpu < len(burn.work) else None,
                            detail="the GPU's test worker died or never ran: its verdict says nothing of the module"))
     for gpu, verdict in sorted(burn.verdicts.items()):
@@ -256,7 +263,8 @@ def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Fi
             out.append(_burn_faulty(label, burn, gpu))
     out += _burn_cut(label, burn) + _burn_died_unjudged(label, burn) + _burn_silent(label, burn)
     if not burn.verdicts and not out:
-        unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)")
+        unsure.append(f"{label}: gpu-burn's output ends before its 'Tested N GPUs' verdict (cut or killed)"
+                      if burn.tool == "gpu-burn" else f"{label}: {burn.tool}'s output ends before its verdict")
     return out
 
 

@@ -335,6 +335,9 @@ APP_ERROR_FIX = {
     "gpu_burn_died": "gpu-burn's worker for this GPU stopped: read the kernel log for an Xid or 'fallen off the bus' "
                      "at that time and run dcgmi diag -r 3 on the module; a worker that never started (proc'd -1) "
                      "is often the build (compare.ptx for another architecture): rebuild gpu-burn for this GPU",
+    "gpu_fryer_idle": "the GPUs ran no matrix multiply under gpu-fryer: read the kernel log for an Xid or 'fallen "
+                      "off the bus' at that time and nvidia-smi for the GPUs' state (0 C, ERR!); a reset (nvidia-smi "
+                      "-r) or a reboot usually restores them; then rerun gpu-fryer and dcgmi diag -r 3",
 }
 # dcgmi health's incidents: where DCGM's message points, by system
 DCGM_HEALTH_FIX = ("read DCGM's message for the system named: PCIe replays -> the module's PCIe link (lspci -vv "

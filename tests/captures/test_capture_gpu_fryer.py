@@ -1,0 +1,45 @@
+"""gpu-fryer's summary (issue 46, batch S): its per-GPU Gflops/s, temperature and throttling lines and its verdict.
+gpu-fryer compares the GPUs with the best one only, so GPUs that all computed nothing pass its own test: doctor
+judges a GPU that did no work under load as no pass. Lines written in the tool's layout; the figures made up."""
+
+from __future__ import annotations
+
+from gpuvet.captures import gpu_fryer
+from gpuvet.captures.text import clean
+from tests.support.helpers import doctor_capture
+
+
+def _block(gpu: int, gflops: int, temp: float) -> str:
+    return (f"GPU #{gpu}: {gflops:6d} Gflops/s (min: {gflops * 0.98:.2f}, max: {gflops * 1.01:.2f}, dev: {gflops:.2f})\n"
+            f"         Temperature: {temp:.2f}°C (min: {temp - 3:.2f}, max: {temp + 2:.2f})\n"
+            "         Throttling HW: false, Thermal SW: false, Thermal HW: false\n")
+
+
+def _summary(*gflops: int, verdict: str = "All GPUs seem healthy\n") -> str:
+    return "".join(_block(i, g, 0.0 if g == 0 else 61.5) for i, g in enumerate(gflops)) + verdict + "Freeing GPUs...\n"
+
+
+def _idle(capsys, tmp_path, text: str) -> list[dict[str, object]]:
+    _, data = doctor_capture(capsys, tmp_path, text)
+    return [f for f in data["findings"] if f["evidence"].get("tool") == "gpu-fryer"]
+
+
+def test_gpus_that_did_no_work_under_a_healthy_verdict_are_no_pass(capsys, tmp_path):
+    text = _summary(0, 0, 0)
+    got = gpu_fryer.parse(clean(text).lines)
+    assert got.tool == "gpu-fryer" and got.work == [0, 0, 0] and got.verdicts == {0: "OK", 1: "OK", 2: "OK"}
+    (f,) = _idle(capsys, tmp_path, text)
+    assert f["severity"] in {"warn", "critical"} and f["evidence"]["idle"] == ["GPU 0", "GPU 1", "GPU 2"]
+    assert "0 Gflops/s" in str(f["evidence"]["detail"])
+
+
+def test_gpus_that_computed_are_clear_and_a_named_one_is_read_as_unhealthy(capsys, tmp_path):
+    assert _idle(capsys, tmp_path, _summary(48210, 48355)) == []
+    bad = _summary(48210, 30100, verdict="Some GPUs are not healthy. Reasons:\n  - GPU 1 - GPU is not performing "
+                   "as expected. Check the flops values and temperatures\n")
+    assert gpu_fryer.parse(clean(bad).lines).verdicts == {0: "OK", 1: "UNHEALTHY"}
+
+
+def test_other_gflops_lines_are_not_read_as_gpu_fryer():
+    text = "GPU 0: 812 Gflops/s measured by my script\nall done\n"
+    assert not gpu_fryer.parse(clean(text).lines).claimed
