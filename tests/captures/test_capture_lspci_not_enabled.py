@@ -32,3 +32,11 @@ def test_a_function_held_for_a_vm_or_enabled_is_not_judged(tmp_path: Path) -> No
     assert links.parse_lspci(clean(held).lines).not_enabled == []
     on = _HEAD.format(m="+", irq=140, e="+") + "\tKernel driver in use: nvidia\n\n"
     assert capture_findings(tmp_path, on) == {}
+
+
+def test_a_gpu_functions_memory_regions_and_numa_node_are_said() -> None:
+    text = _OFF + ("\tNUMA node: 1\n"
+                   "\tRegion 0: Memory at 92000000 (32-bit, non-prefetchable) [size=16M]\n"
+                   "\tRegion 1: Memory at 38000000000 (64-bit, prefetchable) [size=128G]\n")
+    notes = links.parse_lspci(clean(text).lines).notes
+    assert "lspci: NVIDIA B1:00.0: memory regions Region 0 16M, Region 1 128G; NUMA node 1" in notes

@@ -202,8 +202,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                      "critical where the row says warn",
     "lspci_cloudhv4353_quadro_rtx4000.txt": "inventory: no finding (right), but the Quadro RTX 4000 at 0000:65:00.0 "
                                             "(lspci -n -s and a grep) is not listed",
-    "lspci_nvtrust51_h100_busmaster_off.txt": "inventory: gpu_no_driver_bound (BusMaster-, MSI off, IRQ 255) at warn "
-                                              "is right, but the H100's 128G BAR1 is not said",
     "nccl_deepspeed5022_topo_paths_indented.txt": "inventory: no finding (right), but the 8 GPUs of the path dump "
                                                   "and NET/0 are not listed",
     "nccl_nccltests373_ibext_roce_3node.txt": "inventory: the GPU on host bigo listed, but its 4 RoCE HCAs "

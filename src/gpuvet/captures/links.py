@@ -207,6 +207,8 @@ class _Dev:
     msi: str | None = None
     irq: int | None = None
     driver: str | None = None  # 'Kernel driver in use'
+    regions: list[str] = field(default_factory=list)  # 'Region 2 128G': each memory BAR and its size
+    numa: str | None = None  # 'NUMA node: 0'
 
 
 # nvidia-smi's whole answer when the driver brought up no module, as posters paste it: alone on its line (a quote's
@@ -280,6 +282,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
         if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
             out.claimed.update(dev.lines if dev.vendor == "Intel" else ())  # listed only, its link not read
             _enabled(out, dev)
+            _said(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
     return out
 
@@ -347,6 +350,7 @@ def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
 _CONTROL = re.compile(r"^Control:.*\bBusMaster([+-])")
 _MSI = re.compile(r"^Capabilities: \[\w+\] MSI: (Enable[+-])")
 _IRQ = re.compile(r"^Interrupt: pin \w routed to IRQ (\d+)")
+_REGION = re.compile(r"^Region (\d): Memory at .*\[size=(\d+[KMGT]?)\]")
 
 
 def _enabled(out: LspciParse, dev: _Dev) -> None:
@@ -358,8 +362,17 @@ def _enabled(out: LspciParse, dev: _Dev) -> None:
         out.claimed.update(dev.lines)
 
 
+def _said(out: LspciParse, dev: _Dev) -> None:
+    """A GPU function's memory regions (an NVIDIA GPU's largest is BAR1, the host's window onto its memory) and
+    NUMA node, as lspci -vvv prints them: said for inventory, not judged."""
+    if dev.vendor in ("NVIDIA", "AMD") and (dev.regions or dev.numa is not None):
+        out.notes.append(f"lspci: {dev.vendor} {dev.device}: " + "; ".join(
+            ([f"memory regions {', '.join(dev.regions)}"] if dev.regions else []) +
+            ([f"NUMA node {dev.numa}"] if dev.numa is not None else [])))
+
+
 def _field(dev: _Dev, body: str) -> None:
-    if body.startswith(("Control:", "Capabilities:", "Interrupt:", "Kernel driver in use:")):
+    if body.startswith(("Control:", "Capabilities:", "Interrupt:", "Kernel driver in use:", "Region ", "NUMA node:")):
         _setup(dev, body)
     elif body.startswith("LnkCap:") and (m := _LNK.search(body)) is not None:
         dev.cap = (float(m.group(1)) if m.group(1) else None, int(m.group(3)))
@@ -382,3 +395,7 @@ def _setup(dev: _Dev, body: str) -> None:
         dev.irq = int(m.group(1))
     elif body.startswith("Kernel driver in use:"):
         dev.driver = body.partition(":")[2].strip() or None
+    elif (m := _REGION.match(body)) is not None:
+        dev.regions.append(f"Region {m.group(1)} {m.group(2)}")
+    elif body.startswith("NUMA node:"):
+        dev.numa = body.partition(":")[2].strip() or None
