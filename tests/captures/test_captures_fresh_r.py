@@ -36,8 +36,8 @@ CAUSES: dict[str, set[Finding]] = {
     "aer_deltaops_x99_multiple_corrected.txt": {("pcie_aer_errors", "0000:00:03.0")},
     # nouveau's PRIVRING MMIO read FAULT on a powered-down Optimus GPU: warn at most, no hardware verdict
     "dmesg_xpmem15_nouveau_mmio_fault.txt": {("driver_error_unnamed", "0000:02:00.0")},
-    # a kernel oops (NULL pointer dereference) in nvidia.ko at load: the driver is not usable
-    "dmesg_ogkm276_open_module_null_deref_1660ti.txt": {("module_driver_warning", NV_NO_BUS)},
+    # a kernel oops (NULL pointer dereference) in nvidia.ko at load: the driver is not usable, no module came up
+    "dmesg_ogkm276_open_module_null_deref_1660ti.txt": {("module_init_failed", NV_NO_BUS)},
     # RmInitAdapter failed: the open module's GSP-RM cannot start on this GPU (unsupported, not a dead card)
     "dmesg_ogkm265_gsp_missing_nvdec0_rminitadapter.txt": {("module_init_failed", "0000:01:00.0")},
     # the driver's internal errors (VA-space mapping, GEM allocation): no Xid, no bus id
@@ -188,15 +188,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                    "capability 8.7",
     "dmesg_nvdocs_xid14_guid_example.txt": "severity (the row's warn is disputed): Xid 14 is said at info as an "
                                            "injected test error (NVIDIA's catalog: ROBUST_CHANNEL_FAKE_ERROR, IGNORE)",
-    "dmesg_ogkm1170_nvdrm_memory_pages_5090.txt": "miss: exit 0, nvidia-drm's 'Failed to get memory pages for "
-                                                  "NvKmsKapiMemory' line is read but gives no finding",
-    "dmesg_ogkm265_gsp_missing_nvdec0_rminitadapter.txt": "miss: module_init_failed (RmInitAdapter) is right, but "
-                                                          "the cause (GSP-RM cannot start: no NVDEC0, unsupported by "
-                                                          "the open module) is not said; the fix points at BAR/RMA",
-    "dmesg_ogkm276_open_module_null_deref_1660ti.txt": "miss: an unnamed error line quoting the RIP line, not the "
-                                                       "kernel oops (NULL pointer dereference) in nvidia.ko at load",
-    "dmesg_vendorreset25_navi14_vfio_smu_mode1.txt": "miss: exit 0, the vfio-pci/vendor-reset lines (SMU error 0xfd, "
-                                                     "PSP timeout, mode1 reset) on 0000:0c:00.0 are no GPU's lines",
     "hccl_vllmascend5461_ei0006_socket_timeout.txt": "miss: collective_init_failed from the traceback's 'ret = 4', "
                                                      "but the EI0006 socket timeout line is skipped, not said",
     "ibvdevinfo_deepep223_mlx5_1_port_down.txt": "severity: mlx5_1 port 1 PORT_DOWN rated critical where the row "
@@ -211,8 +202,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                 "both in the JSON, are not read",
     "smi_csv_mindminer807_windows_header.txt": "miss: a header-only --query-gpu CSV from nvidia-smi.exe is refused "
                                                "(exit 2)",
-    "syslog_vulkanmod213_grep_prefixed_mode2.txt": "miss: exit 0, the MODE2 reset and 'VRAM is lost' lines under "
-                                                   "grep's '/var/log/syslog:' prefix give no finding",
     "topo_nvbw23_gh200_indented.txt": "inventory: the GPU's NUMA and CPU affinity read, but NIC0/NIC1 are not listed",
     "topo_p2p_club3090_1124_2x5090_gns.txt": "inventory: no finding (right), but the two GPUs of topo -p2p are not "
                                              "listed",

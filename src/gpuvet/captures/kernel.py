@@ -117,7 +117,8 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
                                                       # not supported by the 280.13 NVIDIA Linux'; a legacy GPU's
                                                       # newer wording '… is supported through the NVIDIA 390.xx'
                                                       r"\bis not supported by the [\d.]+ NVIDIA\b|"
-                                                      r"\bsupported through the NVIDIA [\d.x]+", re.I)),
+                                                      r"\bsupported through the NVIDIA [\d.x]+|"  # kgspInitRm's:
+                                                      r"\bmissing \w+ engine, cannot initiali[sz]e GSP-RM", re.I)),
     # nv-pci.c: another driver (nouveau, vfio-pci ...) owns the devices; the NVIDIA probe is never called for them
     KernelMessage("probe_not_called", re.compile(r"NVIDIA probe routine was not called for \d+ device|"
                                                  r"obtained ownership of the NVIDIA device", re.I)),
@@ -160,6 +161,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_ring_recovered", re.compile(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
     KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
+    KernelMessage("amd_reset_resumed", re.compile(r"\bGPU reset succeeded, trying to resume\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
     # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
     # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
@@ -213,8 +215,8 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "gsp_failed": ("gsp",), "gsp_rpc_failed": ("rpc", "gsp", "0x0000", "coredump"), "aer_unrecovered": ("recover",),
     "cannot_attach": ("attach", "nvmapping"), "gpu_lost": ("lost",), "probe_not_called": ("not called", "ownership"),
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
-    "unsupported_by_driver": ("not supported", "supported through"), "probe_failed": ("probe", "initiali", "no nvidia"),
-    "api_mismatch": ("api mismatch",), "no_adapter": ("graphics adapter",),
+    "unsupported_by_driver": ("not supported", "supported through", "gsp-rm"), "api_mismatch": ("api mismatch",),
+    "probe_failed": ("probe", "initiali", "no nvidia"), "no_adapter": ("graphics adapter",),
 }
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
@@ -368,7 +370,7 @@ def _unnamed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse
         module = _no_bus_label(u.driver) if u.module.startswith("a module of") else bus(u.module)
         if module in judged:
             continue
-        out.events.append(KernelEvent(kernel_unknown.UNNAMED, module, u.lines[0][2][:240], u.lines[0][1],
+        out.events.append(KernelEvent(u.kind, module, u.lines[0][2][:240], u.lines[0][1],
                                       count=len(u.lines), driver=u.driver,
                                       shown=tuple(t[:240] for _, _, t in u.lines[:kernel_unknown.SHOWN])))
         out.claimed |= {no for _, no, _ in u.lines}
@@ -403,7 +405,7 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return pairs(lines, holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
                                                    "mce", "i915", "xe ", "GPU HANG", "qcm fence", "mtgpu", "MTGPU",
-                                                   "nouveau", "radeon", "ascend", "devdrv"), marks))
+                                                   "nouveau", "radeon", "ascend", "devdrv", "vfio-pci"), marks))
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 

@@ -26,7 +26,7 @@ class _Event(Protocol):
 E = TypeVar("E", bound=_Event)
 
 # an amdgpu hang (a ring timed out, the module reset), seen again from the display as a fence timeout
-_HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_failed",
+_HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_resumed", "amd_reset_failed",
                     "amd_recovery_failed", "amd_mes_unresponsive", "amd_ring_test_failed"))
 PASSTHROUGH = "probe_not_called_passthrough"
 # kinds no pattern reads (kernel_messages.yaml): a read kind the rest of the log explains; a GPU function's BAR the
@@ -43,6 +43,12 @@ _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            # the GSP firmware that did not start while the driver initialised the module: RmInitAdapter's reason
            # ('RmInitAdapter: Cannot initialize GSP firmware RM'), the one init failure, not a second cause
            (frozenset(("init_failed",)), "gsp_failed"),
+           # a module the driver refused (the open module's GSP-RM cannot run on it: 'missing NVDEC0 engine'), seen
+           # again as 'RmInitAdapter failed': the refusal is the reason the module did not initialise
+           (frozenset(("unsupported_by_driver",)), "init_failed"),
+           # a full reset's own line after it reset the chip ('GPU reset succeeded, trying to resume'): the reset
+           # 'GPU reset begin!' opened, said again; alone (a log cut or grepped to it) it is the reset
+           (frozenset(("amd_gpu_reset",)), "amd_reset_resumed"),
            # amdgpu's reset re-starts the IP blocks: their failure then ('PSP create ring failed!' after 'PSP is
            # resuming...') is the failed reset's own step on that module, not a second cause beside it
            (frozenset(("amd_reset_failed", "amd_recovery_failed")), "amd_init_failed"),

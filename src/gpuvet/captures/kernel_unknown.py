@@ -27,9 +27,15 @@ _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]
 _PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
                        r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*)"
                        r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)?:")
-_BRACKETED = re.compile(r"(?:\[drm:\w+ |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|amdgpu|"
-                        r"i915|xe|mtgpu|MTGPU|nouveau|radeon)\]|^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
+_BRACKETED = re.compile(r"(?:\[drm:\w+ |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
+                        r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon)\]|"
+                        r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
 _NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
+# gnif's vendor-reset resets an AMD GPU passed through to a VM and prints through vfio-pci's device: its lines carry
+# the ASIC's tag ('vfio-pci 0000:0c:00.0: AMD_NAVI14: …') or its SMU's answer ('… SMU error 0xfd'), its own module's
+# 'vendor-reset-drm:': the GPU's lines, not those of the VFIO driver that holds it
+_VENDOR_RESET = re.compile(_LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
+                           r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)")
 _CANONICAL = {"NVRM": "nvidia", "MTGPU": "mtgpu", "nvidia_uvm": "nvidia-uvm", "nvidia_modeset": "nvidia-modeset",
               "nvidia_drm": "nvidia-drm"}
 # the drivers gpuvet has messages for (kernel.py): a log of only the others is read, and can't be called clear
@@ -40,7 +46,7 @@ def known(driver: str) -> bool:
     """Whether kernel.py has messages for the driver (nvidia-modeset, nvidia-uvm: the NVIDIA driver's)."""
     return driver.split("-")[0] in KNOWN_DRIVERS
 VENDOR = {"nvidia": "NVIDIA", "nouveau": "NVIDIA", "amdgpu": "AMD", "radeon": "AMD", "i915": "Intel", "xe": "Intel",
-          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei"}
+          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei", "vendor-reset": "AMD"}
 _ERROR = re.compile(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
                     r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
                     r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
@@ -109,6 +115,7 @@ class Unnamed:
     driver: str
     module: str
     lines: list[tuple[int, int, str]]
+    kind: str = UNNAMED  # LOAD_OOPS where the lines are a crash of the driver while it loaded
 
 
 def driver_of(text: str) -> str | None:
@@ -117,6 +124,8 @@ def driver_of(text: str) -> str | None:
     if _USER_SPACE.search(head) or _AER.search(head):
         return None
     m = _PREFIXED.search(head) or _BRACKETED.search(head)
+    if m is None and ("vfio-pci" in head or "vendor-reset" in head) and _VENDOR_RESET.search(head):
+        return "vendor-reset"
     if m is None:
         return "nvidia" if "NVRM " in head and _NVRM_BARE.search(head) else None
     name = m.group("drv") or m.group("tag")
@@ -148,7 +157,7 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
     near = {j for i in at for j in range(i - CONTEXT, i + CONTEXT + 1)}
     groups: dict[tuple[str, str], Unnamed] = {}
     for i, ln in maybe:
-        driver = driver_of(ln.text)
+        driver = _family(d) if (d := driver_of(ln.text)) is not None else None
         if i in near or driver is None:
             continue
         text = _with_continuation(lines, i)
@@ -156,7 +165,32 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
             continue
         module = _module_of(lines, i, driver)
         groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
-    return list(groups.values()), seen
+    return [_at_load(lines, g) for g in groups.values()], seen
+
+
+LOAD_OOPS = "driver_load_oops"  # the kind (kernel_messages.yaml) of a kernel oops in a GPU driver while it loaded
+_RIP = re.compile(r"\bRIP: \w+:\S+ \[")
+_OOPS_HEAD = re.compile(r"\bBUG: |\bOops: |\bgeneral protection fault\b|\bunable to handle (?:page fault|kernel)")
+# the task that oopsed loads modules (modprobe, insmod, udev loading one for a device), or the trace runs through
+# the kernel's module init: the driver crashed inside its own load
+_LOADING = re.compile(r"\bComm: (?:modprobe|insmod|systemd-udevd|udevd|kmod)\b|\b(?:do_init_module|load_module|"
+                      r"do_one_initcall)\+0x")
+OOPS_SPAN = 30  # lines: an oops prints its header, its task and its RIP within this many lines
+
+
+def _at_load(lines: list[Line], group: Unnamed) -> Unnamed:
+    """A driver's error line that is a call trace's RIP in the driver, under the kernel's oops header (BUG:, Oops:),
+    the task a module loader (or the module init in the trace): the driver crashed while it loaded, so it drives
+    no module until the host reboots; the group read as LOAD_OOPS, the oops' header quoted first. A WARNING's
+    trace (no oops header) or an oops in a running driver stays an unnamed lead."""
+    for i, _, text in group.lines:
+        if "RIP:" not in text or _RIP.search(text) is None:
+            continue
+        head = next((j for j in range(max(0, i - OOPS_SPAN), i) if _OOPS_HEAD.search(lines[j].text[:_HEAD])), None)
+        if head is not None and any(_LOADING.search(ln.text[:_HEAD]) for ln in lines[head:i + OOPS_SPAN]):
+            top = (head, lines[head].no, lines[head].text.strip())
+            return Unnamed(group.driver, group.module, [top, *group.lines], LOAD_OOPS)
+    return group
 
 
 # a literal each of _ERROR's forms holds (either case where the driver prints both): a line without any is not
@@ -164,7 +198,7 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
 _ERROR_LITERALS = ("ail", "AIL", "rror", "RROR", "ault", "AULT", "ime", "IME", "ang", "ANG", "ung", "UNG", "ost",
                    "OST", "atal", "ATAL", "nable", "NABLE", "annot", "ANNOT", "an't", "BUG:", "RIP:", "FFFFFFFF",
                    "ffffffff", "ockup", "OCKUP", "esponding", "<0>", "<1>", "<2>", "<3>")
-OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv")
+OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv", "vfio-pci", "vendor-reset")
 WRAPS = 72  # characters a line holds at least for the next line to be read as its wrapped tail (a terminal's width)
 
 
@@ -190,12 +224,17 @@ def _with_continuation(lines: list[Line], i: int) -> str:
     return f"{text} {nxt}"
 
 
+def _family(driver: str) -> str:
+    """NVIDIA's kernel modules (nvidia, nvidia-drm, nvidia-modeset, nvidia-uvm) are one driver's: one lead a module."""
+    return "nvidia" if driver.startswith("nvidia") else driver
+
+
 def _module_of(lines: list[Line], i: int, driver: str) -> str:
     """The bus id the line gives, else the one the nearest line of the same driver gives; else said as unknown."""
     for d in range(NEARBY):
         for j in (i + d, i - d):
             if 0 <= j < len(lines) and (b := _BUS.search(lines[j].text[:_HEAD])) is not None \
-                    and (d == 0 or driver_of(lines[j].text) == driver):
+                    and (d == 0 or _family(driver_of(lines[j].text) or "") == driver):
                 return b.group(1).removeprefix("PCI:")
     return f"a module of {driver}, bus id not in the log"
 
