@@ -188,8 +188,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                    "capability 8.7",
     "dmesg_nvdocs_xid14_guid_example.txt": "severity (the row's warn is disputed): Xid 14 is said at info as an "
                                            "injected test error (NVIDIA's catalog: ROBUST_CHANNEL_FAKE_ERROR, IGNORE)",
-    "hccl_vllmascend5461_ei0006_socket_timeout.txt": "miss: collective_init_failed from the traceback's 'ret = 4', "
-                                                     "but the EI0006 socket timeout line is skipped, not said",
     "ibvdevinfo_deepep223_mlx5_1_port_down.txt": "severity: mlx5_1 port 1 PORT_DOWN rated critical where the row "
                                                  "says warn (mlx5_0 and mlx5_2 are active)",
     "journal_cachyos960_rx6800xt_boot_prompt.txt": "inventory: no finding (right), but 0000:0d:00.0 is 'unknown AMD "
@@ -200,8 +198,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                 "line not read); inventory: busids 1000/21000 not listed",
     "rocmsmi_json_gpustack2032_hygon_k100.txt": "inventory: 3 K100_AI listed, but their serials and 65520 MiB VRAM, "
                                                 "both in the JSON, are not read",
-    "smi_csv_mindminer807_windows_header.txt": "miss: a header-only --query-gpu CSV from nvidia-smi.exe is refused "
-                                               "(exit 2)",
     "topo_nvbw23_gh200_indented.txt": "inventory: the GPU's NUMA and CPU affinity read, but NIC0/NIC1 are not listed",
     "topo_p2p_club3090_1124_2x5090_gns.txt": "inventory: no finding (right), but the two GPUs of topo -p2p are not "
                                              "listed",
