@@ -43,3 +43,11 @@ def test_gpus_that_computed_are_clear_and_a_named_one_is_read_as_unhealthy(capsy
 def test_other_gflops_lines_are_not_read_as_gpu_fryer():
     text = "GPU 0: 812 Gflops/s measured by my script\nall done\n"
     assert not gpu_fryer.parse(clean(text).lines).claimed
+
+
+def test_inventory_lists_the_gpus_its_summary_names(tmp_path):
+    from tests.support.helpers import capture_json
+
+    data = capture_json(tmp_path, _summary(48210, 0), cmd="inventory")
+    modules = data["modules"]
+    assert isinstance(modules, list) and len(modules) == 2

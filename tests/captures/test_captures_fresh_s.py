@@ -196,8 +196,6 @@ KNOWN_MISSES: dict[str, str] = {
                                               "name (no bus id) is not listed",
     "dmesg_rocm1758_navi21_init_rings.txt": "inventory: no finding (right), but 0000:cc:00.0 is 'unknown AMD module' "
                                             "although its line names 1002:73a5",
-    "gpufryer_gpufryer10_4gpu_zero_gflops.txt": "miss: gpu-fryer's summary is refused (exit 2): the 4 GPUs at 0 "
-                                                "Gflops/s are not seen",
     "hccl_vllmascend3413_ei0002_notify_timeout.txt": "severity: collective_stalled (EI0002, remote rank 24) rated "
                                                      "critical where the row says warn",
     "lspci_cloudhv4353_quadro_rtx4000.txt": "inventory: no finding (right), but the Quadro RTX 4000 at 0000:65:00.0 "

@@ -62,6 +62,10 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
             "Index": str(g), "FB Memory Usage/Total": f"{mb} MiB"}) for g, (_, mb) in sorted(burned.items())], notes=[
             f"gpu-burn: {len(burned)} device(s) named by its 'Initialized device' lines: listed by CUDA index, "
             "bus id and model not in its output"])
+    if fc.smi is None and fc.topo is None and fc.gpu_burn.tool != "gpu-burn" and (done := fc.gpu_burn.work):
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in range(len(done))],
+                                  notes=[f"{fc.gpu_burn.tool}: {len(done)} GPU(s) named by its summary: listed by CUDA "
+                                         "index, bus id and model not in its output"])  # issue 46 (batch S)
     if fc.smi is None and fc.topo is None and (buses := nccl_log.listing(fc.nccl_log)):  # the channels' bus ids
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
