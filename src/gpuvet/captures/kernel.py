@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import drm_kmod, host_errors, kernel_more, kernel_unknown, kernel_wrapped
+from gpuvet.captures import drm_kmod, host_errors, kernel_amd_place, kernel_more, kernel_unknown, kernel_wrapped
 from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_places import AMD_BUS as _AMD_BUS
 from gpuvet.captures.kernel_places import AMD_NO_BUS as AMD_NO_BUS  # re-exported: the labels readers share
@@ -89,7 +89,7 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("needs_reset", re.compile(r"may need to be reset|needs? (?:to be )?reset|"
                                             r"\[NV_ERR_RESET_REQUIRED\]|WPR2 already up", re.I)),
     KernelMessage("gsp_failed", re.compile(r"Cannot initialize GSP firmware RM|GSP boot failed|"
-                                                r"GSP RM heartbeat timed out", re.I)),
+                                                r"GSP RM heartbeat timed out|" + kernel_more.GSP_BOOT, re.I)),
     # the open modules' RPCs to the GSP failing or timing out (kernel_rpc.c, kernel_gsp.c): the driver can no
     # longer talk to the module's firmware; what follows is a reset, or a module that stays unusable
     KernelMessage("gsp_rpc_failed", re.compile(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
@@ -140,11 +140,11 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                                                 r"load \w+|tmr init|firmware loading) failed|Fail to stop psp ring|"
                                                 r"probe with driver amdgpu failed|\bprobe of \S+ failed with error|"
                                                 r"\batombios stuck (?:in loop|executing)\b", re.I), "amdgpu"),
-    # the engines did not come back after a reset: the KIQ ring's test times out (-110), the compute/graphics
-    # queues cannot be disabled, the SMU stops answering (amdgpu_ring_test_helper, gfx_v*_hw_fini, smu_v*)
+    # the engines did not come back after a reset or a resume: the KIQ ring's test times out (-110), the compute/graphics
+    # queues cannot be disabled (amdgpu_ring_test_helper, gfx_v*_hw_fini), the SMU's words (kernel_more.AMD_NOT_BACK)
     KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
-                                                    r"Failed to disable smu features|"
-                                                    r"\bfailed to send message \w+ ret is 0\b", re.I), "amdgpu"),
+                                                    r"\bfailed to send message \w+ ret is 0\b|" + kernel_more.AMD_NOT_BACK,
+                                                    re.I), "amdgpu"),
     # an engine failed the driver's own self-test while the module was brought up or resumed (amdgpu_ib.c's
     # 'IB test failed on vpe (-110).', amdgpu_device.c's 'ib ring test failed (-110).', amdgpu_ring.c's 'ring
     # sdma0 test failed (-110)', older drivers' 'amdgpu: failed testing IB on ring 0' / 'IB test timed out', and
@@ -584,7 +584,7 @@ def _events(lines: list[Line], hits: list[tuple[int, str, Line]], notes: list[st
             KernelEvent(seen.kind, seen.module, seen.text, seen.line, seen.count + 1)
     if unresolved:
         _note_unresolved(unresolved, notes)
-    return without_echoes(list(found.values()))
+    return without_echoes(kernel_amd_place.settled(lines, list(found.values()), notes))
 
 
 def _note_unresolved(unresolved: set[str], notes: list[str]) -> None:

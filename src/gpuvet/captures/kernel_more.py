@@ -57,3 +57,11 @@ def _candidates(lines: list[Line], out: KernelParse, marks: Marks | None) -> lis
         return holding(lines, (words[0],))
     a, b = words
     return [i for i, ln in enumerate(lines) if a in (s := ln.text) or b in s]
+# the NVIDIA driver's GSP boot on Hopper timing out before the GSP released its target mask
+# ('kgspBootstrapRiscvOSEarly_GH100: Timeout waiting for GSP target mask release'): the GSP never started
+GSP_BOOT = r"\bTimeout waiting for GSP target mask release\b|\bkgspBootstrap\w*: .*\b(?:failed|timed? ?out)\b"
+# amdgpu's SMU not answering (smu_v11_0's 'SMC is not ready', 'SMC engine is not correctly up!', 'Failed to disable
+# smu features') and a resume (from suspend or runtime power-down) that failed: 'resume of IP block <smu> failed
+# -5', then 'amdgpu_device_ip_resume failed (-5).': the module's engines did not come back (amd_recovery_failed)
+AMD_NOT_BACK = (r"Failed to disable smu features|\bSMC is not ready\b|\bSMC engine is not correctly up\b|"
+                r"\bresume of IP block <\w+> failed\b|\bamdgpu_device_ip_resume failed\b")
