@@ -185,9 +185,6 @@ KNOWN_MISSES: dict[str, str] = {
     "rocmsmi_rocsmi22_vega64_a_dotted.txt": "inventory: 1 module (gpu0), model unknown; its GPU ID 0x687f not said",
     "nccl_info_nccltests227_l40_irdma_roce.txt": "inventory: L40, bus 0x61 not taken (nccl-tests prints the bus "
                                                  "number alone)",
-    "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": "the transport (NET/IB: its 'via NET/IB/3' rings) not said; "
-                                                   "the init failure is named (after fixes: critical "
-                                                   "collective_init_failed on crow-ib-new-nccl-256-info-19 GPU 3)",
     "nvlink_srtslurm307_gb300_e_hwinfo_block.txt": "inventory: empty - GB300 GPU 0 (nvidia-smi nvlink -e's "
                                                    "'GPU 0: NVIDIA GB300' line) not listed",
 }

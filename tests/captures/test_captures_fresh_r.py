@@ -192,8 +192,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                  "says warn (mlx5_0 and mlx5_2 are active)",
     "journal_cachyos960_rx6800xt_boot_prompt.txt": "inventory: no finding (right), but 0000:0d:00.0 is 'unknown AMD "
                                                    "module' although its line names SIENNA_CICHLID 0x1002:0x73BF",
-    "nccl_info_nccl766_socket_fallback_a6000.txt": "miss: the libibverbs failure is named at warn, but not that "
-                                                   "NCCL fell back to Socket for the multi-node job",
     "nccltests_nt194_h100pcie_nvlink_2gpu.txt": "miss: exit 0, 116 GB/s busbw is 'can't tell' (H100 PCIe is on a "
                                                 "line not read); inventory: busids 1000/21000 not listed",
     "rocmsmi_json_gpustack2032_hygon_k100.txt": "inventory: 3 K100_AI listed, but their serials and 65520 MiB VRAM, "

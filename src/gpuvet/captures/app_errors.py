@@ -69,6 +69,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     "collective_init": r"is setting up (?:NCCL|HCCL|RCCL) communicator and retrieving \w{0,8}UniqueId"
                        r"|HCCL function error: \s*(?:hccl|Hccl)(?:CommInit\w*|GetRootInfo)\b"
                        r"|\b(?:nccl|rccl)CommInit(?:Rank|All|RankConfig|RankScalable)\w* failed",
+    # the job's very first collective (SeqNum 1) timed out: the ranks never exchanged any data (issue 46, batch T)
+    "nccl_first_timeout": r"Watchdog caught collective operation timeout: Work(?:NCCL|RCCL)?\(SeqNum=1\b",
     "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out",
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",

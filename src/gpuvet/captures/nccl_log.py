@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.text import Line
 
@@ -62,8 +63,12 @@ _COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P
 _DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
 _NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
 _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
-                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT",
+                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT|"
+                    r"NET/IB\w{0,8}\s*:\s*Got comp\w{0,8}$",
                     re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
+# NET/IB warns 'Got completion from peer … with error' only on an error: its WARN cut mid-word before its status
+# ('NET/IB : Got comple', issue 46, batch T) is one; a whole line is judged by its status ('status=0' is none), and
+# its 'Got async event' may be benign (a subnet manager's client reregistration)
 # a verbs call of NCCL's IB transport that failed ('Call to ibv_create_qp failed', 'ibv_reg_mr_iova2 failed with error
 # 12'): what it could not get names the cause, whichever step's trace follows it, so every rank's copy of the line
 # reads alike (issue 46, batch N: one rank's trace cut, its peers' not)
@@ -153,6 +158,7 @@ class NcclLog:
     buses: dict[tuple[str | None, int], str] = field(default_factory=dict)  # (host, rank) -> bus id, inside a node
     p2p_last: dict[tuple[str | None, int | None], tuple[str, str]] = field(default_factory=dict)  # its last P2P pair
     p2p_refused: list[PeerRefused] = field(default_factory=list)  # the CUDA runtime refused peer access
+    topology: dict[str | None, NcclTopo] = field(default_factory=dict)  # host -> NCCL's dump of its paths
 
     @property
     def kinds(self) -> list[str]:
@@ -401,6 +407,10 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
     """What one line says: a transport, a failure, NVLS' absence, a communicator's rank."""
     msg, key = at.message, (at.host, at.pid)
     _channel_buses(at, out)
+    if at.level == "INFO" and msg[:1] in "=+" and add(at.host, at.line, msg, out.topology):
+        for rank, bus in out.topology[at.host].gpus.items():  # its GPU lines: each rank's bus id
+            out.buses.setdefault((at.host, rank), bus_of(bus))
+        return
     if at.level in ("WARN", "ERROR") and _PEER_REFUSED.search(msg):
         out.p2p_refused.append(PeerRefused(at, out.p2p_last.get(key)))
         return

@@ -68,6 +68,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "invalid_ordinal": _Meaning("application_cuda_error", MEDIUM),
     "collective_init": _Meaning("collective_init_failed", MEDIUM),
     "nccl_timeout": _Meaning("collective_runtime_error", MEDIUM),
+    "nccl_first_timeout": _Meaning("collective_runtime_error", MEDIUM),
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),

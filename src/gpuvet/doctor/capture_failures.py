@@ -69,7 +69,7 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     modules are there and the driver brings up none of them (not loaded, refused, or a CC/PPCIe set-up)."""
     c = ev.captures
     if not c.smi_none:
-        return []
+        return _fewer_listed(ev)
     label, line = c.smi_none[0]
     if not c.bus_gpus and c.bus_other_gpus:  # another vendor's modules only: NVIDIA's tool rightly finds none
         return []
@@ -82,6 +82,29 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     return [finding("no_modules_visible", HIGH, module=", ".join(buses), file=label, line=line,
                     log="No devices were found", on_the_bus=[f"{bus_key(b)} {name}".strip() for b, name in c.bus_gpus],
                     detail=f"{len(buses)} NVIDIA GPU function(s) on the PCI bus, none brought up by the driver")]
+
+
+def _fewer_listed(ev: Evidence) -> list[Finding]:
+    """NVIDIA GPU functions lspci lists that the driver's own listing (nvidia-smi's table or -q) lacks, where that
+    listing goes on past their bus id: nvidia-smi lists its modules in bus order, so a paste cut short drops only
+    its tail, and a module missing before the last one listed is one the driver did not bring up (fell off the bus,
+    failed its init), with or without an Xid (issue 46, batch T)."""
+    c = ev.captures
+    listed = {bus_key(m.bus_id) for m in c.smi_text if m.bus_id}
+    if not listed or not c.bus_gpus:
+        return []
+    last = max(listed)
+    gone = [(bus_key(b), name) for b, name in c.bus_gpus if bus_key(b) not in listed and bus_key(b) < last]
+    if not gone:
+        return []
+    return [finding("module_missing", MEDIUM, module=", ".join(b for b, _ in gone),
+                    fix="the module is on the PCI bus and the driver does not list it: read the kernel log for its "
+                        "bus id (the driver's lines: fallen off the bus, RmInitAdapter failed); reset the module or "
+                        "reboot, and reseat or replace it if it drops again",
+                    on_the_bus=[f"{b} {name}".strip() for b, name in gone], bus_count=len(c.bus_gpus),
+                    driver_count=len(listed), detail=f"the PCI listing shows {len(c.bus_gpus)} NVIDIA GPU function(s), "
+                    f"the driver's listing {len(listed)}: {', '.join(b for b, _ in gone)} missing before its last "
+                    f"module ({last})")]
 
 
 # issue 46: what a finding read from a poster's sentence (captures/quoted.py, app_errors.quoted) says of its source
@@ -116,7 +139,8 @@ def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
     c = ev.captures
     unused = _not_brought_up(ev)
     if unused and c.bus_gpus:
-        return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs", *unused)
+        return confirmed("the driver brings up no module while the PCI bus lists NVIDIA GPUs" if c.smi_none else
+                         "the driver's listing lacks NVIDIA GPUs the PCI bus lists", *unused)
     said = _driver_lines(ev, causes)
     if unused and said.status != "confirmed":  # nvidia-smi's 'none' alone; the driver's own lines say more
         return confirmed("the driver answered and lists no module", *unused)

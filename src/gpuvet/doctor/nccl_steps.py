@@ -42,8 +42,11 @@ def nccl_log(ev: Evidence) -> Outcome:
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
+    info += _paths(logs)
     if found:
-        return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}", *found)
+        nets = "".join(f"; network transport: {c.value}" for c in cited if c.field == "network transport")
+        return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}{nets}{info}",
+                         *found)
     cited += info_cited
     if not cited or said.startswith("can't tell"):
         return unknown(said + info)
@@ -315,6 +318,13 @@ def _ib_unavailable(logs: Logs) -> list[Finding]:
             return [finding("nccl_ib_unavailable", MEDIUM, module=", ".join(hosts[:8]), file=label,
                             line=no_verbs[0].line, log=no_verbs[0].text, times=len(no_verbs))]
     return []
+
+
+def _paths(logs: Logs) -> str:
+    """NCCL's own dump of each node's topology, said as printed (info: the paths between its GPUs and their rate
+    are the node's design, what its collectives can reach inside it, not a fault)."""
+    said = [t.said() for _, log in logs for t in log.topology.values() if t.gpus]
+    return f"; NCCL's topology: {'; '.join(said)}" if said else ""
 
 
 def _nvls_unavailable(logs: Logs) -> tuple[str, list[Cited]]:

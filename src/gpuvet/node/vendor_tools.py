@@ -298,6 +298,12 @@ APP_ERROR_FIX = {
     "nccl_timeout": "a collective waited past the watchdog's limit: one rank stopped (crashed, hung, or its "
                     "network stalled) and the others waited for it; find the first rank that failed (its own error "
                     "and the kernel log for Xids on its node), then run again with NCCL_DEBUG=INFO",
+    "nccl_first_timeout": "the job's first collective never completed: the ranks never exchanged any data, so the "
+                          "path between their GPUs is broken, not a rank that stopped later; inside a node most often "
+                          "GPU-to-GPU P2P (the IOMMU or PCIe ACS redirecting peer traffic, a consumer GPU or a VM "
+                          "without working P2P): run again with NCCL_P2P_DISABLE=1 (it completes: P2P is the cause) "
+                          "and run cuda-samples' p2pBandwidthLatencyTest; between nodes NCCL_DEBUG=INFO names the "
+                          "transport that stalled",
     "nccl_error": "NCCL reports a peer or system failure: the first rank's own error names it (a process that "
                   "exited, a socket or InfiniBand error); run again with NCCL_DEBUG=INFO on every rank",
     "container_no_gpu": "the container runtime cannot give the container the GPUs: check the host first "
