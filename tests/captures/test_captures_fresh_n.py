@@ -133,7 +133,7 @@ MODULES: dict[str, list[str | None]] = {
     "rocmsmi_brickhouse_mi300x_vf_productname.txt": [None] * 4,
     "smi_pai1396_quadro_p5000_ecc_enabled.txt": ["0000:65:00.0"],
     "smiq_vcuda7_t4_container_head_cut.txt": ["0000:00:08.0"],
-    "nccl_nccl1129_docker_ibv_create_qp_failed_init.txt": [],  # no GPU models in the log
+    "nccl_nccl1129_docker_ibv_create_qp_failed_init.txt": [None] * 4,  # its 4 processes' [0]-[3]; no model, no bus
     "xpusmi_xpumanager169_arc_pro_b60_ecc_three_answers.txt": ["0000:18:00.0"],
     "topo_k8srecipes_dgx_h100_nv18_guide.txt": [None] * 8,
     "smi_nvitop8_mig_processes_gi_ci_then_L_cut.txt": [None] * 4,  # GPUs 0-3 in the process table

@@ -27,6 +27,7 @@ from gpuvet.captures.text import MAX_MODULES, Line, number
 P2P = "p2pBandwidthLatencyTest"
 BANDWIDTH_TEST = "bandwidthTest"
 BUS_GRIND = "busGrind"
+_EMULATOR = re.compile(r"Device Emulation \(CPU\)$")  # what CUDA < 3.0 lists where it found no module
 _DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.+)"\s*$')  # a name over _NAME is cut, said
 _NAME = 96
 _DQ_DETECTED = re.compile(r"^\s*Detected (\d{1,6}) CUDA Capable device")
@@ -126,8 +127,12 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
         if (d := _DQ_DEVICE.match(ln.text)) is not None and len(out.modules.modules) < MAX_MODULES:
             current = SmiTextModule(f"GPU {int(d.group(1))}", _name(out, d.group(2), ln.no),
                                     {"Index": str(int(d.group(1)))})
-            out.modules.modules.append(current)
             claimed.add(ln.no)
+            if _EMULATOR.match(d.group(2)):  # CUDA < 3.0's emulation device: the CPU, no module (issue 46, T)
+                out.notes.append(f"deviceQuery: device {d.group(1)} (line {ln.no}) is {d.group(2)!r}, the CUDA "
+                                 "runtime's CPU emulator (no CUDA module found): not listed as a module")
+                continue
+            out.modules.modules.append(current)
         elif current is not None and (p := _DQ_PCI.match(ln.text)) is not None:
             current.bus_id = f"{int(p.group(1)):04X}:{int(p.group(2)):02X}:{int(p.group(3)):02X}.0"
             claimed.add(ln.no)

@@ -66,16 +66,26 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in range(len(done))],
                                   notes=[f"{fc.gpu_burn.tool}: {len(done)} GPU(s) named by its summary: listed by CUDA "
                                          "index, bus id and model not in its output"])  # issue 46 (batch S)
-    if fc.smi is None and fc.topo is None and (buses := nccl_log.listing(fc.nccl_log)):  # the channels' bus ids
-        fc.smi = smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
-            f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
-            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
+    if fc.smi is None and fc.topo is None and fc.nccl_log.lines:
+        fc.smi = _nccl_listing(fc, lines)
     if fc.smi is None and fc.topo is None and not fc.amd.modules:
         from gpuvet.captures import program_devices
 
         if (named := program_devices.listing(lines)).modules:
             fc.smi = named  # the module a program says it runs on ('Testing using device Tesla K80')
     return None
+
+
+def _nccl_listing(fc: FileCapture, lines: list[Line]) -> smi_text.SmiText | None:
+    """The modules an NCCL debug log names: its channels' bus ids, else its path dump's, else its processes'
+    CUDA devices (issue 46, batches S and T); None where it names none."""
+    if buses := nccl_log.listing(fc.nccl_log):
+        return smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
+            f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
+            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
+    from gpuvet.captures import nccl_modules
+
+    return dumped if (dumped := nccl_modules.listing(lines, fc.nccl_log)).modules else None
 
 
 def _processes_only(smi: smi_text.SmiText) -> bool:

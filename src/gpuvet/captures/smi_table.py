@@ -251,7 +251,8 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
         return None
     a, b = _ROW2[0].match(cells[0]), _ROW2[1].match(cells[1])
     lost = b is None and cells[1].strip() in _LOST  # the memory cell NVML could not read either: a lost module
-    if a is None or (b is None and not lost):
+    unsaid = b is None and cells[1].strip() == "N/A"  # MIG enabled: memory is its instances', in the MIG table
+    if a is None or (b is None and not lost and not unsaid):
         return None
     fan, temp, pstate, draw, cap = a.groups()
     util = cells[2].split()
