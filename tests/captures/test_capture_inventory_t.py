@@ -88,3 +88,20 @@ Device 0: "Device Emulation (CPU)"
 def test_deviceQuerys_cpu_emulator_is_no_module(tmp_path: Path) -> None:
     data = capture_json(tmp_path, "nvidia 0000:03:00.0: enabling device (0000 -> 0003)\n" + _EMULATED, "inventory")
     assert [m["bus_id"] for m in data["modules"]] == ["0000:03:00.0"]  # type: ignore[index,union-attr]
+
+
+_LSPCI_N_THEN_NAMED = """\
+$ lspci -n -s 3b:00.0
+0000:3b:00.0 0302: 10de:20b5 (rev a1)
+$ lspci -n -s 3b:00.1
+0000:3b:00.1 0403: 10de:1aef (rev a1)
+$ lspci | grep -i nvidia
+0000:3b:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)
+0000:3b:00.1 Audio device: NVIDIA Corporation Device 1aef (rev a1)
+"""
+
+
+def test_lspci_n_then_lspci_of_one_gpu_lists_it_by_lspcis_words(tmp_path: Path) -> None:
+    """'lspci -n' prints class and ids alone; the named listing after it says which function is the GPU."""
+    modules = _modules(tmp_path, _LSPCI_N_THEN_NAMED)
+    assert [m["bus_id"] for m in modules] == ["0000:3B:00.0"] and "A100" in modules[0]["model"]

@@ -198,10 +198,8 @@ KNOWN_MISSES: dict[str, str] = {
                                             "although its line names 1002:73a5",
     "hccl_vllmascend3413_ei0002_notify_timeout.txt": "severity: collective_stalled (EI0002, remote rank 24) rated "
                                                      "critical where the row says warn",
-    "lspci_cloudhv4353_quadro_rtx4000.txt": "inventory: no finding (right), but the Quadro RTX 4000 at 0000:65:00.0 "
-                                            "(lspci -n -s and a grep) is not listed",
-    "nccl_deepspeed5022_topo_paths_indented.txt": "inventory: no finding (right), but the 8 GPUs of the path dump "
-                                                  "and NET/0 are not listed",
+    "nccl_deepspeed5022_topo_paths_indented.txt": "inventory: no finding (right), the 8 GPUs of the path dump "
+                                                  "listed, but NET/0 is not",
     "nccl_nccltests373_ibext_roce_3node.txt": "inventory: the GPU on host bigo listed, but its 4 RoCE HCAs "
                                               "(mlx5_0..3) are not",
     "rocmsmi_rocm1752_vm_no_gpus.txt": "severity: no_modules_visible rated critical where the row says warn",

@@ -339,6 +339,9 @@ def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
         if was is dev:
             kept.append(dev)
             continue
+        if was.vendor is None and dev.vendor is not None and not was.lines[1:]:  # 'lspci -n' (class and ids alone)
+            kept[kept.index(was)] = first[dev.device] = dev  # then lspci's words for it: the words name the GPU
+            continue
         if dev.nvidia:
             out.claimed.update(dev.lines)
             same = (was.cap, was.sta, was.ue, was.ce) == (dev.cap, dev.sta, dev.ue, dev.ce)
