@@ -105,3 +105,18 @@ def test_lspci_n_then_lspci_of_one_gpu_lists_it_by_lspcis_words(tmp_path: Path) 
     """'lspci -n' prints class and ids alone; the named listing after it says which function is the GPU."""
     modules = _modules(tmp_path, _LSPCI_N_THEN_NAMED)
     assert [m["bus_id"] for m in modules] == ["0000:3B:00.0"] and "A100" in modules[0]["model"]
+
+
+_AMD_PROCESSES = """\
++------------------------------------------------------------------------------+
+| Processes:                                                                   |
+|  GPU        PID  Process Name          GTT_MEM  VRAM_MEM  MEM_USAGE     CU % |
+|==============================================================================|
+|    1      40211  llama-server         12.0 MB   20.1 GB    20.1 GB  N/A     |
+|    3      40377  python3               2.1 MB    8.4 GB     8.4 GB  N/A     |
++------------------------------------------------------------------------------+
+"""
+
+
+def test_the_gpus_amd_smis_process_box_names_are_listed_by_index(tmp_path: Path) -> None:
+    assert [m["id"] for m in _modules(tmp_path, _AMD_PROCESSES)] == ["gpu1", "gpu3"]

@@ -592,6 +592,7 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a listing of CPU agents alone
     (rocm_unsupported.MARKERS, rocm_unsupported.read),  # rocm-smi's 'not supported' lines, --json's 'no data'
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
+    (amd_smi_table.PROCESS_MARKERS, amd_smi_table.read_processes),  # amd-smi process's box, where nothing listed
     (("DevicePath", '"DeviceName"'), rocm_tools.read_top),  # amdgpu_top -d's blocks, its --json dump
     (("[RESULT]",), rocm_tools.read_rvs),  # rvs pqt/pebb results
     (("Numa Distance",), rocm_tools.read_numa),  # rocm_bandwidth_test's topology

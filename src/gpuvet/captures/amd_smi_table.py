@@ -80,3 +80,29 @@ def _second(m: ListedModule, index: str, row: dict[str, str]) -> ListedModule:
     mib = None if usage is None else float(usage.group(1)) * (1024.0 if usage.group(2).startswith("G") else 1.0)
     return ListedModule(f"GPU {index}", name=m.name, bus_id=m.bus_id, memory_mib=mib, temperature_c=m.temperature_c,
                         ecc_uncorrectable=m.ecc_uncorrectable, tool=m.tool)
+
+
+PROCESS_MARKERS = ("Process Name",)  # amd-smi process's box: 'GPU  PID  Process Name  GTT_MEM  VRAM_MEM …  CU %'
+_PROCESS_HEAD = re.compile(r"^\|\s*GPU\s+PID\s+Process Name\s.*\|$")
+_PROCESS_ROW = re.compile(r"^\|\s*(\d{1,4})\s+(\d{1,9})\s+\S.*\|$")
+
+
+def read_processes(lines: list[Line], out: ListedParse) -> None:
+    """The GPUs amd-smi's process box names by index (where no other AMD tool listed a module): a process runs on
+    each, so each exists; its bus id and model are not in the box (issue 46, batch T)."""
+    head: int | None = None
+    gpus: dict[str, list[int]] = {"": []}  # '': the box's header rows
+    for ln in lines:
+        text = ln.text.strip()
+        if _PROCESS_HEAD.match(text):
+            head = ln.no
+            gpus[""].append(ln.no)
+        elif head is not None and (row := _PROCESS_ROW.match(text)):
+            gpus.setdefault(row.group(1), []).append(ln.no)
+        elif head is not None and not _FRAME.match(text):
+            head = None  # the box ended
+    if len(gpus) == 1 or out.modules:
+        return
+    out.modules += [ListedModule(f"GPU {g}", tool="amd-smi (process list)") for g in sorted(filter(None, gpus), key=int)]
+    out.claimed.update(no for rows in gpus.values() for no in rows)
+    out.kinds.append("amd-smi (process list)")
