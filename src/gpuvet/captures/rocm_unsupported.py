@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -24,16 +25,17 @@ _NO_JSON = re.compile(r"^\s*WARNING:\s+No JSON data to report\s*$")
 def read(lines: list[Line], out: ListedParse) -> None:
     """The fields rocm-smi said a GPU does not offer, and --json's 'no data', read into ``out`` (said, not judged)."""
     fields: dict[str, list[str]] = {}
-    for ln in lines:
+    worded = [lines[i] for i in holding(lines, ("ERROR:", "No JSON", "WARNING:"))]  # issue 43: not every line
+    for ln in worded:
         if "ERROR:" in ln.text and (m := _UNSUPPORTED.match(ln.text)) is not None:
             fields.setdefault(m.group("gpu"), [])
             if m.group("field") not in fields[m.group("gpu")]:
                 fields[m.group("gpu")].append(m.group("field"))
             out.claimed.add(ln.no)
-    empty = [ln.no for ln in lines if "No JSON" in ln.text and _NO_JSON.match(ln.text)]
+    empty = [ln.no for ln in worded if "No JSON" in ln.text and _NO_JSON.match(ln.text)]
     if not fields and not empty:
         return
-    out.claimed |= set(empty) | ({ln.no for ln in lines if _FAILED.match(ln.text)} if fields else set())
+    out.claimed |= set(empty) | ({ln.no for ln in worded if _FAILED.match(ln.text)} if fields else set())
     listed = {m.label for m in out.modules}
     out.modules += [ListedModule(f"GPU[{g}]", tool=TOOL) for g in sorted(fields, key=int) if f"GPU[{g}]" not in listed]
     for gpu, names in sorted(fields.items(), key=lambda kv: int(kv[0])):
