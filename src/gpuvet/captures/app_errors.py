@@ -91,6 +91,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     # issue 46: dcgmi diag's own words for a diagnostic that could not run its tests (the modules were not tested):
     # 'Error: Unable to complete diagnostic for group N. Return: (-40) …'; the reason is the rest of the line
     "diag_not_run": r"Unable to complete diagnostic for group \d+",
+    # issue 46 (batch U): the runtime's words for cudaErrorPeerAccessUnsupported (a custom all-reduce's P2P setup):
+    # no peer access between the two modules, the topology's or the platform's, not the application's error
+    "peer_unsupported": r"peer access is not supported between these two devices|cudaErrorPeerAccessUnsupported"
+                        r"|CUDA_ERROR_PEER_ACCESS_UNSUPPORTED|hipErrorPeerAccessUnsupported",
     # issue 46: every other name the GPU APIs return (knowledge/api_errors.yaml), by its meaning class
     **api_errors.kinds(),
     # any other error the runtime names, last: the application's call failed, the line says which
@@ -112,7 +116,7 @@ _KEY_WORDS = (
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
-    "unable to complete diagnostic", *api_errors.KEY_WORDS)
+    "unable to complete diagnostic", "peer access is not supported", *api_errors.KEY_WORDS)
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
@@ -123,7 +127,8 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "watchdog caught", "before timing out", "[[gpu]]",
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
-            "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic")
+            "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic",
+            "peer access")
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
@@ -256,7 +261,8 @@ _EARLIER_SENTENCE = re.compile(r"[:\]>]\s+[^:\]>'\"]*[.!;,]$")
 # a source line (a traceback prints the line that raised): a statement keyword or a call before the message
 _CODE = re.compile(r"^\s*(?:(?:if|elif|while|for|assert|raise|return|except|throw|catch|case|def|class|import|from|"
                    r"print|printf|fprintf|puts|echo)\b|[\w.:]+\s*\(|\w+\s*=[^=])")
-_TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
+# vLLM's and sglang's CUDACHECK: "Failed: Cuda error file.cuh:307 '…'"
+_TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|Cuda|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
 _QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 

@@ -74,6 +74,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
+    "peer_unsupported": _Meaning("p2p_unavailable", MEDIUM),  # the runtime refused peer access between two modules
     "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
     # an inference runtime's or a framework's own lines (captures/runtime_status.py): no GPU it can use
     "runtime_no_device": _Meaning("framework_sees_no_module", MEDIUM),

@@ -317,6 +317,11 @@ APP_ERROR_FIX = {
                          "modprobe nvidia_uvm), /dev/nvidia-uvm missing inside a container, or a driver upgraded "
                          "without a reboot; nvidia-smi and the kernel log (Xid 79, RmInitAdapter) tell a lost module "
                          "apart",
+    "peer_unsupported": "the runtime cannot enable peer access (P2P) between the two modules: a PCIe topology without "
+                        "P2P (consumer cards, GPUs under different root ports or CPUs), ACS or the IOMMU redirecting "
+                        "peer traffic, or a VM: nvidia-smi topo -p2p r shows which pairs lack it; run without the "
+                        "runtime's custom all-reduce (vLLM/sglang --disable-custom-all-reduce) and, if NCCL then "
+                        "hangs, with NCCL_P2P_DISABLE=1; check ACS/IOMMU settings (iommu=pt) where P2P should work",
     "nvlink_uncorrectable": "the NVLink between modules failed under the job (not the application): the kernel log's "
                             "Xid 74 at that time names the module and link; nvidia-smi nvlink -s/-e shows the link "
                             "down or its error counters; reset the modules, then reseat or replace the bridge or "

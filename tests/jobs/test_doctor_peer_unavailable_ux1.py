@@ -1,0 +1,36 @@
+"""doctor on runtime lines saying GPU peer access is unsupported or a GPU is gone from the bus (issue 46, batch U),
+on lines written here in each tool's format: a custom all-reduce's 'peer access is not supported between these
+two devices' (the CUDA runtime's words for cudaErrorPeerAccessUnsupported) is P2P unavailable between the
+modules (warn), never the application's error nor a file gpuvet cannot read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.captures.test_captures_fresh_c import run_json
+
+
+def _doctor(tmp_path: Path, text: str) -> tuple[int, dict[str, Any]]:
+    path = tmp_path / "job.log"
+    path.write_text(text)
+    return run_json("doctor", "--from", str(path))
+
+
+def test_peer_access_unsupported_is_p2p_unavailable_with_the_runtime_fix(tmp_path: Path) -> None:
+    text = ("[10:00:00 TP0] Init nccl begin.\n"
+            "Failed: Cuda error /src/csrc/custom_all_reduce.cuh:300 'peer access is not supported between these "
+            "two devices'\n"
+            "Failed: Cuda error /src/csrc/custom_all_reduce.cuh:300 'peer access is not supported between these "
+            "two devices'\n")
+    code, data = _doctor(tmp_path, text)
+    found = [(f["cause"], f["severity"]) for f in data["findings"]]
+    assert found == [("p2p_unavailable", "warn")], found
+    fix = data["findings"][0]["fix"]
+    assert "custom all-reduce" in fix and "NCCL_P2P_DISABLE" in fix and "topo -p2p r" in fix
+    assert code != 2
+
+
+def test_the_enum_name_alone_is_read_too(tmp_path: Path) -> None:
+    _, data = _doctor(tmp_path, "RuntimeError: CUDA error: cudaErrorPeerAccessUnsupported\n")
+    assert [f["cause"] for f in data["findings"]] == ["p2p_unavailable"]
