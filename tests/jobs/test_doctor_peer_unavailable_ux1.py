@@ -34,3 +34,23 @@ def test_peer_access_unsupported_is_p2p_unavailable_with_the_runtime_fix(tmp_pat
 def test_the_enum_name_alone_is_read_too(tmp_path: Path) -> None:
     _, data = _doctor(tmp_path, "RuntimeError: CUDA error: cudaErrorPeerAccessUnsupported\n")
     assert [f["cause"] for f in data["findings"]] == ["p2p_unavailable"]
+
+
+LSPCI = ("01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
+         "01:00.1 Audio device: NVIDIA Corporation GA102 High Definition Audio Controller (rev a1)\n"
+         "02:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev ff)\n"
+         "02:00.1 Audio device: NVIDIA Corporation GA102 High Definition Audio Controller (rev ff)\n")
+
+
+def test_a_gpu_lspci_lists_with_revision_ff_fell_off_the_bus(tmp_path: Path) -> None:
+    code, data = _doctor(tmp_path, LSPCI)
+    found = [(f["cause"], f["severity"], f["module"]) for f in data["findings"]]
+    assert found == [("module_fell_off_bus", "critical", "02:00.0")], found
+    assert not any("02:00.0 has no LnkCap" in n for n in data.get("notes", []))
+
+
+def test_revision_ff_in_the_numeric_listing_too(tmp_path: Path) -> None:
+    text = ("03:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev a1)\n"
+            "04:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev ff)\n")
+    _, data = _doctor(tmp_path, text)
+    assert [(f["cause"], f["module"]) for f in data["findings"]] == [("module_fell_off_bus", "04:00.0")]

@@ -151,6 +151,9 @@ _VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technolog
 _LNK = re.compile(r"Speed (?:([\d.]+)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
 _HEX = frozenset("0123456789abcdefABCDEF")  # what a device line (_DEV) starts with
+# issue 46 (batch U): a function whose revision reads ff: its config space reads all ones, the device no longer
+# answers on the bus (fallen off it, or powered off under the slot); pci.ids names it from the ids lspci cached
+REV_FF = re.compile(r"\(rev ff\)\s*$", re.I)
 # 'sudo lspci -s 2f:00.0 -vv | grep …': a command line choosing one device; the fields printed after it are its own
 _SELECT = re.compile(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
@@ -165,6 +168,7 @@ class LspciParse:
     listed: list[ListedGpu] = field(default_factory=list)  # every GPU function of a vendor gpuvet reads (NVIDIA, AMD)
     smi_none: int | None = None  # the line of nvidia-smi's 'No devices were found': the driver brought up none
     not_enabled: list[NotEnabled] = field(default_factory=list)  # GPU functions no driver has enabled (BusMaster-)
+    gone: list[ListedGpu] = field(default_factory=list)  # GPU functions reading '(rev ff)': off the bus (REV_FF)
 
 
 @dataclass(frozen=True)
@@ -275,7 +279,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             sta = dev.sta or (None, None, False, False)
             link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce)
             (out.nics if dev.nic else out.links).append(link)
-        elif dev.nvidia and dev.lines and not dev.nic:
+        elif dev.nvidia and dev.lines and not dev.nic and not REV_FF.search(dev.name or ""):
             out.claimed.update(dev.lines)
             out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
                              "lspci run without root): its link cannot be judged")
@@ -284,6 +288,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             _enabled(out, dev)
             _said(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
+            _gone(out, dev)
     return out
 
 
@@ -362,6 +367,13 @@ def _enabled(out: LspciParse, dev: _Dev) -> None:
     if dev.master is False and dev.driver is None and dev.vendor in ("NVIDIA", "AMD"):
         out.not_enabled.append(NotEnabled(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(),
                                           dev.msi, dev.irq))
+        out.claimed.update(dev.lines)
+
+
+def _gone(out: LspciParse, dev: _Dev) -> None:
+    """A GPU function whose device line reads '(rev ff)' (REV_FF): no longer answering on the bus."""
+    if REV_FF.search(dev.name or ""):
+        out.gone.append(out.listed[-1])
         out.claimed.update(dev.lines)
 
 

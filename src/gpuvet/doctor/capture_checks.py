@@ -110,7 +110,8 @@ def captured_links(ev: Evidence) -> Outcome:
     """NVLink state and error counters, lspci link status and AER bits, nvbandwidth's copy check."""
     c = ev.captures
     unsure: list[str] = []
-    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _not_enabled(ev) + _aer_findings(ev) + \
+    found = _nvlink_findings(ev, unsure) + _lspci_findings(ev) + _not_enabled(ev) + _rev_ff(ev) + \
+        _aer_findings(ev) + \
         _captured_fabric_down(ev)
     for f in c.copy_failures:
         found.append(finding("copy_verification_failed", HIGH, test=f.test, message=f.text[:200]))
@@ -230,6 +231,18 @@ def _not_enabled(ev: Evidence) -> list[Finding]:
                          (f", IRQ {g.irq}" if g.irq is not None else "") + " and no kernel driver in use: no driver "
                          "has enabled the function (a GPU held by vfio-pci for a VM would name it)")
             for g in ev.captures.not_enabled]
+
+
+def _rev_ff(ev: Evidence) -> list[Finding]:
+    """A GPU lspci lists with revision ff: its config space reads all ones, so the module no longer answers on the
+    bus (fell off it); lspci names it from the ids it cached. One finding per module (its functions share a slot)."""
+    modules: dict[str, Finding] = {}
+    for g in ev.captures.gone_from_bus:
+        modules.setdefault(g.bus_id.rsplit(".", 1)[0], finding(
+            "module_fell_off_bus", HIGH, module=g.bus_id, source=CAPTURED["pcie_tool"], vendor=g.vendor,
+            model=g.model, said=f"{CAPTURED['pcie_tool']} lists it with revision ff: its config space reads "
+                                "0xff, the device no longer answers on the bus"))
+    return list(modules.values())
 
 
 def _aer_findings(ev: Evidence) -> list[Finding]:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.fabric_manager import FabricManagerLog
     from gpuvet.captures.gpu_burn import GpuBurnParse
     from gpuvet.captures.kernel import KernelEvent
-    from gpuvet.captures.links import NotEnabled
+    from gpuvet.captures.links import ListedGpu, NotEnabled
     from gpuvet.captures.nccl_log import NcclLog
     from gpuvet.captures.perftest import PerftestRun
     from gpuvet.captures.rocm_validation import CopyCheck
@@ -66,6 +66,7 @@ class Captures:
     pcie_links: list[PcieLink] = field(default_factory=list)
     nic_links: list[PcieLink] = field(default_factory=list)  # lspci's NIC functions: the NIC rule judges them
     not_enabled: list[NotEnabled] = field(default_factory=list)  # lspci's GPU functions with bus mastering off
+    gone_from_bus: list[ListedGpu] = field(default_factory=list)  # lspci's GPU functions reading '(rev ff)'
     dcgm: list[DcgmResult] = field(default_factory=list)
     kernel_events: list[KernelEvent] = field(default_factory=list)  # NVRM messages without an Xid
     kernel_lines: int = 0  # NVRM lines read: a log without any says nothing about the driver
@@ -204,6 +205,7 @@ def _add_bus(caps: Captures, fc: read.FileCapture, label: str) -> None:
     caps.pcie_links += fc.lspci.links
     caps.nic_links += fc.lspci.nics
     caps.not_enabled += fc.lspci.not_enabled
+    caps.gone_from_bus += fc.lspci.gone
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
     caps.bus_other_gpus += sum(1 for g in fc.lspci.listed if g.vendor != "NVIDIA")
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
