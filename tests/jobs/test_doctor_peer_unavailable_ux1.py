@@ -54,3 +54,13 @@ def test_revision_ff_in_the_numeric_listing_too(tmp_path: Path) -> None:
             "04:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev ff)\n")
     _, data = _doctor(tmp_path, text)
     assert [(f["cause"], f["module"]) for f in data["findings"]] == [("module_fell_off_bus", "04:00.0")]
+
+
+def test_an_intel_gpu_whose_registers_read_all_ones_is_off_the_bus(tmp_path: Path) -> None:
+    text = "".join(f"[ 10{i}.000001] i915 0000:03:00.0: [drm] *ERROR* gt: MMIO unreliable (forcewake register "
+                   "returns 0xFFFFFFFF)!\n" for i in range(3))
+    _, data = _doctor(tmp_path, text)
+    found = [(f["cause"], f["severity"], f["module"]) for f in data["findings"]]
+    assert found == [("module_fell_off_bus", "critical", "0000:03:00.0")], found
+    unclaimed = "[ 5.000001] i915 0000:00:02.0: Unclaimed read from register 0x2030 returned 0xffffffff\n"
+    assert [f["cause"] for f in _doctor(tmp_path, unclaimed)[1]["findings"]] == ["module_fell_off_bus"]

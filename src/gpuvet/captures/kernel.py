@@ -192,8 +192,8 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                   r"\bGPU is throttled, expect performance|\b[SH]W CTF\b|Critical Temperature Fault", re.I), "amdgpu"),
 )
 # Intel's i915 and xe drivers (drivers/gpu/drm/i915 and drm/xe in Linux print them as shown; FreeBSD's drm-kmod
-# port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine
-# reset that failed (the driver then resets the whole chip), and a GPU hang whose engine or chip reset recovered it
+# port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine reset
+# that failed (then the whole chip's), a GPU hang a reset recovered, a device lost (its registers read 0xFFFFFFFF)
 INTEL_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("intel_wedged", re.compile(r"\bdeclared device \S+ as wedged|\bhanging too fast, declaring wedged|"
                                              r"\bFailed to reset chip|\b(?:GPU|device) (?:is |has been )?wedged\b", re.I),
@@ -207,6 +207,8 @@ INTEL_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("intel_gpu_hang", re.compile(r"\bGPU HANG: ecode\b|\bResetting (?:\w+|chip) (?:for|after) "
                                                r"(?:gpu )?hang\b|\bTimedout job: seqno=|\bEngine reset: engine_class=",
                                                re.I), "i915"),
+    KernelMessage("intel_gpu_lost", re.compile(r"\bMMIO unreliable\b|\b(?:Unclaimed|MMIO)\b.{0,80}\b0xffffffff\b|"
+                                               r"\bdevice is inaccessible\b|\bGPU is lost\b", re.I), "i915"),
 )
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -547,11 +549,8 @@ def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: i
 
 
 def _intel_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: int, ln: Line) -> None:
-    """An i915/xe line that says one of INTEL_MESSAGES: claimed, counted as a driver line and kept; the
-    driver's other lines (an iGPU's boot lines in a discrete GPU's log) are left to the other readers."""
-    head = ln.text[:_LINE_HEAD]
-    kind = next((k.kind for k in INTEL_MESSAGES if k.pattern.search(head)), None)
-    if kind is not None:
+    """An i915/xe line saying one of INTEL_MESSAGES: claimed, counted and kept (its other lines: other readers')."""
+    if (kind := next((k.kind for k in INTEL_MESSAGES if k.pattern.search(ln.text[:_LINE_HEAD])), None)) is not None:
         out.claimed.add(ln.no)
         out.nvrm_lines += 1
         hits.append((i, kind, ln))
