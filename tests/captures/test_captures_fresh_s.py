@@ -35,7 +35,7 @@ CAUSES: dict[str, set[Finding]] = {
     # ring page1 (SDMA) timeout, BACO reset, VRAM lost
     "dmesg_xformers14_mi25_page1_reset.txt": {("module_hung_reset", "0000:2B:00.0")},
     # repeated AMD-Vi IO_PAGE_FAULT from the GPU: the IOMMU blocks its DMA/P2P (iommu=pt)
-    "dmesg_cudasamples48_amdvi_io_page_fault.txt": {("driver_error_unnamed", "0000:07:00.0")},
+    "dmesg_cudasamples48_amdvi_io_page_fault.txt": {("iommu_dma_fault", "0000:07:00.0")},
     # 'Unable to determine the device handle … Unknown Error': unreachable by NVML
     "smi_instanceloc20_unknown_error_81.txt": {("module_fell_off_bus", "0000:81:00.0")},
     # lshw: the MI25 MxGPU is UNCLAIMED, no driver bound
@@ -44,7 +44,7 @@ CAUSES: dict[str, set[Finding]] = {
     "rocmsmi_rocm4098_4xmi210_driver_not_loaded.txt": {("no_modules_visible", None)},
     "rocmsmi_rocm1752_vm_no_gpus.txt": {("no_modules_visible", None)},  # 'No AMD GPUs specified'
     # Xid 45 then tasks blocked > 120 s: GPU/driver wedged, reboot
-    "dmesg_gpud117_xid45_hung_task.txt": {("xid", "0000:61:00.0")},
+    "dmesg_gpud117_xid45_hung_task.txt": {("module_needs_reset", "0000:61:00.0")},  # wedged: a reboot
     # NV_ERR_RESET_REQUIRED on GPU0, no bus id in the log
     "journal_ogkm1045_rtx5080_reset_required.txt": {("module_needs_reset", "GPU0")},
     # BusMaster-, MSI disabled, IRQ 255: no driver has initialised the H100
@@ -78,11 +78,10 @@ CAUSES: dict[str, set[Finding]] = {
 SEVERITY: dict[str, dict[Finding, str]] = {
     "dmesg_sglang34260_xid13_cga.txt": {("xid", "0000:9A:00.0"): "warn"},
     "smi_hiveos61_gpu_lost_statsjson.txt": {("module_fell_off_bus", "0000:0A:00.0"): "critical"},
-    "dmesg_cudasamples48_amdvi_io_page_fault.txt": {("driver_error_unnamed", "0000:07:00.0"): "warn"},
+    "dmesg_cudasamples48_amdvi_io_page_fault.txt": {("iommu_dma_fault", "0000:07:00.0"): "warn"},
     "smi_instanceloc20_unknown_error_81.txt": {("module_fell_off_bus", "0000:81:00.0"): "critical"},
     "lshw_rocm1638_mi25_mxgpu_unclaimed.txt": {("gpu_no_driver_bound", "AF8C:00:00.0"): "warn"},
     "rocmsmi_rocm1752_vm_no_gpus.txt": {("no_modules_visible", None): "warn"},
-    "dmesg_gpud117_xid45_hung_task.txt": {("xid", "0000:61:00.0"): "warn"},
     "lspci_nvtrust51_h100_busmaster_off.txt": {("gpu_no_driver_bound", "61:00.0"): "warn"},
     "hccl_vllmascend3413_ei0002_notify_timeout.txt": {("collective_stalled", NPU0): "warn"},
     "hccl_vllmascend382_watchdog_allreduce_timeout.txt": {("collective_runtime_error", None): "warn"},
@@ -184,10 +183,6 @@ SAID: dict[str, tuple[str, ...]] = {
 
 # files gpuvet still gets wrong against the tables, and why; run at HEAD
 KNOWN_MISSES: dict[str, str] = {
-    "dmesg_cudasamples48_amdvi_io_page_fault.txt": "miss: a warn on 0000:07:00.0, but as unnamed driver error lines: "
-                                                   "the IOMMU blocking the GPU's DMA (iommu=pt) is not said",
-    "dmesg_gpud117_xid45_hung_task.txt": "miss: Xid 45 at info ('on its own no action'); the tasks blocked > 120 s "
-                                         "after it are skipped, so the wedged GPU is not reported",
     "dmesg_openlinkhub174_vfio_bound_quoted.txt": "inventory: no finding (right), but the GPU 0000:01:00.0 its line "
                                                   "names is not listed",
     "dmesg_rocm1401_polaris_init_grep.txt": "inventory: no finding (right), but the 4096M of VRAM the init names is "
