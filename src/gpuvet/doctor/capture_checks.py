@@ -30,6 +30,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.knowledge import threshold
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 if TYPE_CHECKING:  # the capture parsers load only when a capture is read (issue 43: doctor --node loads none)
@@ -255,12 +256,13 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
     An error the kernel called Fatal failed the link itself (pcie_aer_fatal), unless the kernel then said its
     recovery succeeded, or a GPU below it it could not recover has its own finding (the module's, critical)."""
     out: list[Finding] = []
+    burst = threshold("pcie_aer_port_burst")  # knowledge/faults.yaml
     for label, parsed in ev.captures.aer:
         for d in parsed.devices.values():
             others = [s for s in d.sources if s in parsed.devices and s != d.bus and not parsed.gpu(s)]
             gpus = [s for s in d.sources if parsed.gpu(s)]
             said = d.messages if not any(s in parsed.devices and s != d.bus for s in d.sources) else 0  # else theirs
-            port = d.driver == "pcieport" and not others and (d.uncorrectable or max(d.correctable, said) >= 2)
+            port = d.driver == "pcieport" and not others and (d.uncorrectable or max(d.correctable, said) >= burst)
             if not parsed.gpu(d.bus) and not port:
                 continue
             if d.fatal and d.unrecovered and not any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values()):
