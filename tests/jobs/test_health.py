@@ -335,6 +335,30 @@ def test_each_kernel_message_fails_with_its_line_and_the_fix_doctor_gives(tmp_pa
     assert nhc[0].startswith(f"ERROR: gpuvet health: kernel_messages: {module}: ") and nhc[-1].startswith("reason:")
 
 
+@pytest.mark.parametrize(("text", "status"), [
+    # an NVSwitch's non-fatal SXid: nvswitch_sxid is warn in faults.yaml -> flagged, not drained
+    ("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error", Status.WARN),
+])
+def test_a_kernel_messages_status_is_its_faults_severity(tmp_path, text, status):
+    """One fact, one verdict: health's status for a driver message is the severity faults.yaml gives its cause."""
+    lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{text}"]
+    report = run_health(_nvidia(tmp_path, lines=lines), HealthOptions()).report
+    found = [f for f in report.findings if f.check == "kernel_messages"]
+    assert found and {f.status for f in found} == {status} and report.status is not Status.FAIL, found
+
+
+def test_every_severity_of_the_knowledge_base_has_a_health_status() -> None:
+    """An info kind (a small BAR, a GPU passed through on purpose) is reported, never failed; warn flags; critical
+    fails: one status per severity level, none left to a default."""
+    from typing import get_args
+
+    from gpuvet.health.checks import _STATUS_OF
+    from gpuvet.knowledge import Level
+
+    assert set(_STATUS_OF) == set(get_args(Level))
+    assert (_STATUS_OF["critical"], _STATUS_OF["warn"], _STATUS_OF["info"]) == (Status.FAIL, Status.WARN, Status.OK)
+
+
 def test_kernel_messages_respect_the_xid_mark(tmp_path):
     text = KERNEL_MESSAGES["init_failed"][0]
     lines = [*HEALTHY_KMSG, f"3,1200,9000000,-;{text}", f"3,1201,9000001,-;{text}"]

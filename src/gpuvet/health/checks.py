@@ -245,13 +245,17 @@ def kernel_messages(lines: tuple[KernelLine, ...] | Unavailable, since_seq: int 
         where = modules.get(e.module, e.module)
         info = table[e.kind]
         times = f" (logged {e.count} times)" if e.count > 1 else ""
-        status = Status.WARN if fault(info.cause).severity == "warn" else Status.FAIL  # faults.yaml's verdict
+        status = _STATUS_OF[fault(info.cause).severity]  # faults.yaml's verdict: an info kind is said, not failed
         out.append(Finding("kernel_messages", status, f"{where}: {info.meaning}{times}", where, fix=info.action,
                            evidence=(Cited(f"kernel log ({source})", _driver_word(e.kind), e.text[:240],
                                            f"record {e.line}"),)))
     cited = [Cited(f"kernel log ({source})", f"driver lines {window} / failure messages", f"{len(fresh)} / 0")]
     return summarise("kernel_messages", out, f"no module failed to come up, needs a reset or cannot attach {window}",
                      cited)
+
+
+# a knowledge-base severity as health's status: critical drains the node, warn flags it, info is reported only
+_STATUS_OF = {"critical": Status.FAIL, "warn": Status.WARN, "info": Status.OK}
 
 
 def _driver_word(kind: str) -> str:
