@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import app_errors
+from gpuvet.captures import api_errors, app_errors
 from gpuvet.captures.text import clean
 from gpuvet.knowledge.api_errors import CLASSES, api_table
 from tests.support.helpers import doctor_capture
@@ -86,3 +86,14 @@ def test_every_class_has_its_cause_and_every_name_one_class() -> None:
     assert found is not None and found[1] == "lost"
     unlisted = table.class_of("DCGM_ST_SOMETHING_NEW")
     assert unlisted is not None and unlisted[1] == "driver"  # an API's name the table lacks: its default class
+
+
+def test_judged_by_marks_exactly_the_names_a_specific_kind_reads_first() -> None:
+    """A name one of app_errors' specific KINDS matches is judged by that kind, never by its class here: the
+    yaml's judged_by says so for each such name, and names no other (so the table and KINDS cannot drift)."""
+    built = set(api_errors.kinds()) | {"cuda_runtime_error"}
+    specific = [(k, p) for k, p in app_errors.KINDS.items() if k not in built]
+    for api in api_table().apis:
+        first = {n: next(k for k, p in specific if p.search(n)) for n in api.names
+                 if any(p.search(n) for _, p in specific)}
+        assert api.judged_by == first, api.name

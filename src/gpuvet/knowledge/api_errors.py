@@ -27,6 +27,7 @@ class Api:
     printed: dict[str, tuple[str, ...]]  # class -> the words its error-string function prints
     causes: dict[str, str]  # class -> this API's own cause for it, where not the class's
     read_elsewhere: frozenset[str]  # classes another reader reads (app_errors' cuda_runtime_error, hip_errors)
+    judged_by: dict[str, str]  # name -> the specific app_errors kind that reads it first (its class here unused)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,17 @@ def _api(name: str, row: dict[str, object]) -> Api:
     return Api(name, str(row["kind"]), str(row["prefix"]), str(row["default"]), names,
                {str(c): tuple(_strings(w, f"{name}.printed.{c}")) for c, w in printed_row.items()},
                {str(c): str(v) for c, v in causes.items()},
-               frozenset(_strings(row.get("read_by_app_errors"), f"{name}.read_by_app_errors")))
+               frozenset(_strings(row.get("read_by_app_errors"), f"{name}.read_by_app_errors")),
+               _judged_by(name, row.get("judged_by"), names))
+
+
+def _judged_by(name: str, value: object, names: dict[str, str]) -> dict[str, str]:
+    """The names a specific kind reads before this table's: each must be one of the API's listed names."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not set(map(str, value)) <= set(names):
+        raise ValueError(f"api_errors.yaml: {name}.judged_by: listed name -> app_errors kind")
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def _strings(value: object, where: str) -> list[str]:
