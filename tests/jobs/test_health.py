@@ -440,3 +440,32 @@ def test_a_node_without_nics_skips_the_nic_checks_unless_the_design_has_them(tmp
     report = run_health(_nvidia(tmp_path, lines=[]), HealthOptions()).report
     assert {f.check: f.status for f in report.findings if f.check in ("nic", "peer_memory")} == \
         {"nic": Status.SKIP, "peer_memory": Status.SKIP} and report.status is Status.OK
+
+
+# a GPU passed through to a VM on purpose (issue 46): vfio-pci given the NVIDIA functions, then the driver's own
+# 'probe routine was not called'. Simulated kmsg records in the kernel's and the driver's words; ids made up.
+PASSTHROUGH_KMSG = [
+    "6,1000,100000,-;Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on vfio-pci.ids=10de:2204,10de:1aef",
+    "6,1050,6910118,-;vfio_pci: add [10de:2204[ffffffff:ffffffff]] class 0x000000/00000000",
+    *HEALTHY_KMSG,
+    "4,1200,9000000,-;NVRM: The NVIDIA probe routine was not called for 1 device(s).",
+]
+
+
+def test_a_gpu_passed_through_gets_doctors_fault_severity_and_words_in_health(tmp_path, capsys):
+    """One fact, one verdict: health reads the vfio-pci lines doctor weighs the probe message against, so the same
+    log is the same fault (module_passed_through, info) in both, and health reports it without failing the node."""
+    from gpuvet.captures.kernel_messages import kernel_message_catalog
+    from gpuvet.health.checks import _STATUS_OF
+    from tests.support.helpers import doctor_capture
+
+    _, data = doctor_capture(capsys, tmp_path, "".join(f"{r.split(';', 1)[1]}\n" for r in PASSTHROUGH_KMSG))
+    said = [f for f in data["findings"] if f.get("message", "").startswith("probe_not_called")
+            or f["cause"] in ("module_passed_through", "module_init_failed")]
+    assert [(f["cause"], f["severity"]) for f in said] == [("module_passed_through", "info")], data["findings"]
+    info = kernel_message_catalog()["probe_not_called_passthrough"]
+    assert info.cause == said[0]["cause"]
+    report = run_health(_nvidia(tmp_path, lines=PASSTHROUGH_KMSG), HealthOptions()).report
+    found = [f for f in report.findings if f.check == "kernel_messages" and f.fix is not None]  # the message's
+    assert [f.status for f in found] == [_STATUS_OF[said[0]["severity"]]] and report.status is not Status.FAIL
+    assert info.meaning in found[0].reason and found[0].fix == info.action

@@ -82,11 +82,17 @@ def _read_kmsg(path: Path) -> list[tuple[int, str]] | Unavailable:
     return records
 
 
+# the other lines captures/kernel.py weighs the driver's against (kernel_echoes.passed_through): vfio-pci given an
+# NVIDIA function (10de:…, a GPU passed through to a VM on purpose) and a framebuffer driver owning one
+_WEIGHED = re.compile(r"vfio.{0,80}10de:|\b(?:nouveau|rivafb|rivatv) [0-9a-fA-F]{4}:", re.I)
+
+
 def driver_lines(records: Iterable[tuple[int, str]]) -> tuple[KernelLine, ...]:
     """The NVIDIA driver's lines (NVRM, and the nvidia module's own), which name its modules'
-    failures without an Xid; captures/kernel.py reads them, for captured logs and live ones alike."""
+    failures without an Xid, and the lines the reader weighs them against: captures/kernel.py reads
+    them, for captured logs and live ones alike, so one log is one verdict in doctor and health."""
     return tuple(KernelLine(seq, message[:MAX_LINE]) for seq, message in records
-                 if "NVRM" in message or "nvidia" in message)
+                 if "NVRM" in message or "nvidia" in message or _WEIGHED.search(message))
 
 
 def kernel_log(module_of: Callable[[str], str | None], path: Path = KMSG
