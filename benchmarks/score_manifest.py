@@ -20,6 +20,8 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch q  # batch Q (tests/data/captures/fresh_q)
     .venv/bin/python -m benchmarks.score_manifest --batch r  # batch R, once tests/captures/test_captures_fresh_r.py
     .venv/bin/python -m benchmarks.score_manifest --batch s  # batch S, once tests/captures/test_captures_fresh_s.py
+    .venv/bin/python -m benchmarks.score_manifest --batch t  # batch T (tests/data/captures/fresh_t)
+    .venv/bin/python -m benchmarks.score_manifest --batch u  # batch U (tests/data/captures/fresh_u)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -34,7 +36,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u")
 
 
 def main(argv: list[str] | None = None) -> int:
