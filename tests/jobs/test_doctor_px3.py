@@ -137,12 +137,17 @@ def test_a_table_temperature_below_its_design_slowdown_is_clear_with_the_basis(c
 
 
 def test_a_temperature_of_a_module_whose_name_the_table_cut_is_can_t_tell_in_the_answer(capsys, tmp_path):
+    """Said once, in the closing line (issue 46: a headline per module was noise); the step keeps the why."""
     path = tmp_path / "smi.txt"
     path.write_text(_table("NVIDIA GeForce ...", 71), encoding="utf-8")
     code = main(["doctor", "--from", str(path)])
-    head = " ".join(capsys.readouterr().out.split("\ncan't tell:")[0].split())
-    assert code == 0 and "0000:19:00.0 at 71 °C" in head and "name cut by the table" in head, head
-    assert "can't tell whether it is too hot" in head
+    head, tail = (" ".join(part.split()) for part in capsys.readouterr().out.split("\ncan't tell:"))
+    assert code == 0 and "71 °C" not in head and "too hot" not in head, head
+    assert "1 temperature(s) read whose model publishes no slowdown or shutdown figure" in tail, tail
+    _, data = _doctor(capsys, tmp_path, _table("NVIDIA GeForce ...", 71), "--all")
+    (step,) = {s["summary"]: s for s in data["steps"] if s["check"] == "thermal_state"}.values()
+    assert step["status"] == "inconclusive" and "0000:19:00.0 at 71 °C" in step["summary"]
+    assert "name cut by the table" in step["summary"] and "can't tell whether it is too hot" in step["summary"]
 
 
 def test_rocm_smi_1x_names_a_radeon_by_its_device_id_and_its_temperature_is_not_its_own_limit(capsys, tmp_path):

@@ -173,7 +173,7 @@ def doctor_json(symptom: str | None, result: DoctorRun, actions: Sequence[Module
     no step could judge with what would let them (cant_tell); with a module ledger step, each finding's
     module ``step`` and ``actions`` (health's keys). ``roots``: the faults first, each with the findings it
     explains (its own first) as ``cause/where`` keys, where is the module, the pair a-b or node (issue 42)."""
-    from gpuvet.doctor.answer import cant_tell, unjudged_figures
+    from gpuvet.doctor.answer import cant_tell, unjudged_figures, untold_temperatures
     from gpuvet.report.jsonable import to_jsonable
 
     unjudged = cant_tell(result)
@@ -183,7 +183,7 @@ def doctor_json(symptom: str | None, result: DoctorRun, actions: Sequence[Module
             "steps": [{k: v for k, v in to_jsonable(s).items() if k != "findings"}
                       | {"findings": len(s.findings)} for s in result.steps],
             "cant_tell": {"checks": list(unjudged.checks), "give": list(unjudged.give),
-                          "figures": unjudged_figures(result)},
+                          "figures": unjudged_figures(result), "temperatures": untold_temperatures(result)},
             "actions": [a.to_json() for a in actions]}
 
 

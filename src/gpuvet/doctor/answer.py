@@ -12,7 +12,7 @@ from gpuvet.checks.roots import Root, Seen, group, link_share, place_title, subj
 from gpuvet.doctor.model import DoctorRun, Finding, StepResult
 from gpuvet.node.model import Node
 from gpuvet.node.vendor_tools import CAPTURE_FOR_CHECK as NEEDS
-from gpuvet.node.vendor_tools import ON_NODE
+from gpuvet.node.vendor_tools import GIVE, ON_NODE
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,18 @@ def cant_tell_line(run: DoctorRun, most: int = 4) -> str | None:
     named = ", ".join(give[:most]) + (f" and {len(give) - most} more" if len(give) > most else "")
     parts = [f"give {named} to judge them"] if give else []
     parts += [f"{on_node} need gpuvet run on the node itself"] if on_node else []
+    parts += [temps] if (temps := untold_temperatures(run)) else []
     return f"can't tell: {len(ct.checks)} check(s); " + "; ".join(parts)
+
+
+def untold_temperatures(run: DoctorRun) -> str | None:
+    """The temperatures read whose model publishes no slowdown or shutdown figure, said once in the closing
+    line: a row (or a headline) per module was noise on every table of an uncatalogued or cut name (issue 46)."""
+    if any(s.check == "thermal_state" and s.status != "inconclusive" for s in run.steps):
+        return None
+    read = {c.where for s in run.steps if s.check == "thermal_state" for c in s.evidence}
+    return (f"{len(read)} temperature(s) read whose model publishes no slowdown or shutdown figure "
+            f"(give {GIVE['temperature_limits']})") if read else None
 
 
 # the checks that measure (a benchmark's figure against the design): what they find follows from a
@@ -68,10 +79,9 @@ MEASURING = frozenset({"pair_bandwidth", "collective_results", "compute_rate", "
 
 
 def unjudged_figures(run: DoctorRun) -> list[str]:
-    """Why each figure read could not be judged (a measuring check that read a log, or a temperature
-    read without its limit, and said can't tell): a busbw with no hardware named is no answer, and
-    "no cause found" alone would read as "normal" (issue 46, nccl-tests #527). One line per check, its
-    step's own words."""
+    """Why each figure read could not be judged (a measuring check that read a log and said can't tell):
+    a busbw with no hardware named is no answer, and "no cause found" alone would read as "normal"
+    (issue 46, nccl-tests #527). One line per check, its step's own words."""
     told = {s.check for s in run.steps if s.status != "inconclusive"}
     out: dict[str, str] = {}
     for s in run.steps:
@@ -80,7 +90,7 @@ def unjudged_figures(run: DoctorRun) -> list[str]:
     return list(out.values())
 
 
-_FIGURES = MEASURING | {"thermal_state"}  # a temperature read but not judged is a figure untold too
+_FIGURES = MEASURING  # a temperature read but not judged: the closing line's (untold_temperatures)
 
 
 def finding_key(f: Finding) -> str:

@@ -1,7 +1,9 @@
 """A temperature a capture prints with no limit beside it (nvidia-smi's default table, a -q excerpt without
 its thresholds, a monitor's screen) and no throttle reason: judged against the design's slowdown temperature
-where the catalog holds one for the module's model, else said with "can't tell" and what would tell. A
-reading is never its own limit, and 67 °C is hot for one module and cool for another (issue 46)."""
+where the catalog holds one for the module's model; a reading beyond every design's limit (faults.yaml's
+temperature_beyond_design_c) is a finding whatever the model; else "can't tell", said once in the answer's
+closing line (answer.untold_temperatures), never a row per module. A reading is never its own limit, and 67 °C
+is hot for one module and cool for another (issue 46)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from gpuvet.captures.records import ModuleHealth
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import MEDIUM, Outcome, confirmed
+from gpuvet.knowledge import threshold
 from gpuvet.node.catalog import find_model
 from gpuvet.node.vendor_tools import GIVE
 
@@ -31,7 +34,13 @@ def judge_bare(ev: Evidence) -> Outcome | None:
         t = h.temperature_c or 0.0
         model = find_model(h.product) if h.product else None
         limit = model.slowdown_c if model is not None else None
-        if model is None or limit is None:
+        if (model is None or limit is None) and t >= (beyond := threshold("temperature_beyond_design_c")):
+            hot.append(finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=t, beyond_c=beyond,
+                               basis=f"no published slowdown for its model ({_why(h, model is None)}); at or above "
+                               f"{beyond:g} °C, beyond every design's slowdown and shutdown temperature",
+                               note="its hardware lowers the clocks well below this (the capture prints no "
+                               "throttle reason)"))
+        elif model is None or limit is None:
             cited.append(Cited(ev.smi_source(), "temperature (no limit printed)", f"{t:g} °C", where=h.module))
             untold.append(f"{h.module} at {t:g} °C ({_why(h, model is None)})")
         elif t >= limit:
