@@ -3,8 +3,10 @@ words no catalogue lists (amdgpu's SMU not answering, a vendor driver gpuvet has
 mtgpu, nouveau, radeon, Ascend's devdrv; habanalabs' lines are accel_tools'); read as "clear" they hide the
 fault the log holds. Each such line at error level (the kernel's own marks: ``*ERROR*``, ``[ERROR]``, ``<3>``,
 ``BUG:``, a call trace's RIP in the module; or a failure word) is kept, one event per driver and module, the
-lines quoted: a lead to read, never a diagnosis. Lines a healthy boot prints in such words are named in BENIGN,
-each with why; lines beside a named message are that message's context, not another fault.
+lines quoted: a lead to read, never a diagnosis - save where its lines say the module did not initialise, resume
+or come back from a reset (kernel_failed.py): that is a module gone, whatever the driver. Lines a healthy boot
+prints in such words are named in BENIGN, each with why; lines beside a named message are that message's context,
+not another fault.
 
 Only the lines kernel.parse already holds (its ``worded``) are tested: no pass over a bug report's other lines.
 An NVSwitch's lines are not a GPU module's: its faults are its SXids (kernel_sxid.py), read as such."""
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuvet.captures import kernel_failed
 from gpuvet.captures.text import Line
 
 UNNAMED = "driver_error_unnamed"  # the kind (kernel_messages.yaml) of such an event
@@ -115,7 +118,8 @@ class Unnamed:
     driver: str
     module: str
     lines: list[tuple[int, int, str]]
-    kind: str = UNNAMED  # LOAD_OOPS where the lines are a crash of the driver while it loaded
+    kind: str = UNNAMED  # LOAD_OOPS where the lines are a crash of the driver while it loaded, or what failed
+    # (kernel_failed.KINDS: its initialisation, resume or reset)
 
 
 def driver_of(text: str) -> str | None:
@@ -165,7 +169,16 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
             continue
         module = _module_of(lines, i, driver)
         groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
-    return [_at_load(lines, g) for g in groups.values()], seen
+    return [_failed(lines, _at_load(lines, g)) for g in groups.values()], seen
+
+
+def _failed(lines: list[Line], group: Unnamed) -> Unnamed:
+    """A group whose lines say the module did not initialise, resume or come back from a reset
+    (captures/kernel_failed.py): read as that kind, the line saying it quoted first."""
+    if group.kind != UNNAMED or (found := kernel_failed.failed_kind(lines, group.lines, group.driver)) is None:
+        return group
+    kind, k = found
+    return Unnamed(group.driver, group.module, [group.lines[k], *group.lines[:k], *group.lines[k + 1:]], kind)
 
 
 LOAD_OOPS = "driver_load_oops"  # the kind (kernel_messages.yaml) of a kernel oops in a GPU driver while it loaded

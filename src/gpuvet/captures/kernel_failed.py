@@ -1,0 +1,75 @@
+"""Issue 46: what failed, where a GPU driver's error lines no message of kernel.py names say it in words every
+driver uses. An engineer reads a module that did not initialise (its probe or init failed, its firmware - GSP,
+PSP, SMU, FSP - did not boot), did not resume, or whose reset failed to bring it back as a module that is gone
+until it is reset or the host reboots: critical, whatever the driver (nouveau, radeon, mtgpu, vendor-reset through
+vfio-pci, a line of amdgpu, nvidia, i915 or xe no named message covers). Any other error line stays a lead
+(kernel_unknown.UNNAMED). Only the few lines kernel_unknown already grouped are searched: no pass over the log.
+
+Read from the drivers' own wording (amdgpu_device.c's '… of IP block <smu> failed', 'amdgpu_device_ip_resume
+failed'; the PCI core's 'probe of … failed with error'; nvkm's '<subdev>: init failed, -110'; the GSP/PSP/SMU
+boot and load timeouts); a ring's own reset that failed is the step before a full reset (amdgpu tries one next),
+and a reset the log later says succeeded was recovered (kernel.py's rule for those stays)."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.text import Line
+
+INIT_FAILED = "driver_init_failed"  # the kinds (kernel_messages.yaml) of such a group
+RESUME_FAILED = "driver_resume_failed"
+RESET_FAILED = "driver_reset_failed"
+KINDS = (INIT_FAILED, RESUME_FAILED, RESET_FAILED)
+_HEAD = 1000  # characters of a line searched
+_FIRMWARE = r"(?:GSP(?:-RM)?|PSP|SMU|SMC|FSP|SEC2|MES|RLC|firmware|microcode)"  # not GuC/HuC: i915 runs without them
+# the module itself: any driver's probe, init step or self-test failed (radeon's and nouveau's too)
+_INIT = re.compile(r"\bprobe (?:of \S+ )?failed\b|\bprobe with driver \S+ failed\b|\bfailed to probe\b|"
+                   r"\bFatal error during (?:GPU |device )?init|"
+                   r"\b(?:device|GPU|adapter|asic|hardware|chip)[ _]init(?:iali[sz]ation)? failed\b|"
+                   r"\bfailed to init(?:iali[sz]e)? (?:the )?(?:device|GPU|adapter|asic|hardware|chip)\b|"
+                   r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
+                   r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b", re.I)
+# its firmware did not boot or load (the open nvidia modules' kgspInitRm words it 'Error preparing GSP-RM image');
+# not i915's or xe's: they run on without a GuC, HuC or DMC image and say so when they cannot (wedged, probe failed)
+_INIT_FIRMWARE = re.compile(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:strap)?|load(?:ing)?|start(?:up)?|"
+                            r"init\w*)\b[\w /-]{0,20}?\b(?:failed|timed? ?out|timeout)\b|"
+                            r"\bfailed to (?:boot|load|start) (?:the )?(?:\w+ )?" + _FIRMWARE + r"\b|"
+                            r"\bError preparing (?:GSP-RM|boot binary) image\b|\bneed firmware to initiali[sz]e GSP\b",
+                            re.I)
+_INTEL = ("i915", "xe")
+_NVKM_INIT = re.compile(r"\b(?:pre|one)?init failed(?:,| with)? -?\d+")  # nouveau's nvkm: '<subdev>: init failed, -110'
+_RESUME = re.compile(r"\bresume (?:of IP block <\w+> )?failed\b|\bfail(?:ed|s)? to resume\b|\b\w*_resume\w* failed\b|"
+                     r"\bresume\b[^.;]{0,40}\b(?:timed? ?out|timeout)\b", re.I)
+_RESET = re.compile(r"\breset\b[^.;]{0,30}?\b(?:failed|fails)\b|\bfail(?:ed|s)? to reset\b|\brecovery failed\b|"
+                    r"\bfailed to recover\b|\bwedged\b", re.I)
+_RING_RESET = re.compile(r"\bring \S+ reset\b", re.I)  # a ring's own reset: amdgpu tries a full reset next
+_RECOVERED = re.compile(r"\breset succe(?:eded|ss)|\bsuccessfully (?:reset|recovered)\b|\brecovered\b", re.I)
+RECOVERY_SPAN = 40  # lines: a reset that is retried says it succeeded within this many lines
+
+
+def failed_kind(lines: list[Line], quoted: list[tuple[int, int, str]], driver: str) -> tuple[str, int] | None:
+    """The kind of what failed and the index (into ``quoted``) of the line that says it, or None: a failed
+    initialisation first, then a resume, then a reset no later line says succeeded."""
+    for kind, test in ((INIT_FAILED, _init), (RESUME_FAILED, _resume), (RESET_FAILED, _reset)):
+        for k, (i, _, text) in enumerate(quoted):
+            if test(text[:_HEAD], driver) and (kind != RESET_FAILED or not _recovered(lines, i)):
+                return kind, k
+    return None
+
+
+def _init(text: str, driver: str) -> bool:
+    return _INIT.search(text) is not None or driver not in _INTEL and _INIT_FIRMWARE.search(text) is not None \
+        or driver == "nouveau" and _NVKM_INIT.search(text) is not None
+
+
+def _resume(text: str, _driver: str) -> bool:
+    return _RESUME.search(text) is not None
+
+
+def _reset(text: str, _driver: str) -> bool:
+    return _RESET.search(text) is not None and _RING_RESET.search(text) is None
+
+
+def _recovered(lines: list[Line], i: int) -> bool:
+    """Whether a line after a failed reset, within RECOVERY_SPAN, says a reset succeeded (a retry that worked)."""
+    return any(_RECOVERED.search(ln.text[:_HEAD]) for ln in lines[i + 1:i + 1 + RECOVERY_SPAN])
