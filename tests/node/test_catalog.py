@@ -36,8 +36,8 @@ def test_unknown_model_error_lists_known_ones():
 
 def test_memory_is_the_total_nvidia_smi_reports_not_the_marketing_figure():
     assert CATALOG["H200-SXM"].memory_mib == 143_771 and CATALOG["H100-SXM"].memory_mib == 81_559
-    for model in CATALOG.values():
-        assert model.memory_bytes == model.memory_mib * 2**20, model.name
+    for model in CATALOG.values():  # no driver total read for a model: both unknown (issue 46), never a round figure
+        assert model.memory_bytes == (None if model.memory_mib is None else model.memory_mib * 2**20), model.name
     # an "80GB" H100 is 79.6 GiB or 85.5 GB, never "86 GB"
     assert CATALOG["H100-SXM"].memory_gib == pytest.approx(79.65, abs=0.01)
     assert CATALOG["H100-SXM"].memory_bytes / 1e9 == pytest.approx(85.52, abs=0.01)

@@ -30,7 +30,7 @@ from gpuvet.doctor.p2p_gain import no_gain
 from gpuvet.errors import GpuvetError
 from gpuvet.knowledge import threshold
 from gpuvet.node.model import Node
-from gpuvet.node.vendor_tools import HOST_COPY_FIX, PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX
+from gpuvet.node.vendor_tools import HOST_COPY_FIX, PAIR_COPY_DEAD_FIX, PAIR_COPY_FIX, PCIE_PAIR_FIX
 
 PEER_LOW = threshold("peer_fail_below_pct") / 100  # of the peers' median, as validate's peers_* checks fail
 # of the design's figure: the knowledge base's bound for a copy far below its design, the one validate's
@@ -115,7 +115,8 @@ def captured_pairs(ev: Evidence) -> Outcome:
     v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
                                     "busGrind", "hipBusBandwidth") or "captured copy benchmark")
     if priced:
-        _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v)
+        denied = {frozenset((i, j)) for _, _, i, j, _ in ev.captures.p2p_denied}
+        _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v, denied)
     for name, matrix in tables.items():
         _against_peers(name, matrix, v)
     for name in sorted(hosts, key=lambda n: "bidirectional" in n):  # one-way first: a slow link is said there
@@ -247,16 +248,19 @@ def _against_peers(name: str, matrix: list[list[float | None]], v: _Verdicts) ->
                          f"{low:.2f} / {middle:.2f} GB/s ({100 * low / middle:.0f} %)", where=f"{len(measured)} pairs"))
 
 
-def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDesign | str, v: _Verdicts) -> None:
-    """Each cell that moved data against what the design gives it; below DESIGN_LOW a finding."""
+def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDesign | str, v: _Verdicts,
+                    denied: set[frozenset[int]] | None = None) -> None:
+    """Each cell that moved data against what the design gives it; below DESIGN_LOW a finding. A pair the log
+    says cannot reach its peer copies through host memory (not priced as a peer copy)."""
     if isinstance(design, str):
         v.no_design = f"can't tell against the design: {design}"
         return
     for name, matrix in tables.items():
         test = copy_test(name)
-        if test is None:
+        if test is None or _not_priced(name, test, design, matrix, denied or set(), v):
             continue
-        cells = [(i, j, x, p) for i, j, x in _moved(matrix)[:MAX_PRICED] if (p := design.price(test, i, j))]
+        cells = [(i, j, x, p) for i, j, x in _moved(matrix)[:MAX_PRICED] if (p := design.price(test, i, j))
+                 and (test.host is not None or frozenset((i, j)) not in (denied or set()))]
         if not cells:
             v.unsure.append(f"{name}: no cell the design prices ({design.said}: its modules do not match the table's)")
             continue
@@ -266,7 +270,7 @@ def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDes
         if slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:  # host tables too: a host-side cause
             v.found.append(_whole_table(name, test, cells, v.source))
         else:
-            fix = PAIR_COPY_FIX if test.host is None else None  # one module's host copies: its PCIe link
+            fix = (PCIE_PAIR_FIX if design.over_pcie() else PAIR_COPY_FIX) if test.host is None else None
             v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=fix, test=name,
                                 measured_gbps=x, expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * x / p.gbps, 1),
                                 basis=_sentence(test, i, j, x, p), source=v.source) for i, j, x, p in slow[:MAX_NAMED]]
@@ -275,6 +279,26 @@ def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDes
         i, j, x, p = min(cells, key=lambda c: c[2] / c[3].gbps)
         v.cited.append(Cited(v.source, f"{name}: lowest cell against the design", _sentence(test, i, j, x, p),
                              where=f"{len(cells)} cells priced"))
+
+
+def _not_priced(name: str, test: CopyTest, design: CopyDesign, matrix: list[list[float | None]],
+                denied: set[frozenset[int]], v: _Verdicts) -> bool:
+    """Whether a table is left unpriced, said once: pairs the log says cannot access each other (their
+    P2P=Enabled cells are the sample's fallback, copies staged through host memory), a GeForce card's
+    two-way copies (NVIDIA publishes no duplex copy figure for them)."""
+    geforce = design.p2p_off_models()
+    if test.both_ways and geforce:
+        v.unsure.append(f"{name}: not priced: {', '.join(geforce)} is a GeForce card, whose copies both ways at "
+                        "once have no published figure")
+        return True
+    pairs = {frozenset((i, j)) for i, row in enumerate(matrix) for j in range(len(row)) if i != j}
+    staged = pairs & denied if test.host is None else set()
+    if staged:
+        driver = (f"; the driver turns peer-to-peer off on {', '.join(geforce)} (GeForce, since the RTX 4090): "
+                  "equal to the host-staged rate is the design, not a fault") if geforce else ""
+        v.unsure.append(f"{name}: {len(staged)} pair(s) the log says cannot access each other (CANNOT Access "
+                        f"Peer): their cells are copies staged through host memory, not priced as peer copies{driver}")
+    return bool(staged) and staged == pairs
 
 
 def _moved(matrix: list[list[float | None]]) -> list[tuple[int, int, float]]:
@@ -319,7 +343,9 @@ def _verdict(v: _Verdicts) -> Outcome:
     judged = any(c.field.endswith(("peers' median", "against the design")) for c in v.cited)
     if not judged:
         why = v.unsure + ([v.no_design] if v.no_design else [])
-        return unknown(why[0] + (f" (and {len(why) - 1} more alike)" if len(why) > 1 else "") + also)
+        head = f"{why[0]}; {v.no_design}" if v.no_design and why[0] != v.no_design else why[0]  # the design: said
+        rest = len(why) - (2 if head != why[0] else 1)
+        return unknown(head + (f" (and {rest} more alike)" if rest > 0 else "") + also)
     said = ([f"every priced cell within {100 * DESIGN_LOW:.0f} % of its design"] if v.priced else []) + \
         ([f"every captured pair within {100 * PEER_LOW:.0f} % of its peers"]
          if any(c.field.endswith("peers' median") for c in v.cited) else [])

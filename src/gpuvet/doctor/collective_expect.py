@@ -47,7 +47,7 @@ def _shape(model: ModuleModel) -> str | None:
     """The preset whose board this model comes on."""
     if model.fabric == "nvlink" and "SXM" in model.name.upper():
         return "hgx-h200-8"
-    if model.fabric == "xgmi":
+    if model.fabric == "xgmi" and model.fabric_lane_gbps is not None:  # an xGMI rate the catalog gives (not MI100/MI50)
         return "mi300x-8"
     if model.fabric == "serdes" and model.vendor == "huawei":
         return "atlas-800t-a2"  # Ascend's HCCS mesh (serdes links in the node model)

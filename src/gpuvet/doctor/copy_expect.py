@@ -102,6 +102,14 @@ class CopyDesign:
         gbps = sum(rates) if test.summed else rates[0]
         return Priced(gbps, self._basis(raw.bottleneck, rates[0] / raw.gbps if raw.gbps else None))
 
+    def over_pcie(self) -> bool:
+        """Whether the design's modules have no fabric: their peer copies cross PCIe."""
+        return all(m.model.fabric is None for m in self.node.modules)
+
+    def p2p_off_models(self) -> list[str]:
+        """The design's models whose driver refuses peer-to-peer (GeForce since the RTX 4090)."""
+        return sorted({m.model.name for m in self.node.modules if m.model.driver_p2p_off})
+
     def _assumed(self, hop: tuple[str, str] | None) -> bool:
         """Whether the narrowest link on the path has no known lane rate (a placeholder priced at
         its kind's typical speed by the router)."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from gpuvet.errors import CatalogError
+from gpuvet.node.catalog_more import SHEETS, Sheet
 
 DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 MIB = 2**20
@@ -46,6 +47,7 @@ class ModuleModel:
     sources: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     memory_mib: int | None = None  # the driver's total (nvidia-smi's MiB); memory_bytes = memory_mib × 2^20
+    driver_p2p_off: bool = False  # a GeForce card whose driver refuses peer-to-peer (RTX 4090): copies go via host
 
     def __post_init__(self) -> None:
         if self.memory_mib is not None and self.memory_bytes != self.memory_mib * MIB:
@@ -67,7 +69,8 @@ class ModuleModel:
 
     def figure_names(self) -> list[str]:
         """Names of the published figures (those that need a source)."""
-        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric", "switch_reduction", "memory_mib"}
+        skip = {"name", "vendor", "sources", "aliases", "tflops", "fabric", "switch_reduction", "memory_mib",
+                "driver_p2p_off"}
         named = [f.name for f in fields(self) if f.name not in skip and getattr(self, f.name) is not None]
         return named + [f"tflops.{d}" for d in self.tflops]
 
@@ -248,6 +251,24 @@ _MODELS = [
     ),
 ]
 
+
+
+def _from_sheet(s: Sheet) -> ModuleModel:
+    """A catalog_more row as a model: every figure it gives sourced from its sheet or its note."""
+    figures = {"memory_bytes": s.memory_mib, "memory_bw_gbps": s.memory_bw_gbps, "fabric_links": s.fabric_links,
+               "fabric_lane_gbps": s.fabric_lane_gbps, "pcie_gen": s.pcie_gen, "pcie_width": s.pcie_width,
+               "tdp_w": s.tdp_w} | {f"tflops.{d}": v for d, v in s.tflops.items()}
+    notes = {"memory_bytes": s.notes.get("memory_mib", "")} | s.notes
+    sources = {k: notes.get(k) or s.sheet for k, v in figures.items() if v is not None}
+    return ModuleModel(
+        name=s.name, vendor=s.vendor, memory_bytes=None if s.memory_mib is None else s.memory_mib * MIB,
+        memory_mib=s.memory_mib, memory_bw_gbps=s.memory_bw_gbps, tflops=MappingProxyType(dict(s.tflops)),
+        fabric=s.fabric, fabric_links=s.fabric_links, fabric_lane_gbps=s.fabric_lane_gbps, pcie_gen=s.pcie_gen,
+        pcie_width=s.pcie_width, tdp_w=s.tdp_w, sources=MappingProxyType(sources), aliases=s.aliases,
+        driver_p2p_off=s.consumer_p2p_off)
+
+
+_MODELS += [_from_sheet(s) for s in SHEETS]
 CATALOG: Mapping[str, ModuleModel] = MappingProxyType({m.name: m for m in _MODELS})
 
 
@@ -279,7 +300,7 @@ _VENDOR_WORD = {"10de": "NVIDIA", "1002": "AMD"}
 # names its variant (H100 SXM5 64/80/94/96 GB are four ids). Ascend 910B (Huawei, 19e5) has no entry in pci.ids.
 PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, product, model in (
     ("10de:2330", "H100 SXM5 80GB", "H100-SXM"),
-    ("10de:2331", "H100 PCIe", None),
+    ("10de:2331", "H100 PCIe", "H100-PCIe"),
     ("10de:2336", "H100", None),  # no variant in the name: not read as the SXM5 80GB
     ("10de:2337", "H100 SXM5 64GB", None),
     ("10de:2338", "H100 SXM5 96GB", None),
@@ -289,16 +310,36 @@ PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, 
     ("10de:2335", "H200 SXM 141GB", "H200-SXM"),
     ("10de:233b", "H200 NVL", None),
     ("10de:20b2", "A100 SXM4 80GB", "A100-SXM-80GB"),
-    ("10de:20b0", "A100 SXM4 40GB", None),
-    ("10de:20b1", "A100 PCIe 40GB", None),
+    ("10de:20b0", "A100 SXM4 40GB", "A100-SXM-40GB"),
+    ("10de:20b1", "A100 PCIe 40GB", "A100-PCIe-40GB"),
     ("10de:20b3", "A100-SXM-64GB", None),
-    ("10de:20b5", "A100 PCIe 80GB", None),
+    ("10de:20b5", "A100 PCIe 80GB", "A100-PCIe-80GB"),
     ("10de:26b9", "L40S", "L40S"),
     ("10de:2901", "B200", "B200"),
     ("1002:74a1", "Instinct MI300X", "MI300X"),
     ("1002:74a5", "Instinct MI325X", "MI325X"),
     ("1002:740c", "Instinct MI250X/MI250", None),  # one id for the MI250X and the MI250: only a name decides
     ("1002:740f", "Instinct MI210", "MI210"),
+    # issue 46: the other models operators run (catalog_more.py), by their pci.ids names
+    ("10de:2321", "H100 NVL", "H100-NVL"),
+    ("10de:2324", "H800", "H800-SXM"),
+    ("10de:2329", "H20", "H20-SXM"),
+    ("10de:2342", "GH200 120GB / 480GB", "GH200"),
+    ("10de:1db1", "Tesla V100 SXM2 16GB", "V100-SXM2"),
+    ("10de:1db5", "Tesla V100 SXM2 32GB", "V100-SXM2"),
+    ("10de:1db4", "Tesla V100 PCIe 16GB", "V100-PCIe"),
+    ("10de:1db6", "Tesla V100 PCIe 32GB", "V100-PCIe"),
+    ("10de:1eb8", "Tesla T4", "T4"),
+    ("10de:27b8", "L4", "L4"),
+    ("10de:2236", "A10", "A10"),
+    ("10de:2237", "A10G", "A10G"),
+    ("10de:2235", "A40", "A40"),
+    ("10de:2230", "RTX A6000", "RTX-A6000"),
+    ("10de:26b1", "RTX 6000 Ada Generation", "RTX-6000-Ada"),
+    ("10de:2684", "GeForce RTX 4090", "RTX-4090"),
+    ("10de:2204", "GeForce RTX 3090", "RTX-3090"),
+    ("1002:738c", "Instinct MI100", "MI100"),
+    ("1002:74a0", "Instinct MI300A", "MI300A"),
     # issue 46: AMD's Radeon consumer and workstation families (Vega 10/20, Navi 1x/2x/3x/48), named by id so a
     # tool that prints only the device id (rocm-smi 1.x's DID column, a FreeBSD vgapci line) names the card; none
     # is a catalog model: AMD publishes no per-family thermal or bandwidth design figures for them (the limits

@@ -125,6 +125,13 @@ FABRIC_STATE_FIX = ("check the fabric manager: systemctl status nvidia-fabricman
 PAIR_COPY_FIX = ("run that pair alone again (TransferBench or nvbandwidth, the pair's source and destination); if it "
                  "stays below its peers, check the link between the two (amd-smi xgmi / nvidia-smi nvlink -s -e, lspci "
                  "LnkSta) and the route the runtime takes (amd-smi topology / nvidia-smi topo -m)")
+# issue 46: a peer copy over PCIe far below its Gen x width: the usual causes, the cheapest look first
+PCIE_PAIR_FIX = ("the pair's copies cross PCIe: check that peer-to-peer is on and routed directly (nvidia-smi topo "
+                 "-p2p r; ACS on the switch or root ports, `lspci -vvv | grep ACSCtl`, sends peer traffic up to the "
+                 "root complex; an IOMMU in translated mode slows it: iommu=pt), that each link runs at its "
+                 "generation and width (lspci LnkSta against LnkCap, nvidia-smi -q 'Link Width/Generation': a "
+                 "downtrained link), and what lies between them (a PCIe switch, the CPU's root complex, a socket "
+                 "link: nvidia-smi topo -m PIX/PHB/SYS)")
 PAIR_COPY_DEAD_FIX = ("the copy between the two moved nothing: run that pair alone again (TransferBench or nvbandwidth); "
                       "if it stays at 0, check the link between them (amd-smi xgmi / nvidia-smi nvlink -s, lspci "
                       "LnkSta), peer access (amd-smi topology / nvidia-smi topo -p2p r) and the kernel log at that time")
