@@ -36,6 +36,7 @@ class ReferencePoint:
     note: str
     ranks: int = 8
     fitted: bool = True  # False: a calibration row the fit leaves out (the file says why in its note)
+    nvls_chunk: int | None = None  # the run's NCCL_NVLS_CHUNKSIZE where it set one (NCCL's default otherwise)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ def load(path: str | Path) -> list[ReferencePoint]:
             where = f"{path}: {family}[{i}]"
             try:
                 ranks = int(entry.get("ranks", 8))
+                chunk = int(entry["nvls_chunk_bytes"]) if "nvls_chunk_bytes" in entry else None
                 ref = entry["node"]
                 if ref.endswith(".yaml"):
                     ref = str(path.parent / ref)
@@ -97,31 +99,42 @@ def load(path: str | Path) -> list[ReferencePoint]:
                         busbw = float(p["busbw"])
                     points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
                                                  p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks,
-                                                 bool(p.get("fit", True))))
+                                                 bool(p.get("fit", True)), chunk))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
     return points
 
 
 class _Models:
-    """One collective model per node spec, shared by every figure of that node."""
+    """One collective model per node spec (and NVLS chunk setting), shared by every figure of that node."""
 
     def __init__(self) -> None:
-        self._models: dict[str, CollectiveModel] = {}
+        self._models: dict[tuple[str, int | None], CollectiveModel] = {}
 
-    def __call__(self, ref: str) -> CollectiveModel:
-        if ref not in self._models:
+    def __call__(self, ref: str, nvls_chunk: int | None = None) -> CollectiveModel:
+        if (ref, nvls_chunk) not in self._models:
             backend = open_backend(sim=ref)
-            self._models[ref] = CollectiveModel(backend.node(), backend.spec.faults if backend.spec else ())
-        return self._models[ref]
+            model = CollectiveModel(backend.node(), backend.spec.faults if backend.spec else ())
+            self._models[(ref, nvls_chunk)] = model
+            for medium, tuning in list(model.perf.collective_tuning.items()):
+                model.perf.collective_tuning[medium] = _chunked(tuning, nvls_chunk)
+        return self._models[(ref, nvls_chunk)]
 
     def set_tuning(self, medium: str, tuning: Tuning) -> None:
-        for m in self._models.values():
-            m.perf.collective_tuning[medium] = tuning
+        for (_, chunk), m in self._models.items():
+            m.perf.collective_tuning[medium] = _chunked(tuning, chunk)
+
+
+def _chunked(tuning: Tuning, nvls_chunk: int | None) -> Tuning:
+    """``tuning`` with NVLink SHARP's largest chunk set as a run set it (NCCL_NVLS_CHUNKSIZE): NCCL's
+    chunk rule (SwitchChunking) then shrinks from that size, not from the 128 KiB default."""
+    if nvls_chunk is None or tuning.switch is None:
+        return tuning
+    return replace(tuning, switch=replace(tuning.switch, max_chunk=nvls_chunk))
 
 
 def _predict(models: _Models, p: ReferencePoint) -> ReferenceComparison:
-    model = models(p.node_ref)
+    model = models(p.node_ref, p.nvls_chunk)
     members = model.members(p.ranks)
     preds = [model.predict(p.op, s, members, p.algorithm) for s in p.sizes]
     chosen = "+".join(sorted({f"{x.algorithm}/{x.protocol}" for x in preds}))
@@ -230,11 +243,13 @@ FITTED = {
     "pcie": ("pcie", ("eff:ring", "ring/ll")),
     "xgmi": ("xgmi", ("ring/ll", "share:ll", "ring/ll128", "share:ll128", "ring/simple", "eff:ring")),
     "nvl_domain": ("nvl72", ("in_switch/simple", "eff:in_switch")),
+    "nvlink5_board": ("nvlink5_board", ("eff:in_switch",)),
 }
 # Which file holds each family's figures: the 8-GPU NVSwitch and PCIe tables of issue 22, and the
 # xGMI mesh and NVL72 rack tables of issue 49.
 FIGURES = {"nvswitch": "benchmarks/data/published_collectives.yaml", "pcie": "benchmarks/data/published_collectives.yaml",
-           "xgmi": "tests/data/published_collectives_issue49.json", "nvl72": "tests/data/published_collectives_issue49.json"}
+           "xgmi": "tests/data/published_collectives_issue49.json", "nvl72": "tests/data/published_collectives_issue49.json",
+           "nvlink5_board": "tests/data/published_collectives_issue49.json"}
 _ROBUST_SCALE = 0.05  # ln-errors beyond ~5 % count linearly, not squared: one odd row cannot pull the rest
 
 
@@ -250,8 +265,8 @@ def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> Tuni
         raise ValueError(f"no calibration figures for {family} in {path}")
     models = _Models()
     for p in points:
-        models(p.node_ref)
-    start = next(iter(models._models.values())).perf.collective_tuning[medium]
+        models(p.node_ref, p.nvls_chunk)
+    start = models(points[0].node_ref).perf.collective_tuning[medium]  # NCCL's default chunk
     x0 = np.log(_parameters(start, free))
 
     def log_errors(x: np.ndarray) -> np.ndarray:

@@ -107,6 +107,16 @@ _NVL_RING_EFFICIENCY = _FABRIC.efficiency[_R] * _NVLINK5_LINK_SHARE
 # the rack's 4 GiB row by 8.5 % (rms ln-error 0.051 against 0.018); the run has a fixed time of
 # about 0.3 ms beyond the pipeline fill that NCCL's tuner does not count (docs/plan.md).
 _NVL_SHARP_STEP = 147e-6
+# An 8-GPU NVLink 5 board (HGX/DGX B200): the rack's ring (the NVLink 5 carry above, not fitted) and
+# NVLink SHARP as NCCL runs it on one node: its NVLS latency, 25 us (src/graph/tuning.cc, hwLatencies
+# NVLink NVLS Simple, the same at v2.28.9-1 and v2.29.7-1, the releases the fit and check runs name), the
+# 8 us fixed time and two steps as on Hopper; 24 NVLS channels on a single Blackwell node
+# (NVLS_NCHANNELS_SM100_NVL, src/transport/nvls.cc at v2.28.9-1; 32 only across nodes). The per-chunk
+# time is the 8-GPU Hopper fit's (an assumption: no figure below 8 GiB fits it); the efficiency is fitted
+# (``--fit``) to Together AI's forced-NVLS runs of one 8-B200 cluster (NCCL 2.28.9), checked on another
+# cluster (NCCL 2.29.7) and on Google's a4-highgpu-8g board (docs/plan.md).
+_BOARD5_SHARP_STEP = (25.0e-6 - 8.0e-6) / 2
+_NVLS_CHANNELS_BLACKWELL_NODE = 24
 COLLECTIVE_TUNING = {
     "fabric": _FABRIC,
     "nvlink_mesh": _FABRIC,  # an assumption: no published table of a 4-GPU NVLink mesh was found
@@ -117,6 +127,12 @@ COLLECTIVE_TUNING = {
                          # Hopper relative to the ring (src/graph/tuning.cc; docs/plan.md gives the lines)
                          share=dict(_FABRIC.share),
                          switch=SwitchChunking(channels=32, max_heads=_NVLS_ARITY, chunk_s=_SHARP_CHUNK_S)),
+    "nvlink5_board": Tuning(base_s=8.0e-6,
+                            alpha_s={**_NVL_RING, (_S, _SIMPLE): _BOARD5_SHARP_STEP, **_pairwise_as_ring(_NVL_RING)},
+                            efficiency={_R: _NVL_RING_EFFICIENCY, _S: 0.569, _P: _NVL_RING_EFFICIENCY},
+                            share=dict(_FABRIC.share),
+                            switch=SwitchChunking(channels=_NVLS_CHANNELS_BLACKWELL_NODE, max_heads=_NVLS_ARITY,
+                                                  chunk_s=_SHARP_CHUNK_S)),
     "xgmi": Tuning(base_s=8.0e-6, alpha_s={**_XGMI_RING, **_pairwise_as_ring(_XGMI_RING)},
                    efficiency={_R: 0.710, _P: 0.710}, share={_LL: 0.301, _LL128: 0.714, _SIMPLE: 1.0}),
     "pcie": Tuning(base_s=8.0e-6,
@@ -131,6 +147,9 @@ COLLECTIVE_BASIS = {  # each follows "constants: "
                     False),
     "nvl_domain": ("NVLink SHARP's fitted to a published GB200 NVL72 run, the ring's the 8-GPU NVSwitch fit's "
                    "carried to NVLink 5 by NCCL's per-link figure and a published B200/H200 latency ratio", True),
+    "nvlink5_board": ("NVLink SHARP's efficiency fitted to published forced-NVLS runs of 8x B200 boards, its latency "
+                      "and channels NCCL's; the ring's the NVL72 domain's NVLink 5 carry of the 8-GPU NVSwitch fit",
+                      True),
     "xgmi": ("fitted to published RCCL runs of 8x MI300X", True),
     "pcie": ("fitted to published runs of 8 PCIe RTX PRO 6000 (the Simple step latency a stated guess)", True),
 }
@@ -317,7 +336,8 @@ class CollectiveTimes:
     def family(self) -> str:
         """Which constants apply (``COLLECTIVE_TUNING``): pcie where any member has no working
         fabric; xgmi on an xGMI mesh; nvlink_mesh on a direct NVLink mesh; nvl_domain in a switched
-        domain of more than 8 modules; fabric otherwise (8-GPU NVSwitch boards, partial meshes)."""
+        domain of more than 8 modules; nvlink5_board on a board of NVLink 5 modules (B200); fabric
+        otherwise (8-GPU NVLink 4 NVSwitch boards, partial meshes)."""
         if not self._uses_fabric():
             return "pcie"
         node = self.perf.node
@@ -326,7 +346,15 @@ class CollectiveTimes:
             return "xgmi"
         if self._mesh_gbps() is not None:
             return "nvlink_mesh"
-        return "nvl_domain" if self._domain_size() > 8 else "fabric"
+        if self._domain_size() > 8:
+            return "nvl_domain"
+        return "nvlink5_board" if self._nvlink5() else "fabric"
+
+    def _nvlink5(self) -> bool:
+        """Every member an NVLink 5 module by design (the catalog's 50 GB/s a link per direction):
+        the model's figure, not the links' state, so a degraded board keeps its family."""
+        models = [self.perf.node.module(m).model for m in self.members]
+        return all(m.fabric == "nvlink" and (m.fabric_lane_gbps or 0.0) >= 50 for m in models)
 
     def basis(self) -> tuple[str, bool]:
         """What the constants ``family`` picks rest on, and whether a published run checks them:
