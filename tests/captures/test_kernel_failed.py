@@ -71,6 +71,17 @@ def test_each_module_the_log_names_gets_its_own_finding(tmp_path: Path) -> None:
     log = _log("nouveau 0000:41:00.0: gr: init failed, -22", "nouveau 0000:c1:00.0: gr: init failed, -22")
     found = _findings(tmp_path, log)
     assert set(found) == {(INIT, "0000:41:00.0"), (INIT, "0000:C1:00.0")}
+    # beside another module's named failure, a module's own failure is its own, not that message's context
+    beside = _log("amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init",
+                  "amdgpu 0000:83:00.0: PM: failed to resume async: error -5")
+    assert set(_findings(tmp_path, beside)) == {(INIT, "0000:03:00.0"), (RESET, "0000:83:00.0")}
+    # a module a named message judged at warn (a page fault) that later fails to resume is gone all the same
+    fault = _log("amdgpu 0000:03:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:32770, "
+                 "for process python3 pid 4242)", *["amdgpu 0000:03:00.0: amdgpu: evicting queues"] * 9,
+                 "amdgpu 0000:03:00.0: PM: failed to resume async: error -5")
+    found = _findings(tmp_path, fault)
+    assert set(found) == {("module_page_fault", "0000:03:00.0"), (RESET, "0000:03:00.0")}
+    assert found[(RESET, "0000:03:00.0")]["severity"] == "critical"
 
 
 def test_a_healthy_boots_failure_worded_lines_stay_quiet_or_a_lead(tmp_path: Path) -> None:

@@ -370,7 +370,7 @@ def _unnamed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse
     found, seen = kernel_unknown.error_lines(lines, worded, named, others)
     for u in found:
         module = _no_bus_label(u.driver) if u.module.startswith("a module of") else bus(u.module)
-        if module in judged:
+        if module in judged and u.kind not in kernel_unknown.FAILED:  # its module gone: said beside any other
             continue
         out.events.append(KernelEvent(u.kind, module, u.lines[0][2][:240], u.lines[0][1],
                                       count=len(u.lines), driver=u.driver,

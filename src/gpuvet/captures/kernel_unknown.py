@@ -20,6 +20,7 @@ from gpuvet.captures import kernel_failed
 from gpuvet.captures.text import Line
 
 UNNAMED = "driver_error_unnamed"  # the kind (kernel_messages.yaml) of such an event
+FAILED = kernel_failed.KINDS  # the kinds of a group that says the module is gone: said even beside a named message
 CONTEXT = 8  # lines: an error line this close to a named message of the same log is that message's context
 SHOWN = 3  # lines quoted in the event
 _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile one is not read to its end
@@ -158,18 +159,38 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
             at.append(i)
         elif "nvswitch" not in s and _maybe(s) or len(s) >= WRAPS and i + 1 < len(lines) and _maybe(lines[i + 1].text):
             maybe.append((i, ln))  # issue 43: one literal scan a line; the patterns only where a failure's word may be
-    near = {j for i in at for j in range(i - CONTEXT, i + CONTEXT + 1)}
+    near = _context(lines, at)
     groups: dict[tuple[str, str], Unnamed] = {}
     for i, ln in maybe:
         driver = _family(d) if (d := driver_of(ln.text)) is not None else None
-        if i in near or driver is None:
+        if driver is None or i in near and _UNPLACED in near[i]:
             continue
         text = _with_continuation(lines, i)
         if _ERROR.search(text[:_HEAD]) is None or benign(text) is not None:
             continue
         module = _module_of(lines, i, driver)
+        if i in near and (module in near[i] or _unplaced(module)):
+            continue  # that message's context: its module's line, or one no line places
         groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
     return [_failed(lines, _at_load(lines, g)) for g in groups.values()], seen
+
+
+_UNPLACED = ""  # a named message no line places: every error line near it is its context
+
+
+def _context(lines: list[Line], at: list[int]) -> dict[int, set[str]]:
+    """The lines within CONTEXT of a named message, each with the modules of the messages it is near: an error
+    line of another module beside it (two modules failing together) is that module's own."""
+    near: dict[int, set[str]] = {}
+    for i in at:
+        module = _module_of(lines, i, _family(driver_of(lines[i].text) or ""))
+        for j in range(i - CONTEXT, i + CONTEXT + 1):
+            near.setdefault(j, set()).add(_UNPLACED if _unplaced(module) else module)
+    return near
+
+
+def _unplaced(module: str) -> bool:
+    return module.startswith("a module of ")
 
 
 def _failed(lines: list[Line], group: Unnamed) -> Unnamed:
