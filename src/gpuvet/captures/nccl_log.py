@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_runs import RANK_LINE
+from gpuvet.captures.nccl_warns import RETRY, cut_failure
 from gpuvet.captures.text import Line
 
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
@@ -157,8 +158,10 @@ class NcclLog:
     ib_off: str | None = None  # 'NCCL_IB_DISABLE=1' or 'NCCL_NET=Socket' where the job set it (line N)
     buses: dict[tuple[str | None, int], str] = field(default_factory=dict)  # (host, rank) -> bus id, inside a node
     p2p_last: dict[tuple[str | None, int | None], tuple[str, str]] = field(default_factory=dict)  # its last P2P pair
+    p2p_channel: dict[tuple[str | None, int | None], LogLine] = field(default_factory=dict)  # the line that named it
     p2p_refused: list[PeerRefused] = field(default_factory=list)  # the CUDA runtime refused peer access
     topology: dict[str | None, NcclTopo] = field(default_factory=dict)  # host -> NCCL's dump of its paths
+    retries: list[LogLine] = field(default_factory=list)  # 'Call to connect returned …, retrying' (INFO)
 
     @property
     def kinds(self) -> list[str]:
@@ -426,6 +429,8 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
         return
     if "Init COMPLETE" in msg:
         out.completed.append(at)
+    if at.level == "INFO" and "retrying" in msg and RETRY.search(msg):
+        out.retries.append(at)
     if (c := _COMM.search(msg)) is not None:
         out.ranks.setdefault(key, int(c.group("rank")))
         if (b := _INIT_BUS.search(msg)) is not None:  # ncclCommInitRank's 'busId 48000': the rank's module
@@ -464,6 +469,7 @@ def _channel_buses(at: LogLine, out: NcclLog) -> None:
     out.buses.setdefault((at.host, int(c.group(3))), b)
     if c.group(5) == "P2P":
         out.p2p_last[(at.host, at.pid)] = (a, b)
+        out.p2p_channel[(at.host, at.pid)] = at
 
 
 def listing(log: NcclLog) -> list[tuple[str | None, str]]:
@@ -554,6 +560,6 @@ def _failure_kind(at: LogLine) -> str | None:
         return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
     if _OOM.search(msg):
         return "cuda_oom"
-    if not _FAILS.search(msg) or _GOES_ON.search(msg):
+    if not (_FAILS.search(msg) or cut_failure(msg)) or _GOES_ON.search(msg):
         return None
     return "init" if file in _INIT_FILES or _INIT_WORDS.search(msg) else "runtime"

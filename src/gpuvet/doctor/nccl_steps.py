@@ -122,11 +122,67 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
             carried["hca"] = hca
         if first.collective:  # the collective that stalled, as the library's line named it
             carried["collective"] = first.collective
-        out.append(finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
-                           carried=carried or None, file=label,
-                           line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
-                           lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None))
+        found = finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
+                        carried=carried or None, file=label,
+                        line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
+                        lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None)
+        named = _family(logs, label, items) if kind in ("init", "runtime") and first.at.lib != "HCCL" else None
+        out.append(found if named is None else _as_p2p(found, named[1]) or replace(
+            found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))
     return out
+
+
+def _as_p2p(found: Finding, named: dict[str, Json]) -> Finding | None:
+    """NCCL's P2P transport could not open the other GPU's buffer on the pair its channel joined: peer-to-peer between
+    those two modules is what failed (p2p_unavailable, named by the pair), with the library's lines cited.
+    'peer mapping resources exhausted' is no pair's fault (too many peers mapped) and stays the collective's."""
+    pair = named.get("pair")
+    if named.get("kind") != "nccl_p2p_ipc" or not isinstance(pair, str) or "mapping resources" in str(found.evidence):
+        return None
+    from gpuvet.knowledge import nccl_warn_family
+
+    a, b = sorted(pair.split(" <-> "))
+    return finding("p2p_unavailable", MEDIUM, module=f"{a} <-> {b}", between=(a, b),
+                   fix=nccl_warn_family("nccl_p2p_ipc").action, carried={**named, **found.evidence},
+                   process=found.module)
+
+
+def _family(logs: Logs, label: str, items: list[tuple[str, LogFailure]]) -> tuple[str, dict[str, Json], str] | None:
+    """The family of NCCL's WARN a group of failures shows (title, evidence, fix: nccl_warns.yaml): the first line
+    whose words name one other than the proxy's (the proxy carries the failure of the step under it), with what
+    the line names (the peer's address, an IB completion's status), the P2P pair and the connect retries before it."""
+    from gpuvet.captures.nccl_warns import family
+    from gpuvet.knowledge import ib_completion_status, nccl_warn_family
+
+    said = [(f, fam) for _, f in items if (fam := family(f.at.message, f.at.source)) is not None]
+    if not said:
+        return None
+    f, fam = next(((f, fam) for f, fam in said if fam.name != "nccl_proxy"), said[0])
+    entry, log = nccl_warn_family(fam.name), next((lg for lab, lg in logs if lab == label), None)  # NCCL's, first
+    evidence: dict[str, Json] = {"kind": fam.name, "meaning": entry.meaning}
+    if f is not items[0][1]:
+        evidence["named_by"] = f"line {f.at.line}: {f.at.text}"
+    if fam.peer:
+        evidence["peer"] = fam.peer
+    if fam.rank is not None:
+        evidence["peer_rank"] = fam.rank
+    if fam.status is not None:
+        evidence["status"] = f"{fam.status} ({ib_completion_status(fam.status) or 'a status the verbs list lacks'})"
+    elif fam.name == "nccl_ib_completion":
+        evidence["status"] = "not in the line (cut before it): NCCL_DEBUG=INFO's full WARN names it"
+    others = list(dict.fromkeys(g.at.text for _, g in items[1:] if g.at.text != items[0][1].at.text))
+    if others:
+        evidence["also"] = others[:3]
+    if log is not None and fam.name == "nccl_p2p_ipc" and (pair := log.p2p_last.get((f.at.host, f.at.pid))):
+        evidence["pair"] = " <-> ".join(pair)
+        evidence["channel"] = f"line {log.p2p_channel[(f.at.host, f.at.pid)].line}: " \
+                              f"{log.p2p_channel[(f.at.host, f.at.pid)].text}"
+    if log is not None and fam.name == "nccl_socket_connect":
+        tried = [r for r in log.retries if (r.host, r.pid) == (f.at.host, f.at.pid) and r.line < f.at.line]
+        if tried:
+            evidence["retries"] = f"{len(tried)} line(s) '{tried[0].message}' (line(s) " \
+                                  f"{', '.join(str(r.line) for r in tried[:8])})"
+    return entry.title, evidence, entry.action
 
 
 def _settings(logs: Logs, label: str, at: LogLine) -> str | None:

@@ -216,3 +216,24 @@ def cann_runtime_code() -> HcclCode:
     """What an error code of the Ascend runtime (not HCCL's EI/EJ) means and what to do (hccl_codes.yaml)."""
     row = cast(dict[str, str], _read("hccl_codes.yaml")["runtime"])
     return HcclCode("runtime", row["meaning"], row["action"])
+
+
+@dataclass(frozen=True)
+class NcclWarnFamily:
+    """A family of NCCL's/RCCL's WARN messages: its own title, meaning and fix (nccl_warns.yaml)."""
+
+    name: str
+    title: str
+    meaning: str
+    action: str
+
+
+def nccl_warn_family(name: str) -> NcclWarnFamily:
+    """The entry for one family (nccl_socket_connect, nccl_p2p_ipc …)."""
+    row = cast(dict[str, dict[str, str]], _read("nccl_warns.yaml")["families"])[name]
+    return NcclWarnFamily(name, row["title"], row["meaning"], row["action"])
+
+
+def ib_completion_status(code: int) -> str | None:
+    """What an InfiniBand work completion's status (ibv_wc_status, NCCL's 'status=N') means; None: not listed."""
+    return cast(dict[int, str], _read("nccl_warns.yaml")["ib_status"]).get(code)
