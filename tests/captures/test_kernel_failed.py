@@ -44,6 +44,8 @@ def test_a_module_any_driver_could_not_initialise_is_critical_on_its_bus_id(tmp_
     # the open nvidia modules' GSP bring-up, where the excerpt stops before RmInitAdapter's line: no bus id in it
     gsp = _log("NVRM: kgspInitRm_IMPL: cannot bootstrap riscv/gsp: 0x65")
     _only(tmp_path, gsp, INIT, "a module of nvidia, bus id not in the log", "driver_init_failed")
+    irq = _log("NVRM: GPU 0000:3b:00.0: No interrupts of any type are available. Cannot use this GPU.")
+    _only(tmp_path, irq, INIT, "0000:3B:00.0", "driver_init_failed")
 
 
 def test_a_resume_or_a_reset_that_failed_is_critical_and_a_retried_reset_that_worked_is_not(tmp_path: Path) -> None:

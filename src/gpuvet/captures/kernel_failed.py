@@ -28,7 +28,9 @@ _INIT = re.compile(r"\bprobe (?:of \S+ )?failed\b|\bprobe with driver \S+ failed
                    r"\b(?:device|GPU|adapter|asic|hardware|chip)[ _]init(?:iali[sz]ation)? failed\b|"
                    r"\bfailed to init(?:iali[sz]e)? (?:the )?(?:device|GPU|adapter|asic|hardware|chip)\b|"
                    r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
-                   r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b", re.I)
+                   r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b|"
+                   # nv.c's device start: no interrupt for the module, so it cannot be opened
+                   r"\bCannot use this GPU\b|\brequest_irq\(\) failed\b", re.I)
 # its firmware did not boot or load (the open nvidia modules' kgspInitRm words it 'Error preparing GSP-RM image');
 # not i915's or xe's: they run on without a GuC, HuC or DMC image and say so when they cannot (wedged, probe failed)
 _INIT_FIRMWARE = re.compile(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:strap)?|load(?:ing)?|start(?:up)?|"
