@@ -189,8 +189,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                   "named) and driver 6.12.12 not read",
     "nccldebug_oneflow3586_connect_timeout.txt": "the veth interface named (nccl_socket_wrong_interface), but the "
                                                  "'Connection timed out' connects between the nodes are not",
-    "nccldebug_ray17909_socket_p2p_ipc.txt": "a generic collective_runtime_error on molgpu01 GPU 0; the P2P/IPC failure "
-                                             "between 21000 and 1000 and NCCL_P2P_DISABLE=1 not named",
     "nccltests_nccltests284_2node_socket_interleaved.txt": "inventory: one module listed; the 2 ranks on agzen-master "
                                                            "and agzen-worker are not",
     "rocmsmi_legacyrocm3124_productname_mi300x_rst.txt": "inventory: 'AMD Instinct MI300X' read, its card series "
