@@ -28,9 +28,20 @@ def test_gpus_that_did_no_work_under_a_healthy_verdict_are_no_pass(capsys, tmp_p
     text = _summary(0, 0, 0)
     got = gpu_fryer.parse(clean(text).lines)
     assert got.tool == "gpu-fryer" and got.work == [0, 0, 0] and got.verdicts == {0: "OK", 1: "OK", 2: "OK"}
-    (f,) = _idle(capsys, tmp_path, text)
-    assert f["severity"] in {"warn", "critical"} and f["evidence"]["idle"] == ["GPU 0", "GPU 1", "GPU 2"]
-    assert "0 Gflops/s" in str(f["evidence"]["detail"])
+    found = _idle(capsys, tmp_path, text)  # each module the summary names, none left on 'node' (issue 46)
+    assert [f["module"] for f in found] == ["GPU 0", "GPU 1", "GPU 2"]
+    assert all(f["severity"] in {"warn", "critical"} and "0 Gflops/s" in str(f["evidence"]["detail"]) for f in found)
+
+
+def test_a_gpu_at_zero_or_far_below_while_its_peers_run_is_that_module_s_finding(capsys, tmp_path):
+    """gpu-fryer names no model: the run's peers are the design (their median), never the GPU's own figure."""
+    (f,) = _idle(capsys, tmp_path, _summary(48210, 48355, 0, 48100))
+    assert (f["cause"], f["module"], f["severity"]) == ("compute_below_peak_unexplained", "GPU 2", "warn"), f
+    assert f["evidence"]["measured_gflops"] == 0 and f["evidence"]["expected_gflops"] == 48210
+    assert "peer" in str(f["evidence"]["basis"]) and "0 Gflops/s" in str(f["evidence"]["detail"])
+    (slow,) = _idle(capsys, tmp_path, _summary(48210, 30100, 48355))
+    assert (slow["module"], slow["evidence"]["measured_gflops"]) == ("GPU 1", 30100), slow
+    assert _idle(capsys, tmp_path, _summary(48210, 46100, 48355)) == []  # within its peers' spread
 
 
 def test_gpus_that_computed_are_clear_and_a_named_one_is_read_as_unhealthy(capsys, tmp_path):

@@ -27,7 +27,8 @@ NPU0 = "GPU 0 (host not in the log)"
 CAUSES: dict[str, set[Finding]] = {
     # --- faulty (F) -------------------------------------------------------------------------------------------
     # 4 GPUs at 0 Gflops/s and 0 C under gpu-fryer's load, its 'All GPUs seem healthy' notwithstanding
-    "gpufryer_gpufryer10_4gpu_zero_gflops.txt": {("application_cuda_error", None)},
+    # (the row names all 4 GPUs; each is named since issue 46's LEFT item 4, no longer one node-wide finding)
+    "gpufryer_gpufryer10_4gpu_zero_gflops.txt": {("application_cuda_error", f"GPU {i}") for i in range(4)},
     "dmesg_sglang34260_xid13_cga.txt": {("xid", "0000:9A:00.0")},  # Xid 13 SM CGA exceptions: the application
     "smi_hiveos61_gpu_lost_statsjson.txt": {("module_fell_off_bus", "0000:0A:00.0")},  # 'GPU is lost'
     # ring comp_1.1.1 timeout and a reset

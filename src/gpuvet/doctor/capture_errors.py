@@ -17,6 +17,7 @@ from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.fryer_peers import fryer_findings
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.p2p_gain import not_working
@@ -128,7 +129,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
 def captured_errors(ev: Evidence) -> Outcome:
     """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
     c = ev.captures
-    found = _after_warn(ev, _error_findings(c.app_errors, _listed_by_a_tool(ev)))
+    found = _error_findings(c.app_errors, _listed_by_a_tool(ev))
     unsure: list[str] = []
     cited: list[Cited] = []
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
@@ -169,28 +170,6 @@ def _error_findings(errors: list[tuple[str, AppError]], listed: bool = False) ->
         groups.setdefault((_meaning(e.kind).cause, e.host, e.module), []).append((label, e))
     return [replace(_error_finding(*group[0]) if len(group) == 1 else _merged(group), host=group[0][1].host)
             for group in groups.values()]
-
-
-_FRAMEWORK_NCCL = {"nccl_timeout", "nccl_first_timeout", "nccl_error", "nccl_cuda"}
-
-
-def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
-    """A framework's collective error (a watchdog timeout, 'NCCL error in: …') in a file whose NCCL/RCCL log has a
-    failed WARN above it points at that WARN: the library's first failure is the cause the framework only reports."""
-    first = {label: min(log.failures, key=lambda f: f.at.line).at for label, log in ev.captures.nccl_logs
-             if log.failures and log.libs != ["HCCL"]}
-    out = []
-    for f in found:
-        listed = f.evidence.get("kinds")
-        kinds = {str(f.evidence.get("kind")), *(map(str, listed) if isinstance(listed, list) else ())}
-        warn = first.get(str(f.evidence.get("file")))
-        line = f.evidence.get("line")
-        if warn is None or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or warn.line > line:
-            out.append(f)
-            continue
-        out.append(replace(f, evidence={**f.evidence, "first_warn": f"line {warn.line}: {warn.text}",
-                                        "read_first": "the library's first WARN above this line names the cause"}))
-    return out
 
 
 def _meaning(kind: str) -> _Meaning:
@@ -258,24 +237,22 @@ def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:
     return out
 
 
-# issue 46 (batch S): a stress tool that judges each GPU against the best one passes GPUs that all did nothing
-_IDLE_SAID = {"gpu-fryer": " (0 Gflops/s under gpu-fryer's load; its 'seem healthy' compares the GPUs with one "
-                           "another only): a GPU that computes nothing under load is hung or lost, not healthy"}
-_IDLE_FIX = {"gpu-fryer": APP_ERROR_FIX["gpu_fryer_idle"]}
-
-
 def _burn_findings(label: str, burn: GpuBurnParse, unsure: list[str]) -> list[Finding]:
     """FAULTY (wrong results) is the module computing wrong bits; a worker that died or never ran is
     not a verdict on the module (the kernel log says whether the module went with it). A burn that ran
-    on no GPU at all (gpu-burn could not start its test) is one finding, not one per GPU."""
+    on no GPU at all (gpu-burn could not start its test) is one finding, not one per GPU. gpu-fryer's
+    summary is judged module by module against the run's peers (doctor/fryer_peers.py, issue 46)."""
+    if burn.tool == "gpu-fryer":
+        found = fryer_findings(label, burn)
+        unsure += [] if burn.verdicts or found else [f"{label}: gpu-fryer's output ends before its verdict"]
+        return found
     idle = [g for g in sorted(burn.verdicts) if g in burn.died or (g < len(burn.work) and burn.work[g] <= 0)]
     out: list[Finding] = []
     if burn.init_errors or (idle and len(idle) == len(burn.verdicts) > 1):
         line, text = burn.init_errors[0] if burn.init_errors else (burn.verdict_line, "")
-        out.append(finding("application_cuda_error", MEDIUM, fix=_IDLE_FIX.get(burn.tool, APP_ERROR_FIX["gpu_burn_died"]),
+        out.append(finding("application_cuda_error", MEDIUM, fix=APP_ERROR_FIX["gpu_burn_died"],
                            tool=burn.tool, file=label, line=line, log=text[:240] or None, idle=[f"GPU {g}" for g in idle],
-                           detail=f"{len(idle)} GPU(s) did no work: their OK says nothing of the modules"
-                           + _IDLE_SAID.get(burn.tool, "")))
+                           detail=f"{len(idle)} GPU(s) did no work: their OK says nothing of the modules"))
         idle = [g for g in idle if g in burn.died and len(idle) < len(burn.verdicts)]  # a died worker: its own
     for gpu in idle:
         out.append(finding("application_cuda_error", MEDIUM, module=f"GPU {gpu}", fix=APP_ERROR_FIX["gpu_burn_died"],
