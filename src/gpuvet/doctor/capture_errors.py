@@ -129,7 +129,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
 def captured_errors(ev: Evidence) -> Outcome:
     """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
     c = ev.captures
-    found = _error_findings(c.app_errors, _listed_by_a_tool(ev))
+    found = _after_warn(ev, _error_findings(c.app_errors, _listed_by_a_tool(ev)))
     unsure: list[str] = []
     cited: list[Cited] = []
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
@@ -170,6 +170,28 @@ def _error_findings(errors: list[tuple[str, AppError]], listed: bool = False) ->
         groups.setdefault((_meaning(e.kind).cause, e.host, e.module), []).append((label, e))
     return [replace(_error_finding(*group[0]) if len(group) == 1 else _merged(group), host=group[0][1].host)
             for group in groups.values()]
+
+
+_FRAMEWORK_NCCL = {"nccl_timeout", "nccl_first_timeout", "nccl_error", "nccl_cuda"}
+
+
+def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
+    """A framework's collective error (a watchdog timeout, 'NCCL error in: …') in a file whose NCCL/RCCL log has a
+    failed WARN above it points at that WARN: the library's first failure is the cause the framework only reports."""
+    first = {label: min(log.failures, key=lambda f: f.at.line).at for label, log in ev.captures.nccl_logs
+             if log.failures and log.libs != ["HCCL"]}
+    out = []
+    for f in found:
+        listed = f.evidence.get("kinds")
+        kinds = {str(f.evidence.get("kind")), *(map(str, listed) if isinstance(listed, list) else ())}
+        warn = first.get(str(f.evidence.get("file")))
+        line = f.evidence.get("line")
+        if warn is None or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or warn.line > line:
+            out.append(f)
+            continue
+        out.append(replace(f, evidence={**f.evidence, "first_warn": f"line {warn.line}: {warn.text}",
+                                        "read_first": "the library's first WARN above this line names the cause"}))
+    return out
 
 
 def _meaning(kind: str) -> _Meaning:
