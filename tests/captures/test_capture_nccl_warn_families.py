@@ -41,6 +41,7 @@ def test_a_socket_connect_that_ran_out_of_retries_names_the_address(tmp_path: Pa
     ev = _is(f, "nccl_socket_connect")
     assert f["cause"] == "collective_init_failed" and f["module"] == "gn07 GPU 0"
     assert ev["peer"] == "10.8.0.3<40417>" and str(ev["retries"]).startswith("2 line(s) 'Call to connect returned")
+    assert ev["interface"] == "line 1: Bootstrap : Using eth0:10.8.0.7<0>"  # the interface NCCL chose
 
 
 def test_a_connect_warn_cut_mid_word_is_still_the_failed_connect(tmp_path: Path) -> None:

@@ -162,6 +162,7 @@ class NcclLog:
     p2p_refused: list[PeerRefused] = field(default_factory=list)  # the CUDA runtime refused peer access
     topology: dict[str | None, NcclTopo] = field(default_factory=dict)  # host -> NCCL's dump of its paths
     retries: list[LogLine] = field(default_factory=list)  # 'Call to connect returned …, retrying' (INFO)
+    bootstrap: dict[tuple[str | None, int | None], LogLine] = field(default_factory=dict)  # 'Bootstrap : Using …'
 
     @property
     def kinds(self) -> list[str]:
@@ -431,6 +432,8 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
         out.completed.append(at)
     if at.level == "INFO" and "retrying" in msg and RETRY.search(msg):
         out.retries.append(at)
+    if at.level == "INFO" and msg.startswith("Bootstrap") and "Using" in msg:  # the interface its sockets use
+        out.bootstrap.setdefault(key, at)
     if (c := _COMM.search(msg)) is not None:
         out.ranks.setdefault(key, int(c.group("rank")))
         if (b := _INIT_BUS.search(msg)) is not None:  # ncclCommInitRank's 'busId 48000': the rank's module

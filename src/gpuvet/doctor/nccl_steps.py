@@ -147,6 +147,9 @@ def _as_p2p(found: Finding, named: dict[str, Json]) -> Finding | None:
                    process=found.module)
 
 
+_SOCKETS = ("nccl_socket_connect", "nccl_peer_closed", "nccl_socket_interface", "nccl_bootstrap")
+
+
 def _family(logs: Logs, label: str, items: list[tuple[str, LogFailure]]) -> tuple[str, dict[str, Json], str] | None:
     """The family of NCCL's WARN a group of failures shows (title, evidence, fix: nccl_warns.yaml): the first line
     whose words name one other than the proxy's (the proxy carries the failure of the step under it), with what
@@ -177,6 +180,8 @@ def _family(logs: Logs, label: str, items: list[tuple[str, LogFailure]]) -> tupl
         evidence["pair"] = " <-> ".join(pair)
         evidence["channel"] = f"line {log.p2p_channel[(f.at.host, f.at.pid)].line}: " \
                               f"{log.p2p_channel[(f.at.host, f.at.pid)].text}"
+    if log is not None and fam.name in _SOCKETS and (using := log.bootstrap.get((f.at.host, f.at.pid))):
+        evidence["interface"] = f"line {using.line}: {using.message}"  # the interface and address family chosen
     if log is not None and fam.name == "nccl_socket_connect":
         tried = [r for r in log.retries if (r.host, r.pid) == (f.at.host, f.at.pid) and r.line < f.at.line]
         if tried:
