@@ -64,7 +64,9 @@ def test_freebsd_pciconf_places_the_drmn_device_of_an_amdgpu_failure(capsys, tmp
            "vgapci1@pci0:67:0:0:\tclass=0x030000 rev=0xc1 hdr=0x00 vendor=0x1002 device=0x687f\n")
     assert {m for _, m, _ in _events(log)} == {"0000:43:00.0"}  # pci0:67:0:0 is bus 67 (decimal): 0x43
     inventory = _run(capsys, tmp_path, "inventory", log)
-    assert [(m["model"], m["bus_id"]) for m in inventory["modules"]] == [("unknown AMD module", "0000:43:00.0")]
+    # the modesetting line's 0x1002:0x687F names the one module's product (pci.ids' words, issue 46 INV2)
+    assert [(m["model"], m["bus_id"]) for m in inventory["modules"]] == [
+        ("AMD Radeon RX Vega 56/64 (Vega 10 XL/XT)", "0000:43:00.0")]
 
 
 def test_a_freebsd_amdgpu_fault_with_no_bus_anywhere_lists_the_drmn_device(capsys, tmp_path: Path) -> None:

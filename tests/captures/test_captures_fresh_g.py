@@ -242,8 +242,6 @@ HOSTS: dict[str, list[str]] = {
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell, else its
 # first-contact cell); run at 6de0aa8
 KNOWN_MISSES: dict[str, str] = {
-    "amd_kern_rocminstall615_mi210_probe_failed_12_inline_fence.txt": "inventory: 'unknown AMD module' at "
-                                                                      "0000:83:00.0 (ALDEBARAN 0x740F not named MI210)",
     "amdsmi_rocm5480_mi210_plus_a100_list_uniqueid.txt": "inventory: 2 'unknown' modules, the MI210 twice (amd-smi "
                                                          "list and rocm-smi GPU[0]), the A100 at 81:00.0 not listed",
     "bwtest_gearshifft82_p100_numactl_two_nodes_topo.txt": "inventory: 1 module (bandwidthTest's Device 0, the "
@@ -252,8 +250,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                   "in the Metadata not listed)",
     "nccl_info_nccl1519_h100_ib_none_socket_8nics.txt": "miss (unchanged): one host's lines only; nranks 16 does "
                                                         "not prove two nodes and the log prints no nNodes",
-    "nccl_info_nccl226_aws_8nodes_ib_none_socket_ens3.txt": "inventory: empty (the hosts ip-172-31-* not listed)",
-    "nccl_warn_nccl928_h100_5node_ib_error4_vendor81.txt": "inventory: empty (the hosts H100-1/2/5 not listed)",
     "rocmsmi_rocsmi73_vega10_unable_memuse.txt": "inventory: 2 'unknown' modules (GPU ID 0x687f/0x6863 not named "
                                                  "Vega 10, nor said)",
     "smi_easygpupv276_windows_gpupv_a10_unknown_error.txt": "inventory: nvdebugdump still not read (the A10 not "

@@ -210,8 +210,6 @@ KNOWN_MISSES: dict[str, str] = {
     "dmesg_kmsdrm234_freebsd_drmn0_psp_load_fatal_then_ok.txt": "partial: module_init_failed is critical where the "
                                                                 "row caps it at warn (the later block shows the GPU "
                                                                 "attaching after the fix)",
-    "dmesg_lrb384_amdgpu_psp_fw_load_failed_minus22_cut.txt": "inventory: the VRAM ('VRAM: 8176M', 'amdgpu: 8176M of "
-                                                              "VRAM memory ready') not read as the module's memory",
     "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": "inventory: the failed count of the CUDA devices is read "
                                                           "(framework_sees_no_module, warn), but lspci's device 1b06 "
                                                           "is listed as 'NVIDIA Device 1b06', not GTX 1080 Ti",

@@ -198,8 +198,6 @@ HOSTS: dict[str, list[str]] = {
 
 # files gpuvet still gets wrong against the tables, and why; run at HEAD
 KNOWN_MISSES: dict[str, str] = {
-    "dmesg_rocm121_carrizo_apu_kfd_topology.txt": "inventory: the CARRIZO APU (1002:9874) is listed as 'unknown AMD "
-                                                  "module' and its 512M of VRAM is not read as its memory",
     "dmesg_rocm599_power9_vega10_load_cut.txt": "inventory: no module listed although the log names VEGA10 "
                                                 "(1002:6860)",
     "journal_rocm5151_gfx1151_mes_remove_queue_mode2.txt": "partial: module_hung_reset on 0000:C3:00.0 is right, but "

@@ -197,11 +197,8 @@ KNOWN_MISSES: dict[str, str] = {
                                      "x16 link lines are not read",
     "nccl_nccl527_allreduce_ec2_slow.txt": "miss: exit 0, 'no cause found': 0.62 GB/s busbw and ~160 us latency "
                                            "read as rows but not judged (no hardware named, no can't-tell verdict)",
-    "ncclinfo_nccl1017_h100_affinity.txt": "inventory: the NCCL lines' hosts ib-vm-3 and ib-vm-4 are not listed",
     "ncclinfo_pytorch68893_socket_veth.txt": "inventory: doctor names the Socket fallback and the veth (right), "
                                              "but inventory does not say NCCL 2.7.8",
-    "ncclwarn_fastsocket4_a100_gce.txt": "inventory: no finding (right), but the hosts full-debug2-test-0/1 are not "
-                                         "listed",
     "report_club222_3090_1080_x4.txt": "inventory: both links' x4 of x16 are judged and both GPUs listed, but "
                                        "the PHB between them (the file's topo -m) is not said",
     "rocmsmi_lrb5231_mi300x_concise.txt": "inventory: the 750 W cap is read, but DID 0x74b5 is not named MI300X "

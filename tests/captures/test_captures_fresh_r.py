@@ -190,13 +190,10 @@ KNOWN_MISSES: dict[str, str] = {
                                            "injected test error (NVIDIA's catalog: ROBUST_CHANNEL_FAKE_ERROR, IGNORE)",
     "ibvdevinfo_deepep223_mlx5_1_port_down.txt": "severity: mlx5_1 port 1 PORT_DOWN rated critical where the row "
                                                  "says warn (mlx5_0 and mlx5_2 are active)",
-    "journal_cachyos960_rx6800xt_boot_prompt.txt": "inventory: no finding (right), but 0000:0d:00.0 is 'unknown AMD "
-                                                   "module' although its line names SIENNA_CICHLID 0x1002:0x73BF",
     "nccltests_nt194_h100pcie_nvlink_2gpu.txt": "miss: exit 0, 116 GB/s busbw is 'can't tell' (H100 PCIe is on a "
                                                 "line not read); inventory: busids 1000/21000 not listed",
     "rocmsmi_json_gpustack2032_hygon_k100.txt": "inventory: 3 K100_AI listed, but their serials and 65520 MiB VRAM, "
                                                 "both in the JSON, are not read",
-    "topo_nvbw23_gh200_indented.txt": "inventory: the GPU's NUMA and CPU affinity read, but NIC0/NIC1 are not listed",
     "topo_p2p_club3090_1124_2x5090_gns.txt": "inventory: no finding (right), but the two GPUs of topo -p2p are not "
                                              "listed",
     "topo_sglang35354_gb10_envdump.txt": "inventory: GB10, driver and CPU affinity read, but its NUMA Affinity 0 "

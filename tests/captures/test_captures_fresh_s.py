@@ -186,12 +186,8 @@ SAID: dict[str, tuple[str, ...]] = {
 KNOWN_MISSES: dict[str, str] = {
     "dmesg_openlinkhub174_vfio_bound_quoted.txt": "inventory: no finding (right), but the GPU 0000:01:00.0 its line "
                                                   "names is not listed",
-    "dmesg_rocm1401_polaris_init_grep.txt": "inventory: no finding (right), but the 4096M of VRAM the init names is "
-                                            "not read",
     "dmesg_rocm1541_mi50_ras_eeprom_i2c.txt": "inventory: no finding (right), but the AMD GPU the three amdgpu lines "
                                               "name (no bus id) is not listed",
-    "dmesg_rocm1758_navi21_init_rings.txt": "inventory: no finding (right), but 0000:cc:00.0 is 'unknown AMD module' "
-                                            "although its line names 1002:73a5",
     "hccl_vllmascend3413_ei0002_notify_timeout.txt": "severity: collective_stalled (EI0002, remote rank 24) rated "
                                                      "critical where the row says warn",
     "nccl_deepspeed5022_topo_paths_indented.txt": "inventory: no finding (right), the 8 GPUs of the path dump "
@@ -200,7 +196,6 @@ KNOWN_MISSES: dict[str, str] = {
                                               "(mlx5_0..3) are not",
     "rocmsmi_rocm1752_vm_no_gpus.txt": "severity: no_modules_visible rated critical where the row says warn",
     "topo_vllm14537_8gpu_56nics.txt": "inventory: 8 GPUs and GPU0/1's NUMA read, but NV18 is only in topo --from",
-    "topo_vllm6732_8gpu_nv18_tabs.txt": "inventory: 8 GPUs and their NUMA read, but NIC0/NIC1 are not listed",
 }
 
 

@@ -235,7 +235,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                "are not listed",
     "topo_nccl719_two_pods_mlx.txt": "inventory: only pod1's matrix read (2 GPUs, NUMA 1); pod2's GPUs (NUMA 0) and "
                                      "NV12 are not listed",
-    "topo_wuyea_2gpu_sys.txt": "inventory: both GPUs' NUMA and CPUs read, but NIC0/NIC1 are not listed",
 }
 
 

@@ -89,6 +89,10 @@ class Backend(ABC):
 
         return read_nics()
 
+    def listed_nics(self) -> NicReadings | Unavailable | None:
+        """Every NIC the source names, for inventory: nics() here; a capture adds those only a topology names."""
+        return self.nics()
+
     def nics_at(self, t: float) -> NicReadings | Unavailable | None:
         """The NICs as read at the source's time ``t`` (watch's slow ticks): now, on a real node."""
         return self.nics()

@@ -112,6 +112,7 @@ class HostInfo:
     os: str
     kernel: str
     python: str
+    hosts: tuple[str, ...] = ()  # every host a capture names (a multi-node log's), in order; () where none or live
 
 
 @dataclass(frozen=True)

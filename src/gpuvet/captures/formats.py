@@ -31,6 +31,7 @@ from gpuvet.captures import (
     cuda_samples,
     dcgm,
     dcgm_health,
+    driver_ids,
     driver_marks,
     fabric_manager,
     gpu_burn,
@@ -78,6 +79,7 @@ class FileCapture:
     nccl: bench.NcclParse = field(default_factory=bench.NcclParse)  # nccl-tests, rccl-tests, HCCL Test
     nvb: bench.NvbParse = field(default_factory=bench.NvbParse)  # nvbandwidth, TransferBench
     kernel: kernel.KernelParse = field(default_factory=kernel.KernelParse)
+    driver_ids: driver_ids.DriverIds = field(default_factory=driver_ids.DriverIds)  # the ids its lines print (INV2)
     nvlink: links.NvLinkParse = field(default_factory=links.NvLinkParse)
     lspci: links.LspciParse = field(default_factory=links.LspciParse)
     lspci_tree: lspci_tree.LspciTree = field(default_factory=lspci_tree.LspciTree)  # lspci -t: counted, not judged
@@ -475,6 +477,7 @@ FORMATS: tuple[Format, ...] = (
     Format("nvbandwidth", "nvb", _one(bench.parse_nvbandwidth), SHARED, markers=_NVB_MARKS),
     Format("kernel log", "kernel", Gated(_kernel), SHARED, unmarked="many drivers' own words (kernel_messages.yaml, "
            "amdgpu, NVRM, the PCI core); one literal test a line before any regex"),
+    Format("driver device ids", "driver_ids", _aside("driver_ids.parse"), ALL, markers=driver_ids.MARKERS),
     Format("nvlink state", "nvlink", _one(links.parse_nvlink), SHARED, markers=_NVLINK_MARKS),
     Format("dcgmi nvlink -e", "nvlink", _one("dcgmi_more.parse"), SHARED, adds=True, markers=("NVLINK Error Counts",)),
     Format("lspci -vvv", "lspci", _one(links.parse_lspci), SHARED, unmarked="a device line is a bus id and a class "

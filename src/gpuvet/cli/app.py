@@ -100,7 +100,7 @@ def inventory(node_ref: NodeOpt = None, sim: SimOpt = None, from_: FromOpt = Non
     sim = chosen_node(node_ref, sim)
     backend = _backend(sim, from_)
     try:
-        inv, nics = backend.inventory(), backend.nics()
+        inv, nics = backend.inventory(), backend.listed_nics()
     finally:
         backend.close()
     from gpuvet.cli import render

@@ -46,7 +46,8 @@ def _gen_width(gen: object, width: object) -> str:
 
 
 def inventory(console: Console, inv: Inventory) -> None:
-    banner(console, inv.simulated, inv.backend, inv.host.hostname)
+    name = inv.host.hostname
+    banner(console, inv.simulated, inv.backend, f"host {name}" if name.startswith("not in the capture") else name)
     if inv.modules:
         wide = console.width >= 140  # room for the uuid beside the rest
         t = term.table(f"Modules ({len(inv.modules)})")
@@ -155,6 +156,9 @@ def nics(console: Console, readings: NicReadings | Unavailable | None) -> None:
     for col in ("device", "model", "port", "state", "rate", "layer", "bus id"):
         term.column(t, col, key=col in ("device", "bus id"), right=col in ("port", "rate"))
     for n in readings.nics:
+        if not n.ports:  # named by a topology only: its ports are not in the capture
+            t.add_row(Text(n.device), Text(_nic_model(n.hca_type)), Text("n/a"), Text("not in the capture"),
+                      Text("n/a"), Text("n/a"), Text(n.bus_id or "n/a"))
         for p in n.ports:
             rate = f"{p.rate_gbps:g} Gb/s" if p.rate_gbps is not None else "n/a"
             t.add_row(Text(n.device), Text(_nic_model(n.hca_type)), Text(str(p.port)), Text(p.state), Text(rate),

@@ -34,11 +34,19 @@ from gpuvet.backends.capture.module_lists import (
     text_module,
     xml_modules,
 )
-from gpuvet.backends.capture.topo_node import host_side_notes, parse_topo_matrix, topo_modules, topo_to_node, with_affinity
+from gpuvet.backends.capture.topo_node import (
+    host_side_notes,
+    parse_topo_matrix,
+    topo_modules,
+    topo_nics,
+    topo_to_node,
+    with_affinity,
+)
 from gpuvet.backends.nic_readings import Nic, NicReadings
 from gpuvet.backends.readings import HostInfo, Inventory, ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import read as capture_read
 from gpuvet.captures import smi_xml
+from gpuvet.captures.driver_ids import DriverIds
 from gpuvet.captures.files import once_each
 from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.links import ListedGpu
@@ -115,6 +123,17 @@ def _vendors(fc: capture_read.FileCapture) -> list[_Vendor]:
     return sorted(out, key=lambda v: v.first)
 
 
+def _log_hosts(fc: capture_read.FileCapture) -> list[str]:
+    """The hosts a multi-node log names: NCCL's 'host:pid:tid' prefixes and nccl-tests' rank lines (none where the
+    poster masked them: '<hostname>', a word standing for any host)."""
+    log = fc.nccl_log
+    named = [*([] if log.redacted else log.seen_hosts), *log.test_hosts, *(h for r in fc.nccl.results for h in r.nodes)]
+    return [h for h in dict.fromkeys(named) if h and not _MASKED.match(h)]
+
+
+_MASKED = re.compile(r"^(?:<.*>|\*+|x+|device|host|hostname|node|nodename|localhost|server|machine|my-?host)\d?$", re.I)
+
+
 def accel_vendor(listed: ListedParse) -> str:
     """The vendor another accelerator's listing names (captures/accel_tools.py, imported only where it read one)."""
     if not listed.modules:
@@ -164,20 +183,23 @@ class CaptureBackend(Backend):
         self._vendor: str | None = None  # the node is this vendor's: another's modules are named, never joined
         self._modules: list[ModuleInfo] = []
         self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
+        self._topo_nics: list[Nic] = []  # the NICs topo -m names: inventory lists them, no port state judged
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
-        self._hosts: set[str] = set()  # the hosts the files name (a bug report's uname, a prompt)
+        self._hosts: dict[str, None] = {}  # the hosts the files name (a bug report's uname, a prompt, NCCL's), in order
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
         named: list[KernelModule] = []  # the modules kernel logs name: listed only where nothing else lists any
         loaded: str | None = None  # the driver version a kernel log's loading line names: where no tool names one
         on_bus: list[ListedGpu] = []  # the GPU functions lspci lists: the same, and before the kernel's (models named)
         npus: set[int] = set()  # the NPUs an Ascend error log names by device: listed last, where nothing else lists
+        driver_ids = DriverIds()  # the PCI ids and VRAM the drivers' lines print: the kernel-named modules' models
         for path in once_each(paths, self._notes):
             fc = capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
-            self._hosts |= {fc.host} if fc.host else set()
+            self._hosts.update(dict.fromkeys([*([fc.host] if fc.host else []), *_log_hosts(fc)]))
             named += [k for k in fc.kernel.modules if k not in named]
+            driver_ids.ids += fc.driver_ids.ids
             loaded = fc.kernel.driver or loaded
             on_bus += [g for g in fc.lspci.listed if g.bus_id not in {b.bus_id for b in on_bus}]
             npus |= {f.at.dev for f in (*fc.ascend.failures, *fc.ascend.runtime) if f.at.dev is not None}
@@ -198,7 +220,7 @@ class CaptureBackend(Backend):
             self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
                                            fabric_known=False))
         if not self._modules and self._topo is None:  # inventory lists them; the node gets no invented links
-            self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes) or \
+            self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes, driver_ids) or \
                 npu_listed(sorted(npus), self._notes)
 
     def _take(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
@@ -208,6 +230,7 @@ class CaptureBackend(Backend):
         if vendor == "NVIDIA" and fc.topo is not None:
             if self._topo is None:
                 self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
+                self._topo_nics = topo_nics(fc.topo, label)
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
         listed = _listed(fc, vendor)
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
@@ -264,6 +287,17 @@ class CaptureBackend(Backend):
         return NicReadings(tuple(self._nics.values()), Unavailable("not in the captures (lsmod | grep peermem)"),
                            "captured ibstat/ibv_devinfo", captured=True)
 
+    def listed_nics(self) -> NicReadings | None:
+        """nics() and, beside them, the NICs topo -m names that no RDMA tool listed: inventory lists every NIC
+        the capture names; doctor judges only those whose ports a tool read (nics())."""
+        read = self.nics()
+        more = tuple(n for n in self._topo_nics if n.device not in self._nics)
+        if not more:
+            return read
+        return NicReadings((*(read.nics if read else ()), *more),
+                           Unavailable("not in the captures (lsmod | grep peermem)"),
+                           "captured ibstat/ibv_devinfo, nvidia-smi topo -m", captured=True)
+
     def node(self) -> Node:
         return self._node
 
@@ -275,10 +309,12 @@ class CaptureBackend(Backend):
                                     else [bare_module(m) for m in self._node.modules])
         if self._modules and self._matrix is not None:  # a module list beside topo -m: its affinity columns too
             modules = with_affinity(self._modules, topo_modules(self._matrix, self._node))
-        # a file's own host name where the files name one; sockets only where a topology was read (never Host(1))
-        name = next(iter(self._hosts)) if len(self._hosts) == 1 else self._node.name
+        # the host names the files give (several: a multi-node log's, joined), never the file's name; sockets only
+        # where a topology was read (never Host(1))
+        name = ", ".join(self._hosts) if self._hosts else str(NOT_IN_CAPTURE.reason)
         sockets = self._node.host.sockets if self._topo is not None else NOT_IN_CAPTURE
         host = HostInfo(name, NOT_IN_CAPTURE, sockets, NOT_IN_CAPTURE,
-                        NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured")
+                        NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured",
+                        tuple(self._hosts))
         return Inventory(self.name, False, tuple(modules), host, self._software,
                          (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes))

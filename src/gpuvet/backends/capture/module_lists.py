@@ -15,13 +15,14 @@ from dataclasses import replace
 from gpuvet import __version__
 from gpuvet.backends.readings import ModuleInfo, SoftwareInfo, Unavailable
 from gpuvet.captures import smi_text, smi_xml
+from gpuvet.captures.driver_ids import DriverId, DriverIds
 from gpuvet.captures.kernel import KernelModule
 from gpuvet.captures.links import ListedGpu
 from gpuvet.captures.lspci_list import product_name
 from gpuvet.captures.records import ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.errors import CaptureError
-from gpuvet.node.catalog import CATALOG, find_model
+from gpuvet.node.catalog import CATALOG, find_model, pci_product
 from gpuvet.node.model import Module
 
 NOT_IN_CAPTURE = Unavailable("not in the captured file")
@@ -334,17 +335,21 @@ def bare_module(m: Module) -> ModuleInfo:
     return ModuleInfo(m.id, m.model.name, False, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u)
 
 
-def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInfo]:
+def kernel_listed(named: list[KernelModule], notes: list[str], ids: DriverIds | None = None) -> list[ModuleInfo]:
     """The modules a kernel log names, when no tool's listing gave any: each under its bus id (or the
-    driver's index, 'GPU0' -> gpu0, where no line names the bus), its vendor said and its model unknown
-    (a kernel log seldom prints one), with the UUID and serial where the driver printed them."""
+    driver's index, 'GPU0' -> gpu0, where no line names the bus), its vendor said, its model where a driver line
+    prints its PCI id (pci.ids' name) else unknown, its memory where amdgpu prints its VRAM, with the UUID and
+    serial where the driver printed them."""
     taken = {f"gpu{k.module[3:]}" for k in named if re.fullmatch(r"GPU\d+", k.module)}
     free = (f"gpu{n}" for n in itertools.count() if f"gpu{n}" not in taken)
     out: list[ModuleInfo] = []
     for k in named:
         module_id = f"gpu{k.module[3:]}" if re.fullmatch(r"GPU\d+", k.module) else next(free)
         placed = re.fullmatch(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]", k.module)  # not GPU6, drmn0
-        info = module_info(module_id, f"unknown {k.vendor} module", k.uuid, k.module if placed else "", None,
+        said = (ids or DriverIds()).of(k.module, _VENDOR_CODE.get(k.vendor, ""),
+                                       sum(x.vendor == k.vendor for x in named) == 1)
+        info = module_info(module_id, _driver_model(k.vendor, said, module_id, notes), k.uuid,
+                           k.module if placed else "", None if said.vram_mib is None else float(said.vram_mib),
                            (None, None), (None, None),
                            (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None, [])
         out.append(replace(info, serial=k.serial or NOT_IN_CAPTURE))
@@ -352,10 +357,25 @@ def kernel_listed(named: list[KernelModule], notes: list[str]) -> list[ModuleInf
         shown = ", ".join(k.module for k in named[:8]) + (" …" if len(named) > 8 else "")
         unplaced = [k.module for k in named if not re.fullmatch(r"GPU\d+|[0-9A-Fa-f:]+\.[0-7]", k.module)]
         notes.append(f"kernel log: {len(out)} module(s) named by the driver's lines ({shown}): listed by bus id, "
-                     "model unknown (no tool's listing given)" + (
+                     "model as their PCI id names it, else unknown (no tool's listing given)" + (
                          f"; {', '.join(unplaced)}: the driver's name for it, no line gives its bus id" if unplaced
                          else ""))
     return out
+
+
+_VENDOR_CODE = {"NVIDIA": "10de", "AMD": "1002"}
+
+
+def _driver_model(vendor: str, said: DriverId, module_id: str, notes: list[str]) -> str:
+    """The model a driver line's PCI id names (pci.ids' product), else its chip name; 'unknown' where neither
+    is printed. An id pci.ids does not name is said in a note, never shown as the model."""
+    known = pci_product(said.pci_id) if said.pci_id else None
+    if known is not None:
+        return f"{vendor} {known.product}"
+    if said.pci_id:
+        notes.append(f"{module_id}: its driver printed PCI id {said.pci_id} (line {said.line}), which gpuvet's "
+                     "pci.ids table does not name")
+    return f"{vendor} {said.chip}" if said.chip else f"unknown {vendor} module"
 
 
 def npu_listed(devices: list[int], notes: list[str]) -> list[ModuleInfo]:

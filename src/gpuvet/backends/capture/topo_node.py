@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.backends.nic_readings import Nic
 from gpuvet.backends.readings import ModuleInfo, Unavailable
 from gpuvet.captures.text import clean
 from gpuvet.captures.topo import TopoMatrix, numa_id
@@ -155,3 +156,16 @@ def _column(topo: TopoMatrix, gpu: str, title: str, u: Unavailable) -> str | Una
     """One affinity column of a GPU's row as topo -m printed it; unread where the row or column is absent."""
     value = topo.affinity.get(gpu, {}).get(title)
     return value if value else u
+
+
+def topo_nics(topo: TopoMatrix, label: str) -> list[Nic]:
+    """The NICs topo -m names (its NIC rows and columns, mlx5_N rows of older drivers), under the device name its
+    legend gives (NIC0: mlx5_0): the node's NICs as the capture shows them; their ports, state and bus id are
+    not in the matrix, so none is given (never invented)."""
+    named = [d for d in dict.fromkeys([*topo.header, *topo.devices]) if re.fullmatch(r"NIC\d+|[a-z]+\d*_\d+", d)]
+    out = []
+    for d in named:
+        numa = topo.numa.get(d)
+        out.append(Nic(topo.nic_names.get(d, d), None, None, (), numa_node=numa if isinstance(numa, int) else None,
+                       read_from=f"{label} (nvidia-smi topo -m {d}: ports and state not in the matrix)"))
+    return out

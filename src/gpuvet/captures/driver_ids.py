@@ -1,0 +1,66 @@
+"""The PCI id and memory a GPU driver's own lines print of each module (issue 46, INV2): a kernel log seldom
+names the model, but NVRM's 'The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330)', amdgpu's 'initializing kernel
+modesetting (VEGA20 0x1002:0x66A1 …)' and kfd's 'added device 1002:73a5' give the id pci.ids names, and amdgpu's
+'VRAM: 8176M' the module's memory. Read beside the kernel reader (its lines stay claimed there), so inventory
+lists the module a log names with what the log says of it, and nothing the log does not say."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.kernel import bus
+from gpuvet.captures.text import Line
+
+_BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
+_NVRM_ID = re.compile(rf"NVIDIA GPU\s+(?P<bus>{_BUS})\s+\(PCI ID:\s*(?P<id>[0-9A-Fa-f]{{4}}:[0-9A-Fa-f]{{4}})\)")
+_MODESET = re.compile(rf"(?:(?P<bus>{_BUS}):.*)?initializing kernel modesetting \((?P<chip>\w+) "
+                      r"0x(?P<v>[0-9A-Fa-f]{4}):0x(?P<d>[0-9A-Fa-f]{4})")
+_KFD = re.compile(r"amdgpu: added device (?P<v>1002):(?P<d>[0-9A-Fa-f]{4})\b")
+_VRAM = re.compile(rf"amdgpu (?P<bus>{_BUS}):(?: amdgpu:)? VRAM: (?P<mib>\d+)M\b")  # 'amdgpu:' again on newer kernels
+_VRAM_READY = re.compile(r"amdgpu: (?P<mib>\d+)M of VRAM memory ready")
+MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM")
+
+
+@dataclass(frozen=True)
+class DriverId:
+    """One module's id or memory as a driver line printed it; ``bus`` None where the line names no bus."""
+
+    bus: str | None
+    pci_id: str | None = None  # 'vvvv:dddd', lowercase
+    chip: str | None = None  # amdgpu's chip name (VEGA20, CARRIZO)
+    vram_mib: int | None = None
+    line: int = 0
+
+
+@dataclass
+class DriverIds:
+    ids: list[DriverId] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)  # none: the kernel reader claims these lines
+
+    def of(self, module: str, vendor_code: str, alone: bool) -> DriverId:
+        """What the lines say of the module at bus ``module``; the lines naming no bus count only where the
+        log names this one module of the vendor (``alone``): never given to one of several."""
+        got = DriverId(module)
+        for i in self.ids:
+            if i.bus == module or (i.bus is None and alone and (i.pci_id is None or i.pci_id[:4] == vendor_code)):
+                got = DriverId(module, got.pci_id or i.pci_id, got.chip or i.chip, got.vram_mib or i.vram_mib, i.line)
+        return got
+
+
+def parse(lines: list[Line]) -> DriverIds:
+    out = DriverIds()
+    for ln in lines:
+        text = ln.text
+        if (m := _NVRM_ID.search(text)) is not None:
+            out.ids.append(DriverId(bus(m.group("bus")), m.group("id").lower(), line=ln.no))
+        elif (m := _MODESET.search(text)) is not None:
+            out.ids.append(DriverId(bus(m.group("bus")) if m.group("bus") else None,
+                                    f"{m.group('v')}:{m.group('d')}".lower(), m.group("chip"), line=ln.no))
+        elif (m := _KFD.search(text)) is not None:
+            out.ids.append(DriverId(None, f"{m.group('v')}:{m.group('d')}".lower(), line=ln.no))
+        elif (m := _VRAM.search(text)) is not None:
+            out.ids.append(DriverId(bus(m.group("bus")), vram_mib=int(m.group("mib")), line=ln.no))
+        elif (m := _VRAM_READY.search(text)) is not None:
+            out.ids.append(DriverId(None, vram_mib=int(m.group("mib")), line=ln.no))
+    return out
