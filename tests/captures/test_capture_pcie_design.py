@@ -35,8 +35,9 @@ def _pair_step(data: dict[str, object]) -> dict[str, str]:
 def test_a_gen4_x16_pair_at_a_quarter_of_its_design_is_a_warn_naming_the_basis(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _, data = doctor_capture(capsys, tmp_path, _p2p("NVIDIA GeForce RTX 4090", 6.5, 6.2))
-    slow = [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    slow = [f for f in data["findings"] if f["cause"] == "topology_misidentified"]  # both ways: the pair's path
     assert slow and slow[0]["severity"] == "warn" and slow[0]["between"] == ["GPU 0", "GPU 1"]
+    assert slow[0]["module"].lower() == "0000:41:00.0 <-> 0000:c1:00.0"  # the sample's own bus ids (hex)
     basis = slow[0]["evidence"]["basis"]
     assert "PCIe Gen4 x16" in basis and "RTX-4090" in basis and slow[0]["evidence"]["pct_of_design"] < 30
     assert "ACS" in slow[0]["fix"] and "LnkSta" in slow[0]["fix"]  # the likely causes, cheapest look first
@@ -61,7 +62,7 @@ def test_a_card_the_catalog_lacks_is_cant_tell_said_once(capsys: pytest.CaptureF
     _, data = doctor_capture(capsys, tmp_path, _p2p("NVIDIA GeForce GTX 1080 Ti", 3.1, 6.0))
     step = _pair_step(data)
     assert step["summary"].count("is not in the catalog") == 1 and "GTX 1080 Ti" in step["summary"]
-    assert not [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    assert not [f for f in data["findings"] if f["cause"] in ("link_degraded", "topology_misidentified")]
 
 
 def test_a_pci_id_alone_names_the_model_in_inventory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -82,3 +83,20 @@ def test_the_added_models_resolve_by_the_names_drivers_print() -> None:
     assert CATALOG["RTX-4090"].driver_p2p_off and not CATALOG["RTX-3090"].driver_p2p_off
     hit = pci_product("10de:2684")
     assert hit is not None and hit.model == "RTX-4090"
+
+
+_BT = ("[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA H100 PCIe\n Quick Mode\n\n"
+       " Host to Device Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
+       "   32000000\t\t\t{}\n\nResult = PASS\n")
+
+
+def test_a_bridged_cards_host_copy_is_priced_on_its_pcie_link(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    """H100 PCIe takes an NVLink bridge (whether one is fitted, the log does not say): its host copies cross its
+    own Gen5 x16 link all the same."""
+    _, data = doctor_capture(capsys, tmp_path, _BT.format(13.2))
+    slow = [f for f in data["findings"] if f["cause"] == "link_degraded"]
+    assert slow and slow[0]["between"] == ["host", "GPU 0"] and "PCIe Gen5 x16" in slow[0]["evidence"]["basis"]
+    assert "host copies only" in slow[0]["evidence"]["basis"]
+    _, data = doctor_capture(capsys, tmp_path, _BT.format(53.0))
+    assert not [f for f in data["findings"] if f["severity"] in ("warn", "critical")]

@@ -225,8 +225,6 @@ KNOWN_MISSES: dict[str, str] = {
     "lspci_smi_nvsentinel684_gpu_drop.txt": "no finding: the nvidia-smi table is cut before its first row, the "
                                             "lspci/driver count mismatch not judged; inventory: driver 570.158.01 not "
                                             "read",
-    "p2p_tinygrad44_2x4090.txt": "no finding: 6.6 GB/s P2P between the two RTX 4090 not priced (no RTX 4090 in the "
-                                 "catalog)",
     "rocmsmi_brickhouse_showtopo_4gpu.txt": "inventory: 3 modules listed (GPU0 dropped) and XGMI not said",
     "smi_gpupassthrough4_2080_vm.txt": "inventory: the truncated 'GeForce RTX 208' listed, but driver 435.21 not read",
     "smicsv_tgi2238_a6000_noheader.txt": "inventory: the A6000 read, but its compute capability 8.6 is not",

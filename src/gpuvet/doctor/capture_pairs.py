@@ -98,6 +98,7 @@ class _Verdicts:
     unnamed: int = 0  # past MAX_NAMED in a table: counted, not named
     runs_low: int = 0  # runs far below the same module's best run of the same test
     host_links: set[int] = field(default_factory=set)  # modules whose one-way host copies fell below their peers
+    buses: dict[int, str] = field(default_factory=dict)  # device index -> the bus id the benchmark's own lines give
 
 
 def captured_pairs(ev: Evidence) -> Outcome:
@@ -114,6 +115,7 @@ def captured_pairs(ev: Evidence) -> Outcome:
         return unknown("no pair measurements")
     v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
                                     "busGrind", "hipBusBandwidth") or "captured copy benchmark")
+    v.buses = {d.index: d.bus_id for d in ev.captures.nvb_devices if d.bus_id}
     if priced:
         denied = {frozenset((i, j)) for _, _, i, j, _ in ev.captures.p2p_denied}
         _against_design(priced, design_for(ev.declared, _captured_node(ev), ev.captures.nvb_devices), v, denied)
@@ -267,8 +269,9 @@ def _against_design(tables: dict[str, list[list[float | None]]], design: CopyDes
         v.priced += 1
         slow = [c for c in cells if c[2] < DESIGN_LOW * c[3].gbps]
         v.below_design += len(slow)
-        if slow and len(slow) == len(cells) and len(cells) >= MIN_PAIRS:  # host tables too: a host-side cause
-            v.found.append(_whole_table(name, test, cells, v.source))
+        pcie = test.host is None and design.over_pcie()  # both ways of one PCIe pair slow: its path, not one link
+        if slow and len(slow) == len(cells) and len(cells) >= (2 if pcie else MIN_PAIRS):  # host tables too
+            v.found.append(_whole_table(name, test, cells, v, PCIE_PAIR_FIX if pcie else None))
         else:
             fix = (PCIE_PAIR_FIX if design.over_pcie() else PAIR_COPY_FIX) if test.host is None else None
             v.found += [finding("link_degraded", MEDIUM, between=_ends(test, i, j), fix=fix, test=name,
@@ -319,15 +322,22 @@ def _sentence(test: CopyTest, i: int, j: int, x: float, p: Priced) -> str:
             f"{test.direction()} ({p.basis})")
 
 
-def _whole_table(name: str, test: CopyTest, cells: list[tuple[int, int, float, Priced]], source: str) -> Finding:
+def _whole_table(name: str, test: CopyTest, cells: list[tuple[int, int, float, Priced]], v: _Verdicts,
+                 pcie_fix: str | None = None) -> Finding:
     """Every cell of a table far below its design: one finding for the table, not one per pair; a host
-    table's cause is on the host's side (NUMA placement, the IOMMU, SM copies, the PCIe root), not a link."""
+    table's cause is on the host's side (NUMA placement, the IOMMU, SM copies, the PCIe root), not a link; a
+    PCIe pair's, the path its peer traffic takes (ACS, the IOMMU, the root complex: ``pcie_fix``), named
+    by the pair where the table holds one."""
     i, j, x, p = min(cells, key=lambda c: c[2] / c[3].gbps)
     mid = median(c[2] for c in cells)
-    cause, fix = ("topology_misidentified", None) if test.host is None else ("host_copy_slow", HOST_COPY_FIX)
-    return finding(cause, MEDIUM, fix=fix, test=name, cells=len(cells), median_gbps=round(mid, 2),
+    cause, fix = ("topology_misidentified", pcie_fix) if test.host is None else ("host_copy_slow", HOST_COPY_FIX)
+    one = len({frozenset(c[:2]) for c in cells}) == 1 and test.host is None
+    a, b = sorted((i, j))
+    buses = f"{v.buses[a]} <-> {v.buses[b]}" if one and a in v.buses and b in v.buses else None  # as NCCL's pairs
+    return finding(cause, MEDIUM, module=buses, fix=fix, test=name, cells=len(cells), median_gbps=round(mid, 2),
+                   between=(f"GPU {a}", f"GPU {b}") if one else None,
                    expected_gbps=round(p.gbps, 1), pct_of_design=round(100 * mid / p.gbps, 1),
-                   basis=_sentence(test, i, j, x, p), source=source)
+                   basis=_sentence(test, i, j, x, p), source=v.source)
 
 
 def _verdict(v: _Verdicts) -> Outcome:

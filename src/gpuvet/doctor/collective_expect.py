@@ -43,10 +43,13 @@ class Judged:
         return self.measured / self.expected if self.measured is not None and self.expected else None
 
 
+_SWITCHED_LINKS = 8  # the fewest NVLinks an NVSwitch baseboard's module has (H800's 8; V100 SXM2's 6 are a cube mesh)
+
+
 def _shape(model: ModuleModel) -> str | None:
     """The preset whose board this model comes on."""
-    if model.fabric == "nvlink" and "SXM" in model.name.upper():
-        return "hgx-h200-8"
+    if model.fabric == "nvlink" and "SXM" in model.name.upper() and (model.fabric_links or 0) >= _SWITCHED_LINKS:
+        return "hgx-h200-8"  # an NVSwitch baseboard (V100 SXM2's 6 links make DGX-1's cube mesh instead)
     if model.fabric == "xgmi" and model.fabric_lane_gbps is not None:  # an xGMI rate the catalog gives (not MI100/MI50)
         return "mi300x-8"
     if model.fabric == "serdes" and model.vendor == "huawei":
@@ -154,21 +157,24 @@ BOARDS = {"hgx-h200-8": "NVSwitch", "mi300x-8": "an xGMI mesh", "pcie-8": "PCIe"
           "atlas-800t-a2": "an HCCS mesh"}
 
 
-def board(model: ModuleModel) -> tuple[Node, str] | str:
-    """The preset board this model comes on, built with it (the design the log's figures are judged
-    against), and the preset's name; or why there is none."""
+def board(model: ModuleModel, shape: str | None = None) -> tuple[Node, str] | str:
+    """The preset board this model comes on (or ``shape``), built with it (the design the log's figures
+    are judged against), and the preset's name; or why there is none."""
     from gpuvet.node.build import build_node
     from gpuvet.node.spec import load_spec
 
-    preset = _shape(model)
+    preset = shape or _shape(model)
     if preset is None:
-        return f"{model.name} links through bridges: how many, the log does not say"
+        return (f"{model.name} joins its modules by NVLink bridges or a cube mesh, not one preset board: how, the "
+                "log does not say")
     spec, _ = load_spec(preset)
     modules = spec.modules
     if isinstance(modules, list):
         return f"the {preset} shape lists its modules one by one: not priced"
     update: dict[str, object] = {"modules": modules.model_copy(update={"model": model.name})}
     fabric = spec.fabric
+    if preset == "pcie-8" and model.pcie_gen and spec.pcie is not None:  # the card's own link is the design
+        update["pcie"] = spec.pcie.model_copy(update={"gen": model.pcie_gen})
     if preset == "hgx-h200-8" and model.fabric_links and model.fabric_lane_gbps and fabric is not None:
         # the baseboard's switch links are the module's own: an A100 has 12 NVLink 3 links, a B200 18 at 50 GB/s
         link = fabric.link.model_copy(update={"width": model.fabric_links, "lane_gbps": float(model.fabric_lane_gbps)})

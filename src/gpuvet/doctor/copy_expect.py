@@ -79,10 +79,11 @@ class CopyDesign:
     ids: list[str]
     said: str
     _perf: PerformanceModel | None = field(default=None, repr=False)
+    host_only: bool = False  # a card that takes an NVLink bridge: its PCIe link is known, its peers' path is not
 
     def price(self, test: CopyTest, i: int, j: int) -> Priced | None:
         """The cell at row i, column j (a host table's row is the host): None where it cannot be priced."""
-        if j >= len(self.ids) or (test.host is None and (i >= len(self.ids) or i == j)):
+        if j >= len(self.ids) or (test.host is None and (self.host_only or i >= len(self.ids) or i == j)):
             return None
         a, b = (HOST, self.ids[j]) if test.host == "to" else (self.ids[j], HOST) if test.host == "from" \
             else (self.ids[i], self.ids[j])
@@ -158,9 +159,13 @@ def _on_board(names: Counter[str], count: int, whose: str) -> CopyDesign | str:
     if model is None:
         return f"{name!r} is not in the catalog: can't tell what its pairs reach (give --expect PRESET)"
     built = board(model)
+    bridged = isinstance(built, str) and model.fabric == "nvlink" and model.pcie_gen is not None
+    built = board(model, "pcie-8") if bridged else built  # its host copies cross its own PCIe link
     if isinstance(built, str):
         return built
     node, preset = built
     if count > len(node.module_ids):
         return f"{count} devices do not fit one {preset} board"
-    return CopyDesign(node, node.module_ids, f"the {preset} shape with the {whose} {model.name}")
+    said = (f"the {preset} shape with the {whose} {model.name}" +
+            (" (host copies only: whether an NVLink bridge joins its pairs, the log does not say)" if bridged else ""))
+    return CopyDesign(node, node.module_ids, said, host_only=bridged)
