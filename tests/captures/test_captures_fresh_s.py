@@ -184,8 +184,6 @@ SAID: dict[str, tuple[str, ...]] = {
 
 # files gpuvet still gets wrong against the tables, and why; run at HEAD
 KNOWN_MISSES: dict[str, str] = {
-    "dmesg_openlinkhub174_vfio_bound_quoted.txt": "inventory: no finding (right), but the GPU 0000:01:00.0 its line "
-                                                  "names is not listed",
     "dmesg_rocm1541_mi50_ras_eeprom_i2c.txt": "inventory: no finding (right), but the AMD GPU the three amdgpu lines "
                                               "name (no bus id) is not listed",
     "hccl_vllmascend3413_ei0002_notify_timeout.txt": "severity: collective_stalled (EI0002, remote rank 24) rated "

@@ -136,3 +136,12 @@ def test_an_id_without_a_bus_is_given_to_no_one_of_several(capsys: pytest.Captur
     shown = {m["bus_id"]: (m["model"], m["memory_bytes"]) for m in modules}
     assert shown["0000:43:00.0"] == ("unknown AMD module", None)
     assert shown["0000:2D:00.0"] == ("unknown AMD module", 16368 * 2**20)  # its own VRAM line names its bus
+
+
+def test_a_module_named_only_by_an_nvrm_bus_line_is_listed(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    """'NVRM: GPU BUS is already bound to vfio-pci.' names a module (its model not said): listed by that bus."""
+    text = "[  812.004411] NVRM: GPU 0000:65:00.0 is already bound to vfio-pci.\n"
+    modules = _inventory(capsys, tmp_path, text, "dmesg.txt")["modules"]
+    assert isinstance(modules, list)
+    assert [(m["bus_id"], m["model"]) for m in modules] == [("0000:65:00.0", "unknown NVIDIA module")]

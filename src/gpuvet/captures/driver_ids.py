@@ -19,7 +19,8 @@ _MODESET = re.compile(rf"(?:(?P<bus>{_BUS}):.*)?initializing kernel modesetting 
 _KFD = re.compile(r"amdgpu: added device (?P<v>1002):(?P<d>[0-9A-Fa-f]{4})\b")
 _VRAM = re.compile(rf"amdgpu (?P<bus>{_BUS}):(?: amdgpu:)? VRAM: (?P<mib>\d+)M\b")  # 'amdgpu:' again on newer kernels
 _VRAM_READY = re.compile(r"amdgpu: (?P<mib>\d+)M of VRAM memory ready")
-MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM")
+_NVRM_GPU = re.compile(rf"NVRM: GPU (?P<bus>{_BUS})\b")  # 'NVRM: GPU 0000:01:00.0 is already bound to vfio-pci.'
+MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM", "NVRM: GPU ")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class DriverId:
 
     bus: str | None
     pci_id: str | None = None  # 'vvvv:dddd', lowercase
+    vendor: str | None = None  # whose driver printed it (NVIDIA, AMD): a bus it names is that vendor's module
     chip: str | None = None  # amdgpu's chip name (VEGA20, CARRIZO)
     vram_mib: int | None = None
     line: int = 0
@@ -44,8 +46,13 @@ class DriverIds:
         got = DriverId(module)
         for i in self.ids:
             if i.bus == module or (i.bus is None and alone and (i.pci_id is None or i.pci_id[:4] == vendor_code)):
-                got = DriverId(module, got.pci_id or i.pci_id, got.chip or i.chip, got.vram_mib or i.vram_mib, i.line)
+                got = DriverId(module, got.pci_id or i.pci_id, got.vendor or i.vendor, got.chip or i.chip,
+                               got.vram_mib or i.vram_mib, i.line)
         return got
+
+    def placed(self) -> list[tuple[str, str]]:
+        """(bus id, vendor) of every module a driver line here names by bus, in the log's order."""
+        return list(dict.fromkeys((i.bus, i.vendor) for i in self.ids if i.bus and i.vendor))
 
 
 def parse(lines: list[Line]) -> DriverIds:
@@ -53,14 +60,16 @@ def parse(lines: list[Line]) -> DriverIds:
     for ln in lines:
         text = ln.text
         if (m := _NVRM_ID.search(text)) is not None:
-            out.ids.append(DriverId(bus(m.group("bus")), m.group("id").lower(), line=ln.no))
+            out.ids.append(DriverId(bus(m.group("bus")), m.group("id").lower(), vendor="NVIDIA", line=ln.no))
         elif (m := _MODESET.search(text)) is not None:
             out.ids.append(DriverId(bus(m.group("bus")) if m.group("bus") else None,
-                                    f"{m.group('v')}:{m.group('d')}".lower(), m.group("chip"), line=ln.no))
+                                    f"{m.group('v')}:{m.group('d')}".lower(), chip=m.group("chip"), line=ln.no))
         elif (m := _KFD.search(text)) is not None:
             out.ids.append(DriverId(None, f"{m.group('v')}:{m.group('d')}".lower(), line=ln.no))
         elif (m := _VRAM.search(text)) is not None:
-            out.ids.append(DriverId(bus(m.group("bus")), vram_mib=int(m.group("mib")), line=ln.no))
+            out.ids.append(DriverId(bus(m.group("bus")), vram_mib=int(m.group("mib")), vendor="AMD", line=ln.no))
         elif (m := _VRAM_READY.search(text)) is not None:
             out.ids.append(DriverId(None, vram_mib=int(m.group("mib")), line=ln.no))
+        elif (m := _NVRM_GPU.search(text)) is not None:
+            out.ids.append(DriverId(bus(m.group("bus")), vendor="NVIDIA", line=ln.no))
     return out

@@ -123,6 +123,13 @@ def _vendors(fc: capture_read.FileCapture) -> list[_Vendor]:
     return sorted(out, key=lambda v: v.first)
 
 
+def _with_placed(named: list[KernelModule], ids: DriverIds) -> list[KernelModule]:
+    """The modules the kernel reader names, and after them those a driver line names by bus id only (NVRM's 'GPU
+    0000:01:00.0 is already bound to vfio-pci.'): each a module the log names, its model and state not said."""
+    have = {k.module for k in named}
+    return named + [KernelModule(b, v) for b, v in ids.placed() if b not in have]
+
+
 def _log_hosts(fc: capture_read.FileCapture) -> list[str]:
     """The hosts a multi-node log names: NCCL's 'host:pid:tid' prefixes and nccl-tests' rank lines (none where the
     poster masked them: '<hostname>', a word standing for any host)."""
@@ -220,6 +227,7 @@ class CaptureBackend(Backend):
             self._topo or xml_node or Node(Path(paths[0]).stem, (), (), (), Host(1), pcie_known=False,
                                            fabric_known=False))
         if not self._modules and self._topo is None:  # inventory lists them; the node gets no invented links
+            named = _with_placed(named, driver_ids)
             self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes, driver_ids) or \
                 npu_listed(sorted(npus), self._notes)
 
