@@ -114,7 +114,7 @@ INVENTORY: dict[str, list[tuple[str, str | None, int | None, bool]]] = {  # mode
     "amd_rocmsystems2987_mi350x_static.txt": [("AMD Instinct MI350X", "0000:05:00.0", None, False)],
     "amd_rocmsmi1715_showall_cut.txt": [("unknown", "0000:2F:00.0", None, False)],
     "amd_rocmsmi_marimo9237_json.txt": [("Radeon RX 7900 XT", None, 20464, False)],
-    "amd_rocmsmi_easybuild3978_mi100_product.txt": [("AMD Instinct MI100", None, None, False)] * 2,
+    "amd_rocmsmi_easybuild3978_mi100_product.txt": [("AMD Instinct MI100", None, None, True)] * 2,
     "amd_rbt129_mi210_devices.txt": [("AMD Instinct MI210", b, None, True) for b in
                                      ("05:00.0", "08:00.0", "45:00.0", "48:00.0", "87:00.0", "8A:00.0", "C8:00.0",
                                       "CB:00.0")],

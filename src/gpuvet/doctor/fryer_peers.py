@@ -7,12 +7,15 @@ whatever the tool's 'seem healthy', which compares the GPUs with the best one on
 from __future__ import annotations
 
 from statistics import median
+from typing import TYPE_CHECKING
 
-from gpuvet.captures.gpu_burn import GpuBurnParse
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import MEDIUM
 from gpuvet.knowledge import threshold
 from gpuvet.node.vendor_tools import APP_ERROR_FIX
+
+if TYPE_CHECKING:  # the parser loads when a file is read (issue 43)
+    from gpuvet.captures.gpu_burn import GpuBurnParse
 
 _IDLE = ("0 Gflops/s under gpu-fryer's load, no GPU of the run computing (its 'seem healthy' compares the GPUs "
          "with one another only): a GPU that computes nothing under load is hung or lost, not healthy")
