@@ -295,6 +295,9 @@ class PciId:
 
 
 _PCI_IDS_DB = "pci.ids (https://pci-ids.ucw.cz; mirror github.com/pciutils/pciids, commit c1c12547, 2026-08-22)"
+# Every row checked against that pci.ids (issue 46, VERCAT): ids and names as it lists them, AMD's chip name moved
+# after the product ('Navi 31 [Radeon Pro W7900]' is 'Radeon Pro W7900 (Navi 31)'). 10de:2321 is pci.ids'
+# 'H100L 94GB'; that id is the H100 NVL's by nvidia-smi (tests/data/captures/fresh_q/smicsv_akash91_h100nvl.txt).
 _VENDOR_WORD = {"10de": "NVIDIA", "1002": "AMD"}
 # Every catalog model's ids as pci.ids lists them, and the other products of the same chips, so that an id alone
 # names its variant (H100 SXM5 64/80/94/96 GB are four ids). Ascend 910B (Huawei, 19e5) has no entry in pci.ids.
@@ -321,10 +324,11 @@ PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, 
     ("1002:740c", "Instinct MI250X/MI250", None),  # one id for the MI250X and the MI250: only a name decides
     ("1002:740f", "Instinct MI210", "MI210"),
     # issue 46: the other models operators run (catalog_more.py), by their pci.ids names
-    ("10de:2321", "H100 NVL", "H100-NVL"),
+    ("10de:2321", "H100L 94GB", "H100-NVL"),  # pci.ids' name; nvidia-smi names 0x232110DE 'NVIDIA H100 NVL'
     ("10de:2324", "H800", "H800-SXM"),
     ("10de:2329", "H20", "H20-SXM"),
     ("10de:2342", "GH200 120GB / 480GB", "GH200"),
+    ("10de:2348", "GH200 144G HBM3e", None),  # the HBM3e module: another memory than the catalog's GH200
     ("10de:1db1", "Tesla V100 SXM2 16GB", "V100-SXM2"),
     ("10de:1db5", "Tesla V100 SXM2 32GB", "V100-SXM2"),
     ("10de:1db4", "Tesla V100 PCIe 16GB", "V100-PCIe"),
@@ -339,6 +343,7 @@ PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, 
     ("10de:2684", "GeForce RTX 4090", "RTX-4090"),
     ("10de:2204", "GeForce RTX 3090", "RTX-3090"),
     ("1002:738c", "Instinct MI100", "MI100"),
+    ("1002:738e", "Instinct MI100", "MI100"),  # pci.ids lists the MI100 under two ids
     ("1002:74a0", "Instinct MI300A", "MI300A"),
     # issue 46: AMD's Radeon consumer and workstation families (Vega 10/20, Navi 1x/2x/3x/48), named by id so a
     # tool that prints only the device id (rocm-smi 1.x's DID column, a FreeBSD vgapci line) names the card; none

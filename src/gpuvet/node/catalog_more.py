@@ -39,29 +39,35 @@ _MIB = "nvidia-smi's total as printed in tests/data/captures/"
 _NVL4 = "NVLink 4 at 25 GB/s per link per direction"
 _NVL3 = "NVLink 3 at 25 GB/s per link per direction"
 _BRIDGE_112 = "NVLink bridge: 112.5 GB/s both ways together (the sheet gives no link count)"
+_H100_PB = ("NVIDIA H100 PCIe product brief PB-11133-001 (a Gen5 x16 card, 350 W maximum TDP, memory bandwidth "
+            "above 2,000 GB/s)")
+_DERIVED = " (the count derived from the sheet's total, which it does not print)"
+# Checked against vendor sources (issue 46, VERCAT): a figure no vendor document found gives is None, never
+# recalled. The export variants (H800, H20, A800) and GH200: their sheets were not found, only secondary pages
+# quoting them, so their figures are unknown here; each keeps only a driver total a capture printed.
+_NOT_FOUND = "no vendor datasheet found for this model: figures unknown (None), never recalled"
 
 SHEETS: tuple[Sheet, ...] = (
     Sheet("H100-PCIe", "nvidia", "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column)", 81_559, 2000,
-          {"fp64": 51, "fp32": 51, "tf32": 378, "fp16": 756, "bf16": 756, "fp8": 1513},
+          {"fp64": 51, "fp32": 51, "tf32": 378, "fp16": 756.5, "bf16": 756.5, "fp8": 1513},
           "nvlink", 12, 25, 5, 16, 350, ("NVIDIA H100 PCIe", "H100 PCIe"),
           {"memory_mib": _MIB + "fresh_h/smi_dcgm91_h100pcie_mig_on_table_cut.txt",
-           "fabric_links": "H100 datasheet: NVLink bridge 600 GB/s = 12 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
+           "memory_bw_gbps": _H100_PB, "pcie_gen": _H100_PB, "pcie_width": _H100_PB, "tdp_w": _H100_PB,
+           "fabric_links": "H100 datasheet: NVLink bridge 600 GB/s = 12 x " + _NVL4 + _DERIVED,
+           "fabric_lane_gbps": _NVL4}),
     Sheet("H100-NVL", "nvidia", "NVIDIA H100 Tensor Core GPU datasheet (H100 NVL column)", 95_830, 3900,
           {"fp64": 60, "fp32": 60, "tf32": 417.5, "fp16": 835.5, "bf16": 835.5, "fp8": 1670.5},
           "nvlink", 12, 25, 5, 16, 400, ("NVIDIA H100 NVL", "H100 NVL"),
           {"memory_mib": _MIB + "fresh_f/smi_gpuburn141_h100nvl_table_no_fence.txt",
            "fabric_links": "H100 datasheet: NVLink bridge 600 GB/s = 12 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
-    Sheet("H800-SXM", "nvidia", "NVIDIA H800 Tensor Core GPU datasheet (SXM column)", None, 3350,
-          {}, "nvlink", 8, 25, 5, 16, 700, ("NVIDIA H800", "NVIDIA H800 80GB HBM3", "H800"),
-          {"fabric_links": "H800 datasheet: NVLink 400 GB/s = 8 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
-    Sheet("H20-SXM", "nvidia", "NVIDIA HGX H20 product brief", None, 4000,
-          {"fp64": 1, "fp32": 44, "tf32": 74, "fp16": 148, "bf16": 148, "fp8": 296},
-          "nvlink", 18, 25, 5, 16, 400, ("NVIDIA H20", "H20"),
-          {"fabric_links": "HGX H20 brief: NVLink 900 GB/s = 18 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
-    Sheet("GH200", "nvidia", "NVIDIA GH200 Grace Hopper Superchip datasheet (H100 96GB HBM3 figures)", None, 4000,
-          {"fp64": 67, "fp32": 67, "tf32": 494.5, "fp16": 989.5, "bf16": 989.5, "fp8": 1979},
-          "nvlink", 18, 25, None, None, None, ("NVIDIA GH200 480GB", "NVIDIA GH200 144G HBM3e", "GH200"),
-          {"fabric_links": "GH200 datasheet: NVLink 900 GB/s = 18 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
+    # NVLink modules all three (NCCL logs of H800 and H20 nodes route over NVLink); link count and rate unknown.
+    Sheet("H800-SXM", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+          ("NVIDIA H800", "NVIDIA H800 80GB HBM3", "H800")),
+    Sheet("H20-SXM", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+          ("NVIDIA H20", "H20")),
+    # The 96GB HBM3 module ('GH200 480GB': its LPDDR5X); the 144GB HBM3e one is another memory, not aliased.
+    Sheet("GH200", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+          ("NVIDIA GH200 480GB", "GH200")),
     Sheet("A100-PCIe-40GB", "nvidia", "NVIDIA A100 Tensor Core GPU datasheet (40GB PCIe column)", 40_960, 1555,
           {"fp64": 19.5, "fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312},
           "nvlink", 12, 25, 4, 16, 250, ("NVIDIA A100-PCIE-40GB", "A100 PCIe 40GB"),
@@ -79,11 +85,9 @@ SHEETS: tuple[Sheet, ...] = (
           "nvlink", 12, 25, 4, 16, 400, ("NVIDIA A100-SXM4-40GB", "A100 SXM4 40GB"),
           {"memory_mib": "nvidia-smi's 40960MiB on the A100 40GB (fresh_u/smi_apptainer1201_a100pcie_table.txt)",
            "fabric_links": "A100 datasheet: NVLink 600 GB/s = 12 x " + _NVL3, "fabric_lane_gbps": _NVL3}),
-    Sheet("A800-SXM-80GB", "nvidia", "NVIDIA A800 Tensor Core GPU datasheet (80GB SXM column)", 81_920, 2039,
-          {"fp64": 19.5, "fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312},
-          "nvlink", 8, 25, 4, 16, 400, ("NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB", "A800"),
-          {"memory_mib": "nvidia-smi 81920MiB on an A800-SXM4-80GB (catalog.py: _A100_80_MIB's source)",
-           "fabric_links": "A800 datasheet: NVLink 400 GB/s = 8 x " + _NVL3, "fabric_lane_gbps": _NVL3}),
+    Sheet("A800-SXM-80GB", "nvidia", _NOT_FOUND, 81_920, None, {}, "nvlink", None, None, None, None, None,
+          ("NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB", "A800"),
+          {"memory_mib": "nvidia-smi 81920MiB on an A800-SXM4-80GB (catalog.py: _A100_80_MIB's source)"}),
     Sheet("V100-SXM2", "nvidia", "NVIDIA Tesla V100 datasheet (SXM2 column)", None, 900,
           {"fp64": 7.8, "fp32": 15.7, "fp16": 125}, "nvlink", 6, 25, 3, 16, 300,
           ("Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB", "V100 SXM2"),
@@ -120,12 +124,15 @@ SHEETS: tuple[Sheet, ...] = (
           24_576, 936, {"fp32": 35.6}, "nvlink", None, None, 4, 16, 350,
           ("NVIDIA GeForce RTX 3090", "GeForce RTX 3090", "RTX 3090"),
           {"memory_mib": _MIB + "fresh_k/rigreport_club585_2x3090_x4_powercap.txt"}),
+    # fp32 is the FP32 matrix rate, as for MI210/MI250X/MI300X (the vector rate is half of it, 23.1).
     Sheet("MI100", "amd", "AMD Instinct MI100 accelerator datasheet", None, 1228.8,
-          {"fp64": 11.5, "fp32": 23.1, "fp16": 184.6, "bf16": 92.3}, "xgmi", 3, None, 4, 16, 300,
-          ("AMD Instinct MI100", "Instinct MI100", "Arcturus GL-XL [Instinct MI100]")),
+          {"fp64": 11.5, "fp32": 46.1, "fp16": 184.6, "bf16": 92.3}, "xgmi", 3, None, 4, 16, 300,
+          ("AMD Instinct MI100", "Instinct MI100", "Arcturus GL-XL [Instinct MI100]"),
+          {"tflops.fp32": "MI100 datasheet: 46.1 TFLOPS peak FP32 matrix; AMD lab notes 'AMD matrix cores' "
+                          "(gpuopen.com): MI100 FP32 256 flops/clock/CU on matrix cores, 128 on vector units"}),
     # One GCD, as MI250X: the OAM's figures halved (the driver shows each GCD as its own device).
     Sheet("MI250", "amd", "AMD Instinct MI250 accelerator datasheet (OAM figures halved: one of its 2 GCDs)",
-          65_520, 1638.4, {"fp64": 45.25, "fp32": 22.65, "fp16": 181, "bf16": 181}, "xgmi", None, 50, 4, 16, None,
+          65_520, 1638.4, {"fp64": 45.25, "fp32": 45.25, "fp16": 181, "bf16": 181}, "xgmi", None, 50, 4, 16, None,
           ("AMD Instinct MI250",),
           {"memory_mib": "one gfx90a GCD's driver total (catalog.py: _MI250X_GCD_MIB)",
            "fabric_lane_gbps": "AMD Instinct MI250 microarchitecture (rocm.docs.amd.com): 50 GB/s per link per "
