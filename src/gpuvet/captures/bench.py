@@ -40,10 +40,12 @@ _RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\
 _FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
 _FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
 _MAX_BYTES = re.compile(r"\bmaxBytes (\d{1,20})\b")  # the header's largest size: '# nThread 1 ... maxBytes 134217728'
-_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+FAILED")
+# read wherever it stands: a poster quotes it in prose or backticks ('the result show "Out of bounds values : 248
+# FAILED"'), and a count of wrong values is the run's failure however it was pasted (issue 46, batch V)
+_OOB = re.compile(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*([1-9]\d{0,12})\s+FAILED\b")
 # its line after the last size ('# Out of bounds values : 0 OK'): the table is whole even where the paste stops
 # before the 'Avg bus bandwidth' line under it (issue 46, batch K)
-_OOB_OK = re.compile(r"^#\s*Out of bounds values\s*:\s*\d+\s+OK\b")
+_OOB_OK = re.compile(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*\d+\s+OK\b")
 _FINISHED_NO_AVG = ("nccl-tests: the table ends with its 'Out of bounds values : … OK' line, printed after the last "
                     "size, but the 'Avg bus bandwidth' line under it is not in the text: every size ran, only the "
                     "average is missing")
@@ -143,7 +145,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
-    finished = any(_OOB_OK.match(ln.text.strip()) for ln in lines if "Out of bounds" in ln.text)
+    finished = any(_OOB_OK.search(ln.text.strip()) for ln in lines if "Out of bounds" in ln.text)
     if rows and not avg and not out.failures:
         out.notes.append(_cut_table(lines, max(out.claimed)) if not finished else _FINISHED_NO_AVG)
     if not rows and out.failures:
@@ -229,7 +231,7 @@ def _failure(ln: Line, out: NcclParse) -> bool:
     s = ln.text.strip()
     if (m := _FAILURE.search(s)) is not None:
         out.failures.append(NcclFailure(m.group(1).lower(), m.group(3).strip(" /"), m.group(2), s, ln.no))
-    elif (o := _OOB.match(s)) is not None:
+    elif "Out of bounds" in s and (o := _OOB.search(s)) is not None:
         out.failures.append(NcclFailure("out_of_bounds", f"{o.group(1)} wrong values", None, s, ln.no))
     elif not (_FAILURE_TRAIL.match(s) and out.failures):
         return False

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_runs import RANK_LINE
-from gpuvet.captures.nccl_warns import RETRY, cut_failure
+from gpuvet.captures.nccl_warns import RETRY, benign, cut_failure
 from gpuvet.captures.text import Line
 
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
@@ -260,6 +260,7 @@ def parse(lines: list[Line]) -> NcclLog:
     pending: dict[_Thread, tuple[LogLine, int]] = {}  # each thread's last WARN no word marked failed, lines since
     first_frame: dict[tuple[str | None, int | None], LogLine] = {}  # each process's first trace no WARN explains
     ran = False  # a watchdog timed out a collective past the first: the communicator had come up
+    quiet: list[LogLine] = []  # WARNs no word marked failed and none of the notes a healthy run prints
     for ln in _not_hoped(lines, out.claimed):  # a poster's 'Expected:' line is their wish, no line of the run
         if "SeqNum=" in ln.text and (w := _WATCHDOG_SEQ.search(ln.text)) is not None:
             ran = ran or int(w.group(1)) > 1
@@ -291,8 +292,10 @@ def parse(lines: list[Line]) -> NcclLog:
             out.env.append(at)
         before = len(out.failures)
         _read(at, out, by_process)
+        quiet += [at] if len(out.failures) == before and _quiet(at) else []
         _traced(at, out, pending, before)
         _unwarned(at, out, first_frame)
+    _unnamed(out, quiet)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
     shared = _before_25(out.version)  # 2.4 opens NET/Socket once, for the bootstrap and as the fallback alike
     for key, said in by_process.items():
@@ -308,6 +311,23 @@ def parse(lines: list[Line]) -> NcclLog:
                     if not (f.kind == "init" and _came_up(f.at, out.completed) or _retried(f.at, connected))]
     out.failures = _placed(out)
     return out
+
+
+def _quiet(at: LogLine) -> bool:
+    """An NCCL/RCCL WARN no failure word marked that is none of the lines read as what they are (no IB, NVLS absent,
+    peer access refused) nor a note NCCL prints on healthy runs (nccl_warns.BENIGN)."""
+    msg = at.message
+    return at.level in ("WARN", "ERROR") and at.lib != "HCCL" and not (
+        _GOES_ON.search(msg) or NO_VERBS.search(msg) or _NET_NONE.match(msg) or _NVLS_NA.search(msg)
+        or _PEER_REFUSED.search(msg) or benign(msg))
+
+
+def _unnamed(out: NcclLog, quiet: list[LogLine]) -> None:
+    """A WARN left quiet (its error-return trace did not follow to make it a failure) is still a lead, of a process
+    whose log says nothing failed: beside another failure of the same process it is that failure's context (like
+    kernel_unknown's lines beside a named message). NET/Socket's 'message truncated' is one such: no failure word."""
+    failed = {(f.at.host, f.at.pid) for f in out.failures}
+    out.failures += [LogFailure("unnamed", at) for at in quiet if (at.host, at.pid) not in failed]
 
 
 # a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')

@@ -1,6 +1,8 @@
 """Which family an NCCL/RCCL WARN belongs to, read from its own words and the file that printed it: a socket
 connect that failed, a peer that closed its connection, no usable interface, the bootstrap, P2P/IPC, /dev/shm,
-a NET/IB completion error (with its status), a queue pair that would not connect, GPUDirect RDMA, the proxy.
+a NET/IB completion error (with its status), a queue pair that would not connect, GPUDirect RDMA, the proxy, a
+message whose size the two ends disagree on. A WARN none names is still a lead (UNNAMED), save those NCCL prints on
+healthy runs (BENIGN, each with why): read as "clear" it would hide what the log says.
 A line cut mid-word (a paste's excerpt) still names its family where its words or its file do: 'Connect to f'
 printed by socket.h is a connect that failed, 'NET/IB : Got comple' a completion error."""
 
@@ -13,6 +15,9 @@ from dataclasses import dataclass
 _WORDS = (
     ("nccl_ib_completion", r"Got comp\w{0,8}(?:\s|$)|\bcompletion from peer\b"),
     ("nccl_peer_closed", r"closed by (?:remote )?peer|reset by peer|remote process exited|broken pipe|peer closed"),
+    # a send or receive on a connection already made that failed or timed out (mid-run): no connect that failed
+    ("nccl_socket_io", r"\bCall to (?:recv|send|read|write)\b(?! returned)|\bsocket ?progress(?: error)?\b|"
+                       r"\b(?:recv|send)(?:msg)? (?:from|to) \S+ failed"),
     ("nccl_ib_qp", r"\bibv_modify_qp\b"),
     ("nccl_socket_connect", r"^(?:\w+: )?connect to\b|\bconnect (?:to \S+ )?returned\b|\bConnect to \S*\s*failed|"
                             r"exceeded error retry count|no POLLOUT|\bsocket(?:Poll|Start)Connect\b|"
@@ -24,6 +29,8 @@ _WORDS = (
     ("nccl_p2p_ipc", r"P2P/IPC|(?:CUDA|HIP) IPC|(?:cuda|hip)Ipc\w*|hsa_amd_ipc\w*|OpenMemHandle|ipc handle|"
                      r"cuMem(?:Import|Export)\w*|pidfd|peer mapping resources"),
     ("nccl_gdr", r"GPU ?Direct RDMA|\bGDR\b|peer_?mem|peermem|dma-?buf"),
+    # NET/Socket's: the two ends disagree on a message's size ('receiving'; the bootstrap's says 'received': its own)
+    ("nccl_message_truncated", r"NET/Socket\b.*\bmessage truncated\b|\bmessage truncated\s*:\s*receiving\b"),
     ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated"),
     ("nccl_proxy", r"\bproxy|Service thread"),
 )
@@ -34,10 +41,28 @@ _FILES = {"p2p.cc": "nccl_p2p_ipc", "shm.cc": "nccl_shm", "shmutils.cc": "nccl_s
 # a WARN whose first words alone say it failed, though the line was cut before a failure word ('Connect to f')
 _CUT_FAILED = re.compile(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
                          r"^Error while creating|^Call to \w+ failed", re.I)
+# WARNs NCCL and RCCL print on a healthy run (each with why): a WARN no family names and none of these is a lead
+BENIGN = (
+    (r"Got non-fatal async event|Got async event\s*:\s*(?:client reregistration|port active|GID table change|"
+     r"LID change|SM change)|\bGID table changed",
+     "NET/IB passing on an InfiniBand async event the subnet manager's sweep raises (reregistration, GID/LID "
+     "change): NCCL goes on"),
+    (r"\bNET/Plugin\b|\bNET/OFI\b.*\b(?:provider|not supported|only EFA)|plugin (?:not found|load)|"
+     r"\bnot using it\b", "a network plugin absent or not for this fabric: NCCL falls back to its internal transports"),
+    (r"\b(?:GPU ?Direct RDMA|GDR(?:Copy)?)\b.*\bdisabled\b|\bGIN is disabled\b",
+     "GPUDirect RDMA or GDRCopy switched off by setting or absence: NCCL stages through host memory"),
+    (r"\bcuda ?Driver ?Version\b(?!.*Minimum requirement)", "the CUDA driver version noted at init"),
+    (r"\bamd_iommu=on\b|\biommu=pt\b", "RCCL's advice on the kernel command line at init: no failure of the run"),
+    (r"\b(?:setting (?:\w+ )?to|defaulting to|is being ignored|Unsetting|has been set to)\b",
+     "a setting NCCL corrected or ignored: it goes on with its own value"),
+    (r"\bremote FLID configured as zero\b", "NET/IB using the destination LID: a routing note, no failure"),
+)
+_BENIGN = [(re.compile(words, re.I), why) for words, why in BENIGN]
 _STATUS = re.compile(r"\bwith (?:error |status=)(\d{1,3})\b")
 _PEER = re.compile(r"([\w.:%\[\]-]+<[1-9]\d{0,4}>)")  # NCCL prints an address as ip<port> (newer: host<port>)
 _RANK = re.compile(r"\b(?:to |from |for )?rank (\d{1,6})\b")
 # NCCL's INFO line for each connect it retries ('Call to connect returned Connection timed out, retrying')
+UNNAMED = "nccl_warn_unnamed"  # the family of a WARN none of _WORDS names (knowledge/nccl_warns.yaml)
 RETRY = re.compile(r"\bCall to (?:connect|accept) returned (?P<why>[\w ]{3,60}?),? retrying", re.I)
 
 
@@ -61,6 +86,17 @@ def family(message: str, source: str | None) -> WarnFamily | None:
     peer, rank, status = _PEER.search(message), _RANK.search(message), _STATUS.search(message)
     return WarnFamily(name, peer.group(1) if peer else None, int(rank.group(1)) if rank else None,
                       int(status.group(1)) if status is not None and name == "nccl_ib_completion" else None)
+
+
+def benign(message: str) -> str | None:
+    """Why a WARN NCCL prints on healthy runs is no fault (None: it may be one)."""
+    return next((why for words, why in _BENIGN if words.search(message)), None)
+
+
+def unnamed(message: str) -> WarnFamily:
+    """A WARN no family names, with the peer and rank its words give: a lead, quoted, never a 'clear'."""
+    peer, rank = _PEER.search(message), _RANK.search(message)
+    return WarnFamily(UNNAMED, peer.group(1) if peer else None, int(rank.group(1)) if rank else None)
 
 
 def cut_failure(message: str) -> bool:

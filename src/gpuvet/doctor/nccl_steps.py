@@ -24,7 +24,8 @@ NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error",
           "stalled": "collective_stalled", "ib_resource": "nccl_ib_resource_failed",
           "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed",
-          "cuda_oom": "nccl_cuda_out_of_memory"}
+          "cuda_oom": "nccl_cuda_out_of_memory", "unnamed": "collective_runtime_error"}
+_RUNTIME = ("runtime", "unnamed")  # a WARN while the job ran; one no failure word marked (a lead, nccl_warns.UNNAMED)
 _IB = ("ib_resource", "ib_memory", "ib_device")  # a verbs call of NET/IB failed: the RDMA setup, any step
 _LINES = 16  # line numbers kept per finding
 _TEXT = 240  # characters of a program's error line said beside a failure
@@ -37,7 +38,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", *_IB))
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", *_IB))
     found += _peer_refused(logs) + _npu_runtime(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
@@ -122,11 +123,11 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
             carried["hca"] = hca
         if first.collective:  # the collective that stalled, as the library's line named it
             carried["collective"] = first.collective
-        found = finding(_CAUSE[kind], HIGH if kind != "runtime" else MEDIUM, module=where, fix=fix,
+        found = finding(_CAUSE[kind], HIGH if kind not in _RUNTIME else MEDIUM, module=where, fix=fix,
                         carried=carried or None, file=label,
                         line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                         lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None)
-        named = _family(logs, label, items) if kind in ("init", "runtime") and first.at.lib != "HCCL" else None
+        named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
         out.append(found if named is None else _as_p2p(found, named[1]) or replace(
             found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))
     return out
@@ -154,10 +155,11 @@ def _family(logs: Logs, label: str, items: list[tuple[str, LogFailure]]) -> tupl
     """The family of NCCL's WARN a group of failures shows (title, evidence, fix: nccl_warns.yaml): the first line
     whose words name one other than the proxy's (the proxy carries the failure of the step under it), with what
     the line names (the peer's address, an IB completion's status), the P2P pair and the connect retries before it."""
-    from gpuvet.captures.nccl_warns import family
+    from gpuvet.captures.nccl_warns import family, unnamed
     from gpuvet.knowledge import ib_completion_status, nccl_warn_family
 
     said = [(f, fam) for _, f in items if (fam := family(f.at.message, f.at.source)) is not None]
+    said = said or [(f, unnamed(f.at.message)) for _, f in items[:1] if f.kind == "unnamed"]
     if not said:
         return None
     f, fam = next(((f, fam) for f, fam in said if fam.name != "nccl_proxy"), said[0])
