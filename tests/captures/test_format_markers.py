@@ -15,10 +15,11 @@ from gpuvet.captures.marks import Marks
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line, clean
+from tests.support.corpus import corpus_files
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "captures"
-# every capture kept, less the blind batch being collected (fresh_h: opened by its collector alone)
-FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md" and "fresh_h" not in p.parts)
+# every capture kept, less a blind batch not yet scored
+FILES = corpus_files(CORPUS)
 MARKED = [f for f in FORMATS if f.markers]
 
 

@@ -12,10 +12,11 @@ from gpuvet.captures import lines, read, text
 from gpuvet.captures.lines import TextLines, line_ends
 from gpuvet.captures.text import Line
 from gpuvet.errors import CaptureError
+from tests.support.corpus import unscored_batches
 
 CORPUS = Path(__file__).parent.parent / "data" / "captures"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md"
-               and not {"fresh_h", "fresh_m"} & set(p.parts))
+               and not ({"fresh_h", "fresh_m"} | unscored_batches(CORPUS)) & set(p.parts))
 _HEADER = re.compile(r"#\s*(?:source|shows|conclusion|expect|note|tuned)\b")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an XML element's repr names where it is
 

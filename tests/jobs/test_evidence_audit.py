@@ -24,9 +24,10 @@ from gpuvet.health import nic_checks
 from gpuvet.health.fabric_state import fabric_state
 from gpuvet.health.model import CHECKS as HEALTH_CHECKS
 from gpuvet.health.model import Status
+from tests.support.corpus import corpus_files
 
 DATA = Path(__file__).parent.parent / "data" / "captures"
-CAPTURES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md")
+CAPTURES = corpus_files(DATA)  # less a blind batch not yet scored
 
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
