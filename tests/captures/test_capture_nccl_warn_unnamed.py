@@ -35,6 +35,13 @@ def test_a_truncated_socket_message_is_a_finding_naming_its_peer(tmp_path: Path)
     assert f["evidence"]["peer"] == "10.4.0.9<40112>"  # type: ignore[index]
 
 
+def test_a_warn_wrapped_after_its_colon_keeps_its_second_line(tmp_path: Path) -> None:
+    found = _warns(tmp_path, "cn4:7001:7040 [1] transport/net_socket.cc:311 NCCL WARN NET/Socket : peer "
+                             "10.4.0.9<40112> message truncated :\nreceiving 262144 bytes instead of 8192\n")
+    assert [_kind(f) for f in found] == ["nccl_message_truncated"]
+    assert str(found[0]["evidence"]["log"]).endswith("truncated : receiving 262144 bytes instead of 8192")  # type: ignore[index]
+
+
 def test_a_warn_no_family_names_is_still_a_lead_quoting_the_line(tmp_path: Path) -> None:
     line = "cn4:7001:7040 [1] enqueue.cc:88 NCCL WARN Widget ring 3 of rank 5 does not loop back"
     found = _warns(tmp_path, _RAN + line + "\n")

@@ -296,6 +296,7 @@ def parse(lines: list[Line]) -> NcclLog:
         _traced(at, out, pending, before)
         _unwarned(at, out, first_frame)
     _unnamed(out, quiet)
+    _wrapped(out, lines)
     bootstrap = _socket_is_bootstrap(out.version, by_process)
     shared = _before_25(out.version)  # 2.4 opens NET/Socket once, for the bootstrap and as the fallback alike
     for key, said in by_process.items():
@@ -328,6 +329,17 @@ def _unnamed(out: NcclLog, quiet: list[LogLine]) -> None:
     kernel_unknown's lines beside a named message). NET/Socket's 'message truncated' is one such: no failure word."""
     failed = {(f.at.host, f.at.pid) for f in out.failures}
     out.failures += [LogFailure("unnamed", at) for at in quiet if (at.host, at.pid) not in failed]
+
+
+def _wrapped(out: NcclLog, lines: list[Line]) -> None:
+    """A failed WARN the paste wrapped after a colon ('… peer 10.0.0.3<5921> message truncated :' above 'receiving
+    1048576 bytes instead of 65536'): the next line, no library line of its own, is the rest of its words."""
+    ends = {f.at.line for f in out.failures if f.at.message.rstrip().endswith(":")}
+    rest = {ln.no - 1: ln.text.strip() for ln in lines if ln.no - 1 in ends and 0 < len(ln.text.strip()) <= _TEXT
+            and _log_line(ln) is None and not ln.text.lstrip().startswith("#")} if ends else {}
+    out.failures = [replace(f, at=replace(f.at, message=f"{f.at.message} {rest[f.at.line]}",
+                                          text=kept(f"{f.at.text} {rest[f.at.line]}")))
+                    if f.at.line in rest else f for f in out.failures]
 
 
 # a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')

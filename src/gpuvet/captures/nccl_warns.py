@@ -52,9 +52,11 @@ BENIGN = (
     (r"\b(?:GPU ?Direct RDMA|GDR(?:Copy)?)\b.*\bdisabled\b|\bGIN is disabled\b",
      "GPUDirect RDMA or GDRCopy switched off by setting or absence: NCCL stages through host memory"),
     (r"\bcuda ?Driver ?Version\b(?!.*Minimum requirement)", "the CUDA driver version noted at init"),
-    (r"\bamd_iommu=on\b|\biommu=pt\b", "RCCL's advice on the kernel command line at init: no failure of the run"),
-    (r"\b(?:setting (?:\w+ )?to|defaulting to|is being ignored|Unsetting|has been set to)\b",
+    (r"\b(?:setting (?:\w+ )?to|defaulting to|is being ignored|Unsetting|has been set to)\b|"
+     r"\bnot found, using \S+|\busing \S+ instead\b",
      "a setting NCCL corrected or ignored: it goes on with its own value"),
+    (r"\bGot completion from peer \S+ with (?:error |status=)0\b",
+     "a work completion of status 0: a success, which NCCL never warns of (a sentence naming one)"),
     (r"\bremote FLID configured as zero\b", "NET/IB using the destination LID: a routing note, no failure"),
 )
 _BENIGN = [(re.compile(words, re.I), why) for words, why in BENIGN]
