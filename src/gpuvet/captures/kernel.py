@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors, kernel_amd_place, kernel_more, kernel_unknown, kernel_wrapped
-from gpuvet.captures.kernel_echoes import passed_through, recovered, without_echoes
+from gpuvet.captures.kernel_echoes import handle_kind, passed_through, recovered, without_echoes
 from gpuvet.captures.kernel_places import AMD_BUS as _AMD_BUS
 from gpuvet.captures.kernel_places import AMD_NO_BUS as AMD_NO_BUS  # re-exported: the labels readers share
 from gpuvet.captures.kernel_places import INTEL_NO_BUS as INTEL_NO_BUS
@@ -304,7 +304,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
                                               or _NO_HANDLE_IN_SCRIPT.search(s)) is not None:
             out.claimed.add(ln.no)
             out.nvrm_lines += 1
-            handles.append(KernelEvent("smi_no_handle", bus(m.group(1)), s.strip()[:240], ln.no))
+            handles.append(KernelEvent(handle_kind(s), bus(m.group(1)), s.strip()[:240], ln.no))
             continue
         if "NVRM" not in s and "nvidia" not in s or asked(s, _XID):
             continue
@@ -381,7 +381,7 @@ def _unnamed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse
         out.unknown_drivers = other
         out.claimed |= {ln.no for _, ln in worded if kernel_unknown.driver_of(ln.text) in other}
         out.modules += _other_modules(worded, other, out.modules)
-    return out
+    return replace(out, events=without_echoes(out.events))  # nvidia-smi's lost handle of a module not started
 
 
 def _no_bus_label(driver: str) -> str:

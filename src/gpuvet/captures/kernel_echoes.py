@@ -31,8 +31,17 @@ _HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "
 PASSTHROUGH = "probe_not_called_passthrough"
 # kinds no pattern reads (kernel_messages.yaml): a read kind the rest of the log explains; a GPU function's BAR the
 # PCI enumeration could not assign, or the NVIDIA driver found invalid, or one left small (pci_enum.KIND, NVRM_KIND,
-# SMALL_KIND, AMD_SMALL_KIND; either of the first two in a virtual machine, GUEST_KIND)
-DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest")
+# SMALL_KIND, AMD_SMALL_KIND; either of the first two in a virtual machine, GUEST_KIND); nvidia-smi's lost handle in
+# NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind)
+HANDLE_NOT_FOUND = "smi_handle_not_found"
+DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest",
+           HANDLE_NOT_FOUND)
+# the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
+# nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it
+# again - the module was never lost from the bus
+NOT_STARTED = frozenset(("init_failed", "unsupported_by_driver", "probe_failed", "probe_not_called", "gsp_failed",
+                         "gfw_boot_failed", "fsp_boot_failed", "amd_init_failed", "intel_init_failed", "cannot_attach",
+                         "bar_invalid", "bar_unmapped_guest", "pci_bar_unassigned", "driver_load_oops"))
 # (the cause, its echo): another driver owning the devices (the NVIDIA probe never called), seen again as
 # 'No NVIDIA devices probed' or a failed probe (and a module the driver refused or could not initialise, seen
 # again as 'No NVIDIA graphics adapter found'); a hung ring's fences found signalled by the fallback timer only
@@ -54,7 +63,19 @@ _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            (frozenset(("amd_reset_failed", "amd_recovery_failed")), "amd_init_failed"),
            # an engine's ring or IB test failing while a hang or reset on that module is under way (the reset
            # re-runs every test) is that reset's step, not a module that never came up
-           (_HANGS - {"amd_ring_test_failed"}, "amd_ring_test_failed"))
+           (_HANGS - {"amd_ring_test_failed"}, "amd_ring_test_failed"),
+           (NOT_STARTED, "driver_init_failed"), (NOT_STARTED | {"driver_init_failed"}, "smi_no_handle"),
+           (NOT_STARTED | {"driver_init_failed"}, HANDLE_NOT_FOUND))
+_NOT_FOUND = re.compile(r"device handle for .{0,60}?:\s*Not Found\b", re.I)
+
+
+def handle_kind(text: str) -> str:
+    """nvidia-smi's 'Unable to determine the device handle for GPU …': NVML's 'Not Found' is a module the driver
+    lists but never initialised (HANDLE_NOT_FOUND); its other words (Unknown Error, GPU is lost) one it no longer
+    reaches (smi_no_handle)."""
+    return HANDLE_NOT_FOUND if "Not Found" in text and _NOT_FOUND.search(text) else "smi_no_handle"
+
+
 # an echo that names no module (the driver's word for the whole probe): any module's cause explains it
 _NODE_ECHOES = ((frozenset(("probe_not_called", PASSTHROUGH, "probe_failed", "unsupported_by_driver",
                             "init_failed")), "no_adapter"),)

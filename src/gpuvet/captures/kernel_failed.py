@@ -27,7 +27,10 @@ _INIT = re.compile(r"\bprobe (?:of \S+ )?failed\b|\bprobe with driver \S+ failed
                    r"\bFatal error during (?:GPU |device )?init|"
                    r"\b(?:device|GPU|adapter|asic|hardware|chip)[ _]init(?:iali[sz]ation)? failed\b|"
                    r"\bfailed to init(?:iali[sz]e)? (?:the )?(?:device|GPU|adapter|asic|hardware|chip)\b|"
-                   r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
+                   r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|"
+                   # amdgpu_device_ip_init prints '<step> of IP block <gmc_v9_0>' only when the step failed (its
+                   # '… failed -16' tail cut off by a paste)
+                   r"\b(?:[hs]w|late)_init of IP block <\w+>|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
                    r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b|"
                    # nv.c's device start: no interrupt for the module, so it cannot be opened
                    r"\bCannot use this GPU\b|\brequest_irq\(\) failed\b", re.I)
@@ -47,6 +50,12 @@ _RESET = re.compile(r"\breset\b[^.;]{0,30}?\b(?:failed|fails)\b|\bfail(?:ed|s)? 
 _RING_RESET = re.compile(r"\bring \S+ reset\b", re.I)  # a ring's own reset: amdgpu tries a full reset next
 _RECOVERED = re.compile(r"\breset succe(?:eded|ss)|\bsuccessfully (?:reset|recovered)\b|\brecovered\b", re.I)
 RECOVERY_SPAN = 40  # lines: a reset that is retried says it succeeded within this many lines
+
+
+def says_init_failed(text: str, driver: str) -> bool:
+    """Whether one line says the module did not initialise: said even beside a named message (a small BAR's notice
+    does not explain a module that never came up; a failed queue or ring reset beside a hang is that hang's step)."""
+    return _init(text[:_HEAD], driver)
 
 
 def failed_kind(lines: list[Line], quoted: list[tuple[int, int, str]], driver: str) -> tuple[str, int] | None:

@@ -26,12 +26,13 @@ SHOWN = 3  # lines quoted in the event
 _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile one is not read to its end
 # the driver a kernel line is from: its dev_printk or pr_* prefix ('mtgpu 0000:05:00.0:', 'nouveau:', 'NVRM:'),
 # DRM's function tag with the module in brackets ('[drm:nouveau_bo_move [nouveau]]'), or a call trace's frame
-# in the module ('RIP: 0010:foo+0x1/0x2 [mtgpu]'); a bus id after the prefix is the module's
+# in the module ('RIP: 0010:foo+0x1/0x2 [mtgpu]'); a bus id after the prefix is the module's; GCC's split-off
+# cold part of a function keeps the module's tag ('[drm:amdgpu_device_init.cold.33 [amdgpu]]')
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
 _PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
                        r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*)"
                        r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)?:")
-_BRACKETED = re.compile(r"(?:\[drm:\w+ |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
+_BRACKETED = re.compile(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
                         r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon)\]|"
                         r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
 _NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
@@ -98,6 +99,13 @@ BENIGN: tuple[Benign, ...] = (
            "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots"),
     Benign("acpi", re.compile(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
            "an ACPI method the platform does not provide: the driver takes its defaults"),
+    Benign("pci_core", re.compile(r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
+                                  r"\bBAR \d+(?: \[[^\]]*\])?: (?:no space for|failed to assign|can't assign|releasing)\b|"
+                                  r"\bno compatible bridge window\b"),
+           "the PCI core's or ACPI's notice under the driver's device prefix while it enables the module, not the "
+           "driver's own line (drivers/acpi/pci_irq.c: the legacy INTx routing falls back to an ISA IRQ, the module "
+           "uses MSI; drivers/pci/setup-res.c: a BAR placed again on a retry); a BAR left without a window is judged "
+           "from the kernel's 'pci' lines (pci_enum), and a driver that cannot go on says so itself"),
     Benign("bar_size", re.compile(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
            "the memory window left at its default size: a slower host path at most, judged from lspci"),
     Benign("zero_count", re.compile(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
@@ -163,14 +171,15 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
     groups: dict[tuple[str, str], Unnamed] = {}
     for i, ln in maybe:
         driver = _family(d) if (d := driver_of(ln.text)) is not None else None
-        if driver is None or i in near and _UNPLACED in near[i]:
+        if driver is None:
             continue
         text = _with_continuation(lines, i)
         if _ERROR.search(text[:_HEAD]) is None or benign(text) is not None:
             continue
         module = _module_of(lines, i, driver)
-        if i in near and (module in near[i] or _unplaced(module)):
-            continue  # that message's context: its module's line, or one no line places
+        if i in near and (_UNPLACED in near[i] or module in near[i] or _unplaced(module)) \
+                and not kernel_failed.says_init_failed(text, driver):
+            continue  # that message's context (its module's line, or one no line places), unless it did not start
         groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
     return [_failed(lines, _at_load(lines, g)) for g in groups.values()], seen
 
