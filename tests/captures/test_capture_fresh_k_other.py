@@ -94,6 +94,16 @@ def test_a_rig_reports_gpu_bullets_are_read_as_nvidia_smis_fields_and_judged_fro
         ("0000:41:00.0", 16, 300.0), ("0000:C1:00.0", 16, 300.0)]
 
 
+def test_a_one_line_list_of_gpus_is_no_rig_report_bullet() -> None:
+    """An issue template's hardware line ('GPU 0: NAME | GPU 1: NAME') restates no field of the report's."""
+    from gpuvet.captures import rig_report
+    from gpuvet.captures.text import clean
+
+    lines = clean("GPU 0: NVIDIA GH200 144G HBM3e | GPU 1: NVIDIA GH200 144G HBM3e\n").lines
+    got = rig_report.parse(lines)
+    assert not got.claimed and not got.modules and not got.notes
+
+
 def _xmrig(stamp: str, index: int, address: str, fields: str) -> str:
     return f"{stamp}  opencl   #{index} {address}  {fields}\n"
 

@@ -32,7 +32,7 @@ def parse(lines: list[Line]) -> SmiText:
     out = SmiText()
     gpus: list[tuple[str, dict[str, str]]] = []
     for ln in lines:
-        if (g := _GPU.match(ln.text)) is not None:
+        if (g := _GPU.match(ln.text)) is not None and _restates(g.group(2)):
             gpus.append((g.group(1), _head(g.group(2), out)))
             out.claimed.add(ln.no)
         elif (s := _SUB.match(ln.text)) is not None:
@@ -54,6 +54,13 @@ def parse(lines: list[Line]) -> SmiText:
     if unplaced:
         out.notes.append(f"rig report: GPU {', '.join(unplaced)} give(s) no bus id: not listed as a module")
     return out
+
+
+def _restates(text: str) -> bool:
+    """Whether a 'GPU N: NAME | …' line's cells are the report's (memory, driver, VBIOS, persistence), not a
+    one-line list of GPUs ('GPU 0: NAME | GPU 1: NAME', as an issue template's hardware line has it)."""
+    cells = [c.strip() for c in text.split(" | ")[1:]]
+    return any(_MIB.match(c) or c.startswith(("driver ", "VBIOS ", "persistence=")) for c in cells)
 
 
 def _head(text: str, out: SmiText) -> dict[str, str]:
