@@ -182,7 +182,6 @@ REFUSAL_OK = frozenset({"xpusmi_xpumanager102_arc_a770_diag_fail.txt",
 # files gpuvet still gets wrong against the tables, and why (the MANIFEST's after-fixes cell); run at ddf3a44
 KNOWN_MISSES: dict[str, str] = {
     "hccl_llamafactory5071_ei0006_910b3.txt": "inventory: Ascend910B3 still not listed (a prose line: '- NPU type')",
-    "rocmsmi_rocsmi22_vega64_a_dotted.txt": "inventory: 1 module (gpu0), model unknown; its GPU ID 0x687f not said",
     "nccl_info_nccltests227_l40_irdma_roce.txt": "inventory: L40, bus 0x61 not taken (nccl-tests prints the bus "
                                                  "number alone)",
     "nvlink_srtslurm307_gb300_e_hwinfo_block.txt": "inventory: empty - GB300 GPU 0 (nvidia-smi nvlink -e's "

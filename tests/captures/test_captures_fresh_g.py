@@ -250,8 +250,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                   "in the Metadata not listed)",
     "nccl_info_nccl1519_h100_ib_none_socket_8nics.txt": "miss (unchanged): one host's lines only; nranks 16 does "
                                                         "not prove two nodes and the log prints no nNodes",
-    "rocmsmi_rocsmi73_vega10_unable_memuse.txt": "inventory: 2 'unknown' modules (GPU ID 0x687f/0x6863 not named "
-                                                 "Vega 10, nor said)",
     "smi_easygpupv276_windows_gpupv_a10_unknown_error.txt": "inventory: nvdebugdump still not read (the A10 not "
                                                             "named)",
 }

@@ -201,11 +201,6 @@ KNOWN_MISSES: dict[str, str] = {
     "amdexporter_dme202_mi325x_pcie_bidir_metric_cut.txt": "inventory: gpu_id 2 and 3 listed (by UUID), but the "
                                                            "labels' vbios_version and driver_version 6.12.12 are "
                                                            "not read",
-    "dmesg_chiagh74_rtx4080_xid109_ctx_switch_then_smi_head.txt": "inventory: the module and its UUID are listed, "
-                                                                  "the smi head's driver 530.41.03 is not",
-    "dmesg_kmsdrm206_freebsd_vega20_psp_unknown_fw_type.txt": "inventory: module_init_failed is right, but the "
-                                                              "module stays 'unknown AMD module' although the "
-                                                              "firmware names say vega20",
     "journal_qaidvoid25_rx6600xt_vfio_fence_fallback_timer.txt": "partial: module_fence_timeout warn on "
                                                                  "0000:2B:00.0 is right, but only gfx_0.0.0 is "
                                                                  "cited, not sdma1",
@@ -215,11 +210,6 @@ KNOWN_MISSES: dict[str, str] = {
     "mpirun_horovod1191_tf_nccl_net_socket_ib_hang_cut.txt": "miss: exit 0, no cause: 'NET/Socket' under mpirun's "
                                                              "'[1,0]<stdout>:' prefix on a multi-node job is not "
                                                              "judged as a fallback from IB",
-    "syslog_drmkmodfw27_freebsd_navi22_psp_sos_missing.txt": "inventory: module_init_failed is right, but the "
-                                                             "module stays 'unknown AMD module' although the "
-                                                             "firmware names say navy_flounder (Navi 22)",
-    "topo_daskcuda1358_slurm_2gpu_nv12_10nic_cut.txt": "inventory: NUMA 3 and CPU affinity read, but the NV12 "
-                                                       "between gpu0 and gpu1 and the NICs are only in topo --from",
 }
 
 

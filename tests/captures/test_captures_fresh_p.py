@@ -199,16 +199,12 @@ KNOWN_MISSES: dict[str, str] = {
                                            "read as rows but not judged (no hardware named, no can't-tell verdict)",
     "ncclinfo_pytorch68893_socket_veth.txt": "inventory: doctor names the Socket fallback and the veth (right), "
                                              "but inventory does not say NCCL 2.7.8",
-    "report_club222_3090_1080_x4.txt": "inventory: both links' x4 of x16 are judged and both GPUs listed, but "
-                                       "the PHB between them (the file's topo -m) is not said",
     "rocmsmi_lrb5231_mi300x_concise.txt": "inventory: the 750 W cap is read, but DID 0x74b5 is not named MI300X "
                                           "(model 'unknown')",
     "smi_csv_ethminer51_gtx1080.txt": "inventory: the column -t CSV lists one module 'GeForce GTX 1080   131' (the "
                                       "power column glued to the name); the second GPU is lost",
     "smi_csv_megaminer376_1080ti_unknown_error.txt": "inventory: 2 modules (one per distinct name) listed instead of "
                                                      "the CSV's 8 rows",
-    "topo_ucxpy1088_h100_nv18_nics.txt": "inventory: 8 modules and gpu0's NUMA 0 read, but NV18 and NIC0/NIC1 are "
-                                         "only in topo --from",
 }
 
 

@@ -186,8 +186,6 @@ KNOWN_MISSES: dict[str, str] = {
                                       "'unknown NVIDIA module' (not RTX 5090, not the device id)",
     "journal_bazzite2612_bar1.txt": "inventory: module_cannot_attach (BAR1 0M) is right, but the amdgpu device "
                                     "(no bus id in the log) is not listed",
-    "journal_legacyrocm5051_pagefault.txt": "inventory: the page fault at warn is right, but the module is "
-                                            "'unknown AMD module' although the HIP line names 'AMD arch: gfx1100'",
     "kernel_ogkm1200_xid154.txt": "inventory: the reset verdict is right, but the RTX 5080 and driver 595.71.05 the "
                                   "poster's prose names are not read",
     "smiq_nvidiadocker464_unknownerror.txt": "severity: module_unreadable rated critical where the row says warn; "

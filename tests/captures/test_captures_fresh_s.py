@@ -193,7 +193,6 @@ KNOWN_MISSES: dict[str, str] = {
     "nccl_nccltests373_ibext_roce_3node.txt": "inventory: the GPU on host bigo listed, but its 4 RoCE HCAs "
                                               "(mlx5_0..3) are not",
     "rocmsmi_rocm1752_vm_no_gpus.txt": "severity: no_modules_visible rated critical where the row says warn",
-    "topo_vllm14537_8gpu_56nics.txt": "inventory: 8 GPUs and GPU0/1's NUMA read, but NV18 is only in topo --from",
 }
 
 

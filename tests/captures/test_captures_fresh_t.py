@@ -226,11 +226,6 @@ KNOWN_MISSES: dict[str, str] = {
                                             "lspci/driver count mismatch not judged; inventory: driver 570.158.01 not "
                                             "read",
     "rocmsmi_brickhouse_showtopo_4gpu.txt": "inventory: 3 modules listed (GPU0 dropped) and XGMI not said",
-    "smi_gpupassthrough4_2080_vm.txt": "inventory: the truncated 'GeForce RTX 208' listed, but driver 435.21 not read",
-    "smicsv_tgi2238_a6000_noheader.txt": "inventory: the A6000 read, but its compute capability 8.6 is not",
-    "topo_brickhouse_8gpu_nv12.txt": "inventory: 8 GPUs and their NUMA read, but NV12 is only in topo --from",
-    "topo_lmdeploy1944_checkenv_2gpu_mlx.txt": "inventory: both GPUs' NUMA and CPUs read, but NV12 and mlx5_6/mlx5_7 "
-                                               "are not listed",
     "topo_nccl719_two_pods_mlx.txt": "inventory: only pod1's matrix read (2 GPUs, NUMA 1); pod2's GPUs (NUMA 0) and "
                                      "NV12 are not listed",
 }

@@ -194,11 +194,8 @@ KNOWN_MISSES: dict[str, str] = {
     "rocmsmi_legacyrocm3124_productname_mi300x_rst.txt": "inventory: 'AMD Instinct MI300X' read, its card series "
                                                          "'MI300X OAM' and 0x74a1 are not",
     "rocmsmi_legacyrocm4278_voltage_mi300x.txt": "inventory: GPU[0..7] of the --showvoltage lines are not listed",
-    "rocmsmi_llamacpprocm9_strixhalo_vbios_mem.txt": "inventory: 1 module with 512 MiB, but VBIOS 113-STRXLGEN-001 is "
-                                                     "not read",
     "smiq_nvctk271_wsl2_gtx1650ti.txt": "inventory: the GTX 1650 Ti, driver 510.06 and CUDA 11.6 read, but its WDDM "
                                         "driver model is not",
-    "topo_thunderkittens167_8xh100.txt": "inventory: 8 GPUs and their NUMA read, but NV18 is only in topo --from",
     "topo_vllm17516_8xh100_glued_affinity.txt": "inventory: 8 GPUs listed, but NV18 and each GPU's PIX NIC are not",
 }
 

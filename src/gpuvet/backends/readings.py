@@ -98,6 +98,7 @@ class ModuleInfo:
     gpu_numa_id: int | Unavailable = Unavailable("not read")  # its own NUMA node (topo -m's GPU NUMA ID; N/A: none)
     mig_mode: bool | Unavailable = Unavailable("not read")  # MIG mode on now (True: Enabled); n/a: not shown
     mig_mode_pending: bool | Unavailable = Unavailable("not read")  # the mode the next reset brings
+    compute_capability: str | Unavailable = Unavailable("not read")  # CUDA's major.minor (deviceQuery, compute_cap)
 
 
 @dataclass(frozen=True)

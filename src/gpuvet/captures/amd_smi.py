@@ -361,14 +361,14 @@ def _rocm_module(label: str, f: dict[str, str]) -> ListedModule:
     series = get("card series", "device name", "card sku")
     instinct = _INSTINCT.search(series or "")
     vram = number(get("vram total memory (b)"))
-    uid = get("unique id")
+    uid, mib = get("unique id"), number(get("vram total memory (mib)"))  # MiB: Hygon's DCU fork's --json
     gen, width = _metrics_link(get("pcie_link_speed (0.1 gt/s)"), get("pcie_link_speed (gt/s)"),
                                get("pcie_link_width (lanes)"))
     return ListedModule(label, name=instinct.group(1) if instinct else series, bus_id=_bus(get("pci bus")),
-                        memory_mib=vram / 2**20 if vram else None, uuid=uid if uid and uid != "0x0" else None,
-                        pcie_gen_current=gen, pcie_width_current=width,
+                        memory_mib=vram / 2**20 if vram else mib or None, uuid=uid if uid and uid != "0x0" else None,
+                        pcie_gen_current=gen, pcie_width_current=width, serial=get("serial number"),
                         temperature_c=number(get("temperature (sensor junction) (c)", "temperature (sensor edge) (c)")),
-                        tool="rocm-smi")
+                        device_id=get("gpu id", "device id"), vbios=get("vbios version"), tool="rocm-smi")
 
 
 _GEN_OF_RATE = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}  # GT/s per lane: the PCIe generation

@@ -38,6 +38,7 @@ _DQ_PCI = re.compile(r"^\s*(?:Device )?PCI Domain ID / Bus ID / location ID:\s+(
 _DQ_PEER = re.compile(r"^\s*(?:>\s?)?Peer(?: access|-to-Peer \(P2P\) access) from .{0,120}?\(GPU(\d{1,4})\) -> "
                       r".{0,120}?\(GPU(\d{1,4})\) : (Yes|No)\s*$")
 _DQ_ECC = re.compile(r"^\s*Device has ECC support:\s+(Enabled|Disabled)\s*$")
+_DQ_CAPABILITY = re.compile(r"^\s*CUDA Capability Major/Minor version number:\s+(\d{1,2}\.\d{1,2})\s*$")
 _DQ_VERSIONS = re.compile(r"^\s*CUDA Driver Version / Runtime Version\s+([\d.]+) / ([\d.]+)")
 _DQ_MARKS = re.compile(r"^\s*(?:\S*deviceQuery Starting|CUDA Device Query \(Runtime API\)|Detected \d+ CUDA Capable"
                        r"|There (?:are|is) no available device|cudaGetDeviceCount returned \d+|-> |deviceQuery, CUDA Driver"
@@ -138,6 +139,9 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
             claimed.add(ln.no)
         elif (q := _DQ_PEER.match(ln.text)) is not None:
             _peer(out, int(q.group(1)), int(q.group(2)), q.group(3) == "Yes", ln.text.strip())
+            claimed.add(ln.no)
+        elif current is not None and (c := _DQ_CAPABILITY.match(ln.text)) is not None:
+            current.fields["Compute Capability"] = c.group(1)  # the key --query-gpu's compute_cap is read under
             claimed.add(ln.no)
         elif current is not None and (e := _DQ_ECC.match(ln.text)) is not None:
             current.fields["ECC Mode/Current"] = e.group(1)  # the mode -q prints, so inventory and rules read it

@@ -20,7 +20,18 @@ _KFD = re.compile(r"amdgpu: added device (?P<v>1002):(?P<d>[0-9A-Fa-f]{4})\b")
 _VRAM = re.compile(rf"amdgpu (?P<bus>{_BUS}):(?: amdgpu:)? VRAM: (?P<mib>\d+)M\b")  # 'amdgpu:' again on newer kernels
 _VRAM_READY = re.compile(r"amdgpu: (?P<mib>\d+)M of VRAM memory ready")
 _NVRM_GPU = re.compile(rf"NVRM: GPU (?P<bus>{_BUS})\b")  # 'NVRM: GPU 0000:01:00.0 is already bound to vfio-pci.'
-MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM", "NVRM: GPU ")
+# the chip an amdgpu firmware file is named for ('amdgpu/vega20_smc.bin', 'amdgpu/navy_flounder_sos.bin'; FreeBSD's
+# drm-kmod prints no modesetting line); newer kernels name firmware by IP version (psp_13_0_0_sos): no chip, skipped
+_FIRMWARE = re.compile(r"\bamdgpu/(?P<chip>[a-z][a-z0-9_]*?)_(?:k_)?(?:sos|smc|uvd|vce|vcn|ta|asd|toc|pfp|me|ce|mec2?|"
+                       r"rlc|sdma1?|gpu_info|dmcub?|mes1?|cap|ip_discovery)\.bin\b")
+_IP_VERSION = re.compile(r"_\d+_\d+")
+_ARCH = re.compile(r"^\s*AMD arch:\s*(?P<chip>gfx[0-9a-f]{3,4})\s*$")  # a framework's banner (ComfyUI): the module's ISA
+# nvidia-smi's banner ('| NVIDIA-SMI 530.41.03  Driver Version: 530.41.03  CUDA Version: 12.1 |'): the driver and the
+# CUDA it supports, where the table below it is cut or was not taken
+_BANNER = re.compile(r"NVIDIA-SMI\s+\S+\s+(?:Driver|KMD) Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)"
+                     r"(?:\s+CUDA (?:UMD )?Version:\s*(?P<cuda>\d+\.\d+))?")
+_CODES = {"NVIDIA": "10de", "AMD": "1002"}  # a line naming no bus is a module's only of the vendor that printed it
+MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM", "NVRM: GPU ", "amdgpu/", "AMD arch:", "NVIDIA-SMI")
 
 
 @dataclass(frozen=True)
@@ -39,13 +50,15 @@ class DriverId:
 class DriverIds:
     ids: list[DriverId] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)  # none: the kernel reader claims these lines
+    banner: list[tuple[str, str | None]] = field(default_factory=list)  # nvidia-smi's (driver, CUDA), in order
 
     def of(self, module: str, vendor_code: str, alone: bool) -> DriverId:
         """What the lines say of the module at bus ``module``; the lines naming no bus count only where the
         log names this one module of the vendor (``alone``): never given to one of several."""
         got = DriverId(module)
         for i in self.ids:
-            if i.bus == module or (i.bus is None and alone and (i.pci_id is None or i.pci_id[:4] == vendor_code)):
+            if i.bus == module or (i.bus is None and alone and (i.pci_id is None or i.pci_id[:4] == vendor_code)
+                                   and _CODES.get(i.vendor or "", vendor_code) == vendor_code):
                 got = DriverId(module, got.pci_id or i.pci_id, got.vendor or i.vendor, got.chip or i.chip,
                                got.vram_mib or i.vram_mib, i.line)
         return got
@@ -72,4 +85,8 @@ def parse(lines: list[Line]) -> DriverIds:
             out.ids.append(DriverId(None, vram_mib=int(m.group("mib")), line=ln.no))
         elif (m := _NVRM_GPU.search(text)) is not None:
             out.ids.append(DriverId(bus(m.group("bus")), vendor="NVIDIA", line=ln.no))
+        elif (m := _BANNER.search(text)) is not None:
+            out.banner.append((m.group("driver"), m.group("cuda")))
+        elif ((m := _FIRMWARE.search(text)) or (m := _ARCH.match(text))) and not _IP_VERSION.search(m.group("chip")):
+            out.ids.append(DriverId(None, vendor="AMD", chip=m.group("chip"), line=ln.no))
     return out

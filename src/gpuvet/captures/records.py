@@ -216,6 +216,9 @@ class ListedModule:
     ras: tuple[tuple[str, str], ...] = ()  # amd-smi's RAS/ECC fields as printed: (path, value), judged by captures.verdicts
     tool: str | None = None  # the tool that listed it: "amd-smi", "rocm-smi", "npu-smi info", "rocm-bandwidth-test"
     processes: tuple[SmiProcess, ...] | None = None  # the processes the tool lists on it (hl-smi); None: not listed
+    serial: str | None = None  # the board serial the tool prints (rocm-smi --showserial)
+    vbios: str | None = None  # the VBIOS version it prints (rocm-smi --showvbios)
+    device_id: str | None = None  # the PCI device id as printed (rocm-smi's 'GPU ID' / 'Device ID': 0x687f)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "power.max_limit": ("GPU Power Readings/Max Power Limit", " W"),
     "memory.total": ("FB Memory Usage/Total", " MiB"), "memory.used": ("FB Memory Usage/Used", " MiB"),
     "utilization.gpu": ("Utilization/Gpu", " %"), "utilization.memory": ("Utilization/Memory", " %"),
-    "pstate": ("Performance State", ""), "fan.speed": ("Fan Speed", " %"),
+    "pstate": ("Performance State", ""), "compute_cap": ("Compute Capability", ""), "fan.speed": ("Fan Speed", " %"),
     "pcie.link.gen.current": ("PCIe Generation/Current", ""), "pcie.link.gen.max": ("PCIe Generation/Max", ""),
     "pcie.link.gen.gpucurrent": ("PCIe Generation/Device Current", ""),
     "pcie.link.gen.gpumax": ("PCIe Generation/Device Max", ""), "pcie.link.gen.hostmax": ("PCIe Generation/Host Max", ""),

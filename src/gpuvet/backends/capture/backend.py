@@ -36,6 +36,7 @@ from gpuvet.backends.capture.module_lists import (
 )
 from gpuvet.backends.capture.topo_node import (
     host_side_notes,
+    link_notes,
     parse_topo_matrix,
     topo_modules,
     topo_nics,
@@ -191,6 +192,7 @@ class CaptureBackend(Backend):
         self._modules: list[ModuleInfo] = []
         self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
         self._topo_nics: list[Nic] = []  # the NICs topo -m names: inventory lists them, no port state judged
+        self._links: list[str] = []  # topo -m's cells between GPUs and devices: inventory says them
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
         self._hosts: dict[str, None] = {}  # the hosts the files name (a bug report's uname, a prompt, NCCL's), in order
         if not paths:
@@ -207,6 +209,7 @@ class CaptureBackend(Backend):
             self._hosts.update(dict.fromkeys([*([fc.host] if fc.host else []), *_log_hosts(fc)]))
             named += [k for k in fc.kernel.modules if k not in named]
             driver_ids.ids += fc.driver_ids.ids
+            driver_ids.banner += fc.driver_ids.banner
             loaded = fc.kernel.driver or loaded
             on_bus += [g for g in fc.lspci.listed if g.bus_id not in {b.bus_id for b in on_bus}]
             npus |= {f.at.dev for f in (*fc.ascend.failures, *fc.ascend.runtime) if f.at.dev is not None}
@@ -220,6 +223,7 @@ class CaptureBackend(Backend):
                     took += self._take(fc, v.name, path, label)
             if not took and self._topo is None:
                 self._notes.append(f"{label}: holds {', '.join(fc.kinds)}: no topology or module list in it")
+        self._banner_versions(driver_ids.banner)
         if loaded and not isinstance(self._software.driver_version, str):
             self._software = replace(self._software, driver_version=loaded)
         xml_node = _modules_node(self._modules, Path(paths[0]).stem) if self._modules else None
@@ -231,6 +235,14 @@ class CaptureBackend(Backend):
             self._modules = lspci_listed(on_bus, self._notes) or kernel_listed(named, self._notes, driver_ids) or \
                 npu_listed(sorted(npus), self._notes)
 
+    def _banner_versions(self, banner: list[tuple[str, str | None]]) -> None:
+        """nvidia-smi's banner where no table under it was taken (its rows cut, or a log quoting its head): the
+        driver and CUDA versions it prints, never over what a tool's listing gave."""
+        if not banner or isinstance(self._software.driver_version, str):
+            return
+        driver, cuda = banner[0]
+        self._software = replace(self._software, driver_version=driver, cuda_driver_version=cuda or NOT_IN_CAPTURE)
+
     def _take(self, fc: capture_read.FileCapture, vendor: str, path: str, label: str) -> int:
         """One vendor's topology (the first one given) and module list from the file; returns how many
         modules it lists."""
@@ -240,6 +252,7 @@ class CaptureBackend(Backend):
                 self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
                 self._topo_nics = topo_nics(fc.topo, label)
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
+                self._links = [f"{label}: {n}" for n in link_notes(fc.topo)]
         listed = _listed(fc, vendor)
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
             make = fabric_to_node if vendor == "AMD" else npu_fabric_to_node
@@ -325,4 +338,5 @@ class CaptureBackend(Backend):
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured",
                         tuple(self._hosts))
         return Inventory(self.name, False, tuple(modules), host, self._software,
-                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes))
+                         (f"Read from captured files: {', '.join(self.paths)}; nothing was measured.", *self._notes,
+                          *self._links))

@@ -44,10 +44,22 @@ def listed_indexes(modules: list[ListedModule]) -> list[int]:
 def listed_module(module_id: str, m: ListedModule, notes: list[str], numa: int | None = None) -> ModuleInfo:
     none4: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
     cap = NOT_IN_CAPTURE if m.power_limit_w is None else m.power_limit_w
-    info = module_info(module_id, m.name, m.uuid, m.bus_id or "", m.memory_mib, (m.pcie_gen_current, m.pcie_gen_max),
-                   (m.pcie_width_current, m.pcie_width_max), (cap, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, none4,
-                   None if numa is None else str(numa), notes)
+    info = module_info(module_id, m.name or _id_model(m, module_id, notes), m.uuid, m.bus_id or "", m.memory_mib,
+                       (m.pcie_gen_current, m.pcie_gen_max), (m.pcie_width_current, m.pcie_width_max),
+                       (cap, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, none4, None if numa is None else str(numa), notes)
+    info = replace(info, serial=m.serial or info.serial, vbios_version=m.vbios or info.vbios_version)
     return info if m.processes is None else replace(info, processes=_pids(module_id, m.processes, notes))
+
+
+def _id_model(m: ListedModule, module_id: str, notes: list[str]) -> str | None:
+    """A module the tool names only by its PCI device id (rocm-smi's 'GPU ID: 0x687f'): the id said, and the
+    model pci.ids gives it where gpuvet's table names it; None (unknown) otherwise."""
+    if not m.device_id or not re.fullmatch(r"(0x)?[0-9A-Fa-f]{4}", m.device_id):
+        return None
+    known = pci_product(f"1002:{m.device_id[-4:].lower()}")
+    notes.append(f"{module_id}: {m.tool or 'the tool'} prints device id {m.device_id}" + (
+        f" ({known.product} in pci.ids)" if known else ", which gpuvet's pci.ids table does not name"))
+    return f"AMD {known.product}" if known else None
 
 
 def _plausible(value: float | None, what: str, ok: bool, notes: list[str], module: str) -> float | Unavailable:
@@ -214,7 +226,8 @@ def text_module(module_id: str, m: SmiTextModule, notes: list[str]) -> ModuleInf
                    notes)
     info = replace(info, serial=_named(get("Serial Number")), vbios_version=_named(get("VBIOS Version")),
                    inforom_version=_named(get("Inforom Version/Image Version")),
-                   gsp_firmware=_named(get("GSP Firmware Version")))
+                   gsp_firmware=_named(get("GSP Firmware Version")),
+                   compute_capability=_named(get("Compute Capability")))
     info = _mig(module_id, get("MIG Mode/Current"), get("MIG Mode/Pending"), notes, info)
     return _settings(module_id, get("Persistence Mode"), smi_text.processes(f), notes, info)
 

@@ -104,6 +104,26 @@ def host_side_notes(topo: TopoMatrix, node: Node) -> list[str]:
     return out
 
 
+def link_notes(topo: TopoMatrix) -> list[str]:
+    """What topo -m prints between each GPU and every other device (NV#, PIX, PXB, PHB, NODE, SYS), grouped
+    by the cell as printed: inventory says the links the capture gives, not only the modules at their ends
+    (a NIC is named as the legend names it, NIC0 (mlx5_0))."""
+    named = list(dict.fromkeys([*topo.devices, *topo.header]))
+    gpus = [d for d in named if d.startswith("GPU")]
+    by_cell: dict[str, list[str]] = {}
+    for i, a in enumerate(named):
+        for b in named[i + 1:]:
+            cell = topo.cells.get(frozenset((a, b)), "")
+            if cell and cell != "X" and (a in gpus or b in gpus):
+                by_cell.setdefault(cell, []).append(f"{_shown(topo, a)}-{_shown(topo, b)}")
+    return [f"topo -m links as printed: {cell} {', '.join(pairs)}" for cell, pairs in by_cell.items()]
+
+
+def _shown(topo: TopoMatrix, device: str) -> str:
+    name = topo.nic_names.get(device)
+    return f"{device} ({name})" if name and name != device else device
+
+
 def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
     counts = {}
     for i, a in enumerate(gpus):
