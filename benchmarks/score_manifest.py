@@ -22,6 +22,7 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch s  # batch S, once tests/captures/test_captures_fresh_s.py
     .venv/bin/python -m benchmarks.score_manifest --batch t  # batch T (tests/data/captures/fresh_t)
     .venv/bin/python -m benchmarks.score_manifest --batch u  # batch U (tests/data/captures/fresh_u)
+    .venv/bin/python -m benchmarks.score_manifest --batch v  # batch V (tests/data/captures/fresh_v)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -36,7 +37,7 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u")
+BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v")
 
 
 def main(argv: list[str] | None = None) -> int:
