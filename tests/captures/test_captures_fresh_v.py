@@ -188,8 +188,6 @@ SAID: dict[str, tuple[str, ...]] = {
 
 # files gpuvet still gets wrong against the tables, and why; run at HEAD
 KNOWN_MISSES: dict[str, str] = {
-    "amdsmi_rocmsys2053_xgmi_metric_navi.txt": "refused (exit 2): amd-smi xgmi --metric inside a '+'-prefixed diff is "
-                                               "not read, a healthy capture answered with 'nothing gpuvet can read'",
     "dmesg_amdgpu62_vega_bar_resize.txt": "inventory: module_init_failed on the AMD module (right), but inventory "
                                           "lists no module (expected one AMD GPU, bus id unknown)",
     "dmesg_awsofi141_p4d_nvswitch_probe.txt": "inventory: the GPUs 0000:10:1C.0 and 10:1D.0 listed, but the 3 NVSwitches "

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from gpuvet.captures import (
     amd_monitor,
     amd_smi_table,
+    amd_xgmi,
     rocm_ras,
     rocm_table,
     rocm_tools,
@@ -574,12 +575,11 @@ def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
 # --- each reader's markers (issue 43): strings every line it can claim or read holds, or without which it
 # reads nothing (its title, its header, its JSON keys), as each version and decoration it reads prints them
 READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], None]], ...] = (
-    (("GPU: ", "amd-smi static", "amd-smi metric"), _amd_smi_text),  # a block opens at 'GPU: N' (_GPU_HEAD) or
-    # under the command line of an excerpt without it
+    (("GPU: ", "amd-smi static", "amd-smi metric"), _amd_smi_text),  # at 'GPU: N' or under an excerpt's command
     (('"gpu"', '"gpu_data"', '"card'), _json),  # amd-smi's items each name "gpu"; rocm-smi's keys are "cardN"
     (FRAGMENT_MARKERS, _json_fragment),  # amd-smi --json pasted from inside: only where _json read none
-    ((" TABLE:", "between two GPUs"), _tables),  # amd-smi's '… TABLE:' titles, rocm-smi's (an untitled one is
-    # read only above the next title)
+    (amd_xgmi.MARKERS, amd_xgmi.read),  # amd-smi xgmi's LINK METRIC TABLE (its GPU0 GPU1 header is not topo -m's)
+    ((" TABLE:", "between two GPUs"), _tables),  # both tools' titles (an untitled one: above the next title)
     (("GPU[",), rocm_tools.read_set),  # rocm-smi --setsclk, …: before the fields, whose shape its lines share
     (rocm_ras.MARKERS, rocm_ras.read),  # --showrasinfo: before 'GPU[' fields, which would take 'Block X is: …'
     (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'

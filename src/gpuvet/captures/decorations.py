@@ -7,7 +7,8 @@ indents by 4 spaces or a tab; a whole paste indented by any amount), and a prefi
 run carries: Open MPI ``--tag-output`` ``[1,0]<stdout>:``, ``mpirun``'s ``[host:pid]``, Slurm
 ``srun --label`` ``N: ``, a rank label ``[N] ``, kubectl/docker ``--timestamps``
 (``2024-05-01T12:00:00.123456Z``), syslog and journalctl's ``date host program[pid]:``, docker
-compose's ``service-1  | ``, pdsh/clush ``host: `` and Ray's ``(pid=N)``. A prefix is taken only
+compose's ``service-1  | ``, pdsh/clush ``host: `` and Ray's ``(pid=N)``; and, once, a diff's or a patch's
+line marks (diffs.py: the new side read, a removed '-' line dropped). A prefix is taken only
 where it is consistent: on most of the file's lines, or on a run of consecutive lines, so one line
 that happens to start like a prefix (a nccl-tests row's leading size, ``1: lo:``) is left as is.
 Line numbers never change; each peeling is said in a note.
@@ -15,12 +16,12 @@ Line numbers never change; each peeling is said in a note.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import cast
 
+from gpuvet.captures import diffs, webtext
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
 from gpuvet.captures.wrapping import unwrap as unwrap
@@ -101,18 +102,21 @@ class Survey:
     fenced: bool  # a '`' or '~' somewhere
     quote_lines: tuple[int, ...]  # the lines with a '>' in their first 4 characters
     tabbed: bool  # a line led by tabs then 4 spaces
+    diff: diffs.Signs | None = None  # where a diff's marks may be (diffs.py)
+    rst: bool = False  # a reStructuredText code block's directive ('.. code-block:: shell')
 
     @classmethod
     def of(cls, whole: str, lead: int = 0) -> Survey:
         """The survey of ``whole``; ``lead``: 1 where the text is given after a newline of its own (the
         text's first line then starts at 1, as every other starts after its newline)."""
-        xml = _XML.search(whole, lead, lead + 200_000) is not None
-        return cls(web=not whole.isascii() and _WEB_SPACE.search(whole) is not None,  # isascii: a flag the str holds
-                   xml=xml, entity=not xml and "&" in whole and _ENTITY.search(whole) is not None,  # '&' at memchr's speed
+        xml = webtext.XML.search(whole, lead, lead + 200_000) is not None
+        return cls(web=not whole.isascii() and webtext.WEB_SPACE.search(whole) is not None,  # isascii: a flag the str holds
+                   xml=xml, entity=not xml and "&" in whole and webtext.ENTITY.search(whole) is not None,  # '&': memchr
                    glued="`" in whole or ("*" in whole and "**" in whole),  # one character first (2 ms, not 17 on 20 MB)
                    quoted=">" in whole, fenced="`" in whole or "~" in whole,
                    quote_lines=tuple(_quote_lines(whole, lead)) if ">" in whole else (),
-                   tabbed=_tab_then_spaces(whole))  # an editor's tabs for 8 spaces (most texts hold none)
+                   tabbed=_tab_then_spaces(whole),  # an editor's tabs for 8 spaces (most texts hold none)
+                   diff=diffs.Signs.of(whole), rst=_rst_sign(whole))
 
 
 def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = None) -> Peeled:
@@ -123,7 +127,7 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
     if survey is None:
         survey = Survey.of("\n".join(s for _, s in numbered) if whole is None else whole)
     del whole
-    out = Peeled(_web_text(numbered, notes, survey), notes, ())
+    out = Peeled(webtext.web_text(numbered, notes, survey), notes, ())
     glued = survey.glued
     # the passes after _web_text only take characters off a line: a character the text lacks is on no line of
     # any round (where _web_text unescaped '&gt;' or '&#96;', the lines are not the text: looked at as they are)
@@ -132,7 +136,7 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
     look = list(survey.quote_lines) if quoted and out.lines is numbered else None  # the first round's, from the text
     if survey.tabbed:
         out.lines = _untab(out.lines, notes)
-    listed = False
+    listed, undiffed = False, survey.diff is None
     indented: dict[str, set[int]] = {}
     for round_ in range(ROUNDS):  # quote marks and prefixes nest; indentation comes off after each, once
         before = out.lines
@@ -140,6 +144,8 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
         look = None  # a prefix or an indentation taken off may bring a '>' to a line's start
         if not listed:  # a list item's mark comes off once: '- - x' is a list item holding '- x'
             out.lines, listed = _unlist(out.lines, notes)
+        if not undiffed:  # a diff's marks come off once, after the quote marks ('> +line': a review's quote)
+            out.lines, undiffed = diffs.undiff(out.lines, notes, survey.diff)  # type: ignore[arg-type]
         lines, tags, note, kind = _strip(out.lines)
         if note:
             if kind is not None and kind.hosts and len(tags) > 1:
@@ -156,6 +162,7 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
         if round_ and not peeled:
             break
         out.lines = _dedent(out.lines, indented, out.fences, fenced)
+        out.lines = _unrst(out.lines, indented) if survey.rst else out.lines
         if not peeled and out.lines == before:
             break
     for what, nos in indented.items():
@@ -165,51 +172,6 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
         out.notes.append(f"{len(out.unglued)} line(s) had a code fence typed on them (```[ 12.3] …, … seq=47```) "
                          "or were set in `inline code` or **bold**, read without it")
     return out
-
-
-_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u200b": None, "\u2060": None})
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "..."})
-_DASHES = str.maketrans({"\u2013": "--", "\u2014": "--"})  # a word processor's or chat app's dash for '--': no tool's
-_WEB = str.maketrans({**_SPACES, **_QUOTES, **_DASHES})
-_ELLIPSIS = str.maketrans({"\u2026": "..."})
-_OWN_QUOTES = {**_SPACES, **_ELLIPSIS, **_DASHES}  # a line that kept an ASCII '"': its curly
-# quotes are its own (a JSON string value's “GPU memory”), never a web page's typesetting, which turns every '"'
-_WEB_SPACE = re.compile("[\u00a0\u202f\u2007\u200b\u2060\u2018\u2019\u201c\u201d\u2026\u2013\u2014]")
-_ENTITY = re.compile(r"&(?:gt|lt|amp|quot|#39|#x27|nbsp);")
-_XML = re.compile(r"<\?xml|<nvidia_smi_log|<gpu id=")
-
-
-def _web_text(numbered: Numbered, notes: list[str], survey: Survey) -> Numbered:
-    """Text copied from a rendered web page: no-break and zero-width spaces (a matrix split at them reads
-    as one cell), the curly quotes and ellipsis a blog or forum typesets for ' " and ... (a JSON in “…”
-    reads as none; no tool prints them), and HTML entities (`-&gt;`) where the capture is not XML, whose
-    own escapes they are."""
-    web = survey.web
-    spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
-    typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []
-    dashed = [n for n, s in numbered if s != s.translate(_DASHES)] if web else []
-    escaped = set() if survey.xml or not survey.entity else {n for n, s in _holding(numbered, "&") if _ENTITY.search(s)}
-    if not spaced and not typeset and not dashed and not escaped:
-        return numbered
-    if spaced:
-        notes.append(f"{len(spaced)} line(s) held no-break or zero-width spaces (copied from a web page): read as "
-                     "spaces")
-    if typeset:
-        notes.append(f"{len(typeset)} line(s) held curly quotes or an ellipsis character (typeset by a web page): "
-                     "read as ' \" and ...")
-    if dashed:
-        notes.append(f"{len(dashed)} line(s) held an en or em dash (a word processor's or chat app's for '--'): read "
-                     "as --")
-    if escaped:
-        notes.append(f"{len(escaped)} line(s) held HTML entities (&gt;, &amp; …; copied from a web page): unescaped")
-    web_lines = [(n, s.translate(_WEB if _typeset(s) else _OWN_QUOTES)) for n, s in numbered]
-    return [(n, html.unescape(s)) if n in escaped else (n, s) for n, s in web_lines]
-
-
-def _typeset(line: str) -> bool:
-    """Whether the line's quotes are a web page's: typesetting turns every '"' on a line, so a line that
-    holds one (a JSON key or value) quotes with its own characters, curly ones included."""
-    return '"' not in line
 
 
 _ITEMS = ("- ", "* ")
@@ -389,6 +351,28 @@ def _skip(s: str) -> bool:
     return not t or t[:3] in _FENCE or t in ("...", "…", "[...]", "(...)")
 
 
+RST_MOST = 4 * 2**20  # characters: a longer text is no reStructuredText page's paste (each search: 10 ms a 20 MB)
+
+
+def _rst_sign(whole: str) -> bool:
+    return len(whole) <= RST_MOST and (".. code" in whole or ".. sourcecode" in whole)
+
+
+_RST = re.compile(r"^([ \t]*)\.\. (?:code-block|code|sourcecode)::")
+
+
+def _unrst(numbered: Numbered, indented: dict[str, set[int]]) -> Numbered:
+    """Each reStructuredText code block (``.. code-block:: shell`` and the lines deeper than it, blank ones
+    among them) without its common indentation, as a markdown code block's: the tool's own columns kept."""
+    given = numbered
+    for i in [i for i, (_, s) in enumerate(numbered) if ".. " in s and _RST.match(s)]:
+        lead, end = _depth(numbered[i][1]), i + 1
+        while end < len(numbered) and (not numbered[end][1].strip() or _depth(numbered[end][1]) > lead):
+            end += 1
+        numbered = _dedent_run(numbered, i + 1, end, indented, given=given)
+    return numbered
+
+
 def _dedent(numbered: Numbered, indented: dict[str, set[int]], glued: dict[int, str], fenced: bool = True) -> Numbered:
     """The whole paste's common indentation where its first line sits at it (a tool's excerpt cut from its
     middle starts deeper than it goes on, -q's `Current : 1` under a cut `Link Width`: that indentation is
@@ -437,12 +421,6 @@ class _Texts:
         return len(self.numbered)
     def __getitem__(self, k: int) -> str:
         return self.numbered[k][1]
-
-
-def _holding(numbered: Numbered, word: str) -> Numbered:
-    """The lines holding ``word`` (a long text's found in its text: lines.TextLines)."""
-    at = _places(numbered, word)
-    return [item for item in numbered if word in item[1]] if at is None else [numbered[i] for i in at]
 
 
 def _places(numbered: Numbered, *words: str) -> list[int] | None:
