@@ -60,6 +60,7 @@ from gpuvet.captures.records import (
 )
 from gpuvet.captures.runtime_marks import RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
 from gpuvet.captures.text import Cleaned, Line
+from gpuvet.captures.tool_failures import VERDICT_MARKS, ToolFailures
 
 if TYPE_CHECKING:
     from gpuvet.captures import smi_xml
@@ -102,6 +103,7 @@ class FileCapture:
     mig: smi_mig.MigListing = field(default_factory=smi_mig.MigListing)  # nvidia-smi mig -lgi/-lgip/-lci/-lcip
     app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
     accel: ListedParse = field(default_factory=ListedParse)  # hl-smi, habanalabs, neuron-ls, tt-smi (accel_tools)
+    tool_failures: ToolFailures = field(default_factory=ToolFailures)  # a GPU tool's failure verdicts (SAFE)
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
     host: str | None = None  # the host the file names as its own (one syslog host, one pdsh host), else None
@@ -593,4 +595,5 @@ FORMATS: tuple[Format, ...] = (
            markers=_ENV_MARKS),
     Format(ENV + " GPUs", None, _kept("env_report.listing"), ALL, markers=_ENV_MARKS),  # read last: its claims hide nothing
     Format(ENV + " AMD GPUs", "amd", _aside("env_report.amd"), ALL, adds=True, markers=_ENV_MARKS),  # a ROCm build's
+    Format("GPU tools' failures", "tool_failures", Gated(_marked("tool_failures.parse")), ALL, markers=VERDICT_MARKS),
 )

@@ -234,6 +234,8 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         claimed = read_quoted(fc, cleaned.lines)
     if not claimed or not fc.kinds:  # issue 46: a known message inside a surrounding no reader knows (fallback.py)
         claimed = read_unrecognised(fc, cleaned, lambda into, lines: _walk(into, lines, where))
+    if (not claimed or not fc.kinds) and fc.tool_failures.found:  # SAFE: a GPU tool's failure verdict alone
+        claimed, fc.kinds = _verdict_lines(fc, cleaned.lines), ["GPU tools' failures"]
     if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
         if not any(ln.text.strip() for ln in cleaned.lines):  # NBF1: said as watch --replay says it
             raise CaptureError("the file is empty (no line holds anything)", where=where, fix=GIVE_READABLE)
@@ -337,6 +339,12 @@ def _walk(fc: FileCapture, lines: list[Line], where: str, marks: Marks | None = 
     if (kind := choose_smi(fc, kept, lines)) is not None:
         fc.kinds.insert(smi_at, kind)
     return claimed
+
+
+def _verdict_lines(fc: FileCapture, lines: list[Line]) -> set[int]:
+    """The indices of the lines holding a GPU tool's failure verdict (a file read for them alone: a few lines)."""
+    at = {f.line for f in fc.tool_failures.found}
+    return {i for i, ln in enumerate(lines) if ln.no in at}
 
 
 class _Unclaimed:

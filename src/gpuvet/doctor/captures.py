@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.nccl_log import NcclLog
     from gpuvet.captures.perftest import PerftestRun
     from gpuvet.captures.rocm_validation import CopyCheck
+    from gpuvet.captures.tool_failures import ToolFailure
     from gpuvet.captures.ucx import UcxError, UcxLimit
 
 __all__ = ["Captures", "NcclResult", "NcclRow", "SmiTextModule", "XID_MEANINGS", "XidLine", "parse_nccl_tests",
@@ -99,6 +100,7 @@ class Captures:
     samples_passed: list[tuple[str, bool]] = field(default_factory=list)  # (file, deviceQuery's Result = PASS/FAIL)
     # (file, model, i, j, what said it): p2pBandwidthLatencyTest's CANNOT Access Peer, topo -p2p's NS/GNS/CNS …
     p2p_denied: list[tuple[str, str, int, int, str]] = field(default_factory=list)
+    tool_failures: list[tuple[str, ToolFailure]] = field(default_factory=list)  # (file, a GPU tool's failure line)
 
 
 def read_captures(paths: list[str]) -> Captures:
@@ -183,6 +185,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]
+    caps.tool_failures += [(label, f) for f in fc.tool_failures.found]  # SAFE: doctor/tool_leads.py
     _add_programs(caps, fc, label)
     caps.notes += [f"{label}: {h.module}: {c}" for h in caps.health[before:] for c in h.corrupt]
 

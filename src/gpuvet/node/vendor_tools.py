@@ -361,3 +361,30 @@ APP_ERROR_FIX = {
 DCGM_HEALTH_FIX = ("read DCGM's message for the system named: PCIe replays -> the module's PCIe link (lspci -vv "
                    "LnkSta, reseat); Memory -> nvidia-smi -q -d ECC,ROW_REMAPPER (reset or RMA); Thermal/Power -> "
                    "cooling and power delivery; InfoROM -> update or RMA; then dcgmi diag -r 3 on the module")
+
+
+# issue 46 (SAFE, doctor/tool_leads.py): what to read and run next after a GPU tool's own failure verdict, by
+# tool: its own detail first, then the check that tells the module from the host
+TOOL_FAILURE_FIX = {
+    "CUDA sample": "read the lines above 'Result = FAIL' for the CUDA call and its error; run deviceQuery and "
+                   "nvidia-smi -q on the node; a CUDA error naming no device or driver mismatch is the host's set-up, "
+                   "one on a single module is that module's",
+    "nvidia-smi": "read dmesg for NVRM/Xid lines of the module at that time (sudo dmesg -T | grep -iE 'NVRM|Xid'); "
+                  "run nvidia-smi -q and lspci -d 10de: -vv; reload the driver or reset the module, and drain it if "
+                  "the error returns",
+    "gpu-burn": "read the run's error counts per GPU and dmesg for Xid lines during it; rerun gpu-burn on the faulty "
+                "GPU alone (-i N) and dcgmi diag -r 3; drain the module if errors repeat",
+    "dcgmi": "read the failing row's detail (dcgmi diag -r 3 -v or -j; dcgmi health -c -j) for the GPU and the "
+             "reason it names; rerun that test alone; drain the module if it fails again",
+    "nvbandwidth": "read the lines above the assertion for the copy and the GPUs it ran between; rerun that test alone "
+                   "(nvbandwidth -t <name>) and run dcgmi diag -r 2 on those GPUs; a data check that fails again is a "
+                   "module or path corrupting copies",
+    "amd-smi": "check the amdgpu module is loaded (lsmod | grep amdgpu, dmesg | grep amdgpu) and the user may open "
+               "/dev/kfd and /dev/dri (the video and render groups); run amd-smi list again as root",
+    "rvs": "read the failing action's lines in the rvs log (its GPU and the value against the target); rerun that "
+           "module alone (rvs -c <conf> -d 3); check amd-smi metric and dmesg for amdgpu errors",
+    "rocm-smi": "check the amdgpu module is loaded (lsmod | grep amdgpu, dmesg | grep amdgpu) and the user is in the "
+                "video and render groups; run amd-smi list",
+    "npu-smi": "read /var/log/npu/slog for the device; check no other process holds the NPUs and the driver is "
+               "loaded (npu-smi info -l); reset the device if it persists",
+}

@@ -1,0 +1,110 @@
+"""Issue 46 (SAFE): a GPU tool's own failure verdict, wherever its line sits. Each blind batch lost rows where a
+tool plainly printed that it failed (deviceQuery's 'Result = FAIL', nvidia-smi's 'Unable to determine the device
+handle', gpu-burn's 'FAULTY', a dcgmi diag row at 'Fail') and doctor said clear: the line was in a form or a place
+no reader parsed. These lines are kept here, beside the readers (none claimed), so doctor can say the tool failed
+wherever no finding of a reader already covers them (doctor/tool_leads.py): a lead, never a diagnosis.
+
+The verdicts are the tools' own words, learned from their sources and manuals; a healthy run's words ('Result =
+PASS', 'GPU 0: OK', '| Pass', 'pass: TRUE') are never these. Only the lines holding a verdict's literal are
+tested (marks.holding): no pass over a long text's other lines. nccl-tests' verdicts are its own reader's; a line
+whose verdict follows a sentence, or a poster's sentence quoting it, is the quoted-report rules' (read_quoted)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuvet.captures.marks import Marks, holding
+from gpuvet.captures.text import Line
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A tool's failure verdict: the tool, the literal its every such line holds, the line's pattern."""
+
+    tool: str
+    word: str
+    pattern: re.Pattern[str]
+
+
+# the rows of dcgmi diag's table (DCGM's plugin names, its health watches' for a diag printed beside them): a Fail
+# cell in another program's table is not DCGM's
+_DCGM_ROWS = ("Denylist", "Blacklist", "NVML Library", "CUDA Main Library", "CUDA Toolkit Libraries?",
+              r"Permissions and OS(?:-related)? Blocks", "Persistence Mode", "Environment(?: Variables)?",
+              r"Page Retirement(?:/Row Remap)?", "Graphics Processes", "Inforom", "GPU Memory", "Memory",
+              "Memory Bandwidth", "Memtest", "Diagnostic", "PCIe", "SM Stress", "Targeted Stress", "Targeted Power",
+              "Pulse Test", "EUD", "NVBandwidth", "Context Create", "Software", "Thermal", "Power",
+              "NVLink", "NVSwitch", "Driver", "Input Validation")
+VERDICTS: tuple[Verdict, ...] = (
+    # the CUDA samples' exit line (helper_cuda's checkCudaErrors exits after it) and deviceQuery's device count
+    Verdict("CUDA sample", "Result = FAIL", re.compile(r"\bResult = FAIL(?:ED)?\b")),
+    Verdict("CUDA sample", "cudaGetDeviceCount returned", re.compile(r"cudaGetDeviceCount returned \d+")),
+    # nvidia-smi when NVML cannot open a module or the driver: its own sentences
+    Verdict("nvidia-smi", "Unable to determine the device handle",
+            re.compile(r"Unable to determine the device handle for \S*")),
+    Verdict("nvidia-smi", "NVIDIA-SMI has failed", re.compile(r"NVIDIA-SMI has failed because")),
+    Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML")),
+    Verdict("nvidia-smi", "GPU is lost", re.compile(r"\bGPU is lost\b")),
+    # gpu-burn's per-GPU verdict after the run ('GPU 0: OK' on a healthy one)
+    Verdict("gpu-burn", "FAULTY", re.compile(r"\bGPU \d+: FAULTY\b")),
+    # dcgmi diag's table row whose result cell reads Fail (dcgmi health's 'Failure' rows are its reader's to judge:
+    # DCGM reports NVLink down on a PCIe card without a bridge, dcgm_health.py says when that is no fault)
+    Verdict("dcgmi", "| Fail", re.compile(r"^\s*\|\s*(?:" + "|".join(_DCGM_ROWS) + r")\s*\|\s*Fail\b", re.I)),
+    # nvbandwidth's assertion (its copy's data check, or a driver call that failed: '[CUDA_ERROR_…] … in expression')
+    Verdict("nvbandwidth", "in expression ", re.compile(r"^\s*(?:ASSERT|\[CUDA_ERROR_\w+\]) .{0,200}?\bin expression ")),
+    # ROCm Validation Suite's result line ('[RESULT] [ …] pebb … pass: FALSE')
+    Verdict("rvs", "FALSE", re.compile(r"\[RESULT\].*\b(?:pass|met)\s*:\s*FALSE\b")),
+    # rocm-smi's own errors when the driver or every module is missing
+    Verdict("rocm-smi", "Driver not initialized", re.compile(r"Driver not initialized \(amdgpu not found")),
+    Verdict("rocm-smi", "No AMD GPUs", re.compile(r"\bNo AMD GPUs? (?:specified|found|detected)")),
+    # amd-smi's library status when it cannot reach the driver or a module (amdsmi's own status names)
+    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|INIT_ERROR|NO_PERM|"
+                                                   r"AMDGPU_RESTART_ERR|DRM_ERROR|FAIL_LOAD_MODULE)\b")),
+    # npu-smi when its DCMI library cannot open the modules
+    Verdict("npu-smi", "dcmi model initialized failed", re.compile(r"dcmi model initiali[sz]ed failed")),
+)
+VERDICT_MARKS = tuple(dict.fromkeys(v.word for v in VERDICTS))
+_BUS = re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
+_GPU = re.compile(r"\bGPU\s?(\d{1,3})\b(?![:.]?\w|\s*is lost)")  # never a bus id's domain
+# before the verdict, words of a sentence ('users sometimes report: …'), a quote or an assignment (a program's string,
+# a poster's quotation), or a backtick after a word ('When `…` appears'): the quoted-report rules' (read_quoted)
+_PROSE = re.compile(r"\b[A-Za-z][a-z]+ [a-z]{2,} [a-z]{2,}\b|[\"'“‘=]|[A-Za-z][^`]*`")
+_HEAD = 600  # characters of a line searched: a verdict line is short, a hostile one is not read to its end
+
+
+@dataclass(frozen=True)
+class ToolFailure:
+    """One verdict line: the tool, the module it names (bus id or 'GPU N'; None: the node), where, the text."""
+
+    tool: str
+    module: str | None
+    line: int
+    text: str
+
+
+@dataclass
+class ToolFailures:
+    found: list[ToolFailure] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)  # none: the readers' paths run as before (read.py reads a file
+    # of these lines alone, where it would refuse it)
+
+
+def parse(lines: list[Line], marks: Marks | None = None) -> ToolFailures:
+    """The verdict lines, in log order (a line once, its first verdict)."""
+    out = ToolFailures()
+    for i in holding(lines, VERDICT_MARKS, marks):
+        text = lines[i].text[:_HEAD]
+        for v in VERDICTS:
+            if v.word in text and (m := v.pattern.search(text)) is not None and not _PROSE.search(text, 0, m.start()):
+                out.found.append(ToolFailure(v.tool, _module(text), lines[i].no, text.strip()))
+                break
+    return out
+
+
+def _module(text: str) -> str | None:
+    """The module the line names: its bus id (lower case, 8-digit domain kept as printed), else 'GPU N'."""
+    if (m := _BUS.search(text)) is not None:
+        return m.group(1).lower()
+    if (g := _GPU.search(text)) is not None:
+        return f"GPU {g.group(1)}"
+    return None

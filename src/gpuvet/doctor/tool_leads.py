@@ -1,0 +1,58 @@
+"""Issue 46 (SAFE): a GPU tool that printed its own failure verdict is never "clear". After every playbook ran,
+each file's verdict lines (captures/tool_failures.py) that no finding at warn or above covers (one on the same
+module, one citing the same file, or for a line naming no module one on the node) become ONE lead per file and
+module: the tool reported a failure gpuvet does not judge further, its lines quoted, what to read and run next.
+No parser is imported here: doctor --sim and --node read no capture."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.outcome import MEDIUM
+from gpuvet.node.bus import bus_key
+from gpuvet.node.vendor_tools import TOOL_FAILURE_FIX
+
+if TYPE_CHECKING:
+    from gpuvet.captures.tool_failures import ToolFailure
+    from gpuvet.doctor.captures import Captures
+
+CAUSE = "gpu_tool_reported_failure"
+SHOWN = 3  # lines quoted
+_SEVERE = ("warn", "critical")
+_INDEX = re.compile(r"GPU\s?(\d+)", re.I)
+
+
+def leads(caps: Captures, findings: Iterable[Finding]) -> list[Finding]:
+    """The leads of the captures' verdict lines no warn or critical finding covers, one per file and module."""
+    if not caps.tool_failures:
+        return []
+    severe = [f for f in findings if f.severity in _SEVERE]
+    files = {str(f.evidence.get("file")) for f in severe if f.evidence.get("file") is not None}
+    modules = {_named(f.module) for f in severe if f.module}
+    grouped: dict[tuple[str, str | None], list[ToolFailure]] = {}
+    for label, failure in caps.tool_failures:
+        module = _named(failure.module) if failure.module else None
+        if label in files or (module in modules if module else severe):  # a line of no module: any such finding
+            continue
+        grouped.setdefault((label, module), []).append(failure)
+    return [_lead(label, module, lines) for (label, module), lines in grouped.items()]
+
+
+def _named(module: str) -> str:
+    """One spelling of a module's name: its bus id's, or 'GPU N' (the driver's 'GPU0', gpu-burn's 'GPU 0')."""
+    if (m := _INDEX.fullmatch(module.strip())) is not None:
+        return f"GPU {int(m.group(1))}"
+    return bus_key(module)
+
+
+def _lead(label: str, module: str | None, lines: list[ToolFailure]) -> Finding:
+    tools = list(dict.fromkeys(f.tool for f in lines))
+    fix = "; ".join(TOOL_FAILURE_FIX[t] for t in tools if t in TOOL_FAILURE_FIX) or None
+    return finding(CAUSE, MEDIUM, module=module, fix=fix, file=label, line=lines[0].line,
+                   tool=", ".join(tools), log=lines[0].text[:240], count=len(lines),
+                   lines=[f"{f.line}: {f.text[:240]}" for f in lines[:SHOWN]],
+                   detail=f"{', '.join(tools)} reported a failure gpuvet does not judge further "
+                          f"({len(lines)} line{'s' if len(lines) != 1 else ''})")
