@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.kernel import bus
+from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 
 _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
@@ -69,8 +70,11 @@ class DriverIds:
 
 
 def parse(lines: list[Line]) -> DriverIds:
+    """Only the lines holding one of MARKERS (every pattern's literal) are searched: a bug report's log holds
+    few of them, and a pass of eight searches over each of its lines cost a second (docs/limits.md)."""
     out = DriverIds()
-    for ln in lines:
+    for at in holding(lines, MARKERS):
+        ln = lines[at]
         text = ln.text
         if (m := _NVRM_ID.search(text)) is not None:
             out.ids.append(DriverId(bus(m.group("bus")), m.group("id").lower(), vendor="NVIDIA", line=ln.no))
