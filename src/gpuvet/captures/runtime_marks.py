@@ -14,7 +14,8 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "failed to allocate", "ErrorOutOfDeviceMemory", "memory allocation of size", "allocatable device memory",
                  "CL_MEM_OBJECT_ALLOCATION_FAILURE", "Cannot dlopen", "Could not find cuda drivers", "CUDA kernel binaries",
                  "CUDA backend failed", "Jax plugin", "Num GPUs Available", "Unable to initialize backend", "jaxlib",
-                 "No GPU/TPU found", "Number of platforms", "clGetPlatformIDs", "CL_PLATFORM_NOT_FOUND_KHR",
+                 "No GPU/TPU found", "Number of platforms", "Number of devices", "clGetPlatformIDs", "clGetDeviceIDs",
+                 "CL_PLATFORM_NOT_FOUND_KHR",
                  "No devices found/left", "compatible platform found", "Found no drivers", "Cannot create Vulkan instance",
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices

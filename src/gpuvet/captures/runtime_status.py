@@ -71,6 +71,14 @@ RULES: tuple[_Rule, ...] = (
     _r(NO_DEVICE, r"No GPU/TPU found, falling back to CPU", "JAX"),
     _r(NO_DEVICE, r"^\s*Number of platforms\s+0\s*$|clGetPlatformIDs\S*\(-1001\)|CL_PLATFORM_NOT_FOUND_KHR", "OpenCL",
        "OpenCL"),
+    # clinfo's per-platform count at 0 and clGetDeviceIDs' CL_DEVICE_NOT_FOUND (-1) on a platform: an ICD with no
+    # device (a Clover/Mesa platform beside the GPU's own lists one: dropped, _kept); NULL-platform probes are clinfo's
+    _r(NO_DEVICE, r"^\s*Number of devices\s+0\s*$|^(?!.*\(NULL)\s*\S*clGetDeviceIDs\b.{0,60}?(?:CL_DEVICE_NOT_FOUND|"
+       r"\(-1\)|\s-1\b)", "clinfo", "OpenCL"),
+    # vulkaninfo naming a CPU rasteriser (llvmpipe, lavapipe, SwiftShader) as its device: no GPU's Vulkan driver
+    # loaded (dropped where vulkaninfo also lists a GPU)
+    _r(NO_DEVICE, r"^\s*deviceName\s*=\s*(?:llvmpipe|lavapipe|SwiftShader)\b|^\s*GPU id\s*[:=]\s*\d+ \("
+       r"(?:llvmpipe|lavapipe|SwiftShader)\b", "vulkaninfo", "Vulkan"),
     _r(NO_DEVICE, r"No devices found/left|No OpenCL, HIP,? (?:or|and) CUDA compatible platform found|No OpenCL or CUDA"
        r" compatible platform found|No OpenCL-compatible or CUDA-compatible platform found", "hashcat", "OpenCL"),
     # a program's own CUDA device detection finding none (NiceHashMiner's 'CudaDevicesDetection found no devices')
@@ -87,7 +95,8 @@ RULES: tuple[_Rule, ...] = (
 )
 _ANCHORS = ("ggml_", "alloc", "emory", "GPU", "init failure", "err: ", "amdgpu", "Radeon", "unsupported", "cuInit",
             "dlopen", "backend", "jaxlib", "platform", "devices", "Vulkan", "vkEnumerate", "gfx", "cuda drivers",
-            "compute capability", "Jax plugin", "rocBLAS", "DeviceGetCount", "of CUDA devices")
+            "compute capability", "Jax plugin", "rocBLAS", "DeviceGetCount", "of CUDA devices",
+            "PlatformIDs", "Number of devices", "clGetDeviceIDs", "deviceName", "GPU id")
 
 
 def _coded(codes: tuple[str | None, ...]) -> str:
