@@ -549,6 +549,7 @@ FORMATS: tuple[Format, ...] = (
     Format("gpu-fryer", "gpu_burn", _fryer, markers=("Gflops/s",)),  # issue 46: its summary, kept as a stress run
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
+    Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ",)),  # issue 46: Jetson's GPU samples
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
            "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "

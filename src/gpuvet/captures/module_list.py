@@ -106,7 +106,7 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
         return (TABLE, table) if table.modules else (QUERY, query)
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
-                         (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]),
+                         (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]), ("tegrastats", kept["tegrastats"]),
                          (WINDOWS, kept[WINDOWS])):
         # issue 46: the lists without -q's fields (an environment report's versions alone)
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):

@@ -1,0 +1,52 @@
+"""Jetson's ``tegrastats`` (issue 46, TOOLS): one line a sample, ``RAM …MB … GR3D_FREQ 99% … gpu@55.8C tj@55.8C …``
+(JetPack 5/6; older boards print ``GR3D_FREQ 0%@76`` and ``GPU@40.5C``). Its integrated GPU is read as one module
+with -q's fields (the last sample's load and temperature, so every check judges them alike) and the samples' peak in
+a note. tegrastats prints no verdict of its own: nothing is judged here. A sensor tegrastats cannot read prints
+-256C (a powered-off GPU rail): no reading, said, never a temperature."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.smi_text import SmiText
+from gpuvet.captures.text import Line
+
+MARKER = "GR3D_FREQ"
+KIND = "tegrastats"
+_LOAD = re.compile(r"\bGR3D_FREQ\s+(\d{1,3})%(?:@\[?(\d{1,5})\b)?")
+_TEMP = re.compile(r"\b(?:gpu|GPU)@(-?\d{1,3}(?:\.\d{1,2})?)C\b")
+_JUNCTION = re.compile(r"\btj@(-?\d{1,3}(?:\.\d{1,2})?)C\b")
+_PRODUCT = "NVIDIA Jetson integrated GPU (tegrastats: model not printed)"
+
+
+def _reading(m: re.Match[str] | None) -> float | None:
+    """A temperature tegrastats read, None for none or its no-sensor value (-256C, anything below -40C)."""
+    if m is None or float(m.group(1)) < -40:
+        return None
+    return float(m.group(1))
+
+
+def parse(lines: list[Line]) -> SmiText:
+    """The Jetson GPU of tegrastats' samples: one module, its last sample's load, clock and temperature."""
+    out = SmiText()
+    samples: list[tuple[int, str | None, float | None, float | None]] = []
+    for ln in lines:
+        if MARKER not in ln.text or (load := _LOAD.search(ln.text)) is None:
+            continue
+        samples.append((int(load.group(1)), load.group(2), _reading(_TEMP.search(ln.text)),
+                        _reading(_JUNCTION.search(ln.text))))
+        out.claimed.add(ln.no)
+    if not samples:
+        return out
+    load_pct, clock, temp, junction = samples[-1]
+    fields = {"Utilization/Gpu": f"{load_pct} %"}
+    fields |= {"Clocks/Graphics": f"{clock} MHz"} if clock else {}
+    fields |= {"Temperature/GPU Current Temp": f"{temp:.0f} C"} if temp is not None else {}
+    out.modules.append(SmiTextModule(f"{UNNAMED} #1", _PRODUCT, fields))
+    temps = [t for _, _, t, _ in samples if t is not None]
+    peak = f", GPU temperature peak {max(temps):.1f} C" if temps else ", no GPU temperature read (sensor off or absent)"
+    tj = f", junction (tj) {junction:.1f} C" if junction is not None else ""
+    out.notes.append(f"{KIND}: {len(samples)} sample(s) of the Jetson GPU; last load {load_pct} %{peak}{tj}; "
+                     "tegrastats prints no verdict: its figures are read, not judged against a limit it does not print")
+    return out
