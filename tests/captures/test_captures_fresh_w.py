@@ -227,18 +227,14 @@ KNOWN_MISSES: dict[str, str] = {
                                           "'Error:' line is filed again as a node-level application_cuda_error",
     "ncclinfo_deepspeed4715_ibext_sharp.txt": "inventory: host ravg1040 and 4 ranks read, but NICs mlx5_0 (IB) and "
                                               "mlx5_1 (RoCE) are not listed",
-    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": "no finding: 'ncclMaxSharedMem 82240 exceeds device/fn "
-                                                     "maxSharedMem 79856' (NCCL 2.25.1) is not judged; inventory: the "
-                                                     "ranks on GPUs 0 and 1 are not listed",
-    "ncclinfo_nccl833_could_not_enable_p2p.txt": "no finding: 'Could not enable P2P between dev N(=N00000)' is not "
-                                                 "judged; inventory: 3 modules by CUDA device, not the 4 at buses 01-04",
-    "ncclinfo_pytorch130113_p2p_disabled.txt": "no finding: 'P2P is disabled between connected GPUs' (every pair of "
-                                               "0, 1, 2) is not judged",
-    "ncclinfo_sglang3398_h20_multinode_socket.txt": "no finding: 'Using network Socket' on a 16-rank communicator "
-                                                    "(one host's lines) is not taken as multi-node",
-    "ncclwarn_nccl1838_4xl4_cumem_host_217.txt": "shm.cc's Cuda failure 217 filed as p2p_unavailable (a P2P topology "
-                                                 "limit, fix NCCL_P2P_DISABLE=1), not NCCL's own init failure with "
-                                                 "NCCL_CUMEM_HOST_ENABLE=0",
+    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": "inventory: the ranks on GPUs 0 and 1 are not listed (the host "
+                                                     "'localhost' is read as a placeholder for any host)",
+    "ncclinfo_nccl833_could_not_enable_p2p.txt": "inventory: 3 modules by CUDA device, not the 4 the lines name; "
+                                                 "and NCCL's own int64ToBusId reads (=100000) as 0001:00:00.0 (domain "
+                                                 "1, bus 00), which doctor says, not the table's 0000:01:00.0",
+    "ncclinfo_sglang3398_h20_multinode_socket.txt": "no finding, by rule: one host's lines, nranks 16 (a 16-GPU node "
+                                                    "exists), no nNodes, no second host, no NET channel: nothing in the "
+                                                    "log proves a second node (as fresh_g's nccl1519)",
     "nccltests_pytorch84803_single_a6000_then_timeouts.txt": "inventory: the RTX A6000 on astro1 listed, but no bus "
                                                              "id from the device line's [0x01]",
     "nvlink_apex282_2080ti_bridge_status.txt": "inventory: no module from 'GPU N: GeForce RTX 2080 Ti (UUID: ...)' "

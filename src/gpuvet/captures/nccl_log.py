@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.nccl_warns import RETRY, benign, cut_failure
@@ -163,6 +164,7 @@ class NcclLog:
     topology: dict[str | None, NcclTopo] = field(default_factory=dict)  # host -> NCCL's dump of its paths
     retries: list[LogLine] = field(default_factory=list)  # 'Call to connect returned …, retrying' (INFO)
     bootstrap: dict[tuple[str | None, int | None], LogLine] = field(default_factory=dict)  # 'Bootstrap : Using …'
+    fallbacks: list[Fallback] = field(default_factory=list)  # INFO lines saying a path was lost (nccl_fallbacks)
 
     @property
     def kinds(self) -> list[str]:
@@ -447,9 +449,10 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
         for rank, bus in out.topology[at.host].gpus.items():  # its GPU lines: each rank's bus id
             out.buses.setdefault((at.host, rank), bus_of(bus))
         return
-    if at.level in ("WARN", "ERROR") and _PEER_REFUSED.search(msg):
-        out.p2p_refused.append(PeerRefused(at, out.p2p_last.get(key)))
+    if at.level in ("WARN", "ERROR") and _PEER_REFUSED.search(msg) and "shm" not in (at.source or ""):
+        out.p2p_refused.append(PeerRefused(at, out.p2p_last.get(key)))  # shm.cc's: its cuMem host path, its own
         return
+    out.fallbacks += [lost] if at.level == "INFO" and (lost := fallback(at)) is not None else []
     kind = _failure_kind(at)
     if kind is not None:
         out.failures.append(LogFailure(kind, at))
@@ -526,8 +529,7 @@ def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
     if (n := _NET_USING.match(msg)) is not None:
         net = _net(n.group("net"))
         devices = tuple(_DEVICE.findall(n.group("devs"))) or (n.group("devs")[:80],)
-        return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line,
-                                                                  msg[:160])
+        return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line, msg[:160])
     return None
 
 
@@ -537,10 +539,7 @@ def _socket_is_bootstrap(version: str | None,
     there the bare line names the out-of-band interface, not the transport (a version below 2.5, or a
     process that printed both, says so); a channel 'via NET/Socket' or 'Using network Socket' still does, and so
     does the line a process prints after its 'NET/IB : No device found.' (2.4 names its bootstrap 'Bootstrap :')."""
-    if _before_25(version):
-        return True
-    return any({"socket", "net"} <= {k for k, _ in said}
-               for said in by_process.values())
+    return _before_25(version) or any({"socket", "net"} <= {k for k, _ in said} for said in by_process.values())
 
 
 def _no_ib_is_socket(out: NcclLog, by_process: dict[tuple[str | None, int | None], list[tuple[str, NetChoice]]]
@@ -571,7 +570,7 @@ def _net(name: str) -> str:
 
 def _choose(said: list[tuple[str, NetChoice]]) -> NetChoice | None:
     """The strongest word one process gave; the devices of its NET/… Using line kept beside it."""
-    if not said:
+    if not said:  # a process that named no transport
         return None
     best = min(said, key=lambda s: _RANKED.index(s[0]))[1]
     listed = next((c.devices for _, c in said if c.transport == best.transport and c.devices), ())

@@ -38,6 +38,8 @@ _FAMILY = [(name, re.compile(words, re.I)) for name, words in _WORDS]
 # the file that printed a WARN names its family where the words were cut before they did
 _FILES = {"p2p.cc": "nccl_p2p_ipc", "shm.cc": "nccl_shm", "shmutils.cc": "nccl_shm", "bootstrap.cc": "nccl_bootstrap",
           "proxy.cc": "nccl_proxy"}
+# SHM's own CUDA call that failed (its cuMem host buffers), not /dev/shm: a 'Cuda failure' printed by shm.cc
+_SHM_CUDA = re.compile(r"\b(?:Cuda|Hip) failure\b|\bcuMem\w*|peer access is not supported", re.I)
 # a WARN whose first words alone say it failed, though the line was cut before a failure word ('Connect to f')
 _CUT_FAILED = re.compile(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
                          r"^Error while creating|^Call to \w+ failed", re.I)
@@ -82,6 +84,7 @@ def family(message: str, source: str | None) -> WarnFamily | None:
     """The family of one WARN line (its message and the library's file:line), None where none fits."""
     name = next((n for n, words in _FAMILY if words.search(message)), None)
     file = (source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    name = name or ("nccl_shm_cuda" if file in ("shm.cc", "shmutils.cc") and _SHM_CUDA.search(message) else None)
     name = name or _FILES.get(file)
     if name is None:
         return None

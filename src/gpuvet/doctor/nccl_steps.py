@@ -16,6 +16,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 
 if TYPE_CHECKING:  # the log parser loads when a log is read (issue 43)
+    from gpuvet.captures.nccl_fallbacks import Fallback
     from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog, NetChoice
 
 SOCKET = "Socket"
@@ -39,11 +40,11 @@ def nccl_log(ev: Evidence) -> Outcome:
     if not logs:
         return unknown(NO_LOG)
     found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", *_IB))
-    found += _peer_refused(logs) + _npu_runtime(logs)
+    found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
-    info += _paths(logs)
+    info += _paths(logs) + _p2p_off(logs)
     if found:
         nets = "".join(f"; network transport: {c.value}" for c in cited if c.field == "network transport")
         return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}{nets}{info}",
@@ -128,8 +129,8 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
                         line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                         lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None)
         named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
-        out.append(found if named is None else _as_p2p(found, named[1]) or replace(
-            found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))
+        out.append(found if named is None else _as_p2p(found, named[1]) or _library_fault(replace(
+            found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence})))
     return out
 
 
@@ -402,3 +403,60 @@ def _nvls_unavailable(logs: Logs) -> tuple[str, list[Cited]]:
         return "", []
     places = "; ".join(f"{h} GPU {', '.join(dict.fromkeys(d))}" for h, d in seen.items())
     return f"; NVLS multicast not available on {places} (info: NCCL runs without it)", cited
+
+
+def _p2p_off(logs: Logs) -> str:
+    """P2P turned off by the job's own setting (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC): said, never a fault."""
+    from gpuvet.captures.nccl_fallbacks import P2P_OFF
+
+    said = [f"{m.group(0)} (line {at.line})" for _, log in logs for at in log.env if (m := P2P_OFF.search(at.text))]
+    return f"; P2P turned off by the job's own setting: {said[0]} (info)" if said else ""
+
+
+def _fallbacks(logs: Logs) -> list[Finding]:
+    """NCCL's INFO lines saying a path between GPUs was lost at set-up (P2P disabled between GPUs its topology
+    connects, P2P not enabled by the driver, kernels needing more shared memory than the GPU has): one finding per
+    family and host, naming the pairs the lines give, the first line quoted; none where the job turned P2P off."""
+    from gpuvet.captures.nccl_fallbacks import P2P_KINDS
+    from gpuvet.knowledge import nccl_warn_family
+
+    groups: dict[tuple[str, str], list[tuple[str, Fallback]]] = {}
+    for label, log in logs:
+        for f in log.fallbacks:
+            groups.setdefault((f.kind, f.at.host or "host not in the log"), []).append((label, f))
+    out: list[Finding] = []
+    for (kind, host), items in groups.items():
+        if kind in P2P_KINDS and _p2p_off(logs):
+            continue
+        entry, (label, first) = nccl_warn_family(kind), items[0]
+        pairs = list(dict.fromkeys(" <-> ".join(sorted(f.pair)) for _, f in items if f.pair))
+        gpus = sorted({g for _, f in items if f.pair for g in f.pair})
+        cause = _FALLBACK_CAUSE.get(kind, "p2p_unavailable")
+        module = host if kind in P2P_KINDS or first.at.dev is None else f"{host} GPU {first.at.dev}"
+        evidence: dict[str, Json] = {"kind": kind, "meaning": entry.meaning, "file": label, "line": first.at.line,
+                                     "log": first.at.text, "times": len(items)}
+        if pairs:
+            evidence["gpus"], evidence["pairs"] = ", ".join(gpus), pairs[:16]
+        if first.figures:
+            evidence["shared_memory"] = f"{first.figures[0]} bytes needed, {first.figures[1]} the device allows"
+        version = next((lg.version for lab, lg in logs if lab == label and lg.version), None)
+        if version:
+            evidence["version"] = version
+        out.append(_library_fault(replace(finding(cause, MEDIUM, module=module, fix=entry.action, carried=evidence),
+                                          title=entry.title)))
+    return out
+
+
+# the families that are NCCL's own fault at set-up, on GPUs that work: the communicator did not come up (its cause),
+# rated warn, since the node's hardware is sound and a newer NCCL or a setting is the fix (issue 46, batch W)
+_LIBRARY_FAULTS = ("nccl_kernel_shared_memory", "nccl_shm_cuda")
+_FALLBACK_CAUSE = {"nccl_p2p_disabled": "p2p_disabled", "nccl_kernel_shared_memory": "collective_init_failed"}
+
+
+def _library_fault(found: Finding) -> Finding:
+    """A failure of the library itself (its kernels too large for the GPU, SHM's cuMem host path) is the
+    communicator that did not come up, at warn: no module or link of the node is at fault."""
+    if found.evidence.get("kind") not in _LIBRARY_FAULTS:
+        return found
+    return replace(found, cause="collective_init_failed", severity="warn",
+                   evidence={**found.evidence, "rated": "warn: a fault of the library, not of the node's hardware"})
