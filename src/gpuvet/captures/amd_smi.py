@@ -594,7 +594,7 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
     (amd_smi_table.PROCESS_MARKERS, amd_smi_table.read_processes),  # amd-smi process's box, where nothing listed
     (("DevicePath", '"DeviceName"'), rocm_tools.read_top),  # amdgpu_top -d's blocks, its --json dump
-    (("[RESULT]",), rocm_tools.read_rvs),  # rvs pqt/pebb results
+    (("[RESULT]", "pcie-bandwidth"), rocm_tools.read_rvs),  # rvs pqt/pebb results (pebb: its [INFO ] pairs)
     (("Numa Distance",), rocm_tools.read_numa),  # rocm_bandwidth_test's topology
 )
 MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))

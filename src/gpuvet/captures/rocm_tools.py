@@ -159,29 +159,37 @@ def _top_json(lines: list[Line], out: ListedParse) -> list[ListedModule]:
     return found
 
 
-_RVS = re.compile(r"^\s*\[RESULT\]\s*\[\s*[\d.]+\s*\]\s*\[?([\w.-]+)\]?\s+(.*?)\s*$")
-_RVS_PAIR = re.compile(r"^(?:p2p-bandwidth|pcie-bandwidth|p2p)\s*\[(\d+)/(\d+)\]\s+(\d+)\s+(\d+)\s*(.*)$")
+# rvs's log line: '[RESULT] [ 94.478367] [action_4] …' (its [INFO ] lines carry pebb's pair before its figure)
+_RVS = re.compile(r"^\s*\[(RESULT|INFO)\s*\]\s*\[\s*[\d.]+\s*\]\s*\[?([\w.-]+)\]?\s+(.*?)\s*$")
+_RVS_PAIR = re.compile(r"^(p2p-bandwidth|pcie-bandwidth|p2p)\s*\[(\d+)/(\d+)\]\s+(\d+)\s+(\d+)\s*(.*)$")
+# an action's verdict ('pass: FALSE'); p2p's peer query ('p2p 7707 51576 peers:false distance:-1')
 _RVS_PASS = re.compile(r"\bpass:\s*(\w+)", re.I)
+_RVS_PEERS = re.compile(r"^p2p\s+(\d+)\s+(\d+)\s+peers:\s*(true|false)\b", re.I)
 _GBPS = re.compile(r"(\S+)\s*GBps")
 RVS_TOOL = "rvs"
 
 
 def read_rvs(lines: list[Line], out: ListedParse) -> None:
-    """rvs pqt/pebb [RESULT] lines: the GPUs (rvs's ids) they name, each pair's bandwidth and the actions' verdicts."""
+    """rvs's [RESULT] lines (pqt, pebb, p2p) and pebb's [INFO ] pairs: the GPUs (rvs's ids) they name, each
+    pair's bandwidth, the peers rvs found none between, and the actions' verdicts. pcie-bandwidth's pair is a
+    host node and a GPU."""
     gpus: list[str] = []
     verdicts: list[tuple[str, str]] = []
     said: list[str] = []
+    apart: list[str] = []
     for ln in lines:
         if (m := _RVS.match(ln.text)) is None:
             continue
-        action, rest = m.groups()
-        if (verdict := _RVS_PASS.search(rest)) is not None:
+        level, action, rest = m.groups()
+        if level == "RESULT" and (verdict := _RVS_PASS.search(rest)) is not None:
             verdicts.append((f"rvs {action}: pass", verdict.group(1)))
+        elif level == "RESULT" and (peers := _RVS_PEERS.match(rest)) is not None:
+            gpus += [peers.group(1), peers.group(2)]
+            if peers.group(3).lower() == "false" and peers.group(1) != peers.group(2):
+                apart.append(f"{peers.group(1)}->{peers.group(2)}")
         elif (pair := _RVS_PAIR.match(rest)) is not None:
-            gpus += [pair.group(3), pair.group(4)]
-            rate = _GBPS.search(pair.group(5))
-            what = " ".join(pair.group(5).split()[:2]) if rate else " ".join(pair.group(5).split())[:60]
-            said.append(f"{pair.group(3)}->{pair.group(4)} {what}" + (f" {rate.group(1)} GB/s" if rate else ""))
+            gpus += [pair.group(5)] if pair.group(1) == "pcie-bandwidth" else [pair.group(4), pair.group(5)]
+            said.append(_measured(pair))
         else:
             continue
         out.claimed.add(ln.no)
@@ -192,7 +200,18 @@ def read_rvs(lines: list[Line], out: ListedParse) -> None:
     if said:
         out.notes.append(f"rvs: {len(said)} p2p/pcie result(s) as measured (not judged: rvs names no model): "
                          + "; ".join(said[:8]) + ("; …" if len(said) > 8 else ""))
+    if apart:
+        out.notes.append(f"rvs p2p: no peer access between {len(apart)} GPU pair(s) ({', '.join(apart[:8])}): "
+                         "peer copies between them go through the host")
     out.kinds.append("rvs (ROCm Validation Suite)")
+
+
+def _measured(pair: re.Match[str]) -> str:
+    """One pair's result as rvs printed it: 'src->dst <direction> N GB/s', or its words where no figure came."""
+    rest = pair.group(6)
+    rate = _GBPS.search(rest)
+    what = " ".join(rest.split()[:2]) if rate else " ".join(rest.split())[:60]
+    return f"{pair.group(4)}->{pair.group(5)} {what}" + (f" {rate.group(1)} GB/s" if rate else "")
 
 
 _NUMA_TITLE = re.compile(r"^\s*Device Numa Distance\s*$", re.I)

@@ -66,9 +66,56 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
     types = [(ln.no, t.group(1)) for ln in lines if "Device Type:" in ln.text and (t := _DEVICE_TYPE.match(ln.text))]
     heads = any("HSA Agents" in ln.text for ln in lines) or any(_AGENT.match(ln.text) for ln in lines)
     if not types or not heads or any(kind != "CPU" for _, kind in types):
+        _read_cut_agents(lines, out)
         return
     names = [m.group(1) for ln in lines if (m := _MARKETING.match(ln.text)) is not None]
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text) or _AGENT.match(ln.text) or "HSA Agents" in ln.text}
     out.kinds.append(TOOL)
     out.notes.append(f"rocminfo: {len(types)} agent(s) listed, all CPU ({', '.join(dict.fromkeys(names)) or 'unnamed'}): "
                      "no GPU agent in the listing (the runtime saw none, or the paste stops before it)")
+
+
+# the fields rocminfo prints inside a GPU agent only (its kernel agent's properties): a block cut above its Name
+# still holds them around its 'Device Type: GPU'
+_AGENT_FIELD = re.compile(r"^\s*(Chip ID|BDFID|Compute Unit|SIMDs per CU|Shader Engines|Max Clock Freq\. \(MHz\)|"
+                          r"Wavefront Size|Queue Type|Internal Node ID):\s+(\S+)")
+_MIN_FIELDS = 3  # of those around one Device Type line: three make it rocminfo's agent, not a sentence
+_CHIP = re.compile(r"^\d+\((0x[0-9a-fA-F]{1,4})\)$")
+
+
+def _read_cut_agents(lines: list[Line], out: ListedParse) -> None:
+    """GPU agents of a listing cut above their Name (a paste that starts inside an agent): each is read by the
+    fields it still holds (Chip ID, BDFID as the bus id, compute units), never refused: rocminfo's healthy
+    answer, which names no fault. Only where no gfx Name and no other AMD tool listed a module."""
+    if out.modules or any("Name:" in ln.text and _NAME.match(ln.text) for ln in lines):
+        return
+    gpus = [i for i, ln in enumerate(lines) if "Device Type:" in ln.text
+            and (t := _DEVICE_TYPE.match(ln.text)) is not None and t.group(1) == "GPU"]
+    found: list[ListedModule] = []
+    for i in gpus:
+        near = {m.group(1): (ln.no, m.group(2)) for ln in lines[max(0, i - 8):i + 24]
+                if (m := _AGENT_FIELD.match(ln.text)) is not None}
+        if len(near) < _MIN_FIELDS:
+            continue
+        out.claimed |= {no for no, _ in near.values()} | {lines[i].no}
+        chip = _CHIP.match(near.get("Chip ID", (0, ""))[1])
+        found.append(ListedModule(f"GPU {len(found)} (rocminfo's GPU agents in order)", bus_id=_bus(near.get("BDFID")),
+                                  name=f"AMD GPU, chip id {chip.group(1)}" if chip else None,
+                                  device_id=chip.group(1) if chip else None, tool=TOOL))
+    if not found:
+        return
+    out.modules += found
+    out.kinds.append(TOOL)
+    said = {key: [m.group(2) for ln in lines if (m := _AGENT_FIELD.match(ln.text)) and m.group(1) == key]
+            for key in ("Compute Unit", "Max Clock Freq. (MHz)")}
+    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) read from a listing cut above their Name (no marketing "
+                     f"name or gfx target in the paste; compute units: {', '.join(said['Compute Unit']) or 'not shown'}; "
+                     f"max clock (MHz): {', '.join(said['Max Clock Freq. (MHz)']) or 'not shown'})")
+
+
+def _bus(bdfid: tuple[int, str] | None) -> str | None:
+    """rocminfo's BDFID (bus << 8 | device << 3 | function, in decimal) as a bus id, domain 0 (it prints none)."""
+    if bdfid is None or not bdfid[1].isdigit() or int(bdfid[1]) > 0xFFFF:
+        return None
+    v = int(bdfid[1])
+    return f"0000:{v >> 8:02X}:{(v >> 3) & 0x1F:02X}.{v & 7}"

@@ -25,6 +25,7 @@ class Verdict:
     tool: str
     word: str
     pattern: re.Pattern[str]
+    cause: str | None = None  # the fault the tool's own line states, where it states one (else gpuvet's lead)
 
 
 # the rows of dcgmi diag's table (DCGM's plugin names, its health watches' for a diag printed beside them): a Fail
@@ -54,6 +55,15 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("nvbandwidth", "in expression ", re.compile(r"^\s*(?:ASSERT|\[CUDA_ERROR_\w+\]) .{0,200}?\bin expression ")),
     # ROCm Validation Suite's result line ('[RESULT] [ …] pebb … pass: FALSE')
     Verdict("rvs", "FALSE", re.compile(r"\[RESULT\].*\b(?:pass|met)\s*:\s*FALSE\b")),
+    # rvs's own failure: a module's 'RVS-PEBB: internal error, … status -1' (the test ran no copy), its [ERROR ]
+    # line where a peer test found no GPU pair to test ('p2p-bandwidth No peers found')
+    # line where a peer test found no GPU pair to test ('p2p-bandwidth No peers found'); p2p's query of a pair that
+    # cannot reach each other ('[RESULT] … p2p 7707 51576 peers:false distance:-1', a GPU with itself is none)
+    Verdict("rvs", "internal error", re.compile(r"^\s*RVS-[A-Z0-9]{2,8}: internal error\b"), "copy_test_failed"),
+    Verdict("rvs", "No peers found", re.compile(r"^\s*\[ERROR\s*\]\s*\[\s*[\d.]+\s*\].{0,80}\bNo peers found\b"),
+            "p2p_unavailable"),
+    Verdict("rvs", "peers:false", re.compile(r"^\s*\[RESULT\]\s*\[\s*[\d.]+\s*\]\s*\[?[\w.-]{1,40}\]?\s+p2p\s+"
+                                             r"(\d{1,10})\s+(\d{1,10})\s+peers:false\b"), "p2p_unavailable"),
     # rocm-smi's own errors when the driver or every module is missing
     Verdict("rocm-smi", "Driver not initialized", re.compile(r"Driver not initialized \(amdgpu not found")),
     Verdict("rocm-smi", "No AMD GPUs", re.compile(r"\bNo AMD GPUs? (?:specified|found|detected)")),
@@ -80,6 +90,7 @@ class ToolFailure:
     module: str | None
     line: int
     text: str
+    cause: str | None = None  # the verdict's own fault (Verdict.cause)
 
 
 @dataclass
@@ -96,7 +107,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> ToolFailures:
         text = lines[i].text[:_HEAD]
         for v in VERDICTS:
             if v.word in text and (m := v.pattern.search(text)) is not None and not _PROSE.search(text, 0, m.start()):
-                out.found.append(ToolFailure(v.tool, _module(text), lines[i].no, text.strip()))
+                if m.re.groups == 2 and m.group(1) == m.group(2):
+                    break  # a GPU's peer query with itself
+                module = " <-> ".join(sorted(m.groups(), key=int)) if m.re.groups == 2 else _module(text)
+                out.found.append(ToolFailure(v.tool, module, lines[i].no, text.strip(), v.cause))
                 break
     return out
 

@@ -72,7 +72,43 @@ def parse(lines: list[Line]) -> ListedParse:
     out.kinds = list(dict.fromkeys(KINDS[b.kind] for b in boxes if b.kind in KINDS))
     _telemetry(out, xpu_smi_stats.read(lines))
     xpu_smi_json.read(lines, out)  # discovery/health/diag -j
-    return out if out.modules else ListedParse()
+    return out if out.modules else versions(lines)
+
+
+# xpu-smi -v's blocks ('CLI:' / 'Service:', each '    Version: 1.3.0.20250707', '    Build ID: 3db7de07', the
+# service's '    Level Zero Version: 1.21.9'), and clinfo's driver rows an environment check prints beside them
+_BLOCK = re.compile(r"^\s*(CLI|Service):\s*$")
+_VERSION = re.compile(r"^\s+(Version|Build ID|Level Zero Version):\s+([\w.+-]{1,40})\s*$")
+_DRIVER = re.compile(r"^\s*Driver Version\s{2,}([\w.+-]{1,40})\s*$")
+_DRIVER_UUID = re.compile(r"^\s*Driver UUID\s{2,}[0-9a-fA-F-]{8,40}\s*$")
+
+
+def versions(lines: list[Line]) -> ListedParse:
+    """xpu-smi's version output (with the driver rows an environment check lists): read for the versions it
+    holds, no module listed (it names none), never refused; doctor then can't tell. Only where a block holds
+    the service's 'Level Zero Version', xpu-smi's alone."""
+    out = ListedParse()
+    block = ""
+    got: dict[str, str] = {}
+    for ln in lines:
+        if (b := _BLOCK.match(ln.text)) is not None:
+            block = b.group(1)
+            out.claimed.add(ln.no)
+        elif block and (v := _VERSION.match(ln.text)) is not None:
+            got[f"{block} {v.group(1)}"] = v.group(2)
+            out.claimed.add(ln.no)
+        else:
+            block = ""
+    if "Service Level Zero Version" not in got:
+        return ListedParse()
+    drivers = [(ln.no, d.group(1)) for ln in lines if (d := _DRIVER.match(ln.text)) is not None]
+    out.claimed |= {no for no, _ in drivers} | {ln.no for ln in lines if _DRIVER_UUID.match(ln.text)}
+    said = ", ".join(f"{k} {v}" for k, v in got.items())
+    listed = (f"; {len(drivers)} driver entr(ies) listed (Driver Version {', '.join(dict.fromkeys(d for _, d in drivers))})"
+              if drivers else "")
+    out.kinds.append("xpu-smi version")
+    out.notes.append(f"xpu-smi version: {said}{listed}; no device named (it lists none)")
+    return out
 
 
 def _dumped(lines: list[Line], claimed: set[int]) -> list[_Box]:

@@ -32,27 +32,33 @@ def leads(caps: Captures, findings: Iterable[Finding]) -> list[Finding]:
     severe = [f for f in findings if f.severity in _SEVERE]
     files = {str(f.evidence.get("file")) for f in severe if f.evidence.get("file") is not None}
     modules = {_named(f.module) for f in severe if f.module}
-    grouped: dict[tuple[str, str | None], list[ToolFailure]] = {}
+    grouped: dict[tuple[str, str | None, str | None], list[ToolFailure]] = {}
     for label, failure in caps.tool_failures:
         module = _named(failure.module) if failure.module else None
         if label in files or (module in modules if module else severe):  # a line of no module: any such finding
             continue
-        grouped.setdefault((label, module), []).append(failure)
-    return [_lead(label, module, lines) for (label, module), lines in grouped.items()]
+        grouped.setdefault((label, module, failure.cause), []).append(failure)
+    led = {label for label, module, _ in grouped if module}  # a file's line of no module: covered by its module's lead
+    return [_lead(label, module, lines) for (label, module, _), lines in grouped.items() if module or label not in led]
 
 
 def _named(module: str) -> str:
     """One spelling of a module's name: its bus id's, or 'GPU N' (the driver's 'GPU0', gpu-burn's 'GPU 0')."""
     if (m := _INDEX.fullmatch(module.strip())) is not None:
         return f"GPU {int(m.group(1))}"
+    if " <-> " in module:  # a pair of modules (rvs' peer query), as doctor names a pair
+        return module
     return bus_key(module)
 
 
 def _lead(label: str, module: str | None, lines: list[ToolFailure]) -> Finding:
     tools = list(dict.fromkeys(f.tool for f in lines))
     fix = "; ".join(TOOL_FAILURE_FIX[t] for t in tools if t in TOOL_FAILURE_FIX) or None
-    return finding(CAUSE, MEDIUM, module=module, fix=fix, file=label, line=lines[0].line,
+    pair = tuple(module.split(" <-> ")) if module and " <-> " in module else None
+    return finding(lines[0].cause or CAUSE, MEDIUM, module=module, between=pair if pair and len(pair) == 2 else None,
+                   fix=fix, file=label, line=lines[0].line,
                    tool=", ".join(tools), log=lines[0].text[:240], count=len(lines),
                    lines=[f"{f.line}: {f.text[:240]}" for f in lines[:SHOWN]],
-                   detail=f"{', '.join(tools)} reported a failure gpuvet does not judge further "
-                          f"({len(lines)} line{'s' if len(lines) != 1 else ''})")
+                   detail=f"{', '.join(tools)} " + ("printed it in its own words" if lines[0].cause else
+                                                    "reported a failure gpuvet does not judge further")
+                          + f" ({len(lines)} line{'s' if len(lines) != 1 else ''})")
