@@ -135,7 +135,7 @@ def test_ansi_colour_codes_are_ignored():
 # (tests/data/captures/real/) for the cases no public thread in the corpus holds whole.
 import json  # noqa: E402
 
-from gpuvet.captures import kernel_echoes, kernel_failed, kernel_host, kernel_unknown, windows  # noqa: E402
+from gpuvet.captures import kernel_echoes, kernel_failed, kernel_host, kernel_nvgpu, kernel_unknown, windows  # noqa: E402
 from gpuvet.captures.kernel import MESSAGES  # noqa: E402
 from gpuvet.captures.read import parse_text  # noqa: E402
 from gpuvet.cli.app import main  # noqa: E402
@@ -164,7 +164,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
     table = kernel_message_catalog()
     assert {m.kind for m in MESSAGES} | set(kernel_echoes.DERIVED) | set(windows.KINDS) \
         | {kernel_unknown.UNNAMED, kernel_unknown.LOAD_OOPS, *kernel_failed.KINDS} \
-        | set(kernel_host.KINDS) \
+        | set(kernel_host.KINDS) | set(kernel_nvgpu.KINDS) \
         == set(table)
     for kind, info in table.items():
         assert info.cause in causes() and info.action and info.meaning, kind

@@ -406,8 +406,8 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     """The lines (with their index) holding a word some reader here needs: a driver's name, nvidia-smi's 'device
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each."""
     return pairs(lines, holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror",
-                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence", "mtgpu", "MTGPU",
-                                                   "nouveau", "radeon", "ascend", "devdrv", "vfio-pci"), marks))
+                                                   "mce", "i915", "xe ", "GPU HANG", "qcm fence",
+                                                   *kernel_unknown.OTHER_WORDS), marks))
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_host, pci_enum, xid_shorthand, xorg_init
+from gpuvet.captures import kernel_host, kernel_nvgpu, pci_enum, xid_shorthand, xorg_init
 from gpuvet.captures.lines import seconds
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -35,6 +35,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
     out = kernel_host.read(lines, out, marks)  # the IOMMU refusing a GPU's DMA, a task hung in its driver
+    out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

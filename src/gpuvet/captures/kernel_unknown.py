@@ -28,12 +28,17 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 # DRM's function tag with the module in brackets ('[drm:nouveau_bo_move [nouveau]]'), or a call trace's frame
 # in the module ('RIP: 0010:foo+0x1/0x2 [mtgpu]'); a bus id after the prefix is the module's; GCC's split-off
 # cold part of a function keeps the module's tag ('[drm:amdgpu_device_init.cold.33 [amdgpu]]')
+# the integrated GPUs of Arm boards, whose compute (OpenCL, Vulkan) an operator may run: Mali (panfrost, panthor,
+# lima), Adreno (msm, its display unit msm_dpu), Vivante (etnaviv), VideoCore (v3d); each prints under its platform
+# device ('panfrost ff9a0000.gpu:'), no PCI bus id
+ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv|v3d"
+_PLATFORM = r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30}"  # a platform device: ff9a0000.gpu, ae01000.display-controller
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
 _PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
-                       r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*)"
-                       r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)?:")
+                       r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
+                       r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:")
 _BRACKETED = re.compile(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
-                        r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon)\]|"
+                        r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
                         r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
 _NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
 # gnif's vendor-reset resets an AMD GPU passed through to a VM and prints through vfio-pci's device: its lines carry
@@ -51,7 +56,9 @@ def known(driver: str) -> bool:
     """Whether kernel.py has messages for the driver (nvidia-modeset, nvidia-uvm: the NVIDIA driver's)."""
     return driver.split("-")[0] in KNOWN_DRIVERS
 VENDOR = {"nvidia": "NVIDIA", "nouveau": "NVIDIA", "amdgpu": "AMD", "radeon": "AMD", "i915": "Intel", "xe": "Intel",
-          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei", "vendor-reset": "AMD"}
+          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei", "vendor-reset": "AMD",
+          "panfrost": "Arm", "panthor": "Arm", "lima": "Arm", "msm": "Qualcomm", "msm_dpu": "Qualcomm",
+          "adreno": "Qualcomm", "etnaviv": "Vivante", "v3d": "Broadcom"}
 _ERROR = re.compile(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
                     r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
                     r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
@@ -174,7 +181,7 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
         if driver is None:
             continue
         text = _with_continuation(lines, i)
-        if _ERROR.search(text[:_HEAD]) is None or benign(text) is not None:
+        if _ERROR.search(text[:_HEAD]) is None or benign(_PLATFORM_PREFIX.sub("", text, 1)) is not None:
             continue
         module = _module_of(lines, i, driver)
         if i in near and (_UNPLACED in near[i] or module in near[i] or _unplaced(module)) \
@@ -241,7 +248,8 @@ def _at_load(lines: list[Line], group: Unnamed) -> Unnamed:
 _ERROR_LITERALS = ("ail", "AIL", "rror", "RROR", "ault", "AULT", "ime", "IME", "ang", "ANG", "ung", "UNG", "ost",
                    "OST", "atal", "ATAL", "nable", "NABLE", "annot", "ANNOT", "an't", "BUG:", "RIP:", "FFFFFFFF",
                    "ffffffff", "ockup", "OCKUP", "esponding", "<0>", "<1>", "<2>", "<3>")
-OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv", "vfio-pci", "vendor-reset")
+OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv", "vfio-pci", "vendor-reset", "panfrost",
+               "panthor", "lima", "msm", "adreno", "etnaviv", "v3d")
 WRAPS = 72  # characters a line holds at least for the next line to be read as its wrapped tail (a terminal's width)
 
 
@@ -279,7 +287,12 @@ def _module_of(lines: list[Line], i: int, driver: str) -> str:
             if 0 <= j < len(lines) and (b := _BUS.search(lines[j].text[:_HEAD])) is not None \
                     and (d == 0 or _family(driver_of(lines[j].text) or "") == driver):
                 return b.group(1).removeprefix("PCI:")
+    if (p := _PLATFORM_PREFIX.search(lines[i].text[:_HEAD])) is not None:  # an Arm board's GPU: its platform device
+        return p.group(1)
     return f"a module of {driver}, bus id not in the log"
+
+
+_PLATFORM_PREFIX = re.compile(r"\b(?:" + ARM_DRIVERS + r") (" + _PLATFORM + r"):")
 
 
 _PREFIX_BUS = re.compile(r"(?:^|[\s\]>:])[\w-]{2,20} (?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):")
