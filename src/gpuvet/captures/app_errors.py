@@ -450,11 +450,34 @@ def _torch_false(lines: list[Line], i: int) -> str | None:
     interactive session: ``>>> torch.cuda.is_available()`` then ``False``)."""
     text = lines[i].text
     if "is_available" not in text and text.strip() != "False":
-        return None
+        return _torch_printed(lines[i - 1].text, text) if i > 0 and "print(" in lines[i - 1].text else None
     if _TORCH_FALSE_SAME.search(text):
         return "torch_no_cuda"
     if text.strip() == "False" and i > 0 and _TORCH_CALL.search(lines[i - 1].text):
         return "torch_no_cuda"
+    return None
+
+
+def _torch_printed(command: str, output: str) -> str | None:
+    """A one-liner printing several values (``python -c "import torch; print(torch.__version__,
+    torch.cuda.is_available(), torch.cuda.device_count())"``) answered on the next line ``2.3.0+cu121 False 0``:
+    the value in is_available()'s place False, or device_count()'s 0, is PyTorch seeing no CUDA device. Read
+    only where the line holds one word a printed value (a value with spaces leaves the places unknown)."""
+    call = re.search(r"print\((.*?)\)\s*(?:;|[\"']|$)", command)
+    if call is None or not _TORCH_CALL.search(call.group(1)):
+        return None
+    values, depth, start = [], 0, 0
+    for at, ch in enumerate(call.group(1) + ","):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            values.append(call.group(1)[start:at])
+            start = at + 1
+    words = output.split()
+    if len(values) < 2 or len(words) != len(values):
+        return None
+    for value, word in zip(values, words, strict=True):
+        if "is_available()" in value and word == "False" or "device_count()" in value and word == "0":
+            return "torch_no_cuda"
     return None
 
 
