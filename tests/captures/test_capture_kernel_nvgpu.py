@@ -88,3 +88,15 @@ def test_a_healthy_jetson_boot_is_read_and_gives_no_warn(tmp_path: Path) -> None
 @pytest.mark.parametrize(("text", "module"), [(PANFROST, "fde60000.gpu"), (MSM, "ae01000.display-controller")])
 def test_an_arm_boards_gpu_fault_is_a_lead_on_its_platform_device(tmp_path: Path, text: str, module: str) -> None:
     assert _severe(tmp_path, text) == {("driver_error_unnamed", module): "warn"}
+
+
+@pytest.mark.parametrize(("text", "chip"), [
+    (MMU_FAULT, "gv11b"),  # older L4T names the device by its chip
+    (UNNAMED + "__ga10b__ Channel Status - chip ga10b\n", "ga10b"),  # the driver's channel dump names it
+])
+def test_inventory_lists_the_integrated_gpu_by_its_chip_and_platform_device(tmp_path: Path, text: str,
+                                                                           chip: str) -> None:
+    data = capture_json(tmp_path, text, "inventory")
+    modules = data["modules"]
+    assert isinstance(modules, list) and len(modules) == 1 and chip in str(modules[0]["model"])
+    assert "17000000." in str(data)

@@ -219,8 +219,6 @@ KNOWN_MISSES: dict[str, str] = {
     "dmesg_rocm3856_mi300x_ip_discovery_probe_failed.txt": "told: module_init_failed on 0000:05:00.0 (right), but the "
                                                            "probe's error -22 is not cited; inventory: 0x1002:0x74A1 "
                                                            "not read (model 'unknown AMD module')",
-    "dmesg_tegrademo342_jetson_nvgpu_mmu_fault.txt": "refused (exit 2): the Jetson nvgpu '[MMU FAULT]' and 'error "
-                                                     "notifier set to 31' lines are not read",
     "gpuburn_gpuburn53_t4_init_died.txt": "the dead worker found (application_cuda_error on GPU 0, right), but the bare "
                                           "'Error:' line is filed again as a node-level application_cuda_error",
     "ncclinfo_deepspeed4715_ibext_sharp.txt": "inventory: host ravg1040 and 4 ranks read, but NICs mlx5_0 (IB) and "

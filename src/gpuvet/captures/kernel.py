@@ -266,6 +266,7 @@ class KernelModule:
     vendor: str  # NVIDIA, AMD: whose driver named it
     serial: str | None = None  # 'NVRM: GPU Board Serial Number:'
     uuid: str | None = None  # 'NVRM: GPU at PCI:0000:02:00: GPU-…'
+    chip: str | None = None  # the chip a driver names it by (nvgpu's ga10b: captures/kernel_nvgpu.py)
 
 
 @dataclass

@@ -15,6 +15,7 @@ the module's presence only."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpuvet.captures import kernel_unknown
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 WORDS = ("nvgpu:",)  # every line this reader reads holds it
 # the driver's prefix and its platform device: 'nvgpu: 17000000.gpu', 'nvgpu: 17000000.gv11b', 'nvgpu: gpu.0'
 _LINE = re.compile(r"\bnvgpu: (?P<dev>[0-9a-fA-F]{6,8}\.[a-z][a-z0-9]{1,7}|gpu\.\d)(?=\s|:)")
+# the chip: the device's suffix in older L4T (17000000.gv11b), or the debug dump's '__ga10b__ Channel Status' header
+_CHIP = re.compile(r"^g[kmpv]\d{2}[ab]$|^ga\d{2}b$")
+_DUMP = re.compile(r"(?:^|\s)__(g[kmpva]\d{2}[ab])__ Channel Status")
 _NOTIFIER = re.compile(r"\berror notifier set to (\d{1,3})\b")
 MMU_FAULT = "nvgpu_mmu_fault"
 CHANNEL_ERROR = "nvgpu_channel_error"
@@ -52,6 +56,18 @@ def kind_of(text: str) -> str | None:
     return next((kind for kind, pattern in _KINDS if pattern.search(text)), None)
 
 
+def _chip(lines: list[Line], devices: list[str], marks: Marks | None) -> Callable[[str], str | None]:
+    """The chip of each device: its name's suffix, else the one chip a debug dump of the same log names."""
+    dumped = {m.group(1) for i in holding(lines, ("Channel Status",), marks) if devices
+              and (m := _DUMP.search(lines[i].text)) is not None}
+    alone = next(iter(dumped)) if len(dumped) == 1 and len(devices) == 1 else None
+
+    def of(dev: str) -> str | None:
+        suffix = dev.rsplit(".", 1)[-1]
+        return suffix if _CHIP.match(suffix) else alone
+    return of
+
+
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
     """``out`` with nvgpu's modules listed and its faults as events, one per kind and module (the notifier's line
     first where there is one: it names the channel and the process), its lines claimed."""
@@ -74,7 +90,10 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     found = {(kind, dev): said for (kind, dev), said in found.items()  # beside a named fault: its context
              if kind != kernel_unknown.UNNAMED or dev not in named}
     have = {k.module for k in out.modules}
-    out.modules += [KernelModule(d, "NVIDIA") for d in devices if d not in have]
+    chip = _chip(lines, devices, marks)
+    out.modules += [KernelModule(d, "NVIDIA", chip=chip(d)) for d in devices if d not in have]
+    out.notes += [f"{d}: NVIDIA integrated GPU {c} (the nvgpu driver's platform device, no PCI bus id)"
+                  for d in devices if (c := chip(d)) is not None]
     for (kind, dev), said in found.items():
         first = next((ln for ln in said if _NOTIFIER.search(ln.text)), said[0])
         shown = [first, *(ln for ln in said if ln is not first)][:SHOWN]

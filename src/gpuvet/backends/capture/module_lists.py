@@ -361,7 +361,8 @@ def kernel_listed(named: list[KernelModule], notes: list[str], ids: DriverIds | 
         placed = re.fullmatch(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]", k.module)  # not GPU6, drmn0
         said = (ids or DriverIds()).of(k.module, _VENDOR_CODE.get(k.vendor, ""),
                                        sum(x.vendor == k.vendor for x in named) == 1)
-        info = module_info(module_id, _driver_model(k.vendor, said, module_id, notes), k.uuid,
+        model = f"{k.vendor} {k.chip}" if k.chip else _driver_model(k.vendor, said, module_id, notes)
+        info = module_info(module_id, model, k.uuid,
                            k.module if placed else "", None if said.vram_mib is None else float(said.vram_mib),
                            (None, None), (None, None),
                            (NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE), None, (None, None, None, None), None, [])
