@@ -1,5 +1,5 @@
-"""A version one-liner pasted alone (issue 46, TOOLS), written here: ``nvidia-smi --version`` is read, not refused,
-its driver and the CUDA the driver supports going to inventory; nothing is judged on it."""
+"""A version one-liner pasted alone (issue 46, TOOLS), written here: ``nvidia-smi --version`` and ``hipconfig --full`` are
+read, not refused: the driver and the CUDA it supports, or the HIP version, go to inventory; nothing is judged on them."""
 
 from __future__ import annotations
 
@@ -20,3 +20,11 @@ def test_nvidia_smi_version_gives_the_driver_and_its_cuda() -> None:
 def test_nvidia_smi_version_alone_is_read_with_nothing_judged() -> None:
     fc = parse_text("$ nvidia-smi --version\n" + _SMI_VERSION, "versions.txt")
     assert fc.app_errors.errors == [] and any("nvidia-smi --version" in k for k in fc.kinds)
+
+
+def test_hipconfig_full_gives_the_hip_version() -> None:
+    text = ("HIP version  : 6.2.41133-dd7f95766\n\n==hipconfig\nHIP_PATH     : /opt/rocm-6.2.0\n"
+            "HIP_COMPILER : clang\nHIP_PLATFORM : amd\nHIP_RUNTIME  : rocclr\n")
+    rep = env_report.read([Line(n, t) for n, t in enumerate(text.splitlines(), 1)])
+    assert rep.values["hip"].startswith("6.2.41133") and "hipconfig --full" in rep.tools
+    assert parse_text(text, "hip.txt").app_errors.errors == []

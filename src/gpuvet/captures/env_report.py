@@ -35,13 +35,14 @@ _STRONG = {
     "gpu models and configuration": "gpus", "nvidia driver version": "driver", "cuda driver version": "driver",
     "pytorch version (gpu?)": "torch_gpu", "pytorch version (accelerator?)": "torch_gpu", "nvrm version": "nvrm",
     "torch cuda version": "build_cuda", "nvidia-smi version": "",  # nvidia-smi --version (its DRIVER/CUDA: weak keys)
+    "hip_platform": "",  # hipconfig --full's (its 'HIP version' line: a weak key)
 }
 _WEAK = {
     "pytorch version": "torch", "pytorch": "torch", "cuda runtime version": "runtime", "hip runtime version": "hip",
     "nvcc": "nvcc", "nvcc version": "nvcc", "gpu type": "gpus", "driver version": "driver", "torch hip version":
     "build_rocm", "cuda version": "driver_cuda", "vllm version": "", "rocm version": "", "miopen runtime version": "",
     "neuron sdk version": "", "cudnn version": "", "cuda_module_loading set to": "", "cuda_home": "",
-    "torch version": "torch", "nvml version": "",
+    "torch version": "torch", "nvml version": "", "hip version": "hip",
 }
 _COLLECT, _CHECK, _HF = "PyTorch collect_env", "check_env (mmcv/sglang/lmdeploy)", "transformers/diffusers/accelerate env"
 # the keys, as printed, that name the report's tool: each is one of formats.py's markers (a text without one of
@@ -51,7 +52,8 @@ _TOOLS = {"Is CUDA available": _COLLECT, "CUDA used to build PyTorch": _COLLECT,
           "CUDA available": _CHECK, "CUDA Driver Version": _CHECK, "PyTorch version (GPU?)": _HF, "GPU type": _HF,
           "PyTorch version (accelerator?)": _HF,
           "torch cuda version": "ds_report", "GPU available": "detectron2 collect_env",
-          "NVRM version": "nvidia-container-cli info", "NVIDIA-SMI version": "nvidia-smi --version"}
+          "NVRM version": "nvidia-container-cli info", "NVIDIA-SMI version": "nvidia-smi --version",
+          "HIP_PLATFORM": "hipconfig --full"}
 TOOLS = {*_TOOLS.values(), "nvcc --version", "nvidia-smi header line", "/proc/driver/nvidia/version", "lsmod"}
 _LISTS = {_COLLECT, _CHECK, "vLLM collect_env", "detectron2 collect_env"}  # the reports that list 'GPU 0: …'
 # nvidia-container-cli info's device block: read after its 'Device Index:' line only (a CPU section has 'Model:')

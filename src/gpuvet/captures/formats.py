@@ -459,7 +459,7 @@ ENV = "environment report"  # collect_env, check_env, *-cli env, ds_report, nvcc
 _ENV_MARKS = ("CUDA available", "GPU available", "used to build PyTorch", "GPU models and", "(GPU?)", "listing device",
               "Cuda compilation tools", "torch cuda version", "CUDA Driver Version", "Nvidia driver version", "NVRM version",
               "vLLM Version", "GPU type", "Device Index", "(accelerator?)", "proc/driver/nvidia/version",  # and
-              "NVIDIA-SMI version",  # nvidia-smi --version's first line; nvidia-smi's header line alone:
+              "NVIDIA-SMI version", "HIP_PLATFORM",  # --version's, hipconfig --full's; nvidia-smi's header line alone:
               Needing(re.compile(r"\n[^\S\n]*NVIDIA-SMI [\d.]+ +(?:Driver|KMD)"), ("NVIDIA-SMI",)))
 MONITOR = "gpustat, pmon or another monitor"  # issue 46: captures/monitor_tools.py (its kinds name the tool)
 WINDOWS = "Windows adapter listing"  # dxdiag's Display Devices, Win32_VideoController's fields (captures/windows.py)
