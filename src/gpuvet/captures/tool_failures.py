@@ -70,6 +70,9 @@ VERDICTS: tuple[Verdict, ...] = (
     # amd-smi's library status when it cannot reach the driver or a module (amdsmi's own status names)
     Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|INIT_ERROR|NO_PERM|"
                                                    r"AMDGPU_RESTART_ERR|DRM_ERROR|FAIL_LOAD_MODULE)\b")),
+    # mlxlink's Troubleshooting Info: any recommendation but its healthy 'No issue was observed' (a cable, signal
+    # integrity, a peer or a speed it names for the port it read)
+    Verdict("mlxlink", "Recommendation", re.compile(r"^\s*Recommendation\s*:\s*(?!No issue\b|N/?A\b)[A-Z]\w.{4,}")),
     # npu-smi when its DCMI library cannot open the modules
     Verdict("npu-smi", "dcmi model initialized failed", re.compile(r"dcmi model initiali[sz]ed failed")),
 )

@@ -387,4 +387,6 @@ TOOL_FAILURE_FIX = {
                 "video and render groups; run amd-smi list",
     "npu-smi": "read /var/log/npu/slog for the device; check no other process holds the NPUs and the driver is "
                "loaded (npu-smi info -l); reset the device if it persists",
+    "mlxlink": "follow the port's recommendation: reseat or replace the cable or transceiver it names, then clear and "
+               "read the counters again (mlxlink -d DEV -c --pc; mlxlink -d DEV -c) and the peer switch port's side",
 }
