@@ -156,6 +156,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         if kind is None:
             continue
         out.claimed.add(ln.no)
+        if kind == _TORCH_SEES:  # a one-liner's answer that PyTorch sees its GPUs: read, nothing wrong
+            continue
         module = api_errors.module(kind, _module(ln.text))
         key = (kind, module)
         if key in seen:
@@ -478,7 +480,10 @@ def _torch_printed(command: str, output: str) -> str | None:
     for value, word in zip(values, words, strict=True):
         if "is_available()" in value and word == "False" or "device_count()" in value and word == "0":
             return "torch_no_cuda"
-    return None
+    return _TORCH_SEES if any("is_available()" in v and w == "True" for v, w in zip(values, words, strict=True)) else None
+
+
+_TORCH_SEES = "torch sees its GPUs"  # no kind: the line is claimed as read, no error made of it
 
 
 _ON_HOST = re.compile(r"\)\s+on\s+([A-Za-z][\w.-]{0,62})\s+at\s+\([\w./-]{1,120}:\d+\)")
