@@ -60,6 +60,10 @@ BENIGN = (
     (r"\bGot completion from peer \S+ with (?:error |status=)0\b",
      "a work completion of status 0: a success, which NCCL never warns of (a sentence naming one)"),
     (r"\bremote FLID configured as zero\b", "NET/IB using the destination LID: a routing note, no failure"),
+    (r"\bNUMA auto balancing enabled\b|\bMissing \W?iommu=pt\W? from kernel command line\b|"
+     r"\bMissing \W?HSA_FORCE_FINE_GRAIN_PCIE=1\W? from environment\b",
+     "RCCL's advice at init (the kernel's NUMA balancing on, the distro default; iommu=pt or "
+     "HSA_FORCE_FINE_GRAIN_PCIE=1 not set): a performance or stability setting to check, no failure"),
 )
 _BENIGN = [(re.compile(words, re.I), why) for words, why in BENIGN]
 _STATUS = re.compile(r"\bwith (?:error |status=)(\d{1,3})\b")
