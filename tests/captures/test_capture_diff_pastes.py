@@ -76,9 +76,15 @@ def test_a_git_diff_is_read_on_its_new_side_and_the_removed_line_is_said() -> No
 
 def test_a_removed_xid_is_not_a_finding_and_the_added_one_is(capsys, tmp_path: Path) -> None:
     got = _doctor(capsys, tmp_path, GIT_DIFF)
-    causes = json.dumps(got["findings"])
-    assert "79" in causes or "fell off" in causes.lower()
-    assert "double bit" not in causes.lower() and "dbe" not in causes.lower()
+    findings: list[dict[str, object]] = got["findings"]  # type: ignore[assignment]
+    fell = [f for f in findings if f["cause"] == "module_fell_off_bus"]
+    assert len(fell) == 1 and fell[0]["module"] == "0000:3B:00.0", findings
+    evidence: dict[str, object] = fell[0]["evidence"]  # type: ignore[assignment]
+    assert evidence["xid"] == 79 and "Xid (PCI:0000:3b:00): 79" in str(evidence["log"])  # the added line's
+    xids = [f["evidence"].get("xid") for f in findings if isinstance(f["evidence"], dict)]
+    assert 48 not in xids, findings  # the removed line's double bit error is no finding
+    causes = json.dumps(findings).lower()
+    assert "double bit" not in causes and "dbe" not in causes
 
 
 def test_a_paste_of_added_lines_is_read_as_the_tool_printed_them() -> None:
