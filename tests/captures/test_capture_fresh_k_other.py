@@ -51,13 +51,14 @@ def _nic_rows(sep: str) -> str:
     return "".join(f"NIC{k}{sep}" + sep.join(r) + "\n" for k, r in enumerate(rows))
 
 
-def test_topo_nic_rows_without_header_or_gpu_rows_are_refused_naming_what_is_missing(
+def test_topo_nic_rows_without_header_or_gpu_rows_are_said_naming_what_is_missing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for sep in ("\t", "     "):
+    for sep in ("\t", "     "):  # XR1: a GPU tool's own rows are read as can't-tell (exit 0), never refused
         path = tmp_path / "nics.txt"
         path.write_text("```text\n" + _nic_rows(sep) + "```\n")
-        assert main(["doctor", "--from", str(path)]) == 2
-        err = " ".join(capsys.readouterr().err.split())
+        assert main(["doctor", "--from", str(path)]) == 0
+        got = capsys.readouterr()
+        err = " ".join((got.out + got.err).split())
         assert "rows NIC0 to NIC2 (lines 2-4) without the matrix's header line or any GPU row" in err
         assert "4 GPU columns" in err and "NIC0 PIX to GPU0's column" in err and "NIC2 PIX to GPU3's column" in err
     path = tmp_path / "x.txt"  # NIC rows whose X do not agree on a GPU count are no topo -m rows: the plain refusal

@@ -33,6 +33,7 @@ from gpuvet.captures.text import Cleaned, Line
 from gpuvet.errors import CaptureError
 
 if TYPE_CHECKING:
+    from gpuvet.captures.aer import AerParse
     from gpuvet.captures.app_errors import AppErrorsParse
     from gpuvet.captures.ascend_errors import AscendLog
     from gpuvet.captures.nccl_log import NcclLog
@@ -141,6 +142,7 @@ class _Capture(Protocol):
     nccl_log: NcclLog
     ascend: AscendLog
     app_errors: AppErrorsParse
+    aer: AerParse
 
 
 Capture = TypeVar("Capture", bound=_Capture)
@@ -163,14 +165,44 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
                     setattr(fc, name, value)
             cleaned.notes.append(said)
             return claimed
-    if (nics := topo.nic_rows_alone(cleaned.lines)) is not None:  # topo -m's NIC rows alone: said with what they show
-        raise CaptureError(nics, where=fc.path, fix="give the whole `nvidia-smi topo -m` output: its header line and "
-                           "GPU rows with the NIC rows")
+    if (typed := _hand_typed_aer(fc, cleaned, walk, fresh)) is not None:
+        return typed
+    if (nics := topo.nic_rows_alone(cleaned.lines)) is not None:  # topo -m's NIC rows alone: said, never refused (XR1)
+        from gpuvet.captures.gpu_software import unread
+
+        return unread(fc, cleaned, "nvidia-smi topo -m", f"{nics} (give the whole `nvidia-smi topo -m` output: its "
+                      "header line and GPU rows with the NIC rows)")
     excerpt = gpuless(cleaned, fc.path)
     if excerpt is None:
         return set()
     fc.kernel, fc.kinds = excerpt, [KIND]
     return excerpt.claimed
+
+
+# XR1: the kernel's AER words as a poster retyped them: a misspelt 'severity=' ('serverity='), a bus id's function
+# after a colon ('0000:00:1c:0'); the error's name stays plain, so the lines are the kernel's, read as such
+_AER_TYPO = re.compile(r"(?<=PCIe Bus Error: )se[a-z]{3,7}ty=")
+_AER_BUS = re.compile(r"(?<![\w:])([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})[:;,]([0-7]): ")
+
+
+def _hand_typed_aer(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], set[int]],
+                    fresh: Callable[[], Capture]) -> set[int] | None:
+    """Hand-typed AER lines, their typos undone and read by the AER reader (the note says so); None otherwise."""
+    fixed = {ln.no: _AER_BUS.sub(r"\1.\2: ", _AER_TYPO.sub("severity=", ln.text)) for ln in cleaned.lines[:_CAP]
+             if "PCIe Bus Error" in ln.text or "status/mask" in ln.text or _AER_BUS.search(ln.text)}
+    changed = [ln.no for ln in cleaned.lines[:_CAP] if fixed.get(ln.no, ln.text) != ln.text]
+    if not changed:
+        return None
+    into = fresh()
+    claimed = walk(into, [Line(ln.no, fixed[ln.no]) if ln.no in fixed else ln for ln in cleaned.lines])
+    if not into.kinds or not into.aer.devices:
+        return None
+    for name, value in vars(into).items():
+        if name not in _OWN:
+            setattr(fc, name, value)
+    cleaned.notes.append(f"read {len(changed)} hand-typed AER line(s) as the kernel prints them (a misspelt "
+                         f"'severity=' or a bus id's function after ':' taken as the kernel's; line {changed[0]})")
+    return claimed
 
 
 @dataclass(frozen=True)

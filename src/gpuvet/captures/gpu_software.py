@@ -26,6 +26,9 @@ KIND = "GPU software lines gpuvet has no reader for"
 _CAP = 2000  # lines searched at most: a paste's few, never a log's millions
 HEAD = 1000  # characters of a line searched
 
+# nvidia-smi -r's own lines: the modules it could not reset (and why), and a reset that worked
+_RESET = (r"\bThe following GPUs could not be reset:|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7](?::| was "
+          r"successfully reset\.)")
 # each stack by its own words, the most specific first (a collective library's log names CUDA or HIP too)
 _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("NCCL topology XML", re.compile(r"<(?:system version|gpu dev|nvlink target)=\"")),
@@ -36,8 +39,13 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
                             r"^(?:ERROR|WARNING):\s+(?:\d{1,3}\s+)?GPU\[\d{1,4}\]")),
     ("rocminfo", re.compile(r"^HSA (?:Agents|System Attributes)$|^ROCk module (?:is|version)\b")),
     ("amd-smi", re.compile(r"\bAMDSMI_STATUS_[A-Z_]+")),
-    ("nvidia-smi", re.compile(r"\bNVIDIA-SMI \d{2,3}\.\d|=+NVSMI LOG=+")),
-    ("npu-smi", re.compile(r"\bnpu-smi \d{1,2}\.\d")),
+    # XR1: nvidia-smi -r's outcome lines, and npu-smi's keys in any wrapping (a program's dict of its values)
+    ("nvidia-smi", re.compile(r"\bNVIDIA-SMI \d{2,3}\.\d|=+NVSMI LOG=+|" + _RESET + r"|^</?(?:nvidia_smi_log|"
+                              r"driver_version|fb_memory_usage|encoder_stats|fbc_stats)>")),  # a -q -x fragment
+    ("npu-smi", re.compile(r"\bnpu-smi \d{1,2}\.\d|['\"](?:Chip Name|NPU ID|HBM Capacity\(MB\)|Aicore Count)['\"]:")),
+    # XR1: ibstat's and ibv_devinfo's port fields quoted alone (their own words: 'State: Active', 'PORT_ACTIVE')
+    ("ibstat/ibv_devinfo", re.compile(r"^(?:State|Physical state):\s+(?:Active|Down|Initializing|Armed|LinkUp|Polling|"
+                                      r"Disabled)\b|\bPORT_(?:ACTIVE|DOWN|INIT|ARMED)\b|\bphys_state:\s+LINK_")),
     ("ROCm RDC", re.compile(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
     ("NVIDIA DCGM", re.compile(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
     ("FreeBSD drm-kmod", re.compile(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),
@@ -45,6 +53,10 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ROCm/HIP runtime", re.compile(r"\bROCm\b|\bhip[A-Z]\w+|\bHSA_STATUS_\w+|\bhsa_\w+")),
     ("CUDA runtime", re.compile(r"\bcuda[A-Z]\w+|\bCUDA_ERROR_\w+|\bCUresult\b")),
 )
+# XR1: nvidia-smi's own table lines (its frame, banner, header, a row cut after its index): the tool's words, never a
+# poster's table of readings
+_SMI_FRAME = re.compile(r"^\|(?:[-=+|\s]*|\s*NVIDIA-SMI \d.*|\s*(?:GPU\s+Name|Fan\s+Temp)\b.*|[\s|]*MIG M\.[\s|]*|"
+                        r"\s+\d{1,2}\s*)$")
 # NVIDIA's fault lines: only their readers judge them (the file stays refused, as before)
 _FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
 
@@ -53,12 +65,18 @@ _FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
 _SENTENCE = re.compile(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$")
 
 
-class _Capture(Protocol):
-    """What this fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
+class _Said(Protocol):
+    """What unread() fills of a capture (formats.FileCapture; not imported here: formats imports this)."""
 
     kinds: list[str]
     kernel: KernelParse
+
+
+class _Capture(_Said, Protocol):
+    """What read() fills of a capture besides: the modules the lines name."""
+
     amd: ListedParse
+    npu: ListedParse
 
 
 @dataclass
@@ -73,20 +91,41 @@ class UnreadGpuText(KernelParse):
 def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     """The file read as KIND where its words name a GPU software stack; the lines claimed (none otherwise)."""
     body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
-    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) or ln.text.lstrip().startswith("|") for ln in body):
+    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) or _table_row(ln.text) for ln in body):
         return set()  # a table's row is a document's reading (a value to judge), not a stack's log line
     own = [ln.text[:HEAD].strip() for ln in body if not _SENTENCE.match(ln.text[:HEAD].strip())]
     source = next((name for name, rx in _SOURCES if any(rx.search(text) for text in own)), None)
     if source is None:
         return set()
+    claimed = unread(fc, cleaned, source, _named(body).removeprefix("; "))
+    if source in ("FreeBSD drm-kmod", "amdgpu driver"):
+        _chips(fc, [ln.text[:HEAD] for ln in body])
+    if source == "npu-smi":
+        _npu_chips(fc, [ln.text[:HEAD] for ln in body])
+    return claimed
+
+
+def unread(fc: _Said, cleaned: Cleaned, source: str, said: str = "") -> set[int]:
+    """The file's own lines read as KIND from ``source`` (none judged: the checks that would can't tell), what they
+    show ``said``; the lines claimed."""
+    body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
     note = (f"{source} lines gpuvet has no reader for: {len(body)} line(s) not understood, no finding drawn "
-            "from them (the checks that would judge them can't tell)" + _named(body))
+            "from them (the checks that would judge them can't tell)" + (f"; {said}" if said else ""))
     claimed = {ln.no for ln in body}
     fc.kernel = UnreadGpuText(claimed=claimed, notes=[note], unread=len(body), source=source)
     fc.kinds = [KIND]
-    if source in ("FreeBSD drm-kmod", "amdgpu driver"):
-        _chips(fc, [ln.text[:HEAD] for ln in body])
     return claimed
+
+
+def _npu_chips(fc: _Capture, texts: list[str]) -> None:
+    """XR1: each chip npu-smi's values in a program's dict name (its 'Chip Name' with its 'PCIe Bus Info'), listed as
+    a module with what the dict printed; nothing judged (no Health key in such a dict)."""
+    for text in texts:
+        fields = {m["key"]: m["value"] for m in _NPU_FIELD.finditer(text)}
+        if "Chip Name" in fields and (bus := fields.get("PCIe Bus Info", "")).count(":") == 2:
+            memory = re.search(r"'HBM Capacity\(MB\)': '(\d{1,7})'", text)
+            fc.npu.modules.append(ListedModule(f"NPU {len(fc.npu.modules)}", name=f"Ascend {fields['Chip Name']}",
+                                               bus_id=bus.upper(), memory_mib=float(memory[1]) if memory else None))
 
 
 def _chips(fc: _Capture, texts: list[str]) -> None:
@@ -103,6 +142,12 @@ def _chips(fc: _Capture, texts: list[str]) -> None:
     if named:
         fc.amd.notes.append(f"amdgpu firmware images name the chip: {', '.join(f'{c} = {n}' for c, n in named)} "
                             "(no bus id in the lines)")
+
+
+def _table_row(text: str) -> bool:
+    """A markdown or text table's row that is not nvidia-smi's own frame, banner or header (XR1)."""
+    s = text.strip()
+    return s.startswith("|") and not _SMI_FRAME.match(s)
 
 
 def _content(ln: Line) -> bool:
@@ -130,4 +175,24 @@ def _named(body: list[Line]) -> str:
     images = [m["image"] for h in heads if (m := _FW_LOADED.match(h)) is not None]
     if images:
         said.append(f"{len(images)} firmware image(s) loaded ({', '.join(images[:6])})")
+    said += _tool_words(heads)
     return f"; it names {'; '.join(said)}" if said else ""
+
+
+# XR1: what a GPU or NIC tool's fragments say, as printed: nvidia-smi -r's outcome per module, the port states of
+# ibstat/ibv_devinfo, npu-smi's chip and bus in a program's dict
+_RESET_SAID = re.compile(r"^(?:GPU )?(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?::\s*(?P<why>.{1,60})| "
+                         r"(?P<ok>was successfully reset)\.)$")
+_PORT_STATE = re.compile(r"^(?P<key>State|Physical state|(?:RDMA )?state|phys_state):\s+(?P<value>[A-Za-z_]+(?: \(\d\))?)$")
+_NPU_FIELD = re.compile(r"'(?P<key>Chip Name|PCIe Bus Info|Health|Temperature\(C\))': '(?P<value>[^']{1,40})'")
+
+
+def _tool_words(heads: list[str]) -> list[str]:
+    """The reset outcomes, port states and NPU fields the lines print (said, never judged)."""
+    resets = [f"{m['bus']} {'reset' if m['ok'] else 'not reset (' + m['why'].strip() + ')'}"
+              for h in heads if (m := _RESET_SAID.match(h)) is not None]
+    states = dict.fromkeys(f"{m['key']} {m['value']}" for h in heads if (m := _PORT_STATE.match(h)) is not None)
+    npu = dict.fromkeys(f"{m['key']} {m['value']}" for h in heads for m in _NPU_FIELD.finditer(h))
+    return ([f"nvidia-smi -r outcomes in order: {', '.join(resets[:6])}"] if resets else []) + (
+        [f"port states: {', '.join(list(states)[:6])}"] if states else []) + (
+        [f"npu-smi fields: {', '.join(list(npu)[:6])}"] if npu else [])
