@@ -8,7 +8,8 @@ vfio-pci, a line of amdgpu, nvidia, i915 or xe no named message covers). Any oth
 Read from the drivers' own wording (amdgpu_device.c's '… of IP block <smu> failed', 'amdgpu_device_ip_resume
 failed'; the PCI core's 'probe of … failed with error'; nvkm's '<subdev>: init failed, -110'; the GSP/PSP/SMU
 boot and load timeouts); a ring's own reset that failed is the step before a full reset (amdgpu tries one next),
-and a reset the log later says succeeded was recovered (kernel.py's rule for those stays)."""
+and a reset the log later says succeeded on the same module (its bus id; not negated: 'cannot be
+recovered') was recovered (kernel.py's rule for those stays)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ _RESET = re.compile(r"\breset\b[^.;]{0,30}?\b(?:failed|fails)\b|\bfail(?:ed|s)? 
                     r"\bfailed to recover\b|\bwedged\b", re.I)
 _RING_RESET = re.compile(r"\bring \S+ reset\b", re.I)  # a ring's own reset: amdgpu tries a full reset next
 _RECOVERED = re.compile(r"\breset succe(?:eded|ss)|\bsuccessfully (?:reset|recovered)\b|\brecovered\b", re.I)
+# the same words negated ('cannot be recovered', 'was not recovered', 'could not be successfully reset'): the
+# failure said again, not a retry that worked
+_NEGATED = re.compile(r"\b(?:not|never|cannot|can't|couldn't|unable to|fail(?:ed|s)? to)\s+(?:be(?:en)?\s+)?"
+                      r"(?:successfully\s+)?(?:reset|recover)|\breset (?:was |has )?not succe", re.I)
+# a module's id on a line: its PCI bus id or an Arm board's platform device (ff9a0000.gpu)
+_ID = re.compile(r"(?<![\w:])(?:PCI:)?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
+                 r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30})(?![\w-])")
 RECOVERY_SPAN = 40  # lines: a reset that is retried says it succeeded within this many lines
 
 
@@ -63,7 +71,7 @@ def failed_kind(lines: list[Line], quoted: list[tuple[int, int, str]], driver: s
     initialisation first, then a resume, then a reset no later line says succeeded."""
     for kind, test in ((INIT_FAILED, _init), (RESUME_FAILED, _resume), (RESET_FAILED, _reset)):
         for k, (i, _, text) in enumerate(quoted):
-            if test(text[:_HEAD], driver) and (kind != RESET_FAILED or not _recovered(lines, i)):
+            if test(text[:_HEAD], driver) and (kind != RESET_FAILED or not _recovered(lines, i, driver)):
                 return kind, k
     return None
 
@@ -81,6 +89,23 @@ def _reset(text: str, _driver: str) -> bool:
     return _RESET.search(text) is not None and _RING_RESET.search(text) is None
 
 
-def _recovered(lines: list[Line], i: int) -> bool:
-    """Whether a line after a failed reset, within RECOVERY_SPAN, says a reset succeeded (a retry that worked)."""
-    return any(_RECOVERED.search(ln.text[:_HEAD]) for ln in lines[i + 1:i + 1 + RECOVERY_SPAN])
+def _recovered(lines: list[Line], i: int, driver: str) -> bool:
+    """Whether a line after a failed reset, within RECOVERY_SPAN, says the same module's reset succeeded (a retry
+    that worked): not negated, and naming the failed line's bus id (or, where that line names none, the driver and
+    no other module). Another module's recovery does not bring this one back."""
+    ids = _ids(lines[i].text)
+    for ln in lines[i + 1:i + 1 + RECOVERY_SPAN]:
+        text = ln.text[:_HEAD]
+        if _RECOVERED.search(text) is None or _NEGATED.search(text) is not None:
+            continue
+        theirs = _ids(text)
+        if ids & theirs if ids else not theirs and (driver in text.lower() or driver == "nvidia" and "NVRM" in text):
+            return True
+    return False
+
+
+def _ids(text: str) -> set[str]:
+    """The modules a line names, as lower-case ids without the PCI domain (one line prints '0000:2d:00.0', another
+    '2d:00.0')."""
+    return {m.group(1).lower().split(":", 1)[-1] if m.group(1).count(":") == 2 else m.group(1).lower()
+            for m in _ID.finditer(text[:_HEAD])}
