@@ -7,10 +7,11 @@ Lines written here in NCCL's own shapes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gpuvet.knowledge import nccl_warn_family
-from tests.support.helpers import capture_json
+from tests.support.helpers import capture_json, run
 
 _DISABLED = "gpu-a7:9120:9180 [{d}] NCCL INFO P2P is disabled between connected GPUs {a} and {b}. You can repress " \
             "this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
@@ -32,13 +33,35 @@ def _one(tmp_path: Path, text: str, cause: str, family: str) -> dict[str, object
     return f
 
 
+def _listed(tmp_path: Path, text: str, product: str) -> list[dict[str, object]]:
+    """doctor on the NCCL log beside an `nvidia-smi nvlink -s` naming GPUs 0-3 as ``product``: the modules' design."""
+    (tmp_path / "nccl.txt").write_text(text)
+    (tmp_path / "nvlink.txt").write_text("".join(
+        f"GPU {i}: NVIDIA {product} (UUID: GPU-1111111{i}-2222-3333-4444-555555555555)\n\t Link 0: <inactive>\n"
+        for i in range(4)))
+    _, out, _ = run(["doctor", "interconnect-slow", "--all", "--json", "--from", str(tmp_path / "nccl.txt"),
+                     "--from", str(tmp_path / "nvlink.txt")])
+    return [f for f in json.loads(out)["findings"] if f["cause"] == "p2p_disabled"]
+
+
 def test_p2p_disabled_between_connected_gpus_is_a_finding_on_the_host_naming_every_pair(tmp_path: Path) -> None:
     text = "".join(_DISABLED.format(d=d, a=a, b=b) for d, a, b in ((0, 0, 1), (1, 1, 0), (2, 3, 2), (0, 0, 1)))
-    f = _one(tmp_path, text, "p2p_disabled", "nccl_p2p_disabled")
+    found = _listed(tmp_path, text, "H100 80GB HBM3")  # an NVLink design: peer access is part of it
+    assert len(found) == 1 and found[0]["severity"] == "warn"
+    f = found[0]
     ev = f["evidence"]
     assert f["module"] == "gpu-a7" and isinstance(ev, dict)
     assert ev["pairs"] == ["GPU 0 <-> GPU 1", "GPU 2 <-> GPU 3"] and ev["times"] == 4
     assert "P2P is disabled between connected GPUs 0 and 1" in str(ev["log"]) and "ACS" in str(f["fix"])
+
+
+def test_p2p_disabled_on_a_pcie_pair_of_cards_without_peer_access_is_info(tmp_path: Path) -> None:
+    """NCCL's INFO form is a PCIe pair NVML reports without P2P (AWS's A10G and L4, GeForce): their design, said as
+    info, as p2pBandwidthLatencyTest's 'no P2P' is (one rule); a finding only on an NVLink design."""
+    text = "".join(_DISABLED.format(d=d, a=a, b=b) for d, a, b in ((0, 0, 1), (1, 1, 0)))
+    assert _listed(tmp_path, text, "A10G") == []
+    assert _findings(tmp_path, text) == []  # the captures name no model: nothing says the design has P2P
+    assert "P2P disabled between PCIe-connected GPUs GPU 0 <-> GPU 1 on gpu-a7" in str(capture_json(tmp_path, text))
 
 
 def test_p2p_the_driver_would_not_enable_names_the_gpus_by_their_bus_ids(tmp_path: Path) -> None:

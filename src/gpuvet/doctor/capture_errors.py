@@ -426,6 +426,13 @@ def _product(ev: Evidence, entity: str) -> str | None:
     return ev.captures.nvlink_products.get(f"GPU {index}")
 
 
+def nvlink_design(ev: Evidence, gpu: str) -> bool:
+    """The module the captures name for 'GPU i' is built into an NVLink fabric: peer access denied between two such
+    is a fault; on a PCIe or consumer card (or one the captures do not name) it is the design. Every tool's
+    'no P2P' (p2pBandwidthLatencyTest, topo -p2p, NCCL's INFO line) is judged by this one rule."""
+    return _nvlink_fabric(_product(ev, gpu))
+
+
 def _nvlink_fabric(product: str | None) -> bool:
     """A module built into an NVLink fabric (SXM, on a board), not a card that takes a bridge."""
     if not product:

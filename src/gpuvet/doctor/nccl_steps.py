@@ -40,11 +40,11 @@ def nccl_log(ev: Evidence) -> Outcome:
     if not logs:
         return unknown(NO_LOG)
     found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", *_IB))
-    found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs)
+    found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs, ev)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
-    info += _paths(logs) + _p2p_off(logs)
+    info += _paths(logs) + _p2p_off(logs) + _p2p_by_design(logs, ev)
     if found:
         nets = "".join(f"; network transport: {c.value}" for c in cited if c.field == "network transport")
         return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}{nets}{info}",
@@ -413,7 +413,30 @@ def _p2p_off(logs: Logs) -> str:
     return f"; P2P turned off by the job's own setting: {said[0]} (info)" if said else ""
 
 
-def _fallbacks(logs: Logs) -> list[Finding]:
+def _pcie_by_design(ev: Evidence, f: Fallback) -> bool:
+    """NCCL's INFO 'P2P is disabled between connected GPUs' is a pair joined by PCIe (graph/paths.cc prints its
+    NVLink pairs' form as a WARN that stops): NVML reports no P2P there, by design on PCIe and consumer cards (A10G,
+    L4, GeForce), a fault only where the modules' design is an NVLink fabric (capture_errors.nvlink_design)."""
+    from gpuvet.doctor.capture_errors import nvlink_design
+
+    return f.kind == "nccl_p2p_disabled" and "NVLINK" not in f.at.message and not (
+        f.pair is not None and all(nvlink_design(ev, g) for g in f.pair))
+
+
+def _p2p_by_design(logs: Logs, ev: Evidence) -> str:
+    """The PCIe pairs NVML reports without P2P (NCCL's INFO line), said as info: their traffic goes through host
+    memory, the design of cards without peer access."""
+    said = [f for _, log in logs for f in log.fallbacks if _pcie_by_design(ev, f)]
+    if not said:
+        return ""
+    pairs = list(dict.fromkeys(" <-> ".join(sorted(f.pair)) for f in said if f.pair))
+    hosts = ", ".join(dict.fromkeys(f.at.host for f in said if f.at.host)) or "host not in the log"
+    return (f"; P2P disabled between PCIe-connected GPUs {', '.join(pairs[:8]) or '(pair not named)'} on {hosts} (line "
+            f"{said[0].at.line}: NVML reports no P2P on that path, the design of cards without peer access; "
+            "their traffic goes through host memory; info)")
+
+
+def _fallbacks(logs: Logs, ev: Evidence) -> list[Finding]:
     """NCCL's INFO lines saying a path between GPUs was lost at set-up (P2P disabled between GPUs its topology
     connects, P2P not enabled by the driver, kernels needing more shared memory than the GPU has): one finding per
     family and host, naming the pairs the lines give, the first line quoted; none where the job turned P2P off."""
@@ -423,6 +446,8 @@ def _fallbacks(logs: Logs) -> list[Finding]:
     groups: dict[tuple[str, str], list[tuple[str, Fallback]]] = {}
     for label, log in logs:
         for f in log.fallbacks:
+            if _pcie_by_design(ev, f):
+                continue
             groups.setdefault((f.kind, f.at.host or "host not in the log"), []).append((label, f))
     out: list[Finding] = []
     for (kind, host), items in groups.items():
