@@ -43,20 +43,49 @@ class Judged:
         return self.measured / self.expected if self.measured is not None and self.expected else None
 
 
-_SWITCHED_LINKS = 8  # the fewest NVLinks an NVSwitch baseboard's module has (H800's 8; V100 SXM2's 6 are a cube mesh)
+_SWITCHED_LINKS = 8  # fewer NVLinks than this make no NVSwitch baseboard (V100 SXM2's 6: DGX-1's cube mesh)
+_MESH_PRESET = "mi300x-8"  # a full xGMI mesh of 8: a module on it has one link to each of its 7 peers
 
 
 def _shape(model: ModuleModel) -> str | None:
-    """The preset whose board this model comes on."""
+    """The preset whose board this model comes on; None: no preset's design fits (``_no_board`` says why)."""
     if model.fabric == "nvlink" and "SXM" in model.name.upper() and (model.fabric_links or 0) >= _SWITCHED_LINKS:
         return "hgx-h200-8"  # an NVSwitch baseboard (V100 SXM2's 6 links make DGX-1's cube mesh instead)
-    if model.fabric == "xgmi" and model.fabric_lane_gbps is not None:  # an xGMI rate the catalog gives (not MI100/MI50)
-        return "mi300x-8"
+    if model.fabric == "xgmi" and model.fabric_lane_gbps is not None and model.fabric_links == _mesh_links():
+        return _MESH_PRESET  # the same mesh as the preset's (MI325X); MI250/MI210's links make another board
     if model.fabric == "serdes" and model.vendor == "huawei":
         return "atlas-800t-a2"  # Ascend's HCCS mesh (serdes links in the node model)
     if model.fabric is None:
         return "pcie-8"
-    return None  # NVLink through bridges: how many bridges, the log does not say
+    return None
+
+
+def _mesh_links() -> int | None:
+    """How many xGMI links a module of the preset mesh has: its own model's catalog figure."""
+    from gpuvet.node.spec import load_spec
+
+    modules = load_spec(_MESH_PRESET)[0].modules
+    preset_model = None if isinstance(modules, list) or modules.model is None else find_model(modules.model)
+    return preset_model.fabric_links if preset_model is not None else None
+
+
+def _no_board(model: ModuleModel) -> str:
+    """Why no preset board prices this model: the design figure the catalog lacks, or the board it names."""
+    kind = {"nvlink": "NVLink", "xgmi": "xGMI (Infinity Fabric)"}.get(model.fabric or "", model.fabric or "")
+    if model.fabric_links is None:
+        return (f"the catalog gives no {kind} link count for {model.name} (fabric_links unknown): which board joins "
+                "its modules, neither the catalog nor the log says")
+    if model.fabric == "xgmi" and model.fabric_lane_gbps is None:
+        return (f"the catalog gives no xGMI link rate for {model.name} (fabric_lane_gbps unknown): its "
+                f"{model.fabric_links} links cannot be priced")
+    if model.fabric == "xgmi":
+        return (f"{model.name}'s {model.fabric_links} xGMI links make no {_MESH_PRESET} mesh ({_mesh_links()} a "
+                "module): how its modules join (bridges, a partial mesh), the log does not say")
+    if model.fabric == "nvlink" and "SXM" in model.name.upper():
+        return (f"{model.name}'s {model.fabric_links} NVLinks make a cube mesh, not an NVSwitch baseboard: which "
+                "pairs are joined, the log does not say")
+    return (f"{model.name} joins its modules by {kind} bridges, not one preset board: how many, the log does "
+            "not say")
 
 
 def _largest(r: NcclResult) -> NcclRow | None:
@@ -165,8 +194,7 @@ def board(model: ModuleModel, shape: str | None = None) -> tuple[Node, str] | st
 
     preset = shape or _shape(model)
     if preset is None:
-        return (f"{model.name} joins its modules by NVLink bridges or a cube mesh, not one preset board: how, the "
-                "log does not say")
+        return _no_board(model)
     spec, _ = load_spec(preset)
     modules = spec.modules
     if isinstance(modules, list):
@@ -179,6 +207,9 @@ def board(model: ModuleModel, shape: str | None = None) -> tuple[Node, str] | st
         # the baseboard's switch links are the module's own: an A100 has 12 NVLink 3 links, a B200 18 at 50 GB/s
         link = fabric.link.model_copy(update={"width": model.fabric_links, "lane_gbps": float(model.fabric_lane_gbps)})
         update["fabric"] = fabric.model_copy(update={"link": link})
+    if preset == _MESH_PRESET and model.fabric_lane_gbps and fabric is not None:  # the module's own link rate
+        update["fabric"] = fabric.model_copy(update={"link": fabric.link.model_copy(
+            update={"lane_gbps": float(model.fabric_lane_gbps)})})
     try:
         return build_node(spec.model_copy(update=update)), preset
     except GpuvetError as exc:
