@@ -167,6 +167,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         seen[key] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, _tool(ln.text)))
     _after_update(lines, out)
+    _one_module(lines, out)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")
@@ -381,6 +382,7 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
                 seen.add((kind, _module(ln.text)))
                 out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
                                            quoted=True))
+    _one_module(lines, out)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"error messages quoted in the poster's words: {len(out.claimed)} line(s) ({kinds}); "
@@ -481,6 +483,25 @@ def _torch_printed(command: str, output: str) -> str | None:
         if "is_available()" in value and word == "False" or "device_count()" in value and word == "0":
             return "torch_no_cuda"
     return _TORCH_SEES if any("is_available()" in v and w == "True" for v, w in zip(values, words, strict=True)) else None
+
+
+# a module's hardware fault whose line names no module: the file's one GPU bus id is where it happened
+_HARDWARE_KINDS = frozenset({"ecc_uncorrectable", "nvlink_uncorrectable", "hip_gpu_hang"})
+_GPU_WORD = re.compile(r"\bGPU\b|NVIDIA|Tesla|Bus[- ]?Id", re.I)
+
+
+def _one_module(lines: list[Line], out: AppErrorsParse) -> None:
+    """A hardware error the line does not place ('uncorrectable ECC error encountered') lands on the module the
+    same file names, where it names exactly one GPU by bus id (nvidia-smi's 'GPU 0000:03:00.0', a Bus-Id
+    column): a file of one module, never 'node'; two or more named, it stays unplaced."""
+    if not any(e.module is None and e.kind in _HARDWARE_KINDS for e in out.errors):
+        return
+    buses = {f"{int(b.split(':')[0], 16):04x}{b[b.index(':'):].lower()}" for ln in lines
+             if _GPU_WORD.search(ln.text) for b in _BUS_ID.findall(ln.text)}
+    if len(buses) == 1:
+        bus = next(iter(buses))
+        out.errors = [replace(e, module=bus) if e.module is None and e.kind in _HARDWARE_KINDS else e
+                      for e in out.errors]
 
 
 _TORCH_SEES = "torch sees its GPUs"  # no kind: the line is claimed as read, no error made of it

@@ -446,8 +446,8 @@ _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access P
 _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
               "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs",  # and the ROCm tools' no-driver lines
               "xception by GPU node")  # HSA's 'HW Exception by GPU node-1 … reason :GPU Hang' (review 56)
-# the NCCL/RCCL/HCCL log: every line it reads names its library ('CCL'), IB_OFF any case, a rank line 'Rank'
-_NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion")  # an IB completion error quoted bare
+_OLD_NCCL = Needing(re.compile(r":\d{1,9} \[\d{1,4}\] (?:\S{1,120}:\d{1,6} )?(?:INFO|WARN) "), ("INFO", "WARN"))
+_NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion", _OLD_NCCL)  # a bare IB error; NCCL 2.0-2.2's prefix
 
 TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
 # a --query-gpu table opens with its header (smi_query._columns: query names, each lower case first, split by commas)

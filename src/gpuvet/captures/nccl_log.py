@@ -30,7 +30,8 @@ _LOG = re.compile(
     r"(?:(?P<pid>\d{1,9}):(?P<tid>\d{1,9})|(?:X{2,}|x{2,}|\*{2,}|<[\w .-]{1,20}>)(?::(?:\d{1,9}|X{2,}|x{2,}))?)"
     r"\s+\[(?P<dev>\d{1,4})\]\s+)?"
     r"(?:(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\s+(?:\([\w:~]{1,120}\)\s+)?)?"
-    r"\b(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
+    # NCCL 2.0-2.2 printed no 'NCCL' after the prefix ('host:pid:tid [0] INFO NET : Using interface …')
+    r"(?:\b(?P<lib>NCCL|RCCL)\s+|(?(tid)|(?!)))(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 # a per-rank logger's form of the same line: the source and the host in brackets after its own prefix
 # ('rank_7.log:[0007/0064][2025-02-16 22:31:34,418] [misc/socket.cc:586] [node12:pid=3942411] NCCL WARN …')
 _BRACKETED = re.compile(r"(?:\[(?P<rank>\d{1,6})/\d{1,6}\](?:\[[^\]\n]{1,40}\])?\s*)?"
@@ -56,7 +57,7 @@ _NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
 # the job turned InfiniBand off itself: on a launcher's -x / export / env dump, or NCCL's own 'set by environment'
 IB_OFF = re.compile(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
 NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
-_USING_NETWORK = re.compile(r"^Using network (?P<net>\S.*?)\s*$")
+_USING_NETWORK = re.compile(r"^Using (?:internal |external )?[Nn]etwork (?P<net>\S.*?)\s*$")  # 2.0-2.2: 'internal'
 _VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
 # 'Channel 00/0 : 0[0] -> 8[0]' (a device index), 2.7's '1[1e0] -> 0[1e0]' (a busId in hex)
 _PEERS = re.compile(r"\b(?P<a>\d{1,6})\[[0-9a-fA-F]{1,12}\] -> (?P<b>\d{1,6})\[[0-9a-fA-F]{1,12}\]")
@@ -191,13 +192,13 @@ class NcclLog:
 
 def _log_line(ln: Line) -> LogLine | None:
     text = ln.text
-    if "CCL" not in text:
+    if "CCL" not in text and not ((" INFO " in text or " WARN " in text) and re.search(r":\d{1,9} \[\d{1,4}\] ", text)):
         return _bare(ln)
     m = _BRACKETED.search(text) if "] [" in text else None
     m = m or _LOG.search(text)
     if m is not None:
         src = f"{m.group('src')}:{m.group('srcline')}" if m.group("src") else None
-        return LogLine(ln.no, m.group("lib"), m.group("level"), m.group("host"), _int(m.group("pid")),
+        return LogLine(ln.no, m.group("lib") or "NCCL", m.group("level"), m.group("host"), _int(m.group("pid")),
                        _int(m.group("dev")), src, m.group("msg").strip(), kept(text),
                        m.groupdict().get("redacted") is not None, _int(m.group("tid")),
                        _int(m.groupdict().get("rank")))
@@ -526,7 +527,7 @@ def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
         return "via", NetChoice(at.host, at.pid, _net(v.group("net")), (), at.line, f"channel {v.group(0)}", peers)
     if (u := _USING_NETWORK.match(msg)) is not None:
         return "network", NetChoice(at.host, at.pid, _net(u.group("net")), (), at.line, u.group(0))
-    if (n := _NET_USING.match(msg)) is not None:
+    if (n := _NET_USING.match(msg)) is not None and "for sideband" not in msg:  # 2.0-2.2: NET/IB's OOB interface
         net = _net(n.group("net"))
         devices = tuple(_DEVICE.findall(n.group("devs"))) or (n.group("devs")[:80],)
         return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line, msg[:160])

@@ -241,11 +241,30 @@ def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judg
 
 def sentence(j: Judged) -> str:
     """'190 GB/s busbw at 8 GiB is 40 % of the ~470 GB/s 8 H100-SXM reach on NVSwitch (…)'."""
-    size = f"{j.size_bytes / 2**30:g} GiB" if j.size_bytes >= 2**30 else f"{j.size_bytes / 2**20:g} MiB"
-    measured = "no readable" if j.measured is None else _gbps(j.measured)
+    figure = f"{'no readable' if j.measured is None else _gbps(j.measured)} GB/s busbw"
+    if j.measured == 0:  # the log's two decimals round a small size's figure to 0.00: no zero to judge
+        figure = "busbw below the log's 0.01 GB/s precision (printed 0.00)"
     if j.expected is None or j.fraction is None:
-        return f"{j.op} {measured} GB/s busbw at {size}: {j.basis}"
-    return f"{j.op} {measured} GB/s busbw at {size} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s {j.basis}"
+        return f"{_who(j.op)} {figure} at {_size(j.size_bytes)}: {j.basis}"
+    return (f"{_who(j.op)} {figure} at {_size(j.size_bytes)} is {j.fraction:.0%} of the ~{j.expected:.0f} GB/s "
+            f"{j.basis}")
+
+
+def op_said(op: str) -> str:
+    """The collective as a reader takes it: nccl-tests' rows without its header name none ('unknown')."""
+    return "a collective the log does not name" if op == "unknown" else op
+
+
+def _who(op: str) -> str:
+    return op if op != "unknown" else f"{op_said(op)}:"
+
+
+def _size(size: int) -> str:
+    """8 GiB, 64 MiB, 4 KiB, 64 B: a size below 1 KiB in bytes (never '6.10352e-05 MiB')."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size} B"
 
 
 _THREE_FIGURES_BELOW = 10  # GB/s: smaller figures keep three significant digits, larger ones one decimal

@@ -12,7 +12,7 @@ from gpuvet.backends.readings import Unavailable
 from gpuvet.captures.records import NcclResult
 from gpuvet.checks.model import Check
 from gpuvet.doctor.capture_pairs import MIN_PAIRS, captured_pairs
-from gpuvet.doctor.collective_expect import LARGE, SLOW, Judged, judge_all, sentence
+from gpuvet.doctor.collective_expect import LARGE, SLOW, Judged, judge_all, op_said, sentence
 from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -244,7 +244,7 @@ def _collectives_clear(ev: Evidence, judged: Sequence[Judged] = ()) -> Outcome:
     cited += [Cited(source, "busbw at the largest size against the model", sentence(j), where=j.op) for j in judged]
     told = [j for j in judged if j.fraction is not None]
     if judged and not told:  # not priced (below bandwidth-bound sizes, or no design): correct data, speed untold
-        said = f"#wrong {cited[0].value} of {cited[0].where}"
+        said = f"#wrong {cited[0].value} of {op_said(str(cited[0].where))}"
         return Outcome("inconclusive", f"collectives return correct data ({said}), but can't tell whether they "
                        f"reach what the node should: {sentence(judged[0])}", (), tuple(cited))  # what was read
     return clear("collectives return correct data and reach bandwidth-bound sizes"
