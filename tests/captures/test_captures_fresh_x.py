@@ -205,8 +205,8 @@ KNOWN_MISSES: dict[str, str] = {
                                             "'Message :') is not read",
     "minerlog_trex230_3060ti_gpu_lost_riser.txt": "inventory: GPU 2 lost found (module_fell_off_bus, right), but the "
                                                   "miner's GPU1 and GPU2 are not listed",
-    "nccllog_horovod666_2018_socket_closed.txt": "no finding: the 2018 NCCL lines ('INFO Using internal Network "
-                                                 "Socket', no 'NCCL' tag) are not read; host seyun not listed",
+    "nccllog_horovod666_2018_socket_closed.txt": "the 2018 NCCL lines are read (XR3: host seyun, internal Network "
+                                                 "Socket), but one host in the log is can't tell, no fallback found",
     "nvlinks_bottlerocket4418_h100_mig_off.txt": "inventory: no module from 'GPU N: NVIDIA H100 80GB HBM3 (UUID: ...)' "
                                                  "of nvidia-smi nvlink --status",
     "rigreport_club3090_1047_a6000_markdown.txt": "inventory: the RTX A6000 listed, but the bullet's 49140 MiB is "
@@ -219,9 +219,8 @@ KNOWN_MISSES: dict[str, str] = {
                                                "current clocks' are not judged",
     "smi_k8sdp414_rtx3060_pod_table_cut.txt": "inventory: read now (can't tell, driver 470.74; XR1), but GPU 0's "
                                               "row cut after its index lists no module",
-    "smierr_neuralstyle312_k40c_ecc_config.txt": "the uncorrectable ECC found, on the node: the Tesla K40c at "
-                                                 "0000:03:00.0 that nvidia-smi --ecc-config names is not the module; "
-                                                 "inventory: it is not listed",
+    "smierr_neuralstyle312_k40c_ecc_config.txt": "inventory: the ECC error is on 0000:03:00.0 now (XR3), but the "
+                                                 "Tesla K40c the prose names is not listed",
     "smireset_nvsentinel1692_in_use_then_ok.txt": "inventory: read now (can't tell, the reset's outcomes said; XR1), "
                                                   "but the reset's bus id lists no module",
 }
