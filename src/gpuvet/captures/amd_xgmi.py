@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -24,16 +25,15 @@ _NO_VALUE = {"65535", "4294967295"}  # UINT16_MAX, UINT32_MAX: amd-smi's unset f
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
-    """Each LINK METRIC TABLE in the lines: its modules listed, its lines claimed, a cut table said."""
+    """Each LINK METRIC TABLE in the lines: its modules listed, its lines claimed, a cut table said. Only the
+    lines holding the title are tested (marks.holding: a long text's others are never made, issue 43)."""
     i = 0
-    while i < len(lines):
-        if _TITLE.match(lines[i].text):
-            out.claimed.add(lines[i].no)
-            i = _table(lines, i + 1, out)
+    for at in holding(lines, MARKERS):
+        if at >= i and _TITLE.match(lines[at].text):
+            out.claimed.add(lines[at].no)
+            i = _table(lines, at + 1, out)
             if "amd-smi xgmi" not in out.kinds:
                 out.kinds.append("amd-smi xgmi")
-        else:
-            i += 1
 
 
 def _table(lines: list[Line], i: int, out: ListedParse) -> int:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gpuvet.captures import cut_rows, nccl_runs
+from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
 from gpuvet.captures.text import Line, ranges
@@ -145,7 +146,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
-    finished = any(_OOB_OK.search(ln.text.strip()) for ln in lines if "Out of bounds" in ln.text)
+    finished = any(_OOB_OK.search(lines[i].text.strip()) for i in holding(lines, ("Out of bounds",)))
     if rows and not avg and not out.failures:
         out.notes.append(_cut_table(lines, max(out.claimed)) if not finished else _FINISHED_NO_AVG)
     if not rows and out.failures:

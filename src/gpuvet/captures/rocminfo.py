@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -63,8 +64,9 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
     read as rocminfo, no module listed, said (never refused: it is the tool's own answer)."""
     if out.modules or TOOL in out.kinds:
         return
-    types = [(ln.no, t.group(1)) for ln in lines if "Device Type:" in ln.text and (t := _DEVICE_TYPE.match(ln.text))]
-    heads = any("HSA Agents" in ln.text for ln in lines) or any(_AGENT.match(ln.text) for ln in lines)
+    types = [(lines[i].no, t.group(1)) for i in holding(lines, ("Device Type:",))  # only the lines holding the
+             if (t := _DEVICE_TYPE.match(lines[i].text))]  # words are tested (marks.holding; issue 43: no walk)
+    heads = bool(holding(lines, ("HSA Agents",))) or any(_AGENT.match(lines[i].text) for i in holding(lines, ("Agent ",)))
     if not types or not heads or any(kind != "CPU" for _, kind in types):
         _read_cut_agents(lines, out)
         return
@@ -87,10 +89,10 @@ def _read_cut_agents(lines: list[Line], out: ListedParse) -> None:
     """GPU agents of a listing cut above their Name (a paste that starts inside an agent): each is read by the
     fields it still holds (Chip ID, BDFID as the bus id, compute units), never refused: rocminfo's healthy
     answer, which names no fault. Only where no gfx Name and no other AMD tool listed a module."""
-    if out.modules or any("Name:" in ln.text and _NAME.match(ln.text) for ln in lines):
-        return
-    gpus = [i for i, ln in enumerate(lines) if "Device Type:" in ln.text
-            and (t := _DEVICE_TYPE.match(ln.text)) is not None and t.group(1) == "GPU"]
+    if out.modules or any(_NAME.match(lines[i].text) for i in holding(lines, ("Name:",))):
+        return  # only the lines holding a field's name are tested (marks.holding; issue 43: no walk)
+    gpus = [i for i in holding(lines, ("Device Type:",))
+            if (t := _DEVICE_TYPE.match(lines[i].text)) is not None and t.group(1) == "GPU"]
     found: list[ListedModule] = []
     for i in gpus:
         near = {m.group(1): (ln.no, m.group(2)) for ln in lines[max(0, i - 8):i + 24]
@@ -106,7 +108,8 @@ def _read_cut_agents(lines: list[Line], out: ListedParse) -> None:
         return
     out.modules += found
     out.kinds.append(TOOL)
-    said = {key: [m.group(2) for ln in lines if (m := _AGENT_FIELD.match(ln.text)) and m.group(1) == key]
+    said = {key: [m.group(2) for i in holding(lines, (f"{key}:",))
+                  if (m := _AGENT_FIELD.match(lines[i].text)) and m.group(1) == key]
             for key in ("Compute Unit", "Max Clock Freq. (MHz)")}
     out.notes.append(f"rocminfo: {len(found)} GPU agent(s) read from a listing cut above their Name (no marketing "
                      f"name or gfx target in the paste; compute units: {', '.join(said['Compute Unit']) or 'not shown'}; "

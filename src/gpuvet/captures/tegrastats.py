@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import UNNAMED, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
@@ -31,8 +32,8 @@ def parse(lines: list[Line]) -> SmiText:
     """The Jetson GPU of tegrastats' samples: one module, its last sample's load, clock and temperature."""
     out = SmiText()
     samples: list[tuple[int, str | None, float | None, float | None]] = []
-    for ln in lines:
-        if MARKER not in ln.text or (load := _LOAD.search(ln.text)) is None:
+    for ln in (lines[i] for i in holding(lines, (MARKER,))):  # the sample lines alone (issue 43: no walk)
+        if (load := _LOAD.search(ln.text)) is None:
             continue
         samples.append((int(load.group(1)), load.group(2), _reading(_TEMP.search(ln.text)),
                         _reading(_JUNCTION.search(ln.text))))

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import xpu_smi_json, xpu_smi_stats
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line, reading
 
@@ -88,21 +89,22 @@ def versions(lines: list[Line]) -> ListedParse:
     holds, no module listed (it names none), never refused; doctor then can't tell. Only where a block holds
     the service's 'Level Zero Version', xpu-smi's alone."""
     out = ListedParse()
-    block = ""
     got: dict[str, str] = {}
-    for ln in lines:
-        if (b := _BLOCK.match(ln.text)) is not None:
-            block = b.group(1)
-            out.claimed.add(ln.no)
-        elif block and (v := _VERSION.match(ln.text)) is not None:
-            got[f"{block} {v.group(1)}"] = v.group(2)
-            out.claimed.add(ln.no)
-        else:
-            block = ""
+    for at in holding(lines, ("CLI:", "Service:")):  # a block's head; its Version rows right under it (issue 43:
+        if (b := _BLOCK.match(lines[at].text)) is None:  # only the lines holding a head are tested, no walk)
+            continue
+        out.claimed.add(lines[at].no)
+        j = at + 1
+        while j < len(lines) and (v := _VERSION.match(lines[j].text)) is not None:
+            got[f"{b.group(1)} {v.group(1)}"] = v.group(2)
+            out.claimed.add(lines[j].no)
+            j += 1
     if "Service Level Zero Version" not in got:
         return ListedParse()
-    drivers = [(ln.no, d.group(1)) for ln in lines if (d := _DRIVER.match(ln.text)) is not None]
-    out.claimed |= {no for no, _ in drivers} | {ln.no for ln in lines if _DRIVER_UUID.match(ln.text)}
+    drivers = [(ln.no, d.group(1)) for ln in (lines[i] for i in holding(lines, ("Driver Version",)))
+               if (d := _DRIVER.match(ln.text)) is not None]
+    out.claimed |= {no for no, _ in drivers} | {lines[i].no for i in holding(lines, ("Driver UUID",))
+                                                 if _DRIVER_UUID.match(lines[i].text)}
     said = ", ".join(f"{k} {v}" for k, v in got.items())
     listed = (f"; {len(drivers)} driver entr(ies) listed (Driver Version {', '.join(dict.fromkeys(d for _, d in drivers))})"
               if drivers else "")
