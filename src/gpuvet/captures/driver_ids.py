@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures.kernel import bus
 from gpuvet.captures.marks import holding
+from gpuvet.captures.smi_table import BANNER
 from gpuvet.captures.text import Line
+from gpuvet.node.catalog import VENDOR_CODE
 
 _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 _NVRM_ID = re.compile(rf"NVIDIA GPU\s+(?P<bus>{_BUS})\s+\(PCI ID:\s*(?P<id>[0-9A-Fa-f]{{4}}:[0-9A-Fa-f]{{4}})\)")
@@ -27,11 +29,10 @@ _FIRMWARE = re.compile(r"\bamdgpu/(?P<chip>[a-z][a-z0-9_]*?)_(?:k_)?(?:sos|smc|u
                        r"rlc|sdma1?|gpu_info|dmcub?|mes1?|cap|ip_discovery)\.bin\b")
 _IP_VERSION = re.compile(r"_\d+_\d+")
 _ARCH = re.compile(r"^\s*AMD arch:\s*(?P<chip>gfx[0-9a-f]{3,4})\s*$")  # a framework's banner (ComfyUI): the module's ISA
-# nvidia-smi's banner ('| NVIDIA-SMI 530.41.03  Driver Version: 530.41.03  CUDA Version: 12.1 |'): the driver and the
-# CUDA it supports, where the table below it is cut or was not taken
-_BANNER = re.compile(r"NVIDIA-SMI\s+\S+\s+(?:Driver|KMD) Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)"
-                     r"(?:\s+CUDA (?:UMD )?Version:\s*(?P<cuda>\d+\.\d+))?")
-_CODES = {"NVIDIA": "10de", "AMD": "1002"}  # a line naming no bus is a module's only of the vendor that printed it
+# nvidia-smi's banner ('| NVIDIA-SMI 530.41.03  Driver Version: 530.41.03  CUDA Version: 12.1 |', smi_table.BANNER):
+# the driver and the CUDA it supports, where the table below it is cut or was not taken; numbers only
+_DRIVER_NO = re.compile(r"\d+\.\d+(?:\.\d+)?")
+_CUDA_NO = re.compile(r"\d+\.\d+")
 MARKERS = ("PCI ID:", "kernel modesetting", "added device", "VRAM", "NVRM: GPU ", "amdgpu/", "AMD arch:", "NVIDIA-SMI")
 
 
@@ -59,7 +60,7 @@ class DriverIds:
         got = DriverId(module)
         for i in self.ids:
             if i.bus == module or (i.bus is None and alone and (i.pci_id is None or i.pci_id[:4] == vendor_code)
-                                   and _CODES.get(i.vendor or "", vendor_code) == vendor_code):
+                                   and VENDOR_CODE.get(i.vendor or "", vendor_code) == vendor_code):
                 got = DriverId(module, got.pci_id or i.pci_id, got.vendor or i.vendor, got.chip or i.chip,
                                got.vram_mib or i.vram_mib, i.line)
         return got
@@ -89,8 +90,8 @@ def parse(lines: list[Line]) -> DriverIds:
             out.ids.append(DriverId(None, vram_mib=int(m.group("mib")), line=ln.no))
         elif (m := _NVRM_GPU.search(text)) is not None:
             out.ids.append(DriverId(bus(m.group("bus")), vendor="NVIDIA", line=ln.no))
-        elif (m := _BANNER.search(text)) is not None:
-            out.banner.append((m.group("driver"), m.group("cuda")))
+        elif (m := BANNER.search(text)) is not None and (d := _DRIVER_NO.match(m.group(2))) is not None:
+            out.banner.append((d.group(), c.group() if (c := _CUDA_NO.match(m.group(3) or "")) else None))
         elif ((m := _FIRMWARE.search(text)) or (m := _ARCH.match(text))) and not _IP_VERSION.search(m.group("chip")):
             out.ids.append(DriverId(None, vendor="AMD", chip=m.group("chip"), line=ln.no))
     return out

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
+from gpuvet.captures.smi_table import BANNER
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line
 
@@ -64,9 +65,6 @@ _KEY = re.compile(r"^(?:[-*]\s+)?`?([A-Za-z][\w ()?/.-]{0,48}?)`?\s*(?::|\s\.{3,
 _GPU_LINE = re.compile(r"^GPU (\d{1,3}(?:,\s?\d{1,3})*)(?:\s*:|\s{2,})\s*(\S.*)$")
 _D2 = re.compile(r"^(GPU available|Driver version|PyTorch)\s{2,}(\S.*)$")  # detectron2's table (tabulate, no colons)
 _LISTING = re.compile(r"listing device (\S+) \((GPU-[0-9a-fA-F-]{8,}|\(null\)) at ([0-9a-fA-F:.]{7,16}|\(null\))\)")
-# nvidia-smi's banner line alone ('… Driver Version: 535.x  CUDA Version: 12.2'; 610 on: 'KMD Version', 'CUDA UMD
-# Version'; before 410 no CUDA at all)
-_SMI_HEAD = re.compile(r"^NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V(\d+\.\d+\.\d+)")
 _NVCC_OTHER = ("nvcc: NVIDIA (R) Cuda compiler driver", "Copyright (c)", "Built on ", "Build cuda_")
 _PROC = re.compile(r"NVIDIA UNIX (Open )?(?:\S+ )?Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)")
@@ -170,7 +168,7 @@ def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | Non
         out.tool("nvcc --version")
     elif text.startswith(_NVCC_OTHER):  # nvcc's other lines (kept only beside a report's own)
         pass
-    elif (h := _SMI_HEAD.match(text)) is not None:
+    elif (h := BANNER.match(text)) is not None:  # nvidia-smi's banner line alone, from its start
         out.values.setdefault("driver", h.group(2))
         if h.group(3) and _VERSION.match(h.group(3)):
             out.values.setdefault("driver_cuda", h.group(3))

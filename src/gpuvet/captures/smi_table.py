@@ -19,8 +19,9 @@ from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
-# the 610 drivers name the kernel module's version 'KMD Version' and the CUDA driver's 'CUDA UMD Version'
-_BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
+# the 610 drivers name the kernel module's version 'KMD Version' and the CUDA driver's 'CUDA UMD Version'; the one
+# banner regex (env_report and driver_ids read the same line with it)
+BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
 _FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
 # the date nvidia-smi prints above its table ('Sun Dec  6 17:05:11 2026'): the tool's own first line
 _STAMP = re.compile(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
@@ -56,7 +57,7 @@ def parse(lines: list[Line]) -> SmiText:
         text = ln.text
         if "|" not in text:
             continue
-        if (b := _BANNER.search(text)) is not None:
+        if (b := BANNER.search(text)) is not None:
             out.driver, out.cuda = b.group(2), _cuda(b.group(3), ln.no, out)
             banners.add(ln.no)
             continue

@@ -298,7 +298,8 @@ _PCI_IDS_DB = "pci.ids (https://pci-ids.ucw.cz; mirror github.com/pciutils/pciid
 # Every row checked against that pci.ids (issue 46, VERCAT): ids and names as it lists them, AMD's chip name moved
 # after the product ('Navi 31 [Radeon Pro W7900]' is 'Radeon Pro W7900 (Navi 31)'). 10de:2321 is pci.ids'
 # 'H100L 94GB'; that id is the H100 NVL's by nvidia-smi (tests/data/captures/fresh_q/smicsv_akash91_h100nvl.txt).
-_VENDOR_WORD = {"10de": "NVIDIA", "1002": "AMD"}
+VENDOR_CODE = {"NVIDIA": "10de", "AMD": "1002"}  # the one table of a vendor's PCI id (driver_ids, module_lists)
+_VENDOR_WORD = {code: word for word, code in VENDOR_CODE.items()}
 # Every catalog model's ids as pci.ids lists them, and the other products of the same chips, so that an id alone
 # names its variant (H100 SXM5 64/80/94/96 GB are four ids). Ascend 910B (Huawei, 19e5) has no entry in pci.ids.
 PCI_IDS: tuple[PciId, ...] = tuple(PciId(i, product, model, _PCI_IDS_DB) for i, product, model in (

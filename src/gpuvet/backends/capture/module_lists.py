@@ -22,7 +22,7 @@ from gpuvet.captures.lspci_list import product_name
 from gpuvet.captures.records import ListedModule, SmiProcess, SmiTextModule
 from gpuvet.captures.text import clean, integer, number, reading
 from gpuvet.errors import CaptureError
-from gpuvet.node.catalog import CATALOG, find_model, pci_product
+from gpuvet.node.catalog import CATALOG, VENDOR_CODE, find_model, pci_product
 from gpuvet.node.model import Module
 
 NOT_IN_CAPTURE = Unavailable("not in the captured file")
@@ -359,7 +359,7 @@ def kernel_listed(named: list[KernelModule], notes: list[str], ids: DriverIds | 
     for k in named:
         module_id = f"gpu{k.module[3:]}" if re.fullmatch(r"GPU\d+", k.module) else next(free)
         placed = re.fullmatch(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]", k.module)  # not GPU6, drmn0
-        said = (ids or DriverIds()).of(k.module, _VENDOR_CODE.get(k.vendor, ""),
+        said = (ids or DriverIds()).of(k.module, VENDOR_CODE.get(k.vendor, ""),
                                        sum(x.vendor == k.vendor for x in named) == 1)
         model = f"{k.vendor} {k.chip}" if k.chip else _driver_model(k.vendor, said, module_id, notes)
         info = module_info(module_id, model, k.uuid,
@@ -375,9 +375,6 @@ def kernel_listed(named: list[KernelModule], notes: list[str], ids: DriverIds | 
                          f"; {', '.join(unplaced)}: the driver's name for it, no line gives its bus id" if unplaced
                          else ""))
     return out
-
-
-_VENDOR_CODE = {"NVIDIA": "10de", "AMD": "1002"}
 
 
 def _driver_model(vendor: str, said: DriverId, module_id: str, notes: list[str]) -> str:
