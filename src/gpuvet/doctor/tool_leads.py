@@ -1,6 +1,6 @@
 """Issue 46 (SAFE): a GPU tool that printed its own failure verdict is never "clear". After every playbook ran,
 each file's verdict lines (captures/tool_failures.py) that no finding at warn or above covers (one on the same
-module, one citing the same file, or for a line naming no module one on the node) become ONE lead per file and
+module; for a line naming no module, one citing the same file or one on the node) become ONE lead per file and
 module: the tool reported a failure gpuvet does not judge further, its lines quoted, what to read and run next.
 No parser is imported here: doctor --sim and --node read no capture."""
 
@@ -35,8 +35,8 @@ def leads(caps: Captures, findings: Iterable[Finding]) -> list[Finding]:
     grouped: dict[tuple[str, str | None, str | None], list[ToolFailure]] = {}
     for label, failure in caps.tool_failures:
         module = _named(failure.module) if failure.module else None
-        if label in files or (module in modules if module else severe):  # a line of no module: any such finding
-            continue
+        if module in modules if module else (label in files or severe):  # a module's line: only its own finding
+            continue  # a line of no module: one citing its file, or any on the node
         grouped.setdefault((label, module, failure.cause), []).append(failure)
     led = {label for label, module, _ in grouped if module}  # a file's line of no module: covered by its module's lead
     return [_lead(label, module, lines) for (label, module, _), lines in grouped.items() if module or label not in led]
