@@ -52,9 +52,11 @@ def test_uncatalogued_temperatures_are_said_once_in_the_closing_line(capsys: pyt
 def test_a_reading_beyond_every_design_s_limit_is_a_finding_whatever_the_model(capsys: pytest.CaptureFixture[str],
                                                                                tmp_path) -> None:
     code, data = _doctor(capsys, tmp_path, _table("Tesla P40", (112, 52)))
-    assert code == 1 and found_causes(data) == {("thermal_throttling", "0000:19:00.0")}, data["findings"]
+    assert code == 1 and found_causes(data) == {("temperature_beyond_design", "0000:19:00.0")}, data["findings"]
     (f,) = data["findings"]
     assert f["severity"] == "warn" and f["evidence"]["beyond_c"] == threshold("temperature_beyond_design_c")
+    # no throttle reason was captured: the reading is a sensor fault or a cooling failure, not throttling
+    assert "throttles" not in f["title"] and "sensor fault or a cooling failure" in f["evidence"]["note"]
 
 
 def test_the_beyond_design_threshold_is_above_every_catalogued_limit() -> None:

@@ -1,7 +1,8 @@
 """A temperature a capture prints with no limit beside it (nvidia-smi's default table, a -q excerpt without
 its thresholds, a monitor's screen) and no throttle reason: judged against the design's slowdown temperature
 where the catalog holds one for the module's model; a reading beyond every design's limit (faults.yaml's
-temperature_beyond_design_c) is a finding whatever the model; else "can't tell", said once in the answer's
+temperature_beyond_design_c) is a finding whatever the model (temperature_beyond_design: a sensor fault or a
+cooling failure, no throttling seen); else "can't tell", said once in the answer's
 closing line (answer.untold_temperatures), never a row per module. A reading is never its own limit, and 67 °C
 is hot for one module and cool for another (issue 46)."""
 
@@ -35,11 +36,11 @@ def judge_bare(ev: Evidence) -> Outcome | None:
         model = find_model(h.product) if h.product else None
         limit = model.slowdown_c if model is not None else None
         if (model is None or limit is None) and t >= (beyond := threshold("temperature_beyond_design_c")):
-            hot.append(finding("thermal_throttling", MEDIUM, module=h.module, temperature_c=t, beyond_c=beyond,
+            hot.append(finding("temperature_beyond_design", MEDIUM, module=h.module, temperature_c=t, beyond_c=beyond,
                                basis=f"no published slowdown for its model ({_why(h, model is None)}); at or above "
                                f"{beyond:g} °C, beyond every design's slowdown and shutdown temperature",
-                               note="its hardware lowers the clocks well below this (the capture prints no "
-                               "throttle reason)"))
+                               note="a module that hot would have lowered its clocks long before (the capture "
+                               "prints no throttle reason): a sensor fault or a cooling failure"))
         elif model is None or limit is None:
             cited.append(Cited(ev.smi_source(), "temperature (no limit printed)", f"{t:g} °C", where=h.module))
             untold.append(f"{h.module} at {t:g} °C ({_why(h, model is None)})")
@@ -52,7 +53,9 @@ def judge_bare(ev: Evidence) -> Outcome | None:
             cited.append(Cited(ev.smi_source(), "temperature against the design's slowdown", f"{t:g} °C of "
                                f"{limit:g} °C ({model.name}, catalog)", where=h.module))
     if hot:
-        return confirmed("a module is at its design's slowdown temperature", *hot)
+        beyond_all = all(f.cause == "temperature_beyond_design" for f in hot)
+        return confirmed("a module reads hotter than any design allows" if beyond_all else
+                         "a module is at its design's slowdown temperature", *hot)
     if untold:
         more = f" and {len(untold) - _NAMED} more" if len(untold) > _NAMED else ""
         return Outcome("inconclusive", f"{'; '.join(untold[:_NAMED])}{more}: the capture prints no throttle reason and no "
