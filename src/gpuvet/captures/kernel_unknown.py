@@ -31,7 +31,7 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 # the integrated GPUs of Arm boards, whose compute (OpenCL, Vulkan) an operator may run: Mali (panfrost, panthor,
 # lima), Adreno (msm, its display unit msm_dpu), Vivante (etnaviv), VideoCore (v3d); each prints under its platform
 # device ('panfrost ff9a0000.gpu:'), no PCI bus id
-ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv|v3d"
+ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv-gpu|etnaviv|v3d"
 _PLATFORM = r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30}"  # a platform device: ff9a0000.gpu, ae01000.display-controller
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
 _PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
@@ -47,6 +47,7 @@ _NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': th
 _VENDOR_RESET = re.compile(_LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
                            r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)")
 _CANONICAL = {"NVRM": "nvidia", "MTGPU": "mtgpu", "nvidia_uvm": "nvidia-uvm", "nvidia_modeset": "nvidia-modeset",
+              "etnaviv-gpu": "etnaviv",  # the GPU core's own device (etnaviv-gpu 38000000.gpu), beside DRM's 'etnaviv'
               "nvidia_drm": "nvidia-drm"}
 # the drivers gpuvet has messages for (kernel.py): a log of only the others is read, and can't be called clear
 KNOWN_DRIVERS = ("nvidia", "amdgpu", "i915", "xe")
@@ -102,8 +103,20 @@ BENIGN: tuple[Benign, ...] = (
     Benign("chipset_setup", re.compile(r"Chipset Setup Function Error"),
            "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
            "laptops: NVIDIA/open-gpu-kernel-modules#489)"),
-    Benign("secure_display", re.compile(r"Secure display", re.I),
-           "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots"),
+    Benign("secure_display", re.compile(r"Secure ?display", re.I),
+           "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots (PSP's "
+           "'SECUREDISPLAY: query securedisplay TA failed. ret 0x0': the query's own return code is 0; the TA "
+           "serves the display's protected regions, never compute)"),
+    Benign("opp_optional_supply", re.compile(r"\berror -ENODEV: \w*opp_set_regulators: no regulator \(\w+\) found|"
+                                             r"\bopp_set_regulators: no regulator \(\w+\) found: -19\b"),
+           "the OPP core found no regulator for a supply the board does not wire (sram, mali; dev_err_probe words "
+           "-ENODEV as an error): panfrost's, panthor's and lima's devfreq_init go on without it (drivers/gpu/drm/"
+           "*/..._devfreq.c: 'Continue if the optional regulator is missing'); any other error stops the probe "
+           "and the driver says so ('Couldn't set OPP regulators')"),
+    Benign("cooling_device", re.compile(r"\b(?:Failed to|Couldn't) register (?:GPU )?cooling device\b"),
+           "the devfreq cooling hook was not registered (a kernel without devfreq thermal support, no energy "
+           "model): panfrost, panthor and lima print it at info level, msm_devfreq_init as an error, and all go "
+           "on with the GPU running, only without the thermal zone's devfreq throttling: no fault of the module"),
     Benign("acpi", re.compile(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
            "an ACPI method the platform does not provide: the driver takes its defaults"),
     Benign("pci_core", re.compile(r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
