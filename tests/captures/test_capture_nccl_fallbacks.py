@@ -85,7 +85,7 @@ def test_kernels_needing_more_shared_memory_than_the_gpu_has_are_a_library_fault
     text = ("box3:51:51 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
             "box3:51:51 [0] NCCL INFO ncclMaxSharedMem 70000 exceeds device/fn maxSharedMem 65536\n"
             "box3:51:51 [0] NCCL INFO Using network Socket\n")
-    f = _one(tmp_path, text, "collective_init_failed", "nccl_kernel_shared_memory")
+    f = _one(tmp_path, text, "nccl_build_unsupported", "nccl_kernel_shared_memory")
     ev = f["evidence"]
     assert f["module"] == "box3 GPU 0" and isinstance(ev, dict)
     assert ev["shared_memory"] == "70000 bytes needed, 65536 the device allows" and ev["version"] == "2.19.3+cuda12.3"
@@ -94,7 +94,7 @@ def test_kernels_needing_more_shared_memory_than_the_gpu_has_are_a_library_fault
 def test_a_cuda_failure_of_the_shm_transport_is_its_cumem_host_path_not_p2p(tmp_path: Path) -> None:
     text = "c1n4:88:130 [2] transport/shm.cc:412 NCCL WARN Cuda failure 217 'peer access is not supported between " \
            "these two devices'\n"
-    f = _one(tmp_path, text, "collective_init_failed", "nccl_shm_cuda")
+    f = _one(tmp_path, text, "nccl_build_unsupported", "nccl_shm_cuda")
     assert f["module"] == "c1n4 GPU 2" and "NCCL_CUMEM_HOST_ENABLE=0" in str(f["fix"])
 
 

@@ -87,7 +87,7 @@ def test_peer_mapping_resources_exhausted_is_no_pair_fault(tmp_path: Path) -> No
     f = _one(tmp_path, "gn07:4100:4150 [1] NCCL INFO Channel 00/0 : 1[3b000] -> 0[18000] via P2P/IPC\n"
                        "gn07:4100:4150 [1] transport/p2p.cc:275 NCCL WARN Cuda failure 'peer mapping resources "
                        "exhausted'\n")
-    _is(f, "nccl_p2p_ipc")
+    _is(f, "nccl_p2p_mappings_exhausted")  # a family of its own, read from the record: no pair's fault
 
 
 def test_a_dev_shm_too_small_is_the_shared_memory(tmp_path: Path) -> None:

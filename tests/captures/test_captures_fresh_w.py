@@ -13,7 +13,8 @@ connected GPUs' (traffic staged through host memory) p2p_disabled; a PCIe bandwi
 it measured is copy_test_failed; a GPU MMU fault is module_page_fault; a failed amdgpu init is
 module_init_failed; every field ERR! is module_unreadable; a multi-node job on NET/Socket is
 nccl_socket_fallback; an NCCL failure while its communicator comes up (a kernel NCCL cannot launch on the
-device, shm.cc's Cuda failure 217) is collective_init_failed. Where gpuvet names no such finding yet, its
+device, shm.cc's Cuda failure 217) is collective_init_failed, named nccl_build_unsupported since review RF3 (the
+NCCL build, at warn in faults.yaml: one cause, one severity). Where gpuvet names no such finding yet, its
 module is spelt as gpuvet names others of its kind: a host for a node's NCCL finding, 'A <-> B' for a pair,
 the platform address of a GPU that has no PCI bus id. Inventory expectations count (a known miss's reason
 starting 'inventory:'): a bus id, a model, a UUID, a MIG mode, a memory size, a VBIOS, a driver or runtime
@@ -54,10 +55,10 @@ CAUSES: dict[str, set[Finding]] = {
     # not known to be NVLink (review RF3; the MANIFEST's warn read the line as a fault whatever the cards)
     "ncclinfo_pytorch130113_p2p_disabled.txt": set(),
     # 'ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856' (NCCL 2.25.1): upgrade NCCL
-    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": {("collective_init_failed", "localhost GPU 1")},
+    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": {("nccl_build_unsupported", "localhost GPU 1")},
     "ncclinfo_nccl833_could_not_enable_p2p.txt": {("p2p_unavailable", "lab")},  # between any of the 4 GPUs
     # transport/shm.cc 'Cuda failure 217' with cuMem host memory: NCCL's, NCCL_CUMEM_HOST_ENABLE=0
-    "ncclwarn_nccl1838_4xl4_cumem_host_217.txt": {("collective_init_failed", "9b405963aa12 GPU 0")},
+    "ncclwarn_nccl1838_4xl4_cumem_host_217.txt": {("nccl_build_unsupported", "9b405963aa12 GPU 0")},
     "tflog_tf14759_1080ti_found_devices.txt": set(),  # the device list only
     "nccltests_pytorch84803_single_a6000_then_timeouts.txt": set(),  # one rank: busbw 0 by definition
     "smi_gpuop559_a40_gpu0_err.txt": {("module_unreadable", "0000:19:00.0")},  # every field ERR!
@@ -90,9 +91,9 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "dmesg_rocm3856_mi300x_ip_discovery_probe_failed.txt": {("module_init_failed", "0000:05:00.0"): "critical"},
     "ncclinfo_accelerate1317_pdsh_socket_fallback.txt": {("nccl_socket_fallback", LAMBDA_HOSTS): "warn"},
     "ncclinfo_sglang3398_h20_multinode_socket.txt": {("nccl_socket_fallback", SGLANG_HOST): "warn"},
-    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": {("collective_init_failed", "localhost GPU 1"): "warn"},
+    "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": {("nccl_build_unsupported", "localhost GPU 1"): "warn"},
     "ncclinfo_nccl833_could_not_enable_p2p.txt": {("p2p_unavailable", "lab"): "warn"},
-    "ncclwarn_nccl1838_4xl4_cumem_host_217.txt": {("collective_init_failed", "9b405963aa12 GPU 0"): "warn"},
+    "ncclwarn_nccl1838_4xl4_cumem_host_217.txt": {("nccl_build_unsupported", "9b405963aa12 GPU 0"): "warn"},
 }
 
 # file -> words doctor --json must hold (what the row says the finding names beyond its module)

@@ -26,8 +26,9 @@ _WORDS = (
     ("nccl_socket_interface", r"no (?:socket |usable )?(?:listening )?interface found|no usable listening interface|"
                               r"interface found in the same subnet|address family"),
     ("nccl_shm", r"/dev/shm|shared memory segment|posix_fallocate|shm_?open|failed to extend"),
+    ("nccl_p2p_mappings_exhausted", r"peer mapping resources"),  # too many peers mapped: no pair's fault
     ("nccl_p2p_ipc", r"P2P/IPC|(?:CUDA|HIP) IPC|(?:cuda|hip)Ipc\w*|hsa_amd_ipc\w*|OpenMemHandle|ipc handle|"
-                     r"cuMem(?:Import|Export)\w*|pidfd|peer mapping resources"),
+                     r"cuMem(?:Import|Export)\w*|pidfd"),
     ("nccl_gdr", r"GPU ?Direct RDMA|\bGDR\b|peer_?mem|peermem|dma-?buf"),
     # NET/Socket's: the two ends disagree on a message's size ('receiving'; the bootstrap's says 'received': its own)
     ("nccl_message_truncated", r"NET/Socket\b.*\bmessage truncated\b|\bmessage truncated\s*:\s*receiving\b"),

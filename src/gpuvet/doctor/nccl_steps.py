@@ -129,24 +129,24 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
                         line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                         lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None)
         named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
-        out.append(found if named is None else _as_p2p(found, named[1]) or _library_fault(replace(
+        out.append(found if named is None else _as_p2p(found, named[1]) or _family_cause(replace(
             found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence})))
     return out
 
 
 def _as_p2p(found: Finding, named: dict[str, Json]) -> Finding | None:
-    """NCCL's P2P transport could not open the other GPU's buffer on the pair its channel joined: peer-to-peer between
-    those two modules is what failed (p2p_unavailable, named by the pair), with the library's lines cited.
-    'peer mapping resources exhausted' is no pair's fault (too many peers mapped) and stays the collective's."""
-    pair = named.get("pair")
-    if named.get("kind") != "nccl_p2p_ipc" or not isinstance(pair, str) or "mapping resources" in str(found.evidence):
-        return None
+    """A family whose cause is a pair's (nccl_warns.yaml: NCCL's P2P transport could not open the other GPU's buffer)
+    on the pair its channel joined: peer-to-peer between those two modules is what failed, named by the pair, with
+    the library's lines cited. Too many peers mapped is a family of its own, the collective's."""
     from gpuvet.knowledge import nccl_warn_family
 
+    pair, kind = named.get("pair"), named.get("kind")
+    entry = nccl_warn_family(kind) if isinstance(kind, str) else None
+    if entry is None or entry.cause != "p2p_unavailable" or not isinstance(pair, str):
+        return None
     a, b = sorted(pair.split(" <-> "))
-    return finding("p2p_unavailable", MEDIUM, module=f"{a} <-> {b}", between=(a, b),
-                   fix=nccl_warn_family("nccl_p2p_ipc").action, carried={**named, **found.evidence},
-                   process=found.module)
+    return finding(entry.cause, MEDIUM, module=f"{a} <-> {b}", between=(a, b), fix=entry.action,
+                   carried={**named, **found.evidence}, process=found.module)
 
 
 _SOCKETS = ("nccl_socket_connect", "nccl_peer_closed", "nccl_socket_interface", "nccl_bootstrap")
@@ -456,7 +456,7 @@ def _fallbacks(logs: Logs, ev: Evidence) -> list[Finding]:
         entry, (label, first) = nccl_warn_family(kind), items[0]
         pairs = list(dict.fromkeys(" <-> ".join(sorted(f.pair)) for _, f in items if f.pair))
         gpus = sorted({g for _, f in items if f.pair for g in f.pair})
-        cause = _FALLBACK_CAUSE.get(kind, "p2p_unavailable")
+        cause = entry.cause or "p2p_unavailable"
         module = host if kind in P2P_KINDS or first.at.dev is None else f"{host} GPU {first.at.dev}"
         evidence: dict[str, Json] = {"kind": kind, "meaning": entry.meaning, "file": label, "line": first.at.line,
                                      "log": first.at.text, "times": len(items)}
@@ -467,21 +467,18 @@ def _fallbacks(logs: Logs, ev: Evidence) -> list[Finding]:
         version = next((lg.version for lab, lg in logs if lab == label and lg.version), None)
         if version:
             evidence["version"] = version
-        out.append(_library_fault(replace(finding(cause, MEDIUM, module=module, fix=entry.action, carried=evidence),
-                                          title=entry.title)))
+        out.append(replace(finding(cause, MEDIUM, module=module, fix=entry.action, carried=evidence),
+                           title=entry.title))
     return out
 
 
-# the families that are NCCL's own fault at set-up, on GPUs that work: the communicator did not come up (its cause),
-# rated warn, since the node's hardware is sound and a newer NCCL or a setting is the fix (issue 46, batch W)
-_LIBRARY_FAULTS = ("nccl_kernel_shared_memory", "nccl_shm_cuda")
-_FALLBACK_CAUSE = {"nccl_p2p_disabled": "p2p_disabled", "nccl_kernel_shared_memory": "collective_init_failed"}
+def _family_cause(found: Finding) -> Finding:
+    """A family whose own cause nccl_warns.yaml names (the NCCL build that does not support the GPU: SHM's cuMem
+    host path) takes it, with its severity from faults.yaml; the others keep the communicator's cause."""
+    from gpuvet.knowledge import fault, nccl_warn_family
 
-
-def _library_fault(found: Finding) -> Finding:
-    """A failure of the library itself (its kernels too large for the GPU, SHM's cuMem host path) is the
-    communicator that did not come up, at warn: no module or link of the node is at fault."""
-    if found.evidence.get("kind") not in _LIBRARY_FAULTS:
+    kind = found.evidence.get("kind")
+    cause = nccl_warn_family(kind).cause if isinstance(kind, str) else None
+    if cause is None or cause == "p2p_unavailable":  # a pair's cause needs the pair (_as_p2p)
         return found
-    return replace(found, cause="collective_init_failed", severity="warn",
-                   evidence={**found.evidence, "rated": "warn: a fault of the library, not of the node's hardware"})
+    return replace(found, cause=cause, severity=fault(cause).severity)

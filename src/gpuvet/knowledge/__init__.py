@@ -220,18 +220,20 @@ def cann_runtime_code() -> HcclCode:
 
 @dataclass(frozen=True)
 class NcclWarnFamily:
-    """A family of NCCL's/RCCL's WARN messages: its own title, meaning and fix (nccl_warns.yaml)."""
+    """A family of NCCL's/RCCL's WARN messages: its own title, meaning and fix (nccl_warns.yaml), and the cause
+    (faults.yaml) a finding of it takes where it is no failure of the communicator's own (None: the collective's)."""
 
     name: str
     title: str
     meaning: str
     action: str
+    cause: str | None = None
 
 
 def nccl_warn_family(name: str) -> NcclWarnFamily:
     """The entry for one family (nccl_socket_connect, nccl_p2p_ipc …)."""
     row = cast(dict[str, dict[str, str]], _read("nccl_warns.yaml")["families"])[name]
-    return NcclWarnFamily(name, row["title"], row["meaning"], row["action"])
+    return NcclWarnFamily(name, row["title"], row["meaning"], row["action"], row.get("cause"))
 
 
 def ib_completion_status(code: int) -> str | None:
