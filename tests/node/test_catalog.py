@@ -1,7 +1,11 @@
+import re
+from pathlib import Path
+
 import pytest
 
 from gpuvet.errors import CatalogError
-from gpuvet.node.catalog import CATALOG, find_model, get_model
+from gpuvet.node.catalog import CATALOG, _from_sheet, find_model, get_model
+from gpuvet.node.catalog_more import _MIB, NOT_FOUND, SHEETS, Sheet
 
 
 def test_catalog_has_the_required_models():
@@ -10,9 +14,28 @@ def test_catalog_has_the_required_models():
 
 @pytest.mark.parametrize("name", list(CATALOG))
 def test_every_figure_has_a_source(name):
-    model = CATALOG[name]
-    for figure in model.figure_names():
-        assert model.sources.get(figure), f"{name}.{figure} has no source"
+    assert CATALOG[name].unsourced() == [], f"{name}: {CATALOG[name].unsourced()} have no source"
+
+
+def test_a_figure_of_a_sheet_no_document_gave_is_unsourced():
+    """The source check can fail: a catalog_more row whose sheet was not found sources only its noted figures."""
+    row = Sheet("X-1", "nvidia", NOT_FOUND, 1024, 900.0, {}, None, None, None, None, None, None, ("X-1",),
+                {"memory_mib": _MIB + "a capture"})
+    assert _from_sheet(row).unsourced() == ["memory_bw_gbps"]
+    assert _from_sheet(row._replace(sheet="a vendor datasheet")).unsourced() == []
+
+
+def test_a_driver_total_cites_a_capture_of_that_very_model():
+    """Each catalog_more driver total's capture prints the model's own name and that total: none is borrowed."""
+    cited = [(row, row.notes["memory_mib"][len(_MIB):].split()[0]) for row in SHEETS
+             if row.memory_mib is not None and row.notes.get("memory_mib", "").startswith(_MIB)]
+    assert len(cited) >= 10
+    for row, path in cited:
+        text = (Path("tests/data/captures") / path).read_text(encoding="utf-8", errors="replace")
+        assert f"{row.memory_mib}MiB" in text.replace(" MiB", "MiB").replace(",", ""), (row.name, path)
+        cut = re.findall(r"(NVIDIA [\w-]+)\.\.\.", text)  # the table's cut name: 'NVIDIA A100-PCI...'
+        assert any(alias.lower() in text.lower() or any(alias.startswith(c) for c in cut) for alias in row.aliases), (
+            row.name, path)
 
 
 def test_dense_not_sparse():

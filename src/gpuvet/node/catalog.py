@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from gpuvet.errors import CatalogError
-from gpuvet.node.catalog_more import SHEETS, Sheet
+from gpuvet.node.catalog_more import NOT_FOUND, SHEETS, Sheet
 
 DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 MIB = 2**20
@@ -73,6 +73,10 @@ class ModuleModel:
                 "driver_p2p_off"}
         named = [f.name for f in fields(self) if f.name not in skip and getattr(self, f.name) is not None]
         return named + [f"tflops.{d}" for d in self.tflops]
+
+    def unsourced(self) -> list[str]:
+        """The published figures no source names (a figure the vendor does not publish is None, never borrowed)."""
+        return [f for f in self.figure_names() if not self.sources.get(f)]
 
 
 _H100_SHEET = "NVIDIA H100 Tensor Core GPU datasheet (SXM5 column)"
@@ -254,12 +258,14 @@ _MODELS = [
 
 
 def _from_sheet(s: Sheet) -> ModuleModel:
-    """A catalog_more row as a model: every figure it gives sourced from its sheet or its note."""
+    """A catalog_more row as a model: every figure it gives sourced from its note, else its sheet where the
+    sheet is a document (NOT_FOUND is none: such a figure stays unsourced, and the catalog test fails)."""
     figures = {"memory_bytes": s.memory_mib, "memory_bw_gbps": s.memory_bw_gbps, "fabric_links": s.fabric_links,
                "fabric_lane_gbps": s.fabric_lane_gbps, "pcie_gen": s.pcie_gen, "pcie_width": s.pcie_width,
                "tdp_w": s.tdp_w} | {f"tflops.{d}": v for d, v in s.tflops.items()}
     notes = {"memory_bytes": s.notes.get("memory_mib", "")} | s.notes
-    sources = {k: notes.get(k) or s.sheet for k, v in figures.items() if v is not None}
+    sheet = None if s.sheet == NOT_FOUND else s.sheet
+    sources = {k: src for k, v in figures.items() if v is not None and (src := notes.get(k) or sheet)}
     return ModuleModel(
         name=s.name, vendor=s.vendor, memory_bytes=None if s.memory_mib is None else s.memory_mib * MIB,
         memory_mib=s.memory_mib, memory_bw_gbps=s.memory_bw_gbps, tflops=MappingProxyType(dict(s.tflops)),

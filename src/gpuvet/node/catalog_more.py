@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 class Sheet(NamedTuple):
     """One model's published figures; ``sheet`` names the document every figure comes from unless
-    ``notes`` names another for that figure (keys as ModuleModel's field names)."""
+    ``notes`` names another for that figure (keys as ModuleModel's field names). A sheet of NOT_FOUND is
+    no document: a figure it holds is sourced only by its note (catalog.py leaves one without unsourced)."""
 
     name: str
     vendor: str
@@ -45,7 +46,7 @@ _DERIVED = " (the count derived from the sheet's total, which it does not print)
 # Checked against vendor sources (issue 46, VERCAT): a figure no vendor document found gives is None, never
 # recalled. The export variants (H800, H20, A800) and GH200: their sheets were not found, only secondary pages
 # quoting them, so their figures are unknown here; each keeps only a driver total a capture printed.
-_NOT_FOUND = "no vendor datasheet found for this model: figures unknown (None), never recalled"
+NOT_FOUND = "no vendor datasheet found for this model: figures unknown (None), never recalled"
 
 SHEETS: tuple[Sheet, ...] = (
     Sheet("H100-PCIe", "nvidia", "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe column)", 81_559, 2000,
@@ -61,12 +62,12 @@ SHEETS: tuple[Sheet, ...] = (
           {"memory_mib": _MIB + "fresh_f/smi_gpuburn141_h100nvl_table_no_fence.txt",
            "fabric_links": "H100 datasheet: NVLink bridge 600 GB/s = 12 x " + _NVL4, "fabric_lane_gbps": _NVL4}),
     # NVLink modules all three (NCCL logs of H800 and H20 nodes route over NVLink); link count and rate unknown.
-    Sheet("H800-SXM", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+    Sheet("H800-SXM", "nvidia", NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
           ("NVIDIA H800", "NVIDIA H800 80GB HBM3", "H800")),
-    Sheet("H20-SXM", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+    Sheet("H20-SXM", "nvidia", NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
           ("NVIDIA H20", "H20")),
     # The 96GB HBM3 module ('GH200 480GB': its LPDDR5X); the 144GB HBM3e one is another memory, not aliased.
-    Sheet("GH200", "nvidia", _NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
+    Sheet("GH200", "nvidia", NOT_FOUND, None, None, {}, "nvlink", None, None, None, None, None,
           ("NVIDIA GH200 480GB", "GH200")),
     Sheet("A100-PCIe-40GB", "nvidia", "NVIDIA A100 Tensor Core GPU datasheet (40GB PCIe column)", 40_960, 1555,
           {"fp64": 19.5, "fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312},
@@ -83,11 +84,11 @@ SHEETS: tuple[Sheet, ...] = (
     Sheet("A100-SXM-40GB", "nvidia", "NVIDIA A100 Tensor Core GPU datasheet (40GB SXM column)", 40_960, 1555,
           {"fp64": 19.5, "fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312},
           "nvlink", 12, 25, 4, 16, 400, ("NVIDIA A100-SXM4-40GB", "A100 SXM4 40GB"),
-          {"memory_mib": "nvidia-smi's 40960MiB on the A100 40GB (fresh_u/smi_apptainer1201_a100pcie_table.txt)",
+          {"memory_mib": _MIB + "fresh_f/smi_instructlab2341_azure_a100_domain_busids.txt (A100-SXM4-40GB)",
            "fabric_links": "A100 datasheet: NVLink 600 GB/s = 12 x " + _NVL3, "fabric_lane_gbps": _NVL3}),
-    Sheet("A800-SXM-80GB", "nvidia", _NOT_FOUND, 81_920, None, {}, "nvlink", None, None, None, None, None,
+    Sheet("A800-SXM-80GB", "nvidia", NOT_FOUND, 81_920, None, {}, "nvlink", None, None, None, None, None,
           ("NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB", "A800"),
-          {"memory_mib": "nvidia-smi 81920MiB on an A800-SXM4-80GB (catalog.py: _A100_80_MIB's source)"}),
+          {"memory_mib": _MIB + "fresh_f/smi_dexbotic41_a800_zsh_prompt.txt (A800-SXM4-80GB)"}),
     Sheet("V100-SXM2", "nvidia", "NVIDIA Tesla V100 datasheet (SXM2 column)", None, 900,
           {"fp64": 7.8, "fp32": 15.7, "fp16": 125}, "nvlink", 6, 25, 3, 16, 300,
           ("Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB", "V100 SXM2"),
