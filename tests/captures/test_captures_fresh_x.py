@@ -197,12 +197,8 @@ KNOWN_MISSES: dict[str, str] = {
     "aer_manjaro221_rootport_replay_timeout.txt": "no finding: the hand-typed AER lines are read now (XR1), but one "
                                                   "corrected error on a root port is under doctor's port burst",
     "amdsmi_k8sdp157_mi300x_version_sysfs.txt": "inventory: amd-smi version's ROCm 6.4.0 and AMDSMI 25.3.0 are not read",
-    "dmesg_rocm617_kfd_hw_exception_reset.txt": "no finding: the call trace's amdgpu_amdkfd_gpu_reset from "
-                                                "kfd_process_hw_exception is not read as a reset",
     "dmesg_sichek51_gsp_reset_required.txt": "told: module_needs_reset (right), but it cites the GspRmAlloc line, "
                                              "not the NV_ERR_RESET_REQUIRED the next line names",
-    "kmsg_rocsmi31_powerplay_msg_0x26.txt": "no finding: amdgpu's '[powerplay] Failed to send message: 0x26' (after "
-                                            "'Message :') is not read",
     "minerlog_trex230_3060ti_gpu_lost_riser.txt": "inventory: GPU 2 lost found (module_fell_off_bus, right), but the "
                                                   "miner's GPU1 and GPU2 are not listed",
     "nccllog_horovod666_2018_socket_closed.txt": "the 2018 NCCL lines are read (XR3: host seyun, internal Network "
@@ -213,10 +209,8 @@ KNOWN_MISSES: dict[str, str] = {
                                                   "not read",
     "rocmsmi_rocm2681_w7900_plus_igpu_errors.txt": "inventory: 1 module listed, not GPU[0] and GPU[1] (the W7900 and "
                                                    "the iGPU)",
-    "rocmsmi_rocm4268_mi300_monitor_empty.txt": "no finding: 'Expected integer value from monitor, but got \"\"' is "
-                                                "skipped; inventory: DID 0x74b5 not named MI300X",
-    "rocmsmi_rocm426_vegafe_511c_corrupt.txt": "no finding: GPU[1]'s 511.0c, fan 255 and 'Unable to determine "
-                                               "current clocks' are not judged",
+    "rocmsmi_rocm4268_mi300_monitor_empty.txt": "inventory: DID 0x74b5 (the MI300X's VF id) is not in gpuvet's pci.ids "
+                                                "table, so the model is unknown (the empty monitor is found)",
     "smi_k8sdp414_rtx3060_pod_table_cut.txt": "inventory: read now (can't tell, driver 470.74; XR1), but GPU 0's "
                                               "row cut after its index lists no module",
     "smierr_neuralstyle312_k40c_ecc_config.txt": "inventory: the ECC error is on 0000:03:00.0 now (XR3), but the "

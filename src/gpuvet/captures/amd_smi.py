@@ -3,10 +3,9 @@
 ``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s device list, ``amd-smi monitor``'s table and
 ``rocminfo``'s GPU agents.
 
-Each reader claims the lines it understood; modules are listed in the tool's order with only
-what it printed (a name, a bus id, memory, PCIe maxima); link tables are kept as printed (type,
-weight, hops, NUMA node) and turned into links by the capture backend. xGMI is a word of this
-module and the backend's translation only.
+Each reader claims the lines it understood; modules are listed in the tool's order with only what it printed (a name,
+a bus id, memory, PCIe maxima); link tables are kept as printed (type, weight, hops, NUMA node) and turned into links
+by the capture backend. xGMI is a word of this module and the backend's translation only.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import CUT_KEY, Salvage, fragment, salvage
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.records import FabricTable, ListedModule, ListedParse
+from gpuvet.captures.rocm_sensors import judged_fields
 from gpuvet.captures.text import MAX_MODULES, Line, integer, number
 from gpuvet.captures.verdicts import ras_fields
 from gpuvet.errors import CaptureError
@@ -408,7 +408,7 @@ def _rocm_smi_fields(lines: list[Line], out: ListedParse) -> None:
     out.claimed |= {ln.no for ln in lines if _ROCM_LINE.match(ln.text) or "ROCm System Management" in ln.text
                     or "End of ROCm SMI Log" in ln.text}
     for index, fields in sorted(per.items(), key=lambda kv: int(kv[0])):
-        _add_module(out, _rocm_module(f"GPU[{index}]", fields), printed=bool(fields))
+        _add_module(out, judged_fields(_rocm_module(f"GPU[{index}]", fields), fields, lines), printed=bool(fields))
     if numa:
         out.fabric = out.fabric or FabricTable("rocm-smi --showtopo")
         out.fabric.numa.update(numa)

@@ -160,7 +160,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # a ring reset brought the ring back ('Ring %s reset succeeded', older 'reset success'): the job was lost
     KernelMessage("amd_ring_recovered", re.compile(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
     KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
-    KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b", re.I), "amdgpu"),
+    KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b|" + kernel_more.AMD_RESET_FRAMES, re.I), "amdgpu"),
     KernelMessage("amd_reset_resumed", re.compile(r"\bGPU reset succeeded, trying to resume\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
     # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
@@ -237,7 +237,7 @@ _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 _INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
                          r"\bdrm/i915\b|GPU HANG: ecode")
 _AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
-                          r"Fence fallback timer expired on ring|qcm fence wait loop timeout expire|"
+                          r"Fence fallback timer expired on ring|" + kernel_more.AMD_LINE + "|"
                           r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
 _DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 

@@ -66,3 +66,11 @@ GSP_BOOT = r"\bTimeout waiting for GSP target mask release\b|\bkgspBootstrap\w*:
 # -5', then 'amdgpu_device_ip_resume failed (-5).': the module's engines did not come back (amd_recovery_failed)
 AMD_NOT_BACK = (r"Failed to disable smu features|\bSMC is not ready\b|\bSMC engine is not correctly up\b|"
                 r"\bresume of IP block <\w+> failed\b|\bamdgpu_device_ip_resume failed\b")
+# the lines a call trace of amdgpu/amdkfd's recovery path holds: a KFD hardware exception the driver answers with a
+# reset (kfd_process_hw_exception calling amdgpu_amdkfd_gpu_reset), the job-timeout path's recovery frames
+AMD_RESET_FRAMES = (r"\bkfd_process_hw_exception\b|\bamdgpu_amdkfd_gpu_reset\+0x|\bamdgpu_device_gpu_recover\w*\+0x|"
+                    r"\bamdgpu_job_timedout\+0x")
+# lines that are amdgpu's without its name at their head: amdkfd's queue eviction timing out, powerplay's tag (its
+# hwmgr's SMU message failures, 'Failed to send message: 0x26, ret value: 0x0', a lead kernel_unknown quotes), the
+# KFD's hardware-exception work item
+AMD_LINE = r"qcm fence wait loop timeout expire|\[powerplay\]|\bkfd_process_hw_exception\b"

@@ -37,9 +37,10 @@ _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]
 _PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
                        r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
                        r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:")
+# a frame's or a drm line's bracketed module; powerplay's lines as some logs space them ('amdgpu : [powerplay] …')
 _BRACKETED = re.compile(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
                         r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
-                        r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]")
+                        r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]")
 _NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
 # gnif's vendor-reset resets an AMD GPU passed through to a VM and prints through vfio-pci's device: its lines carry
 # the ASIC's tag ('vfio-pci 0000:0c:00.0: AMD_NAVI14: …') or its SMU's answer ('… SMU error 0xfd'), its own module's
@@ -161,7 +162,7 @@ def driver_of(text: str) -> str | None:
         return "vendor-reset"
     if m is None:
         return "nvidia" if "NVRM " in head and _NVRM_BARE.search(head) else None
-    name = m.group("drv") or m.group("tag")
+    name = m.group("drv") or m.group("tag") or m.group("pp")
     name = _CANONICAL.get(name, name)
     return "devdrv" if name.startswith("devdrv") else name
 

@@ -262,6 +262,7 @@ class ListedParse:
     kinds: list[str] = field(default_factory=list)  # the formats found, named as the user ran them
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    unnamed: list[ToolVerdict] = field(default_factory=list)  # a tool's verdict on a module it does not name
 
 
 GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose kernel AER lines are a GPU module's own (captures/aer.py)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import cut_rows
+from gpuvet.captures import cut_rows, rocm_sensors
 from gpuvet.captures.marks import Needing
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
@@ -66,8 +66,10 @@ def read_headless(lines: list[Line], out: ListedParse) -> None:
 
 
 def _framed(lines: list[Line], out: ListedParse, before: int) -> None:
-    if len(out.modules) > before:  # the banners around the rows read
+    if len(out.modules) > before:  # the banners around the rows read; the tool's empty monitor reads above them
         out.claimed |= {ln.no for ln in lines if _FRAME.match(ln.text.strip())}
+        rocm_sensors.monitor_empty(lines, out, before)
+        out.claimed |= {ln.no for ln in lines if "Expected integer value from monitor" in ln.text}
 
 
 def _table(lines: list[Line], at: int, out: ListedParse) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import rocm_sensors
 from gpuvet.captures.records import ListedModule, ToolVerdict
 
 _NPU_HEALTH = {"ok": "ok", "warning": "warn", "alarm": "warn", "critical": "critical"}
@@ -96,6 +97,8 @@ def _ras_severity(path: str, value: str) -> str:
         return "warn" if word in _YES else "ok" if word == "no" else "unknown"
     if path == "hl-smi: volatile uncorrectable":
         return "critical" if word.isdigit() and int(word) > 0 else "ok" if word.isdigit() else "unknown"
+    if path in rocm_sensors.PATHS:  # garbage readings, a monitor that returned nothing
+        return rocm_sensors.PATHS[path]
     if path in ("rocm-smi: readings unreadable", "rocm-smi: every reading N/A"):  # rocm_table.UNANSWERED (the tool's
         return "warn"  # ERROR, no reading taken) and ALL_UNREAD (no cell of the row read)
     if path.startswith("rvs ") and path.endswith(": pass"):  # the ROCm Validation Suite's own verdict on an action

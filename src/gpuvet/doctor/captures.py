@@ -177,6 +177,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
     caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules, *fc.accel.modules) for v in verdicts(m)]
+    caps.verdicts += fc.amd.unnamed  # rocm-smi's words on a module it does not name (captures/rocm_sensors.py)
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
     caps.perftest += [(label, run) for run in fc.perftest.runs]
