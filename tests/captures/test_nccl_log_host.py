@@ -27,3 +27,11 @@ def test_two_hosts_or_masked_names_name_none(tmp_path: Path) -> None:
     assert _host(tmp_path, _ONE + "gpu-r8:5120:5120 [0] NCCL INFO Using network IB\n") is None
     assert _host(tmp_path, _ONE.replace("gpu-r7", "<hostname>")) is None
     assert _host(tmp_path, _ONE.replace("gpu-r7", "host")) is None  # a word standing for any host
+
+
+def test_a_multi_host_logs_real_short_names_are_kept_and_placeholders_dropped() -> None:
+    """node1, host2, server3 are real hosts a cluster names; only words standing for any host are masked."""
+    from gpuvet.backends.capture.backend import _MASKED
+
+    assert not any(_MASKED.match(h) for h in ("node1", "host2", "server3", "gpu-r7"))
+    assert all(_MASKED.match(h) for h in ("host", "hostname", "localhost", "<host>", "<hostname>", "xxx", "XXXX", "***"))
