@@ -95,9 +95,12 @@ def test_no_host_named_is_not_the_files_name(capsys: pytest.CaptureFixture[str],
     listed = _inventory(capsys, tmp_path, RANKS_NO_HOST, "allreduce_run7.txt")
     host = listed["host"]
     assert isinstance(host, dict)
-    assert host["hosts"] == [] and host["hostname"] == "not in the captured file"
+    assert host["hosts"] == [] and host["hostname"] is None  # the key kept; the absence is null, not words
     modules = listed["modules"]
     assert isinstance(modules, list) and [m["model"] for m in modules] == ["NVIDIA L40S"] * 2
+    code, out, _ = call(capsys, "inventory", "--from", str(tmp_path / "allreduce_run7.txt"))
+    said = " ".join(out.split())
+    assert code == 0 and "host not in the captured file" in said and "Host not in the captured file:" in said
 
 
 NVRM_PROBE = """\

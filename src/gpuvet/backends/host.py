@@ -71,7 +71,7 @@ def host_node(info: HostInfo, modules: tuple = ()) -> Node:  # type: ignore[type
                   for i, a in enumerate(sockets) for b in sockets[i + 1:])
     host = Host(count, None, info.memory_bytes if isinstance(info.memory_bytes, int) else None,
                 info.cpu_model if isinstance(info.cpu_model, str) else None)
-    return Node(info.hostname, modules, sockets, links, host)
+    return Node(info.node_name, modules, sockets, links, host)
 
 
 class HostBackend(Backend):

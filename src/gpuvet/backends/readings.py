@@ -103,7 +103,7 @@ class ModuleInfo:
 
 @dataclass(frozen=True)
 class HostInfo:
-    hostname: str
+    hostname: str | None  # None: no capture names the host (the inventory view says so; --json null)
     cpu_model: str | Unavailable
     sockets: int | Unavailable
     cores_physical: int | Unavailable
@@ -114,6 +114,11 @@ class HostInfo:
     kernel: str
     python: str
     hosts: tuple[str, ...] = ()  # every host a capture names (a multi-node log's), in order; () where none or live
+
+    @property
+    def node_name(self) -> str:
+        """The name a Node built from this host takes (a live host always has its hostname)."""
+        return self.hostname if self.hostname is not None else "unnamed host"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,9 @@ def _v(value: object, fmt: str = "{}") -> str:
     return fmt.format(value)
 
 
+_NO_HOST = "not in the captured file"  # a capture that names no host (HostInfo.hostname None)
+
+
 def banner(console: Console, simulated: bool, backend: str, name: str) -> None:
     if simulated:
         console.print(Panel(Text.assemble(("SIMULATED", "bold yellow"), " node ", (name, "bold"),
@@ -47,7 +50,7 @@ def _gen_width(gen: object, width: object) -> str:
 
 def inventory(console: Console, inv: Inventory) -> None:
     name = inv.host.hostname
-    banner(console, inv.simulated, inv.backend, f"host {name}" if name.startswith("not in the capture") else name)
+    banner(console, inv.simulated, inv.backend, f"host {_NO_HOST}" if name is None else name)
     if inv.modules:
         wide = console.width >= 140  # room for the uuid beside the rest
         t = term.table(f"Modules ({len(inv.modules)})")
@@ -76,7 +79,7 @@ def inventory(console: Console, inv: Inventory) -> None:
     _mig_modes(console, inv.modules)
     h, s = inv.host, inv.software
     host_mem = h.memory_bytes / 2**30 if isinstance(h.memory_bytes, int) else h.memory_bytes
-    console.print(Text.assemble(("Host ", "bold"), f"{h.hostname}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
+    console.print(Text.assemble(("Host ", "bold"), f"{h.hostname or _NO_HOST}: {_v(h.cpu_model)}, sockets {_v(h.sockets)}, "
                                 f"cores {_v(h.cores_physical)}, threads {_v(h.threads_logical)}, NUMA nodes "
                                 f"{_v(h.numa_nodes)}, memory {_v(host_mem, '{:.1f} GiB')}, {h.os}"))
     console.print(Text.assemble(("Software ", "bold"), f"driver {_v(s.driver_version)}, CUDA driver API "

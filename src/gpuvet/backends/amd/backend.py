@@ -279,7 +279,7 @@ class AmdBackend(Backend):
                 if link is None and frozenset((a.id, b.id)) in mesh:  # the design joins them: that link is down
                     link = Link(a.id, b.id, LinkKind.XGMI, 1, models[a.id].fabric_lane_gbps, up=False)
                 fabric += [link] if link else []
-        return Node(info.hostname, modules, tuple(endpoints), tuple(pcie_links + fabric), host_of(info, n_sockets),
+        return Node(info.node_name, modules, tuple(endpoints), tuple(pcie_links + fabric), host_of(info, n_sockets),
                     unseen_relations=frozenset(relations))
 
 

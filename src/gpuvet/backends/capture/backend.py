@@ -335,7 +335,7 @@ class CaptureBackend(Backend):
             modules = with_affinity(self._modules, topo_modules(self._matrix, self._node))
         # the host names the files give (several: a multi-node log's, joined), never the file's name; sockets only
         # where a topology was read (never Host(1))
-        name = ", ".join(self._hosts) if self._hosts else str(NOT_IN_CAPTURE.reason)
+        name = ", ".join(self._hosts) if self._hosts else None
         sockets = self._node.host.sockets if self._topo is not None else NOT_IN_CAPTURE
         host = HostInfo(name, NOT_IN_CAPTURE, sockets, NOT_IN_CAPTURE,
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured",

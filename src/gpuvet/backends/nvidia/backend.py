@@ -281,7 +281,7 @@ class NvidiaBackend(Backend):
         fabric, switched = self._fabric_links()
         if switched:
             endpoints.append(Endpoint(NVSWITCH, EndpointKind.FABRIC_SWITCH))
-        return Node(info.hostname, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric),
+        return Node(info.node_name, tuple(modules), tuple(endpoints), tuple(pcie_links + fabric),
                     host_of(info, n_sockets))
 
 
