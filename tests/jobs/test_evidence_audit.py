@@ -57,7 +57,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     "dcgm_diag": {"dcgmi diag", "dcgmi diag -j", "DCGM diagnostic JSON"},  # the last: any keys a user kept
     "tool_verdicts": {"npu-smi info", "amd-smi (static/metric/list)", "amd-smi --json", "amd-smi monitor",
                       "amd-smi (default table)", "xpu-smi diag", "xpu-smi health",
-                      "rocm-smi (default table)"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line on a module)
+                      "rocm-smi (default table)", "rocm-smi -a"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line
+    # on a module; rocm-smi -a's readings no sensor gives, captures/rocm_sensors.py)
     "kernel_messages": {"kernel log", "nvidia-smi: no devices",  # 'No devices were found' beside lspci's GPUs
                         "miner NVML lines"},  # a miner's 'GPU is lost (15)' (captures/miner_lost.py)
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
@@ -69,7 +70,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
     # issue 46: the programs' own error lines, the CUDA samples' verdicts, gpu-burn; DCGM's health report
     "captured_errors": {"application error lines", "ROCm/HIP error lines", "deviceQuery", "p2pBandwidthLatencyTest",
                         "gpu-burn", "gpu-fryer", "scheduler and runtime GPU lines",
-                        "runtime and framework device lines", "driver installation and binding"},
+                        "runtime and framework device lines", "driver installation and binding",
+                        "error messages quoted in a poster's words"},  # app_errors.QUOTED: the poster's own report
     "dcgm_health": {"dcgmi health"},
 }
 # issue 46: an environment report's 'Is CUDA available' answer (captures/env_report.py), by the script that printed it

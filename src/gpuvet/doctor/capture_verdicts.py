@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpuvet.captures import rocm_sensors
 from gpuvet.captures.records import ToolVerdict
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -43,6 +42,8 @@ def _counted(info: list[ToolVerdict]) -> str:
 
 
 def _finding(v: ToolVerdict) -> Finding:
+    from gpuvet.captures import rocm_sensors  # a parser's module: loaded when a file was read (issue 43)
+
     if v.field in rocm_sensors.PATHS:  # readings no sensor gives, or none: the module's sensors/SMU not answering
         return replace(finding("module_unreadable", HIGH if v.severity == "critical" else MEDIUM,
                                module=None if v.module == rocm_sensors.UNNAMED else v.where, tool=v.tool,
