@@ -55,7 +55,7 @@ def test_rocm_smi_garbage_readings_are_the_module_not_answering(tmp_path: Path) 
             "GPU[2]\t\t: Average Graphics Package Power: 65535.0W\n"
             "==============================End of ROCm SMI Log ==============================\n")
     got = _severe(tmp_path, text)
-    assert got == [("critical", "module_unreadable", "GPU[0]"), ("warn", "module_unreadable", "GPU[2]")]
+    assert got == [("critical", "module_unreadable", "GPU[0]"), ("warn", "module_sensors_unreadable", "GPU[2]")]
 
 
 def test_a_fan_at_full_speed_alone_is_nothing(tmp_path: Path) -> None:
@@ -74,12 +74,12 @@ _EMPTY = 'Expected integer value from monitor, but got ""\n'
 
 def test_an_empty_monitor_read_is_said_on_the_module_whose_reading_is_missing(tmp_path: Path) -> None:
     text = _TABLE.format(above=_EMPTY * 2, temp="N/A  ", watts="N/A  ")
-    assert _severe(tmp_path, text) == [("warn", "module_unreadable", "GPU[1]")]
+    assert _severe(tmp_path, text) == [("warn", "module_sensors_unreadable", "GPU[1]")]
 
 
 def test_an_empty_monitor_read_on_no_module_the_paste_shows_is_still_said(tmp_path: Path) -> None:
     got = _severe(tmp_path, _TABLE.format(above=_EMPTY, temp="40.0c", watts="86.0W"))
-    assert got == [("warn", "module_unreadable", "")]  # no module named: the node's
+    assert got == [("warn", "module_sensors_unreadable", "")]  # no module named: the node's
 
 
 def test_the_same_table_without_the_message_is_nothing(tmp_path: Path) -> None:

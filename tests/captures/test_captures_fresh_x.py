@@ -63,7 +63,7 @@ CAUSES: dict[str, set[Finding]] = {
     # GPU[1]: Temperature 511.0c, Fan Level 255, 'Unable to determine current clocks'
     "rocmsmi_rocm426_vegafe_511c_corrupt.txt": {("module_unreadable", "GPU[1]")},
     # 'Expected integer value from monitor, but got ""': which MI300X is not said
-    "rocmsmi_rocm4268_mi300_monitor_empty.txt": {("module_unreadable", None)},
+    "rocmsmi_rocm4268_mi300_monitor_empty.txt": {("module_sensors_unreadable", None)},
     # '[powerplay] Failed to send message: 0x26': no bus id
     "kmsg_rocsmi31_powerplay_msg_0x26.txt": {("driver_error_unnamed", AMD_NO_BUS)},
     # GspRmAlloc failed, 'Reset required [NV_ERR_RESET_REQUIRED]'; the bus id not in the lines
@@ -95,7 +95,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "nccllog_nccl795_p4d_remote_broken_pipe.txt": {("collective_init_failed", f"{P4D} GPU 1"): "critical"},
     "dmesg_club3090_751_xid13_skedcheck.txt": {("xid", "0000:07:00.0"): "warn"},
     "minerlog_trex230_3060ti_gpu_lost_riser.txt": {("module_fell_off_bus", "GPU 2"): "critical"},
-    "rocmsmi_rocm4268_mi300_monitor_empty.txt": {("module_unreadable", None): "warn"},
+    "rocmsmi_rocm4268_mi300_monitor_empty.txt": {("module_sensors_unreadable", None): "warn"},
     "kmsg_rocsmi31_powerplay_msg_0x26.txt": {("driver_error_unnamed", AMD_NO_BUS): "warn"},
     "dmesg_sichek51_gsp_reset_required.txt": {("module_needs_reset", NO_BUS): "critical"},
 }

@@ -4,8 +4,6 @@ tool judged the module already; doctor said "no cause found" beside it (issue 41
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gpuvet.captures.records import ToolVerdict
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -45,9 +43,10 @@ def _finding(v: ToolVerdict) -> Finding:
     from gpuvet.captures import rocm_sensors  # a parser's module: loaded when a file was read (issue 43)
 
     if v.field in rocm_sensors.PATHS:  # readings no sensor gives, or none: the module's sensors/SMU not answering
-        return replace(finding("module_unreadable", HIGH if v.severity == "critical" else MEDIUM,
-                               module=None if v.module == rocm_sensors.UNNAMED else v.where, tool=v.tool,
-                               field=v.field, value=v.value, label=v.module, bus_id=v.bus_id), severity=v.severity)
+        cause = "module_unreadable" if v.severity == "critical" else "module_sensors_unreadable"  # none / some read
+        return finding(cause, HIGH if v.severity == "critical" else MEDIUM,
+                       module=None if v.module == rocm_sensors.UNNAMED else v.where, tool=v.tool,
+                       field=v.field, value=v.value, label=v.module, bus_id=v.bus_id)
     cause = "module_reported_critical" if v.severity == "critical" else "module_reported_warning"
     return finding(cause, HIGH if v.severity == "critical" else MEDIUM, module=v.where, fix=TOOL_VERDICT_FIX.get(v.tool),
                    tool=v.tool, field=v.field, value=v.value, label=v.module, bus_id=v.bus_id)
