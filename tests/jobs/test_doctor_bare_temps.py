@@ -12,27 +12,13 @@ import pytest
 from gpuvet.cli.app import main
 from gpuvet.knowledge import threshold
 from gpuvet.node.catalog import CATALOG
-from tests.support.helpers import doctor_capture, found_causes
+from tests.support.helpers import doctor_capture, found_causes, smi_table
 
 _doctor = partial(doctor_capture, name="smi.txt")
 
 
 def _table(name: str, temps: tuple[int, ...]) -> str:
-    rows = []
-    for i, t in enumerate(temps):
-        rows += [f"|   {i}  {name:<24}       On  | 00000000:{0x19 + i:02X}:00.0 Off |                    0 |",
-                 f"| N/A   {t}C    P0             202W / 250W |  11234MiB / 24576MiB |     98%      Default |",
-                 "|                                         |                      |                  N/A |",
-                 "+-----------------------------------------+----------------------+----------------------+"]
-    return "\n".join([
-        "+---------------------------------------------------------------------------------------+",
-        "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |",
-        "|-----------------------------------------+----------------------+----------------------+",
-        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-        "|                                         |                      |               MIG M. |",
-        "|=========================================+======================+======================|",
-        *rows, ""])
+    return smi_table(*((name, t) for t in temps))
 
 
 def test_uncatalogued_temperatures_are_said_once_in_the_closing_line(capsys: pytest.CaptureFixture[str],

@@ -7,7 +7,7 @@ import json
 from functools import partial
 
 from gpuvet.cli.app import main
-from tests.support.helpers import doctor_capture, found_causes
+from tests.support.helpers import doctor_capture, found_causes, smi_table
 
 _doctor = partial(doctor_capture, name="capture.txt")
 
@@ -109,19 +109,7 @@ def test_a_pcie_bullet_above_the_first_gpu_bullet_is_its_own_module(capsys, tmp_
 
 
 def _table(name: str, temp: int) -> str:
-    """nvidia-smi's default table (the 535 layout) of one module, its name as the table prints it."""
-    return "\n".join([
-        "+---------------------------------------------------------------------------------------+",
-        "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |",
-        "|-----------------------------------------+----------------------+----------------------+",
-        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-        "|                                         |                      |               MIG M. |",
-        "|=========================================+======================+======================|",
-        f"|   0  {name:<24}       On  | 00000000:19:00.0 Off |                    0 |",
-        f"| N/A   {temp}C    P0             402W / 700W |  61234MiB / 81559MiB |     98%      Default |",
-        "|                                         |                      |             Disabled |",
-        "+-----------------------------------------+----------------------+----------------------+", ""])
+    return smi_table((name, temp))
 
 
 def test_a_table_temperature_at_its_design_slowdown_is_throttling(capsys, tmp_path):

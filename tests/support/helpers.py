@@ -82,3 +82,23 @@ def capture_findings(tmp_path: Path, text: str) -> dict[tuple[str, str | None], 
     """doctor's findings on one capture written from ``text``: {(cause, module): severity}."""
     findings: list[dict[str, Any]] = capture_json(tmp_path, text)["findings"]  # type: ignore[assignment]
     return {(f["cause"], f.get("module")): f["severity"] for f in findings}
+
+
+def smi_table(*modules: tuple[str, int]) -> str:
+    """nvidia-smi's default table (the 535 layout) of (name as the table prints it, temperature °C) modules,
+    on buses 0000:19:00.0, 0000:1A:00.0, … in order; the power and memory columns an H100's."""
+    rows = []
+    for i, (name, temp) in enumerate(modules):
+        rows += [f"|   {i}  {name:<24}       On  | 00000000:{0x19 + i:02X}:00.0 Off |                    0 |",
+                 f"| N/A   {temp}C    P0             402W / 700W |  61234MiB / 81559MiB |     98%      Default |",
+                 "|                                         |                      |             Disabled |",
+                 "+-----------------------------------------+----------------------+----------------------+"]
+    return "\n".join([
+        "+---------------------------------------------------------------------------------------+",
+        "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |",
+        "|-----------------------------------------+----------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                      |               MIG M. |",
+        "|=========================================+======================+======================|",
+        *rows, ""])
