@@ -119,7 +119,7 @@ def _terms(case: str) -> None:
         for (a, proto), alpha in tuning.alpha_s.items():
             if a not in bandwidth or (algo is not None and a is not algo):
                 continue
-            eff = tuning.efficiency[a] * tuning.share[proto]
+            eff = tuning.bandwidth_share(a, proto, "all_reduce")
             chunks = tuning.chunk_s(a, size, len(members), bandwidth[a] * eff)  # NVLink SHARP's rounds and fill
             total = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
                                     base_s=tuning.base_s + chunks, algorithm=a, efficiency=eff)

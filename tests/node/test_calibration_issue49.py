@@ -165,8 +165,9 @@ def test_the_b200_board_family_is_fitted_on_one_cluster_and_checked_on_another()
     """nvlink5_board: the NVLink 5 ring of the rack (not fitted), NVLink SHARP with NCCL's single-node latency
     (25 us) and 24 channels (tuning.cc, nvls.cc at v2.28.9-1), its efficiency fitted to Together AI's forced-NVLS
     runs of one B200 cluster (NCCL 2.28.9) and checked on another (NCCL 2.29.7, -g 1): within 1 %. The rings of
-    both clusters, never fitted: 2 - 9 % optimistic. Forced-NVLS all_gather is priced at all_reduce's NVLS
-    efficiency and misses by ~29 % (docs/plan.md)."""
+    both clusters, never fitted: 2 - 9 % optimistic. Forced-NVLS all_gather, a multicast store with no
+    reduction (NCCL's all_gather.h), is priced at the ring's share of the link in two stages: 2 - 5 %
+    pessimistic on both clusters (it missed by ~29 % at all_reduce's NVLS efficiency; docs/plan.md)."""
     from gpuvet.node.collectives import Algorithm, Protocol
     from gpuvet.node.performance import COLLECTIVE_TUNING
     from tests.harness.plan_reference import FIGURES as FILES
@@ -191,7 +192,7 @@ def test_the_b200_board_family_is_fitted_on_one_cluster_and_checked_on_another()
     rings = [r for r in check if r.point.algorithm == "ring"]
     assert len(rings) == 13 and all(0.02 < r.error <= 0.09 for r in rings)
     gathers = [r for r in check if r.point.op == "all_gather" and r.point.algorithm == "in_switch"]
-    assert len(gathers) == 4 and all(-0.31 < r.error < -0.27 for r in gathers)
+    assert len(gathers) == 4 and all(-0.05 < r.error < -0.02 for r in gathers)
 
 
 def test_an_nvlink5_board_takes_the_board_family_and_other_boards_keep_theirs():
@@ -262,18 +263,16 @@ def test_every_check_figure_of_every_family_keeps_its_verdict():
     """Every check table of issue 22 and issue 49 (8-GPU NVSwitch, PCIe, xGMI, MI325X, GB200, H200 and H100
     with NVLS forced, the 8-B200 boards, one MI300X row): the misses are the GB200 tray's 4 MiB (the
     forced-NVLS H200's 1 - 8 MiB passed once NVLink SHARP was priced from NCCL's source), Google's B200 board
-    at 8, 32 and 64 MiB (its 8 and 16 GiB passed once the board took its own NVLink SHARP) and the forced-NVLS
-    all_gather of Together AI's B200 boards (docs/plan.md); a change that breaks any other passing figure,
-    or turns one of these into a pass, fails here."""
+    at 8, 32 and 64 MiB (its 8 and 16 GiB passed once the board took its own NVLink SHARP; the forced-NVLS
+    all_gathers of Together AI's B200 boards once NVLS all_gather took the ring's share: docs/plan.md); a
+    change that breaks any other passing figure, or turns one of these into a pass, fails here."""
     from tests.harness.plan_reference import compare, verdict
 
     rows = compare(FIGURES) + compare(Path(__file__).parents[2] / "benchmarks" / "data" / "published_collectives.yaml")
     misses = {(r.point.family, r.point.source.rsplit("/", 1)[-1], r.smallest)
               for r in rows if r.point.role == "check" and verdict(r) == "miss"}
     board = {("nvlink5_board", "README.md", size) for size in (8 * MiB, 32 * MiB, 64 * MiB)}
-    gathers = {("nvlink5_board", f"2026-05-{day}_nccl_collective_scaling_report.md", size)
-               for day, size in (("11", 32 * GiB), ("12", 32 * GiB), ("02", 16 * GiB))}  # NVLS all_gather, forced
-    assert misses == {("nvl72", "ND_GB200_v6_results.md", 4 * MiB)} | board | gathers
+    assert misses == {("nvl72", "ND_GB200_v6_results.md", 4 * MiB)} | board
 
 
 def _plan(capsys, *args):

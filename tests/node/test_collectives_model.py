@@ -155,3 +155,29 @@ def test_nvlink_sharp_pays_the_pipeline_fill_and_a_cost_per_round():
     # past 1 GiB the fill is fixed while the rounds grow with the buffer
     big, bigger = board.seconds(GiB, 8, 100.0), board.seconds(2 * GiB, 8, 100.0)
     assert bigger - big == pytest.approx(64 * 2e-6)
+
+
+def test_nvlink_sharp_all_gather_is_a_multicast_store_priced_at_the_rings_share_in_two_stages():
+    """NCCL's single-node NVLS all_gather (src/device/all_gather.h, v2.28.9-1) broadcasts through the
+    multicast address and gathers out, two warp groups and no reduction in the switch: it takes the ring's
+    share of the link and a two-stage pipeline; all_reduce and reduce_scatter keep the fitted in-switch
+    efficiency and three stages. Unforced, the model still runs the ring for all_gather at every size, as
+    NCCL's tuner does (it prices NVLS all_gather below the ring on one node)."""
+    from gpuvet.backends.select import open_backend
+    from gpuvet.node.collectives import Protocol
+    from gpuvet.node.performance import COLLECTIVE_TUNING
+    from gpuvet.plan.collective import CollectiveModel
+
+    for family in ("fabric", "nvl_domain", "nvlink5_board"):
+        t = COLLECTIVE_TUNING[family]
+        ring, switch = t.efficiency[Algorithm.RING], t.efficiency[Algorithm.IN_SWITCH]
+        assert t.bandwidth_share(Algorithm.IN_SWITCH, Protocol.SIMPLE, "all_gather") == ring != switch
+        for op in ("all_reduce", "reduce_scatter"):
+            assert t.bandwidth_share(Algorithm.IN_SWITCH, Protocol.SIMPLE, op) == switch
+        assert t.switch is not None
+        assert t.chunk_s(Algorithm.IN_SWITCH, GiB, 8, 100.0, "all_gather") == t.switch.seconds(GiB, 8, 100.0, 2)
+        assert t.chunk_s(Algorithm.IN_SWITCH, GiB, 8, 100.0, "all_reduce") == t.switch.seconds(GiB, 8, 100.0, 3)
+    backend = open_backend(sim="hgx-h200-8")
+    model = CollectiveModel(backend.node())
+    members = model.members(8)
+    assert {model.predict("all_gather", 2**k, members).algorithm for k in range(10, 35)} == {"ring"}

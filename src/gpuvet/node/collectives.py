@@ -162,13 +162,24 @@ class SwitchChunking:
         ops = self.channels * min(nranks, self.max_heads)
         return max(1, math.ceil(size_bytes / (ops * self.chunk_bytes(size_bytes, nranks))))
 
-    def seconds(self, size_bytes: int, nranks: int, traffic_gbps: float) -> float:
+    def seconds(self, size_bytes: int, nranks: int, traffic_gbps: float, stages: int | None = None) -> float:
         """What chunking adds to the collective's bytes over ``traffic_gbps``: a ``chunk_s`` per
-        stage time, and the pipeline fill (stages − 1 rounds of bytes)."""
+        stage time, and the pipeline fill (stages − 1 rounds of bytes); ``stages`` when the
+        collective's kernel has another count than all_reduce's."""
+        stages = self.stages if stages is None else stages
         ops = self.channels * min(nranks, self.max_heads)
         round_bytes = min(size_bytes, ops * self.chunk_bytes(size_bytes, nranks))
-        fill = (self.stages - 1) * round_bytes / (traffic_gbps * 1e9)
-        return (self.loops(size_bytes, nranks) + self.stages - 1) * self.chunk_s + fill
+        fill = (stages - 1) * round_bytes / (traffic_gbps * 1e9)
+        return (self.loops(size_bytes, nranks) + stages - 1) * self.chunk_s + fill
+
+
+# NVLink SHARP's all_gather on one node is a multicast store, not a reduction: each rank sends its
+# piece once to the multicast address and receives the other n − 1 pieces, the bytes a ring moves,
+# with no multimem.ld_reduce in the switch; NCCL's kernel runs it in two warp groups (broadcast
+# through NVLS, gather out) where the all_reduce has three. Source: NCCL src/device/all_gather.h and
+# src/device/all_reduce.h at v2.28.9-1 (dbc86fd06e8b0c4517b95d8958a09ccacf9520c9), the single-node
+# (``oneNode``) NVLS branches.
+_GATHER_STAGES = 2
 
 
 @dataclass(frozen=True)
@@ -186,11 +197,23 @@ class Tuning:
     share: dict[Protocol, float] = field(default_factory=lambda: dict(PROTOCOL_PAYLOAD))
     switch: SwitchChunking | None = None  # NVLink SHARP's per-chunk cost, where the medium has it
 
-    def chunk_s(self, algorithm: Algorithm, size_bytes: int, nranks: int, traffic_gbps: float) -> float:
+    def chunk_s(self, algorithm: Algorithm, size_bytes: int, nranks: int, traffic_gbps: float,
+                op: Collective | str = Collective.ALL_REDUCE) -> float:
         """What chunking adds to ``algorithm``'s time (in-switch reduction only; zero elsewhere)."""
         if algorithm is not Algorithm.IN_SWITCH or self.switch is None:
             return 0.0
-        return self.switch.seconds(size_bytes, nranks, traffic_gbps)
+        stages = _GATHER_STAGES if Collective(op) is Collective.ALL_GATHER else None
+        return self.switch.seconds(size_bytes, nranks, traffic_gbps, stages)
+
+    def bandwidth_share(self, algorithm: Algorithm, protocol: Protocol, op: Collective | str) -> float:
+        """The share of the link ``algorithm`` with ``protocol`` delivers for ``op``. An in-switch
+        all_gather moves the ring's bytes with no reduction in the switch (``_GATHER_STAGES``), so it
+        takes the ring's share; the fitted in-switch efficiency is the reduction's (all_reduce,
+        reduce_scatter)."""
+        if algorithm is Algorithm.IN_SWITCH and Collective(op) is Collective.ALL_GATHER \
+                and Algorithm.RING in self.efficiency:
+            algorithm = Algorithm.RING
+        return self.efficiency[algorithm] * self.share[protocol]
 
 
 @dataclass(frozen=True)
@@ -210,8 +233,8 @@ def choose(op: Collective | str, nranks: int, size_bytes: int, link_gbps: dict[A
     for (algo, proto), alpha in tuning.alpha_s.items():
         if algo not in link_gbps or (forced is not None and algo is not forced):
             continue
-        efficiency = tuning.efficiency[algo] * tuning.share[proto]
-        chunking = tuning.chunk_s(algo, size_bytes, nranks, link_gbps[algo] * efficiency)
+        efficiency = tuning.bandwidth_share(algo, proto, op)
+        chunking = tuning.chunk_s(algo, size_bytes, nranks, link_gbps[algo] * efficiency, op)
         cost = collective_cost(op, nranks, size_bytes, link_gbps=link_gbps[algo], alpha_s=alpha,
                                base_s=tuning.base_s + chunking, algorithm=algo, efficiency=efficiency)
         if cost is not None and (best is None or cost.seconds < best.seconds):
