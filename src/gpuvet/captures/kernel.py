@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import drm_kmod, host_errors, kernel_amd_place, kernel_more, kernel_unknown, kernel_wrapped
+from gpuvet.captures import kernel_phrases as _phrases  # issue 46: the drivers' other error strings, as classes
 from gpuvet.captures.kernel_echoes import handle_kind, passed_through, recovered, without_echoes
+from gpuvet.captures.kernel_phrases import KernelMessage as KernelMessage  # its record: tables here and there
 from gpuvet.captures.kernel_places import AMD_BUS as _AMD_BUS
 from gpuvet.captures.kernel_places import AMD_NO_BUS as AMD_NO_BUS  # re-exported: the labels readers share
 from gpuvet.captures.kernel_places import INTEL_NO_BUS as INTEL_NO_BUS
@@ -70,15 +72,6 @@ _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
 _BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
 
 
-@dataclass(frozen=True)
-class KernelMessage:
-    """One kind of driver message: what it is called, how it is recognised, whose driver says it."""
-
-    kind: str
-    pattern: re.Pattern[str]
-    driver: str = "NVRM"  # the word every line of that driver carries: NVRM, amdgpu
-
-
 # The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
 # fix of each kind is data beside them (captures/kernel_messages.yaml), read by doctor and health.
 NVRM_MESSAGES: tuple[KernelMessage, ...] = (
@@ -127,7 +120,7 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("probe_failed", re.compile(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
                                              r"None of the NVIDIA devices were initiali[sz]ed|"
                                              r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
-)
+) + _phrases.NVRM  # the other error strings of its source
 # The amdgpu driver's own words (drivers/gpu/drm/amd/amdgpu in Linux prints them as shown).
 AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
@@ -190,7 +183,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
     KernelMessage("amd_thermal_throttle", re.compile(r"\bthermal throttling temperature reached|over temperature range|"
                   r"\bGPU is throttled, expect performance|\b[SH]W CTF\b|Critical Temperature Fault", re.I), "amdgpu"),
-)
+) + _phrases.AMD
 # Intel's i915 and xe drivers (drivers/gpu/drm/i915 and drm/xe in Linux print them as shown; FreeBSD's drm-kmod
 # port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine reset
 # that failed (then the whole chip's), a GPU hang a reset recovered, a device lost (its registers read 0xFFFFFFFF)
@@ -209,7 +202,7 @@ INTEL_MESSAGES: tuple[KernelMessage, ...] = (
                                                re.I), "i915"),
     KernelMessage("intel_gpu_lost", re.compile(r"\bMMIO unreliable\b|\b(?:Unclaimed|MMIO)\b.{0,80}\b0xffffffff\b|"
                                                r"\bdevice is inaccessible\b|\bGPU is lost\b", re.I), "i915"),
-)
+) + _phrases.INTEL
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
 _WORDS: dict[str, tuple[str, ...]] = {
@@ -219,7 +212,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "power_cables": ("power cables",), "init_failed": ("initadapter", "init_adapter"),
     "unsupported_by_driver": ("not supported", "supported through", "gsp-rm"), "api_mismatch": ("api mismatch",),
     "probe_failed": ("probe", "initiali", "no nvidia"), "no_adapter": ("graphics adapter",),
-}
+} | _phrases.NVRM_WORDS
 # nvidia-smi's own words for a module it cannot open (read wherever they stand, with the kernel's lines)
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
 # the NVSwitch driver's SXid summary lines, by the fatality they name (read by _sxid_line)

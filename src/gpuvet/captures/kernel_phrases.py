@@ -1,0 +1,63 @@
+"""Issue 46: error-level strings of the GPU drivers' own sources that no message of kernel.py named, read as a
+class (benchmarks/kernel_phrasebook.py reads every such string of amdgpu, amd/pm, amdkfd, i915 and NVIDIA's open
+kernel modules): each pattern below is the driver's printf format as its source file prints it, and its kind's
+meaning (kernel_messages.yaml) names that file. kernel.py appends these to its drivers' tables, after their own
+messages, so a line one of those names keeps its kind; and holds KernelMessage here, its tables' record.
+
+Only error-level strings that say the module is gone, hung or damaged are classed; one a healthy boot prints
+('not supported', a firmware file absent, an SMU message that failed once) stays a lead (kernel_unknown)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KernelMessage:
+    """One kind of driver message: what it is called, how it is recognised, whose driver says it."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    driver: str = "NVRM"  # the word every line of that driver carries: NVRM, amdgpu
+
+
+AMD: tuple[KernelMessage, ...] = (
+    # amdgpu_device.c (amdgpu_device_health_check, before a reset): the device's PCI config space reads all ones
+    # (smu_cmn.c's 'SMU: response:0xFFFFFFFF' stays a lead: kernel_unknown quotes it)
+    KernelMessage("amd_device_lost", re.compile(r"\bdevice lost from bus\b"), "amdgpu"),
+    # smu_cmn.c: a message after the SMU stopped answering (smc_fw_state SMU_FW_HANG): no more are sent until a reset
+    KernelMessage("amd_smu_hung", re.compile(r"\bSMU is in hanged state\b"), "amdgpu"),
+    # gmc_v9_0.c … gmc_v12_0.c: the memory hub did not acknowledge a TLB flush; amdgpu_gmc.c: the KIQ's fence of one
+    KernelMessage("amd_vm_flush_timeout", re.compile(r"\bTimeout waiting for (?:VM flush|sem acquire in VM flush)|"
+                                                     r"\btimeout waiting for kiq fence\b", re.I), "amdgpu"),
+    # swsmu/smu13/smu_v13_0_5_ppt.c, yellow_carp_ppt.c, smu14/smu_v14_0_0_ppt.c: the SMU's MODE2 reset of an APU failed
+    KernelMessage("amd_reset_failed", re.compile(r"\bFailed to mode\d? reset\b"), "amdgpu"),
+    # amdgpu_vm.c (amdgpu_vm_handle_fault): a retry fault it could not resolve (gmc_v6_0.c … gmc_v8_0.c's 'VM fault
+    # (0x02, vmid 8 …)' line is not one: kernel.py reads the 'GPU fault detected' line printed just before it)
+    KernelMessage("amd_page_fault", re.compile(r"\bCan't handle page fault\b"), "amdgpu"),
+    # amdgpu_gfx.c (amdgpu_gfx_cp_ecc_error_irq) and gfx_v8_0.c: the command processor's EDC/ECC interrupt
+    KernelMessage("amd_cp_ecc_error", re.compile(r"\bCP ECC ERROR IRQ\b|\bCP EDC/ECC error detected\b"), "amdgpu"),
+)
+INTEL: tuple[KernelMessage, ...] = (
+    # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged
+    KernelMessage("intel_reset_timeout", re.compile(r"\btimed out, cancelling all in-flight rendering\b"), "i915"),
+)
+NVRM: tuple[KernelMessage, ...] = (
+    # src/nvidia/…/bif/arch/maxwell/kernel_bif_gm107.c and hopper/kernel_bif_gh100.c: after an FLR or a GC6 exit
+    KernelMessage("nv_not_back_on_bus", re.compile(r"\bTimeout GPU not back on the bus\b")),
+    # src/nvidia/…/bif/arch/turing/kernel_bif_tu102.c and hopper/kernel_bif_gh100.c: the VBIOS' boot after a reset
+    KernelMessage("nv_vbios_boot_failed", re.compile(r"\bVBIOS boot failed\b")),
+    # kernel-open/nvidia/nv-pci.c: the probe could not enable the device or wire the RM to it; nv.c's device start
+    KernelMessage("nv_device_start_failed", re.compile(r"\bpci_enable_device failed, aborting\b|"
+                                                       r"\brm_init_private_state\(\) failed\b|"
+                                                       r"\bDevice start failed for [0-9a-fA-F]{4}:")),
+    # kernel-open/nvidia/nv-pci.c (nv_resize_pcie_bars): BAR1 lost while it was resized
+    KernelMessage("nv_bar1_lost", re.compile(r"\bFailed to re-allocate BAR1\b")),
+)
+# a word each NVRM kind's wording holds (lower case): kernel.py searches a line for a kind only where one is
+NVRM_WORDS: dict[str, tuple[str, ...]] = {
+    "nv_not_back_on_bus": ("not back on the bus",), "nv_vbios_boot_failed": ("vbios boot",),
+    "nv_device_start_failed": ("pci_enable_device", "rm_init_private_state", "device start failed"),
+    "nv_bar1_lost": ("re-allocate bar1",),
+}
