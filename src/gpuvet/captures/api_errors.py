@@ -17,15 +17,20 @@ from gpuvet.knowledge.api_errors import CLASSES, NONE, Api, api_table
 _CONTEXT = {
     "nvml_api": r"(?:\bNVML\b|\bnvml\w*)[^\n]{0,160}?[:(\-]\s*",
     "nccl_api": r"\bNCCL (?:failure|error)\b[^\n]{0,200}?['\"(:,]\s*",
+    # the runtime's own wrappers: PyTorch's 'CUDA error: …', CUDACHECK's 'Cuda failure 304 '…'' and 'Cuda error
+    # file.cuh:307 '…'', a sample's 'CUDA Runtime Error: …', PyTorch's init warning '… Error 304: …'
+    "cuda_api": r"(?:\bCUDA (?:runtime |driver )?(?:error|failure)\b[^\n]{0,160}?['\"(:]\s*"
+                r"|\bCUDA initialization:[^\n]{0,300}?\bError \d+:\s*)",
 }
 # the words app_errors' one search finds these lines by (lower case; its _KEY_WORDS holds them)
 KEY_WORDS = ("ze_result_", "dcgm_st_", "ncclinvalid", "ncclsystemerror", "ncclinternalerror", "ncclremoteerror",
-             "nccltimeout", "nccl failure")
+             "nccltimeout", "nccl failure", "cuda failure", "cuda error", "cuda runtime error", "cuda initialization")
 
 
 # each API's kinds read only a line holding one of its words (lower case): a candidate line of another kind (a bug
 # report's many) is not searched with the long name lists
-_API_WORDS = {"cuda_api": ("cudaerror", "cuda_error"), "nvml_api": ("nvml",), "nccl_api": ("nccl",),
+_API_WORDS = {"cuda_api": ("cudaerror", "cuda_error", "cuda error", "cuda failure", "cuda runtime error",
+                          "cuda driver error", "cuda initialization"), "nvml_api": ("nvml",), "nccl_api": ("nccl",),
               "ze_api": ("ze_result_",), "dcgm_api": ("dcgm_st_",), "hip_api": ("hiperror",)}
 
 

@@ -98,7 +98,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     # issue 46: every other name the GPU APIs return (knowledge/api_errors.yaml), by its meaning class
     **api_errors.kinds(),
     # any other error the runtime names, last: the application's call failed, the line says which
-    "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+",
+    "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+"
+                          # vLLM's and SGLang's CUDACHECK: "Failed: Cuda error file.cuh:307 '<the runtime's text>'"
+                          r"|\bCuda error [\w./-]+:\d+ '\w",
 }.items()}
 # KINDS in order, each API kind with the words a line must hold for it (api_errors.words_of)
 _ORDER = [(kind, pattern, api_errors.words_of(kind)) for kind, pattern in KINDS.items()]
@@ -376,7 +378,7 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
     out = AppErrorsParse()
     seen: set[tuple[str, str | None]] = set()
     for ln in lines:
-        for kind in _quoted_kinds(ln.text) if _KEYS.search(ln.text.lower()) else ():
+        for kind in _quoted_kinds(ln.text) if _KEYS.search(low := ln.text.lower()) or _rocm_words(low) else ():
             out.claimed.add(ln.no)
             if (kind, _module(ln.text)) not in seen:
                 seen.add((kind, _module(ln.text)))
@@ -408,15 +410,30 @@ def _quoted_kinds(text: str) -> list[str]:
     kind named (reported or not) is not read again by a later, wider one (cuda_runtime_error)."""
     kinds: list[str] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in KINDS.items():
+    for kind, pattern in (*KINDS.items(), *_rocm_kinds(text)):
         for m in said(pattern, text):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
             taken.append(m.span())
-            if (not _CODE.match(text[:min(m.start(), _REACH)].lstrip(" `>*"))
+            if (kind and not _CODE.match(text[:min(m.start(), _REACH)].lstrip(" `>*"))
                     and reported(text, m.start(), m.end()) and kind not in kinds):
                 kinds.append(kind)
     return kinds
+
+
+def _rocm_words(low: str) -> bool:
+    """A lowered line holds a word of ROCm's error lines (hip_errors.KEYS): only then are its kinds tried."""
+    from gpuvet.captures import hip_errors  # noqa: PLC0415 - hip_errors imports this module
+    return any(k in low for k in hip_errors.KEYS)
+
+
+def _rocm_kinds(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """issue 46: ROCm's kinds (captures/hip_errors.py) for a line holding their words, a poster quoting HIP's or
+    HSA's messages as CUDA's; each by its API class ('' for a status that is no fault: never a finding)."""
+    from gpuvet.captures import hip_errors  # noqa: PLC0415 - hip_errors imports this module
+    if not _rocm_words(text.lower()):
+        return []
+    return [(hip_errors.by_class(kind, text) or "", pattern) for kind, pattern in hip_errors.KINDS.items()]
 
 
 def reported(text: str, start: int, end: int) -> bool:
@@ -428,7 +445,7 @@ def reported(text: str, start: int, end: int) -> bool:
         return False
     if _CODE.match(text[:min(start, _REACH)].lstrip(" `>*")):
         return False
-    before, after = text[max(0, start - _REACH):start], text[end:end + _REACH]
+    before, after = _outside_quote(text[max(0, start - _REACH):start], text[end:end + _REACH])
     before, after = _QUOTED_SPAN.sub(" ", before), _QUOTED_SPAN.sub(" ", after)
     words = before + " … " + after
     if not (_SHOWN.search(words) and _THEIRS.search(words)) or _NOT_A_REPORT.search(words):
@@ -440,6 +457,20 @@ def reported(text: str, start: int, end: int) -> bool:
 
 
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+_CLOSER = {"`": "`", '"': '"', "“": "”"}
+
+
+def _outside_quote(before: str, after: str) -> tuple[str, str]:
+    """The words either side of a message less the quote it stands in ('… printing 'CUDA initialization: … that might
+    have … Error 804: …' and the job dies'): the message's own words ('might', 'may') are not the poster's."""
+    if not in_quotes(before):
+        return before, after
+    opens = [(before.rfind(q), q) for q in _CLOSER] + [(m.start(), "'") for m in _QUOTE.finditer(before) if m.group() == "'"]
+    at, opener = max(opens)
+    if at < 0:
+        return before, after
+    close = _QUOTE.search(after) if opener == "'" else re.search(re.escape(_CLOSER[opener]), after)
+    return before[:at], after[close.end():] if close is not None else after
 
 
 def in_quotes(before: str) -> bool:

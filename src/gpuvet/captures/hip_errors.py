@@ -13,7 +13,7 @@ from gpuvet.captures import api_errors
 from gpuvet.captures.app_errors import AppErrorsParse, printed
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
-from gpuvet.knowledge.api_errors import api_table
+from gpuvet.knowledge.api_errors import NONE, api_table
 
 # kind -> its words, most specific first; the kinds are doctor's (doctor/capture_errors.py KIND_CAUSES)
 KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
@@ -29,23 +29,27 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
     # AMDSMI_STATUS_DRIVER_NOT_LOADED, rocm-smi's 'WARNING: No AMD GPUs specified'
     "rocm_no_driver": r"ROCk module is NOT loaded|AMDSMI_STATUS_DRIVER_NOT_LOADED|Unable to detect any GPU devices, "
                       r"check amdgpu|WARNING: No AMD GPUs specified",
-    "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR_[A-Z_]+",
+    "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR(?:_[A-Z_]+)?\b",
 }.items()}
-_KEYS = ("hip", "hsa_status", "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
+KEYS = ("hip", "hsa_status", "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
          "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
 _ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own words after 'hsa api call failure at:'
 _NODE = re.compile(r"GPU node-(\d+)")
 
 
-_HIP_NAME = re.compile(r"\bhipError[A-Z]\w+")
+_HIP_NAME = re.compile(r"\bhipError[A-Z]\w+|\bHSA_STATUS_[A-Z_]+")
 
 
-def _by_class(kind: str, text: str) -> str:
-    """issue 46: a hipError name hip_error reads, by its class in knowledge/api_errors.yaml (hipErrorECCNotCorrectable:
-    the module's hardware, hipErrorNotInitialized: the driver's state), where that is not the application's."""
+def by_class(kind: str, text: str) -> str | None:
+    """issue 46: a hipError or HSA status name hip_error reads, by its class in knowledge/api_errors.yaml
+    (hipErrorECCNotCorrectable: the module's hardware, HSA_STATUS_ERROR_NOT_INITIALIZED: the driver's state), where
+    that is not the application's; None for a name whose class is none (HSA_STATUS_ERROR_NOT_SUPPORTED: a feature
+    the module lacks, no fault)."""
     if kind != "hip_error" or (name := _HIP_NAME.search(text)) is None:
         return kind
     found = api_table().class_of(name.group(0))
+    if found is not None and found[1] == NONE:
+        return None
     return f"{found[0].kind}_{found[1]}" if found is not None and found[1] in ("hardware", "lost", "driver",
                                                                             "resources") else kind
 
@@ -55,14 +59,16 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     seen: dict[tuple[str, str | None], int] = {}
     for ln in lines:
         low = ln.text.lower()
-        if not any(k in low for k in _KEYS):
+        if not any(k in low for k in KEYS):
             continue
         kind = next((k for k, p in KINDS.items() if (m := p.search(ln.text)) is not None
                      and (printed(ln.text, m.start()) or _ROCMINFO_CALL.match(ln.text))), None)
         if kind is None:
             continue
-        kind = _by_class(kind, ln.text)
+        kind = by_class(kind, ln.text)
         out.claimed.add(ln.no)
+        if kind is None:  # read: a status that is no fault
+            continue
         node = _NODE.search(ln.text)
         module = api_errors.module(kind, f"GPU node-{node.group(1)} (HSA node, CPUs counted)" if node else None)
         if (kind, module) in seen:
