@@ -246,21 +246,21 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
 
 
 def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCapture, list[Line]], set[int]]) -> set[int]:
-    """Issue 46, called by read.py only where nothing was read, not even a quoted message: captures/fallback.py,
-    else the GPUs the text names (captures/gpu_mentions.py)."""
-    from gpuvet.captures import fallback
-
+    """Issue 46, called by read.py where nothing was read, not even a quoted message: fallback.py, gpu_mentions.py
+    (MX1), gpu_software.py (OX1), gpu_text.py (GEN1), each only where those before it read nothing."""
+    from gpuvet.captures import fallback, gpu_mentions, gpu_software, gpu_text
     claimed = fallback.read(fc, cleaned, walk, lambda: FileCapture(fc.path, bug_report=fc.bug_report))
-    if claimed and fc.kinds:
-        return claimed
-    from gpuvet.captures import gpu_mentions  # MX1: text naming GPUs in a form no reader reads
+    for step in (gpu_mentions.read, gpu_software.read, gpu_text.read):
+        claimed = claimed if claimed and fc.kinds else step(fc, cleaned)
+    return claimed
 
-    claimed = gpu_mentions.read(fc, cleaned)
-    if claimed and fc.kinds:
-        return claimed
-    from gpuvet.captures import gpu_software  # OX1: a GPU software stack's lines no reader reads
 
-    return gpu_software.read(fc, cleaned)
+def read_leads(fc: FileCapture, lines: list[Line], claimed: set[int]) -> None:
+    """GEN1, called by read.py last: the failure lines no reader claimed, as leads (captures/unread_leads.py); none
+    in a bug report (its other sections are no GPU tool's output: never searched, nothing imported)."""
+    if not fc.bug_report:
+        from gpuvet.captures import unread_leads
+        fc.tool_failures.found += unread_leads.of(fc, lines, claimed)
 
 
 def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:

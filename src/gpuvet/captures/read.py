@@ -27,6 +27,7 @@ from gpuvet.captures.formats import (
     Format,
     Marks,
     read_hosted,
+    read_leads,
     read_quoted,
     read_unrecognised,
 )
@@ -246,6 +247,7 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         _log_host(fc))
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
+    read_leads(fc, cleaned.lines, claimed)  # GEN1: a failure line no reader claimed is a lead, never clear
     return fc
 
 

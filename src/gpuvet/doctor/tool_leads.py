@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 CAUSE = "gpu_tool_reported_failure"
 SHOWN = 3  # lines quoted
 _SEVERE = ("warn", "critical")
-_INDEX = re.compile(r"GPU\s?(\d+)", re.I)
+UNREAD = "unread_failure_line"  # captures/unread_leads.py's cause (not imported: doctor --sim loads no parser)
+UNREAD_SAID = "reports a failure gpuvet has no rule for: read it"
+_INDEX = re.compile(r"GPU\s?\[?(\d+)\]?", re.I)  # 'GPU 0', 'GPU0', rocm-smi's 'GPU[0]'
 
 
 def leads(caps: Captures, findings: Iterable[Finding]) -> list[Finding]:
@@ -59,6 +61,7 @@ def _lead(label: str, module: str | None, lines: list[ToolFailure]) -> Finding:
                    fix=fix, file=label, line=lines[0].line,
                    tool=", ".join(tools), log=lines[0].text[:240], count=len(lines),
                    lines=[f"{f.line}: {f.text[:240]}" for f in lines[:SHOWN]],
-                   detail=f"{', '.join(tools)} " + ("printed it in its own words" if lines[0].cause else
+                   detail=f"{', '.join(tools)} " + (UNREAD_SAID if lines[0].cause == UNREAD else
+                                                    "printed it in its own words" if lines[0].cause else
                                                     "reported a failure gpuvet does not judge further")
                           + f" ({len(lines)} line{'s' if len(lines) != 1 else ''})")

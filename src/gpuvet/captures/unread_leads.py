@@ -1,0 +1,146 @@
+"""Issue 46 (GEN1): a line no reader claimed that reports a failure in a GPU, accelerator, NIC, driver or collective
+library's words is a lead, never "clear". Blind batches lost rows where the one failure line was in a form no rule
+reads ('[powerplay] Failed to send message', 'peer access is not supported' among unread lines): each such line was
+fixed by its own rule, and the next unknown one read clear again. This is the class: the lines a capture leaves
+unread (or a whole file read as a text gpuvet has no reader for) are searched for failure words beside a GPU or NIC
+context on the same line, and each one found becomes a tool-failure line of the cause CAUSE (knowledge/faults.yaml,
+warn: gpuvet has no rule for the line), which doctor/tool_leads.py says only where no warn or critical finding
+already covers the module or file. Never critical: gpuvet does not know what the line means.
+
+Only lines holding a failure word are looked at (TextLines.holding on a long text: no pass over its other lines), at
+most _CAP of them; a bug report's other sections are not searched (its kernel log is the kernel reader's, whose
+unknown driver lines have their own lead, kernel_unknown.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from gpuvet.captures.lines import TextLines
+from gpuvet.captures.text import Line
+from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
+
+CAUSE = "unread_failure_line"
+TOOL = "a line no reader claimed"
+_CAP = 2000  # candidate lines tested at most
+_KEPT = 40  # leads kept at most (doctor quotes three per module)
+_HEAD = 600  # characters of a line searched
+# the words a failure is said in (lower-cased line); each literal is found by str.find before the pattern runs
+WORDS = ("fail", "error", "fault", "timeout", "timed out", "time out", "lost", "hang", "hung", "unrecoverable",
+         "uncorrectable", "corrupt", "not responding", "unable to", "cannot", "can't", "couldn't", "could not",
+         "abort", "panic")
+# the same words as literals a long text is searched for (str.find is cased): each word's part that every casing
+# a tool prints shares ('rror' for error, Error; 'nable to' for unable to, Unable to), the capitals apart
+_CASED = ("fail", "Fail", "FAIL", "rror", "ERROR", "ault", "AULT", "imeout", "imed out", "ime out", "TIMEOUT", "lost",
+          "Lost", "LOST", "hang", "Hang", "HANG", "hung", "Hung", "HUNG", "ncorrectable", "nrecoverable",
+          "NCORRECTABLE", "NRECOVERABLE", "orrupt", "ORRUPT", "ot responding", "nable to", "NABLE TO", "annot",
+          "ANNOT", "an't", "ouldn't", "ould not", "bort", "BORT", "anic", "ANIC")
+_FAILURE = re.compile(r"(?<![\w-])(?:fail(?:ed|s|ure|ures|ing)?|errors?|faults?|faulted|timeout|timed out|time ?out|"
+                      r"lost|hangs?|hang(?:ed|ing)|hung|unrecoverable|uncorrectable|corrupt(?:ed|ion)?|"
+                      r"not responding|unable to|cannot|can't|couldn't|could not|abort(?:ed|ing)?|panic)(?![\w-])")
+# the line's words say success, or a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No')
+_SUCCESS = re.compile(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
+                      r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|\bpass(?:ed)?\b|\brecovered\b|"
+                      r"\bsucceeded\b|\bnon-fatal\b|\bharmless\b|\bbenign\b|"
+                      r"\bwork(?:s|ing)? (?:correctly|fine|well|normally)\b|"
+                      r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b|"
+                      r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
+# a line whose failure is no fault of the hardware or its software stack: a feature not there or a reading a tool
+# can't show (as 'N/A' says), a deprecated option, a package manager, a container pull, pip, a shell's typo or a
+# shell utility's missing file, a line the tool graded a warning itself, a step of a retry ('trying …', '… either'),
+# a heading announcing a list (its items say what failed), a parenthesised aside, a question or a code's branch
+_NOT_FAULT = re.compile(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|yum|dnf|pip3?|conda|"
+                        r"docker pull|npm|brew)\b|^\s*(?:bash|sh|zsh|-bash):|command not found|\?\s*$|"
+                        r"unable to (?:display|get|read|show|query|retrieve)\b|^\s*(?:ls|cat|grep|find|cp|mv|rm|cd|"
+                        r"head|tail|stat|tee):|no such file or directory|^\W*(?:warn(?:ing)?|W\d{4})\b|"
+                        r"\beither\W*$|\bretry(?:ing)?\b|\btrying\b|\bfall(?:ing)? ?back\b|:\s*$|^\s*\(.*\)\s*$|"
+                        r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
+                        r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
+                        r"stat(?:istic)?s|totals?)\b|"
+                        r"\bignor(?:e|ed|ing)\b", re.I)
+# the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
+_CONTEXT = re.compile(r"(?<![\w-])(?:gpus?\d*|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
+                      r"nvidia[\w-]*|amdgpu|radeon|rocm\w*|hip\w*|hsa\w*|xgmi|nvlink\w*|nvswitch\w*|npu\w*|ascend\w*|"
+                      r"xpu\w*|gaudi\w*|habanalabs|mlx\d\w*|hca|infiniband|rdma\w*|ibv_\w+|roce\w*|ecc|vram|hbm\d?e?|"
+                      r"dcgm\w*|nv-hostengine|fabric ?manager|xid|accelerator|drm|i915|nouveau|powerplay|smu|"
+                      r"psp|gsp|device \d+|cuda:\d+|gfx\d{3,4})(?![\w-])|"
+                      r"(?<![\w:])[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?!\w)")
+# a poster's sentence (a capital or a list's marker first, four plain words in a row, a full stop, '!' or '...'
+# last): their account, read by the quoted-report rules (read_quoted) where it quotes a message, never a tool's line
+_SENTENCE = re.compile(r"^\s*(?:[-*>]\s+|\d{1,2}[.)]\s+)?[\"'(]?[A-Z][\w'’-]*\b.*?\b[a-z][a-z'’-]*(?:,?\s+[a-z][a-z'’-]*){3}"
+                       r"\b.*[.!…][\"')]?\s*$")
+# a poster's quote of a message (in quotes or backticks: the quoted-report rules', read_quoted) or a program's code
+# (a source file's line, an assignment): words about a failure, never a tool's report of one
+QUOTED_OR_CODE = re.compile(r"[\"“”`]|'[^']{12,}'|\.(?:py|cu|cc|cpp|c|h):\d+|^\s*[\w.]+\s*=\s")
+_BUS = re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
+_INDEX = re.compile(r"(?<![\w-])(?:GPU\s?\[?(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
+
+
+class _Capture(Protocol):
+    """What of() reads of a capture (formats.FileCapture; not imported here: formats imports this)."""
+
+    kinds: list[str]
+    bug_report: bool
+    tool_failures: ToolFailures
+
+
+def of(fc: _Capture, lines: list[Line], claimed: set[int]) -> list[ToolFailure]:
+    """The leads of a read capture: its failure lines no reader claimed (every line of a file read as a text no
+    reader reads), less those a GPU tool's verdict quotes. None in a bug report (its other sections are no GPU
+    tool's output) or a kernel log (its lines are the kernel reader's: a GPU driver's unknown error lines have their
+    own lead, kernel_unknown.py; the other lines are no GPU's)."""
+    from gpuvet.captures import gpu_mentions, gpu_software, gpu_text
+
+    if fc.bug_report or any(kind.startswith("kernel") for kind in fc.kinds):
+        return []
+    unread = {gpu_mentions.KIND, gpu_software.KIND, gpu_text.KIND, "GPU tools' failures"}
+    skip = {f.line for f in fc.tool_failures.found}
+    return leads(lines, skip if set(fc.kinds) <= unread else skip | claimed)
+
+
+def leads(lines: list[Line], skip: set[int]) -> list[ToolFailure]:
+    """The failure lines among ``lines`` whose numbers are not in ``skip`` (the lines a reader claimed or already
+    quoted), each on the module it names ('GPU N', a bus id) or the node (None)."""
+    out: list[ToolFailure] = []
+    for ln in _candidates(lines):
+        if ln.no in skip or ln.elision:
+            continue
+        text = ln.text[:_HEAD].strip()
+        if (lead := _lead(ln.no, text)) is not None:
+            out.append(lead)
+            if len(out) >= _KEPT:
+                break
+    return out
+
+
+def _candidates(lines: list[Line]) -> list[Line]:
+    """The lines holding a failure word in some casing (found by str.find on a long text), at most _CAP."""
+    if isinstance(lines, TextLines) and (at := lines.holding(list(_CASED))) is not None:
+        return [lines[i] for i in at[:_CAP]]
+    picked: list[Line] = []
+    for ln in lines:
+        low = ln.text[:_HEAD].lower()
+        if any(w in low for w in WORDS):
+            picked.append(ln)
+            if len(picked) >= _CAP:
+                break
+    return picked
+
+
+def _lead(no: int, text: str) -> ToolFailure | None:
+    """The line as a lead, or None where it says no failure, a failure of no GPU's or NIC's, or a success."""
+    low = text.lower()
+    m = _FAILURE.search(low)
+    if m is None or _SUCCESS.search(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
+            _SENTENCE.match(text) or QUOTED_OR_CODE.search(text):
+        return None
+    return ToolFailure(TOOL, _module(text), no, text, CAUSE)
+
+
+def _module(text: str) -> str | None:
+    """The module the line names: its bus id (lower case), else 'GPU N' (GPU N, GPU[N], cuda:N, device N)."""
+    if (b := _BUS.search(text)) is not None:
+        return b.group(1).lower()
+    if (g := _INDEX.search(text)) is not None:
+        return f"GPU {int(next(x for x in g.groups() if x is not None))}"
+    return None

@@ -1,0 +1,90 @@
+"""Issue 46 (GEN1): a failure line no rule reads is a lead, never "clear" (captures/unread_leads.py), and a text no
+format claims that names GPU or NIC things is read, judged by none, never refused (captures/gpu_text.py). The lines
+are written for these tests in the shapes an unknown agent, a tool's fragment and a poster's paste take; the tool
+names, bus ids and messages are made up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures.gpu_text import KIND
+from gpuvet.captures.read import parse_text
+from gpuvet.captures.unread_leads import CAUSE
+from gpuvet.errors import CaptureError
+from tests.support.helpers import run
+
+
+def _doctor(tmp_path: Path, text: str) -> tuple[int, dict[str, object], str]:
+    """doctor --from's exit code, its --json answer and its text answer on one capture written from ``text``."""
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    code, out, err = run(["doctor", "--from", str(path), "--json"])
+    assert "Traceback" not in err
+    _, said, _ = run(["doctor", "--from", str(path)])
+    return code, json.loads(out) if out.strip() else {}, said
+
+
+def _leads(answer: dict[str, object]) -> list[tuple[object, object]]:
+    found = answer.get("findings", [])
+    assert isinstance(found, list)
+    return [(f.get("module"), f["severity"]) for f in found if f["cause"] == CAUSE]
+
+
+def test_an_unknown_agents_failure_line_is_a_warn_lead_on_the_module_it_names(tmp_path: Path) -> None:
+    text = ("fleetwatch 3.2 starting on node-7\n"
+            "[10:00:01] fleetwatch: probe of gpu 0000:3b:00.0 FAILED: link training did not complete\n"
+            "[10:00:02] fleetwatch: probe of gpu 0000:5e:00.0 done\n")
+    code, answer, said = _doctor(tmp_path, text)
+    assert code == 1 and _leads(answer) == [("0000:3B:00.0", "warn")]
+    assert "gpuvet has no rule for" in said and "link training did not complete" in said
+
+
+def test_a_lead_names_the_gpu_index_the_line_gives_else_the_node(tmp_path: Path) -> None:
+    _, indexed, _ = _doctor(tmp_path, "trainer: NCCL communicator on GPU 3 timed out after 1800 s\n")
+    assert _leads(indexed) == [("GPU 3", "warn")]
+    _, node, _ = _doctor(tmp_path, "fabricd: RDMA queue pair setup failed (retries exhausted)\n")
+    assert _leads(node) == [(None, "warn")]
+
+
+@pytest.mark.parametrize("line", [
+    "fleetwatch: gpu 0000:3b:00.0 self-test PASSED, 0 errors",
+    "fleetwatch: gpu 0000:3b:00.0 no errors since boot",
+    "fleetwatch: gpu 0000:3b:00.0 ecc errors: 0",
+    "fleetwatch: gpu 0000:3b:00.0 link error recovered",
+    "fleetwatch: gpu 0000:3b:00.0 clock boost not supported, skipped",
+    "fleetwatch: warning: option --gpu-poll is deprecated and failed to parse",
+])
+def test_success_worded_and_unsupported_lines_are_no_lead(tmp_path: Path, line: str) -> None:
+    code, answer, _ = _doctor(tmp_path, line + "\n")
+    assert code in (0, 2) and _leads(answer) == []  # read and judged by none, or (no GPU thing named) refused
+
+
+def test_an_unknown_gpu_fragment_is_read_as_text_naming_gpus_every_check_cant_tell(tmp_path: Path) -> None:
+    text = ("$ fleetctl show 0000:3b:00.0\n"
+            "  driver: nvidia  driver version: 550.54.15\n"
+            "  lanes 16 ok   mode turbo\n")
+    fc = parse_text(text, "fragment.txt")
+    assert fc.kinds == [KIND]
+    note = next(n for n in fc.notes if n.startswith(KIND))
+    assert "line(s) 1–3 (3)" in note and "0000:3b:00.0" in note and "550.54.15" in note
+    code, answer, said = _doctor(tmp_path, text)
+    assert code == 0 and answer["findings"] == []
+    assert "none of them was judged" in said and "can't tell" in said
+
+
+@pytest.mark.parametrize("text", [
+    "Whisk the eggs and sugar.\nBake for 40 minutes; if it failed to rise, the oven was cold.\n",
+    "The GPU was slow yesterday and the run failed, I think.\n",
+    "",
+])
+def test_a_text_naming_no_gpu_thing_is_still_refused(text: str) -> None:
+    with pytest.raises(CaptureError):
+        parse_text(text, "other.txt")
+
+
+def test_a_line_a_reader_claimed_is_never_a_lead() -> None:
+    fc = parse_text("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n", "kern.txt")
+    assert not [f for f in fc.tool_failures.found if f.cause == CAUSE]
