@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.bench.copy import SAMPLE_ABOVE, p2p_pairs
@@ -49,6 +47,9 @@ def _nodes(tmp_path, preset):
 def _scipy_routes(router, endpoints_only):
     """scipy's Dijkstra on the same graph; with ``endpoints_only`` each module is split in a
     sending and a receiving vertex with no edge between them, so no route passes through one."""
+    from scipy.sparse import csr_matrix  # the reference alone needs scipy: not imported at every worker's collection
+    from scipy.sparse.csgraph import dijkstra
+
     g = router._g
     n = len(g.ids)
     modules = [i for i, e in enumerate(g.ids) if e in set(router.node.module_ids)] if endpoints_only else []
@@ -532,6 +533,9 @@ def test_predecessors_with_endpoint_only_edges_are_shortest_and_batch_independen
     for s, d, w in zip(src.tolist(), np.where(ends[dst], n + dst, dst).tolist(), weight.tolist(), strict=True):
         lightest[(s, d)] = min(w, lightest.get((s, d), np.inf))
     rows, cols = zip(*lightest, strict=True)
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
     dist = dijkstra(csr_matrix((list(lightest.values()), (rows, cols)), shape=(2 * n, 2 * n)), indices=everyone)
     for s in range(n):
         for d in range(n):

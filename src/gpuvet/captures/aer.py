@@ -25,6 +25,7 @@ _FROM = re.compile(_DEV + r"(?:AER: )?(Multiple )?((?:Corrected|Correctable|Unco
                    r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
                    r"(?:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])|id=([0-9a-fA-F]{4})\b)")
 NVIDIA = "10de"
+ATI = "1002"  # AMD's graphics vendor id: its GPUs, their HDMI audio functions and the PCIe switches on their cards
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
 _RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)
@@ -33,6 +34,7 @@ _RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|
 _NO_HANDLER = re.compile(_DEV + r"device has no AER-aware driver")
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
+_UPTIME = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,9}\.\d{1,9})\]")  # dmesg's stamp: seconds since boot
 
 
 @dataclass
@@ -52,6 +54,10 @@ class AerDevice:
     recovered: bool = False  # the kernel said the link's recovery succeeded (the last word on it)
     said: list[str] = field(default_factory=list)  # a port's 'Uncorrected (Fatal) error received' severities
     messages: int = 0  # corrected error messages the port says it received ('Multiple …' is two at least)
+    # each corrected error it reported, with its dmesg time (None: no stamp): a message it received from itself
+    # ('Multiple': two), and each severity line no such message came just before (its own line is the report)
+    corrected_at: list[tuple[float | None, int]] = field(default_factory=list)
+    pending: int = 0  # its own messages whose severity lines have not come yet (the kernel prints them after)
 
     @property
     def receiver_errors_only(self) -> bool:
@@ -71,10 +77,34 @@ class AerParse:
     unhandled: dict[str, str] = field(default_factory=dict)  # bus -> driver: reached by a broadcast, no handler
 
     def gpu(self, bus: str) -> bool:
-        """The device is a GPU module: NVIDIA's by its vendor id or its driver's name, AMD's by its driver's
-        (amdgpu: AMD's vendor id also names its GPUs' audio functions and their PCIe switch ports)."""
-        d = self.devices.get(bus)
-        return d is not None and (d.vendor == NVIDIA or d.driver in GPU_DRIVERS)
+        """The device is a GPU module or one of its functions: a GPU's audio, USB-C and UCSI functions share its
+        link, so a link error on any of them is the GPU's link. NVIDIA's by its vendor id or its driver's name;
+        AMD's by amdgpu, or an ATI-vendor (1002) function other than a port behind a port (bus not 00: the old
+        ATI south bridges' functions sit on bus 00; the PCIe switch ports on an AMD card are ports, not it);
+        any function in the slot of a GPU function named so."""
+        return bus in self.devices and any(self._gpu_function(d) for d in self.devices.values()
+                                           if d.bus.rpartition(".")[0] == bus.rpartition(".")[0])
+
+    @staticmethod
+    def _gpu_function(d: AerDevice) -> bool:
+        return d.vendor == NVIDIA or d.driver in GPU_DRIVERS or (
+            d.vendor == ATI and d.driver != "pcieport" and d.bus.split(":")[-2] != "00")
+
+    def corrected_within(self, bus: str, seconds: float) -> int:
+        """The most corrected errors the device reported within any ``seconds`` of its dmesg stamps (an excerpt
+        without stamps: all of them, taken as one burst: the kernel prints a burst back to back)."""
+        events = self.devices[bus].corrected_at
+        if any(t is None for t, _ in events):
+            return sum(n for _, n in events)
+        timed = sorted((t, n) for t, n in events if t is not None)
+        best = run = start = 0
+        for t, n in timed:
+            run += n
+            while timed[start][0] < t - seconds:
+                run -= timed[start][1]
+                start += 1
+            best = max(best, run)
+        return best
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
@@ -88,6 +118,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             d = _device(out, m, ln)
             if m.group(3).lower().startswith("correct"):
                 d.correctable += 1
+                d.pending, alone = max(d.pending - 1, 0), not d.pending
+                d.corrected_at += [(_uptime(ln), 1)] if alone else []
             else:
                 d.uncorrectable += 1
                 fatal = "fatal" in m.group(3).lower() and "non" not in m.group(3).lower()
@@ -101,7 +133,11 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             src = bus_key(m.group(5) or _requester(d.bus, m.group(6)))
             d.sources += [] if src in d.sources else [src]
             d.said.append(m.group(4).strip())
-            d.messages += (2 if m.group(3) else 1) if m.group(4).lower().startswith("correct") else 0
+            corrected = (2 if m.group(3) else 1) if m.group(4).lower().startswith("correct") else 0
+            d.messages += corrected
+            if corrected and src == d.bus:  # its own error: counted here, its severity lines (after it) are this
+                d.corrected_at.append((_uptime(ln), corrected))
+                d.pending += 1
         elif (m := _RECOVERY.search(s)) is not None:
             d = _device(out, m, ln)
             d.recovered, d.unrecovered = (True, d.unrecovered) if m.group(3).endswith("successful") else (False, True)
@@ -162,6 +198,11 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[Line]:
                  or "AER-aware" in s                 or s.find("[", s.find(": ")) >= 0 and _BIT_HINT.search(s) is not None)
             and ("AER" in s or "PCIe Bus Error" in s or "error status" in s
                  or "] " in s and _BUS_SAID.search(s) is not None)]
+
+
+def _uptime(ln: Line) -> float | None:
+    m = _UPTIME.match(ln.text)
+    return float(m.group(1)) if m else None
 
 
 def _recover_sources(out: AerParse, port: AerDevice) -> None:

@@ -98,7 +98,7 @@ NVRM_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
     KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
     KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
-    KernelMessage("api_mismatch", re.compile(r"\bAPI mismatch: the client has the version", re.I)),
+    KernelMessage("api_mismatch", re.compile(r"\bAPI mismatch: (?:the )?client\b", re.I)),  # newer: the client 'x' (pid N)
     # the kernel's AER recovery gave up on the module after an uncorrectable error (pci/pcie/err.c: the driver
     # has no error_detected callback, or the reset failed): it is unreachable until the slot is reset
     KernelMessage("aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I)),

@@ -13,6 +13,14 @@ from dataclasses import dataclass
 
 # (family, the words that name it): the first that matches is the family; more specific ones first
 _WORDS = (
+    # a CUDA/HIP call that found no code of the library for this GPU: the runtime's words for a kernel or symbol the
+    # build lacks (cudaErrorSymbolNotFound, NoKernelImageForDevice, InvalidDeviceFunction, InvalidKernelImage,
+    # UnsupportedPtxVersion; HIP's hipErrorNoBinaryForGpu): the build's architectures or toolkit, never the module
+    ("nccl_kernel_image", r"named symbol not found|no kernel image is available|invalid device function|"
+                          r"device kernel image is invalid|PTX was compiled with an unsupported toolchain|"
+                          r"\b(?:cuda|hip)Error(?:SymbolNotFound|NoKernelImageForDevice|InvalidDeviceFunction|"
+                          r"InvalidKernelImage|UnsupportedPtxVersion|NoBinaryForGpu)\b|\bCUDA_ERROR_(?:NOT_FOUND|"
+                          r"NO_BINARY_FOR_GPU|INVALID_IMAGE|UNSUPPORTED_PTX_VERSION)\b"),
     ("nccl_ib_completion", r"Got comp\w{0,8}(?:\s|$)|\bcompletion from peer\b"),
     ("nccl_peer_closed", r"closed by (?:remote )?peer|reset by peer|remote process exited|broken pipe|peer closed"),
     # a send or receive on a connection already made that failed or timed out (mid-run): no connect that failed

@@ -44,6 +44,12 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("nvidia-smi", "Unable to determine the device handle",
             re.compile(r"Unable to determine the device handle for \S*")),
     Verdict("nvidia-smi", "NVIDIA-SMI has failed", re.compile(r"NVIDIA-SMI has failed because")),
+    # NVML's own status when the loaded kernel module's version is not its library's (NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+    # nvidia-smi's 'Driver/library version mismatch', nvidia-container-cli's 'nvml error: …', pynvml's 'RM has
+    # detected an NVML/RM version mismatch'): nothing reaches the modules until the node reboots or reloads the driver
+    Verdict("nvidia-smi", "version mismatch", re.compile(r"(?:Failed to initialize NVML|nvml error): Driver/library "
+                                                         r"version mismatch|RM has detected an NVML/RM version mismatch",
+                                                         re.I), "driver_library_mismatch"),
     Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML")),
     Verdict("nvidia-smi", "GPU is lost", re.compile(r"\bGPU is lost\b")),
     # gpu-burn's per-GPU verdict after the run ('GPU 0: OK' on a healthy one)

@@ -252,34 +252,63 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
     has lines of its own, or any uncorrectable);
     a port reporting for an NVMe drive or a NIC, and those devices' own errors, are theirs (a note), never a
     GPU's. A port with no GPU named below it that logged only corrected receiver errors is an info note:
-    nothing leads to a module.
+    nothing leads to a module, unless they flood: more in a few seconds than the kernel's own AER rate limit
+    lets it log (faults.yaml pcie_aer_flood), a marginal link to find (warn). Every error reported is counted: a
+    port's messages ('Multiple …': two) as well as its severity lines. A GPU's other function (its HDMI audio)
+    shares the GPU's link: its errors are the module's.
     An error the kernel called Fatal failed the link itself (pcie_aer_fatal), unless the kernel then said its
     recovery succeeded, or a GPU below it it could not recover has its own finding (the module's, critical)."""
     out: list[Finding] = []
-    burst = threshold("pcie_aer_port_burst")  # knowledge/faults.yaml
+    burst, flood, window = (threshold(t) for t in ("pcie_aer_port_burst", "pcie_aer_flood", "pcie_aer_flood_window_s"))
     for label, parsed in ev.captures.aer:
         for d in parsed.devices.values():
             others = [s for s in d.sources if s in parsed.devices and s != d.bus and not parsed.gpu(s)]
             gpus = [s for s in d.sources if parsed.gpu(s)]
             said = d.messages if not any(s in parsed.devices and s != d.bus for s in d.sources) else 0  # else theirs
             port = d.driver == "pcieport" and not others and (d.uncorrectable or max(d.correctable, said) >= burst)
-            if not parsed.gpu(d.bus) and not port:
+            if not parsed.gpu(d.bus) and not port or _beside_driven(parsed, d):
                 continue
             if d.fatal and d.unrecovered and not any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values()):
                 # the link was reset and the kernel gave up on what is below (a lost GPU is the kernel reader's finding)
                 out.append(replace(_aer_unrecovered(label, parsed, d), host=parsed.host))
                 continue
-            quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only  # no GPU known below it
+            most = parsed.corrected_within(d.bus, window)
+            quiet = not gpus and not parsed.gpu(d.bus) and d.receiver_errors_only and most <= flood  # no GPU below
             lost_gpu = any(o.unrecovered and parsed.gpu(o.bus) for o in parsed.devices.values())  # its own finding
             fatal = d.fatal and not d.recovered and not lost_gpu
             cause = "pcie_aer_fatal" if fatal else "pcie_port_receiver_errors" if quiet else "pcie_aer_errors"
+            fns = [d, *(o for o in parsed.devices.values() if o is not d and _beside_driven(parsed, o)
+                        and o.bus.rpartition(".")[0] == d.bus.rpartition(".")[0])]  # the module's other functions
+            uncorrectable = sum(f.uncorrectable for f in fns)
             out.append(replace(finding(cause,
-                               HIGH if d.uncorrectable else MEDIUM, module=d.bus, file=label,
-                               line=d.first_line, driver=d.driver, errors=d.kinds[:6], correctable=d.correctable,
-                               uncorrectable=d.uncorrectable, below=", ".join(gpus) if gpus else
-                               ("the module itself" if parsed.gpu(d.bus) else _unnamed_below(parsed, d))),
+                               HIGH if uncorrectable else MEDIUM, module=d.bus, file=label,
+                               line=d.first_line, driver=d.driver,
+                               errors=list(dict.fromkeys(k for f in fns for k in f.kinds))[:6],
+                               correctable=max(d.correctable, sum(n for _, n in d.corrected_at), said) +
+                               sum(max(f.correctable, sum(n for _, n in f.corrected_at)) for f in fns[1:]),
+                               uncorrectable=uncorrectable, functions=", ".join(
+                                   f"{f.bus} ({f.driver}): the same link" for f in fns[1:]) or None,
+                               below=", ".join(gpus) if gpus else
+                               (_itself(d) if parsed.gpu(d.bus) else _unnamed_below(parsed, d)),
+                               flood=f"{most} corrected errors within {window:g} s: more than the kernel's AER rate "
+                                     f"limit logs ({flood:g} per {window:g} s)" if most > flood else None),
                                host=parsed.host))
     return out
+
+
+def _beside_driven(parsed: AerParse, d: AerDevice) -> bool:
+    """Another function of a module whose GPU function has lines of its own (nvidia, amdgpu): one link, judged
+    once, on the GPU function."""
+    slot = d.bus.rpartition(".")[0]
+    return d.driver not in GPU_DRIVERS and any(o.driver in GPU_DRIVERS and o.bus.rpartition(".")[0] == slot
+                                               for o in parsed.devices.values())
+
+
+def _itself(d: AerDevice) -> str:
+    """The module's own function, or another function of it (its audio, USB-C): one link, the GPU's."""
+    if d.driver in GPU_DRIVERS:
+        return "the module itself"
+    return f"the module's own link: its {d.driver} function{' [' + d.vendor + ']' if d.vendor else ''} shares it"
 
 
 def _unnamed_below(parsed: AerParse, d: AerDevice) -> str:
