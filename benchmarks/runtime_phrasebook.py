@@ -120,7 +120,21 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("bare", "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
              "before calling NumCudaDevices() that might have already set an error? Error 304: OS call failed or "
              "operation not supported on this OS", DRV),
+    ("bare", "[Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was "
+             "encountered", APP),
+    ("bare", "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+             "collectives.", COLL),
+    ("bare", "[rank2]:[E1102 10:14:03.112 ProcessGroupNCCL.cpp:1316] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat "
+             "monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1", COLL),
+    ("bare", "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+             "might be incorrect.", None),
+    ("bare", "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.", None),
+    ("bare", "NCCL WARN Cuda failure 'out of memory'", "nccl_cuda_out_of_memory"),
     # XLA (JAX, TensorFlow)
+    ("bare", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time "
+             "error: custom call 'xla.gpu.all_reduce' failed: CUDA_ERROR_ILLEGAL_ADDRESS", APP),
+    ("bare", "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.",
+     "framework_sees_no_module"),
     ("bare", "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error", "framework_sees_no_module"),
     ("bare", "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", "no_modules_visible"),
     ("bare", "failed call to cuInit: UNKNOWN ERROR (303)", "framework_sees_no_module"),

@@ -75,3 +75,16 @@ def test_a_quoted_runtime_message_is_the_posters_report_of_its_class(capsys: pyt
                                                                      tmp_path: Path, text: str, cause: str) -> None:
     _, data = doctor_capture(capsys, tmp_path, text)
     assert {f["cause"] for f in data["findings"]} == {cause}
+
+
+@pytest.mark.parametrize("text", [
+    # PyTorch's ProcessGroupNCCL: its watchdog blocked by a hung NCCL/CUDA call, and the heartbeat monitor that
+    # kills the process for it
+    "[rank0]:[E1102 10:14:03.112 ProcessGroupNCCL.cpp:1401] [PG 0 Rank 0] ProcessGroupNCCL's watchdog got stuck for "
+    "480 seconds without making progress in monitoring enqueued collectives.\n",
+    "[rank2]:[E1102 10:14:03.112 ProcessGroupNCCL.cpp:1316] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat monitor "
+    "timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n",
+])
+def test_the_nccl_watchdog_stuck_or_its_heartbeat_timed_out_is_a_collective_error(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:
+    assert _causes(capsys, tmp_path, text) == {("collective_runtime_error", "warn")}

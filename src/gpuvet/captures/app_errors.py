@@ -71,7 +71,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                        r"|\b(?:nccl|rccl)CommInit(?:Rank|All|RankConfig|RankScalable)\w* failed",
     # the job's very first collective (SeqNum 1) timed out: the ranks never exchanged any data (issue 46, batch T)
     "nccl_first_timeout": r"Watchdog caught collective operation timeout: Work(?:NCCL|RCCL)?\(SeqNum=1\b",
-    "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out",
+    "nccl_timeout": r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out"
+                    # ProcessGroupNCCL's watchdog itself blocked (a NCCL/CUDA call hung), and its heartbeat monitor
+                    # killing the process for it (issue 46, PyTorch's own messages)
+                    r"|ProcessGroupNCCL's watchdog got stuck for \d+ seconds|Heartbeat monitor timed out!",
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",
     "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
@@ -114,7 +117,7 @@ _KEY_WORDS = (
     "couldn't communicate", "amdgpu not found in modules",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "uniqueid", "hccl function error", "comminit",
-    "watchdog caught", "before timing out", "nccl error", "[[gpu]]",
+    "watchdog caught", "before timing out", "watchdog got stuck", "heartbeat monitor timed out", "nccl error", "[[gpu]]",
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
@@ -126,7 +129,7 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "error", "illegal", "misaligned", "launch", "memory", "nvidia driver", "nvml", "couldn't communicate",
             "amdgpu not found in modules",
             "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "invalid device",
-            "watchdog caught", "before timing out", "[[gpu]]",
+            "watchdog caught", "before timing out", "watchdog got stuck", "heartbeat monitor timed out", "[[gpu]]",
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
             "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic",
