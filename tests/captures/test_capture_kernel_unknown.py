@@ -91,7 +91,9 @@ def test_a_message_wrapped_onto_a_second_line_is_read_and_quoted_whole() -> None
 def test_nouveau_and_radeon_error_lines_are_read_as_a_warn_not_refused(tmp_path: Path) -> None:
     others = ("[  100.000000] usb 1-4: new high-speed USB device number 3 using xhci_hcd\n"
               "[  100.000004] EXT4-fs (md127p3): re-mounted. Quota mode: none.\n")
-    for driver, line in (("nouveau", "[   12.300001] nouveau 0000:01:00.0: gr: TRAP_MP_EXEC_ERROR ch 3 [mpv]\n"),
+    # nouveau's bus unit (a channel's fault, fifo's or gr's, is kernel_nouveau's named kind)
+    for driver, line in (("nouveau", "[   12.300001] nouveau 0000:01:00.0: bus: MMIO read of 00000000 FAULT at 022554 "
+                                     "[ IBUS ]\n"),
                          ("radeon", "[  100.000002] radeon 0000:01:00.0: ring 0 stalled, GPU lockup suspected\n")):
         found, _ = _doctor(tmp_path, others + line)
         assert set(found) == {(UNNAMED, "0000:01:00.0")}, driver

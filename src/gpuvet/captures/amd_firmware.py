@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import re
 
-# amdgpu's firmware code name -> the chip (Vega 10/12/20, Navi 1x, 2x and 3x: the discrete Radeon families)
+# amdgpu's firmware code name -> the chip (the discrete Radeon and Instinct families: GCN's Southern and Sea
+# Islands, which amdgpu drives beside radeon, Volcanic Islands and Polaris (gfx_v8_0.c's MODULE_FIRMWARE), Vega,
+# CDNA's Arcturus and Aldebaran, Navi 1x, 2x and 3x); the APUs' names (carrizo, raven, renoir …) are no card
 CHIPS = {
+    "tahiti": "Tahiti", "pitcairn": "Pitcairn", "verde": "Cape Verde", "oland": "Oland", "hainan": "Hainan",
+    "bonaire": "Bonaire", "hawaii": "Hawaii", "topaz": "Topaz (Iceland)", "tonga": "Tonga", "fiji": "Fiji",
+    "polaris10": "Polaris 10", "polaris11": "Polaris 11", "polaris12": "Polaris 12", "vegam": "Vega M",
+    "arcturus": "Arcturus (MI100)", "aldebaran": "Aldebaran (MI200)",
     "vega10": "Vega 10", "vega12": "Vega 12", "vega20": "Vega 20",
     "navi10": "Navi 10", "navi12": "Navi 12", "navi14": "Navi 14",
     "sienna_cichlid": "Navi 21", "navy_flounder": "Navi 22", "dimgrey_cavefish": "Navi 23", "beige_goby": "Navi 24",

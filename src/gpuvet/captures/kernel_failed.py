@@ -42,6 +42,11 @@ _INIT_FIRMWARE = re.compile(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:st
                             r"\bfailed to (?:boot|load|start) (?:the )?(?:\w+ )?" + _FIRMWARE + r"\b|"
                             r"\bError preparing (?:GSP-RM|boot binary) image\b|\bneed firmware to initiali[sz]e GSP\b",
                             re.I)
+# the NVIDIA driver's GSP image (nvidia/<version>/gsp_ga10x.bin) that the kernel's firmware loader could not read
+# ('loading /lib/firmware/nvidia/570.172.08/gsp_ga10x.bin failed with error -4', 'Direct firmware load for … failed
+# with error -12', drivers/base/firmware_loader/main.c): the driver cannot boot the GSP, so the module does not
+# initialise; -2 (no such file) is said by the driver itself (RmFetchGspRmImages) and is kernel_unknown's BENIGN
+_GSP_IMAGE = re.compile(r"\b(?:loading|Direct firmware load for) \S*\bgsp_\w+\.bin failed with error -(?!2\b)\d+")
 _INTEL = ("i915", "xe")
 _NVKM_INIT = re.compile(r"\b(?:pre|one)?init failed(?:,| with)? -?\d+")  # nouveau's nvkm: '<subdev>: init failed, -110'
 _RESUME = re.compile(r"\bresume (?:of IP block <\w+> )?failed\b|\bfail(?:ed|s)? to resume\b|\b\w*_resume\w* failed\b|"
@@ -78,7 +83,8 @@ def failed_kind(lines: list[Line], quoted: list[tuple[int, int, str]], driver: s
 
 def _init(text: str, driver: str) -> bool:
     return _INIT.search(text) is not None or driver not in _INTEL and _INIT_FIRMWARE.search(text) is not None \
-        or driver == "nouveau" and _NVKM_INIT.search(text) is not None
+        or driver == "nouveau" and _NVKM_INIT.search(text) is not None \
+        or driver == "nvidia" and "gsp_" in text and _GSP_IMAGE.search(text) is not None
 
 
 def _resume(text: str, _driver: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_host, kernel_nvgpu, pci_enum, xid_shorthand, xorg_init
+from gpuvet.captures import kernel_host, kernel_intel_fault, kernel_nouveau, kernel_nvgpu, pci_enum, xid_shorthand, xorg_init
 from gpuvet.captures.lines import seconds
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -25,6 +25,11 @@ AMD_INIT = (r"\[drm\] (?:amdgpu (?:kernel modesetting|version)|initializing kern
 _LOADING = re.compile(r"NVRM(?: version)?:\s+(?:loading )?NVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)"
                       r"\s+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
 
+# the GSP image the NVIDIA driver asks the firmware loader for sits under its own version
+# (kernel-open/nvidia/nv-firmware.c: 'nvidia/<NV_VERSION_STRING>/gsp_ga10x.bin'): the version loaded, where the
+# loading line is cut away (a log of a failed load often holds only the loader's lines)
+_GSP_DIR = re.compile(r"\bnvidia/(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)/gsp_\w+\.bin\b")
+
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
          worded: list[tuple[int, Line]] | None = None) -> KernelParse:
@@ -36,10 +41,13 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
     out = kernel_host.read(lines, out, marks)  # the IOMMU refusing a GPU's DMA, a task hung in its driver
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults
-    loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM",), marks)]
+    out = kernel_nouveau.read(lines, out, marks)  # nouveau's channel errors (fifo, gr) and MMU faults
+    out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
+    loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]
-    out.driver = loaded[-1] if loaded else out.driver
+    imaged = [m.group(1) for ln in loading if "gsp_" in ln.text and (m := _GSP_DIR.search(ln.text[:400]))]
+    out.driver = loaded[-1] if loaded else imaged[-1] if imaged else out.driver
     return out
 
 
