@@ -10,7 +10,7 @@ import inspect
 
 from gpuvet.captures import formats
 
-_LAZY = ("_one", "_listed", "_kept", "_aside", "_loaded", "_marked")  # the helpers that take a parser by name
+_LAZY = ("_one", "_listed", "_kept", "_aside", "_loaded", "_marked", "_found")  # the helpers that take a parser by name
 
 
 def _named_in_source() -> set[str]:

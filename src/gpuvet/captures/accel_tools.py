@@ -186,10 +186,22 @@ def _hl_csv(lines: list[Line], out: ListedParse) -> None:
 # --- the habanalabs driver's kernel lines ----------------------------------------------------------
 _HABANA = re.compile(r"habanalabs\s+(\S+?):\s+(.*)$")
 # the driver's lines read: a device found, its DRAM, its firmware loaded, the device added; its init failures
+# YX1: its healthy boot lines too (the out-of-tree driver's 'Habana Labs Gaudi2E device detected', 'Driver version: X',
+# the firmware versions it reports, the secured-firmware load): read quietly, never refused
 _HL_KNOWN = re.compile(r"device found \[1da3:|Found GAUDI|Successfully (?:loaded firmware|added device)|NOT usable|"
-                       r"[Ff]ailed to initialize|CPU-CP timeout|Failed to communicate with Device CPU")
+                       r"[Ff]ailed to initialize|CPU-CP timeout|Failed to communicate with Device CPU|"
+                       r"Habana Labs \w+ device detected|^Driver version: |^(?:Linux|preboot|boot-fit|firmware) version |"
+                       r"^Loading secured firmware")
 _HL_ID = {"1000": "Intel Gaudi", "1001": "Intel Gaudi", "1010": "Intel Gaudi", "1011": "Intel Gaudi",
           "1020": "Intel Gaudi 2", "1030": "Intel Gaudi 2"}
+
+
+def _hl_boot(said: str, mod: dict[str, str]) -> None:
+    """YX1: the model and driver version the out-of-tree driver's boot lines print, as printed."""
+    if (seen := re.match(r"Habana Labs (Gaudi\w*|GAUDI\w*) device detected", said)) is not None:
+        mod["name"] = f"Intel {seen.group(1)}"  # Gaudi2E: the export variant of Gaudi 2
+    if (version := re.match(r"Driver version: (\S{1,40})", said)) is not None:
+        mod["driver"] = version.group(1)
 
 
 def _habanalabs(lines: list[Line], out: ListedParse) -> None:
@@ -211,6 +223,7 @@ def _habanalabs(lines: list[Line], out: ListedParse) -> None:
             mod["bus"] = who
         if (dev := re.search(r"device found \[1da3:([0-9a-f]{4})\]", said)) is not None:
             mod["name"] = _HL_ID.get(dev.group(1), "Intel Gaudi 3" if dev.group(1).startswith("106") else "Intel Gaudi")
+        _hl_boot(said, mod)
         if (found := re.search(r"Found (GAUDI\d?) device with (\d+)GB", said)) is not None:
             mod["name"], mod["mib"] = f"Intel {found.group(1).title()}", str(int(found.group(2)) * 1024)
         if re.search(r"NOT usable|failed to initialize the H/W|Failed to initialize hl", said, re.I):
@@ -230,6 +243,7 @@ def _habanalabs(lines: list[Line], out: ListedParse) -> None:
                                         ras=((NOT_USABLE, why),) if why else ()))
     if out.modules:
         out.kinds.append(HABANALABS)
+        out.driver = out.driver or next((m["driver"] for m in mods.values() if "driver" in m), None)
 
 
 # --- neuron-ls -----------------------------------------------------------------------------------

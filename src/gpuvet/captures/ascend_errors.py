@@ -113,6 +113,9 @@ def parse(lines: list[Line]) -> AscendLog:
         out.failures.append(failure)
         last = failure
     out.libs = ["HCCL"] if out.failures else []
+    from gpuvet.captures import synapse_errors  # YX1: Intel Gaudi's Synapse statuses and HCL checks, as the same records
+
+    synapse_errors.read(lines, out)
     return out
 
 

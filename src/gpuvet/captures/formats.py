@@ -207,10 +207,13 @@ def _listed(parse: Callable[[list[Line]], _Lists] | str) -> Callable[[list[Line]
     return run
 
 
-def _fryer(lines: list[Line], where: str) -> Parsed:
-    """gpu-fryer's summary, where it found one (else the field keeps what gpu-burn's reader left)."""
-    got = _loaded("gpu_fryer.parse")(lines)
-    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+def _found(parse: str) -> Callable[[list[Line], str], Parsed]:
+    """A parser named by ``module.attr`` whose value fills the field only where it claimed a line, else the field
+    keeps what an earlier format left (gpu-fryer's summary beside gpu-burn's, TransferBench's beside nvbandwidth's)."""
+    def run(lines: list[Line], where: str) -> Parsed:
+        got = _loaded(parse)(lines)
+        return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+    return run
 
 
 def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
@@ -307,22 +310,6 @@ def _hccl(lines: list[Line], where: str) -> Parsed:
 
     got = hccl.parse(lines, where)
     return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
-
-
-def _transferbench(lines: list[Line], where: str) -> Parsed:
-    from gpuvet.captures import transferbench
-
-    got = transferbench.records(lines)
-    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
-
-
-def _transferbench_gpus(lines: list[Line], where: str) -> Parsed:
-    """The GPUs TransferBench's tables name (by index only), added to the file's AMD module list: the
-    only list a TransferBench log has, so inventory names the GPUs it measured."""
-    from gpuvet.captures import transferbench
-
-    got = transferbench.listing(lines)
-    return Parsed(got, set())
 
 
 def _pcie_status(lines: list[Line], where: str) -> Parsed:
@@ -514,8 +501,8 @@ FORMATS: tuple[Format, ...] = (
            markers=("Inter-Device Access", "Data Path Validation", " FAIL")),  # its PASS/FAIL matrix (and access
     # matrix); ' FAIL': the matrix's rows pasted without its title (rocm_validation._untitled)
     Format(HCCL_TEST, "nccl", _hccl, adds=True, markers=_HCCL_MARKS),  # Ascend HCCL Test, read as nccl-tests' records
-    Format(TRANSFERBENCH, "nvb", _transferbench, adds=True, markers=_TB_MARKS),  # as nvbandwidth's
-    Format("TransferBench devices", "amd", _transferbench_gpus, SHARED, adds=True, markers=_TB_MARKS),  # the GPUs it names
+    Format(TRANSFERBENCH, "nvb", _found("transferbench.records"), adds=True, markers=_TB_MARKS),  # as nvbandwidth's
+    Format("TransferBench devices", "amd", _aside("transferbench.listing"), SHARED, adds=True, markers=_TB_MARKS),
     Format("rocm-bandwidth-test copies", "nvb", _aside("rocm_bandwidth.parse"), ALL,
            adds=True, markers=("copy peak bandwidth",)),  # its copy matrices as nvbandwidth's (amd_smi claimed them)
     Format("rccl-tests devices", "amd", _aside("nccl_devices.amd_listing"), ALL,
@@ -523,15 +510,18 @@ FORMATS: tuple[Format, ...] = (
     Format("xmrig GPU health", "amd", _listed("miner_health.parse"), adds=True,
            markers=("opencl ",)),  # its health lines' backend ('opencl   #0 03:00.0  94W 55C …')
     Format(AMD_EXPORTER, "amd", _listed("prom_metrics.parse_amd"), ALL, adds=True,
-           markers=('gpu_id="',)),  # its Prometheus samples' module label
+           markers=('gpu_id="', "rocm_")),  # its Prometheus samples' module label; omnistat's metric names (YX1)
+    Format("amdgpu sysfs, amdvbflash", "amd", _listed("amd_sysfs.parse"), ALL, adds=True,
+           markers=("pp_dpm_", "pp_od_clk_voltage", "bios p/n")),  # YX1: clock levels' files, amdvbflash -i's header
     Format(PCIE_STATUS, "lspci", _pcie_status, ALL,
            adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
     Format("lspci -m, -nn", "lspci", _one("lspci_list.parse"), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ", "Hccl", "Hcom")),  # torch_npu's line, a code opening a
-    # line or after its name ('Communication_Error_Get_Socket(EI0006)'), an HCCL call's 'HcclX … ret = 9' (a traceback)
+           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ", "Hccl", "Hcom",  # torch_npu's line, a code opening a
+                    "synapse error", "synStatus", "The condition [")),  # line or after its name ('…(EI0006)'), an
+    # HCCL call's 'HcclX … ret = 9' (a traceback); YX1: Gaudi's Synapse statuses and HCL checks (synapse_errors.py)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
@@ -546,10 +536,12 @@ FORMATS: tuple[Format, ...] = (
     Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
-    Format("gpu-fryer", "gpu_burn", _fryer, markers=("Gflops/s",)),  # issue 46: its summary, kept as a stress run
+    Format("gpu-fryer", "gpu_burn", _found("gpu_fryer.parse"), markers=("Gflops/s",)),  # issue 46: its summary
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
     Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ",)),  # issue 46: Jetson's GPU samples
+    Format("i915/xe driver boot lines", "xpu", _listed("intel_boot.parse"), adds=True,
+           markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
            "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
@@ -572,7 +564,9 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,
-           markers=("DCGM_",)),  # its Prometheus samples (the Xid metric's are plugin_xids' too)
+           markers=("DCGM_", "dcgm_")),  # its Prometheus samples, the first exporter's lower-case names (YX1)
+    Format("NVML values (a binding's)", None, _kept("nvml_values.parse"),  # YX1: CUDA.jl's, pynvml's, go-nvml's
+           markers=("clock_event_reasons", "hw_slow", "ThrottleReasons", "EventReasons", "clock_info")),
     Format(FIELDS, None, _kept("dcgm_fields.parse"), ALL, markers=(", value: ",)),
     Format(EXPORTER_NVLINK, "nvlink", _one("prom_metrics.parse_dcgm_nvlink"), ALL, adds=True,
            markers=("DCGM_FI_DEV_NVLINK_",)),  # as nvidia-smi nvlink -e's counters

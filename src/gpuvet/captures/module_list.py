@@ -107,7 +107,7 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
     for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
                          (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]), ("tegrastats", kept["tegrastats"]),
-                         (WINDOWS, kept[WINDOWS])):
+                         (WINDOWS, kept[WINDOWS]), ("NVML values (a binding's)", kept["NVML values (a binding's)"])):
         # issue 46: the lists without -q's fields (an environment report's versions alone)
         if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):
             return None if kind == "deviceQuery" else kind, listed

@@ -3,8 +3,11 @@
 …/metrics``. dcgm-exporter's ``DCGM_FI_*`` samples and AMD device-metrics-exporter's ``gpu_*`` samples name their
 module in the labels (gpu, UUID, pci_bus_id, modelName; gpu_id, card_model, serial_number): each becomes one module
 with the readings its fields map to, dcgm-exporter's as the -q fields nvidia-smi prints for the same counters (so -q's
-rules judge them), AMD's as the ECC count amd-smi gives. A counter of 0 says nothing; a sample cut mid-line is not
-read (said in a note). The Xid metric is plugin_xids' (it reads its samples with ``sample``)."""
+rules judge them), AMD's as the ECC count amd-smi gives. YX1: the first dcgm-exporter's (gpu-monitoring-tools 1.x)
+lower-case ``dcgm_*`` names are the same fields, and omnistat's ``rocm_*`` samples (labelled by card) are AMD
+modules whose uncorrectable count is the largest of its ``rocm_ras_*_uncorrectable_count``. A counter of 0 says
+nothing; a sample cut mid-line is not read (said in a note). The Xid metric is plugin_xids' (it reads its samples
+with ``sample``)."""
 
 from __future__ import annotations
 
@@ -40,11 +43,22 @@ _DCGM_FIELDS = {
     "DCGM_FI_DEV_RETIRED_SBE": "Retired Pages/Single Bit ECC",
     "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": "Remapped Rows/Uncorrectable Error",
 }
+# readings said as -q prints them (inventory's power, the temperature), never a count judged
+_READINGS = {"DCGM_FI_DEV_POWER_USAGE": ("GPU Power Readings/Power Draw", " W"),
+             "DCGM_FI_DEV_GPU_TEMP": ("Temperature/GPU Current Temp", " C")}
+# the first exporter's lower-case names (gpu-monitoring-tools 1.x, 'dcgm_power_usage{gpu="3",uuid="GPU-…"} 24.196')
+_OLD_NAMES = {"dcgm_ecc_dbe_volatile_total": "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+              "dcgm_ecc_dbe_aggregate_total": "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+              "dcgm_retired_pages_dbe": "DCGM_FI_DEV_RETIRED_DBE", "dcgm_retired_pages_sbe": "DCGM_FI_DEV_RETIRED_SBE",
+              "dcgm_retired_pages_pending": "DCGM_FI_DEV_RETIRED_PENDING", "dcgm_power_usage": "DCGM_FI_DEV_POWER_USAGE",
+              "dcgm_gpu_temp": "DCGM_FI_DEV_GPU_TEMP"}
 _YES_NO = {"DCGM_FI_DEV_RETIRED_PENDING": "Retired Pages/Pending Page Retirement",
            "DCGM_FI_DEV_ROW_REMAP_FAILURE": "Remapped Rows/Remapping Failure Occurred"}
 # an NVLink error counter: per link (_L<k>) or the module's total; its words name the counter (CRC FLIT, REPLAY, …)
 _NVLINK = re.compile(r"^DCGM_FI_DEV_NVLINK_(\w*?ERROR\w*?)(?:_COUNT)?(?:_TOTAL|_L(\d{1,2}))?$")
-_AMD_UNCORRECTABLE = re.compile(r"^gpu_ecc_uncorrect_")  # per block, and _total: the largest is the count
+# per block, and _total: the largest is the count (omnistat's: one per RAS block, 'rocm_ras_umc_uncorrectable_count')
+_AMD_UNCORRECTABLE = re.compile(r"^gpu_ecc_uncorrect_|^rocm_ras_\w+_uncorrectable_count$")
+OMNISTAT = "omnistat"
 
 _MAX_COUNT = 2.0**64  # a counter no exporter can hold (an unsigned 64-bit counter's range)
 
@@ -101,15 +115,17 @@ def _cut_note(tool: str, cut: list[int]) -> list[str]:
 
 def parse_dcgm(lines: list[Line]) -> SmiText:
     """dcgm-exporter's samples as a module list (for choose_smi), each module's readings as -q's fields."""
-    got, claimed, cut = _read(lines, ("DCGM_",))
+    got, claimed, cut = _read(lines, ("DCGM_", "dcgm_"))
     out, by = SmiText(claimed=claimed), {}
+    got = [Sample(_OLD_NAMES.get(s.name, s.name), s.labels, s.value, s.no) for s in got]
     for s in got:
         if "gpu" not in s.labels and "UUID" not in s.labels:
             continue
         key = module_of(s.labels)
         if key not in by:
             fields = {"Index": s.labels["gpu"]} if s.labels.get("gpu", "").isdigit() else {}
-            fields.update({"GPU UUID": s.labels["UUID"]} if s.labels.get("UUID") else {})
+            uuid = s.labels.get("UUID") or s.labels.get("uuid")
+            fields.update({"GPU UUID": uuid} if uuid else {})
             name = s.labels.get("modelName") or s.labels.get("model_name") or ""
             by[key] = SmiTextModule(key if "pci_bus_id" in s.labels else f"{key} (bus id not in the labels)", name,
                                     fields)
@@ -121,6 +137,9 @@ def parse_dcgm(lines: list[Line]) -> SmiText:
         out.notes.append(f"{DCGM}: {len(out.modules)} module(s) named by its labels, {len(got)} sample(s) of "
                          f"{len({s.name for s in got})} metric(s) read (host {', '.join(hosts) or 'not named'}); "
                          "counters of 0 say nothing")
+        said = [f"GPU {m.fields.get('Index', '?')} {m.fields[path]}" for m in out.modules for path, _ in _READINGS.values()
+                if path in m.fields]
+        out.notes += [f"{DCGM}: readings as printed: {', '.join(said[:16])}"] if said else []
     out.notes += _cut_note(DCGM, cut)
     return out
 
@@ -130,32 +149,49 @@ def _reading(fields: dict[str, str], s: Sample) -> None:
     if s.name in _DCGM_FIELDS and s.value == s.value:  # NaN is no reading
         path = _DCGM_FIELDS[s.name]
         fields[path] = str(max(int(s.value), int(fields.get(path, "0"))))
+    elif s.name in _READINGS and s.value == s.value:
+        path, unit = _READINGS[s.name]
+        fields[path] = f"{s.value:g}{unit}"
     elif s.name in _YES_NO:
         fields[_YES_NO[s.name]] = "Yes" if s.value > 0 or fields.get(_YES_NO[s.name]) == "Yes" else "No"
 
 
+def _amd_key(s: Sample) -> str | None:
+    """The module an AMD sample names: device-metrics-exporter's gpu_id ('GPU 0'), omnistat's card ('card0')."""
+    if s.name.startswith("gpu_") and s.labels.get("gpu_id", "").isdigit():
+        return f"GPU {s.labels['gpu_id']}"
+    return f"card{s.labels['card']}" if s.name.startswith("rocm_") and s.labels.get("card", "").isdigit() else None
+
+
 def parse_amd(lines: list[Line]) -> ListedParse:
-    """AMD device-metrics-exporter's ``gpu_*`` samples labelled by gpu_id: one module each, its uncorrectable ECC
-    count the largest of its gpu_ecc_uncorrect_* samples."""
-    got, claimed, cut = _read(lines, ("gpu_",))
-    got = [s for s in got if s.labels.get("gpu_id", "").isdigit()]
+    """AMD device-metrics-exporter's ``gpu_*`` samples labelled by gpu_id, omnistat's ``rocm_*`` labelled by card: one
+    module each, its uncorrectable ECC count the largest of its uncorrectable samples (gpu_ecc_uncorrect_*,
+    rocm_ras_*_uncorrectable_count)."""
+    got, claimed, cut = _read(lines, ("gpu_", "rocm_"))
+    got = [s for s in got if _amd_key(s) is not None]
     out = ListedParse(claimed={s.no for s in got} | {n for n in claimed if got})
     by: dict[str, tuple[dict[str, str], int | None]] = {}
     for s in got:
-        labels, ecc = by.get(s.labels["gpu_id"], (s.labels, None))
+        key = _amd_key(s) or ""
+        labels, ecc = by.get(key, ({}, None))
         if _AMD_UNCORRECTABLE.match(s.name) and s.value == s.value:
             ecc = max(ecc or 0, int(s.value))
-        by[s.labels["gpu_id"]] = labels, ecc
-    for gpu, (labels, ecc) in by.items():
-        out.modules.append(ListedModule(f"GPU {gpu}", labels.get("card_model") or None,
+        by[key] = labels | s.labels, ecc
+    for key, (labels, ecc) in by.items():
+        out.modules.append(ListedModule(key, labels.get("card_model") or None,
                                         bus(labels["pci_bus_id"]) if labels.get("pci_bus_id") else None,
-                                        uuid=labels.get("gpu_uuid") or None, ecc_uncorrectable=ecc, tool=AMD))
-    if out.modules:
-        out.kinds.append(AMD)
-        out.notes.append(f"{AMD}: {len(out.modules)} module(s) named by gpu_id, {len(got)} sample(s) read (model "
-                         f"{'not in the labels' if not any(m.name for m in out.modules) else 'from card_model'}); "
-                         "counters of 0 say nothing")
-        out.notes += _cut_note(AMD, cut)
+                                        uuid=labels.get("gpu_uuid") or None, ecc_uncorrectable=ecc,
+                                        vbios=labels.get("vbios") or None, tool=OMNISTAT if key[0] == "c" else AMD))
+        out.driver = out.driver or labels.get("driver_ver") or None
+    for tool, named in ((AMD, "gpu_id"), (OMNISTAT, "card")):
+        mine = [m for m in out.modules if m.tool == tool]
+        if mine:
+            out.kinds.append(tool)
+            read = sum(1 for s in got if (s.name[0] == "g") == (tool == AMD))
+            out.notes.append(f"{tool}: {len(mine)} module(s) named by {named}, {read} sample(s) read (model "
+                             f"{'from card_model' if any(m.name for m in mine) else 'not in the labels'}); "
+                             "counters of 0 say nothing")
+    out.notes += _cut_note(AMD, cut) if out.modules else []
     return out
 
 
