@@ -86,6 +86,12 @@ def test_corrected_errors_past_the_kernels_rate_limit_are_a_flood_warn(tmp_path:
     # the same twelve a minute apart: a lane's signal the link retries, no flood
     assert capture_findings(tmp_path, _own(6, 60, multiple=True)) == {
         ("pcie_port_receiver_errors", "0000:00:1C.5"): "info"}
+    # a journal's lines (their stamps peeled): back to back they are one burst, spread among other output they are not
+    undated = [ln.split("] ", 1)[1] for ln in flood.splitlines()]
+    assert capture_findings(tmp_path, "\n".join(undated) + "\n") == {("pcie_aer_errors", "0000:00:1C.5"): "warn"}
+    other = "".join(f"systemd[1]: Started session {i} of user alice.\n" for i in range(12))
+    spread = "".join("\n".join(undated[i:i + 4]) + "\n" + other for i in range(0, len(undated), 4))
+    assert capture_findings(tmp_path, spread) == {("pcie_port_receiver_errors", "0000:00:1C.5"): "info"}
 
 
 @pytest.mark.parametrize("line", [

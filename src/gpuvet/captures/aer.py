@@ -34,6 +34,9 @@ _RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|
 _NO_HANDLER = re.compile(_DEV + r"device has no AER-aware driver")
 _BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
+# lines between two corrected errors of one undated burst: the kernel prints each in a few (its message, severity,
+# device, bits, 'can't find device'); a longer gap is other output between them, so no longer one burst
+_BURST_GAP = 10
 _UPTIME = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,9}\.\d{1,9})\]")  # dmesg's stamp: seconds since boot
 
 
@@ -56,7 +59,7 @@ class AerDevice:
     messages: int = 0  # corrected error messages the port says it received ('Multiple …' is two at least)
     # each corrected error it reported, with its dmesg time (None: no stamp): a message it received from itself
     # ('Multiple': two), and each severity line no such message came just before (its own line is the report)
-    corrected_at: list[tuple[float | None, int]] = field(default_factory=list)
+    corrected_at: list[tuple[float | None, int, int]] = field(default_factory=list)  # (time, errors, line)
     pending: int = 0  # its own messages whose severity lines have not come yet (the kernel prints them after)
 
     @property
@@ -91,13 +94,18 @@ class AerParse:
             d.vendor == ATI and d.driver != "pcieport" and d.bus.split(":")[-2] != "00")
 
     def corrected_within(self, bus: str, seconds: float) -> int:
-        """The most corrected errors the device reported within any ``seconds`` of its dmesg stamps (an excerpt
-        without stamps: all of them, taken as one burst: the kernel prints a burst back to back)."""
+        """The most corrected errors the device reported within any ``seconds`` of its dmesg stamps; an excerpt
+        without them (a journal's, peeled): the most in one run of its lines, each within _BURST_GAP lines of the
+        last (the kernel prints a burst back to back: an assumption, faults.yaml pcie_aer_flood)."""
         events = self.devices[bus].corrected_at
-        if any(t is None for t, _ in events):
-            return sum(n for _, n in events)
-        timed = sorted((t, n) for t, n in events if t is not None)
         best = run = start = 0
+        if any(t is None for t, _, _ in events):
+            last = None
+            for _, n, no in sorted(events, key=lambda e: e[2]):
+                run = run + n if last is not None and no - last <= _BURST_GAP else n
+                best, last = max(best, run), no
+            return best
+        timed = sorted((t, n) for t, n, _ in events if t is not None)
         for t, n in timed:
             run += n
             while timed[start][0] < t - seconds:
@@ -119,7 +127,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             if m.group(3).lower().startswith("correct"):
                 d.correctable += 1
                 d.pending, alone = max(d.pending - 1, 0), not d.pending
-                d.corrected_at += [(_uptime(ln), 1)] if alone else []
+                d.corrected_at += [(_uptime(ln), 1, ln.no)] if alone else []
             else:
                 d.uncorrectable += 1
                 fatal = "fatal" in m.group(3).lower() and "non" not in m.group(3).lower()
@@ -136,7 +144,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
             corrected = (2 if m.group(3) else 1) if m.group(4).lower().startswith("correct") else 0
             d.messages += corrected
             if corrected and src == d.bus:  # its own error: counted here, its severity lines (after it) are this
-                d.corrected_at.append((_uptime(ln), corrected))
+                d.corrected_at.append((_uptime(ln), corrected, ln.no))
                 d.pending += 1
         elif (m := _RECOVERY.search(s)) is not None:
             d = _device(out, m, ln)

@@ -284,8 +284,8 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                                HIGH if uncorrectable else MEDIUM, module=d.bus, file=label,
                                line=d.first_line, driver=d.driver,
                                errors=list(dict.fromkeys(k for f in fns for k in f.kinds))[:6],
-                               correctable=max(d.correctable, sum(n for _, n in d.corrected_at), said) +
-                               sum(max(f.correctable, sum(n for _, n in f.corrected_at)) for f in fns[1:]),
+                               correctable=max(d.correctable, sum(n for _, n, _ in d.corrected_at), said) +
+                               sum(max(f.correctable, sum(n for _, n, _ in f.corrected_at)) for f in fns[1:]),
                                uncorrectable=uncorrectable, functions=", ".join(
                                    f"{f.bus} ({f.driver}): the same link" for f in fns[1:]) or None,
                                below=", ".join(gpus) if gpus else
