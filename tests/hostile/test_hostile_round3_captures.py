@@ -308,7 +308,12 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             # batch I's dev set: the driver's user-space of another version than the loaded module
             "api_mismatch": "NVRM: API mismatch: the client has the version 535.129.03, but",
             # batch J: the driver loaded and bound no module (a laptop's switched-off GPU, a VM without one)
-            "no_adapter": "NVRM: No NVIDIA graphics adapter found!"}
+            "no_adapter": "NVRM: No NVIDIA graphics adapter found!",
+            # session 60's kinds from the open modules' source (captures/kernel_phrases.py)
+            "nv_not_back_on_bus": "NVRM: GPU 0000:18:00.0: Timeout GPU not back on the bus after reset",
+            "nv_vbios_boot_failed": "NVRM: GPU 0000:18:00.0: VBIOS boot failed!!",
+            "nv_device_start_failed": "NVRM: GPU 0000:18:00.0: pci_enable_device failed, aborting",
+            "nv_bar1_lost": "NVRM: GPU 0000:18:00.0: Failed to re-allocate BAR1."}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind
