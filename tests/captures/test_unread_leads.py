@@ -88,3 +88,55 @@ def test_a_text_naming_no_gpu_thing_is_still_refused(text: str) -> None:
 def test_a_line_a_reader_claimed_is_never_a_lead() -> None:
     fc = parse_text("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n", "kern.txt")
     assert not [f for f in fc.tool_failures.found if f.cause == CAUSE]
+
+
+# GEN1b: FreeBSD's firmware(9) tries each name linuxkpi gives it ('could not load firmware image, error 2'), then
+# loads the image under another ('/' and '.' made '_'): a healthy boot's lookups, quiet (lines written in its form)
+FREEBSD_FALLTHROUGH = ("Mar 22 06:36:07 host7 kernel: drmn0: <drmn> on vgapci0\n"
+                       "Mar 22 06:36:07 host7 kernel: amdgpu/polaris11_mec.bin: could not load firmware image, error 2\n"
+                       "Mar 22 06:36:07 host7 kernel: amdgpu_polaris11_mec.bin: could not load firmware image, error 2\n"
+                       "Mar 22 06:36:07 host7 kernel: firmware: 'amdgpu_polaris11_mec_bin' version 0: 268480 bytes "
+                       "loaded at 0xffffffff83a5e000\n"
+                       "Mar 22 06:36:07 host7 kernel: drmn0: successfully loaded firmware image "
+                       "'amdgpu/polaris11_mec.bin'\n"
+                       "Mar 22 06:36:07 host7 kernel: drmn0: fence driver on ring 0 use gpu addr 0x0000000100000008\n")
+
+
+def test_a_firmware_lookup_a_later_line_says_loaded_is_no_lead(tmp_path: Path) -> None:
+    """Quiet, and never 'none from a GPU' either: drm-kmod's lines (drmn0, the amdgpu images) are counted, not
+    judged (the kernel checks can't tell; the excerpt was read as one with no GPU line before)."""
+    code, answer, _ = _doctor(tmp_path, FREEBSD_FALLTHROUGH)
+    assert code == 0 and _leads(answer) == []
+    steps = answer["steps"]
+    assert isinstance(steps, list)
+    assert {s["status"] for s in steps if s["check"] in ("kernel_messages", "xid_log")} == {"inconclusive"}
+
+
+def test_a_firmware_lookup_no_later_line_says_loaded_is_still_a_lead(tmp_path: Path) -> None:
+    """The image loaded is mec's; mec2's lookup is never followed by its load: mec2's line alone is the lead."""
+    text = FREEBSD_FALLTHROUGH + "Mar 22 06:36:08 host7 kernel: amdgpu/polaris11_mec2.bin: could not load firmware " \
+                                 "image, error 2\n"
+    code, answer, _ = _doctor(tmp_path, text)
+    assert code == 1 and _leads(answer) == [(None, "warn")]
+    lines = [f["evidence"]["lines"] for f in answer["findings"] if f["cause"] == CAUSE]  # type: ignore[index]
+    assert lines == [["7: amdgpu/polaris11_mec2.bin: could not load firmware image, error 2"]]
+
+
+def test_linux_direct_firmware_load_then_loaded_is_no_lead() -> None:
+    from gpuvet.captures.text import Line
+    from gpuvet.captures.unread_leads import leads
+    failed = "fwagent: Direct firmware load for amdgpu/navi10_gpu_info.bin failed with error -2"
+    loaded = "fwagent: amdgpu: loaded firmware amdgpu/navi10_gpu_info.bin through the fallback loader"
+    assert [f.line for f in leads([Line(1, failed), Line(2, loaded)], set())] == []
+    assert [f.line for f in leads([Line(1, loaded), Line(2, failed)], set())] == [2]  # loaded before: no answer
+
+
+def test_a_lead_naming_no_module_goes_on_the_one_gpu_the_text_names(tmp_path: Path) -> None:
+    text = ("fleetwatch 3.2 starting on node-7: gpu 0000:3b:00.0 (NVIDIA H100)\n"
+            "fleetwatch: nic mlx5_0 0000:ab:00.0 up\n"
+            "[10:00:01] fleetwatch: nvml health probe failed (code 7)\n")
+    code, answer, _ = _doctor(tmp_path, text)
+    assert code == 1 and _leads(answer) == [("0000:3B:00.0", "warn")]
+    two = text.replace("starting on node-7:", "starting on node-7: gpu 0000:5e:00.0,")
+    code, answer, _ = _doctor(tmp_path, two)
+    assert code == 1 and _leads(answer) == [(None, "warn")]

@@ -12,9 +12,11 @@ Two classes of first-contact paste hold output an engineer reads at once:
   'error' holds no known message;
 - a kernel excerpt with no GPU line (dmesg, dmesg -T, journalctl -k or syslog lines of NICs, disks, systemd):
   read as a kernel log with no GPU or driver event (GpulessKernel), which doctor judges clear. One holding a
-  GPU or accelerator driver's line no reader read (nvidia-modeset's display lines, DRM's, habanalabs' …) is
-  refused, the line named: gpuvet can't tell what it means, so never 'none from a GPU' (review 56). The lines
-  mtgpu, nouveau, radeon and Ascend's devdrv print under their own prefix are kernel.py's (kernel_unknown.py).
+  GPU or accelerator driver's lines no reader read (nvidia-modeset's display lines, DRM's, habanalabs', an
+  out-of-tree xe's banner …) is never 'none from a GPU' (review 56), nor refused (GEN1b, issue 46: a refusal
+  loses the file): the driver's lines are counted, not judged (the checks that would judge them can't tell),
+  and those at error level are leads (unread_leads.kernel_leads). The lines mtgpu, nouveau, radeon and Ascend's
+  devdrv print under their own prefix are kernel.py's (kernel_unknown.py).
 """
 
 from __future__ import annotations
@@ -22,15 +24,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from gpuvet.captures import kernel, topo
+from gpuvet.captures import kernel, kernel_unknown, topo, unread_leads
 from gpuvet.captures.decorations import PREFIXES
-from gpuvet.captures.kernel import KernelParse
-from gpuvet.captures.text import Cleaned, Line
-from gpuvet.errors import CaptureError
+from gpuvet.captures.gpu_software import UnreadGpuText
+from gpuvet.captures.kernel import KernelModule, KernelParse
+from gpuvet.captures.text import Cleaned, Line, ranges
+from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
 
 if TYPE_CHECKING:
     from gpuvet.captures.aer import AerParse
@@ -143,6 +146,7 @@ class _Capture(Protocol):
     ascend: AscendLog
     app_errors: AppErrorsParse
     aer: AerParse
+    tool_failures: ToolFailures
 
 
 Capture = TypeVar("Capture", bound=_Capture)
@@ -172,10 +176,12 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
 
         return unread(fc, cleaned, "nvidia-smi topo -m", f"{nics} (give the whole `nvidia-smi topo -m` output: its "
                       "header line and GPU rows with the NIC rows)")
-    excerpt = gpuless(cleaned, fc.path)
+    excerpt = gpuless(cleaned)
     if excerpt is None:
         return set()
     fc.kernel, fc.kinds = excerpt, [KIND]
+    if isinstance(excerpt, UnreadDriverLines):
+        fc.tool_failures.found += excerpt.leads
     return excerpt.claimed
 
 
@@ -341,13 +347,13 @@ _NIC_LINK = re.compile(r"\b(mlx5_\d+): Port: (\d+) Link (DOWN|INIT|ARM|ACTIVE)\b
 MIN_LINES = 2  # kernel lines an excerpt holds at least: one stamped line may be anything
 
 
-def gpuless(cleaned: Cleaned, where: str = "") -> GpulessKernel | None:
+def gpuless(cleaned: Cleaned) -> GpulessKernel | UnreadDriverLines | None:
     """A kernel excerpt (most of its lines the kernel's, at least MIN_LINES) that no reader took a line of, read
     as such (its kernel lines claimed, the note said); None where the file is not one. A journal's prefix was
     peeled off its lines first, the program lost with it: such lines are the kernel's where the file names the
     kernel's log as its source (`journalctl -k`, `dmesg`, kern.log) or where they read as the kernel's own.
-    Refused (CaptureError, naming the line) where a line is a GPU or accelerator driver's that no reader read:
-    such an excerpt is never one with no GPU line."""
+    One holding a GPU or accelerator driver's lines no reader read is never one with no GPU line: those lines
+    are counted, not judged (UnreadDriverLines)."""
     body = [ln for ln in cleaned.lines if _content(ln)]
     peeled = any(_PEELED.match(note) for note in cleaned.notes)
     from_kernel = peeled and any(_KERNEL_SOURCE.search(ln.text) for ln in cleaned.lines)
@@ -355,41 +361,70 @@ def gpuless(cleaned: Cleaned, where: str = "") -> GpulessKernel | None:
               or peeled and _KERNEL_BODY.match(ln.text)}
     if len(shaped) < MIN_LINES or 2 * len(shaped) <= len(body):
         return None
-    _refuse_gpu_lines(body, where)
+    drivers = [(ln, d) for ln in body if (d := _gpu_driver(ln.text.lstrip())) is not None]
+    if drivers:
+        return _unread_drivers(shaped, drivers, body)
     note = f"{len(shaped)} kernel line(s), none from a GPU, NIC-to-GPU or driver module" + _nic_links(body)
     return GpulessKernel(claimed=shaped, notes=[note], lines=len(shaped))
 
 
 # a GPU or accelerator driver's kernel line no reader read (NVIDIA's own modules beside NVRM, nouveau, radeon,
 # amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, Moore Threads' mtgpu (MUSA; it prints 'MTGPU:'),
-# GPUDirect, DRM): its message, after the kernel's
-# stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]')
-_GPU_DRIVER = re.compile(r"\s*(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
-                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|ascend\w*|devdrv\w*|MTGPU|mtgpu)(?=[:\s\[(])")
+# GPUDirect, DRM, FreeBSD drm-kmod's device 'drmn0'): its message, after the kernel's
+# stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]');
+# FreeBSD's firmware(9) names the GPU driver's image it could not load ('amdgpu/polaris11_mec.bin: could not …')
+_GPU_DRIVER = re.compile(r"\s*(?:(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
+                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|drmn\d{1,3}|ascend\w*|devdrv\w*|MTGPU|mtgpu)"
+                         r"(?=[:\s\[(])|(?P<image>amdgpu|radeon|i915|xe|nvidia)[/_][\w.-]{1,80}: could not load firmware)")
 _GPU_BRACKET = re.compile(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
                           r"(?<![\w-])(?P<nvrm>NVRM):")
+# the module a driver's dev_printk prefix names: 'habanalabs 0000:29:00.0: ', 'xe 0000:00:02.0: '
+_DEVICE = re.compile(r"^[\w-]{1,32} ((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
 
 def _gpu_driver(text: str) -> str | None:
     """The GPU or accelerator driver a kernel line is from, or None."""
     shape = _KERNEL_SHAPE.match(text)
     m = _GPU_DRIVER.match(text, shape.end() if shape is not None else 0) or _GPU_BRACKET.search(text)
-    return None if m is None else m.group("driver") or m.group("nvrm")
+    return None if m is None else next(v for v in m.groupdict().values() if v is not None)
 
 
-def _refuse_gpu_lines(body: list[Line], where: str) -> None:
-    """A GPU or accelerator driver's lines no reader read: refused, the first named (gpuvet can't tell whether
-    they are a fault, so never 'none from a GPU')."""
-    drivers = [(ln, d) for ln in body if (d := _gpu_driver(ln.text.lstrip())) is not None]
-    if not drivers:
-        return
-    ln, driver = drivers[0]
-    raise CaptureError(
-        f"a kernel excerpt with {len(drivers)} line(s) from a GPU or accelerator driver no reader of gpuvet "
-        f"knows (line {ln.no}, {driver!r}: {ln.text.strip()[:SHOWN]!r}): it can't tell whether they are a fault",
-        where=where or None,
-        fix="read those lines yourself, or give what gpuvet reads of that GPU (nvidia-smi -q, amd-smi, the "
-            "kernel log's NVRM/Xid, amdgpu or i915/xe lines).")
+@dataclass
+class UnreadDriverLines(UnreadGpuText):
+    """A kernel excerpt holding a GPU or accelerator driver's lines no reader read (GEN1b, issue 46): its kernel
+    lines claimed, the driver's counted (``unread``, by driver in ``drivers``) and never judged: doctor's checks
+    that would judge them can't tell (gpu_software.UnreadGpuText), never 'clear'. ``leads``: its error lines."""
+
+    drivers: dict[str, int] = field(default_factory=dict)
+    leads: list[ToolFailure] = field(default_factory=list)
+
+
+def _unread_drivers(shaped: set[int], drivers: list[tuple[Line, str]], body: list[Line]) -> UnreadDriverLines:
+    """The excerpt read with its GPU drivers' lines counted by driver, the modules their prefixes name listed, and
+    their error lines as leads (on the bus id a line names, else the one the drivers' lines name, if one)."""
+    counts: dict[str, int] = {}
+    modules: dict[str, KernelModule] = {}
+    for ln, d in drivers:
+        name = kernel_unknown.driver_of(ln.text) or d
+        counts[name] = counts.get(name, 0) + 1
+        if (m := _DEVICE.match(_message(ln.text))) is not None:
+            key = kernel.bus(m.group(1))
+            modules.setdefault(key, KernelModule(key, kernel_unknown.VENDOR.get(name, name)))
+    lines = [ln for ln, _ in drivers]
+    first = drivers[0][0]
+    said = "; ".join(f"{n} line(s) of {d} gpuvet has no rule for: not judged" for d, n in counts.items())
+    claimed = shaped | {ln.no for ln in lines}
+    note = (f"{len(claimed)} kernel line(s): {said} (line(s) {ranges([ln.no for ln in lines])}, e.g. line {first.no}: "
+            f"{first.text.strip()[:SHOWN]!r}); the checks that would judge them can't tell")
+    leads = unread_leads.kernel_leads(lines, next(iter(modules)) if len(modules) == 1 else None, body)
+    return UnreadDriverLines(claimed=claimed, notes=[note], modules=list(modules.values()),
+                             unread=len(lines), source="/".join(counts) + " driver", drivers=counts, leads=leads)
+
+
+def _message(text: str) -> str:
+    """A kernel line's message: its stamp or journal prefix off."""
+    shape = _KERNEL_SHAPE.match(text)
+    return text[shape.end() if shape is not None else 0:].lstrip()
 
 
 def _content(ln: Line) -> bool:

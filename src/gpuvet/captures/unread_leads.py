@@ -7,6 +7,12 @@ context on the same line, and each one found becomes a tool-failure line of the 
 warn: gpuvet has no rule for the line), which doctor/tool_leads.py says only where no warn or critical finding
 already covers the module or file. Never critical: gpuvet does not know what the line means.
 
+A failed firmware lookup is a lead only where no later line says that image loaded (GEN1b): FreeBSD's firmware(9)
+prints 'could not load firmware image, error 2' for each name linuxkpi tries, then loads it under another ('/' and
+'.' made '_'); Linux's 'Direct firmware load for X failed with error -2' goes on to the fallback loader. A lead naming
+no module goes on the one GPU bus id the text names, if it names one. A GPU driver's kernel lines no reader read
+(captures/fallback.py) are read by kernel_leads: their error lines, less those a healthy boot prints (BENIGN).
+
 Only lines holding a failure word are looked at (TextLines.holding on a long text: no pass over its other lines), at
 most _CAP of them; a bug report's other sections are not searched (its kernel log is the kernel reader's, whose
 unknown driver lines have their own lead, kernel_unknown.py)."""
@@ -14,8 +20,10 @@ unknown driver lines have their own lead, kernel_unknown.py)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Protocol
 
+from gpuvet.captures import kernel_unknown
 from gpuvet.captures.lines import TextLines
 from gpuvet.captures.text import Line
 from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
@@ -100,7 +108,8 @@ def of(fc: _Capture, lines: list[Line], claimed: set[int]) -> list[ToolFailure]:
 
 def leads(lines: list[Line], skip: set[int]) -> list[ToolFailure]:
     """The failure lines among ``lines`` whose numbers are not in ``skip`` (the lines a reader claimed or already
-    quoted), each on the module it names ('GPU N', a bus id) or the node (None)."""
+    quoted), each on the module it names ('GPU N', a bus id), else the one GPU the text names, or the node (None);
+    a firmware lookup a later line says loaded is none."""
     out: list[ToolFailure] = []
     for ln in _candidates(lines):
         if ln.no in skip or ln.elision:
@@ -110,7 +119,76 @@ def leads(lines: list[Line], skip: set[int]) -> list[ToolFailure]:
             out.append(lead)
             if len(out) >= _KEPT:
                 break
-    return out
+    out = _not_loaded_later(out, lines)
+    return _placed(out, _one_gpu(lines)) if any(f.module is None for f in out) else out
+
+
+def kernel_leads(lines: list[Line], bus: str | None, every: list[Line]) -> list[ToolFailure]:
+    """A GPU driver's kernel lines no reader read (captures/fallback.py): those at error level (a failure word, the
+    kernel's error marks), less a success, a counter read as none, a line a healthy boot prints (BENIGN) or a
+    firmware lookup a later line of ``every`` (the excerpt's) says loaded, each on the bus id it names, else ``bus``
+    (the one its driver's lines name, if one)."""
+    out: list[ToolFailure] = []
+    for ln in lines[:_CAP]:
+        text = ln.text[:_HEAD].strip()
+        low = text.lower()
+        if not (_FAILURE.search(low) or _KERNEL_ERROR.search(text)) or _SUCCESS.search(low) or \
+                kernel_unknown.benign(text) is not None:
+            continue
+        b = _BUS.search(text)
+        out.append(ToolFailure(TOOL, b.group(1).lower() if b is not None else bus, ln.no, text, CAUSE))
+    return _not_loaded_later(out, every)[:_KEPT]
+
+
+# the kernel's own marks of an error line: DRM's '*ERROR*', a driver's '[ERROR]' or 'ERROR:', printk's level 0-3, BUG:
+_KERNEL_ERROR = re.compile(r"(?i:\blockup\b)|\*ERROR\*|\[ERROR\]|\bERROR:|^\s*<[0-3]>|\bBUG:")
+# a firmware lookup that failed, the image it names: FreeBSD firmware(9)'s and linuxkpi's, Linux request_firmware's
+_FW_FAILED = re.compile(r"(?P<a>[\w./-]+): could not load firmware image, error \d+|could not load firmware image "
+                        r"'(?P<b>[^']+)'|Direct firmware load for (?P<c>\S+) failed with error -?\d+|"
+                        r"firmware: failed to load (?P<d>\S+) \(-?\d+\)")
+_LOADED = ("loaded", "Loaded", "LOADED", "loading")  # the words of a line saying an image loaded
+_SAID_LOADED = re.compile(r"(?i)\bloaded\b|\bfinished loading\b")
+_SEPARATORS = re.compile(r"[/.-]")  # linuxkpi's other names for an image: '/', '.' (and '-') made '_'
+
+
+def _not_loaded_later(found: list[ToolFailure], lines: list[Line]) -> list[ToolFailure]:
+    """``found`` less the failed firmware lookups whose image a later line says loaded (under any of its names)."""
+    images = {f.line: m.group(m.lastgroup or "a") for f in found if (m := _FW_FAILED.search(f.text)) is not None}
+    if not images:
+        return found
+    loaded = [(ln.no, _SEPARATORS.sub("_", ln.text[:_HEAD])) for ln in _holding(lines, _LOADED)
+              if _SAID_LOADED.search(ln.text[:_HEAD]) and not _FAILURE.search(ln.text[:_HEAD].lower())]
+    return [f for f in found if f.line not in images or not any(
+        no > f.line and re.search(r"(?<![\w])" + re.escape(_SEPARATORS.sub("_", images[f.line])) + r"(?![\w])", text)
+        for no, text in loaded)]
+
+
+def _holding(lines: list[Line], words: tuple[str, ...]) -> list[Line]:
+    """The lines holding one of ``words`` (found by str.find on a long text), at most _CAP."""
+    if isinstance(lines, TextLines) and (at := lines.holding(list(words))) is not None:
+        return [lines[i] for i in at[:_CAP]]
+    return [ln for ln in lines[:_CAP * 8] if any(w in ln.text[:_HEAD] for w in words)][:_CAP]
+
+
+# a line about a GPU (its driver's, a runtime's or tool's words), not a NIC's, a disk's or another device's
+_GPU_LINE = re.compile(r"(?i)(?<![\w-])(?:gpus?\d*|cuda\w*|nvidia[\w-]*|nvrm|amdgpu|radeon|rocm\w*|i915|xe|"
+                       r"nouveau|habanalabs|gaudi\w*|npu\w*|ascend\w*|xpu\w*|accelerator|drm|vga|3d controller)(?![\w-])")
+_NOT_GPU = re.compile(r"(?i)mlx\d|mellanox|connectx|infiniband|ethernet|nvme|xhci|usb|snd_|audio")
+
+
+def _one_gpu(lines: list[Line]) -> str | None:
+    """The one bus id the text's GPU lines name (a line naming a GPU thing and no NIC or other device), or None
+    where they name none or two or more."""
+    buses = {b.lower() for ln in _holding(lines, (":",)) if _GPU_LINE.search(ln.text[:_HEAD])
+             and not _NOT_GPU.search(ln.text[:_HEAD]) for b in _BUS.findall(ln.text[:_HEAD])}
+    return buses.pop() if len(buses) == 1 else None
+
+
+def _placed(found: list[ToolFailure], bus: str | None) -> list[ToolFailure]:
+    """The leads naming no module placed on ``bus`` (the one GPU the text names), where there is one."""
+    if bus is None:
+        return found
+    return [replace(f, module=bus) if f.module is None else f for f in found]
 
 
 def _candidates(lines: list[Line]) -> list[Line]:
