@@ -140,3 +140,61 @@ def test_a_lead_naming_no_module_goes_on_the_one_gpu_the_text_names(tmp_path: Pa
     two = text.replace("starting on node-7:", "starting on node-7: gpu 0000:5e:00.0,")
     code, answer, _ = _doctor(tmp_path, two)
     assert code == 1 and _leads(answer) == [(None, "warn")]
+
+
+# RF1 (review of GEN1, findings 1, 2, 4, 7): lines written in the forms slurm, a shell, an agent and the habanalabs
+# driver print; the hosts, bus ids and counts are made up
+def _unit(*texts: str) -> list[tuple[str | None, int]]:
+    from gpuvet.captures.text import Line
+    from gpuvet.captures.unread_leads import leads
+    return [(f.module, f.line) for f in leads([Line(i + 1, t) for i, t in enumerate(texts)], set())]
+
+
+def test_a_host_named_gpu_is_never_a_gpu_index(tmp_path: Path) -> None:
+    """srun names the host (gpu018) of the failed task: a job of 16 ranks has no GPU 18, and the line names no GPU."""
+    text = ("gpu017:4321:4321 [0] NCCL INFO Bootstrap : Using ib0:10.1.0.17<0>\n"
+            "gpu017:4321:4400 [0] NCCL INFO comm 0x55 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE\n"
+            "srun: error: gpu018: task 9: Exited with exit code 1\n")
+    _, answer, _ = _doctor(tmp_path, text)
+    assert _leads(answer) == []
+    assert _unit("srun: error: gpu018: task 9: Exited with exit code 1") == []
+    assert _unit("watchd: GPU[2] ecc check failed", "watchd: GPU 3: heartbeat timed out") == [("GPU 2", 1), ("GPU 3", 2)]
+
+
+@pytest.mark.parametrize("line", [
+    "$ dmesg | grep -i amdgpu | grep -i error",
+    "# dmesg -T | grep -i nvidia | grep -i fail",
+    "root@gpu01:~# nvidia-smi -q -d ECC | egrep -i 'fail|error'",
+    "user@node7:~$ rocm-smi --showerror gpu failed",
+    "[admin@node7 ~]$ ibstat mlx5_0 error",
+    "journalctl -k | grep -i nccl.*timeout",
+])
+def test_a_command_the_poster_typed_is_no_lead(line: str) -> None:
+    assert _unit(line) == []
+
+
+@pytest.mark.parametrize("line", [
+    "fleetwatch: gpu 0000:3b:00.0 ecc errors: 0 correctable, 5 uncorrectable",
+    "fleetwatch: gpu 0000:3b:00.0 link lost, not recovered",
+    "fleetwatch: gpu 0000:3b:00.0 link lost and never recovered",
+    "fleetwatch: gpu 0000:3b:00.0 self-test passed, 3 errors",
+])
+def test_a_failure_a_zero_or_a_negated_success_leaves_standing_is_a_lead(tmp_path: Path, line: str) -> None:
+    code, answer, _ = _doctor(tmp_path, "fleetwatch 3.2 starting on node-7\n" + line + "\n")
+    assert code == 1 and _leads(answer) == [("0000:3B:00.0", "warn")]
+
+
+def test_a_driver_line_its_kernel_reader_read_is_no_second_lead(tmp_path: Path) -> None:
+    """The habanalabs reader judges hl1's failed init (critical on the module); its cut last line, naming the bus
+    id instead of hl1, is that reader's fact, never a second verdict on the same module."""
+    text = ("[   43.051361] habanalabs hl0: Successfully loaded firmware to device\n"
+            "[   72.993087] habanalabs hl1: Failed to communicate with Device CPU (CPU-CP timeout)\n"
+            "[   72.993088] habanalabs hl1: failed to initialize CPU H/W queues -5\n"
+            "[   72.993204] habanalabs hl1: failed to initialize the H/W\n"
+            "[   72.993269] habanalabs 0000:1a:00.0: Failed to initialize hl1. Device is NOT usable !\n"
+            "[   73.036294] habanalabs hl2: Failed to communicate with Device CPU (CPU-CP timeout)\n"
+            "[   73.036482] habanalabs 0000:cd:00.0: Failed t\n")
+    code, answer, _ = _doctor(tmp_path, text)
+    found = answer["findings"]
+    assert isinstance(found, list) and code == 1
+    assert _leads(answer) == [] and any(f["severity"] == "critical" for f in found)

@@ -58,11 +58,14 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _SMI_FRAME = re.compile(r"^\|(?:[-=+|\s]*|\s*NVIDIA-SMI \d.*|\s*(?:GPU\s+Name|Fan\s+Temp)\b.*|[\s|]*MIG M\.[\s|]*|"
                         r"\s+\d{1,2}\s*)$")
 # NVIDIA's fault lines: only their readers judge them (the file stays refused, as before)
-_FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
+FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
 
-# a poster's sentence (a capital word, three words more, a full stop, question or exclamation mark at its end, or
-# any line asking): their words about a stack (a plan, a question), never its output
-_SENTENCE = re.compile(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$")
+# a poster's sentence, the one rule gpu_text.py and unread_leads.py share (a line stripped of its indent): a capital
+# word, three words more and a full stop or '!' last; a capital or a list's marker first, four plain words in a row,
+# a full stop, '!' or '...' last; or any line asking. Their account of a stack (a plan, a question), never its output
+SENTENCE = re.compile(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$|"
+                      r"^\s*(?:[-*>]\s+|\d{1,2}[.)]\s+)?[\"'(]?[A-Z][\w'’-]*\b.*?\b[a-z][a-z'’-]*(?:,?\s+[a-z][a-z'’-]*){3}"
+                      r"\b.*[.!…][\"')]?\s*$")
 
 
 class _Said(Protocol):
@@ -91,9 +94,9 @@ class UnreadGpuText(KernelParse):
 def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     """The file read as KIND where its words name a GPU software stack; the lines claimed (none otherwise)."""
     body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
-    if not body or any(_FAULT_WORDS.search(ln.text[:HEAD]) or _table_row(ln.text) for ln in body):
+    if not body or any(FAULT_WORDS.search(ln.text[:HEAD]) or table_row(ln.text) for ln in body):
         return set()  # a table's row is a document's reading (a value to judge), not a stack's log line
-    own = [ln.text[:HEAD].strip() for ln in body if not _SENTENCE.match(ln.text[:HEAD].strip())]
+    own = [ln.text[:HEAD].strip() for ln in body if not SENTENCE.match(ln.text[:HEAD].strip())]
     source = next((name for name, rx in _SOURCES if any(rx.search(text) for text in own)), None)
     if source is None:
         return set()
@@ -144,7 +147,7 @@ def _chips(fc: _Capture, texts: list[str]) -> None:
                             "(no bus id in the lines)")
 
 
-def _table_row(text: str) -> bool:
+def table_row(text: str) -> bool:
     """A markdown or text table's row that is not nvidia-smi's own frame, banner or header (XR1)."""
     s = text.strip()
     return s.startswith("|") and not _SMI_FRAME.match(s)

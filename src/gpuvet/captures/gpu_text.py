@@ -40,9 +40,6 @@ SHOWN = 6  # names, bus ids said at most
 # words in a row: 'this is not nvidia-smi', 'we moved the job on mlx5_0'): a tool's bare name in a sentence is none
 _POSTERS = re.compile(r"\b[a-z][a-z']+(?:,? [a-z][a-z']*){2,}\b|\?|^\s*(?:raise|msg|if|#|//)\b|"
                       + unread_leads.QUOTED_OR_CODE.pattern)
-_SENTENCE = gpu_software._SENTENCE
-_FAULT_WORDS = gpu_software._FAULT_WORDS
-_table_row = gpu_software._table_row
 
 
 class _Capture(Protocol):
@@ -60,9 +57,11 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     if fc.tool_failures.found:
         return set()
     body = [ln for ln in cleaned.lines[:_CAP] if _content(ln)]
-    if not body or any(_FAULT_WORDS.search(ln.text[:_HEAD]) or _table_row(ln.text) for ln in body):
+    if not body or any(gpu_software.FAULT_WORDS.search(ln.text[:_HEAD]) or gpu_software.table_row(ln.text)
+                       for ln in body):
         return set()  # NVIDIA's fault lines are only their readers'; a table's row is a reading to judge (gpu_software)
-    own = [ln for ln in body if not _POSTERS.search(ln.text[:_HEAD]) and not _SENTENCE.match(ln.text[:_HEAD].strip())]
+    own = [ln for ln in body
+           if not _POSTERS.search(ln.text[:_HEAD]) and not gpu_software.SENTENCE.match(ln.text[:_HEAD].strip())]
     names = list(dict.fromkeys(m.group(0) for ln in own for m in _NAMES.finditer(ln.text[:_HEAD])))
     buses = list(dict.fromkeys(b.lower() for ln in own for b in _BUS.findall(ln.text[:_HEAD])))
     if not names and not buses and not unread_leads.leads(body, set()):  # its own rules set sentences and code apart

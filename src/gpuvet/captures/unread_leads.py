@@ -15,7 +15,13 @@ no module goes on the one GPU bus id the text names, if it names one. A GPU driv
 
 Only lines holding a failure word are looked at (TextLines.holding on a long text: no pass over its other lines), at
 most _CAP of them; a bug report's other sections are not searched (its kernel log is the kernel reader's, whose
-unknown driver lines have their own lead, kernel_unknown.py)."""
+unknown driver lines have their own lead, kernel_unknown.py).
+
+RF1 (review of GEN1): a GPU index is read only as the tools print it ('GPU 3', 'GPU[3]'), never from a host named
+gpu018 (srun's 'gpu018: task 9'); a command the poster typed (after a shell's prompt, or piped into grep) is their
+search, no report; a success word or a zero clears a line only where no failure stays standing in it ('errors: 0
+correctable, 5 uncorrectable', 'link lost, not recovered' are leads); and a kernel line of a driver whose other lines
+a reader of the capture claimed (the habanalabs reader's) is that reader's fact, never a second verdict."""
 
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
-from gpuvet.captures import kernel_unknown
+from gpuvet.captures import gpu_software, kernel_unknown
 from gpuvet.captures.lines import TextLines
 from gpuvet.captures.text import Line
 from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
@@ -46,13 +52,25 @@ _CASED = ("fail", "Fail", "FAIL", "rror", "ERROR", "ault", "AULT", "imeout", "im
 _FAILURE = re.compile(r"(?<![\w-])(?:fail(?:ed|s|ure|ures|ing)?|errors?|faults?|faulted|timeout|timed out|time ?out|"
                       r"lost|hangs?|hang(?:ed|ing)|hung|unrecoverable|uncorrectable|corrupt(?:ed|ion)?|"
                       r"not responding|unable to|cannot|can't|couldn't|could not|abort(?:ed|ing)?|panic)(?![\w-])")
-# the line's words say success, or a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No')
-_SUCCESS = re.compile(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
-                      r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|\bpass(?:ed)?\b|\brecovered\b|"
-                      r"\bsucceeded\b|\bnon-fatal\b|\bharmless\b|\bbenign\b|"
+# the line's words say success ('passed', 'recovered'): the whole line's, unless negated ('not recovered') or a
+# failure is counted in it ('5 uncorrectable')
+_SUCCESS = re.compile(r"\bpass(?:ed)?\b|\brecovered\b|\bsucceeded\b|\bnon-fatal\b|\bharmless\b|\bbenign\b|"
                       r"\bwork(?:s|ing)? (?:correctly|fine|well|normally)\b|"
-                      r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b|"
-                      r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
+                      r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b")
+_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+)?$")  # before a success word: none
+# a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No'): its own clause's only
+_NONE = re.compile(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
+                   r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|"
+                   r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
+# a failure counted (a count before a failure word, or a failure word's non-zero value), never a GPU's index
+_COUNTED = re.compile(r"(?<![\w:.\[-])(?<!gpu )(?<!device )(?<!rank )0*[1-9]\d*\s+(?:[a-z-]+\s+)?"
+                      r"(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable|corrupt\w*|lost)\b|"
+                      r"\b(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable)\s*[:=]\s*0*[1-9]")
+_CLAUSES = re.compile(r"[,;]\s")  # a line's clauses ('errors: 0 correctable, 5 uncorrectable')
+# a command line the poster typed (after a shell's prompt: '$ ', '# ', 'user@host:~$ ', '[user@host dir]# ',
+# PowerShell's 'PS C:\\> '), or a pipe into grep: the words they searched for, never a failure report
+_SHELL = (r"^\s*[$#%]\s|^\s*[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%]\s|^\s*\[[\w.-]+@[^\]]{1,80}\][$#]\s|"
+          r"^\s*PS [^>]{1,80}>\s|\|\s*[ef]?grep\b")
 # a line whose failure is no fault of the hardware or its software stack: a feature not there or a reading a tool
 # can't show (as 'N/A' says), a deprecated option, a package manager, a container pull, pip, a shell's typo or a
 # shell utility's missing file, a line the tool graded a warning itself, a step of a retry ('trying …', '… either'),
@@ -65,23 +83,20 @@ _NOT_FAULT = re.compile(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|ap
                         r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
                         r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
                         r"stat(?:istic)?s|totals?)\b|"
-                        r"\bignor(?:e|ed|ing)\b", re.I)
+                        r"\bignor(?:e|ed|ing)\b|" + _SHELL, re.I)
 # the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
-_CONTEXT = re.compile(r"(?<![\w-])(?:gpus?\d*|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
+_CONTEXT = re.compile(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
                       r"nvidia[\w-]*|amdgpu|radeon|rocm\w*|hip\w*|hsa\w*|xgmi|nvlink\w*|nvswitch\w*|npu\w*|ascend\w*|"
                       r"xpu\w*|gaudi\w*|habanalabs|mlx\d\w*|hca|infiniband|rdma\w*|ibv_\w+|roce\w*|ecc|vram|hbm\d?e?|"
                       r"dcgm\w*|nv-hostengine|fabric ?manager|xid|accelerator|drm|i915|nouveau|powerplay|smu|"
                       r"psp|gsp|device \d+|cuda:\d+|gfx\d{3,4})(?![\w-])|"
                       r"(?<![\w:])[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?!\w)")
-# a poster's sentence (a capital or a list's marker first, four plain words in a row, a full stop, '!' or '...'
-# last): their account, read by the quoted-report rules (read_quoted) where it quotes a message, never a tool's line
-_SENTENCE = re.compile(r"^\s*(?:[-*>]\s+|\d{1,2}[.)]\s+)?[\"'(]?[A-Z][\w'’-]*\b.*?\b[a-z][a-z'’-]*(?:,?\s+[a-z][a-z'’-]*){3}"
-                       r"\b.*[.!…][\"')]?\s*$")
 # a poster's quote of a message (in quotes or backticks: the quoted-report rules', read_quoted) or a program's code
 # (a source file's line, an assignment): words about a failure, never a tool's report of one
 QUOTED_OR_CODE = re.compile(r"[\"“”`]|'[^']{12,}'|\.(?:py|cu|cc|cpp|c|h):\d+|^\s*[\w.]+\s*=\s")
 _BUS = re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
-_INDEX = re.compile(r"(?<![\w-])(?:GPU\s?\[?(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
+# a GPU's index as the tools print it ('GPU 3', 'GPU[3]', 'GPU 3:'), never a host named gpu018 ('gpu018: task 9')
+_INDEX = re.compile(r"(?<![\w-])(?:GPU(?:\s|\s?\[)(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
 
 
 class _Capture(Protocol):
@@ -96,14 +111,34 @@ def of(fc: _Capture, lines: list[Line], claimed: set[int]) -> list[ToolFailure]:
     """The leads of a read capture: its failure lines no reader claimed (every line of a file read as a text no
     reader reads), less those a GPU tool's verdict quotes. None in a bug report (its other sections are no GPU
     tool's output) or a kernel log (its lines are the kernel reader's: a GPU driver's unknown error lines have their
-    own lead, kernel_unknown.py; the other lines are no GPU's)."""
-    from gpuvet.captures import gpu_mentions, gpu_software, gpu_text
+    own lead, kernel_unknown.py; the other lines are no GPU's), nor a kernel line of a driver a reader read."""
+    from gpuvet.captures import gpu_mentions, gpu_text
 
     if fc.bug_report or any(kind.startswith("kernel") for kind in fc.kinds):
         return []
     unread = {gpu_mentions.KIND, gpu_software.KIND, gpu_text.KIND, "GPU tools' failures"}
     skip = {f.line for f in fc.tool_failures.found}
-    return leads(lines, skip if set(fc.kinds) <= unread else skip | claimed)
+    if set(fc.kinds) <= unread:
+        return leads(lines, skip)
+    return [f for f in leads(lines, skip | claimed) if not _driver_read(f.text, lines, claimed)]
+
+
+# a kernel log's line (a dmesg stamp, a journal's 'kernel:'), the driver that printed it ('habanalabs hl2: …')
+_KERNEL_LINE = re.compile(r"^\s*(?:<\d>)?\[(?:\s*\d+\.\d+|[A-Z][a-z]{2} [^\]]{8,30})\]\s*(?P<a>[\w-]+)[ :]|"
+                          r"\bkernel:\s*(?:\[\s*\d+\.\d+\]\s*)?(?P<b>[\w-]+)[ :]")
+
+
+def _driver(text: str) -> str | None:
+    """The driver a kernel log's line names first, None for another line."""
+    m = _KERNEL_LINE.search(text[:_HEAD])
+    return None if m is None else m.group(m.lastgroup or "a")
+
+
+def _driver_read(text: str, lines: list[Line], claimed: set[int]) -> bool:
+    """A kernel log's line of a driver whose other lines in this capture a reader claimed (the habanalabs reader's
+    'hl2' lines, a cut one naming the bus id): that reader's to judge, one fact one verdict, never a second lead."""
+    name = _driver(text)
+    return name is not None and any(ln.no in claimed and _driver(ln.text) == name for ln in _holding(lines, (name,)))
 
 
 def leads(lines: list[Line], skip: set[int]) -> list[ToolFailure]:
@@ -132,7 +167,7 @@ def kernel_leads(lines: list[Line], bus: str | None, every: list[Line]) -> list[
     for ln in lines[:_CAP]:
         text = ln.text[:_HEAD].strip()
         low = text.lower()
-        if not (_FAILURE.search(low) or _KERNEL_ERROR.search(text)) or _SUCCESS.search(low) or \
+        if not (_FAILURE.search(low) or _KERNEL_ERROR.search(text)) or _success(low) or \
                 kernel_unknown.benign(text) is not None:
             continue
         b = _BUS.search(text)
@@ -209,10 +244,20 @@ def _lead(no: int, text: str) -> ToolFailure | None:
     """The line as a lead, or None where it says no failure, a failure of no GPU's or NIC's, or a success."""
     low = text.lower()
     m = _FAILURE.search(low)
-    if m is None or _SUCCESS.search(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
-            _SENTENCE.match(text) or QUOTED_OR_CODE.search(text):
+    if m is None or _success(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
+            gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text):
         return None
     return ToolFailure(TOOL, _module(text), no, text, CAUSE)
+
+
+def _success(low: str) -> bool:
+    """The (lower-cased) line says its failure is none: a success word no 'not' negates, in a line counting no
+    failure; or a counter or flag reading none in every clause that holds a failure word."""
+    said = [m for m in _SUCCESS.finditer(low) if not _NEGATED.search(low[max(0, m.start() - 24):m.start()])]
+    if said and not _COUNTED.search(low):
+        return True
+    failing = [c for c in _CLAUSES.split(low) if _FAILURE.search(c)] or [low]  # a kernel mark's line: the whole
+    return all(_NONE.search(c) and not _COUNTED.search(c) for c in failing)
 
 
 def _module(text: str) -> str | None:
