@@ -85,6 +85,12 @@ EVIDENCED_BY["tool_verdicts"] |= {"xpu-smi diag -j", "xpu-smi health -j", "rvs (
 # issue 46: Windows' event log and WSL's lines are a kernel log of another OS (captures/windows.py)
 EVIDENCED_BY["kernel_messages"] |= {"Windows event log or WSL lines"}
 EVIDENCED_BY["xid_log"] |= {"Windows event log or WSL lines"}  # nvlddmkm's Event 13: Xid 13
+# session 60 (YX1): omnistat's rocm_ras_* uncorrectable counts are the exporter's own per-card verdict
+# (captures/prom_metrics.py); NVML's clock event reasons as a binding prints them say whether the module is
+# slowed for heat (captures/nvml_values.py), as nvidia-smi -q's Clocks Event Reasons do
+EVIDENCED_BY["tool_verdicts"] |= {"omnistat"}
+EVIDENCED_BY["thermal_state"] |= {"NVML values (a binding's)"}
+EVIDENCED_BY["captured_clock_events"] |= {"NVML values (a binding's)"}  # the same reasons: hw_slow, hw_power_brake
 EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
 
 
@@ -380,3 +386,15 @@ def test_validate_topology_pass_names_the_widths_it_could_not_read():
     (check,) = _difference_checks(want, found, "declared", "", "fix")
     assert check.verdict.value == "pass" and "PCIe width of 8 module(s) not read" in str(check.value)
     assert check.evidence["pcie_width_unread"] == [f"gpu{i}" for i in range(8)]
+
+
+def test_a_bindings_clock_event_reasons_clear_cites_their_file(capsys, tmp_path):
+    """Session 60: NVML's reasons as CUDA.jl prints them fill -q's fields; a clear from them names this file."""
+    f = tmp_path / "jl.txt"
+    f.write_text("julia> NVML.clock_event_reasons(dev)\n(idle = false, display_setting = false, hw_power_brake = false, "
+                 "sw_power_cap = false, application_setting = false, hw_slow = false, sync_boost = false, "
+                 "sw_thermal = false, hw_thermal = false)\n")
+    _, data = _doctor(capsys, "--from", str(f))
+    clears = [s for s in data["steps"] if s["check"] in ("thermal_state", "captured_clock_events")]
+    assert clears and all(s["status"] == "clear" for s in clears), clears
+    _audit(f, data)

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.records import UNNAMED, SmiTextModule
+from gpuvet.captures.records import NVML_VALUES, UNNAMED, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
 
-KIND = "NVML values (a binding's)"
+KIND = NVML_VALUES  # doctor cites this file for the -q fields it fills (records.MONITOR_KINDS)
 MARKERS = ("clock_event_reasons", "hw_slow", "ThrottleReasons", "EventReasons", "clock_info")
 _SECTION = "Clocks Event Reasons"
 # nvml.h: nvmlClocksEventReasonGpuIdle 0x1 … nvmlClocksEventReasonDisplayClockSetting 0x100 (-q's names)

@@ -9,9 +9,11 @@ EXPORTER_NVLINK = "dcgm-exporter NVLink counters"  # the kind dcgm-exporter's NV
 # the kinds of readers that formats.py names before it imports them (issue 43: a reader is imported on first need)
 HCCL_TEST, TRANSFERBENCH, PCIE_STATUS = "hccl_test", "TransferBench", "kernel PCIe link status"
 DCGM_EXPORTER, AMD_EXPORTER = "dcgm-exporter", "AMD device-metrics-exporter"
-# issue 46: the kinds captures/monitor_tools.py reads into -q's fields (doctor cites their file for those readings)
+NVML_VALUES = "NVML values (a binding's)"  # captures/nvml_values.py's kind
+# issue 46: the kinds read into -q's fields, captures/monitor_tools.py's and NVML_VALUES (a binding's clock event
+# reasons as -q's): doctor cites their file for those readings
 MONITOR_KINDS = ("gpustat", "gpustat --json", "nvitop", "nvidia-top", "nvtop -s", "nvidia-smi pmon",
-                 "nvidia-smi --query-compute-apps")
+                 "nvidia-smi --query-compute-apps", NVML_VALUES)
 
 
 @dataclass(frozen=True)
