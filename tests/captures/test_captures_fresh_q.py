@@ -47,7 +47,7 @@ CAUSES: dict[str, set[Finding]] = {
     "dmesg_sglang29160_xid31.txt": {("xid", "0000:70:00.0")},  # Xid 31 MMU fault by python3: the application
     "dmesg_ogkm447_xid13_109.txt": {("xid", "0000:00:0B.0")},  # Xid 13, 109 and 31: driver/application
     # nouveau graphics TRAP/DATA_ERROR storms: a driver-level fault
-    "dmesg_qubes9552_nouveau.txt": {("module_ring_reset_recovered", "0000:27:00.0")},  # YX3: nouveau's gr traps named
+    "dmesg_qubes9552_nouveau.txt": {("module_channel_error", "0000:27:00.0")},  # YX3: nouveau's gr traps named
     # --- healthy (H) ------------------------------------------------------------------------------------------
     "npusmi_vllmascend2526_info.txt": set(),
     "smiq_nvidiadocker688_m1000m.txt": set(),  # a driver/CUDA mismatch at most info
@@ -82,7 +82,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "journal_legacyrocm5051_pagefault.txt": {("module_page_fault", "0000:0B:00.0"): "warn"},
     "dmesg_sglang29160_xid31.txt": {("xid", "0000:70:00.0"): "warn"},
     "dmesg_ogkm447_xid13_109.txt": {("xid", "0000:00:0B.0"): "warn"},
-    "dmesg_qubes9552_nouveau.txt": {("module_ring_reset_recovered", "0000:27:00.0"): "warn"},
+    "dmesg_qubes9552_nouveau.txt": {("module_channel_error", "0000:27:00.0"): "warn"},
 }
 
 # file -> {cause: the highest severity it may have}: what the row allows without asking for it

@@ -51,9 +51,9 @@ NOUVEAU_HEALTHY = _log(
 
 
 @pytest.mark.parametrize(("log", "cause", "module", "message"), [
-    (NOUVEAU_PUSHER, "module_ring_reset_recovered", "0000:02:00.0", "nouveau_channel_error"),
-    (NOUVEAU_PBDMA, "module_ring_reset_recovered", "0000:65:00.0", "nouveau_channel_error"),
-    (NOUVEAU_GR_TRAP, "module_ring_reset_recovered", "0000:65:00.0", "nouveau_channel_error"),
+    (NOUVEAU_PUSHER, "module_channel_error", "0000:02:00.0", "nouveau_channel_error"),
+    (NOUVEAU_PBDMA, "module_channel_error", "0000:65:00.0", "nouveau_channel_error"),
+    (NOUVEAU_GR_TRAP, "module_channel_error", "0000:65:00.0", "nouveau_channel_error"),
     (NOUVEAU_FAULT, "module_page_fault", "0000:01:00.0", "nouveau_mmu_fault"),
 ])
 def test_a_nouveau_channel_fault_is_a_warn_on_the_module_it_names(tmp_path: Path, log: str, cause: str, module: str,
@@ -108,7 +108,7 @@ def test_the_gsp_image_the_loader_could_not_read_is_a_module_that_did_not_initia
 
 
 @pytest.mark.parametrize(("name", "cause", "module", "severity"), [
-    ("dmesg_sddm1936_nouveau_dma_pusher.txt", "module_ring_reset_recovered", "0000:01:00.0", "warn"),
+    ("dmesg_sddm1936_nouveau_dma_pusher.txt", "module_channel_error", "0000:01:00.0", "warn"),
     ("dmesg_computert948_xe_b580_fault_engine_reset.txt", "module_page_fault", "0000:83:00.0", "warn"),
     ("dmesg_aiinfra_gsp_firmware_load_failed.txt", "module_init_failed", "0000:06:00.0", "critical"),
 ])

@@ -38,6 +38,14 @@ _LONGEST = 400  # characters: the kernel prints every AER line short (a longer l
 # device, bits, 'can't find device'); a longer gap is other output between them, so no longer one burst
 _BURST_GAP = 10
 _UPTIME = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,9}\.\d{1,9})\]")  # dmesg's stamp: seconds since boot
+# a clock's stamp, where no dmesg one is: dmesg -T's '[Mon Dec  1 10:00:00 2026]', and syslog's 'Dec 01 10:00:00'
+# or RFC 3339's '2026-12-01T10:00:00' where the line keeps them (decorations.peel takes a prefix every line of a run
+# carries off first: such a journal is undated here): seconds, so errors days apart are read as days apart (a
+# year's turn is read wrong at most: its two sides are far apart, never one burst)
+_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                                       "Dec"))}
+_CLOCK = re.compile(r"^\s*(?:<\d>)?\[?(?:[A-Z][a-z]{2} )?(?:(?P<mon>[A-Z][a-z]{2}) {1,2}(?P<day>\d{1,2}) |"
+                    r"\d{4}-(?P<mnum>\d{2})-(?P<dnum>\d{2})[T ])(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2}(?:[.,]\d{1,9})?)")
 
 
 @dataclass
@@ -93,13 +101,19 @@ class AerParse:
         return d.vendor == NVIDIA or d.driver in GPU_DRIVERS or (
             d.vendor == ATI and d.driver != "pcieport" and d.bus.split(":")[-2] != "00")
 
+    def undated(self, bus: str) -> bool:
+        """Whether a corrected error of the device has no stamp (dmesg's or a clock's): corrected_within then
+        counts runs of lines, not seconds."""
+        return any(t is None for t, _, _ in self.devices[bus].corrected_at)
+
     def corrected_within(self, bus: str, seconds: float) -> int:
-        """The most corrected errors the device reported within any ``seconds`` of its dmesg stamps; an excerpt
-        without them (a journal's, peeled): the most in one run of its lines, each within _BURST_GAP lines of the
-        last (the kernel prints a burst back to back: an assumption, faults.yaml pcie_aer_flood)."""
+        """The most corrected errors the device reported within any ``seconds`` of its stamps (dmesg's, or a
+        journal's or syslog's clock); an excerpt without any (peeled): the most in one run of its lines, each within
+        _BURST_GAP lines of the last (the kernel prints a burst back to back: an assumption, faults.yaml
+        pcie_aer_flood)."""
         events = self.devices[bus].corrected_at
         best = run = start = 0
-        if any(t is None for t, _, _ in events):
+        if self.undated(bus):
             last = None
             for _, n, no in sorted(events, key=lambda e: e[2]):
                 run = run + n if last is not None and no - last <= _BURST_GAP else n
@@ -209,8 +223,16 @@ def _candidates(lines: list[Line], marks: Marks | None = None) -> list[Line]:
 
 
 def _uptime(ln: Line) -> float | None:
-    m = _UPTIME.match(ln.text)
-    return float(m.group(1)) if m else None
+    """The line's dmesg stamp in seconds, else its clock's (seconds counted from the year's start), else None."""
+    if (m := _UPTIME.match(ln.text)) is not None:
+        return float(m.group(1))
+    if (c := _CLOCK.match(ln.text)) is None:
+        return None
+    month = _MONTHS.get(c["mon"], -1) if c["mon"] else int(c["mnum"]) - 1
+    if month < 0:
+        return None
+    day = int(c["day"] or c["dnum"])
+    return (((month * 31 + day) * 24 + int(c["h"])) * 60 + int(c["m"])) * 60 + float(c["s"].replace(",", "."))
 
 
 def _recover_sources(out: AerParse, port: AerDevice) -> None:

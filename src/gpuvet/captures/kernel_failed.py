@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 
 INIT_FAILED = "driver_init_failed"  # the kinds (kernel_messages.yaml) of such a group
@@ -47,6 +48,12 @@ _INIT_FIRMWARE = re.compile(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:st
 # with error -12', drivers/base/firmware_loader/main.c): the driver cannot boot the GSP, so the module does not
 # initialise; -2 (no such file) is said by the driver itself (RmFetchGspRmImages) and is kernel_unknown's BENIGN
 _GSP_IMAGE = re.compile(r"\b(?:loading|Direct firmware load for) \S*\bgsp_\w+\.bin failed with error -(?!2\b)\d+")
+# The loader (fw_get_filesystem_firmware) warns for any error but -ENOENT on one path and goes on to the next one
+# (/lib/firmware/updates/…, then /lib/firmware/…): such a line fails the module only where the driver's own failure
+# follows it, or no later line says the module came up (nvidia-drm registered it: it opened the GPU)
+_GSP_DRIVER_FAILED = ("RmFetchGspRmImages", "RmInitAdapter failed", "rm_init_adapter failed", "not initialized",
+                      "not initialised")
+_GSP_CAME_UP = "Initialized nvidia-drm"
 _INTEL = ("i915", "xe")
 _NVKM_INIT = re.compile(r"\b(?:pre|one)?init failed(?:,| with)? -?\d+")  # nouveau's nvkm: '<subdev>: init failed, -110'
 _RESUME = re.compile(r"\bresume (?:of IP block <\w+> )?failed\b|\bfail(?:ed|s)? to resume\b|\b\w*_resume\w* failed\b|"
@@ -76,9 +83,28 @@ def failed_kind(lines: list[Line], quoted: list[tuple[int, int, str]], driver: s
     initialisation first, then a resume, then a reset no later line says succeeded."""
     for kind, test in ((INIT_FAILED, _init), (RESUME_FAILED, _resume), (RESET_FAILED, _reset)):
         for k, (i, _, text) in enumerate(quoted):
-            if test(text[:_HEAD], driver) and (kind != RESET_FAILED or not _recovered(lines, i, driver)):
+            if test(text[:_HEAD], driver) and (kind != RESET_FAILED or not _recovered(lines, i, driver)) \
+                    and (kind != INIT_FAILED or not _gsp_fell_through(lines, i, driver)):
                 return kind, k
     return None
+
+
+def _gsp_fell_through(lines: list[Line], i: int, driver: str) -> bool:
+    """Whether line ``i`` is only the loader's miss on one path of the GSP image, which a later line on the same
+    module says was got past: it came up, and no failure of the driver's own (no GSP image, RmInitAdapter) follows."""
+    text = lines[i].text[:_HEAD]
+    if driver != "nvidia" or _GSP_IMAGE.search(text) is None or _INIT.search(text) is not None \
+            or _INIT_FIRMWARE.search(text) is not None:
+        return False
+    ids, came_up = _ids(text), False
+    for j in holding(lines, (*_GSP_DRIVER_FAILED, _GSP_CAME_UP)):
+        theirs = _ids(later := lines[j].text[:_HEAD]) if j > i else None
+        if theirs is None or ids and theirs and not ids & theirs:
+            continue  # an earlier line, or another module's
+        if _GSP_CAME_UP not in later:
+            return False
+        came_up = True
+    return came_up
 
 
 def _init(text: str, driver: str) -> bool:

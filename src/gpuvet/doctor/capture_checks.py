@@ -290,10 +290,15 @@ def _aer_findings(ev: Evidence) -> list[Finding]:
                                    f"{f.bus} ({f.driver}): the same link" for f in fns[1:]) or None,
                                below=", ".join(gpus) if gpus else
                                (_itself(d) if parsed.gpu(d.bus) else _unnamed_below(parsed, d)),
-                               flood=f"{most} corrected errors within {window:g} s: more than the kernel's AER rate "
-                                     f"limit logs ({flood:g} per {window:g} s)" if most > flood else None),
+                               flood=_flood(most, flood, window, parsed.undated(d.bus)) if most > flood else None),
                                host=parsed.host))
     return out
+
+
+def _flood(most: int, flood: float, window: float, undated: bool) -> str:
+    """The flood in words: within the window where the lines carry stamps; undated, a run of lines read as one."""
+    within = "in one undated run of lines (no stamp: read as one burst)" if undated else f"within {window:g} s"
+    return f"{most} corrected errors {within}: more than the kernel's AER rate limit logs ({flood:g} per {window:g} s)"
 
 
 def _beside_driven(parsed: AerParse, d: AerDevice) -> bool:
