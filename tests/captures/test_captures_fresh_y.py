@@ -5,28 +5,28 @@ MAY where it allows one without asking for it, TOLD where it names what the find
 FIELDS / SAID where it says what inventory must read; benchmarks/score_manifest.py --batch y scores the batch
 against them (tests/support/blind_batch.py).
 
-Read as batches P to X are: "no finding" and "nothing at warn or above" mean nothing at warn or above (an
-info is allowed); "warn:" pins warn; "critical:" pins critical; "warn (or critical)" and "critical (or
-warn)" pin no severity; "at most warn" allows a finding up to warn (MAY) without asking for one. An info the
-row asks for ("info: DCP metrics not collected", the transports NCCL chose) is cited (TOLD), as batch V's
-are; a second line of the same failure the row names (i915's fence wait timeout beside its rcs0 resets, the
-EDAC line beside the AER errors) is cited too, not asked for as a finding of its own. A row naming a fault
-in its own words is held as the cause gpuvet files that meaning under (each noted where used): corrected
-Receiver Errors on a root port with no GPU below it are pcie_port_receiver_errors; an i915 GPU hang, rcs0
-resets are module_ring_reset_recovered, nouveau's DMA_PUSHER channel errors module_channel_error; an xe device declared wedged
-after its reset failed is module_needs_reset; xe's unsuccessful page-fault responses are module_page_fault;
-a GSP firmware image that failed to load (the GPU cannot initialise) is module_init_failed; NVML's
-driver/library mismatch and NVRM's API mismatch are driver_library_mismatch; NCCL's 'named symbol not found'
-in enqueue (no code for this GPU in the build) is nccl_build_unsupported; HCL's invalid server type and the
-failed synDeviceAcquire are collective_init_failed; a CUDA error that killed PyTorch's NCCL watchdog or
-vLLM's model execution is application_cuda_error; amdgpu firmware images FreeBSD could not load (error 2, no
-reset asked) are driver_error_unnamed. Where gpuvet names no such finding yet, its module is spelt as
-gpuvet names others of its kind ('an AMD module, bus id not in the log'); a bus id as gpuvet prints it
-(upper case, domain 0000). Inventory expectations count (a known miss's reason starting 'inventory:'): a bus
-id, a model, a UUID, a memory size, a PCI id, a VBIOS part number, a driver, runtime or firmware version, a
-host, a NIC's part and firmware the row names as a fact of the file is pinned; a reading (a clock, a power
-draw, a temperature) and a kernel driver's name beside its bus id are not. Files gpuvet still gets wrong are
-KNOWN_MISSES, each with why; their test is a strict xfail, so a fix shows up."""
+Read as batches P to X are: "no finding" and "nothing at warn or above" mean nothing at warn or above (an info
+is allowed); "warn:" pins warn; "critical:" pins critical; "warn (or critical)" and "critical (or warn)" pin no
+severity; "at most warn" allows a finding up to warn (MAY) without asking for one. An info the row asks for
+("info: DCP metrics not collected", the transports NCCL chose) is cited (TOLD), as batch V's are; a second line
+of the same failure the row names (i915's fence wait timeout beside its rcs0 resets, the EDAC line beside the
+AER errors) is cited too, not asked for as a finding of its own. A row naming a fault in its own words is held
+as the cause gpuvet files that meaning under (each noted where used): corrected Receiver Errors on a root port
+with no GPU below it are pcie_port_receiver_errors; an i915 GPU hang and its rcs0 resets are
+module_ring_reset_recovered; nouveau's DMA_PUSHER channel errors (nothing reset) are module_channel_error; an
+xe device declared wedged after its reset failed is module_needs_reset; xe's unsuccessful page-fault responses
+are module_page_fault; a GSP firmware image that failed to load (the GPU cannot initialise) is
+module_init_failed; NVML's driver/library mismatch and NVRM's API mismatch are driver_library_mismatch; NCCL's
+'named symbol not found' in enqueue (no code for this GPU in the build) is nccl_build_unsupported; HCL's
+invalid server type and the failed synDeviceAcquire are collective_init_failed; a CUDA error that killed
+PyTorch's NCCL watchdog or vLLM's model execution is application_cuda_error; amdgpu firmware images FreeBSD
+could not load (error 2, no reset asked) are driver_error_unnamed. Where gpuvet names no such finding yet, its
+module is spelt as gpuvet names others of its kind ('an AMD module, bus id not in the log'); a bus id as gpuvet
+prints it (upper case, domain 0000). Inventory expectations count (a known miss's reason starting
+'inventory:'): a bus id, a model, a UUID, a memory size, a PCI id, a VBIOS part number, a driver, runtime or
+firmware version, a host, a NIC's part and firmware the row names as a fact of the file is pinned; a reading (a
+clock, a power draw, a temperature) and a kernel driver's name beside its bus id are not. Files gpuvet still
+gets wrong are KNOWN_MISSES, each with why; their test is a strict xfail, so a fix shows up."""
 
 from __future__ import annotations
 
@@ -156,6 +156,7 @@ MODULES: dict[str, list[str | None]] = {
     "dcgm_gputools58_discovery_power_usage.txt": [None] * 4,  # 4 GPU IDs, 4 lines of nvidia-smi -L
     "rocminfo_rocmbuild19_ryzen5850u_gfx902.txt": [],  # no GPU agent in the excerpt
     "amdvbflash_rocm2844_mi100_mclk_single_level.txt": ["0000:03:00.0"],
+    # the 8 busIds of the ring lines, in bus order (each node holds the same 8)
     "nccl_nccl385_ring_16gpu_2node.txt": [f"0000:{b}:00.0" for b in ("1E", "23", "28", "2D", "41", "42", "4C", "4D")],
     "nccl_nccltests213_hw14_nvls_connected.txt": [None] * 8,  # ranks 0-7
     "topo_errorhandle_example_nv1_2gpu.txt": [None, None],
