@@ -106,6 +106,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     # the driver's installation and binding (captures/driver_state.py)
     "gpu_bound_other_driver": _Meaning("gpu_bound_to_other_driver", MEDIUM),
     "gpu_no_driver": _Meaning("gpu_no_driver_bound", LOW),
+    "gpu_no_device_node": _Meaning("gpu_no_driver_bound", MEDIUM),  # captures/device_nodes.py
     "gpu_passthrough": _Meaning("module_passed_through", MEDIUM),
     "driver_build_failed": _Meaning("driver_install_failed", HIGH),
     "driver_install_blocked": _Meaning("driver_install_failed", MEDIUM),
