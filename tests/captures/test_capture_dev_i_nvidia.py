@@ -85,16 +85,18 @@ def test_pytorchs_cuda_unknown_error_at_init_is_the_framework_seeing_no_module(t
     assert [f["cause"] for f in _run(tmp_path, "doctor", said)["findings"]] == ["no_modules_visible"]
 
 
-def test_an_uncorrectable_nvlink_error_is_the_link_and_a_missing_nvml_library_no_module_visible(tmp_path: Path) -> None:
+def test_an_uncorrectable_nvlink_error_is_the_link_and_a_missing_nvml_library_the_runtimes_setup(tmp_path: Path) -> None:
     """cudaErrorNvlinkUncorrectable is the NVLink's fault, not the application's; nvidia-smi without
-    libnvidia-ml.so (a container started without the GPUs) sees no module."""
+    libnvidia-ml.so (a container started without the NVIDIA runtime) is the runtime's set-up, a warn (issue 46,
+    batch Z: one verdict for every tool that cannot load the library)."""
     nvlink = ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
               "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\n")
     assert [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", nvlink)["findings"]] == \
         [("nvlink_errors", "warn")]
     smi = ("root@4f2c1d:/workspace# nvidia-smi\nNVIDIA-SMI couldn't find libnvidia-ml.so library in your system. "
            "Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\n")
-    assert [f["cause"] for f in _run(tmp_path, "doctor", smi)["findings"]] == ["no_modules_visible"]
+    assert [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", smi)["findings"]] == \
+        [("nvml_library_not_loadable", "warn")]
 
 
 _Q = """GPU 00000000:3B:00.0

@@ -87,8 +87,10 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                          r"|failed call to cuInit: CUDA_ERROR_UNKNOWN",
     # cudaErrorNvlinkUncorrectable: the NVLink between modules failed under the job (Xid 74 names the link)
     "nvlink_uncorrectable": r"uncorrectable NVLink error|cudaErrorNvlinkUncorrectable|CUDA_ERROR_NVLINK_UNCORRECTABLE",
-    # nvidia-smi without the driver's NVML library: a container started without the GPUs, or no driver installed
-    "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object",
+    # a program without the driver's NVML library: a container started without the NVIDIA runtime, or no driver
+    # user-space; go-nvml's words in the device plugin and the GPU operator: 'could not load NVML library: <dlerror>'
+    "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object"
+                       r"|could not load NVML library: \S{0,200}libnvidia-ml\.so",
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
     # issue 46: dcgmi diag's own words for a diagnostic that could not run its tests (the modules were not tested):

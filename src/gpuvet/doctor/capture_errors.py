@@ -76,7 +76,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
     "peer_unsupported": _Meaning("p2p_unavailable", MEDIUM),  # the runtime refused peer access between two modules
-    "smi_no_nvml_lib": _Meaning("no_modules_visible", MEDIUM),
+    "smi_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),  # the runtime's setup, not the modules
     # an inference runtime's or a framework's own lines (captures/runtime_status.py): no GPU it can use
     "runtime_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "runtime_cpu_only_build": _Meaning("framework_sees_no_module", HIGH),

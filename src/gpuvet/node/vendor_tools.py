@@ -333,10 +333,11 @@ APP_ERROR_FIX = {
                             "Xid 74 at that time names the module and link; nvidia-smi nvlink -s/-e shows the link "
                             "down or its error counters; reset the modules, then reseat or replace the bridge or "
                             "baseboard if the same link fails again",
-    "smi_no_nvml_lib": "nvidia-smi finds no NVML library (libnvidia-ml.so): inside a container start it with the "
-                       "GPUs (--gpus all, the NVIDIA runtime) so the driver's libraries are mounted; on the host the "
-                       "driver's user-space is not installed (or not in the loader's path: ldconfig -p | grep "
-                       "nvidia-ml)",
+    "smi_no_nvml_lib": "the program (nvidia-smi, the device plugin, DCGM) finds no NVML library (libnvidia-ml.so): "
+                       "in a container or pod run it with the NVIDIA runtime (nvidia-ctk runtime configure, the "
+                       "device plugin's runtimeClassName: nvidia, docker --gpus all) so the driver's libraries are "
+                       "mounted; on the host the driver's user-space is not installed (or not in the loader's path: "
+                       "ldconfig -p | grep nvidia-ml)",
     "runtime_no_device": "the runtime (llama.cpp, ollama, TensorFlow, JAX, OpenCL, Vulkan) found no GPU it can use: "
                          "check the host first (nvidia-smi or amd-smi lists the modules; the kernel log says why one "
                          "did not load), then the runtime's view: a build with the GPU backend (not CPU-only), "
