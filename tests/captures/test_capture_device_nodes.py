@@ -66,3 +66,16 @@ def test_the_bmc_card_node_beside_nvidia_gpus_is_not_judged(tmp_path: Path) -> N
     text = (BMC + "18:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n"
             "$ ls /dev/dri\nby-path  card0\n$ ls /dev/nvidia*\n/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-uvm\n")
     assert _kinds(tmp_path, text) == []
+
+
+def test_lspci_k_intel_function_with_its_module_but_no_driver_in_use(tmp_path: Path) -> None:
+    text = (BMC + "\tKernel driver in use: ast\n\tKernel modules: ast\n" +
+            MAX.splitlines()[0] + "\n\tSubsystem: Intel Corporation Device 0000\n\tKernel modules: i915\n" +
+            MAX.splitlines()[1] + "\n\tKernel driver in use: i915\n\tKernel modules: i915\n")
+    assert _kinds(tmp_path, text) == [("gpu_no_driver", "3A:00.0")]
+
+
+def test_lspci_k_intel_igpu_bound_to_i915_is_said_not_judged(tmp_path: Path) -> None:
+    text = ("00:02.0 VGA compatible controller [0300]: Intel Corporation AlderLake-S GT1 [8086:4680] (rev 0c)\n"
+            "\tKernel driver in use: i915\n\tKernel modules: i915\n")
+    assert _kinds(tmp_path, text) == []

@@ -7,9 +7,10 @@ nvidia-persistenced's 'Failed to query NVIDIA devices', ``mokutil --sb-state`` a
 Each fault is an application-error record of its own kind (records.AppError), judged by doctor as every error
 line is (doctor/capture_errors.KIND_CAUSES). A GPU bound to nouveau is a fault only where the capture itself
 expects NVIDIA's driver (its 'Kernel modules' line names nvidia, or another line names NVIDIA's software); a GPU
-held by vfio-pci is a pass-through set-up, said as such (info), never a fault. What the capture says of the
-installed state (the bound driver, DKMS versions and kernels, Secure Boot) is said in notes, which inventory
-lists; the GPUs lshw and ubuntu-drivers name are listed for inventory by ``listing``."""
+held by vfio-pci is a pass-through set-up, said as such (info), never a fault. An Intel GPU function (i915, xe) is
+read from lspci alone (lshw and inxi name the host's integrated GPU too): its module listed and none in use. What
+the capture says of the installed state (the bound driver, DKMS versions and kernels, Secure Boot) is said in notes,
+which inventory lists; the GPUs lshw and ubuntu-drivers name are listed for inventory by ``listing``."""
 
 from __future__ import annotations
 
@@ -32,14 +33,17 @@ _IN_USE = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
 _MODULES = re.compile(r"^\s*Kernel modules:\s*(.+?)\s*$")
 _NVIDIA = re.compile(r"\bNVIDIA\b|\[10de:", re.I)
 _AMD = re.compile(r"\[AMD/ATI\]|\bAdvanced Micro Devices\b|\bATI Technologies\b|\[1002:")
+_INTEL = re.compile(r"^Intel Corporation\b|\[8086:")  # lspci's Intel GPU function (i915, xe): its binding only
 _NVIDIA_PRODUCT = re.compile(r"\[(?:GeForce|Quadro|Tesla|TITAN|NVS)\b|^(?:GeForce|Quadro|Tesla)\b")
 _AMD_PRODUCT = re.compile(r"\[(?:Radeon|FirePro|Instinct)\b|^(?:Radeon|FirePro)\b")
-_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?)\s*")  # pci.ids' vendor
+# pci.ids' vendor words
+_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*")
 _NAME_NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)|\s*\[[0-9a-f]{4}:[0-9a-f]{4}\]", re.I)
 # the drivers that hold a GPU instead of its vendor's compute driver
-_OTHER = {"NVIDIA": ("nouveau", "nvidiafb", "rivafb"), "AMD": ("radeon",)}
-_OWN = {"NVIDIA": "nvidia", "AMD": "amdgpu"}
-_OWN_MODULE = {"NVIDIA": re.compile(r"^nvidia(?:$|[_-](?!fb))"), "AMD": re.compile(r"^amdgpu")}  # not nvidiafb
+_OTHER = {"NVIDIA": ("nouveau", "nvidiafb", "rivafb"), "AMD": ("radeon",), "Intel": ()}
+_OWN = {"NVIDIA": "nvidia", "AMD": "amdgpu", "Intel": "i915 or xe"}
+_OWN_MODULE = {"NVIDIA": re.compile(r"^nvidia(?:$|[_-](?!fb))"), "AMD": re.compile(r"^amdgpu"),  # not nvidiafb
+               "Intel": re.compile(r"^(?:i915|xe)$")}
 _PASSTHROUGH = ("vfio-pci", "pci-stub", "vfio_pci")
 # a line outside lspci's own that names the vendor's driver stack: the capture expects that driver to run
 _EXPECTS = {"NVIDIA": re.compile(r"nvidia-smi|nvidia-bug-report|nvidia\.ko|\bNVRM\b|nvidia-driver|\bcuda\b|"
@@ -244,7 +248,7 @@ def _lspci_gpus(lines: list[Line]) -> list[_Gpu]:
     for ln in lines:
         t = ln.text
         if (m := _LSPCI_DEV.match(t)) is not None:
-            vendor = _vendor(m.group(3))
+            vendor = _vendor(m.group(3)) or ("Intel" if _INTEL.search(m.group(3)) else None)
             cur = _Gpu(_bus(m.group(1)), vendor, _VENDOR_WORDS.sub("", _NAME_NOISE.sub("", m.group(3))), ln,
                        "lspci") if vendor else None
             if cur is not None:
