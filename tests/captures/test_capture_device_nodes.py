@@ -79,3 +79,11 @@ def test_lspci_k_intel_igpu_bound_to_i915_is_said_not_judged(tmp_path: Path) -> 
     text = ("00:02.0 VGA compatible controller [0300]: Intel Corporation AlderLake-S GT1 [8086:4680] (rev 0c)\n"
             "\tKernel driver in use: i915\n\tKernel modules: i915\n")
     assert _kinds(tmp_path, text) == []
+
+
+def test_a_container_given_some_of_the_gpus_is_not_judged(tmp_path: Path) -> None:
+    text = "".join(f"{b}:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)\n"
+                   for b in ("18", "2a", "3a", "5d"))
+    text += ("$ docker run --rm --gpus device=0 ubuntu ls /dev/nvidia*\n"
+             "/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-uvm\n")
+    assert _kinds(tmp_path, text) == []

@@ -5,7 +5,8 @@ driver makes /dev/nvidiaN for each GPU it brought up. Fewer nodes than GPU funct
 the driver does not drive (the expectation is the functions lspci lists in the same capture, never the nodes).
 A BMC's display function (ASPEED, Matrox) is no compute module: its modesetting driver (ast, mgag200) makes a card
 node but no render node, so render nodes are counted where the listing shows them (or is the whole directory);
-a partitioned GPU (more nodes than functions) is never short."""
+a partitioned GPU (more nodes than functions) is never short, and a container's or a job's view (docker --gpus,
+--device, *_VISIBLE_DEVICES) is not judged: the nodes passed in may be some of the host's GPUs by design."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ _NODE = re.compile(r"^(?:/dev/dri/|/sys/class/drm/|/dev/)?(card\d+|renderD\d+|co
 _LONG = re.compile(r"^[cdl-][rwxsStT+.@-]{9}[+.@]?\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s*)?\d+\s+\S+\s+\S+\s+\S+\s+(\S+)")
 _BY_PATH = re.compile(r"\bpci-(" + _BUS + r")-(?:card|render)\s*->")  # ls -l /dev/dri/by-path's link names
 _WORDS = ("card", "renderD", "nvidia", "by-path")
+# a container's or a job's view: the nodes passed in may be some of the host's GPUs, by design, while its lspci
+# lists them all
+_SUBSET = ("docker ", "podman ", "--gpus", "--device", "VISIBLE_DEVICES", "kubectl", "ROCR_VISIBLE", "ZE_AFFINITY")
 
 
 @dataclass
@@ -48,7 +52,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """A GPU function of Intel, AMD or NVIDIA that no device node answers (see the module's docstring)."""
     out = AppErrorsParse()
     nodes = _nodes(lines, marks)
-    if not nodes.names and not nodes.by_path:
+    if (not nodes.names and not nodes.by_path) or holding(lines, _SUBSET, marks):
         return out
     gpus = _gpus(lines, marks)
     dri = [(bus, v, ln) for bus, v, ln in gpus if v in ("Intel", "AMD")]
