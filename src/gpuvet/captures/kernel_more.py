@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_host, kernel_intel_fault, kernel_nouveau, kernel_nvgpu, pci_enum, xid_shorthand, xorg_init
+from gpuvet.captures import (
+    kernel_host,
+    kernel_intel_fault,
+    kernel_nouveau,
+    kernel_nvgpu,
+    kernel_vendor_reset,
+    pci_enum,
+    xid_shorthand,
+    xorg_init,
+)
 from gpuvet.captures.lines import seconds
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -43,6 +52,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults
     out = kernel_nouveau.read(lines, out, marks)  # nouveau's channel errors (fifo, gr) and MMU faults
     out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
+    out = kernel_vendor_reset.read(lines, out, marks)  # vendor-reset's resets of a GPU passed through to a VM
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]
