@@ -39,6 +39,7 @@ from gpuvet.captures import (
     links,
     lspci_tree,
     nccl_log,
+    nic_driver,
     nic_tools,
     perftest,
     rocm_validation,
@@ -97,6 +98,7 @@ class FileCapture:
     fabric_manager: fabric_manager.FabricManagerLog = field(default_factory=fabric_manager.FabricManagerLog)
     perftest: perftest.PerftestParse = field(default_factory=perftest.PerftestParse)  # ib_write_bw, …
     ucx: ucx.UcxParse = field(default_factory=ucx.UcxParse)  # UCX's completion errors on an RDMA port
+    nic_driver: nic_driver.NicDriverParse = field(default_factory=nic_driver.NicDriverParse)  # a NIC its driver failed
     samples: cuda_samples.CudaSamplesParse = field(default_factory=cuda_samples.CudaSamplesParse)  # deviceQuery, …
     dcgm_health: dcgm_health.DcgmHealthParse = field(default_factory=dcgm_health.DcgmHealthParse)  # dcgmi health -c
     gpu_burn: gpu_burn.GpuBurnParse = field(default_factory=gpu_burn.GpuBurnParse)
@@ -529,6 +531,7 @@ FORMATS: tuple[Format, ...] = (
            markers=("abric", "ABRIC", fabric_manager.SWITCH_WORDS)),  # its name (_FM, any case), or its own
     # NVSwitch error lines (fabric_manager.parse's gate)
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
+    Format("NIC driver kernel lines", "nic_driver", Gated(_marked("nic_driver.parse")), markers=nic_driver.MARKS),  # ZX1
     Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory", "status")),  # its
     # port, memlock, a raw-verbs completion status
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print

@@ -2,7 +2,9 @@
 'Operational Info' block (State : Active, Physical state : LinkUp, Speed : IB-HDR or 100G, Width : 2x)
 read into the same NIC port record ibstat gives. The device is the one the command line names
 (``-d mlx5_0``; an mst path or a bus id as given), else 'mlxlink device'. InfiniBand speeds are a
-lane's (IB-HDR: 50 Gb/s a lane, times the width: HDR100 at 2x); an Ethernet speed is the port's."""
+lane's (IB-HDR: 50 Gb/s a lane, times the width: HDR100 at 2x); an Ethernet speed is the port's. ``--json``
+prints the same block as a JSON object ('"Operational Info" : {', '"State" : "Active",'): its fields are read as the
+text form's (MFT's mlxlink JSON output keeps the text form's names), a cut document's whole fields too."""
 
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ LANES = (1, 2, 4, 8, 12)  # the lane counts an InfiniBand or Ethernet port train
 MAX_PORT_GBPS = 3200.0  # no port runs faster than 1.6 Tb/s today; twice that is room, not a reading
 
 _COMMAND = re.compile(r"\bmlxlink\b.*?\s-d\s*(\S+)(?:.*?\s-p\s*(\d{1,2}))?")
-_FIELD = re.compile(r"^\s*(State|Physical state|Speed|Width|Recommendation)\s*:\s*(.*?)\s*$")
-_TITLE = re.compile(r"^\s*Operational Info\s*$")
+# a field as the text form prints it ('State : Active') or --json ('"State" : "Active",': a quoted key and value)
+_FIELD = re.compile(r'^\s*(?:(State|Physical state|Speed|Width|Recommendation)\s*:\s*(.*?)'
+                    r'|"(State|Physical state|Speed|Width|Recommendation)"\s*:\s*"([^"]*)",?)\s*$')
+_TITLE = re.compile(r'^\s*(?:Operational Info|"Operational Info"\s*:\s*\{)\s*$')
 _IB_LANE = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0, "NDR": 100.0,
             "XDR": 200.0}  # Gb/s a lane, by the IBTA's speed names
 _ETH = re.compile(r"^(\d+(?:\.\d+)?)G(?:bE)?\b", re.I)
@@ -42,8 +46,9 @@ def parse(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
             fields = {}
             out.setdefault(device, Nic(device, None, None, ()))
         elif fields is not None and (f := _FIELD.match(ln.text)) is not None:
-            fields[f.group(1).lower()] = f.group(2)
-            if f.group(1) == "Width":
+            key, value = (f.group(1), f.group(2)) if f.group(1) else (f.group(3), f.group(4))
+            fields[key.lower()] = value
+            if key == "Width":
                 out[device] = Nic(device, None, None, (_port(port, fields, ln.no),))
         else:
             continue

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.kernel import KernelEvent
     from gpuvet.captures.links import ListedGpu, NotEnabled
     from gpuvet.captures.nccl_log import NcclLog
+    from gpuvet.captures.nic_driver import NicDriverFailure
     from gpuvet.captures.perftest import PerftestRun
     from gpuvet.captures.rocm_validation import CopyCheck
     from gpuvet.captures.tool_failures import ToolFailure
@@ -87,6 +88,7 @@ class Captures:
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     rdma_errors: list[tuple[str, UcxError]] = field(default_factory=list)  # (file, UCX's completion error on a port)
     rdma_memlock: list[tuple[str, UcxLimit]] = field(default_factory=list)  # (file, a verbs call ulimit -l failed)
+    nic_driver: list[tuple[str, NicDriverFailure]] = field(default_factory=list)  # (file, a NIC its driver failed)
     nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
     no_peer: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, GPUs rocm-bandwidth-test cannot join)
@@ -183,6 +185,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.perftest += [(label, run) for run in fc.perftest.runs]
     caps.rdma_errors += [(label, e) for e in fc.ucx.errors]
     caps.rdma_memlock += [(label, e) for e in fc.ucx.limits]
+    caps.nic_driver += [(label, f) for f in fc.nic_driver.failures]
     caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]

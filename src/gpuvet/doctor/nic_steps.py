@@ -132,6 +132,12 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     return out
 
 
+def _driver_failed(ev: Evidence) -> list[Finding]:
+    """One nic_driver_failed per card a NIC driver's kernel lines failed (captures/nic_driver.py), by bus id."""
+    return [finding("nic_driver_failed", HIGH, f.bus_id, nic=f.bus_id, driver=f.driver, firmware=f.firmware,
+                    file=label, line=f.line, log=f.text, times=f.count) for label, f in ev.captures.nic_driver]
+
+
 def _memlock(ev: Evidence) -> list[Finding]:
     """One rdma_memlock_limit per host whose UCX said a verbs call failed for the max locked memory limit:
     the node's set-up (ulimit -l), not a port's, citing the first line and the limit UCX read."""
@@ -171,7 +177,7 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
     """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
     gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only.
     A failed run is its own finding beside the others' verdicts, and so is a completion error UCX reported."""
-    failed = _failed(ev)
+    failed = _failed(ev) + _driver_failed(ev)
     found, cited = _bandwidth(ev)
     limits = _memlock(ev)
     if errors := _completion_errors(ev):
@@ -183,8 +189,11 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
         said = limits[0].evidence
         return confirmed(f"UCX could not set up RDMA: {said['call']} failed for the max locked memory limit "
                          f"(ulimit -l, {said['limit']})", *limits, *failed, *found)
+    if failed and not ev.captures.perftest:
+        said = failed[0].evidence
+        return confirmed(f"{said['driver']} failed the NIC at {said['nic']}: {str(said['log'])[:120]}", *failed)
     if failed or found:
-        first = next(r for _, r in ev.captures.perftest if r.failures) if failed else None
+        first = next((r for _, r in ev.captures.perftest if r.failures), None) if failed else None
         head = (f"{len(failed)} perftest run(s) failed: {first.failures[0][1][:120]}" if first is not None else
                 f"{len(found)} RDMA bandwidth run(s) below {BW_SHARE_MIN:.0%} of the port's rate")
         if failed and found:
