@@ -11,7 +11,9 @@ design of the modules named (a pair the connectivity matrix says cannot reach it
 blank: its copies went through host memory by design of the test). bandwidthTest's host<->device
 figures of one device are kept as a one-cell table (PINNED memory only: pageable copies are not a
 link's figure), each run of a file under its own name ('… run 2'), so doctor compares a module's runs.
-busGrind's host/device matrices (D2H, H2D, BiDir by device) become host tables, one per direction."""
+busGrind's host/device matrices (D2H, H2D, BiDir by device) become host tables, one per direction.
+p2pBandwidthLatencyTest's latency matrices (us; GPU and CPU, P2P disabled and enabled) are read too, each under
+its own name: no design gives a latency to judge them by, so they are kept and said, never priced as GB/s."""
 
 from __future__ import annotations
 
@@ -56,6 +58,10 @@ _P2P_OTHER = re.compile(r"^\s*(?:\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Te
                         r"\*\*\*NOTE:|So you can see lesser Bandwidth|P2P=(?:Enabled|Disabled) Latency|"
                         r"(?:D\\D|GPU|CPU)(?:\s+\d+)+\s*$|\d+(?:\s+-?[\d.]+)+\s*$)")
 _MATRIX_HEAD = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
+# 'P2P=Disabled Latency Matrix (us)', 'P2P=Enabled Latency (P2P Writes) Matrix (us)'; each over a 'GPU 0 1 …' table
+# and a 'CPU 0 1 …' one
+_LATENCY_TITLE = re.compile(r"^\s*P2P=(Enabled|Disabled) Latency (?:\(P2P (Writes|Reads)\) )?Matrix \(us\)\s*$")
+_LATENCY_HEAD = re.compile(r"^\s*(GPU|CPU)(?:\s+\d+)+\s*$")
 _MATRIX_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|N/A|inf|nan))+)\s*$", re.I)
 
 _BT_DEVICE = re.compile(r"^\s*Device (\d{1,4}): (.{1,96}?)\s*$")
@@ -72,6 +78,7 @@ class CudaSamplesParse:
     modules: SmiText = field(default_factory=SmiText)  # deviceQuery's devices
     errors: list[AppError] = field(default_factory=list)  # deviceQuery stopped with the runtime's error
     matrices: dict[str, list[list[float | None]]] = field(default_factory=dict)  # as nvbandwidth's: name -> GB/s
+    latencies: dict[str, list[list[float | None]]] = field(default_factory=dict)  # p2pBandwidthLatencyTest's, us
     devices: list[NvbDevice] = field(default_factory=list)  # the benchmarks' own device lines
     no_peer: set[tuple[int, int]] = field(default_factory=set)  # pairs the test says cannot access each other
     peer_said: dict[tuple[int, int], str] = field(default_factory=dict)  # deviceQuery's own line for such a pair
@@ -87,6 +94,7 @@ def parse(lines: list[Line]) -> CudaSamplesParse:
     if "deviceQuery" in text or "CUDA Device Query" in text or "cudaGetDeviceCount returned" in text:  # or its tail
         _device_query(lines, out)
     if ("Bandwidth Matrix (GB/s)" in text or "Access Peer Device=" in text  # an excerpt of (P2P Writes) tables too
+            or "Matrix (us)" in text  # its latency tables alone
             or any(_P2P_TITLE.match(ln.text) for ln in lines[:4000] if "Matrix (GB/s)" in ln.text)):
         _p2p(lines, out)
     if "[CUDA Bandwidth Test]" in text or _BT_SECTION.search(text):
@@ -109,14 +117,15 @@ def _tested_modules(out: CudaSamplesParse) -> None:
     gave one: each device line (index, name, bus id), else one unnamed module per row of a P2P matrix
     (the test timed that many devices)."""
     named = {d.index: d for d in out.devices}
-    square = max((len(rows) if k.startswith(P2P) else len(rows[0]) for k, rows in out.matrices.items()
-                  if k.startswith((P2P, BUS_GRIND)) and rows), default=0)  # busGrind: a column per device
+    square = max((len(rows) if k.startswith(P2P) else len(rows[0]) for k, rows in [*out.matrices.items(),
+                  *out.latencies.items()] if k.startswith((P2P, BUS_GRIND)) and rows), default=0)  # busGrind: a
+    # column per device
     for i in sorted(set(named) | set(range(square)))[:MAX_MODULES]:
         d = named.get(i)
         out.modules.modules.append(SmiTextModule(d.bus_id if d and d.bus_id else f"GPU {i}",
                                                  d.name if d else "", {"Index": str(i)}))
     if out.modules.modules and not named:
-        tool = P2P if any(k.startswith(P2P) for k in out.matrices) else BUS_GRIND
+        tool = P2P if any(k.startswith(P2P) for k in [*out.matrices, *out.latencies]) else BUS_GRIND
         out.notes.append(f"{tool}: {square} device(s) timed, none named by a device line: listed with nothing read")
 
 
@@ -219,7 +228,8 @@ def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
     name: str | None = None
     rows: list[list[float | None]] = []
     untitled: list[tuple[int, list[float | None]]] = []  # matrix rows above the first title (issue 46)
-    for ln in lines:
+    latency: list[int] = []  # the indices of the latency tables' titles
+    for i, ln in enumerate(lines):
         if name is None and not out.matrices and (r := _MATRIX_ROW.match(ln.text)) is not None:
             untitled.append((int(r.group(1)), [number(x) for x in r.group(2).split()]))
         if (d := _P2P_DEVICE.match(ln.text)) is not None:
@@ -238,6 +248,7 @@ def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
         elif "Latency" in ln.text and "Matrix" in ln.text:
             _keep(out, name, rows)
             name, rows = None, []
+            latency += [i] if _LATENCY_TITLE.match(ln.text) else []
         elif name is not None and (r := _MATRIX_ROW.match(ln.text)) is not None and int(r.group(1)) == len(rows):
             rows.append([number(x) for x in r.group(2).split()])
         elif name is not None and _MATRIX_HEAD.match(ln.text):
@@ -250,12 +261,51 @@ def _p2p(lines: list[Line], out: CudaSamplesParse) -> None:
             continue
         out.claimed.add(ln.no)
     _keep(out, name, rows)
-    if out.matrices or out.devices:
+    _latencies(lines, latency, out)
+    if out.matrices or out.devices or out.latencies:
         out.kinds.append(P2P)
         if out.no_peer:
             pairs = ", ".join(f"{a}->{b}" for a, b in sorted(out.no_peer)[:8])
             out.notes.append(f"{P2P}: device pairs without P2P access ({pairs}): their P2P=Enabled cells are copies "
                              "through host memory, left out of the P2P tables")
+
+
+def _latencies(lines: list[Line], titles: list[int], out: CudaSamplesParse) -> None:
+    """The latency tables under each of their titles (indices in ``lines``), said read and not judged."""
+    for i in titles:
+        _latency(lines, i, out)
+    if out.latencies:
+        out.notes.append(f"{P2P}: latency matrices read (us): {', '.join(out.latencies)}; no design figure gives "
+                         "a latency to judge them by: not judged")
+
+
+def _latency(lines: list[Line], at: int, out: CudaSamplesParse) -> None:
+    """The latency tables under the title at ``at``: the sample prints a GPU table and a CPU one (each under its
+    'GPU 0 1 …' or 'CPU 0 1 …' head, the CPU's the time the host thread waits), each kept whole (square)."""
+    if (t := _LATENCY_TITLE.match(lines[at].text)) is None:
+        return
+    base = f"{P2P} latency P2P={t.group(1)}" + (f" ({t.group(2).lower()})" if t.group(2) else "")
+    side: str | None = None
+    rows: list[list[float | None]] = []
+    for ln in lines[at + 1:at + 2 * (MAX_MODULES + 2)]:
+        if (h := _LATENCY_HEAD.match(ln.text)) is not None:
+            _keep_latency(out, base, side, rows)
+            side, rows = h.group(1), []
+        elif side is not None and (r := _MATRIX_ROW.match(ln.text)) is not None and int(r.group(1)) == len(rows):
+            rows.append([number(x) for x in r.group(2).split()])
+        elif ln.text.strip():
+            break
+    _keep_latency(out, base, side, rows)
+
+
+def _keep_latency(out: CudaSamplesParse, base: str, side: str | None, rows: list[list[float | None]]) -> None:
+    """One latency table, kept where whole (as many rows as columns), else said cut."""
+    if side is None or not rows:
+        return
+    if any(len(r) != len(rows) for r in rows):
+        out.notes.append(f"{P2P}: '{base} {side}' is cut or ragged ({len(rows)} row(s)): not read")
+        return
+    out.latencies[f"{base} {side} (us)"] = rows
 
 
 def _keep(out: CudaSamplesParse, name: str | None, rows: list[list[float | None]]) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import cast
 
-from gpuvet.captures import diffs, webtext
+from gpuvet.captures import diffs, gutter, webtext
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
 from gpuvet.captures.wrapping import unwrap as unwrap
@@ -127,7 +127,7 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
     if survey is None:
         survey = Survey.of("\n".join(s for _, s in numbered) if whole is None else whole)
     del whole
-    out = Peeled(webtext.web_text(numbered, notes, survey), notes, ())
+    out = Peeled(gutter.ungutter(webtext.web_text(numbered, notes, survey), notes), notes, ())
     glued = survey.glued
     # the passes after _web_text only take characters off a line: a character the text lacks is on no line of
     # any round (where _web_text unescaped '&gt;' or '&#96;', the lines are not the text: looked at as they are)

@@ -428,7 +428,8 @@ _DIAG_MARKS = ("|", "+-")
 _PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP", "HCA", "GID",
                    "Unable to init", "exchange data between", "No IB devices", "Completion with error", "Failed status")
 # the CUDA samples: cuda_samples.parse's titles (deviceQuery, p2pBandwidthLatencyTest's matrices, bandwidthTest)
-_SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Access Peer Device=", "[CUDA Bandwidth Test]",
+_SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Matrix (us)", "Access Peer Device=",
+                  "[CUDA Bandwidth Test]",
                   " Bandwidth, ", "cudaGetDeviceCount returned",  # deviceQuery's tail pasted alone
                   "_Bandwidth_pinned", "_Bandwidth_pageable")  # hipBusBandwidth's tests (hip_bus.MARKS)
 # hip_errors: a line holding one of its _KEYS, any case (it lowers each line)
