@@ -90,6 +90,10 @@ EVIDENCED_BY["xid_log"] |= {"Windows event log or WSL lines"}  # nvlddmkm's Even
 # slowed for heat (captures/nvml_values.py), as nvidia-smi -q's Clocks Event Reasons do
 EVIDENCED_BY["tool_verdicts"] |= {"omnistat"}
 EVIDENCED_BY["thermal_state"] |= {"NVML values (a binding's)"}
+# session 60 (ZX1, ZX3): a NIC driver that failed its card is the RDMA step's evidence (captures/nic_driver.py);
+# GPU functions on the bus against the device nodes their drivers made say a GPU has no driver (device_nodes.py)
+EVIDENCED_BY["rdma_bandwidth"] |= {"NIC driver kernel lines"}
+EVIDENCED_BY["captured_errors"] |= {"GPU functions against their device nodes"}
 EVIDENCED_BY["captured_clock_events"] |= {"NVML values (a binding's)"}  # the same reasons: hw_slow, hw_power_brake
 EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
 
