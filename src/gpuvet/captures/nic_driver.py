@@ -28,8 +28,11 @@ _FAILED = re.compile(r"probe with driver \S+ failed with error -?\d+|\b(?:mlx5_l
                      r"\bfailed\b|device's health compromised|\bFatal error \d+ detected|High temperature on sensors|"
                      r"insufficient power on the PCIe slot|firmware over temperature|\bFW_FATAL\b")
 _FW = re.compile(r"firmware version: (\d+\.\d+\.\d+)")
-# the drivers' names as their lines hold them: a line without one is none of theirs (formats.py's markers too)
-MARKS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice 0", "ice:", "i40e", "irdma", "efa 0", "efa:")
+# the drivers' names as their lines hold them: a line without one is none of theirs (formats.py's markers too).
+# ice and efa are short words inside common ones ('device 0000:', 'service:'): their marks hold the space before
+# the name and what follows it, or every bug report's every 'device' line is searched (issue 43's reading speed)
+MARKS = ("mlx5_core", "mlx4_core", "bnxt_en", " ice 0000:", " ice: probe", "i40e", "irdma", " efa 0000:",
+         " efa: probe")
 
 
 @dataclass(frozen=True)
@@ -50,29 +53,35 @@ class NicDriverParse:
     claimed: set[int] = field(default_factory=set)
 
 
+# words every failure line above holds one of: only lines holding one are searched for a failure, then only the
+# failing cards' lines (by bus id) are read whole (a DGX bug report holds ~28k healthy mlx5_core lines)
+_FAIL_WORDS = ("failed", "health compromised", "Fatal error", "High temperature", "insufficient power",
+               "over temperature", "FW_FATAL")
+
+
 def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
     """The NICs a driver failed, each with every line of its driver about it claimed (only the lines holding a
-    driver's name are searched)."""
-    own: dict[str, list[Line]] = {}
+    failure word are searched for a failure, and only the failing cards' lines are read whole)."""
     first: dict[str, tuple[str, Line]] = {}
     counts: dict[str, int] = {}
-    firmware: dict[str, str] = {}
-    for i in holding(lines, MARKS, marks):
-        ln = lines[i]
-        head = ln.text[:_HEAD]
+    for i in holding(lines, _FAIL_WORDS, marks):
+        head = lines[i].text[:_HEAD]
         probe = _PROBE.search(head)
         m = probe or _PREFIX.search(head)
-        if m is None:
-            continue
-        bus = m.group(2).lower()
-        own.setdefault(bus, []).append(ln)
-        if (fw := _FW.search(head)) is not None:
-            firmware.setdefault(bus, fw.group(1))
-        if probe is not None or _FAILED.search(head[m.end():]) is not None:
-            first.setdefault(bus, (m.group(1), ln))
+        if m is not None and (probe is not None or _FAILED.search(head[m.end():]) is not None):
+            bus = m.group(2).lower()
+            first.setdefault(bus, (m.group(1), lines[i]))
             counts[bus] = counts.get(bus, 0) + 1
     out = NicDriverParse()
     for bus, (driver, ln) in first.items():
-        out.failures.append(NicDriverFailure(bus, driver, ln.no, ln.text.strip()[:240], counts[bus], firmware.get(bus)))
-        out.claimed |= {x.no for x in own[bus]}
+        own = [j for j in holding(lines, (bus, bus.upper()), marks) if _owned(lines[j].text[:_HEAD], bus)]
+        fw = next((f.group(1) for j in own if (f := _FW.search(lines[j].text[:_HEAD])) is not None), None)
+        out.failures.append(NicDriverFailure(bus, driver, ln.no, ln.text.strip()[:240], counts[bus], fw))
+        out.claimed |= {lines[j].no for j in own}
     return out
+
+
+def _owned(head: str, bus: str) -> bool:
+    """Whether the line is the card's own driver's (its prefix, or the driver core's probe line for it)."""
+    m = _PROBE.search(head) or _PREFIX.search(head)
+    return m is not None and m.group(2).lower() == bus
