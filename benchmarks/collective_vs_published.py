@@ -265,6 +265,10 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
           f"{'met' if not misses else 'MISSED'}")
     for r in misses:
         print(f"  miss: {r.point.family} {r.point.op} {_size(r.point.sizes)} {r.error:+.1%} ({_short(r.point.source)})")
+    seen = [r for r, v in zip(check, verdicts, strict=True) if v == "pass" and r.point.read_to_choose]
+    if seen:  # said apart: these passes are no independent check of the rule they were read to choose
+        print(f"  of the passes, {len(seen)} are checks read after their first contact to choose a rule: "
+              + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)}" for r in seen))
 
 if __name__ == "__main__":
     try:

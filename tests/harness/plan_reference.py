@@ -37,6 +37,7 @@ class ReferencePoint:
     ranks: int = 8
     fitted: bool = True  # False: a calibration row the fit leaves out (the file says why in its note)
     nvls_chunk: int | None = None  # the run's NCCL_NVLS_CHUNKSIZE where it set one (NCCL's default otherwise)
+    read_to_choose: bool = False  # a check read, after its first contact, to choose a rule: no independent check of it
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def load(path: str | Path) -> list[ReferencePoint]:
                         busbw = float(p["busbw"])
                     points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
                                                  p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks,
-                                                 bool(p.get("fit", True)), chunk))
+                                                 bool(p.get("fit", True)), chunk, bool(p.get("read_to_choose", False))))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
     return points

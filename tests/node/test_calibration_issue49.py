@@ -484,3 +484,23 @@ def test_every_table_row_of_the_plan_docs_names_a_source_or_an_assumption():
             checked += 1
     assert checked > 40
 
+
+
+def test_the_checks_read_to_choose_a_rule_are_marked_and_said_apart():
+    # P49b chose NVLS all_gather's pricing after these four check rows had missed: the file marks them, the loader
+    # keeps the mark, and the harness says them apart from the independent passes (the review's ask)
+    import contextlib
+    import io
+
+    from benchmarks.collective_vs_published import _issue49_summary
+
+    from tests.harness.plan_reference import compare, load
+
+    points = load(FIGURES)
+    seen = [p for p in points if p.read_to_choose]
+    assert len(seen) == 4
+    assert {(p.family, p.op, p.algorithm, p.role) for p in seen} == {("nvlink5_board", "all_gather", "in_switch", "check")}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _issue49_summary([r for r in compare(FIGURES) if r.point.read_to_choose])
+    assert "of the passes, 4 are checks read after their first contact to choose a rule" in out.getvalue()
