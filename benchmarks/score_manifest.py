@@ -26,6 +26,7 @@ written from its MANIFEST.md; a file is a hit when every one of them matches wha
     .venv/bin/python -m benchmarks.score_manifest --batch w  # batch W (tests/data/captures/fresh_w)
     .venv/bin/python -m benchmarks.score_manifest --batch x  # batch X (tests/data/captures/fresh_x)
     .venv/bin/python -m benchmarks.score_manifest --batch y  # batch Y (tests/data/captures/fresh_y)
+    .venv/bin/python -m benchmarks.score_manifest --batch z  # batch Z (tests/data/captures/fresh_z)
 
 Prints hits / files and lists the misses (where the batch keeps KNOWN_MISSES, each miss says whether it is one
 of them, and a known miss now right is named); exits 0 (a score, not a gate: the tests pin the hits), 2 when
@@ -40,7 +41,32 @@ import sys
 import time
 from types import ModuleType
 
-BATCHES = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y")
+BATCHES = (
+    "c",
+    "d",
+    "e",
+    "f",
+    "g",
+    "h",
+    "i",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "o",
+    "p",
+    "q",
+    "r",
+    "s",
+    "t",
+    "u",
+    "v",
+    "w",
+    "x",
+    "y",
+    "z",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     batch = _batch_tables(args.batch)
     if batch is None:
-        print(f"error: batch {args.batch.upper()} has no tables yet: tests/captures/test_captures_fresh_{args.batch}.py "
-              "does not exist (write it from the batch's MANIFEST.md, as test_captures_fresh_f.py is)", file=sys.stderr)
+        print(
+            f"error: batch {args.batch.upper()} has no tables yet: tests/captures/test_captures_fresh_{args.batch}.py "
+            "does not exist (write it from the batch's MANIFEST.md, as test_captures_fresh_f.py is)",
+            file=sys.stderr,
+        )
         return 2
 
     start = time.perf_counter()
