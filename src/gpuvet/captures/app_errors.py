@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors
+from gpuvet.captures import api_errors, container_layer
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
 from gpuvet.captures.records import AppError
@@ -36,11 +36,12 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                       r"|the provided PTX was compiled with an unsupported toolchain|cudaErrorUnsupportedPtxVersion"
                       r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
                       # nvidia-container-cli refusing an image whose CUDA the driver is too old for
-                      r"|requirement error: unsatisfied condition: cuda\s*>=?\s*[\d.]+",
+                      r"|requirement error: unsatisfied condition: (?:cuda|driver)\s*[<>=]{1,2}\s*[\d.]+",
     "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
                     r"|cudaErrorDevicesUnavailable",  # the runtime's name only: cuda.h defines no driver-API twin
     # NVML's words, as nvidia-smi prints them and as nvidia-container-cli relays them ('nvml error: …')
-    "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error): Driver/library version mismatch",
+    "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error): Driver/library version mismatch"
+                     r"|failed to initiali[sz]e NVML: ERROR_LIB_RM_VERSION_MISMATCH",  # go-nvml's name (the device plugin)
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
     "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
@@ -77,6 +78,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
                     r"|ProcessGroupNCCL's watchdog got stuck for \d+ seconds|Heartbeat monitor timed out!",
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",
+    **container_layer.KINDS,  # nvidia-container-cli's stages by what they relay, the runtime's set-up (GEN2)
     "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
                         # the toolkit's binary is nvidia-container-cli.real where a wrapper script calls it
                         r"|nvidia-container-cli(?:\.real)?: (?:initialization|mount|device|detection) error",
@@ -90,7 +92,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
     # a program without the driver's NVML library: a container started without the NVIDIA runtime, or no driver
     # user-space; go-nvml's words in the device plugin and the GPU operator: 'could not load NVML library: <dlerror>'
     "smi_no_nvml_lib": r"NVIDIA-SMI couldn't find libnvidia-ml\.so|libnvidia-ml\.so\.1: cannot open shared object"
-                       r"|could not load NVML library: \S{0,200}libnvidia-ml\.so",
+                       r"|could not load NVML library: \S{0,200}libnvidia-ml\.so"
+                       r"|(?:failed to initiali[sz]e NVML|nvml init failed):? ERROR_LIBRARY_NOT_FOUND",  # go-nvml's name
     "framework_no_libs": r"Skipping registering GPU devices|Could not load dynamic library 'lib(?:cudart|cublas|cudnn"
                          r"|cufft|curand|cusolver|cusparse)[^']*'",
     # issue 46: dcgmi diag's own words for a diagnostic that could not run its tests (the modules were not tested):
@@ -123,7 +126,8 @@ _KEY_WORDS = (
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
-    "unable to complete diagnostic", "peer access is not supported", *api_errors.KEY_WORDS)
+    "unable to complete diagnostic", "peer access is not supported", *api_errors.KEY_WORDS,
+    *container_layer.KEY_WORDS)
 _KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
@@ -135,7 +139,7 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
             "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic",
-            "peer access")
+            "peer access", *container_layer.KEY_WORDS)
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

@@ -59,7 +59,7 @@ from gpuvet.captures.records import (
     TRANSFERBENCH,
     ListedParse,
 )
-from gpuvet.captures.runtime_marks import RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
+from gpuvet.captures.runtime_marks import OPS_MARKS, RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
 from gpuvet.captures.text import Cleaned, Line
 from gpuvet.captures.tool_failures import VERDICT_MARKS, ToolFailures
 
@@ -553,10 +553,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True,
-           markers=("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "config-only", "autodetect",
-                    ".com/gpu", "Allocatable:", "allocatable:", "hostengine", "ost engine",
-                    "specified host", "CDI device", "No devices found.", "Incompatible strategy", "If this is a GPU node",
-                    "Health check failed", "Nvidia", "AcceleratedHardware", "load the kernel module", "load NVIDIA")),
+           markers=OPS_MARKS),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("driver installation and binding", "app_errors", Gated(_marked("driver_state.parse")), ALL, adds=True,
            markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced

@@ -62,7 +62,9 @@ _NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|pri
 _OTHER_SCRIPT = r"[^\x00-\u024f\s]"
 _NO_HANDLE_IN_SCRIPT = re.compile(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
                                   r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
-_NVIDIA_MODULE = re.compile(r"(?<![\w.])nvidia\b(?!\.com).*(kernel|module|probe)")  # no web address (docs.nvidia.com)
+# no web address (docs.nvidia.com), nor the container toolkit's programs (nvidia-container-cli's 'open failed:
+# /proc/sys/kernel/overflowuid' is the runtime's set-up, captures/container_layer.py)
+_NVIDIA_MODULE = re.compile(r"(?<![\w.])nvidia\b(?!\.com|-container-|-ctk\b|-cdi-).*(kernel|module|probe)")
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
 # kernel modules (``NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.``) and the old one-line wording
 # (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)

@@ -82,6 +82,34 @@ _K8S_INSUFFICIENT = re.compile(r"\d+ Insufficient ((?:nvidia|amd)\.com/gpu)|requ
 _PLUGIN_NONE = re.compile(r"No devices found\. Waiting indefinitely|Incompatible strategy detected|"
                           r"If this is a GPU node, did you (?:set the docker default runtime|configure the NVIDIA)")
 
+# kubelet's device manager admitting a pod to no healthy device, or to devices gone unhealthy since their allocation
+# (kubernetes pkg/kubelet/cm/devicemanager/manager.go), and the NVIDIA device plugin marking one unhealthy
+# (internal/plugin/server.go): GPUs the node no longer offers (GEN2)
+_K8S_UNHEALTHY = re.compile(r"(?:no healthy devices present|previously allocated devices are no longer healthy); "
+                            r"cannot allocate unhealthy devices ((?:nvidia|amd)\.com/[\w.-]+)|"
+                            r"'((?:nvidia|amd)\.com/[\w.-]+)' device marked unhealthy: (\S+)")
+# the GPU operator's driver validation retrying while its driver container's root holds no nvidia-smi (validator
+# v1-v23: 'running command chroot with args [/run/nvidia/driver nvidia-smi]', chroot's 'failed to run command',
+# 'command failed, retrying after 5 seconds'; cmd/nvidia-validator since: 'failed to validate the driver, retrying
+# after N seconds', 'driver is not ready: …'): the driver is not installed on the node (yet)
+_OPERATOR_DRIVER = re.compile(r"chroot: failed to run command '?nvidia-smi'?|failed to validate the driver, retrying|"
+                              r"\bdriver is not ready: ")
+# the validator's own steps that say no fault: its check of a driver on the host (none is expected where the driver
+# container installs it) and the command it runs for it
+_OPERATOR_STEP = re.compile(r"(?:No pre-installed driver detected|Detected a pre-installed driver|Detected pre-installed "
+                            r"driver) on the host|running command chroot with args \[\S*(?:/run/nvidia/driver|/host) "
+                            r"nvidia-smi\]")
+# the validator's plugin check finding no GPU resource the node offers
+_OPERATOR_NO_RESOURCE = re.compile(r"GPU resources are not discovered by the node|unable to find any allocatable GPU "
+                                   r"resource")
+# slurmctld, slurmd and srun refusing a GRES set-up (src/interfaces/gres.c, src/common/slurm_errno.c): a gres the
+# configuration does not define, a gres.conf record not matching its File=, GRES data no plugin reads (GresTypes),
+# File= or Type= on some records only, AutoDetect finding another count than slurm.conf gives
+_SLURM_GRES_BAD = re.compile(r"Invalid generic resource \(gres\) specification|Invalid GRES (?:record for|configured on "
+                             r"node)|No plugin configured to process GRES data|lacks \\?\"File=\\?\" parameter|"
+                             r"If using AutoDetect the amount of GPUs configured in slurm\.conf does not match|"
+                             r"some records have \\?\"(?:File|Type=)\\?\" specification")
+
 # the device plugin's resources: whole GPUs, and under MIG's mixed strategy each MIG profile's slices
 # ('nvidia.com/mig-1g.10gb: 56'): the node's GPUs in MIG mode are offered as those, not as nvidia.com/gpu
 _K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu|nvidia\.com/mig-[\w.-]{1,40}?)"
@@ -145,6 +173,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
             _add(out, "k8s_gpu_condition", ln, f"node event {event.group(1)}: {t.strip()}", tool="Kubernetes")
         elif "kernel module" in t and _DRIVER_LOAD.search(t):
             _add(out, "driver_load_failed", ln, t.strip(), tool="NVIDIA installer (driver container)")
+        elif _device_layer(out, ln):
+            continue
         elif ("Insufficient" in t or "unavailable for" in t) and (short := _K8S_INSUFFICIENT.search(t)) is not None:
             _add(out, "k8s_insufficient_gpu", ln, f"no free {short.group(1) or short.group(2)}: {t.strip()}",
                  tool="Kubernetes scheduler")
@@ -156,8 +186,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
 
 # the literals parse's line patterns need, one of them on every line it reads; Slurm's and Kubernetes' readers'
 _LINE_WORDS = ("hostengine", "ost engine", "specified host", "CDI", "No devices", "strategy", "GPU node", " False ",
-               " True ", "Warning", "kernel module", "Insufficient", "unavailable for")
-_SLURM_WORDS = ("gres", "Reason=", "REASON", "config-only", "autodetect", "check failed", "NodeName=", "Gres=",
+               " True ", "Warning", "kernel module", "Insufficient", "unavailable for", "unhealthy", "chroot",
+               "validate the driver", "driver is not ready", "GPU resource", "pre-installed", "running command")
+_SLURM_WORDS = ("gres", "GRES", "generic resource", "Reason=", "REASON", "config-only", "autodetect", "check failed",
+                "NodeName=", "Gres=",
                 "State=")
 _K8S_WORDS = ("apacity", "llocatable", "APACITY", "LLOCATABLE", ".count")
 _BLOCK = 8192  # lines joined and searched at a time
@@ -181,6 +213,27 @@ def _candidates(lines: list[Line], words: tuple[str, ...], marks: Marks | None) 
             line, counted = line + block.count("\n", counted, at), at
             found.add(line)
     return sorted(found)
+
+
+def _device_layer(out: AppErrorsParse, ln: Line) -> bool:
+    """A line of kubelet's device manager, the device plugin's health or the GPU operator's validator: read (True)
+    where one of their patterns says it (GEN2)."""
+    t = ln.text
+    if "unhealthy" in t and (sick := _K8S_UNHEALTHY.search(t)) is not None:
+        said = f"{sick.group(2)} device {sick.group(3)} marked unhealthy" if sick.group(2) else \
+            f"no healthy {sick.group(1)} to allocate"
+        _add(out, "k8s_device_unhealthy", ln, f"{said}: {t.strip()}", tool="Kubernetes device manager")
+    elif ("chroot" in t or "driver" in t) and _OPERATOR_DRIVER.search(t):
+        _add(out, "operator_driver_not_ready", ln, t.strip(), tool="GPU operator validator")
+    elif ("pre-installed" in t or "running command" in t) and (step := _OPERATOR_STEP.search(t)) is not None:
+        out.claimed.add(ln.no)
+        out.notes += [] if any("validator's step" in n for n in out.notes) else [
+            f"the GPU operator validator's step (line {ln.no}: {step.group(0)[:90]}): no fault by itself"]
+    elif "GPU resource" in t and _OPERATOR_NO_RESOURCE.search(t):
+        _add(out, "k8s_no_gpu_resource", ln, f"the GPU operator's validator: {t.strip()}", tool="GPU operator")
+    else:
+        return False
+    return True
 
 
 def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str) -> None:
@@ -223,8 +276,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         if sinfo and (row := _SINFO_ROW.match(s)) is not None and not _SLURM_LOW.search(s):
             _drained(out, ln, f"{row.group(2)} drained", row.group(1).strip(), "Slurm (sinfo -R)")
             continue
-        if "gres" not in s and "Reason=" not in s and "config-only" not in s and "autodetect" not in s \
-                and "check failed" not in s:
+        if "gres" not in s and "GRES" not in s and "Reason=" not in s and "config-only" not in s \
+                and "autodetect" not in s and "check failed" not in s:
             continue
         if (low := _SLURM_LOW.search(s)) is not None:
             where = _node_in(s) or node
@@ -242,8 +295,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         elif (lib := _SLURM_NO_LIB.search(s)) is not None:
             _add(out, "slurm_gres_config", ln, f"slurmd cannot autodetect with {lib.group(1)} (not built with it): "
                  f"{s.strip()}", tool="slurmd")
-        elif _SLURM_DISCARD.search(s):
-            _add(out, "slurm_gres_config", ln, s.strip(), tool="slurmd")
+        elif (refused := _SLURM_GRES_BAD.search(s)) is not None or _SLURM_DISCARD.search(s):
+            _add(out, "slurm_gres_config", ln, s.strip(), tool="slurmd" if refused is None else "Slurm")
         elif (check := _NHC_CHECK.search(s)) is not None:
             _nhc_failed(out, ln, check.group("check"), check.group("msg"))
         elif (nhc := _NHC_FAILED.search(s)) is not None:

@@ -21,3 +21,11 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
                  "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
                  "+ GPU #", "GB VRAM")  # the miners' device lists (runtime_devices._miner)
+# the scheduler's and the container layer's words (captures/ops_layer.py: Slurm, Kubernetes, the device plugin, DCGM's
+# host engine, CDI, a driver container; GEN2: Slurm's GRES refusals, kubelet's and the plugin's unhealthy devices,
+# the GPU operator's validator)
+OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "config-only", "autodetect", ".com/gpu",
+             "llocatable:", "hostengine", "ost engine", "specified host", "CDI device", "No devices found.",
+             "Incompatible strategy", "If this is a GPU node", "Health check failed", "Nvidia", "AcceleratedHardware",
+             "load the kernel module", "load NVIDIA", "GRES", "generic resource", "chroot", "validate the driver",
+             "driver is not ready", "GPU resource", "pre-installed driver")

@@ -72,6 +72,13 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_first_timeout": _Meaning("collective_runtime_error", MEDIUM),
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
+    # nvidia-container-cli's stage errors by what they relay, the runtime's set-up (captures/container_layer.py)
+    "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
+    "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
+    "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
+    "container_cli_driver": _Meaning("api_reports_driver_state", MEDIUM),
+    "container_cli_config": _Meaning("gpu_config_mismatch", MEDIUM),
+    "container_runtime_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
@@ -93,6 +100,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_no_gpu_resource": _Meaning("scheduler_gpus_short", MEDIUM),
     "k8s_gpu_condition": _Meaning("scheduler_gpus_short", MEDIUM),
     "k8s_insufficient_gpu": _Meaning("scheduler_gpus_short", LOW),
+    "k8s_device_unhealthy": _Meaning("scheduler_gpus_short", MEDIUM),  # kubelet's or the device plugin's words
+    "operator_driver_not_ready": _Meaning("driver_install_failed", MEDIUM),  # the GPU operator's driver validation
     "slurm_gres_no_device": _Meaning("gpu_config_mismatch", MEDIUM),
     "slurm_gres_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),

@@ -316,6 +316,40 @@ APP_ERROR_FIX = {
     "container_no_gpu": "the container runtime cannot give the container the GPUs: check the host first "
                         "(nvidia-smi lists them), then the NVIDIA Container Toolkit (installed, and the runtime "
                         "configured: nvidia-ctk runtime configure) and --gpus all / the device request",
+    "container_cli_no_nvml_lib": "nvidia-container-cli found no NVML library on the host (libnvidia-ml.so.1): the "
+                                 "driver's user-space is not installed or not in the host's ldcache (ldconfig -p | "
+                                 "grep nvidia-ml); with the GPU operator's driver container, the toolkit's root must "
+                                 "point at /run/nvidia/driver",
+    "container_cli_permissions": "nvidia-container-cli could not open the GPU device files: check /dev/nvidia* "
+                                 "permissions on the host and a rootless engine's settings (no-cgroups in "
+                                 "/etc/nvidia-container-runtime/config.toml)",
+    "container_cli_lost": "NVML reports a GPU lost while the container started: read the host's kernel log for Xid 79 "
+                          "or 'fallen off the bus' and run nvidia-smi on the host; drain the node and reset or "
+                          "reboot",
+    "container_cli_driver": "nvidia-container-cli could not use the host's driver (NVML's error, or its driver "
+                            "process timing out or failing): run nvidia-smi on the host (it fails the same way when "
+                            "the driver is the cause), read the kernel log for Xids and NVRM errors, check the driver "
+                            "root the toolkit uses (the GPU operator's driver container must be ready), reboot after a "
+                            "driver update",
+    "container_cli_config": "the container runtime's set-up, not the GPUs: 'unknown device' is a GPU index or UUID the "
+                            "host does not list (NVIDIA_VISIBLE_DEVICES, --gpus device=, the device plugin's ids); "
+                            "'file exists' an image that carries the driver's own files (build it without them); "
+                            "cgroup and ldcache errors the toolkit's config.toml (no-cgroups, ldconfig path) or an "
+                            "older toolkit on a cgroup v2 host",
+    "container_runtime_config": "the NVIDIA Container Runtime is not configured where it is asked for: nvidia-ctk "
+                                "runtime configure --runtime=docker or containerd and restart it, so the runtime "
+                                "'nvidia' exists (a RuntimeClass nvidia needs it in containerd's config); use "
+                                "--runtime=nvidia or --gpus with the toolkit installed, not the hook alone",
+    "operator_driver_not_ready": "the GPU operator's driver validation finds no working driver (nvidia-smi absent "
+                                 "from the driver container's root, or failing): read the driver daemonset's own log "
+                                 "(kubectl -n gpu-operator logs ds/nvidia-driver-daemonset -c nvidia-driver-ctr) for "
+                                 "its build or load error (kernel headers missing for the node's kernel, a kernel the "
+                                 "driver branch does not support, Secure Boot, nouveau loaded); with a driver "
+                                 "installed on the host, set driver.enabled=false",
+    "k8s_device_unhealthy": "the device plugin marked the GPU unhealthy (an Xid it watches, or NVML losing the "
+                            "device): its log names the Xid and the device; read the node's kernel log and "
+                            "nvidia-smi -q for it, drain and reset the GPU, then restart the device plugin pod (an "
+                            "unhealthy mark is not cleared by itself)",
     "framework_no_libs": "the framework found no usable CUDA libraries and runs on the CPU: install the CUDA and "
                          "cuDNN versions its build expects (or a build that bundles them), and check "
                          "LD_LIBRARY_PATH",
