@@ -66,3 +66,13 @@ def test_nvswitch_open_notices_left_out_of_a_long_texts_places_too():
     assert [ln.text for _, ln in kernel._worded(places, marks)] == [XID, SXID, SYSLOG]
     assert kernel.parse(places, marks) == kernel.parse(clean(LOG).lines)
     assert unless(places, list(range(len(places))), kernel._OPENED) == [60, 63, 64]
+
+
+def test_a_block_of_lines_with_gaps_is_their_texts_joined():
+    places = _places(BODY)
+    for gone in ({2}, {1, 5, 6}, {4, 9, 12}, set(range(2, 13, 2)), set()):
+        rest = places.without(gone)
+        texts = [ln.text for ln in rest]
+        for first in range(len(rest)):
+            for stop in range(first + 1, len(rest) + 1):
+                assert lines.block(rest, first, stop) == "\n".join(texts[first:stop])
