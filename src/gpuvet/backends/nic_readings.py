@@ -17,6 +17,12 @@ ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_b
 COUNTER_LIMITS = {"symbol_error": 0xFFFF, "link_error_recovery": 0xFF, "link_downed": 0xFF, "port_rcv_errors": 0xFFFF,
                   "port_rcv_remote_physical_errors": 0xFFFF, "port_xmit_discards": 0xFFFF,
                   "local_link_integrity_errors": 0xF, "excessive_buffer_overrun_errors": 0xF}
+# an Ethernet port's physical-layer error counters as ethtool -S names them (mlx5 en_stats.c's PPCNT 802.3 and
+# physical-layer groups, bnxt_en's port stats, ice's, the generic netdev stats): a healthy link counts none of them
+# (captures/ethtool.py; checks/nics.ethtool_errors)
+ETHTOOL_ERRORS = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "rx_fcs_err_frames",
+                  "rx_crc_errors.nic", "rx_crc_errors", "rx_fcs_errors")
+ETHTOOL_LINK_DOWNS = ("link_down_events_phy", "link_down_events")  # the link going down since the driver loaded
 # the traffic counters, in 4-byte units as sysfs keeps them (port_xmit_data × 4 = bytes)
 TRAFFIC_COUNTERS = ("port_xmit_data", "port_rcv_data")
 ACTIVE = "ACTIVE"

@@ -425,8 +425,7 @@ _LIST_MARKS = ("(UUID: ", "...", "…", "Bus Location:")
 _DIAG_MARKS = ("|", "+-")
 # perftest: a title (_TITLE, any case: '… BW Test', '… Latency Test': 'Test'), its units row (_UNITS), or a failure in
 # its own words (_HEADLESS: HOST:PORT after "Couldn't connect to", a QP/HCA/GID, …)
-_PERFTEST_MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP", "HCA", "GID",
-                   "Unable to init", "exchange data between", "No IB devices", "Completion with error", "Failed status")
+_PERFTEST_MARKS = perftest.MARKS  # and each failure line perftest._FAIL reads holds one of its own words
 # the CUDA samples: cuda_samples.parse's titles (deviceQuery, p2pBandwidthLatencyTest's matrices, bandwidthTest)
 _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Matrix (us)", "Access Peer Device=",
                   "[CUDA Bandwidth Test]",
@@ -526,6 +525,7 @@ FORMATS: tuple[Format, ...] = (
                     "synapse error", "synStatus", "The condition [")),  # line or after its name ('…(EI0006)'), an
     # HCCL call's 'HcclX … ret = 9' (a traceback); YX1: Gaudi's Synapse statuses and HCL checks (synapse_errors.py)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
+    Format("ethtool", "nics", _found("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),

@@ -33,6 +33,10 @@ _WIDTH = re.compile(r"^(\d+X)")
 _PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",
          "PORT_CONFIGURATION_TRAINING": "PortConfigurationTraining", "LINK_ERROR_RECOVERY": "LinkErrorRecovery"}
 MAX_NICS = 256
+# ethtool's views of an Ethernet port (captures/ethtool.py, read beside these): its block heads, -i's bus line, its
+# command line, a grep'd error counter's name (mlx5's '_phy', ice's '.nic', bnxt_en's FCS, the netdev's CRC)
+ETHTOOL_MARKS = ("NIC statistics:", "Link detected:", "bus-info:", "Settings for ", "ethtool", "_phy:", ".nic:",
+                 "rx_fcs_err", "rx_crc_errors")
 MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")

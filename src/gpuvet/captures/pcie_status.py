@@ -3,8 +3,9 @@ it can do (drivers/pci/pci.c, __pcie_print_link_status): 'nvidia 0000:41:00.0: 6
 PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:40:01.1 (capable of 252.048 Gb/s with 16.0
 GT/s PCIe x16 link)'. The limiting link may be the device's own or one above it (the port named after
 'at'): either way it is the device's path as trained. Read for the GPU drivers (nvidia, amdgpu) as
-the device's PCIe link, judged as lspci's LnkSta against LnkCap is; another driver's line (mlx5_core,
-nvme) is that device's, not a GPU's, and is left unread."""
+the device's PCIe link, judged as lspci's LnkSta against LnkCap is; a NIC driver's (mlx5_core, mlx4_core, bnxt_en,
+ice, i40e: issue 46, PHRM) as that NIC's link, judged by the NIC rule (checks/nics.pcie); another driver's (nvme) is
+that device's, not a GPU's or a NIC's, and is left unread."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from gpuvet.captures.text import Line
 
 KIND = PCIE_STATUS
 _GPU_DRIVERS = ("nvidia", "amdgpu")
+_NIC_DRIVERS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice", "i40e")
 _STATUS = re.compile(r"\b([\w-]{1,32}) ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available "
                      r"PCIe bandwidth, limited by ([\d.]+) GT/s PCIe x(\d{1,2}) link at (\S+?) \(capable of [\d.]+ Gb/s "
                      r"with ([\d.]+) GT/s PCIe x(\d{1,2}) link\)")
@@ -30,7 +32,7 @@ def parse(lines: list[Line]) -> LspciParse | None:
         if "available PCIe bandwidth" not in ln.text or (m := _STATUS.search(ln.text)) is None:
             continue
         driver, bus = m.group(1), m.group(2).upper()
-        if driver not in _GPU_DRIVERS or bus in seen:
+        if driver not in _GPU_DRIVERS + _NIC_DRIVERS or bus in seen:
             continue
         seen.add(bus)
         speed, width, cap_speed, cap_width = float(m.group(3)), int(m.group(4)), float(m.group(6)), int(m.group(7))
@@ -39,7 +41,11 @@ def parse(lines: list[Line]) -> LspciParse | None:
             out.notes.append(f"line {ln.no}: {driver} {bus}'s link status line is not read: {'; '.join(faults)} "
                              "(a corrupt or edited line; give the kernel log as dmesg printed it)")
             continue
-        out.links.append(PcieLink(bus, f"{driver} (limited at {m.group(5)})", cap_speed, cap_width, speed, width,
-                                  speed < cap_speed, width < cap_width))
+        if driver in _NIC_DRIVERS:  # named as the NIC rule names a card it reads from lspci ('class: name')
+            out.nics.append(PcieLink(bus, f"NIC: {driver} {m.group(2)}", cap_speed, cap_width,
+                                     speed, width, speed < cap_speed, width < cap_width))
+        else:
+            out.links.append(PcieLink(bus, f"{driver} (limited at {m.group(5)})", cap_speed, cap_width, speed, width,
+                                      speed < cap_speed, width < cap_width))
         out.claimed.add(ln.no)
-    return out if out.links or out.notes else None
+    return out if out.links or out.nics or out.notes else None

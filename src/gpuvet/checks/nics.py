@@ -14,7 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuvet import knowledge
-from gpuvet.backends.nic_readings import ACTIVE, COUNTER_LIMITS, UNKNOWN, Nic, NicPcie, NicPort, NicReadings
+from gpuvet.backends.nic_readings import (
+    ACTIVE,
+    COUNTER_LIMITS,
+    ETHTOOL_ERRORS,
+    ETHTOOL_LINK_DOWNS,
+    UNKNOWN,
+    Nic,
+    NicPcie,
+    NicPort,
+    NicReadings,
+)
 from gpuvet.node import vendor_tools
 from gpuvet.node.model import EndpointKind, Node
 from gpuvet.node.nic_catalog import NicModel, find_nic_model
@@ -168,6 +178,27 @@ def counters_at_limit(readings: NicReadings) -> list[NicVerdict]:
     return out
 
 
+# the data-centre NIC drivers whose cards size their PCIe link to one or two ports' rate (ConnectX, NetXtreme-E, E810):
+# a card the PCI core's line names by one of them (captures/pcie_status.py) and that carries under half of what its
+# own link is built for holds a port back; a quad-port gigabit card (igb's I350: x4 for four 1 Gb/s ports) does not
+SIZED_DRIVERS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice")
+LINK_DOWNS_MANY = 10  # link-down events since the driver loaded past a boot's, a cable's reseat and a switch's reboot
+
+
+def ethtool_errors(readings: NicReadings) -> list[NicVerdict]:
+    """An Ethernet port whose ethtool -S counters, read once, show what a healthy link never counts: CRC/FCS or
+    symbol errors at the physical layer, or the link down LINK_DOWNS_MANY times or more since the driver loaded."""
+    out = []
+    for nic in readings.nics:
+        for port in nic.ports:
+            bad = [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_ERRORS and v > 0]
+            bad += [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_LINK_DOWNS and v >= LINK_DOWNS_MANY]
+            if bad:
+                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {', '.join(bad)} (ethtool -S, "
+                                      "since the driver loaded)", "", _label(nic, port)))
+    return out
+
+
 def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerdict]:
     """GPUDirect RDMA needs the peer-memory module where an RDMA port is up beside NVIDIA modules."""
     if "nvidia" not in module_vendors or not isinstance(readings.peer_memory, (str, type(None))):
@@ -248,6 +279,12 @@ def _rate_unread(nic: Nic, where: str, said: str, carries: float) -> NicVerdict 
     model = find_nic_model(nic.hca_type) or find_nic_model(nic.device)
     if model is not None and carries >= model.rate_gbps:
         return None
+    link = nic.pcie
+    built = LANE_GBPS.get(link.gen_max or 0, 0.0) * (link.width_max or 0) if link is not None else 0.0
+    if model is None and nic.device.split(" ")[0] in SIZED_DRIVERS and carries < built / 2:
+        return NicVerdict("nic_pcie_may_limit_rate", nic.device, f"{said} (carries ~{carries:.0f} Gb/s, under half the "
+                          f"~{built:.0f} Gb/s its own link is built for; no port rate read)",
+                          knowledge.fault("nic_pcie_may_limit_rate").action, where)
     kind = "nic_pcie_may_limit_rate" if model is not None else "nic_pcie_rate_unread"
     fastest = f", below the {model.rate_gbps} Gb/s a {model.name} runs at" if model is not None else ""
     return NicVerdict(kind, nic.device, f"{said} (carries ~{carries:.0f} Gb/s{fastest}; no port rate read)",

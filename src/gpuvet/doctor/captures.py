@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.kernel import KernelEvent
     from gpuvet.captures.links import ListedGpu, NotEnabled
     from gpuvet.captures.nccl_log import NcclLog
-    from gpuvet.captures.nic_driver import NicDriverFailure
+    from gpuvet.captures.nic_driver import NicCompletionError, NicDriverFailure, NicLinkChange
     from gpuvet.captures.perftest import PerftestRun
     from gpuvet.captures.rocm_validation import CopyCheck
     from gpuvet.captures.tool_failures import ToolFailure
@@ -89,6 +89,8 @@ class Captures:
     rdma_errors: list[tuple[str, UcxError]] = field(default_factory=list)  # (file, UCX's completion error on a port)
     rdma_memlock: list[tuple[str, UcxLimit]] = field(default_factory=list)  # (file, a verbs call ulimit -l failed)
     nic_driver: list[tuple[str, NicDriverFailure]] = field(default_factory=list)  # (file, a NIC its driver failed)
+    nic_carrier: list[tuple[str, NicLinkChange]] = field(default_factory=list)  # (file, a NIC link lost or flapping)
+    nic_completions: list[tuple[str, NicCompletionError]] = field(default_factory=list)  # (file, the RDMA core's)
     nccl_logs: list[tuple[str, NcclLog]] = field(default_factory=list)  # (file, its NCCL/RCCL/HCCL log lines)
     copy_checks: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, a rocm-bandwidth-test -v cell)
     no_peer: list[tuple[str, CopyCheck]] = field(default_factory=list)  # (file, GPUs rocm-bandwidth-test cannot join)
@@ -186,6 +188,8 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.rdma_errors += [(label, e) for e in fc.ucx.errors]
     caps.rdma_memlock += [(label, e) for e in fc.ucx.limits]
     caps.nic_driver += [(label, f) for f in fc.nic_driver.failures]
+    caps.nic_carrier += [(label, c) for c in fc.nic_driver.links]
+    caps.nic_completions += [(label, c) for c in fc.nic_driver.completions]
     caps.nccl_logs += [(label, log) for log in (fc.nccl_log, fc.ascend) if log.lines]
     caps.copy_checks += [(label, c) for c in fc.rbt_validation.checks]
     caps.no_peer += [(label, c) for c in fc.rbt_validation.no_peer]

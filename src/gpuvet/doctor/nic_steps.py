@@ -88,7 +88,7 @@ def nic_ports(ev: Evidence) -> Outcome:
         return unknown("can't tell: no InfiniBand or RoCE NIC on this node, and none declared")
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
     verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings) + bus
-    verdicts += nics.counters_at_limit(readings)
+    verdicts += nics.counters_at_limit(readings) + nics.ethtool_errors(readings)
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
     verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:
@@ -132,10 +132,33 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     return out
 
 
+# a NIC driver's kernel lines by their kind (captures/nic_driver.py): the cause each names
+_KIND_CAUSES = {"failed": "nic_driver_failed", "fatal": "nic_firmware_fatal", "alarm": "nic_hardware_alarm"}
+_CARRIER_CAUSES = {"lost": "nic_port_down_undeclared", "flapping": "nic_errors"}
+NOT_NAMED = "bus id not in the log"
+
+
 def _driver_failed(ev: Evidence) -> list[Finding]:
-    """One nic_driver_failed per card a NIC driver's kernel lines failed (captures/nic_driver.py), by bus id."""
-    return [finding("nic_driver_failed", HIGH, f.bus_id, nic=f.bus_id, driver=f.driver, firmware=f.firmware,
-                    file=label, line=f.line, log=f.text, times=f.count) for label, f in ev.captures.nic_driver]
+    """One finding per card and kind a NIC driver's kernel lines say (captures/nic_driver.py), by bus id: the card it
+    failed (nic_driver_failed), whose firmware stopped (nic_firmware_fatal: critical, a warning where it only stalled or
+    the driver's recovery brought it back) or that raised an alarm (nic_hardware_alarm); an interface whose link was
+    lost or flaps; the RDMA core's completion errors on a device."""
+    out = []
+    for label, f in ev.captures.nic_driver:
+        nic = f.bus_id or f.netdev or f"a {f.driver} card, {NOT_NAMED}"
+        found = finding(_KIND_CAUSES[f.kind], HIGH, f.bus_id or f.netdev, nic=nic, driver=f.driver,
+                        firmware=f.firmware, file=label, line=f.line, log=f.text, times=f.count)
+        out.append(replace(found, severity="warn") if f.kind == "fatal" and not f.severe else found)
+    for label, c in ev.captures.nic_carrier:
+        nic = f"{c.bus_id} ({c.netdev})" if c.netdev else c.bus_id
+        said = (f"the link went down {c.downs} times after it was up" if c.kind == "flapping" else
+                "the link went down after it was up and the log shows it no more up")
+        out.append(finding(_CARRIER_CAUSES[c.kind], HIGH, nic, nic=nic, driver=c.driver, reading=said, file=label,
+                           line=c.line, log=c.text, times=c.downs))
+    for label, e in ev.captures.nic_completions:
+        out.append(finding("rdma_completion_error", MEDIUM, e.device, nic=e.device, error=e.message,
+                           transport="the kernel's RDMA stack", file=label, line=e.line, log=e.text, times=e.count))
+    return out
 
 
 def _memlock(ev: Evidence) -> list[Finding]:
@@ -191,7 +214,7 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
                          f"(ulimit -l, {said['limit']})", *limits, *failed, *found)
     if failed and not ev.captures.perftest:
         said = failed[0].evidence
-        return confirmed(f"{said['driver']} failed the NIC at {said['nic']}: {str(said['log'])[:120]}", *failed)
+        return confirmed(f"{said['nic']}: {failed[0].title or failed[0].cause}: {str(said['log'])[:120]}", *failed)
     if failed or found:
         first = next((r for _, r in ev.captures.perftest if r.failures), None) if failed else None
         head = (f"{len(failed)} perftest run(s) failed: {first.failures[0][1][:120]}" if first is not None else
