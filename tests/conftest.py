@@ -12,6 +12,7 @@ import typer.main
 from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
+from tests.support import bytecode
 
 
 def _params_read_once(real: Callable[[Callable[..., Any]], Any]) -> Callable[[Callable[..., Any]], Any]:
@@ -40,8 +41,14 @@ typer.main.get_params_from_function = _params_read_once(typer.main.get_params_fr
 def pytest_configure(config: pytest.Config) -> None:
     """The collector runs less often: a worker holds a large heap (the parsed corpus, caches), and
     each full collection walked all of it, a sixth of the CPU of the capture tests. Cyclic garbage
-    is still collected (every 10,000 allocations, not 700); no test depends on when."""
+    is still collected (every 10,000 allocations, not 700); no test depends on when. Where bytecode
+    may not be written, the controller compiles the modules once for its workers (support/bytecode.py)."""
     gc.set_threshold(10_000, 20, 20)
+    bytecode.share(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    bytecode.unshare(config)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
