@@ -229,25 +229,14 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
     def block(self, first: int, stop: int) -> str | None:
         """The texts of lines ``first`` to ``stop`` (positions) joined by newlines, as slices of the text where
         nothing changed or right-stripped them: one where they are next to each other in it, else one for each run
-        of them that is (a reader's unclaimed lines: another reader's few claimed lines leave gaps; the lines
-        between two gaps were each made a Line and joined, 0.02 s of a 20 MB report); None where they are not."""
-        import numpy as np
-
+        of them that is (_runs); None where they are not."""
         index = self.rows
         if not self.whole_rows or self.over or first >= stop or stop > len(index):
             return None
         a, b = index[first], index[stop - 1]
         if b - a == stop - 1 - first:
             return self.text[self.starts[a]:self.ends[b]]
-        if isinstance(index, range):
-            return None
-        rows = np.frombuffer(index, dtype=np.uint32)[first:stop]
-        cuts = (np.flatnonzero(np.diff(rows) != 1) + 1).tolist()
-        if len(cuts) > (stop - first) // 8:  # lines far apart: as many slices as lines, joined by the caller
-            return None
-        text, starts, ends = self.text, self.starts, self.ends
-        return "\n".join([text[starts[rows[i]]:ends[rows[j - 1]]] for i, j in zip([0, *cuts], [*cuts, len(rows)],
-                                                                                   strict=True)])
+        return None if isinstance(index, range) else _runs(self, index, first, stop)
 
     def _positions(self, base: np.ndarray) -> list[int]:
         """Where the lines of ``base`` (indices in the text's lines, ascending) are among these."""
@@ -301,6 +290,21 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
 
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+
+def _runs(lines: TextLines, index: array[int], first: int, stop: int) -> str | None:
+    """TextLines.block of lines not all next to each other: each run of them that is one slice of the text, the
+    slices joined by newlines (a reader's unclaimed lines: another reader's few claimed lines leave gaps, and the
+    lines between two gaps were each made a Line and joined, 0.02 s of a 20 MB report); None where they are far
+    apart (as many slices as lines: the caller joins them)."""
+    import numpy as np
+
+    rows = np.frombuffer(index, dtype=np.uint32)[first:stop]
+    cuts = (np.flatnonzero(np.diff(rows) != 1) + 1).tolist()
+    if len(cuts) > (stop - first) // 8:
+        return None
+    text, starts, ends = lines.text, lines.starts, lines.ends
+    return "\n".join([text[starts[rows[i]]:ends[rows[j - 1]]] for i, j in zip([0, *cuts], [*cuts, len(rows)], strict=True)])
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
