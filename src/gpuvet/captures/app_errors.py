@@ -14,13 +14,14 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import api_errors, container_layer
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 # kind -> the words that name it: the runtime's message, the runtime API's enum, the driver API's enum
-KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v, re.I) for k, v in {
+KINDS: dict[str, re.Pattern[str]] = {k: lazy(v, re.I) for k, v in {
     "ecc_uncorrectable": r"uncorrectable ECC error encountered|cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE",
     "illegal_address": r"an illegal memory access was encountered|cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS"
                        r"|an illegal instruction was encountered|misaligned address",
@@ -128,7 +129,7 @@ _KEY_WORDS = (
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
     "unable to complete diagnostic", "peer access is not supported", *api_errors.KEY_WORDS,
     *container_layer.KEY_WORDS)
-_KEYS = re.compile("|".join(re.escape(k) for k in _KEY_WORDS))
+_KEYS = lazy("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
 _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anchor, never "error"'s)
@@ -141,11 +142,11 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic",
             "peer access", *container_layer.KEY_WORDS)
 _BLOCK = 8192  # lines lowered and searched at a time
-_TORCH_CALL = re.compile(r"torch\.cuda\.is_available\(\)")
-_TORCH_FALSE_SAME = re.compile(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
-_BUS_ID = re.compile(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
-_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-_DEVICE = re.compile(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
+_TORCH_CALL = lazy(r"torch\.cuda\.is_available\(\)")
+_TORCH_FALSE_SAME = lazy(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
+_BUS_ID = lazy(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
+_UUID = lazy(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_DEVICE = lazy(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
 
 
 @dataclass
@@ -187,8 +188,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
 
 # a driver package update the same file shows (pacman's ALPM log, dpkg.log and apt, dnf/yum, dkms rebuilding the
 # module): NVML's 'Unknown Error' after it is the old kernel module under the new libraries, not the device files
-_DRIVER_UPDATE = re.compile(r"\b(?:upgraded|downgraded|upgrade|unpacking|setting up|updated|upgrading|updating)\s*:?\s+"
-                            r"\S*nvidia|\bdkms (?:remove|install|build)\b.{0,40}nvidia", re.I)
+_DRIVER_UPDATE = lazy(r"\b(?:upgraded|downgraded|upgrade|unpacking|setting up|updated|upgrading|updating)\s*:?\s+"
+                      r"\S*nvidia|\bdkms (?:remove|install|build)\b.{0,40}nvidia", re.I)
 AFTER_UPDATE = "nvml_unknown_after_update"
 
 
@@ -260,37 +261,37 @@ def _kind(text: str) -> str | None:
 # what may stand before a runtime's message on its line: a grep/compiler hit's path:NN: (judged on what
 # follows), a label ending in ':' ']' '>' '|' '(' or '->', an error label anywhere, an earlier sentence
 # after a label, or nothing but timestamps and punctuation
-_GREP_HIT = re.compile(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
-_SOURCE_HIT = re.compile(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
-_COMMENT = re.compile(r"^\s*(?:#|//|/\*)")
+_GREP_HIT = lazy(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
+_SOURCE_HIT = lazy(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
+_COMMENT = lazy(r"^\s*(?:#|//|/\*)")
 # Python's warnings module prints 'file.py:LINE: CategoryWarning: message' (torch's 'The NVIDIA driver on your
 # system is too old'): the runtime's own line, not a grep hit in a source file
-_PY_WARNING = re.compile(r"^\s*[\w./~+-]+\.py:\d+: \w*Warning: ")
-_LABEL = re.compile(r"(?:Error|error|ERROR|Exception|Warning|warning|WARN|failed|Failed|FAILED)\S*\s*:")
-_ENDS_AS_LABEL = re.compile(r"(?:[:\]>|(]|->|\(error code)$")  # the CUDA samples: '… (error code %s)!'
-_DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)+$")  # torch.cuda.OutOfMemoryError: the module path before the name
+_PY_WARNING = lazy(r"^\s*[\w./~+-]+\.py:\d+: \w*Warning: ")
+_LABEL = lazy(r"(?:Error|error|ERROR|Exception|Warning|warning|WARN|failed|Failed|FAILED)\S*\s*:")
+_ENDS_AS_LABEL = lazy(r"(?:[:\]>|(]|->|\(error code)$")  # the CUDA samples: '… (error code %s)!'
+_DOTTED = lazy(r"(?:[A-Za-z_]\w*\.)+$")  # torch.cuda.OutOfMemoryError: the module path before the name
 # a label, then an earlier sentence of the same message ("…gpu_device.cc:1960] Cannot dlopen some GPU
 # libraries. Skipping registering GPU devices...")
-_EARLIER_SENTENCE = re.compile(r"[:\]>]\s+[^:\]>'\"]*[.!;,]$")
+_EARLIER_SENTENCE = lazy(r"[:\]>]\s+[^:\]>'\"]*[.!;,]$")
 # a source line (a traceback prints the line that raised): a statement keyword or a call before the message
-_CODE = re.compile(r"^\s*(?:(?:if|elif|while|for|assert|raise|return|except|throw|catch|case|def|class|import|from|"
-                   r"print|printf|fprintf|puts|echo)\b|[\w.:]+\s*\(|\w+\s*=[^=])")
+_CODE = lazy(r"^\s*(?:(?:if|elif|while|for|assert|raise|return|except|throw|catch|case|def|class|import|from|"
+             r"print|printf|fprintf|puts|echo)\b|[\w.:]+\s*\(|\w+\s*=[^=])")
 # vLLM's and sglang's CUDACHECK: "Failed: Cuda error file.cuh:307 '…'"
-_TOOL_QUOTES = re.compile(r"(?:\b(?:CUDA|NCCL|Cuda|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
-_QUOTE = re.compile(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
+_TOOL_QUOTES = lazy(r"(?:\b(?:CUDA|NCCL|Cuda|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
+_QUOTE = lazy(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 
 # issue 46: a logfmt record (Go agents such as dcgm-exporter, the device plugin: 'time="…" level=error msg="…"'): its
 # message and error fields are the program's own words, whatever they quote
-_LOGFMT = re.compile(r"(?:^|\s)(?:time|ts|level)=(?:\"[^\"]*\"|\S+)(?:\s+\w+=(?:\"[^\"]*\"|\S+))*?\s+"
-                     r"(?:msg|message|err|error|reason)=\"?")
+_LOGFMT = lazy(r"(?:^|\s)(?:time|ts|level)=(?:\"[^\"]*\"|\S+)(?:\s+\w+=(?:\"[^\"]*\"|\S+))*?\s+"
+               r"(?:msg|message|err|error|reason)=\"?")
 
 # a quote opening the line before its first word, and the quote that would close it (a poster quoting a pasted line)
-_OPENS_QUOTE = re.compile(r"^\s*([\"“'])(?=\S)")
+_OPENS_QUOTE = lazy(r"^\s*([\"“'])(?=\S)")
 _CLOSES = {'"': '"', "“": "”", "'": "'"}
 # C++'s terminate handler prints an uncaught exception's message after 'what():' (libstdc++), often behind
 # the tool's own 'Error (file.cpp:298):' location: a printed label, never a call in source code
-_THROWN = re.compile(r"^\s*what\(\):\s+(?:\w+ \([\w./-]{1,80}:\d+\):\s*)?")
+_THROWN = lazy(r"^\s*what\(\):\s+(?:\w+ \([\w./-]{1,80}:\d+\):\s*)?")
 
 
 def printed(text: str, at: int) -> bool:
@@ -325,19 +326,19 @@ def printed(text: str, at: int) -> bool:
 # a line saying the poster's own system showed, printed or logged the message. The words that make one:
 # a verb of showing (_SHOWN), said of the poster's system (_THEIRS: first person, a named GPU, node, host, rank or
 # bus id, the machine's own log, or a when: 'since Monday', 'every time'); and none of _NOT_A_REPORT.
-_SHOWN = re.compile(r"\b(?:says?|said|saying|shows?|showed|shown|showing|prints?|printed|printing|logs?|logged|logging|"
-                    r"reports?|reported|reporting|gets?|got|getting|gives?|gave|throws?|threw|thrown|throwing|"
-                    r"raised?|hits?|hitting|fails?|failed|failing|die|dies|died|dying|crash(?:es|ed|ing)?|returns?|"
-                    r"returned|returning|sees?|saw|seen|seeing|tells?|told|telling|full of|keeps?|kept|spams?|"
-                    r"spammed|complains?|complained|errors? out|errored|abort(?:s|ed)?|emits?|emitted|outputs?|"
-                    r"displays?|displayed|appeared|popped up|came up|ended with|stopped with|receiv(?:e|es|ed|ing)|"
-                    r"r[au]n(?:ning)? into|encounter(?:s|ed|ing)?|occurred|happened)\b", re.I)
-_THEIRS = re.compile(r"\b(?:I|I'm|I've|me|my|we|we're|we've|us|our)\b|\b(?:GPU|node|host|rank|server|worker|card|device)\s*"
-                     r"#?[\w.-]*\d|[0-9a-fA-F]{2,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}|\b(?:this|that|the|one|every|each|all)\s+"
-                     r"(?:node|host|box|machine|server|cluster|system|card|GPU|worker)s?\b|\b(?:dmesg|journal|journalctl|"
-                     r"syslog|kernel log|the logs?|the job|the container)\b|\b(?:since|after the|today|yesterday|"
-                     r"suddenly|again|every time|this morning|last night|keeps?|kept)\b", re.I)
-_NOT_A_REPORT = re.compile(
+_SHOWN = lazy(r"\b(?:says?|said|saying|shows?|showed|shown|showing|prints?|printed|printing|logs?|logged|logging|"
+              r"reports?|reported|reporting|gets?|got|getting|gives?|gave|throws?|threw|thrown|throwing|"
+              r"raised?|hits?|hitting|fails?|failed|failing|die|dies|died|dying|crash(?:es|ed|ing)?|returns?|"
+              r"returned|returning|sees?|saw|seen|seeing|tells?|told|telling|full of|keeps?|kept|spams?|"
+              r"spammed|complains?|complained|errors? out|errored|abort(?:s|ed)?|emits?|emitted|outputs?|"
+              r"displays?|displayed|appeared|popped up|came up|ended with|stopped with|receiv(?:e|es|ed|ing)|"
+              r"r[au]n(?:ning)? into|encounter(?:s|ed|ing)?|occurred|happened)\b", re.I)
+_THEIRS = lazy(r"\b(?:I|I'm|I've|me|my|we|we're|we've|us|our)\b|\b(?:GPU|node|host|rank|server|worker|card|device)\s*"
+               r"#?[\w.-]*\d|[0-9a-fA-F]{2,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}|\b(?:this|that|the|one|every|each|all)\s+"
+               r"(?:node|host|box|machine|server|cluster|system|card|GPU|worker)s?\b|\b(?:dmesg|journal|journalctl|"
+               r"syslog|kernel log|the logs?|the job|the container)\b|\b(?:since|after the|today|yesterday|"
+               r"suddenly|again|every time|this morning|last night|keeps?|kept)\b", re.I)
+_NOT_A_REPORT = lazy(
     # denied, or behind the poster
     r"\b(?:not|never|no longer|used to|before the fix|fixed|solved|resolved|anymore|is gone|went away|disappeared|"
     r"(?:do|does|did|is|was|were|are|wo|has|have|had)n[’']t)\b"
@@ -360,7 +361,7 @@ _NOT_A_REPORT = re.compile(
 # review 55: in the message's own sentence, words that make it no report of the poster's system: a question to
 # others ('has anyone seen'), of its nature ('is it normal', 'which is expected', 'the difference between'), a
 # course or tutorial, or a monitor's rule or alert ('our monitoring alerts when', 'the BMC web page', Grafana)
-_NOT_THEIR_SENTENCE = re.compile(
+_NOT_THEIR_SENTENCE = lazy(
     r"\b(?:has|have|did|does|do|is|can|could)\s+(?:anyone|anybody|someone|somebody|any of you|others)\b"
     r"|\b(?:anyone|anybody)\s+(?:else\s+)?(?:seen|seeing|get|got|getting|know|had|having|experienced?)\b"
     r"|\b(?:is|was|are|it's|that's)\s+(?:(?:it|this|that)\s+)?(?:normal|expected|common|usual)\b"
@@ -369,11 +370,11 @@ _NOT_THEIR_SENTENCE = re.compile(
     r"|\b(?:alerts?|alerting|alarms?|monitoring|dashboards?|grafana|prometheus|nagios|zabbix|datadog|BMC|IPMI|"
     r"web (?:page|ui))\b", re.I)
 # review 55: the message as the subject of a definition ('Xid 79 shows that …', '… is what the driver prints')
-_EXPLAINED = re.compile(r"^\W{0,3}\s?(?:shows? that|means?|indicates?|signals?|signifies|refers to|stands for|"
-                        r"is (?:what|when|how|why)|(?:happens|occurs) when)\b", re.I)
+_EXPLAINED = lazy(r"^\W{0,3}\s?(?:shows? that|means?|indicates?|signals?|signifies|refers to|stands for|"
+                  r"is (?:what|when|how|why)|(?:happens|occurs) when)\b", re.I)
 _REACH = 300  # the characters either side of a message that judge it (its evidence is cut at 300): bounded work
 # a quoted span in the poster's sentence (the message's own words): never read as theirs
-_QUOTED_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<![A-Za-z])'[^']*'(?![A-Za-z])")
+_QUOTED_SPAN = lazy(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<![A-Za-z])'[^']*'(?![A-Za-z])")
 
 
 QUOTED = "error messages quoted in a poster's words"  # the kind read.py names when these are all a file holds
@@ -465,7 +466,7 @@ def reported(text: str, start: int, end: int) -> bool:
     return not _NOT_THEIR_SENTENCE.search(sentence) and not _EXPLAINED.match(after)
 
 
-_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+_SENTENCE_END = lazy(r"[.?!](?=\s|$)")
 _CLOSER = {"`": "`", '"': '"', "“": "”"}
 
 
@@ -527,7 +528,7 @@ def _torch_printed(command: str, output: str) -> str | None:
 
 # a module's hardware fault whose line names no module: the file's one GPU bus id is where it happened
 _HARDWARE_KINDS = frozenset({"ecc_uncorrectable", "nvlink_uncorrectable", "hip_gpu_hang"})
-_GPU_WORD = re.compile(r"\bGPU\b|NVIDIA|Tesla|Bus[- ]?Id", re.I)
+_GPU_WORD = lazy(r"\bGPU\b|NVIDIA|Tesla|Bus[- ]?Id", re.I)
 
 
 def _one_module(lines: list[Line], out: AppErrorsParse) -> None:
@@ -547,7 +548,7 @@ def _one_module(lines: list[Line], out: AppErrorsParse) -> None:
 _TORCH_SEES = "torch sees its GPUs"  # no kind: the line is claimed as read, no error made of it
 
 
-_ON_HOST = re.compile(r"\)\s+on\s+([A-Za-z][\w.-]{0,62})\s+at\s+\([\w./-]{1,120}:\d+\)")
+_ON_HOST = lazy(r"\)\s+on\s+([A-Za-z][\w.-]{0,62})\s+at\s+\([\w./-]{1,120}:\d+\)")
 
 
 def _module(text: str) -> str | None:

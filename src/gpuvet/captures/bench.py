@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gpuvet.captures import cut_rows, nccl_runs
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
 from gpuvet.captures.records import CopyCheckFailure, NcclResult, NcclRow, NvbDevice
@@ -28,25 +29,25 @@ from gpuvet.captures.text import Line, ranges
 _OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather",
         "scatter", "hypercube")
 _FIELD = r"(\S+)"
-_NEW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([A-Za-z]\w*)\s+(\w+|-)\s+(-?\d+)\s+" + r"\s+".join([_FIELD] * 4))
-_MID_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+" +
-                      r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
-_OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
+_NEW_ROW = lazy(r"^\s*(\d+)\s+(\d+)\s+([A-Za-z]\w*)\s+(\w+|-)\s+(-?\d+)\s+" + r"\s+".join([_FIELD] * 4))
+_MID_ROW = lazy(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(sum|prod|max|min|avg|none|mulsum)\s+" +
+                r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
+_OLD_ROW = lazy(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+" + r"\s+".join([_FIELD] * 4) + r"(?:\s|$)")
 # a layout's time cell is never a redop nor a small integer (times print with decimals below 10000 us): a row cut
 # short of its layout's cells (a root then read as the time, an algbw as the error) is no row of an older layout
-_REDOP = re.compile(r"sum|prod|max|min|avg|none|mulsum")
-_ROOT = re.compile(r"-?\d{1,3}")
-_ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z]\w*(?:\s|$)")  # size, count, type: a row however it ends
-_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
-_FAILURE = re.compile(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
-_FAILURE_TRAIL = re.compile(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
-_MAX_BYTES = re.compile(r"\bmaxBytes (\d{1,20})\b")  # the header's largest size: '# nThread 1 ... maxBytes 134217728'
+_REDOP = lazy(r"sum|prod|max|min|avg|none|mulsum")
+_ROOT = lazy(r"-?\d{1,3}")
+_ROW_START = lazy(r"^\s*\d+\s+\d+\s+[A-Za-z]\w*(?:\s|$)")  # size, count, type: a row however it ends
+_RANK = lazy(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)")
+_FAILURE = lazy(r"(?:^|\s|:)(?:Test )?(NCCL|CUDA|HIP) failure (\S+?:\d+) '([^']*)'")  # HIP: rccl-tests
+_FAILURE_TRAIL = lazy(r"^\.\. .*Test failure \S+:\d+\s*$|^\S+ pid \d+: Test failure")
+_MAX_BYTES = lazy(r"\bmaxBytes (\d{1,20})\b")  # the header's largest size: '# nThread 1 ... maxBytes 134217728'
 # read wherever it stands: a poster quotes it in prose or backticks ('the result show "Out of bounds values : 248
 # FAILED"'), and a count of wrong values is the run's failure however it was pasted (issue 46, batch V)
-_OOB = re.compile(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*([1-9]\d{0,12})\s+FAILED\b")
+_OOB = lazy(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*([1-9]\d{0,12})\s+FAILED\b")
 # its line after the last size ('# Out of bounds values : 0 OK'): the table is whole even where the paste stops
 # before the 'Avg bus bandwidth' line under it (issue 46, batch K)
-_OOB_OK = re.compile(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*\d+\s+OK\b")
+_OOB_OK = lazy(r"(?:^|[\s#`\"'(:])Out of bounds values\s*:\s*\d+\s+OK\b")
 _FINISHED_NO_AVG = ("nccl-tests: the table ends with its 'Out of bounds values : … OK' line, printed after the last "
                     "size, but the 'Avg bus bandwidth' line under it is not in the text: every size ran, only the "
                     "average is missing")
@@ -96,7 +97,7 @@ def _op(lines: list[Line], where: str, first_row: int | None) -> str:
     return op_from_rows(lines, first_row)
 
 
-_PMON_HEAD = re.compile(r"^\s*#\s*gpu\s+pid\s+type\b", re.I)
+_PMON_HEAD = lazy(r"^\s*#\s*gpu\s+pid\s+type\b", re.I)
 
 
 def _pmon_rows(lines: list[Line]) -> set[int]:
@@ -269,16 +270,16 @@ def _row(text: str) -> NcclRow | None:
 
 
 # --- nvbandwidth -----------------------------------------------------------------------------
-_RUNNING = re.compile(r"^Running (\w+)\.?\s*$")
-_WAIVING = re.compile(r"^Waiving (\w+)\.?\s*$")
-_TITLE = re.compile(r"^(memcpy|memory latency|latency)\b.*\((GB/s|ns|us)\)\s*$", re.I)
+_RUNNING = lazy(r"^Running (\w+)\.?\s*$")
+_WAIVING = lazy(r"^Waiving (\w+)\.?\s*$")
+_TITLE = lazy(r"^(memcpy|memory latency|latency)\b.*\((GB/s|ns|us)\)\s*$", re.I)
 # a copy kernel's matrix of the same shape (memcpyKernel, the IMEX/multi-node NVLink checks): its test is the line
 # above ('memcpyKernel Write 128b stride 512 threads/SM:'), its title names the size, a dashed rule under the header
-_MEASURED = re.compile(r"^Measured bandwidth in GB/s of size (.{1,40}?):?\s*$")
-_SUM = re.compile(r"^SUM (\w+) ")
-_DEVICE = re.compile(r"^Device (\d+): (.+?)(?: \(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
-_NVB_META = re.compile(r"^(nvbandwidth Version|Built from Git version|CUDA Runtime Version|CUDA Driver Version|"
-                       r"Driver Version|NOTE:|Additional system-specific|Performance can vary|Waived|SUM )")
+_MEASURED = lazy(r"^Measured bandwidth in GB/s of size (.{1,40}?):?\s*$")
+_SUM = lazy(r"^SUM (\w+) ")
+_DEVICE = lazy(r"^Device (\d+): (.+?)(?: \(([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\))?\s*$")
+_NVB_META = lazy(r"^(nvbandwidth Version|Built from Git version|CUDA Runtime Version|CUDA Driver Version|"
+                 r"Driver Version|NOTE:|Additional system-specific|Performance can vary|Waived|SUM )")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures import hip_bus
 from gpuvet.captures.app_errors import KINDS
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import AppError, NvbDevice, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line, number
@@ -29,48 +30,48 @@ from gpuvet.captures.text import MAX_MODULES, Line, number
 P2P = "p2pBandwidthLatencyTest"
 BANDWIDTH_TEST = "bandwidthTest"
 BUS_GRIND = "busGrind"
-_EMULATOR = re.compile(r"Device Emulation \(CPU\)$")  # what CUDA < 3.0 lists where it found no module
-_DQ_DEVICE = re.compile(r'^\s*Device (\d{1,4}): "(.+)"\s*$')  # a name over _NAME is cut, said
+_EMULATOR = lazy(r"Device Emulation \(CPU\)$")  # what CUDA < 3.0 lists where it found no module
+_DQ_DEVICE = lazy(r'^\s*Device (\d{1,4}): "(.+)"\s*$')  # a name over _NAME is cut, said
 _NAME = 96
-_DQ_DETECTED = re.compile(r"^\s*Detected (\d{1,6}) CUDA Capable device")
-_DQ_MEMORY = re.compile(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
+_DQ_DETECTED = lazy(r"^\s*Detected (\d{1,6}) CUDA Capable device")
+_DQ_MEMORY = lazy(r"^\s*Total amount of global memory:\s+(\d+) MBytes")
 # the samples print 'Device PCI Domain ID / …' (CUDA 8 to 12); a paste may lose its first word
-_DQ_PCI = re.compile(r"^\s*(?:Device )?PCI Domain ID / Bus ID / location ID:\s+(\d{1,5}) / (\d{1,3}) / (\d{1,3})\s*$")
+_DQ_PCI = lazy(r"^\s*(?:Device )?PCI Domain ID / Bus ID / location ID:\s+(\d{1,5}) / (\d{1,3}) / (\d{1,3})\s*$")
 # '> Peer access from NAME (GPU0) -> NAME (GPU1) : No' (simpleP2P: '> Peer-to-Peer (P2P) access from …')
-_DQ_PEER = re.compile(r"^\s*(?:>\s?)?Peer(?: access|-to-Peer \(P2P\) access) from .{0,120}?\(GPU(\d{1,4})\) -> "
-                      r".{0,120}?\(GPU(\d{1,4})\) : (Yes|No)\s*$")
-_DQ_ECC = re.compile(r"^\s*Device has ECC support:\s+(Enabled|Disabled)\s*$")
-_DQ_CAPABILITY = re.compile(r"^\s*CUDA Capability Major/Minor version number:\s+(\d{1,2}\.\d{1,2})\s*$")
-_DQ_VERSIONS = re.compile(r"^\s*CUDA Driver Version / Runtime Version\s+([\d.]+) / ([\d.]+)")
-_DQ_MARKS = re.compile(r"^\s*(?:\S*deviceQuery Starting|CUDA Device Query \(Runtime API\)|Detected \d+ CUDA Capable"
-                       r"|There (?:are|is) no available device|cudaGetDeviceCount returned \d+|-> |deviceQuery, CUDA Driver"
-                       r"|Result = (?:PASS|FAIL)|Peer access from |Compute Mode:\s*$|< (?:Default|Exclusive|Prohibited) )")
-_DQ_FIELD = re.compile(r"^\s{2,}[A-Z(][\w ()/,.-]{3,70}?:?\s{2,}\S")  # '  CUDA Capability Major/Minor …   8.6'
-_RESULT = re.compile(r"^\s*Result = (PASS|FAIL)\s*$")
+_DQ_PEER = lazy(r"^\s*(?:>\s?)?Peer(?: access|-to-Peer \(P2P\) access) from .{0,120}?\(GPU(\d{1,4})\) -> "
+                r".{0,120}?\(GPU(\d{1,4})\) : (Yes|No)\s*$")
+_DQ_ECC = lazy(r"^\s*Device has ECC support:\s+(Enabled|Disabled)\s*$")
+_DQ_CAPABILITY = lazy(r"^\s*CUDA Capability Major/Minor version number:\s+(\d{1,2}\.\d{1,2})\s*$")
+_DQ_VERSIONS = lazy(r"^\s*CUDA Driver Version / Runtime Version\s+([\d.]+) / ([\d.]+)")
+_DQ_MARKS = lazy(r"^\s*(?:\S*deviceQuery Starting|CUDA Device Query \(Runtime API\)|Detected \d+ CUDA Capable"
+                 r"|There (?:are|is) no available device|cudaGetDeviceCount returned \d+|-> |deviceQuery, CUDA Driver"
+                 r"|Result = (?:PASS|FAIL)|Peer access from |Compute Mode:\s*$|< (?:Default|Exclusive|Prohibited) )")
+_DQ_FIELD = lazy(r"^\s{2,}[A-Z(][\w ()/,.-]{3,70}?:?\s{2,}\S")  # '  CUDA Capability Major/Minor …   8.6'
+_RESULT = lazy(r"^\s*Result = (PASS|FAIL)\s*$")
 
 # 'Device: 0, NAME, pciBusID: …': a run of such lines may lose its 'Device: ' to the launcher-prefix peeler
-_P2P_DEVICE = re.compile(r"^\s*(?:Device: )?(\d{1,4}), (.{1,96}?), pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), "
-                         r"pciDomainID:\s*([0-9a-fA-F]+)\s*$")
-_P2P_ACCESS = re.compile(r"^\s*Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)\s*$")
-_P2P_TITLE = re.compile(r"^\s*(Unidirectional|Bidirectional) P2P=(Enabled|Disabled) Bandwidth (?:\(P2P (Writes|Reads)\) )?"
-                        r"Matrix \(GB/s\)\s*$")
-_P2P_OTHER = re.compile(r"^\s*(?:\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|P2P Connectivity Matrix|"
-                        r"\*\*\*NOTE:|So you can see lesser Bandwidth|P2P=(?:Enabled|Disabled) Latency|"
-                        r"(?:D\\D|GPU|CPU)(?:\s+\d+)+\s*$|\d+(?:\s+-?[\d.]+)+\s*$)")
-_MATRIX_HEAD = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
+_P2P_DEVICE = lazy(r"^\s*(?:Device: )?(\d{1,4}), (.{1,96}?), pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), "
+                   r"pciDomainID:\s*([0-9a-fA-F]+)\s*$")
+_P2P_ACCESS = lazy(r"^\s*Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)\s*$")
+_P2P_TITLE = lazy(r"^\s*(Unidirectional|Bidirectional) P2P=(Enabled|Disabled) Bandwidth (?:\(P2P (Writes|Reads)\) )?"
+                  r"Matrix \(GB/s\)\s*$")
+_P2P_OTHER = lazy(r"^\s*(?:\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|P2P Connectivity Matrix|"
+                  r"\*\*\*NOTE:|So you can see lesser Bandwidth|P2P=(?:Enabled|Disabled) Latency|"
+                  r"(?:D\\D|GPU|CPU)(?:\s+\d+)+\s*$|\d+(?:\s+-?[\d.]+)+\s*$)")
+_MATRIX_HEAD = lazy(r"^\s*D\\D((?:\s+\d+)+)\s*$")
 # 'P2P=Disabled Latency Matrix (us)', 'P2P=Enabled Latency (P2P Writes) Matrix (us)'; each over a 'GPU 0 1 …' table
 # and a 'CPU 0 1 …' one
-_LATENCY_TITLE = re.compile(r"^\s*P2P=(Enabled|Disabled) Latency (?:\(P2P (Writes|Reads)\) )?Matrix \(us\)\s*$")
-_LATENCY_HEAD = re.compile(r"^\s*(GPU|CPU)(?:\s+\d+)+\s*$")
-_MATRIX_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|N/A|inf|nan))+)\s*$", re.I)
+_LATENCY_TITLE = lazy(r"^\s*P2P=(Enabled|Disabled) Latency (?:\(P2P (Writes|Reads)\) )?Matrix \(us\)\s*$")
+_LATENCY_HEAD = lazy(r"^\s*(GPU|CPU)(?:\s+\d+)+\s*$")
+_MATRIX_ROW = lazy(r"^\s*(\d+)((?:\s+(?:-?[\d.]+|N/A|inf|nan))+)\s*$", re.I)
 
-_BT_DEVICE = re.compile(r"^\s*Device (\d{1,4}): (.{1,96}?)\s*$")
-_BT_SECTION = re.compile(r"^\s*(Host to Device|Device to Host|Device to Device) Bandwidth, (\d+) Device\(s\)\s*$")
-_BT_MEMORY = re.compile(r"^\s*(PINNED|PAGEABLE) Memory Transfers\s*$")
-_BT_UNIT = re.compile(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((GB|MB)/s\)\s*$")
-_BT_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s*$")
-_BT_OTHER = re.compile(r"^\s*(?:\[CUDA Bandwidth Test\] - Starting|Running on\.\.\.|Quick Mode|Range Mode|Shmoo Mode|"
-                       r"NOTE: The CUDA Samples are not meant)")
+_BT_DEVICE = lazy(r"^\s*Device (\d{1,4}): (.{1,96}?)\s*$")
+_BT_SECTION = lazy(r"^\s*(Host to Device|Device to Host|Device to Device) Bandwidth, (\d+) Device\(s\)\s*$")
+_BT_MEMORY = lazy(r"^\s*(PINNED|PAGEABLE) Memory Transfers\s*$")
+_BT_UNIT = lazy(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((GB|MB)/s\)\s*$")
+_BT_ROW = lazy(r"^\s*(\d+)\s+([\d.]+)\s*$")
+_BT_OTHER = lazy(r"^\s*(?:\[CUDA Bandwidth Test\] - Starting|Running on\.\.\.|Quick Mode|Range Mode|Shmoo Mode|"
+                 r"NOTE: The CUDA Samples are not meant)")
 
 
 @dataclass
@@ -409,10 +410,10 @@ def _bt_free(cells: list[float | None], col: int) -> bool:
 
 
 # --- busGrind -----------------------------------------------------------------------------------------
-_BG_TITLE = re.compile(r"^\s*(Concurrent )?(Host/Device|Device/Device) Bandwidth Matrix \(GB/s\), memory=(\w+)\s*$")
-_BG_HEAD = re.compile(r"^\s*(?:Dir|D)\\D((?:\s+\d+)+)(\s+Total)?\s*$")
-_BG_ROW = re.compile(r"^\s*(D2H|H2D|BiDir|\d{1,4})((?:\s+(?:-?[\d.]+|N/A))+)\s*$")
-_BG_OTHER = re.compile(r"^\s*(?:\*{8,}|Test Description: .*)\s*$")
+_BG_TITLE = lazy(r"^\s*(Concurrent )?(Host/Device|Device/Device) Bandwidth Matrix \(GB/s\), memory=(\w+)\s*$")
+_BG_HEAD = lazy(r"^\s*(?:Dir|D)\\D((?:\s+\d+)+)(\s+Total)?\s*$")
+_BG_ROW = lazy(r"^\s*(D2H|H2D|BiDir|\d{1,4})((?:\s+(?:-?[\d.]+|N/A))+)\s*$")
+_BG_OTHER = lazy(r"^\s*(?:\*{8,}|Test Description: .*)\s*$")
 _BG_DIRECTION = {"D2H": "device_to_host", "H2D": "host_to_device", "BiDir": "host_bidirectional"}
 
 

@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import cast
 
 from gpuvet.captures import diffs, gutter, webtext
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
 from gpuvet.captures.wrapping import unwrap as unwrap
@@ -29,9 +30,9 @@ from gpuvet.captures.wrapping import without as without
 
 Numbered = list[tuple[int, str]]
 
-_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
-_OWN_GT = re.compile(r"Peer access from |Peer-to-Peer \(P2P\) access")  # deviceQuery prints them after '> '
-_LEAD = re.compile(r"^[ \t]*")
+_QUOTE = lazy(r"^\s{0,3}(>\s?)+")
+_OWN_GT = lazy(r"Peer access from |Peer-to-Peer \(P2P\) access")  # deviceQuery prints them after '> '
+_LEAD = lazy(r"^[ \t]*")
 _FENCE = ("```", "~~~")
 _HOST = r"[A-Za-z0-9][\w.-]{0,62}"
 _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
@@ -47,29 +48,29 @@ class Prefix:
 
 
 PREFIXES = (
-    Prefix("Open MPI --tag-output", re.compile(r"^[ \t]*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:(?: (?=\S))?"),
+    Prefix("Open MPI --tag-output", lazy(r"^[ \t]*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:(?: (?=\S))?"),
            anywhere=True),
-    Prefix("mpirun [host:pid]", re.compile(r"^[ \t]*\[" + _HOST + r":\d{1,9}\][ \t]?")),
-    Prefix("syslog/journalctl", re.compile(r"^[ \t]*(?:" + _STAMP + "|" + _MONTH_DAY + r") (?P<tag>" + _HOST +
-                                           r") [A-Za-z][\w./@-]{0,63}(?:\[\d{1,9}\])?:(?: |$)"), hosts=2),
-    Prefix("kubectl/docker --timestamps", re.compile(r"^[ \t]*" + _STAMP + r"(?:[ \t]|$)")),
-    Prefix("torchrun --tee", re.compile(r"^[ \t]*\[default\d{1,5}\]:"), anywhere=True),  # the line right after it
-    Prefix("PyTorch rank", re.compile(r"^[ \t]*\[rank\d{1,5}\]: ?"), anywhere=True),  # [rank0]: Traceback
-    Prefix("kubectl logs --prefix", re.compile(r"^[ \t]*\[pod/[^\]\s]{1,200}\][ \t]?")),
-    Prefix("bracketed timestamp", re.compile(r"^[ \t]*\[" + _STAMP + r"\][ \t]?")),
-    Prefix("ctime timestamp", re.compile(r"^[ \t]*[A-Z][a-z]{2} " + _MONTH_DAY + r" \d{4}[ \t]?")),  # --timestamp-output
-    Prefix("Slurm srun --label", re.compile(r"^[ \t]*\d{1,5}:(?: |$)")),
-    Prefix("rank label [N]", re.compile(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
-    Prefix("docker compose service", re.compile(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),
-    Prefix("pdsh/clush host", re.compile(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)"), hosts=3),
+    Prefix("mpirun [host:pid]", lazy(r"^[ \t]*\[" + _HOST + r":\d{1,9}\][ \t]?")),
+    Prefix("syslog/journalctl", lazy(r"^[ \t]*(?:" + _STAMP + "|" + _MONTH_DAY + r") (?P<tag>" + _HOST +
+                                     r") [A-Za-z][\w./@-]{0,63}(?:\[\d{1,9}\])?:(?: |$)"), hosts=2),
+    Prefix("kubectl/docker --timestamps", lazy(r"^[ \t]*" + _STAMP + r"(?:[ \t]|$)")),
+    Prefix("torchrun --tee", lazy(r"^[ \t]*\[default\d{1,5}\]:"), anywhere=True),  # the line right after it
+    Prefix("PyTorch rank", lazy(r"^[ \t]*\[rank\d{1,5}\]: ?"), anywhere=True),  # [rank0]: Traceback
+    Prefix("kubectl logs --prefix", lazy(r"^[ \t]*\[pod/[^\]\s]{1,200}\][ \t]?")),
+    Prefix("bracketed timestamp", lazy(r"^[ \t]*\[" + _STAMP + r"\][ \t]?")),
+    Prefix("ctime timestamp", lazy(r"^[ \t]*[A-Z][a-z]{2} " + _MONTH_DAY + r" \d{4}[ \t]?")),  # --timestamp-output
+    Prefix("Slurm srun --label", lazy(r"^[ \t]*\d{1,5}:(?: |$)")),
+    Prefix("rank label [N]", lazy(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
+    Prefix("docker compose service", lazy(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),
+    Prefix("pdsh/clush host", lazy(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)"), hosts=3),
     # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
     # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
-    Prefix("Ray/SkyPilot worker", re.compile(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
+    Prefix("Ray/SkyPilot worker", lazy(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
 )
 _NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error", "Note", "Output", "Result",
               "Results", "Example", "Usage", "Command", "Log", "Logs", "Reason", "Status", "Message", "Cause"}
 _HOST_KINDS = ("pdsh/clush host", "docker compose service")
-_HOSTLIKE = re.compile(r"[\d.-]")  # node07, gpu-a100-3, host.example.com: never a bare word (Device:, State:)
+_HOSTLIKE = lazy(r"[\d.-]")  # node07, gpu-a100-3, host.example.com: never a bare word (Device:, State:)
 RUN = 3  # consecutive lines carrying one prefix: a launcher's, not a coincidence
 MOST = 0.6  # or this share of the file's lines
 ROUNDS = 6  # decorations nest; each round peels one layer of each kind
@@ -247,7 +248,7 @@ def _unquote(numbered: Numbered, out: Peeled, look: list[int] | None = None) -> 
 
 
 _TEXT = itemgetter(1)
-_QUOTE_AT = re.compile(r"\n[^\n]{0,3}>")  # a literal newline first: the search skips from line to line at C speed
+_QUOTE_AT = lazy(r"\n[^\n]{0,3}>")  # a literal newline first: the search skips from line to line at C speed
 
 
 def _quote_lines(whole: str, lead: int = 0) -> list[int]:
@@ -263,7 +264,7 @@ def _quote_lines(whole: str, lead: int = 0) -> list[int]:
     return numbers
 
 
-_LANGUAGE = re.compile(r" ?[A-Za-z][\w+#.-]{0,30}")  # a fence's info string, one word alone in any case: ```shell,
+_LANGUAGE = lazy(r" ?[A-Za-z][\w+#.-]{0,30}")  # a fence's info string, one word alone in any case: ```shell,
 # ``` text, ```c++, ```JSON, ```Bash (an indent is the tool's: ```    Fabric, ```  Current : 1, a -q excerpt's line)
 
 
@@ -358,7 +359,7 @@ def _rst_sign(whole: str) -> bool:
     return len(whole) <= RST_MOST and (".. code" in whole or ".. sourcecode" in whole)
 
 
-_RST = re.compile(r"^([ \t]*)\.\. (?:code-block|code|sourcecode)::")
+_RST = lazy(r"^([ \t]*)\.\. (?:code-block|code|sourcecode)::")
 
 
 def _unrst(numbered: Numbered, indented: dict[str, set[int]]) -> Numbered:
@@ -501,7 +502,7 @@ def _strip(numbered: Numbered) -> tuple[Numbered, tuple[str, ...], str, Prefix |
 
 # each kind's pattern over the sample's text: '^' made the newline before each line (a literal the search skips to,
 # where a multiline '^' is tried at every character); a line's end ('$') as it is
-_AT_LINE = {kind.label: re.compile("\n" + kind.rx.pattern[1:], re.M) for kind in PREFIXES}
+_AT_LINE = {kind.label: lazy("\n" + kind.rx.pattern[1:], re.M) for kind in PREFIXES}
 
 
 def _seen(body: list[str], step: int = 512) -> set[str]:
@@ -558,8 +559,8 @@ def _tag(m: re.Match[str]) -> str:
     return m.group("tag") if "tag" in m.re.groupindex else m.group(0).strip().rstrip(":|").strip()
 
 
-_KERNEL_LINE = re.compile(r"[ \t]*(?:\[ *\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d |(?:NVRM|nvidia[\w-]*|amdgpu"
-                          r"|kfd|kernel):|[a-z][\w-]{0,31} (?:[\da-fA-F]{4}:)?[\da-fA-F]{2}:[\da-fA-F]{2}\.[0-7]: )")
+_KERNEL_LINE = lazy(r"[ \t]*(?:\[ *\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d |(?:NVRM|nvidia[\w-]*|amdgpu"
+                    r"|kfd|kernel):|[a-z][\w-]{0,31} (?:[\da-fA-F]{4}:)?[\da-fA-F]{2}:[\da-fA-F]{2}\.[0-7]: )")
 
 
 def _kernel_log(body: list[str]) -> bool:

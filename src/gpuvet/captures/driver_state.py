@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuvet.captures.app_errors import AppErrorsParse
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.links import ListedGpu, LspciParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -26,93 +27,93 @@ from gpuvet.captures.text import Line
 
 _BUS = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # an lspci device line of a display function (any of -k, -nnk, -vv, -vnn): bus id, class, then its name
-_LSPCI_DEV = re.compile(r"^\s*(" + _BUS + r")\s+(VGA compatible controller|3D controller|Display controller|"
-                        r"Processing accelerators)(?:\s*\[(?:03[0-9a-f]{2}|1200)\])?:\s*(.*?)\s*$", re.I)
-_ANY_DEV = re.compile(r"^\s*" + _BUS + r"\s+\S")  # any lspci device line (a block ends at the next)
-_IN_USE = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
-_MODULES = re.compile(r"^\s*Kernel modules:\s*(.+?)\s*$")
-_NVIDIA = re.compile(r"\bNVIDIA\b|\[10de:", re.I)
-_AMD = re.compile(r"\[AMD/ATI\]|\bAdvanced Micro Devices\b|\bATI Technologies\b|\[1002:")
-_INTEL = re.compile(r"^Intel Corporation\b|\[8086:")  # lspci's Intel GPU function (i915, xe): its binding only
-_NVIDIA_PRODUCT = re.compile(r"\[(?:GeForce|Quadro|Tesla|TITAN|NVS)\b|^(?:GeForce|Quadro|Tesla)\b")
-_AMD_PRODUCT = re.compile(r"\[(?:Radeon|FirePro|Instinct)\b|^(?:Radeon|FirePro)\b")
+_LSPCI_DEV = lazy(r"^\s*(" + _BUS + r")\s+(VGA compatible controller|3D controller|Display controller|"
+                  r"Processing accelerators)(?:\s*\[(?:03[0-9a-f]{2}|1200)\])?:\s*(.*?)\s*$", re.I)
+_ANY_DEV = lazy(r"^\s*" + _BUS + r"\s+\S")  # any lspci device line (a block ends at the next)
+_IN_USE = lazy(r"^\s*Kernel driver in use:\s*(\S+)")
+_MODULES = lazy(r"^\s*Kernel modules:\s*(.+?)\s*$")
+_NVIDIA = lazy(r"\bNVIDIA\b|\[10de:", re.I)
+_AMD = lazy(r"\[AMD/ATI\]|\bAdvanced Micro Devices\b|\bATI Technologies\b|\[1002:")
+_INTEL = lazy(r"^Intel Corporation\b|\[8086:")  # lspci's Intel GPU function (i915, xe): its binding only
+_NVIDIA_PRODUCT = lazy(r"\[(?:GeForce|Quadro|Tesla|TITAN|NVS)\b|^(?:GeForce|Quadro|Tesla)\b")
+_AMD_PRODUCT = lazy(r"\[(?:Radeon|FirePro|Instinct)\b|^(?:Radeon|FirePro)\b")
 # pci.ids' vendor words
-_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*")
-_NAME_NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)|\s*\[[0-9a-f]{4}:[0-9a-f]{4}\]", re.I)
+_VENDOR_WORDS = lazy(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*")
+_NAME_NOISE = lazy(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)|\s*\[[0-9a-f]{4}:[0-9a-f]{4}\]", re.I)
 # the drivers that hold a GPU instead of its vendor's compute driver
 _OTHER = {"NVIDIA": ("nouveau", "nvidiafb", "rivafb"), "AMD": ("radeon",), "Intel": ()}
 _OWN = {"NVIDIA": "nvidia", "AMD": "amdgpu", "Intel": "i915 or xe"}
-_OWN_MODULE = {"NVIDIA": re.compile(r"^nvidia(?:$|[_-](?!fb))"), "AMD": re.compile(r"^amdgpu"),  # not nvidiafb
-               "Intel": re.compile(r"^(?:i915|xe)$")}
+_OWN_MODULE = {"NVIDIA": lazy(r"^nvidia(?:$|[_-](?!fb))"), "AMD": lazy(r"^amdgpu"),  # not nvidiafb
+               "Intel": lazy(r"^(?:i915|xe)$")}
 _PASSTHROUGH = ("vfio-pci", "pci-stub", "vfio_pci")
 # a line outside lspci's own that names the vendor's driver stack: the capture expects that driver to run
-_EXPECTS = {"NVIDIA": re.compile(r"nvidia-smi|nvidia-bug-report|nvidia\.ko|\bNVRM\b|nvidia-driver|\bcuda\b|"
-                                 r"nvidia-persistenced|dkms.*nvidia|nvidia/\d", re.I),
-            "AMD": re.compile(r"\brocm|rocminfo|amdgpu-install|amdgpu-dkms|rock-dkms|\bhip\b", re.I)}
+_EXPECTS = {"NVIDIA": lazy(r"nvidia-smi|nvidia-bug-report|nvidia\.ko|\bNVRM\b|nvidia-driver|\bcuda\b|"
+                           r"nvidia-persistenced|dkms.*nvidia|nvidia/\d", re.I),
+            "AMD": lazy(r"\brocm|rocminfo|amdgpu-install|amdgpu-dkms|rock-dkms|\bhip\b", re.I)}
 
 # lshw's display node ('*-display', '*-display:1 UNCLAIMED') and its fields
-_LSHW_NODE = re.compile(r"^\s*\*-(display|video)(?::\d+)?(\s+UNCLAIMED)?\s*$")
-_LSHW_OTHER = re.compile(r"^\s*\*-")
-_LSHW_FIELD = re.compile(r"^\s*(product|vendor|bus info|configuration):\s*(.*?)\s*$")
-_LSHW_DRIVER = re.compile(r"\bdriver=(\S+)")
+_LSHW_NODE = lazy(r"^\s*\*-(display|video)(?::\d+)?(\s+UNCLAIMED)?\s*$")
+_LSHW_OTHER = lazy(r"^\s*\*-")
+_LSHW_FIELD = lazy(r"^\s*(product|vendor|bus info|configuration):\s*(.*?)\s*$")
+_LSHW_DRIVER = lazy(r"\bdriver=(\S+)")
 
 # DKMS: 'nvidia/390.157, 6.4.1-zen1-1-zen, x86_64: installed', 'amdgpu, 2.3-14.el7, 5.0.8, x86_64: installed
 # (original_module exists)', 'nvidia/390.157: added' (3.x and 2.x spellings)
-_DKMS_STATUS = re.compile(r"^\s*([A-Za-z][\w.+-]*)(?:/|,\s*)([\w.+~:-]+?)(?:,\s*([\w.+~-]+),\s*(\w+))?:\s*"
-                          r"(added|built|installed(?:-weak)?|broken|unbuilt)\b(.*)$")
-_DKMS_FAILED = re.compile(r"Error! Bad return status for module build on kernel:\s*(\S+)")
-_DKMS_CONSULT = re.compile(r"/var/lib/dkms/([\w.+-]+)/([\w.+~-]+)/build/make\.log")
-_DKMS_AUTO = re.compile(r"dkms autoinstall on (\S+?)/\S+ failed for ([\w.+-]+)")
-_DKMS_INSTALL = re.compile(r"dkms (?:install|build)\b.*?\s([\w.+-]+)/([\w.+~-]+)(?:\s+-k\s+(\S+))?")
+_DKMS_STATUS = lazy(r"^\s*([A-Za-z][\w.+-]*)(?:/|,\s*)([\w.+~:-]+?)(?:,\s*([\w.+~-]+),\s*(\w+))?:\s*"
+                    r"(added|built|installed(?:-weak)?|broken|unbuilt)\b(.*)$")
+_DKMS_FAILED = lazy(r"Error! Bad return status for module build on kernel:\s*(\S+)")
+_DKMS_CONSULT = lazy(r"/var/lib/dkms/([\w.+-]+)/([\w.+~-]+)/build/make\.log")
+_DKMS_AUTO = lazy(r"dkms autoinstall on (\S+?)/\S+ failed for ([\w.+-]+)")
+_DKMS_INSTALL = lazy(r"dkms (?:install|build)\b.*?\s([\w.+-]+)/([\w.+~-]+)(?:\s+-k\s+(\S+))?")
 # the GPU driver modules (not bbswitch, vboxhost, nvidia-fs: their failure leaves the GPU driver in place)
-_GPU_MODULE = re.compile(r"^(?:nvidia(?!-fs\b)[\w.-]*|amdgpu[\w.-]*|rock-dkms|rock)$")
+_GPU_MODULE = lazy(r"^(?:nvidia(?!-fs\b)[\w.-]*|amdgpu[\w.-]*|rock-dkms|rock)$")
 # modprobe/insmod/systemd-modules-load refusing a GPU driver module, and why
-_INSERT = re.compile(r"(?:could not insert '?|Failed to insert module '|could not insert module \S*?)"
-                     r"(nvidia[\w-]*|amdgpu)(?:\.ko)?'?:\s*(.+?)\s*$", re.I)
-_KEY = re.compile(r"Key was rejected by service|Required key not available|with unavailable key is rejected|"
-                  r"Loading of unsigned module is rejected|unsigned module loading is restricted", re.I)
-_UDEV_MODPROBE = re.compile(r"Process '/sbin/modprobe (nvidia[\w-]*|amdgpu)' failed with exit code (\d+)")
-_PERSISTENCED_UNIT = re.compile(r"nvidia-persistenced\.service\b")  # systemctl status' head ('● … - NVIDIA …')
-_PERSISTENCED_NONE = re.compile(r"Failed to query NVIDIA devices")
-_PERSISTENCED_FAILED = re.compile(r"nvidia-persistenced\.service: Failed with result|Failed to start (?:nvidia-"
-                                  r"persistenced\.service|NVIDIA Persistence Daemon)")
+_INSERT = lazy(r"(?:could not insert '?|Failed to insert module '|could not insert module \S*?)"
+               r"(nvidia[\w-]*|amdgpu)(?:\.ko)?'?:\s*(.+?)\s*$", re.I)
+_KEY = lazy(r"Key was rejected by service|Required key not available|with unavailable key is rejected|"
+            r"Loading of unsigned module is rejected|unsigned module loading is restricted", re.I)
+_UDEV_MODPROBE = lazy(r"Process '/sbin/modprobe (nvidia[\w-]*|amdgpu)' failed with exit code (\d+)")
+_PERSISTENCED_UNIT = lazy(r"nvidia-persistenced\.service\b")  # systemctl status' head ('● … - NVIDIA …')
+_PERSISTENCED_NONE = lazy(r"Failed to query NVIDIA devices")
+_PERSISTENCED_FAILED = lazy(r"nvidia-persistenced\.service: Failed with result|Failed to start (?:nvidia-"
+                            r"persistenced\.service|NVIDIA Persistence Daemon)")
 # the NVIDIA installer's own errors (nvidia-installer.log or its console)
-_INSTALLER_BUILD = re.compile(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"
-                              r"Unable to build the NVIDIA kernel module|Unable to find the kernel source tree|"
-                              r"Failed to run `?\S*dkms (?:build|install))")
+_INSTALLER_BUILD = lazy(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"
+                        r"Unable to build the NVIDIA kernel module|Unable to find the kernel source tree|"
+                        r"Failed to run `?\S*dkms (?:build|install))")
 # the installer failing to load what it built: another module than nvidia.ko (ops_layer reads that one), its log's
 # 'Kernel module load error' line, and its own Secure Boot explanation
-_INSTALLER_LOAD = re.compile(r"Unable to load the '(nvidia[\w-]*)' kernel module|Kernel module load error:\s*(.+)$|"
-                             r"(Secure boot is enabled on this system, so this is likely because it was not signed)",
-                             re.I)
-_INSTALLER_LOADED = re.compile(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded|The Nouveau kernel "
-                               r"driver is currently in use by your system")
+_INSTALLER_LOAD = lazy(r"Unable to load the '(nvidia[\w-]*)' kernel module|Kernel module load error:\s*(.+)$|"
+                       r"(Secure boot is enabled on this system, so this is likely because it was not signed)",
+                       re.I)
+_INSTALLER_LOADED = lazy(r"An NVIDIA kernel module '([\w-]+)' appears to already be loaded|The Nouveau kernel "
+                         r"driver is currently in use by your system")
 # a package manager failing to set the driver's kernel package up (dpkg runs DKMS' build in its postinst) and
 # Fedora's akmods failing to build it
-_PACKAGE_FAILED = re.compile(r"dpkg: error processing package ((?:nvidia|amdgpu|rock)[\w.+:-]*?(?:dkms|kernel|driver)"
-                             r"[\w.+:-]*)|Building and installing (?:nvidia|amdgpu)[\w.-]*\s*\[\s*FAILED|"
-                             r"akmods.{0,80}?(?:nvidia|amdgpu)\S*.{0,80}?\bfail", re.I)
+_PACKAGE_FAILED = lazy(r"dpkg: error processing package ((?:nvidia|amdgpu|rock)[\w.+:-]*?(?:dkms|kernel|driver)"
+                       r"[\w.+:-]*)|Building and installing (?:nvidia|amdgpu)[\w.-]*\s*\[\s*FAILED|"
+                       r"akmods.{0,80}?(?:nvidia|amdgpu)\S*.{0,80}?\bfail", re.I)
 # mokutil --sb-state, DKMS' own words, sbctl status ('Secure Boot:  ✓ Enabled'), bootctl ('Secure Boot: enabled')
-_SB_STATE = re.compile(r"SecureBoot (enabled|disabled)|Secure Boot (not enabled|enabled) on this system|"
-                       r"Secure Boot:\s*(?:[^\w\s]\s*)?(enabled|disabled)", re.I)
+_SB_STATE = lazy(r"SecureBoot (enabled|disabled)|Secure Boot (not enabled|enabled) on this system|"
+                 r"Secure Boot:\s*(?:[^\w\s]\s*)?(enabled|disabled)", re.I)
 # inxi -G's device line ('Device-1: NVIDIA GA106 [GeForce RTX 3060] vendor: ASUSTeK driver: nvidia v: 535.129.03
 # … bus-ID: 0b:00.0'; older inxi 'Card-1: … bus ID: 01:00.0'); 'driver: N/A' is none bound. Its long lines wrap onto
 # indented lines that open with no key of their own
-_INXI_DEV = re.compile(r"^\s*(?:Graphics:\s+)?(?:Device|Card)-\d+:\s*(.+?)\s+driver:\s*(\S+)(?:\s+v:\s*(\S+))?")
-_INXI_BUS = re.compile(r"\bbus[- ]ID:\s*(" + _BUS + r")")
-_INXI_VENDOR = re.compile(r"\s+vendor:\s.*$")
-_INXI_KEY = re.compile(r"^\s*(?:[A-Z][\w-]*-\d+|Display|API|Info|OpenGL|Vulkan|EGL|Screen|Monitor|Audio|Network|"
-                       r"Drives|Sensors|Graphics|Server|Compositor|Machine|System|CPU|Memory)\b[\w-]*:")
+_INXI_DEV = lazy(r"^\s*(?:Graphics:\s+)?(?:Device|Card)-\d+:\s*(.+?)\s+driver:\s*(\S+)(?:\s+v:\s*(\S+))?")
+_INXI_BUS = lazy(r"\bbus[- ]ID:\s*(" + _BUS + r")")
+_INXI_VENDOR = lazy(r"\s+vendor:\s.*$")
+_INXI_KEY = lazy(r"^\s*(?:[A-Z][\w-]*-\d+|Display|API|Info|OpenGL|Vulkan|EGL|Screen|Monitor|Audio|Network|"
+                 r"Drives|Sensors|Graphics|Server|Compositor|Machine|System|CPU|Memory)\b[\w-]*:")
 # the running kernel: uname -r's answer (the line after the command), uname -a's release
-_UNAME_CMD = re.compile(r"uname -r\W*$")
-_RELEASE = re.compile(r"^\s*(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$")
-_UNAME_A = re.compile(r"^\s*Linux \S+ (\d+\.\d+(?:\.\d+)?[\w.+~-]*) #")
+_UNAME_CMD = lazy(r"uname -r\W*$")
+_RELEASE = lazy(r"^\s*(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$")
+_UNAME_A = lazy(r"^\s*Linux \S+ (\d+\.\d+(?:\.\d+)?[\w.+~-]*) #")
 # modinfo nvidia / amdgpu: the module file, its version and the kernel it was built for
-_MODINFO_FILE = re.compile(r"^\s*filename:\s*\S*/(nvidia|amdgpu)\.ko(?:\.\w+)?\s*$")
-_MODINFO_FIELD = re.compile(r"^\s*(version|vermagic):\s*(\S+)")
+_MODINFO_FILE = lazy(r"^\s*filename:\s*\S*/(nvidia|amdgpu)\.ko(?:\.\w+)?\s*$")
+_MODINFO_FIELD = lazy(r"^\s*(version|vermagic):\s*(\S+)")
 # ubuntu-drivers devices: '== /sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0 ==', then 'key : value' rows
-_UD_HEAD = re.compile(r"^\s*==\s*/sys/devices/\S*?/(" + _BUS + r")\s*==\s*$")
-_UD_FIELD = re.compile(r"^\s*(vendor|model|driver)\s*:\s*(.*?)\s*$")
+_UD_HEAD = lazy(r"^\s*==\s*/sys/devices/\S*?/(" + _BUS + r")\s*==\s*$")
+_UD_FIELD = lazy(r"^\s*(vendor|model|driver)\s*:\s*(.*?)\s*$")
 
 
 @dataclass

@@ -32,6 +32,7 @@ from gpuvet.captures import kernel, kernel_unknown, topo, unread_leads
 from gpuvet.captures.decorations import PREFIXES
 from gpuvet.captures.gpu_software import UnreadGpuText
 from gpuvet.captures.kernel import KernelModule, KernelParse
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Cleaned, Line, ranges
 from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
 
@@ -103,27 +104,27 @@ def known() -> tuple[Known, ...]:
 
 
 # a surrounding that is a poster's sentence (three or more plain words in a row): their prose, read_quoted's
-_PROSE = re.compile(r"\b[A-Za-z][a-z'\u2019]+(?:,? [a-z][a-z'\u2019]*){2,}\b")
+_PROSE = lazy(r"\b[A-Za-z][a-z'\u2019]+(?:,? [a-z][a-z'\u2019]*){2,}\b")
 # a JSON string's key and its value opened, not closed before the message
-_JSON_OPEN = re.compile(r"[{,]\s*\"(?P<key>[\w.@-]{1,40})\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){0,200})$")
+_JSON_OPEN = lazy(r"[{,]\s*\"(?P<key>[\w.@-]{1,40})\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){0,200})$")
 # review 56 (5): the keys a log envelope holds its program's message under; another key's value (a title, a
 # question, a summary) is a document's text, not a program's log
-_MESSAGE_KEY = re.compile(r"(?i:msg|message|log|text|error|err|exception|stack(?:_?trace)?|traceback|stderr|stdout|"
-                          r"output|line|event|detail|details|reason|payload|body)")
+_MESSAGE_KEY = lazy(r"(?i:msg|message|log|text|error|err|exception|stack(?:_?trace)?|traceback|stderr|stdout|"
+                    r"output|line|event|detail|details|reason|payload|body)")
 # review 56 (5): a message's own line that asks (a question word first, or a question mark last) is a poster's
-_ASKED = re.compile(r"^\W*(?i:what|why|how|when|where|which|who|is|are|was|were|does|do|did|can|could|should|would|"
-                    r"has|have|any(?:one|body| idea)|help)\b|\?\W*$")
+_ASKED = lazy(r"^\W*(?i:what|why|how|when|where|which|who|is|are|was|were|does|do|did|can|could|should|would|"
+              r"has|have|any(?:one|body| idea)|help)\b|\?\W*$")
 # review 56 (6): one token of a log's own prefix, as loggers write it: a bracketed field ('[ERROR]', '[4411]',
 # '[misc/check.cc:12]'), a source file:line or a log file's name ('monitor.go:88]', 'train.log:'), a host, pod
 # or stamp holding a digit ('node-3', 'worker-0', glog's 'E1201'), a date, time or pid, a level or stream, a
 # month or weekday, one capital (glog's level, a container log's 'F'), a table's or a logger's separators.
 # Matched one token at a time (no nested repetition: linear on any prefix)
-_LOG_TOKEN = re.compile(r"\s*(?:\[[^\[\]\n]{0,80}\]|\([^()\n]{0,80}\)|<\d{1,3}>|[\w/-][\w./-]*\.\w{1,8}(?::\d{1,6})?\]?|"
-                        r"[A-Za-z][\w.-]*\d[\w.-]*(?:\[\d{1,9}\])?|\d[\d:./,T+Z-]*|"
-                        r"(?i:error|err|warn(?:ing)?|info|debug|trace|fatal|crit(?:ical)?|notice|severe|stderr|stdout)"
-                        r"(?!\w)|[A-Z][a-z]{2}(?!\w)|[A-Z](?!\w)|[A-Za-z_][\w-]*\[\d{1,9}\]|[|>:,;=*#-]+)\s*")
+_LOG_TOKEN = lazy(r"\s*(?:\[[^\[\]\n]{0,80}\]|\([^()\n]{0,80}\)|<\d{1,3}>|[\w/-][\w./-]*\.\w{1,8}(?::\d{1,6})?\]?|"
+                  r"[A-Za-z][\w.-]*\d[\w.-]*(?:\[\d{1,9}\])?|\d[\d:./,T+Z-]*|"
+                  r"(?i:error|err|warn(?:ing)?|info|debug|trace|fatal|crit(?:ical)?|notice|severe|stderr|stdout)"
+                  r"(?!\w)|[A-Z][a-z]{2}(?!\w)|[A-Z](?!\w)|[A-Za-z_][\w-]*\[\d{1,9}\]|[|>:,;=*#-]+)\s*")
 # a token of the prefix that is a host or pod ('worker-0', 'node12.cluster'), not glog's level and date
-_HOST = re.compile(r"(?!(?:[IWEFD]\d{4})$)[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*")
+_HOST = lazy(r"(?!(?:[IWEFD]\d{4})$)[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*")
 _CAP = 1000  # lines of a file read this way at most: a paste's few, never a log's millions
 KIND = "kernel log"  # what such an excerpt is read as
 
@@ -187,8 +188,8 @@ def read(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], se
 
 # XR1: the kernel's AER words as a poster retyped them: a misspelt 'severity=' ('serverity='), a bus id's function
 # after a colon ('0000:00:1c:0'); the error's name stays plain, so the lines are the kernel's, read as such
-_AER_TYPO = re.compile(r"(?<=PCIe Bus Error: )se[a-z]{3,7}ty=")
-_AER_BUS = re.compile(r"(?<![\w:])([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})[:;,]([0-7]): ")
+_AER_TYPO = lazy(r"(?<=PCIe Bus Error: )se[a-z]{3,7}ty=")
+_AER_BUS = lazy(r"(?<![\w:])([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})[:;,]([0-7]): ")
 
 
 def _hand_typed_aer(fc: Capture, cleaned: Cleaned, walk: Callable[[Capture, list[Line]], set[int]],
@@ -329,21 +330,21 @@ def _json_string(rest: str) -> str:
 
 # the kernel's own line shapes, at the line's start: dmesg's '[  12.345678] ', dmesg -T's '[Mon Dec  1 10:00:01
 # 2026] ', a syslog or ISO-stamped journal line of the kernel ('Dec  1 10:00:01 host kernel: ')
-_KERNEL_SHAPE = re.compile(r"\s*(?:<\d>)?(?:\[\s*\d{1,10}\.\d{3,9}\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d "
-                           r"\d\d:\d\d:\d\d \d{4}\]|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]"
-                           r"\d\d:\d\d:\d\d[\d.,:+Z-]{0,16}) \S{1,63} kernel: )")
+_KERNEL_SHAPE = lazy(r"\s*(?:<\d>)?(?:\[\s*\d{1,10}\.\d{3,9}\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d "
+                     r"\d\d:\d\d:\d\d \d{4}\]|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]"
+                     r"\d\d:\d\d:\d\d[\d.,:+Z-]{0,16}) \S{1,63} kernel: )")
 _JOURNAL = next(p.label for p in PREFIXES if p.label.startswith("syslog"))
-_PEELED = re.compile(r"\d+ line\(s\) carried the " + re.escape(_JOURNAL) + " launcher prefix")
+_PEELED = lazy(r"\d+ line\(s\) carried the " + re.escape(_JOURNAL) + " launcher prefix")
 # the command that printed the excerpt, as the poster typed it: the kernel's log is its source
-_KERNEL_SOURCE = re.compile(r"^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:journalctl\b[^|]*\s(?:-k|--dmesg)\b|dmesg\b|"
-                            r"(?:cat|grep|tail|less|zgrep)\b.*/var/log/kern\.log\b)")
+_KERNEL_SOURCE = lazy(r"^\s*(?:[\w@.:~/-]*[$#]\s*)?(?:sudo\s+)?(?:journalctl\b[^|]*\s(?:-k|--dmesg)\b|dmesg\b|"
+                      r"(?:cat|grep|tail|less|zgrep)\b.*/var/log/kern\.log\b)")
 # a kernel message as a journal line holds it after its prefix: a driver and its device ('mlx5_core 0000:ab:00.0
 # mlx5_5: ', 'nvme nvme0: ', 'usb 1-4: '), or a subsystem ('EXT4-fs (md127p3): ', 'workqueue: ')
-_KERNEL_BODY = re.compile(r"(?:[a-z][\w-]{0,31} (?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
-                          r"[a-z]{1,8}\d[\w.:-]{0,20}|\d[\w.:-]{0,20})(?: [\w.-]{1,32})?|"
-                          r"[a-z][\w-]{1,31}(?: \([\w.:-]{1,40}\))?|"
-                          r"[A-Za-z]\w{0,15}-fs \([\w.:-]{1,40}\)): \S")
-_NIC_LINK = re.compile(r"\b(mlx5_\d+): Port: (\d+) Link (DOWN|INIT|ARM|ACTIVE)\b")
+_KERNEL_BODY = lazy(r"(?:[a-z][\w-]{0,31} (?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
+                    r"[a-z]{1,8}\d[\w.:-]{0,20}|\d[\w.:-]{0,20})(?: [\w.-]{1,32})?|"
+                    r"[a-z][\w-]{1,31}(?: \([\w.:-]{1,40}\))?|"
+                    r"[A-Za-z]\w{0,15}-fs \([\w.:-]{1,40}\)): \S")
+_NIC_LINK = lazy(r"\b(mlx5_\d+): Port: (\d+) Link (DOWN|INIT|ARM|ACTIVE)\b")
 MIN_LINES = 2  # kernel lines an excerpt holds at least: one stamped line may be anything
 
 
@@ -373,13 +374,13 @@ def gpuless(cleaned: Cleaned) -> GpulessKernel | UnreadDriverLines | None:
 # GPUDirect, DRM, FreeBSD drm-kmod's device 'drmn0'): its message, after the kernel's
 # stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]');
 # FreeBSD's firmware(9) names the GPU driver's image it could not load ('amdgpu/polaris11_mec.bin: could not …')
-_GPU_DRIVER = re.compile(r"\s*(?:(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
-                         r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|drmn\d{1,3}|ascend\w*|devdrv\w*|MTGPU|mtgpu)"
-                         r"(?=[:\s\[(])|(?P<image>amdgpu|radeon|i915|xe|nvidia)[/_][\w.-]{1,80}: could not load firmware)")
-_GPU_BRACKET = re.compile(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
-                          r"(?<![\w-])(?P<nvrm>NVRM):")
+_GPU_DRIVER = lazy(r"\s*(?:(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
+                   r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|drm|drmn\d{1,3}|ascend\w*|devdrv\w*|MTGPU|mtgpu)"
+                   r"(?=[:\s\[(])|(?P<image>amdgpu|radeon|i915|xe|nvidia)[/_][\w.-]{1,80}: could not load firmware)")
+_GPU_BRACKET = lazy(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
+                    r"(?<![\w-])(?P<nvrm>NVRM):")
 # the module a driver's dev_printk prefix names: 'habanalabs 0000:29:00.0: ', 'xe 0000:00:02.0: '
-_DEVICE = re.compile(r"^[\w-]{1,32} ((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
+_DEVICE = lazy(r"^[\w-]{1,32} ((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
 
 def _gpu_driver(text: str) -> str | None:

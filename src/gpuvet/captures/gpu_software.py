@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gpuvet.captures.kernel import KernelParse
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Cleaned, Line
 
@@ -31,41 +32,41 @@ _RESET = (r"\bThe following GPUs could not be reset:|^GPU [0-9A-Fa-f]{4,8}:[0-9A
           r"successfully reset\.)")
 # each stack by its own words, the most specific first (a collective library's log names CUDA or HIP too)
 _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("NCCL topology XML", re.compile(r"<(?:system version|gpu dev|nvlink target)=\"")),
-    ("RCCL/NCCL", re.compile(r"\b[RN]CCL\b|^=== System : maxBw\b|\bNCCL_\w+")),
+    ("NCCL topology XML", lazy(r"<(?:system version|gpu dev|nvlink target)=\"")),
+    ("RCCL/NCCL", lazy(r"\b[RN]CCL\b|^=== System : maxBw\b|\bNCCL_\w+")),
     # QX2: a GPU tool's own banner, record shape or error/notice line (its healthy output is never refused); never
     # the tool's bare name, which a poster's sentence or a program's code holds as well
-    ("rocm-smi", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log|\bRSMI_STATUS_\w+|"
-                            r"^(?:ERROR|WARNING):\s+(?:\d{1,3}\s+)?GPU\[\d{1,4}\]")),
-    ("rocminfo", re.compile(r"^HSA (?:Agents|System Attributes)$|^ROCk module (?:is|version)\b")),
-    ("amd-smi", re.compile(r"\bAMDSMI_STATUS_[A-Z_]+")),
+    ("rocm-smi", lazy(r"ROCm System Management Interface|End of ROCm SMI Log|\bRSMI_STATUS_\w+|"
+                      r"^(?:ERROR|WARNING):\s+(?:\d{1,3}\s+)?GPU\[\d{1,4}\]")),
+    ("rocminfo", lazy(r"^HSA (?:Agents|System Attributes)$|^ROCk module (?:is|version)\b")),
+    ("amd-smi", lazy(r"\bAMDSMI_STATUS_[A-Z_]+")),
     # XR1: nvidia-smi -r's outcome lines, and npu-smi's keys in any wrapping (a program's dict of its values)
-    ("nvidia-smi", re.compile(r"\bNVIDIA-SMI \d{2,3}\.\d|=+NVSMI LOG=+|" + _RESET + r"|^</?(?:nvidia_smi_log|"
-                              r"driver_version|fb_memory_usage|encoder_stats|fbc_stats)>")),  # a -q -x fragment
-    ("npu-smi", re.compile(r"\bnpu-smi \d{1,2}\.\d|['\"](?:Chip Name|NPU ID|HBM Capacity\(MB\)|Aicore Count)['\"]:")),
+    ("nvidia-smi", lazy(r"\bNVIDIA-SMI \d{2,3}\.\d|=+NVSMI LOG=+|" + _RESET + r"|^</?(?:nvidia_smi_log|"
+                        r"driver_version|fb_memory_usage|encoder_stats|fbc_stats)>")),  # a -q -x fragment
+    ("npu-smi", lazy(r"\bnpu-smi \d{1,2}\.\d|['\"](?:Chip Name|NPU ID|HBM Capacity\(MB\)|Aicore Count)['\"]:")),
     # XR1: ibstat's and ibv_devinfo's port fields quoted alone (their own words: 'State: Active', 'PORT_ACTIVE')
-    ("ibstat/ibv_devinfo", re.compile(r"^(?:State|Physical state):\s+(?:Active|Down|Initializing|Armed|LinkUp|Polling|"
-                                      r"Disabled)\b|\bPORT_(?:ACTIVE|DOWN|INIT|ARMED)\b|\bphys_state:\s+LINK_")),
-    ("ROCm RDC", re.compile(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
-    ("NVIDIA DCGM", re.compile(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
-    ("FreeBSD drm-kmod", re.compile(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),
-    ("amdgpu driver", re.compile(r"\bamdgpu\b")),
-    ("ROCm/HIP runtime", re.compile(r"\bROCm\b|\bhip[A-Z]\w+|\bHSA_STATUS_\w+|\bhsa_\w+")),
-    ("CUDA runtime", re.compile(r"\bcuda[A-Z]\w+|\bCUDA_ERROR_\w+|\bCUresult\b")),
+    ("ibstat/ibv_devinfo", lazy(r"^(?:State|Physical state):\s+(?:Active|Down|Initializing|Armed|LinkUp|Polling|"
+                                r"Disabled)\b|\bPORT_(?:ACTIVE|DOWN|INIT|ARMED)\b|\bphys_state:\s+LINK_")),
+    ("ROCm RDC", lazy(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
+    ("NVIDIA DCGM", lazy(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
+    ("FreeBSD drm-kmod", lazy(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),
+    ("amdgpu driver", lazy(r"\bamdgpu\b")),
+    ("ROCm/HIP runtime", lazy(r"\bROCm\b|\bhip[A-Z]\w+|\bHSA_STATUS_\w+|\bhsa_\w+")),
+    ("CUDA runtime", lazy(r"\bcuda[A-Z]\w+|\bCUDA_ERROR_\w+|\bCUresult\b")),
 )
 # XR1: nvidia-smi's own table lines (its frame, banner, header, a row cut after its index): the tool's words, never a
 # poster's table of readings
-_SMI_FRAME = re.compile(r"^\|(?:[-=+|\s]*|\s*NVIDIA-SMI \d.*|\s*(?:GPU\s+Name|Fan\s+Temp)\b.*|[\s|]*MIG M\.[\s|]*|"
-                        r"\s+\d{1,2}\s*)$")
+_SMI_FRAME = lazy(r"^\|(?:[-=+|\s]*|\s*NVIDIA-SMI \d.*|\s*(?:GPU\s+Name|Fan\s+Temp)\b.*|[\s|]*MIG M\.[\s|]*|"
+                  r"\s+\d{1,2}\s*)$")
 # NVIDIA's fault lines: only their readers judge them (the file stays refused, as before)
-FAULT_WORDS = re.compile(r"\bNVRM\b|\bXid\b|\bSXid\b")
+FAULT_WORDS = lazy(r"\bNVRM\b|\bXid\b|\bSXid\b")
 
 # a poster's sentence, the one rule gpu_text.py and unread_leads.py share (a line stripped of its indent): a capital
 # word, three words more and a full stop or '!' last; a capital or a list's marker first, four plain words in a row,
 # a full stop, '!' or '...' last; or any line asking. Their account of a stack (a plan, a question), never its output
-SENTENCE = re.compile(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$|"
-                      r"^\s*(?:[-*>]\s+|\d{1,2}[.)]\s+)?[\"'(]?[A-Z][\w'’-]*\b.*?\b[a-z][a-z'’-]*(?:,?\s+[a-z][a-z'’-]*){3}"
-                      r"\b.*[.!…][\"')]?\s*$")
+SENTENCE = lazy(r"^[\"'(]?[A-Z][a-z']*\s+(?:\S+\s+){2,}\S*[.!][\"')]?$|.*\?[\"')]?$|"
+                r"^\s*(?:[-*>]\s+|\d{1,2}[.)]\s+)?[\"'(]?[A-Z][\w'’-]*\b.*?\b[a-z][a-z'’-]*(?:,?\s+[a-z][a-z'’-]*){3}"
+                r"\b.*[.!…][\"')]?\s*$")
 
 
 class _Said(Protocol):
@@ -161,9 +162,9 @@ def _content(ln: Line) -> bool:
 
 # what such lines name that is worth saying as printed (never judged): RCCL/NCCL's topology summary's bandwidths
 # and link types, a firmware loader's images loaded
-_SYSTEM_BW = re.compile(r"=== System : maxBw (?P<max>[\d.]+) totalBw (?P<total>[\d.]+) ===")
-_LINK_BW = re.compile(r"(?<![\w/])(?P<link>XGMI|NVL|NVLS|PCI|NET|SYS|C2C)\[(?P<bw>[\d.]+)\]")
-_FW_LOADED = re.compile(r"^drmn\d+: successfully loaded firmware image '(?P<image>[^']{1,80})'")
+_SYSTEM_BW = lazy(r"=== System : maxBw (?P<max>[\d.]+) totalBw (?P<total>[\d.]+) ===")
+_LINK_BW = lazy(r"(?<![\w/])(?P<link>XGMI|NVL|NVLS|PCI|NET|SYS|C2C)\[(?P<bw>[\d.]+)\]")
+_FW_LOADED = lazy(r"^drmn\d+: successfully loaded firmware image '(?P<image>[^']{1,80})'")
 
 
 def _named(body: list[Line]) -> str:
@@ -184,10 +185,10 @@ def _named(body: list[Line]) -> str:
 
 # XR1: what a GPU or NIC tool's fragments say, as printed: nvidia-smi -r's outcome per module, the port states of
 # ibstat/ibv_devinfo, npu-smi's chip and bus in a program's dict
-_RESET_SAID = re.compile(r"^(?:GPU )?(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?::\s*(?P<why>.{1,60})| "
-                         r"(?P<ok>was successfully reset)\.)$")
-_PORT_STATE = re.compile(r"^(?P<key>State|Physical state|(?:RDMA )?state|phys_state):\s+(?P<value>[A-Za-z_]+(?: \(\d\))?)$")
-_NPU_FIELD = re.compile(r"'(?P<key>Chip Name|PCIe Bus Info|Health|Temperature\(C\))': '(?P<value>[^']{1,40})'")
+_RESET_SAID = lazy(r"^(?:GPU )?(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?::\s*(?P<why>.{1,60})| "
+                   r"(?P<ok>was successfully reset)\.)$")
+_PORT_STATE = lazy(r"^(?P<key>State|Physical state|(?:RDMA )?state|phys_state):\s+(?P<value>[A-Za-z_]+(?: \(\d\))?)$")
+_NPU_FIELD = lazy(r"'(?P<key>Chip Name|PCIe Bus Info|Health|Temperature\(C\))': '(?P<value>[^']{1,40})'")
 
 
 def _tool_words(heads: list[str]) -> list[str]:

@@ -27,6 +27,7 @@ from gpuvet.captures.kernel_places import NEARBY as NEARBY
 from gpuvet.captures.kernel_places import NO_BUS as NO_BUS
 from gpuvet.captures.kernel_places import amd_module_of, index_buses, intel_module_of, module_of
 from gpuvet.captures.kernel_sxid import SXID, sxid_kind
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import pairs, seconds, unless
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import XidLine
@@ -35,9 +36,9 @@ from gpuvet.captures.xid_shorthand import asked
 from gpuvet.node.bus import bus_key
 
 _BUS = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
-_XID = re.compile(r"NVRM:? ?Xid \((?:PCI:)?" + _BUS + r"(?:\.\d)?\) ?: ?(\d+) ?,")  # older: no 'PCI:', 'NVRM Xid (…) : 32,'
-_XID_MASKED = re.compile(r"NVRM:? ?Xid \((?:PCI:)?[^)\d]{0,20}\) ?: ?(\d+) ?,")  # a poster's 'PCI:...' or 'PCI:xxxx'
-_FALLEN = re.compile(r"NVRM: The NVIDIA GPU " + _BUS)
+_XID = lazy(r"NVRM:? ?Xid \((?:PCI:)?" + _BUS + r"(?:\.\d)?\) ?: ?(\d+) ?,")  # older: no 'PCI:', 'NVRM Xid (…) : 32,'
+_XID_MASKED = lazy(r"NVRM:? ?Xid \((?:PCI:)?[^)\d]{0,20}\) ?: ?(\d+) ?,")  # a poster's 'PCI:...' or 'PCI:xxxx'
+_FALLEN = lazy(r"NVRM: The NVIDIA GPU " + _BUS)
 # nvidia-smi's own answer for a module NVML cannot open: 'Unknown Error', 'GPU is lost', 'No data' …
 # read as nvidia-smi's own line: at the line's start, after a dmesg/syslog/journal prefix or a shell prompt
 # (and the nvidia-smi command typed after it), or pasted whole into a sentence that says it is the tool's
@@ -51,159 +52,159 @@ _SMI_LEAD = (r"^\s*(?:\[[^\]]{1,40}\]\s*)?"
 _NO_HANDLE_HEAD = (r"Unable to (?:determine|detect) the device handle for (?:[Gg][Pp][Uu]\s*(?:\d{1,3}:\s+)?)?(?:PCI:)?"
                    r"((?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?:\s*")
 _NO_HANDLE_WORDS = _NO_HANDLE_HEAD + r"(\S.{0,80}"
-_NO_HANDLE = re.compile(_SMI_LEAD + _NO_HANDLE_WORDS + ")")
+_NO_HANDLE = lazy(_SMI_LEAD + _NO_HANDLE_WORDS + ")")
 # the whole line quoted anywhere in a sentence or markdown ('it shows "Unable to … Unknown Error". Can …',
 # '**"Unable to … GPU is lost …"**'): the quotes that open and close it mark it as the tool's output
-_NO_HANDLE_ENCLOSED = re.compile(r"[\"\u201c`]" + _NO_HANDLE_HEAD + r"([^\"\u201d`]{1,120})[\"\u201d`]")
-_NO_HANDLE_QUOTED = re.compile(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
-                               r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +
-                               _NO_HANDLE_WORDS + r"?)[\"'`.]*\s*$", re.I)
+_NO_HANDLE_ENCLOSED = lazy(r"[\"\u201c`]" + _NO_HANDLE_HEAD + r"([^\"\u201d`]{1,120})[\"\u201d`]")
+_NO_HANDLE_QUOTED = lazy(r"\b(?:errors?|output|outputs|message|prints?|printed|returns?|returned|shows?|"
+                         r"showed|says?|said|gives?|gave|gets?|got)\b[^:]{0,40}:\s*[\"'`]?" +
+                         _NO_HANDLE_WORDS + r"?)[\"'`.]*\s*$", re.I)
 # the line glued into prose of another script (CJK, Cyrillic: no space, '：' or '。' around it) is the tool's words
 _OTHER_SCRIPT = r"[^\x00-\u024f\s]"
-_NO_HANDLE_IN_SCRIPT = re.compile(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
-                                  r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
+_NO_HANDLE_IN_SCRIPT = lazy(_OTHER_SCRIPT + r"\s?[\"'`\u201c\u300c]?" + _NO_HANDLE_HEAD +
+                            r"([A-Za-z][A-Za-z .'-]{0,60}?)[\"'`\u201d\u300d.]?\s*(?:$|" + _OTHER_SCRIPT + ")")
 # no web address (docs.nvidia.com), nor the container toolkit's programs (nvidia-container-cli's 'open failed:
 # /proc/sys/kernel/overflowuid' is the runtime's set-up, captures/container_layer.py)
-_NVIDIA_MODULE = re.compile(r"(?<![\w.])nvidia\b(?!\.com|-container-|-ctk\b|-cdi-).*(kernel|module|probe)")
+_NVIDIA_MODULE = lazy(r"(?<![\w.])nvidia\b(?!\.com|-container-|-ctk\b|-cdi-).*(kernel|module|probe)")
 # a module lost from the bus in the words other than the Xid line: NV_DEV_PRINTF's one line of the open
 # kernel modules (``NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.``) and the old one-line wording
 # (``NVRM: GPU at 0000:01:00.0 has fallen off the bus.``, ``GPU at PCI:0000:01:00``)
-_FALLEN_ONE_LINE = re.compile(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
+_FALLEN_ONE_LINE = lazy(r"NVRM: GPU (?:at )?(?:PCI:)?" + _BUS + r"(?:\.\d)?:? .*fallen off the bus")
 _SXID = SXID  # the NVSwitch driver's SXid line (captures/kernel_sxid.py; read by captures/fallback.py too)
 _LINE_HEAD = 1000  # characters of an amdgpu line searched for a message
-_BUS_KEY = re.compile(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
+_BUS_KEY = lazy(r"[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]")  # a bus id as node.bus spells it
 
 
 # The driver's own words (open-gpu-kernel-modules prints them as shown); the meaning, cause and
 # fix of each kind is data beside them (captures/kernel_messages.yaml), read by doctor and health.
 NVRM_MESSAGES: tuple[KernelMessage, ...] = (
-    KernelMessage("gfw_boot_failed", re.compile(r"failed to wait for GFW(?:[_ ]boot|_?$)|GFW boot did not complete|"
-                                                r"WaitForGfwBoot\w*: failed", re.I)),
-    KernelMessage("fsp_boot_failed", re.compile(r"kfsp\w*: (?:Timed? ?out|timeout|failed)|FSP (?:secure )?boot "
-                                                r"(?:failed|timed out)|kfspSendBootCommands\w*\(", re.I)),
-    KernelMessage("needs_reset", re.compile(r"may need to be reset|needs? (?:to be )?reset|"
-                                            r"\[NV_ERR_RESET_REQUIRED\]|WPR2 already up", re.I)),
-    KernelMessage("gsp_failed", re.compile(r"Cannot initialize GSP firmware RM|GSP boot failed|"
+    KernelMessage("gfw_boot_failed", lazy(r"failed to wait for GFW(?:[_ ]boot|_?$)|GFW boot did not complete|"
+                                          r"WaitForGfwBoot\w*: failed", re.I)),
+    KernelMessage("fsp_boot_failed", lazy(r"kfsp\w*: (?:Timed? ?out|timeout|failed)|FSP (?:secure )?boot "
+                                          r"(?:failed|timed out)|kfspSendBootCommands\w*\(", re.I)),
+    KernelMessage("needs_reset", lazy(r"may need to be reset|needs? (?:to be )?reset|"
+                                      r"\[NV_ERR_RESET_REQUIRED\]|WPR2 already up", re.I)),
+    KernelMessage("gsp_failed", lazy(r"Cannot initialize GSP firmware RM|GSP boot failed|"
                                                 r"GSP RM heartbeat timed out|" + kernel_more.GSP_BOOT, re.I)),
     # the open modules' RPCs to the GSP failing or timing out (kernel_rpc.c, kernel_gsp.c): the driver can no
     # longer talk to the module's firmware; what follows is a reset, or a module that stays unusable
-    KernelMessage("gsp_rpc_failed", re.compile(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
-                                               r"_issueRpcAndWait: .*\b(?:failed|timed ?out)\b|"
-                                               r"Timeout (?:after [\d.]+\s*m?s )?(?:of )?waiting for RPC|"
-                                               r"\bGspRm\w+ failed|GSP Timeout\b|\bkflcnCoreDump\w*|GSP core dump|"
-                                               # the RPC history the driver dumps only after an RPC failed or
-                                               # timed out (its header, or its newest row: entry 0)
-                                               r"\bGSP RPC (?:buffer )?history\b|"
-                                               r"NVRM:\s+\W?0\s+\d+\s+[A-Z][A-Z0-9_]+\s+\d+\s+0x[0-9a-f]{16}\s", re.I)),
-    KernelMessage("cannot_attach", re.compile(r"Cannot attach gpu|osInitNvMapping failed|"
-                                              r"API_GPU_ATTACHED_SANITY_CHECK failed", re.I)),
-    KernelMessage("gpu_lost", re.compile(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
-    KernelMessage("power_cables", re.compile(r"does not have the necessary power cables connected", re.I)),
-    KernelMessage("init_failed", re.compile(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
-    KernelMessage("api_mismatch", re.compile(r"\bAPI mismatch: (?:the )?client\b", re.I)),  # newer: the client 'x' (pid N)
+    KernelMessage("gsp_rpc_failed", lazy(r"\brpc(?:SendMessage|RecvPoll)\w* (?:failed|timed ?out)|"
+                                         r"_issueRpcAndWait: .*\b(?:failed|timed ?out)\b|"
+                                         r"Timeout (?:after [\d.]+\s*m?s )?(?:of )?waiting for RPC|"
+                                         r"\bGspRm\w+ failed|GSP Timeout\b|\bkflcnCoreDump\w*|GSP core dump|"
+                                         # the RPC history the driver dumps only after an RPC failed or
+                                         # timed out (its header, or its newest row: entry 0)
+                                         r"\bGSP RPC (?:buffer )?history\b|"
+                                         r"NVRM:\s+\W?0\s+\d+\s+[A-Z][A-Z0-9_]+\s+\d+\s+0x[0-9a-f]{16}\s", re.I)),
+    KernelMessage("cannot_attach", lazy(r"Cannot attach gpu|osInitNvMapping failed|"
+                                        r"API_GPU_ATTACHED_SANITY_CHECK failed", re.I)),
+    KernelMessage("gpu_lost", lazy(r"\[NV_ERR_GPU_IS_LOST\]|GPU lost from the bus", re.I)),
+    KernelMessage("power_cables", lazy(r"does not have the necessary power cables connected", re.I)),
+    KernelMessage("init_failed", lazy(r"RmInitAdapter failed|rm_init_adapter failed", re.I)),
+    KernelMessage("api_mismatch", lazy(r"\bAPI mismatch: (?:the )?client\b", re.I)),  # newer: the client 'x' (pid N)
     # the kernel's AER recovery gave up on the module after an uncorrectable error (pci/pcie/err.c: the driver
     # has no error_detected callback, or the reset failed): it is unreachable until the slot is reset
-    KernelMessage("aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I)),
+    KernelMessage("aer_unrecovered", lazy(r"\bAER: can't recover\b", re.I)),
     # nv-pci.c: a module the driver will not drive (the open nvidia.ko needs a GSP; a legacy GPU past its
     # release), then the kernel's and the driver's own word that the probe failed
-    KernelMessage("unsupported_by_driver", re.compile(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
-                                                      r"installed in this system is not supported|"
-                                                      # the kernel wraps it: '… installed' / 'NVRM: in this system is
-                                                      # not supported by the 280.13 NVIDIA Linux'; a legacy GPU's
-                                                      # newer wording '… is supported through the NVIDIA 390.xx'
-                                                      r"\bis not supported by the [\d.]+ NVIDIA\b|"
-                                                      r"\bsupported through the NVIDIA [\d.x]+|"  # kgspInitRm's:
-                                                      r"\bmissing \w+ engine, cannot initiali[sz]e GSP-RM", re.I)),
+    KernelMessage("unsupported_by_driver", lazy(r"is not supported by (?:open$|open nvidia\.ko|the NVIDIA)|"
+                                                r"installed in this system is not supported|"
+                                                # the kernel wraps it: '… installed' / 'NVRM: in this system is
+                                                # not supported by the 280.13 NVIDIA Linux'; a legacy GPU's
+                                                # newer wording '… is supported through the NVIDIA 390.xx'
+                                                r"\bis not supported by the [\d.]+ NVIDIA\b|"
+                                                r"\bsupported through the NVIDIA [\d.x]+|"  # kgspInitRm's:
+                                                r"\bmissing \w+ engine, cannot initiali[sz]e GSP-RM", re.I)),
     # nv-pci.c: another driver (nouveau, vfio-pci ...) owns the devices; the NVIDIA probe is never called for them
-    KernelMessage("probe_not_called", re.compile(r"NVIDIA probe routine was not called for \d+ device|"
-                                                 r"obtained ownership of the NVIDIA device", re.I)),
+    KernelMessage("probe_not_called", lazy(r"NVIDIA probe routine was not called for \d+ device|"
+                                           r"obtained ownership of the NVIDIA device", re.I)),
     # nv.c: the driver loaded and no NVIDIA device answered its probe (the GPU powered off or absent)
-    KernelMessage("no_adapter", re.compile(r"No NVIDIA graphics adapter found", re.I)),
-    KernelMessage("probe_failed", re.compile(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
-                                             r"None of the NVIDIA devices were initiali[sz]ed|"
-                                             r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
+    KernelMessage("no_adapter", lazy(r"No NVIDIA graphics adapter found", re.I)),
+    KernelMessage("probe_failed", lazy(r"\bprobe of \S+ failed with error|NVIDIA probe routine failed|"
+                                       r"None of the NVIDIA devices were initiali[sz]ed|"
+                                       r"No NVIDIA (?:GPU|devices?) (?:found|probed)", re.I)),
 ) + _phrases.NVRM  # the other error strings of its source
 # The amdgpu driver's own words (drivers/gpu/drm/amd/amdgpu in Linux prints them as shown).
 AMD_MESSAGES: tuple[KernelMessage, ...] = (
-    KernelMessage("amd_reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
-                                                 r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
+    KernelMessage("amd_reset_failed", lazy(r"GPU reset\(\d+\) failed|GPU Recovery Failed|"
+                                           r"(?<!Ring )(?<!ring )\bGPU reset failed|ASIC reset failed", re.I),
                   "amdgpu"),
     # the driver could not bring the module up (amdgpu_device_init: an IP block's sw_init/hw_init failed, then
     # 'Fatal error during GPU init'; the PCI core's probe failure; amdgpu_psp.c: the PSP ring or firmware)
-    KernelMessage("amd_init_failed", re.compile(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
-                                                r"\b[hs]w_init of IP block <\w+> failed|\bPSP (?:create ring|"
-                                                r"load \w+|tmr init|firmware loading) failed|Fail to stop psp ring|"
-                                                r"probe with driver amdgpu failed|\bprobe of \S+ failed with error|"
-                                                r"\batombios stuck (?:in loop|executing)\b", re.I), "amdgpu"),
+    KernelMessage("amd_init_failed", lazy(r"Fatal error during GPU init|amdgpu_device_ip_init failed|"
+                                          r"\b[hs]w_init of IP block <\w+> failed|\bPSP (?:create ring|"
+                                          r"load \w+|tmr init|firmware loading) failed|Fail to stop psp ring|"
+                                          r"probe with driver amdgpu failed|\bprobe of \S+ failed with error|"
+                                          r"\batombios stuck (?:in loop|executing)\b", re.I), "amdgpu"),
     # the engines did not come back after a reset or a resume: the KIQ ring's test times out (-110), the compute/graphics
     # queues cannot be disabled (amdgpu_ring_test_helper, gfx_v*_hw_fini), the SMU's words (kernel_more.AMD_NOT_BACK)
-    KernelMessage("amd_recovery_failed", re.compile(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
-                                                    r"\bfailed to send message \w+ ret is 0\b|" + kernel_more.AMD_NOT_BACK,
-                                                    re.I), "amdgpu"),
+    KernelMessage("amd_recovery_failed", lazy(r"\bring kiq\S* test failed|\bK[GC]Q disable failed|"
+                                              r"\bfailed to send message \w+ ret is 0\b|" + kernel_more.AMD_NOT_BACK,
+                                              re.I), "amdgpu"),
     # an engine failed the driver's own self-test while the module was brought up or resumed (amdgpu_ib.c's
     # 'IB test failed on vpe (-110).', amdgpu_device.c's 'ib ring test failed (-110).', amdgpu_ring.c's 'ring
     # sdma0 test failed (-110)', older drivers' 'amdgpu: failed testing IB on ring 0' / 'IB test timed out', and
     # the compute queues that would not map: 'KCQ enable failed'): any IP block - gfx, sdma, vcn, jpeg, vpe, mes
-    KernelMessage("amd_ring_test_failed", re.compile(r"\bIB test (?:failed|timed out)\b|\bib ring test failed\b|"
-                                                     r"\bring \S+ test failed\b|\bfailed testing IB\b|"
-                                                     r"\bK[GC]Q enable failed\b", re.I), "amdgpu"),
-    KernelMessage("amd_ras_uncorrectable", re.compile(r"uncorrectable hardware error|\d+ uncorrectable hardware "
-                                                      r"errors? detected|RAS:? .*\buncorrectable", re.I), "amdgpu"),
-    KernelMessage("amd_poison", re.compile(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
+    KernelMessage("amd_ring_test_failed", lazy(r"\bIB test (?:failed|timed out)\b|\bib ring test failed\b|"
+                                               r"\bring \S+ test failed\b|\bfailed testing IB\b|"
+                                               r"\bK[GC]Q enable failed\b", re.I), "amdgpu"),
+    KernelMessage("amd_ras_uncorrectable", lazy(r"uncorrectable hardware error|\d+ uncorrectable hardware "
+                                                r"errors? detected|RAS:? .*\buncorrectable", re.I), "amdgpu"),
+    KernelMessage("amd_poison", lazy(r"\bpoison (?:consumption|consumed|creation)|poison interrupt", re.I),
                   "amdgpu"),
-    KernelMessage("amd_xgmi_error", re.compile(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
+    KernelMessage("amd_xgmi_error", lazy(r"\bxgmi\b.*\b(?:error|fail(?:ed|ure)?)\b", re.I), "amdgpu"),
     # a ring reset brought the ring back ('Ring %s reset succeeded', older 'reset success'): the job was lost
-    KernelMessage("amd_ring_recovered", re.compile(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
-    KernelMessage("amd_ring_timeout", re.compile(r"\bring \S+ timeout\b", re.I), "amdgpu"),
-    KernelMessage("amd_gpu_reset", re.compile(r"\bGPU reset begin\b|" + kernel_more.AMD_RESET_FRAMES, re.I), "amdgpu"),
-    KernelMessage("amd_reset_resumed", re.compile(r"\bGPU reset succeeded, trying to resume\b", re.I), "amdgpu"),
-    KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES failed to respon", re.I), "amdgpu"),
+    KernelMessage("amd_ring_recovered", lazy(r"\bRing \S+ reset succe(?:eded|ss)\b", re.I), "amdgpu"),
+    KernelMessage("amd_ring_timeout", lazy(r"\bring \S+ timeout\b", re.I), "amdgpu"),
+    KernelMessage("amd_gpu_reset", lazy(r"\bGPU reset begin\b|" + kernel_more.AMD_RESET_FRAMES, re.I), "amdgpu"),
+    KernelMessage("amd_reset_resumed", lazy(r"\bGPU reset succeeded, trying to resume\b", re.I), "amdgpu"),
+    KernelMessage("amd_mes_unresponsive", lazy(r"\bMES failed to respon", re.I), "amdgpu"),
     # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
     # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
     # older drivers word it '[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)' (gmc_v9, 2018) or, on
     # GCN parts before Vega (gmc_v6/7/8), 'GPU fault detected: 146 0x0000480c' before the VM_CONTEXT1 registers
-    KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b|"
-                                               r"\bGPU fault detected: \d+", re.I), "amdgpu"),
-    KernelMessage("amd_aer_unrecovered", re.compile(r"\bAER: can't recover\b", re.I), "amdgpu"),
+    KernelMessage("amd_page_fault", lazy(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b|"
+                                         r"\bGPU fault detected: \d+", re.I), "amdgpu"),
+    KernelMessage("amd_aer_unrecovered", lazy(r"\bAER: can't recover\b", re.I), "amdgpu"),
     # the fault's own status register, printed under any page fault line: a non-zero status is a fault the
     # memory management unit could not resolve (PERMISSION_FAULTS, MAPPING_ERROR …), a retry fault's too
-    KernelMessage("amd_vm_protection_fault", re.compile(r"\bVM_L2_PROTECTION_FAULT_STATUS:\s*0x0*[1-9a-fA-F]"),
+    KernelMessage("amd_vm_protection_fault", lazy(r"\bVM_L2_PROTECTION_FAULT_STATUS:\s*0x0*[1-9a-fA-F]"),
                   "amdgpu"),
     # amdgpu_dm's commit waited for the module's rendering fences and gave up: its work stopped completing
-    KernelMessage("amd_fence_timeout", re.compile(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
+    KernelMessage("amd_fence_timeout", lazy(r"\bWaiting for fences timed out\b", re.I), "amdgpu"),
     # a kernel WARNING/BUG in amdgpu's own code: the trace's 'RIP: 0010:amdgpu_irq_put+0x68/0x90 [amdgpu]', the
     # 'WARNING: CPU: 5 PID: 1 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:631 …' header of the same trace, or where
     # only its frames are shown, one of an IP block's teardown ('gmc_v9_0_sw_fini+0x11b/0x180 [amdgpu]')
-    KernelMessage("amd_driver_warning", re.compile(r"\bRIP: [0-9a-fA-F]{4}:\S+ \[amdgpu\]|"
-                                                   r"\bWARNING: CPU: \d+ PID: \d+ at \S*drivers/gpu/drm/amd/|"
-                                                   r"^\s*(?:\[[^\]]{1,40}\]\s*)?(?:\w+_v\d+_\d+_sw_fini|"
-                                                   r"amdgpu_device_fini\w*)\+0x[0-9a-f]+/0x[0-9a-f]+ \[amdgpu\]"),
+    KernelMessage("amd_driver_warning", lazy(r"\bRIP: [0-9a-fA-F]{4}:\S+ \[amdgpu\]|"
+                                             r"\bWARNING: CPU: \d+ PID: \d+ at \S*drivers/gpu/drm/amd/|"
+                                             r"^\s*(?:\[[^\]]{1,40}\]\s*)?(?:\w+_v\d+_\d+_sw_fini|"
+                                             r"amdgpu_device_fini\w*)\+0x[0-9a-f]+/0x[0-9a-f]+ \[amdgpu\]"),
                   "amdgpu"),
-    KernelMessage("amd_queue_fence_timeout", re.compile(r"\bqcm fence wait loop timeout expire"), "amdgpu"),  # amdkfd
+    KernelMessage("amd_queue_fence_timeout", lazy(r"\bqcm fence wait loop timeout expire"), "amdgpu"),  # amdkfd
     # '[drm] Fence fallback timer expired on ring gfx_0.0.0' (amdgpu_fence.c; drm-kmod alike): no interrupt came
-    KernelMessage("amd_fence_fallback", re.compile(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
+    KernelMessage("amd_fence_fallback", lazy(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
-    KernelMessage("amd_thermal_throttle", re.compile(r"\bthermal throttling temperature reached|over temperature range|"
+    KernelMessage("amd_thermal_throttle", lazy(r"\bthermal throttling temperature reached|over temperature range|"
                   r"\bGPU is throttled, expect performance|\b[SH]W CTF\b|Critical Temperature Fault", re.I), "amdgpu"),
 ) + _phrases.AMD
 # Intel's i915 and xe drivers (drivers/gpu/drm/i915 and drm/xe in Linux print them as shown; FreeBSD's drm-kmod
 # port prints the same words after '[drm]', without a bus id): a device the driver gave up on (wedged), an engine reset
 # that failed (then the whole chip's), a GPU hang a reset recovered, a device lost (its registers read 0xFFFFFFFF)
 INTEL_MESSAGES: tuple[KernelMessage, ...] = (
-    KernelMessage("intel_wedged", re.compile(r"\bdeclared device \S+ as wedged|\bhanging too fast, declaring wedged|"
-                                             r"\bFailed to reset chip|\b(?:GPU|device) (?:is |has been )?wedged\b", re.I),
+    KernelMessage("intel_wedged", lazy(r"\bdeclared device \S+ as wedged|\bhanging too fast, declaring wedged|"
+                                       r"\bFailed to reset chip|\b(?:GPU|device) (?:is |has been )?wedged\b", re.I),
                   "i915"),
-    KernelMessage("intel_engine_reset_failed", re.compile(r"\bEngine reset failed|\bfailed to reset engine|"
-                                                          r"\b\w+cs\d reset request timed out", re.I), "i915"),
+    KernelMessage("intel_engine_reset_failed", lazy(r"\bEngine reset failed|\bfailed to reset engine|"
+                                                    r"\b\w+cs\d reset request timed out", re.I), "i915"),
     # the driver could not bring the module up: its probe failed (the PCI core's line, or i915's own)
-    KernelMessage("intel_init_failed", re.compile(r"\bprobe (?:of \S+|with driver (?:i915|xe)) failed with error|"
-                                                  r"\bDevice initiali[sz]ation failed\b", re.I), "i915"),
+    KernelMessage("intel_init_failed", lazy(r"\bprobe (?:of \S+|with driver (?:i915|xe)) failed with error|"
+                                            r"\bDevice initiali[sz]ation failed\b", re.I), "i915"),
     # xe words a hang as a job that timed out on the GuC and the engine reset that follows
-    KernelMessage("intel_gpu_hang", re.compile(r"\bGPU HANG: ecode\b|\bResetting (?:\w+|chip) (?:for|after) "
-                                               r"(?:gpu )?hang\b|\bTimedout job: seqno=|\bEngine reset: engine_class=",
-                                               re.I), "i915"),
-    KernelMessage("intel_gpu_lost", re.compile(r"\bMMIO unreliable\b|\b(?:Unclaimed|MMIO)\b.{0,80}\b0xffffffff\b|"
-                                               r"\bdevice is inaccessible\b|\bGPU is lost\b", re.I), "i915"),
+    KernelMessage("intel_gpu_hang", lazy(r"\bGPU HANG: ecode\b|\bResetting (?:\w+|chip) (?:for|after) "
+                                         r"(?:gpu )?hang\b|\bTimedout job: seqno=|\bEngine reset: engine_class=",
+                                         re.I), "i915"),
+    KernelMessage("intel_gpu_lost", lazy(r"\bMMIO unreliable\b|\b(?:Unclaimed|MMIO)\b.{0,80}\b0xffffffff\b|"
+                                         r"\bdevice is inaccessible\b|\bGPU is lost\b", re.I), "i915"),
 ) + _phrases.INTEL
 # A word every wording of a kind holds (lower case): a line without any is not searched for that kind. Eight
 # case-insensitive searches of every NVRM line were the parse's largest cost (a 10 MB sample: 1.4 s of 3.4 s).
@@ -219,9 +220,9 @@ _WORDS: dict[str, tuple[str, ...]] = {
 SMI_MESSAGES: tuple[KernelMessage, ...] = (KernelMessage("smi_no_handle", _NO_HANDLE, "nvidia-smi"),)
 # the NVSwitch driver's SXid summary lines, by the fatality they name (read by _sxid_line)
 SWITCH_MESSAGES: tuple[KernelMessage, ...] = (
-    KernelMessage("nvswitch_sxid", re.compile(_SXID.pattern.replace(r"(.*)", r"Non-?fatal\b", 1), re.I),
+    KernelMessage("nvswitch_sxid", lazy(_SXID.pattern.replace(r"(.*)", r"Non-?fatal\b", 1), re.I),
                   "nvidia-nvswitch"),
-    KernelMessage("nvswitch_sxid_fatal", re.compile(_SXID.pattern.replace(r"(.*)", r"Fatal\b", 1)),
+    KernelMessage("nvswitch_sxid_fatal", lazy(_SXID.pattern.replace(r"(.*)", r"Fatal\b", 1)),
                   "nvidia-nvswitch"))
 # every kind: kernel_messages.yaml gives each its cause and action
 MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + INTEL_MESSAGES + SMI_MESSAGES + SWITCH_MESSAGES
@@ -229,12 +230,12 @@ _AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
 _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 # an i915/xe line: the driver's dev_printk prefix ('i915 0000:00:02.0:', 'xe 0000:03:00.0:'), its function names
 # ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either
-_INTEL_LINE = re.compile(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
-                         r"\bdrm/i915\b|GPU HANG: ecode")
-_AMDGPU_LINE = re.compile(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
-                          r"Fence fallback timer expired on ring|" + kernel_more.AMD_LINE + "|"
-                          r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
-_DRMN = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
+_INTEL_LINE = lazy(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
+                   r"\bdrm/i915\b|GPU HANG: ecode")
+_AMDGPU_LINE = lazy(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
+                    r"Fence fallback timer expired on ring|" + kernel_more.AMD_LINE + "|"
+                    r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
+_DRMN = lazy(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
 
 
 @dataclass(frozen=True)
@@ -408,12 +409,12 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 
 
-_OPENED = re.compile(r"(?:\[[\d. ]{1,24}\] )?nvidia-nvswitch\d{1,3}: open \(major=\d{1,6}\)")  # < 72: none wrapped
+_OPENED = lazy(r"(?:\[[\d. ]{1,24}\] )?nvidia-nvswitch\d{1,3}: open \(major=\d{1,6}\)")  # < 72: none wrapped
 
 
-_NVIDIA_DEV = re.compile(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
-_GPU_AT = re.compile(r"NVRM: GPU at (?:PCI:)?" + _BUS + r"(?:\.\d)?:\s+(GPU-[0-9a-fA-F-]{36})")
-_BOARD_SERIAL = re.compile(r"NVRM: GPU Board Serial Number:\s*(\S{1,64})")
+_NVIDIA_DEV = lazy(r"(?:^|[\s\]:])nvidia (" + _BUS + r"\.[0-7]): ")
+_GPU_AT = lazy(r"NVRM: GPU at (?:PCI:)?" + _BUS + r"(?:\.\d)?:\s+(GPU-[0-9a-fA-F-]{36})")
+_BOARD_SERIAL = lazy(r"NVRM: GPU Board Serial Number:\s*(\S{1,64})")
 
 
 def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
@@ -447,7 +448,7 @@ def _host_errors(lines: list[Line], out: KernelParse) -> None:
     out.notes += [said] if said else []
 
 
-_RING_NAME = re.compile(r"\bring (\S+) (?:timeout|reset succe)", re.I)
+_RING_NAME = lazy(r"\bring (\S+) (?:timeout|reset succe)", re.I)
 RING_WINDOW = 8  # lines: amdgpu prints the process, the reset's start and its outcome just after the timeout
 RING_RESETS_REPEATED = 3  # recovered ring resets on one module from which on they are a hang, not one bad job
 

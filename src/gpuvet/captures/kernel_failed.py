@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 
@@ -25,29 +26,29 @@ KINDS = (INIT_FAILED, RESUME_FAILED, RESET_FAILED)
 _HEAD = 1000  # characters of a line searched
 _FIRMWARE = r"(?:GSP(?:-RM)?|PSP|SMU|SMC|FSP|SEC2|MES|RLC|firmware|microcode)"  # not GuC/HuC: i915 runs without them
 # the module itself: any driver's probe, init step or self-test failed (radeon's and nouveau's too)
-_INIT = re.compile(r"\bprobe (?:of \S+ )?failed\b|\bprobe with driver \S+ failed\b|\bfailed to probe\b|"
-                   r"\bFatal error during (?:GPU |device )?init|"
-                   r"\b(?:device|GPU|adapter|asic|hardware|chip)[ _]init(?:iali[sz]ation)? failed\b|"
-                   r"\bfailed to init(?:iali[sz]e)? (?:the )?(?:device|GPU|adapter|asic|hardware|chip)\b|"
-                   r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|"
-                   # amdgpu_device_ip_init prints '<step> of IP block <gmc_v9_0>' only when the step failed (its
-                   # '… failed -16' tail cut off by a paste)
-                   r"\b(?:[hs]w|late)_init of IP block <\w+>|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
-                   r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b|"
-                   # nv.c's device start: no interrupt for the module, so it cannot be opened
-                   r"\bCannot use this GPU\b|\brequest_irq\(\) failed\b", re.I)
+_INIT = lazy(r"\bprobe (?:of \S+ )?failed\b|\bprobe with driver \S+ failed\b|\bfailed to probe\b|"
+             r"\bFatal error during (?:GPU |device )?init|"
+             r"\b(?:device|GPU|adapter|asic|hardware|chip)[ _]init(?:iali[sz]ation)? failed\b|"
+             r"\bfailed to init(?:iali[sz]e)? (?:the )?(?:device|GPU|adapter|asic|hardware|chip)\b|"
+             r"\b(?:[hs]w|late)_init\b[^.;]{0,40}\bfailed\b|"
+             # amdgpu_device_ip_init prints '<step> of IP block <gmc_v9_0>' only when the step failed (its
+             # '… failed -16' tail cut off by a paste)
+             r"\b(?:[hs]w|late)_init of IP block <\w+>|\b(?:cannot|unable to|failed to) (?:bootstrap|boot)\b|"
+             r"\bring \S+ test failed\b|\bIB test failed\b|\bfailed testing IB\b|"
+             # nv.c's device start: no interrupt for the module, so it cannot be opened
+             r"\bCannot use this GPU\b|\brequest_irq\(\) failed\b", re.I)
 # its firmware did not boot or load (the open nvidia modules' kgspInitRm words it 'Error preparing GSP-RM image');
 # not i915's or xe's: they run on without a GuC, HuC or DMC image and say so when they cannot (wedged, probe failed)
-_INIT_FIRMWARE = re.compile(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:strap)?|load(?:ing)?|start(?:up)?|"
-                            r"init\w*)\b[\w /-]{0,20}?\b(?:failed|timed? ?out|timeout)\b|"
-                            r"\bfailed to (?:boot|load|start) (?:the )?(?:\w+ )?" + _FIRMWARE + r"\b|"
-                            r"\bError preparing (?:GSP-RM|boot binary) image\b|\bneed firmware to initiali[sz]e GSP\b",
-                            re.I)
+_INIT_FIRMWARE = lazy(r"\b" + _FIRMWARE + r"\b[\w /-]{0,40}?\b(?:boot(?:strap)?|load(?:ing)?|start(?:up)?|"
+                      r"init\w*)\b[\w /-]{0,20}?\b(?:failed|timed? ?out|timeout)\b|"
+                      r"\bfailed to (?:boot|load|start) (?:the )?(?:\w+ )?" + _FIRMWARE + r"\b|"
+                      r"\bError preparing (?:GSP-RM|boot binary) image\b|\bneed firmware to initiali[sz]e GSP\b",
+                      re.I)
 # the NVIDIA driver's GSP image (nvidia/<version>/gsp_ga10x.bin) that the kernel's firmware loader could not read
 # ('loading /lib/firmware/nvidia/570.172.08/gsp_ga10x.bin failed with error -4', 'Direct firmware load for … failed
 # with error -12', drivers/base/firmware_loader/main.c): the driver cannot boot the GSP, so the module does not
 # initialise; -2 (no such file) is said by the driver itself (RmFetchGspRmImages) and is kernel_unknown's BENIGN
-_GSP_IMAGE = re.compile(r"\b(?:loading|Direct firmware load for) \S*\bgsp_\w+\.bin failed with error -(?!2\b)\d+")
+_GSP_IMAGE = lazy(r"\b(?:loading|Direct firmware load for) \S*\bgsp_\w+\.bin failed with error -(?!2\b)\d+")
 # The loader (fw_get_filesystem_firmware) warns for any error but -ENOENT on one path and goes on to the next one
 # (/lib/firmware/updates/…, then /lib/firmware/…): such a line fails the module only where the driver's own failure
 # follows it, or no later line says the module came up (nvidia-drm registered it: it opened the GPU)
@@ -55,20 +56,20 @@ _GSP_DRIVER_FAILED = ("RmFetchGspRmImages", "RmInitAdapter failed", "rm_init_ada
                       "not initialised")
 _GSP_CAME_UP = "Initialized nvidia-drm"
 _INTEL = ("i915", "xe")
-_NVKM_INIT = re.compile(r"\b(?:pre|one)?init failed(?:,| with)? -?\d+")  # nouveau's nvkm: '<subdev>: init failed, -110'
-_RESUME = re.compile(r"\bresume (?:of IP block <\w+> )?failed\b|\bfail(?:ed|s)? to resume\b|\b\w*_resume\w* failed\b|"
-                     r"\bresume\b[^.;]{0,40}\b(?:timed? ?out|timeout)\b", re.I)
-_RESET = re.compile(r"\breset\b[^.;]{0,30}?\b(?:failed|fails)\b|\bfail(?:ed|s)? to reset\b|\brecovery failed\b|"
-                    r"\bfailed to recover\b|\bwedged\b", re.I)
-_RING_RESET = re.compile(r"\bring \S+ reset\b", re.I)  # a ring's own reset: amdgpu tries a full reset next
-_RECOVERED = re.compile(r"\breset succe(?:eded|ss)|\bsuccessfully (?:reset|recovered)\b|\brecovered\b", re.I)
+_NVKM_INIT = lazy(r"\b(?:pre|one)?init failed(?:,| with)? -?\d+")  # nouveau's nvkm: '<subdev>: init failed, -110'
+_RESUME = lazy(r"\bresume (?:of IP block <\w+> )?failed\b|\bfail(?:ed|s)? to resume\b|\b\w*_resume\w* failed\b|"
+               r"\bresume\b[^.;]{0,40}\b(?:timed? ?out|timeout)\b", re.I)
+_RESET = lazy(r"\breset\b[^.;]{0,30}?\b(?:failed|fails)\b|\bfail(?:ed|s)? to reset\b|\brecovery failed\b|"
+              r"\bfailed to recover\b|\bwedged\b", re.I)
+_RING_RESET = lazy(r"\bring \S+ reset\b", re.I)  # a ring's own reset: amdgpu tries a full reset next
+_RECOVERED = lazy(r"\breset succe(?:eded|ss)|\bsuccessfully (?:reset|recovered)\b|\brecovered\b", re.I)
 # the same words negated ('cannot be recovered', 'was not recovered', 'could not be successfully reset'): the
 # failure said again, not a retry that worked
-_NEGATED = re.compile(r"\b(?:not|never|cannot|can't|couldn't|unable to|fail(?:ed|s)? to)\s+(?:be(?:en)?\s+)?"
-                      r"(?:successfully\s+)?(?:reset|recover)|\breset (?:was |has )?not succe", re.I)
+_NEGATED = lazy(r"\b(?:not|never|cannot|can't|couldn't|unable to|fail(?:ed|s)? to)\s+(?:be(?:en)?\s+)?"
+                r"(?:successfully\s+)?(?:reset|recover)|\breset (?:was |has )?not succe", re.I)
 # a module's id on a line: its PCI bus id or an Arm board's platform device (ff9a0000.gpu)
-_ID = re.compile(r"(?<![\w:])(?:PCI:)?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
-                 r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30})(?![\w-])")
+_ID = lazy(r"(?<![\w:])(?:PCI:)?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|"
+           r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30})(?![\w-])")
 RECOVERY_SPAN = 40  # lines: a reset that is retried says it succeeded within this many lines
 
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gpuvet.captures import kernel_failed
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
 UNNAMED = "driver_error_unnamed"  # the kind (kernel_messages.yaml) of such an event
@@ -34,19 +35,19 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv-gpu|etnaviv|v3d"
 _PLATFORM = r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30}"  # a platform device: ff9a0000.gpu, ae01000.display-controller
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
-_PREFIXED = re.compile(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
-                       r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
-                       r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:")
+_PREFIXED = lazy(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
+                 r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
+                 r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:")
 # a frame's or a drm line's bracketed module; powerplay's lines as some logs space them ('amdgpu : [powerplay] …')
-_BRACKETED = re.compile(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
-                        r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
-                        r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]")
-_NVRM_BARE = re.compile(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
+_BRACKETED = lazy(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
+                  r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
+                  r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]")
+_NVRM_BARE = lazy(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
 # gnif's vendor-reset resets an AMD GPU passed through to a VM and prints through vfio-pci's device: its lines carry
 # the ASIC's tag ('vfio-pci 0000:0c:00.0: AMD_NAVI14: …') or its SMU's answer ('… SMU error 0xfd'), its own module's
 # 'vendor-reset-drm:': the GPU's lines, not those of the VFIO driver that holds it
-_VENDOR_RESET = re.compile(_LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
-                           r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)")
+_VENDOR_RESET = lazy(_LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
+                     r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)")
 _CANONICAL = {"NVRM": "nvidia", "MTGPU": "mtgpu", "nvidia_uvm": "nvidia-uvm", "nvidia_modeset": "nvidia-modeset",
               "etnaviv-gpu": "etnaviv",  # the GPU core's own device (etnaviv-gpu 38000000.gpu), beside DRM's 'etnaviv'
               "nvidia_drm": "nvidia-drm"}
@@ -61,20 +62,20 @@ VENDOR = {"nvidia": "NVIDIA", "nouveau": "NVIDIA", "amdgpu": "AMD", "radeon": "A
           "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei", "vendor-reset": "AMD",
           "panfrost": "Arm", "panthor": "Arm", "lima": "Arm", "msm": "Qualcomm", "msm_dpu": "Qualcomm",
           "adreno": "Qualcomm", "etnaviv": "Vivante", "v3d": "Broadcom"}
-_ERROR = re.compile(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
-                    r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
-                    r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
-                    r"FAULT)_)", re.I)  # nouveau's 'SCHED_ERROR', 'CTXSW_TIMEOUT': upper case only
+_ERROR = lazy(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
+              r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
+              r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
+              r"FAULT)_)", re.I)  # nouveau's 'SCHED_ERROR', 'CTXSW_TIMEOUT': upper case only
 # a user-space program's line naming the driver as its device (udev running modprobe for it): not the driver's own
-_USER_SPACE = re.compile(r"\(udev-worker\)|systemd-udevd\[|\bProcess '/")
+_USER_SPACE = lazy(r"\(udev-worker\)|systemd-udevd\[|\bProcess '/")
 # the PCIe AER lines the driver's device prints are captures/aer.py's to read and judge
 # (an error bit's own line too: 'amdgpu 0000:03:00.0:    [12] Timeout', the replay timer's bit, not a GPU timeout)
-_AER = re.compile(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error"
-                  r"|:\s{2,}\[\s?\d{1,2}\]\s+[A-Z]\w")
-_BUS = re.compile(r"(?<![\w:])((?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?!\w)")
-_STAMP = re.compile(r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
-                    r"^\s*\d{4}-\d\d-\d\d[T ]\d")
-_SENTENCE = re.compile(r"[A-Z][a-z]+ ")  # a line opening with a capitalised word: prose, not a wrapped message
+_AER = lazy(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error"
+            r"|:\s{2,}\[\s?\d{1,2}\]\s+[A-Z]\w")
+_BUS = lazy(r"(?<![\w:])((?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?!\w)")
+_STAMP = lazy(r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
+              r"^\s*\d{4}-\d\d-\d\d[T ]\d")
+_SENTENCE = lazy(r"[A-Z][a-z]+ ")  # a line opening with a capitalised word: prose, not a wrapped message
 NEARBY = 6  # lines: an error line without a bus id takes the one its driver's nearest line names
 
 
@@ -88,55 +89,55 @@ class Benign:
 
 
 BENIGN: tuple[Benign, ...] = (
-    Benign("taint", re.compile(r"taints? kernel|tainting kernel|due to kernel taint|module verification failed", re.I),
+    Benign("taint", lazy(r"taints? kernel|tainting kernel|due to kernel taint|module verification failed", re.I),
            "the kernel marks an out-of-tree or unsigned module (every DKMS-built driver): a licence mark, no fault"),
-    Benign("firmware_file", re.compile(r"Direct firmware load for \S+ failed with error -2|firmware: failed to load "
-                                       r"\S+ \(-2\)", re.I),
+    Benign("firmware_file", lazy(r"Direct firmware load for \S+ failed with error -2|firmware: failed to load "
+                                 r"\S+ \(-2\)", re.I),
            "the firmware loader found no such file; a driver that needs it says so itself (that line is read), "
            "one with a fallback goes on"),
-    Benign("debugfs", re.compile(r"debugfs|\bsysfs (?:entry|file|group)|\bprocfs\b", re.I),
+    Benign("debugfs", lazy(r"debugfs|\bsysfs (?:entry|file|group)|\bprocfs\b", re.I),
            "a debugging or statistics file was not created: the module works without it"),
-    Benign("display", re.compile(r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
-                                 r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
-                                 r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b", re.I),
+    Benign("display", lazy(r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
+                           r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
+                           r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b", re.I),
            "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "
            "render offload between two GPUs): the screen's path, not the module's compute or health"),
-    Benign("chipset_setup", re.compile(r"Chipset Setup Function Error"),
+    Benign("chipset_setup", lazy(r"Chipset Setup Function Error"),
            "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
            "laptops: NVIDIA/open-gpu-kernel-modules#489)"),
-    Benign("secure_display", re.compile(r"Secure ?display", re.I),
+    Benign("secure_display", lazy(r"Secure ?display", re.I),
            "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots (PSP's "
            "'SECUREDISPLAY: query securedisplay TA failed. ret 0x0': the query's own return code is 0; the TA "
            "serves the display's protected regions, never compute)"),
-    Benign("opp_optional_supply", re.compile(r"\berror -ENODEV: \w*opp_set_regulators: no regulator \(\w+\) found|"
-                                             r"\bopp_set_regulators: no regulator \(\w+\) found: -19\b"),
+    Benign("opp_optional_supply", lazy(r"\berror -ENODEV: \w*opp_set_regulators: no regulator \(\w+\) found|"
+                                       r"\bopp_set_regulators: no regulator \(\w+\) found: -19\b"),
            "the OPP core found no regulator for a supply the board does not wire (sram, mali; dev_err_probe words "
            "-ENODEV as an error): panfrost's, panthor's and lima's devfreq_init go on without it (drivers/gpu/drm/"
            "*/..._devfreq.c: 'Continue if the optional regulator is missing'); any other error stops the probe "
            "and the driver says so ('Couldn't set OPP regulators')"),
-    Benign("cooling_device", re.compile(r"\b(?:Failed to|Couldn't) register (?:GPU )?cooling device\b"),
+    Benign("cooling_device", lazy(r"\b(?:Failed to|Couldn't) register (?:GPU )?cooling device\b"),
            "the devfreq cooling hook was not registered (a kernel without devfreq thermal support, no energy "
            "model): panfrost, panthor and lima print it at info level, msm_devfreq_init as an error, and all go "
            "on with the GPU running, only without the thermal zone's devfreq throttling: no fault of the module"),
-    Benign("acpi", re.compile(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
+    Benign("acpi", lazy(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
            "an ACPI method the platform does not provide: the driver takes its defaults"),
-    Benign("pci_core", re.compile(r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
-                                  r"\bBAR \d+(?: \[[^\]]*\])?: (?:no space for|failed to assign|can't assign|releasing)\b|"
-                                  r"\bno compatible bridge window\b"),
+    Benign("pci_core", lazy(r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
+                            r"\bBAR \d+(?: \[[^\]]*\])?: (?:no space for|failed to assign|can't assign|releasing)\b|"
+                            r"\bno compatible bridge window\b"),
            "the PCI core's or ACPI's notice under the driver's device prefix while it enables the module, not the "
            "driver's own line (drivers/acpi/pci_irq.c: the legacy INTx routing falls back to an ISA IRQ, the module "
            "uses MSI; drivers/pci/setup-res.c: a BAR placed again on a retry); a BAR left without a window is judged "
            "from the kernel's 'pci' lines (pci_enum), and a driver that cannot go on says so itself"),
-    Benign("bar_size", re.compile(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
+    Benign("bar_size", lazy(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
            "the memory window left at its default size: a slower host path at most, judged from lspci"),
-    Benign("zero_count", re.compile(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
+    Benign("zero_count", lazy(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
            "a counter read as zero"),
-    Benign("ras_eeprom", re.compile(r"I2C_NAK_(?:7B_ADDR|TXDATA)_NOACK|\b(?:Write|Read)I2CData\(\) - I2C error "
-                                    r"occurred|Failed to read EEPROM table header"),
+    Benign("ras_eeprom", lazy(r"I2C_NAK_(?:7B_ADDR|TXDATA)_NOACK|\b(?:Write|Read)I2CData\(\) - I2C error "
+                              r"occurred|Failed to read EEPROM table header"),
            "amdgpu could not reach the board's RAS EEPROM over the SMU's I2C bus (smu_v11_0_i2c's NAK, then "
            "amdgpu_ras_eeprom_init): a board or slot without that bus wired (Radeon VII, an MI50 in a desktop or on "
            "a riser) keeps no table of retired pages, and the module works without it"),
-    Benign("warning_level", re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
+    Benign("warning_level", lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
            "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error"),
 )
 
@@ -233,12 +234,12 @@ def _failed(lines: list[Line], group: Unnamed) -> Unnamed:
 
 
 LOAD_OOPS = "driver_load_oops"  # the kind (kernel_messages.yaml) of a kernel oops in a GPU driver while it loaded
-_RIP = re.compile(r"\bRIP: \w+:\S+ \[")
-_OOPS_HEAD = re.compile(r"\bBUG: |\bOops: |\bgeneral protection fault\b|\bunable to handle (?:page fault|kernel)")
+_RIP = lazy(r"\bRIP: \w+:\S+ \[")
+_OOPS_HEAD = lazy(r"\bBUG: |\bOops: |\bgeneral protection fault\b|\bunable to handle (?:page fault|kernel)")
 # the task that oopsed loads modules (modprobe, insmod, udev loading one for a device), or the trace runs through
 # the kernel's module init: the driver crashed inside its own load
-_LOADING = re.compile(r"\bComm: (?:modprobe|insmod|systemd-udevd|udevd|kmod)\b|\b(?:do_init_module|load_module|"
-                      r"do_one_initcall)\+0x")
+_LOADING = lazy(r"\bComm: (?:modprobe|insmod|systemd-udevd|udevd|kmod)\b|\b(?:do_init_module|load_module|"
+                r"do_one_initcall)\+0x")
 OOPS_SPAN = 30  # lines: an oops prints its header, its task and its RIP within this many lines
 
 
@@ -267,7 +268,7 @@ OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv", "vfio-
 WRAPS = 72  # characters a line holds at least for the next line to be read as its wrapped tail (a terminal's width)
 
 
-_MAYBE = re.compile("|".join(re.escape(w) for w in _ERROR_LITERALS))  # literals only: one scan of the line
+_MAYBE = lazy("|".join(re.escape(w) for w in _ERROR_LITERALS))  # literals only: one scan of the line
 
 
 def _maybe(text: str) -> bool:
@@ -306,10 +307,10 @@ def _module_of(lines: list[Line], i: int, driver: str) -> str:
     return f"a module of {driver}, bus id not in the log"
 
 
-_PLATFORM_PREFIX = re.compile(r"\b(?:" + ARM_DRIVERS + r") (" + _PLATFORM + r"):")
+_PLATFORM_PREFIX = lazy(r"\b(?:" + ARM_DRIVERS + r") (" + _PLATFORM + r"):")
 
 
-_PREFIX_BUS = re.compile(r"(?:^|[\s\]>:])[\w-]{2,20} (?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):")
+_PREFIX_BUS = lazy(r"(?:^|[\s\]>:])[\w-]{2,20} (?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):")
 
 
 def prefixed_bus(text: str) -> str | None:

@@ -7,18 +7,19 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.captures.fabric_manager import without_switches
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import TextLines, walk
 from gpuvet.captures.records import NvLinkErrors, NvLinkState, PcieLink
 from gpuvet.captures.text import Line, number
 from gpuvet.node.catalog import find_model
 
-_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]*)\))?\s*$")
-_LINK_S = re.compile(r"^Link (\d+): (?:([-+]?[\d.]+(?:[eE][-+]?\d+)?) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
+_GPU = lazy(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]*)\))?\s*$")
+_LINK_S = lazy(r"^Link (\d+): (?:([-+]?[\d.]+(?:[eE][-+]?\d+)?) GB/s|(<[^>]+>|[A-Za-z ]+))\s*$")
 MAX_LINK_GBPS = 1000.0  # per link: 20x an NVLink 5 link (50 GB/s); more, or below 0, is not a reading
-_LINK_E = re.compile(r"^Link (\d+): ([A-Za-z ]+?) Errors?: (-?\d+)\s*$")
-_ALL_INACTIVE = re.compile(r"^NVML: Unable to retrieve NVLink information as all links are in ?active", re.I)
-_DCGM_GPU = re.compile(r"^gpuId (\d+):\s*$")
-_DCGM_STATES = re.compile(r"^([UDX_](?:\s+[UDX_])*)\s*$")
+_LINK_E = lazy(r"^Link (\d+): ([A-Za-z ]+?) Errors?: (-?\d+)\s*$")
+_ALL_INACTIVE = lazy(r"^NVML: Unable to retrieve NVLink information as all links are in ?active", re.I)
+_DCGM_GPU = lazy(r"^gpuId (\d+):\s*$")
+_DCGM_STATES = lazy(r"^([UDX_](?:\s+[UDX_])*)\s*$")
 
 
 @dataclass
@@ -129,33 +130,33 @@ def _dcgm_box(lines: list[Line], out: NvLinkParse) -> None:
 
 
 # --- lspci -vvv -----------------------------------------------------------------------------
-_DEV = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) ([^\"].*)$")  # -m's quoted: lspci_list
+_DEV = lazy(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) ([^\"].*)$")  # -m's quoted: lspci_list
 # a device line pasted after prose ('here is my card 62:00.0 VGA compatible controller: NVIDIA …'): the bus id,
 # then a PCI class name and its colon, as lspci prints them
-_DEV_IN_PROSE = re.compile(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
-                           r"((?:VGA compatible|3D|Display) controller: .+)$")
-_GPU_CLASS = re.compile(r"(VGA compatible controller|3D controller|Display controller)", re.I)
+_DEV_IN_PROSE = lazy(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
+                     r"((?:VGA compatible|3D|Display) controller: .+)$")
+_GPU_CLASS = lazy(r"(VGA compatible controller|3D controller|Display controller)", re.I)
 # a NIC function: its trained link is judged by the NIC rule (checks/nics.pcie: what the link carries against its
 # port's rate), never as a module's; other functions (bridges, storage, USB, accelerators) are not judged here
-_NIC_CLASS = re.compile(r"^(?:Ethernet|Infiniband|Network) controller: ", re.I)
+_NIC_CLASS = lazy(r"^(?:Ethernet|Infiniband|Network) controller: ", re.I)
 # the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
 # 'ATI Technologies Inc' in older pci.ids)
-_GPU_VENDORS = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")))
+_GPU_VENDORS = (("NVIDIA", lazy(r"\bNVIDIA\b")), ("AMD", lazy(r"\[AMD/ATI\]|\bATI Technologies\b")))
 # Intel's GPU functions, by class and pci.ids' vendor words (Intel's NICs and bridges are other classes)
-_INTEL_GPU = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators): "
-                        r"Intel Corporation\b")
-_VENDOR_WORDS = re.compile(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*"
-                           r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
+_INTEL_GPU = lazy(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators): "
+                  r"Intel Corporation\b")
+_VENDOR_WORDS = lazy(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies Inc\.?|Intel Corporation)\s*"
+                     r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
 
 # newer pciutils mark each half '(ok)' or '(downgraded)'; a speed the kernel cannot name prints 'Speed unknown'
-_LNK = re.compile(r"Speed (?:([\d.]+)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
+_LNK = lazy(r"Speed (?:([\d.]+)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
 _HEX = frozenset("0123456789abcdefABCDEF")  # what a device line (_DEV) starts with
 # issue 46 (batch U): a function whose revision reads ff: its config space reads all ones, the device no longer
 # answers on the bus (fallen off it, or powered off under the slot); pci.ids names it from the ids lspci cached
-REV_FF = re.compile(r"\(rev ff\)\s*$", re.I)
+REV_FF = lazy(r"\(rev ff\)\s*$", re.I)
 # 'sudo lspci -s 2f:00.0 -vv | grep …': a command line choosing one device; the fields printed after it are its own
-_SELECT = re.compile(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
+_SELECT = lazy(r"\blspci\b[^|]*?\s-s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
 
 @dataclass
@@ -219,10 +220,10 @@ class _Dev:
 # '> ', markdown emphasis or code marks around it), inside an inline code span or quotes in a sentence
 # ('… with the following error: `"No devices were found"`'), closing a sentence after a colon, or right after
 # the verb saying the tool printed it
-_SMI_NONE = re.compile(r"^[\s>*_`\"'\u201c]*No devices were found\.?[\s*_`\"'\u201d]*$|"
-                       r"[`\"\u201c]\s*No devices were found\.?\s*[`\"\u201d]|:\s*No devices were found\.?\s*$"
-                       r"|\b(?:prints?|printed|says?|said|shows?|showed|returns?|returned|outputs?|gives?|gave|fails? with|"
-                       r"failed with)\s+No devices were found\b")  # a code span's marks removed (decorations.py)
+_SMI_NONE = lazy(r"^[\s>*_`\"'\u201c]*No devices were found\.?[\s*_`\"'\u201d]*$|"
+                 r"[`\"\u201c]\s*No devices were found\.?\s*[`\"\u201d]|:\s*No devices were found\.?\s*$"
+                 r"|\b(?:prints?|printed|says?|said|shows?|showed|returns?|returned|outputs?|gives?|gave|fails? with|"
+                 r"failed with)\s+No devices were found\b")  # a code span's marks removed (decorations.py)
 
 
 def smi_none(s: str) -> bool:
@@ -355,10 +356,10 @@ def _once(devs: list[_Dev], out: LspciParse) -> list[_Dev]:
     return kept
 
 
-_CONTROL = re.compile(r"^Control:.*\bBusMaster([+-])")
-_MSI = re.compile(r"^Capabilities: \[\w+\] MSI: (Enable[+-])")
-_IRQ = re.compile(r"^Interrupt: pin \w routed to IRQ (\d+)")
-_REGION = re.compile(r"^Region (\d): Memory at .*\[size=(\d+[KMGT]?)\]")
+_CONTROL = lazy(r"^Control:.*\bBusMaster([+-])")
+_MSI = lazy(r"^Capabilities: \[\w+\] MSI: (Enable[+-])")
+_IRQ = lazy(r"^Interrupt: pin \w routed to IRQ (\d+)")
+_REGION = lazy(r"^Region (\d): Memory at .*\[size=(\d+[KMGT]?)\]")
 
 
 def _enabled(out: LspciParse, dev: _Dev) -> None:

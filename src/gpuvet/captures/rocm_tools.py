@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import TEMP_C, Line, number, reading
 
-_SET_TITLE = re.compile(r"^\s*=+\s*((?:Set|Reset)\b[^=]*?)\s*=+\s*$", re.I)
-_OTHER_TITLE = re.compile(r"^\s*=+\s*([A-Za-z][^=]*?)\s*=+\s*$")
-_SET_COMMAND = re.compile(r"\brocm-smi\b.*?(--(?:set|reset)[\w-]*|\s-r\b)")
-_SET_LINE = re.compile(r"^\s*(ERROR:\s*|WARNING:\s*)?GPU\[(\d{1,4})\]\s*:\s*(.+?)\s*$")
+_SET_TITLE = lazy(r"^\s*=+\s*((?:Set|Reset)\b[^=]*?)\s*=+\s*$", re.I)
+_OTHER_TITLE = lazy(r"^\s*=+\s*([A-Za-z][^=]*?)\s*=+\s*$")
+_SET_COMMAND = lazy(r"\brocm-smi\b.*?(--(?:set|reset)[\w-]*|\s-r\b)")
+_SET_LINE = lazy(r"^\s*(ERROR:\s*|WARNING:\s*)?GPU\[(\d{1,4})\]\s*:\s*(.+?)\s*$")
 _BANNER = ("ROCm System Management Interface", "End of ROCm SMI Log")
 SET_TOOL = "rocm-smi"
 
@@ -92,10 +93,10 @@ def _span(ids: list[str]) -> str:
     return f"{nums[0]}..{nums[-1]}" if len(nums) > 2 and nums == list(range(nums[0], nums[-1] + 1)) else ",".join(unique)
 
 
-_TOP_BLOCK = re.compile(r"^\s*#(\d{1,3})\s+DevicePath\b.*?(?:pci:\s*\"([0-9a-fA-F:.]+)\")?\s*\}?\s*$")
-_TOP_FIELD = re.compile(r"^\s*(Device Name|PCI \(domain:bus:dev\.func\)|VRAM|Power Cap\.|Edge Temp\.)\s*:\s*(.*?)\s*$")
-_BDF = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_TOTAL = re.compile(r"total\s+(\d+(?:\.\d+)?)\s*MiB")
+_TOP_BLOCK = lazy(r"^\s*#(\d{1,3})\s+DevicePath\b.*?(?:pci:\s*\"([0-9a-fA-F:.]+)\")?\s*\}?\s*$")
+_TOP_FIELD = lazy(r"^\s*(Device Name|PCI \(domain:bus:dev\.func\)|VRAM|Power Cap\.|Edge Temp\.)\s*:\s*(.*?)\s*$")
+_BDF = lazy(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_TOTAL = lazy(r"total\s+(\d+(?:\.\d+)?)\s*MiB")
 TOP_TOOL = "amdgpu_top"
 
 
@@ -135,9 +136,9 @@ def _top_module(block: dict[str, str], notes: list[str]) -> ListedModule:
                         power_limit_w=cap if cap and 0 < cap < 5000 else None, tool=TOP_TOOL)
 
 
-_JSON_NAME = re.compile(r'"DeviceName"\s*:\s*"([^"\n]{1,200})"')
-_JSON_PCI = re.compile(r'"PCI"\s*:\s*"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"')
-_JSON_VRAM = re.compile(r'"Total VRAM"\s*:\s*\{[^{}]*?"value"\s*:\s*(\d+(?:\.\d+)?)')
+_JSON_NAME = lazy(r'"DeviceName"\s*:\s*"([^"\n]{1,200})"')
+_JSON_PCI = lazy(r'"PCI"\s*:\s*"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"')
+_JSON_VRAM = lazy(r'"Total VRAM"\s*:\s*\{[^{}]*?"value"\s*:\s*(\d+(?:\.\d+)?)')
 
 
 def _top_json(lines: list[Line], out: ListedParse) -> list[ListedModule]:
@@ -160,12 +161,12 @@ def _top_json(lines: list[Line], out: ListedParse) -> list[ListedModule]:
 
 
 # rvs's log line: '[RESULT] [ 94.478367] [action_4] …' (its [INFO ] lines carry pebb's pair before its figure)
-_RVS = re.compile(r"^\s*\[(RESULT|INFO)\s*\]\s*\[\s*[\d.]+\s*\]\s*\[?([\w.-]+)\]?\s+(.*?)\s*$")
-_RVS_PAIR = re.compile(r"^(p2p-bandwidth|pcie-bandwidth|p2p)\s*\[(\d+)/(\d+)\]\s+(\d+)\s+(\d+)\s*(.*)$")
+_RVS = lazy(r"^\s*\[(RESULT|INFO)\s*\]\s*\[\s*[\d.]+\s*\]\s*\[?([\w.-]+)\]?\s+(.*?)\s*$")
+_RVS_PAIR = lazy(r"^(p2p-bandwidth|pcie-bandwidth|p2p)\s*\[(\d+)/(\d+)\]\s+(\d+)\s+(\d+)\s*(.*)$")
 # an action's verdict ('pass: FALSE'); p2p's peer query ('p2p 7707 51576 peers:false distance:-1')
-_RVS_PASS = re.compile(r"\bpass:\s*(\w+)", re.I)
-_RVS_PEERS = re.compile(r"^p2p\s+(\d+)\s+(\d+)\s+peers:\s*(true|false)\b", re.I)
-_GBPS = re.compile(r"(\S+)\s*GBps")
+_RVS_PASS = lazy(r"\bpass:\s*(\w+)", re.I)
+_RVS_PEERS = lazy(r"^p2p\s+(\d+)\s+(\d+)\s+peers:\s*(true|false)\b", re.I)
+_GBPS = lazy(r"(\S+)\s*GBps")
 RVS_TOOL = "rvs"
 
 
@@ -214,9 +215,9 @@ def _measured(pair: re.Match[str]) -> str:
     return f"{pair.group(4)}->{pair.group(5)} {what}" + (f" {rate.group(1)} GB/s" if rate else "")
 
 
-_NUMA_TITLE = re.compile(r"^\s*Device Numa Distance\s*$", re.I)
-_MATRIX_HEAD = re.compile(r"^\s*D/D((?:\s+\d{1,4})+)\s*$")
-_MATRIX_ROW = re.compile(r"^\s*(\d{1,4})((?:\s+\d{1,4})+)\s*$")
+_NUMA_TITLE = lazy(r"^\s*Device Numa Distance\s*$", re.I)
+_MATRIX_HEAD = lazy(r"^\s*D/D((?:\s+\d{1,4})+)\s*$")
+_MATRIX_ROW = lazy(r"^\s*(\d{1,4})((?:\s+\d{1,4})+)\s*$")
 
 
 def read_numa(lines: list[Line], out: ListedParse) -> None:

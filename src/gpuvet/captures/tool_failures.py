@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -83,11 +84,11 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("npu-smi", "dcmi model initialized failed", re.compile(r"dcmi model initiali[sz]ed failed")),
 )
 VERDICT_MARKS = tuple(dict.fromkeys(v.word for v in VERDICTS))
-_BUS = re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
-_GPU = re.compile(r"\bGPU\s?(\d{1,3})\b(?![:.]?\w|\s*is lost)")  # never a bus id's domain
+_BUS = lazy(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
+_GPU = lazy(r"\bGPU\s?(\d{1,3})\b(?![:.]?\w|\s*is lost)")  # never a bus id's domain
 # before the verdict, words of a sentence ('users sometimes report: …'), a quote or an assignment (a program's string,
 # a poster's quotation), or a backtick after a word ('When `…` appears'): the quoted-report rules' (read_quoted)
-_PROSE = re.compile(r"\b[A-Za-z][a-z]+ [a-z]{2,} [a-z]{2,}\b|[\"'“‘=]|[A-Za-z][^`]*`")
+_PROSE = lazy(r"\b[A-Za-z][a-z]+ [a-z]{2,} [a-z]{2,}\b|[\"'“‘=]|[A-Za-z][^`]*`")
 _HEAD = 600  # characters of a line searched: a verdict line is short, a hostile one is not read to its end
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
@@ -33,21 +34,21 @@ _PREFIX = (r"^\s*(?:\[\d{1,12}\.\d{1,9}\]\s*)?\[(?P<host>[\w.-]{1,64}):(?P<pid>\
            r"[\w.-]{1,64}\.c:\d{1,6}\s+")
 _ERROR = r"(?P<what>[A-Za-z][A-Za-z ]{2,60}?)\s+on\s+(?P<dev>[\w.-]{1,64}):(?P<port>\d{1,3})/(?P<tl>IB|RoCE|Eth)\b"
 _SYND_AFTER = r"\s*\(synd (?P<synd>0x[0-9a-fA-F]{1,8})\b"
-_LEVELLED = re.compile(_PREFIX + r"UCX\s+(?:ERROR|WARN)\s+" + _ERROR)
-_UNLEVELLED = re.compile(_PREFIX + r"(?!UCX\s)" + _ERROR + _SYND_AFTER)
-_BARE = re.compile(r"^\s*" + _ERROR + _SYND_AFTER)
+_LEVELLED = lazy(_PREFIX + r"UCX\s+(?:ERROR|WARN)\s+" + _ERROR)
+_UNLEVELLED = lazy(_PREFIX + r"(?!UCX\s)" + _ERROR + _SYND_AFTER)
+_BARE = lazy(r"^\s*" + _ERROR + _SYND_AFTER)
 # UCX's own lines at a level below WARN ('UCX  INFO  Using active port on mlx5_0:1/IB'): read as its, no error
-_QUIET = re.compile(_PREFIX + r"UCX\s+(?:INFO|DIAG|DEBUG|TRACE\w*|DATA|REQ|FUNC|POLL|PRINT)\s")
-_SYND = re.compile(r"\(synd (0x[0-9a-fA-F]{1,8})\b")
+_QUIET = lazy(_PREFIX + r"UCX\s+(?:INFO|DIAG|DEBUG|TRACE\w*|DATA|REQ|FUNC|POLL|PRINT)\s")
+_SYND = lazy(r"\(synd (0x[0-9a-fA-F]{1,8})\b")
 # the work request dumped under the error: 'DCI QP 0xa9f wqe[0]: SEND …', 'RC QP 0x1c4 wqe[12]: RDMA_READ …'
-_WQE = re.compile(r"^\s*(?:\[[\w.-]{1,64}:\d{1,9}(?::\d{1,9}){0,3}\]\s+[\w.-]{1,64}\.c:\d{1,6}\s+)?"
-                  r"(?:UCX\s+\w+\s+)?(?:DCI|DCT|RC|DC|UD|QP)\b[\w ]{0,8}\b0x[0-9a-fA-F]{1,8} wqe\[\d{1,9}\]:")
+_WQE = lazy(r"^\s*(?:\[[\w.-]{1,64}:\d{1,9}(?::\d{1,9}){0,3}\]\s+[\w.-]{1,64}\.c:\d{1,6}\s+)?"
+            r"(?:UCX\s+\w+\s+)?(?:DCI|DCT|RC|DC|UD|QP)\b[\w ]{0,8}\b0x[0-9a-fA-F]{1,8} wqe\[\d{1,9}\]:")
 
 
 # UCX's advice after a verbs call the memlock limit failed (its own words name the limit: 'max locked memory')
-_MEMLOCK = re.compile(_PREFIX + r"(?:UCX\s+(?:ERROR|WARN)\s+)?(?P<call>\w{2,40})\([^)]{0,80}\) failed:.{0,80}?"
-                      r"max locked memory \(ulimit -l\)")
-_CURRENT = re.compile(r"\(current: ([\w ]{1,20})\)")
+_MEMLOCK = lazy(_PREFIX + r"(?:UCX\s+(?:ERROR|WARN)\s+)?(?P<call>\w{2,40})\([^)]{0,80}\) failed:.{0,80}?"
+                r"max locked memory \(ulimit -l\)")
+_CURRENT = lazy(r"\(current: ([\w ]{1,20})\)")
 
 
 # ibverbs' work-completion statuses (enum ibv_wc_status, 1-21) in the words ibv_wc_status_str gives them
@@ -60,18 +61,18 @@ _WC_STATUS = ("local length error", "local QP operation error", "local EE contex
               "general error")
 # a completion word, then the entry's status as its number and/or its verbs words: 'CQE ERROR … status=12(transport
 # retry counter exceeded)', 'WC error: status 5 (Work Request Flushed Error)', 'completion with status: 12'
-_VERBS = re.compile(r"\b(?:CQE|CQ|WC|wc|[Cc]ompletion)\b.{0,80}?\b(?:wc[._])?status\s*[=:]?\s*(?P<code>\d{1,2})\b"
-                    r"(?:\s*\((?P<words>[A-Za-z][A-Za-z ]{2,60})\))?")
-_VERBS_DEV = re.compile(r"(?:\b(?:dev(?:ice)?|hca|ibdev|nic)\s*[=:]?\s*|\bon\s+)(?P<dev>[a-z][a-z0-9]{1,12}_[\w.]{1,16})"
-                        r"(?::(?P<port>\d{1,3})\b|.{0,40}?\bport\s*[=:]?\s*(?P<port2>\d{1,3})\b)?")
+_VERBS = lazy(r"\b(?:CQE|CQ|WC|wc|[Cc]ompletion)\b.{0,80}?\b(?:wc[._])?status\s*[=:]?\s*(?P<code>\d{1,2})\b"
+              r"(?:\s*\((?P<words>[A-Za-z][A-Za-z ]{2,60})\))?")
+_VERBS_DEV = lazy(r"(?:\b(?:dev(?:ice)?|hca|ibdev|nic)\s*[=:]?\s*|\bon\s+)(?P<dev>[a-z][a-z0-9]{1,12}_[\w.]{1,16})"
+                  r"(?::(?P<port>\d{1,3})\b|.{0,40}?\bport\s*[=:]?\s*(?P<port2>\d{1,3})\b)?")
 
-_FAILED = re.compile(r"err|fail", re.I)
+_FAILED = lazy(r"err|fail", re.I)
 # the same statuses by their enum names ('wc status IBV_WC_RETRY_EXC_ERR (12)'), in the enum's order
 _WC_ENUM = ("LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR",
             "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
             "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
             "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR")
-_VERBS_ENUM = re.compile(r"\bstatus\b.{0,20}?\bIBV_WC_(?P<enum>[A-Z_]{6,24})\b")
+_VERBS_ENUM = lazy(r"\bstatus\b.{0,20}?\bIBV_WC_(?P<enum>[A-Z_]{6,24})\b")
 
 
 def _verbs(ln: Line) -> UcxError | None:

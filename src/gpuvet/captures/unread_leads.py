@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from gpuvet.captures import gpu_software, kernel_unknown
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import TextLines
 from gpuvet.captures.text import Line
 from gpuvet.captures.tool_failures import ToolFailure, ToolFailures
@@ -49,24 +50,24 @@ _CASED = ("fail", "Fail", "FAIL", "rror", "ERROR", "ault", "AULT", "imeout", "im
           "Lost", "LOST", "hang", "Hang", "HANG", "hung", "Hung", "HUNG", "ncorrectable", "nrecoverable",
           "NCORRECTABLE", "NRECOVERABLE", "orrupt", "ORRUPT", "ot responding", "nable to", "NABLE TO", "annot",
           "ANNOT", "an't", "ouldn't", "ould not", "bort", "BORT", "anic", "ANIC")
-_FAILURE = re.compile(r"(?<![\w-])(?:fail(?:ed|s|ure|ures|ing)?|errors?|faults?|faulted|timeout|timed out|time ?out|"
-                      r"lost|hangs?|hang(?:ed|ing)|hung|unrecoverable|uncorrectable|corrupt(?:ed|ion)?|"
-                      r"not responding|unable to|cannot|can't|couldn't|could not|abort(?:ed|ing)?|panic)(?![\w-])")
+_FAILURE = lazy(r"(?<![\w-])(?:fail(?:ed|s|ure|ures|ing)?|errors?|faults?|faulted|timeout|timed out|time ?out|"
+                r"lost|hangs?|hang(?:ed|ing)|hung|unrecoverable|uncorrectable|corrupt(?:ed|ion)?|"
+                r"not responding|unable to|cannot|can't|couldn't|could not|abort(?:ed|ing)?|panic)(?![\w-])")
 # the line's words say success ('passed', 'recovered'): the whole line's, unless negated ('not recovered') or a
 # failure is counted in it ('5 uncorrectable')
-_SUCCESS = re.compile(r"\bpass(?:ed)?\b|\brecovered\b|\bsucceeded\b|\bnon-fatal\b|\bharmless\b|\bbenign\b|"
-                      r"\bwork(?:s|ing)? (?:correctly|fine|well|normally)\b|"
-                      r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b")
-_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+)?$")  # before a success word: none
+_SUCCESS = lazy(r"\bpass(?:ed)?\b|\brecovered\b|\bsucceeded\b|\bnon-fatal\b|\bharmless\b|\bbenign\b|"
+                r"\bwork(?:s|ing)? (?:correctly|fine|well|normally)\b|"
+                r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b")
+_NEGATED = lazy(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+)?$")  # before a success word: none
 # a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No'): its own clause's only
-_NONE = re.compile(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
-                   r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|"
-                   r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
+_NONE = lazy(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
+             r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|"
+             r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
 # a failure counted (a count before a failure word, or a failure word's non-zero value), never a GPU's index
-_COUNTED = re.compile(r"(?<![\w:.\[-])(?<!gpu )(?<!device )(?<!rank )0*[1-9]\d*\s+(?:[a-z-]+\s+)?"
-                      r"(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable|corrupt\w*|lost)\b|"
-                      r"\b(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable)\s*[:=]\s*0*[1-9]")
-_CLAUSES = re.compile(r"[,;]\s")  # a line's clauses ('errors: 0 correctable, 5 uncorrectable')
+_COUNTED = lazy(r"(?<![\w:.\[-])(?<!gpu )(?<!device )(?<!rank )0*[1-9]\d*\s+(?:[a-z-]+\s+)?"
+                r"(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable|corrupt\w*|lost)\b|"
+                r"\b(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable)\s*[:=]\s*0*[1-9]")
+_CLAUSES = lazy(r"[,;]\s")  # a line's clauses ('errors: 0 correctable, 5 uncorrectable')
 # a command line the poster typed (after a shell's prompt: '$ ', '# ', 'user@host:~$ ', '[user@host dir]# ',
 # PowerShell's 'PS C:\\> '), or a pipe into grep: the words they searched for, never a failure report
 _SHELL = (r"^\s*[$#%]\s|^\s*[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%]\s|^\s*\[[\w.-]+@[^\]]{1,80}\][$#]\s|"
@@ -75,28 +76,28 @@ _SHELL = (r"^\s*[$#%]\s|^\s*[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%]\s|^\s*\[[\w.-]
 # can't show (as 'N/A' says), a deprecated option, a package manager, a container pull, pip, a shell's typo or a
 # shell utility's missing file, a line the tool graded a warning itself, a step of a retry ('trying …', '… either'),
 # a heading announcing a list (its items say what failed), a parenthesised aside, a question or a code's branch
-_NOT_FAULT = re.compile(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|yum|dnf|pip3?|conda|"
-                        r"docker pull|npm|brew)\b|^\s*(?:bash|sh|zsh|-bash):|command not found|\?\s*$|"
-                        r"unable to (?:display|get|read|show|query|retrieve)\b|^\s*(?:ls|cat|grep|find|cp|mv|rm|cd|"
-                        r"head|tail|stat|tee):|no such file or directory|^\W*(?:warn(?:ing)?|W\d{4})\b|"
-                        r"\beither\W*$|\bretry(?:ing)?\b|\btrying\b|\bfall(?:ing)? ?back\b|:\s*$|^\s*\(.*\)\s*$|"
-                        r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
-                        r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
-                        r"stat(?:istic)?s|totals?)\b|"
-                        r"\bignor(?:e|ed|ing)\b|" + _SHELL, re.I)
+_NOT_FAULT = lazy(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|yum|dnf|pip3?|conda|"
+                  r"docker pull|npm|brew)\b|^\s*(?:bash|sh|zsh|-bash):|command not found|\?\s*$|"
+                  r"unable to (?:display|get|read|show|query|retrieve)\b|^\s*(?:ls|cat|grep|find|cp|mv|rm|cd|"
+                  r"head|tail|stat|tee):|no such file or directory|^\W*(?:warn(?:ing)?|W\d{4})\b|"
+                  r"\beither\W*$|\bretry(?:ing)?\b|\btrying\b|\bfall(?:ing)? ?back\b|:\s*$|^\s*\(.*\)\s*$|"
+                  r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
+                  r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
+                  r"stat(?:istic)?s|totals?)\b|"
+                  r"\bignor(?:e|ed|ing)\b|" + _SHELL, re.I)
 # the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
-_CONTEXT = re.compile(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
-                      r"nvidia[\w-]*|amdgpu|radeon|rocm\w*|hip\w*|hsa\w*|xgmi|nvlink\w*|nvswitch\w*|npu\w*|ascend\w*|"
-                      r"xpu\w*|gaudi\w*|habanalabs|mlx\d\w*|hca|infiniband|rdma\w*|ibv_\w+|roce\w*|ecc|vram|hbm\d?e?|"
-                      r"dcgm\w*|nv-hostengine|fabric ?manager|xid|accelerator|drm|i915|nouveau|powerplay|smu|"
-                      r"psp|gsp|device \d+|cuda:\d+|gfx\d{3,4})(?![\w-])|"
-                      r"(?<![\w:])[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?!\w)")
+_CONTEXT = lazy(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
+                r"nvidia[\w-]*|amdgpu|radeon|rocm\w*|hip\w*|hsa\w*|xgmi|nvlink\w*|nvswitch\w*|npu\w*|ascend\w*|"
+                r"xpu\w*|gaudi\w*|habanalabs|mlx\d\w*|hca|infiniband|rdma\w*|ibv_\w+|roce\w*|ecc|vram|hbm\d?e?|"
+                r"dcgm\w*|nv-hostengine|fabric ?manager|xid|accelerator|drm|i915|nouveau|powerplay|smu|"
+                r"psp|gsp|device \d+|cuda:\d+|gfx\d{3,4})(?![\w-])|"
+                r"(?<![\w:])[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?!\w)")
 # a poster's quote of a message (in quotes or backticks: the quoted-report rules', read_quoted) or a program's code
 # (a source file's line, an assignment): words about a failure, never a tool's report of one
-QUOTED_OR_CODE = re.compile(r"[\"“”`]|'[^']{12,}'|\.(?:py|cu|cc|cpp|c|h):\d+|^\s*[\w.]+\s*=\s")
-_BUS = re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
+QUOTED_OR_CODE = lazy(r"[\"“”`]|'[^']{12,}'|\.(?:py|cu|cc|cpp|c|h):\d+|^\s*[\w.]+\s*=\s")
+_BUS = lazy(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
 # a GPU's index as the tools print it ('GPU 3', 'GPU[3]', 'GPU 3:'), never a host named gpu018 ('gpu018: task 9')
-_INDEX = re.compile(r"(?<![\w-])(?:GPU(?:\s|\s?\[)(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
+_INDEX = lazy(r"(?<![\w-])(?:GPU(?:\s|\s?\[)(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
 
 
 class _Capture(Protocol):
@@ -124,8 +125,8 @@ def of(fc: _Capture, lines: list[Line], claimed: set[int]) -> list[ToolFailure]:
 
 
 # a kernel log's line (a dmesg stamp, a journal's 'kernel:'), the driver that printed it ('habanalabs hl2: …')
-_KERNEL_LINE = re.compile(r"^\s*(?:<\d>)?\[(?:\s*\d+\.\d+|[A-Z][a-z]{2} [^\]]{8,30})\]\s*(?P<a>[\w-]+)[ :]|"
-                          r"\bkernel:\s*(?:\[\s*\d+\.\d+\]\s*)?(?P<b>[\w-]+)[ :]")
+_KERNEL_LINE = lazy(r"^\s*(?:<\d>)?\[(?:\s*\d+\.\d+|[A-Z][a-z]{2} [^\]]{8,30})\]\s*(?P<a>[\w-]+)[ :]|"
+                    r"\bkernel:\s*(?:\[\s*\d+\.\d+\]\s*)?(?P<b>[\w-]+)[ :]")
 
 
 def _driver(text: str) -> str | None:
@@ -176,14 +177,14 @@ def kernel_leads(lines: list[Line], bus: str | None, every: list[Line]) -> list[
 
 
 # the kernel's own marks of an error line: DRM's '*ERROR*', a driver's '[ERROR]' or 'ERROR:', printk's level 0-3, BUG:
-_KERNEL_ERROR = re.compile(r"(?i:\blockup\b)|\*ERROR\*|\[ERROR\]|\bERROR:|^\s*<[0-3]>|\bBUG:")
+_KERNEL_ERROR = lazy(r"(?i:\blockup\b)|\*ERROR\*|\[ERROR\]|\bERROR:|^\s*<[0-3]>|\bBUG:")
 # a firmware lookup that failed, the image it names: FreeBSD firmware(9)'s and linuxkpi's, Linux request_firmware's
-_FW_FAILED = re.compile(r"(?P<a>[\w./-]+): could not load firmware image, error \d+|could not load firmware image "
-                        r"'(?P<b>[^']+)'|Direct firmware load for (?P<c>\S+) failed with error -?\d+|"
-                        r"firmware: failed to load (?P<d>\S+) \(-?\d+\)")
+_FW_FAILED = lazy(r"(?P<a>[\w./-]+): could not load firmware image, error \d+|could not load firmware image "
+                  r"'(?P<b>[^']+)'|Direct firmware load for (?P<c>\S+) failed with error -?\d+|"
+                  r"firmware: failed to load (?P<d>\S+) \(-?\d+\)")
 _LOADED = ("loaded", "Loaded", "LOADED", "loading")  # the words of a line saying an image loaded
-_SAID_LOADED = re.compile(r"(?i)\bloaded\b|\bfinished loading\b")
-_SEPARATORS = re.compile(r"[/.-]")  # linuxkpi's other names for an image: '/', '.' (and '-') made '_'
+_SAID_LOADED = lazy(r"(?i)\bloaded\b|\bfinished loading\b")
+_SEPARATORS = lazy(r"[/.-]")  # linuxkpi's other names for an image: '/', '.' (and '-') made '_'
 
 
 def _not_loaded_later(found: list[ToolFailure], lines: list[Line]) -> list[ToolFailure]:
@@ -206,9 +207,9 @@ def _holding(lines: list[Line], words: tuple[str, ...]) -> list[Line]:
 
 
 # a line about a GPU (its driver's, a runtime's or tool's words), not a NIC's, a disk's or another device's
-_GPU_LINE = re.compile(r"(?i)(?<![\w-])(?:gpus?\d*|cuda\w*|nvidia[\w-]*|nvrm|amdgpu|radeon|rocm\w*|i915|xe|"
-                       r"nouveau|habanalabs|gaudi\w*|npu\w*|ascend\w*|xpu\w*|accelerator|drm|vga|3d controller)(?![\w-])")
-_NOT_GPU = re.compile(r"(?i)mlx\d|mellanox|connectx|infiniband|ethernet|nvme|xhci|usb|snd_|audio")
+_GPU_LINE = lazy(r"(?i)(?<![\w-])(?:gpus?\d*|cuda\w*|nvidia[\w-]*|nvrm|amdgpu|radeon|rocm\w*|i915|xe|"
+                 r"nouveau|habanalabs|gaudi\w*|npu\w*|ascend\w*|xpu\w*|accelerator|drm|vga|3d controller)(?![\w-])")
+_NOT_GPU = lazy(r"(?i)mlx\d|mellanox|connectx|infiniband|ethernet|nvme|xhci|usb|snd_|audio")
 
 
 def _one_gpu(lines: list[Line]) -> str | None:
