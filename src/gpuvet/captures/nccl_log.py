@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
+from gpuvet.captures.nccl_quoted import last_errors, wrapped
 from gpuvet.captures.nccl_runs import RANK_LINE
 from gpuvet.captures.nccl_warns import RETRY, benign, cut_failure
 from gpuvet.captures.text import Line
@@ -75,14 +76,15 @@ _FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|c
 # a verbs call of NCCL's IB transport that failed ('Call to ibv_create_qp failed', 'ibv_reg_mr_iova2 failed with error
 # 12'): what it could not get names the cause, whichever step's trace follows it, so every rank's copy of the line
 # reads alike (issue 46, batch N: one rank's trace cut, its peers' not)
-_VERBS = re.compile(r"\bibv_(?P<call>create_qp|create_cq|create_srq|alloc_pd|create_comp_channel|reg_mr(?:_iova2?)?|"
-                    r"reg_dmabuf_mr|open_device|get_device_list|query_device|query_port)\b.{0,60}?\bfail", re.I)
+_VERBS = re.compile(r"\b(?:ibv|mlx5dv)_(?P<call>create_qp|create_cq|create_srq|alloc_pd|create_comp_channel|"
+                    r"reg_mr(?:_iova2?)?|reg_dmabuf_mr|open_device|get_device_list|query_device|query_port)\b"
+                    r".{0,60}?\bfail", re.I)
 VERBS_KIND = {"reg_mr": "ib_memory", "reg_mr_iova": "ib_memory", "reg_mr_iova2": "ib_memory",
               "reg_dmabuf_mr": "ib_memory", "open_device": "ib_device", "get_device_list": "ib_device",
               "query_device": "ib_device", "query_port": "ib_device"}  # the rest: a QP, CQ, SRQ or PD: ib_resource
 # the CUDA/HIP error NCCL's 'Cuda failure' quotes names the cause: out of memory is the job's memory, not the module
-_OOM = re.compile(r"\b(?:Cuda|Hip) failure (?:'out of memory'|2\b)|\b(?:cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b",
-                  re.I)
+_OOM = re.compile(r"\b(?:Cuda|Hip|ROCr) failure (?:'out of memory'|2\b)|\b(?:cudaErrorMemoryAllocation|"
+                  r"hipErrorOutOfMemory)\b|\bFailed to CUDA (?:malloc|calloc|host alloc)\b", re.I)  # alloc.h's too
 _GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}
@@ -299,7 +301,8 @@ def parse(lines: list[Line]) -> NcclLog:
         _traced(at, out, pending, before)
         _unwarned(at, out, first_frame)
     _unnamed(out, quiet)
-    _wrapped(out, lines)
+    wrapped(out, lines, _log_line, _TEXT)
+    last_errors(out, lines, lambda at: _read(at, out, by_process), _TEXT)  # PyTorch's quote of NCCL's last WARN
     bootstrap = _socket_is_bootstrap(out.version, by_process)
     shared = _before_25(out.version)  # 2.4 opens NET/Socket once, for the bootstrap and as the fallback alike
     for key, said in by_process.items():
@@ -332,17 +335,6 @@ def _unnamed(out: NcclLog, quiet: list[LogLine]) -> None:
     kernel_unknown's lines beside a named message). NET/Socket's 'message truncated' is one such: no failure word."""
     failed = {(f.at.host, f.at.pid) for f in out.failures}
     out.failures += [LogFailure("unnamed", at) for at in quiet if (at.host, at.pid) not in failed]
-
-
-def _wrapped(out: NcclLog, lines: list[Line]) -> None:
-    """A failed WARN the paste wrapped after a colon ('… peer 10.0.0.3<5921> message truncated :' above 'receiving
-    1048576 bytes instead of 65536'): the next line, no library line of its own, is the rest of its words."""
-    ends = {f.at.line for f in out.failures if f.at.message.rstrip().endswith(":")}
-    rest = {ln.no - 1: ln.text.strip() for ln in lines if ln.no - 1 in ends and 0 < len(ln.text.strip()) <= _TEXT
-            and _log_line(ln) is None and not ln.text.lstrip().startswith("#")} if ends else {}
-    out.failures = [replace(f, at=replace(f.at, message=f"{f.at.message} {rest[f.at.line]}",
-                                          text=kept(f"{f.at.text} {rest[f.at.line]}")))
-                    if f.at.line in rest else f for f in out.failures]
 
 
 # a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')
@@ -587,11 +579,11 @@ def _failure_kind(at: LogLine) -> str | None:
     if NO_VERBS.search(msg) or _NET_NONE.match(msg):
         return None
     file = (at.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    if "nvls" in file or "NVLS" in msg:
+    if "nvls" in file or "NVLS" in msg or "Multicast support requested" in msg:  # the device API's NVLS team
         return "nvls"
     if at.lib == "HCCL":
         return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "runtime"
-    if "ibv_" in msg and (v := _VERBS.search(msg)) is not None:
+    if "v_" in msg and (v := _VERBS.search(msg)) is not None:  # ibv_, mlx5dv_
         return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
     if _OOM.search(msg):
         return "cuda_oom"

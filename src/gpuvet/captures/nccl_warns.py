@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_CUDA = r"\b(?:Cuda|Hip|ROCr) failure (?:\d{1,4} )?'"  # checks.h's and cudawrap.h's quote of the runtime's words
 # (family, the words that name it): the first that matches is the family; more specific ones first
 _WORDS = (
     # a CUDA/HIP call that found no code of the library for this GPU: the runtime's words for a kernel or symbol the
@@ -21,29 +22,52 @@ _WORDS = (
                           r"\b(?:cuda|hip)Error(?:SymbolNotFound|NoKernelImageForDevice|InvalidDeviceFunction|"
                           r"InvalidKernelImage|UnsupportedPtxVersion|NoBinaryForGpu)\b|\bCUDA_ERROR_(?:NOT_FOUND|"
                           r"NO_BINARY_FOR_GPU|INVALID_IMAGE|UNSUPPORTED_PTX_VERSION)\b"),
-    ("nccl_ib_completion", r"Got comp\w{0,8}(?:\s|$)|\bcompletion from peer\b"),
+    # a CUDA call of NCCL that failed with an error whose own words name the cause under the collective (checks.h's
+    # 'Cuda failure', cudawrap.h's 'Cuda failure N'): the module's memory, the driver, the fabric manager, a fault of
+    # the work on the module; each family's cause is the runtime's (knowledge/nccl_warns.yaml)
+    ("nccl_cuda_ecc", rf"{_CUDA}uncorrectable ECC error|\b(?:cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE)\b"),
+    ("nccl_cuda_driver", rf"{_CUDA}CUDA driver version is insufficient|\bcudaErrorInsufficientDriver\b|"
+                         r"requires CUDA driver \d|installed CUDA driver <|cuDriverGetVersion failed"),
+    ("nccl_cuda_system_not_ready", rf"{_CUDA}system not yet initialized|\bcudaErrorSystemNotReady\b"),
+    ("nccl_cuda_fault", rf"{_CUDA}(?:an illegal memory access|unspecified launch failure|an illegal instruction|"
+                        r"misaligned address|hardware stack error|the launch timed out)"),
+    ("nccl_cuda_unknown", rf"{_CUDA}(?:unknown error|initialization error|OS call failed)"),
+    ("nccl_cuda_unsupported", rf"{_CUDA}operation not supported"),
+    ("nccl_ib_completion", r"Got comp\w{0,8}(?:\s|$)|\bcompletion from peer\b|\bCQE with error\b"),
+    # the HCA's own events (ibv_get_async_event): a port that went down, a device or a queue in a fatal state
+    ("nccl_ib_async_event", r"\basync (?:fatal )?event\b"),
+    ("nccl_ib_device", r"\bUnable to (?:open|query) (?:device|port)|\bncclIbRoceGetVersionNum\b|\bmarked as failed\b|"
+                       r"\bDetected \d+ failed devices\b|\bno functional device\b|\bmlx5dv_get_data_direct"),
+    ("nccl_ib_link_types", r"\bincompatible devices\b|\bdevice is incompatible with the local\b"),
+    ("nccl_ib_post", r"\bibv_(?:post_send|post_recv|poll_cq)\b"),
+    ("nccl_version_mismatch", r"\bMismatched NCCL version\b|\bNCCL version mismatch\b"),
     ("nccl_peer_closed", r"closed by (?:remote )?peer|reset by peer|remote process exited|broken pipe|peer closed"),
     # a send or receive on a connection already made that failed or timed out (mid-run): no connect that failed
     ("nccl_socket_io", r"\bCall to (?:recv|send|read|write)\b(?! returned)|\bsocket ?progress(?: error)?\b|"
-                       r"\b(?:recv|send)(?:msg)? (?:from|to) \S+ failed"),
+                       r"\b(?:recv|send)(?:msg)? (?:from|to) \S+ failed|\b(?:Receiving|Sending) data over socket\b|"
+                       r"\bSocket recv failed\b|\b(?:Recv from|Send to) rank \d+ failed"),
     ("nccl_ib_qp", r"\bibv_modify_qp\b"),
     ("nccl_socket_connect", r"^(?:\w+: )?connect to\b|\bconnect (?:to \S+ )?returned\b|\bConnect to \S*\s*failed|"
                             r"exceeded error retry count|no POLLOUT|\bsocket(?:Poll|Start)Connect\b|"
                             r"\bcall to connect\b|Maximum retry reached for connect|Network is unreachable|"
-                            r"No route to host|Connection (?:refused|timed out)"),
-    ("nccl_socket_interface", r"no (?:socket |usable )?(?:listening )?interface found|no usable listening interface|"
-                              r"interface found in the same subnet|address family"),
-    ("nccl_shm", r"/dev/shm|shared memory segment|posix_fallocate|shm_?open|failed to extend"),
+                            r"Connect\w*: exceeded timeouts|No route to host|Connection (?:refused|timed out)"),
+    ("nccl_socket_interface", r"no (?:socket |usable )?(?:listening |IP )?interface found|no usable listening interface|"
+                              r"interface found in the same subnet|address family|neither AF_INET|"
+                              r"no device found (?:after excluding|matching)|NCCL_OOB_NET_IFNAME"),
+    ("nccl_shm", r"/dev/shm|shared memory (?:segment|file)|posix_fallocate|shm_?(?:open|unlink)|failed to extend|"
+                 r"ShmObject|\bshm (?:close|unlink) failed|Could not map \S+ size"),
     ("nccl_p2p_mappings_exhausted", r"peer mapping resources"),  # too many peers mapped: no pair's fault
     ("nccl_p2p_ipc", r"P2P/IPC|(?:CUDA|HIP) IPC|(?:cuda|hip)Ipc\w*|hsa_amd_ipc\w*|OpenMemHandle|ipc handle|"
                      r"cuMem(?:Import|Export)\w*|pidfd"),
-    ("nccl_gdr", r"GPU ?Direct RDMA|\bGDR\b|peer_?mem|peermem|dma-?buf"),
+    ("nccl_gdr", r"GPU ?Direct RDMA|\bGDR\b|peer_?mem|peermem|dma-?buf|\bgdr_\w+|\bGDRCOPY\b"),
     # NET/Socket's: the two ends disagree on a message's size ('receiving'; the bootstrap's says 'received': its own)
-    ("nccl_message_truncated", r"NET/Socket\b.*\bmessage truncated\b|\bmessage truncated\s*:\s*receiving\b"),
-    ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated"),
-    ("nccl_proxy", r"\bproxy|Service thread"),
+    ("nccl_message_truncated", r"NET/Socket\b.*\bmessage truncated\b|\bmessage truncated\s*:\s*receiving\b|"
+                               r"\bcollective mismatch error\b|\bposted incorrect receive info\b"),
+    ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated|\bNCCL_COMM_ID\b"),
+    ("nccl_proxy", r"\bproxy|\bncclProxy\w|Service thread"),
 )
 _FAMILY = [(name, re.compile(words, re.I)) for name, words in _WORDS]
+_SHM_OWN = ("nccl_cuda_unknown", "nccl_cuda_unsupported")  # a CUDA error of SHM's cuMem host path: nccl_shm_cuda
 # the file that printed a WARN names its family where the words were cut before they did
 _FILES = {"p2p.cc": "nccl_p2p_ipc", "shm.cc": "nccl_shm", "shmutils.cc": "nccl_shm", "bootstrap.cc": "nccl_bootstrap",
           "proxy.cc": "nccl_proxy"}
@@ -96,8 +120,10 @@ class WarnFamily:
 def family(message: str, source: str | None) -> WarnFamily | None:
     """The family of one WARN line (its message and the library's file:line), None where none fits."""
     name = next((n for n, words in _FAMILY if words.search(message)), None)
-    file = (source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    name = name or ("nccl_shm_cuda" if file in ("shm.cc", "shmutils.cc") and _SHM_CUDA.search(message) else None)
+    path = (source or "").rsplit(":", 1)[0]
+    file = "" if "net_ib/" in path else path.rsplit("/", 1)[-1]  # net_ib/p2p.cc is NET/IB's, not the P2P transport's
+    shm_cuda = file in ("shm.cc", "shmutils.cc") and _SHM_CUDA.search(message) is not None
+    name = "nccl_shm_cuda" if shm_cuda and name in (None, *_SHM_OWN) else name  # SHM's cuMem path, not the driver's
     name = name or _FILES.get(file)
     if name is None:
         return None
