@@ -143,9 +143,9 @@ def _parse(text: str) -> windows.KernelParse:
     return windows.parse(clean(text).lines)
 
 
-def test_event_viewer_text_of_nvlddmkm_153_is_a_driver_error_on_its_device() -> None:
-    got = _parse(VIEWER_153)
-    assert [(e.kind, e.module) for e in got.events] == [("win_driver_error", "\\Device\\Video4 (nvlddmkm)")]
+def test_event_viewer_text_of_nvlddmkm_153_is_a_driver_error_on_the_bus_its_gpuid_gives() -> None:
+    got = _parse(VIEWER_153)  # GPUID 2d00: NVIDIA's RM gpu id, bus << 8 | device
+    assert [(e.kind, e.module) for e in got.events] == [("win_driver_error", "0000:2D:00.0")]
     assert "Error occurred on GPUID: 2d00" in got.events[0].text and not got.xids
 
 
@@ -283,10 +283,9 @@ Display driver nvlddmkm stopped responding and has successfully recovered.
 
 
 def test_get_winevent_format_list_reads_each_record_once() -> None:
-    got = _parse(FORMAT_LIST)
-    assert [(e.kind, e.module, e.count) for e in got.events] == [
-        ("win_driver_error", "\\Device\\Video3 (nvlddmkm)", 1)]
-    assert [(x.bus_id, x.code) for x in got.xids] == [("\\Device\\Video3 (nvlddmkm)", 13)]
+    got = _parse(FORMAT_LIST)  # Event 153 ties \\Device\\Video3 to GPUID 100: Event 13 on Video3 is that GPU's
+    assert [(e.kind, e.module, e.count) for e in got.events] == [("win_driver_error", "0000:01:00.0", 1)]
+    assert [(x.bus_id, x.code) for x in got.xids] == [("0000:01:00.0", 13)]
 
 
 def test_wevtutil_text_records_keep_their_own_devices() -> None:

@@ -51,8 +51,8 @@ def _doctor(tmp_path: Path, text: str) -> list[tuple[str, str, str | None]]:
     return [(f["cause"], f["severity"], f.get("module")) for f in json.loads(out)["findings"]]
 
 
-def test_nvlddmkm_error_event_is_a_warn_on_its_device(tmp_path: Path) -> None:
-    assert _doctor(tmp_path, EVENT_153) == [("module_driver_error_event", "warn", "\\Device\\Video3 (nvlddmkm)")]
+def test_nvlddmkm_error_event_is_a_warn_on_the_bus_its_gpuid_gives(tmp_path: Path) -> None:
+    assert _doctor(tmp_path, EVENT_153) == [("module_driver_error_event", "warn", "0000:01:00.0")]
 
 
 def test_a_tdr_is_a_warn_on_the_drivers_module(tmp_path: Path) -> None:
@@ -94,3 +94,34 @@ def test_code_43_is_the_adapter_not_coming_up(tmp_path: Path) -> None:
     text = DXDIAG + "Device Problem Code: Code 43\n"
     assert _doctor(tmp_path, text) == [("module_init_failed", "critical",
                                         "NVIDIA GeForce RTX 3060, bus id not in the log")]
+
+
+def test_a_bug_check_in_the_display_driver_is_critical_on_its_module(tmp_path: Path) -> None:
+    from tests.captures.test_capture_windows_records import BLUESCREENVIEW
+
+    assert _doctor(tmp_path, BLUESCREENVIEW) == [("display_driver_crashed", "critical",
+                                                  "an AMD module (amdkmdag), bus id not in the log")]
+
+
+def test_whea_corrected_pcie_error_is_the_aer_warn_on_the_gpu_it_names(tmp_path: Path) -> None:
+    from tests.captures.test_capture_windows_records import WHEA_17_WIN10
+
+    assert _doctor(tmp_path, WHEA_17_WIN10) == [("pcie_aer_errors", "warn", "0000:01:00.0")]
+
+
+def test_whea_fatal_pcie_error_is_critical_and_a_machine_check_no_gpus(tmp_path: Path) -> None:
+    from tests.captures.test_capture_windows_records import WHEA_18_CPU, WHEA_20_WIN7
+
+    assert _doctor(tmp_path, WHEA_20_WIN7) == [("pcie_aer_fatal", "critical", "0000:03:00.0")]
+    assert _doctor(tmp_path, WHEA_18_CPU) == []  # read (exit 0 or 1, not 2), the host's, no finding
+
+
+def test_whea_uncorrectable_bug_check_from_pcie_is_a_fatal_pcie_error(tmp_path: Path) -> None:
+    from tests.captures.test_capture_windows_records import WER_124
+
+    assert _doctor(tmp_path, WER_124) == [("pcie_aer_fatal", "critical", "a PCIe device, bus id not in the log")]
+
+
+def test_a_quoted_device_manager_code_is_a_lead_at_warn(tmp_path: Path) -> None:
+    text = 'My RTX 3060 has a yellow triangle in Device Manager and says "This device cannot start. (Code 10)"\n'
+    assert _doctor(tmp_path, text) == [("module_init_failed", "warn", "RTX 3060, bus id not in the log")]

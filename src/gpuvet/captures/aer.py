@@ -86,6 +86,7 @@ class AerParse:
     host: str | None = None  # the host whose lines these are, in a log of several (captures/hosted.py)
     hosted: list[AerParse] = field(default_factory=list)  # there: each host's devices, read from its lines alone
     unhandled: dict[str, str] = field(default_factory=dict)  # bus -> driver: reached by a broadcast, no handler
+    notes: list[str] = field(default_factory=list)  # issue 46 (WIN): what Windows' WHEA records said (whea.py)
 
     def gpu(self, bus: str) -> bool:
         """The device is a GPU module or one of its functions: a GPU's audio, USB-C and UCSI functions share its

@@ -62,6 +62,8 @@ from gpuvet.captures.records import (
 from gpuvet.captures.runtime_marks import OPS_MARKS, RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
 from gpuvet.captures.text import Cleaned, Line
 from gpuvet.captures.tool_failures import VERDICT_MARKS, ToolFailures
+from gpuvet.captures.windows_marks import EVENTS, LIST_MARKS, MARKS, WHEA, WHEA_MARKS
+from gpuvet.captures.windows_marks import WINDOWS as WINDOWS  # module_list names the listing by it
 
 if TYPE_CHECKING:
     from gpuvet.captures import smi_xml
@@ -451,13 +453,6 @@ _ENV_MARKS = ("CUDA available", "GPU available", "used to build PyTorch", "GPU m
               "NVIDIA-SMI version", "HIP_PLATFORM",  # --version's, hipconfig --full's; nvidia-smi's header line alone:
               Needing(re.compile(r"\n[^\S\n]*NVIDIA-SMI [\d.]+ +(?:Driver|KMD)"), ("NVIDIA-SMI",)))
 MONITOR = "gpustat, pmon or another monitor"  # issue 46: captures/monitor_tools.py (its kinds name the tool)
-WINDOWS = "Windows adapter listing"  # dxdiag's Display Devices, Win32_VideoController's fields (captures/windows.py)
-_WIN_MARKS = ("nvlddmkm", "amdkm", "amdwddmg", "atikm", "igfx", "igdkmd", "Display driver", "TDR occurred", "LKD_0x",
-              "LiveKernelEvent", "VIDEO_TDR_FAILURE", "ugcheck", "ugCheck", "UGCHECK", "dxg", "GPU access blocked",
-              "/usr/lib/wsl/lib/", "CUDA Version: ERR!", "Time-Out limit", "DXGI_ERROR_DEVICE_", "887A000", "887a000",
-              "_TIMEOUT_DETECTED", "THREAD_STUCK_IN_DEVICE_DRIVER", *(f"{c}ode {n}" for c in "Cc" for n in (43, 12, 28)),
-              "ErrorCode")  # windows._CODE's problem codes as it reads them ('(Code 43)'; 'ode 43' is in a bug report)
-_WIN_LIST_MARKS = ("Card name", "DriverVersion", "VideoProcessor", "-Driver Version")  # not -q's 'Driver Version :'
 RIG = "rig report (nvidia-smi's fields restated)"  # a markdown summary's GPU bullets (captures/rig_report.py)
 NCCL_TOPO = "NCCL topology XML"  # NCCL_TOPO_DUMP_FILE's <system> dump (captures/nccl_topo.py)
 EXPORTER = DCGM_EXPORTER + " metrics"
@@ -485,8 +480,8 @@ FORMATS: tuple[Format, ...] = (
     Format("miner NVML lines", "kernel", _one("miner_lost.parse"), SHARED, adds=True,
            markers=("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")),
     # a mining program's 'GPU2: … GPU is lost (15)', NVML's GPUIsLost / GPU_IS_LOST, NVAPI's device not found
-    Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=_WIN_LIST_MARKS),  # its NVIDIA adapters
-    Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=_WIN_LIST_MARKS),  # as amd-smi's
+    Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=LIST_MARKS),  # its NVIDIA adapters
+    Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=LIST_MARKS),  # as amd-smi's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),
     Format("amd-smi, rocm-smi, rocm-bandwidth-test", "amd", Gated(_amd, tuple(m for m, _ in amd_smi.READERS)), SHARED,
            markers=amd_smi.MARKERS),
@@ -579,7 +574,8 @@ FORMATS: tuple[Format, ...] = (
     Format(RIG, None, _kept("rig_report.parse"), markers=("**GPU ",)),  # its GPU bullet ('- **GPU 0:** …')
     Format(NCCL_TOPO, None, _kept("nccl_topo.parse"), markers=("<system version=",)),  # its root element
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
-    Format("Windows event log or WSL lines", "kernel", _one("windows.parse"), ALL, adds=True, markers=_WIN_MARKS),  # after
+    Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
+    Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after
     # the table: its banner's CUDA ERR! is read here too
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header

@@ -5,9 +5,10 @@ nothing in a file is a tool's own line (formats.read_quoted), as app_errors.quot
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpuvet.captures.app_errors import in_quotes, reported, said
-from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, bus
+from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, KernelParse, bus
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
@@ -29,7 +30,22 @@ def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
                 key = (nearest_bus(ln.text, m.start(), m.end()), int(m.group(1)))
                 out.setdefault(key, XidLine(*key, ln.text.strip()[:300], quoted=True))
                 claimed.add(ln.no)
+    got, reports = _windows(lines)  # issue 46 (WIN): nvlddmkm's Event 13 a poster quotes
+    for x in (x for x in got.xids if x.line in reports):
+        out.setdefault((x.bus_id, x.code), replace(x, quoted=True))
+        claimed.add(x.line)
     return list(out.values()), claimed
+
+
+def _windows(lines: list[Line]) -> tuple[KernelParse, set[int]]:
+    """Windows' records a poster's words quote (captures/windows.py: a TDR, a display driver's event, a bug check,
+    a Device Manager code), and the lines whose words report them (app_errors.reported)."""
+    from gpuvet.captures import windows
+
+    got = windows.parse(lines)
+    texts = {ln.no: ln.text for ln in lines if ln.no in got.claimed}
+    spans = {no: (q.start(), q.end()) if (q := _QUOTED.search(t)) else (0, len(t)) for no, t in texts.items()}
+    return got, {no for no, (a, b) in spans.items() if reported(texts[no], a, b)}
 
 
 _XID_BUS = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?\b")  # with its domain: no clock
@@ -55,6 +71,10 @@ def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
                 key = (message.kind, nearest_bus(ln.text, m.start(), m.end()))
                 out.setdefault(key, KernelEvent(*key, ln.text.strip()[:240], ln.no, quoted=True))
                 claimed.add(ln.no)
+    got, reports = _windows(lines)  # issue 46 (WIN)
+    for e in (e for e in got.events if e.line in reports):
+        out.setdefault((e.kind, e.module), replace(e, quoted=True))
+        claimed.add(e.line)
     return list(out.values()), claimed
 
 

@@ -267,4 +267,5 @@ class ListedParse:
     unnamed: list[ToolVerdict] = field(default_factory=list)  # a tool's verdict on a module it does not name
 
 
-GPU_DRIVERS = ("nvidia", "amdgpu")  # the drivers whose kernel AER lines are a GPU module's own (captures/aer.py)
+GPU_DRIVERS = ("nvidia", "amdgpu", "nvlddmkm", "amdkmdag")  # the drivers whose AER errors are a GPU module's own
+# (captures/aer.py; Windows' display drivers: the GPU a WHEA record names, captures/whea.py)
