@@ -21,7 +21,7 @@ def _places(body: str) -> TextLines:
 
 
 def test_words_found_a_step_at_a_time_mark_the_lines_holding_them(monkeypatch):
-    monkeypatch.setattr(lines, "_STEP", 5)  # steps shorter than most words: words cross a step's end
+    monkeypatch.setattr(lines, "_SEARCHED", 5)  # steps shorter than most words: words cross a step's end
     places = _places(BODY)
     listed = [Line(n, s) for n, s in enumerate(BODY.split("\n"), 1)]
     for words in (

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 _MADE = tuple.__new__  # as text.clean makes its Lines: a Python __new__ per line would cost a call each
 _STEP = 1 << 20  # characters of the text read at a time where its line ends are found
+_SEARCHED = 1 << 18  # characters of it searched at a time for words (_places: its arrays ~1 MiB, not a bug report's peak)
 
 
 def line_ends(text: str, lead: int) -> tuple[array[int], array[int]]:
@@ -333,19 +334,19 @@ def _places(text: str, words: list[str], lo: int, hi: int) -> Iterator[tuple[str
     wanted = [np.frombuffer(w.encode("ascii"), dtype=np.uint8) for w in long]
     found: list[list[np.ndarray]] = [[] for _ in long]
     reach = max(map(len, long)) - 1  # a word that starts in a step may end in the next
-    for at in range(lo, hi, _STEP):
-        data = np.frombuffer(text[at:min(hi, at + _STEP + reach)].encode("ascii"), dtype=np.uint8)
+    for at in range(lo, hi, _SEARCHED):
+        data = np.frombuffer(text[at:min(hi, at + _SEARCHED + reach)].encode("ascii"), dtype=np.uint8)
         for got, byte in zip(found, wanted, strict=True):
-            if (room := min(len(data) - len(byte) + 1, _STEP)) <= 0:
+            if (room := min(len(data) - len(byte) + 1, _SEARCHED)) <= 0:
                 continue
             lead = data[:room] == byte[0]
             lead &= data[1:room + 1] == byte[1]  # two bytes compared whole: fewer places made than from one
             place = np.flatnonzero(lead)
             for k in range(2, len(byte)):
                 place = place[data[place + k] == byte[k]]
-            got.append(place + at)
+            got.append(place.astype(np.uint32) + np.uint32(at))  # a text's places: as its line starts are kept
     for word, got in zip(long, found, strict=True):
-        yield word, np.concatenate(got) if got else np.zeros(0, dtype=np.intp)
+        yield word, np.concatenate(got) if got else np.zeros(0, dtype=np.uint32)
 
 
 def _finds(text: str, word: str, lo: int, hi: int) -> np.ndarray:
@@ -470,8 +471,9 @@ def unless(lines: list[Line], positions: list[int], pattern: re.Pattern[str]) ->
     texts sliced from it, none made a Line), a reader's word that a flood of one harmless line holds."""
     if isinstance(lines, TextLines) and not lines.over:
         rows, text, starts, ends = lines.rows, lines.text, lines.starts, lines.ends
-        at = list(map(rows.__getitem__, positions))
-        texts = map(text.__getitem__, map(slice, map(starts.__getitem__, at), map(ends.__getitem__, at)))
+        firsts, lasts = map(starts.__getitem__, map(rows.__getitem__, positions)), map(ends.__getitem__, map(
+            rows.__getitem__, positions))  # no list of the rows beside the positions (171k at 125 MB)
+        texts = map(text.__getitem__, map(slice, firsts, lasts))
         return [p for p, m in zip(positions, map(pattern.fullmatch, texts), strict=True) if m is None]
     return [p for p in positions if pattern.fullmatch(lines[p].text) is None]
 
