@@ -13,10 +13,12 @@ from gpuvet.captures.lines import TextLines, line_ends
 from gpuvet.captures.text import Line
 from gpuvet.errors import CaptureError
 from tests.support.corpus import unscored_batches
+from tests.support.sweep import batches, check_each
 
 CORPUS = Path(__file__).parent.parent / "data" / "captures"
 _LEFT_OUT = {"fresh_h", "fresh_m"} | unscored_batches(CORPUS)  # read once: every MANIFEST.md parsed
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md" and not _LEFT_OUT & set(p.parts))
+BATCHES = batches(FILES, CORPUS)  # one test per batch folder, each of its files checked (tests/support/sweep.py)
 _HEADER = re.compile(r"#\s*(?:source|shows|conclusion|expect|note|tuned)\b")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an XML element's repr names where it is
 
@@ -31,8 +33,12 @@ def _parsed(body: str, places: bool, monkeypatch: pytest.MonkeyPatch) -> str:
         return f"refused: {exc}"
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
-def test_each_capture_reads_the_same_from_places_as_from_lines(path, monkeypatch):
+@pytest.mark.parametrize("batch", BATCHES)
+def test_each_capture_reads_the_same_from_places_as_from_lines(batch, monkeypatch):
+    check_each(BATCHES[batch], lambda path: _reads_the_same(path, monkeypatch), CORPUS)
+
+
+def _reads_the_same(path, monkeypatch):
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

@@ -25,9 +25,11 @@ from gpuvet.health.fabric_state import fabric_state
 from gpuvet.health.model import CHECKS as HEALTH_CHECKS
 from gpuvet.health.model import Status
 from tests.support.corpus import corpus_files
+from tests.support.sweep import batches, check_each
 
 DATA = Path(__file__).parent.parent / "data" / "captures"
 CAPTURES = corpus_files(DATA)  # less a blind batch not yet scored
+BATCHES = batches(CAPTURES, DATA)  # one test per batch folder (tests/support/sweep.py)
 
 SMI = {"nvidia-smi -q", "nvidia-smi -q -x"}
 NODE = SMI | {"nvidia-smi topo -m"}  # a capture the capture backend rebuilds a node from
@@ -128,10 +130,14 @@ def test_every_playbook_check_says_what_can_tell_it():
     assert not unlisted, f"add to EVIDENCED_BY the inputs that can tell these checks anything: {sorted(unlisted)}"
 
 
-@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: str(p.relative_to(DATA)))
-def test_each_capture_alone_clears_only_what_it_holds(capsys, capture):
+@pytest.mark.parametrize("batch", BATCHES)
+def test_each_capture_alone_clears_only_what_it_holds(capsys, batch):
     """Each capture kind alone: a check whose evidence is not in the file says can't tell, and
-    whatever says clear cites the file."""
+    whatever says clear cites the file. One test per batch folder, each of its files audited."""
+    check_each(BATCHES[batch], lambda capture: _audit_alone(capsys, capture), DATA)
+
+
+def _audit_alone(capsys: pytest.CaptureFixture[str], capture: Path) -> None:
     code, data = _doctor(capsys, "--from", str(capture))
     if code == 2:
         pytest.skip("refused as bad input (exit 2): nothing judged")
