@@ -50,4 +50,6 @@ def test_links_down_on_modules_built_with_nvlink_stay_a_failure(capsys: pytest.C
                                                                   tmp_path: Path) -> None:
     listing = "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-0b8c5f3e-1111-2222-3333-444455556666)\n"
     code, data = doctor_capture(capsys, tmp_path, listing + _table(LINKS_DOWN))
-    assert code == 1 and ("dcgm_diag_failed", "GPU1") in found_causes(data)
+    # issue 46 (PHRD): DCGM_FR_NVLINK_DOWN's message is its cause (knowledge/dcgm_errors.yaml), still a failure
+    assert code == 1 and ("nvlink_down", "GPU1") in found_causes(data)
+    assert {f["severity"] for f in data["findings"] if f["module"] == "GPU1"} == {"critical"}

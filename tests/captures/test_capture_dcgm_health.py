@@ -65,8 +65,9 @@ def test_dcgm_1_rows_and_json_are_read_too() -> None:
 
 def test_incidents_become_findings_on_their_gpu(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, data = doctor_capture(capsys, tmp_path, report(PCIE, DBE))
-    assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 2"),
-                                                ("ecc_uncorrectable_since_boot", "GPU 1")}
+    # issue 46 (PHRD): each message's DCGM_FR_ code names its cause (knowledge/dcgm_errors.yaml), at DCGM's weight
+    assert code == 1 and found_causes(data) == {("pcie_aer_errors", "GPU 2"), ("ecc_uncorrectable_since_boot", "GPU 1")}
+    assert {f["cause"]: f["severity"] for f in data["findings"]}["pcie_aer_errors"] == "warn"
     code, data = doctor_capture(capsys, tmp_path, report(overall="Healthy"))
     assert code == 0 and data["findings"] == []
 
@@ -113,7 +114,7 @@ def test_json_incidents_name_their_gpu(capsys: pytest.CaptureFixture[str], tmp_p
     got = dcgm_health.parse(clean(text).lines)
     assert [(i.entity, i.system, i.health) for i in got.incidents] == [("GPU 3", "PCIe system", "Warning")]
     code, data = doctor_capture(capsys, tmp_path, text)
-    assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 3")}
+    assert code == 1 and found_causes(data) == {("pcie_aer_errors", "GPU 3")}  # issue 46 (PHRD): its code's cause
 
 
 def test_a_healthy_json_report_is_cited_not_judged_further(capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,7 +171,7 @@ def test_a_system_row_whose_value_holds_the_message_keeps_its_health_word(capsys
     assert (inc.entity, inc.health) == ("GPU 0", "Warning")
     assert inc.message == "Detected more than 8 PCIe replays per minute for GPU 0: 13"
     code, data = doctor_capture(capsys, tmp_path, text)
-    assert code == 1 and found_causes(data) == {("dcgm_health_warning", "GPU 0")}
+    assert code == 1 and found_causes(data) == {("pcie_aer_errors", "GPU 0")}  # issue 46 (PHRD): its code's cause
     dbe = BOX.format("Memory system", "Failure - A DBE error was detected on GPU 0", "")
     code, data = doctor_capture(capsys, tmp_path, dbe)
     assert found_causes(data) == {("ecc_uncorrectable_since_boot", "GPU 0")}

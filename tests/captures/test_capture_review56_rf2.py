@@ -165,4 +165,4 @@ def test_l12_the_nvswitch_modules_errors_take_their_severity_from_faults_yaml(tm
     incident = ("2026-02-11 03:11:00.000 WARNING [1880:1921] [[Health]] Detected a WARNING in health system Thermal: "
                 "'Detected clocks event due to thermal violation in GPU 2.'\n")
     assert {f["cause"] for f in _data(tmp_path, line + incident)["findings"]} == {"dcgm_nvswitch_unread",
-                                                                                 "dcgm_health_warning"}
+                                                                                 "thermal_throttling"}  # PHRD

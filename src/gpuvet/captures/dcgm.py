@@ -104,7 +104,7 @@ def named_gpus(r: DcgmResult) -> DcgmResult:
     if r.gpu is not None or not r.detail:
         return r
     gpus = sorted({int(g) for g in _DETAIL_GPU.findall(r.detail)})
-    return DcgmResult(r.category, r.test, ",".join(map(str, gpus)), r.status, r.detail) if gpus else r
+    return DcgmResult(r.category, r.test, ",".join(map(str, gpus)), r.status, r.detail, r.codes) if gpus else r
 
 
 def gpus(parsed: DcgmParse) -> list[int]:
@@ -201,6 +201,7 @@ def _json_test(out: DcgmParse, category: str, test: dict[str, Any]) -> None:
         warnings = res.get("warnings") or []
         warnings = warnings if isinstance(warnings, list) else [warnings]
         detail = "; ".join(str(w.get("warning", w)) if isinstance(w, dict) else str(w) for w in warnings) or None
+        codes = tuple(w["error_id"] for w in warnings if isinstance(w, dict) and type(w.get("error_id")) is int)
         out.results.append(DcgmResult(category, str(test.get("name", "?")), None if gpu is None else str(gpu),
                                       status_of(str(res.get("status", ""))) or str(res.get("status", "")).lower(),
-                                      detail or (str(res["info"]) if res.get("info") else None)))
+                                      detail or (str(res["info"]) if res.get("info") else None), codes))

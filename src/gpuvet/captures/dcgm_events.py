@@ -158,7 +158,9 @@ def _result(obj: _Obj, test: str, category: str, status: str) -> DcgmResult:
         texts.append(f"DCGM error code {obj['error_code']}")
     if uuid:
         texts.append(f"on {uuid}")
-    return named_gpus(DcgmResult(category, test, gpu, status, "; ".join(t for t in texts if t) or None))
+    code = obj.get("error_code", obj.get("error_id"))
+    return named_gpus(DcgmResult(category, test, gpu, status, "; ".join(t for t in texts if t) or None,
+                                 (code,) if type(code) is int and code > 0 else ()))
 
 
 def _gpu(obj: _Obj) -> tuple[str | None, str | None]:

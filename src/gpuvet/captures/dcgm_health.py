@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuvet.captures.dcgm import two_cells
+from gpuvet.captures.marks import Marks
 from gpuvet.captures.records import DcgmHealthIncident, SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line
@@ -50,15 +51,53 @@ class _State:
     message: list[str] = field(default_factory=list)
 
 
-def parse(lines: list[Line]) -> DcgmHealthParse:
+def parse(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthParse:
     """The health report in the lines, as its box or as -j JSON, else the incidents DCGM's own log lines
-    carry (none: overall stays None)."""
+    carry, and DCGM's failure messages any other line prints holding one of ``marks`` (MESSAGE_MARKS the
+    text holds; none: overall stays None)."""
     out = _parse_box(lines)
     if out.overall is None and any('"Health Monitor Report"' in ln.text for ln in lines):
         return _parse_json_lines(lines) or out
     if out.overall is None:
-        return _parse_log(lines)
+        return _parse_log(lines, marks)
     return out
+
+
+# the report's, its -j document's and DCGM's own log lines' marks (formats.py's markers, with MESSAGE_MARKS): an incident
+# line ('health system'), the NvSwitch module's ('[['), a relay's failure-reason code (NVSentinel), nvvs.log's levels
+REPORT_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM", "[[",
+                "DCGM_FR_", "ERROR [", "WARNING [", "INFO [", "DEBUG [", "VERBOSE [")
+# issue 46: words of DCGM's failure messages (knowledge/dcgm_errors.yaml) as it prints them, one in each message
+# read outside DCGM's own output (dcgm_messages.read's ``bare``: a log line of another program, a poster's sentence);
+# the format asks for those the text holds, and only lines holding one are read (tests/captures: each such
+# message holds one of them)
+MESSAGE_MARKS = (
+    "NvLink errors", "retired page", "memory mismatch", "required bandwidth", "double-bit ECC", "single-bit ECC",
+    "from libnvidia-ml", "to the host engine", "allocate at least", "bound to a CUDA context", "below the threshold",
+    "'s NVLink", "NCCL error:", "Detected XID", "miscompare failure", "due to thermal violation",
+    "exceeds minimum threshold", "NvSwitch", "NVSwitch", "PCIe replay", "to achieve target power",
+    "Error using CUDA API", "memory elements on GPU", "blacklisted driver", "on the denylist", "fallen off the bus",
+    "create a CUDA context", "Recovery action:", "row remap", "uncorrectable memory errors", "link generation of",
+    "memory bandwidth of", "peer-to-peer test", "is currently down", "Fabric State is", "contained error",
+    "desired power minimum", "desired stress level", "NvLinks are up", "Pending page retirements", "SRAM Threshold",
+    "ECC is not enabled", "user-specified maximum", "graphics contexts", "permissions to create a file",
+    "thermal violations", "Thermal violations", "corresponding CUDA device", "seconds into the test",
+    "maximum allowed latency", "due to power violation", "read the power usage", "corrupt InfoROM", "in a pending state")
+
+
+def quoted(lines: list[Line]) -> DcgmHealthParse:
+    """Issue 46, read.py's read_quoted (nothing else was read): DCGM's failure messages a poster's sentences quote,
+    each an incident marked as theirs."""
+    out = _parse_log(lines, MESSAGE_MARKS)
+    out.incidents = [replace(i, quoted=True) for i in out.incidents]
+    return out
+
+
+def parse_marked(lines: list[Line], marks: Marks) -> DcgmHealthParse:
+    """parse, told which MESSAGE_MARKS the whole text holds (each looked for once: a text holding none has no
+    line read for a DCGM message); a text holding none of REPORT_MARKS has only its messages read."""
+    present = tuple(m for m in MESSAGE_MARKS if marks.any((m,)))
+    return parse(lines, present) if marks.any(REPORT_MARKS) else _messages(lines, present)
 
 
 # nv-hostengine's log (and the tools that relay it): "[[Health]] Detected a WARNING in health system Thermal:
@@ -87,12 +126,15 @@ def _coded(c: re.Match[str]) -> DcgmHealthIncident:
     return DcgmHealthIncident(entity, c.group(1), "Warning", c.group(3).strip()[:400])
 
 
-def _parse_log(lines: list[Line]) -> DcgmHealthParse:
+def _parse_log(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthParse:
     """DCGM's own log lines that report a health incident: each an incident on the GPU its message names
     (the report's box is not there; Overall Health is the worst incident's, as the box would say)."""
     out = DcgmHealthParse()
     switch: dict[str, int] = {}  # the NvSwitch module's error messages, each with how often it was logged
     for ln in lines:
+        if (marks and any(m in ln.text for m in marks) or "[" in ln.text and _LEVELLED.search(ln.text)) and \
+                _message(ln, out):
+            continue
         if "[[NvSwitch]]" in ln.text and (e := _SWITCH_MODULE.search(ln.text)) is not None:
             switch[e.group(1)] = switch.get(e.group(1), 0) + 1
             out.claimed.add(ln.no)
@@ -113,15 +155,64 @@ def _parse_log(lines: list[Line]) -> DcgmHealthParse:
     _dcgm_log_lines(lines, out)
     out.incidents += [DcgmHealthIncident(_SWITCHES, SWITCH_MODULE, "ERROR", f"DCGM cannot read the switches' state: "
                                          f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
-    if out.incidents:
-        healths = {i.health for i in out.incidents}
-        worst = next((h for h in ("Failure", "Warning") if h in healths), None)
-        out.overall = worst or "not printed (DCGM's log: its own ERROR lines alone)"
-        also = ", its NvSwitch module's ERROR lines" if switch else ""
-        taken = f"Overall Health taken as {worst}, the worst" if worst else "no health incident"
-        out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
-                         f"system …'{also}), not `dcgmi health -c`'s report: {taken}")
+    _settle(out, bool(switch))
     return out
+
+
+def _messages(lines: list[Line], marks: tuple[str, ...]) -> DcgmHealthParse:
+    """DCGM's failure messages alone, in a text holding none of the report's or DCGM's log's own marks: the lines
+    holding one of ``marks`` (issue 43: a bug report's Xid 79 lines hold 'fallen off the bus' too, and every
+    line of it looked at for the report's box would take a second of a 20 MB report)."""
+    out = DcgmHealthParse()
+    for ln in lines:
+        if any(m in ln.text for m in marks):
+            _message(ln, out)
+    _settle(out, False)
+    return out
+
+
+def _settle(out: DcgmHealthParse, switch: bool) -> None:
+    """Overall Health as the worst incident's, said with what was read (none read: the report stays unread)."""
+    if not out.incidents:
+        return
+    healths = {i.health for i in out.incidents}
+    worst = next((h for h in ("Failure", "Warning") if h in healths), None)
+    out.overall = worst or "not printed (DCGM's log: its own ERROR lines alone)"
+    taken = f"Overall Health taken as {worst}, the worst" if worst else "no health incident"
+    said = [i.system for i in out.incidents if i.system.startswith("DCGM_FR_") and "DCGM_FR_" not in i.message]
+    codes = ", ".join(dict.fromkeys(said))
+    if len(said) == len(out.incidents):
+        out.notes.append(f"DCGM failure message(s) in DCGM's own words: {len(said)} line(s) read ({codes}), not "
+                         f"`dcgmi health -c`'s report: {taken}")
+        return
+    also = ", its NvSwitch module's ERROR lines" if switch else ""
+    also += f", {len(said)} DCGM failure message(s) in DCGM's own words ({codes})" if said else ""
+    out.notes.append(f"DCGM log: {len(out.claimed)} health incident line(s) read ('Detected a … in health "
+                     f"system …'{also}), not `dcgmi health -c`'s report: {taken}")
+
+
+_LEVELLED = re.compile(r"(?:ERROR|FATAL|WARNING|WARN) \[\d")  # DCGM's own log line at a failure level (_DCGM_LINE)
+
+
+def _message(ln: Line, out: DcgmHealthParse) -> bool:
+    """A DCGM failure message the line prints, as an incident of its code on the GPU it names; False where the
+    line prints none. Every format is read in DCGM's own log line at a failure level, only the distinctive ones
+    elsewhere (dcgm_messages' ``bare``: another program's line, a poster's sentence); either way only a message
+    that is a finding wherever it is read (``judged``): DCGM's own trouble (a field it could not read) is not."""
+    from gpuvet.captures.dcgm_messages import read_all  # loaded where a line holds a message's words
+
+    if "health system" in ln.text or "DCGM_FR_" in ln.text:
+        return False
+    own = _DCGM_LINE.match(ln.text) if "[" in ln.text else None
+    bare = own is None or own.group(1) not in ("ERROR", "FATAL", "WARNING", "WARN")
+    msg = next((m for m in read_all(own.group(2) if own else ln.text, bare) if m.judged), None)
+    if msg is None:
+        return False
+    out.incidents.append(DcgmHealthIncident(msg.entity or "GPU (id not in the line)", msg.code,
+                                            "Failure" if msg.severity == "ISOLATE" else "Warning",
+                                            ln.text.strip()[:400]))
+    out.claimed.add(ln.no)
+    return True
 
 
 # DCGM's own log line (nv-hostengine.log, the diagnostic's nvvs.log): 'YYYY-MM-DD HH:MM:SS.mmm LEVEL [pid:tid]

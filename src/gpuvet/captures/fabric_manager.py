@@ -20,7 +20,10 @@ _FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to
                      # a config file it cannot use ends the start before anything runs: 'fabric manager config
                      # file item: FABRIC_NODE_CONFIG_FILE has an invalid value', 'failed to parse … config file'
                      r"config file item: \S+ has an invalid value|"
-                     r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config", re.IGNORECASE)
+                     r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config|"
+                     # its version check against the loaded driver, which aborts the start (gpu-operator #544): 'fabric
+                     # manager NVIDIA GPU driver interface version 530.30.02 don't match with driver version 530.41.03'
+                     r"driver interface version \S+ (?:don.t|doesn.t|do not|does not) match", re.IGNORECASE)
 _STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = re.compile(r"\[ERROR\]")
 # an NVSwitch's SXid as the fabric manager logs it: 'detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci
@@ -28,6 +31,13 @@ _ERROR = re.compile(r"\[ERROR\]")
 SWITCH_ERROR = re.compile(r"detected NVSwitch (non-fatal|fatal) error (\d{1,6})(?:.*?\bpci bus id "
                           r"((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?(?:.*?\bport (\d{1,3}))?", re.I)
 SWITCH_WORDS = "detected NVSwitch"  # how each SWITCH_ERROR line starts, as the fabric manager prints it (a marker)
+# its multicast (NVLink SHARP) team set-up failing for a GPU it does not know (gpud's fabric manager matcher): '[ERROR]
+# [tid 1230079] failed to find the GPU handle 5410063385821516767 in the multicast team request setup 6130285411925746235.'
+MULTICAST = re.compile(r"failed to (?:find the GPU handle \d+ in the multicast team|(?:setup|allocate) (?:the )?"
+                       r"multicast team)", re.I)
+MULTICAST_WORDS = "multicast team"  # every MULTICAST line holds it (a marker: the fabric manager's own words)
+# the reader's markers (formats.py): its name (_FM, any case), or its own NVSwitch or multicast error lines (parse's gate)
+MARKS = ("abric", "ABRIC", SWITCH_WORDS, MULTICAST_WORDS)
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards
 _NO_SWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
                         r"T400)\b", re.IGNORECASE)
@@ -44,7 +54,7 @@ def without_switches(products: list[str | None]) -> list[str] | None:
 
 @dataclass(frozen=True)
 class FmEvent:
-    kind: str  # nothing_to_do, started, failed, stopped, switch_error (an NVSwitch SXid), error
+    kind: str  # nothing_to_do, started, failed, stopped, switch_error (an NVSwitch SXid), multicast_failed, error
     line: int
     text: str
     host: str | None = None  # the host its syslog/pdsh prefix named, in a log of several (captures/hosted.py)
@@ -75,19 +85,26 @@ class FabricManagerLog:
 
 def _kind(text: str) -> str | None:
     for kind, pattern in (("nothing_to_do", _NOTHING), ("failed", _FAILED), ("started", _STARTED),
-                          ("stopped", _STOPPED), ("switch_error", SWITCH_ERROR), ("error", _ERROR)):
+                          ("stopped", _STOPPED), ("switch_error", SWITCH_ERROR), ("multicast_failed", MULTICAST),
+                          ("error", _ERROR)):
         if pattern.search(text):
             return kind
     return None
 
 
+# DCGM's advice naming the fabric manager (knowledge/dcgm_errors.yaml's next steps): a line holding it is DCGM's
+# message about the fabric, read by dcgm_health, not the fabric manager's own line
+_DCGM_ADVICE = ("Ensure Fabric Manager is running", "check fabric manager and initialization logs",
+                "FabricManager is running without errors", "Fabric Manager (Cluster UUID")
+
+
 def parse(lines: list[Line]) -> FabricManagerLog:
     out = FabricManagerLog()
-    if not any(_FM.search(ln.text) or SWITCH_WORDS in ln.text for ln in lines[:5000]):
-        return out  # its name, or its own NVSwitch error lines (unambiguous: an excerpt of its log without the name)
+    if not any(_FM.search(ln.text) or SWITCH_WORDS in ln.text or MULTICAST_WORDS in ln.text for ln in lines[:5000]):
+        return out  # its name, or its own NVSwitch or multicast error lines (unambiguous: its log without the name)
     for ln in lines:
         kind = _kind(ln.text)  # systemctl status' "Active:" line names no fabric manager itself
-        if not (_FM.search(ln.text) or kind is not None):
+        if kind is None and (not _FM.search(ln.text) or any(a in ln.text for a in _DCGM_ADVICE)):
             continue
         out.claimed.add(ln.no)
         if kind is not None:

@@ -248,8 +248,10 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
 
     (fc.kernel.xids, xids), fc.app_errors = quoted.quoted_xids(lines), app_errors.quoted(lines)
     fc.kernel.events, said = quoted.quoted_messages(lines)
-    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids or fc.kernel.events else fc.kinds
-    return fc.app_errors.claimed | xids | said
+    dcgm = fc.dcgm_health = dcgm_health.quoted(lines)  # DCGM's failure messages in the poster's words
+    fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids or fc.kernel.events or dcgm.claimed \
+        else fc.kinds
+    return fc.app_errors.claimed | xids | said | dcgm.claimed
 
 
 def read_unrecognised(fc: FileCapture, cleaned: Cleaned, walk: Callable[[FileCapture, list[Line]], set[int]]) -> set[int]:
@@ -386,10 +388,8 @@ _HCCL_MARKS = ("|", "minbytes is", "interface return err")
 _TB_MARKS = ("Transfer", "directional copy peak", "Scaling benchmark", "STotal")
 # npu-smi info: a topo header (npu_topo._FIRST), or its '|' table (npu_smi._HEAD, a chip's rows)
 _NPU_MARKS = ("|", "NPU", "Phy-ID", "Health Status")  # and -t health's status line
-# dcgmi health -c: its box or its -j document (dcgm_health.parse), or DCGM's log line of an incident (_LOG, [[NvSwitch]])
-_HEALTH_MARKS = ("Health Monitor Report", "Overall Health", "health system", "Health System", "HEALTH SYSTEM", "[[",
-                 "DCGM_FR_",  # a failure-reason code a relay prints (NVSentinel, logs)
-                 "ERROR [", "WARNING [", "INFO [", "DEBUG [", "VERBOSE [")  # DCGM's own log lines (nvvs.log)
+# dcgmi health -c: its box or its -j document (dcgm_health.parse), DCGM's log lines, or DCGM's failure messages' words
+_HEALTH_MARKS = (*dcgm_health.REPORT_MARKS, *dcgm_health.MESSAGE_MARKS)
 # the NIC tools (nic_tools.parse): ibstat's CA line or a port block without it (_unnamed_ca), ibv_devinfo's hca_id,
 # ibstatus' block head, lshca's 'FW:' line or its '|' table, mlxlink's command line or block title, ibdev2netdev
 _NIC_MARKS = ("CA '", "hca_id:", "Infiniband device '", "FW:", "|", "mlxlink", "Operational Info", "==>", "DEVICE_TYPE",
@@ -523,16 +523,14 @@ FORMATS: tuple[Format, ...] = (
     Format("ethtool", "nics", _found("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
-    Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse),
-           markers=("abric", "ABRIC", fabric_manager.SWITCH_WORDS)),  # its name (_FM, any case), or its own
-    # NVSwitch error lines (fabric_manager.parse's gate)
+    Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
     Format("NIC driver kernel lines", "nic_driver", Gated(_marked("nic_driver.parse")), markers=nic_driver.MARKS),  # ZX1
     Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory", "status")),  # its
     # port, memlock, a raw-verbs completion status
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
-    Format("dcgmi health", "dcgm_health", _one(dcgm_health.parse), markers=_HEALTH_MARKS),
+    Format("dcgmi health", "dcgm_health", Gated(_marked("dcgm_health.parse_marked")), markers=_HEALTH_MARKS),
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
     Format("gpu-fryer", "gpu_burn", _found("gpu_fryer.parse"), markers=("Gflops/s",)),  # issue 46: its summary

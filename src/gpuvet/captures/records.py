@@ -95,6 +95,7 @@ class DcgmResult:
     gpu: str | None  # "0", "0,1,2,3" or None for the whole group
     status: str  # pass, fail, warn, skip, …
     detail: str | None = None
+    codes: tuple[int, ...] = ()  # DCGM's failure codes the output gave by number (-j's error_id): dcgm_errors.yaml
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class DcgmHealthIncident:
     system: str  # "NVLINK system", "Memory system", "Driver"
     health: str
     message: str
+    quoted: bool = False  # a poster's sentence quotes it (read.py's read_quoted): their report, not DCGM's output
 
 
 @dataclass(frozen=True)

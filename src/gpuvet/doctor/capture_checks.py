@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
 from gpuvet.captures.records import GPU_DRIVERS, DcgmResult
+from gpuvet.checks.model import Json
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
     CUDA_SAMPLE_TABLES,
@@ -24,6 +25,7 @@ from gpuvet.doctor.capture_failures import (
 )
 from gpuvet.doctor.capture_pairs import MAX_NAMED
 from gpuvet.doctor.capture_verdicts import tool_verdicts
+from gpuvet.doctor.dcgm_findings import GPU_LINK_DOWN, as_finding, messages, specific
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fabric_steps import fabric_manager, fabric_registration
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -35,6 +37,7 @@ from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 if TYPE_CHECKING:  # the capture parsers load only when a capture is read (issue 43: doctor --node loads none)
     from gpuvet.captures.aer import AerDevice, AerParse
+    from gpuvet.captures.dcgm_messages import DcgmMessage
 
 RMA_RETIRED_PAGES = 60  # NVIDIA's dynamic page retirement: RMA at 60 or more retired pages
 _NVLINK_COUNTERS = ("crc", "replay", "recovery")
@@ -341,10 +344,9 @@ def dcgm_diag(ev: Evidence) -> Outcome:
     if not results:
         return unknown(f"no DCGM diagnostics output (give {GIVE['dcgm_diag']})")
     nvlink = _has_nvlink(ev)
-    found = [_dcgm_finding(r, failed=r.status in ("fail", "error") and (nvlink is True or not _links_down_only(r)))
-             for r in results if r.status in ("fail", "error", "warn")]
+    found = [f for r in results if r.status in ("fail", "error", "warn") for f in _dcgm_findings(r, nvlink)]
     if found:
-        found.sort(key=lambda f: f.cause != "dcgm_diag_failed")  # failures named first, in the capture's order
+        found.sort(key=lambda f: f.severity != "critical")  # failures named first, in the capture's order
         more = f" ({len(found)} results; the first {MAX_NAMED} named, the rest counted)" if len(found) > MAX_NAMED else ""
         return confirmed(f"DCGM diagnostics failed or warned{more}", *found[:MAX_NAMED])
     passed = [r for r in results if r.status == "pass"]
@@ -354,6 +356,26 @@ def dcgm_diag(ev: Evidence) -> Outcome:
                                "DCGM diagnostic JSON") or CAPTURED["dcgm_diag"]  # the kind formats.py names it
     return clear(f"{len(results)} DCGM diagnostic result(s), all pass or skip", *[
         Cited(source, r.test, r.status, where=f"GPU {r.gpu}" if r.gpu else r.category) for r in passed])
+
+
+def _dcgm_findings(r: DcgmResult, nvlink: bool | None) -> list[Finding]:
+    """A failed or warned result: the cause each DCGM message in it names (dcgm_findings: a DBE is
+    ecc_uncorrectable_since_boot on its GPU), else DCGM's own failure or warning of the test. A link DCGM reports
+    down on a module not known to have NvLink by design is left to the test's own rating (a PCIe board)."""
+    failed = r.status in ("fail", "error") and (nvlink is True or not _links_down_only(r))
+    named = specific(messages(r.detail, r.codes))
+    coded = [m for m in named if m.code != GPU_LINK_DOWN or nvlink is True]
+    said: dict[str, Json] = {"test": r.test, "category": r.category, "status": r.status, "detail": r.detail}
+    found = [as_finding(m, _dcgm_module(r, m), said) for m in coded]
+    return found + ([_dcgm_finding(r, failed)] if not coded or len(coded) < len(named) else [])
+
+
+def _dcgm_module(r: DcgmResult, m: DcgmMessage) -> str | None:
+    """The module a result's message is about: the NVSwitch it names, else the result's GPU, else the message's."""
+    if m.switch is not None:
+        return m.entity
+    gpu = r.gpu if r.gpu and "," not in r.gpu else None if m.gpu is None else str(m.gpu)
+    return f"GPU{gpu}" if gpu is not None else None
 
 
 def _dcgm_finding(r: DcgmResult, failed: bool) -> Finding:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
+from gpuvet.doctor import dcgm_findings
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fryer_peers import fryer_findings
@@ -406,9 +407,11 @@ def _health_without_incident(label: str, report: DcgmHealthParse) -> list[Findin
 
 def _incident(ev: Evidence, label: str, inc: DcgmHealthIncident, unsure: list[str]) -> list[Finding]:
     system, failure = inc.system.lower(), inc.health.lower() == "failure"
-    said = {"file": label, "system": inc.system, "health": inc.health, "message": inc.message[:300]}
+    said: dict[str, Json] = {"file": label, "system": inc.system, "health": inc.health, "message": inc.message[:300]}
+    if coded := dcgm_findings.incident(inc, said):  # a DCGM message naming its own cause (knowledge/dcgm_errors.yaml)
+        return coded
     links = [int(k) for k in _LINK_DOWN.findall(inc.message)]
-    if system.startswith("nvlink") and links:
+    if (system.startswith("nvlink") or inc.system == dcgm_findings.GPU_LINK_DOWN) and links:
         product = _product(ev, inc.entity)
         if not _nvlink_fabric(product):
             unsure.append(f"{inc.entity}: DCGM's health watch says NVLink link(s) {', '.join(map(str, links))} are "

@@ -141,6 +141,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
             errors = [e.text for e in log.events if e.kind == "error"][-3:]
             found.append(finding("fabric_manager_failed", MEDIUM, line=last.line, reading=last.text, file=label,
                                  errors=errors))
+        found += [finding("nvls_setup_failed", MEDIUM, file=label, line=e.line, reading=e.text,
+                          module=None) for e in log.events if e.kind == "multicast_failed"][:1]  # one: the same team
         if last is not None:
             cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
         found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR,
