@@ -18,6 +18,11 @@ Kept by design: a GPU's 'NvLink link N is currently down' on a module of no name
 boards without NvLink: DCGM's failure or can't tell), DCGM's own trouble in its log (a field or API it could not
 use: unjudged), and formats of generic words (a %s for most of them) outside DCGM's output (not read).
 
+nv-hostengine's own ERROR lines about its NvSwitch module (data/dcgm_nvswitch_phrasebook.json, AX4): each scenario
+the module logs (NSCQ not installed, its version warning, a read failing, DCGM's bookkeeping) in DCGM 2's untagged
+line, DCGM 3's '[[NvSwitch]]' one and DCGM 4's DcgmNscqManager one, alone ('plain': nothing shows NVSwitches) and
+under an HGX board's line ('shown'), and quoted by a poster; counted as above against dcgm_nvswitch_unread or none.
+
     .venv/bin/python benchmarks/dcgm_phrasebook.py [--show generic,clear,refused,false] [--only FRAMING]
 """
 
@@ -209,6 +214,40 @@ def verdict(c: Case, found: list[dict[str, Any]] | None) -> str:
     return "generic" if found else "clear"
 
 
+NVSWITCH = Path(__file__).parent / "data" / "dcgm_nvswitch_phrasebook.json"
+_PATHS = {"v2": ("", "/workspaces/dcgm-rel_dcgm_2_4-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp",
+                 "DcgmNvSwitchManager"),
+          "v3": ("[[NvSwitch]] ", "/workspaces/dcgm-rel_dcgm_3_1-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp",
+                 "DcgmNvSwitchManager"),
+          "v4": ("[[NvSwitch]] ", "/builds/dcgm/modules/nvswitch/DcgmNscqManager.cpp", "DcgmNscqManager")}
+_BOARD = "dgx-h100-07: HGX H100 8-GPU board, nv-hostengine running"
+
+
+def nvswitch_framings(lines: list[str]) -> dict[tuple[str, bool], str]:
+    """A scenario of the NvSwitch module's ERROR lines as each DCGM version logs it, plain and under an HGX board's
+    line; and its first line quoted by a poster (plain)."""
+    out: dict[tuple[str, bool], str] = {}
+    for form, (tag, path, cls) in _PATHS.items():
+        log = "\n".join(f"2025-03-02 10:14:{i:02d}.112 ERROR [2231:2240] {tag}{line} [{path}:{400 + i}] "
+                        f"[DcgmNs::{cls}::AttachToNscq]" for i, line in enumerate(lines))
+        out[(f"nvs_{form}", False)], out[(f"nvs_{form}", True)] = log, f"{_BOARD}\n{log}"
+    out[("nvs_quoted", False)] = f'our nv-hostengine.log fills up with "{lines[0]}" every few seconds'
+    return out
+
+
+def nvswitch_module(where: Path, tally: Counter[tuple[str, str]], show: set[str]) -> None:
+    """The NvSwitch module's scenarios, each framing's verdict counted in ``tally``."""
+    for sc in json.loads(NVSWITCH.read_text(encoding="utf-8"))["scenarios"]:
+        for (frame, shown), text in nvswitch_framings(sc["lines"]).items():
+            found = doctor(text, where)
+            expected = sc["expected_shown"] if shown else sc["expected"]
+            c = Case("nvswitch_module", sc["name"], sc["lines"][0], expected, None, sc)
+            tally[(frame + ("+hgx" if shown else ""), v := verdict(c, found))] += 1
+            if v in show:
+                print(f"{v:8} {frame:10} {'hgx' if shown else '':3} {sc['name']:34} -> "
+                      f"{sorted({f['cause'] for f in found or []})} (want {expected})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (generic,clear,refused,false)")
@@ -228,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                 if v in show:
                     got = sorted({(f["cause"], f.get("module")) for f in found or []}, key=str)
                     print(f"{v:8} {frame:8} {c.name:38} {c.message[:60]!r} -> {got} (want {c.expected})")
+        if not args.only or args.only.startswith("nvs"):
+            nvswitch_module(where, tally, show)
     order = ("right", "generic", "clear", "refused", "clean", "false", "refused_clean")
     frames = list(dict.fromkeys(f for f, _ in tally))
     for frame in frames:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuvet.captures.dcgm import two_cells
+from gpuvet.captures.dcgm_nvswitch import SYSTEM
+from gpuvet.captures.dcgm_nvswitch import judge as switch_judged
+from gpuvet.captures.dcgm_nvswitch import message as switch_message
 from gpuvet.captures.marks import Marks
 from gpuvet.captures.records import DcgmHealthIncident, SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
@@ -51,7 +54,7 @@ class _State:
     message: list[str] = field(default_factory=list)
 
 
-def parse(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthParse:
+def parse(lines: list[Line], marks: tuple[str, ...] = (), whole: Marks | None = None) -> DcgmHealthParse:
     """The health report in the lines, as its box or as -j JSON, else the incidents DCGM's own log lines
     carry, and DCGM's failure messages any other line prints holding one of ``marks`` (MESSAGE_MARKS the
     text holds; none: overall stays None)."""
@@ -59,7 +62,7 @@ def parse(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthParse:
     if out.overall is None and any('"Health Monitor Report"' in ln.text for ln in lines):
         return _parse_json_lines(lines) or out
     if out.overall is None:
-        return _parse_log(lines, marks)
+        return _parse_log(lines, marks, whole)
     return out
 
 
@@ -97,21 +100,16 @@ def parse_marked(lines: list[Line], marks: Marks) -> DcgmHealthParse:
     """parse, told which MESSAGE_MARKS the whole text holds (each looked for once: a text holding none has no
     line read for a DCGM message); a text holding none of REPORT_MARKS has only its messages read."""
     present = tuple(m for m in MESSAGE_MARKS if marks.any((m,)))
-    return parse(lines, present) if marks.any(REPORT_MARKS) else _messages(lines, present)
+    return parse(lines, present, marks) if marks.any(REPORT_MARKS) else _messages(lines, present)
 
 
 # nv-hostengine's log (and the tools that relay it): "[[Health]] Detected a WARNING in health system Thermal:
 # 'Detected clocks event due to thermal violation in GPU 2. …'" under any prefix (timestamp, level, [pid:tid])
 _LOG = re.compile(r"Detected an? (WARNING|FAILURE|ERROR) in health system ([A-Za-z][\w ]{0,30}?):\s*(.*)$", re.I)
 _LOG_GPU = re.compile(r"\bGPU (?:ID )?(\d{1,4})\b")
-# its NvSwitch module failing to read the switches ('ERROR [pid:tid] [[NvSwitch]] ReadNvSwitchStatusAllSwitches()
-# returned Object is in an undefined state [/…/DcgmModuleNvSwitch.cpp:388] [DcgmNs::…::RunOnce]'): what DCGM
-# watches on the NVSwitches is unread, said again each time the module runs
-_SWITCH_MODULE = re.compile(r"\bERROR\s+\[\d+:\d+\]\s+\[\[NvSwitch\]\]\s+(.*?)(?:\s+\[/?[^\]\s]+:\d+\])?"
-                            r"(?:\s+\[[\w:~]+\])?\s*$")
-_SWITCHES = "NVSwitch (DCGM's NvSwitch module)"
-SWITCH_MODULE = "NvSwitch module"  # the incidents' system: its ERROR lines, kept as logged (the doctor judges them:
-# knowledge/faults.yaml's dcgm_nvswitch_unread), never a health DCGM did not print
+# its NvSwitch module's ERROR lines (captures/dcgm_nvswitch.py): what DCGM watches on the NVSwitches is unread,
+# said again each time the module runs; judged by the doctor (knowledge/faults.yaml's dcgm_nvswitch_unread)
+SWITCH_MODULE = SYSTEM
 
 
 # a DCGM failure-reason code (dcgm_errors.h, DCGM_FR_*) as a health incident's relay prints it: NVSentinel's
@@ -126,7 +124,7 @@ def _coded(c: re.Match[str]) -> DcgmHealthIncident:
     return DcgmHealthIncident(entity, c.group(1), "Warning", c.group(3).strip()[:400])
 
 
-def _parse_log(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthParse:
+def _parse_log(lines: list[Line], marks: tuple[str, ...] = (), whole: Marks | None = None) -> DcgmHealthParse:
     """DCGM's own log lines that report a health incident: each an incident on the GPU its message names
     (the report's box is not there; Overall Health is the worst incident's, as the box would say)."""
     out = DcgmHealthParse()
@@ -135,8 +133,8 @@ def _parse_log(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthPars
         if (marks and any(m in ln.text for m in marks) or "[" in ln.text and _LEVELLED.search(ln.text)) and \
                 _message(ln, out):
             continue
-        if "[[NvSwitch]]" in ln.text and (e := _SWITCH_MODULE.search(ln.text)) is not None:
-            switch[e.group(1)] = switch.get(e.group(1), 0) + 1
+        if ("[[NvSwitch]]" in ln.text or "modules/nvswitch/" in ln.text) and (e := switch_message(ln.text)):
+            switch[e] = switch.get(e, 0) + 1
             out.claimed.add(ln.no)
             continue
         if "DCGM_FR_" in ln.text and (c := _CODE.search(ln.text)) is not None:
@@ -153,9 +151,10 @@ def _parse_log(lines: list[Line], marks: tuple[str, ...] = ()) -> DcgmHealthPars
         out.claimed.add(ln.no)
     _diag_setup(lines, out)
     _dcgm_log_lines(lines, out)
-    out.incidents += [DcgmHealthIncident(_SWITCHES, SWITCH_MODULE, "ERROR", f"DCGM cannot read the switches' state: "
-                                         f"{message[:300]} ({n} line(s))") for message, n in switch.items()]
-    _settle(out, bool(switch))
+    found, said = switch_judged(switch, lines, out.claimed, whole)
+    out.incidents += found
+    out.notes += said
+    _settle(out, bool(found))
     return out
 
 
