@@ -98,6 +98,9 @@ EVIDENCED_BY["rdma_bandwidth"] |= {"NIC driver kernel lines"}
 EVIDENCED_BY["captured_errors"] |= {"GPU functions against their device nodes"}
 EVIDENCED_BY["captured_clock_events"] |= {"NVML values (a binding's)"}  # the same reasons: hw_slow, hw_power_brake
 EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
+# issue 46 (AX3): the RDMA fabric's own tools read as NIC ports (captures/ib_fabric.py)
+EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma statistic", "ibv_devices", "sminfo",
+                              "iblinkinfo", "ibnetdiscover", "ibqueryerrors", "ibcheckerrors", "ibdiagnet"}
 
 
 def _playbook_checks() -> set[str]:

@@ -17,6 +17,13 @@ ERROR_COUNTERS = ("symbol_error", "link_downed", "port_rcv_errors", "excessive_b
 COUNTER_LIMITS = {"symbol_error": 0xFFFF, "link_error_recovery": 0xFF, "link_downed": 0xFF, "port_rcv_errors": 0xFFFF,
                   "port_rcv_remote_physical_errors": 0xFFFF, "port_xmit_discards": 0xFFFF,
                   "local_link_integrity_errors": 0xF, "excessive_buffer_overrun_errors": 0xF}
+# the counts past which infiniband-diags calls a port's physical-link error counter bad, read once: the thresholds its
+# error_thresholds file suggests for ibqueryerrors (linux-rdma/rdma-core infiniband-diags/etc/error_thresholds, the
+# values ibcheckerrs applied by default). Discards, switch relay, constraint and VL15 drops and PortXmitWait count
+# congestion and routing, not the link: read, not judged here (checks/nics.counters_over_threshold)
+IB_ERROR_THRESHOLDS = {"symbol_error": 10, "link_error_recovery": 10, "link_downed": 10, "port_rcv_errors": 10,
+                       "local_link_integrity_errors": 10, "excessive_buffer_overrun_errors": 10,
+                       "port_rcv_remote_physical_errors": 100}
 # an Ethernet port's physical-layer error counters as ethtool -S names them (mlx5 en_stats.c's PPCNT 802.3 and
 # physical-layer groups, bnxt_en's port stats, ice's, the generic netdev stats): a healthy link counts none of them
 # (captures/ethtool.py; checks/nics.ethtool_errors)
@@ -40,6 +47,14 @@ class NicPort:
     link_layer: str  # InfiniBand or Ethernet
     counters: dict[str, int] = field(default_factory=dict)  # error counters read (absent: not read)
     traffic: dict[str, int] = field(default_factory=dict)  # TRAFFIC_COUNTERS read, 4-byte units
+    # a capture that read the port more than once (rdma link run again): its earlier states, oldest first ('DOWN/Polling')
+    seen: tuple[str, ...] = ()
+    # a fabric tool's own words that the link trained below what it could (iblinkinfo's 'Could be 4X', ibdiagnet's
+    # 'Unexpected width', a link below the fabric's other links in ibnetdiscover): the design is the tool's
+    degraded: str | None = None
+    # a fabric tool's own words that the port's errors passed its thresholds where it gives no counter (ibdiagnet's
+    # summary: 'Port Counters' with errors)
+    errors_said: str | None = None
 
 
 @dataclass(frozen=True)

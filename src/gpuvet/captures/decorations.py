@@ -60,7 +60,7 @@ PREFIXES = (
     Prefix("bracketed timestamp", lazy(r"^[ \t]*\[" + _STAMP + r"\][ \t]?")),
     Prefix("ctime timestamp", lazy(r"^[ \t]*[A-Z][a-z]{2} " + _MONTH_DAY + r" \d{4}[ \t]?")),  # --timestamp-output
     Prefix("Slurm srun --label", lazy(r"^[ \t]*\d{1,5}:(?: |$)")),
-    Prefix("rank label [N]", lazy(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)")),
+    Prefix("rank label [N]", lazy(r"^[ \t]*\[\d{1,5}\](?:[ \t]|$)(?![ \t]*\"[SHR?]-)")),  # not ibnetdiscover's port
     Prefix("docker compose service", lazy(r"^[ \t]*" + _HOST + r"[ \t]+\|[ \t]?"), hosts=4),
     Prefix("pdsh/clush host", lazy(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)"), hosts=3),
     # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),

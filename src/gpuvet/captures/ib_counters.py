@@ -37,7 +37,7 @@ _NAME_VALUE = re.compile(r"^\s*(?:\./)?(?P<name>\w{1,64})\s*:\s*(?P<value>\d{1,2
 # perfquery: '# Port counters: Lid 21 port 1', '# Port extended counters: …', then 'Name:......value' lines
 _PERFQUERY_HEAD = re.compile(r"^\s*#\s*Port (?:extended )?counters:\s*Lid (\d{1,5}) port (\d{1,3})\b")
 _DOTTED = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9]{2,40}):\.{2,}\s*(?P<value>0x[0-9a-fA-F]{1,16}|\d{1,20})\s*$")
-_PERFQUERY = {"SymbolErrorCounter": "symbol_error", "LinkErrorRecoveryCounter": "link_error_recovery",
+PORT_COUNTERS = {"SymbolErrorCounter": "symbol_error", "LinkErrorRecoveryCounter": "link_error_recovery",
               "LinkDownedCounter": "link_downed", "PortRcvErrors": "port_rcv_errors",
               "PortRcvRemotePhysicalErrors": "port_rcv_remote_physical_errors", "PortXmitDiscards": "port_xmit_discards",
               "LocalLinkIntegrityErrors": "local_link_integrity_errors",
@@ -121,7 +121,7 @@ def _perfquery(text: str, r: _Reading) -> bool:
         return True
     if (m := _DOTTED.match(text)) is None:
         return False
-    name = _PERFQUERY.get(m.group("name"))
+    name = PORT_COUNTERS.get(m.group("name"))
     if name is not None and not m.group("value").startswith("0x"):
         _keep(r, r.where or (UNNAMED, 0, "counters"), name, int(m.group("value")), PERFQUERY)
     return True

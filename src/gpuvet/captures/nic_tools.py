@@ -37,6 +37,20 @@ MAX_NICS = 256
 # command line, a grep'd error counter's name (mlx5's '_phy', ice's '.nic', bnxt_en's FCS, the netdev's CRC)
 ETHTOOL_MARKS = ("NIC statistics:", "Link detected:", "bus-info:", "Settings for ", "ethtool", "_phy:", ".nic:",
                  "rx_fcs_err", "rx_crc_errors")
+# the RDMA fabric's own tools (captures/ib_fabric.py), the words one of which each line their readers read holds:
+# rdma_tool's (a link line's states, a statistic or resource line's device after 'link ' by the RDMA drivers' device
+# names, rdma dev's and resource's, -j's, -d's caps, ibv_devices', sminfo's), ib_diags' (iblinkinfo's, ibnetdiscover's,
+# ibqueryerrors', ibcheckerrors'; -p's unconnected rows are not read) and ibdiagnet's (an old summary's rows: the lines
+# under its head)
+_DRIVERS = ("mlx", "irdma", "bnxt_re", "rxe", "siw", "efa", "hfi1", "qib", "qedr", "ionic", "erdma", "hns", "mana",
+            "rocep", "ibp", "vmw_pvrdma", "cxgb4", "ocrdma", "usnic", "i40iw")
+RDMA_WORDS = ("physical_state", "subnet_prefix", *(f"link {d}" for d in _DRIVERS), "lqpn", "cm-idn", "node_type", "cm_id",
+              "ifname", "caps: <", "node GUID", "sminfo")
+IB_DIAGS_WORDS = ("==(", '"S-', '"H-', '"R-', "vendid=", "devid=", "guid=0x", "# Topology", "# Initiated", "# Reported",
+                  "Errors for", "Data Counters for", "GUID 0x", "##", "#warn: counter", "Error check on lid",
+                  "# Checked", "Switch:", "CA:", "Router:", " - SW ", " - CA ", " - RT ")
+IBDIAGNET_WORDS = ("-E-", "-W-", "-I-", "STAGE")
+FABRIC_MARKS = (*RDMA_WORDS, *IB_DIAGS_WORDS, *IBDIAGNET_WORDS)
 MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")

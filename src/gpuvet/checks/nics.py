@@ -19,6 +19,7 @@ from gpuvet.backends.nic_readings import (
     COUNTER_LIMITS,
     ETHTOOL_ERRORS,
     ETHTOOL_LINK_DOWNS,
+    IB_ERROR_THRESHOLDS,
     UNKNOWN,
     Nic,
     NicPcie,
@@ -89,11 +90,12 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
 
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
     """Up unless it is an Ethernet port switched off (physical Disabled) that no card of its model
-    has up: the unused second port of a dual-port card. InfiniBand ports, ports of unknown link
-    layer and declared NICs are expected up."""
+    has up: the unused second port of a dual-port card (a card of no known model has no such peer: rdma
+    link names none). InfiniBand ports, ports of unknown link layer and declared NICs are expected up."""
     if declared or port.link_layer != "Ethernet" or port.phys_state != "Disabled":
         return True
-    return any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type for n, p in peers)
+    return nic.hca_type is not None and any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type
+                                            for n, p in peers)
 
 
 def _peers_up(nic: Nic, port: NicPort, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
@@ -143,12 +145,19 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
     layer = "Ethernet" if port.link_layer == "Ethernet" else "InfiniBand"  # unknown: InfiniBand's words, the common case
     netdev = nic.netdevs[0] if nic.netdevs else "its netdev"
     look = vendor_tools.NIC_PORT_STATE[layer].format(dev=nic.device, netdev=netdev)
+    if port.degraded:  # a fabric tool's own words that the link trained below what it could: its design
+        return [NicVerdict("nic_rate_low", nic.device, f"{where}: {port.degraded}",
+                           f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port), where)]
     if port.state == UNKNOWN:  # a listing that does not say (ibdev2netdev's Up/Down is the netdev's)
         return []
+    if port.state == ACTIVE and any(not s.startswith(ACTIVE + "/") for s in port.seen):  # read down, then up again
+        return [NicVerdict("nic_errors", nic.device, f"{where} read {', then '.join(port.seen)}, then ACTIVE/"
+                           f"{port.phys_state}: the link went down and came back while it was read", "", where)]
     if port.state != ACTIVE:
         if not _expected_up(nic, port, declared, peers):
             return []
-        state = f"{port.state}, physical {port.phys_state}"
+        state = f"{port.state}, physical {port.phys_state}" + (f"; read {', then '.join(port.seen)} before"
+                                                                if port.seen else "")
         # a port the design declares, or one of an HCA the node itself carries, is required: down, it drains the
         # node; in a captured fragment with no design the Active ports of its model beside it say the rail is
         # used (the peers inside the capture); a lone port, or one no Active peer shares the model of, warns
@@ -175,6 +184,24 @@ def counters_at_limit(readings: NicReadings) -> list[NicVerdict]:
             if full:  # the knowledge base's action (an empty fix); the port as its subject: one finding per port
                 out.append(NicVerdict("nic_counters_at_limit", nic.device, f"{_label(nic, port)}: "
                                       f"{', '.join(full)} (at the counter's limit)", "", _label(nic, port)))
+    return out
+
+
+def counters_over_threshold(readings: NicReadings) -> list[NicVerdict]:
+    """A captured port's InfiniBand error counters, read once, past the counts infiniband-diags calls bad
+    (IB_ERROR_THRESHOLDS: its error_thresholds file, as ibqueryerrors and ibcheckerrs judge a single reading), less
+    those at their field's limit (counters_at_limit's); or a fabric tool's own words that they are (ibdiagnet's
+    summary). A live node is judged by the counters' rise instead (watch)."""
+    out = []
+    for nic in readings.nics if readings.captured else ():
+        for port in nic.ports:
+            over = [f"{k} {v:,} (over {IB_ERROR_THRESHOLDS[k]})" for k, v in port.counters.items()
+                    if v > IB_ERROR_THRESHOLDS.get(k, v) and v != COUNTER_LIMITS.get(k)]
+            said = [port.errors_said] if port.errors_said else []
+            if over or said:
+                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: " + "; ".join(
+                    [*said, *([", ".join(over) + " (infiniband-diags' error_thresholds)"] if over else [])]), "",
+                    _label(nic, port)))
     return out
 
 

@@ -88,7 +88,7 @@ def nic_ports(ev: Evidence) -> Outcome:
         return unknown("can't tell: no InfiniBand or RoCE NIC on this node, and none declared")
     env = ev.env if ev.backend is not None and ev.backend.local_host else {}
     verdicts = nics.ports(readings, _declared(ev)) + nics.nccl_environment(readings, env) + nics.pcie(readings) + bus
-    verdicts += nics.counters_at_limit(readings) + nics.ethtool_errors(readings)
+    verdicts += nics.counters_at_limit(readings) + nics.ethtool_errors(readings) + nics.counters_over_threshold(readings)
     vendors = {m.model.vendor for m in ev.node.modules} if ev.node is not None else set()
     verdicts += nics.peer_memory(readings, vendors) + far
     if verdicts:
