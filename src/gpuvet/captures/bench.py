@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuvet.captures import cut_rows, nccl_runs
+from gpuvet.captures import cut_rows, nccl_legacy, nccl_runs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
@@ -52,7 +52,8 @@ _FINISHED_NO_AVG = ("nccl-tests: the table ends with its 'Out of bounds values :
                     "size, but the 'Avg bus bandwidth' line under it is not in the text: every size ran, only the "
                     "average is missing")
 # '#' optional: a paste can lose it (a markdown heading)
-_NCCL_HEADER = re.compile(r"^#?\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)")
+_NCCL_HEADER = re.compile(r"^#?\s*(nThread|Using devices|\s*size\s+count|Avg bus bandwidth|Out of bounds)|"
+                          + nccl_legacy.HEADER.pattern)  # NCCL 1's and the oldest nccl-tests' headers
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,11 @@ def _figure(text: str) -> float | None:
 
 def _op(lines: list[Line], where: str, first_row: int | None) -> str:
     """nccl-tests does not print its own name: a command line before the table, or the file name, may."""
-    before = [ln.text for ln in lines if "_perf" in ln.text and (first_row is None or ln.no < first_row)]
+    before = [ln.text for ln in lines if ("_perf" in ln.text or "_test" in ln.text) and (first_row is None or
+                                                                                  ln.no < first_row)]
     blob = (before[-1] if before else "")
     for name in _OPS:
-        if f"{name}_perf" in blob:
+        if f"{name}_perf" in blob or f"{name}_test" in blob:  # nccl-tests', NCCL 1's test binaries
             return name
     stem = Path(where).name
     for name in _OPS:
@@ -115,6 +117,8 @@ def _pmon_rows(lines: list[Line]) -> set[int]:
 
 def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     parts = nccl_runs.separate(lines)
+    if len(parts) == 1 and (starts := nccl_legacy.runs(lines, _row)):  # runs pasted each under its command line
+        parts = [lines[a:b] for a, b in zip([0, *starts[1:]], [*starts[1:], len(lines)], strict=True)]
     if len(parts) > 1:  # one header and one summary per run: each read alone
         return _runs(parts, where)
     out = NcclParse()
@@ -143,12 +147,14 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     out.claimed.update(ln.no for ln in header)  # a rank list whose '#' the paste lost
     ranks = [m.groups() for ln in lines if (m := _RANK.match(ln.text.strip()))]
     nodes = tuple(dict.fromkeys(host for _, host in ranks))
+    asked = None if ranks else nccl_legacy.command_ranks(lines)  # NCCL 1: 'all_reduce_test 10000000 2 0 1'
+
     avg = [float(m.group(1)) for ln in lines if (m := re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", ln.text))]
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")
     finished = any(_OOB_OK.search(lines[i].text.strip()) for i in holding(lines, ("Out of bounds",)))
-    if rows and not avg and not out.failures:
+    if rows and not avg and not out.failures and not nccl_legacy.summaryless(lines):
         out.notes.append(_cut_table(lines, max(out.claimed)) if not finished else _FINISHED_NO_AVG)
     if not rows and out.failures:
         out.notes.append(f"nccl-tests stopped before its first result row: {out.failures[0].text[:160]}")
@@ -158,7 +164,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
     if (solo := nccl_runs.alone(lines)) is not None:
         out.failures.append(_alone(solo))
-    out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or None, rows,
+    out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or asked, rows,
                                   avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines),
                                   finished))
     return out
@@ -198,8 +204,9 @@ def _announced_max(lines: list[Line]) -> int | None:
 def _runs(parts: list[list[Line]], where: str) -> NcclParse:
     """Several runs in one file, each with its header and summary: one result each, noted."""
     out = NcclParse()
-    for part in parts:
-        one = parse_nccl(part, where)
+    named = [nccl_legacy.command_at(part) for part in parts]
+    for part, command in zip(parts, named, strict=True):
+        one = parse_nccl(part, where if command is None else f"{where}, the run at line {command[0]}: {command[1]}")
         out.results += one.results
         out.failures += one.failures
         out.claimed |= one.claimed
@@ -207,8 +214,9 @@ def _runs(parts: list[list[Line]], where: str) -> NcclParse:
     whole = [ln for part in parts for ln in part]
     if (solo := nccl_runs.alone(whole)) is not None and not any(f.kind == "alone" for f in out.failures):
         out.failures.append(_alone(solo))
-    out.notes.append(f"nccl-tests: {len(parts)} runs in one file, each with its own header and summary (separate "
-                     f"processes or runs pasted together): read as {len(parts)} results")
+    how = "each under its own command line" if all(named) else "each with its own header and summary"
+    out.notes.append(f"nccl-tests: {len(parts)} runs in one file, {how} (separate processes or runs pasted "
+                     f"together): read as {len(parts)} results")
     return out
 
 
@@ -235,6 +243,10 @@ def _failure(ln: Line, out: NcclParse) -> bool:
         out.failures.append(NcclFailure(m.group(1).lower(), m.group(3).strip(" /"), m.group(2), s, ln.no))
     elif "Out of bounds" in s and (o := _OOB.search(s)) is not None:
         out.failures.append(NcclFailure("out_of_bounds", f"{o.group(1)} wrong values", None, s, ln.no))
+    elif "Test FAILED" in s and (w := nccl_legacy.MPI_FAILED.match(s)) is not None:  # NCCL 1's mpi_test
+        out.failures.append(NcclFailure("out_of_bounds", f"{w.group(1)} wrong values", None, s, ln.no))
+    elif "Init failed" in s and (i := nccl_legacy.MPI_INIT.match(s)) is not None:
+        out.failures.append(NcclFailure("nccl", f"{i.group(2)} (ncclResult {i.group(1)})", None, s, ln.no))
     elif not (_FAILURE_TRAIL.match(s) and out.failures):
         return False
     out.claimed.add(ln.no)
@@ -260,6 +272,8 @@ def _row(text: str) -> NcclRow | None:
         err = _figure(m.group(8))
         return NcclRow(int(m.group(1)), _figure(m.group(5)), _figure(m.group(6)), _figure(m.group(7)),
                        None if err is None else int(err > 1e-3))
+    if (legacy := nccl_legacy.row(text)) is not None:  # NCCL 1's layouts: a root before the time, no bytes column
+        return legacy
     m = _OLD_ROW.match(text)
     if m and re.fullmatch(r"[a-z]+\d*|float|double|half|bfloat16|int8|uint8", m.group(3)) \
             and not _REDOP.fullmatch(m.group(4)):

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import nccl_legacy
 from gpuvet.captures.records import UNNAMED, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key
 
-DEVICE_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S*)\s*device\s+(\d+)\s+"
+# the oldest nccl-tests print no 'Pid N' ('#   Rank  0 on  ncrh device  0 [0x05] GeForce RTX 2080 Ti', 2.4 era)
+DEVICE_LINE = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S*)\s*device\s+(\d+)\s+"
                          r"\[(?:0x)?[0-9a-fA-F:.]+\]\s+(.+?)\s*$")
 _NO_HOST = "host not named"  # a device line whose host the poster blanked ('on        device  0')
 
@@ -20,9 +22,19 @@ def device_models(lines: list[Line]) -> tuple[str, ...]:
     """The module name of each device line, in order (one per rank; a rank printed twice counts once)."""
     seen: dict[tuple[str, str], str] = {}
     for ln in lines:
-        if "device" in ln.text and (m := DEVICE_LINE.match(ln.text.strip())) is not None:
-            seen.setdefault((m.group(2), m.group(1)), m.group(4)[:120])
+        if (f := _fields(ln.text)) is not None:
+            seen.setdefault((f[1], f[0]), f[3][:120])
     return tuple(seen.values())
+
+
+def _fields(text: str) -> tuple[str, str, str, str] | None:
+    """A device line's (rank, host, device, model): nccl-tests' and rccl-tests', or NCCL 1's test binaries' (no
+    host: '#   Rank  0 uses device  0 [0x04] Tesla P100-SXM2-16GB', captures/nccl_legacy.py)."""
+    if "evice" not in text:
+        return None
+    if (m := DEVICE_LINE.match(text.strip())) is not None:
+        return m.group(1), m.group(2), m.group(3), m.group(4)
+    return nccl_legacy.device(text)
 
 
 _OTHER_VENDOR = re.compile(r"\bAMD\b|Instinct|Radeon|\bgfx\d|Ascend", re.I)
@@ -39,16 +51,16 @@ def listing(lines: list[Line]) -> SmiText:
     seen: dict[tuple[str, str], SmiTextModule] = {}
     numbers: dict[tuple[str, str], str] = {}  # an old build's bus number alone ('[0x1a]'), said, never a bus id
     for ln in lines:
-        if "device" not in ln.text or (m := DEVICE_LINE.match(ln.text.strip())) is None:
+        if (m := _fields(ln.text)) is None:
             continue
-        if _OTHER_VENDOR.search(m.group(4)) or "rccl" in ln.text.lower():
+        if _OTHER_VENDOR.search(m[3]) or "rccl" in ln.text.lower():
             return SmiText()  # rccl-tests: AMD's modules, never read as NVIDIA's
         b = _BRACKET.search(ln.text)
         bus = bus_key(b.group(1)) if b is not None and b.group(1) else f"{UNNAMED} #{len(seen) + 1}"
         if b is not None and not b.group(1) and (n := _BUS_NUMBER.search(b.group(0))) is not None:
-            numbers.setdefault((m.group(2), m.group(1)), n.group(0).lower())
-        name = m.group(4)[:120]
-        seen.setdefault((m.group(2), m.group(1)), SmiTextModule(bus, name, {"Product Name": name}))
+            numbers.setdefault((m[1], m[0]), n.group(0).lower())
+        name = m[3][:120]
+        seen.setdefault((m[1], m[0]), SmiTextModule(bus, name, {"Product Name": name}))
     out.modules = list(seen.values())
     hosts: dict[str, int] = {}
     for host, _ in seen:

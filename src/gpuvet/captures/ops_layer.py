@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures import node_reports
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks
 from gpuvet.captures.records import AppError
@@ -178,6 +179,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         elif ("Insufficient" in t or "unavailable for" in t) and (short := _K8S_INSUFFICIENT.search(t)) is not None:
             _add(out, "k8s_insufficient_gpu", ln, f"no free {short.group(1) or short.group(2)}: {t.strip()}",
                  tool="Kubernetes scheduler")
+    node_reports.read(lines, out)  # a health check's or smoke test's verdict per node (AX2)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")
@@ -236,13 +238,14 @@ def _device_layer(out: AppErrorsParse, ln: Line) -> bool:
     return True
 
 
-def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str) -> None:
+def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str, host: str | None = None) -> None:
+    """A record of ``kind``, counted once per host (a drain record carries the node or node list it names, AX2)."""
     out.claimed.add(ln.no)
     for i, e in enumerate(out.errors):
-        if e.kind == kind:
-            out.errors[i] = AppError(e.kind, e.line, e.text, e.module, e.tool, e.times + 1)
+        if e.kind == kind and e.host == host:
+            out.errors[i] = AppError(e.kind, e.line, e.text, e.module, e.tool, e.times + 1, host=host)
             return
-    out.errors.append(AppError(kind, ln.no, text[:300], None, tool))
+    out.errors.append(AppError(kind, ln.no, text[:300], None, tool, host=host))
 
 
 def _condition(out: AppErrorsParse, ln: Line, kind: str, status: str, reason: str) -> None:
@@ -274,7 +277,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
             sinfo = True
             continue
         if sinfo and (row := _SINFO_ROW.match(s)) is not None and not _SLURM_LOW.search(s):
-            _drained(out, ln, f"{row.group(2)} drained", row.group(1).strip(), "Slurm (sinfo -R)")
+            _drained(out, ln, f"{row.group(2)} drained", row.group(1).strip(), "Slurm (sinfo -R)",
+                     [row.group(2)])  # the row's node list as Slurm prints it: one drain, one record
             continue
         if "gres" not in s and "GRES" not in s and "Reason=" not in s and "config-only" not in s \
                 and "autodetect" not in s and "check failed" not in s:
@@ -302,7 +306,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
         elif (nhc := _NHC_FAILED.search(s)) is not None:
             _add(out, "slurm_drained_gpu", ln, f"node health check failed: {nhc.group(1).strip()}", tool="NHC")
         elif (reason := _SLURM_REASON.search(s)) is not None:
-            _drained(out, ln, f"{'node ' + node + ': ' if node else ''}drained", reason.group(1), "Slurm")
+            _drained(out, ln, f"{'node ' + node + ': ' if node else ''}drained", reason.group(1), "Slurm",
+                     [node] if node else None)
 
 
 def _nhc_failed(out: AppErrorsParse, ln: Line, check: str, message: str) -> None:
@@ -322,11 +327,13 @@ def _nhc_failed(out: AppErrorsParse, ln: Line, check: str, message: str) -> None
         out.notes.append(f"NHC check {check} failed ({message[:120]}): not a GPU or interconnect check, not judged")
 
 
-def _drained(out: AppErrorsParse, ln: Line, who: str, reason: str, tool: str) -> None:
-    """A drain reason naming a GPU: a fault where it says one (_FAULT_WORD), else an admin's drain, said."""
+def _drained(out: AppErrorsParse, ln: Line, who: str, reason: str, tool: str, hosts: list[str] | None = None) -> None:
+    """A drain reason naming a GPU: a fault where it says one (_FAULT_WORD), carrying the node (or sinfo's node list)
+    the record names, else an admin's drain, said."""
     said = f"{who}: {reason}"
     if _FAULT_WORD.search(reason):
-        _add(out, "slurm_drained_gpu", ln, said, tool=tool)
+        for host in hosts or (None,):
+            _add(out, "slurm_drained_gpu", ln, said, tool=tool, host=host)
     else:
         out.claimed.add(ln.no)
         out.notes.append(f"Slurm {said} (an admin's drain: the reason names no fault)")

@@ -21,6 +21,10 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
                  "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
                  "+ GPU #", "GB VRAM")  # the miners' device lists (runtime_devices._miner)
+# a health check's or smoke test's verdict per node (captures/node_reports.py): a verdict word, a table's host or
+# issue column, a roll-up's quoted reason, dshbak's rule
+NODE_REPORT_WORDS = ("PASS", "FAIL", "Pass", "Fail", "pass", "fail", "HEALTHY", "ealthy", "ERROR", '":', "----", "Host",
+                     "HOST", "Node", "NODE", "ISSUE", "Issue")
 # the scheduler's and the container layer's words (captures/ops_layer.py: Slurm, Kubernetes, the device plugin, DCGM's
 # host engine, CDI, a driver container; GEN2: Slurm's GRES refusals, kubelet's and the plugin's unhealthy devices,
 # the GPU operator's validator)
@@ -28,4 +32,5 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "llocatable:", "hostengine", "ost engine", "specified host", "CDI device", "No devices found.",
              "Incompatible strategy", "If this is a GPU node", "Health check failed", "Nvidia", "AcceleratedHardware",
              "load the kernel module", "load NVIDIA", "GRES", "generic resource", "chroot", "validate the driver",
-             "driver is not ready", "GPU resource", "pre-installed driver")
+             "driver is not ready", "GPU resource", "pre-installed driver",
+             *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)

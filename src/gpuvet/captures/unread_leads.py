@@ -95,6 +95,16 @@ _CONTEXT = lazy(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\
 # a poster's quote of a message (in quotes or backticks: the quoted-report rules', read_quoted) or a program's code
 # (a source file's line, an assignment): words about a failure, never a tool's report of one
 QUOTED_OR_CODE = lazy(r"[\"“”`]|'[^']{12,}'|\.(?:py|cu|cc|cpp|c|h):\d+|^\s*[\w.]+\s*=\s")
+# a poster's narration (issue 46, AX2: 'but if i try to run xpumd directly, … you can find some warnings & errors'):
+# the first person doing or seeing ('I tried', 'i get', 'we see', 'my GPU'), or the reader told where to look ('you can
+# find', "you'll see"): their account of a tool's output, never the tool's line. 'I' is a word before another
+# (never glog's 'I0205', '[I]' or TensorFlow's 'I tensorflow/…'), and never a loop's 'i in'
+NARRATED = lazy(r"(?:^|(?<=[\s,;(]))[Ii](?:'m|'ve|'d|'ll)?\s+(?!in\b|=)[a-z]{2,}\b(?![/_.:(=\]-])|"
+                r"\b(?i:(?:my|our)\s+(?:\w+\s+)?(?:gpus?|cards?|nodes?|machines?|servers?|systems?|clusters?|setup|box|"
+                r"rig|devices?|computer|pc|workstation))\b|"
+                r"\b(?i:you)(?:'ll|\s+can|\s+could|\s+will|\s+may|\s+might)?\s+(?:see|find|notice|get)\b|"
+                r"\b(?i:we)\s+(?:get|got|see|saw|are seeing|have|had|tried|found|observed|noticed|encounter(?:ed)?|run|"
+                r"ran|hit|keep getting)\b")
 _BUS = lazy(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
 # a GPU's index as the tools print it ('GPU 3', 'GPU[3]', 'GPU 3:'), never a host named gpu018 ('gpu018: task 9')
 _INDEX = lazy(r"(?<![\w-])(?:GPU(?:\s|\s?\[)(\d{1,3})\]?(?![:.]?\w)|cuda:(\d{1,3})\b|device\s(\d{1,3})\b)", re.I)
@@ -246,7 +256,7 @@ def _lead(no: int, text: str) -> ToolFailure | None:
     low = text.lower()
     m = _FAILURE.search(low)
     if m is None or _success(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
-            gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text):
+            gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text) or NARRATED.search(text):
         return None
     return ToolFailure(TOOL, _module(text), no, text, CAUSE)
 

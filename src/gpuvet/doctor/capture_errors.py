@@ -113,6 +113,14 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "diag_not_run": _Meaning("dcgm_diag_not_run", MEDIUM),  # dcgmi diag could not run: the modules were not tested
     "nhc_below_threshold": _Meaning("node_health_check_failed", MEDIUM),  # NHC's measurement under its threshold
     "nhc_check_failed": _Meaning("node_health_check_failed", MEDIUM),
+    # a health check's or smoke test's verdict per node by its reason (captures/node_reports.py)
+    "node_gpu_busy": _Meaning("other_processes", MEDIUM),
+    "node_corrupt": _Meaning("silent_data_corruption", MEDIUM),
+    "node_cuda_init": _Meaning("api_reports_driver_state", MEDIUM),
+    "node_alloc_failed": _Meaning("api_reports_driver_state", MEDIUM),
+    "node_rdma_completion": _Meaning("rdma_completion_error", MEDIUM),
+    "node_gpu_slow": _Meaning("compute_below_peak_unexplained", MEDIUM),
+    "node_check_failed": _Meaning("node_health_check_failed", MEDIUM),
     # the driver's installation and binding (captures/driver_state.py)
     "gpu_bound_other_driver": _Meaning("gpu_bound_to_other_driver", MEDIUM),
     "gpu_no_driver": _Meaning("gpu_no_driver_bound", LOW),

@@ -13,6 +13,7 @@ from gpuvet.captures.records import NcclResult
 from gpuvet.checks.model import Check
 from gpuvet.doctor.capture_pairs import MIN_PAIRS, captured_pairs
 from gpuvet.doctor.collective_expect import LARGE, SLOW, Judged, judge_all, op_said, sentence
+from gpuvet.doctor.collective_peers import peer_judged
 from gpuvet.doctor.evidence import PAIR_TESTS, Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -208,6 +209,7 @@ def collective_results(ev: Evidence) -> Outcome:
     if cut:
         return _cut_run(cut[0])
     judged = judge_all(ev)  # a log naming no module: priced on --expect or a listing beside it
+    judged += peer_judged(ev.captures.nccl, judged)  # the same command run twice in the file: the runs compared
     slow = [j for j in judged if j.fraction is not None and j.fraction < SLOW]
     if slow:
         far = threshold("collective_far_below")
