@@ -249,6 +249,8 @@ def read_quoted(fc: FileCapture, lines: list[Line]) -> set[int]:
     (fc.kernel.xids, xids), fc.app_errors = quoted.quoted_xids(lines), app_errors.quoted(lines)
     fc.kernel.events, said = quoted.quoted_messages(lines)
     dcgm = fc.dcgm_health = dcgm_health.quoted(lines)  # DCGM's failure messages in the poster's words
+    if (fabric := _loaded("ib_fabric.quoted")(lines)).nics:  # AX3: an RDMA fabric tool's line a sentence quotes
+        fc.nics, fc.kinds, said = fabric, fabric.kinds, said | fabric.claimed
     fc.kinds = [app_errors.QUOTED] if fc.app_errors.errors or fc.kernel.xids or fc.kernel.events or dcgm.claimed \
         else fc.kinds
     return fc.app_errors.claimed | xids | said | dcgm.claimed
@@ -523,6 +525,8 @@ FORMATS: tuple[Format, ...] = (
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
     Format("ethtool", "nics", _found("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
+    Format("RDMA fabric tools", "nics", Gated(lambda lines, _, marks: _loaded("ib_fabric.parsed")(lines, marks, Parsed)),
+           adds=True, markers=nic_tools.FABRIC_MARKS),  # AX3: rdma, iblinkinfo, ibnetdiscover, ibqueryerrors, ibdiagnet
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
