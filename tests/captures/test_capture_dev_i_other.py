@@ -62,7 +62,10 @@ HEALTH = ("[root@ascend01 ~]# npu-smi info -t health -i 3 -c 1\n"
 
 def test_npu_smi_health_of_one_chip_is_its_verdict(capsys, tmp_path: Path) -> None:
     bad = HEALTH.format(status="Alarm", code="A8028801")
-    assert _doctor(capsys, tmp_path, bad) == [("module_reported_warning", "NPU 3 chip 1", "warn")]
+    # ASC: the Health word warns; its code is one Ascend's device plugin isolates the NPU for (MindCluster's
+    # faultCode.json, SeparateNPU): critical (knowledge/npu_fault_codes.yaml)
+    assert _doctor(capsys, tmp_path, bad) == [("module_reported_critical", "NPU 3 chip 1", "critical"),
+                                              ("module_reported_warning", "NPU 3 chip 1", "warn")]
     assert _doctor(capsys, tmp_path, HEALTH.format(status="OK", code="NA")) == []
 
 

@@ -20,6 +20,7 @@ from gpuvet.captures.text import MAX_MODULES, Line, ranges
 HL_SMI, HABANALABS, NEURON_LS, TT_SMI, NVTOP = "hl-smi", "habanalabs driver", "neuron-ls", "tt-smi", "nvtop -s"
 # the verdict paths this module writes (captures/verdicts.py: their severity)
 NOT_USABLE = "habanalabs: device not usable"
+HEARTBEAT, RESET_AFTER_FAULT = "habanalabs: heartbeat failed", "habanalabs: reset after a fault"  # ASC
 ECC_COUNT = "hl-smi: volatile uncorrectable"
 RESET_FAILED = "tt-smi: chip not back after reset"
 RESET_DONE = "tt-smi: reset"
@@ -191,7 +192,13 @@ _HABANA = re.compile(r"habanalabs\s+(\S+?):\s+(.*)$")
 _HL_KNOWN = re.compile(r"device found \[1da3:|Found GAUDI|Successfully (?:loaded firmware|added device)|NOT usable|"
                        r"[Ff]ailed to initialize|CPU-CP timeout|Failed to communicate with Device CPU|"
                        r"Habana Labs \w+ device detected|^Driver version: |^(?:Linux|preboot|boot-fit|firmware) version |"
-                       r"^Loading secured firmware")
+                       r"^Loading secured firmware|"
+                       # ASC: device.c's heartbeat and reset paths (a reset that failed is the device NOT usable)
+                       r"heartbeat failed|Failed to do compute reset|stopping hard reset|after (?:hard )?reset|"
+                       r"Going to reset device|Successfully finished resetting")
+# ASC: device.c's lines of a reset that did not bring the device back (then 'Failed to reset! Device is NOT usable')
+_HL_RESET_FAILED = re.compile(r"stopping hard reset|failed to initialize the H/W after reset|Failed to detect if device "
+                              r"is alive after reset|Failed late init after hard reset|PCI link is broken")
 _HL_ID = {"1000": "Intel Gaudi", "1001": "Intel Gaudi", "1010": "Intel Gaudi", "1011": "Intel Gaudi",
           "1020": "Intel Gaudi 2", "1030": "Intel Gaudi 2"}
 
@@ -226,24 +233,44 @@ def _habanalabs(lines: list[Line], out: ListedParse) -> None:
         _hl_boot(said, mod)
         if (found := re.search(r"Found (GAUDI\d?) device with (\d+)GB", said)) is not None:
             mod["name"], mod["mib"] = f"Intel {found.group(1).title()}", str(int(found.group(2)) * 1024)
-        if re.search(r"NOT usable|failed to initialize the H/W|Failed to initialize hl", said, re.I):
-            mod["failed"] = mod.get("failed") or said[:160]
-        elif "CPU-CP timeout" in said or "Failed to communicate with Device CPU" in said:
-            mod["why"] = said[:120]
+        _hl_state(said, mod)
         out.claimed.add(ln.no)
     for m in [m for k, m in mods.items() if k.startswith("hl") and "bus" in m]:
         m |= {k: v for k, v in mods.pop(m["bus"], {}).items() if k not in m}  # its lines by bus id are its own
     for key, m in mods.items():
-        if not (m.get("failed") or m.get("name") or key.startswith("hl")):
+        if not (m.get("failed") or m.get("heartbeat") or m.get("name") or key.startswith("hl")):
             continue
-        why = f"{m['failed']} (after: {m['why']})" if m.get("failed") and m.get("why") else m.get("failed", "")
         out.modules.append(ListedModule(key if key.startswith("hl") else f"habanalabs {key}", m.get("name",
                                         "Intel Gaudi (model not in the log)"), m.get("bus", "").upper() or None,
-                                        float(m["mib"]) if "mib" in m else None, tool=HABANALABS,
-                                        ras=((NOT_USABLE, why),) if why else ()))
+                                        float(m["mib"]) if "mib" in m else None, tool=HABANALABS, ras=_hl_said(m)))
     if out.modules:
         out.kinds.append(HABANALABS)
         out.driver = out.driver or next((m["driver"] for m in mods.values() if "driver" in m), None)
+
+
+def _hl_state(said: str, mod: dict[str, str]) -> None:
+    """What a line says of the device's state: it failed (its init, or a reset that did not bring it back), its
+    heartbeat failed (ASC), a reset brought it back, or why it failed (its CPU not answering)."""
+    if re.search(r"NOT usable|failed to initialize the H/W|Failed to initialize hl", said, re.I) or \
+            _HL_RESET_FAILED.search(said):
+        mod["failed"] = mod.get("failed") or said[:160]
+    elif "heartbeat failed" in said or "Failed to do compute reset" in said:
+        mod["heartbeat"] = mod.get("heartbeat") or said[:160]
+    elif said.startswith("Successfully finished resetting"):
+        mod["reset_ok"] = said[:160]
+    elif "CPU-CP timeout" in said or "Failed to communicate with Device CPU" in said:
+        mod["why"] = said[:120]
+
+
+def _hl_said(m: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The driver's verdict on a device: not usable (its init or a reset failed); its heartbeat failed and no reset
+    brought it back; or it was reset after a fault and came back (a warning: the job on it was lost)."""
+    if m.get("failed"):
+        return ((NOT_USABLE, f"{m['failed']} (after: {m['why']})" if m.get("why") else m["failed"]),)
+    if m.get("heartbeat"):
+        return ((RESET_AFTER_FAULT, f"{m['heartbeat']}; then {m['reset_ok']}"),) if m.get("reset_ok") else \
+            ((HEARTBEAT, m["heartbeat"]),)
+    return ()
 
 
 # --- neuron-ls -----------------------------------------------------------------------------------

@@ -395,6 +395,10 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
                 out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
                                            quoted=True))
     _one_module(lines, out)
+    from gpuvet.captures import ascend_codes  # noqa: PLC0415 - ASC: it imports this module; Ascend's codes, labels
+
+    acl = ascend_codes.quoted(lines)
+    out.errors, out.claimed = out.errors + acl.errors, out.claimed | acl.claimed
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"error messages quoted in the poster's words: {len(out.claimed)} line(s) ({kinds}); "

@@ -97,6 +97,8 @@ def parse(lines: list[Line]) -> AscendLog:
                 traced = last if (last.at.source or "").startswith(_COLLECTIVE) and last in out.failures else traced
             continue
         traced = None
+        if not m.group("code").startswith(_COLLECTIVE) and _documented(m.group("code")):
+            continue  # a documented runtime/ACL code: captures/ascend_codes.py reads it by its class (ASC)
         near = place if place is not None and i - place[0] <= NEARBY else None
         failure = _failure(ln, m, near)
         out.claimed.add(ln.no)
@@ -112,11 +114,20 @@ def parse(lines: list[Line]) -> AscendLog:
             continue
         out.failures.append(failure)
         last = failure
+    from gpuvet.captures import ascend_codes  # ASC: torch_npu's 'HCCL function error: HcclX(…), error code is N'
+
+    ascend_codes.hccl_calls(lines, out, _RESULTS)
     out.libs = ["HCCL"] if out.failures else []
     from gpuvet.captures import synapse_errors  # YX1: Intel Gaudi's Synapse statuses and HCL checks, as the same records
 
     synapse_errors.read(lines, out)
     return out
+
+
+def _documented(code: str) -> bool:
+    from gpuvet.knowledge.ascend import read_apart  # the table read only where a runtime code was printed
+
+    return read_apart(code)
 
 
 def _fold(out: AscendLog, code: LogFailure, call: LogFailure) -> LogFailure:

@@ -27,6 +27,7 @@ from gpuvet.captures import (
     amd_smi,
     app_errors,
     ascend_errors,
+    ascend_marks,
     bench,
     cuda_samples,
     dcgm,
@@ -548,6 +549,8 @@ FORMATS: tuple[Format, ...] = (
            "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
+    Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
+    Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True,

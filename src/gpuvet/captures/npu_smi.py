@@ -11,6 +11,7 @@ catalog lacks stays an unknown model with the memory the table gives.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpuvet.captures import npu_topo
 from gpuvet.captures.dedupe import merge_listed
@@ -24,7 +25,11 @@ _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
 _USAGE = re.compile(r"(?<![-+\w.])([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
 _MAX_MIB = 2**24  # 16 TiB: no chip's memory; a larger total is a corrupt reading (the backend bounds it closer)
 _NO_PROCESS = re.compile(r"^\s*(?:\|\s*)?No running processes found in NPU \d+", re.I)
-_HEALTH_COMMAND = re.compile(r"npu-smi\s+info\s+-t\s+health\s+-i\s+(\d{1,4})(?:\s+-c\s+(\d{1,3}))?")
+# its options in either order ('-t health -i 2 -c 0', the guide's '-i 2 -c 0 -t health')
+_HEALTH_COMMAND = re.compile(r"npu-smi\s+info\b(?=[^\n]*\s-t\s+health\b)[^\n]*?\s-i\s+(\d{1,4})\b"
+                             r"(?:[^\n]*?\s-c\s+(\d{1,3}))?")
+_FAULT_CODE = re.compile(r"\b(?:0[xX])?([0-9A-Fa-f]{8,9})\b")  # a fault code as npu-smi prints it ('80E18402')
+FAULT_CODE = "npu-smi: fault code"  # the verdict path of one (captures/verdicts.py: its level's severity)
 _HEALTH_STATUS = re.compile(r"^\s*Health Status\s*:\s*(\w+)\s*$")
 _ERROR_CODE = re.compile(r"^\s*(Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
 
@@ -95,6 +100,26 @@ def _health(lines: list[Line], out: ListedParse) -> None:
             out.claimed.add(ln.no)
             if code.group(2).upper() not in ("NA", "N/A", "0"):
                 out.notes.append(f"npu-smi: {chip}: {code.group(1)} {code.group(2)[:160]}")
+                if code.group(1) == "Error Code":
+                    _fault_codes(out, chip, code.group(2))
+
+
+def _fault_codes(out: ListedParse, chip: str, said: str) -> None:
+    """ASC: the chip's fault codes ('Error Code : 80E18402 80C98008'), each a verdict on it with the level Ascend's
+    own cluster software handles it at and its documented cause (knowledge/npu_fault_codes.yaml)."""
+    from gpuvet.knowledge.ascend import npu_fault  # the tables read only where a chip printed a code
+
+    codes = [m.group(1).upper() for m in _FAULT_CODE.finditer(said)][:16]
+    ras = []
+    for code in codes:
+        fault = npu_fault(code)
+        what = f"{fault.level}: {fault.meaning or 'its cause not documented'}" if fault else "not in Ascend's tables"
+        ras.append((f"{FAULT_CODE} {code}", what[:200]))
+    k = next((k for k in range(len(out.modules) - 1, -1, -1) if out.modules[k].label == chip), None)
+    if k is None:
+        out.modules.append(ListedModule(chip, tool="npu-smi info", ras=tuple(ras)))
+    else:
+        out.modules[k] = replace(out.modules[k], ras=out.modules[k].ras + tuple(ras))
 
 
 def _has_rows(lines: list[Line]) -> bool:

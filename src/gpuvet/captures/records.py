@@ -123,6 +123,7 @@ class AppError:
     times: int = 1  # lines of the same kind on the same module (a traceback repeats its error)
     quoted: bool = False  # issue 46: a poster's sentence quoting the message, read only where nothing else was
     host: str | None = None  # the launcher's host, where the log names two or more (captures/hosted.py)
+    meaning: str | None = None  # what a code the line prints only as a number is (ASC: '507054 ACL_ERROR_RT_HBM_…')
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,8 @@ def _xpu_severity(path: str, value: str) -> str:
 
 # accel_tools' verdicts (issue 46): the habanalabs driver's 'Device is NOT usable', a Tenstorrent chip that did not
 # come back from tt-smi's reset, hl-smi's volatile uncorrectable count (as amd-smi's: any is an uncorrectable error)
-_ACCEL_SAID = {"habanalabs: device not usable": "critical", "tt-smi: chip not back after reset": "critical",
+_ACCEL_SAID = {"habanalabs: device not usable": "critical", "habanalabs: heartbeat failed": "critical",
+               "habanalabs: reset after a fault": "warn", "tt-smi: chip not back after reset": "critical",
                "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical"}
 
 
@@ -89,6 +90,11 @@ def _ras_severity(path: str, value: str) -> str:
     word = value.strip().lower()
     if path in _ACCEL_SAID:
         return _ACCEL_SAID[path]
+    if path.startswith("npu-smi: fault code "):  # ASC: an NPU fault code, at the level Ascend handles it (npu_smi)
+        from gpuvet.knowledge.ascend import npu_fault
+
+        fault = npu_fault(path.rsplit(" ", 1)[1])
+        return fault.severity if fault is not None else "unknown"
     if path == "tt-smi: dram_status":  # tt-smi -s: the chip's DRAM trained (true) or not (false: the chip unusable)
         return "ok" if word == "true" else "critical" if word == "false" else "unknown"
     if path == "hl-smi: Module status":  # hl-smi -q's word for a module it can use; any other is named, not judged

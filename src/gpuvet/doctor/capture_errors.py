@@ -142,6 +142,25 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "rocm_no_driver": _Meaning("no_modules_visible", HIGH),
     "hip_error": _Meaning("application_hip_error", MEDIUM),
+    # the Ascend runtime's return codes by class (captures/ascend_codes.py, knowledge/ascend_codes.yaml)
+    "acl_ecc": _Meaning("ecc_uncorrectable_since_boot", HIGH),
+    "acl_hardware": _Meaning("api_reports_module_fault", MEDIUM),
+    "acl_link": _Meaning("fabric_link_errors", MEDIUM),
+    "acl_lost": _Meaning("api_reports_module_fault", MEDIUM),
+    "acl_collective": _Meaning("collective_runtime_error", MEDIUM),
+    "acl_timeout": _Meaning("npu_runtime_error", MEDIUM),
+    "acl_exception": _Meaning("npu_runtime_error", MEDIUM),
+    "acl_driver": _Meaning("api_reports_driver_state", MEDIUM),
+    "acl_no_device": _Meaning("no_modules_visible", MEDIUM),
+    "acl_permission": _Meaning("device_permissions", MEDIUM),
+    "acl_resources": _Meaning("application_out_of_memory", HIGH),
+    "acl_application": _Meaning("application_api_error", MEDIUM),
+    # hccn_tool's NPU RoCE ports (captures/hccn_tool.py)
+    "hccn_link_down": _Meaning("nic_port_down", HIGH),
+    "hccn_link_down_alone": _Meaning("nic_port_down_undeclared", MEDIUM),
+    "hccn_net_unhealthy": _Meaning("npu_network_unhealthy", MEDIUM),
+    "hccn_optical_alarm": _Meaning("nic_hardware_alarm", HIGH),
+    "hccn_link_flap": _Meaning("nic_errors", MEDIUM),
 }
 
 
@@ -241,9 +260,9 @@ def _error_finding(label: str, e: AppError) -> Finding:
     meaning = _meaning(e.kind)
     if e.quoted:  # issue 46: a message a poster quoted in a sentence (app_errors.quoted) is a lead (as_quoted)
         return as_quoted(finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind),
-                                 kind=e.kind, file=label, line=e.line, log=e.text[:240], times=e.times))
+                                 kind=e.kind, file=label, line=e.line, log=e.text[:240], times=e.times, meaning=e.meaning))
     return finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind), kind=e.kind,
-                   file=label, line=e.line, log=e.text[:240], tool=e.tool, times=e.times)
+                   file=label, line=e.line, log=e.text[:240], tool=e.tool, times=e.times, meaning=e.meaning)
 
 
 def _p2p_denied(ev: Evidence) -> list[Finding]:

@@ -391,6 +391,49 @@ APP_ERROR_FIX = {
     "gpu_fryer_idle": "the GPUs ran no matrix multiply under gpu-fryer: read the kernel log for an Xid or 'fallen "
                       "off the bus' at that time and nvidia-smi for the GPUs' state (0 C, ERR!); a reset (nvidia-smi "
                       "-r) or a reboot usually restores them; then rerun gpu-fryer and dcgmi diag -r 3",
+    # issue 46 (ASC): the Ascend runtime's return codes by class (captures/ascend_codes.py) and hccn_tool's NPU ports
+    "acl_ecc": "drain the NPU the job ran on: npu-smi info -t ecc -i <npu> shows its HBM multi-bit and isolated-page "
+               "counts, npu-smi info -t health -i <npu> -c 0 its fault code; reset it (npu-smi set -t reset -i <npu> "
+               "-c 0) so the bad rows are isolated, and RMA it if multi-bit errors return",
+    "acl_hardware": "drain the NPU: npu-smi info -t health -i <npu> -c 0 for its fault code and -t ecc for its HBM "
+                    "errors; collect the device log (msnpureport) and the host's dmesg; reset the NPU and RMA it if "
+                    "the error returns",
+    "acl_link": "the NPU's HCCS/UB link between chips failed: npu-smi info -t health on both NPUs for their fault "
+                "codes, then reset the NPUs (or the node); a link that fails again is the board's: contact the vendor",
+    "acl_lost": "the NPU stopped answering the host (its task scheduler's heartbeat, the HDC channel): npu-smi info "
+                "for its health, dmesg for the driver's devdrv/hdc lines, msnpureport for the device log; reset the "
+                "NPU (npu-smi set -t reset) or reboot, and drain it if it happens again",
+    "acl_collective": "the collective's peer failed or its retry ran out: read every rank's log for the earliest "
+                      "error (the rank that failed first is the cause), then that node's NPUs (npu-smi info) and RoCE "
+                      "ports (hccn_tool -i <npu> -link -g, -net_health -g)",
+    "acl_timeout": "a task on the NPU did not finish in time: in a distributed job a rank that stopped (read every "
+                   "rank's log for the earliest error, HCCL_EXEC_TIMEOUT); alone, the operator named in the plog "
+                   "(ASCEND_GLOBAL_LOG_LEVEL=1, ~/ascend/log) or the NPU's health (npu-smi info)",
+    "acl_exception": "a task on the NPU failed (an AI Core/AI CPU/vector core exception): most often the operator "
+                     "(its inputs, the CANN and torch_npu versions, which must match); rerun with ASCEND_LAUNCH_BLOCKING=1 "
+                     "to name it, and check npu-smi info -t health for the NPU's own fault code",
+    "acl_driver": "the driver or runtime refused the device: check the NPU driver, firmware and CANN versions match "
+                  "(npu-smi info, cat /usr/local/Ascend/driver/version.info), that no other process or container "
+                  "holds the NPU (npu-smi info's process list), and dmesg for devdrv errors",
+    "acl_no_device": "no NPU visible to the program: npu-smi info must list the NPUs; in a container pass "
+                     "/dev/davinci<N>, /dev/davinci_manager, /dev/devmm_svm and /dev/hisi_hdc and mount the driver",
+    "acl_permission": "the NPU's device files are not open to the user: run as a user in the HwHiAiUser group (the "
+                      "driver's install user) or pass the devices to the container with their permissions",
+    "acl_resources": "not a hardware fault: the NPU's memory or runtime resources ran out (a smaller batch, fewer "
+                     "streams, free cached memory); npu-smi info shows each NPU's HBM use and the processes holding it",
+    "acl_application": "the caller's own error (an argument, a context, a model file): read the [Error] line the "
+                       "runtime printed under the code and the call it names; not the NPU's",
+    "hccn_link_down": "the NPU's RoCE port is down while its peers are up: hccn_tool -i <npu> -optical -g (module "
+                      "present, Los/LoL flags, power), reseat or replace the cable/optic, check the switch port; "
+                      "hccn_tool -i <npu> -link_stat -g shows when it went down",
+    "hccn_link_down_alone": "every NPU port read is down: a node that runs jobs across nodes needs them up (cables, "
+                            "optics: hccn_tool -i <npu> -optical -g, the switch ports); a single-node host may have "
+                            "none cabled",
+    "hccn_optical_alarm": "the optical module reports loss of signal or lock, or a power outside its thresholds: "
+                          "clean or replace the fibre and the module, check the far end's transmit power and the switch "
+                          "port",
+    "hccn_link_flap": "the port went down and came back: hccn_tool -i <npu> -link_stat -g for each change, -optical "
+                      "-g for the module; reseat or replace the cable/optic, check the switch port's log",
 }
 # dcgmi health's incidents: where DCGM's message points, by system
 DCGM_HEALTH_FIX = ("read DCGM's message for the system named: PCIe replays -> the module's PCIe link (lspci -vv "
