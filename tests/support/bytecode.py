@@ -56,7 +56,10 @@ def share(config: pytest.Config) -> None:
     """In the controller of an xdist run that may not write bytecode: compile into a new folder for the workers."""
     if not sys.dont_write_bytecode or hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", 0):
         return
-    folder = tempfile.mkdtemp(prefix="gpuvet-pyc-")
+    try:
+        folder = tempfile.mkdtemp(prefix="gpuvet-pyc-")
+    except OSError:  # no temporary directory to write in: each worker compiles for itself, as before
+        return
     os.environ[ENV] = folder
     for path in sorted((ROOT / "src" / "gpuvet").rglob("*.py")):
         py_compile.compile(str(path), cfile=_pyc(folder, str(path)), doraise=False, quiet=2)
