@@ -151,6 +151,16 @@ FAULTS = [
         "== 30]\n   GUID 0x7cfe900300a5a2a0 port 17: [LinkDownedCounter == 30]",
         ("nic_errors", "warn", "MF0;leaf01:MSB7800/U1 port 17"),
     ),
+    # ibqueryerrors -c/-s's port line pasted without its 'Errors for' head: named by its GUID (print_results' format)
+    (
+        " GUID 0x0c42a10300a1b2c4 port ALL: [LinkDownedCounter == 25 (25.000)] [PortRcvErrors == 26 (26.000)] "
+        "[PortXmitWait == 14681376621 (13.673G)]",
+        ("nic_errors", "warn", "GUID 0x0c42a10300a1b2c4 (all ports summed)"),
+    ),
+    (
+        "   GUID 0x0c42a10300a1b2c4 port 1: [SymbolErrorCounter == 5120]",
+        ("nic_errors", "warn", "GUID 0x0c42a10300a1b2c4 port 1"),
+    ),
     # ibcheckerrors' warnings; perfquery's counters judged by the same thresholds
     (
         "#warn: counter SymbolErrors = 13151\t(threshold 10) lid 193 port 4\nError check on lid 193 (ISR9288 Voltaire) port "
@@ -216,6 +226,7 @@ HEALTHY = [
     # under error_thresholds' counts, and the congestion counters (read, not judged)
     (_errors("[LinkDownedCounter == 2] [PortRcvErrors == 4] [PortXmitWait == 4294967295]"), "ibqueryerrors"),
     (_summary(), "ibdiagnet"),
+    (" GUID 0x0c42a10300a1b2c4 port ALL: [LinkDownedCounter == 2 (2.000)] [PortXmitWait == 1523 (1.487K)]", "ibqueryerrors"),
 ]
 
 

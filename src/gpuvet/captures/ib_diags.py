@@ -83,7 +83,9 @@ _DISC_HEAD = re.compile(
 )
 # ibqueryerrors: a node's head, a port's counters over their threshold, its summary
 _ERRORS_FOR = re.compile(r"^\s*(?:Errors|Data Counters) for (?:0x[0-9a-fA-F]{1,16} )?\"(?P<name>[^\"]*)\"\s*$")
-_ERRORS_PORT = re.compile(r"^\s*GUID 0x[0-9a-fA-F]{1,16} port (?P<port>\d{1,3}|ALL):(?P<items>(?:\s*\[[^\]]*\])*)\s*$")
+_ERRORS_PORT = re.compile(
+    r"^\s*GUID 0x(?P<guid>[0-9a-fA-F]{1,16}) port (?P<port>\d{1,3}|ALL):(?P<items>(?:\s*\[[^\]]*\])*)\s*$"
+)
 _ITEM = re.compile(r"\[(?P<name>\w+) == (?P<value>\d{1,20})(?:\s*\([^)]*\))?\]")
 _SUMMARY = re.compile(r"^\s*##\s*(?:Summary:|\d+ ports checked|\d+ PMA query failures|Thresholds:|Suppressed:)")
 # ibcheckerrors (infiniband-diags' scripts before 1.6): its warnings, its verdict per port
@@ -257,8 +259,8 @@ def _ibqueryerrors(lines: list[Line], at: list[int], r: _Reading) -> None:
         text = lines[i].text
         if (m := _ERRORS_FOR.match(text)) is not None:
             name, last = m.group("name"), None
-        elif name is not None and (m := _ERRORS_PORT.match(text)) is not None:
-            last = None if m.group("port") == "ALL" else r.port(name, int(m.group("port")), None)
+        elif (m := _ERRORS_PORT.match(text)) is not None:
+            last = _errors_port(r, name, m)
             for item in _ITEM.finditer(m.group("items")):
                 if last is not None and (key := PORT_COUNTERS.get(item.group("name"))) is not None:
                     last.counters[key] = int(item.group("value"))
@@ -270,6 +272,17 @@ def _ibqueryerrors(lines: list[Line], at: list[int], r: _Reading) -> None:
         r.kinds["ibcheckerrors" if "#warn" in text or "Error check" in text or "# Checked" in text else "ibqueryerrors"] = (
             None
         )
+
+
+def _errors_port(r: _Reading, name: str | None, m: re.Match[str]) -> _Port | None:
+    """The port an ibqueryerrors line is about: under its node's head, that node's (a switch's 'port ALL' sums the
+    ports listed after it: not kept); a line pasted without its head (-c/-s's one line) is named by its GUID, and
+    its 'port ALL' (the node's ports summed) kept as port 0, the only reading there is."""
+    if name is not None:
+        return None if m.group("port") == "ALL" else r.port(name, int(m.group("port")), None)
+    if m.group("port") == "ALL":
+        return r.port(f"GUID 0x{m.group('guid')} (all ports summed)", 0, None)
+    return r.port(f"GUID 0x{m.group('guid')}", int(m.group("port")), None)
 
 
 def _old_check(text: str, pending: list[tuple[str, int]], r: _Reading) -> bool:
