@@ -34,7 +34,7 @@ API_APP = "application_api_error"
 MESSAGES: list[tuple[str, str, str | None]] = [
     # cudaGetErrorString / cuGetErrorString texts (CUDA 12.x; the driver's strings table)
     ("cuda", "uncorrectable ECC error encountered", "ecc_uncorrectable_since_boot"),
-    ("cuda", "uncorrectable NVLink error detected during the execution", "nvlink_errors"),
+    ("cuda", "uncorrectable NVLink error detected during the execution", "nvlink_uncorrectable"),
     ("cuda", "an illegal memory access was encountered", APP),
     ("cuda", "unspecified launch failure", APP),
     ("cuda", "out of memory", OOM),

@@ -92,7 +92,7 @@ def test_an_uncorrectable_nvlink_error_is_the_link_and_a_missing_nvml_library_th
     nvlink = ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
               "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution\n")
     assert [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", nvlink)["findings"]] == \
-        [("nvlink_errors", "warn")]
+        [("nvlink_uncorrectable", "critical")]
     smi = ("root@4f2c1d:/workspace# nvidia-smi\nNVIDIA-SMI couldn't find libnvidia-ml.so library in your system. "
            "Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\n")
     assert [(f["cause"], f["severity"]) for f in _run(tmp_path, "doctor", smi)["findings"]] == \

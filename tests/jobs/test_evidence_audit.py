@@ -62,7 +62,8 @@ EVIDENCED_BY: dict[str, set[str]] = {
                       "rocm-smi (default table)", "rocm-smi -a"},  # theirs (amd-smi: UEC; rocm-smi: its ERROR line
     # on a module; rocm-smi -a's readings no sensor gives, captures/rocm_sensors.py)
     "kernel_messages": {"kernel log", "nvidia-smi: no devices",  # 'No devices were found' beside lspci's GPUs
-                        "miner NVML lines"},  # a miner's 'GPU is lost (15)' (captures/miner_lost.py)
+                        "miner NVML lines",  # a miner's 'GPU is lost (15)' (captures/miner_lost.py)
+                        "nvidia-smi's messages"},  # its infoROM warning, -i's target lost (captures/smi_messages.py)
     "benchmark_failures": {"nccl-tests", "hccl_test", "nvbandwidth", "TransferBench", "rocm-bandwidth-test"},
     "nic_ports": {"ibstat", "ibv_devinfo", "ibdev2netdev", "ibstatus", "lshca", "mlxlink", "local", "sysfs IB counters",
                   "perfquery"},

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors, container_layer
+from gpuvet.captures import api_errors, container_layer, smi_words
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
@@ -30,7 +30,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(v, re.I) for k, v in {
                      r"|OutOfMemoryError: CUDA",
     "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
                  r"|There (?:are|is) no available device\(s\) that support CUDA"
-                 r"|Found no NVIDIA driver on your system|No CUDA GPUs are available",
+                 r"|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+                 r"|^\s*No CUDA devices\s*$",  # gpu-burn's own line (wilicc/gpu-burn initCuda, launch)
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
                       r"|The NVIDIA driver on your system is too old"  # the driver API has no such name (cuda.h)
                       # a PTX newer than the driver's JIT (cudaErrorUnsupportedPtxVersion): the driver is too old
@@ -80,6 +81,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(v, re.I) for k, v in {
     "nccl_error": r"NCCL error in: .{0,300}(?:ncclRemoteError|ncclSystemError|ncclInternalError|remote process "
                   r"exited|unhandled system error|internal error)",
     **container_layer.KINDS,  # nvidia-container-cli's stages by what they relay, the runtime's set-up (GEN2)
+    **smi_words.NVML_KINDS,  # NVML's words for a module's own state: a reset needed, its infoROM, its power (AX1)
     "container_no_gpu": r"could not select device driver .{0,20} with capabilities: \[\[gpu\]\]"
                         # the toolkit's binary is nvidia-container-cli.real where a wrapper script calls it
                         r"|nvidia-container-cli(?:\.real)?: (?:initialization|mount|device|detection) error",
@@ -119,7 +121,7 @@ _ORDER = [(kind, pattern, api_errors.words_of(kind)) for kind, pattern in KINDS.
 _KEY_WORDS = (
     "ecc error encountered", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory",
     "outofmemory",
-    "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda",
+    "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda", "no cuda devices",
     "couldn't communicate", "amdgpu not found in modules",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "uniqueid", "hccl function error", "comminit",

@@ -484,6 +484,7 @@ FORMATS: tuple[Format, ...] = (
     Format("miner NVML lines", "kernel", _one("miner_lost.parse"), SHARED, adds=True,
            markers=("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")),
     # a mining program's 'GPU2: … GPU is lost (15)', NVML's GPUIsLost / GPU_IS_LOST, NVAPI's device not found
+    Format("nvidia-smi's messages", "kernel", Gated(_marked("smi_messages.parse")), SHARED, adds=True, unmarked="its WORDS"),
     Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=LIST_MARKS),  # its NVIDIA adapters
     Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=LIST_MARKS),  # as amd-smi's
     Format("nvidia-smi: no devices", None, _no_devices, SHARED, markers=("No devices were found",)),

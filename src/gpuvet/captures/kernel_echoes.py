@@ -8,6 +8,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from gpuvet.captures.smi_words import HANDLE_KINDS, handle_words_kind
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
@@ -32,10 +34,10 @@ PASSTHROUGH = "probe_not_called_passthrough"
 # kinds no pattern reads (kernel_messages.yaml): a read kind the rest of the log explains; a GPU function's BAR the
 # PCI enumeration could not assign, or the NVIDIA driver found invalid, or one left small (pci_enum.KIND, NVRM_KIND,
 # SMALL_KIND, AMD_SMALL_KIND; either of the first two in a virtual machine, GUEST_KIND); nvidia-smi's lost handle in
-# NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind)
+# NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind), and in NVML's other words for a module's state (smi_words)
 HANDLE_NOT_FOUND = "smi_handle_not_found"
 DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest",
-           HANDLE_NOT_FOUND)
+           HANDLE_NOT_FOUND, *HANDLE_KINDS)
 # the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
 # nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it
 # again - the module was never lost from the bus
@@ -72,9 +74,10 @@ _NOT_FOUND = re.compile(r"device handle for .{0,60}?:\s*Not Found\b", re.I)
 
 def handle_kind(text: str) -> str:
     """nvidia-smi's 'Unable to determine the device handle for GPU …': NVML's 'Not Found' is a module the driver
-    lists but never initialised (HANDLE_NOT_FOUND); its other words (Unknown Error, GPU is lost) one it no longer
-    reaches (smi_no_handle)."""
-    return HANDLE_NOT_FOUND if "Not Found" in text and _NOT_FOUND.search(text) else "smi_no_handle"
+    lists but never initialised (HANDLE_NOT_FOUND); a reset needed, external power missing, a corrupted infoROM, an
+    interrupt fault or the caller refused are NVML's words for those states (smi_words); its other words (Unknown
+    Error, GPU is lost) one it no longer reaches (smi_no_handle)."""
+    return HANDLE_NOT_FOUND if "Not Found" in text and _NOT_FOUND.search(text) else handle_words_kind(text)
 
 
 # an echo that names no module (the driver's word for the whole probe): any module's cause explains it

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures import smi_messages
 from gpuvet.captures.app_errors import in_quotes, reported, said
 from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, KernelParse, bus
+from gpuvet.captures.kernel_echoes import handle_kind
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
@@ -54,8 +56,8 @@ _XID_BUS = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[
 # NBF1: nvidia-smi's answer for a module it cannot open, anywhere in the poster's sentence (its own reader
 # takes it only at a line's start or as the tool's output)
 _SAID_MESSAGES = NVRM_MESSAGES + (KernelMessage("smi_no_handle", re.compile(
-    r"Unable to (?:determine|detect) the device handle for (?:GPU\s*)?(?:PCI:)?[0-9a-fA-F]{0,8}:?[0-9a-fA-F]{2}:"
-    r"[0-9a-fA-F]{2}"), "nvidia-smi"),)
+    r"Unable to (?:determine|detect) the device handle for (?:GPU\s*(?:\d{1,3}:\s+)?)?(?:PCI:)?[0-9a-fA-F]{0,8}:?"
+    r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"), "nvidia-smi"),) + smi_messages.SAID  # AX1: its infoROM warning, -i's target lost
 
 
 def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
@@ -68,7 +70,8 @@ def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
             for m in said(message.pattern, ln.text):
                 if _your_words(ln.text, m) or not reported(ln.text, m.start(), m.end()):
                     continue
-                key = (message.kind, nearest_bus(ln.text, m.start(), m.end()))
+                kind = handle_kind(ln.text[m.start():m.end() + 120]) if message.kind == "smi_no_handle" else message.kind
+                key = (kind, nearest_bus(ln.text, m.start(), m.end()))
                 out.setdefault(key, KernelEvent(*key, ln.text.strip()[:240], ln.no, quoted=True))
                 claimed.add(ln.no)
     got, reports = _windows(lines)  # issue 46 (WIN)

@@ -304,11 +304,12 @@ def _refuse_long_numbers(text: str, where: str, lead: int = 0) -> None:
 # is inside the quote, the poster's, judged by the quoted-prose rules (app_errors.reported), never by its reader;
 # a quote that closes a string (a wrapped JSON line's '…al Number": ', rocm-smi's 'but got ""') or opens a whole
 # pasted log line, its own prefix kept (a timestamp, NCCL's host:pid:tid), is the tool's and read as before; so are
-# ibqueryerrors' node heads ('Errors for "n01 mlx5_0"') and ibnetdiscover's ('Switch 36 "S-7cfe…"', AX3)
+# ibqueryerrors' node heads ('Errors for "n01 mlx5_0"') and ibnetdiscover's ('Switch 36 "S-7cfe…"', AX3); a quote
+# opening a parenthesis is a tool's value (nvidia-smi's 'GPU clocks set to "(gpuClkMin 1410, …)"', AX1)
 _PROSE_QUOTE = re.compile(r"\n[^\S\n]*(?:[>*-][^\S\n]+)?(?![A-Z]{4,}\b|(?:Errors|Data Counters) for |(?:Switch|Ca|Rt)\s+\d)"
                           r"[A-Za-z][\w'’-]*"
                           r"(?:,?[^\S\n]+(?![A-Z]{4,}\b)[\w'’-]+){1,12}[^\S\n]*[\"“`]"
-                          r"(?![\s:,\]}\[\d\"“”`]|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} +\d{1,2} \d\d:)")
+                          r"(?![\s:,\]}\[\d\"“”`(]|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} +\d{1,2} \d\d:)")
 
 
 def _walk(fc: FileCapture, lines: list[Line], where: str, marks: Marks | None = None) -> set[int]:

@@ -10,6 +10,7 @@ EXPORTER_NVLINK = "dcgm-exporter NVLink counters"  # the kind dcgm-exporter's NV
 HCCL_TEST, TRANSFERBENCH, PCIE_STATUS = "hccl_test", "TransferBench", "kernel PCIe link status"
 DCGM_EXPORTER, AMD_EXPORTER = "dcgm-exporter", "AMD device-metrics-exporter"
 NVML_VALUES = "NVML values (a binding's)"  # captures/nvml_values.py's kind
+SMI_MESSAGES = "nvidia-smi's messages"  # AX1: nvidia-smi's own lines of a module's state (captures/smi_messages.py)
 # issue 46: the kinds read into -q's fields, captures/monitor_tools.py's and NVML_VALUES (a binding's clock event
 # reasons as -q's): doctor cites their file for those readings
 MONITOR_KINDS = ("gpustat", "gpustat --json", "nvitop", "nvidia-top", "nvtop -s", "nvidia-smi pmon",

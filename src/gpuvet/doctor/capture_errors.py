@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
-from gpuvet.doctor import dcgm_findings
+from gpuvet.doctor import dcgm_findings, smi_state
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fryer_peers import fryer_findings
@@ -57,6 +57,13 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nvml_unknown": _Meaning("device_permissions", LOW),
     "nvml_unknown_after_update": _Meaning("driver_library_mismatch", MEDIUM),  # a driver package update in the file
     "listed_but_unseen": _Meaning("program_sees_no_listed_module", MEDIUM),  # _UNSEEN where a tool lists modules
+    # AX1: NVML's words for a module's state (captures/smi_words.py), and a CUDA error read with the listing beside
+    # it (doctor/smi_state.py)
+    "nvml_reset_required": _Meaning("module_needs_reset", HIGH),
+    "nvml_inforom": _Meaning("module_inforom_corrupted", HIGH),
+    "nvml_power": _Meaning("module_power_cables", HIGH),
+    smi_state.CUDA_UNUSABLE: _Meaning("cuda_cannot_use_listed_modules", MEDIUM),
+    smi_state.EXCLUSIVE: _Meaning("module_compute_exclusive", HIGH),
     "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
     "torch_no_cuda": _Meaning("framework_sees_no_module", MEDIUM),
     "smi_no_driver": _Meaning("no_modules_visible", HIGH),
@@ -82,7 +89,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_runtime_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
-    "nvlink_uncorrectable": _Meaning("nvlink_errors", HIGH),
+    "nvlink_uncorrectable": _Meaning("nvlink_uncorrectable", HIGH),
     "peer_unsupported": _Meaning("p2p_unavailable", MEDIUM),  # the runtime refused peer access between two modules
     "smi_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),  # the runtime's setup, not the modules
     # an inference runtime's or a framework's own lines (captures/runtime_status.py): no GPU it can use
@@ -167,7 +174,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
 def captured_errors(ev: Evidence) -> Outcome:
     """Error lines of applications and CUDA samples, and gpu-burn's verdicts."""
     c = ev.captures
-    found = _after_warn(ev, _error_findings(c.app_errors, _listed_by_a_tool(ev)))
+    listed = _listed_by_a_tool(ev)
+    found = _after_warn(ev, _error_findings(smi_state.rewritten(ev, c.app_errors, listed), listed))
     unsure: list[str] = []
     cited: list[Cited] = []
     found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)

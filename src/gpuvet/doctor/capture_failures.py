@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpuvet.captures.records import ModuleHealth
+from gpuvet.captures.records import SMI_MESSAGES, ModuleHealth
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -172,7 +172,7 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return confirmed("the driver's kernel messages say: " + "; ".join(said), *found)
     other = len(c.kernel_events) - len(events)
     return clear(_none_said(ev) + (f" ({other} other message(s): see compute-errors)" if other else ""),
-                 Cited(_source(ev, "kernel log", WINDOWS_LOG), "driver lines read", str(c.kernel_lines)))
+                 Cited(_source(ev, "kernel log", WINDOWS_LOG, SMI_MESSAGES), "driver lines read", str(c.kernel_lines)))
 
 
 OTHER_DRIVERS = ("kernel lines of a GPU driver gpuvet has no messages for ({}), none at error level: it can't tell "
