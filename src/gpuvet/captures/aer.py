@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import GPU_DRIVERS as GPU_DRIVERS  # its readers' and doctor's (records: no parser)
 from gpuvet.captures.text import Line
@@ -18,34 +19,34 @@ from gpuvet.node.bus import bus_key
 # a domain of four hex digits, or up to eight (Linux prints %04x: a VMD controller's domains are 10000 and up)
 _DEV = r"([\w.-]{1,32}) ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:AER: )?"
 _ERROR = re.compile(_DEV + r"PCIe Bus Error: severity=([A-Za-z]+(?: \([A-Za-z-]+\))?), type=([A-Za-z ]+?),")
-_DEVICE = re.compile(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
-_BIT = re.compile(_DEV + r"\s*\[\s*\d+\s*\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
+_DEVICE = lazy(_DEV + r"\s*device \[([0-9a-fA-F]{4}):[0-9a-fA-F]{4}\] error status/mask=")
+_BIT = lazy(_DEV + r"\s*\[\s*\d+\s*\] ([A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
 # older kernels name the source by its requester id ('received: id=00e8': bus << 8 | device << 3 | function)
-_FROM = re.compile(_DEV + r"(?:AER: )?(Multiple )?((?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
-                   r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
-                   r"(?:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])|id=([0-9a-fA-F]{4})\b)")
+_FROM = lazy(_DEV + r"(?:AER: )?(Multiple )?((?:Corrected|Correctable|Uncorrected|Uncorrectable|Fatal|"
+             r"Non-?fatal)[\w ()-]*?) (?:error )?(?:message )?received(?: from)?:? "
+             r"(?:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])|id=([0-9a-fA-F]{4})\b)")
 NVIDIA = "10de"
 ATI = "1002"  # AMD's graphics vendor id: its GPUs, their HDMI audio functions and the PCIe switches on their cards
 RECEIVER_ERRORS = ("RxErr", "Receiver Error")  # the correctable Physical Layer bit, as kernels name it
 # the kernel's recovery after an uncorrectable error: a device whose driver cannot take part, a port that gave up
-_RECOVERY = re.compile(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)
+_RECOVERY = lazy(_DEV + r"(?:AER: )?(can't recover|device recovery failed|device recovery successful)", re.I)
 # older kernels' word for a device the port's error broadcast reached that has no error handler (newer ones say
 # "can't recover (no error_detected callback)"): a device below the port, lost with it if its recovery fails
-_NO_HANDLER = re.compile(_DEV + r"device has no AER-aware driver")
-_BUS_SAID = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
+_NO_HANDLER = lazy(_DEV + r"device has no AER-aware driver")
+_BUS_SAID = lazy(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: ")  # the end of _DEV
 _LONGEST = 400  # characters: the kernel prints every AER line short (a longer line is something else)
 # lines between two corrected errors of one undated burst: the kernel prints each in a few (its message, severity,
 # device, bits, 'can't find device'); a longer gap is other output between them, so no longer one burst
 _BURST_GAP = 10
-_UPTIME = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,9}\.\d{1,9})\]")  # dmesg's stamp: seconds since boot
+_UPTIME = lazy(r"^\s*(?:<\d>)?\[\s*(\d{1,9}\.\d{1,9})\]")  # dmesg's stamp: seconds since boot
 # a clock's stamp, where no dmesg one is: dmesg -T's '[Mon Dec  1 10:00:00 2026]', and syslog's 'Dec 01 10:00:00'
 # or RFC 3339's '2026-12-01T10:00:00' where the line keeps them (decorations.peel takes a prefix every line of a run
 # carries off first: such a journal is undated here): seconds, so errors days apart are read as days apart (a
 # year's turn is read wrong at most: its two sides are far apart, never one burst)
 _MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
                                        "Dec"))}
-_CLOCK = re.compile(r"^\s*(?:<\d>)?\[?(?:[A-Z][a-z]{2} )?(?:(?P<mon>[A-Z][a-z]{2}) {1,2}(?P<day>\d{1,2}) |"
-                    r"\d{4}-(?P<mnum>\d{2})-(?P<dnum>\d{2})[T ])(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2}(?:[.,]\d{1,9})?)")
+_CLOCK = lazy(r"^\s*(?:<\d>)?\[?(?:[A-Z][a-z]{2} )?(?:(?P<mon>[A-Z][a-z]{2}) {1,2}(?P<day>\d{1,2}) |"
+              r"\d{4}-(?P<mnum>\d{2})-(?P<dnum>\d{2})[T ])(?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2}(?:[.,]\d{1,9})?)")
 
 
 @dataclass
@@ -203,7 +204,7 @@ def _said_alone(out: AerParse) -> None:
 _WORDS = ("PCIe Bus Error: severity=", "error status/mask=", "received", "recover", "AER-aware")  # _candidates' literals
 _NAMING = (_ERROR, _DEVICE, _FROM, _RECOVERY)  # the patterns that name a device (a bit's line needs one named)
 # what a _BIT line holds past its device's bus id (the other three patterns each hold a literal: see _candidates)
-_BIT_HINT = re.compile(r": (?:AER: )?\s*\[\s*\d+\s*\] [A-Za-z]")
+_BIT_HINT = lazy(r": (?:AER: )?\s*\[\s*\d+\s*\] [A-Za-z]")
 
 
 def _candidates(lines: list[Line], marks: Marks | None = None) -> list[Line]:

@@ -15,13 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuvet.captures.lazy_re import lazy
+
 Numbered = list[tuple[int, str]]
 
-_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
-_FILE_HEAD = re.compile(r"^(?:diff --git |diff -[a-zA-Z]+ |index [0-9a-f]{4,}\.\.[0-9a-f]{4,}|--- |\+\+\+ |new file mode |"
-                        r"deleted file mode |similarity index |rename (?:from|to) |old mode |new mode )")
-_DIFF_FENCE = re.compile(r"^\s*(?:```|~~~)\s*(?:diff|patch)\s*$", re.I)
-_BORDER = re.compile(r"^\+[-=+|: ]*$")  # nvidia-smi's, a markdown table's: a border, not an added line
+_HUNK = lazy(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_FILE_HEAD = lazy(r"^(?:diff --git |diff -[a-zA-Z]+ |index [0-9a-f]{4,}\.\.[0-9a-f]{4,}|--- |\+\+\+ |new file mode |"
+                  r"deleted file mode |similarity index |rename (?:from|to) |old mode |new mode )")
+_DIFF_FENCE = lazy(r"^\s*(?:```|~~~)\s*(?:diff|patch)\s*$", re.I)
+_BORDER = lazy(r"^\+[-=+|: ]*$")  # nvidia-smi's, a markdown table's: a border, not an added line
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
@@ -41,8 +43,8 @@ class Signs:
         return got if got.hunks or got.fenced or got.first else None
 
 
-_FENCED = re.compile(r"```(?:diff|patch)|(?:```|~~~)[^\n`]{0,40}\n[ \t>]*\+")
-_FIRST = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n){0,8}[ \t>]*\+")
+_FENCED = lazy(r"```(?:diff|patch)|(?:```|~~~)[^\n`]{0,40}\n[ \t>]*\+")
+_FIRST = lazy(r"(?:[ \t]*(?:#[^\n]*)?\n){0,8}[ \t>]*\+")
 
 
 def undiff(numbered: Numbered, notes: list[str], signs: Signs) -> tuple[Numbered, bool]:

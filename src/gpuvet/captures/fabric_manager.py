@@ -8,39 +8,40 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
-_FM = re.compile(r"nv-fabricmanager|nvidia-fabricmanager|fabricmanager\.|Fabric Manager", re.IGNORECASE)
-_NOTHING = re.compile(r"NV_WARN_NOTHING_TO_DO")
-_STARTED = re.compile(r"Successfully configured all the available NVSwitches|Started \"?Nvidia Fabric Manager|"
-                      r"Active: active \(running\)", re.IGNORECASE)
-_FAILED = re.compile(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
-                     r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code|"
-                     r"aborting fabric manager|"  # its own log: '…, aborting fabric manager'
-                     # a config file it cannot use ends the start before anything runs: 'fabric manager config
-                     # file item: FABRIC_NODE_CONFIG_FILE has an invalid value', 'failed to parse … config file'
-                     r"config file item: \S+ has an invalid value|"
-                     r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config|"
-                     # its version check against the loaded driver, which aborts the start (gpu-operator #544): 'fabric
-                     # manager NVIDIA GPU driver interface version 530.30.02 don't match with driver version 530.41.03'
-                     r"driver interface version \S+ (?:don.t|doesn.t|do not|does not) match", re.IGNORECASE)
-_STOPPED = re.compile(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
-_ERROR = re.compile(r"\[ERROR\]")
+_FM = lazy(r"nv-fabricmanager|nvidia-fabricmanager|fabricmanager\.|Fabric Manager", re.IGNORECASE)
+_NOTHING = lazy(r"NV_WARN_NOTHING_TO_DO")
+_STARTED = lazy(r"Successfully configured all the available NVSwitches|Started \"?Nvidia Fabric Manager|"
+                r"Active: active \(running\)", re.IGNORECASE)
+_FAILED = lazy(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
+               r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code|"
+               r"aborting fabric manager|"  # its own log: '…, aborting fabric manager'
+               # a config file it cannot use ends the start before anything runs: 'fabric manager config
+               # file item: FABRIC_NODE_CONFIG_FILE has an invalid value', 'failed to parse … config file'
+               r"config file item: \S+ has an invalid value|"
+               r"(?:failed|unable) to (?:parse|open|read|load) (?:the )?(?:fabric ?manager )?config|"
+               # its version check against the loaded driver, which aborts the start (gpu-operator #544): 'fabric
+               # manager NVIDIA GPU driver interface version 530.30.02 don't match with driver version 530.41.03'
+               r"driver interface version \S+ (?:don.t|doesn.t|do not|does not) match", re.IGNORECASE)
+_STOPPED = lazy(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
+_ERROR = lazy(r"\[ERROR\]")
 # an NVSwitch's SXid as the fabric manager logs it: 'detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci
 # bus id 00000000:86:00.0 physical id 3 port 61' (its own log, or its journal's 'nv-fabricmanager[N]: …')
-SWITCH_ERROR = re.compile(r"detected NVSwitch (non-fatal|fatal) error (\d{1,6})(?:.*?\bpci bus id "
-                          r"((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?(?:.*?\bport (\d{1,3}))?", re.I)
+SWITCH_ERROR = lazy(r"detected NVSwitch (non-fatal|fatal) error (\d{1,6})(?:.*?\bpci bus id "
+                    r"((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?(?:.*?\bport (\d{1,3}))?", re.I)
 SWITCH_WORDS = "detected NVSwitch"  # how each SWITCH_ERROR line starts, as the fabric manager prints it (a marker)
 # its multicast (NVLink SHARP) team set-up failing for a GPU it does not know (gpud's fabric manager matcher): '[ERROR]
 # [tid 1230079] failed to find the GPU handle 5410063385821516767 in the multicast team request setup 6130285411925746235.'
-MULTICAST = re.compile(r"failed to (?:find the GPU handle \d+ in the multicast team|(?:setup|allocate) (?:the )?"
-                       r"multicast team)", re.I)
+MULTICAST = lazy(r"failed to (?:find the GPU handle \d+ in the multicast team|(?:setup|allocate) (?:the )?"
+                 r"multicast team)", re.I)
 MULTICAST_WORDS = "multicast team"  # every MULTICAST line holds it (a marker: the fabric manager's own words)
 # the reader's markers (formats.py): its name (_FM, any case), or its own NVSwitch or multicast error lines (parse's gate)
 MARKS = ("abric", "ABRIC", SWITCH_WORDS, MULTICAST_WORDS)
 # modules that never sit on an NVSwitch baseboard: consumer and workstation cards, PCIe data-centre cards
-_NO_SWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
-                        r"T400)\b", re.IGNORECASE)
+_NO_SWITCH = lazy(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|PCIE|\b(?:T4|P4|P40|L4|L40S?|A2|A10|A16|A40|T1000|"
+                  r"T400)\b", re.IGNORECASE)
 
 
 def without_switches(products: list[str | None]) -> list[str] | None:

@@ -12,23 +12,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Cut, Line
 
 # a progress line as pasted: bare, or quoted or set in markdown inside a post ('"30.0%  proc'd: …')
 # (each cell starts and ends on a non-blank, or is absent: no run of blanks split two ways, review 55)
-_PROGRESS = re.compile(r"^\s*(?:[\"'`*>]+\s*)?[\d.]+%\s+proc'd:(?:\s*(\S(?:.*?\S)??))?\s+errors:\s*((?:\S(?:.*?\S)??)?)"
-                       r"(?:\s+temps:\s*(.*))?\s*$")
-_WORK = re.compile(r"(?<!\d)(-?\d+) \([\d.]+ Gflop/s\)")
-_ERRORS = re.compile(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
-_TEMP = re.compile(r"(?<!\d)(\d+) C\b")
-_TESTED = re.compile(r"^\s*Tested (\d+) GPUs?:\s*$")
-_VERDICT = re.compile(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\b[^:]{0,60}$")
-_INIT_ERROR = re.compile(r"^\s*Couldn't init a GPU test: (.{1,200})$")
-_INITIALIZED = re.compile(r"^\s*Initialized device (\d{1,4}) with (\d{1,9}) MB of memory")
-_ENDED = re.compile(r"^\s*(?:Killing processes|\^C\s*$)")  # gpu-burn stopping its workers, or the poster's ^C
-_OWN = re.compile(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ with|Results are \d+ bytes each|"
-                  r"Run length not specified|Burning for|Freed memory for dev|Uninitted cublas|done\s*$|"
-                  r"No clients are alive|read\[\d+\] error|Using compare file)")
+_PROGRESS = lazy(r"^\s*(?:[\"'`*>]+\s*)?[\d.]+%\s+proc'd:(?:\s*(\S(?:.*?\S)??))?\s+errors:\s*((?:\S(?:.*?\S)??)?)"
+                 r"(?:\s+temps:\s*(.*))?\s*$")
+_WORK = lazy(r"(?<!\d)(-?\d+) \([\d.]+ Gflop/s\)")
+_ERRORS = lazy(r"(-?\d+)\s*(?:\((WARNING|DIED)!\))?")
+_TEMP = lazy(r"(?<!\d)(\d+) C\b")
+_TESTED = lazy(r"^\s*Tested (\d+) GPUs?:\s*$")
+_VERDICT = lazy(r"^\s*GPU (\d{1,4}): (OK|FAULTY)\b[^:]{0,60}$")
+_INIT_ERROR = lazy(r"^\s*Couldn't init a GPU test: (.{1,200})$")
+_INITIALIZED = lazy(r"^\s*Initialized device (\d{1,4}) with (\d{1,9}) MB of memory")
+_ENDED = lazy(r"^\s*(?:Killing processes|\^C\s*$)")  # gpu-burn stopping its workers, or the poster's ^C
+_OWN = lazy(r"^\s*(?:Summary at:|Killing processes|Initialized device \d+ with|Results are \d+ bytes each|"
+            r"Run length not specified|Burning for|Freed memory for dev|Uninitted cublas|done\s*$|"
+            r"No clients are alive|read\[\d+\] error|Using compare file)")
 
 
 @dataclass

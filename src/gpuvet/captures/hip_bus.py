@@ -7,19 +7,19 @@ the pinned copies against the design of the module named, as it prices bandwidth
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
 HIP_BUS = "hipBusBandwidth"
 _SIZE = r"\+?(\d{1,9})(By|kB|MB|GB)"
-_ROW = re.compile(r"^\s*(H2D|D2H|Bidir)_Bandwidth_(pinned|pageable)\s+" + _SIZE + r"\s+GB/sec\s+(\d+(?:\.\d+)?)"
-                  r"(?:\s+-?\d+(?:\.\d+)?){0,4}\s*$")
-_TIME = re.compile(r"^\s*(?:H2D|D2H|Bidir)_Time_(?:pinned|pageable)\s+" + _SIZE + r"\s+ms(?:\s+-?\d+(?:\.\d+)?){0,5}\s*$")
+_ROW = lazy(r"^\s*(H2D|D2H|Bidir)_Bandwidth_(pinned|pageable)\s+" + _SIZE + r"\s+GB/sec\s+(\d+(?:\.\d+)?)"
+            r"(?:\s+-?\d+(?:\.\d+)?){0,4}\s*$")
+_TIME = lazy(r"^\s*(?:H2D|D2H|Bidir)_Time_(?:pinned|pageable)\s+" + _SIZE + r"\s+ms(?:\s+-?\d+(?:\.\d+)?){0,5}\s*$")
 # its device line: 'Device:NAME Mem=32.0GB #CUs=120 Freq=1502Mhz  MallocMode=pinned' (the device the run used)
-_DEVICE = re.compile(r"^\s*Device:\s*(\S.{0,95}?)\s+Mem=[\d.]+GB\b")
-_HEAD = re.compile(r"^\s*test\s+atts\s+units\s+median\s+mean\s+stddev\s+min\s+max\s*$")
+_DEVICE = lazy(r"^\s*Device:\s*(\S.{0,95}?)\s+Mem=[\d.]+GB\b")
+_HEAD = lazy(r"^\s*test\s+atts\s+units\s+median\s+mean\s+stddev\s+min\s+max\s*$")
 _UNIT = {"By": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 _KIND = {"H2D": "host_to_device", "D2H": "device_to_host", "Bidir": "host_bidirectional"}
 MARKS = ("_Bandwidth_pinned", "_Bandwidth_pageable")  # its tests' names: the rows it reads hold one

@@ -10,9 +10,9 @@ channel error. The module's own failures (an init that failed) stay kernel_faile
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -26,20 +26,20 @@ KINDS = (MMU_FAULT, CHANNEL_ERROR)
 _HEAD = 400  # characters of a line searched
 # the module's prefix and an engine unit of nvkm ('fifo:', 'gr:', 'fault:', 'fb:', 'mmu:'; newer nvkm names the
 # channel after the unit: 'fifo:000000:0004:0004:[Xorg[1000]]')
-_LINE = re.compile(r"\bnouveau (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
-                   r"(?:fifo|gr|fault|fb|mmu|ce\d*|sec2?|msvld|mspdec|msppp|nvdec\d*|nvenc\d*)[:\[]")
+_LINE = lazy(r"\bnouveau (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+             r"(?:fifo|gr|fault|fb|mmu|ce\d*|sec2?|msvld|mspdec|msppp|nvdec\d*|nvenc\d*)[:\[]")
 # fifo/gk104.c, tu102 fault: 'fault 01 [VIRT_WRITE] at 0000000000400000 engine 00 [GR] … on channel 2 […]';
 # fb/nv50.c: 'trapped read at 0x…'; a fault the unit dropped
-_MMU = re.compile(r"\bfault \d?:? ?[0-9a-fA-F]{2} \[\w+\] at [0-9a-fA-F]+|\btrapped (?:read|write) at\b|"
-                  r"\bDROPPED_MMU_FAULT\b|\bMMU_FAULT\b")
+_MMU = lazy(r"\bfault \d?:? ?[0-9a-fA-F]{2} \[\w+\] at [0-9a-fA-F]+|\btrapped (?:read|write) at\b|"
+            r"\bDROPPED_MMU_FAULT\b|\bMMU_FAULT\b")
 # fifo/nv04.c, nv40.c: DMA_PUSHER, CACHE_ERROR; gk104 and later: PBDMA%d's interrupt, SCHED_ERROR, BIND_ERROR,
 # CHSW_ERROR, a channel errored and torn down ('errored - disabling channel', 'rc scheduled', 'killed');
 # gr/nv50.c, gf100.c: DATA_ERROR, ILLEGAL_MTHD, ILLEGAL_CLASS, TRAP, an SM trap ('GPC0/TPC0/MP trap'), a
 # ctxsw timeout
-_CHANNEL = re.compile(r"\bDMA_PUSHER\b|\bCACHE_ERROR\b|\bPBDMA\d+: [0-9a-fA-F]{8} \[|\b(?:SCHED|BIND|CHSW|"
-                      r"DATA|PIO|LB)_ERROR\b|\bILLEGAL_(?:MTHD|CLASS|NOTIFY)\b|\bTRAP(?:_\w+)?\b|\bMP trap\b|"
-                      r"\berrored - disabling channel\b|\brc scheduled\b|\bchannel \d+: killed\b|"
-                      r"\bCTXSW_TIMEOUT\b|\(err: [A-Z_]+\)")
+_CHANNEL = lazy(r"\bDMA_PUSHER\b|\bCACHE_ERROR\b|\bPBDMA\d+: [0-9a-fA-F]{8} \[|\b(?:SCHED|BIND|CHSW|"
+                r"DATA|PIO|LB)_ERROR\b|\bILLEGAL_(?:MTHD|CLASS|NOTIFY)\b|\bTRAP(?:_\w+)?\b|\bMP trap\b|"
+                r"\berrored - disabling channel\b|\brc scheduled\b|\bchannel \d+: killed\b|"
+                r"\bCTXSW_TIMEOUT\b|\(err: [A-Z_]+\)")
 SHOWN = 3  # lines quoted in an event
 
 

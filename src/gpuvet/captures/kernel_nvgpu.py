@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpuvet.captures import kernel_unknown
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -27,24 +28,24 @@ if TYPE_CHECKING:
 
 WORDS = ("nvgpu:",)  # every line this reader reads holds it
 # the driver's prefix and its platform device: 'nvgpu: 17000000.gpu', 'nvgpu: 17000000.gv11b', 'nvgpu: gpu.0'
-_LINE = re.compile(r"\bnvgpu: (?P<dev>[0-9a-fA-F]{6,8}\.[a-z][a-z0-9]{1,7}|gpu\.\d)(?=\s|:)")
+_LINE = lazy(r"\bnvgpu: (?P<dev>[0-9a-fA-F]{6,8}\.[a-z][a-z0-9]{1,7}|gpu\.\d)(?=\s|:)")
 # the chip: the device's suffix in older L4T (17000000.gv11b), or the debug dump's '__ga10b__ Channel Status' header
-_CHIP = re.compile(r"^g[kmpv]\d{2}[ab]$|^ga\d{2}b$")
-_DUMP = re.compile(r"(?:^|\s)__(g[kmpva]\d{2}[ab])__ Channel Status")
-_NOTIFIER = re.compile(r"\berror notifier set to (\d{1,3})\b")
+_CHIP = lazy(r"^g[kmpv]\d{2}[ab]$|^ga\d{2}b$")
+_DUMP = lazy(r"(?:^|\s)__(g[kmpva]\d{2}[ab])__ Channel Status")
+_NOTIFIER = lazy(r"\berror notifier set to (\d{1,3})\b")
 MMU_FAULT = "nvgpu_mmu_fault"
 CHANNEL_ERROR = "nvgpu_channel_error"
 HALTED = "nvgpu_gpu_halted"
 KINDS = (MMU_FAULT, CHANNEL_ERROR, HALTED)  # kernel_messages.yaml gives each its cause
 # the first kind whose words a line holds; a notifier's code says which of the first two it is
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (HALTED, re.compile(r"\bSW quiesce\b|\bquiesce (?:triggered|requested)\b|\bGPU (?:is |has been )?lost\b|"
-                        r"\b(?:recovery|reset) failed\b|\bfailed to (?:reset|recover)\b", re.I)),
-    (MMU_FAULT, re.compile(r"\[MMU FAULT\]|\bmmu fault\b|\bpage fault error\b|\berror notifier set to 31\b", re.I)),
-    (CHANNEL_ERROR, re.compile(r"\berror notifier set to \d+|\bctxsw timeout\b|\bsemaphore acquire timeout\b|"
-                               r"pbdma_intr\b|\bpbdma intr\b|\bidle timeout\b|\bchannel \d+ timed out\b|"
-                               r"\bfifo sched error\b|\bgr exception\b|\bsm exception\b|\bwatchdog timeout\b|"
-                               r"\bjob (?:on channel \d+ )?timed ?out\b", re.I)),
+    (HALTED, lazy(r"\bSW quiesce\b|\bquiesce (?:triggered|requested)\b|\bGPU (?:is |has been )?lost\b|"
+                  r"\b(?:recovery|reset) failed\b|\bfailed to (?:reset|recover)\b", re.I)),
+    (MMU_FAULT, lazy(r"\[MMU FAULT\]|\bmmu fault\b|\bpage fault error\b|\berror notifier set to 31\b", re.I)),
+    (CHANNEL_ERROR, lazy(r"\berror notifier set to \d+|\bctxsw timeout\b|\bsemaphore acquire timeout\b|"
+                         r"pbdma_intr\b|\bpbdma intr\b|\bidle timeout\b|\bchannel \d+ timed out\b|"
+                         r"\bfifo sched error\b|\bgr exception\b|\bsm exception\b|\bwatchdog timeout\b|"
+                         r"\bjob (?:on channel \d+ )?timed ?out\b", re.I)),
 )
 SHOWN = 3  # lines quoted in an event
 

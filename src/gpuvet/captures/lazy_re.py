@@ -3,8 +3,9 @@ tables (app_errors' runtime messages, the kernel drivers' messages) cost millise
 bug report's read imports ~950 patterns to use ~100 of them (~0.1 s of its ~1 s). A pattern made here is its
 text and flags until a method or attribute is first asked for; then it is compiled and its methods are set on
 it, so every later call is the compiled pattern's own. It is no ``re.Pattern`` to ``isinstance`` nor to the
-``re`` module's functions (``re.search(p, s)``): give those a pattern of ``re.compile``; marks.Marks' markers stay
-``re.compile``'s (their line-start ones are searched together only when they are)."""
+``re`` module's functions (``re.search(p, s)``), and a match's ``.re`` is the compiled pattern, not it (a reader
+that tells its patterns apart by ``m.re is _X`` keeps ``re.compile``'s); marks.Marks' markers stay ``re.compile``'s
+(their line-start ones are searched together only when they are)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import starting
 from gpuvet.captures.links import ListedGpu, LspciParse
 from gpuvet.captures.text import Line
@@ -15,24 +16,24 @@ from gpuvet.node.catalog import find_model, pci_product
 
 _BUS = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 # -m: BUS "class" "vendor" "device" ... (a line cut in the device's name keeps its bus id, class and vendor)
-_MACHINE = re.compile(_BUS + r'\s+"([^"]*)"\s+"([^"]*)"\s+"([^"]*)')
+_MACHINE = lazy(_BUS + r'\s+"([^"]*)"\s+"([^"]*)"\s+"([^"]*)')
 # -nn: BUS class name [cccc]: vendor and device words [vvvv:dddd] (rev xx)
 # (each name starts and ends on a non-blank: no run of blanks split between a name and \s*, review 55 F12)
-_NUMERIC = re.compile(_BUS + r"\s+([^\[\]:\s](?:[^\[\]:]*?[^\[\]:\s])?)\s*\[([0-9a-fA-F]{4})\]:\s*(\S(?:.*?\S)?)\s*"
-                      r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_NUMERIC = lazy(_BUS + r"\s+([^\[\]:\s](?:[^\[\]:]*?[^\[\]:\s])?)\s*\[([0-9a-fA-F]{4})\]:\s*(\S(?:.*?\S)?)\s*"
+                r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 # the PCI classes of a GPU or an accelerator: display controllers (03xx) and processing accelerators (1200)
-_CLASSES = re.compile(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)\b",
-                      re.I)
+_CLASSES = lazy(r"^(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)\b",
+                re.I)
 _CLASS_CODES = ("0300", "0302", "0380", "1200")
 _VENDOR_IDS = {"10de": "NVIDIA", "1002": "AMD", "8086": "Intel"}  # Intel's: dropped beside the others' (module_lists)
 _VENDOR_CODES = {name: code for code, name in _VENDOR_IDS.items()}
-_VENDOR_NAMES = (("NVIDIA", re.compile(r"\bNVIDIA\b")), ("AMD", re.compile(r"\[AMD/ATI\]|\bATI Technologies\b")),
-                 ("Intel", re.compile(r"^Intel Corporation\b")))
-_ID = re.compile(r"\s*\[[0-9a-fA-F]{4}\]$")  # the id -nn puts after each quoted name
-_PRODUCT = re.compile(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]\s*$")  # pci.ids' 'chip [product]': the product
-_PCI_ID = re.compile(r"\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")  # -nn's [vendor:device] after the name
-_NOISE = re.compile(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # '(rev a1)', '(prog-if 00 [VGA …])'
-_UNNAMED = re.compile(r"(?:Device|Unknown device)\s+([0-9a-fA-F]{4})", re.I)  # an id its pci.ids does not name
+_VENDOR_NAMES = (("NVIDIA", lazy(r"\bNVIDIA\b")), ("AMD", lazy(r"\[AMD/ATI\]|\bATI Technologies\b")),
+                 ("Intel", lazy(r"^Intel Corporation\b")))
+_ID = lazy(r"\s*\[[0-9a-fA-F]{4}\]$")  # the id -nn puts after each quoted name
+_PRODUCT = lazy(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]\s*$")  # pci.ids' 'chip [product]': the product
+_PCI_ID = lazy(r"\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")  # -nn's [vendor:device] after the name
+_NOISE = lazy(r"\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # '(rev a1)', '(prog-if 00 [VGA …])'
+_UNNAMED = lazy(r"(?:Device|Unknown device)\s+([0-9a-fA-F]{4})", re.I)  # an id its pci.ids does not name
 
 
 _LEADS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz \t\x0b\x0c\r\x1c\x1d\x1e\x1f"  # what a line

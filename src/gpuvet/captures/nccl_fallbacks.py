@@ -13,23 +13,25 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.lazy_re import lazy
+
 if TYPE_CHECKING:
     from gpuvet.captures.nccl_log import LogLine
 
 # (knowledge/nccl_warns.yaml's family, the INFO line's words)
 _LINES = (
-    ("nccl_p2p_disabled", re.compile(r"^P2P is disabled between (?:NVLINK )?connected GPUs (\d{1,3}) and (\d{1,3})\b")),
-    ("nccl_p2p_not_enabled", re.compile(r"^Could not enable P2P between dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))? "
-                                        r"and dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))?")),
-    ("nccl_p2p_query_failed", re.compile(r"^peer query failed between dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))? "
-                                         r"and dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))?")),
-    ("nccl_kernel_shared_memory", re.compile(r"^(?:cudaArch \d+ )?ncclMaxSharedMem (\d{1,9}) exceeds device/fn "
-                                             r"maxSharedMem (\d{1,9})")),
+    ("nccl_p2p_disabled", lazy(r"^P2P is disabled between (?:NVLINK )?connected GPUs (\d{1,3}) and (\d{1,3})\b")),
+    ("nccl_p2p_not_enabled", lazy(r"^Could not enable P2P between dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))? "
+                                  r"and dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))?")),
+    ("nccl_p2p_query_failed", lazy(r"^peer query failed between dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))? "
+                                   r"and dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))?")),
+    ("nccl_kernel_shared_memory", lazy(r"^(?:cudaArch \d+ )?ncclMaxSharedMem (\d{1,9}) exceeds device/fn "
+                                       r"maxSharedMem (\d{1,9})")),
 )
 P2P_KINDS = ("nccl_p2p_disabled", "nccl_p2p_not_enabled", "nccl_p2p_query_failed")
 # the job's own setting that turns P2P off ('NCCL_P2P_DISABLE set by environment to 1', NCCL_P2P_LEVEL=LOC/0)
-P2P_OFF = re.compile(r"\bNCCL_P2P_DISABLE(?:=| set by environment to )1\b|"
-                     r"\bNCCL_P2P_LEVEL(?:=| set by environment to )(?:LOC|0)\b", re.I)
+P2P_OFF = lazy(r"\bNCCL_P2P_DISABLE(?:=| set by environment to )1\b|"
+               r"\bNCCL_P2P_LEVEL(?:=| set by environment to )(?:LOC|0)\b", re.I)
 
 
 @dataclass(frozen=True)

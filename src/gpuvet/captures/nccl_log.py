@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_quoted import last_errors, wrapped
@@ -24,7 +25,7 @@ from gpuvet.captures.text import Line
 
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
 # host:pid:tid [dev] (or host:pid [dev]), then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
-_LOG = re.compile(
+_LOG = lazy(
     # (a run of '*' or 'x' taken from its start only: linear on a long one, review 55)
     r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>(?!\d+:)[A-Za-z0-9][\w.-]{0,62})):"
     # pid:tid as printed, or masked by the poster, the tid with it or not ('host-01.example.com:XXXXXX [5]')
@@ -35,60 +36,60 @@ _LOG = re.compile(
     r"(?:\b(?P<lib>NCCL|RCCL)\s+|(?(tid)|(?!)))(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?(?P<msg>.*)$")
 # a per-rank logger's form of the same line: the source and the host in brackets after its own prefix
 # ('rank_7.log:[0007/0064][2025-02-16 22:31:34,418] [misc/socket.cc:586] [node12:pid=3942411] NCCL WARN …')
-_BRACKETED = re.compile(r"(?:\[(?P<rank>\d{1,6})/\d{1,6}\](?:\[[^\]\n]{1,40}\])?\s*)?"
-                        r"\[(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\]\s+"
-                        r"\[(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?:pid=)?(?P<pid>\d{1,9})(?::(?P<tid>\d{1,9}))?\]\s+"
-                        r"(?:\[(?P<dev>\d{1,4})\]\s+)?(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?"
-                        r"(?P<msg>.*)$")
+_BRACKETED = lazy(r"(?:\[(?P<rank>\d{1,6})/\d{1,6}\](?:\[[^\]\n]{1,40}\])?\s*)?"
+                  r"\[(?P<src>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):(?P<srcline>\d{1,6})\]\s+"
+                  r"\[(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?:pid=)?(?P<pid>\d{1,9})(?::(?P<tid>\d{1,9}))?\]\s+"
+                  r"(?:\[(?P<dev>\d{1,4})\]\s+)?(?P<lib>NCCL|RCCL)\s+(?P<level>INFO|WARN|ERROR|ABORT|TRACE)\b:?\s?"
+                  r"(?P<msg>.*)$")
 # PyTorch's watchdog on a collective that timed out, with its sequence number: past the first, collectives ran,
 # so the communicator had come up ('WorkNCCL(SeqNum=66, OpType=ALLREDUCE, …)')
-_WATCHDOG_SEQ = re.compile(r"\bWork(?:NCCL|RCCL)?\(SeqNum=(\d{1,12})\b")
-_PLOG = re.compile(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
-                   r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
+_WATCHDOG_SEQ = lazy(r"\bWork(?:NCCL|RCCL)?\(SeqNum=(\d{1,12})\b")
+_PLOG = lazy(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|HCCP)\((?P<pid>\d{1,9}),"
+             r"[^)]{0,80}\):\S*\s+\[(?P<src>[\w./-]{1,120}:\d{1,6})\](?:\[\d{1,9}\])?(?P<msg>.*)$")
 # NCCL's IB completion error quoted without its 'NCCL WARN' prefix (in a sentence, a chat paste): its words are
 # NCCL's own, old ('with error 12, opcode 0') and new ('with status=12 opcode=0 … vendor err 129'), any IB plugin
-_BARE_COMPLETION = re.compile(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
+_BARE_COMPLETION = lazy(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
 # NCCL's 'host:pid:tid' prefix alone on a line (a paste cut right after it): the host it names ran a process
-_PREFIX_ONLY = re.compile(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
+_PREFIX_ONLY = lazy(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
 # a word standing for any host in a poster's paste ('host:22337:22453 [6]'): no host's name
-_PLACEHOLDER = re.compile(r"^(?:host|hostname|node|nodename|localhost|server|machine|myhost|my-?host)\d?$", re.I)
-_VERSION = re.compile(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
-_NET_USING = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
-_NET_NONE = re.compile(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
+_PLACEHOLDER = lazy(r"^(?:host|hostname|node|nodename|localhost|server|machine|myhost|my-?host)\d?$", re.I)
+_VERSION = lazy(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
+_NET_USING = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
+_NET_NONE = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
 # the job turned InfiniBand off itself: on a launcher's -x / export / env dump, or NCCL's own 'set by environment'
-IB_OFF = re.compile(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
-NO_VERBS = re.compile(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
-_USING_NETWORK = re.compile(r"^Using (?:internal |external )?[Nn]etwork (?P<net>\S.*?)\s*$")  # 2.0-2.2: 'internal'
-_VIA = re.compile(r"\bvia NET/(?P<net>[\w-]+)")
+IB_OFF = lazy(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
+NO_VERBS = lazy(r"Failed to open libibverbs|libibverbs\.so.*(?:not found|cannot open)", re.I)
+_USING_NETWORK = lazy(r"^Using (?:internal |external )?[Nn]etwork (?P<net>\S.*?)\s*$")  # 2.0-2.2: 'internal'
+_VIA = lazy(r"\bvia NET/(?P<net>[\w-]+)")
 # 'Channel 00/0 : 0[0] -> 8[0]' (a device index), 2.7's '1[1e0] -> 0[1e0]' (a busId in hex)
-_PEERS = re.compile(r"\b(?P<a>\d{1,6})\[[0-9a-fA-F]{1,12}\] -> (?P<b>\d{1,6})\[[0-9a-fA-F]{1,12}\]")
+_PEERS = lazy(r"\b(?P<a>\d{1,6})\[[0-9a-fA-F]{1,12}\] -> (?P<b>\d{1,6})\[[0-9a-fA-F]{1,12}\]")
 
-_COMM = re.compile(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
-_DEVICE = re.compile(r"\[\d+\]([^\s\[;]+)")
-_NVLS_NA = re.compile(r"NVLS multicast support is not available", re.I)
-_FAILS = re.compile(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
-                    r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT|"
-                    r"NET/IB\w{0,8}\s*:\s*Got comp\w{0,8}$",
-                    re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
+_COMM = lazy(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
+_DEVICE = lazy(r"\[\d+\]([^\s\[;]+)")
+_NVLS_NA = lazy(r"NVLS multicast support is not available", re.I)
+_FAILS = lazy(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
+              r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT|"
+              r"NET/IB\w{0,8}\s*:\s*Got comp\w{0,8}$",
+              re.I)  # NET/IB: 'with status=12'; a socket: 'Connection closed by remote peer'
 # NET/IB warns 'Got completion from peer … with error' only on an error: its WARN cut mid-word before its status
 # ('NET/IB : Got comple', issue 46, batch T) is one; a whole line is judged by its status ('status=0' is none), and
 # its 'Got async event' may be benign (a subnet manager's client reregistration)
 # a verbs call of NCCL's IB transport that failed ('Call to ibv_create_qp failed', 'ibv_reg_mr_iova2 failed with error
 # 12'): what it could not get names the cause, whichever step's trace follows it, so every rank's copy of the line
 # reads alike (issue 46, batch N: one rank's trace cut, its peers' not)
-_VERBS = re.compile(r"\b(?:ibv|mlx5dv)_(?P<call>create_qp|create_cq|create_srq|alloc_pd|create_comp_channel|"
-                    r"reg_mr(?:_iova2?)?|reg_dmabuf_mr|open_device|get_device_list|query_device|query_port)\b"
-                    r".{0,60}?\bfail", re.I)
+_VERBS = lazy(r"\b(?:ibv|mlx5dv)_(?P<call>create_qp|create_cq|create_srq|alloc_pd|create_comp_channel|"
+              r"reg_mr(?:_iova2?)?|reg_dmabuf_mr|open_device|get_device_list|query_device|query_port)\b"
+              r".{0,60}?\bfail", re.I)
 VERBS_KIND = {"reg_mr": "ib_memory", "reg_mr_iova": "ib_memory", "reg_mr_iova2": "ib_memory",
               "reg_dmabuf_mr": "ib_memory", "open_device": "ib_device", "get_device_list": "ib_device",
               "query_device": "ib_device", "query_port": "ib_device"}  # the rest: a QP, CQ, SRQ or PD: ib_resource
 # the CUDA/HIP error NCCL's 'Cuda failure' quotes names the cause: out of memory is the job's memory, not the module
-_OOM = re.compile(r"\b(?:Cuda|Hip|ROCr) failure (?:'out of memory'|2\b)|\b(?:cudaErrorMemoryAllocation|"
-                  r"hipErrorOutOfMemory)\b|\bFailed to CUDA (?:malloc|calloc|host alloc)\b", re.I)  # alloc.h's too
-_GOES_ON = re.compile(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
+_OOM = lazy(r"\b(?:Cuda|Hip|ROCr) failure (?:'out of memory'|2\b)|\b(?:cudaErrorMemoryAllocation|"
+            r"hipErrorOutOfMemory)\b|\bFailed to CUDA (?:malloc|calloc|host alloc)\b", re.I)  # alloc.h's too
+_GOES_ON = lazy(r"falling back|fall back|ignor|continu|will be (?:used|disabled)|skipp", re.I)  # a WARN, no failure
 _INIT_FILES = {"socket.cc", "bootstrap.cc", "init.cc", "transport.cc", "channel.cc", "connect.cc", "comm.cc",
                "proxy.cc", "utils.cc"}
-_INIT_WORDS = re.compile(r"\binit|bootstrap|connect|socket|address family|AF_INET|listen|accept", re.I)
+_INIT_WORDS = lazy(r"\binit|bootstrap|connect|socket|address family|AF_INET|listen|accept", re.I)
 
 
 @dataclass(frozen=True)
@@ -238,8 +239,8 @@ def _int(text: str | None) -> int | None:
 # a poster's label for what they hoped to see ('Expected:', '### Expected behavior', 'It should print:'): the library's
 # lines right under it are their expectation, not the run's (issue 46, batch K)
 _WISH = r"(?:expected|what I expected|(?:it|NCCL) should (?:print|show|say|use)|I should see)\b[\w ()/,-]{0,30}"
-_EXPECTED = re.compile(rf"^\s*(?:#{{1,6}}\s*(?:\*\*)?\s*{_WISH}(?:\*\*)?\s*:?|(?:\*\*)?\s*{_WISH}:\s*(?:\*\*)?)\s*$",
-                       re.I)  # a heading ('### Expected behavior'), or a label that ends in its colon ('Expected:')
+_EXPECTED = lazy(rf"^\s*(?:#{{1,6}}\s*(?:\*\*)?\s*{_WISH}(?:\*\*)?\s*:?|(?:\*\*)?\s*{_WISH}:\s*(?:\*\*)?)\s*$",
+                 re.I)  # a heading ('### Expected behavior'), or a label that ends in its colon ('Expected:')
 
 
 def _not_hoped(lines: list[Line], claimed: set[int]) -> list[Line]:
@@ -338,8 +339,8 @@ def _unnamed(out: NcclLog, quiet: list[LogLine]) -> None:
 
 
 # a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')
-_CONNECTED = re.compile(r"\bConnected after \d+ retr|\bAccepted data socket|\bconnected after \d+ attempts", re.I)
-_PLUGIN_FILE = re.compile(r"^net_\w+\.(?:cc|cpp|c)$")  # an external net plugin's source (net_fastsocket.cc), not NCCL's
+_CONNECTED = lazy(r"\bConnected after \d+ retr|\bAccepted data socket|\bconnected after \d+ attempts", re.I)
+_PLUGIN_FILE = lazy(r"^net_\w+\.(?:cc|cpp|c)$")  # an external net plugin's source (net_fastsocket.cc), not NCCL's
 
 
 def _connected(lines: list[Line]) -> set[tuple[str | None, int | None]]:
@@ -374,8 +375,8 @@ def _came_up(warn: LogLine, completed: list[LogLine]) -> bool:
         for c in completed)
 
 
-_ENV = re.compile(r"^(?:NCCL|RCCL)_\w{1,60} set by environment to ")  # a setting the process runs under
-_TRACE = re.compile(r"^(?P<file>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):\d{1,6} -> [1-9]\d{0,3}\b")  # 'init.cc:1245 -> 5'
+_ENV = lazy(r"^(?:NCCL|RCCL)_\w{1,60} set by environment to ")  # a setting the process runs under
+_TRACE = lazy(r"^(?P<file>[\w./-]{1,120}\.(?:cc|cu|cpp|c|h)):\d{1,6} -> [1-9]\d{0,3}\b")  # 'init.cc:1245 -> 5'
 
 
 _Thread = tuple[str | None, int | None, int | None]  # host, pid, tid
@@ -479,10 +480,10 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
 # 'Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC': NCCL's busId as hex (domain, bus, device, function) inside a
 # node (P2P, SHM); a NET channel joins a rank of another node, whose bus id is that node's. NCCL prints the id
 # without its leading zeros: a module on bus 01 is '1000', one on bus 00 of a VM '50' (issue 46, batch R)
-_LOCAL_CHANNEL = re.compile(r"\b(\d{1,6})\[([0-9a-fA-F]{2,12})\] -> (\d{1,6})\[([0-9a-fA-F]{2,12})\] via (P2P|SHM)\b")
-_INIT_BUS = re.compile(r"\bbusId (?:0x)?([0-9a-fA-F]{2,12})\b")
-_PEER_REFUSED = re.compile(r"peer access is not supported|cudaErrorPeerAccessUnsupported|"
-                           r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", re.I)
+_LOCAL_CHANNEL = lazy(r"\b(\d{1,6})\[([0-9a-fA-F]{2,12})\] -> (\d{1,6})\[([0-9a-fA-F]{2,12})\] via (P2P|SHM)\b")
+_INIT_BUS = lazy(r"\bbusId (?:0x)?([0-9a-fA-F]{2,12})\b")
+_PEER_REFUSED = lazy(r"peer access is not supported|cudaErrorPeerAccessUnsupported|"
+                     r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", re.I)
 
 
 def bus_of(nccl_bus: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuvet.captures.lazy_re import lazy
+
 _CUDA = r"\b(?:Cuda|Hip|ROCr) failure (?:\d{1,4} )?'"  # checks.h's and cudawrap.h's quote of the runtime's words
 # (family, the words that name it): the first that matches is the family; more specific ones first
 _WORDS = (
@@ -66,16 +68,16 @@ _WORDS = (
     ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated|\bNCCL_COMM_ID\b"),
     ("nccl_proxy", r"\bproxy|\bncclProxy\w|Service thread"),
 )
-_FAMILY = [(name, re.compile(words, re.I)) for name, words in _WORDS]
+_FAMILY = [(name, lazy(words, re.I)) for name, words in _WORDS]
 _SHM_OWN = ("nccl_cuda_unknown", "nccl_cuda_unsupported")  # a CUDA error of SHM's cuMem host path: nccl_shm_cuda
 # the file that printed a WARN names its family where the words were cut before they did
 _FILES = {"p2p.cc": "nccl_p2p_ipc", "shm.cc": "nccl_shm", "shmutils.cc": "nccl_shm", "bootstrap.cc": "nccl_bootstrap",
           "proxy.cc": "nccl_proxy"}
 # SHM's own CUDA call that failed (its cuMem host buffers), not /dev/shm: a 'Cuda failure' printed by shm.cc
-_SHM_CUDA = re.compile(r"\b(?:Cuda|Hip) failure\b|\bcuMem\w*|peer access is not supported", re.I)
+_SHM_CUDA = lazy(r"\b(?:Cuda|Hip) failure\b|\bcuMem\w*|peer access is not supported", re.I)
 # a WARN whose first words alone say it failed, though the line was cut before a failure word ('Connect to f')
-_CUT_FAILED = re.compile(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
-                         r"^Error while creating|^Call to \w+ failed", re.I)
+_CUT_FAILED = lazy(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
+                   r"^Error while creating|^Call to \w+ failed", re.I)
 # WARNs NCCL and RCCL print on a healthy run (each with why): a WARN no family names and none of these is a lead
 BENIGN = (
     (r"Got non-fatal async event|Got async event\s*:\s*(?:client reregistration|port active|GID table change|"
@@ -98,13 +100,13 @@ BENIGN = (
      "RCCL's advice at init (the kernel's NUMA balancing on, the distro default; iommu=pt or "
      "HSA_FORCE_FINE_GRAIN_PCIE=1 not set): a performance or stability setting to check, no failure"),
 )
-_BENIGN = [(re.compile(words, re.I), why) for words, why in BENIGN]
-_STATUS = re.compile(r"\bwith (?:error |status=)(\d{1,3})\b")
-_PEER = re.compile(r"([\w.:%\[\]-]+<[1-9]\d{0,4}>)")  # NCCL prints an address as ip<port> (newer: host<port>)
-_RANK = re.compile(r"\b(?:to |from |for )?rank (\d{1,6})\b")
+_BENIGN = [(lazy(words, re.I), why) for words, why in BENIGN]
+_STATUS = lazy(r"\bwith (?:error |status=)(\d{1,3})\b")
+_PEER = lazy(r"([\w.:%\[\]-]+<[1-9]\d{0,4}>)")  # NCCL prints an address as ip<port> (newer: host<port>)
+_RANK = lazy(r"\b(?:to |from |for )?rank (\d{1,6})\b")
 # NCCL's INFO line for each connect it retries ('Call to connect returned Connection timed out, retrying')
 UNNAMED = "nccl_warn_unnamed"  # the family of a WARN none of _WORDS names (knowledge/nccl_warns.yaml)
-RETRY = re.compile(r"\bCall to (?:connect|accept) returned (?P<why>[\w ]{3,60}?),? retrying", re.I)
+RETRY = lazy(r"\bCall to (?:connect|accept) returned (?P<why>[\w ]{3,60}?),? retrying", re.I)
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
-_TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\w*)\b[\w ]{0,30}?\b(BW|Latency)\s+Test\b",
-                    re.IGNORECASE)  # "RDMA_Write BW Test", "RDMA_Write Post List BW Test"
-_UNITS = re.compile(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[(MB|Gb|MiB)/sec\]",
-                    re.IGNORECASE)
-_ROW = re.compile(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s*\*+)?\s*$")
-_DEVICE = re.compile(r"\bDevice\s+:\s*([\w.-]+)")
-_LINK = re.compile(r"\bLink type\s+:\s*(\w+)")
-_RULE = re.compile(r"^\s*-{20,}\s*$")
+_TITLE = lazy(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\w*)\b[\w ]{0,30}?\b(BW|Latency)\s+Test\b",
+              re.IGNORECASE)  # "RDMA_Write BW Test", "RDMA_Write Post List BW Test"
+_UNITS = lazy(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[(MB|Gb|MiB)/sec\]",
+              re.IGNORECASE)
+_ROW = lazy(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s*\*+)?\s*$")
+_DEVICE = lazy(r"\bDevice\s+:\s*([\w.-]+)")
+_LINK = lazy(r"\bLink type\s+:\s*(\w+)")
+_RULE = lazy(r"^\s*-{20,}\s*$")
 _FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connection|open file descriptor for socket|"
                    r"Connect the HCA's through the link|set up socket connection|connect \(retries|find the "
                    r"Infiniband/RoCE device|create QP)|"
@@ -39,19 +40,19 @@ _FAIL_WORDS = ("couldn't", "unable to", "failed", "completion with error", "no i
 # Without perftest's header a failure line must be perftest's alone: curl, ssh and many others also say
 # "Couldn't connect to server" or "Failed to ...", so a headless line needs HOST:PORT or an RDMA noun.
 # perftest 4.5+ prints a completion's status by name ('Failed status-transport retry counter exceeded (12): wr_id 0')
-_HEADLESS = re.compile(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|HCA's|HCA|GID)\b|"
-                       r"Unable to init the socket connection|exchange data between server and clients|"
-                       r"No IB devices found|Completion with error at (?:client|server)|Failed status[ -][\w ]{0,40}"
-                       r"\(?\d+\)?: wr_id|Couldn't allocate MR|Couldn't read remote address|Unable to (?:set up socket "
-                       r"connection|open file descriptor for socket connection|connect \(retries = \d+\)|find the "
-                       r"Infiniband/RoCE device)|IB device \S+ not found|Couldn't get context for the device|"
-                       r"Port number \d+ state is (?:Down|Init|Armed|Nop)\b|Poll send CQ error status=\d+")
+_HEADLESS = lazy(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|HCA's|HCA|GID)\b|"
+                 r"Unable to init the socket connection|exchange data between server and clients|"
+                 r"No IB devices found|Completion with error at (?:client|server)|Failed status[ -][\w ]{0,40}"
+                 r"\(?\d+\)?: wr_id|Couldn't allocate MR|Couldn't read remote address|Unable to (?:set up socket "
+                 r"connection|open file descriptor for socket connection|connect \(retries = \d+\)|find the "
+                 r"Infiniband/RoCE device)|IB device \S+ not found|Couldn't get context for the device|"
+                 r"Port number \d+ state is (?:Down|Init|Armed|Nop)\b|Poll send CQ error status=\d+")
 # formats.py's markers: a title (_TITLE, any case: '… BW Test', '… Latency Test': 'Test'), its units row (_UNITS), or a
 # failure in its own words (_FAIL, _HEADLESS: HOST:PORT after "Couldn't connect to", a QP/HCA/GID, …)
 MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP", "HCA", "GID", "Unable to",
          "exchange data between", "No IB devices", "Completion with error", "Failed status", "IB device", "Port number",
          "Poll send CQ", "Incompatibility", "context for the device")
-_HEADER = re.compile(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|(local|remote) address:.*)$")
+_HEADER = lazy(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|(local|remote) address:.*)$")
 
 
 @dataclass(frozen=True)

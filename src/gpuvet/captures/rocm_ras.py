@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
 MARKERS = ("RAS INFO", "RAS Info", " is: ")
-_TITLE = re.compile(r"^\s*GPU\[(\d{1,4})\]\s*:\s*RAS INFO\s*$")
-_HEAD = re.compile(r"^\s*Block\s+Status\s+(\S.*?)\s*$", re.I)
-_ROW = re.compile(r"^\s*([A-Z][A-Z0-9_]{1,15})\s+([A-Z_/]+(?: ERROR)?)(?:\s+(\d+|N/A))?(?:\s+(\d+|N/A))?\s*$")
-_OLD_STATE = re.compile(r"^\s*GPU\[(\d{1,4})\]\s*:\s*Block\s+([A-Za-z0-9_]+)\s+is:\s*([A-Za-z_]+)\s*$")
-_OLD_COUNT = re.compile(r"^\s*(?:GPU\[(\d{1,4})\]\s*:\s*)?(ue|ce):\s*(\d+)\s*$")
-_SPACER = re.compile(r"^\s*[=_]{6,}(?:\s*RAS Info\s*[=_]*)?\s*$")
+_TITLE = lazy(r"^\s*GPU\[(\d{1,4})\]\s*:\s*RAS INFO\s*$")
+_HEAD = lazy(r"^\s*Block\s+Status\s+(\S.*?)\s*$", re.I)
+_ROW = lazy(r"^\s*([A-Z][A-Z0-9_]{1,15})\s+([A-Z_/]+(?: ERROR)?)(?:\s+(\d+|N/A))?(?:\s+(\d+|N/A))?\s*$")
+_OLD_STATE = lazy(r"^\s*GPU\[(\d{1,4})\]\s*:\s*Block\s+([A-Za-z0-9_]+)\s+is:\s*([A-Za-z_]+)\s*$")
+_OLD_COUNT = lazy(r"^\s*(?:GPU\[(\d{1,4})\]\s*:\s*)?(ue|ce):\s*(\d+)\s*$")
+_SPACER = lazy(r"^\s*[=_]{6,}(?:\s*RAS Info\s*[=_]*)?\s*$")
 TOOL = "rocm-smi"
 
 

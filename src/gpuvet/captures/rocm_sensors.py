@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse, ToolVerdict
 from gpuvet.captures.text import Line
 
@@ -25,12 +26,12 @@ PATHS = {IMPOSSIBLE: "warn", NONE_SANE: "critical", MONITOR_EMPTY: "warn"}
 _SAID_ELSEWHERE = ("rocm-smi: readings unreadable", "rocm-smi: every reading N/A")  # rocm_table's (it imports this)
 _HOTTEST_C = 200.0  # no GPU runs at this: junction limits are ~100-125 °C and the board shuts down past them
 _ALL_ONES = frozenset({65535, 4294967295})  # a 16- or 32-bit register read as all ones
-_FIGURE = re.compile(r"^\s*(0x[0-9a-fA-F]+|\d+(?:\.\d+)?)")
-_SENSOR_KEY = re.compile(r"temperature|\bfan\b|\bpower\b|\b[sm]clk\b|\bvoltage", re.I)
-_CLOCKS_UNREAD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*Unable to determine current clocks")
-_FAN_FULL = re.compile(r"^\s*255\b")  # 255 of 255: full speed, or all ones beside garbage (not judged alone)
-_EMPTY = re.compile(r"\bExpected integer value from monitor, but got \"[^\"]{0,40}\"")
-_NAMED = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*(get_\w+), Unexpected data received")  # the tool's line naming it
+_FIGURE = lazy(r"^\s*(0x[0-9a-fA-F]+|\d+(?:\.\d+)?)")
+_SENSOR_KEY = lazy(r"temperature|\bfan\b|\bpower\b|\b[sm]clk\b|\bvoltage", re.I)
+_CLOCKS_UNREAD = lazy(r"^GPU\[(\d{1,4})\]\s*:\s*Unable to determine current clocks")
+_FAN_FULL = lazy(r"^\s*255\b")  # 255 of 255: full speed, or all ones beside garbage (not judged alone)
+_EMPTY = lazy(r"\bExpected integer value from monitor, but got \"[^\"]{0,40}\"")
+_NAMED = lazy(r"^GPU\[(\d{1,4})\]\s*:\s*(get_\w+), Unexpected data received")  # the tool's line naming it
 
 
 def _value(text: str) -> float | None:

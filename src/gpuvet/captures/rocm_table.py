@@ -17,23 +17,24 @@ import re
 from dataclasses import replace
 
 from gpuvet.captures import cut_rows, rocm_sensors
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Needing
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
-_HEAD = re.compile(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
-_UNITS = re.compile(r"^(Name \(20 chars\)\s+)?\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) …
-_ROW = re.compile(r"^(\d{1,4})\s+(\S.*)$")
-_TEMP = re.compile(r"^(\d{1,3}(?:\.\d+)?)\s*(?:°C|c|C)$")
-_WATTS = re.compile(r"^\d{1,5}(?:\.\d+)?W$")
-_DID = re.compile(r"^(?:0x)?([0-9a-fA-F]{4}),?$")
-_MESSAGE = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*(.+)$")  # 'GPU[0] : PowerPlay not enabled - …'
+_HEAD = lazy(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
+_UNITS = lazy(r"^(Name \(20 chars\)\s+)?\(.*\)\s*$")  # ROCm 6's second header line: (DID, GUID) (Edge) …
+_ROW = lazy(r"^(\d{1,4})\s+(\S.*)$")
+_TEMP = lazy(r"^(\d{1,3}(?:\.\d+)?)\s*(?:°C|c|C)$")
+_WATTS = lazy(r"^\d{1,5}(?:\.\d+)?W$")
+_DID = lazy(r"^(?:0x)?([0-9a-fA-F]{4}),?$")
+_MESSAGE = lazy(r"^GPU\[(\d{1,4})\]\s*:\s*(.+)$")  # 'GPU[0] : PowerPlay not enabled - …'
 _NAME_WIDTH = 20  # ROCm 6's 'Name (20 chars)' column
-_NAME = re.compile(r"[A-Za-z0-9][\w .()/+-]{0,19}")  # a name line under a row: 20 characters at most
-_HEX = re.compile(r"0x[0-9a-fA-F]{1,8}")
-_BANNER = re.compile(r"^=+.*=*$")
+_NAME = lazy(r"[A-Za-z0-9][\w .()/+-]{0,19}")  # a name line under a row: 20 characters at most
+_HEX = lazy(r"0x[0-9a-fA-F]{1,8}")
+_BANNER = lazy(r"^=+.*=*$")
 # a rule, or a rule around a title; never two '=+' side by side (quadratic on a long rule that is none, review 55 F10)
-_FRAME = re.compile(r"^=+(?:\s*(?:ROCm System Management Interface|Concise Info|End of ROCm SMI Log)\s*=+|\s+=+)?$")
+_FRAME = lazy(r"^=+(?:\s*(?:ROCm System Management Interface|Concise Info|End of ROCm SMI Log)\s*=+|\s+=+)?$")
 
 
 KIND = "rocm-smi (default table)"
@@ -124,7 +125,7 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
 
 # rocm-smi's own error on a module ('ERROR: 15 GPU[0]: power: Data … was not of the type that was expected'), printed
 # above the table it fails to fill; a reading it could not take stays N/A, None or unknown in the row
-_TOOL_ERROR = re.compile(r"\bERROR:?\s*(?:\d{1,4}\s+)?GPU\[(\d{1,4})\]\s*:?\s*(.{0,120})")
+_TOOL_ERROR = lazy(r"\bERROR:?\s*(?:\d{1,4}\s+)?GPU\[(\d{1,4})\]\s*:?\s*(.{0,120})")
 _NO_READING = frozenset({"n/a", "none", "unknown"})
 _UNREAD_CELLS = 3  # a judgement, not a measurement: more than a reading or two the card may lack (fan, power)
 # unread beside rocm-smi's own ERROR line on that GPU is a module that stopped answering

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
 TOOL = "rocminfo"
-_NAME = re.compile(r"^\s*Name:\s+(gfx[0-9a-f]{3,5})\s*$")
+_NAME = lazy(r"^\s*Name:\s+(gfx[0-9a-f]{3,5})\s*$")
 _MARKETING = re.compile(r"^\s*Marketing Name:\s+(\S.{0,119}?)\s*$")
-_UUID = re.compile(r"^\s*Uuid:\s+(GPU-[0-9A-Za-z]{1,40})\s*$")
-_OTHER = re.compile(r"^\s*(Name|Marketing Name|Uuid|Device Type|Vendor Name):\s")
+_UUID = lazy(r"^\s*Uuid:\s+(GPU-[0-9A-Za-z]{1,40})\s*$")
+_OTHER = lazy(r"^\s*(Name|Marketing Name|Uuid|Device Type|Vendor Name):\s")
 _FIELDS = 12  # lines after a gfx Name where its Marketing Name and Uuid stand (rocminfo prints them next)
-_AGENT = re.compile(r"^\s*Agent \d{1,3}\s*$")  # an agent's head ('Agent 2' between two rules of '*')
+_AGENT = lazy(r"^\s*Agent \d{1,3}\s*$")  # an agent's head ('Agent 2' between two rules of '*')
 _HEAD = 4  # lines above an agent's Name its head stands within
-_DEVICE_TYPE = re.compile(r"^\s*Device Type:\s+(CPU|GPU|DSP|AIE)\s*$")
+_DEVICE_TYPE = lazy(r"^\s*Device Type:\s+(CPU|GPU|DSP|AIE)\s*$")
 CPU_MARKERS = ("HSA Agents", "Device Type:")
 
 
@@ -79,10 +80,10 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
 
 # the fields rocminfo prints inside a GPU agent only (its kernel agent's properties): a block cut above its Name
 # still holds them around its 'Device Type: GPU'
-_AGENT_FIELD = re.compile(r"^\s*(Chip ID|BDFID|Compute Unit|SIMDs per CU|Shader Engines|Max Clock Freq\. \(MHz\)|"
-                          r"Wavefront Size|Queue Type|Internal Node ID):\s+(\S+)")
+_AGENT_FIELD = lazy(r"^\s*(Chip ID|BDFID|Compute Unit|SIMDs per CU|Shader Engines|Max Clock Freq\. \(MHz\)|"
+                    r"Wavefront Size|Queue Type|Internal Node ID):\s+(\S+)")
 _MIN_FIELDS = 3  # of those around one Device Type line: three make it rocminfo's agent, not a sentence
-_CHIP = re.compile(r"^\d+\((0x[0-9a-fA-F]{1,4})\)$")
+_CHIP = lazy(r"^\d+\((0x[0-9a-fA-F]{1,4})\)$")
 
 
 def _read_cut_agents(lines: list[Line], out: ListedParse) -> None:

@@ -15,28 +15,29 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import SmiTextModule
 from gpuvet.captures.smi_text import SmiText, bus
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 # the 610 drivers name the kernel module's version 'KMD Version' and the CUDA driver's 'CUDA UMD Version'; the one
 # banner regex (env_report and driver_ids read the same line with it)
-BANNER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
-_FRAME = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
+BANNER = lazy(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?")
+_FRAME = lazy(r"^\s*[+|][-=+|\s]*[+|]\s*$")  # +----+ and |====| lines
 # the date nvidia-smi prints above its table ('Sun Dec  6 17:05:11 2026'): the tool's own first line
-_STAMP = re.compile(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
+_STAMP = lazy(r"^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
 _HEADS = ("GPU  Name", "Fan  Temp", "MIG M.", "Persistence-M", "Memory-Usage")
-_ROW1 = (re.compile(r"^\s*(\d{1,3})\s+(\S.*?)(?:\s+(On|Off|WDDM|TCC))?\s*$"),  # Windows prints the driver model
-         re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
+_ROW1 = (lazy(r"^\s*(\d{1,3})\s+(\S.*?)(?:\s+(On|Off|WDDM|TCC))?\s*$"),  # Windows prints the driver model
+         lazy(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(On|Off|N/A)\s*$"))
 _READING = r"(\d+(?:\.\d+)?W|N/A|ERR!|\[[^\]]{1,30}\])"
-_ROW2 = (re.compile(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|N/A|ERR!)\s+" + _READING +
-                    r"\s*/\s*" + _READING + r"\s*$"),
-         re.compile(r"^\s*(?:\d{1,3}%\s+)?(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*$"))
+_ROW2 = (lazy(r"^\s*(\d{1,3}%|N/A|ERR!)\s+(\d{1,3}C|N/A|ERR!)\s+(P\d{1,2}|N/A|ERR!)\s+" + _READING +
+              r"\s*/\s*" + _READING + r"\s*$"),
+         lazy(r"^\s*(?:\d{1,3}%\s+)?(\d+)Mi?B\s*/\s*(\d+)Mi?B\s*$"))
 
 
-_PROCESS = re.compile(r"^\|\s+(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,9})\s+(C\+G|C|G|M\+C|M)\s+(\S.*?)\s+"
-                      r"(\d+MiB|N/A)\s*\|$")
-_NO_PROCESS = re.compile(r"^\|\s+No running processes found\s*\|$")
+_PROCESS = lazy(r"^\|\s+(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,9})\s+(C\+G|C|G|M\+C|M)\s+(\S.*?)\s+"
+                r"(\d+MiB|N/A)\s*\|$")
+_NO_PROCESS = lazy(r"^\|\s+No running processes found\s*\|$")
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def _first_row(text: str) -> _Row | None:
     return _Row(a.group(1), a.group(2), a.group(3) or "", b.group(1), cells[2].strip())
 
 
-_CUT_BUS = re.compile(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?:\s+(?:On|Off|N/A))?\s*$")
+_CUT_BUS = lazy(r"^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?:\s+(?:On|Off|N/A))?\s*$")
 
 
 def _cut_first_row(lines: list[Line], at: int) -> SmiTextModule | None:

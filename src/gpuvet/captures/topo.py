@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 from gpuvet.errors import CaptureError
 
 CELL_ALIASES = {"SOC": "SYS", "CPU": "NODE"}  # names used by older drivers
-_CELL = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
-_DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_\d+|\w+_\d+")
-_AFFINITY = re.compile(r"affinity|numa", re.I)
+_CELL = lazy(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS")
+_DEVICE = lazy(r"GPU\d+|NIC\d+|mlx\d+_\d+|\w+_\d+")
+_AFFINITY = lazy(r"affinity|numa", re.I)
 MAX_NV_PER_PAIR = 36  # twice the most links any module has (18): more is not a real capture
 MAX_DEVICES = 4096
 
@@ -35,7 +36,7 @@ class TopoMatrix:
     affinity: dict[str, dict[str, str]] = field(default_factory=dict)  # row -> {'CPU Affinity': '0-27', …} as printed
 
 
-_TITLES = re.compile(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
+_TITLES = lazy(r"GPU NUMA ID|CPU Affinity|NUMA Affinity")  # topo -m's own column titles, kept whole
 
 
 def _split(text: str) -> list[str]:
@@ -64,8 +65,8 @@ def _markdown_row(text: str) -> list[str] | None:
     return [] if all(set(c) <= set("-: ") for c in cells) else [c for c in cells if c]
 
 
-_FUSED = re.compile(r"(?:GPU\d+|NIC\d+){2,}|(?:NV\d+|PIX|PXB|PHB|NODE|SYS){2,}")
-_PART = re.compile(r"GPU\d+|NIC\d+|NV\d+|PIX|PXB|PHB|NODE|SYS")
+_FUSED = lazy(r"(?:GPU\d+|NIC\d+){2,}|(?:NV\d+|PIX|PXB|PHB|NODE|SYS){2,}")
+_PART = lazy(r"GPU\d+|NIC\d+|NV\d+|PIX|PXB|PHB|NODE|SYS")
 
 
 def _unfused(token: str) -> list[str]:
@@ -272,7 +273,7 @@ def _prose(row: list[str]) -> bool:
     return len(row) > 1 and _WORD.fullmatch(row[1]) is not None and not _CELL.fullmatch(row[1])
 
 
-_WORD = re.compile(r"[A-Za-z][a-z']*[,.:;]?")  # a word of a sentence ('and', 'is'), never a cell, a fused pair or
+_WORD = lazy(r"[A-Za-z][a-z']*[,.:;]?")  # a word of a sentence ('and', 'is'), never a cell, a fused pair or
 # an affinity column ('NODENODE', '0-11', 'N/A'): a row cut short still reads as that row (and is judged so)
 
 
@@ -318,7 +319,7 @@ def again(lines: list[Line], first: TopoMatrix, where: str) -> None:
 _P2P = {"X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}  # topo -p2p's statuses (its own legend)
 
 
-_P2P_LEGEND = re.compile(r"^\s*(?:(?:Legend:?|(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+=\s+\S.*)\s*)?$")
+_P2P_LEGEND = lazy(r"^\s*(?:(?:Legend:?|(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+=\s+\S.*)\s*)?$")
 
 
 def _p2p_legend(lines: list[Line]) -> int:
@@ -343,7 +344,7 @@ def _p2p_rows(lines: list[Line]) -> set[int] | None:
 
 P2P_MEANING = {"OK": "status OK", "CNS": "chipset not supported", "GNS": "GPU not supported",
                "TNS": "topology not supported", "NS": "not supported", "DR": "disabled by regkey", "U": "unknown"}
-_P2P_MODE = re.compile(r"topo\s+-p2p\s+([rwnap]{1,4})\b")  # r(ead), w(rite), n(vlink), a(tomics), p(rop); rw …
+_P2P_MODE = lazy(r"topo\s+-p2p\s+([rwnap]{1,4})\b")  # r(ead), w(rite), n(vlink), a(tomics), p(rop); rw …
 # NVML's P2P capability indices behind the letters: READ, WRITE, NVLINK, ATOMICS and PROP (= PCI, its value 4).
 # Peer reads and writes (r, w) are peer access itself, and NVLink (n) is judged against the design's links; the
 # atomics (a) and PCIe (p) capabilities say NS by design on many boards (an NVLink or NVSwitch board moves its
@@ -478,8 +479,8 @@ def _legend(lines: list[Line], at: int, topo: TopoMatrix) -> None:
 
 # Linux numbers NUMA nodes below MAX_NUMNODES = 1 << CONFIG_NODES_SHIFT, a shift of 10 at most: 0 to 1023
 MAX_NUMA_NODE = 1023
-_NUMA_ID = re.compile(r"[0-9]{1,4}")
-_CPU_LIST = re.compile(r"[0-9]{1,5}(?:-[0-9]{1,5})?(?:,[0-9]{1,5}(?:-[0-9]{1,5})?)*")  # '0-63,128-191'
+_NUMA_ID = lazy(r"[0-9]{1,4}")
+_CPU_LIST = lazy(r"[0-9]{1,5}(?:-[0-9]{1,5})?(?:,[0-9]{1,5}(?:-[0-9]{1,5})?)*")  # '0-63,128-191'
 
 
 def numa_id(value: str) -> int | None:
@@ -494,7 +495,7 @@ def _numa(values: list[str], headers: list[str]) -> int | None:
     return None
 
 
-_MERGED = re.compile(r"([0-9][0-9,-]*) ([0-9]{1,4})")
+_MERGED = lazy(r"([0-9][0-9,-]*) ([0-9]{1,4})")
 
 
 def _merged_cpu_numa(topo: TopoMatrix, name: str, titles: list[str]) -> None:
