@@ -35,22 +35,33 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv-gpu|etnaviv|v3d"
 _PLATFORM = r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30}"  # a platform device: ff9a0000.gpu, ae01000.display-controller
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
-_PREFIXED = lazy(_LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
-                 r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
-                 r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:")
+_PREFIXED = lazy(
+    _LEAD + r"(?P<drv>NVRM|nvidia(?:-modeset|-nvlink|-uvm|_uvm|-drm|_drm)?|"
+    r"amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|devdrv\w*|" + ARM_DRIVERS + r")"
+    r"(?: (?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?| " + _PLATFORM + r")?:"
+)
 # a frame's or a drm line's bracketed module; powerplay's lines as some logs space them ('amdgpu : [powerplay] …')
-_BRACKETED = lazy(r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
-                  r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
-                  r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]")
+_BRACKETED = lazy(
+    r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
+    r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
+    r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]"
+)
 _NVRM_BARE = lazy(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
 # gnif's vendor-reset resets an AMD GPU passed through to a VM and prints through vfio-pci's device: its lines carry
 # the ASIC's tag ('vfio-pci 0000:0c:00.0: AMD_NAVI14: …') or its SMU's answer ('… SMU error 0xfd'), its own module's
 # 'vendor-reset-drm:': the GPU's lines, not those of the VFIO driver that holds it
-_VENDOR_RESET = lazy(_LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
-                     r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)")
-_CANONICAL = {"NVRM": "nvidia", "MTGPU": "mtgpu", "nvidia_uvm": "nvidia-uvm", "nvidia_modeset": "nvidia-modeset",
-              "etnaviv-gpu": "etnaviv",  # the GPU core's own device (etnaviv-gpu 38000000.gpu), beside DRM's 'etnaviv'
-              "nvidia_drm": "nvidia-drm"}
+_VENDOR_RESET = lazy(
+    _LEAD + r"(?:vfio-pci [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: "
+    r"(?:AMD_[A-Z0-9]+: |SMU error)|vendor-reset(?:-\w+)?:)"
+)
+_CANONICAL = {
+    "NVRM": "nvidia",
+    "MTGPU": "mtgpu",
+    "nvidia_uvm": "nvidia-uvm",
+    "nvidia_modeset": "nvidia-modeset",
+    "etnaviv-gpu": "etnaviv",  # the GPU core's own device (etnaviv-gpu 38000000.gpu), beside DRM's 'etnaviv'
+    "nvidia_drm": "nvidia-drm",
+}
 # the drivers gpuvet has messages for (kernel.py): a log of only the others is read, and can't be called clear
 KNOWN_DRIVERS = ("nvidia", "amdgpu", "i915", "xe")
 
@@ -58,23 +69,48 @@ KNOWN_DRIVERS = ("nvidia", "amdgpu", "i915", "xe")
 def known(driver: str) -> bool:
     """Whether kernel.py has messages for the driver (nvidia-modeset, nvidia-uvm: the NVIDIA driver's)."""
     return driver.split("-")[0] in KNOWN_DRIVERS
-VENDOR = {"nvidia": "NVIDIA", "nouveau": "NVIDIA", "amdgpu": "AMD", "radeon": "AMD", "i915": "Intel", "xe": "Intel",
-          "mtgpu": "Moore Threads", "ascend": "Huawei", "devdrv": "Huawei", "vendor-reset": "AMD",
-          "panfrost": "Arm", "panthor": "Arm", "lima": "Arm", "msm": "Qualcomm", "msm_dpu": "Qualcomm",
-          "adreno": "Qualcomm", "etnaviv": "Vivante", "v3d": "Broadcom"}
-_ERROR = lazy(r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
-              r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
-              r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
-              r"FAULT)_)", re.I)  # nouveau's 'SCHED_ERROR', 'CTXSW_TIMEOUT': upper case only
+
+
+VENDOR = {
+    "nvidia": "NVIDIA",
+    "nouveau": "NVIDIA",
+    "amdgpu": "AMD",
+    "radeon": "AMD",
+    "i915": "Intel",
+    "xe": "Intel",
+    "mtgpu": "Moore Threads",
+    "ascend": "Huawei",
+    "devdrv": "Huawei",
+    "vendor-reset": "AMD",
+    "panfrost": "Arm",
+    "panthor": "Arm",
+    "lima": "Arm",
+    "msm": "Qualcomm",
+    "msm_dpu": "Qualcomm",
+    "adreno": "Qualcomm",
+    "etnaviv": "Vivante",
+    "v3d": "Broadcom",
+}
+_ERROR = lazy(
+    r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"
+    r"\b(?:fail(?:ed|ure|s)?|errors?|fault(?:s|ed)?|time ?out|timed ?out|hangs?|hung|lost|fatal|"
+    r"unable|cannot|can't|not responding|lockup)\b|(?-i:_(?:ERROR|TIMEOUT|FAULT)\b|\b(?:ERROR|TIMEOUT|"
+    r"FAULT)_)",
+    re.I,
+)  # nouveau's 'SCHED_ERROR', 'CTXSW_TIMEOUT': upper case only
 # a user-space program's line naming the driver as its device (udev running modprobe for it): not the driver's own
 _USER_SPACE = lazy(r"\(udev-worker\)|systemd-udevd\[|\bProcess '/")
 # the PCIe AER lines the driver's device prints are captures/aer.py's to read and judge
 # (an error bit's own line too: 'amdgpu 0000:03:00.0:    [12] Timeout', the replay timer's bit, not a GPU timeout)
-_AER = lazy(r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error"
-            r"|:\s{2,}\[\s?\d{1,2}\]\s+[A-Z]\w")
+_AER = lazy(
+    r"\bAER\b|PCIe Bus Error|error status/mask|\(First\)|\bdevice \[[0-9a-f]{4}:[0-9a-f]{4}\] error"
+    r"|:\s{2,}\[\s?\d{1,2}\]\s+[A-Z]\w"
+)
 _BUS = lazy(r"(?<![\w:])((?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?!\w)")
-_STAMP = lazy(r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
-              r"^\s*\d{4}-\d\d-\d\d[T ]\d")
+_STAMP = lazy(
+    r"^\s*(?:<\d>)?\[\s*(?:\d+\.\d+|[A-Z][a-z]{2} )|^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:|"
+    r"^\s*\d{4}-\d\d-\d\d[T ]\d"
+)
 _SENTENCE = lazy(r"[A-Z][a-z]+ ")  # a line opening with a capitalised word: prose, not a wrapped message
 NEARBY = 6  # lines: an error line without a bus id takes the one its driver's nearest line names
 
@@ -89,56 +125,118 @@ class Benign:
 
 
 BENIGN: tuple[Benign, ...] = (
-    Benign("taint", lazy(r"taints? kernel|tainting kernel|due to kernel taint|module verification failed", re.I),
-           "the kernel marks an out-of-tree or unsigned module (every DKMS-built driver): a licence mark, no fault"),
-    Benign("firmware_file", lazy(r"Direct firmware load for \S+ failed with error -2|firmware: failed to load "
-                                 r"\S+ \(-2\)", re.I),
-           "the firmware loader found no such file; a driver that needs it says so itself (that line is read), "
-           "one with a fallback goes on"),
-    Benign("debugfs", lazy(r"debugfs|\bsysfs (?:entry|file|group)|\bprocfs\b", re.I),
-           "a debugging or statistics file was not created: the module works without it"),
-    Benign("display", lazy(r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
-                           r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
-                           r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b", re.I),
-           "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "
-           "render offload between two GPUs): the screen's path, not the module's compute or health"),
-    Benign("chipset_setup", lazy(r"Chipset Setup Function Error"),
-           "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
-           "laptops: NVIDIA/open-gpu-kernel-modules#489)"),
-    Benign("secure_display", lazy(r"Secure ?display", re.I),
-           "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots (PSP's "
-           "'SECUREDISPLAY: query securedisplay TA failed. ret 0x0': the query's own return code is 0; the TA "
-           "serves the display's protected regions, never compute)"),
-    Benign("opp_optional_supply", lazy(r"\berror -ENODEV: \w*opp_set_regulators: no regulator \(\w+\) found|"
-                                       r"\bopp_set_regulators: no regulator \(\w+\) found: -19\b"),
-           "the OPP core found no regulator for a supply the board does not wire (sram, mali; dev_err_probe words "
-           "-ENODEV as an error): panfrost's, panthor's and lima's devfreq_init go on without it (drivers/gpu/drm/"
-           "*/..._devfreq.c: 'Continue if the optional regulator is missing'); any other error stops the probe "
-           "and the driver says so ('Couldn't set OPP regulators')"),
-    Benign("cooling_device", lazy(r"\b(?:Failed to|Couldn't) register (?:GPU )?cooling device\b"),
-           "the devfreq cooling hook was not registered (a kernel without devfreq thermal support, no energy "
-           "model): panfrost, panthor and lima print it at info level, msm_devfreq_init as an error, and all go "
-           "on with the GPU running, only without the thermal zone's devfreq throttling: no fault of the module"),
-    Benign("acpi", lazy(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
-           "an ACPI method the platform does not provide: the driver takes its defaults"),
-    Benign("pci_core", lazy(r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
-                            r"\bBAR \d+(?: \[[^\]]*\])?: (?:no space for|failed to assign|can't assign|releasing)\b|"
-                            r"\bno compatible bridge window\b"),
-           "the PCI core's or ACPI's notice under the driver's device prefix while it enables the module, not the "
-           "driver's own line (drivers/acpi/pci_irq.c: the legacy INTx routing falls back to an ISA IRQ, the module "
-           "uses MSI; drivers/pci/setup-res.c: a BAR placed again on a retry); a BAR left without a window is judged "
-           "from the kernel's 'pci' lines (pci_enum), and a driver that cannot go on says so itself"),
-    Benign("bar_size", lazy(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
-           "the memory window left at its default size: a slower host path at most, judged from lspci"),
-    Benign("zero_count", lazy(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I),
-           "a counter read as zero"),
-    Benign("ras_eeprom", lazy(r"I2C_NAK_(?:7B_ADDR|TXDATA)_NOACK|\b(?:Write|Read)I2CData\(\) - I2C error "
-                              r"occurred|Failed to read EEPROM table header"),
-           "amdgpu could not reach the board's RAS EEPROM over the SMU's I2C bus (smu_v11_0_i2c's NAK, then "
-           "amdgpu_ras_eeprom_init): a board or slot without that bus wired (Radeon VII, an MI50 in a desktop or on "
-           "a riser) keeps no table of retired pages, and the module works without it"),
-    Benign("warning_level", lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
-           "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error"),
+    Benign(
+        "taint",
+        lazy(r"taints? kernel|tainting kernel|due to kernel taint|module verification failed", re.I),
+        "the kernel marks an out-of-tree or unsigned module (every DKMS-built driver): a licence mark, no fault",
+    ),
+    Benign(
+        "firmware_file",
+        lazy(
+            r"Direct firmware load for \S+ failed with error -2|firmware: failed to load "
+            r"\S+ \(-2\)",
+            re.I,
+        ),
+        "the firmware loader found no such file; a driver that needs it says so itself (that line is read), "
+        "one with a fallback goes on",
+    ),
+    Benign(
+        "optional_firmware",
+        lazy(
+            r"\b(?:Failed to load|failed to load|Direct firmware load for) (?:firmware )?"
+            r"\"?\S*_(?:ta|cap)\.bin\b",
+            re.I,
+        ),
+        "amdgpu's optional PSP images (the TA - XGMI/RAS/HDCP/DTM trusted applications - and the SR-IOV CAP): "
+        "psp_v*_init_microcode notes the miss and the driver initialises the module without them",
+    ),
+    Benign(
+        "debugfs",
+        lazy(r"debugfs|\bsysfs (?:entry|file|group)|\bprocfs\b", re.I),
+        "a debugging or statistics file was not created: the module works without it",
+    ),
+    Benign(
+        "display",
+        lazy(
+            r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
+            r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
+            r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b",
+            re.I,
+        ),
+        "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "
+        "render offload between two GPUs): the screen's path, not the module's compute or health",
+    ),
+    Benign(
+        "chipset_setup",
+        lazy(r"Chipset Setup Function Error"),
+        "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
+        "laptops: NVIDIA/open-gpu-kernel-modules#489)",
+    ),
+    Benign(
+        "secure_display",
+        lazy(r"Secure ?display", re.I),
+        "amdgpu's secure-display trusted application, absent from most parts: printed on healthy boots (PSP's "
+        "'SECUREDISPLAY: query securedisplay TA failed. ret 0x0': the query's own return code is 0; the TA "
+        "serves the display's protected regions, never compute)",
+    ),
+    Benign(
+        "opp_optional_supply",
+        lazy(
+            r"\berror -ENODEV: \w*opp_set_regulators: no regulator \(\w+\) found|"
+            r"\bopp_set_regulators: no regulator \(\w+\) found: -19\b"
+        ),
+        "the OPP core found no regulator for a supply the board does not wire (sram, mali; dev_err_probe words "
+        "-ENODEV as an error): panfrost's, panthor's and lima's devfreq_init go on without it (drivers/gpu/drm/"
+        "*/..._devfreq.c: 'Continue if the optional regulator is missing'); any other error stops the probe "
+        "and the driver says so ('Couldn't set OPP regulators')",
+    ),
+    Benign(
+        "cooling_device",
+        lazy(r"\b(?:Failed to|Couldn't) register (?:GPU )?cooling device\b"),
+        "the devfreq cooling hook was not registered (a kernel without devfreq thermal support, no energy "
+        "model): panfrost, panthor and lima print it at info level, msm_devfreq_init as an error, and all go "
+        "on with the GPU running, only without the thermal zone's devfreq throttling: no fault of the module",
+    ),
+    Benign(
+        "acpi",
+        lazy(r"\bACPI\b|_DSM\b|\bATPX\b|\bATIF\b|\bATCS\b|\bVFCT\b", re.I),
+        "an ACPI method the platform does not provide: the driver takes its defaults",
+    ),
+    Benign(
+        "pci_core",
+        lazy(
+            r"can't derive routing for PCI INT|\bPCI INT [A-D]:? (?:no GSI|not connected)|"
+            r"\bBAR \d+(?: \[[^\]]*\])?: (?:no space for|failed to assign|can't assign|releasing)\b|"
+            r"\bno compatible bridge window\b"
+        ),
+        "the PCI core's or ACPI's notice under the driver's device prefix while it enables the module, not the "
+        "driver's own line (drivers/acpi/pci_irq.c: the legacy INTx routing falls back to an ISA IRQ, the module "
+        "uses MSI; drivers/pci/setup-res.c: a BAR placed again on a retry); a BAR left without a window is judged "
+        "from the kernel's 'pci' lines (pci_enum), and a driver that cannot go on says so itself",
+    ),
+    Benign(
+        "bar_size",
+        lazy(r"\bBAR\b.*\b(?:resiz|large|rebar)|resizable BAR", re.I),
+        "the memory window left at its default size: a slower host path at most, judged from lspci",
+    ),
+    Benign(
+        "zero_count", lazy(r"\b0 (?:errors?|faults?)\b|\bno errors?\b|errors?\s*[:=]\s*0\b", re.I), "a counter read as zero"
+    ),
+    Benign(
+        "ras_eeprom",
+        lazy(
+            r"I2C_NAK_(?:7B_ADDR|TXDATA)_NOACK|\b(?:Write|Read)I2CData\(\) - I2C error "
+            r"occurred|Failed to read EEPROM table header"
+        ),
+        "amdgpu could not reach the board's RAS EEPROM over the SMU's I2C bus (smu_v11_0_i2c's NAK, then "
+        "amdgpu_ras_eeprom_init): a board or slot without that bus wired (Radeon VII, an MI50 in a desktop or on "
+        "a riser) keeps no table of retired pages, and the module works without it",
+    ),
+    Benign(
+        "warning_level",
+        lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
+        "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error",
+    ),
 )
 
 
@@ -173,8 +271,9 @@ def benign(text: str) -> Benign | None:
     return next((b for b in BENIGN if b.pattern.search(text)), None)
 
 
-def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[int], others: bool = True
-                ) -> tuple[list[Unnamed], dict[str, int]]:
+def error_lines(
+    lines: list[Line], worded: list[tuple[int, Line]], named: set[int], others: bool = True
+) -> tuple[list[Unnamed], dict[str, int]]:
     """The GPU drivers' error lines no named message covers, grouped by (driver, module); and the lines of the
     drivers kernel.py has no messages for, counted by driver. ``named``: the lines of the messages it named;
     ``others``: False where the text holds none of those drivers' words (OTHER_WORDS; the marks tell)."""
@@ -198,9 +297,14 @@ def error_lines(lines: list[Line], worded: list[tuple[int, Line]], named: set[in
         text = _with_continuation(lines, i)
         if _ERROR.search(text[:_HEAD]) is None or benign(_PLATFORM_PREFIX.sub("", text, 1)) is not None:
             continue
+        if kernel_failed.firmware_got_past(lines, i):
+            continue  # an image the driver went on without: the module came up
         module = _module_of(lines, i, driver)
-        if i in near and (_UNPLACED in near[i] or module in near[i] or _unplaced(module)) \
-                and not kernel_failed.says_init_failed(text, driver):
+        if (
+            i in near
+            and (_UNPLACED in near[i] or module in near[i] or _unplaced(module))
+            and not kernel_failed.says_init_failed(text, driver)
+        ):
             continue  # that message's context (its module's line, or one no line places), unless it did not start
         groups.setdefault((driver, module), Unnamed(driver, module, [])).lines.append((i, ln.no, text))
     return [_failed(lines, _at_load(lines, g)) for g in groups.values()], seen
@@ -230,7 +334,7 @@ def _failed(lines: list[Line], group: Unnamed) -> Unnamed:
     if group.kind != UNNAMED or (found := kernel_failed.failed_kind(lines, group.lines, group.driver)) is None:
         return group
     kind, k = found
-    return Unnamed(group.driver, group.module, [group.lines[k], *group.lines[:k], *group.lines[k + 1:]], kind)
+    return Unnamed(group.driver, group.module, [group.lines[k], *group.lines[:k], *group.lines[k + 1 :]], kind)
 
 
 LOAD_OOPS = "driver_load_oops"  # the kind (kernel_messages.yaml) of a kernel oops in a GPU driver while it loaded
@@ -238,8 +342,10 @@ _RIP = lazy(r"\bRIP: \w+:\S+ \[")
 _OOPS_HEAD = lazy(r"\bBUG: |\bOops: |\bgeneral protection fault\b|\bunable to handle (?:page fault|kernel)")
 # the task that oopsed loads modules (modprobe, insmod, udev loading one for a device), or the trace runs through
 # the kernel's module init: the driver crashed inside its own load
-_LOADING = lazy(r"\bComm: (?:modprobe|insmod|systemd-udevd|udevd|kmod)\b|\b(?:do_init_module|load_module|"
-                r"do_one_initcall)\+0x")
+_LOADING = lazy(
+    r"\bComm: (?:modprobe|insmod|systemd-udevd|udevd|kmod)\b|\b(?:do_init_module|load_module|"
+    r"do_one_initcall)\+0x"
+)
 OOPS_SPAN = 30  # lines: an oops prints its header, its task and its RIP within this many lines
 
 
@@ -252,7 +358,7 @@ def _at_load(lines: list[Line], group: Unnamed) -> Unnamed:
         if "RIP:" not in text or _RIP.search(text) is None:
             continue
         head = next((j for j in range(max(0, i - OOPS_SPAN), i) if _OOPS_HEAD.search(lines[j].text[:_HEAD])), None)
-        if head is not None and any(_LOADING.search(ln.text[:_HEAD]) for ln in lines[head:i + OOPS_SPAN]):
+        if head is not None and any(_LOADING.search(ln.text[:_HEAD]) for ln in lines[head : i + OOPS_SPAN]):
             top = (head, lines[head].no, lines[head].text.strip())
             return Unnamed(group.driver, group.module, [top, *group.lines], LOAD_OOPS)
     return group
@@ -260,11 +366,57 @@ def _at_load(lines: list[Line], group: Unnamed) -> Unnamed:
 
 # a literal each of _ERROR's forms holds (either case where the driver prints both): a line without any is not
 # searched; and the words of the drivers kernel.py has no messages for, whose every line is counted
-_ERROR_LITERALS = ("ail", "AIL", "rror", "RROR", "ault", "AULT", "ime", "IME", "ang", "ANG", "ung", "UNG", "ost",
-                   "OST", "atal", "ATAL", "nable", "NABLE", "annot", "ANNOT", "an't", "BUG:", "RIP:", "FFFFFFFF",
-                   "ffffffff", "ockup", "OCKUP", "esponding", "<0>", "<1>", "<2>", "<3>")
-OTHER_WORDS = ("mtgpu", "MTGPU", "nouveau", "radeon", "ascend", "devdrv", "vfio-pci", "vendor-reset", "panfrost",
-               "panthor", "lima", "msm", "adreno", "etnaviv", "v3d")
+_ERROR_LITERALS = (
+    "ail",
+    "AIL",
+    "rror",
+    "RROR",
+    "ault",
+    "AULT",
+    "ime",
+    "IME",
+    "ang",
+    "ANG",
+    "ung",
+    "UNG",
+    "ost",
+    "OST",
+    "atal",
+    "ATAL",
+    "nable",
+    "NABLE",
+    "annot",
+    "ANNOT",
+    "an't",
+    "BUG:",
+    "RIP:",
+    "FFFFFFFF",
+    "ffffffff",
+    "ockup",
+    "OCKUP",
+    "esponding",
+    "<0>",
+    "<1>",
+    "<2>",
+    "<3>",
+)
+OTHER_WORDS = (
+    "mtgpu",
+    "MTGPU",
+    "nouveau",
+    "radeon",
+    "ascend",
+    "devdrv",
+    "vfio-pci",
+    "vendor-reset",
+    "panfrost",
+    "panthor",
+    "lima",
+    "msm",
+    "adreno",
+    "etnaviv",
+    "v3d",
+)
 WRAPS = 72  # characters a line holds at least for the next line to be read as its wrapped tail (a terminal's width)
 
 
@@ -284,8 +436,14 @@ def _with_continuation(lines: list[Line], i: int) -> str:
         return text
     raw = lines[i + 1].text
     nxt = raw.strip()
-    if not nxt or _STAMP.match(raw) or driver_of(nxt) is not None or len(nxt) > 120 or \
-            not raw[:1].isspace() and _SENTENCE.match(raw):  # a poster's sentence below the line is not its tail
+    if (
+        not nxt
+        or _STAMP.match(raw)
+        or driver_of(nxt) is not None
+        or len(nxt) > 120
+        or not raw[:1].isspace()
+        and _SENTENCE.match(raw)
+    ):  # a poster's sentence below the line is not its tail
         return text
     return f"{text} {nxt}"
 
@@ -299,8 +457,11 @@ def _module_of(lines: list[Line], i: int, driver: str) -> str:
     """The bus id the line gives, else the one the nearest line of the same driver gives; else said as unknown."""
     for d in range(NEARBY):
         for j in (i + d, i - d):
-            if 0 <= j < len(lines) and (b := _BUS.search(lines[j].text[:_HEAD])) is not None \
-                    and (d == 0 or _family(driver_of(lines[j].text) or "") == driver):
+            if (
+                0 <= j < len(lines)
+                and (b := _BUS.search(lines[j].text[:_HEAD])) is not None
+                and (d == 0 or _family(driver_of(lines[j].text) or "") == driver)
+            ):
                 return b.group(1).removeprefix("PCI:")
     if (p := _PLATFORM_PREFIX.search(lines[i].text[:_HEAD])) is not None:  # an Arm board's GPU: its platform device
         return p.group(1)
