@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.records import ListedModule, ListedParse, StateReading
 from gpuvet.captures.text import Line, integer, number
 
 TOOL = "amd-smi (default table)"  # the tool and the kind the file is read as, as amd-smi monitor's
@@ -18,7 +18,9 @@ _CELLS = re.compile(r"\s{2,}")
 _FIRST = re.compile(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(\S.*?)$")
 _SECOND = re.compile(r"^(\d{1,4})(?:\s|$)")
 _FRAME = re.compile(r"^(?:[+|][-=+|]{10,}|\|\s*(?:AMD-SMI \S+|Platform:).*\|)$")
-_USAGE = re.compile(r"^\s*\d+(?:\.\d+)?\s*/\s*(\d+(?:\.\d+)?)\s*(MB|MiB|GB|GiB)\s*$")
+_USAGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*(MB|MiB|GB|GiB)\s*$")
+_POWER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+(?:\.\d+)?)\s*)?W\s*$")  # 'Power-Usage': '57/300 W'
+_PCT = re.compile(r"^\s*(\d{1,3}(?:\.\d+)?)\s*%\s*$")
 
 
 @dataclass
@@ -70,16 +72,24 @@ def read(lines: list[Line], out: ListedParse) -> None:
 
 
 def _module(k: int, bus_id: str, name: str, row: dict[str, str]) -> ListedModule:
+    power = _POWER.match(row.get("Power-Usage", ""))
+    state = None if power is None else StateReading(power_w=float(power.group(1)),
+                                                    power_cap_w=number(power.group(2)) if power.group(2) else None)
     return ListedModule(f"GPU {k}", name=name, bus_id=bus_id.upper(), temperature_c=number(row.get("Temp")),
-                        ecc_uncorrectable=integer(row.get("UEC")), tool=TOOL)
+                        ecc_uncorrectable=integer(row.get("UEC")), tool=TOOL, state=state)
 
 
 def _second(m: ListedModule, index: str, row: dict[str, str]) -> ListedModule:
     """The GPU's second row: its index (the label amd-smi's other commands use) and its VRAM total."""
     usage = _USAGE.match(row.get("Mem-Usage", ""))
-    mib = None if usage is None else float(usage.group(1)) * (1024.0 if usage.group(2).startswith("G") else 1.0)
+    scale = 1024.0 if usage is not None and usage.group(3).startswith("G") else 1.0
+    mib = None if usage is None else float(usage.group(2)) * scale
+    busy = _PCT.match(row.get("GFX-Uti", ""))
+    state = StateReading(busy_pct=float(busy.group(1)) if busy else None,
+                         power_w=m.state.power_w if m.state else None, power_cap_w=m.state.power_cap_w if m.state else None,
+                         memory_used_mib=None if usage is None else float(usage.group(1)) * scale)
     return ListedModule(f"GPU {index}", name=m.name, bus_id=m.bus_id, memory_mib=mib, temperature_c=m.temperature_c,
-                        ecc_uncorrectable=m.ecc_uncorrectable, tool=m.tool)
+                        ecc_uncorrectable=m.ecc_uncorrectable, tool=m.tool, state=state)
 
 
 PROCESS_MARKERS = ("Process Name",)  # amd-smi process's box: 'GPU  PID  Process Name  GTT_MEM  VRAM_MEM …  CU %'

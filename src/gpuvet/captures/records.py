@@ -202,6 +202,17 @@ class SmiTextModule:
 
 
 @dataclass(frozen=True)
+class StateReading:
+    """One module's figures at the moment a state table printed them (issue 46, STJ): read against each other and
+    the module's design by doctor/state_judgment.py (busy at idle power); None where the table printed none."""
+
+    busy_pct: float | None = None  # the engine's utilization (amd-smi GFX-Uti, rocm-smi GPU%, npu-smi AICore)
+    power_w: float | None = None  # the draw now
+    power_cap_w: float | None = None  # the cap printed beside it
+    memory_used_mib: float | None = None
+
+
+@dataclass(frozen=True)
 class ListedModule:
     """One module as a vendor's tool lists it (amd-smi, rocm-smi, rocm-bandwidth-test, npu-smi):
     only what the capture printed, None for the rest."""
@@ -225,6 +236,7 @@ class ListedModule:
     serial: str | None = None  # the board serial the tool prints (rocm-smi --showserial)
     vbios: str | None = None  # the VBIOS version it prints (rocm-smi --showvbios)
     device_id: str | None = None  # the PCI device id as printed (rocm-smi's 'GPU ID' / 'Device ID': 0x687f)
+    state: StateReading | None = None  # its utilization, power and memory now, where the table prints them
 
 
 @dataclass(frozen=True)

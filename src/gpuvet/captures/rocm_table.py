@@ -19,7 +19,7 @@ from dataclasses import replace
 from gpuvet.captures import cut_rows, rocm_sensors
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Needing
-from gpuvet.captures.records import ListedModule, ListedParse
+from gpuvet.captures.records import ListedModule, ListedParse, StateReading
 from gpuvet.captures.text import MAX_MODULES, Line, ranges
 
 _HEAD = lazy(r"^(GPU|Device)\s.*\bTemp\b.*\b(SCLK|AvgPwr|Power)\b")
@@ -78,12 +78,13 @@ def _table(lines: list[Line], at: int, out: ListedParse) -> int:
     head = lines[at].text.split()
     did_column = len(head) > 1 and head[1] == "DID"  # ROC-smi 2017: the device id as four hex digits
     capped = "PwrCap" in head  # ROCm 1.x on: the power cap, after the average power
+    busy = head[-1] == "GPU%"  # ROCm 1.x on: the engine's utilization, the row's last cell
     claimed, messages, dids, cut, rows = [lines[at].no], list[str](), list[str](), list[str](), 0
     i = at + 1
     while i < len(lines):
         text = lines[i].text.strip()
         if (row := _ROW.match(text)) is not None and rows < MAX_MODULES and _shaped(row.group(2).split()):
-            module, did = _module(int(row.group(1)), row.group(2).split(), did_column, capped)
+            module, did = _module(int(row.group(1)), row.group(2).split(), did_column, capped, busy)
             out.modules.append(module)
             dids += [f"{module.label} {did}"] if did else []
             rows += 1
@@ -235,7 +236,8 @@ def _shaped(cells: list[str]) -> bool:
     return (temp or unread > 0) and (watts or unread > int(not temp))
 
 
-def _module(index: int, cells: list[str], did_column: bool, capped: bool = False) -> tuple[ListedModule, str | None]:
+def _module(index: int, cells: list[str], did_column: bool, capped: bool = False,
+            busy: bool = False) -> tuple[ListedModule, str | None]:
     """One row: the module, and its device id where printed; the first temperature; N/A stays unknown. Under a
     header with PwrCap, the power cap is the second of the row's two watt cells (the average power the first);
     a row with one (the other N/A) leaves it unknown: which one it is can't be told."""
@@ -244,7 +246,11 @@ def _module(index: int, cells: list[str], did_column: bool, capped: bool = False
     temp = next((float(t.group(1)) for c in cells if (t := _TEMP.match(c)) is not None), None)
     watts = [float(c[:-1]) for c in cells if _WATTS.match(c)]
     cap = watts[1] if capped and len(watts) == 2 and watts[1] > 0 else None
-    return ListedModule(f"GPU[{index}]", name=_named(did), temperature_c=temp, power_limit_w=cap, tool="rocm-smi"), did
+    pct = cells[-1][:-1] if busy and cells[-1].endswith("%") else ""  # GPU%, where the header ends on it
+    state = StateReading(busy_pct=float(pct) if pct.replace(".", "", 1).isdigit() else None,
+                         power_w=watts[0] if watts and (cap is not None or not capped) else None, power_cap_w=cap)
+    return ListedModule(f"GPU[{index}]", name=_named(did), temperature_c=temp, power_limit_w=cap, tool="rocm-smi",
+                        state=state), did
 
 
 def _named(did: str | None) -> str | None:

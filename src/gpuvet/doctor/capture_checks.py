@@ -32,6 +32,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.state_judgment import state_findings
 from gpuvet.knowledge import threshold
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
@@ -102,6 +103,7 @@ def captured_clock_events(ev: Evidence) -> Outcome:
             found.append(finding("hw_slowdown", MEDIUM, module=h.module, active=sorted(h.clock_events),
                                  temperature_c=h.temperature_c))
     found += clock_findings(ev)  # SM clock at a quarter of its maximum; at the module's max operating temp
+    found += state_findings(ev)  # STJ: ~100 % busy at idle power in a state table's snapshot
     if found:
         return confirmed("the hardware slows the modules down", *found)
     cited = ev.clock_reasons_cited()  # a module whose capture lacks the section says nothing about it

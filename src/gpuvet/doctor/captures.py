@@ -16,6 +16,7 @@ from gpuvet.captures.records import (
     AppError,
     CopyCheckFailure,
     DcgmResult,
+    ListedModule,
     ModuleHealth,
     NcclResult,
     NcclRow,
@@ -84,6 +85,7 @@ class Captures:
     read_as: dict[str, list[str]] = field(default_factory=dict)  # file name -> the kinds read in it (cited as evidence)
     clock_reasons_read: set[str] = field(default_factory=set)  # modules whose capture had a clock-reasons section
     verdicts: list[ToolVerdict] = field(default_factory=list)  # npu-smi Health, amd-smi RAS/ECC, per listed module
+    states: list[tuple[str, ListedModule]] = field(default_factory=list)  # (file, a module its table's figures state)
     fabric_manager: list[tuple[str, FabricManagerLog]] = field(default_factory=list)  # (file, its FM lines)
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     rdma_errors: list[tuple[str, UcxError]] = field(default_factory=list)  # (file, UCX's completion error on a port)
@@ -140,7 +142,6 @@ def _foreign_xids(caps: Captures) -> list[str]:
 def _add(caps: Captures, fc: read.FileCapture) -> None:
     from gpuvet.captures import fallback, gpu_software, smi_text
     from gpuvet.captures.smi_xml import health as xml_health
-    from gpuvet.captures.verdicts import verdicts
 
     label = Path(fc.path).name
     caps.notes += [f"{label}: read as {', '.join(fc.kinds)}"] + [f"{label}: {n}" for n in fc.notes]
@@ -180,7 +181,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.nccl_failures += fc.nccl.failures
     caps.nvb_waived += fc.nvb.waived
     caps.nvlink_products.update(fc.nvlink.products)
-    caps.verdicts += [v for m in (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules, *fc.accel.modules) for v in verdicts(m)]
+    _add_listed(caps, fc, label)
     caps.verdicts += fc.amd.unnamed  # rocm-smi's words on a module it does not name (captures/rocm_sensors.py)
     if fc.fabric_manager.events:
         caps.fabric_manager.append((label, fc.fabric_manager))
@@ -220,6 +221,16 @@ def _add_bus(caps: Captures, fc: read.FileCapture, label: str) -> None:
     caps.bus_gpus += [g for g in fc.lspci.gpus if g not in caps.bus_gpus]
     caps.bus_other_gpus += sum(1 for g in fc.lspci.listed if g.vendor != "NVIDIA")
     caps.smi_none += [(label, fc.lspci.smi_none)] if fc.lspci.smi_none else []
+
+
+def _add_listed(caps: Captures, fc: read.FileCapture, label: str) -> None:
+    """The vendor tools' listed modules: their own verdicts, and the figures of their state tables (STJ:
+    doctor/state_judgment.py reads them against each other)."""
+    from gpuvet.captures.verdicts import verdicts
+
+    listed = (*fc.amd.modules, *fc.npu.modules, *fc.xpu.modules, *fc.accel.modules)
+    caps.verdicts += [v for m in listed for v in verdicts(m)]
+    caps.states += [(label, m) for m in listed if m.state is not None]
 
 
 def _add_programs(caps: Captures, fc: read.FileCapture, label: str) -> None:
