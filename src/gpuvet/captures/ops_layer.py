@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import node_reports
+from gpuvet.captures import node_reports, ops_logs
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -180,6 +180,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
             _add(out, "k8s_insufficient_gpu", ln, f"no free {short.group(1) or short.group(2)}: {t.strip()}",
                  tool="Kubernetes scheduler")
     node_reports.read(lines, out)  # a health check's or smoke test's verdict per node (AX2)
+    ops_logs.read(lines, out, marks)  # sinfo, kubectl get pods, gres.conf fatals, gpud, dcgm-exporter, Ray (OPS3)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")

@@ -81,6 +81,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     # nvidia-container-cli's stage errors by what they relay, the runtime's set-up (captures/container_layer.py)
+    "container_cli_host_driver": _Meaning("no_modules_visible", HIGH),  # the host's kernel driver not loaded (IGC)
+    "container_nvml_unknown": _Meaning("container_gpu_access", MEDIUM),  # the container's device access (IGC)
+    "container_smi_no_driver": _Meaning("container_gpu_access", MEDIUM),
+    "container_smi_empty": _Meaning("container_gpu_access", MEDIUM),
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
@@ -110,6 +114,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_insufficient_gpu": _Meaning("scheduler_gpus_short", LOW),
     "k8s_device_unhealthy": _Meaning("scheduler_gpus_short", MEDIUM),  # kubelet's or the device plugin's words
     "operator_driver_not_ready": _Meaning("driver_install_failed", MEDIUM),  # the GPU operator's driver validation
+    "operator_operand_failing": _Meaning("gpu_config_mismatch", MEDIUM),  # a GPU operand pod failing (ops_logs)
+    "gpud_unhealthy": _Meaning("node_health_check_failed", MEDIUM),  # gpud's verdict on a GPU component (ops_agents)
     "slurm_gres_no_device": _Meaning("gpu_config_mismatch", MEDIUM),
     "slurm_gres_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),
@@ -148,6 +154,9 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hip_no_binary": _Meaning("application_hip_error", HIGH),
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "rocm_no_driver": _Meaning("no_modules_visible", HIGH),
+    "rocr_no_agent": _Meaning("framework_sees_no_module", MEDIUM),  # hsa_init's OUT_OF_RESOURCES (rocr_status)
+    "rocr_user_denied": _Meaning("device_permissions", MEDIUM),
+    "rocr_unsupported_gpu": _Meaning("framework_sees_no_module", MEDIUM),
     "hip_error": _Meaning("application_hip_error", MEDIUM),
     # the Ascend runtime's return codes by class (captures/ascend_codes.py, knowledge/ascend_codes.yaml)
     "acl_ecc": _Meaning("ecc_uncorrectable_since_boot", HIGH),
