@@ -81,10 +81,6 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     # nvidia-container-cli's stage errors by what they relay, the runtime's set-up (captures/container_layer.py)
-    "container_cli_host_driver": _Meaning("no_modules_visible", HIGH),  # the host's kernel driver not loaded (IGC)
-    "container_nvml_unknown": _Meaning("container_gpu_access", MEDIUM),  # the container's device access (IGC)
-    "container_smi_no_driver": _Meaning("container_gpu_access", MEDIUM),
-    "container_smi_empty": _Meaning("container_gpu_access", MEDIUM),
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
@@ -154,9 +150,6 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hip_no_binary": _Meaning("application_hip_error", HIGH),
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "rocm_no_driver": _Meaning("no_modules_visible", HIGH),
-    "rocr_no_agent": _Meaning("framework_sees_no_module", MEDIUM),  # hsa_init's OUT_OF_RESOURCES (rocr_status)
-    "rocr_user_denied": _Meaning("device_permissions", MEDIUM),
-    "rocr_unsupported_gpu": _Meaning("framework_sees_no_module", MEDIUM),
     "hip_error": _Meaning("application_hip_error", MEDIUM),
     # the Ascend runtime's return codes by class (captures/ascend_codes.py, knowledge/ascend_codes.yaml)
     "acl_ecc": _Meaning("ecc_uncorrectable_since_boot", HIGH),
