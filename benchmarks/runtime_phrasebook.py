@@ -80,7 +80,8 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("bare", "hipMalloc failed: hipErrorOutOfMemory", OOM),
     ("bare", "hipErrorECCNotCorrectable", HW),
     # HSA status names (hsa.h)
-    ("bare", "hsa api call failure at: rocminfo.cc:1199\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES", OOM),
+    ("bare", "hsa api call failure at: rocminfo.cc:1199\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+     "framework_sees_no_module"),  # hsa_init (rocminfo): no usable GPU, not memory (captures/rocr_status.py)
     ("bare", "HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked while the reference "
              "count of the HSA runtime is 0.", DRV),
     ("bare", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import api_errors
+from gpuvet.captures import api_errors, rocr_status
 from gpuvet.captures.app_errors import AppErrorsParse, printed
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
@@ -31,8 +31,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
                       r"check amdgpu|WARNING: No AMD GPUs specified",
     "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR(?:_[A-Z_]+)?\b",
 }.items()}
-KEYS = ("hip", "hsa_status", "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
-         "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
+KEYS = ("hip", "hsa_status", "/dev/kfd",  # FRW: rocminfo's 'Unable to open /dev/kfd' (rocr_status)
+        "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
+        "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
 _ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own words after 'hsa api call failure at:'
 _NODE = re.compile(r"GPU node-(\d+)")
 
@@ -77,6 +78,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
             continue
         seen[(kind, module)] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, "ROCm/HIP"))
+    out.errors = rocr_status.judge(lines, out.errors)  # FRW: hsa_init's OUT_OF_RESOURCES is no usable GPU, not memory
+    out.claimed |= {e.line for e in out.errors}
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"ROCm/HIP error lines: {len(out.claimed)} read ({kinds})")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices
+from gpuvet.captures import api_devices, app_lines
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.runtime_devices import RuntimeDevice, runtime_lines
@@ -69,7 +69,8 @@ RULES: tuple[_Rule, ...] = (
     _r(_BY_WORDS, r"Unable to initialize backend '(?:cuda|gpu)': (.+)", "JAX"),
     _r(CPU_BUILD, r"(?:An NVIDIA GPU may be present on this machine, but )?a CUDA-enabled jaxlib is not installed", "JAX"),
     _r(NO_DEVICE, r"No GPU/TPU found, falling back to CPU", "JAX"),
-    _r(NO_DEVICE, r"^\s*Number of platforms\s+0\s*$|clGetPlatformIDs\S*\(-1001\)|CL_PLATFORM_NOT_FOUND_KHR", "OpenCL",
+    _r(NO_DEVICE, r"^\s*Number of platforms\s+0\s*$|clGetPlatformIDs\S*\s*(?:\(-1001\)|:?\s*CL_PLATFORM_NOT_FOUND_KHR)"
+       r"|CL_PLATFORM_NOT_FOUND_KHR", "OpenCL",
        "OpenCL"),
     # clinfo's per-platform count at 0 and clGetDeviceIDs' CL_DEVICE_NOT_FOUND (-1) on a platform: an ICD with no
     # device (a Clover/Mesa platform beside the GPU's own lists one: dropped, _kept); NULL-platform probes are clinfo's
@@ -79,8 +80,9 @@ RULES: tuple[_Rule, ...] = (
     # loaded (dropped where vulkaninfo also lists a GPU)
     _r(NO_DEVICE, r"^\s*deviceName\s*=\s*(?:llvmpipe|lavapipe|SwiftShader)\b|^\s*GPU id\s*[:=]\s*\d+ \("
        r"(?:llvmpipe|lavapipe|SwiftShader)\b", "vulkaninfo", "Vulkan"),
-    _r(NO_DEVICE, r"No devices found/left|No OpenCL, HIP,? (?:or|and) CUDA compatible platform found|No OpenCL or CUDA"
-       r" compatible platform found|No OpenCL-compatible or CUDA-compatible platform found", "hashcat", "OpenCL"),
+    _r(NO_DEVICE, r"No devices found/left|(?:ATTENTION! )?No OpenCL, HIP,? (?:or|and) CUDA compatible platform found"
+       r"|No OpenCL or CUDA compatible platform found|No OpenCL-compatible or CUDA-compatible platform found", "hashcat",
+       "OpenCL"),
     # a program's own CUDA device detection finding none (NiceHashMiner's 'CudaDevicesDetection found no devices')
     _r(NO_DEVICE, r"\b(?:CUDA|Cuda|NVIDIA|Nvidia|NVML)\w{0,30}\s?found no (?:CUDA )?(?:devices|GPUs)\b",
        "CUDA device detection"),
@@ -92,11 +94,12 @@ RULES: tuple[_Rule, ...] = (
        r"(?:error:?\s*)?(?:\d+\s*)?[(\[\"']?([A-Za-z][\w '/.-]{3,80})", "CUDA device count"),
     _r(NO_DEVICE, r"vkCreateInstance: Found no drivers|Cannot create Vulkan instance|vkEnumeratePhysicalDevices "
        r"failed|vkCreateInstance failed with ERROR_INCOMPATIBLE_DRIVER", "vulkaninfo", "Vulkan"),
+    *(_r(*rule) for rule in app_lines.RULES),  # FRW: TensorFlow, TensorRT, ONNX Runtime, allocators, ollama's slog
 )
 _ANCHORS = ("ggml_", "alloc", "emory", "GPU", "init failure", "err: ", "amdgpu", "Radeon", "unsupported", "cuInit",
             "dlopen", "backend", "jaxlib", "platform", "devices", "Vulkan", "vkEnumerate", "gfx", "cuda drivers",
             "compute capability", "Jax plugin", "rocBLAS", "DeviceGetCount", "of CUDA devices",
-            "PlatformIDs", "Number of devices", "clGetDeviceIDs", "deviceName", "GPU id")
+            "PlatformIDs", "Number of devices", "clGetDeviceIDs", "deviceName", "GPU id", *app_lines.MARKS)
 
 
 def _coded(codes: tuple[str | None, ...]) -> str:

@@ -372,6 +372,18 @@ APP_ERROR_FIX = {
                        "device plugin's runtimeClassName: nvidia, docker --gpus all) so the driver's libraries are "
                        "mounted; on the host the driver's user-space is not installed (or not in the loader's path: "
                        "ldconfig -p | grep nvidia-ml)",
+    # FRW: ROCr's hsa_init returning OUT_OF_RESOURCES (captures/rocr_status.py): no usable GPU, not memory
+    "rocr_no_agent": "ROCr's hsa_init found no GPU it can use (rocminfo's HSA_STATUS_ERROR_OUT_OF_RESOURCES is not "
+                     "memory): check the user can open /dev/kfd and /dev/dri/renderD* (ls -l; the render and video "
+                     "groups; sudo rocminfo working says it is the permissions), that this ROCm supports the GPU's gfx "
+                     "target, and dmesg | grep -i kfd for the driver's KFD node; not a hardware fault",
+    "rocr_user_denied": "rocminfo fails as the user but works as root (or cannot open /dev/kfd): the user cannot open "
+                        "/dev/kfd or /dev/dri/renderD*: add the user to the render and video groups (sudo usermod -aG "
+                        "render,video $USER, then log in again) or fix the device files' udev rule; not a hardware "
+                        "fault",
+    "rocr_unsupported_gpu": "ROCr's hsa_init found no GPU it supports: the capture names a gfx8 GPU (Polaris RX "
+                            "460-590, Fiji, Tonga), which current ROCm releases do not support: use a ROCm build that "
+                            "still includes gfx803 or the application's Vulkan or OpenCL backend; not a hardware fault",
     "runtime_no_device": "the runtime (llama.cpp, ollama, TensorFlow, JAX, OpenCL, Vulkan) found no GPU it can use: "
                          "check the host first (nvidia-smi or amd-smi lists the modules; the kernel log says why one "
                          "did not load), then the runtime's view: a build with the GPU backend (not CPU-only), "

@@ -1,0 +1,78 @@
+"""Issue 46 (FRW): more of the lines applications beyond PyTorch print when they could not use a GPU, as their own
+sources print them, read by runtime_status's rules (these are added to its RULES; kept apart so runtime_marks can
+name their words without loading a reader): TensorFlow's driver-library mismatch from cuda_diagnostics.cc ('kernel
+version 470.82.0 does not match DSO version 535.54.3 -- cannot find working devices in this configuration'), its
+refusal of a module below its minimum compute capability (gpu_device.cc 'Ignoring visible gpu device (…) with Cuda
+compute capability 3.0. The minimum required Cuda capability is 3.5.'), its allocator's out of memory (bfc_allocator
+'ran out of memory trying to allocate', 'ResourceExhaustedError: OOM when allocating tensor'); TensorRT's logger
+('[TRT] CUDA initialization failure with error: 35', 'Error Code 1: Cuda Runtime (out of memory)'); ONNX Runtime's
+CudaCall ('CUDA failure 2: out of memory ; GPU=0 ; hostname=…'), its CUDA provider library not loading and its
+'Specified provider 'CUDAExecutionProvider' is not in available provider names'; PyTorch's caching allocator's
+'OutOfMemoryError: Allocation on device 0 would exceed allowed memory' (ComfyUI); and ollama's own slog lines of
+no error ('level=INFO source=gpu.go:347 msg="detected GPUs"'), read so a server log of them is never refused. Each
+rule: (kind, pattern, tool, backend), the kind an app_errors kind or runtime_status's."""
+
+from __future__ import annotations
+
+# kinds runtime_status names (its NO_DEVICE, CPU_BUILD, REFUSED, _BY_CODE, _IGNORED), spelled here as it spells them
+_NO_DEVICE, _CPU_BUILD, _REFUSED, _BY_CODE, _IGNORED = (
+    "runtime_no_device",
+    "runtime_cpu_only_build",
+    "runtime_unsupported_gpu",
+    "by code",
+    "ignored",
+)
+RULES: tuple[tuple[str, str, str, str], ...] = (
+    # TensorFlow/XLA cuda_diagnostics.cc: the kernel module's version and libcuda's differ (the driver's own mismatch)
+    ("nvml_mismatch", r"kernel version \S+ does not match DSO version \S+ -+ cannot find working devices", "TensorFlow", ""),
+    (
+        _REFUSED,
+        r"Ignoring visible gpu device \(.{0,200}\) with (?:Cuda|CUDA) (?:compute capability|multiprocessor "
+        r"count).{0,40}?\. The minimum (?:required Cuda capability|value) is",
+        "TensorFlow",
+        "TensorFlow, refused",
+    ),  # its own backend: the GPU it lists on the same line is the one it refused
+    (
+        "out_of_memory",
+        r"Allocator \(GPU_\d+_bfc\) ran out of memory trying to allocate|ResourceExhaustedError: OOM when "
+        r"allocating tensor|\bCUDA failure 2: out of memory\b|Error Code \d+: Cuda Runtime \(out of memory\)"
+        r"|OutOfMemoryError: Allocation on device \d+ would exceed allowed memory",
+        "an application's allocator",
+        "",
+    ),
+    # TensorRT's logger: the CUDA runtime's error number at its initialisation (35 a driver too old, 100 no device)
+    (_BY_CODE, r"\[TRT\].{0,20}CUDA initialization failure with error:? (\d+)", "TensorRT", ""),
+    # ONNX Runtime's CudaCall: 'CUDA failure 100: no CUDA-capable device is detected ; GPU=0 ; hostname=…'
+    (_BY_CODE, r"\bCUDA failure (100|35|803|804|999|3): [^;]{3,120};\s*GPU=\d+", "ONNX Runtime", ""),
+    (
+        "framework_no_libs",
+        r"Failed to load library libonnxruntime_providers_(?:cuda|tensorrt|rocm|migraphx)\.so with "
+        r"error",
+        "ONNX Runtime",
+        "",
+    ),
+    (
+        _CPU_BUILD,
+        r"Specified provider '(?:CUDA|ROCM|TensorRT|MIGraphX)ExecutionProvider' is not in available provider "
+        r"names",
+        "ONNX Runtime",
+        "",
+    ),
+    # ollama's own slog lines of no error (server start, memory, the GPUs it looked for): read, nothing judged; last,
+    # so a rule above reads a failure on such a line first; INFO and below only (another Go program's WARN is not read)
+    (_IGNORED, r"\blevel=(?:INFO|DEBUG|TRACE)\s+source=[\w./-]+\.go:\d+\s+msg=", "ollama", ""),
+)
+# the words a line holding one of RULES has (runtime_marks.RUNTIME_MARKS, runtime_status's anchors)
+MARKS = (
+    "does not match DSO version",
+    "Ignoring visible gpu device",
+    "_bfc) ran out of memory",
+    "OOM when allocating",
+    "CUDA failure",
+    "Cuda Runtime (out of memory)",
+    "would exceed allowed memory",
+    "CUDA initialization failure",
+    "libonnxruntime_providers_",
+    "ExecutionProvider",
+    ".go:",
+)

@@ -1,0 +1,61 @@
+"""Issue 46 (FRW): what HSA_STATUS_ERROR_OUT_OF_RESOURCES means where ROCr returns it from hsa_init. rocminfo's
+first call is hsa_init (rocminfo.cc: RET_IF_HSA_ERR prints 'hsa api call failure at: …rocminfo.cc:N' and 'Call
+returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. …'), and ROCr's
+runtime load returns that status when it cannot open /dev/kfd or finds no GPU agent it supports (ROCR-Runtime
+runtime.cpp: a failed amd::Load is OUT_OF_RESOURCES). So from rocminfo, or a line naming hsa_init, it is no usable
+GPU, never an application asking for too much memory: the user's access to /dev/kfd and /dev/dri/renderD* (the
+'render'/'video' group) where the same file shows rocminfo working as root or rocminfo's own 'Unable to open /dev/kfd
+read-write: Permission denied'; a GPU ROCm does not support where the file names one (gfx8: Polaris RX 460-590, Fiji,
+Tonga); else no GPU agent, the reason not in the capture. The same status from a HIP program's allocation
+(hipMalloc, a kernel launch) stays an out of memory (hip_errors' kind)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+NO_AGENT, USER_DENIED, UNSUPPORTED = "rocr_no_agent", "rocr_user_denied", "rocr_unsupported_gpu"
+_INIT_CALL = re.compile(r"hsa api call failure at: \S*rocminfo\.cc:\d+|\bhsa_init\b")
+_STATUS = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES")
+# rocminfo's report of the same ROCr working: its system attributes and agent list (run as root, or another time)
+_WORKED = re.compile(r"^\s*(?:HSA System Attributes|HSA Agents)\s*$|^\s*Runtime Version:\s+\d")
+# rocminfo's CheckInitialState words for /dev/kfd the user cannot open, and for a user outside the DRM group
+_DENIED = re.compile(
+    r"Unable to open /dev/kfd read-write: (?:Permission denied|Operation not permitted)"
+    r"|\bis not member of \"(?:render|video)\" group|/dev/kfd: Permission denied"
+)
+# a GPU ROCm's runtime has no support for in the file: the gfx8 targets and their marketing names
+_GFX8 = re.compile(
+    r"\bgfx80[0-3]\b|\bPolaris\b|\bFiji\b|\bTonga\b|\bEllesmere\b|\bBaffin\b|\bLexa\b"
+    r"|\bRX\s?(?:4[6-8]0|5[5-9]0)X?\b|\bR9 (?:Fury|Nano|3[89]0X?)\b"
+)
+
+
+def judge(lines: list[Line], errors: list[AppError]) -> list[AppError]:
+    """``errors`` (hip_errors' records) with an OUT_OF_RESOURCES from hsa_init re-kinded by what the file shows,
+    and rocminfo's own 'cannot open /dev/kfd' read as the user denied (once)."""
+    texts = [ln.text for ln in lines]
+    denied = next((ln for ln in lines if "kfd" in ln.text or "group" in ln.text if _DENIED.search(ln.text)), None)
+    worked = any(_WORKED.match(t) for t in texts)
+    gfx8 = next((m.group(0) for t in texts if (m := _GFX8.search(t)) is not None), None)
+    out: list[AppError] = []
+    for e in errors:
+        if e.kind == "hip_out_of_memory" and _from_init(lines, e.line):
+            kind = USER_DENIED if denied is not None or worked else UNSUPPORTED if gfx8 else NO_AGENT
+            module = f"AMD GPU ({gfx8})" if kind == UNSUPPORTED else e.module
+            e = replace(e, kind=kind, module=module, tool="rocminfo/ROCr")
+        out.append(e)
+    if denied is not None and all(e.kind != USER_DENIED for e in out):
+        out.append(AppError(USER_DENIED, denied.no, denied.text.strip()[:300], None, "rocminfo/ROCr"))
+    return out
+
+
+def _from_init(lines: list[Line], no: int) -> bool:
+    """The status line at ``no`` is hsa_init's: it names hsa_init, or rocminfo's call-failure line is just above."""
+    at = next((i for i, ln in enumerate(lines) if ln.no == no), None)
+    if at is None or not _STATUS.search(lines[at].text):
+        return False
+    return any(_INIT_CALL.search(lines[i].text) for i in range(max(0, at - 2), at + 1))

@@ -1,0 +1,139 @@
+"""doctor on more applications' GPU lines (issue 46, FRW), written here in each tool's own format: TensorFlow's
+driver/library mismatch is the driver's (critical), its refusal of a module below its minimum compute capability and
+ONNX Runtime's missing CUDA provider are 'the framework sees no module' (warn), allocators running out of memory are
+the application's (info), TensorRT's and ONNX Runtime's CUDA error numbers are judged by their code, ollama's own
+INFO lines are read (never refused), and ROCr's HSA_STATUS_ERROR_OUT_OF_RESOURCES from hsa_init (rocminfo) is no
+usable GPU (the user's permissions, an unsupported gfx8 GPU, or no agent), never an application's out of memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.captures.test_captures_fresh_c import run_json
+
+TF = "2026-11-02 10:14:03.112345: "
+SEES_NONE = [("framework_sees_no_module", "warn")]
+OOM = [("application_out_of_memory", "info")]
+_FAILED_INIT = (
+    "ROCk module is loaded\nhsa api call failure at: /build/rocminfo/src/rocminfo-rocm-5.3.0/rocminfo.cc:1148\n"
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This "
+    "error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.\n"
+)
+
+
+def _doctor(tmp_path: Path, text: str) -> tuple[int, dict[str, Any]]:
+    path = tmp_path / "app.log"
+    path.write_text(text)
+    return run_json("doctor", "--from", str(path))
+
+
+def _causes(tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    code, data = _doctor(tmp_path, text)
+    assert code != 2, text
+    return [(f["cause"], f["severity"]) for f in data["findings"]]
+
+
+def test_tensorflow_lines_by_their_cause(tmp_path: Path) -> None:
+    mismatch = (
+        TF + "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:313] kernel version 470.82.0 does not "
+        "match DSO version 535.54.3 -- cannot find working devices in this configuration\n"
+    )
+    assert _causes(tmp_path, mismatch) == [("driver_library_mismatch", "critical")]
+    refused = (
+        TF + "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1700] Ignoring visible gpu device (device: 0, "
+        "name: Quadro K2000, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability "
+        "3.0. The minimum required Cuda capability is 3.5.\n"
+    )
+    assert _causes(tmp_path, refused) == SEES_NONE
+    bfc = (
+        TF + "W tensorflow/core/common_runtime/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran out of memory trying "
+        "to allocate 2.00GiB (rounded to 2147483648)requested by op MatMul\n"
+    )
+    assert _causes(tmp_path, bfc) == OOM
+    exhausted = (
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+        "shape[8192,8192] and type float on /job:localhost/replica:0/task:0/device:GPU:0\n"
+    )
+    assert _causes(tmp_path, exhausted) == OOM
+
+
+def test_tensorrt_and_onnxruntime_by_the_code_they_print(tmp_path: Path) -> None:
+    trt = "[11/02/2026-10:14:03] [TRT] [W] CUDA initialization failure with error: {}. Please check your CUDA installation\n"
+    assert _causes(tmp_path, trt.format(35)) == [("driver_runtime_mismatch", "critical")]
+    assert _causes(tmp_path, trt.format(100)) == SEES_NONE
+    assert (
+        _causes(
+            tmp_path,
+            "[11/02/2026-10:14:03] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: "
+            "Cuda Runtime (out of memory)\n",
+        )
+        == OOM
+    )
+    ort = (
+        "2026-11-02 10:14:03.112 [E:onnxruntime:, sequential_executor.cc:516 ExecuteKernel] Non-zero status code "
+        "returned while running MatMul node. Status Message: CUDA failure 2: out of memory ; GPU=0 ; hostname=n1 ; "
+        "expr=cudaMalloc((void**)&p, size);\n"
+    )
+    assert _causes(tmp_path, ort) == OOM
+    lib = (
+        "2026-11-02 10:14:03.112 [E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
+        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcublasLt.so.11: cannot open shared object file: No such file or directory\n"
+    )
+    assert _causes(tmp_path, lib) == SEES_NONE
+    cpu = (
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available "
+        "providers: 'AzureExecutionProvider, CPUExecutionProvider'\n"
+    )
+    assert _causes(tmp_path, cpu) == SEES_NONE
+    comfy = "torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+    assert _causes(tmp_path, comfy) == OOM
+
+
+def test_ollama_info_lines_and_hashcat_attention_are_read(tmp_path: Path) -> None:
+    info = (
+        'time=2026-11-02T10:14:03.112Z level=INFO source=gpu.go:347 msg="detected GPUs" count=2 '
+        "library=/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14\n"
+        'time=2026-11-02T10:14:03.112Z level=INFO source=server.go:105 msg="system memory" total="62.7 GiB"\n'
+    )
+    assert _causes(tmp_path, info) == []
+    hashcat = (
+        "clGetPlatformIDs(): CL_PLATFORM_NOT_FOUND_KHR\n\nATTENTION! No OpenCL, HIP or CUDA compatible platform found.\n"
+    )
+    assert _causes(tmp_path, hashcat) == SEES_NONE
+
+
+def test_rocr_out_of_resources_from_hsa_init_is_no_usable_gpu(tmp_path: Path) -> None:
+    code, data = _doctor(tmp_path, _FAILED_INIT)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == SEES_NONE and code == 1
+    assert "/dev/kfd" in data["findings"][0]["fix"]
+    gfx8 = _FAILED_INIT + "My laptop: AMD FX-9830P, AMD Radeon RX560\n"
+    _, data = _doctor(tmp_path, gfx8)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == SEES_NONE
+    assert "gfx8" in data["findings"][0]["fix"]
+    as_root = (
+        "$ rocminfo\n" + _FAILED_INIT + "$ sudo rocminfo\nROCk module is loaded\n=====================\n"
+        "HSA System Attributes\n=====================\nRuntime Version:         1.1\n"
+    )
+    assert _causes(tmp_path, as_root) == [("device_permissions", "critical")]
+    denied = (
+        "ROCk module version 6.7.0 is loaded\nUnable to open /dev/kfd read-write: Permission denied\n"
+        'alice is not member of "render" group, the default DRM access group.\n'
+    )
+    assert _causes(tmp_path, denied) == [("device_permissions", "critical")]
+
+
+def test_a_hip_programs_out_of_memory_stays_the_applications(tmp_path: Path) -> None:
+    assert _causes(tmp_path, "hipMalloc failed: hipErrorOutOfMemory\n") == OOM
+    assert _causes(tmp_path, "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.\n") == OOM
+    assert _causes(tmp_path, "ROCk module version 6.7.0 is loaded\n") == []
+
+
+def test_the_two_rocminfo_rows_of_batch_ac(tmp_path: Path) -> None:
+    folder = Path(__file__).parents[1] / "data" / "captures" / "fresh_ac"
+    _, user = run_json("doctor", "--from", str(folder / "rocminfo_rocm1070_vega64_user_vs_sudo.txt"))
+    assert [f["cause"] for f in user["findings"]] == ["device_permissions"]
+    _, rx560 = run_json("doctor", "--from", str(folder / "rocminfo_rocmarch901_rx560_out_of_resources.txt"))
+    assert [(f["cause"], f["severity"]) for f in rx560["findings"]] == SEES_NONE
+    assert "gfx8" in rx560["findings"][0]["fix"]
