@@ -33,7 +33,8 @@ _HEALTHY = re.compile(
     r"|vgaarb: |enabling device \(|Initial FB size exceeds half of stolen"
     r"|(?:GUC|GuC|HuC|GSC): (?:submission|SLPC|authenticated|RC)\b|GuC (?:RC|submission|SLPC): enabled"
     r"|(?:VISIBLE VRAM|Total VRAM|Available VRAM|VRAM\[\d{1,2}, \d{1,2}\]): "
-    r"|You are using the i915-sriov-dkms module|Please file any bug report at |Module Homepage: )")
+    r"|You are using the i915-sriov-dkms module|Please file any bug report at |Module Homepage: "
+    r"|(?:GuC|HuC|GSC) firmware\(s\) can be downloaded from |DMC firmware homepage: |GUC: ADS capture alloc size )")
 
 
 def parse(lines: list[Line]) -> ListedParse:

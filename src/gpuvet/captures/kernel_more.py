@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from gpuvet.captures import (
     kernel_host,
     kernel_intel_fault,
+    kernel_intel_fw,
     kernel_nouveau,
     kernel_nvgpu,
     kernel_vendor_reset,
@@ -52,6 +53,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults
     out = kernel_nouveau.read(lines, out, marks)  # nouveau's channel errors (fifo, gr) and MMU faults
     out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
+    out = kernel_intel_fw.read(lines, out, marks)  # i915's and xe's GuC, HuC, GSC and DMC firmware failures
     out = kernel_vendor_reset.read(lines, out, marks)  # vendor-reset's resets of a GPU passed through to a VM
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import kernel_failed
+from gpuvet.captures import kernel_failed, kernel_intel_fw
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -149,6 +149,11 @@ BENIGN: tuple[Benign, ...] = (
         ),
         "amdgpu's optional PSP images (the TA - XGMI/RAS/HDCP/DTM trusted applications - and the SR-IOV CAP): "
         "psp_v*_init_microcode notes the miss and the driver initialises the module without them",
+    ),
+    Benign(
+        "intel_firmware",
+        kernel_intel_fw.PATTERN,
+        "i915's and xe's GuC, HuC, GSC and DMC firmware lines: kernel_intel_fw judges each by what the GPU loses",
     ),
     Benign(
         "debugfs",
