@@ -3,6 +3,8 @@ words of their device lines (captures/runtime_devices.py, api_devices.py) and of
 (runtime_status.RULES). Kept apart from the readers so formats.py can name them without importing the readers
 (issue 43: a text holding none of them never loads them)."""
 
+from gpuvet.captures.app_lines import MARKS as APP_MARKS  # words only, no reader
+
 RUNTIME_LINES = "runtime and framework device lines"  # the kind a file holding their lines is read as
 RUNTIME = "runtime device list"  # the kind a file's GPUs are read as when a runtime's lines are the only list
 RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # ComfyUI's device line
@@ -20,7 +22,7 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
                  "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
-                 "+ GPU #", "GB VRAM")  # the miners' device lists (runtime_devices._miner)
+                 "+ GPU #", "GB VRAM", *APP_MARKS)  # the miners' device lists (runtime_devices._miner)
 # a health check's or smoke test's verdict per node (captures/node_reports.py): a verdict word, a table's host or
 # issue column, a roll-up's quoted reason, dshbak's rule
 NODE_REPORT_WORDS = ("PASS", "FAIL", "Pass", "Fail", "pass", "fail", "HEALTHY", "ealthy", "ERROR", '":', "----", "Host",
