@@ -533,7 +533,7 @@ FORMATS: tuple[Format, ...] = (
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
     Format("NIC driver kernel lines", "nic_driver", Gated(_marked("nic_driver.parse")), markers=nic_driver.MARKS),  # ZX1
-    Format("UCX log", "ucx", _one(ucx.parse), markers=("/IB", "/RoCE", "/Eth", "locked memory", "status")),  # its
+    Format("UCX log", "ucx", _one(ucx.parse), markers=ucx.MARKS),  # its
     # port, memlock, a raw-verbs completion status
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import rdma_verbs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -86,7 +87,7 @@ def parse(lines: list[Line]) -> PerftestParse:
     unit = "MB"
     for ln in lines:
         if any(w in ln.text.lower() for w in _FAIL_WORDS) and _FAIL.search(ln.text) is not None \
-                and (run is not None or _HEADLESS.search(ln.text) is not None):
+                and (run is not None or _HEADLESS.search(ln.text) is not None and not rdma_verbs.foreign(ln.text)):
             if run is None:
                 run = PerftestRun("perftest (header not in the capture)")
                 out.runs.append(run)

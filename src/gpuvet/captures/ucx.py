@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import rdma_verbs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -37,6 +38,8 @@ _SYND_AFTER = r"\s*\(synd (?P<synd>0x[0-9a-fA-F]{1,8})\b"
 _LEVELLED = lazy(_PREFIX + r"UCX\s+(?:ERROR|WARN)\s+" + _ERROR)
 _UNLEVELLED = lazy(_PREFIX + r"(?!UCX\s)" + _ERROR + _SYND_AFTER)
 _BARE = lazy(r"^\s*" + _ERROR + _SYND_AFTER)
+# the same behind a launcher's 'host: ' or quoted in a sentence: UCX's port and syndrome after it are its alone
+_INSIDE = lazy(r"(?:\bUCX\s+(?:ERROR|WARN)\s+)?" + _ERROR + _SYND_AFTER)
 # UCX's own lines at a level below WARN ('UCX  INFO  Using active port on mlx5_0:1/IB'): read as its, no error
 _QUIET = lazy(_PREFIX + r"UCX\s+(?:INFO|DIAG|DEBUG|TRACE\w*|DATA|REQ|FUNC|POLL|PRINT)\s")
 _SYND = lazy(r"\(synd (0x[0-9a-fA-F]{1,8})\b")
@@ -128,6 +131,7 @@ class UcxParse:
     errors: list[UcxError] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
     limits: list[UcxLimit] = field(default_factory=list)  # calls the memlock limit failed
+    setups: list[rdma_verbs.VerbsSetup] = field(default_factory=list)  # QPs/verbs resources a program could not set up
 
 
 def parse(lines: list[Line]) -> UcxParse:
@@ -135,7 +139,8 @@ def parse(lines: list[Line]) -> UcxParse:
     below WARN claimed as read (no error)."""
     out = UcxParse()
     for ln in lines:
-        m = _LEVELLED.match(ln.text) or _UNLEVELLED.match(ln.text) or _BARE.match(ln.text)
+        m = _LEVELLED.match(ln.text) or _UNLEVELLED.match(ln.text) or _BARE.match(ln.text) \
+            or ("synd" in ln.text and _INSIDE.search(ln.text)) or None
         if m is not None:
             prefixed = "host" in m.groupdict()
             synd = _SYND.search(ln.text)
@@ -154,4 +159,18 @@ def parse(lines: list[Line]) -> UcxParse:
             out.claimed.add(ln.no)
         elif (out.errors and _WQE.match(ln.text)) or ("UCX" in ln.text and _QUIET.match(ln.text)):
             out.claimed.add(ln.no)
+    _add_verbs(out, rdma_verbs.parse(lines, out.claimed))
     return out
+
+
+def _add_verbs(out: UcxParse, v: rdma_verbs.VerbsParse) -> None:
+    """The other programs' and the kernel's completion errors as UCX's (one cause, one grouping), their set-ups."""
+    for c in v.completions:
+        what = (f"{rdma_verbs.status_words(c.status)} (status {c.status})" if c.status else
+                "An error completion (its status not in the line)")
+        out.errors.append(UcxError(c.line, c.host, None, c.device, c.port, c.source, what, c.syndrome, c.text))
+    out.setups += v.setups
+    out.claimed |= v.claimed
+
+
+MARKS = ("/IB", "/RoCE", "/Eth", "locked memory", "status", *rdma_verbs.MARKS)  # formats.py's: UCX's and the class's

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the parsers load when a file is read: a simulated or live n
     from gpuvet.captures.nccl_log import NcclLog
     from gpuvet.captures.nic_driver import NicCompletionError, NicDriverFailure, NicLinkChange
     from gpuvet.captures.perftest import PerftestRun
+    from gpuvet.captures.rdma_verbs import VerbsSetup
     from gpuvet.captures.rocm_validation import CopyCheck
     from gpuvet.captures.tool_failures import ToolFailure
     from gpuvet.captures.ucx import UcxError, UcxLimit
@@ -90,6 +91,7 @@ class Captures:
     perftest: list[tuple[str, PerftestRun]] = field(default_factory=list)  # (file, one ib_*_bw run)
     rdma_errors: list[tuple[str, UcxError]] = field(default_factory=list)  # (file, UCX's completion error on a port)
     rdma_memlock: list[tuple[str, UcxLimit]] = field(default_factory=list)  # (file, a verbs call ulimit -l failed)
+    rdma_setup: list[tuple[str, VerbsSetup]] = field(default_factory=list)  # (file, a QP a program could not set up)
     nic_driver: list[tuple[str, NicDriverFailure]] = field(default_factory=list)  # (file, a NIC its driver failed)
     nic_carrier: list[tuple[str, NicLinkChange]] = field(default_factory=list)  # (file, a NIC link lost or flapping)
     nic_completions: list[tuple[str, NicCompletionError]] = field(default_factory=list)  # (file, the RDMA core's)
@@ -188,6 +190,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     caps.perftest += [(label, run) for run in fc.perftest.runs]
     caps.rdma_errors += [(label, e) for e in fc.ucx.errors]
     caps.rdma_memlock += [(label, e) for e in fc.ucx.limits]
+    caps.rdma_setup += [(label, e) for e in fc.ucx.setups]
     caps.nic_driver += [(label, f) for f in fc.nic_driver.failures]
     caps.nic_carrier += [(label, c) for c in fc.nic_driver.links]
     caps.nic_completions += [(label, c) for c in fc.nic_driver.completions]

@@ -19,6 +19,7 @@ from gpuvet.node.model import EndpointKind
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
 
 if TYPE_CHECKING:  # the parser loads when a log is read
+    from gpuvet.captures.rdma_verbs import VerbsSetup
     from gpuvet.captures.ucx import UcxError, UcxLimit
 
 
@@ -126,10 +127,29 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
         seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
         nic = device if port is None else f"{device} port {port}"  # a verbs line may name no port, or no NIC
         out.append(replace(finding("rdma_completion_error", MEDIUM, nic,
-                                   nic=nic or "a NIC the log does not name", error=what, transport=first.transport,
+                                   nic=nic or "a NIC the log does not name", error=what, side=_side(what),
+                                   transport=first.transport,
                                    syndrome=first.syndrome, file=label, line=first.line, log=first.text,
                                    times=len(items), processes=seen[:16] or None), host=host))
     return out
+
+
+def _side(what: str) -> str | None:
+    from gpuvet.captures.rdma_verbs import side
+
+    return side(what)
+
+
+def _setup_failed(ev: Evidence) -> list[Finding]:
+    """One rdma_setup_failed per device and step a program could not set up (a QP's RTR, a devx INIT2RTR, a memory
+    region), citing its first line and the errno text beside it; the device the line or the log names, else none."""
+    groups: dict[tuple[str | None, str], list[tuple[str, VerbsSetup]]] = {}
+    for label, s in ev.captures.rdma_setup:
+        groups.setdefault((s.device, s.step), []).append((label, s))
+    return [finding("rdma_setup_failed", HIGH, device, nic=device or "a NIC the log does not name", step=step,
+                    reason=next((s.reason for _, s in items if s.reason), None), file=items[0][0],
+                    line=items[0][1].line, log=items[0][1].text, times=len(items))
+            for (device, step), items in groups.items()]
 
 
 # a NIC driver's kernel lines by their kind (captures/nic_driver.py): the cause each names
@@ -200,7 +220,7 @@ def rdma_bandwidth(ev: Evidence) -> Outcome:
     """perftest's bandwidth at large messages against the port's rate (a NIC listing in the evidence
     gives it: ibstat, ibv_devinfo, sysfs); "can't tell" without one, or with small messages only.
     A failed run is its own finding beside the others' verdicts, and so is a completion error UCX reported."""
-    failed = _failed(ev) + _driver_failed(ev)
+    failed = _failed(ev) + _driver_failed(ev) + _setup_failed(ev)
     found, cited = _bandwidth(ev)
     limits = _memlock(ev)
     if errors := _completion_errors(ev):
