@@ -14,9 +14,12 @@ from gpuvet.knowledge.dcgm_errors import GENERIC, DcgmCode, by_id, dcgm_codes
 
 # a printf conversion of DCGM's formats (%u, %ld, %lld, %.1f, %.2e, %#lx, %s, %zu, %hu, %%)
 _ARG = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z)?)([diouxXfeEsc%])")
-_NUMBER = r"(?:-?\d+)"
-_FLOAT = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
-_HEX = r"(?:0[xX][0-9a-fA-F]+|[0-9a-fA-F]+)"
+# A field's digits are bounded (a 64-bit value prints in at most 20, 16 in hex): with blanks squeezed out,
+# '%d %d' is two unbounded digit runs side by side, and a long run of digits in a line (a hex dump, a
+# hostile token) cost every pattern a cubic search (30 s on one 9-line log with a 400-digit token).
+_NUMBER = r"(?:-?\d{1,20})"
+_FLOAT = r"(?:[-+]?(?:\d{1,20}\.?\d{0,20}|\.\d{1,20})(?:[eE][-+]?\d{1,4})?|nan|inf)"
+_HEX = r"(?:0[xX][0-9a-fA-F]{1,16}|[0-9a-fA-F]{1,16})"
 _BLANKS = re.compile(r"\s+")
 _GPU = re.compile(r"GPU:?(\d{1,4})(?!\d)", re.I)
 _SWITCH = re.compile(r"NvSwitch(?:physicalID)?(\d{1,4})(?!\d)", re.I)
