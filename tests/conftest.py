@@ -51,6 +51,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     bytecode.unshare(config)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.support import logbook_fixtures
+
+    logbook_fixtures.stop_shared()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules with a slow test first, each module's tests still together (module fixtures such
     as a Prometheus server start once): with two workers the long tests start early and the short

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import mgmt_status
 from gpuvet.knowledge.api_errors import CLASSES, NONE, Api, api_table
 
 # the context an API's printed words must follow on their line (the words are the pattern's group 1)
 _CONTEXT = {
     "nvml_api": r"(?:\bNVML\b|\bnvml\w*)[^\n]{0,160}?[:(\-]\s*",
+    "hlml_api": r"(?:\bHLML\b|\bhlml\w*)[^\n]{0,160}?[:(\-]\s*",  # MGL: HLML's words ('AIP is lost') after HLML's context
     "nccl_api": r"\bNCCL (?:failure|error)\b[^\n]{0,200}?['\"(:,]\s*",
     # the runtime's own wrappers: PyTorch's 'CUDA error: …', CUDACHECK's 'Cuda failure 304 '…'' and 'Cuda error
     # file.cuh:307 '…'', a sample's 'CUDA Runtime Error: …', PyTorch's init warning '… Error 304: …'
@@ -24,14 +26,17 @@ _CONTEXT = {
 }
 # the words app_errors' one search finds these lines by (lower case; its _KEY_WORDS holds them)
 KEY_WORDS = ("ze_result_", "dcgm_st_", "ncclinvalid", "ncclsystemerror", "ncclinternalerror", "ncclremoteerror",
-             "nccltimeout", "nccl failure", "cuda failure", "cuda error", "cuda runtime error", "cuda initialization")
+             "nccltimeout", "nccl failure", "cuda failure", "cuda error", "cuda runtime error", "cuda initialization",
+             *mgmt_status.KEY_WORDS)
 
 
 # each API's kinds read only a line holding one of its words (lower case): a candidate line of another kind (a bug
 # report's many) is not searched with the long name lists
 _API_WORDS = {"cuda_api": ("cudaerror", "cuda_error", "cuda error", "cuda failure", "cuda runtime error",
                           "cuda driver error", "cuda initialization"), "nvml_api": ("nvml",), "nccl_api": ("nccl",),
-              "ze_api": ("ze_result_",), "dcgm_api": ("dcgm_st_",), "hip_api": ("hiperror",)}
+              "ze_api": ("ze_result_", *mgmt_status.ZE_WORDS), "dcgm_api": ("dcgm_st_",), "hip_api": ("hiperror",),
+              # MGL: the management libraries' names, numbers and init words (captures/mgmt_status.py)
+              "amdsmi_api": ("amdsmi",), "rsmi_api": ("rsmi", "rocm smi"), "hlml_api": ("hlml",)}
 
 
 API_WORDS = tuple(w for words in _API_WORDS.values() for w in words)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors, container_layer, smi_words
+from gpuvet.captures import api_errors, container_layer, mgmt_status, smi_words
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
@@ -21,7 +21,7 @@ from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 # kind -> the words that name it: the runtime's message, the runtime API's enum, the driver API's enum
-KINDS: dict[str, re.Pattern[str]] = {k: lazy(v, re.I) for k, v in {
+KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for k, v in {  # MGL: numbers, bindings
     "ecc_uncorrectable": r"uncorrectable ECC error encountered|cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE",
     "illegal_address": r"an illegal memory access was encountered|cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS"
                        r"|an illegal instruction was encountered|misaligned address",
@@ -112,6 +112,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(v, re.I) for k, v in {
     "cuda_runtime_error": r"CUDA error: \w|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+"
                           # vLLM's and SGLang's CUDACHECK: "Failed: Cuda error file.cuh:307 '<the runtime's text>'"
                           r"|\bCuda error [\w./-]+:\d+ '\w",
+    mgmt_status.NONE_KIND: "",  # a management library's code of class none (Not Supported, success): read, no error
 }.items()}
 # KINDS in order, each API kind with the words a line must hold for it (api_errors.words_of)
 _ORDER = [(kind, pattern, api_errors.words_of(kind)) for kind, pattern in KINDS.items()]
@@ -170,7 +171,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         if kind is None:
             continue
         out.claimed.add(ln.no)
-        if kind == _TORCH_SEES:  # a one-liner's answer that PyTorch sees its GPUs: read, nothing wrong
+        if kind in (_TORCH_SEES, mgmt_status.NONE_KIND):  # PyTorch sees its GPUs, a library's none: read, no error
             continue
         module = api_errors.module(kind, _module(ln.text))
         key = (kind, module)
@@ -286,7 +287,9 @@ _QUOTE = lazy(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe 
 # issue 46: a logfmt record (Go agents such as dcgm-exporter, the device plugin: 'time="…" level=error msg="…"'): its
 # message and error fields are the program's own words, whatever they quote
 _LOGFMT = lazy(r"(?:^|\s)(?:time|ts|level)=(?:\"[^\"]*\"|\S+)(?:\s+\w+=(?:\"[^\"]*\"|\S+))*?\s+"
-               r"(?:msg|message|err|error|reason)=\"?")
+               r"(?:msg|message|err|error|reason)=\"?"
+               # MGL: a JSON log line's message field (zap, logrus, structlog): {"level":"error",…,"msg":"…"}
+               r"|^\s*\{\s*\"\w{1,20}\"\s*:[^\n]{0,400}?\"(?:msg|message|err|error|reason)\"\s*:\s*\"")
 
 # a quote opening the line before its first word, and the quote that would close it (a poster quoting a pasted line)
 _OPENS_QUOTE = lazy(r"^\s*([\"“'])(?=\S)")
@@ -431,7 +434,7 @@ def _quoted_kinds(text: str) -> list[str]:
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
             taken.append(m.span())
-            if (kind and not _CODE.match(text[:min(m.start(), _REACH)].lstrip(" `>*"))
+            if (kind and kind != mgmt_status.NONE_KIND and not _CODE.match(text[:min(m.start(), _REACH)].lstrip(" `>*"))
                     and reported(text, m.start(), m.end()) and kind not in kinds):
                 kinds.append(kind)
     return kinds

@@ -1,0 +1,131 @@
+"""Issue 46 (MGL): the GPU management libraries' status codes as programs quote them, read as a class.
+benchmarks/data/mgmt_status_phrasebook.json holds what a device plugin, an exporter, a monitor, xpumd, hl-smi or a
+Python binding logs when a call to NVML, AMD SMI, ROCm SMI, Level Zero or HLML fails: the enum's name, its number
+(``ret=999``, ``nvml error: 15``, ``0x78000001``), the library's error string, a binding's exception class
+(pynvml's ``NVMLError_GpuIsLost``), each with its source; and the healthy lines beside them (a successful init, a
+field the product does not support, a call the user's rights refuse), which must stay clear.
+
+Each message is set in the framings real logs show (bare, a klog line, a JSON log line, a Python traceback's last
+line, quoted by a poster) and read by ``gpuvet doctor --from`` (in-process). A framing is counted right (the cause at
+its severity on the right module: the bus id the line names, or none), severity or subject (the cause, at another
+severity or on another subject), generic (another finding only), clear (read, no finding) or refused (exit 2); a
+healthy one clean, false (a finding at warn or above) or refused.
+
+    .venv/bin/python -m benchmarks.mgmt_status_phrasebook [--show severity,subject,generic,clear,refused,false]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuvet.cli.app import main as gpuvet
+
+DATA = Path(__file__).parent / "data" / "mgmt_status_phrasebook.json"
+
+
+@dataclass(frozen=True)
+class Message:
+    source: str
+    printed: str
+    want: str | None
+    severity: str | None
+    subject: str
+
+
+def framings(m: Message) -> dict[str, str]:
+    """The message as logs show it."""
+    head, _, rest = m.printed.partition("\n")
+    tail = f"\n{rest}" if rest else ""
+    exception = "Error_" in head.split(":")[0] or "Exception" in head.split(":")[0]
+    return {
+        "bare": m.printed,
+        "klog": f"E1207 12:00:00.000000       1 metrics.go:45] {head}{tail}",
+        "json": json.dumps(
+            {"level": "error", "ts": "2026-12-07T12:00:00.000Z", "caller": "nvml/collector.go:88", "msg": m.printed}
+        ),
+        "traceback": 'Traceback (most recent call last):\n  File "monitor.py", line 41, in <module>\n'
+        "    poll(handle)\n" + (m.printed if exception else f"RuntimeError: {m.printed}"),
+        "quoted": f"Since the upgrade our exporter keeps logging '{head}' and shows no GPU metrics.",
+    }
+
+
+def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
+    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
+    where.write_text(text + "\n", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = gpuvet(["doctor", "--from", str(where), "--json"])
+    if not out.getvalue().strip():
+        return 2, []
+    return code, [
+        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
+        for f in json.loads(out.getvalue())["findings"]
+    ]
+
+
+def _named(module: str, subject: str) -> bool:
+    low = module.lower()
+    if subject == "bus":
+        return "3b:00.0" in low
+    return low in ("", "node") or "not in the log" in low
+
+
+def verdict(m: Message, code: int, found: list[dict[str, str]], quoted: bool) -> str:
+    loud = [f for f in found if f["severity"] in ("warn", "critical")]
+    if m.want is None:
+        return "refused" if code == 2 else "false" if loud else "clean"
+    mine = [f for f in found if f["cause"] == m.want]
+    want = "warn" if quoted and m.severity == "critical" else m.severity  # a poster's sentence: a lead, at most warn
+    if any(f["severity"] == want and _named(f["module"], m.subject) for f in mine):
+        return "right"
+    if mine:
+        return "severity" if not any(f["severity"] == want for f in mine) else "subject"
+    return "generic" if found else "refused" if code == 2 else "clear"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
+    args = parser.parse_args(argv)
+    show = set(filter(None, args.show.split(",")))
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    messages = [Message(r["source"], r["printed"], r["want"], r["severity"], r["subject"]) for r in data["messages"]]
+    faults: dict[str, Counter[str]] = {}
+    healthy = Counter[str]()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for m in messages:
+            for frame, text in framings(m).items():
+                code, found = run(text, where)
+                v = verdict(m, code, found, quoted=frame == "quoted")
+                (healthy if m.want is None else faults.setdefault(m.source, Counter()))[v] += 1
+                if v in show:
+                    print(
+                        f"{v:9} {frame:9} {m.printed.splitlines()[0][:70]!r} -> "
+                        f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.severity})"
+                    )
+    print(f"{len(messages)} messages; sources: {', '.join(data['sources'])}")
+    cols = ("right", "severity", "subject", "generic", "clear", "refused")
+    print(f"{'library':<12}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
+    total = Counter[str]()
+    for name, c in faults.items():
+        total += c
+        print(f"{name:<12}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
+    print(f"{'all faults':<12}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
+    print(
+        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
+        f"refused {healthy['refused']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
