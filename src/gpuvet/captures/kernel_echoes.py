@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from gpuvet.captures import pci_resources
 from gpuvet.captures.smi_words import HANDLE_KINDS, handle_words_kind
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ PASSTHROUGH = "probe_not_called_passthrough"
 # NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind), and in NVML's other words for a module's state (smi_words)
 HANDLE_NOT_FOUND = "smi_handle_not_found"
 DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest",
-           HANDLE_NOT_FOUND, *HANDLE_KINDS)
+           HANDLE_NOT_FOUND, *HANDLE_KINDS, *pci_resources.KINDS)  # the last: a GPU's function or port off the bus
 # the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
 # nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it
 # again - the module was never lost from the bus

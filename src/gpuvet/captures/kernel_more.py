@@ -17,6 +17,7 @@ from gpuvet.captures import (
     kernel_nvgpu,
     kernel_vendor_reset,
     pci_enum,
+    pci_resources,
     xid_shorthand,
     xorg_init,
 )
@@ -48,6 +49,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     holding 'NVRM' (a loading line's), so that the version costs no pass over a bug report's lines."""
     candidates = _candidates(lines, out, marks)
     out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
+    out = pci_resources.read(lines, out, marks)  # a GPU's function or port gone from the bus; the class's notes
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
     out = kernel_host.read(lines, out, marks)  # the IOMMU refusing a GPU's DMA, a task hung in its driver
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults

@@ -45,8 +45,12 @@ _GUEST = re.compile(r"Hypervisor detected: (?:KVM|Microsoft Hyper-V|VMware|ACRN|
 _ECHOES = frozenset(("probe_failed", "init_failed", "no_adapter"))
 # the kernel's two wordings (pci/setup-res.c): 'BAR 1 [mem size …]: can't assign; no space' (6.8 and later)
 # and 'BAR 1: no space for [mem size …]' / 'BAR 1: failed to assign [mem …]' / 'BAR 1: assigned [mem …]'
-_NEW = re.compile(_FN + r"BAR (\d) \[(mem|io)[^\]]*\]: (can't assign|failed to assign|assigned)\b")
-_OLD = re.compile(_FN + r"BAR (\d): (no space for|failed to assign|assigned) \[(mem|io)\b")
+_NEW = re.compile(_FN + r"BAR ([0-5]) \[(mem|io)[^\]]*\]: (can't assign|failed to assign|can't claim|assigned)\b")
+_OLD = re.compile(_FN + r"BAR ([0-5]): (no space for|failed to assign|assigned) \[(mem|io)\b")
+# issue 46 (PCR): a BAR the firmware placed outside every bridge window, in the older wording (setup-res.c before 6.8:
+# 'can't claim BAR 1 [mem …]: no compatible bridge window'; 6.8 and later: _NEW's 'BAR 1 [mem …]: can't claim'); the
+# kernel then assigns it anew ('assigned' takes it back); the ROM (BAR 6) is no BAR a driver needs
+_CLAIM = re.compile(_FN + r"can't claim BAR ([0-5]) \[(mem|io)\b")
 
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
@@ -142,9 +146,9 @@ def _nvrm_bars(lines: list[Line], out: KernelParse, marks: Marks | None) -> Kern
 
 def _failed(lines: list[Line], marks: Marks | None, named: set[int]) -> dict[tuple[str, str], Line]:
     """The first failure line of each memory BAR the lines leave unassigned (a later 'assigned' line takes it
-    back), by (function, BAR number); every wording holds 'assign' or 'no space for'."""
+    back), by (function, BAR number); every wording holds 'assign', 'no space for' or "can't claim"."""
     failed: dict[tuple[str, str], Line] = {}
-    for i in holding(lines, ("assign", "no space for"), marks):
+    for i in holding(lines, ("assign", "no space for", "can't claim"), marks):
         if i not in named and (bar := _bar(lines[i].text)) is not None:
             fn, number, assigned = bar
             if assigned:
@@ -161,4 +165,6 @@ def _bar(text: str) -> tuple[str, str, bool] | None:
         return m.group(1).lower(), m.group(2), m.group(4) == "assigned"
     if (m := _OLD.search(text)) is not None and m.group(4) == "mem":
         return m.group(1).lower(), m.group(2), m.group(3) == "assigned"
+    if (m := _CLAIM.search(text)) is not None and m.group(3) == "mem":
+        return m.group(1).lower(), m.group(2), False
     return None
