@@ -137,3 +137,41 @@ def test_the_two_rocminfo_rows_of_batch_ac(tmp_path: Path) -> None:
     _, rx560 = run_json("doctor", "--from", str(folder / "rocminfo_rocmarch901_rx560_out_of_resources.txt"))
     assert [(f["cause"], f["severity"]) for f in rx560["findings"]] == SEES_NONE
     assert "gfx8" in rx560["findings"][0]["fix"]
+
+
+def test_more_failures_by_their_cause_and_start_up_lines_read(tmp_path: Path) -> None:
+    rocm = (
+        'time=2026-11-02T10:14:03.112Z level=WARN source=amd_linux.go:378 msg="unable to verify rocm library, will '
+        'use cpu" error="no suitable rocm found, falling back to CPU"\n'
+    )
+    assert _causes(tmp_path, rocm) == SEES_NONE
+    cudnn = (
+        TF + "E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded runtime CuDNN library: 8.6.0 but "
+        "source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and equal or higher "
+        "minor version.\n"
+    )
+    assert _causes(tmp_path, cudnn) == SEES_NONE
+    xla = (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869 bytes.\n"
+    )
+    assert _causes(tmp_path, xla) == OOM
+    assert _causes(tmp_path, "System is out of GPU memory\n") == OOM
+    assert _causes(tmp_path, "AssertionError: Torch not compiled with CUDA enabled\n") == SEES_NONE
+    start = (
+        TF + "I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available "
+        "CPU instructions in performance-critical operations.\n"
+        + TF
+        + "E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: "
+        "Attempting to register factory for plugin cuDNN when one has already been registered\n"
+        "load_tensors: offloaded 33/33 layers to GPU\n"
+        "WARNING: [Loader Message] Code 0 : terminator_CreateInstance: Failed to CreateInstance in ICD 1.  Skipping ICD.\n"
+    )
+    assert _causes(tmp_path, start) == []
+    # a poster quoting TensorFlow's missing library is still read as their report (the start-up rule leaves it)
+    quoted = (
+        "Since the update my box prints '"
+        + TF
+        + "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file' and nothing uses the GPU.\n"
+    )
+    assert _causes(tmp_path, quoted) == SEES_NONE

@@ -15,6 +15,7 @@ rule: (kind, pattern, tool, backend), the kind an app_errors kind or runtime_sta
 from __future__ import annotations
 
 # kinds runtime_status names (its NO_DEVICE, CPU_BUILD, REFUSED, _BY_CODE, _IGNORED), spelled here as it spells them
+SAID = "said"  # read where the tool printed it (claimed, no error); a poster's sentence quoting it is left to theirs
 _NO_DEVICE, _CPU_BUILD, _REFUSED, _BY_CODE, _IGNORED = (
     "runtime_no_device",
     "runtime_cpu_only_build",
@@ -58,9 +59,41 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
         "ONNX Runtime",
         "",
     ),
+    ("framework_no_libs", r"unable to verify rocm library, will use cpu", "ollama", ""),
+    # XLA's cuDNN check: the cuDNN loaded is older than the one the build was compiled with (an installation's)
+    ("framework_no_libs", r"Loaded runtime CuDNN library: \S+ but source was compiled with: \S+", "TensorFlow", ""),
+    (
+        "out_of_memory",
+        r"RESOURCE_EXHAUSTED: Out of memory while trying to allocate \d+ bytes"
+        r"|System is out of GPU (?:and shared host )?memory",
+        "an application's allocator",
+        "",
+    ),
+    ("cuda_runtime_error", r"Failed to create CUDA context \(\w", "Blender", ""),  # cuda_assert's context failure
+    (_CPU_BUILD, r"Torch not compiled with CUDA enabled", "PyTorch", ""),
+    # the applications' own start-up lines of no error: read, nothing judged (a paste of them is not refused):
+    # TensorFlow's and XLA's INFO and WARNING records ('2026-11-02 10:14:03.112345: I tensorflow/….cc:182] …') and the
+    # cuDNN/cuFFT/cuBLAS factory registration every TensorFlow 2.15+ start prints as an error, llama.cpp's loader,
+    # the Vulkan loader's own messages, hashcat's kernel-timeout warning
+    (
+        SAID,
+        r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}: [IW] [\w./-]+\.cc:\d+\] |Unable to register cu(?:DNN|FFT|BLAS) factory: "
+        r"Attempting to register factory for plugin",
+        "TensorFlow",
+        "",
+    ),
+    (
+        SAID,
+        r"^\s*(?:load_tensors|llm_load_tensors|llama_kv_cache_init|llama_new_context_with_model|llama_context|"
+        r"llama_model_loader|llm_load_print_meta|print_info):",
+        "llama.cpp",
+        "",
+    ),
+    (SAID, r"\[Loader Message\] Code \d+ :", "vulkaninfo", ""),
+    (SAID, r"\* Device #\d+: WARNING! Kernel exec timeout is not disabled", "hashcat", ""),
     # ollama's own slog lines of no error (server start, memory, the GPUs it looked for): read, nothing judged; last,
     # so a rule above reads a failure on such a line first; INFO and below only (another Go program's WARN is not read)
-    (_IGNORED, r"\blevel=(?:INFO|DEBUG|TRACE)\s+source=[\w./-]+\.go:\d+\s+msg=", "ollama", ""),
+    (SAID, r"\blevel=(?:INFO|DEBUG|TRACE)\s+source=[\w./-]+\.go:\d+\s+msg=", "ollama", ""),
 )
 # the words a line holding one of RULES has (runtime_marks.RUNTIME_MARKS, runtime_status's anchors)
 MARKS = (
@@ -75,4 +108,18 @@ MARKS = (
     "libonnxruntime_providers_",
     "ExecutionProvider",
     ".go:",
+    "unable to verify rocm library",
+    "Loaded runtime CuDNN",
+    "RESOURCE_EXHAUSTED",
+    "out of GPU",
+    "Failed to create CUDA context",
+    "Torch not compiled",
+    ".cc:",
+    "factory: Attempting",
+    "load_tensors",
+    "llama_",
+    "llm_load",
+    "print_info",
+    "Loader Message",
+    "exec timeout",
 )

@@ -144,7 +144,7 @@ def _error(rule: _Rule, m: re.Match[str], ln: Line) -> AppError | None:
     """The error ``rule`` read on the line: printed by the runtime, or a poster's report of it (a quote)."""
     kind = (_coded(m.groups()) if rule.kind == _BY_CODE else _worded(m.group(1)) if rule.kind == _BY_WORDS
             else _counted(m.group(1)) if rule.kind == _BY_COUNT else rule.kind)
-    if kind == _IGNORED:
+    if kind in (_IGNORED, app_lines.SAID):
         return None
     quoted = not printed(ln.text, m.start()) and not _LOGFMT.search(ln.text)
     if quoted and not reported(ln.text, m.start(), m.end()):  # a poster's quote counts only as their report
@@ -181,6 +181,8 @@ def _errors(lines: list[Line], log: RuntimeLog) -> None:
         for rule in RULES:
             if (m := rule.pattern.search(ln.text)) is None:
                 continue
+            if rule.kind == app_lines.SAID and not printed(ln.text, m.start()) and not _LOGFMT.search(ln.text):
+                break  # a start-up line a poster quotes is their report's, not the tool's own line (FRW)
             log.claimed.add(ln.no)
             log.read_by.append(rule.tool)
             if (theirs := _kind(ln.text)) is not None:  # app_errors reads it: its reason stands for the runtime's
