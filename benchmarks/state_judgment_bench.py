@@ -2,7 +2,7 @@
 benchmarks/data/state_snapshots.json (a module ~100 % busy at idle power, and the healthy snapshots that look like
 it: a training node, a light job at full clocks, a desktop at idle, a container's view, a capped card) is rendered
 in its tool's documented layout (nvidia-smi's table, -q, --query-gpu csv; amd-smi's default table; rocm-smi's
-ROCm 5 and 6 tables), bare and as a poster pastes it, and read by ``gpuvet doctor --from --json`` in-process.
+ROCm 5 and 6 tables; npu-smi info), bare and as a poster pastes it, and read by ``gpuvet doctor --from --json`` in-process.
 A faulty snapshot is right when the expected cause is found on its module at warn, generic when another warn
 finding is, missed otherwise; a healthy one is clear with no finding at warn or above, false with one, refused
 when doctor read nothing (exit 2).
@@ -202,6 +202,33 @@ def rocmsmi6(s: Row) -> str:
     return "\n".join(out + ["=" * 116, "=" * 48 + " End of ROCm SMI Log " + "=" * 47])
 
 
+def npusmi(s: Row) -> str:
+    """npu-smi info's table (the Ascend 910B layout with HBM-Usage) and its process box."""
+    rule = "+===========================+===============+====================================================+"
+    out = [
+        "+------------------------------------------------------------------------------------------------+",
+        "| npu-smi 23.0.rc3                 Version: 23.0.rc3                                             |",
+        "+---------------------------+---------------+----------------------------------------------------+",
+        "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+        "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |",
+        rule,
+    ]
+    for i, m in enumerate(s["modules"]):
+        power, hbm = f"{m['power']:<11} {m['temp']:<17} 0    / 0", f"{m['used']} / {m['total']}"
+        out += [
+            f"| {i:<5} {m['model']:<19} | OK            | {power:<51}|",
+            f"| 0                         | {m['bus']:<13} | {str(m['util']):<11} 0    / 0          {hbm:<21}|",
+            rule,
+        ]
+    out += [
+        "+---------------------------+---------------+----------------------------------------------------+",
+        "| NPU     Chip              | Process id    | Process name             | Process memory(MB)      |",
+        rule,
+    ]
+    out += [f"| No running processes found in NPU {i:<61}|" for i in range(len(s["modules"]))]
+    return "\n".join(out)
+
+
 RENDER = {
     "nvidia_table": nvidia_table,
     "nvidia_q": nvidia_q,
@@ -209,6 +236,7 @@ RENDER = {
     "amdsmi_table": amdsmi_table,
     "rocmsmi5": rocmsmi5,
     "rocmsmi6": rocmsmi6,
+    "npusmi": npusmi,
 }
 COMMAND = {
     "nvidia_table": "nvidia-smi",
@@ -216,6 +244,7 @@ COMMAND = {
     "amdsmi_table": "amd-smi",
     "rocmsmi5": "rocm-smi",
     "rocmsmi6": "rocm-smi",
+    "npusmi": "npu-smi info",
     "nvidia_csv": "nvidia-smi --query-gpu=index,name,pci.bus_id,utilization.gpu,"
     "power.draw,power.limit,pstate,clocks.sm,clocks.max.sm --format=csv",
 }

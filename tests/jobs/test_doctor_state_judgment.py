@@ -90,7 +90,8 @@ def test_a_die_reporting_no_power_of_its_own_is_not_idle(capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     ("pstate", "power", "procs", "found"),
     [
-        ("P0", "63W / 400W", NONE, True),  # no process listed, busy at a sixth of its design: a context left behind
+        ("P0", "63W / 400W", NONE, False),  # no process at a working state: a container's light job or a stuck one
+        ("P8", "63W / 400W", NONE, True),  # no process, busy at a sixth of its design at the idle state
         ("P0", "63W / 400W", PYTHON, False),  # a job holds it at a working state: light work, not judged
         ("P8", "63W / 400W", PYTHON, True),  # the same job at the idle performance state: not running
         ("P0", "352W / 400W", NONE, False),  # a container's view of a busy module: busy at high power
@@ -147,3 +148,27 @@ def test_rocm_smi_table_names_the_busy_idle_module(capsys: pytest.CaptureFixture
     code, answer = doctor_capture(capsys, tmp_path, table)
     assert [f["module"] for f in _on(answer)] == ["GPU[1]"] and code == 1
     assert "the cap the table prints" in _on(answer)[0]["evidence"]["basis"]
+
+
+NPU = (
+    "+---------------------------+---------------+----------------------------------------------------+\n"
+    "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+    "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+    "+===========================+===============+====================================================+\n"
+    "| 0     910B3               | OK            | 91.2        36                0    / 0             |\n"
+    "| 0                         | 0000:C1:00.0  | 0           0    / 0          3339 / 65536         |\n"
+    "+===========================+===============+====================================================+\n"
+    "| 1     910B3               | OK            | {power:<11} 37                0    / 0             |\n"
+    "| 0                         | 0000:C2:00.0  | 100         0    / 0          3339 / 65536         |\n"
+    "+===========================+===============+====================================================+\n"
+)
+
+
+@pytest.mark.parametrize(("power", "found"), [("93.6", True), ("305.1", False)])
+def test_npu_smi_aicore_busy_at_idle_power(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, power: str, found: bool
+) -> None:
+    code, answer = doctor_capture(capsys, tmp_path, NPU.format(power=power))
+    got = _on(answer)
+    assert [f["module"] for f in got] == (["NPU 1 chip 0 (0000:C2:00.0)"] if found else [])
+    assert code == (1 if found else 0)

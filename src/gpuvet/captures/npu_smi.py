@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from gpuvet.captures import npu_topo
 from gpuvet.captures.dedupe import merge_listed
-from gpuvet.captures.records import ListedModule, ListedParse
-from gpuvet.captures.text import TEMP_C, Line, reading
+from gpuvet.captures.records import ListedModule, ListedParse, StateReading
+from gpuvet.captures.text import TEMP_C, Line, number, reading
 
 MAX_MODULES = 4096
 _BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
@@ -142,4 +142,15 @@ def _chip(first: list[str], second: list[str], hbm: bool, notes: list[str]) -> t
     notes += [f"npu-smi: {label}: {b}" for b in bad]
     masked = "x" in second[1].lower().split(":", 1)[-1]
     return ListedModule(label, name=name or None, bus_id=None if masked else second[1].upper(),
-                        memory_mib=total, health=first[1] or None, temperature_c=temp, tool="npu-smi info"), masked
+                        memory_mib=total, health=first[1] or None, temperature_c=temp, tool="npu-smi info",
+                        state=_state(figures, second[2].split())), masked
+
+
+def _state(figures: list[str], use: list[str]) -> StateReading | None:
+    """Power(W), the first row's first figure, and AICore(%), the second row's (STJ: doctor/state_judgment.py)."""
+    def figure(cells: list[str], top: float) -> float | None:
+        value = number(cells[0]) if cells and cells[0][:1].isdigit() else None
+        return value if value is not None and 0 <= value <= top else None
+
+    power, busy = figure(figures, 2000.0), figure(use, 100.0)
+    return StateReading(busy_pct=busy, power_w=power) if power is not None and busy is not None else None

@@ -8,10 +8,11 @@ it must agree before anything is said:
 
 - clocks read (-q's SM clock against its maximum): a module at more than half its maximum clock is running
   a light kernel at full speed (a spin-wait, a memory-bound job), not held idle;
-- a process listed on the module: a job holds it, so only idle clocks or an idle performance state (P8 and
-  lower) make it a finding; with no process listed where the table lists them, the finding names the two
-  readings a capture cannot tell apart (a context a crashed process left, or a job in another PID namespace).
-
+- a working performance state (P0-P7) with no clocks read: a light job can't be told from a stuck engine there,
+  whether or not a process is listed (a container's view lists none of the host's), so only idle clocks or an
+  idle performance state (P8 and lower) make it a finding; with no process listed where the table lists them,
+  the finding names the two readings a capture cannot tell apart (a context a crashed process left, or a job in
+  another PID namespace);
 - identical peers in the snapshot busy too: every module of the job reads so (a collective's kernels spinning
   while one rank waits, a stalled data loader: a software hang the modules are healthy in), not one module's fault.
 
@@ -73,9 +74,8 @@ def _busy_at_idle(s: Snapshot, peers: list[Snapshot]) -> Finding | None:
     clocks_read = s.clock_mhz is not None and bool(s.clock_max_mhz)
     if clocks_read and s.clock_mhz is not None and s.clock_max_mhz and s.clock_mhz > IDLE_CLOCK * s.clock_max_mhz:
         return None  # a light kernel at full clock (a spin-wait, a memory-bound job): not held idle
-    idle_clocks = clocks_read or (s.pstate is not None and s.pstate >= IDLE_PSTATE)
-    if s.processes and not idle_clocks:
-        return None  # a job holds it at a working performance state: light work, not a stuck engine
+    if not clocks_read and s.pstate is not None and s.pstate < IDLE_PSTATE:
+        return None  # a working performance state: a light job (a container's view lists none) or a stuck engine
     if any(p is not s and p.model == s.model and p.busy_pct is not None and p.busy_pct >= BUSY_PCT for p in peers):
         return None  # its identical peers busy too: the job's state (kernels spinning while a rank waits), not its own
     said = f"{s.busy_pct:g} % busy at {s.power_w:g} W of {design:g} W ({basis})"
