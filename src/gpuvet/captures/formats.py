@@ -26,6 +26,7 @@ from gpuvet.captures import (
     aer,
     amd_smi,
     app_errors,
+    app_marks,
     ascend_errors,
     ascend_marks,
     bench,
@@ -481,9 +482,8 @@ FORMATS: tuple[Format, ...] = (
     Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
-    Format("miner NVML lines", "kernel", _one("miner_lost.parse"), SHARED, adds=True,
-           markers=("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")),
-    # a mining program's 'GPU2: … GPU is lost (15)', NVML's GPUIsLost / GPU_IS_LOST, NVAPI's device not found
+    Format("miner NVML lines", "kernel", _one("app_gpu_lines.parse"), SHARED, adds=True, markers=app_marks.MARKS),
+    # miners' 'GPU is lost' (miner_lost), their card errors, hashcat, Folding@home, ffmpeg's encoders (issue 46)
     Format("nvidia-smi's messages", "kernel", Gated(_marked("smi_messages.parse")), SHARED, adds=True, unmarked="its WORDS"),
     Format(WINDOWS, None, _kept("windows.listing"), SHARED, markers=LIST_MARKS),  # its NVIDIA adapters
     Format(WINDOWS + " (AMD)", "amd", _listed("windows.amd_listing"), SHARED, markers=LIST_MARKS),  # as amd-smi's
