@@ -175,3 +175,17 @@ def test_more_failures_by_their_cause_and_start_up_lines_read(tmp_path: Path) ->
         "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file' and nothing uses the GPU.\n"
     )
     assert _causes(tmp_path, quoted) == SEES_NONE
+
+
+def test_rocm_libraries_and_an_absent_kfd_are_no_usable_gpu(tmp_path: Path) -> None:
+    no_kfd = "ROCk module is loaded\nUnable to open /dev/kfd read-write: No such file or directory\n"
+    code, data = _doctor(tmp_path, no_kfd)
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == SEES_NONE and "KFD" in data["findings"][0]["fix"]
+    _, data = _doctor(tmp_path, no_kfd + _FAILED_INIT.split("\n", 1)[1])
+    assert [(f["cause"], f["severity"]) for f in data["findings"]] == SEES_NONE and "KFD" in data["findings"][0]["fix"]
+    assert _causes(tmp_path, "rocBLAS error: Could not initialize Tensile host: No devices found\n") == SEES_NONE
+    code_object = (
+        ":1:hip_code_object.cpp      :616 : 0123456789 us: [pid:1234 tid:0x7f]  Cannot find CO in the bundle "
+        "/tmp/kernels.hsaco for ISA: amdgcn-amd-amdhsa--gfx1032\n"
+    )
+    assert _causes(tmp_path, code_object) == SEES_NONE

@@ -71,6 +71,10 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("cuda_runtime_error", r"Failed to create CUDA context \(\w", "Blender", ""),  # cuda_assert's context failure
     (_CPU_BUILD, r"Torch not compiled with CUDA enabled", "PyTorch", ""),
+    # ROCm's libraries finding no GPU, or none they have code for: rocBLAS's Tensile host with no device, and the HIP
+    # runtime's log (AMD_LOG_LEVEL) finding no code object for the GPU's ISA in the program's bundle
+    (_NO_DEVICE, r"rocBLAS error: Could not initialize Tensile host: No devices found", "rocBLAS", "HIP"),
+    (_REFUSED, r"Cannot find CO in the bundle \S+ for ISA: \S*gfx\w+", "HIP", ""),
     # the applications' own start-up lines of no error: read, nothing judged (a paste of them is not refused):
     # TensorFlow's and XLA's INFO and WARNING records ('2026-11-02 10:14:03.112345: I tensorflow/….cc:182] …') and the
     # cuDNN/cuFFT/cuBLAS factory registration every TensorFlow 2.15+ start prints as an error, llama.cpp's loader,
@@ -122,4 +126,6 @@ MARKS = (
     "print_info",
     "Loader Message",
     "exec timeout",
+    "Tensile host",
+    "Cannot find CO",
 )

@@ -5,7 +5,8 @@ runtime load returns that status when it cannot open /dev/kfd or finds no GPU ag
 runtime.cpp: a failed amd::Load is OUT_OF_RESOURCES). So from rocminfo, or a line naming hsa_init, it is no usable
 GPU, never an application asking for too much memory: the user's access to /dev/kfd and /dev/dri/renderD* (the
 'render'/'video' group) where the same file shows rocminfo working as root or rocminfo's own 'Unable to open /dev/kfd
-read-write: Permission denied'; a GPU ROCm does not support where the file names one (gfx8: Polaris RX 460-590, Fiji,
+read-write: Permission denied'; /dev/kfd absent where rocminfo says it has no such file (amdgpu loaded without its
+KFD); a GPU ROCm does not support where the file names one (gfx8: Polaris RX 460-590, Fiji,
 Tonga); else no GPU agent, the reason not in the capture. The same status from a HIP program's allocation
 (hipMalloc, a kernel launch) stays an out of memory (hip_errors' kind)."""
 
@@ -18,6 +19,7 @@ from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 NO_AGENT, USER_DENIED, UNSUPPORTED = "rocr_no_agent", "rocr_user_denied", "rocr_unsupported_gpu"
+NO_KFD = "rocr_no_kfd"
 _INIT_CALL = re.compile(r"hsa api call failure at: \S*rocminfo\.cc:\d+|\bhsa_init\b")
 _STATUS = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES")
 # rocminfo's report of the same ROCr working: its system attributes and agent list (run as root, or another time)
@@ -27,6 +29,8 @@ _DENIED = re.compile(
     r"Unable to open /dev/kfd read-write: (?:Permission denied|Operation not permitted)"
     r"|\bis not member of \"(?:render|video)\" group|/dev/kfd: Permission denied"
 )
+# rocminfo's words for /dev/kfd absent: amdgpu is loaded (rocminfo says 'ROCk module is loaded') but brought up no KFD
+_NO_KFD = re.compile(r"Unable to open /dev/kfd read-write: No such file or directory|/dev/kfd: No such file or directory")
 # a GPU ROCm's runtime has no support for in the file: the gfx8 targets and their marketing names
 _GFX8 = re.compile(
     r"\bgfx80[0-3]\b|\bPolaris\b|\bFiji\b|\bTonga\b|\bEllesmere\b|\bBaffin\b|\bLexa\b"
@@ -38,18 +42,28 @@ def judge(lines: list[Line], errors: list[AppError]) -> list[AppError]:
     """``errors`` (hip_errors' records) with an OUT_OF_RESOURCES from hsa_init re-kinded by what the file shows,
     and rocminfo's own 'cannot open /dev/kfd' read as the user denied (once)."""
     texts = [ln.text for ln in lines]
-    denied = next((ln for ln in lines if "kfd" in ln.text or "group" in ln.text if _DENIED.search(ln.text)), None)
+    denied = next((ln for ln in lines if ("kfd" in ln.text or "group" in ln.text) and _DENIED.search(ln.text)), None)
+    no_kfd = next((ln for ln in lines if "kfd" in ln.text and _NO_KFD.search(ln.text)), None)
     worked = any(_WORKED.match(t) for t in texts)
     gfx8 = next((m.group(0) for t in texts if (m := _GFX8.search(t)) is not None), None)
     out: list[AppError] = []
     for e in errors:
         if e.kind == "hip_out_of_memory" and _from_init(lines, e.line):
-            kind = USER_DENIED if denied is not None or worked else UNSUPPORTED if gfx8 else NO_AGENT
+            kind = (
+                USER_DENIED
+                if denied is not None or worked
+                else NO_KFD
+                if no_kfd is not None
+                else UNSUPPORTED
+                if gfx8
+                else NO_AGENT
+            )
             module = f"AMD GPU ({gfx8})" if kind == UNSUPPORTED else e.module
             e = replace(e, kind=kind, module=module, tool="rocminfo/ROCr")
         out.append(e)
-    if denied is not None and all(e.kind != USER_DENIED for e in out):
-        out.append(AppError(USER_DENIED, denied.no, denied.text.strip()[:300], None, "rocminfo/ROCr"))
+    for kind, said in ((USER_DENIED, denied), (NO_KFD, no_kfd)):
+        if said is not None and all(e.kind not in (USER_DENIED, NO_KFD) for e in out):
+            out.append(AppError(kind, said.no, said.text.strip()[:300], None, "rocminfo/ROCr"))
     return out
 
 

@@ -153,6 +153,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "rocr_no_agent": _Meaning("framework_sees_no_module", MEDIUM),  # hsa_init's OUT_OF_RESOURCES (rocr_status)
     "rocr_user_denied": _Meaning("device_permissions", MEDIUM),
     "rocr_unsupported_gpu": _Meaning("framework_sees_no_module", MEDIUM),
+    "rocr_no_kfd": _Meaning("framework_sees_no_module", MEDIUM),  # amdgpu loaded, /dev/kfd absent
     "hip_error": _Meaning("application_hip_error", MEDIUM),
     # the Ascend runtime's return codes by class (captures/ascend_codes.py, knowledge/ascend_codes.yaml)
     "acl_ecc": _Meaning("ecc_uncorrectable_since_boot", HIGH),

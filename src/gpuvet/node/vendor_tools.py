@@ -381,6 +381,10 @@ APP_ERROR_FIX = {
                         "/dev/kfd or /dev/dri/renderD*: add the user to the render and video groups (sudo usermod -aG "
                         "render,video $USER, then log in again) or fix the device files' udev rule; not a hardware "
                         "fault",
+    "rocr_no_kfd": "/dev/kfd is absent: amdgpu is loaded but brought up no KFD (ROCm's compute interface), so ROCr has "
+                   "no GPU: dmesg | grep -i kfd says why (a GPU or an APU amdgpu's KFD does not support, a kernel "
+                   "without CONFIG_HSA_AMD, amdgpu bound with no KFD node); in a container pass /dev/kfd in; not a "
+                   "hardware fault",
     "rocr_unsupported_gpu": "ROCr's hsa_init found no GPU it supports: the capture names a gfx8 GPU (Polaris RX "
                             "460-590, Fiji, Tonga), which current ROCm releases do not support: use a ROCm build that "
                             "still includes gfx803 or the application's Vulkan or OpenCL backend; not a hardware fault",
