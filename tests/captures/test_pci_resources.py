@@ -116,3 +116,14 @@ def test_a_gpu_bar_another_driver_holds_is_a_module_that_cannot_attach(tmp_path:
             assert got == {("module_cannot_attach", GPU): "critical"}, line
     nic = "{p} vfio-pci 0000:05:00.0: BAR 0: can't reserve [mem 0xfb000000-0xfbffffff 64bit]\n"  # no GPU's function
     assert _each(tmp_path, nic) == [{}, {}, {}]
+
+
+def test_the_older_kernels_port_service_prefixes_are_read_on_the_gpu_below(tmp_path: Path) -> None:
+    # before 4.19 the hot-plug and DPC services printed as their own devices (pciehp_ctrl.c, dpc.c of 4.x)
+    for body, cause in (
+        ("{p} pciehp 0000:00:01.1:pcie004: Slot(1): Link Down\n", "module_fell_off_bus"),
+        ("{p} pciehp 0000:00:01.1:pcie04: Card not present on Slot(1)\n", "module_fell_off_bus"),
+        ("{p} dpc 0000:00:01.1:pcie008: DPC containment event, status:0x1f01 source:0x0000\n", "pcie_aer_fatal"),
+    ):
+        for got in _each(tmp_path, body):
+            assert got == {(cause, GPU): "critical"}, body

@@ -46,9 +46,13 @@ _RESERVE = re.compile(
     r"(?:^|[\s\]:])(?:pci|nvidia|amdgpu|vfio-pci) (" + _BDF + r"): "
     r"BAR \d(?:: can't reserve \[mem\b| \[mem [^\]]*\]: can't reserve\b)"
 )
-_PORT = r"(?:^|[\s\]:])(?:pcieport|pci) (" + _BDF + r"): "
-_LINK_DOWN = re.compile(_PORT + r"(?:pciehp: )?Slot\(\S{1,12}\): (?:Link Down|Card not present)\b")
-_DPC = re.compile(_PORT + r"DPC: containment event\b")
+# a port's line: 'pcieport 0000:00:01.1: ', or before 4.19 its service's own device ('pciehp 0000:00:1c.0:pcie004: ',
+# 'dpc 0000:00:1c.0:pcie008: ')
+_PORT = r"(?:^|[\s\]:])(?:pcieport|pci|pciehp|dpc) (" + _BDF + r")(?::pcie\d{2,3})?: "
+_LINK_DOWN = re.compile(
+    _PORT + r"(?:pciehp: )?(?:Slot\(\S{1,12}\): (?:Link Down|Card not present)\b|Card not present on Slot\()"
+)
+_DPC = re.compile(_PORT + r"DPC:? containment event\b")
 _RETRAIN_FAILED = re.compile(_PORT + r"retraining failed\b")
 _BRIDGE = re.compile(_PORT + r"PCI bridge to \[bus ([0-9a-fA-F]{2})(?:-([0-9a-fA-F]{2}))?\]")
 # the healthy lines of the class (the module docstring): read, no event
@@ -67,7 +71,7 @@ _BENIGN = re.compile(
 _WORDS = (
     "not ready",
     "Slot(",
-    "DPC: containment",
+    "containment event",
     "retraining failed",
     "PCI bridge to",
     "sanity check",
