@@ -67,6 +67,9 @@ def _said(found: list[dict[str, object]]) -> list[Found]:
         (["[1733572800.223456] [node7:4242:0]        ib_device.c:1305 UCX  ERROR ibv_open_device(mlx5_2) failed: "
           "Permission denied"],
          [("rdma_setup_failed", "warn", "mlx5_2")]),
+        # Open MPI's UCX PML: the endpoint to a peer could not be created
+        (["[cn05:12345] pml_ucx.c:424  Error: ucp_ep_create(proc=12) failed: Destination is unreachable"],
+         [("rdma_setup_failed", "warn", "")]),
         # perftest's own line stays perftest's
         ([" Failed to modify QP 123 to RTR"], [("rdma_test_failed", "warn", "")]),
     ],

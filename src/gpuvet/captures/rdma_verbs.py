@@ -110,9 +110,9 @@ _SETUP = lazy(
     r"|\bFailed to (?P<what>create QP|register memory|create CQ|open (?:RDMA |IB )?device|allocate PD|"
     r"query (?:port|gid|device))\b"
 )
-# calls that name themselves: verbs / mlx5dv / librdmacm / libfabric, 'failed' after them (perftest prints none)
+# calls that name themselves (verbs, mlx5dv, librdmacm, libfabric, UCX's ucp/uct), 'failed' after them; perftest prints none
 _CALL = lazy(
-    r"\b(?P<call>(?:ibv|mlx5dv|rdma|fi)_[a-z_0-9]{2,40})(?:\([^)]{0,160}\))?(?:\s+(?:call|to \w+))?\s*"
+    r"\b(?P<call>(?:ibv|mlx5dv|rdma|fi|ucp|uct)_[a-z_0-9]{2,40})(?:\([^)]{0,160}\))?(?:\s+(?:call|to \w+))?\s*"
     r"(?:failed|returned (?:error|-?\d{1,5}|NULL))"
 )
 # NVSHMEM's IB transports: devx QP state changes, ibgda/ibrc/gic state helpers
@@ -126,7 +126,8 @@ _ERRNO = lazy(
     r"(?::\s*|\s-\s)(?P<errno>Connection timed out|Invalid argument|Cannot allocate memory|Operation not "
     r"permitted|Permission denied|No such device|No data available|Connection refused|Network is "
     r"unreachable|No route to host|Input/output error|Bad address|Resource temporarily unavailable|"
-    r"Operation not supported|Function not implemented|No space left on device)(?:\s*\[(?P<code>\d{1,4})\])?"
+    r"Operation not supported|Function not implemented|No space left on device|Destination is unreachable|"
+    r"Endpoint timeout|Connection reset by remote peer)(?:\s*\[(?P<code>\d{1,4})\])?"
 )
 _FI_GETINFO = lazy(r"\bfi_getinfo\b.{0,60}?(?:-61\b|No data available|failed)")
 # a transfer engine's listing of the devices it opened (Mooncake rdma_context.cpp: 'RDMA device: mlx5_0, LID: 0, …')
@@ -174,6 +175,8 @@ MARKS = (
     "init2rtr",
     "INIT2RTR",
     "RTR2RTS",
+    "ucp_",
+    "uct_",
     "Transport:",
     "Memory domain:",
     "mlx5_ib_test_wc",
