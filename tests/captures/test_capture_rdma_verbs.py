@@ -70,6 +70,11 @@ def _said(found: list[dict[str, object]]) -> list[Found]:
         # Open MPI's UCX PML: the endpoint to a peer could not be created
         (["[cn05:12345] pml_ucx.c:424  Error: ucp_ep_create(proc=12) failed: Destination is unreachable"],
          [("rdma_setup_failed", "warn", "")]),
+        # Mooncake's device checks: a port not Active, GPU memory it cannot register
+        (["W1207 09:13:01.000001 31337 rdma_context.cpp:431] Device mlx5_6 port not active",
+          "E1207 09:13:01.000002 31337 rdma_context.cpp:489] DMA BUF supported required for GPU RDMA without "
+          "nvidia-peermem on CUDA device 0 mapped to RNIC mlx5_7"],
+         [("rdma_setup_failed", "warn", "mlx5_6"), ("rdma_setup_failed", "warn", "mlx5_7")]),
         # perftest's own line stays perftest's
         ([" Failed to modify QP 123 to RTR"], [("rdma_test_failed", "warn", "")]),
     ],
@@ -97,6 +102,8 @@ def test_side_and_reason_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         "#      Transport: rc_mlx5\n#         Device: mlx5_0:1\n#           Type: network",
         "I1207 09:13:01.000001 31337 rdma_context.cpp:426] Find best gid index: 3 on mlx5_3/\n"
         "I1207 09:14:02.118200 31344 rdma_endpoint.cpp:118] Connection has been established",
+        "W1207 09:13:01.000001 31337 rdma_context.cpp:530] User-specified GID index 3 on mlx5_0/1 has no associated "
+        "network device, may not be optimal for RDMA operations",
         "infiniband mlx5_0: mlx5_ib_test_wc:290:(pid 1): Error -95 while trying to test write-combining support",
     ],
 )

@@ -110,6 +110,21 @@ _SETUP = lazy(
     r"|\bFailed to (?P<what>create QP|register memory|create CQ|open (?:RDMA |IB )?device|allocate PD|"
     r"query (?:port|gid|device))\b"
 )
+# a transfer engine's own checks of a device before it sets up (Mooncake rdma_context.cpp), by the step each names
+_ENGINE_SETUP = lazy(
+    r"\bDevice (?P<port>[\w.-]{1,32}) port not active|\bNo suitable GID found on (?P<gid>[\w.-]{1,32})/"
+    r"|\b(?P<null>GID is NULL), please check your GID index|\bNo matched device found: (?P<missing>[\w.-]{1,32})"
+    r"|\bDMA BUF supported required for GPU RDMA without nvidia-peermem\b.{0,80}?RNIC (?P<dmabuf>[\w.-]{1,32})"
+    r"|\bFailed to (?P<res>allocate new protection domain|create completion (?:queue|channel))"
+)
+_ENGINE_STEPS = {
+    "port": "the port is not Active",
+    "gid": "no usable GID on the port (RoCE v2 / IB GID with an address)",
+    "null": "the GID index reads a null GID (MC_GID_INDEX)",
+    "missing": "the device named is not on the node",
+    "dmabuf": "GPU memory registration: no dma-buf support and no nvidia-peermem",
+    "res": "",
+}
 # calls that name themselves (verbs, mlx5dv, librdmacm, libfabric, UCX's ucp/uct), 'failed' after them; perftest prints none
 _CALL = lazy(
     r"\b(?P<call>(?:ibv|mlx5dv|rdma|fi|ucp|uct)_[a-z_0-9]{2,40})(?:\([^)]{0,160}\))?(?:\s+(?:call|to \w+))?\s*"
@@ -170,6 +185,13 @@ MARKS = (
     "RDD violation",
     "bind operation",
     "RDMA device:",
+    "port not active",
+    "GID",
+    "No matched device",
+    "DMA BUF",
+    "protection domain",
+    "completion queue",
+    "completion channel",
     "ibgda",
     "ibrc",
     "init2rtr",
@@ -290,6 +312,10 @@ def _setup(ln: Line) -> VerbsSetup | None:
         step = f"{m.group('state').upper() if '2' in m.group('state') else m.group('state')} ({m.group('call')})"
     elif "fi_getinfo" in t and _FI_GETINFO.search(t) is not None:
         step = "fi_getinfo (libfabric found no provider for the NIC)"
+    elif (m := _ENGINE_SETUP.search(t)) is not None:
+        key = next(k for k, v in m.groupdict().items() if v is not None)
+        step = _ENGINE_STEPS[key] or m.group("res")
+        return VerbsSetup(ln.no, m.group(key) if key not in ("null", "res") else _device(t), step, None, text)
     elif (m := _CALL.search(t)) is not None and not m.group("call").startswith("fi_"):
         step = m.group("call")
     elif "ailed" in t and (m := _SETUP.search(t)) is not None and (m.group("what2") or _FOREIGN.search(t)):
@@ -298,8 +324,12 @@ def _setup(ln: Line) -> VerbsSetup | None:
         return None
     e = _ERRNO.search(t)
     reason = (f"{e.group('errno')} [{e.group('code')}]" if e.group("code") else e.group("errno")) if e else None
-    d = _DEV_ANY.search(t)
-    return VerbsSetup(ln.no, d.group("dev") if d else None, step, reason, text)
+    return VerbsSetup(ln.no, _device(t), step, reason, text)
+
+
+def _device(text: str) -> str | None:
+    d = _DEV_ANY.search(text)
+    return d.group("dev") if d else None
 
 
 def _quiet(text: str) -> bool:
