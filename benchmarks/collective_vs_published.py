@@ -24,12 +24,16 @@ tuner estimates (its cost model, read from its source, not gpuvet's; each collec
 step count), the protocol it picks by that estimate, and gpuvet's figure: whether a miss is gpuvet's
 or already in the library's own model.
 
-Beside each miss the summary prints how its run was launched (one process per GPU, or one process
-driving several: the figures file's `launch`) and the other published runs of the same case that
-disagree with it by more than the target; such a miss still counts as one.
+A run whose figures file entry says one process drove several GPUs (`launch`: nccl-tests -g N) is priced
+so: a call takes at least ranks x the one-process launch time (ONE_PROCESS_LAUNCH_S in
+src/gpuvet/node/collective_model.py), the rest one process per GPU. Beside each miss the summary prints
+how its run was launched and the other published runs of the same case that disagree with it by more
+than the target; such a miss still counts as one. The passes whose time the launch floor set on the
+figures it was fitted to (`launch_fit`) are said apart: no check of it.
 
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
-copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py).
+copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py), and the one-process launch time to
+the figures marked `launch_fit` (to be copied into ONE_PROCESS_LAUNCH_S).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from tests.harness.plan_reference import (  # noqa: E402
     ReferenceComparison,
     compare,
     fit,
+    fit_launch,
     median_abs_error,
     size_band,
     verdict,
@@ -101,6 +106,10 @@ def _refit(data: str) -> None:
         if f.tuning.switch is not None:
             print(f"  chunk in_switch = {f.tuning.switch.chunk_s * 1e6:.3g} us ({f.tuning.switch.channels} channels, "
                   f"heads up to {f.tuning.switch.max_heads})")
+    if data == str(DATA):
+        launch = fit_launch(DATA_49)
+        print(f"one-process launch: fitted to {launch.figures} launch_fit figures, rms ln-error "
+              f"{launch.rms_log_error:.3f}\n  ONE_PROCESS_LAUNCH_S = {launch.per_gpu_s * 1e6:.3g} us per GPU")
 
 
 def _terms(case: str) -> None:
@@ -318,6 +327,12 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
     if seen:  # said apart: these passes are no independent check of the rule they were read to choose
         print(f"  of the passes, {len(seen)} are checks read after their first contact to choose a rule: "
               + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)}" for r in seen))
+    fitted = [r for r, v in zip(check, verdicts, strict=True)
+              if v == "pass" and r.point.launch_fit and r.launch_bound and size_band(r.smallest) != "small"]
+    if fitted:  # their time is the launch floor fitted to them: no check of that floor
+        print(f"  of the passes, {len(fitted)} are set by the one-process launch floor fitted to them: "
+              + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)} ({_short(r.point.source)})"
+                          for r in fitted))
 
 if __name__ == "__main__":
     try:

@@ -38,6 +38,8 @@ class ReferencePoint:
     fitted: bool = True  # False: a calibration row the fit leaves out (the file says why in its note)
     nvls_chunk: int | None = None  # the run's NCCL_NVLS_CHUNKSIZE where it set one (NCCL's default otherwise)
     read_to_choose: bool = False  # a check read, after its first contact, to choose a rule: no independent check of it
+    launch: str = "per-gpu"  # one-process: the run's one process drove every GPU (nccl-tests -g N), its entry's launch
+    launch_fit: bool = False  # one of the figures the one-process launch time was fitted to: no check of it
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ReferenceComparison:
     node: str
     predicted_busbw: float
     predicted_algorithm: str  # algorithm/protocol, several joined by "+" over a sweep
+    launch_bound: bool = False  # the one-process launch floor set the time at some size of the figure
 
     @property
     def error(self) -> float:
@@ -86,6 +89,7 @@ def load(path: str | Path) -> list[ReferencePoint]:
                 ranks = int(entry.get("ranks", 8))
                 chunk = int(entry["nvls_chunk_bytes"]) if "nvls_chunk_bytes" in entry else None
                 ref = entry["node"]
+                launch = "one-process" if str(entry.get("launch", "")).startswith("one process driving") else "per-gpu"
                 if ref.endswith(".yaml"):
                     ref = str(path.parent / ref)
                 for p in entry["points"]:
@@ -100,7 +104,8 @@ def load(path: str | Path) -> list[ReferencePoint]:
                         busbw = float(p["busbw"])
                     points.append(ReferencePoint(family, entry["source"], ref, entry["role"], p["op"],
                                                  p.get("algorithm"), sizes, busbw, p.get("note", ""), ranks,
-                                                 bool(p.get("fit", True)), chunk, bool(p.get("read_to_choose", False))))
+                                                 bool(p.get("fit", True)), chunk, bool(p.get("read_to_choose", False)),
+                                                 launch, bool(entry.get("launch_fit", False))))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
     return points
@@ -137,9 +142,10 @@ def _chunked(tuning: Tuning, nvls_chunk: int | None) -> Tuning:
 def _predict(models: _Models, p: ReferencePoint) -> ReferenceComparison:
     model = models(p.node_ref, p.nvls_chunk)
     members = model.members(p.ranks)
-    preds = [model.predict(p.op, s, members, p.algorithm) for s in p.sizes]
+    preds = [model.predict(p.op, s, members, p.algorithm, p.launch) for s in p.sizes]
     chosen = "+".join(sorted({f"{x.algorithm}/{x.protocol}" for x in preds}))
-    return ReferenceComparison(p, model.node.name, statistics.fmean(x.busbw for x in preds), chosen)
+    return ReferenceComparison(p, model.node.name, statistics.fmean(x.busbw for x in preds), chosen,
+                               any(x.launch_bound for x in preds))
 
 
 def compare(path: str | Path) -> list[ReferenceComparison]:
@@ -278,3 +284,33 @@ def fit(path: str | Path, family: str, medium: str, free: Sequence[str]) -> Tuni
     best = _with(start, free, [math.exp(v) for v in result.x])
     errors = log_errors(result.x)
     return TuningFit(best, tuple(free), float(np.sqrt(np.mean(errors**2))), len(points), float(np.abs(errors).max()))
+
+
+@dataclass(frozen=True)
+class LaunchFit:
+    per_gpu_s: float  # one launch's host time, per GPU the process drives
+    figures: int
+    rms_log_error: float  # over the fit figures, each priced max(collective, GPUs x per_gpu_s)
+
+
+def fit_launch(path: str | Path) -> LaunchFit:
+    """The one-process launch time per GPU fitted to the figures marked ``launch_fit`` (one size each): each
+    priced as the larger of the per-GPU model's time and ranks x the constant, robust least squares on
+    ln(predicted / published) as ``fit`` does. Only those figures enter."""
+    from scipy.optimize import least_squares
+
+    points = [p for p in load(path) if p.launch_fit and len(p.sizes) == 1]
+    if not points:
+        raise ValueError(f"no launch_fit figures in {path}")
+    models = _Models()
+    alone = [(p, models(p.node_ref, p.nvls_chunk).predict(p.op, p.sizes[0], models(p.node_ref).members(p.ranks),
+                                                          p.algorithm).time_s) for p in points]
+
+    def log_errors(x: np.ndarray) -> np.ndarray:
+        published = [p.sizes[0] * bus_factor(p.op, p.ranks) / (p.published_busbw * 1e9) for p, _ in alone]
+        return np.array([math.log(t / max(s, p.ranks * math.exp(x[0]))) for (p, s), t in zip(alone, published,
+                                                                                             strict=True)])
+
+    result = least_squares(log_errors, np.log([4e-6]), loss="soft_l1", f_scale=_ROBUST_SCALE, diff_step=1e-4)
+    errors = log_errors(result.x)
+    return LaunchFit(float(math.exp(result.x[0])), len(points), float(np.sqrt(np.mean(errors**2))))

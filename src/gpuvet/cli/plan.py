@@ -26,6 +26,7 @@ from gpuvet.cli.plan_options import (
     HeadOpt,
     JsonOpt,
     KvHeadsOpt,
+    LaunchOpt,
     LogbookOpt,
     MemoryPlan,
     NodeOpt,
@@ -364,6 +365,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
                nodes: Annotated[int, typer.Option("--nodes", metavar="COUNT", help="Nodes the collective spans "
                                                   "(each like this one): across nodes it is bound by what the "
                                                   "NICs carry.", callback=ints(1, 100_000))] = 1,
+               launch: LaunchOpt = "per-gpu",
                calibrate: Annotated[str | None, typer.Option("--calibrate", metavar="RUN",
                                                              help="A validate run of this node in the "
                                                              "logbook: price the size with its measured α and β.")]
@@ -381,7 +383,7 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
         members = model.members(renamed(ranks, ranks_old, "--modules", "--ranks"), least=2)
     except PlanError as exc:  # the model names its count --modules; here it is --ranks
         raise PlanError("--ranks", exc.message.replace("modules asked", "ranks asked"), exc.fix) from None
-    p = model.across_nodes(model.predict(op, parse_bytes(size, "--bytes"), members, algorithm), nodes)
+    p = model.across_nodes(model.predict(op, parse_bytes(size, "--bytes"), members, algorithm, launch), nodes)
     basis, checked = model.basis(members)
     data = {**asdict(p), "simulated": True, "node": node.name, "nodes": nodes,
             "model": f"alpha-beta per algorithm and protocol, flow-solver bandwidth; constants: {basis}",
@@ -398,6 +400,9 @@ def collective(node_ref: NodeOpt = None, sim: SimOpt = None,
             f"{f' x {nodes} nodes' if nodes > 1 else ''} (modelled): "
             f"{term.sig(p.time_s * 1e6, 'µs')}, algbw {term.sig(p.algbw, 'GB/s')}, busbw {term.sig(p.busbw, 'GB/s')}, "
             f"algorithm {p.algorithm} ({p.protocol} protocol)"))
+        if p.launch_bound:  # one process drives every GPU: its launches in turn, not the collective, set the time
+            term.console().print(Text(f"one process driving {len(members)} GPUs: its launches in turn set the time, "
+                                      f"{len(members)} x {term.sig(p.launch_floor_s / len(members) * 1e6, 'µs')}"))
         term.console().print(Text(f"constants: {basis}", style="" if checked else "yellow"))
 
 

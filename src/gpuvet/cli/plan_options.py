@@ -67,6 +67,9 @@ class MemoryPlan(TypedDict, total=False):
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of tables.")]
+LaunchOpt = Annotated[str, typer.Option("--launch", metavar="per-gpu|one-process", help="How the GPUs are driven: "
+                                        "per-gpu, a process (or thread) each; one-process, one thread drives them all "
+                                        "(nccl-tests -g N): a call then takes at least a launch per GPU.")]
 NodeOpt = Annotated[str | None, typer.Option("--node", metavar="SPEC", help="The node to plan for: a preset name "
                                              "(gpuvet spec presets) or a spec YAML file.")]
 LogbookOpt = Annotated[str | None, typer.Option(

@@ -25,6 +25,25 @@ class CollectivePrediction:
     busbw: float  # GB/s
     algorithm: str
     protocol: str = "none"  # NCCL's ll, ll128 or simple, as the model picks it
+    launch: str = "per-gpu"  # per-gpu: one process (or thread) per GPU; one-process: one thread drives them all
+    launch_floor_s: float = 0.0  # one-process: the fewest seconds a call takes, its launches in turn; 0 per-gpu
+
+    @property
+    def launch_bound(self) -> bool:
+        """The launches, not the collective, set the time (one-process, at small sizes)."""
+        return self.launch_floor_s > 0 and self.time_s <= self.launch_floor_s
+
+
+# How the GPUs are driven. One process (one thread) driving N GPUs -- nccl-tests' ``-g N``, a single-process
+# multi-GPU job -- issues each GPU's launch in turn at ncclGroupEnd (NVIDIA/nccl src/group.cc, doLaunches:
+# cudaSetDevice, ncclLaunchPrepare, then the kernel, comm after comm), so a call takes at least N launches'
+# host time however short the collective is; back to back, the GPUs' work hides behind it and the time is the
+# larger of the two. Per GPU: fitted (docs/plan.md, "One process driving several GPUs") to Together AI's two
+# forced-ring all_reduce runs of one 8-H100 node (NCCL 2.26.2, -g 8); no source gives it. Published -g N floors
+# put it at 3.2 - 4.8 us per GPU by host (Azure's H100 tables 25.6 us for 8, NVIDIA/nccl-tests#123's DGX A100
+# 33.7 us): the figure is this fit's host, an upper end.
+LAUNCHES = ("per-gpu", "one-process")
+ONE_PROCESS_LAUNCH_S = 4.72e-6
 
 
 class CollectiveModel:
@@ -50,10 +69,11 @@ class CollectiveModel:
             return "none (one rank moves nothing)", True
         return self.perf.collectives(list(members), memo=self._memo.setdefault(tuple(members), {})).basis()
 
-    def predict(self, op: str, size_bytes: int, members: Sequence[str],
-                algorithm: str | None = None) -> CollectivePrediction:
+    def predict(self, op: str, size_bytes: int, members: Sequence[str], algorithm: str | None = None,
+                launch: str = "per-gpu") -> CollectivePrediction:
         """``algorithm`` (ring, in_switch) forces one as ``NCCL_ALGO`` does; None lets the model
-        pick the fastest, as NCCL's tuner does."""
+        pick the fastest, as NCCL's tuner does. ``launch`` one-process: one thread drives every member,
+        and the call takes at least their launches in turn (``ONE_PROCESS_LAUNCH_S`` each)."""
         if size_bytes <= 0:
             raise PlanError("--bytes", f"{size_bytes} is not a positive size", "e.g. --bytes 1GiB")
         try:
@@ -64,6 +84,8 @@ class CollectiveModel:
         if algorithm is not None and algorithm not in {a.value for a in Algorithm}:
             raise PlanError("--algorithm", f"unknown algorithm {algorithm!r}",
                             f"use one of {', '.join(a.value for a in Algorithm)}, or leave it out")
+        if launch not in LAUNCHES:
+            raise PlanError("--launch", f"unknown launch {launch!r}", f"use one of {', '.join(LAUNCHES)}")
         if len(members) == 1:
             return CollectivePrediction(op, size_bytes, 1, 0.0, float("inf"), 0.0, "none")
         session = self.perf.collectives(list(members), memo=self._memo.setdefault(tuple(members), {}))
@@ -71,10 +93,12 @@ class CollectiveModel:
             choice = session.choice(op, size_bytes, algorithm)
         except ValueError as e:
             raise PlanError("--algorithm", str(e), "leave --algorithm out to let the model choose") from None
-        algbw = size_bytes / choice.seconds / 1e9
-        return CollectivePrediction(op, size_bytes, len(members), choice.seconds, algbw,
+        floor = len(members) * ONE_PROCESS_LAUNCH_S if launch == "one-process" else 0.0
+        seconds = max(choice.seconds, floor)
+        algbw = size_bytes / seconds / 1e9
+        return CollectivePrediction(op, size_bytes, len(members), seconds, algbw,
                                     algbw * bus_factor(op, len(members)), choice.algorithm.value,
-                                    choice.protocol.value)
+                                    choice.protocol.value, launch, floor)
 
     def across_nodes(self, one_node: CollectivePrediction, nodes: int) -> CollectivePrediction:
         """The same collective over ``nodes`` such nodes: the busbw of one node's fabric, or what its
@@ -94,7 +118,8 @@ class CollectiveModel:
         algbw = busbw / bus_factor(one_node.op, ranks)
         return CollectivePrediction(one_node.op, one_node.size_bytes, ranks, one_node.size_bytes / (algbw * 1e9),
                                     algbw, busbw, f"{one_node.algorithm} in the node, rings over the NICs across "
-                                    f"nodes; limited by {bound}", one_node.protocol)
+                                    f"nodes; limited by {bound}", one_node.protocol, one_node.launch,
+                                    one_node.launch_floor_s)
 
     def transfer_gbps(self, src: str, dst: str) -> float:
         return self.perf.transfer_rates([Transfer(src, dst, 1)])[0]
