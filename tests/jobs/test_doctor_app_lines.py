@@ -189,3 +189,9 @@ def test_rocm_libraries_and_an_absent_kfd_are_no_usable_gpu(tmp_path: Path) -> N
         "/tmp/kernels.hsaco for ISA: amdgcn-amd-amdhsa--gfx1032\n"
     )
     assert _causes(tmp_path, code_object) == SEES_NONE
+
+
+def test_clinfos_count_of_no_platform_behind_a_journal_or_compose_gutter(tmp_path: Path) -> None:
+    line = "Number of platforms                               0"
+    assert _causes(tmp_path, f"Nov 02 10:14:03 node1 clinfo[4242]: {line}\n") == SEES_NONE
+    assert _causes(tmp_path, f"clinfo-1  | {line}\n") == SEES_NONE

@@ -69,8 +69,9 @@ RULES: tuple[_Rule, ...] = (
     _r(_BY_WORDS, r"Unable to initialize backend '(?:cuda|gpu)': (.+)", "JAX"),
     _r(CPU_BUILD, r"(?:An NVIDIA GPU may be present on this machine, but )?a CUDA-enabled jaxlib is not installed", "JAX"),
     _r(NO_DEVICE, r"No GPU/TPU found, falling back to CPU", "JAX"),
-    _r(NO_DEVICE, r"^\s*Number of platforms\s+0\s*$|clGetPlatformIDs\S*\s*(?:\(-1001\)|:?\s*CL_PLATFORM_NOT_FOUND_KHR)"
-       r"|CL_PLATFORM_NOT_FOUND_KHR", "OpenCL",
+    # (clinfo's count behind a journal's 'prog[pid]: ' or Compose's 'name-1  | ' gutter too: FRW)
+    _r(NO_DEVICE, r"(?:^|(?<=\]: )|(?<=\| ))\s*Number of platforms\s+0\s*$"
+       r"|clGetPlatformIDs\S*\s*(?:\(-1001\)|:?\s*CL_PLATFORM_NOT_FOUND_KHR)|CL_PLATFORM_NOT_FOUND_KHR", "OpenCL",
        "OpenCL"),
     # clinfo's per-platform count at 0 and clGetDeviceIDs' CL_DEVICE_NOT_FOUND (-1) on a platform: an ICD with no
     # device (a Clover/Mesa platform beside the GPU's own lists one: dropped, _kept); NULL-platform probes are clinfo's
