@@ -50,7 +50,7 @@ def framed(frame: str, lines: list[str]) -> str:
         return "\n".join(f"Dec  7 08:12:{3 + i:02d} node1 kernel: {ln}" for i, ln in enumerate(lines))
     if frame == "bare":
         return "\n".join(lines)
-    return f"Since the BIOS update dmesg says `{lines[0]}` at every boot, what does it mean?"
+    return f"Since the BIOS update my server's dmesg shows `{lines[0]}` at every boot."
 
 
 def doctor(text: str, where: Path) -> tuple[int, list[dict[str, object]]]:

@@ -4,9 +4,10 @@ arch/x86's resource sanity check and PAT notes), each framed as dmesg, journalct
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from tests.support.helpers import capture_findings
+from tests.support.helpers import capture_findings, run
 
 _FRAMES = ("[    3.141592]", "Dec 07 08:12:03 node1 kernel:", "Dec  7 08:12:03 node1 kernel:")
 _GPU = (
@@ -127,3 +128,23 @@ def test_the_older_kernels_port_service_prefixes_are_read_on_the_gpu_below(tmp_p
     ):
         for got in _each(tmp_path, body):
             assert got == {(cause, GPU): "critical"}, body
+
+
+def test_a_poster_quoting_a_function_that_never_came_back_or_a_bar_with_no_space_is_read(tmp_path: Path) -> None:
+    for line, cause in (
+        ("pci 0000:01:00.0: not ready 1023ms after resume; giving up", "module_fell_off_bus"),
+        ("pci 0000:01:00.0: BAR 1: no space for [mem size 0x10000000 64bit pref]", "module_cannot_attach"),
+        ("vfio-pci 0000:01:00.0: BAR 1: can't reserve [mem 0xc0000000-0xcfffffff 64bit pref]", "module_cannot_attach"),
+    ):
+        text = f"Since the BIOS update my server's dmesg shows `{line}` at every boot.\n"
+        got = capture_findings(tmp_path, text)  # a poster's report: its severity is doctor's for quoted lines
+        assert set(got) == {(cause, GPU)} and got[(cause, GPU)] in ("warn", "critical"), line
+    asked = "Does anyone know what `pci 0000:01:00.0: not ready 1023ms after resume; giving up` means?\n"
+    assert _causes(tmp_path, asked) == set()  # a question about the line is no report of it
+
+
+def _causes(tmp_path: Path, text: str) -> set[str]:
+    """The causes doctor finds in ``text``; none where it refused the file (nothing in it read)."""
+    (tmp_path / "q.txt").write_text(text)
+    code, out, _ = run(["doctor", "--from", str(tmp_path / "q.txt"), "--json"])
+    return set() if code == 2 or not out.strip() else {f["cause"] for f in json.loads(out)["findings"]}

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.kernel_phrases import KernelMessage
 from gpuvet.captures.marks import Marks, holding
-from gpuvet.captures.pci_enum import AMD_SMALL_KIND, SMALL_KIND
+from gpuvet.captures.pci_enum import AMD_SMALL_KIND, KIND, SMALL_KIND
 from gpuvet.captures.text import Line
 from gpuvet.node.bus import bus_key as bus
 
@@ -86,6 +87,34 @@ _WORDS = (
     "enabling device (",
     "can't reserve",
     "releasing",
+)
+# the lines of the class a poster quotes in a sentence (quoted.py reads them where nothing else was read): a function
+# that never came back, a memory BAR with no space, a BAR another driver holds, each on the bus id it prints
+SAID = (
+    KernelMessage(
+        NOT_READY,
+        re.compile(
+            r"\b(?:pci|nvidia|amdgpu|vfio-pci) " + _BDF + r": not ready (?:\d+ms after "
+            r"[\w ]+|after \d+ms); giving up"
+        ),
+        "pci",
+    ),
+    KernelMessage(
+        KIND,
+        re.compile(
+            r"\bpci " + _BDF + r": BAR [0-5](?: \[mem [^\]]*\]: can't assign; no space|: no "
+            r"space for \[mem )"
+        ),
+        "pci",
+    ),
+    KernelMessage(
+        HELD,
+        re.compile(
+            r"\b(?:pci|nvidia|amdgpu|vfio-pci) " + _BDF + r": BAR [0-5](?:: can't reserve "
+            r"\[mem\b| \[mem [^\]]*\]: can't reserve\b)"
+        ),
+        "pci",
+    ),
 )
 _NOTES = (SMALL_KIND, AMD_SMALL_KIND)  # pci_enum's info notes of a small BAR
 _GPU_WORD = re.compile(r"\[(?:nvidia|amdgpu)\w*\]|(?:^|[\s\]:])(?:nvidia|amdgpu) " + _BDF + ": ")
