@@ -3,7 +3,8 @@
 pod's events (kubelet's device manager, the scheduler, containerd's runtime lookup), the NVIDIA device plugin's klog
 lines, the GPU operator's validator and Slurm's GRES errors. benchmarks/data/container_phrasebook.json holds each
 message as its tool prints it, with the sources it was taken from, and the causes (faults.yaml) an engineer would
-name for it ([] for a healthy line). Each message is framed as captures show it: bare, behind the tool's own prefix
+name for it ([] for a healthy line); IGC added nvidia-smi's and NVML's words as a container's shell shows them
+(tool 'shell'). Each message is framed as captures show it: bare, behind the tool's own prefix
 or the outer tool that relays it (docker's daemon error, a pod event, klog, logrus, slurmctld's stamp), in a
 journal line, and quoted by a poster; ``gpuvet doctor --from`` (in-process) reads each, and a message counts as
 read as its class (an expected cause found), generic (another finding only), missed (read, no finding) or refused
@@ -44,7 +45,7 @@ def _quoted(text: str) -> str:
 
 def framings(tool: str, text: str) -> dict[str, str]:
     """The message as each kind of capture shows it."""
-    first = text.splitlines()[0]
+    first = text.splitlines()[0] if text else ""
     if tool == "nvc":
         return {"bare": text, "docker": f"{DOCKER}\n{text}: unknown.", "pod_event": f"{EVENTS_HEAD}{EVENT}\n{text}: unknown",
                 "journal": f"{STAMP} dockerd[1123]: time=\"2026-03-04T10:12:01.123456789Z\" level=error msg=\"error "
@@ -59,6 +60,15 @@ def framings(tool: str, text: str) -> dict[str, str]:
         journal = "\n".join(f"{STAMP} kubelet[2211]: {line}" for line in shown[tool].splitlines()[tool == "print":])
         return {"bare": text, tool: shown[tool], "journal": journal,
                 "quoted": _quoted(text)}
+    if tool == "shell":  # IGC: nvidia-smi's own output inside a container, as a poster's session shows it
+        out = f"{text}\n" if text else ""  # an empty output: the next prompt follows the command's line
+        return {"docker_run": f"$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n{out}$",
+                "docker_exec": f"$ docker exec -it trainer nvidia-smi\n{out}$",
+                "compose_shell": f"# docker compose exec app bash\nroot@app:/# nvidia-smi\n{out}root@app:/#",
+                "kubectl_exec": f"$ kubectl exec -it trainer-0 -- nvidia-smi\n{out}$",
+                "podman_cdi": f"$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n{out}$",
+                "quoted": f"Inside the container nvidia-smi prints '{text}' while on the host it works."
+                if text else "Inside the container nvidia-smi prints nothing at all, on the host it works."}
     if tool == "slurm":
         out = {"bare": text, "quoted": _quoted(text)}
         if not text.startswith("Reason="):

@@ -8,13 +8,33 @@ and ldconfig set-up errors are the runtime's configuration. The NVIDIA Container
 runtime, a runtime named 'nvidia' that containerd or docker does not know, are configuration too.
 
 app_errors reads these as kinds of its own (KINDS, tried before its generic container_no_gpu); what each means is
-doctor's (doctor/capture_errors.KIND_CAUSES)."""
+doctor's (doctor/capture_errors.KIND_CAUSES).
+
+IGC: the GPUs as a container sees them. Where the text shows the command ran in a container (docker run/exec,
+compose, podman, kubectl exec, --gpus, the nvidia runtime), NVML's 'Failed to initialize NVML: Unknown Error' is
+the container's device access (the NVIDIA Container Toolkit's known loss of the cgroup device rules after a
+systemd daemon-reload, or the runtime's device set-up), 'NVIDIA-SMI has failed because it couldn't communicate
+with the NVIDIA driver' and an nvidia-smi that prints nothing are a container given no device nodes or driver
+libraries: each the container's, not the module's (framed). The CLI's
+'nvml error: driver not loaded' is the host's kernel driver (said with its finding)."""
 
 from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.lazy_re import lazy
+from gpuvet.captures.records import AppError
+from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.app_errors import AppErrorsParse
 
 _CLI = r"nvidia-container-cli(?:\.real)?: "
 # kind -> pattern (case-insensitive), in the order tried
 KINDS: dict[str, str] = {
+    "container_cli_host_driver": _CLI + r"\w+ error: nvml error: driver not loaded",
     "container_cli_no_nvml_lib": _CLI + r"\w+ error: load library failed: libnvidia-ml\.so",
     "container_cli_permissions": _CLI + r"\w+ error: nvml error: insufficient permissions",
     "container_cli_lost": _CLI + r"\w+ error: nvml error: gpu is lost",
@@ -36,3 +56,71 @@ KINDS: dict[str, str] = {
 }
 # the words app_errors' search finds these lines by (lower case)
 KEY_WORDS = ("nvidia-container-cli", "runtime hook directly", "no runtime for", "invalid runtime name")
+
+# the text shows the command ran in a container: the engine's command, the GPU request, the runtime, a poster's words
+_CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exec|start)\b|\bkubectl exec\b|"
+                  r"--gpus[ =]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|NVIDIA_VISIBLE_DEVICES|"
+                  r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b", re.I)
+_NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
+_SMI_NO_DRIVER = lazy(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
+_SAID = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]\s*)?(?:Failed to initiali[sz]e NVML|NVIDIA-SMI has failed)", re.I)
+_PROMPT = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]|[#$])\s*(?P<command>.*)$")  # 'root@plex:/# …', '$ …', '# …'
+ACCESS = {  # kind -> what the line means where the text shows a container
+    "container_nvml_unknown": "NVML answered 'Unknown Error' inside a container: the container's access to the GPU "
+                              "device files (its cgroup device rules), not the module",
+    "container_smi_no_driver": "nvidia-smi in a container could not reach the driver: the container got no GPU "
+                               "device nodes or driver libraries from its runtime",
+    "container_smi_empty": "nvidia-smi printed nothing in the container: the container got no working GPU device "
+                           "nodes or driver libraries (the image's own nvidia-smi, or no device request)",
+}
+MEANING = {  # kind -> what the CLI's line means, said with its finding
+    "container_cli_host_driver": "the host's NVIDIA kernel driver is not loaded: nvidia-container-cli's NVML found no "
+                                 "driver, so no container gets a GPU (the container and the toolkit are not the cause)",
+}
+_RELABEL = {"nvml_unknown": "container_nvml_unknown", "smi_no_driver": "container_smi_no_driver"}
+
+
+def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int]) -> set[int]:
+    """Where the text shows a container (app_errors on its lines; formats.read_leads after every reader, a poster's
+    sentences too), NVML's unknown error and nvidia-smi's lost driver read as the container's device access, a
+    sentence quoting them read as the poster's report, and an nvidia-smi that printed nothing at a shell prompt
+    said. The lines read."""
+    if not any(_CONTAINER.search(ln.text) for ln in lines):
+        return set()
+    out.errors = [replace(e, kind=_RELABEL[e.kind], meaning=ACCESS[_RELABEL[e.kind]]) if e.kind in _RELABEL else e
+                  for e in out.errors]
+    kinds, read = {e.kind for e in out.errors}, set()
+    for i, ln in enumerate(lines):
+        kind = ("container_nvml_unknown" if _NVML_UNKNOWN.search(ln.text) else
+                "container_smi_no_driver" if _SMI_NO_DRIVER.search(ln.text) else
+                "container_smi_empty" if _printed_nothing(lines, i) else None)
+        if kind is None or kind in kinds or ln.no in claimed and kind != "container_smi_empty":
+            continue
+        said = kind != "container_smi_empty" and _SAID.match(ln.text) is None  # a sentence around the message
+        out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], tool="nvidia-smi", quoted=said,
+                                   meaning=ACCESS[kind]))
+        kinds.add(kind)
+        read.add(ln.no)
+    out.claimed |= read
+    return read
+
+
+def _printed_nothing(lines: list[Line], i: int) -> bool:
+    """Whether line ``i`` is a shell prompt running nvidia-smi (no options; alone, or as the command docker run,
+    docker exec or kubectl exec start) whose next line is the next prompt."""
+    if "nvidia-smi" not in lines[i].text or (m := _PROMPT.match(lines[i].text)) is None:
+        return False
+    if not m["command"].strip().endswith("nvidia-smi"):
+        return False
+    nxt = next((ln for ln in lines[i + 1 : i + 4] if ln.text.strip()), None)  # blank lines a paste keeps
+    after = _PROMPT.match(nxt.text) if nxt is not None else None
+    return after is not None and after["command"].strip() in ("", "exit")
+
+
+def excerpt(kind: str, text: str) -> str:
+    """The line as kept for its finding: a container kind's words where the outer tool's error (docker's daemon
+    response, a pod event) sets them past what a finding quotes."""
+    text = text.strip()
+    if kind in KINDS and (at := text.find("nvidia-container-cli")) > 120:
+        return "… " + text[at:][:298]
+    return text[:300]

@@ -272,8 +272,8 @@ def read_leads(fc: FileCapture, lines: list[Line], claimed: set[int]) -> None:
     """GEN1, called by read.py last: the failure lines no reader claimed, as leads (captures/unread_leads.py); none
     in a bug report (its other sections are no GPU tool's output: never searched, nothing imported)."""
     if not fc.bug_report:
-        from gpuvet.captures import unread_leads
-        fc.tool_failures.found += unread_leads.of(fc, lines, claimed)
+        from gpuvet.captures import container_layer, unread_leads  # IGC: a container's view of its GPUs first
+        fc.tool_failures.found += unread_leads.of(fc, lines, claimed | container_layer.framed(fc.app_errors, lines, claimed))
 
 
 def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:

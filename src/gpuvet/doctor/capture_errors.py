@@ -81,6 +81,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
     "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
     # nvidia-container-cli's stage errors by what they relay, the runtime's set-up (captures/container_layer.py)
+    "container_cli_host_driver": _Meaning("no_modules_visible", HIGH),  # the host's kernel driver not loaded (IGC)
+    "container_nvml_unknown": _Meaning("container_gpu_access", MEDIUM),  # the container's device access (IGC)
+    "container_smi_no_driver": _Meaning("container_gpu_access", MEDIUM),
+    "container_smi_empty": _Meaning("container_gpu_access", MEDIUM),
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
