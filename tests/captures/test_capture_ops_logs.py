@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from gpuvet.captures import ops_logs
+from gpuvet.captures.runtime_marks import OPS_MARKS
 from gpuvet.cli.app import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
@@ -161,3 +163,9 @@ def test_the_scored_rows_of_the_class(tmp_path: Path, name: str, loud: list[tupl
         code = main(["doctor", "--from", str(CAPTURES / name), "--json"])
     assert code == (1 if loud else 0)
     assert _loud(json.loads(out.getvalue())) == loud
+
+
+def test_the_readers_marks_are_the_formats_markers() -> None:
+    """A text holding none of the format's markers is never read by it (test_format_markers): ops_logs' gate words
+    are all among them."""
+    assert set(ops_logs.MARKS) <= set(OPS_MARKS)

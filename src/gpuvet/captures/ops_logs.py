@@ -68,16 +68,46 @@ _OPERANDS: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     (re.compile(r"."), None, "not on the GPU path (the operator's controller, feature discovery, DCGM or its exporter)"),
 )
 
-WORDS = ("STATE", "Gres=(null)", "fatal:", "error:", "READY", "Back-off restarting", *ops_agents.WORDS)
+# the words that mark a text as holding these lines (each in runtime_marks.OPS_MARKS, the format's markers): a text
+# with none of them is not read here, though it holds a line a pattern below would match (ollama's 'Listening on')
+MARKS = (
+    "STATE",
+    "NODELIST",
+    "READY",
+    "Back-off restarting",
+    "fatal:",
+    '"component"',
+    "fabric_manager_active",
+    '"caller"',
+    "| GPU UUID",
+    "dcgm-exporter",
+    "DCGM successfully",
+    "Not collecting",
+    "/metrics",
+    "device-plugin",
+    "failOnInitError",
+    "migStrategy",
+    "required GPUs",
+    "placement group",
+    "Ray cluster",
+    "GPU available",
+    "resource request",
+    "Assertion `",
+    "Gres=",
+    "gres.conf",
+    "gres/",
+    "GRES",
+)
+WORDS = ("STATE", "Gres=(null)", "fatal:", "error:", "READY", "Back-off restarting", *MARKS, *ops_agents.WORDS)
 
 
 def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> None:
     """The status screens and logs above the node's tools, added to ``out`` (ops_layer.parse's): lines it claimed
     already are left to it."""
     held = holding(lines, WORDS, marks)
-    found = [i for i in held if lines[i].no not in out.claimed]
-    if not found and not held:
+    if not any(w in lines[i].text for i in held for w in MARKS):
         return
+    found = [i for i in held if lines[i].no not in out.claimed]
     # a table's header, though node_reports read its rows as a verdict table (sinfo -N's NODELIST … STATE)
     heads = [i for i in held if "STATE" in lines[i].text or "READY" in lines[i].text]
     for i in heads:
