@@ -195,3 +195,17 @@ def test_clinfos_count_of_no_platform_behind_a_journal_or_compose_gutter(tmp_pat
     line = "Number of platforms                               0"
     assert _causes(tmp_path, f"Nov 02 10:14:03 node1 clinfo[4242]: {line}\n") == SEES_NONE
     assert _causes(tmp_path, f"clinfo-1  | {line}\n") == SEES_NONE
+
+
+def test_sycl_mps_and_a_tensorrt_engine_for_another_gpu(tmp_path: Path) -> None:
+    sycl = "ggml_sycl_init: GGML_SYCL_FORCE_MMQ:   no\nggml_sycl_init: found 1 SYCL devices:\n"
+    assert _causes(tmp_path, sycl) == []
+    none = "  what():  No device of requested type available. -1 (PI_ERROR_DEVICE_NOT_FOUND)\n"
+    assert _causes(tmp_path, none) == SEES_NONE
+    mps = "RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.50 GB).\n"
+    assert _causes(tmp_path, mps) == OOM
+    engine = (
+        "[11/02/2026-10:14:03] [TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting "
+        "compute 8.6 got compute 8.9, please rebuild.\n"
+    )
+    assert _causes(tmp_path, engine) == [("application_cuda_error", "warn")]

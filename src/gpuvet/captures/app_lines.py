@@ -75,6 +75,16 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
     # runtime's log (AMD_LOG_LEVEL) finding no code object for the GPU's ISA in the program's bundle
     (_NO_DEVICE, r"rocBLAS error: Could not initialize Tensile host: No devices found", "rocBLAS", "HIP"),
     (_REFUSED, r"Cannot find CO in the bundle \S+ for ISA: \S*gfx\w+", "HIP", ""),
+    # SYCL (llama.cpp's SYCL backend, oneAPI programs): the runtime found no device of the type asked for
+    (_NO_DEVICE, r"No device of requested type available\.? .{0,40}(?:PI|UR)_ERROR_DEVICE_NOT_FOUND", "SYCL", "SYCL"),
+    # PyTorch's Apple MPS allocator; TensorRT's engine built on another GPU (no kernels for this one)
+    ("out_of_memory", r"MPS backend out of memory \(MPS allocated", "PyTorch (MPS)", ""),
+    (
+        "no_kernel_image",
+        r"\[TRT\].{0,30}engine plan file is generated on an incompatible device, expecting compute [\d.]+ got",
+        "TensorRT",
+        "",
+    ),
     # the applications' own start-up lines of no error: read, nothing judged (a paste of them is not refused):
     # TensorFlow's and XLA's INFO and WARNING records ('2026-11-02 10:14:03.112345: I tensorflow/….cc:182] …') and the
     # cuDNN/cuFFT/cuBLAS factory registration every TensorFlow 2.15+ start prints as an error, llama.cpp's loader,
@@ -94,6 +104,7 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
         "",
     ),
     (SAID, r"\[Loader Message\] Code \d+ :", "vulkaninfo", ""),
+    (SAID, r"^\s*ggml_sycl_init: ", "llama.cpp", ""),
     (SAID, r"\* Device #\d+: WARNING! Kernel exec timeout is not disabled", "hashcat", ""),
     # ollama's own slog lines of no error (server start, memory, the GPUs it looked for): read, nothing judged; last,
     # so a rule above reads a failure on such a line first; INFO and below only (another Go program's WARN is not read)
@@ -128,4 +139,8 @@ MARKS = (
     "exec timeout",
     "Tensile host",
     "Cannot find CO",
+    "requested type available",
+    "MPS backend out of memory",
+    "engine plan file",
+    "ggml_sycl_init",
 )
