@@ -135,3 +135,49 @@ def test_plan_collective_takes_the_launch_and_says_the_floor(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert code == 0 and "one process driving 8 GPUs: its launches in turn set the time, 8 x 4.72 µs" in text
     assert main(["plan", "collective", "--node", "hgx-h200-8", "--launch", "threads"]) == 2
+
+
+def _nccl_log(gpus_per_thread: int, busbw: float = 465.0) -> str:
+    """An 8-H100 all_reduce_perf log at 4 and 8 GiB, in nccl-tests' format: one process driving all 8 GPUs
+    (-g 8: 'nThread 1 nGpus 8', one pid on every rank line) or one process each (-g 1)."""
+    head = [
+        f"# nThread 1 nGpus {gpus_per_thread} minBytes 4294967296 maxBytes 8589934592 step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0",
+        "#",
+        "# Using devices",
+    ]
+    pid = (lambda i: 4000) if gpus_per_thread > 1 else (lambda i: 4000 + i)
+    head += [
+        f"#  Rank {i:2d} Group  0 Pid {pid(i):6d} on     node01 device {i:2d} [0x{16 + i:02x}] NVIDIA H100 80GB HBM3"
+        for i in range(8)
+    ]
+    head += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong"]
+    rows = []
+    for size in (4 * 2**30, 8 * 2**30):
+        alg, cells = busbw * 8 / 14, f"{size:12d}  {size // 4:12d}     float     sum      -1"
+        rows.append(f"{cells}  {size / alg / 1e3:7.1f}  {alg:6.2f}  {busbw:6.2f}      0")
+    return "\n".join(head + rows + ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {busbw:.2f}", "#"])
+
+
+@pytest.mark.parametrize(("gpus", "said"), [(8, True), (1, False)])
+def test_doctor_prices_a_g8_log_one_process_and_says_so_in_its_basis(capsys, tmp_path, gpus, said):
+    from tests.support.helpers import doctor_capture
+
+    code, data = doctor_capture(capsys, tmp_path, _nccl_log(gpus), "--all", name="nccl.txt")
+    (step,) = [s for s in data["steps"] if s["check"] == "collective_results"]
+    assert code == 0 and step["status"] == "clear" and "8 H100-SXM reach on NVSwitch" in step["summary"], step
+    line = "one thread drove 8 GPUs (nGpus 8): priced one-process, at least 8 launches a call"
+    assert (line in step["summary"]) is said
+
+
+def test_the_header_or_one_pid_for_every_device_says_how_many_gpus_a_thread_drove():
+    from gpuvet.captures.bench import parse_nccl
+    from gpuvet.captures.text import clean
+
+    def parsed(text):
+        (result,) = parse_nccl(list(clean(text).lines), "nccl.txt").results
+        return result.gpus_per_thread
+
+    assert parsed(_nccl_log(8)) == 8 and parsed(_nccl_log(1)) == 1
+    headless = "\n".join(ln for ln in _nccl_log(8).splitlines() if "nThread" not in ln)
+    assert parsed(headless) == 8  # the header lost: the one pid listed for every device says it

@@ -166,8 +166,23 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
         out.failures.append(_alone(solo))
     out.results.append(NcclResult(_op(lines, where, first_row), len({r for r, _ in ranks}) or asked, rows,
                                   avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines),
-                                  finished))
+                                  finished, _gpus_per_thread(lines)))
     return out
+
+
+_THREADS = lazy(r"^#?\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
+
+
+def _gpus_per_thread(lines: list[Line]) -> int | None:
+    """How many GPUs one thread drove: the header's nGpus (nccl-tests -g), else the most rank lines one process
+    (host, pid) lists when the header is lost; None when neither is there."""
+    if (m := next((m for ln in lines if "nGpus" in ln.text and (m := _THREADS.match(ln.text.strip()))), None)):
+        return int(m.group(2))
+    per: dict[tuple[str, str], int] = {}
+    for ln in lines:
+        if "Rank" in ln.text and (r := nccl_runs.RANK_LINE.match(ln.text.strip())) is not None:
+            per[(r.group(3), r.group(2))] = per.get((r.group(3), r.group(2)), 0) + 1
+    return max(per.values()) if per else None
 
 
 def _cut(found: list[tuple[Line, NcclRow | None]], header: list[Line]) -> dict[int, tuple[int, int]]:

@@ -157,6 +157,8 @@ class NcclResult:
     models: tuple[str, ...] = ()  # the module each device line names, one per rank line (nccl_devices.py)
     announced_max: int | None = None  # the largest size its header announced (maxBytes); None: not read
     finished: bool = False  # its 'Out of bounds values : N OK' line, printed after the last size, was read
+    gpus_per_thread: int | None = None  # nGpus of its header ('nThread 1 nGpus 8': one thread drives 8), else read
+    # from rank lines that list one pid for every device; None: not said. Above 1, that thread launches them in turn
 
     @property
     def cut_before(self) -> int | None:

@@ -172,13 +172,13 @@ def _priced_on(r: NcclResult, row: NcclRow, design: CopyDesign, ranks: int) -> J
     models = Counter(node.module(m).model.name for m in design.ids[:ranks])
     try:
         Collective(r.op)
-        pred = CollectiveModel(node).predict(r.op, row.size_bytes, design.ids[:ranks])
+        pred = CollectiveModel(node).predict(r.op, row.size_bytes, design.ids[:ranks], None, _launch(r))
     except (GpuvetError, ValueError) as exc:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
     hccs = any(lk.kind is LinkKind.SERDES for m in design.ids[:ranks] for lk in node.links_of(m))
     caveat = "; HCCS priced with the NVLink mesh's constants, no published HCCL figure checked" if hccs else ""
     basis = (f"{ranks} {'/'.join(models)} reach on {design.said} (gpuvet plan collective's model, "
-             f"{pred.algorithm}{caveat})")
+             f"{pred.algorithm}{caveat}{_launch_said(r)})")
     return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
 
 
@@ -231,12 +231,25 @@ def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judg
         return Judged(r.op, row.size_bytes, row.busbw, None, f"{ranks} rank(s) do not fit one {preset} board")
     try:
         cm = CollectiveModel(node)
-        pred = cm.predict(r.op, row.size_bytes, cm.members(ranks))
+        pred = cm.predict(r.op, row.size_bytes, cm.members(ranks), None, _launch(r))
     except GpuvetError as exc:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
     basis = (f"{ranks} {model.name} reach on {BOARDS[preset]} (the {preset} shape with the log's modules; gpuvet plan "
-             f"collective's model, {pred.algorithm})")
+             f"collective's model, {pred.algorithm}{_launch_said(r)})")
     return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
+
+
+def _launch(r: NcclResult) -> str:
+    """one-process where the log's header (nGpus) or rank lines show one thread driving several GPUs (-g N)."""
+    return "one-process" if (r.gpus_per_thread or 1) > 1 else "per-gpu"
+
+
+def _launch_said(r: NcclResult) -> str:
+    """The launch the figure is priced with, for the basis line: only when one thread drove several GPUs."""
+    if _launch(r) == "per-gpu":
+        return ""
+    return (f"; one thread drove {r.gpus_per_thread} GPUs (nGpus {r.gpus_per_thread}): priced one-process, at least "
+            f"{r.gpus_per_thread} launches a call")
 
 
 def sentence(j: Judged) -> str:
