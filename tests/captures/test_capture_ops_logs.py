@@ -66,6 +66,9 @@ HEALTHY = {
     "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n",
     "ray": "2024-05-07 16:12:51,398\tINFO worker.py:1749 -- Connected to Ray cluster.\n"
     "ValueError: The number of required GPUs exceeds the total number of available GPUs in the cluster.\n",
+    "profiling module": 'time="2024-04-08T10:37:52Z" level=info msg="Starting dcgm-exporter"\n'
+    'time="2024-04-08T10:37:53Z" level=fatal msg="Error watching fields: The third-party Profiling module returned '
+    'an unrecoverable error"\n',
     "assertion": "nvtop: /build/nvtop-3.0.0/src/extract_gpuinfo_amdgpu.c:324: initDeviceSysfsPaths: Assertion "
     "`gpu_info->hwmonDevice != NULL' failed.\nAborted (core dumped)\n",
 }
@@ -130,6 +133,18 @@ def test_a_gpu_operand_crash_looping_is_judged_by_its_operand(tmp_path: Path, po
         f"{pod:38} 0/1     {status:23} 7 (3m ago)    20m\n"
     )
     _one(tmp_path, text, cause, pod)
+
+
+def test_kubectl_wide_names_the_node_of_a_failing_driver_pod(tmp_path: Path) -> None:
+    text = (
+        "NAME                            READY   STATUS             RESTARTS     AGE   IP           NODE     "
+        "NOMINATED NODE   READINESS GATES\n"
+        "nvidia-driver-daemonset-m2x8v   0/1     CrashLoopBackOff   7 (3m ago)   20m   10.42.0.12   gpu-01   "
+        "<none>           <none>\n"
+    )
+    code, data = _doctor(tmp_path, text)
+    assert code == 1 and _loud(data) == [("driver_install_failed", "warn")]
+    assert "gpu-01" in json.dumps(data["findings"][0])
 
 
 def test_gpuds_unhealthy_fabric_manager_is_its_verdict_cited(tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ _DCGM_EXP = re.compile(
     r"msg=\"((?:Starting dcgm-exporter|DCGM successfully initialized|Collecting DCP Metrics|"
     r"Not collecting [^\"]*|Skipping line [^\"]*|Falling back to metric file[^\"]*|"
     r"Initializing system entities[^\"]*|Kubernetes metrics collection enabled|Pipeline starting|"
-    r"Starting webserver|Listening on|TLS is disabled|Failed to watch metrics[^\"]*|"
+    r"Starting webserver|Listening on|TLS is disabled|Failed to watch metrics[^\"]*|Error watching fields: The "
+    r"third-party Profiling module returned an unrecoverable error|"
     r"[^\"]*metric (?:not enabled|file)[^\"]*)[^\"]*)\""
 )
 # a query of its metrics endpoint (curl …:9400/metrics | grep DCGM_FI_…) and curl's progress meter

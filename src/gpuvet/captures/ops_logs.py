@@ -148,7 +148,8 @@ def add(out: AppErrorsParse, kind: str, ln: Line, text: str, tool: str, host: st
 def _rows(lines: list[Line], head: int) -> list[tuple[Line, dict[str, str]]]:
     """The rows under a table's header, by its column names (a row with another count of cells is left; a
     RESTARTS cell's '(4m ago)' joins the cells it spills into)."""
-    names = lines[head].text.split()
+    # -o wide's two-word column names made one ('NOMINATED NODE', 'READINESS GATES')
+    names = re.sub(r"\b(NOMINATED|READINESS) (NODE|GATES)\b", r"\1_\2", lines[head].text).split()
     rows: list[tuple[Line, dict[str, str]]] = []
     for ln in lines[head + 1 :]:
         cells = re.sub(r" \(([^()\s]+) ago\)", r"(\1_ago)", ln.text).split()
@@ -244,13 +245,14 @@ def _pods(lines: list[Line], head: int, out: AppErrorsParse) -> None:
                 row.get("NAME", "?"),
                 status,
                 f"{row.get('NAME', '?')} {row.get('READY', '')} {status} restarts {row.get('RESTARTS', '?')}",
+                row.get("NODE"),  # -o wide's node: the finding's subject
             )
         elif status in ("Running", "Completed", "Succeeded"):
             running += 1
     out.notes.append(f"kubectl get pods: {running} pod(s) Running or Completed")
 
 
-def _pod(out: AppErrorsParse, ln: Line, name: str, status: str, said: str) -> None:
+def _pod(out: AppErrorsParse, ln: Line, name: str, status: str, said: str, node: str | None = None) -> None:
     for pattern, kind, what in _OPERANDS:
         if pattern.search(name):
             if kind is None:
@@ -263,5 +265,6 @@ def _pod(out: AppErrorsParse, ln: Line, name: str, status: str, said: str) -> No
                     ln,
                     f"GPU operator pod {name} {status}: {what} is failing, so the node's GPUs are not offered: {said}",
                     tool="Kubernetes (GPU operator)",
+                    host=node,
                 )
             return
