@@ -74,6 +74,19 @@ def _findings(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> 
             "critical",
             "bus id not in the log",
         ),
+        # NVML's name after the call, the module named by its bus id; go-nvml's name the same
+        (
+            "nvmlDeviceGetPowerUsage returned NVML_ERROR_GPU_IS_LOST for GPU 0000:3b:00.0\n",
+            "module_fell_off_bus",
+            "critical",
+            "0000:3b:00.0",
+        ),
+        (
+            "failed to get nvml device handle for GPU 0000:3b:00.0: ERROR_GPU_IS_LOST\n",
+            "module_fell_off_bus",
+            "critical",
+            "0000:3b:00.0",
+        ),
         # a JSON log line's message
         (
             json.dumps(
@@ -119,3 +132,11 @@ def test_an_init_unknown_error_by_number_is_read_as_its_words_are() -> None:
 
 def test_every_kind_the_forms_widen_is_one_app_errors_reads() -> None:
     assert set(mgmt_status.FORMS) <= set(app_errors.KINDS)
+
+
+def test_a_miners_code_other_than_lost_and_a_question_in_a_json_message_are_not_read() -> None:
+    """T-Rex's 'error code 999' is miner_lost's to leave to the kernel log; a JSON msg asking a question is a
+    poster's (review 56), not the program's words."""
+    miner = "20220103 10:12:00 WARN: NVML: can't get power for GPU #4, error code 999\n"
+    asked = '{"ts": "2026-12-01T10:00:01Z", "msg": "What does nvml error: 999 mean?"}\n'
+    assert app_errors.parse(clean(miner + asked).lines).errors == []

@@ -292,6 +292,8 @@ _LOGFMT = lazy(r"(?:^|\s)(?:time|ts|level)=(?:\"[^\"]*\"|\S+)(?:\s+\w+=(?:\"[^\"
                r"(?:msg|message|err|error|reason)=\"?"
                # MGL: a JSON log line's message field (zap, logrus, structlog): {"level":"error",…,"msg":"…"}
                r"|^\s*\{\s*\"\w{1,20}\"\s*:[^\n]{0,400}?\"(?:msg|message|err|error|reason)\"\s*:\s*\"")
+# a JSON message that is a question ('"msg": "What does … mean?"'): a poster's, not the program's words (review 56)
+_ASKED_IN_JSON = lazy(r'[^"\n]*\?\s*"')
 
 # a quote opening the line before its first word, and the quote that would close it (a poster quoting a pasted line)
 _OPENS_QUOTE = lazy(r"^\s*([\"“'])(?=\S)")
@@ -307,7 +309,8 @@ def printed(text: str, at: int) -> bool:
     if (opened := _OPENS_QUOTE.match(text)) is not None and _CLOSES[opened.group(1)] not in text[opened.end():]:
         text, at = text[opened.end():], at - opened.end()  # a pasted line the poster opened a quote on, never closed
     if (record := _LOGFMT.search(text, 0, at)) is not None and record.end() <= at:
-        return True
+        if not (text.lstrip().startswith("{") and _ASKED_IN_JSON.match(text, record.end())):
+            return True
     if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
         text, at = text[thrown.end():], at - thrown.end()
     if (_SOURCE_HIT.match(text) and not _PY_WARNING.match(text)) or _COMMENT.match(text):

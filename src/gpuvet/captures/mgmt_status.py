@@ -90,6 +90,9 @@ _SAID = (
     r"[^\n]{0,160}?(?:\bret(?:urn(?:ed|s)?)?(?:\s+(?:code|value))?|\b(?:error|err|status|result|rc)(?:\s+code)?"
     r"|\bcode|\bfailed(?:\s+with)?(?:\s+(?:error|code|status))?)\s*[=:]?\s*\(?\s*"
 )
+# a miner's NVML read of a card ('NVML: can't get power for GPU #4, error code 999', T-Rex): miner_lost's, whose
+# codes other than 15 say nothing of which fault it was and are left to the kernel log
+_NVML_MINER = _NVML + r"(?![^\n]{0,80}?\bGPU\s?#\d)"
 _NVML_INIT = r"(?:\bnvml_?init\w*|\binit(?:iali[sz]e)? NVML\b|\bNVML init)"
 _ZE = r"(?:\bze[A-Z]\w*|\bLevel ?Zero\b)"
 _RSMI = r"(?:\bROCm SMI\b|\brsmi_\w+(?:\(\))?)\s+(?:returned|failed(?:\s+with)?)\s*:?\s*(?:code\s*)?"
@@ -121,7 +124,7 @@ def _names(prefix: str) -> list[str]:
 # whether the line is printed by a program: 'nvmlDeviceGetPowerUsage returned NVML_ERROR_UNKNOWN',
 # 'GPUDeviceStub::init zeInit error: 78000001')
 _CALLS = {
-    "NVML_ERROR_": r"\bnvml\w*(?:\(\))?[^\n]{0,120}?\b",
+    "NVML_ERROR_": r"\bnvml\w*(?![/.]\w)(?:\(\))?[^\n]{0,120}?\b",
     "ZE_RESULT_": r"(?:\b\w+::\w+\s+)?\bzes?[A-Z]\w*[^\n]{0,120}?\b",
     "RSMI_STATUS_": r"\brsmi_\w*(?:\(\))?[^\n]{0,120}?\b",
     "AMDSMI_STATUS_": r"\bamdsmi_\w*(?:\(\))?[^\n]{0,120}?\b",
@@ -147,8 +150,9 @@ def _forms() -> dict[str, str]:
         if (kind := _kind_of(name)) is not None:
             alts.setdefault((kind, context), []).append(token)
 
-    for code, name in NVML_CODES.items():
-        add(name, _NVML + _SAID, str(code))
+    for code, name in NVML_CODES.items():  # a bare small number is anyone's code: only those whose meaning is read
+        if _kind_of(name) not in ("nvml_api_application", "nvml_api_resources"):
+            add(name, _NVML_MINER + _SAID, str(code))
     for code, name in ZE_CODES.items():
         add(name, _ZE + r"[^\n]{0,160}?(?:\b0x|\b)", f"{code:08x}")
     for code, name in RSMI_CODES.items():

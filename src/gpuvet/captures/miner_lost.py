@@ -40,6 +40,7 @@ _ENUM = re.compile(r"\b(?:NVML_)?(?:ERROR_)?(?:GPUIsLost|GPU_IS_LOST)\b"
 # any program's line naming NVML (Slurm's 'NVML:', gres/nvml, an nvml* call) and NVML's text for its code 15
 _NVML_TEXT = re.compile(r"(?:\bNVML\b|\bnvml\w*|gres/nvml)[^\n]{0,160}?\bGPU is lost\b", re.I)
 _INDEX = re.compile(r"\bGPU\s?#?(\d{1,2})\b")
+_BUS = re.compile(r"(?<![0-9A-Fa-f:])[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b")
 _ASKED = re.compile(r"\b(?:what|why|how|does|is there)\b[^\n]*\?\s*$", re.I)  # a poster's question about the line
 
 
@@ -63,7 +64,7 @@ def parse(lines: list[Line]) -> KernelParse:
         named = f"{', '.join(lost)} " if lost else "a card (none named) "
         out.notes.append(f"a program's NVML/NVAPI reads (a miner's, slurmstepd's): {named}'GPU is lost' (NVML error "
                          "15, GPU_IS_LOST, or NVAPI finding no NVIDIA device); a card is named by the program's "
-                         "index, its bus id is not in these lines")
+                         "index, or by the bus id where the line prints one")
     return out
 
 
@@ -74,6 +75,8 @@ def _card(s: str) -> str | None:
     m = (_LOST.search(s) if "lost" in s else None) or (_CODE.search(s) if "NVML" in s else None)
     if _ASKED.search(s) or "the device handle" in s:  # a question, or nvidia-smi's own answer: kernel.py's
         return None
+    if (bus := _BUS.search(s)) is not None and (m is not None or _NVML_TEXT.search(s) or _ENUM.search(s)):
+        return bus.group(0)  # MGL: a line naming the module's bus id ('… GPU_IS_LOST for GPU 0000:3b:00.0')
     if m is not None:
         return f"GPU {m.group(1)}"
     if _NVML_TEXT.search(s) is not None and "GPU-" not in s:  # NVML's text on another program's line, no card
