@@ -84,9 +84,12 @@ def test_ffmpeg_encoder_refusals_are_the_driver_its_libraries_or_the_product() -
                                       "details)",
              "app_nvenc_failed": "[h264_nvenc @ 0x5600] Failed locking bitstream buffer: invalid param (8):",
              "app_vaapi_failed": "[AVHWDeviceContext @ 0x5600] Failed to initialise VAAPI connection: -1 (unknown "
-                                 "libva error)."}
+                                 "libva error).",
+             "app_qsv_failed": "[AVHWDeviceContext @ 0x5600] Error initializing an MFX session: -9."}
     for kind, line in lines.items():
         assert _events(line + "\n") == [(kind, "bus id not in the log", 1)], kind
+    assert _events("[AVHWDeviceContext @ 0x5600] Cannot load libcuda.so.1\n") == [
+        ("app_nvenc_library", "bus id not in the log", 1)]  # nv-codec-headers' loader: the driver's CUDA library
 
 
 def test_cuda_no_device_in_a_container_started_with_the_gpu_is_the_runtime_not_the_module() -> None:
@@ -130,7 +133,7 @@ def test_a_poster_quoting_a_line_in_a_question_is_still_the_line() -> None:
     ("hashcat_hashcat2396_driver_temp_threshold_win", {("thermal_throttling", f"GPU #{n}", "warn") for n in (1, 3, 4)}),
     ("fahlog_fahbastet252_cuinit100_t600", {("api_reports_driver_state", "0000:01:00.0", "warn")}),
     ("fahlog_fahissues1379_deviceindex_fedora", set()),
-    ("ffmpeg_jellyfin9504_cuda_no_device_container", {("gpu_config_mismatch", "bus id not in the log", "warn")}),
+    ("ffmpeg_jellyfin9504_cuda_no_device_container", {("container_gpu_access", "bus id not in the log", "warn")}),
     ("minerlog_trex296_v100_fan_not_supported", set()),
 ])
 def test_batch_ac_rows(capsys, tmp_path: Path, row: str, want: set[tuple[str, str, str]]) -> None:

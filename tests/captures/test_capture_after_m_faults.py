@@ -50,7 +50,9 @@ def test_a_miners_nvml_line_saying_a_card_is_lost_is_that_card_lost(tmp_path: Pa
     got = miner_lost.parse(clean(log).lines)
     assert [(e.kind, e.module, e.count) for e in got.events] == [("gpu_lost", "GPU 3", 2), ("gpu_lost", "GPU 1", 1)]
     assert capture_findings(tmp_path, log) == {("module_fell_off_bus", "GPU 3"): "critical",
-                                               ("module_fell_off_bus", "GPU 1"): "critical"}
+                                               ("module_fell_off_bus", "GPU 1"): "critical",
+                                               # issue 46 (APPX): NVML's 999 on one card is its sensors unreadable
+                                               ("module_sensors_unreadable", "GPU #4"): "warn"}
     assert not miner_lost.parse(clean("why does GPU2 say it is lost every few hours?\n").lines).events
 
 

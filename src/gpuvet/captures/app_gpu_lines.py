@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import miner_lost
+from gpuvet.captures.app_marks import FAH_WORDS
 from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse, bus
 from gpuvet.captures.text import Line
 
@@ -45,9 +46,10 @@ _XMRIG = re.compile(r"\b(?:nvidia|cuda|opencl)\s*\|?\s+#(\d{1,2})\s+(" + _BUS + 
 _FAH_GPU = re.compile(r'"gpu:([0-9a-fA-F]{2}):([0-9a-fA-F]{2}):([0-9a-fA-F]{1,2})"')
 # a card's compute failing: the miner's index, then CUDA's error (its enum name or text) or xmrig's wrong result
 _UNSTABLE = (r"CUDA_ERROR_(?:ILLEGAL_ADDRESS|UNKNOWN|LAUNCH_FAILED|LAUNCH_TIMEOUT|ILLEGAL_INSTRUCTION|"
-             r"MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR)|illegal memory access|unspecified launch failure|"
-             r"unknown error|COMPUTE ERROR|launch timed out|illegal instruction|misaligned address")
-_COMPUTE = re.compile(r"\bGPU\s?#?\s?(\d{1,2})\b(?!:\d)[^\n]{0,160}?(?i:" + _UNSTABLE + ")")  # not a host 'gpu5:3591'
+             r"MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR)|COMPUTE ERROR|(?i:cuda (?:error|exception)\b[^\n]{0,80}?"
+             r"(?:illegal memory access|unspecified launch failure|unknown error|launch timed out|illegal instruction"
+             r"|misaligned address))")  # CUDA's text only on a line naming a CUDA error (not nvidia-smi's Unknown Error)
+_COMPUTE = re.compile(r"\bGPU\s?#?\s?(\d{1,2})\b(?!:\d)[^\n]{0,160}?(?:" + _UNSTABLE + ")")  # not a host 'gpu5:3591'
 
 _IDLE = re.compile(r"\bGPU\s?#(\d{1,2})\b[^\n]{0,120}?\bis idle\b")
 _NVML_999 = re.compile(r"\bGPU\s?#?\s?(\d{1,2})\b(?!:\d)[^\n]{0,120}?(?i:error(?: code)?:?\s*999\b|\(999\))")
@@ -64,23 +66,26 @@ _FAH_LINE = re.compile(r"\b\d{2}:\d{2}:\d{2}:(?:[A-Z]\d?\s?:|WARNING:|ERROR:)?(?
 _NVENC_OLD = re.compile(r"Driver does not support the required nvenc API version|minimum required Nvidia driver "
                         r"for nvenc is|nvenc API version [\d.]+ .{0,40}not supported", re.I)
 _NVENC_LIB = re.compile(r"Cannot load (?:libnvidia-encode\.so(?:\.1)?|nvEncodeAPI(?:64)?\.dll|libnvcuvid\.so(?:\.1)?"
-                        r"|nvcuvid\.dll)")
-_NVENC_NONE = re.compile(r"OpenEncodeSessionEx failed: ([^\n]{1,60}?\(\d{1,3}\))|No (?:NVENC )?capable devices found"
+                        r"|nvcuvid\.dll|libcuda\.so(?:\.1)?|nvcuda\.dll)|Failed loading nvcuvid")
+_NVENC_NONE = re.compile(r"OpenEncodeSessionEx failed: ([^\n]{1,60}?\(\d{1,3}\))|No NVENC capable devices found"
+                         r"|_nvenc @[^\]\n]{0,40}\] No capable devices found"
                          r"|doesn't support required NVENC features")
 _NVENC_FAIL = re.compile(r"\[(?:h264|hevc|av1)_nvenc @ [^\]]*\] ([^\n]{0,60}?(?:failed|Failed)[^\n]{0,60})")
 # ffmpeg's hwcontext_cuda: CUDA's no-device inside a container the log shows started with the GPU requested
 _CU_INIT = re.compile(r"\bcu->cuInit\(0\) failed -> CUDA_ERROR_NO_DEVICE\b")
 _CONTAINER = re.compile(r"\bdocker run\b|--gpus[ =]|--runtime[ =]nvidia\b|NVIDIA_VISIBLE_DEVICES|runtime: nvidia\b")
-_VAAPI = re.compile(r"Failed to initialise VAAPI connection[^\n]{0,80}")
+_VAAPI = re.compile(r"Failed to initialise VAAPI connection|No VA display found for device")
+# Intel Quick Sync (libavutil/hwcontext_qsv.c): the oneVPL/MFX session the driver's media runtime refused
+_QSV = re.compile(r"Error (?:initializing|creating) an? MFX session|Error initializing an internal MFX session")
 _HEALTHY = re.compile(r"\[ OK \]|WATCHDOG: (?:T-Rex|\d+ miner restarts)|Main loop finished|GPU CRASH LIST"
-                      r"|^\s*(?:WD: )?GPU#\d+: \d+$|\[\w+_nvenc @ |\bframe=\s*\d+ fps=|\b\d+(?:\.\d+)? [kMGT]?[Hh]/s\b")
+                      r"|\bWD: GPU#\d+: \d+$|\[\w+_nvenc @ |\bframe=\s*\d+ fps=|\b\d+(?:\.\d+)? [kMGT]?[Hh]/s\b")
 _FAILING = re.compile(r"error|fail|cannot|unable|not support|doesn't support|invalid", re.I)
 # the failures a program prints after a fault line above (ffmpeg's, Plex's): read where that line was
 _ECHOES = re.compile(r"Plex Transcoder' exit code|Failed setup for format cuda|Error submitting video frame"
                      r"|Device creation failed: -|Failed to set value '\w+=[^']*' for option 'init_hw_device'"
                      r"|Error (?:initializing output stream|while opening encoder)|Conversion failed!")
 # the literal words each reader's lines hold: a line without them is not searched (issue 43: a long log holding '999')
-_ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "Cannot load")
+_ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "VA display", "Cannot load", "nvcuvid", "MFX session")
 _FAH_WORDS = ("cuInit()", ":WU", ":I", ":W :", ":E :", "WARNING:", "ERROR:", "gpus = ", ":CON")
 _ECHO_WORDS = ("Plex", "Failed", "Error", "Conversion", "Device creation")
 _HEALTHY_WORDS = ("[ OK ]", "WATCHDOG", "Main loop", "GPU CRASH", "GPU#", "_nvenc @", "frame=", "H/s", "h/s")
@@ -92,7 +97,7 @@ _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own wo
 # every kind this reader gives (kernel_messages.yaml's app_*)
 KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abort", "app_temp_threshold",
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
-         "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container")
+         "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed")
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
 
@@ -109,13 +114,14 @@ class _Seen:
     driver: str | None = None
     echoes: list[int] = field(default_factory=list)  # _ECHOES' lines, read where a fault line was
     contained: bool = False  # the log shows the program's container started with the GPU requested (docker run --gpus)
+    fah: bool = False  # the text holds Folding@home's own words (app_marks.FAH_WORDS): its table lines are read
 
 
 def parse(lines: list[Line]) -> KernelParse:
     """miner_lost's 'GPU is lost' events, and one event per card and message of the programs above (the first
     line saying it, and how often); their healthy lines claimed as read."""
     out = miner_lost.parse(lines)
-    seen = _Seen(contained=_contained(lines))
+    seen = _Seen(contained=_contained(lines), fah=any(w in ln.text for ln in lines for w in FAH_WORDS))
     for ln in lines:
         if _read(_said(ln), seen):
             out.claimed.add(ln.no)
@@ -192,7 +198,7 @@ def _card_fault(ln: Line, seen: _Seen) -> bool:
         return True
     if _NOT_SUPPORTED.search(s) is not None:
         return True
-    if (c := _COMPUTE.search(s)) is not None and "out of memory" not in s.lower():
+    if (c := _COMPUTE.search(s)) is not None and "out of memory" not in s.lower() and "device handle" not in s:
         t = re.search(r"\[ID=\d+, GPU #(\d{1,2})\]", s)  # T-Rex names the card twice: its own index counts
         _add(seen, "app_compute_error", t.group(1) if t else c.group(1), ln)
         return True
@@ -228,7 +234,7 @@ def _encoder(ln: Line, seen: _Seen) -> bool:
         return True
     for kind, rx in (("app_nvenc_driver_old", _NVENC_OLD), ("app_nvenc_library", _NVENC_LIB),
                      ("app_nvenc_unsupported", _NVENC_NONE), ("app_nvenc_failed", _NVENC_FAIL),
-                     ("app_vaapi_failed", _VAAPI)):
+                     ("app_vaapi_failed", _VAAPI), ("app_qsv_failed", _QSV)):
         if rx.search(s) is not None:
             _add(seen, kind, None, ln)
             return True
@@ -243,7 +249,7 @@ def _fah(ln: Line, seen: _Seen) -> bool:
         return True
     if (g := _FAH_GPU.search(s)) is not None:
         seen.buses.setdefault("fah", bus(f"{g.group(1)}:{g.group(2)}.{int(g.group(3), 16) % 8}"))
-    if _FAH_LINE.search(s) is None:
+    if not seen.fah or _FAH_LINE.search(s) is None:
         return False
     seen.fah_read += 1
     if seen.cuinit is not None and ln.no > seen.cuinit.no and ('"uuid"' in s or '"cuda"' in s):

@@ -18,8 +18,8 @@ NVAPI's ``NVIDIA_DEVICE_NOT_FOUND`` asked about a card it was reading a moment b
 naming no card puts it on "bus id not in the log".
 
 Each is the card lost from the bus, named by the miner's own index (not a bus id, and not always the driver's
-index: PhoenixMiner counts from 1), once per card. A miner's other NVML codes (999, an unknown error) and its
-restart lines say nothing of which fault it was and are left to the kernel log."""
+index: PhoenixMiner counts from 1), once per card. A miner's other lines (NVML's 999 on one card, its CUDA errors,
+its readings) are captures/app_gpu_lines.py's, which runs this reader first."""
 
 from __future__ import annotations
 
