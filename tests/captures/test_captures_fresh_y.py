@@ -239,8 +239,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                    "EDAC's 'ECC is disabled' info is not given; inventory: the GPU's "
                                                    "audio function and 1002:aaf0 are not listed",
     # told: an info the row asks for is not given
-    "dcgmexp_dcgmexp310_pod_log_dcp_not_loaded.txt": "told: no finding (right), but the exporter lines are skipped, so "
-                                                     "the info 'Not collecting DCP metrics' is not given",
     "nccl_nccl385_ring_16gpu_2node.txt": "told: no finding (right), but the transports P2P/IPC and NET/IB/1/GDRDMA are "
                                          "not said; inventory: 9 modules by busId, 28000 and 2d000 twice, 23000 "
                                          "missing",
