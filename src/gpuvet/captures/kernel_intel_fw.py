@@ -75,6 +75,7 @@ _WAITED = re.compile(r"(?:error|failed) (?:-11|-EAGAIN|-110|-ETIMEDOUT)\b")
 _FALLBACK = re.compile(r"Falling back to (?:sysfs|user helper)", re.I)
 _CAME_UP = re.compile(r"\bGU?C:? submission enabled\b|\bGuC submission: enabled\b", re.I)
 SHOWN = 3
+PROBE_FAILED, GUC_FAILED = "intel_init_failed", "intel_guc_failed"  # kernel.py's probe failure; this reader's GuC
 
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
@@ -93,14 +94,21 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
         kind = _kind(head)
         if kind is None or _DRIVER.search(head) is None:
             continue
-        out.claimed.add(lines[i].no)
         said.setdefault(intel_module_of(lines, i), []).append((kind, i))
     if not said:
         return out
     have = {k.module for k in out.modules}
     out.modules += [KernelModule(m, "Intel") for m in said if m not in have and m != INTEL_NO_BUS]
+    failed = {e.module for e in out.events if e.kind == PROBE_FAILED}
     for module, found in said.items():
-        out.events += _judged(lines, module, found, module in fallback)
+        events, read = _judged(lines, module, found, module in fallback)
+        if module in failed:  # its probe's failure says the module is gone: the GuC's lines are that event's context
+            events, read = (
+                [e for e in events if e.kind != GUC_FAILED],
+                read - {e.line for e in events if e.kind == GUC_FAILED},
+            )
+        out.events += events
+        out.claimed |= read
     return out
 
 
@@ -108,9 +116,12 @@ def _kind(head: str) -> str | None:
     return next((kind for kind, pattern in _KINDS if pattern.search(head) is not None), None)
 
 
-def _judged(lines: list[Line], module: str, found: list[tuple[str, int]], waited: bool) -> list[KernelEvent]:
-    """The events of one module's firmware lines: at most one per kind the knowledge base names; the GuC failing
-    says it all where it did (its 'uninitialized' note, a fetch's own event, is that failure's)."""
+def _judged(
+    lines: list[Line], module: str, found: list[tuple[str, int]], waited: bool
+) -> tuple[list[KernelEvent], set[int]]:
+    """The events of one module's firmware lines, at most one per kind the knowledge base names (the GuC failing
+    says it all where it did: its 'uninitialized' note, a fetch's own event, is that failure's), and the line numbers
+    read."""
     from gpuvet.captures.kernel import KernelEvent
 
     kinds: dict[str, list[int]] = {}
@@ -135,7 +146,7 @@ def _judged(lines: list[Line], module: str, found: list[tuple[str, int]], waited
                 shown=tuple(texts[:SHOWN]),
             )
         )
-    return events
+    return events, {lines[i].no for at in kinds.values() for i in at}
 
 
 def _fetch_kind(text: str, module: str, waited: bool) -> str:
