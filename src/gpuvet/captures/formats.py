@@ -533,8 +533,8 @@ FORMATS: tuple[Format, ...] = (
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
     Format("NIC driver kernel lines", "nic_driver", Gated(_marked("nic_driver.parse")), markers=nic_driver.MARKS),  # ZX1
-    Format("UCX log", "ucx", _one(ucx.parse), markers=ucx.MARKS),  # its
-    # port, memlock, a raw-verbs completion status
+    Format("UCX log", "ucx", _one(ucx.parse), markers=ucx.MARKS),  # its port, memlock, a raw-verbs completion status
+    Format("RDMA verbs lines", "ucx", Gated(_marked("ucx.parse_verbs")), adds=True, markers=ucx.VERBS_MARKS),  # RDV
     # issue 46: the CUDA samples, DCGM's health report, gpu-burn, then the error lines programs print
     Format("CUDA samples", "samples", _listed(cuda_samples.parse), markers=_SAMPLES_MARKS),  # deviceQuery, …
     Format("dcgmi health", "dcgm_health", Gated(_marked("dcgm_health.parse_marked")), markers=_HEALTH_MARKS),

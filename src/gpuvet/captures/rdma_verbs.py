@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from gpuvet.captures.lazy_re import lazy
+from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
 _TEXT = 240
@@ -97,6 +98,40 @@ _WORDS_ANY = lazy(r"\b(?P<words>" + _STATUS_ALT + r")\b", re.I)
 _DEV_ANY = lazy(r"\b(?P<dev>" + _DEV + r")(?:[:/](?P<port>\d{1,3})\b)?")
 _FAILED = lazy(r"\b(?:err(?:or)?|fail(?:ed|ure)?|CQE|WC|wc|completion)\b", re.I)
 
+# substrings a line holds before its regex is tried (issue 43: the format runs on every file holding 'status' or 'QP')
+_WORD_HINTS = ("rror", "RROR", "xceeded", "lushed", "bort", "RD request", "EE context")
+_DEV_HINTS = ("mlx", "bnxt_re", "irdma", "rocep", "efa_", "hfi1_", "qedr", "erdma_", "hns_", "rxe", "siw", "ionic_")
+_HELPER_HINTS = ("ibgda", "ibrc", "gic_", "ibdevx", "nvshmem")
+_ENGINE_HINTS = ("port not active", "GID", "No matched device", "DMA BUF", "Failed to allocate new", "Failed to create comp")
+_CALL_HINTS = ("ibv_", "mlx5dv_", "rdma_", "fi_", "ucp_", "uct_")
+# one search a line before any other: every line the class reads holds one of these (its hex rows follow a dump)
+_GATE = (
+    "QP",
+    "rror",
+    "RROR",
+    "ailed",
+    "xceeded",
+    "lushed",
+    "bort",
+    "RD request",
+    "EE context",
+    "RDMA device",
+    "best gid",
+    "GID",
+    "port not active",
+    "DMA BUF",
+    "non-zero status",
+    "dump error cqe",
+    "rdma_",
+    "worker_pool",
+    "transfer_",
+    "endpoint_store",
+    "topology.",
+    "transport.",
+    "test_wc",
+    "No matched device",
+    "fi_getinfo",
+)
 # a program's log line, not perftest's: glog ('E1207 12:00:00.000 123 file.cpp:45]'), a source file:line, a step tag
 _FOREIGN = lazy(
     r"^\s*(?:\S+\s+){0,4}?[IWEF]\d{4}(?:\d{4})? \d\d:\d\d:\d\d|\b[\w.-]{1,64}\.(?:c|cc|cpp|cu|cxx|h|hpp|rs|go|py):"
@@ -185,6 +220,23 @@ MARKS = (
     "RDD violation",
     "bind operation",
     "RDMA device:",
+    "Find best gid",
+    "Flushed Error",
+    "operation aborted",
+    "register memory",
+    "open device",
+    "open RDMA device",
+    "open IB device",
+    "create CQ",
+    "allocate PD",
+    "query port",
+    "query device",
+    "gic_",
+    "ibdevx",
+    "nvshmem",
+    "endpoint_store",
+    "topology.",
+    "transport.",
     "port not active",
     "GID",
     "No matched device",
@@ -290,7 +342,13 @@ def _completion(ln: Line) -> VerbsCompletion | None:
             return VerbsCompletion(
                 ln.no, None, nic.group("dev") if nic else None, None, "a transfer engine's worker", code, None, None, text
             )
-    if (w := _WORDS_ANY.search(t)) is not None and (d := _DEV_ANY.search(t)) is not None and _FAILED.search(t):
+    if (
+        any(w in t for w in _WORD_HINTS)
+        and any(d in t for d in _DEV_HINTS)
+        and (w := _WORDS_ANY.search(t)) is not None
+        and (d := _DEV_ANY.search(t)) is not None
+        and _FAILED.search(t)
+    ):
         code = _code(w.group("words"))
         if code is not None and code not in _PLAIN:  # 'fatal error', 'general error' alone are any program's words
             port = d.group("port")
@@ -306,17 +364,22 @@ def _setup(ln: Line) -> VerbsSetup | None:
         return None
     text = t.strip()[:_TEXT]
     step: str | None = None
-    if (m := _DEVX.search(t)) is not None:
+    if "mlx5dv_devx" in t and (m := _DEVX.search(t)) is not None:
         step = f"{m.group('state')} ({m.group('call')}, syndrome {m.group('synd')})"
-    elif (m := _HELPER.search(t)) is not None:
+    elif " failed" in t and any(h in t for h in _HELPER_HINTS) and (m := _HELPER.search(t)) is not None:
         step = f"{m.group('state').upper() if '2' in m.group('state') else m.group('state')} ({m.group('call')})"
     elif "fi_getinfo" in t and _FI_GETINFO.search(t) is not None:
         step = "fi_getinfo (libfabric found no provider for the NIC)"
-    elif (m := _ENGINE_SETUP.search(t)) is not None:
+    elif any(h in t for h in _ENGINE_HINTS) and (m := _ENGINE_SETUP.search(t)) is not None:
         key = next(k for k, v in m.groupdict().items() if v is not None)
         step = _ENGINE_STEPS[key] or m.group("res")
         return VerbsSetup(ln.no, m.group(key) if key not in ("null", "res") else _device(t), step, None, text)
-    elif (m := _CALL.search(t)) is not None and not m.group("call").startswith("fi_"):
+    elif (
+        ("failed" in t or "returned" in t)
+        and any(h in t for h in _CALL_HINTS)
+        and (m := _CALL.search(t)) is not None
+        and not m.group("call").startswith("fi_")
+    ):
         step = m.group("call")
     elif "ailed" in t and (m := _SETUP.search(t)) is not None and (m.group("what2") or _FOREIGN.search(t)):
         step = f"modify QP to {m.group('state')}" if m.group("state") else m.group("what") or m.group("what2")
@@ -332,24 +395,41 @@ def _device(text: str) -> str | None:
     return d.group("dev") if d else None
 
 
-def _quiet(text: str) -> bool:
+def _rows_after(lines: list[Line], i: int) -> list[Line]:
+    """The hex rows of a dumped CQE under its line (four 16-byte rows; a few more kept if the dump is longer)."""
+    rows = []
+    for ln in lines[i + 1 : i + 9]:
+        if _HEX_ROW.match(ln.text) is None:
+            break
+        rows.append(ln)
+    return rows
+
+
+def _quiet(text: str, listing: bool) -> bool:
+    """``listing``: the text holds ucx_info -d's 'Transport:' or 'Memory domain:' (its other rows are read with them)."""
     return bool(
-        _ENGINE_INFO.match(text) or ("#" in text and _UCX_INFO.match(text)) or ("test_wc" in text and _WC_PROBE.search(text))
+        _ENGINE_INFO.match(text)
+        or (listing and "#" in text and _UCX_INFO.match(text))
+        or ("test_wc" in text and _WC_PROBE.search(text))
     )
 
 
-def parse(lines: list[Line], taken: set[int]) -> VerbsParse:
-    """The class's lines in ``lines`` not already in ``taken`` (UCX's own): completions with error (a flush beside
-    another error folded into it), set-up failures (named by the devices the log opened where the line names none)."""
+def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
+    """The class's lines in ``lines`` (only those holding one of _GATE's words are searched; a dump's hex rows and
+    ucx_info's listing rows read beside them): completions with error (a flush beside another error folded into it),
+    set-up failures (named by the devices the log opened where the line names none)."""
     comps: list[VerbsCompletion] = []
     setups: list[VerbsSetup] = []
     claimed: set[int] = set()
     opened: list[str] = []
     dumps: list[tuple[Line, str]] = []
-    for ln in lines:
-        if ln.no in taken:
-            continue
-        if (o := _OPENED.search(ln.text)) is not None:
+    found = holding(lines, _GATE, marks)
+    listing = bool(holding(lines, ("Transport:", "Memory domain:"), marks))
+    if listing:
+        found = sorted({*found, *holding(lines, ("#",), marks)})
+    for i in found:
+        ln = lines[i]
+        if ("RDMA device: " in ln.text or "best gid" in ln.text) and (o := _OPENED.search(ln.text)) is not None:
             dev = o.group("dev") or o.group("dev2")
             opened += [dev] if dev not in opened else []
             claimed.add(ln.no)
@@ -362,11 +442,8 @@ def parse(lines: list[Line], taken: set[int]) -> VerbsParse:
         elif "dump error cqe" in ln.text and (d := _DUMP_CQE.search(ln.text)) is not None:
             dumps.append((ln, d.group("dev")))
             claimed.add(ln.no)
-        elif (
-            (dumps and _HEX_ROW.match(ln.text))
-            or ("non-zero status" in ln.text and _NVSHMEM_STATUS.search(ln.text))
-            or _quiet(ln.text)
-        ):
+            claimed |= {row.no for row in _rows_after(lines, i)}
+        elif ("non-zero status" in ln.text and _NVSHMEM_STATUS.search(ln.text)) or _quiet(ln.text, listing):
             claimed.add(ln.no)
     if dumps and not any("WC error" in ln.text for ln in lines):  # mlx5_ib's 'WC error: N' is nic_driver's
         comps += [

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.captures import rdma_verbs
 from gpuvet.captures.lazy_re import lazy
+from gpuvet.captures.marks import Marks
 from gpuvet.captures.text import Line
 
 _TEXT = 240  # characters of a line kept as evidence
@@ -159,7 +160,14 @@ def parse(lines: list[Line]) -> UcxParse:
             out.claimed.add(ln.no)
         elif (out.errors and _WQE.match(ln.text)) or ("UCX" in ln.text and _QUIET.match(ln.text)):
             out.claimed.add(ln.no)
-    _add_verbs(out, rdma_verbs.parse(lines, out.claimed))
+    return out
+
+
+def parse_verbs(lines: list[Line], marks: Marks | None = None) -> UcxParse:
+    """The class's other lines (captures/rdma_verbs.py) as UCX's records: a format of its own, run only on a text
+    holding its markers (VERBS_MARKS) and on the lines UCX's own format left."""
+    out = UcxParse()
+    _add_verbs(out, rdma_verbs.parse(lines, marks))
     return out
 
 
@@ -173,4 +181,5 @@ def _add_verbs(out: UcxParse, v: rdma_verbs.VerbsParse) -> None:
     out.claimed |= v.claimed
 
 
-MARKS = ("/IB", "/RoCE", "/Eth", "locked memory", "status", *rdma_verbs.MARKS)  # formats.py's: UCX's and the class's
+MARKS = ("/IB", "/RoCE", "/Eth", "locked memory", "status")  # formats.py's: UCX's port, memlock, a verbs status
+VERBS_MARKS = rdma_verbs.MARKS  # the class's other lines (parse_verbs)
