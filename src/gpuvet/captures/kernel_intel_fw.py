@@ -75,6 +75,16 @@ _WAITED = re.compile(r"(?:error|failed) (?:-11|-EAGAIN|-110|-ETIMEDOUT)\b")
 _FALLBACK = re.compile(r"Falling back to (?:sysfs|user helper)", re.I)
 _CAME_UP = re.compile(r"\bGU?C:? submission enabled\b|\bGuC submission: enabled\b", re.I)
 SHOWN = 3
+# the kinds this reader gives (kernel_messages.yaml says what each means)
+KINDS = (
+    "intel_guc_failed",
+    "intel_huc_failed",
+    "intel_fw_wait",
+    "intel_dmc_failed",
+    "intel_guc_optional",
+    "intel_guc_skipped",
+    "intel_guc_option",
+)
 PROBE_FAILED, GUC_FAILED = "intel_init_failed", "intel_guc_failed"  # kernel.py's probe failure; this reader's GuC
 
 
