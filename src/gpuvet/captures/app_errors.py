@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors, container_layer, mgmt_status, smi_words
+from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_status, smi_words
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
@@ -24,8 +24,11 @@ from gpuvet.captures.text import Line
 KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for k, v in {  # MGL: numbers, bindings
     "ecc_uncorrectable": r"uncorrectable ECC error encountered|cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE",
     "illegal_address": r"an illegal memory access was encountered|cudaErrorIllegalAddress|CUDA_ERROR_ILLEGAL_ADDRESS"
-                       r"|an illegal instruction was encountered|misaligned address",
-    "launch_failure": r"unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED",
+                       r"|an illegal instruction was encountered|misaligned address"
+                       # Blender Cycles: cuewErrorString's name, then 'in CUDA queue <op>' or 'in cuCall()' (R3D)
+                       r"|\bIllegal address in (?:CUDA queue|cu[A-Z]\w{2,40}\()",
+    "launch_failure": r"unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED"
+                      r"|\bLaunch failed in (?:CUDA queue|cu[A-Z]\w{2,40}\()",
     "out_of_memory": r"CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY"
                      r"|OutOfMemoryError: CUDA",
     "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
@@ -149,7 +152,8 @@ _TORCH_CALL = lazy(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = lazy(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)
 _BUS_ID = lazy(r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b")
 _UUID = lazy(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-_DEVICE = lazy(r"(?:device[ =:]+|cuda:|GPU\s?)(\d{1,3})\b", re.I)
+# ggml/ollama name a backend device CUDA0 ("device=CUDA0", "CUDA0 buffer"), TensorFlow "/device:GPU:1" (R3D)
+_DEVICE = lazy(r"(?:device[ =:]+(?:CUDA|ROCm)?|device:GPU:|cuda:|GPU\s?|\bCUDA(?=\d{1,3} buffer))(\d{1,3})\b", re.I)
 
 
 @dataclass
@@ -173,7 +177,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         out.claimed.add(ln.no)
         if kind in (_TORCH_SEES, mgmt_status.NONE_KIND):  # PyTorch sees its GPUs, a library's none: read, no error
             continue
-        module = api_errors.module(kind, _module(ln.text))
+        module = api_errors.module(kind, _module(ln.text) or app_devices.after(lines, i))
         key = (kind, module)
         if key in seen:
             first = seen[key]

@@ -171,8 +171,10 @@ def _forms() -> dict[str, str]:
             out.setdefault(reader, []).append(words)
     # NVML's words for a code of class none after NVML's context, and go-nvml's names of them wherever they stand
     out.setdefault(NONE_KIND, []).append(
-        rf"{_NVML}[^\n]{{0,160}}?[:(\-]\s*(?:Not Supported|Insufficient Permissions"
+        rf"{_NVML}[^\n]{{0,160}}?[:(\-]\s*(?:Not ?Supported|Insufficient Permissions"
         r"|No data)\b|\bERROR_(?:NOT_SUPPORTED|NO_PERMISSION|NO_DATA|NOT_READY)\b"
+        # R3D: pynvml's exception class, nvml-wrapper's (Rust: rtop, nvtop-rs) Debug name of the same code
+        r"|\bNVMLError_(?:NotSupported|NoPermission|NoData)\b"
     )
     # an init's unknown error is 'Failed to initialize NVML: Unknown Error' (app_errors' nvml_unknown, read first)
     out.setdefault("nvml_unknown", []).append(rf"{_NVML_INIT}{_SAID}999\b(?![.\d])")
