@@ -29,6 +29,14 @@ IB_ERROR_THRESHOLDS = {"symbol_error": 10, "link_error_recovery": 10, "link_down
 # (captures/ethtool.py; checks/nics.ethtool_errors)
 ETHTOOL_ERRORS = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "rx_fcs_err_frames",
                   "rx_crc_errors.nic", "rx_crc_errors", "rx_fcs_errors")
+# an RDMA port's transport error counters, the driver's own (sysfs ports/N/hw_counters; mlx5: drivers/infiniband/hw/
+# mlx5/counters.c): retransmit timeouts, sequence errors (lost packets), RNR retries exhausted, completions in error.
+# A healthy fabric counts none; read once, any says the fabric lost traffic (RoCE without lossless priority, a bad link)
+RDMA_HW_ERRORS = ("local_ack_timeout_err", "packet_seq_err", "out_of_sequence", "implied_nak_seq_err",
+                  "rnr_nak_retry_err", "req_cqe_error", "resp_cqe_error")
+# an interface's kernel counters as ifconfig and ip -s link print them (captures/netdev_stats.py): frames received or
+# sent in error; kept only on a bond, its slaves and IPoIB interfaces
+NETDEV_ERRORS = ("RX errors", "TX errors")
 ETHTOOL_LINK_DOWNS = ("link_down_events_phy", "link_down_events")  # the link going down since the driver loaded
 # the traffic counters, in 4-byte units as sysfs keeps them (port_xmit_data × 4 = bytes)
 TRAFFIC_COUNTERS = ("port_xmit_data", "port_rcv_data")

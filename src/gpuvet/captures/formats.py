@@ -325,8 +325,8 @@ def _hccl(lines: list[Line], where: str) -> Parsed:
 def _pcie_status(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import pcie_status
 
-    got = pcie_status.parse(lines)
-    return Parsed(got, got.claimed if got else set(), found=got is not None)
+    got, kinds = pcie_status.read(lines)  # R3C: and the sysfs *_link_* files (pcie_sysfs.py)
+    return Parsed(got, got.claimed if got else set(), kinds=kinds)
 
 
 def _nics(lines: list[Line], where: str) -> Parsed:
@@ -516,7 +516,7 @@ FORMATS: tuple[Format, ...] = (
     Format("amdgpu sysfs, amdvbflash", "amd", _listed("amd_sysfs.parse"), ALL, adds=True,
            markers=("pp_dpm_", "pp_od_clk_voltage", "bios p/n")),  # YX1: clock levels' files, amdvbflash -i's header
     Format(PCIE_STATUS, "lspci", _pcie_status, ALL,
-           adds=True, markers=("available PCIe bandwidth",)),  # the PCI core's line of a GPU driver
+           adds=True, markers=("available PCIe bandwidth", "_link_")),  # the PCI core's line of a GPU driver
     Format("lspci -m, -nn", "lspci", _one("lspci_list.parse"), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
@@ -525,7 +525,7 @@ FORMATS: tuple[Format, ...] = (
                     "synapse error", "synStatus", "The condition [")),  # line or after its name ('…(EI0006)'), an
     # HCCL call's 'HcclX … ret = 9' (a traceback); YX1: Gaudi's Synapse statuses and HCL checks (synapse_errors.py)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
-    Format("ethtool", "nics", _found("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
+    Format("ethtool", "nics", _listed("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     Format("RDMA fabric tools", "nics", Gated(lambda lines, _, marks: _loaded("ib_fabric.parsed")(lines, marks, Parsed)),
            adds=True, markers=nic_tools.FABRIC_MARKS),  # AX3: rdma, iblinkinfo, ibnetdiscover, ibqueryerrors, ibdiagnet

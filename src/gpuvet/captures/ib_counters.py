@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.backends.nic_readings import ERROR_COUNTERS, TRAFFIC_COUNTERS, UNKNOWN, Nic, NicPort
+from gpuvet.backends.nic_readings import ERROR_COUNTERS, RDMA_HW_ERRORS, TRAFFIC_COUNTERS, UNKNOWN, Nic, NicPort
 from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
@@ -76,7 +76,7 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
     for (dev, port), values in r.values.items():
         if one_host and (dev, port) in r.hosts:  # one host named: its ports by their own names
             dev = dev.split(" ", 1)[1]
-        errors = {k: v for k, v in values.items() if k in ERROR_COUNTERS}
+        errors = {k: v for k, v in values.items() if k in ERROR_COUNTERS or k in RDMA_HW_ERRORS}
         traffic = {k: v for k, v in values.items() if k in TRAFFIC_COUNTERS}
         devices.setdefault(dev, []).append(NicPort(port, UNKNOWN, UNKNOWN, None, None, UNKNOWN, errors, traffic))
     out.kinds = list(r.tools) or [KIND]
@@ -128,7 +128,8 @@ def _perfquery(text: str, r: _Reading) -> bool:
 
 
 def _keep(r: _Reading, place: tuple[str, int, str], name: str, value: int, tool: str = KIND) -> None:
-    if place[2] == "counters":  # hw_counters: the driver's own, read not judged
+    # hw_counters: the driver's own, its transport error counters kept (RDMA_HW_ERRORS, R3C), the rest read not judged
+    if place[2] == "counters" or name in RDMA_HW_ERRORS:
         values = r.values.setdefault((place[0], place[1]), {})
         values[name] = max(value, values.get(name, value))  # read twice (two hosts' lines peeled): the worst kept
         r.tools[tool] = None

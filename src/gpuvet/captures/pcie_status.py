@@ -24,6 +24,20 @@ _STATUS = re.compile(r"\b([\w-]{1,32}) ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a
                      r"with ([\d.]+) GT/s PCIe x(\d{1,2}) link\)")
 
 
+def read(lines: list[Line]) -> tuple[LspciParse | None, tuple[str, ...]]:
+    """This line's links and the sysfs link files' (R3C: pcie_sysfs.py), one record, and the kinds read."""
+    from gpuvet.captures import pcie_sysfs
+
+    got, files = parse(lines), pcie_sysfs.parse(lines) if any(pcie_sysfs.MARK in ln.text for ln in lines) else None
+    kinds = (*((KIND,) if got else ()), *((pcie_sysfs.KIND,) if files else ()))
+    if got is None or files is None:
+        return got or files, kinds
+    got.links += files.links
+    got.notes += files.notes
+    got.claimed |= files.claimed
+    return got, kinds
+
+
 def parse(lines: list[Line]) -> LspciParse | None:
     """Each GPU driver's link status line as the device's link (the first line per device kept)."""
     out = LspciParse()

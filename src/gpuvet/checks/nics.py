@@ -20,6 +20,8 @@ from gpuvet.backends.nic_readings import (
     ETHTOOL_ERRORS,
     ETHTOOL_LINK_DOWNS,
     IB_ERROR_THRESHOLDS,
+    NETDEV_ERRORS,
+    RDMA_HW_ERRORS,
     UNKNOWN,
     Nic,
     NicPcie,
@@ -220,9 +222,15 @@ def ethtool_errors(readings: NicReadings) -> list[NicVerdict]:
         for port in nic.ports:
             bad = [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_ERRORS and v > 0]
             bad += [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_LINK_DOWNS and v >= LINK_DOWNS_MANY]
-            if bad:
-                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {', '.join(bad)} (ethtool -S, "
-                                      "since the driver loaded)", "", _label(nic, port)))
+            hw = [f"{k} {v:,}" for k, v in port.counters.items() if k in RDMA_HW_ERRORS and v > 0]  # R3C
+            netdev = [f"{k} {v:,}" for k, v in port.counters.items() if k in NETDEV_ERRORS and v > 0]
+            if bad or hw or netdev:
+                said = [*([f"{', '.join(bad)} (ethtool -S, since the driver loaded)"] if bad else []),
+                        *([f"{', '.join(hw)} (hw_counters: RDMA retransmits/lost packets)"] if hw else []),
+                        *([f"{', '.join(netdev)} (ifconfig/ip -s link: frames damaged, since it came up)"]
+                          if netdev else [])]
+                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {'; '.join(said)}", "",
+                                      _label(nic, port)))
     return out
 
 

@@ -277,6 +277,8 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     if len(hosts) < 2 and nodes < 2:
         if on_socket and _socket_ranks(logs) and (wrong := _tunnel_sockets(by_host, on_socket, 2)):
             return wrong + _ib_unavailable(logs), cited, ""  # NET between ranks is between nodes: the other's log is cut
+        if on_socket and (lo := _loopback_only(logs, by_host, on_socket)):
+            return lo, cited, ""  # R3C: NET over loopback only: it cannot leave the host
         if on_socket:
             return [], cited, (f"can't tell: one host in the log ({', '.join(sorted(hosts))}) on NET/Socket: between "
                                "the GPUs of one node it carries nothing; give every node's log if the job spans nodes")
@@ -313,6 +315,19 @@ def _tunnel_sockets(by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]], 
     return [finding("nccl_socket_wrong_interface", HIGH, module=", ".join(bad), nodes=nodes,
                     interfaces=[f"{h}: {', '.join(d[:4])}" for h, d in bad.items()],
                     on_socket=[_said(SOCKET, by_host[h][SOCKET], h) for h in bad])]
+
+
+def _loopback_only(logs: Logs, by_host: dict[str, dict[str, list[tuple[str, NetChoice]]]],
+                   on_socket: list[str]) -> list[Finding]:
+    """One host whose NET/Socket holds loopback alone ('Using [0]lo:127.0.0.1<0>'): NCCL skips lo unless nothing
+    else is up or NCCL_SOCKET_IFNAME names it, so the job's network to any other node is none (issue 46, AF); none
+    where the log proves the job one node's (nNodes 1, nccl-tests' ranks on one host): it never uses the network."""
+    if any(log.one_node for _, log in logs):
+        return []
+    devices = [d for h in on_socket for _, c in by_host[h][SOCKET] for d in c.devices]
+    if not devices or not all(re.match(r"^lo\d*:|^[\w.-]+:(?:127\.|::1<)", d) for d in devices):
+        return []
+    return _tunnel_sockets(by_host, on_socket, 1)
 
 
 def _socket_ranks(logs: Logs) -> list[tuple[int, int]]:
