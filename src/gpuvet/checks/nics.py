@@ -229,9 +229,16 @@ def ethtool_errors(readings: NicReadings) -> list[NicVerdict]:
                         *([f"{', '.join(hw)} (hw_counters: RDMA retransmits/lost packets)"] if hw else []),
                         *([f"{', '.join(netdev)} (ifconfig/ip -s link: frames damaged, since it came up)"]
                           if netdev else [])]
-                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {'; '.join(said)}", "",
-                                      _label(nic, port)))
+                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {'; '.join(said)}",
+                                      RDMA_LOSS_FIX if hw and not bad else "", _label(nic, port)))
     return out
+
+
+# R3C: what an RDMA port's retransmit and sequence errors point at first (a RoCE fabric dropping packets), then the link
+RDMA_LOSS_FIX = ("the fabric lost RDMA packets (retransmit timeouts, sequence errors): on RoCE check the lossless class "
+                 "first (PFC enabled on the priority RoCE traffic uses: mlnx_qos -i NETDEV, its ethtool -S "
+                 "rx_prioN_packets; ECN/DCQCN on the NIC and the switch; the job's traffic class, NCCL_IB_TC); then the "
+                 "link: mlxlink -d DEV -m -c -e for its BER, the cable and the switch port's counters")
 
 
 def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerdict]:
