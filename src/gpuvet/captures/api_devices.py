@@ -12,7 +12,8 @@ from gpuvet.captures.runtime_devices import RuntimeDevice, mib, vendor_of
 from gpuvet.captures.text import Line
 
 _BUS = re.compile(r"\b((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
-_CPU_NAME = re.compile(r"\bCPU\b|Processor|pthread|\bcpu-|llvmpipe|lavapipe|SwiftShader", re.I)
+_CPU_NAME = re.compile(r"\bCPU\b|Processor|pthread|\bcpu-|llvmpipe|lavapipe|SwiftShader|FPGA Emulation"
+                       r"|Core\(TM\)|\bXeon\b|\bEPYC\b", re.I)  # R3B: Intel's OpenCL CPU device: 'Intel(R) Core(TM) i9'…
 
 # clinfo's long form: 'Key<two spaces or more>value', the keys it prints for a device
 _CLINFO = re.compile(r"^\s*(Device Name|Device Vendor|Device Type|Driver Version|Device Board Name \(AMD\)|"
@@ -24,8 +25,8 @@ _CLINFO_TREE = re.compile(r"^\s*[`+|\\]--\s*Device #(\d{1,3}): (.+?)\s*$")
 def _clinfo_device(block: dict[str, str], index: int, line: int) -> RuntimeDevice | None:
     name = block.get("Device Board Name (AMD)") or block["Device Name"]
     kind = block.get("Device Type", "")
-    if "CPU" in kind.upper() or (not kind and _CPU_NAME.search(name)):
-        return None
+    if "CPU" in kind.upper() or "Emulation" in name or (not kind and _CPU_NAME.search(name)):
+        return None  # R3B: Intel's 'FPGA Emulation Device' (type Accelerator) is no GPU
     where = block.get("Device Topology (NV)") or block.get("Device PCI bus info (KHR)") \
         or block.get("Device Topology (AMD)") or ""
     bus = _BUS.search(where)

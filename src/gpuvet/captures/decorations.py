@@ -36,6 +36,8 @@ _LEAD = lazy(r"^[ \t]*")
 _FENCE = ("```", "~~~")
 _HOST = r"[A-Za-z0-9][\w.-]{0,62}"
 _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+# sycl-ls before 2023 ('[opencl:0] GPU : …', '[host:0] HOST: …'): a device listing's own, not mpirun's tag (R3B)
+_SYCL = r"(?!(?:ext_oneapi_)?(?:opencl|level_zero|cuda|hip|host):\d+\] +(?:GPU|CPU|ACC|HOST) ?:)"
 _MONTH_DAY = r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?"
 
 
@@ -50,7 +52,7 @@ class Prefix:
 PREFIXES = (
     Prefix("Open MPI --tag-output", lazy(r"^[ \t]*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:(?: (?=\S))?"),
            anywhere=True),
-    Prefix("mpirun [host:pid]", lazy(r"^[ \t]*\[" + _HOST + r":\d{1,9}\][ \t]?")),
+    Prefix("mpirun [host:pid]", lazy(r"^[ \t]*\[" + _SYCL + _HOST + r":\d{1,9}\][ \t]?")),
     Prefix("syslog/journalctl", lazy(r"^[ \t]*(?:" + _STAMP + "|" + _MONTH_DAY + r") (?P<tag>" + _HOST +
                                      r") [A-Za-z][\w./@-]{0,63}(?:\[\d{1,9}\])?:(?: |$)"), hosts=2),
     Prefix("kubectl/docker --timestamps", lazy(r"^[ \t]*" + _STAMP + r"(?:[ \t]|$)")),

@@ -34,7 +34,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
 KEYS = ("hip", "hsa_status", "/dev/kfd",  # FRW: rocminfo's 'Unable to open /dev/kfd' (rocr_status)
         "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
         "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
-_ROCMINFO_CALL = re.compile(r"^\s*Call returned HSA_STATUS_")  # rocminfo's own words after 'hsa api call failure at:'
+# rocminfo's own words after 'hsa api call failure at:', bare or behind a test's logger ('ERROR    test_rocm_sanity:
+# test_rocm_sanity.py:34 Call returned …', TheRock's CI: R3B)
+_ROCMINFO_CALL = re.compile(r"^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b[^\"'`]{0,120}?\s)?Call returned HSA_STATUS_")
 _NODE = re.compile(r"GPU node-(\d+)")
 
 

@@ -20,6 +20,8 @@ from gpuvet.captures.text import Line
 
 NO_AGENT, USER_DENIED, UNSUPPORTED = "rocr_no_agent", "rocr_user_denied", "rocr_unsupported_gpu"
 NO_KFD = "rocr_no_kfd"
+# R3B: /dev/kfd there but its open failing ENOMEM (kfd_open: no process context), and amdgpu's KFD refusing the ASIC
+KFD_ENOMEM, KFD_ASIC = "rocr_kfd_enomem", "rocr_kfd_unsupported_asic"
 _INIT_CALL = re.compile(r"hsa api call failure at: \S*rocminfo\.cc:\d+|\bhsa_init\b")
 _STATUS = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES")
 # rocminfo's report of the same ROCr working: its system attributes and agent list (run as root, or another time)
@@ -31,6 +33,12 @@ _DENIED = re.compile(
 )
 # rocminfo's words for /dev/kfd absent: amdgpu is loaded (rocminfo says 'ROCk module is loaded') but brought up no KFD
 _NO_KFD = re.compile(r"Unable to open /dev/kfd read-write: No such file or directory|/dev/kfd: No such file or directory")
+# rocminfo's (and strace's) words for the open of /dev/kfd failing ENOMEM
+_ENOMEM = re.compile(r"Unable to open /dev/kfd read-write: Cannot allocate memory|\"/dev/kfd\".{0,40}= -1 ENOMEM")
+# amdgpu's kgd2kfd_probe (amdkfd/kfd_device.c): 'kfd not supported on this ASIC' (before 5.x), then 'GC IP %06x %s not
+# supported in kfd' / 'asic … not supported in kfd'; the bus id is dev_info's prefix ('amdgpu 0000:02:00.0: ')
+_ASIC = re.compile(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):.{0,40}?(?:kfd not supported on this ASIC"
+                   r"|not supported in kfd)")
 # a GPU ROCm's runtime has no support for in the file: the gfx8 targets and their marketing names
 _GFX8 = re.compile(
     r"\bgfx80[0-3]\b|\bPolaris\b|\bFiji\b|\bTonga\b|\bEllesmere\b|\bBaffin\b|\bLexa\b"
@@ -46,24 +54,31 @@ def judge(lines: list[Line], errors: list[AppError]) -> list[AppError]:
     no_kfd = next((ln for ln in lines if "kfd" in ln.text and _NO_KFD.search(ln.text)), None)
     worked = any(_WORKED.match(t) for t in texts)
     gfx8 = next((m.group(0) for t in texts if (m := _GFX8.search(t)) is not None), None)
+    enomem = next((ln for ln in lines if "kfd" in ln.text and _ENOMEM.search(ln.text)), None)
+    asic = next(((ln, m.group(1)) for ln in lines if "kfd" in ln.text and (m := _ASIC.search(ln.text))), None)
     out: list[AppError] = []
     for e in errors:
         if e.kind == "hip_out_of_memory" and _from_init(lines, e.line):
             kind = (
                 USER_DENIED
                 if denied is not None or worked
+                else KFD_ASIC
+                if asic is not None
                 else NO_KFD
                 if no_kfd is not None
                 else UNSUPPORTED
                 if gfx8
                 else NO_AGENT
             )
-            module = f"AMD GPU ({gfx8})" if kind == UNSUPPORTED else e.module
+            module = f"AMD GPU ({gfx8})" if kind == UNSUPPORTED else asic[1] if asic and kind == KFD_ASIC else e.module
             e = replace(e, kind=kind, module=module, tool="rocminfo/ROCr")
         out.append(e)
-    for kind, said in ((USER_DENIED, denied), (NO_KFD, no_kfd)):
-        if said is not None and all(e.kind not in (USER_DENIED, NO_KFD) for e in out):
-            out.append(AppError(kind, said.no, said.text.strip()[:300], None, "rocminfo/ROCr"))
+    own = (USER_DENIED, NO_KFD, KFD_ASIC, KFD_ENOMEM)
+    found = (USER_DENIED, denied), (NO_KFD, no_kfd), (KFD_ASIC, asic and asic[0]), (KFD_ENOMEM, enomem)
+    for kind, said in found:
+        if said is not None and all(e.kind not in own for e in out):
+            out.append(AppError(kind, said.no, said.text.strip()[:300], asic[1] if asic and kind == KFD_ASIC else None,
+                                "rocminfo/ROCr"))
     return out
 
 

@@ -17,7 +17,8 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "CL_MEM_OBJECT_ALLOCATION_FAILURE", "Cannot dlopen", "Could not find cuda drivers", "CUDA kernel binaries",
                  "CUDA backend failed", "Jax plugin", "Num GPUs Available", "Unable to initialize backend", "jaxlib",
                  "No GPU/TPU found", "Number of platforms", "Number of devices", "clGetPlatformIDs", "clGetDeviceIDs",
-                 "CL_PLATFORM_NOT_FOUND_KHR",
+                 "CL_PLATFORM_NOT_FOUND_KHR", "[opencl:", "[level_zero:", "[ext_oneapi_", "[host:",  # sycl-ls (R3B)
+                 "nomodeset",  # booted so, no DRM device bound (compute_listing.unbound, R3B)
                  "No devices found/left", "compatible platform found", "Found no drivers", "Cannot create Vulkan instance",
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
@@ -41,4 +42,8 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "\"caller\"", "| GPU UUID", "dcgm-exporter", "DCGM successfully", "Not collecting", "/metrics",
              "device-plugin", "failOnInitError", "migStrategy", "required GPUs", "placement group", "Ray cluster",
              "GPU available", "resource request", "Assertion `",
+             # R3A (captures/job_view.py, its MARKS): pyxis/enroot, cgroup.conf, a cgroup's device filter
+             "pyxis", "enroot", "98-nvidia", "Command not found: nvidia-container-cli", "ConstrainCores",
+             "ConstrainDevices", "cgroup.conf", "cgroup_device",
+             "DeviceAllow", "DevicePolicy", "No devices", "busy or unavailable",
              *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices, app_lines
+from gpuvet.captures import api_devices, app_lines, compute_listing
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.runtime_devices import RuntimeDevice, runtime_lines
@@ -161,7 +161,7 @@ def _error(rule: _Rule, m: re.Match[str], ln: Line) -> AppError | None:
 
 _LOGFMT = re.compile(r"\blevel=(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE)\b.*\bmsg=", re.I)  # ollama's own: msg="…" quotes
 _BACKEND = re.compile(r"\b(CUDA|ROCm|HIP|MUSA|Vulkan|SYCL)\b")
-_SPECIFIC = {_INIT, "driver_too_old", "forward_compat", REFUSED, CPU_BUILD, "framework_no_libs"}
+_SPECIFIC = {_INIT, "driver_too_old", "forward_compat", REFUSED, CPU_BUILD, "framework_no_libs", compute_listing.MISSING}
 
 
 def _backend_of(tool: str, text: str = "") -> str:
@@ -171,7 +171,7 @@ def _backend_of(tool: str, text: str = "") -> str:
         b = _BACKEND.search(tool + " " + text)
         return b.group(1) if b else tool
     return {"clinfo": "OpenCL", "clinfo -l": "OpenCL", "hashcat": "OpenCL", "hashcat -I": "OpenCL",
-            "vulkaninfo": "Vulkan"}.get(tool, tool)
+            "vulkaninfo": "Vulkan", "sycl-ls": "SYCL"}.get(tool, tool)
 
 
 def _errors(lines: list[Line], log: RuntimeLog) -> None:
@@ -213,7 +213,8 @@ def _kept(log: RuntimeLog) -> list[AppError]:
 
 
 _READERS = ((runtime_lines, ()), (api_devices.clinfo, ("Number of platforms", "Device Name", "-- Device #")),
-            (api_devices.hashcat, ("Device ID #", "* Device #")), (api_devices.vulkaninfo, ("deviceName", "GPU id")))
+            (api_devices.hashcat, ("Device ID #", "* Device #")), (api_devices.vulkaninfo, ("deviceName", "GPU id")),
+            (compute_listing.sycl_ls, ()))  # R3B: it finds its own lines (marks.holding)
 
 
 def read(lines: list[Line]) -> RuntimeLog:
@@ -229,6 +230,11 @@ def read(lines: list[Line]) -> RuntimeLog:
             if all((d.tool, d.index) != (k.tool, k.index) for k in log.devices):
                 log.devices.append(d)
     _errors(lines, log)
+    gone, read_too = compute_listing.missing(lines, sum(d.tool in ("sycl-ls", "clinfo", "clinfo -l") for d in log.devices))
+    gone += compute_listing.unbound(lines)  # R3B: nomodeset with no DRM device bound
+    log.errors += [(e, "SYCL") for e in gone]
+    log.claimed |= read_too | {e.line for e in gone}
+    log.read_by += [e.tool or "" for e in gone]
     log.tools = list(dict.fromkeys([d.tool.split(" (")[0] for d in log.devices] + log.read_by))
     return log
 

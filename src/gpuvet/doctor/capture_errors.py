@@ -158,6 +158,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "rocr_user_denied": _Meaning("device_permissions", MEDIUM),
     "rocr_unsupported_gpu": _Meaning("framework_sees_no_module", MEDIUM),
     "rocr_no_kfd": _Meaning("framework_sees_no_module", MEDIUM),  # amdgpu loaded, /dev/kfd absent
+    "rocr_kfd_enomem": _Meaning("framework_sees_no_module", MEDIUM),  # R3B
+    "rocr_kfd_unsupported_asic": _Meaning("framework_sees_no_module", MEDIUM),
+    "gpu_runtime_missing": _Meaning("framework_sees_no_module", MEDIUM),  # sycl-ls/clinfo: CPU, emulation only
+    "gpu_kernel_not_bound": _Meaning("framework_sees_no_module", MEDIUM),  # nomodeset, no /dev/dri
     "hip_error": _Meaning("application_hip_error", MEDIUM),
     # the Ascend runtime's return codes by class (captures/ascend_codes.py, knowledge/ascend_codes.yaml)
     "acl_ecc": _Meaning("ecc_uncorrectable_since_boot", HIGH),

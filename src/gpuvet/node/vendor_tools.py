@@ -388,6 +388,26 @@ APP_ERROR_FIX = {
     "rocr_unsupported_gpu": "ROCr's hsa_init found no GPU it supports: the capture names a gfx8 GPU (Polaris RX "
                             "460-590, Fiji, Tonga), which current ROCm releases do not support: use a ROCm build that "
                             "still includes gfx803 or the application's Vulkan or OpenCL backend; not a hardware fault",
+    # R3B: /dev/kfd's open failing ENOMEM, amdgpu's KFD refusing the ASIC (rocr_status), the Intel GPU runtime missing
+    "rocr_kfd_enomem": "/dev/kfd exists but opening it fails with ENOMEM (Cannot allocate memory): amdgpu's KFD could "
+                       "not create the process's compute context, not a permission problem and not the GPU's memory: "
+                       "dmesg | grep -i kfd says why (no GPU the KFD supports, 'kfd not supported on this ASIC'; an "
+                       "IOMMU or HMM set-up failing; the kernel's amdgpu older or newer than the ROCm release); match "
+                       "the kernel driver to ROCm (amdgpu-dkms) and reboot; not a hardware fault",
+    "rocr_kfd_unsupported_asic": "amdgpu's KFD does not support this GPU ('kfd not supported on this ASIC' / 'not "
+                                 "supported in kfd'): graphics work, but ROCm compute (rocminfo, HIP) has no device on "
+                                 "it and /dev/kfd's open fails; use a GPU the kernel's KFD and ROCm support, or the "
+                                 "OpenCL/Vulkan backend; an unsupported GPU, not a hardware fault",
+    "gpu_runtime_missing": "the compute runtime lists only CPU and emulated devices (sycl-ls, clinfo -l: 'FPGA "
+                           "Emulation Device', a CPU): the GPU's own runtime is not installed or not found: for Intel "
+                           "GPUs install intel-opencl-icd and the Level Zero GPU driver (intel-level-zero-gpu, libze1; "
+                           "dpkg -l | grep -e level-zero -e opencl-icd), check the user is in the render group and "
+                           "/dev/dri/renderD* exists (i915 or xe bound); not a hardware fault",
+    "gpu_kernel_not_bound": "the kernel was booted with 'nomodeset' and no GPU driver bound (no /dev/dri, HDA's 'No "
+                            "i915 binding'): no render node, so OpenCL, Level Zero, Vulkan and ROCm see no GPU; remove "
+                            "nomodeset from the boot command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
+                            "update-grub or grub2-mkconfig / grubby --remove-args=nomodeset) and reboot; not a hardware "
+                            "fault",
     "runtime_no_device": "the runtime (llama.cpp, ollama, TensorFlow, JAX, OpenCL, Vulkan) found no GPU it can use: "
                          "check the host first (nvidia-smi or amd-smi lists the modules; the kernel log says why one "
                          "did not load), then the runtime's view: a build with the GPU backend (not CPU-only), "
