@@ -26,6 +26,7 @@ _UNITS = lazy(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[
 _ROW = lazy(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s*\*+)?\s*$")
 _DEVICE = lazy(r"\bDevice\s+:\s*([\w.-]+)")
 _LINK = lazy(r"\bLink type\s+:\s*(\w+)")
+_MTU = lazy(r"^\s*Mtu\s+:\s*(\d{3,4})\s*\[B\]")  # the path MTU the run's QPs use (perftest's header)
 _RULE = lazy(r"^\s*-{20,}\s*$")
 _FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connection|open file descriptor for socket|"
                    r"Connect the HCA's through the link|set up socket connection|connect \(retries|find the "
@@ -67,6 +68,7 @@ class PerftestRun:
     test: str
     device: str | None = None
     link_type: str | None = None
+    mtu: int | None = None  # bytes, as its header printed it (doctor/notable.py: RoCE's below 4096)
     rows: list[PerftestRow] = field(default_factory=list)
     failures: list[tuple[int, str]] = field(default_factory=list)  # (line, perftest's error line)
 
@@ -110,6 +112,8 @@ def parse(lines: list[Line]) -> PerftestParse:
             run.device = run.device or d.group(1)
         elif (k := _LINK.search(ln.text)) is not None:
             run.link_type = k.group(1)
+        elif (u := _MTU.match(ln.text)) is not None:
+            run.mtu = int(u.group(1))
         elif not (_HEADER.match(ln.text) or _TITLE.match(ln.text)):
             continue
         out.claimed.add(ln.no)

@@ -55,4 +55,9 @@ NVML_KINDS: dict[str, str] = {
     "nvml_power": r"\bNVML_ERROR_INSUFFICIENT_POWER\b|\bNVMLError_InsufficientPower\b|"
     + _NVML
     + r"(?:Insufficient External Power|ERROR_INSUFFICIENT_POWER)\b",
+    # issue 46 (NOTE): NVML's init found no GPU the installed driver supports (nvidia-smi then 'Unable to determine
+    # the number of GPUs', exit 255): a model the release dropped or one newer than it, or none bound to nvidia
+    "nvml_no_supported_gpus": r"\bFailed to initiali[sz]e NVML: No supported GPUs were found\b|"
+    + _NVML
+    + r"No supported GPUs were found\b",
 }

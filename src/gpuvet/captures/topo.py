@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import topo_relations
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 from gpuvet.errors import CaptureError
@@ -264,6 +265,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     if rows_cut:
         topo.notes.append(f"topo -m: row(s) cut short: {', '.join(rows_cut)}; their other cells come from the "
                           "other rows' columns where those exist")
+    topo.notes += topo_relations.notes(topo)  # NOTE: the pairs by relation, each NUMA node's GPUs
     return topo
 
 

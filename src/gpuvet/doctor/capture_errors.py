@@ -62,6 +62,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nvml_reset_required": _Meaning("module_needs_reset", HIGH),
     "nvml_inforom": _Meaning("module_inforom_corrupted", HIGH),
     "nvml_power": _Meaning("module_power_cables", HIGH),
+    "nvml_no_supported_gpus": _Meaning("driver_supports_no_module", HIGH),  # NVML's init: no GPU the driver supports
     smi_state.CUDA_UNUSABLE: _Meaning("cuda_cannot_use_listed_modules", MEDIUM),
     smi_state.EXCLUSIVE: _Meaning("module_compute_exclusive", HIGH),
     "nccl_cuda": _Meaning("collective_runtime_error", MEDIUM),
