@@ -96,3 +96,15 @@ def test_the_clis_driver_not_loaded_names_the_hosts_driver(capsys, tmp_path) -> 
 def test_the_batch_rows(capsys, tmp_path, row, cause, severity) -> None:
     _, found = _doctor(capsys, tmp_path, (CAPTURES / row).read_text())
     assert _causes(found) == [(cause, severity)]
+
+
+@pytest.mark.parametrize("name", ["data_{:05d}.bin", "données_{:05d}.bin"])  # an ASCII text, and one that is not
+@pytest.mark.parametrize(
+    "command, inside", [("$ sudo Docker exec -it trainer nvidia-smi", True), ("$ sudo nvidia-smi", False)]
+)
+def test_a_container_shown_far_into_a_long_text(capsys, tmp_path, name, command, inside) -> None:
+    # the words that show a container are found a block of lines at a time, in any casing (issue 43): past the first
+    # block of a long listing the command still decides
+    listing = "\n".join(name.format(i) for i in range(9000))
+    _, found = _doctor(capsys, tmp_path, f"$ ls /data\n{listing}\n{command}\n{NVML_UNKNOWN}\n")
+    assert ("container_gpu_access" in {c for c, _ in _causes(found)}) is inside

@@ -187,7 +187,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         out.errors.append(AppError(kind, ln.no, container_layer.excerpt(kind, ln.text), module, _tool(ln.text),
                                    meaning=container_layer.MEANING.get(kind)))
     _after_update(lines, out)
-    container_layer.framed(out, lines, out.claimed)  # IGC: NVML's and nvidia-smi's words in a container
+    container_layer.framed(out, lines, out.claimed, marks)  # IGC: NVML's and nvidia-smi's words in a container
     _one_module(lines, out)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))

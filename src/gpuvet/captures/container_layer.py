@@ -25,11 +25,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.captures.lazy_re import lazy
+from gpuvet.captures.lines import block
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 if TYPE_CHECKING:
     from gpuvet.captures.app_errors import AppErrorsParse
+    from gpuvet.captures.marks import Marks
 
 _CLI = r"nvidia-container-cli(?:\.real)?: "
 # kind -> pattern (case-insensitive), in the order tried
@@ -61,6 +63,10 @@ KEY_WORDS = ("nvidia-container-cli", "runtime hook directly", "no runtime for", 
 _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exec|start)\b|\bkubectl exec\b|"
                   r"--gpus[ =]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|NVIDIA_VISIBLE_DEVICES|"
                   r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b", re.I)
+# a word every _CONTAINER match holds, in some casing (lower case): a line holding none is not searched
+_CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container")
+_CONTAINER_WORD = lazy("|".join(re.escape(w) for w in _CONTAINER_WORDS), re.I)
+_BLOCK = 8192  # lines searched at a time
 _NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
 _SMI_NO_DRIVER = lazy(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
 _SAID = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]\s*)?(?:Failed to initiali[sz]e NVML|NVIDIA-SMI has failed)", re.I)
@@ -80,12 +86,12 @@ MEANING = {  # kind -> what the CLI's line means, said with its finding
 _RELABEL = {"nvml_unknown": "container_nvml_unknown", "smi_no_driver": "container_smi_no_driver"}
 
 
-def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int]) -> set[int]:
+def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Marks | None = None) -> set[int]:
     """Where the text shows a container (app_errors on its lines; formats.read_leads after every reader, a poster's
     sentences too), NVML's unknown error and nvidia-smi's lost driver read as the container's device access, a
     sentence quoting them read as the poster's report, and an nvidia-smi that printed nothing at a shell prompt
-    said. The lines read."""
-    if not any(_CONTAINER.search(ln.text) for ln in lines):
+    said. The lines read. ``marks``: the whole text's (a word no casing of which is in it is not searched)."""
+    if not _shows_container(lines, marks):
         return set()
     out.errors = [replace(e, kind=_RELABEL[e.kind], meaning=ACCESS[_RELABEL[e.kind]]) if e.kind in _RELABEL else e
                   for e in out.errors]
@@ -103,6 +109,35 @@ def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int]) -> set[int
         read.add(ln.no)
     out.claimed |= read
     return read
+
+
+def _shows_container(lines: list[Line], marks: Marks | None) -> bool:
+    """Whether a line shows a container (_CONTAINER), tried only on the lines holding one of _CONTAINER_WORDS: found
+    in the lowered text a block of lines at a time, or by _CONTAINER_WORD where a block is not ASCII (re.I's casings
+    there are not lower()'s). A case-blind regex on each of a 20 MB report's lines cost ~2 s (issue 43)."""
+    words = [w for w in _CONTAINER_WORDS if marks is None or not marks.ascii or marks.any_case(w)]
+    for first in range(0, len(lines), _BLOCK) if words else ():
+        text = block(lines, first, min(first + _BLOCK, len(lines)))
+        if text.isascii():
+            low = text.lower()
+            hits = sorted(at for w in words for at in _finds(low, w))
+        else:
+            hits = [m.start() for m in _CONTAINER_WORD.finditer(text)]
+        line, counted, tried = first, 0, -1
+        for at in hits:
+            line, counted = line + text.count("\n", counted, at), at
+            if line != tried and _CONTAINER.search(lines[line].text):
+                return True
+            tried = line
+    return False
+
+
+def _finds(text: str, word: str) -> list[int]:
+    found, at = [], text.find(word)
+    while at != -1:
+        found.append(at)
+        at = text.find(word, at + 1)
+    return found
 
 
 def _printed_nothing(lines: list[Line], i: int) -> bool:
