@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from gpuvet.captures import miner_lost
 from gpuvet.captures.app_marks import FAH_WORDS
 from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse, bus
+from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 
 _BUS = r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -89,8 +90,8 @@ _ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "VA display", "Cannot 
 _FAH_WORDS = ("cuInit()", ":WU", ":I", ":W :", ":E :", "WARNING:", "ERROR:", "gpus = ", ":CON")
 _ECHO_WORDS = ("Plex", "Failed", "Error", "Conversion", "Device creation")
 _HEALTHY_WORDS = ("[ OK ]", "WATCHDOG", "Main loop", "GPU CRASH", "GPU#", "_nvenc @", "frame=", "H/s", "h/s")
-_ANY = re.compile("|".join(re.escape(w) for w in ("GPU", "fan0:", "Mon.", "NVIDIA Driver v", *_ENCODER_WORDS,
-                                                   *_FAH_WORDS, *_ECHO_WORDS, *_HEALTHY_WORDS)))
+_ANY_WORDS = ("GPU", "fan0:", "Mon.", "NVIDIA Driver v", *_ENCODER_WORDS, *_FAH_WORDS, *_ECHO_WORDS, *_HEALTHY_WORDS)
+_ANY = re.compile("|".join(re.escape(w) for w in _ANY_WORDS))
 _DRIVER = re.compile(r"\bNVIDIA Driver v(\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b")
 _ASKED = re.compile(r"\b(?:what|why|how|does|is there)\b[^\n]*\?\s*$", re.I)
 _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own words are not the poster's question
@@ -121,8 +122,8 @@ def parse(lines: list[Line]) -> KernelParse:
     """miner_lost's 'GPU is lost' events, and one event per card and message of the programs above (the first
     line saying it, and how often); their healthy lines claimed as read."""
     out = miner_lost.parse(lines)
-    seen = _Seen(contained=_contained(lines), fah=any(w in ln.text for ln in lines for w in FAH_WORDS))
-    for ln in lines:
+    seen = _Seen(contained=_contained(lines), fah=bool(holding(lines, FAH_WORDS)))
+    for ln in (lines[i] for i in holding(lines, (*_ANY_WORDS, "?"))):  # _read's words, or a question _said reads
         if _read(_said(ln), seen):
             out.claimed.add(ln.no)
     _fans(seen)
@@ -144,10 +145,9 @@ def parse(lines: list[Line]) -> KernelParse:
 
 def _contained(lines: list[Line]) -> bool:
     """Whether the log holds ffmpeg's CUDA no-device line and shows its container started with the GPU requested."""
-    if not any("cuInit(0)" in ln.text for ln in lines):
+    if not holding(lines, ("cuInit(0)",)):
         return False
-    return any(_CONTAINER.search(ln.text) for ln in lines if "docker" in ln.text or "NVIDIA_" in ln.text or
-               "--gpus" in ln.text or "runtime" in ln.text)
+    return any(_CONTAINER.search(lines[i].text) for i in holding(lines, ("docker", "NVIDIA_", "--gpus", "runtime")))
 
 
 def _said(ln: Line) -> Line:

@@ -27,6 +27,7 @@ import re
 from dataclasses import replace
 
 from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse
+from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 
 # the card's index, then NVML's 'GPU is lost' (its code 15 in brackets or not) on the same line
@@ -42,6 +43,7 @@ _NVML_TEXT = re.compile(r"(?:\bNVML\b|\bnvml\w*|gres/nvml)[^\n]{0,160}?\bGPU is 
 _INDEX = re.compile(r"\bGPU\s?#?(\d{1,2})\b")
 _BUS = re.compile(r"(?<![0-9A-Fa-f:])[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b")
 _ASKED = re.compile(r"\b(?:what|why|how|does|is there)\b[^\n]*\?\s*$", re.I)  # a poster's question about the line
+_WORDS = ("lost", "NVML", "Lost", "LOST", "NOT_FOUND")  # _card reads no line without one (issue 43: found, not tested)
 
 
 def parse(lines: list[Line]) -> KernelParse:
@@ -49,7 +51,7 @@ def parse(lines: list[Line]) -> KernelParse:
     line, and how often)."""
     out = KernelParse()
     lost: dict[str, KernelEvent] = {}
-    for ln in lines:
+    for ln in (lines[i] for i in holding(lines, _WORDS)):
         s = ln.text
         card = _card(s)
         if card is None:
@@ -70,7 +72,7 @@ def parse(lines: list[Line]) -> KernelParse:
 
 def _card(s: str) -> str | None:
     """The card a miner's line says NVML (or NVAPI) lost: its index, NO_BUS where none is named; None if no loss."""
-    if "lost" not in s and "NVML" not in s and "Lost" not in s and "LOST" not in s and "NOT_FOUND" not in s:
+    if not any(w in s for w in _WORDS):
         return None
     m = (_LOST.search(s) if "lost" in s else None) or (_CODE.search(s) if "NVML" in s else None)
     if _ASKED.search(s) or "the device handle" in s:  # a question, or nvidia-smi's own answer: kernel.py's
