@@ -83,3 +83,45 @@ def test_cycles_illegal_address_is_cuda_illegal_address(
 def test_a_monitors_nvml_not_supported_is_clear(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = f"$ rtop\n{line}\n\nModel: GeForce RTX 2070 with Max-Q Design\nDriver Version: 460.73.01\n"
     assert [f for f in _findings("monitor.txt", text, tmp_path, capsys) if f["severity"] != "info"] == []
+
+
+# the encoder's own words that it does not offer what was asked: ffmpeg's nvenc.c, OBS's NVENC encoders (R3D)
+ENCODER = [
+    ("tdarr.log", "[hevc_nvenc @ 00000237f36afac0] No NVENC capable devices found\nConversion failed!\n", "absent"),
+    (
+        "ffmpeg.log",
+        "[h264_nvenc @ 0x55d] No capable devices found\nError while opening encoder for output stream\n",
+        "absent",
+    ),
+    (
+        "obs.log",
+        "04:57:53.502: [NVENC Encoder: 'advanced_video_stream'] Creating NVENC encoder:  h264_nvenc\n"
+        "04:57:53.502: [NVENC Encoder: 'advanced_video_stream'] Failed to open NVENC encoder: Invalid argument (-22)\n"
+        "04:57:53.502: [NVENC Encoder: 'advanced_video_stream'] Destroying NVENC encoder\n",
+        "setting",
+    ),
+    (
+        "obs_jim.log",
+        "12:00:01.100: [jim-nvenc: 'simple_h264_stream'] init_encoder: nvEncInitializeEncoder failed: 8 "
+        "(NV_ENC_ERR_INVALID_PARAM)\n",
+        "setting",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "kind"), ENCODER)
+def test_an_encoder_not_offering_the_request_is_info_never_a_refusal(
+    name: str, text: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    findings = _findings(name, text, tmp_path, capsys)
+    assert [(f["cause"], f["severity"]) for f in findings] == [("encoder_not_offered", "info")], findings
+    assert f"app_nvenc_{kind}" in json.dumps(findings)
+
+
+def test_obs_nvenc_lines_of_no_refusal_are_read_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        "04:57:53.502: [NVENC Encoder: 'advanced_video_stream'] Creating NVENC encoder:  h264_nvenc\n"
+        "04:57:53.502: [NVENC Encoder: 'advanced_video_stream'] Using preset: balanced\n"
+        "04:57:59.000: [NVENC Encoder: 'advanced_video_stream'] Destroying NVENC encoder\n"
+    )
+    assert _findings("obs_ok.log", text, tmp_path, capsys) == []

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import miner_lost
+from gpuvet.captures import encoder_setting, miner_lost
 from gpuvet.captures.app_marks import FAH_WORDS
 from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse, bus
 from gpuvet.captures.marks import holding
@@ -98,7 +98,8 @@ _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own wo
 # every kind this reader gives (kernel_messages.yaml's app_*)
 KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abort", "app_temp_threshold",
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
-         "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed")
+         "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed",
+         encoder_setting.ABSENT, encoder_setting.SETTING)
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
 
@@ -231,6 +232,10 @@ def _encoder(ln: Line, seen: _Seen) -> bool:
     s = ln.text
     if seen.contained and _CU_INIT.search(s) is not None:
         _add(seen, "app_cuda_container", None, ln)
+        return True
+    if (said := encoder_setting.kind(s)) is not None:  # R3D: no NVENC for the codec, OBS's NVENC lines
+        if said:
+            _add(seen, said, None, ln)
         return True
     for kind, rx in (("app_nvenc_driver_old", _NVENC_OLD), ("app_nvenc_library", _NVENC_LIB),
                      ("app_nvenc_unsupported", _NVENC_NONE), ("app_nvenc_failed", _NVENC_FAIL),
