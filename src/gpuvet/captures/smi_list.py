@@ -27,6 +27,9 @@ _ELIDED = re.compile(r"^\s*GPU (\d{1,4}): ((?=[^()\n]*[A-Za-z])(?=[^()\n]*\d)[^(
 # and its number (A100, H100, V100, T4, L40S, A10G, GH200, B200); else the catalog's name ('loading shard 1 of 8' has none)
 _MODEL_WORD = re.compile(r"\b(?:NVIDIA|Tesla|GeForce|Quadro|TITAN|[RG]TX|(?:A|B|H|L|T|V|P|K|M|GH|GB)\d{1,4}[A-Z]{0,2})\b")
 _CAPABILITY = re.compile(r"^\s*Link (\d{1,2}), ([A-Za-z0-9 ]{3,60}): (true|false)\s*$")  # nvidia-smi nvlink -c
+# a job task's prefix before its module line: srun --label's 'N: ', or an echoed task variable ('PROC_ID=0 ')
+_TASK = re.compile(r"\s*(?:\d{1,4}: |\S*?(?:PROC_?ID|RANK|TASK_?ID)=\d{1,4}\s+)$")
+_NODES = re.compile(r"\s(?:-N\s*|--nodes[= ])(?:[2-9]|\d\d)")  # an srun on several nodes
 _MIG = re.compile(r"^\s*MIG\s+(\S{1,40})\s+Device\s+(\d{1,3}):\s*\(UUID: (MIG-[^)\s]{1,120})\)")
 
 
@@ -71,12 +74,16 @@ def _listing(lines: list[Line]) -> SmiText:
     by_uuid: dict[tuple[str, str], SmiTextModule] = {}  # (index, UUID as printed): a redacted UUID repeats
     last: SmiTextModule | None = None
     # issue 43: a module line holds 'GPU ', a MIG line 'MIG', a capability line 'Link ': the others do nothing here
+    tasks: list[SmiTextModule] = []  # the modules a job task's line lists ('0: GPU 0: …', 'PROC_ID=1 GPU 0: …')
     for ln in [ln for ln in lines if "GPU " in (t := ln.text) or "MIG" in t or "Link " in t]:
         found = list(_MODULE.finditer(ln.text)) if "UUID" in ln.text else [
             e for e in [_ELIDED.match(ln.text) if "GPU " in ln.text else None] if e is not None and _is_model(e.group(2))]
         if found:
             for m in found:
                 last = _module(out, by_uuid, m)
+            if last is not None and found[0].start() and _TASK.match(ln.text, 0, found[0].start()) \
+                    and all(last is not t for t in tasks):
+                tasks.append(last)
             out.claimed.add(ln.no)
         elif last is None:
             continue
@@ -91,7 +98,27 @@ def _listing(lines: list[Line]) -> SmiText:
             break
     if out.modules:
         out.notes.append(_note(out.modules, sum(key[1] == "elided" for key in by_uuid)))
+    _task_views(lines, tasks, out)
     return out
+
+
+def _task_views(lines: list[Line], tasks: list[SmiTextModule], out: SmiText) -> None:
+    """Job tasks' own listings on one node (an echoed task variable, or srun --label's 'N: ', which text.clean
+    peels, on one node's srun): each task numbers the GPUs it sees from 0 (ConstrainDevices, --gpus-per-task), so
+    one index printed by two tasks for two UUIDs is two GPUs of the node, not two nodes: their printed index is
+    the task's, not the node's, and is not kept (R3A). Looked at only where an index repeats."""
+    indexes = [m.fields.get("Index") for m in out.modules]
+    if len(set(indexes)) == len(indexes):
+        return
+    if len({m.fields.get("Index") for m in tasks}) == len(tasks):
+        runs = [ln.text for ln in lines if "srun " in ln.text]
+        if not runs or any(_NODES.search(t) for t in runs):
+            return  # no job's tasks, or tasks on several nodes: two listings (module_lists refuses them)
+        tasks = out.modules
+    for m in tasks:
+        m.fields.pop("Index", None)
+    out.notes.append(f"nvidia-smi -L in {len(tasks)} job task(s)' own view: each numbers its GPUs from 0, so "
+                     "the node's index of each is not printed (told apart by UUID)")
 
 
 def _is_model(name: str) -> bool:

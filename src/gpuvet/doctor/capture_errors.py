@@ -121,6 +121,13 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "slurm_gres_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),
     "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
+    # a job's or container's own device view (captures/job_view.py, R3A): the node's set-up, not its modules
+    "container_hook_no_cli": _Meaning("gpu_config_mismatch", HIGH),
+    "container_hook_failed": _Meaning("gpu_config_mismatch", MEDIUM),
+    "slurm_devices_unconstrained": _Meaning("gpu_config_mismatch", MEDIUM),
+    "job_view_no_devices": _Meaning("gpu_config_mismatch", MEDIUM),
+    "container_view_no_devices": _Meaning("container_gpu_access", MEDIUM),
+    "job_gpu_busy": _Meaning("other_processes", MEDIUM),  # error 46 on the one GPU CUDA_VISIBLE_DEVICES gives a job
     "hostengine_no_nvml": _Meaning("dcgm_no_nvml", MEDIUM),
     "hostengine_unreachable": _Meaning("dcgm_hostengine_down", MEDIUM),
     "driver_load_failed": _Meaning("no_modules_visible", MEDIUM),

@@ -71,6 +71,8 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     if not c.smi_none:
         return _fewer_listed(ev)
     label, line = c.smi_none[0]
+    if any(f == label and e.kind in _VIEW_KINDS for f, e in c.app_errors):  # a job's view (captures/job_view.py)
+        return []
     if not c.bus_gpus and c.bus_other_gpus:  # another vendor's modules only: NVIDIA's tool rightly finds none
         return []
     if not c.bus_gpus:  # nvidia-smi alone: the driver answered and lists none (or none was passed to a container)
@@ -82,6 +84,11 @@ def _not_brought_up(ev: Evidence) -> list[Finding]:
     return [finding("no_modules_visible", HIGH, module=", ".join(buses), file=label, line=line,
                     log="No devices were found", on_the_bus=[f"{bus_key(b)} {name}".strip() for b, name in c.bus_gpus],
                     detail=f"{len(buses)} NVIDIA GPU function(s) on the PCI bus, none brought up by the driver")]
+
+
+# captures/job_view.VIEW_KINDS (not imported: doctor --sim loads no parser): 'No devices were found' in a job's or
+# a cgroup's view is that view's record, never the node's modules missing
+_VIEW_KINDS = frozenset({"job_view_no_devices", "container_view_no_devices"})
 
 
 def _fewer_listed(ev: Evidence) -> list[Finding]:
@@ -133,6 +140,7 @@ def unread_gpu_text(counts: dict[str, int]) -> str | None:
 
 
 WINDOWS_LOG = "Windows event log or WSL lines"  # issue 46: Windows' display drivers' events (captures/windows.py)
+MINER_LINES = "miner NVML lines"  # issue 46: miners', hashcat's, Folding@home's, ffmpeg's GPU lines (app_gpu_lines.py)
 
 
 def _kernel_messages(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
@@ -172,7 +180,8 @@ def _driver_lines(ev: Evidence, causes: frozenset[str] | None) -> Outcome:
         return confirmed("the driver's kernel messages say: " + "; ".join(said), *found)
     other = len(c.kernel_events) - len(events)
     return clear(_none_said(ev) + (f" ({other} other message(s): see compute-errors)" if other else ""),
-                 Cited(_source(ev, "kernel log", WINDOWS_LOG, SMI_MESSAGES), "driver lines read", str(c.kernel_lines)))
+                 Cited(_source(ev, "kernel log", WINDOWS_LOG, SMI_MESSAGES, MINER_LINES), "driver lines read",
+                       str(c.kernel_lines)))
 
 
 OTHER_DRIVERS = ("kernel lines of a GPU driver gpuvet has no messages for ({}), none at error level: it can't tell "

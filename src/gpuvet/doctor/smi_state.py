@@ -43,7 +43,10 @@ def rewritten(ev: Evidence, errors: list[tuple[str, AppError]], listed: bool) ->
     that asks the driver lists modules in the captures."""
     lost, switched, held = _lost(ev), listed and _switched_board(ev), _exclusive(ev)
     out: list[tuple[str, AppError]] = []
+    placed = {label for label, e in errors if e.kind == "job_gpu_busy"}  # error 46 on a job's GPU (job_view)
     for label, e in errors:
+        if e.kind == "devices_busy" and label in placed:
+            continue  # the same line, read with the job's GPU it names
         if e.kind in _NO_DEVICE and lost:
             continue  # the lost module is the cause; CUDA finding none is its echo
         if e.kind == "no_device" and switched:

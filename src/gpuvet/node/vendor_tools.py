@@ -253,6 +253,18 @@ APP_ERROR_FIX = {
     "devices_busy": "the modules are in Exclusive_Process compute mode and another process holds them, or they are "
                     "prohibited: nvidia-smi -q -d COMPUTE shows the mode; stop the other process or set "
                     "nvidia-smi -c DEFAULT",
+    # R3A (captures/job_view.py): a job's or container's own device view
+    "job_gpu_busy": "the job's one GPU (CUDA_VISIBLE_DEVICES) is held by another process: nvidia-smi's process table "
+                    "names it; a scheduler that gave it to two jobs is not isolating them (Slurm: gres.conf File= per "
+                    "GPU or AutoDetect=nvml, cgroup.conf ConstrainDevices=yes), else a process runs outside the "
+                    "scheduler; nvidia-smi -q -d COMPUTE shows an Exclusive_Process mode; not a hardware fault",
+    "slurm_devices_unconstrained": "set ConstrainDevices=yes in cgroup.conf (gres.conf File= per GPU, or AutoDetect="
+                                   "nvml) and restart slurmd: a job's tasks then see only their GPUs' device files, "
+                                   "numbered from 0 as their containers see them; not a hardware fault",
+    "container_hook_no_cli": "install the NVIDIA container library on the node (libnvidia-container-tools, which "
+                             "provides nvidia-container-cli, or the nvidia-container-toolkit packages) so enroot's "
+                             "98-nvidia hook can give pyxis/enroot containers their GPUs; nvidia-container-cli info "
+                             "on the node checks it; not a hardware fault",
     "nvml_mismatch": "the loaded nvidia kernel module and the driver's user-space libraries are of different "
                      "versions (a driver upgrade without a reboot): reboot, or unload and reload the nvidia kernel "
                      "modules; cat /proc/driver/nvidia/version shows the loaded one",
