@@ -131,3 +131,12 @@ def test_rocminfo_behind_a_test_logger_is_read(tmp_path: Path) -> None:
     text += f"{log}Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: x\n"
     found = _found(tmp_path, text)
     assert [(f["cause"], f["severity"]) for f in found] == SEES_NONE and "rocr_no_agent" in str(found[0]["evidence"])
+
+
+def test_no_platform_is_placed_on_the_one_gpu_the_text_names(tmp_path: Path) -> None:
+    bind = 'echo "0000:0a:00.0" > /sys/bus/pci/drivers/xe/bind\n'
+    render = 'openat(AT_FDCWD, "/dev/dri/by-path/pci-0000:0a:00.0-render", O_RDWR|O_CLOEXEC) = 4\n'
+    found = _found(tmp_path, bind + "Number of platforms                               0\n" + render)
+    assert [(f["cause"], f["severity"], f["module"]) for f in found] == [(*SEES_NONE[0], "0000:0a:00.0")]
+    two = render.replace("0a:00.0", "0b:00.0")
+    assert _found(tmp_path, render + two + "Number of platforms                               0\n")[0].get("module") is None

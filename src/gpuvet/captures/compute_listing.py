@@ -99,3 +99,20 @@ def unbound(lines: list[Line]) -> list[AppError]:
     return [
         AppError(UNBOUND, boot.no, f"nomodeset on the kernel command line; {shown.text.strip()[:160]}", None, "the kernel")
     ]
+
+
+# the one GPU a text names by its DRM path or its driver's bind (an OpenCL/Level Zero 'no device' is about it)
+_PLACE = re.compile(
+    r"/dev/dri/by-path/pci-([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])-(?:render|card)|"
+    r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\W{0,3}>\s*/sys/bus/pci/drivers/(?:xe|i915|amdgpu)/bind"
+)
+
+
+def placed(lines: list[Line]) -> str | None:
+    """The bus id of the one GPU the text names by its render node's path or its driver's bind; None for none or two."""
+    found = {
+        (m.group(1) or m.group(2)).lower()
+        for i in holding(lines, ("by-path/pci-", "/bind"))
+        if (m := _PLACE.search(lines[i].text)) is not None
+    }
+    return found.pop() if len(found) == 1 else None

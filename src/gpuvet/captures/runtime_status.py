@@ -233,6 +233,9 @@ def read(lines: list[Line]) -> RuntimeLog:
     gone, read_too = compute_listing.missing(lines, sum(d.tool in ("sycl-ls", "clinfo", "clinfo -l") for d in log.devices))
     gone += compute_listing.unbound(lines)  # R3B: nomodeset with no DRM device bound
     log.errors += [(e, "SYCL") for e in gone]
+    if log.errors and (one := compute_listing.placed(lines)) is not None:  # R3B: the one GPU the text names
+        log.errors = [(replace(e, module=one) if e.module is None and e.kind in (NO_DEVICE, compute_listing.MISSING)
+                       else e, b) for e, b in log.errors]
     log.claimed |= read_too | {e.line for e in gone}
     log.read_by += [e.tool or "" for e in gone]
     log.tools = list(dict.fromkeys([d.tool.split(" (")[0] for d in log.devices] + log.read_by))
