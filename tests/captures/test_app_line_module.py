@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuvet.captures import app_errors
+from gpuvet.captures.text import Line
 from gpuvet.cli.app import main
 
 _GGML = (
@@ -125,3 +127,24 @@ def test_obs_nvenc_lines_of_no_refusal_are_read_and_clear(tmp_path: Path, capsys
         "04:57:59.000: [NVENC Encoder: 'advanced_video_stream'] Destroying NVENC encoder\n"
     )
     assert _findings("obs_ok.log", text, tmp_path, capsys) == []
+
+
+def test_a_message_in_a_posters_inline_code_is_the_tools_words_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "After a freeze either of these shows up: `Illegal address in CUDA queue copy_from_device (prefix_sum)`\n"
+    findings = _findings("post.txt", text, tmp_path, capsys)
+    assert [f["cause"] for f in findings] == ["application_cuda_error"], findings
+    asked = "What does `CUDA error: an illegal memory access was encountered` mean?\n"  # a question, not a report
+    assert app_errors.quoted([Line(1, asked)]).errors == []
+
+
+def test_a_quoted_ggml_error_goes_on_the_device_its_next_line_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        "Since the update my box prints 'CUDA error: unspecified launch failure' and stops:\n"
+        "  current device: 1, in function ggml_cuda_compute_forward at ggml/src/ggml-cuda/ggml-cuda.cu:2311\n"
+    )
+    findings = _findings("post.txt", text, tmp_path, capsys)
+    assert [str(f["module"]).split(" (")[0] for f in findings] == ["CUDA device 1"], findings

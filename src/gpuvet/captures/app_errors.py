@@ -401,13 +401,12 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
     one), only where its line reports it (reported)."""
     out = AppErrorsParse()
     seen: set[tuple[str, str | None]] = set()
-    for ln in lines:
+    for i, ln in enumerate(lines):
         for kind in _quoted_kinds(ln.text) if _KEYS.search(low := ln.text.lower()) or _rocm_words(low) else ():
             out.claimed.add(ln.no)
-            if (kind, _module(ln.text)) not in seen:
-                seen.add((kind, _module(ln.text)))
-                out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], _module(ln.text), _tool(ln.text),
-                                           quoted=True))
+            if (kind, module := _module(ln.text) or app_devices.after(lines, i)) not in seen:  # R3D: ggml's next line
+                seen.add((kind, module))
+                out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, _tool(ln.text), quoted=True))
     _one_module(lines, out)
     from gpuvet.captures import ascend_codes  # noqa: PLC0415 - ASC: it imports this module; Ascend's codes, labels
 
@@ -476,7 +475,8 @@ def reported(text: str, start: int, end: int) -> bool:
     before, after = _outside_quote(text[max(0, start - _REACH):start], text[end:end + _REACH])
     before, after = _QUOTED_SPAN.sub(" ", before), _QUOTED_SPAN.sub(" ", after)
     words = before + " … " + after
-    if not (_SHOWN.search(words) and _THEIRS.search(words)) or _NOT_A_REPORT.search(words):
+    in_code = text[:start].count("`") % 2 == 1  # R3D: set in inline code, the tool's words as the poster quotes them
+    if not (_SHOWN.search(words) and (in_code or _THEIRS.search(words))) or _NOT_A_REPORT.search(words):
         return False
     ends = [m.end() for m in _SENTENCE_END.finditer(before)]
     after_end = _SENTENCE_END.search(after)
