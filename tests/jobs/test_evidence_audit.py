@@ -100,6 +100,10 @@ EVIDENCED_BY["captured_errors"] |= {"GPU functions against their device nodes"}
 EVIDENCED_BY["captured_clock_events"] |= {"NVML values (a binding's)"}  # the same reasons: hw_slow, hw_power_brake
 EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies, priced as bandwidthTest's
 # issue 46 (AX3): the RDMA fabric's own tools read as NIC ports (captures/ib_fabric.py)
+# issue 46 (STJ, 32a21e8): a state table's busy and power figures, read across each other, are clock events' evidence
+# (doctor/state_judgment.py: busy at idle power)
+EVIDENCED_BY["captured_clock_events"] |= {"nvidia-smi table", "nvidia-smi --query-gpu", "amd-smi (default table)",
+                                          "rocm-smi (default table)"}
 EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma statistic", "ibv_devices", "sminfo",
                               "iblinkinfo", "ibnetdiscover", "ibqueryerrors", "ibcheckerrors", "ibdiagnet"}
 
