@@ -104,6 +104,7 @@ EVIDENCED_BY["pair_bandwidth"] |= {"hipBusBandwidth"}  # MX1: HIP's host copies,
 # (doctor/state_judgment.py: busy at idle power)
 EVIDENCED_BY["captured_clock_events"] |= {"nvidia-smi table", "nvidia-smi --query-gpu", "amd-smi (default table)",
                                           "rocm-smi (default table)"}
+EVIDENCED_BY["rdma_bandwidth"] |= {"RDMA verbs lines"}  # RDV (28c753f): the verbs failures' own format, once UCX's
 EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma statistic", "ibv_devices", "sminfo",
                               "iblinkinfo", "ibnetdiscover", "ibqueryerrors", "ibcheckerrors", "ibdiagnet"}
 
