@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import ACTIVE, ETHTOOL_ERRORS, ETHTOOL_LINK_DOWNS, LINK_UP, UNKNOWN, Nic, NicPort
-from gpuvet.captures import netdev_stats
 from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
@@ -71,11 +70,9 @@ def parse(lines: list[Line]) -> EthtoolParse:
         if _line(ln.text, r):
             r.claimed.add(ln.no)
     ports = [p for p in r.ports.values() if p.settings or p.info or p.counters][:MAX_PORTS]
-    out = EthtoolParse(nics=[_nic(p) for p in ports], kinds=[KIND], claimed=r.claimed) if ports else EthtoolParse()
-    if any(w in ln.text for ln in lines for w in netdev_stats.MARKS):  # R3C: ifconfig, ip -s link beside
-        more, claimed = netdev_stats.parse([ln for ln in lines if ln.no not in out.claimed])
-        out.nics, out.kinds, out.claimed = out.nics + more.nics, out.kinds + more.kinds, out.claimed | claimed
-    return out
+    if not ports:
+        return EthtoolParse()
+    return EthtoolParse(nics=[_nic(p) for p in ports], kinds=[KIND], claimed=r.claimed)
 
 
 # what a line outside a block must hold to open one (or be a grep'd error counter): a literal test before any pattern

@@ -218,7 +218,7 @@ def _found(parse: str) -> Callable[[list[Line], str], Parsed]:
     keeps what an earlier format left (gpu-fryer's summary beside gpu-burn's, TransferBench's beside nvbandwidth's)."""
     def run(lines: list[Line], where: str) -> Parsed:
         got = _loaded(parse)(lines)
-        return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+        return Parsed(got if got.claimed else None, got.claimed, bool(got.claimed), tuple(getattr(got, "kinds", ())))
     return run
 
 
@@ -324,7 +324,6 @@ def _hccl(lines: list[Line], where: str) -> Parsed:
 
 def _pcie_status(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import pcie_status
-
     got, kinds = pcie_status.read(lines)  # R3C: and the sysfs *_link_* files (pcie_sysfs.py)
     return Parsed(got, got.claimed if got else set(), kinds=kinds)
 
@@ -525,7 +524,8 @@ FORMATS: tuple[Format, ...] = (
                     "synapse error", "synStatus", "The condition [")),  # line or after its name ('…(EI0006)'), an
     # HCCL call's 'HcclX … ret = 9' (a traceback); YX1: Gaudi's Synapse statuses and HCL checks (synapse_errors.py)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs
-    Format("ethtool", "nics", _listed("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
+    Format("ethtool", "nics", _found("ethtool.parse"), adds=True, markers=nic_tools.ETHTOOL_MARKS),  # PHRM: -i, -S
+    Format("ifconfig, ip -s link", "nics", _found("netdev_stats.parse"), adds=True, markers=("flags=", "encap:", "> mtu ")),
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     Format("RDMA fabric tools", "nics", Gated(lambda lines, _, marks: _loaded("ib_fabric.parsed")(lines, marks, Parsed)),
            adds=True, markers=nic_tools.FABRIC_MARKS),  # AX3: rdma, iblinkinfo, ibnetdiscover, ibqueryerrors, ibdiagnet

@@ -22,7 +22,7 @@ from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
 KIND = "ifconfig / ip -s link"
-MARKS = ("flags=", "Link encap:", "> mtu ")  # every interface head holds one; the lines under it follow a head
+MARKS = ("flags=", "encap:", "> mtu ")  # every interface head holds one; the lines under it follow a head
 _NEW_HEAD = re.compile(r"^([A-Za-z][\w.:@-]{0,31}): flags=\d{1,6}<([A-Z_,]*)>\s+mtu (\d{1,6})")
 _OLD_HEAD = re.compile(r"^([A-Za-z][\w.:@-]{0,31})\s+Link encap:\s?(\S+)")
 _IP_HEAD = re.compile(r"^\d{1,6}: ([A-Za-z][\w.@-]{0,31})(?:@\S+)?: <([A-Z_,]*)> mtu (\d{1,6})\b(.*)$")
@@ -53,7 +53,14 @@ class _Reading:
     claimed: set[int] = field(default_factory=set)
 
 
-def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
+@dataclass
+class NetdevParse(NicToolsParse):
+    """The NIC tools' record (added beside theirs: formats.py), and the lines read."""
+
+    claimed: set[int] = field(default_factory=set)
+
+
+def parse(lines: list[Line]) -> NetdevParse:
     """The interfaces ``lines`` list, as NIC records (errors kept where judged), and the lines read."""
     r = _Reading()
     for ln in lines:
@@ -61,8 +68,8 @@ def parse(lines: list[Line]) -> tuple[NicToolsParse, set[int]]:
             r.claimed.add(ln.no)
     ifaces = [i for i in r.ifaces.values() if not _SKIP.match(i.name)]
     if not r.claimed or not r.ifaces:
-        return NicToolsParse(), set()
-    return NicToolsParse(nics=[_nic(i) for i in ifaces], kinds=[KIND]), r.claimed
+        return NetdevParse()
+    return NetdevParse(nics=[_nic(i) for i in ifaces], kinds=[KIND], claimed=r.claimed)
 
 
 def _line(text: str, r: _Reading) -> bool:

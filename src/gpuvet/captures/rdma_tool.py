@@ -20,7 +20,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
-from gpuvet.backends.nic_readings import ACTIVE, UNKNOWN, Nic, NicPort
+from gpuvet.backends.nic_readings import ACTIVE, RDMA_HW_ERRORS, UNKNOWN, Nic, NicPort
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.nic_tools import RDMA_WORDS as WORDS
 from gpuvet.captures.text import Line
@@ -70,6 +70,7 @@ class _Port:
     states: list[tuple[str, str]] = field(default_factory=list)  # (state, physical state) as read, in order
     layer: str = UNKNOWN
     netdev: str | None = None
+    counters: dict[str, int] = field(default_factory=dict)  # rdma statistic's transport errors (RDMA_HW_ERRORS, R3C)
 
 
 @dataclass
@@ -158,6 +159,8 @@ def _link_line(host: str, dev: str, port: int, pairs: dict[str, str], r: _Readin
         return True
     if all(v.isdigit() for v in pairs.values()) and len(pairs) >= 2:
         r.kinds["rdma statistic"] = None
+        if errors := {k: int(v) for k, v in pairs.items() if k in RDMA_HW_ERRORS}:  # R3C: judged as hw_counters' are
+            r.ports.setdefault((host, dev, port), _Port()).counters.update(errors)
         return True
     return False
 
@@ -226,9 +229,9 @@ def _nics(r: _Reading) -> list[Nic]:
     for (host, dev), values in r.devices.items():
         out[name(host, dev)] = Nic(name(host, dev), None, None, (), values.get("fw"), values.get("node_guid"))
     for (host, dev, number), p in list(r.ports.items())[:MAX_PORTS]:
-        state, phys = p.states[-1]
+        state, phys = p.states[-1] if p.states else (UNKNOWN, UNKNOWN)  # a statistic line alone: its state not said
         seen = tuple(f"{s}/{ph}" for s, ph in _runs(p.states[:-1])) if len(set(p.states)) > 1 else ()
-        port = NicPort(number, state, phys, None, None, p.layer, seen=seen)
+        port = NicPort(number, state, phys, None, None, p.layer, p.counters, seen=seen)
         nic = out.get(name(host, dev)) or Nic(name(host, dev), None, None, ())
         netdevs = (*nic.netdevs, p.netdev) if p.netdev and p.netdev not in nic.netdevs else nic.netdevs
         out[nic.device] = replace(nic, ports=(*nic.ports, port), netdevs=netdevs)

@@ -22,6 +22,7 @@ from gpuvet.backends.nic_readings import (
     IB_ERROR_THRESHOLDS,
     NETDEV_ERRORS,
     RDMA_HW_ERRORS,
+    RDMA_HW_MANY,
     UNKNOWN,
     Nic,
     NicPcie,
@@ -222,7 +223,7 @@ def ethtool_errors(readings: NicReadings) -> list[NicVerdict]:
         for port in nic.ports:
             bad = [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_ERRORS and v > 0]
             bad += [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_LINK_DOWNS and v >= LINK_DOWNS_MANY]
-            hw = [f"{k} {v:,}" for k, v in port.counters.items() if k in RDMA_HW_ERRORS and v > 0]  # R3C
+            hw = [f"{k} {v:,}" for k, v in port.counters.items() if k in RDMA_HW_ERRORS and v > RDMA_HW_MANY]  # R3C
             netdev = [f"{k} {v:,}" for k, v in port.counters.items() if k in NETDEV_ERRORS and v > 0]
             if bad or hw or netdev:
                 said = [*([f"{', '.join(bad)} (ethtool -S, since the driver loaded)"] if bad else []),
