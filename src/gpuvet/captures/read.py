@@ -50,6 +50,7 @@ MAX_TEXT_BYTES = 128 * 2**20  # the text, after decompression: a large node's bu
 _KEEP_WHILE = 64 * 2**20  # a gzip's text kept as read up to here; a larger one is counted to its end, then read again
 _CHUNK = 2**20
 _SMALLER = "give the capture itself, or the part of it that matters."
+APP_ERRORS = "application error lines"  # formats.FORMATS' name for app_errors' reader
 MAX_DIGITS = 1000  # in one run of decimal digits; Python's int() refuses more than 4,300 (a ValueError mid-parse)
 _ZEROS = str.maketrans("123456789", "000000000")  # every digit a 0: a long run is then one str.find
 
@@ -247,7 +248,10 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         _log_host(fc))
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
     fc.notes = bundle + cleaned.notes + _notes(fc) + _skipped(cleaned, claimed, fc.bug_report)
+    errors = len(fc.app_errors.errors)
     read_leads(fc, cleaned.lines, claimed)  # GEN1: a failure line no reader claimed is a lead, never clear
+    if len(fc.app_errors.errors) > errors and APP_ERRORS not in fc.kinds:  # a container's view (IGC) read there:
+        fc.kinds.append(APP_ERRORS)  # its errors are application error lines, and the file is said to hold them
     return fc
 
 
