@@ -140,3 +140,17 @@ def test_no_platform_is_placed_on_the_one_gpu_the_text_names(tmp_path: Path) -> 
     assert [(f["cause"], f["severity"], f["module"]) for f in found] == [(*SEES_NONE[0], "0000:0a:00.0")]
     two = render.replace("0a:00.0", "0b:00.0")
     assert _found(tmp_path, render + two + "Number of platforms                               0\n")[0].get("module") is None
+
+
+def test_an_arc_module_on_a_reduced_bar_is_warned(tmp_path: Path) -> None:
+    """i915's own words (intel_region_lmem.c): Arc without Resizable BAR, on the module it names."""
+    log = (
+        "[    6.388434] i915 0000:04:00.0: [drm] Failed to resize BAR2 to 8192M (-ENOSPC)\n"
+        "[    6.388487] i915 0000:04:00.0: [drm] Using a reduced BAR size of 256MiB. Consider enabling "
+        "'Resizable BAR' or similar, if available\n"
+    )
+    for text in (log, log.splitlines()[1] + "\n"):
+        found = _found(tmp_path, text)
+        assert [(f["cause"], f["severity"], f.get("module")) for f in found] == [
+            ("module_bar_reduced_required", "warn", "0000:04:00.0")
+        ], text

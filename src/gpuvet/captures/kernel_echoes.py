@@ -37,7 +37,8 @@ PASSTHROUGH = "probe_not_called_passthrough"
 # SMALL_KIND, AMD_SMALL_KIND; either of the first two in a virtual machine, GUEST_KIND); nvidia-smi's lost handle in
 # NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind), and in NVML's other words for a module's state (smi_words)
 HANDLE_NOT_FOUND = "smi_handle_not_found"
-DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "bar_unmapped_guest",
+DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "intel_bar_reduced",
+           "bar_unmapped_guest",
            HANDLE_NOT_FOUND, *HANDLE_KINDS, *pci_resources.KINDS)  # the last: a GPU's function or port off the bus
 # the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
 # nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it

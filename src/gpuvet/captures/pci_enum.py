@@ -36,6 +36,12 @@ _BAR1 = re.compile(_FN + r"(?:BAR 1 |reg 0x14: )\[mem (0x[0-9a-fA-F]+)-(0x[0-9a-
 _WINDOW = re.compile(_FN + r"(?:VF )?(?:BAR \d|reg 0x[0-9a-f]{2}:|ROM) ?\[(?:mem|io)\b")  # any window's line
 # amdgpu_device_resize_fb_bar: no room for the large BAR, or the resize itself failed ('Problem resizing BAR0')
 _AMD_NOT_RESIZED = re.compile(r"Not enough PCI address space for a large BAR|Problem resizing BAR0")
+# R3B: i915's and xe's own words for a discrete module's local memory BAR left small (intel_region_lmem.c
+# i915_resize_lmem_bar: 'Failed to resize BAR%d to %dM (%pe)', then 'Using a reduced BAR size of %lluMiB. Consider
+# enabling 'Resizable BAR' or similar, if available'; xe_vram.c prints the same): Arc needs Resizable BAR
+INTEL_REDUCED_KIND = "intel_bar_reduced"
+_INTEL_REDUCED = re.compile(r"\b(?:i915|xe) ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:\[drm\] )?"
+                            r"(?:Using a reduced BAR size of \d+ ?MiB|Failed to resize BAR\d to \d+M)")
 GUEST_KIND = "bar_unmapped_guest"  # either of the above where the log shows the kernel runs in a virtual machine
 # the guest kernel's own word that it runs under a hypervisor (not Xen: its dom0 is the host of the GPUs)
 _GUEST = re.compile(r"Hypervisor detected: (?:KVM|Microsoft Hyper-V|VMware|ACRN|Bhyve)|"
@@ -105,8 +111,11 @@ def _small_bars(lines: list[Line], out: KernelParse, marks: Marks | None, nvidia
     found = [(bus(fn), ln) for fn, (size, ln) in sizes.items() if 0 < size <= SMALL_BAR]
     amd = [(amd_module_of(lines, i), lines[i]) for i in holding(lines, ("BAR",), marks)
            if "amdgpu" in lines[i].text and _AMD_NOT_RESIZED.search(lines[i].text)]
+    intel = [(bus(m.group(1)), lines[i]) for i in holding(lines, ("reduced BAR", "to resize BAR"), marks)
+             if (m := _INTEL_REDUCED.search(lines[i].text)) is not None]
+    out.claimed |= {ln.no for _, ln in intel}
     judged = {e.module for e in out.events}
-    for kind, hits in ((SMALL_KIND, found), (AMD_SMALL_KIND, amd)):
+    for kind, hits in ((SMALL_KIND, found), (AMD_SMALL_KIND, amd), (INTEL_REDUCED_KIND, intel)):
         for module, ln in hits:
             if module not in judged and (module != AMD_NO_BUS or kind == AMD_SMALL_KIND):
                 judged.add(module)
