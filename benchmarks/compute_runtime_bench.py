@@ -1,6 +1,7 @@
 """Issue 46 (R3B): the compute runtimes' device listings and their failures, read as a class: sycl-ls (its three
 line forms), clinfo -l, rocminfo's /dev/kfd and hsa_init failures, amdgpu's KFD refusing an ASIC, a kernel booted
-with nomodeset and no DRM device bound. Each listing (benchmarks/data/compute_runtime_bench.json, each naming its
+with nomodeset and no DRM device bound, i915's reduced BAR on Arc. Each listing
+(benchmarks/data/compute_runtime_bench.json, each naming its
 source) is framed as a paste shows it: bare, behind the shell prompt that ran it, in a markdown fence, indented as
 a markdown code block, quoted with '> '. Counted: right (the kind expected in the finding's evidence), generic
 (another finding), clear (no finding), refused (exit 2); healthy listings: clean, false (a warn or above) or
@@ -53,7 +54,8 @@ def verdict(want: str | None, code: int, found: list[str]) -> str:
         return "refused" if want else "h-refused"
     if want is None:
         return "clean" if not found else "false"
-    return "right" if any(f"'kind': '{want}'" in f for f in found) else ("generic" if found else "clear")
+    said = (f"'kind': '{want}'", f"'message': '{want}'")  # an application's kind, or a kernel message's
+    return "right" if any(w in f for f in found for w in said) else ("generic" if found else "clear")
 
 
 def main(argv: list[str] | None = None) -> int:
