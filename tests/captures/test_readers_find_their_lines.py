@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuvet.captures import amd_xgmi, rocminfo, tegrastats, xpu_smi
+from gpuvet.captures import amd_xgmi, app_gpu_lines, container_layer, rocminfo, tegrastats, xpu_smi
 from gpuvet.captures import lines as lines_module
+from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.lines import TextLines, line_ends
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import Line
@@ -38,6 +39,11 @@ Service:
     Version: 1.3.0.20250707
     Build ID: 3db7de07
     Level Zero Version: 1.21.9"""
+# constructed: PhoenixMiner's NVML read of a lost card (miner_lost's docstring)
+MINER = "2021.09.24:22:57:10.022: hwmc GPU2: unable to get fan speed - GPU is lost (15)"
+# constructed: NVML's error in a container the session started (container_layer, IGC)
+CONTAINER = "$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\nFailed to initialize NVML: " \
+    "Unknown Error"
 
 
 def _placed(own: str) -> TextLines:
@@ -74,9 +80,23 @@ def _xpu_version(lines: TextLines) -> object:
     return got
 
 
+def _miner(lines: TextLines) -> object:
+    got = app_gpu_lines.parse(lines)  # miner_lost's reader first, then the programs' own lines
+    assert [(e.kind, e.module) for e in got.events] == [("gpu_lost", "GPU 2")]
+    return got
+
+
+def _container(lines: TextLines) -> object:
+    out = AppErrorsParse()
+    container_layer.framed(out, lines, set())
+    assert [e.kind for e in out.errors] == ["container_nvml_unknown"]
+    return out
+
+
 @pytest.mark.parametrize(("read", "own"), [(_tegrastats, TEGRA), (_xgmi, XGMI), (_rocminfo, ROCMINFO),
-                                           (_xpu_version, XPU_VERSION)],
-                         ids=["tegrastats", "amd-smi xgmi", "rocminfo cut agents", "xpu-smi version"])
+                                           (_xpu_version, XPU_VERSION), (_miner, MINER), (_container, CONTAINER)],
+                         ids=["tegrastats", "amd-smi xgmi", "rocminfo cut agents", "xpu-smi version",
+                              "miner's lost card", "NVML in a container"])
 def test_a_reader_makes_only_the_lines_holding_its_words(read, own, monkeypatch: pytest.MonkeyPatch) -> None:
     placed = _placed(own)
     made: list[tuple[int, str]] = []

@@ -21,6 +21,7 @@ libraries: each the container's, not the module's (framed). The CLI's
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -63,9 +64,10 @@ KEY_WORDS = ("nvidia-container-cli", "runtime hook directly", "no runtime for", 
 _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exec|start)\b|\bkubectl exec\b|"
                   r"--gpus[ =]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|NVIDIA_VISIBLE_DEVICES|"
                   r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b", re.I)
-# a word every _CONTAINER match holds, in some casing (lower case): a line holding none is not searched
+# a word every _CONTAINER match holds, and one every line framed reads holds, in some casing (lower case): a line
+# holding none is not searched
 _CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container")
-_CONTAINER_WORD = lazy("|".join(re.escape(w) for w in _CONTAINER_WORDS), re.I)
+_MESSAGE_WORDS = ("nvml", "nvidia-smi")
 _BLOCK = 8192  # lines searched at a time
 _NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
 _SMI_NO_DRIVER = lazy(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
@@ -91,12 +93,13 @@ def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Mar
     sentences too), NVML's unknown error and nvidia-smi's lost driver read as the container's device access, a
     sentence quoting them read as the poster's report, and an nvidia-smi that printed nothing at a shell prompt
     said. The lines read. ``marks``: the whole text's (a word no casing of which is in it is not searched)."""
-    if not _shows_container(lines, marks):
+    if not any(_CONTAINER.search(lines[i].text) for i in _holding(lines, _CONTAINER_WORDS, marks)):
         return set()
     out.errors = [replace(e, kind=_RELABEL[e.kind], meaning=ACCESS[_RELABEL[e.kind]]) if e.kind in _RELABEL else e
                   for e in out.errors]
     kinds, read = {e.kind for e in out.errors}, set()
-    for i, ln in enumerate(lines):
+    for i in _holding(lines, _MESSAGE_WORDS, marks):
+        ln = lines[i]
         kind = ("container_nvml_unknown" if _NVML_UNKNOWN.search(ln.text) else
                 "container_smi_no_driver" if _SMI_NO_DRIVER.search(ln.text) else
                 "container_smi_empty" if _printed_nothing(lines, i) else None)
@@ -111,25 +114,27 @@ def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Mar
     return read
 
 
-def _shows_container(lines: list[Line], marks: Marks | None) -> bool:
-    """Whether a line shows a container (_CONTAINER), tried only on the lines holding one of _CONTAINER_WORDS: found
-    in the lowered text a block of lines at a time, or by _CONTAINER_WORD where a block is not ASCII (re.I's casings
-    there are not lower()'s). A case-blind regex on each of a 20 MB report's lines cost ~2 s (issue 43)."""
-    words = [w for w in _CONTAINER_WORDS if marks is None or not marks.ascii or marks.any_case(w)]
-    for first in range(0, len(lines), _BLOCK) if words else ():
+def _holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None) -> Iterator[int]:
+    """The positions, in order, of the lines holding one of ``words`` in some casing: a word no casing of which the
+    whole text's marks hold is not searched (an ASCII text's: re.I's casings are lower()'s there), the others found
+    in the lowered text a block of lines at a time, or by a case-blind pattern of them where a block is not ASCII.
+    A case-blind regex on each of a 20 MB report's lines cost ~2 s (issue 43)."""
+    present = [w for w in words if marks is None or not marks.ascii or marks.any_case(w)]
+    caseless = re.compile("|".join(re.escape(w) for w in words), re.I)
+    last = -1
+    for first in range(0, len(lines), _BLOCK) if present else ():
         text = block(lines, first, min(first + _BLOCK, len(lines)))
         if text.isascii():
             low = text.lower()
-            hits = sorted(at for w in words for at in _finds(low, w))
+            hits = sorted(at for w in present for at in _finds(low, w))
         else:
-            hits = [m.start() for m in _CONTAINER_WORD.finditer(text)]
-        line, counted, tried = first, 0, -1
+            hits = [m.start() for m in caseless.finditer(text)]
+        line, counted = first, 0
         for at in hits:
             line, counted = line + text.count("\n", counted, at), at
-            if line != tried and _CONTAINER.search(lines[line].text):
-                return True
-            tried = line
-    return False
+            if line != last:
+                last = line
+                yield line
 
 
 def _finds(text: str, word: str) -> list[int]:
