@@ -107,6 +107,11 @@ EVIDENCED_BY["captured_clock_events"] |= {"nvidia-smi table", "nvidia-smi --quer
 EVIDENCED_BY["rdma_bandwidth"] |= {"RDMA verbs lines"}  # RDV (28c753f): the verbs failures' own format, once UCX's
 EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma statistic", "ibv_devices", "sminfo",
                               "iblinkinfo", "ibnetdiscover", "ibqueryerrors", "ibcheckerrors", "ibdiagnet"}
+# session 62: Ascend's runtime codes (ACL's device-lost, heartbeat) are program output like any runtime's error lines
+# (captures/ascend_codes.py, read as app_errors); sysfs's current/max link width is a link's state as lspci's is
+# (captures/pcie_sysfs.py, R3C)
+EVIDENCED_BY["captured_errors"] |= {"Ascend runtime codes"}
+EVIDENCED_BY["captured_links"] |= {"sysfs PCIe link"}
 
 
 def _playbook_checks() -> set[str]:
