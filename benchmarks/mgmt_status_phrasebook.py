@@ -17,8 +17,6 @@ healthy one clean, false (a finding at warn or above) or refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -26,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run
 
 DATA = Path(__file__).parent / "data" / "mgmt_status_phrasebook.json"
 
@@ -55,20 +53,6 @@ def framings(m: Message) -> dict[str, str]:
         "    poll(handle)\n" + (m.printed if exception else f"RuntimeError: {m.printed}"),
         "quoted": f"Since the upgrade our exporter keeps logging '{head}' and shows no GPU metrics.",
     }
-
-
-def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
-    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    return code, [
-        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
-        for f in json.loads(out.getvalue())["findings"]
-    ]
 
 
 def _named(module: str, subject: str) -> bool:

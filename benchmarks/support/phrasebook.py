@@ -1,0 +1,36 @@
+"""What the phrasebook benchmarks share: ``gpuvet doctor --from --json`` run in-process on a written text.
+
+Not a benchmark (it has no main): each phrasebook frames its own captures and counts its own verdicts, and asks
+doctor through here so that the run, the refusal rule (nothing printed: exit 2) and the finding's fields are
+one piece of code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from gpuvet.cli.app import main as gpuvet
+
+LOUD = ("warn", "critical")
+
+
+def doctor(text: str, where: Path) -> tuple[int, list[dict[str, Any]]]:
+    """doctor --from's exit and its findings as JSON gives them, on ``text`` written to ``where`` (with a final
+    newline); exit 2 and no findings where it printed nothing (refused)."""
+    where.write_text(text + "\n", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = gpuvet(["doctor", "--from", str(where), "--json"])
+    if not out.getvalue().strip():
+        return 2, []
+    return code, list(json.loads(out.getvalue())["findings"])
+
+
+def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
+    """doctor --from's exit and findings on ``text``, each as cause, severity and module ('' for the node)."""
+    code, found = doctor(text, where)
+    return code, [{"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")} for f in found]
