@@ -19,8 +19,6 @@ or above) or refused; an 'other' message (a line that says nothing of a port's h
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -28,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run
 
 DATA = Path(__file__).parent / "data" / "rdma_tools_phrasebook.json"
 HOST = "gpu-node-07"
@@ -58,20 +56,6 @@ def framings(m: Message) -> dict[str, str]:
         "quoted": f"After the reboot `{m.command}` still prints '{last}' and the job hangs at init.",
     }
     return {k: v for k, v in every.items() if k in m.frames}
-
-
-def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
-    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    return code, [
-        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
-        for f in json.loads(out.getvalue())["findings"]
-    ]
 
 
 def verdict(m: Message, code: int, found: list[dict[str, str]]) -> str:
