@@ -20,8 +20,6 @@ warn or above) or refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import re
 import sys
@@ -30,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run
 
 DATA = Path(__file__).parent / "data" / "smi_phrasebook.json"
 BUS = "0000:3B:00.0"
@@ -211,20 +209,6 @@ def framings(m: Message) -> dict[str, tuple[str, str]]:
     if m.frame in ("with_listing", "after_lost", "with_exclusive"):
         return _beside(m)
     return _program(m)
-
-
-def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
-    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    return code, [
-        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
-        for f in json.loads(out.getvalue())["findings"]
-    ]
 
 
 def _named(module: str, subject: str) -> bool:
