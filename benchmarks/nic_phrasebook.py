@@ -19,8 +19,6 @@ health alone) only read or refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -28,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run
 
 DATA = Path(__file__).parent / "data" / "nic_phrasebook.json"
 BUS, NETDEV, IBDEV, BNXT_BUS, ICE_BUS = "0000:3b:00.0", "enp59s0f0np0", "mlx5_0", "0000:17:00.0", "0000:31:00.0"
@@ -267,20 +265,6 @@ def framings(m: Message) -> dict[str, tuple[str, str | None]]:
     if m.frame in ("ethtool", "ethtool_S"):
         return _ethtool(m)
     return _simple(m)
-
-
-def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
-    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    return code, [
-        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
-        for f in json.loads(out.getvalue())["findings"]
-    ]
 
 
 def _named(module: str, subject: str | None) -> bool:
