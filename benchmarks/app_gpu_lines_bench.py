@@ -17,8 +17,6 @@ A poster's sentence is a lead: a critical cause quoted is right at warn.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -26,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run
 
 DATA = Path(__file__).parent / "data" / "app_gpu_lines.json"
 
@@ -48,20 +46,6 @@ def framings(m: Message, peers: list[str]) -> dict[str, str]:
         "journal": f"Dec 07 12:00:00 rig1 {m.program.lower()}[2211]: {m.printed}",
         "quoted": f"My rig keeps stopping and the log shows '{m.printed}' every few minutes, any idea?",
     }
-
-
-def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
-    """doctor --from's exit and findings on ``text`` (exit 2 and none: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    return code, [
-        {"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")}
-        for f in json.loads(out.getvalue())["findings"]
-    ]
 
 
 def _named(module: str, want: str) -> bool:
@@ -101,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                 v = verdict(m, code, found, quoted=frame == "quoted")
                 (healthy if m.want is None else faults.setdefault(m.program, Counter()))[v] += 1
                 if v in show:
-                    print(f"{v:9} {frame:8} {m.printed[:70]!r} -> "
-                          f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.module})")
+                    print(
+                        f"{v:9} {frame:8} {m.printed[:70]!r} -> "
+                        f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.module})"
+                    )
     print(f"{len(messages)} messages from {len(data['sources'])} programs' sources")
     cols = ("right", "severity", "module", "generic", "clear", "refused")
     print(f"{'program':<13}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
@@ -111,8 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         total += c
         print(f"{name:<13}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
     print(f"{'all faults':<13}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
-    print(f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
-          f"refused {healthy['refused']}")
+    print(
+        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
+        f"refused {healthy['refused']}"
+    )
     return 0
 
 
