@@ -13,15 +13,13 @@ refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD, doctor
 
 DATA = Path(__file__).parent / "data" / "compute_runtime_bench.json"
 
@@ -39,14 +37,8 @@ def framings(text: str) -> dict[str, str]:
 
 def judged(text: str, where: Path) -> tuple[int, list[str]]:
     """doctor --from's exit and the evidence of each finding at warn or above (exit 2: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    found = json.loads(out.getvalue())["findings"]
-    return code, [f"{f['cause']} {f['evidence']}" for f in found if f["severity"] in ("warn", "critical")]
+    code, found = doctor(text, where)
+    return code, [f"{f['cause']} {f['evidence']}" for f in found if f["severity"] in LOUD]
 
 
 def verdict(want: str | None, code: int, found: list[str]) -> str:
