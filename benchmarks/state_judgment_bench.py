@@ -13,8 +13,6 @@ when doctor read nothing (exit 2).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -22,7 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD
+from benchmarks.support.phrasebook import doctor as run_doctor
 
 DATA = Path(__file__).parent / "data" / "state_snapshots.json"
 Row = dict[str, Any]
@@ -261,14 +260,8 @@ def framings(s: Row) -> dict[str, str]:
 
 def doctor(text: str, where: Path) -> tuple[int, list[Row]]:
     """doctor --from's exit and findings at warn or above (exit 2 and no JSON: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    found = json.loads(out.getvalue())["findings"]
-    return code, [f for f in found if f["severity"] in ("warn", "critical")]
+    code, found = run_doctor(text, where)
+    return code, [f for f in found if f["severity"] in LOUD]
 
 
 def verdict(s: Row, code: int, found: list[Row]) -> str:
