@@ -22,8 +22,6 @@ stands instead, 'clear' when none does, 'refused' when nothing was read. A healt
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import re
 import sys
@@ -31,7 +29,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD
+from benchmarks.support.phrasebook import doctor as run_doctor
 
 DATA = Path(__file__).parent / "data" / "pci_resource_phrasebook.json"
 NO_BUS = "bus id not in the log"
@@ -55,22 +54,14 @@ def framed(frame: str, lines: list[str]) -> str:
 
 def doctor(text: str, where: Path) -> tuple[int, list[dict[str, object]]]:
     """(exit status, findings at warn or above) of doctor --from on ``text``; 2 where it refused the file."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, []
-    found = json.loads(out.getvalue())["findings"]
-    return code or 0, [f for f in found if f.get("severity") in ("warn", "critical")] + [
-        f for f in found if f.get("severity") not in ("warn", "critical")
-    ]
+    code, found = run_doctor(text, where)
+    return code or 0, [f for f in found if f.get("severity") in LOUD] + [f for f in found if f.get("severity") not in LOUD]
 
 
 def verdict(want: str | None, module: str | None, code: int, found: list[dict[str, object]]) -> str:
     if code == 2:
         return "refused"
-    serious = [f for f in found if f.get("severity") in ("warn", "critical")]
+    serious = [f for f in found if f.get("severity") in LOUD]
     if want is None:
         return "false" if serious else "clear"
     if any(f["cause"] == want and f.get("module") in (module, NO_BUS) for f in found):
