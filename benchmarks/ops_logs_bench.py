@@ -14,15 +14,14 @@ warn or above) or false (a finding on a healthy log); a refusal (nothing read, e
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD
+from benchmarks.support.phrasebook import doctor as run_doctor
 
 DATA = Path(__file__).parent / "data" / "ops_logs_bench.json"
 
@@ -37,14 +36,8 @@ def framings(family: str, prog: str, text: str) -> dict[str, str]:
 
 def doctor(text: str, where: Path) -> tuple[int, set[str]]:
     """doctor --from's exit and the causes it finds at warn or above in ``text``."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return 2, set()
-    found = json.loads(out.getvalue())["findings"]
-    return rc, {f["cause"] for f in found if f.get("severity") in ("warn", "critical")}
+    rc, found = run_doctor(text, where)
+    return rc, {f["cause"] for f in found if f.get("severity") in LOUD}
 
 
 def verdict(expected: str | None, rc: int, found: set[str]) -> str:

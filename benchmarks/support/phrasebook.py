@@ -18,16 +18,22 @@ from gpuvet.cli.app import main as gpuvet
 LOUD = ("warn", "critical")
 
 
-def doctor(text: str, where: Path) -> tuple[int, list[dict[str, Any]]]:
+def read(text: str, where: Path) -> tuple[int, list[dict[str, Any]] | None]:
     """doctor --from's exit and its findings as JSON gives them, on ``text`` written to ``where`` (with a final
-    newline); exit 2 and no findings where it printed nothing (refused)."""
+    newline); None where it printed nothing (refused: nothing in the file was read)."""
     where.write_text(text + "\n", encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = gpuvet(["doctor", "--from", str(where), "--json"])
     if not out.getvalue().strip():
-        return 2, []
+        return code, None
     return code, list(json.loads(out.getvalue())["findings"])
+
+
+def doctor(text: str, where: Path) -> tuple[int, list[dict[str, Any]]]:
+    """As ``read``, with a refusal as exit 2 and no findings."""
+    code, found = read(text, where)
+    return (2, []) if found is None else (code, found)
 
 
 def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
