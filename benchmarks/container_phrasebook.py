@@ -16,25 +16,27 @@ read as its class (an expected cause found), generic (another finding only), mis
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD, doctor
 
 DATA = Path(__file__).parent / "data" / "container_phrasebook.json"
 STAMP = "Mar 04 10:12:01 gpu-node-3"
-DOCKER = ("docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
-          "runtime create failed: runc create failed: unable to start container process: error during container init: "
-          "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'")
-EVENT = ("  Warning  Failed     7s (x3 over 38s)  kubelet            Error: failed to create containerd task: failed to "
-         "create shim task: OCI runtime create failed: runc create failed: unable to start container process: error "
-         "during container init: error running prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode "
-         "as 'legacy'")
+DOCKER = (
+    "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+    "runtime create failed: runc create failed: unable to start container process: error during container init: "
+    "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'"
+)
+EVENT = (
+    "  Warning  Failed     7s (x3 over 38s)  kubelet            Error: failed to create containerd task: failed to "
+    "create shim task: OCI runtime create failed: runc create failed: unable to start container process: error "
+    "during container init: error running prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode "
+    "as 'legacy'"
+)
 EVENTS_HEAD = "Events:\n  Type     Reason     Age   From     Message\n  ----     ------     ----  ----     -------\n"
 
 
@@ -47,54 +49,65 @@ def framings(tool: str, text: str) -> dict[str, str]:
     """The message as each kind of capture shows it."""
     first = text.splitlines()[0] if text else ""
     if tool == "nvc":
-        return {"bare": text, "docker": f"{DOCKER}\n{text}: unknown.", "pod_event": f"{EVENTS_HEAD}{EVENT}\n{text}: unknown",
-                "journal": f"{STAMP} dockerd[1123]: time=\"2026-03-04T10:12:01.123456789Z\" level=error msg=\"error "
-                           f"waiting for container: {text}: unknown\"", "quoted": _quoted(text)}
+        return {
+            "bare": text,
+            "docker": f"{DOCKER}\n{text}: unknown.",
+            "pod_event": f"{EVENTS_HEAD}{EVENT}\n{text}: unknown",
+            "journal": f'{STAMP} dockerd[1123]: time="2026-03-04T10:12:01.123456789Z" level=error msg="error '
+            f'waiting for container: {text}: unknown"',
+            "quoted": _quoted(text),
+        }
     if tool == "event":
         message = text.split("  ")[-1]
         return {"bare": f"  {text}", "pod_events": f"{EVENTS_HEAD}  {text}", "quoted": _quoted(message)}
     if tool in ("klog", "logrus", "print"):
-        shown = {"klog": f"E0304 10:12:01.123456       1 factory.go:99] {first}",
-                 "logrus": f"time=\"2026-03-04T10:12:01Z\" level=warning msg=\"{first}\"",
-                 "print": f"$ kubectl -n gpu-operator logs nvidia-operator-validator-ndtzv -c driver-validation\n{text}"}
-        journal = "\n".join(f"{STAMP} kubelet[2211]: {line}" for line in shown[tool].splitlines()[tool == "print":])
-        return {"bare": text, tool: shown[tool], "journal": journal,
-                "quoted": _quoted(text)}
+        shown = {
+            "klog": f"E0304 10:12:01.123456       1 factory.go:99] {first}",
+            "logrus": f'time="2026-03-04T10:12:01Z" level=warning msg="{first}"',
+            "print": f"$ kubectl -n gpu-operator logs nvidia-operator-validator-ndtzv -c driver-validation\n{text}",
+        }
+        journal = "\n".join(f"{STAMP} kubelet[2211]: {line}" for line in shown[tool].splitlines()[tool == "print" :])
+        return {"bare": text, tool: shown[tool], "journal": journal, "quoted": _quoted(text)}
     if tool == "shell":  # IGC: nvidia-smi's own output inside a container, as a poster's session shows it
         out = f"{text}\n" if text else ""  # an empty output: the next prompt follows the command's line
-        return {"docker_run": f"$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n{out}$",
-                "docker_exec": f"$ docker exec -it trainer nvidia-smi\n{out}$",
-                "compose_shell": f"# docker compose exec app bash\nroot@app:/# nvidia-smi\n{out}root@app:/#",
-                "kubectl_exec": f"$ kubectl exec -it trainer-0 -- nvidia-smi\n{out}$",
-                "podman_cdi": f"$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n{out}$",
-                "quoted": f"Inside the container nvidia-smi prints '{text}' while on the host it works."
-                if text else "Inside the container nvidia-smi prints nothing at all, on the host it works."}
+        return {
+            "docker_run": f"$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n{out}$",
+            "docker_exec": f"$ docker exec -it trainer nvidia-smi\n{out}$",
+            "compose_shell": f"# docker compose exec app bash\nroot@app:/# nvidia-smi\n{out}root@app:/#",
+            "kubectl_exec": f"$ kubectl exec -it trainer-0 -- nvidia-smi\n{out}$",
+            "podman_cdi": f"$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n{out}$",
+            "quoted": f"Inside the container nvidia-smi prints '{text}' while on the host it works."
+            if text
+            else "Inside the container nvidia-smi prints nothing at all, on the host it works.",
+        }
     if tool == "slurm":
         out = {"bare": text, "quoted": _quoted(text)}
         if not text.startswith("Reason="):
-            out |= {"slurmctld": f"[2026-03-04T10:12:01.123] error: {text}",
-                    "journal": f"{STAMP} slurmctld[2211]: error: {text}"}
+            out |= {
+                "slurmctld": f"[2026-03-04T10:12:01.123] error: {text}",
+                "journal": f"{STAMP} slurmctld[2211]: error: {text}",
+            }
         else:
             out["scontrol"] = f"NodeName=gpu01 Arch=x86_64\n   Gres=gpu:a100:4\n   State=IDLE+DRAIN\n   {text}"
         return out
     if tool == "ok" and "\n" in text:  # a listing: as the tool prints it
         return {"bare": text, "kubectl": f"$ kubectl describe node gpu-node-3\n{text}"}
     if tool == "ok":
-        return {"bare": text, "klog": f"I0304 10:12:01.123456       1 main.go:88] {text}",
-                "logrus": f"time=\"2026-03-04T10:12:01Z\" level=info msg=\"{text}\"",
-                "journal": f"{STAMP} kubelet[2211]: {text}"}
+        return {
+            "bare": text,
+            "klog": f"I0304 10:12:01.123456       1 main.go:88] {text}",
+            "logrus": f'time="2026-03-04T10:12:01Z" level=info msg="{text}"',
+            "journal": f"{STAMP} kubelet[2211]: {text}",
+        }
     return {"bare": text, "journal": f"{STAMP} dockerd[1123]: {text}", "quoted": _quoted(text)}
 
 
 def causes(text: str, where: Path) -> set[str] | None:
     """The causes doctor --from finds in ``text`` at warn or above; None where it refused the file."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if code == 2 or not out.getvalue().strip():
+    code, found = doctor(text, where)
+    if code == 2:
         return None
-    return {f["cause"] for f in json.loads(out.getvalue())["findings"] if f["severity"] in ("warn", "critical")}
+    return {f["cause"] for f in found if f["severity"] in LOUD}
 
 
 def verdict(expected: list[str], found: set[str] | None) -> str:
