@@ -25,8 +25,6 @@ and a record whose cause is none as clean, false (a finding at warn or above) or
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
@@ -35,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import doctor as run_doctor
+
 from gpuvet.knowledge import fault
 
 DATA = Path(__file__).parent / "data" / "windows_phrasebook.json"
@@ -416,13 +415,8 @@ def _named(entry: dict[str, Any], text: str) -> str | None:
 
 def doctor(text: str, where: Path) -> tuple[int, list[dict[str, Any]]]:
     """doctor --from's exit code and findings for ``text``."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = gpuvet(["doctor", "--from", str(where), "--json"])
-    if code == 2 or not out.getvalue().strip():
-        return 2, []
-    return code, list(json.loads(out.getvalue())["findings"])
+    code, found = run_doctor(text, where)
+    return (2, []) if code == 2 else (code, found)
 
 
 def verdict(case: Case, code: int, findings: list[dict[str, Any]]) -> str:
