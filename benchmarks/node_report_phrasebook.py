@@ -12,15 +12,13 @@ healthy report none.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD, read
 
 DATA = Path(__file__).parent / "data" / "node_report_phrasebook.json"
 HOST = "gpu-a017"
@@ -57,13 +55,8 @@ def healthy() -> dict[str, str]:
 
 def findings(text: str, where: Path) -> list[dict[str, str]] | None:
     """doctor --from's findings on ``text`` (None: refused)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return None
-    return [f for f in json.loads(out.getvalue())["findings"] if f["severity"] in ("warn", "critical")]
+    _, found = read(text, where)
+    return None if found is None else [f for f in found if f["severity"] in LOUD]
 
 
 def verdict(expected: str | None, found: list[dict[str, str]] | None) -> str:
