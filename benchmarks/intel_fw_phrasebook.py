@@ -12,15 +12,13 @@ read), clean (a healthy line with no finding at warn or above) or false (a healt
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import read
 
 DATA = Path(__file__).parent / "data" / "intel_fw_phrasebook.json"
 DRIVER_LINE = "i915 {bus}: {body}"
@@ -38,13 +36,8 @@ def framings(line: str) -> dict[str, str]:
 
 def causes(text: str, where: Path) -> tuple[set[str], bool]:
     """The causes doctor --from finds in ``text`` at warn or above (info kept apart), and whether it read it."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return set(), False
-    return {f["cause"] for f in json.loads(out.getvalue())["findings"]}, True
+    _, found = read(text, where)
+    return ({f["cause"] for f in found}, True) if found is not None else (set(), False)
 
 
 def verdict(expected: str | None, found: set[str], read: bool, severe: set[str]) -> str:
