@@ -29,8 +29,6 @@ under an HGX board's line ('shown'), and quoted by a poster; counted as above ag
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import re
 import sys
@@ -40,16 +38,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import read
 
 DATA = Path(__file__).parent / "data" / "dcgm_phrasebook.json"
 GPU = 1  # the GPU every message names (DCGM's GPU id)
 GENERIC = {"dcgm_diag_failed", "dcgm_diag_warning", "dcgm_health_failure", "dcgm_health_warning"}
 _ARG = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z)?)([diouxXfeEsc%])")
 # the health watch's system for a code's category (dcgmi health -c prints the incident under it)
-_SYSTEMS = {"HARDWARE_MEMORY": "Memory system", "HARDWARE_PCIE": "PCIe system", "HARDWARE_NVLINK": "NVLINK system",
-            "HARDWARE_THERMAL": "Thermal system", "HARDWARE_POWER": "Power system",
-            "HARDWARE_NVSWITCH": "NvSwitch fatal", "HARDWARE_OTHER": "Driver", "SOFTWARE_XID": "Driver"}
+_SYSTEMS = {
+    "HARDWARE_MEMORY": "Memory system",
+    "HARDWARE_PCIE": "PCIe system",
+    "HARDWARE_NVLINK": "NVLINK system",
+    "HARDWARE_THERMAL": "Thermal system",
+    "HARDWARE_POWER": "Power system",
+    "HARDWARE_NVSWITCH": "NvSwitch fatal",
+    "HARDWARE_OTHER": "Driver",
+    "SOFTWARE_XID": "Driver",
+}
 
 
 @dataclass(frozen=True)
@@ -67,15 +72,14 @@ def _fill(fmt: str, field: str | None) -> str:
     field the data names for the first %s."""
     out, at, gpus, strings = [], 0, 0, 0
     for m in _ARG.finditer(fmt):
-        before = fmt[max(0, m.start() - 16):m.start()]
-        out.append(fmt[at:m.start()])
+        before = fmt[max(0, m.start() - 16) : m.start()]
+        out.append(fmt[at : m.start()])
         kind = m.group(2)
         if kind == "%":
             value = "%"
         elif kind in "sc":
             strings += 1
-            value = (field if field and strings == 1 else "GPU" if fmt[m.end():m.end() + 2] in (" %", ":%")
-                     else "memory")
+            value = field if field and strings == 1 else "GPU" if fmt[m.end() : m.end() + 2] in (" %", ":%") else "memory"
         elif kind in "feE":
             value = "1.20e-05" if kind in "eE" else "12.5"
         elif kind in "xX" or "#" in m.group(1):
@@ -95,7 +99,7 @@ def _fill(fmt: str, field: str | None) -> str:
 
 def _wrap(text: str, width: int = 45) -> list[str]:
     """dcgmi's cell: the message cut every 45 characters, mid-word (Diag::DisplayVerboseInfo)."""
-    return [text[i:i + width] for i in range(0, len(text), width)] or [""]
+    return [text[i : i + width] for i in range(0, len(text), width)] or [""]
 
 
 def _row(key: str, value: str) -> str:
@@ -103,64 +107,110 @@ def _row(key: str, value: str) -> str:
 
 
 def _diag3(c: Case) -> str:
-    rows = [_row("Warning" if i == 0 else "", f"GPU {GPU} {part}" if i == 0 else part)
-            for i, part in enumerate(_wrap(c.message))]
-    return "\n".join(["+---------------------------+------------------------------------------------+",
-                      _row("Diagnostic", "Result"),
-                      "+===========================+================================================+",
-                      "|-----  Metadata  ----------+------------------------------------------------|",
-                      _row("DCGM Version", "3.3.5"), _row("Number of GPUs Detected", "2"),
-                      "|-----  Hardware  ----------+------------------------------------------------|",
-                      _row("GPU Memory", f"Fail - GPU: {GPU}"), *rows,
-                      "+---------------------------+------------------------------------------------+"])
+    rows = [
+        _row("Warning" if i == 0 else "", f"GPU {GPU} {part}" if i == 0 else part) for i, part in enumerate(_wrap(c.message))
+    ]
+    return "\n".join(
+        [
+            "+---------------------------+------------------------------------------------+",
+            _row("Diagnostic", "Result"),
+            "+===========================+================================================+",
+            "|-----  Metadata  ----------+------------------------------------------------|",
+            _row("DCGM Version", "3.3.5"),
+            _row("Number of GPUs Detected", "2"),
+            "|-----  Hardware  ----------+------------------------------------------------|",
+            _row("GPU Memory", f"Fail - GPU: {GPU}"),
+            *rows,
+            "+---------------------------+------------------------------------------------+",
+        ]
+    )
 
 
 def _diag4(c: Case) -> str:
     rows = [_row(f"Warning: GPU{GPU}" if i == 0 else "", part) for i, part in enumerate(_wrap(c.message))]
-    return "\n".join(["+---------------------------+------------------------------------------------+",
-                      _row("Diagnostic", "Result"),
-                      "+===========================+================================================+",
-                      "|-----  Metadata  ----------+------------------------------------------------|",
-                      _row("DCGM Version", "4.2.3"),
-                      "|-----  Hardware  ----------+------------------------------------------------|",
-                      _row("memory", "Fail"), _row("", "GPU0: Pass"), _row("", f"GPU{GPU}: Fail"), *rows,
-                      "+---------------------------+------------------------------------------------+"])
+    return "\n".join(
+        [
+            "+---------------------------+------------------------------------------------+",
+            _row("Diagnostic", "Result"),
+            "+===========================+================================================+",
+            "|-----  Metadata  ----------+------------------------------------------------|",
+            _row("DCGM Version", "4.2.3"),
+            "|-----  Hardware  ----------+------------------------------------------------|",
+            _row("memory", "Fail"),
+            _row("", "GPU0: Pass"),
+            _row("", f"GPU{GPU}: Fail"),
+            *rows,
+            "+---------------------------+------------------------------------------------+",
+        ]
+    )
 
 
 def _json(c: Case) -> str:
     warning = {"warning": c.message, "error_id": c.extra.get("id", 1), "error_category": 10, "error_severity": 2}
-    doc = {"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "memory", "results": [
-        {"gpu_id": "0", "status": "Pass"}, {"gpu_id": str(GPU), "status": "Fail", "warnings": [warning]}]}]}],
-        "version": "3.3.5"}}
+    doc = {
+        "DCGM GPU Diagnostic": {
+            "test_categories": [
+                {
+                    "category": "Hardware",
+                    "tests": [
+                        {
+                            "name": "memory",
+                            "results": [
+                                {"gpu_id": "0", "status": "Pass"},
+                                {"gpu_id": str(GPU), "status": "Fail", "warnings": [warning]},
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "version": "3.3.5",
+        }
+    }
     return json.dumps(doc, indent=4)
 
 
 def _health(c: Case) -> str:
     system = _SYSTEMS.get(c.extra.get("category", ""), "Driver")
     health = "Failure" if str(c.extra.get("health", "")).startswith("FAIL") else "Warning"
-    who = ["| NvSwitch                  |                                                |", _row("-> 2", health)] \
-        if (c.entity or "").startswith("NvSwitch") else \
-        ["| GPU                       |                                                |", _row(f"-> {GPU}", health)]
-    return "\n".join(["+---------------------------+------------------------------------------------+",
-                      "| Health Monitor Report                                                      |",
-                      "+===========================+================================================+",
-                      _row("Overall Health", health), *who, _row("   -> Errors", ""), _row(f"      -> {system}", health),
-                      *(_row("", part) for part in _wrap(c.message)),
-                      "+---------------------------+------------------------------------------------+"])
+    who = (
+        ["| NvSwitch                  |                                                |", _row("-> 2", health)]
+        if (c.entity or "").startswith("NvSwitch")
+        else ["| GPU                       |                                                |", _row(f"-> {GPU}", health)]
+    )
+    return "\n".join(
+        [
+            "+---------------------------+------------------------------------------------+",
+            "| Health Monitor Report                                                      |",
+            "+===========================+================================================+",
+            _row("Overall Health", health),
+            *who,
+            _row("   -> Errors", ""),
+            _row(f"      -> {system}", health),
+            *(_row("", part) for part in _wrap(c.message)),
+            "+---------------------------+------------------------------------------------+",
+        ]
+    )
 
 
 def framings(c: Case) -> dict[str, str]:
     """The message as each kind of paste shows it."""
     if c.family == "fabric_manager":
-        return {"bare": c.message, "journal": f"Nov 05 13:55:26 node1 nv-fabricmanager[104230]: {c.message}",
-                "fm_log": f"[Sep 08 2025 23:21:50] [ERROR] [tid 841] {c.message}",
-                "quoted": f"Our HGX node will not come up, the fabric manager log says '{c.message}'"}
+        return {
+            "bare": c.message,
+            "journal": f"Nov 05 13:55:26 node1 nv-fabricmanager[104230]: {c.message}",
+            "fm_log": f"[Sep 08 2025 23:21:50] [ERROR] [tid 841] {c.message}",
+            "quoted": f"Our HGX node will not come up, the fabric manager log says '{c.message}'",
+        }
     if c.family == "dcgm_exporter":
-        return {"exporter": f'time="2025-03-02T10:14:03Z" level=error msg="{c.message}"',
-                "slog": f'time=2025-03-02T10:14:03.112Z level=ERROR msg="{c.message}"'}
-    out = {"log": f"2025-03-02 10:14:03.112 ERROR [2231:2240] {c.message} [/workspaces/dcgm/nvvs/src/"
-                  f"DcgmRecorder.cpp:498] [DcgmRecorder::CheckErrors]",
-           "quoted": f'dcgmi diag -r 3 fails on node7 with "{c.message}" - is the GPU bad?'}
+        return {
+            "exporter": f'time="2025-03-02T10:14:03Z" level=error msg="{c.message}"',
+            "slog": f'time=2025-03-02T10:14:03.112Z level=ERROR msg="{c.message}"',
+        }
+    out = {
+        "log": f"2025-03-02 10:14:03.112 ERROR [2231:2240] {c.message} [/workspaces/dcgm/nvvs/src/"
+        f"DcgmRecorder.cpp:498] [DcgmRecorder::CheckErrors]",
+        "quoted": f'dcgmi diag -r 3 fails on node7 with "{c.message}" - is the GPU bad?',
+    }
     if c.expected is not None:
         out = {"diag3": _diag3(c), "diag4": _diag4(c), "json": _json(c), **out}
         if c.extra.get("health"):
@@ -173,8 +223,13 @@ def cases(data: dict[str, Any]) -> list[Case]:
     for e in data["dcgm"]:
         for fmt in e["formats"]:
             said = _fill(fmt, e.get("field")) + (f" {e['next']}" if e.get("next") and e["next"] != "N/A" else "")
-            entity = f"GPU {GPU}" if re.search(r"GPU:? ?%", fmt) else "NvSwitch 2" if re.search(
-                r"(?:NvSwitch|NVSwitch|physical ID) %", fmt, re.I) else None
+            entity = (
+                f"GPU {GPU}"
+                if re.search(r"GPU:? ?%", fmt)
+                else "NvSwitch 2"
+                if re.search(r"(?:NvSwitch|NVSwitch|physical ID) %", fmt, re.I)
+                else None
+            )
             out.append(Case("dcgm", e["code"], said, e["expected"], entity, e))
     out += [Case("fabric_manager", m[:40], m, exp, None, {"source": src}) for m, src, exp in data["fabric_manager"]]
     out += [Case("dcgm_exporter", m[:40], m, exp, None, {"source": src}) for m, src, exp in data["dcgm_exporter"]]
@@ -183,13 +238,7 @@ def cases(data: dict[str, Any]) -> list[Case]:
 
 def doctor(text: str, where: Path) -> list[dict[str, Any]] | None:
     """doctor --from's findings on ``text``; None where it refused the file (nothing read)."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return None
-    return list(json.loads(out.getvalue())["findings"])
+    return read(text, where)[1]
 
 
 def _placed(f: dict[str, Any], entity: str | None) -> bool:
@@ -215,11 +264,15 @@ def verdict(c: Case, found: list[dict[str, Any]] | None) -> str:
 
 
 NVSWITCH = Path(__file__).parent / "data" / "dcgm_nvswitch_phrasebook.json"
-_PATHS = {"v2": ("", "/workspaces/dcgm-rel_dcgm_2_4-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp",
-                 "DcgmNvSwitchManager"),
-          "v3": ("[[NvSwitch]] ", "/workspaces/dcgm-rel_dcgm_3_1-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp",
-                 "DcgmNvSwitchManager"),
-          "v4": ("[[NvSwitch]] ", "/builds/dcgm/modules/nvswitch/DcgmNscqManager.cpp", "DcgmNscqManager")}
+_PATHS = {
+    "v2": ("", "/workspaces/dcgm-rel_dcgm_2_4-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp", "DcgmNvSwitchManager"),
+    "v3": (
+        "[[NvSwitch]] ",
+        "/workspaces/dcgm-rel_dcgm_3_1-postmerge/modules/nvswitch/DcgmNvSwitchManager.cpp",
+        "DcgmNvSwitchManager",
+    ),
+    "v4": ("[[NvSwitch]] ", "/builds/dcgm/modules/nvswitch/DcgmNscqManager.cpp", "DcgmNscqManager"),
+}
 _BOARD = "dgx-h100-07: HGX H100 8-GPU board, nv-hostengine running"
 
 
@@ -228,8 +281,10 @@ def nvswitch_framings(lines: list[str]) -> dict[tuple[str, bool], str]:
     line; and its first line quoted by a poster (plain)."""
     out: dict[tuple[str, bool], str] = {}
     for form, (tag, path, cls) in _PATHS.items():
-        log = "\n".join(f"2025-03-02 10:14:{i:02d}.112 ERROR [2231:2240] {tag}{line} [{path}:{400 + i}] "
-                        f"[DcgmNs::{cls}::AttachToNscq]" for i, line in enumerate(lines))
+        log = "\n".join(
+            f"2025-03-02 10:14:{i:02d}.112 ERROR [2231:2240] {tag}{line} [{path}:{400 + i}] [DcgmNs::{cls}::AttachToNscq]"
+            for i, line in enumerate(lines)
+        )
         out[(f"nvs_{form}", False)], out[(f"nvs_{form}", True)] = log, f"{_BOARD}\n{log}"
     out[("nvs_quoted", False)] = f'our nv-hostengine.log fills up with "{lines[0]}" every few seconds'
     return out
@@ -244,8 +299,10 @@ def nvswitch_module(where: Path, tally: Counter[tuple[str, str]], show: set[str]
             c = Case("nvswitch_module", sc["name"], sc["lines"][0], expected, None, sc)
             tally[(frame + ("+hgx" if shown else ""), v := verdict(c, found))] += 1
             if v in show:
-                print(f"{v:8} {frame:10} {'hgx' if shown else '':3} {sc['name']:34} -> "
-                      f"{sorted({f['cause'] for f in found or []})} (want {expected})")
+                print(
+                    f"{v:8} {frame:10} {'hgx' if shown else '':3} {sc['name']:34} -> "
+                    f"{sorted({f['cause'] for f in found or []})} (want {expected})"
+                )
 
 
 def main(argv: list[str] | None = None) -> int:
