@@ -12,18 +12,20 @@ none ('not supported', success, a retry the library recovered from) must give no
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import json
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import read
 
-HW, LOST, DRV, RES, APP = ("api_reports_module_fault", "module_fell_off_bus", "api_reports_driver_state",
-                           "application_out_of_memory", "application_cuda_error")
+HW, LOST, DRV, RES, APP = (
+    "api_reports_module_fault",
+    "module_fell_off_bus",
+    "api_reports_driver_state",
+    "application_out_of_memory",
+    "application_cuda_error",
+)
 OOM = RES
 COLL = "collective_runtime_error"
 HIP_APP = "application_hip_error"
@@ -80,18 +82,31 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("bare", "hipMalloc failed: hipErrorOutOfMemory", OOM),
     ("bare", "hipErrorECCNotCorrectable", HW),
     # HSA status names (hsa.h)
-    ("bare", "hsa api call failure at: rocminfo.cc:1199\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
-     "framework_sees_no_module"),  # hsa_init (rocminfo): no usable GPU, not memory (captures/rocr_status.py)
-    ("bare", "HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked while the reference "
-             "count of the HSA runtime is 0.", DRV),
-    ("bare", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest "
-             "legal address.", HIP_APP),
+    (
+        "bare",
+        "hsa api call failure at: rocminfo.cc:1199\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        "framework_sees_no_module",
+    ),  # hsa_init (rocminfo): no usable GPU, not memory (captures/rocr_status.py)
+    (
+        "bare",
+        "HSA_STATUS_ERROR_NOT_INITIALIZED: An API other than hsa_init has been invoked while the reference "
+        "count of the HSA runtime is 0.",
+        DRV,
+    ),
+    (
+        "bare",
+        "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address.",
+        HIP_APP,
+    ),
     ("bare", "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception.", HIP_APP),
     ("bare", "HSA_STATUS_ERROR_MEMORY_FAULT: Agent attempted to access an inaccessible address.", HIP_APP),
     ("bare", "hipErrorNotInitialized: HSA_STATUS_ERROR: A generic error has occurred.", DRV),
     ("bare", "hsa_amd_agent_set_async_scratch_limit: HSA_STATUS_ERROR_NOT_SUPPORTED", None),
-    ("bare", "Kernel launch: HSA_STATUS_ERROR_OUT_OF_REGISTERS: Kernel has requested more VGPRs than are available "
-             "on this agent", OOM),
+    (
+        "bare",
+        "Kernel launch: HSA_STATUS_ERROR_OUT_OF_REGISTERS: Kernel has requested more VGPRs than are available on this agent",
+        OOM,
+    ),
     # ROCm SMI / amd-smi
     ("bare", "ERROR:root:Driver not initialized (amdgpu not found in modules)", "no_modules_visible"),
     ("bare", "AMDSMI_STATUS_DRIVER_NOT_LOADED", "no_modules_visible"),
@@ -101,47 +116,101 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("bare", "zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED", DRV),
     ("bare", "zeDeviceGetProperties: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE", None),
     # NCCL (ncclGetErrorString) and nccl-tests
-    ("bare", "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for "
-             "details), NCCL version 2.18.1", COLL),
-    ("bare", "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for "
-             "details), NCCL version 2.18.1", COLL),
-    ("bare", "NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL "
-             "version 2.18.1", COLL),
-    ("bare", "Test NCCL failure common.cu:1005 'internal error - please report this issue to the NCCL developers'",
-     "collective_test_failed"),
+    (
+        "bare",
+        "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for "
+        "details), NCCL version 2.18.1",
+        COLL,
+    ),
+    (
+        "bare",
+        "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+        "details), NCCL version 2.18.1",
+        COLL,
+    ),
+    (
+        "bare",
+        "NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.18.1",
+        COLL,
+    ),
+    (
+        "bare",
+        "Test NCCL failure common.cu:1005 'internal error - please report this issue to the NCCL developers'",
+        "collective_test_failed",
+    ),
     ("bare", "node1:1234:1234 [0] NCCL INFO NET/IB : No device found.", None),
     # PyTorch's wrappers
-    ("bare", "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=52, OpType=ALLREDUCE, NumelIn=1, "
-             "NumelOut=1, Timeout(ms)=600000) ran for 600042 milliseconds before timing out.", COLL),
-    ("bare", "CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment",
-     "framework_sees_no_module"),
-    ("bare", "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
-             "before calling NumCudaDevices() that might have already set an error? Error 804: forward "
-             "compatibility was attempted on non supported HW", "driver_runtime_mismatch"),
-    ("bare", "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
-             "before calling NumCudaDevices() that might have already set an error? Error 304: OS call failed or "
-             "operation not supported on this OS", DRV),
-    ("bare", "[Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was "
-             "encountered", APP),
-    ("bare", "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
-             "collectives.", COLL),
-    ("bare", "[rank2]:[E1102 10:14:03.112 ProcessGroupNCCL.cpp:1316] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat "
-             "monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1", COLL),
-    ("bare", "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
-             "might be incorrect.", None),
+    (
+        "bare",
+        "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=52, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600042 milliseconds before timing out.",
+        COLL,
+    ),
+    (
+        "bare",
+        "CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment",
+        "framework_sees_no_module",
+    ),
+    (
+        "bare",
+        "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+        "before calling NumCudaDevices() that might have already set an error? Error 804: forward "
+        "compatibility was attempted on non supported HW",
+        "driver_runtime_mismatch",
+    ),
+    (
+        "bare",
+        "CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+        "before calling NumCudaDevices() that might have already set an error? Error 304: OS call failed or "
+        "operation not supported on this OS",
+        DRV,
+    ),
+    (
+        "bare",
+        "[Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered",
+        APP,
+    ),
+    (
+        "bare",
+        "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+        COLL,
+    ),
+    (
+        "bare",
+        "[rank2]:[E1102 10:14:03.112 ProcessGroupNCCL.cpp:1316] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat "
+        "monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1",
+        COLL,
+    ),
+    (
+        "bare",
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+        "might be incorrect.",
+        None,
+    ),
     ("bare", "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.", None),
     ("bare", "NCCL WARN Cuda failure 'out of memory'", "nccl_cuda_out_of_memory"),
     # XLA (JAX, TensorFlow)
-    ("bare", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time "
-             "error: custom call 'xla.gpu.all_reduce' failed: CUDA_ERROR_ILLEGAL_ADDRESS", APP),
-    ("bare", "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.",
-     "framework_sees_no_module"),
+    (
+        "bare",
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time "
+        "error: custom call 'xla.gpu.all_reduce' failed: CUDA_ERROR_ILLEGAL_ADDRESS",
+        APP,
+    ),
+    (
+        "bare",
+        "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.",
+        "framework_sees_no_module",
+    ),
     ("bare", "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error", "framework_sees_no_module"),
     ("bare", "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", "no_modules_visible"),
     ("bare", "failed call to cuInit: UNKNOWN ERROR (303)", "framework_sees_no_module"),
     # vLLM/SGLang custom all-reduce
-    ("bare", "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not supported between "
-             "these two devices'", "p2p_unavailable"),
+    (
+        "bare",
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not supported between "
+        "these two devices'",
+        "p2p_unavailable",
+    ),
     ("bare", "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'", APP),
 ]
 
@@ -152,8 +221,10 @@ def framings(family: str, message: str) -> dict[str, str]:
     head, _, rest = shown.partition("\n")
     return {
         "bare": shown,
-        "traceback": ("Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n"
-                      "    loss.backward()\n" + (f"{head}\n{rest}" if rest else f"RuntimeError: {shown}")),
+        "traceback": (
+            'Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n'
+            "    loss.backward()\n" + (f"{head}\n{rest}" if rest else f"RuntimeError: {shown}")
+        ),
         "logger": f"2026-11-02 10:14:03,112 ERROR [worker.py:88] {head}" + (f"\n{rest}" if rest else ""),
         "quoted": f"Since Monday my node keeps printing '{head}' and the job dies.",
     }
@@ -161,13 +232,8 @@ def framings(family: str, message: str) -> dict[str, str]:
 
 def causes(text: str, where: Path) -> set[str]:
     """The causes doctor --from finds in ``text``."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():  # refused: nothing in the file was read
-        return set()
-    return {f["cause"] for f in json.loads(out.getvalue())["findings"]}
+    _, found = read(text, where)  # None: refused, nothing in the file was read
+    return {f["cause"] for f in found or []}
 
 
 def verdict(expected: str | None, found: set[str]) -> str:
@@ -191,8 +257,9 @@ def main(argv: list[str] | None = None) -> int:
                 if v in show:
                     print(f"{v:8} {frame:9} {message[:70]!r} -> {sorted(found)} (want {expected})")
     total = sum(tally.values())
-    print(f"{total} framed messages: " + ", ".join(f"{k} {tally[k]}" for k in
-                                                  ("class", "generic", "missed", "clean", "false")))
+    print(
+        f"{total} framed messages: " + ", ".join(f"{k} {tally[k]}" for k in ("class", "generic", "missed", "clean", "false"))
+    )
     return 0
 
 
