@@ -31,8 +31,6 @@ logs where they matter (two nodes, one node), each with its expected cause.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import re
 import sys
@@ -41,7 +39,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD, read
 
 sys.path.insert(0, str(Path(__file__).parent))
 from nccl_phrasebook_source import filled  # noqa: E402  (the sibling that extracts the strings fills them)
@@ -303,15 +301,12 @@ def framings(path: str, msg: str) -> dict[str, str]:
 def doctor(text: str, where: Path) -> tuple[bool, set[str]] | None:
     """What doctor --from finds in ``text``: (refused, the causes and NCCL families of its findings at warn or
     above); None where it refused the file."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
+    _, findings = read(text, where)
+    if findings is None:
         return None
     found = set()
-    for f in json.loads(out.getvalue())["findings"]:
-        if f["severity"] in ("warn", "critical"):
+    for f in findings:
+        if f["severity"] in LOUD:
             found.add(f["cause"])
             kind = f.get("evidence", {}).get("kind")
             found.update({kind} if isinstance(kind, str) else set())
