@@ -17,8 +17,6 @@ header comment, the documented title, the level MindCluster handles a code at), 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import re
 import sys
@@ -26,7 +24,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import LOUD, read
 
 DATA = Path(__file__).parent / "data" / "ascend_phrasebook.json"
 ECC, HW, LINK, COLL = (
@@ -322,16 +320,13 @@ _MODULE = {
 def findings(text: str, where: Path) -> tuple[dict[str, list[str]], set[str], bool]:
     """The causes doctor --from finds in ``text`` with the modules each names, those at warn or above, and whether it
     refused the file."""
-    where.write_text(text + "\n", encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
+    _, findings = read(text, where)
+    if findings is None:
         return {}, set(), True
     found: dict[str, list[str]] = {}
-    for f in json.loads(out.getvalue())["findings"]:
+    for f in findings:
         found.setdefault(f["cause"], []).append(str(f.get("module") or ""))
-    severe = {f["cause"] for f in json.loads(out.getvalue())["findings"] if f["severity"] in ("warn", "critical")}
+    severe = {f["cause"] for f in findings if f["severity"] in LOUD}
     return found, severe, False
 
 
