@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +41,24 @@ def run(text: str, where: Path) -> tuple[int, list[dict[str, str]]]:
     """doctor --from's exit and findings on ``text``, each as cause, severity and module ('' for the node)."""
     code, found = doctor(text, where)
     return code, [{"cause": f["cause"], "severity": f["severity"], "module": str(f.get("module") or "")} for f in found]
+
+
+COLUMNS = ("right", "severity", "subject", "generic", "clear", "refused")
+
+
+def print_faults(label: str, width: int, faults: dict[str, Counter[str]], columns: tuple[str, ...] = COLUMNS) -> None:
+    """The fault framings' verdicts as a table: a row per group (``label`` heads that column) and one for all."""
+    print(f"{label:<{width}}{'framings':>9}" + "".join(f"{c:>9}" for c in columns))
+    total = Counter[str]()
+    for name, c in faults.items():
+        total += c
+        print(f"{name:<{width}}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in columns))
+    print(f"{'all faults':<{width}}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in columns))
+
+
+def healthy_said(healthy: Counter[str]) -> str:
+    """The healthy framings' verdicts in a line."""
+    return (
+        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
+        f"refused {healthy['refused']}"
+    )
