@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.rdma_tools_phrasebook import HOST, Message, run, verdict
+from benchmarks.support.phrasebook import healthy_said, print_faults
 
 DATA = Path(__file__).parent / "data" / "rdma_verbs_phrasebook.json"
 
@@ -70,17 +71,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.severity})"
                     )
     print(f"{len(listed)} messages ({'; '.join(sources)})")
-    cols = ("right", "severity", "subject", "generic", "clear", "refused")
-    print(f"{'tool':<16}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
-    total = Counter[str]()
-    for name, c in faults.items():
-        total += c
-        print(f"{name:<16}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
-    print(f"{'all faults':<16}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
-    print(
-        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
-        f"refused {healthy['refused']}"
-    )
+    print_faults("tool", 16, faults)
+    print(healthy_said(healthy))
     return 0
 
 
