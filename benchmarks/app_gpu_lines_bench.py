@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run
 
 DATA = Path(__file__).parent / "data" / "app_gpu_lines.json"
 
@@ -90,17 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.module})"
                     )
     print(f"{len(messages)} messages from {len(data['sources'])} programs' sources")
-    cols = ("right", "severity", "module", "generic", "clear", "refused")
-    print(f"{'program':<13}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
-    total = Counter[str]()
-    for name, c in faults.items():
-        total += c
-        print(f"{name:<13}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
-    print(f"{'all faults':<13}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
-    print(
-        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
-        f"refused {healthy['refused']}"
-    )
+    print_faults("program", 13, faults, ("right", "severity", "module", "generic", "clear", "refused"))
+    print(healthy_said(healthy))
     return 0
 
 
