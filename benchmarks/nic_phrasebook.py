@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run
 
 DATA = Path(__file__).parent / "data" / "nic_phrasebook.json"
 BUS, NETDEV, IBDEV, BNXT_BUS, ICE_BUS = "0000:3b:00.0", "enp59s0f0np0", "mlx5_0", "0000:17:00.0", "0000:31:00.0"
@@ -345,17 +345,10 @@ def main(argv: list[str] | None = None) -> int:
                         f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.severity})"
                     )
     print(f"{len(messages)} messages ({'; '.join(data['sources'])})")
-    cols = ("right", "severity", "subject", "generic", "clear", "refused")
-    print(f"{'class':<20}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
-    total = Counter[str]()
-    for name, c in faults.items():
-        total += c
-        print(f"{name:<20}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
-    print(f"{'all faults':<20}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
+    print_faults("class", 20, faults)
     print(
-        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
-        f"refused {healthy['refused']}; other error lines {sum(other.values())}: read {other['read']}, "
-        f"refused {other['refused']}"
+        healthy_said(healthy)
+        + f"; other error lines {sum(other.values())}: read {other['read']}, refused {other['refused']}"
     )
     return 0
 
