@@ -7,6 +7,7 @@ one piece of code.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -62,3 +63,10 @@ def healthy_said(healthy: Counter[str]) -> str:
         f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
         f"refused {healthy['refused']}"
     )
+
+
+def shown(doc: str | None, argv: list[str] | None) -> set[str]:
+    """The verdicts ``--show`` asks to list, one line per framing (the benchmark's only option)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
+    return set(filter(None, parser.parse_args(argv).show.split(",")))
