@@ -16,7 +16,6 @@ severity, subject, generic, clear, refused; healthy clean, false, refused).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.rdma_tools_phrasebook import HOST, Message, run, verdict
-from benchmarks.support.phrasebook import healthy_said, print_faults
+from benchmarks.support.phrasebook import healthy_said, print_faults, shown
 
 DATA = Path(__file__).parent / "data" / "rdma_verbs_phrasebook.json"
 
@@ -51,10 +50,7 @@ def messages() -> tuple[list[Message], dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
-    args = parser.parse_args(argv)
-    show = set(filter(None, args.show.split(",")))
+    show = shown(__doc__, argv)
     listed, sources = messages()
     faults: dict[str, Counter[str]] = {}
     healthy = Counter[str]()
