@@ -16,7 +16,6 @@ A poster's sentence is a lead: a critical cause quoted is right at warn.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_said, print_faults, run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "app_gpu_lines.json"
 
@@ -69,10 +68,7 @@ def verdict(m: Message, code: int, found: list[dict[str, str]], quoted: bool) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
-    args = parser.parse_args(argv)
-    show = set(filter(None, args.show.split(",")))
+    show = shown(__doc__, argv)
     data = json.loads(DATA.read_text(encoding="utf-8"))
     messages = [Message(r["program"], r["printed"], r["want"], r["severity"], r["module"]) for r in data["messages"]]
     faults: dict[str, Counter[str]] = {}
