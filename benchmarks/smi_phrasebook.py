@@ -19,7 +19,6 @@ warn or above) or refused.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -28,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_said, print_faults, run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "smi_phrasebook.json"
 BUS = "0000:3B:00.0"
@@ -250,10 +249,7 @@ GROUPS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
-    args = parser.parse_args(argv)
-    show = set(filter(None, args.show.split(",")))
+    show = shown(__doc__, argv)
     data = json.loads(DATA.read_text(encoding="utf-8"))
     messages = [
         Message(r["source"], r["printed"], r["frame"], r["want"], r["severity"], r["subject"], r["command"])
