@@ -18,7 +18,6 @@ health alone) only read or refused.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_said, print_faults, run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "nic_phrasebook.json"
 BUS, NETDEV, IBDEV, BNXT_BUS, ICE_BUS = "0000:3b:00.0", "enp59s0f0np0", "mlx5_0", "0000:17:00.0", "0000:31:00.0"
@@ -319,10 +318,7 @@ def group(m: Message) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
-    args = parser.parse_args(argv)
-    show = set(filter(None, args.show.split(",")))
+    show = shown(__doc__, argv)
     data = json.loads(DATA.read_text(encoding="utf-8"))
     messages = [
         Message(r["source"], r["path"], r["call"], r["func"], r["printed"], r["frame"], r["want"], r["severity"])
