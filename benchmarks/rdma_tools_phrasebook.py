@@ -18,7 +18,6 @@ or above) or refused; an 'other' message (a line that says nothing of a port's h
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run
+from benchmarks.support.phrasebook import healthy_said, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "rdma_tools_phrasebook.json"
 HOST = "gpu-node-07"
@@ -92,10 +91,7 @@ def messages() -> tuple[list[Message], dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
-    args = parser.parse_args(argv)
-    show = set(filter(None, args.show.split(",")))
+    show = shown(__doc__, argv)
     listed, sources = messages()
     faults: dict[str, Counter[str]] = {}
     healthy, other = Counter[str](), Counter[str]()
@@ -113,18 +109,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{[(f['cause'], f['severity'], f['module']) for f in found]} (want {m.want} {m.severity})"
                     )
     print(f"{len(listed)} messages ({'; '.join(sources)})")
-    cols = ("right", "severity", "subject", "generic", "clear", "refused")
-    print(f"{'tool':<16}{'framings':>9}" + "".join(f"{c:>9}" for c in cols))
-    total = Counter[str]()
-    for name, c in faults.items():
-        total += c
-        print(f"{name:<16}{sum(c.values()):>9}" + "".join(f"{c[k]:>9}" for k in cols))
-    print(f"{'all faults':<16}{sum(total.values()):>9}" + "".join(f"{total[k]:>9}" for k in cols))
-    print(
-        f"healthy framings {sum(healthy.values())}: clean {healthy['clean']}, false {healthy['false']}, "
-        f"refused {healthy['refused']}; other lines {sum(other.values())}: read {other['read']}, "
-        f"refused {other['refused']}"
-    )
+    print_faults("tool", 16, faults)
+    print(healthy_said(healthy) + f"; other lines {sum(other.values())}: read {other['read']}, refused {other['refused']}")
     return 0
 
 
