@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import read
+from benchmarks.support.phrasebook import read, tally_said
 
 DATA = Path(__file__).parent / "data" / "intel_fw_phrasebook.json"
 DRIVER_LINE = "i915 {bus}: {body}"
@@ -68,11 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                     tally[v := verdict(msg[part], found, read, severe)] += 1
                     if v in show:
                         print(f"{v:8} {part:10} {frame:8} {msg['body'][:60]!r} -> {sorted(found)} (want {msg[part]})")
-    total = sum(tally.values())
-    print(
-        f"{total} framed lines: "
-        + ", ".join(f"{k} {tally[k]}" for k in ("class", "generic", "missed", "refused", "clean", "false"))
-    )
+    print(tally_said("framed lines", tally, ("class", "generic", "missed", "refused", "clean", "false")))
     return 0
 
 

@@ -70,3 +70,8 @@ def shown(doc: str | None, argv: list[str] | None) -> set[str]:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
     parser.add_argument("--show", default="", help="the verdicts to list, comma-separated (right,clear,false,…)")
     return set(filter(None, parser.parse_args(argv).show.split(",")))
+
+
+def tally_said(what: str, tally: Counter[str], verdicts: tuple[str, ...]) -> str:
+    """'N framed WHAT: verdict count, …' in the order given."""
+    return f"{sum(tally.values())} {what}: " + ", ".join(f"{k} {tally[k]}" for k in verdicts)
