@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import LOUD, read
+from benchmarks.support.phrasebook import LOUD, read, tally_said
 
 DATA = Path(__file__).parent / "data" / "node_report_phrasebook.json"
 HOST = "gpu-a017"
@@ -86,11 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             if v in show:
                 said = None if found is None else sorted(f"{f['cause']}@{f.get('host')}" for f in found)
                 print(f"{v:8} {frame:9} {reason[:70]!r} -> {said} (want {expected})")
-    total = sum(tally.values())
-    print(
-        f"{total} framed reports: "
-        + ", ".join(f"{k} {tally[k]}" for k in ("right", "generic", "missed", "refused", "clean", "false"))
-    )
+    print(tally_said("framed reports", tally, ("right", "generic", "missed", "refused", "clean", "false")))
     return 0
 
 
