@@ -20,7 +20,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import LOUD
+from benchmarks.support.phrasebook import LOUD, tally_said
 from benchmarks.support.phrasebook import doctor as run_doctor
 
 DATA = Path(__file__).parent / "data" / "ops_logs_bench.json"
@@ -66,10 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                 if v in show:
                     head = log["text"].splitlines()[0][:70]
                     print(f"{v:8} {frame:8} {log['source']:14} {head!r} -> {sorted(found)} (want {log['expected']})")
-    total = sum(tally.values())
     print(
-        f"{total} framed logs: "
-        + ", ".join(f"{k} {tally[k]}" for k in ("class", "generic", "missed", "clear", "false", "refused"))
+        tally_said("framed logs", tally, ("class", "generic", "missed", "clear", "false", "refused"))
         + f"; healthy logs refused {healthy_refused}"
     )
     return 0
