@@ -17,7 +17,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import read
+from benchmarks.support.phrasebook import read, tally_said
 
 HW, LOST, DRV, RES, APP = (
     "api_reports_module_fault",
@@ -256,10 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                 tally[v := verdict(expected, found)] += 1
                 if v in show:
                     print(f"{v:8} {frame:9} {message[:70]!r} -> {sorted(found)} (want {expected})")
-    total = sum(tally.values())
-    print(
-        f"{total} framed messages: " + ", ".join(f"{k} {tally[k]}" for k in ("class", "generic", "missed", "clean", "false"))
-    )
+    print(tally_said("framed messages", tally, ("class", "generic", "missed", "clean", "false")))
     return 0
 
 
