@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.support.phrasebook import LOUD
+from benchmarks.support.phrasebook import LOUD, tally_said
 from benchmarks.support.phrasebook import doctor as run_doctor
 
 DATA = Path(__file__).parent / "data" / "state_snapshots.json"
@@ -290,10 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{v:8} {frame:7} {s['name']}: exit {code}, "
                         f"{sorted((f['cause'], f.get('module')) for f in found)} (want {s['expect']})"
                     )
-    print(
-        f"{sum(tally.values())} framed snapshots: "
-        + ", ".join(f"{k} {tally[k]}" for k in ("right", "generic", "missed", "clear", "false", "refused"))
-    )
+    print(tally_said("framed snapshots", tally, ("right", "generic", "missed", "clear", "false", "refused")))
     return 0
 
 
