@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_said, print_faults, run, shown
+from benchmarks.support.phrasebook import healthy_said, placed, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "app_gpu_lines.json"
 
@@ -55,16 +55,7 @@ def _named(module: str, want: str) -> bool:
 
 
 def verdict(m: Message, code: int, found: list[dict[str, str]], quoted: bool) -> str:
-    loud = [f for f in found if f["severity"] in ("warn", "critical")]
-    if m.want is None:
-        return "refused" if code == 2 else "false" if loud else "clean"
-    mine = [f for f in found if f["cause"] == m.want]
-    want = "warn" if quoted and m.severity == "critical" else m.severity  # a poster's sentence: a lead, at most warn
-    if any(f["severity"] == want and _named(f["module"], m.module) for f in mine):
-        return "right"
-    if mine:
-        return "severity" if not any(f["severity"] == want for f in mine) else "module"
-    return "generic" if found else "refused" if code == 2 else "clear"
+    return placed(m.want, m.severity, code, found, quoted, lambda module: _named(module, m.module), "module")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,27 @@ def shown(doc: str | None, argv: list[str] | None) -> set[str]:
 def tally_said(what: str, tally: Counter[str], verdicts: tuple[str, ...]) -> str:
     """'N framed WHAT: verdict count, …' in the order given."""
     return f"{sum(tally.values())} {what}: " + ", ".join(f"{k} {tally[k]}" for k in verdicts)
+
+
+def placed(
+    want: str | None,
+    severity: str,
+    code: int,
+    found: list[dict[str, str]],
+    quoted: bool,
+    named: Callable[[str], bool],
+    misplaced: str,
+) -> str:
+    """A message's verdict where its cause must come at its severity (a poster's sentence quoting a critical one is a
+    lead: warn) on the subject ``named`` accepts: right, severity, ``misplaced`` (the cause on another subject),
+    generic, refused or clear; a healthy message (``want`` None): clean, false or refused."""
+    loud = [f for f in found if f["severity"] in LOUD]
+    if want is None:
+        return "refused" if code == 2 else "false" if loud else "clean"
+    mine = [f for f in found if f["cause"] == want]
+    said = "warn" if quoted and severity == "critical" else severity
+    if any(f["severity"] == said and named(f["module"]) for f in mine):
+        return "right"
+    if mine:
+        return "severity" if not any(f["severity"] == said for f in mine) else misplaced
+    return "generic" if found else "refused" if code == 2 else "clear"
