@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.captures.test_captures_fresh_c import run_json
+from tests.support.helpers import doctor_text
 
 TF = "2026-11-02 10:14:03.112345: "
 SEES_NONE = [("framework_sees_no_module", "warn")]
@@ -23,9 +24,7 @@ _FAILED_INIT = (
 
 
 def _doctor(tmp_path: Path, text: str) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "app.log"
-    path.write_text(text)
-    return run_json("doctor", "--from", str(path))
+    return doctor_text(tmp_path, text, "app.log")
 
 
 def _causes(tmp_path: Path, text: str) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.captures.test_captures_fresh_c import run_json
+from tests.support.helpers import doctor_text
 
 SEES_NONE = [("framework_sees_no_module", "warn")]
 _NEW_CPU = (
@@ -37,9 +37,7 @@ _TREE_CPU = (
 
 
 def _doctor(tmp_path: Path, text: str) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "listing.txt"
-    path.write_text(text)
-    return run_json("doctor", "--from", str(path))
+    return doctor_text(tmp_path, text, "listing.txt")
 
 
 def _found(tmp_path: Path, text: str) -> list[dict[str, Any]]:

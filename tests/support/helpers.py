@@ -78,6 +78,16 @@ def capture_json(tmp_path: Path, text: str, cmd: str = "doctor") -> dict[str, ob
     return data
 
 
+def doctor_text(tmp_path: Path, text: str, name: str = "capture.txt") -> tuple[int, dict[str, Any]]:
+    """``gpuvet doctor --from`` one capture written from ``text``, for tests without capsys: (exit code, its
+    --json answer; empty where it refused the file)."""
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = run(["doctor", "--from", str(path), "--json"])
+    assert "Traceback" not in err
+    return code, json.loads(out) if code != 2 else {}
+
+
 def capture_findings(tmp_path: Path, text: str) -> dict[tuple[str, str | None], str]:
     """doctor's findings on one capture written from ``text``: {(cause, module): severity}."""
     findings: list[dict[str, Any]] = capture_json(tmp_path, text)["findings"]  # type: ignore[assignment]
