@@ -21,6 +21,7 @@ _FUNCTION = re.compile(r"[-+]([0-9a-fA-F]{2}\.[0-7])(?![0-9a-fA-F])")  # '-00.0'
 _DOMAIN = re.compile(r"\[([0-9a-fA-F]{4}:[0-9a-fA-F]{2})\]")  # a root's '[0000:00]'
 _COMMAND = re.compile(r"\blspci\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-su-z]*t[A-Za-z]*\b")  # 'lspci -tv', 'sudo lspci -t -v'
 _BRIDGE = re.compile(r"-\[([0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2})?)\]-")  # a bridge's secondary bus (range)
+_TREE_FIRST = frozenset(" \t|+\\`-")  # _DRAWING's first character: a line opening otherwise is no drawing (cheap)
 
 
 @dataclass
@@ -40,6 +41,8 @@ def parse(lines: list[Line]) -> LspciTree:
     for ln in lines:
         if "lspci" in ln.text and _COMMAND.search(ln.text):
             command = ln.no
+            continue
+        if ln.text[:1] not in _TREE_FIRST or "." not in ln.text:  # no drawing, or no function on it: skip the regexes
             continue
         gap = _NAME_GAP.search(ln.text)
         tree = (ln.text[:gap.start()] if gap is not None else ln.text).rstrip()
