@@ -90,11 +90,16 @@ def _refit(data: str) -> None:
     """Each medium from its family's file (FIGURES: issue 49's families are in tests/data), or all from
     ``data`` where one was given."""
     root = Path(__file__).resolve().parents[1]
-    fits = {medium: fit(root / FIGURES[family] if data == str(DATA) else data, family, medium, free)
-            for medium, (family, free) in FITTED.items() if data != str(DATA) or family in FIGURES}
+    fits = {
+        medium: fit(root / FIGURES[family] if data == str(DATA) else data, family, medium, free)
+        for medium, (family, free) in FITTED.items()
+        if data != str(DATA) or family in FIGURES
+    }
     for name, f in fits.items():
-        print(f"{name}: fitted to {f.figures} calibration figures, rms ln-error {f.rms_log_error:.3f}, "
-              f"largest {f.max_log_error:.3f}")
+        print(
+            f"{name}: fitted to {f.figures} calibration figures, rms ln-error {f.rms_log_error:.3f}, "
+            f"largest {f.max_log_error:.3f}"
+        )
         print(f"  free (the rest held): {', '.join(f.free)}")
         print(f"  base_s={f.tuning.base_s:.3g}")
         for (algo, proto), a in f.tuning.alpha_s.items():
@@ -104,12 +109,16 @@ def _refit(data: str) -> None:
         for proto, share in f.tuning.share.items():
             print(f"  share {proto.value} = {share:.3f}")
         if f.tuning.switch is not None:
-            print(f"  chunk in_switch = {f.tuning.switch.chunk_s * 1e6:.3g} us ({f.tuning.switch.channels} channels, "
-                  f"heads up to {f.tuning.switch.max_heads})")
+            print(
+                f"  chunk in_switch = {f.tuning.switch.chunk_s * 1e6:.3g} us ({f.tuning.switch.channels} channels, "
+                f"heads up to {f.tuning.switch.max_heads})"
+            )
     if data == str(DATA):
         launch = fit_launch(DATA_49)
-        print(f"one-process launch: fitted to {launch.figures} launch_fit figures, rms ln-error "
-              f"{launch.rms_log_error:.3f}\n  ONE_PROCESS_LAUNCH_S = {launch.per_gpu_s * 1e6:.3g} us per GPU")
+        print(
+            f"one-process launch: fitted to {launch.figures} launch_fit figures, rms ln-error "
+            f"{launch.rms_log_error:.3f}\n  ONE_PROCESS_LAUNCH_S = {launch.per_gpu_s * 1e6:.3g} us per GPU"
+        )
 
 
 def _terms(case: str) -> None:
@@ -127,9 +136,11 @@ def _terms(case: str) -> None:
     medium, bandwidth = session.bandwidths("all_reduce")
     tuning = model.perf.collective_tuning[medium]
     algo = Algorithm(forced[0]) if forced else None
-    print(f"{node}, {ranks} ranks, all_reduce, constants {medium!r}; per protocol: fixed + steps x step "
-          f"latency + traffic / bandwidth [+ NVLink SHARP's chunk rounds and pipeline fill] = total us "
-          f"(busbw GB/s); * marks the model's pick")
+    print(
+        f"{node}, {ranks} ranks, all_reduce, constants {medium!r}; per protocol: fixed + steps x step "
+        f"latency + traffic / bandwidth [+ NVLink SHARP's chunk rounds and pipeline fill] = total us "
+        f"(busbw GB/s); * marks the model's pick"
+    )
     for size in (2**k for k in range(18, 27)):
         pick = model.predict("all_reduce", size, members, forced[0] if forced else None)
         cells = []
@@ -138,19 +149,31 @@ def _terms(case: str) -> None:
                 continue
             eff = tuning.bandwidth_share(a, proto, "all_reduce")
             chunks = tuning.chunk_s(a, size, len(members), bandwidth[a] * eff)  # NVLink SHARP's rounds and fill
-            total = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
-                                    base_s=tuning.base_s + chunks, algorithm=a, efficiency=eff)
-            bare = collective_cost("all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha,
-                                   algorithm=a, efficiency=eff)
-            empty = collective_cost("all_reduce", len(members), 0, link_gbps=bandwidth[a], alpha_s=alpha,
-                                    algorithm=a, efficiency=eff)
+            total = collective_cost(
+                "all_reduce",
+                len(members),
+                size,
+                link_gbps=bandwidth[a],
+                alpha_s=alpha,
+                base_s=tuning.base_s + chunks,
+                algorithm=a,
+                efficiency=eff,
+            )
+            bare = collective_cost(
+                "all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha, algorithm=a, efficiency=eff
+            )
+            empty = collective_cost(
+                "all_reduce", len(members), 0, link_gbps=bandwidth[a], alpha_s=alpha, algorithm=a, efficiency=eff
+            )
             if total is None or bare is None or empty is None:
                 continue
             mark = "*" if (a.value, proto.value) == (pick.algorithm, pick.protocol) else " "
-            cells.append(f"{mark}{a.value}/{proto.value} {tuning.base_s * 1e6:.1f}+{empty.seconds * 1e6:.1f}+"
-                         f"{(bare.seconds - empty.seconds) * 1e6:.1f}"
-                         f"{f'+{chunks * 1e6:.1f}' if chunks else ''}={total.seconds * 1e6:.1f} "
-                         f"({size * pick.busbw / pick.algbw / total.seconds / 1e9:.0f})")
+            cells.append(
+                f"{mark}{a.value}/{proto.value} {tuning.base_s * 1e6:.1f}+{empty.seconds * 1e6:.1f}+"
+                f"{(bare.seconds - empty.seconds) * 1e6:.1f}"
+                f"{f'+{chunks * 1e6:.1f}' if chunks else ''}={total.seconds * 1e6:.1f} "
+                f"({size * pick.busbw / pick.algbw / total.seconds / 1e9:.0f})"
+            )
         print(f"{_fmt(size):>8}  " + "  ".join(cells))
 
 
@@ -173,9 +196,11 @@ class NcclRingTuner:
         ``size`` is nccl-tests' total, the bytes NCCL prices (enqueue.cc's getAlgoInfo:
         ncclFuncMaxSendRecvCount, at f44ac759, v2.26.2-1, as at 80f6bda4)."""
         steps = 2 * (nranks - 1) if op == "all_reduce" else nranks - 1
-        protocols = {"ll": (min(self.ll_cap_gbps, 0.5 * self.ring_gbps), 6.6 + steps * 0.6),
-                     "ll128": (min(0.92 * self.ring_gbps, self.ll128_cap_gbps), 14.0 + steps * 1.9),
-                     "simple": (self.ring_gbps, 8.4 + steps * 3.4)}
+        protocols = {
+            "ll": (min(self.ll_cap_gbps, 0.5 * self.ring_gbps), 6.6 + steps * 0.6),
+            "ll128": (min(0.92 * self.ring_gbps, self.ll128_cap_gbps), 14.0 + steps * 1.9),
+            "simple": (self.ring_gbps, 8.4 + steps * 3.4),
+        }
         return {p: lat + size / (1000 * bus * nranks / steps) for p, (bus, lat) in protocols.items()}
 
 
@@ -194,8 +219,9 @@ _TUNER_FAMILY = {"blackwell": "nvl72", "hopper": "nvswitch"}
 def _ranks(text: str, flag: str, what: str, example: str) -> int:
     """A rank count of two or more in ASCII digits: str.isdigit() takes '²' and '٣', which int() then refuses."""
     if re.fullmatch(r"[0-9]+", text) is None or int(text) < 2:
-        raise GpuvetError(f"{what}: the rank count {text!r} is not a whole number of 2 or more", where=flag,
-                          fix=f"give {example}")
+        raise GpuvetError(
+            f"{what}: the rank count {text!r} is not a whole number of 2 or more", where=flag, fix=f"give {example}"
+        )
     return int(text)
 
 
@@ -206,36 +232,53 @@ def _nccl_tuner(case: str) -> None:
     if arch not in NCCL_RING_TUNERS:
         raise GpuvetError(f"not an ARCH:RANKS case: {case!r}", where="--nccl-tuner", fix=f"give {fix}")
     tuner, n = NCCL_RING_TUNERS[arch], _ranks(ranks, "--nccl-tuner", f"not an ARCH:RANKS case: {case!r}", fix)
-    rows = [r for data in (DATA, DATA_49) for r in compare(data)
-            if r.point.family == _TUNER_FAMILY[arch] and r.point.ranks == n and r.point.algorithm == "ring"
-            and len(r.point.sizes) == 1]
+    rows = [
+        r
+        for data in (DATA, DATA_49)
+        for r in compare(data)
+        if r.point.family == _TUNER_FAMILY[arch]
+        and r.point.ranks == n
+        and r.point.algorithm == "ring"
+        and len(r.point.sizes) == 1
+    ]
     if not rows:
         print(f"no ring-forced published figure of {n} {arch} ranks in the data files")
         return
-    print(f"NCCL 2.25.1's own ring estimate (its tuner's cost model, modelled; the same constants at v2.26.2-1) on "
-          f"{n} {arch} ranks, against the published figure and gpuvet's; busbw GB/s, error against the published")
-    print(f"{'op':14} {'size':>8} {'published':>9} {'us':>8}  {'NCCL picks':10} {'us':>8} {'busbw':>7} {'error':>7}  "
-          f"{'gpuvet':>7} {'error':>7}  role, source")
+    print(
+        f"NCCL 2.25.1's own ring estimate (its tuner's cost model, modelled; the same constants at v2.26.2-1) on "
+        f"{n} {arch} ranks, against the published figure and gpuvet's; busbw GB/s, error against the published"
+    )
+    print(
+        f"{'op':14} {'size':>8} {'published':>9} {'us':>8}  {'NCCL picks':10} {'us':>8} {'busbw':>7} {'error':>7}  "
+        f"{'gpuvet':>7} {'error':>7}  role, source"
+    )
     for r in rows:
         size, factor = r.point.sizes[0], bus_factor(r.point.op, n)
         estimate = tuner.microseconds(n, size, r.point.op)
         pick = min(estimate, key=lambda p: estimate[p])
         busbw = size * factor / estimate[pick] / 1e3
         published_us = size * factor / r.point.published_busbw / 1e3
-        print(f"{r.point.op:14} {_fmt(size):>8} {r.point.published_busbw:9.2f} {published_us:8.1f}  {pick:10} "
-              f"{estimate[pick]:8.1f} {busbw:7.2f} {busbw / r.point.published_busbw - 1:+7.1%}  "
-              f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {r.point.role}, {_short(r.point.source)}")
+        print(
+            f"{r.point.op:14} {_fmt(size):>8} {r.point.published_busbw:9.2f} {published_us:8.1f}  {pick:10} "
+            f"{estimate[pick]:8.1f} {busbw:7.2f} {busbw / r.point.published_busbw - 1:+7.1%}  "
+            f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {r.point.role}, {_short(r.point.source)}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the "
-                        "repository's)")
+    parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the repository's)")
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
-    parser.add_argument("--terms", metavar="NODE:RANKS[:ALGORITHM]",
-                        help="print the model's all_reduce terms per size and protocol for one case, e.g. nvl72:4:ring")
-    parser.add_argument("--nccl-tuner", metavar="ARCH:RANKS",
-                        help="print NCCL 2.25.1's own ring estimate beside the ring-forced figures, e.g. blackwell:4")
+    parser.add_argument(
+        "--terms",
+        metavar="NODE:RANKS[:ALGORITHM]",
+        help="print the model's all_reduce terms per size and protocol for one case, e.g. nvl72:4:ring",
+    )
+    parser.add_argument(
+        "--nccl-tuner",
+        metavar="ARCH:RANKS",
+        help="print NCCL 2.25.1's own ring estimate beside the ring-forced figures, e.g. blackwell:4",
+    )
     args = parser.parse_args()
     if args.terms:
         _terms(args.terms)
@@ -248,12 +291,16 @@ def main() -> None:
         return
     rows = [r for data in (args.data or [str(DATA), str(DATA_49)]) for r in compare(data)]
     print("Collective model (modelled, not measured) against published measurements; busbw in GB/s")
-    print(f"{'family':8} {'role':11} {'op':10} {'forced':6} {'size':20} {'published':>9} {'model':>7} {'error':>7}  "
-          f"{'issue 49':9} {'model picks':22} source")
+    print(
+        f"{'family':8} {'role':11} {'op':10} {'forced':6} {'size':20} {'published':>9} {'model':>7} {'error':>7}  "
+        f"{'issue 49':9} {'model picks':22} source"
+    )
     for r in rows:
         p = r.point
-        print(f"{p.family:8} {p.role:11} {p.op:10} {p.algorithm or '-':6} {_size(p.sizes):20} {p.published_busbw:9.2f} "
-              f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {verdict(r):9} {r.predicted_algorithm:22} {_short(p.source)}")
+        print(
+            f"{p.family:8} {p.role:11} {p.op:10} {p.algorithm or '-':6} {_size(p.sizes):20} {p.published_busbw:9.2f} "
+            f"{r.predicted_busbw:7.2f} {r.error:+7.1%}  {verdict(r):9} {r.predicted_algorithm:22} {_short(p.source)}"
+        )
     print()
     for family in sorted({r.point.family for r in rows}):
         for role in ("calibration", "check"):
@@ -264,14 +311,18 @@ def main() -> None:
     for role in ("calibration", "check"):
         mine = [r for r in rows if r.point.role == role and r.point.fitted]
         worst = max(mine, key=lambda r: abs(r.error))
-        print(f"largest |error| of the {role} figures{' the fit used' if role == 'calibration' else ''}: "
-              f"{abs(worst.error):.1%} ({worst.point.family}, {worst.point.op}, {_size(worst.point.sizes)})")
+        print(
+            f"largest |error| of the {role} figures{' the fit used' if role == 'calibration' else ''}: "
+            f"{abs(worst.error):.1%} ({worst.point.family}, {worst.point.op}, {_size(worst.point.sizes)})"
+        )
     for r in rows:
         if not r.point.fitted:
             print(f"not fitted: {r.point.family} {r.point.op} {_size(r.point.sizes)}, error {r.error:+.1%} ({r.point.note})")
     worst = max(abs(r.error) for r in rows if r.point.role == "check")
-    print(f"all check figures: largest |error| {worst:.1%} (target <= 10% at every size): "
-          f"{'met' if worst <= 0.10 else 'MISSED'}")
+    print(
+        f"all check figures: largest |error| {worst:.1%} (target <= 10% at every size): "
+        f"{'met' if worst <= 0.10 else 'MISSED'}"
+    )
     _issue49_summary(rows)
 
 
@@ -280,8 +331,13 @@ def _launches() -> dict[str, str]:
     GPU, or one process driving several (``-g N``), which NCCL's maintainers say adds CPU launch latency
     (NVIDIA/nccl-tests#123 and #333) and the model does not price."""
     data = json.loads(DATA_49.read_text())
-    return {e["source"]: e["launch"] for family, entries in data.items() if not family.startswith("_")
-            for e in entries if "launch" in e}
+    return {
+        e["source"]: e["launch"]
+        for family, entries in data.items()
+        if not family.startswith("_")
+        for e in entries
+        if "launch" in e
+    }
 
 
 def _run_algorithm(r: ReferenceComparison) -> str:
@@ -295,11 +351,18 @@ def disagreeing(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list
     if len(r.point.sizes) != 1 or size_band(r.smallest) == "small":
         return []
     target = TARGETS[size_band(r.smallest)]
-    return [q for q in rows if q is not r and q.point.family == r.point.family and q.point.op == r.point.op
-            and q.point.ranks == r.point.ranks and q.point.sizes == r.point.sizes
-            and _run_algorithm(q) == _run_algorithm(r)
-            and max(q.point.published_busbw, r.point.published_busbw)
-            / min(q.point.published_busbw, r.point.published_busbw) - 1 > target]
+    return [
+        q
+        for q in rows
+        if q is not r
+        and q.point.family == r.point.family
+        and q.point.op == r.point.op
+        and q.point.ranks == r.point.ranks
+        and q.point.sizes == r.point.sizes
+        and _run_algorithm(q) == _run_algorithm(r)
+        and max(q.point.published_busbw, r.point.published_busbw) / min(q.point.published_busbw, r.point.published_busbw) - 1
+        > target
+    ]
 
 
 def _issue49_summary(rows: list[ReferenceComparison]) -> None:
@@ -308,31 +371,44 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
     check = [r for r in rows if r.point.role == "check"]
     verdicts = [verdict(r) for r in check]
     misses = [r for r, v in zip(check, verdicts, strict=True) if v == "miss"]
-    print(f"issue 49 targets on the check figures (10% above 512 MiB, 25% at 1-512 MiB): "
-          f"{verdicts.count('pass')} pass, {len(misses)} miss, {verdicts.count('no target')} below 1 MiB (no target): "
-          f"{'met' if not misses else 'MISSED'}")
+    print(
+        f"issue 49 targets on the check figures (10% above 512 MiB, 25% at 1-512 MiB): "
+        f"{verdicts.count('pass')} pass, {len(misses)} miss, {verdicts.count('no target')} below 1 MiB (no target): "
+        f"{'met' if not misses else 'MISSED'}"
+    )
     launches = _launches()
     for r in misses:
         launch = f"; {launches[r.point.source]}" if r.point.source in launches else ""
-        print(f"  miss: {r.point.family} {r.point.op} {_size(r.point.sizes)} {r.error:+.1%} "
-              f"({_short(r.point.source)}{launch})")
+        print(
+            f"  miss: {r.point.family} {r.point.op} {_size(r.point.sizes)} {r.error:+.1%} ({_short(r.point.source)}{launch})"
+        )
         others = disagreeing(r, rows)
         if others:
-            near = sum(1 for q in others if abs(r.predicted_busbw / q.point.published_busbw - 1)
-                       <= TARGETS[size_band(r.smallest)])
-            print(f"    published runs disagree: {r.point.published_busbw:.2f} here vs "
-                  + ", ".join(f"{q.point.published_busbw:.2f} ({_short(q.point.source)}, {q.point.role})" for q in others)
-                  + f"; the model ({r.predicted_busbw:.2f}) is within target of {near} of them (still a miss)")
+            near = sum(
+                1 for q in others if abs(r.predicted_busbw / q.point.published_busbw - 1) <= TARGETS[size_band(r.smallest)]
+            )
+            print(
+                f"    published runs disagree: {r.point.published_busbw:.2f} here vs "
+                + ", ".join(f"{q.point.published_busbw:.2f} ({_short(q.point.source)}, {q.point.role})" for q in others)
+                + f"; the model ({r.predicted_busbw:.2f}) is within target of {near} of them (still a miss)"
+            )
     seen = [r for r, v in zip(check, verdicts, strict=True) if v == "pass" and r.point.read_to_choose]
     if seen:  # said apart: these passes are no independent check of the rule they were read to choose
-        print(f"  of the passes, {len(seen)} are checks read after their first contact to choose a rule: "
-              + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)}" for r in seen))
-    fitted = [r for r, v in zip(check, verdicts, strict=True)
-              if v == "pass" and r.point.launch_fit and r.launch_bound and size_band(r.smallest) != "small"]
+        print(
+            f"  of the passes, {len(seen)} are checks read after their first contact to choose a rule: "
+            + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)}" for r in seen)
+        )
+    fitted = [
+        r
+        for r, v in zip(check, verdicts, strict=True)
+        if v == "pass" and r.point.launch_fit and r.launch_bound and size_band(r.smallest) != "small"
+    ]
     if fitted:  # their time is the launch floor fitted to them: no check of that floor
-        print(f"  of the passes, {len(fitted)} are set by the one-process launch floor fitted to them: "
-              + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)} ({_short(r.point.source)})"
-                          for r in fitted))
+        print(
+            f"  of the passes, {len(fitted)} are set by the one-process launch floor fitted to them: "
+            + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)} ({_short(r.point.source)})" for r in fitted)
+        )
+
 
 if __name__ == "__main__":
     try:
