@@ -75,11 +75,15 @@ def _fmt(n: int) -> str:
 
 
 def _short(source: str) -> str:
-    """owner/repo and the issue number or file name of a GitHub address (the data file has it whole)."""
+    """owner/repo and the issue number or file name of a GitHub address (the data file has it whole); a README's
+    folders too, where one repository has several (yangwhale/gpu-tpu-pedia's B200 board and GB200/GB300 trays)."""
     parts = source.removeprefix("https://github.com/").split("/")
     if len(parts) < 3:
         return source
-    return f"{parts[0]}/{parts[1]}#{parts[3]}" if parts[2] == "issues" else f"{parts[0]}/{parts[1]} {parts[-1]}"
+    if parts[2] == "issues":
+        return f"{parts[0]}/{parts[1]}#{parts[3]}"
+    name = "/".join(parts[4:]) if parts[-1].lower() == "readme.md" and len(parts) > 5 else parts[-1]
+    return f"{parts[0]}/{parts[1]} {name}"
 
 
 def _size(sizes: tuple[int, ...]) -> str:
@@ -345,14 +349,18 @@ def _run_algorithm(r: ReferenceComparison) -> str:
     return r.point.algorithm or r.predicted_algorithm.split("/")[0]
 
 
-def disagreeing(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list[ReferenceComparison]:
-    """The other published runs of ``r``'s family, op, rank count, size and algorithm whose figure differs
-    from ``r``'s by more than issue 49's target at that size: runs of the same hardware that disagree."""
+def _same_case(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list[tuple[ReferenceComparison, bool]]:
+    """The other published runs of ``r``'s family, op, rank count, size and algorithm, each with whether its
+    figure differs from ``r``'s by more than issue 49's target at that size."""
     if len(r.point.sizes) != 1 or size_band(r.smallest) == "small":
         return []
     target = TARGETS[size_band(r.smallest)]
     return [
-        q
+        (
+            q,
+            max(q.point.published_busbw, r.point.published_busbw) / min(q.point.published_busbw, r.point.published_busbw) - 1
+            > target,
+        )
         for q in rows
         if q is not r
         and q.point.family == r.point.family
@@ -360,9 +368,19 @@ def disagreeing(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list
         and q.point.ranks == r.point.ranks
         and q.point.sizes == r.point.sizes
         and _run_algorithm(q) == _run_algorithm(r)
-        and max(q.point.published_busbw, r.point.published_busbw) / min(q.point.published_busbw, r.point.published_busbw) - 1
-        > target
     ]
+
+
+def disagreeing(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list[ReferenceComparison]:
+    """The other published runs of the same case whose figure differs from ``r``'s by more than the target:
+    runs of the same hardware that disagree (the miss may be the run's)."""
+    return [q for q, apart in _same_case(r, rows) if apart]
+
+
+def agreeing(r: ReferenceComparison, rows: list[ReferenceComparison]) -> list[ReferenceComparison]:
+    """The other published runs of the same case within the target of ``r``'s figure: a second run that
+    reproduces a miss makes it the model's, not one run's (P49f)."""
+    return [q for q, apart in _same_case(r, rows) if not apart]
 
 
 def _issue49_summary(rows: list[ReferenceComparison]) -> None:
@@ -391,6 +409,13 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
                 f"    published runs disagree: {r.point.published_busbw:.2f} here vs "
                 + ", ".join(f"{q.point.published_busbw:.2f} ({_short(q.point.source)}, {q.point.role})" for q in others)
                 + f"; the model ({r.predicted_busbw:.2f}) is within target of {near} of them (still a miss)"
+            )
+        same = agreeing(r, rows)
+        if same:
+            print(
+                f"    published runs agree: {r.point.published_busbw:.2f} here vs "
+                + ", ".join(f"{q.point.published_busbw:.2f} ({_short(q.point.source)}, {q.point.role})" for q in same)
+                + ": reproduced, the model's miss"
             )
     seen = [r for r, v in zip(check, verdicts, strict=True) if v == "pass" and r.point.read_to_choose]
     if seen:  # said apart: these passes are no independent check of the rule they were read to choose
