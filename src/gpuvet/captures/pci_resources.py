@@ -157,12 +157,24 @@ def _event(head: str, gpus: set[str], below: dict[str, str]) -> tuple[str | None
         return (NOT_READY, fn) if fn in gpus or named else (None, None)
     if (m := _RESERVE.search(head)) is not None:
         fn = bus(m.group(1))
-        named = any(w in m.group(0) for w in ("nvidia ", "amdgpu "))
+        named = any(w in m.group(0) for w in ("nvidia ", "amdgpu ")) or _aperture(head, m)
         return (HELD, fn) if fn in gpus or named else (None, None)
     for kind, pat in ((LEFT_SLOT, _LINK_DOWN), (CONTAINED, _DPC), (NOT_RETRAINED, _RETRAIN_FAILED)):
         if (m := pat.search(head)) is not None:
             return kind, below.get(bus(m.group(1)))
     return None, None
+
+
+# AGX2: a window a boot framebuffer can hold: a prefetchable memory BAR of 64 MiB or more (a GPU's VRAM aperture;
+# a NIC's or an NVMe drive's BARs are smaller or not prefetchable)
+_WINDOW = re.compile(r"\[mem 0x([0-9a-f]+)-0x([0-9a-f]+)(?: 64bit)? pref\]")
+_FRAMEBUFFER_MIN = 64 << 20
+
+
+def _aperture(head: str, m: re.Match[str]) -> bool:
+    """vfio-pci's BAR another driver holds is a passed-through GPU's where the BAR is a large prefetchable window."""
+    w = _WINDOW.search(head, m.start()) if m.group(0).lstrip(" ]:").startswith("vfio-pci ") else None
+    return w is not None and int(w.group(2), 16) - int(w.group(1), 16) + 1 >= _FRAMEBUFFER_MIN
 
 
 def _ports(lines: list[Line], found: list[int], gpus: set[str]) -> dict[str, str]:
