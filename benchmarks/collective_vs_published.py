@@ -344,6 +344,19 @@ def _launches() -> dict[str, str]:
     }
 
 
+def _moved() -> dict[str, str]:
+    """The calibration entries of the issue 49 file that were check rows at first contact (their ``moved_from_check``
+    says for which constant, P49g), by source: the summary counts their figures apart, never as checks."""
+    data = json.loads(DATA_49.read_text())
+    return {
+        e["source"]: e["moved_from_check"]
+        for family, entries in data.items()
+        if not family.startswith("_")
+        for e in entries
+        if e["role"] == "calibration" and "moved_from_check" in e
+    }
+
+
 def _run_algorithm(r: ReferenceComparison) -> str:
     """The algorithm a run used: the one it forced, else the model's pick (NCCL's choice is not printed)."""
     return r.point.algorithm or r.predicted_algorithm.split("/")[0]
@@ -417,6 +430,7 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
                 + ", ".join(f"{q.point.published_busbw:.2f} ({_short(q.point.source)}, {q.point.role})" for q in same)
                 + ": reproduced, the model's miss"
             )
+    _moved_summary(rows)
     seen = [r for r, v in zip(check, verdicts, strict=True) if v == "pass" and r.point.read_to_choose]
     if seen:  # said apart: these passes are no independent check of the rule they were read to choose
         print(
@@ -432,6 +446,22 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
         print(
             f"  of the passes, {len(fitted)} are set by the one-process launch floor fitted to them: "
             + "; ".join(f"{r.point.family} {r.point.op} {_size(r.point.sizes)} ({_short(r.point.source)})" for r in fitted)
+        )
+
+
+def _moved_summary(rows: list[ReferenceComparison]) -> None:
+    """The figures moved from check to calibration after their first contact: counted apart, with the verdict the
+    issue's targets would give them, so that no count above takes them for checks."""
+    moved = _moved()
+    rows = [r for r in rows if r.point.role == "calibration" and r.point.source in moved]
+    for source in sorted({r.point.source for r in rows}):
+        mine = [r for r in rows if r.point.source == source]
+        verdicts = [verdict(r) for r in mine]
+        print(
+            f"  moved from check to calibration after first contact (used to fit, no check): {len(mine)} figures of "
+            f"{_short(source)}, {_fmt(min(r.smallest for r in mine))} - {_fmt(max(max(r.point.sizes) for r in mine))} "
+            f"({verdicts.count('pass')} pass, {verdicts.count('miss')} miss, {verdicts.count('no target')} below 1 MiB "
+            f"with today's constants)"
         )
 
 
