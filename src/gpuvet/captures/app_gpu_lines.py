@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import encoder_setting, miner_lost
+from gpuvet.captures import encoder_setting, miner_lost, nvenc_status
 from gpuvet.captures.app_marks import FAH_WORDS
 from gpuvet.captures.kernel import NO_BUS, KernelEvent, KernelParse, bus
 from gpuvet.captures.marks import holding
@@ -47,10 +47,13 @@ _XMRIG = re.compile(r"\b(?:nvidia|cuda|opencl)\s*\|?\s+#(\d{1,2})\s+(" + _BUS + 
 _FAH_GPU = re.compile(r'"gpu:([0-9a-fA-F]{2}):([0-9a-fA-F]{2}):([0-9a-fA-F]{1,2})"')
 # a card's compute failing: the miner's index, then CUDA's error (its enum name or text) or xmrig's wrong result
 _UNSTABLE = (r"CUDA_ERROR_(?:ILLEGAL_ADDRESS|UNKNOWN|LAUNCH_FAILED|LAUNCH_TIMEOUT|ILLEGAL_INSTRUCTION|"
-             r"MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR)|COMPUTE ERROR|(?i:cuda (?:error|exception)\b[^\n]{0,80}?"
+             r"MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR)|Error(?:IllegalAddress|Unknown|LaunchFailed|LaunchTimeout|"
+             r"IllegalInstruction|MisalignedAddress|HardwareStackError)\b|COMPUTE ERROR|"  # AGX2: ManagedCuda's names
+             r"(?i:cuda (?:error|exception)\b[^\n]{0,80}?"
              r"(?:illegal memory access|unspecified launch failure|unknown error|launch timed out|illegal instruction"
              r"|misaligned address))")  # CUDA's text only on a line naming a CUDA error (not nvidia-smi's Unknown Error)
-_COMPUTE = re.compile(r"\bGPU\s?#?\s?(\d{1,2})\b(?!:\d)[^\n]{0,160}?(?:" + _UNSTABLE + ")")  # not a host 'gpu5:3591'
+# the card's index: 'GPU #2', 'GPU2', GrinGoldMiner's 'GPU GeForce GTX 1070 ID 4' (not a host's 'gpu5:3591')
+_COMPUTE = re.compile(r"\bGPU\s?(?:#\s?|ID\s?|[^\n:#]{1,40}?\bID\s)?(\d{1,2})\b(?!:\d)[^\n]{0,160}?(?:" + _UNSTABLE + ")")
 
 _IDLE = re.compile(r"\bGPU\s?#(\d{1,2})\b[^\n]{0,120}?\bis idle\b")
 _NVML_999 = re.compile(r"\bGPU\s?#?\s?(\d{1,2})\b(?!:\d)[^\n]{0,120}?(?i:error(?: code)?:?\s*999\b|\(999\))")
@@ -86,7 +89,8 @@ _ECHOES = re.compile(r"Plex Transcoder' exit code|Failed setup for format cuda|E
                      r"|Device creation failed: -|Failed to set value '\w+=[^']*' for option 'init_hw_device'"
                      r"|Error (?:initializing output stream|while opening encoder)|Conversion failed!")
 # the literal words each reader's lines hold: a line without them is not searched (issue 43: a long log holding '999')
-_ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "VA display", "Cannot load", "nvcuvid", "MFX session")
+_ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "VA display", "Cannot load", "nvcuvid", "MFX session",
+                  *nvenc_status.WORDS)
 _FAH_WORDS = ("cuInit()", ":WU", ":I", ":W :", ":E :", "WARNING:", "ERROR:", "gpus = ", ":CON")
 _ECHO_WORDS = ("Plex", "Failed", "Error", "Conversion", "Device creation")
 _HEALTHY_WORDS = ("[ OK ]", "WATCHDOG", "Main loop", "GPU CRASH", "GPU#", "_nvenc @", "frame=", "H/s", "h/s")
@@ -99,7 +103,7 @@ _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own wo
 KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abort", "app_temp_threshold",
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
          "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed",
-         encoder_setting.ABSENT, encoder_setting.SETTING)
+         encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS)
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
 
@@ -233,7 +237,10 @@ def _encoder(ln: Line, seen: _Seen) -> bool:
     if seen.contained and _CU_INIT.search(s) is not None:
         _add(seen, "app_cuda_container", None, ln)
         return True
-    if (said := encoder_setting.kind(s)) is not None:  # R3D: no NVENC for the codec, OBS's NVENC lines
+    said = nvenc_status.kind(s)  # AGX2: NVENC's status codes (OBS's among them: before its other lines)
+    if said is None:
+        said = encoder_setting.kind(s)
+    if said is not None:  # R3D: no NVENC for the codec, OBS's NVENC lines
         if said:
             _add(seen, said, None, ln)
         return True

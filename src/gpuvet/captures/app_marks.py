@@ -12,9 +12,11 @@ FAH_WORDS = ("cuInit() returned", "Failed to update GPUs", ":WU", "FahCore", "Fo
 LOST_MARKS = ("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")
 APP_MARKS = ("cuda exception", "CUDA error", "CUDA Error", "cuda error", "Cuda error", "CUDA_ERROR_", "WATCHDOG",
              "Main loop finished", "GPU CRASH LIST", "WD: GPU#", "h/s", *FAH_WORDS,
-             "COMPUTE ERROR", "illegal memory access", "is idle",
+             "COMPUTE ERROR", "illegal memory access", "is idle", "ErrorIllegal", "ErrorLaunch", "ErrorUnknown",
+             "ErrorMisaligned", "ErrorHardwareStack",
              "999", "fan speed", "Temperature limit on GPU", "temperature threshold met", "cuInit() returned",
              "Failed to update GPUs", ":WU", "nvenc", "NVENC", "OpenEncodeSessionEx", "libnvidia-encode", "nvEncodeAPI",
+             "nvEnc", "NvEnc", "NV_ENC_ERR_", "NVEnc",
              "VAAPI connection", "VA display", "MFX session", "nvcuvid", "Cannot load lib", "nvcuda",
              "Failed setup for format", "Conversion failed", "HWMon", "Hardware.Mon", "fan0:",
              "Plex Transcoder",
