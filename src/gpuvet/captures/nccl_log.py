@@ -49,6 +49,8 @@ _PLOG = lazy(r"^\s*\[(?P<level>ERROR|WARNING|INFO|EVENT|DEBUG)\]\s+(?P<lib>HCCL|
 # NCCL's IB completion error quoted without its 'NCCL WARN' prefix (in a sentence, a chat paste): its words are
 # NCCL's own, old ('with error 12, opcode 0') and new ('with status=12 opcode=0 … vendor err 129'), any IB plugin
 _BARE_COMPLETION = lazy(r"\bNET/IB\w{0,8}\s*:\s*Got completion from peer\s+\S+\s+with (?:error |status=)\d+.*$")
+# a name GitHub's markdown made a link of in a pasted line ('[net_ib.cc:101](http://net_ib.cc:101/)')
+_UNLINKED = lazy(r"\[([^\]\s]{1,120})\]\(https?://[^)\s]{1,200}\)")
 # NCCL's 'host:pid:tid' prefix alone on a line (a paste cut right after it): the host it names ran a process
 _PREFIX_ONLY = lazy(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
 # a word standing for any host in a poster's paste ('host:22337:22453 [6]'): no host's name
@@ -194,7 +196,7 @@ class NcclLog:
 
 
 def _log_line(ln: Line) -> LogLine | None:
-    text = ln.text
+    text = _UNLINKED.sub(r"\1", ln.text) if "](http" in ln.text else ln.text  # GitHub's autolinks undone
     if "CCL" not in text and not ((" INFO " in text or " WARN " in text) and re.search(r":\d{1,9} \[\d{1,4}\] ", text)):
         return _bare(ln)
     m = _BRACKETED.search(text) if "] [" in text else None

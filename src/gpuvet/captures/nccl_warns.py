@@ -80,10 +80,13 @@ _CUT_FAILED = lazy(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
                    r"^Error while creating|^Call to \w+ failed", re.I)
 # WARNs NCCL and RCCL print on a healthy run (each with why): a WARN no family names and none of these is a lead
 BENIGN = (
+    # libibverbs' names of the events no failure raises (ibv_event_type_str): the subnet manager's sweep, a queue's
+    # life (communication established, send queue drained, last WQE reached, path migrated, SRQ limit reached)
     (r"Got non-fatal async event|Got async event\s*:\s*(?:client reregistration|port active|GID table change|"
-     r"LID change|SM change)|\bGID table changed",
-     "NET/IB passing on an InfiniBand async event the subnet manager's sweep raises (reregistration, GID/LID "
-     "change): NCCL goes on"),
+     r"LID change|SM change|P_Key change|communication established|send queue drained|path migrated|"
+     r"SRQ limit reached|last WQE reached)|\bGID table changed",
+     "NET/IB passing on an InfiniBand async event no failure raises (the subnet manager's reregistration, a GID/LID/"
+     "P_Key change, a queue's own life): NCCL goes on"),
     (r"\bNET/Plugin\b|\bNET/OFI\b.*\b(?:provider|not supported|only EFA)|plugin (?:not found|load)|"
      r"\bnot using it\b", "a network plugin absent or not for this fabric: NCCL falls back to its internal transports"),
     (r"\b(?:GPU ?Direct RDMA|GDR(?:Copy)?)\b.*\bdisabled\b|\bGIN is disabled\b",

@@ -42,6 +42,8 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "\"caller\"", "| GPU UUID", "dcgm-exporter", "DCGM successfully", "Not collecting", "/metrics",
              "device-plugin", "failOnInitError", "migStrategy", "required GPUs", "placement group", "Ray cluster",
              "GPU available", "resource request", "Assertion `",
+             # R4C (captures/cluster_texts.py, its MARKS): kubectl get ds, describe pod, Xid conditions and counts
+             "DESIRED", "Init Containers:", "XidCritical", "XID 45", "Xid 45", "interfaces were detected",
              # R3A (captures/job_view.py, its MARKS): pyxis/enroot, cgroup.conf, a cgroup's device filter
              "pyxis", "enroot", "98-nvidia", "Command not found: nvidia-container-cli", "ConstrainCores",
              "ConstrainDevices", "cgroup.conf", "cgroup_device",

@@ -114,6 +114,9 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_gpu_condition": _Meaning("scheduler_gpus_short", MEDIUM),
     "k8s_insufficient_gpu": _Meaning("scheduler_gpus_short", LOW),
     "k8s_device_unhealthy": _Meaning("scheduler_gpus_short", MEDIUM),  # kubelet's or the device plugin's words
+    "k8s_stack_not_ready": _Meaning("gpu_stack_pod_not_ready", MEDIUM),  # R4C: a GPU stack daemonset or pod not up
+    "accel_no_interfaces": _Meaning("accel_scaleout_nics_absent", MEDIUM),  # R4C: Gaudi's scale-out ports absent
+    "nhc_other_design": _Meaning("health_check_expects_other_design", MEDIUM),  # R4C: an SXM check on a PCIe GPU
     "operator_driver_not_ready": _Meaning("driver_install_failed", MEDIUM),  # the GPU operator's driver validation
     "operator_operand_failing": _Meaning("gpu_config_mismatch", MEDIUM),  # a GPU operand pod failing (ops_logs)
     "gpud_unhealthy": _Meaning("node_health_check_failed", MEDIUM),  # gpud's verdict on a GPU component (ops_agents)

@@ -129,9 +129,33 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
                         line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
                         lines=[f.at.line for _, f in items][:_LINES], times=len(items), ranks=ranks or None)
         named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
-        out.append(found if named is None else _as_p2p(found, named[1]) or _family_cause(replace(
-            found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence})))
+        out.append(found if named is None else _as_p2p(found, named[1]) or _async_event(_family_cause(replace(
+            found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))))
     return out
+
+
+# NET/IB's async event line: 'mlx5_0:1 Got async event : port error' (the HCA and port from 2.12 on), its event in
+# libibverbs' own words (ibv_event_type_str); 'local catastrophic error' is IBV_EVENT_DEVICE_FATAL: the HCA failed
+_ASYNC = re.compile(r"(?:(?P<hca>[\w.-]{1,40}):(?P<port>\d{1,3}) )?Got async (?:fatal )?event\s*:\s*(?P<event>[\w ]{3,60})")
+
+
+def _async_event(found: Finding) -> Finding:
+    """An HCA's async event on the HCA and host the line names (not the GPU's: the event is the NIC's); the device's
+    fatal event ('local catastrophic error') is the HCA's failure, as critical as its firmware stopping."""
+    from gpuvet.knowledge import fault
+
+    log = found.evidence.get("log")
+    m = _ASYNC.search(log) if found.evidence.get("kind") == "nccl_ib_async_event" and isinstance(log, str) else None
+    if m is None:
+        return found
+    host = found.module.split(" GPU ")[0] if found.module and "not in the log" not in found.module else None
+    hca = f"{m.group('hca')}:{m.group('port')}" if m.group("hca") else None
+    module = " ".join(x for x in (host, hca) if x) or found.module
+    evidence = {**found.evidence, "event": m.group("event").strip(), **({"hca": hca} if hca else {})}
+    if "catastrophic" in m.group("event") and "work queue" not in m.group("event"):
+        return replace(found, cause="nic_firmware_fatal", severity=fault("nic_firmware_fatal").severity,
+                       module=module, evidence=evidence)
+    return replace(found, module=module, evidence=evidence)
 
 
 def _as_p2p(found: Finding, named: dict[str, Json]) -> Finding | None:

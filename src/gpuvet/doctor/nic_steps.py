@@ -126,12 +126,25 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
         label, first = items[0]
         seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
         nic = device if port is None else f"{device} port {port}"  # a verbs line may name no port, or no NIC
-        out.append(replace(finding("rdma_completion_error", MEDIUM, nic,
+        out.append(replace(finding(_completion_cause(what, first.transport), MEDIUM, nic,
                                    nic=nic or "a NIC the log does not name", error=what, side=_side(what),
                                    transport=first.transport,
                                    syndrome=first.syndrome, file=label, line=first.line, log=first.text,
                                    times=len(items), processes=seen[:16] or None), host=host))
     return out
+
+
+# a program's own completion status of its local side (ibv_wc_status 1, 2: local length, local QP operation error):
+# the shape of the request it posted, refused by its HCA before it left the port, not the fabric (R4C); a local
+# protection error (4) stays the NIC's finding: a GPUDirect RDMA mapping the node broke raises it as well
+_OWN_REQUEST = re.compile(r"\blocal (?:length|QP operation) error|\bLOC_(?:LEN|QP_OP)_ERR\b", re.I)
+
+
+def _completion_cause(what: str, transport: str | None) -> str:
+    """The program's own request where the program logged the status; the kernel's line (mlx5_ib's 'QP N error')
+    names no program whose request it was, so it stays the NIC's finding."""
+    own = _OWN_REQUEST.search(what) is not None and not (transport or "").startswith("the kernel")
+    return "rdma_request_local_error" if own else "rdma_completion_error"
 
 
 def _side(what: str) -> str | None:
