@@ -465,7 +465,7 @@ def _issue49_summary(rows: list[ReferenceComparison]) -> None:
 def _moved_summary(rows: list[ReferenceComparison]) -> None:
     """The figures moved from check to calibration after their first contact: counted apart, with the verdict the
     issue's targets would give them, so that no count above takes them for checks."""
-    moved = _moved()
+    moved, all_rows = _moved(), rows
     rows = [r for r in rows if r.point.role == "calibration" and r.point.source in moved]
     for source in sorted({r.point.source for r in rows}):
         mine = [r for r in rows if r.point.source == source]
@@ -475,6 +475,13 @@ def _moved_summary(rows: list[ReferenceComparison]) -> None:
             f"{_short(source)}, {_fmt(min(r.smallest for r in mine))} - {_fmt(max(max(r.point.sizes) for r in mine))} "
             f"({verdicts.count('pass')} pass, {verdicts.count('miss')} miss, {verdicts.count('no target')} below 1 MiB "
             f"with today's constants)"
+        )
+    if rows:  # P49g's fit on them was not kept: no constant of the model was set by them, so the issue's count keeps them
+        check = [r for r in all_rows if r.point.role == "check"] + rows
+        v = [verdict(r) for r in check]
+        print(
+            f"  issue 49 targets with the moved figures counted as checks (the fit on them was not kept): "
+            f"{v.count('pass')} pass, {v.count('miss')} miss, {v.count('no target')} below 1 MiB"
         )
 
 
