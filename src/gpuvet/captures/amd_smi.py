@@ -1,7 +1,6 @@
-"""AMD's tools as people paste them: ``amd-smi static|metric|list`` (text and ``--json``),
-``amd-smi topology``, ``rocm-smi --showtopo``, ``rocm-smi -a`` (``--showallinfo``) and its
-``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s device list, ``amd-smi monitor``'s table and
-``rocminfo``'s GPU agents.
+"""AMD's tools as people paste them: ``amd-smi static|metric|list`` (text and ``--json``), ``amd-smi topology``,
+``rocm-smi --showtopo``, ``rocm-smi -a`` (``--showallinfo``) and its ``--json``/``--csv`` forms, ``rocm-bandwidth-test``'s
+device list, ``amd-smi monitor``'s table, ``rocminfo``'s GPU agents and amd-smi's throttle status quoted.
 
 Each reader claims the lines it understood; modules are listed in the tool's order with only what it printed (a name,
 a bus id, memory, PCIe maxima); link tables are kept as printed (type, weight, hops, NUMA node) and turned into links
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from gpuvet.captures import (
     amd_monitor,
     amd_smi_table,
+    amd_throttle,
     amd_xgmi,
     rocm_ras,
     rocm_table,
@@ -588,8 +588,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (rocm_table.HEADLESS_MARKERS, rocm_table.read_headless),  # only where read_tables found no table
     (("RocmBandwidthTest", "Device:"), _rocm_bandwidth_test),  # read only after its title or a device line
     (amd_monitor.MARKERS, _monitor),
-    (("gfx",), rocminfo.read),  # read only after a 'Name: gfx…' agent
-    (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a listing of CPU agents alone
+    (("gfx",), rocminfo.read), (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a 'Name: gfx…' agent; CPUs alone
+    (amd_throttle.MARKERS, amd_throttle.read),  # R4A: amd-smi's THROTTLE_STATUS quoted in prose or a table
     (rocm_unsupported.MARKERS, rocm_unsupported.read),  # rocm-smi's 'not supported' lines, --json's 'no data'
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it
     (amd_smi_table.PROCESS_MARKERS, amd_smi_table.read_processes),  # amd-smi process's box, where nothing listed

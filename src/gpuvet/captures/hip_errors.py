@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import api_errors, rocr_status
+from gpuvet.captures import api_errors, kfd_topology, rocr_status
 from gpuvet.captures.app_errors import AppErrorsParse, printed
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
@@ -27,8 +27,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
     # the ROCm tools finding no driver or no GPU: rocminfo's 'ROCk module is NOT loaded, possibly no GPU devices',
     # amd-smi's 'Unable to detect any GPU devices, check amdgpu version and module status' and its
     # AMDSMI_STATUS_DRIVER_NOT_LOADED, rocm-smi's 'WARNING: No AMD GPUs specified'
-    "rocm_no_driver": r"ROCk module is NOT loaded|AMDSMI_STATUS_DRIVER_NOT_LOADED|Unable to detect any GPU devices, "
-                      r"check amdgpu|WARNING: No AMD GPUs specified",
+    "rocm_no_driver": r"ROCk module is NOT (?:loaded|live)|AMDSMI_STATUS_DRIVER_NOT_LOADED|"  # R4A: '… NOT live, …'
+                      r"Unable to detect any GPU devices, check amdgpu|WARNING: No AMD GPUs specified",
     "hip_error": r"HIP error: \w|\bhipError[A-Z]\w+|\bHSA_STATUS_ERROR(?:_[A-Z_]+)?\b",
 }.items()}
 KEYS = ("hip", "hsa_status", "/dev/kfd",  # FRW: rocminfo's 'Unable to open /dev/kfd' (rocr_status)
@@ -81,6 +81,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         seen[(kind, module)] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, "ROCm/HIP"))
     out.errors = rocr_status.judge(lines, out.errors)  # FRW: hsa_init's OUT_OF_RESOURCES is no usable GPU, not memory
+    out.errors, listed = kfd_topology.judged(lines, out.errors)  # R4A: KFD's sysfs shows it absent, or with no GPU
+    out.claimed |= listed
     out.claimed |= {e.line for e in out.errors}
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))

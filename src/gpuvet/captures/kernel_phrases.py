@@ -38,6 +38,21 @@ AMD: tuple[KernelMessage, ...] = (
     KernelMessage("amd_page_fault", re.compile(r"\bCan't handle page fault\b"), "amdgpu"),
     # amdgpu_gfx.c (amdgpu_gfx_cp_ecc_error_irq) and gfx_v8_0.c: the command processor's EDC/ECC interrupt
     KernelMessage("amd_cp_ecc_error", re.compile(r"\bCP ECC ERROR IRQ\b|\bCP EDC/ECC error detected\b"), "amdgpu"),
+    # R4A: amdgpu_psp.c (psp_cmd_submit_buf): the PSP refused or did not finish a command of the driver's own ('psp gfx
+    # command CONFIG_SQ_PERFMON(0x46) failed and response status is (0x100)'; older: 'psp command (0x6) failed …'). A
+    # trusted application's (LOAD_TA, UNLOAD_TA, INVOKE_CMD: RAS, HDCP, securedisplay) fails on healthy boots: a lead
+    KernelMessage("amd_psp_command_failed", re.compile(r"\bpsp (?:gfx )?command (?!(?:LOAD_TA|UNLOAD_TA|INVOKE_CMD)\b)"
+                                                       r"\w*\(0x[0-9a-fA-F]+\) failed\b", re.I), "amdgpu"),
+    # R4A: a trusted application's command failing (the TA images are optional: the module works without them)
+    KernelMessage("amd_psp_ta_failed", re.compile(r"\bpsp gfx command (?:LOAD_TA|UNLOAD_TA|INVOKE_CMD)\(0x[0-9a-fA-F]+\) "
+                                                  r"failed\b", re.I), "amdgpu"),
+    # R4A: amdgpu_psp.c's other firmware loads ('PSP load sys drv failed!', 'PSP load kdb failed!'), and the PCI core's
+    # probe failure as posters shorten it ('amdgpu: probe ... failed with error -5'): the module did not come up
+    KernelMessage("amd_init_failed", re.compile(r"\bPSP load (?:\w+ ){1,3}failed\b|"
+                                                r"\bamdgpu\S*:? probe \S+ failed with error -\d+"), "amdgpu"),
+    # R4A: amdgpu_dev_coredump.c: the reset path (amdgpu_device_gpu_recover, or the job timeout on 6.10 and later) dumped
+    # the module's state: a hang and its reset; beside the hang's own lines (a ring timeout, a ring reset) an echo of them
+    KernelMessage("amd_reset_dumped", re.compile(r"\bAMDGPU device coredump file has been created\b"), "amdgpu"),
 )
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged

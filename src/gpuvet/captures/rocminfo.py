@@ -23,7 +23,7 @@ _FIELDS = 12  # lines after a gfx Name where its Marketing Name and Uuid stand (
 _AGENT = lazy(r"^\s*Agent \d{1,3}\s*$")  # an agent's head ('Agent 2' between two rules of '*')
 _HEAD = 4  # lines above an agent's Name its head stands within
 _DEVICE_TYPE = lazy(r"^\s*Device Type:\s+(CPU|GPU|DSP|AIE)\s*$")
-CPU_MARKERS = ("HSA Agents", "Device Type:")
+CPU_MARKERS = ("HSA Agents", "Device Type:", "Pool Info:", "uCode::")  # R4A: the last two, an agent's tail alone
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
@@ -70,6 +70,8 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
     heads = bool(holding(lines, ("HSA Agents",))) or any(_AGENT.match(lines[i].text) for i in holding(lines, ("Agent ",)))
     if not types or not heads or any(kind != "CPU" for _, kind in types):
         _read_cut_agents(lines, out)
+        if TOOL not in out.kinds:
+            _read_tail(lines, out)
         return
     names = [m.group(1) for ln in lines if (m := _MARKETING.match(ln.text)) is not None]
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text) or _AGENT.match(ln.text) or "HSA Agents" in ln.text}
@@ -123,3 +125,31 @@ def _bus(bdfid: tuple[int, str] | None) -> str | None:
         return None
     v = int(bdfid[1])
     return f"0000:{v >> 8:02X}:{(v >> 3) & 0x1F:02X}.{v & 7}"
+
+
+# R4A: the fields rocminfo prints below an agent's identity (rocminfo.cc: its dispatch limits, firmware versions and the
+# memory pools of 'Pool Info:'), and the x/y/z rows of its '… per Dimension:' blocks: a paste of an agent's tail alone
+_TAIL_FIELD = lazy(r"^\s*(?:(Pool Info|Segment|Size|Allocatable|Alloc Granule|Alloc Recommended Granule|Alloc Alignment|"
+                   r"Accessible by all|Packet Processor uCode:|SDMA engine uCode:|IOMMU Support:|Max Waves Per CU|"
+                   r"Max Work-item Per CU|Grid Max Size(?: per Dimension)?|Workgroup Max Size(?: per Dimension)?|"
+                   r"Max fbarriers/Workgrp|Pool \d{1,2})(?::|\s*$)|[xyz]\s+\d+\(0x[0-9a-fA-F]+\)\s*$)")
+_OWN = ("Pool Info:", "uCode::", "Alloc Granule:", "Accessible by all:", "Max fbarriers/Workgrp:")  # rocminfo's alone
+_GLOBAL_POOL = re.compile(r"^\s*Segment:\s+GLOBAL;")
+_POOL_SIZE = re.compile(r"^\s*Size:\s+(\d+)\(0x[0-9a-fA-F]+\)\s*KB\s*$")
+_MIN_TAIL = 4  # tail fields, one of them rocminfo's own, make a paste rocminfo's agent tail, not a sentence
+
+
+def _read_tail(lines: list[Line], out: ListedParse) -> None:
+    """An agent's tail pasted without its head (its limits, firmware and pools, cut above Name and Device Type):
+    read as rocminfo, no module listed (it names none), the GLOBAL pool's size said; never refused."""
+    if out.modules or not any(own in lines[i].text for i in holding(lines, _OWN) for own in _OWN):
+        return
+    read = [ln for ln in lines if _TAIL_FIELD.match(ln.text)]
+    if len(read) < _MIN_TAIL:
+        return
+    out.claimed |= {ln.no for ln in read}
+    out.kinds.append(TOOL)
+    sizes = [m.group(1) for i, ln in enumerate(lines) if _GLOBAL_POOL.match(ln.text)
+             for after in lines[i + 1:i + 3] if (m := _POOL_SIZE.match(after.text)) is not None]
+    out.notes.append(f"rocminfo: an agent's fields and memory pools read, cut above its name (no module named; GLOBAL "
+                     f"pool size: {', '.join(f'{s} KB' for s in sizes) or 'not shown'})")

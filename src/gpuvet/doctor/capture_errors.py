@@ -171,6 +171,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "rocr_no_kfd": _Meaning("framework_sees_no_module", MEDIUM),  # amdgpu loaded, /dev/kfd absent
     "rocr_kfd_enomem": _Meaning("framework_sees_no_module", MEDIUM),  # R3B
     "rocr_kfd_unsupported_asic": _Meaning("framework_sees_no_module", MEDIUM),
+    "rocr_kfd_no_gpu_node": _Meaning("framework_sees_no_module", MEDIUM),  # R4A: KFD's topology holds the CPU alone
     "gpu_runtime_missing": _Meaning("framework_sees_no_module", MEDIUM),  # sycl-ls/clinfo: CPU, emulation only
     "gpu_kernel_not_bound": _Meaning("framework_sees_no_module", MEDIUM),  # nomodeset, no /dev/dri
     "hip_error": _Meaning("application_hip_error", MEDIUM),

@@ -410,6 +410,12 @@ APP_ERROR_FIX = {
                                  "supported in kfd'): graphics work, but ROCm compute (rocminfo, HIP) has no device on "
                                  "it and /dev/kfd's open fails; use a GPU the kernel's KFD and ROCm support, or the "
                                  "OpenCL/Vulkan backend; an unsupported GPU, not a hardware fault",
+    # R4A: KFD's sysfs topology with the CPU's node alone (captures/kfd_topology.py)
+    "rocr_kfd_no_gpu_node": "KFD's topology (/sys/class/kfd/kfd/topology/nodes) holds the CPU's node alone: amdgpu "
+                            "registered no GPU with KFD, so ROCm, HIP and OpenCL see no device although graphics may "
+                            "work ('CRAT table not found' / 'Virtual CRAT table created for CPU' is the CPU's node and "
+                            "normal): dmesg | grep -i kfd for 'added device' or why not ('kfd not supported on this "
+                            "ASIC', a kernel without CONFIG_HSA_AMD, amdgpu not bound to the GPU); not a hardware fault",
     "gpu_runtime_missing": "the compute runtime lists only CPU and emulated devices (sycl-ls, clinfo -l: 'FPGA "
                            "Emulation Device', a CPU): the GPU's own runtime is not installed or not found: for Intel "
                            "GPUs install intel-opencl-icd and the Level Zero GPU driver (intel-level-zero-gpu, libze1; "
