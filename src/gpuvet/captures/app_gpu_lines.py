@@ -63,6 +63,7 @@ _THROTTLE = re.compile(r"\btemperature threshold met on GPU\s?#\s?(\d{1,2})\b", 
 # temperature and fan readings: PhoenixMiner's 'GPU1: 57C 61%', T-Rex's '[T:52C, P:119W, F:60%', hashcat's hwmon
 _PHOENIX_READ = re.compile(r"\bGPU(\d{1,2}): (\d{1,3})C (\d{1,3})%")
 _TREX_READ = re.compile(r"\bGPU #(\d{1,2})\b[^\n]*?\[T:\s?(\d{1,3})C[^\]]*?\bF:\s?(\d{1,3})%")
+_ETHMINER_READ = re.compile(r"\b(?:gpu/?|cu|cl)(\d{1,2}) \d+(?:\.\d+)? (\d{1,3})C (\d{1,3})%")  # AGX2: 'gpu/5 26.77 0C 0%'
 _HASHCAT_READ = re.compile(r"\b(?:HWMon\.Dev|Hardware\.Mon)\.#(\d{1,2})\.*: Temp:\s*(\d{1,3})c Fan:\s*(\d{1,3})%")
 _CUINIT = re.compile(r"\bcuInit\(\) returned (\d{1,4})\b")
 _FAH_LINE = re.compile(r"\b\d{2}:\d{2}:\d{2}:(?:[A-Z]\d?\s?:|WARNING:|ERROR:)?(?:WU\d{2,3}:|FS\d{2}:|"
@@ -103,7 +104,8 @@ _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own wo
 KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abort", "app_temp_threshold",
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
          "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed",
-         encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS)
+         encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS, "app_reading_unreported")
+UNREPORTED = "app_reading_unreported"  # a card read at 0 C while the program reads its peers' temperatures
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
 
@@ -170,7 +172,7 @@ def _read(ln: Line, seen: _Seen) -> bool:
         return False
     if "NVIDIA Driver v" in s and (d := _DRIVER.search(s)) is not None:
         seen.driver = d.group(1)
-    if ("GPU" in s or "fan0:" in s or "Mon." in s) and (_index_bus(s, seen) or _card_fault(ln, seen) or
+    if ("GPU" in s or "fan0:" in s or "Mon." in s or "ethminer" in s) and (_index_bus(s, seen) or _card_fault(ln, seen) or
                                                          _thermal(ln, seen)):
         return True
     if any(w in s for w in _ENCODER_WORDS) and _encoder(ln, seen):
@@ -224,6 +226,7 @@ def _thermal(ln: Line, seen: _Seen) -> bool:
         return True
     reads = [(m.group(1), m.group(2), m.group(3)) for m in _PHOENIX_READ.finditer(s)]
     reads += [(m.group(1), m.group(2), m.group(3)) for rx in (_TREX_READ, _HASHCAT_READ) if (m := rx.search(s))]
+    reads += [(m.group(1), m.group(2), m.group(3)) for m in _ETHMINER_READ.finditer(s)] if "ethminer" in s else []
     if (x := _XMRIG.search(s)) is not None:
         reads.append((x.group(1), x.group(4), x.group(5)))
     for index, temp, fan in reads:
@@ -285,6 +288,9 @@ def _fans(seen: _Seen) -> None:
         if hot and spinning - {index}:
             for ln in hot:
                 _add(seen, "app_fan_stopped_hot", index, ln)
+        if all(temp == 0 for temp, _, _ in rs) and any(t > 0 for i, r in seen.readings.items() if i != index
+                                                         for t, _, _ in r):  # AGX2: a sensor the program did not get
+            _add(seen, UNREPORTED, index, rs[0][2])
 
 
 def _cuda_start(seen: _Seen) -> None:
