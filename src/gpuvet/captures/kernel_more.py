@@ -10,9 +10,12 @@ import re
 from typing import TYPE_CHECKING
 
 from gpuvet.captures import (
+    agent_smi_errors,
+    kernel_driver_resources,
     kernel_host,
     kernel_intel_fault,
     kernel_intel_fw,
+    kernel_intel_reset,
     kernel_nouveau,
     kernel_nvgpu,
     kernel_vendor_reset,
@@ -57,6 +60,9 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
     out = kernel_intel_fw.read(lines, out, marks)  # i915's and xe's GuC, HuC, GSC and DMC firmware failures
     out = kernel_vendor_reset.read(lines, out, marks)  # vendor-reset's resets of a GPU passed through to a VM
+    out = kernel_driver_resources.read(lines, out, marks)  # NVRM's NV_ERR_NO_MEMORY, the GuC not answering
+    out = kernel_intel_reset.read(lines, out, marks)  # an Intel GPU hang whose reset crashed the kernel
+    out = agent_smi_errors.read(lines, out, marks)  # a monitoring agent's nvidia_smi errors, a lost handle quoted
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

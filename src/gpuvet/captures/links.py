@@ -214,6 +214,8 @@ class _Dev:
     driver: str | None = None  # 'Kernel driver in use'
     regions: list[str] = field(default_factory=list)  # 'Region 2 128G': each memory BAR and its size
     numa: str | None = None  # 'NUMA node: 0'
+    reports_dl: bool = False  # LnkCap's LLActRep+: the port reports its data link layer's state (R4B)
+    dl_down: bool = False  # LnkSta's DLActive-: the data link layer is not up
 
 
 # nvidia-smi's whole answer when the driver brought up no module, as posters paste it: alone on its line (a quote's
@@ -278,7 +280,8 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
         if dev.nvidia and (dev.sta is not None or dev.cap != (None, None) or dev.ue or dev.ce):
             out.claimed.update(dev.lines)
             sta = dev.sta or (None, None, False, False)
-            link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce)
+            link = PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3], dev.ue, dev.ce,
+                            link_inactive=dev.reports_dl and dev.dl_down)
             (out.nics if dev.nic else out.links).append(link)
         elif dev.nvidia and dev.lines and not dev.nic and not REV_FF.search(dev.name or ""):
             out.claimed.update(dev.lines)
@@ -395,6 +398,8 @@ def _field(dev: _Dev, body: str) -> None:
     elif body.startswith("LnkSta:") and (m := _LNK.search(body)) is not None:
         dev.sta = (float(m.group(1)) if m.group(1) else None, int(m.group(3)), m.group(2) == " (downgraded)",
                    m.group(4) == " (downgraded)")
+    elif "LLActRep+" in body or "DLActive-" in body:  # LnkCap's and LnkSta's second lines (PCIe's DLL Link Active)
+        dev.reports_dl, dev.dl_down = dev.reports_dl or "LLActRep+" in body, dev.dl_down or "DLActive-" in body
     elif body.startswith("UESta:"):
         dev.ue = tuple(re.findall(r"(\w+)\+", body.partition(":")[2]))
     elif body.startswith("CESta:"):

@@ -36,6 +36,11 @@ def quoted_xids(lines: list[Line]) -> tuple[list[XidLine], set[int]]:
     for x in (x for x in got.xids if x.line in reports):
         out.setdefault((x.bus_id, x.code), replace(x, quoted=True))
         claimed.add(x.line)
+    if not out:  # R4B: a report's Xids no sentence says 'shows' beside (a summary, a title, a list under its lead)
+        from gpuvet.captures import xid_reports
+        said_xids, read = xid_reports.read(lines, claimed)
+        out.update({(x.bus_id, x.code): x for x in said_xids})
+        claimed |= read
     return list(out.values()), claimed
 
 

@@ -87,6 +87,7 @@ class PcieLink:
     width_downgraded: bool
     aer_uncorrectable: tuple[str, ...] = ()
     aer_correctable: tuple[str, ...] = ()
+    link_inactive: bool = False  # R4B: DLActive- on a port that reports it (LLActRep+): no link trained below it
 
 
 @dataclass(frozen=True)

@@ -207,13 +207,23 @@ def _captured_fabric_down(ev: Evidence) -> list[Finding]:
             for ln in ev.node.links if ln.kind.is_fabric and not ln.up]
 
 
+# PCIe's Data Link Layer Link Active bit, where the port reports it (LnkCap's LLActRep+): DLActive- is no link up
+_INACTIVE = ("the port's link is not active (LnkSta DLActive-, the port reports it: LLActRep+) and sits below its "
+             "capability: no device trained a link below it, or the link trained low and dropped; not an idle GPU's "
+             "power saving, which keeps the link active")
+
+
 def _lspci_findings(ev: Evidence) -> list[Finding]:
     out: list[Finding] = []
     for p in ev.captures.pcie_links:
         narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
         slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
                                       and p.speed_gts < p.cap_speed_gts)
-        if slow and not narrow:  # an idle GPU lowers its link speed to save power: lspci alone says no load
+        if slow and p.link_inactive:  # R4B: a port whose link is not up (DLActive-) is no idle GPU's power saving
+            out.append(finding("pcie_link_downgraded", MEDIUM, module=p.device, source=CAPTURED["pcie_tool"],
+                               width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
+                               max_speed_gts=p.cap_speed_gts, detail=_INACTIVE))
+        elif slow and not narrow:  # an idle GPU lowers its link speed to save power: lspci alone says no load
             out.append(finding("pcie_link_idle_speed", LOW, module=p.device, source=CAPTURED["pcie_tool"],
                                width=p.width, max_width=p.cap_width, speed_gts=p.speed_gts,
                                max_speed_gts=p.cap_speed_gts))

@@ -13,7 +13,7 @@ from gpuvet.captures.records import UNNAMED
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
-from gpuvet.doctor.capture_failures import GPULESS, as_quoted, unread_gpu_text
+from gpuvet.doctor.capture_failures import GPULESS, as_quoted_xid, unread_gpu_text
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -248,7 +248,7 @@ def xid_log(ev: Evidence) -> Outcome:
             kind = "module_fell_off_bus" if code in off_bus_xids() else "xid"  # the knowledge base says which
             line = worst.get((host, module, code))
             xid = _times(replace(xid_catalogue.xid_finding(kind, HIGH, module, code, line), host=host), codes.count(code))
-            found.append(as_quoted(xid) if line in said else xid)
+            found.append(as_quoted_xid(xid, module, code, line) if line in said else xid)
     found += xid_catalogue.burst(xids)  # one application Xid on many modules at once: a node finding beside them
     return confirmed("the driver reported Xid errors", *found)
 

@@ -1,0 +1,103 @@
+"""Issue 46 (R4B): a GPU driver's own report that it ran short of something it needs, in the drivers' words.
+
+The NVIDIA resource manager's allocation failures: 'NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory
+[NV_ERR_NO_MEMORY] (0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359' (the open
+modules' src/nvidia/src/libraries/nvport and utils/nvassert.h print 'Check failed: %s [%s] (0x%08x) returned from
+%s'; nvAssertOkFailedNoLog the same for an assertion), NV_ERR_INSUFFICIENT_RESOURCES the same way: the driver
+could not allocate (warn: driver_out_of_resource). Where the text itself shows the line benign (the poster counts
+it on healthy runs, 'at rest', 'not a reliable indicator'), it is read as that (info), never refused.
+
+The i915 and xe GuC not answering the driver's requests: i915's 'GUC: TLB invalidation response timed out for
+seqno %u' (gt/uc/intel_guc.c) and 'CT: No response for request %#x (fence %u)' (intel_guc_ct.c), xe's 'TLB
+invalidation fence timeout, seqno=%d recv=%d' (xe_gt_tlb_invalidation.c) and 'Timed out wait for G2H, fence %u,
+action %04x' (xe_guc_ct.c): the module's firmware stopped answering (warn: module_firmware_unresponsive)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.kernel_places import NO_BUS, index_buses, intel_module_of, module_of
+from gpuvet.captures.marks import Marks, holding
+from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.kernel import KernelEvent, KernelParse
+
+NO_MEMORY, NO_MEMORY_BENIGN, GUC_SILENT = "nv_rm_no_memory", "nv_rm_no_memory_benign", "intel_guc_no_response"
+KINDS = (NO_MEMORY, NO_MEMORY_BENIGN, GUC_SILENT)  # kernel_messages.yaml gives their causes
+WORDS = (
+    "NV_ERR_NO_MEMORY",
+    "NV_ERR_INSUFFICIENT_RESOURCES",
+    "TLB invalidation",
+    "No response for request",
+    "wait for G2H",
+)  # every line read holds one
+_HEAD = 400
+_NV = re.compile(r"\bNV_ERR_(?:NO_MEMORY|INSUFFICIENT_RESOURCES)\b")
+# the resource manager's own line: its prefix, its check macros' words, or the call it names
+_NV_LINE = re.compile(r"\bNVRM\b|\bnv(?:Check|Assert)Ok\w*|\bCheck failed\b|\breturned from \w+|\bRmAlloc\w*")
+_GUC = re.compile(
+    r"\bTLB invalidation (?:response timed out|fence timeout)\b|\bCT: No response for request\b|"
+    r"\bTimed out wait for G2H\b"
+)
+_INTEL_LINE = re.compile(r"\b(?:i915|xe)\b|\[drm\]|\bGU?C\b|\bGT\d:")
+# the poster's words showing the allocation failure benign: counted on healthy runs, at rest, said harmless
+_BENIGN = re.compile(
+    r"\b(?:benign|harmless|cosmetic|(?:can|may) (?:safely )?be ignored|safe to ignore|"
+    r"not (?:a )?reliable (?:indicator|sign)|(?:healthy|successful) (?:ones|runs?|starts?|startups?)|"
+    r"went healthy|at rest|on (?:every|each|a) healthy)\b",
+    re.I,
+)
+SHOWN = 3
+
+
+def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
+    """``out`` with one event per kind and module whose lines it holds (counted, the first quoted), those lines
+    claimed."""
+    found: dict[tuple[str, str], list[Line]] = {}
+    buses: dict[str, str] | None = None
+    for i in holding(lines, WORDS, marks):
+        head = lines[i].text[:_HEAD]
+        if _NV.search(head) is not None and _NV_LINE.search(head) is not None:
+            buses = index_buses(lines) if buses is None else buses
+            module = module_of(lines, i, buses)
+            key = (NO_MEMORY, f"a module of nvidia, {NO_BUS}" if module == NO_BUS else module)
+        elif _GUC.search(head) is not None and _INTEL_LINE.search(head) is not None:
+            key = (GUC_SILENT, intel_module_of(lines, i))
+        else:
+            continue
+        found.setdefault(key, []).append(lines[i])
+    if not found:
+        return out
+    judged = {e.module for e in out.events}  # a module another message judged: its failure's context (an init's)
+    out.claimed |= {ln.no for (kind, module), said in found.items() if kind == NO_MEMORY and module in judged for ln in said}
+    found = {(kind, module): said for (kind, module), said in found.items() if kind != NO_MEMORY or module not in judged}
+    benign = any(k == NO_MEMORY for k, _ in found) and _shown_benign(lines, found)
+    out.events += [
+        _event(NO_MEMORY_BENIGN if kind == NO_MEMORY and benign else kind, module, said)
+        for (kind, module), said in found.items()
+    ]
+    out.claimed |= {ln.no for said in found.values() for ln in said}
+    return out
+
+
+def _shown_benign(lines: list[Line], found: dict[tuple[str, str], list[Line]]) -> bool:
+    """The text's own words (not the driver's lines) show the allocation failure benign."""
+    read = {ln.no for said in found.values() for ln in said}
+    return any(ln.no not in read and _BENIGN.search(ln.text) is not None for ln in lines)
+
+
+def _event(kind: str, module: str, said: list[Line]) -> KernelEvent:
+    from gpuvet.captures.kernel import KernelEvent
+
+    driver = "nvidia" if kind != GUC_SILENT else "xe" if re.search(r"\bxe\b", said[0].text) else "i915"
+    return KernelEvent(
+        kind,
+        module,
+        said[0].text.strip()[:240],
+        said[0].no,
+        count=len(said),
+        driver=driver,
+        shown=tuple(ln.text.strip()[:240] for ln in said[:SHOWN]),
+    )
