@@ -163,3 +163,18 @@ def test_amd_smi_throttle_status_quoted_is_read_and_not_judged(tmp_path: Path) -
 def test_trusted_application_failure_is_optional_firmware(tmp_path: Path) -> None:
     text = f"[    5.400000] {_BUS}psp gfx command LOAD_TA(0x1) failed and response status is (0x7)\n"
     assert capture_findings(tmp_path, text) == {("module_firmware_optional_missing", "0000:C1:00.0"): "info"}
+
+
+def test_smu_interface_mismatch_is_an_info_note(tmp_path: Path) -> None:
+    lines = [
+        "[ 4728.015306] amdgpu 0000:44:00.0: amdgpu: smu driver if version = 0x0000000e, smu fw if version = 0x00000012",
+        "[ 4728.015310] amdgpu 0000:44:00.0: amdgpu: SMU driver if version not matched",
+        "[ 4728.027522] amdgpu 0000:44:00.0: amdgpu: SMU is resumed successfully!",
+    ]
+    found = capture_findings(tmp_path, "\n".join(lines) + "\n")
+    assert found == {("module_firmware_interface_mismatch", "0000:44:00.0"): "info"}
+
+
+def test_mes_asking_for_a_reset_is_the_mes_not_answering(tmp_path: Path) -> None:
+    text = "[ 500.1] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset\n"
+    assert capture_findings(tmp_path, text) == {("module_hung_reset", "0000:C5:00.0"): "critical"}

@@ -46,6 +46,10 @@ AMD: tuple[KernelMessage, ...] = (
     # R4A: a trusted application's command failing (the TA images are optional: the module works without them)
     KernelMessage("amd_psp_ta_failed", re.compile(r"\bpsp gfx command (?:LOAD_TA|UNLOAD_TA|INVOKE_CMD)\(0x[0-9a-fA-F]+\) "
                                                   r"failed\b", re.I), "amdgpu"),
+    # R4A: mes_v11_0.c / mes_v12_0.c: the MES stopped answering and the driver asks for a reset (kernel.py: 'MES failed
+    # to respond'); swsmu's smu_v11_0.c … smu_v14_0.c: the SMU's interface version differs, a note the driver goes on past
+    KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES might be in unrecoverable state\b"), "amdgpu"),
+    KernelMessage("amd_smu_if_mismatch", re.compile(r"\bSMU driver if version not matched\b", re.I), "amdgpu"),
     # R4A: amdgpu_psp.c's other firmware loads ('PSP load sys drv failed!', 'PSP load kdb failed!'), and the PCI core's
     # probe failure as posters shorten it ('amdgpu: probe ... failed with error -5'): the module did not come up
     KernelMessage("amd_init_failed", re.compile(r"\bPSP load (?:\w+ ){1,3}failed\b|"
