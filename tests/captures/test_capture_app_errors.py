@@ -34,7 +34,7 @@ def _severities(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -
     ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n", "other_processes", "warn"),
     ("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54\n",
      "driver_library_mismatch", "critical"),
-    ("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n", "device_permissions", "critical"),
+    ("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n", "device_permissions", "warn"),
     ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error (run "
      "with NCCL_DEBUG=INFO for details)\n", "collective_runtime_error", "warn"),
     (">>> import torch\n>>> torch.cuda.is_available()\nFalse\n", "framework_sees_no_module", "warn"),

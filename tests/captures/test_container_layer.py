@@ -37,7 +37,7 @@ def _doctor(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> tu
 @pytest.mark.parametrize(("stage", "cause", "severity"), [
     ("initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or "
      "directory", "nvml_library_not_loadable", "warn"),
-    ("initialization error: nvml error: insufficient permissions", "device_permissions", "critical"),
+    ("initialization error: nvml error: insufficient permissions", "device_permissions", "warn"),
     ("initialization error: nvml error: unknown error", "api_reports_driver_state", "warn"),
     ("initialization error: driver error: failed to process request", "api_reports_driver_state", "warn"),
     ("initialization error: driver rpc error: timed out", "api_reports_driver_state", "warn"),

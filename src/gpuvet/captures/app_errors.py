@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_status, smi_words
+from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_status, smi_words, stack_probes
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
@@ -93,6 +93,11 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
     "cuda_init_unknown": r"CUDA unknown error|CUDA driver initialization failed"
                          # cuInit's own unknown error as XLA (JAX, TensorFlow) logs it (issue 46, dev_m_runtime)
                          r"|failed call to cuInit: CUDA_ERROR_UNKNOWN",
+    # AGX1: a CUDA init call's cudaErrorInitializationError (3) / CUDA_ERROR_NOT_INITIALIZED as a program prints it
+    # (not a CSM epilog's 'Failed during <call>: …', node_reports' under its host)
+    "cuda_init_error": r"(?<!during )\b(?:cudaGetDeviceCount|cudaSetDevice|cudaGetDevice|cudaFree|cudaMalloc|cuInit)\b"
+                       r"[^\n]{0,80}?\b(?:initialization error|CUDA_ERROR_NOT_INITIALIZED|cudaErrorInitializationError)\b"
+                       r"|\bcudaErrorInitializationError\b",
     # cudaErrorNvlinkUncorrectable: the NVLink between modules failed under the job (Xid 74 names the link)
     "nvlink_uncorrectable": r"uncorrectable NVLink error|cudaErrorNvlinkUncorrectable|CUDA_ERROR_NVLINK_UNCORRECTABLE",
     # a program without the driver's NVML library: a container started without the NVIDIA runtime, or no driver
@@ -133,7 +138,7 @@ _KEY_WORDS = (
     "nvidia-container-cli", "skipping registering gpu", "could not load dynamic library", "no cuda gpus",
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
-    "unable to complete diagnostic", "peer access is not supported", *api_errors.KEY_WORDS,
+    "unable to complete diagnostic", "peer access is not supported", "initialization error", *api_errors.KEY_WORDS,
     *container_layer.KEY_WORDS)
 _KEYS = lazy("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
@@ -189,6 +194,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     _after_update(lines, out)
     container_layer.framed(out, lines, out.claimed, marks)  # IGC: NVML's and nvidia-smi's words in a container
     _one_module(lines, out)
+    out.errors = stack_probes.kept(out.errors, lines, out.notes)  # AGX1: another vendor's probe
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")

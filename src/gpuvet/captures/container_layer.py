@@ -63,7 +63,10 @@ KEY_WORDS = ("nvidia-container-cli", "runtime hook directly", "no runtime for", 
 # the text shows the command ran in a container: the engine's command, the GPU request, the runtime, a poster's words
 _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exec|start)\b|\bkubectl exec\b|"
                   r"--gpus[ =]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|NVIDIA_VISIBLE_DEVICES|"
-                  r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b", re.I)
+                  r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b|"
+                  # AGX1: a poster's 'the container does not have access', 'the container cannot see the GPUs'
+                  r"\b(?:the|this|my|our) container\b[^.\n]{0,20}?\b(?:does(?:n't| not) (?:have|see)|has no|can't|cannot)\b",
+                  re.I)
 # a word every _CONTAINER match holds, and one every line framed reads holds, in some casing (lower case): a line
 # holding none is not searched
 _CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container")
@@ -78,6 +81,8 @@ ACCESS = {  # kind -> what the line means where the text shows a container
                               "device files (its cgroup device rules), not the module",
     "container_smi_no_driver": "nvidia-smi in a container could not reach the driver: the container got no GPU "
                                "device nodes or driver libraries from its runtime",
+    "container_no_device": "the program in a container found no GPU or no NVIDIA driver (torch's 'Found no NVIDIA "
+                           "driver', 'no CUDA-capable device'): the container's access to the host's GPUs, not the node",
     "container_smi_empty": "nvidia-smi printed nothing in the container: the container got no working GPU device "
                            "nodes or driver libraries (the image's own nvidia-smi, or no device request)",
 }
@@ -85,7 +90,8 @@ MEANING = {  # kind -> what the CLI's line means, said with its finding
     "container_cli_host_driver": "the host's NVIDIA kernel driver is not loaded: nvidia-container-cli's NVML found no "
                                  "driver, so no container gets a GPU (the container and the toolkit are not the cause)",
 }
-_RELABEL = {"nvml_unknown": "container_nvml_unknown", "smi_no_driver": "container_smi_no_driver"}
+_RELABEL = {"nvml_unknown": "container_nvml_unknown", "smi_no_driver": "container_smi_no_driver",
+            "no_device": "container_no_device"}
 
 
 def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Marks | None = None) -> set[int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices, app_lines, compute_listing
+from gpuvet.captures import api_devices, app_lines, compute_listing, stack_probes
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.runtime_devices import RuntimeDevice, runtime_lines
@@ -260,7 +260,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     """The format's parse: the runtime errors as app_errors' records, every runtime line read claimed (none where
     no tool's line was read: a lone status word is no runtime's log)."""
     log = _read_once(lines)
-    out = AppErrorsParse(errors=_kept(log), claimed=log.claimed if log.tools else set())
+    out = AppErrorsParse(claimed=log.claimed if log.tools else set())
+    out.errors = stack_probes.kept(_kept(log), lines, out.notes)  # AGX1: OpenCL probed beside CUDA
     if log.devices:
         by_tool: dict[str, list[str]] = {}
         for d in log.devices:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import stack_probes
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -80,8 +81,9 @@ VERDICTS: tuple[Verdict, ...] = (
     # mlxlink's Troubleshooting Info: any recommendation but its healthy 'No issue was observed' (a cable, signal
     # integrity, a peer or a speed it names for the port it read)
     Verdict("mlxlink", "Recommendation", re.compile(r"^\s*Recommendation\s*:\s*(?!No issue\b|N/?A\b)[A-Z]\w.{4,}")),
-    # npu-smi when its DCMI library cannot open the modules
-    Verdict("npu-smi", "dcmi model initialized failed", re.compile(r"dcmi model initiali[sz]ed failed")),
+    # npu-smi when its DCMI library cannot open the modules ('dcmi model initialized failed, because the device is
+    # used. ret is -8020', 'dcmi module initialize failed. ret is -8005'): the driver refused it (AGX1)
+    Verdict("npu-smi", "dcmi mod", re.compile(r"dcmi mod(?:el|ule) initiali[sz]ed? failed"), "api_reports_driver_state"),
 )
 VERDICT_MARKS = tuple(dict.fromkeys(v.word for v in VERDICTS))
 _BUS = lazy(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])(?!\w)")
@@ -122,6 +124,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> ToolFailures:
                 module = " <-> ".join(sorted(m.groups(), key=int)) if m.re.groups == 2 else _module(text)
                 out.found.append(ToolFailure(v.tool, module, lines[i].no, text.strip(), v.cause))
                 break
+    if any("amdgpu not found" in f.text for f in out.found) and stack_probes.nvidia_in_use(lines):
+        out.found = [f for f in out.found if "amdgpu not found" not in f.text]  # AGX1: Ray's probe of AMD's stack
     return out
 
 

@@ -86,6 +86,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_nvml_unknown": _Meaning("container_gpu_access", MEDIUM),  # the container's device access (IGC)
     "container_smi_no_driver": _Meaning("container_gpu_access", MEDIUM),
     "container_smi_empty": _Meaning("container_gpu_access", MEDIUM),
+    "container_no_device": _Meaning("container_gpu_access", MEDIUM),  # AGX1: a framework's no driver in a container
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
@@ -94,6 +95,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_runtime_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
+    "cuda_init_error": _Meaning("api_reports_driver_state", MEDIUM),  # AGX1: CUDA's init refused (error 3)
     "nvlink_uncorrectable": _Meaning("nvlink_uncorrectable", HIGH),
     "peer_unsupported": _Meaning("p2p_unavailable", MEDIUM),  # the runtime refused peer access between two modules
     "smi_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),  # the runtime's setup, not the modules

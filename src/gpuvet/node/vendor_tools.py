@@ -517,8 +517,11 @@ TOOL_FAILURE_FIX = {
            "module alone (rvs -c <conf> -d 3); check amd-smi metric and dmesg for amdgpu errors",
     "rocm-smi": "check the amdgpu module is loaded (lsmod | grep amdgpu, dmesg | grep amdgpu) and the user is in the "
                 "video and render groups; run amd-smi list",
-    "npu-smi": "read /var/log/npu/slog for the device; check no other process holds the NPUs and the driver is "
-               "loaded (npu-smi info -l); reset the device if it persists",
+    "npu-smi": "DCMI could not open the NPUs (ret -8005, -8020: the device is held or not reachable here): on the host, "
+               "check no other process or container holds them and the driver is loaded (npu-smi info -l); in a "
+               "container, map /dev/davinciN, /dev/davinci_manager, /dev/devmm_svm and /dev/hisi_hdc and mount the "
+               "driver (/usr/local/Ascend/driver, /usr/local/dcmi), then source the toolkit's set_env.sh; read "
+               "/var/log/npu/slog if it persists",
     "mlxlink": "follow the port's recommendation: reseat or replace the cable or transceiver it names, then clear and "
                "read the counters again (mlxlink -d DEV -c --pc; mlxlink -d DEV -c) and the peer switch port's side",
 }
