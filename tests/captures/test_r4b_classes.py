@@ -25,6 +25,14 @@ def test_report_summary_xid_is_read_not_refused(tmp_path: Path) -> None:
     assert capture_findings(tmp_path, text) == {("xid", "bus id not in the log"): "warn"}
 
 
+def test_report_naming_the_driver_beside_its_xids_says_the_driver_is_suspect(tmp_path: Path) -> None:
+    text = "Linux driver **999.1.2** (open kernel modules) takes recurring **Xid 31 MMU faults** on GRAPHICS.\n"
+    findings = capture_json(tmp_path, text)["findings"]
+    assert isinstance(findings, list)
+    assert [f["severity"] for f in findings] == ["warn"]
+    assert "driver 999.1.2" in findings[0]["evidence"]["driver_named"]
+
+
 def test_report_list_under_its_lead_line_places_each_xid(tmp_path: Path) -> None:
     text = (
         "Root cause: failing memory on one card.\n\n"

@@ -137,7 +137,17 @@ def as_quoted_xid(found: Finding, module: str, code: int, text: str) -> Finding:
     message whole (this code's, not another's on the line)."""
     lead = as_quoted(found)
     kept = _PLACED.search(module) is not None or re.search(_XID_MESSAGE.format(code), text) is not None
-    return replace(lead, severity=found.severity) if kept else lead
+    lead = replace(lead, severity=found.severity) if kept else lead
+    if (driver := _DRIVER_NAMED.search(text)) is None:
+        return lead
+    return replace(lead, evidence={**lead.evidence, "driver_named": _DRIVER_SUSPECT.format(driver.group(1))})
+
+
+# R4B: a report that names the driver version beside its Xids ('driver **610.57.04** takes recurring Xid …'): where
+# the Xid recurs across processes after a driver change, the driver is the suspect, not each application
+_DRIVER_NAMED = re.compile(r"\bdriver\W{1,6}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b", re.I)
+_DRIVER_SUSPECT = ("the report ties these Xids to driver {}: where they recur across processes and workloads since a "
+                   "driver change, suspect the driver (roll back to the earlier driver to confirm; report it to NVIDIA)")
 
 
 # issue 46: the kind of captures/kernel_unknown.py's events (UNNAMED, not imported: doctor --sim loads no parser)
