@@ -3,7 +3,11 @@ cached in __pycache__, so each worker compiled every gpuvet module and rewrote a
 itself at collection (~7 s of CPU each, twice). Here the controller compiles both, before the workers start, into a
 folder of its own under the temporary directory; the workers read their .pyc from it, each checked against its
 source as Python and pytest check any (a stale one is compiled again, in memory); the folder is removed at the end.
-Nothing is written in the tree, and without xdist or with bytecode writing allowed nothing changes."""
+Nothing is written in the tree, and without xdist or with bytecode writing allowed nothing changes.
+A Python a test starts (`python -m gpuvet …`, a recipe's gpuvet, a Ray or torchrun worker) compiled every gpuvet
+module it imported too (~0.3 s of CPU each): the folder also holds a sitecustomize.py, named first on the
+PYTHONPATH those inherit, that looks the repository's .pyc up in it as the workers do (a child given a
+PYTHONPATH of its own compiles as before)."""
 
 from __future__ import annotations
 
@@ -22,6 +26,27 @@ if TYPE_CHECKING:
     import pytest
 
 ENV = "GPUVET_TEST_PYCACHE"  # the controller's folder, as its workers inherit it
+_PATH_BEFORE = "GPUVET_TEST_PYTHONPATH"  # the PYTHONPATH before the folder's sitecustomize was put first on it
+# A started Python's hook: _pyc's lookup for the repository's files, importing nothing (the frozen importlib is
+# loaded before site runs), so a child's sys.modules is what it was.
+_SITECUSTOMIZE = """\"\"\"Written by tests/support/bytecode.py for the Pythons a test session starts.\"\"\"
+import _frozen_importlib_external as _bootstrap
+import os as _os
+
+
+def _reading(folder, root, plain=_bootstrap.cache_from_source):
+    def cache_from_source(path, debug_override=None, **kw):
+        if path.startswith(root) and not kw:
+            where = _os.path.join(folder, _os.path.dirname(_os.path.abspath(path)).lstrip(_os.sep))
+            return _os.path.join(where, _os.path.basename(plain(path)))
+        return plain(path, debug_override, **kw)
+
+    return cache_from_source
+
+
+_bootstrap.cache_from_source = _reading({folder!r}, {root!r})
+del _reading
+"""
 ROOT = Path(__file__).resolve().parents[2]  # the repository: src/gpuvet and tests are compiled
 _ROOT = str(ROOT) + os.sep
 
@@ -65,6 +90,21 @@ def share(config: pytest.Config) -> None:
         py_compile.compile(str(path), cfile=_pyc(folder, str(path)), doraise=False, quiet=2)
     if config.getoption("assertmode") == "rewrite":
         _rewrite_tests(config, folder)
+    _hand_down(folder)
+
+
+def _hand_down(folder: str) -> None:
+    """Put the folder's sitecustomize first on the PYTHONPATH the workers and the Pythons they start inherit."""
+    site = os.path.join(folder, "site")
+    try:
+        os.makedirs(site)
+        with open(os.path.join(site, "sitecustomize.py"), "w", encoding="utf-8") as out:
+            out.write(_SITECUSTOMIZE.format(folder=folder, root=_ROOT))
+    except OSError:  # the children compile for themselves, as before
+        return
+    before = os.environ.get("PYTHONPATH")
+    os.environ[_PATH_BEFORE] = "" if before is None else "=" + before
+    os.environ["PYTHONPATH"] = site + (os.pathsep + before if before else "")
 
 
 def _rewrite_tests(config: pytest.Config, folder: str) -> None:
@@ -88,4 +128,10 @@ def unshare(config: pytest.Config) -> None:
     folder = os.environ.get(ENV)
     if folder and not hasattr(config, "workerinput"):
         os.environ.pop(ENV, None)
+        before = os.environ.pop(_PATH_BEFORE, None)
+        if before is not None:  # the PYTHONPATH as it was ("=path"), or none ("")
+            if before:
+                os.environ["PYTHONPATH"] = before[1:]
+            else:
+                os.environ.pop("PYTHONPATH", None)
         shutil.rmtree(folder, ignore_errors=True)
