@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import api_devices, app_lines, compute_listing, stack_probes
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
+from gpuvet.captures.cycles_device import placed
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.runtime_devices import RuntimeDevice, runtime_lines
 from gpuvet.captures.runtime_marks import RUNTIME_LINES
@@ -188,8 +189,8 @@ def _errors(lines: list[Line], log: RuntimeLog) -> None:
             log.read_by.append(rule.tool)
             if (theirs := _kind(ln.text)) is not None:  # app_errors reads it: its reason stands for the runtime's
                 log.specific |= {theirs} - {"no_device"}
-            elif (e := _error(rule, m, ln)) is not None:
-                log.errors.append((e, rule.backend or _backend_of(rule.tool, ln.text)))
+            elif (e := _error(rule, m, ln)) is not None:  # AGX2: Blender's on the device Cycles activated
+                log.errors.append((placed(e, lines), rule.backend or _backend_of(rule.tool, ln.text)))
             break
 
 
