@@ -45,7 +45,10 @@ def _family(tmp_path: Path, text: str, family: str) -> dict[str, Any]:
 )
 def test_an_hca_error_event_is_the_nic_not_an_unnamed_warn(tmp_path: Path, line: str) -> None:
     f = _family(tmp_path, _INIT + line + "\n", "nccl_ib_async_event")
-    assert f["cause"] == "collective_runtime_error" and f["module"] == "gpu-node07 GPU 3"
+    # on the host and HCA the line names (R4C); the HCA's own fatal event is its failure, critical
+    fatal = "catastrophic" in line
+    assert f["cause"] == ("nic_firmware_fatal" if fatal else "collective_runtime_error")
+    assert f["severity"] == ("critical" if fatal else "warn") and f["module"] == "gpu-node07 mlx5_0:1"
 
 
 def test_a_non_fatal_async_event_of_the_subnet_manager_stays_quiet(tmp_path: Path) -> None:

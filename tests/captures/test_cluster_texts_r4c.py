@@ -16,12 +16,11 @@ def _nccl_event(host: str, event: str, hca: str = "mlx5_0:1 ") -> str:
 
 
 def test_the_hcas_fatal_async_event_is_critical_on_its_host_and_hca(tmp_path: Path) -> None:
-    # IBV_EVENT_DEVICE_FATAL ('local catastrophic error') is the HCA's failure; old (no HCA named) and new forms
-    assert capture_findings(tmp_path, _nccl_event("gpu-a07", "local catastrophic error") * 2) == {
-        ("nic_firmware_fatal", "gpu-a07 mlx5_0:1"): "critical"
-    }
-    assert capture_findings(tmp_path, _nccl_event("gpu-a07", "local catastrophic error", hca="")) == {
-        ("nic_firmware_fatal", "gpu-a07"): "critical"
+    # IBV_EVENT_DEVICE_FATAL ('local catastrophic error') is the HCA's failure; new (HCA named) and old forms
+    log = _nccl_event("gpu-a07", "local catastrophic error") * 2 + _nccl_event("gpu-a08", "local catastrophic error", hca="")
+    assert capture_findings(tmp_path, log) == {
+        ("nic_firmware_fatal", "gpu-a07 mlx5_0:1"): "critical",
+        ("nic_firmware_fatal", "gpu-a08"): "critical",
     }
 
 
@@ -29,7 +28,7 @@ def test_nccl_async_error_events_sit_on_the_hca_and_host_each_line_names(tmp_pat
     log = (
         _nccl_event("node201", "port error")
         + _nccl_event("node202", "local access violation work queue error")
-        + _nccl_event("node203", "local work queue catastrophic error", hca="mlx5_3:1 ")
+        + _nccl_event("node203", "SRQ catastrophic error", hca="mlx5_3:1 ")  # a queue's, not the HCA's
         + "node023:10214:10303 [0] NCCL INFO transport/net.cc:1137 -> 6\n"
     )  # another host's line after them
     assert capture_findings(tmp_path, log) == {
@@ -93,6 +92,12 @@ def test_gaudi_accels_with_no_network_interfaces_are_each_a_warn(tmp_path: Path)
         ("accel_scaleout_nics_absent", "accel0"): "warn",
         ("accel_scaleout_nics_absent", "accel1"): "warn",
     }
+
+
+def test_gaudi_accels_listing_their_interfaces_are_read_clear(tmp_path: Path) -> None:
+    text = "# manage_network_ifs.sh --status\naccel0\nenp25s0 enp26s0 enp27s0\naccel1\nenp28s0 enp29s0 enp30s0\n"
+    code, data = doctor_text(tmp_path, text)
+    assert code == 0 and data["findings"] == []
 
 
 _DS = (

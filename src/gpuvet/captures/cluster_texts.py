@@ -19,7 +19,15 @@ from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 # the literals a line read here holds one of (runtime_marks.OPS_MARKS has each, the format's markers)
-MARKS = ("DESIRED", "Init Containers:", "XidCritical", "XID 45", "Xid 45", "interfaces were detected")
+MARKS = (
+    "DESIRED",
+    "Init Containers:",
+    "XidCritical",
+    "XID 45",
+    "Xid 45",
+    "interfaces were detected",
+    "manage_network_ifs",
+)
 
 # kubectl get ds (-A): [NAMESPACE] NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE
 _DS_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\b")
@@ -66,7 +74,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
         _xid_condition(lines, out)
     if any("XID 45" in t or "Xid 45" in t for t in texts):
         _xid45_counts(lines, out)
-    if any("interfaces were detected" in t for t in texts):
+    if any("interfaces were detected" in t or "manage_network_ifs" in t for t in texts):
         _no_interfaces(lines, out)
     if any(e.tool == "NHC" for e in out.errors):
         _other_design(lines, out)
@@ -162,20 +170,27 @@ def _xid45_counts(lines: list[Line], out: AppErrorsParse) -> None:
 
 def _no_interfaces(lines: list[Line], out: AppErrorsParse) -> None:
     """manage_network_ifs.sh --status: each accel followed by 'no interfaces were detected' has no scale-out port
-    up; its --up's 'no habanalabs network interfaces were detected' says the same of the node."""
+    up; its --up's 'no habanalabs network interfaces were detected' says the same of the node; an accel followed by
+    its interfaces' names is read, said in a note."""
     accel: str | None = None
+    up = []
     for ln in lines:
         named, accel = accel, None  # an accel's status is the line right after its name
         if (a := _ACCEL.match(ln.text)) is not None:
             accel = a.group(1)
+            out.claimed.add(ln.no)
         elif "interfaces were detected" not in ln.text or not _NO_IFS.search(ln.text):
-            continue
+            if named is not None and ln.text.strip():
+                up.append(named)
+                out.claimed.add(ln.no)
         elif named is not None:
             _add(out, "accel_no_interfaces", ln, f"{named}: {ln.text.strip()}", "manage_network_ifs.sh", module=named)
         elif not any(e.kind == "accel_no_interfaces" for e in out.errors):
             _add(out, "accel_no_interfaces", ln, ln.text.strip(), "manage_network_ifs.sh")
         else:
             out.claimed.add(ln.no)
+    if up:
+        out.notes.append(f"manage_network_ifs.sh: {len(up)} accel(s) list their network interfaces ({', '.join(up[:8])})")
 
 
 def _other_design(lines: list[Line], out: AppErrorsParse) -> None:

@@ -134,9 +134,12 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
     return out
 
 
-# NET/IB's async event line: 'mlx5_0:1 Got async event : port error' (the HCA and port from 2.12 on), its event in
+# NET/IB's async event line: 'mlx5_0:1 Got async event : port error' (the HCA and port from 2.12 on; 2.27's 'mlx5_0:1
+# async fatal event: …'), its event in
 # libibverbs' own words (ibv_event_type_str); 'local catastrophic error' is IBV_EVENT_DEVICE_FATAL: the HCA failed
-_ASYNC = re.compile(r"(?:(?P<hca>[\w.-]{1,40}):(?P<port>\d{1,3}) )?Got async (?:fatal )?event\s*:\s*(?P<event>[\w ]{3,60})")
+_ASYNC = re.compile(
+    r"(?:(?P<hca>[\w.-]{1,40}):(?P<port>\d{1,3}) )?(?:Got )?async (?:fatal )?event\s*:\s*(?P<event>[\w ]{3,60})"
+)
 
 
 def _async_event(found: Finding) -> Finding:
@@ -152,7 +155,7 @@ def _async_event(found: Finding) -> Finding:
     hca = f"{m.group('hca')}:{m.group('port')}" if m.group("hca") else None
     module = " ".join(x for x in (host, hca) if x) or found.module
     evidence = {**found.evidence, "event": m.group("event").strip(), **({"hca": hca} if hca else {})}
-    if "catastrophic" in m.group("event") and "work queue" not in m.group("event"):
+    if m.group("event").startswith("local catastrophic error"):  # not a queue's ('SRQ catastrophic error')
         return replace(found, cause="nic_firmware_fatal", severity=fault("nic_firmware_fatal").severity,
                        module=module, evidence=evidence)
     return replace(found, module=module, evidence=evidence)
