@@ -22,7 +22,7 @@ import yaml
 
 from gpuvet import knowledge
 from tests.support.ports import free_port
-from tests.support.prometheus_server import api, require_prometheus, running_prometheus
+from tests.support.prometheus_server import api, go_env, require_prometheus, running_prometheus
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "examples" / "prometheus"
@@ -67,7 +67,8 @@ def alerts_in(path: Path = RULES) -> dict[str, dict]:
 
 def promtool(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     require_prometheus()
-    return subprocess.run(["promtool", *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=RECIPES)
+    return subprocess.run(["promtool", *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=RECIPES,
+                          env=go_env())
 
 
 # ---- promtool on the shipped files ----

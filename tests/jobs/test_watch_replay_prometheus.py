@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gpuvet.cli.app import main
-from tests.support.prometheus_server import require_prometheus, running_prometheus
+from tests.support.prometheus_server import go_env, require_prometheus, running_prometheus
 
 DAYS, STEP_S, NODES, GPUS = 30, 3600, 8, 8
 CREEPING = {"rack1/gpu3", "rack3/gpu0", "rack3/gpu6", "rack6/gpu2"}
@@ -68,7 +68,7 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = root / "data"
     # one block for the month (the flag is hidden in 2.42's help, but there): 2 h blocks would be 360
     subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", "-q", "--max-block-duration=744h",
-                    str(root / "dcgm.om"), str(data)], check=True, capture_output=True, timeout=60)
+                    str(root / "dcgm.om"), str(data)], check=True, capture_output=True, timeout=60, env=go_env())
     with running_prometheus(root, "global:\n  scrape_interval: 1h\n", data, "--storage.tsdb.retention.time=3650d",
                             "--query.lookback-delta=65m") as url:
         yield url
