@@ -163,8 +163,10 @@ def _causes_of(data: dict) -> dict[str, list[dict]]:
 def test_every_kernel_message_kind_names_a_cause_with_a_fix():
     from gpuvet.captures import (
         app_gpu_lines,
+        kernel_driver_resources,
         kernel_intel_fault,
         kernel_intel_fw,
+        kernel_intel_reset,
         kernel_nouveau,
         kernel_vendor_reset,
         smi_messages,
@@ -175,7 +177,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         | {kernel_unknown.UNNAMED, kernel_unknown.LOAD_OOPS, *kernel_failed.KINDS} \
         | set(kernel_host.KINDS) | set(kernel_nvgpu.KINDS) | set(kernel_nouveau.KINDS) | {kernel_intel_fault.KIND} \
         | {kernel_vendor_reset.KIND} | set(smi_messages.KINDS) | set(app_gpu_lines.KINDS) \
-        | set(kernel_intel_fw.KINDS) == set(table)
+        | set(kernel_intel_fw.KINDS) | set(kernel_driver_resources.KINDS) | {kernel_intel_reset.KIND} == set(table)
     for kind, info in table.items():
         assert info.cause in causes() and info.action and info.meaning, kind
 

@@ -4,7 +4,8 @@ Error in plugin: …' lines) fail on their own query ('unexpected query field: �
 know): the agent's configuration, said in a note, never a fault of the module. The nvidia-smi error a poster quotes
 beside them in a sentence of any language ('命令报错 Unable to determine the device handle for GPU0000:CF:00.0:
 Unknown Error', its 'U' cut in the paste) is the module that nvidia-smi no longer reaches on that bus id, read as
-the poster's words (quoted): kernel.py reads the line only where it opens the line or stands quoted."""
+the poster's words (quoted), where its 'U' is cut or the sentence is in another language: kernel.py reads the line
+where it opens the line or stands quoted, quoted.py an English sentence reporting it."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
         if ln.no in out.claimed:
             continue
         text = ln.text
-        if "device handle" in text and (m := _HANDLE.search(text)) is not None:
+        if "device handle" in text and (m := _HANDLE.search(text)) is not None and _elsewhere_unread(text, m.start()):
             module = bus(m.group(1) if m.group(1).count(":") == 2 else "0000:" + m.group(1))
             kind = handle_kind("Unable to determine the device handle for GPU " + m.group(1) + ": " + m.group(2))
             if not any(e.kind == kind and e.module == module for e in out.events):
@@ -51,3 +52,9 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
             )
             out.claimed.add(ln.no)
     return out
+
+
+def _elsewhere_unread(text: str, start: int) -> bool:
+    """The message as only this reader reads it: its 'U' cut by the paste, or in a sentence of another language
+    (letters beyond ASCII before it); an English sentence is quoted.py's to judge (app_errors.reported)."""
+    return text[start] == "n" or any(ord(ch) > 0x2FF for ch in text[:start])

@@ -60,7 +60,10 @@ def read(lines: list[Line], taken: set[int]) -> tuple[list[XidLine], set[int]]:
 
 
 def _theirs(text: str, m: re.Match[str]) -> bool:
-    """The Xid's own clause neither denies it nor sets it in a condition or a question."""
+    """The Xid's own clause neither denies it nor sets it in a condition or a question, and the line is no source
+    or grep hit, explanation, question to others, alert rule or course (app_errors' tests of a report's words)."""
+    if _not_a_report(text, m.start(), m.end()):
+        return False
     before = re.split(r"[.;!?]\s|\(", text[max(0, m.start() - 120) : m.start()])[-1]
     after = re.split(r"[.;!?](?:\s|$)|\)", text[m.end() : m.end() + 80])[0]
     return _NOT_THEIRS.search(before + " " + after) is None
@@ -82,3 +85,23 @@ def _lead(lines: list[Line], i: int) -> Line | None:
             continue
         return lines[j] if "Xid" in text and _HAPPENED.search(text) is not None else None
     return None
+
+
+def _not_a_report(text: str, start: int, end: int) -> bool:
+    """What app_errors.reported rejects beside its 'shows' and 'theirs' words (a report's list item has neither):
+    a source, grep or comment line, code, a denial, condition or question of meaning, a sentence asking others or
+    about an alert, a course or what is normal, an explanation; a sentence that ends in a question mark."""
+    from gpuvet.captures import app_errors as said
+
+    if said._SOURCE_HIT.match(text) or said._GREP_HIT.match(text) or said._COMMENT.match(text):
+        return True
+    if said._CODE.match(text[: min(start, said._REACH)].lstrip(" `>*")):
+        return True
+    before, after = said._outside_quote(text[max(0, start - said._REACH) : start], text[end : end + said._REACH])
+    before, after = said._QUOTED_SPAN.sub(" ", before), said._QUOTED_SPAN.sub(" ", after)
+    if said._NOT_A_REPORT.search(before + " … " + after) or said._EXPLAINED.match(after):
+        return True
+    head = re.split(r"[.?!](?:\s|$)", before)[-1]
+    tail = re.match(r"[^.?!]*[.?!]?", after)
+    sentence = head + " … " + (tail.group() if tail else after)
+    return said._NOT_THEIR_SENTENCE.search(sentence) is not None or sentence.rstrip().endswith("?")

@@ -125,18 +125,17 @@ def as_quoted(found: Finding) -> Finding:
     return replace(found, severity=severity, confidence=LOW, evidence={**found.evidence, "said": QUOTED_SAID})
 
 
-# R4B: a poster's Xid placed on its module (its bus id: '0000:9c:00') or quoted with the driver's own message after
-# its code ('`Xid <code>, NETIR_LINK_DOWN Fatal XC0 i0 Link 14`') restates the log's line: the catalog's severity
-# stands (issue 46: a quoted Xid is evidence at its own severity), still a lead said as the poster's
+# R4B: a poster's Xid quoted with the driver's own message after its code ('`Xid <code>, NETIR_LINK_DOWN Fatal XC0
+# i0 Link 14`') is the log's line itself: the catalog's severity stands, still a lead said as the poster's (a
+# sentence that only names the code, 'dmesg shows Xid <code> on <bus>', stays at most warn: as_quoted)
 _XID_MESSAGE = r"\bXid\s*(?:\([^)]{{0,40}}\)\s*:?\s*)?{},\s+[A-Z][A-Z0-9_]{{3,}}"
-_PLACED = re.compile(r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}")
 
 
 def as_quoted_xid(found: Finding, module: str, code: int, text: str) -> Finding:
-    """A quoted Xid's finding (as_quoted), at the catalog's severity where the poster placed it or quoted its
-    message whole (this code's, not another's on the line)."""
+    """A quoted Xid's finding (as_quoted), at the catalog's severity where the poster quoted its message whole
+    (this code's, not another's on the line); ``module`` the module it is on."""
     lead = as_quoted(found)
-    kept = _PLACED.search(module) is not None or re.search(_XID_MESSAGE.format(code), text) is not None
+    kept = re.search(_XID_MESSAGE.format(code), text) is not None
     lead = replace(lead, severity=found.severity) if kept else lead
     if (driver := _DRIVER_NAMED.search(text)) is None:
         return lead
